@@ -1,0 +1,250 @@
+# Makefile: the one entry point of speck.
+#
+#   make deps      install missing Debian packages, build the PIC libtcc
+#   make           build everything under build/ (the default)
+#   make test      C unit tests + busted specs on every host back end
+#   make demo      run examples/quickstart.lua
+#   make bench     run every scripts/bench/*/run
+#   make install PREFIX=/opt/speck
+#   make asan | tsan          sanitizer builds (build-asan/, build-tsan/) + tests
+#   make gpu-bundle           a self-contained gpu-bundle/ to test on a GPU host
+#   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
+#   make clean     remove the build folders (not .deps/)
+#
+# Sources are found by wildcard: a new .c file under vm/, jit/, backends/,
+# backends/<name>/, kernels/ or kernels/<name>/ needs no edit here.
+
+# -- settings ------------------------------------------------------------
+CC       ?= cc
+# interpreter for build-time scripts (scripts/embed.lua)
+LUA      ?= lua5.4
+# Lua 5.4 headers, and the static library linked into bin/speck
+LUA_INC  ?= /usr/include/lua5.4
+LUA_A    ?= /usr/lib/x86_64-linux-gnu/liblua5.4.a
+# Debian's busted and the Lua / C modules it needs (copied into gpu-bundle)
+BUSTED   ?= /usr/bin/busted
+LUA_SHARE_SYS ?= /usr/share/lua/5.4
+LUA_CMOD_SYS  ?= /usr/lib/x86_64-linux-gnu/lua/5.4
+# the position-independent libtcc built by scripts/build-libtcc.sh
+TCC_DIR  ?= .deps/tcc
+# output folder; the sanitizer targets use build-asan/ and build-tsan/
+BUILD    ?= build
+PREFIX   ?= /usr/local
+
+# Warnings are errors for our code. OPT and SAN may be overridden
+# (make OPT=-O0, make SAN=...); CFLAGS carries everything.
+WARN     = -Wall -Wextra -Werror
+OPT      = -O2 -g
+SAN      =
+# precompiled kernels (kernels/) get more optimisation
+KERNEL_OPT = -O3
+CFLAGS   = -std=c11 $(WARN) $(OPT) -fPIC -pthread $(SAN)
+CPPFLAGS = -I$(LUA_INC) -I$(BUILD)/deps/include -I.
+DEPFLAGS = -MMD -MP
+LDFLAGS  = $(SAN)
+LDLIBS   = -lm -ldl -pthread
+
+# -- sources and outputs -------------------------------------------------
+LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c jit/*.c \
+              backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
+OBJ_DIR  := $(BUILD)/obj
+LIB_OBJ  := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o
+MAIN_OBJ := $(OBJ_DIR)/vm/main.o
+EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
+
+DIALECT  := abi host cuda
+DIALECT_H := $(wildcard $(DIALECT:%=jit/dialect/%.h))
+
+TCC_A    := $(TCC_DIR)/libtcc.a
+TCC_INC  := $(BUILD)/deps/include/libtcc.h
+
+LUA_SRC  := $(sort $(wildcard stdlib/*.lua stdlib/speck/*.lua stdlib/speck/*/*.lua))
+LUA_OUT  := $(LUA_SRC:stdlib/%=$(BUILD)/share/lua/5.4/%)
+
+CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
+CTEST_BIN := $(CTEST_SRC:%.c=$(BUILD)/%)
+
+LIBSPECK_A  := $(BUILD)/lib/libspeck.a
+LIBSPECK_SO := $(BUILD)/lib/libspeck.so
+CORE_SO     := $(BUILD)/lib/lua/5.4/speck/core.so
+SPECK_BIN   := $(BUILD)/bin/speck
+EMBED_BIN   := $(BUILD)/bin/embed-example
+TCC1_A      := $(BUILD)/lib/speck/tcc/libtcc1.a
+SPECK_H     := $(BUILD)/include/speck.h
+
+OUTPUTS := $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
+           $(TCC1_A) $(SPECK_H) $(LUA_OUT) $(CTEST_BIN)
+
+# a static Lua whose whole API is exported (-E), so C modules load into it
+LUA_STATIC := -Wl,--whole-archive $(LUA_A) -Wl,--no-whole-archive -Wl,-E
+
+.PHONY: all deps test demo bench clean install asan tsan gpu-bundle test-cuda
+
+all: $(OUTPUTS)
+
+deps:
+	@scripts/install-deps.sh
+	@scripts/build-libtcc.sh
+
+$(TCC_A) $(TCC_DIR)/libtcc1.a $(TCC_DIR)/libtcc.h &:
+	scripts/build-libtcc.sh
+
+# -- compiling -----------------------------------------------------------
+# libtcc.h is staged alone: .deps/tcc/ also holds headers (elf.h, config.h)
+# that must not shadow the system's.
+$(TCC_INC): $(TCC_DIR)/libtcc.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(OBJ_DIR)/%.o: %.c | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(KERNEL_OPT) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/dialect.c: scripts/embed.lua $(DIALECT_H)
+	@mkdir -p $(@D)
+	$(LUA) scripts/embed.lua $@ --include jit/dialect_src.h \
+	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=jit/dialect/$(d).h)
+
+$(OBJ_DIR)/gen/dialect.o: $(BUILD)/gen/dialect.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# the public header alone must be enough for a host program
+$(EMBED_OBJ): examples/embed/embed.c $(SPECK_H)
+	@mkdir -p $(@D)
+	$(CC) -I$(BUILD)/include $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# -- linking -------------------------------------------------------------
+$(LIBSPECK_A): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+# Lua stays undefined in the shared objects: the loading program has it.
+# libtcc is linked in and its symbols kept local (--exclude-libs).
+$(LIBSPECK_SO): $(LIB_OBJ) $(TCC_A)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libspeck.so -Wl,--exclude-libs,ALL \
+	  $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/gen/core.map:
+	@mkdir -p $(@D)
+	printf '{\n  global: luaopen_*;\n  local: *;\n};\n' > $@
+
+$(CORE_SO): $(LIB_OBJ) $(TCC_A) $(BUILD)/gen/core.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,--version-script=$(BUILD)/gen/core.map \
+	  -Wl,--exclude-libs,ALL $(LDFLAGS) -o $@ $(LIB_OBJ) $(TCC_A) $(LDLIBS)
+
+$(SPECK_BIN): $(MAIN_OBJ) $(LIBSPECK_A) $(TCC_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBSPECK_A) $(LUA_STATIC) $(TCC_A) $(LDLIBS)
+
+$(EMBED_BIN): $(EMBED_OBJ) $(LIBSPECK_A) $(TCC_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(EMBED_OBJ) $(LIBSPECK_A) $(LUA_STATIC) $(TCC_A) $(LDLIBS)
+
+# C unit tests: one program per tests/c/test_*.c, against libspeck.a
+$(BUILD)/tests/c/%: tests/c/%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
+	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
+# -- staged files --------------------------------------------------------
+$(BUILD)/share/lua/5.4/%.lua: stdlib/%.lua
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(TCC1_A): $(TCC_DIR)/libtcc1.a
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(SPECK_H): vm/speck.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(EMBED_OBJ:.o=.d) \
+         $(CTEST_BIN:=.d)
+
+# -- running -------------------------------------------------------------
+test: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) $(TEST_ENV) tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(SPECK_BIN) examples/quickstart.lua
+
+bench: all
+	@status=0; for r in scripts/bench/*/run; do \
+	  [ -x "$$r" ] || continue; \
+	  echo "== $$r"; \
+	  PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" "$$r" || status=1; \
+	done; exit $$status
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/lua/5.4/speck $(DESTDIR)$(PREFIX)/lib/speck/tcc \
+	  $(DESTDIR)$(PREFIX)/share/lua/5.4
+	install -m 755 $(SPECK_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(SPECK_H) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIBSPECK_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBSPECK_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(CORE_SO) $(DESTDIR)$(PREFIX)/lib/lua/5.4/speck/
+	install -m 644 $(TCC1_A) $(DESTDIR)$(PREFIX)/lib/speck/tcc/
+	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(PREFIX)/share/lua/5.4/
+
+# Sanitizer builds: their own folders, the whole suite run with the
+# sanitized bin/speck as the Lua interpreter (a system lua could not load
+# a sanitized core.so).
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
+TSAN_FLAGS = -fsanitize=thread
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
+	  SAN="$(ASAN_FLAGS)" \
+	  TEST_ENV="SPECK_LUA=build-asan/bin/speck \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1" test
+
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \
+	  SAN="$(TSAN_FLAGS)" \
+	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck \
+	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1" test
+
+# -- GPU bundle ----------------------------------------------------------
+# gpu-bundle/ runs the suite on a machine with nothing installed: the
+# built tree (bin, lib, share, tests), busted and its Lua and C modules
+# (symlinks resolved), the specs and examples, and run-tests.sh, which
+# uses the bundled bin/speck as the Lua interpreter.
+BUNDLE := gpu-bundle
+
+gpu-bundle: all
+	rm -rf $(BUNDLE)
+	mkdir -p $(BUNDLE)/build $(BUNDLE)/lua/share $(BUNDLE)/lua/lib
+	cp -R $(BUILD)/bin $(BUILD)/lib $(BUILD)/share $(BUILD)/include $(BUNDLE)/build/
+	[ ! -d $(BUILD)/tests ] || cp -R $(BUILD)/tests $(BUNDLE)/build/
+	cp -RL $(LUA_SHARE_SYS)/. $(BUNDLE)/lua/share/
+	cp -RL $(LUA_CMOD_SYS)/. $(BUNDLE)/lua/lib/
+	cp $(BUSTED) $(BUNDLE)/busted
+	mkdir -p $(BUNDLE)/tests $(BUNDLE)/examples
+	cp tests/run.sh $(BUNDLE)/tests/
+	cp tests/*.lua $(BUNDLE)/tests/ 2>/dev/null || true
+	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
+	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
+	chmod +x $(BUNDLE)/run-tests.sh
+	@echo "speck: $(BUNDLE)/ ready ($$(du -sh $(BUNDLE) | cut -f1)); run $(BUNDLE)/run-tests.sh"
+
+# On the GPU machine the carried bundle is used as is (no compiler needed).
+test-cuda:
+	@[ -x $(BUNDLE)/run-tests.sh ] || $(MAKE) --no-print-directory gpu-bundle
+	SPECK_SPACES=cuda $(BUNDLE)/run-tests.sh
+
+clean:
+	rm -rf build build-asan build-tsan $(BUNDLE)

@@ -1,0 +1,103 @@
+/* backend.h: the one interface every execution/memory back end fills.
+ *
+ * A back end is one folder under backends/ that defines a 'struct
+ * sk_backend'. 'serial' (backends/host) is the reference table; others
+ * start from it and override what they do differently. The registry
+ * (backends/registry.c) is the only place that lists them. Functions
+ * return 0 or a negative status and fill 'err'; nothing here aborts,
+ * prints or knows about Lua.
+ */
+#ifndef SK_BACKEND_H
+#define SK_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "view.h"
+
+typedef enum sk_pattern { SK_FOR, SK_REDUCE, SK_SCAN } sk_pattern;
+typedef enum sk_policy_kind { SK_POL_RANGE, SK_POL_MDRANGE, SK_POL_TEAM }
+  sk_policy_kind;
+typedef enum sk_schedule { SK_STATIC, SK_DYNAMIC } sk_schedule;
+
+/* An execution policy, already validated by vm/. */
+typedef struct sk_policy {
+  int kind;             /* sk_policy_kind */
+  int schedule;         /* sk_schedule */
+  int64_t begin, end;   /* range */
+  int64_t chunk;        /* 0: back end's choice */
+  int md_rank;          /* mdrange */
+  int64_t md_lo[SK_MAXMD], md_hi[SK_MAXMD], md_tile[SK_MAXMD];
+  int64_t league_size;  /* team */
+  int team_size, vector_length;
+  int64_t scratch_team[2], scratch_thread[2];
+} sk_policy;
+
+/* One launch: the compiled code (back-end specific 'fn'), its arguments
+ * and, for reduce/scan, the accumulator description. 'result' receives
+ * the joined accumulator ('acc_size' bytes); for a scan, the total. */
+typedef struct sk_launch {
+  const char *label;
+  int pattern;                  /* sk_pattern */
+  const sk_policy *policy;
+  void *fn;                     /* host: sk_chunk_fn */
+  sk_init_fn init;
+  sk_join_fn join;
+  size_t acc_size;
+  const sk_slot *args;
+  int nargs;
+  void *result;
+} sk_launch;
+
+typedef struct sk_backend {
+  const char *name;             /* "serial", "openmp", "cuda" */
+  int space;                    /* its memory space */
+  /* set-up: 'threads' <= 0 means the back end's default */
+  int (*init)(int threads, int device, char *err, size_t errlen);
+  void (*finalize)(void);
+  int (*available)(char *why, size_t n);   /* 1 yes, 0 no (reason in why) */
+  int (*concurrency)(void);
+  /* memory */
+  void *(*alloc)(size_t bytes, int space, char *err, size_t errlen);
+  void (*free)(void *p, int space);
+  int (*copy)(void *dst, int dspace, const void *src, int sspace,
+              size_t bytes, char *err, size_t errlen);
+  /* parallel zero-fill of fresh memory (first touch) */
+  void (*first_touch)(void *p, size_t bytes);
+  int (*fence)(char *err, size_t errlen);
+  /* execution */
+  int (*launch_range)(const sk_launch *l, char *err, size_t errlen);
+  int (*launch_mdrange)(const sk_launch *l, char *err, size_t errlen);
+  int (*launch_team)(const sk_launch *l, char *err, size_t errlen);
+  int (*launch_reduce)(const sk_launch *l, char *err, size_t errlen);
+  int (*launch_scan)(const sk_launch *l, char *err, size_t errlen);
+  void (*info)(char *buf, size_t n);
+} sk_backend;
+
+/* -- registry ---------------------------------------------------------- */
+extern const sk_backend sk_backend_serial;
+extern const sk_backend sk_backend_openmp;
+extern const sk_backend sk_backend_cuda;
+
+const sk_backend *sk_backend_find(const char *name);   /* NULL if unknown */
+const sk_backend *sk_backend_for_space(int space);
+/* the back ends in registry order, NULL-terminated */
+const sk_backend *const *sk_backend_list(void);
+
+/* dispatch a launch to the right entry of 'b' by pattern and policy */
+int sk_backend_launch(const sk_backend *b, const sk_launch *l, char *err,
+                      size_t errlen);
+
+/* -- runtime (backends/runtime.c): the active back end ---------------- */
+/* Initialise with 'space' (NULL: SPECK_SPACE or "openmp") and 'threads'
+ * (<= 0: SPECK_THREADS, OMP_NUM_THREADS or the core count). Can be called
+ * again after sk_rt_finalize. */
+int sk_rt_initialize(const char *space, int threads, int device, char *err,
+                     size_t errlen);
+void sk_rt_finalize(void);
+int sk_rt_initialized(void);
+/* the active back end, initialising with the defaults on first use;
+ * NULL only if that failed (message in 'err') */
+const sk_backend *sk_rt_backend(char *err, size_t errlen);
+int sk_rt_threads(void);
+#endif

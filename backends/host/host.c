@@ -1,0 +1,383 @@
+/* host.c: the serial and openmp back ends (host memory, host threads).
+ *
+ * Both run compiled chunk functions (abi.h) over work items: range
+ * indices, MDRange tiles or league ranks. 'serial' runs everything on the
+ * calling thread; 'openmp' splits work over the persistent pool (pool.c;
+ * pthreads underneath, named after the Kokkos back end it stands for).
+ *
+ * Determinism: a reduction is computed as per-block partials, where the
+ * blocks depend only on (work items, chunk, thread count), joined by the
+ * caller in block order. So the result is bitwise identical from run to
+ * run for a fixed thread count, whichever thread ran which block.
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../backend.h"
+#include "host.h"
+#include "pool.h"
+
+/* -- memory -------------------------------------------------------------- */
+static void *host_alloc(size_t bytes, int space, char *err, size_t errlen) {
+  (void)space;
+  size_t rounded = (bytes + 63) & ~(size_t)63;
+  if (rounded < bytes) rounded = bytes; /* overflow: let aligned_alloc fail */
+  void *p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
+  if (!p) snprintf(err, errlen, "cannot allocate %zu bytes", bytes);
+  return p;
+}
+
+static void host_free(void *p, int space) {
+  (void)space;
+  free(p);
+}
+
+static int host_copy(void *dst, int dspace, const void *src, int sspace,
+                     size_t bytes, char *err, size_t errlen) {
+  if (dspace != SK_SPACE_HOST || sspace != SK_SPACE_HOST) {
+    snprintf(err, errlen, "host back end cannot copy %s -> %s",
+             sk_space_name(sspace), sk_space_name(dspace));
+    return -1;
+  }
+  memmove(dst, src, bytes);
+  return 0;
+}
+
+typedef struct touch_job {
+  char *p;
+  size_t bytes;
+} touch_job;
+
+static void touch_part(void *arg, int tid, int nt) {
+  touch_job *j = arg;
+  size_t b = j->bytes * (size_t)tid / (size_t)nt;
+  size_t e = j->bytes * (size_t)(tid + 1) / (size_t)nt;
+  memset(j->p + b, 0, e - b);
+}
+
+/* zero in parallel with the same static split as range kernels, so each
+ * page lands near the thread that will work on it (seed 004, 6.1) */
+static void pool_first_touch(void *p, size_t bytes) {
+  if (bytes < (1u << 20) || sk_pool_size() <= 1) {
+    memset(p, 0, bytes);
+    return;
+  }
+  touch_job j = {p, bytes};
+  sk_pool_run(touch_part, &j);
+}
+
+static void serial_first_touch(void *p, size_t bytes) { memset(p, 0, bytes); }
+
+static int host_fence(char *err, size_t errlen) {
+  (void)err;
+  (void)errlen;
+  return 0;
+}
+
+/* -- work splitting ----------------------------------------------------- */
+typedef struct job {
+  const sk_launch *l;
+  sk_chunk_fn fn;
+  sk_ctx ctx;
+  int64_t b, n;          /* work items [b, b + n) */
+  int64_t chunk;         /* dynamic: items per claim */
+  int dynamic;
+  int nblocks;           /* reduce/scan: partial blocks */
+  atomic_llong next;     /* dynamic claims (items or blocks) */
+  char *partial;         /* nblocks * pstride bytes */
+  size_t pstride;
+} job;
+
+static void block_bounds(const job *j, int blk, int nblk, int64_t *b,
+                         int64_t *e) {
+  *b = j->b + j->n * blk / nblk;
+  *e = j->b + j->n * (blk + 1) / nblk;
+}
+
+static void for_part(void *arg, int tid, int nt) {
+  job *j = arg;
+  if (!j->dynamic) {
+    int64_t b, e;
+    block_bounds(j, tid, nt, &b, &e);
+    if (b < e) j->fn(j->l->args, b, e, NULL, &j->ctx);
+    return;
+  }
+  for (;;) {
+    int64_t s = atomic_fetch_add(&j->next, j->chunk);
+    if (s >= j->n) break;
+    int64_t e = s + j->chunk < j->n ? s + j->chunk : j->n;
+    j->fn(j->l->args, j->b + s, j->b + e, NULL, &j->ctx);
+  }
+}
+
+/* one block of a reduction or scan pass: the partial starts from the
+ * identity (reduce, scan pass 1) or from the block's prefix (scan pass 2,
+ * already stored in 'partial') */
+static void run_block(job *j, int blk) {
+  int64_t b, e;
+  block_bounds(j, blk, j->nblocks, &b, &e);
+  void *acc = j->partial + (size_t)blk * j->pstride;
+  if (!j->ctx.final) j->l->init(acc);
+  if (!j->dynamic || j->chunk <= 0) {
+    if (b < e) j->fn(j->l->args, b, e, acc, &j->ctx);
+    return;
+  }
+  for (int64_t s = b; s < e; s += j->chunk) {
+    int64_t t = s + j->chunk < e ? s + j->chunk : e;
+    j->fn(j->l->args, s, t, acc, &j->ctx);
+  }
+}
+
+static void reduce_part(void *arg, int tid, int nt) {
+  job *j = arg;
+  if (!j->dynamic) {
+    for (int blk = tid; blk < j->nblocks; blk += nt) run_block(j, blk);
+    return;
+  }
+  for (;;) {
+    long long blk = atomic_fetch_add(&j->next, 1);
+    if (blk >= j->nblocks) break;
+    run_block(j, (int)blk);
+  }
+}
+
+static _Thread_local char *scratch;
+static _Thread_local size_t scratch_cap;
+
+static char *scratch_get(size_t bytes) {
+  if (bytes > scratch_cap) {
+    char *p = realloc(scratch, bytes);
+    if (!p) return NULL;
+    scratch = p;
+    scratch_cap = bytes;
+  }
+  return scratch;
+}
+
+/* Work items and context of the policy; MDRange gets its tiles. */
+static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
+  const sk_policy *p = l->policy;
+  memset(j, 0, sizeof *j);
+  j->l = l;
+  j->fn = (sk_chunk_fn)l->fn;
+  j->dynamic = p->schedule == SK_DYNAMIC;
+  j->chunk = p->chunk;
+  if (p->kind == SK_POL_RANGE) {
+    j->b = p->begin;
+    j->n = p->end > p->begin ? p->end - p->begin : 0;
+  } else if (p->kind == SK_POL_MDRANGE) {
+    int64_t tiles = 1;
+    j->ctx.md_rank = p->md_rank;
+    for (int d = 0; d < p->md_rank; d++) {
+      int64_t ext = p->md_hi[d] - p->md_lo[d];
+      if (ext <= 0) {
+        tiles = 0;
+        ext = 0;
+      }
+      int64_t t = p->md_tile[d];
+      if (t <= 0) t = d == p->md_rank - 1 ? (ext > 0 ? ext : 1) : 1;
+      j->ctx.md_lo[d] = p->md_lo[d];
+      j->ctx.md_hi[d] = p->md_hi[d];
+      j->ctx.md_tile[d] = t;
+      j->ctx.md_ntile[d] = ext > 0 ? (ext + t - 1) / t : 0;
+      tiles *= j->ctx.md_ntile[d];
+    }
+    j->b = 0;
+    j->n = tiles;
+  } else {
+    snprintf(err, errlen, "unsupported policy");
+    return -1;
+  }
+  if (j->dynamic && j->chunk <= 0) {
+    int nt = sk_pool_size() > 0 ? sk_pool_size() : 1;
+    j->chunk = j->n / (16 * nt) > 0 ? j->n / (16 * nt) : 1;
+  }
+  return 0;
+}
+
+static int threads_of(const sk_launch *l) {
+  (void)l;
+  int n = sk_pool_size();
+  return n > 0 ? n : 1;
+}
+
+/* Shared by both back ends: 'pooled' says whether to use the pool. */
+static int host_launch(const sk_launch *l, int pooled, char *err,
+                       size_t errlen) {
+  if (l->policy->kind == SK_POL_TEAM)
+    return sk_host_launch_team(l, pooled, err, errlen);
+  job j;
+  if (setup(&j, l, err, errlen) < 0) return -1;
+  int nt = pooled ? threads_of(l) : 1;
+  if (l->pattern == SK_FOR) {
+    if (j.n == 0) return 0;
+    if (nt == 1 || j.n == 1) {
+      j.dynamic = 0;
+      for_part(&j, 0, 1);
+    } else {
+      sk_pool_run(for_part, &j);
+    }
+    return 0;
+  }
+  /* reduce and scan: partial blocks */
+  size_t acc = l->acc_size;
+  j.pstride = (acc + 63) & ~(size_t)63;
+  if (l->pattern == SK_SCAN) j.dynamic = 0;
+  if (j.dynamic) {
+    int64_t nchunks = (j.n + j.chunk - 1) / j.chunk;
+    int64_t cap = 8 * (int64_t)nt;
+    j.nblocks = (int)(nchunks < cap ? nchunks : cap);
+  } else {
+    j.nblocks = nt;
+  }
+  if (j.n < j.nblocks) j.nblocks = (int)j.n;
+  if (j.nblocks < 1) j.nblocks = 1;
+  /* blocks' partials, then a running accumulator */
+  char *part = scratch_get(((size_t)j.nblocks + 2) * j.pstride);
+  if (!part) {
+    snprintf(err, errlen, "out of memory for reduction partials");
+    return -1;
+  }
+  j.partial = part;
+  char *total = part + (size_t)j.nblocks * j.pstride;
+  char *tmp = total + j.pstride;
+  int use_pool = nt > 1 && j.nblocks > 1;
+  if (j.n == 0) {
+    l->init(total);
+    memcpy(l->result, total, acc);
+    return 0;
+  }
+  if (use_pool)
+    sk_pool_run(reduce_part, &j);
+  else
+    for (int blk = 0; blk < j.nblocks; blk++) run_block(&j, blk);
+  l->init(total);
+  if (l->pattern == SK_REDUCE) {
+    for (int blk = 0; blk < j.nblocks; blk++)
+      l->join(total, part + (size_t)blk * j.pstride);
+    memcpy(l->result, total, acc);
+    return 0;
+  }
+  /* scan: replace each partial by its exclusive prefix, then pass 2 */
+  for (int blk = 0; blk < j.nblocks; blk++) {
+    char *pb = part + (size_t)blk * j.pstride;
+    memcpy(tmp, pb, acc);
+    memcpy(pb, total, acc);
+    l->join(total, tmp);
+  }
+  j.ctx.final = 1;
+  if (use_pool)
+    sk_pool_run(reduce_part, &j);
+  else
+    for (int blk = 0; blk < j.nblocks; blk++) run_block(&j, blk);
+  memcpy(l->result, total, acc);
+  return 0;
+}
+
+static int serial_launch(const sk_launch *l, char *err, size_t errlen) {
+  return host_launch(l, 0, err, errlen);
+}
+
+static int pool_launch(const sk_launch *l, char *err, size_t errlen) {
+  return host_launch(l, 1, err, errlen);
+}
+
+/* -- set-up ----------------------------------------------------------- */
+static int serial_init(int threads, int device, char *err, size_t errlen) {
+  (void)threads;
+  (void)device;
+  (void)err;
+  (void)errlen;
+  return 0;
+}
+
+static void serial_finalize(void) {}
+
+static int always(char *why, size_t n) {
+  (void)why;
+  (void)n;
+  return 1;
+}
+
+static int serial_concurrency(void) { return 1; }
+
+static void serial_info(char *buf, size_t n) {
+  snprintf(buf, n, "serial: the calling thread");
+}
+
+int sk_host_default_threads(void) {
+  const char *e = getenv("SPECK_THREADS");
+  if (!e || !*e) e = getenv("OMP_NUM_THREADS");
+  if (e && *e) {
+    int n = atoi(e);
+    if (n > 0) return n;
+  }
+  long c = sysconf(_SC_NPROCESSORS_ONLN);
+  return c > 0 ? (int)c : 1;
+}
+
+static int pool_init(int threads, int device, char *err, size_t errlen) {
+  (void)device;
+  if (threads <= 0) threads = sk_host_default_threads();
+  if (threads > 1024) {
+    snprintf(err, errlen, "%d threads requested, at most 1024", threads);
+    return -1;
+  }
+  return sk_pool_start(threads, err, errlen);
+}
+
+static void pool_finalize(void) { sk_pool_stop(); }
+
+static int pool_concurrency(void) {
+  int n = sk_pool_size();
+  return n > 0 ? n : 1;
+}
+
+static void pool_info(char *buf, size_t n) {
+  snprintf(buf, n, "openmp: persistent pthread pool, %d threads",
+           pool_concurrency());
+}
+
+const sk_backend sk_backend_serial = {
+  .name = "serial",
+  .space = SK_SPACE_HOST,
+  .init = serial_init,
+  .finalize = serial_finalize,
+  .available = always,
+  .concurrency = serial_concurrency,
+  .alloc = host_alloc,
+  .free = host_free,
+  .copy = host_copy,
+  .first_touch = serial_first_touch,
+  .fence = host_fence,
+  .launch_range = serial_launch,
+  .launch_mdrange = serial_launch,
+  .launch_team = serial_launch,
+  .launch_reduce = serial_launch,
+  .launch_scan = serial_launch,
+  .info = serial_info,
+};
+
+const sk_backend sk_backend_openmp = {
+  .name = "openmp",
+  .space = SK_SPACE_HOST,
+  .init = pool_init,
+  .finalize = pool_finalize,
+  .available = always,
+  .concurrency = pool_concurrency,
+  .alloc = host_alloc,
+  .free = host_free,
+  .copy = host_copy,
+  .first_touch = pool_first_touch,
+  .fence = host_fence,
+  .launch_range = pool_launch,
+  .launch_mdrange = pool_launch,
+  .launch_team = pool_launch,
+  .launch_reduce = pool_launch,
+  .launch_scan = pool_launch,
+  .info = pool_info,
+};

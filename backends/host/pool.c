@@ -1,0 +1,137 @@
+/* pool.c: a persistent pthread pool with a spin-then-futex wake-up.
+ *
+ * Workers wait on the 32-bit generation word 'gen': they spin for a while
+ * (a launch right after another costs no system call) and then sleep in
+ * futex_wait. A launch publishes the job, bumps 'gen' (release), wakes
+ * sleepers if there are any, runs its own share as tid 0 and spins until
+ * 'pending' reaches zero. 'sleepers' and 'gen' are accessed seq_cst on
+ * both sides, so either the worker sees the new generation or the
+ * launcher sees the sleeper and wakes it (no lost wake-up).
+ */
+#define _GNU_SOURCE
+#include "pool.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SPIN_ITERS (1 << 15)
+
+static struct {
+  int n;
+  pthread_t *tids;
+  atomic_uint gen;
+  atomic_int pending;
+  atomic_int sleepers;
+  atomic_int stop;
+  sk_pool_fn fn;
+  void *arg;
+} P;
+
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+static void futex_wait(atomic_uint *w, unsigned v) {
+  syscall(SYS_futex, (unsigned *)w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+static void futex_wake(atomic_uint *w) {
+  syscall(SYS_futex, (unsigned *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void *worker(void *p) {
+  int tid = (int)(size_t)p;
+  unsigned seen = 0;
+  for (;;) {
+    unsigned g = seen;
+    for (int k = 0; k < SPIN_ITERS; k++) {
+      g = atomic_load_explicit(&P.gen, memory_order_acquire);
+      if (g != seen) break;
+      cpu_relax();
+    }
+    if (g == seen) {
+      atomic_fetch_add(&P.sleepers, 1);
+      while ((g = atomic_load(&P.gen)) == seen) futex_wait(&P.gen, seen);
+      atomic_fetch_sub(&P.sleepers, 1);
+    }
+    seen = g;
+    if (atomic_load_explicit(&P.stop, memory_order_acquire)) return NULL;
+    P.fn(P.arg, tid, P.n);
+    atomic_fetch_sub_explicit(&P.pending, 1, memory_order_release);
+  }
+}
+
+int sk_pool_start(int nthreads, char *err, size_t errlen) {
+  if (P.n) sk_pool_stop();
+  if (nthreads < 1) nthreads = 1;
+  P.tids = calloc((size_t)nthreads, sizeof *P.tids);
+  if (!P.tids) {
+    snprintf(err, errlen, "cannot allocate the thread pool");
+    return -1;
+  }
+  atomic_store(&P.gen, 0);
+  atomic_store(&P.pending, 0);
+  atomic_store(&P.sleepers, 0);
+  atomic_store(&P.stop, 0);
+  P.n = nthreads;
+  for (int t = 1; t < nthreads; t++) {
+    int rc = pthread_create(&P.tids[t], NULL, worker, (void *)(size_t)t);
+    if (rc != 0) {
+      P.n = t;
+      sk_pool_stop();
+      snprintf(err, errlen, "cannot start pool thread %d: %s", t, strerror(rc));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void sk_pool_stop(void) {
+  if (!P.n) return;
+  pthread_mutex_lock(&run_lock);
+  atomic_store_explicit(&P.stop, 1, memory_order_release);
+  atomic_fetch_add(&P.gen, 1);
+  futex_wake(&P.gen);
+  for (int t = 1; t < P.n; t++) pthread_join(P.tids[t], NULL);
+  free(P.tids);
+  P.tids = NULL;
+  P.n = 0;
+  pthread_mutex_unlock(&run_lock);
+}
+
+int sk_pool_size(void) { return P.n; }
+
+void sk_pool_run(sk_pool_fn fn, void *arg) {
+  pthread_mutex_lock(&run_lock);
+  int n = P.n;
+  if (n <= 1) {
+    fn(arg, 0, 1);
+    pthread_mutex_unlock(&run_lock);
+    return;
+  }
+  P.fn = fn;
+  P.arg = arg;
+  atomic_store_explicit(&P.pending, n - 1, memory_order_relaxed);
+  atomic_fetch_add(&P.gen, 1);
+  if (atomic_load(&P.sleepers) > 0) futex_wake(&P.gen);
+  fn(arg, 0, n);
+  for (unsigned k = 0; atomic_load_explicit(&P.pending, memory_order_acquire) > 0; k++) {
+    if (k < SPIN_ITERS)
+      cpu_relax();
+    else
+      sched_yield();
+  }
+  pthread_mutex_unlock(&run_lock);
+}

@@ -1,0 +1,686 @@
+/* view.c: views and their reference-counted allocations (see view.h).
+ *
+ * Everything here is plain C over 'struct sk_view': the dtype table, the
+ * layout arithmetic, allocation through the back end that owns the space,
+ * deep_copy, fill and element access. Nothing raises or prints: functions
+ * return 0 or a negative status and write a message into 'err'. The Lua
+ * bindings (vm/lview.c) prefix the messages with the operation and label.
+ */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "view.h"
+
+/* -- messages ---------------------------------------------------------- */
+/* Every message view.c produces, in one place. The Lua layer prefixes
+ * them with "speck.<function> 'label': ". */
+#define VE_DTYPE      "unknown dtype %d"
+#define VE_RANK       "rank %d exceeds the maximum %d"
+#define VE_NEGRANK    "rank %d is negative"
+#define VE_EXTENT     "extent %d is %lld (must be a non-negative integer)"
+#define VE_LAYOUT     "layout '%s' is only for subviews (use 'right' or 'left')"
+#define VE_BADLAYOUT  "unknown layout %d"
+#define VE_SPACE      "unknown space %d"
+#define VE_OVERFLOW   "cannot allocate %s %s: the size overflows 64 bits"
+#define VE_NOBACKEND  "cannot allocate %zu bytes: no back end for space '%s'"
+#define VE_ALLOC      "cannot allocate %zu bytes"
+#define VE_ALLOCIN    "cannot allocate %zu bytes in space '%s' (%s)"
+#define VE_NOMEM      "out of memory for the allocation record"
+#define VE_DTYPES     "dtypes differ: '%s' is %s, '%s' is %s (deep_copy does not convert)"
+#define VE_EXTENTS    "extents differ: '%s' is %s, '%s' is %s"
+#define VE_RELEASED   "view '%s' has no memory (released)"
+#define VE_STAGE      "cannot allocate %zu bytes of host staging memory"
+#define VE_NSLICE     "rank %d, given %d slice%s"
+#define VE_SLICEIDX   "slice %d is %lld, out of range [0, %lld)"
+#define VE_SLICERANGE "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
+#define VE_SLICEKIND  "slice %d has an unknown kind %d"
+
+static int fail(char *err, size_t n, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t n, const char *fmt, ...) {
+  if (err && n) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* -- dtypes, layouts, spaces ------------------------------------------ */
+const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
+  /* name       alias     ctype       tag    size fl sg bo */
+  {"float64", "double", "double",   "f64", 8, 1, 1, 0},
+  {"float32", "float",  "float",    "f32", 4, 1, 1, 0},
+  {"int64",   NULL,     "int64_t",  "i64", 8, 0, 1, 0},
+  {"int32",   NULL,     "int32_t",  "i32", 4, 0, 1, 0},
+  {"int16",   NULL,     "int16_t",  "i16", 2, 0, 1, 0},
+  {"int8",    NULL,     "int8_t",   "i8",  1, 0, 1, 0},
+  {"uint64",  NULL,     "uint64_t", "u64", 8, 0, 0, 0},
+  {"uint32",  NULL,     "uint32_t", "u32", 4, 0, 0, 0},
+  {"uint8",   NULL,     "uint8_t",  "u8",  1, 0, 0, 0},
+  {"bool",    NULL,     "bool",     "b8",  1, 0, 0, 1},
+};
+
+static const char *const layout_names[] = {"right", "left", "stride"};
+static const char *const space_names[SK_NSPACE] = {
+  "host", "cuda", "cuda_pinned", "cuda_uvm"};
+
+int sk_dtype_parse(const char *s) {
+  if (!s) return -1;
+  for (int i = 0; i < SK_NDTYPE; i++)
+    if (strcmp(s, sk_dtypes[i].name) == 0 ||
+        (sk_dtypes[i].alias && strcmp(s, sk_dtypes[i].alias) == 0))
+      return i;
+  return -1;
+}
+
+int sk_layout_parse(const char *s) {
+  if (!s) return -1;
+  for (int i = 0; i < 3; i++)
+    if (strcmp(s, layout_names[i]) == 0) return i;
+  return -1;
+}
+
+int sk_space_parse(const char *s) {
+  if (!s) return -1;
+  for (int i = 0; i < SK_NSPACE; i++)
+    if (strcmp(s, space_names[i]) == 0) return i;
+  return -1;
+}
+
+const char *sk_layout_name(int layout) {
+  return layout >= 0 && layout < 3 ? layout_names[layout] : "?";
+}
+
+const char *sk_space_name(int space) {
+  return space >= 0 && space < SK_NSPACE ? space_names[space] : "?";
+}
+
+int sk_space_host_accessible(int space) {
+  return space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED ||
+         space == SK_SPACE_CUDA_UVM;
+}
+
+int sk_space_default_layout(int space) {
+  return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM ? SK_LEFT
+                                                             : SK_RIGHT;
+}
+
+/* -- layout arithmetic ------------------------------------------------- */
+/* Strides are products of extents. The products are formed in unsigned
+ * arithmetic so that a caller probing absurd extents gets wrapped values
+ * instead of undefined behaviour; sk_view_create rejects such extents
+ * (through sk_view_size) before they are used. */
+void sk_view_layout_strides(int rank, int layout, const int64_t *ext,
+                            int64_t *stride) {
+  uint64_t s = 1;
+  if (rank < 0) rank = 0;
+  if (rank > SK_MAXRANK) rank = SK_MAXRANK;
+  for (int d = rank; d < SK_MAXRANK; d++) stride[d] = 0;
+  if (layout == SK_LEFT) {
+    for (int d = 0; d < rank; d++) {
+      stride[d] = (int64_t)s;
+      s *= (uint64_t)ext[d];
+    }
+  } else {
+    for (int d = rank - 1; d >= 0; d--) {
+      stride[d] = (int64_t)s;
+      s *= (uint64_t)ext[d];
+    }
+  }
+}
+
+int64_t sk_view_size(const sk_view *v) {
+  int64_t n = 1;
+  for (int d = 0; d < v->rank; d++) {
+    if (v->extent[d] < 0) return -1;
+    if (__builtin_mul_overflow(n, v->extent[d], &n)) return -1;
+  }
+  return n;
+}
+
+int64_t sk_view_span(const sk_view *v) {
+  int64_t s = 1;
+  for (int d = 0; d < v->rank; d++) {
+    if (v->extent[d] == 0) return 0;
+    s += (v->extent[d] - 1) * v->stride[d];
+  }
+  return s;
+}
+
+/* Our views never map two indices to one element (strides come from a
+ * layout, subviews only select), so dense <=> size == span. */
+int sk_view_contiguous(const sk_view *v) {
+  int64_t n = sk_view_size(v);
+  return n == 0 || n == sk_view_span(v);
+}
+
+int64_t sk_view_offset(const sk_view *v, const int64_t *idx) {
+  int64_t o = 0;
+  for (int d = 0; d < v->rank; d++) o += idx[d] * v->stride[d];
+  return o;
+}
+
+char *sk_view_format_extents(const sk_view *v, char *buf, size_t n) {
+  size_t k = 0;
+  if (n) buf[0] = 0;
+  for (int d = 0; d < v->rank && k < n; d++) {
+    int w = snprintf(buf + k, n - k, "[%lld]", (long long)v->extent[d]);
+    if (w < 0) break;
+    k += (size_t)w;
+  }
+  return buf;
+}
+
+/* 1 if 'a' and 'b' (equal rank and extents) put every index at the same
+ * element offset; dimensions of extent 1 do not matter. */
+static int same_map(const sk_view *a, const sk_view *b) {
+  for (int d = 0; d < a->rank; d++)
+    if (a->extent[d] > 1 && a->stride[d] != b->stride[d]) return 0;
+  return 1;
+}
+
+/* -- allocation and reference counts ---------------------------------- */
+static void set_label(sk_view *v, const char *label) {
+  snprintf(v->label, sizeof v->label, "%s", label ? label : "");
+}
+
+int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
+                   const int64_t *ext, int layout, int space, int init,
+                   void *ext_data, char *err, size_t errlen) {
+  memset(v, 0, sizeof *v);
+  set_label(v, label);
+  if (dtype < 0 || dtype >= SK_NDTYPE)
+    return fail(err, errlen, VE_DTYPE, dtype);
+  if (rank < 0) return fail(err, errlen, VE_NEGRANK, rank);
+  if (rank > SK_MAXRANK)
+    return fail(err, errlen, VE_RANK, rank, SK_MAXRANK);
+  if (layout == SK_STRIDE)
+    return fail(err, errlen, VE_LAYOUT, sk_layout_name(layout));
+  if (layout != SK_RIGHT && layout != SK_LEFT)
+    return fail(err, errlen, VE_BADLAYOUT, layout);
+  if (space < 0 || space >= SK_NSPACE)
+    return fail(err, errlen, VE_SPACE, space);
+  for (int d = 0; d < rank; d++)
+    if (ext[d] < 0)
+      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
+
+  v->dtype = dtype;
+  v->rank = rank;
+  v->layout = layout;
+  v->space = space;
+  for (int d = 0; d < SK_MAXRANK; d++) v->extent[d] = d < rank ? ext[d] : 1;
+
+  int64_t n = sk_view_size(v);
+  size_t es = sk_dtypes[dtype].size, bytes = 0;
+  if (n < 0 || __builtin_mul_overflow((size_t)n, es, &bytes)) {
+    char dims[SK_MAXRANK * 24];
+    return fail(err, errlen, VE_OVERFLOW, sk_view_format_extents(v, dims,
+                sizeof dims), sk_dtypes[dtype].name);
+  }
+  sk_view_layout_strides(rank, layout, v->extent, v->stride);
+
+  sk_alloc *a = malloc(sizeof *a);
+  if (!a) return fail(err, errlen, VE_NOMEM);
+  a->refs = 1;
+  a->bytes = bytes;
+  a->space = space;
+  if (ext_data) {
+    a->ptr = ext_data;
+    a->owned = 0;
+    v->traits |= SK_TRAIT_UNMANAGED;
+  } else {
+    const sk_backend *b = sk_backend_for_space(space);
+    char why[256] = "";
+    if (!b || !b->alloc) {
+      free(a);
+      return fail(err, errlen, VE_NOBACKEND, bytes, sk_space_name(space));
+    }
+    /* zero bytes still get a distinct, freeable block */
+    void *p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
+    if (!p) {
+      free(a);
+      if (space == SK_SPACE_HOST || !why[0])
+        return fail(err, errlen, VE_ALLOC, bytes);
+      return fail(err, errlen, VE_ALLOCIN, bytes, sk_space_name(space), why);
+    }
+    if (init && bytes && b->first_touch) b->first_touch(p, bytes);
+    a->ptr = p;
+    a->owned = 1;
+  }
+  v->alloc = a;
+  v->data = a->ptr;
+  return 0;
+}
+
+void sk_view_retain(sk_view *v) {
+  if (v->alloc)
+    atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1,
+                              memory_order_relaxed);
+}
+
+/* The last reference frees the memory through the back end that gave it
+ * (acq_rel: every store through any view happens before the free). */
+void sk_view_release(sk_view *v) {
+  sk_alloc *a = v->alloc;
+  v->alloc = NULL;
+  v->data = NULL;
+  if (!a) return;
+  if (atomic_fetch_sub_explicit((_Atomic long *)&a->refs, 1,
+                                memory_order_acq_rel) != 1)
+    return;
+  if (a->owned && a->ptr) {
+    const sk_backend *b = sk_backend_for_space(a->space);
+    if (b && b->free) b->free(a->ptr, a->space);
+  }
+  free(a);
+}
+
+/* -- element access ---------------------------------------------------- */
+/* Conversions that are defined for every input: NaN and out-of-range
+ * doubles saturate instead of invoking undefined behaviour. */
+static int64_t d2i64(double x) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775807.0) return INT64_MAX;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)x;
+}
+
+static uint64_t d2u64(double x) {
+  if (x != x || x <= 0) return x <= -1 ? (uint64_t)d2i64(x) : 0;
+  if (x >= 18446744073709551615.0) return UINT64_MAX;
+  return (uint64_t)x;
+}
+
+#define ELEM(T) (((T *)v->data)[off])
+
+double sk_view_get_f(const sk_view *v, int64_t off) {
+  switch (v->dtype) {
+  case SK_F64: return ELEM(double);
+  case SK_F32: return ELEM(float);
+  case SK_I64: return (double)ELEM(int64_t);
+  case SK_I32: return ELEM(int32_t);
+  case SK_I16: return ELEM(int16_t);
+  case SK_I8: return ELEM(int8_t);
+  case SK_U64: return (double)ELEM(uint64_t);
+  case SK_U32: return ELEM(uint32_t);
+  case SK_U8: return ELEM(uint8_t);
+  case SK_BOOL: return ELEM(uint8_t) != 0;
+  }
+  return 0;
+}
+
+int64_t sk_view_get_i(const sk_view *v, int64_t off) {
+  switch (v->dtype) {
+  case SK_F64: return d2i64(ELEM(double));
+  case SK_F32: return d2i64(ELEM(float));
+  case SK_I64: return ELEM(int64_t);
+  case SK_I32: return ELEM(int32_t);
+  case SK_I16: return ELEM(int16_t);
+  case SK_I8: return ELEM(int8_t);
+  case SK_U64: return (int64_t)ELEM(uint64_t);
+  case SK_U32: return ELEM(uint32_t);
+  case SK_U8: return ELEM(uint8_t);
+  case SK_BOOL: return ELEM(uint8_t) != 0;
+  }
+  return 0;
+}
+
+void sk_view_set_f(sk_view *v, int64_t off, double x) {
+  switch (v->dtype) {
+  case SK_F64: ELEM(double) = x; break;
+  case SK_F32: ELEM(float) = (float)x; break;
+  case SK_I64: ELEM(int64_t) = d2i64(x); break;
+  case SK_I32: ELEM(int32_t) = (int32_t)d2i64(x); break;
+  case SK_I16: ELEM(int16_t) = (int16_t)d2i64(x); break;
+  case SK_I8: ELEM(int8_t) = (int8_t)d2i64(x); break;
+  case SK_U64: ELEM(uint64_t) = d2u64(x); break;
+  case SK_U32: ELEM(uint32_t) = (uint32_t)d2u64(x); break;
+  case SK_U8: ELEM(uint8_t) = (uint8_t)d2u64(x); break;
+  case SK_BOOL: ELEM(uint8_t) = x != 0; break;
+  }
+}
+
+void sk_view_set_i(sk_view *v, int64_t off, int64_t x) {
+  switch (v->dtype) {
+  case SK_F64: ELEM(double) = (double)x; break;
+  case SK_F32: ELEM(float) = (float)x; break;
+  case SK_I64: ELEM(int64_t) = x; break;
+  case SK_I32: ELEM(int32_t) = (int32_t)x; break;
+  case SK_I16: ELEM(int16_t) = (int16_t)x; break;
+  case SK_I8: ELEM(int8_t) = (int8_t)x; break;
+  case SK_U64: ELEM(uint64_t) = (uint64_t)x; break;
+  case SK_U32: ELEM(uint32_t) = (uint32_t)x; break;
+  case SK_U8: ELEM(uint8_t) = (uint8_t)x; break;
+  case SK_BOOL: ELEM(uint8_t) = x != 0; break;
+  }
+}
+
+#undef ELEM
+
+/* -- strided walks ----------------------------------------------------- */
+/* A walk visits every index of 'n' dimensions (outermost first) and hands
+ * runs along the innermost one to a copy or fill loop. Dimensions of
+ * extent 1 are dropped and the rest ordered by the destination's stride,
+ * largest first, so the inner loop runs along its smallest stride. */
+typedef struct walk {
+  int n;
+  int64_t ext[SK_MAXRANK], a[SK_MAXRANK], b[SK_MAXRANK];
+} walk;
+
+static void walk_init(walk *w, const sk_view *dst, const sk_view *src) {
+  w->n = 0;
+  for (int d = 0; d < dst->rank; d++) {
+    if (dst->extent[d] == 1) continue;
+    int k = w->n++;
+    /* insertion by descending |dst stride| */
+    while (k > 0 && w->a[k - 1] < dst->stride[d]) {
+      w->ext[k] = w->ext[k - 1];
+      w->a[k] = w->a[k - 1];
+      w->b[k] = w->b[k - 1];
+      k--;
+    }
+    w->ext[k] = dst->extent[d];
+    w->a[k] = dst->stride[d];
+    w->b[k] = src ? src->stride[d] : 0;
+  }
+}
+
+static void copy_run(char *d, int64_t ds, const char *s, int64_t ss,
+                     int64_t n, size_t es) {
+  ds *= (int64_t)es;
+  ss *= (int64_t)es;
+  switch (es) {
+  case 8: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 8); break;
+  case 4: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 4); break;
+  case 2: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 2); break;
+  default: for (int64_t k = 0; k < n; k++) d[k * ds] = s[k * ss]; break;
+  }
+}
+
+static void fill_run(char *d, int64_t ds, const void *x, int64_t n,
+                     size_t es) {
+  ds *= (int64_t)es;
+  switch (es) {
+  case 8: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 8); break;
+  case 4: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 4); break;
+  case 2: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 2); break;
+  default: for (int64_t k = 0; k < n; k++) d[k * ds] = *(const char *)x; break;
+  }
+}
+
+/* Copy (src != NULL) or fill (x != NULL) every element of a non-empty
+ * index space described by 'w'. */
+static void walk_run(const walk *w, char *dst, const char *src,
+                     const void *x, size_t es) {
+  int64_t idx[SK_MAXRANK] = {0};
+  int in = w->n - 1;
+  if (w->n == 0) {   /* one element */
+    if (src) memcpy(dst, src, es);
+    else memcpy(dst, x, es);
+    return;
+  }
+  for (;;) {
+    int64_t oa = 0, ob = 0;
+    for (int k = 0; k < in; k++) {
+      oa += idx[k] * w->a[k];
+      ob += idx[k] * w->b[k];
+    }
+    if (src)
+      copy_run(dst + oa * (int64_t)es, w->a[in], src + ob * (int64_t)es,
+               w->b[in], w->ext[in], es);
+    else
+      fill_run(dst + oa * (int64_t)es, w->a[in], x, w->ext[in], es);
+    int k = in - 1;
+    while (k >= 0 && ++idx[k] == w->ext[k]) idx[k--] = 0;
+    if (k < 0) break;
+  }
+}
+
+/* -- host staging for device memory ----------------------------------- */
+/* A host image of a view: the view itself when host accessible; otherwise
+ * the bytes of its span copied (when 'load') into host memory from the
+ * host back end, with the same strides. 'flush' writes the span back. */
+typedef struct stage {
+  sk_view h;          /* host-accessible view of the same elements */
+  void *buf;          /* staging memory, NULL when none */
+  size_t bytes;
+  const sk_backend *dev, *host;
+} stage;
+
+static int stage_fence(int space, char *err, size_t errlen) {
+  if (space == SK_SPACE_HOST) return 0;
+  const sk_backend *b = sk_backend_for_space(space);
+  return b && b->fence ? b->fence(err, errlen) : 0;
+}
+
+static int stage_open(stage *s, const sk_view *v, int load, char *err,
+                      size_t errlen) {
+  memset(s, 0, sizeof *s);
+  s->h = *v;
+  if (stage_fence(v->space, err, errlen) < 0) return -1;
+  if (sk_space_host_accessible(v->space)) return 0;
+  size_t es = sk_dtypes[v->dtype].size;
+  s->bytes = (size_t)sk_view_span(v) * es;
+  s->host = sk_backend_for_space(SK_SPACE_HOST);
+  s->dev = sk_backend_for_space(v->space);
+  if (!s->host || !s->dev || !s->dev->copy)
+    return fail(err, errlen, VE_NOBACKEND, s->bytes, sk_space_name(v->space));
+  char why[256] = "";
+  s->buf = s->host->alloc(s->bytes ? s->bytes : 64, SK_SPACE_HOST, why,
+                          sizeof why);
+  if (!s->buf) return fail(err, errlen, VE_STAGE, s->bytes);
+  s->h.data = s->buf;
+  s->h.space = SK_SPACE_HOST;
+  if (load && s->bytes &&
+      s->dev->copy(s->buf, SK_SPACE_HOST, v->data, v->space, s->bytes, err,
+                   errlen) < 0) {
+    s->host->free(s->buf, SK_SPACE_HOST);
+    s->buf = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* Write the staged span back (when 'store') and free the staging. */
+static int stage_close(stage *s, const sk_view *v, int store, char *err,
+                       size_t errlen) {
+  int st = 0;
+  if (!s->buf) return 0;
+  if (store && s->bytes)
+    st = s->dev->copy(v->data, v->space, s->buf, SK_SPACE_HOST, s->bytes,
+                      err, errlen);
+  s->host->free(s->buf, SK_SPACE_HOST);
+  s->buf = NULL;
+  return st;
+}
+
+/* -- deep_copy and fill ------------------------------------------------ */
+static int check_memory(const sk_view *v, char *err, size_t errlen) {
+  if (!v->data && sk_view_size(v) > 0)
+    return fail(err, errlen, VE_RELEASED, v->label);
+  return 0;
+}
+
+int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
+                      size_t errlen) {
+  if (dst->dtype != src->dtype)
+    return fail(err, errlen, VE_DTYPES, dst->label,
+                sk_dtypes[dst->dtype].name, src->label,
+                sk_dtypes[src->dtype].name);
+  int same = dst->rank == src->rank;
+  for (int d = 0; same && d < dst->rank; d++)
+    same = dst->extent[d] == src->extent[d];
+  if (!same) {
+    char a[SK_MAXRANK * 24], b[SK_MAXRANK * 24];
+    sk_view_format_extents(dst, a, sizeof a);
+    sk_view_format_extents(src, b, sizeof b);
+    return fail(err, errlen, VE_EXTENTS, dst->label, dst->rank ? a : "[]",
+                src->label, src->rank ? b : "[]");
+  }
+  int64_t n = sk_view_size(dst);
+  if (n == 0) return 0;
+  if (check_memory(dst, err, errlen) < 0 || check_memory(src, err, errlen) < 0)
+    return -1;
+  if (dst->data == src->data && same_map(dst, src)) return 0;
+  size_t es = sk_dtypes[dst->dtype].size;
+
+  /* one block copy when both are dense with the same index map */
+  if (sk_view_contiguous(dst) && sk_view_contiguous(src) &&
+      same_map(dst, src)) {
+    int sp = dst->space != SK_SPACE_HOST ? dst->space : src->space;
+    const sk_backend *b = sk_backend_for_space(sp);
+    if (stage_fence(src->space, err, errlen) < 0 ||
+        stage_fence(dst->space, err, errlen) < 0)
+      return -1;
+    if (b && b->copy)
+      return b->copy(dst->data, dst->space, src->data, src->space,
+                     (size_t)n * es, err, errlen);
+    if (sk_space_host_accessible(dst->space) &&
+        sk_space_host_accessible(src->space)) {
+      memcpy(dst->data, src->data, (size_t)n * es);
+      return 0;
+    }
+    return fail(err, errlen, VE_NOBACKEND, (size_t)n * es, sk_space_name(sp));
+  }
+
+  /* element-wise through host images; a dense device destination need
+   * not be loaded first, every element of its span is written */
+  stage ss, ds;
+  if (stage_open(&ss, src, 1, err, errlen) < 0) return -1;
+  if (stage_open(&ds, dst, !sk_view_contiguous(dst), err, errlen) < 0) {
+    stage_close(&ss, src, 0, NULL, 0);
+    return -1;
+  }
+  walk w;
+  walk_init(&w, &ds.h, &ss.h);
+  walk_run(&w, ds.h.data, ss.h.data, NULL, es);
+  stage_close(&ss, src, 0, NULL, 0);
+  return stage_close(&ds, dst, 1, err, errlen);
+}
+
+int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
+  int64_t n = sk_view_size(v);
+  if (n == 0) return 0;
+  if (check_memory(v, err, errlen) < 0) return -1;
+  /* the value, converted once, in a one-element scratch view */
+  uint64_t cell = 0;
+  sk_view one = *v;
+  one.data = &cell;
+  if (sk_dtypes[v->dtype].is_float) sk_view_set_f(&one, 0, d);
+  else sk_view_set_i(&one, 0, i);
+  size_t es = sk_dtypes[v->dtype].size;
+  stage s;
+  if (stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;
+  walk w;
+  walk_init(&w, &s.h, NULL);
+  walk_run(&w, s.h.data, NULL, &cell, es);
+  return stage_close(&s, v, 1, err, errlen);
+}
+
+/* -- subviews and resize ----------------------------------------------- */
+/* Give 'v' the layout 'layout' (with its canonical strides) if its
+ * elements sit exactly where that layout would put them. */
+static int adopt_layout(sk_view *v, int layout) {
+  int64_t st[SK_MAXRANK];
+  if (layout != SK_RIGHT && layout != SK_LEFT) return 0;
+  sk_view_layout_strides(v->rank, layout, v->extent, st);
+  if (sk_view_size(v) > 0)
+    for (int d = 0; d < v->rank; d++)
+      if (v->extent[d] > 1 && st[d] != v->stride[d]) return 0;
+  v->layout = layout;
+  memcpy(v->stride, st, sizeof st);
+  return 1;
+}
+
+int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
+                    int n, char *err, size_t errlen) {
+  sk_view r = *src;
+  int64_t off = 0;
+  if (n != src->rank)
+    return fail(err, errlen, VE_NSLICE, src->rank, n, n == 1 ? "" : "s");
+  r.rank = 0;
+  for (int d = 0; d < n; d++) {
+    int64_t e = src->extent[d];
+    switch (s[d].kind) {
+    case SK_SLICE_INDEX:
+      if (s[d].b < 0 || s[d].b >= e)
+        return fail(err, errlen, VE_SLICEIDX, d, (long long)s[d].b,
+                    (long long)e);
+      off += s[d].b * src->stride[d];
+      break;
+    case SK_SLICE_RANGE:
+      if (s[d].b < 0 || s[d].b > s[d].e || s[d].e > e)
+        return fail(err, errlen, VE_SLICERANGE, d, (long long)s[d].b,
+                    (long long)s[d].e, (long long)e, (long long)e);
+      /* an empty range keeps the pointer in bounds of the allocation */
+      if (s[d].e > s[d].b) off += s[d].b * src->stride[d];
+      r.extent[r.rank] = s[d].e - s[d].b;
+      r.stride[r.rank++] = src->stride[d];
+      break;
+    case SK_SLICE_ALL:
+      r.extent[r.rank] = e;
+      r.stride[r.rank++] = src->stride[d];
+      break;
+    default:
+      return fail(err, errlen, VE_SLICEKIND, d, s[d].kind);
+    }
+  }
+  for (int d = r.rank; d < SK_MAXRANK; d++) {
+    r.extent[d] = 1;
+    r.stride[d] = 0;
+  }
+  if (sk_view_size(&r) > 0 && src->data)
+    r.data = (char *)src->data + off * (int64_t)sk_dtypes[src->dtype].size;
+  r.layout = SK_STRIDE;
+  if (src->layout == SK_STRIDE) {
+    if (!adopt_layout(&r, SK_RIGHT)) adopt_layout(&r, SK_LEFT);
+  } else {
+    adopt_layout(&r, src->layout);
+  }
+  *dst = r;
+  sk_view_retain(dst);
+  return 0;
+}
+
+int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
+                   size_t errlen) {
+  sk_view nv;
+  int layout = v->layout == SK_STRIDE ? SK_RIGHT : v->layout;
+  if (sk_view_create(&nv, v->label, v->dtype, v->rank, ext, layout, v->space,
+                     1, NULL, err, errlen) < 0)
+    return -1;
+  nv.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
+  if (keep) {
+    sk_slice sl[SK_MAXRANK];
+    sk_view a, b;
+    for (int d = 0; d < v->rank; d++) {
+      sl[d].kind = SK_SLICE_RANGE;
+      sl[d].b = 0;
+      sl[d].e = ext[d] < v->extent[d] ? ext[d] : v->extent[d];
+    }
+    int st = sk_view_subview(&a, &nv, sl, v->rank, err, errlen);
+    if (st == 0) {
+      st = sk_view_subview(&b, v, sl, v->rank, err, errlen);
+      if (st == 0) {
+        st = sk_view_deep_copy(&a, &b, err, errlen);
+        sk_view_release(&b);
+      }
+      sk_view_release(&a);
+    }
+    if (st < 0) {
+      sk_view_release(&nv);
+      return -1;
+    }
+  }
+  sk_view_release(v);
+  *v = nv;
+  return 0;
+}

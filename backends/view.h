@@ -1,0 +1,146 @@
+/* view.h: views (multidimensional arrays with a layout and a memory space)
+ * and their reference-counted allocations. No Lua here: vm/lview.c binds
+ * these to Lua userdata.
+ *
+ * Invariants: 'extent[d]' >= 0 for d < 'rank'; strides are in elements;
+ * for layout 'right' stride[rank-1] == 1, for 'left' stride[0] == 1; a
+ * strided view (subview) has layout SK_STRIDE. Unused dimensions have
+ * extent 1 and stride 0. 'alloc' is shared by every view of the same
+ * memory (shallow copies, subviews) and freed when the last one goes.
+ */
+#ifndef SK_VIEW_H
+#define SK_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../jit/dialect/abi.h"
+
+typedef enum sk_dtype {
+  SK_F64, SK_F32, SK_I64, SK_I32, SK_I16, SK_I8, SK_U64, SK_U32, SK_U8,
+  SK_BOOL, SK_NDTYPE
+} sk_dtype;
+
+typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE } sk_layout;
+
+typedef enum sk_space {
+  SK_SPACE_HOST, SK_SPACE_CUDA, SK_SPACE_CUDA_PINNED, SK_SPACE_CUDA_UVM,
+  SK_NSPACE
+} sk_space;
+
+/* memory traits */
+enum { SK_TRAIT_ATOMIC = 1, SK_TRAIT_RANDOM = 2, SK_TRAIT_RESTRICT = 4,
+       SK_TRAIT_UNMANAGED = 8 };
+
+typedef struct sk_dtype_info {
+  const char *name;   /* "float64" */
+  const char *alias;  /* "double" or NULL */
+  const char *ctype;  /* C spelling in the dialect: "double" */
+  const char *tag;    /* short tag for signatures: "f64" */
+  size_t size;
+  int is_float, is_signed, is_bool;
+} sk_dtype_info;
+
+extern const sk_dtype_info sk_dtypes[SK_NDTYPE];
+
+typedef struct sk_alloc {
+  long refs;          /* atomic */
+  void *ptr;
+  size_t bytes;
+  int space;
+  int owned;          /* 0: wrapped external memory, never freed */
+} sk_alloc;
+
+#define SK_LABEL_MAX 128
+
+typedef struct sk_view {
+  void *data;
+  sk_alloc *alloc;
+  int dtype, rank, layout, space;
+  unsigned traits;
+  int64_t extent[SK_MAXRANK];
+  int64_t stride[SK_MAXRANK];
+  char label[SK_LABEL_MAX];
+} sk_view;
+
+/* dtype / layout / space names; return -1 when unknown */
+int sk_dtype_parse(const char *s);
+int sk_layout_parse(const char *s);
+int sk_space_parse(const char *s);
+const char *sk_layout_name(int layout);
+const char *sk_space_name(int space);
+
+/* Fill strides for 'layout' (right or left) from extents. */
+void sk_view_layout_strides(int rank, int layout, const int64_t *ext,
+                            int64_t *stride);
+/* Number of elements (product of extents); -1 on overflow. */
+int64_t sk_view_size(const sk_view *v);
+/* 1 if elements form one dense block in memory. */
+int sk_view_contiguous(const sk_view *v);
+/* Element offset (in elements) of 'idx'; no checks. */
+int64_t sk_view_offset(const sk_view *v, const int64_t *idx);
+
+/* Create: allocate (64-byte aligned, zero-filled when 'init', first touched
+ * in parallel by the host back end), or wrap 'ext_data' (unmanaged).
+ * Returns 0 or a negative status with 'err' filled. */
+int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
+                   const int64_t *ext, int layout, int space, int init,
+                   void *ext_data, char *err, size_t errlen);
+void sk_view_retain(sk_view *v);
+void sk_view_release(sk_view *v);   /* drops the allocation reference */
+
+/* deep_copy between any spaces and layouts of equal extents and equal
+ * dtype (it never converts: a dtype mismatch is an error). Dense views
+ * whose index maps agree take one back-end 'copy'; anything else is copied
+ * element by element through host staging where a side is device memory.
+ * Overlapping distinct views of one allocation give unspecified results.
+ * fill: a scalar given as double and as int64 (the dtype picks: floats use
+ * 'd', integers 'i', bool 'i != 0'). */
+int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
+                      size_t errlen);
+int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen);
+
+/* element load/store as double / int64 (host-accessible views) */
+double sk_view_get_f(const sk_view *v, int64_t off);
+int64_t sk_view_get_i(const sk_view *v, int64_t off);
+void sk_view_set_f(sk_view *v, int64_t off, double x);
+void sk_view_set_i(sk_view *v, int64_t off, int64_t x);
+
+/* -- additions (view.c) ------------------------------------------------ */
+/* 1 if the CPU can load and store the space's memory directly
+ * (host, cuda_pinned, cuda_uvm); 0 for device memory (cuda). */
+int sk_space_host_accessible(int space);
+/* The layout a space gets when none is asked for: 'left' for cuda and
+ * cuda_uvm (coalesced), 'right' for host and cuda_pinned. */
+int sk_space_default_layout(int space);
+
+/* Elements from the first to one past the last element (the memory the
+ * view touches); 0 when the view is empty. For a dense view == size. */
+int64_t sk_view_span(const sk_view *v);
+/* "[3][4]" ("" for rank 0) into 'buf'; returns 'buf'. */
+char *sk_view_format_extents(const sk_view *v, char *buf, size_t n);
+
+/* One slice of sk_view_subview: an index (drops the dimension), a
+ * half-open range [b, e) or the whole dimension. */
+enum { SK_SLICE_ALL, SK_SLICE_INDEX, SK_SLICE_RANGE };
+typedef struct sk_slice {
+  int kind;
+  int64_t b, e;
+} sk_slice;
+
+/* 'dst' becomes a view of 'src' (sharing, and retaining, its allocation)
+ * through one slice per dimension of 'src' ('n' must equal its rank).
+ * Its layout stays that of 'src' (or becomes 'right'/'left' for a strided
+ * 'src') when the result is dense in that layout, else SK_STRIDE; the
+ * label and traits are kept. 'dst' may not be 'src'. */
+int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
+                    int n, char *err, size_t errlen);
+
+/* Replace the allocation of 'v' with a new, zero-filled one of extents
+ * 'ext' (same rank, dtype, space and label; layout 'right' if 'v' was
+ * strided), copying the overlapping elements when 'keep' (resize) and not
+ * (realloc). On error 'v' is unchanged. */
+int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
+                   size_t errlen);
+
+#endif

@@ -1,0 +1,409 @@
+/* codegen.c: kernel source generation for the host back ends.
+ *
+ * Input: a kernel spec (body, captures, pattern, policy kind, reducers).
+ * Output: one self-contained C translation unit: the dialect headers
+ * (embedded strings, no #include), the prelude, the accumulator type with
+ * its identity/join functions, and the chunk function 'sk__kernel'
+ * (see abi.h for its contract). The body is preceded by '#line 1 "body"'
+ * so compiler messages point at the body's own lines.
+ *
+ * Names that start with 'sk_' are the generator's; users cannot capture
+ * them (sk_codegen_reserved).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dialect_src.h"
+#include "jit.h"
+#include "strbuf.h"
+
+/* -- reserved words ---------------------------------------------------- */
+static const char *const reserved[] = {
+  /* C */
+  "auto", "break", "case", "char", "const", "continue", "default", "do",
+  "double", "else", "enum", "extern", "float", "for", "goto", "if",
+  "inline", "int", "long", "register", "restrict", "return", "short",
+  "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+  "unsigned", "void", "volatile", "while", "_Bool", "_Generic",
+  "_Alignof", "_Alignas", "_Static_assert", "_Noreturn", "_Thread_local",
+  /* dialect */
+  "i", "j", "k", "acc", "final", "team", "bool", "true", "false", "NULL",
+  "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+  "uint32_t", "uint64_t", "size_t", "INFINITY", "NAN", "SPECK_FN",
+  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
+  "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
+  "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
+  "team_scratch", "thread_scratch", "atomic_add", "atomic_sub",
+  "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
+  "atomic_exchange", "atomic_cas", "atomic_fetch_add", "atomic_fetch_sub",
+  "atomic_fetch_min", "atomic_fetch_max", "atomic_fetch_and",
+  "atomic_fetch_or", "atomic_fetch_xor", "sqrt", "exp", "log", "pow",
+  "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan", "atan2",
+  "tanh", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "exp2",
+  "cbrt", "round", "trunc", "erf", "fmod", "hypot", NULL};
+
+int sk_codegen_reserved(const char *name) {
+  for (int t = 0; reserved[t]; t++)
+    if (strcmp(name, reserved[t]) == 0) return 1;
+  if (strncmp(name, "sk_", 3) == 0) return 1;
+  /* i0..i5, acc0..acc99 */
+  if (name[0] == 'i' && name[1] >= '0' && name[1] <= '9' && !name[2]) return 1;
+  if (strncmp(name, "acc", 3) == 0 && name[3] >= '0' && name[3] <= '9') {
+    const char *p = name + 3;
+    while (*p >= '0' && *p <= '9') p++;
+    if (!*p) return 1;
+  }
+  return 0;
+}
+
+/* -- reducers ---------------------------------------------------------- */
+static const char *const int_max[SK_NDTYPE] = {
+  [SK_I64] = "9223372036854775807L", [SK_I32] = "2147483647",
+  [SK_I16] = "32767", [SK_I8] = "127",
+  [SK_U64] = "18446744073709551615UL", [SK_U32] = "4294967295U",
+  [SK_U8] = "255", [SK_BOOL] = "1"};
+static const char *const int_min[SK_NDTYPE] = {
+  [SK_I64] = "(-9223372036854775807L - 1)", [SK_I32] = "(-2147483647 - 1)",
+  [SK_I16] = "(-32768)", [SK_I8] = "(-128)", [SK_U64] = "0",
+  [SK_U32] = "0", [SK_U8] = "0", [SK_BOOL] = "0"};
+
+/* identity of min / max for 'dtype' */
+static const char *id_min(int dt) {
+  return sk_dtypes[dt].is_float ? "INFINITY" : int_max[dt];
+}
+static const char *id_max(int dt) {
+  return sk_dtypes[dt].is_float ? "(-INFINITY)" : int_min[dt];
+}
+
+/* The C type of reducer 'r' as the body sees 'acc'. */
+static void red_type(sk_buf *b, const sk_reducer *r) {
+  const char *t = sk_dtypes[r->dtype].ctype;
+  switch (r->op) {
+  case SK_RED_MINLOC:
+  case SK_RED_MAXLOC:
+    sk_buf_printf(b, "struct { %s val; int64_t loc; }", t);
+    break;
+  case SK_RED_MINMAX:
+    sk_buf_printf(b, "struct { %s min_val; %s max_val; }", t, t);
+    break;
+  default:
+    sk_buf_puts(b, t);
+  }
+}
+
+/* statements setting 'D' (an lvalue of reducer r's type) to the identity */
+static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
+  int dt = r->dtype;
+  switch (r->op) {
+  case SK_RED_SUM: sk_buf_printf(b, "%s = 0;", d); break;
+  case SK_RED_PROD: sk_buf_printf(b, "%s = 1;", d); break;
+  case SK_RED_MIN: sk_buf_printf(b, "%s = %s;", d, id_min(dt)); break;
+  case SK_RED_MAX: sk_buf_printf(b, "%s = %s;", d, id_max(dt)); break;
+  case SK_RED_LAND: sk_buf_printf(b, "%s = 1;", d); break;
+  case SK_RED_LOR: sk_buf_printf(b, "%s = 0;", d); break;
+  case SK_RED_BAND:
+    sk_buf_printf(b, "%s = %s;", d, dt == SK_BOOL ? "1" : "~0");
+    break;
+  case SK_RED_BOR: sk_buf_printf(b, "%s = 0;", d); break;
+  case SK_RED_MINLOC:
+    sk_buf_printf(b, "%s.val = %s; %s.loc = 9223372036854775807L;", d,
+                  id_min(dt), d);
+    break;
+  case SK_RED_MAXLOC:
+    sk_buf_printf(b, "%s.val = %s; %s.loc = 9223372036854775807L;", d,
+                  id_max(dt), d);
+    break;
+  case SK_RED_MINMAX:
+    sk_buf_printf(b, "%s.min_val = %s; %s.max_val = %s;", d, id_min(dt), d,
+                  id_max(dt));
+    break;
+  case SK_RED_CUSTOM:
+    sk_buf_printf(b, "{ ");
+    red_type(b, r);
+    sk_buf_printf(b, " acc = 0;\n#line 1 \"init\"\n%s\n; %s = acc; }", r->init,
+                  d);
+    break;
+  }
+}
+
+/* statements joining 'S' into 'D' (lvalues of reducer r's type) */
+static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
+                     const char *s) {
+  switch (r->op) {
+  case SK_RED_SUM: sk_buf_printf(b, "%s += %s;", d, s); break;
+  case SK_RED_PROD: sk_buf_printf(b, "%s *= %s;", d, s); break;
+  case SK_RED_MIN: sk_buf_printf(b, "if (%s < %s) %s = %s;", s, d, d, s); break;
+  case SK_RED_MAX: sk_buf_printf(b, "if (%s > %s) %s = %s;", s, d, d, s); break;
+  case SK_RED_LAND: sk_buf_printf(b, "%s = %s && %s;", d, d, s); break;
+  case SK_RED_LOR: sk_buf_printf(b, "%s = %s || %s;", d, d, s); break;
+  case SK_RED_BAND: sk_buf_printf(b, "%s &= %s;", d, s); break;
+  case SK_RED_BOR: sk_buf_printf(b, "%s |= %s;", d, s); break;
+  case SK_RED_MINLOC:
+  case SK_RED_MAXLOC: {
+    const char *op = r->op == SK_RED_MINLOC ? "<" : ">";
+    sk_buf_printf(b,
+                  "if (%s.val %s %s.val || (%s.val == %s.val && %s.loc < "
+                  "%s.loc)) %s = %s;",
+                  s, op, d, s, d, s, d, d, s);
+    break;
+  }
+  case SK_RED_MINMAX:
+    sk_buf_printf(b,
+                  "if (%s.min_val < %s.min_val) %s.min_val = %s.min_val; "
+                  "if (%s.max_val > %s.max_val) %s.max_val = %s.max_val;",
+                  s, d, d, s, s, d, d, s);
+    break;
+  case SK_RED_CUSTOM:
+    sk_buf_printf(b, "{ ");
+    red_type(b, r);
+    sk_buf_printf(b, " dst = %s; ", d);
+    red_type(b, r);
+    sk_buf_printf(b, " src = %s;\n#line 1 \"join\"\n%s\n; %s = dst; }", s,
+                  r->join, d);
+    break;
+  }
+}
+
+/* The accumulator struct, sk__init, sk__join and sk__layout. */
+static void gen_acc(sk_buf *b, const sk_kspec *s) {
+  sk_buf_puts(b, "\n/* -- accumulator -- */\n");
+  for (int r = 0; r < s->nred; r++) {
+    sk_buf_puts(b, "typedef ");
+    red_type(b, &s->reds[r]);
+    sk_buf_printf(b, " sk__r%d_t;\n", r);
+  }
+  sk_buf_puts(b, "typedef struct sk__acc_t {");
+  for (int r = 0; r < s->nred; r++) sk_buf_printf(b, " sk__r%d_t v%d;", r, r);
+  sk_buf_puts(b, " } sk__acc_t;\n");
+  sk_buf_puts(b, "void sk__init(void *sk__p) {\n  sk__acc_t *sk__a = sk__p;\n");
+  char d[32], sv[32];
+  for (int r = 0; r < s->nred; r++) {
+    snprintf(d, sizeof d, "sk__a->v%d", r);
+    sk_buf_puts(b, "  ");
+    red_init(b, &s->reds[r], d);
+    sk_buf_puts(b, "\n");
+  }
+  sk_buf_puts(b, "}\nvoid sk__join(void *sk__dp, const void *sk__sp) {\n"
+                 "  sk__acc_t *sk__d = sk__dp;\n"
+                 "  const sk__acc_t *sk__s = sk__sp;\n");
+  for (int r = 0; r < s->nred; r++) {
+    snprintf(d, sizeof d, "sk__d->v%d", r);
+    snprintf(sv, sizeof sv, "sk__s->v%d", r);
+    sk_buf_puts(b, "  ");
+    red_join(b, &s->reds[r], d, sv);
+    sk_buf_puts(b, "\n");
+  }
+  sk_buf_puts(b, "}\nlong sk__layout(long *sk__off) {\n");
+  for (int r = 0; r < s->nred; r++)
+    sk_buf_printf(b, "  sk__off[%d] = (long)(char *)&((sk__acc_t *)0)->v%d;\n",
+                  r, r);
+  sk_buf_puts(b, "  return (long)sizeof(sk__acc_t);\n}\n");
+}
+
+/* -- captures ---------------------------------------------------------- */
+static const char *slot_member(int dt) {
+  switch (dt) {
+  case SK_F64: return "f64";
+  case SK_F32: return "f32";
+  case SK_I64: return "i64";
+  case SK_I32: return "i32";
+  case SK_I16: return "i16";
+  case SK_I8: return "i8";
+  case SK_U64: return "u64";
+  case SK_U32: return "u32";
+  default: return "u8";   /* uint8, bool */
+  }
+}
+
+/* The view struct types used (one per dtype), then nothing else: the
+ * unpacking happens inside the chunk function (gen_unpack). */
+static void gen_view_types(sk_buf *b, const sk_kspec *s) {
+  int seen[SK_NDTYPE] = {0};
+  for (int c = 0; c < s->ncap; c++) {
+    const sk_capture *k = &s->caps[c];
+    if (k->kind != SK_CAP_VIEW || seen[k->dtype]) continue;
+    seen[k->dtype] = 1;
+    sk_buf_printf(b,
+                  "typedef struct { %s *data; sk_i64 extent[%d]; "
+                  "sk_i64 stride[%d]; sk_i64 rank; } sk__view_%s;\n",
+                  sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
+                  sk_dtypes[k->dtype].tag);
+  }
+}
+
+/* Locals for each capture and the element-access macro of each view. */
+static void gen_unpack(sk_buf *b, const sk_kspec *s) {
+  for (int c = 0; c < s->ncap; c++) {
+    const sk_capture *k = &s->caps[c];
+    const sk_dtype_info *t = &sk_dtypes[k->dtype];
+    const char *n = k->name;
+    if (k->kind == SK_CAP_SCALAR) {
+      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s;\n", t->ctype, n,
+                    t->ctype, c, slot_member(k->dtype));
+      continue;
+    }
+    int r = k->rank;
+    int restrict_ok = !k->alias;
+    sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
+                  t->tag, n, t->tag, c);
+    sk_buf_printf(b, "  %s *%s sk__%s_d = %s.data;\n", t->ctype,
+                  restrict_ok ? "SK_RESTRICT" : "", n, n);
+    /* strides: the unit stride of right/left is the constant 1 */
+    for (int d = 0; d < r; d++) {
+      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
+                 (k->layout == SK_LEFT && d == 0);
+      if (!unit)
+        sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", n, d,
+                      n, d);
+    }
+    sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
+    /* the access macro */
+    sk_buf_printf(b, "#define %s(", n);
+    for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
+    sk_buf_printf(b, ") (sk__%s_d[0", n);
+    for (int d = 0; d < r; d++) {
+      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
+                 (k->layout == SK_LEFT && d == 0);
+      if (unit)
+        sk_buf_printf(b, " + (sk_i64)(sk__a%d)", d);
+      else
+        sk_buf_printf(b, " + (sk_i64)(sk__a%d) * sk__%s_s%d", d, n, d);
+    }
+    sk_buf_puts(b, "])\n");
+  }
+}
+
+/* -- chunk function ---------------------------------------------------- */
+static const char *const md_default[3] = {"i", "j", "k"};
+
+static void gen_acc_locals(sk_buf *b, const sk_kspec *s) {
+  if (s->pattern == SK_FOR) return;
+  sk_buf_puts(b, "  sk__acc_t *sk__accp = (sk__acc_t *)sk__accv;\n");
+  if (s->nred == 1) {
+    sk_buf_puts(b, "  sk__r0_t acc = sk__accp->v0;\n");
+  } else {
+    for (int r = 0; r < s->nred; r++)
+      sk_buf_printf(b, "  sk__r%d_t acc%d = sk__accp->v%d;\n", r, r, r);
+  }
+  if (s->pattern == SK_SCAN)
+    sk_buf_puts(b, "  const bool final = (bool)sk__ctx->final;\n");
+}
+
+static void gen_acc_store(sk_buf *b, const sk_kspec *s) {
+  if (s->pattern == SK_FOR) return;
+  if (s->nred == 1) {
+    sk_buf_puts(b, "  sk__accp->v0 = acc;\n");
+  } else {
+    for (int r = 0; r < s->nred; r++)
+      sk_buf_printf(b, "  sk__accp->v%d = acc%d;\n", r, r);
+  }
+}
+
+/* the body with 'return' meaning "done with this work item" */
+static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
+  sk_buf_printf(b, "%s{\n#define return goto sk__next;\n#line 1 \"body\"\n", indent);
+  sk_buf_add(b, s->body, s->body_len);
+  sk_buf_printf(b, "\n#undef return\n%s}\n%ssk__next:;\n", indent, indent);
+}
+
+static void gen_index_alias(sk_buf *b, const sk_kspec *s, int d,
+                            const char *var, const char *indent) {
+  const char *name = s->index[d];
+  if (!name && s->policy_kind == SK_POL_RANGE && d == 0) name = "i";
+  if (!name && s->policy_kind == SK_POL_MDRANGE && s->md_rank <= 3)
+    name = md_default[d];
+  if (name && strcmp(name, var) != 0)
+    sk_buf_printf(b, "%sconst sk_i64 %s = %s; (void)%s;\n", indent, name, var,
+                  name);
+}
+
+static void gen_range(sk_buf *b, const sk_kspec *s) {
+  sk_buf_puts(b, "  for (sk_i64 i0 = sk__b; i0 < sk__e; ++i0) {\n");
+  gen_index_alias(b, s, 0, "i0", "    ");
+  gen_body(b, s, "    ");
+  sk_buf_puts(b, "  }\n");
+}
+
+/* MDRange: work items are tiles, dimension md_rank-1 fastest. */
+static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
+  int R = s->md_rank;
+  sk_buf_puts(b, "  for (sk_i64 sk__t = sk__b; sk__t < sk__e; ++sk__t) {\n"
+                 "    sk_i64 sk__r = sk__t;\n");
+  for (int d = R - 1; d >= 0; d--) {
+    sk_buf_printf(b,
+                  "    const sk_i64 sk__lo%d = sk__ctx->md_lo[%d] + (sk__r %% "
+                  "sk__ctx->md_ntile[%d]) * sk__ctx->md_tile[%d];\n"
+                  "    sk__r /= sk__ctx->md_ntile[%d];\n"
+                  "    const sk_i64 sk__hi%d = sk__lo%d + sk__ctx->md_tile[%d] < "
+                  "sk__ctx->md_hi[%d] ? sk__lo%d + sk__ctx->md_tile[%d] : "
+                  "sk__ctx->md_hi[%d];\n",
+                  d, d, d, d, d, d, d, d, d, d, d, d);
+  }
+  char ind[64];
+  for (int d = 0; d < R; d++) {
+    memset(ind, ' ', sizeof ind);
+    ind[4 + 2 * d] = '\0';
+    sk_buf_printf(b, "%sfor (sk_i64 i%d = sk__lo%d; i%d < sk__hi%d; ++i%d) {\n",
+                  ind, d, d, d, d, d);
+  }
+  memset(ind, ' ', sizeof ind);
+  ind[4 + 2 * R] = '\0';
+  for (int d = 0; d < R; d++) {
+    char var[8];
+    snprintf(var, sizeof var, "i%d", d);
+    gen_index_alias(b, s, d, var, ind);
+  }
+  gen_body(b, s, ind);
+  for (int d = R - 1; d >= 0; d--) {
+    memset(ind, ' ', sizeof ind);
+    ind[4 + 2 * d] = '\0';
+    sk_buf_printf(b, "%s}\n", ind);
+  }
+  sk_buf_puts(b, "  }\n");
+}
+
+/* Dialect text without its #include lines (everything is inlined). */
+static void add_header(sk_buf *b, const char *text) {
+  const char *p = text;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+    if (strncmp(p, "#include", 8) != 0) sk_buf_add(b, p, n);
+    p += n;
+  }
+}
+
+char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
+  sk_buf b;
+  sk_buf_init(&b);
+  sk_buf_printf(&b, "/* speck kernel '%s' (%s) */\n", s->label,
+                s->pattern == SK_FOR      ? "parallel_for"
+                : s->pattern == SK_REDUCE ? "parallel_reduce"
+                                          : "parallel_scan");
+  add_header(&b, sk_dialect_abi_h);
+  add_header(&b, sk_dialect_host_h);
+  if (s->prelude && *s->prelude)
+    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
+  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
+  gen_view_types(&b, s);
+  if (s->pattern != SK_FOR) gen_acc(&b, s);
+  sk_buf_puts(&b, "\nvoid sk__kernel(const sk_slot *sk__args, sk_i64 sk__b, "
+                  "sk_i64 sk__e, void *sk__accv, const sk_ctx *sk__ctx) {\n"
+                  "  (void)sk__ctx; (void)sk__accv;\n");
+  gen_unpack(&b, s);
+  gen_acc_locals(&b, s);
+  switch (s->policy_kind) {
+  case SK_POL_RANGE: gen_range(&b, s); break;
+  case SK_POL_MDRANGE: gen_mdrange(&b, s); break;
+  default:
+    snprintf(err, errlen, "TeamPolicy kernels are not supported by this back end");
+    sk_buf_free(&b);
+    return NULL;
+  }
+  gen_acc_store(&b, s);
+  sk_buf_puts(&b, "}\n");
+  char *src = sk_buf_take(&b);
+  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
+  return src;
+}

@@ -1,0 +1,80 @@
+/* abi.h: the binary contract between generated kernels and the back ends.
+ *
+ * Header only and free of system headers: it is included by the generated
+ * source (through host.h / cuda.h) and by the runtime, so both sides agree
+ * on the argument block, the launch context and the chunk-function type.
+ * Integer types come from whoever includes it ('sk_i64' etc. below).
+ */
+#ifndef SK_DIALECT_ABI_H
+#define SK_DIALECT_ABI_H
+
+typedef long sk_i64;            /* LP64: the host and CUDA on Linux */
+typedef unsigned long sk_u64;
+
+#define SK_MAXRANK 8
+#define SK_MAXMD 6
+
+/* One captured view as the kernel sees it: 'data', 'extent', 'stride'
+ * (in elements) and 'rank'. The generated code casts 'data' to the
+ * view's element type. */
+typedef struct sk_varg {
+  void *data;
+  sk_i64 extent[SK_MAXRANK];
+  sk_i64 stride[SK_MAXRANK];
+  sk_i64 rank;
+} sk_varg;
+
+/* One capture slot of the argument block: a view or a scalar. Scalars are
+ * stored in the member of their dtype; the generated code reads that one. */
+typedef union sk_slot {
+  sk_varg v;
+  double f64;
+  float f32;
+  sk_i64 i64;
+  sk_u64 u64;
+  int i32;
+  unsigned u32;
+  short i16;
+  signed char i8;
+  unsigned char u8;
+} sk_slot;
+
+/* The team part of the context (TeamPolicy launches). 'bar' points at the
+ * team's barrier; 'scratch' at level 0 and 1 for the team and this thread. */
+typedef struct sk_team_ctx {
+  sk_i64 league_size;
+  int team_size;
+  int vector_length;
+  int team_rank;
+  int pad_;
+  void *bar;          /* struct sk_team_bar *, owned by the back end */
+  char *team_scratch[2];
+  char *thread_scratch[2];
+  sk_i64 team_scratch_bytes[2];
+  sk_i64 thread_scratch_bytes[2];
+  void *shared;       /* team-shared broadcast / reduction buffer */
+} sk_team_ctx;
+
+/* Per-launch context handed to every chunk call. MDRange: lower bounds,
+ * tile sizes and tile counts per dimension, dimension 0 outermost.
+ * Scan: 'final' is 0 in the up-sweep, 1 in the final pass. */
+typedef struct sk_ctx {
+  sk_i64 md_lo[SK_MAXMD];
+  sk_i64 md_hi[SK_MAXMD];
+  sk_i64 md_tile[SK_MAXMD];
+  sk_i64 md_ntile[SK_MAXMD];
+  int md_rank;
+  int final;
+  sk_team_ctx *team;
+} sk_ctx;
+
+/* A compiled kernel body: process work items [b, e) (range indices,
+ * MDRange tiles or league ranks), accumulating into 'acc' (reduce, scan;
+ * NULL for parallel_for). */
+typedef void (*sk_chunk_fn)(const sk_slot *args, sk_i64 b, sk_i64 e,
+                            void *acc, const sk_ctx *ctx);
+/* Reducer identity and join, generated per reducer set. */
+typedef void (*sk_init_fn)(void *acc);
+typedef void (*sk_join_fn)(void *dst, const void *src);
+
+#endif

@@ -1,0 +1,133 @@
+/* jit.h: kernel specification, code generation, compiler tiers and the
+ * kernel cache. No Lua here.
+ *
+ * The JIT is staged (as GraphBLAS' jitifyer): a kernel spec is encoded as
+ * a key (signature + pattern + body + target), hashed and looked up; a miss
+ * generates source (codegen.c), compiles it (tcc.c, and later cc.c /
+ * nvrtc) and inserts the result (cache.c).
+ */
+#ifndef SK_JIT_H
+#define SK_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backends/backend.h"
+
+enum { SK_CAP_VIEW, SK_CAP_SCALAR };
+
+/* One capture as the signature sees it (never extents or values). */
+typedef struct sk_capture {
+  const char *name;
+  int kind;            /* SK_CAP_VIEW / SK_CAP_SCALAR */
+  int dtype;
+  int rank, layout, space;
+  unsigned traits;
+  int alias;           /* 1 if it shares an allocation with another view */
+} sk_capture;
+
+typedef enum sk_redop {
+  SK_RED_SUM, SK_RED_PROD, SK_RED_MIN, SK_RED_MAX, SK_RED_MINLOC,
+  SK_RED_MAXLOC, SK_RED_MINMAX, SK_RED_LAND, SK_RED_LOR, SK_RED_BAND,
+  SK_RED_BOR, SK_RED_CUSTOM, SK_NREDOP
+} sk_redop;
+
+typedef struct sk_reducer {
+  int op;              /* sk_redop */
+  int dtype;
+  const char *init;    /* custom: C statements over 'acc' */
+  const char *join;    /* custom: C statements over 'dst' and 'src' */
+} sk_reducer;
+
+#define SK_MAXRED 16
+#define SK_MAXCAP 64
+
+enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_NVRTC, SK_NTIER };
+
+/* Everything that determines the generated source. */
+typedef struct sk_kspec {
+  const char *label;
+  const char *body;
+  size_t body_len;
+  const char *prelude;         /* may be NULL */
+  int pattern;                 /* sk_pattern */
+  int policy_kind;             /* sk_policy_kind */
+  int md_rank;
+  int ncap;
+  const sk_capture *caps;      /* sorted by name */
+  int nred;
+  const sk_reducer *reds;      /* reduce: 1..SK_MAXRED; scan: 1 (sum) */
+  const char *index[SK_MAXMD]; /* index names, NULL = default */
+  const char *target;          /* back-end name: "serial", "openmp", ... */
+  int tier;                    /* requested tier (SK_TIER_*) */
+} sk_kspec;
+
+/* A compiled kernel, owned by the cache. */
+typedef struct sk_kernel {
+  uint64_t hash;
+  char *key;
+  size_t keylen;
+  char *label;
+  char *source;
+  void *fn;                    /* host: sk_chunk_fn */
+  sk_init_fn init;
+  sk_join_fn join;
+  size_t acc_size;
+  int64_t acc_off[SK_MAXRED];  /* byte offset of each reducer's value */
+  int nred;
+  sk_reducer reds[SK_MAXRED];
+  int tier;                    /* tier whose code 'fn' is */
+  void *tcc_state;
+  /* statistics */
+  int64_t launches, hits, compiles[SK_NTIER], tierups;
+  double compile_seconds;
+  struct sk_kernel *next;      /* hash chain */
+  struct sk_kernel *older;     /* insertion order, newest first */
+} sk_kernel;
+
+/* -- front: look up or build ------------------------------------------ */
+/* Find or compile the kernel for 'spec'. On a compile error returns < 0
+ * with the compiler's message (lines of the body) in 'err'. */
+int sk_jit_get(const sk_kspec *spec, sk_kernel **out, char *err,
+               size_t errlen);
+/* Check a spec before compiling: capture names, index counts of views in
+ * the body. Returns < 0 with a message. */
+int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);
+
+/* free a kernel and its compiled code (cache.c owns kernels) */
+void sk_kernel_free(sk_kernel *k);
+
+/* -- codegen.c --------------------------------------------------------- */
+/* Generated source for 'spec' (malloc'd) or NULL with 'err' filled. */
+char *sk_codegen_host(const sk_kspec *spec, char *err, size_t errlen);
+/* 1 if 'name' is a C keyword or a dialect word */
+int sk_codegen_reserved(const char *name);
+
+/* Install compiled entry points into 'k' (any tier): 'layout' is the
+ * generated sk__layout (accumulator size and offsets) or NULL. */
+void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
+                    void *layout, int tier);
+
+/* -- tcc.c ------------------------------------------------------------- */
+int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
+                   size_t errlen);
+void sk_tcc_free(void *state);
+/* where libtcc1.a lives; set by the VM from the binary's location */
+void sk_tcc_set_libdir(const char *dir);
+const char *sk_tcc_libdir(void);
+
+/* -- cache.c ----------------------------------------------------------- */
+uint64_t sk_hash(const void *p, size_t n, uint64_t seed);
+sk_kernel *sk_cache_find(uint64_t hash, const char *key, size_t keylen);
+void sk_cache_insert(sk_kernel *k);
+sk_kernel *sk_cache_last(const char *label);       /* latest by label */
+/* iterate kernels in insertion order; returns NULL at the end */
+sk_kernel *sk_cache_next(sk_kernel *prev);
+void sk_cache_clear(void);
+typedef struct sk_jit_totals {
+  int64_t kernels, compiles, hits, tierups;
+  double compile_seconds;
+} sk_jit_totals;
+void sk_cache_totals(sk_jit_totals *t);
+
+#endif

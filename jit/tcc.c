@@ -1,0 +1,105 @@
+/* tcc.c: the libtcc tier: compile generated source in-process, in well
+ * under a millisecond, into memory owned by the kernel.
+ *
+ * libtcc 0.9.27 keeps global state, so compiles are serialised. The
+ * generated code includes no headers; math and atomics resolve to the
+ * runtime's functions registered here (backends/host/symbols.c), and
+ * libtcc's own helpers come from libtcc1.a found next to the binary.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libtcc.h"
+
+#include "../backends/host/symbols.h"
+#include "jit.h"
+#include "strbuf.h"
+
+static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
+static char libdir[4096];
+
+void sk_tcc_set_libdir(const char *dir) {
+  snprintf(libdir, sizeof libdir, "%s", dir ? dir : "");
+}
+
+const char *sk_tcc_libdir(void) { return libdir; }
+
+/* "body:3: error: x" -> "body line 3: error: x", collected in order */
+static void on_error(void *opaque, const char *msg) {
+  sk_buf *b = opaque;
+  if (b->n) sk_buf_puts(b, "\n");
+  const char *p = msg;
+  if (strncmp(p, "<string>:", 9) == 0) p += 9;
+  const char *colon = strchr(p, ':');
+  if (colon && colon[1] >= '0' && colon[1] <= '9' &&
+      (strncmp(p, "body:", 5) == 0 || strncmp(p, "prelude:", 8) == 0 ||
+       strncmp(p, "init:", 5) == 0 || strncmp(p, "join:", 5) == 0)) {
+    sk_buf_add(b, p, (size_t)(colon - p));
+    sk_buf_puts(b, " line ");
+    sk_buf_puts(b, colon + 1);
+  } else {
+    sk_buf_puts(b, p);
+  }
+}
+
+static void copy_err(sk_buf *m, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s", m->s && m->n ? m->s : "libtcc failed");
+}
+
+int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
+                   size_t errlen) {
+  sk_buf msg;
+  sk_buf_init(&msg);
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = tcc_new();
+  if (!s) {
+    pthread_mutex_unlock(&tcc_lock);
+    snprintf(err, errlen, "libtcc: cannot create a compiler state");
+    return -1;
+  }
+  tcc_set_error_func(s, &msg, on_error);
+  if (libdir[0]) tcc_set_lib_path(s, libdir);
+  tcc_set_options(s, "-nostdlib -nostdinc");
+  tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+  int rc = tcc_compile_string(s, source);
+  if (rc == 0) {
+    for (const sk_host_symbol *y = sk_host_symbols(); y->name; y++)
+      tcc_add_symbol(s, y->name, y->addr);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/libtcc1.a", libdir);
+    if (libdir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
+    rc = tcc_relocate(s, TCC_RELOCATE_AUTO);
+  }
+  if (rc < 0) {
+    copy_err(&msg, err, errlen);
+    tcc_delete(s);
+    pthread_mutex_unlock(&tcc_lock);
+    sk_buf_free(&msg);
+    return -1;
+  }
+  void *fn = tcc_get_symbol(s, "sk__kernel");
+  void *init = tcc_get_symbol(s, "sk__init");
+  void *join = tcc_get_symbol(s, "sk__join");
+  void *layout = tcc_get_symbol(s, "sk__layout");
+  pthread_mutex_unlock(&tcc_lock);
+  sk_buf_free(&msg);
+  if (!fn) {
+    tcc_delete(s);
+    snprintf(err, errlen, "libtcc: generated code lacks sk__kernel");
+    return -1;
+  }
+  if (k->tcc_state) sk_tcc_free(k->tcc_state);
+  k->tcc_state = s;
+  sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
+  return 0;
+}
+
+void sk_tcc_free(void *state) {
+  if (!state) return;
+  pthread_mutex_lock(&tcc_lock);
+  tcc_delete(state);
+  pthread_mutex_unlock(&tcc_lock);
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# install-deps.sh: install the Debian packages speck needs, only when missing.
+# Runs apt-get update at most once; when not root, names what is missing.
+set -e
+
+PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
+gcc make python3-numpy python3-scipy python3-numba python3-networkx"
+
+missing=""
+for p in $PKGS; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO=sudo
+  else
+    echo "speck: missing Debian packages:$missing" >&2
+    echo "speck: run as root: apt-get install$missing" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+
+echo "speck: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,110 @@
+-- speck.lua: the front end. Re-exports the C core ('speck.core') and adds
+-- the Lua-level pieces: execution policies and the Timer.
+local core = require "speck.core"
+
+local speck = {}
+for k, v in pairs(core) do speck[k] = v end
+
+-- -- policies --------------------------------------------------------------
+local function check_opts(fname, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("%s: options must be a table, got %s"):format(fname, type(opts)), 3)
+  end
+  return opts or {}
+end
+
+local function check_int(fname, what, v)
+  if math.type(v) ~= "integer" then
+    error(("%s: %s must be an integer, got %s"):format(fname, what, tostring(v)), 3)
+  end
+end
+
+local Policy = {}
+Policy.__index = Policy
+function Policy:__tostring()
+  if self.kind == "range" then
+    return ("RangePolicy(%d, %d)"):format(self.begin, self["end"])
+  elseif self.kind == "mdrange" then
+    return ("MDRangePolicy({%s}, {%s})"):format(table.concat(self.lower, ", "),
+                                                table.concat(self.upper, ", "))
+  end
+  return ("TeamPolicy(%d, %s, %s)"):format(self.league_size,
+    self.team_size == 0 and "auto" or tostring(self.team_size),
+    self.vector_length == 0 and "auto" or tostring(self.vector_length))
+end
+
+function speck.RangePolicy(b, e, opts)
+  opts = check_opts("speck.RangePolicy", opts)
+  check_int("speck.RangePolicy", "begin", b)
+  check_int("speck.RangePolicy", "end", e)
+  if e < b then
+    error(("speck.RangePolicy: end %d is before begin %d"):format(e, b), 2)
+  end
+  return setmetatable({kind = "range", begin = b, ["end"] = e,
+                       chunk = opts.chunk, schedule = opts.schedule,
+                       space = opts.space}, Policy)
+end
+
+function speck.MDRangePolicy(lower, upper, opts)
+  opts = check_opts("speck.MDRangePolicy", opts)
+  if type(lower) ~= "table" or type(upper) ~= "table" then
+    error("speck.MDRangePolicy: lower and upper bounds must be tables", 2)
+  end
+  if #lower ~= #upper or #lower < 2 or #lower > 6 then
+    error(("speck.MDRangePolicy: bounds of rank %d and %d (need equal ranks 2..6)")
+          :format(#lower, #upper), 2)
+  end
+  for d = 1, #lower do
+    check_int("speck.MDRangePolicy", "bound " .. d, lower[d])
+    check_int("speck.MDRangePolicy", "bound " .. d, upper[d])
+  end
+  return setmetatable({kind = "mdrange", lower = lower, upper = upper,
+                       tile = opts.tile, space = opts.space}, Policy)
+end
+
+local function auto_or_int(fname, what, v)
+  if v == nil or v == "auto" then return 0 end
+  check_int(fname, what, v)
+  return v
+end
+
+function speck.TeamPolicy(league_size, team_size, vector_length, opts)
+  if type(vector_length) == "table" and opts == nil then
+    opts, vector_length = vector_length, nil
+  end
+  opts = check_opts("speck.TeamPolicy", opts)
+  check_int("speck.TeamPolicy", "league size", league_size)
+  if league_size < 0 then
+    error(("speck.TeamPolicy: league size %d is negative"):format(league_size), 2)
+  end
+  local ts = auto_or_int("speck.TeamPolicy", "team size", team_size)
+  local vl = auto_or_int("speck.TeamPolicy", "vector length", vector_length)
+  if ts < 0 then
+    error(("speck.TeamPolicy: team size %d is negative"):format(ts), 2)
+  end
+  if vl ~= 0 and (vl < 1 or vl & (vl - 1) ~= 0) then
+    error(("speck.TeamPolicy: vector length %d is not a power of two"):format(vl), 2)
+  end
+  local sc = opts.scratch or {}
+  local function pair(t, what)
+    if t == nil then return {0, 0} end
+    if type(t) ~= "table" then
+      error(("speck.TeamPolicy: scratch.%s must be {level0_bytes, level1_bytes}"):format(what), 3)
+    end
+    return {t[1] or 0, t[2] or 0}
+  end
+  return setmetatable({kind = "team", league_size = league_size, team_size = ts,
+                       vector_length = vl, schedule = opts.schedule,
+                       chunk = opts.chunk, space = opts.space,
+                       scratch_team = pair(sc.per_team, "per_team"),
+                       scratch_thread = pair(sc.per_thread, "per_thread")}, Policy)
+end
+
+-- -- Timer ------------------------------------------------------------------
+local Timer = {}
+Timer.__index = Timer
+function Timer:seconds() return core.now() - self.t0 end
+function Timer:reset() self.t0 = core.now() end
+function speck.Timer() return setmetatable({t0 = core.now()}, Timer) end
+
+return speck

@@ -1,0 +1,204 @@
+/* embed.c: the C embedding API of speck.h, a thin client of the Lua API.
+ *
+ * A speck_vm owns one lua_State with the standard libraries, speck.core
+ * preloaded (this object file carries it, so no module search is needed)
+ * and speck required as the global 'speck'. Errors never escape as a
+ * longjmp: every step that can raise runs under lua_pcall.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lualib.h>
+
+#include "speck.h"
+#include "vm.h"
+
+struct speck_vm {
+  lua_State *L;
+};
+
+/* -- helpers ----------------------------------------------------------- */
+
+/* Message handler: the error message (or its __tostring) plus a traceback,
+ * as lua.c's 'msghandler'. */
+static int msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)",
+                          luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+/* Map a Lua status to a SPECK_* status. */
+static int status_of(int lua_status) {
+  switch (lua_status) {
+  case LUA_OK: return SPECK_OK;
+  case LUA_ERRSYNTAX: return SPECK_ESYNTAX;
+  case LUA_ERRMEM: return SPECK_EMEM;
+  case LUA_ERRFILE: return SPECK_EFILE;
+  default: return SPECK_ERUN;
+  }
+}
+
+/* Copy the message at the top of the stack into 'err' and pop it. */
+static void take_error(lua_State *L, char *err, size_t errlen) {
+  if (err != NULL && errlen > 0) {
+    const char *msg = lua_tostring(L, -1);
+    snprintf(err, errlen, "%s", msg != NULL ? msg : "(error is not a string)");
+  }
+  lua_pop(L, 1);
+}
+
+/* Call the function below 'nargs' arguments at the top of the stack with
+ * the message handler; leaves no results. */
+static int docall(lua_State *L, int nargs) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, msghandler);
+  lua_insert(L, base);
+  int st = lua_pcall(L, nargs, 0, base);
+  lua_remove(L, base);
+  return st;
+}
+
+/* The body of speck_vm_new under pcall: libraries, speck.core preloaded,
+ * paths, 'speck = require "speck"', then speck.initialize{...} if asked.
+ * Argument 1: the options (light userdata, may be NULL). */
+static int open_vm(lua_State *L) {
+  const speck_options *opt = lua_touserdata(L, 1);
+  luaL_openlibs(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_speck_core);
+  lua_setfield(L, -2, "speck.core");
+  lua_pop(L, 1);
+  sk_vm_setup_paths(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "speck");
+  lua_call(L, 1, 1);
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, "speck");
+  if (opt != NULL &&
+      (opt->space != NULL || opt->threads > 0 || opt->device != 0)) {
+    lua_getfield(L, -1, "initialize");
+    lua_createtable(L, 0, 3);
+    if (opt->space != NULL) {
+      lua_pushstring(L, opt->space);
+      lua_setfield(L, -2, "space");
+    }
+    if (opt->threads > 0) {
+      lua_pushinteger(L, opt->threads);
+      lua_setfield(L, -2, "threads");
+    }
+    lua_pushinteger(L, opt->device);
+    lua_setfield(L, -2, "device");
+    lua_call(L, 1, 0);
+  }
+  return 0;
+}
+
+/* -- API --------------------------------------------------------------- */
+
+speck_vm *speck_vm_new(const speck_options *opt) {
+  speck_vm *vm = malloc(sizeof *vm);
+  if (vm == NULL)
+    return NULL;
+  vm->L = luaL_newstate();
+  if (vm->L == NULL) {
+    free(vm);
+    return NULL;
+  }
+  lua_pushcfunction(vm->L, open_vm);
+  lua_pushlightuserdata(vm->L, (void *)opt);
+  if (docall(vm->L, 1) != LUA_OK) {
+    speck_vm_free(vm);
+    return NULL;
+  }
+  return vm;
+}
+
+int speck_vm_dofile(speck_vm *vm, const char *path, char *err,
+                    size_t errlen) {
+  if (vm == NULL || path == NULL)
+    return SPECK_EARG;
+  int st = luaL_loadfile(vm->L, path);
+  if (st == LUA_OK)
+    st = docall(vm->L, 0);
+  if (st != LUA_OK)
+    take_error(vm->L, err, errlen);
+  return status_of(st);
+}
+
+int speck_vm_dostring(speck_vm *vm, const char *code, char *err,
+                      size_t errlen) {
+  if (vm == NULL || code == NULL)
+    return SPECK_EARG;
+  int st = luaL_loadstring(vm->L, code);
+  if (st == LUA_OK)
+    st = docall(vm->L, 0);
+  if (st != LUA_OK)
+    take_error(vm->L, err, errlen);
+  return status_of(st);
+}
+
+/* Under pcall: global = speck.View(global, dtype, dims,
+ * {layout = layout, data = <light userdata>}). Arguments: the
+ * speck_vm_set_view parameters as light userdata / integers. */
+typedef struct set_view_args {
+  const char *global, *dtype, *layout;
+  void *data;
+  int rank;
+  const int64_t *extents;
+} set_view_args;
+
+static int set_view(lua_State *L) {
+  const set_view_args *a = lua_touserdata(L, 1);
+  lua_getglobal(L, "speck");
+  lua_getfield(L, -1, "View");
+  lua_pushstring(L, a->global);
+  lua_pushstring(L, a->dtype);
+  lua_createtable(L, a->rank, 0);
+  for (int d = 0; d < a->rank; d++) {
+    lua_pushinteger(L, (lua_Integer)a->extents[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+  lua_createtable(L, 0, 2);
+  if (a->layout != NULL) {
+    lua_pushstring(L, a->layout);
+    lua_setfield(L, -2, "layout");
+  }
+  lua_pushlightuserdata(L, a->data);
+  lua_setfield(L, -2, "data");
+  lua_call(L, 4, 1);
+  lua_setglobal(L, a->global);
+  return 0;
+}
+
+int speck_vm_set_view(speck_vm *vm, const char *global, void *data,
+                      const char *dtype, int rank, const int64_t *extents,
+                      const char *layout) {
+  if (vm == NULL || global == NULL || data == NULL || dtype == NULL ||
+      rank < 0 || rank > SK_MAXRANK || (rank > 0 && extents == NULL))
+    return SPECK_EARG;
+  set_view_args a = {global, dtype, layout, data, rank, extents};
+  lua_pushcfunction(vm->L, set_view);
+  lua_pushlightuserdata(vm->L, &a);
+  int st = docall(vm->L, 1);
+  if (st != LUA_OK)
+    lua_pop(vm->L, 1);
+  return status_of(st);
+}
+
+lua_State *speck_vm_lua(speck_vm *vm) {
+  return vm != NULL ? vm->L : NULL;
+}
+
+void speck_vm_free(speck_vm *vm) {
+  if (vm == NULL)
+    return;
+  lua_close(vm->L);
+  free(vm);
+}

@@ -1,0 +1,1028 @@
+/* lview.c: the Lua face of views (speck.View, subview, deep_copy, mirrors,
+ * resize/realloc and the dtype constants).
+ *
+ * A view is a full userdata holding one 'sk_view' (metatable SK_VIEW_MT)
+ * with one user value: the Lua object that owns wrapped external memory,
+ * kept alive as long as the view. The allocation itself is reference
+ * counted in C and dropped by __gc / __close. Every C call that can fail
+ * happens while nothing is owned by C alone: a new view is pushed (empty)
+ * before it is allocated, so an error at any point leaves only garbage the
+ * collector understands (STYLE point 7).
+ *
+ * Indices are 0-based, as in C and the kernel bodies; nested Lua tables
+ * (View.from, totable) are ordinary 1-based sequences.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vm.h"
+
+/* -- messages ---------------------------------------------------------- */
+/* Every message raised here, in one place. They are raised as
+ * "<function> 'label': <message>" at the caller's file:line. */
+#define LE_LABEL      "label must be a string (got %s)"
+#define LE_DTYPE      "unknown dtype %s"
+#define LE_RANK       "rank %d exceeds the maximum %d"
+#define LE_DIMS       "dims must be an integer or a table of extents (got %s)"
+#define LE_EXTENT     "extent %d is %s (must be a non-negative integer)"
+#define LE_OPTS       "options must be a table (got %s)"
+#define LE_OPTKEY     "unknown option %s"
+#define LE_OPTBOOL    "option '%s' must be a boolean (got %s)"
+#define LE_LAYOUT     "unknown layout %s (expected 'right' or 'left')"
+#define LE_STRIDE     "layout 'stride' is only for subviews (use 'right' or 'left')"
+#define LE_SPACE      "unknown space %s (expected 'host', 'cuda', 'cuda_pinned' or 'cuda_uvm')"
+#define LE_DATA       "option 'data' must be a lightuserdata, userdata or view (got %s)"
+#define LE_DATANULL   "option 'data' is a NULL pointer"
+#define LE_DATASMALL  "data view '%s' holds %lld bytes, the view needs %lld"
+#define LE_DATASPACE  "data view '%s' is in space '%s', the view asks for '%s'"
+#define LE_NODATA     "option 'data' is not accepted here"
+#define LE_DEVICE     "lives in space '%s', not accessible from Lua (use speck.create_mirror_view)"
+#define LE_RELEASED   "has no memory (released)"
+#define LE_NINDEX     "rank %d, indexed with %d %s"
+#define LE_INDEX      "index %d is %s (must be an integer)"
+#define LE_RANGE      "index %d is %lld, out of range [0, %lld)"
+#define LE_NSET       "rank %d, set with %d %s and a value"
+#define LE_FIELD      "cannot assign to field %s"
+#define LE_DIM        "dimension %s out of range [0, %d)"
+#define LE_STORE      "cannot store %s in %s%s"
+#define LE_RAGGED     "ragged table: %s has %lld elements, expected %lld"
+#define LE_RAGTAB     "ragged table: %s is %s, expected a table"
+#define LE_RAGVAL     "ragged table: %s is a table, expected a value"
+#define LE_ELEM       "%s: cannot store %s in %s%s"
+#define LE_NOTVIEW    "%s must be a view (got %s)"
+#define LE_SLICE      "slice %d must be an integer, {b, e} or speck.ALL (got %s)"
+#define LE_NSLICE     "rank %d, given %d slice%s"
+#define LE_NEXT       "rank %d, given %d extent%s"
+
+#define ERRLEN 512
+
+static int lv_raise(lua_State *L, const char *fname, const char *label,
+                    const char *fmt, ...)
+  __attribute__((format(printf, 4, 5)));
+
+/* Raise "fname 'label': message" (or "fname: message" without a label) at
+ * the calling Lua line. Messages are formatted on the C stack: nothing
+ * here is left to free when lua_error jumps. */
+static int lv_raise(lua_State *L, const char *fname, const char *label,
+                    const char *fmt, ...) {
+  char msg[ERRLEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  luaL_where(L, 1);
+  if (label) lua_pushfstring(L, "%s '%s': %s", fname, label, msg);
+  else lua_pushfstring(L, "%s: %s", fname, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+/* A short rendering of the value at 'idx' for messages: numbers as Lua
+ * prints them, strings quoted, other values as "a table" and the like. */
+static const char *show(lua_State *L, int idx, char *buf, size_t n) {
+  switch (lua_type(L, idx)) {
+  case LUA_TNUMBER:
+    if (lua_isinteger(L, idx)) {
+      snprintf(buf, n, "%lld", (long long)lua_tointeger(L, idx));
+    } else {
+      snprintf(buf, n, "%.14g", (double)lua_tonumber(L, idx));
+      if (buf[strspn(buf, "-0123456789")] == 0 && strlen(buf) + 3 <= n)
+        strcat(buf, ".0");
+    }
+    break;
+  case LUA_TBOOLEAN:
+    snprintf(buf, n, "%s", lua_toboolean(L, idx) ? "true" : "false");
+    break;
+  case LUA_TNIL:
+  case LUA_TNONE:
+    snprintf(buf, n, "nil");
+    break;
+  case LUA_TSTRING:
+    snprintf(buf, n, "'%.40s'", lua_tostring(L, idx));
+    break;
+  default:
+    if (sk_lview_test(L, idx)) snprintf(buf, n, "a view");
+    else snprintf(buf, n, "a %s", luaL_typename(L, idx));
+  }
+  return buf;
+}
+
+/* -- userdata ---------------------------------------------------------- */
+static void push_mt(lua_State *L);
+
+sk_view *sk_lview_test(lua_State *L, int idx) {
+  return (sk_view *)luaL_testudata(L, idx, SK_VIEW_MT);
+}
+
+sk_view *sk_lview_check(lua_State *L, int idx) {
+  sk_view *v = sk_lview_test(L, idx);
+  if (!v) luaL_typeerror(L, idx, "speck.View");
+  return v;
+}
+
+sk_view *sk_lview_new(lua_State *L) {
+  sk_view *v = (sk_view *)lua_newuserdatauv(L, sizeof *v, 1);
+  memset(v, 0, sizeof *v);
+  push_mt(L);
+  lua_setmetatable(L, -2);
+  return v;
+}
+
+/* Make the collector pay for 'bytes' of memory it cannot see: a view's
+ * userdata is ~1 KB whatever its size, so without this a loop allocating
+ * large views would only be collected when Lua's own heap grew. */
+void sk_lview_gcstep(lua_State *L, size_t bytes) {
+  size_t kb = bytes >> 10;
+  if (kb == 0) return;
+  if (kb > (size_t)1 << 22) kb = (size_t)1 << 22;   /* 4 GB per step */
+  lua_gc(L, LUA_GCSTEP, (int)kb);
+}
+
+/* -- value conversion -------------------------------------------------- */
+/* Convert the Lua value at 'idx' for a store into a view of 'dtype'.
+ * Returns 0 with 'd' / 'i' set, or -1 with 'why' holding "cannot store X
+ * in T (reason)" minus the prefix: "X", "T" and the reason in 3 parts. */
+typedef struct conv {
+  double d;
+  int64_t i;
+  char what[64];      /* the value as shown */
+  const char *why;    /* " (not an integer)" etc. */
+  char range[96];
+} conv;
+
+static const int64_t int_lo[SK_NDTYPE] = {
+  0, 0, INT64_MIN, INT32_MIN, INT16_MIN, INT8_MIN, 0, 0, 0, 0};
+static const int64_t int_hi[SK_NDTYPE] = {
+  0, 0, INT64_MAX, INT32_MAX, INT16_MAX, INT8_MAX, 0, UINT32_MAX, UINT8_MAX,
+  1};
+
+static int to_value(lua_State *L, int idx, int dtype, conv *c) {
+  const sk_dtype_info *t = &sk_dtypes[dtype];
+  int type = lua_type(L, idx);
+  c->d = 0;
+  c->i = 0;
+  c->why = "";
+  if (t->is_bool) {
+    if (type == LUA_TBOOLEAN) {
+      c->i = lua_toboolean(L, idx);
+      return 0;
+    }
+    if (type == LUA_TNUMBER) {
+      lua_Number x = lua_tonumber(L, idx);
+      if (x == 0 || x == 1) {
+        c->i = x == 1;
+        return 0;
+      }
+    }
+    show(L, idx, c->what, sizeof c->what);
+    c->why = type == LUA_TNUMBER ? " (use true, false, 0 or 1)" : "";
+    return -1;
+  }
+  if (type != LUA_TNUMBER) {
+    show(L, idx, c->what, sizeof c->what);
+    return -1;
+  }
+  if (t->is_float) {
+    c->d = lua_tonumber(L, idx);
+    c->i = lua_isinteger(L, idx) ? lua_tointeger(L, idx) : 0;
+    return 0;
+  }
+  show(L, idx, c->what, sizeof c->what);
+  if (dtype == SK_U64)
+    snprintf(c->range, sizeof c->range, " (out of range [0, %llu])",
+             (unsigned long long)UINT64_MAX);
+  else
+    snprintf(c->range, sizeof c->range, " (out of range [%lld, %lld])",
+             (long long)int_lo[dtype], (long long)int_hi[dtype]);
+  if (lua_isinteger(L, idx)) {
+    c->i = lua_tointeger(L, idx);
+  } else {
+    double x = lua_tonumber(L, idx);
+    if (!isfinite(x) || x != floor(x)) {
+      c->why = " (not an integer)";
+      return -1;
+    }
+    if (dtype == SK_U64 && x >= 0 && x < 18446744073709551616.0) {
+      c->i = (int64_t)(uint64_t)x;
+      return 0;
+    }
+    if (x < -9223372036854775808.0 || x >= 9223372036854775808.0) {
+      c->why = c->range;
+      return -1;
+    }
+    c->i = (int64_t)x;
+  }
+  if (dtype == SK_U64 ? c->i < 0 : (c->i < int_lo[dtype] ||
+                                     c->i > int_hi[dtype])) {
+    c->why = c->range;
+    return -1;
+  }
+  return 0;
+}
+
+static void store(sk_view *v, int64_t off, const conv *c) {
+  if (sk_dtypes[v->dtype].is_float) sk_view_set_f(v, off, c->d);
+  else sk_view_set_i(v, off, c->i);
+}
+
+static void push_elem(lua_State *L, const sk_view *v, int64_t off) {
+  const sk_dtype_info *t = &sk_dtypes[v->dtype];
+  if (t->is_bool) {
+    lua_pushboolean(L, sk_view_get_i(v, off) != 0);
+  } else if (t->is_float) {
+    lua_pushnumber(L, sk_view_get_f(v, off));
+  } else if (v->dtype == SK_U64) {
+    uint64_t u = (uint64_t)sk_view_get_i(v, off);
+    if (u > (uint64_t)INT64_MAX) lua_pushnumber(L, (lua_Number)u);
+    else lua_pushinteger(L, (lua_Integer)u);
+  } else {
+    lua_pushinteger(L, sk_view_get_i(v, off));
+  }
+}
+
+/* -- argument checks --------------------------------------------------- */
+static int check_dtype(lua_State *L, int idx, const char *fname,
+                       const char *label) {
+  char b[64];
+  int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
+                                          : -1;
+  if (t < 0) lv_raise(L, fname, label, LE_DTYPE, show(L, idx, b, sizeof b));
+  return t;
+}
+
+/* A non-negative integer (floats with an integral value count). */
+static int get_extent(lua_State *L, int idx, int64_t *n) {
+  int ok = 0;
+  if (lua_type(L, idx) != LUA_TNUMBER) return 0;
+  lua_Integer x = lua_tointegerx(L, idx, &ok);
+  if (!ok || x < 0) return 0;
+  *n = x;
+  return 1;
+}
+
+/* dims: an integer (rank 1) or a table of 0..8 extents; returns the rank */
+static int check_dims(lua_State *L, int idx, const char *fname,
+                      const char *label, int64_t *ext) {
+  char b[64];
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    if (!get_extent(L, idx, &ext[0]))
+      lv_raise(L, fname, label, LE_EXTENT, 0, show(L, idx, b, sizeof b));
+    return 1;
+  }
+  if (!lua_istable(L, idx))
+    lv_raise(L, fname, label, LE_DIMS, show(L, idx, b, sizeof b));
+  lua_Integer rank = (lua_Integer)lua_rawlen(L, idx);
+  if (rank > SK_MAXRANK)
+    lv_raise(L, fname, label, LE_RANK, (int)rank, SK_MAXRANK);
+  for (int d = 0; d < rank; d++) {
+    lua_rawgeti(L, idx, d + 1);
+    if (!get_extent(L, -1, &ext[d]))
+      lv_raise(L, fname, label, LE_EXTENT, d, show(L, -1, b, sizeof b));
+    lua_pop(L, 1);
+  }
+  return (int)rank;
+}
+
+/* The view must have memory the CPU can touch. */
+static void check_host(lua_State *L, const sk_view *v, const char *fname) {
+  if (!sk_space_host_accessible(v->space))
+    lv_raise(L, fname, v->label, LE_DEVICE, sk_space_name(v->space));
+  if (!v->data && sk_view_size(v) > 0)
+    lv_raise(L, fname, v->label, LE_RELEASED);
+}
+
+/* Element offset from 'n' Lua indices starting at stack slot 'first'. */
+static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
+  char b[64];
+  int64_t off = 0;
+  check_host(L, v, "View");
+  if (n != v->rank)
+    lv_raise(L, "View", v->label, LE_NINDEX, v->rank, n,
+             n == 1 ? "index" : "indices");
+  for (int d = 0; d < n; d++) {
+    int ok = 0;
+    lua_Integer x = lua_type(L, first + d) == LUA_TNUMBER
+                        ? lua_tointegerx(L, first + d, &ok) : 0;
+    if (!ok) lv_raise(L, "View", v->label, LE_INDEX, d,
+                      show(L, first + d, b, sizeof b));
+    if (x < 0 || x >= v->extent[d])
+      lv_raise(L, "View", v->label, LE_RANGE, d, (long long)x,
+               (long long)v->extent[d]);
+    off += x * v->stride[d];
+  }
+  return off;
+}
+
+static void store_at(lua_State *L, sk_view *v, int64_t off, int idx,
+                     const char *fname) {
+  conv c;
+  if (to_value(L, idx, v->dtype, &c) < 0)
+    lv_raise(L, fname, v->label, LE_STORE, c.what,
+             sk_dtypes[v->dtype].name, c.why);
+  store(v, off, &c);
+}
+
+/* Resolve a space name: a memory space or a back end's name. */
+static int check_space(lua_State *L, int idx, const char *fname,
+                       const char *label) {
+  char b[64];
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx)
+                                                  : NULL;
+  int sp = sk_space_parse(s);
+  if (sp < 0 && s) {
+    const sk_backend *be = sk_backend_find(s);
+    if (be) sp = be->space;
+  }
+  if (sp < 0) lv_raise(L, fname, label, LE_SPACE, show(L, idx, b, sizeof b));
+  return sp;
+}
+
+static int default_space(lua_State *L, const char *fname,
+                         const char *label) {
+  char err[256] = "";
+  const sk_backend *b = sk_rt_backend(err, sizeof err);
+  if (!b) lv_raise(L, fname, label, "%s", err);
+  return b->space;
+}
+
+/* -- options ----------------------------------------------------------- */
+typedef struct lopts {
+  int layout, space, init;     /* -1: not given */
+  unsigned traits;
+  int data;                    /* stack index of the data value, 0: none */
+  const char *label;
+} lopts;
+
+static int opt_bool(lua_State *L, const char *key, const char *fname,
+                    const char *label) {
+  char b[64];
+  if (!lua_isboolean(L, -1))
+    lv_raise(L, fname, label, LE_OPTBOOL, key, show(L, -1, b, sizeof b));
+  return lua_toboolean(L, -1);
+}
+
+/* Read the options table at 'idx' (absent or nil: defaults). The data
+ * value, if any, is left on the stack and its index stored in o->data. */
+static void parse_opts(lua_State *L, int idx, const char *fname,
+                       const char *label, int allow_data, lopts *o) {
+  char b[64];
+  o->layout = o->space = o->init = -1;
+  o->traits = 0;
+  o->data = 0;
+  o->label = NULL;
+  if (lua_isnoneornil(L, idx)) return;
+  if (!lua_istable(L, idx))
+    lv_raise(L, fname, label, LE_OPTS, show(L, idx, b, sizeof b));
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+    if (strcmp(k, "layout") == 0) {
+      const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                     : NULL;
+      o->layout = sk_layout_parse(s);
+      if (o->layout == SK_STRIDE) lv_raise(L, fname, label, LE_STRIDE);
+      if (o->layout < 0)
+        lv_raise(L, fname, label, LE_LAYOUT, show(L, -1, b, sizeof b));
+    } else if (strcmp(k, "space") == 0) {
+      o->space = check_space(L, -1, fname, label);
+    } else if (strcmp(k, "init") == 0) {
+      o->init = opt_bool(L, k, fname, label);
+    } else if (strcmp(k, "atomic") == 0) {
+      if (opt_bool(L, k, fname, label)) o->traits |= SK_TRAIT_ATOMIC;
+    } else if (strcmp(k, "random_access") == 0) {
+      if (opt_bool(L, k, fname, label)) o->traits |= SK_TRAIT_RANDOM;
+    } else if (strcmp(k, "restrict") == 0) {
+      if (opt_bool(L, k, fname, label)) o->traits |= SK_TRAIT_RESTRICT;
+    } else if (strcmp(k, "label") == 0) {
+      if (lua_type(L, -1) != LUA_TSTRING)
+        lv_raise(L, fname, label, LE_LABEL, show(L, -1, b, sizeof b));
+    } else if (strcmp(k, "data") == 0) {
+      if (!allow_data) lv_raise(L, fname, label, LE_NODATA);
+    } else {
+      lv_raise(L, fname, label, LE_OPTKEY, show(L, -2, b, sizeof b));
+    }
+    lua_pop(L, 1);
+  }
+  /* the label string stays on the stack while it is used */
+  if (lua_getfield(L, idx, "label") == LUA_TSTRING) o->label = lua_tostring(L, -1);
+  if (allow_data && lua_getfield(L, idx, "data") != LUA_TNIL) {
+    int t = lua_type(L, -1);
+    /* LUA_TCDATA (10) exists under LuaJIT only: FFI pointers */
+    if (t != LUA_TLIGHTUSERDATA && t != LUA_TUSERDATA && t != 10)
+      lv_raise(L, fname, label, LE_DATA, show(L, -1, b, sizeof b));
+    o->data = lua_gettop(L);
+  } else if (allow_data) {
+    lua_pop(L, 1);
+  }
+}
+
+/* -- creating views ---------------------------------------------------- */
+/* Push a new view described by the arguments and 'o' (data and the
+ * defaults resolved here); raises on any error. */
+static sk_view *push_view(lua_State *L, const char *fname, const char *label,
+                          int dtype, int rank, const int64_t *ext,
+                          const lopts *o) {
+  char err[ERRLEN];
+  void *ptr = NULL;
+  const sk_view *src = NULL;
+  int space = o->space;
+  if (o->data) {
+    src = sk_lview_test(L, o->data);
+    if (src) ptr = src->data;
+    else if (lua_type(L, o->data) == 10) ptr = (void *)lua_topointer(L, o->data);
+    else ptr = lua_touserdata(L, o->data);
+    if (space < 0) space = src ? src->space : SK_SPACE_HOST;
+  }
+  if (space < 0) space = default_space(L, fname, label);
+  int layout = o->layout >= 0 ? o->layout : sk_space_default_layout(space);
+
+  int64_t n = 1;
+  size_t bytes = 0;
+  for (int d = 0; d < rank && n >= 0; d++)
+    if (__builtin_mul_overflow(n, ext[d], &n)) n = -1;
+  if (n >= 0 && __builtin_mul_overflow((size_t)n, sk_dtypes[dtype].size, &bytes))
+    n = -1;
+  if (o->data) {
+    if (!ptr && n != 0) lv_raise(L, fname, label, LE_DATANULL);
+    if (src && !src->data && sk_view_size(src) > 0)
+      lv_raise(L, "View", src->label, LE_RELEASED);
+    if (src && n >= 0) {
+      long long have = (long long)(sk_view_span(src) *
+                                   (int64_t)sk_dtypes[src->dtype].size);
+      if ((long long)bytes > have)
+        lv_raise(L, fname, label, LE_DATASMALL, src->label, have,
+                 (long long)bytes);
+      if (space != src->space)
+        lv_raise(L, fname, label, LE_DATASPACE, src->label,
+                 sk_space_name(src->space), sk_space_name(space));
+    }
+  } else if (n > 0) {
+    sk_lview_gcstep(L, bytes);
+  }
+
+  sk_view *v = sk_lview_new(L);
+  if (sk_view_create(v, label, dtype, rank, ext, layout, space, o->init != 0,
+                     ptr, err, sizeof err) < 0)
+    lv_raise(L, fname, label, "%s", err);
+  v->traits |= o->traits;
+  if (src) {
+    /* share the source's allocation instead of wrapping its pointer */
+    sk_view_release(v);
+    v->alloc = src->alloc;
+    v->data = ptr;
+    v->traits &= ~(unsigned)SK_TRAIT_UNMANAGED;
+    sk_view_retain(v);
+    lua_getiuservalue(L, o->data, 1);   /* whatever keeps it alive, too */
+    lua_setiuservalue(L, -2, 1);
+  } else if (o->data) {
+    lua_pushvalue(L, o->data);          /* the owner of the memory */
+    lua_setiuservalue(L, -2, 1);
+  }
+  return v;
+}
+
+/* View(label, dtype, dims [, opts]) with the arguments from 'base' on */
+static int view_new(lua_State *L, int base) {
+  char b[64];
+  int64_t ext[SK_MAXRANK];
+  lopts o;
+  if (lua_type(L, base) != LUA_TSTRING)
+    lv_raise(L, "speck.View", NULL, LE_LABEL, show(L, base, b, sizeof b));
+  const char *label = lua_tostring(L, base);
+  int dtype = check_dtype(L, base + 1, "speck.View", label);
+  int rank = check_dims(L, base + 2, "speck.View", label, ext);
+  parse_opts(L, base + 3, "speck.View", label, 1, &o);
+  if (o.label) label = o.label;
+  push_view(L, "speck.View", label, dtype, rank, ext, &o);
+  return 1;
+}
+
+static int l_view_call(lua_State *L) {
+  return view_new(L, 2);   /* 1 is the View table itself */
+}
+
+/* -- View.from --------------------------------------------------------- */
+static const char *path_str(const int64_t *path, int depth, char *buf,
+                            size_t n) {
+  size_t k = (size_t)snprintf(buf, n, "t");
+  for (int d = 0; d < depth && k < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "[%lld]", (long long)path[d]);
+  return buf;
+}
+
+/* Fill 'v' from the table at 't' (depth 'd', element offset 'off'),
+ * checking that every level has the extents found from t[1][1].... */
+static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
+                      int64_t *path, const char *fname) {
+  char p[160], b[64];
+  int64_t len = (int64_t)lua_rawlen(L, t);
+  if (len != v->extent[d])
+    lv_raise(L, fname, v->label, LE_RAGGED, path_str(path, d, p, sizeof p),
+             (long long)len, (long long)v->extent[d]);
+  luaL_checkstack(L, 4, "View.from");
+  for (int64_t i = 0; i < len; i++) {
+    lua_rawgeti(L, t, i + 1);
+    path[d] = i + 1;
+    int64_t o = off + i * v->stride[d];
+    if (d < v->rank - 1) {
+      if (!lua_istable(L, -1))
+        lv_raise(L, fname, v->label, LE_RAGTAB,
+                 path_str(path, d + 1, p, sizeof p), show(L, -1, b, sizeof b));
+      from_fill(L, v, lua_gettop(L), d + 1, o, path, fname);
+    } else {
+      conv c;
+      if (lua_istable(L, -1))
+        lv_raise(L, fname, v->label, LE_RAGVAL,
+                 path_str(path, d + 1, p, sizeof p));
+      if (to_value(L, -1, v->dtype, &c) < 0)
+        lv_raise(L, fname, v->label, LE_ELEM,
+                 path_str(path, d + 1, p, sizeof p), c.what,
+                 sk_dtypes[v->dtype].name, c.why);
+      store(v, o, &c);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* View.from(t, dtype [, opts]): the rank and extents come from the first
+ * element at every level (t, t[1], t[1][1], ...); every other element must
+ * agree. A plain number or boolean gives a rank-0 view. */
+static int l_view_from(lua_State *L) {
+  const char *fname = "speck.View.from";
+  int64_t ext[SK_MAXRANK], path[SK_MAXRANK];
+  int rank = 0, dtype = SK_F64;
+  lopts o;
+  parse_opts(L, 3, fname, "from", 0, &o);
+  const char *label = o.label ? o.label : "from";
+  if (!lua_isnoneornil(L, 2)) dtype = check_dtype(L, 2, fname, label);
+
+  lua_pushvalue(L, 1);
+  while (lua_istable(L, -1)) {
+    if (rank == SK_MAXRANK)
+      lv_raise(L, fname, label, LE_RANK, rank + 1, SK_MAXRANK);
+    ext[rank] = (int64_t)lua_rawlen(L, -1);
+    if (ext[rank++] == 0) break;
+    lua_rawgeti(L, -1, 1);
+    lua_remove(L, -2);
+  }
+  lua_pop(L, 1);
+
+  /* build on the host, then copy where it was asked to live */
+  lopts ho = o;
+  int space = o.space >= 0 ? o.space : default_space(L, fname, label);
+  ho.space = sk_space_host_accessible(space) ? space : SK_SPACE_HOST;
+  ho.init = 0;
+  if (ho.layout < 0) ho.layout = sk_space_default_layout(space);
+  sk_view *h = push_view(L, fname, label, dtype, rank, ext, &ho);
+  if (rank == 0) {
+    conv c;
+    if (to_value(L, 1, dtype, &c) < 0)
+      lv_raise(L, fname, label, LE_ELEM, "t", c.what, sk_dtypes[dtype].name,
+               c.why);
+    store(h, 0, &c);
+  } else {
+    from_fill(L, h, 1, 0, 0, path, fname);
+  }
+  if (ho.space == space) return 1;
+  char err[ERRLEN];
+  o.space = space;
+  o.init = 0;
+  o.layout = ho.layout;
+  sk_view *v = push_view(L, fname, label, dtype, rank, ext, &o);
+  if (sk_view_deep_copy(v, h, err, sizeof err) < 0)
+    lv_raise(L, fname, label, "%s", err);
+  return 1;
+}
+
+/* -- metamethods and methods ------------------------------------------- */
+static int m_gc(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  sk_view_release(v);
+  return 0;
+}
+
+static int m_call(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  int64_t off = elem_offset(L, v, 2, lua_gettop(L) - 1);
+  push_elem(L, v, off);
+  return 1;
+}
+
+static int m_index(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  if (lua_type(L, 2) == LUA_TNUMBER) {
+    lua_settop(L, 2);
+    push_elem(L, v, elem_offset(L, v, 2, 1));
+    return 1;
+  }
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  return 1;
+}
+
+static int m_newindex(lua_State *L) {
+  char b[64];
+  sk_view *v = sk_lview_check(L, 1);
+  if (lua_type(L, 2) != LUA_TNUMBER)
+    lv_raise(L, "View", v->label, LE_FIELD, show(L, 2, b, sizeof b));
+  int64_t off = elem_offset(L, v, 2, 1);
+  store_at(L, v, off, 3, "View");
+  return 0;
+}
+
+static int m_len(lua_State *L) {
+  lua_pushinteger(L, sk_view_size(sk_lview_check(L, 1)));
+  return 1;
+}
+
+static int m_tostring(lua_State *L) {
+  char dims[SK_MAXRANK * 24];
+  sk_view *v = sk_lview_check(L, 1);
+  sk_view_format_extents(v, dims, sizeof dims);
+  lua_pushfstring(L, "View<%s%s, %s, %s> '%s'", sk_dtypes[v->dtype].name,
+                  dims, sk_layout_name(v->layout), sk_space_name(v->space),
+                  v->label);
+  return 1;
+}
+
+/* Kokkos' operator==: the same elements in the same order. */
+static int m_eq(lua_State *L) {
+  sk_view *a = sk_lview_test(L, 1), *b = sk_lview_test(L, 2);
+  int eq = a && b && a->data == b->data && a->dtype == b->dtype &&
+           a->rank == b->rank && a->space == b->space;
+  for (int d = 0; eq && d < a->rank; d++)
+    eq = a->extent[d] == b->extent[d] &&
+         (a->extent[d] <= 1 || a->stride[d] == b->stride[d]);
+  lua_pushboolean(L, eq);
+  return 1;
+}
+
+static int f_label(lua_State *L) {
+  lua_pushstring(L, sk_lview_check(L, 1)->label);
+  return 1;
+}
+
+static int f_rank(lua_State *L) {
+  lua_pushinteger(L, sk_lview_check(L, 1)->rank);
+  return 1;
+}
+
+/* dimension argument of extent(d) / stride(d): 0 <= d < 8; dimensions at
+ * or beyond the rank have extent 1 and stride 0, as in Kokkos */
+static int check_dim(lua_State *L, const sk_view *v, const char *what) {
+  char b[64], f[32];
+  int ok = 0;
+  lua_Integer d = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok)
+                                                : 0;
+  if (!ok || d < 0 || d >= SK_MAXRANK) {
+    snprintf(f, sizeof f, "View:%s", what);
+    lv_raise(L, f, v->label, LE_DIM, show(L, 2, b, sizeof b), SK_MAXRANK);
+  }
+  return (int)d;
+}
+
+static int f_extent(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  lua_pushinteger(L, v->extent[check_dim(L, v, "extent")]);
+  return 1;
+}
+
+static int f_stride(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  lua_pushinteger(L, v->stride[check_dim(L, v, "stride")]);
+  return 1;
+}
+
+static int f_extents(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  lua_createtable(L, v->rank, 0);
+  for (int d = 0; d < v->rank; d++) {
+    lua_pushinteger(L, v->extent[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+  return 1;
+}
+
+static int f_strides(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  lua_createtable(L, v->rank, 0);
+  for (int d = 0; d < v->rank; d++) {
+    lua_pushinteger(L, v->stride[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+  return 1;
+}
+
+static int f_size(lua_State *L) {
+  lua_pushinteger(L, sk_view_size(sk_lview_check(L, 1)));
+  return 1;
+}
+
+static int f_span(lua_State *L) {
+  lua_pushinteger(L, sk_view_span(sk_lview_check(L, 1)));
+  return 1;
+}
+
+static int f_dtype(lua_State *L) {
+  lua_pushstring(L, sk_dtypes[sk_lview_check(L, 1)->dtype].name);
+  return 1;
+}
+
+static int f_layout(lua_State *L) {
+  lua_pushstring(L, sk_layout_name(sk_lview_check(L, 1)->layout));
+  return 1;
+}
+
+static int f_space(lua_State *L) {
+  lua_pushstring(L, sk_space_name(sk_lview_check(L, 1)->space));
+  return 1;
+}
+
+static int f_is_contiguous(lua_State *L) {
+  lua_pushboolean(L, sk_view_contiguous(sk_lview_check(L, 1)));
+  return 1;
+}
+
+static int f_data(lua_State *L) {
+  lua_pushlightuserdata(L, sk_lview_check(L, 1)->data);
+  return 1;
+}
+
+/* how many views share the allocation (0 after release) */
+static int f_use_count(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  lua_pushinteger(L, v->alloc ? (lua_Integer)__atomic_load_n(&v->alloc->refs,
+                                    __ATOMIC_RELAXED) : 0);
+  return 1;
+}
+
+/* v:set(i, j, ..., x) */
+static int f_set(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  int n = lua_gettop(L) - 2;
+  check_host(L, v, "View");
+  if (n != v->rank)
+    lv_raise(L, "View", v->label, LE_NSET, v->rank, n < 0 ? 0 : n,
+             n == 1 ? "index" : "indices");
+  int64_t off = elem_offset(L, v, 2, n);
+  store_at(L, v, off, n + 2, "View");
+  return 0;
+}
+
+/* v:fill(x): every element; returns v */
+static int f_fill(lua_State *L) {
+  char err[ERRLEN];
+  conv c;
+  sk_view *v = sk_lview_check(L, 1);
+  if (to_value(L, 2, v->dtype, &c) < 0)
+    lv_raise(L, "View", v->label, LE_STORE, c.what, sk_dtypes[v->dtype].name,
+             c.why);
+  if (sk_view_fill(v, c.d, c.i, err, sizeof err) < 0)
+    lv_raise(L, "View", v->label, "%s", err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off) {
+  if (d == v->rank) {
+    push_elem(L, v, off);
+    return;
+  }
+  luaL_checkstack(L, 3, "View:totable");
+  lua_createtable(L, v->extent[d] < INT32_MAX ? (int)v->extent[d] : 0, 0);
+  for (int64_t i = 0; i < v->extent[d]; i++) {
+    push_nested(L, v, d + 1, off + i * v->stride[d]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+/* v:totable(): nested 1-based Lua sequences (the scalar for rank 0) */
+static int f_totable(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  check_host(L, v, "View");
+  push_nested(L, v, 0, 0);
+  return 1;
+}
+
+static const luaL_Reg view_meta[] = {
+  {"__gc", m_gc},        {"__close", m_gc},       {"__call", m_call},
+  {"__newindex", m_newindex}, {"__len", m_len},   {"__tostring", m_tostring},
+  {"__eq", m_eq},        {NULL, NULL}};
+
+static const luaL_Reg view_methods[] = {
+  {"label", f_label},     {"rank", f_rank},       {"extent", f_extent},
+  {"extents", f_extents}, {"size", f_size},       {"span", f_span},
+  {"stride", f_stride},   {"strides", f_strides}, {"dtype", f_dtype},
+  {"layout", f_layout},   {"space", f_space},
+  {"is_contiguous", f_is_contiguous},             {"data", f_data},
+  {"use_count", f_use_count},                     {"set", f_set},
+  {"fill", f_fill},       {"totable", f_totable}, {NULL, NULL}};
+
+/* Push the view metatable, creating it on first use. */
+static void push_mt(lua_State *L) {
+  if (!luaL_newmetatable(L, SK_VIEW_MT)) return;
+  luaL_setfuncs(L, view_meta, 0);
+  luaL_newlib(L, view_methods);
+  lua_pushcclosure(L, m_index, 1);
+  lua_setfield(L, -2, "__index");
+}
+
+/* -- subview ----------------------------------------------------------- */
+static void push_all(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, "speck.ALL") != LUA_TNIL) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushliteral(L, "speck.ALL");
+  lua_setfield(L, -2, "__name");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, "speck.ALL");
+}
+
+/* A {b, e} pair of integers. */
+static int get_range(lua_State *L, int idx, sk_slice *s) {
+  int ok1 = 0, ok2 = 0;
+  if (lua_rawlen(L, idx) != 2) return 0;
+  lua_rawgeti(L, idx, 1);
+  lua_rawgeti(L, idx, 2);
+  if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TNUMBER) {
+    s->b = lua_tointegerx(L, -2, &ok1);
+    s->e = lua_tointegerx(L, -1, &ok2);
+  }
+  lua_pop(L, 2);
+  s->kind = SK_SLICE_RANGE;
+  return ok1 && ok2;
+}
+
+static int l_subview(lua_State *L) {
+  char err[ERRLEN], b[64];
+  sk_slice s[SK_MAXRANK];
+  sk_view *src = sk_lview_test(L, 1);
+  if (!src)
+    lv_raise(L, "speck.subview", NULL, LE_NOTVIEW, "argument 1",
+             show(L, 1, b, sizeof b));
+  int n = lua_gettop(L) - 1;
+  if (n != src->rank)
+    lv_raise(L, "speck.subview", src->label, LE_NSLICE, src->rank, n,
+             n == 1 ? "" : "s");
+  push_all(L);
+  int all = lua_gettop(L);
+  for (int d = 0; d < n; d++) {
+    int i = d + 2, ok = 0;
+    if (lua_rawequal(L, i, all)) {
+      s[d].kind = SK_SLICE_ALL;
+      ok = 1;
+    } else if (lua_type(L, i) == LUA_TNUMBER) {
+      s[d].kind = SK_SLICE_INDEX;
+      s[d].b = lua_tointegerx(L, i, &ok);
+    } else if (lua_istable(L, i)) {
+      ok = get_range(L, i, &s[d]);
+    }
+    if (!ok)
+      lv_raise(L, "speck.subview", src->label, LE_SLICE, d,
+               show(L, i, b, sizeof b));
+  }
+  sk_view *v = sk_lview_new(L);
+  if (sk_view_subview(v, src, s, n, err, sizeof err) < 0)
+    lv_raise(L, "speck.subview", src->label, "%s", err);
+  lua_getiuservalue(L, 1, 1);    /* keep wrapped memory's owner alive */
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* -- deep_copy, mirrors, resize ---------------------------------------- */
+static int l_deep_copy(lua_State *L) {
+  char err[ERRLEN], b[64];
+  sk_view *dst = sk_lview_test(L, 1);
+  if (!dst)
+    lv_raise(L, "speck.deep_copy", NULL, LE_NOTVIEW, "the destination",
+             show(L, 1, b, sizeof b));
+  sk_view *src = sk_lview_test(L, 2);
+  if (src) {
+    if (sk_view_deep_copy(dst, src, err, sizeof err) < 0)
+      lv_raise(L, "speck.deep_copy", NULL, "%s", err);
+    return 0;
+  }
+  conv c;
+  if (to_value(L, 2, dst->dtype, &c) < 0)
+    lv_raise(L, "speck.deep_copy", dst->label, LE_STORE, c.what,
+             sk_dtypes[dst->dtype].name, c.why);
+  if (sk_view_fill(dst, c.d, c.i, err, sizeof err) < 0)
+    lv_raise(L, "speck.deep_copy", dst->label, "%s", err);
+  return 0;
+}
+
+/* A new view like 'v' in 'space' labelled "<label>_mirror"; the layout is
+ * kept (a strided 'v' gets the space's default layout). */
+static sk_view *push_like(lua_State *L, int idx, int space, int init,
+                          const char *fname) {
+  char label[SK_LABEL_MAX + 8];
+  lopts o = {-1, -1, -1, 0, 0, NULL};
+  sk_view *v = sk_lview_check(L, idx);
+  snprintf(label, sizeof label, "%s_mirror", v->label);
+  o.space = space;
+  o.init = init;
+  o.layout = v->layout == SK_STRIDE ? sk_space_default_layout(space)
+                                    : v->layout;
+  o.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
+  return push_view(L, fname, label, v->dtype, v->rank, v->extent, &o);
+}
+
+static int l_create_mirror(lua_State *L) {
+  push_like(L, 1, SK_SPACE_HOST, 1, "speck.create_mirror");
+  return 1;
+}
+
+static int l_create_mirror_view(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  if (sk_space_host_accessible(v->space)) lua_settop(L, 1);
+  else push_like(L, 1, SK_SPACE_HOST, 1, "speck.create_mirror_view");
+  return 1;
+}
+
+/* create_mirror_view_and_copy(space, v): v itself when it already is in
+ * 'space' (or 'space' is host and v host accessible), else a copy. */
+static int l_create_mirror_view_and_copy(lua_State *L) {
+  const char *fname = "speck.create_mirror_view_and_copy";
+  char err[ERRLEN];
+  sk_view *v = sk_lview_check(L, 2);
+  int space = check_space(L, 1, fname, v->label);
+  if (v->space == space ||
+      (space == SK_SPACE_HOST && sk_space_host_accessible(v->space))) {
+    lua_settop(L, 2);
+    return 1;
+  }
+  sk_view *m = push_like(L, 2, space, 0, fname);
+  if (sk_view_deep_copy(m, v, err, sizeof err) < 0)
+    lv_raise(L, fname, v->label, "%s", err);
+  return 1;
+}
+
+static int resize(lua_State *L, int keep, const char *fname) {
+  char err[ERRLEN], b[64];
+  int64_t ext[SK_MAXRANK];
+  sk_view *v = sk_lview_test(L, 1);
+  if (!v)
+    lv_raise(L, fname, NULL, LE_NOTVIEW, "argument 1", show(L, 1, b, sizeof b));
+  int rank = check_dims(L, 2, fname, v->label, ext);
+  if (rank != v->rank)
+    lv_raise(L, fname, v->label, LE_NEXT, v->rank, rank, rank == 1 ? "" : "s");
+  int64_t n = 1;
+  size_t bytes = 0;
+  for (int d = 0; d < rank && n >= 0; d++)
+    if (__builtin_mul_overflow(n, ext[d], &n)) n = -1;
+  if (n > 0 && !__builtin_mul_overflow((size_t)n, sk_dtypes[v->dtype].size,
+                                       &bytes))
+    sk_lview_gcstep(L, bytes);
+  if (sk_view_resize(v, ext, keep, err, sizeof err) < 0)
+    lv_raise(L, fname, v->label, "%s", err);
+  lua_pushnil(L);                /* the memory is ours now */
+  lua_setiuservalue(L, 1, 1);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_resize(lua_State *L) { return resize(L, 1, "speck.resize"); }
+static int l_realloc(lua_State *L) { return resize(L, 0, "speck.realloc"); }
+
+/* -- registration ------------------------------------------------------ */
+static const luaL_Reg view_funcs[] = {
+  {"subview", l_subview},
+  {"deep_copy", l_deep_copy},
+  {"create_mirror", l_create_mirror},
+  {"create_mirror_view", l_create_mirror_view},
+  {"create_mirror_view_and_copy", l_create_mirror_view_and_copy},
+  {"resize", l_resize},
+  {"realloc", l_realloc},
+  {NULL, NULL}};
+
+void sk_lview_open(lua_State *L) {
+  push_mt(L);
+  lua_pop(L, 1);
+  luaL_setfuncs(L, view_funcs, 0);
+
+  lua_newtable(L);                     /* View: a callable table */
+  lua_pushcfunction(L, l_view_from);
+  lua_setfield(L, -2, "from");
+  lua_newtable(L);
+  lua_pushcfunction(L, l_view_call);
+  lua_setfield(L, -2, "__call");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, -2, "View");
+
+  push_all(L);
+  lua_setfield(L, -2, "ALL");
+
+  for (int t = 0; t < SK_NDTYPE; t++) {
+    lua_pushstring(L, sk_dtypes[t].name);
+    lua_setfield(L, -2, sk_dtypes[t].name);
+    if (sk_dtypes[t].alias) {
+      lua_pushstring(L, sk_dtypes[t].name);
+      lua_setfield(L, -2, sk_dtypes[t].alias);
+    }
+  }
+}

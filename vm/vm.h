@@ -1,0 +1,41 @@
+/* vm.h: internal interface between the files of vm/ (the only layer that
+ * includes lua.h). Not installed; the public embedding API is speck.h. */
+#ifndef SK_VM_H
+#define SK_VM_H
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "../backends/backend.h"
+#include "../jit/jit.h"
+
+#define SK_VIEW_MT "speck.View"
+
+/* -- lview.c: View userdata -------------------------------------------- */
+/* The userdata holds an sk_view; 'alloc' is released by __gc/__close. */
+sk_view *sk_lview_test(lua_State *L, int idx);      /* NULL if not a view */
+sk_view *sk_lview_check(lua_State *L, int idx);     /* raises if not */
+/* push a new, empty (alloc == NULL) view userdata with the metatable */
+sk_view *sk_lview_new(lua_State *L);
+/* register View, subview, deep_copy, mirrors, resize/realloc and the
+ * dtype constants into the table at the top of the stack */
+void sk_lview_open(lua_State *L);
+/* let the collector feel 'bytes' of new view memory */
+void sk_lview_gcstep(lua_State *L, size_t bytes);
+
+/* -- lcore.c: policies, patterns, jit, runtime -------------------------- */
+int luaopen_speck_core(lua_State *L);
+
+/* Raise "fname 'label': message" at the caller's file:line, after the
+ * caller has freed what it owns. */
+int sk_lerror(lua_State *L, const char *fname, const char *label,
+              const char *fmt, ...);
+
+/* -- paths (lpath.c): where the binary / module lives ------------------ */
+/* Directory prefix of the installation ("<prefix>" with bin/, lib/, share/
+ * below it), found from /proc/self/exe or the module's own location. */
+const char *sk_vm_prefix(void);
+/* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
+void sk_vm_setup_paths(lua_State *L);
+
+#endif
