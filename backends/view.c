@@ -7,6 +7,8 @@
  * bindings (vm/lview.c) prefix the messages with the operation and label.
  */
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -243,8 +245,11 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       free(a);
       return fail(err, errlen, VE_NOBACKEND, bytes, sk_space_name(space));
     }
-    /* zero bytes still get a distinct, freeable block */
-    void *p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
+    /* no C object may exceed PTRDIFF_MAX bytes: such a request fails here,
+     * without asking an allocator (sanitizers abort on them) */
+    void *p = NULL;
+    if (bytes <= (size_t)PTRDIFF_MAX)   /* 0 bytes: still a freeable block */
+      p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
     if (!p) {
       free(a);
       if (space == SK_SPACE_HOST || !why[0])

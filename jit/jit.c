@@ -9,6 +9,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +210,8 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
 void sk_kernel_free(sk_kernel *k) {
   if (!k) return;
   sk_tcc_free(k->tcc_state);
+  if (k->cc_dl) dlclose(k->cc_dl);
+  if (k->cc_staged.dl && k->cc_staged.dl != k->cc_dl) dlclose(k->cc_staged.dl);
   free(k->key);
   free(k->label);
   free(k->source);
@@ -250,6 +254,135 @@ static void dump_source(const sk_kernel *k) {
   fclose(f);
 }
 
+/* -- tiers ------------------------------------------------------------- */
+static int default_tier = -1;
+
+void sk_jit_set_default_tier(int tier) {
+  __atomic_store_n(&default_tier, tier, __ATOMIC_RELAXED);
+}
+
+int sk_jit_default_tier(void) {
+  int t = __atomic_load_n(&default_tier, __ATOMIC_RELAXED);
+  if (t >= 0) return t;
+  const char *e = getenv("SPECK_JIT");
+  t = SK_TIER_AUTO;
+  if (e && strcmp(e, "tcc") == 0) t = SK_TIER_TCC;
+  else if (e && strcmp(e, "cc") == 0) t = SK_TIER_CC;
+  __atomic_store_n(&default_tier, t, __ATOMIC_RELAXED);
+  return t;
+}
+
+static void install_cc(sk_kernel *k, sk_ccode *c) {
+  k->cc_dl = c->dl;
+  if (c->from_disk)
+    k->disk_hits++;
+  else
+    k->compiles[SK_TIER_CC]++;
+  k->compile_seconds += c->seconds;
+  sk_jit_install(k, c->fn, c->init, c->join, c->layout, SK_TIER_CC);
+}
+
+/* The background compiler: one thread, a FIFO of kernels. */
+static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bg_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
+static sk_kernel *bg_head, *bg_tail;
+static int bg_started, bg_busy;
+
+static void *bg_main(void *arg) {
+  (void)arg;
+  for (;;) {
+    pthread_mutex_lock(&bg_lock);
+    while (!bg_head) pthread_cond_wait(&bg_work, &bg_lock);
+    sk_kernel *k = bg_head;
+    bg_head = k->bg_next;
+    if (!bg_head) bg_tail = NULL;
+    bg_busy = 1;
+    pthread_mutex_unlock(&bg_lock);
+    sk_ccode c;
+    int rc = sk_cc_build(k->source, &c, k->cc_err, sizeof k->cc_err);
+    if (rc == 0) k->cc_staged = c;
+    __atomic_store_n(&k->cc_state, rc == 0 ? SK_CC_READY : SK_CC_FAILED,
+                     __ATOMIC_RELEASE);
+    pthread_mutex_lock(&bg_lock);
+    bg_busy = 0;
+    pthread_cond_broadcast(&bg_idle);
+    pthread_mutex_unlock(&bg_lock);
+  }
+  return NULL;
+}
+
+static void bg_enqueue(sk_kernel *k) {
+  __atomic_store_n(&k->cc_state, SK_CC_PENDING, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&bg_lock);
+  if (!bg_started) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, bg_main, NULL) != 0) {
+      pthread_attr_destroy(&a);
+      pthread_mutex_unlock(&bg_lock);
+      snprintf(k->warning, sizeof k->warning, "cannot start the background compiler");
+      __atomic_store_n(&k->cc_state, SK_CC_FAILED, __ATOMIC_RELAXED);
+      return;
+    }
+    pthread_attr_destroy(&a);
+    bg_started = 1;
+  }
+  k->bg_next = NULL;
+  if (bg_tail) bg_tail->bg_next = k; else bg_head = k;
+  bg_tail = k;
+  pthread_cond_signal(&bg_work);
+  pthread_mutex_unlock(&bg_lock);
+}
+
+void sk_jit_drain(void) {
+  pthread_mutex_lock(&bg_lock);
+  while (bg_head || bg_busy) pthread_cond_wait(&bg_idle, &bg_lock);
+  pthread_mutex_unlock(&bg_lock);
+}
+
+/* Install a finished background compile; called at launch time, so the
+ * switch happens between launches, never inside one. */
+void sk_jit_refresh(sk_kernel *k) {
+  int st = __atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE);
+  if (st == SK_CC_READY) {
+    install_cc(k, &k->cc_staged);
+    memset(&k->cc_staged, 0, sizeof k->cc_staged);
+    k->tierups++;
+    k->cc_state = SK_CC_NONE;
+  } else if (st == SK_CC_FAILED && !k->warning[0]) {
+    snprintf(k->warning, sizeof k->warning, "%s", k->cc_err);
+  }
+}
+
+void sk_jit_after_launch(sk_kernel *k, double seconds) {
+  k->run_seconds += seconds;
+  if (k->tier != SK_TIER_TCC || k->want != SK_TIER_AUTO) return;
+  if (__atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE) != SK_CC_NONE) return;
+  if (k->launches < SK_TIERUP_LAUNCHES && k->run_seconds < SK_TIERUP_SECONDS)
+    return;
+  if (!sk_cc_available()) return;
+  bg_enqueue(k);
+}
+
+/* Synchronous cc compile for jit = "cc"; on failure the kernel stays on
+ * libtcc code with a warning (never an error). */
+static void want_cc_now(sk_kernel *k) {
+  if (__atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE) == SK_CC_PENDING) sk_jit_drain();
+  sk_jit_refresh(k);
+  if (k->tier == SK_TIER_CC || k->cc_state == SK_CC_FAILED) return;
+  sk_ccode c;
+  char err[sizeof k->warning];
+  if (sk_cc_build(k->source, &c, err, sizeof err) == 0) {
+    install_cc(k, &c);
+  } else {
+    snprintf(k->warning, sizeof k->warning, "%s", err);
+    k->cc_state = SK_CC_FAILED;
+  }
+}
+
 static _Thread_local sk_buf keybuf;
 
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
@@ -259,11 +392,14 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     snprintf(err, errlen, "out of memory encoding the kernel key");
     return -1;
   }
+  int tier = s->tier != SK_TIER_AUTO ? s->tier : sk_jit_default_tier();
   uint64_t h = sk_hash(keybuf.s, keybuf.n, 0);
   sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {
     k->hits++;
     k->launches++;
+    k->want = tier;
+    if (tier == SK_TIER_CC && k->tier != SK_TIER_CC) want_cc_now(k);
     *out = k;
     return 0;
   }
@@ -281,6 +417,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   k->keylen = keybuf.n;
   k->key = malloc(keybuf.n);
   k->label = dupstr(s->label);
+  k->want = tier;
   k->nred = s->nred;
   for (int r = 0; r < s->nred; r++) {
     k->reds[r] = s->reds[r];
@@ -300,12 +437,20 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     return -1;
   }
   dump_source(k);
-  if (sk_tcc_compile(k, k->source, err, errlen) < 0) {
-    sk_kernel_free(k);
-    return -1;
+  sk_ccode c;
+  if (tier != SK_TIER_TCC && sk_cc_lookup(k->source, &c)) {
+    install_cc(k, &c);          /* a previous process compiled it */
+  } else {
+    if (tier == SK_TIER_CC) want_cc_now(k);
+    if (k->tier != SK_TIER_CC) {
+      if (sk_tcc_compile(k, k->source, err, errlen) < 0) {
+        sk_kernel_free(k);
+        return -1;
+      }
+      k->compiles[SK_TIER_TCC]++;
+      k->compile_seconds += now() - t0;
+    }
   }
-  k->compile_seconds += now() - t0;
-  k->compiles[SK_TIER_TCC]++;
   k->launches++;
   sk_cache_insert(k);
   *out = k;

@@ -43,6 +43,11 @@ typedef struct sk_reducer {
 #define SK_MAXCAP 64
 
 enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_NVRTC, SK_NTIER };
+enum { SK_CC_NONE, SK_CC_PENDING, SK_CC_READY, SK_CC_FAILED };
+/* tier-up rule: a kernel on libtcc code moves to the cc tier after this
+ * many launches or this much accumulated run time, whichever first */
+#define SK_TIERUP_LAUNCHES 8
+#define SK_TIERUP_SECONDS 0.005
 
 /* Everything that determines the generated source. */
 typedef struct sk_kspec {
@@ -62,6 +67,13 @@ typedef struct sk_kspec {
   int tier;                    /* requested tier (SK_TIER_*) */
 } sk_kspec;
 
+typedef struct sk_ccode {
+  void *dl;                    /* dlopen handle */
+  void *fn, *init, *join, *layout;
+  int from_disk;
+  double seconds;              /* compile or load time */
+} sk_ccode;
+
 /* A compiled kernel, owned by the cache. */
 typedef struct sk_kernel {
   uint64_t hash;
@@ -78,9 +90,16 @@ typedef struct sk_kernel {
   sk_reducer reds[SK_MAXRED];
   int tier;                    /* tier whose code 'fn' is */
   void *tcc_state;
+  int want;                    /* requested tier of the latest launch */
+  void *cc_dl;                 /* dlopen handle of the cc code */
+  int cc_state;                /* SK_CC_*: background tier-up state */
+  sk_ccode cc_staged;          /* background result, installed at a launch */
+  char cc_err[1024];           /* background failure message */
+  struct sk_kernel *bg_next;   /* background queue */
+  char warning[1024];          /* cc tier failure, shown in stats */
   /* statistics */
-  int64_t launches, hits, compiles[SK_NTIER], tierups;
-  double compile_seconds;
+  int64_t launches, hits, compiles[SK_NTIER], tierups, disk_hits;
+  double compile_seconds, run_seconds;
   struct sk_kernel *next;      /* hash chain */
   struct sk_kernel *older;     /* insertion order, newest first */
 } sk_kernel;
@@ -115,6 +134,47 @@ void sk_tcc_free(void *state);
 /* where libtcc1.a lives; set by the VM from the binary's location */
 void sk_tcc_set_libdir(const char *dir);
 const char *sk_tcc_libdir(void);
+
+/* -- cc.c: the optimising tier ------------------------------------------ */
+#define SK_JIT_VERSION "speck-0.1.0-jit1"
+int sk_cc_available(void);
+const char *sk_cc_path(void);
+const char *sk_cc_ident(void);
+const char *sk_cc_flags(void);
+const char *sk_cc_why(void);
+uint64_t sk_cc_key(const char *source);
+/* load from the disk cache only: 1 if found */
+int sk_cc_lookup(const char *source, sk_ccode *out);
+/* load from the disk cache or compile */
+int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen);
+
+/* -- diskcache.c -------------------------------------------------------- */
+int sk_disk_enabled(void);
+const char *sk_disk_status(void);   /* the directory, or why disabled */
+const char *sk_disk_dir(void);      /* NULL when disabled */
+int64_t sk_disk_size(void);
+int64_t sk_disk_max(void);
+int64_t sk_parse_size(const char *s);
+void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n);
+void *sk_disk_read(uint64_t key, const char *suffix, size_t *len);
+int sk_disk_check(uint64_t key, const char *suffix, char *path, size_t n);
+void sk_disk_tmpname(const char *suffix, char *out, size_t n);
+int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix,
+                   char *final, size_t n);
+int sk_disk_write(uint64_t key, const char *suffix, const void *data,
+                  size_t len);
+void sk_disk_evict(void);
+
+/* -- tiers (jit.c) ------------------------------------------------------ */
+/* default tier from SPECK_JIT / speck.initialize{jit=} */
+void sk_jit_set_default_tier(int tier);
+int sk_jit_default_tier(void);
+/* after each launch: account time, maybe schedule a background tier-up */
+void sk_jit_after_launch(sk_kernel *k, double seconds);
+/* install a finished background compile (at launch time) */
+void sk_jit_refresh(sk_kernel *k);
+/* wait until no background compile is pending (tests, finalize) */
+void sk_jit_drain(void);
 
 /* -- cache.c ----------------------------------------------------------- */
 uint64_t sk_hash(const void *p, size_t n, uint64_t seed);

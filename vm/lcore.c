@@ -518,6 +518,7 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
   l.label = label;
   l.pattern = pattern;
   l.policy = pol;
+  sk_jit_refresh(k);
   l.fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
   l.init = k->init;
   l.join = k->join;
@@ -529,8 +530,13 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
     return sk_lerror(L, fname, label, "accumulator of %zu bytes is too large",
                      k->acc_size);
   char err[1024];
-  if (sk_backend_launch(b, &l, err, sizeof err) < 0)
-    return sk_lerror(L, fname, label, "%s", err);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = sk_backend_launch(b, &l, err, sizeof err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (rc < 0) return sk_lerror(L, fname, label, "%s", err);
+  sk_jit_after_launch(k, (double)(t1.tv_sec - t0.tv_sec) +
+                             1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
   if (pattern == SK_FOR) return 0;
   if (pattern == SK_SCAN) {
     push_scalar(L, k->reds[0].dtype, result);
@@ -793,6 +799,14 @@ static int l_jit_stats(lua_State *L) {
     lua_setfield(L, -2, "tierups");
     lua_pushnumber(L, k->compile_seconds);
     lua_setfield(L, -2, "compile_seconds");
+    lua_pushinteger(L, k->disk_hits);
+    lua_setfield(L, -2, "cache_hits");
+    lua_pushnumber(L, k->run_seconds);
+    lua_setfield(L, -2, "run_seconds");
+    if (k->warning[0]) {
+      lua_pushstring(L, k->warning);
+      lua_setfield(L, -2, "warning");
+    }
     lua_createtable(L, 0, SK_NTIER);
     for (int t2 = 1; t2 < SK_NTIER; t2++) {
       lua_pushinteger(L, k->compiles[t2]);
@@ -824,6 +838,15 @@ static int l_initialize(lua_State *L) {
     }
     lua_getfield(L, 1, "device");
     if (!lua_isnil(L, -1)) device = (int)luaL_checkinteger(L, -1);
+    lua_getfield(L, 1, "jit");
+    const char *j = lua_tostring(L, -1);
+    if (j) {
+      if (strcmp(j, "tcc") == 0) sk_jit_set_default_tier(SK_TIER_TCC);
+      else if (strcmp(j, "cc") == 0) sk_jit_set_default_tier(SK_TIER_CC);
+      else if (strcmp(j, "auto") == 0) sk_jit_set_default_tier(SK_TIER_AUTO);
+      else return sk_lerror(L, "speck.initialize", NULL,
+                            "unknown jit '%s' (tcc, cc or auto)", j);
+    }
     /* the space string stays anchored by the options table */
   }
   char err[512];
@@ -886,7 +909,38 @@ static int l_info(lua_State *L) {
   lua_pushstring(L, sk_tcc_libdir());
   lua_setfield(L, -2, "libdir");
   lua_setfield(L, -2, "tcc");
+  lua_createtable(L, 0, 4);
+  lua_pushboolean(L, sk_cc_available());
+  lua_setfield(L, -2, "available");
+  if (sk_cc_available()) {
+    lua_pushstring(L, sk_cc_path());
+    lua_setfield(L, -2, "path");
+    lua_pushstring(L, sk_cc_ident());
+    lua_setfield(L, -2, "version");
+    lua_pushstring(L, sk_cc_flags());
+    lua_setfield(L, -2, "flags");
+  } else {
+    lua_pushfstring(L, "%s; kernels stay on libtcc", sk_cc_why());
+    lua_setfield(L, -2, "reason");
+  }
+  lua_setfield(L, -2, "cc");
   lua_setfield(L, -2, "compilers");
+  lua_createtable(L, 0, 4);
+  lua_pushboolean(L, sk_disk_enabled());
+  lua_setfield(L, -2, "enabled");
+  lua_pushstring(L, sk_disk_status());
+  lua_setfield(L, -2, sk_disk_enabled() ? "dir" : "reason");
+  lua_pushinteger(L, sk_disk_size());
+  lua_setfield(L, -2, "size");
+  lua_pushinteger(L, sk_disk_max());
+  lua_setfield(L, -2, "max");
+  lua_setfield(L, -2, "cache");
+  {
+    static const char *const names[] = {"auto", "tcc", "cc"};
+    int t = sk_jit_default_tier();
+    lua_pushstring(L, t < 3 ? names[t] : "auto");
+    lua_setfield(L, -2, "jit");
+  }
   lua_newtable(L);
   lua_setfield(L, -2, "devices");
   return 1;
@@ -905,8 +959,16 @@ static const luaL_Reg core_funcs[] = {
   {"now", l_now},
   {NULL, NULL}};
 
-static const luaL_Reg jit_funcs[] = {
-  {"source", l_jit_source}, {"stats", l_jit_stats}, {NULL, NULL}};
+static int l_jit_drain(lua_State *L) {
+  (void)L;
+  sk_jit_drain();
+  return 0;
+}
+
+static const luaL_Reg jit_funcs[] = {{"source", l_jit_source},
+                                     {"stats", l_jit_stats},
+                                     {"wait", l_jit_drain},
+                                     {NULL, NULL}};
 
 int luaopen_speck_core(lua_State *L) {
   if (!sk_tcc_libdir()[0]) {

@@ -45,9 +45,9 @@
 #define LE_RANGE      "index %d is %lld, out of range [0, %lld)"
 #define LE_NSET       "rank %d, set with %d %s and a value"
 #define LE_FIELD      "cannot assign to field %s"
-#define LE_DIM        "dimension %s out of range [0, %d)"
+#define LE_DIM        "%s: dimension %s out of range [0, %d)"
 #define LE_STORE      "cannot store %s in %s%s"
-#define LE_RAGGED     "ragged table: %s has %lld elements, expected %lld"
+#define LE_RAGGED     "ragged table: %s has %lld element%s, expected %lld"
 #define LE_RAGTAB     "ragged table: %s is %s, expected a table"
 #define LE_RAGVAL     "ragged table: %s is a table, expected a value"
 #define LE_ELEM       "%s: cannot store %s in %s%s"
@@ -521,7 +521,7 @@ static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
   int64_t len = (int64_t)lua_rawlen(L, t);
   if (len != v->extent[d])
     lv_raise(L, fname, v->label, LE_RAGGED, path_str(path, d, p, sizeof p),
-             (long long)len, (long long)v->extent[d]);
+             (long long)len, len == 1 ? "" : "s", (long long)v->extent[d]);
   luaL_checkstack(L, 4, "View.from");
   for (int64_t i = 0; i < len; i++) {
     lua_rawgeti(L, t, i + 1);
@@ -673,14 +673,13 @@ static int f_rank(lua_State *L) {
 /* dimension argument of extent(d) / stride(d): 0 <= d < 8; dimensions at
  * or beyond the rank have extent 1 and stride 0, as in Kokkos */
 static int check_dim(lua_State *L, const sk_view *v, const char *what) {
-  char b[64], f[32];
+  char b[64];
   int ok = 0;
   lua_Integer d = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok)
                                                 : 0;
-  if (!ok || d < 0 || d >= SK_MAXRANK) {
-    snprintf(f, sizeof f, "View:%s", what);
-    lv_raise(L, f, v->label, LE_DIM, show(L, 2, b, sizeof b), SK_MAXRANK);
-  }
+  if (!ok || d < 0 || d >= SK_MAXRANK)
+    lv_raise(L, "View", v->label, LE_DIM, what, show(L, 2, b, sizeof b),
+             SK_MAXRANK);
   return (int)d;
 }
 

@@ -1,0 +1,275 @@
+/* cc.c: the optimising tier: the system C compiler builds the generated
+ * source into a shared object that is loaded with dlopen.
+ *
+ * The compiler is found at run time (SPECK_CC, else cc, gcc, clang on
+ * PATH); nothing from the build machine is baked in. Flags default to
+ * -O3 -march=native plus -ffp-contract=off so floating-point results are
+ * bitwise those of the libtcc tier (no FMA contraction, no fast-math);
+ * SPECK_CFLAGS replaces them. The object's key hashes the source, the
+ * compiler's identity (its --version line), the flags, the CPU model and
+ * speck's version; with the disk cache on it is stored there.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jit.h"
+
+extern char **environ;
+
+#define DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-fast-math"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct {
+  int ok;
+  char path[1024];
+  char ident[512];
+  char flags[1024];
+  char why[1200];
+  char cpu[256];
+} cc;
+
+/* a new empty file named <dir>/speck-XXXXXX<suffix>, in the cache
+ * directory when there is one (same file system as the entries) */
+static int tmpfile_name(char *out, size_t n, const char *suffix) {
+  const char *d = sk_disk_dir();
+  if (!d) d = getenv("TMPDIR");
+  if (!d || !*d) d = "/tmp";
+  snprintf(out, n, "%s/.tmp-speck-XXXXXX%s", d, suffix);
+  int fd = mkstemps(out, (int)strlen(suffix));
+  if (fd < 0) return -1;
+  close(fd);
+  return 0;
+}
+
+static int find_in_path(const char *name, char *out, size_t n) {
+  if (strchr(name, '/')) {
+    snprintf(out, n, "%s", name);
+    return access(out, X_OK) == 0;
+  }
+  const char *path = getenv("PATH");
+  if (!path) return 0;
+  const char *p = path;
+  while (*p) {
+    const char *c = strchr(p, ':');
+    size_t len = c ? (size_t)(c - p) : strlen(p);
+    snprintf(out, n, "%.*s/%s", (int)len, p, name);
+    struct stat st;
+    if (len && stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+      return 1;
+    p += len + (c ? 1 : 0);
+    if (!c) break;
+  }
+  return 0;
+}
+
+/* Run argv with stderr (and stdout) to 'errfile'; returns the exit status
+ * or -1 if it could not start. */
+static int run(char *const argv[], const char *errfile) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void read_file(const char *path, char *out, size_t n) {
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  size_t r = fread(out, 1, n - 1, f);
+  out[r] = '\0';
+  fclose(f);
+}
+
+static void probe(void) {
+  const char *flags = getenv("SPECK_CFLAGS");
+  snprintf(cc.flags, sizeof cc.flags, "%s", flags && *flags ? flags : DEFAULT_CFLAGS);
+  /* CPU model: -march=native objects are only valid on the same kind */
+  char info[8192];
+  read_file("/proc/cpuinfo", info, sizeof info);
+  char *m = strstr(info, "model name");
+  if (m) {
+    char *colon = strchr(m, ':'), *nl = strchr(m, '\n');
+    if (colon && nl && nl > colon) snprintf(cc.cpu, sizeof cc.cpu, "%.*s", (int)(nl - colon - 1), colon + 1);
+  }
+  const char *want = getenv("SPECK_CC");
+  const char *cands[] = {"cc", "gcc", "clang", NULL};
+  int found = 0;
+  if (want && *want) {
+    found = find_in_path(want, cc.path, sizeof cc.path);
+    if (!found) {
+      snprintf(cc.why, sizeof cc.why, "SPECK_CC=%s: not found", want);
+      return;
+    }
+  } else {
+    for (int i = 0; cands[i] && !found; i++)
+      found = find_in_path(cands[i], cc.path, sizeof cc.path);
+    if (!found) {
+      snprintf(cc.why, sizeof cc.why, "no C compiler (cc, gcc, clang) on PATH");
+      return;
+    }
+  }
+  char out[4200];
+  char *argv[] = {cc.path, "--version", NULL};
+  if (tmpfile_name(out, sizeof out, ".txt") < 0 || run(argv, out) != 0) {
+    unlink(out);
+    snprintf(cc.why, sizeof cc.why, "%s --version failed", cc.path);
+    return;
+  }
+  read_file(out, cc.ident, sizeof cc.ident);
+  unlink(out);
+  char *nl = strchr(cc.ident, '\n');
+  if (nl) *nl = '\0';
+  cc.ok = 1;
+}
+
+int sk_cc_available(void) {
+  pthread_once(&once, probe);
+  return cc.ok;
+}
+
+const char *sk_cc_path(void) { return sk_cc_available() ? cc.path : NULL; }
+const char *sk_cc_ident(void) { sk_cc_available(); return cc.ident; }
+const char *sk_cc_flags(void) { sk_cc_available(); return cc.flags; }
+const char *sk_cc_why(void) { sk_cc_available(); return cc.why; }
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+uint64_t sk_cc_key(const char *source) {
+  sk_cc_available();
+  uint64_t h = sk_hash(source, strlen(source), 0x5eed);
+  h = sk_hash(cc.ident, strlen(cc.ident), h);
+  h = sk_hash(cc.flags, strlen(cc.flags), h);
+  h = sk_hash(cc.cpu, strlen(cc.cpu), h);
+  return sk_hash(SK_JIT_VERSION, strlen(SK_JIT_VERSION), h);
+}
+
+static int load(const char *path, sk_ccode *out, char *err, size_t errlen) {
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+    return -1;
+  }
+  out->dl = dl;
+  out->fn = dlsym(dl, "sk__kernel");
+  out->init = dlsym(dl, "sk__init");
+  out->join = dlsym(dl, "sk__join");
+  out->layout = dlsym(dl, "sk__layout");
+  if (!out->fn) {
+    dlclose(dl);
+    out->dl = NULL;
+    snprintf(err, errlen, "%s lacks sk__kernel", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Look the object up on disk only (no compile). 1 if loaded. */
+int sk_cc_lookup(const char *source, sk_ccode *out) {
+  memset(out, 0, sizeof *out);
+  if (!sk_cc_available() || !sk_disk_enabled()) return 0;
+  char path[4200], err[256];
+  double t0 = now();
+  uint64_t key = sk_cc_key(source);
+  if (!sk_disk_check(key, ".so", path, sizeof path)) return 0;
+  if (load(path, out, err, sizeof err) < 0) return 0;
+  out->from_disk = 1;
+  out->seconds = now() - t0;
+  return 1;
+}
+
+/* Compile 'source' (or load it from the disk cache) into 'out'. */
+int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
+  if (sk_cc_lookup(source, out)) return 0;
+  memset(out, 0, sizeof *out);
+  if (!sk_cc_available()) {
+    snprintf(err, errlen, "cc tier unavailable: %s", cc.why);
+    return -1;
+  }
+  double t0 = now();
+  uint64_t key = sk_cc_key(source);
+  char src[4200], so[4200], log[4200], final[4200];
+  int disk = sk_disk_enabled();
+  if (tmpfile_name(src, sizeof src, ".c") < 0) {
+    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    return -1;
+  }
+  if (tmpfile_name(log, sizeof log, ".log") < 0 ||
+      tmpfile_name(so, sizeof so, ".so") < 0) {
+    unlink(src);
+    unlink(log);
+    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    return -1;
+  }
+  FILE *f = fopen(src, "w");
+  int wok = f && fputs(source, f) >= 0;
+  if (f && fclose(f) != 0) wok = 0;
+  if (!wok) {
+    snprintf(err, errlen, "cannot write %s", src);
+    unlink(src);
+    unlink(log);
+    unlink(so);
+    return -1;
+  }
+  /* argv: cc <flags...> -fPIC -shared -w -o so src */
+  char flags[1024];
+  snprintf(flags, sizeof flags, "%s", cc.flags);
+  char *argv[80];
+  int n = 0;
+  argv[n++] = cc.path;
+  for (char *t = strtok(flags, " \t"); t && n < 70; t = strtok(NULL, " \t"))
+    argv[n++] = t;
+  argv[n++] = "-fPIC";
+  argv[n++] = "-shared";
+  argv[n++] = "-w";
+  argv[n++] = "-o";
+  argv[n++] = so;
+  argv[n++] = src;
+  argv[n] = NULL;
+  int rc = run(argv, log);
+  if (rc != 0) {
+    char msg[1500];
+    read_file(log, msg, sizeof msg);
+    snprintf(err, errlen, "%s failed (status %d): %s", cc.path, rc, msg);
+    unlink(src);
+    unlink(log);
+    unlink(so);
+    return -1;
+  }
+  unlink(src);
+  unlink(log);
+  if (disk) {
+    if (sk_disk_commit(so, key, ".so", final, sizeof final) < 0) {
+      snprintf(err, errlen, "cannot store the compiled kernel in the cache");
+      return -1;
+    }
+    rc = load(final, out, err, errlen);
+  } else {
+    rc = load(so, out, err, errlen);
+    unlink(so);   /* mapped; the name is no longer needed */
+  }
+  out->seconds = now() - t0;
+  return rc;
+}

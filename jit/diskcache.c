@@ -1,0 +1,330 @@
+/* diskcache.c: the on-disk cache of compiled kernels (cc .so, NVRTC cubin).
+ *
+ * Directory: $SPECK_CACHE_DIR, else $XDG_CACHE_HOME/speck, else
+ * ~/.cache/speck; created 0700; refused when owned by another user or
+ * writable by group/others. SPECK_CACHE=off disables it.
+ *
+ * An entry '<key>.<suffix>' is the payload followed by a trailer
+ * {magic, key, payload length, payload hash}. Writers build the file
+ * under a temporary name in the same directory and rename() it into
+ * place, so readers never see a torn file; a reader checks owner, mode,
+ * size, magic, key and hash and deletes what fails (it is rebuilt).
+ * Least-recently-used eviction (mtime, refreshed on every load) keeps
+ * the directory under SPECK_CACHE_MAX bytes (default 256M).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jit.h"
+
+#define MAGIC "SPECKC01"
+
+typedef struct trailer {
+  char magic[8];
+  uint64_t key;
+  uint64_t len;
+  uint64_t sum;
+} trailer;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int enabled;
+static char dir[4096];
+static char status[4400];
+static int64_t max_bytes = 256LL << 20;
+static pthread_mutex_t evict_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int mkdir_p(const char *path, mode_t last_mode) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) < 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(tmp, last_mode) < 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+int64_t sk_parse_size(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || v < 0) return -1;
+  switch (*end) {
+  case 'k': case 'K': v *= 1024; break;
+  case 'm': case 'M': v *= 1024 * 1024; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+  case '\0': break;
+  default: return -1;
+  }
+  return (int64_t)v;
+}
+
+static void init(void) {
+  const char *off = getenv("SPECK_CACHE");
+  if (off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0)) {
+    snprintf(status, sizeof status, "disabled (SPECK_CACHE=off)");
+    return;
+  }
+  const char *mx = getenv("SPECK_CACHE_MAX");
+  if (mx && *mx) {
+    int64_t v = sk_parse_size(mx);
+    if (v >= 0) max_bytes = v;
+  }
+  const char *d = getenv("SPECK_CACHE_DIR");
+  if (d && *d) {
+    snprintf(dir, sizeof dir, "%s", d);
+  } else if ((d = getenv("XDG_CACHE_HOME")) && *d) {
+    snprintf(dir, sizeof dir, "%s/speck", d);
+  } else if ((d = getenv("HOME")) && *d) {
+    snprintf(dir, sizeof dir, "%s/.cache/speck", d);
+  } else {
+    snprintf(status, sizeof status, "disabled (no HOME to put ~/.cache/speck in)");
+    return;
+  }
+  if (mkdir_p(dir, 0700) < 0) {
+    snprintf(status, sizeof status, "disabled: cannot create %s: %s", dir,
+             strerror(errno));
+    return;
+  }
+  struct stat st;
+  if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    snprintf(status, sizeof status, "disabled: %s is not a directory", dir);
+    return;
+  }
+  if (st.st_uid != geteuid()) {
+    snprintf(status, sizeof status,
+             "disabled: %s is owned by uid %u, not by this user (refused)", dir,
+             (unsigned)st.st_uid);
+    return;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(status, sizeof status,
+             "disabled: %s is writable by group or others (refused; chmod 700 it)",
+             dir);
+    return;
+  }
+  if (access(dir, W_OK | X_OK) < 0) {
+    snprintf(status, sizeof status, "disabled: %s is not writable", dir);
+    return;
+  }
+  enabled = 1;
+  snprintf(status, sizeof status, "%s", dir);
+}
+
+int sk_disk_enabled(void) {
+  pthread_once(&once, init);
+  return enabled;
+}
+
+const char *sk_disk_status(void) {
+  pthread_once(&once, init);
+  return status;
+}
+
+const char *sk_disk_dir(void) { return sk_disk_enabled() ? dir : NULL; }
+int64_t sk_disk_max(void) { return max_bytes; }
+
+static int is_entry(const char *name) {
+  const char *dot = strrchr(name, '.');
+  return name[0] != '.' && dot && (strcmp(dot, ".so") == 0 || strcmp(dot, ".cubin") == 0);
+}
+
+int64_t sk_disk_size(void) {
+  if (!sk_disk_enabled()) return 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int64_t total = 0;
+  struct dirent *e;
+  struct stat st;
+  while ((e = readdir(d))) {
+    if (!is_entry(e->d_name)) continue;
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0) total += st.st_size;
+  }
+  closedir(d);
+  return total;
+}
+
+void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n) {
+  snprintf(out, n, "%s/%016llx%s", dir, (unsigned long long)key, suffix);
+}
+
+/* Validate the entry at 'path' for 'key'; returns the payload (malloc'd,
+ * when 'want' is set) or NULL. A bad entry is removed. */
+static void *validate(const char *path, uint64_t key, size_t *len, int want,
+                      int *ok) {
+  *ok = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return NULL;
+  struct stat st;
+  char *buf = NULL;
+  trailer t;
+  int bad = 1;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) goto done;
+  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) goto done;
+  if ((size_t)st.st_size < sizeof t) goto done;
+  size_t n = (size_t)st.st_size - sizeof t;
+  buf = malloc(n ? n : 1);
+  if (!buf) {
+    bad = 0;
+    goto done;
+  }
+  if (pread(fd, buf, n, 0) != (ssize_t)n ||
+      pread(fd, &t, sizeof t, (off_t)n) != (ssize_t)sizeof t)
+    goto done;
+  if (memcmp(t.magic, MAGIC, 8) != 0 || t.key != key || t.len != n ||
+      t.sum != sk_hash(buf, n, key))
+    goto done;
+  bad = 0;
+  *ok = 1;
+  if (len) *len = n;
+done:
+  close(fd);
+  if (bad) unlink(path);
+  if (!*ok || !want) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+void *sk_disk_read(uint64_t key, const char *suffix, size_t *len) {
+  if (!sk_disk_enabled()) return NULL;
+  char path[4200];
+  sk_disk_path(key, suffix, path, sizeof path);
+  int ok;
+  void *p = validate(path, key, len, 1, &ok);
+  if (ok) utimensat(AT_FDCWD, path, NULL, 0);
+  return p;
+}
+
+int sk_disk_check(uint64_t key, const char *suffix, char *path, size_t n) {
+  if (!sk_disk_enabled()) return 0;
+  sk_disk_path(key, suffix, path, n);
+  int ok;
+  validate(path, key, NULL, 0, &ok);
+  if (ok) utimensat(AT_FDCWD, path, NULL, 0);
+  return ok;
+}
+
+/* a fresh temporary name in the cache directory (or 'fallback') */
+void sk_disk_tmpname(const char *suffix, char *out, size_t n) {
+  static unsigned counter;
+  unsigned c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+  snprintf(out, n, "%s/.tmp-%d-%u%s", dir, (int)getpid(), c, suffix);
+}
+
+typedef struct ent {
+  char name[64];
+  int64_t size;
+  struct timespec mtime;
+} ent;
+
+static int older(const void *a, const void *b) {
+  const ent *x = a, *y = b;
+  if (x->mtime.tv_sec != y->mtime.tv_sec)
+    return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+  return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
+}
+
+/* Delete least-recently-used entries until the total is under the cap;
+ * stale temporary files (an hour old) go too. */
+void sk_disk_evict(void) {
+  if (!sk_disk_enabled()) return;
+  pthread_mutex_lock(&evict_lock);
+  DIR *d = opendir(dir);
+  if (!d) {
+    pthread_mutex_unlock(&evict_lock);
+    return;
+  }
+  ent *es = NULL;
+  size_t n = 0, cap = 0;
+  int64_t total = 0;
+  struct dirent *e;
+  struct stat st;
+  time_t now = time(NULL);
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, ".tmp-", 5) == 0) {
+      if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && now - st.st_mtime > 3600)
+        unlinkat(dirfd(d), e->d_name, 0);
+      continue;
+    }
+    if (!is_entry(e->d_name) || strlen(e->d_name) >= sizeof es->name) continue;
+    if (fstatat(dirfd(d), e->d_name, &st, 0) < 0) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      ent *g = realloc(es, cap * sizeof *es);
+      if (!g) break;
+      es = g;
+    }
+    snprintf(es[n].name, sizeof es[n].name, "%s", e->d_name);
+    es[n].size = st.st_size;
+    es[n].mtime = st.st_mtim;
+    total += st.st_size;
+    n++;
+  }
+  if (total > max_bytes && n) {
+    qsort(es, n, sizeof *es, older);
+    for (size_t i = 0; i < n && total > max_bytes; i++)
+      if (unlinkat(dirfd(d), es[i].name, 0) == 0) total -= es[i].size;
+  }
+  closedir(d);
+  free(es);
+  pthread_mutex_unlock(&evict_lock);
+}
+
+/* Append the trailer to the finished temporary file 'tmp' and rename it
+ * to the entry for 'key'. Returns 0 or -1 (tmp removed). */
+int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix,
+                   char *final, size_t n) {
+  int fd = open(tmp, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  char *buf = NULL;
+  int rc = -1;
+  if (fstat(fd, &st) < 0) goto out;
+  size_t len = (size_t)st.st_size;
+  buf = malloc(len ? len : 1);
+  if (!buf || pread(fd, buf, len, 0) != (ssize_t)len) goto out;
+  trailer t;
+  memcpy(t.magic, MAGIC, 8);
+  t.key = key;
+  t.len = len;
+  t.sum = sk_hash(buf, len, key);
+  if (pwrite(fd, &t, sizeof t, (off_t)len) != (ssize_t)sizeof t) goto out;
+  if (fchmod(fd, 0600) < 0 || fsync(fd) < 0) goto out;
+  sk_disk_path(key, suffix, final, n);
+  if (rename(tmp, final) < 0) goto out;
+  rc = 0;
+out:
+  free(buf);
+  close(fd);
+  if (rc < 0) unlink(tmp);
+  else sk_disk_evict();
+  return rc;
+}
+
+/* Store a payload held in memory (NVRTC cubins). */
+int sk_disk_write(uint64_t key, const char *suffix, const void *data,
+                  size_t len) {
+  if (!sk_disk_enabled()) return -1;
+  char tmp[4200], final[4200];
+  sk_disk_tmpname(suffix, tmp, sizeof tmp);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  ssize_t w = write(fd, data, len);
+  close(fd);
+  if (w != (ssize_t)len) {
+    unlink(tmp);
+    return -1;
+  }
+  return sk_disk_commit(tmp, key, suffix, final, sizeof final);
+}

@@ -1,0 +1,361 @@
+/* test_layout.c: unit tests of the view arithmetic in backends/view.c:
+ * layout strides, size (with overflow), span, offsets, contiguity,
+ * subviews (extents, strides, layouts, errors), dtype/layout/space names,
+ * and element access on wrapped (external) memory. No allocation goes
+ * through a back end: every view here wraps a local array.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/view.h"
+
+static int passed, failed;
+
+#define CHECK(c)                                                            \
+  do {                                                                      \
+    if (c) passed++;                                                        \
+    else {                                                                  \
+      failed++;                                                             \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
+    }                                                                       \
+  } while (0)
+
+#define CHECK_STR(a, b)                                                     \
+  do {                                                                      \
+    const char *a_ = (a), *b_ = (b);                                        \
+    if (strcmp(a_, b_) == 0) passed++;                                      \
+    else {                                                                  \
+      failed++;                                                             \
+      printf("FAIL %s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_, b_);     \
+    }                                                                       \
+  } while (0)
+
+static double buf[4096];
+
+/* wrap 'buf' as a view of the given shape */
+static sk_view wrap(int dtype, int rank, const int64_t *ext, int layout) {
+  sk_view v;
+  char err[256];
+  int st = sk_view_create(&v, "w", dtype, rank, ext, layout, SK_SPACE_HOST, 0,
+                          buf, err, sizeof err);
+  if (st != 0) printf("create failed: %s\n", err);
+  CHECK(st == 0);
+  return v;
+}
+
+static void test_names(void) {
+  CHECK(sk_dtype_parse("float64") == SK_F64);
+  CHECK(sk_dtype_parse("double") == SK_F64);
+  CHECK(sk_dtype_parse("float") == SK_F32);
+  CHECK(sk_dtype_parse("bool") == SK_BOOL);
+  CHECK(sk_dtype_parse("uint8") == SK_U8);
+  CHECK(sk_dtype_parse("float65") == -1);
+  CHECK(sk_dtype_parse(NULL) == -1);
+  CHECK(sk_layout_parse("right") == SK_RIGHT);
+  CHECK(sk_layout_parse("left") == SK_LEFT);
+  CHECK(sk_layout_parse("stride") == SK_STRIDE);
+  CHECK(sk_layout_parse("diag") == -1);
+  CHECK(sk_space_parse("cuda_uvm") == SK_SPACE_CUDA_UVM);
+  CHECK(sk_space_parse("gpu") == -1);
+  CHECK_STR(sk_layout_name(SK_LEFT), "left");
+  CHECK_STR(sk_space_name(SK_SPACE_CUDA_PINNED), "cuda_pinned");
+  CHECK(sk_space_host_accessible(SK_SPACE_HOST));
+  CHECK(!sk_space_host_accessible(SK_SPACE_CUDA));
+  CHECK(sk_space_default_layout(SK_SPACE_CUDA) == SK_LEFT);
+  CHECK(sk_space_default_layout(SK_SPACE_HOST) == SK_RIGHT);
+  size_t sizes[SK_NDTYPE] = {8, 4, 8, 4, 2, 1, 8, 4, 1, 1};
+  const char *tags[SK_NDTYPE] = {"f64", "f32", "i64", "i32", "i16",
+                                 "i8",  "u64", "u32", "u8",  "b8"};
+  for (int t = 0; t < SK_NDTYPE; t++) {
+    CHECK(sk_dtypes[t].size == sizes[t]);
+    CHECK_STR(sk_dtypes[t].tag, tags[t]);
+    CHECK(sk_dtype_parse(sk_dtypes[t].name) == t);
+  }
+  CHECK_STR(sk_dtypes[SK_I32].ctype, "int32_t");
+  CHECK(sk_dtypes[SK_F32].is_float && !sk_dtypes[SK_I8].is_float);
+  CHECK(sk_dtypes[SK_I8].is_signed && !sk_dtypes[SK_U8].is_signed);
+  CHECK(sk_dtypes[SK_BOOL].is_bool);
+}
+
+static void test_strides(void) {
+  int64_t ext[SK_MAXRANK] = {3, 4, 5, 6, 2, 2, 2, 2}, st[SK_MAXRANK];
+  sk_view_layout_strides(3, SK_RIGHT, ext, st);
+  CHECK(st[0] == 20 && st[1] == 5 && st[2] == 1 && st[3] == 0);
+  sk_view_layout_strides(3, SK_LEFT, ext, st);
+  CHECK(st[0] == 1 && st[1] == 3 && st[2] == 12 && st[7] == 0);
+  sk_view_layout_strides(8, SK_RIGHT, ext, st);
+  CHECK(st[7] == 1 && st[0] == 4 * 5 * 6 * 16);
+  sk_view_layout_strides(8, SK_LEFT, ext, st);
+  CHECK(st[0] == 1 && st[7] == 3 * 4 * 5 * 6 * 8);
+  sk_view_layout_strides(0, SK_RIGHT, ext, st);
+  for (int d = 0; d < SK_MAXRANK; d++) CHECK(st[d] == 0);
+  sk_view_layout_strides(1, SK_LEFT, ext, st);
+  CHECK(st[0] == 1);
+}
+
+static void test_size_offset(void) {
+  int64_t e2[2] = {3, 4};
+  sk_view r = wrap(SK_F64, 2, e2, SK_RIGHT), l = wrap(SK_F64, 2, e2, SK_LEFT);
+  CHECK(sk_view_size(&r) == 12 && sk_view_span(&r) == 12);
+  CHECK(sk_view_contiguous(&r) && sk_view_contiguous(&l));
+  CHECK(r.extent[2] == 1 && r.stride[2] == 0);   /* unused dims */
+  int64_t idx[2] = {2, 1};
+  CHECK(sk_view_offset(&r, idx) == 9);
+  CHECK(sk_view_offset(&l, idx) == 5);
+  char b[64];
+  CHECK_STR(sk_view_format_extents(&r, b, sizeof b), "[3][4]");
+  CHECK(r.traits & SK_TRAIT_UNMANAGED);
+  CHECK(r.alloc && r.alloc->owned == 0 && r.alloc->refs == 1);
+  sk_view_release(&r);
+  sk_view_release(&l);
+  CHECK(r.alloc == NULL && r.data == NULL);
+
+  sk_view s = wrap(SK_F64, 0, NULL, SK_RIGHT);   /* rank 0: one element */
+  CHECK(sk_view_size(&s) == 1 && sk_view_span(&s) == 1);
+  CHECK(sk_view_offset(&s, idx) == 0);
+  CHECK_STR(sk_view_format_extents(&s, b, sizeof b), "");
+  sk_view_release(&s);
+
+  int64_t e0[3] = {3, 0, 4};
+  sk_view z = wrap(SK_F64, 3, e0, SK_RIGHT);
+  CHECK(sk_view_size(&z) == 0 && sk_view_span(&z) == 0);
+  CHECK(sk_view_contiguous(&z));
+  sk_view_release(&z);
+
+  /* overflow: product of extents, then bytes */
+  sk_view big;
+  memset(&big, 0, sizeof big);
+  big.rank = 3;
+  big.extent[0] = big.extent[1] = big.extent[2] = (int64_t)1 << 30;
+  CHECK(sk_view_size(&big) == -1);
+  big.rank = 2;
+  CHECK(sk_view_size(&big) == (int64_t)1 << 60);
+
+  char err[256];
+  int64_t huge[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
+  CHECK(sk_view_create(&big, "big", SK_F64, 2, huge, SK_RIGHT, SK_SPACE_HOST,
+                       1, NULL, err, sizeof err) < 0);
+  CHECK_STR(err, "cannot allocate [1099511627776][1099511627776] float64: "
+                 "the size overflows 64 bits");
+  int64_t e61[1] = {(int64_t)1 << 61};
+  CHECK(sk_view_create(&big, "big", SK_F64, 1, e61, SK_RIGHT, SK_SPACE_HOST,
+                       1, NULL, err, sizeof err) < 0);
+  CHECK(strstr(err, "overflows") != NULL);
+  CHECK(big.alloc == NULL);
+
+  /* argument errors */
+  int64_t neg[2] = {3, -3};
+  CHECK(sk_view_create(&big, "A", SK_F64, 2, neg, SK_RIGHT, SK_SPACE_HOST, 1,
+                       buf, err, sizeof err) < 0);
+  CHECK_STR(err, "extent 1 is -3 (must be a non-negative integer)");
+  CHECK(sk_view_create(&big, "A", SK_F64, 9, e2, SK_RIGHT, SK_SPACE_HOST, 1,
+                       buf, err, sizeof err) < 0);
+  CHECK_STR(err, "rank 9 exceeds the maximum 8");
+  CHECK(sk_view_create(&big, "A", SK_F64, 2, e2, SK_STRIDE, SK_SPACE_HOST, 1,
+                       buf, err, sizeof err) < 0);
+  CHECK(sk_view_create(&big, "A", SK_NDTYPE, 2, e2, SK_RIGHT, SK_SPACE_HOST,
+                       1, buf, err, sizeof err) < 0);
+}
+
+static void test_subview(void) {
+  char err[256];
+  int64_t e2[2] = {3, 4};
+  sk_view a = wrap(SK_F64, 2, e2, SK_RIGHT), s;
+  for (int k = 0; k < 12; k++) buf[k] = k;
+  CHECK(a.alloc->refs == 1);
+
+  /* a row of a right view: dense, stays 'right' */
+  sk_slice row[2] = {{SK_SLICE_INDEX, 1, 0}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &a, row, 2, err, sizeof err) == 0);
+  CHECK(s.rank == 1 && s.extent[0] == 4 && s.stride[0] == 1);
+  CHECK(s.layout == SK_RIGHT && sk_view_contiguous(&s));
+  CHECK(s.data == &buf[4] && a.alloc->refs == 2);
+  CHECK(sk_view_get_f(&s, 3) == 7);
+  CHECK(s.extent[1] == 1 && s.stride[1] == 0);
+  sk_view_release(&s);
+  CHECK(a.alloc->refs == 1);
+
+  /* a column: strided */
+  sk_slice col[2] = {{SK_SLICE_ALL, 0, 0}, {SK_SLICE_INDEX, 2, 0}};
+  CHECK(sk_view_subview(&s, &a, col, 2, err, sizeof err) == 0);
+  CHECK(s.rank == 1 && s.extent[0] == 3 && s.stride[0] == 4);
+  CHECK(s.layout == SK_STRIDE && !sk_view_contiguous(&s));
+  CHECK(sk_view_span(&s) == 9);
+  CHECK(sk_view_get_f(&s, 2 * s.stride[0]) == 10);
+  sk_view_release(&s);
+
+  /* a block of rows: dense; a block of columns: strided */
+  sk_slice rows[2] = {{SK_SLICE_RANGE, 1, 3}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &a, rows, 2, err, sizeof err) == 0);
+  CHECK(s.extent[0] == 2 && s.extent[1] == 4 && s.layout == SK_RIGHT);
+  CHECK(s.data == &buf[4]);
+  sk_view_release(&s);
+  sk_slice cols[2] = {{SK_SLICE_ALL, 0, 0}, {SK_SLICE_RANGE, 1, 3}};
+  CHECK(sk_view_subview(&s, &a, cols, 2, err, sizeof err) == 0);
+  CHECK(s.layout == SK_STRIDE && s.stride[0] == 4 && s.stride[1] == 1);
+  CHECK(sk_view_size(&s) == 6 && sk_view_span(&s) == 10);
+  sk_view_release(&s);
+
+  /* a single column of width 1 in a right view is not dense ... */
+  sk_slice c1[2] = {{SK_SLICE_ALL, 0, 0}, {SK_SLICE_RANGE, 1, 2}};
+  CHECK(sk_view_subview(&s, &a, c1, 2, err, sizeof err) == 0);
+  CHECK(s.layout == SK_STRIDE);
+  sk_view_release(&s);
+  /* ... but a one-row block is, with canonical strides */
+  sk_slice r1[2] = {{SK_SLICE_RANGE, 2, 3}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &a, r1, 2, err, sizeof err) == 0);
+  CHECK(s.layout == SK_RIGHT && s.stride[0] == 4 && s.stride[1] == 1);
+  sk_view_release(&s);
+
+  /* left: a column is dense */
+  sk_view l = wrap(SK_F64, 2, e2, SK_LEFT);
+  CHECK(sk_view_subview(&s, &l, col, 2, err, sizeof err) == 0);
+  CHECK(s.layout == SK_LEFT && s.stride[0] == 1 && s.data == &buf[6]);
+  sk_view_release(&s);
+  CHECK(sk_view_subview(&s, &l, row, 2, err, sizeof err) == 0);
+  CHECK(s.layout == SK_STRIDE && s.stride[0] == 3);
+  sk_view_release(&s);
+
+  /* every index dropped: rank 0 */
+  sk_slice pt[2] = {{SK_SLICE_INDEX, 2, 0}, {SK_SLICE_INDEX, 3, 0}};
+  CHECK(sk_view_subview(&s, &a, pt, 2, err, sizeof err) == 0);
+  CHECK(s.rank == 0 && s.data == &buf[11] && sk_view_get_f(&s, 0) == 11);
+  sk_view_release(&s);
+
+  /* empty ranges are fine, at either end */
+  sk_slice em[2] = {{SK_SLICE_RANGE, 3, 3}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &a, em, 2, err, sizeof err) == 0);
+  CHECK(sk_view_size(&s) == 0 && sk_view_contiguous(&s));
+  sk_view_release(&s);
+
+  /* a strided view's dense subview becomes 'right' */
+  sk_view t;
+  CHECK(sk_view_subview(&t, &a, cols, 2, err, sizeof err) == 0);
+  sk_slice trow[2] = {{SK_SLICE_INDEX, 1, 0}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &t, trow, 2, err, sizeof err) == 0);
+  CHECK(s.layout == SK_RIGHT && s.extent[0] == 2 && s.data == &buf[5]);
+  sk_view_release(&s);
+  sk_view_release(&t);
+
+  /* errors */
+  sk_slice bad[2] = {{SK_SLICE_INDEX, 3, 0}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &a, bad, 2, err, sizeof err) < 0);
+  CHECK_STR(err, "slice 0 is 3, out of range [0, 3)");
+  sk_slice badr[2] = {{SK_SLICE_ALL, 0, 0}, {SK_SLICE_RANGE, 2, 5}};
+  CHECK(sk_view_subview(&s, &a, badr, 2, err, sizeof err) < 0);
+  CHECK_STR(err, "slice 1 is {2, 5}, out of range for extent 4 "
+                 "(need 0 <= b <= e <= 4)");
+  sk_slice rev[2] = {{SK_SLICE_RANGE, 2, 1}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&s, &a, rev, 2, err, sizeof err) < 0);
+  CHECK(sk_view_subview(&s, &a, row, 1, err, sizeof err) < 0);
+  CHECK_STR(err, "rank 2, given 1 slice");
+  CHECK(a.alloc->refs == 1);
+
+  /* rank 8, left, a slice in the middle */
+  int64_t e8[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+  sk_view h = wrap(SK_F32, 8, e8, SK_LEFT);
+  CHECK(sk_view_size(&h) == 256 && h.stride[7] == 128);
+  sk_slice s8[8];
+  for (int d = 0; d < 8; d++) s8[d] = (sk_slice){SK_SLICE_ALL, 0, 0};
+  s8[7] = (sk_slice){SK_SLICE_INDEX, 1, 0};
+  CHECK(sk_view_subview(&s, &h, s8, 8, err, sizeof err) == 0);
+  CHECK(s.rank == 7 && s.layout == SK_LEFT);
+  CHECK((char *)s.data == (char *)buf + 128 * 4);
+  sk_view_release(&s);
+  s8[7] = (sk_slice){SK_SLICE_ALL, 0, 0};
+  s8[0] = (sk_slice){SK_SLICE_INDEX, 1, 0};
+  CHECK(sk_view_subview(&s, &h, s8, 8, err, sizeof err) == 0);
+  CHECK(s.rank == 7 && s.layout == SK_STRIDE && s.stride[0] == 2);
+  sk_view_release(&s);
+
+  sk_view_release(&h);
+  sk_view_release(&l);
+  sk_view_release(&a);
+}
+
+static void test_elements(void) {
+  int64_t e[1] = {4};
+  char err[256];
+  for (int t = 0; t < SK_NDTYPE; t++) {
+    memset(buf, 0, 64);
+    sk_view v = wrap(t, 1, e, SK_RIGHT);
+    sk_view_set_i(&v, 1, 1);
+    sk_view_set_f(&v, 2, 1.0);
+    CHECK(sk_view_get_i(&v, 1) == 1 && sk_view_get_f(&v, 2) == 1.0);
+    CHECK(sk_view_get_i(&v, 0) == 0 && sk_view_get_i(&v, 3) == 0);
+    CHECK(sk_view_fill(&v, 1.0, 1, err, sizeof err) == 0);
+    for (int k = 0; k < 4; k++) CHECK(sk_view_get_f(&v, k) == 1.0);
+    sk_view_release(&v);
+  }
+  sk_view v = wrap(SK_I8, 1, e, SK_RIGHT);
+  sk_view_set_i(&v, 0, -5);
+  CHECK(sk_view_get_i(&v, 0) == -5 && sk_view_get_f(&v, 0) == -5.0);
+  sk_view_release(&v);
+  v = wrap(SK_U64, 1, e, SK_RIGHT);
+  sk_view_set_i(&v, 0, -1);
+  CHECK((uint64_t)sk_view_get_i(&v, 0) == UINT64_MAX);
+  sk_view_set_f(&v, 1, 1e300);     /* saturates, no UB */
+  CHECK((uint64_t)sk_view_get_i(&v, 1) == UINT64_MAX);
+  sk_view_release(&v);
+  v = wrap(SK_F32, 1, e, SK_RIGHT);
+  sk_view_set_f(&v, 0, 0.5);
+  CHECK(sk_view_get_f(&v, 0) == 0.5 && sk_view_get_i(&v, 0) == 0);
+  sk_view_release(&v);
+}
+
+/* deep_copy on wrapped host memory: layouts, strides, errors */
+static void test_deep_copy(void) {
+  static double a[12], b[12];
+  char err[256];
+  int64_t e2[2] = {3, 4}, e3[2] = {4, 3};
+  sk_view r, l, t;
+  CHECK(sk_view_create(&r, "r", SK_F64, 2, e2, SK_RIGHT, SK_SPACE_HOST, 0, a,
+                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&l, "l", SK_F64, 2, e2, SK_LEFT, SK_SPACE_HOST, 0, b,
+                       err, sizeof err) == 0);
+  for (int k = 0; k < 12; k++) a[k] = k;
+  CHECK(sk_view_deep_copy(&l, &r, err, sizeof err) == 0);
+  int ok = 1;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++) ok &= b[i + 3 * j] == a[4 * i + j];
+  CHECK(ok);
+  CHECK(sk_view_create(&t, "t", SK_F64, 2, e3, SK_RIGHT, SK_SPACE_HOST, 0, b,
+                       err, sizeof err) == 0);
+  CHECK(sk_view_deep_copy(&t, &r, err, sizeof err) < 0);
+  CHECK_STR(err, "extents differ: 't' is [4][3], 'r' is [3][4]");
+  sk_view_release(&t);
+  CHECK(sk_view_create(&t, "t", SK_F32, 2, e2, SK_RIGHT, SK_SPACE_HOST, 0, b,
+                       err, sizeof err) == 0);
+  CHECK(sk_view_deep_copy(&t, &r, err, sizeof err) < 0);
+  CHECK_STR(err, "dtypes differ: 't' is float32, 'r' is float64 "
+                 "(deep_copy does not convert)");
+  sk_view_release(&t);
+
+  /* column 1 of r into row 2 of l (strided both ways) */
+  sk_view c, w;
+  sk_slice col[2] = {{SK_SLICE_ALL, 0, 0}, {SK_SLICE_INDEX, 1, 0}};
+  sk_slice row[2] = {{SK_SLICE_INDEX, 2, 0}, {SK_SLICE_RANGE, 1, 4}};
+  CHECK(sk_view_subview(&c, &r, col, 2, err, sizeof err) == 0);
+  CHECK(sk_view_subview(&w, &l, row, 2, err, sizeof err) == 0);
+  CHECK(sk_view_deep_copy(&w, &c, err, sizeof err) == 0);
+  CHECK(b[2 + 3 * 1] == 1 && b[2 + 3 * 2] == 5 && b[2 + 3 * 3] == 9);
+  CHECK(b[2] == 8);     /* l(2, 0) untouched */
+  CHECK(sk_view_fill(&w, 7.0, 7, err, sizeof err) == 0);
+  CHECK(b[2 + 3 * 1] == 7 && b[2 + 3 * 3] == 7 && b[2] == 8);
+  sk_view_release(&c);
+  sk_view_release(&w);
+  sk_view_release(&l);
+  sk_view_release(&r);
+}
+
+int main(void) {
+  test_names();
+  test_strides();
+  test_size_offset();
+  test_subview();
+  test_elements();
+  test_deep_copy();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}

@@ -1,0 +1,186 @@
+-- cli_spec.lua: the speck command line (SPEC.md "The command line"), run
+-- as a subprocess: options, scripts and 'arg', exit statuses, error
+-- messages and the REPL fed through stdin.
+
+local SPECK = os.getenv("SPECK_BIN") or "build/bin/speck"
+
+local function quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+local function slurp(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function write_temp(text)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- Run speck with the (already quoted) argument string and optional stdin
+-- text; returns stdout, stderr, exit status.
+local function run(args, input)
+  local errpath = os.tmpname()
+  local cmd = quote(SPECK) .. " " .. args .. " 2>" .. quote(errpath)
+  local inpath
+  if input then
+    inpath = write_temp(input)
+    cmd = cmd .. " <" .. quote(inpath)
+  else
+    cmd = cmd .. " </dev/null"
+  end
+  local p = assert(io.popen(cmd, "r"))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  local err = slurp(errpath)
+  os.remove(errpath)
+  if inpath then os.remove(inpath) end
+  return out, err, code
+end
+
+describe("speck command line", function()
+  it("prints its version", function()
+    local out, _, code = run("--version")
+    assert.are.equal("speck 0.1.0\n", out)
+    assert.are.equal(0, code)
+  end)
+
+  it("prints usage for -h and --help", function()
+    for _, opt in ipairs { "-h", "--help" } do
+      local out, _, code = run(opt)
+      assert.truthy(out:find("usage: speck", 1, true))
+      assert.are.equal(0, code)
+    end
+  end)
+
+  it("describes the back ends with --info", function()
+    local out, err, code = run("--info")
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("^speck 0%.1%.0\n"))
+    assert.truthy(out:find("threads", 1, true))
+    assert.truthy(out:find("serial", 1, true))
+  end)
+
+  it("runs -e chunks in order, with speck preloaded", function()
+    local out, err, code = run("-e 'print(1 + 2)' -e 'print(speck.version)'")
+    assert.are.equal(0, code, err)
+    assert.are.equal("3\n0.1.0\n", out)
+  end)
+
+  it("runs -e chunks before the script", function()
+    local script = write_temp("print(x)\n")
+    local out, _, code = run("-e 'x = 42' " .. quote(script))
+    os.remove(script)
+    assert.are.equal(0, code)
+    assert.are.equal("42\n", out)
+  end)
+
+  it("passes script arguments as 'arg' and '...'", function()
+    local script = write_temp(
+      "print(arg[0] == ..., #arg, arg[1], arg[2], select('#', ...))\n")
+    local out, err, code = run(quote(script) .. " a 'b c'")
+    assert.are.equal(0, code, err)
+    -- arg[0] is the script, not the first argument
+    assert.are.equal("false\t2\ta\tb c\t2\n", out)
+    out = run(quote(script))
+    assert.are.equal("false\t0\tnil\tnil\t0\n", out)
+    out = run("-e 'print(arg[0] ~= nil)' " .. quote(script) .. " z")
+    assert.are.equal("true\nfalse\t1\tz\tnil\t1\n", out)
+    os.remove(script)
+  end)
+
+  it("exits 0 on success and with os.exit's status", function()
+    local _, _, code = run("-e 'local x = 1'")
+    assert.are.equal(0, code)
+    _, _, code = run("-e 'os.exit(3)'")
+    assert.are.equal(3, code)
+  end)
+
+  it("exits 1 on a script error, naming the script's file:line", function()
+    local script = write_temp("local x = 1\nerror('boom')\n")
+    local out, err, code = run(quote(script))
+    os.remove(script)
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.truthy(err:find("speck: " .. script .. ":2: boom", 1, true), err)
+    assert.truthy(err:find("stack traceback:", 1, true))
+  end)
+
+  it("exits 1 on a syntax error and on an unreadable script", function()
+    local script = write_temp("x = = 1\n")
+    local _, err, code = run(quote(script))
+    os.remove(script)
+    assert.are.equal(1, code)
+    assert.truthy(err:find(script .. ":1:", 1, true), err)
+    _, err, code = run("/nonexistent/script.lua")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("cannot open /nonexistent/script.lua", 1, true))
+  end)
+
+  it("exits 2 on bad usage", function()
+    local _, err, code = run("--bogus")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("speck: unrecognized option '--bogus'", 1, true))
+    assert.truthy(err:find("usage: speck", 1, true))
+    _, err, code = run("-e")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("'-e' needs argument", 1, true))
+  end)
+
+  it("runs a script from stdin with '-'", function()
+    local out, _, code = run("- x", "print(arg[1])\n")
+    assert.are.equal(0, code)
+    assert.are.equal("x\n", out)
+  end)
+end)
+
+describe("speck REPL on stdin", function()
+  it("prints '= expr' and bare expressions", function()
+    local out, err, code = run("", "= 1+2\n")
+    assert.are.equal(0, code, err)
+    assert.are.equal("3\n", out)
+    out = run("", "1 + 2, 'x'\n")
+    assert.are.equal("3\tx\n", out)
+  end)
+
+  it("has the global speck", function()
+    local out = run("", "= speck.version\n")
+    assert.are.equal("0.1.0\n", out)
+  end)
+
+  it("continues incomplete input across lines", function()
+    local out, err, code = run("", table.concat({
+      "function twice(x)",
+      "  return 2 * x",
+      "end",
+      "= twice(21)",
+      "t = {",
+      "  1,",
+      "  2 }",
+      "print(#t)",
+    }, "\n") .. "\n")
+    assert.are.equal(0, code, err)
+    assert.are.equal("42\n2\n", out)
+  end)
+
+  it("reports an error and carries on, then exits 1", function()
+    local out, err, code = run("", "error('oops')\n= 5\n")
+    assert.are.equal("5\n", out)
+    assert.truthy(err:find("stdin:1: oops", 1, true), err)
+    assert.are.equal(1, code)
+  end)
+
+  it("enters the REPL after a script with -i", function()
+    local script = write_temp("y = 7\n")
+    local out, _, code = run("-i " .. quote(script), "= y * 6\n")
+    os.remove(script)
+    assert.are.equal(0, code)
+    assert.are.equal("42\n", out)
+  end)
+end)

@@ -1,0 +1,123 @@
+#!/bin/sh
+# run.sh: speck's test suite, as run by 'make test'. Ends with exactly one
+# line 'N passed, N failed' and exits non-zero when anything failed.
+#
+#   1. C unit tests: every executable $BUILD/tests/c/test_* (built by make
+#      from tests/c/test_*.c). A program may print, as its last line,
+#      'N passed, M failed' to report its own checks; otherwise it counts
+#      as one test, passed when it exits 0. A non-zero exit is always at
+#      least one failure.
+#   2. busted specs tests/*_spec.lua, once per space in $SPECK_SPACES
+#      (default "serial openmp"; openmp with SPECK_THREADS=2), counted from
+#      busted's summary (successes passed; failures and errors failed;
+#      pending shown apart). A space that cannot be initialised is a
+#      failure.
+#   3. the embedding example $BUILD/bin/embed-example (one test).
+#
+# Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
+# interpreter to run busted with, e.g. a sanitized bin/speck; default:
+# busted's own '#!/usr/bin/env lua'), BUSTED (the busted script).
+# The specs find the CLI as $SPECK_BIN.
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+BUILD=${BUILD:-$root/build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+SPECK_SPACES=${SPECK_SPACES:-serial openmp}
+BUSTED=${BUSTED:-$(command -v busted)}
+SPECK_BIN=$BUILD/bin/speck
+export SPECK_BIN
+
+LUA_PATH="$BUILD/share/lua/5.4/?.lua;$BUILD/share/lua/5.4/?/init.lua;${LUA_PATH:-;}"
+LUA_CPATH="$BUILD/lib/lua/5.4/?.so;${LUA_CPATH:-;}"
+export LUA_PATH LUA_CPATH
+
+passed=0
+failed=0
+pending=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/speck-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+fail() {
+  echo "FAIL: $*"
+  failed=$((failed + 1))
+}
+
+# -- 1. C unit tests ------------------------------------------------------
+for t in "$BUILD"/tests/c/test_*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  name=${t##*/}
+  "$t" >"$tmp/out" 2>&1
+  rc=$?
+  counts=$(tail -n 1 "$tmp/out" |
+    sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p')
+  bad=0
+  if [ -n "$counts" ]; then
+    set -- $counts
+    passed=$((passed + $1))
+    failed=$((failed + $2))
+    bad=$2
+  elif [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1))
+  fi
+  if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+    fail "$name exited with status $rc"
+    bad=1
+  fi
+  [ "$bad" -ne 0 ] && cat "$tmp/out"
+  echo "c: $name: $(tail -n 1 "$tmp/out")"
+done
+
+# -- 2. busted specs, once per space ---------------------------------------
+specs=$(ls tests/*_spec.lua 2>/dev/null)
+if [ -n "$specs" ] && [ -z "$BUSTED" ]; then
+  fail "busted not found (install lua-busted: make deps)"
+  specs=
+fi
+for space in $SPECK_SPACES; do
+  [ -n "$specs" ] || break
+  envs="SPECK_SPACE=$space"
+  [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+  if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
+       >"$tmp/out" 2>&1; then
+    fail "space $space cannot be initialised: $(head -n 1 "$tmp/out")"
+    continue
+  fi
+  echo "== busted, $envs"
+  # shellcheck disable=SC2086
+  env $envs ${SPECK_LUA:+"$SPECK_LUA"} "$BUSTED" -o plainTerminal $specs \
+    >"$tmp/out" 2>&1
+  rc=$?
+  cat "$tmp/out"
+  n='\([0-9][0-9]*\)'
+  summary=$(sed -n "s/^$n success[a-z]* \/ $n failures* \/ $n errors* \/ $n pending.*/\1 \2 \3 \4/p" \
+    "$tmp/out" | tail -n 1)
+  if [ -z "$summary" ]; then
+    fail "busted ($space) gave no summary"
+    continue
+  fi
+  set -- $summary
+  passed=$((passed + $1))
+  failed=$((failed + $2 + $3))
+  pending=$((pending + $4))
+  # e.g. a sanitizer report after a clean summary
+  [ "$rc" -ne 0 ] && [ $(($2 + $3)) -eq 0 ] &&
+    fail "busted ($space) exited with status $rc"
+done
+
+# -- 3. the embedding example ----------------------------------------------
+if [ -x "$BUILD/bin/embed-example" ]; then
+  if "$BUILD/bin/embed-example" >"$tmp/out" 2>&1 && grep -q '^OK' "$tmp/out"; then
+    passed=$((passed + 1))
+    echo "embed-example: $(tail -n 1 "$tmp/out")"
+  else
+    cat "$tmp/out"
+    fail "embed-example"
+  fi
+else
+  fail "$BUILD/bin/embed-example missing (run make)"
+fi
+
+[ "$pending" -gt 0 ] && echo "($pending pending)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
