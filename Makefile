@@ -239,7 +239,8 @@ gpu-bundle: all
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh
-	@echo "speck: $(BUNDLE)/ ready ($$(du -sh $(BUNDLE) | cut -f1)); run $(BUNDLE)/run-tests.sh"
+	@echo "speck: $(BUNDLE)/ ready ($$(du -sh $(BUNDLE) | cut -f1));" \
+	  "run $(BUNDLE)/run-tests.sh"
 
 # On the GPU machine the carried bundle is used as is (no compiler needed).
 test-cuda:

@@ -49,6 +49,12 @@ typedef struct sk_launch {
   void *result;
 } sk_launch;
 
+/* What a back end allows for TeamPolicy. */
+typedef struct sk_team_limits {
+  int team_size_max, team_size_recommended, vector_length_max;
+  int64_t scratch_max[2];       /* bytes per team, levels 0 and 1 */
+} sk_team_limits;
+
 typedef struct sk_backend {
   const char *name;             /* "serial", "openmp", "cuda" */
   int space;                    /* its memory space */
@@ -72,6 +78,7 @@ typedef struct sk_backend {
   int (*launch_reduce)(const sk_launch *l, char *err, size_t errlen);
   int (*launch_scan)(const sk_launch *l, char *err, size_t errlen);
   void (*info)(char *buf, size_t n);
+  void (*team_limits)(sk_team_limits *lim);
 } sk_backend;
 
 /* -- registry ---------------------------------------------------------- */

@@ -39,7 +39,8 @@
 #define VE_STAGE      "cannot allocate %zu bytes of host staging memory"
 #define VE_NSLICE     "rank %d, given %d slice%s"
 #define VE_SLICEIDX   "slice %d is %lld, out of range [0, %lld)"
-#define VE_SLICERANGE "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
+#define VE_SLICERANGE \
+  "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
 #define VE_SLICEKIND  "slice %d has an unknown kind %d"
 
 static int fail(char *err, size_t n, const char *fmt, ...)

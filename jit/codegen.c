@@ -363,6 +363,22 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
   sk_buf_puts(b, "  }\n");
 }
 
+/* TeamPolicy: work items are league ranks; every member of a team runs
+ * the same sequence of them. */
+static void gen_team(sk_buf *b, const sk_kspec *s) {
+  sk_buf_puts(b,
+              "  sk_team_ctx *sk__tc = sk__ctx->team;\n"
+              "  for (sk_i64 sk__lr = sk__b; sk__lr < sk__e; ++sk__lr) {\n"
+              "    const sk__team_t team = {sk__lr, sk__tc->league_size, "
+              "sk__tc->team_rank, sk__tc->team_size, sk__tc->vector_length, "
+              "sk__tc};\n"
+              "    sk__tc->team_off[0] = sk__tc->team_off[1] = 0;\n"
+              "    sk__tc->thread_off[0] = sk__tc->thread_off[1] = 0;\n"
+              "    (void)team;\n");
+  gen_body(b, s, "    ");
+  sk_buf_puts(b, "  }\n");
+}
+
 /* Dialect text without its #include lines (everything is inlined). */
 static void add_header(sk_buf *b, const char *text) {
   const char *p = text;
@@ -396,10 +412,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   switch (s->policy_kind) {
   case SK_POL_RANGE: gen_range(&b, s); break;
   case SK_POL_MDRANGE: gen_mdrange(&b, s); break;
-  default:
-    snprintf(err, errlen, "TeamPolicy kernels are not supported by this back end");
-    sk_buf_free(&b);
-    return NULL;
+  default: gen_team(&b, s); break;
   }
   gen_acc_store(&b, s);
   sk_buf_puts(&b, "}\n");

@@ -93,7 +93,106 @@ static int line_of(const char *p, size_t i) {
   return line;
 }
 
+/* Team constructs: words only a TeamPolicy body may use, loops whose
+ * members run different iteration counts, and the collectives that must
+ * not sit inside those loops (they would hang or be meaningless). */
+static const char *const team_words[] = {
+  "team", "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
+  "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
+  "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
+  "team_scratch", "thread_scratch", NULL};
+static const char *const loop_words[] = {
+  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
+  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", NULL};
+static const char *const collective_words[] = {
+  "team_barrier", "TEAM_BROADCAST", "TEAM_REDUCE", "TEAM_SCAN",
+  "TEAM_VECTOR_REDUCE", NULL};
+
+static int in_list(const char *const *list, const char *p, size_t len) {
+  for (int t = 0; list[t]; t++)
+    if (strlen(list[t]) == len && memcmp(list[t], p, len) == 0) return t;
+  return -1;
+}
+
+/* end of the statement or block that starts at p[i] */
+static size_t stmt_end(const char *p, size_t i, size_t n) {
+  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+  int depth = 0;
+  while (i < n) {
+    size_t j = skip_lit(p, i, n);
+    if (j != i) {
+      i = j;
+      continue;
+    }
+    char c = p[i++];
+    if (c == '{' || c == '(' || c == '[') depth++;
+    else if (c == '}' || c == ')' || c == ']') {
+      if (--depth <= 0 && c == '}') return i;
+    } else if (c == ';' && depth == 0) return i;
+  }
+  return n;
+}
+
+/* next identifier at or after *i (skipping literals and members) */
+static int next_ident(const char *p, size_t n, size_t *i, size_t *b, size_t *len) {
+  while (*i < n) {
+    size_t j = skip_lit(p, *i, n);
+    if (j != *i) {
+      *i = j;
+      continue;
+    }
+    if (ident_char(p[*i]) && !(p[*i] >= '0' && p[*i] <= '9') &&
+        !(*i > 0 && (ident_char(p[*i - 1]) || p[*i - 1] == '.' ||
+                     (p[*i - 1] == '>' && *i > 1 && p[*i - 2] == '-')))) {
+      *b = *i;
+      while (*i < n && ident_char(p[*i])) (*i)++;
+      *len = *i - *b;
+      return 1;
+    }
+    (*i)++;
+  }
+  return 0;
+}
+
+static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len;
+  while (next_ident(p, n, &i, &b, &len)) {
+    int w = in_list(team_words, p + b, len);
+    if (w >= 0 && s->policy_kind != SK_POL_TEAM) {
+      snprintf(err, errlen,
+               "'%s' is a team construct, but this kernel runs %s (use a "
+               "TeamPolicy) (body line %d)",
+               team_words[w],
+               s->policy_kind == SK_POL_RANGE ? "a RangePolicy" : "an MDRangePolicy",
+               line_of(p, b));
+      return -1;
+    }
+    if (s->policy_kind != SK_POL_TEAM || in_list(loop_words, p + b, len) < 0)
+      continue;
+    /* a nested loop: look for collectives inside its body */
+    size_t k = i;
+    while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
+    if (k >= n || p[k] != '(') continue;
+    size_t after;
+    if (count_args(p, k, n, &after) < 0) continue;
+    size_t end = stmt_end(p, after, n), q = after, cb, clen;
+    while (q < end && next_ident(p, end, &q, &cb, &clen)) {
+      int c = in_list(collective_words, p + cb, clen);
+      if (c < 0) continue;
+      snprintf(err, errlen,
+               "%s inside %s (body line %d): its members run different "
+               "iteration counts, so the team would hang",
+               collective_words[c], team_words[in_list(team_words, p + b, len)],
+               line_of(p, cb));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
+  if (check_team_words(s, err, errlen) < 0) return -1;
   for (int c = 0; c < s->ncap; c++) {
     const char *n = s->caps[c].name;
     if (!is_ident(n)) {

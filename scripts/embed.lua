@@ -4,8 +4,7 @@
 --
 -- writes OUT.c defining `const char NAME[]` with the contents of PATH for
 -- each pair; a PATH that does not exist becomes the empty string (so an
--- optional header, such as the CUDA dialect, may be absent). The output is
--- written only when it changes, so unchanged inputs trigger no rebuild.
+-- optional header, such as the CUDA dialect, may be absent).
 
 local out = arg[1]
 if not out then
@@ -66,13 +65,6 @@ for _, input in ipairs(inputs) do
     cstring(text))
 end
 
-local result = table.concat(parts)
-local old = io.open(out, "rb")
-if old then
-  local same = old:read("a") == result
-  old:close()
-  if same then os.exit(0) end
-end
 local f = assert(io.open(out, "wb"))
-assert(f:write(result))
+assert(f:write(table.concat(parts)))
 assert(f:close())

@@ -68,6 +68,24 @@ local function auto_or_int(fname, what, v)
   return v
 end
 
+-- TeamPolicy queries (Kokkos' team_size_max / team_size_recommended)
+function Policy:team_size_max()
+  local mx = core.team_limits()
+  return mx
+end
+function Policy:team_size_recommended()
+  local _, rec = core.team_limits()
+  return rec
+end
+function Policy:vector_length_max()
+  local _, _, vl = core.team_limits()
+  return vl
+end
+function Policy:scratch_size_max(level)
+  local _, _, _, s0, s1 = core.team_limits()
+  return (level or 0) == 0 and s0 or s1
+end
+
 function speck.TeamPolicy(league_size, team_size, vector_length, opts)
   if type(vector_length) == "table" and opts == nil then
     opts, vector_length = vector_length, nil

@@ -90,8 +90,8 @@ for space in $SPECK_SPACES; do
   rc=$?
   cat "$tmp/out"
   n='\([0-9][0-9]*\)'
-  summary=$(sed -n "s/^$n success[a-z]* \/ $n failures* \/ $n errors* \/ $n pending.*/\1 \2 \3 \4/p" \
-    "$tmp/out" | tail -n 1)
+  pat="^$n success[a-z]* \/ $n failures* \/ $n errors* \/ $n pending.*"
+  summary=$(sed -n "s/$pat/\1 \2 \3 \4/p" "$tmp/out" | tail -n 1)
   if [ -z "$summary" ]; then
     fail "busted ($space) gave no summary"
     continue

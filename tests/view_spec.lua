@@ -269,6 +269,10 @@ describe("speck.View", function()
     end
     assert.are.equal(0, x:use_count())
     assert_error("View 'c': has no memory (released)", function() return x[0] end)
+    assert_error("View 'c': has no memory (released)", x.fill, x, 1)
+    assert_error("speck.deep_copy 'c': has no memory (released)", speck.deep_copy, x, 1)
+    assert_error("speck.deep_copy: view 'c' has no memory (released)",
+                 speck.deep_copy, V("d", "float64", 3), x)
     assert.are.equal(3, x:size())
   end)
 

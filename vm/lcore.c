@@ -869,6 +869,20 @@ static int l_fence(lua_State *L) {
   return 0;
 }
 
+/* team_limits() -> team_size_max, team_size_recommended, vector_length_max,
+ * scratch_max0, scratch_max1 of the active back end */
+static int l_team_limits(lua_State *L) {
+  const sk_backend *b = backend(L, "speck.TeamPolicy");
+  sk_team_limits lim;
+  b->team_limits(&lim);
+  lua_pushinteger(L, lim.team_size_max);
+  lua_pushinteger(L, lim.team_size_recommended);
+  lua_pushinteger(L, lim.vector_length_max);
+  lua_pushinteger(L, lim.scratch_max[0]);
+  lua_pushinteger(L, lim.scratch_max[1]);
+  return 5;
+}
+
 static int l_now(lua_State *L) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -957,6 +971,7 @@ static const luaL_Reg core_funcs[] = {
   {"fence", l_fence},
   {"info", l_info},
   {"now", l_now},
+  {"team_limits", l_team_limits},
   {NULL, NULL}};
 
 static int l_jit_drain(lua_State *L) {

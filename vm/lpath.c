@@ -61,26 +61,49 @@ static void object_path(char *out, size_t n) {
   out[len > 0 ? len : 0] = '\0';
 }
 
+/* 1 if 'dir' looks like an installation prefix (holds speck's Lua front
+ * end). */
+static int is_prefix(const char *dir) {
+  char probe[PATH_MAX + 32];
+  snprintf(probe, sizeof probe, "%s/share/lua/5.4/speck.lua", dir);
+  return access(probe, R_OK) == 0;
+}
+
 static void find_prefix(void) {
-  char path[PATH_MAX];
+  char path[PATH_MAX], up[PATH_MAX];
   object_path(path, sizeof path);
   char *slash = strrchr(path, '/');
   if (slash == NULL) {
     snprintf(prefix, sizeof prefix, ".");
   } else {
     *slash = '\0';   /* the object's folder */
-    if (!strip_suffix(path, "/lib/lua/5.4/speck") &&
-        !strip_suffix(path, "/bin"))
-      strip_suffix(path, "/lib");
+    /* the nearest folder above it that is a prefix (programs in other
+     * folders of the tree, such as build/tests/c, find build/ too) */
+    int found = 0;
+    strcpy(up, path);
+    for (int level = 0; level < 5 && up[0] != '\0' && !found; level++) {
+      found = is_prefix(up);
+      char *s = found ? NULL : strrchr(up, '/');
+      if (s != NULL)
+        *s = '\0';
+      else if (!found)
+        break;
+    }
+    if (found)
+      strcpy(path, up);
+    else if (!strip_suffix(path, "/lib/lua/5.4/speck") &&
+             !strip_suffix(path, "/bin"))
+      strip_suffix(path, "/lib");   /* none found: the standard layout */
     snprintf(prefix, sizeof prefix, "%s", path[0] ? path : "/");
   }
   snprintf(tcc_dir, sizeof tcc_dir, "%s/lib/speck/tcc", prefix);
 }
 
-/* The installation prefix: the folder above bin/ (for the speck binary and
- * programs linked with libspeck.a), above lib/ (libspeck.so) or above
- * lib/lua/5.4/speck/ (core.so); an object elsewhere gives its own folder.
- * Computed once; the string is static. */
+/* The installation prefix: the nearest folder at or above the object that
+ * holds this code with share/lua/5.4/speck.lua in it; failing that, the
+ * folder above bin/ (the speck binary, programs linked with libspeck.a),
+ * above lib/ (libspeck.so) or above lib/lua/5.4/speck/ (core.so), else the
+ * object's own folder. Computed once; the string is static. */
 const char *sk_vm_prefix(void) {
   pthread_once(&prefix_once, find_prefix);
   return prefix;

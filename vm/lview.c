@@ -776,6 +776,8 @@ static int f_fill(lua_State *L) {
   char err[ERRLEN];
   conv c;
   sk_view *v = sk_lview_check(L, 1);
+  if (!v->data && sk_view_size(v) > 0)
+    lv_raise(L, "View", v->label, LE_RELEASED);
   if (to_value(L, 2, v->dtype, &c) < 0)
     lv_raise(L, "View", v->label, LE_STORE, c.what, sk_dtypes[v->dtype].name,
              c.why);
@@ -907,6 +909,8 @@ static int l_deep_copy(lua_State *L) {
     return 0;
   }
   conv c;
+  if (!dst->data && sk_view_size(dst) > 0)
+    lv_raise(L, "speck.deep_copy", dst->label, LE_RELEASED);
   if (to_value(L, 2, dst->dtype, &c) < 0)
     lv_raise(L, "speck.deep_copy", dst->label, LE_STORE, c.what,
              sk_dtypes[dst->dtype].name, c.why);

@@ -71,6 +71,14 @@ static void cuda_info(char *buf, size_t n) {
   snprintf(buf, n, "cuda: not available (%s)", why);
 }
 
+static void cuda_team_limits(sk_team_limits *lim) {
+  lim->team_size_max = 1024;
+  lim->team_size_recommended = 128;
+  lim->vector_length_max = 32;
+  lim->scratch_max[0] = 48 << 10;
+  lim->scratch_max[1] = 1LL << 30;
+}
+
 const sk_backend sk_backend_cuda = {
   .name = "cuda",
   .space = SK_SPACE_CUDA,
@@ -89,4 +97,5 @@ const sk_backend sk_backend_cuda = {
   .launch_reduce = cuda_launch,
   .launch_scan = cuda_launch,
   .info = cuda_info,
+  .team_limits = cuda_team_limits,
 };

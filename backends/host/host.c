@@ -342,6 +342,9 @@ static void pool_info(char *buf, size_t n) {
            pool_concurrency());
 }
 
+static void serial_team_limits(sk_team_limits *lim) { sk_host_team_limits(0, lim); }
+static void pool_team_limits(sk_team_limits *lim) { sk_host_team_limits(1, lim); }
+
 const sk_backend sk_backend_serial = {
   .name = "serial",
   .space = SK_SPACE_HOST,
@@ -360,6 +363,7 @@ const sk_backend sk_backend_serial = {
   .launch_reduce = serial_launch,
   .launch_scan = serial_launch,
   .info = serial_info,
+  .team_limits = serial_team_limits,
 };
 
 const sk_backend sk_backend_openmp = {
@@ -380,4 +384,5 @@ const sk_backend sk_backend_openmp = {
   .launch_reduce = pool_launch,
   .launch_scan = pool_launch,
   .info = pool_info,
+  .team_limits = pool_team_limits,
 };

@@ -10,4 +10,10 @@ int sk_host_default_threads(void);
 int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
                         size_t errlen);
 
+/* host TeamPolicy limits: vector lanes run as a loop in one thread */
+#define SK_HOST_VECTOR_MAX 64
+#define SK_HOST_SCRATCH0_MAX (1LL << 20)
+#define SK_HOST_SCRATCH1_MAX (1LL << 30)
+void sk_host_team_limits(int pooled, sk_team_limits *lim);
+
 #endif

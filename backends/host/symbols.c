@@ -34,6 +34,7 @@ static const sk_host_symbol table[] = {
   SK_MATH1(SK__M)
   SK_MATH2(SK__M)
   {"sk_team_barrier", (const void *)sk_team_barrier},
+  {"sk_team_alloc", (const void *)sk_team_alloc},
   {"memcpy", (const void *)memcpy},
   {"memmove", (const void *)memmove},
   {"memset", (const void *)memset},

@@ -1,14 +1,258 @@
-/* team.c: TeamPolicy on the host back ends. */
+/* team.c: TeamPolicy on the host back ends.
+ *
+ * The pool's threads are cut into G = threads / team_size groups; group g
+ * is one team at a time, its members are threads g*T .. g*T+T-1. League
+ * ranks are split into blocks: G equal blocks (static, no chunk), or
+ * blocks of 'chunk' ranks dealt round-robin (static) or claimed by the
+ * team lead and broadcast through the team (dynamic). Every member of a
+ * team runs the same blocks, so nested constructs and barriers line up.
+ *
+ * Each group's barrier words, shared buffer and scratch live in a
+ * per-group arena that is reused from launch to launch (grown, never
+ * shrunk): no malloc per team or per launch in the steady state.
+ * A reduction keeps one partial per (block, member), joined in that
+ * order: bitwise reproducible for a fixed thread count and team size.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "host.h"
+#include "pool.h"
 
-void sk_team_barrier(const sk_team_ctx *t) { (void)t; }
+/* the runtime's barrier: the dialect header's, compiled by gcc in
+ * symbols.c */
+void sk_team_barrier(sk_team_ctx *t);
+
+#define SHARED_SLOT 64
+#define MAXGROUPS 1024
+
+static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *arena[MAXGROUPS];
+static size_t arena_cap[MAXGROUPS];
+static sk_team_ctx *tctx;
+static sk_ctx *ctxs;
+static size_t nctx_cap;
+static char *partials;
+static size_t partials_cap;
+
+static size_t up64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+void sk_host_team_limits(int pooled, sk_team_limits *lim) {
+  int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
+  lim->team_size_max = nt;
+  lim->team_size_recommended = 1;
+  lim->vector_length_max = SK_HOST_VECTOR_MAX;
+  lim->scratch_max[0] = SK_HOST_SCRATCH0_MAX;
+  lim->scratch_max[1] = SK_HOST_SCRATCH1_MAX;
+}
+
+typedef struct tjob {
+  const sk_launch *l;
+  sk_chunk_fn fn;
+  int T, G;
+  int64_t L, nblocks, per_block;  /* per_block: chunk size, or 0 = equal split */
+  int dynamic, reduce;
+  atomic_llong next;
+  size_t pstride;
+} tjob;
+
+static void block_range(const tjob *j, int64_t blk, int64_t *b, int64_t *e) {
+  if (j->per_block > 0) {
+    *b = blk * j->per_block;
+    *e = *b + j->per_block < j->L ? *b + j->per_block : j->L;
+  } else {
+    *b = j->L * blk / j->nblocks;
+    *e = j->L * (blk + 1) / j->nblocks;
+  }
+}
+
+static void run_block(tjob *j, int64_t blk, int tid, int r) {
+  int64_t b, e;
+  block_range(j, blk, &b, &e);
+  void *acc = NULL;
+  if (j->reduce) {
+    acc = partials + (size_t)(blk * j->T + r) * j->pstride;
+    j->l->init(acc);
+  }
+  if (b < e) j->fn(j->l->args, b, e, acc, &ctxs[tid]);
+}
+
+static void member(void *arg, int tid, int nt) {
+  (void)nt;
+  tjob *j = arg;
+  int g = tid / j->T, r = tid % j->T;
+  if (g >= j->G) return;
+  if (!j->dynamic) {
+    for (int64_t blk = g; blk < j->nblocks; blk += j->G) run_block(j, blk, tid, r);
+    return;
+  }
+  sk_team_ctx *t = &tctx[tid];
+  volatile int64_t *claim = (volatile int64_t *)((char *)t->shared + (size_t)j->T * SHARED_SLOT);
+  for (;;) {
+    int64_t blk;
+    if (j->T == 1) {
+      blk = atomic_fetch_add(&j->next, 1);
+    } else {
+      sk_team_barrier(t);
+      if (r == 0) __atomic_store_n(claim, (int64_t)atomic_fetch_add(&j->next, 1), __ATOMIC_RELAXED);
+      sk_team_barrier(t);
+      blk = __atomic_load_n(claim, __ATOMIC_RELAXED);
+    }
+    if (blk >= j->nblocks) break;
+    run_block(j, blk, tid, r);
+  }
+}
+
+static int grow(void **p, size_t *cap, size_t want) {
+  if (want <= *cap) return 0;
+  void *n = realloc(*p, want);
+  if (!n) return -1;
+  *p = n;
+  *cap = want;
+  return 0;
+}
+
+static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errlen) {
+  const sk_policy *p = l->policy;
+  sk_team_limits lim;
+  sk_host_team_limits(pooled, &lim);
+  int T = p->team_size > 0 ? p->team_size : lim.team_size_recommended;
+  int V = p->vector_length > 0 ? p->vector_length : 1;
+  if (T > lim.team_size_max) {
+    snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", T,
+             lim.team_size_max);
+    return -1;
+  }
+  if (T > 8 * SK_BAR_WORDS) {
+    snprintf(err, errlen, "team size %d exceeds the barrier's maximum %d", T,
+             8 * SK_BAR_WORDS);
+    return -1;
+  }
+  if (V > lim.vector_length_max) {
+    snprintf(err, errlen, "vector length %d exceeds the maximum %d", V,
+             lim.vector_length_max);
+    return -1;
+  }
+  for (int lv = 0; lv < 2; lv++) {
+    int64_t need = p->scratch_team[lv] + (int64_t)T * p->scratch_thread[lv];
+    if (need > lim.scratch_max[lv]) {
+      snprintf(err, errlen,
+               "scratch level %d asks %lld bytes per team (%lld per team + %d x "
+               "%lld per thread), at most %lld",
+               lv, (long long)need, (long long)p->scratch_team[lv], T,
+               (long long)p->scratch_thread[lv], (long long)lim.scratch_max[lv]);
+      return -1;
+    }
+  }
+  int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
+  tjob j;
+  memset(&j, 0, sizeof j);
+  j.l = l;
+  j.fn = (sk_chunk_fn)l->fn;
+  j.T = T;
+  j.G = nt / T;
+  if (j.G > MAXGROUPS) j.G = MAXGROUPS;
+  j.L = p->league_size;
+  j.reduce = l->pattern == SK_REDUCE;
+  j.dynamic = p->schedule == SK_DYNAMIC;
+  int64_t chunk = p->chunk;
+  if (j.dynamic && chunk <= 0) chunk = j.L / (16 * j.G) > 0 ? j.L / (16 * j.G) : 1;
+  if (chunk > 0) {
+    j.per_block = chunk;
+    j.nblocks = (j.L + chunk - 1) / chunk;
+    if (j.reduce && j.nblocks > 64 * (int64_t)j.G) {
+      j.per_block = 0;   /* equal split into at most 64 G blocks */
+      j.nblocks = 64 * (int64_t)j.G;
+    }
+  } else {
+    j.nblocks = j.G;
+  }
+  if (j.L == 0) j.nblocks = 0;
+  /* per-thread contexts and per-group arenas */
+  if (grow((void **)&tctx, &nctx_cap, (size_t)nt * sizeof *tctx) < 0) goto oom;
+  size_t cap2 = nctx_cap / sizeof *tctx * sizeof *ctxs;
+  static size_t ctxs_cap;
+  if (grow((void **)&ctxs, &ctxs_cap, cap2 > (size_t)nt * sizeof *ctxs ? cap2 : (size_t)nt * sizeof *ctxs) < 0)
+    goto oom;
+  size_t o_bar = 0, o_sh = up64(sizeof(sk_team_bar));
+  size_t o_t0 = o_sh + up64((size_t)T * SHARED_SLOT + 64);
+  size_t o_t1 = o_t0 + up64((size_t)p->scratch_team[0]);
+  size_t o_h0 = o_t1 + up64((size_t)p->scratch_team[1]);
+  size_t o_h1 = o_h0 + (size_t)T * up64((size_t)p->scratch_thread[0]);
+  size_t total = o_h1 + (size_t)T * up64((size_t)p->scratch_thread[1]) + 64;
+  for (int g = 0; g < j.G; g++) {
+    if (grow((void **)&arena[g], &arena_cap[g], total) < 0) goto oom;
+    memset(arena[g] + o_bar, 0, sizeof(sk_team_bar));
+  }
+  for (int tid = 0; tid < nt; tid++) {
+    int g = tid / T, r = tid % T;
+    sk_team_ctx *t = &tctx[tid];
+    memset(t, 0, sizeof *t);
+    memset(&ctxs[tid], 0, sizeof ctxs[tid]);
+    ctxs[tid].team = t;
+    if (g >= j.G) continue;
+    char *a = (char *)(((size_t)arena[g] + 63) & ~(size_t)63);
+    t->league_size = j.L;
+    t->team_size = T;
+    t->vector_length = V;
+    t->team_rank = r;
+    t->bar = (sk_team_bar *)(a + o_bar);
+    t->shared = a + o_sh;
+    t->team_scratch[0] = a + o_t0;
+    t->team_scratch[1] = a + o_t1;
+    t->thread_scratch[0] = a + o_h0 + (size_t)r * up64((size_t)p->scratch_thread[0]);
+    t->thread_scratch[1] = a + o_h1 + (size_t)r * up64((size_t)p->scratch_thread[1]);
+    t->team_scratch_bytes[0] = p->scratch_team[0];
+    t->team_scratch_bytes[1] = p->scratch_team[1];
+    t->thread_scratch_bytes[0] = p->scratch_thread[0];
+    t->thread_scratch_bytes[1] = p->scratch_thread[1];
+  }
+  if (j.reduce) {
+    j.pstride = up64(l->acc_size);
+    size_t want = (size_t)(j.nblocks * T + 1) * j.pstride;
+    if (grow((void **)&partials, &partials_cap, want) < 0) goto oom;
+  }
+  if (j.nblocks > 0) {
+    if (nt > 1)
+      sk_pool_run(member, &j);
+    else
+      member(&j, 0, 1);
+  }
+  for (int tid = 0; tid < nt; tid++)
+    if (tctx[tid].scratch_error) {
+      snprintf(err, errlen,
+               "a scratch request of %lld bytes does not fit the policy's "
+               "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
+               (long long)tctx[tid].scratch_error, (long long)p->scratch_team[0],
+               (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
+               (long long)p->scratch_thread[1]);
+      return -1;
+    }
+  if (j.reduce) {
+    char *total_acc = partials + (size_t)(j.nblocks * T) * j.pstride;
+    l->init(total_acc);
+    for (int64_t i = 0; i < j.nblocks * T; i++)
+      l->join(total_acc, partials + (size_t)i * j.pstride);
+    memcpy(l->result, total_acc, l->acc_size);
+  }
+  return 0;
+oom:
+  snprintf(err, errlen, "out of memory for team scratch");
+  return -1;
+}
 
 int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
                         size_t errlen) {
-  (void)l;
-  (void)pooled;
-  snprintf(err, errlen, "TeamPolicy launches are not implemented yet");
-  return -1;
+  if (l->pattern == SK_SCAN) {
+    snprintf(err, errlen, "parallel_scan does not take a TeamPolicy (as in Kokkos)");
+    return -1;
+  }
+  pthread_mutex_lock(&team_lock);
+  int rc = launch_locked(l, pooled, err, errlen);
+  pthread_mutex_unlock(&team_lock);
+  return rc;
 }

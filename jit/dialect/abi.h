@@ -39,20 +39,31 @@ typedef union sk_slot {
   unsigned char u8;
 } sk_slot;
 
-/* The team part of the context (TeamPolicy launches). 'bar' points at the
- * team's barrier; 'scratch' at level 0 and 1 for the team and this thread. */
+/* The team part of the context (TeamPolicy launches), one per thread.
+ * 'bar' points at the team's barrier words (sk_team_bar); 'shared' at a
+ * team-shared buffer of 'team_size' * 64 bytes for nested reductions,
+ * scans and broadcasts. Scratch: level 0 and 1 for the team and for this
+ * thread, handed out by bump offsets reset for every league rank. */
+#define SK_BAR_WORDS 16
+typedef struct sk_team_bar {
+  sk_u64 sync[2][SK_BAR_WORDS];
+} sk_team_bar;
+
 typedef struct sk_team_ctx {
   sk_i64 league_size;
   int team_size;
   int vector_length;
   int team_rank;
-  int pad_;
-  void *bar;          /* struct sk_team_bar *, owned by the back end */
+  unsigned bar_step;
+  sk_team_bar *bar;
+  void *shared;
   char *team_scratch[2];
   char *thread_scratch[2];
   sk_i64 team_scratch_bytes[2];
   sk_i64 thread_scratch_bytes[2];
-  void *shared;       /* team-shared broadcast / reduction buffer */
+  sk_i64 team_off[2];
+  sk_i64 thread_off[2];
+  sk_i64 scratch_error;   /* bytes of a request that did not fit, or 0 */
 } sk_team_ctx;
 
 /* Per-launch context handed to every chunk call. MDRange: lower bounds,

@@ -144,9 +144,168 @@ SK_ATOMIC_INT_TYPES(SK__AT_IDEF)
 #define atomic_xor(p, v) ((void)atomic_fetch_xor(p, v))
 
 /* -- teams (TeamPolicy kernels) ------------------------------------------
- * The host maps a team to a group of pool threads; the constructs are
- * defined by the team section of the generated source (codegen.c) on top
- * of these runtime entry points. */
-void sk_team_barrier(const sk_team_ctx *t);
+ * A team is a group of pool threads; vector lanes are a plain loop in one
+ * thread (written so the cc tier can vectorise it). The body sees the
+ * handle 'team'; the nested constructs below refer to it by that name. */
+typedef struct sk__team_t {
+  sk_i64 league_rank, league_size;
+  int team_rank, team_size, vector_length;
+  sk_team_ctx *ctx_;
+} sk__team_t;
 
+#if defined(__TINYC__)
+void sk_team_barrier(sk_team_ctx *t);
+void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
+                    sk_team_ctx *c);
+#else
+/* Seed 003, Figure 3.7: each member writes one byte of a shared 64-bit
+ * word (alternating between two words, the byte value flipping every
+ * other call) and spins until the whole word holds the expected pattern. */
+SK__ATF void sk_team_barrier(sk_team_ctx *t) {
+  int n = t->team_size;
+  if (n <= 1) return;
+  unsigned step = t->bar_step++;
+  unsigned char val = ((step >> 1) & 1) ? 2 : 1;
+  sk_u64 *sync = t->bar->sync[step & 1];
+  __atomic_store_n((unsigned char *)sync + t->team_rank, val, __ATOMIC_RELEASE);
+  for (int w = 0; w < (n + 7) / 8; w++) {
+    int m = n - 8 * w > 8 ? 8 : n - 8 * w;
+    sk_u64 pat = m == 8 ? 0x0101010101010101UL : ((1UL << (8 * m)) - 1) / 255;
+    pat *= val;
+    while (__atomic_load_n(&sync[w], __ATOMIC_ACQUIRE) != pat) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+}
+SK__ATF void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
+                            sk_team_ctx *c) {
+  sk_i64 o = (*off + 63) & ~(sk_i64)63;
+  if (bytes < 0 || o + bytes > cap) {
+    c->scratch_error = bytes;
+    return 0;
+  }
+  *off = o + bytes;
+  return base + o;
+}
+#endif
+
+#define team_barrier(tm) sk_team_barrier((tm).ctx_)
+#define team_scratch(tm, level, bytes)                                       \
+  sk_team_alloc(&(tm).ctx_->team_off[level], (tm).ctx_->team_scratch[level], \
+                (tm).ctx_->team_scratch_bytes[level], (sk_i64)(bytes),      \
+                (tm).ctx_)
+#define thread_scratch(tm, level, bytes)                                     \
+  sk_team_alloc(&(tm).ctx_->thread_off[level],                               \
+                (tm).ctx_->thread_scratch[level],                            \
+                (tm).ctx_->thread_scratch_bytes[level], (sk_i64)(bytes),    \
+                (tm).ctx_)
+#define SINGLE_TEAM(tm) if ((tm).team_rank == 0)
+#define SINGLE_THREAD(tm) if (((void)(tm), 1))
+#define TEAM_BROADCAST(tm, var)                                              \
+  do {                                                                       \
+    __typeof__(var) *sk__bb = (__typeof__(var) *)(tm).ctx_->shared;          \
+    if ((tm).team_rank == 0) *sk__bb = (var);                                \
+    sk_team_barrier((tm).ctx_);                                              \
+    (var) = *sk__bb;                                                         \
+    sk_team_barrier((tm).ctx_);                                              \
+  } while (0)
+
+/* the largest / smallest value of var's type */
+#define SK__TMAX(v)                                                          \
+  _Generic((v), double: (double)INFINITY, float: (float)INFINITY,            \
+           int64_t: 9223372036854775807L, int32_t: 2147483647,               \
+           int16_t: (int16_t)32767, int8_t: (int8_t)127,                     \
+           uint64_t: 18446744073709551615UL, uint32_t: 4294967295U,          \
+           uint16_t: (uint16_t)65535, uint8_t: (uint8_t)255, bool: 1)
+#define SK__TMIN(v)                                                          \
+  _Generic((v), double: -(double)INFINITY, float: -(float)INFINITY,          \
+           int64_t: (-9223372036854775807L - 1), int32_t: (-2147483647 - 1), \
+           int16_t: (int16_t)-32768, int8_t: (int8_t)-128, uint64_t: 0UL,    \
+           uint32_t: 0U, uint16_t: (uint16_t)0, uint8_t: (uint8_t)0, bool: 0)
+#define SK__RID_sum(v) 0
+#define SK__RID_prod(v) 1
+#define SK__RID_min(v) SK__TMAX(v)
+#define SK__RID_max(v) SK__TMIN(v)
+#define SK__RID_land(v) 1
+#define SK__RID_lor(v) 0
+#define SK__RID_band(v) ((__typeof__(v))~(__typeof__(v))0)
+#define SK__RID_bor(v) 0
+#define SK__RJ_sum(d, s) ((d) += (s))
+#define SK__RJ_prod(d, s) ((d) *= (s))
+#define SK__RJ_min(d, s) ((s) < (d) ? (void)((d) = (s)) : (void)0)
+#define SK__RJ_max(d, s) ((s) > (d) ? (void)((d) = (s)) : (void)0)
+#define SK__RJ_land(d, s) ((d) = (d) && (s))
+#define SK__RJ_lor(d, s) ((d) = (d) || (s))
+#define SK__RJ_band(d, s) ((d) &= (s))
+#define SK__RJ_bor(d, s) ((d) |= (s))
+
+/* this member's contiguous slice of [b, e) */
+#define SK__SLO(b, e) ((b) + ((e) - (b)) * team.team_rank / team.team_size)
+#define SK__SHI(b, e) ((b) + ((e) - (b)) * (team.team_rank + 1) / team.team_size)
+
+/* combine var over the team in rank order; every member gets the total */
+#define SK__TJOIN(op, var)                                                   \
+  ({                                                                         \
+    sk_team_ctx *sk__c = team.ctx_;                                          \
+    if (sk__c->team_size > 1) {                                              \
+      __typeof__(var) *sk__rb = (__typeof__(var) *)sk__c->shared;            \
+      sk__rb[sk__c->team_rank] = (var);                                      \
+      sk_team_barrier(sk__c);                                                \
+      (var) = sk__rb[0];                                                     \
+      for (int sk__r = 1; sk__r < sk__c->team_size; sk__r++)                 \
+        SK__RJ_##op((var), sk__rb[sk__r]);                                   \
+      sk_team_barrier(sk__c);                                                \
+    }                                                                        \
+    0;                                                                       \
+  })
+
+/* after pass 0 var becomes this member's exclusive prefix; after pass 1
+ * (var = prefix + own slice) every member gets the team total */
+#define SK__TSCAN(var, p)                                                    \
+  ({                                                                         \
+    sk_team_ctx *sk__c = team.ctx_;                                          \
+    if (sk__c->team_size > 1) {                                              \
+      __typeof__(var) *sk__sb = (__typeof__(var) *)sk__c->shared;            \
+      sk__sb[sk__c->team_rank] = (var);                                      \
+      sk_team_barrier(sk__c);                                                \
+      if ((p) == 0) {                                                        \
+        __typeof__(var) sk__pre = 0;                                         \
+        for (int sk__r = 0; sk__r < sk__c->team_rank; sk__r++)               \
+          sk__pre += sk__sb[sk__r];                                          \
+        (var) = sk__pre;                                                     \
+      } else {                                                               \
+        (var) = sk__sb[sk__c->team_size - 1];                                \
+      }                                                                      \
+      sk_team_barrier(sk__c);                                                \
+    } else if ((p) == 0) {                                                   \
+      (var) = 0;                                                             \
+    }                                                                        \
+    (p) + 1;                                                                 \
+  })
+
+#define TEAM_FOR(j, b, e)                                                    \
+  for (sk_i64 sk__lo = SK__SLO((sk_i64)(b), (sk_i64)(e)),                    \
+              sk__hi = SK__SHI((sk_i64)(b), (sk_i64)(e)), j = sk__lo;        \
+       j < sk__hi; ++j)
+#define TEAM_VECTOR_FOR(j, b, e) TEAM_FOR(j, b, e)
+#define VECTOR_FOR(k, b, e)                                                  \
+  for (sk_i64 sk__ve = (sk_i64)(e), k = (sk_i64)(b); k < sk__ve; ++k)
+#define TEAM_REDUCE(op, j, b, e, var)                                        \
+  for (int sk__tr = ((var) = SK__RID_##op(var), 1); sk__tr;                  \
+       sk__tr = 0, SK__TJOIN(op, var))                                       \
+    TEAM_FOR(j, b, e)
+#define TEAM_VECTOR_REDUCE(op, j, b, e, var) TEAM_REDUCE(op, j, b, e, var)
+#define VECTOR_REDUCE(op, k, b, e, var)                                      \
+  for (int sk__vr = ((var) = SK__RID_##op(var), 1); sk__vr; sk__vr = 0)      \
+    VECTOR_FOR(k, b, e)
+#define TEAM_SCAN(j, b, e, var)                                              \
+  for (int sk__sp = ((var) = 0, 0); sk__sp < 2;                              \
+       sk__sp = SK__TSCAN(var, sk__sp))                                      \
+    for (bool final = sk__sp == 1, sk__o1 = 1; sk__o1; sk__o1 = 0)           \
+      TEAM_FOR(j, b, e)
+#define VECTOR_SCAN(k, b, e, var)                                            \
+  for (bool final = 1, sk__o2 = ((var) = 0, 1); sk__o2; sk__o2 = 0)          \
+    VECTOR_FOR(k, b, e)
 #endif

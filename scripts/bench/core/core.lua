@@ -1,20 +1,26 @@
 -- core.lua: the speck side of scripts/bench/core (run by ./run).
 --
--- Usage: speck core.lua [log2n [stencil_n [grid_n [launches]]]]
+-- Usage: speck core.lua KERNEL [log2n [stencil_n [grid_n [launches]]]]
+--   KERNEL: empty | axpy | dot | stencil | spmv
 -- Every kernel runs once per JIT tier (opts.jit = "tcc", then "cc"): WARM
 -- untimed launches, then the median of REPS timed ones (speck.Timer around
--- the launch and speck.fence). Output: tab-separated records, the same
--- format ref.c and numba_peer.py print, read by table.lua:
+-- the launch and speck.fence). axpy and spmv also time the first launch of
+-- a body never seen before (compile + one run). Output: tab-separated
+-- records, the format ref.c and numba_peer.py print, read by table.lua:
 --
---   I <impl> <key> <value>                               facts
+--   I <impl> <key> <value>                                 facts
 --   R <kernel> <impl> <median s> <bytes moved> <checksum>  results
 --
--- The data and the matrix match ref.c exactly, so checksums can be compared.
+-- The kernel cache is keyed by the body, not the label or the tier, and an
+-- entry keeps the best tier it reached; so each tier's body carries its own
+-- comment ('/* tier cc */'), or the tcc rows would run code cc compiled.
+-- Data and the matrix match ref.c exactly, so checksums compare.
 
-local log2n = tonumber(arg[1]) or 25
-local SN = tonumber(arg[2]) or 4096        -- stencil: SN x SN, interior updated
-local GN = tonumber(arg[3]) or 2048        -- SpMV: Laplacian of a GN x GN grid
-local LAUNCHES = tonumber(arg[4]) or 20000 -- empty-launch samples
+local KERNEL = arg[1] or ""
+local log2n = tonumber(arg[2]) or 25
+local SN = tonumber(arg[3]) or 4096        -- stencil: SN x SN, interior updated
+local GN = tonumber(arg[4]) or 2048        -- SpMV: Laplacian of a GN x GN grid
+local LAUNCHES = tonumber(arg[5]) or 20000 -- empty-launch samples
 local REPS, WARM = 9, 2
 local TIERS = {"tcc", "cc"}
 
@@ -34,8 +40,22 @@ local function info(impl, key, value)
   print(string.format("I\t%s\t%s\t%s", impl, key, tostring(value)))
 end
 
--- median time of f() over REPS runs after WARM runs; returns it and the
--- last value f returned
+-- the body as launched at 'tier' (see the header comment)
+local function tiered(body, tier)
+  return string.format("%s\n/* tier %s */", body, tier)
+end
+
+-- a body no earlier launch (nor the on-disk cc cache) has seen
+math.randomseed(os.time())
+local nonce_n = 0
+local function unique(body, tier)
+  nonce_n = nonce_n + 1
+  return string.format("%s\n/* first launch, tier %s, %d-%d-%d */", body,
+                       tier, os.time(), math.random(1, 1 << 30), nonce_n)
+end
+
+-- median time of f() over REPS launches after WARM; returns it and the
+-- value of the last f()
 local timer = speck.Timer()
 local function time_median(f)
   local last
@@ -50,53 +70,63 @@ local function time_median(f)
   return median(t), last
 end
 
--- the tier the kernel with this label last compiled for (speck.jit.stats)
+-- time of one launch f() that must compile a new kernel
+local function time_first(f)
+  local before = speck.jit.stats().compiles
+  timer:reset()
+  f()
+  speck.fence()
+  local t = timer:seconds()
+  local st = speck.jit.stats()
+  assert(st.compiles > before or st.tierups > 0, "the first launch did not compile")
+  return t
+end
+
+-- the tier the kernel with this label runs at now (speck.jit.stats)
 local function tier_of(label)
-  local found
   for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label then found = k.tier end
+    if k.label == label then return k.tier end
   end
-  return found or "?"
+  return "?"
 end
 
--- a body no earlier launch used, so the first launch must compile it
-math.randomseed(os.time())
-local nonce_n = 0
-local function unique(body)
-  nonce_n = nonce_n + 1
-  return string.format("%s\n/* first-launch %d-%d-%d */", body, os.time(),
-                       math.random(1, 1 << 30), nonce_n)
+-- run one kernel at both tiers: launch(tier, label) is timed and may return
+-- the checksum; else check(), untimed, computes it after the last launch
+local function both_tiers(kernel, bytes, launch, check)
+  for _, tier in ipairs(TIERS) do
+    local label = "bench_" .. kernel .. "_" .. tier
+    local t, s = time_median(function() return launch(tier, label) end)
+    if check then s = check() end
+    record(kernel, "speck-" .. tier, t, bytes, s)
+    info("speck-" .. tier, "tier_" .. kernel, tier_of(label))
+  end
 end
 
-local threads = speck.info().threads
-info("speck", "threads", threads)
-info("speck", "cc_available",
-     speck.info().compilers and speck.info().compilers.cc and "yes" or "no")
+local bench = {}
 
--- -- empty launch ---------------------------------------------------------
--- Timed one launch at a time; the timer's own cost (reset + seconds with
--- nothing between) is reported beside it.
-do
-  local E = {}
-  local t = {}
+-- -- empty launch ------------------------------------------------------------
+-- Timed one launch at a time (the timer's own cost, reset + seconds with
+-- nothing between, is reported beside it); also through a prepared
+-- speck.kernel handle, which skips the key lookup.
+function bench.empty()
+  local E, t = {}, {}
   for r = 1, LAUNCHES do
     timer:reset()
     t[r] = timer:seconds()
   end
   info("speck", "timer_overhead_us", string.format("%.3f", median(t) * 1e6))
   for _, tier in ipairs(TIERS) do
-    local label, o = "bench_empty_" .. tier, {jit = tier}
-    for _ = 1, 1000 do speck.parallel_for(label, 1024, E, "", o) end
+    local label, body, o = "bench_empty_" .. tier, tiered("", tier), {jit = tier}
+    for _ = 1, 1000 do speck.parallel_for(label, 1024, E, body, o) end
     for r = 1, LAUNCHES do
       timer:reset()
-      speck.parallel_for(label, 1024, E, "", o)
+      speck.parallel_for(label, 1024, E, body, o)
       speck.fence()
       t[r] = timer:seconds()
     end
     record("empty", "speck-" .. tier, median(t))
     info("speck-" .. tier, "tier_empty", tier_of(label))
-    -- the same launch through a prepared speck.kernel handle
-    local k = speck.kernel(label .. "_k", "range", E, "", o)
+    local k = speck.kernel(label .. "_k", "range", E, body, o)
     for _ = 1, 1000 do k(1024, E) end
     for r = 1, LAUNCHES do
       timer:reset()
@@ -108,82 +138,67 @@ do
   end
 end
 
--- -- dot, axpy -------------------------------------------------------------
-do
-  local n = 1 << log2n
+-- -- axpy, dot ----------------------------------------------------------------
+local function xy(n)
   local x = speck.View("x", "float64", n, {init = false})
   local y = speck.View("y", "float64", n, {init = false})
   local caps = {x = x, y = y, a = 0.5}
   speck.parallel_for("bench_init_xy", n, caps, [[
-    x(i) = 1.0 + (double)(i % 7) * 0.25;
-    y(i) = 2.0 - (double)(i % 5) * 0.125;]])
-
-  -- dot first, while x and y hold their initial values (checksum)
-  for _, tier in ipairs(TIERS) do
-    local label, o = "bench_dot_" .. tier, {jit = tier}
-    local t, s = time_median(function()
-      return speck.parallel_reduce(label, n, caps, "acc += x(i) * y(i);", o)
-    end)
-    record("dot", "speck-" .. tier, t, 16 * n, s)
-    info("speck-" .. tier, "tier_dot", tier_of(label))
-  end
-
-  local axpy = "y(i) = a * x(i) + y(i);"
-  for _, tier in ipairs(TIERS) do
-    local label, o = "bench_axpy_" .. tier, {jit = tier}
-    local t = time_median(function()
-      speck.parallel_for(label, n, caps, axpy, o)
-    end)
-    record("axpy", "speck-" .. tier, t, 24 * n)
-    info("speck-" .. tier, "tier_axpy", tier_of(label))
-  end
-
-  -- first launch of a kernel never seen before: compile + one run
-  for _, tier in ipairs(TIERS) do
-    local label = "bench_axpy_first_" .. tier
-    local before = speck.jit.stats().compiles
-    timer:reset()
-    speck.parallel_for(label, n, caps, unique(axpy), {jit = tier})
-    speck.fence()
-    local t = timer:seconds()
-    assert(speck.jit.stats().compiles > before, "first launch did not compile")
-    record("axpy-first", "speck-" .. tier, t, 24 * n)
-  end
-  x, y, caps = nil, nil, nil
-  collectgarbage()
+    x(i) = 1.0 + (double)(i % 1000003) * 1e-6;
+    y(i) = 2.0 - (double)(i % 999983) * 1e-6;]])
+  return caps
 end
 
--- -- 2D 5-point stencil, MDRangePolicy --------------------------------------
-do
+function bench.axpy()
+  local n = 1 << log2n
+  local caps = xy(n)
+  local axpy = "y(i) = a * x(i) + y(i);"
+  for _, tier in ipairs(TIERS) do
+    local t = time_first(function()
+      speck.parallel_for("bench_axpy_first_" .. tier, n, caps,
+                         unique(axpy, tier), {jit = tier})
+    end)
+    record("axpy-first", "speck-" .. tier, t, 24 * n)
+  end
+  both_tiers("axpy", 24 * n, function(tier, label)
+    speck.parallel_for(label, n, caps, tiered(axpy, tier), {jit = tier})
+  end)
+end
+
+function bench.dot()
+  local n = 1 << log2n
+  local caps = xy(n)
+  both_tiers("dot", 16 * n, function(tier, label)
+    return speck.parallel_reduce(label, n, caps,
+                                 tiered("acc += x(i) * y(i);", tier), {jit = tier})
+  end)
+end
+
+-- -- 2D 5-point stencil, MDRangePolicy (default tiles: whole rows) -----------
+function bench.stencil()
   local vin = speck.View("in", "float64", {SN, SN}, {init = false})
   local vout = speck.View("out", "float64", {SN, SN})
   local caps = {vin = vin, vout = vout}
-  speck.parallel_for("bench_init_stencil",
-    speck.MDRangePolicy({0, 0}, {SN, SN}), caps,
-    "vin(i, j) = (double)((i * 3 + j * 7) % 11) * 0.5;")
+  local all = speck.MDRangePolicy({0, 0}, {SN, SN})
+  speck.parallel_for("bench_init_stencil", all, caps,
+                     "vin(i, j) = (double)((i * 3 + j * 7) % 1009) * 1e-3;")
   local interior = speck.MDRangePolicy({1, 1}, {SN - 1, SN - 1})
   local body = [[
     vout(i, j) = 0.25 * (vin(i - 1, j) + vin(i + 1, j) + vin(i, j - 1) + vin(i, j + 1))
                  - vin(i, j);]]
-  for _, tier in ipairs(TIERS) do
-    local label, o = "bench_stencil_" .. tier, {jit = tier}
-    local t = time_median(function()
-      speck.parallel_for(label, interior, caps, body, o)
-    end)
-    local s = speck.parallel_reduce("bench_sum2d",
-      speck.MDRangePolicy({0, 0}, {SN, SN}), caps, "acc += vout(i, j);")
-    record("stencil", "speck-" .. tier, t, 16 * (SN - 2) * (SN - 2), s)
-    info("speck-" .. tier, "tier_stencil", tier_of(label))
-  end
-  vin, vout, caps = nil, nil, nil
-  collectgarbage()
+  both_tiers("stencil", 16 * (SN - 2) * (SN - 2), function(tier, label)
+    speck.parallel_for(label, interior, caps, tiered(body, tier), {jit = tier})
+  end, function()
+    return speck.parallel_reduce("bench_stencil_check", all, caps,
+                                 "acc += vout(i, j) * vout(i, j);")
+  end)
 end
 
--- -- CSR SpMV of the 2D 5-point Laplacian ------------------------------------
+-- -- CSR SpMV of the 2D 5-point Laplacian ---------------------------------------
 -- Row r = gi*GN + gj; columns ascending: r-GN, r-1, r, r+1, r+GN; 4 on the
 -- diagonal, -1 off it. rowptr by an exclusive scan of the row counts, then
--- one kernel fills colidx and values.
-do
+-- one kernel fills colidx, values and x.
+function bench.spmv()
   local n = GN * GN
   local rowptr = speck.View("rowptr", "int64", n + 1)
   local build = {rowptr = rowptr, nx = GN, ny = GN}
@@ -206,7 +221,7 @@ do
     colidx(p) = (int32_t)i; values(p++) = 4.0;
     if (gj < ny - 1) { colidx(p) = (int32_t)(i + 1);  values(p++) = -1.0; }
     if (gi < nx - 1) { colidx(p) = (int32_t)(i + ny); values(p++) = -1.0; }
-    x(i) = 1.0 + (double)(i % 7) * 0.5;]])
+    x(i) = 1.0 + (double)(i % 1000003) * 1e-6;]])
   local caps = {rowptr = rowptr, colidx = colidx, values = values, x = x, y = y}
   local spmv = [[
     double s = 0.0;
@@ -214,24 +229,27 @@ do
     y(i) = s;]]
   local bytes = 12 * nnz + 8 * (n + 1) + 16 * n
   for _, tier in ipairs(TIERS) do
-    local label, o = "bench_spmv_" .. tier, {jit = tier}
-    local t = time_median(function()
-      speck.parallel_for(label, n, caps, spmv, o)
+    local t = time_first(function()
+      speck.parallel_for("bench_spmv_first_" .. tier, n, caps,
+                         unique(spmv, tier), {jit = tier})
     end)
-    local s = speck.parallel_reduce("bench_wsum", n, caps,
-                                    "acc += y(i) * (double)(1 + i % 3);")
-    record("spmv", "speck-" .. tier, t, bytes, s)
-    info("speck-" .. tier, "tier_spmv", tier_of(label))
+    record("spmv-first", "speck-" .. tier, t, bytes)
   end
-  for _, tier in ipairs(TIERS) do
-    local label = "bench_spmv_first_" .. tier
-    timer:reset()
-    speck.parallel_for(label, n, caps, unique(spmv), {jit = tier})
-    speck.fence()
-    record("spmv-first", "speck-" .. tier, timer:seconds(), bytes)
-  end
+  both_tiers("spmv", bytes, function(tier, label)
+    speck.parallel_for(label, n, caps, tiered(spmv, tier), {jit = tier})
+  end, function()
+    return speck.parallel_reduce("bench_spmv_check", n, caps,
+                                 "acc += y(i) * (double)(1 + i % 3);")
+  end)
 end
 
-local st = speck.jit.stats()
-info("speck", "compiles", st.compiles)
-info("speck", "compile_seconds", string.format("%.4f", st.compile_seconds))
+if not bench[KERNEL] then
+  io.stderr:write("usage: speck core.lua empty|axpy|dot|stencil|spmv",
+                  " [log2n [stencil_n [grid_n [launches]]]]\n")
+  os.exit(2)
+end
+local inf = speck.info()
+info("speck", "threads", inf.threads)
+info("speck", "cc_available", inf.compilers and inf.compilers.cc
+                              and inf.compilers.cc.available and "yes" or "no")
+bench[KERNEL]()
