@@ -29,6 +29,15 @@ uint64_t sk_hash(const void *p, size_t n, uint64_t seed) {
   return h;
 }
 
+/* Labels under which a cached kernel was launched other than its first:
+ * the same body and signature under a new label is one kernel. */
+typedef struct alias {
+  char *label;
+  sk_kernel *k;
+  struct alias *next;
+} alias;
+static alias *aliases;
+
 sk_kernel *sk_cache_find(uint64_t hash, const char *key, size_t keylen) {
   pthread_mutex_lock(&lock);
   sk_kernel *k = bucket[hash % NBUCKET];
@@ -46,11 +55,39 @@ void sk_cache_insert(sk_kernel *k) {
   *b = k;
   k->older = newest;
   newest = k;
+  for (alias *a = aliases; a; a = a->next)
+    if (strcmp(a->label, k->label) == 0) a->k = k;
+  pthread_mutex_unlock(&lock);
+}
+
+void sk_cache_label(const char *label, sk_kernel *k) {
+  pthread_mutex_lock(&lock);
+  alias *a = aliases;
+  while (a && strcmp(a->label, label) != 0) a = a->next;
+  if (!a && (a = calloc(1, sizeof *a)) != NULL) {
+    size_t n = strlen(label) + 1;
+    a->label = malloc(n);
+    if (!a->label) {
+      free(a);
+      a = NULL;
+    } else {
+      memcpy(a->label, label, n);
+      a->next = aliases;
+      aliases = a;
+    }
+  }
+  if (a) a->k = k;
   pthread_mutex_unlock(&lock);
 }
 
 sk_kernel *sk_cache_last(const char *label) {
   pthread_mutex_lock(&lock);
+  for (alias *a = aliases; a; a = a->next)
+    if (strcmp(a->label, label) == 0) {
+      sk_kernel *k = a->k;
+      pthread_mutex_unlock(&lock);
+      return k;
+    }
   sk_kernel *k = newest;
   while (k && strcmp(k->label, label) != 0) k = k->older;
   pthread_mutex_unlock(&lock);
@@ -82,6 +119,12 @@ void sk_cache_clear(void) {
   sk_kernel *k = newest;
   newest = NULL;
   memset(bucket, 0, sizeof bucket);
+  while (aliases) {
+    alias *a = aliases;
+    aliases = a->next;
+    free(a->label);
+    free(a);
+  }
   pthread_mutex_unlock(&lock);
   while (k) {
     sk_kernel *o = k->older;

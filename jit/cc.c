@@ -260,16 +260,22 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   }
   unlink(src);
   unlink(log);
+  /* Load the object under its temporary name before committing it: once
+   * committed, the entry may be evicted (by this process when it alone
+   * exceeds SPECK_CACHE_MAX, or by another process) before it could be
+   * opened by its final name. Committing appends the trailer past the
+   * object's end and renames the file; the mapping is unaffected. */
+  rc = load(so, out, err, errlen);
+  if (rc < 0) {
+    unlink(so);
+    return -1;
+  }
   if (disk) {
-    if (sk_disk_commit(so, key, ".so", final, sizeof final) < 0) {
-      snprintf(err, errlen, "cannot store the compiled kernel in the cache");
-      return -1;
-    }
-    rc = load(final, out, err, errlen);
+    /* a failed commit only means the object is not cached */
+    (void)sk_disk_commit(so, key, ".so", final, sizeof final);
   } else {
-    rc = load(so, out, err, errlen);
     unlink(so);   /* mapped; the name is no longer needed */
   }
   out->seconds = now() - t0;
-  return rc;
+  return 0;
 }

@@ -162,7 +162,9 @@ void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n) {
 static void *validate(const char *path, uint64_t key, size_t *len, int want,
                       int *ok) {
   *ok = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  /* O_NONBLOCK: a FIFO planted under an entry's name must not hang the
+   * open (it then fails the S_ISREG check and is removed) */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return NULL;
   struct stat st;
   char *buf = NULL;

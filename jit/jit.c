@@ -497,6 +497,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   if (k) {
     k->hits++;
     k->launches++;
+    if (strcmp(k->label, s->label) != 0) sk_cache_label(s->label, k);
     k->want = tier;
     if (tier == SK_TIER_CC && k->tier != SK_TIER_CC) want_cc_now(k);
     *out = k;

@@ -181,6 +181,8 @@ uint64_t sk_hash(const void *p, size_t n, uint64_t seed);
 sk_kernel *sk_cache_find(uint64_t hash, const char *key, size_t keylen);
 void sk_cache_insert(sk_kernel *k);
 sk_kernel *sk_cache_last(const char *label);       /* latest by label */
+/* remember that 'k' was launched under 'label' (not its first label) */
+void sk_cache_label(const char *label, sk_kernel *k);
 /* iterate kernels in insertion order; returns NULL at the end */
 sk_kernel *sk_cache_next(sk_kernel *prev);
 void sk_cache_clear(void);
