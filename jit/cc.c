@@ -239,7 +239,11 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   char *argv[80];
   int n = 0;
   argv[n++] = cc.path;
-  for (char *t = strtok(flags, " \t"); t && n < 70; t = strtok(NULL, " \t"))
+  /* strtok_r: the background compiler and a synchronous jit = "cc"
+   * compile can be here at the same time */
+  char *save = NULL;
+  for (char *t = strtok_r(flags, " \t", &save); t && n < 70;
+       t = strtok_r(NULL, " \t", &save))
     argv[n++] = t;
   argv[n++] = "-fPIC";
   argv[n++] = "-shared";

@@ -303,7 +303,13 @@ static void gen_acc_store(sk_buf *b, const sk_kspec *s) {
 /* the body with 'return' meaning "done with this work item" */
 static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
   sk_buf_printf(b, "%s{\n#define return goto sk__next;\n#line 1 \"body\"\n", indent);
-  sk_buf_add(b, s->body, s->body_len);
+  char *atomic = sk_body_atomic(s);
+  if (atomic) {
+    sk_buf_puts(b, atomic);
+    free(atomic);
+  } else {
+    sk_buf_add(b, s->body, s->body_len);
+  }
   sk_buf_printf(b, "\n#undef return\n%s}\n%ssk__next:;\n", indent, indent);
 }
 

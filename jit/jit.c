@@ -258,6 +258,102 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
   return 0;
 }
 
+/* -- the atomic trait ---------------------------------------------------- */
+/* Rewrite element updates of views with the 'atomic' trait into atomics:
+ * x(..) += e;  -> atomic_add(&x(..), (e));   likewise -=, &=, |=, ^=;
+ * x(..) = e;   -> atomic_exchange(&x(..), (e));
+ * x(..)++ / ++x(..) / x(..)-- / --x(..) -> atomic_add / atomic_sub of 1.
+ * Other forms (*=, /=, reads) are left as they are. No newline is added,
+ * so body line numbers stay right. Returns NULL when nothing changes. */
+static int atomic_view(const sk_kspec *s, const char *p, size_t len) {
+  for (int c = 0; c < s->ncap; c++)
+    if (s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC) &&
+        strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p, len) == 0)
+      return 1;
+  return 0;
+}
+
+static size_t skip_ws(const char *p, size_t i, size_t n) {
+  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+  return i;
+}
+
+/* end of an expression: the next ';' or ',' or ')' at depth 0 */
+static size_t expr_end(const char *p, size_t i, size_t n) {
+  int depth = 0;
+  while (i < n) {
+    size_t j = skip_lit(p, i, n);
+    if (j != i) {
+      i = j;
+      continue;
+    }
+    char c = p[i];
+    if (c == '(' || c == '[' || c == '{') depth++;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) return i;
+      depth--;
+    } else if ((c == ';' || c == ',') && depth == 0) return i;
+    i++;
+  }
+  return n;
+}
+
+char *sk_body_atomic(const sk_kspec *s) {
+  int any = 0;
+  for (int c = 0; c < s->ncap; c++)
+    any |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC);
+  if (!any) return NULL;
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len, copied = 0;
+  sk_buf o;
+  sk_buf_init(&o);
+  while (next_ident(p, n, &i, &b, &len)) {
+    if (!atomic_view(s, p + b, len)) continue;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    /* prefix ++x(..) / --x(..) */
+    size_t pb = b;
+    while (pb > 0 && (p[pb - 1] == ' ' || p[pb - 1] == '\t')) pb--;
+    int pre = pb >= 2 && (p[pb - 1] == '+' || p[pb - 1] == '-') && p[pb - 2] == p[pb - 1];
+    size_t q = skip_ws(p, end, n);
+    const char *fn = NULL;
+    size_t rhs_b = 0, rhs_e = 0, stop = end;
+    if (pre) {
+      fn = p[pb - 1] == '+' ? "atomic_add" : "atomic_sub";
+      b = pb - 2;
+    } else if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) {
+      fn = p[q] == '+' ? "atomic_add" : "atomic_sub";
+      stop = q + 2;
+    } else if (q + 1 < n && p[q + 1] == '=' &&
+               (p[q] == '+' || p[q] == '-' || p[q] == '&' || p[q] == '|' || p[q] == '^')) {
+      fn = p[q] == '+' ? "atomic_add" : p[q] == '-' ? "atomic_sub"
+           : p[q] == '&' ? "atomic_and" : p[q] == '|' ? "atomic_or" : "atomic_xor";
+      rhs_b = q + 2;
+    } else if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) {
+      fn = "atomic_exchange";
+      rhs_b = q + 1;
+    }
+    if (!fn) continue;
+    sk_buf_add(&o, p + copied, b - copied);
+    sk_buf_printf(&o, "%s(&", fn);
+    size_t vb = skip_ws(p, pre ? b + 2 : b, n);
+    sk_buf_add(&o, p + vb, end - vb);
+    if (rhs_b) {
+      rhs_e = expr_end(p, rhs_b, n);
+      sk_buf_puts(&o, ", (");
+      sk_buf_add(&o, p + rhs_b, rhs_e - rhs_b);
+      sk_buf_puts(&o, "))");
+      stop = rhs_e;
+    } else {
+      sk_buf_puts(&o, ", 1)");
+    }
+    copied = stop;
+    i = stop;
+  }
+  sk_buf_add(&o, p + copied, n - copied);
+  return sk_buf_take(&o);
+}
+
 /* -- key --------------------------------------------------------------- */
 static const char *code_target(const char *backend) {
   return strcmp(backend, "cuda") == 0 ? "cuda" : "host";

@@ -116,6 +116,10 @@ int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);
 /* free a kernel and its compiled code (cache.c owns kernels) */
 void sk_kernel_free(sk_kernel *k);
 
+/* the body with element updates of 'atomic' views made atomic (malloc'd),
+ * or NULL when no capture has the trait */
+char *sk_body_atomic(const sk_kspec *spec);
+
 /* -- codegen.c --------------------------------------------------------- */
 /* Generated source for 'spec' (malloc'd) or NULL with 'err' filled. */
 char *sk_codegen_host(const sk_kspec *spec, char *err, size_t errlen);

@@ -95,7 +95,8 @@ local CLEAR = { "SPECK_JIT", "SPECK_CC", "SPECK_CFLAGS", "SPECK_CACHE",
 -- The shell command that runs speck with 'env' (name -> value) set on top
 -- of the caller's environment minus CLEAR. 'args' is already quoted.
 local function speck_cmd(env, args)
-  local parts = { "env" }
+  -- a hung process (e.g. blocked opening a cache entry) fails, not hangs
+  local parts = { "timeout 60 env" }
   for _, k in ipairs(CLEAR) do parts[#parts + 1] = "-u " .. k end
   local keys = {}
   for k in pairs(env or {}) do keys[#keys + 1] = k end
@@ -683,6 +684,65 @@ emit{k = kstat("canon")}
       assert.are.equal(1, again.k3.s.cache_hits)
       assert.are.equal(0, again.k2.s.cache_hits)
       assert.are.equal(1, again.k2.s.compiles.cc)
+    end)
+
+    it("an object larger than SPECK_CACHE_MAX still runs on cc, uncached", function()
+      -- regression: the entry was evicted by its own commit before it was
+      -- loaded, so the kernel fell back to libtcc with a warning
+      local r = run_ok(env_with(env, { SPECK_CACHE_MAX = "1K" }), canon_script("cc"))
+      assert.are.equal(r.expect, r.r)
+      assert.are.equal("cc", r.k.tier)
+      assert.are.equal(1, r.k.compiles.cc)
+      assert.is_nil(r.k.warning)
+      local _, all = listing(dir)
+      assert.are.same({}, all)
+    end)
+
+    it("does not hang on a FIFO or a directory under an entry's name", function()
+      local a = run_ok(env, canon_script("cc"))
+      assert.are.equal(1, a.k.compiles.cc)
+      local name = listing(dir)[1]
+      local path = dir .. "/" .. name
+      for _, make in ipairs { "mkfifo", "mkdir" } do
+        sh("rm -f " .. quote(path) .. " && " .. make .. " " .. quote(path))
+        local r = run_ok(env, canon_script("cc"))
+        assert.are.equal(r.expect, r.r)
+        assert.are.equal("cc", r.k.tier)
+        assert.are.equal(0, r.k.cache_hits)
+        assert.is_nil(r.k.warning)
+        sh("rm -rf " .. quote(path))
+      end
+    end)
+
+    it("a synchronous jit = 'cc' compile alongside a background one", function()
+      local r = run_ok(env, [[
+for _ = 1, 8 do canon(nil, "bg") end        -- queues a background tier-up
+local res = {}
+for m = 1, 4 do res[m] = canon({jit = "cc"}, "sync" .. m) end
+speck.jit.wait()
+canon(nil, "bg")
+local ks = {}
+for m = 1, 4 do ks[m] = kstat("sync" .. m) end
+emit{res = res, expect = canon_expect(), bg = kstat("bg"), ks = ks}
+]])
+      assert.are.equal("cc", r.bg.tier)
+      assert.are.equal(1, r.bg.tierups)
+      assert.is_nil(r.bg.warning)
+      for m = 1, 4 do
+        assert.are.equal(r.expect, r.res[m])
+        assert.are.equal("cc", r.ks[m].tier)
+        assert.is_nil(r.ks[m].warning)
+      end
+      assert.are.equal(5, #listing(dir))
+    end)
+
+    it("a process exiting during a background compile exits cleanly", function()
+      local _, out, err, status = run(env, [[
+for _ = 1, 8 do canon() end
+io.write("done\n")
+]])
+      assert.are.equal(0, status, err)
+      assert.truthy(out:find("done", 1, true))
     end)
 
     it("SPECK_CACHE=off disables it; kernels still work at jit = 'cc'", function()
