@@ -147,6 +147,12 @@ local CASES = {
   {"a capture key that is not a string", function() pf("bad", 4, {1}, "") end,
    "speck.parallel_for 'bad': capture names must be strings, got number"},
 
+  {"more than 64 captures", function()
+     local caps = {}
+     for k = 1, 65 do caps["c" .. k] = k end
+     pf("bad", 1, caps, "") end,
+   "speck.parallel_for 'bad': more than 64 captures"},
+
   -- reducers
   {"an unknown reducer", function() pr("bad", 10, {}, "", "avg") end,
    "speck.parallel_reduce 'bad': unknown reducer 'avg'"},
@@ -169,7 +175,7 @@ local CASES = {
      local r = {}
      for k = 1, 40 do r[k] = "sum" end
      pr("bad", 4, {}, "", r) end,
-   "speck.parallel_reduce 'bad': more than "},
+   "speck.parallel_reduce 'bad': more than 16 reducers"},
 
   -- policies
   {"RangePolicy with end before begin", function() speck.RangePolicy(5, 2) end,

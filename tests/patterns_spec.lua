@@ -636,6 +636,39 @@ describe("patterns on " .. SPACE, function()
       end)
     end)
 
+    it("rank-0 and rank-8 views in bodies", function()
+      local z = speck.View("z", "float64", {})
+      speck.parallel_for("rank0", 1, {z = z}, "z() = 5 + z.rank;")
+      assert.are.equal(5, z())
+      local r = speck.View("r8", "int32", {2, 2, 2, 2, 2, 2, 2, 3})
+      speck.parallel_for("rank8", 2, {r = r}, [[
+        for (int a = 0; a < r.extent[7]; a++)
+          r(i, 1, 0, 1, 0, 1, 1, a) = (int32_t)(r.rank * 100 + i * 10 + a);
+      ]])
+      each_index({0, 0, 0, 0, 0, 0, 0, 0}, {2, 2, 2, 2, 2, 2, 2, 3}, function(t)
+        local hit = t[2] == 1 and t[3] == 0 and t[4] == 1 and t[5] == 0 and t[6] == 1
+                    and t[7] == 1
+        assert.are.equal(hit and 800 + t[1] * 10 + t[8] or 0, r(table.unpack(t)))
+      end)
+    end)
+
+    it("64 captures (the maximum) reach the body", function()
+      local caps, parts = {}, {}
+      local out = speck.View("out", "float64", 1)
+      caps.out = out
+      for k = 1, 63 do
+        if k % 2 == 0 then
+          caps["s" .. k] = k
+          parts[#parts + 1] = "s" .. k
+        else
+          caps["v" .. k] = speck.View.from({k}, "float64")
+          parts[#parts + 1] = "v" .. k .. "(0)"
+        end
+      end
+      speck.parallel_for("caps64", 1, caps, "out(0) = " .. table.concat(parts, " + ") .. ";")
+      assert.are.equal(63 * 64 // 2, out(0))
+    end)
+
     it("view metadata: x.extent[d], x.stride[d], x.rank", function()
       for _, v in ipairs{
         speck.View("r", "float64", {3, 4, 5}),
@@ -836,6 +869,47 @@ describe("patterns on " .. SPACE, function()
       ]])
       assert.are.same({true, false, false, false, false, true, true, true}, b:totable())
       assert.are.equal(1, wins(0))
+    end)
+
+    describe("the atomic memory trait", function()
+      it("h(b) += 1 on an atomic view gives exact histogram counts", function()
+        local n, nb = 100000, 17
+        local h = speck.View("h", "int64", nb, {atomic = true})
+        speck.parallel_for("trait_hist", n, {h = h}, "h((i * 7919) % 17) += 1;")
+        local e = {}
+        for b = 1, nb do e[b] = 0 end
+        for i = 0, n - 1 do local b = (i * 7919) % 17 + 1 e[b] = e[b] + 1 end
+        assert.are.same(e, h:totable())
+      end)
+
+      it("++, --, -=, |=, ^= and = on atomic views; comparisons untouched", function()
+        local n = 1000
+        local f = speck.View("f", "float64", 4, {atomic = true})
+        local b = speck.View("b", "int32", 3, {atomic = true})
+        local m = speck.View("m", "int32", 2, {atomic = true})
+        speck.parallel_for("trait_ops", n, {f = f, b = b, m = m}, [[
+          f(0) += 0.5; f(1)++; --f(2); f(3) -= 2;
+          b(0) |= 1 << (i % 9); b(1) ^= 1; b(2) = 7;
+          if (m(0) == 0 && m(0) <= 0 && m(0) >= 0) m(1) += 1;
+        ]])
+        assert.are.same({500, 1000, -1000, -2000}, f:totable())
+        assert.are.same({511, 0, 7}, b:totable())
+        assert.are.same({0, n}, m:totable())
+      end)
+
+      it("an atomic view's x(0)++ yields the old value (distinct tickets)", function()
+        -- as Kokkos' atomic trait: postfix ++ is a fetch-add
+        local n = 200
+        local c = speck.View("c", "int64", 1, {atomic = true})
+        local t = speck.View("t", "int64", n)
+        speck.parallel_for("trait_ticket", n, {c = c, t = t}, "t(i) = c(0)++;")
+        local seen = {}
+        for i = 0, n - 1 do
+          assert.is_nil(seen[t(i)])
+          seen[t(i)] = true
+        end
+        assert.are.equal(n, c(0))
+      end)
     end)
 
     it("float atomic_add sums exactly representable values exactly", function()

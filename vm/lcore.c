@@ -985,7 +985,22 @@ static const luaL_Reg jit_funcs[] = {{"source", l_jit_source},
                                      {"wait", l_jit_drain},
                                      {NULL, NULL}};
 
+/* Finaliser of a sentinel kept in the registry: when the state closes
+ * (before Lua unloads this module), let background compiles finish, so no
+ * compiler child is orphaned and no temporary file is left behind. */
+static int l_sentinel_gc(lua_State *L) {
+  (void)L;
+  sk_jit_drain();
+  return 0;
+}
+
 int luaopen_speck_core(lua_State *L) {
+  lua_newuserdatauv(L, 1, 0);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, l_sentinel_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
   if (!sk_tcc_libdir()[0]) {
     const char *env = getenv("SPECK_TCC_LIBDIR");
     char dir[4096];
