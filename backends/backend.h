@@ -79,6 +79,13 @@ typedef struct sk_backend {
   int (*launch_scan)(const sk_launch *l, char *err, size_t errlen);
   void (*info)(char *buf, size_t n);
   void (*team_limits)(sk_team_limits *lim);
+  /* optional (NULL: none): element-wise copy and fill of views whose
+   * memory this back end's kernels reach, in any layout or stride
+   * (deep_copy's pack/unpack on a device); 'cell' holds one element */
+  int (*copy_view)(const sk_view *dst, const sk_view *src, char *err,
+                   size_t errlen);
+  int (*fill_view)(const sk_view *v, const void *cell, char *err,
+                   size_t errlen);
 } sk_backend;
 
 /* -- registry ---------------------------------------------------------- */
@@ -107,4 +114,7 @@ int sk_rt_initialized(void);
  * NULL only if that failed (message in 'err') */
 const sk_backend *sk_rt_backend(char *err, size_t errlen);
 int sk_rt_threads(void);
+/* the space of new views (the active back end's; see runtime.c), or -1
+ * with a message when no back end can be initialised */
+int sk_rt_default_space(char *err, size_t errlen);
 #endif

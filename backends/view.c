@@ -515,6 +515,84 @@ static int check_memory(const sk_view *v, char *err, size_t errlen) {
   return 0;
 }
 
+/* -- deep_copy with device-only memory ------------------------------------
+ * 'D' is the side in device-only memory (cuda), 'H' the host side. The
+ * host side is used in place when dense, else packed into (or unpacked
+ * from) a dense host image by a host walk over host memory only. The
+ * device side takes one memcpy when it is dense with the image's index
+ * map; otherwise the image goes to a dense device temporary and a pack
+ * kernel moves the elements (copy_view). No host loop touches device
+ * memory. */
+static int dense_like(sk_view *out, const sk_view *like, int layout, int space,
+                      char *err, size_t errlen) {
+  if (layout != SK_LEFT && layout != SK_RIGHT) layout = SK_RIGHT;
+  int64_t ext[SK_MAXRANK];
+  for (int d = 0; d < like->rank; d++) ext[d] = like->extent[d];
+  return sk_view_create(out, "deep_copy staging", like->dtype, like->rank, ext,
+                        layout, space, 0, NULL, err, errlen);
+}
+
+static int device_copy(sk_view *dst, const sk_view *src, char *err,
+                       size_t errlen) {
+  int to_dev = !sk_space_host_accessible(dst->space);
+  const sk_view *D = to_dev ? dst : src, *Hs = to_dev ? src : dst;
+  const sk_backend *b = sk_backend_for_space(D->space);
+  size_t es = sk_dtypes[D->dtype].size;
+  if (!b || !b->copy || !b->copy_view)
+    return fail(err, errlen, VE_NOBACKEND, (size_t)sk_view_size(D) * es,
+                sk_space_name(D->space));
+  if (stage_fence(D->space, err, errlen) < 0) return -1;
+  /* the host image: the host view itself when dense */
+  sk_view H = *Hs, tmpH;
+  int have_tmpH = 0, rc = 0;
+  if (!sk_view_contiguous(Hs)) {
+    int lay = D->layout == SK_STRIDE ? SK_RIGHT : D->layout;
+    if (dense_like(&tmpH, Hs, lay, SK_SPACE_HOST, err, errlen) < 0) return -1;
+    have_tmpH = 1;
+    H = tmpH;
+    if (to_dev) {   /* pack the host source */
+      walk w;
+      walk_init(&w, &H, Hs);
+      walk_run(&w, H.data, Hs->data, NULL, es);
+    }
+  }
+  /* the device image: D itself when dense with H's map */
+  sk_view T = *D, tmpT;
+  int have_tmpT = 0;
+  if (!(sk_view_contiguous(D) && same_map(D, &H))) {
+    if (dense_like(&tmpT, D, 0, D->space, err, errlen) < 0) {
+      rc = -1;
+      goto out;
+    }
+    /* give the temporary H's strides (both dense, same extents) */
+    for (int d = 0; d < SK_MAXRANK; d++) tmpT.stride[d] = H.stride[d];
+    tmpT.layout = H.layout;
+    have_tmpT = 1;
+    T = tmpT;
+  }
+  size_t bytes = (size_t)sk_view_size(D) * es;
+  if (to_dev) {
+    rc = b->copy(T.data, T.space, H.data, SK_SPACE_HOST, bytes, err, errlen);
+    if (rc == 0 && have_tmpT) rc = b->copy_view(D, &T, err, errlen);
+  } else {
+    if (have_tmpT) rc = b->copy_view(&T, D, err, errlen);
+    if (rc == 0)
+      rc = b->copy(H.data, SK_SPACE_HOST, T.data, T.space, bytes, err, errlen);
+    if (rc == 0 && have_tmpH) {   /* unpack into the host destination */
+      walk w;
+      walk_init(&w, dst, &H);
+      walk_run(&w, dst->data, H.data, NULL, es);
+    }
+  }
+out:
+  if (have_tmpT) {
+    if (rc == 0) rc = stage_fence(D->space, err, errlen);
+    sk_view_release(&tmpT);
+  }
+  if (have_tmpH) sk_view_release(&tmpH);
+  return rc;
+}
+
 int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
                       size_t errlen) {
   if (dst->dtype != src->dtype)
@@ -557,6 +635,18 @@ int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
     return fail(err, errlen, VE_NOBACKEND, (size_t)n * es, sk_space_name(sp));
   }
 
+  /* both sides reachable by a device back end's kernels (cuda, pinned,
+   * managed): one pack kernel, no host walk over device memory */
+  const sk_backend *db = dst->space != SK_SPACE_HOST
+                             ? sk_backend_for_space(dst->space) : NULL;
+  if (db && db->copy_view && src->space != SK_SPACE_HOST)
+    return db->copy_view(dst, src, err, errlen);
+  /* host <-> device-only memory: through a dense host image and, when
+   * the device side's map differs, a dense device image and a kernel */
+  if (!sk_space_host_accessible(dst->space) ||
+      !sk_space_host_accessible(src->space))
+    return device_copy(dst, src, err, errlen);
+
   /* element-wise through host images; a dense device destination need
    * not be loaded first, every element of its span is written */
   stage ss, ds;
@@ -583,6 +673,10 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   if (sk_dtypes[v->dtype].is_float) sk_view_set_f(&one, 0, d);
   else sk_view_set_i(&one, 0, i);
   size_t es = sk_dtypes[v->dtype].size;
+  if (!sk_space_host_accessible(v->space)) {
+    const sk_backend *b = sk_backend_for_space(v->space);
+    if (b && b->fill_view) return b->fill_view(v, &cell, err, errlen);
+  }
   stage s;
   if (stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;
   walk w;

@@ -165,8 +165,12 @@ static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
   }
 }
 
-/* The accumulator struct, sk__init, sk__join and sk__layout. */
-static void gen_acc(sk_buf *b, const sk_kspec *s) {
+/* The accumulator struct, sk__init, sk__join and sk__layout; for CUDA
+ * (cuda != 0) the same types and a reducer type 'sk__R' with device
+ * init/join in C++ (jit/dialect/cuda.h's contract). The host text is
+ * also what the CUDA tier compiles with libtcc, so that push_results
+ * reads the device's accumulator with the same layout. */
+void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {
   sk_buf_puts(b, "\n/* -- accumulator -- */\n");
   for (int r = 0; r < s->nred; r++) {
     sk_buf_puts(b, "typedef ");
@@ -176,7 +180,11 @@ static void gen_acc(sk_buf *b, const sk_kspec *s) {
   sk_buf_puts(b, "typedef struct sk__acc_t {");
   for (int r = 0; r < s->nred; r++) sk_buf_printf(b, " sk__r%d_t v%d;", r, r);
   sk_buf_puts(b, " } sk__acc_t;\n");
-  sk_buf_puts(b, "void sk__init(void *sk__p) {\n  sk__acc_t *sk__a = sk__p;\n");
+  if (cuda)
+    sk_buf_puts(b, "struct sk__R {\n  typedef sk__acc_t T;\n"
+                   "  static __device__ void init(sk__acc_t *sk__a) {\n");
+  else
+    sk_buf_puts(b, "void sk__init(void *sk__p) {\n  sk__acc_t *sk__a = sk__p;\n");
   char d[32], sv[32];
   for (int r = 0; r < s->nred; r++) {
     snprintf(d, sizeof d, "sk__a->v%d", r);
@@ -184,15 +192,23 @@ static void gen_acc(sk_buf *b, const sk_kspec *s) {
     red_init(b, &s->reds[r], d);
     sk_buf_puts(b, "\n");
   }
-  sk_buf_puts(b, "}\nvoid sk__join(void *sk__dp, const void *sk__sp) {\n"
-                 "  sk__acc_t *sk__d = sk__dp;\n"
-                 "  const sk__acc_t *sk__s = sk__sp;\n");
+  if (cuda)
+    sk_buf_puts(b, "  }\n  static __device__ void join(sk__acc_t *sk__d, "
+                   "const sk__acc_t *sk__s) {\n");
+  else
+    sk_buf_puts(b, "}\nvoid sk__join(void *sk__dp, const void *sk__sp) {\n"
+                   "  sk__acc_t *sk__d = sk__dp;\n"
+                   "  const sk__acc_t *sk__s = sk__sp;\n");
   for (int r = 0; r < s->nred; r++) {
     snprintf(d, sizeof d, "sk__d->v%d", r);
     snprintf(sv, sizeof sv, "sk__s->v%d", r);
     sk_buf_puts(b, "  ");
     red_join(b, &s->reds[r], d, sv);
     sk_buf_puts(b, "\n");
+  }
+  if (cuda) {
+    sk_buf_puts(b, "  }\n};\n");
+    return;
   }
   sk_buf_puts(b, "}\nlong sk__layout(long *sk__off) {\n");
   for (int r = 0; r < s->nred; r++)
@@ -310,7 +326,12 @@ static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
   } else {
     sk_buf_add(b, s->body, s->body_len);
   }
-  sk_buf_printf(b, "\n#undef return\n%s}\n%ssk__next:;\n", indent, indent);
+  /* the closing brace on the body's last line, so an error at the
+   * body's end ("';' expected") points inside the body */
+  int last = 1;
+  for (size_t t = 0; t < s->body_len; t++) last += s->body[t] == '\n';
+  sk_buf_printf(b, "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n%ssk__next:;\n",
+                last, indent, indent);
 }
 
 static void gen_index_alias(sk_buf *b, const sk_kspec *s, int d,
@@ -356,7 +377,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
   memset(ind, ' ', sizeof ind);
   ind[4 + 2 * R] = '\0';
   for (int d = 0; d < R; d++) {
-    char var[8];
+    char var[16];
     snprintf(var, sizeof var, "i%d", d);
     gen_index_alias(b, s, d, var, ind);
   }
@@ -382,7 +403,9 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
               "    sk__tc->thread_off[0] = sk__tc->thread_off[1] = 0;\n"
               "    (void)team;\n");
   gen_body(b, s, "    ");
-  sk_buf_puts(b, "  }\n");
+  /* as Kokkos: a team barrier between league ranks, so no member starts
+   * reusing team scratch while another still reads it */
+  sk_buf_puts(b, "    sk_team_barrier(sk__tc);\n  }\n");
 }
 
 /* Dialect text without its #include lines (everything is inlined). */
@@ -409,7 +432,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
   gen_view_types(&b, s);
-  if (s->pattern != SK_FOR) gen_acc(&b, s);
+  if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, 0);
   sk_buf_puts(&b, "\nvoid sk__kernel(const sk_slot *sk__args, sk_i64 sk__b, "
                   "sk_i64 sk__e, void *sk__accv, const sk_ctx *sk__ctx) {\n"
                   "  (void)sk__ctx; (void)sk__accv;\n");
@@ -422,6 +445,25 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   }
   gen_acc_store(&b, s);
   sk_buf_puts(&b, "}\n");
+  char *src = sk_buf_take(&b);
+  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
+  return src;
+}
+
+/* The host half of a GPU kernel: only the accumulator (type, sk__init,
+ * sk__join, sk__layout) and an empty sk__kernel, compiled with libtcc so
+ * that the VM can initialise and read the device's result. */
+char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
+  sk_buf b;
+  sk_buf_init(&b);
+  sk_buf_printf(&b, "/* speck kernel '%s': host accumulator */\n", s->label);
+  add_header(&b, sk_dialect_abi_h);
+  add_header(&b, sk_dialect_host_h);
+  if (s->prelude && *s->prelude)
+    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
+  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
+  if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, 0);
+  sk_buf_puts(&b, "\nvoid sk__kernel(void) {}\n");
   char *src = sk_buf_take(&b);
   if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
   return src;

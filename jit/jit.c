@@ -103,7 +103,7 @@ static const char *const team_words[] = {
   "team_scratch", "thread_scratch", NULL};
 static const char *const loop_words[] = {
   "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
-  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", NULL};
+  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM", NULL};
 static const char *const collective_words[] = {
   "team_barrier", "TEAM_BROADCAST", "TEAM_REDUCE", "TEAM_SCAN",
   "TEAM_VECTOR_REDUCE", NULL};
@@ -181,8 +181,8 @@ static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
       int c = in_list(collective_words, p + cb, clen);
       if (c < 0) continue;
       snprintf(err, errlen,
-               "%s inside %s (body line %d): its members run different "
-               "iteration counts, so the team would hang",
+               "%s inside %s (body line %d): the members of a team do not all "
+               "reach it equally often, so the team would hang",
                collective_words[c], team_words[in_list(team_words, p + b, len)],
                line_of(p, cb));
       return -1;
@@ -211,8 +211,21 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
         return -1;
       }
   }
+  int want = s->policy_kind == SK_POL_RANGE ? 1
+             : s->policy_kind == SK_POL_MDRANGE ? s->md_rank : 0;
   for (int d = 0; d < SK_MAXMD; d++) {
     const char *n = s->index[d];
+    if (n && d >= want) {
+      snprintf(err, errlen, "opts.index names %d indices, the policy has %d", d + 1, want);
+      for (int e = d + 1; e < SK_MAXMD && s->index[e]; e++)
+        snprintf(err, errlen, "opts.index names %d indices, the policy has %d", e + 1, want);
+      return -1;
+    }
+    for (int e = 0; n && e < d; e++)
+      if (s->index[e] && strcmp(s->index[e], n) == 0) {
+        snprintf(err, errlen, "opts.index names '%s' twice", n);
+        return -1;
+      }
     if (n && (!is_ident(n) || (sk_codegen_reserved(n) && strcmp(n, "i") &&
                                strcmp(n, "j") && strcmp(n, "k")))) {
       snprintf(err, errlen, "index name '%s' is not a usable C identifier", n);
@@ -260,9 +273,9 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
 
 /* -- the atomic trait ---------------------------------------------------- */
 /* Rewrite element updates of views with the 'atomic' trait into atomics:
- * x(..) += e;  -> atomic_add(&x(..), (e));   likewise -=, &=, |=, ^=;
- * x(..) = e;   -> atomic_exchange(&x(..), (e));
- * x(..)++ / ++x(..) / x(..)-- / --x(..) -> atomic_add / atomic_sub of 1.
+ * x(..) += e;  -> (atomic_fetch_add(&x(..), (e)));  likewise -=, &=, |=, ^=
+ * (as a value: the old element); x(..) = e -> atomic_exchange;
+ * x(..)++ -> the old value, ++x(..) -> the new one (fetch_add + 1).
  * Other forms (*=, /=, reads) are left as they are. No newline is added,
  * so body line numbers stay right. Returns NULL when nothing changes. */
 static int atomic_view(const sk_kspec *s, const char *p, size_t len) {
@@ -318,16 +331,19 @@ char *sk_body_atomic(const sk_kspec *s) {
     size_t q = skip_ws(p, end, n);
     const char *fn = NULL;
     size_t rhs_b = 0, rhs_e = 0, stop = end;
+    const char *post = "";  /* prefix ++/--: the new value */
     if (pre) {
-      fn = p[pb - 1] == '+' ? "atomic_add" : "atomic_sub";
+      fn = p[pb - 1] == '+' ? "atomic_fetch_add" : "atomic_fetch_sub";
+      post = p[pb - 1] == '+' ? " + 1" : " - 1";
       b = pb - 2;
     } else if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) {
-      fn = p[q] == '+' ? "atomic_add" : "atomic_sub";
+      fn = p[q] == '+' ? "atomic_fetch_add" : "atomic_fetch_sub";
       stop = q + 2;
     } else if (q + 1 < n && p[q + 1] == '=' &&
                (p[q] == '+' || p[q] == '-' || p[q] == '&' || p[q] == '|' || p[q] == '^')) {
-      fn = p[q] == '+' ? "atomic_add" : p[q] == '-' ? "atomic_sub"
-           : p[q] == '&' ? "atomic_and" : p[q] == '|' ? "atomic_or" : "atomic_xor";
+      fn = p[q] == '+' ? "atomic_fetch_add" : p[q] == '-' ? "atomic_fetch_sub"
+           : p[q] == '&' ? "atomic_fetch_and" : p[q] == '|' ? "atomic_fetch_or"
+                         : "atomic_fetch_xor";
       rhs_b = q + 2;
     } else if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) {
       fn = "atomic_exchange";
@@ -335,17 +351,17 @@ char *sk_body_atomic(const sk_kspec *s) {
     }
     if (!fn) continue;
     sk_buf_add(&o, p + copied, b - copied);
-    sk_buf_printf(&o, "%s(&", fn);
+    sk_buf_printf(&o, "(%s(&", fn);
     size_t vb = skip_ws(p, pre ? b + 2 : b, n);
     sk_buf_add(&o, p + vb, end - vb);
     if (rhs_b) {
       rhs_e = expr_end(p, rhs_b, n);
       sk_buf_puts(&o, ", (");
       sk_buf_add(&o, p + rhs_b, rhs_e - rhs_b);
-      sk_buf_puts(&o, "))");
+      sk_buf_puts(&o, ")))");
       stop = rhs_e;
     } else {
-      sk_buf_puts(&o, ", 1)");
+      sk_buf_printf(&o, ", 1)%s)", post);
     }
     copied = stop;
     i = stop;
@@ -405,6 +421,7 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
 void sk_kernel_free(sk_kernel *k) {
   if (!k) return;
   sk_tcc_free(k->tcc_state);
+  if (k->gpu) sk_nvrtc_free(k->gpu);
   if (k->cc_dl) dlclose(k->cc_dl);
   if (k->cc_staged.dl && k->cc_staged.dl != k->cc_dl) dlclose(k->cc_staged.dl);
   free(k->key);
@@ -595,15 +612,11 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     k->launches++;
     if (strcmp(k->label, s->label) != 0) sk_cache_label(s->label, k);
     k->want = tier;
-    if (tier == SK_TIER_CC && k->tier != SK_TIER_CC) want_cc_now(k);
+    if (tier == SK_TIER_CC && k->tier != SK_TIER_CC && !k->gpu) want_cc_now(k);
     *out = k;
     return 0;
   }
   if (sk_jit_check(s, err, errlen) < 0) return -1;
-  if (strcmp(code_target(s->target), "host") != 0) {
-    snprintf(err, errlen, "no code generator for back end '%s'", s->target);
-    return -1;
-  }
   k = calloc(1, sizeof *k);
   if (!k) {
     snprintf(err, errlen, "out of memory");
@@ -627,6 +640,19 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   double t0 = now();
+  /* -- CUDA target: codegen_cuda.c + NVRTC (nvrtc.c), no tcc/cc tiers -- */
+  if (strcmp(code_target(s->target), "cuda") == 0) {
+    k->source = sk_codegen_cuda(s, err, errlen);
+    if (k->source) dump_source(k);
+    if (!k->source || sk_nvrtc_compile(k, s, k->source, err, errlen) < 0) {
+      sk_kernel_free(k);
+      return -1;
+    }
+    k->launches++;
+    sk_cache_insert(k);
+    *out = k;
+    return 0;
+  }
   k->source = sk_codegen_host(s, err, errlen);
   if (!k->source) {
     sk_kernel_free(k);

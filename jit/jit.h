@@ -89,6 +89,7 @@ typedef struct sk_kernel {
   int nred;
   sk_reducer reds[SK_MAXRED];
   int tier;                    /* tier whose code 'fn' is */
+  void *gpu;                   /* nvrtc tier: the sk_cuda_code ('fn') */
   void *tcc_state;
   int want;                    /* requested tier of the latest launch */
   void *cc_dl;                 /* dlopen handle of the cc code */
@@ -125,6 +126,28 @@ char *sk_body_atomic(const sk_kspec *spec);
 char *sk_codegen_host(const sk_kspec *spec, char *err, size_t errlen);
 /* 1 if 'name' is a C keyword or a dialect word */
 int sk_codegen_reserved(const char *name);
+struct sk_buf;
+/* the accumulator type with its identity and join: host C (cuda == 0:
+ * sk__init, sk__join, sk__layout) or CUDA C++ (reducer type sk__R) */
+void sk_codegen_acc(struct sk_buf *b, const sk_kspec *spec, int cuda);
+/* host source holding only the accumulator of a GPU kernel (libtcc) */
+char *sk_codegen_host_acc(const sk_kspec *spec, char *err, size_t errlen);
+
+/* -- codegen_cuda.c: the CUDA source (NVRTC, C++) ----------------------- */
+char *sk_codegen_cuda(const sk_kspec *spec, char *err, size_t errlen);
+/* MDRange dimensions in thread order, fastest (threadIdx.x) first */
+void sk_codegen_cuda_perm(const sk_kspec *spec, int *perm);
+
+/* -- nvrtc.c: the GPU tier ----------------------------------------------- */
+/* Compile 'source' for the device (cubin; PTX when no device or the arch
+ * is newer than NVRTC), through the disk cache; installs the code in 'k'
+ * (k->gpu, k->fn). Errors name the body's lines. */
+int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *spec, const char *source,
+                     char *err, size_t errlen);
+void sk_nvrtc_free(void *gpu);
+/* NVRTC status for speck.info(): 1 usable, with "NVRTC 13.0 (path)" in
+ * buf, else 0 and the reason */
+int sk_nvrtc_status(char *buf, size_t n);
 
 /* Install compiled entry points into 'k' (any tier): 'layout' is the
  * generated sk__layout (accumulator size and offsets) or NULL. */

@@ -68,7 +68,7 @@ local CASES = {
    "body line 1: error: 'nope' undeclared"},
   {"a prelude that does not compile", function()
      pf("bad", 4, {}, "(void)i;", {prelude = "SPECK_FN double f(double x) { return y; }"}) end,
-   "speck.parallel_for 'bad': body does not compile:", "prelude line 1: error: 'y' undeclared"},
+   "speck.parallel_for 'bad': prelude does not compile:", "prelude line 1: error: 'y' undeclared"},
   {"a custom join that does not compile", function()
      pr("bad", 4, {}, "acc += 1;", {dtype = "float64", init = "acc = 0;", join = "dst += srcc;"}) end,
    "speck.parallel_reduce 'bad':", "join line 1: error: 'srcc' undeclared"},
@@ -119,10 +119,10 @@ local CASES = {
    "speck.parallel_for 'bad': capture 't' is a table; captures must be views, numbers, booleans or {dtype, value}"},
   {"a {dtype, value} capture whose value does not fit the dtype", function()
      pf("bad", 4, {t = {"int32", 1.5}}, "") end,
-   "speck.parallel_for 'bad': capture 't': value is not a int32"},
+   "speck.parallel_for 'bad': capture 't': value is not of dtype int32"},
   {"a {dtype, value} capture whose value is a string", function()
      pf("bad", 4, {t = {"float32", "z"}}, "") end,
-   "speck.parallel_for 'bad': capture 't': value is not a float32"},
+   "speck.parallel_for 'bad': capture 't': value is not of dtype float32"},
   {"a capture named 'for'", function() pf("bad", 10, {["for"] = 1}, "") end,
    "speck.parallel_for 'bad': capture name 'for' collides with a word of the kernel dialect"},
   {"a capture named 'i'", function() pf("bad", 10, {i = 1}, "") end,
@@ -296,7 +296,7 @@ describe("errors on " .. SPACE, function()
     end)
     local calls = {
       {"too few captures", function() k(4, {x = x}) end,
-       "speck.kernel 'ksig': 1 captures given, the kernel has 2"},
+       "speck.kernel 'ksig': 1 capture given, the kernel has 2"},
       {"a scalar of another type", function() k(4, {x = x, a = 1.5}) end,
        "speck.kernel 'ksig': capture 'a' does not match the kernel's signature (expected scalar int64 rank 0)"},
       {"a view of another dtype", function() k(4, {x = speck.View("y", "int32", 4), a = 1}) end,
@@ -341,7 +341,7 @@ describe("errors on " .. SPACE, function()
     it("a duplicated index name", function()
       expect(function()
         pf("bad", speck.MDRangePolicy({0, 0}, {2, 2}), {}, "(void)a;", {index = {"a", "a"}})
-      end, "speck.parallel_for 'bad':", "index name 'a'")
+      end, "speck.parallel_for 'bad':", "opts.index names 'a' twice")
       vm_ok()
     end)
 

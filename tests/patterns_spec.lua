@@ -1110,6 +1110,31 @@ describe("patterns on " .. SPACE, function()
       assert.is_truthy(src:find(body, 1, true))
     end)
 
+    it("a plain Lua process exits cleanly right after a launch", function()
+      -- the standalone interpreter closes the state at exit, which unloads
+      -- speck/core.so; nothing of it may still run then (pool workers)
+      local lua = os.getenv("SPECK_LUA") or "lua"
+      local probe = io.popen("command -v " .. lua)
+      local found = probe:read("a")
+      probe:close()
+      if found == "" then
+        pending("no standalone 'lua' interpreter")
+        return
+      end
+      local script = 'local s = require "speck"; local x = s.View("x", "int64", 1000); '
+                     .. 's.parallel_for("exit_probe", 1000, {x = x}, "x(i) = i;", '
+                     .. '{jit = "tcc"}); assert(x(999) == 999)'
+      -- jit = "tcc": a kernel loaded from the on-disk cache is a shared
+      -- object that pins core.so in memory and hides the problem
+      for _ = 1, 10 do
+        local p = io.popen(cat("SPECK_SPACE=", SPACE, " SPECK_THREADS=4 ", lua,
+                               " -e '", script, "' 2>&1"))
+        local out = p:read("a")
+        local ok, how, code = p:close()
+        assert.is_true(ok, cat("exit: ", tostring(how), " ", tostring(code), " ", out))
+      end
+    end)
+
     it("SPECK_JIT_DUMP writes the generated source to a directory", function()
       local dir = os.tmpname()
       os.remove(dir)

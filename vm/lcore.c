@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "vm.h"
+#include "../backends/cuda/cuda_api.h"
 
 #define SPECK_VERSION "0.1.0"
 
@@ -213,7 +214,7 @@ static void typed_scalar(lua_State *L, int idx, sk_capture *c, sk_slot *s,
     }
   }
   if (!ok)
-    sk_lerror(L, fname, label, "capture '%s': value is not a %s", c->name,
+    sk_lerror(L, fname, label, "capture '%s': value is not of dtype %s", c->name,
               t->name);
   lua_pop(L, 2);
 }
@@ -283,7 +284,7 @@ static void collect_caps(lua_State *L, int idx, caps *cs, const sk_backend *b,
         if (!v->alloc && !v->data && sk_view_size(v) != 0)
           sk_lerror(L, fname, label, "view '%s' (capture '%s') is released",
                     v->label, c->name);
-        if (!space_ok(v->space, b))
+        if (b && !space_ok(v->space, b))
           sk_lerror(L, fname, label,
                     "view '%s' (capture '%s') lives in space %s; this kernel "
                     "runs on %s (copy it with speck.deep_copy or "
@@ -461,6 +462,7 @@ typedef struct launch_opts {
   const char *index[SK_MAXMD];
   int tier;
   int scan_dtype;
+  const char *target;   /* speck.kernel: compile for another back end */
 } launch_opts;
 
 static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
@@ -483,6 +485,9 @@ static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
     else sk_lerror(L, fname, label, "unknown jit '%s' (tcc, cc or auto)", j);
   }
   lua_pop(L, 1);
+  lua_getfield(L, idx, "target");
+  o->target = lua_tostring(L, -1);   /* anchored by the options table */
+  lua_pop(L, 1);
   lua_getfield(L, idx, "dtype");
   const char *dt = lua_tostring(L, -1);
   if (dt) {
@@ -490,8 +495,14 @@ static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
     if (o->scan_dtype < 0) sk_lerror(L, fname, label, "unknown dtype '%s'", dt);
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, idx, "index") == LUA_TTABLE) {
+  int ity = lua_getfield(L, idx, "index");
+  if (ity != LUA_TNIL && ity != LUA_TTABLE)
+    sk_lerror(L, fname, label, "opts.index must be a table of names, got %s",
+              luaL_typename(L, -1));
+  if (ity == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
+    if (n > SK_MAXMD)
+      sk_lerror(L, fname, label, "opts.index has %d names, at most %d", n, SK_MAXMD);
     for (int d = 0; d < n && d < SK_MAXMD; d++) {
       lua_geti(L, -1, d + 1);
       o->index[d] = lua_tostring(L, -1);  /* anchored by the index table */
@@ -543,6 +554,23 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
     return 1;
   }
   return push_results(L, k, result);
+}
+
+/* look up or compile; a compiler message is raised as "... does not
+ * compile:" naming the part (body, prelude, reducer init/join) */
+static sk_kernel *get_kernel(lua_State *L, const sk_kspec *s, const char *fname,
+                             const char *label) {
+  sk_kernel *k;
+  char err[4096];
+  if (sk_jit_get(s, &k, err, sizeof err) == 0) return k;
+  const char *part = NULL;
+  if (strncmp(err, "body line ", 10) == 0) part = "body";
+  else if (strncmp(err, "prelude line ", 13) == 0) part = "prelude";
+  else if (strncmp(err, "init line ", 10) == 0 || strncmp(err, "join line ", 10) == 0)
+    part = "custom reducer";
+  if (part) sk_lerror(L, fname, label, "%s does not compile:\n%s", part, err);
+  sk_lerror(L, fname, label, "%s", err);
+  return NULL;
 }
 
 /* parallel_for/reduce/scan(label, policy, captures, body [, reducer] [, opts]) */
@@ -601,13 +629,7 @@ static int launch(lua_State *L, int pattern) {
   memcpy(s.index, o.index, sizeof s.index);
   s.target = b->name;
   s.tier = o.tier;
-  sk_kernel *k;
-  char err[4096];
-  if (sk_jit_get(&s, &k, err, sizeof err) < 0) {
-    if (strstr(err, "line ") && (strstr(err, "error") || strstr(err, "warning")))
-      return sk_lerror(L, fname, label, "body does not compile:\n%s", err);
-    return sk_lerror(L, fname, label, "%s", err);
-  }
+  sk_kernel *k = get_kernel(L, &s, fname, label);
   return run_kernel(L, b, k, pattern, &pol, &cs, fname, label);
 }
 
@@ -620,6 +642,7 @@ static int l_parallel_scan(lua_State *L) { return launch(L, SK_SCAN); }
 
 typedef struct khandle {
   sk_kernel *k;
+  const char *target;   /* the back end it was compiled for */
   int pattern, policy_kind, md_rank, ncap;
   sk_capture caps[SK_MAXCAP];  /* names anchored in the uservalue */
 } khandle;
@@ -674,8 +697,17 @@ static int l_kernel(lua_State *L) {
     reds[0].dtype = o.scan_dtype;
     nred = 1;
   }
+  /* opts.target = "cuda": compile (NVRTC) without running here; the
+   * captures then only give the signature (no space check) */
+  const sk_backend *tb = b;
+  if (o.target) {
+    tb = sk_backend_find(o.target);
+    if (!tb)
+      return sk_lerror(L, fname, label, "unknown target '%s' (serial, openmp or cuda)",
+                       o.target);
+  }
   caps cs;
-  collect_caps(L, 3, &cs, b, fname, label);
+  collect_caps(L, 3, &cs, tb == b ? b : NULL, fname, label);
   sk_kspec s;
   memset(&s, 0, sizeof s);
   s.label = label;
@@ -690,15 +722,13 @@ static int l_kernel(lua_State *L) {
   s.nred = nred;
   s.reds = reds;
   memcpy(s.index, o.index, sizeof s.index);
-  s.target = b->name;
+  s.target = tb->name;
   s.tier = o.tier;
-  sk_kernel *k;
-  char err[4096];
-  if (sk_jit_get(&s, &k, err, sizeof err) < 0)
-    return sk_lerror(L, fname, label, "%s", err);
+  sk_kernel *k = get_kernel(L, &s, fname, label);
   khandle *h = lua_newuserdatauv(L, sizeof *h, 1);
   memset(h, 0, sizeof *h);
   h->k = k;
+  h->target = tb->name;
   h->pattern = pattern;
   h->policy_kind = pol.kind;
   h->md_rank = pol.md_rank;
@@ -721,6 +751,11 @@ static int l_kernel_call(lua_State *L) {
   const char *fname = "speck.kernel";
   const char *label = h->k->label;
   const sk_backend *b = backend(L, fname);
+  if (strcmp(h->target, b->name) != 0 &&
+      (strcmp(h->target, "cuda") == 0 || strcmp(b->name, "cuda") == 0))
+    return sk_lerror(L, fname, label,
+                     "kernel was compiled for %s; the active back end is %s",
+                     h->target, b->name);
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, label);
   if (pol.kind != h->policy_kind || pol.md_rank != h->md_rank)
@@ -732,8 +767,8 @@ static int l_kernel_call(lua_State *L) {
   caps cs;
   collect_caps(L, 3, &cs, b, fname, label);
   if (cs.n != h->ncap)
-    return sk_lerror(L, fname, label, "%d captures given, the kernel has %d",
-                     cs.n, h->ncap);
+    return sk_lerror(L, fname, label, "%d capture%s given, the kernel has %d",
+                     cs.n, cs.n == 1 ? "" : "s", h->ncap);
   for (int c = 0; c < cs.n; c++) {
     const sk_capture *a = &cs.c[c], *e = &h->caps[c];
     if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
@@ -938,6 +973,16 @@ static int l_info(lua_State *L) {
     lua_setfield(L, -2, "reason");
   }
   lua_setfield(L, -2, "cc");
+  {
+    char nv[1024];
+    lua_createtable(L, 0, 2);
+    int ok = sk_nvrtc_status(nv, sizeof nv);
+    lua_pushboolean(L, ok);
+    lua_setfield(L, -2, "available");
+    lua_pushstring(L, nv);
+    lua_setfield(L, -2, ok ? "version" : "reason");
+    lua_setfield(L, -2, "nvrtc");
+  }
   lua_setfield(L, -2, "compilers");
   lua_createtable(L, 0, 4);
   lua_pushboolean(L, sk_disk_enabled());
@@ -955,7 +1000,28 @@ static int l_info(lua_State *L) {
     lua_pushstring(L, t < 3 ? names[t] : "auto");
     lua_setfield(L, -2, "jit");
   }
+  /* CUDA devices (an empty table without a driver) */
   lua_newtable(L);
+  for (int d = 0, nd = sk_cuda_device_count(); d < nd; d++) {
+    sk_cuda_devinfo di;
+    if (sk_cuda_device_info(d, &di) < 0) continue;
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, di.name);
+    lua_setfield(L, -2, "name");
+    lua_pushfstring(L, "sm_%d%d", di.major, di.minor);
+    lua_setfield(L, -2, "arch");
+    lua_pushinteger(L, di.sms);
+    lua_setfield(L, -2, "multiprocessors");
+    lua_pushinteger(L, (lua_Integer)di.total);
+    lua_setfield(L, -2, "memory");
+    if (di.free) {
+      lua_pushinteger(L, (lua_Integer)di.free);
+      lua_setfield(L, -2, "free");
+    }
+    lua_pushinteger(L, di.smem_optin);
+    lua_setfield(L, -2, "shared_per_block");
+    lua_rawseti(L, -2, d + 1);
+  }
   lua_setfield(L, -2, "devices");
   return 1;
 }
@@ -988,13 +1054,19 @@ static const luaL_Reg jit_funcs[] = {{"source", l_jit_source},
 /* Finaliser of a sentinel kept in the registry: when the state closes
  * (before Lua unloads this module), let background compiles finish, so no
  * compiler child is orphaned and no temporary file is left behind. */
+static int live_states;   /* Lua states that loaded this module */
+
 static int l_sentinel_gc(lua_State *L) {
   (void)L;
   sk_jit_drain();
+  /* the last state going stops the pool: its threads run this module's
+   * code, which Lua is about to unload */
+  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) sk_rt_finalize();
   return 0;
 }
 
 int luaopen_speck_core(lua_State *L) {
+  __atomic_add_fetch(&live_states, 1, __ATOMIC_ACQ_REL);
   lua_newuserdatauv(L, 1, 0);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, l_sentinel_gc);

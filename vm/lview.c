@@ -342,9 +342,9 @@ static int check_space(lua_State *L, int idx, const char *fname,
 static int default_space(lua_State *L, const char *fname,
                          const char *label) {
   char err[256] = "";
-  const sk_backend *b = sk_rt_backend(err, sizeof err);
-  if (!b) lv_raise(L, fname, label, "%s", err);
-  return b->space;
+  int sp = sk_rt_default_space(err, sizeof err);
+  if (sp < 0) lv_raise(L, fname, label, "%s", err);
+  return sp;
 }
 
 /* -- options ----------------------------------------------------------- */

@@ -1,82 +1,75 @@
-/* cuda.c: the CUDA back end. libcuda and libnvrtc are opened with dlopen
- * on first use, so speck builds and runs without them; when they are
- * missing the back end reports why and every entry fails cleanly. */
+/* cuda.c: the CUDA back end's table (backends/backend.h).
+ *
+ * The pieces: loader.c (dlopen of libcuda and libnvrtc), device.c (device,
+ * primary context, stream, errors), memory.c (the cuda, cuda_pinned and
+ * cuda_uvm spaces), pack.c (device-side strided copies and fills),
+ * launch.c (grids and launches of generated kernels). Nothing is loaded
+ * until first use; without a driver every entry fails with the reason.
+ */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../backend.h"
+#include "cuda_int.h"
 
+/* 1 when kernels can run: libcuda loads, a device exists, NVRTC loads */
 static int cuda_available(char *why, size_t n) {
-  void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!h) {
-    snprintf(why, n, "libcuda.so.1 not found (no NVIDIA driver)");
+  char w[1600];
+  if (!sk_cu_load(w, sizeof w)) {
+    snprintf(why, n, "%s", w);
     return 0;
   }
-  dlclose(h);
-  snprintf(why, n, "the CUDA back end is not built into this speck");
-  return 0;
+  if (!sk_nvrtc_load(w, sizeof w)) {
+    snprintf(why, n, "%s", w);
+    return 0;
+  }
+  return 1;
 }
 
 static int cuda_init(int threads, int device, char *err, size_t errlen) {
   (void)threads;
-  (void)device;
-  cuda_available(err, errlen);
-  return -1;
+  if (sk_cuda_select(device, err, errlen) < 0) return -1;
+  return sk_cuda_ensure(err, errlen);
 }
 
-static void cuda_finalize(void) {}
-static int cuda_concurrency(void) { return 1; }
-
-static void *cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
-  (void)bytes;
-  snprintf(err, errlen, "space '%s' is not available", sk_space_name(space));
-  return NULL;
+/* Views may outlive finalize: the context and the stream stay; pending
+ * work is waited for. */
+static void cuda_finalize(void) {
+  char err[256];
+  sk_cuda_sync("finalize", err, sizeof err);
 }
 
-static void cuda_free(void *p, int space) {
-  (void)p;
-  (void)space;
-}
-
-static int cuda_copy(void *dst, int dspace, const void *src, int sspace,
-                     size_t bytes, char *err, size_t errlen) {
-  (void)dst; (void)src; (void)bytes;
-  snprintf(err, errlen, "cannot copy %s -> %s: cuda is not available",
-           sk_space_name(sspace), sk_space_name(dspace));
-  return -1;
-}
-
-static void cuda_first_touch(void *p, size_t bytes) {
-  (void)p;
-  (void)bytes;
+static int cuda_concurrency(void) {
+  return sk_cuda.ready ? sk_cuda.sms * sk_cuda.max_threads_sm : 1;
 }
 
 static int cuda_fence(char *err, size_t errlen) {
-  (void)err;
-  (void)errlen;
-  return 0;
-}
-
-static int cuda_launch(const sk_launch *l, char *err, size_t errlen) {
-  (void)l;
-  cuda_available(err, errlen);
-  return -1;
+  if (!sk_cuda.ready) return 0;
+  if (sk_cuda.dead) {
+    snprintf(err, errlen, "%s", sk_cuda.dead_msg);
+    return -1;
+  }
+  return sk_cuda_sync("fence", err, errlen);
 }
 
 static void cuda_info(char *buf, size_t n) {
-  char why[256];
-  cuda_available(why, sizeof why);
-  snprintf(buf, n, "cuda: not available (%s)", why);
-}
-
-static void cuda_team_limits(sk_team_limits *lim) {
-  lim->team_size_max = 1024;
-  lim->team_size_recommended = 128;
-  lim->vector_length_max = 32;
-  lim->scratch_max[0] = 48 << 10;
-  lim->scratch_max[1] = 1LL << 30;
+  char why[1600];
+  if (!cuda_available(why, sizeof why)) {
+    snprintf(buf, n, "cuda: not available (%s)", why);
+    return;
+  }
+  sk_cuda_devinfo d;
+  int dev = sk_cuda.ready ? sk_cuda.index : 0;
+  sk_cuda_device_info(dev, &d);
+  int dv = sk_cuda_driver_version(), nv = sk_nvrtc_version();
+  snprintf(buf, n,
+           "cuda: device %d of %d, %s (sm_%d%d, %d SMs, %.1f GiB), driver CUDA "
+           "%d.%d, NVRTC %d.%d%s",
+           dev, sk_cuda_device_count(), d.name, d.major, d.minor, d.sms,
+           (double)d.total / (1 << 30), dv / 1000, dv % 1000 / 10, nv / 1000,
+           nv % 1000 / 10,
+           nv / 1000 > dv / 1000 ? " (NVRTC newer than the driver: PTX and "
+                                   "cubins may not load)" : "");
 }
 
 const sk_backend sk_backend_cuda = {
@@ -86,16 +79,18 @@ const sk_backend sk_backend_cuda = {
   .finalize = cuda_finalize,
   .available = cuda_available,
   .concurrency = cuda_concurrency,
-  .alloc = cuda_alloc,
-  .free = cuda_free,
-  .copy = cuda_copy,
-  .first_touch = cuda_first_touch,
+  .alloc = sk_cuda_alloc,
+  .free = sk_cuda_free,
+  .copy = sk_cuda_copy,
+  .first_touch = sk_cuda_first_touch,
   .fence = cuda_fence,
-  .launch_range = cuda_launch,
-  .launch_mdrange = cuda_launch,
-  .launch_team = cuda_launch,
-  .launch_reduce = cuda_launch,
-  .launch_scan = cuda_launch,
+  .launch_range = sk_cuda_launch,
+  .launch_mdrange = sk_cuda_launch,
+  .launch_team = sk_cuda_launch,
+  .launch_reduce = sk_cuda_launch,
+  .launch_scan = sk_cuda_launch,
   .info = cuda_info,
-  .team_limits = cuda_team_limits,
+  .team_limits = sk_cuda_team_limits,
+  .copy_view = sk_cuda_copy_view,
+  .fill_view = sk_cuda_fill_view,
 };

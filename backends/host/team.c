@@ -222,12 +222,17 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     else
       member(&j, 0, 1);
   }
-  for (int tid = 0; tid < nt; tid++)
-    if (tctx[tid].scratch_error) {
+  int64_t bad = 0;
+  for (int tid = 0; tid < nt; tid++) {
+    if (tctx[tid].scratch_error && !bad) bad = tctx[tid].scratch_error;
+    free(tctx[tid].overflow);
+    tctx[tid].overflow = NULL;
+  }
+  if (bad) {
       snprintf(err, errlen,
                "a scratch request of %lld bytes does not fit the policy's "
                "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
-               (long long)tctx[tid].scratch_error, (long long)p->scratch_team[0],
+               (long long)bad, (long long)p->scratch_team[0],
                (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
                (long long)p->scratch_thread[1]);
       return -1;

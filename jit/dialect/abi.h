@@ -64,6 +64,8 @@ typedef struct sk_team_ctx {
   sk_i64 team_off[2];
   sk_i64 thread_off[2];
   sk_i64 scratch_error;   /* bytes of a request that did not fit, or 0 */
+  void *overflow;         /* malloc'd stand-in handed out for such a request */
+  sk_i64 overflow_bytes;
 } sk_team_ctx;
 
 /* Per-launch context handed to every chunk call. MDRange: lower bounds,

@@ -179,12 +179,23 @@ SK__ATF void sk_team_barrier(sk_team_ctx *t) {
     }
   }
 }
+void *malloc(size_t);
+void free(void *);
+/* A request that does not fit is recorded (the launch then fails with a
+ * message) and served from a private heap block, so the kernel finishes
+ * instead of writing through NULL. */
 SK__ATF void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
                             sk_team_ctx *c) {
   sk_i64 o = (*off + 63) & ~(sk_i64)63;
   if (bytes < 0 || o + bytes > cap) {
-    c->scratch_error = bytes;
-    return 0;
+    c->scratch_error = bytes < 0 ? -1 : bytes;
+    if (bytes < 0) bytes = 0;
+    if (bytes + 64 > c->overflow_bytes) {
+      free(c->overflow);
+      c->overflow = malloc((size_t)bytes + 64);
+      c->overflow_bytes = c->overflow ? bytes + 64 : 0;
+    }
+    return c->overflow;
   }
   *off = o + bytes;
   return base + o;

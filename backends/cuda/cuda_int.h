@@ -1,0 +1,74 @@
+/* cuda_int.h: state and helpers shared by the files of the CUDA back end
+ * (device.c, memory.c, pack.c, launch.c, cuda.c). */
+#ifndef SK_CUDA_INT_H
+#define SK_CUDA_INT_H
+
+#include <pthread.h>
+
+#include "../backend.h"
+#include "cu.h"
+#include "cuda_api.h"
+
+/* The device in use: its primary context and the space instance's
+ * stream. Filled by sk_cuda_ensure (lazily: the first allocation or
+ * launch, or speck.initialize{space = "cuda", device = d}). */
+typedef struct sk_cuda_dev {
+  int ready;
+  int index;
+  CUdevice dev;
+  CUcontext ctx;
+  CUstream stream;
+  int major, minor, sms, warp, max_threads, max_threads_sm;
+  int smem_block, smem_optin;
+  int grid_y, grid_z;
+  size_t total;
+  char name[256];
+  /* a kernel faulted: the context is unusable from then on */
+  int dead;
+  char dead_msg[512];
+} sk_cuda_dev;
+
+extern sk_cuda_dev sk_cuda;
+extern const sk_cu_api *sk_cu;
+extern pthread_mutex_t sk_cuda_lock;
+
+/* Make the device usable on this thread (load, context, stream). The
+ * device index is the one given to init, else $SPECK_CUDA_DEVICE, else 0.
+ * Returns 0 or -1 with a message. */
+int sk_cuda_ensure(char *err, size_t errlen);
+/* select the device for the next sk_cuda_ensure (init's 'device') */
+int sk_cuda_select(int device, char *err, size_t errlen);
+
+/* A driver call failed: fill 'err' with "what: CUDA_ERROR_X (text)"
+ * and, for a fault, mark the context dead (naming 'label'). -1. */
+int sk_cuda_fail(CUresult rc, const char *what, const char *label, char *err,
+                 size_t errlen);
+/* the label of the latest launch (for faults found at a later sync) */
+void sk_cuda_set_last(const char *label);
+const char *sk_cuda_last(void);
+/* the stream synchronised, errors mapped (fence) */
+int sk_cuda_sync(const char *what, char *err, size_t errlen);
+
+/* -- memory.c ------------------------------------------------------------ */
+void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen);
+void sk_cuda_free(void *p, int space);
+int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace,
+                 size_t bytes, char *err, size_t errlen);
+void sk_cuda_first_touch(void *p, size_t bytes);
+/* device scratch that grows and is kept (reduction partials, level-1
+ * scratch pools): slot 'which' of a few */
+enum { SK_SCR_PARTIAL, SK_SCR_RESULT, SK_SCR_L1, SK_SCR_PACK, SK_NSCR };
+void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen);
+/* pinned host bytes for results */
+void *sk_cuda_pinned_result(size_t bytes, char *err, size_t errlen);
+
+/* -- pack.c: device-side strided copies and fills --------------------------- */
+int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err,
+                      size_t errlen);
+int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err,
+                      size_t errlen);
+
+/* -- launch.c ------------------------------------------------------------ */
+int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen);
+void sk_cuda_team_limits(sk_team_limits *lim);
+#endif

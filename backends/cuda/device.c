@@ -1,0 +1,222 @@
+/* device.c: the CUDA device in use: selection, primary context, the
+ * space instance's stream, error mapping and device descriptions.
+ *
+ * Nothing happens before first use: speck --info loads libcuda and asks
+ * for the device count (cuInit), the first allocation, launch or
+ * speck.initialize{space = "cuda"} retains the device's primary context
+ * (one per device, shared with any other CUDA user in the process) and
+ * creates one non-blocking stream, where every kernel and copy of the
+ * space runs in order.
+ *
+ * A kernel that faults (illegal address, ...) leaves the context unusable;
+ * the back end then answers every call with a message naming the kernel
+ * whose launch came last, and the process stays able to report it.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_int.h"
+
+sk_cuda_dev sk_cuda;
+const sk_cu_api *sk_cu;
+pthread_mutex_t sk_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+static int want_device = -1;
+static _Thread_local CUcontext thread_ctx;
+static char last_label[128];
+
+void sk_cuda_set_last(const char *label) {
+  snprintf(last_label, sizeof last_label, "%s", label ? label : "");
+}
+const char *sk_cuda_last(void) { return last_label; }
+
+int sk_cuda_fail(CUresult rc, const char *what, const char *label, char *err,
+                 size_t errlen) {
+  char e[256];
+  sk_cu_errstr(rc, e, sizeof e);
+  if (sk_cu_sticky(rc)) {
+    if (!sk_cuda.dead) {
+      sk_cuda.dead = 1;
+      snprintf(sk_cuda.dead_msg, sizeof sk_cuda.dead_msg,
+               "kernel '%s' faulted on device %d: %s; the CUDA context is "
+               "unusable, restart the process",
+               label && *label ? label : last_label, sk_cuda.index, e);
+    }
+    snprintf(err, errlen, "%s", sk_cuda.dead_msg);
+    return -1;
+  }
+  snprintf(err, errlen, "%s: %s", what, e);
+  return -1;
+}
+
+int sk_cuda_select(int device, char *err, size_t errlen) {
+  pthread_mutex_lock(&sk_cuda_lock);
+  if (sk_cuda.ready && sk_cuda.index != device) {
+    pthread_mutex_unlock(&sk_cuda_lock);
+    snprintf(err, errlen,
+             "device %d was asked for, but this process already uses device "
+             "%d (one device per process)",
+             device, sk_cuda.index);
+    return -1;
+  }
+  want_device = device;
+  pthread_mutex_unlock(&sk_cuda_lock);
+  return 0;
+}
+
+static int attr(int a) {
+  int v = 0;
+  sk_cu->cuDeviceGetAttribute(&v, a, sk_cuda.dev);
+  return v;
+}
+
+static int open_device(char *err, size_t errlen) {
+  char why[1024];
+  sk_cu = sk_cu_load(why, sizeof why);
+  if (!sk_cu) {
+    snprintf(err, errlen, "cuda is not available: %s", why);
+    return -1;
+  }
+  int idx = want_device;
+  if (idx < 0) {
+    const char *e = getenv("SPECK_CUDA_DEVICE");
+    idx = e && *e ? atoi(e) : 0;
+  }
+  int count = 0;
+  sk_cu->cuDeviceGetCount(&count);
+  if (idx < 0 || idx >= count) {
+    snprintf(err, errlen, "device %d is out of range (%d CUDA device%s found)",
+             idx, count, count == 1 ? "" : "s");
+    return -1;
+  }
+  CUresult rc = sk_cu->cuDeviceGet(&sk_cuda.dev, idx);
+  if (rc) return sk_cuda_fail(rc, "cuDeviceGet", NULL, err, errlen);
+  rc = sk_cu->cuDevicePrimaryCtxRetain(&sk_cuda.ctx, sk_cuda.dev);
+  if (rc) return sk_cuda_fail(rc, "cuDevicePrimaryCtxRetain", NULL, err, errlen);
+  rc = sk_cu->cuCtxSetCurrent(sk_cuda.ctx);
+  if (rc) return sk_cuda_fail(rc, "cuCtxSetCurrent", NULL, err, errlen);
+  rc = sk_cu->cuStreamCreate(&sk_cuda.stream, CU_STREAM_NON_BLOCKING);
+  if (rc) return sk_cuda_fail(rc, "cuStreamCreate", NULL, err, errlen);
+  sk_cuda.index = idx;
+  sk_cu->cuDeviceGetName(sk_cuda.name, sizeof sk_cuda.name, sk_cuda.dev);
+  sk_cu->cuDeviceTotalMem_v2(&sk_cuda.total, sk_cuda.dev);
+  sk_cuda.major = attr(CU_DEV_ATTR_COMPUTE_CAPABILITY_MAJOR);
+  sk_cuda.minor = attr(CU_DEV_ATTR_COMPUTE_CAPABILITY_MINOR);
+  sk_cuda.sms = attr(CU_DEV_ATTR_MULTIPROCESSOR_COUNT);
+  sk_cuda.warp = attr(CU_DEV_ATTR_WARP_SIZE);
+  sk_cuda.max_threads = attr(CU_DEV_ATTR_MAX_THREADS_PER_BLOCK);
+  sk_cuda.max_threads_sm = attr(CU_DEV_ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
+  sk_cuda.smem_block = attr(CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK);
+  sk_cuda.smem_optin = attr(CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  sk_cuda.grid_y = attr(CU_DEV_ATTR_MAX_GRID_DIM_Y);
+  sk_cuda.grid_z = attr(CU_DEV_ATTR_MAX_GRID_DIM_Z);
+  if (sk_cuda.smem_optin < sk_cuda.smem_block) sk_cuda.smem_optin = sk_cuda.smem_block;
+  if (sk_cuda.warp != 32) {
+    snprintf(err, errlen, "device %d has warps of %d threads; speck needs 32",
+             idx, sk_cuda.warp);
+    return -1;
+  }
+  thread_ctx = sk_cuda.ctx;
+  sk_cuda.ready = 1;
+  return 0;
+}
+
+int sk_cuda_ensure(char *err, size_t errlen) {
+  if (__atomic_load_n(&sk_cuda.ready, __ATOMIC_ACQUIRE)) {
+    if (sk_cuda.dead) {
+      snprintf(err, errlen, "%s", sk_cuda.dead_msg);
+      return -1;
+    }
+    if (thread_ctx != sk_cuda.ctx) {
+      CUresult rc = sk_cu->cuCtxSetCurrent(sk_cuda.ctx);
+      if (rc) return sk_cuda_fail(rc, "cuCtxSetCurrent", NULL, err, errlen);
+      thread_ctx = sk_cuda.ctx;
+    }
+    return 0;
+  }
+  pthread_mutex_lock(&sk_cuda_lock);
+  int rc = sk_cuda.ready ? 0 : open_device(err, errlen);
+  pthread_mutex_unlock(&sk_cuda_lock);
+  if (rc < 0) return -1;
+  return sk_cuda_ensure(err, errlen);
+}
+
+int sk_cuda_sync(const char *what, char *err, size_t errlen) {
+  if (!sk_cuda.ready) return 0;
+  if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  if (rc) return sk_cuda_fail(rc, what, NULL, err, errlen);
+  return 0;
+}
+
+/* -- for the layers above ---------------------------------------------------- */
+int sk_cuda_target_arch(int *major, int *minor) {
+  char err[256];
+  if (!sk_cu_load(NULL, 0)) return 0;
+  if (sk_cuda_ensure(err, sizeof err) < 0) return 0;
+  *major = sk_cuda.major;
+  *minor = sk_cuda.minor;
+  return 1;
+}
+
+int sk_cuda_device_count(void) {
+  const sk_cu_api *cu = sk_cu_load(NULL, 0);
+  int n = 0;
+  if (cu && cu->cuDeviceGetCount(&n) != 0) n = 0;
+  return n;
+}
+
+int sk_cuda_device_info(int i, sk_cuda_devinfo *d) {
+  const sk_cu_api *cu = sk_cu_load(NULL, 0);
+  memset(d, 0, sizeof *d);
+  CUdevice dev;
+  if (!cu || cu->cuDeviceGet(&dev, i) != 0) return -1;
+  cu->cuDeviceGetName(d->name, sizeof d->name, dev);
+  cu->cuDeviceTotalMem_v2(&d->total, dev);
+  int v;
+#define A(field, a) (cu->cuDeviceGetAttribute(&v, a, dev), d->field = v)
+  A(major, CU_DEV_ATTR_COMPUTE_CAPABILITY_MAJOR);
+  A(minor, CU_DEV_ATTR_COMPUTE_CAPABILITY_MINOR);
+  A(sms, CU_DEV_ATTR_MULTIPROCESSOR_COUNT);
+  A(max_threads, CU_DEV_ATTR_MAX_THREADS_PER_BLOCK);
+  A(warp, CU_DEV_ATTR_WARP_SIZE);
+  A(smem_block, CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK);
+  A(smem_optin, CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+#undef A
+  /* free memory only for the device in use (no context elsewhere) */
+  if (sk_cuda.ready && !sk_cuda.dead && sk_cuda.index == i) {
+    char err[64];
+    size_t fr = 0, tot = 0;
+    if (sk_cuda_ensure(err, sizeof err) == 0 &&
+        sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
+      d->free = fr;
+  }
+  return 0;
+}
+
+int sk_cuda_driver_version(void) {
+  return sk_cu_load(NULL, 0) ? sk_cu_driver_version() : 0;
+}
+
+int sk_cuda_nvrtc_status(char *buf, size_t n) {
+  char why[1024];
+  if (!sk_nvrtc_load(why, sizeof why)) {
+    snprintf(buf, n, "%s", why);
+    return 0;
+  }
+  int v = sk_nvrtc_version();
+  snprintf(buf, n, "NVRTC %d.%d", v / 1000, v % 1000 / 10);
+  return 1;
+}
+
+void sk_cuda_code_free(sk_cuda_code *c) {
+  if (!c) return;
+  if (c->mod && sk_cuda.ready && !sk_cuda.dead) {
+    char err[64];
+    if (sk_cuda_ensure(err, sizeof err) == 0)
+      sk_cu->cuModuleUnload((CUmodule)c->mod);
+  }
+  free(c->image);
+  free(c);
+}

@@ -1,0 +1,412 @@
+/* launch.c: running generated kernels (codegen_cuda.c) on the device.
+ *
+ * A kernel's module is loaded into the context on its first launch; the
+ * occupancy API then gives its block size and how many blocks fill the
+ * device once ('grid1'). Grids:
+ *   range for      min(ceil(n / block), waves x grid1), grid-stride loops
+ *   range reduce   min(ceil(n / block), grid1) partials, joined on device
+ *   range scan     two launches over contiguous block chunks (see codegen)
+ *   mdrange        blockDim from the policy's tile (x, y on the two fastest
+ *                  dimensions, z on the rest) or 32 x 8 / 32 x 4 x 2
+ *   team           (vector_length, team_size, teams per block)
+ * Policy overrides: RangePolicy chunk (a multiple of 32 up to the block
+ * limit) is the block size; MDRange tile is the block shape; TeamPolicy
+ * team_size / vector_length are the block's y / x.
+ *
+ * Kernels run asynchronously on the space's stream; reduce and scan wait
+ * for their result, a parallel_for waits only when a capture is host
+ * visible (cuda_pinned, cuda_uvm) or SPECK_CUDA_SYNC=1 (then a fault is
+ * pinned on the kernel that caused it).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../jit/dialect/cuda.h"
+#include "cuda_int.h"
+
+#define RESULT_OFF 64     /* counter at 0, scratch flag at 8, result at 64 */
+
+static int sync_always = -1;
+static int waves = -1;
+
+static int64_t up64(int64_t v) { return (v + 63) & ~(int64_t)63; }
+
+static int load(sk_cuda_code *c, const sk_launch *l, char *err, size_t errlen) {
+  if (c->loaded) return 0;
+  pthread_mutex_lock(&sk_cuda_lock);
+  if (c->loaded) {
+    pthread_mutex_unlock(&sk_cuda_lock);
+    return 0;
+  }
+  CUmodule m;
+  CUresult rc = sk_cu->cuModuleLoadData(&m, c->image);
+  if (rc) {
+    pthread_mutex_unlock(&sk_cuda_lock);
+    char e[256];
+    sk_cu_errstr(rc, e, sizeof e);
+    int dv = sk_cu_driver_version(), nv = sk_nvrtc_version();
+    if (rc == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || rc == CUDA_ERROR_INVALID_PTX ||
+        rc == CUDA_ERROR_NO_BINARY_FOR_GPU || (nv / 1000 > dv / 1000)) {
+      snprintf(err, errlen,
+               "cannot load the kernel (%s for %s): %s; NVRTC %d.%d made it, "
+               "the driver supports CUDA %d.%d (driver/NVRTC version mismatch: "
+               "use an NVRTC no newer than the driver, SPECK_NVRTC_LIB)",
+               c->is_cubin ? "cubin" : "PTX", c->arch, e, nv / 1000,
+               nv % 1000 / 10, dv / 1000, dv % 1000 / 10);
+      return -1;
+    }
+    return sk_cuda_fail(rc, "cannot load the kernel", l->label, err, errlen);
+  }
+  CUfunction f;
+  rc = sk_cu->cuModuleGetFunction(&f, m, "sk__kernel");
+  if (rc) {
+    sk_cu->cuModuleUnload(m);
+    pthread_mutex_unlock(&sk_cuda_lock);
+    return sk_cuda_fail(rc, "cuModuleGetFunction", l->label, err, errlen);
+  }
+  if (c->pattern != SK_FOR) {
+    CUdeviceptr gp;
+    size_t bytes = 0;
+    if (sk_cu->cuModuleGetGlobal_v2(&gp, &bytes, m, "sk__acc_probe") != 0 ||
+        bytes != l->acc_size) {
+      sk_cu->cuModuleUnload(m);
+      pthread_mutex_unlock(&sk_cuda_lock);
+      snprintf(err, errlen,
+               "accumulator layout differs between host (%zu bytes) and "
+               "device (%zu bytes)", l->acc_size, bytes);
+      return -1;
+    }
+  }
+  int mingrid = 0, block = 0, maxt = 0;
+  sk_cu->cuOccupancyMaxPotentialBlockSize(&mingrid, &block, f, NULL, 0, 0);
+  sk_cu->cuFuncGetAttribute(&maxt, CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, f);
+  sk_cu->cuFuncGetAttribute(&c->regs, CU_FUNC_ATTR_NUM_REGS, f);
+  c->block = block > 0 ? block : 128;
+  c->grid1 = mingrid > 0 ? mingrid : sk_cuda.sms;
+  c->maxthreads = maxt > 0 ? maxt : 1024;
+  c->mod = m;
+  c->fn = f;
+  __atomic_store_n(&c->loaded, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&sk_cuda_lock);
+  return 0;
+}
+
+static int finish(const sk_launch *l, const sk_cuda_code *c, char *res,
+                  int check_flag, char *err, size_t errlen) {
+  int need = l->pattern != SK_FOR || check_flag || c->host_visible;
+  if (sync_always < 0) {
+    const char *e = getenv("SPECK_CUDA_SYNC");
+    sync_always = e && *e && strcmp(e, "0") != 0;
+  }
+  if (!need && !sync_always) return 0;
+  char *pin = NULL;
+  if (l->pattern != SK_FOR) {
+    pin = sk_cuda_pinned_result(RESULT_OFF + l->acc_size, err, errlen);
+    if (!pin) return -1;
+  } else if (check_flag) {
+    pin = sk_cuda_pinned_result(RESULT_OFF, err, errlen);
+    if (!pin) return -1;
+  }
+  if (pin) {
+    CUresult rc = sk_cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)pin,
+                                       (CUdeviceptr)(uintptr_t)res,
+                                       RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0),
+                                       sk_cuda.stream);
+    if (rc) return sk_cuda_fail(rc, "reading the result", l->label, err, errlen);
+  }
+  CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  if (rc) return sk_cuda_fail(rc, "kernel", l->label, err, errlen);
+  if (check_flag) {
+    int64_t bad;
+    memcpy(&bad, pin + 8, sizeof bad);
+    if (bad) {
+      const sk_policy *p = l->policy;
+      snprintf(err, errlen,
+               "a scratch request of %lld bytes does not fit the policy's "
+               "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
+               (long long)bad, (long long)p->scratch_team[0],
+               (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
+               (long long)p->scratch_thread[1]);
+      return -1;
+    }
+  }
+  if (l->pattern != SK_FOR) memcpy(l->result, pin + RESULT_OFF, l->acc_size);
+  return 0;
+}
+
+static int go(const sk_launch *l, sk_cuda_code *c, unsigned gx, unsigned gy,
+              unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+              sk_cuctx *C, char *err, size_t errlen) {
+  static sk_slot none;
+  void *args = l->nargs > 0 ? (void *)l->args : (void *)&none;
+  void *params[] = {args, C};
+  CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz,
+                                      smem, sk_cuda.stream, params, NULL);
+  if (rc) {
+    char what[256];
+    snprintf(what, sizeof what, "cannot launch (grid %u x %u x %u, block %u x "
+             "%u x %u, %u bytes shared)", gx, gy, gz, bx, by, bz, smem);
+    return sk_cuda_fail(rc, what, l->label, err, errlen);
+  }
+  sk_cuda_set_last(l->label);
+  return 0;
+}
+
+/* reduction buffers: partials for 'nblk' blocks and the result area */
+static int reduce_bufs(const sk_launch *l, sk_cuctx *C, int64_t nblk,
+                       char **res, char *err, size_t errlen) {
+  *res = sk_cuda_scratch(SK_SCR_RESULT, RESULT_OFF + 1024, err, errlen);
+  if (!*res) return -1;
+  C->counter = (unsigned *)*res;
+  C->flag = (sk_i64 *)(*res + 8);
+  C->result = *res + RESULT_OFF;
+  if (l->pattern != SK_FOR) {
+    C->partial = sk_cuda_scratch(SK_SCR_PARTIAL, (size_t)nblk * l->acc_size + 64,
+                                 err, errlen);
+    if (!C->partial) return -1;
+  }
+  return 0;
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int empty_result(const sk_launch *l) {
+  if (l->pattern != SK_FOR) l->init(l->result);
+  return 0;
+}
+
+/* -- range ------------------------------------------------------------------- */
+static int launch_range(const sk_launch *l, sk_cuda_code *c, char *err,
+                        size_t errlen) {
+  const sk_policy *p = l->policy;
+  int64_t n = p->end - p->begin;
+  if (n <= 0) return empty_result(l);
+  sk_cuctx C;
+  memset(&C, 0, sizeof C);
+  C.b = p->begin;
+  C.e = p->end;
+  int block = c->block;
+  if (p->chunk >= 32 && p->chunk <= c->maxthreads && p->chunk % 32 == 0)
+    block = (int)p->chunk;
+  if (waves < 0) {
+    const char *e = getenv("SPECK_CUDA_WAVES");
+    waves = e && atoi(e) > 0 ? atoi(e) : 4;
+  }
+  int64_t g = cdiv(n, block);
+  char *res = NULL;
+  if (l->pattern == SK_FOR) {
+    if (g > (int64_t)waves * c->grid1) g = (int64_t)waves * c->grid1;
+    if (go(l, c, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0, &C, err, errlen) < 0)
+      return -1;
+    return finish(l, c, NULL, 0, err, errlen);
+  }
+  if (l->pattern == SK_REDUCE) {
+    if (g > c->grid1) g = c->grid1;
+    if (reduce_bufs(l, &C, g, &res, err, errlen) < 0) return -1;
+    if (go(l, c, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0, &C, err, errlen) < 0)
+      return -1;
+    return finish(l, c, res, 0, err, errlen);
+  }
+  /* scan: chunks of whole rounds, one partial per block */
+  if (block > 512) block = 512;
+  if (g > c->grid1) g = c->grid1;
+  C.chunk = cdiv(cdiv(n, g), block) * block;
+  g = cdiv(n, C.chunk);
+  if (reduce_bufs(l, &C, g, &res, err, errlen) < 0) return -1;
+  C.pass = 0;
+  if (go(l, c, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0, &C, err, errlen) < 0)
+    return -1;
+  C.pass = 1;
+  if (go(l, c, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0, &C, err, errlen) < 0)
+    return -1;
+  return finish(l, c, res, 0, err, errlen);
+}
+
+/* -- mdrange ------------------------------------------------------------------ */
+static int64_t pow2_at_least(int64_t v, int64_t cap) {
+  int64_t p = 1;
+  while (p < v && p < cap) p <<= 1;
+  return p;
+}
+
+static int launch_mdrange(const sk_launch *l, sk_cuda_code *c, char *err,
+                          size_t errlen) {
+  const sk_policy *p = l->policy;
+  int R = p->md_rank;
+  const int *pm = c->md_perm;
+  int64_t ext[SK_MAXMD] = {1, 1, 1, 1, 1, 1};
+  for (int d = 0; d < R; d++) {
+    ext[d] = p->md_hi[d] - p->md_lo[d];
+    if (ext[d] <= 0) return empty_result(l);
+  }
+  int64_t nx = ext[pm[0]], ny = ext[pm[1]], nz = 1;
+  for (int q = 2; q < R; q++) nz *= ext[pm[q]];
+  sk_cuctx C;
+  memset(&C, 0, sizeof C);
+  for (int d = 0; d < R; d++) {
+    C.md_lo[d] = p->md_lo[d];
+    C.md_hi[d] = p->md_hi[d];
+  }
+  int64_t bx = 0, by = 0, bz = 0;
+  if (p->md_tile[0] > 0) {
+    bx = p->md_tile[pm[0]];
+    by = p->md_tile[pm[1]];
+    bz = 1;
+    for (int q = 2; q < R; q++) bz *= p->md_tile[pm[q]];
+    if (bx * by * bz > c->maxthreads || bz > 64) bx = 0;   /* use the default */
+  }
+  if (bx == 0) {
+    bx = pow2_at_least(nx, 32);
+    by = pow2_at_least(ny, 256 / bx);
+    bz = pow2_at_least(nz, 256 / (bx * by) < 64 ? 256 / (bx * by) : 64);
+    if (bz < 1) bz = 1;
+    while (bx * by * bz > c->maxthreads) {
+      if (bz > 1) bz >>= 1;
+      else if (by > 1) by >>= 1;
+      else bx >>= 1;
+    }
+  }
+  int64_t gx = cdiv(nx, bx), gy = cdiv(ny, by), gz = cdiv(nz, bz);
+  if (gx > 0x7fffffff) gx = 0x7fffffff;
+  if (gy > sk_cuda.grid_y) gy = sk_cuda.grid_y;
+  if (gz > sk_cuda.grid_z) gz = sk_cuda.grid_z;
+  char *res = NULL;
+  if (l->pattern != SK_FOR) {
+    int64_t cap = (int64_t)sk_cuda.sms * (sk_cuda.max_threads_sm / (bx * by * bz) > 0
+                                              ? sk_cuda.max_threads_sm / (bx * by * bz)
+                                              : 1);
+    while (gx * gy * gz > cap) {
+      if (gz > 1) gz = cdiv(gz, 2);
+      else if (gy > 1) gy = cdiv(gy, 2);
+      else gx = cdiv(gx, 2);
+    }
+    if (reduce_bufs(l, &C, gx * gy * gz, &res, err, errlen) < 0) return -1;
+  }
+  if (go(l, c, (unsigned)gx, (unsigned)gy, (unsigned)gz, (unsigned)bx,
+         (unsigned)by, (unsigned)bz, 0, &C, err, errlen) < 0)
+    return -1;
+  return finish(l, c, res, 0, err, errlen);
+}
+
+/* -- teams -------------------------------------------------------------------- */
+void sk_cuda_team_limits(sk_team_limits *lim) {
+  char err[256];
+  int optin = 48 << 10;
+  if (sk_cuda_ensure(err, sizeof err) == 0) optin = sk_cuda.smem_optin;
+  lim->team_size_max = 32;
+  lim->team_size_recommended = 32;
+  lim->vector_length_max = 32;
+  /* the team's reduction slots come out of the same shared memory */
+  lim->scratch_max[0] = optin - 32 * 32 * 16;
+  lim->scratch_max[1] = 1LL << 30;
+}
+
+static int launch_team(const sk_launch *l, sk_cuda_code *c, char *err,
+                       size_t errlen) {
+  const sk_policy *p = l->policy;
+  if (l->pattern == SK_SCAN) {
+    snprintf(err, errlen, "parallel_scan does not take a TeamPolicy (as in Kokkos)");
+    return -1;
+  }
+  sk_team_limits lim;
+  sk_cuda_team_limits(&lim);
+  int V = p->vector_length > 0 ? p->vector_length : 1;
+  int T = p->team_size > 0 ? p->team_size : lim.team_size_recommended;
+  if (V > lim.vector_length_max) {
+    snprintf(err, errlen, "vector length %d exceeds the maximum %d", V,
+             lim.vector_length_max);
+    return -1;
+  }
+  if (T > lim.team_size_max || (int64_t)T * V > c->maxthreads) {
+    snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", T,
+             T > lim.team_size_max ? lim.team_size_max : c->maxthreads / V);
+    return -1;
+  }
+  for (int lv = 0; lv < 2; lv++) {
+    int64_t need = p->scratch_team[lv] + (int64_t)T * p->scratch_thread[lv];
+    if (need > lim.scratch_max[lv]) {
+      snprintf(err, errlen,
+               "scratch level %d asks %lld bytes per team (%lld per team + %d x "
+               "%lld per thread), at most %lld",
+               lv, (long long)need, (long long)p->scratch_team[lv], T,
+               (long long)p->scratch_thread[lv], (long long)lim.scratch_max[lv]);
+      return -1;
+    }
+  }
+  int64_t L = p->league_size;
+  if (L <= 0) return empty_result(l);
+  int tsz = T * V;
+  int tpb = tsz <= 32 && 32 % tsz == 0 ? 128 / tsz : 1;
+  sk_cuctx C;
+  memset(&C, 0, sizeof C);
+  C.b = 0;
+  C.e = L;
+  C.team_size = T;
+  C.vector_length = V;
+  C.teams_per_block = tpb;
+  for (int lv = 0; lv < 2; lv++) {
+    C.scratch_team[lv] = p->scratch_team[lv];
+    C.scratch_thread[lv] = p->scratch_thread[lv];
+  }
+  C.smem_team_bytes = up64((int64_t)tsz * 16) + up64(p->scratch_team[0]) +
+                      (int64_t)T * up64(p->scratch_thread[0]);
+  C.l1_team_bytes = up64(p->scratch_team[1]) + (int64_t)T * up64(p->scratch_thread[1]);
+  int64_t smem = C.smem_team_bytes * tpb;
+  if (smem > sk_cuda.smem_optin) {
+    snprintf(err, errlen, "teams need %lld bytes of shared memory per block, "
+             "the device has %d", (long long)smem, sk_cuda.smem_optin);
+    return -1;
+  }
+  if (smem > sk_cuda.smem_block) {
+    CUresult rc = sk_cu->cuFuncSetAttribute((CUfunction)c->fn,
+                                            CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            (int)smem);
+    if (rc) return sk_cuda_fail(rc, "shared memory request", l->label, err, errlen);
+  }
+  int per_sm = 0;
+  sk_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)c->fn,
+                                                     tsz * tpb, (size_t)smem);
+  if (per_sm < 1) {
+    snprintf(err, errlen, "a block of %d x %d x %d threads with %lld bytes of "
+             "shared memory does not fit the device", V, T, tpb, (long long)smem);
+    return -1;
+  }
+  int64_t g = cdiv(L, tpb), cap = (int64_t)per_sm * sk_cuda.sms;
+  if (g > cap) g = cap;
+  char *res = NULL;
+  if (reduce_bufs(l, &C, g, &res, err, errlen) < 0) return -1;
+  if (C.l1_team_bytes > 0) {
+    C.l1_pool = sk_cuda_scratch(SK_SCR_L1, (size_t)(g * tpb * C.l1_team_bytes),
+                                err, errlen);
+    if (!C.l1_pool) return -1;
+  }
+  CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8,
+                                       sk_cuda.stream);
+  if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
+  if (go(l, c, (unsigned)g, 1, 1, (unsigned)V, (unsigned)T, (unsigned)tpb,
+         (unsigned)smem, &C, err, errlen) < 0)
+    return -1;
+  return finish(l, c, res, 1, err, errlen);
+}
+
+int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen) {
+  if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  sk_cuda_code *c = l->fn;
+  if (!c) {
+    snprintf(err, errlen, "no compiled CUDA code");
+    return -1;
+  }
+  if (c->nargs != l->nargs) {
+    snprintf(err, errlen, "kernel compiled for %d captures, launched with %d",
+             c->nargs, l->nargs);
+    return -1;
+  }
+  if (load(c, l, err, errlen) < 0) return -1;
+  switch (l->policy->kind) {
+  case SK_POL_MDRANGE: return launch_mdrange(l, c, err, errlen);
+  case SK_POL_TEAM: return launch_team(l, c, err, errlen);
+  default: return launch_range(l, c, err, errlen);
+  }
+}

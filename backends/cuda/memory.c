@@ -1,0 +1,171 @@
+/* memory.c: the CUDA memory spaces.
+ *
+ *   cuda         device memory (cuMemAlloc)
+ *   cuda_pinned  page-locked host memory mapped into the device's address
+ *                space (cuMemHostAlloc, portable + device-mapped)
+ *   cuda_uvm     managed memory (cuMemAllocManaged). A request larger
+ *                than the device's free memory is refused before asking
+ *                the driver: oversubscribed managed memory can stall the
+ *                GPU for everyone on it.
+ *
+ * Out of memory names the bytes asked and free; the view layer adds the
+ * view's label. Copies run on the space's stream; they return when the
+ * bytes are in place (deep_copy is blocking, as Kokkos' two-argument
+ * form), except device-to-device copies, which stay ordered on the stream.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_int.h"
+
+static void free_info(char *buf, size_t n) {
+  size_t fr = 0, tot = 0;
+  if (sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
+    snprintf(buf, n, "%zu bytes free of %zu on device %d", fr, tot,
+             sk_cuda.index);
+  else
+    snprintf(buf, n, "free memory unknown");
+}
+
+void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
+  if (sk_cuda_ensure(err, errlen) < 0) return NULL;
+  CUresult rc;
+  char info[160];
+  if (space == SK_SPACE_CUDA) {
+    CUdeviceptr p = 0;
+    rc = sk_cu->cuMemAlloc_v2(&p, bytes);
+    if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+      free_info(info, sizeof info);
+      snprintf(err, errlen, "out of device memory: %zu bytes asked, %s", bytes,
+               info);
+      return NULL;
+    }
+  } else if (space == SK_SPACE_CUDA_PINNED) {
+    void *p = NULL;
+    rc = sk_cu->cuMemHostAlloc(&p, bytes,
+                               CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+    if (rc == CUDA_SUCCESS) return p;
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+      snprintf(err, errlen, "out of pinned host memory: %zu bytes asked", bytes);
+      return NULL;
+    }
+  } else if (space == SK_SPACE_CUDA_UVM) {
+    size_t fr = 0, tot = 0;
+    rc = sk_cu->cuMemGetInfo_v2(&fr, &tot);
+    if (rc) {
+      sk_cuda_fail(rc, "cuMemGetInfo", NULL, err, errlen);
+      return NULL;
+    }
+    if (bytes > fr) {
+      snprintf(err, errlen,
+               "refused: %zu bytes of managed memory asked, only %zu free of "
+               "%zu on device %d (speck never oversubscribes managed memory)",
+               bytes, fr, tot, sk_cuda.index);
+      return NULL;
+    }
+    CUdeviceptr p = 0;
+    rc = sk_cu->cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL);
+    if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+      free_info(info, sizeof info);
+      snprintf(err, errlen, "out of managed memory: %zu bytes asked, %s", bytes,
+               info);
+      return NULL;
+    }
+  } else {
+    snprintf(err, errlen, "space '%s' is not a CUDA space", sk_space_name(space));
+    return NULL;
+  }
+  sk_cuda_fail(rc, "allocation", NULL, err, errlen);
+  return NULL;
+}
+
+void sk_cuda_free(void *p, int space) {
+  if (!p || !sk_cuda.ready || sk_cuda.dead) return;
+  char err[128];
+  if (sk_cuda_ensure(err, sizeof err) < 0) return;
+  /* kernels still queued may use the memory */
+  sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  if (space == SK_SPACE_CUDA_PINNED)
+    sk_cu->cuMemFreeHost(p);
+  else
+    sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
+}
+
+int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace,
+                 size_t bytes, char *err, size_t errlen) {
+  if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  if (!bytes) return 0;
+  CUresult rc = sk_cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
+                                     (CUdeviceptr)(uintptr_t)src, bytes,
+                                     sk_cuda.stream);
+  if (rc) {
+    char what[96];
+    snprintf(what, sizeof what, "copy %s -> %s", sk_space_name(sspace),
+             sk_space_name(dspace));
+    return sk_cuda_fail(rc, what, NULL, err, errlen);
+  }
+  int device_only = (dspace == SK_SPACE_CUDA || dspace == SK_SPACE_CUDA_UVM) &&
+                    (sspace == SK_SPACE_CUDA || sspace == SK_SPACE_CUDA_UVM);
+  if (device_only && dspace == SK_SPACE_CUDA) return 0;
+  return sk_cuda_sync("copy", err, errlen);
+}
+
+/* Zero fill of fresh memory: on the stream, then waited for, since the
+ * host may read pinned or managed memory at once. */
+void sk_cuda_first_touch(void *p, size_t bytes) {
+  char err[128];
+  if (sk_cuda_ensure(err, sizeof err) < 0) return;
+  sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, 0, bytes, sk_cuda.stream);
+  sk_cu->cuStreamSynchronize(sk_cuda.stream);
+}
+
+/* -- kept scratch ------------------------------------------------------------ */
+static void *scr[SK_NSCR];
+static size_t scr_cap[SK_NSCR];
+
+void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
+  if (bytes <= scr_cap[which] && scr[which]) return scr[which];
+  if (scr[which]) {
+    sk_cu->cuStreamSynchronize(sk_cuda.stream);
+    sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)scr[which]);
+    scr[which] = NULL;
+    scr_cap[which] = 0;
+  }
+  size_t want = bytes < 4096 ? 4096 : bytes + bytes / 4;
+  CUdeviceptr p = 0;
+  CUresult rc = sk_cu->cuMemAlloc_v2(&p, want);
+  if (rc) {
+    char info[160];
+    free_info(info, sizeof info);
+    snprintf(err, errlen, "out of device memory for launch scratch: %zu bytes "
+                          "asked, %s", want, info);
+    return NULL;
+  }
+  /* zeroed: the reduction counter lives at the start of RESULT */
+  sk_cu->cuMemsetD8Async(p, 0, want, sk_cuda.stream);
+  scr[which] = (void *)(uintptr_t)p;
+  scr_cap[which] = want;
+  return scr[which];
+}
+
+void *sk_cuda_pinned_result(size_t bytes, char *err, size_t errlen) {
+  static void *p;
+  static size_t cap;
+  if (bytes <= cap && p) return p;
+  if (p) sk_cu->cuMemFreeHost(p);
+  p = NULL;
+  cap = 0;
+  size_t want = bytes < 4096 ? 4096 : bytes;
+  CUresult rc = sk_cu->cuMemHostAlloc(&p, want, CU_MEMHOSTALLOC_PORTABLE);
+  if (rc) {
+    p = NULL;
+    sk_cuda_fail(rc, "pinned result buffer", NULL, err, errlen);
+    return NULL;
+  }
+  cap = want;
+  return p;
+}

@@ -1,0 +1,402 @@
+/* codegen_cuda.c: kernel source generation for the CUDA back end.
+ *
+ * Input: the same kernel spec as codegen.c. Output: one CUDA C++
+ * translation unit for NVRTC: the dialect (abi.h + cuda.h, embedded), the
+ * prelude, the view types, the accumulator with its reducer type sk__R,
+ * and one kernel 'sk__kernel' (extern "C") taking two by-value parameters:
+ * the capture slots (sk__args_t) and the launch context (sk_cuctx). The
+ * back end (backends/cuda/launch.c) picks the grid; the kernel covers
+ * whatever it gets with grid-stride loops:
+ *
+ *   range    i = b + global thread id, striding by the grid
+ *   mdrange  threadIdx.x/y on the two fastest dimensions (md_perm), z on
+ *            the product of the rest; each strides by its grid dimension
+ *   team     one team per block (or per warp slice: threadIdx.z), league
+ *            ranks striding by the teams of the grid
+ *   reduce   per-thread accumulators, warp shuffles, block partials, the
+ *            last block joins the partials (sk__reduce_finish)
+ *   scan     two launches: pass 0 reduces each block's contiguous chunk
+ *            to a partial; pass 1 rescans the chunk in rounds of one item
+ *            per thread (body with final = false for the item's value, a
+ *            block exclusive scan, body with final = true)
+ *
+ * The body is preceded by '#line 1 "body"', as on the host, so NVRTC's
+ * messages name the body's lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dialect_src.h"
+#include "jit.h"
+#include "strbuf.h"
+
+static void add_header(sk_buf *b, const char *text) {
+  const char *p = text;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+    if (strncmp(p, "#include", 8) != 0) sk_buf_add(b, p, n);
+    p += n;
+  }
+}
+
+static const char *slot_member(int dt) {
+  switch (dt) {
+  case SK_F64: return "f64";
+  case SK_F32: return "f32";
+  case SK_I64: return "i64";
+  case SK_I32: return "i32";
+  case SK_I16: return "i16";
+  case SK_I8: return "i8";
+  case SK_U64: return "u64";
+  case SK_U32: return "u32";
+  default: return "u8";
+  }
+}
+
+/* MDRange thread order: dimension 0 fastest (coalesced for layout left,
+ * the GPU default) unless the captured views of rank >= 2 are mostly
+ * layout right, then the last dimension fastest (as on the host). */
+void sk_codegen_cuda_perm(const sk_kspec *s, int *perm) {
+  int left = 0, right = 0, R = s->md_rank > 0 ? s->md_rank : 1;
+  for (int c = 0; c < s->ncap; c++) {
+    const sk_capture *k = &s->caps[c];
+    if (k->kind != SK_CAP_VIEW || k->rank < 2) continue;
+    if (k->layout == SK_LEFT) left++;
+    else if (k->layout == SK_RIGHT) right++;
+  }
+  for (int d = 0; d < SK_MAXMD; d++) perm[d] = d;
+  if (right > left)
+    for (int d = 0; d < R; d++) perm[d] = R - 1 - d;
+}
+
+static void gen_view_types(sk_buf *b, const sk_kspec *s) {
+  int seen[SK_NDTYPE] = {0};
+  for (int c = 0; c < s->ncap; c++) {
+    const sk_capture *k = &s->caps[c];
+    if (k->kind != SK_CAP_VIEW || seen[k->dtype]) continue;
+    seen[k->dtype] = 1;
+    sk_buf_printf(b,
+                  "typedef struct { %s *data; sk_i64 extent[%d]; "
+                  "sk_i64 stride[%d]; sk_i64 rank; } sk__view_%s;\n",
+                  sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
+                  sk_dtypes[k->dtype].tag);
+  }
+}
+
+/* Locals and access macros; traits pick the access path:
+ * random_access -> const __restrict__ pointer read with __ldg,
+ * atomic -> an sk__aref proxy (every store an atomic update). */
+static void gen_unpack(sk_buf *b, const sk_kspec *s) {
+  for (int c = 0; c < s->ncap; c++) {
+    const sk_capture *k = &s->caps[c];
+    const sk_dtype_info *t = &sk_dtypes[k->dtype];
+    const char *n = k->name;
+    if (k->kind == SK_CAP_SCALAR) {
+      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s; (void)%s;\n",
+                    t->ctype, n, t->ctype, c, slot_member(k->dtype), n);
+      continue;
+    }
+    int r = k->rank;
+    int atomic = (k->traits & SK_TRAIT_ATOMIC) != 0;
+    int ro = !atomic && (k->traits & SK_TRAIT_RANDOM) != 0;
+    const char *rs = k->alias ? "" : "__restrict__ ";
+    sk_buf_printf(b,
+                  "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
+                  t->tag, n, t->tag, c);
+    sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", ro ? "const " : "",
+                  t->ctype, rs, n, n);
+    for (int d = 0; d < r; d++) {
+      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
+                 (k->layout == SK_LEFT && d == 0);
+      if (!unit)
+        sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", n, d,
+                      n, d);
+    }
+    sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
+    sk_buf_printf(b, "#define %s(", n);
+    for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
+    if (atomic)
+      sk_buf_printf(b, ") (sk__aref<%s>{&sk__%s_d[0", t->ctype, n);
+    else if (ro)
+      sk_buf_printf(b, ") (sk__ldg(&sk__%s_d[0", n);
+    else
+      sk_buf_printf(b, ") (sk__%s_d[0", n);
+    for (int d = 0; d < r; d++) {
+      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
+                 (k->layout == SK_LEFT && d == 0);
+      if (unit)
+        sk_buf_printf(b, " + (sk_i64)(sk__a%d)", d);
+      else
+        sk_buf_printf(b, " + (sk_i64)(sk__a%d) * sk__%s_s%d", d, n, d);
+    }
+    sk_buf_puts(b, atomic ? "]})\n" : ro ? "]))\n" : "])\n");
+  }
+}
+
+/* -- the pieces of the kernel -------------------------------------------- */
+static const char *const md_default[3] = {"i", "j", "k"};
+
+static void gen_index_alias(sk_buf *b, const sk_kspec *s, int d,
+                            const char *var, const char *indent) {
+  const char *name = s->index[d];
+  if (!name && s->policy_kind == SK_POL_RANGE && d == 0) name = "i";
+  if (!name && s->policy_kind == SK_POL_MDRANGE && s->md_rank <= 3)
+    name = md_default[d];
+  if (name && strcmp(name, var) != 0)
+    sk_buf_printf(b, "%sconst sk_i64 %s = %s; (void)%s;\n", indent, name, var,
+                  name);
+}
+
+/* the body with 'return' meaning "done with this work item" ('label'
+ * differs between the two copies of a scan body) */
+static void gen_body_l(sk_buf *b, const sk_kspec *s, const char *indent,
+                       const char *label) {
+  sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent,
+                label);
+  sk_buf_add(b, s->body, s->body_len);
+  sk_buf_printf(b, "\n#undef return\n#line 1 \"generated\"\n%s}\n%s%s:;\n",
+                indent, indent, label);
+}
+
+static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
+  gen_body_l(b, s, indent, "sk__next");
+}
+
+/* acc / acc0.. as locals of the reducer types, from sk__acc */
+static void gen_acc_locals(sk_buf *b, const sk_kspec *s, const char *ind) {
+  if (s->nred == 1) {
+    sk_buf_printf(b, "%ssk__r0_t acc = sk__acc.v0;\n", ind);
+  } else {
+    for (int r = 0; r < s->nred; r++)
+      sk_buf_printf(b, "%ssk__r%d_t acc%d = sk__acc.v%d;\n", ind, r, r, r);
+  }
+}
+
+static void gen_acc_store(sk_buf *b, const sk_kspec *s, const char *ind) {
+  if (s->nred == 1) {
+    sk_buf_printf(b, "%ssk__acc.v0 = acc;\n", ind);
+  } else {
+    for (int r = 0; r < s->nred; r++)
+      sk_buf_printf(b, "%ssk__acc.v%d = acc%d;\n", ind, r, r);
+  }
+}
+
+static void gen_range(sk_buf *b, const sk_kspec *s) {
+  sk_buf_puts(b,
+              "  const sk_i64 sk__step = (sk_i64)gridDim.x * blockDim.x;\n"
+              "  for (sk_i64 i0 = sk__C.b + (sk_i64)blockIdx.x * blockDim.x + "
+              "threadIdx.x; i0 < sk__C.e; i0 += sk__step) {\n");
+  gen_index_alias(b, s, 0, "i0", "    ");
+  gen_body(b, s, "    ");
+  sk_buf_puts(b, "  }\n");
+}
+
+/* MDRange: x on perm[0], y on perm[1], z on the product of the rest
+ * (perm[2] fastest within it) */
+static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
+  int R = s->md_rank, p[SK_MAXMD];
+  sk_codegen_cuda_perm(s, p);
+  sk_buf_printf(b,
+                "  const sk_i64 sk__nx = sk__C.md_hi[%d] - sk__C.md_lo[%d];\n"
+                "  const sk_i64 sk__ny = sk__C.md_hi[%d] - sk__C.md_lo[%d];\n"
+                "  sk_i64 sk__nz = 1;\n",
+                p[0], p[0], p[1], p[1]);
+  for (int q = 2; q < R; q++)
+    sk_buf_printf(b, "  sk__nz *= sk__C.md_hi[%d] - sk__C.md_lo[%d];\n", p[q],
+                  p[q]);
+  sk_buf_puts(b,
+              "  for (sk_i64 sk__z = (sk_i64)blockIdx.z * blockDim.z + "
+              "threadIdx.z; sk__z < sk__nz; sk__z += (sk_i64)gridDim.z * "
+              "blockDim.z) {\n");
+  if (R > 2) sk_buf_puts(b, "    sk_i64 sk__r = sk__z;\n");
+  for (int q = 2; q < R; q++) {
+    int d = p[q];
+    if (q < R - 1)
+      sk_buf_printf(b,
+                    "    const sk_i64 i%d = sk__C.md_lo[%d] + sk__r %% "
+                    "(sk__C.md_hi[%d] - sk__C.md_lo[%d]);\n"
+                    "    sk__r /= sk__C.md_hi[%d] - sk__C.md_lo[%d];\n",
+                    d, d, d, d, d, d);
+    else
+      sk_buf_printf(b, "    const sk_i64 i%d = sk__C.md_lo[%d] + sk__r;\n", d,
+                    d);
+  }
+  sk_buf_printf(b,
+                "    for (sk_i64 sk__y = (sk_i64)blockIdx.y * blockDim.y + "
+                "threadIdx.y; sk__y < sk__ny; sk__y += (sk_i64)gridDim.y * "
+                "blockDim.y) {\n"
+                "      const sk_i64 i%d = sk__C.md_lo[%d] + sk__y;\n"
+                "      for (sk_i64 sk__x = (sk_i64)blockIdx.x * blockDim.x + "
+                "threadIdx.x; sk__x < sk__nx; sk__x += (sk_i64)gridDim.x * "
+                "blockDim.x) {\n"
+                "        const sk_i64 i%d = sk__C.md_lo[%d] + sk__x;\n",
+                p[1], p[1], p[0], p[0]);
+  for (int d = 0; d < R; d++) {
+    char var[8];
+    snprintf(var, sizeof var, "i%d", d);
+    gen_index_alias(b, s, d, var, "        ");
+  }
+  for (int d = 0; d < R; d++) sk_buf_printf(b, "        (void)i%d;\n", d);
+  gen_body(b, s, "        ");
+  sk_buf_puts(b, "      }\n    }\n  }\n");
+}
+
+/* TeamPolicy: see cuda.h for the mapping. */
+static void gen_team(sk_buf *b, const sk_kspec *s) {
+  sk_buf_puts(
+      b,
+      "  extern __shared__ __align__(64) char sk__smem[];\n"
+      "  const int sk__tpb = sk__C.teams_per_block;\n"
+      "  const int sk__tz = (int)threadIdx.z;\n"
+      "  const int sk__tsz = (int)(blockDim.x * blockDim.y);\n"
+      "  sk__team_t team;\n"
+      "  team.league_size = sk__C.e;\n"
+      "  team.team_rank = (int)threadIdx.y;\n"
+      "  team.team_size = (int)blockDim.y;\n"
+      "  team.vector_length = (int)blockDim.x;\n"
+      "  team.lane = (int)threadIdx.x;\n"
+      "  team.mask = sk__tpb > 1 ? ((1u << sk__tsz) - 1u) << "
+      "((sk__tsz * sk__tz) & 31) : 0u;\n"
+      "  {\n"
+      "    char *sk__t0 = sk__smem + sk__tz * sk__C.smem_team_bytes;\n"
+      "    const sk_i64 sk__sh = ((sk_i64)sk__tsz * SK__SLOT + 63) & ~63L;\n"
+      "    const sk_i64 sk__u0 = (sk__C.scratch_team[0] + 63) & ~63L;\n"
+      "    const sk_i64 sk__h0 = (sk__C.scratch_thread[0] + 63) & ~63L;\n"
+      "    const sk_i64 sk__u1 = (sk__C.scratch_team[1] + 63) & ~63L;\n"
+      "    const sk_i64 sk__h1 = (sk__C.scratch_thread[1] + 63) & ~63L;\n"
+      "    char *sk__t1 = sk__C.l1_pool ? sk__C.l1_pool + ((sk_i64)blockIdx.x "
+      "* sk__tpb + sk__tz) * sk__C.l1_team_bytes : (char *)0;\n"
+      "    team.shared = sk__t0;\n"
+      "    team.scr[0] = sk__t0 + sk__sh;\n"
+      "    team.tscr[0] = sk__t0 + sk__sh + sk__u0 + team.team_rank * sk__h0;\n"
+      "    team.scr[1] = sk__t1;\n"
+      "    team.tscr[1] = sk__t1 ? sk__t1 + sk__u1 + team.team_rank * sk__h1 "
+      ": (char *)0;\n"
+      "    for (int sk__l = 0; sk__l < 2; sk__l++) {\n"
+      "      team.scr_bytes[sk__l] = sk__C.scratch_team[sk__l];\n"
+      "      team.tscr_bytes[sk__l] = sk__C.scratch_thread[sk__l];\n"
+      "    }\n"
+      "    team.flag = sk__C.flag;\n"
+      "  }\n"
+      "  for (sk_i64 sk__lr = (sk_i64)blockIdx.x * sk__tpb + sk__tz; sk__lr < "
+      "sk__C.e; sk__lr += (sk_i64)gridDim.x * sk__tpb) {\n"
+      "    team.league_rank = sk__lr;\n"
+      "    team.off[0] = team.off[1] = team.toff[0] = team.toff[1] = 0;\n");
+  gen_body(b, s, "    ");
+  sk_buf_puts(b, "  }\n");
+}
+
+/* Range scan, both passes in one kernel (sk__C.pass). */
+static void gen_scan(sk_buf *b, const sk_kspec *s) {
+  sk_buf_puts(
+      b,
+      "  __shared__ sk__acc_t sk__ws[32];\n"
+      "  const int sk__t = sk__tid(), sk__nt = sk__nthreads();\n"
+      "  const sk_i64 sk__cb = sk__C.b + (sk_i64)blockIdx.x * sk__C.chunk;\n"
+      "  const sk_i64 sk__ce = sk__cb + sk__C.chunk < sk__C.e ? sk__cb + "
+      "sk__C.chunk : sk__C.e;\n"
+      "  sk__acc_t sk__acc;\n"
+      "  if (sk__C.pass == 0) {\n"
+      "    sk__R::init(&sk__acc);\n");
+  gen_acc_locals(b, s, "    ");
+  sk_buf_puts(b,
+              "    const bool final = false; (void)final;\n"
+              "    for (sk_i64 i0 = sk__cb + sk__t; i0 < sk__ce; i0 += sk__nt) "
+              "{\n");
+  gen_index_alias(b, s, 0, "i0", "      ");
+  gen_body(b, s, "      ");
+  sk_buf_puts(b, "    }\n");
+  gen_acc_store(b, s, "    ");
+  sk_buf_puts(
+      b,
+      "    sk__block_reduce<sk__R>(sk__acc, sk__ws);\n"
+      "    if (sk__t == 0) ((sk__acc_t *)sk__C.partial)[blockIdx.x] = sk__acc;\n"
+      "    return;\n"
+      "  }\n"
+      "  sk__acc_t sk__run = sk__block_prefix<sk__R>(sk__C, blockIdx.x, sk__ws);\n"
+      "  for (sk_i64 sk__base = sk__cb; sk__base < sk__ce; sk__base += sk__nt) {\n"
+      "    const sk_i64 i0 = sk__base + sk__t;\n"
+      "    sk__acc_t sk__own, sk__tot;\n"
+      "    for (int sk__ph = 0; sk__ph < 2; ++sk__ph) {\n"
+      "      if (sk__ph == 0) {\n"
+      "        sk__R::init(&sk__acc);\n"
+      "      } else {\n"
+      "        sk__acc_t sk__ex = sk__block_exscan<sk__R>(sk__own, sk__tot, "
+      "sk__ws);\n"
+      "        sk__acc = sk__run;\n"
+      "        sk__R::join(&sk__acc, &sk__ex);\n"
+      "      }\n"
+      "      if (i0 < sk__ce) {\n"
+      "        const bool final = sk__ph == 1; (void)final;\n");
+  gen_acc_locals(b, s, "        ");
+  gen_index_alias(b, s, 0, "i0", "        ");
+  gen_body_l(b, s, "        ", "sk__next2");
+  gen_acc_store(b, s, "        ");
+  sk_buf_puts(b,
+              "      }\n"
+              "      if (sk__ph == 0) sk__own = sk__acc;\n"
+              "    }\n"
+              "    sk__R::join(&sk__run, &sk__tot);\n"
+              "  }\n"
+              "  if (blockIdx.x == gridDim.x - 1 && sk__t == 0) *(sk__acc_t "
+              "*)sk__C.result = sk__run;\n");
+}
+
+char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
+  if (s->pattern == SK_SCAN && s->policy_kind != SK_POL_RANGE) {
+    snprintf(err, errlen, "parallel_scan on CUDA takes a RangePolicy (as in "
+                          "Kokkos)");
+    return NULL;
+  }
+  sk_buf b;
+  sk_buf_init(&b);
+  sk_buf_printf(&b, "/* speck CUDA kernel '%s' (%s) */\n", s->label,
+                s->pattern == SK_FOR      ? "parallel_for"
+                : s->pattern == SK_REDUCE ? "parallel_reduce"
+                                          : "parallel_scan");
+  add_header(&b, sk_dialect_abi_h);
+  add_header(&b, sk_dialect_cuda_h);
+  if (s->prelude && *s->prelude)
+    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
+  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
+  gen_view_types(&b, s);
+  if (s->pattern != SK_FOR) {
+    sk_codegen_acc(&b, s, 1);
+    /* the device's view of the accumulator's size, checked at load */
+    sk_buf_puts(&b, "__device__ sk__acc_t sk__acc_probe;\n");
+  }
+  sk_buf_printf(&b,
+                "typedef struct { sk_slot a[%d]; } sk__args_t;\n"
+                "extern \"C\" __global__ void sk__kernel(const __grid_constant__ "
+                "sk__args_t sk__A, const __grid_constant__ sk_cuctx sk__C) {\n"
+                "  const sk_slot *sk__args = sk__A.a; (void)sk__args;\n",
+                s->ncap > 0 ? s->ncap : 1);
+  gen_unpack(&b, s);
+  if (s->pattern == SK_SCAN) {
+    gen_scan(&b, s);
+  } else {
+    if (s->pattern == SK_REDUCE) {
+      sk_buf_puts(&b, "  sk__acc_t sk__acc;\n  sk__R::init(&sk__acc);\n  {\n");
+      gen_acc_locals(&b, s, "  ");
+    }
+    switch (s->policy_kind) {
+    case SK_POL_RANGE: gen_range(&b, s); break;
+    case SK_POL_MDRANGE: gen_mdrange(&b, s); break;
+    default: gen_team(&b, s); break;
+    }
+    if (s->pattern == SK_REDUCE) {
+      gen_acc_store(&b, s, "  ");
+      sk_buf_puts(&b, "  }\n");
+      /* a team's vector lanes are one member: lane 0 contributes */
+      if (s->policy_kind == SK_POL_TEAM)
+        sk_buf_puts(&b, "  if (threadIdx.x != 0) sk__R::init(&sk__acc);\n");
+      sk_buf_puts(&b, "  sk__reduce_finish<sk__R>(sk__acc, sk__C);\n");
+    }
+  }
+  sk_buf_puts(&b, "}\n");
+  char *src = sk_buf_take(&b);
+  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
+  return src;
+}
