@@ -404,8 +404,12 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
               "    (void)team;\n");
   gen_body(b, s, "    ");
   /* as Kokkos: a team barrier between league ranks, so no member starts
-   * reusing team scratch while another still reads it */
-  sk_buf_puts(b, "    sk_team_barrier(sk__tc);\n  }\n");
+   * reusing team scratch while another still reads it (only needed when
+   * the body uses team scratch: the nested collectives end in a barrier) */
+  int uses_scratch = 0;
+  for (size_t t = 0; t + 12 <= s->body_len && !uses_scratch; t++)
+    uses_scratch = memcmp(s->body + t, "team_scratch", 12) == 0;
+  sk_buf_puts(b, uses_scratch ? "    sk_team_barrier(sk__tc);\n  }\n" : "  }\n");
 }
 
 /* Dialect text without its #include lines (everything is inlined). */

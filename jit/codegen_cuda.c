@@ -85,6 +85,57 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
   }
 }
 
+/* 1 if the body never writes view 'n': no 'n(...)' followed by an
+ * assignment or ++/--, no '&n(' or '++n(' before it, no 'n.data'. Such a
+ * view is read through a const __restrict__ pointer, which lets the
+ * compiler use the read-only data path. A wrong guess cannot corrupt
+ * data: a store through the const pointer does not compile. */
+static int read_only(const sk_kspec *s, const char *n) {
+  const char *p = s->body, *end = s->body + s->body_len;
+  size_t len = strlen(n);
+  for (const char *q = p; q + len <= end; q++) {
+    if (memcmp(q, n, len) != 0) continue;
+    char before = q > p ? q[-1] : ' ';
+    char after = q + len < end ? q[len] : ' ';
+    if ((before >= 'a' && before <= 'z') || (before >= 'A' && before <= 'Z') ||
+        (before >= '0' && before <= '9') || before == '_' || before == '.' ||
+        (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+        (after >= '0' && after <= '9') || after == '_')
+      continue;
+    const char *r = q + len;
+    while (r < end && (*r == ' ' || *r == '\t' || *r == '\n')) r++;
+    if (r < end && *r == '.') {
+      const char *m = r + 1;
+      while (m < end && (*m == ' ' || *m == '\t')) m++;
+      if (end - m >= 4 && memcmp(m, "data", 4) == 0) return 0;
+      continue;
+    }
+    if (r >= end || *r != '(') continue;
+    /* before: & (not &&), ++, -- */
+    const char *b = q - 1;
+    while (b >= p && (*b == ' ' || *b == '\t' || *b == '\n')) b--;
+    if (b >= p && *b == '&' && !(b > p && b[-1] == '&')) return 0;
+    if (b > p && ((*b == '+' && b[-1] == '+') || (*b == '-' && b[-1] == '-'))) return 0;
+    int depth = 0;
+    for (; r < end; r++) {
+      if (*r == '(') depth++;
+      else if (*r == ')' && --depth == 0) break;
+    }
+    if (r >= end) return 0;
+    r++;
+    while (r < end && (*r == ' ' || *r == '\t' || *r == '\n')) r++;
+    if (r >= end) continue;
+    if (r[0] == '=' && (r + 1 >= end || r[1] != '=')) return 0;
+    if (r + 1 < end && r[1] == '=' && strchr("+-*/%&|^", r[0])) return 0;
+    if (r + 2 < end && r[2] == '=' && ((r[0] == '<' && r[1] == '<') ||
+                                       (r[0] == '>' && r[1] == '>')))
+      return 0;
+    if (r + 1 < end && ((r[0] == '+' && r[1] == '+') || (r[0] == '-' && r[1] == '-')))
+      return 0;
+  }
+  return 1;
+}
+
 /* Locals and access macros; traits pick the access path:
  * random_access -> const __restrict__ pointer read with __ldg,
  * atomic -> an sk__aref proxy (every store an atomic update). */
@@ -101,11 +152,12 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     int r = k->rank;
     int atomic = (k->traits & SK_TRAIT_ATOMIC) != 0;
     int ro = !atomic && (k->traits & SK_TRAIT_RANDOM) != 0;
+    int cst = ro || (!atomic && !k->alias && read_only(s, n));
     const char *rs = k->alias ? "" : "__restrict__ ";
     sk_buf_printf(b,
                   "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
-    sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", ro ? "const " : "",
+    sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", cst ? "const " : "",
                   t->ctype, rs, n, n);
     for (int d = 0; d < r; d++) {
       int unit = (k->layout == SK_RIGHT && d == r - 1) ||
@@ -156,8 +208,12 @@ static void gen_body_l(sk_buf *b, const sk_kspec *s, const char *indent,
   sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent,
                 label);
   sk_buf_add(b, s->body, s->body_len);
-  sk_buf_printf(b, "\n#undef return\n#line 1 \"generated\"\n%s}\n%s%s:;\n",
-                indent, indent, label);
+  /* the closing brace on the body's last line: a missing ';' there is
+   * reported on that line */
+  int lines = 1;
+  for (size_t q = 0; q + 1 < s->body_len; q++) lines += s->body[q] == '\n';
+  sk_buf_printf(b, "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n"
+                "%s%s:;\n", lines, indent, indent, label);
 }
 
 static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
@@ -206,7 +262,19 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
   for (int q = 2; q < R; q++)
     sk_buf_printf(b, "  sk__nz *= sk__C.md_hi[%d] - sk__C.md_lo[%d];\n", p[q],
                   p[q]);
-  sk_buf_puts(b,
+  /* parallel_for: one thread per index (fewer registers than the loops;
+   * the back end launches more than once past the grid's y/z limits) */
+  int once = s->pattern == SK_FOR;
+  if (once)
+    sk_buf_puts(b,
+                "  const sk_i64 sk__x = (sk_i64)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  const sk_i64 sk__y = sk__C.md_oy + (sk_i64)blockIdx.y * blockDim.y + "
+                "threadIdx.y;\n"
+                "  const sk_i64 sk__z = sk__C.md_oz + (sk_i64)blockIdx.z * blockDim.z + "
+                "threadIdx.z;\n"
+                "  if (sk__x < sk__nx && sk__y < sk__ny && sk__z < sk__nz) {\n");
+  else
+    sk_buf_puts(b,
               "  for (sk_i64 sk__z = (sk_i64)blockIdx.z * blockDim.z + "
               "threadIdx.z; sk__z < sk__nz; sk__z += (sk_i64)gridDim.z * "
               "blockDim.z) {\n");
@@ -223,7 +291,13 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
       sk_buf_printf(b, "    const sk_i64 i%d = sk__C.md_lo[%d] + sk__r;\n", d,
                     d);
   }
-  sk_buf_printf(b,
+  if (once)
+    sk_buf_printf(b,
+                  "    {\n      const sk_i64 i%d = sk__C.md_lo[%d] + sk__y;\n"
+                  "      {\n        const sk_i64 i%d = sk__C.md_lo[%d] + sk__x;\n",
+                  p[1], p[1], p[0], p[0]);
+  else
+    sk_buf_printf(b,
                 "    for (sk_i64 sk__y = (sk_i64)blockIdx.y * blockDim.y + "
                 "threadIdx.y; sk__y < sk__ny; sk__y += (sk_i64)gridDim.y * "
                 "blockDim.y) {\n"
@@ -346,8 +420,8 @@ static void gen_scan(sk_buf *b, const sk_kspec *s) {
 
 char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   if (s->pattern == SK_SCAN && s->policy_kind != SK_POL_RANGE) {
-    snprintf(err, errlen, "parallel_scan on CUDA takes a RangePolicy (as in "
-                          "Kokkos)");
+    snprintf(err, errlen, "parallel_scan does not take %s (as in Kokkos)",
+             s->policy_kind == SK_POL_TEAM ? "a TeamPolicy" : "an MDRangePolicy");
     return NULL;
   }
   sk_buf b;

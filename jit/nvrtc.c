@@ -102,7 +102,20 @@ static void map_log(const char *log, char *err, size_t errlen) {
         sk_buf_add(&b, p, fl);
         sk_buf_puts(&b, " line ");
         sk_buf_add(&b, paren + 1, (size_t)(close - paren - 1));
-        sk_buf_add(&b, close + 1, len - (size_t)(close + 1 - p));
+        /* NVRTC's 'identifier "x" is undefined' in the host tiers' words */
+        const char *msg = close + 1, *mend = p + len;
+        const char *id = memmem(msg, (size_t)(mend - msg), "identifier \"", 12);
+        const char *q2 = id ? memchr(id + 12, '"', (size_t)(mend - id - 12)) : NULL;
+        if (id && q2 && (size_t)(mend - q2) >= 14 &&
+            memcmp(q2, "\" is undefined", 14) == 0) {
+          sk_buf_add(&b, msg, (size_t)(id - msg));
+          sk_buf_puts(&b, "'");
+          sk_buf_add(&b, id + 12, (size_t)(q2 - id - 12));
+          sk_buf_puts(&b, "' undeclared");
+          sk_buf_add(&b, q2 + 14, (size_t)(mend - q2 - 14));
+        } else {
+          sk_buf_add(&b, msg, (size_t)(mend - msg));
+        }
       } else {
         sk_buf_add(&b, p, len);
       }

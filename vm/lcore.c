@@ -707,7 +707,7 @@ static int l_kernel(lua_State *L) {
                        o.target);
   }
   caps cs;
-  collect_caps(L, 3, &cs, tb == b ? b : NULL, fname, label);
+  collect_caps(L, 3, &cs, o.target ? NULL : b, fname, label);
   sk_kspec s;
   memset(&s, 0, sizeof s);
   s.label = label;

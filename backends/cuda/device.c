@@ -25,8 +25,12 @@ pthread_mutex_t sk_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
 static int want_device = -1;
 static _Thread_local CUcontext thread_ctx;
 static char last_label[128];
+static const char *last_ptr;
 
+/* per launch: copies only when the label changes (cheap in a loop) */
 void sk_cuda_set_last(const char *label) {
+  if (label == last_ptr) return;
+  last_ptr = label;
   snprintf(last_label, sizeof last_label, "%s", label ? label : "");
 }
 const char *sk_cuda_last(void) { return last_label; }

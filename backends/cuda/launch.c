@@ -190,6 +190,8 @@ static int launch_range(const sk_launch *l, sk_cuda_code *c, char *err,
   int block = c->block;
   if (p->chunk >= 32 && p->chunk <= c->maxthreads && p->chunk % 32 == 0)
     block = (int)p->chunk;
+  else if (n < block)   /* small ranges: whole warps, no idle block */
+    block = (int)((n + 31) / 32 * 32);
   if (waves < 0) {
     const char *e = getenv("SPECK_CUDA_WAVES");
     waves = e && atoi(e) > 0 ? atoi(e) : 4;
@@ -269,21 +271,37 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_code *c, char *err,
     }
   }
   int64_t gx = cdiv(nx, bx), gy = cdiv(ny, by), gz = cdiv(nz, bz);
-  if (gx > 0x7fffffff) gx = 0x7fffffff;
+  if (gx > 0x7fffffff) {
+    snprintf(err, errlen, "MDRange extent %lld is too large for one grid",
+             (long long)nx);
+    return -1;
+  }
+  if (l->pattern == SK_FOR) {
+    /* one thread per index: slabs of at most the grid's y/z limits */
+    int64_t my = sk_cuda.grid_y, mz = sk_cuda.grid_z;
+    for (int64_t oz = 0; oz < gz; oz += mz)
+      for (int64_t oy = 0; oy < gy; oy += my) {
+        C.md_oy = oy * by;
+        C.md_oz = oz * bz;
+        if (go(l, c, (unsigned)gx, (unsigned)(gy - oy < my ? gy - oy : my),
+               (unsigned)(gz - oz < mz ? gz - oz : mz), (unsigned)bx,
+               (unsigned)by, (unsigned)bz, 0, &C, err, errlen) < 0)
+          return -1;
+      }
+    return finish(l, c, NULL, 0, err, errlen);
+  }
   if (gy > sk_cuda.grid_y) gy = sk_cuda.grid_y;
   if (gz > sk_cuda.grid_z) gz = sk_cuda.grid_z;
   char *res = NULL;
-  if (l->pattern != SK_FOR) {
-    int64_t cap = (int64_t)sk_cuda.sms * (sk_cuda.max_threads_sm / (bx * by * bz) > 0
-                                              ? sk_cuda.max_threads_sm / (bx * by * bz)
-                                              : 1);
-    while (gx * gy * gz > cap) {
-      if (gz > 1) gz = cdiv(gz, 2);
-      else if (gy > 1) gy = cdiv(gy, 2);
-      else gx = cdiv(gx, 2);
-    }
-    if (reduce_bufs(l, &C, gx * gy * gz, &res, err, errlen) < 0) return -1;
+  int64_t cap = (int64_t)sk_cuda.sms * (sk_cuda.max_threads_sm / (bx * by * bz) > 0
+                                            ? sk_cuda.max_threads_sm / (bx * by * bz)
+                                            : 1);
+  while (gx * gy * gz > cap) {
+    if (gz > 1) gz = cdiv(gz, 2);
+    else if (gy > 1) gy = cdiv(gy, 2);
+    else gx = cdiv(gx, 2);
   }
+  if (reduce_bufs(l, &C, gx * gy * gz, &res, err, errlen) < 0) return -1;
   if (go(l, c, (unsigned)gx, (unsigned)gy, (unsigned)gz, (unsigned)bx,
          (unsigned)by, (unsigned)bz, 0, &C, err, errlen) < 0)
     return -1;
@@ -338,7 +356,8 @@ static int launch_team(const sk_launch *l, sk_cuda_code *c, char *err,
   int64_t L = p->league_size;
   if (L <= 0) return empty_result(l);
   int tsz = T * V;
-  int tpb = tsz <= 32 && 32 % tsz == 0 ? 128 / tsz : 1;
+  /* teams that divide a warp share blocks (at most 64: blockDim.z) */
+  int tpb = tsz <= 32 && 32 % tsz == 0 ? (128 / tsz < 64 ? 128 / tsz : 64) : 1;
   sk_cuctx C;
   memset(&C, 0, sizeof C);
   C.b = 0;

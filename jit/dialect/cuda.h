@@ -33,6 +33,7 @@ typedef struct sk_cuctx {
   unsigned *counter;             /* reduce: blocks finished */
   sk_i64 *flag;                  /* scratch requests that did not fit */
   sk_i64 chunk;                  /* scan: work items per block */
+  sk_i64 md_oy, md_oz;           /* MDRange for: this launch's y/z offset */
   int pass;                      /* scan: 0 up-sweep, 1 final */
   int team_size, vector_length, teams_per_block;
 } sk_cuctx;

@@ -158,6 +158,7 @@ void sk_team_barrier(sk_team_ctx *t);
 void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
                     sk_team_ctx *c);
 #else
+int sched_yield(void);
 /* Seed 003, Figure 3.7: each member writes one byte of a shared 64-bit
  * word (alternating between two words, the byte value flipping every
  * other call) and spins until the whole word holds the expected pattern. */
@@ -172,10 +173,16 @@ SK__ATF void sk_team_barrier(sk_team_ctx *t) {
     int m = n - 8 * w > 8 ? 8 : n - 8 * w;
     sk_u64 pat = m == 8 ? 0x0101010101010101UL : ((1UL << (8 * m)) - 1) / 255;
     pat *= val;
-    while (__atomic_load_n(&sync[w], __ATOMIC_ACQUIRE) != pat) {
+    /* spin, then yield: with more threads than cores the member we wait
+     * for may need this core */
+    for (unsigned spin = 0; __atomic_load_n(&sync[w], __ATOMIC_ACQUIRE) != pat; spin++) {
+      if (spin < 2048) {
 #if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
+      } else {
+        sched_yield();
+      }
     }
   }
 }
@@ -228,12 +235,15 @@ SK__ATF void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
   _Generic((v), double: (double)INFINITY, float: (float)INFINITY,            \
            int64_t: 9223372036854775807L, int32_t: 2147483647,               \
            int16_t: (int16_t)32767, int8_t: (int8_t)127,                     \
+           long long: 9223372036854775807LL,                                 \
+           unsigned long long: 18446744073709551615ULL,                      \
            uint64_t: 18446744073709551615UL, uint32_t: 4294967295U,          \
            uint16_t: (uint16_t)65535, uint8_t: (uint8_t)255, bool: 1)
 #define SK__TMIN(v)                                                          \
   _Generic((v), double: -(double)INFINITY, float: -(float)INFINITY,          \
            int64_t: (-9223372036854775807L - 1), int32_t: (-2147483647 - 1), \
            int16_t: (int16_t)-32768, int8_t: (int8_t)-128, uint64_t: 0UL,    \
+           long long: (-9223372036854775807LL - 1), unsigned long long: 0ULL, \
            uint32_t: 0U, uint16_t: (uint16_t)0, uint8_t: (uint8_t)0, bool: 0)
 #define SK__RID_sum(v) 0
 #define SK__RID_prod(v) 1
