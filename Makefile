@@ -243,9 +243,11 @@ gpu-bundle: all
 	  "run $(BUNDLE)/run-tests.sh"
 
 # On the GPU machine the carried bundle is used as is (no compiler needed).
+# SPECK_CUDA_UVM=1: views default to managed memory (cuda_uvm), so the
+# specs can read results from Lua as they do on the host.
 test-cuda:
 	@[ -x $(BUNDLE)/run-tests.sh ] || $(MAKE) --no-print-directory gpu-bundle
-	SPECK_SPACES=cuda $(BUNDLE)/run-tests.sh
+	SPECK_SPACES=cuda SPECK_CUDA_UVM=1 $(BUNDLE)/run-tests.sh
 
 clean:
 	rm -rf build build-asan build-tsan $(BUNDLE)

@@ -308,7 +308,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                 "        const sk_i64 i%d = sk__C.md_lo[%d] + sk__x;\n",
                 p[1], p[1], p[0], p[0]);
   for (int d = 0; d < R; d++) {
-    char var[8];
+    char var[16];
     snprintf(var, sizeof var, "i%d", d);
     gen_index_alias(b, s, d, var, "        ");
   }

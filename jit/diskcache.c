@@ -267,7 +267,7 @@ void sk_disk_evict(void) {
       if (!g) break;
       es = g;
     }
-    snprintf(es[n].name, sizeof es[n].name, "%s", e->d_name);
+    memcpy(es[n].name, e->d_name, strlen(e->d_name) + 1);  /* length checked above */
     es[n].size = st.st_size;
     es[n].mtime = st.st_mtim;
     total += st.st_size;

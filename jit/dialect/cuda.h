@@ -56,6 +56,12 @@ typedef unsigned long uint64_t;
 #define SK_RESTRICT __restrict__
 #define SPECK_FN static __device__ inline
 #define SK_DEV static __device__ __forceinline__
+/* GNU C's __typeof__ (bodies use it): the type without the reference
+ * decltype adds to an lvalue */
+template <class T> struct sk__rr { typedef T t; };
+template <class T> struct sk__rr<T &> { typedef T t; };
+#define __typeof__(x) typename sk__rr<decltype(x)>::t
+#define typeof(x) typename sk__rr<decltype(x)>::t
 #define INFINITY (__int_as_float(0x7f800000))
 #define NAN (__int_as_float(0x7fffffff))
 
