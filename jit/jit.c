@@ -375,30 +375,39 @@ static const char *code_target(const char *backend) {
   return strcmp(backend, "cuda") == 0 ? "cuda" : "host";
 }
 
+/* Bytes, not text: this runs on every launch. Strings end with their
+ * NUL, small integers are one byte each. */
+static void put_str(sk_buf *b, const char *s) {
+  if (s) sk_buf_add(b, s, strlen(s) + 1);
+  else sk_buf_add(b, "", 1);
+}
+
 static void encode_key(sk_buf *b, const sk_kspec *s) {
-  sk_buf_printf(b, "speck1|%s|%d|%d|%d|", code_target(s->target), s->pattern,
-                s->policy_kind, s->md_rank);
+  unsigned char head[5] = {'s', 'k', (unsigned char)s->pattern,
+                           (unsigned char)s->policy_kind, (unsigned char)s->md_rank};
+  put_str(b, code_target(s->target));
+  sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
-    sk_buf_printf(b, "%s:%d:%d:%d:%d:%u:%d;", k->name, k->kind, k->dtype,
-                  k->rank, k->layout, k->traits, k->alias);
+    unsigned char f[6] = {(unsigned char)k->kind, (unsigned char)k->dtype,
+                          (unsigned char)k->rank, (unsigned char)k->layout,
+                          (unsigned char)k->traits, (unsigned char)k->alias};
+    put_str(b, k->name);
+    sk_buf_add(b, (const char *)f, sizeof f);
   }
-  sk_buf_puts(b, "|");
+  sk_buf_add(b, "|", 1);
   for (int r = 0; r < s->nred; r++) {
     const sk_reducer *q = &s->reds[r];
-    sk_buf_printf(b, "%d:%d", q->op, q->dtype);
+    unsigned char f[2] = {(unsigned char)q->op, (unsigned char)q->dtype};
+    sk_buf_add(b, (const char *)f, sizeof f);
     if (q->op == SK_RED_CUSTOM) {
-      sk_buf_add(b, q->init, strlen(q->init) + 1);
-      sk_buf_add(b, q->join, strlen(q->join) + 1);
+      put_str(b, q->init);
+      put_str(b, q->join);
     }
-    sk_buf_puts(b, ";");
   }
-  sk_buf_puts(b, "|");
-  for (int d = 0; d < SK_MAXMD; d++)
-    sk_buf_printf(b, "%s,", s->index[d] ? s->index[d] : "");
-  sk_buf_puts(b, "|");
-  if (s->prelude) sk_buf_add(b, s->prelude, strlen(s->prelude) + 1);
-  sk_buf_puts(b, "|");
+  sk_buf_add(b, "|", 1);
+  for (int d = 0; d < SK_MAXMD; d++) put_str(b, s->index[d]);
+  put_str(b, s->prelude);
   sk_buf_add(b, s->body, s->body_len);
 }
 
@@ -567,6 +576,25 @@ void sk_jit_refresh(sk_kernel *k) {
   } else if (st == SK_CC_FAILED && !k->warning[0]) {
     snprintf(k->warning, sizeof k->warning, "%s", k->cc_err);
   }
+}
+
+int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
+                 char *err, size_t errlen) {
+  sk_jit_refresh(k);
+  if (k->want == SK_TIER_TCC && k->tier == SK_TIER_CC) {
+    if (!k->tcc_fn) {
+      if (sk_tcc_compile(k, k->source, err, errlen) < 0) return -1;
+      k->compiles[SK_TIER_TCC]++;
+    }
+    *fn = k->tcc_fn;
+    *init = k->tcc_init;
+    *join = k->tcc_join;
+    return 0;
+  }
+  *fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
+  *init = k->init;
+  *join = k->join;
+  return 0;
 }
 
 void sk_jit_after_launch(sk_kernel *k, double seconds) {

@@ -91,6 +91,9 @@ typedef struct sk_kernel {
   int tier;                    /* tier whose code 'fn' is */
   void *gpu;                   /* nvrtc tier: the sk_cuda_code ('fn') */
   void *tcc_state;
+  void *tcc_fn;                /* the libtcc code, kept after a tier-up */
+  sk_init_fn tcc_init;
+  sk_join_fn tcc_join;
   int want;                    /* requested tier of the latest launch */
   void *cc_dl;                 /* dlopen handle of the cc code */
   int cc_state;                /* SK_CC_*: background tier-up state */
@@ -198,6 +201,11 @@ void sk_jit_set_default_tier(int tier);
 int sk_jit_default_tier(void);
 /* after each launch: account time, maybe schedule a background tier-up */
 void sk_jit_after_launch(sk_kernel *k, double seconds);
+/* The entry points a launch should use: the libtcc code when the launch
+ * asked for jit = "tcc" (compiled now if the kernel came from the disk
+ * cache), else the best tier's. Returns < 0 with a message. */
+int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
+                 char *err, size_t errlen);
 /* install a finished background compile (at launch time) */
 void sk_jit_refresh(sk_kernel *k);
 /* wait until no background compile is pending (tests, finalize) */

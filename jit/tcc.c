@@ -93,7 +93,10 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
   }
   if (k->tcc_state) sk_tcc_free(k->tcc_state);
   k->tcc_state = s;
-  sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
+  k->tcc_fn = fn;
+  k->tcc_init = (sk_init_fn)init;
+  k->tcc_join = (sk_join_fn)join;
+  if (k->tier != SK_TIER_CC) sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
   return 0;
 }
 

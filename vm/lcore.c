@@ -529,10 +529,9 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
   l.label = label;
   l.pattern = pattern;
   l.policy = pol;
-  sk_jit_refresh(k);
-  l.fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
-  l.init = k->init;
-  l.join = k->join;
+  char err[1024];
+  if (sk_jit_entry(k, &l.fn, &l.init, &l.join, err, sizeof err) < 0)
+    return sk_lerror(L, fname, label, "%s", err);
   l.acc_size = k->acc_size;
   l.args = cs->slot;
   l.nargs = cs->n;
@@ -540,7 +539,6 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
   if (pattern != SK_FOR && k->acc_size > sizeof result)
     return sk_lerror(L, fname, label, "accumulator of %zu bytes is too large",
                      k->acc_size);
-  char err[1024];
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = sk_backend_launch(b, &l, err, sizeof err);
