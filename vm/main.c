@@ -42,7 +42,9 @@ static void print_usage(FILE *f) {
     "  --             stop handling options\n"
     "  -              run stdin as a script and stop handling options\n"
     "With no script and no -e, %s starts a REPL ('= expr' prints expr).\n"
-    "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS.\n",
+    "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
+    "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CACHE_DIR,\n"
+    "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP (see docs/guide.md).\n",
     progname, progname);
 }
 
