@@ -47,6 +47,7 @@ typedef struct sk_launch {
   const sk_slot *args;
   int nargs;
   void *result;
+  sk_oob *oob;                  /* bounds-check mode: first bad index */
 } sk_launch;
 
 /* What a back end allows for TeamPolicy. */

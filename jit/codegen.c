@@ -281,10 +281,16 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     for (int d = 0; d < r; d++) {
       int unit = (k->layout == SK_RIGHT && d == r - 1) ||
                  (k->layout == SK_LEFT && d == 0);
-      if (unit)
-        sk_buf_printf(b, " + (sk_i64)(sk__a%d)", d);
+      char idx[96];
+      if (s->bounds)
+        snprintf(idx, sizeof idx, "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__ctx)",
+                 d, n, d, c, d);
       else
-        sk_buf_printf(b, " + (sk_i64)(sk__a%d) * sk__%s_s%d", d, n, d);
+        snprintf(idx, sizeof idx, "(sk_i64)(sk__a%d)", d);
+      if (unit)
+        sk_buf_printf(b, " + %s", idx);
+      else
+        sk_buf_printf(b, " + %s * sk__%s_s%d", idx, n, d);
     }
     sk_buf_puts(b, "])\n");
   }

@@ -383,8 +383,9 @@ static void put_str(sk_buf *b, const char *s) {
 }
 
 static void encode_key(sk_buf *b, const sk_kspec *s) {
-  unsigned char head[5] = {'s', 'k', (unsigned char)s->pattern,
-                           (unsigned char)s->policy_kind, (unsigned char)s->md_rank};
+  unsigned char head[6] = {'s', 'k', (unsigned char)s->pattern,
+                           (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
+                           (unsigned char)s->bounds};
   put_str(b, code_target(s->target));
   sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {

@@ -64,6 +64,7 @@ typedef struct sk_kspec {
   const sk_reducer *reds;      /* reduce: 1..SK_MAXRED; scan: 1 (sum) */
   const char *index[SK_MAXMD]; /* index names, NULL = default */
   const char *target;          /* back-end name: "serial", "openmp", ... */
+  int bounds;                  /* bounds-check mode */
   int tier;                    /* requested tier (SK_TIER_*) */
 } sk_kspec;
 

@@ -458,6 +458,7 @@ static int push_results(lua_State *L, const sk_kernel *k, const char *res) {
 
 /* -- launching ------------------------------------------------------------ */
 typedef struct launch_opts {
+  int bounds;
   const char *prelude;
   const char *index[SK_MAXMD];
   int tier;
@@ -465,16 +466,30 @@ typedef struct launch_opts {
   const char *target;   /* speck.kernel: compile for another back end */
 } launch_opts;
 
+/* bounds-check mode: SPECK_BOUNDS_CHECK=1 or speck.initialize{bounds_check=} */
+static int bounds_mode = -1;
+
+static int bounds_default(void) {
+  if (bounds_mode < 0) {
+    const char *e = getenv("SPECK_BOUNDS_CHECK");
+    bounds_mode = e && *e && strcmp(e, "0") != 0;
+  }
+  return bounds_mode;
+}
+
 static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
                        const char *label) {
   memset(o, 0, sizeof *o);
   o->scan_dtype = SK_F64;
+  o->bounds = bounds_default();
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, "options must be a table, got %s",
               luaL_typename(L, idx));
   lua_getfield(L, idx, "prelude");
   o->prelude = lua_tostring(L, -1);   /* anchored by the options table */
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "bounds_check") != LUA_TNIL) o->bounds = lua_toboolean(L, -1);
   lua_pop(L, 1);
   lua_getfield(L, idx, "jit");
   const char *j = lua_tostring(L, -1);
@@ -536,6 +551,9 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
   l.args = cs->slot;
   l.nargs = cs->n;
   l.result = result;
+  sk_oob oob;
+  memset(&oob, 0, sizeof oob);
+  l.oob = &oob;
   if (pattern != SK_FOR && k->acc_size > sizeof result)
     return sk_lerror(L, fname, label, "accumulator of %zu bytes is too large",
                      k->acc_size);
@@ -544,6 +562,14 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
   int rc = sk_backend_launch(b, &l, err, sizeof err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (rc < 0) return sk_lerror(L, fname, label, "%s", err);
+  if (oob.hit && oob.capture >= 0 && oob.capture < cs->n) {
+    const sk_view *v = cs->view[oob.capture];
+    return sk_lerror(L, fname, label,
+                     "view '%s' (capture '%s'): index %d is %lld, out of range "
+                     "[0, %lld) (bounds check)",
+                     v ? v->label : "?", cs->c[oob.capture].name, oob.dim,
+                     (long long)oob.index, (long long)oob.extent);
+  }
   sk_jit_after_launch(k, (double)(t1.tv_sec - t0.tv_sec) +
                              1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
   if (pattern == SK_FOR) return 0;
@@ -627,6 +653,7 @@ static int launch(lua_State *L, int pattern) {
   memcpy(s.index, o.index, sizeof s.index);
   s.target = b->name;
   s.tier = o.tier;
+  s.bounds = o.bounds;
   sk_kernel *k = get_kernel(L, &s, fname, label);
   return run_kernel(L, b, k, pattern, &pol, &cs, fname, label);
 }
@@ -871,6 +898,8 @@ static int l_initialize(lua_State *L) {
     }
     lua_getfield(L, 1, "device");
     if (!lua_isnil(L, -1)) device = (int)luaL_checkinteger(L, -1);
+    if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) bounds_mode = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     lua_getfield(L, 1, "jit");
     const char *j = lua_tostring(L, -1);
     if (j) {

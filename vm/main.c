@@ -44,7 +44,8 @@ static void print_usage(FILE *f) {
     "With no script and no -e, %s starts a REPL ('= expr' prints expr).\n"
     "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
     "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CACHE_DIR,\n"
-    "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP (see docs/guide.md).\n",
+    "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK\n"
+    "  (see docs/guide.md).\n",
     progname, progname);
 }
 

@@ -164,6 +164,7 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
   memset(j, 0, sizeof *j);
   j->l = l;
   j->fn = (sk_chunk_fn)l->fn;
+  j->ctx.oob = l->oob;
   j->dynamic = p->schedule == SK_DYNAMIC;
   j->chunk = p->chunk;
   if (p->kind == SK_POL_RANGE) {

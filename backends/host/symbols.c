@@ -35,6 +35,7 @@ static const sk_host_symbol table[] = {
   SK_MATH2(SK__M)
   {"sk_team_barrier", (const void *)sk_team_barrier},
   {"sk_team_alloc", (const void *)sk_team_alloc},
+  {"sk_oob_report", (const void *)sk_oob_report},
   {"memcpy", (const void *)memcpy},
   {"memmove", (const void *)memmove},
   {"memset", (const void *)memset},

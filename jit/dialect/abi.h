@@ -68,6 +68,15 @@ typedef struct sk_team_ctx {
   sk_i64 overflow_bytes;
 } sk_team_ctx;
 
+/* Bounds-check mode: the first out-of-range index a kernel met. */
+typedef struct sk_oob {
+  int hit;
+  int capture;   /* index of the capture (sorted by name) */
+  int dim;
+  int pad_;
+  sk_i64 index, extent;
+} sk_oob;
+
 /* Per-launch context handed to every chunk call. MDRange: lower bounds,
  * tile sizes and tile counts per dimension, dimension 0 outermost.
  * Scan: 'final' is 0 in the up-sweep, 1 in the final pass. */
@@ -79,6 +88,7 @@ typedef struct sk_ctx {
   int md_rank;
   int final;
   sk_team_ctx *team;
+  sk_oob *oob;          /* bounds-check mode only */
 } sk_ctx;
 
 /* A compiled kernel body: process work items [b, e) (range indices,

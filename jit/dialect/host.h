@@ -143,6 +143,28 @@ SK_ATOMIC_INT_TYPES(SK__AT_IDEF)
 #define atomic_or(p, v) ((void)atomic_fetch_or(p, v))
 #define atomic_xor(p, v) ((void)atomic_fetch_xor(p, v))
 
+/* -- bounds-check mode ---------------------------------------------------
+ * Each index goes through sk__bc: in range it is returned, out of range
+ * the first such access is recorded for the launch to report and 0 is
+ * used instead, so the kernel never touches memory outside the view. */
+#if defined(__TINYC__)
+void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n);
+#else
+SK__ATF void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n) {
+  sk_oob *o = ctx->oob;
+  if (!o || __atomic_exchange_n(&o->hit, 1, __ATOMIC_ACQ_REL)) return;
+  o->capture = c;
+  o->dim = d;
+  o->index = i;
+  o->extent = n;
+}
+#endif
+SK_INLINE sk_i64 sk__bc(sk_i64 i, sk_i64 n, int c, int d, const sk_ctx *ctx) {
+  if ((sk_u64)i < (sk_u64)n) return i;
+  sk_oob_report(ctx, c, d, i, n);
+  return 0;
+}
+
 /* -- teams (TeamPolicy kernels) ------------------------------------------
  * A team is a group of pool threads; vector lanes are a plain loop in one
  * thread (written so the cc tier can vectorise it). The body sees the
