@@ -23,6 +23,7 @@
  * The body is preceded by '#line 1 "body"', as on the host, so NVRTC's
  * messages name the body's lines.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,10 +179,17 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     for (int d = 0; d < r; d++) {
       int unit = (k->layout == SK_RIGHT && d == r - 1) ||
                  (k->layout == SK_LEFT && d == 0);
-      if (unit)
-        sk_buf_printf(b, " + (sk_i64)(sk__a%d)", d);
+      char idx[112];
+      if (s->bounds)
+        snprintf(idx, sizeof idx,
+                 "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__C.oob)", d,
+                 n, d, c, d);
       else
-        sk_buf_printf(b, " + (sk_i64)(sk__a%d) * sk__%s_s%d", d, n, d);
+        snprintf(idx, sizeof idx, "(sk_i64)(sk__a%d)", d);
+      if (unit)
+        sk_buf_printf(b, " + %s", idx);
+      else
+        sk_buf_printf(b, " + %s * sk__%s_s%d", idx, n, d);
     }
     sk_buf_puts(b, atomic ? "]})\n" : ro ? "]))\n" : "])\n");
   }
@@ -331,8 +339,8 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
       "  team.team_size = (int)blockDim.y;\n"
       "  team.vector_length = (int)blockDim.x;\n"
       "  team.lane = (int)threadIdx.x;\n"
-      "  team.mask = sk__tpb > 1 ? ((1u << sk__tsz) - 1u) << "
-      "((sk__tsz * sk__tz) & 31) : 0u;\n"
+      "  team.mask = sk__tpb == 1 ? 0u : sk__tsz >= 32 ? 0xffffffffu : "
+      "((1u << sk__tsz) - 1u) << ((sk__tsz * sk__tz) & 31);\n"
       "  {\n"
       "    char *sk__t0 = sk__smem + sk__tz * sk__C.smem_team_bytes;\n"
       "    const sk_i64 sk__sh = ((sk_i64)sk__tsz * SK__SLOT + 63) & ~63L;\n"
@@ -359,6 +367,10 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
       "    team.league_rank = sk__lr;\n"
       "    team.off[0] = team.off[1] = team.toff[0] = team.toff[1] = 0;\n");
   gen_body(b, s, "    ");
+  /* members do not lap one another between league ranks when the body
+   * uses scratch (the next rank's loads would overwrite this one's) */
+  if (memmem(s->body, s->body_len, "_scratch", 8))
+    sk_buf_puts(b, "    sk__team_barrier(team);\n");
   sk_buf_puts(b, "  }\n");
 }
 

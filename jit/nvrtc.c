@@ -239,6 +239,7 @@ int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *s, const char *source,
   c->md_rank = s->md_rank;
   sk_codegen_cuda_perm(s, c->md_perm);
   c->nargs = s->ncap;
+  c->bounds = s->bounds;
   for (int i = 0; i < s->ncap; i++)
     if (s->caps[i].kind == SK_CAP_VIEW && s->caps[i].space != SK_SPACE_CUDA)
       c->host_visible = 1;

@@ -748,6 +748,7 @@ static int l_kernel(lua_State *L) {
   s.reds = reds;
   memcpy(s.index, o.index, sizeof s.index);
   s.target = tb->name;
+  s.bounds = o.bounds;
   s.tier = o.tier;
   sk_kernel *k = get_kernel(L, &s, fname, label);
   khandle *h = lua_newuserdatauv(L, sizeof *h, 1);

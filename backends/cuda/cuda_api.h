@@ -23,6 +23,7 @@ typedef struct sk_cuda_code {
   int md_perm[SK_MAXMD]; /* MDRange dims, fastest (threadIdx.x) first */
   int nargs;             /* capture slots the kernel reads */
   int host_visible;      /* 1: a capture may be read by the host right after */
+  int bounds;            /* compiled in bounds-check mode */
   /* set by the back end on first launch */
   void *mod, *fn;
   int loaded, block, grid1;   /* occupancy: block size, blocks for 1 wave */

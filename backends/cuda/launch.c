@@ -26,7 +26,10 @@
 #include "../../jit/dialect/cuda.h"
 #include "cuda_int.h"
 
-#define RESULT_OFF 64     /* counter at 0, scratch flag at 8, result at 64 */
+/* the result area: counter at 0, scratch flag at 8, bounds record
+ * (sk_oob) at 16, the reduction's value at 64 */
+#define RESULT_OFF 64
+#define OOB_OFF 16
 
 static int sync_always = -1;
 static int waves = -1;
@@ -95,6 +98,8 @@ static int load(sk_cuda_code *c, const sk_launch *l, char *err, size_t errlen) {
 
 static int finish(const sk_launch *l, const sk_cuda_code *c, char *res,
                   int check_flag, char *err, size_t errlen) {
+  int oob = c->bounds && l->oob;
+  if (oob) check_flag = 1;   /* the bounds record comes back with the flag */
   int need = l->pattern != SK_FOR || check_flag || c->host_visible;
   if (sync_always < 0) {
     const char *e = getenv("SPECK_CUDA_SYNC");
@@ -118,7 +123,8 @@ static int finish(const sk_launch *l, const sk_cuda_code *c, char *res,
   }
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
   if (rc) return sk_cuda_fail(rc, "kernel", l->label, err, errlen);
-  if (check_flag) {
+  if (oob) memcpy(l->oob, pin + OOB_OFF, sizeof *l->oob);
+  if (check_flag && l->policy->kind == SK_POL_TEAM) {
     int64_t bad;
     memcpy(&bad, pin + 8, sizeof bad);
     if (bad) {
@@ -140,6 +146,14 @@ static int go(const sk_launch *l, sk_cuda_code *c, unsigned gx, unsigned gy,
               unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
               sk_cuctx *C, char *err, size_t errlen) {
   static sk_slot none;
+  if (c->bounds && l->oob && !C->oob) {   /* bounds-check mode: a zeroed record */
+    char *res = sk_cuda_scratch(SK_SCR_RESULT, RESULT_OFF + 1024, err, errlen);
+    if (!res) return -1;
+    C->oob = (sk_oob *)(res + OOB_OFF);
+    CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)C->oob, 0,
+                                         sizeof(sk_oob), sk_cuda.stream);
+    if (rc) return sk_cuda_fail(rc, "bounds record", l->label, err, errlen);
+  }
   void *args = l->nargs > 0 ? (void *)l->args : (void *)&none;
   void *params[] = {args, C};
   CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz,
@@ -202,7 +216,7 @@ static int launch_range(const sk_launch *l, sk_cuda_code *c, char *err,
     if (g > (int64_t)waves * c->grid1) g = (int64_t)waves * c->grid1;
     if (go(l, c, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0, &C, err, errlen) < 0)
       return -1;
-    return finish(l, c, NULL, 0, err, errlen);
+    return finish(l, c, C.oob ? (char *)C.oob - OOB_OFF : NULL, 0, err, errlen);
   }
   if (l->pattern == SK_REDUCE) {
     if (g > c->grid1) g = c->grid1;
@@ -288,7 +302,7 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_code *c, char *err,
                (unsigned)by, (unsigned)bz, 0, &C, err, errlen) < 0)
           return -1;
       }
-    return finish(l, c, NULL, 0, err, errlen);
+    return finish(l, c, C.oob ? (char *)C.oob - OOB_OFF : NULL, 0, err, errlen);
   }
   if (gy > sk_cuda.grid_y) gy = sk_cuda.grid_y;
   if (gz > sk_cuda.grid_z) gz = sk_cuda.grid_z;

@@ -34,6 +34,7 @@ typedef struct sk_cuctx {
   sk_i64 *flag;                  /* scratch requests that did not fit */
   sk_i64 chunk;                  /* scan: work items per block */
   sk_i64 md_oy, md_oz;           /* MDRange for: this launch's y/z offset */
+  sk_oob *oob;                   /* bounds-check mode: first bad index */
   int pass;                      /* scan: 0 up-sweep, 1 final */
   int team_size, vector_length, teams_per_block;
 } sk_cuctx;
@@ -252,10 +253,17 @@ SK_DEV unsigned long sk__at_cas(unsigned long *p, unsigned long e,
   return (unsigned long)atomicCAS((sk__ull *)p, (sk__ull)e, (sk__ull)d);
 }
 
-/* the dialect's spellings: the value converts to the pointee's type */
+/* the dialect's spellings: the value converts to the pointee's type.
+ * The empty asm with a memory clobber stops the compiler from keeping a
+ * plain load of the same element across the atomic (the hardware op may
+ * go through a word of another type, which type-based alias analysis
+ * would otherwise take as unrelated: a CAS retry loop would spin on a
+ * stale value). */
 #define SK__AT_API(api, name)                                                 \
   template <class T, class V> SK_DEV T api(T *p, V v) {                      \
-    return sk__at_##name(p, (T)v);                                           \
+    T r = sk__at_##name(p, (T)v);                                            \
+    asm volatile("" ::: "memory");                                           \
+    return r;                                                                \
   }
 SK__AT_API(atomic_fetch_add, add)
 SK__AT_API(atomic_fetch_sub, sub)
@@ -267,7 +275,9 @@ SK__AT_API(atomic_fetch_xor, xor)
 SK__AT_API(atomic_exchange, xchg)
 #undef SK__AT_API
 template <class T, class E, class D> SK_DEV T atomic_cas(T *p, E e, D d) {
-  return sk__at_cas(p, (T)e, (T)d);
+  T r = sk__at_cas(p, (T)e, (T)d);
+  asm volatile("" ::: "memory");
+  return r;
 }
 #define atomic_add(p, v) ((void)atomic_fetch_add(p, v))
 #define atomic_sub(p, v) ((void)atomic_fetch_sub(p, v))
@@ -276,6 +286,19 @@ template <class T, class E, class D> SK_DEV T atomic_cas(T *p, E e, D d) {
 #define atomic_and(p, v) ((void)atomic_fetch_and(p, v))
 #define atomic_or(p, v) ((void)atomic_fetch_or(p, v))
 #define atomic_xor(p, v) ((void)atomic_fetch_xor(p, v))
+
+/* -- bounds-check mode: an index out of range is recorded (first one
+ * wins) and replaced by 0, so no memory outside the view is touched */
+SK_DEV sk_i64 sk__bc(sk_i64 i, sk_i64 n, int c, int d, sk_oob *o) {
+  if ((sk_u64)i < (sk_u64)n) return i;
+  if (o && atomicExch(&o->hit, 1) == 0) {
+    o->capture = c;
+    o->dim = d;
+    o->index = i;
+    o->extent = n;
+  }
+  return 0;
+}
 
 /* -- view access traits ----------------------------------------------------
  * random_access: loads through the read-only (non-coherent) cache;
