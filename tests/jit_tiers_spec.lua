@@ -198,6 +198,12 @@ emit{first = first, last = last, hot = kstat("hot"), cold = kstat("cold"),
 ]]
 
 describe("tiered host JIT", function()
+  if (speck.info().default_space) == "cuda" then
+    it("applies to the host back ends", function()
+      pending("the tcc/cc tiers and their .so cache are host-only; CUDA kernels: cuda_codegen_spec")
+    end)
+    return
+  end
   local dir, env
 
   before_each(function()

@@ -829,7 +829,9 @@ describe("TeamPolicy on " .. SPACE, function()
       F(r, me, 0) = team.league_rank; F(r, me, 1) = team.league_size;
       F(r, me, 2) = team.team_rank;   F(r, me, 3) = team.team_size;
       F(r, me, 4) = team.vector_length;
-      atomic_add(&C(r), 1);
+      /* outside the vector constructs every vector lane runs (as in Kokkos
+       * on GPUs): count once per thread */
+      SINGLE_THREAD(team) { atomic_add(&C(r), 1); }
     ]]
     local function run(L, pol, T, V)
       local F = speck.View("F", "int64", {L + 1, TMAX, 5})   -- row L must stay untouched
@@ -857,6 +859,7 @@ describe("TeamPolicy on " .. SPACE, function()
     end
 
     it("'auto' team size and vector length are 1 on the CPU", function()
+      if SPACE == "cuda" then return pending("host default: 'auto' is a CPU team of 1") end
       assert.are.equal(1, LIMITS:team_size_recommended())
       run(13, speck.TeamPolicy(13, "auto"), 1, 1)
       run(13, speck.TeamPolicy(13, "auto", "auto"), 1, 1)

@@ -9,10 +9,13 @@ local DEFAULT = speck.View("probe", "float64", 1):space()
 local HOST_OK = {host = true, cuda_pinned = true, cuda_uvm = true}
 local HS = HOST_OK[DEFAULT] and DEFAULT or "host"
 
--- a view in HS unless the options say otherwise
+-- a view in HS unless the options say otherwise; layout right unless they
+-- say otherwise (the layout arithmetic below is written for it; GPU spaces
+-- default to left, which the "lays out" test checks on its own)
 local function V(label, dtype, dims, opts)
   opts = opts or {}
   if opts.space == nil and opts.data == nil then opts.space = HS end
+  if opts.layout == nil and opts.data == nil then opts.layout = "right" end
   return speck.View(label, dtype, dims, opts)
 end
 
