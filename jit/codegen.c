@@ -218,7 +218,7 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {
 }
 
 /* -- captures ---------------------------------------------------------- */
-static const char *slot_member(int dt) {
+const char *sk_cg_slot(int dt) {
   switch (dt) {
   case SK_F64: return "f64";
   case SK_F32: return "f32";
@@ -256,7 +256,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     const char *n = k->name;
     if (k->kind == SK_CAP_SCALAR) {
       sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s;\n", t->ctype, n,
-                    t->ctype, c, slot_member(k->dtype));
+                    t->ctype, c, sk_cg_slot(k->dtype));
       continue;
     }
     int r = k->rank;
@@ -322,26 +322,32 @@ static void gen_acc_store(sk_buf *b, const sk_kspec *s) {
   }
 }
 
-/* the body with 'return' meaning "done with this work item" */
-static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
-  sk_buf_printf(b, "%s{\n#define return goto sk__next;\n#line 1 \"body\"\n", indent);
-  char *atomic = sk_body_atomic(s);
-  if (atomic) {
-    sk_buf_puts(b, atomic);
-    free(atomic);
+/* The body in its own block, 'return' meaning "done with this work
+ * item" (a jump to 'label'), '#line' directives so messages name body
+ * lines, the closing brace on the body's last line (a missing ';' there is
+ * reported on that line). 'atomic': rewrite updates of atomic views. */
+void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent,
+                const char *label, int atomic) {
+  sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent, label);
+  char *rewritten = atomic ? sk_body_atomic(s) : NULL;
+  if (rewritten) {
+    sk_buf_puts(b, rewritten);
+    free(rewritten);
   } else {
     sk_buf_add(b, s->body, s->body_len);
   }
-  /* the closing brace on the body's last line, so an error at the
-   * body's end ("';' expected") points inside the body */
-  int last = 1;
-  for (size_t t = 0; t < s->body_len; t++) last += s->body[t] == '\n';
-  sk_buf_printf(b, "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n%ssk__next:;\n",
-                last, indent, indent);
+  int lines = 1;
+  for (size_t q = 0; q + 1 < s->body_len; q++) lines += s->body[q] == '\n';
+  sk_buf_printf(b, "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n"
+                "%s%s:;\n", lines, indent, indent, label);
 }
 
-static void gen_index_alias(sk_buf *b, const sk_kspec *s, int d,
-                            const char *var, const char *indent) {
+static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
+  sk_cg_body(b, s, indent, "sk__next", 1);
+}
+
+void sk_cg_index_alias(sk_buf *b, const sk_kspec *s, int d, const char *var,
+                       const char *indent) {
   const char *name = s->index[d];
   if (!name && s->policy_kind == SK_POL_RANGE && d == 0) name = "i";
   if (!name && s->policy_kind == SK_POL_MDRANGE && s->md_rank <= 3)
@@ -353,7 +359,7 @@ static void gen_index_alias(sk_buf *b, const sk_kspec *s, int d,
 
 static void gen_range(sk_buf *b, const sk_kspec *s) {
   sk_buf_puts(b, "  for (sk_i64 i0 = sk__b; i0 < sk__e; ++i0) {\n");
-  gen_index_alias(b, s, 0, "i0", "    ");
+  sk_cg_index_alias(b, s, 0, "i0", "    ");
   gen_body(b, s, "    ");
   sk_buf_puts(b, "  }\n");
 }
@@ -385,7 +391,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
   for (int d = 0; d < R; d++) {
     char var[16];
     snprintf(var, sizeof var, "i%d", d);
-    gen_index_alias(b, s, d, var, ind);
+    sk_cg_index_alias(b, s, d, var, ind);
   }
   gen_body(b, s, ind);
   for (int d = R - 1; d >= 0; d--) {
@@ -419,7 +425,7 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
 }
 
 /* Dialect text without its #include lines (everything is inlined). */
-static void add_header(sk_buf *b, const char *text) {
+void sk_cg_header(sk_buf *b, const char *text) {
   const char *p = text;
   while (*p) {
     const char *nl = strchr(p, '\n');
@@ -436,8 +442,8 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
                 s->pattern == SK_FOR      ? "parallel_for"
                 : s->pattern == SK_REDUCE ? "parallel_reduce"
                                           : "parallel_scan");
-  add_header(&b, sk_dialect_abi_h);
-  add_header(&b, sk_dialect_host_h);
+  sk_cg_header(&b, sk_dialect_abi_h);
+  sk_cg_header(&b, sk_dialect_host_h);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
@@ -467,8 +473,8 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
   sk_buf_printf(&b, "/* speck kernel '%s': host accumulator */\n", s->label);
-  add_header(&b, sk_dialect_abi_h);
-  add_header(&b, sk_dialect_host_h);
+  sk_cg_header(&b, sk_dialect_abi_h);
+  sk_cg_header(&b, sk_dialect_host_h);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");

@@ -32,30 +32,6 @@
 #include "jit.h"
 #include "strbuf.h"
 
-static void add_header(sk_buf *b, const char *text) {
-  const char *p = text;
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
-    if (strncmp(p, "#include", 8) != 0) sk_buf_add(b, p, n);
-    p += n;
-  }
-}
-
-static const char *slot_member(int dt) {
-  switch (dt) {
-  case SK_F64: return "f64";
-  case SK_F32: return "f32";
-  case SK_I64: return "i64";
-  case SK_I32: return "i32";
-  case SK_I16: return "i16";
-  case SK_I8: return "i8";
-  case SK_U64: return "u64";
-  case SK_U32: return "u32";
-  default: return "u8";
-  }
-}
-
 /* MDRange thread order: dimension 0 fastest (coalesced for layout left,
  * the GPU default) unless the captured views of rank >= 2 are mostly
  * layout right, then the last dimension fastest (as on the host). */
@@ -147,7 +123,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     const char *n = k->name;
     if (k->kind == SK_CAP_SCALAR) {
       sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s; (void)%s;\n",
-                    t->ctype, n, t->ctype, c, slot_member(k->dtype), n);
+                    t->ctype, n, t->ctype, c, sk_cg_slot(k->dtype), n);
       continue;
     }
     int r = k->rank;
@@ -196,32 +172,9 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
 }
 
 /* -- the pieces of the kernel -------------------------------------------- */
-static const char *const md_default[3] = {"i", "j", "k"};
-
-static void gen_index_alias(sk_buf *b, const sk_kspec *s, int d,
-                            const char *var, const char *indent) {
-  const char *name = s->index[d];
-  if (!name && s->policy_kind == SK_POL_RANGE && d == 0) name = "i";
-  if (!name && s->policy_kind == SK_POL_MDRANGE && s->md_rank <= 3)
-    name = md_default[d];
-  if (name && strcmp(name, var) != 0)
-    sk_buf_printf(b, "%sconst sk_i64 %s = %s; (void)%s;\n", indent, name, var,
-                  name);
-}
-
-/* the body with 'return' meaning "done with this work item" ('label'
- * differs between the two copies of a scan body) */
 static void gen_body_l(sk_buf *b, const sk_kspec *s, const char *indent,
                        const char *label) {
-  sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent,
-                label);
-  sk_buf_add(b, s->body, s->body_len);
-  /* the closing brace on the body's last line: a missing ';' there is
-   * reported on that line */
-  int lines = 1;
-  for (size_t q = 0; q + 1 < s->body_len; q++) lines += s->body[q] == '\n';
-  sk_buf_printf(b, "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n"
-                "%s%s:;\n", lines, indent, indent, label);
+  sk_cg_body(b, s, indent, label, 0);   /* atomic views are sk__aref proxies */
 }
 
 static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
@@ -252,7 +205,7 @@ static void gen_range(sk_buf *b, const sk_kspec *s) {
               "  const sk_i64 sk__step = (sk_i64)gridDim.x * blockDim.x;\n"
               "  for (sk_i64 i0 = sk__C.b + (sk_i64)blockIdx.x * blockDim.x + "
               "threadIdx.x; i0 < sk__C.e; i0 += sk__step) {\n");
-  gen_index_alias(b, s, 0, "i0", "    ");
+  sk_cg_index_alias(b, s, 0, "i0", "    ");
   gen_body(b, s, "    ");
   sk_buf_puts(b, "  }\n");
 }
@@ -318,7 +271,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
   for (int d = 0; d < R; d++) {
     char var[16];
     snprintf(var, sizeof var, "i%d", d);
-    gen_index_alias(b, s, d, var, "        ");
+    sk_cg_index_alias(b, s, d, var, "        ");
   }
   for (int d = 0; d < R; d++) sk_buf_printf(b, "        (void)i%d;\n", d);
   gen_body(b, s, "        ");
@@ -391,7 +344,7 @@ static void gen_scan(sk_buf *b, const sk_kspec *s) {
               "    const bool final = false; (void)final;\n"
               "    for (sk_i64 i0 = sk__cb + sk__t; i0 < sk__ce; i0 += sk__nt) "
               "{\n");
-  gen_index_alias(b, s, 0, "i0", "      ");
+  sk_cg_index_alias(b, s, 0, "i0", "      ");
   gen_body(b, s, "      ");
   sk_buf_puts(b, "    }\n");
   gen_acc_store(b, s, "    ");
@@ -417,7 +370,7 @@ static void gen_scan(sk_buf *b, const sk_kspec *s) {
       "      if (i0 < sk__ce) {\n"
       "        const bool final = sk__ph == 1; (void)final;\n");
   gen_acc_locals(b, s, "        ");
-  gen_index_alias(b, s, 0, "i0", "        ");
+  sk_cg_index_alias(b, s, 0, "i0", "        ");
   gen_body_l(b, s, "        ", "sk__next2");
   gen_acc_store(b, s, "        ");
   sk_buf_puts(b,
@@ -442,8 +395,8 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
                 s->pattern == SK_FOR      ? "parallel_for"
                 : s->pattern == SK_REDUCE ? "parallel_reduce"
                                           : "parallel_scan");
-  add_header(&b, sk_dialect_abi_h);
-  add_header(&b, sk_dialect_cuda_h);
+  sk_cg_header(&b, sk_dialect_abi_h);
+  sk_cg_header(&b, sk_dialect_cuda_h);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");

@@ -128,6 +128,14 @@ char *sk_body_atomic(const sk_kspec *spec);
 /* -- codegen.c --------------------------------------------------------- */
 /* Generated source for 'spec' (malloc'd) or NULL with 'err' filled. */
 char *sk_codegen_host(const sk_kspec *spec, char *err, size_t errlen);
+/* pieces shared by the host and CUDA generators (codegen.c) */
+struct sk_buf;
+void sk_cg_header(struct sk_buf *b, const char *text);   /* without #include lines */
+const char *sk_cg_slot(int dtype);                        /* sk_slot member */
+void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,
+                       const char *var, const char *indent);
+void sk_cg_body(struct sk_buf *b, const sk_kspec *s, const char *indent,
+                const char *label, int atomic);
 /* 1 if 'name' is a C keyword or a dialect word */
 int sk_codegen_reserved(const char *name);
 struct sk_buf;
