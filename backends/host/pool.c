@@ -2,7 +2,10 @@
  *
  * Workers wait on the 32-bit generation word 'gen': they spin for a while
  * (a launch right after another costs no system call) and then sleep in
- * futex_wait. A launch publishes the job, bumps 'gen' (release), wakes
+ * futex_wait. The spin pauses only briefly and then yields: a long PAUSE
+ * loop gets a virtual CPU descheduled by the hypervisor, and a spinning
+ * thread that shares a CPU with the one it waits for must let it run
+ * (both seen on these machines as launches of 1-2 ms instead of 1 us). A launch publishes the job, bumps 'gen' (release), wakes
  * sleepers if there are any, runs its own share as tid 0 and spins until
  * 'pending' reaches zero. 'sleepers' and 'gen' are accessed seq_cst on
  * both sides, so either the worker sees the new generation or the
@@ -20,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#define SPIN_ITERS (1 << 15)
+#define SPIN_NS 2e6   /* idle workers stay awake 2 ms, */
+#define PAUSE_NS 2e4  /* pausing for the first 20 us, then yielding */
 
 static struct {
   int n;
@@ -36,6 +41,12 @@ static struct {
 } P;
 
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
+}
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,9 +67,17 @@ static void *worker(void *p) {
   unsigned seen = 0;
   for (;;) {
     unsigned g = seen;
-    for (int k = 0; k < SPIN_ITERS; k++) {
+    /* spin (a short pause loop, then yielding) for about SPIN_NS before
+     * sleeping: a launch soon after the last one finds us awake */
+    double t0 = now_ns();
+    for (int k = 0;; k++) {
       g = atomic_load_explicit(&P.gen, memory_order_acquire);
       if (g != seen) break;
+      if ((k & 63) == 63) {
+        double dt = now_ns() - t0;
+        if (dt > SPIN_NS) break;
+        if (dt > PAUSE_NS) sched_yield();
+      }
       cpu_relax();
     }
     if (g == seen) {
@@ -128,7 +147,7 @@ void sk_pool_run(sk_pool_fn fn, void *arg) {
   if (atomic_load(&P.sleepers) > 0) futex_wake(&P.gen);
   fn(arg, 0, n);
   for (unsigned k = 0; atomic_load_explicit(&P.pending, memory_order_acquire) > 0; k++) {
-    if (k < SPIN_ITERS)
+    if (k < 64)
       cpu_relax();
     else
       sched_yield();
