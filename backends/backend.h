@@ -99,6 +99,11 @@ const sk_backend *sk_backend_for_space(int space);
 /* the back ends in registry order, NULL-terminated */
 const sk_backend *const *sk_backend_list(void);
 
+/* TeamPolicy: team size and vector length ("auto" resolved from 'lim')
+ * checked with the scratch request against the back end's limits */
+int sk_team_resolve(const sk_policy *p, const sk_team_limits *lim, int *T,
+                    int *V, char *err, size_t errlen);
+
 /* dispatch a launch to the right entry of 'b' by pattern and policy */
 int sk_backend_launch(const sk_backend *b, const sk_launch *l, char *err,
                       size_t errlen);

@@ -1,4 +1,5 @@
 /* registry.c: the one list of back ends, and launch dispatch. */
+#include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
@@ -22,10 +23,43 @@ const sk_backend *sk_backend_for_space(int space) {
   return &sk_backend_cuda;
 }
 
+int sk_team_resolve(const sk_policy *p, const sk_team_limits *lim, int *T,
+                    int *V, char *err, size_t errlen) {
+  *T = p->team_size > 0 ? p->team_size : lim->team_size_recommended;
+  *V = p->vector_length > 0 ? p->vector_length : 1;
+  if (*T > lim->team_size_max) {
+    snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", *T,
+             lim->team_size_max);
+    return -1;
+  }
+  if (*V > lim->vector_length_max) {
+    snprintf(err, errlen, "vector length %d exceeds the maximum %d", *V,
+             lim->vector_length_max);
+    return -1;
+  }
+  for (int lv = 0; lv < 2; lv++) {
+    int64_t need = p->scratch_team[lv] + (int64_t)*T * p->scratch_thread[lv];
+    if (need > lim->scratch_max[lv]) {
+      snprintf(err, errlen,
+               "scratch level %d asks %lld bytes per team (%lld per team + %d x "
+               "%lld per thread), at most %lld",
+               lv, (long long)need, (long long)p->scratch_team[lv], *T,
+               (long long)p->scratch_thread[lv], (long long)lim->scratch_max[lv]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int sk_backend_launch(const sk_backend *b, const sk_launch *l, char *err,
                       size_t errlen) {
   switch (l->policy->kind) {
-  case SK_POL_TEAM: return b->launch_team(l, err, errlen);
+  case SK_POL_TEAM:
+    if (l->pattern == SK_SCAN) {
+      snprintf(err, errlen, "parallel_scan does not take a TeamPolicy (as in Kokkos)");
+      return -1;
+    }
+    return b->launch_team(l, err, errlen);
   case SK_POL_MDRANGE:
     if (l->pattern == SK_FOR) return b->launch_mdrange(l, err, errlen);
     break;

@@ -216,9 +216,9 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
   for (int d = 0; d < SK_MAXMD; d++) {
     const char *n = s->index[d];
     if (n && d >= want) {
-      snprintf(err, errlen, "opts.index names %d indices, the policy has %d", d + 1, want);
-      for (int e = d + 1; e < SK_MAXMD && s->index[e]; e++)
-        snprintf(err, errlen, "opts.index names %d indices, the policy has %d", e + 1, want);
+      int given = d + 1;
+      while (given < SK_MAXMD && s->index[given]) given++;
+      snprintf(err, errlen, "opts.index names %d indices, the policy has %d", given, want);
       return -1;
     }
     for (int e = 0; n && e < d; e++)

@@ -163,10 +163,8 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
                 p->vector_length);
     if (p->team_size < 0)
       sk_lerror(L, fname, label, "team size %d is negative", p->team_size);
-    int n;
-    n = int_list(L, idx, "scratch_team", p->scratch_team, 2, fname, label);
-    (void)n;
-    n = int_list(L, idx, "scratch_thread", p->scratch_thread, 2, fname, label);
+    int_list(L, idx, "scratch_team", p->scratch_team, 2, fname, label);
+    int_list(L, idx, "scratch_thread", p->scratch_thread, 2, fname, label);
     for (int l = 0; l < 2; l++)
       if (p->scratch_team[l] < 0 || p->scratch_thread[l] < 0)
         sk_lerror(L, fname, label, "negative scratch request");
@@ -528,6 +526,29 @@ static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
   lua_pop(L, 1);
 }
 
+/* the kernel spec of a launch or of speck.kernel */
+static void make_spec(sk_kspec *s, const char *label, const char *body,
+                      size_t body_len, int pattern, const sk_policy *pol,
+                      const caps *cs, const sk_reducer *reds, int nred,
+                      const launch_opts *o, const sk_backend *b) {
+  memset(s, 0, sizeof *s);
+  s->label = label;
+  s->body = body;
+  s->body_len = body_len;
+  s->prelude = o->prelude;
+  s->pattern = pattern;
+  s->policy_kind = pol->kind;
+  s->md_rank = pol->md_rank;
+  s->ncap = cs->n;
+  s->caps = cs->c;
+  s->nred = nred;
+  s->reds = reds;
+  memcpy(s->index, o->index, sizeof s->index);
+  s->target = b->name;
+  s->tier = o->tier;
+  s->bounds = o->bounds;
+}
+
 static const char *fname_of(int pattern) {
   return pattern == SK_FOR      ? "speck.parallel_for"
          : pattern == SK_REDUCE ? "speck.parallel_reduce"
@@ -638,22 +659,7 @@ static int launch(lua_State *L, int pattern) {
   caps cs;
   collect_caps(L, 3, &cs, b, fname, label);
   sk_kspec s;
-  memset(&s, 0, sizeof s);
-  s.label = label;
-  s.body = body;
-  s.body_len = body_len;
-  s.prelude = o.prelude;
-  s.pattern = pattern;
-  s.policy_kind = pol.kind;
-  s.md_rank = pol.md_rank;
-  s.ncap = cs.n;
-  s.caps = cs.c;
-  s.nred = nred;
-  s.reds = reds;
-  memcpy(s.index, o.index, sizeof s.index);
-  s.target = b->name;
-  s.tier = o.tier;
-  s.bounds = o.bounds;
+  make_spec(&s, label, body, body_len, pattern, &pol, &cs, reds, nred, &o, b);
   sk_kernel *k = get_kernel(L, &s, fname, label);
   return run_kernel(L, b, k, pattern, &pol, &cs, fname, label);
 }
@@ -734,22 +740,7 @@ static int l_kernel(lua_State *L) {
   caps cs;
   collect_caps(L, 3, &cs, o.target ? NULL : b, fname, label);
   sk_kspec s;
-  memset(&s, 0, sizeof s);
-  s.label = label;
-  s.body = body;
-  s.body_len = body_len;
-  s.prelude = o.prelude;
-  s.pattern = pattern;
-  s.policy_kind = pol.kind;
-  s.md_rank = pol.md_rank;
-  s.ncap = cs.n;
-  s.caps = cs.c;
-  s.nred = nred;
-  s.reds = reds;
-  memcpy(s.index, o.index, sizeof s.index);
-  s.target = tb->name;
-  s.bounds = o.bounds;
-  s.tier = o.tier;
+  make_spec(&s, label, body, body_len, pattern, &pol, &cs, reds, nred, &o, tb);
   sk_kernel *k = get_kernel(L, &s, fname, label);
   khandle *h = lua_newuserdatauv(L, sizeof *h, 1);
   memset(h, 0, sizeof *h);

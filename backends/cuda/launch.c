@@ -338,34 +338,14 @@ void sk_cuda_team_limits(sk_team_limits *lim) {
 static int launch_team(const sk_launch *l, sk_cuda_code *c, char *err,
                        size_t errlen) {
   const sk_policy *p = l->policy;
-  if (l->pattern == SK_SCAN) {
-    snprintf(err, errlen, "parallel_scan does not take a TeamPolicy (as in Kokkos)");
-    return -1;
-  }
   sk_team_limits lim;
   sk_cuda_team_limits(&lim);
-  int V = p->vector_length > 0 ? p->vector_length : 1;
-  int T = p->team_size > 0 ? p->team_size : lim.team_size_recommended;
-  if (V > lim.vector_length_max) {
-    snprintf(err, errlen, "vector length %d exceeds the maximum %d", V,
-             lim.vector_length_max);
-    return -1;
-  }
-  if (T > lim.team_size_max || (int64_t)T * V > c->maxthreads) {
+  int T, V;
+  if (sk_team_resolve(p, &lim, &T, &V, err, errlen) < 0) return -1;
+  if ((int64_t)T * V > c->maxthreads) {
     snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", T,
-             T > lim.team_size_max ? lim.team_size_max : c->maxthreads / V);
+             c->maxthreads / V);
     return -1;
-  }
-  for (int lv = 0; lv < 2; lv++) {
-    int64_t need = p->scratch_team[lv] + (int64_t)T * p->scratch_thread[lv];
-    if (need > lim.scratch_max[lv]) {
-      snprintf(err, errlen,
-               "scratch level %d asks %lld bytes per team (%lld per team + %d x "
-               "%lld per thread), at most %lld",
-               lv, (long long)need, (long long)p->scratch_team[lv], T,
-               (long long)p->scratch_thread[lv], (long long)lim.scratch_max[lv]);
-      return -1;
-    }
   }
   int64_t L = p->league_size;
   if (L <= 0) return empty_result(l);

@@ -200,12 +200,6 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
   return 0;
 }
 
-static int threads_of(const sk_launch *l) {
-  (void)l;
-  int n = sk_pool_size();
-  return n > 0 ? n : 1;
-}
-
 /* Shared by both back ends: 'pooled' says whether to use the pool. */
 static int host_launch(const sk_launch *l, int pooled, char *err,
                        size_t errlen) {
@@ -213,7 +207,7 @@ static int host_launch(const sk_launch *l, int pooled, char *err,
     return sk_host_launch_team(l, pooled, err, errlen);
   job j;
   if (setup(&j, l, err, errlen) < 0) return -1;
-  int nt = pooled ? threads_of(l) : 1;
+  int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
   if (l->pattern == SK_FOR) {
     if (j.n == 0) return 0;
     if (nt == 1 || j.n == 1) {

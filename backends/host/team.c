@@ -43,7 +43,7 @@ static size_t up64(size_t x) { return (x + 63) & ~(size_t)63; }
 
 void sk_host_team_limits(int pooled, sk_team_limits *lim) {
   int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
-  lim->team_size_max = nt;
+  lim->team_size_max = nt < 8 * SK_BAR_WORDS ? nt : 8 * SK_BAR_WORDS;  /* barrier words */
   lim->team_size_recommended = 1;
   lim->vector_length_max = SK_HOST_VECTOR_MAX;
   lim->scratch_max[0] = SK_HOST_SCRATCH0_MAX;
@@ -120,34 +120,8 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
   const sk_policy *p = l->policy;
   sk_team_limits lim;
   sk_host_team_limits(pooled, &lim);
-  int T = p->team_size > 0 ? p->team_size : lim.team_size_recommended;
-  int V = p->vector_length > 0 ? p->vector_length : 1;
-  if (T > lim.team_size_max) {
-    snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", T,
-             lim.team_size_max);
-    return -1;
-  }
-  if (T > 8 * SK_BAR_WORDS) {
-    snprintf(err, errlen, "team size %d exceeds the barrier's maximum %d", T,
-             8 * SK_BAR_WORDS);
-    return -1;
-  }
-  if (V > lim.vector_length_max) {
-    snprintf(err, errlen, "vector length %d exceeds the maximum %d", V,
-             lim.vector_length_max);
-    return -1;
-  }
-  for (int lv = 0; lv < 2; lv++) {
-    int64_t need = p->scratch_team[lv] + (int64_t)T * p->scratch_thread[lv];
-    if (need > lim.scratch_max[lv]) {
-      snprintf(err, errlen,
-               "scratch level %d asks %lld bytes per team (%lld per team + %d x "
-               "%lld per thread), at most %lld",
-               lv, (long long)need, (long long)p->scratch_team[lv], T,
-               (long long)p->scratch_thread[lv], (long long)lim.scratch_max[lv]);
-      return -1;
-    }
-  }
+  int T, V;
+  if (sk_team_resolve(p, &lim, &T, &V, err, errlen) < 0) return -1;
   int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
   tjob j;
   memset(&j, 0, sizeof j);
@@ -253,10 +227,6 @@ oom:
 
 int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
                         size_t errlen) {
-  if (l->pattern == SK_SCAN) {
-    snprintf(err, errlen, "parallel_scan does not take a TeamPolicy (as in Kokkos)");
-    return -1;
-  }
   pthread_mutex_lock(&team_lock);
   int rc = launch_locked(l, pooled, err, errlen);
   pthread_mutex_unlock(&team_lock);
