@@ -53,7 +53,7 @@ MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
 DIALECT  := abi host cuda
-DIALECT_H := $(wildcard $(DIALECT:%=jit/dialect/%.h))
+DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h))
 
 TCC_A    := $(TCC_DIR)/libtcc.a
 TCC_INC  := $(BUILD)/deps/include/libtcc.h
@@ -106,8 +106,8 @@ $(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC)
 
 $(BUILD)/gen/dialect.c: scripts/embed.lua $(DIALECT_H)
 	@mkdir -p $(@D)
-	$(LUA) scripts/embed.lua $@ --include jit/dialect_src.h \
-	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=jit/dialect/$(d).h)
+	$(LUA) scripts/embed.lua $@ --include dialect/dialect_src.h \
+	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=dialect/$(d).h)
 
 $(OBJ_DIR)/gen/dialect.o: $(BUILD)/gen/dialect.c
 	@mkdir -p $(@D)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dialect_src.h"
+#include "../dialect/dialect_src.h"
 #include "jit.h"
 #include "strbuf.h"
 
@@ -167,7 +167,7 @@ static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
 
 /* The accumulator struct, sk__init, sk__join and sk__layout; for CUDA
  * (cuda != 0) the same types and a reducer type 'sk__R' with device
- * init/join in C++ (jit/dialect/cuda.h's contract). The host text is
+ * init/join in C++ (dialect/cuda.h's contract). The host text is
  * also what the CUDA tier compiles with libtcc, so that push_results
  * reads the device's accumulator with the same layout. */
 void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {

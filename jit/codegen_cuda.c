@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dialect_src.h"
+#include "../dialect/dialect_src.h"
 #include "jit.h"
 #include "strbuf.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../jit/dialect/abi.h"
+#include "../../dialect/abi.h"
 
 typedef struct sk_cuda_code {
   /* set by the JIT */

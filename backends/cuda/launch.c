@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jit/dialect/cuda.h"
+#include "../../dialect/cuda.h"
 #include "cuda_int.h"
 
 /* the result area: counter at 0, scratch flag at 8, bounds record

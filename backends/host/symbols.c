@@ -1,12 +1,12 @@
 /* symbols.c: the runtime side of the host dialect for the tcc tier.
  *
- * Compiles jit/dialect/host.h with SK_DIALECT_RUNTIME so the atomics get
+ * Compiles dialect/host.h with SK_DIALECT_RUNTIME so the atomics get
  * external definitions (gcc builtins inside), and lists every symbol a
  * libtcc-compiled kernel may need. No system headers: host.h defines the
  * types, and the math prototypes match libm's.
  */
 #define SK_DIALECT_RUNTIME
-#include "../../jit/dialect/host.h"
+#include "../../dialect/host.h"
 #include "symbols.h"
 
 /* prototypes for -Wmissing-prototypes-clean external definitions */

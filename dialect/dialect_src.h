@@ -1,0 +1,12 @@
+/* dialect_src.h: the kernel dialect headers of dialect as C strings,
+ * generated at build time into build/gen/dialect.c by scripts/embed.lua, so
+ * that generated kernels compile without header files at run time.
+ * A header that was absent at build time is the empty string. */
+#ifndef SK_DIALECT_SRC_H
+#define SK_DIALECT_SRC_H
+
+extern const char sk_dialect_abi_h[];    /* dialect/abi.h */
+extern const char sk_dialect_host_h[];   /* dialect/host.h */
+extern const char sk_dialect_cuda_h[];   /* dialect/cuda.h */
+
+#endif
