@@ -56,9 +56,43 @@ typedef struct sk_team_limits {
   int64_t scratch_max[2];       /* bytes per team, levels 0 and 1 */
 } sk_team_limits;
 
+/* The code a back end runs, as the JIT makes it: host C compiled in
+ * process (a function pointer, launch's 'fn' as is), or CUDA C++ compiled
+ * by NVRTC into an image the back end loads. exec/ asks the JIT for the
+ * back end's 'code' and never looks at a space's name. */
+enum { SK_CODE_HOST, SK_CODE_CUDA, SK_NCODE };
+
+/* A device code object made by the JIT (jit/nvrtc.c) with the launch
+ * facts the generator decided; a back end whose code target is an image
+ * turns it into its launchable form with 'load'. */
+typedef struct sk_image {
+  char *data;            /* cubin or NUL-terminated PTX (malloc'd) */
+  size_t size;
+  int is_binary;         /* 1 cubin, 0 PTX */
+  char arch[24];         /* "sm_90" or "compute_90" */
+  int pattern, policy_kind, md_rank;
+  int md_perm[SK_MAXMD]; /* MDRange dims, fastest (threadIdx.x) first */
+  int nargs;             /* capture slots the kernel reads */
+  int host_visible;      /* 1: a capture may be read by the host right after */
+  int bounds;            /* compiled in bounds-check mode */
+} sk_image;
+
 typedef struct sk_backend {
   const char *name;             /* "serial", "openmp", "cuda" */
-  int space;                    /* its memory space */
+  int space;                    /* its memory space (new views) */
+  int code;                     /* SK_CODE_*: what its kernels are made of */
+  /* 1 if its kernels may read and write memory of 'space' */
+  int (*reaches)(int space);
+  /* 1 if it allocates and frees memory of 'space' */
+  int (*owns)(int space);
+  /* image targets: the architecture to compile for ("sm_90"); 0 when no
+   * device can be used (compile-only: the JIT picks a default) */
+  int (*arch)(char *buf, size_t n);
+  /* image targets: make 'img' launchable (the result is sk_launch.fn);
+   * the back end copies what it keeps. NULL for host code. */
+  void *(*load)(const sk_image *img, const char *label, char *err,
+                size_t errlen);
+  void (*unload)(void *code);
   /* set-up: 'threads' <= 0 means the back end's default */
   int (*init)(int threads, int device, char *err, size_t errlen);
   void (*finalize)(void);
@@ -95,7 +129,12 @@ extern const sk_backend sk_backend_openmp;
 extern const sk_backend sk_backend_cuda;
 
 const sk_backend *sk_backend_find(const char *name);   /* NULL if unknown */
+/* the back end that allocates memory of 'space' (the first registered
+ * that owns it), NULL if none */
 const sk_backend *sk_backend_for_space(int space);
+/* add a back end from outside backends/ (tests, plug-ins); its name must
+ * be new. Returns 0 or -1 with a message. */
+int sk_backend_register(const sk_backend *b, char *err, size_t errlen);
 /* the back ends in registry order, NULL-terminated */
 const sk_backend *const *sk_backend_list(void);
 

@@ -1,26 +1,59 @@
 /* registry.c: the one list of back ends, and launch dispatch. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
 
-static const sk_backend *const all[] = {&sk_backend_serial, &sk_backend_openmp,
-                                        &sk_backend_cuda, NULL};
+#define SK_MAXBACKEND 16
+
+/* The built-in back ends, then those registered at run time. Entries are
+ * only ever appended (under 'lock'), and the count is published after the
+ * entry, so readers need no lock. */
+static const sk_backend *all[SK_MAXBACKEND + 1] = {
+  &sk_backend_serial, &sk_backend_openmp, &sk_backend_cuda, NULL};
+static int nall = 3;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 const sk_backend *const *sk_backend_list(void) { return all; }
 
 const sk_backend *sk_backend_find(const char *name) {
-  for (int i = 0; all[i]; i++)
+  int n = __atomic_load_n(&nall, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n; i++)
     if (strcmp(all[i]->name, name) == 0) return all[i];
   return NULL;
 }
 
-/* Memory of a space is managed by the back end that owns the space; host
- * memory by the active host back end's table (both host tables share
- * allocation functions). */
+int sk_backend_register(const sk_backend *b, char *err, size_t errlen) {
+  if (!b || !b->name || !b->launch_range || !b->launch_reduce ||
+      !b->launch_scan || !b->reaches || !b->owns || !b->init || !b->available) {
+    snprintf(err, errlen, "sk_backend_register: incomplete back-end table");
+    return -1;
+  }
+  pthread_mutex_lock(&lock);
+  int rc = 0;
+  if (sk_backend_find(b->name)) {
+    snprintf(err, errlen, "sk_backend_register: back end '%s' exists", b->name);
+    rc = -1;
+  } else if (nall >= SK_MAXBACKEND) {
+    snprintf(err, errlen, "sk_backend_register: more than %d back ends",
+             SK_MAXBACKEND);
+    rc = -1;
+  } else {
+    all[nall] = b;
+    __atomic_store_n(&nall, nall + 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+/* Memory of a space is allocated by the first back end that owns it (the
+ * host tables share their allocation functions). */
 const sk_backend *sk_backend_for_space(int space) {
-  if (space == SK_SPACE_HOST) return &sk_backend_openmp;
-  return &sk_backend_cuda;
+  int n = __atomic_load_n(&nall, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n; i++)
+    if (all[i]->owns && all[i]->owns(space)) return all[i];
+  return NULL;
 }
 
 int sk_team_resolve(const sk_policy *p, const sk_team_limits *lim, int *T,

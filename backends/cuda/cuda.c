@@ -72,9 +72,21 @@ static void cuda_info(char *buf, size_t n) {
                                    "cubins may not load)" : "");
 }
 
+/* CUDA kernels reach every space but plain host memory; the back end
+ * allocates all three CUDA spaces */
+static int cuda_reaches(int space) { return space != SK_SPACE_HOST; }
+
+static int cuda_owns(int space) {
+  return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_PINNED ||
+         space == SK_SPACE_CUDA_UVM;
+}
+
 const sk_backend sk_backend_cuda = {
   .name = "cuda",
   .space = SK_SPACE_CUDA,
+  .code = SK_CODE_CUDA,
+  .reaches = cuda_reaches,
+  .owns = cuda_owns,
   .init = cuda_init,
   .finalize = cuda_finalize,
   .available = cuda_available,

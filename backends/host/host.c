@@ -292,6 +292,18 @@ static int serial_init(int threads, int device, char *err, size_t errlen) {
 
 static void serial_finalize(void) {}
 
+/* host kernels reach host memory and the CUDA spaces the CPU can load */
+static int host_reaches(int space) { return sk_space_host_accessible(space); }
+
+/* host memory is allocated through the openmp table (parallel first
+ * touch when its pool runs; serial shares the same functions) */
+static int owns_none(int space) {
+  (void)space;
+  return 0;
+}
+
+static int owns_host(int space) { return space == SK_SPACE_HOST; }
+
 static int always(char *why, size_t n) {
   (void)why;
   (void)n;
@@ -343,6 +355,9 @@ static void pool_team_limits(sk_team_limits *lim) { sk_host_team_limits(1, lim);
 const sk_backend sk_backend_serial = {
   .name = "serial",
   .space = SK_SPACE_HOST,
+  .code = SK_CODE_HOST,
+  .reaches = host_reaches,
+  .owns = owns_none,
   .init = serial_init,
   .finalize = serial_finalize,
   .available = always,
@@ -364,6 +379,9 @@ const sk_backend sk_backend_serial = {
 const sk_backend sk_backend_openmp = {
   .name = "openmp",
   .space = SK_SPACE_HOST,
+  .code = SK_CODE_HOST,
+  .reaches = host_reaches,
+  .owns = owns_host,
   .init = pool_init,
   .finalize = pool_finalize,
   .available = always,
