@@ -45,7 +45,7 @@ LDFLAGS  = $(SAN)
 LDLIBS   = -lm -ldl -pthread
 
 # -- sources and outputs -------------------------------------------------
-LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c jit/*.c \
+LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c \
               backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
 OBJ_DIR  := $(BUILD)/obj
 LIB_OBJ  := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o

@@ -20,7 +20,8 @@ typedef enum sk_policy_kind { SK_POL_RANGE, SK_POL_MDRANGE, SK_POL_TEAM }
   sk_policy_kind;
 typedef enum sk_schedule { SK_STATIC, SK_DYNAMIC } sk_schedule;
 
-/* An execution policy, already validated by vm/. */
+/* An execution policy, validated by exec/ (sk_policy_check) before a
+ * back end sees it: team_size and vector_length are then resolved. */
 typedef struct sk_policy {
   int kind;             /* sk_policy_kind */
   int schedule;         /* sk_schedule */
@@ -31,6 +32,7 @@ typedef struct sk_policy {
   int64_t league_size;  /* team */
   int team_size, vector_length;
   int64_t scratch_team[2], scratch_thread[2];
+  int md_tiled;         /* 1: md_tile was given */
 } sk_policy;
 
 /* One launch: the compiled code (back-end specific 'fn'), its arguments
@@ -61,6 +63,8 @@ typedef struct sk_team_limits {
  * by NVRTC into an image the back end loads. exec/ asks the JIT for the
  * back end's 'code' and never looks at a space's name. */
 enum { SK_CODE_HOST, SK_CODE_CUDA, SK_NCODE };
+/* what a back end can do beyond the common patterns */
+enum { SK_FEAT_MDRANGE_SCAN = 1 };
 
 /* A device code object made by the JIT (jit/nvrtc.c) with the launch
  * facts the generator decided; a back end whose code target is an image
@@ -81,6 +85,7 @@ typedef struct sk_backend {
   const char *name;             /* "serial", "openmp", "cuda" */
   int space;                    /* its memory space (new views) */
   int code;                     /* SK_CODE_*: what its kernels are made of */
+  unsigned features;            /* SK_FEAT_* */
   /* 1 if its kernels may read and write memory of 'space' */
   int (*reaches)(int space);
   /* 1 if it allocates and frees memory of 'space' */
@@ -138,14 +143,6 @@ int sk_backend_register(const sk_backend *b, char *err, size_t errlen);
 /* the back ends in registry order, NULL-terminated */
 const sk_backend *const *sk_backend_list(void);
 
-/* TeamPolicy: team size and vector length ("auto" resolved from 'lim')
- * checked with the scratch request against the back end's limits */
-int sk_team_resolve(const sk_policy *p, const sk_team_limits *lim, int *T,
-                    int *V, char *err, size_t errlen);
-
-/* dispatch a launch to the right entry of 'b' by pattern and policy */
-int sk_backend_launch(const sk_backend *b, const sk_launch *l, char *err,
-                      size_t errlen);
 
 /* -- runtime (backends/runtime.c): the active back end ---------------- */
 /* Initialise with 'space' (NULL: SPECK_SPACE or "openmp") and 'threads'

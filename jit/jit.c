@@ -3,7 +3,8 @@
  *
  * The key is every byte that determines the generated source: code
  * target, pattern, policy kind and MDRange rank, the captures (name,
- * kind, dtype, rank, layout, traits, aliasing; never extents or values),
+ * kind, dtype, rank, layout, traits, aliasing, memory space; never
+ * extents or values),
  * reducers, index names, prelude and body. Serial and openmp share the
  * host code target, so they share compiled kernels.
  */
@@ -371,10 +372,6 @@ char *sk_body_atomic(const sk_kspec *s) {
 }
 
 /* -- key --------------------------------------------------------------- */
-static const char *code_target(const char *backend) {
-  return strcmp(backend, "cuda") == 0 ? "cuda" : "host";
-}
-
 /* Bytes, not text: this runs on every launch. Strings end with their
  * NUL, small integers are one byte each. */
 static void put_str(sk_buf *b, const char *s) {
@@ -383,16 +380,19 @@ static void put_str(sk_buf *b, const char *s) {
 }
 
 static void encode_key(sk_buf *b, const sk_kspec *s) {
-  unsigned char head[6] = {'s', 'k', (unsigned char)s->pattern,
+  unsigned char head[7] = {'s', 'k', (unsigned char)s->code,
+                           (unsigned char)s->pattern,
                            (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
-  put_str(b, code_target(s->target));
   sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
-    unsigned char f[6] = {(unsigned char)k->kind, (unsigned char)k->dtype,
+    /* the memory space too: a kernel for device memory may skip the
+     * synchronisation a host-visible (pinned, managed) capture needs */
+    unsigned char f[7] = {(unsigned char)k->kind, (unsigned char)k->dtype,
                           (unsigned char)k->rank, (unsigned char)k->layout,
-                          (unsigned char)k->traits, (unsigned char)k->alias};
+                          (unsigned char)k->traits, (unsigned char)k->alias,
+                          (unsigned char)k->space};
     put_str(b, k->name);
     sk_buf_add(b, (const char *)f, sizeof f);
   }
@@ -670,7 +670,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   memcpy(k->key, keybuf.s, keybuf.n);
   double t0 = now();
   /* -- CUDA target: codegen_cuda.c + NVRTC (nvrtc.c), no tcc/cc tiers -- */
-  if (strcmp(code_target(s->target), "cuda") == 0) {
+  if (s->code == SK_CODE_CUDA) {
     k->source = sk_codegen_cuda(s, err, errlen);
     if (k->source) dump_source(k);
     if (!k->source || sk_nvrtc_compile(k, s, k->source, err, errlen) < 0) {

@@ -63,7 +63,8 @@ typedef struct sk_kspec {
   int nred;
   const sk_reducer *reds;      /* reduce: 1..SK_MAXRED; scan: 1 (sum) */
   const char *index[SK_MAXMD]; /* index names, NULL = default */
-  const char *target;          /* back-end name: "serial", "openmp", ... */
+  const char *target;          /* back-end name, for messages */
+  int code;                    /* SK_CODE_*: what to compile to */
   int bounds;                  /* bounds-check mode */
   int tier;                    /* requested tier (SK_TIER_*) */
 } sk_kspec;

@@ -19,6 +19,8 @@ local function check_int(fname, what, v)
   end
 end
 
+local AUTO = "auto"
+
 local Policy = {}
 Policy.__index = Policy
 function Policy:__tostring()
@@ -29,20 +31,18 @@ function Policy:__tostring()
                                                 table.concat(self.upper, ", "))
   end
   return ("TeamPolicy(%d, %s, %s)"):format(self.league_size,
-    self.team_size == 0 and "auto" or tostring(self.team_size),
-    self.vector_length == 0 and "auto" or tostring(self.vector_length))
+    self.team_size == AUTO and "auto" or tostring(self.team_size),
+    self.vector_length == AUTO and "auto" or tostring(self.vector_length))
 end
 
 function speck.RangePolicy(b, e, opts)
   opts = check_opts("speck.RangePolicy", opts)
   check_int("speck.RangePolicy", "begin", b)
   check_int("speck.RangePolicy", "end", e)
-  if e < b then
-    error(("speck.RangePolicy: end %d is before begin %d"):format(e, b), 2)
-  end
-  return setmetatable({kind = "range", begin = b, ["end"] = e,
-                       chunk = opts.chunk, schedule = opts.schedule,
-                       space = opts.space}, Policy)
+  return core.check_policy("speck.RangePolicy",
+    setmetatable({kind = "range", begin = b, ["end"] = e,
+                  chunk = opts.chunk, schedule = opts.schedule,
+                  space = opts.space}, Policy))
 end
 
 function speck.MDRangePolicy(lower, upper, opts)
@@ -58,12 +58,13 @@ function speck.MDRangePolicy(lower, upper, opts)
     check_int("speck.MDRangePolicy", "bound " .. d, lower[d])
     check_int("speck.MDRangePolicy", "bound " .. d, upper[d])
   end
-  return setmetatable({kind = "mdrange", lower = lower, upper = upper,
-                       tile = opts.tile, space = opts.space}, Policy)
+  return core.check_policy("speck.MDRangePolicy",
+    setmetatable({kind = "mdrange", lower = lower, upper = upper,
+                  tile = opts.tile, space = opts.space}, Policy))
 end
 
 local function auto_or_int(fname, what, v)
-  if v == nil or v == "auto" then return 0 end
+  if v == nil or v == "auto" then return AUTO end
   check_int(fname, what, v)
   return v
 end
@@ -92,17 +93,8 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
   end
   opts = check_opts("speck.TeamPolicy", opts)
   check_int("speck.TeamPolicy", "league size", league_size)
-  if league_size < 0 then
-    error(("speck.TeamPolicy: league size %d is negative"):format(league_size), 2)
-  end
   local ts = auto_or_int("speck.TeamPolicy", "team size", team_size)
   local vl = auto_or_int("speck.TeamPolicy", "vector length", vector_length)
-  if ts < 0 then
-    error(("speck.TeamPolicy: team size %d is negative"):format(ts), 2)
-  end
-  if vl ~= 0 and (vl < 1 or vl & (vl - 1) ~= 0) then
-    error(("speck.TeamPolicy: vector length %d is not a power of two"):format(vl), 2)
-  end
   local sc = opts.scratch or {}
   local function pair(t, what)
     if t == nil then return {0, 0} end
@@ -111,11 +103,12 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
     end
     return {t[1] or 0, t[2] or 0}
   end
-  return setmetatable({kind = "team", league_size = league_size, team_size = ts,
-                       vector_length = vl, schedule = opts.schedule,
-                       chunk = opts.chunk, space = opts.space,
-                       scratch_team = pair(sc.per_team, "per_team"),
-                       scratch_thread = pair(sc.per_thread, "per_thread")}, Policy)
+  return core.check_policy("speck.TeamPolicy",
+    setmetatable({kind = "team", league_size = league_size, team_size = ts,
+                  vector_length = vl, schedule = opts.schedule,
+                  chunk = opts.chunk, space = opts.space,
+                  scratch_team = pair(sc.per_team, "per_team"),
+                  scratch_thread = pair(sc.per_thread, "per_thread")}, Policy))
 end
 
 -- -- Timer ------------------------------------------------------------------

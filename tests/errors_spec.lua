@@ -179,7 +179,7 @@ local CASES = {
 
   -- policies
   {"RangePolicy with end before begin", function() speck.RangePolicy(5, 2) end,
-   "speck.RangePolicy: end 2 is before begin 5"},
+   "speck.RangePolicy: range end 2 is before begin 5"},
   {"a range table with end before begin", function()
      pf("bad", {kind = "range", begin = 5, ["end"] = 2}, {}, "") end,
    "speck.parallel_for 'bad': range end 2 is before begin 5"},
@@ -197,11 +197,11 @@ local CASES = {
    "speck.RangePolicy: options must be a table, got number"},
   {"an unknown schedule", function()
      pf("bad", speck.RangePolicy(0, 4, {schedule = "guided"}), {}, "") end,
-   "speck.parallel_for 'bad': unknown schedule 'guided' (static or dynamic)"},
+   "speck.RangePolicy: unknown schedule 'guided' (static or dynamic)"},
   {"a negative chunk", function() pf("bad", speck.RangePolicy(0, 10, {chunk = -1}), {}, "") end,
-   "speck.parallel_for 'bad': chunk -1 is negative"},
+   "speck.RangePolicy: chunk -1 is negative"},
   {"a non-integer chunk", function() pf("bad", speck.RangePolicy(0, 10, {chunk = 1.5}), {}, "") end,
-   "speck.parallel_for 'bad': policy field 'chunk' must be an integer"},
+   "speck.RangePolicy: policy field 'chunk' must be an integer"},
   {"a policy that is a string", function() pf("bad", "ten", {}, "") end,
    "speck.parallel_for 'bad': policy must be an integer or a speck policy, got string"},
   {"a policy table without kind", function() pf("bad", {}, {}, "") end,
@@ -226,19 +226,46 @@ local CASES = {
    "speck.parallel_for 'bad': policy 'lower' has 7 entries, at most 6"},
   {"an MDRange upper bound below the lower", function()
      pf("bad", speck.MDRangePolicy({0, 3}, {4, 1}), {}, "") end,
-   "speck.parallel_for 'bad': MDRange dimension 1: upper 1 < lower 3"},
+   "speck.MDRangePolicy: MDRange dimension 1: upper 1 < lower 3"},
   {"a zero tile", function()
      pf("bad", speck.MDRangePolicy({0, 0}, {4, 4}, {tile = {0, 2}}), {}, "") end,
-   "speck.parallel_for 'bad': MDRange tile 0 is 0 (must be >= 1)"},
+   "speck.MDRangePolicy: MDRange tile 0 is 0 (must be >= 1)"},
   {"a negative tile", function()
      pr("badr", speck.MDRangePolicy({0, 0}, {4, 4}, {tile = {2, -3}}), {}, "") end,
-   "speck.parallel_reduce 'badr': MDRange tile 1 is -3 (must be >= 1)"},
+   "speck.MDRangePolicy: MDRange tile 1 is -3 (must be >= 1)"},
   {"a tile of the wrong rank", function()
      pf("bad", speck.MDRangePolicy({0, 0}, {4, 4}, {tile = {2, 2, 2}}), {}, "") end,
-   "speck.parallel_for 'bad': MDRange tile has 3 entries, rank is 2"},
+   "speck.MDRangePolicy: MDRange tile has 3 entries, rank is 2"},
+  {"a RangePolicy of more than 2^63 - 1 iterations", function()
+     speck.RangePolicy(math.mininteger, math.maxinteger) end,
+   "speck.RangePolicy: RangePolicy(-9223372036854775808, 9223372036854775807) has more than 2^63 - 1 iterations"},
+  {"a range table of more than 2^63 - 1 iterations", function()
+     pf("bad", {kind = "range", begin = math.mininteger, ["end"] = 1}, {}, "") end,
+   "speck.parallel_for 'bad': RangePolicy(-9223372036854775808, 1) has more than 2^63 - 1 iterations"},
+  {"an MDRangePolicy whose count overflows int64", function()
+     speck.MDRangePolicy({0, 0, 0}, {1 << 30, 1 << 30, 1 << 30}) end,
+   "speck.MDRangePolicy: MDRangePolicy of rank 3 has more than 2^63 - 1 iterations (the product of its extents overflows int64)"},
+  {"an mdrange table whose count overflows int64", function()
+     pr("badr", {kind = "mdrange", lower = {0, 0}, upper = {1 << 40, 1 << 40}}, {}, "") end,
+   "speck.parallel_reduce 'badr': MDRangePolicy of rank 2 has more than 2^63 - 1 iterations"},
+  {"an empty MDRange is fine even when other extents are huge", function()
+     assert.are.equal(0.0, pr("ok", speck.MDRangePolicy({0, 0, 0}, {1 << 40, 0, 1 << 40}), {}, "acc += 1;"))
+     error("reached")
+   end, "reached"},
+  {"TeamPolicy with team size 0", function() speck.TeamPolicy(4, 0) end,
+   'speck.TeamPolicy: team size 0 is not positive (a size >= 1, or "auto")'},
+  {"TeamPolicy with vector length 0", function() speck.TeamPolicy(4, 1, 0) end,
+   'speck.TeamPolicy: vector length 0 is not positive (a power of two, or "auto")'},
+  {"a team table with team size 0", function()
+     pf("bad", {kind = "team", league_size = 4, team_size = 0}, {}, "") end,
+   'speck.parallel_for \'bad\': team size 0 is not positive (a size >= 1, or "auto")'},
+  {"a team table whose scratch request wraps int64", function()
+     pf("bad", {kind = "team", league_size = 4, team_size = 1,
+                scratch_team = {16, 0}, scratch_thread = {(1 << 62) + 16, 0}}, {}, "") end,
+   "speck.parallel_for 'bad': scratch level 0 asks"},
   {"a non-integer tile", function()
      pf("bad", speck.MDRangePolicy({0, 0}, {4, 4}, {tile = {2.5, 2}}), {}, "") end,
-   "speck.parallel_for 'bad': policy 'tile' entry 1 is not an integer"},
+   "speck.MDRangePolicy: policy 'tile' entry 1 is not an integer"},
 
   -- options
   {"options that are not a table", function() pf("bad", 4, {}, "", 5) end,
@@ -364,7 +391,7 @@ describe("errors on " .. SPACE, function()
       assert.is_truthy(msg:find("errors_spec.lua:%d+: speck.parallel_for 'bad': range end %-1 is negative"),
                        msg)
       ok, msg = pcall(function() speck.RangePolicy(3, 1) end)
-      assert.is_truthy(msg:find("errors_spec.lua:%d+: speck.RangePolicy: end 1 is before begin 3"), msg)
+      assert.is_truthy(msg:find("errors_spec.lua:%d+: speck.RangePolicy: range end 1 is before begin 3"), msg)
     end)
 
     local function run_script(text)
@@ -403,7 +430,7 @@ launch()
 print("ran")
 
 local p = speck.RangePolicy(4, 1)
-]], 3, "speck.RangePolicy: end 1 is before begin 4"},
+]], 3, "speck.RangePolicy: range end 1 is before begin 4"},
       {"an MDRange policy error", [[
 print("ran")
 local p = speck.MDRangePolicy({0}, {1})

@@ -1105,12 +1105,14 @@ describe("TeamPolicy on " .. SPACE, function()
     end)
 
     it("an unknown schedule and a negative scratch request", function()
-      assert.are.equal("speck.parallel_for 'bad_sched': unknown schedule 'guided' (static or dynamic)",
-        err_of(speck.parallel_for, "bad_sched", speck.TeamPolicy(4, 1, {schedule = "guided"}),
-               {x = x}, "x(0) = 1;"))
+      -- checked where the policy is made, by the check every launch makes
+      assert.are.equal("speck.TeamPolicy: unknown schedule 'guided' (static or dynamic)",
+        err_of(speck.TeamPolicy, 4, 1, {schedule = "guided"}))
+      assert.are.equal("speck.TeamPolicy: negative scratch request",
+        err_of(speck.TeamPolicy, 4, 1, {scratch = {per_team = {-8, 0}}}))
       assert.are.equal("speck.parallel_for 'bad_scr': negative scratch request",
-        err_of(speck.parallel_for, "bad_scr",
-               speck.TeamPolicy(4, 1, {scratch = {per_team = {-8, 0}}}), {x = x}, "x(0) = 1;"))
+        err_of(speck.parallel_for, "bad_scr", {kind = "team", league_size = 4, team_size = 1,
+               scratch_team = {-8, 0}}, {x = x}, "x(0) = 1;"))
       sanity()
     end)
 

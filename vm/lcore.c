@@ -1,10 +1,12 @@
 /* lcore.c: the 'speck.core' Lua module: runtime, patterns, kernels, jit.
  *
- * A launch: parse the policy, collect the captures (sorted by name, so
- * the signature is canonical), build the kernel spec, look it up or
- * compile it (jit/), fill the argument block and hand it to the active
- * back end. Everything on the C stack: no malloc'd memory is held across
- * a call that can raise (STYLE.md point 7).
+ * A thin binding over exec/: a launch turns the Lua policy, captures,
+ * reducers and options into an sk_policy, sk_arg array and sk_kdesc and
+ * calls sk_run, which checks, compiles and launches; the results come back
+ * as Lua values. Type errors of Lua values are raised here; everything
+ * about whether a launch makes sense is decided in exec/. Everything on
+ * the C stack: no malloc'd memory is held across a call that can raise
+ * (STYLE.md point 7).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -16,13 +18,14 @@
 
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
+#include "../exec/exec.h"
 
 #define SPECK_VERSION "0.1.0"
 
 /* -- errors ------------------------------------------------------------- */
 int sk_lerror(lua_State *L, const char *fname, const char *label,
               const char *fmt, ...) {
-  char msg[2048];
+  char msg[4096];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -58,8 +61,21 @@ static int64_t int_field(lua_State *L, int t, const char *k, int64_t def,
   return v;
 }
 
-/* read an integer list field of length 'n' (or -1: any) into out;
- * returns the length */
+/* a team size or vector length: an integer, or "auto" (or absent) */
+static int auto_field(lua_State *L, int t, const char *k, const char *fname,
+                      const char *label) {
+  int ty = lua_getfield(L, t, k);
+  int is_auto = ty == LUA_TNIL ||
+                (ty == LUA_TSTRING && strcmp(lua_tostring(L, -1), "auto") == 0);
+  lua_pop(L, 1);
+  if (is_auto) return SK_AUTO;
+  int64_t v = int_field(L, t, k, 0, fname, label);
+  /* out of int range: clamped, so the check still names a bad size */
+  return v < -2147483647 ? -2147483647 : v > 2147483647 ? 2147483647 : (int)v;
+}
+
+/* read an integer list field (at most 'max' entries) into out; returns
+ * the length, -1 when absent */
 static int int_list(lua_State *L, int t, const char *k, int64_t *out, int max,
                     const char *fname, const char *label) {
   if (lua_getfield(L, t, k) != LUA_TTABLE) {
@@ -81,23 +97,18 @@ static int int_list(lua_State *L, int t, const char *k, int64_t *out, int max,
   return n;
 }
 
-static int is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
 /* Fill 'p' from the policy at stack index 'idx' (an integer n, or a
- * table built by speck.RangePolicy / MDRangePolicy / TeamPolicy). */
+ * table built by speck.RangePolicy / MDRangePolicy / TeamPolicy). Only
+ * the Lua shapes are checked here; sk_policy_check judges the values. */
 static void parse_policy(lua_State *L, int idx, sk_policy *p,
                          const char *fname, const char *label) {
-  memset(p, 0, sizeof *p);
-  p->kind = SK_POL_RANGE;
+  sk_policy_init(p, SK_POL_RANGE);
   if (lua_type(L, idx) == LUA_TNUMBER) {
     int ok;
     p->end = lua_tointegerx(L, idx, &ok);
     if (!ok)
       sk_lerror(L, fname, label, "range %s is not an integer",
                 lua_tostring(L, idx));
-    if (p->end < 0)
-      sk_lerror(L, fname, label, "range end %lld is negative",
-                (long long)p->end);
     return;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -125,62 +136,67 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
     sk_lerror(L, fname, label, "unknown schedule '%s' (static or dynamic)", sch);
   lua_pop(L, 1);
   p->chunk = int_field(L, idx, "chunk", 0, fname, label);
-  if (p->chunk < 0)
-    sk_lerror(L, fname, label, "chunk %lld is negative", (long long)p->chunk);
   if (p->kind == SK_POL_RANGE) {
     p->begin = int_field(L, idx, "begin", 0, fname, label);
     p->end = int_field(L, idx, "end", 0, fname, label);
-    if (p->end < p->begin)
-      sk_lerror(L, fname, label, "range end %lld is before begin %lld",
-                (long long)p->end, (long long)p->begin);
   } else if (p->kind == SK_POL_MDRANGE) {
     int n1 = int_list(L, idx, "lower", p->md_lo, SK_MAXMD, fname, label);
     int n2 = int_list(L, idx, "upper", p->md_hi, SK_MAXMD, fname, label);
-    if (n1 != n2 || n1 < 2)
-      sk_lerror(L, fname, label,
-                "MDRangePolicy needs lower and upper bounds of equal rank 2..6");
-    p->md_rank = n1;
-    for (int d = 0; d < n1; d++)
-      if (p->md_hi[d] < p->md_lo[d])
-        sk_lerror(L, fname, label, "MDRange dimension %d: upper %lld < lower %lld",
-                  d, (long long)p->md_hi[d], (long long)p->md_lo[d]);
+    p->md_rank = n1 == n2 ? n1 : -1;
     int nt = int_list(L, idx, "tile", p->md_tile, SK_MAXMD, fname, label);
-    if (nt >= 0 && nt != n1)
+    if (nt >= 0 && nt != n1 && n1 == n2)
       sk_lerror(L, fname, label, "MDRange tile has %d entries, rank is %d", nt, n1);
-    for (int d = 0; d < nt; d++)
-      if (p->md_tile[d] < 1)
-        sk_lerror(L, fname, label, "MDRange tile %d is %lld (must be >= 1)", d,
-                  (long long)p->md_tile[d]);
+    p->md_tiled = nt >= 0;
   } else {
     p->league_size = int_field(L, idx, "league_size", 0, fname, label);
-    if (p->league_size < 0)
-      sk_lerror(L, fname, label, "league size %lld is negative",
-                (long long)p->league_size);
-    p->team_size = (int)int_field(L, idx, "team_size", 0, fname, label);
-    p->vector_length = (int)int_field(L, idx, "vector_length", 0, fname, label);
-    if (p->vector_length && !is_pow2(p->vector_length))
-      sk_lerror(L, fname, label, "vector length %d is not a power of two",
-                p->vector_length);
-    if (p->team_size < 0)
-      sk_lerror(L, fname, label, "team size %d is negative", p->team_size);
+    p->team_size = auto_field(L, idx, "team_size", fname, label);
+    p->vector_length = auto_field(L, idx, "vector_length", fname, label);
     int_list(L, idx, "scratch_team", p->scratch_team, 2, fname, label);
     int_list(L, idx, "scratch_thread", p->scratch_thread, 2, fname, label);
-    for (int l = 0; l < 2; l++)
-      if (p->scratch_team[l] < 0 || p->scratch_thread[l] < 0)
-        sk_lerror(L, fname, label, "negative scratch request");
   }
 }
 
-/* -- captures ----------------------------------------------------------- */
-typedef struct caps {
-  int n;
-  sk_capture c[SK_MAXCAP];
-  sk_slot slot[SK_MAXCAP];
-  const sk_view *view[SK_MAXCAP];
-} caps;
+/* parse only (its errors are raised without a position) */
+static int l_parse_only(lua_State *L) {
+  sk_policy p;
+  const char *fname = lua_tostring(L, 1);
+  lua_pushfstring(L, "%s", fname);
+  /* parse_policy raises "fname: msg" at level 1, here a C function: no
+   * position is added */
+  parse_policy(L, 2, &p, fname, NULL);
+  return 0;
+}
 
-static void typed_scalar(lua_State *L, int idx, sk_capture *c, sk_slot *s,
-                         const char *fname, const char *label) {
+/* core.check_policy(fname, policy): the constructors' check (the same
+ * one every launch makes), so a bad policy fails where it is written */
+static int l_check_policy(lua_State *L) {
+  const char *fname = luaL_checkstring(L, 1);
+  sk_policy p;
+  char err[512];
+  lua_pushcfunction(L, l_parse_only);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  int bad = lua_pcall(L, 2, 0, 0) != LUA_OK;
+  if (!bad) {
+    parse_policy(L, 2, &p, fname, NULL);
+    bad = sk_policy_check(&p, -1, NULL, err, sizeof err) < 0;
+    if (bad) lua_pushfstring(L, "%s: %s", fname, err);
+  }
+  if (bad) {
+    /* at the line that called the constructor, not inside speck.lua */
+    const char *msg = lua_tostring(L, -1);
+    luaL_where(L, 2);
+    lua_pushstring(L, msg ? msg : "?");
+    lua_concat(L, 2);
+    return lua_error(L);
+  }
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* -- captures ----------------------------------------------------------- */
+static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
+                         const char *label) {
   /* {dtype, value} at idx */
   lua_geti(L, idx, 1);
   lua_geti(L, idx, 2);
@@ -190,8 +206,9 @@ static void typed_scalar(lua_State *L, int idx, sk_capture *c, sk_slot *s,
     sk_lerror(L, fname, label,
               "capture '%s' is a table; captures must be views, numbers, "
               "booleans or {dtype, value}",
-              c->name);
-  c->dtype = d;
+              a->name);
+  a->dtype = d;
+  sk_slot *s = &a->value;
   const sk_dtype_info *t = &sk_dtypes[d];
   int ok = 1;
   if (t->is_bool) {
@@ -212,34 +229,18 @@ static void typed_scalar(lua_State *L, int idx, sk_capture *c, sk_slot *s,
     }
   }
   if (!ok)
-    sk_lerror(L, fname, label, "capture '%s': value is not of dtype %s", c->name,
+    sk_lerror(L, fname, label, "capture '%s': value is not of dtype %s", a->name,
               t->name);
   lua_pop(L, 2);
 }
 
-static void sort_caps(caps *cs) {
-  for (int a = 1; a < cs->n; a++) {
-    for (int b = a; b > 0 && strcmp(cs->c[b - 1].name, cs->c[b].name) > 0; b--) {
-      sk_capture tc = cs->c[b]; cs->c[b] = cs->c[b - 1]; cs->c[b - 1] = tc;
-      sk_slot ts = cs->slot[b]; cs->slot[b] = cs->slot[b - 1]; cs->slot[b - 1] = ts;
-      const sk_view *tv = cs->view[b]; cs->view[b] = cs->view[b - 1]; cs->view[b - 1] = tv;
-    }
-  }
-}
-
-static int space_ok(int view_space, const sk_backend *b) {
-  if (b->space == SK_SPACE_HOST)
-    return view_space == SK_SPACE_HOST || view_space == SK_SPACE_CUDA_PINNED ||
-           view_space == SK_SPACE_CUDA_UVM;
-  return view_space != SK_SPACE_HOST;
-}
-
-/* Collect the captures table at 'idx' into 'cs' (sorted, aliasing marked).
- * The names point into the table's keys, alive while it is on the stack. */
-static void collect_caps(lua_State *L, int idx, caps *cs, const sk_backend *b,
-                         const char *fname, const char *label) {
-  cs->n = 0;
-  if (lua_isnoneornil(L, idx)) return;
+/* The captures table at 'idx' as arguments; returns their count. The
+ * names point into the table's keys and the views into their userdata,
+ * alive while the table is on the stack. */
+static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
+                        const char *label) {
+  int n = 0;
+  if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, "captures must be a table, got %s",
               luaL_typename(L, idx));
@@ -248,59 +249,32 @@ static void collect_caps(lua_State *L, int idx, caps *cs, const sk_backend *b,
     if (lua_type(L, -2) != LUA_TSTRING)
       sk_lerror(L, fname, label, "capture names must be strings, got %s",
                 luaL_typename(L, -2));
-    if (cs->n >= SK_MAXCAP)
+    if (n >= SK_MAXCAP)
       sk_lerror(L, fname, label, "more than %d captures", SK_MAXCAP);
-    int k = cs->n++;
-    sk_capture *c = &cs->c[k];
-    sk_slot *s = &cs->slot[k];
-    memset(c, 0, sizeof *c);
-    c->name = lua_tostring(L, -2);
-    cs->view[k] = NULL;
+    sk_arg *a = &args[n++];
+    memset(a, 0, sizeof *a);
+    a->name = lua_tostring(L, -2);
     const sk_view *v;
     switch (lua_type(L, -1)) {
     case LUA_TNUMBER:
-      c->kind = SK_CAP_SCALAR;
       if (lua_isinteger(L, -1)) {
-        c->dtype = SK_I64;
-        s->i64 = lua_tointeger(L, -1);
+        a->dtype = SK_I64;
+        a->value.i64 = lua_tointeger(L, -1);
       } else {
-        c->dtype = SK_F64;
-        s->f64 = lua_tonumber(L, -1);
+        a->dtype = SK_F64;
+        a->value.f64 = lua_tonumber(L, -1);
       }
       break;
     case LUA_TBOOLEAN:
-      c->kind = SK_CAP_SCALAR;
-      c->dtype = SK_BOOL;
-      s->u8 = (unsigned char)lua_toboolean(L, -1);
+      a->dtype = SK_BOOL;
+      a->value.u8 = (unsigned char)lua_toboolean(L, -1);
       break;
     case LUA_TTABLE:
-      c->kind = SK_CAP_SCALAR;
-      typed_scalar(L, lua_gettop(L), c, s, fname, label);
+      typed_scalar(L, lua_gettop(L), a, fname, label);
       break;
     case LUA_TUSERDATA:
       if ((v = sk_lview_test(L, -1)) != NULL) {
-        if (!v->alloc && !v->data && sk_view_size(v) != 0)
-          sk_lerror(L, fname, label, "view '%s' (capture '%s') is released",
-                    v->label, c->name);
-        if (b && !space_ok(v->space, b))
-          sk_lerror(L, fname, label,
-                    "view '%s' (capture '%s') lives in space %s; this kernel "
-                    "runs on %s (copy it with speck.deep_copy or "
-                    "create_mirror_view_and_copy)",
-                    v->label, c->name, sk_space_name(v->space), b->name);
-        c->kind = SK_CAP_VIEW;
-        c->dtype = v->dtype;
-        c->rank = v->rank;
-        c->layout = v->layout;
-        c->space = v->space;
-        c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
-        cs->view[k] = v;
-        s->v.data = v->data;
-        s->v.rank = v->rank;
-        for (int d = 0; d < SK_MAXRANK; d++) {
-          s->v.extent[d] = d < v->rank ? v->extent[d] : 1;
-          s->v.stride[d] = d < v->rank ? v->stride[d] : 0;
-        }
+        a->view = v;
         break;
       }
       /* fall through */
@@ -308,49 +282,27 @@ static void collect_caps(lua_State *L, int idx, caps *cs, const sk_backend *b,
       sk_lerror(L, fname, label,
                 "capture '%s' is a %s; captures must be views, numbers, "
                 "booleans or {dtype, value}",
-                c->name, luaL_typename(L, -1));
+                a->name, luaL_typename(L, -1));
     }
     lua_pop(L, 1);
   }
-  sort_caps(cs);
-  for (int a = 0; a < cs->n; a++) {
-    if (!cs->view[a]) continue;
-    for (int b2 = a + 1; b2 < cs->n; b2++)
-      if (cs->view[b2] && cs->view[b2]->alloc && cs->view[b2]->alloc == cs->view[a]->alloc)
-        cs->c[a].alias = cs->c[b2].alias = 1;
-  }
+  return n;
 }
 
 /* -- reducers ----------------------------------------------------------- */
-static const char *const redop_names[] = {
-  "sum", "prod", "min", "max", "minloc", "maxloc", "minmax", "land", "lor",
-  "band", "bor", NULL};
-
-static int default_dtype(int op) {
-  if (op == SK_RED_BAND || op == SK_RED_BOR) return SK_I64;
-  if (op == SK_RED_LAND || op == SK_RED_LOR) return SK_BOOL;
-  return SK_F64;
-}
-
-static int find_op(const char *s) {
-  for (int i = 0; redop_names[i]; i++)
-    if (strcmp(s, redop_names[i]) == 0) return i;
-  return -1;
-}
-
 /* one reducer description at idx: a name, {op=, dtype=} or a custom one */
 static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
                           const char *fname, const char *label) {
   memset(r, 0, sizeof *r);
   if (lua_type(L, idx) == LUA_TSTRING) {
     const char *s = lua_tostring(L, idx);
-    r->op = find_op(s);
+    r->op = sk_redop_find(s);
     if (r->op < 0)
       sk_lerror(L, fname, label,
                 "unknown reducer '%s' (sum, prod, min, max, minloc, maxloc, "
                 "minmax, land, lor, band, bor, or a custom {dtype, init, join})",
                 s);
-    r->dtype = default_dtype(r->op);
+    r->dtype = sk_redop_default_dtype(r->op);
     return;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -362,9 +314,9 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
   lua_getfield(L, idx, "join");
   const char *op = lua_tostring(L, -4), *dt = lua_tostring(L, -3);
   if (op) {
-    r->op = find_op(op);
+    r->op = sk_redop_find(op);
     if (r->op < 0) sk_lerror(L, fname, label, "unknown reducer '%s'", op);
-    r->dtype = default_dtype(r->op);
+    r->dtype = sk_redop_default_dtype(r->op);
   } else {
     if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
       sk_lerror(L, fname, label,
@@ -378,27 +330,13 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
     r->dtype = sk_dtype_parse(dt);
     if (r->dtype < 0) sk_lerror(L, fname, label, "reducer: unknown dtype '%s'", dt);
   }
-  if (r->op == SK_RED_MINLOC || r->op == SK_RED_MAXLOC || r->op == SK_RED_MINMAX ||
-      r->op == SK_RED_MIN || r->op == SK_RED_MAX || r->op == SK_RED_SUM ||
-      r->op == SK_RED_PROD) {
-    /* any dtype */
-  } else if ((r->op == SK_RED_BAND || r->op == SK_RED_BOR) &&
-             sk_dtypes[r->dtype].is_float) {
-    sk_lerror(L, fname, label, "reducer '%s' needs an integer dtype, not %s",
-              redop_names[r->op], sk_dtypes[r->dtype].name);
-  }
   lua_pop(L, 4);
 }
 
 /* reducer argument at idx (nil: sum) into reds; returns the count */
 static int parse_reducers(lua_State *L, int idx, sk_reducer *reds,
                           const char *fname, const char *label) {
-  if (lua_isnoneornil(L, idx)) {
-    memset(reds, 0, sizeof *reds);
-    reds[0].op = SK_RED_SUM;
-    reds[0].dtype = SK_F64;
-    return 1;
-  }
+  if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) == LUA_TTABLE && lua_rawlen(L, idx) > 0) {
     int n = (int)lua_rawlen(L, idx);
     if (n > SK_MAXRED) sk_lerror(L, fname, label, "more than %d reducers", SK_MAXRED);
@@ -429,22 +367,22 @@ static void push_scalar(lua_State *L, int dtype, const void *p) {
   }
 }
 
-/* minloc/maxloc: {T val; int64 loc} with loc at the next 8-byte boundary */
-static int push_results(lua_State *L, const sk_kernel *k, const char *res) {
+/* push a finished launch's values: one per reducer, two for minloc,
+ * maxloc (value, index) and minmax (min, max) */
+static int push_results(lua_State *L, int pattern, const sk_result *res) {
+  if (pattern == SK_FOR) return 0;
+  const sk_kernel *k = res->k;
   int n = 0;
   for (int r = 0; r < k->nred; r++) {
     const sk_reducer *q = &k->reds[r];
-    const char *p = res + k->acc_off[r];
-    size_t sz = sk_dtypes[q->dtype].size;
+    const char *p = sk_result_ptr(res, r);
     if (q->op == SK_RED_MINLOC || q->op == SK_RED_MAXLOC) {
       push_scalar(L, q->dtype, p);
-      int64_t loc;
-      memcpy(&loc, p + ((sz + 7) & ~(size_t)7), sizeof loc);
-      lua_pushinteger(L, loc == INT64_MAX ? -1 : loc);
+      lua_pushinteger(L, sk_result_loc(res, r));
       n += 2;
     } else if (q->op == SK_RED_MINMAX) {
       push_scalar(L, q->dtype, p);
-      push_scalar(L, q->dtype, p + sz);
+      push_scalar(L, q->dtype, p + sk_dtypes[q->dtype].size);
       n += 2;
     } else {
       push_scalar(L, q->dtype, p);
@@ -455,57 +393,39 @@ static int push_results(lua_State *L, const sk_kernel *k, const char *res) {
 }
 
 /* -- launching ------------------------------------------------------------ */
-typedef struct launch_opts {
-  int bounds;
-  const char *prelude;
-  const char *index[SK_MAXMD];
-  int tier;
-  int scan_dtype;
-  const char *target;   /* speck.kernel: compile for another back end */
-} launch_opts;
-
-/* bounds-check mode: SPECK_BOUNDS_CHECK=1 or speck.initialize{bounds_check=} */
-static int bounds_mode = -1;
-
-static int bounds_default(void) {
-  if (bounds_mode < 0) {
-    const char *e = getenv("SPECK_BOUNDS_CHECK");
-    bounds_mode = e && *e && strcmp(e, "0") != 0;
-  }
-  return bounds_mode;
-}
-
-static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
-                       const char *label) {
-  memset(o, 0, sizeof *o);
-  o->scan_dtype = SK_F64;
-  o->bounds = bounds_default();
+/* opts.target: compile for another back end (speck.kernel) */
+static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
+                       const char *fname, const char *label) {
+  d->bounds = -1;
+  if (target) *target = NULL;
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, "options must be a table, got %s",
               luaL_typename(L, idx));
   lua_getfield(L, idx, "prelude");
-  o->prelude = lua_tostring(L, -1);   /* anchored by the options table */
+  d->prelude = lua_tostring(L, -1);   /* anchored by the options table */
   lua_pop(L, 1);
-  if (lua_getfield(L, idx, "bounds_check") != LUA_TNIL) o->bounds = lua_toboolean(L, -1);
+  if (lua_getfield(L, idx, "bounds_check") != LUA_TNIL) d->bounds = lua_toboolean(L, -1);
   lua_pop(L, 1);
   lua_getfield(L, idx, "jit");
   const char *j = lua_tostring(L, -1);
   if (j) {
-    if (strcmp(j, "tcc") == 0) o->tier = SK_TIER_TCC;
-    else if (strcmp(j, "cc") == 0) o->tier = SK_TIER_CC;
-    else if (strcmp(j, "auto") == 0) o->tier = SK_TIER_AUTO;
+    if (strcmp(j, "tcc") == 0) d->tier = SK_TIER_TCC;
+    else if (strcmp(j, "cc") == 0) d->tier = SK_TIER_CC;
+    else if (strcmp(j, "auto") == 0) d->tier = SK_TIER_AUTO;
     else sk_lerror(L, fname, label, "unknown jit '%s' (tcc, cc or auto)", j);
   }
   lua_pop(L, 1);
-  lua_getfield(L, idx, "target");
-  o->target = lua_tostring(L, -1);   /* anchored by the options table */
-  lua_pop(L, 1);
+  if (target) {
+    lua_getfield(L, idx, "target");
+    *target = lua_tostring(L, -1);   /* anchored by the options table */
+    lua_pop(L, 1);
+  }
   lua_getfield(L, idx, "dtype");
   const char *dt = lua_tostring(L, -1);
   if (dt) {
-    o->scan_dtype = sk_dtype_parse(dt);
-    if (o->scan_dtype < 0) sk_lerror(L, fname, label, "unknown dtype '%s'", dt);
+    d->scan_dtype = sk_dtype_parse(dt);
+    if (d->scan_dtype < 0) sk_lerror(L, fname, label, "unknown dtype '%s'", dt);
   }
   lua_pop(L, 1);
   int ity = lua_getfield(L, idx, "index");
@@ -516,37 +436,14 @@ static void parse_opts(lua_State *L, int idx, launch_opts *o, const char *fname,
     int n = (int)lua_rawlen(L, -1);
     if (n > SK_MAXMD)
       sk_lerror(L, fname, label, "opts.index has %d names, at most %d", n, SK_MAXMD);
-    for (int d = 0; d < n && d < SK_MAXMD; d++) {
-      lua_geti(L, -1, d + 1);
-      o->index[d] = lua_tostring(L, -1);  /* anchored by the index table */
-      if (!o->index[d]) sk_lerror(L, fname, label, "opts.index entries must be strings");
+    for (int d2 = 0; d2 < n && d2 < SK_MAXMD; d2++) {
+      lua_geti(L, -1, d2 + 1);
+      d->index[d2] = lua_tostring(L, -1);  /* anchored by the index table */
+      if (!d->index[d2]) sk_lerror(L, fname, label, "opts.index entries must be strings");
       lua_pop(L, 1);
     }
   }
   lua_pop(L, 1);
-}
-
-/* the kernel spec of a launch or of speck.kernel */
-static void make_spec(sk_kspec *s, const char *label, const char *body,
-                      size_t body_len, int pattern, const sk_policy *pol,
-                      const caps *cs, const sk_reducer *reds, int nred,
-                      const launch_opts *o, const sk_backend *b) {
-  memset(s, 0, sizeof *s);
-  s->label = label;
-  s->body = body;
-  s->body_len = body_len;
-  s->prelude = o->prelude;
-  s->pattern = pattern;
-  s->policy_kind = pol->kind;
-  s->md_rank = pol->md_rank;
-  s->ncap = cs->n;
-  s->caps = cs->c;
-  s->nred = nred;
-  s->reds = reds;
-  memcpy(s->index, o->index, sizeof s->index);
-  s->target = b->name;
-  s->tier = o->tier;
-  s->bounds = o->bounds;
 }
 
 static const char *fname_of(int pattern) {
@@ -555,113 +452,44 @@ static const char *fname_of(int pattern) {
                                 : "speck.parallel_scan";
 }
 
-/* run compiled kernel 'k' and push its results */
-static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
-                      int pattern, const sk_policy *pol, caps *cs,
-                      const char *fname, const char *label) {
-  sk_launch l;
-  memset(&l, 0, sizeof l);
-  _Alignas(64) char result[1024];
-  l.label = label;
-  l.pattern = pattern;
-  l.policy = pol;
-  char err[1024];
-  if (sk_jit_entry(k, &l.fn, &l.init, &l.join, err, sizeof err) < 0)
-    return sk_lerror(L, fname, label, "%s", err);
-  l.acc_size = k->acc_size;
-  l.args = cs->slot;
-  l.nargs = cs->n;
-  l.result = result;
-  sk_oob oob;
-  memset(&oob, 0, sizeof oob);
-  l.oob = &oob;
-  if (pattern != SK_FOR && k->acc_size > sizeof result)
-    return sk_lerror(L, fname, label, "accumulator of %zu bytes is too large",
-                     k->acc_size);
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = sk_backend_launch(b, &l, err, sizeof err);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (rc < 0) return sk_lerror(L, fname, label, "%s", err);
-  if (oob.hit && oob.capture >= 0 && oob.capture < cs->n) {
-    const sk_view *v = cs->view[oob.capture];
-    return sk_lerror(L, fname, label,
-                     "view '%s' (capture '%s'): index %d is %lld, out of range "
-                     "[0, %lld) (bounds check)",
-                     v ? v->label : "?", cs->c[oob.capture].name, oob.dim,
-                     (long long)oob.index, (long long)oob.extent);
+/* the reducer and options arguments of parallel_reduce/scan/for from
+ * 'idx': parallel_reduce's is a reducer unless it is an options table */
+static void parse_tail(lua_State *L, int idx, sk_kdesc *d, const char *fname,
+                       const char *label) {
+  if (d->pattern == SK_REDUCE) {
+    int is_opts = 0;
+    if (lua_type(L, idx) == LUA_TTABLE && lua_rawlen(L, idx) == 0) {
+      lua_getfield(L, idx, "op");
+      lua_getfield(L, idx, "init");
+      is_opts = lua_isnil(L, -1) && lua_isnil(L, -2);
+      lua_pop(L, 2);
+    }
+    if (!is_opts) d->nred = parse_reducers(L, idx++, d->reds, fname, label);
   }
-  sk_jit_after_launch(k, (double)(t1.tv_sec - t0.tv_sec) +
-                             1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
-  if (pattern == SK_FOR) return 0;
-  if (pattern == SK_SCAN) {
-    push_scalar(L, k->reds[0].dtype, result);
-    return 1;
-  }
-  return push_results(L, k, result);
-}
-
-/* look up or compile; a compiler message is raised as "... does not
- * compile:" naming the part (body, prelude, reducer init/join) */
-static sk_kernel *get_kernel(lua_State *L, const sk_kspec *s, const char *fname,
-                             const char *label) {
-  sk_kernel *k;
-  char err[4096];
-  if (sk_jit_get(s, &k, err, sizeof err) == 0) return k;
-  const char *part = NULL;
-  if (strncmp(err, "body line ", 10) == 0) part = "body";
-  else if (strncmp(err, "prelude line ", 13) == 0) part = "prelude";
-  else if (strncmp(err, "init line ", 10) == 0 || strncmp(err, "join line ", 10) == 0)
-    part = "custom reducer";
-  if (part) sk_lerror(L, fname, label, "%s does not compile:\n%s", part, err);
-  sk_lerror(L, fname, label, "%s", err);
-  return NULL;
+  parse_opts(L, idx, d, NULL, fname, label);
 }
 
 /* parallel_for/reduce/scan(label, policy, captures, body [, reducer] [, opts]) */
 static int launch(lua_State *L, int pattern) {
   const char *fname = fname_of(pattern);
-  const char *label = luaL_checkstring(L, 1);
-  size_t body_len;
-  const char *body = lua_tolstring(L, 4, &body_len);
-  if (!body)
-    return sk_lerror(L, fname, label, "body must be a string, got %s",
+  sk_kdesc d;
+  memset(&d, 0, sizeof d);
+  d.pattern = pattern;
+  d.label = luaL_checkstring(L, 1);
+  d.body = lua_tolstring(L, 4, &d.body_len);
+  if (!d.body)
+    return sk_lerror(L, fname, d.label, "body must be a string, got %s",
                      luaL_typename(L, 4));
-  const sk_backend *b = backend(L, fname);
   sk_policy pol;
-  parse_policy(L, 2, &pol, fname, label);
-  sk_reducer reds[SK_MAXRED];
-  int nred = 0, optidx = 5;
-  if (pattern == SK_REDUCE) {
-    /* the 5th argument is a reducer unless it is an options table */
-    int is_opts = 0;
-    if (lua_type(L, 5) == LUA_TTABLE && lua_rawlen(L, 5) == 0) {
-      lua_getfield(L, 5, "op");
-      lua_getfield(L, 5, "init");
-      is_opts = lua_isnil(L, -1) && lua_isnil(L, -2);
-      lua_pop(L, 2);
-    }
-    if (is_opts) {
-      nred = parse_reducers(L, 0, reds, fname, label);
-    } else {
-      nred = parse_reducers(L, 5, reds, fname, label);
-      optidx = 6;
-    }
-  }
-  launch_opts o;
-  parse_opts(L, optidx, &o, fname, label);
-  if (pattern == SK_SCAN) {
-    memset(reds, 0, sizeof reds[0]);
-    reds[0].op = SK_RED_SUM;
-    reds[0].dtype = o.scan_dtype;
-    nred = 1;
-  }
-  caps cs;
-  collect_caps(L, 3, &cs, b, fname, label);
-  sk_kspec s;
-  make_spec(&s, label, body, body_len, pattern, &pol, &cs, reds, nred, &o, b);
-  sk_kernel *k = get_kernel(L, &s, fname, label);
-  return run_kernel(L, b, k, pattern, &pol, &cs, fname, label);
+  parse_policy(L, 2, &pol, fname, d.label);
+  parse_tail(L, 5, &d, fname, d.label);
+  sk_arg args[SK_MAXCAP];
+  int nargs = collect_args(L, 3, args, fname, d.label);
+  sk_result res;
+  char err[4096];
+  if (sk_run(&d, &pol, args, nargs, &res, err, sizeof err) < 0)
+    return sk_lerror(L, fname, d.label, "%s", err);
+  return push_results(L, pattern, &res);
 }
 
 static int l_parallel_for(lua_State *L) { return launch(L, SK_FOR); }
@@ -672,138 +500,119 @@ static int l_parallel_scan(lua_State *L) { return launch(L, SK_SCAN); }
 #define SK_KERNEL_MT "speck.Kernel"
 
 typedef struct khandle {
-  sk_kernel *k;
-  const char *target;   /* the back end it was compiled for */
-  int pattern, policy_kind, md_rank, ncap;
-  sk_capture caps[SK_MAXCAP];  /* names anchored in the uservalue */
+  sk_prepared *h;
 } khandle;
 
+/* policy kind of speck.kernel: "range", "mdrange<rank>", "team" or a
+ * policy object */
+static void parse_kind(lua_State *L, int idx, int *kind, int *md_rank,
+                       const char *fname, const char *label) {
+  *md_rank = 0;
+  if (lua_type(L, idx) != LUA_TSTRING) {
+    sk_policy pol;
+    parse_policy(L, idx, &pol, fname, label);
+    *kind = pol.kind;
+    *md_rank = pol.md_rank;
+    return;
+  }
+  const char *pk = lua_tostring(L, idx);
+  if (strcmp(pk, "range") == 0) {
+    *kind = SK_POL_RANGE;
+  } else if (strncmp(pk, "mdrange", 7) == 0) {
+    *kind = SK_POL_MDRANGE;
+    *md_rank = pk[7] ? atoi(pk + 7) : 2;
+    if (*md_rank < 2 || *md_rank > SK_MAXMD)
+      sk_lerror(L, fname, label, "policy kind '%s': rank must be 2..6", pk);
+  } else if (strcmp(pk, "team") == 0) {
+    *kind = SK_POL_TEAM;
+  } else {
+    sk_lerror(L, fname, label,
+              "unknown policy kind '%s' (range, mdrange<rank>, team)", pk);
+  }
+}
+
 /* speck.kernel(label, policy_kind, captures, body [, opts]);
- * opts.pattern = "for"|"reduce"|"scan", opts.reducer as parallel_reduce's */
+ * opts.pattern = "for"|"reduce"|"scan", opts.reducer as parallel_reduce's,
+ * opts.target = a back end to compile for without running here */
 static int l_kernel(lua_State *L) {
   const char *fname = "speck.kernel";
-  const char *label = luaL_checkstring(L, 1);
-  size_t body_len;
-  const char *body = lua_tolstring(L, 4, &body_len);
-  if (!body) return sk_lerror(L, fname, label, "body must be a string");
-  const sk_backend *b = backend(L, fname);
-  sk_policy pol;
-  memset(&pol, 0, sizeof pol);
-  if (lua_type(L, 2) == LUA_TSTRING) {
-    const char *pk = lua_tostring(L, 2);
-    if (strcmp(pk, "range") == 0) pol.kind = SK_POL_RANGE;
-    else if (strncmp(pk, "mdrange", 7) == 0) {
-      pol.kind = SK_POL_MDRANGE;
-      pol.md_rank = pk[7] ? atoi(pk + 7) : 2;
-      if (pol.md_rank < 2 || pol.md_rank > SK_MAXMD)
-        return sk_lerror(L, fname, label, "policy kind '%s': rank must be 2..6", pk);
-    } else if (strcmp(pk, "team") == 0) pol.kind = SK_POL_TEAM;
-    else return sk_lerror(L, fname, label,
-                          "unknown policy kind '%s' (range, mdrange<rank>, team)", pk);
-  } else {
-    parse_policy(L, 2, &pol, fname, label);
-  }
-  int pattern = SK_FOR;
-  sk_reducer reds[SK_MAXRED];
-  int nred = 0;
-  launch_opts o;
-  parse_opts(L, 5, &o, fname, label);
+  sk_kdesc d;
+  memset(&d, 0, sizeof d);
+  d.label = luaL_checkstring(L, 1);
+  d.body = lua_tolstring(L, 4, &d.body_len);
+  if (!d.body) return sk_lerror(L, fname, d.label, "body must be a string");
+  int kind = SK_POL_RANGE, md_rank = 0;
+  parse_kind(L, 2, &kind, &md_rank, fname, d.label);
+  const char *target;
+  parse_opts(L, 5, &d, &target, fname, d.label);
+  d.pattern = SK_FOR;
   if (lua_type(L, 5) == LUA_TTABLE) {
     lua_getfield(L, 5, "pattern");
     const char *pt = lua_tostring(L, -1);
-    if (pt && strcmp(pt, "reduce") == 0) pattern = SK_REDUCE;
-    else if (pt && strcmp(pt, "scan") == 0) pattern = SK_SCAN;
+    if (pt && strcmp(pt, "reduce") == 0) d.pattern = SK_REDUCE;
+    else if (pt && strcmp(pt, "scan") == 0) d.pattern = SK_SCAN;
     else if (pt && strcmp(pt, "for") != 0)
-      return sk_lerror(L, fname, label, "unknown pattern '%s' (for, reduce, scan)", pt);
+      return sk_lerror(L, fname, d.label, "unknown pattern '%s' (for, reduce, scan)", pt);
     lua_pop(L, 1);
-    if (pattern == SK_REDUCE) {
+    if (d.pattern == SK_REDUCE) {
       lua_getfield(L, 5, "reducer");
-      nred = parse_reducers(L, lua_gettop(L), reds, fname, label);
+      d.nred = parse_reducers(L, lua_gettop(L), d.reds, fname, d.label);
       lua_pop(L, 1);
     }
   }
-  if (pattern == SK_SCAN) {
-    memset(reds, 0, sizeof reds[0]);
-    reds[0].op = SK_RED_SUM;
-    reds[0].dtype = o.scan_dtype;
-    nred = 1;
+  if (target) {
+    d.backend = sk_backend_find(target);
+    if (!d.backend)
+      return sk_lerror(L, fname, d.label,
+                       "unknown target '%s' (serial, openmp or cuda)", target);
+  } else {
+    backend(L, fname);
   }
-  /* opts.target = "cuda": compile (NVRTC) without running here; the
-   * captures then only give the signature (no space check) */
-  const sk_backend *tb = b;
-  if (o.target) {
-    tb = sk_backend_find(o.target);
-    if (!tb)
-      return sk_lerror(L, fname, label, "unknown target '%s' (serial, openmp or cuda)",
-                       o.target);
-  }
-  caps cs;
-  collect_caps(L, 3, &cs, o.target ? NULL : b, fname, label);
-  sk_kspec s;
-  make_spec(&s, label, body, body_len, pattern, &pol, &cs, reds, nred, &o, tb);
-  sk_kernel *k = get_kernel(L, &s, fname, label);
-  khandle *h = lua_newuserdatauv(L, sizeof *h, 1);
-  memset(h, 0, sizeof *h);
-  h->k = k;
-  h->target = tb->name;
-  h->pattern = pattern;
-  h->policy_kind = pol.kind;
-  h->md_rank = pol.md_rank;
-  h->ncap = cs.n;
-  lua_createtable(L, cs.n, 0);   /* anchors the capture names */
-  for (int c = 0; c < cs.n; c++) {
-    h->caps[c] = cs.c[c];
-    lua_pushstring(L, cs.c[c].name);
-    h->caps[c].name = lua_tostring(L, -1);
-    lua_rawseti(L, -2, c + 1);
-  }
-  lua_setiuservalue(L, -2, 1);
+  sk_arg args[SK_MAXCAP];
+  int nargs = collect_args(L, 3, args, fname, d.label);
+  khandle *kh = lua_newuserdatauv(L, sizeof *kh, 0);
+  kh->h = NULL;
   luaL_setmetatable(L, SK_KERNEL_MT);
+  char err[4096];
+  kh->h = sk_prepare(&d, kind, md_rank, args, nargs, target != NULL, err,
+                     sizeof err);
+  if (!kh->h) return sk_lerror(L, fname, d.label, "%s", err);
   return 1;
+}
+
+static khandle *check_handle(lua_State *L) {
+  khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
+  if (!kh->h) luaL_argerror(L, 1, "kernel handle is closed");
+  return kh;
 }
 
 /* k(policy, captures) */
 static int l_kernel_call(lua_State *L) {
-  khandle *h = luaL_checkudata(L, 1, SK_KERNEL_MT);
+  khandle *kh = check_handle(L);
   const char *fname = "speck.kernel";
-  const char *label = h->k->label;
-  const sk_backend *b = backend(L, fname);
-  if (strcmp(h->target, b->name) != 0 &&
-      (strcmp(h->target, "cuda") == 0 || strcmp(b->name, "cuda") == 0))
-    return sk_lerror(L, fname, label,
-                     "kernel was compiled for %s; the active back end is %s",
-                     h->target, b->name);
+  const sk_kernel *k = sk_prepared_kernel(kh->h);
+  const char *label = k->label;
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, label);
-  if (pol.kind != h->policy_kind || pol.md_rank != h->md_rank)
-    return sk_lerror(L, fname, label,
-                     "policy does not match the kernel's (compiled for %s)",
-                     h->policy_kind == SK_POL_RANGE ? "a range"
-                     : h->policy_kind == SK_POL_MDRANGE ? "an MDRange"
-                                                        : "a TeamPolicy");
-  caps cs;
-  collect_caps(L, 3, &cs, b, fname, label);
-  if (cs.n != h->ncap)
-    return sk_lerror(L, fname, label, "%d capture%s given, the kernel has %d",
-                     cs.n, cs.n == 1 ? "" : "s", h->ncap);
-  for (int c = 0; c < cs.n; c++) {
-    const sk_capture *a = &cs.c[c], *e = &h->caps[c];
-    if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
-        a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
-        (a->alias && !e->alias))
-      return sk_lerror(L, fname, label,
-                       "capture '%s' does not match the kernel's signature "
-                       "(expected %s %s rank %d)",
-                       a->name, e->kind == SK_CAP_VIEW ? "view" : "scalar",
-                       sk_dtypes[e->dtype].name, e->rank);
-  }
-  h->k->launches++;
-  return run_kernel(L, b, h->k, h->pattern, &pol, &cs, fname, label);
+  sk_arg args[SK_MAXCAP];
+  int nargs = collect_args(L, 3, args, fname, label);
+  sk_result res;
+  char err[4096];
+  if (sk_run_prepared(kh->h, &pol, args, nargs, &res, err, sizeof err) < 0)
+    return sk_lerror(L, fname, label, "%s", err);
+  return push_results(L, sk_prepared_pattern(kh->h), &res);
+}
+
+static int l_kernel_gc(lua_State *L) {
+  khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
+  sk_prepared_free(kh->h);
+  kh->h = NULL;
+  return 0;
 }
 
 static int l_kernel_tostring(lua_State *L) {
-  khandle *h = luaL_checkudata(L, 1, SK_KERNEL_MT);
-  lua_pushfstring(L, "Kernel '%s'", h->k->label);
+  khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
+  lua_pushfstring(L, "Kernel '%s'", kh->h ? sk_prepared_kernel(kh->h)->label : "?");
   return 1;
 }
 
@@ -890,7 +699,7 @@ static int l_initialize(lua_State *L) {
     }
     lua_getfield(L, 1, "device");
     if (!lua_isnil(L, -1)) device = (int)luaL_checkinteger(L, -1);
-    if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) bounds_mode = lua_toboolean(L, -1);
+    if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) sk_exec_set_bounds(lua_toboolean(L, -1));
     lua_pop(L, 1);
     lua_getfield(L, 1, "jit");
     const char *j = lua_tostring(L, -1);
@@ -1057,6 +866,7 @@ static const luaL_Reg core_funcs[] = {
   {"info", l_info},
   {"now", l_now},
   {"team_limits", l_team_limits},
+  {"check_policy", l_check_policy},
   {NULL, NULL}};
 
 static int l_jit_drain(lua_State *L) {
@@ -1106,6 +916,8 @@ int luaopen_speck_core(lua_State *L) {
     lua_setfield(L, -2, "__call");
     lua_pushcfunction(L, l_kernel_tostring);
     lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, l_kernel_gc);
+    lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
   luaL_newlib(L, core_funcs);

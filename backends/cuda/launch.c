@@ -338,10 +338,8 @@ void sk_cuda_team_limits(sk_team_limits *lim) {
 static int launch_team(const sk_launch *l, sk_cuda_code *c, char *err,
                        size_t errlen) {
   const sk_policy *p = l->policy;
-  sk_team_limits lim;
-  sk_cuda_team_limits(&lim);
-  int T, V;
-  if (sk_team_resolve(p, &lim, &T, &V, err, errlen) < 0) return -1;
+  /* exec/ checked the policy against team_limits and resolved "auto" */
+  int T = p->team_size, V = p->vector_length;
   if ((int64_t)T * V > c->maxthreads) {
     snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", T,
              c->maxthreads / V);

@@ -118,10 +118,8 @@ static int grow(void **p, size_t *cap, size_t want) {
 
 static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errlen) {
   const sk_policy *p = l->policy;
-  sk_team_limits lim;
-  sk_host_team_limits(pooled, &lim);
-  int T, V;
-  if (sk_team_resolve(p, &lim, &T, &V, err, errlen) < 0) return -1;
+  /* exec/ checked the policy against team_limits and resolved "auto" */
+  int T = p->team_size, V = p->vector_length;
   int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
   tjob j;
   memset(&j, 0, sizeof j);

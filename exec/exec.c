@@ -1,0 +1,495 @@
+/* exec.c: sk_run, the one launch path.
+ *
+ * A launch: pick the back end, check the policy (policy.c), turn the
+ * arguments into captures (sorted by name, so the signature is canonical;
+ * spaces checked against what the back end reaches; aliasing marked), ask
+ * the JIT for the kernel of that signature (precompiled library kernels
+ * sit in the same cache), load it where the back end needs a load, launch
+ * it through the table, and report a bounds-check hit or the joined
+ * accumulators. Everything lives on the C stack.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec.h"
+
+/* -- arguments ------------------------------------------------------------ */
+sk_arg sk_arg_view(const char *name, const sk_view *v) {
+  sk_arg a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.view = v;
+  return a;
+}
+
+sk_arg sk_arg_f64(const char *name, double x) {
+  sk_arg a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.dtype = SK_F64;
+  a.value.f64 = x;
+  return a;
+}
+
+sk_arg sk_arg_i64(const char *name, int64_t x) {
+  sk_arg a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.dtype = SK_I64;
+  a.value.i64 = x;
+  return a;
+}
+
+/* -- settings ------------------------------------------------------------- */
+static int bounds_mode = -1;
+
+void sk_exec_set_bounds(int on) {
+  __atomic_store_n(&bounds_mode, on, __ATOMIC_RELAXED);
+}
+
+int sk_exec_bounds(void) {
+  int m = __atomic_load_n(&bounds_mode, __ATOMIC_RELAXED);
+  if (m >= 0) return m;
+  const char *e = getenv("SPECK_BOUNDS_CHECK");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+/* -- captures ------------------------------------------------------------- */
+typedef struct sig {
+  int n;
+  sk_capture c[SK_MAXCAP];
+  sk_slot slot[SK_MAXCAP];
+  const sk_view *view[SK_MAXCAP];
+} sig;
+
+static void sort_sig(sig *s) {
+  for (int a = 1; a < s->n; a++) {
+    for (int b = a; b > 0 && strcmp(s->c[b - 1].name, s->c[b].name) > 0; b--) {
+      sk_capture tc = s->c[b]; s->c[b] = s->c[b - 1]; s->c[b - 1] = tc;
+      sk_slot ts = s->slot[b]; s->slot[b] = s->slot[b - 1]; s->slot[b - 1] = ts;
+      const sk_view *tv = s->view[b]; s->view[b] = s->view[b - 1]; s->view[b - 1] = tv;
+    }
+  }
+}
+
+/* Captures of 'args' into 's'. 'b' NULL: no space check (compile only). */
+static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
+                   char *err, size_t errlen) {
+  if (nargs < 0 || nargs > SK_MAXCAP) {
+    snprintf(err, errlen, "%d captures, at most %d", nargs, SK_MAXCAP);
+    return -1;
+  }
+  s->n = nargs;
+  for (int k = 0; k < nargs; k++) {
+    const sk_arg *a = &args[k];
+    sk_capture *c = &s->c[k];
+    memset(c, 0, sizeof *c);
+    memset(&s->slot[k], 0, sizeof s->slot[k]);
+    s->view[k] = NULL;
+    if (!a->name || !*a->name) {
+      snprintf(err, errlen, "capture %d has no name", k + 1);
+      return -1;
+    }
+    c->name = a->name;
+    const sk_view *v = a->view;
+    if (!v) {
+      if (a->dtype < 0 || a->dtype >= SK_NDTYPE) {
+        snprintf(err, errlen, "capture '%s': unknown dtype %d", a->name, a->dtype);
+        return -1;
+      }
+      c->kind = SK_CAP_SCALAR;
+      c->dtype = a->dtype;
+      s->slot[k] = a->value;
+      continue;
+    }
+    if (!v->alloc && !v->data && sk_view_size(v) != 0) {
+      snprintf(err, errlen, "view '%s' (capture '%s') is released", v->label,
+               a->name);
+      return -1;
+    }
+    if (b && !b->reaches(v->space)) {
+      snprintf(err, errlen,
+               "view '%s' (capture '%s') lives in space %s; this kernel runs on "
+               "%s (copy it with speck.deep_copy or create_mirror_view_and_copy)",
+               v->label, a->name, sk_space_name(v->space), b->name);
+      return -1;
+    }
+    c->kind = SK_CAP_VIEW;
+    c->dtype = v->dtype;
+    c->rank = v->rank;
+    c->layout = v->layout;
+    c->space = v->space;
+    c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
+    s->view[k] = v;
+    sk_varg *sv = &s->slot[k].v;
+    sv->data = v->data;
+    sv->rank = v->rank;
+    for (int d = 0; d < SK_MAXRANK; d++) {
+      sv->extent[d] = d < v->rank ? v->extent[d] : 1;
+      sv->stride[d] = d < v->rank ? v->stride[d] : 0;
+    }
+  }
+  sort_sig(s);
+  for (int a = 0; a + 1 < s->n; a++)
+    if (strcmp(s->c[a].name, s->c[a + 1].name) == 0) {
+      snprintf(err, errlen, "capture '%s' is given twice", s->c[a].name);
+      return -1;
+    }
+  for (int a = 0; a < s->n; a++) {
+    if (!s->view[a]) continue;
+    for (int b2 = a + 1; b2 < s->n; b2++)
+      if (s->view[b2] && s->view[b2]->alloc &&
+          s->view[b2]->alloc == s->view[a]->alloc)
+        s->c[a].alias = s->c[b2].alias = 1;
+  }
+  return 0;
+}
+
+/* -- reducers ------------------------------------------------------------- */
+static const char *const redop_names[] = {
+  "sum", "prod", "min", "max", "minloc", "maxloc", "minmax", "land", "lor",
+  "band", "bor", NULL};
+
+int sk_redop_find(const char *s) {
+  for (int i = 0; redop_names[i]; i++)
+    if (strcmp(s, redop_names[i]) == 0) return i;
+  return -1;
+}
+
+const char *sk_redop_name(int op) {
+  return op >= 0 && op < SK_RED_CUSTOM ? redop_names[op] : "custom";
+}
+
+int sk_redop_default_dtype(int op) {
+  if (op == SK_RED_BAND || op == SK_RED_BOR) return SK_I64;
+  if (op == SK_RED_LAND || op == SK_RED_LOR) return SK_BOOL;
+  return SK_F64;
+}
+
+int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
+  if (r->op < 0 || r->op >= SK_NREDOP || r->dtype < 0 || r->dtype >= SK_NDTYPE) {
+    snprintf(err, errlen, "bad reducer (op %d, dtype %d)", r->op, r->dtype);
+    return -1;
+  }
+  if (r->op == SK_RED_CUSTOM && (!r->init || !r->join)) {
+    snprintf(err, errlen, "custom reducer needs 'init' and 'join' C code strings");
+    return -1;
+  }
+  if ((r->op == SK_RED_BAND || r->op == SK_RED_BOR) && sk_dtypes[r->dtype].is_float) {
+    snprintf(err, errlen, "reducer '%s' needs an integer dtype, not %s",
+             redop_names[r->op], sk_dtypes[r->dtype].name);
+    return -1;
+  }
+  return 0;
+}
+
+/* -- spec and kernel ------------------------------------------------------ */
+/* the kernel spec of 'd' for a policy kind and signature; 'reds' is the
+ * storage of the reducers it points at */
+static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
+                     int pol_kind, int md_rank, const sig *s,
+                     const sk_backend *b, char *err, size_t errlen) {
+  memset(ks, 0, sizeof *ks);
+  if (!d->body) {
+    snprintf(err, errlen, "no body");
+    return -1;
+  }
+  ks->label = d->label ? d->label : "";
+  ks->body = d->body;
+  ks->body_len = d->body_len ? d->body_len : strlen(d->body);
+  ks->prelude = d->prelude;
+  ks->pattern = d->pattern;
+  ks->policy_kind = pol_kind;
+  ks->md_rank = pol_kind == SK_POL_MDRANGE ? md_rank : 0;
+  ks->ncap = s->n;
+  ks->caps = s->c;
+  memcpy(ks->index, d->index, sizeof ks->index);
+  ks->target = b->name;
+  ks->code = b->code;
+  ks->tier = d->tier;
+  ks->bounds = d->bounds < 0 ? sk_exec_bounds() : d->bounds;
+  if (d->pattern == SK_REDUCE) {
+    int n = d->nred;
+    if (n < 0 || n > SK_MAXRED) {
+      snprintf(err, errlen, "%d reducers, at most %d", n, SK_MAXRED);
+      return -1;
+    }
+    if (n == 0) {
+      memset(reds, 0, sizeof *reds);
+      reds[0].op = SK_RED_SUM;
+      reds[0].dtype = SK_F64;
+      n = 1;
+    } else {
+      memcpy(reds, d->reds, (size_t)n * sizeof *reds);
+    }
+    for (int r = 0; r < n; r++)
+      if (sk_reducer_check(&reds[r], err, errlen) < 0) return -1;
+    ks->nred = n;
+    ks->reds = reds;
+  } else if (d->pattern == SK_SCAN) {
+    memset(reds, 0, sizeof *reds);
+    reds[0].op = SK_RED_SUM;
+    reds[0].dtype = d->scan_dtype;
+    ks->nred = 1;
+    ks->reds = reds;
+  } else if (d->pattern != SK_FOR) {
+    snprintf(err, errlen, "unknown pattern %d", d->pattern);
+    return -1;
+  }
+  return 0;
+}
+
+/* Look up or compile; a compiler message is returned as "... does not
+ * compile:" naming the part (body, prelude, custom reducer). */
+static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err,
+                      size_t errlen) {
+  char msg[4096];
+  if (sk_jit_get(ks, k, msg, sizeof msg) == 0) return 0;
+  const char *part = NULL;
+  if (strncmp(msg, "body line ", 10) == 0) part = "body";
+  else if (strncmp(msg, "prelude line ", 13) == 0) part = "prelude";
+  else if (strncmp(msg, "init line ", 10) == 0 || strncmp(msg, "join line ", 10) == 0)
+    part = "custom reducer";
+  if (part)
+    snprintf(err, errlen, "%s does not compile:\n%s", part, msg);
+  else
+    snprintf(err, errlen, "%s", msg);
+  return -1;
+}
+
+static const sk_backend *pick_backend(const sk_kdesc *d, char *err,
+                                      size_t errlen) {
+  if (d->backend) return d->backend;
+  return sk_rt_backend(err, errlen);
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* run compiled kernel 'k' on 'b' and finish its result */
+static int launch(const sk_backend *b, sk_kernel *k, int pattern,
+                  const sk_policy *p, const sig *s, sk_result *res,
+                  const char *label, char *err, size_t errlen) {
+  sk_result local;
+  if (!res) res = &local;
+  res->k = k;
+  sk_launch l;
+  memset(&l, 0, sizeof l);
+  l.label = label;
+  l.pattern = pattern;
+  l.policy = p;
+  if (sk_jit_entry(k, &l.fn, &l.init, &l.join, err, errlen) < 0) return -1;
+  l.acc_size = k->acc_size;
+  l.args = s->slot;
+  l.nargs = s->n;
+  l.result = res->acc;
+  sk_oob oob;
+  memset(&oob, 0, sizeof oob);
+  l.oob = &oob;
+  if (pattern != SK_FOR && k->acc_size > sizeof res->acc) {
+    snprintf(err, errlen, "accumulator of %zu bytes is too large", k->acc_size);
+    return -1;
+  }
+  double t0 = now();
+  int rc = sk_policy_launch(b, &l, err, errlen);
+  double t1 = now();
+  if (rc < 0) return -1;
+  if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
+    const sk_view *v = s->view[oob.capture];
+    snprintf(err, errlen,
+             "view '%s' (capture '%s'): index %d is %lld, out of range [0, %lld) "
+             "(bounds check)",
+             v ? v->label : "?", s->c[oob.capture].name, oob.dim,
+             (long long)oob.index, (long long)oob.extent);
+    return -1;
+  }
+  sk_jit_after_launch(k, t1 - t0);
+  return 0;
+}
+
+int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args,
+           int nargs, sk_result *res, char *err, size_t errlen) {
+  const sk_backend *b = pick_backend(d, err, errlen);
+  if (!b) return -1;
+  sk_policy pol = *p;
+  if (sk_policy_check(&pol, d->pattern, b, err, errlen) < 0) return -1;
+  sig s;
+  if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
+  sk_kspec ks;
+  sk_reducer reds[SK_MAXRED];
+  if (make_spec(&ks, reds, d, pol.kind, pol.md_rank, &s, b, err, errlen) < 0)
+    return -1;
+  sk_kernel *k;
+  if (get_kernel(&ks, &k, err, errlen) < 0) return -1;
+  return launch(b, k, d->pattern, &pol, &s, res, ks.label, err, errlen);
+}
+
+/* -- results -------------------------------------------------------------- */
+const void *sk_result_ptr(const sk_result *res, int r) {
+  return res->acc + res->k->acc_off[r];
+}
+
+static double load_f64(int dtype, const void *p) {
+  switch (dtype) {
+  case SK_F64: return *(const double *)p;
+  case SK_F32: return *(const float *)p;
+  case SK_I64: return (double)*(const int64_t *)p;
+  case SK_I32: return *(const int32_t *)p;
+  case SK_I16: return *(const int16_t *)p;
+  case SK_I8: return *(const int8_t *)p;
+  case SK_U64: return (double)*(const uint64_t *)p;
+  case SK_U32: return *(const uint32_t *)p;
+  case SK_U8: return *(const uint8_t *)p;
+  default: return *(const unsigned char *)p != 0;
+  }
+}
+
+static int64_t load_i64(int dtype, const void *p) {
+  switch (dtype) {
+  case SK_I64: return *(const int64_t *)p;
+  case SK_I32: return *(const int32_t *)p;
+  case SK_I16: return *(const int16_t *)p;
+  case SK_I8: return *(const int8_t *)p;
+  case SK_U64: return (int64_t)*(const uint64_t *)p;
+  case SK_U32: return *(const uint32_t *)p;
+  case SK_U8: return *(const uint8_t *)p;
+  case SK_BOOL: return *(const unsigned char *)p != 0;
+  default: return (int64_t)load_f64(dtype, p);
+  }
+}
+
+double sk_result_f64(const sk_result *res, int r) {
+  return load_f64(res->k->reds[r].dtype, sk_result_ptr(res, r));
+}
+
+int64_t sk_result_i64(const sk_result *res, int r) {
+  return load_i64(res->k->reds[r].dtype, sk_result_ptr(res, r));
+}
+
+/* minloc/maxloc: {T val; int64 loc} with loc at the next 8-byte boundary */
+int64_t sk_result_loc(const sk_result *res, int r) {
+  size_t sz = sk_dtypes[res->k->reds[r].dtype].size;
+  int64_t loc;
+  memcpy(&loc, (const char *)sk_result_ptr(res, r) + ((sz + 7) & ~(size_t)7),
+         sizeof loc);
+  return loc == INT64_MAX ? -1 : loc;
+}
+
+/* -- prepared kernels ----------------------------------------------------- */
+struct sk_prepared {
+  sk_kernel *k;
+  const sk_backend *b;      /* compiled for (its code target) */
+  int pattern, policy_kind, md_rank, ncap;
+  sk_capture caps[SK_MAXCAP];
+  char *names;              /* the capture names, one block */
+};
+
+sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
+                        const sk_arg *args, int nargs, int compile_only,
+                        char *err, size_t errlen) {
+  const sk_backend *b = pick_backend(d, err, errlen);
+  if (!b) return NULL;
+  sk_policy pol;
+  sk_policy_init(&pol, pol_kind);
+  pol.md_rank = md_rank;
+  for (int r = 0; r < md_rank && r < SK_MAXMD; r++) pol.md_hi[r] = 0;
+  if (sk_policy_check(&pol, d->pattern, b, err, errlen) < 0) return NULL;
+  sig s;
+  if (collect(args, nargs, compile_only ? NULL : b, &s, err, errlen) < 0)
+    return NULL;
+  sk_kspec ks;
+  sk_reducer reds[SK_MAXRED];
+  if (make_spec(&ks, reds, d, pol_kind, md_rank, &s, b, err, errlen) < 0)
+    return NULL;
+  sk_kernel *k;
+  if (get_kernel(&ks, &k, err, errlen) < 0) return NULL;
+  size_t total = 0;
+  for (int c = 0; c < s.n; c++) total += strlen(s.c[c].name) + 1;
+  sk_prepared *h = calloc(1, sizeof *h);
+  char *names = malloc(total ? total : 1);
+  if (!h || !names) {
+    free(h);
+    free(names);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  h->k = k;
+  h->b = b;
+  h->pattern = d->pattern;
+  h->policy_kind = pol_kind;
+  h->md_rank = ks.md_rank;
+  h->ncap = s.n;
+  h->names = names;
+  for (int c = 0; c < s.n; c++) {
+    h->caps[c] = s.c[c];
+    size_t n = strlen(s.c[c].name) + 1;
+    memcpy(names, s.c[c].name, n);
+    h->caps[c].name = names;
+    names += n;
+  }
+  return h;
+}
+
+const sk_kernel *sk_prepared_kernel(const sk_prepared *h) { return h->k; }
+
+int sk_prepared_pattern(const sk_prepared *h) { return h->pattern; }
+
+void sk_prepared_free(sk_prepared *h) {
+  if (!h) return;
+  free(h->names);
+  free(h);
+}
+
+static const char *kind_name(int kind) {
+  return kind == SK_POL_RANGE     ? "a range"
+         : kind == SK_POL_MDRANGE ? "an MDRange"
+                                  : "a TeamPolicy";
+}
+
+int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
+                    int nargs, sk_result *res, char *err, size_t errlen) {
+  const sk_backend *b = sk_rt_backend(err, errlen);
+  if (!b) return -1;
+  if (b->code != h->b->code) {
+    snprintf(err, errlen, "kernel was compiled for %s; the active back end is %s",
+             h->b->name, b->name);
+    return -1;
+  }
+  if (p->kind != h->policy_kind ||
+      (p->kind == SK_POL_MDRANGE && p->md_rank != h->md_rank)) {
+    snprintf(err, errlen, "policy does not match the kernel's (compiled for %s)",
+             kind_name(h->policy_kind));
+    return -1;
+  }
+  sk_policy pol = *p;
+  if (sk_policy_check(&pol, h->pattern, b, err, errlen) < 0) return -1;
+  sig s;
+  if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
+  if (s.n != h->ncap) {
+    snprintf(err, errlen, "%d capture%s given, the kernel has %d", s.n,
+             s.n == 1 ? "" : "s", h->ncap);
+    return -1;
+  }
+  for (int c = 0; c < s.n; c++) {
+    const sk_capture *a = &s.c[c], *e = &h->caps[c];
+    if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
+        a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
+        a->space != e->space || (a->alias && !e->alias)) {
+      snprintf(err, errlen,
+               "capture '%s' does not match the kernel's signature (expected %s "
+               "%s rank %d)",
+               a->name, e->kind == SK_CAP_VIEW ? "view" : "scalar",
+               sk_dtypes[e->dtype].name, e->rank);
+      return -1;
+    }
+  }
+  __atomic_add_fetch(&h->k->launches, 1, __ATOMIC_RELAXED);
+  return launch(b, h->k, h->pattern, &pol, &s, res, h->k->label, err, errlen);
+}

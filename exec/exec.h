@@ -1,0 +1,116 @@
+/* exec.h: the launch path in C, below every front end.
+ *
+ * 'sk_run' is what Lua (vm/), C programs (speck.h's kernel API) and the
+ * library's drivers (kernels/) all call: it checks the policy for the
+ * target back end (the one place policies are validated), turns the
+ * arguments into a signature and an argument block, finds or compiles the
+ * kernel (jit/), launches it through the back-end table and finishes
+ * reductions and scans. Nothing here knows Lua; errors are a negative
+ * status and a message without the caller's name (the caller prefixes
+ * "fname 'label': ").
+ */
+#ifndef SK_EXEC_H
+#define SK_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backends/backend.h"
+#include "../jit/jit.h"
+
+/* One kernel argument, by capture name: a view, or a scalar of 'dtype'
+ * whose value sits in the slot member of that dtype. Names must stay
+ * alive for the call. */
+typedef struct sk_arg {
+  const char *name;
+  const sk_view *view;   /* NULL: a scalar */
+  int dtype;             /* scalar only */
+  sk_slot value;         /* scalar only */
+} sk_arg;
+
+sk_arg sk_arg_view(const char *name, const sk_view *v);
+sk_arg sk_arg_f64(const char *name, double x);
+sk_arg sk_arg_i64(const char *name, int64_t x);
+
+/* What to run, without data: the body and how it reduces. */
+typedef struct sk_kdesc {
+  const char *label;
+  const char *body;
+  size_t body_len;                 /* 0: strlen(body) */
+  const char *prelude;             /* NULL: none */
+  int pattern;                     /* sk_pattern */
+  int nred;                        /* reduce: 1..SK_MAXRED (0: one sum) */
+  sk_reducer reds[SK_MAXRED];
+  int scan_dtype;                  /* scan accumulator (0 = float64) */
+  const char *index[SK_MAXMD];     /* index names, NULL: the defaults */
+  int tier;                        /* SK_TIER_*, AUTO: the default */
+  int bounds;                      /* -1: the default (SPECK_BOUNDS_CHECK) */
+  const sk_backend *backend;       /* NULL: the active back end */
+} sk_kdesc;
+
+/* A finished launch: the joined accumulators ('acc', laid out as the
+ * kernel's reducers say) and the kernel that made them. */
+typedef struct sk_result {
+  _Alignas(64) unsigned char acc[1024];
+  const sk_kernel *k;
+} sk_result;
+
+/* Run 'd' over 'p' with 'args' (any order; 'nargs' <= SK_MAXCAP).
+ * 'res' may be NULL for a parallel_for. The policy is checked (and its
+ * "auto" team sizes resolved) before anything is compiled. */
+int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args,
+           int nargs, sk_result *res, char *err, size_t errlen);
+
+/* Reducer 'r' of a result as a double / as an int64 (minloc and maxloc:
+ * the value; their location with sk_result_loc). */
+double sk_result_f64(const sk_result *res, int r);
+int64_t sk_result_i64(const sk_result *res, int r);
+int64_t sk_result_loc(const sk_result *res, int r);   /* -1: none */
+/* minmax: the max half */
+const void *sk_result_ptr(const sk_result *res, int r);
+
+/* -- reducers ------------------------------------------------------------- */
+int sk_redop_find(const char *name);        /* SK_RED_*, -1 unknown */
+const char *sk_redop_name(int op);
+int sk_redop_default_dtype(int op);
+/* a reducer's op and dtype agree (band/bor need integers, custom needs
+ * code) */
+int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen);
+
+/* -- policies (policy.c): the one place they are validated ------------- */
+/* "auto" team size / vector length in sk_policy (Lua spells it "auto") */
+#define SK_AUTO (-2147483647 - 1)
+/* Check 'p' for 'pattern' (-1: any, at construction) on back end 'b'
+ * (NULL: not yet known), resolving "auto" team sizes when 'b' is given.
+ * Messages name the policy's field ("range end -1 is negative"). */
+int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b,
+                    char *err, size_t errlen);
+/* an empty policy of 'kind' (team sizes "auto") */
+void sk_policy_init(sk_policy *p, int kind);
+/* dispatch a checked launch to the entry of 'b' for its pattern/policy */
+int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err,
+                     size_t errlen);
+
+/* -- prepared kernels (speck.kernel): compile once, launch many -------- */
+typedef struct sk_prepared sk_prepared;
+/* Compile 'd' for policy kind 'pol_kind' (MDRange rank 'md_rank') and the
+ * signature of 'args' (values ignored). With 'compile_only' the captures'
+ * spaces are not checked against the back end (NVRTC checks on a machine
+ * without a GPU). */
+sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
+                        const sk_arg *args, int nargs, int compile_only,
+                        char *err, size_t errlen);
+/* launch with new data of the same signature */
+int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
+                    int nargs, sk_result *res, char *err, size_t errlen);
+const sk_kernel *sk_prepared_kernel(const sk_prepared *h);
+int sk_prepared_pattern(const sk_prepared *h);
+void sk_prepared_free(sk_prepared *h);
+
+/* -- settings ------------------------------------------------------------ */
+/* bounds-check mode for launches that do not choose: SPECK_BOUNDS_CHECK=1
+ * or set here (-1: back to the environment's) */
+void sk_exec_set_bounds(int on);
+int sk_exec_bounds(void);
+
+#endif
