@@ -36,8 +36,12 @@ PREFIX   ?= /usr/local
 WARN     = -Wall -Wextra -Werror
 OPT      = -O2 -g
 SAN      =
-# precompiled kernels (kernels/) get more optimisation
+# precompiled kernels (kernels/) get more optimisation; their generated
+# bodies are built as the cc tier builds kernels (the host's best ISA,
+# no FP contraction, so they match JIT-compiled code bit for bit)
 KERNEL_OPT = -O3
+KPRE_CFLAGS = -std=c11 -O3 -march=native -ffp-contract=off -fno-fast-math \
+              -fPIC -w $(SAN)
 CFLAGS   = -std=c11 $(WARN) $(OPT) -fPIC -pthread $(SAN)
 CPPFLAGS = -I$(LUA_INC) -I$(BUILD)/deps/include -I.
 DEPFLAGS = -MMD -MP
@@ -48,7 +52,12 @@ LDLIBS   = -lm -ldl -pthread
 LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c \
               backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
 OBJ_DIR  := $(BUILD)/obj
-LIB_OBJ  := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o
+BASE_OBJ := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o
+# the library's precompiled kernels (scripts/kgen.c writes their sources)
+KGEN_BIN := $(BUILD)/bin/speck-kgen
+KGEN_DIR := $(BUILD)/gen/kernels
+KPRE_OBJ := $(OBJ_DIR)/gen/kernels.o
+LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
@@ -108,6 +117,23 @@ $(BUILD)/gen/dialect.c: scripts/embed.lua $(DIALECT_H)
 	@mkdir -p $(@D)
 	$(LUA) scripts/embed.lua $@ --include dialect/dialect_src.h \
 	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=dialect/$(d).h)
+
+# the generator links the library without a table (it defines an empty one)
+$(KGEN_BIN): $(OBJ_DIR)/scripts/kgen.o $(BASE_OBJ) $(TCC_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ_DIR)/scripts/kgen.o $(BASE_OBJ) $(LUA_A) \
+	  $(TCC_A) $(LDLIBS)
+
+# one relocatable object of every generated kernel and the table
+$(KPRE_OBJ): $(KGEN_BIN)
+	@mkdir -p $(KGEN_DIR) $(@D)
+	$(KGEN_BIN) $(KGEN_DIR)
+	@for f in $(KGEN_DIR)/*.c; do o=$${f%.c}.o; \
+	  if [ ! "$$o" -nt "$$f" ]; then \
+	    $(CC) $(CPPFLAGS) $(KPRE_CFLAGS) -c -o "$$o" "$$f" || exit 1; fi; \
+	done
+	@rm -f $$(for o in $(KGEN_DIR)/*.o; do [ -f "$${o%.o}.c" ] || echo "$$o"; done)
+	ld -r -o $@ $(KGEN_DIR)/*.o
 
 $(OBJ_DIR)/gen/dialect.o: $(BUILD)/gen/dialect.c
 	@mkdir -p $(@D)

@@ -331,6 +331,18 @@ int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args,
   return launch(b, k, d->pattern, &pol, &s, res, ks.label, err, errlen);
 }
 
+int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
+                 const sk_arg *args, int nargs, const sk_backend *b,
+                 sk_spec_store *st, char *err, size_t errlen) {
+  sig s;
+  if (collect(args, nargs, NULL, &s, err, errlen) < 0) return -1;
+  memcpy(st->caps, s.c, (size_t)s.n * sizeof s.c[0]);
+  if (make_spec(&st->spec, st->reds, d, pol_kind, md_rank, &s, b, err, errlen) < 0)
+    return -1;
+  st->spec.caps = st->caps;
+  return 0;
+}
+
 /* -- results -------------------------------------------------------------- */
 const void *sk_result_ptr(const sk_result *res, int r) {
   return res->acc + res->k->acc_off[r];

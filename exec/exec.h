@@ -69,6 +69,20 @@ int64_t sk_result_loc(const sk_result *res, int r);   /* -1: none */
 /* minmax: the max half */
 const void *sk_result_ptr(const sk_result *res, int r);
 
+/* The kernel spec sk_run would build for 'd', a policy kind and the
+ * signature of 'args' on a back end of code target 'code' (values
+ * ignored; spaces not checked): for the library's build-time generator
+ * and the seeding of its precompiled kernels. 'st' holds what the spec
+ * points at. */
+typedef struct sk_spec_store {
+  sk_kspec spec;
+  sk_capture caps[SK_MAXCAP];
+  sk_reducer reds[SK_MAXRED];
+} sk_spec_store;
+int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
+                 const sk_arg *args, int nargs, const sk_backend *b,
+                 sk_spec_store *st, char *err, size_t errlen);
+
 /* -- reducers ------------------------------------------------------------- */
 int sk_redop_find(const char *name);        /* SK_RED_*, -1 unknown */
 const char *sk_redop_name(int op);

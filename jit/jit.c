@@ -641,7 +641,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     k->launches++;
     if (strcmp(k->label, s->label) != 0) sk_cache_label(s->label, k);
     k->want = tier;
-    if (tier == SK_TIER_CC && k->tier != SK_TIER_CC && !k->gpu) want_cc_now(k);
+    if (tier == SK_TIER_CC && k->tier == SK_TIER_TCC) want_cc_now(k);
     *out = k;
     return 0;
   }
@@ -705,5 +705,51 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   k->launches++;
   sk_cache_insert(k);
   *out = k;
+  return 0;
+}
+
+/* -- precompiled kernels -------------------------------------------------- */
+uint64_t sk_jit_key_hash(const sk_kspec *s) {
+  sk_buf_reset(&keybuf);
+  encode_key(&keybuf, s);
+  return sk_hash(keybuf.s, keybuf.n, 0);
+}
+
+int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
+                void *layout, char *err, size_t errlen) {
+  sk_buf_reset(&keybuf);
+  encode_key(&keybuf, s);
+  if (keybuf.oom) {
+    snprintf(err, errlen, "out of memory encoding the kernel key");
+    return -1;
+  }
+  uint64_t h = sk_hash(keybuf.s, keybuf.n, 0);
+  if (sk_cache_find(h, keybuf.s, keybuf.n)) return 0;
+  sk_kernel *k = calloc(1, sizeof *k);
+  if (!k) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  k->hash = h;
+  k->keylen = keybuf.n;
+  k->key = malloc(keybuf.n);
+  k->label = dupstr(s->label);
+  k->want = SK_TIER_AUTO;
+  k->nred = s->nred;
+  for (int r = 0; r < s->nred; r++) {
+    k->reds[r] = s->reds[r];
+    k->reds[r].init = dupstr(s->reds[r].init);
+    k->reds[r].join = dupstr(s->reds[r].join);
+  }
+  err[0] = '\0';
+  k->source = sk_codegen_host(s, err, errlen);
+  if (!k->key || !k->label || !k->source) {
+    sk_kernel_free(k);
+    if (!err[0]) snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  memcpy(k->key, keybuf.s, keybuf.n);
+  sk_jit_install(k, fn, init, join, layout, SK_TIER_PRE);
+  sk_cache_insert(k);
   return 0;
 }

@@ -42,7 +42,9 @@ typedef struct sk_reducer {
 #define SK_MAXRED 16
 #define SK_MAXCAP 64
 
-enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_NVRTC, SK_NTIER };
+/* SK_TIER_PRE: precompiled into libspeck (kernels/), seeded at start */
+enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_NVRTC, SK_TIER_PRE,
+       SK_NTIER };
 enum { SK_CC_NONE, SK_CC_PENDING, SK_CC_READY, SK_CC_FAILED };
 /* tier-up rule: a kernel on libtcc code moves to the cc tier after this
  * many launches or this much accumulated run time, whichever first */
@@ -115,6 +117,13 @@ typedef struct sk_kernel {
  * with the compiler's message (lines of the body) in 'err'. */
 int sk_jit_get(const sk_kspec *spec, sk_kernel **out, char *err,
                size_t errlen);
+/* Seed the cache with precompiled code for 'spec' (tier SK_TIER_PRE):
+ * 'fn', 'init', 'join', 'layout' as a generated source defines them. A
+ * spec already cached is left alone. Returns < 0 with a message. */
+int sk_jit_seed(const sk_kspec *spec, void *fn, void *init, void *join,
+                void *layout, char *err, size_t errlen);
+/* the hash of the cache key of 'spec' (what sk_jit_get looks up) */
+uint64_t sk_jit_key_hash(const sk_kspec *spec);
 /* Check a spec before compiling: capture names, index counts of views in
  * the body. Returns < 0 with a message. */
 int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);

@@ -19,6 +19,7 @@
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
 #include "../exec/exec.h"
+#include "../kernels/kernels.h"
 
 #define SPECK_VERSION "0.1.0"
 
@@ -616,6 +617,31 @@ static int l_kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* -- library kernels ------------------------------------------------------ */
+/* core.call(name, args): library kernel 'name' ("blas.dot") with its
+ * arguments by name; returns its result (nothing for an update). Called by
+ * the stdlib wrappers, so errors carry their caller's position. */
+static int l_call(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  sk_arg args[SK_MAXCAP];
+  char fname[128];
+  snprintf(fname, sizeof fname, "speck.%s", name);
+  int n = collect_args(L, 2, args, fname, NULL);
+  sk_kvalue v;
+  int kind = SK_KRES_NONE;
+  char err[4096];
+  if (sk_kernel_call(name, args, n, &v, &kind, err, sizeof err) < 0) {
+    luaL_where(L, 2);
+    lua_pushfstring(L, "speck.%s", err);
+    lua_concat(L, 2);
+    return lua_error(L);
+  }
+  if (kind == SK_KRES_F64) lua_pushnumber(L, v.f64);
+  else if (kind == SK_KRES_I64) lua_pushinteger(L, v.i64);
+  else return 0;
+  return 1;
+}
+
 /* -- jit ---------------------------------------------------------------- */
 static int l_jit_source(lua_State *L) {
   const char *label = luaL_checkstring(L, 1);
@@ -628,7 +654,8 @@ static int l_jit_source(lua_State *L) {
   return 1;
 }
 
-static const char *const tier_names[SK_NTIER] = {"auto", "tcc", "cc", "nvrtc"};
+static const char *const tier_names[SK_NTIER] = {"auto", "tcc", "cc", "nvrtc",
+                                                 "precompiled"};
 
 static int l_jit_stats(lua_State *L) {
   sk_jit_totals t;
@@ -867,6 +894,7 @@ static const luaL_Reg core_funcs[] = {
   {"now", l_now},
   {"team_limits", l_team_limits},
   {"check_policy", l_check_policy},
+  {"call", l_call},
   {NULL, NULL}};
 
 static int l_jit_drain(lua_State *L) {

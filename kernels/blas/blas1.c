@@ -1,0 +1,190 @@
+/* blas1.c: BLAS level 1 (dot nrm2 asum iamax scal axpy axpby), each body
+ * written once in the dialect for every back end; the drivers check the
+ * arguments and apply the BLAS rules (alpha = 0 ignores x; beta = 0
+ * overwrites y even where it holds NaN).
+ *
+ * Sums accumulate in float64 whatever the views' dtype (as dsdot), so a
+ * float32 dot loses nothing to its accumulator. nrm2 takes one pass and
+ * rescales by the largest magnitude only when the plain sum of squares
+ * overflowed or may have underflowed (LAPACK's dnrm2 always scales).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels.h"
+
+/* -- bodies ------------------------------------------------------------------ */
+static const sk_kbody k_dot = {
+  "blas.dot", "acc += (double)x(i) * (double)y(i);", SK_REDUCE, SK_RED_SUM,
+  {"x", "y", NULL}, {NULL}};
+static const sk_kbody k_sumsq = {
+  "blas.nrm2", "acc += (double)x(i) * (double)x(i);", SK_REDUCE, SK_RED_SUM,
+  {"x", NULL}, {NULL}};
+static const sk_kbody k_sumsq_scaled = {
+  "blas.nrm2", "double t = (double)x(i) * s; acc += t * t;", SK_REDUCE,
+  SK_RED_SUM, {"x", NULL}, {"s", NULL}};
+static const sk_kbody k_amax = {
+  "blas.nrm2", "double t = fabs((double)x(i)); if (t > acc) acc = t;",
+  SK_REDUCE, SK_RED_MAX, {"x", NULL}, {NULL}};
+static const sk_kbody k_asum = {
+  "blas.asum", "acc += fabs((double)x(i));", SK_REDUCE, SK_RED_SUM,
+  {"x", NULL}, {NULL}};
+static const sk_kbody k_iamax = {
+  "blas.iamax",
+  "double t = fabs((double)x(i));\n"
+  "if (t > acc.val) { acc.val = t; acc.loc = i; }",
+  SK_REDUCE, SK_RED_MAXLOC, {"x", NULL}, {NULL}};
+static const sk_kbody k_scal = {
+  "blas.scal", "x(i) = a == 0.0 ? 0 : a * x(i);", SK_FOR, 0, {"x", NULL},
+  {"a", NULL}};
+static const sk_kbody k_axpy = {
+  "blas.axpy", "y(i) = a * x(i) + y(i);", SK_FOR, 0, {"x", "y", NULL},
+  {"a", NULL}};
+static const sk_kbody k_axpby = {
+  "blas.axpby", "y(i) = b == 0.0 ? a * x(i) : a * x(i) + b * y(i);", SK_FOR,
+  0, {"x", "y", NULL}, {"a", "b", NULL}};
+
+const sk_kbody *const sk_blas_bodies[] = {
+  &k_dot, &k_sumsq, &k_sumsq_scaled, &k_amax, &k_asum, &k_iamax, &k_scal,
+  &k_axpy, &k_axpby, NULL};
+
+/* -- argument checks ---------------------------------------------------------- */
+static int same_length(const sk_view *x, const sk_view *y, char *err,
+                       size_t errlen) {
+  if (x->extent[0] == y->extent[0]) return 0;
+  snprintf(err, errlen, "x (view '%s') has %lld elements, y (view '%s') %lld",
+           x->label, (long long)x->extent[0], y->label, (long long)y->extent[0]);
+  return -1;
+}
+
+/* x, and y when 'want_y', as rank-1 views of one length; no other names */
+static int views_xy(const sk_arg *args, int nargs, const char *const *known,
+                    const sk_view **x, const sk_view **y, char *err,
+                    size_t errlen) {
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
+  *x = sk_karg_view(args, nargs, "x", 1, err, errlen);
+  if (!*x) return -1;
+  if (!y) return 0;
+  *y = sk_karg_view(args, nargs, "y", 1, err, errlen);
+  if (!*y) return -1;
+  return same_length(*x, *y, err, errlen);
+}
+
+/* -- drivers ---------------------------------------------------------------- */
+static int dot(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+               size_t errlen) {
+  static const char *const known[] = {"x", "y", NULL};
+  const sk_view *v[2];
+  if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0) return -1;
+  sk_result r;
+  if (sk_kbody_run(&k_dot, v[0]->extent[0], v, NULL, &r, err, errlen) < 0)
+    return -1;
+  out->f64 = sk_result_f64(&r, 0);
+  return 0;
+}
+
+static int reduce1(const sk_kbody *kb, const sk_view *x, const double *s,
+                   double *val, char *err, size_t errlen) {
+  sk_result r;
+  if (sk_kbody_run(kb, x->extent[0], &x, s, &r, err, errlen) < 0) return -1;
+  *val = sk_result_f64(&r, 0);
+  return 0;
+}
+
+static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"x", NULL};
+  const sk_view *x;
+  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
+  out->f64 = 0;
+  if (x->extent[0] == 0) return 0;
+  double ss;
+  if (reduce1(&k_sumsq, x, NULL, &ss, err, errlen) < 0) return -1;
+  /* squares may have overflowed (inf) or lost digits to underflow */
+  if (ss == ss && (isinf(ss) || ss < 1e3 * DBL_MIN)) {
+    double m;
+    if (reduce1(&k_amax, x, NULL, &m, err, errlen) < 0) return -1;
+    if (m == 0 || isinf(m)) {
+      out->f64 = m;
+      return 0;
+    }
+    double s = 1.0 / m;
+    if (reduce1(&k_sumsq_scaled, x, &s, &ss, err, errlen) < 0) return -1;
+    out->f64 = m * sqrt(ss);
+    return 0;
+  }
+  out->f64 = sqrt(ss);
+  return 0;
+}
+
+static int asum(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"x", NULL};
+  const sk_view *x;
+  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
+  return reduce1(&k_asum, x, NULL, &out->f64, err, errlen);
+}
+
+static int iamax(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"x", NULL};
+  const sk_view *x;
+  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
+  sk_result r;
+  if (sk_kbody_run(&k_iamax, x->extent[0], &x, NULL, &r, err, errlen) < 0)
+    return -1;
+  out->i64 = sk_result_loc(&r, 0);
+  return 0;
+}
+
+static int scal(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"a", "x", NULL};
+  (void)out;
+  const sk_view *x;
+  double a;
+  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "a", &a, err, errlen) < 0)
+    return -1;
+  return sk_kbody_run(&k_scal, x->extent[0], &x, &a, NULL, err, errlen);
+}
+
+static int axpy(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"a", "x", "y", NULL};
+  (void)out;
+  const sk_view *v[2];
+  double a;
+  if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "a", &a, err, errlen) < 0)
+    return -1;
+  if (a == 0) return 0;   /* y unchanged, x not read (BLAS) */
+  return sk_kbody_run(&k_axpy, v[0]->extent[0], v, &a, NULL, err, errlen);
+}
+
+static int axpby(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"a", "x", "b", "y", NULL};
+  (void)out;
+  const sk_view *v[2];
+  double s[2];
+  if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "a", &s[0], err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "b", &s[1], err, errlen) < 0)
+    return -1;
+  return sk_kbody_run(&k_axpby, v[0]->extent[0], v, s, NULL, err, errlen);
+}
+
+/* -- entries ------------------------------------------------------------------ */
+static const sk_kentry e_dot = {"blas.dot", "x, y", SK_KRES_F64, dot};
+static const sk_kentry e_nrm2 = {"blas.nrm2", "x", SK_KRES_F64, nrm2};
+static const sk_kentry e_asum = {"blas.asum", "x", SK_KRES_F64, asum};
+static const sk_kentry e_iamax = {"blas.iamax", "x", SK_KRES_I64, iamax};
+static const sk_kentry e_scal = {"blas.scal", "a, x", SK_KRES_NONE, scal};
+static const sk_kentry e_axpy = {"blas.axpy", "a, x, y", SK_KRES_NONE, axpy};
+static const sk_kentry e_axpby = {"blas.axpby", "a, x, b, y", SK_KRES_NONE, axpby};
+
+const sk_kentry *const sk_blas_entries[] = {
+  &e_dot, &e_nrm2, &e_asum, &e_iamax, &e_scal, &e_axpy, &e_axpby, NULL};
