@@ -81,8 +81,12 @@ EMBED_BIN   := $(BUILD)/bin/embed-example
 TCC1_A      := $(BUILD)/lib/speck/tcc/libtcc1.a
 SPECK_H     := $(BUILD)/include/speck.h
 
+SPECK_PC    := $(BUILD)/lib/pkgconfig/speck.pc
+# the C kernel API example, built exactly as a user would: pkg-config
+KAPI_BIN    := $(BUILD)/bin/kernel-api-example
+
 OUTPUTS := $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
-           $(TCC1_A) $(SPECK_H) $(LUA_OUT) $(CTEST_BIN)
+           $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN)
 
 # a static Lua whose whole API is exported (-E), so C modules load into it
 LUA_STATIC := -Wl,--whole-archive $(LUA_A) -Wl,--no-whole-archive -Wl,-E
@@ -150,12 +154,37 @@ $(LIBSPECK_A): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-# Lua stays undefined in the shared objects: the loading program has it.
+# libspeck.so needs Lua's shared library (the embedding API); the Lua
+# module core.so leaves Lua undefined: the loading program has it.
 # libtcc is linked in and its symbols kept local (--exclude-libs).
 $(LIBSPECK_SO): $(LIB_OBJ) $(TCC_A)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libspeck.so -Wl,--exclude-libs,ALL \
-	  $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	  $(LDFLAGS) -o $@ $^ -llua5.4 $(LDLIBS)
+
+# pkg-config file: 'prefix' is the build folder here, PREFIX when installed
+define speck_pc
+prefix=$(1)
+libdir=$${prefix}/lib
+includedir=$${prefix}/include
+
+Name: speck
+Description: embeddable array language: views, policies and JIT-compiled kernels (Kokkos made interactive)
+Version: 0.1.0
+Cflags: -I$${includedir}
+Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lspeck
+Libs.private: -llua5.4 -lm -ldl -pthread
+endef
+export speck_pc_build = $(call speck_pc,$(abspath $(BUILD)))
+export speck_pc_install = $(call speck_pc,$(PREFIX))
+
+$(SPECK_PC): Makefile
+	@mkdir -p $(@D)
+	@echo "$$speck_pc_build" > $@
+
+$(KAPI_BIN): examples/kernel_api/kernel_api.c $(SPECK_PC) $(LIBSPECK_SO) $(SPECK_H)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $< $$(PKG_CONFIG_PATH=$(BUILD)/lib/pkgconfig pkg-config --cflags --libs speck)
 
 $(BUILD)/gen/core.map:
 	@mkdir -p $(@D)
@@ -220,6 +249,8 @@ install: all
 	install -m 644 $(SPECK_H) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBSPECK_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBSPECK_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	echo "$$speck_pc_install" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/speck.pc
 	install -m 755 $(CORE_SO) $(DESTDIR)$(PREFIX)/lib/lua/5.4/speck/
 	install -m 644 $(TCC1_A) $(DESTDIR)$(PREFIX)/lib/speck/tcc/
 	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(PREFIX)/share/lua/5.4/

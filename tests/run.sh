@@ -13,6 +13,8 @@
 #      pending shown apart). A space that cannot be initialised is a
 #      failure.
 #   3. the embedding example $BUILD/bin/embed-example (one test).
+#   4. the C kernel API example $BUILD/bin/kernel-api-example (built with
+#      pkg-config, as SPEC.md's contract says), once per space.
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
 # interpreter to run busted with, e.g. a sanitized bin/speck; default:
@@ -116,6 +118,24 @@ if [ -x "$BUILD/bin/embed-example" ]; then
   fi
 else
   fail "$BUILD/bin/embed-example missing (run make)"
+fi
+
+# -- 4. the C kernel API example (the contract of SPEC.md), per space ---------
+if [ -x "$BUILD/bin/kernel-api-example" ]; then
+  for space in $SPECK_SPACES; do
+    envs="SPECK_SPACE=$space"
+    [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+    if env $envs "$BUILD/bin/kernel-api-example" >"$tmp/out" 2>&1 &&
+       grep -q '^PASS' "$tmp/out"; then
+      passed=$((passed + 1))
+      echo "kernel-api-example ($space): PASS"
+    else
+      cat "$tmp/out"
+      fail "kernel-api-example ($space)"
+    fi
+  done
+else
+  fail "$BUILD/bin/kernel-api-example missing (run make)"
 fi
 
 [ "$pending" -gt 0 ] && echo "($pending pending)"

@@ -102,18 +102,27 @@ static int open_vm(lua_State *L) {
 
 /* -- API --------------------------------------------------------------- */
 
-speck_vm *speck_vm_new(const speck_options *opt) {
+static void set_err(char *err, size_t errlen, const char *msg) {
+  if (err != NULL && errlen > 0)
+    snprintf(err, errlen, "%s", msg);
+}
+
+speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen) {
   speck_vm *vm = malloc(sizeof *vm);
-  if (vm == NULL)
+  if (vm == NULL) {
+    set_err(err, errlen, "speck_vm_new: out of memory");
     return NULL;
+  }
   vm->L = luaL_newstate();
   if (vm->L == NULL) {
     free(vm);
+    set_err(err, errlen, "speck_vm_new: out of memory (no Lua state)");
     return NULL;
   }
   lua_pushcfunction(vm->L, open_vm);
   lua_pushlightuserdata(vm->L, (void *)opt);
   if (docall(vm->L, 1) != LUA_OK) {
+    take_error(vm->L, err, errlen);
     speck_vm_free(vm);
     return NULL;
   }
@@ -179,16 +188,26 @@ static int set_view(lua_State *L) {
 
 int speck_vm_set_view(speck_vm *vm, const char *global, void *data,
                       const char *dtype, int rank, const int64_t *extents,
-                      const char *layout) {
-  if (vm == NULL || global == NULL || data == NULL || dtype == NULL ||
-      rank < 0 || rank > SK_MAXRANK || (rank > 0 && extents == NULL))
+                      const char *layout, char *err, size_t errlen) {
+  const char *bad = vm == NULL       ? "vm is NULL"
+                    : global == NULL ? "global name is NULL"
+                    : data == NULL   ? "data is NULL"
+                    : dtype == NULL  ? "dtype is NULL"
+                    : rank < 0 || rank > SK_MAXRANK ? "rank must be 0..8"
+                    : rank > 0 && extents == NULL   ? "extents is NULL"
+                                                    : NULL;
+  if (bad) {
+    if (err != NULL && errlen > 0)
+      snprintf(err, errlen, "speck_vm_set_view '%s': %s",
+               global ? global : "?", bad);
     return SPECK_EARG;
+  }
   set_view_args a = {global, dtype, layout, data, rank, extents};
   lua_pushcfunction(vm->L, set_view);
   lua_pushlightuserdata(vm->L, &a);
   int st = docall(vm->L, 1);
   if (st != LUA_OK)
-    lua_pop(vm->L, 1);
+    take_error(vm->L, err, errlen);
   return status_of(st);
 }
 

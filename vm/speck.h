@@ -1,11 +1,15 @@
-/* speck.h: the C embedding API of speck, the one header a host program
- * includes. A 'speck_vm' is a Lua 5.4 state with the speck library loaded
- * as the global 'speck'; host arrays are shared with scripts zero-copy as
- * views. Link with libspeck (and Lua 5.4).
+/* speck.h: the C API of speck, the one header a host program includes.
+ * Two halves:
+ *  - the embedding API: a 'speck_vm' is a Lua 5.4 state with the speck
+ *    library loaded as the global 'speck'; host arrays are shared with
+ *    scripts zero-copy as views;
+ *  - the kernel API: runtimes, views and kernels (the same dialect and
+ *    back ends as Lua, user kernels and library kernels) with no Lua state.
+ * Build with `pkg-config --cflags --libs speck`.
  *
- *   speck_vm *vm = speck_vm_new(NULL);
+ *   speck_vm *vm = speck_vm_new(NULL, err, sizeof err);
  *   int64_t n = 1000;
- *   speck_vm_set_view(vm, "x", x, "float64", 1, &n, NULL);
+ *   speck_vm_set_view(vm, "x", x, "float64", 1, &n, NULL, err, sizeof err);
  *   if (speck_vm_dostring(vm, "speck.parallel_for('f', x:extent(0), {x = x},"
  *                         " 'x(i) = 2*x(i);')", err, sizeof err) != 0)
  *     fprintf(stderr, "%s\n", err);
@@ -57,8 +61,9 @@ typedef struct speck_options {
 
 /* A new VM (a Lua state with the standard libraries and speck loaded as the
  * global 'speck', initialised with 'opt' when it sets anything), or NULL
- * when speck cannot be loaded or initialised. 'opt' may be NULL. */
-speck_vm *speck_vm_new(const speck_options *opt);
+ * with the reason in 'err' (may be NULL) when speck cannot be loaded or
+ * initialised. 'opt' may be NULL. */
+speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen);
 
 /* Run a script file / a string. On an error return a negative status and
  * copy the message (with a traceback) into 'err' when 'err' is not NULL;
@@ -75,7 +80,7 @@ int speck_vm_dostring(speck_vm *vm, const char *code, char *err,
  * is 'global'. */
 int speck_vm_set_view(speck_vm *vm, const char *global, void *data,
                       const char *dtype, int rank, const int64_t *extents,
-                      const char *layout);
+                      const char *layout, char *err, size_t errlen);
 
 /* The VM's Lua state, for anything the calls above do not cover. */
 lua_State *speck_vm_lua(speck_vm *vm);
@@ -83,6 +88,86 @@ lua_State *speck_vm_lua(speck_vm *vm);
 /* Close the Lua state (collecting its views) and free the VM; NULL is a
  * no-op. */
 void speck_vm_free(speck_vm *vm);
+
+/* -- the kernel API (no Lua state) -----------------------------------------
+ * A host program runs kernels written in the dialect (SPEC.md "The kernel
+ * dialect") and library kernels by name. Every call returns 0 or a
+ * negative SPECK_E* code and fills 'err' (NUL-terminated, may be NULL);
+ * messages name the call and the object ("speck_run_for 'axpy': view 'x'
+ * (capture 'x') lives in space cuda; ..."). A bad input never crashes
+ * the program nor loses a view's data. */
+typedef struct speck_runtime speck_runtime;
+typedef struct speck_view speck_view;
+
+/* The process' runtime: 'space' "serial" | "openmp" | "cuda" (NULL:
+ * SPECK_SPACE or the default), 'threads' (0: SPECK_THREADS or the core
+ * count). Several opens share the one runtime when they agree; the last
+ * close finalises what the first open initialised. */
+speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
+                                  size_t errlen);
+void speck_runtime_close(speck_runtime *rt);
+/* the active back end's name ("openmp") */
+const char *speck_runtime_space(const speck_runtime *rt);
+/* wait for every kernel and copy the runtime launched */
+int speck_fence(speck_runtime *rt, char *err, size_t errlen);
+
+/* A new zero-filled view: 'dtype' "float64" | "float32" | "int64" | ...,
+ * 'rank' 0..8 extents, in memory space 'space' ("host" | "cuda" |
+ * "cuda_pinned" | "cuda_uvm"; NULL: the runtime's default) with that
+ * space's default layout. */
+speck_view *speck_view_new(speck_runtime *rt, const char *label,
+                           const char *dtype, int rank,
+                           const int64_t *extents, const char *space,
+                           char *err, size_t errlen);
+/* A view of the host's memory 'host_data' (layout right), never freed by
+ * speck: it must outlive the view's uses. */
+speck_view *speck_view_wrap(speck_runtime *rt, const char *label,
+                            const char *dtype, int rank,
+                            const int64_t *extents, void *host_data,
+                            char *err, size_t errlen);
+void *speck_view_data(speck_view *v);
+int64_t speck_view_extent(const speck_view *v, int dim);
+/* copy between any spaces and layouts of equal dtype and extents */
+int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
+                    size_t errlen);
+void speck_view_release(speck_view *v);
+
+/* A kernel argument (capture): a view or a scalar, by the name the body
+ * uses. */
+enum { SPECK_ARG_VIEW, SPECK_ARG_F64, SPECK_ARG_I64 };
+typedef struct speck_arg {
+  const char *name;
+  int kind;          /* SPECK_ARG_* */
+  speck_view *view;
+  double f64;
+  int64_t i64;
+} speck_arg;
+speck_arg speck_arg_view(const char *name, speck_view *v);
+speck_arg speck_arg_f64(const char *name, double x);
+speck_arg speck_arg_i64(const char *name, int64_t x);
+
+/* Run 'body' for i in [begin, end) with 'args' on the runtime's back end
+ * (compiled on first use, cached like Lua's kernels). */
+int speck_run_for(speck_runtime *rt, const char *label, int64_t begin,
+                  int64_t end, const speck_arg *args, int nargs,
+                  const char *body, char *err, size_t errlen);
+/* ... accumulating into 'acc' with 'reducer' ("sum" (NULL), "prod",
+ * "min", "max", "land", "lor", "band", "bor"; minloc/maxloc give the
+ * value) in float64; the joined value lands in 'result' (may be NULL). */
+int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin,
+                     int64_t end, const speck_arg *args, int nargs,
+                     const char *body, const char *reducer, double *result,
+                     char *err, size_t errlen);
+/* an exclusive or inclusive scan in float64: "if (final) y(i) = acc;
+ * acc += x(i);"; the total lands in 'total' (may be NULL) */
+int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
+                   int64_t end, const speck_arg *args, int nargs,
+                   const char *body, double *total, char *err, size_t errlen);
+/* A library kernel by name ("blas.dot", "blas.axpy", ...; the names and
+ * arguments of SPEC.md's modules without the "speck." prefix); its
+ * numeric result (if any) lands in 'result' (may be NULL). */
+int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
+               int nargs, double *result, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -18,15 +18,16 @@ int main(void) {
   for (int i = 0; i < N; i++)
     x[i] = i;
 
-  speck_vm *vm = speck_vm_new(NULL);
+  speck_vm *vm = speck_vm_new(NULL, err, sizeof err);
   if (vm == NULL) {
-    fprintf(stderr, "embed: cannot create a speck VM\n");
+    fprintf(stderr, "embed: cannot create a speck VM: %s\n", err);
     return 1;
   }
 
   const int64_t n = N;
-  if (speck_vm_set_view(vm, "x", x, "float64", 1, &n, NULL) != SPECK_OK) {
-    fprintf(stderr, "embed: speck_vm_set_view failed\n");
+  if (speck_vm_set_view(vm, "x", x, "float64", 1, &n, NULL, err, sizeof err) !=
+      SPECK_OK) {
+    fprintf(stderr, "embed: %s\n", err);
     speck_vm_free(vm);
     return 1;
   }

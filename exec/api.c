@@ -1,0 +1,324 @@
+/* api.c: the C kernel API of speck.h: runtimes, views and kernels with no
+ * Lua state. Each call turns its arguments into exec/'s (sk_arg, sk_kdesc,
+ * sk_policy) and calls sk_run or the library's registry; messages are
+ * "<call> '<label>': <what exec said>".
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/kernels.h"
+#include "../vm/speck.h"
+#include "exec.h"
+
+struct speck_runtime {
+  const sk_backend *b;
+};
+
+struct speck_view {
+  sk_view v;
+};
+
+/* opens that share the runtime; 'owned': the first open initialised it */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int opens, owned;
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+/* -- runtime ----------------------------------------------------------------- */
+speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
+                                  size_t errlen) {
+  char msg[512];
+  if (threads < 0) {
+    fail(err, errlen, 0, "speck_runtime_open: threads %d is negative", threads);
+    return NULL;
+  }
+  const sk_backend *want = NULL;
+  if (space && !(want = sk_backend_find(space))) {
+    fail(err, errlen, 0, "speck_runtime_open: unknown space '%s'", space);
+    return NULL;
+  }
+  speck_runtime *rt = malloc(sizeof *rt);
+  if (!rt) {
+    fail(err, errlen, 0, "speck_runtime_open: out of memory");
+    return NULL;
+  }
+  pthread_mutex_lock(&lock);
+  int rc = 0;
+  if (!sk_rt_initialized()) {
+    rc = sk_rt_initialize(space, threads, 0, msg, sizeof msg);
+    owned = rc == 0;
+  }
+  const sk_backend *b = rc == 0 ? sk_rt_backend(msg, sizeof msg) : NULL;
+  if (b && ((want && want != b) || (threads > 0 && threads != sk_rt_threads()))) {
+    snprintf(msg, sizeof msg,
+             "the process' runtime runs %s with %d thread%s; it cannot also "
+             "run %s with %d",
+             b->name, sk_rt_threads(), sk_rt_threads() == 1 ? "" : "s",
+             want ? want->name : b->name, threads > 0 ? threads : sk_rt_threads());
+    b = NULL;
+  }
+  if (b) opens++;
+  pthread_mutex_unlock(&lock);
+  if (!b) {
+    free(rt);
+    fail(err, errlen, 0, "speck_runtime_open: %s", msg);
+    return NULL;
+  }
+  rt->b = b;
+  return rt;
+}
+
+void speck_runtime_close(speck_runtime *rt) {
+  if (!rt) return;
+  sk_jit_drain();
+  pthread_mutex_lock(&lock);
+  if (--opens == 0 && owned) {
+    sk_rt_finalize();
+    owned = 0;
+  }
+  pthread_mutex_unlock(&lock);
+  free(rt);
+}
+
+const char *speck_runtime_space(const speck_runtime *rt) {
+  return rt ? rt->b->name : NULL;
+}
+
+int speck_fence(speck_runtime *rt, char *err, size_t errlen) {
+  if (!rt) return fail(err, errlen, SPECK_EARG, "speck_fence: runtime is NULL");
+  char msg[512];
+  if (rt->b->fence(msg, sizeof msg) < 0)
+    return fail(err, errlen, SPECK_ERUN, "speck_fence: %s", msg);
+  return SPECK_OK;
+}
+
+/* -- views ------------------------------------------------------------------- */
+static speck_view *make_view(speck_runtime *rt, const char *fname,
+                             const char *label, const char *dtype, int rank,
+                             const int64_t *extents, const char *space,
+                             void *data, char *err, size_t errlen) {
+  const char *lb = label ? label : "";
+  if (!rt) {
+    fail(err, errlen, 0, "%s '%s': runtime is NULL", fname, lb);
+    return NULL;
+  }
+  int dt = dtype ? sk_dtype_parse(dtype) : -1;
+  if (dt < 0) {
+    fail(err, errlen, 0, "%s '%s': unknown dtype '%s'", fname, lb,
+         dtype ? dtype : "(null)");
+    return NULL;
+  }
+  if (rank < 0 || rank > SK_MAXRANK || (rank > 0 && !extents)) {
+    fail(err, errlen, 0, "%s '%s': rank %d needs %d extents (rank 0..8)", fname,
+         lb, rank, rank);
+    return NULL;
+  }
+  char msg[512];
+  int sp;
+  if (data) {
+    sp = SK_SPACE_HOST;
+  } else if (space) {
+    if ((sp = sk_space_parse(space)) < 0) {
+      fail(err, errlen, 0, "%s '%s': unknown space '%s'", fname, lb, space);
+      return NULL;
+    }
+  } else if ((sp = sk_rt_default_space(msg, sizeof msg)) < 0) {
+    fail(err, errlen, 0, "%s '%s': %s", fname, lb, msg);
+    return NULL;
+  }
+  speck_view *v = calloc(1, sizeof *v);
+  if (!v) {
+    fail(err, errlen, 0, "%s '%s': out of memory", fname, lb);
+    return NULL;
+  }
+  int layout = data ? SK_RIGHT : sk_space_default_layout(sp);
+  if (sk_view_create(&v->v, lb, dt, rank, extents, layout, sp, 1, data, msg,
+                     sizeof msg) < 0) {
+    free(v);
+    fail(err, errlen, 0, "%s '%s': %s", fname, lb, msg);
+    return NULL;
+  }
+  return v;
+}
+
+speck_view *speck_view_new(speck_runtime *rt, const char *label,
+                           const char *dtype, int rank,
+                           const int64_t *extents, const char *space,
+                           char *err, size_t errlen) {
+  return make_view(rt, "speck_view_new", label, dtype, rank, extents, space,
+                   NULL, err, errlen);
+}
+
+speck_view *speck_view_wrap(speck_runtime *rt, const char *label,
+                            const char *dtype, int rank,
+                            const int64_t *extents, void *host_data,
+                            char *err, size_t errlen) {
+  if (!host_data) {
+    fail(err, errlen, 0, "speck_view_wrap '%s': host_data is NULL",
+         label ? label : "");
+    return NULL;
+  }
+  return make_view(rt, "speck_view_wrap", label, dtype, rank, extents, NULL,
+                   host_data, err, errlen);
+}
+
+void *speck_view_data(speck_view *v) { return v ? v->v.data : NULL; }
+
+int64_t speck_view_extent(const speck_view *v, int dim) {
+  return v && dim >= 0 && dim < v->v.rank ? v->v.extent[dim] : 0;
+}
+
+int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
+                    size_t errlen) {
+  if (!dst || !src)
+    return fail(err, errlen, SPECK_EARG, "speck_deep_copy: %s is NULL",
+                dst ? "src" : "dst");
+  char msg[512];
+  if (sk_view_deep_copy(&dst->v, &src->v, msg, sizeof msg) < 0)
+    return fail(err, errlen, SPECK_ERUN, "speck_deep_copy '%s' <- '%s': %s",
+                dst->v.label, src->v.label, msg);
+  return SPECK_OK;
+}
+
+void speck_view_release(speck_view *v) {
+  if (!v) return;
+  sk_view_release(&v->v);
+  free(v);
+}
+
+/* -- arguments --------------------------------------------------------------- */
+speck_arg speck_arg_view(const char *name, speck_view *v) {
+  speck_arg a = {name, SPECK_ARG_VIEW, v, 0, 0};
+  return a;
+}
+
+speck_arg speck_arg_f64(const char *name, double x) {
+  speck_arg a = {name, SPECK_ARG_F64, NULL, x, 0};
+  return a;
+}
+
+speck_arg speck_arg_i64(const char *name, int64_t x) {
+  speck_arg a = {name, SPECK_ARG_I64, NULL, 0, x};
+  return a;
+}
+
+/* exec's arguments of 'in'; a message (without the call's name) on a
+ * malformed one */
+static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
+                   size_t n) {
+  if (nargs < 0 || nargs > SK_MAXCAP || (nargs > 0 && !in)) {
+    snprintf(msg, n, "%d arguments (0..%d, and not NULL)", nargs, SK_MAXCAP);
+    return -1;
+  }
+  for (int i = 0; i < nargs; i++) {
+    const speck_arg *a = &in[i];
+    const char *nm = a->name ? a->name : "(no name)";
+    switch (a->kind) {
+    case SPECK_ARG_VIEW:
+      if (!a->view) {
+        snprintf(msg, n, "argument '%s' has no view", nm);
+        return -1;
+      }
+      out[i] = sk_arg_view(a->name, &a->view->v);
+      break;
+    case SPECK_ARG_F64: out[i] = sk_arg_f64(a->name, a->f64); break;
+    case SPECK_ARG_I64: out[i] = sk_arg_i64(a->name, a->i64); break;
+    default:
+      snprintf(msg, n, "argument '%s' has unknown kind %d", nm, a->kind);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* -- kernels ----------------------------------------------------------------- */
+static int run(speck_runtime *rt, const char *fname, const char *label,
+               int pattern, const char *reducer, int64_t begin, int64_t end,
+               const speck_arg *args, int nargs, const char *body,
+               double *result, char *err, size_t errlen) {
+  const char *lb = label ? label : "";
+  if (!rt) return fail(err, errlen, SPECK_EARG, "%s '%s': runtime is NULL", fname, lb);
+  if (!body) return fail(err, errlen, SPECK_EARG, "%s '%s': body is NULL", fname, lb);
+  char msg[4096];
+  sk_arg a[SK_MAXCAP];
+  if (convert(args, nargs, a, msg, sizeof msg) < 0)
+    return fail(err, errlen, SPECK_EARG, "%s '%s': %s", fname, lb, msg);
+  sk_kdesc d;
+  memset(&d, 0, sizeof d);
+  d.label = lb;
+  d.body = body;
+  d.pattern = pattern;
+  d.bounds = -1;
+  d.backend = rt->b;
+  if (pattern == SK_REDUCE) {
+    const char *op = reducer ? reducer : "sum";
+    d.nred = 1;
+    d.reds[0].op = sk_redop_find(op);
+    if (d.reds[0].op < 0 || d.reds[0].op == SK_RED_MINMAX)
+      return fail(err, errlen, SPECK_EARG,
+                  "%s '%s': unknown reducer '%s' (sum, prod, min, max, minloc, "
+                  "maxloc, land, lor, band, bor)",
+                  fname, lb, op);
+    d.reds[0].dtype = sk_redop_default_dtype(d.reds[0].op);
+  }
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.begin = begin;
+  p.end = end;
+  sk_result res;
+  if (sk_run(&d, &p, a, nargs, &res, msg, sizeof msg) < 0)
+    return fail(err, errlen, SPECK_ERUN, "%s '%s': %s", fname, lb, msg);
+  if (result && pattern != SK_FOR) *result = sk_result_f64(&res, 0);
+  return SPECK_OK;
+}
+
+int speck_run_for(speck_runtime *rt, const char *label, int64_t begin,
+                  int64_t end, const speck_arg *args, int nargs,
+                  const char *body, char *err, size_t errlen) {
+  return run(rt, "speck_run_for", label, SK_FOR, NULL, begin, end, args, nargs,
+             body, NULL, err, errlen);
+}
+
+int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin,
+                     int64_t end, const speck_arg *args, int nargs,
+                     const char *body, const char *reducer, double *result,
+                     char *err, size_t errlen) {
+  return run(rt, "speck_run_reduce", label, SK_REDUCE, reducer, begin, end,
+             args, nargs, body, result, err, errlen);
+}
+
+int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
+                   int64_t end, const speck_arg *args, int nargs,
+                   const char *body, double *total, char *err, size_t errlen) {
+  return run(rt, "speck_run_scan", label, SK_SCAN, NULL, begin, end, args,
+             nargs, body, total, err, errlen);
+}
+
+int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
+               int nargs, double *result, char *err, size_t errlen) {
+  if (!rt) return fail(err, errlen, SPECK_EARG, "speck_call: runtime is NULL");
+  char msg[4096];
+  sk_arg a[SK_MAXCAP];
+  if (convert(args, nargs, a, msg, sizeof msg) < 0)
+    return fail(err, errlen, SPECK_EARG, "speck_call %s: %s",
+                kernel ? kernel : "(null)", msg);
+  sk_kvalue v;
+  int kind = SK_KRES_NONE;
+  if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
+    return fail(err, errlen, SPECK_ERUN, "speck_call %s", msg);
+  if (result)
+    *result = kind == SK_KRES_F64 ? v.f64 : kind == SK_KRES_I64 ? (double)v.i64 : 0;
+  return SPECK_OK;
+}
