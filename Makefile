@@ -184,7 +184,7 @@ $(SPECK_PC): Makefile
 
 $(KAPI_BIN): examples/kernel_api/kernel_api.c $(SPECK_PC) $(LIBSPECK_SO) $(SPECK_H)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -o $@ $< $$(PKG_CONFIG_PATH=$(BUILD)/lib/pkgconfig pkg-config --cflags --libs speck)
+	$(CC) $(SAN) -Wl,-rpath,'$$ORIGIN/../lib' -o $@ $< $$(PKG_CONFIG_PATH=$(BUILD)/lib/pkgconfig pkg-config --cflags --libs speck)
 
 $(BUILD)/gen/core.map:
 	@mkdir -p $(@D)
