@@ -146,6 +146,62 @@ static int next_ident(const char *p, size_t n, size_t *i, size_t *b, size_t *len
   return 0;
 }
 
+/* The constructs whose block runs on part of the team (or lane by lane):
+ * 'return' inside one would leave the league rank on some members only,
+ * skipping the joins and barriers the others then wait in. */
+static const char *const nested_words[] = {
+  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
+  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM",
+  "SINGLE_THREAD", NULL};
+
+/* If the identifier at p[b] (length len) is a construct of 'list' followed
+ * by its argument list, the index after that list, and in *end the end of
+ * the statement or block it governs; else 0. */
+static size_t construct_block(const char *const *list, const char *p, size_t n,
+                              size_t b, size_t len, size_t *end) {
+  if (in_list(list, p + b, len) < 0) return 0;
+  size_t k = b + len;
+  while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
+  if (k >= n || p[k] != '(') return 0;
+  size_t after;
+  if (count_args(p, k, n, &after) < 0) return 0;
+  *end = stmt_end(p, after, n);
+  return after;
+}
+
+/* 'return' inside a nested construct: refused, naming the innermost
+ * construct around it (the one that starts last among those whose block
+ * holds it). A plain 'return' ends the league rank on every member alike
+ * and stays allowed. */
+static int check_team_return(const sk_kspec *s, char *err, size_t errlen) {
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len;
+  while (next_ident(p, n, &i, &b, &len)) {
+    if (len != 6 || memcmp(p + b, "return", 6) != 0) continue;
+    size_t q = 0, cb, clen, inner = 0, inner_len = 0;
+    int found = 0;
+    while (q < b && next_ident(p, b, &q, &cb, &clen)) {
+      size_t end;
+      size_t after = construct_block(nested_words, p, n, cb, clen, &end);
+      if (after && after <= b && b < end) {
+        inner = cb;
+        inner_len = clen;
+        found = 1;
+      }
+    }
+    if (!found) continue;
+    int single = inner_len > 6 && memcmp(p + inner, "SINGLE", 6) == 0;
+    snprintf(err, errlen,
+             "return inside %.*s (body line %d): a nested construct cannot "
+             "leave the league rank; %s",
+             (int)inner_len, p + inner, line_of(p, b),
+             single ? "put the rest of the block under an if instead"
+                    : "use continue to end this iteration");
+    return -1;
+  }
+  return 0;
+}
+
 static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
   const char *p = s->body;
   size_t n = s->body_len, i = 0, b, len;
@@ -179,6 +235,64 @@ static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
                line_of(p, cb));
       return -1;
     }
+  }
+  return s->policy_kind == SK_POL_TEAM ? check_team_return(s, err, errlen) : 0;
+}
+
+/* -- read-only views ----------------------------------------------------- */
+static size_t skip_ws(const char *p, size_t i, size_t n) {
+  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+  return i;
+}
+
+/* 1 if the element use 'x(..)' that starts at p[b] and whose argument list
+ * ends before p[end] is written: the target of '=' or a compound
+ * assignment, the operand of '++' / '--', or the '&x(..)' operand of an
+ * atomic_* call. A read through a pointer taken otherwise is not seen. */
+static int element_written(const char *p, size_t n, size_t b, size_t end) {
+  size_t q = skip_ws(p, end, n);
+  if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) return 1;
+  if (q + 1 < n && p[q + 1] == '=' && strchr("+-*/%&|^", p[q])) return 1;
+  if (q + 2 < n && p[q + 2] == '=' && p[q] == p[q + 1] && (p[q] == '<' || p[q] == '>'))
+    return 1;
+  if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) return 1;
+  size_t a = b;   /* before the name: ++, -- or an atomic's '&' */
+  while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '\n')) a--;
+  if (a >= 2 && (p[a - 1] == '+' || p[a - 1] == '-') && p[a - 2] == p[a - 1]) return 1;
+  if (a < 1 || p[a - 1] != '&' || (a >= 2 && p[a - 2] == '&')) return 0;
+  a--;
+  while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '\n')) a--;
+  if (a < 1 || p[a - 1] != '(') return 0;
+  a--;
+  while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t')) a--;
+  size_t e = a;
+  while (a > 0 && ident_char(p[a - 1])) a--;
+  return e - a > 7 && memcmp(p + a, "atomic_", 7) == 0;
+}
+
+/* A view with the random_access trait is read-only (as a Kokkos view of
+ * const data): a body that stores to one of its elements is refused. */
+static int check_readonly(const sk_kspec *s, char *err, size_t errlen) {
+  int any = 0;
+  for (int c = 0; c < s->ncap; c++)
+    any |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_RANDOM);
+  if (!any) return 0;
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len;
+  while (next_ident(p, n, &i, &b, &len)) {
+    const sk_capture *v = NULL;
+    for (int c = 0; c < s->ncap && !v; c++)
+      if (s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_RANDOM) &&
+          strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p + b, len) == 0)
+        v = &s->caps[c];
+    if (!v) continue;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    if (!element_written(p, n, b, end)) continue;
+    snprintf(err, errlen,
+             "view '%s' is random_access (read-only); the body writes it "
+             "(body line %d)", v->name, line_of(p, b));
+    return -1;
   }
   return 0;
 }
@@ -260,7 +374,7 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
       return -1;
     }
   }
-  return 0;
+  return check_readonly(s, err, errlen);
 }
 
 /* -- the atomic trait ---------------------------------------------------- */
@@ -276,11 +390,6 @@ static int atomic_view(const sk_kspec *s, const char *p, size_t len) {
         strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p, len) == 0)
       return 1;
   return 0;
-}
-
-static size_t skip_ws(const char *p, size_t i, size_t n) {
-  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
-  return i;
 }
 
 /* end of an expression: the next ';' or ',' or ')' at depth 0 */

@@ -49,6 +49,14 @@ end
 
 local x = speck.View("x", "float64", 10)
 local a2 = speck.View("a2", "float64", {2, 2})
+-- read-only (random_access) views; 'ro' holds 1 .. 10 and must keep it
+local ro = speck.View("ro", "float64", 10, {random_access = true})
+for i = 0, 9 do ro:set(i, i + 1) end
+local ro2 = speck.View("ro2", "int64", {2, 2}, {random_access = true})
+local function ro_msg(label, name, line, fname)
+  return ("%s '%s': view '%s' is random_access (read-only); the body writes it (body line %d)")
+    :format(fname or "speck.parallel_for", label, name, line)
+end
 
 -- name, function, fragments the message must contain
 local CASES = {
@@ -107,6 +115,35 @@ local CASES = {
   {"a reduce indexing a view wrongly", function()
      pr("badr", 2, {x = x}, "acc += x(i, 1, 2);") end,
    "speck.parallel_reduce 'badr': view 'x' is rank 1, body indexes it with 3 indices"},
+
+  -- writes to random_access (read-only) views, as Kokkos refuses a store
+  -- through a view of const data
+  {"an assignment to a random_access view", function()
+     pf("ro_w", 10, {ro = ro, x = x}, "x(i) = ro(i);\nro(i) = 1;") end,
+   ro_msg("ro_w", "ro", 2)},
+  {"a compound assignment to a random_access view", function()
+     pf("ro_w", 10, {ro = ro}, "ro (i)  *= 2;") end, ro_msg("ro_w", "ro", 1)},
+  {"a shift assignment to a random_access view", function()
+     pf("ro_w", 2, {ro2 = ro2}, "\n\nro2(i, 0) <<= 1;") end, ro_msg("ro_w", "ro2", 3)},
+  {"a postfix increment of a random_access view", function()
+     pf("ro_w", 10, {ro = ro}, "ro(i)--;") end, ro_msg("ro_w", "ro", 1)},
+  {"a prefix increment of a random_access view", function()
+     pf("ro_w", 2, {ro2 = ro2}, "if (i > 0)\n  ++ ro2(i, i);") end, ro_msg("ro_w", "ro2", 2)},
+  {"an atomic on an element of a random_access view", function()
+     pf("ro_w", 10, {ro = ro}, "atomic_add( &ro(i), 1.0);") end, ro_msg("ro_w", "ro", 1)},
+  {"a reduction that writes a random_access view", function()
+     pr("ro_r", 10, {ro = ro}, "acc += ro(i); ro(i) = 0;") end,
+   ro_msg("ro_r", "ro", 1, "speck.parallel_reduce")},
+  {"a scan that writes a random_access view", function()
+     ps("ro_s", 10, {ro = ro}, "acc += ro(i);\nif (final) ro(i) = acc;") end,
+   ro_msg("ro_s", "ro", 2, "speck.parallel_scan")},
+  {"a team body that writes a random_access view", function()
+     pf("ro_t", speck.TeamPolicy(2, 1), {ro2 = ro2},
+        "TEAM_FOR(j, 0, 2) { ro2(team.league_rank, j) += 1; }") end,
+   ro_msg("ro_t", "ro2", 1)},
+  {"a kernel handle whose body writes a random_access view", function()
+     speck.kernel("ro_k", "range", {ro = ro}, "ro(i) = 0;") end,
+   ro_msg("ro_k", "ro", 1, "speck.kernel")},
 
   -- captures
   {"a function capture", function() pf("bad", 10, {f = print}, "") end,
@@ -282,6 +319,16 @@ local CASES = {
 describe("errors on " .. SPACE, function()
   it("the VM works before any error", vm_ok)
 
+  it("a random_access view can be read, compared and have its address read", function()
+    local y = speck.View("y", "float64", 10)
+    pf("ro_read", 10, {ro = ro, y = y}, [[
+      const double *p = &ro(i);    /* not a store */
+      y(i) = ro(i) == *p && ro(i) >= 1 && ro(i) != 0 && ro(i) <= 10 ? ro(i) * 2 : -1;
+    ]])
+    for i = 0, 9 do assert.are.equal(2 * (i + 1), y(i)) end
+    assert.are.equal(55, pr("ro_sum", 10, {ro = ro}, "acc += ro(i);"))
+  end)
+
   for _, c in ipairs(CASES) do
     it(c[1], function()
       expect(c[2], table.unpack(c, 3))
@@ -431,5 +478,8 @@ local r = speck.parallel_reduce("bad", 4, {}, "acc += 1;",
     end
   end)
 
-  it("the VM works after all the errors", vm_ok)
+  it("the VM works after all the errors", function()
+    vm_ok()
+    for i = 0, 9 do assert.are.equal(i + 1, ro(i)) end   -- never written
+  end)
 end)

@@ -920,7 +920,7 @@ describe("TeamPolicy on " .. SPACE, function()
       end)
     end
 
-    it("'return' leaves the current league rank (current behaviour: never inside a nested construct)",
+    it("'return' at the top of the body leaves the current league rank on every member",
        function()
       local T = TMAX
       local L = 31
@@ -1166,6 +1166,52 @@ describe("TeamPolicy on " .. SPACE, function()
         err_of(speck.parallel_for, "bad_single2", speck.TeamPolicy(4, 1), {x = x},
                "SINGLE_TEAM(team) team_barrier(team);"))
       sanity()
+    end)
+
+    -- 'return' inside a nested construct would leave the league rank on
+    -- some members only (the others wait in the join or barrier that
+    -- follows); it is refused before compiling, naming the innermost
+    -- construct around it
+    it("'return' inside a nested construct", function()
+      local LOOP = ": a nested construct cannot leave the league rank; use continue to end "
+        .. "this iteration"
+      local SINGLE = ": a nested construct cannot leave the league rank; put the rest of the "
+        .. "block under an if instead"
+      local cases = {
+        {"TEAM_FOR", 2, LOOP, "int64_t s = 0;\nTEAM_FOR(j, 0, 4) { if (j == 2) return; s += j; }\nx(0) = s;"},
+        {"VECTOR_FOR", 1, LOOP, "VECTOR_FOR(k, 0, 4) return;"},
+        {"TEAM_VECTOR_FOR", 3, LOOP, "TEAM_VECTOR_FOR(k, 0, 4)\n{\n  return ; }"},
+        {"TEAM_REDUCE", 1, LOOP, "int64_t s; TEAM_REDUCE(sum, j, 0, 4, s) { if (j) return; s += j; }"},
+        {"VECTOR_REDUCE", 1, LOOP, "double s; VECTOR_REDUCE(max, j, 0, 4, s) { return; }"},
+        {"TEAM_VECTOR_REDUCE", 1, LOOP, "int64_t s; TEAM_VECTOR_REDUCE(sum, j, 0, 4, s) return;"},
+        {"TEAM_SCAN", 2, LOOP, "int64_t s;\nTEAM_SCAN(j, 0, 4, s) { if (final) return; s += 1; }"},
+        {"VECTOR_SCAN", 1, LOOP, "int64_t s; VECTOR_SCAN(j, 0, 4, s) { s += 1; return; }"},
+        {"SINGLE_TEAM", 1, SINGLE, "SINGLE_TEAM(team) { x(0) = 1; return; }\nx(1) = 2;"},
+        {"SINGLE_THREAD", 2, SINGLE, "SINGLE_THREAD(team)\n  return;"},
+        -- the innermost construct is named
+        {"VECTOR_FOR", 3, LOOP, "TEAM_FOR(j, 0, 4) {\n  VECTOR_FOR(k, 0, 4) {\n    if (k == j) return;\n  }\n}"},
+        {"TEAM_FOR", 4, LOOP, "TEAM_FOR(j, 0, 4) {\n  VECTOR_FOR(k, 0, 4) { x(0) = k; }\n  /* return; in a comment is fine */\n  return;\n}"},
+      }
+      for n, c in ipairs(cases) do
+        local label = "bad_ret" .. n
+        assert.are.equal(("speck.parallel_for '%s': return inside %s (body line %d)%s")
+                           :format(label, c[1], c[2], c[3]),
+                         err_of(speck.parallel_for, label, speck.TeamPolicy(4, 1), {x = x}, c[4]))
+        sanity()
+      end
+      assert.are.equal("speck.parallel_reduce 'bad_ret_r': return inside TEAM_FOR (body line 1)" .. LOOP,
+        err_of(speck.parallel_reduce, "bad_ret_r", speck.TeamPolicy(4, 1), {},
+               "TEAM_FOR(j, 0, 4) { if (j) return; } SINGLE_TEAM(team) { acc += 1; }"))
+      sanity()
+      -- a return outside the constructs, and 'continue' inside them, are fine
+      x:fill(0)
+      speck.parallel_for("ok_ret", speck.TeamPolicy(4, 1), {x = x}, [[
+        int64_t s = 0;
+        TEAM_FOR(j, 0, 4) { if (j == 2) continue; s += j; }   /* a 'return_value' name is no return */
+        if (team.league_rank == 3) return;
+        x(team.league_rank) = s;
+      ]])
+      assert.are.same({4, 4, 4, 0}, x:totable())
     end)
 
     it("parallel_scan with a TeamPolicy", function()
