@@ -588,6 +588,84 @@ describe("TeamPolicy on " .. SPACE, function()
       assert.are.same({1, 1, 1, 1}, x:totable())
     end)
 
+    it("a scratch level other than 0 or 1 fails the launch with a clear error", function()
+      if not HOST then return host_only() end
+      local x = speck.View("x", "int64", 4)
+      assert.are.equal(
+        "speck.parallel_for 'scr_level2': team_scratch: scratch level 2 does not exist "
+        .. "(levels are 0 and 1)",
+        err_of(speck.parallel_for, "scr_level2",
+               speck.TeamPolicy(4, 1, {scratch = {per_team = {64, 64}}}), {x = x}, [[
+          char *p = (char *)team_scratch(team, 2, 8);
+          p[0] = 1;   /* a stand-in block, never the arena */
+          x(team.league_rank) = 1;
+        ]]))
+      sanity()
+      assert.are.equal(
+        "speck.parallel_for 'scr_level_m1': thread_scratch: scratch level -1 does not exist "
+        .. "(levels are 0 and 1)",
+        err_of(speck.parallel_for, "scr_level_m1",
+               speck.TeamPolicy(4, 1, {scratch = {per_thread = {64, 64}}}), {x = x},
+               "char *p = (char *)thread_scratch(team, 1, 8); p = (char *)thread_scratch(team, -1, 8); p[0] = 1;"))
+      sanity()
+      assert.are.equal(
+        "speck.parallel_for 'scr_negative': team_scratch: a scratch request of -8 bytes is negative",
+        err_of(speck.parallel_for, "scr_negative",
+               speck.TeamPolicy(4, 1, {scratch = {per_team = {64, 0}}}), {x = x},
+               "int64_t n = -8; char *p = (char *)team_scratch(team, 0, n); (void)p;"))
+      sanity()
+    end)
+
+    it("a scratch request whose end wraps int64 fails the launch with a clear error", function()
+      if not HOST then return host_only() end
+      local x = speck.View("x", "int64", 4)
+      assert.are.equal(
+        "speck.parallel_for 'scr_wrap': a scratch request of 9223372036854775797 bytes does not "
+        .. "fit the policy's scratch (team 128/0, thread 0/0 bytes at levels 0/1)",
+        err_of(speck.parallel_for, "scr_wrap",
+               speck.TeamPolicy(4, 1, {scratch = {per_team = {128, 0}}}), {x = x}, [[
+          char *a = (char *)team_scratch(team, 0, 64);
+          char *b = (char *)team_scratch(team, 0, 9223372036854775807L - 10);   /* 64 + that wraps */
+          a[0] = 1;
+          x(team.league_rank) = b != 0;
+        ]]))
+      sanity()
+    end)
+
+    -- a level far outside 0..1 indexed the team context's arrays with it;
+    -- per-team + per-thread scratch whose sum wraps int64 laid the arena
+    -- out with wrapped offsets. Child processes, so that a regression
+    -- cannot take the suite down.
+    for _, case in ipairs{
+      {"a scratch level far outside 0..1", "scratch = {per_team = {64, 0}}",
+       "char *p = (char *)team_scratch(team, 1 << 30, 8); p[0] = 1;",
+       "speck.parallel_for 'big': team_scratch: scratch level 1073741824 does not exist (levels are 0 and 1)"},
+      {"per-team + per-thread scratch whose sum wraps int64",
+       "scratch = {per_team = {math.maxinteger, 0}, per_thread = {math.maxinteger, 0}}",
+       "char *p = (char *)team_scratch(team, 0, 64); p[0] = 1; p[1 << 20] = 2;",
+       nil},
+    } do
+      it(case[1] .. " fails the launch instead of crashing", function()
+        if not HOST then return host_only() end
+        local code = ([[
+          local x = speck.View("x", "int64", 4)
+          local ok, e = pcall(speck.parallel_for, "big", speck.TeamPolicy(1, 1, {%s}), {x = x}, "%s")
+          io.write(ok and "ran" or e)
+        ]]):format(case[2], case[3])
+        local f = io.popen(("(ulimit -c 0; SPECK_SPACE=%s timeout 20 %s -e '%s'; echo \" rc=$?\") 2>&1"):format(
+          SPACE, SPECK_BIN, code))
+        local out = f:read("a")
+        f:close()
+        if case[4] then
+          assert.are.equal(case[4] .. " rc=0\n", out)
+        else
+          -- refused by the policy check or by the arena layout: either way
+          -- a message about the scratch request, and no crash
+          assert.is_truthy(out:find("^speck%.parallel_for 'big': .*scratch.* rc=0\n$"), out)
+        end
+      end)
+    end
+
     -- an overrun must not leave the body a NULL to write through (that
     -- killed the process before the launch could report); in a child
     -- process so that a regression cannot take the suite down
