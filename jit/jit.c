@@ -139,15 +139,22 @@ void sk_jit_set_default_tier(int tier) {
   __atomic_store_n(&default_tier, tier, __ATOMIC_RELAXED);
 }
 
-int sk_jit_default_tier(void) {
+_Static_assert(SK_TIER_AUTO == 0 && SK_TIER_TCC == 1 && SK_TIER_CC == 2,
+               "sk_env_jit numbers the tiers in this order");
+
+int sk_jit_tier(int requested, char *err, size_t errlen) {
+  if (requested != SK_TIER_AUTO) return requested;
   int t = __atomic_load_n(&default_tier, __ATOMIC_RELAXED);
   if (t >= 0) return t;
-  const char *e = getenv("SPECK_JIT");
-  t = SK_TIER_AUTO;
-  if (e && strcmp(e, "tcc") == 0) t = SK_TIER_TCC;
-  else if (e && strcmp(e, "cc") == 0) t = SK_TIER_CC;
+  if (sk_env_jit(&t, err, errlen) < 0) return -1;   /* asked again next time */
   __atomic_store_n(&default_tier, t, __ATOMIC_RELAXED);
   return t;
+}
+
+int sk_jit_default_tier(void) {
+  char err[8];
+  int t = sk_jit_tier(SK_TIER_AUTO, err, sizeof err);
+  return t < 0 ? SK_TIER_AUTO : t;
 }
 
 static void install_cc(sk_kernel *k, sk_ccode *c) {
@@ -289,7 +296,8 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     snprintf(err, errlen, "out of memory encoding the kernel key");
     return -1;
   }
-  int tier = s->tier != SK_TIER_AUTO ? s->tier : sk_jit_default_tier();
+  int tier = sk_jit_tier(s->tier, err, errlen);
+  if (tier < 0) return -1;
   uint64_t h = sk_hash(keybuf.s, keybuf.n, 0);
   sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {

@@ -23,11 +23,13 @@ local function write_temp(text)
   return path
 end
 
--- Run speck with the (already quoted) argument string and optional stdin
--- text; returns stdout, stderr, exit status.
-local function run(args, input)
+-- Run speck with the (already quoted) argument string, optional stdin
+-- text and optional environment changes (arguments of env(1): "A=1 -u B");
+-- returns stdout, stderr, exit status.
+local function run(args, input, envs)
   local errpath = os.tmpname()
-  local cmd = quote(SPECK) .. " " .. args .. " 2>" .. quote(errpath)
+  local cmd = (envs and "env " .. envs .. " " or "") .. quote(SPECK) .. " " .. args
+              .. " 2>" .. quote(errpath)
   local inpath
   if input then
     inpath = write_temp(input)
@@ -137,6 +139,72 @@ describe("speck command line", function()
     local out, _, code = run("- x", "print(arg[1])\n")
     assert.are.equal(0, code)
     assert.are.equal("x\n", out)
+  end)
+end)
+
+describe("speck's environment settings", function()
+  -- a malformed value stops the CLI at start-up: exit 1, the variable,
+  -- its value and what is wrong on stderr, nothing run
+  for _, case in ipairs{
+    {"SPECK_THREADS=abc", "SPECK_THREADS=abc: not a positive integer"},
+    {"SPECK_THREADS=-1", "SPECK_THREADS=-1: not a positive integer"},
+    {"SPECK_THREADS=0", "SPECK_THREADS=0: not a positive integer"},
+    {"SPECK_THREADS=' 4'", "SPECK_THREADS= 4: not a positive integer"},
+    {"SPECK_THREADS=2.5", "SPECK_THREADS=2.5: not a positive integer"},
+    {"SPECK_THREADS=5000", "SPECK_THREADS=5000: more than 1024"},
+    {"SPECK_THREADS=99999999999999999999", "SPECK_THREADS=99999999999999999999: more than 1024"},
+    {"-u SPECK_THREADS OMP_NUM_THREADS=many", "OMP_NUM_THREADS=many: not a positive integer"},
+    {"SPECK_JIT=fast", "SPECK_JIT=fast: unknown tier (tcc, cc or auto)"},
+    {"SPECK_JIT=TCC", "SPECK_JIT=TCC: unknown tier (tcc, cc or auto)"},
+    {"SPECK_SPACE=mars", "SPECK_SPACE=mars: unknown space (serial, openmp or cuda)"},
+  } do
+    it("exits 1 on " .. case[1], function()
+      local out, err, code = run("-e 'print(\"ran\")'", nil, case[1])
+      assert.are.equal("speck: " .. case[2] .. "\n", err)
+      assert.are.equal("", out)
+      assert.are.equal(1, code)
+      -- the REPL and --info do not start either; --version and --help
+      -- need no settings
+      _, err, code = run("--info", nil, case[1])
+      assert.are.equal("speck: " .. case[2] .. "\n", err)
+      assert.are.equal(1, code)
+      out, _, code = run("--version", nil, case[1])
+      assert.are.equal("speck 0.1.0\n", out)
+      assert.are.equal(0, code)
+    end)
+  end
+
+  it("takes well-formed values (an empty one means unset)", function()
+    for _, case in ipairs{
+      {"SPECK_SPACE=openmp SPECK_THREADS=3", "openmp 3"},
+      {"-u SPECK_THREADS SPECK_SPACE=openmp OMP_NUM_THREADS=3,2", "openmp 3"},
+      {"SPECK_SPACE=openmp SPECK_THREADS=2 OMP_NUM_THREADS=junk", "openmp 2"},
+      {"SPECK_SPACE=serial SPECK_THREADS= SPECK_JIT=", "serial 1"},
+      {"SPECK_SPACE=serial SPECK_JIT=cc", "serial 1"},
+    } do
+      local out, err, code = run("-e 'local i = speck.info() print(i.default_space, i.threads)'",
+                                 nil, case[1])
+      assert.are.equal(0, code, err)
+      assert.are.equal(case[2]:gsub(" ", "\t") .. "\n", out)
+    end
+  end)
+
+  it("reaches Lua as an error from a plain Lua process (first use and initialize)", function()
+    local lua = os.getenv("SPECK_LUA") or "lua"
+    local probe = io.popen("command -v " .. lua)
+    local found = probe:read("a")
+    probe:close()
+    if found == "" then return pending("no standalone 'lua' interpreter") end
+    local script = [[local speck = require "speck"
+      print(select(2, pcall(speck.View, "v", "float64", 4)))
+      print(select(2, pcall(speck.initialize, {space = "serial"})))
+      print(select(2, pcall(speck.parallel_for, "k", 4, {}, "(void)i;")))]]
+    local p = io.popen("env SPECK_THREADS=-1 " .. lua .. " -e " .. quote(script) .. " 2>&1")
+    local out = p:read("a")
+    p:close()
+    assert.are.equal("speck.View 'v': SPECK_THREADS=-1: not a positive integer\n"
+      .. "speck.initialize: SPECK_THREADS=-1: not a positive integer\n"
+      .. "speck.parallel_for: SPECK_THREADS=-1: not a positive integer\n", out)
   end)
 end)
 

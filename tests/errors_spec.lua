@@ -402,6 +402,81 @@ describe("errors on " .. SPACE, function()
     end)
   end)
 
+  describe("runtime calls", function()
+    local OTHER = SPACE == "serial" and "openmp" or "serial"
+    -- the message without the caller's file:line
+    local function bare(f) return (message(f):gsub("^[^:]*:%d+: ", "")) end
+    local ALL = "serial, openmp, cuda, host, cuda_pinned or cuda_uvm"
+
+    it("speck.fence names an unknown space; known ones fence", function()
+      assert.are.equal("speck.fence: unknown space 'mars' (" .. ALL .. ")",
+                       bare(function() speck.fence("mars") end))
+      assert.are.equal("speck.fence: unknown space 'Serial' (" .. ALL .. ")",
+                       bare(function() speck.fence("Serial") end))
+      expect(function() speck.fence({}) end, "bad argument #1 to", "string expected, got table")
+      speck.fence()
+      speck.fence(nil)
+      for _, name in ipairs{"serial", "openmp", "cuda", "host", "cuda_pinned", "cuda_uvm", SPACE} do
+        speck.fence(name)   -- a back end that does not run has nothing to wait for
+      end
+      vm_ok()
+    end)
+
+    it("a second speck.initialize must name the running settings", function()
+      local threads = speck.info().threads
+      speck.initialize()                    -- the same settings (none named) again
+      speck.initialize{}
+      speck.initialize{space = SPACE}
+      speck.initialize{space = SPACE, threads = threads, device = 0}
+      assert.are.equal(("speck.initialize: already running with space '%s', asked for '%s' "
+                        .. "(call speck.finalize() first)"):format(SPACE, OTHER),
+                       bare(function() speck.initialize{space = OTHER} end))
+      assert.are.equal(("speck.initialize: already running with threads %d, asked for %d "
+                        .. "(call speck.finalize() first)"):format(threads, threads + 1),
+                       bare(function() speck.initialize{space = SPACE, threads = threads + 1} end))
+      assert.are.equal("speck.initialize: already running with device 0, asked for 1 "
+                       .. "(call speck.finalize() first)",
+                       bare(function() speck.initialize{device = 1} end))
+      assert.are.equal("speck.initialize: device must be a non-negative integer",
+                       bare(function() speck.initialize{device = -1} end))
+      -- the running back end is untouched
+      assert.are.equal(SPACE, speck.info().default_space)
+      assert.are.equal(threads, speck.info().threads)
+      vm_ok()
+    end)
+
+    it("initialize after finalize takes new settings; jit and bounds_check may change any time",
+       function()
+      local code = [[
+        speck.initialize{space = "openmp", threads = 2}
+        local ok, e = pcall(speck.initialize, {space = "openmp", threads = 3})
+        print(e)
+        speck.initialize{space = "openmp", threads = 2, jit = "tcc", bounds_check = true}
+        local x = speck.View("x", "float64", 2)
+        print(select(2, pcall(speck.parallel_for, "oob", 2, {x = x}, "x(i + 1) = 1;")))
+        speck.finalize()
+        speck.initialize{space = "serial"}
+        local i = speck.info()
+        print(i.default_space, i.threads)
+        speck.finalize()
+        print(select(2, pcall(speck.initialize, {space = "mars"})))
+        speck.View("y", "float64", 1)   -- first use after a failed initialize
+        print(speck.info().default_space)
+      ]]
+      local p = io.popen(("env -u SPECK_SPACE -u SPECK_THREADS -u SPECK_JIT %s -e '%s' 2>&1")
+                         :format(SPECK_BIN, code))
+      local out = p:read("a")
+      p:close()
+      assert.are.equal("speck.initialize: already running with threads 2, asked for 3 "
+        .. "(call speck.finalize() first)\n"
+        .. "speck.parallel_for 'oob': view 'x' (capture 'x'): index 0 is 2, out of range [0, 2) "
+        .. "(bounds check)\n"
+        .. "serial\t1\n"
+        .. "speck.initialize: unknown space 'mars' (expected serial, openmp or cuda)\n"
+        .. "openmp\n", out)
+    end)
+  end)
+
   describe("error positions", function()
     it("an error raised in this file names this file and line", function()
       local ok, msg = pcall(function()
