@@ -206,6 +206,71 @@ describe("speck's environment settings", function()
       .. "speck.initialize: SPECK_THREADS=-1: not a positive integer\n"
       .. "speck.parallel_for: SPECK_THREADS=-1: not a positive integer\n", out)
   end)
+
+  -- SPECK_TCC_LIBDIR: where the tcc tier finds libtcc1.a (its helpers,
+  -- e.g. the double -> uint64 conversion __fixunsdfdi)
+  local TCC1 = SPECK:gsub("bin/speck$", "lib/speck/tcc/libtcc1.a")
+  local CONVERT = "-e 'local x = speck.View(\"x\", \"uint64\", 2) "
+    .. "speck.parallel_for(\"to_u64\", 2, {x = x}, \"x(i) = (uint64_t)(2.5 * (double)i);\", {jit = \"tcc\"}) "
+    .. "print(x(1), speck.info().compilers.tcc.libdir)'"
+
+  it("SPECK_TCC_LIBDIR is where the CLI's tcc tier finds libtcc1.a", function()
+    local empty = os.tmpname()
+    os.remove(empty)
+    assert(os.execute("mkdir " .. quote(empty)))
+    local out, err, code = run(CONVERT, nil, "SPECK_TCC_LIBDIR=" .. quote(empty))
+    assert.are.equal(1, code)
+    assert.truthy(err:find("speck.parallel_for 'to_u64': tcc: error: undefined symbol '__fixunsdfdi'",
+                           1, true), err)
+    -- a folder holding libtcc1.a works, and speck.info() shows it
+    assert(os.execute("cp " .. quote(TCC1) .. " " .. quote(empty .. "/libtcc1.a")))
+    out, err, code = run(CONVERT, nil, "SPECK_TCC_LIBDIR=" .. quote(empty))
+    assert.are.equal(0, code, err)
+    assert.are.equal("2\t" .. empty .. "\n", out)
+    os.execute("rm -r " .. quote(empty))
+    -- unset: the installation's own folder
+    out, err, code = run(CONVERT, nil, "-u SPECK_TCC_LIBDIR")
+    assert.are.equal(0, code, err)
+    assert.are.equal("2\t" .. TCC1:gsub("/libtcc1%.a$", "") .. "\n", out)
+  end)
+
+  it("SPECK_TCC_LIBDIR is honoured by the embedding API (speck_vm_new)", function()
+    local build = SPECK:gsub("/bin/speck$", "")
+    local src = os.tmpname() .. ".c"
+    local exe = os.tmpname()
+    local f = assert(io.open(src, "w"))
+    f:write([[
+#include <stdio.h>
+#include "speck.h"
+int main(void) {
+  char err[1024];
+  speck_vm *vm = speck_vm_new(NULL VM_NEW_ARGS);
+  if (!vm) { fprintf(stderr, "no VM\n"); return 1; }
+  if (speck_vm_dostring(vm, "io.write(speck.info().compilers.tcc.libdir)", err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  speck_vm_free(vm);
+  return 0;
+}
+]])
+    f:close()
+    -- speck_vm_new(opt) or speck_vm_new(opt, err, errlen)
+    local built = false
+    for _, args in ipairs{"", ", err, sizeof err"} do
+      local cc = ("cc -I%s/include '-DVM_NEW_ARGS=%s' %s -o %s %s/lib/libspeck.so -llua5.4 "
+                  .. "-Wl,-rpath,%s/lib >/dev/null 2>&1"):format(build, args, quote(src), quote(exe),
+                  build, build)
+      if os.execute(cc) then built = true break end
+    end
+    os.remove(src)
+    if not built then return pending("cannot build a program against libspeck.so and liblua5.4") end
+    local p = io.popen("env SPECK_TCC_LIBDIR=/opt/elsewhere " .. quote(exe) .. " 2>&1")
+    local out = p:read("a")
+    p:close()
+    os.remove(exe)
+    assert.are.equal("/opt/elsewhere", out)
+  end)
 end)
 
 describe("speck REPL on stdin", function()

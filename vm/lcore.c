@@ -1105,13 +1105,15 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
-  if (!sk_tcc_libdir()[0]) {
-    const char *env = getenv("SPECK_TCC_LIBDIR");
+  /* tcc's libtcc1.a: SPECK_TCC_LIBDIR wins over the installation's folder
+   * (which the CLI and speck_vm_new have set already through
+   * sk_vm_setup_paths) */
+  const char *env = sk_env_get("SPECK_TCC_LIBDIR");
+  if (env && strcmp(env, sk_tcc_libdir()) != 0) {
+    sk_tcc_set_libdir(env);
+  } else if (!env && !sk_tcc_libdir()[0]) {
     char dir[4096];
-    if (env && *env)
-      snprintf(dir, sizeof dir, "%s", env);
-    else
-      snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
+    snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
     sk_tcc_set_libdir(dir);
   }
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
