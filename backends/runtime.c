@@ -20,6 +20,9 @@ static int active_threads;
 static int running_threads, running_device;   /* as asked, or the defaults */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Start the back end 's' names (or the environment's, or openmp) after
+ * checking every environment setting; records the settings as running.
+ * Called with 'lock' held and no back end active. */
 static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
   if (sk_env_check(err, errlen) < 0) return -1;
   const char *space = s->space;
