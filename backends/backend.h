@@ -159,4 +159,44 @@ int sk_rt_threads(void);
 /* the space of new views (the active back end's; see runtime.c), or -1
  * with a message when no back end can be initialised */
 int sk_rt_default_space(char *err, size_t errlen);
+
+/* The settings of an initialisation; a member left unset means "not
+ * given": the environment's value or the default is used, and a second
+ * initialisation does not compare it. */
+typedef struct sk_rt_settings {
+  const char *space;   /* NULL: SPECK_SPACE, else "openmp" */
+  int threads;         /* <= 0: SPECK_THREADS, OMP_NUM_THREADS, the cores */
+  int device;          /* < 0: device 0 */
+} sk_rt_settings;
+/* Start the runtime with 's' (after checking the environment, env.c). If
+ * it runs already, nothing is restarted: every setting 's' gives must
+ * equal the running one, else -1 with "already running with threads 2,
+ * asked for 4 (...)". sk_rt_initialize is this with every setting given
+ * ('device' >= 0). */
+int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
+/* Wait for the work of a space: NULL the active back end (initialising
+ * it on first use), else a back end's name or a memory space's (the back
+ * end that owns it). An unknown name is an error listing the known ones. */
+int sk_rt_fence(const char *space, char *err, size_t errlen);
+
+/* -- environment settings (backends/env.c) ------------------------------ */
+/* Parsed in one place; a malformed value is an error "NAME=value: what is
+ * wrong". Each returns 0 when the variable is unset or empty, 1 with the
+ * value, -1 with the message. */
+#define SK_THREADS_MAX 1024   /* the largest host thread pool */
+const char *sk_env_get(const char *name);   /* NULL when unset or empty */
+/* a positive integer at most 'max' */
+int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen);
+/* SPECK_THREADS, else the first entry of OMP_NUM_THREADS */
+int sk_env_threads(int *threads, char *err, size_t errlen);
+/* SPECK_JIT: 0 auto, 1 tcc, 2 cc (jit.h's SK_TIER_* order; 0 when unset) */
+int sk_env_jit(int *tier, char *err, size_t errlen);
+const char *sk_env_jit_name(int tier);
+/* SPECK_SPACE: a registered back end's name */
+int sk_env_space(const char **space, char *err, size_t errlen);
+/* "serial, openmp or cuda" (with 'memory': and the other memory spaces) */
+void sk_env_space_names(char *buf, size_t n, int memory);
+/* every setting above: 0 or -1 with the first message (runtime start-up,
+ * the CLI) */
+int sk_env_check(char *err, size_t errlen);
 #endif

@@ -1,8 +1,12 @@
-/* runtime.c: which back end is active; initialise / finalise.
+/* runtime.c: which back end is active; initialise / finalise; fence.
  *
  * The first use initialises from the environment (SPECK_SPACE, then
- * SPECK_THREADS / OMP_NUM_THREADS). initialize may be called again after
- * finalize in the same process.
+ * SPECK_THREADS / OMP_NUM_THREADS), after checking every setting the
+ * environment gives (env.c). While a back end runs, initialising again is
+ * a check: every setting the call names must equal the running one (a
+ * different one is an error naming both), as Kokkos allows one
+ * initialisation at a time. initialize may be called again after finalize
+ * in the same process, with any settings.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,16 +17,22 @@
 
 static const sk_backend *active;
 static int active_threads;
+static int running_threads, running_device;   /* as asked, or the defaults */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int init_locked(const char *space, int threads, int device, char *err,
-                       size_t errlen) {
-  if (!space || !*space) space = getenv("SPECK_SPACE");
+/* Start the back end 's' names (or the environment's, or openmp) after
+ * checking every environment setting; records the settings as running.
+ * Called with 'lock' held and no back end active. */
+static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
+  if (sk_env_check(err, errlen) < 0) return -1;
+  const char *space = s->space;
+  if (!space || !*space) sk_env_space(&space, err, errlen);
   if (!space || !*space) space = "openmp";
   const sk_backend *b = sk_backend_find(space);
   if (!b) {
-    snprintf(err, errlen,
-             "unknown space '%s' (expected serial, openmp or cuda)", space);
+    char names[256];
+    sk_env_space_names(names, sizeof names, 0);
+    snprintf(err, errlen, "unknown space '%s' (expected %s)", space, names);
     return -1;
   }
   char why[512] = "";
@@ -30,22 +40,48 @@ static int init_locked(const char *space, int threads, int device, char *err,
     snprintf(err, errlen, "space '%s' is not available: %s", space, why);
     return -1;
   }
-  if (b->init(threads, device, err, errlen) < 0) return -1;
+  int device = s->device < 0 ? 0 : s->device;
+  if (b->init(s->threads, device, err, errlen) < 0) return -1;
   active_threads = b->concurrency();
+  running_threads = s->threads > 0 ? s->threads : active_threads;
+  running_device = device;
   __atomic_store_n(&active, b, __ATOMIC_RELEASE);
   return 0;
 }
 
-int sk_rt_initialize(const char *space, int threads, int device, char *err,
-                     size_t errlen) {
-  pthread_mutex_lock(&lock);
-  if (active) {
-    active->finalize();
-    __atomic_store_n(&active, NULL, __ATOMIC_RELEASE);
+/* The running back end against the settings 's' names: 0 when they all
+ * agree, else -1 with the first that differs. */
+static int same_locked(const sk_rt_settings *s, char *err, size_t errlen) {
+  static const char fix[] = "call speck.finalize() first";
+  if (s->space && *s->space && strcmp(s->space, active->name) != 0) {
+    snprintf(err, errlen, "already running with space '%s', asked for '%s' (%s)",
+             active->name, s->space, fix);
+    return -1;
   }
-  int rc = init_locked(space, threads, device, err, errlen);
+  if (s->threads > 0 && s->threads != running_threads) {
+    snprintf(err, errlen, "already running with threads %d, asked for %d (%s)",
+             running_threads, s->threads, fix);
+    return -1;
+  }
+  if (s->device >= 0 && s->device != running_device) {
+    snprintf(err, errlen, "already running with device %d, asked for %d (%s)",
+             running_device, s->device, fix);
+    return -1;
+  }
+  return 0;
+}
+
+int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen) {
+  pthread_mutex_lock(&lock);
+  int rc = active ? same_locked(s, err, errlen) : init_locked(s, err, errlen);
   pthread_mutex_unlock(&lock);
   return rc;
+}
+
+int sk_rt_initialize(const char *space, int threads, int device, char *err,
+                     size_t errlen) {
+  sk_rt_settings s = {space, threads, device};
+  return sk_rt_start(&s, err, errlen);
 }
 
 void sk_rt_finalize(void) {
@@ -61,7 +97,10 @@ const sk_backend *sk_rt_backend(char *err, size_t errlen) {
   const sk_backend *b = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
   if (b) return b;
   pthread_mutex_lock(&lock);
-  if (!active) init_locked(NULL, 0, 0, err, errlen);
+  if (!active) {
+    sk_rt_settings s = {NULL, 0, -1};
+    init_locked(&s, err, errlen);
+  }
   b = active;
   pthread_mutex_unlock(&lock);
   return b;
@@ -81,3 +120,25 @@ int sk_rt_default_space(char *err, size_t errlen) {
 }
 
 int sk_rt_threads(void) { return active ? active_threads : 0; }
+
+/* -- fence -------------------------------------------------------------- */
+/* A back end's name fences that back end (its fence has nothing to wait
+ * for when it does not run); a memory space's name fences the back end
+ * that owns that memory. Unknown names are an error listing both kinds. */
+int sk_rt_fence(const char *space, char *err, size_t errlen) {
+  const sk_backend *b;
+  if (!space) {
+    b = sk_rt_backend(err, errlen);
+    return b ? b->fence(err, errlen) : -1;
+  }
+  b = sk_backend_find(space);
+  if (!b) {
+    int ms = sk_space_parse(space);
+    b = ms >= 0 ? sk_backend_for_space(ms) : NULL;
+  }
+  if (b) return b->fence(err, errlen);
+  char names[512];
+  sk_env_space_names(names, sizeof names, 1);
+  snprintf(err, errlen, "unknown space '%s' (%s)", space, names);
+  return -1;
+}

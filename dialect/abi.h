@@ -63,10 +63,18 @@ typedef struct sk_team_ctx {
   sk_i64 thread_scratch_bytes[2];
   sk_i64 team_off[2];
   sk_i64 thread_off[2];
-  sk_i64 scratch_error;   /* bytes of a request that did not fit, or 0 */
+  /* the first scratch request of this thread that failed (the launch
+   * reports it): why (SK_SCRATCH_*), whether it was thread_scratch, and
+   * its arguments */
+  int scratch_why;
+  int scratch_thread;
+  sk_i64 scratch_level, scratch_bytes;
   void *overflow;         /* malloc'd stand-in handed out for such a request */
   sk_i64 overflow_bytes;
 } sk_team_ctx;
+
+/* why a team_scratch / thread_scratch request failed */
+enum { SK_SCRATCH_OK, SK_SCRATCH_FULL, SK_SCRATCH_LEVEL, SK_SCRATCH_NEGATIVE };
 
 /* Bounds-check mode: the first out-of-range index a kernel met. */
 typedef struct sk_oob {

@@ -524,24 +524,29 @@ SK_DEV void sk__team_barrier(const sk__team_t &t) {
   if (t.mask) __syncwarp(t.mask);
   else __syncthreads();
 }
-SK_DEV sk__vptr sk__scratch(sk__team_t &t, int thread, int level, sk_i64 bytes) {
-  sk_i64 *off = thread ? &t.toff[level] : &t.off[level];
-  sk_i64 cap = thread ? t.tscr_bytes[level] : t.scr_bytes[level];
-  char *base = thread ? t.tscr[level] : t.scr[level];
-  sk_i64 o = (*off + 63) & ~(sk_i64)63;
+/* Bump allocation as on the host (dialect/host.h's sk_team_alloc): the
+ * level is checked before it indexes anything and the end is computed
+ * without wrapping; a failed request sets the launch's flag and gets NULL. */
+SK_DEV sk__vptr sk__scratch(sk__team_t &t, int thread, sk_i64 level, sk_i64 bytes) {
   sk__vptr r;
-  if (level < 0 || level > 1 || bytes < 0 || o + bytes > cap) {
-    if (t.flag) atomicMax((long long *)t.flag, (long long)(bytes > 0 ? bytes : 1));
-    r.p = 0;
-    return r;
+  r.p = 0;
+  if (level == 0 || level == 1) {
+    sk_i64 *off = thread ? &t.toff[level] : &t.off[level];
+    sk_i64 cap = thread ? t.tscr_bytes[level] : t.scr_bytes[level];
+    char *base = thread ? t.tscr[level] : t.scr[level];
+    sk_u64 o = ((sk_u64)*off + 63) & ~(sk_u64)63;
+    if (bytes >= 0 && o <= (sk_u64)cap && (sk_u64)bytes <= (sk_u64)cap - o) {
+      *off = (sk_i64)(o + (sk_u64)bytes);
+      r.p = base + o;
+      return r;
+    }
   }
-  *off = o + bytes;
-  r.p = base + o;
+  if (t.flag) atomicMax((long long *)t.flag, (long long)(bytes > 0 ? bytes : 1));
   return r;
 }
 #define team_barrier(tm) sk__team_barrier(tm)
-#define team_scratch(tm, level, bytes) sk__scratch((tm), 0, (level), (sk_i64)(bytes))
-#define thread_scratch(tm, level, bytes) sk__scratch((tm), 1, (level), (sk_i64)(bytes))
+#define team_scratch(tm, level, bytes) sk__scratch((tm), 0, (sk_i64)(level), (sk_i64)(bytes))
+#define thread_scratch(tm, level, bytes) sk__scratch((tm), 1, (sk_i64)(level), (sk_i64)(bytes))
 #define SINGLE_TEAM(tm) if ((tm).team_rank == 0 && (tm).lane == 0)
 #define SINGLE_THREAD(tm) if ((tm).lane == 0)
 

@@ -177,8 +177,7 @@ typedef struct sk__team_t {
 
 #if defined(__TINYC__)
 void sk_team_barrier(sk_team_ctx *t);
-void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
-                    sk_team_ctx *c);
+void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level, sk_i64 bytes);
 #else
 int sched_yield(void);
 /* Seed 003, Figure 3.7: each member writes one byte of a shared 64-bit
@@ -210,37 +209,53 @@ SK__ATF void sk_team_barrier(sk_team_ctx *t) {
 }
 void *malloc(size_t);
 void free(void *);
-/* A request that does not fit is recorded (the launch then fails with a
- * message) and served from a private heap block, so the kernel finishes
- * instead of writing through NULL. */
-SK__ATF void *sk_team_alloc(sk_i64 *off, char *base, sk_i64 cap, sk_i64 bytes,
-                            sk_team_ctx *c) {
-  sk_i64 o = (*off + 63) & ~(sk_i64)63;
-  if (bytes < 0 || o + bytes > cap) {
-    c->scratch_error = bytes < 0 ? -1 : bytes;
-    if (bytes < 0) bytes = 0;
-    if (bytes + 64 > c->overflow_bytes) {
-      free(c->overflow);
-      c->overflow = malloc((size_t)bytes + 64);
-      c->overflow_bytes = c->overflow ? bytes + 64 : 0;
+/* Bump allocation of 'bytes' from the team's (thread == 0) or this
+ * member's scratch of 'level', 64-byte aligned. A request that cannot be
+ * served (a level other than 0 and 1, a negative size, or more than is
+ * left; the arithmetic is done so that no size wraps) is recorded, the
+ * first one per thread, for the launch to report, and is served from a
+ * private heap block so the kernel finishes instead of writing through
+ * NULL or out of the arena. */
+SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
+                            sk_i64 bytes) {
+  int why = SK_SCRATCH_OK;
+  if (level != 0 && level != 1) {
+    why = SK_SCRATCH_LEVEL;
+  } else if (bytes < 0) {
+    why = SK_SCRATCH_NEGATIVE;
+  } else {
+    sk_i64 *off = thread ? &c->thread_off[level] : &c->team_off[level];
+    sk_i64 cap = thread ? c->thread_scratch_bytes[level] : c->team_scratch_bytes[level];
+    char *base = thread ? c->thread_scratch[level] : c->team_scratch[level];
+    sk_u64 o = ((sk_u64)*off + 63) & ~(sk_u64)63;   /* *off <= cap: no wrap */
+    if (o <= (sk_u64)cap && (sk_u64)bytes <= (sk_u64)cap - o) {
+      *off = (sk_i64)(o + (sk_u64)bytes);
+      return base + o;
     }
-    return c->overflow;
+    why = SK_SCRATCH_FULL;
   }
-  *off = o + bytes;
-  return base + o;
+  if (!c->scratch_why) {
+    c->scratch_why = why;
+    c->scratch_thread = thread;
+    c->scratch_level = level;
+    c->scratch_bytes = bytes;
+  }
+  if (why != SK_SCRATCH_FULL) bytes = 0;
+  if (bytes > (sk_i64)1 << 40) bytes = (sk_i64)1 << 40;   /* a stand-in, not a promise */
+  if (bytes + 64 > c->overflow_bytes) {
+    free(c->overflow);
+    c->overflow = malloc((size_t)bytes + 64);
+    c->overflow_bytes = c->overflow ? bytes + 64 : 0;
+  }
+  return c->overflow;
 }
 #endif
 
 #define team_barrier(tm) sk_team_barrier((tm).ctx_)
 #define team_scratch(tm, level, bytes)                                       \
-  sk_team_alloc(&(tm).ctx_->team_off[level], (tm).ctx_->team_scratch[level], \
-                (tm).ctx_->team_scratch_bytes[level], (sk_i64)(bytes),      \
-                (tm).ctx_)
+  sk_team_alloc((tm).ctx_, 0, (sk_i64)(level), (sk_i64)(bytes))
 #define thread_scratch(tm, level, bytes)                                     \
-  sk_team_alloc(&(tm).ctx_->thread_off[level],                               \
-                (tm).ctx_->thread_scratch[level],                            \
-                (tm).ctx_->thread_scratch_bytes[level], (sk_i64)(bytes),    \
-                (tm).ctx_)
+  sk_team_alloc((tm).ctx_, 1, (sk_i64)(level), (sk_i64)(bytes))
 #define SINGLE_TEAM(tm) if ((tm).team_rank == 0)
 #define SINGLE_THREAD(tm) if (((void)(tm), 1))
 #define TEAM_BROADCAST(tm, var)                                              \

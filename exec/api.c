@@ -44,32 +44,20 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
     fail(err, errlen, 0, "speck_runtime_open: threads %d is negative", threads);
     return NULL;
   }
-  const sk_backend *want = NULL;
-  if (space && !(want = sk_backend_find(space))) {
-    fail(err, errlen, 0, "speck_runtime_open: unknown space '%s'", space);
-    return NULL;
-  }
   speck_runtime *rt = malloc(sizeof *rt);
   if (!rt) {
     fail(err, errlen, 0, "speck_runtime_open: out of memory");
     return NULL;
   }
+  /* the runtime starts, or agrees with what runs (sk_rt_start compares) */
+  sk_rt_settings rs = {space, threads, -1};
   pthread_mutex_lock(&lock);
-  int rc = 0;
-  if (!sk_rt_initialized()) {
-    rc = sk_rt_initialize(space, threads, 0, msg, sizeof msg);
-    owned = rc == 0;
+  int fresh = !sk_rt_initialized();
+  const sk_backend *b = NULL;
+  if (sk_rt_start(&rs, msg, sizeof msg) == 0) b = sk_rt_backend(msg, sizeof msg);
+  if (b) {
+    if (opens++ == 0) owned = fresh;
   }
-  const sk_backend *b = rc == 0 ? sk_rt_backend(msg, sizeof msg) : NULL;
-  if (b && ((want && want != b) || (threads > 0 && threads != sk_rt_threads()))) {
-    snprintf(msg, sizeof msg,
-             "the process' runtime runs %s with %d thread%s; it cannot also "
-             "run %s with %d",
-             b->name, sk_rt_threads(), sk_rt_threads() == 1 ? "" : "s",
-             want ? want->name : b->name, threads > 0 ? threads : sk_rt_threads());
-    b = NULL;
-  }
-  if (b) opens++;
   pthread_mutex_unlock(&lock);
   if (!b) {
     free(rt);

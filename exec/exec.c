@@ -493,7 +493,8 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
     const sk_capture *a = &s.c[c], *e = &h->caps[c];
     if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
         a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
-        a->space != e->space || (a->alias && !e->alias)) {
+        a->space != e->space || a->traits != e->traits ||
+        (a->alias && !e->alias)) {
       snprintf(err, errlen,
                "capture '%s' does not match the kernel's signature (expected %s "
                "%s rank %d)",

@@ -217,6 +217,10 @@ void sk_disk_evict(void);
 /* -- tiers (jit.c) ------------------------------------------------------ */
 /* default tier from SPECK_JIT / speck.initialize{jit=} */
 void sk_jit_set_default_tier(int tier);
+/* the tier a launch asking for 'requested' gets (SK_TIER_AUTO: the
+ * default); -1 with "SPECK_JIT=fast: unknown tier (tcc, cc or auto)" */
+int sk_jit_tier(int requested, char *err, size_t errlen);
+/* the default tier, for display (auto when SPECK_JIT is malformed) */
 int sk_jit_default_tier(void);
 /* after each launch: account time, maybe schedule a background tier-up */
 void sk_jit_after_launch(sk_kernel *k, double seconds);

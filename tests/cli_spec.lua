@@ -23,11 +23,13 @@ local function write_temp(text)
   return path
 end
 
--- Run speck with the (already quoted) argument string and optional stdin
--- text; returns stdout, stderr, exit status.
-local function run(args, input)
+-- Run speck with the (already quoted) argument string, optional stdin
+-- text and optional environment changes (arguments of env(1): "A=1 -u B");
+-- returns stdout, stderr, exit status.
+local function run(args, input, envs)
   local errpath = os.tmpname()
-  local cmd = quote(SPECK) .. " " .. args .. " 2>" .. quote(errpath)
+  local cmd = (envs and "env " .. envs .. " " or "") .. quote(SPECK) .. " " .. args
+              .. " 2>" .. quote(errpath)
   local inpath
   if input then
     inpath = write_temp(input)
@@ -137,6 +139,137 @@ describe("speck command line", function()
     local out, _, code = run("- x", "print(arg[1])\n")
     assert.are.equal(0, code)
     assert.are.equal("x\n", out)
+  end)
+end)
+
+describe("speck's environment settings", function()
+  -- a malformed value stops the CLI at start-up: exit 1, the variable,
+  -- its value and what is wrong on stderr, nothing run
+  for _, case in ipairs{
+    {"SPECK_THREADS=abc", "SPECK_THREADS=abc: not a positive integer"},
+    {"SPECK_THREADS=-1", "SPECK_THREADS=-1: not a positive integer"},
+    {"SPECK_THREADS=0", "SPECK_THREADS=0: not a positive integer"},
+    {"SPECK_THREADS=' 4'", "SPECK_THREADS= 4: not a positive integer"},
+    {"SPECK_THREADS=2.5", "SPECK_THREADS=2.5: not a positive integer"},
+    {"SPECK_THREADS=5000", "SPECK_THREADS=5000: more than 1024"},
+    {"SPECK_THREADS=99999999999999999999", "SPECK_THREADS=99999999999999999999: more than 1024"},
+    {"-u SPECK_THREADS OMP_NUM_THREADS=many", "OMP_NUM_THREADS=many: not a positive integer"},
+    {"SPECK_JIT=fast", "SPECK_JIT=fast: unknown tier (tcc, cc or auto)"},
+    {"SPECK_JIT=TCC", "SPECK_JIT=TCC: unknown tier (tcc, cc or auto)"},
+    {"SPECK_SPACE=mars", "SPECK_SPACE=mars: unknown space (serial, openmp or cuda)"},
+  } do
+    it("exits 1 on " .. case[1], function()
+      local out, err, code = run("-e 'print(\"ran\")'", nil, case[1])
+      assert.are.equal("speck: " .. case[2] .. "\n", err)
+      assert.are.equal("", out)
+      assert.are.equal(1, code)
+      -- the REPL and --info do not start either; --version and --help
+      -- need no settings
+      _, err, code = run("--info", nil, case[1])
+      assert.are.equal("speck: " .. case[2] .. "\n", err)
+      assert.are.equal(1, code)
+      out, _, code = run("--version", nil, case[1])
+      assert.are.equal("speck 0.1.0\n", out)
+      assert.are.equal(0, code)
+    end)
+  end
+
+  it("takes well-formed values (an empty one means unset)", function()
+    for _, case in ipairs{
+      {"SPECK_SPACE=openmp SPECK_THREADS=3", "openmp 3"},
+      {"-u SPECK_THREADS SPECK_SPACE=openmp OMP_NUM_THREADS=3,2", "openmp 3"},
+      {"SPECK_SPACE=openmp SPECK_THREADS=2 OMP_NUM_THREADS=junk", "openmp 2"},
+      {"SPECK_SPACE=serial SPECK_THREADS= SPECK_JIT=", "serial 1"},
+      {"SPECK_SPACE=serial SPECK_JIT=cc", "serial 1"},
+    } do
+      local out, err, code = run("-e 'local i = speck.info() print(i.default_space, i.threads)'",
+                                 nil, case[1])
+      assert.are.equal(0, code, err)
+      assert.are.equal(case[2]:gsub(" ", "\t") .. "\n", out)
+    end
+  end)
+
+  it("reaches Lua as an error from a plain Lua process (first use and initialize)", function()
+    local lua = os.getenv("SPECK_LUA") or "lua"
+    local probe = io.popen("command -v " .. lua)
+    local found = probe:read("a")
+    probe:close()
+    if found == "" then return pending("no standalone 'lua' interpreter") end
+    local script = [[local speck = require "speck"
+      print(select(2, pcall(speck.View, "v", "float64", 4)))
+      print(select(2, pcall(speck.initialize, {space = "serial"})))
+      print(select(2, pcall(speck.parallel_for, "k", 4, {}, "(void)i;")))]]
+    local p = io.popen("env SPECK_THREADS=-1 " .. lua .. " -e " .. quote(script) .. " 2>&1")
+    local out = p:read("a")
+    p:close()
+    assert.are.equal("speck.View 'v': SPECK_THREADS=-1: not a positive integer\n"
+      .. "speck.initialize: SPECK_THREADS=-1: not a positive integer\n"
+      .. "speck.parallel_for 'k': SPECK_THREADS=-1: not a positive integer\n", out)
+  end)
+
+  -- SPECK_TCC_LIBDIR: where the tcc tier finds libtcc1.a (its helpers,
+  -- e.g. the double -> uint64 conversion __fixunsdfdi)
+  local TCC1 = SPECK:gsub("bin/speck$", "lib/speck/tcc/libtcc1.a")
+  local CONVERT = "-e 'local x = speck.View(\"x\", \"uint64\", 2) "
+    .. "speck.parallel_for(\"to_u64\", 2, {x = x}, \"x(i) = (uint64_t)(2.5 * (double)i);\", {jit = \"tcc\"}) "
+    .. "print(x(1), speck.info().compilers.tcc.libdir)'"
+
+  it("SPECK_TCC_LIBDIR is where the CLI's tcc tier finds libtcc1.a", function()
+    local empty = os.tmpname()
+    os.remove(empty)
+    assert(os.execute("mkdir " .. quote(empty)))
+    local out, err, code = run(CONVERT, nil, "SPECK_TCC_LIBDIR=" .. quote(empty))
+    assert.are.equal(1, code)
+    assert.truthy(err:find("speck.parallel_for 'to_u64': tcc: error: undefined symbol '__fixunsdfdi'",
+                           1, true), err)
+    -- a folder holding libtcc1.a works, and speck.info() shows it
+    assert(os.execute("cp " .. quote(TCC1) .. " " .. quote(empty .. "/libtcc1.a")))
+    out, err, code = run(CONVERT, nil, "SPECK_TCC_LIBDIR=" .. quote(empty))
+    assert.are.equal(0, code, err)
+    assert.are.equal("2\t" .. empty .. "\n", out)
+    os.execute("rm -r " .. quote(empty))
+    -- unset: the installation's own folder
+    out, err, code = run(CONVERT, nil, "-u SPECK_TCC_LIBDIR")
+    assert.are.equal(0, code, err)
+    assert.are.equal("2\t" .. TCC1:gsub("/libtcc1%.a$", "") .. "\n", out)
+  end)
+
+  it("SPECK_TCC_LIBDIR is honoured by the embedding API (speck_vm_new)", function()
+    local build = SPECK:gsub("/bin/speck$", "")
+    local src = os.tmpname() .. ".c"
+    local exe = os.tmpname()
+    local f = assert(io.open(src, "w"))
+    f:write([[
+#include <stdio.h>
+#include "speck.h"
+int main(void) {
+  char err[1024];
+  speck_vm *vm = speck_vm_new(NULL VM_NEW_ARGS);
+  if (!vm) { fprintf(stderr, "no VM\n"); return 1; }
+  if (speck_vm_dostring(vm, "io.write(speck.info().compilers.tcc.libdir)", err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  speck_vm_free(vm);
+  return 0;
+}
+]])
+    f:close()
+    -- speck_vm_new(opt) or speck_vm_new(opt, err, errlen)
+    local built = false
+    for _, args in ipairs{"", ", err, sizeof err"} do
+      local cc = ("cc -I%s/include '-DVM_NEW_ARGS=%s' %s -o %s %s/lib/libspeck.so -llua5.4 "
+                  .. "-Wl,-rpath,%s/lib >/dev/null 2>&1"):format(build, args, quote(src), quote(exe),
+                  build, build)
+      if os.execute(cc) then built = true break end
+    end
+    os.remove(src)
+    if not built then return pending("cannot build a program against libspeck.so and liblua5.4") end
+    local p = io.popen("env SPECK_TCC_LIBDIR=/opt/elsewhere " .. quote(exe) .. " 2>&1")
+    local out = p:read("a")
+    p:close()
+    os.remove(exe)
+    assert.are.equal("/opt/elsewhere", out)
   end)
 end)
 

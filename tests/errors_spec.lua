@@ -49,6 +49,14 @@ end
 
 local x = speck.View("x", "float64", 10)
 local a2 = speck.View("a2", "float64", {2, 2})
+-- read-only (random_access) views; 'ro' holds 1 .. 10 and must keep it
+local ro = speck.View("ro", "float64", 10, {random_access = true})
+for i = 0, 9 do ro:set(i, i + 1) end
+local ro2 = speck.View("ro2", "int64", {2, 2}, {random_access = true})
+local function ro_msg(label, name, line, fname)
+  return ("%s '%s': view '%s' is random_access (read-only); the body writes it (body line %d)")
+    :format(fname or "speck.parallel_for", label, name, line)
+end
 
 -- name, function, fragments the message must contain
 local CASES = {
@@ -107,6 +115,35 @@ local CASES = {
   {"a reduce indexing a view wrongly", function()
      pr("badr", 2, {x = x}, "acc += x(i, 1, 2);") end,
    "speck.parallel_reduce 'badr': view 'x' is rank 1, body indexes it with 3 indices"},
+
+  -- writes to random_access (read-only) views, as Kokkos refuses a store
+  -- through a view of const data
+  {"an assignment to a random_access view", function()
+     pf("ro_w", 10, {ro = ro, x = x}, "x(i) = ro(i);\nro(i) = 1;") end,
+   ro_msg("ro_w", "ro", 2)},
+  {"a compound assignment to a random_access view", function()
+     pf("ro_w", 10, {ro = ro}, "ro (i)  *= 2;") end, ro_msg("ro_w", "ro", 1)},
+  {"a shift assignment to a random_access view", function()
+     pf("ro_w", 2, {ro2 = ro2}, "\n\nro2(i, 0) <<= 1;") end, ro_msg("ro_w", "ro2", 3)},
+  {"a postfix increment of a random_access view", function()
+     pf("ro_w", 10, {ro = ro}, "ro(i)--;") end, ro_msg("ro_w", "ro", 1)},
+  {"a prefix increment of a random_access view", function()
+     pf("ro_w", 2, {ro2 = ro2}, "if (i > 0)\n  ++ ro2(i, i);") end, ro_msg("ro_w", "ro2", 2)},
+  {"an atomic on an element of a random_access view", function()
+     pf("ro_w", 10, {ro = ro}, "atomic_add( &ro(i), 1.0);") end, ro_msg("ro_w", "ro", 1)},
+  {"a reduction that writes a random_access view", function()
+     pr("ro_r", 10, {ro = ro}, "acc += ro(i); ro(i) = 0;") end,
+   ro_msg("ro_r", "ro", 1, "speck.parallel_reduce")},
+  {"a scan that writes a random_access view", function()
+     ps("ro_s", 10, {ro = ro}, "acc += ro(i);\nif (final) ro(i) = acc;") end,
+   ro_msg("ro_s", "ro", 2, "speck.parallel_scan")},
+  {"a team body that writes a random_access view", function()
+     pf("ro_t", speck.TeamPolicy(2, 1), {ro2 = ro2},
+        "TEAM_FOR(j, 0, 2) { ro2(team.league_rank, j) += 1; }") end,
+   ro_msg("ro_t", "ro2", 1)},
+  {"a kernel handle whose body writes a random_access view", function()
+     speck.kernel("ro_k", "range", {ro = ro}, "ro(i) = 0;") end,
+   ro_msg("ro_k", "ro", 1, "speck.kernel")},
 
   -- captures
   {"a function capture", function() pf("bad", 10, {f = print}, "") end,
@@ -309,6 +346,16 @@ local CASES = {
 describe("errors on " .. SPACE, function()
   it("the VM works before any error", vm_ok)
 
+  it("a random_access view can be read, compared and have its address read", function()
+    local y = speck.View("y", "float64", 10)
+    pf("ro_read", 10, {ro = ro, y = y}, [[
+      const double *p = &ro(i);    /* not a store */
+      y(i) = ro(i) == *p && ro(i) >= 1 && ro(i) != 0 && ro(i) <= 10 ? ro(i) * 2 : -1;
+    ]])
+    for i = 0, 9 do assert.are.equal(2 * (i + 1), y(i)) end
+    assert.are.equal(55, pr("ro_sum", 10, {ro = ro}, "acc += ro(i);"))
+  end)
+
   for _, c in ipairs(CASES) do
     it(c[1], function()
       expect(c[2], table.unpack(c, 3))
@@ -379,6 +426,81 @@ describe("errors on " .. SPACE, function()
       expect(function() pf("bad", 10, {x = x}, "x(i) = ;") end,
              "speck.parallel_for 'bad': body does not compile:", "body line 1: error:")
       vm_ok()
+    end)
+  end)
+
+  describe("runtime calls", function()
+    local OTHER = SPACE == "serial" and "openmp" or "serial"
+    -- the message without the caller's file:line
+    local function bare(f) return (message(f):gsub("^[^:]*:%d+: ", "")) end
+    local ALL = "serial, openmp, cuda, host, cuda_pinned or cuda_uvm"
+
+    it("speck.fence names an unknown space; known ones fence", function()
+      assert.are.equal("speck.fence: unknown space 'mars' (" .. ALL .. ")",
+                       bare(function() speck.fence("mars") end))
+      assert.are.equal("speck.fence: unknown space 'Serial' (" .. ALL .. ")",
+                       bare(function() speck.fence("Serial") end))
+      expect(function() speck.fence({}) end, "bad argument #1 to", "string expected, got table")
+      speck.fence()
+      speck.fence(nil)
+      for _, name in ipairs{"serial", "openmp", "cuda", "host", "cuda_pinned", "cuda_uvm", SPACE} do
+        speck.fence(name)   -- a back end that does not run has nothing to wait for
+      end
+      vm_ok()
+    end)
+
+    it("a second speck.initialize must name the running settings", function()
+      local threads = speck.info().threads
+      speck.initialize()                    -- the same settings (none named) again
+      speck.initialize{}
+      speck.initialize{space = SPACE}
+      speck.initialize{space = SPACE, threads = threads, device = 0}
+      assert.are.equal(("speck.initialize: already running with space '%s', asked for '%s' "
+                        .. "(call speck.finalize() first)"):format(SPACE, OTHER),
+                       bare(function() speck.initialize{space = OTHER} end))
+      assert.are.equal(("speck.initialize: already running with threads %d, asked for %d "
+                        .. "(call speck.finalize() first)"):format(threads, threads + 1),
+                       bare(function() speck.initialize{space = SPACE, threads = threads + 1} end))
+      assert.are.equal("speck.initialize: already running with device 0, asked for 1 "
+                       .. "(call speck.finalize() first)",
+                       bare(function() speck.initialize{device = 1} end))
+      assert.are.equal("speck.initialize: device must be a non-negative integer",
+                       bare(function() speck.initialize{device = -1} end))
+      -- the running back end is untouched
+      assert.are.equal(SPACE, speck.info().default_space)
+      assert.are.equal(threads, speck.info().threads)
+      vm_ok()
+    end)
+
+    it("initialize after finalize takes new settings; jit and bounds_check may change any time",
+       function()
+      local code = [[
+        speck.initialize{space = "openmp", threads = 2}
+        local ok, e = pcall(speck.initialize, {space = "openmp", threads = 3})
+        print(e)
+        speck.initialize{space = "openmp", threads = 2, jit = "tcc", bounds_check = true}
+        local x = speck.View("x", "float64", 2)
+        print(select(2, pcall(speck.parallel_for, "oob", 2, {x = x}, "x(i + 1) = 1;")))
+        speck.finalize()
+        speck.initialize{space = "serial"}
+        local i = speck.info()
+        print(i.default_space, i.threads)
+        speck.finalize()
+        print(select(2, pcall(speck.initialize, {space = "mars"})))
+        speck.View("y", "float64", 1)   -- first use after a failed initialize
+        print(speck.info().default_space)
+      ]]
+      local p = io.popen(("env -u SPECK_SPACE -u SPECK_THREADS -u SPECK_JIT %s -e '%s' 2>&1")
+                         :format(SPECK_BIN, code))
+      local out = p:read("a")
+      p:close()
+      assert.are.equal("speck.initialize: already running with threads 2, asked for 3 "
+        .. "(call speck.finalize() first)\n"
+        .. "speck.parallel_for 'oob': view 'x' (capture 'x'): index 0 is 2, out of range [0, 2) "
+        .. "(bounds check)\n"
+        .. "serial\t1\n"
+        .. "speck.initialize: unknown space 'mars' (expected serial, openmp or cuda)\n"
+        .. "openmp\n", out)
     end)
   end)
 
@@ -458,5 +580,8 @@ local r = speck.parallel_reduce("bad", 4, {}, "acc += 1;",
     end
   end)
 
-  it("the VM works after all the errors", vm_ok)
+  it("the VM works after all the errors", function()
+    vm_ok()
+    for i = 0, 9 do assert.are.equal(i + 1, ro(i)) end   -- never written
+  end)
 end)

@@ -298,6 +298,70 @@ describe("reducers on " .. SPACE, function()
   end)
 
   -- -- custom reducers -----------------------------------------------------------
+  -- A uint64 result is returned as the Lua integer with the same 64 bits.
+  -- Lua integers are 64-bit two's complement and wrap, so a result at or
+  -- above 2^63 reads as negative; it is exact, and Lua's unsigned tools
+  -- read it: math.ult to compare, "%u" / "%x" to print, >> (a logical
+  -- shift), and r + 2.0^64 for a float. docs/guide.md ("Reductions").
+  describe("uint64 results at or above 2^63", function()
+    local function u64(label, n, body, op)
+      return speck.parallel_reduce(label, n, {}, body, {op = op or "sum", dtype = "uint64"})
+    end
+
+    it("a sum of 3 * 2^62 keeps its bits and reads correctly as unsigned", function()
+      local r = u64("u64_sum_big", 3, "acc += (uint64_t)1 << 62;")
+      assert.are.equal("integer", math.type(r))
+      assert.are.equal(3 * (1 << 62), r)                    -- the same wrapped Lua arithmetic
+      assert.are.equal(-(1 << 62), r)                       -- i.e. 3 * 2^62 - 2^64
+      assert.are.equal("13835058055282163712", ("%u"):format(r))
+      assert.are.equal("c000000000000000", ("%x"):format(r))
+      assert.are.equal(3, r >> 62)                          -- >> shifts in zeros
+      assert.is_true(math.ult(math.maxinteger, r))          -- above 2^63 - 1, unsigned
+      assert.is_true(math.ult(r, -1))                       -- below 2^64 - 1
+      local f = r < 0 and r + 2.0 ^ 64 or r + 0.0           -- as a float (rounded above 2^53)
+      assert.are.equal(3 * 2.0 ^ 62, f)
+      -- back into a kernel as a uint64 scalar: the same value
+      assert.are.equal(1, speck.parallel_reduce("u64_back", 1, {u = {"uint64", r}},
+        "acc += u == 3 * ((uint64_t)1 << 62) && u > ((uint64_t)1 << 63);",
+        {op = "sum", dtype = "int64"}))
+    end)
+
+    it("a sum past 2^64 wraps as in C, and below 2^63 nothing changes", function()
+      assert.are.equal(1 << 62, u64("u64_sum_wrap", 5, "acc += (uint64_t)1 << 62;"))
+      assert.are.equal(math.maxinteger,
+                       u64("u64_sum_small", 1, "acc += ((uint64_t)1 << 63) - 1;"))
+      assert.are.equal(math.mininteger, u64("u64_sum_263", 2, "acc += (uint64_t)1 << 62;"))
+      assert.are.equal("9223372036854775808", ("%u"):format(math.mininteger))
+    end)
+
+    it("max, the empty min and bor above 2^63", function()
+      local mx = u64("u64_max_big", 10, "uint64_t v = ~(uint64_t)0 - (uint64_t)i; if (v > acc) acc = v;",
+                     "max")
+      assert.are.equal(-1, mx)                              -- 2^64 - 1
+      assert.are.equal("18446744073709551615", ("%u"):format(mx))
+      assert.are.equal(-1, u64("u64_min_empty", 0, "", "min"))   -- the identity, 2^64 - 1
+      local b = u64("u64_bor_top", 4, "acc |= (uint64_t)1 << (60 + i);", "bor")
+      assert.are.equal("f000000000000000", ("%x"):format(b))
+      assert.is_true(b & (1 << 63) ~= 0)                    -- bit 63 is set
+    end)
+
+    it("minloc, minmax and a scan total behave alike", function()
+      local v, loc = speck.parallel_reduce("u64_maxloc", 4, {},
+        "uint64_t x = ((uint64_t)1 << 63) + (uint64_t)i; if (x > acc.val) { acc.val = x; acc.loc = i; }",
+        {op = "maxloc", dtype = "uint64"})
+      assert.are.equal(3, loc)
+      assert.are.equal("9223372036854775811", ("%u"):format(v))
+      local lo, hi = speck.parallel_reduce("u64_minmax", 2, {},
+        "uint64_t x = i ? ~(uint64_t)0 : 5; if (x < acc.min_val) acc.min_val = x; "
+        .. "if (x > acc.max_val) acc.max_val = x;", {op = "minmax", dtype = "uint64"})
+      assert.are.equal(5, lo)
+      assert.are.equal(-1, hi)
+      local total = speck.parallel_scan("u64_scan", 2, {}, "acc += (uint64_t)3 << 62;",
+                                        {dtype = "uint64"})
+      assert.are.equal("9223372036854775808", ("%u"):format(total))   -- 6 * 2^62 mod 2^64
+    end)
+  end)
+
   describe("custom reducers", function()
     it("a float64 sum", function()
       local n = 1000

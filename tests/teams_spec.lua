@@ -588,6 +588,84 @@ describe("TeamPolicy on " .. SPACE, function()
       assert.are.same({1, 1, 1, 1}, x:totable())
     end)
 
+    it("a scratch level other than 0 or 1 fails the launch with a clear error", function()
+      if not HOST then return host_only() end
+      local x = speck.View("x", "int64", 4)
+      assert.are.equal(
+        "speck.parallel_for 'scr_level2': team_scratch: scratch level 2 does not exist "
+        .. "(levels are 0 and 1)",
+        err_of(speck.parallel_for, "scr_level2",
+               speck.TeamPolicy(4, 1, {scratch = {per_team = {64, 64}}}), {x = x}, [[
+          char *p = (char *)team_scratch(team, 2, 8);
+          p[0] = 1;   /* a stand-in block, never the arena */
+          x(team.league_rank) = 1;
+        ]]))
+      sanity()
+      assert.are.equal(
+        "speck.parallel_for 'scr_level_m1': thread_scratch: scratch level -1 does not exist "
+        .. "(levels are 0 and 1)",
+        err_of(speck.parallel_for, "scr_level_m1",
+               speck.TeamPolicy(4, 1, {scratch = {per_thread = {64, 64}}}), {x = x},
+               "char *p = (char *)thread_scratch(team, 1, 8); p = (char *)thread_scratch(team, -1, 8); p[0] = 1;"))
+      sanity()
+      assert.are.equal(
+        "speck.parallel_for 'scr_negative': team_scratch: a scratch request of -8 bytes is negative",
+        err_of(speck.parallel_for, "scr_negative",
+               speck.TeamPolicy(4, 1, {scratch = {per_team = {64, 0}}}), {x = x},
+               "int64_t n = -8; char *p = (char *)team_scratch(team, 0, n); (void)p;"))
+      sanity()
+    end)
+
+    it("a scratch request whose end wraps int64 fails the launch with a clear error", function()
+      if not HOST then return host_only() end
+      local x = speck.View("x", "int64", 4)
+      assert.are.equal(
+        "speck.parallel_for 'scr_wrap': a scratch request of 9223372036854775797 bytes does not "
+        .. "fit the policy's scratch (team 128/0, thread 0/0 bytes at levels 0/1)",
+        err_of(speck.parallel_for, "scr_wrap",
+               speck.TeamPolicy(4, 1, {scratch = {per_team = {128, 0}}}), {x = x}, [[
+          char *a = (char *)team_scratch(team, 0, 64);
+          char *b = (char *)team_scratch(team, 0, 9223372036854775807L - 10);   /* 64 + that wraps */
+          a[0] = 1;
+          x(team.league_rank) = b != 0;
+        ]]))
+      sanity()
+    end)
+
+    -- a level far outside 0..1 indexed the team context's arrays with it;
+    -- per-team + per-thread scratch whose sum wraps int64 laid the arena
+    -- out with wrapped offsets. Child processes, so that a regression
+    -- cannot take the suite down.
+    for _, case in ipairs{
+      {"a scratch level far outside 0..1", "scratch = {per_team = {64, 0}}",
+       "char *p = (char *)team_scratch(team, 1 << 30, 8); p[0] = 1;",
+       "speck.parallel_for 'big': team_scratch: scratch level 1073741824 does not exist (levels are 0 and 1)"},
+      {"per-team + per-thread scratch whose sum wraps int64",
+       "scratch = {per_team = {math.maxinteger, 0}, per_thread = {math.maxinteger, 0}}",
+       "char *p = (char *)team_scratch(team, 0, 64); p[0] = 1; p[1 << 20] = 2;",
+       nil},
+    } do
+      it(case[1] .. " fails the launch instead of crashing", function()
+        if not HOST then return host_only() end
+        local code = ([[
+          local x = speck.View("x", "int64", 4)
+          local ok, e = pcall(speck.parallel_for, "big", speck.TeamPolicy(1, 1, {%s}), {x = x}, "%s")
+          io.write(ok and "ran" or e)
+        ]]):format(case[2], case[3])
+        local f = io.popen(("(ulimit -c 0; SPECK_SPACE=%s timeout 20 %s -e '%s'; echo \" rc=$?\") 2>&1"):format(
+          SPACE, SPECK_BIN, code))
+        local out = f:read("a")
+        f:close()
+        if case[4] then
+          assert.are.equal(case[4] .. " rc=0\n", out)
+        else
+          -- refused by the policy check or by the arena layout: either way
+          -- a message about the scratch request, and no crash
+          assert.is_truthy(out:find("^speck%.parallel_for 'big': .*scratch.* rc=0\n$"), out)
+        end
+      end)
+    end
+
     -- an overrun must not leave the body a NULL to write through (that
     -- killed the process before the launch could report); in a child
     -- process so that a regression cannot take the suite down
@@ -920,7 +998,7 @@ describe("TeamPolicy on " .. SPACE, function()
       end)
     end
 
-    it("'return' leaves the current league rank (current behaviour: never inside a nested construct)",
+    it("'return' at the top of the body leaves the current league rank on every member",
        function()
       local T = TMAX
       local L = 31
@@ -1168,6 +1246,52 @@ describe("TeamPolicy on " .. SPACE, function()
         err_of(speck.parallel_for, "bad_single2", speck.TeamPolicy(4, 1), {x = x},
                "SINGLE_TEAM(team) team_barrier(team);"))
       sanity()
+    end)
+
+    -- 'return' inside a nested construct would leave the league rank on
+    -- some members only (the others wait in the join or barrier that
+    -- follows); it is refused before compiling, naming the innermost
+    -- construct around it
+    it("'return' inside a nested construct", function()
+      local LOOP = ": a nested construct cannot leave the league rank; use continue to end "
+        .. "this iteration"
+      local SINGLE = ": a nested construct cannot leave the league rank; put the rest of the "
+        .. "block under an if instead"
+      local cases = {
+        {"TEAM_FOR", 2, LOOP, "int64_t s = 0;\nTEAM_FOR(j, 0, 4) { if (j == 2) return; s += j; }\nx(0) = s;"},
+        {"VECTOR_FOR", 1, LOOP, "VECTOR_FOR(k, 0, 4) return;"},
+        {"TEAM_VECTOR_FOR", 3, LOOP, "TEAM_VECTOR_FOR(k, 0, 4)\n{\n  return ; }"},
+        {"TEAM_REDUCE", 1, LOOP, "int64_t s; TEAM_REDUCE(sum, j, 0, 4, s) { if (j) return; s += j; }"},
+        {"VECTOR_REDUCE", 1, LOOP, "double s; VECTOR_REDUCE(max, j, 0, 4, s) { return; }"},
+        {"TEAM_VECTOR_REDUCE", 1, LOOP, "int64_t s; TEAM_VECTOR_REDUCE(sum, j, 0, 4, s) return;"},
+        {"TEAM_SCAN", 2, LOOP, "int64_t s;\nTEAM_SCAN(j, 0, 4, s) { if (final) return; s += 1; }"},
+        {"VECTOR_SCAN", 1, LOOP, "int64_t s; VECTOR_SCAN(j, 0, 4, s) { s += 1; return; }"},
+        {"SINGLE_TEAM", 1, SINGLE, "SINGLE_TEAM(team) { x(0) = 1; return; }\nx(1) = 2;"},
+        {"SINGLE_THREAD", 2, SINGLE, "SINGLE_THREAD(team)\n  return;"},
+        -- the innermost construct is named
+        {"VECTOR_FOR", 3, LOOP, "TEAM_FOR(j, 0, 4) {\n  VECTOR_FOR(k, 0, 4) {\n    if (k == j) return;\n  }\n}"},
+        {"TEAM_FOR", 4, LOOP, "TEAM_FOR(j, 0, 4) {\n  VECTOR_FOR(k, 0, 4) { x(0) = k; }\n  /* return; in a comment is fine */\n  return;\n}"},
+      }
+      for n, c in ipairs(cases) do
+        local label = "bad_ret" .. n
+        assert.are.equal(("speck.parallel_for '%s': return inside %s (body line %d)%s")
+                           :format(label, c[1], c[2], c[3]),
+                         err_of(speck.parallel_for, label, speck.TeamPolicy(4, 1), {x = x}, c[4]))
+        sanity()
+      end
+      assert.are.equal("speck.parallel_reduce 'bad_ret_r': return inside TEAM_FOR (body line 1)" .. LOOP,
+        err_of(speck.parallel_reduce, "bad_ret_r", speck.TeamPolicy(4, 1), {},
+               "TEAM_FOR(j, 0, 4) { if (j) return; } SINGLE_TEAM(team) { acc += 1; }"))
+      sanity()
+      -- a return outside the constructs, and 'continue' inside them, are fine
+      x:fill(0)
+      speck.parallel_for("ok_ret", speck.TeamPolicy(4, 1), {x = x}, [[
+        int64_t s = 0;
+        TEAM_FOR(j, 0, 4) { if (j == 2) continue; s += j; }   /* a 'return_value' name is no return */
+        if (team.league_rank == 3) return;
+        x(team.league_rank) = s;
+      ]])
+      assert.are.same({4, 4, 4, 0}, x:totable())
     end)
 
     it("parallel_scan with a TeamPolicy", function()

@@ -708,13 +708,16 @@ static int l_jit_stats(lua_State *L) {
 }
 
 /* -- runtime --------------------------------------------------------------- */
+/* speck.initialize{...}: starts the runtime, or checks the settings it
+ * names against the running ones (backends/runtime.c); jit and
+ * bounds_check then set the defaults of later launches. */
 static int l_initialize(lua_State *L) {
-  const char *space = NULL;
-  int threads = 0, device = 0;
+  sk_rt_settings rs = {NULL, 0, -1};
+  int tier = -1, bounds = -1;
   if (!lua_isnoneornil(L, 1)) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "space");
-    space = lua_tostring(L, -1);
+    rs.space = lua_tostring(L, -1);
     lua_getfield(L, 1, "threads");
     if (!lua_isnil(L, -1)) {
       int ok;
@@ -722,26 +725,35 @@ static int l_initialize(lua_State *L) {
       if (!ok || t < 1)
         return sk_lerror(L, "speck.initialize", NULL,
                          "threads must be a positive integer");
-      threads = (int)t;
+      rs.threads = t > INT_MAX ? INT_MAX : (int)t;
     }
     lua_getfield(L, 1, "device");
-    if (!lua_isnil(L, -1)) device = (int)luaL_checkinteger(L, -1);
-    if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) sk_exec_set_bounds(lua_toboolean(L, -1));
+    if (!lua_isnil(L, -1)) {
+      int ok;
+      lua_Integer d = lua_tointegerx(L, -1, &ok);
+      if (!ok || d < 0 || d > INT_MAX)
+        return sk_lerror(L, "speck.initialize", NULL,
+                         "device must be a non-negative integer");
+      rs.device = (int)d;
+    }
+    if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) bounds = lua_toboolean(L, -1);
     lua_pop(L, 1);
     lua_getfield(L, 1, "jit");
     const char *j = lua_tostring(L, -1);
     if (j) {
-      if (strcmp(j, "tcc") == 0) sk_jit_set_default_tier(SK_TIER_TCC);
-      else if (strcmp(j, "cc") == 0) sk_jit_set_default_tier(SK_TIER_CC);
-      else if (strcmp(j, "auto") == 0) sk_jit_set_default_tier(SK_TIER_AUTO);
+      if (strcmp(j, "tcc") == 0) tier = SK_TIER_TCC;
+      else if (strcmp(j, "cc") == 0) tier = SK_TIER_CC;
+      else if (strcmp(j, "auto") == 0) tier = SK_TIER_AUTO;
       else return sk_lerror(L, "speck.initialize", NULL,
                             "unknown jit '%s' (tcc, cc or auto)", j);
     }
     /* the space string stays anchored by the options table */
   }
   char err[512];
-  if (sk_rt_initialize(space, threads, device, err, sizeof err) < 0)
+  if (sk_rt_start(&rs, err, sizeof err) < 0)
     return sk_lerror(L, "speck.initialize", NULL, "%s", err);
+  if (tier >= 0) sk_jit_set_default_tier(tier);
+  if (bounds >= 0) sk_exec_set_bounds(bounds);
   return 0;
 }
 
@@ -751,10 +763,11 @@ static int l_finalize(lua_State *L) {
   return 0;
 }
 
+/* speck.fence([space]) */
 static int l_fence(lua_State *L) {
-  const sk_backend *b = backend(L, "speck.fence");
+  const char *space = luaL_optstring(L, 1, NULL);
   char err[512];
-  if (b->fence(err, sizeof err) < 0)
+  if (sk_rt_fence(space, err, sizeof err) < 0)
     return sk_lerror(L, "speck.fence", NULL, "%s", err);
   return 0;
 }
@@ -930,13 +943,15 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
-  if (!sk_tcc_libdir()[0]) {
-    const char *env = getenv("SPECK_TCC_LIBDIR");
+  /* tcc's libtcc1.a: SPECK_TCC_LIBDIR wins over the installation's folder
+   * (which the CLI and speck_vm_new have set already through
+   * sk_vm_setup_paths) */
+  const char *env = sk_env_get("SPECK_TCC_LIBDIR");
+  if (env && strcmp(env, sk_tcc_libdir()) != 0) {
+    sk_tcc_set_libdir(env);
+  } else if (!env && !sk_tcc_libdir()[0]) {
     char dir[4096];
-    if (env && *env)
-      snprintf(dir, sizeof dir, "%s", env);
-    else
-      snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
+    snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
     sk_tcc_set_libdir(dir);
   }
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {

@@ -7,7 +7,8 @@
  *   speck --info | --version | --help
  *
  * Exit status: 0 ok, 1 a script error (or a failed chunk when the REPL
- * reads from a pipe), 2 bad usage. Line editing comes from readline (or
+ * reads from a pipe, or a malformed SPECK_* environment setting), 2 bad
+ * usage. Line editing comes from readline (or
  * libedit) opened with dlopen at run time, so the binary does not depend
  * on it; without either, lines are read plainly.
  */
@@ -44,8 +45,8 @@ static void print_usage(FILE *f) {
     "With no script and no -e, %s starts a REPL ('= expr' prints expr).\n"
     "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
     "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CACHE_DIR,\n"
-    "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK\n"
-    "  (see docs/guide.md).\n",
+    "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK,\n"
+    "  SPECK_TCC_LIBDIR (see docs/guide.md); a malformed value exits with 1.\n",
     progname, progname);
 }
 
@@ -583,6 +584,12 @@ int main(int argc, char **argv) {
   if (args & HAS_V) {
     printf("speck %s\n", SPECK_VERSION);
     return 0;
+  }
+  /* a malformed SPECK_* setting stops the program before any work */
+  char env_err[512];
+  if (sk_env_check(env_err, sizeof env_err) < 0) {
+    l_message(progname, env_err);
+    return 1;
   }
   lua_State *L = luaL_newstate();
   if (L == NULL) {

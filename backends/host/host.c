@@ -316,22 +316,19 @@ static void serial_info(char *buf, size_t n) {
   snprintf(buf, n, "serial: the calling thread");
 }
 
-int sk_host_default_threads(void) {
-  const char *e = getenv("SPECK_THREADS");
-  if (!e || !*e) e = getenv("OMP_NUM_THREADS");
-  if (e && *e) {
-    int n = atoi(e);
-    if (n > 0) return n;
-  }
+int sk_host_default_threads(int *threads, char *err, size_t errlen) {
+  int rc = sk_env_threads(threads, err, errlen);
+  if (rc != 0) return rc < 0 ? -1 : 0;
   long c = sysconf(_SC_NPROCESSORS_ONLN);
-  return c > 0 ? (int)c : 1;
+  *threads = c <= 0 ? 1 : c > SK_THREADS_MAX ? SK_THREADS_MAX : (int)c;
+  return 0;
 }
 
 static int pool_init(int threads, int device, char *err, size_t errlen) {
   (void)device;
-  if (threads <= 0) threads = sk_host_default_threads();
-  if (threads > 1024) {
-    snprintf(err, errlen, "%d threads requested, at most 1024", threads);
+  if (threads <= 0 && sk_host_default_threads(&threads, err, errlen) < 0) return -1;
+  if (threads > SK_THREADS_MAX) {
+    snprintf(err, errlen, "%d threads requested, at most %d", threads, SK_THREADS_MAX);
     return -1;
   }
   return sk_pool_start(threads, err, errlen);

@@ -4,8 +4,9 @@
 
 #include "../backend.h"
 
-/* SPECK_THREADS, OMP_NUM_THREADS or the number of online cores */
-int sk_host_default_threads(void);
+/* SPECK_THREADS, OMP_NUM_THREADS or the number of online cores; -1 with
+ * a message naming the variable when the environment's value is bad */
+int sk_host_default_threads(int *threads, char *err, size_t errlen);
 /* TeamPolicy launches (team.c); 'pooled' 0 for serial */
 int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
                         size_t errlen);

@@ -107,6 +107,53 @@ static void member(void *arg, int tid, int nt) {
   }
 }
 
+/* The arena of one group: barrier words, the shared buffer, team scratch
+ * of levels 0 and 1, then each member's thread scratch of level 0 and of
+ * level 1, every block on a 64-byte boundary. off[] receives the offsets
+ * of the four scratch areas, *total the bytes to allocate. Returns -1 when
+ * a size is negative or the sum wraps: sk_team_resolve caps the request,
+ * but no request may turn into offsets outside the arena. */
+static int arena_layout(const sk_policy *p, int T, size_t off[4], size_t *total) {
+  size_t t[2], h[2], o;
+  for (int lv = 0; lv < 2; lv++) {
+    if (p->scratch_team[lv] < 0 || p->scratch_thread[lv] < 0) return -1;
+    t[lv] = up64((size_t)p->scratch_team[lv]);   /* < 2^63: no wrap */
+    h[lv] = up64((size_t)p->scratch_thread[lv]);
+  }
+  o = up64(sizeof(sk_team_bar)) + up64((size_t)T * SHARED_SLOT + 64);
+  for (int lv = 0; lv < 2; lv++) {
+    off[lv] = o;
+    if (__builtin_add_overflow(o, t[lv], &o)) return -1;
+  }
+  for (int lv = 0; lv < 2; lv++) {
+    size_t all;
+    off[2 + lv] = o;
+    if (__builtin_mul_overflow((size_t)T, h[lv], &all) ||
+        __builtin_add_overflow(o, all, &o))
+      return -1;
+  }
+  return __builtin_add_overflow(o, (size_t)64, total) ? -1 : 0;
+}
+
+/* The message for the first failed scratch request of a launch. */
+static void scratch_message(const sk_team_ctx *t, const sk_policy *p, char *err,
+                            size_t errlen) {
+  const char *fn = t->scratch_thread ? "thread_scratch" : "team_scratch";
+  if (t->scratch_why == SK_SCRATCH_LEVEL)
+    snprintf(err, errlen, "%s: scratch level %lld does not exist (levels are 0 and 1)",
+             fn, (long long)t->scratch_level);
+  else if (t->scratch_why == SK_SCRATCH_NEGATIVE)
+    snprintf(err, errlen, "%s: a scratch request of %lld bytes is negative", fn,
+             (long long)t->scratch_bytes);
+  else
+    snprintf(err, errlen,
+             "a scratch request of %lld bytes does not fit the policy's "
+             "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
+             (long long)t->scratch_bytes, (long long)p->scratch_team[0],
+             (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
+             (long long)p->scratch_thread[1]);
+}
+
 static int grow(void **p, size_t *cap, size_t want) {
   if (want <= *cap) return 0;
   void *n = realloc(*p, want);
@@ -150,12 +197,15 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
   static size_t ctxs_cap;
   if (grow((void **)&ctxs, &ctxs_cap, cap2 > (size_t)nt * sizeof *ctxs ? cap2 : (size_t)nt * sizeof *ctxs) < 0)
     goto oom;
-  size_t o_bar = 0, o_sh = up64(sizeof(sk_team_bar));
-  size_t o_t0 = o_sh + up64((size_t)T * SHARED_SLOT + 64);
-  size_t o_t1 = o_t0 + up64((size_t)p->scratch_team[0]);
-  size_t o_h0 = o_t1 + up64((size_t)p->scratch_team[1]);
-  size_t o_h1 = o_h0 + (size_t)T * up64((size_t)p->scratch_thread[0]);
-  size_t total = o_h1 + (size_t)T * up64((size_t)p->scratch_thread[1]) + 64;
+  size_t o_bar = 0, o_sh = up64(sizeof(sk_team_bar)), o_scr[4], total;
+  if (arena_layout(p, T, o_scr, &total) < 0) {
+    snprintf(err, errlen,
+             "team scratch of %lld/%lld bytes per team and %d x %lld/%lld per "
+             "thread (levels 0/1) does not fit in memory",
+             (long long)p->scratch_team[0], (long long)p->scratch_team[1], T,
+             (long long)p->scratch_thread[0], (long long)p->scratch_thread[1]);
+    return -1;
+  }
   for (int g = 0; g < j.G; g++) {
     if (grow((void **)&arena[g], &arena_cap[g], total) < 0) goto oom;
     memset(arena[g] + o_bar, 0, sizeof(sk_team_bar));
@@ -175,10 +225,10 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     t->team_rank = r;
     t->bar = (sk_team_bar *)(a + o_bar);
     t->shared = a + o_sh;
-    t->team_scratch[0] = a + o_t0;
-    t->team_scratch[1] = a + o_t1;
-    t->thread_scratch[0] = a + o_h0 + (size_t)r * up64((size_t)p->scratch_thread[0]);
-    t->thread_scratch[1] = a + o_h1 + (size_t)r * up64((size_t)p->scratch_thread[1]);
+    t->team_scratch[0] = a + o_scr[0];
+    t->team_scratch[1] = a + o_scr[1];
+    t->thread_scratch[0] = a + o_scr[2] + (size_t)r * up64((size_t)p->scratch_thread[0]);
+    t->thread_scratch[1] = a + o_scr[3] + (size_t)r * up64((size_t)p->scratch_thread[1]);
     t->team_scratch_bytes[0] = p->scratch_team[0];
     t->team_scratch_bytes[1] = p->scratch_team[1];
     t->thread_scratch_bytes[0] = p->scratch_thread[0];
@@ -195,21 +245,16 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     else
       member(&j, 0, 1);
   }
-  int64_t bad = 0;
+  const sk_team_ctx *bad = NULL;
   for (int tid = 0; tid < nt; tid++) {
-    if (tctx[tid].scratch_error && !bad) bad = tctx[tid].scratch_error;
+    if (tctx[tid].scratch_why && !bad) bad = &tctx[tid];
     free(tctx[tid].overflow);
     tctx[tid].overflow = NULL;
   }
   if (bad) {
-      snprintf(err, errlen,
-               "a scratch request of %lld bytes does not fit the policy's "
-               "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
-               (long long)bad, (long long)p->scratch_team[0],
-               (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
-               (long long)p->scratch_thread[1]);
-      return -1;
-    }
+    scratch_message(bad, p, err, errlen);
+    return -1;
+  }
   if (j.reduce) {
     char *total_acc = partials + (size_t)(j.nblocks * T) * j.pstride;
     l->init(total_acc);

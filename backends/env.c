@@ -1,0 +1,149 @@
+/* env.c: the environment settings read below vm/, parsed in one place.
+ *
+ * Every malformed value is an error with one message format,
+ * "NAME=value: what is wrong", never a silent default. A variable that is
+ * unset or empty means "not given". The runtime checks them all when it
+ * starts (sk_rt_initialize, first use) and the CLI at start-up, so a typo
+ * is reported before any work is done.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+/* the names of the jit tiers, in the order of jit.h's SK_TIER_AUTO, _TCC,
+ * _CC */
+static const char *const jit_words[] = {"auto", "tcc", "cc", NULL};
+
+const char *sk_env_get(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+/* "NAME=value: " with the value cut to a readable length */
+static int prefix(char *err, size_t errlen, const char *name, const char *v) {
+  return snprintf(err, errlen, "%s=%.64s%s: ", name, v, strlen(v) > 64 ? "..." : "");
+}
+
+static void fail(char *err, size_t errlen, const char *name, const char *v,
+                 const char *what) {
+  int n = prefix(err, errlen, name, v);
+  if (n >= 0 && (size_t)n < errlen) snprintf(err + n, errlen - (size_t)n, "%s", what);
+}
+
+/* Decimal digits only (no sign, no blanks), at most 'max'. */
+static int parse_count(const char *v, int max, int *out) {
+  long long n = 0;
+  if (!*v) return -1;
+  for (const char *p = v; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    n = n * 10 + (*p - '0');
+    if (n > (long long)INT_MAX) return -2;
+  }
+  if (n < 1) return -1;
+  if (n > max) return -2;
+  *out = (int)n;
+  return 0;
+}
+
+int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen) {
+  const char *v = sk_env_get(name);
+  if (!v) return 0;
+  int rc = parse_count(v, max, out);
+  if (rc == -1) {
+    fail(err, errlen, name, v, "not a positive integer");
+    return -1;
+  }
+  if (rc == -2) {
+    char what[64];
+    snprintf(what, sizeof what, "more than %d", max);
+    fail(err, errlen, name, v, what);
+    return -1;
+  }
+  return 1;
+}
+
+int sk_env_threads(int *threads, char *err, size_t errlen) {
+  int rc = sk_env_count("SPECK_THREADS", SK_THREADS_MAX, threads, err, errlen);
+  if (rc != 0) return rc;
+  /* OMP_NUM_THREADS may be a list ("4,2": one count per nesting level);
+   * the first entry is the pool size */
+  const char *v = sk_env_get("OMP_NUM_THREADS");
+  if (!v) return 0;
+  char first[32];
+  size_t n = strcspn(v, ",");
+  if (n >= sizeof first) n = sizeof first - 1;
+  memcpy(first, v, n);
+  first[n] = '\0';
+  rc = parse_count(first, SK_THREADS_MAX, threads);
+  if (rc == 0) return 1;
+  char what[64];
+  if (rc == -2) snprintf(what, sizeof what, "more than %d", SK_THREADS_MAX);
+  else snprintf(what, sizeof what, "not a positive integer");
+  fail(err, errlen, "OMP_NUM_THREADS", v, what);
+  return -1;
+}
+
+int sk_env_jit(int *tier, char *err, size_t errlen) {
+  const char *v = sk_env_get("SPECK_JIT");
+  *tier = 0;
+  if (!v) return 0;
+  for (int t = 0; jit_words[t]; t++)
+    if (strcmp(v, jit_words[t]) == 0) {
+      *tier = t;
+      return 1;
+    }
+  fail(err, errlen, "SPECK_JIT", v, "unknown tier (tcc, cc or auto)");
+  return -1;
+}
+
+const char *sk_env_jit_name(int tier) {
+  return tier >= 0 && tier < 3 ? jit_words[tier] : "?";
+}
+
+/* "serial, openmp or cuda": the registered back ends, then (with
+ * 'memory') the memory spaces no back end is named after, for messages */
+void sk_env_space_names(char *buf, size_t n, int memory) {
+  const char *names[64];
+  int count = 0;
+  for (const sk_backend *const *b = sk_backend_list(); *b && count < 48; b++)
+    names[count++] = (*b)->name;
+  for (int ms = 0; memory && ms < SK_NSPACE; ms++) {
+    const char *m = sk_space_name(ms);
+    if (m && !sk_backend_find(m)) names[count++] = m;
+  }
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < count && used < n; i++) {
+    const char *sep = i == 0 ? "" : i == count - 1 ? " or " : ", ";
+    int w = snprintf(buf + used, n - used, "%s%s", sep, names[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+int sk_env_space(const char **space, char *err, size_t errlen) {
+  const char *v = sk_env_get("SPECK_SPACE");
+  *space = NULL;
+  if (!v) return 0;
+  if (!sk_backend_find(v)) {
+    char names[256], what[300];
+    sk_env_space_names(names, sizeof names, 0);
+    snprintf(what, sizeof what, "unknown space (%s)", names);
+    fail(err, errlen, "SPECK_SPACE", v, what);
+    return -1;
+  }
+  *space = v;
+  return 1;
+}
+
+int sk_env_check(char *err, size_t errlen) {
+  const char *space;
+  int n;
+  if (sk_env_space(&space, err, errlen) < 0) return -1;
+  if (sk_env_threads(&n, err, errlen) < 0) return -1;
+  if (sk_env_jit(&n, err, errlen) < 0) return -1;
+  return 0;
+}

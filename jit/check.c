@@ -1,0 +1,472 @@
+/* check.c: the checks a kernel body passes before it is compiled, and
+ * the rewrite of element updates of 'atomic' views.
+ *
+ * A light lexer over the body (literals and comments skipped, members
+ * not taken for names) is enough: the checks look for dialect words and
+ * captured view names, never parse C.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit.h"
+#include "strbuf.h"
+
+/* -- checks ------------------------------------------------------------ */
+static int is_ident(const char *s) {
+  if (!s || !*s) return 0;
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+    return 0;
+  for (s++; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
+static int ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+/* skip a comment or literal starting at p[0]; returns the new position */
+static size_t skip_lit(const char *p, size_t i, size_t n) {
+  if (p[i] == '/' && i + 1 < n && p[i + 1] == '/') {
+    while (i < n && p[i] != '\n') i++;
+    return i;
+  }
+  if (p[i] == '/' && i + 1 < n && p[i + 1] == '*') {
+    i += 2;
+    while (i + 1 < n && !(p[i] == '*' && p[i + 1] == '/')) i++;
+    return i + 2 < n ? i + 2 : n;
+  }
+  if (p[i] == '"' || p[i] == '\'') {
+    char q = p[i++];
+    while (i < n && p[i] != q) i += p[i] == '\\' ? 2 : 1;
+    return i + 1 < n ? i + 1 : n;
+  }
+  return i;
+}
+
+/* Number of arguments in the parenthesised list starting at p[i] == '(';
+ * *end receives the index after ')'. -1 if unbalanced. */
+static int count_args(const char *p, size_t i, size_t n, size_t *end) {
+  int depth = 0, commas = 0, nonblank = 0;
+  while (i < n) {
+    size_t j = skip_lit(p, i, n);
+    if (j != i) {
+      nonblank = 1;
+      i = j;
+      continue;
+    }
+    char c = p[i];
+    if (c == '(' || c == '[' || c == '{') {
+      if (depth > 0) nonblank = 1;
+      depth++;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth == 0) {
+        *end = i + 1;
+        return nonblank ? commas + 1 : 0;
+      }
+      nonblank = 1;
+    } else if (c == ',' && depth == 1) {
+      commas++;
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      nonblank = 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+static int line_of(const char *p, size_t i) {
+  int line = 1;
+  for (size_t t = 0; t < i; t++) line += p[t] == '\n';
+  return line;
+}
+
+/* Team constructs: words only a TeamPolicy body may use, loops whose
+ * members run different iteration counts, and the collectives that must
+ * not sit inside those loops (they would hang or be meaningless). */
+static const char *const team_words[] = {
+  "team", "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
+  "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
+  "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
+  "team_scratch", "thread_scratch", NULL};
+static const char *const loop_words[] = {
+  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
+  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM", NULL};
+static const char *const collective_words[] = {
+  "team_barrier", "TEAM_BROADCAST", "TEAM_REDUCE", "TEAM_SCAN",
+  "TEAM_VECTOR_REDUCE", NULL};
+
+static int in_list(const char *const *list, const char *p, size_t len) {
+  for (int t = 0; list[t]; t++)
+    if (strlen(list[t]) == len && memcmp(list[t], p, len) == 0) return t;
+  return -1;
+}
+
+/* end of the statement or block that starts at p[i] */
+static size_t stmt_end(const char *p, size_t i, size_t n) {
+  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+  int depth = 0;
+  while (i < n) {
+    size_t j = skip_lit(p, i, n);
+    if (j != i) {
+      i = j;
+      continue;
+    }
+    char c = p[i++];
+    if (c == '{' || c == '(' || c == '[') depth++;
+    else if (c == '}' || c == ')' || c == ']') {
+      if (--depth <= 0 && c == '}') return i;
+    } else if (c == ';' && depth == 0) return i;
+  }
+  return n;
+}
+
+/* next identifier at or after *i (skipping literals and members) */
+static int next_ident(const char *p, size_t n, size_t *i, size_t *b, size_t *len) {
+  while (*i < n) {
+    size_t j = skip_lit(p, *i, n);
+    if (j != *i) {
+      *i = j;
+      continue;
+    }
+    if (ident_char(p[*i]) && !(p[*i] >= '0' && p[*i] <= '9') &&
+        !(*i > 0 && (ident_char(p[*i - 1]) || p[*i - 1] == '.' ||
+                     (p[*i - 1] == '>' && *i > 1 && p[*i - 2] == '-')))) {
+      *b = *i;
+      while (*i < n && ident_char(p[*i])) (*i)++;
+      *len = *i - *b;
+      return 1;
+    }
+    (*i)++;
+  }
+  return 0;
+}
+
+/* The constructs whose block runs on part of the team (or lane by lane):
+ * 'return' inside one would leave the league rank on some members only,
+ * skipping the joins and barriers the others then wait in. */
+static const char *const nested_words[] = {
+  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
+  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM",
+  "SINGLE_THREAD", NULL};
+
+/* If the identifier at p[b] (length len) is a construct of 'list' followed
+ * by its argument list, the index after that list, and in *end the end of
+ * the statement or block it governs; else 0. */
+static size_t construct_block(const char *const *list, const char *p, size_t n,
+                              size_t b, size_t len, size_t *end) {
+  if (in_list(list, p + b, len) < 0) return 0;
+  size_t k = b + len;
+  while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
+  if (k >= n || p[k] != '(') return 0;
+  size_t after;
+  if (count_args(p, k, n, &after) < 0) return 0;
+  *end = stmt_end(p, after, n);
+  return after;
+}
+
+/* 'return' inside a nested construct: refused, naming the innermost
+ * construct around it (the one that starts last among those whose block
+ * holds it). A plain 'return' ends the league rank on every member alike
+ * and stays allowed. */
+static int check_team_return(const sk_kspec *s, char *err, size_t errlen) {
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len;
+  while (next_ident(p, n, &i, &b, &len)) {
+    if (len != 6 || memcmp(p + b, "return", 6) != 0) continue;
+    size_t q = 0, cb, clen, inner = 0, inner_len = 0;
+    int found = 0;
+    while (q < b && next_ident(p, b, &q, &cb, &clen)) {
+      size_t end;
+      size_t after = construct_block(nested_words, p, n, cb, clen, &end);
+      if (after && after <= b && b < end) {
+        inner = cb;
+        inner_len = clen;
+        found = 1;
+      }
+    }
+    if (!found) continue;
+    int single = inner_len > 6 && memcmp(p + inner, "SINGLE", 6) == 0;
+    snprintf(err, errlen,
+             "return inside %.*s (body line %d): a nested construct cannot "
+             "leave the league rank; %s",
+             (int)inner_len, p + inner, line_of(p, b),
+             single ? "put the rest of the block under an if instead"
+                    : "use continue to end this iteration");
+    return -1;
+  }
+  return 0;
+}
+
+static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len;
+  while (next_ident(p, n, &i, &b, &len)) {
+    int w = in_list(team_words, p + b, len);
+    if (w >= 0 && s->policy_kind != SK_POL_TEAM) {
+      snprintf(err, errlen,
+               "'%s' is a team construct, but this kernel runs %s (use a "
+               "TeamPolicy) (body line %d)",
+               team_words[w],
+               s->policy_kind == SK_POL_RANGE ? "a RangePolicy" : "an MDRangePolicy",
+               line_of(p, b));
+      return -1;
+    }
+    if (s->policy_kind != SK_POL_TEAM || in_list(loop_words, p + b, len) < 0)
+      continue;
+    /* a nested loop: look for collectives inside its body */
+    size_t k = i;
+    while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
+    if (k >= n || p[k] != '(') continue;
+    size_t after;
+    if (count_args(p, k, n, &after) < 0) continue;
+    size_t end = stmt_end(p, after, n), q = after, cb, clen;
+    while (q < end && next_ident(p, end, &q, &cb, &clen)) {
+      int c = in_list(collective_words, p + cb, clen);
+      if (c < 0) continue;
+      snprintf(err, errlen,
+               "%s inside %s (body line %d): the members of a team do not all "
+               "reach it equally often, so the team would hang",
+               collective_words[c], team_words[in_list(team_words, p + b, len)],
+               line_of(p, cb));
+      return -1;
+    }
+  }
+  return s->policy_kind == SK_POL_TEAM ? check_team_return(s, err, errlen) : 0;
+}
+
+/* -- read-only views ----------------------------------------------------- */
+static size_t skip_ws(const char *p, size_t i, size_t n) {
+  while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+  return i;
+}
+
+/* 1 if the element use 'x(..)' that starts at p[b] and whose argument list
+ * ends before p[end] is written: the target of '=' or a compound
+ * assignment, the operand of '++' / '--', or the '&x(..)' operand of an
+ * atomic_* call. A read through a pointer taken otherwise is not seen. */
+static int element_written(const char *p, size_t n, size_t b, size_t end) {
+  size_t q = skip_ws(p, end, n);
+  if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) return 1;
+  if (q + 1 < n && p[q + 1] == '=' && strchr("+-*/%&|^", p[q])) return 1;
+  if (q + 2 < n && p[q + 2] == '=' && p[q] == p[q + 1] && (p[q] == '<' || p[q] == '>'))
+    return 1;
+  if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) return 1;
+  size_t a = b;   /* before the name: ++, -- or an atomic's '&' */
+  while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '\n')) a--;
+  if (a >= 2 && (p[a - 1] == '+' || p[a - 1] == '-') && p[a - 2] == p[a - 1]) return 1;
+  if (a < 1 || p[a - 1] != '&' || (a >= 2 && p[a - 2] == '&')) return 0;
+  a--;
+  while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '\n')) a--;
+  if (a < 1 || p[a - 1] != '(') return 0;
+  a--;
+  while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t')) a--;
+  size_t e = a;
+  while (a > 0 && ident_char(p[a - 1])) a--;
+  return e - a > 7 && memcmp(p + a, "atomic_", 7) == 0;
+}
+
+/* A view with the random_access trait is read-only (as a Kokkos view of
+ * const data): a body that stores to one of its elements is refused. */
+static int check_readonly(const sk_kspec *s, char *err, size_t errlen) {
+  int any = 0;
+  for (int c = 0; c < s->ncap; c++)
+    any |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_RANDOM);
+  if (!any) return 0;
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len;
+  while (next_ident(p, n, &i, &b, &len)) {
+    const sk_capture *v = NULL;
+    for (int c = 0; c < s->ncap && !v; c++)
+      if (s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_RANDOM) &&
+          strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p + b, len) == 0)
+        v = &s->caps[c];
+    if (!v) continue;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    if (!element_written(p, n, b, end)) continue;
+    snprintf(err, errlen,
+             "view '%s' is random_access (read-only); the body writes it "
+             "(body line %d)", v->name, line_of(p, b));
+    return -1;
+  }
+  return 0;
+}
+
+int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
+  if (check_team_words(s, err, errlen) < 0) return -1;
+  for (int c = 0; c < s->ncap; c++) {
+    const char *n = s->caps[c].name;
+    if (!is_ident(n)) {
+      snprintf(err, errlen, "capture name '%s' is not a C identifier", n);
+      return -1;
+    }
+    if (sk_codegen_reserved(n)) {
+      snprintf(err, errlen,
+               "capture name '%s' collides with a word of the kernel dialect",
+               n);
+      return -1;
+    }
+    for (int d = 0; d < SK_MAXMD; d++)
+      if (s->index[d] && strcmp(s->index[d], n) == 0) {
+        snprintf(err, errlen, "capture name '%s' is also an index name", n);
+        return -1;
+      }
+  }
+  int want = s->policy_kind == SK_POL_RANGE ? 1
+             : s->policy_kind == SK_POL_MDRANGE ? s->md_rank : 0;
+  for (int d = 0; d < SK_MAXMD; d++) {
+    const char *n = s->index[d];
+    if (n && d >= want) {
+      int given = d + 1;
+      while (given < SK_MAXMD && s->index[given]) given++;
+      snprintf(err, errlen, "opts.index names %d indices, the policy has %d", given, want);
+      return -1;
+    }
+    for (int e = 0; n && e < d; e++)
+      if (s->index[e] && strcmp(s->index[e], n) == 0) {
+        snprintf(err, errlen, "opts.index names '%s' twice", n);
+        return -1;
+      }
+    if (n && (!is_ident(n) || (sk_codegen_reserved(n) && strcmp(n, "i") &&
+                               strcmp(n, "j") && strcmp(n, "k")))) {
+      snprintf(err, errlen, "index name '%s' is not a usable C identifier", n);
+      return -1;
+    }
+  }
+  /* every use 'x(' of a view must pass 'rank' indices */
+  const char *p = s->body;
+  size_t n = s->body_len;
+  for (size_t i = 0; i < n;) {
+    size_t j = skip_lit(p, i, n);
+    if (j != i) {
+      i = j;
+      continue;
+    }
+    if (!ident_char(p[i]) || (i > 0 && (ident_char(p[i - 1]) || p[i - 1] == '.' ||
+                                        (p[i - 1] == '>' && i > 1 && p[i - 2] == '-')))) {
+      i++;
+      continue;
+    }
+    size_t b = i;
+    while (i < n && ident_char(p[i])) i++;
+    size_t len = i - b;
+    const sk_capture *v = NULL;
+    for (int c = 0; c < s->ncap; c++)
+      if (s->caps[c].kind == SK_CAP_VIEW && strlen(s->caps[c].name) == len &&
+          memcmp(s->caps[c].name, p + b, len) == 0)
+        v = &s->caps[c];
+    if (!v) continue;
+    size_t k = i;
+    while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
+    if (k >= n || p[k] != '(') continue;
+    size_t end;
+    int na = count_args(p, k, n, &end);
+    if (na < 0) continue; /* the compiler reports unbalanced parentheses */
+    if (na != v->rank) {
+      snprintf(err, errlen,
+               "view '%s' is rank %d, body indexes it with %d ind%s (body line %d)",
+               v->name, v->rank, na, na == 1 ? "ex" : "ices", line_of(p, b));
+      return -1;
+    }
+  }
+  return check_readonly(s, err, errlen);
+}
+
+/* -- the atomic trait ---------------------------------------------------- */
+/* Rewrite element updates of views with the 'atomic' trait into atomics:
+ * x(..) += e;  -> (atomic_fetch_add(&x(..), (e)));  likewise -=, &=, |=, ^=
+ * (as a value: the old element); x(..) = e -> atomic_exchange;
+ * x(..)++ -> the old value, ++x(..) -> the new one (fetch_add + 1).
+ * Other forms (*=, /=, reads) are left as they are. No newline is added,
+ * so body line numbers stay right. Returns NULL when nothing changes. */
+static int atomic_view(const sk_kspec *s, const char *p, size_t len) {
+  for (int c = 0; c < s->ncap; c++)
+    if (s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC) &&
+        strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p, len) == 0)
+      return 1;
+  return 0;
+}
+
+/* end of an expression: the next ';' or ',' or ')' at depth 0 */
+static size_t expr_end(const char *p, size_t i, size_t n) {
+  int depth = 0;
+  while (i < n) {
+    size_t j = skip_lit(p, i, n);
+    if (j != i) {
+      i = j;
+      continue;
+    }
+    char c = p[i];
+    if (c == '(' || c == '[' || c == '{') depth++;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) return i;
+      depth--;
+    } else if ((c == ';' || c == ',') && depth == 0) return i;
+    i++;
+  }
+  return n;
+}
+
+char *sk_body_atomic(const sk_kspec *s) {
+  int any = 0;
+  for (int c = 0; c < s->ncap; c++)
+    any |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC);
+  if (!any) return NULL;
+  const char *p = s->body;
+  size_t n = s->body_len, i = 0, b, len, copied = 0;
+  sk_buf o;
+  sk_buf_init(&o);
+  while (next_ident(p, n, &i, &b, &len)) {
+    if (!atomic_view(s, p + b, len)) continue;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    /* prefix ++x(..) / --x(..) */
+    size_t pb = b;
+    while (pb > 0 && (p[pb - 1] == ' ' || p[pb - 1] == '\t')) pb--;
+    int pre = pb >= 2 && (p[pb - 1] == '+' || p[pb - 1] == '-') && p[pb - 2] == p[pb - 1];
+    size_t q = skip_ws(p, end, n);
+    const char *fn = NULL;
+    size_t rhs_b = 0, rhs_e = 0, stop = end;
+    const char *post = "";  /* prefix ++/--: the new value */
+    if (pre) {
+      fn = p[pb - 1] == '+' ? "atomic_fetch_add" : "atomic_fetch_sub";
+      post = p[pb - 1] == '+' ? " + 1" : " - 1";
+      b = pb - 2;
+    } else if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) {
+      fn = p[q] == '+' ? "atomic_fetch_add" : "atomic_fetch_sub";
+      stop = q + 2;
+    } else if (q + 1 < n && p[q + 1] == '=' &&
+               (p[q] == '+' || p[q] == '-' || p[q] == '&' || p[q] == '|' || p[q] == '^')) {
+      fn = p[q] == '+' ? "atomic_fetch_add" : p[q] == '-' ? "atomic_fetch_sub"
+           : p[q] == '&' ? "atomic_fetch_and" : p[q] == '|' ? "atomic_fetch_or"
+                         : "atomic_fetch_xor";
+      rhs_b = q + 2;
+    } else if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) {
+      fn = "atomic_exchange";
+      rhs_b = q + 1;
+    }
+    if (!fn) continue;
+    sk_buf_add(&o, p + copied, b - copied);
+    sk_buf_printf(&o, "(%s(&", fn);
+    size_t vb = skip_ws(p, pre ? b + 2 : b, n);
+    sk_buf_add(&o, p + vb, end - vb);
+    if (rhs_b) {
+      rhs_e = expr_end(p, rhs_b, n);
+      sk_buf_puts(&o, ", (");
+      sk_buf_add(&o, p + rhs_b, rhs_e - rhs_b);
+      sk_buf_puts(&o, ")))");
+      stop = rhs_e;
+    } else {
+      sk_buf_printf(&o, ", 1)%s)", post);
+    }
+    copied = stop;
+    i = stop;
+  }
+  sk_buf_add(&o, p + copied, n - copied);
+  return sk_buf_take(&o);
+}
