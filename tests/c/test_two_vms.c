@@ -137,7 +137,7 @@ int main(void) {
   speck_vm *vm = speck_vm_new(NULL);
   CHECK(vm != NULL);
   if (!vm) {
-    printf("test_two_vms: %d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed\n", passed, failed);
     return 1;
   }
   CHECK(lua_ok(vm, "speck.parallel_for('warm', 1, {}, '')"));
@@ -204,6 +204,6 @@ int main(void) {
   }
   speck_vm_free(vm);
   nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-  printf("test_two_vms: %d passed, %d failed\n", passed, failed);
+  printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
