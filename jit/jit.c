@@ -760,7 +760,8 @@ void sk_jit_kstats(sk_kernel *k, sk_kstats *out) {
 }
 
 /* Insert a new kernel; if another thread inserted the same key first,
- * ours (seen by no one) is freed and theirs used. Counts the launch. */
+ * ours (seen by no one) is freed and theirs used as a cache hit would
+ * be. Counts the launch. */
 static sk_kernel *publish(sk_kernel *k, const sk_kspec *s, int tier) {
   sk_kernel *in = sk_cache_insert(k);
   if (in != k) {
@@ -770,6 +771,9 @@ static sk_kernel *publish(sk_kernel *k, const sk_kspec *s, int tier) {
   }
   count(&in->launches, 1);
   set_want(in, tier);
+  if (in != k && tier == SK_TIER_CC && !in->gpu &&
+      __atomic_load_n(&in->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC)
+    want_cc_now(in);
   return in;
 }
 
