@@ -45,7 +45,11 @@ typedef struct sk_reducer {
 /* SK_TIER_PRE: precompiled into libspeck (kernels/), seeded at start */
 enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_NVRTC, SK_TIER_PRE,
        SK_NTIER };
-enum { SK_CC_NONE, SK_CC_PENDING, SK_CC_READY, SK_CC_FAILED };
+/* background tier-up state: NONE -> PENDING (queued or compiling) ->
+ * READY (staged, installed by the next launch) -> NONE, or -> FAILED
+ * (message in cc_err) -> OFF (message shown as the warning; the kernel
+ * stays on libtcc code) */
+enum { SK_CC_NONE, SK_CC_PENDING, SK_CC_READY, SK_CC_FAILED, SK_CC_OFF };
 /* tier-up rule: a kernel on libtcc code moves to the cc tier after this
  * many launches or this much accumulated run time, whichever first */
 #define SK_TIERUP_LAUNCHES 8
@@ -78,7 +82,25 @@ typedef struct sk_ccode {
   double seconds;              /* compile or load time */
 } sk_ccode;
 
-/* A compiled kernel, owned by the cache. */
+/* One tier's entry points. A kernel's entry for a tier is written once,
+ * before the kernel points launches at it, and never changes after. */
+typedef struct sk_entry {
+  void *fn;
+  sk_init_fn init;
+  sk_join_fn join;
+  int tier;
+} sk_entry;
+
+/* A compiled kernel, owned by the cache.
+ *
+ * Threads: several VMs (threads) launch the same kernel at once. What a
+ * launch runs is read through sk_jit_entry (the published 'entry', one
+ * consistent triple); compiled code is never freed or replaced while the
+ * kernel lives (a tier-up adds code, the old tier's stays loaded until
+ * sk_kernel_free), so a launch in flight keeps valid code. Counters are
+ * updated with atomics; read them with sk_jit_kstats. Tier changes are
+ * serialised per kernel in jit.c. 'fn', 'init', 'join' and 'tier' mirror
+ * the best tier's entry for single-threaded callers. */
 typedef struct sk_kernel {
   uint64_t hash;
   char *key;
@@ -93,12 +115,15 @@ typedef struct sk_kernel {
   int nred;
   sk_reducer reds[SK_MAXRED];
   int tier;                    /* tier whose code 'fn' is */
+  sk_entry code[SK_NTIER];     /* each tier's entry points (sk_jit_install) */
+  const sk_entry *entry;       /* the best tier's: what launches run (atomic) */
   void *gpu;                   /* nvrtc tier: the sk_cuda_code ('fn') */
   void *tcc_state;
   void *tcc_fn;                /* the libtcc code, kept after a tier-up */
   sk_init_fn tcc_init;
   sk_join_fn tcc_join;
-  int want;                    /* requested tier of the latest launch */
+  int want;                    /* requested tier of the latest look-up
+                                  (any thread; a thread's own look-up wins) */
   void *cc_dl;                 /* dlopen handle of the cc code */
   int cc_state;                /* SK_CC_*: background tier-up state */
   sk_ccode cc_staged;          /* background result, installed at a launch */
@@ -111,6 +136,14 @@ typedef struct sk_kernel {
   struct sk_kernel *next;      /* hash chain */
   struct sk_kernel *older;     /* insertion order, newest first */
 } sk_kernel;
+
+/* A consistent copy of a kernel's statistics (speck.jit.stats). */
+typedef struct sk_kstats {
+  int tier;
+  int64_t launches, hits, compiles[SK_NTIER], tierups, disk_hits;
+  double compile_seconds, run_seconds;
+  char warning[1024];
+} sk_kstats;
 
 /* -- front: look up or build ------------------------------------------ */
 /* Find or compile the kernel for 'spec'. On a compile error returns < 0
@@ -128,7 +161,9 @@ uint64_t sk_jit_key_hash(const sk_kspec *spec);
  * the body. Returns < 0 with a message. */
 int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);
 
-/* free a kernel and its compiled code (cache.c owns kernels) */
+/* free a kernel and its compiled code (cache.c owns kernels): only when
+ * no launch can be running it (sk_cache_clear, or a kernel never
+ * inserted) */
 void sk_kernel_free(sk_kernel *k);
 
 /* the body with element updates of 'atomic' views made atomic (malloc'd),
@@ -171,16 +206,24 @@ void sk_nvrtc_free(void *gpu);
  * buf, else 0 and the reason */
 int sk_nvrtc_status(char *buf, size_t n);
 
-/* Install compiled entry points into 'k' (any tier): 'layout' is the
- * generated sk__layout (accumulator size and offsets) or NULL. */
+/* Install compiled entry points into 'k' (any tier) and make them the
+ * ones launches run: 'layout' is the generated sk__layout (accumulator
+ * size and offsets, read at the first install only: every tier compiles
+ * the same source) or NULL. Each tier is installed at most once; on a
+ * kernel other threads can see, the caller serialises (jit.c does). */
 void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
                     void *layout, int tier);
 
 /* -- tcc.c ------------------------------------------------------------- */
+/* Compile 'source' with libtcc into k->tcc_* (and install it as the
+ * kernel's code unless the kernel runs cc code). Safe on a kernel other
+ * threads launch: the first compile wins, a concurrent one is discarded,
+ * and code once published is never freed before sk_kernel_free. */
 int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
                    size_t errlen);
 void sk_tcc_free(void *state);
-/* where libtcc1.a lives; set by the VM from the binary's location */
+/* where libtcc1.a lives; set by the VM from the binary's location. A
+ * string returned by sk_tcc_libdir stays valid for the process' life. */
 void sk_tcc_set_libdir(const char *dir);
 const char *sk_tcc_libdir(void);
 
@@ -201,8 +244,12 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen);
 int sk_disk_enabled(void);
 const char *sk_disk_status(void);   /* the directory, or why disabled */
 const char *sk_disk_dir(void);      /* NULL when disabled */
-int64_t sk_disk_size(void);
+/* < 0 with the message in 'err' when a cache setting is malformed
+ * (SPECK_CACHE_MAX); the JIT refuses to compile until it is fixed */
+int sk_disk_config(char *err, size_t errlen);
+int64_t sk_disk_size(void);         /* bytes in entries of every kind */
 int64_t sk_disk_max(void);
+/* "123", "1.5K", "256M", "2G" -> bytes; -1 when malformed */
 int64_t sk_parse_size(const char *s);
 void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n);
 void *sk_disk_read(uint64_t key, const char *suffix, size_t *len);
@@ -233,16 +280,26 @@ int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
 void sk_jit_refresh(sk_kernel *k);
 /* wait until no background compile is pending (tests, finalize) */
 void sk_jit_drain(void);
+/* a consistent copy of k's statistics, safe while other threads launch it */
+void sk_jit_kstats(sk_kernel *k, sk_kstats *out);
 
 /* -- cache.c ----------------------------------------------------------- */
+/* Every function here is safe to call from several threads at once,
+ * except sk_cache_clear. */
 uint64_t sk_hash(const void *p, size_t n, uint64_t seed);
 sk_kernel *sk_cache_find(uint64_t hash, const char *key, size_t keylen);
-void sk_cache_insert(sk_kernel *k);
-sk_kernel *sk_cache_last(const char *label);       /* latest by label */
-/* remember that 'k' was launched under 'label' (not its first label) */
+/* Insert 'k' unless a kernel with the same key is there already (another
+ * thread compiled it first); returns the cached kernel, 'k' or that one
+ * (the caller then frees 'k', which no one else has seen). */
+sk_kernel *sk_cache_insert(sk_kernel *k);
+/* the kernel most recently launched (or inserted) under 'label' */
+sk_kernel *sk_cache_last(const char *label);
+/* note a launch of 'k' under 'label'; labels other than a kernel's first
+ * are kept in a table of fixed size (least recently used dropped) */
 void sk_cache_label(const char *label, sk_kernel *k);
 /* iterate kernels in insertion order; returns NULL at the end */
 sk_kernel *sk_cache_next(sk_kernel *prev);
+/* free every kernel: only when no thread launches or looks up kernels */
 void sk_cache_clear(void);
 typedef struct sk_jit_totals {
   int64_t kernels, compiles, hits, tierups;

@@ -1,8 +1,10 @@
 /* tcc.c: the libtcc tier: compile generated source in-process, in well
  * under a millisecond, into memory owned by the kernel.
  *
- * libtcc 0.9.27 keeps global state, so compiles are serialised. The
- * generated code includes no headers; math and atomics resolve to the
+ * libtcc 0.9.27 keeps global state, so compiles are serialised. A kernel's
+ * libtcc code, once published, lives as long as the kernel: a launch on
+ * another thread may be running it. The generated code includes no
+ * headers; math and atomics resolve to the
  * runtime's functions registered here (backends/host/symbols.c), and
  * libtcc's own helpers come from libtcc1.a found next to the binary.
  */
@@ -19,13 +21,39 @@
 #include "strbuf.h"
 
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
-static char libdir[4096];
+
+/* The libtcc1.a directory: an immutable string behind an atomic pointer,
+ * since every new VM sets it while other VMs' threads compile. A replaced
+ * string is kept (on 'retired'), so pointers handed out stay valid;
+ * setting the same directory again allocates nothing. */
+typedef struct dirname {
+  struct dirname *next;
+  char s[];
+} dirname;
+static dirname empty_dir;
+static dirname *libdir = &empty_dir;   /* atomic */
+static dirname *retired;               /* under tcc_lock */
 
 void sk_tcc_set_libdir(const char *dir) {
-  snprintf(libdir, sizeof libdir, "%s", dir ? dir : "");
+  if (!dir) dir = "";
+  pthread_mutex_lock(&tcc_lock);
+  dirname *cur = __atomic_load_n(&libdir, __ATOMIC_ACQUIRE);
+  size_t n = strlen(dir) + 1;
+  dirname *d = strcmp(cur->s, dir) == 0 ? NULL : malloc(sizeof *d + n);
+  if (d) {
+    memcpy(d->s, dir, n);
+    if (cur != &empty_dir) {
+      cur->next = retired;
+      retired = cur;
+    }
+    __atomic_store_n(&libdir, d, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&tcc_lock);
 }
 
-const char *sk_tcc_libdir(void) { return libdir; }
+const char *sk_tcc_libdir(void) {
+  return __atomic_load_n(&libdir, __ATOMIC_ACQUIRE)->s;
+}
 
 /* "body:3: error: x" -> "body line 3: error: x", collected in order */
 static void on_error(void *opaque, const char *msg) {
@@ -49,11 +77,15 @@ static void copy_err(sk_buf *m, char *err, size_t errlen) {
   snprintf(err, errlen, "%s", m->s && m->n ? m->s : "libtcc failed");
 }
 
+/* Compile under 'tcc_lock', which also orders the publication: if another
+ * thread gave 'k' libtcc code meanwhile, ours is deleted unseen and the
+ * published code stays (it may be running). */
 int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
                    size_t errlen) {
   sk_buf msg;
   sk_buf_init(&msg);
   pthread_mutex_lock(&tcc_lock);
+  const char *dir = sk_tcc_libdir();
   TCCState *s = tcc_new();
   if (!s) {
     pthread_mutex_unlock(&tcc_lock);
@@ -61,7 +93,7 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
     return -1;
   }
   tcc_set_error_func(s, &msg, on_error);
-  if (libdir[0]) tcc_set_lib_path(s, libdir);
+  if (dir[0]) tcc_set_lib_path(s, dir);
   tcc_set_options(s, "-nostdlib -nostdinc");
   tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
   int rc = tcc_compile_string(s, source);
@@ -69,8 +101,8 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
     for (const sk_host_symbol *y = sk_host_symbols(); y->name; y++)
       tcc_add_symbol(s, y->name, y->addr);
     char path[4200];
-    snprintf(path, sizeof path, "%s/libtcc1.a", libdir);
-    if (libdir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
+    snprintf(path, sizeof path, "%s/libtcc1.a", dir);
+    if (dir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
     rc = tcc_relocate(s, TCC_RELOCATE_AUTO);
   }
   if (rc < 0) {
@@ -84,19 +116,27 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
   void *init = tcc_get_symbol(s, "sk__init");
   void *join = tcc_get_symbol(s, "sk__join");
   void *layout = tcc_get_symbol(s, "sk__layout");
-  pthread_mutex_unlock(&tcc_lock);
   sk_buf_free(&msg);
   if (!fn) {
     tcc_delete(s);
+    pthread_mutex_unlock(&tcc_lock);
     snprintf(err, errlen, "libtcc: generated code lacks sk__kernel");
     return -1;
   }
-  if (k->tcc_state) sk_tcc_free(k->tcc_state);
+  if (k->tcc_state) {
+    /* another thread was first: keep its code, it may be running */
+    tcc_delete(s);
+    pthread_mutex_unlock(&tcc_lock);
+    return 0;
+  }
   k->tcc_state = s;
-  k->tcc_fn = fn;
   k->tcc_init = (sk_init_fn)init;
   k->tcc_join = (sk_join_fn)join;
-  if (k->tier != SK_TIER_CC) sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
+  /* written last: a reader that sees 'tcc_fn' sees init and join */
+  __atomic_store_n(&k->tcc_fn, fn, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC)
+    sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
+  pthread_mutex_unlock(&tcc_lock);
   return 0;
 }
 

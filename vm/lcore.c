@@ -674,30 +674,33 @@ static int l_jit_stats(lua_State *L) {
   lua_newtable(L);
   int i = 1;
   for (sk_kernel *k = sk_cache_next(NULL); k; k = sk_cache_next(k)) {
+    /* a consistent copy: other VMs may be launching this kernel */
+    sk_kstats ks;
+    sk_jit_kstats(k, &ks);
     lua_createtable(L, 0, 8);
     lua_pushstring(L, k->label);
     lua_setfield(L, -2, "label");
-    lua_pushstring(L, tier_names[k->tier]);
+    lua_pushstring(L, tier_names[ks.tier]);
     lua_setfield(L, -2, "tier");
-    lua_pushinteger(L, k->launches);
+    lua_pushinteger(L, ks.launches);
     lua_setfield(L, -2, "launches");
-    lua_pushinteger(L, k->hits);
+    lua_pushinteger(L, ks.hits);
     lua_setfield(L, -2, "hits");
-    lua_pushinteger(L, k->tierups);
+    lua_pushinteger(L, ks.tierups);
     lua_setfield(L, -2, "tierups");
-    lua_pushnumber(L, k->compile_seconds);
+    lua_pushnumber(L, ks.compile_seconds);
     lua_setfield(L, -2, "compile_seconds");
-    lua_pushinteger(L, k->disk_hits);
+    lua_pushinteger(L, ks.disk_hits);
     lua_setfield(L, -2, "cache_hits");
-    lua_pushnumber(L, k->run_seconds);
+    lua_pushnumber(L, ks.run_seconds);
     lua_setfield(L, -2, "run_seconds");
-    if (k->warning[0]) {
-      lua_pushstring(L, k->warning);
+    if (ks.warning[0]) {
+      lua_pushstring(L, ks.warning);
       lua_setfield(L, -2, "warning");
     }
     lua_createtable(L, 0, SK_NTIER);
     for (int t2 = 1; t2 < SK_NTIER; t2++) {
-      lua_pushinteger(L, k->compiles[t2]);
+      lua_pushinteger(L, ks.compiles[t2]);
       lua_setfield(L, -2, tier_names[t2]);
     }
     lua_setfield(L, -2, "compiles");
