@@ -49,6 +49,7 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
     fail(err, errlen, 0, "speck_runtime_open: out of memory");
     return NULL;
   }
+  sk_exec_setup_tcc();
   /* the runtime starts, or agrees with what runs (sk_rt_start compares) */
   sk_rt_settings rs = {space, threads, -1};
   pthread_mutex_lock(&lock);

@@ -946,17 +946,8 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
-  /* tcc's libtcc1.a: SPECK_TCC_LIBDIR wins over the installation's folder
-   * (which the CLI and speck_vm_new have set already through
-   * sk_vm_setup_paths) */
-  const char *env = sk_env_get("SPECK_TCC_LIBDIR");
-  if (env && strcmp(env, sk_tcc_libdir()) != 0) {
-    sk_tcc_set_libdir(env);
-  } else if (!env && !sk_tcc_libdir()[0]) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
-    sk_tcc_set_libdir(dir);
-  }
+  /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) */
+  sk_exec_setup_tcc();
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
     lua_pushcfunction(L, l_kernel_call);
     lua_setfield(L, -2, "__call");
