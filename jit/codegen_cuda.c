@@ -6,7 +6,8 @@
  * and one kernel 'sk__kernel' (extern "C") taking two by-value parameters:
  * the capture slots (sk__args_t) and the launch context (sk_cuctx). The
  * back end (backends/cuda/launch.c) picks the grid; the kernel covers
- * whatever it gets with grid-stride loops:
+ * whatever it gets with grid-stride loops, kept rolled (SK__ROLLED in
+ * dialect/cuda.h: half the NVRTC time of unrolled ones):
  *
  *   range    i = b + global thread id, striding by the grid
  *   mdrange  threadIdx.x/y on the two fastest dimensions (md_perm), z on
@@ -203,8 +204,8 @@ static void gen_acc_store(sk_buf *b, const sk_kspec *s, const char *ind) {
 static void gen_range(sk_buf *b, const sk_kspec *s) {
   sk_buf_puts(b,
               "  const sk_i64 sk__step = (sk_i64)gridDim.x * blockDim.x;\n"
-              "  for (sk_i64 i0 = sk__C.b + (sk_i64)blockIdx.x * blockDim.x + "
-              "threadIdx.x; i0 < sk__C.e; i0 += sk__step) {\n");
+              "  SK__ROLLED for (sk_i64 i0 = sk__C.b + (sk_i64)blockIdx.x * "
+              "blockDim.x + threadIdx.x; i0 < sk__C.e; i0 += sk__step) {\n");
   sk_cg_index_alias(b, s, 0, "i0", "    ");
   gen_body(b, s, "    ");
   sk_buf_puts(b, "  }\n");
@@ -236,7 +237,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                 "  if (sk__x < sk__nx && sk__y < sk__ny && sk__z < sk__nz) {\n");
   else
     sk_buf_puts(b,
-              "  for (sk_i64 sk__z = (sk_i64)blockIdx.z * blockDim.z + "
+              "  SK__ROLLED for (sk_i64 sk__z = (sk_i64)blockIdx.z * blockDim.z + "
               "threadIdx.z; sk__z < sk__nz; sk__z += (sk_i64)gridDim.z * "
               "blockDim.z) {\n");
   if (R > 2) sk_buf_puts(b, "    sk_i64 sk__r = sk__z;\n");
@@ -259,11 +260,11 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                   p[1], p[1], p[0], p[0]);
   else
     sk_buf_printf(b,
-                "    for (sk_i64 sk__y = (sk_i64)blockIdx.y * blockDim.y + "
+                "    SK__ROLLED for (sk_i64 sk__y = (sk_i64)blockIdx.y * blockDim.y + "
                 "threadIdx.y; sk__y < sk__ny; sk__y += (sk_i64)gridDim.y * "
                 "blockDim.y) {\n"
                 "      const sk_i64 i%d = sk__C.md_lo[%d] + sk__y;\n"
-                "      for (sk_i64 sk__x = (sk_i64)blockIdx.x * blockDim.x + "
+                "      SK__ROLLED for (sk_i64 sk__x = (sk_i64)blockIdx.x * blockDim.x + "
                 "threadIdx.x; sk__x < sk__nx; sk__x += (sk_i64)gridDim.x * "
                 "blockDim.x) {\n"
                 "        const sk_i64 i%d = sk__C.md_lo[%d] + sk__x;\n",
@@ -315,7 +316,7 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
       "    }\n"
       "    team.flag = sk__C.flag;\n"
       "  }\n"
-      "  for (sk_i64 sk__lr = (sk_i64)blockIdx.x * sk__tpb + sk__tz; sk__lr < "
+      "  SK__ROLLED for (sk_i64 sk__lr = (sk_i64)blockIdx.x * sk__tpb + sk__tz; sk__lr < "
       "sk__C.e; sk__lr += (sk_i64)gridDim.x * sk__tpb) {\n"
       "    team.league_rank = sk__lr;\n"
       "    team.off[0] = team.off[1] = team.toff[0] = team.toff[1] = 0;\n");
@@ -342,7 +343,7 @@ static void gen_scan(sk_buf *b, const sk_kspec *s) {
   gen_acc_locals(b, s, "    ");
   sk_buf_puts(b,
               "    const bool final = false; (void)final;\n"
-              "    for (sk_i64 i0 = sk__cb + sk__t; i0 < sk__ce; i0 += sk__nt) "
+              "    SK__ROLLED for (sk_i64 i0 = sk__cb + sk__t; i0 < sk__ce; i0 += sk__nt) "
               "{\n");
   sk_cg_index_alias(b, s, 0, "i0", "      ");
   gen_body(b, s, "      ");
@@ -355,7 +356,8 @@ static void gen_scan(sk_buf *b, const sk_kspec *s) {
       "    return;\n"
       "  }\n"
       "  sk__acc_t sk__run = sk__block_prefix<sk__R>(sk__C, blockIdx.x, sk__ws);\n"
-      "  for (sk_i64 sk__base = sk__cb; sk__base < sk__ce; sk__base += sk__nt) {\n"
+      "  SK__ROLLED for (sk_i64 sk__base = sk__cb; sk__base < sk__ce; sk__base += "
+      "sk__nt) {\n"
       "    const sk_i64 i0 = sk__base + sk__t;\n"
       "    sk__acc_t sk__own, sk__tot;\n"
       "    for (int sk__ph = 0; sk__ph < 2; ++sk__ph) {\n"

@@ -371,8 +371,10 @@ char *sk_body_atomic(const sk_kspec *s) {
 }
 
 /* -- key --------------------------------------------------------------- */
-static const char *code_target(const char *backend) {
-  return strcmp(backend, "cuda") == 0 ? "cuda" : "host";
+/* The code target as the key's first byte: the back end's SK_CODE_*
+ * (back ends that share one share compiled kernels). */
+static unsigned char code_target(const sk_kspec *s) {
+  return (unsigned char)(s->code >= 0 && s->code < SK_NCODE ? s->code : SK_CODE_HOST);
 }
 
 /* Bytes, not text: this runs on every launch. Strings end with their
@@ -386,7 +388,9 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
   unsigned char head[6] = {'s', 'k', (unsigned char)s->pattern,
                            (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
-  put_str(b, code_target(s->target));
+  unsigned char code = code_target(s);
+  sk_buf_add(b, (const char *)&code, 1);
+  if (code != SK_CODE_HOST) put_str(b, s->arch);   /* image targets */
   sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
@@ -431,7 +435,8 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
 void sk_kernel_free(sk_kernel *k) {
   if (!k) return;
   sk_tcc_free(k->tcc_state);
-  if (k->gpu) sk_nvrtc_free(k->gpu);
+  if (k->dev && k->dev_unload) k->dev_unload(k->dev);
+  sk_image_free(k->image);
   if (k->cc_dl) dlclose(k->cc_dl);
   if (k->cc_staged.dl && k->cc_staged.dl != k->cc_dl) dlclose(k->cc_staged.dl);
   free(k->key);
@@ -641,7 +646,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     k->launches++;
     if (strcmp(k->label, s->label) != 0) sk_cache_label(s->label, k);
     k->want = tier;
-    if (tier == SK_TIER_CC && k->tier != SK_TIER_CC && !k->gpu) want_cc_now(k);
+    if (tier == SK_TIER_CC && k->tier != SK_TIER_CC && !k->image) want_cc_now(k);
     *out = k;
     return 0;
   }
@@ -669,8 +674,10 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   double t0 = now();
-  /* -- CUDA target: codegen_cuda.c + NVRTC (nvrtc.c), no tcc/cc tiers -- */
-  if (strcmp(code_target(s->target), "cuda") == 0) {
+  /* -- CUDA C target: codegen_cuda.c + NVRTC (nvrtc.c) make an image for
+   * s->arch; no tcc/cc tiers. The back end loads it at the first launch
+   * (exec/), so nothing here touches a device. -- */
+  if (code_target(s) == SK_CODE_CUDA) {
     k->source = sk_codegen_cuda(s, err, errlen);
     if (k->source) dump_source(k);
     if (!k->source || sk_nvrtc_compile(k, s, k->source, err, errlen) < 0) {

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -545,6 +546,14 @@ static void make_spec(sk_kspec *s, const char *label, const char *body,
   s->reds = reds;
   memcpy(s->index, o->index, sizeof s->index);
   s->target = b->name;
+  /* exec: spec -- what the back end runs: its code target and, for an
+   * image target, the architecture it asks for (NULL: compile only) */
+  s->code = b->code;
+  s->arch = NULL;
+  if (b->arch) {
+    static _Thread_local char arch[24];
+    if (b->arch(arch, sizeof arch)) s->arch = arch;
+  }
   s->tier = o->tier;
   s->bounds = o->bounds;
 }
@@ -568,6 +577,29 @@ static int run_kernel(lua_State *L, const sk_backend *b, sk_kernel *k,
   char err[1024];
   if (sk_jit_entry(k, &l.fn, &l.init, &l.join, err, sizeof err) < 0)
     return sk_lerror(L, fname, label, "%s", err);
+  /* exec: load -- an image (k->image) is made launchable by the back end
+   * that runs it, once, on the first launch; its 'unload' goes with it
+   * into the kernel, which calls it when the kernel is freed */
+  if (b->load && k->image) {
+    if (!__atomic_load_n(&k->dev_loaded, __ATOMIC_ACQUIRE)) {
+      static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+      int bad = 0;
+      pthread_mutex_lock(&load_lock);
+      if (!k->dev_loaded) {
+        void *d = b->load(k->image, label, err, sizeof err);
+        if (d) {
+          k->dev = d;
+          k->dev_unload = b->unload;
+          __atomic_store_n(&k->dev_loaded, 1, __ATOMIC_RELEASE);
+        } else {
+          bad = 1;
+        }
+      }
+      pthread_mutex_unlock(&load_lock);
+      if (bad) return sk_lerror(L, fname, label, "%s", err);
+    }
+    l.fn = k->dev;
+  }
   l.acc_size = k->acc_size;
   l.args = cs->slot;
   l.nargs = cs->n;
@@ -906,6 +938,9 @@ static int l_initialize(lua_State *L) {
   char err[512];
   if (sk_rt_initialize(space, threads, device, err, sizeof err) < 0)
     return sk_lerror(L, "speck.initialize", NULL, "%s", err);
+  /* exec: warm the compiler of the back end's code target */
+  const sk_backend *wb = sk_rt_backend(err, sizeof err);
+  if (wb && wb->code == SK_CODE_CUDA) sk_nvrtc_warm();
   return 0;
 }
 
