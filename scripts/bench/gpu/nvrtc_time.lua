@@ -9,11 +9,15 @@
 -- process with the same seed then finds them all in the disk cache. The
 -- numbers are each kernel's 'compile_seconds' (speck.jit.stats): the
 -- whole JIT path from the spec to an image, NVRTC plus, for a reduction,
--- the host half of the accumulator and the disk-cache write. On a machine
+-- the host half of the accumulator and the disk-cache write; and the
+-- process CPU time of making the kernel (os.clock: steady where other
+-- work shares the cores). On a machine
 -- with a CUDA device the kernels are launched on it (space cuda); without
 -- one they are compiled only (speck.kernel{target = "cuda"}), which needs
 -- libnvrtc alone (SPECK_NVRTC_ARCH=sm_90 makes that a cubin, as on an
 -- H100). SPECK_CACHE_DIR is a fresh folder for the run unless set.
+-- With a device the first call of each kernel (compile, load, launch)
+-- minus its second call is shown too, as nvrtc_peer.py measures CuPy.
 -- Prints "RESULT name value" lines (milliseconds) and a small table.
 local mode = arg[1]
 
@@ -31,6 +35,8 @@ local function probe(seed, n)
   local gpu = speck.info().spaces.cuda.available
   if gpu then speck.initialize{space = "cuda"} end
   local times = {["for"] = {}, reduce = {}, team = {}}
+  local first = {["for"] = {}, reduce = {}, team = {}}
+  local cpu = {["for"] = {}, reduce = {}, team = {}}
   local hits = 0
   local x = speck.View("x", "float64", 1024)
   for r = 1, n do
@@ -48,15 +54,19 @@ local function probe(seed, n)
       local label = ("nvrtc_%s_%d"):format(kind, r)
       local opts = w[4]
       if not gpu then opts.target = "cuda" end
+      local t, c0 = speck.Timer(), os.clock()
       local k = speck.kernel(label, w[1], w[2], w[3], opts)
+      cpu[kind][#cpu[kind] + 1] = (os.clock() - c0) * 1e3
       if gpu then
-        if w[1] == "team" then
-          k(speck.TeamPolicy(8, 1), w[2])
-        elseif kind == "reduce" then
-          k(1024, w[2])
-        else
-          k(1024, w[2])
-        end
+        -- first call (compile, load, launch) minus a second call
+        local pol = w[1] == "team" and speck.TeamPolicy(8, 1) or 1024
+        k(pol, w[2])
+        speck.fence()
+        local t1 = t:seconds()
+        k(pol, w[2])
+        speck.fence()
+        local t2 = t:seconds()
+        first[kind][#first[kind] + 1] = (t1 - (t2 - t1)) * 1e3
       end
     end
   end
@@ -70,7 +80,9 @@ local function probe(seed, n)
   end
   for _, kind in ipairs(KINDS) do
     local t = times[kind]
-    print(("PROBE %s %d %.4f %.4f"):format(kind, hits, median(t), math.min(table.unpack(t))))
+    print(("PROBE %s %d %.4f %.4f %.4f %.4f"):format(kind, hits, median(t),
+          math.min(table.unpack(t)), #first[kind] > 0 and median(first[kind]) or 0,
+          median(cpu[kind])))
   end
 end
 
@@ -94,8 +106,12 @@ local function run()
   local p = assert(io.popen(cmd, "r"))
   local out = {}
   for line in p:lines() do
-    local kind, _, med, mn = line:match("^PROBE (%a+) (%d+) (%S+) (%S+)")
-    if kind then out[kind] = {tonumber(med), tonumber(mn)} else print(line) end
+    local kind, _, med, mn, fc, cpu = line:match("^PROBE (%a+) (%d+) (%S+) (%S+) (%S+) (%S+)")
+    if kind then
+      out[kind] = {tonumber(med), tonumber(mn), tonumber(fc), tonumber(cpu)}
+    else
+      print(line)
+    end
   end
   assert(p:close(), "probe failed")
   return out
@@ -106,10 +122,12 @@ local info = speck.info()
 print(("%s, NVRTC %s, arch %s, %d kernels per kind"):format(
   info.spaces.cuda.available and "device" or "compile only",
   info.compilers.nvrtc.version or "-", os.getenv("SPECK_NVRTC_ARCH") or "device/default", n))
-print("| kernel | first compile, median (min) ms | disk-cache load, median ms |")
-print("| --- | ---: | ---: |")
+print("| kernel | first compile, median (min) ms | its CPU time, ms | first call - second call, ms | disk-cache load, median ms |")
+print("| --- | ---: | ---: | ---: | ---: |")
 for _, kind in ipairs(KINDS) do
-  print(("| %s | %.1f (%.1f) | %.3f |"):format(kind, first[kind][1], first[kind][2], again[kind][1]))
+  print(("| %s | %.1f (%.1f) | %.1f | %s | %.3f |"):format(kind, first[kind][1], first[kind][2],
+        first[kind][4], first[kind][3] > 0 and ("%.1f"):format(first[kind][3]) or "-",
+        again[kind][1]))
   print(("RESULT nvrtc_%s_ms %.4f"):format(kind, first[kind][1]))
   print(("RESULT cache_%s_ms %.4f"):format(kind, again[kind][1]))
 end
