@@ -19,7 +19,12 @@ SPECK_LUA="$here/build/bin/speck"
 BUSTED="$here/busted"
 BUILD="$here/build"
 SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS
+# shards per file from the cuda suite's times on an H100 (one process:
+# teams 95 s, reducers 32, patterns 17 + 10 child processes, cuda_codegen
+# 8, the rest 2 s or less): every process pays seconds of CUDA start-up
+# when many start together, so light files stay whole
+SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 teams_spec=10 reducers_spec=4 patterns_spec=4 cuda_codegen_spec=2}
+export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS SPECK_TEST_SHARDS
 own_cache=
 if [ -z "${SPECK_CACHE_DIR:-}" ]; then
   own_cache=$(mktemp -d "${TMPDIR:-/tmp}/speck-cache.XXXXXX") || exit 1

@@ -12,9 +12,12 @@
 #      busted's summary (successes passed; failures and errors failed;
 #      pending shown apart). A space that cannot be initialised is a
 #      failure. With SPECK_TEST_JOBS=J > 1 the specs run in up to J
-#      processes at a time, each spec file cut into SPECK_TEST_SHARDS
-#      shards (default J; tests/shard.lua picks a shard's tests), longest
-#      files first; their outputs are shown in order once all are done.
+#      processes at a time, each spec file cut into shards
+#      (tests/shard.lua picks a shard's tests): SPECK_TEST_SHARDS is a
+#      list of 'name=N' (e.g. teams_spec=10) and a bare N for the other
+#      files (default J). Shard k of every file starts before shard k + 1
+#      of any, longest files first; the outputs are shown in order once
+#      all are done.
 #   3. the embedding example $BUILD/bin/embed-example (one test).
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
@@ -95,8 +98,23 @@ count() {
 
 jobs=${SPECK_TEST_JOBS:-1}
 case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
-shards=${SPECK_TEST_SHARDS:-$jobs}
-case $shards in ''|*[!0-9]*|0) shards=1 ;; esac
+
+# shards of spec file $1: its 'name=N' in SPECK_TEST_SHARDS, else the
+# list's bare number, else J
+shards_of() {
+  b=${1##*/}
+  b=${b%.lua}
+  d=$jobs
+  for w in ${SPECK_TEST_SHARDS:-}; do
+    case $w in
+      "$b="*) d=${w#*=}; break ;;
+      *=*) ;;
+      *) d=$w ;;
+    esac
+  done
+  case $d in ''|*[!0-9]*|0) d=1 ;; esac
+  echo "$d"
+}
 specs=$(ls tests/*_spec.lua 2>/dev/null)
 if [ -n "$specs" ] && [ -z "$BUSTED" ]; then
   fail "busted not found (install lua-busted: make deps)"
@@ -123,28 +141,34 @@ for space in $SPECK_SPACES; do
     count "$tmp/out" "$space" "$rc"
     continue
   fi
-  # one job per (file, shard): 'id spec k', run by xargs -P, each writing
-  # its output and exit status under $tmp/job.<id>
+  # one job per (file, shard): 'id spec k n', run by xargs -P, each
+  # writing its output and exit status under $tmp/job.<id>
   : >"$tmp/jobs"
   id=0
-  for k in $(seq 0 $((shards - 1))); do
+  most=0
+  for s in $specs; do
+    ns=$(shards_of "$s")
+    [ "$ns" -gt "$most" ] && most=$ns
+  done
+  for k in $(seq 0 $((most - 1))); do
     for s in $specs; do
+      ns=$(shards_of "$s")
+      [ "$k" -lt "$ns" ] || continue
       id=$((id + 1))
-      echo "$id $s $k" >>"$tmp/jobs"
+      echo "$id $s $k $ns" >>"$tmp/jobs"
     done
   done
   # shellcheck disable=SC2016
-  env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_N="$shards" \
-    SPECK_TEST_LUA="${SPECK_LUA:-}" BUSTED="$BUSTED" \
-    xargs -P "$jobs" -n 3 sh -c '
-      SPECK_TEST_SHARD="$3/$SPECK_TEST_N" ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
+  env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_LUA="${SPECK_LUA:-}" \
+    BUSTED="$BUSTED" xargs -P "$jobs" -n 4 sh -c '
+      SPECK_TEST_SHARD="$3/$4" ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
         "$BUSTED" -o plainTerminal --helper=tests/shard.lua "$2" \
         >"$SPECK_TEST_TMP/job.$1" 2>&1
       echo $? >"$SPECK_TEST_TMP/job.$1.rc"' sh <"$tmp/jobs"
-  while read -r id s k; do
-    echo "-- $s, shard $k/$shards"
+  while read -r id s k ns; do
+    echo "-- $s, shard $k/$ns"
     cat "$tmp/job.$id"
-    count "$tmp/job.$id" "$space, $s shard $k/$shards" \
+    count "$tmp/job.$id" "$space, $s shard $k/$ns" \
       "$(cat "$tmp/job.$id.rc" 2>/dev/null || echo 1)"
   done <"$tmp/jobs"
 done
