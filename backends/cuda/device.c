@@ -176,7 +176,9 @@ int sk_cuda_arch(char *buf, size_t n) {
   if (!sk_cuda_ready() &&
       (!sk_cu_load(NULL, 0) || sk_cuda_ensure(err, sizeof err) < 0))
     return 0;
-  snprintf(buf, n, "%s", sk_cuda.arch);
+  size_t len = strlen(sk_cuda.arch);
+  if (len >= n) return 0;
+  memcpy(buf, sk_cuda.arch, len + 1);
   return 1;
 }
 
