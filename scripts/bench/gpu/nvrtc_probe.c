@@ -10,6 +10,9 @@
  * be memoised) and prints the first compile and the fastest of the rest,
  * wall and process CPU time, in milliseconds. libnvrtc: $SPECK_NVRTC_LIB,
  * else /usr/local/cuda/lib64/libnvrtc.so, else libnvrtc.so.
+ * PROBE_CUDA=1: first make a CUDA context current (and, =2, allocate some
+ * managed memory), as a speck process on a GPU has, to see what that does
+ * to NVRTC.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -67,6 +70,26 @@ int main(int argc, char **argv) {
   if (!src || !create || !compile || !destroy || !logsize || !getlog) {
     fprintf(stderr, "cannot read %s or NVRTC lacks a symbol\n", argv[1]);
     return 1;
+  }
+  const char *pc = getenv("PROBE_CUDA");
+  if (pc && *pc && *pc != '0') {
+    void *cu = dlopen("libcuda.so.1", RTLD_NOW);
+    int (*init)(unsigned) = cu ? (int (*)(unsigned))dlsym(cu, "cuInit") : NULL;
+    int (*get)(int *, int) = cu ? (int (*)(int *, int))dlsym(cu, "cuDeviceGet") : NULL;
+    int (*retain)(void **, int) =
+      cu ? (int (*)(void **, int))dlsym(cu, "cuDevicePrimaryCtxRetain") : NULL;
+    int (*current)(void *) = cu ? (int (*)(void *))dlsym(cu, "cuCtxSetCurrent") : NULL;
+    int (*managed)(unsigned long long *, size_t, unsigned) =
+      cu ? (int (*)(unsigned long long *, size_t, unsigned))dlsym(cu, "cuMemAllocManaged")
+         : NULL;
+    int dev = 0;
+    void *ctx = NULL;
+    unsigned long long p = 0;
+    if (!init || !get || !retain || !current || !managed || init(0) || get(&dev, 0) ||
+        retain(&ctx, dev) || current(ctx) || (*pc == '2' && managed(&p, 1 << 20, 1))) {
+      fprintf(stderr, "PROBE_CUDA: no CUDA context\n");
+      return 1;
+    }
   }
   int reps = atoi(argv[2]);
   double first_w = 0, first_c = 0, best_w = 0, best_c = 0;

@@ -15,7 +15,8 @@
 -- with a CUDA device the kernels are launched on it (space cuda); without
 -- one they are compiled only (speck.kernel{target = "cuda"}), which needs
 -- libnvrtc alone (SPECK_NVRTC_ARCH=sm_90 makes that a cubin, as on an
--- H100). SPECK_CACHE_DIR is a fresh folder for the run unless set.
+-- H100; NVRTC_TIME_COMPILE_ONLY=1 compiles only where a device exists).
+-- SPECK_CACHE_DIR is a fresh folder for the run unless set.
 -- With a device the first call of each kernel (compile, load, launch)
 -- minus its second call is shown too, as nvrtc_peer.py measures CuPy.
 -- Prints "RESULT name value" lines (milliseconds) and a small table.
@@ -32,7 +33,7 @@ local KINDS = {"for", "reduce", "team"}
 
 -- one process: compile (or load) N kernels of each kind with 'seed'
 local function probe(seed, n)
-  local gpu = speck.info().spaces.cuda.available
+  local gpu = speck.info().spaces.cuda.available and os.getenv("NVRTC_TIME_COMPILE_ONLY") == nil
   if gpu then speck.initialize{space = "cuda"} end
   local times = {["for"] = {}, reduce = {}, team = {}}
   local first = {["for"] = {}, reduce = {}, team = {}}
