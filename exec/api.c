@@ -66,6 +66,7 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
     return NULL;
   }
   rt->b = b;
+  sk_exec_warm();
   return rt;
 }
 

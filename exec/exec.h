@@ -121,6 +121,10 @@ const sk_kernel *sk_prepared_kernel(const sk_prepared *h);
 int sk_prepared_pattern(const sk_prepared *h);
 void sk_prepared_free(sk_prepared *h);
 
+/* start the one-time set-up of the active back end's compiler (NVRTC's,
+ * on a thread of its own), so its first kernel compiles at warm speed */
+void sk_exec_warm(void);
+
 /* -- installation (prefix.c) ---------------------------------------------- */
 /* The installation prefix (<prefix>/lib/libspeck.so, <prefix>/share/lua...):
  * the nearest folder at or above the object holding this code with

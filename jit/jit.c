@@ -28,6 +28,12 @@ static int ident_char(char c) {
 }
 
 /* -- key --------------------------------------------------------------- */
+/* The code target as the key's first byte: the back end's SK_CODE_*
+ * (back ends that share one share compiled kernels). */
+static unsigned char code_target(const sk_kspec *s) {
+  return (unsigned char)(s->code >= 0 && s->code < SK_NCODE ? s->code : SK_CODE_HOST);
+}
+
 /* Bytes, not text: this runs on every launch. Strings end with their
  * NUL, small integers are one byte each. */
 static void put_str(sk_buf *b, const char *s) {
@@ -36,10 +42,11 @@ static void put_str(sk_buf *b, const char *s) {
 }
 
 static void encode_key(sk_buf *b, const sk_kspec *s) {
-  unsigned char head[7] = {'s', 'k', (unsigned char)s->code,
+  unsigned char head[7] = {'s', 'k', code_target(s),
                            (unsigned char)s->pattern,
                            (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
+  if (code_target(s) != SK_CODE_HOST) put_str(b, s->arch);   /* image targets */
   sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
@@ -139,7 +146,8 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
 void sk_kernel_free(sk_kernel *k) {
   if (!k) return;
   sk_tcc_free(k->tcc_state);
-  if (k->gpu) sk_nvrtc_free(k->gpu);
+  if (k->dev && k->dev_unload) k->dev_unload(k->dev);
+  sk_image_free(k->image);
   if (k->cc_dl) dlclose(k->cc_dl);
   if (k->cc_staged.dl && k->cc_staged.dl != k->cc_dl) dlclose(k->cc_staged.dl);
   free(k->key);
@@ -434,7 +442,7 @@ static sk_kernel *publish(sk_kernel *k, const sk_kspec *s, int tier) {
   }
   count(&in->launches, 1);
   set_want(in, tier);
-  if (in != k && tier == SK_TIER_CC && !in->gpu &&
+  if (in != k && tier == SK_TIER_CC && !in->image &&
       __atomic_load_n(&in->tier, __ATOMIC_ACQUIRE) == SK_TIER_TCC)
     want_cc_now(in);
   return in;
@@ -458,7 +466,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     count(&k->launches, 1);
     sk_cache_label(s->label, k);
     set_want(k, tier);
-    if (tier == SK_TIER_CC && !k->gpu &&
+    if (tier == SK_TIER_CC && !k->image &&
         __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) == SK_TIER_TCC)
       want_cc_now(k);
     *out = k;
@@ -490,8 +498,10 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   double t0 = now();
-  /* -- CUDA target: codegen_cuda.c + NVRTC (nvrtc.c), no tcc/cc tiers -- */
-  if (s->code == SK_CODE_CUDA) {
+  /* -- CUDA C target: codegen_cuda.c + NVRTC (nvrtc.c) make an image for
+   * s->arch; no tcc/cc tiers. The back end loads it at the first launch
+   * (exec/), so nothing here touches a device. -- */
+  if (code_target(s) == SK_CODE_CUDA) {
     k->source = sk_codegen_cuda(s, err, errlen);
     if (k->source) dump_source(k);
     if (!k->source || sk_nvrtc_compile(k, s, k->source, err, errlen) < 0) {
@@ -569,4 +579,8 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
   sk_jit_install(k, fn, init, join, layout, SK_TIER_PRE);
   if (sk_cache_insert(k) != k) sk_kernel_free(k);   /* seeded meanwhile */
   return 0;
+}
+
+void sk_jit_warm(int code) {
+  if (code == SK_CODE_CUDA) sk_nvrtc_warm();
 }

@@ -69,8 +69,10 @@ typedef struct sk_kspec {
   int nred;
   const sk_reducer *reds;      /* reduce: 1..SK_MAXRED; scan: 1 (sum) */
   const char *index[SK_MAXMD]; /* index names, NULL = default */
-  const char *target;          /* back-end name, for messages */
-  int code;                    /* SK_CODE_*: what to compile to */
+  const char *target;          /* back-end name, for messages only */
+  int code;                    /* SK_CODE_*: what to make (the back end's) */
+  const char *arch;            /* image targets: "sm_90" (the back end's
+                                * 'arch'); NULL or "": compile only */
   int bounds;                  /* bounds-check mode */
   int tier;                    /* requested tier (SK_TIER_*) */
 } sk_kspec;
@@ -117,7 +119,13 @@ typedef struct sk_kernel {
   int tier;                    /* tier whose code 'fn' is */
   sk_entry code[SK_NTIER];     /* each tier's entry points (sk_jit_install) */
   const sk_entry *entry;       /* the best tier's: what launches run (atomic) */
-  void *gpu;                   /* nvrtc tier: the sk_cuda_code ('fn') */
+  sk_image *image;             /* nvrtc tier: the device code ('fn' NULL) */
+  /* the image made launchable by the back end's 'load' on first launch
+   * (by exec/); 'dev_unload' is that back end's 'unload', called when the
+   * kernel is freed (the JIT never calls a back end itself) */
+  void *dev;
+  void (*dev_unload)(void *dev);
+  int dev_loaded;              /* 'dev' is set (atomic, release) */
   void *tcc_state;
   void *tcc_fn;                /* the libtcc code, kept after a tier-up */
   sk_init_fn tcc_init;
@@ -196,12 +204,18 @@ char *sk_codegen_cuda(const sk_kspec *spec, char *err, size_t errlen);
 void sk_codegen_cuda_perm(const sk_kspec *spec, int *perm);
 
 /* -- nvrtc.c: the GPU tier ----------------------------------------------- */
-/* Compile 'source' for the device (cubin; PTX when no device or the arch
- * is newer than NVRTC), through the disk cache; installs the code in 'k'
- * (k->gpu, k->fn). Errors name the body's lines. */
+/* Compile 'source' into an image for spec->arch (a cubin; PTX when no
+ * architecture is given or NVRTC does not know it), through the disk
+ * cache; sets k->image (and, for reduce/scan, the host accumulator).
+ * Errors name the body's lines. */
 int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *spec, const char *source,
                      char *err, size_t errlen);
-void sk_nvrtc_free(void *gpu);
+void sk_image_free(sk_image *img);
+/* Start NVRTC's one-time set-up on a thread of its own (once per process;
+ * nothing when NVRTC is missing), so that the first kernel compiles at
+ * the warm speed: for exec/, when a back end with a CUDA code target
+ * starts. */
+void sk_nvrtc_warm(void);
 /* NVRTC status for speck.info(): 1 usable, with "NVRTC 13.0 (path)" in
  * buf, else 0 and the reason */
 int sk_nvrtc_status(char *buf, size_t n);
@@ -260,6 +274,10 @@ int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix,
 int sk_disk_write(uint64_t key, const char *suffix, const void *data,
                   size_t len);
 void sk_disk_evict(void);
+
+/* warm the compiler of code target 'code' (SK_CODE_*): NVRTC's set-up
+ * for CUDA, nothing for host code */
+void sk_jit_warm(int code);
 
 /* -- tiers (jit.c) ------------------------------------------------------ */
 /* default tier from SPECK_JIT / speck.initialize{jit=} */

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -757,6 +758,7 @@ static int l_initialize(lua_State *L) {
     return sk_lerror(L, "speck.initialize", NULL, "%s", err);
   if (tier >= 0) sk_jit_set_default_tier(tier);
   if (bounds >= 0) sk_exec_set_bounds(bounds);
+  sk_exec_warm();
   return 0;
 }
 
