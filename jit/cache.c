@@ -21,17 +21,6 @@ static sk_kernel *bucket[NBUCKET];
 static sk_kernel *newest;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* FNV-1a, 64 bit */
-uint64_t sk_hash(const void *p, size_t n, uint64_t seed) {
-  const unsigned char *s = p;
-  uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-  for (size_t i = 0; i < n; i++) {
-    h ^= s[i];
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 /* -- labels -------------------------------------------------------------
  * The same body and signature launched under a new label is one kernel;
  * speck.jit.source(label) wants the kernel most recently launched under

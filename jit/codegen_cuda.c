@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "../dialect/dialect_src.h"
-#include "jit.h"
+#include "codegen.h"
 #include "strbuf.h"
 
 /* MDRange thread order: dimension 0 fastest (coalesced for layout left,

@@ -28,7 +28,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "tier.h"
+
+/* FNV-1a, 64 bit */
+uint64_t sk_hash(const void *p, size_t n, uint64_t seed) {
+  const unsigned char *s = p;
+  uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
 
 #define MAGIC "SPECKC01"
 

@@ -341,10 +341,67 @@ void sk_jit_refresh(sk_kernel *k) {
   pthread_mutex_unlock(m);
 }
 
+/* The libtcc code of 'source' into k->tcc_* (and, unless the kernel
+ * runs cc code, installed as its code). Safe on a kernel other threads
+ * launch: the first compile wins, a concurrent one is discarded unseen,
+ * and code once published is never freed before sk_kernel_free. */
+static pthread_mutex_t tcc_pub = PTHREAD_MUTEX_INITIALIZER;
+
+static int tcc_compile(sk_kernel *k, const char *source, char *err,
+                       size_t errlen) {
+  sk_ccode c;
+  if (sk_tcc_build(source, &c, err, errlen) < 0) return -1;
+  pthread_mutex_lock(&tcc_pub);
+  if (k->tcc_state) {
+    /* another thread was first: keep its code, it may be running */
+    pthread_mutex_unlock(&tcc_pub);
+    sk_tcc_free(c.dl);
+    return 0;
+  }
+  k->tcc_state = c.dl;
+  k->tcc_init = (sk_init_fn)c.init;
+  k->tcc_join = (sk_join_fn)c.join;
+  /* written last: a reader that sees 'tcc_fn' sees init and join */
+  __atomic_store_n(&k->tcc_fn, c.fn, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC)
+    sk_jit_install(k, c.fn, c.init, c.join, c.layout, SK_TIER_TCC);
+  pthread_mutex_unlock(&tcc_pub);
+  return 0;
+}
+
+/* The nvrtc tier: the image of 'source' (a new kernel, seen by no other
+ * thread yet) and, for reduce/scan, the accumulator's host half through
+ * libtcc (identity, join and layout for the launch's result). */
+static int nvrtc_compile(sk_kernel *k, const sk_kspec *s, char *err,
+                         size_t errlen) {
+  double t0 = now();
+  sk_image *img;
+  int from_disk;
+  if (sk_nvrtc_build(s, k->source, &img, &from_disk, err, errlen) < 0) return -1;
+  if (s->pattern != SK_FOR) {
+    char *hsrc = sk_codegen_host_acc(s, err, errlen);
+    int rc = hsrc ? tcc_compile(k, hsrc, err, errlen) : -1;
+    free(hsrc);
+    if (rc < 0) {
+      sk_image_free(img);
+      return -1;
+    }
+  }
+  k->image = img;
+  /* no host entry: the back end loads the image (exec/, sk_kernel.dev) */
+  sk_jit_install(k, NULL, k->init, k->join, NULL, SK_TIER_NVRTC);
+  if (from_disk)
+    k->disk_hits++;
+  else
+    k->compiles[SK_TIER_NVRTC]++;
+  k->compile_seconds += now() - t0;
+  return 0;
+}
+
 /* One consistent triple from the published entry. A launch that asked
  * for jit = "tcc" on a kernel running cc code gets libtcc code, compiled
  * now if the kernel came from the disk cache (the first compile wins,
- * sk_tcc_compile). */
+ * tcc_compile). */
 int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
                  char *err, size_t errlen) {
   sk_jit_refresh(k);
@@ -352,7 +409,7 @@ int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
   if (e && e->tier == SK_TIER_CC && want_of(k) == SK_TIER_TCC) {
     void *t = __atomic_load_n(&k->tcc_fn, __ATOMIC_ACQUIRE);
     if (!t) {
-      if (sk_tcc_compile(k, k->source, err, errlen) < 0) return -1;
+      if (tcc_compile(k, k->source, err, errlen) < 0) return -1;
       count(&k->compiles[SK_TIER_TCC], 1);
       t = __atomic_load_n(&k->tcc_fn, __ATOMIC_ACQUIRE);
     }
@@ -504,7 +561,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   if (code_target(s) == SK_CODE_CUDA) {
     k->source = sk_codegen_cuda(s, err, errlen);
     if (k->source) dump_source(k);
-    if (!k->source || sk_nvrtc_compile(k, s, k->source, err, errlen) < 0) {
+    if (!k->source || nvrtc_compile(k, s, err, errlen) < 0) {
       sk_kernel_free(k);
       return -1;
     }
@@ -523,7 +580,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   } else {
     if (tier == SK_TIER_CC) want_cc_now(k);
     if (k->tier != SK_TIER_CC) {
-      if (sk_tcc_compile(k, k->source, err, errlen) < 0) {
+      if (tcc_compile(k, k->source, err, errlen) < 0) {
         sk_kernel_free(k);
         return -1;
       }

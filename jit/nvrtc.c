@@ -29,7 +29,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "jit.h"
+#include "codegen.h"
+#include "tier.h"
 #include "nvrtc_lib.h"
 #include "strbuf.h"
 
@@ -37,12 +38,6 @@
 #define DEFAULT_ARCH "compute_90"
 #define BASE_FLAGS "-std=c++17 --fmad=false -w"
 #define MINIMAL_FROM 12040   /* NVRTC version that knows -minimal */
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int sk_nvrtc_status(char *buf, size_t n) {
   char why[1600];
@@ -233,15 +228,14 @@ void sk_image_free(sk_image *img) {
   free(img);
 }
 
-int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *s, const char *source,
-                     char *err, size_t errlen) {
+int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
+                   int *from_disk_out, char *err, size_t errlen) {
   char why[1600];
   const sk_nvrtc_api *nv = sk_nvrtc_load(why, sizeof why);
   if (!nv) {
     snprintf(err, errlen, "cannot compile for CUDA: %s", why);
     return -1;
   }
-  double t0 = now();
   char arch[24], flags[1024];
   int cubin;
   pick_arch(s->arch, arch, sizeof arch, &cubin);
@@ -291,23 +285,7 @@ int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *s, const char *source,
   for (int i = 0; i < s->ncap; i++)
     if (s->caps[i].kind == SK_CAP_VIEW && sk_space_host_accessible(s->caps[i].space))
       img->host_visible = 1;
-  /* the host half: the accumulator for the launch's result */
-  if (s->pattern != SK_FOR) {
-    char *hsrc = sk_codegen_host_acc(s, err, errlen);
-    int rc = hsrc ? sk_tcc_compile(k, hsrc, err, errlen) : -1;
-    free(hsrc);
-    if (rc < 0) {
-      sk_image_free(img);
-      return -1;
-    }
-  }
-  k->image = img;
-  /* no host entry: the back end loads the image (sk_kernel.dev) */
-  sk_jit_install(k, NULL, k->init, k->join, NULL, SK_TIER_NVRTC);
-  if (from_disk)
-    k->disk_hits++;
-  else
-    k->compiles[SK_TIER_NVRTC]++;
-  k->compile_seconds += now() - t0;
+  *out = img;
+  *from_disk_out = from_disk;
   return 0;
 }

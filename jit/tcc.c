@@ -1,9 +1,9 @@
 /* tcc.c: the libtcc tier: compile generated source in-process, in well
- * under a millisecond, into memory owned by the kernel.
+ * under a millisecond, into memory held by the returned state.
  *
- * libtcc 0.9.27 keeps global state, so compiles are serialised. A kernel's
- * libtcc code, once published, lives as long as the kernel: a launch on
- * another thread may be running it. The generated code includes no
+ * libtcc 0.9.27 keeps global state, so compiles are serialised. The
+ * caller (jit.c) keeps the state as long as the code may run. The
+ * generated code includes no
  * headers; math and atomics resolve to the
  * runtime's functions registered here (backends/host/symbols.c), and
  * libtcc's own helpers come from libtcc1.a found next to the binary.
@@ -17,7 +17,7 @@
 #include "libtcc.h"
 
 #include "../backends/host/symbols.h"
-#include "jit.h"
+#include "tier.h"
 #include "strbuf.h"
 
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,11 +77,9 @@ static void copy_err(sk_buf *m, char *err, size_t errlen) {
   snprintf(err, errlen, "%s", m->s && m->n ? m->s : "libtcc failed");
 }
 
-/* Compile under 'tcc_lock', which also orders the publication: if another
- * thread gave 'k' libtcc code meanwhile, ours is deleted unseen and the
- * published code stays (it may be running). */
-int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
-                   size_t errlen) {
+/* libtcc keeps global state: a compile runs under 'tcc_lock'. */
+int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
   sk_buf msg;
   sk_buf_init(&msg);
   pthread_mutex_lock(&tcc_lock);
@@ -112,30 +110,18 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
     sk_buf_free(&msg);
     return -1;
   }
-  void *fn = tcc_get_symbol(s, "sk__kernel");
-  void *init = tcc_get_symbol(s, "sk__init");
-  void *join = tcc_get_symbol(s, "sk__join");
-  void *layout = tcc_get_symbol(s, "sk__layout");
+  out->fn = tcc_get_symbol(s, "sk__kernel");
+  out->init = tcc_get_symbol(s, "sk__init");
+  out->join = tcc_get_symbol(s, "sk__join");
+  out->layout = tcc_get_symbol(s, "sk__layout");
   sk_buf_free(&msg);
-  if (!fn) {
+  if (!out->fn) {
     tcc_delete(s);
     pthread_mutex_unlock(&tcc_lock);
     snprintf(err, errlen, "libtcc: generated code lacks sk__kernel");
     return -1;
   }
-  if (k->tcc_state) {
-    /* another thread was first: keep its code, it may be running */
-    tcc_delete(s);
-    pthread_mutex_unlock(&tcc_lock);
-    return 0;
-  }
-  k->tcc_state = s;
-  k->tcc_init = (sk_init_fn)init;
-  k->tcc_join = (sk_join_fn)join;
-  /* written last: a reader that sees 'tcc_fn' sees init and join */
-  __atomic_store_n(&k->tcc_fn, fn, __ATOMIC_RELEASE);
-  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC)
-    sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
+  out->dl = s;
   pthread_mutex_unlock(&tcc_lock);
   return 0;
 }
