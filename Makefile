@@ -7,6 +7,7 @@
 #   make bench     run every scripts/bench/*/run
 #   make install PREFIX=/opt/speck
 #   make asan | tsan          sanitizer builds (build-asan/, build-tsan/) + tests
+#   make fuzz      libFuzzer harnesses (tests/fuzz/) with ASan+UBSan, FUZZ_TIME each
 #   make gpu-bundle           a self-contained gpu-bundle/ to test on a GPU host
 #   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
 #   make clean     remove the build folders (not .deps/)
@@ -72,6 +73,10 @@ LUA_OUT  := $(LUA_SRC:stdlib/%=$(BUILD)/share/lua/5.4/%)
 
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:%.c=$(BUILD)/%)
+# each fuzz harness replays its corpus as a C test (tests/fuzz/replay.c)
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+CTEST_BIN += $(FUZZ_NAMES:%=$(BUILD)/tests/c/test_%)
 
 LIBSPECK_A  := $(BUILD)/lib/libspeck.a
 LIBSPECK_SO := $(BUILD)/lib/libspeck.so
@@ -209,6 +214,11 @@ $(BUILD)/tests/c/%: tests/c/%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
 	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
 
+$(BUILD)/tests/c/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME=fuzz_$* $(DEPFLAGS) -MF $@.d $(LDFLAGS) \
+	  -o $@ $< tests/fuzz/replay.c $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
 # -- staged files --------------------------------------------------------
 $(BUILD)/share/lua/5.4/%.lua: stdlib/%.lua
 	@mkdir -p $(@D)
@@ -275,6 +285,58 @@ tsan:
 	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1" test
 
+# -- fuzzing -------------------------------------------------------------
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with Debian's clang,
+# ASan and UBSan into build-fuzz/, against the library without its
+# precompiled kernels. 'make fuzz' builds them and runs each for
+# FUZZ_TIME seconds (or FUZZ_RUNS executions) on one job, starting from
+# the seed corpus tests/fuzz/<name>/ and keeping what it finds in
+# build-fuzz/corpus/<name>/; a crash leaves its input in build-fuzz/.
+# FUZZ_ARGS adds libFuzzer options, FUZZ_ONLY=name runs one harness.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 60
+FUZZ_RUNS  ?=
+FUZZ_ARGS  ?=
+FUZZ_ONLY  ?=
+FUZZ_BUILD := build-fuzz
+FUZZ_SAN   := -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BINS  := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz/%)
+BASE_A     := $(BUILD)/lib/libspeck-base.a
+
+.PHONY: fuzz fuzz-build
+
+# the library without the precompiled kernels (harnesses need none)
+$(BASE_A): $(BASE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c $(BASE_A) $(TCC_A) | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
+	  $(BASE_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
+-include $(FUZZ_BINS:=.d)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	  OPT="-O1 -g" SAN="$(FUZZ_SAN)" $(FUZZ_BINS)
+
+fuzz: deps fuzz-build
+	@status=0; for n in $(if $(FUZZ_ONLY),$(FUZZ_ONLY),$(FUZZ_NAMES)); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+	  echo "== $$n"; \
+	  FUZZ_TCC_LIBDIR=$(TCC_DIR) \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(FUZZ_BUILD)/fuzz/$$n -artifact_prefix=$(FUZZ_BUILD)/$$n- \
+	    -print_final_stats=1 $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) \
+	    $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus/$$n tests/fuzz/$$n \
+	    >$(FUZZ_BUILD)/$$n.log 2>&1; \
+	  rc=$$?; grep -E '^(stat::|Done)' $(FUZZ_BUILD)/$$n.log; \
+	  if [ $$rc != 0 ]; then tail -n 60 $(FUZZ_BUILD)/$$n.log; status=1; fi; \
+	done; exit $$status
+
 # -- GPU bundle ----------------------------------------------------------
 # gpu-bundle/ runs the suite on a machine with nothing installed: the
 # built tree (bin, lib, share, tests), busted and its Lua and C modules
@@ -307,4 +369,4 @@ test-cuda:
 	SPECK_SPACES=cuda SPECK_CUDA_UVM=1 $(BUNDLE)/run-tests.sh
 
 clean:
-	rm -rf build build-asan build-tsan $(BUNDLE)
+	rm -rf build build-asan build-tsan $(FUZZ_BUILD) $(BUNDLE)

@@ -198,6 +198,13 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     snprintf(err, errlen, "no body");
     return -1;
   }
+  /* sk_run's policy is checked; sk_exec_spec's kind and rank are not */
+  if (pol_kind < SK_POL_RANGE || pol_kind > SK_POL_TEAM ||
+      (pol_kind == SK_POL_MDRANGE && (md_rank < 2 || md_rank > SK_MAXMD))) {
+    snprintf(err, errlen, "unknown policy kind %d (MDRange rank %d)", pol_kind,
+             md_rank);
+    return -1;
+  }
   ks->label = d->label ? d->label : "";
   ks->body = d->body;
   ks->body_len = d->body_len ? d->body_len : strlen(d->body);
@@ -241,6 +248,7 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     memset(reds, 0, sizeof *reds);
     reds[0].op = SK_RED_SUM;
     reds[0].dtype = d->scan_dtype;
+    if (sk_reducer_check(&reds[0], err, errlen) < 0) return -1;
     ks->nred = 1;
     ks->reds = reds;
   } else if (d->pattern != SK_FOR) {

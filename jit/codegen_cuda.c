@@ -157,17 +157,14 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     for (int d = 0; d < r; d++) {
       int unit = (k->layout == SK_RIGHT && d == r - 1) ||
                  (k->layout == SK_LEFT && d == 0);
-      char idx[112];
+      /* straight into the buffer: a name has no length limit */
+      sk_buf_puts(b, " + ");
       if (s->bounds)
-        snprintf(idx, sizeof idx,
-                 "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__C.oob)", d,
-                 n, d, c, d);
+        sk_buf_printf(b, "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__C.oob)",
+                      d, n, d, c, d);
       else
-        snprintf(idx, sizeof idx, "(sk_i64)(sk__a%d)", d);
-      if (unit)
-        sk_buf_printf(b, " + %s", idx);
-      else
-        sk_buf_printf(b, " + %s * sk__%s_s%d", idx, n, d);
+        sk_buf_printf(b, "(sk_i64)(sk__a%d)", d);
+      if (!unit) sk_buf_printf(b, " * sk__%s_s%d", n, d);
     }
     sk_buf_puts(b, atomic ? "]})\n" : ro ? "]))\n" : "])\n");
   }
@@ -402,10 +399,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   (void)errlen;
   sk_buf b;
   sk_buf_init(&b);
-  sk_buf_printf(&b, "/* speck CUDA kernel '%s' (%s) */\n", s->label,
-                s->pattern == SK_FOR      ? "parallel_for"
-                : s->pattern == SK_REDUCE ? "parallel_reduce"
-                                          : "parallel_scan");
+  sk_cg_title(&b, "CUDA kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_cuda_h);
   if (s->prelude && *s->prelude)
