@@ -179,6 +179,22 @@ int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
  * end that owns it). An unknown name is an error listing the known ones. */
 int sk_rt_fence(const char *space, char *err, size_t errlen);
 
+/* -- interrupts (backends/runtime.c) ------------------------------------ */
+/* A request that running launches stop at their next chunk boundary
+ * (Ctrl-C in the REPL). Setting it is one lock-free atomic store, safe in
+ * a signal handler; the host back ends read it between the pieces of a
+ * launch and end the launch with the error SK_INTERRUPTED, every view
+ * keeping what the finished pieces wrote. It stays set (so a loop of
+ * launches stops too) until the front end clears it before new work. */
+#define SK_INTERRUPTED "interrupted"
+/* returns 1 when an interruptible launch was running (it will stop) */
+int sk_interrupt_request(void);
+void sk_interrupt_clear(void);
+int sk_interrupted(void);
+/* an interruptible launch starts / ends (the host back ends) */
+void sk_interruptible_enter(void);
+void sk_interruptible_leave(void);
+
 /* -- environment settings (backends/env.c) ------------------------------ */
 /* Parsed in one place; a malformed value is an error "NAME=value: what is
  * wrong". Each returns 0 when the variable is unset or empty, 1 with the

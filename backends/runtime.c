@@ -15,6 +15,22 @@
 
 #include "backend.h"
 
+/* -- interrupts ------------------------------------------------------------ */
+/* lock-free: stored from signal handlers, read between launch pieces */
+static int interrupt_flag, running;   /* 'running': launches in flight */
+_Static_assert(__atomic_always_lock_free(sizeof(int), 0), "int atomics");
+
+int sk_interrupt_request(void) {
+  __atomic_store_n(&interrupt_flag, 1, __ATOMIC_RELAXED);
+  return __atomic_load_n(&running, __ATOMIC_RELAXED) > 0;
+}
+
+void sk_interruptible_enter(void) { __atomic_add_fetch(&running, 1, __ATOMIC_RELAXED); }
+void sk_interruptible_leave(void) { __atomic_sub_fetch(&running, 1, __ATOMIC_RELAXED); }
+void sk_interrupt_clear(void) { __atomic_store_n(&interrupt_flag, 0, __ATOMIC_RELAXED); }
+int sk_interrupted(void) { return __atomic_load_n(&interrupt_flag, __ATOMIC_RELAXED); }
+
+/* -- the active back end ------------------------------------------------------ */
 static const sk_backend *active;
 static int active_threads;
 static int running_threads, running_device;   /* as asked, or the defaults */

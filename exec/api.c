@@ -312,3 +312,8 @@ int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
     *result = kind == SK_KRES_F64 ? v.f64 : kind == SK_KRES_I64 ? (double)v.i64 : 0;
   return SPECK_OK;
 }
+
+/* -- interrupts -------------------------------------------------------------- */
+int speck_interrupt(void) { return sk_interrupt_request(); }
+
+void speck_interrupt_clear(void) { sk_interrupt_clear(); }

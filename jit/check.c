@@ -352,7 +352,7 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
     if (c == '\\') {
       size_t k = i + 1;
       if (k < n && p[k] == '\r') k++;
-      if (k < n && p[k] == '\n') {
+      if (k == n || p[k] == '\n') {
         snprintf(err, errlen, CE_SPLICE, part, line, part);
         return -1;
       }
@@ -372,7 +372,10 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
           snprintf(err, errlen, CE_NUL, part, line);
           return -1;
         }
-        if (p[i] == '\\' && i + 1 < n && (p[i + 1] == '\n' || p[i + 1] == '\r')) {
+        /* the generator puts a newline after the text: a last '\\'
+         * would join its next line to the comment (found by
+         * fuzz_codegen) */
+        if (p[i] == '\\' && (i + 1 == n || p[i + 1] == '\n' || p[i + 1] == '\r')) {
           snprintf(err, errlen, CE_SPLICE, part, line, part);
           return -1;
         }
@@ -691,14 +694,16 @@ char *sk_body_atomic(const sk_kspec *s) {
      * (found by fuzz_codegen); the compiler reports the missing ';' */
     if (rhs_b && expr_end(p, rhs_b, n) >= n) continue;
     sk_buf_add(&o, p + copied, b - copied);
-    sk_buf_printf(&o, "(%s(&", fn);
+    /* a space each side of the user's text: its '??' must not meet our
+     * '(' or ')' and make a trigraph (found by fuzz_codegen) */
+    sk_buf_printf(&o, " (%s(&", fn);
     size_t vb = skip_ws(p, pre ? b + 2 : b, n);
     sk_buf_add(&o, p + vb, end - vb);
     if (rhs_b) {
       rhs_e = expr_end(p, rhs_b, n);
       sk_buf_puts(&o, ", (");
       sk_buf_add(&o, p + rhs_b, rhs_e - rhs_b);
-      sk_buf_puts(&o, ")))");
+      sk_buf_puts(&o, " )))");
       stop = rhs_e;
     } else {
       sk_buf_printf(&o, ", 1)%s)", post);

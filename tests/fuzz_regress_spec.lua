@@ -66,6 +66,10 @@ describe("fuzz regressions", function()
      "a preprocessor directive on body line 2: the body cannot hold directives"},
     {"splices the generator's next line", "x(i) = 1; // \\\n",
      "a line splice (backslash-newline) on body line 1: the body cannot join lines"},
+    -- fuzz_codegen, escape 3: a // comment ending in '\' at the very end
+    -- of the body joined the generator's '#undef return' to the comment
+    {"ends a comment with a backslash", "x(i) = 1; // \\",
+     "a line splice (backslash-newline) on body line 1: the body cannot join lines"},
     {"uses a digraph brace", "x(i) = 1; %> void f() <%",
      "the digraph '%>' on body line 1 is not part of the dialect"},
     {"uses a trigraph", "x(i) = 1; ??/\n",

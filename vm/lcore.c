@@ -900,7 +900,23 @@ static int l_info(lua_State *L) {
 }
 
 /* -- module -------------------------------------------------------------- */
+/* core.interrupt(): ask running host kernels to stop at their next
+ * chunk boundary (as Ctrl-C in the CLI); true when one was running.
+ * core.interrupt_clear(): let launches run again. */
+static int l_interrupt(lua_State *L) {
+  lua_pushboolean(L, sk_interrupt_request());
+  return 1;
+}
+
+static int l_interrupt_clear(lua_State *L) {
+  (void)L;
+  sk_interrupt_clear();
+  return 0;
+}
+
 static const luaL_Reg core_funcs[] = {
+  {"interrupt", l_interrupt},
+  {"interrupt_clear", l_interrupt_clear},
   {"parallel_for", l_parallel_for},
   {"parallel_reduce", l_parallel_reduce},
   {"parallel_scan", l_parallel_scan},

@@ -169,6 +169,15 @@ int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
 int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
                int nargs, double *result, char *err, size_t errlen);
 
+/* Ask every running host kernel to stop at its next chunk boundary (the
+ * CLI calls it on Ctrl-C): those launches, and any started before
+ * speck_interrupt_clear, fail with the message "interrupted" and every
+ * view keeps what the finished chunks wrote. Returns 1 when a host
+ * launch was running (it will stop), else 0. Safe in a signal handler
+ * (atomic loads and stores). GPU kernels are not interrupted. */
+int speck_interrupt(void);
+void speck_interrupt_clear(void);
+
 #ifdef __cplusplus
 }
 #endif
