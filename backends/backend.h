@@ -212,6 +212,13 @@ const char *sk_env_jit_name(int tier);
 int sk_env_space(const char **space, char *err, size_t errlen);
 /* "serial, openmp or cuda" (with 'memory': and the other memory spaces) */
 void sk_env_space_names(char *buf, size_t n, int memory);
+/* a positive number of seconds (a fraction allowed) at most 'max' */
+int sk_env_seconds(const char *name, double max, double *out, char *err,
+                   size_t errlen);
+/* SPECK_CC_TIMEOUT: the longest a cc-tier compile may run before it is
+ * killed (the kernel stays on libtcc code with a warning) */
+#define SK_CC_TIMEOUT_DEFAULT 60.0
+int sk_env_cc_timeout(double *seconds, char *err, size_t errlen);
 /* every setting above: 0 or -1 with the first message (runtime start-up,
  * the CLI) */
 int sk_env_check(char *err, size_t errlen);
