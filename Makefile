@@ -8,6 +8,7 @@
 #   make install PREFIX=/opt/speck
 #   make asan | tsan          sanitizer builds (build-asan/, build-tsan/) + tests
 #   make fuzz      libFuzzer harnesses (tests/fuzz/) with ASan+UBSan, FUZZ_TIME each
+#   make soak      a REPL-like loop for SOAK_SECONDS (600), memory sampled
 #   make gpu-bundle           a self-contained gpu-bundle/ to test on a GPU host
 #   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
 #   make clean     remove the build folders (not .deps/)
@@ -284,6 +285,19 @@ tsan:
 	  SAN="$(TSAN_FLAGS)" \
 	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1" test
+
+# -- soak ----------------------------------------------------------------
+# A REPL-like loop (scripts/soak.lua) for SOAK_SECONDS (default 600) with
+# resident memory sampled every SOAK_SAMPLE seconds; fails when memory
+# keeps growing. Not part of 'make test' or CI.
+SOAK_SECONDS ?= 600
+SOAK_SAMPLE  ?= 10
+
+.PHONY: soak
+soak: all
+	SPECK_SOAK_SECONDS=$(SOAK_SECONDS) SPECK_SOAK_SAMPLE=$(SOAK_SAMPLE) \
+	  LUA_PATH="$(BUILD)/share/lua/5.4/?.lua;$(BUILD)/share/lua/5.4/?/init.lua;;" \
+	  $(SPECK_BIN) scripts/soak.lua
 
 # -- fuzzing -------------------------------------------------------------
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with Debian's clang,
