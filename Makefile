@@ -48,6 +48,10 @@ DEPFLAGS = -MMD -MP
 LDFLAGS  = $(SAN)
 LDLIBS   = -lm -ldl -pthread
 
+# the version: vm/speck.h's SPECK_VERSION_MAJOR/MINOR/PATCH, the one place
+VERSION := $(shell sed -n 's/^\#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+             vm/speck.h | paste -sd.)
+
 # -- sources and outputs -------------------------------------------------
 LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c \
               backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
@@ -170,7 +174,7 @@ includedir=$${prefix}/include
 
 Name: speck
 Description: embeddable array language: views, policies and JIT-compiled kernels (Kokkos made interactive)
-Version: 0.1.0
+Version: $(VERSION)
 Cflags: -I$${includedir}
 Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lspeck
 Libs.private: -llua5.4 -lm -ldl -pthread
@@ -178,7 +182,7 @@ endef
 export speck_pc_build = $(call speck_pc,$(abspath $(BUILD)))
 export speck_pc_install = $(call speck_pc,$(PREFIX))
 
-$(SPECK_PC): Makefile
+$(SPECK_PC): Makefile vm/speck.h
 	@mkdir -p $(@D)
 	@echo "$$speck_pc_build" > $@
 

@@ -17,12 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "speck.h"
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
-
-#define SPECK_VERSION "0.1.0"
 
 /* -- errors ------------------------------------------------------------- */
 int sk_lerror(lua_State *L, const char *fname, const char *label,
@@ -801,7 +800,7 @@ static int l_now(lua_State *L) {
 static int l_info(lua_State *L) {
   const sk_backend *active = backend(L, "speck.info");
   lua_createtable(L, 0, 8);
-  lua_pushstring(L, SPECK_VERSION);
+  lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   lua_pushstring(L, active->name);
   lua_setfield(L, -2, "default_space");
@@ -962,7 +961,7 @@ int luaopen_speck_core(lua_State *L) {
   luaL_newlib(L, core_funcs);
   luaL_newlib(L, jit_funcs);
   lua_setfield(L, -2, "jit");
-  lua_pushstring(L, SPECK_VERSION);
+  lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   sk_lview_open(L);
   return 1;
