@@ -11,7 +11,7 @@
 #   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
 #   make clean     remove the build folders (not .deps/)
 #
-# Sources are found by wildcard: a new .c file under vm/, jit/, backends/,
+# Sources are found by wildcard: a new .c file under vm/, exec/, jit/, io/, backends/,
 # backends/<name>/, kernels/ or kernels/<name>/ needs no edit here.
 
 # -- settings ------------------------------------------------------------
@@ -53,7 +53,7 @@ VERSION := $(shell sed -n 's/^\#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([
              vm/speck.h | paste -sd.)
 
 # -- sources and outputs -------------------------------------------------
-LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c \
+LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c io/*.c \
               backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
 OBJ_DIR  := $(BUILD)/obj
 BASE_OBJ := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o

@@ -935,7 +935,10 @@ static int l_sentinel_gc(lua_State *L) {
   sk_jit_drain();
   /* the last state going stops the pool: its threads run this module's
    * code, which Lua is about to unload */
-  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) sk_rt_finalize();
+  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
+    sk_lio_close();   /* the bar's code goes with this module */
+    sk_rt_finalize();
+  }
   return 0;
 }
 
@@ -964,5 +967,6 @@ int luaopen_speck_core(lua_State *L) {
   lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   sk_lview_open(L);
+  sk_lio_open(L);
   return 1;
 }
