@@ -951,7 +951,7 @@ int luaopen_speck_core(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
   /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) */
-  sk_exec_setup_tcc();
+  sk_vm_setup_tcc();
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
     lua_pushcfunction(L, l_kernel_call);
     lua_setfield(L, -2, "__call");

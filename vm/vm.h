@@ -41,5 +41,7 @@ void sk_lio_close(void);
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);
+/* point tcc at libtcc1.a: the installation's folder, or a luarocks tree's */
+void sk_vm_setup_tcc(void);
 
 #endif
