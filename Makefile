@@ -85,8 +85,12 @@ SPECK_PC    := $(BUILD)/lib/pkgconfig/speck.pc
 # the C kernel API example, built exactly as a user would: pkg-config
 KAPI_BIN    := $(BUILD)/bin/kernel-api-example
 
+# a Kokkos Tools library for the tests (tests/tools_spec.lua)
+TOOL_SO     := $(BUILD)/tests/tools/libspeck_testtool.so
+
 OUTPUTS := $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
-           $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN)
+           $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN) \
+           $(TOOL_SO)
 
 # a static Lua whose whole API is exported (-E), so C modules load into it
 LUA_STATIC := -Wl,--whole-archive $(LUA_A) -Wl,--no-whole-archive -Wl,-E
@@ -208,6 +212,10 @@ $(BUILD)/tests/c/%: tests/c/%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
 	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
+$(TOOL_SO): tests/tools/tool.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $<
 
 # -- staged files --------------------------------------------------------
 $(BUILD)/share/lua/5.4/%.lua: stdlib/%.lua
