@@ -25,6 +25,8 @@ LUA_A    ?= /usr/lib/x86_64-linux-gnu/liblua5.4.a
 BUSTED   ?= /usr/bin/busted
 LUA_SHARE_SYS ?= /usr/share/lua/5.4
 LUA_CMOD_SYS  ?= /usr/lib/x86_64-linux-gnu/lua/5.4
+# Lua's shared library, which libspeck.so needs (copied into gpu-bundle)
+LUA_SO_SYS    ?= /usr/lib/x86_64-linux-gnu/liblua5.4.so.0
 # the position-independent libtcc built by scripts/build-libtcc.sh
 TCC_DIR  ?= .deps/tcc
 # output folder; the sanitizer targets use build-asan/ and build-tsan/
@@ -164,7 +166,7 @@ $(LIBSPECK_A): $(LIB_OBJ)
 $(LIBSPECK_SO): $(LIB_OBJ) $(TCC_A)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libspeck.so -Wl,--exclude-libs,ALL \
-	  $(LDFLAGS) -o $@ $^ -llua5.4 $(LDLIBS)
+	  -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -o $@ $^ -llua5.4 $(LDLIBS)
 
 # pkg-config file: 'prefix' is the build folder here, PREFIX when installed
 define speck_pc
@@ -295,6 +297,7 @@ gpu-bundle: all
 	mkdir -p $(BUNDLE)/build $(BUNDLE)/lua/share $(BUNDLE)/lua/lib
 	cp -R $(BUILD)/bin $(BUILD)/lib $(BUILD)/share $(BUILD)/include $(BUNDLE)/build/
 	[ ! -d $(BUILD)/tests ] || cp -R $(BUILD)/tests $(BUNDLE)/build/
+	cp -L $(LUA_SO_SYS) $(BUNDLE)/build/lib/
 	cp -RL $(LUA_SHARE_SYS)/. $(BUNDLE)/lua/share/
 	cp -RL $(LUA_CMOD_SYS)/. $(BUNDLE)/lua/lib/
 	cp $(BUSTED) $(BUNDLE)/busted
