@@ -116,6 +116,9 @@ end
 -- the REPL binds it to the global 'help'
 function speck.help(x) return require("speck.repl").help(x) end
 
+-- -- profile regions (Kokkos Tools' push/pop, no-ops without a tool) ----
+speck.profile = {push = core.profile_push, pop = core.profile_pop}
+
 -- -- Timer ------------------------------------------------------------------
 local Timer = {}
 Timer.__index = Timer

@@ -35,7 +35,8 @@
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
 # interpreter to run busted with, e.g. a sanitized bin/speck; default:
-# busted's own '#!/usr/bin/env lua'), BUSTED (the busted script),
+# lua5.4 -- not busted's '#!/usr/bin/env lua', which Debian points at
+# Lua 5.1 once luarocks is installed), BUSTED (the busted script),
 # SPECK_TEST_JOBS (default 1: one busted process per space),
 # SPECK_TEST_SHARDS.
 # The specs find the CLI as $SPECK_BIN.
@@ -48,6 +49,8 @@ SPECK_SPACES=${SPECK_SPACES:-serial openmp}
 BUSTED=${BUSTED:-$(command -v busted)}
 SPECK_BIN=$BUILD/bin/speck
 export SPECK_BIN
+SPECK_LUA=${SPECK_LUA:-$(command -v lua5.4)}
+export SPECK_LUA
 
 LUA_PATH="$BUILD/share/lua/5.4/?.lua;$BUILD/share/lua/5.4/?/init.lua;${LUA_PATH:-;}"
 LUA_CPATH="$BUILD/lib/lua/5.4/?.so;${LUA_CPATH:-;}"
@@ -295,7 +298,8 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
     local r = speck.parallel_reduce('r', 10, {}, 'acc += i;')
     assert(r == 45, r)
     print('OK ' .. package.searchpath('speck.core', package.cpath))"
-  if with_prefix "$P" "$BUSTED" -o plainTerminal tests/install/installed_spec.lua \
+  # busted on Debian's lua5.4 (luarocks makes plain 'lua' Lua 5.1)
+  if with_prefix "$P" lua5.4 "$BUSTED" -o plainTerminal tests/install/installed_spec.lua \
        >"$tmp/out" 2>&1; then
     count "$tmp/out" "installed busted" 0
   else

@@ -51,6 +51,10 @@ return {
   ["speck.jit.source"] = {"speck.jit.source(label)", "The generated source of the last kernel with that label."},
   ["speck.jit.stats"] = {"speck.jit.stats()", "Compiles, cache hits, tier-ups, time spent compiling, and every kernel."},
   ["speck.jit.wait"] = {"speck.jit.wait()", "Wait for the background (cc tier) compiles."},
+  -- profile regions (Kokkos Tools)
+  ["speck.profile.push"] = {"speck.profile.push(name)",
+    "Open a profile region: a Kokkos tool (KOKKOS_TOOLS_LIBS) sees kokkosp_push_profile_region; nothing without a tool."},
+  ["speck.profile.pop"] = {"speck.profile.pop()", "Close the innermost profile region."},
   -- io
   ["speck.io.save_npy"] = {"speck.io.save_npy(path, view)",
     "Write a NumPy .npy file: every dtype; layout right as C order, left as Fortran order (a strided or device view is copied to the host first)."},
