@@ -99,11 +99,20 @@ local function is_view(x)
 end
 
 -- the name help.lua knows 'f' by: a function of speck, of a loaded speck
--- module, or a view method
+-- module, or a view method (a function with several names, such as
+-- speck.profile.push and the core's profile_push, gets the documented one)
 local function name_of(f)
+  local S, found = sigs(), nil
+  local function note(name)
+    if S[name] then return name end
+    found = found or name
+  end
   local function search(t, prefix, depth)
     for k, v in next, t do
-      if v == f and is_ident(k) then return prefix .. k end
+      if v == f and is_ident(k) then
+        local n = note(prefix .. k)
+        if n then return n end
+      end
     end
     if depth > 0 then
       for k, v in next, t do
@@ -127,6 +136,7 @@ local function name_of(f)
   if methods then
     for k, v in pairs(methods) do if v == f then return "View:" .. k end end
   end
+  return found
 end
 
 local function entry_text(name)
