@@ -16,8 +16,15 @@ local n, steps = 1000, 2000
 local u = ffi.new("double[?]", n)
 local w = ffi.new("double[?]", n)
 for i = 0, n - 1 do u[i] = math.abs(i - n / 2) < 20 and 1.0 or 0.0 end
-local U = rt:wrap("u", "float64", n, u)   -- zero-copy views of u and w
-local W = rt:wrap("w", "float64", n, w)
+local Uh = rt:wrap("u", "float64", n, u)   -- zero-copy views of u and w
+local Wh = rt:wrap("w", "float64", n, w)
+-- host back ends run on them as they are; a GPU gets device copies
+local gpu = rt:space() == "cuda"
+local U, W = Uh, Wh
+if gpu then
+  U, W = rt:view("u_dev", "float64", n), rt:view("w_dev", "float64", n)
+  rt:deep_copy(U, Uh)
+end
 
 local before = rt:call("blas.asum", {x = U})
 local step = [[
@@ -29,6 +36,7 @@ for s = 1, steps do
   local a, b = (s % 2 == 1) and U or W, (s % 2 == 1) and W or U
   rt:parallel_for("heat", n, {u = a, w = b, r = 0.25, n = ffi.new("int64_t", n)}, step)
 end
+if gpu then rt:deep_copy(Uh, U); rt:deep_copy(Wh, W) end
 rt:fence()
 local final = steps % 2 == 1 and w or u   -- read straight from FFI memory
 local after = rt:call("blas.asum", {x = steps % 2 == 1 and W or U})

@@ -1,13 +1,15 @@
 -- io_spec.lua: speck.io.save_npy / load_npy against NumPy (both ways,
 -- every dtype, C and Fortran order), malformed files, bad arguments, and
 -- speck.progress (the bar, forced on, from a subprocess).
--- NumPy runs as /usr/bin/python3 tests/npy_oracle.py; views the spec reads
+-- NumPy runs as $PY tests/npy_oracle.py; views the spec reads
 -- live in HS (the default space when the CPU reaches it, else host), and
 -- one test loads into the default space itself and reads it back through
 -- a mirror.
 local speck = require "speck"
 
-local PY = "/usr/bin/python3"
+-- Debian's python3 with NumPy (SPECK_PYTHON names another, e.g. on a GPU
+-- host whose /usr/bin/python3 has none)
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local ORACLE = "tests/npy_oracle.py"
 local SPECK = os.getenv("SPECK_BIN") or "build/bin/speck"
 local DEFAULT = speck.View("probe", "float64", 1):space()

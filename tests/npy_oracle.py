@@ -89,7 +89,9 @@ def check(d):
             path = os.path.join(d, name)
             with open(path, "rb") as f:
                 version = np.lib.format.read_magic(f)
-                hdr = np.lib.format._read_array_header(f, version)
+                read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0)
+                hdr = read(f)
             a = np.load(path)
             want = formula(dtype, shape)
             fortran = order == "F" and len(shape) > 1
