@@ -16,6 +16,7 @@ assert(path and log2n, "usage: speck table.lua RECORDS log2n")
 -- A kernel run in several rounds has several records: its time is the
 -- median of the rounds' medians; every round's checksum is checked.
 local res, facts = {}, {}   -- res[kernel][impl] = {t=, ts=, bytes=, checks=}
+local pingpong = {}         -- ns, one per round
 for line in io.lines(path) do
   local f = {}
   for w in line:gmatch("[^\t]+") do f[#f + 1] = w end
@@ -28,6 +29,7 @@ for line in io.lines(path) do
     r.bytes = tonumber(f[5])
   elseif f[1] == "I" and #f >= 4 then
     facts[f[2] .. "." .. f[3]] = f[4]
+    if f[3] == "pingpong_ns" then pingpong[#pingpong + 1] = tonumber(f[4]) end
   end
 end
 local rounds = 0
@@ -125,5 +127,9 @@ print(string.format("threads: speck %s (%s), OpenMP %s, OpenBLAS %s (%s); librar
   facts["openblas.core"] and ("core " .. facts["openblas.core"]) or "not run",
   facts["speck-lua.tier_dot"] or "?", facts["speck-lua.tier_axpy"] or "?",
   facts["speck-lua.tier_scal2"] or "?", facts["speck-lua.timer_overhead_us"] or "?"))
+if #pingpong > 0 then
+  table.sort(pingpong)
+  print(string.format("cache-line round trip between the two threads (ref.c pingpong, once per round): %.0f ns median, %.0f .. %.0f ns", pingpong[(#pingpong + 1) // 2], pingpong[1], pingpong[#pingpong]))
+end
 print(string.format("targets: %d row%s below target", missed, missed == 1 and "" or "s"))
 return #bad == 0 or os.exit(1)
