@@ -4,7 +4,8 @@
 set -e
 
 PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
-gcc make bzip2 curl python3-numpy python3-scipy python3-numba python3-networkx"
+gcc make bzip2 curl python3-numpy python3-scipy python3-numba python3-networkx \
+libopenblas-dev"
 
 missing=""
 for p in $PKGS; do
