@@ -9,7 +9,7 @@ set -e
 # programs built against speck.pc; gnuplot-nox: scripts/bench/plot
 PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
 gcc make bzip2 curl pkg-config luarocks gnuplot-nox \
-python3-numpy python3-scipy python3-numba python3-networkx"
+python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev"
 
 missing=""
 for p in $PKGS; do
