@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backends/tools.h"
 #include "../kernels/kernels.h"
 #include "../vm/speck.h"
 #include "exec.h"
@@ -50,6 +51,7 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
     return NULL;
   }
   sk_exec_setup_tcc();
+  sk_tools_start();
   /* the runtime starts, or agrees with what runs (sk_rt_start compares) */
   sk_rt_settings rs = {space, threads, -1};
   pthread_mutex_lock(&lock);

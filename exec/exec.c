@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../backends/tools.h"
 #include "exec.h"
 
 /* -- arguments ------------------------------------------------------------ */
@@ -338,9 +339,11 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
     snprintf(err, errlen, "accumulator of %zu bytes is too large", k->acc_size);
     return -1;
   }
+  uint64_t tid = sk_tools_begin(pattern, label);
   double t0 = now();
   int rc = sk_policy_launch(b, &l, err, errlen);
   double t1 = now();
+  sk_tools_end(pattern, tid);
   if (rc < 0) return -1;
   if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];

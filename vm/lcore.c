@@ -17,12 +17,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "speck.h"
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
+#include "../backends/tools.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
-
-#define SPECK_VERSION "0.1.0"
 
 /* -- errors ------------------------------------------------------------- */
 int sk_lerror(lua_State *L, const char *fname, const char *label,
@@ -618,6 +618,18 @@ static int l_kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* -- profile regions (Kokkos Tools) ---------------------------------------- */
+static int l_profile_push(lua_State *L) {
+  sk_tools_push_region(luaL_checkstring(L, 1));
+  return 0;
+}
+
+static int l_profile_pop(lua_State *L) {
+  (void)L;
+  sk_tools_pop_region();
+  return 0;
+}
+
 /* -- library kernels ------------------------------------------------------ */
 /* core.call(name, args): library kernel 'name' ("blas.dot") with its
  * arguments by name; returns its result (nothing for an update). Called by
@@ -801,7 +813,7 @@ static int l_now(lua_State *L) {
 static int l_info(lua_State *L) {
   const sk_backend *active = backend(L, "speck.info");
   lua_createtable(L, 0, 8);
-  lua_pushstring(L, SPECK_VERSION);
+  lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   lua_pushstring(L, active->name);
   lua_setfield(L, -2, "default_space");
@@ -896,6 +908,15 @@ static int l_info(lua_State *L) {
     lua_rawseti(L, -2, d + 1);
   }
   lua_setfield(L, -2, "devices");
+  /* Kokkos Tools: the libraries loaded, and why any was skipped */
+  lua_createtable(L, 0, 2);
+  lua_pushstring(L, sk_tools_names());
+  lua_setfield(L, -2, "libraries");
+  if (sk_tools_warning()[0]) {
+    lua_pushstring(L, sk_tools_warning());
+    lua_setfield(L, -2, "warning");
+  }
+  lua_setfield(L, -2, "tools");
   return 1;
 }
 
@@ -929,6 +950,8 @@ static const luaL_Reg core_funcs[] = {
   {"team_limits", l_team_limits},
   {"check_policy", l_check_policy},
   {"call", l_call},
+  {"profile_push", l_profile_push},
+  {"profile_pop", l_profile_pop},
   {NULL, NULL}};
 
 static int l_jit_drain(lua_State *L) {
@@ -952,7 +975,10 @@ static int l_sentinel_gc(lua_State *L) {
   sk_jit_drain();
   /* the last state going stops the pool: its threads run this module's
    * code, which Lua is about to unload */
-  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) sk_rt_finalize();
+  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
+    sk_lio_close();   /* the bar's code goes with this module */
+    sk_rt_finalize();
+  }
   return 0;
 }
 
@@ -965,7 +991,9 @@ int luaopen_speck_core(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
   /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) */
-  sk_exec_setup_tcc();
+  sk_vm_setup_tcc();
+  /* Kokkos Tools see everything from the first view on */
+  sk_tools_start();
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
     lua_pushcfunction(L, l_kernel_call);
     lua_setfield(L, -2, "__call");
@@ -978,8 +1006,9 @@ int luaopen_speck_core(lua_State *L) {
   luaL_newlib(L, core_funcs);
   luaL_newlib(L, jit_funcs);
   lua_setfield(L, -2, "jit");
-  lua_pushstring(L, SPECK_VERSION);
+  lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   sk_lview_open(L);
+  sk_lio_open(L);
   return 1;
 }
