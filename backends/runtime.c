@@ -71,6 +71,12 @@ static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
  * agree, else -1 with the first that differs. */
 static int same_locked(const sk_rt_settings *s, char *err, size_t errlen) {
   static const char fix[] = "call speck.finalize() first";
+  if (s->space && *s->space && !sk_backend_find(s->space)) {
+    char names[256];
+    sk_env_space_names(names, sizeof names, 0);
+    snprintf(err, errlen, "unknown space '%s' (expected %s)", s->space, names);
+    return -1;
+  }
   if (s->space && *s->space && strcmp(s->space, active->name) != 0) {
     snprintf(err, errlen, "already running with space '%s', asked for '%s' (%s)",
              active->name, s->space, fix);

@@ -309,7 +309,8 @@ int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, "speck_call %s", msg);
+    return fail(err, errlen, SPECK_ERUN,
+                kernel && sk_kernel_find(kernel) ? "speck_call %s" : "speck_call: %s", msg);
   if (result)
     *result = kind == SK_KRES_F64 ? v.f64 : kind == SK_KRES_I64 ? (double)v.i64 : 0;
   return SPECK_OK;

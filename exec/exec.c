@@ -451,6 +451,8 @@ struct sk_prepared {
   int pattern, policy_kind, md_rank, ncap;
   sk_capture caps[SK_MAXCAP];
   char *names;              /* the capture names, one block */
+  char *label;              /* the handle's own (kernels are shared by
+                             * content: k->label is the first one's) */
 };
 
 sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
@@ -476,12 +478,17 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
   for (int c = 0; c < s.n; c++) total += strlen(s.c[c].name) + 1;
   sk_prepared *h = calloc(1, sizeof *h);
   char *names = malloc(total ? total : 1);
-  if (!h || !names) {
+  size_t ll = strlen(ks.label) + 1;
+  char *label = malloc(ll);
+  if (!h || !names || !label) {
     free(h);
     free(names);
+    free(label);
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
+  memcpy(label, ks.label, ll);
+  h->label = label;
   h->k = k;
   h->b = b;
   h->pattern = d->pattern;
@@ -501,11 +508,14 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
 
 const sk_kernel *sk_prepared_kernel(const sk_prepared *h) { return h->k; }
 
+const char *sk_prepared_label(const sk_prepared *h) { return h->label; }
+
 int sk_prepared_pattern(const sk_prepared *h) { return h->pattern; }
 
 void sk_prepared_free(sk_prepared *h) {
   if (!h) return;
   free(h->names);
+  free(h->label);
   free(h);
 }
 
@@ -554,5 +564,5 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
     }
   }
   __atomic_add_fetch(&h->k->launches, 1, __ATOMIC_RELAXED);
-  return launch(b, h->k, h->pattern, &pol, &s, res, h->k->label, err, errlen);
+  return launch(b, h->k, h->pattern, &pol, &s, res, h->label, err, errlen);
 }

@@ -592,8 +592,7 @@ static khandle *check_handle(lua_State *L) {
 static int l_kernel_call(lua_State *L) {
   khandle *kh = check_handle(L);
   const char *fname = "speck.kernel";
-  const sk_kernel *k = sk_prepared_kernel(kh->h);
-  const char *label = k->label;
+  const char *label = sk_prepared_label(kh->h);
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, label);
   sk_arg args[SK_MAXCAP];
@@ -614,7 +613,7 @@ static int l_kernel_gc(lua_State *L) {
 
 static int l_kernel_tostring(lua_State *L) {
   khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
-  lua_pushfstring(L, "Kernel '%s'", kh->h ? sk_prepared_kernel(kh->h)->label : "?");
+  lua_pushfstring(L, "Kernel '%s'", kh->h ? sk_prepared_label(kh->h) : "?");
   return 1;
 }
 
@@ -645,7 +644,8 @@ static int l_call(lua_State *L) {
   char err[4096];
   if (sk_kernel_call(name, args, n, &v, &kind, err, sizeof err) < 0) {
     luaL_where(L, 2);
-    lua_pushfstring(L, "speck.%s", err);
+    /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
+    lua_pushfstring(L, sk_kernel_find(name) ? "speck.%s" : "speck.call: %s", err);
     lua_concat(L, 2);
     return lua_error(L);
   }

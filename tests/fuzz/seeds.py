@@ -133,8 +133,46 @@ DISK = {
 }
 
 
+# -- fuzz_npy ---------------------------------------------------------------------
+def npy(descr, shape, data, fortran=False, version=(1, 0)):
+    """a .npy file as NumPy writes it (header padded to 64 bytes)"""
+    shp = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    head = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr, "True" if fortran else "False", shp)
+    pre = 10 if version[0] == 1 else 12
+    total = (pre + len(head) + 1 + 63) // 64 * 64
+    head = head + " " * (total - pre - len(head) - 1) + "\n"
+    if version[0] == 1:
+        size = struct.pack("<H", len(head))
+    else:
+        size = struct.pack("<I", len(head))
+    return b"\x93NUMPY" + bytes(version) + size + head.encode("latin1") + data
+
+
+NPY = {
+    "f8_1d": npy("<f8", (4,), struct.pack("<4d", 1, 2.5, -3, 1e300)),
+    "f4_2d": npy("<f4", (2, 3), struct.pack("<6f", *range(6))),
+    "i2_3d_fortran": npy("<i2", (2, 2, 2), struct.pack("<8h", *range(-4, 4)), fortran=True),
+    "i8_big_endian": npy(">i8", (3,), struct.pack(">3q", 1, -2, 3)),
+    "u1_scalar": npy("|u1", (), b"\x07"),
+    "empty": npy("<f8", (0,), b""),
+    "empty_2d": npy("<i4", (3, 0), b""),
+    "bool": npy("|b1", (4,), b"\x00\x01\x02\xff"),
+    "u4_v2": npy("<u4", (2,), struct.pack("<2I", 5, 6), version=(2, 0)),
+    "u8_v3": npy("<u8", (1,), struct.pack("<Q", 2 ** 63), version=(3, 0)),
+    "i1": npy("|i1", (5,), bytes([0, 1, 127, 128, 255])),
+    "f2_refused": npy("<f2", (2,), b"\0\0\0\0"),
+    "structured_refused": b"\x93NUMPY\x01\x00" + struct.pack("<H", 54) +
+        b"{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }\n"[:54],
+    "truncated": npy("<f8", (100,), struct.pack("<3d", 1, 2, 3)),
+    "huge_shape": npy("<f8", (1 << 40,), b""),
+    "bad_magic": b"\x93NUMPZ\x01\x00" + b"\0" * 60,
+    "long_shape": npy("<f8", (1, 1, 1, 1, 1, 1, 1, 1, 1), struct.pack("<d", 1)),
+}
+
+
 def main():
-    for name, seeds in (("fuzz_codegen", SEEDS), ("fuzz_diskcache", DISK)):
+    for name, seeds in (("fuzz_codegen", SEEDS), ("fuzz_diskcache", DISK), ("fuzz_npy", NPY)):
         d = os.path.join(ROOT, name)
         os.makedirs(d, exist_ok=True)
         for k, v in seeds.items():
