@@ -315,10 +315,20 @@ asan:
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1" test
 
+# tsan: the threaded parts -- the C tests of the cache under threads, the
+# background tier, two VMs, launches from two threads, the JIT/back-end
+# boundary, the C API and 8 processes on one disk cache -- and the specs
+# that drive the pool (teams, patterns, interrupts, tiers) on openmp.
+TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
+              test_kernel_api test_cache_procs test_bad_input
+TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
+              tests/interrupt_spec.lua tests/jit_tiers_spec.lua
+
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \
 	  SAN="$(TSAN_FLAGS)" \
-	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck \
+	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck SPECK_SPACES=openmp \
+	    SPECK_CTESTS='$(TSAN_CTESTS)' SPECK_SPECS='$(TSAN_SPECS)' \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1" test
 
 # -- soak ----------------------------------------------------------------
@@ -369,6 +379,7 @@ $(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c $(BASE_A) $(TCC_A) | $(TCC_INC)
 -include $(FUZZ_BINS:=.d)
 
 fuzz-build:
+	@scripts/install-deps.sh fuzz
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
 	  OPT="-O1 -g" SAN="$(FUZZ_SAN)" $(FUZZ_BINS)
 

@@ -38,7 +38,9 @@
 # lua5.4 -- not busted's '#!/usr/bin/env lua', which Debian points at
 # Lua 5.1 once luarocks is installed), BUSTED (the busted script),
 # SPECK_TEST_JOBS (default 1: one busted process per space),
-# SPECK_TEST_SHARDS.
+# SPECK_TEST_SHARDS, SPECK_SPECS (the spec files to run, default every
+# tests/*_spec.lua; 'make tsan' runs a slice), SPECK_CTESTS (the C test
+# programs to run, names under $BUILD/tests/c, default every test_*).
 # The specs find the CLI as $SPECK_BIN.
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,7 +70,9 @@ fail() {
 }
 
 # -- 1. C unit tests ------------------------------------------------------
-for t in "$BUILD"/tests/c/test_*; do
+ctests=
+for c in ${SPECK_CTESTS:-}; do ctests="$ctests $BUILD/tests/c/$c"; done
+for t in ${ctests:-"$BUILD"/tests/c/test_*}; do
   [ -f "$t" ] && [ -x "$t" ] || continue
   name=${t##*/}
   "$t" >"$tmp/out" 2>&1
@@ -131,7 +135,7 @@ shards_of() {
   case $d in ''|*[!0-9]*|0) d=1 ;; esac
   echo "$d"
 }
-specs=$(ls tests/*_spec.lua 2>/dev/null)
+specs=${SPECK_SPECS:-$(ls tests/*_spec.lua 2>/dev/null)}
 if [ -n "$specs" ] && [ -z "$BUSTED" ]; then
   fail "busted not found (install lua-busted: make deps)"
   specs=
