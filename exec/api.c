@@ -80,6 +80,9 @@ void speck_runtime_close(speck_runtime *rt) {
     sk_rt_finalize();
     owned = 0;
   }
+  /* the last close: no thread of ours runs after it (a host program may
+   * dlclose libspeck.so next) */
+  if (opens == 0) sk_jit_shutdown();
   pthread_mutex_unlock(&lock);
   free(rt);
 }

@@ -258,13 +258,18 @@ static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
 static sk_kernel *bg_head, *bg_tail;
-static int bg_started, bg_busy;
+static int bg_started, bg_busy, bg_stop;
+static pthread_t bg_thread;
 
 static void *bg_main(void *arg) {
   (void)arg;
   for (;;) {
     pthread_mutex_lock(&bg_lock);
-    while (!bg_head) pthread_cond_wait(&bg_work, &bg_lock);
+    while (!bg_head && !bg_stop) pthread_cond_wait(&bg_work, &bg_lock);
+    if (!bg_head) {   /* stopping, nothing left */
+      pthread_mutex_unlock(&bg_lock);
+      return NULL;
+    }
     sk_kernel *k = bg_head;
     bg_head = k->bg_next;
     if (!bg_head) bg_tail = NULL;
@@ -287,12 +292,8 @@ static void *bg_main(void *arg) {
 static void bg_enqueue(sk_kernel *k) {
   pthread_mutex_lock(&bg_lock);
   if (!bg_started) {
-    pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &a, bg_main, NULL);
-    pthread_attr_destroy(&a);
+    /* joinable: sk_jit_shutdown waits for it */
+    int rc = pthread_create(&bg_thread, NULL, bg_main, NULL);
     if (rc != 0) {
       pthread_mutex_unlock(&bg_lock);
       pthread_mutex_t *m = stripe(k);
@@ -316,6 +317,31 @@ void sk_jit_drain(void) {
   pthread_mutex_lock(&bg_lock);
   while (bg_head || bg_busy) pthread_cond_wait(&bg_idle, &bg_lock);
   pthread_mutex_unlock(&bg_lock);
+}
+
+/* Finish the queue and end the background compiler's thread (joined), so
+ * that no thread runs this library's code once it returns: the Lua module
+ * calls it before Lua unloads it (a thread still between two waits in
+ * bg_main when core.so was unmapped crashed the process at exit). The
+ * next tier-up starts a new thread. */
+void sk_jit_shutdown(void) {
+  static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&one_at_a_time);
+  pthread_mutex_lock(&bg_lock);
+  if (bg_started) {
+    bg_stop = 1;
+    pthread_cond_broadcast(&bg_work);
+    pthread_t t = bg_thread;
+    pthread_mutex_unlock(&bg_lock);
+    pthread_join(t, NULL);   /* it empties the queue first */
+    pthread_mutex_lock(&bg_lock);
+    bg_stop = 0;
+    bg_started = 0;
+    /* a kernel another VM queued after the thread's last look */
+    if (bg_head && pthread_create(&bg_thread, NULL, bg_main, NULL) == 0) bg_started = 1;
+  }
+  pthread_mutex_unlock(&bg_lock);
+  pthread_mutex_unlock(&one_at_a_time);
 }
 
 /* Install a finished background compile; called at launch time, so the

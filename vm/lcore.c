@@ -973,11 +973,12 @@ static int live_states;   /* Lua states that loaded this module */
 static int l_sentinel_gc(lua_State *L) {
   (void)L;
   sk_jit_drain();
-  /* the last state going stops the pool: its threads run this module's
-   * code, which Lua is about to unload */
+  /* the last state going stops the pool and the background compiler:
+   * their threads run this module's code, which Lua is about to unload */
   if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
     sk_lio_close();   /* the bar's code goes with this module */
     sk_rt_finalize();
+    sk_jit_shutdown();
   }
   return 0;
 }
