@@ -308,11 +308,16 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all \
              -fno-omit-frame-pointer
 TSAN_FLAGS = -fsanitize=thread
 
+# allocator_may_return_null: specs ask for impossible sizes and expect an
+# error, not an abort; detect_odr_violation: tools_spec loads libspeck.so
+# into bin/speck (two copies of the library on purpose); SPECK_PRELOAD:
+# the runtimes for the uninstrumented luajit
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
 	  SAN="$(ASAN_FLAGS)" \
 	  TEST_ENV="SPECK_LUA=build-asan/bin/speck \
-	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	    SPECK_PRELOAD=$(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so) \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:detect_odr_violation=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1" test
 
 # tsan: the threaded parts -- the C tests of the cache under threads, the
