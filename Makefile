@@ -358,6 +358,7 @@ soak: all
 # FUZZ_TIME seconds (or FUZZ_RUNS executions) on one job, starting from
 # the seed corpus tests/fuzz/<name>/ and keeping what it finds in
 # build-fuzz/corpus/<name>/; a crash leaves its input in build-fuzz/.
+# The harnesses' scratch files go to /dev/shm when there is one.
 # FUZZ_ARGS adds libFuzzer options, FUZZ_ONLY=name runs one harness.
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 60
@@ -394,7 +395,8 @@ fuzz: deps fuzz-build
 	@status=0; for n in $(if $(FUZZ_ONLY),$(FUZZ_ONLY),$(FUZZ_NAMES)); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
 	  echo "== $$n"; \
-	  FUZZ_TCC_LIBDIR=$(TCC_DIR) \
+	  tmp=/tmp; [ -w /dev/shm ] && tmp=/dev/shm; \
+	  TMPDIR=$$tmp FUZZ_TCC_LIBDIR=$(TCC_DIR) \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(FUZZ_BUILD)/fuzz/$$n -artifact_prefix=$(FUZZ_BUILD)/$$n- \
 	    -print_final_stats=1 $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) \
