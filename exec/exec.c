@@ -44,6 +44,14 @@ sk_arg sk_arg_i64(const char *name, int64_t x) {
   return a;
 }
 
+sk_arg sk_arg_str(const char *name, const char *str) {
+  sk_arg a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.str = str;
+  return a;
+}
+
 /* -- settings ------------------------------------------------------------- */
 static int bounds_mode = -1;
 
@@ -96,6 +104,12 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     }
     c->name = a->name;
     const sk_view *v = a->view;
+    if (!v && a->str) {
+      snprintf(err, errlen,
+               "capture '%s' is a string; captures must be views or numbers",
+               a->name);
+      return -1;
+    }
     if (!v) {
       if (a->dtype < 0 || a->dtype >= SK_NDTYPE) {
         snprintf(err, errlen, "capture '%s': unknown dtype %d", a->name, a->dtype);

@@ -238,8 +238,8 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
 /* The captures table at 'idx' as arguments; returns their count. The
  * names point into the table's keys and the views into their userdata,
  * alive while the table is on the stack. */
-static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
-                        const char *label) {
+static int collect_args_str(lua_State *L, int idx, sk_arg *args,
+                            const char *fname, const char *label, int strings) {
   int n = 0;
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -273,6 +273,12 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
     case LUA_TTABLE:
       typed_scalar(L, lua_gettop(L), a, fname, label);
       break;
+    case LUA_TSTRING:
+      if (strings) {   /* alive: the value stays in the table */
+        a->str = lua_tostring(L, -1);
+        break;
+      }
+      goto bad;
     case LUA_TUSERDATA:
       if ((v = sk_lview_test(L, -1)) != NULL) {
         a->view = v;
@@ -280,6 +286,7 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
       }
       /* fall through */
     default:
+    bad:
       sk_lerror(L, fname, label,
                 "capture '%s' is a %s; captures must be views, numbers, "
                 "booleans or {dtype, value}",
@@ -288,6 +295,11 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
     lua_pop(L, 1);
   }
   return n;
+}
+
+static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
+                        const char *label) {
+  return collect_args_str(L, idx, args, fname, label, 0);
 }
 
 /* -- reducers ----------------------------------------------------------- */
@@ -619,14 +631,16 @@ static int l_kernel_tostring(lua_State *L) {
 
 /* -- library kernels ------------------------------------------------------ */
 /* core.call(name, args): library kernel 'name' ("blas.dot") with its
- * arguments by name; returns its result (nothing for an update). Called by
- * the stdlib wrappers, so errors carry their caller's position. */
+ * arguments by name (views, numbers, strings); returns its result (nil
+ * for none) and, when the driver made outputs, a table of them by name
+ * (new views, numbers). Called by the stdlib wrappers, so errors carry
+ * their caller's position. */
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   sk_arg args[SK_MAXCAP];
   char fname[128];
   snprintf(fname, sizeof fname, "speck.%s", name);
-  int n = collect_args(L, 2, args, fname, NULL);
+  int n = collect_args_str(L, 2, args, fname, NULL, 1);
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
@@ -636,10 +650,45 @@ static int l_call(lua_State *L) {
     lua_concat(L, 2);
     return lua_error(L);
   }
+  /* outputs first move into userdata (nothing below raises while C holds
+   * them, but a failed allocation would: the views are released by __gc) */
+  int nres = 1;
+  if (v.nout > 0) {
+    lua_createtable(L, 0, v.nout);
+    int t = lua_gettop(L);
+    for (int i = 0; i < v.nout; i++) {
+      sk_kout *o = &v.out[i];
+      if (o->is_view) {
+        sk_view *u = sk_lview_new(L);
+        *u = o->view;
+        o->is_view = 0;
+        sk_lview_gcstep(L, (size_t)sk_view_span(u) * sk_dtypes[u->dtype].size);
+      } else {
+        lua_pushnumber(L, o->num);
+      }
+      lua_setfield(L, t, o->name);
+    }
+    nres = 2;
+  }
   if (kind == SK_KRES_F64) lua_pushnumber(L, v.f64);
   else if (kind == SK_KRES_I64) lua_pushinteger(L, v.i64);
+  else if (nres == 2) lua_pushnil(L);
   else return 0;
-  return 1;
+  if (nres == 2) lua_insert(L, -2);
+  return nres;
+}
+
+/* Progress of long library calls (a large Matrix Market file): a bar on
+ * stderr, rewritten in place; the library itself never prints. */
+static void progress_bar(const char *what, double done, double total,
+                         int finished) {
+  int pct = total > 0 ? (int)(100.0 * done / total) : 100;
+  if (pct > 100) pct = 100;
+  char bar[41];
+  for (int i = 0; i < 40; i++) bar[i] = i < pct * 40 / 100 ? '#' : '.';
+  bar[40] = '\0';
+  fprintf(stderr, "\r%s [%s] %3d%%%s", what, bar, pct, finished ? "\n" : "");
+  fflush(stderr);
 }
 
 /* -- jit ---------------------------------------------------------------- */
@@ -954,6 +1003,7 @@ int luaopen_speck_core(lua_State *L) {
     snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
     sk_tcc_set_libdir(dir);
   }
+  sk_kernels_set_progress(progress_bar);
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
     lua_pushcfunction(L, l_kernel_call);
     lua_setfield(L, -2, "__call");

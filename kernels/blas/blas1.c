@@ -18,33 +18,33 @@
 /* -- bodies ------------------------------------------------------------------ */
 static const sk_kbody k_dot = {
   "blas.dot", "acc += (double)x(i) * (double)y(i);", SK_REDUCE, SK_RED_SUM,
-  {"x", "y", NULL}, {NULL}};
+  {"x", "y", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_sumsq = {
   "blas.nrm2", "acc += (double)x(i) * (double)x(i);", SK_REDUCE, SK_RED_SUM,
-  {"x", NULL}, {NULL}};
+  {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_sumsq_scaled = {
   "blas.nrm2", "double t = (double)x(i) * s; acc += t * t;", SK_REDUCE,
-  SK_RED_SUM, {"x", NULL}, {"s", NULL}};
+  SK_RED_SUM, {"x", NULL}, {"s", NULL}, NULL, NULL, NULL};
 static const sk_kbody k_amax = {
   "blas.nrm2", "double t = fabs((double)x(i)); if (t > acc) acc = t;",
-  SK_REDUCE, SK_RED_MAX, {"x", NULL}, {NULL}};
+  SK_REDUCE, SK_RED_MAX, {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_asum = {
   "blas.asum", "acc += fabs((double)x(i));", SK_REDUCE, SK_RED_SUM,
-  {"x", NULL}, {NULL}};
+  {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_iamax = {
   "blas.iamax",
   "double t = fabs((double)x(i));\n"
   "if (t > acc.val) { acc.val = t; acc.loc = i; }",
-  SK_REDUCE, SK_RED_MAXLOC, {"x", NULL}, {NULL}};
+  SK_REDUCE, SK_RED_MAXLOC, {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_scal = {
   "blas.scal", "x(i) = a == 0.0 ? 0 : a * x(i);", SK_FOR, 0, {"x", NULL},
-  {"a", NULL}};
+  {"a", NULL}, NULL, NULL, NULL};
 static const sk_kbody k_axpy = {
   "blas.axpy", "y(i) = a * x(i) + y(i);", SK_FOR, 0, {"x", "y", NULL},
-  {"a", NULL}};
+  {"a", NULL}, NULL, NULL, NULL};
 static const sk_kbody k_axpby = {
   "blas.axpby", "y(i) = b == 0.0 ? a * x(i) : a * x(i) + b * y(i);", SK_FOR,
-  0, {"x", "y", NULL}, {"a", "b", NULL}};
+  0, {"x", "y", NULL}, {"a", "b", NULL}, NULL, NULL, NULL};
 
 const sk_kbody *const sk_blas_bodies[] = {
   &k_dot, &k_sumsq, &k_sumsq_scaled, &k_amax, &k_asum, &k_iamax, &k_scal,

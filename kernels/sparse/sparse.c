@@ -1,0 +1,8 @@
+/* sparse.c: the sparse family's registration: one list of entries and
+ * one of bodies per file of kernels/sparse/, in the order the registry
+ * numbers the precompiled variants.
+ */
+#include "sparse.h"
+
+const sk_kentry *const *const sk_sparse_entries[] = {sk_csr_entries, sk_mmio_entries, NULL};
+const sk_kbody *const *const sk_sparse_bodies[] = {sk_csr_bodies, NULL};
