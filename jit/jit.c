@@ -172,13 +172,18 @@ static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
 static sk_kernel *bg_head, *bg_tail;
-static int bg_started, bg_busy;
+static int bg_started, bg_busy, bg_stop;
+static pthread_t bg_thread;
 
 static void *bg_main(void *arg) {
   (void)arg;
   for (;;) {
     pthread_mutex_lock(&bg_lock);
-    while (!bg_head) pthread_cond_wait(&bg_work, &bg_lock);
+    while (!bg_head && !bg_stop) pthread_cond_wait(&bg_work, &bg_lock);
+    if (!bg_head) {   /* stopping: the queue is empty */
+      pthread_mutex_unlock(&bg_lock);
+      return NULL;
+    }
     sk_kernel *k = bg_head;
     bg_head = k->bg_next;
     if (!bg_head) bg_tail = NULL;
@@ -201,18 +206,12 @@ static void bg_enqueue(sk_kernel *k) {
   __atomic_store_n(&k->cc_state, SK_CC_PENDING, __ATOMIC_RELAXED);
   pthread_mutex_lock(&bg_lock);
   if (!bg_started) {
-    pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &a, bg_main, NULL) != 0) {
-      pthread_attr_destroy(&a);
+    if (pthread_create(&bg_thread, NULL, bg_main, NULL) != 0) {
       pthread_mutex_unlock(&bg_lock);
       snprintf(k->warning, sizeof k->warning, "cannot start the background compiler");
       __atomic_store_n(&k->cc_state, SK_CC_FAILED, __ATOMIC_RELAXED);
       return;
     }
-    pthread_attr_destroy(&a);
     bg_started = 1;
   }
   k->bg_next = NULL;
@@ -225,6 +224,26 @@ static void bg_enqueue(sk_kernel *k) {
 void sk_jit_drain(void) {
   pthread_mutex_lock(&bg_lock);
   while (bg_head || bg_busy) pthread_cond_wait(&bg_idle, &bg_lock);
+  pthread_mutex_unlock(&bg_lock);
+}
+
+/* Finish the queue and join the background compiler: after this no thread
+ * runs this library's code, so the module holding it may be unloaded (a
+ * drained thread may still be between its unlock and its next wait). The
+ * next tier-up starts a new thread. */
+void sk_jit_stop(void) {
+  pthread_mutex_lock(&bg_lock);
+  if (!bg_started) {
+    pthread_mutex_unlock(&bg_lock);
+    return;
+  }
+  bg_stop = 1;
+  pthread_cond_broadcast(&bg_work);
+  pthread_mutex_unlock(&bg_lock);
+  pthread_join(bg_thread, NULL);
+  pthread_mutex_lock(&bg_lock);
+  bg_started = 0;
+  bg_stop = 0;
   pthread_mutex_unlock(&bg_lock);
 }
 

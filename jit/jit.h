@@ -233,6 +233,9 @@ int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
 void sk_jit_refresh(sk_kernel *k);
 /* wait until no background compile is pending (tests, finalize) */
 void sk_jit_drain(void);
+/* drain, then join the background compiler (before the library's code
+ * may be unloaded) */
+void sk_jit_stop(void);
 
 /* -- cache.c ----------------------------------------------------------- */
 uint64_t sk_hash(const void *p, size_t n, uint64_t seed);

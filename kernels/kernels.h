@@ -60,6 +60,14 @@ int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p,
 int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
                   char *err, size_t errlen);
 
+/* Compile signature 'sig' (an index into kb->sigs) of 'kb' for back end
+ * 'b' without launching (views in b's space; NVRTC compile checks on a
+ * machine without a GPU). */
+int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
+                     size_t errlen);
+/* the library's body number 'i' (0..), NULL past the last */
+const sk_kbody *sk_kbody_at(int i);
+
 /* -- entries ------------------------------------------------------------- */
 enum { SK_KRES_NONE, SK_KRES_F64, SK_KRES_I64 };
 

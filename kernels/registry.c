@@ -354,6 +354,40 @@ int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
   return rc;
 }
 
+int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
+                     size_t errlen) {
+  if (!kb->sigs || sig < 0 || sig >= nvariants(kb)) {
+    snprintf(err, errlen, "'%s' has no signature %d", kb->label, sig);
+    return -1;
+  }
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, b, &d, err, errlen) < 0) return -1;
+  sk_spec_store *st = malloc(sizeof *st);
+  sk_view *views = malloc(SK_MAXCAP * sizeof *views);
+  sk_arg args[SK_MAXCAP];
+  int pol_kind = SK_POL_RANGE, md_rank = 0, rc = -1;
+  if (st && views) {
+    int na = parse_sig(kb->sigs[sig], st, views, args, &pol_kind, &md_rank, err,
+                       errlen);
+    if (na >= 0) {
+      for (int k = 0; k < na; k++)
+        if (args[k].view) views[k].space = b->space;
+      sk_prepared *h = sk_prepare(&d, pol_kind, md_rank, args, na, 1, err, errlen);
+      if (h) {
+        sk_prepared_free(h);
+        rc = 0;
+      }
+    }
+  } else {
+    snprintf(err, errlen, "out of memory");
+  }
+  free(st);
+  free(views);
+  return rc;
+}
+
+const sk_kbody *sk_kbody_at(int i) { return body_at(i); }
+
 static void seed(void) {
   if (sk_kpre_count <= 0 || !sk_kpre_cpu_ok()) return;
   for (int i = 0; i < sk_kpre_count; i++) {

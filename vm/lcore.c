@@ -980,7 +980,10 @@ static int l_sentinel_gc(lua_State *L) {
   sk_jit_drain();
   /* the last state going stops the pool: its threads run this module's
    * code, which Lua is about to unload */
-  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) sk_rt_finalize();
+  if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
+    sk_rt_finalize();
+    sk_jit_stop();
+  }
   return 0;
 }
 

@@ -149,13 +149,15 @@ static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
     r->lineno = 1;
     return rd_fail(r, "the file is empty (no %%%%MatrixMarket banner)");
   }
+  char shown[64];
+  snprintf(shown, sizeof shown, "%.60s", s);
   char *p = s;
   char *t[6];
   int n = 0;
   while (n < 6 && (t[n] = token(&p)) != NULL) n++;
   if (n < 1 || strcasecmp(t[0], "%%MatrixMarket") != 0)
-    return rd_fail(r, "not a Matrix Market file: the banner '%.60s' does not "
-                   "start with %%%%MatrixMarket", s);
+    return rd_fail(r, "not a Matrix Market file: the banner '%s' does not "
+                   "start with %%%%MatrixMarket", shown);
   if (n != 5)
     return rd_fail(r, "the banner has %d words, expected 5 (%%%%MatrixMarket "
                    "matrix format field symmetry)", n);
@@ -199,7 +201,10 @@ static void coo_put(mm_coo *c, int64_t i, int64_t j, double v, int dtype) {
 static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
                       int64_t *nrows, int64_t *ncols, mm_coo *c) {
   char *s = rd_data(r);
-  if (!s) return rd_fail(r, "the file ends before the size line");
+  if (!s) {
+    r->lineno++;
+    return rd_fail(r, "the file ends before the size line");
+  }
   char *p = s, *t;
   int64_t sz[3] = {0, 0, 0};
   int want = format == MM_COORD ? 3 : 2, n = 0;

@@ -226,6 +226,47 @@ function sparse.write_mm(path, A, opts)
   call(f, "sparse.write_mm", margs({path = path, field = opts.field}, "A", A))
 end
 
+
+-- -- SpMV ---------------------------------------------------------------------
+local function check_mode(fname, mode)
+  if mode ~= "N" and mode ~= "T" and mode ~= "C" and mode ~= "H" then
+    fail(fname, "mode must be \"N\", \"T\", \"C\" or \"H\", got %s", tostring(mode))
+  end
+end
+
+-- y = beta*y + alpha*op(A)*x; x, y rank 1 or rank 2 (multivector)
+function sparse.spmv(mode, alpha, A, x, beta, y, opts)
+  local f = "spmv"
+  check_mode(f, mode)
+  check_matrix(f, "A", A)
+  opts = check_opts(f, opts)
+  call(f, "sparse.spmv", margs({mode = mode, alpha = alpha, x = x, beta = beta,
+                                y = y, algorithm = opts.algorithm}, "A", A))
+end
+
+local STENCIL_DIMS = {[3] = 1, [5] = 2, [9] = 2, [7] = 3, [27] = 3}
+
+-- structured SpMV: A a 'stencil'-point matrix on the box 'dims' {nx, ny, nz}
+-- (rows numbered x fastest); the column pattern is checked once per
+-- (A, stencil, dims) and remembered
+function sparse.spmv_struct(stencil, dims, alpha, A, x, beta, y)
+  local f = "spmv_struct"
+  local d = STENCIL_DIMS[stencil]
+  if not d then fail(f, "stencil must be 3, 5, 7, 9 or 27, got %s", tostring(stencil)) end
+  if type(dims) ~= "table" or #dims ~= d then
+    fail(f, "the %d-point stencil needs dims {%s}, got %s", stencil,
+         ({"nx", "nx, ny", "nx, ny, nz"})[d], type(dims) == "table" and #dims .. " numbers" or type(dims))
+  end
+  check_matrix(f, "A", A)
+  local key = stencil .. ":" .. table.concat(dims, "x")
+  A._struct = A._struct or {}
+  local t = margs({stencil = stencil, nx = dims[1], ny = dims[2] or 1, nz = dims[3] or 1,
+                   alpha = alpha, x = x, beta = beta, y = y,
+                   checked = A._struct[key] and 1 or 0}, "A", A)
+  call(f, "sparse.spmv_struct", t)
+  A._struct[key] = true
+end
+
 sparse._call, sparse._margs, sparse._make, sparse._fail = call, margs, make, fail
 sparse._check_matrix, sparse._check_opts, sparse._from_outs = check_matrix, check_opts, from_outs
 
