@@ -5,6 +5,7 @@
 #include "sparse.h"
 
 const sk_kentry *const *const sk_sparse_entries[] = {sk_csr_entries, sk_mmio_entries,
-                                                     sk_spmv_entries, NULL};
+                                                     sk_spmv_entries, sk_cg_entries,
+                                                     NULL};
 const sk_kbody *const *const sk_sparse_bodies[] = {sk_csr_bodies, sk_spmv_bodies,
-                                                   NULL};
+                                                   sk_cg_bodies, NULL};

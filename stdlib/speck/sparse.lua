@@ -267,6 +267,23 @@ function sparse.spmv_struct(stencil, dims, alpha, A, x, beta, y)
   A._struct[key] = true
 end
 
+-- -- CG ---------------------------------------------------------------------------
+-- x, iters, resid = cg(A, b [, {tol = 1e-10, maxiter = 1000, x0 = v}]):
+-- stops when ||r|| <= tol*||b||; resid is the final ||r|| (the recurrence's)
+function sparse.cg(A, b, opts)
+  local f = "cg"
+  check_matrix(f, "A", A)
+  opts = check_opts(f, opts)
+  for k in pairs(opts) do
+    if k ~= "tol" and k ~= "maxiter" and k ~= "x0" then
+      fail(f, "unknown option '%s' (tol, maxiter, x0)", tostring(k))
+    end
+  end
+  local _, outs = call(f, "sparse.cg", margs({b = b, x0 = opts.x0, tol = opts.tol,
+                                               maxiter = opts.maxiter}, "A", A))
+  return outs.x, math.tointeger(outs.iters), outs.resid
+end
+
 sparse._call, sparse._margs, sparse._make, sparse._fail = call, margs, make, fail
 sparse._check_matrix, sparse._check_opts, sparse._from_outs = check_matrix, check_opts, from_outs
 
