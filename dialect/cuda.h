@@ -702,5 +702,89 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
   for (bool final = 1, sk__o2 = ((var) = 0, 1); sk__o2; sk__o2 = 0)          \
     for (sk_i64 sk__vse = (sk_i64)(e), k = (sk_i64)(b); k < sk__vse; ++k)
 
+
+/* -- hashmap accumulator (host.h says what it is) -------------------------- */
+typedef struct hashmap {
+  int32_t *heads, *nexts, *keys, *used;
+  int32_t mask, capacity;
+} hashmap;
+SK_DEV sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
+  return 16 + 4 * (size + 2 * capacity);
+}
+SK_DEV hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
+  hashmap h;
+  h.used = (int32_t *)mem;
+  h.heads = (int32_t *)((char *)mem + 16);
+  h.nexts = h.heads + size;
+  h.keys = h.nexts + capacity;
+  h.mask = (int32_t)(size - 1);
+  h.capacity = (int32_t)capacity;
+  return h;
+}
+SK_DEV int32_t hashmap_count(const hashmap *h) {
+  int32_t u = *(volatile int32_t *)h->used;
+  return u < h->capacity ? u : h->capacity;
+}
+SK_DEV void hashmap_reset(hashmap *h) {
+  for (int32_t b = 0; b <= h->mask; b++) h->heads[b] = -1;
+  *h->used = 0;
+}
+SK_DEV void hashmap_clear(hashmap *h) {
+  int32_t n = hashmap_count(h);
+  for (int32_t s = 0; s < n; s++)
+    if (h->keys[s] >= 0) h->heads[h->keys[s] & h->mask] = -1;
+  *h->used = 0;
+}
+SK_DEV int32_t hashmap_find(const hashmap *h, int32_t key) {
+  const volatile int32_t *nexts = h->nexts, *keys = h->keys;
+  for (int32_t s = ((const volatile int32_t *)h->heads)[key & h->mask]; s >= 0; s = nexts[s])
+    if (keys[s] == key) return s;
+  return -1;
+}
+SK_DEV int32_t hashmap_insert(hashmap *h, int32_t key) {
+  int32_t b = key & h->mask;
+  for (int32_t s = h->heads[b]; s >= 0; s = h->nexts[s])
+    if (h->keys[s] == key) return s;
+  int32_t s = *h->used;
+  if (s >= h->capacity) return -1;
+  *h->used = s + 1;
+  h->keys[s] = key;
+  h->nexts[s] = h->heads[b];
+  h->heads[b] = s;
+  return s;
+}
+SK_DEV int32_t hashmap_insert_atomic(hashmap *h, int32_t key) {
+  volatile int32_t *heads = h->heads, *nexts = h->nexts, *keys = h->keys;
+  int32_t b = key & h->mask, s = -1, stop = -1, head = heads[b];
+  for (;;) {
+    for (int32_t t = head; t != stop; t = nexts[t])
+      if (keys[t] == key) {
+        if (s >= 0) keys[s] = -1;
+        return t;
+      }
+    if (s < 0) {
+      s = atomicAdd(h->used, 1);
+      if (s >= h->capacity) return -1;
+      keys[s] = key;
+    }
+    nexts[s] = head;
+    __threadfence();
+    int32_t old = atomicCAS(h->heads + b, head, s);
+    if (old == head) return s;
+    stop = head;
+    head = old;
+  }
+}
+#define hashmap_insert_vector(h, key) hashmap_insert_atomic((h), (key))
+SK_DEV void sk__vbarrier(const sk__team_t &t) {
+  int vl = t.vector_length;
+  if (vl <= 1) return;
+  int base = (sk__tid() & 31) & ~(vl - 1);
+  unsigned mask = (vl >= 32 ? 0xffffffffu : ((1u << vl) - 1u)) << base;
+  __syncwarp(mask);
+}
+#define vector_barrier(tm) sk__vbarrier(tm)
+#define vector_atomic_add(p, v) atomic_add((p), (v))
+
 #endif /* device code */
 #endif

@@ -366,4 +366,102 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
 #define VECTOR_SCAN(k, b, e, var)                                            \
   for (bool final = 1, sk__o2 = ((var) = 0, 1); sk__o2; sk__o2 = 0)          \
     VECTOR_FOR(k, b, e)
+
+/* -- hashmap accumulator (seed 000 section 2.2.1) --------------------------
+ * int32 keys (>= 0) in chained buckets over memory the caller provides
+ * (hashmap_bytes(size, capacity): scratch, a view's data): 'size' bucket
+ * heads (a power of two) and 'capacity' entries, stored densely: slot s <
+ * hashmap_count(&h) holds h.keys[s] (-1: a hole left by a concurrent
+ * insert that lost a race). Values live in the caller's arrays, indexed
+ * by the slot an insert returns; -1 means the map is full (insert into a
+ * second, larger level then: a key that did not fit never will).
+ * hashmap_insert: one inserter; _vector: the lanes of one VECTOR_FOR
+ * (serial on the host); _atomic: any threads. vector_barrier(team): the
+ * lanes of this member wait for each other (a no-op on the host);
+ * vector_atomic_add: an add the member's lanes may race on. */
+typedef struct hashmap {
+  int32_t *heads, *nexts, *keys, *used;
+  int32_t mask, capacity;
+} hashmap;
+SK_INLINE sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
+  return 16 + 4 * (size + 2 * capacity);
+}
+/* the map over 'mem' (nothing written: hashmap_reset before first use) */
+SK_INLINE hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
+  hashmap h;
+  h.used = (int32_t *)mem;
+  h.heads = (int32_t *)((char *)mem + 16);
+  h.nexts = h.heads + size;
+  h.keys = h.nexts + capacity;
+  h.mask = (int32_t)(size - 1);
+  h.capacity = (int32_t)capacity;
+  return h;
+}
+SK_INLINE int32_t hashmap_count(const hashmap *h) {
+  int32_t u = *h->used;
+  return u < h->capacity ? u : h->capacity;
+}
+SK_INLINE void hashmap_reset(hashmap *h) {
+  for (int32_t b = 0; b <= h->mask; b++) h->heads[b] = -1;
+  *h->used = 0;
+}
+/* empty by the used entries only (O(count)) */
+SK_INLINE void hashmap_clear(hashmap *h) {
+  int32_t n = hashmap_count(h);
+  for (int32_t s = 0; s < n; s++)
+    if (h->keys[s] >= 0) h->heads[h->keys[s] & h->mask] = -1;
+  *h->used = 0;
+}
+SK_INLINE int32_t hashmap_find(const hashmap *h, int32_t key) {
+  for (int32_t s = h->heads[key & h->mask]; s >= 0; s = h->nexts[s])
+    if (h->keys[s] == key) return s;
+  return -1;
+}
+SK_INLINE int32_t hashmap_insert(hashmap *h, int32_t key) {
+  int32_t b = key & h->mask;
+  for (int32_t s = h->heads[b]; s >= 0; s = h->nexts[s])
+    if (h->keys[s] == key) return s;
+  int32_t s = *h->used;
+  if (s >= h->capacity) return -1;
+  *h->used = s + 1;
+  h->keys[s] = key;
+  h->nexts[s] = h->heads[b];
+  h->heads[b] = s;
+  return s;
+}
+#if defined(__TINYC__)
+int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key);
+#define hashmap_insert_atomic(h, key) sk_hashmap_insert_atomic((h), (key))
+#else
+/* lock-free: an entry is linked at its bucket's head by CAS after its key
+ * and link are written; a lost race re-walks only what was linked since */
+SK__ATF int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key) {
+  int32_t b = key & h->mask, s = -1, stop = -1;
+  int32_t head = __atomic_load_n(&h->heads[b], __ATOMIC_ACQUIRE);
+  for (;;) {
+    for (int32_t t = head; t != stop; t = __atomic_load_n(&h->nexts[t], __ATOMIC_RELAXED))
+      if (__atomic_load_n(&h->keys[t], __ATOMIC_RELAXED) == key) {
+        if (s >= 0) __atomic_store_n(&h->keys[s], -1, __ATOMIC_RELAXED);
+        return t;
+      }
+    if (s < 0) {
+      s = __atomic_fetch_add(h->used, 1, __ATOMIC_RELAXED);
+      if (s >= h->capacity) return -1;
+      __atomic_store_n(&h->keys[s], key, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&h->nexts[s], head, __ATOMIC_RELAXED);
+    int32_t expect = head;
+    if (__atomic_compare_exchange_n(&h->heads[b], &expect, s, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      return s;
+    stop = head;
+    head = expect;
+  }
+}
+#define hashmap_insert_atomic(h, key) sk_hashmap_insert_atomic((h), (key))
+#endif
+#define hashmap_insert_vector(h, key) hashmap_insert((h), (key))
+#define vector_barrier(tm) ((void)(tm))
+#define vector_atomic_add(p, v) ((void)(*(p) += (v)))
+
 #endif

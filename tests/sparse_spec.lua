@@ -13,58 +13,14 @@ local sparse = require "speck.sparse"
 -- the default space, so it runs on cuda (with SPECK_CUDA_UVM=1) too.
 -- SpGEMM, SpAdd, SpTRSV and CG are in sparse_algos_spec.lua.
 
-local PY = "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
-local ORACLE = HERE .. "/sparse_oracle.py"
-
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1", "r"))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  return out, ok and 0 or code
-end
-
-local HAVE_SCIPY = select(2, sh(PY .. " -c 'import scipy.sparse'")) == 0
-local DIR = os.tmpname()
-os.remove(DIR)
-assert(sh("mkdir -p " .. DIR) ~= nil)
-
--- -- random matrices (deterministic) ------------------------------------------
-local seed = 12345
-local function rnd()   -- [0, 1)
-  seed = (seed * 1103515245 + 12345) % 2147483648
-  return seed / 2147483648
-end
-local function rint(n) return math.floor(rnd() * n) end
-local function rval() return math.floor((rnd() * 2 - 1) * 1e6) / 1e6 end
-
--- COO triplets (Lua arrays, 0-based) of an m x n matrix: 'per_row' entries
--- per row on average, a fraction 'empty' of rows empty, duplicates, and
--- optionally one row 'long_row' with 'long_n' entries
-local function random_coo(m, n, per_row, empty, opts)
-  opts = opts or {}
-  local r, c, v = {}, {}, {}
-  if n == 0 then return r, c, v end
-  for i = 0, m - 1 do
-    if rnd() >= empty then
-      local k = rint(2 * per_row + 1)
-      for _ = 1, k do
-        r[#r + 1], c[#c + 1], v[#v + 1] = i, rint(n), rval()
-      end
-    end
-  end
-  if opts.long_row then
-    for _ = 1, opts.long_n do
-      r[#r + 1], c[#c + 1], v[#v + 1] = opts.long_row, rint(n), rval()
-    end
-  end
-  if opts.diag then   -- a dominant diagonal on every row (square)
-    for i = 0, math.min(m, n) - 1 do
-      r[#r + 1], c[#c + 1], v[#v + 1] = i, i, 4 + per_row * 2 + rnd()
-    end
-  end
-  return r, c, v
-end
+local U = dofile(HERE .. "/sparse_util.lua")
+U.bind(assert, pending)
+local DIR, rval, random_coo, write_coo, write_dense = U.DIR, U.rval, U.random_coo,
+  U.write_coo, U.write_dense
+local read_dense, rand_vec, TOL, view_of, assert_dense = U.read_dense, U.rand_vec,
+  U.TOL, U.view_of, U.assert_dense
+local matrix_of, err_of = U.matrix_of, U.err_of
 
 local SHAPES = {
   {name = "empty rows", m = 40, n = 30, per_row = 4, empty = 0.3},
@@ -76,47 +32,6 @@ local SHAPES = {
   {name = "long row", m = 20, n = 3000, per_row = 2, empty = 0.2,
    long_row = 7, long_n = 2500},
 }
-
-local function write_coo(path, m, n, r, c, v)
-  local f = assert(io.open(path, "w"))
-  f:write(("%d %d %d\n"):format(m, n, #r))
-  for k = 1, #r do f:write(("%d %d %.17g\n"):format(r[k], c[k], v[k])) end
-  f:close()
-end
-
-local function write_dense(path, t, m, k)
-  local f = assert(io.open(path, "w"))
-  f:write(("%d %d\n"):format(m, k))
-  for i = 1, m do
-    local row = {}
-    for j = 1, k do row[j] = ("%.17g"):format(k == 1 and t[i] or t[i][j]) end
-    f:write(table.concat(row, " "), "\n")
-  end
-  f:close()
-end
-
-local function read_dense(path)
-  local f = assert(io.open(path))
-  local m, n = f:read("n", "n")
-  local a = {}
-  for i = 1, m do
-    a[i] = {}
-    for j = 1, n do a[i][j] = f:read("n") end
-  end
-  f:close()
-  return a, m, n
-end
-
-local function rand_vec(n, k)
-  local t = {}
-  for i = 1, n do
-    if k == 1 then t[i] = rval() else
-      t[i] = {}
-      for j = 1, k do t[i][j] = rval() end
-    end
-  end
-  return t
-end
 
 -- -- the cases, and one run of the oracle -------------------------------------
 local CASES = {}
@@ -149,65 +64,8 @@ for s, shape in ipairs(SHAPES) do
   CASES[#CASES + 1] = case
 end
 
-local ORACLE_ERR
-if HAVE_SCIPY then
-  local f = assert(io.open(DIR .. "/jobs", "w"))
-  f:write(table.concat(jobs, "\n"), "\n")
-  f:close()
-  local out, code = sh(PY .. " " .. ORACLE .. " " .. DIR)
-  if code ~= 0 then ORACLE_ERR = out end
-end
-
--- -- helpers -----------------------------------------------------------------
-local TOL = {float64 = 1e-12, float32 = 2e-5}
-
-local function view_of(t, m, k, dtype)
-  if k == 1 then
-    local v = speck.View("v", dtype, m)
-    for i = 1, m do v[i - 1] = t[i] end
-    return v
-  end
-  local v = speck.View("v", dtype, {m, k})
-  for i = 1, m do for j = 1, k do v:set(i - 1, j - 1, t[i][j]) end end
-  return v
-end
-
--- assert view 'got' (rank 1 or 2) equals the table 'exp' (rows of rows)
-local function assert_dense(got, exp, dtype, what)
-  local scale = 1
-  for i = 1, #exp do for j = 1, #exp[i] do scale = math.max(scale, math.abs(exp[i][j])) end end
-  local tol = TOL[dtype] * scale * 10
-  assert.are.equal(#exp, got:extent(0), what .. ": rows")
-  for i = 1, #exp do
-    for j = 1, #exp[i] do
-      local g = got:rank() == 1 and got(i - 1) or got(i - 1, j - 1)
-      if not (math.abs(g - exp[i][j]) <= tol) then
-        error(("%s: (%d, %d) is %.17g, SciPy says %.17g"):format(what, i - 1, j - 1, g,
-              exp[i][j]), 2)
-      end
-    end
-  end
-end
-
-local function matrix_of(case, dtype, opts)
-  local s = case.shape
-  local o = {dtype = dtype}
-  for k, v in pairs(opts or {}) do o[k] = v end
-  return sparse.from_coo(s.m, s.n, case.r, case.c, case.v, o)
-end
-
-local function need_oracle()
-  if not HAVE_SCIPY then pending("SciPy (python3-scipy) is not installed") return false end
-  if ORACLE_ERR then error("the SciPy oracle failed:\n" .. ORACLE_ERR) end
-  return true
-end
-
--- the exact message of a failing call, without the position
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok, "expected an error")
-  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
+local ORACLE_ERR = U.run_oracle(jobs)
+local function need_oracle() return U.need_oracle(ORACLE_ERR) end
 
 -- -- specs ------------------------------------------------------------------------
 describe("speck.sparse CrsMatrix", function()

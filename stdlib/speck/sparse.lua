@@ -284,6 +284,137 @@ function sparse.cg(A, b, opts)
   return outs.x, math.tointeger(outs.iters), outs.resid
 end
 
+-- -- SpGEMM -------------------------------------------------------------------------
+local function check_product(f, A, B, bn)
+  check_matrix(f, "A", A)
+  check_matrix(f, bn, B)
+end
+
+-- the symbolic phase: a handle (C's row offsets) for A*B and for any
+-- matrices of the same patterns
+function sparse.spgemm_symbolic(A, B)
+  local f = "spgemm_symbolic"
+  check_product(f, A, B, "B")
+  local _, outs = call(f, "sparse.spgemm_symbolic", margs(margs({}, "A", A), "B", B))
+  return {rowptr = outs.C_rowptr, nnz = math.tointeger(outs.nnz),
+          maxub = math.tointeger(outs.maxub), nrows = A._nrows, ncols = B._ncols,
+          kind = "spgemm"}
+end
+
+local function check_handle(f, h, kind)
+  if type(h) ~= "table" or h.kind ~= kind then
+    fail(f, "h must be a handle from %s_symbolic, got %s", kind, type(h))
+  end
+end
+
+-- the numeric phase: a new C, or C's values recomputed in place
+function sparse.spgemm_numeric(h, A, B, C)
+  local f = "spgemm_numeric"
+  check_handle(f, h, "spgemm")
+  check_product(f, A, B, "B")
+  local t = margs(margs({C_rowptr = h.rowptr, maxub = h.maxub}, "A", A), "B", B)
+  if C ~= nil then
+    check_matrix(f, "C", C)
+    t.C_colidx, t.C_values = C.colidx, C.values
+  end
+  local _, outs = call(f, "sparse.spgemm_numeric", t)
+  if C ~= nil then return C end
+  return make(h.nrows, h.ncols, h.rowptr, outs.C_colidx, outs.C_values, true)
+end
+
+function sparse.spgemm(A, B)
+  local f = "spgemm"
+  check_product(f, A, B, "B")
+  local _, outs = call(f, "sparse.spgemm", margs(margs({}, "A", A), "B", B))
+  return from_outs(outs, A._nrows, B._ncols, true)
+end
+
+-- (I - omega*D^-1*A)*P in one pass, D = diag(A)
+function sparse.spgemm_jacobi(omega, A, P)
+  local f = "spgemm_jacobi"
+  check_product(f, A, P, "P")
+  local _, outs = call(f, "sparse.spgemm_jacobi",
+                       margs(margs({omega = omega}, "A", A), "P", P))
+  return from_outs(outs, A._nrows, P._ncols, true)
+end
+
+-- -- SpAdd ----------------------------------------------------------------------------
+-- the symbolic phase: C's pattern and where A's and B's entries land in it
+function sparse.spadd_symbolic(A, B)
+  local f = "spadd_symbolic"
+  check_matrix(f, "A", A)
+  check_matrix(f, "B", B)
+  local _, outs = call(f, "sparse.spadd_symbolic", margs(margs({}, "A", A), "B", B))
+  return {rowptr = outs.C_rowptr, colidx = outs.C_colidx, a_pos = outs.A_pos,
+          b_pos = outs.B_pos, sorted = outs.sorted == 1, nrows = A._nrows,
+          ncols = A._ncols, kind = "spadd"}
+end
+
+-- C = alpha*A + beta*B for the handle's patterns (C given: its values
+-- recomputed in place)
+function sparse.spadd_numeric(h, alpha, A, beta, B, C)
+  local f = "spadd_numeric"
+  check_handle(f, h, "spadd")
+  check_matrix(f, "A", A)
+  check_matrix(f, "B", B)
+  local t = margs(margs({alpha = alpha, beta = beta, C_rowptr = h.rowptr, A_pos = h.a_pos,
+                         B_pos = h.b_pos}, "A", A), "B", B)
+  if C ~= nil then
+    check_matrix(f, "C", C)
+    t.C_values = C.values
+  end
+  local _, outs = call(f, "sparse.spadd_numeric", t)
+  if C ~= nil then return C end
+  return make(h.nrows, h.ncols, h.rowptr, h.colidx, outs.C_values, true)
+end
+
+function sparse.spadd(alpha, A, beta, B)
+  local f = "spadd"
+  check_matrix(f, "A", A)
+  check_matrix(f, "B", B)
+  local _, outs = call(f, "sparse.spadd", margs(margs({alpha = alpha, beta = beta}, "A", A),
+                                                "B", B))
+  return from_outs(outs, A._nrows, A._ncols, true)
+end
+
+-- -- SpTRSV -------------------------------------------------------------------------------
+local function tri_opts(f, opts)
+  opts = check_opts(f, opts)
+  for k in pairs(opts) do
+    if k ~= "uplo" and k ~= "diag" then fail(f, "unknown option '%s' (uplo, diag)", tostring(k)) end
+  end
+  local uplo, diag = opts.uplo or "L", opts.diag or "N"
+  if uplo ~= "L" and uplo ~= "U" then fail(f, "uplo must be \"L\" or \"U\", got %s", tostring(uplo)) end
+  if diag ~= "N" and diag ~= "U" then fail(f, "diag must be \"N\" or \"U\", got %s", tostring(diag)) end
+  return uplo, diag
+end
+
+-- level sets of A's triangle, reused by every solve with A's pattern
+function sparse.sptrsv_symbolic(A, opts)
+  local f = "sptrsv_symbolic"
+  check_matrix(f, "A", A)
+  local uplo, diag = tri_opts(f, opts)
+  local _, outs = call(f, "sparse.sptrsv_symbolic", margs({uplo = uplo, diag = diag}, "A", A))
+  return {rows = outs.rows, lp = outs.lp, plan = outs.plan,
+          nlevels = math.tointeger(outs.nlevels), unit = math.tointeger(outs.unit),
+          uplo = uplo, diag = diag, kind = "sptrsv"}
+end
+
+-- solve op(A) x = b (x a view of A's rows, overwritten)
+function sparse.sptrsv_solve(h, A, b, x)
+  local f = "sptrsv_solve"
+  check_handle(f, h, "sptrsv")
+  check_matrix(f, "A", A)
+  call(f, "sparse.sptrsv_solve", margs({rows = h.rows, lp = h.lp, plan = h.plan,
+                                        unit = h.unit, b = b, x = x}, "A", A))
+  return x
+end
+
+function sparse.sptrsv(A, b, x, opts)
+  local h = sparse.sptrsv_symbolic(A, opts)
+  return sparse.sptrsv_solve(h, A, b, x)
+end
+
 sparse._call, sparse._margs, sparse._make, sparse._fail = call, margs, make, fail
 sparse._check_matrix, sparse._check_opts, sparse._from_outs = check_matrix, check_opts, from_outs
 
