@@ -706,7 +706,7 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
 /* -- hashmap accumulator (host.h says what it is) -------------------------- */
 typedef struct hashmap {
   int32_t *heads, *nexts, *keys, *used;
-  int32_t mask, capacity;
+  int32_t mask, capacity, shift;
 } hashmap;
 SK_DEV sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
   return 16 + 4 * (size + 2 * capacity);
@@ -719,7 +719,12 @@ SK_DEV hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
   h.keys = h.nexts + capacity;
   h.mask = (int32_t)(size - 1);
   h.capacity = (int32_t)capacity;
+  h.shift = 32;
+  for (sk_i64 z = size; z > 1; z >>= 1) h.shift--;
   return h;
+}
+SK_DEV int32_t hashmap_bucket(const hashmap *h, int32_t key) {
+  return h->shift >= 32 ? 0 : (int32_t)(((uint32_t)key * 2654435769u) >> h->shift);
 }
 SK_DEV int32_t hashmap_count(const hashmap *h) {
   int32_t u = *(volatile int32_t *)h->used;
@@ -732,17 +737,17 @@ SK_DEV void hashmap_reset(hashmap *h) {
 SK_DEV void hashmap_clear(hashmap *h) {
   int32_t n = hashmap_count(h);
   for (int32_t s = 0; s < n; s++)
-    if (h->keys[s] >= 0) h->heads[h->keys[s] & h->mask] = -1;
+    if (h->keys[s] >= 0) h->heads[hashmap_bucket(h, h->keys[s])] = -1;
   *h->used = 0;
 }
 SK_DEV int32_t hashmap_find(const hashmap *h, int32_t key) {
   const volatile int32_t *nexts = h->nexts, *keys = h->keys;
-  for (int32_t s = ((const volatile int32_t *)h->heads)[key & h->mask]; s >= 0; s = nexts[s])
+  for (int32_t s = ((const volatile int32_t *)h->heads)[hashmap_bucket(h, key)]; s >= 0; s = nexts[s])
     if (keys[s] == key) return s;
   return -1;
 }
 SK_DEV int32_t hashmap_insert(hashmap *h, int32_t key) {
-  int32_t b = key & h->mask;
+  int32_t b = hashmap_bucket(h, key);
   for (int32_t s = h->heads[b]; s >= 0; s = h->nexts[s])
     if (h->keys[s] == key) return s;
   int32_t s = *h->used;
@@ -755,7 +760,7 @@ SK_DEV int32_t hashmap_insert(hashmap *h, int32_t key) {
 }
 SK_DEV int32_t hashmap_insert_atomic(hashmap *h, int32_t key) {
   volatile int32_t *heads = h->heads, *nexts = h->nexts, *keys = h->keys;
-  int32_t b = key & h->mask, s = -1, stop = -1, head = heads[b];
+  int32_t b = hashmap_bucket(h, key), s = -1, stop = -1, head = heads[b];
   for (;;) {
     for (int32_t t = head; t != stop; t = nexts[t])
       if (keys[t] == key) {

@@ -381,7 +381,7 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
  * vector_atomic_add: an add the member's lanes may race on. */
 typedef struct hashmap {
   int32_t *heads, *nexts, *keys, *used;
-  int32_t mask, capacity;
+  int32_t mask, capacity, shift;
 } hashmap;
 SK_INLINE sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
   return 16 + 4 * (size + 2 * capacity);
@@ -395,7 +395,14 @@ SK_INLINE hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
   h.keys = h.nexts + capacity;
   h.mask = (int32_t)(size - 1);
   h.capacity = (int32_t)capacity;
+  h.shift = 32;
+  for (sk_i64 z = size; z > 1; z >>= 1) h.shift--;
   return h;
+}
+/* the bucket of 'key': Fibonacci hashing, so that keys a power of two
+ * apart (the rows of a stencil) do not share buckets */
+SK_INLINE int32_t hashmap_bucket(const hashmap *h, int32_t key) {
+  return h->shift >= 32 ? 0 : (int32_t)(((uint32_t)key * 2654435769u) >> h->shift);
 }
 SK_INLINE int32_t hashmap_count(const hashmap *h) {
   int32_t u = *h->used;
@@ -409,16 +416,16 @@ SK_INLINE void hashmap_reset(hashmap *h) {
 SK_INLINE void hashmap_clear(hashmap *h) {
   int32_t n = hashmap_count(h);
   for (int32_t s = 0; s < n; s++)
-    if (h->keys[s] >= 0) h->heads[h->keys[s] & h->mask] = -1;
+    if (h->keys[s] >= 0) h->heads[hashmap_bucket(h, h->keys[s])] = -1;
   *h->used = 0;
 }
 SK_INLINE int32_t hashmap_find(const hashmap *h, int32_t key) {
-  for (int32_t s = h->heads[key & h->mask]; s >= 0; s = h->nexts[s])
+  for (int32_t s = h->heads[hashmap_bucket(h, key)]; s >= 0; s = h->nexts[s])
     if (h->keys[s] == key) return s;
   return -1;
 }
 SK_INLINE int32_t hashmap_insert(hashmap *h, int32_t key) {
-  int32_t b = key & h->mask;
+  int32_t b = hashmap_bucket(h, key);
   for (int32_t s = h->heads[b]; s >= 0; s = h->nexts[s])
     if (h->keys[s] == key) return s;
   int32_t s = *h->used;
@@ -436,7 +443,7 @@ int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key);
 /* lock-free: an entry is linked at its bucket's head by CAS after its key
  * and link are written; a lost race re-walks only what was linked since */
 SK__ATF int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key) {
-  int32_t b = key & h->mask, s = -1, stop = -1;
+  int32_t b = hashmap_bucket(h, key), s = -1, stop = -1;
   int32_t head = __atomic_load_n(&h->heads[b], __ATOMIC_ACQUIRE);
   for (;;) {
     for (int32_t t = head; t != stop; t = __atomic_load_n(&h->nexts[t], __ATOMIC_RELAXED))

@@ -29,8 +29,9 @@
  *
  * the policy kind first (range, team, mdrange2 .. mdrange6), then each
  * capture as name=dtype (a scalar) or name=dtype[rank] / [rank,layout]
- * (a view in host memory; layout right unless 'left' is given). Any other
- * signature is JIT-compiled from the same text (NVRTC on a GPU). */
+ * (a view in host memory; layout right unless 'left' is given; a trailing
+ * '!' marks views that share one allocation, as A and B do in A*A). Any
+ * other signature is JIT-compiled from the same text (NVRTC on a GPU). */
 #define SK_KBODY_MAXCAP 4
 typedef struct sk_kbody {
   const char *label;                       /* "blas.dot" */

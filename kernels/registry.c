@@ -244,6 +244,8 @@ static const sk_backend *host_code_backend(void) {
 }
 
 static char sig_cell[64];   /* the data of signature views: never read */
+/* the allocation that captures marked '!' in a signature share */
+static sk_alloc sig_shared = {1, sig_cell, sizeof sig_cell, SK_SPACE_HOST, 0};
 
 static void sig_view(sk_view *v, int dtype, int rank, int layout) {
   memset(v, 0, sizeof *v);
@@ -294,6 +296,9 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
     }
     *eq = '\0';
     memcpy(st->names[n], word, (size_t)(eq - word) + 1);
+    size_t wl = strlen(eq + 1);
+    int shared = wl > 0 && eq[wl] == '!';
+    if (shared) eq[wl] = '\0';
     char *br = strchr(eq + 1, '[');
     if (br) *br = '\0';
     int dt = sk_dtype_parse(eq + 1);
@@ -305,6 +310,7 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
     }
     if (br) {
       sig_view(&views[n], dt, rank, layout);
+      if (shared) views[n].alloc = &sig_shared;
       args[n] = sk_arg_view(st->names[n], &views[n]);
     } else {
       memset(&args[n], 0, sizeof args[n]);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../backend.h"
@@ -22,11 +23,36 @@
 #include "pool.h"
 
 /* -- memory -------------------------------------------------------------- */
+/* Large blocks are offered transparent huge pages (where the kernel's
+ * policy is 'madvise'): a view of a gigabyte then takes 512 times fewer
+ * page faults on first touch and TLB misses on irregular access (a sparse
+ * matrix-vector product's gathers). Only whole pages inside the block are
+ * advised; a refusal changes nothing. */
+#define HUGE_ADVISE_MIN ((size_t)8 << 20)
+static void advise_huge(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t pg = 4096;
+  uintptr_t b = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + bytes) & ~(pg - 1);
+  if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 static void *host_alloc(size_t bytes, int space, char *err, size_t errlen) {
   (void)space;
   size_t rounded = (bytes + 63) & ~(size_t)63;
   if (rounded < bytes) rounded = bytes; /* overflow: let aligned_alloc fail */
-  void *p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
+  void *p;
+  if (rounded >= HUGE_ADVISE_MIN) {
+    /* 2 MB-aligned, so every huge page of the block can be used */
+    size_t r2 = (rounded + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    p = r2 >= rounded ? aligned_alloc((size_t)2 << 20, r2) : NULL;
+    if (p) advise_huge(p, r2);
+  } else {
+    p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
+  }
   if (!p) snprintf(err, errlen, "cannot allocate %zu bytes", bytes);
   return p;
 }

@@ -34,7 +34,11 @@
 
 /* -- bodies ------------------------------------------------------------------ */
 /* row i's upper bound on its entries in C: max and sum (the flops) */
-static const char *const sig_ub[] = {"range" PAT("a") PAT("b") " jacobi=int64", NULL};
+/* A*A: A and B share memory (a signature of its own) */
+#define R1S(name, dt) " " name "=" dt "[1]!"
+#define PATS(p) R1S(p "rp", "int64") R1S(p "ci", "int32")
+static const char *const sig_ub[] = {"range" PAT("a") PAT("b") " jacobi=int64",
+                                     "range" PATS("a") PATS("b") " jacobi=int64", NULL};
 static const sk_kbody k_ub = {
   "sparse.spgemm_bound",
   "int64_t u = jacobi ? brp(i + 1) - brp(i) : 0;\n"
@@ -59,7 +63,9 @@ static const sk_kbody k_ub = {
 
 #define SYM_SIG "team" PAT("a") PAT("b") R1("cnt", "int64") \
   " c1=int64 c2=int64 rpt=int64 jacobi=int64"
-static const char *const sig_sym[] = {SYM_SIG, NULL};
+#define SYM_SIG2 "team" PATS("a") PATS("b") R1("cnt", "int64") \
+  " c1=int64 c2=int64 rpt=int64 jacobi=int64"
+static const char *const sig_sym[] = {SYM_SIG, SYM_SIG2, NULL};
 static const sk_kbody k_symbolic = {
   "sparse.spgemm_symbolic",
   MAPS("", "")
@@ -84,8 +90,8 @@ static const sk_kbody k_symbolic = {
   "  }\n"
   "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
   "  vector_barrier(team);\n"
-  "  VECTOR_FOR(q, 0, n1) { const int32_t key = h1.keys[q]; if (key >= 0) h1.heads[key & h1.mask] = -1; }\n"
-  "  VECTOR_FOR(q, 0, n2) { const int32_t key = h2.keys[q]; if (key >= 0) h2.heads[key & h2.mask] = -1; }\n"
+  "  VECTOR_FOR(q, 0, n1) { const int32_t key = h1.keys[q]; if (key >= 0) h1.heads[hashmap_bucket(&h1, key)] = -1; }\n"
+  "  VECTOR_FOR(q, 0, n2) { const int32_t key = h2.keys[q]; if (key >= 0) h2.heads[hashmap_bucket(&h2, key)] = -1; }\n"
   "  vector_barrier(team);\n"
   "  SINGLE_THREAD(team) { *h1.used = 0; if (c2 > 0) *h2.used = 0; }\n"
   "  vector_barrier(team);\n"
@@ -101,7 +107,11 @@ static const sk_kbody k_symbolic = {
 #define NUM_SIG(VT) "team" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
   R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
   " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
-static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"), NULL};
+#define NUM_SIG2(VT) "team" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) \
+  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
+  " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
+static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"),
+                                      NUM_SIG2("float64"), NULL};
 static const sk_kbody k_numeric = {
   "sparse.spgemm_numeric",
   "typedef __typeof__(cv(0)) VT;\n"
@@ -152,8 +162,8 @@ static const sk_kbody k_numeric = {
   "    }\n"
   "  }\n"
   "  vector_barrier(team);\n"
-  "  VECTOR_FOR(q, 0, n1) { const int32_t key = h1.keys[q]; if (key >= 0) h1.heads[key & h1.mask] = -1; v1[q] = 0; }\n"
-  "  VECTOR_FOR(q, 0, n2) { const int32_t key = h2.keys[q]; if (key >= 0) h2.heads[key & h2.mask] = -1; v2[q] = 0; }\n"
+  "  VECTOR_FOR(q, 0, n1) { const int32_t key = h1.keys[q]; if (key >= 0) h1.heads[hashmap_bucket(&h1, key)] = -1; v1[q] = 0; }\n"
+  "  VECTOR_FOR(q, 0, n2) { const int32_t key = h2.keys[q]; if (key >= 0) h2.heads[hashmap_bucket(&h2, key)] = -1; v2[q] = 0; }\n"
   "  vector_barrier(team);\n"
   "  SINGLE_THREAD(team) { *h1.used = 0; if (c2 > 0) *h2.used = 0; }\n"
   "  vector_barrier(team);\n"

@@ -279,7 +279,28 @@ static void nvrtc_tests(void) {
   printf("nvrtc: %d sparse bodies compiled for cuda\n", n);
 }
 
+/* every precompiled variant's key matches the table the build wrote (a
+ * stale generator writes keys nothing looks up: every library kernel would
+ * then be JIT-compiled) */
+static void table_tests(void) {
+  char err[1024];
+  int bad = 0, n = 0;
+  for (int i = 0; i < sk_kpre_count; i++) {
+    sk_spec_store st;
+    if (sk_kpre_variant(i, &st, err, sizeof err) != 1) {
+      CHECK(0, "variant %d: %s", i, err);
+      return;
+    }
+    n += strncmp(st.spec.label, "sparse.", 7) == 0;
+    if (sk_jit_key_hash(&st.spec) != sk_kpre_table[i].hash) bad++;
+  }
+  CHECK(bad == 0, "%d of %d precompiled variants do not match their keys", bad,
+        sk_kpre_count);
+  CHECK(n > 50, "only %d sparse variants precompiled", n);
+}
+
 int main(void) {
+  table_tests();
   api_tests();
   nvrtc_tests();
   printf("%d passed, %d failed\n", passed, failed);
