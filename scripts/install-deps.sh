@@ -4,7 +4,8 @@
 set -e
 
 PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
-gcc make bzip2 curl python3-numpy python3-scipy python3-numba python3-networkx"
+gcc g++ make bzip2 curl python3-numpy python3-scipy python3-numba python3-networkx \
+libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev"
 
 missing=""
 for p in $PKGS; do
