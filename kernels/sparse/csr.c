@@ -29,7 +29,21 @@ const char sk_sparse_prelude[] =
   "  else { for (sk_i64 sk_s = sk_n / 2 - 1; sk_s >= 0; sk_s--) \\\n"
   "      SK__SIFT(sk_s, sk_n, LESS, SWAP); \\\n"
   "    for (sk_i64 sk_e = sk_n - 1; sk_e > 0; sk_e--) { \\\n"
-  "      SWAP(0, sk_e); SK__SIFT(0, sk_e, LESS, SWAP); } } } while (0)\n";
+  "      SWAP(0, sk_e); SK__SIFT(0, sk_e, LESS, SWAP); } } } while (0)\n"
+  /* keys K with values V carried: short runs by insertion that holds the
+   * moving entry in registers (no swaps), long ones by SK_SORT */
+  "#define SK_SORT_KV(n_, K, V) do { sk_i64 sk_m = (n_); \\\n"
+  "  if (sk_m <= 32) { for (sk_i64 sk_a = 1; sk_a < sk_m; sk_a++) { \\\n"
+  "      __typeof__(K[0]) sk_k = K[sk_a]; __typeof__(V[0]) sk_v = V[sk_a]; \\\n"
+  "      sk_i64 sk_b = sk_a - 1; \\\n"
+  "      while (sk_b >= 0 && K[sk_b] > sk_k) { K[sk_b + 1] = K[sk_b]; V[sk_b + 1] = V[sk_b]; sk_b--; } \\\n"
+  "      K[sk_b + 1] = sk_k; V[sk_b + 1] = sk_v; } } \\\n"
+  "  else SK__SORTKV_HEAP(sk_m, K, V); } while (0)\n"
+  "#define SK__KVL(x, y) (sk_K[x] < sk_K[y])\n"
+  "#define SK__KVS(x, y) { __typeof__(sk_K[0]) sk_t = sk_K[x]; sk_K[x] = sk_K[y]; sk_K[y] = sk_t; \\\n"
+  "  __typeof__(sk_V[0]) sk_w = sk_V[x]; sk_V[x] = sk_V[y]; sk_V[y] = sk_w; }\n"
+  "#define SK__SORTKV_HEAP(n, K, V) { __typeof__(&K[0]) sk_K = &K[0]; __typeof__(&V[0]) sk_V = &V[0]; \\\n"
+  "  SK_SORT(n, SK__KVL, SK__KVS); }\n";
 
 /* -- matrices ---------------------------------------------------------------- */
 static const char *dt_name(int dt) { return sk_dtypes[dt].name; }

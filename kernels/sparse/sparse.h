@@ -63,7 +63,9 @@ int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
  * SK_SORT(n, LESS, SWAP): sort positions 0..n-1 in place by the
  * function-like macros LESS(a, b) and SWAP(a, b) the body defines
  * (insertion sort for short runs, heapsort above: O(n log n), no extra
- * memory, the same on every back end). */
+ * memory, the same on every back end). SK_SORT_KV(n, K, V): keys K[0..n)
+ * ascending with the values V[] carried (insertion without swaps for
+ * short runs: a row of C). */
 extern const char sk_sparse_prelude[];
 
 /* -- building (csr.c) ------------------------------------------------------ */

@@ -52,14 +52,26 @@ static const sk_kbody k_ub = {
   "const int64_t nr = arp.extent[0] - 1;\n"                                 \
   "const int64_t r0 = team.league_rank * rpt;\n"                            \
   "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"                     \
-  "char *m1 = (char *)thread_scratch(team, 0, hashmap_bytes(c1, c1)" X1 ");\n" \
-  "char *m2 = (char *)thread_scratch(team, 1, c2 > 0 ? hashmap_bytes(c2, c2)" X2 " : 0);\n" \
-  "hashmap h1 = hashmap_make(m1, c1, c1);\n"                                \
-  "hashmap h2 = hashmap_make(m2, c2 > 0 ? c2 : 1, c2);\n"
+  "char *m1 = (char *)thread_scratch(team, 0, hashmap_bytes(2 * c1, c1)" X1 ");\n" \
+  "char *m2 = (char *)thread_scratch(team, 1, c2 > 0 ? hashmap_bytes(2 * c2, c2)" X2 " : 0);\n" \
+  "hashmap h1 = hashmap_make(m1, 2 * c1, c1);\n"                            \
+  "hashmap h2 = hashmap_make(m2, c2 > 0 ? 2 * c2 : 1, c2);\n"
 
 /* insert key 'K' (symbolic) at level 1, else level 2 */
 #define SYM_INSERT(K)                                                        \
   "{ const int32_t key = " K "; if (hashmap_insert_vector(&h1, key) < 0) hashmap_insert_vector(&h2, key); }"
+
+/* empty both levels after a row: by the used slots, or every bucket when
+ * a full level turned keys away; V1, V2 zero the values (numeric) */
+#define CLEAR(V1, V2)                                                        \
+  "  if (hashmap_marked(&h1)) { VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); } }\n" \
+  "  else { VECTOR_FOR(q, 0, n1) { hashmap_clear_slot(&h1, q); } }\n"      \
+  "  VECTOR_FOR(q, 0, n1) {" V1 " }\n"                                    \
+  "  if (c2 > 0) {\n"                                                      \
+  "    if (hashmap_marked(&h2)) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); } }\n" \
+  "    else { VECTOR_FOR(q, 0, n2) { hashmap_clear_slot(&h2, q); } }\n"    \
+  "    VECTOR_FOR(q, 0, n2) {" V2 " }\n"                                  \
+  "  }\n"
 
 #define SYM_SIG "team" PAT("a") PAT("b") R1("cnt", "int64") \
   " c1=int64 c2=int64 rpt=int64 jacobi=int64"
@@ -69,9 +81,9 @@ static const char *const sig_sym[] = {SYM_SIG, SYM_SIG2, NULL};
 static const sk_kbody k_symbolic = {
   "sparse.spgemm_symbolic",
   MAPS("", "")
-  "VECTOR_FOR(q, 0, c1) { h1.heads[q] = -1; }\n"
-  "if (c2 > 0) { VECTOR_FOR(q, 0, c2) { h2.heads[q] = -1; } }\n"
-  "SINGLE_THREAD(team) { *h1.used = 0; if (c2 > 0) *h2.used = 0; }\n"
+  "VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); }\n"
+  "if (c2 > 0) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); } }\n"
+  "SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
   "vector_barrier(team);\n"
   "TEAM_FOR(r, r0, r1) {\n"
   "  if (jacobi) { VECTOR_FOR(q, brp(r), brp(r + 1)) " SYM_INSERT("bci(q)") " }\n"
@@ -81,22 +93,47 @@ static const sk_kbody k_symbolic = {
   "  }\n"
   "  vector_barrier(team);\n"
   "  const int32_t n1 = hashmap_count(&h1), n2 = c2 > 0 ? hashmap_count(&h2) : 0;\n"
-  "  int64_t u;\n"
-  "  VECTOR_REDUCE(sum, q, 0, n1, u) { u += h1.keys[q] >= 0; }\n"
+  "  int64_t u = n1;\n"
   "  if (c2 > 0) {\n"
   "    int64_t u2;\n"
-  "    VECTOR_REDUCE(sum, q, 0, n2, u2) { const int32_t key = h2.keys[q]; u2 += key >= 0 && hashmap_find(&h1, key) < 0; }\n"
+  "    VECTOR_REDUCE(sum, q, 0, n2, u2) { u2 += hashmap_find(&h1, h2.keys[q]) < 0; }\n"
   "    u += u2;\n"
   "  }\n"
   "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
   "  vector_barrier(team);\n"
-  "  VECTOR_FOR(q, 0, n1) { const int32_t key = h1.keys[q]; if (key >= 0) h1.heads[hashmap_bucket(&h1, key)] = -1; }\n"
-  "  VECTOR_FOR(q, 0, n2) { const int32_t key = h2.keys[q]; if (key >= 0) h2.heads[hashmap_bucket(&h2, key)] = -1; }\n"
+  CLEAR("", "")
   "  vector_barrier(team);\n"
-  "  SINGLE_THREAD(team) { *h1.used = 0; if (c2 > 0) *h2.used = 0; }\n"
+  "  SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
   "  vector_barrier(team);\n"
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_sym, NULL, NULL};
+
+/* the host's symbolic phase: a dense marker per thread (the seed's dense
+ * accumulator, a bit vector in Kokkos Kernels; here the row that last saw
+ * a column), counting without branches; B's columns fit one thread's
+ * level-1 scratch */
+#define DSYM_SIG(S) "team" S("a") S("b") R1("cnt", "int64") " nb=int64 rpt=int64 jacobi=int64"
+static const char *const sig_dsym[] = {DSYM_SIG(PAT), DSYM_SIG(PATS), NULL};
+static const sk_kbody k_symbolic_dense = {
+  "sparse.spgemm_symbolic_dense",
+  "const int64_t nr = arp.extent[0] - 1;\n"
+  "const int64_t r0 = team.league_rank * rpt;\n"
+  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"
+  "int32_t *mark = (int32_t *)thread_scratch(team, 1, nb * (int64_t)sizeof(int32_t));\n"
+  "VECTOR_FOR(q, 0, nb) { mark[q] = -1; }\n"
+  "vector_barrier(team);\n"
+  "TEAM_FOR(r, r0, r1) {\n"
+  "  int64_t u = 0;\n"
+  "  const int32_t rr = (int32_t)r;\n"
+  "  if (jacobi)\n"
+  "    for (int64_t q = brp(r); q < brp(r + 1); q++) { const int32_t c = bci(q); u += mark[c] != rr; mark[c] = rr; }\n"
+  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
+  "    const int64_t a = aci(k);\n"
+  "    for (int64_t q = brp(a); q < brp(a + 1); q++) { const int32_t c = bci(q); u += mark[c] != rr; mark[c] = rr; }\n"
+  "  }\n"
+  "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_dsym, NULL, NULL};
 
 #define NUM_INSERT(K, V)                                                     \
   "{ const int32_t key = " K "; const VT x_ = " V ";\n"                     \
@@ -116,11 +153,13 @@ static const sk_kbody k_numeric = {
   "sparse.spgemm_numeric",
   "typedef __typeof__(cv(0)) VT;\n"
   MAPS(" + c1 * (int64_t)sizeof(VT)", " + c2 * (int64_t)sizeof(VT)")
-  "VT *v1 = (VT *)(m1 + hashmap_bytes(c1, c1));\n"
-  "VT *v2 = (VT *)(m2 + (c2 > 0 ? hashmap_bytes(c2, c2) : 0));\n"
-  "VECTOR_FOR(q, 0, c1) { h1.heads[q] = -1; v1[q] = 0; }\n"
-  "if (c2 > 0) { VECTOR_FOR(q, 0, c2) { h2.heads[q] = -1; v2[q] = 0; } }\n"
-  "SINGLE_THREAD(team) { *h1.used = 0; if (c2 > 0) *h2.used = 0; }\n"
+  "VT *v1 = (VT *)(m1 + hashmap_bytes(2 * c1, c1));\n"
+  "VT *v2 = (VT *)(m2 + (c2 > 0 ? hashmap_bytes(2 * c2, c2) : 0));\n"
+  "VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); }\n"
+  "VECTOR_FOR(q, 0, c1) { v1[q] = 0; }\n"
+  "if (c2 > 0) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); }\n"
+  "  VECTOR_FOR(q, 0, c2) { v2[q] = 0; } }\n"
+  "SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
   "vector_barrier(team);\n"
   "TEAM_FOR(r, r0, r1) {\n"
   "  VT sc = 1;\n"
@@ -140,32 +179,21 @@ static const sk_kbody k_numeric = {
   "  SINGLE_THREAD(team) {\n"
   "    const int64_t b0 = crp(r), e0 = crp(r + 1);\n"
   "    int64_t o = b0;\n"
+  "    for (int32_t q = 0; q < n1; q++) { if (o < e0) { cci(o) = h1.keys[q]; cv(o) = v1[q]; } o++; }\n"
   "    for (int32_t q = 0; q < n2; q++) {\n"
   "      const int32_t key = h2.keys[q];\n"
-  "      const int32_t s = key >= 0 ? hashmap_find(&h1, key) : -1;\n"
-  "      if (s >= 0) v1[s] += v2[q];\n"
-  "    }\n"
-  "    for (int32_t q = 0; q < n1; q++)\n"
-  "      if (h1.keys[q] >= 0) { if (o < e0) { cci(o) = h1.keys[q]; cv(o) = v1[q]; } o++; }\n"
-  "    for (int32_t q = 0; q < n2; q++) {\n"
-  "      const int32_t key = h2.keys[q];\n"
-  "      if (key >= 0 && hashmap_find(&h1, key) < 0) { if (o < e0) { cci(o) = key; cv(o) = v2[q]; } o++; }\n"
+  "      if (hashmap_find(&h1, key) < 0) { if (o < e0) { cci(o) = key; cv(o) = v2[q]; } o++; }\n"
   "    }\n"
   "    if (o != e0) atomic_min(&bad(0), (int64_t)r);\n"
   "    else {\n"
   "      int32_t *C = &cci(b0); VT *V = &cv(b0);\n"
-  "#define LESS(x, y) (C[x] < C[y])\n"
-  "#define SWAP(x, y) { int32_t t_ = C[x]; C[x] = C[y]; C[y] = t_; VT w_ = V[x]; V[x] = V[y]; V[y] = w_; }\n"
-  "      SK_SORT(o - b0, LESS, SWAP);\n"
-  "#undef LESS\n"
-  "#undef SWAP\n"
+  "      SK_SORT_KV(o - b0, C, V);\n"
   "    }\n"
   "  }\n"
   "  vector_barrier(team);\n"
-  "  VECTOR_FOR(q, 0, n1) { const int32_t key = h1.keys[q]; if (key >= 0) h1.heads[hashmap_bucket(&h1, key)] = -1; v1[q] = 0; }\n"
-  "  VECTOR_FOR(q, 0, n2) { const int32_t key = h2.keys[q]; if (key >= 0) h2.heads[hashmap_bucket(&h2, key)] = -1; v2[q] = 0; }\n"
+  CLEAR(" v1[q] = 0;", " v2[q] = 0;")
   "  vector_barrier(team);\n"
-  "  SINGLE_THREAD(team) { *h1.used = 0; if (c2 > 0) *h2.used = 0; }\n"
+  "  SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
   "  vector_barrier(team);\n"
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_num, sk_sparse_prelude, NULL};
@@ -251,13 +279,17 @@ static void team_policy(const plan *pl, int64_t nrows, int numeric, size_t vsize
   p->team_size = pl->T;
   p->vector_length = pl->V;
   p->schedule = SK_DYNAMIC;
-  p->scratch_thread[0] = 16 + 12 * pl->c1 + (numeric ? pl->c1 * (int64_t)vsize : 0) + 64;
+  p->scratch_thread[0] = 16 + 24 * pl->c1 + (numeric ? pl->c1 * (int64_t)vsize : 0) + 64;
   p->scratch_thread[1] =
-    pl->c2 > 0 ? 16 + 12 * pl->c2 + (numeric ? pl->c2 * (int64_t)vsize : 0) + 64 : 0;
+    pl->c2 > 0 ? 16 + 24 * pl->c2 + (numeric ? pl->c2 * (int64_t)vsize : 0) + 64 : 0;
 }
 
 /* -- phases ------------------------------------------------------------------- */
 /* C's row offsets into 'crp' (a new view) and its entries */
+/* B's columns up to which the host counts with a dense marker (64 MB a
+ * thread) */
+#define DENSE_MAX ((int64_t)1 << 24)
+
 static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int jacobi,
                     const plan *pl, sk_view *crp, int64_t *nnz, char *err, size_t errlen) {
   int space = A->rowptr->space;
@@ -277,12 +309,30 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
                   sk_arg_i64("jacobi", jacobi)};
     sk_policy p;
     team_policy(pl, A->nrows, 0, 0, &p);
-    rc = sk_kbody_launch(&k_symbolic, &p, a, NELEM(a), NULL, err, errlen);
+    if (sk_sp_host(b) && B->ncols <= DENSE_MAX) {
+      /* the dense marker: one column of B per int32 */
+      p.scratch_thread[0] = 0;
+      p.scratch_thread[1] = 4 * B->ncols + 64;
+      /* blocks of rows whose work pays the marker's reset eight times
+       * over, a multiple of the threads, at most 16 per thread */
+      int64_t conc = b->concurrency ? b->concurrency() : 1;
+      if (conc < 1) conc = 1;
+      int64_t L = pl->flops / (8 * (B->ncols + 1));
+      if (L < conc) L = conc;
+      if (L > 16 * conc) L = 16 * conc;
+      L = (L + conc - 1) / conc * conc;
+      int64_t rpt = (A->nrows + L - 1) / L;
+      p.league_size = (A->nrows + rpt - 1) / rpt;
+      sk_arg d[] = {a[0], a[1], a[2], a[3], a[4], sk_arg_i64("nb", B->ncols),
+                    sk_arg_i64("rpt", rpt), sk_arg_i64("jacobi", jacobi)};
+      rc = sk_kbody_launch(&k_symbolic_dense, &p, d, NELEM(d), NULL, err, errlen);
+    } else {
+      rc = sk_kbody_launch(&k_symbolic, &p, a, NELEM(a), NULL, err, errlen);
+    }
   }
   if (rc == 0) rc = sk_sp_scan(&cnt, crp, A->nrows, nnz, err, errlen);
   sk_view_release(&cnt);
   if (rc < 0) sk_view_release(crp);
-  (void)b;
   return rc;
 }
 
@@ -513,5 +563,6 @@ static const sk_kentry e_jacobi = {"sparse.spgemm_jacobi", "omega, A_*, P_*",
                                    SK_KRES_NONE, spgemm_jacobi};
 const sk_kentry *const sk_spgemm_entries[] = {&e_spgemm, &e_symbolic, &e_numeric,
                                               &e_jacobi, NULL};
-const sk_kbody *const sk_spgemm_bodies[] = {&k_ub, &k_symbolic, &k_numeric, &k_diag,
+const sk_kbody *const sk_spgemm_bodies[] = {&k_ub, &k_symbolic, &k_symbolic_dense,
+                                            &k_numeric, &k_diag,
                                             &k_fill64, NULL};
