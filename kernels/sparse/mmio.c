@@ -48,7 +48,7 @@ typedef struct mm_reader {
   char *line;
   size_t cap;
   int64_t lineno;
-  double bytes, total, t0;
+  double bytes, total, t0, last;   /* last: time of the last report */
   int shown;                       /* the progress bar is on */
   char *err;
   size_t errlen;
@@ -77,8 +77,9 @@ static char *rd_line(mm_reader *r) {
     r->line[--n] = '\0';
   if ((r->lineno & 0xffff) == 0) {
     double t = now();
-    if (t - r->t0 > 1.0) {
+    if (t - r->t0 > 1.0 && t - r->last >= 0.25) {
       r->shown = 1;
+      r->last = t;
       char what[300];
       snprintf(what, sizeof what, "read_mm %s", r->path);
       sk_kernels_progress(what, r->bytes, r->total, 0);

@@ -240,7 +240,7 @@ static int bounds(const sk_csr *A, const sk_csr *B, int jacobi, plan *pl, char *
 
 static void make_plan(const sk_backend *b, const sk_csr *A, const sk_csr *B, plan *pl) {
   int host = sk_sp_host(b);
-  int64_t cap1 = host ? 4096 : 512;
+  int64_t cap1 = 4096;
   int64_t want = pl->maxub < B->ncols ? pl->maxub : B->ncols;
   if (want < 8) want = 8;
   pl->c1 = pow2_at_least(want);
@@ -265,6 +265,14 @@ static void make_plan(const sk_backend *b, const sk_csr *A, const sk_csr *B, pla
     pl->T = t < 1 ? 1 : t;
     pl->V = v;
     pl->rpt = (int64_t)pl->T * 8;
+    /* the members' first levels share 96 KB of shared memory (32 bytes a
+     * slot with its value) */
+    int64_t fit = 96 * 1024 / (32 * (int64_t)pl->T);
+    while (cap1 > fit && cap1 > 8) cap1 /= 2;
+    if (pl->c1 > cap1) {
+      pl->c1 = cap1;
+      pl->c2 = want > pl->c1 ? pow2_at_least(want) : 0;
+    }
   }
   /* a team's table reset (c1 + c2 slots) paid by its rows' flops */
   int64_t amort = (int64_t)((double)(pl->c1 + pl->c2) / per_row) + 1;
