@@ -349,6 +349,60 @@ describe("speck.sparse.cg", function()
   end)
 end)
 
+-- -- the hashmap accumulator in user bodies --------------------------------------
+describe("the dialect's hashmap accumulator", function()
+  local n, w = 37, 50
+  local keys = speck.View("keys", "int32", {n, w})
+  local want = {}
+  for i = 0, n - 1 do
+    local seen, cnt = {}, 0
+    for k = 0, w - 1 do
+      local key = (i * 7 + k * k) % (5 + i)
+      keys:set(i, k, key)
+      if not seen[key] then seen[key] = true; cnt = cnt + 1 end
+    end
+    want[i + 1] = cnt
+  end
+  local SIZE, CAP = 64, 32
+  local function run(insert, team_size, vl)
+    local out = speck.View("out", "int64", n)
+    local sum = speck.View("sum", "float64", n)
+    local T = team_size
+    speck.parallel_for("hashmap_" .. insert, speck.TeamPolicy(n, T, vl,
+      {scratch = {per_team = {4096, 0}}}), {keys = keys, out = out, sum = sum}, ([[
+      hashmap h = hashmap_make(team_scratch(team, 0, hashmap_bytes(%d, %d)), %d, %d);
+      double *val = (double *)team_scratch(team, 0, %d * sizeof(double));
+      SINGLE_TEAM(team) { hashmap_reset(&h); for (int s = 0; s < %d; s++) val[s] = 0; }
+      team_barrier(team);
+      TEAM_VECTOR_FOR(k, 0, keys.extent[1]) {
+        const int32_t s = %s(&h, keys(team.league_rank, k));
+        if (s >= 0) atomic_add(&val[s], 1.0);
+      }
+      team_barrier(team);
+      SINGLE_TEAM(team) {
+        double t = 0;
+        for (int32_t s = 0; s < hashmap_count(&h); s++) t += val[s];
+        out(team.league_rank) = hashmap_count(&h);
+        sum(team.league_rank) = t;
+      }
+    ]]):format(SIZE, CAP, SIZE, CAP, CAP, CAP, insert))
+    return out, sum
+  end
+  local TMAX = speck.TeamPolicy(1, 1):team_size_max()
+  for _, c in ipairs{{"hashmap_insert", 1, 1}, {"hashmap_insert_vector", 1, 4},
+                     {"hashmap_insert_atomic", math.min(2, TMAX), 1}} do
+    it(("%s counts distinct keys and their multiplicities (team %d x %d)"):format(c[1], c[2], c[3]),
+       function()
+      local out, sum = run(c[1], c[2], c[3])
+      for i = 0, n - 1 do
+        local exp = math.min(want[i + 1], CAP)
+        assert.are.equal(exp, out(i), "row " .. i)
+        if want[i + 1] <= CAP then assert.are.equal(w, sum(i), "row " .. i) end
+      end
+    end)
+  end
+end)
+
 describe("speck.sparse algorithms (clean-up)", function()
   it("removes its temporary files", function() os.execute("rm -rf " .. DIR) end)
 end)
