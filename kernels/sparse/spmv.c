@@ -314,6 +314,10 @@ static const sk_kbody k_spmv_struct = {
   "const int inner = (ny == 1 || (iy > 0 && iy < ny - 1)) && (nz == 1 || (iz > 0 && iz < nz - 1));\n"
   "const VT a = (VT)alpha, bt = (VT)beta;\n"
   "const int64_t base = i * nx;\n"
+  /* 9 and 27 points: runs of three neighbours in x, centred at off[3j + 1]
+   * (written out: a loop over off[] makes gathers) */
+  "#define SEG(j) { const int64_t c_ = r + off[3 * (j) + 1]; s += v[3 * (j)] * x(c_ - 1);\\\n"
+  "  s += v[3 * (j) + 1] * x(c_); s += v[3 * (j) + 2] * x(c_ + 1); }\n"
   "for (int64_t ix = 0; ix < nx; ix++) {\n"
   "  const int64_t r = base + ix, p = rowptr(r);\n"
   "  VT s = 0;\n"
@@ -326,14 +330,15 @@ static const sk_kbody k_spmv_struct = {
   "    case 7: s = v[0] * x(r + off[0]) + v[1] * x(r + off[1]) + v[2] * x(r - 1)\n"
   "               + v[3] * x(r) + v[4] * x(r + 1) + v[5] * x(r + off[5]) + v[6] * x(r + off[6]);\n"
   "            break;\n"
-  "    case 9: for (int m = 0; m < 9; m++) s += v[m] * x(r + off[m]); break;\n"
-  "    default: for (int m = 0; m < 27; m++) s += v[m] * x(r + off[m]); break;\n"
+  "    case 9: SEG(0) SEG(1) SEG(2) break;\n"
+  "    default: SEG(0) SEG(1) SEG(2) SEG(3) SEG(4) SEG(5) SEG(6) SEG(7) SEG(8) break;\n"
   "    }\n"
   "  } else {\n"
   "    for (int64_t k = p; k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n"
   "  }\n"
   "  y(r) = beta == 0 ? a * s : bt * y(r) + a * s;\n"
-  "}",
+  "}\n"
+  "#undef SEG",
   SK_FOR, 0, {NULL}, {NULL}, sig_struct, NULL, NULL};
 
 /* the first interior row whose columns are not the stencil's */
