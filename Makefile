@@ -25,6 +25,8 @@ LUA_A    ?= /usr/lib/x86_64-linux-gnu/liblua5.4.a
 BUSTED   ?= /usr/bin/busted
 LUA_SHARE_SYS ?= /usr/share/lua/5.4
 LUA_CMOD_SYS  ?= /usr/lib/x86_64-linux-gnu/lua/5.4
+# Lua's shared library, which libspeck.so needs (copied into gpu-bundle)
+LUA_SO_SYS    ?= /usr/lib/x86_64-linux-gnu/liblua5.4.so.0
 # the position-independent libtcc built by scripts/build-libtcc.sh
 TCC_DIR  ?= .deps/tcc
 # output folder; the sanitizer targets use build-asan/ and build-tsan/
@@ -85,8 +87,12 @@ SPECK_PC    := $(BUILD)/lib/pkgconfig/speck.pc
 # the C kernel API example, built exactly as a user would: pkg-config
 KAPI_BIN    := $(BUILD)/bin/kernel-api-example
 
+# a Kokkos Tools library for the tests (tests/tools_spec.lua)
+TOOL_SO     := $(BUILD)/tests/tools/libspeck_testtool.so
+
 OUTPUTS := $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
-           $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN)
+           $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN) \
+           $(TOOL_SO)
 
 # a static Lua whose whole API is exported (-E), so C modules load into it
 LUA_STATIC := -Wl,--whole-archive $(LUA_A) -Wl,--no-whole-archive -Wl,-E
@@ -160,7 +166,7 @@ $(LIBSPECK_A): $(LIB_OBJ)
 $(LIBSPECK_SO): $(LIB_OBJ) $(TCC_A)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libspeck.so -Wl,--exclude-libs,ALL \
-	  $(LDFLAGS) -o $@ $^ -llua5.4 $(LDLIBS)
+	  -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -o $@ $^ -llua5.4 $(LDLIBS)
 
 # pkg-config file: 'prefix' is the build folder here, PREFIX when installed
 define speck_pc
@@ -208,6 +214,10 @@ $(BUILD)/tests/c/%: tests/c/%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
 	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
+$(TOOL_SO): tests/tools/tool.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $<
 
 # -- staged files --------------------------------------------------------
 $(BUILD)/share/lua/5.4/%.lua: stdlib/%.lua
@@ -288,6 +298,7 @@ gpu-bundle: all
 	mkdir -p $(BUNDLE)/build $(BUNDLE)/lua/share $(BUNDLE)/lua/lib
 	cp -R $(BUILD)/bin $(BUILD)/lib $(BUILD)/share $(BUILD)/include $(BUNDLE)/build/
 	[ ! -d $(BUILD)/tests ] || cp -R $(BUILD)/tests $(BUNDLE)/build/
+	cp -L $(LUA_SO_SYS) $(BUNDLE)/build/lib/
 	cp -RL $(LUA_SHARE_SYS)/. $(BUNDLE)/lua/share/
 	cp -RL $(LUA_CMOD_SYS)/. $(BUNDLE)/lua/lib/
 	cp $(BUSTED) $(BUNDLE)/busted

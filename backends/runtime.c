@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "tools.h"
 
 static const sk_backend *active;
 static int active_threads;
@@ -46,6 +47,7 @@ static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
   running_threads = s->threads > 0 ? s->threads : active_threads;
   running_device = device;
   __atomic_store_n(&active, b, __ATOMIC_RELEASE);
+  sk_tools_start();
   return 0;
 }
 
@@ -86,6 +88,7 @@ int sk_rt_initialize(const char *space, int threads, int device, char *err,
 
 void sk_rt_finalize(void) {
   pthread_mutex_lock(&lock);
+  sk_tools_stop();   /* tools may run before the first launch */
   if (active) active->finalize();
   __atomic_store_n(&active, NULL, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
@@ -125,18 +128,25 @@ int sk_rt_threads(void) { return active ? active_threads : 0; }
 /* A back end's name fences that back end (its fence has nothing to wait
  * for when it does not run); a memory space's name fences the back end
  * that owns that memory. Unknown names are an error listing both kinds. */
+static int fence(const sk_backend *b, char *err, size_t errlen) {
+  uint64_t id = sk_tools_begin_fence("speck.fence");
+  int rc = b->fence(err, errlen);
+  sk_tools_end_fence(id);
+  return rc;
+}
+
 int sk_rt_fence(const char *space, char *err, size_t errlen) {
   const sk_backend *b;
   if (!space) {
     b = sk_rt_backend(err, errlen);
-    return b ? b->fence(err, errlen) : -1;
+    return b ? fence(b, err, errlen) : -1;
   }
   b = sk_backend_find(space);
   if (!b) {
     int ms = sk_space_parse(space);
     b = ms >= 0 ? sk_backend_for_space(ms) : NULL;
   }
-  if (b) return b->fence(err, errlen);
+  if (b) return fence(b, err, errlen);
   char names[512];
   sk_env_space_names(names, sizeof names, 1);
   snprintf(err, errlen, "unknown space '%s' (%s)", space, names);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "tools.h"
 #include "view.h"
 
 /* -- messages ---------------------------------------------------------- */
@@ -260,6 +261,8 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
     a->ptr = p;
     a->owned = 1;
+    snprintf(a->label, sizeof a->label, "%s", v->label);
+    sk_tools_alloc(space, a->label, p, bytes);
   }
   v->alloc = a;
   v->data = a->ptr;
@@ -283,6 +286,7 @@ void sk_view_release(sk_view *v) {
                                 memory_order_acq_rel) != 1)
     return;
   if (a->owned && a->ptr) {
+    sk_tools_dealloc(a->space, a->label, a->ptr, a->bytes);
     const sk_backend *b = sk_backend_for_space(a->space);
     if (b && b->free) b->free(a->ptr, a->space);
   }
@@ -593,8 +597,23 @@ out:
   return rc;
 }
 
+static int deep_copy(sk_view *dst, const sk_view *src, char *err,
+                     size_t errlen);
+
+/* deep_copy between the tools' begin and end events */
 int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
                       size_t errlen) {
+  if (!sk_tools_active()) return deep_copy(dst, src, err, errlen);
+  int64_t n = sk_view_size(src);
+  sk_tools_begin_copy(dst, src,
+                      (uint64_t)(n > 0 ? n : 0) * sk_dtypes[src->dtype].size);
+  int rc = deep_copy(dst, src, err, errlen);
+  sk_tools_end_copy();
+  return rc;
+}
+
+static int deep_copy(sk_view *dst, const sk_view *src, char *err,
+                     size_t errlen) {
   if (dst->dtype != src->dtype)
     return fail(err, errlen, VE_DTYPES, dst->label,
                 sk_dtypes[dst->dtype].name, src->label,

@@ -43,15 +43,17 @@ typedef struct sk_dtype_info {
 
 extern const sk_dtype_info sk_dtypes[SK_NDTYPE];
 
+#define SK_LABEL_MAX 128
+
 typedef struct sk_alloc {
   long refs;          /* atomic */
+  char label[SK_LABEL_MAX];   /* the first view's, for tools' events */
   void *ptr;
   size_t bytes;
   int space;
   int owned;          /* 0: wrapped external memory, never freed */
 } sk_alloc;
 
-#define SK_LABEL_MAX 128
 
 typedef struct sk_view {
   void *data;

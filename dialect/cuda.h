@@ -57,6 +57,11 @@ typedef unsigned long uint64_t;
 #define SK_RESTRICT __restrict__
 #define SPECK_FN static __device__ inline
 #define SK_DEV static __device__ __forceinline__
+/* before a loop the compiler should keep rolled: grid-stride loops (their
+ * trip count needs a 64-bit division, and unrolled copies of the body
+ * roughly double a new kernel's NVRTC time for no gain in a memory-bound
+ * loop at full occupancy) and the shuffle steps of the block reductions */
+#define SK__ROLLED _Pragma("unroll 1")
 /* GNU C's __typeof__ (bodies use it): the type without the reference
  * decltype adds to an lvalue */
 template <class T> struct sk__rr { typedef T t; };
@@ -375,7 +380,7 @@ SK_DEV void sk__block_reduce(typename R::T &v, typename R::T *wsum) {
   int lane = tid & 31, warp = tid >> 5, nwarp = (nthr + 31) >> 5;
   int wn = nthr - 32 * warp < 32 ? nthr - 32 * warp : 32;
   unsigned mask = sk__warp_mask(warp, nthr);
-  for (int off = 16; off > 0; off >>= 1) {
+  SK__ROLLED for (int off = 16; off > 0; off >>= 1) {
     T o = sk__shfl_down(v, off, mask);
     if (lane + off < wn) R::join(&v, &o);
   }
@@ -385,17 +390,28 @@ SK_DEV void sk__block_reduce(typename R::T &v, typename R::T *wsum) {
   __syncthreads();
   if (warp == 0) {
     if (lane < nwarp) v = wsum[lane]; else R::init(&v);
-    for (int off = 16; off > 0; off >>= 1) {
+    SK__ROLLED for (int off = 16; off > 0; off >>= 1) {
       T o = sk__shfl_down(v, off, mask);
       if (lane + off < nwarp) R::join(&v, &o);
     }
   }
 }
 
+/* another block's partial, past the L1 (it was written with a fence):
+ * whole words where the size allows (elements of an array of T are then
+ * aligned to them) */
 template <class T> SK_DEV void sk__vload(T *dst, const T *src) {
-  const volatile char *s = (const volatile char *)src;
-  char *d = (char *)dst;
-  for (int q = 0; q < (int)sizeof(T); q++) d[q] = s[q];
+  if (sizeof(T) % 8 == 0) {
+    for (int q = 0; q < (int)(sizeof(T) / 8); q++)
+      ((unsigned long long *)dst)[q] = __ldcg((const unsigned long long *)src + q);
+  } else if (sizeof(T) % 4 == 0) {
+    for (int q = 0; q < (int)(sizeof(T) / 4); q++)
+      ((unsigned *)dst)[q] = __ldcg((const unsigned *)src + q);
+  } else {
+    const volatile char *s = (const volatile char *)src;
+    char *d = (char *)dst;
+    for (int q = 0; q < (int)sizeof(T); q++) d[q] = s[q];
+  }
 }
 
 /* Reduce 'v' over the grid: each block writes its partial, the last
@@ -442,7 +458,7 @@ SK_DEV typename R::T sk__block_exscan(typename R::T v, typename R::T &total,
   int wn = nthr - 32 * warp < 32 ? nthr - 32 * warp : 32;
   unsigned mask = sk__warp_mask(warp, nthr);
   T inc = v;
-  for (int d = 1; d < 32; d <<= 1) {
+  SK__ROLLED for (int d = 1; d < 32; d <<= 1) {
     T o = sk__shfl_up(inc, d, mask);
     if (lane >= d && lane < wn) {
       R::join(&o, &inc);
@@ -457,7 +473,7 @@ SK_DEV typename R::T sk__block_exscan(typename R::T v, typename R::T &total,
   if (warp == 0) {
     T w;
     if (lane < nwarp) w = wsum[lane]; else R::init(&w);
-    for (int d = 1; d < 32; d <<= 1) {
+    SK__ROLLED for (int d = 1; d < 32; d <<= 1) {
       T o = sk__shfl_up(w, d, mask);
       if (lane >= d && lane < nwarp) {
         R::join(&o, &w);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backends/tools.h"
 #include "../kernels/kernels.h"
 #include "../vm/speck.h"
 #include "exec.h"
@@ -49,6 +50,8 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
     fail(err, errlen, 0, "speck_runtime_open: out of memory");
     return NULL;
   }
+  sk_exec_setup_tcc();
+  sk_tools_start();
   /* the runtime starts, or agrees with what runs (sk_rt_start compares) */
   sk_rt_settings rs = {space, threads, -1};
   pthread_mutex_lock(&lock);
@@ -65,6 +68,7 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
     return NULL;
   }
   rt->b = b;
+  sk_exec_warm();
   return rt;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../backends/tools.h"
 #include "exec.h"
 
 /* -- arguments ------------------------------------------------------------ */
@@ -223,7 +224,14 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
   ks->caps = s->c;
   memcpy(ks->index, d->index, sizeof ks->index);
   ks->target = b->name;
+  /* what the back end runs: its code target and, for an image target,
+   * the architecture it asks for (NULL: compile only, no device) */
   ks->code = b->code;
+  ks->arch = NULL;
+  if (b->arch) {
+    static _Thread_local char arch[24];
+    if (b->arch(arch, sizeof arch)) ks->arch = arch;
+  }
   ks->tier = d->tier;
   ks->bounds = d->bounds < 0 ? sk_exec_bounds() : d->bounds;
   if (d->pattern == SK_REDUCE) {
@@ -287,6 +295,31 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* An image (k->image) is made launchable by the back end that runs it,
+ * once, on the first launch; its 'unload' goes with it into the kernel,
+ * which calls it when the kernel is freed (the JIT never calls a back
+ * end). Returns the back end's launchable code, NULL with a message. */
+static void *load_image(const sk_backend *b, sk_kernel *k, const char *label,
+                        char *err, size_t errlen) {
+  static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+  if (__atomic_load_n(&k->dev_loaded, __ATOMIC_ACQUIRE)) return k->dev;
+  if (!b->load) {
+    snprintf(err, errlen, "back end %s cannot load device code", b->name);
+    return NULL;
+  }
+  void *d = NULL;
+  pthread_mutex_lock(&load_lock);
+  if (k->dev_loaded) {
+    d = k->dev;
+  } else if ((d = b->load(k->image, label, err, errlen)) != NULL) {
+    k->dev = d;
+    k->dev_unload = b->unload;
+    __atomic_store_n(&k->dev_loaded, 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&load_lock);
+  return d;
+}
+
 /* run compiled kernel 'k' on 'b' and finish its result */
 static int launch(const sk_backend *b, sk_kernel *k, int pattern,
                   const sk_policy *p, const sig *s, sk_result *res,
@@ -300,6 +333,7 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
   l.pattern = pattern;
   l.policy = p;
   if (sk_jit_entry(k, &l.fn, &l.init, &l.join, err, errlen) < 0) return -1;
+  if (k->image && !(l.fn = load_image(b, k, label, err, errlen))) return -1;
   l.acc_size = k->acc_size;
   l.args = s->slot;
   l.nargs = s->n;
@@ -311,9 +345,11 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
     snprintf(err, errlen, "accumulator of %zu bytes is too large", k->acc_size);
     return -1;
   }
+  uint64_t tid = sk_tools_begin(pattern, label);
   double t0 = now();
   int rc = sk_policy_launch(b, &l, err, errlen);
   double t1 = now();
+  sk_tools_end(pattern, tid);
   if (rc < 0) return -1;
   if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];
@@ -355,6 +391,12 @@ int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
     return -1;
   st->spec.caps = st->caps;
   return 0;
+}
+
+void sk_exec_warm(void) {
+  char err[256];
+  const sk_backend *b = sk_rt_backend(err, sizeof err);
+  if (b) sk_jit_warm(b->code);
 }
 
 /* -- results -------------------------------------------------------------- */

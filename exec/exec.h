@@ -126,6 +126,18 @@ const sk_kernel *sk_prepared_kernel(const sk_prepared *h);
 int sk_prepared_pattern(const sk_prepared *h);
 void sk_prepared_free(sk_prepared *h);
 
+/* start the one-time set-up of the active back end's compiler (NVRTC's,
+ * on a thread of its own), so its first kernel compiles at warm speed */
+void sk_exec_warm(void);
+
+/* -- installation (prefix.c) ---------------------------------------------- */
+/* The installation prefix (<prefix>/lib/libspeck.so, <prefix>/share/lua...):
+ * the nearest folder at or above the object holding this code with
+ * share/lua/5.4/speck.lua in it, else the standard layout's. Static. */
+const char *sk_prefix(void);
+/* point the tcc tier at libtcc1.a: SPECK_TCC_LIBDIR, else the prefix's */
+void sk_exec_setup_tcc(void);
+
 /* -- settings ------------------------------------------------------------ */
 /* bounds-check mode for launches that do not choose: SPECK_BOUNDS_CHECK=1
  * or set here (-1: back to the environment's) */

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "tier.h"
 
 extern char **environ;
 

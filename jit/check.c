@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
+#include "codegen.h"
 #include "strbuf.h"
 
 /* -- checks ------------------------------------------------------------ */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../dialect/dialect_src.h"
-#include "jit.h"
+#include "codegen.h"
 #include "strbuf.h"
 
 /* -- reserved words ---------------------------------------------------- */

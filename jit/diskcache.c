@@ -10,12 +10,17 @@
  * place, so readers never see a torn file; a reader checks owner, mode,
  * size, magic, key and hash and deletes what fails (it is rebuilt).
  * Least-recently-used eviction (mtime, refreshed on every load) keeps
- * the directory under SPECK_CACHE_MAX bytes (default 256M).
+ * the directory under SPECK_CACHE_MAX bytes (default 256M): every kind
+ * of entry counts (cc .so, NVRTC .cubin and .ptx, any later kind named
+ * '<16 hex digits>.<suffix>'). It runs when the cache is first used and
+ * after each write. A malformed SPECK_CACHE_MAX disables the cache and
+ * is reported by sk_disk_config (the JIT refuses to compile with it).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +28,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jit.h"
+#include "tier.h"
+
+/* FNV-1a, 64 bit */
+uint64_t sk_hash(const void *p, size_t n, uint64_t seed) {
+  const unsigned char *s = p;
+  uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
 
 #define MAGIC "SPECKC01"
 
@@ -38,8 +54,10 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int enabled;
 static char dir[4096];
 static char status[4400];
+static char config_err[512];     /* a malformed setting, or "" */
 static int64_t max_bytes = 256LL << 20;
 static pthread_mutex_t evict_lock = PTHREAD_MUTEX_INITIALIZER;
+static void evict(void);
 
 static int mkdir_p(const char *path, mode_t last_mode) {
   char tmp[4096];
@@ -54,30 +72,46 @@ static int mkdir_p(const char *path, mode_t last_mode) {
   return 0;
 }
 
+/* A size: decimal digits with an optional fraction, then nothing or one
+ * of K, M, G (either case; powers of 1024). No sign, exponent, hex,
+ * blanks or trailing text; at most 2^62 bytes. */
 int64_t sk_parse_size(const char *s) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || v < 0) return -1;
-  switch (*end) {
-  case 'k': case 'K': v *= 1024; break;
-  case 'm': case 'M': v *= 1024 * 1024; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-  case '\0': break;
-  default: return -1;
+  const char *p = s;
+  double v = 0, scale = 1;
+  int digits = 0;
+  for (; *p >= '0' && *p <= '9'; p++, digits++) v = v * 10 + (*p - '0');
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++, digits++) v += (*p - '0') * (scale /= 10);
+  if (!digits) return -1;
+  switch (*p) {
+  case 'k': case 'K': v *= 1024; p++; break;
+  case 'm': case 'M': v *= 1024.0 * 1024; p++; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; p++; break;
+  default: break;
   }
+  if (*p || !isfinite(v) || v > 4611686018427387904.0) return -1;
   return (int64_t)v;
 }
 
+/* Settings first (a malformed one is an error even with the cache off:
+ * the user meant something by it), then the directory's checks. */
 static void init(void) {
+  const char *mx = getenv("SPECK_CACHE_MAX");
+  if (mx && *mx) {
+    int64_t v = sk_parse_size(mx);
+    if (v < 0) {
+      snprintf(config_err, sizeof config_err,
+               "SPECK_CACHE_MAX=%.200s: not a size (bytes, or a number with "
+               "K, M or G)", mx);
+      snprintf(status, sizeof status, "disabled: %s", config_err);
+      return;
+    }
+    max_bytes = v;
+  }
   const char *off = getenv("SPECK_CACHE");
   if (off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0)) {
     snprintf(status, sizeof status, "disabled (SPECK_CACHE=off)");
     return;
-  }
-  const char *mx = getenv("SPECK_CACHE_MAX");
-  if (mx && *mx) {
-    int64_t v = sk_parse_size(mx);
-    if (v >= 0) max_bytes = v;
   }
   const char *d = getenv("SPECK_CACHE_DIR");
   if (d && *d) {
@@ -118,6 +152,7 @@ static void init(void) {
   }
   enabled = 1;
   snprintf(status, sizeof status, "%s", dir);
+  evict();   /* SPECK_CACHE_MAX may be lower than in the last process */
 }
 
 int sk_disk_enabled(void) {
@@ -131,11 +166,30 @@ const char *sk_disk_status(void) {
 }
 
 const char *sk_disk_dir(void) { return sk_disk_enabled() ? dir : NULL; }
-int64_t sk_disk_max(void) { return max_bytes; }
 
+int64_t sk_disk_max(void) {
+  pthread_once(&once, init);
+  return max_bytes;
+}
+
+int sk_disk_config(char *err, size_t errlen) {
+  pthread_once(&once, init);
+  if (!config_err[0]) return 0;
+  snprintf(err, errlen, "%s", config_err);
+  return -1;
+}
+
+/* An entry of any kind, as sk_disk_path names them: 16 lowercase hex
+ * digits, a dot, a suffix of 1..8 letters and digits. */
 static int is_entry(const char *name) {
-  const char *dot = strrchr(name, '.');
-  return name[0] != '.' && dot && (strcmp(dot, ".so") == 0 || strcmp(dot, ".cubin") == 0);
+  for (int i = 0; i < 16; i++)
+    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+      return 0;
+  if (name[16] != '.') return 0;
+  int n = 0;
+  for (const char *p = name + 17; *p; p++, n++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) return 0;
+  return n >= 1 && n <= 8;
 }
 
 int64_t sk_disk_size(void) {
@@ -240,7 +294,11 @@ static int older(const void *a, const void *b) {
 /* Delete least-recently-used entries until the total is under the cap;
  * stale temporary files (an hour old) go too. */
 void sk_disk_evict(void) {
-  if (!sk_disk_enabled()) return;
+  if (sk_disk_enabled()) evict();
+}
+
+/* sk_disk_evict once the directory is known good (also from init) */
+static void evict(void) {
   pthread_mutex_lock(&evict_lock);
   DIR *d = opendir(dir);
   if (!d) {

@@ -28,6 +28,12 @@ static int ident_char(char c) {
 }
 
 /* -- key --------------------------------------------------------------- */
+/* The code target as the key's first byte: the back end's SK_CODE_*
+ * (back ends that share one share compiled kernels). */
+static unsigned char code_target(const sk_kspec *s) {
+  return (unsigned char)(s->code >= 0 && s->code < SK_NCODE ? s->code : SK_CODE_HOST);
+}
+
 /* Bytes, not text: this runs on every launch. Strings end with their
  * NUL, small integers are one byte each. */
 static void put_str(sk_buf *b, const char *s) {
@@ -36,10 +42,11 @@ static void put_str(sk_buf *b, const char *s) {
 }
 
 static void encode_key(sk_buf *b, const sk_kspec *s) {
-  unsigned char head[7] = {'s', 'k', (unsigned char)s->code,
+  unsigned char head[7] = {'s', 'k', code_target(s),
                            (unsigned char)s->pattern,
                            (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
+  if (code_target(s) != SK_CODE_HOST) put_str(b, s->arch);   /* image targets */
   sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
@@ -69,25 +76,78 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
 }
 
 /* -- kernels ----------------------------------------------------------- */
+/* Tier changes of a kernel (a cc install, a background result, the
+ * warning) are serialised by one of these locks, picked by the kernel's
+ * address: nothing to initialise per kernel, so kernels made anywhere
+ * (the precompiled registry, tests) are covered. Lock order: a stripe,
+ * then tcc_lock (tcc.c) or the disk cache's; never the cache's lock. */
+#define NSTRIPE 64
+static pthread_mutex_t stripes[NSTRIPE];
+static pthread_once_t stripes_once = PTHREAD_ONCE_INIT;
+
+static void stripes_init(void) {
+  for (int i = 0; i < NSTRIPE; i++) pthread_mutex_init(&stripes[i], NULL);
+}
+
+static pthread_mutex_t *stripe(const sk_kernel *k) {
+  pthread_once(&stripes_once, stripes_init);
+  uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ULL;
+  return &stripes[h >> 58];
+}
+
+/* counters shared by the VMs' threads */
+static void count(int64_t *c, int64_t n) {
+  __atomic_add_fetch(c, n, __ATOMIC_RELAXED);
+}
+
+static void add_seconds(double *p, double v) {
+  double old, sum;
+  __atomic_load(p, &old, __ATOMIC_RELAXED);
+  do sum = old + v;
+  while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED));
+}
+
+static double load_seconds(double *p) {
+  double v;
+  __atomic_load(p, &v, __ATOMIC_RELAXED);
+  return v;
+}
+
+/* Fill k->code[tier] and publish it: launches that load 'entry' after
+ * this run the new code, launches already running keep the old (never
+ * freed before sk_kernel_free). */
 void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
                     void *layout, int tier) {
-  k->init = (sk_init_fn)init;
-  k->join = (sk_join_fn)join;
-  if (layout) {
+  sk_entry *e = &k->code[tier];
+  e->fn = fn;
+  e->init = (sk_init_fn)init;
+  e->join = (sk_join_fn)join;
+  e->tier = tier;
+  /* the layout is the source's, the same for every tier: written before
+   * the kernel has code, never while launches read it */
+  if (layout && !__atomic_load_n(&k->entry, __ATOMIC_ACQUIRE)) {
     long off[SK_MAXRED];
     long size = ((long (*)(long *))layout)(off);
     k->acc_size = (size_t)size;
     for (int r = 0; r < k->nred; r++) k->acc_off[r] = off[r];
   }
-  k->tier = tier;
-  /* written last: a reader that sees the new 'fn' sees the rest */
+  __atomic_store_n(&k->init, e->init, __ATOMIC_RELAXED);
+  __atomic_store_n(&k->join, e->join, __ATOMIC_RELAXED);
+  __atomic_store_n(&k->tier, tier, __ATOMIC_RELEASE);
   __atomic_store_n(&k->fn, fn, __ATOMIC_RELEASE);
+  /* written last: a reader that sees the new entry sees all of it */
+  __atomic_store_n(&k->entry, e, __ATOMIC_RELEASE);
 }
 
+/* Free 'k' with every tier's code. The caller guarantees that no launch
+ * runs it and no thread will look it up again (sk_cache_clear after a
+ * drain, or a kernel never inserted). */
 void sk_kernel_free(sk_kernel *k) {
   if (!k) return;
   sk_tcc_free(k->tcc_state);
-  if (k->gpu) sk_nvrtc_free(k->gpu);
+  if (k->dev && k->dev_unload) k->dev_unload(k->dev);
+  sk_image_free(k->image);
   if (k->cc_dl) dlclose(k->cc_dl);
   if (k->cc_staged.dl && k->cc_staged.dl != k->cc_dl) dlclose(k->cc_staged.dl);
   free(k->key);
@@ -157,17 +217,43 @@ int sk_jit_default_tier(void) {
   return t < 0 ? SK_TIER_AUTO : t;
 }
 
-static void install_cc(sk_kernel *k, sk_ccode *c) {
-  k->cc_dl = c->dl;
-  if (c->from_disk)
-    k->disk_hits++;
-  else
-    k->compiles[SK_TIER_CC]++;
-  k->compile_seconds += c->seconds;
-  sk_jit_install(k, c->fn, c->init, c->join, c->layout, SK_TIER_CC);
+/* The tier a launch asked for: this thread's latest look-up of 'k' (two
+ * VMs may launch one kernel with different jit options), else the latest
+ * look-up by any thread (kernel handles launch without a look-up). */
+static _Thread_local const sk_kernel *want_k;
+static _Thread_local int want_tier;
+
+static void set_want(sk_kernel *k, int tier) {
+  want_k = k;
+  want_tier = tier;
+  __atomic_store_n(&k->want, tier, __ATOMIC_RELAXED);
 }
 
-/* The background compiler: one thread, a FIFO of kernels. */
+static int want_of(const sk_kernel *k) {
+  return want_k == k ? want_tier : __atomic_load_n(&k->want, __ATOMIC_RELAXED);
+}
+
+/* Make the cc object 'c' the kernel's code; the caller holds k's stripe
+ * (or no other thread can see 'k'). If another thread installed cc code
+ * first, 'c' is closed unseen and 0 returned; else 1. */
+static int install_cc(sk_kernel *k, sk_ccode *c) {
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) == SK_TIER_CC) {
+    if (c->dl) dlclose(c->dl);
+    return 0;
+  }
+  k->cc_dl = c->dl;
+  count(c->from_disk ? &k->disk_hits : &k->compiles[SK_TIER_CC], 1);
+  add_seconds(&k->compile_seconds, c->seconds);
+  sk_jit_install(k, c->fn, c->init, c->join, c->layout, SK_TIER_CC);
+  return 1;
+}
+
+/* The background compiler: one thread for the process (every VM's
+ * kernels), a FIFO of kernels linked through 'bg_next'. A kernel is
+ * queued once per tier-up (the NONE -> PENDING exchange in
+ * sk_jit_after_launch), so the links never tangle. The compiler writes
+ * only 'cc_staged' and 'cc_err', then releases them with 'cc_state';
+ * installing is left to a launch (sk_jit_refresh). */
 static pthread_mutex_t bg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
@@ -202,14 +288,19 @@ static void *bg_main(void *arg) {
   return NULL;
 }
 
+/* Queue 'k', whose state the caller has just moved NONE -> PENDING. */
 static void bg_enqueue(sk_kernel *k) {
-  __atomic_store_n(&k->cc_state, SK_CC_PENDING, __ATOMIC_RELAXED);
   pthread_mutex_lock(&bg_lock);
   if (!bg_started) {
-    if (pthread_create(&bg_thread, NULL, bg_main, NULL) != 0) {
+    int rc = pthread_create(&bg_thread, NULL, bg_main, NULL);
+    if (rc != 0) {
       pthread_mutex_unlock(&bg_lock);
-      snprintf(k->warning, sizeof k->warning, "cannot start the background compiler");
-      __atomic_store_n(&k->cc_state, SK_CC_FAILED, __ATOMIC_RELAXED);
+      pthread_mutex_t *m = stripe(k);
+      pthread_mutex_lock(m);
+      snprintf(k->warning, sizeof k->warning,
+               "cannot start the background compiler: %s", strerror(rc));
+      __atomic_store_n(&k->cc_state, SK_CC_OFF, __ATOMIC_RELEASE);
+      pthread_mutex_unlock(m);
       return;
     }
     bg_started = 1;
@@ -248,62 +339,190 @@ void sk_jit_stop(void) {
 }
 
 /* Install a finished background compile; called at launch time, so the
- * switch happens between launches, never inside one. */
+ * switch happens between launches of this thread. Launches of other
+ * threads already running keep the libtcc code, which stays loaded.
+ * Exactly one thread installs (under k's stripe); a failure becomes the
+ * kernel's warning once. */
 void sk_jit_refresh(sk_kernel *k) {
   int st = __atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE);
+  if (st != SK_CC_READY && st != SK_CC_FAILED) return;
+  pthread_mutex_t *m = stripe(k);
+  pthread_mutex_lock(m);
+  st = __atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE);
   if (st == SK_CC_READY) {
-    install_cc(k, &k->cc_staged);
+    sk_ccode c = k->cc_staged;
     memset(&k->cc_staged, 0, sizeof k->cc_staged);
-    k->tierups++;
-    k->cc_state = SK_CC_NONE;
-  } else if (st == SK_CC_FAILED && !k->warning[0]) {
-    snprintf(k->warning, sizeof k->warning, "%s", k->cc_err);
+    if (install_cc(k, &c)) count(&k->tierups, 1);
+    __atomic_store_n(&k->cc_state, SK_CC_NONE, __ATOMIC_RELEASE);
+  } else if (st == SK_CC_FAILED) {
+    if (!k->warning[0]) snprintf(k->warning, sizeof k->warning, "%s", k->cc_err);
+    __atomic_store_n(&k->cc_state, SK_CC_OFF, __ATOMIC_RELEASE);
   }
+  pthread_mutex_unlock(m);
 }
 
+/* The libtcc code of 'source' into k->tcc_* (and, unless the kernel
+ * runs cc code, installed as its code). Safe on a kernel other threads
+ * launch: the first compile wins, a concurrent one is discarded unseen,
+ * and code once published is never freed before sk_kernel_free. */
+static pthread_mutex_t tcc_pub = PTHREAD_MUTEX_INITIALIZER;
+
+static int tcc_compile(sk_kernel *k, const char *source, char *err,
+                       size_t errlen) {
+  sk_ccode c;
+  if (sk_tcc_build(source, &c, err, errlen) < 0) return -1;
+  pthread_mutex_lock(&tcc_pub);
+  if (k->tcc_state) {
+    /* another thread was first: keep its code, it may be running */
+    pthread_mutex_unlock(&tcc_pub);
+    sk_tcc_free(c.dl);
+    return 0;
+  }
+  k->tcc_state = c.dl;
+  k->tcc_init = (sk_init_fn)c.init;
+  k->tcc_join = (sk_join_fn)c.join;
+  /* written last: a reader that sees 'tcc_fn' sees init and join */
+  __atomic_store_n(&k->tcc_fn, c.fn, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC)
+    sk_jit_install(k, c.fn, c.init, c.join, c.layout, SK_TIER_TCC);
+  pthread_mutex_unlock(&tcc_pub);
+  return 0;
+}
+
+/* The nvrtc tier: the image of 'source' (a new kernel, seen by no other
+ * thread yet) and, for reduce/scan, the accumulator's host half through
+ * libtcc (identity, join and layout for the launch's result). */
+static int nvrtc_compile(sk_kernel *k, const sk_kspec *s, char *err,
+                         size_t errlen) {
+  double t0 = now();
+  sk_image *img;
+  int from_disk;
+  if (sk_nvrtc_build(s, k->source, &img, &from_disk, err, errlen) < 0) return -1;
+  if (s->pattern != SK_FOR) {
+    char *hsrc = sk_codegen_host_acc(s, err, errlen);
+    int rc = hsrc ? tcc_compile(k, hsrc, err, errlen) : -1;
+    free(hsrc);
+    if (rc < 0) {
+      sk_image_free(img);
+      return -1;
+    }
+  }
+  k->image = img;
+  /* no host entry: the back end loads the image (exec/, sk_kernel.dev) */
+  sk_jit_install(k, NULL, k->init, k->join, NULL, SK_TIER_NVRTC);
+  if (from_disk)
+    k->disk_hits++;
+  else
+    k->compiles[SK_TIER_NVRTC]++;
+  k->compile_seconds += now() - t0;
+  return 0;
+}
+
+/* One consistent triple from the published entry. A launch that asked
+ * for jit = "tcc" on a kernel running cc code gets libtcc code, compiled
+ * now if the kernel came from the disk cache (the first compile wins,
+ * tcc_compile). */
 int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
                  char *err, size_t errlen) {
   sk_jit_refresh(k);
-  if (k->want == SK_TIER_TCC && k->tier == SK_TIER_CC) {
-    if (!k->tcc_fn) {
-      if (sk_tcc_compile(k, k->source, err, errlen) < 0) return -1;
-      k->compiles[SK_TIER_TCC]++;
+  const sk_entry *e = __atomic_load_n(&k->entry, __ATOMIC_ACQUIRE);
+  if (e && e->tier == SK_TIER_CC && want_of(k) == SK_TIER_TCC) {
+    void *t = __atomic_load_n(&k->tcc_fn, __ATOMIC_ACQUIRE);
+    if (!t) {
+      if (tcc_compile(k, k->source, err, errlen) < 0) return -1;
+      count(&k->compiles[SK_TIER_TCC], 1);
+      t = __atomic_load_n(&k->tcc_fn, __ATOMIC_ACQUIRE);
     }
-    *fn = k->tcc_fn;
+    *fn = t;
     *init = k->tcc_init;
     *join = k->tcc_join;
     return 0;
   }
-  *fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
-  *init = k->init;
-  *join = k->join;
+  if (!e) {   /* code set by hand, without sk_jit_install */
+    *fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
+    *init = __atomic_load_n(&k->init, __ATOMIC_RELAXED);
+    *join = __atomic_load_n(&k->join, __ATOMIC_RELAXED);
+    return 0;
+  }
+  *fn = e->fn;
+  *init = e->init;
+  *join = e->join;
   return 0;
 }
 
+/* Account the launch; a hot kernel on libtcc code (launched often enough
+ * or long enough) is queued for the cc tier, by one thread only. */
 void sk_jit_after_launch(sk_kernel *k, double seconds) {
-  k->run_seconds += seconds;
-  if (k->tier != SK_TIER_TCC || k->want != SK_TIER_AUTO) return;
+  add_seconds(&k->run_seconds, seconds);
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_TCC ||
+      want_of(k) != SK_TIER_AUTO)
+    return;
   if (__atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE) != SK_CC_NONE) return;
-  if (k->launches < SK_TIERUP_LAUNCHES && k->run_seconds < SK_TIERUP_SECONDS)
+  if (__atomic_load_n(&k->launches, __ATOMIC_RELAXED) < SK_TIERUP_LAUNCHES &&
+      load_seconds(&k->run_seconds) < SK_TIERUP_SECONDS)
     return;
   if (!sk_cc_available()) return;
-  bg_enqueue(k);
+  int none = SK_CC_NONE;
+  if (__atomic_compare_exchange_n(&k->cc_state, &none, SK_CC_PENDING, 0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    bg_enqueue(k);
 }
 
 /* Synchronous cc compile for jit = "cc"; on failure the kernel stays on
- * libtcc code with a warning (never an error). */
+ * libtcc code with a warning (never an error). Holds k's stripe while
+ * compiling, so two threads asking at once compile once. */
 static void want_cc_now(sk_kernel *k) {
   if (__atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE) == SK_CC_PENDING) sk_jit_drain();
   sk_jit_refresh(k);
-  if (k->tier == SK_TIER_CC || k->cc_state == SK_CC_FAILED) return;
-  sk_ccode c;
-  char err[sizeof k->warning];
-  if (sk_cc_build(k->source, &c, err, sizeof err) == 0) {
-    install_cc(k, &c);
-  } else {
-    snprintf(k->warning, sizeof k->warning, "%s", err);
-    k->cc_state = SK_CC_FAILED;
+  pthread_mutex_t *m = stripe(k);
+  pthread_mutex_lock(m);
+  int st = __atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC &&
+      st != SK_CC_FAILED && st != SK_CC_OFF) {
+    sk_ccode c;
+    char err[sizeof k->warning];
+    if (sk_cc_build(k->source, &c, err, sizeof err) == 0) {
+      install_cc(k, &c);
+    } else {
+      snprintf(k->warning, sizeof k->warning, "%s", err);
+      __atomic_store_n(&k->cc_state, SK_CC_OFF, __ATOMIC_RELEASE);
+    }
   }
+  pthread_mutex_unlock(m);
+}
+
+void sk_jit_kstats(sk_kernel *k, sk_kstats *out) {
+  out->tier = __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE);
+  out->launches = __atomic_load_n(&k->launches, __ATOMIC_RELAXED);
+  out->hits = __atomic_load_n(&k->hits, __ATOMIC_RELAXED);
+  for (int t = 0; t < SK_NTIER; t++)
+    out->compiles[t] = __atomic_load_n(&k->compiles[t], __ATOMIC_RELAXED);
+  out->tierups = __atomic_load_n(&k->tierups, __ATOMIC_RELAXED);
+  out->disk_hits = __atomic_load_n(&k->disk_hits, __ATOMIC_RELAXED);
+  out->compile_seconds = load_seconds(&k->compile_seconds);
+  out->run_seconds = load_seconds(&k->run_seconds);
+  pthread_mutex_t *m = stripe(k);
+  pthread_mutex_lock(m);
+  memcpy(out->warning, k->warning, sizeof out->warning);
+  pthread_mutex_unlock(m);
+}
+
+/* Insert a new kernel; if another thread inserted the same key first,
+ * ours (seen by no one) is freed and theirs used as a cache hit would
+ * be. Counts the launch. */
+static sk_kernel *publish(sk_kernel *k, const sk_kspec *s, int tier) {
+  sk_kernel *in = sk_cache_insert(k);
+  if (in != k) {
+    sk_kernel_free(k);
+    count(&in->hits, 1);
+    sk_cache_label(s->label, in);
+  }
+  count(&in->launches, 1);
+  set_want(in, tier);
+  if (in != k && tier == SK_TIER_CC && !in->image &&
+      __atomic_load_n(&in->tier, __ATOMIC_ACQUIRE) == SK_TIER_TCC)
+    want_cc_now(in);
+  return in;
 }
 
 static _Thread_local sk_buf keybuf;
@@ -320,14 +539,18 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   uint64_t h = sk_hash(keybuf.s, keybuf.n, 0);
   sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {
-    k->hits++;
-    k->launches++;
-    if (strcmp(k->label, s->label) != 0) sk_cache_label(s->label, k);
-    k->want = tier;
-    if (tier == SK_TIER_CC && k->tier == SK_TIER_TCC) want_cc_now(k);
+    count(&k->hits, 1);
+    count(&k->launches, 1);
+    sk_cache_label(s->label, k);
+    set_want(k, tier);
+    if (tier == SK_TIER_CC && !k->image &&
+        __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) == SK_TIER_TCC)
+      want_cc_now(k);
     *out = k;
     return 0;
   }
+  /* a malformed cache setting is refused before anything is compiled */
+  if (sk_disk_config(err, errlen) < 0) return -1;
   if (sk_jit_check(s, err, errlen) < 0) return -1;
   k = calloc(1, sizeof *k);
   if (!k) {
@@ -352,17 +575,17 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   double t0 = now();
-  /* -- CUDA target: codegen_cuda.c + NVRTC (nvrtc.c), no tcc/cc tiers -- */
-  if (s->code == SK_CODE_CUDA) {
+  /* -- CUDA C target: codegen_cuda.c + NVRTC (nvrtc.c) make an image for
+   * s->arch; no tcc/cc tiers. The back end loads it at the first launch
+   * (exec/), so nothing here touches a device. -- */
+  if (code_target(s) == SK_CODE_CUDA) {
     k->source = sk_codegen_cuda(s, err, errlen);
     if (k->source) dump_source(k);
-    if (!k->source || sk_nvrtc_compile(k, s, k->source, err, errlen) < 0) {
+    if (!k->source || nvrtc_compile(k, s, err, errlen) < 0) {
       sk_kernel_free(k);
       return -1;
     }
-    k->launches++;
-    sk_cache_insert(k);
-    *out = k;
+    *out = publish(k, s, tier);
     return 0;
   }
   k->source = sk_codegen_host(s, err, errlen);
@@ -377,7 +600,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   } else {
     if (tier == SK_TIER_CC) want_cc_now(k);
     if (k->tier != SK_TIER_CC) {
-      if (sk_tcc_compile(k, k->source, err, errlen) < 0) {
+      if (tcc_compile(k, k->source, err, errlen) < 0) {
         sk_kernel_free(k);
         return -1;
       }
@@ -385,9 +608,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
       k->compile_seconds += now() - t0;
     }
   }
-  k->launches++;
-  sk_cache_insert(k);
-  *out = k;
+  *out = publish(k, s, tier);
   return 0;
 }
 
@@ -433,6 +654,10 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   sk_jit_install(k, fn, init, join, layout, SK_TIER_PRE);
-  sk_cache_insert(k);
+  if (sk_cache_insert(k) != k) sk_kernel_free(k);   /* seeded meanwhile */
   return 0;
+}
+
+void sk_jit_warm(int code) {
+  if (code == SK_CODE_CUDA) sk_nvrtc_warm();
 }

@@ -1,19 +1,26 @@
 /* nvrtc.c: the GPU tier: NVRTC compiles the CUDA source of a kernel
- * (codegen_cuda.c) to a cubin for the device's architecture, or to PTX
- * when no device can be used (compile-only checks) or the device is newer
- * than this NVRTC knows (the driver then finishes the PTX).
+ * (codegen_cuda.c) into an image (backends/backend.h's sk_image): a cubin
+ * for the architecture the spec names, or PTX when none is named (compile
+ * only: no device) or NVRTC does not know that architecture (the driver
+ * then finishes the PTX). The image carries the launch facts the
+ * generator decided; the back end that runs it loads it ('load' of its
+ * table). No device, driver or back end is involved here.
  *
  * Images go through the disk cache (diskcache.c) with the cc tier's
  * rules, keyed by the source, NVRTC's version, the target architecture,
- * the flags and speck's JIT version; suffix ".cubin" or ".ptx".
+ * the options and speck's JIT version; suffix ".cubin" or ".ptx".
  * Settable at run time: SPECK_NVRTC_ARCH (sm_XX cubin or compute_XX
- * PTX), SPECK_NVRTC_FLAGS (extra options, space separated). The default
- * options keep floating point as on the host (--fmad=false: no FMA
- * contraction, as the cc tier's -ffp-contract=off).
+ * PTX, over the spec's), SPECK_NVRTC_FLAGS (extra options, space
+ * separated). The default options keep floating point as on the host
+ * (--fmad=false: no FMA contraction, as the cc tier's -ffp-contract=off)
+ * and are chosen for compile time (docs/bench.md, "NVRTC compile time"):
+ * no warnings are produced (-w: they are never shown) and, from NVRTC
+ * 12.4, -minimal leaves out the CUDA runtime API declarations that the
+ * dialect does not use.
  *
  * A reducing kernel also needs its accumulator on the host (identity,
- * join, layout for the VM's result): that part is compiled with libtcc
- * from codegen.c's host text, so both sides share one struct layout.
+ * join, layout for the result): that part is compiled with libtcc from
+ * codegen.c's host text, so both sides share one struct layout.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -22,22 +29,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "../backends/cuda/cu.h"
-#include "../backends/cuda/cuda_api.h"
-#include "jit.h"
+#include "codegen.h"
+#include "tier.h"
+#include "nvrtc_lib.h"
 #include "strbuf.h"
 
+/* compile only (no architecture given): PTX for this virtual one */
 #define DEFAULT_ARCH "compute_90"
-#define BASE_FLAGS "-std=c++17 --fmad=false"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#define BASE_FLAGS "-std=c++17 --fmad=false -w"
+#define MINIMAL_FROM 12040   /* NVRTC version that knows -minimal */
 
 int sk_nvrtc_status(char *buf, size_t n) {
-  char why[1024];
+  char why[1600];
   if (!sk_nvrtc_load(why, sizeof why)) {
     snprintf(buf, n, "%s", why);
     return 0;
@@ -48,37 +51,31 @@ int sk_nvrtc_status(char *buf, size_t n) {
   return 1;
 }
 
-/* The architecture option: a cubin for the device when NVRTC supports
- * it, else PTX for the newest virtual architecture it knows below. */
-static void pick_arch(const sk_nvrtc_api *nv, char *arch, size_t n,
-                      int *cubin) {
+/* The architecture option for 'want' (the spec's "sm_90"; NULL or "":
+ * compile only), SPECK_NVRTC_ARCH over both: a cubin when NVRTC knows the
+ * architecture, else PTX for the newest virtual architecture it knows
+ * that is not newer (the driver compiles PTX for its device). */
+static void pick_arch(const char *want, char *arch, size_t n, int *cubin) {
   const char *env = getenv("SPECK_NVRTC_ARCH");
   if (env && *env) {
     snprintf(arch, n, "%s", env);
     *cubin = strncmp(env, "sm_", 3) == 0;
     return;
   }
-  int ma, mi;
-  if (!sk_cuda_target_arch(&ma, &mi)) {
+  int cc = 0;
+  if (want && strncmp(want, "sm_", 3) == 0) cc = atoi(want + 3);
+  else if (want && strncmp(want, "compute_", 8) == 0) cc = -atoi(want + 8);
+  if (cc == 0) {
     snprintf(arch, n, "%s", DEFAULT_ARCH);
     *cubin = 0;
-    return;
+  } else if (cc > 0 && sk_nvrtc_supports(cc)) {
+    snprintf(arch, n, "sm_%d", cc);
+    *cubin = 1;
+  } else {
+    int c = cc > 0 ? cc : -cc, best = sk_nvrtc_best_below(c);
+    snprintf(arch, n, "compute_%d", best ? best : c);
+    *cubin = 0;
   }
-  int want = 10 * ma + mi, best = 0, na = 0;
-  int archs[128];
-  if (nv->nvrtcGetNumSupportedArchs(&na) == 0 && na > 0 && na <= 128 &&
-      nv->nvrtcGetSupportedArchs(archs) == 0) {
-    for (int i = 0; i < na; i++) {
-      if (archs[i] == want) {
-        snprintf(arch, n, "sm_%d", want);
-        *cubin = 1;
-        return;
-      }
-      if (archs[i] < want && archs[i] > best) best = archs[i];
-    }
-  }
-  snprintf(arch, n, "compute_%d", best ? best : want);
-  *cubin = 0;
 }
 
 /* NVRTC's log -> "body line N: error: ..." lines (errors only; the source
@@ -181,23 +178,68 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
   return 0;
 }
 
-void sk_nvrtc_free(void *gpu) { sk_cuda_code_free(gpu); }
+/* The options: the base set, -minimal where NVRTC knows it, then
+ * SPECK_NVRTC_FLAGS. */
+static void nvrtc_flags(char *flags, size_t n) {
+  const char *extra = getenv("SPECK_NVRTC_FLAGS");
+  snprintf(flags, n, "%s%s%s%s", BASE_FLAGS,
+           sk_nvrtc_version() >= MINIMAL_FROM ? " -minimal" : "",
+           extra && *extra ? " " : "", extra && *extra ? extra : "");
+}
 
-int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *s, const char *source,
-                     char *err, size_t errlen) {
+/* -- warm-up ------------------------------------------------------------- */
+/* NVRTC's first compile in a process pays a one-time set-up (its builtin
+ * headers and ptxas, paged in and initialised): 10-25 ms over a warm
+ * compile. sk_nvrtc_warm pays it on a thread of its own while the caller
+ * goes on (exec/ calls it when a back end with a CUDA code target starts,
+ * as device set-up takes longer). The process waits for that thread at
+ * exit, so NVRTC is never torn down under it. */
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static pthread_t warm_thread;
+
+static void *warm_main(void *arg) {
+  (void)arg;
+  const sk_nvrtc_api *nv = sk_nvrtc_load(NULL, 0);
+  int cc = sk_nvrtc_best_below(1 << 20);
+  if (!nv || !cc) return NULL;
+  char arch[24], flags[1024], err[256], *data = NULL;
+  size_t len;
+  snprintf(arch, sizeof arch, "sm_%d", cc);
+  nvrtc_flags(flags, sizeof flags);
+  if (compile(nv, "extern \"C\" __global__ void sk__warm() {}\n", arch, 1,
+              flags, &data, &len, err, sizeof err) == 0)
+    free(data);
+  return NULL;
+}
+
+static void warm_join(void) { pthread_join(warm_thread, NULL); }
+
+static void warm_start(void) {
+  if (!sk_nvrtc_load(NULL, 0)) return;
+  if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) return;
+  if (atexit(warm_join) != 0) pthread_detach(warm_thread);
+}
+
+void sk_nvrtc_warm(void) { pthread_once(&warm_once, warm_start); }
+
+void sk_image_free(sk_image *img) {
+  if (!img) return;
+  free(img->data);
+  free(img);
+}
+
+int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
+                   int *from_disk_out, char *err, size_t errlen) {
   char why[1600];
   const sk_nvrtc_api *nv = sk_nvrtc_load(why, sizeof why);
   if (!nv) {
     snprintf(err, errlen, "cannot compile for CUDA: %s", why);
     return -1;
   }
-  double t0 = now();
   char arch[24], flags[1024];
   int cubin;
-  pick_arch(nv, arch, sizeof arch, &cubin);
-  const char *extra = getenv("SPECK_NVRTC_FLAGS");
-  snprintf(flags, sizeof flags, "%s%s%s", BASE_FLAGS, extra && *extra ? " " : "",
-           extra ? extra : "");
+  pick_arch(s->arch, arch, sizeof arch, &cubin);
+  nvrtc_flags(flags, sizeof flags);
   char ver[32];
   snprintf(ver, sizeof ver, "nvrtc-%d", sk_nvrtc_version());
   uint64_t key = sk_hash(source, strlen(source), 0xc0da);
@@ -207,58 +249,43 @@ int sk_nvrtc_compile(sk_kernel *k, const sk_kspec *s, const char *source,
   key = sk_hash(SK_JIT_VERSION, strlen(SK_JIT_VERSION), key);
   const char *suffix = cubin ? ".cubin" : ".ptx";
   size_t len = 0;
-  char *img = sk_disk_read(key, suffix, &len);
-  int from_disk = img != NULL;
-  if (img && !cubin) {   /* PTX must end in NUL for the driver */
-    char *g = realloc(img, len + 1);
+  char *data = sk_disk_read(key, suffix, &len);
+  int from_disk = data != NULL;
+  if (data && !cubin) {   /* PTX must end in NUL for the driver */
+    char *g = realloc(data, len + 1);
     if (!g) {
-      free(img);
+      free(data);
       snprintf(err, errlen, "out of memory");
       return -1;
     }
-    img = g;
-    img[len] = '\0';
+    data = g;
+    data[len] = '\0';
   }
-  if (!img) {
-    if (compile(nv, source, arch, cubin, flags, &img, &len, err, errlen) < 0)
+  if (!data) {
+    if (compile(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0)
       return -1;
-    sk_disk_write(key, suffix, img, len);
+    sk_disk_write(key, suffix, data, len);
   }
-  sk_cuda_code *c = calloc(1, sizeof *c);
-  if (!c) {
-    free(img);
+  sk_image *img = calloc(1, sizeof *img);
+  if (!img) {
+    free(data);
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  c->image = img;
-  c->size = cubin ? len : len + 1;
-  c->is_cubin = cubin;
-  snprintf(c->arch, sizeof c->arch, "%s", arch);
-  c->pattern = s->pattern;
-  c->policy_kind = s->policy_kind;
-  c->md_rank = s->md_rank;
-  sk_codegen_cuda_perm(s, c->md_perm);
-  c->nargs = s->ncap;
-  c->bounds = s->bounds;
+  img->data = data;
+  img->size = cubin ? len : len + 1;
+  img->is_binary = cubin;
+  snprintf(img->arch, sizeof img->arch, "%s", arch);
+  img->pattern = s->pattern;
+  img->policy_kind = s->policy_kind;
+  img->md_rank = s->md_rank;
+  sk_codegen_cuda_perm(s, img->md_perm);
+  img->nargs = s->ncap;
+  img->bounds = s->bounds;
   for (int i = 0; i < s->ncap; i++)
-    if (s->caps[i].kind == SK_CAP_VIEW && s->caps[i].space != SK_SPACE_CUDA)
-      c->host_visible = 1;
-  /* the host half: the accumulator for the VM */
-  if (s->pattern != SK_FOR) {
-    char *hsrc = sk_codegen_host_acc(s, err, errlen);
-    int rc = hsrc ? sk_tcc_compile(k, hsrc, err, errlen) : -1;
-    free(hsrc);
-    if (rc < 0) {
-      sk_cuda_code_free(c);
-      return -1;
-    }
-  }
-  k->gpu = c;
-  sk_jit_install(k, c, k->init, k->join, NULL, SK_TIER_NVRTC);
-  if (from_disk)
-    k->disk_hits++;
-  else
-    k->compiles[SK_TIER_NVRTC]++;
-  k->compile_seconds += now() - t0;
+    if (s->caps[i].kind == SK_CAP_VIEW && sk_space_host_accessible(s->caps[i].space))
+      img->host_visible = 1;
+  *out = img;
+  *from_disk_out = from_disk;
   return 0;
 }

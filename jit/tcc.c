@@ -1,8 +1,10 @@
 /* tcc.c: the libtcc tier: compile generated source in-process, in well
- * under a millisecond, into memory owned by the kernel.
+ * under a millisecond, into memory held by the returned state.
  *
  * libtcc 0.9.27 keeps global state, so compiles are serialised. The
- * generated code includes no headers; math and atomics resolve to the
+ * caller (jit.c) keeps the state as long as the code may run. The
+ * generated code includes no
+ * headers; math and atomics resolve to the
  * runtime's functions registered here (backends/host/symbols.c), and
  * libtcc's own helpers come from libtcc1.a found next to the binary.
  */
@@ -15,17 +17,43 @@
 #include "libtcc.h"
 
 #include "../backends/host/symbols.h"
-#include "jit.h"
+#include "tier.h"
 #include "strbuf.h"
 
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
-static char libdir[4096];
+
+/* The libtcc1.a directory: an immutable string behind an atomic pointer,
+ * since every new VM sets it while other VMs' threads compile. A replaced
+ * string is kept (on 'retired'), so pointers handed out stay valid;
+ * setting the same directory again allocates nothing. */
+typedef struct dirname {
+  struct dirname *next;
+  char s[];
+} dirname;
+static dirname empty_dir;
+static dirname *libdir = &empty_dir;   /* atomic */
+static dirname *retired;               /* under tcc_lock */
 
 void sk_tcc_set_libdir(const char *dir) {
-  snprintf(libdir, sizeof libdir, "%s", dir ? dir : "");
+  if (!dir) dir = "";
+  pthread_mutex_lock(&tcc_lock);
+  dirname *cur = __atomic_load_n(&libdir, __ATOMIC_ACQUIRE);
+  size_t n = strlen(dir) + 1;
+  dirname *d = strcmp(cur->s, dir) == 0 ? NULL : malloc(sizeof *d + n);
+  if (d) {
+    memcpy(d->s, dir, n);
+    if (cur != &empty_dir) {
+      cur->next = retired;
+      retired = cur;
+    }
+    __atomic_store_n(&libdir, d, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&tcc_lock);
 }
 
-const char *sk_tcc_libdir(void) { return libdir; }
+const char *sk_tcc_libdir(void) {
+  return __atomic_load_n(&libdir, __ATOMIC_ACQUIRE)->s;
+}
 
 /* "body:3: error: x" -> "body line 3: error: x", collected in order */
 static void on_error(void *opaque, const char *msg) {
@@ -49,11 +77,13 @@ static void copy_err(sk_buf *m, char *err, size_t errlen) {
   snprintf(err, errlen, "%s", m->s && m->n ? m->s : "libtcc failed");
 }
 
-int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
-                   size_t errlen) {
+/* libtcc keeps global state: a compile runs under 'tcc_lock'. */
+int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
   sk_buf msg;
   sk_buf_init(&msg);
   pthread_mutex_lock(&tcc_lock);
+  const char *dir = sk_tcc_libdir();
   TCCState *s = tcc_new();
   if (!s) {
     pthread_mutex_unlock(&tcc_lock);
@@ -61,7 +91,7 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
     return -1;
   }
   tcc_set_error_func(s, &msg, on_error);
-  if (libdir[0]) tcc_set_lib_path(s, libdir);
+  if (dir[0]) tcc_set_lib_path(s, dir);
   tcc_set_options(s, "-nostdlib -nostdinc");
   tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
   int rc = tcc_compile_string(s, source);
@@ -69,8 +99,8 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
     for (const sk_host_symbol *y = sk_host_symbols(); y->name; y++)
       tcc_add_symbol(s, y->name, y->addr);
     char path[4200];
-    snprintf(path, sizeof path, "%s/libtcc1.a", libdir);
-    if (libdir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
+    snprintf(path, sizeof path, "%s/libtcc1.a", dir);
+    if (dir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
     rc = tcc_relocate(s, TCC_RELOCATE_AUTO);
   }
   if (rc < 0) {
@@ -80,23 +110,19 @@ int sk_tcc_compile(sk_kernel *k, const char *source, char *err,
     sk_buf_free(&msg);
     return -1;
   }
-  void *fn = tcc_get_symbol(s, "sk__kernel");
-  void *init = tcc_get_symbol(s, "sk__init");
-  void *join = tcc_get_symbol(s, "sk__join");
-  void *layout = tcc_get_symbol(s, "sk__layout");
-  pthread_mutex_unlock(&tcc_lock);
+  out->fn = tcc_get_symbol(s, "sk__kernel");
+  out->init = tcc_get_symbol(s, "sk__init");
+  out->join = tcc_get_symbol(s, "sk__join");
+  out->layout = tcc_get_symbol(s, "sk__layout");
   sk_buf_free(&msg);
-  if (!fn) {
+  if (!out->fn) {
     tcc_delete(s);
+    pthread_mutex_unlock(&tcc_lock);
     snprintf(err, errlen, "libtcc: generated code lacks sk__kernel");
     return -1;
   }
-  if (k->tcc_state) sk_tcc_free(k->tcc_state);
-  k->tcc_state = s;
-  k->tcc_fn = fn;
-  k->tcc_init = (sk_init_fn)init;
-  k->tcc_join = (sk_join_fn)join;
-  if (k->tier != SK_TIER_CC) sk_jit_install(k, fn, init, join, layout, SK_TIER_TCC);
+  out->dl = s;
+  pthread_mutex_unlock(&tcc_lock);
   return 0;
 }
 

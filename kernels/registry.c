@@ -245,7 +245,9 @@ static const sk_backend *host_code_backend(void) {
 
 static char sig_cell[64];   /* the data of signature views: never read */
 /* the allocation that captures marked '!' in a signature share */
-static sk_alloc sig_shared = {1, sig_cell, sizeof sig_cell, SK_SPACE_HOST, 0};
+static sk_alloc sig_shared = {.refs = 1, .label = "signature", .ptr = sig_cell,
+                              .bytes = sizeof sig_cell, .space = SK_SPACE_HOST,
+                              .owned = 0};
 
 static void sig_view(sk_view *v, int dtype, int rank, int layout) {
   memset(v, 0, sizeof *v);

@@ -4,11 +4,34 @@
 # build/bin/speck is the Lua interpreter, and busted with its Lua and C
 # modules come from lua/. SPECK_SPACES picks the back ends
 # (default "serial openmp"; 'make test-cuda' sets "cuda").
+#
+# The machine is a GPU host with many cores: the spec files run in
+# parallel processes, each cut into shards (tests/run.sh:
+# SPECK_TEST_JOBS, default the core count; SPECK_TEST_SHARDS), and share
+# one disk cache for the run (SPECK_CACHE_DIR, default a fresh folder
+# removed at the end), so a kernel compiled by one process is loaded by
+# the others. The output still ends with one 'N passed, N failed' line and
+# the exit status says whether anything failed.
 here=$(cd "$(dirname "$0")" && pwd)
 LUA_PATH="$here/lua/share/?.lua;$here/lua/share/?/init.lua;;"
 LUA_CPATH="$here/lua/lib/?.so;;"
 SPECK_LUA="$here/build/bin/speck"
 BUSTED="$here/busted"
 BUILD="$here/build"
-export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD
-exec "$here/tests/run.sh" "$@"
+SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+# shards per file from the cuda suite's times on an H100 (one process:
+# teams 95 s, reducers 32, patterns 17 + 10 child processes, cuda_codegen
+# 8, the rest 2 s or less): every process pays seconds of CUDA start-up
+# when many start together, so light files stay whole
+SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 teams_spec=10 reducers_spec=4 patterns_spec=4 cuda_codegen_spec=2}
+export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS SPECK_TEST_SHARDS
+own_cache=
+if [ -z "${SPECK_CACHE_DIR:-}" ]; then
+  own_cache=$(mktemp -d "${TMPDIR:-/tmp}/speck-cache.XXXXXX") || exit 1
+  SPECK_CACHE_DIR=$own_cache
+  export SPECK_CACHE_DIR
+fi
+"$here/tests/run.sh" "$@"
+rc=$?
+[ -n "$own_cache" ] && rm -rf "$own_cache"
+exit $rc

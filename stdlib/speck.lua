@@ -111,6 +111,9 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
                   scratch_thread = pair(sc.per_thread, "per_thread")}, Policy))
 end
 
+-- -- profile regions (Kokkos Tools' push/pop, no-ops without a tool) ----
+speck.profile = {push = core.profile_push, pop = core.profile_pop}
+
 -- -- Timer ------------------------------------------------------------------
 local Timer = {}
 Timer.__index = Timer

@@ -244,6 +244,48 @@ describe("CUDA code generator (NVRTC)", function()
     assert.truthy(o1:find("@@1,0", 1, true), o1)
     assert.truthy(o2:find("@@0,1", 1, true), o2)
   end)
+
+  it("makes PTX without an architecture and a cubin for one NVRTC knows", function()
+    -- the JIT decides from the architecture alone (no device involved):
+    -- compile only -> compute_90 PTX; SPECK_NVRTC_ARCH=sm_80 -> a cubin;
+    -- an architecture newer than NVRTC knows -> PTX the driver finishes
+    local dir = (sh("mktemp -d")):gsub("%s+$", "")
+    local script = dir .. "/k.lua"
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      speck.kernel("arch", "range", {x = speck.View("x", "float64", 4, {space = "host"})},
+                   "x(i) = 1.5 * i;", {target = "cuda"})
+    ]])
+    f:close()
+    local function entries(arch)
+      local cache = dir .. "/c" .. arch
+      sh(("SPECK_CACHE_DIR=%s SPECK_NVRTC_ARCH=%s %s %s 2>&1"):format(
+        cache, arch == "none" and "" or arch, SPECK_BIN, script))
+      return sh("ls -R " .. cache .. " 2>/dev/null")
+    end
+    local none, sm80 = entries("none"), entries("sm_80")
+    sh("rm -rf " .. dir)
+    if GPU then
+      -- with a device the back end names its own architecture (a cubin)
+      assert.truthy(none:find("%.cubin"), none)
+    else
+      assert.truthy(none:find("%.ptx"), none)
+    end
+    assert.truthy(sm80:find("%.cubin"), sm80)
+  end)
+
+  it("keeps parallel_for's grid-stride loop rolled, a reduction's unrolled", function()
+    -- rolled: a third less NVRTC time; a reduction's single load stream
+    -- needs the unrolled copies to reach the memory bandwidth
+    local x = speck.View("x", "float64", 4, {space = "host"})
+    local k = cuda_compile("range", {x = x}, "x(i) = 0.5 * i;")
+    local src = speck.jit.source(k.label)
+    assert.truthy(src:find("SK__ROLLED for (sk_i64 i0", 1, true), src)
+    k = cuda_compile("range", {x = x}, "acc += x(i);", {pattern = "reduce"})
+    src = speck.jit.source(k.label)
+    assert.truthy(src:find("  for (sk_i64 i0", 1, true), src)
+    assert.falsy(src:find("SK__ROLLED for (sk_i64 i0", 1, true), src)
+  end)
 end)
 
 describe("cuda without a usable driver", function()

@@ -704,6 +704,99 @@ emit{k = kstat("canon")}
       assert.are.same({}, all)
     end)
 
+    it("counts and evicts every kind of entry: .so, .cubin and .ptx", function()
+      -- fake NVRTC entries (payloads are never read here: counting and
+      -- eviction go by name, size and age), oldest first, and a file that
+      -- is no entry
+      local kb = string.rep("x", 1024)
+      local fakes = {
+        { "00000000000000a1.ptx", "4 hours ago" },
+        { "00000000000000a2.cubin", "3 hours ago" },
+        { "00000000000000a3.ptx", "2 hours ago" },
+        { "00000000000000a4.ptx", "1 hour ago" },
+      }
+      for _, f in ipairs(fakes) do
+        local path = dir .. "/" .. f[1]
+        spit(path, string.rep(kb, 10))
+        sh("chmod 600 " .. quote(path) .. " && touch -d " .. quote(f[2]) .. " " .. quote(path))
+      end
+      spit(dir .. "/notes.txt", string.rep(kb, 50))
+      local function present()
+        local set = {}
+        for _, f in ipairs(fakes) do
+          local h = io.open(dir .. "/" .. f[1], "rb")
+          set[#set + 1] = h ~= nil
+          if h then h:close() end
+        end
+        return set
+      end
+      -- under the cap: all counted (not the stranger), none removed
+      local big = run_ok(env_with(env, { SPECK_CACHE_MAX = "1M" }),
+                         "emit(speck.info().cache)")
+      assert.are.equal(40 * 1024, big.size)
+      assert.are.same({ true, true, true, true }, present())
+      -- a lower cap is honoured from the first use: the two oldest go
+      local small = run_ok(env_with(env, { SPECK_CACHE_MAX = "25K" }),
+                           "emit(speck.info().cache)")
+      assert.are.equal(20 * 1024, small.size)
+      assert.are.same({ false, false, true, true }, present())
+      assert.are.equal(50 * 1024, fsize(dir .. "/notes.txt"))
+      -- a new cc entry evicts the least recently used .ptx before itself
+      if not speck.info().compilers.cc.available then return end
+      local r = run_ok(env_with(env, { SPECK_CACHE_MAX = "25K" }), canon_script("cc"))
+      assert.are.equal(r.expect, r.r)
+      assert.are.equal(1, #listing(dir))
+      local so = fsize(dir .. "/" .. listing(dir)[1])
+      if so + 10 * 1024 <= 25 * 1024 then
+        assert.are.same({ false, false, false, true }, present())
+      else
+        assert.are.same({ false, false, false, false }, present())
+      end
+      assert.is_true(r.cache.size <= 25 * 1024, tostring(r.cache.size))
+    end)
+
+    it("SPECK_CACHE_MAX takes bytes or a number with K, M or G", function()
+      for value, bytes in pairs { ["100"] = 100, ["1.5K"] = 1536, ["256m"] = 256 << 20,
+                                  ["2G"] = 2 << 30, ["0"] = 0 } do
+        local r = run_ok(env_with(env, { SPECK_CACHE_MAX = value }),
+                         "emit(speck.info().cache)")
+        assert.are.equal(bytes, r.max, value)
+        assert.is_true(r.enabled, value)
+      end
+    end)
+
+    it("a malformed SPECK_CACHE_MAX is an error naming the variable", function()
+      for _, value in ipairs { "12q", "-1", "12KB", "1e3", "0x10", "K", "1.5.2", " 12", "inf" } do
+        local want = "SPECK_CACHE_MAX=" .. value ..
+                     ": not a size (bytes, or a number with K, M or G)"
+        local e = env_with(env, { SPECK_CACHE_MAX = value })
+        -- raised by the first compile, whichever tier, as a Lua error
+        local r = run_ok(e, [[
+local res = {}
+for _, jit in ipairs { "tcc", "cc" } do
+  local ok, err = pcall(canon, {jit = jit})
+  res[jit] = {ok = ok, err = err}
+end
+res.cache = speck.info().cache
+emit(res)
+]])
+        for _, jit in ipairs { "tcc", "cc" } do
+          assert.is_false(r[jit].ok, value)
+          assert.truthy(r[jit].err:find("speck.parallel_reduce 'canon': " .. want, 1, true),
+                        r[jit].err)
+        end
+        assert.is_false(r.cache.enabled)
+        assert.truthy(r.cache.reason:find(want, 1, true), r.cache.reason)
+        -- a script that does not catch it stops with the message, status 1
+        local _, out, err, status = run(e, "canon() emit(true)")
+        assert.are_not.equal(0, status)
+        assert.truthy(err:find(want, 1, true), err)
+        assert.falsy(out:find("@@RESULT@@", 1, true))
+        local _, all = listing(dir)
+        assert.are.same({}, all)
+      end
+    end)
+
     it("does not hang on a FIFO or a directory under an entry's name", function()
       local a = run_ok(env, canon_script("cc"))
       assert.are.equal(1, a.k.compiles.cc)

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
+#include "../backends/tools.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
 
@@ -629,6 +631,18 @@ static int l_kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* -- profile regions (Kokkos Tools) ---------------------------------------- */
+static int l_profile_push(lua_State *L) {
+  sk_tools_push_region(luaL_checkstring(L, 1));
+  return 0;
+}
+
+static int l_profile_pop(lua_State *L) {
+  (void)L;
+  sk_tools_pop_region();
+  return 0;
+}
+
 /* -- library kernels ------------------------------------------------------ */
 /* core.call(name, args): library kernel 'name' ("blas.dot") with its
  * arguments by name (views, numbers, strings); returns its result (nil
@@ -723,30 +737,33 @@ static int l_jit_stats(lua_State *L) {
   lua_newtable(L);
   int i = 1;
   for (sk_kernel *k = sk_cache_next(NULL); k; k = sk_cache_next(k)) {
+    /* a consistent copy: other VMs may be launching this kernel */
+    sk_kstats ks;
+    sk_jit_kstats(k, &ks);
     lua_createtable(L, 0, 8);
     lua_pushstring(L, k->label);
     lua_setfield(L, -2, "label");
-    lua_pushstring(L, tier_names[k->tier]);
+    lua_pushstring(L, tier_names[ks.tier]);
     lua_setfield(L, -2, "tier");
-    lua_pushinteger(L, k->launches);
+    lua_pushinteger(L, ks.launches);
     lua_setfield(L, -2, "launches");
-    lua_pushinteger(L, k->hits);
+    lua_pushinteger(L, ks.hits);
     lua_setfield(L, -2, "hits");
-    lua_pushinteger(L, k->tierups);
+    lua_pushinteger(L, ks.tierups);
     lua_setfield(L, -2, "tierups");
-    lua_pushnumber(L, k->compile_seconds);
+    lua_pushnumber(L, ks.compile_seconds);
     lua_setfield(L, -2, "compile_seconds");
-    lua_pushinteger(L, k->disk_hits);
+    lua_pushinteger(L, ks.disk_hits);
     lua_setfield(L, -2, "cache_hits");
-    lua_pushnumber(L, k->run_seconds);
+    lua_pushnumber(L, ks.run_seconds);
     lua_setfield(L, -2, "run_seconds");
-    if (k->warning[0]) {
-      lua_pushstring(L, k->warning);
+    if (ks.warning[0]) {
+      lua_pushstring(L, ks.warning);
       lua_setfield(L, -2, "warning");
     }
     lua_createtable(L, 0, SK_NTIER);
     for (int t2 = 1; t2 < SK_NTIER; t2++) {
-      lua_pushinteger(L, k->compiles[t2]);
+      lua_pushinteger(L, ks.compiles[t2]);
       lua_setfield(L, -2, tier_names[t2]);
     }
     lua_setfield(L, -2, "compiles");
@@ -803,6 +820,7 @@ static int l_initialize(lua_State *L) {
     return sk_lerror(L, "speck.initialize", NULL, "%s", err);
   if (tier >= 0) sk_jit_set_default_tier(tier);
   if (bounds >= 0) sk_exec_set_bounds(bounds);
+  sk_exec_warm();
   return 0;
 }
 
@@ -940,6 +958,15 @@ static int l_info(lua_State *L) {
     lua_rawseti(L, -2, d + 1);
   }
   lua_setfield(L, -2, "devices");
+  /* Kokkos Tools: the libraries loaded, and why any was skipped */
+  lua_createtable(L, 0, 2);
+  lua_pushstring(L, sk_tools_names());
+  lua_setfield(L, -2, "libraries");
+  if (sk_tools_warning()[0]) {
+    lua_pushstring(L, sk_tools_warning());
+    lua_setfield(L, -2, "warning");
+  }
+  lua_setfield(L, -2, "tools");
   return 1;
 }
 
@@ -957,6 +984,8 @@ static const luaL_Reg core_funcs[] = {
   {"team_limits", l_team_limits},
   {"check_policy", l_check_policy},
   {"call", l_call},
+  {"profile_push", l_profile_push},
+  {"profile_pop", l_profile_pop},
   {NULL, NULL}};
 
 static int l_jit_drain(lua_State *L) {
@@ -995,17 +1024,10 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
-  /* tcc's libtcc1.a: SPECK_TCC_LIBDIR wins over the installation's folder
-   * (which the CLI and speck_vm_new have set already through
-   * sk_vm_setup_paths) */
-  const char *env = sk_env_get("SPECK_TCC_LIBDIR");
-  if (env && strcmp(env, sk_tcc_libdir()) != 0) {
-    sk_tcc_set_libdir(env);
-  } else if (!env && !sk_tcc_libdir()[0]) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_vm_prefix());
-    sk_tcc_set_libdir(dir);
-  }
+  /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) */
+  sk_exec_setup_tcc();
+  /* Kokkos Tools see everything from the first view on */
+  sk_tools_start();
   sk_kernels_set_progress(progress_bar);
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
     lua_pushcfunction(L, l_kernel_call);

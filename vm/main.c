@@ -26,6 +26,7 @@
 
 #include "speck.h"
 #include "vm.h"
+#include "../backends/tools.h"
 
 static const char *progname = "speck";
 
@@ -591,6 +592,8 @@ int main(int argc, char **argv) {
     l_message(progname, env_err);
     return 1;
   }
+  /* Kokkos Tools: a library that cannot be used is a warning, not a stop */
+  if (sk_tools_warning()[0]) l_message(progname, sk_tools_warning());
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     l_message(progname, "cannot create state: not enough memory");

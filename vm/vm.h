@@ -31,10 +31,7 @@ int luaopen_speck_core(lua_State *L);
 int sk_lerror(lua_State *L, const char *fname, const char *label,
               const char *fmt, ...);
 
-/* -- paths (lpath.c): where the binary / module lives ------------------ */
-/* Directory prefix of the installation ("<prefix>" with bin/, lib/, share/
- * below it), found from /proc/self/exe or the module's own location. */
-const char *sk_vm_prefix(void);
+/* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);
 

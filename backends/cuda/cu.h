@@ -1,9 +1,9 @@
-/* cu.h: the slice of the CUDA driver API and NVRTC that speck uses,
- * declared here (no CUDA header at build time) and reached through
- * function pointers filled by loader.c with dlopen/dlsym.
+/* cu.h: the slice of the CUDA driver API that speck uses, declared here
+ * (no CUDA header at build time) and reached through function pointers
+ * filled by loader.c with dlopen/dlsym.
  *
- * Internal to backends/cuda and jit/nvrtc.c. The public face of the
- * back end is cuda_api.h.
+ * Internal to backends/cuda. The back end runs code; it compiles none
+ * (NVRTC belongs to the JIT: jit/nvrtc_lib.h).
  */
 #ifndef SK_CUDA_CU_H
 #define SK_CUDA_CU_H
@@ -65,10 +65,6 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEM_ATTACH_GLOBAL = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
 
-/* -- NVRTC types -------------------------------------------------------- */
-typedef int nvrtcResult;
-typedef struct _nvrtcProgram *nvrtcProgram;
-
 /* -- the function table -------------------------------------------------- */
 #define SK_CU_FUNCS(X)                                                        \
   X(cuInit, CUresult, (unsigned))                                             \
@@ -108,30 +104,10 @@ typedef struct _nvrtcProgram *nvrtcProgram;
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, CUresult,                    \
     (int *, CUfunction, int, size_t))
 
-#define SK_NVRTC_FUNCS(X)                                                     \
-  X(nvrtcVersion, nvrtcResult, (int *, int *))                                \
-  X(nvrtcGetErrorString, const char *, (nvrtcResult))                         \
-  X(nvrtcCreateProgram, nvrtcResult,                                          \
-    (nvrtcProgram *, const char *, const char *, int, const char *const *,    \
-     const char *const *))                                                    \
-  X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *))                       \
-  X(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *)) \
-  X(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, size_t *))            \
-  X(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char *))                  \
-  X(nvrtcGetPTXSize, nvrtcResult, (nvrtcProgram, size_t *))                   \
-  X(nvrtcGetPTX, nvrtcResult, (nvrtcProgram, char *))                         \
-  X(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                 \
-  X(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                       \
-  X(nvrtcGetNumSupportedArchs, nvrtcResult, (int *))                          \
-  X(nvrtcGetSupportedArchs, nvrtcResult, (int *))
-
 #define SK__CU_PTR(name, ret, args) ret(*name) args;
 typedef struct sk_cu_api {
   SK_CU_FUNCS(SK__CU_PTR)
 } sk_cu_api;
-typedef struct sk_nvrtc_api {
-  SK_NVRTC_FUNCS(SK__CU_PTR)
-} sk_nvrtc_api;
 #undef SK__CU_PTR
 
 /* -- loader.c ------------------------------------------------------------ */
@@ -139,14 +115,10 @@ typedef struct sk_nvrtc_api {
  * reason in 'why' (library missing, stub library, cuInit failure, no
  * device). Loads once; later calls return the same answer. */
 const sk_cu_api *sk_cu_load(char *why, size_t n);
-/* The NVRTC table, or NULL with the reason (which libraries were tried). */
-const sk_nvrtc_api *sk_nvrtc_load(char *why, size_t n);
-/* where the libraries came from ("" if not loaded) */
+/* where libcuda came from ("" if not loaded) */
 const char *sk_cu_libpath(void);
-const char *sk_nvrtc_libpath(void);
-/* versions as 1000 * major + 10 * minor (0 when unknown) */
+/* the driver's CUDA version as 1000 * major + 10 * minor (0 when unknown) */
 int sk_cu_driver_version(void);
-int sk_nvrtc_version(void);
 /* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for 'rc' */
 const char *sk_cu_errstr(CUresult rc, char *buf, size_t n);
 /* 1 when 'rc' leaves the context unusable (a kernel faulted) */

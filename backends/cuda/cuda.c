@@ -1,10 +1,13 @@
 /* cuda.c: the CUDA back end's table (backends/backend.h).
  *
- * The pieces: loader.c (dlopen of libcuda and libnvrtc), device.c (device,
- * primary context, stream, errors), memory.c (the cuda, cuda_pinned and
- * cuda_uvm spaces), pack.c (device-side strided copies and fills),
- * launch.c (grids and launches of generated kernels). Nothing is loaded
- * until first use; without a driver every entry fails with the reason.
+ * The pieces: loader.c (dlopen of libcuda), device.c (device, primary
+ * context, stream, errors, the architecture to compile for), memory.c
+ * (the cuda, cuda_pinned and cuda_uvm spaces), pack.c (device-side
+ * strided copies and fills), launch.c (loading the JIT's images, grids
+ * and launches). Its code target is CUDA C: the JIT compiles kernels for
+ * the architecture 'arch' names into images that 'load' takes; the back
+ * end itself compiles nothing. Nothing is loaded until first use; without
+ * a driver every entry fails with the reason.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,14 +15,11 @@
 
 #include "cuda_int.h"
 
-/* 1 when kernels can run: libcuda loads, a device exists, NVRTC loads */
+/* 1 when kernels can run: libcuda loads and a device exists (whether
+ * they can also be compiled here is the JIT's to say: NVRTC) */
 static int cuda_available(char *why, size_t n) {
   char w[1600];
   if (!sk_cu_load(w, sizeof w)) {
-    snprintf(why, n, "%s", w);
-    return 0;
-  }
-  if (!sk_nvrtc_load(w, sizeof w)) {
     snprintf(why, n, "%s", w);
     return 0;
   }
@@ -40,12 +40,12 @@ static void cuda_finalize(void) {
 }
 
 static int cuda_concurrency(void) {
-  return sk_cuda.ready ? sk_cuda.sms * sk_cuda.max_threads_sm : 1;
+  return sk_cuda_ready() ? sk_cuda.sms * sk_cuda.max_threads_sm : 1;
 }
 
 static int cuda_fence(char *err, size_t errlen) {
-  if (!sk_cuda.ready) return 0;
-  if (sk_cuda.dead) {
+  if (!sk_cuda_ready()) return 0;
+  if (sk_cuda_dead()) {
     snprintf(err, errlen, "%s", sk_cuda.dead_msg);
     return -1;
   }
@@ -59,17 +59,14 @@ static void cuda_info(char *buf, size_t n) {
     return;
   }
   sk_cuda_devinfo d;
-  int dev = sk_cuda.ready ? sk_cuda.index : 0;
+  int dev = sk_cuda_ready() ? sk_cuda.index : 0;
   sk_cuda_device_info(dev, &d);
-  int dv = sk_cuda_driver_version(), nv = sk_nvrtc_version();
+  int dv = sk_cuda_driver_version();
   snprintf(buf, n,
            "cuda: device %d of %d, %s (sm_%d%d, %d SMs, %.1f GiB), driver CUDA "
-           "%d.%d, NVRTC %d.%d%s",
+           "%d.%d",
            dev, sk_cuda_device_count(), d.name, d.major, d.minor, d.sms,
-           (double)d.total / (1 << 30), dv / 1000, dv % 1000 / 10, nv / 1000,
-           nv % 1000 / 10,
-           nv / 1000 > dv / 1000 ? " (NVRTC newer than the driver: PTX and "
-                                   "cubins may not load)" : "");
+           (double)d.total / (1 << 30), dv / 1000, dv % 1000 / 10);
 }
 
 /* CUDA kernels reach every space but plain host memory; the back end
@@ -85,6 +82,9 @@ const sk_backend sk_backend_cuda = {
   .name = "cuda",
   .space = SK_SPACE_CUDA,
   .code = SK_CODE_CUDA,
+  .arch = sk_cuda_arch,
+  .load = sk_cuda_load,
+  .unload = sk_cuda_unload,
   .reaches = cuda_reaches,
   .owns = cuda_owns,
   .init = cuda_init,

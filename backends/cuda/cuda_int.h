@@ -1,5 +1,5 @@
 /* cuda_int.h: state and helpers shared by the files of the CUDA back end
- * (device.c, memory.c, pack.c, launch.c, cuda.c). */
+ * (loader.c, device.c, memory.c, pack.c, launch.c, cuda.c). */
 #ifndef SK_CUDA_INT_H
 #define SK_CUDA_INT_H
 
@@ -23,14 +23,51 @@ typedef struct sk_cuda_dev {
   int grid_y, grid_z;
   size_t total;
   char name[256];
-  /* a kernel faulted: the context is unusable from then on */
+  char arch[16];          /* "sm_90" */
+  /* a kernel faulted: the context is unusable from then on ('dead' is
+   * set once, after 'dead_msg', with release order) */
   int dead;
   char dead_msg[512];
 } sk_cuda_dev;
 
 extern sk_cuda_dev sk_cuda;
+/* 'ready' and 'dead' are read without a lock: set once, release order */
+static inline int sk_cuda_ready(void) {
+  return __atomic_load_n(&sk_cuda.ready, __ATOMIC_ACQUIRE);
+}
+static inline int sk_cuda_dead(void) {
+  return __atomic_load_n(&sk_cuda.dead, __ATOMIC_ACQUIRE);
+}
 extern const sk_cu_api *sk_cu;
+/* device set-up and module loads */
 extern pthread_mutex_t sk_cuda_lock;
+/* Launches: held from taking the kept scratch and the pinned result
+ * buffer (memory.c) until the launch is queued or, when it waits, its
+ * result is read back, so launches from several threads never share or
+ * free each other's buffers. Taken before sk_cuda_lock, never after. */
+extern pthread_mutex_t sk_cuda_launch_lock;
+
+/* A kernel as this back end runs it (the table's 'load' makes one from
+ * the JIT's sk_image; it is sk_launch.fn): a copy of the image and its
+ * launch facts, and the module, loaded into the context on first launch. */
+typedef struct sk_cuda_kernel {
+  char *image;           /* cubin or NUL-terminated PTX (owned) */
+  int is_binary;
+  char arch[24];
+  int pattern, policy_kind, md_rank;
+  int md_perm[SK_MAXMD];
+  int nargs, host_visible, bounds;
+  /* set on first launch (under sk_cuda_lock; 'loaded' last) */
+  void *mod, *fn;
+  int loaded, block, grid1;   /* occupancy: block size, blocks for 1 wave */
+  int maxthreads, regs;
+} sk_cuda_kernel;
+
+/* the table's 'arch', 'load' and 'unload' (launch.c) */
+int sk_cuda_arch(char *buf, size_t n);
+void *sk_cuda_load(const sk_image *img, const char *label, char *err,
+                   size_t errlen);
+void sk_cuda_unload(void *kernel);
 
 /* Make the device usable on this thread (load, context, stream). The
  * device index is the one given to init, else $SPECK_CUDA_DEVICE, else 0.
@@ -43,9 +80,9 @@ int sk_cuda_select(int device, char *err, size_t errlen);
  * and, for a fault, mark the context dead (naming 'label'). -1. */
 int sk_cuda_fail(CUresult rc, const char *what, const char *label, char *err,
                  size_t errlen);
-/* the label of the latest launch (for faults found at a later sync) */
+/* the label of the latest launch (for faults found at a later sync);
+ * callers hold sk_cuda_launch_lock */
 void sk_cuda_set_last(const char *label);
-const char *sk_cuda_last(void);
 /* the stream synchronised, errors mapped (fence) */
 int sk_cuda_sync(const char *what, char *err, size_t errlen);
 
@@ -56,10 +93,11 @@ int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace,
                  size_t bytes, char *err, size_t errlen);
 void sk_cuda_first_touch(void *p, size_t bytes);
 /* device scratch that grows and is kept (reduction partials, level-1
- * scratch pools): slot 'which' of a few */
+ * scratch pools): slot 'which' of a few. Callers hold
+ * sk_cuda_launch_lock while they use what they got. */
 enum { SK_SCR_PARTIAL, SK_SCR_RESULT, SK_SCR_L1, SK_SCR_PACK, SK_NSCR };
 void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen);
-/* pinned host bytes for results */
+/* pinned host bytes for results (under sk_cuda_launch_lock, likewise) */
 void *sk_cuda_pinned_result(size_t bytes, char *err, size_t errlen);
 
 /* -- pack.c: device-side strided copies and fills --------------------------- */

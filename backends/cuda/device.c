@@ -22,8 +22,12 @@
 sk_cuda_dev sk_cuda;
 const sk_cu_api *sk_cu;
 pthread_mutex_t sk_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t sk_cuda_launch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int want_device = -1;
 static _Thread_local CUcontext thread_ctx;
+/* the latest launch's label: 'last_ptr' under sk_cuda_launch_lock (every
+ * caller of sk_cuda_set_last holds it), the copy under 'last_lock' */
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
 static char last_label[128];
 static const char *last_ptr;
 
@@ -31,22 +35,27 @@ static const char *last_ptr;
 void sk_cuda_set_last(const char *label) {
   if (label == last_ptr) return;
   last_ptr = label;
+  pthread_mutex_lock(&last_lock);
   snprintf(last_label, sizeof last_label, "%s", label ? label : "");
+  pthread_mutex_unlock(&last_lock);
 }
-const char *sk_cuda_last(void) { return last_label; }
 
+/* A sticky error marks the context dead once, naming the kernel ('label',
+ * else the latest launch's: the fault shows at a later call). */
 int sk_cuda_fail(CUresult rc, const char *what, const char *label, char *err,
                  size_t errlen) {
   char e[256];
   sk_cu_errstr(rc, e, sizeof e);
   if (sk_cu_sticky(rc)) {
+    pthread_mutex_lock(&last_lock);
     if (!sk_cuda.dead) {
-      sk_cuda.dead = 1;
       snprintf(sk_cuda.dead_msg, sizeof sk_cuda.dead_msg,
                "kernel '%s' faulted on device %d: %s; the CUDA context is "
                "unusable, restart the process",
                label && *label ? label : last_label, sk_cuda.index, e);
+      __atomic_store_n(&sk_cuda.dead, 1, __ATOMIC_RELEASE);
     }
+    pthread_mutex_unlock(&last_lock);
     snprintf(err, errlen, "%s", sk_cuda.dead_msg);
     return -1;
   }
@@ -121,14 +130,16 @@ static int open_device(char *err, size_t errlen) {
              idx, sk_cuda.warp);
     return -1;
   }
+  snprintf(sk_cuda.arch, sizeof sk_cuda.arch, "sm_%d%d", sk_cuda.major,
+           sk_cuda.minor);
   thread_ctx = sk_cuda.ctx;
-  sk_cuda.ready = 1;
+  __atomic_store_n(&sk_cuda.ready, 1, __ATOMIC_RELEASE);
   return 0;
 }
 
 int sk_cuda_ensure(char *err, size_t errlen) {
-  if (__atomic_load_n(&sk_cuda.ready, __ATOMIC_ACQUIRE)) {
-    if (sk_cuda.dead) {
+  if (sk_cuda_ready()) {
+    if (sk_cuda_dead()) {
       snprintf(err, errlen, "%s", sk_cuda.dead_msg);
       return -1;
     }
@@ -147,7 +158,7 @@ int sk_cuda_ensure(char *err, size_t errlen) {
 }
 
 int sk_cuda_sync(const char *what, char *err, size_t errlen) {
-  if (!sk_cuda.ready) return 0;
+  if (!sk_cuda_ready()) return 0;
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
   if (rc) return sk_cuda_fail(rc, what, NULL, err, errlen);
@@ -155,12 +166,19 @@ int sk_cuda_sync(const char *what, char *err, size_t errlen) {
 }
 
 /* -- for the layers above ---------------------------------------------------- */
-int sk_cuda_target_arch(int *major, int *minor) {
+/* The table's 'arch': "sm_XY" of the device in use (made usable here, as
+ * the kernel will run on it), or 0 when there is none (the JIT then
+ * compiles only). Which of those NVRTC can make a cubin for is the JIT's
+ * business. */
+int sk_cuda_arch(char *buf, size_t n) {
   char err[256];
-  if (!sk_cu_load(NULL, 0)) return 0;
-  if (sk_cuda_ensure(err, sizeof err) < 0) return 0;
-  *major = sk_cuda.major;
-  *minor = sk_cuda.minor;
+  /* per launch (the spec carries it): one string copy once ready */
+  if (!sk_cuda_ready() &&
+      (!sk_cu_load(NULL, 0) || sk_cuda_ensure(err, sizeof err) < 0))
+    return 0;
+  size_t len = strlen(sk_cuda.arch);
+  if (len >= n) return 0;
+  memcpy(buf, sk_cuda.arch, len + 1);
   return 1;
 }
 
@@ -189,7 +207,8 @@ int sk_cuda_device_info(int i, sk_cuda_devinfo *d) {
   A(smem_optin, CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 #undef A
   /* free memory only for the device in use (no context elsewhere) */
-  if (sk_cuda.ready && !sk_cuda.dead && sk_cuda.index == i) {
+  if (sk_cuda_ready() && !sk_cuda_dead() &&
+      sk_cuda.index == i) {
     char err[64];
     size_t fr = 0, tot = 0;
     if (sk_cuda_ensure(err, sizeof err) == 0 &&
@@ -201,26 +220,4 @@ int sk_cuda_device_info(int i, sk_cuda_devinfo *d) {
 
 int sk_cuda_driver_version(void) {
   return sk_cu_load(NULL, 0) ? sk_cu_driver_version() : 0;
-}
-
-int sk_cuda_nvrtc_status(char *buf, size_t n) {
-  char why[1024];
-  if (!sk_nvrtc_load(why, sizeof why)) {
-    snprintf(buf, n, "%s", why);
-    return 0;
-  }
-  int v = sk_nvrtc_version();
-  snprintf(buf, n, "NVRTC %d.%d", v / 1000, v % 1000 / 10);
-  return 1;
-}
-
-void sk_cuda_code_free(sk_cuda_code *c) {
-  if (!c) return;
-  if (c->mod && sk_cuda.ready && !sk_cuda.dead) {
-    char err[64];
-    if (sk_cuda_ensure(err, sizeof err) == 0)
-      sk_cu->cuModuleUnload((CUmodule)c->mod);
-  }
-  free(c->image);
-  free(c);
 }

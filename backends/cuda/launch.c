@@ -36,8 +36,53 @@ static int waves = -1;
 
 static int64_t up64(int64_t v) { return (v + 63) & ~(int64_t)63; }
 
-static int load(sk_cuda_code *c, const sk_launch *l, char *err, size_t errlen) {
-  if (c->loaded) return 0;
+/* -- kernels: the table's load / unload, the module on first launch ------ */
+void *sk_cuda_load(const sk_image *img, const char *label, char *err,
+                   size_t errlen) {
+  if (!img || !img->data || img->size == 0) {
+    snprintf(err, errlen, "kernel '%s': no CUDA image to load", label);
+    return NULL;
+  }
+  sk_cuda_kernel *c = calloc(1, sizeof *c);
+  char *data = malloc(img->size + 1);
+  if (!c || !data) {
+    free(c);
+    free(data);
+    snprintf(err, errlen, "out of memory loading kernel '%s'", label);
+    return NULL;
+  }
+  memcpy(data, img->data, img->size);
+  data[img->size] = '\0';
+  c->image = data;
+  c->is_binary = img->is_binary;
+  snprintf(c->arch, sizeof c->arch, "%s", img->arch);
+  c->pattern = img->pattern;
+  c->policy_kind = img->policy_kind;
+  c->md_rank = img->md_rank;
+  memcpy(c->md_perm, img->md_perm, sizeof c->md_perm);
+  c->nargs = img->nargs;
+  c->host_visible = img->host_visible;
+  c->bounds = img->bounds;
+  return c;
+}
+
+void sk_cuda_unload(void *kernel) {
+  sk_cuda_kernel *c = kernel;
+  if (!c) return;
+  if (c->mod && sk_cuda_ready() && !sk_cuda_dead()) {
+    char err[64];
+    if (sk_cuda_ensure(err, sizeof err) == 0)
+      sk_cu->cuModuleUnload((CUmodule)c->mod);
+  }
+  free(c->image);
+  free(c);
+}
+
+/* The module into the context, once (the first launch); the occupancy
+ * API then gives the block size and the blocks of one wave. */
+static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err,
+                       size_t errlen) {
+  if (__atomic_load_n(&c->loaded, __ATOMIC_ACQUIRE)) return 0;
   pthread_mutex_lock(&sk_cuda_lock);
   if (c->loaded) {
     pthread_mutex_unlock(&sk_cuda_lock);
@@ -49,15 +94,15 @@ static int load(sk_cuda_code *c, const sk_launch *l, char *err, size_t errlen) {
     pthread_mutex_unlock(&sk_cuda_lock);
     char e[256];
     sk_cu_errstr(rc, e, sizeof e);
-    int dv = sk_cu_driver_version(), nv = sk_nvrtc_version();
+    int dv = sk_cu_driver_version();
     if (rc == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || rc == CUDA_ERROR_INVALID_PTX ||
-        rc == CUDA_ERROR_NO_BINARY_FOR_GPU || (nv / 1000 > dv / 1000)) {
+        rc == CUDA_ERROR_NO_BINARY_FOR_GPU) {
       snprintf(err, errlen,
-               "cannot load the kernel (%s for %s): %s; NVRTC %d.%d made it, "
-               "the driver supports CUDA %d.%d (driver/NVRTC version mismatch: "
-               "use an NVRTC no newer than the driver, SPECK_NVRTC_LIB)",
-               c->is_cubin ? "cubin" : "PTX", c->arch, e, nv / 1000,
-               nv % 1000 / 10, dv / 1000, dv % 1000 / 10);
+               "cannot load the kernel (%s for %s): %s; the driver supports "
+               "CUDA %d.%d (an image from a newer NVRTC does not load: use an "
+               "NVRTC no newer than the driver, SPECK_NVRTC_LIB)",
+               c->is_binary ? "cubin" : "PTX", c->arch, e, dv / 1000,
+               dv % 1000 / 10);
       return -1;
     }
     return sk_cuda_fail(rc, "cannot load the kernel", l->label, err, errlen);
@@ -96,7 +141,7 @@ static int load(sk_cuda_code *c, const sk_launch *l, char *err, size_t errlen) {
   return 0;
 }
 
-static int finish(const sk_launch *l, const sk_cuda_code *c, char *res,
+static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res,
                   int check_flag, char *err, size_t errlen) {
   int oob = c->bounds && l->oob;
   if (oob) check_flag = 1;   /* the bounds record comes back with the flag */
@@ -142,7 +187,7 @@ static int finish(const sk_launch *l, const sk_cuda_code *c, char *res,
   return 0;
 }
 
-static int go(const sk_launch *l, sk_cuda_code *c, unsigned gx, unsigned gy,
+static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
               unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
               sk_cuctx *C, char *err, size_t errlen) {
   static sk_slot none;
@@ -192,7 +237,7 @@ static int empty_result(const sk_launch *l) {
 }
 
 /* -- range ------------------------------------------------------------------- */
-static int launch_range(const sk_launch *l, sk_cuda_code *c, char *err,
+static int launch_range(const sk_launch *l, sk_cuda_kernel *c, char *err,
                         size_t errlen) {
   const sk_policy *p = l->policy;
   int64_t n = p->end - p->begin;
@@ -247,7 +292,7 @@ static int64_t pow2_at_least(int64_t v, int64_t cap) {
   return p;
 }
 
-static int launch_mdrange(const sk_launch *l, sk_cuda_code *c, char *err,
+static int launch_mdrange(const sk_launch *l, sk_cuda_kernel *c, char *err,
                           size_t errlen) {
   const sk_policy *p = l->policy;
   int R = p->md_rank;
@@ -335,7 +380,7 @@ void sk_cuda_team_limits(sk_team_limits *lim) {
   lim->scratch_max[1] = 1LL << 30;
 }
 
-static int launch_team(const sk_launch *l, sk_cuda_code *c, char *err,
+static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
                        size_t errlen) {
   const sk_policy *p = l->policy;
   /* exec/ checked the policy against team_limits and resolved "auto" */
@@ -402,9 +447,13 @@ static int launch_team(const sk_launch *l, sk_cuda_code *c, char *err,
   return finish(l, c, res, 1, err, errlen);
 }
 
+/* Every launch holds sk_cuda_launch_lock from its first use of kept
+ * scratch to its end (queued, or waited for and its result read): the
+ * buffers are shared, and the stream keeps the kernels of all threads in
+ * one order anyway. Uncontended, the lock costs tens of nanoseconds. */
 int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
-  sk_cuda_code *c = l->fn;
+  sk_cuda_kernel *c = l->fn;
   if (!c) {
     snprintf(err, errlen, "no compiled CUDA code");
     return -1;
@@ -414,10 +463,14 @@ int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen) {
              c->nargs, l->nargs);
     return -1;
   }
-  if (load(c, l, err, errlen) < 0) return -1;
+  if (load_module(c, l, err, errlen) < 0) return -1;
+  pthread_mutex_lock(&sk_cuda_launch_lock);
+  int rc;
   switch (l->policy->kind) {
-  case SK_POL_MDRANGE: return launch_mdrange(l, c, err, errlen);
-  case SK_POL_TEAM: return launch_team(l, c, err, errlen);
-  default: return launch_range(l, c, err, errlen);
+  case SK_POL_MDRANGE: rc = launch_mdrange(l, c, err, errlen); break;
+  case SK_POL_TEAM: rc = launch_team(l, c, err, errlen); break;
+  default: rc = launch_range(l, c, err, errlen); break;
   }
+  pthread_mutex_unlock(&sk_cuda_launch_lock);
+  return rc;
 }

@@ -1,13 +1,11 @@
-/* loader.c: find and open libcuda and libnvrtc at run time.
+/* loader.c: find and open libcuda (the driver) at run time.
  *
- * speck links against neither: both are opened with dlopen on first use
- * and their entry points copied into one table each (cu.h). Search order:
- *   libcuda:  $SPECK_CUDA_LIB, then "libcuda.so.1" on the loader path
- *             (the driver installs it there; the toolkit's stubs/libcuda.so
- *             is refused: it only answers CUDA_ERROR_STUB_LIBRARY)
- *   libnvrtc: $SPECK_NVRTC_LIB, $CUDA_HOME/lib64, /usr/local/cuda/lib64,
- *             then libnvrtc.so.13 / .so.12 / .so on the loader path.
- * Every failure is kept as a sentence for speck --info.
+ * speck does not link against it: it is opened with dlopen on first use
+ * and its entry points are copied into one table (cu.h). Search order:
+ * $SPECK_CUDA_LIB, then "libcuda.so.1" on the loader path (the driver
+ * installs it there; the toolkit's stubs/libcuda.so is refused: it only
+ * answers CUDA_ERROR_STUB_LIBRARY). Every failure is kept as a sentence
+ * for speck --info. (NVRTC, the compiler, is the JIT's: jit/nvrtc_lib.c.)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -18,11 +16,10 @@
 
 #include "cu.h"
 
-static pthread_once_t cu_once = PTHREAD_ONCE_INIT, nv_once = PTHREAD_ONCE_INIT;
+static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
 static sk_cu_api cu;
-static sk_nvrtc_api nv;
-static int cu_ok, nv_ok, cu_ver, nv_ver;
-static char cu_why[1024], nv_why[1600], cu_path[1024], nv_path[1024];
+static int cu_ok, cu_ver;
+static char cu_why[1024], cu_path[1024];
 
 /* dlopen 'name'; on success record where it came from */
 static void *open_lib(const char *name, char *path, size_t n) {
@@ -30,7 +27,6 @@ static void *open_lib(const char *name, char *path, size_t n) {
   if (!h) return NULL;
   Dl_info di;
   void *any = dlsym(h, "cuInit");
-  if (!any) any = dlsym(h, "nvrtcVersion");
   if (any && dladdr(any, &di) && di.dli_fname)
     snprintf(path, n, "%s", di.dli_fname);
   else
@@ -43,10 +39,6 @@ static void *open_lib(const char *name, char *path, size_t n) {
   if (!(t->name = (ret(*) args)dlsym(h, #name))) return #name;
 static const char *fill_cu(void *h, sk_cu_api *t) {
   SK_CU_FUNCS(SK__LOAD)
-  return NULL;
-}
-static const char *fill_nvrtc(void *h, sk_nvrtc_api *t) {
-  SK_NVRTC_FUNCS(SK__LOAD)
   return NULL;
 }
 #undef SK__LOAD
@@ -132,63 +124,5 @@ const sk_cu_api *sk_cu_load(char *why, size_t n) {
   return cu_ok ? &cu : NULL;
 }
 
-static void nv_load_once(void) {
-  char tried[1200] = "";
-  size_t used = 0;
-  const char *cands[8];
-  char buf[3][1024];
-  int nc = 0;
-  const char *env = getenv("SPECK_NVRTC_LIB");
-  if (env && *env) cands[nc++] = env;
-  const char *home = getenv("CUDA_HOME");
-  if (home && *home) {
-    snprintf(buf[0], sizeof buf[0], "%s/lib64/libnvrtc.so", home);
-    cands[nc++] = buf[0];
-  }
-  snprintf(buf[1], sizeof buf[1], "/usr/local/cuda/lib64/libnvrtc.so");
-  cands[nc++] = buf[1];
-  cands[nc++] = "libnvrtc.so.13";
-  cands[nc++] = "libnvrtc.so.12";
-  cands[nc++] = "libnvrtc.so";
-  void *h = NULL;
-  for (int i = 0; i < nc && !h; i++) {
-    h = open_lib(cands[i], nv_path, sizeof nv_path);
-    if (!h) {
-      int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "",
-                       cands[i]);
-      if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
-    }
-    if (env && *env && i == 0 && !h) {
-      snprintf(nv_why, sizeof nv_why, "SPECK_NVRTC_LIB=%s cannot be opened: %s",
-               env, dlerror());
-      return;
-    }
-  }
-  if (!h) {
-    snprintf(nv_why, sizeof nv_why,
-             "libnvrtc not found (tried %s; set SPECK_NVRTC_LIB or CUDA_HOME)",
-             tried);
-    return;
-  }
-  const char *miss = fill_nvrtc(h, &nv);
-  if (miss) {
-    snprintf(nv_why, sizeof nv_why, "%s lacks %s (NVRTC 12 or later needed)",
-             nv_path, miss);
-    return;
-  }
-  int ma = 0, mi = 0;
-  nv.nvrtcVersion(&ma, &mi);
-  nv_ver = 1000 * ma + 10 * mi;
-  nv_ok = 1;
-}
-
-const sk_nvrtc_api *sk_nvrtc_load(char *why, size_t n) {
-  pthread_once(&nv_once, nv_load_once);
-  if (!nv_ok && why) snprintf(why, n, "%s", nv_why);
-  return nv_ok ? &nv : NULL;
-}
-
 const char *sk_cu_libpath(void) { return cu_ok ? cu_path : ""; }
-const char *sk_nvrtc_libpath(void) { return nv_ok ? nv_path : ""; }
 int sk_cu_driver_version(void) { return cu_ver; }
-int sk_nvrtc_version(void) { return nv_ver; }

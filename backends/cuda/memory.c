@@ -84,7 +84,8 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
 }
 
 void sk_cuda_free(void *p, int space) {
-  if (!p || !sk_cuda.ready || sk_cuda.dead) return;
+  if (!p || !sk_cuda_ready() || sk_cuda_dead())
+    return;
   char err[128];
   if (sk_cuda_ensure(err, sizeof err) < 0) return;
   /* kernels still queued may use the memory */
@@ -123,7 +124,9 @@ void sk_cuda_first_touch(void *p, size_t bytes) {
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
 }
 
-/* -- kept scratch ------------------------------------------------------------ */
+/* -- kept scratch ------------------------------------------------------------
+ * Grown, never shrunk; callers hold sk_cuda_launch_lock (launch.c), so no
+ * launch can hold a pointer that another one frees while growing. */
 static void *scr[SK_NSCR];
 static size_t scr_cap[SK_NSCR];
 

@@ -59,6 +59,12 @@ local dot
 result("dot", time(reps, function()
   dot = speck.parallel_reduce("dot", n, {x = x, y = z}, "acc += x(i) * y(i);")
 end))
+-- the library's BLAS-1 (speck.blas: the same dialect bodies, NVRTC here)
+local blas = require "speck.blas"
+local bdot
+result("blas_dot", time(reps, function() bdot = blas.dot(x, z) end))
+assert(math.abs(bdot - dot) <= 1e-9 * math.abs(dot), "blas.dot " .. bdot .. " vs " .. dot)
+result("blas_axpy", time(reps, function() blas.axpy(1e-9, x, y) end))
 local s
 result("sum", time(reps, function()
   s = speck.parallel_reduce("sum", n, {x = x}, "acc += x(i);")

@@ -13,6 +13,8 @@ local rows = {
   {"d2d copy (deep_copy)", ("2^%d f64"):format(log2n), bw(16 * n, r.speck_copy), copy_bw, "GB/s", ">= 0.9"},
   {"axpy", ("2^%d f64"):format(log2n), bw(24 * n, r.axpy), copy_bw, "GB/s vs copy", ">= 0.9"},
   {"dot", ("2^%d f64"):format(log2n), bw(16 * n, r.dot), copy_bw, "GB/s vs copy", ">= 0.9"},
+  {"blas.axpy (library)", ("2^%d f64"):format(log2n), bw(24 * n, r.blas_axpy), copy_bw, "GB/s vs copy", ">= 0.97"},
+  {"blas.dot (library)", ("2^%d f64"):format(log2n), bw(16 * n, r.blas_dot), copy_bw, "GB/s vs copy", ">= 0.97"},
   {"reduce sum", ("2^%d f64"):format(log2n), r.sum and r.sum * 1e3, r.cupy_sum and r.cupy_sum * 1e3, "ms vs cupy.sum", ">= 0.9x", true},
   {"empty launch (handle)", "1 item", r.empty and r.empty * 1e6, r.raw_empty and r.raw_empty * 1e6, "us vs cuLaunchKernel", ">= 0.83 (<= 1.2x time)", true},
   {"empty parallel_for", "1 item", r.empty_parallel_for and r.empty_parallel_for * 1e6, r.raw_empty and r.raw_empty * 1e6, "us vs cuLaunchKernel", "", true},

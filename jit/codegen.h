@@ -1,0 +1,42 @@
+/* codegen.h: kernel source generation (codegen.c for the host,
+ * codegen_cuda.c for NVRTC) from a spec; no compiler, no device.
+ */
+#ifndef SK_CODEGEN_H
+#define SK_CODEGEN_H
+
+#include "spec.h"
+
+/* -- check.c: the body, read before anything is generated --------------- */
+/* Check a spec before compiling: capture names, index counts of views in
+ * the body. Returns < 0 with a message. */
+int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);
+/* the body with element updates of 'atomic' views made atomic (malloc'd),
+ * or NULL when no capture has the trait */
+char *sk_body_atomic(const sk_kspec *spec);
+
+/* -- codegen.c --------------------------------------------------------- */
+/* Generated source for 'spec' (malloc'd) or NULL with 'err' filled. */
+char *sk_codegen_host(const sk_kspec *spec, char *err, size_t errlen);
+/* pieces shared by the host and CUDA generators (codegen.c) */
+struct sk_buf;
+void sk_cg_header(struct sk_buf *b, const char *text);   /* without #include lines */
+const char *sk_cg_slot(int dtype);                        /* sk_slot member */
+void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,
+                       const char *var, const char *indent);
+void sk_cg_body(struct sk_buf *b, const sk_kspec *s, const char *indent,
+                const char *label, int atomic);
+/* 1 if 'name' is a C keyword or a dialect word */
+int sk_codegen_reserved(const char *name);
+struct sk_buf;
+/* the accumulator type with its identity and join: host C (cuda == 0:
+ * sk__init, sk__join, sk__layout) or CUDA C++ (reducer type sk__R) */
+void sk_codegen_acc(struct sk_buf *b, const sk_kspec *spec, int cuda);
+/* host source holding only the accumulator of a GPU kernel (libtcc) */
+char *sk_codegen_host_acc(const sk_kspec *spec, char *err, size_t errlen);
+
+/* -- codegen_cuda.c: the CUDA source (NVRTC, C++) ----------------------- */
+char *sk_codegen_cuda(const sk_kspec *spec, char *err, size_t errlen);
+/* MDRange dimensions in thread order, fastest (threadIdx.x) first */
+void sk_codegen_cuda_perm(const sk_kspec *spec, int *perm);
+
+#endif

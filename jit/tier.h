@@ -1,0 +1,87 @@
+/* tier.h: the compilers behind one interface, each usable alone: a
+ * tier turns source into a code object (host entry points, or a device
+ * image) and knows no kernel, no cache and no device. tcc.c (in-process,
+ * instant), cc.c (the system compiler, cached .so), nvrtc.c (CUDA images,
+ * cached cubins) and the disk cache they share (diskcache.c).
+ */
+#ifndef SK_TIER_H
+#define SK_TIER_H
+
+#include "spec.h"
+
+/* FNV-1a, 64 bit: cache keys */
+uint64_t sk_hash(const void *p, size_t n, uint64_t seed);
+
+/* Host code made by a tier: the entry points of one generated source
+ * (sk__kernel, sk__init, sk__join, sk__layout) and what keeps them alive
+ * ('dl': the cc tier's dlopen handle, or the tcc tier's state). */
+typedef struct sk_ccode {
+  void *dl;
+  void *fn, *init, *join, *layout;
+  int from_disk;
+  double seconds;              /* compile or load time */
+} sk_ccode;
+
+/* -- nvrtc.c: the GPU tier ----------------------------------------------- */
+/* Compile 'source' (the CUDA source of 'spec') into an image for
+ * spec->arch (a cubin; PTX when no architecture is given or NVRTC does
+ * not know it), through the disk cache; *from_disk tells which. Errors
+ * name the body's lines. */
+int sk_nvrtc_build(const sk_kspec *spec, const char *source, sk_image **out,
+                   int *from_disk, char *err, size_t errlen);
+void sk_image_free(sk_image *img);
+/* Start NVRTC's one-time set-up on a thread of its own (once per process;
+ * nothing when NVRTC is missing), so that the first kernel compiles at
+ * the warm speed: for exec/, when a back end with a CUDA code target
+ * starts. */
+void sk_nvrtc_warm(void);
+/* NVRTC status for speck.info(): 1 usable, with "NVRTC 13.0 (path)" in
+ * buf, else 0 and the reason */
+int sk_nvrtc_status(char *buf, size_t n);
+
+/* -- tcc.c ------------------------------------------------------------- */
+/* Compile 'source' with libtcc into memory: out->dl is the libtcc state
+ * (free it with sk_tcc_free), the entry points are the source's. Any
+ * thread; libtcc itself is serialised inside. */
+int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen);
+void sk_tcc_free(void *state);
+/* where libtcc1.a lives; set by the VM from the binary's location. A
+ * string returned by sk_tcc_libdir stays valid for the process' life. */
+void sk_tcc_set_libdir(const char *dir);
+const char *sk_tcc_libdir(void);
+
+/* -- cc.c: the optimising tier ------------------------------------------ */
+#define SK_JIT_VERSION "speck-0.1.0-jit1"
+int sk_cc_available(void);
+const char *sk_cc_path(void);
+const char *sk_cc_ident(void);
+const char *sk_cc_flags(void);
+const char *sk_cc_why(void);
+uint64_t sk_cc_key(const char *source);
+/* load from the disk cache only: 1 if found */
+int sk_cc_lookup(const char *source, sk_ccode *out);
+/* load from the disk cache or compile */
+int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen);
+
+/* -- diskcache.c -------------------------------------------------------- */
+int sk_disk_enabled(void);
+const char *sk_disk_status(void);   /* the directory, or why disabled */
+const char *sk_disk_dir(void);      /* NULL when disabled */
+/* < 0 with the message in 'err' when a cache setting is malformed
+ * (SPECK_CACHE_MAX); the JIT refuses to compile until it is fixed */
+int sk_disk_config(char *err, size_t errlen);
+int64_t sk_disk_size(void);         /* bytes in entries of every kind */
+int64_t sk_disk_max(void);
+/* "123", "1.5K", "256M", "2G" -> bytes; -1 when malformed */
+int64_t sk_parse_size(const char *s);
+void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n);
+void *sk_disk_read(uint64_t key, const char *suffix, size_t *len);
+int sk_disk_check(uint64_t key, const char *suffix, char *path, size_t n);
+void sk_disk_tmpname(const char *suffix, char *out, size_t n);
+int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix,
+                   char *final, size_t n);
+int sk_disk_write(uint64_t key, const char *suffix, const void *data,
+                  size_t len);
+void sk_disk_evict(void);
+
+#endif

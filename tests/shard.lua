@@ -1,0 +1,21 @@
+-- shard.lua: a busted helper (--helper=tests/shard.lua) that runs one
+-- shard of a spec file, so that tests/run.sh can spread a long file over
+-- several processes. With SPECK_TEST_SHARD=k/n (0 <= k < n), only every
+-- n-th test ('it' and 'pending', counted in registration order, which is
+-- the same in every process) starting at the k-th is registered; the
+-- others are left out as busted's --filter leaves them out. The n shards
+-- of a file together run each of its tests exactly once. Without the
+-- variable every test runs.
+local busted = require "busted"
+
+local k, n = (os.getenv("SPECK_TEST_SHARD") or ""):match("^(%d+)/(%d+)$")
+k, n = tonumber(k), tonumber(n)
+if k and n and n > 1 and k < n then
+  local seen = -1
+  local function mine()
+    seen = seen + 1
+    return nil, seen % n == k
+  end
+  busted.subscribe({"register", "it"}, mine, {priority = 1})
+  busted.subscribe({"register", "pending"}, mine, {priority = 1})
+end
