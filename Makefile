@@ -11,7 +11,7 @@
 #   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
 #   make clean     remove the build folders (not .deps/)
 #
-# Sources are found by wildcard: a new .c file under vm/, jit/, backends/,
+# Sources are found by wildcard: a new .c file under vm/, exec/, jit/, io/, backends/,
 # backends/<name>/, kernels/ or kernels/<name>/ needs no edit here.
 
 # -- settings ------------------------------------------------------------
@@ -50,8 +50,12 @@ DEPFLAGS = -MMD -MP
 LDFLAGS  = $(SAN)
 LDLIBS   = -lm -ldl -pthread
 
+# the version: vm/speck.h's SPECK_VERSION_MAJOR/MINOR/PATCH, the one place
+VERSION := $(shell sed -n 's/^\#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+             vm/speck.h | paste -sd.)
+
 # -- sources and outputs -------------------------------------------------
-LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c \
+LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c io/*.c \
               backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
 OBJ_DIR  := $(BUILD)/obj
 BASE_OBJ := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o
@@ -176,7 +180,7 @@ includedir=$${prefix}/include
 
 Name: speck
 Description: embeddable array language: views, policies and JIT-compiled kernels (Kokkos made interactive)
-Version: 0.1.0
+Version: $(VERSION)
 Cflags: -I$${includedir}
 Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lspeck
 Libs.private: -llua5.4 -lm -ldl -pthread
@@ -184,7 +188,7 @@ endef
 export speck_pc_build = $(call speck_pc,$(abspath $(BUILD)))
 export speck_pc_install = $(call speck_pc,$(PREFIX))
 
-$(SPECK_PC): Makefile
+$(SPECK_PC): Makefile vm/speck.h
 	@mkdir -p $(@D)
 	@echo "$$speck_pc_build" > $@
 
@@ -237,9 +241,17 @@ $(SPECK_H): vm/speck.h
          $(CTEST_BIN:=.d) $(OBJ_DIR)/scripts/kgen.d
 
 # -- running -------------------------------------------------------------
+# The suite also checks an installation: a temporary PREFIX (not for the
+# sanitizer builds, whose libraries no plain lua5.4 can load).
 test: deps
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) $(TEST_ENV) tests/run.sh
+	@inst=; if [ -z "$(SAN)" ]; then \
+	  inst=$$(mktemp -d "$${TMPDIR:-/tmp}/speck-install.XXXXXX") || exit 1; \
+	  $(MAKE) --no-print-directory install PREFIX=$$inst DESTDIR= \
+	    >$$inst/install.log 2>&1 || { cat $$inst/install.log; exit 1; }; \
+	fi; \
+	BUILD=$(BUILD) SPECK_INSTALLED=$$inst $(TEST_ENV) tests/run.sh; rc=$$?; \
+	[ -z "$$inst" ] || rm -rf "$$inst"; exit $$rc
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -252,19 +264,32 @@ bench: all
 	  PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" "$$r" || status=1; \
 	done; exit $$status
 
+# The standard layout below PREFIX (DESTDIR for staging):
+#   bin/speck  include/speck.h  lib/libspeck.{a,so}  lib/pkgconfig/speck.pc
+#   share/lua/5.4/speck.lua, speck/*.lua    lib/lua/5.4/speck/core.so
+#   share/lua/5.1/speck/ffi.lua (LuaJIT's tree)  lib/speck/tcc/libtcc1.a
+# so Debian's lua5.4 and luajit find the modules under /usr/local. The
+# rockspec points the Lua folders into a luarocks tree (LUA_LDIR, LUA_CDIR,
+# BINDIR, TCC_LIBDIR).
+BINDIR      ?= $(PREFIX)/bin
+LUA_LDIR    ?= $(PREFIX)/share/lua/5.4
+LUA_CDIR    ?= $(PREFIX)/lib/lua/5.4
+LUAJIT_LDIR ?= $(PREFIX)/share/lua/5.1
+TCC_LIBDIR  ?= $(PREFIX)/lib/speck/tcc
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/lib/lua/5.4/speck $(DESTDIR)$(PREFIX)/lib/speck/tcc \
-	  $(DESTDIR)$(PREFIX)/share/lua/5.4
-	install -m 755 $(SPECK_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(LUA_CDIR)/speck \
+	  $(DESTDIR)$(TCC_LIBDIR) $(DESTDIR)$(LUA_LDIR) $(DESTDIR)$(LUAJIT_LDIR)/speck
+	install -m 755 $(SPECK_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(SPECK_H) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBSPECK_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBSPECK_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	echo "$$speck_pc_install" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/speck.pc
-	install -m 755 $(CORE_SO) $(DESTDIR)$(PREFIX)/lib/lua/5.4/speck/
-	install -m 644 $(TCC1_A) $(DESTDIR)$(PREFIX)/lib/speck/tcc/
-	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(PREFIX)/share/lua/5.4/
+	install -m 755 $(CORE_SO) $(DESTDIR)$(LUA_CDIR)/speck/
+	install -m 644 $(TCC1_A) $(DESTDIR)$(TCC_LIBDIR)/
+	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(LUA_LDIR)/
+	install -m 644 stdlib/speck/ffi.lua $(DESTDIR)$(LUAJIT_LDIR)/speck/
 
 # Sanitizer builds: their own folders, the whole suite run with the
 # sanitized bin/speck as the Lua interpreter (a system lua could not load
@@ -304,7 +329,8 @@ gpu-bundle: all
 	cp $(BUSTED) $(BUNDLE)/busted
 	mkdir -p $(BUNDLE)/tests $(BUNDLE)/examples
 	cp tests/run.sh $(BUNDLE)/tests/
-	cp tests/*.lua $(BUNDLE)/tests/ 2>/dev/null || true
+	cp tests/*.lua tests/*.py $(BUNDLE)/tests/ 2>/dev/null || true
+	cp -R tests/luajit $(BUNDLE)/tests/
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh

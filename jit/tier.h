@@ -7,6 +7,7 @@
 #ifndef SK_TIER_H
 #define SK_TIER_H
 
+#include "../vm/speck.h"   /* SPECK_VERSION */
 #include "spec.h"
 
 /* FNV-1a, 64 bit: cache keys */
@@ -51,7 +52,8 @@ void sk_tcc_set_libdir(const char *dir);
 const char *sk_tcc_libdir(void);
 
 /* -- cc.c: the optimising tier ------------------------------------------ */
-#define SK_JIT_VERSION "speck-0.1.0-jit1"
+/* part of every cache key: a new speck version never trusts old entries */
+#define SK_JIT_VERSION "speck-" SPECK_VERSION "-jit1"
 int sk_cc_available(void);
 const char *sk_cc_path(void);
 const char *sk_cc_ident(void);

@@ -121,16 +121,6 @@ int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
 /* every entry, NULL-terminated */
 const sk_kentry *const *sk_kernel_entries(void);
 
-/* -- progress of long drivers (a reader of a large file) ------------------
- * The library never prints: a driver reports through this hook, which the
- * VM sets (a bar on stderr). 'done' of 'total' units (bytes); 'finished'
- * on the last call. Drivers call it only once a second has passed. */
-typedef void (*sk_progress_fn)(const char *what, double done, double total,
-                               int finished);
-void sk_kernels_set_progress(sk_progress_fn fn);
-void sk_kernels_progress(const char *what, double done, double total,
-                         int finished);
-
 /* -- argument helpers for drivers ----------------------------------------- */
 /* the view / number argument named 'name' (NULL / -1 with a message when
  * missing or of the wrong kind) */

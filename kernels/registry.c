@@ -414,7 +414,7 @@ void sk_kernels_seed(void) {
   pthread_once(&once, seed);
 }
 
-/* -- outputs and progress ------------------------------------------------------ */
+/* -- outputs ------------------------------------------------------ */
 int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
                  size_t errlen) {
   if (o->nout >= SK_KOUT_MAX) {
@@ -448,18 +448,6 @@ void sk_kout_release(sk_kvalue *o) {
   for (int i = 0; i < o->nout; i++)
     if (o->out[i].is_view) sk_view_release(&o->out[i].view);
   o->nout = 0;
-}
-
-static sk_progress_fn progress_hook;
-
-void sk_kernels_set_progress(sk_progress_fn fn) {
-  __atomic_store_n(&progress_hook, fn, __ATOMIC_RELEASE);
-}
-
-void sk_kernels_progress(const char *what, double done, double total,
-                         int finished) {
-  sk_progress_fn fn = __atomic_load_n(&progress_hook, __ATOMIC_ACQUIRE);
-  if (fn) fn(what, done, total, finished);
 }
 
 /* -- calling ---------------------------------------------------------------- */

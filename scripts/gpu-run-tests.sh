@@ -24,7 +24,10 @@ SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # 8, the rest 2 s or less): every process pays seconds of CUDA start-up
 # when many start together, so light files stay whole
 SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 teams_spec=10 reducers_spec=4 patterns_spec=4 cuda_codegen_spec=2}
-export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS SPECK_TEST_SHARDS
+# LuaJIT's speck.ffi runs where the host has luajit
+command -v luajit >/dev/null 2>&1 || SPECK_SKIP_LUAJIT=1
+export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS SPECK_TEST_SHARDS \
+  SPECK_SKIP_LUAJIT
 own_cache=
 if [ -z "${SPECK_CACHE_DIR:-}" ]; then
   own_cache=$(mktemp -d "${TMPDIR:-/tmp}/speck-cache.XXXXXX") || exit 1

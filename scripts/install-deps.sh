@@ -3,8 +3,13 @@
 # Runs apt-get update at most once; when not root, names what is missing.
 set -e
 
+# luajit: speck.ffi and its tests; luarocks: the rockspec test (it brings
+# lua5.1, which Debian then makes the plain 'lua': tests run busted with
+# lua5.4 by name); pkg-config:
+# programs built against speck.pc; gnuplot-nox: scripts/bench/plot
 PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
-gcc g++ make bzip2 curl python3-numpy python3-scipy python3-numba python3-networkx \
+gcc g++ make bzip2 curl pkg-config luarocks gnuplot-nox \
+python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev \
 libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev"
 
 missing=""

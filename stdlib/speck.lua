@@ -111,6 +111,11 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
                   scratch_thread = pair(sc.per_thread, "per_thread")}, Policy))
 end
 
+-- -- help ---------------------------------------------------------------------
+-- help(speck.parallel_for) prints the signature (speck/help.lua's table);
+-- the REPL binds it to the global 'help'
+function speck.help(x) return require("speck.repl").help(x) end
+
 -- -- profile regions (Kokkos Tools' push/pop, no-ops without a tool) ----
 speck.profile = {push = core.profile_push, pop = core.profile_pop}
 

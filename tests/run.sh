@@ -21,6 +21,17 @@
 #   3. the embedding example $BUILD/bin/embed-example (one test).
 #   4. the C kernel API example $BUILD/bin/kernel-api-example (built with
 #      pkg-config, as SPEC.md's contract says), once per space.
+#   5. LuaJIT: tests/luajit/ffi_test.lua (speck.ffi over libspeck.so, its
+#      own 'N passed, M failed') and examples/luajit.lua, once per space.
+#      Without luajit this is a failure, unless SPECK_SKIP_LUAJIT=1 (the
+#      GPU bundle on a host that has none).
+#   6. the installed tree, when SPECK_INSTALLED names a prefix that 'make
+#      install PREFIX=...' filled ('make test' makes one): its speck
+#      --version, require "speck" from Debian's lua5.4 and from busted
+#      (tests/install/installed_spec.lua), LuaJIT's speck.ffi, a program
+#      built with its pkg-config file; and, when luarocks is there, 'luarocks
+#      make' of the rockspec into a fresh tree, whose version must be
+#      vm/speck.h's.
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
 # interpreter to run busted with, e.g. a sanitized bin/speck; default:
@@ -207,6 +218,124 @@ if [ -x "$BUILD/bin/kernel-api-example" ]; then
   done
 else
   fail "$BUILD/bin/kernel-api-example missing (run make)"
+fi
+
+# -- 5. LuaJIT: speck.ffi, per space ---------------------------------------
+# a test program's counts: its last line 'N passed, M failed'
+count_prog() {
+  out=$1
+  counts=$(tail -n 1 "$out" |
+    sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p')
+  if [ -z "$counts" ]; then
+    cat "$out"
+    fail "$2 gave no 'N passed, M failed' (status $3)"
+    return
+  fi
+  set -- $counts "$2" "$3"
+  passed=$((passed + $1))
+  failed=$((failed + $2))
+  [ "$2" -ne 0 ] && cat "$out"
+  if [ "$4" -ne 0 ] && [ "$2" -eq 0 ]; then fail "$3 exited with status $4"; fi
+  echo "$3: $(tail -n 1 "$out")"
+}
+
+LUAJIT=${LUAJIT:-$(command -v luajit)}
+if [ -z "$LUAJIT" ]; then
+  [ "${SPECK_SKIP_LUAJIT:-0}" = 1 ] || fail "luajit not found (make deps)"
+else
+  for space in $SPECK_SPACES; do
+    envs="SPECK_SPACE=$space"
+    [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+    env $envs LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
+      tests/luajit/ffi_test.lua "$BUILD/include/speck.h" "$SPECK_BIN" \
+      >"$tmp/out" 2>&1
+    count_prog "$tmp/out" "luajit ffi_test ($space)" $?
+    if env $envs LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
+         examples/luajit.lua >"$tmp/out" 2>&1 && grep -q '^OK' "$tmp/out"; then
+      passed=$((passed + 1))
+      echo "luajit examples/luajit.lua ($space): OK"
+    else
+      cat "$tmp/out"
+      fail "luajit examples/luajit.lua ($space)"
+    fi
+  done
+fi
+
+# -- 6. the installed tree ------------------------------------------------------
+# check NAME CMD...: one test, passed when CMD exits 0 and prints a last
+# line starting with OK (or, for busted, its summary shows no failure)
+check() {
+  name=$1
+  shift
+  if "$@" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^OK'; then
+    passed=$((passed + 1))
+    echo "installed: $name: $(tail -n 1 "$tmp/out")"
+  else
+    cat "$tmp/out"
+    fail "installed: $name"
+  fi
+}
+
+# run CMD with the Lua paths of prefix $1 only (Lua 5.4's and LuaJIT's)
+with_prefix() {
+  p=$1
+  shift
+  env -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u SPECK_TCC_LIBDIR -u SPECK_LIB \
+    LUA_PATH="$p/share/lua/5.4/?.lua;$p/share/lua/5.4/?/init.lua;;" \
+    LUA_CPATH="$p/lib/lua/5.4/?.so;;" SPECK_PREFIX="$p" "$@"
+}
+
+if [ -n "${SPECK_INSTALLED:-}" ]; then
+  P=$SPECK_INSTALLED
+  version=$(sed -n 's/^#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
+            "$BUILD/include/speck.h" | paste -sd.)
+  check "speck --version" sh -c "v=\$('$P/bin/speck' --version) &&
+    [ \"\$v\" = 'speck $version' ] && echo OK \$v"
+  check "lua5.4 require" with_prefix "$P" lua5.4 -e "
+    local speck = require 'speck'
+    assert(package.searchpath('speck', package.path):find('$P', 1, true) == 1)
+    assert(speck.version == '$version', speck.version)
+    local r = speck.parallel_reduce('r', 10, {}, 'acc += i;')
+    assert(r == 45, r)
+    print('OK ' .. package.searchpath('speck.core', package.cpath))"
+  # busted on Debian's lua5.4 (luarocks makes plain 'lua' Lua 5.1)
+  if with_prefix "$P" lua5.4 "$BUSTED" -o plainTerminal tests/install/installed_spec.lua \
+       >"$tmp/out" 2>&1; then
+    count "$tmp/out" "installed busted" 0
+  else
+    count "$tmp/out" "installed busted" 1
+  fi
+  if [ -n "$LUAJIT" ]; then
+    with_prefix "$P" env LUA_PATH="$P/share/lua/5.1/?.lua;;" "$LUAJIT" \
+      tests/luajit/ffi_test.lua "$P/include/speck.h" "$P/bin/speck" >"$tmp/out" 2>&1
+    count_prog "$tmp/out" "installed luajit ffi_test" $?
+    check "luajit finds $P/lib/libspeck.so" with_prefix "$P" \
+      env LUA_PATH="$P/share/lua/5.1/?.lua;;" "$LUAJIT" -e "
+      local sf = require 'speck.ffi'
+      assert(sf.lib_path == '$P/lib/libspeck.so', sf.lib_path)
+      print('OK ' .. sf.lib_path)"
+  fi
+  check "pkg-config build" sh -c "
+    [ \"\$(PKG_CONFIG_PATH='$P/lib/pkgconfig' pkg-config --modversion speck)\" = '$version' ] &&
+    cc -o '$tmp/kapi' examples/kernel_api/kernel_api.c \
+      \$(PKG_CONFIG_PATH='$P/lib/pkgconfig' pkg-config --cflags --libs speck) &&
+    '$tmp/kapi' | grep -q '^PASS' && echo OK"
+  rock=speck-$version-1.rockspec
+  if [ ! -f "$rock" ]; then
+    fail "installed: no $rock (the rockspec's version must be vm/speck.h's: $(ls speck-*.rockspec 2>/dev/null))"
+  elif command -v luarocks >/dev/null 2>&1; then
+    check "luarocks make $rock" sh -c "
+      luarocks --lua-version 5.4 --tree '$tmp/rocks' make '$rock' >'$tmp/rock.log' 2>&1 ||
+        { cat '$tmp/rock.log'; exit 1; }
+      eval \$(luarocks --lua-version 5.4 --tree '$tmp/rocks' path) &&
+      lua5.4 -e \"
+        local speck = require 'speck'
+        assert(package.searchpath('speck.core', package.cpath):find('$tmp/rocks', 1, true) == 1)
+        assert(speck.version == '$version')
+        assert(speck.parallel_reduce('r', 10, {}, 'acc += (double)(uint64_t)(i * 1.5);',
+                                     nil, {jit = 'tcc'}) == 65)
+        print('OK luarocks tree ' .. speck.info().compilers.tcc.libdir)\""
+  fi
 fi
 
 [ "$pending" -gt 0 ] && echo "($pending pending)"

@@ -107,6 +107,8 @@ static void set_err(char *err, size_t errlen, const char *msg) {
     snprintf(err, errlen, "%s", msg);
 }
 
+const char *speck_version(void) { return SPECK_VERSION; }
+
 speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen) {
   speck_vm *vm = malloc(sizeof *vm);
   if (vm == NULL) {

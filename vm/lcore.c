@@ -17,13 +17,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "speck.h"
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
 #include "../backends/tools.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
-
-#define SPECK_VERSION "0.1.0"
 
 /* -- errors ------------------------------------------------------------- */
 int sk_lerror(lua_State *L, const char *fname, const char *label,
@@ -692,19 +691,6 @@ static int l_call(lua_State *L) {
   return nres;
 }
 
-/* Progress of long library calls (a large Matrix Market file): a bar on
- * stderr, rewritten in place; the library itself never prints. */
-static void progress_bar(const char *what, double done, double total,
-                         int finished) {
-  int pct = total > 0 ? (int)(100.0 * done / total) : 100;
-  if (pct > 100) pct = 100;
-  char bar[41];
-  for (int i = 0; i < 40; i++) bar[i] = i < pct * 40 / 100 ? '#' : '.';
-  bar[40] = '\0';
-  fprintf(stderr, "\r%s [%s] %3d%%%s", what, bar, pct, finished ? "\n" : "");
-  fflush(stderr);
-}
-
 /* -- jit ---------------------------------------------------------------- */
 static int l_jit_source(lua_State *L) {
   const char *label = luaL_checkstring(L, 1);
@@ -863,7 +849,7 @@ static int l_now(lua_State *L) {
 static int l_info(lua_State *L) {
   const sk_backend *active = backend(L, "speck.info");
   lua_createtable(L, 0, 8);
-  lua_pushstring(L, SPECK_VERSION);
+  lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   lua_pushstring(L, active->name);
   lua_setfield(L, -2, "default_space");
@@ -1010,6 +996,7 @@ static int l_sentinel_gc(lua_State *L) {
   /* the last state going stops the pool: its threads run this module's
    * code, which Lua is about to unload */
   if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
+    sk_lio_close();   /* the bar's code goes with this module */
     sk_rt_finalize();
     sk_jit_stop();
   }
@@ -1025,10 +1012,9 @@ int luaopen_speck_core(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
   /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) */
-  sk_exec_setup_tcc();
+  sk_vm_setup_tcc();
   /* Kokkos Tools see everything from the first view on */
   sk_tools_start();
-  sk_kernels_set_progress(progress_bar);
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {
     lua_pushcfunction(L, l_kernel_call);
     lua_setfield(L, -2, "__call");
@@ -1041,8 +1027,9 @@ int luaopen_speck_core(lua_State *L) {
   luaL_newlib(L, core_funcs);
   luaL_newlib(L, jit_funcs);
   lua_setfield(L, -2, "jit");
-  lua_pushstring(L, SPECK_VERSION);
+  lua_pushstring(L, speck_version());
   lua_setfield(L, -2, "version");
   sk_lview_open(L);
+  sk_lio_open(L);
   return 1;
 }

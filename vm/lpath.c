@@ -5,11 +5,27 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vm.h"
 #include "../exec/exec.h"
 
 /* -- Lua and tcc paths ------------------------------------------------- */
+
+/* tcc's libtcc1.a: exec's choice (SPECK_TCC_LIBDIR, else
+ * <prefix>/lib/speck/tcc); when that folder lacks it and no setting named
+ * it, <prefix>/lib/lua/5.4/speck/tcc, where a luarocks tree has it (a
+ * rock's files below its lib/ folder all land below lib/lua/5.4). */
+void sk_vm_setup_tcc(void) {
+  char probe[PATH_MAX + 64], dir[PATH_MAX + 32];
+  sk_exec_setup_tcc();
+  if (sk_env_get("SPECK_TCC_LIBDIR")) return;
+  snprintf(probe, sizeof probe, "%s/libtcc1.a", sk_tcc_libdir());
+  if (access(probe, R_OK) == 0) return;
+  snprintf(dir, sizeof dir, "%s/lib/lua/5.4/speck/tcc", sk_prefix());
+  snprintf(probe, sizeof probe, "%s/libtcc1.a", dir);
+  if (access(probe, R_OK) == 0) sk_tcc_set_libdir(dir);
+}
 
 /* Prepend 'entries' to package[field] unless it already holds them.
  * Expects the package table at the top of the stack. */
@@ -39,5 +55,5 @@ void sk_vm_setup_paths(lua_State *L) {
     prepend_path(L, "cpath", entries);
   }
   lua_pop(L, 1);
-  sk_exec_setup_tcc();
+  sk_vm_setup_tcc();
 }

@@ -43,7 +43,9 @@ static void print_usage(FILE *f) {
     "  -h, --help     show this help\n"
     "  --             stop handling options\n"
     "  -              run stdin as a script and stop handling options\n"
-    "With no script and no -e, %s starts a REPL ('= expr' prints expr).\n"
+    "With no script and no -e, %s starts a REPL ('= expr' prints expr,\n"
+    "  views with their elements; Tab completes names; help(f) shows a\n"
+    "  function's signature).\n"
     "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
     "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CACHE_DIR,\n"
     "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK,\n"
@@ -296,9 +298,72 @@ static struct {
   int (*read_history)(const char *);
   int (*write_history)(const char *);
   void (*stifle_history)(int);
+  /* completion: readline's hook and helpers */
+  char **(**attempted_completion)(const char *, int, int);
+  char **(*completion_matches)(const char *, char *(*)(const char *, int));
+  int *completion_over;     /* 1: no file-name completion after ours */
+  int *append_character;
+  const char **word_break;  /* rl_completer_word_break_characters */
   int interactive;     /* stdin is a terminal: prompts, banner */
   char history[4096];
 } in;
+
+/* -- completion ------------------------------------------------------ */
+/* Tab completes names: speck.repl.complete (Lua) gives the candidates
+ * for the word before the cursor ("speck.par", "v:ext"); '.' and ':' do
+ * not break words. The Lua state is idle while readline runs, so calling
+ * it here is safe; errors are caught and mean no candidates. */
+static lua_State *complete_L;
+static char **cands;   /* malloc'd, NULL-terminated; readline frees each */
+static int ncand, icand;
+
+static int push_candidates(lua_State *L) {
+  const char *word = lua_tostring(L, 1);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "speck.repl");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "complete");
+  lua_pushstring(L, word);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+static void load_candidates(const char *word) {
+  lua_State *L = complete_L;
+  for (int i = icand; i < ncand; i++) free(cands[i]);
+  free(cands);
+  cands = NULL;
+  ncand = icand = 0;
+  if (L == NULL) return;
+  int top = lua_gettop(L);
+  lua_pushcfunction(L, push_candidates);
+  lua_pushstring(L, word);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+    int n = (int)luaL_len(L, -1);
+    cands = calloc((size_t)n + 1, sizeof *cands);
+    for (int i = 1; cands != NULL && i <= n; i++) {
+      lua_rawgeti(L, -1, i);
+      const char *c = lua_tostring(L, -1);
+      if (c != NULL && (cands[ncand] = strdup(c)) != NULL) ncand++;
+      lua_pop(L, 1);
+    }
+  }
+  lua_settop(L, top);
+}
+
+/* readline's generator: state 0 starts a new word */
+static char *candidate(const char *word, int state) {
+  if (state == 0) load_candidates(word);
+  return icand < ncand ? cands[icand++] : NULL;
+}
+
+static char **attempt_completion(const char *word, int start, int end) {
+  (void)start;
+  (void)end;
+  if (in.completion_over) *in.completion_over = 1;
+  if (in.append_character) *in.append_character = '\0';
+  return in.completion_matches(word, candidate);
+}
 
 static void *sym(void *lib, const char *name, void *fp, size_t size) {
   void *p = dlsym(lib, name);
@@ -330,6 +395,16 @@ static void input_open(void) {
     sym(lib, "write_history", &in.write_history, sizeof in.write_history);
     sym(lib, "stifle_history", &in.stifle_history,
         sizeof in.stifle_history);
+    in.attempted_completion = dlsym(lib, "rl_attempted_completion_function");
+    sym(lib, "rl_completion_matches", &in.completion_matches,
+        sizeof in.completion_matches);
+    in.completion_over = dlsym(lib, "rl_attempted_completion_over");
+    in.append_character = dlsym(lib, "rl_completion_append_character");
+    in.word_break = dlsym(lib, "rl_completer_word_break_characters");
+    if (in.attempted_completion && in.completion_matches) {
+      *in.attempted_completion = attempt_completion;
+      if (in.word_break) *in.word_break = " \t\n\"'`@$><=;|&{(,+-*/%^~#[]";
+    }
   }
   const char *home = getenv("HOME");
   if (in.readline != NULL && home != NULL && home[0] != '\0') {
@@ -474,12 +549,16 @@ static int loadline(lua_State *L) {
   return status;
 }
 
-/* Print whatever the chunk returned, with the global 'print'. */
+/* Print whatever the chunk returned: views pretty-printed (speck.repl's
+ * print, kept in the registry by doREPL), else with the global 'print'. */
 static void l_print(lua_State *L) {
   int n = lua_gettop(L);
   if (n > 0) {
     luaL_checkstack(L, LUA_MINSTACK, "too many results to print");
-    lua_getglobal(L, "print");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "speck.repl.print") != LUA_TFUNCTION) {
+      lua_pop(L, 1);
+      lua_getglobal(L, "print");
+    }
     lua_insert(L, 1);
     if (lua_pcall(L, n, 0, 0) != LUA_OK)
       l_message(progname, lua_pushfstring(L, "error calling 'print' (%s)",
@@ -492,6 +571,12 @@ static int doREPL(lua_State *L) {
   int status, ok = 1;
   const char *oldprogname = progname;
   progname = NULL;
+  /* the REPL's additions (speck.repl): help, the printer, completion */
+  if (dostring(L, "help = speck.help\n"
+               "debug.getregistry()['speck.repl.print'] = "
+               "require('speck.repl').print", "=repl") != LUA_OK)
+    ok = 0;
+  complete_L = L;
   input_open();
   if (in.interactive)
     printf("speck %s (%s)  speck.info() shows the back ends; Ctrl-D quits\n",
@@ -511,6 +596,8 @@ static int doREPL(lua_State *L) {
     fputc('\n', stdout);
   fflush(stdout);
   input_close();
+  complete_L = NULL;
+  load_candidates("");   /* frees what is left */
   progname = oldprogname;
   return ok || in.interactive;
 }

@@ -29,10 +29,17 @@
 extern "C" {
 #endif
 
-#define SPECK_VERSION "0.1.0"
+/* The version, defined here and nowhere else: the library, the CLI, the
+ * JIT's cache keys, speck.version, the pkg-config file and the rockspec
+ * (the Makefile reads these three lines) all derive from it. */
 #define SPECK_VERSION_MAJOR 0
 #define SPECK_VERSION_MINOR 1
 #define SPECK_VERSION_PATCH 0
+#define SPECK_STR_(x) #x
+#define SPECK_STR(x) SPECK_STR_(x)
+#define SPECK_VERSION                                                       \
+  SPECK_STR(SPECK_VERSION_MAJOR) "." SPECK_STR(SPECK_VERSION_MINOR) "."     \
+  SPECK_STR(SPECK_VERSION_PATCH)
 
 /* status codes */
 #define SPECK_OK 0
@@ -47,6 +54,10 @@ typedef struct lua_State lua_State;
 #endif
 
 typedef struct speck_vm speck_vm;
+
+/* The version of the library the program runs with ("0.1.0"), which may
+ * differ from the SPECK_VERSION it was compiled against. */
+const char *speck_version(void);
 
 /* Settings for speck_vm_new; zero-initialise (speck_options o = {0}) so
  * that fields added later keep their defaults. A NULL 'space', 'threads'

@@ -31,8 +31,17 @@ int luaopen_speck_core(lua_State *L);
 int sk_lerror(lua_State *L, const char *fname, const char *label,
               const char *fmt, ...);
 
+/* -- lio.c: speck.io (NumPy .npy) and speck.progress ------------------ */
+/* register 'io' and 'progress' into the table at the top of the stack and
+ * set the library's progress hook (a bar on stderr) */
+void sk_lio_open(lua_State *L);
+/* clear the progress hook (the last Lua state is closing) */
+void sk_lio_close(void);
+
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);
+/* point tcc at libtcc1.a: the installation's folder, or a luarocks tree's */
+void sk_vm_setup_tcc(void);
 
 #endif

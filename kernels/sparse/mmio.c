@@ -9,8 +9,8 @@
  * Supported: coordinate and array formats; real, integer and pattern
  * fields (pattern entries are 1); general, symmetric and skew-symmetric
  * symmetry (expanded: a symmetric file stores the lower triangle). Complex
- * and hermitian files are refused. A file that takes more than a second
- * reports its progress through the library's progress hook.
+ * and hermitian files are refused. A long read reports its progress
+ * through io/'s sk_progress (the one bar, with its delay and rate limit).
  *
  * The writer copies the matrix to the host when it lives elsewhere and
  * writes a coordinate general file (real, integer or pattern) to a
@@ -26,20 +26,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../../io/io.h"
 #include "sparse.h"
 
 enum { MM_COORD, MM_ARRAY };
 enum { MM_REAL, MM_INTEGER, MM_PATTERN };
 enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* -- reading ------------------------------------------------------------------ */
 typedef struct mm_reader {
@@ -48,8 +42,8 @@ typedef struct mm_reader {
   char *line;
   size_t cap;
   int64_t lineno;
-  double bytes, total, t0, last;   /* last: time of the last report */
-  int shown;                       /* the progress bar is on */
+  double bytes;
+  sk_progress prog;
   char *err;
   size_t errlen;
 } mm_reader;
@@ -75,16 +69,7 @@ static char *rd_line(mm_reader *r) {
   r->bytes += (double)n;
   while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
     r->line[--n] = '\0';
-  if ((r->lineno & 0xffff) == 0) {
-    double t = now();
-    if (t - r->t0 > 1.0 && t - r->last >= 0.25) {
-      r->shown = 1;
-      r->last = t;
-      char what[300];
-      snprintf(what, sizeof what, "read_mm %s", r->path);
-      sk_kernels_progress(what, r->bytes, r->total, 0);
-    }
-  }
+  if ((r->lineno & 0x3fff) == 0) sk_progress_step(&r->prog, r->bytes);
   return r->line;
 }
 
@@ -333,14 +318,15 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   r.path = path;
   r.err = err;
   r.errlen = errlen;
-  r.t0 = now();
   r.f = fopen(path, "rb");
   if (!r.f) {
     snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     return -1;
   }
   struct stat st;
-  r.total = fstat(fileno(r.f), &st) == 0 ? (double)st.st_size : 0;
+  char what[300];
+  snprintf(what, sizeof what, "read_mm %s", path);
+  sk_progress_begin(&r.prog, what, fstat(fileno(r.f), &st) == 0 ? (double)st.st_size : 0);
   mm_coo c;
   memset(&c, 0, sizeof c);
   int format = 0, field = 0, sym = 0, rc = -1;
@@ -348,12 +334,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (rd_banner(&r, &format, &field, &sym) < 0 ||
       rd_entries(&r, format, field, sym, dtype, &nrows, &ncols, &c) < 0)
     goto done;
-  if (r.shown) {
-    char what[300];
-    snprintf(what, sizeof what, "read_mm %s", path);
-    sk_kernels_progress(what, r.total, r.total, 1);
-    r.shown = 0;
-  }
+  sk_progress_step(&r.prog, r.bytes);
   /* only the entries read count; the allocation stays as it was */
   c.rows.extent[0] = c.cols.extent[0] = c.vals.extent[0] = c.n;
   sk_view dr, dc, dv, rp, ci, va;
@@ -392,11 +373,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     rc = sk_kout_num(out, "ncols", (double)ncols, err, errlen);
   }
 done:
-  if (r.shown) {
-    char what[300];
-    snprintf(what, sizeof what, "read_mm %s", path);
-    sk_kernels_progress(what, r.bytes, r.total, 1);
-  }
+  sk_progress_end(&r.prog);
   fclose(r.f);
   free(r.line);
   sk_view_release(&c.rows);

@@ -1,0 +1,64 @@
+/* io.h: views to and from files, and the progress of long reads, writes
+ * and library calls. No Lua here (vm/lio.c binds it) and nothing printed:
+ * progress goes through a hook that the VM sets.
+ *
+ * Layer: above backends/ (views, copies between spaces), below kernels/
+ * and vm/; drivers of the library report their progress through
+ * sk_progress_* too, so there is one bar and one rate limit.
+ */
+#ifndef SK_IO_H
+#define SK_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backends/view.h"
+
+/* -- progress ------------------------------------------------------------
+ * A long operation opens a 'sk_progress', steps it as often as it likes
+ * (cheap: a clock read) and ends it. The hook is called only once
+ * 'delay' seconds have passed since the start, then at most once per
+ * 'interval', and once more with 'finished' set when it was called at all,
+ * so short operations never report. 'done' of 'total' units (bytes,
+ * iterations); 'elapsed' seconds since the start. The hook runs on the
+ * thread that steps; it must not raise or block. */
+typedef void (*sk_progress_fn)(const char *what, double done, double total,
+                               double elapsed, int finished);
+
+typedef struct sk_progress {
+  char what[256];
+  double total, t0, last;
+  int shown;          /* the hook was called */
+} sk_progress;
+
+void sk_progress_set_hook(sk_progress_fn fn);
+sk_progress_fn sk_progress_hook(void);
+/* seconds before the first report (default 0.5) and between reports
+ * (default 0.1); negative values keep the current setting */
+void sk_progress_set_timing(double delay, double interval);
+void sk_progress_get_timing(double *delay, double *interval);
+
+void sk_progress_begin(sk_progress *p, const char *what, double total);
+void sk_progress_step(sk_progress *p, double done);
+void sk_progress_end(sk_progress *p);
+
+/* -- NumPy .npy (format 1.0 written; 1.0, 2.0 and 3.0 read) --------------
+ * Every speck dtype: float64 '<f8', float32 '<f4', int64 '<i8', int32
+ * '<i4', int16 '<i2', int8 '|i1', uint64 '<u8', uint32 '<u4', uint8 '|u1',
+ * bool '|b1'. Layout right is C order, left Fortran order. Errors name
+ * the file and what is wrong in it (bad magic, a malformed header, a dtype
+ * speck has no match for, a truncated file); the caller adds its name. */
+
+/* Write 'v' (any space, any layout: a strided or device view is staged
+ * through a host copy in C order) to 'path'. */
+int sk_npy_save(const char *path, const sk_view *v, char *err,
+                size_t errlen);
+
+/* Read 'path' into 'out', a new view in 'space' labelled 'label' (NULL:
+ * the path), with the file's layout ('layout' < 0) or 'layout' (right or
+ * left; the data are reordered). 'out' must be empty; it is left empty on
+ * an error. */
+int sk_npy_load(sk_view *out, const char *path, int space, int layout,
+                const char *label, char *err, size_t errlen);
+
+#endif
