@@ -166,5 +166,7 @@ extern const sk_kbody *const sk_blas_bodies[];
 /* a folder of several files exports one list per file */
 extern const sk_kentry *const *const sk_sparse_entries[];
 extern const sk_kbody *const *const sk_sparse_bodies[];
+extern const sk_kentry *const *const sk_graph_entries[];
+extern const sk_kbody *const *const sk_graph_bodies[];
 
 #endif

@@ -15,9 +15,9 @@ static const sk_kentry *const *const blas_entry_lists[] = {sk_blas_entries, NULL
 static const sk_kbody *const *const blas_body_lists[] = {sk_blas_bodies, NULL};
 
 static const sk_kentry *const *const *const families[] = {
-  blas_entry_lists, sk_sparse_entries, NULL};
+  blas_entry_lists, sk_sparse_entries, sk_graph_entries, NULL};
 static const sk_kbody *const *const *const body_families[] = {
-  blas_body_lists, sk_sparse_bodies, NULL};
+  blas_body_lists, sk_sparse_bodies, sk_graph_bodies, NULL};
 
 const sk_kentry *sk_kernel_find(const char *name) {
   for (int f = 0; families[f]; f++)

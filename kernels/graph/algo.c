@@ -1,0 +1,671 @@
+/* algo.c: graph algorithms as multi-phase drivers over sk_run: BFS
+ * (level-synchronous, direction-optimising), connected components
+ * (Shiloach-Vishkin hooking with pointer jumping, and Afforest's
+ * sampling), PageRank (NetworkX's semantics), triangle counting and
+ * distance-1 coloring (vertex-based, speculative). Every body is written
+ * once in the dialect and runs on every back end.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+#define G3 R1("rowptr", "int64") R1("colidx", "int32")
+
+/* -- BFS -------------------------------------------------------------------
+ * level(v) -1 until reached; a top-down step expands the queue 'q' (each
+ * vertex claimed once by a compare-and-swap of its level), a bottom-up
+ * step has every unreached vertex look for a parent on the last level.
+ * Beamer's switch: bottom-up when the frontier's edges exceed the
+ * unexplored ones / 15, back when the frontier is below nv / 18 vertices
+ * (undirected graphs: bottom-up needs in-edges). */
+static const char *const sig_bfs_init[] = {
+  "range" R1("level", "int64") R1("parent", "int64"), NULL};
+static const sk_kbody k_bfs_init = {
+  "graph.bfs_init", "level(i) = -1; parent(i) = -1;", SK_FOR, 0, {NULL}, {NULL},
+  sig_bfs_init, NULL, NULL};
+
+static const char *const sig_bfs_seed[] = {
+  "range" R1("src", "int64") R1("level", "int64") R1("parent", "int64")
+  R1("q", "int32") R1("cnt", "int64"), NULL};
+static const sk_kbody k_bfs_seed = {
+  "graph.bfs_seed",
+  "int64_t s = src(i);\n"
+  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
+  "  parent(s) = s;\n"
+  "  q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)s;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_seed, NULL, NULL};
+
+static const char *const sig_bfs_td[] = {
+  "range" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32")
+  R1("nq", "int32") R1("cnt", "int64") " l1=int64", NULL};
+static const sk_kbody k_bfs_td = {
+  "graph.bfs_top_down",
+  "int64_t u = q(i);\n"
+  "for (int64_t k = rowptr(u); k < rowptr(u + 1); k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
+  "    parent(v) = u;\n"
+  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    acc += rowptr(v + 1) - rowptr(v);\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_td, NULL, "sum:int64"};
+
+static const char *const sig_bfs_bu[] = {
+  "range" G3 R1("level", "int64") R1("parent", "int64") " l=int64", NULL};
+static const sk_kbody k_bfs_bu = {
+  "graph.bfs_bottom_up",
+  "if (level(i) == -1) {\n"
+  "  int64_t b = rowptr(i), e = rowptr(i + 1);\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t u = colidx(k);\n"
+  "    if (level(u) == l) { level(i) = l + 1; parent(i) = u; acc0 += 1; acc1 += e - b; break; }\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bu, NULL, "sum:int64 sum:int64"};
+
+static const char *const sig_bfs_queue[] = {
+  "range" R1("level", "int64") R1("q", "int32") R1("cnt", "int64") " l=int64", NULL};
+static const sk_kbody k_bfs_queue = {
+  "graph.bfs_queue",
+  "if (level(i) == l) q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)i;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_queue, NULL, NULL};
+
+static const char *const sig_firstbad[] = {"range" R1("v", "int64") " n=int64", NULL};
+static const sk_kbody k_firstbad = {
+  "graph.first_bad_id",
+  "if ((v(i) < 0 || v(i) >= n) && i < acc) acc = i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_firstbad, NULL, "min:int64"};
+
+/* graph.bfs: G_*, sources (int64 view) [, directed, direction_optimizing]
+ * -> level, parent (int64 views), nlevels */
+static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+               size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "sources",
+                                      "directed", "direction_optimizing", NULL};
+  sk_graph g;
+  int directed, dopt;
+  const sk_view *src;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "direction_optimizing", 1, &dopt, err, errlen) < 0 ||
+      !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen)))
+    return -1;
+  if (src->dtype != SK_I64) {
+    snprintf(err, errlen, "sources must be int64, got %s", sk_dtypes[src->dtype].name);
+    return -1;
+  }
+  int64_t ns = src->extent[0], nv = g.nv;
+  if (ns > 0) {
+    sk_arg a[] = {sk_arg_view("v", src), sk_arg_i64("n", nv)};
+    sk_result r;
+    if (sk_sp_range(&k_firstbad, ns, a, NELEM(a), &r, err, errlen) < 0) return -1;
+    int64_t bad = sk_result_i64(&r, 0), s = 0;
+    if (bad != INT64_MAX) {
+      if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0) return -1;
+      snprintf(err, errlen, "source %lld is not a vertex (the graph has %lld: 0..%lld)",
+               (long long)s, (long long)nv, (long long)nv - 1);
+      return -1;
+    }
+  }
+  int space = g.rowptr->space, rc = -1;
+  sk_view level, parent, q, nq, cnt;
+  sk_view *all[] = {&level, &parent, &q, &nq, &cnt};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&level, "level", SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("parent", &parent)};
+    if (sk_sp_range(&k_bfs_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("level", &level),
+                  sk_arg_view("parent", &parent), sk_arg_view("q", &q),
+                  sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_bfs_seed, ns, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  int64_t qn = 0, l = 0, mf = 0, mu = g.narcs;
+  if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
+  int bottom_up = 0;
+  while (qn > 0) {
+    if (dopt && !directed) {
+      if (!bottom_up && mf > mu / 15) {
+        bottom_up = 1;
+      } else if (bottom_up && qn < nv / 18) {
+        bottom_up = 0;
+        sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("q", &q),
+                      sk_arg_view("cnt", &cnt), sk_arg_i64("l", l)};
+        if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+            sk_sp_range(&k_bfs_queue, nv, a, NELEM(a), NULL, err, errlen) < 0)
+          goto done;
+      }
+    }
+    sk_result r;
+    if (bottom_up) {
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("level", &level), sk_arg_view("parent", &parent),
+                    sk_arg_i64("l", l)};
+      if (sk_sp_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0) goto done;
+      qn = sk_result_i64(&r, 0);
+      mf = sk_result_i64(&r, 1);
+    } else {
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("level", &level), sk_arg_view("parent", &parent),
+                    sk_arg_view("q", &q), sk_arg_view("nq", &nq),
+                    sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
+      if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+          sk_sp_range(&k_bfs_td, qn, a, NELEM(a), &r, err, errlen) < 0 ||
+          sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0)
+        goto done;
+      mf = sk_result_i64(&r, 0);
+      sk_view t = q;
+      q = nq;
+      nq = t;
+    }
+    mu -= mf;
+    l++;
+  }
+  if (sk_kout_view(out, "level", &level, err, errlen) < 0 ||
+      sk_kout_view(out, "parent", &parent, err, errlen) < 0 ||
+      sk_kout_num(out, "nlevels", (double)l, err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- connected components ---------------------------------------------------
+ * lab(v) <= v always names a vertex of v's component; hooking links the
+ * roots of an arc's ends (the larger under the smaller, atomic_min), and
+ * pointer jumping flattens the trees. A pass that changes nothing proves
+ * every arc joins equal roots, so the labels are the components, each
+ * labelled by its smallest vertex (deterministic). Afforest first links
+ * each vertex's first two neighbours, finds the most frequent label on a
+ * sample, and then skips the vertices of that (giant) component. */
+static const char *const sig_cc_init[] = {"range" R1("lab", "int64"), NULL};
+static const sk_kbody k_cc_init = {"graph.cc_init", "lab(i) = i;", SK_FOR, 0,
+                                   {NULL}, {NULL}, sig_cc_init, NULL, NULL};
+
+static const char *const sig_cc_hook[] = {
+  "range" G3 R1("lab", "int64") " lo=int64 hi=int64 skip=int64", NULL};
+static const sk_kbody k_cc_hook = {
+  "graph.cc_hook",
+  "int64_t a = lab(i);\n"
+  "while (lab(a) != a) a = lab(a);\n"
+  "if (a != skip) {\n"
+  "  int64_t b = rowptr(i) + lo, e = rowptr(i + 1);\n"
+  "  if (hi >= 0 && rowptr(i) + hi < e) e = rowptr(i) + hi;\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t c = colidx(k);\n"
+  "    while (lab(c) != c) c = lab(c);\n"
+  "    while (lab(a) != a) a = lab(a);\n"
+  "    if (a != c) {\n"
+  "      if (a < c) atomic_min(&lab(c), a); else atomic_min(&lab(a), c);\n"
+  "      acc += 1;\n"
+  "    }\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_cc_hook, NULL, "sum:int64"};
+
+static const sk_kbody k_cc_compress = {
+  "graph.cc_compress",
+  "int64_t x = lab(i);\n"
+  "while (lab(x) != x) x = lab(x);\n"
+  "lab(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cc_init, NULL, NULL};
+
+static const sk_kbody k_cc_count = {
+  "graph.cc_count", "acc += lab(i) == i;", SK_REDUCE, 0, {NULL}, {NULL},
+  sig_cc_init, NULL, "sum:int64"};
+
+static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi,
+                   int64_t skip, int64_t *changes, char *err, size_t errlen) {
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                sk_arg_view("lab", lab), sk_arg_i64("lo", lo), sk_arg_i64("hi", hi),
+                sk_arg_i64("skip", skip)};
+  sk_result r;
+  if (sk_sp_range(&k_cc_hook, g->nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  sk_arg c[] = {sk_arg_view("lab", lab)};
+  if (sk_sp_range(&k_cc_compress, g->nv, c, 1, NULL, err, errlen) < 0) return -1;
+  *changes = sk_result_i64(&r, 0);
+  return 0;
+}
+
+/* the most frequent label among 1024 vertices drawn by a fixed hash */
+static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
+                     size_t errlen) {
+  enum { NS = 1024 };
+  int64_t s[NS];
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int k = 0; k < NS; k++) {
+    h ^= h >> 12;
+    h ^= h << 25;
+    h ^= h >> 27;
+    if (sk_sp_get_i64(lab, (int64_t)((h * 0x2545F4914F6CDD1Dull) % (uint64_t)nv), &s[k],
+                      err, errlen) < 0)
+      return -1;
+  }
+  int best = 0;
+  *mode = -1;
+  for (int k = 0; k < NS; k++) {
+    int c = 0;
+    for (int j = 0; j < NS; j++) c += s[j] == s[k];
+    if (c > best) {
+      best = c;
+      *mode = s[k];
+    }
+  }
+  return 0;
+}
+
+/* graph.connected_components: G_* [, directed, algorithm "afforest" | "sv"]
+ * -> labels (int64: the smallest vertex of each one's component), ncomp;
+ * a directed graph's weak components */
+static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "algorithm", NULL};
+  sk_graph g;
+  int directed;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  const char *alg = sk_karg_str(args, nargs, "algorithm", "afforest", err, errlen);
+  if (!alg) return -1;
+  int afforest = strcmp(alg, "afforest") == 0;
+  if (!afforest && strcmp(alg, "sv") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not afforest or sv", alg);
+    return -1;
+  }
+  sk_view lab;
+  if (sk_sp_view(&lab, "labels", SK_I64, g.nv, g.rowptr->space, 0, err, errlen) < 0)
+    return -1;
+  int rc = -1;
+  int64_t changes = 1, skip = -1;
+  sk_arg a[] = {sk_arg_view("lab", &lab)};
+  if (sk_sp_range(&k_cc_init, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
+  /* Afforest's skipping needs every arc in both rows: undirected only */
+  if (afforest && !directed && g.nv > 0) {
+    for (int r = 0; r < 2; r++)
+      if (cc_hook(&g, &lab, r, r + 1, -1, &changes, err, errlen) < 0) goto done;
+    if (cc_sample(&lab, g.nv, &skip, err, errlen) < 0) goto done;
+  }
+  for (changes = 1; changes > 0;)
+    if (cc_hook(&g, &lab, 0, -1, skip, &changes, err, errlen) < 0) goto done;
+  {
+    sk_result r;
+    if (sk_sp_range(&k_cc_count, g.nv, a, 1, &r, err, errlen) < 0) goto done;
+    if (sk_kout_num(out, "ncomp", (double)sk_result_i64(&r, 0), err, errlen) < 0 ||
+        sk_kout_view(out, "labels", &lab, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  sk_view_release(&lab);
+  return rc;
+}
+
+/* -- PageRank -----------------------------------------------------------------
+ * NetworkX's power iteration: x = 1/N; each step x'(v) = d * sum over arcs
+ * u -> v of x(u) w(u,v) / W(u) + (d * (sum of x over vertices without
+ * out-arcs) + 1 - d) / N, until sum |x' - x| < N * tol. Pulled along the
+ * in-arcs: the graph itself when undirected, its transpose (speck.sparse's)
+ * when directed. */
+static const char *const sig_pr_outw[] = {
+  "range" R1("rowptr", "int64") R1("outw", "float64"),
+  "range" R1("rowptr", "int64") R1("outw", "float64") R1("w", "float64"), NULL};
+static const sk_kbody k_pr_deg = {
+  "graph.pr_outdeg", "outw(i) = (double)(rowptr(i + 1) - rowptr(i));", SK_FOR, 0,
+  {NULL}, {NULL}, sig_pr_outw, NULL, NULL};
+static const sk_kbody k_pr_outw = {
+  "graph.pr_outweight",
+  "double s = 0;\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += w(k);\n"
+  "outw(i) = s;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_pr_outw + 1, NULL, NULL};
+
+static const char *const sig_pr_contrib[] = {
+  "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"), NULL};
+static const sk_kbody k_pr_contrib = {
+  "graph.pr_contrib",
+  "double o = outw(i);\n"
+  "if (o > 0) c(i) = x(i) / o; else { c(i) = 0; acc += x(i); }",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_contrib, NULL, "sum:float64"};
+
+#define PULL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
+  R1("c", "float64") R1("x", "float64") R1("xn", "float64") " d=float64 base=float64"
+static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG R1("w", "float64"), NULL};
+#define PULL_BODY(W)                                                          \
+  "double s = 0;\n"                                                           \
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += c(colidx(k))" W ";\n" \
+  "double v = d * s + base;\n"                                                \
+  "xn(i) = v;\n"                                                              \
+  "acc += fabs(v - x(i));"
+static const sk_kbody k_pr_pull = {
+  "graph.pr_pull", PULL_BODY(""), SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull, NULL,
+  "sum:float64"};
+static const sk_kbody k_pr_pullw = {
+  "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
+  sig_pr_pull + 1, NULL, "sum:float64"};
+
+/* graph.pagerank: G_* [, directed, damping, tol, maxiter] -> rank, iters */
+static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "damping", "tol", "maxiter", NULL};
+  sk_graph g;
+  int directed;
+  double d = 0.85, tol = 1e-6;
+  int64_t maxiter;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "damping") &&
+       sk_karg_f64(args, nargs, "damping", &d, err, errlen) < 0) ||
+      (sk_karg_find(args, nargs, "tol") && sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0) ||
+      sk_karg_i64(args, nargs, "maxiter", 1, 100, &maxiter, err, errlen) < 0)
+    return -1;
+  if (!(d >= 0 && d <= 1)) {
+    snprintf(err, errlen, "damping is %g, must be in [0, 1]", d);
+    return -1;
+  }
+  if (!(tol > 0)) {
+    snprintf(err, errlen, "tol is %g, must be positive", tol);
+    return -1;
+  }
+  if (maxiter < 1) {
+    snprintf(err, errlen, "maxiter is %lld, must be at least 1", (long long)maxiter);
+    return -1;
+  }
+  int64_t n = g.nv;
+  int space = g.rowptr->space, rc = -1;
+  sk_view outw, x, xn, c, ones;
+  sk_kvalue tv;
+  memset(&tv, 0, sizeof tv);
+  sk_view *all[] = {&outw, &x, &xn, &c, &ones};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&outw, "out weight", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&x, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&xn, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&c, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
+      (n > 0 && sk_view_fill(&x, 1.0 / (double)n, 0, err, errlen) < 0))
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("outw", &outw),
+                  sk_arg_view("w", g.weights ? g.weights : g.rowptr)};
+    if (sk_sp_range(g.weights ? &k_pr_outw : &k_pr_deg, n, a, g.weights ? 3 : 2, NULL,
+                    err, errlen) < 0)
+      goto done;
+  }
+  /* the in-arcs */
+  const sk_view *trp = g.rowptr, *tci = g.colidx, *tw = g.weights;
+  if (directed) {
+    const sk_view *vals = g.weights;
+    if (!vals) {
+      if (sk_sp_view(&ones, "ones", SK_F64, g.narcs, space, 0, err, errlen) < 0 ||
+          (g.narcs > 0 && sk_view_fill(&ones, 1.0, 1, err, errlen) < 0))
+        goto done;
+      vals = &ones;
+    }
+    sk_arg a[] = {sk_arg_view("A_rowptr", g.rowptr), sk_arg_view("A_colidx", g.colidx),
+                  sk_arg_view("A_values", vals), sk_arg_i64("A_ncols", n)};
+    if (sk_kernel_call("sparse.transpose", a, NELEM(a), &tv, NULL, err, errlen) < 0)
+      goto done;
+    trp = &tv.out[0].view;
+    tci = &tv.out[1].view;
+    tw = g.weights ? &tv.out[2].view : NULL;
+  }
+  int64_t it = 0;
+  for (it = 1; it <= maxiter && n > 0; it++) {
+    sk_result r;
+    sk_arg a[] = {sk_arg_view("x", &x), sk_arg_view("outw", &outw), sk_arg_view("c", &c)};
+    if (sk_sp_range(&k_pr_contrib, n, a, NELEM(a), &r, err, errlen) < 0) goto done;
+    double dangling = sk_result_f64(&r, 0);
+    double base = (d * dangling + 1 - d) / (double)n;
+    sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
+                  sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
+                  sk_arg_f64("d", d), sk_arg_f64("base", base),
+                  sk_arg_view("w", tw ? tw : &c)};
+    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 8 : 7, &r, err, errlen) < 0)
+      goto done;
+    sk_view t = x;
+    x = xn;
+    xn = t;
+    if (sk_result_f64(&r, 0) < (double)n * tol) break;
+  }
+  if (it > maxiter) it = maxiter;
+  if (sk_kout_view(out, "rank", &x, err, errlen) < 0 ||
+      sk_kout_num(out, "iters", (double)(n > 0 ? it : 0), err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  sk_kout_release(&tv);
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- triangles ---------------------------------------------------------------
+ * Each triangle u < v < w is found once, at u, by merging u's and v's
+ * sorted rows above v; its three corners are counted (atomics). */
+static const char *const sig_tri[] = {"range" G3 R1("tri", "int64"), NULL};
+static const sk_kbody k_tri = {
+  "graph.triangles",
+  "int64_t be = rowptr(i + 1);\n"
+  "int64_t mine = 0;\n"
+  "for (int64_t k = rowptr(i); k < be; k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (v <= i) continue;\n"
+  "  int64_t a = k + 1, b = rowptr(v), e = rowptr(v + 1), t = 0;\n"
+  "  while (b < e && colidx(b) <= v) b++;\n"
+  "  while (a < be && b < e) {\n"
+  "    int32_t x = colidx(a), y = colidx(b);\n"
+  "    if (x < y) a++;\n"
+  "    else if (y < x) b++;\n"
+  "    else { atomic_add(&tri(x), (int64_t)1); t++; a++; b++; }\n"
+  "  }\n"
+  "  if (t) { atomic_add(&tri(v), t); mine += t; }\n"
+  "}\n"
+  "if (mine) atomic_add(&tri(i), mine);\n"
+  "acc += mine;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_tri, NULL, "sum:int64"};
+
+/* graph.triangles: G_* (undirected) -> total, per_vertex */
+static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                     size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  sk_graph g;
+  int directed;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: triangles are counted on undirected graphs");
+    return -1;
+  }
+  sk_view tri;
+  if (sk_sp_view(&tri, "triangles", SK_I64, g.nv, g.rowptr->space, 1, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                sk_arg_view("tri", &tri)};
+  sk_result r;
+  if (sk_sp_range(&k_tri, g.nv, a, NELEM(a), &r, err, errlen) < 0) {
+    sk_view_release(&tri);
+    return -1;
+  }
+  if (sk_kout_num(out, "total", (double)sk_result_i64(&r, 0), err, errlen) < 0) {
+    sk_view_release(&tri);
+    return -1;
+  }
+  return sk_kout_view(out, "per_vertex", &tri, err, errlen);
+}
+
+/* -- coloring -----------------------------------------------------------------
+ * Vertex-based speculative distance-1 coloring (seed 000 §4.1): every
+ * vertex of the worklist takes the smallest color none of its neighbours
+ * has (64 colors a window), then of two adjacent vertices of one color the
+ * larger id gives its color up and goes to the next worklist. */
+static const char *const sig_col_assign[] = {
+  "range" G3 R1("color", "int32") R1("work", "int32"), NULL};
+static const sk_kbody k_col_assign = {
+  "graph.color_assign",
+  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "for (int64_t base = 0;; base += 64) {\n"
+  "  uint64_t used = 0;\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t u = colidx(k);\n"
+  "    int64_t c = (int64_t)color(u) - 1 - base;\n"
+  "    if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
+  "  }\n"
+  "  if (~used) {\n"
+  "    int64_t j = 0;\n"
+  "    while ((used >> j) & 1) j++;\n"
+  "    color(v) = (int32_t)(base + j + 1);\n"
+  "    break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+
+static const char *const sig_col_fix[] = {
+  "range" G3 R1("color", "int32") R1("work", "int32") R1("next", "int32")
+  R1("cnt", "int64"), NULL};
+static const sk_kbody k_col_fix = {
+  "graph.color_conflicts",
+  "int64_t v = work(i);\n"
+  "int32_t cv = color(v);\n"
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++) {\n"
+  "  int64_t u = colidx(k);\n"
+  "  if (u < v && color(u) == cv) {\n"
+  "    color(v) = 0;\n"
+  "    next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+
+static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
+static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
+                                {NULL}, {NULL}, sig_iota, NULL, NULL};
+static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
+static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
+                                SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
+
+/* graph.color: G_* (undirected) -> colors (int32, 1..ncolors), ncolors, rounds */
+static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "algorithm", NULL};
+  sk_graph g;
+  int directed;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  const char *alg = sk_karg_str(args, nargs, "algorithm", "vb", err, errlen);
+  if (!alg) return -1;
+  if (strcmp(alg, "vb") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not supported (vb)", alg);
+    return -1;
+  }
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: coloring needs an undirected graph");
+    return -1;
+  }
+  int64_t n = g.nv;
+  int space = g.rowptr->space, rc = -1;
+  sk_view col, work, next, cnt;
+  sk_view *all[] = {&col, &work, &next, &cnt};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&col, "colors", SK_I32, n, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("work", &work)};
+    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t wn = n, rounds = 0;
+  while (wn > 0) {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("color", &col), sk_arg_view("work", &work),
+                  sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_col_assign, wn, a, 4, NULL, err, errlen) < 0 ||
+        sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+        sk_sp_range(&k_col_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+      goto done;
+    sk_view t = work;
+    work = next;
+    next = t;
+    rounds++;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("color", &col)};
+    sk_result r;
+    if (sk_sp_range(&k_maxc, n, a, 1, &r, err, errlen) < 0) goto done;
+    int64_t nc = n > 0 ? sk_result_i64(&r, 0) : 0;
+    if (sk_kout_num(out, "ncolors", (double)nc, err, errlen) < 0 ||
+        sk_kout_num(out, "rounds", (double)rounds, err, errlen) < 0 ||
+        sk_kout_view(out, "colors", &col, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- misc ----------------------------------------------------------------------- */
+static const char *const sig_loops[] = {"range" G3, NULL};
+static const sk_kbody k_loops = {
+  "graph.count_loops",
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) acc += colidx(k) == i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_loops, NULL, "sum:int64"};
+
+/* graph.count_loops: G_* -> the number of arcs u -> u */
+static int count_loops(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  sk_graph g;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx)};
+  sk_result r;
+  if (sk_sp_range(&k_loops, g.nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  out->i64 = g.nv > 0 ? sk_result_i64(&r, 0) : 0;
+  return 0;
+}
+
+/* -- registration -------------------------------------------------------------- */
+static const sk_kentry e_bfs = {"graph.bfs",
+  "G_*, sources [, directed, direction_optimizing]", SK_KRES_NONE, bfs};
+static const sk_kentry e_cc = {"graph.connected_components",
+  "G_* [, directed, algorithm]", SK_KRES_NONE, components};
+static const sk_kentry e_pr = {"graph.pagerank",
+  "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
+static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
+static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
+static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
+
+const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
+                                             &e_loops, NULL};
+const sk_kbody *const sk_galgo_bodies[] = {
+  &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
+  &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
+  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri, &k_col_assign, &k_col_fix,
+  &k_iota, &k_maxc, &k_loops, NULL};
