@@ -176,6 +176,9 @@ describe("speck.graph algorithms against NetworkX", function()
         local s = 0
         for _, x in ipairs(r.tri) do s = s + x end
         assert.equal(s // 3, total)
+        local only, none = graph.triangles(g, {per_vertex = false})
+        assert.equal(total, only)
+        assert.is_nil(none)
       end)
       it("distance-1 coloring is valid: " .. c.name, function()
         local colors, ncolors = graph.color(g)

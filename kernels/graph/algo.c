@@ -456,60 +456,116 @@ done:
 }
 
 /* -- triangles ---------------------------------------------------------------
- * Each triangle u < v < w is found once, at u, by merging u's and v's
- * sorted rows above v; its three corners are counted (atomics). */
-static const char *const sig_tri[] = {"range" G3 R1("tri", "int64"), NULL};
+ * Vertices ranked by (degree, id); each vertex keeps its neighbours of
+ * higher rank (in id order: an oriented copy of the graph, as GAP's tc),
+ * and each triangle is found once, at its lowest-ranked corner u, by
+ * merging u's and v's kept lists for every kept v; its three corners are
+ * counted (atomics). */
+#define TRI_HIGHER                                                           \
+  "#define DEG(x) (rowptr((x) + 1) - rowptr(x))\n"                           \
+  "#define HIGHER(x, y) (DEG(y) > DEG(x) || (DEG(y) == DEG(x) && (y) > (x)))\n"
+static const char *const sig_tri_cnt[] = {"range" G3 R1("cnt", "int64") " n=int64", NULL};
+static const sk_kbody k_tri_cnt = {
+  "graph.tri_count",
+  TRI_HIGHER
+  "if (i < n) {\n"
+  "  int64_t c = 0;\n"
+  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) { int64_t v = colidx(k); c += HIGHER(i, v); }\n"
+  "  cnt(i) = c;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tri_cnt, NULL, NULL};
+
+static const char *const sig_tri_fill[] = {"range" G3 R1("op", "int64") R1("oc", "int32"), NULL};
+static const sk_kbody k_tri_fill = {
+  "graph.tri_orient",
+  TRI_HIGHER
+  "int64_t o = op(i);\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (HIGHER(i, v)) oc(o++) = (int32_t)v;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tri_fill, NULL, NULL};
+
+static const char *const sig_tri[] = {
+  "range" R1("op", "int64") R1("oc", "int32") R1("tri", "int64"), NULL};
+#define TRI_BODY(HIT, V, ME)                                                  \
+  "int64_t be = op(i + 1);\n"                                                \
+  "int64_t mine = 0;\n"                                                      \
+  "for (int64_t k = op(i); k < be; k++) {\n"                                 \
+  "  int64_t v = oc(k);\n"                                                   \
+  "  int64_t a = op(i), b = op(v), e = op(v + 1), t = 0;\n"                  \
+  "  while (a < be && b < e) {\n"                                            \
+  "    int32_t x = oc(a), y = oc(b);\n"                                      \
+  "    if (x < y) a++;\n"                                                    \
+  "    else if (y < x) b++;\n"                                               \
+  "    else { " HIT "t++; a++; b++; }\n"                                     \
+  "  }\n"                                                                    \
+  "  if (t) { " V "mine += t; }\n"                                           \
+  "}\n"                                                                      \
+  ME "acc += mine;"
+/* the total only: no per-vertex counts, no atomics */
+static const char *const sig_tri_total[] = {"range" R1("op", "int64") R1("oc", "int32"), NULL};
+static const sk_kbody k_tri_total = {
+  "graph.triangles_total", TRI_BODY("", "", ""), SK_REDUCE, 0, {NULL}, {NULL},
+  sig_tri_total, NULL, "sum:int64"};
 static const sk_kbody k_tri = {
   "graph.triangles",
-  "int64_t be = rowptr(i + 1);\n"
-  "int64_t mine = 0;\n"
-  "for (int64_t k = rowptr(i); k < be; k++) {\n"
-  "  int64_t v = colidx(k);\n"
-  "  if (v <= i) continue;\n"
-  "  int64_t a = k + 1, b = rowptr(v), e = rowptr(v + 1), t = 0;\n"
-  "  while (b < e && colidx(b) <= v) b++;\n"
-  "  while (a < be && b < e) {\n"
-  "    int32_t x = colidx(a), y = colidx(b);\n"
-  "    if (x < y) a++;\n"
-  "    else if (y < x) b++;\n"
-  "    else { atomic_add(&tri(x), (int64_t)1); t++; a++; b++; }\n"
-  "  }\n"
-  "  if (t) { atomic_add(&tri(v), t); mine += t; }\n"
-  "}\n"
-  "if (mine) atomic_add(&tri(i), mine);\n"
-  "acc += mine;",
+  TRI_BODY("atomic_add(&tri(x), (int64_t)1); ", "atomic_add(&tri(v), t); ",
+           "if (mine) atomic_add(&tri(i), mine);\n"),
   SK_REDUCE, 0, {NULL}, {NULL}, sig_tri, NULL, "sum:int64"};
 
-/* graph.triangles: G_* (undirected) -> total, per_vertex */
+/* graph.triangles: G_* (undirected) [, per_vertex (default 1)] -> total,
+ * per_vertex (when asked) */
 static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                      size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      NULL};
+                                      "per_vertex", NULL};
   sk_graph g;
-  int directed;
+  int directed, per;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
-      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "per_vertex", 1, &per, err, errlen) < 0)
     return -1;
   if (directed) {
     snprintf(err, errlen, "the graph is directed: triangles are counted on undirected graphs");
     return -1;
   }
-  sk_view tri;
-  if (sk_sp_view(&tri, "triangles", SK_I64, g.nv, g.rowptr->space, 1, err, errlen) < 0)
-    return -1;
-  sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                sk_arg_view("tri", &tri)};
-  sk_result r;
-  if (sk_sp_range(&k_tri, g.nv, a, NELEM(a), &r, err, errlen) < 0) {
-    sk_view_release(&tri);
-    return -1;
+  int space = g.rowptr->space, rc = -1;
+  int64_t m = 0;
+  sk_view tri, cnt, op, oc;
+  sk_view *all[] = {&tri, &cnt, &op, &oc};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if ((per && sk_sp_view(&tri, "triangles", SK_I64, g.nv, space, 1, err, errlen) < 0) ||
+      sk_sp_view(&cnt, "higher", SK_I64, g.nv + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&op, "oriented rowptr", SK_I64, g.nv + 1, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("cnt", &cnt), sk_arg_i64("n", g.nv)};
+    if (sk_sp_range(&k_tri_cnt, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  if (sk_kout_num(out, "total", (double)sk_result_i64(&r, 0), err, errlen) < 0) {
-    sk_view_release(&tri);
-    return -1;
+  if (sk_sp_scan(&cnt, &op, g.nv, &m, err, errlen) < 0 ||
+      sk_sp_view(&oc, "oriented colidx", SK_I32, m, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("op", &op), sk_arg_view("oc", &oc)};
+    if (sk_sp_range(&k_tri_fill, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  return sk_kout_view(out, "per_vertex", &tri, err, errlen);
+  {
+    sk_arg a[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_view("tri", &tri)};
+    sk_result r;
+    if (sk_sp_range(per ? &k_tri : &k_tri_total, g.nv, a, per ? 3 : 2, &r, err, errlen) < 0 ||
+        sk_kout_num(out, "total", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
+                    errlen) < 0 ||
+        (per && sk_kout_view(out, "per_vertex", &tri, err, errlen) < 0))
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
 }
 
 /* -- coloring -----------------------------------------------------------------
@@ -667,5 +723,5 @@ const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_co
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
-  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri, &k_col_assign, &k_col_fix,
+  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
   &k_iota, &k_maxc, &k_loops, NULL};

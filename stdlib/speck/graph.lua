@@ -341,11 +341,14 @@ function graph.pagerank(g, opts)
   return outs.rank, math.tointeger(outs.iters)
 end
 
--- total, per_vertex (int64 view): triangles of an undirected graph
-function graph.triangles(g)
+-- total, per_vertex (int64 view): triangles of an undirected graph;
+-- {per_vertex = false}: the total only (faster: no per-vertex atomics)
+function graph.triangles(g, opts)
   local f = "triangles"
   check_graph(f, g)
-  local _, outs = call(f, "graph.triangles", gargs({}, g))
+  opts = check_opts(f, opts, {"per_vertex"})
+  check_bool(f, "per_vertex", opts.per_vertex)
+  local _, outs = call(f, "graph.triangles", gargs({per_vertex = opts.per_vertex ~= false}, g))
   return math.tointeger(outs.total), outs.per_vertex
 end
 
