@@ -194,6 +194,26 @@ describe("speck.graph algorithms against NetworkX", function()
         end
         assert.equal(maxc, ncolors)
       end)
+      it("MIS-2 is independent at distance 2 and maximal: " .. c.name, function()
+        local members, count = graph.mis2(g)
+        local _, rp, ci = arcs(g)
+        local mt, n = members:totable(), 0
+        -- near[v]: members within distance 2 of v (v itself included)
+        for v = 0, g:num_vertices() - 1 do
+          local seen, near = {[v] = true}, mt[v + 1]
+          for k = rp[v + 1], rp[v + 2] - 1 do
+            local u = ci[k + 1]
+            if not seen[u] then seen[u] = true; near = near + mt[u + 1] end
+            for j = rp[u + 1], rp[u + 2] - 1 do
+              local w = ci[j + 1]
+              if not seen[w] then seen[w] = true; near = near + mt[w + 1] end
+            end
+          end
+          if mt[v + 1] == 1 then assert.equal(1, near) else assert.is_true(near >= 1) end
+          n = n + mt[v + 1]
+        end
+        assert.equal(n, count)
+      end)
     end
   end
 
@@ -353,6 +373,11 @@ describe("speck.graph generators", function()
     assert.equal(sum(k), sum(graph.kronecker(10, 16, {seed = 7})))
     assert.is_true(sum(k) ~= sum(graph.kronecker(10, 16, {seed = 8})))
     assert.equal(552060419, sum(k))   -- recorded on serial; every back end gives it
+    -- MIS-2 is deterministic too
+    local m, count = graph.mis2(k)
+    local ms = 0
+    for i, x in ipairs(m:totable()) do if x == 1 then ms = (ms * 31 + i) % 1000000007 end end
+    assert.same({205, 203218825}, {count, ms})
     local e = graph.erdos_renyi(500, 2000, {seed = 9})
     assert.equal(111293901, sum(e))
   end)
@@ -375,6 +400,22 @@ describe("speck.graph generators", function()
     assert.equal("speck.graph.grid2d: nx is 0, must be a positive integer", err_of(graph.grid2d, 0, 3))
     assert.equal("speck.graph.erdos_renyi: seed must be an integer, got 1.5",
                  err_of(graph.erdos_renyi, 10, 10, {seed = 1.5}))
+  end)
+end)
+
+-- -- the example ------------------------------------------------------------------------
+describe("examples/graph_analytics.lua", function()
+  it("writes, reads and ranks a graph and writes the CSV", function()
+    local bin = os.getenv("SPECK_BIN")
+    if not bin then pending("SPECK_BIN is not set") return end
+    local ex = HERE .. "/../examples/graph_analytics.lua"
+    if ex:sub(1, 1) ~= "/" then ex = os.getenv("PWD") .. "/" .. ex end
+    local out, ok = sh(("cd %s && %s %s"):format(DIR, bin, ex))
+    assert.is_true(ok, out)
+    assert.is_truthy(out:find("wrote top_vertices.csv", 1, true), out)
+    local n = 0
+    for line in io.lines(DIR .. "/top_vertices.csv") do n = n + 1 end
+    assert.equal(21, n)
   end)
 end)
 
@@ -404,5 +445,9 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.triangles, d))
     assert.equal("speck.graph.color: the graph is directed: coloring needs an undirected graph",
                  err_of(graph.color, d))
+    assert.equal("speck.graph.mis2: the graph is directed: MIS-2 needs an undirected graph",
+                 err_of(graph.mis2, d))
+    assert.equal("speck.graph.triangles: option per_vertex must be a boolean, got number",
+                 err_of(graph.triangles, g, {per_vertex = 1}))
   end)
 end)

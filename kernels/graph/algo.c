@@ -684,6 +684,111 @@ done:
   return rc;
 }
 
+/* -- MIS-2 --------------------------------------------------------------------
+ * Bell, Dalton and Olson's distance-2 maximal independent set, as Kokkos
+ * Kernels runs it (seed 000 §4.3), deterministic: each round every vertex
+ * gets the tuple (state, priority, id) in one int64 (state 2 in the set,
+ * 1 undecided, 0 out; the priority a hash of (round, id), so re-drawn each
+ * round), two max-passes over closed neighbourhoods give each vertex the
+ * largest tuple within distance 2, and an undecided vertex joins when that
+ * tuple is its own and leaves when it belongs to a set member. */
+static const char *const sig_mis_tuple[] = {
+  "range" R1("state", "int32") R1("t", "int64") " round=int64", NULL};
+static const sk_kbody k_mis_tuple = {
+  "graph.mis2_tuple",
+  "uint64_t pr = sk_g_rand((uint64_t)round, (uint64_t)i) & 0x3FFFFFFFull;\n"
+  "t(i) = ((int64_t)state(i) << 61) | (int64_t)(pr << 31) | i;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mis_tuple, sk_graph_prelude, NULL};
+
+static const char *const sig_mis_max[] = {
+  "range" G3 R1("t", "int64") R1("m", "int64"), NULL};
+static const sk_kbody k_mis_max = {
+  "graph.mis2_max",
+  "int64_t x = t(i);\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) { int64_t y = t(colidx(k)); if (y > x) x = y; }\n"
+  "m(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mis_max, NULL, NULL};
+
+static const char *const sig_mis_decide[] = {
+  "range" R1("state", "int32") R1("m", "int64"), NULL};
+static const sk_kbody k_mis_decide = {
+  "graph.mis2_decide",
+  "if (state(i) == 1) {\n"
+  "  int64_t x = m(i);\n"
+  "  if ((x & 0x7FFFFFFF) == i) state(i) = 2;\n"
+  "  else if ((x >> 61) == 2) state(i) = 0;\n"
+  "  else acc += 1;\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_mis_decide, NULL, "sum:int64"};
+
+static const char *const sig_mis_out[] = {"range" R1("state", "int32"), NULL};
+static const sk_kbody k_mis_out = {
+  "graph.mis2_members",
+  "int32_t in = state(i) == 2; state(i) = in; acc += in;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_mis_out, NULL, "sum:int64"};
+static const sk_kbody k_mis_init = {"graph.mis2_init", "state(i) = 1;", SK_FOR, 0,
+                                    {NULL}, {NULL}, sig_mis_out, NULL, NULL};
+
+/* graph.mis2: G_* (undirected) -> members (int32: 1 in the set), count, rounds */
+static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  sk_graph g;
+  int directed;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: MIS-2 needs an undirected graph");
+    return -1;
+  }
+  int space = g.rowptr->space, rc = -1;
+  sk_view st, t, m;
+  sk_view *all[] = {&st, &t, &m};
+  for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
+  if (sk_sp_view(&st, "members", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&t, "tuples", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&m, "maxima", SK_I64, g.nv, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("state", &st)};
+    if (sk_sp_range(&k_mis_init, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t left = g.nv, round = 0;
+  while (left > 0) {
+    sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t), sk_arg_i64("round", round)};
+    sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                   sk_arg_view("t", &t), sk_arg_view("m", &m)};
+    sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                   sk_arg_view("t", &m), sk_arg_view("m", &t)};
+    sk_arg c[] = {sk_arg_view("state", &st), sk_arg_view("m", &t)};
+    sk_result r;
+    if (sk_sp_range(&k_mis_tuple, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_max, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_decide, g.nv, c, NELEM(c), &r, err, errlen) < 0)
+      goto done;
+    left = sk_result_i64(&r, 0);
+    round++;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("state", &st)};
+    sk_result r;
+    if (sk_sp_range(&k_mis_out, g.nv, a, 1, &r, err, errlen) < 0 ||
+        sk_kout_num(out, "count", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
+                    errlen) < 0 ||
+        sk_kout_num(out, "rounds", (double)round, err, errlen) < 0 ||
+        sk_kout_view(out, "members", &st, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int k = 0; k < NELEM(all); k++) sk_view_release(all[k]);
+  return rc;
+}
+
 /* -- misc ----------------------------------------------------------------------- */
 static const char *const sig_loops[] = {"range" G3, NULL};
 static const sk_kbody k_loops = {
@@ -716,12 +821,14 @@ static const sk_kentry e_pr = {"graph.pagerank",
   "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
 static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
 static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
+static const sk_kentry e_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
 
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
-                                             &e_loops, NULL};
+                                             &e_loops, &e_mis2, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
-  &k_iota, &k_maxc, &k_loops, NULL};
+  &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
+  &k_mis_decide, &k_mis_out, &k_mis_init, NULL};

@@ -364,4 +364,13 @@ function graph.color(g, opts)
   return outs.colors, math.tointeger(outs.ncolors)
 end
 
+-- members (int32 view: 1 in the set), count: a distance-2 maximal
+-- independent set (deterministic: the same set on every back end)
+function graph.mis2(g)
+  local f = "mis2"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.mis2", gargs({}, g))
+  return outs.members, math.tointeger(outs.count)
+end
+
 return graph
