@@ -693,10 +693,10 @@ done:
  * largest tuple within distance 2, and an undecided vertex joins when that
  * tuple is its own and leaves when it belongs to a set member. */
 static const char *const sig_mis_tuple[] = {
-  "range" R1("state", "int32") R1("t", "int64") " round=int64", NULL};
+  "range" R1("state", "int32") R1("t", "int64") " pass=int64", NULL};
 static const sk_kbody k_mis_tuple = {
   "graph.mis2_tuple",
-  "uint64_t pr = sk_g_rand((uint64_t)round, (uint64_t)i) & 0x3FFFFFFFull;\n"
+  "uint64_t pr = sk_g_rand((uint64_t)pass, (uint64_t)i) & 0x3FFFFFFFull;\n"
   "t(i) = ((int64_t)state(i) << 61) | (int64_t)(pr << 31) | i;",
   SK_FOR, 0, {NULL}, {NULL}, sig_mis_tuple, sk_graph_prelude, NULL};
 
@@ -758,7 +758,7 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   int64_t left = g.nv, round = 0;
   while (left > 0) {
-    sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t), sk_arg_i64("round", round)};
+    sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t), sk_arg_i64("pass", round)};
     sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                    sk_arg_view("t", &t), sk_arg_view("m", &m)};
     sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
