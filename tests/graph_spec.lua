@@ -403,6 +403,30 @@ describe("speck.graph generators", function()
   end)
 end)
 
+-- -- user kernels over a graph ------------------------------------------------------
+describe("speck.graph.forall_* and reduce_*", function()
+  local g = graph.grid2d(3, 3)
+  it("run dialect bodies over vertices and arcs", function()
+    local deg = speck.View("deg", "int64", g:num_vertices())
+    graph.forall_vertices(g, {deg = deg}, "deg(v) = rowptr(v + 1) - rowptr(v);")
+    assert.same({2, 3, 2, 3, 4, 3, 2, 3, 2}, deg:totable())
+    local indeg = speck.View("indeg", "int64", g:num_vertices())
+    graph.forall_edges(g, {indeg = indeg}, "atomic_add(&indeg(v), (int64_t)1);")
+    assert.same(deg:totable(), indeg:totable())
+    assert.equal(12, graph.reduce_edges(g, {}, "acc += u < v;"))
+    assert.equal(4, graph.reduce_vertices(g, {}, "acc = fmax(acc, (double)(rowptr(v + 1) - rowptr(v)));", "max"))
+    assert.equal(24, graph.reduce_vertices(g, {}, "acc += rowptr(v + 1) - rowptr(v);"))
+  end)
+  it("refuse captures the graph takes, and say why a body fails", function()
+    assert.equal("speck.graph.forall_vertices: capture 'rowptr' is taken by the graph (rowptr, colidx, weights, src)",
+                 err_of(graph.forall_vertices, g, {rowptr = 1}, "x"))
+    assert.equal("speck.graph.reduce_edges: body must be a string of the kernel dialect, got nil",
+                 err_of(graph.reduce_edges, g, {}))
+    local e = err_of(graph.forall_vertices, g, {}, "y(v) = 1;")
+    assert.is_truthy(e:find("^speck%.graph%.forall_vertices: speck%.parallel_for 'graph%.forall_vertices': body does not compile"), e)
+  end)
+end)
+
 -- -- the example ------------------------------------------------------------------------
 describe("examples/graph_analytics.lua", function()
   it("writes, reads and ranks a graph and writes the CSV", function()

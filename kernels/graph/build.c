@@ -377,6 +377,25 @@ static int from_csr(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return rc;
 }
 
+/* graph.arc_sources: G_* -> src (int32: the row of every arc) */
+static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", NULL};
+  sk_graph g;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0)
+    return -1;
+  sk_view rows;
+  if (sk_sp_view(&rows, "arc sources", SK_I32, g.narcs, g.rowptr->space, 0, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("rows", &rows)};
+  if (sk_sp_range(&k_rows, g.nv, a, NELEM(a), NULL, err, errlen) < 0) {
+    sk_view_release(&rows);
+    return -1;
+  }
+  return sk_kout_view(out, "src", &rows, err, errlen);
+}
+
 /* -- generators -------------------------------------------------------------- */
 /* Graph500's initiator A = 0.57, B = C = 0.19 (D = 0.05); the vertex ids
  * scrambled by a bijection of [0, 2^scale) (multiply by an odd constant,
@@ -536,13 +555,14 @@ static const sk_kentry e_from_edges = {"graph.from_edges",
   "nv, src, dst [, weights, directed, dedupe, self_loops]", SK_KRES_NONE, from_edges};
 static const sk_kentry e_from_csr = {"graph.from_csr",
   "A_* [, directed, dedupe, self_loops]", SK_KRES_NONE, from_csr};
+static const sk_kentry e_arcsrc = {"graph.arc_sources", "G_*", SK_KRES_NONE, arc_sources};
 static const sk_kentry e_kron = {"graph.kronecker", "scale, edgefactor [, seed]",
                                  SK_KRES_NONE, kronecker};
 static const sk_kentry e_er = {"graph.erdos_renyi", "nv, nedges [, seed]",
                                SK_KRES_NONE, erdos_renyi};
 static const sk_kentry e_grid = {"graph.grid", "nx, ny [, nz]", SK_KRES_NONE, grid};
 
-const sk_kentry *const sk_gbuild_entries[] = {&e_from_edges, &e_from_csr, &e_kron,
+const sk_kentry *const sk_gbuild_entries[] = {&e_from_edges, &e_from_csr, &e_arcsrc, &e_kron,
                                               &e_er, &e_grid, NULL};
 const sk_kbody *const sk_gbuild_bodies[] = {
   &k_set0, &k_idcheck, &k_ecount, &k_expand, &k_expandw, &k_runs, &k_dfill,

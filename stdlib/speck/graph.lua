@@ -373,4 +373,83 @@ function graph.mis2(g)
   return outs.members, math.tointeger(outs.count)
 end
 
+-- -- user kernels over a graph -------------------------------------------------
+-- The graph's views join the user's captures as 'rowptr', 'colidx' and
+-- 'weights' (when weighted); a capture of one of those names is refused.
+local function graph_caps(f, g, captures)
+  if captures ~= nil and type(captures) ~= "table" then
+    fail(f, "captures must be a table, got %s", type(captures))
+  end
+  local caps = {}
+  for k, x in pairs(captures or {}) do
+    if k == "rowptr" or k == "colidx" or k == "weights" or k == "src" then
+      fail(f, "capture '%s' is taken by the graph (rowptr, colidx, weights, src)", k)
+    end
+    caps[k] = x
+  end
+  caps.rowptr, caps.colidx, caps.weights = g.rowptr, g.colidx, g.weights
+  return caps
+end
+
+local function check_body(f, body)
+  if type(body) ~= "string" then fail(f, "body must be a string of the kernel dialect, got %s", type(body)) end
+end
+
+-- the source vertex of every arc (made once per graph, kept)
+local function arc_sources(g)
+  if not g._src then
+    local _, outs = core.call("graph.arc_sources", {G_rowptr = g.rowptr, G_colidx = g.colidx})
+    g._src = outs.src
+  end
+  return g._src
+end
+
+-- raise a pattern's error as speck.graph.<f>'s
+local function run(f, fn, ...)
+  local ok, r = pcall(fn, ...)
+  if ok then return r end
+  fail(f, "%s", (tostring(r):gsub("^[^\n]-:%d+: ", "", 1)))
+end
+
+-- body runs once per vertex 'v' (degree: rowptr(v + 1) - rowptr(v))
+function graph.forall_vertices(g, captures, body)
+  local f = "forall_vertices"
+  check_graph(f, g)
+  check_body(f, body)
+  run(f, speck.parallel_for, "graph.forall_vertices", g._nv, graph_caps(f, g, captures),
+      body, {index = {"v"}})
+end
+
+-- body runs once per arc 'e' from 'u' to 'v' (an undirected edge: both ways)
+function graph.forall_edges(g, captures, body)
+  local f = "forall_edges"
+  check_graph(f, g)
+  check_body(f, body)
+  local caps = graph_caps(f, g, captures)
+  caps.src = arc_sources(g)
+  run(f, speck.parallel_for, "graph.forall_edges", g:num_arcs(), caps,
+      "const int64_t u = src(e), v = colidx(e);\n" .. body, {index = {"e"}})
+end
+
+-- parallel_reduce over the vertices 'v' (acc, reducer as speck.parallel_reduce)
+function graph.reduce_vertices(g, captures, body, reducer)
+  local f = "reduce_vertices"
+  check_graph(f, g)
+  check_body(f, body)
+  return run(f, speck.parallel_reduce, "graph.reduce_vertices", g._nv,
+             graph_caps(f, g, captures), body, reducer or "sum", {index = {"v"}})
+end
+
+-- parallel_reduce over the arcs 'e' from 'u' to 'v'
+function graph.reduce_edges(g, captures, body, reducer)
+  local f = "reduce_edges"
+  check_graph(f, g)
+  check_body(f, body)
+  local caps = graph_caps(f, g, captures)
+  caps.src = arc_sources(g)
+  return run(f, speck.parallel_reduce, "graph.reduce_edges", g:num_arcs(), caps,
+             "const int64_t u = src(e), v = colidx(e);\n" .. body, reducer or "sum",
+             {index = {"e"}})
+end
+
 return graph
