@@ -225,6 +225,41 @@ describe("speck.graph algorithms against NetworkX", function()
     assert.same({2, 1, 0, 1, 2}, level:totable())
   end)
 
+  it("BFS with a visitor compiled into the kernel, against a Lua-side recount", function()
+    local g = graph.erdos_renyi(400, 900, {seed = 11})
+    local _, rp, ci = arcs(g)
+    local found = speck.View("found", "int64", 1)
+    local exam = speck.View("exam", "int64", 1)
+    local tree = speck.View("tree", "int64", 1)
+    local depth = speck.View("depth", "int64", g:num_vertices())
+    local level = graph.bfs(g, 0, {visitor = {
+      captures = {found = found, exam = exam, tree = tree, depth = depth, m = 3},
+      discover_vertex = "atomic_add(&found(0), (int64_t)1); depth(v) = lv;",
+      examine_edge = "atomic_add(&exam(0), (int64_t)1);",
+      tree_edge = "atomic_add(&tree(0), (int64_t)1);",
+      filter = "v % m != 1"}})
+    -- the same search in Lua: arcs into v = 1 (mod 3) are not followed
+    local lev, queue, head, nfound, nexam = {[0] = 0}, {0}, 1, 1, 0
+    while head <= #queue do
+      local u = queue[head]; head = head + 1
+      for k = rp[u + 1], rp[u + 2] - 1 do
+        local v = ci[k + 1]
+        nexam = nexam + 1
+        if v % 3 ~= 1 and not lev[v] then
+          lev[v] = lev[u] + 1; queue[#queue + 1] = v; nfound = nfound + 1
+        end
+      end
+    end
+    local lt, dt = level:totable(), depth:totable()
+    for v = 0, g:num_vertices() - 1 do
+      assert.equal(lev[v] or -1, lt[v + 1])
+      assert.equal(lev[v] or 0, dt[v + 1])
+    end
+    assert.equal(nfound, found(0))
+    assert.equal(nfound - 1, tree(0))
+    assert.equal(nexam, exam(0))
+  end)
+
   it("PageRank of a directed graph with a dangling vertex (NetworkX's values)", function()
     -- nx.pagerank(nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 1), (0, 3)]))
     local g = graph.from_edges(4, {0, 1, 2, 2, 0}, {1, 2, 0, 1, 3}, {directed = true})
@@ -454,8 +489,14 @@ describe("speck.graph algorithms refuse bad input", function()
     assert.equal("speck.graph.bfs: source must be a vertex (an integer), a list or a view, got the float 1.5",
                  err_of(graph.bfs, g, 1.5))
     assert.equal("speck.graph.bfs: g must be a Graph, got table", err_of(graph.bfs, {}, 0))
-    assert.equal("speck.graph.bfs: unknown option 'dir' (direction_optimizing)",
+    assert.equal("speck.graph.bfs: unknown option 'dir' (direction_optimizing, visitor)",
                  err_of(graph.bfs, g, 0, {dir = 1}))
+    assert.equal("speck.graph.bfs: unknown visitor field 'discover' (examine_edge, filter, tree_edge, discover_vertex, captures)",
+                 err_of(graph.bfs, g, 0, {visitor = {discover = ""}}))
+    assert.equal("speck.graph.bfs: visitor.filter must be a string of the kernel dialect, got boolean",
+                 err_of(graph.bfs, g, 0, {visitor = {filter = true}}))
+    assert.equal("speck.graph.bfs: the visitor's capture 'level' is a name the BFS kernel uses (rowptr, colidx, level, parent, q, nq, cnt, l1, src)",
+                 err_of(graph.bfs, g, 0, {visitor = {discover_vertex = "(void)v;", captures = {level = 1}}}))
     assert.equal("speck.graph.pagerank: damping is 1.5, must be in [0, 1]",
                  err_of(graph.pagerank, g, {damping = 1.5}))
     assert.equal("speck.graph.pagerank: maxiter is 0, must be at least 1",

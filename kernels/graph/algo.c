@@ -81,16 +81,114 @@ static const sk_kbody k_firstbad = {
   "if ((v(i) < 0 || v(i) >= n) && i < acc) acc = i;",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_firstbad, NULL, "min:int64"};
 
-/* graph.bfs: G_*, sources (int64 view) [, directed, direction_optimizing]
- * -> level, parent (int64 views), nlevels */
+/* -- visitors -----------------------------------------------------------------
+ * A BFS visitor (seed 003 Table 4.2) is dialect code compiled into the
+ * BFS kernels by the JIT, never called through a pointer: the top-down
+ * body with the snippets spliced in. In the snippets 'u' is the vertex
+ * expanded, 'v' the neighbour, 'e' the arc, 'lv' v's level when
+ * discovered; the user's captures are captures of the kernel. examine_edge
+ * runs on every arc of an expanded vertex, filter (an expression: 0 skips
+ * the arc) before the arc is followed, tree_edge and discover_vertex when
+ * v is reached (a source: discover_vertex with u = v). */
+typedef struct bfs_visitor {
+  const char *examine, *filter, *tree, *discover;
+  int on;
+} bfs_visitor;
+
+static int visitor_arg(const sk_arg *args, int nargs, bfs_visitor *vis, char *err,
+                       size_t errlen) {
+  const char *names[4] = {"visit_examine_edge", "visit_filter", "visit_tree_edge",
+                          "visit_discover_vertex"};
+  const char **dst[4] = {&vis->examine, &vis->filter, &vis->tree, &vis->discover};
+  memset(vis, 0, sizeof *vis);
+  for (int k = 0; k < 4; k++) {
+    *dst[k] = sk_karg_find(args, nargs, names[k]) ? sk_karg_str(args, nargs, names[k],
+                                                               NULL, err, errlen)
+                                                  : "";
+    if (!*dst[k]) return -1;
+    vis->on |= **dst[k] != '\0';
+  }
+  return 0;
+}
+
+/* the body of 'base' with the visitor's code spliced in; NULL when out of
+ * memory */
+static char *visit_body(const char *fmt, const bfs_visitor *v) {
+  const char *filter = *v->filter ? v->filter : "1";
+  int n = snprintf(NULL, 0, fmt, v->examine, filter, v->tree, v->discover);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b) snprintf(b, (size_t)n + 1, fmt, v->examine, filter, v->tree, v->discover);
+  return b;
+}
+
+static const char visit_td_fmt[] =
+  "const int64_t u = q(i);\n"
+  "for (int64_t k = rowptr(u); k < rowptr(u + 1); k++) {\n"
+  "  const int64_t v = colidx(k), e = k;\n"
+  "  { %s\n }\n"
+  "  if (!(%s)) continue;\n"
+  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
+  "    const int64_t lv = l1;\n"
+  "    parent(v) = u;\n"
+  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    acc += rowptr(v + 1) - rowptr(v);\n"
+  "    { %s\n }\n"
+  "    { %s\n }\n"
+  "  }\n"
+  "}";
+/* the seed: the same arguments as the spliced format, the first three unused */
+static const char visit_seed_fmt[] =
+  "const int64_t s = src(i);\n"
+  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
+  "  parent(s) = s;\n"
+  "  q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)s;\n"
+  "  const int64_t u = s, v = s, lv = 0, e = -1;\n"
+  "  (void)u; (void)e; (void)lv;\n"
+  "  if (0) { %s\n (void)(%s);\n %s\n }\n"
+  "  { %s\n }\n"
+  "}";
+
+/* graph.bfs: G_*, sources (int64 view) [, directed, direction_optimizing,
+ * visit_examine_edge, visit_filter, visit_tree_edge, visit_discover_vertex
+ * and the visitor's captures (any other view or number)] -> level, parent
+ * (int64 views), nlevels. A visitor turns direction optimisation off. */
 static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "sources",
-                                      "directed", "direction_optimizing", NULL};
+                                      "directed", "direction_optimizing",
+                                      "visit_examine_edge", "visit_filter",
+                                      "visit_tree_edge", "visit_discover_vertex", NULL};
+  static const char *const taken[] = {"rowptr", "colidx", "level", "parent", "q", "nq",
+                                      "cnt", "l1", "src", NULL};
   sk_graph g;
   int directed, dopt;
   const sk_view *src;
-  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+  bfs_visitor vis;
+  if (visitor_arg(args, nargs, &vis, err, errlen) < 0) return -1;
+  /* with a visitor, the arguments not named above are its captures */
+  sk_arg user[SK_MAXCAP];
+  int nuser = 0;
+  for (int k = 0; k < nargs && vis.on; k++) {
+    int mine = 0;
+    for (int j = 0; known[j] && !mine; j++) mine = strcmp(args[k].name, known[j]) == 0;
+    if (mine) continue;
+    for (int j = 0; taken[j]; j++)
+      if (strcmp(args[k].name, taken[j]) == 0) {
+        snprintf(err, errlen, "the visitor's capture '%s' is a name the BFS kernel uses "
+                 "(rowptr, colidx, level, parent, q, nq, cnt, l1, src)", args[k].name);
+        return -1;
+      }
+    if (args[k].str) {
+      snprintf(err, errlen, "the visitor's capture '%s' is a string", args[k].name);
+      return -1;
+    }
+    if (nuser >= SK_MAXCAP - 12) {
+      snprintf(err, errlen, "the visitor has more than %d captures", SK_MAXCAP - 12);
+      return -1;
+    }
+    user[nuser++] = args[k];
+  }
+  if ((!vis.on && sk_karg_known(args, nargs, known, err, errlen) < 0) ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "direction_optimizing", 1, &dopt, err, errlen) < 0 ||
@@ -114,6 +212,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   }
   int space = g.rowptr->space, rc = -1;
+  sk_kbody kseed = k_bfs_seed, ktd = k_bfs_td;
+  char *seed_body = NULL, *td_body = NULL;
   sk_view level, parent, q, nq, cnt;
   sk_view *all[] = {&level, &parent, &q, &nq, &cnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
@@ -127,11 +227,26 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("parent", &parent)};
     if (sk_sp_range(&k_bfs_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
+  if (vis.on) {
+    dopt = 0;
+    if (!(seed_body = visit_body(visit_seed_fmt, &vis)) ||
+        !(td_body = visit_body(visit_td_fmt, &vis))) {
+      snprintf(err, errlen, "out of memory");
+      goto done;
+    }
+    kseed.body = seed_body;
+    ktd.body = td_body;
+    kseed.label = "graph.bfs_seed_visitor";
+    ktd.label = "graph.bfs_top_down_visitor";
+    kseed.sigs = ktd.sigs = NULL;
+  }
   {
-    sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("level", &level),
-                  sk_arg_view("parent", &parent), sk_arg_view("q", &q),
-                  sk_arg_view("cnt", &cnt)};
-    if (sk_sp_range(&k_bfs_seed, ns, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    sk_arg a[SK_MAXCAP] = {sk_arg_view("src", src), sk_arg_view("level", &level),
+                           sk_arg_view("parent", &parent), sk_arg_view("q", &q),
+                           sk_arg_view("cnt", &cnt)};
+    int na = 5;
+    for (int k = 0; k < nuser; k++) a[na++] = user[k];
+    if (sk_sp_range(&kseed, ns, a, na, NULL, err, errlen) < 0) goto done;
   }
   int64_t qn = 0, l = 0, mf = 0, mu = g.narcs;
   if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
@@ -158,12 +273,14 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       qn = sk_result_i64(&r, 0);
       mf = sk_result_i64(&r, 1);
     } else {
-      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                    sk_arg_view("level", &level), sk_arg_view("parent", &parent),
-                    sk_arg_view("q", &q), sk_arg_view("nq", &nq),
-                    sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
+      sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                             sk_arg_view("level", &level), sk_arg_view("parent", &parent),
+                             sk_arg_view("q", &q), sk_arg_view("nq", &nq),
+                             sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
+      int na = 8;
+      for (int k = 0; k < nuser; k++) a[na++] = user[k];
       if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-          sk_sp_range(&k_bfs_td, qn, a, NELEM(a), &r, err, errlen) < 0 ||
+          sk_sp_range(&ktd, qn, a, na, &r, err, errlen) < 0 ||
           sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0)
         goto done;
       mf = sk_result_i64(&r, 0);
@@ -180,6 +297,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     goto done;
   rc = 0;
 done:
+  free(seed_body);
+  free(td_body);
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   return rc;
 }

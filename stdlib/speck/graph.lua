@@ -286,12 +286,15 @@ function graph.grid3d(nx, ny, nz)
 end
 
 -- -- algorithms ------------------------------------------------------------------
+local VISIT = {examine_edge = true, filter = true, tree_edge = true, discover_vertex = true,
+               captures = true}
+
 -- level, parent = bfs(g, source(s) [, {direction_optimizing = true}]):
 -- int64 views; level -1 and parent -1 where unreached, a source its own parent
 function graph.bfs(g, source, opts)
   local f = "bfs"
   check_graph(f, g)
-  opts = check_opts(f, opts, {"direction_optimizing"})
+  opts = check_opts(f, opts, {"direction_optimizing", "visitor"})
   check_bool(f, "direction_optimizing", opts.direction_optimizing)
   local src
   if math.type(source) == "integer" then
@@ -305,8 +308,35 @@ function graph.bfs(g, source, opts)
     fail(f, "source must be a vertex (an integer), a list or a view, got %s",
          math.type(source) == "float" and "the float " .. tostring(source) or type(source))
   end
-  local _, outs = call(f, "graph.bfs", gargs({sources = src,
-    direction_optimizing = opts.direction_optimizing ~= false}, g))
+  local args = {}
+  if opts.visitor ~= nil then
+    local vis = opts.visitor
+    if type(vis) ~= "table" then fail(f, "option visitor must be a table, got %s", type(vis)) end
+    for k, x in pairs(vis) do
+      if not VISIT[k] then
+        fail(f, "unknown visitor field '%s' (examine_edge, filter, tree_edge, discover_vertex, captures)", tostring(k))
+      end
+      if k ~= "captures" and type(x) ~= "string" then
+        fail(f, "visitor.%s must be a string of the kernel dialect, got %s", k, type(x))
+      end
+    end
+    if vis.captures ~= nil and type(vis.captures) ~= "table" then
+      fail(f, "visitor.captures must be a table, got %s", type(vis.captures))
+    end
+    for k, x in pairs(vis.captures or {}) do
+      if type(k) ~= "string" or k:match("^G_") or k:match("^visit_") or k == "sources"
+         or k == "directed" or k == "direction_optimizing" then
+        fail(f, "visitor capture '%s' is a name graph.bfs uses", tostring(k))
+      end
+      args[k] = x
+    end
+    for k, x in pairs(vis) do
+      if k ~= "captures" then args["visit_" .. k] = x end
+    end
+  end
+  args.sources = src
+  args.direction_optimizing = opts.direction_optimizing ~= false
+  local _, outs = call(f, "graph.bfs", gargs(args, g))
   return outs.level, outs.parent, math.tointeger(outs.nlevels)
 end
 
