@@ -4,7 +4,7 @@
 # the edge file is speck's SNAP output ("# Nodes: N", "u v [w]" lines);
 # the out file gets lines "bfs l0 l1 ...", "cc c0 c1 ..." (the smallest
 # vertex of each vertex's component), "pr r0 r1 ..." (tol 1e-12),
-# "tri t0 t1 ..." (undirected only).
+# "tri t0 t1 ..." and "mt k1 c1 k2 c2 ..." (miniTri; undirected only).
 import sys
 import networkx as nx
 
@@ -27,6 +27,26 @@ def load(path, directed):
                 g.add_edge(int(t[0]), int(t[1]))
     g.add_nodes_from(range(n))
     return g, n
+
+
+def minitri(g, tv):
+    """miniTri's histogram: k -> triangles (seed 003 chapter 6)"""
+    nb = {u: set(g[u]) - {u} for u in g}
+    hist = {}
+    for u in g:
+        for v in nb[u]:
+            if v <= u:
+                continue
+            for w in nb[u] & nb[v]:
+                if w <= v:
+                    continue
+                mv = min(tv[u], tv[v], tv[w])
+                me = min(len(nb[a] & nb[b]) for a, b in ((u, v), (u, w), (v, w)))
+                k = 3
+                while k * (k - 1) // 2 <= mv and k - 1 <= me:
+                    k += 1
+                hist[k] = hist.get(k, 0) + 1
+    return hist
 
 
 def main():
@@ -54,6 +74,7 @@ def main():
         if not directed:
             tri = nx.triangles(g)
             lines.append("tri " + " ".join(str(tri[v]) for v in range(n)))
+            lines.append("mt " + " ".join("%d %d" % kc for kc in sorted(minitri(g, tri).items())))
         with open(out, "w") as f:
             f.write("\n".join(lines) + "\n")
 

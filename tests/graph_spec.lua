@@ -176,6 +176,9 @@ describe("speck.graph algorithms against NetworkX", function()
         local s = 0
         for _, x in ipairs(r.tri) do s = s + x end
         assert.equal(s // 3, total)
+        local hist, want = graph.minitri(g), {}
+        for j = 1, #r.mt, 2 do want[r.mt[j]] = r.mt[j + 1] end
+        assert.same(want, hist)
         local only, none = graph.triangles(g, {per_vertex = false})
         assert.equal(total, only)
         assert.is_nil(none)
@@ -510,6 +513,8 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.triangles, d))
     assert.equal("speck.graph.color: the graph is directed: coloring needs an undirected graph",
                  err_of(graph.color, d))
+    assert.equal("speck.graph.minitri: the graph is directed: miniTri needs an undirected graph",
+                 err_of(graph.minitri, d))
     assert.equal("speck.graph.mis2: the graph is directed: MIS-2 needs an undirected graph",
                  err_of(graph.mis2, d))
     assert.equal("speck.graph.triangles: option per_vertex must be a boolean, got number",

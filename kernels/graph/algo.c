@@ -687,6 +687,120 @@ done:
   return rc;
 }
 
+/* -- miniTri ---------------------------------------------------------------------
+ * Seed 003 chapter 6: every triangle of an undirected graph gets the
+ * largest k with min over its corners t_v >= (k-1 choose 2) and min over
+ * its edges t_e >= k - 2 (t_v: triangles at a vertex, t_e: triangles on
+ * an edge); the result is the histogram of k. t_e is counted per arc by
+ * merging the two rows (self-loops skipped); triangles are enumerated at
+ * their smallest corner u < v < w by merging rows u and v above v. */
+static const char *const sig_mt_te[] = {"range" G3 R1("te", "int64"), NULL};
+static const sk_kbody k_mt_te = {
+  "graph.minitri_edges",
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "  int64_t v = colidx(k), a = rowptr(i), ae = rowptr(i + 1), b = rowptr(v), e = rowptr(v + 1), t = 0;\n"
+  "  while (a < ae && b < e) {\n"
+  "    int32_t x = colidx(a), y = colidx(b);\n"
+  "    if (x < y) a++; else if (y < x) b++;\n"
+  "    else { t += x != i && x != v; a++; b++; }\n"
+  "  }\n"
+  "  te(k) = t;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mt_te, NULL, NULL};
+
+static const char *const sig_mt_hist[] = {
+  "range" G3 R1("tv", "int64") R1("te", "int64") R1("hist", "int64"), NULL};
+static const sk_kbody k_mt_hist = {
+  "graph.minitri_hist",
+  "int64_t be = rowptr(i + 1);\n"
+  "for (int64_t k = rowptr(i); k < be; k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (v <= i) continue;\n"
+  "  int64_t a = k + 1, b = rowptr(v), e = rowptr(v + 1);\n"
+  "  while (b < e && colidx(b) <= v) b++;\n"
+  "  while (a < be && b < e) {\n"
+  "    int32_t x = colidx(a), y = colidx(b);\n"
+  "    if (x < y) { a++; continue; }\n"
+  "    if (y < x) { b++; continue; }\n"
+  "    int64_t mv = tv(i), me = te(k);\n"
+  "    if (tv(v) < mv) mv = tv(v);\n"
+  "    if (tv(x) < mv) mv = tv(x);\n"
+  "    if (te(a) < me) me = te(a);\n"
+  "    if (te(b) < me) me = te(b);\n"
+  "    int64_t kk = 3;\n"
+  "    while ((kk * (kk - 1)) / 2 <= mv && kk - 1 <= me) kk++;\n"
+  "    atomic_add(&hist(kk), (int64_t)1);\n"
+  "    a++; b++;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mt_hist, NULL, NULL};
+
+static const char *const sig_maxdeg[] = {"range" R1("rowptr", "int64"), NULL};
+static const sk_kbody k_maxdeg = {
+  "graph.max_degree", "int64_t d = rowptr(i + 1) - rowptr(i); if (d > acc) acc = d;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_maxdeg, NULL, "max:int64"};
+
+/* graph.minitri: G_* (undirected) -> hist (int64: hist(k) triangles of
+ * value k, k in 0..maxdeg + 2) */
+static int minitri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
+  sk_kvalue tv;
+  memset(&tv, 0, sizeof tv);
+  sk_graph g;
+  int directed;
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: miniTri needs an undirected graph");
+    return -1;
+  }
+  sk_arg ta[] = {sk_arg_view("G_rowptr", g.rowptr), sk_arg_view("G_colidx", g.colidx)};
+  if (triangles(ta, 2, &tv, err, errlen) < 0) {
+    sk_kout_release(&tv);
+    return -1;
+  }
+  const sk_view *tvv = NULL;
+  for (int k = 0; k < tv.nout; k++)
+    if (tv.out[k].is_view) tvv = &tv.out[k].view;
+  int space = g.rowptr->space, rc = -1;
+  sk_view te, hist;
+  memset(&te, 0, sizeof te);
+  memset(&hist, 0, sizeof hist);
+  int64_t maxdeg = 0;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr)};
+    sk_result r;
+    if (g.nv > 0) {
+      if (sk_sp_range(&k_maxdeg, g.nv, a, 1, &r, err, errlen) < 0) goto done;
+      maxdeg = sk_result_i64(&r, 0);
+    }
+  }
+  if (sk_sp_view(&te, "edge triangles", SK_I64, g.narcs, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&hist, "k histogram", SK_I64, maxdeg + 3, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("te", &te)};
+    if (sk_sp_range(&k_mt_te, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("tv", tvv), sk_arg_view("te", &te), sk_arg_view("hist", &hist)};
+    if (sk_sp_range(&k_mt_hist, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_kout_view(out, "hist", &hist, err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  sk_kout_release(&tv);
+  sk_view_release(&te);
+  sk_view_release(&hist);
+  return rc;
+}
+
 /* -- coloring -----------------------------------------------------------------
  * Vertex-based speculative distance-1 coloring (seed 000 §4.1): every
  * vertex of the worklist takes the smallest color none of its neighbours
@@ -940,14 +1054,15 @@ static const sk_kentry e_pr = {"graph.pagerank",
   "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
 static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
 static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
+static const sk_kentry e_minitri = {"graph.minitri", "G_*", SK_KRES_NONE, minitri};
 static const sk_kentry e_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
 
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
-                                             &e_loops, &e_mis2, NULL};
+                                             &e_loops, &e_mis2, &e_minitri, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
   &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
-  &k_mis_decide, &k_mis_out, &k_mis_init, NULL};
+  &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, NULL};

@@ -394,6 +394,19 @@ function graph.color(g, opts)
   return outs.colors, math.tointeger(outs.ncolors)
 end
 
+-- miniTri (seed 003 ch. 6): a Lua table k -> the number of triangles whose
+-- clique bound is k (only the k that occur)
+function graph.minitri(g)
+  local f = "minitri"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.minitri", gargs({}, g))
+  local hist = {}
+  for k, c in ipairs(outs.hist:totable()) do
+    if c > 0 then hist[k - 1] = math.tointeger(c) end
+  end
+  return hist
+end
+
 -- members (int32 view: 1 in the set), count: a distance-2 maximal
 -- independent set (deterministic: the same set on every back end)
 function graph.mis2(g)
