@@ -197,6 +197,24 @@ describe("speck.graph algorithms against NetworkX", function()
         end
         assert.equal(maxc, ncolors)
       end)
+      it("distance-2 coloring is valid: " .. c.name, function()
+        local colors, ncolors = graph.color_d2(g)
+        local _, rp, ci = arcs(g)
+        local ct, maxc = colors:totable(), 0
+        for v = 0, g:num_vertices() - 1 do
+          maxc = math.max(maxc, ct[v + 1])
+          assert.is_true(ct[v + 1] >= 1)
+          for k = rp[v + 1], rp[v + 2] - 1 do
+            local u = ci[k + 1]
+            if u ~= v then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
+            for j = rp[u + 1], rp[u + 2] - 1 do
+              local w = ci[j + 1]
+              if w ~= v then assert.is_true(ct[w + 1] ~= ct[v + 1]) end
+            end
+          end
+        end
+        assert.equal(maxc, ncolors)
+      end)
       it("MIS-2 is independent at distance 2 and maximal: " .. c.name, function()
         local members, count = graph.mis2(g)
         local _, rp, ci = arcs(g)
@@ -513,6 +531,10 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.triangles, d))
     assert.equal("speck.graph.color: the graph is directed: coloring needs an undirected graph",
                  err_of(graph.color, d))
+    assert.equal("speck.graph.color_d2: the graph is directed: coloring needs an undirected graph",
+                 err_of(graph.color_d2, d))
+    assert.equal("speck.graph.color_d2: algorithm must be \"vb\", got nb",
+                 err_of(graph.color_d2, g, {algorithm = "nb"}))
     assert.equal("speck.graph.minitri: the graph is directed: miniTri needs an undirected graph",
                  err_of(graph.minitri, d))
     assert.equal("speck.graph.mis2: the graph is directed: MIS-2 needs an undirected graph",

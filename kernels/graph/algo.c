@@ -844,6 +844,50 @@ static const sk_kbody k_col_fix = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
 
+/* distance 2: the colors of neighbours and of their neighbours */
+static const sk_kbody k_col2_assign = {
+  "graph.color_d2_assign",
+  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "for (int64_t base = 0;; base += 64) {\n"
+  "  uint64_t used = 0;\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t u = colidx(k);\n"
+  "    int64_t c = (int64_t)color(u) - 1 - base;\n"
+  "    if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
+  "    for (int64_t j = rowptr(u); j < rowptr(u + 1); j++) {\n"
+  "      int64_t w = colidx(j);\n"
+  "      int64_t d = (int64_t)color(w) - 1 - base;\n"
+  "      if (w != v && d >= 0 && d < 64) used |= (uint64_t)1 << d;\n"
+  "    }\n"
+  "  }\n"
+  "  if (~used) {\n"
+  "    int64_t j = 0;\n"
+  "    while ((used >> j) & 1) j++;\n"
+  "    color(v) = (int32_t)(base + j + 1);\n"
+  "    break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+
+static const sk_kbody k_col2_fix = {
+  "graph.color_d2_conflicts",
+  "int64_t v = work(i);\n"
+  "int32_t cv = color(v);\n"
+  "int bad = 0;\n"
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1) && !bad; k++) {\n"
+  "  int64_t u = colidx(k);\n"
+  "  if (u < v && color(u) == cv) bad = 1;\n"
+  "  for (int64_t j = rowptr(u); j < rowptr(u + 1) && !bad; j++) {\n"
+  "    int64_t w = colidx(j);\n"
+  "    if (w < v && color(w) == cv) bad = 1;\n"
+  "  }\n"
+  "}\n"
+  "if (bad) {\n"
+  "  color(v) = 0;\n"
+  "  next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+
 static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
 static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
                                 {NULL}, {NULL}, sig_iota, NULL, NULL};
@@ -851,17 +895,24 @@ static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
 static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
                                 SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
 
-/* graph.color: G_* (undirected) -> colors (int32, 1..ncolors), ncolors, rounds */
+/* graph.color: G_* (undirected) [, algorithm "vb", distance 1 | 2] ->
+ * colors (int32, 1..ncolors), ncolors, rounds */
 static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "algorithm", NULL};
+                                      "algorithm", "distance", NULL};
   sk_graph g;
   int directed;
+  int64_t dist;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
-      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "distance", 1, 1, &dist, err, errlen) < 0)
     return -1;
+  if (dist != 1 && dist != 2) {
+    snprintf(err, errlen, "distance is %lld, must be 1 or 2", (long long)dist);
+    return -1;
+  }
   const char *alg = sk_karg_str(args, nargs, "algorithm", "vb", err, errlen);
   if (!alg) return -1;
   if (strcmp(alg, "vb") != 0) {
@@ -891,9 +942,11 @@ static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                   sk_arg_view("color", &col), sk_arg_view("work", &work),
                   sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
-    if (sk_sp_range(&k_col_assign, wn, a, 4, NULL, err, errlen) < 0 ||
+    if (sk_sp_range(dist == 2 ? &k_col2_assign : &k_col_assign, wn, a, 4, NULL, err,
+                    errlen) < 0 ||
         sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-        sk_sp_range(&k_col_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(dist == 2 ? &k_col2_fix : &k_col_fix, wn, a, NELEM(a), NULL, err,
+                    errlen) < 0 ||
         sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
       goto done;
     sk_view t = work;
@@ -1064,5 +1117,5 @@ const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
-  &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
+  &k_col2_assign, &k_col2_fix, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
   &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, NULL};

@@ -394,6 +394,19 @@ function graph.color(g, opts)
   return outs.colors, math.tointeger(outs.ncolors)
 end
 
+-- colors (int32 view, 1..ncolors), ncolors: a distance-2 coloring (any two
+-- vertices joined by a path of one or two edges differ), vertex-based
+function graph.color_d2(g, opts)
+  local f = "color_d2"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"algorithm"})
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
+    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  end
+  local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm, distance = 2}, g))
+  return outs.colors, math.tointeger(outs.ncolors)
+end
+
 -- miniTri (seed 003 ch. 6): a Lua table k -> the number of triangles whose
 -- clique bound is k (only the k that occur)
 function graph.minitri(g)
