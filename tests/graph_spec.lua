@@ -215,6 +215,30 @@ describe("speck.graph algorithms against NetworkX", function()
         end
         assert.equal(maxc, ncolors)
       end)
+      it("MIS-2 coarsening: aggregates of one root, within two edges: " .. c.name, function()
+        local labels, ncoarse = graph.coarsen_mis2(g)
+        local members = graph.mis2(g):totable()
+        local _, rp, ci = arcs(g)
+        local lt, root = labels:totable(), {}
+        -- the roots, numbered in vertex order
+        for v = 0, g:num_vertices() - 1 do
+          if members[v + 1] == 1 then root[#root + 1] = v end
+        end
+        assert.equal(#root, ncoarse)
+        for a, r in ipairs(root) do assert.equal(a - 1, lt[r + 1]) end
+        -- every vertex is in an aggregate whose root is within distance 2
+        for v = 0, g:num_vertices() - 1 do
+          local l = lt[v + 1]
+          assert.is_true(l >= 0 and l < ncoarse)
+          local r, near = root[l + 1], v == root[l + 1]
+          for k = rp[v + 1], rp[v + 2] - 1 do
+            local u = ci[k + 1]
+            near = near or u == r
+            for j = rp[u + 1], rp[u + 2] - 1 do near = near or ci[j + 1] == r end
+          end
+          assert.is_true(near)
+        end
+      end)
       it("MIS-2 is independent at distance 2 and maximal: " .. c.name, function()
         local members, count = graph.mis2(g)
         local _, rp, ci = arcs(g)

@@ -1075,6 +1075,95 @@ done:
   return rc;
 }
 
+/* -- MIS-2 coarsening ----------------------------------------------------------
+ * Each MIS-2 root starts an aggregate (numbered by a scan of the roots);
+ * a vertex next to roots joins the smallest-numbered one, and the rest
+ * (two edges from a root: every vertex is, by maximality) join the
+ * smallest aggregate among their neighbours of the first pass. */
+static const char *const sig_cm_count[] = {
+  "range" R1("members", "int32") R1("cnt", "int64") " n=int64", NULL};
+static const sk_kbody k_cm_count = {
+  "graph.coarsen_count", "if (i < n) cnt(i) = members(i);", SK_FOR, 0, {NULL}, {NULL},
+  sig_cm_count, NULL, NULL};
+
+static const char *const sig_cm_root[] = {
+  "range" R1("members", "int32") R1("ptr", "int64") R1("lab", "int64"), NULL};
+static const sk_kbody k_cm_root = {
+  "graph.coarsen_roots", "lab(i) = members(i) ? ptr(i) : -1;", SK_FOR, 0, {NULL},
+  {NULL}, sig_cm_root, NULL, NULL};
+
+static const char *const sig_cm_join[] = {
+  "range" G3 R1("lab", "int64") R1("nlab", "int64"), NULL};
+/* an unlabelled vertex takes the smallest label among its labelled
+ * neighbours (double-buffered: the first pass sees only the roots') */
+static const sk_kbody k_cm_join = {
+  "graph.coarsen_join",
+  "int64_t x = lab(i);\n"
+  "if (x < 0) {\n"
+  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "    int64_t u = colidx(k), y = lab(u);\n"
+  "    if (y >= 0 && (x < 0 || y < x)) x = y;\n"
+  "  }\n"
+  "}\n"
+  "nlab(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cm_join, NULL, NULL};
+
+/* graph.coarsen_mis2: G_*, members (int32, from graph.mis2) -> labels
+ * (int64, 0..ncoarse-1), ncoarse */
+static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                        size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "members", NULL};
+  sk_graph g;
+  const sk_view *mem;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      !(mem = sk_karg_view(args, nargs, "members", 1, err, errlen)))
+    return -1;
+  if (mem->dtype != SK_I32 || mem->extent[0] != g.nv) {
+    snprintf(err, errlen, "members must be int32 with %lld entries, got %s[%lld]",
+             (long long)g.nv, sk_dtypes[mem->dtype].name, (long long)mem->extent[0]);
+    return -1;
+  }
+  int space = g.rowptr->space, rc = -1;
+  int64_t nc = 0;
+  sk_view cnt, ptr, lab, nlab;
+  sk_view *all[] = {&cnt, &ptr, &lab, &nlab};
+  for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
+  if (sk_sp_view(&cnt, "roots", SK_I64, g.nv + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "root numbers", SK_I64, g.nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&lab, "labels", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&nlab, "labels", SK_I64, g.nv, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("members", mem), sk_arg_view("cnt", &cnt),
+                  sk_arg_i64("n", g.nv)};
+    if (sk_sp_range(&k_cm_count, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_scan(&cnt, &ptr, g.nv, &nc, err, errlen) < 0)
+      goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("members", mem), sk_arg_view("ptr", &ptr),
+                  sk_arg_view("lab", &lab)};
+    if (sk_sp_range(&k_cm_root, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("lab", &lab), sk_arg_view("nlab", &nlab)};
+    if (sk_sp_range(&k_cm_join, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    sk_view t = lab;
+    lab = nlab;
+    nlab = t;
+  }
+  if (sk_kout_view(out, "labels", &lab, err, errlen) < 0 ||
+      sk_kout_num(out, "ncoarse", (double)nc, err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  for (int k = 0; k < NELEM(all); k++) sk_view_release(all[k]);
+  return rc;
+}
+
 /* -- misc ----------------------------------------------------------------------- */
 static const char *const sig_loops[] = {"range" G3, NULL};
 static const sk_kbody k_loops = {
@@ -1108,14 +1197,16 @@ static const sk_kentry e_pr = {"graph.pagerank",
 static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
 static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
 static const sk_kentry e_minitri = {"graph.minitri", "G_*", SK_KRES_NONE, minitri};
+static const sk_kentry e_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
+                                    coarsen_mis2};
 static const sk_kentry e_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
 
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
-                                             &e_loops, &e_mis2, &e_minitri, NULL};
+                                             &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
   &k_col2_assign, &k_col2_fix, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
-  &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, NULL};
+  &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};

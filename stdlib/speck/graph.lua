@@ -508,4 +508,14 @@ function graph.reduce_edges(g, captures, body, reducer)
              {index = {"e"}})
 end
 
+-- labels (int64 view, 0..ncoarse-1), ncoarse: MIS-2 coarsening, each root
+-- of graph.mis2 and the vertices within two edges of it one aggregate
+function graph.coarsen_mis2(g)
+  local f = "coarsen_mis2"
+  check_graph(f, g)
+  local _, o1 = call(f, "graph.mis2", gargs({}, g))
+  local _, outs = call(f, "graph.coarsen_mis2", gargs({members = o1.members}, g))
+  return outs.labels, math.tointeger(outs.ncoarse)
+end
+
 return graph
