@@ -18,6 +18,7 @@ local ORACLE = HERE .. "/graph_oracle.py"
 local DIR = os.tmpname()
 os.remove(DIR)
 os.execute("mkdir -p " .. DIR)
+teardown(function() os.execute("rm -rf '" .. DIR .. "'") end)
 
 local function sh(cmd)
   local p = assert(io.popen(cmd .. " 2>&1", "r"))
@@ -339,6 +340,18 @@ describe("speck.graph.from_edges", function()
     assert.same({0, 1, 3, 4}, g.rowptr:totable())
     assert.same({1, 0, 2, 1}, g.colidx:totable())
     assert.same({2.5, 2.5, 4, 4}, g.weights:totable())
+  end)
+
+  it("takes int32 views", function()
+    local s = speck.View.from({0, 1, 2}, "int32")
+    local d = speck.View.from({1, 2, 0}, "int32")
+    local g = graph.from_edges(3, s, d, {directed = true})
+    assert.same({0, 1, 2, 3}, g.rowptr:totable())
+    assert.same({1, 2, 0}, g.colidx:totable())
+    assert.equal("speck.graph.from_edges: src (view 'v') is int32 and dst (view 'd') int64: both must be int64 or both int32",
+                 err_of(graph.from_edges, 3, speck.View.from({0}, "int32", {label = "v"}),
+                        speck.View("d", "int64", 1)))
+    assert.equal("speck.graph.degree: vertex 3 is not in 0..2", err_of(g.degree, g, 3))
   end)
 
   it("shares its CSR with speck.sparse", function()
