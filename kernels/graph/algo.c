@@ -804,24 +804,27 @@ done:
 /* -- coloring -----------------------------------------------------------------
  * Vertex-based speculative distance-1 coloring (seed 000 §4.1): every
  * vertex of the worklist takes the smallest color none of its neighbours
- * has (64 colors a window), then of two adjacent vertices of one color the
- * larger id gives its color up and goes to the next worklist. */
+ * has (256 colors a window), then of two adjacent vertices of one color the
+ * larger id gives its color up and goes to the next worklist (found by
+ * scanning each row up to the vertex itself: rows are sorted by id). */
 static const char *const sig_col_assign[] = {
   "range" G3 R1("color", "int32") R1("work", "int32"), NULL};
 static const sk_kbody k_col_assign = {
   "graph.color_assign",
   "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
-  "for (int64_t base = 0;; base += 64) {\n"
-  "  uint64_t used = 0;\n"
+  "for (int64_t base = 0;; base += 256) {\n"
+  "  uint64_t used[4] = {0, 0, 0, 0};\n"
   "  for (int64_t k = b; k < e; k++) {\n"
   "    int64_t u = colidx(k);\n"
-  "    int64_t c = (int64_t)color(u) - 1 - base;\n"
-  "    if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
+  "    uint64_t c = (uint64_t)((int64_t)color(u) - 1 - base);\n"
+  "    if (c < 256 && u != v) used[c >> 6] |= (uint64_t)1 << (c & 63);\n"
   "  }\n"
-  "  if (~used) {\n"
+  "  int64_t w = 0;\n"
+  "  while (w < 4 && used[w] == ~(uint64_t)0) w++;\n"
+  "  if (w < 4) {\n"
   "    int64_t j = 0;\n"
-  "    while ((used >> j) & 1) j++;\n"
-  "    color(v) = (int32_t)(base + j + 1);\n"
+  "    while ((used[w] >> j) & 1) j++;\n"
+  "    color(v) = (int32_t)(base + 64 * w + j + 1);\n"
   "    break;\n"
   "  }\n"
   "}",
@@ -836,7 +839,8 @@ static const sk_kbody k_col_fix = {
   "int32_t cv = color(v);\n"
   "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++) {\n"
   "  int64_t u = colidx(k);\n"
-  "  if (u < v && color(u) == cv) {\n"
+  "  if (u >= v) break;   /* rows are sorted: only smaller ids count */\n"
+  "  if (color(u) == cv) {\n"
   "    color(v) = 0;\n"
   "    next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
   "    break;\n"
