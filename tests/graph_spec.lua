@@ -424,6 +424,27 @@ describe("speck.graph readers and writers", function()
     assert.equal(7, n:num_vertices())
   end)
 
+  it("shows speck.progress's bar on a long load", function()
+    local bin = os.getenv("SPECK_BIN")
+    if not bin then pending("SPECK_BIN is not set") return end
+    local g = graph.erdos_renyi(20000, 60000, {seed = 5})
+    local p = DIR .. "/big.snap"
+    graph.write(p, g)
+    local script = write_file("bar.lua", ([[
+      speck.progress{mode = "on", delay = 0, interval = 0}
+      print(require("speck.graph").read(%q):num_edges())
+    ]]):format(p))
+    local pipe = assert(io.popen(("%s %s 2>%s/bar.err"):format(bin, script, DIR), "r"))
+    local out = pipe:read("a")
+    pipe:close()
+    assert.equal(g:num_edges() .. "\n", out)
+    local f = assert(io.open(DIR .. "/bar.err"))
+    local err = f:read("a")
+    f:close()
+    assert.is_truthy(err:find("graph.read " .. p, 1, true), err)
+    assert.is_truthy(err:find("100%", 1, true), err)
+  end)
+
   it("names the file and the line of every malformed line", function()
     local cases = {
       {"0 1\n2 x\n", "line 2: 'x' is not a vertex id (a non-negative integer)"},
