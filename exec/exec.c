@@ -137,6 +137,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     c->dtype = v->dtype;
     c->rank = v->rank;
     c->layout = v->layout;
+    for (int d = 0; d < 3; d++) c->tile_log2[d] = v->tile_log2[d];
     c->space = v->space;
     c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
     s->view[k] = v;
@@ -549,6 +550,8 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
     const sk_capture *a = &s.c[c], *e = &h->caps[c];
     if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
         a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
+        a->tile_log2[0] != e->tile_log2[0] || a->tile_log2[1] != e->tile_log2[1] ||
+        a->tile_log2[2] != e->tile_log2[2] ||
         a->space != e->space || a->traits != e->traits ||
         (a->alias && !e->alias)) {
       snprintf(err, errlen,

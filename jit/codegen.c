@@ -232,6 +232,75 @@ const char *sk_cg_slot(int dt) {
   }
 }
 
+/* -- view element access (shared with codegen_cuda.c) ------------------- */
+static int unit_dim(const sk_capture *k, int d) {
+  return (k->layout == SK_RIGHT && d == k->rank - 1) ||
+         (k->layout == SK_LEFT && d == 0);
+}
+
+/* Tiled views: the offset function of capture 'k', at file scope, with the
+ * tile shifts and masks of the signature as constants: the tile index
+ * times the tile strides (runtime), plus the in-tile offset. 'qual' is
+ * the function's qualifiers ("static inline", "__device__ ..."). */
+void sk_cg_tile_fn(sk_buf *b, const sk_capture *k, const char *qual) {
+  if (k->kind != SK_CAP_VIEW || !sk_layout_tiled(k->layout)) return;
+  int r = k->rank, right = k->layout == SK_TILED_RIGHT;
+  sk_buf_printf(b, "%s sk_i64 sk__%s_at(", qual, k->name);
+  for (int d = 0; d < r; d++) sk_buf_printf(b, "sk_i64 a%d, ", d);
+  for (int d = 0; d < r; d++) sk_buf_printf(b, "sk_i64 s%d%s", d, d + 1 < r ? ", " : "");
+  sk_buf_puts(b, ") {\n  return ");
+  for (int d = 0; d < r; d++)
+    sk_buf_printf(b, "(a%d >> %d) * s%d + ", d, k->tile_log2[d], d);
+  sk_buf_puts(b, "(");
+  for (int d = 0; d < r; d++) {
+    int sh = 0;
+    for (int e = 0; e < r; e++)
+      if (right ? e > d : e < d) sh += k->tile_log2[e];
+    sk_buf_printf(b, "%s((a%d & %ldL) << %d)", d ? " | " : "", d,
+                  (1L << k->tile_log2[d]) - 1, sh);
+  }
+  sk_buf_puts(b, ");\n}\n");
+}
+
+/* Stride locals of view capture 'k' named 'n' (a unit stride is the
+ * constant 1; a tiled view's are its tile strides). */
+void sk_cg_strides(sk_buf *b, const sk_capture *k) {
+  for (int d = 0; d < k->rank; d++)
+    if (!unit_dim(k, d))
+      sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", k->name,
+                    d, k->name, d);
+}
+
+/* The element offset of the access macro's arguments sk__a0.. as terms
+ * " + ..." after a leading 0; bounds checks when 'oob' (the last
+ * argument of sk__bc) is not NULL. 'c' is the capture's index. */
+void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
+  const char *n = k->name;
+  int r = k->rank, tiled = sk_layout_tiled(k->layout);
+  char idx[SK_MAXRANK][128];
+  for (int d = 0; d < r; d++) {
+    if (oob)
+      snprintf(idx[d], sizeof idx[d],
+               "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, %s)", d, n, d,
+               c, d, oob);
+    else
+      snprintf(idx[d], sizeof idx[d], "(sk_i64)(sk__a%d)", d);
+  }
+  if (tiled) {
+    sk_buf_printf(b, " + sk__%s_at(", n);
+    for (int d = 0; d < r; d++) sk_buf_printf(b, "%s, ", idx[d]);
+    for (int d = 0; d < r; d++)
+      sk_buf_printf(b, "sk__%s_s%d%s", n, d, d + 1 < r ? ", " : ")");
+    return;
+  }
+  for (int d = 0; d < r; d++) {
+    if (unit_dim(k, d))
+      sk_buf_printf(b, " + %s", idx[d]);
+    else
+      sk_buf_printf(b, " + %s * sk__%s_s%d", idx[d], n, d);
+  }
+}
+
 /* The view struct types used (one per dtype), then nothing else: the
  * unpacking happens inside the chunk function (gen_unpack). */
 static void gen_view_types(sk_buf *b, const sk_kspec *s) {
@@ -246,6 +315,7 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
                   sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
                   sk_dtypes[k->dtype].tag);
   }
+  for (int c = 0; c < s->ncap; c++) sk_cg_tile_fn(b, &s->caps[c], "static inline");
 }
 
 /* Locals for each capture and the element-access macro of each view. */
@@ -265,33 +335,13 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
                   t->tag, n, t->tag, c);
     sk_buf_printf(b, "  %s *%s sk__%s_d = %s.data;\n", t->ctype,
                   restrict_ok ? "SK_RESTRICT" : "", n, n);
-    /* strides: the unit stride of right/left is the constant 1 */
-    for (int d = 0; d < r; d++) {
-      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
-                 (k->layout == SK_LEFT && d == 0);
-      if (!unit)
-        sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", n, d,
-                      n, d);
-    }
+    sk_cg_strides(b, k);
     sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
     /* the access macro */
     sk_buf_printf(b, "#define %s(", n);
     for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
     sk_buf_printf(b, ") (sk__%s_d[0", n);
-    for (int d = 0; d < r; d++) {
-      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
-                 (k->layout == SK_LEFT && d == 0);
-      char idx[96];
-      if (s->bounds)
-        snprintf(idx, sizeof idx, "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__ctx)",
-                 d, n, d, c, d);
-      else
-        snprintf(idx, sizeof idx, "(sk_i64)(sk__a%d)", d);
-      if (unit)
-        sk_buf_printf(b, " + %s", idx);
-      else
-        sk_buf_printf(b, " + %s * sk__%s_s%d", idx, n, d);
-    }
+    sk_cg_offset(b, k, c, s->bounds ? "sk__ctx" : NULL);
     sk_buf_puts(b, "])\n");
   }
 }

@@ -56,8 +56,12 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
                           (unsigned char)k->rank, (unsigned char)k->layout,
                           (unsigned char)k->traits, (unsigned char)k->alias,
                           (unsigned char)k->space};
+    unsigned char tl[3] = {(unsigned char)k->tile_log2[0],
+                           (unsigned char)k->tile_log2[1],
+                           (unsigned char)k->tile_log2[2]};
     put_str(b, k->name);
     sk_buf_add(b, (const char *)f, sizeof f);
+    sk_buf_add(b, (const char *)tl, sizeof tl);
   }
   sk_buf_add(b, "|", 1);
   for (int r = 0; r < s->nred; r++) {

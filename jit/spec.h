@@ -21,6 +21,7 @@ typedef struct sk_capture {
   int rank, layout, space;
   unsigned traits;
   int alias;           /* 1 if it shares an allocation with another view */
+  int tile_log2[3];    /* tiled layouts: the tile shifts (signature) */
 } sk_capture;
 
 typedef enum sk_redop {

@@ -55,6 +55,14 @@
 #define LE_SLICE      "slice %d must be an integer, {b, e} or speck.ALL (got %s)"
 #define LE_NSLICE     "rank %d, given %d slice%s"
 #define LE_NEXT       "rank %d, given %d extent%s"
+#define LE_TILETAB    "layout table needs 'tile', an array of tile sizes (got %s)"
+#define LE_TILEKEY    "unknown layout key %s (expected 'tile' or 'order')"
+#define LE_TILEINT    "layout.tile[%d] is %s (must be an integer)"
+#define LE_TILEORDER  "layout.order is %s (expected 'right' or 'left')"
+#define LE_TILEN      "layout.tile has %d size%s, the view has rank %d"
+#define LE_TILEDATA   "option 'data' is not accepted with a tiled layout"
+#define LE_NTILEIDX   "rank %d, given %d tile ind%s"
+#define LE_TILEIDX    "tile index %d is %s (must be an integer)"
 
 #define ERRLEN 512
 
@@ -296,7 +304,7 @@ static void check_host(lua_State *L, const sk_view *v, const char *fname) {
 /* Element offset from 'n' Lua indices starting at stack slot 'first'. */
 static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
   char b[64];
-  int64_t off = 0;
+  int64_t idx[SK_MAXRANK];
   check_host(L, v, "View");
   if (n != v->rank)
     lv_raise(L, "View", v->label, LE_NINDEX, v->rank, n,
@@ -310,9 +318,9 @@ static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
     if (x < 0 || x >= v->extent[d])
       lv_raise(L, "View", v->label, LE_RANGE, d, (long long)x,
                (long long)v->extent[d]);
-    off += x * v->stride[d];
+    idx[d] = x;
   }
-  return off;
+  return sk_view_offset(v, idx);
 }
 
 static void store_at(lua_State *L, sk_view *v, int64_t off, int idx,
@@ -350,6 +358,8 @@ static int default_space(lua_State *L, const char *fname,
 /* -- options ----------------------------------------------------------- */
 typedef struct lopts {
   int layout, space, init;     /* -1: not given */
+  int ntile;                   /* tiled layout: the number of tile sizes */
+  int64_t tile[SK_MAXRANK];
   unsigned traits;
   int data;                    /* stack index of the data value, 0: none */
   const char *label;
@@ -363,12 +373,52 @@ static int opt_bool(lua_State *L, const char *key, const char *fname,
   return lua_toboolean(L, -1);
 }
 
+/* layout = {tile = {t0, t1 [, t2]} [, order = 'right' | 'left']} at the
+ * top of the stack (sizes are checked by sk_view_create_tiled) */
+static void parse_tiled(lua_State *L, const char *fname, const char *label,
+                        lopts *o) {
+  char b[64];
+  int t = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+    if (strcmp(k, "tile") != 0 && strcmp(k, "order") != 0)
+      lv_raise(L, fname, label, LE_TILEKEY, show(L, -2, b, sizeof b));
+    lua_pop(L, 1);
+  }
+  if (lua_getfield(L, t, "tile") != LUA_TTABLE)
+    lv_raise(L, fname, label, LE_TILETAB, show(L, -1, b, sizeof b));
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n < 1 || n > SK_MAXRANK)
+    lv_raise(L, fname, label, LE_TILETAB, show(L, -1, b, sizeof b));
+  for (int d = 0; d < n; d++) {
+    int ok = 0;
+    lua_rawgeti(L, -1, d + 1);
+    lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok)
+                                                   : 0;
+    if (!ok) lv_raise(L, fname, label, LE_TILEINT, d + 1, show(L, -1, b, sizeof b));
+    o->tile[d] = x;
+    lua_pop(L, 1);
+  }
+  o->ntile = (int)n;
+  lua_pop(L, 1);
+  o->layout = -1;
+  if (lua_getfield(L, t, "order") != LUA_TNIL) {
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    o->layout = sk_layout_parse(s);
+    if (o->layout != SK_RIGHT && o->layout != SK_LEFT)
+      lv_raise(L, fname, label, LE_TILEORDER, show(L, -1, b, sizeof b));
+  }
+  lua_pop(L, 1);
+}
+
 /* Read the options table at 'idx' (absent or nil: defaults). The data
  * value, if any, is left on the stack and its index stored in o->data. */
 static void parse_opts(lua_State *L, int idx, const char *fname,
                        const char *label, int allow_data, lopts *o) {
   char b[64];
   o->layout = o->space = o->init = -1;
+  o->ntile = 0;
   o->traits = 0;
   o->data = 0;
   o->label = NULL;
@@ -379,7 +429,9 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-    if (strcmp(k, "layout") == 0) {
+    if (strcmp(k, "layout") == 0 && lua_istable(L, -1)) {
+      parse_tiled(L, fname, label, o);
+    } else if (strcmp(k, "layout") == 0) {
       const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
                                                      : NULL;
       o->layout = sk_layout_parse(s);
@@ -438,6 +490,19 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   }
   if (space < 0) space = default_space(L, fname, label);
   int layout = o->layout >= 0 ? o->layout : sk_space_default_layout(space);
+  if (o->ntile) {
+    char err[ERRLEN];
+    if (o->data) lv_raise(L, fname, label, LE_TILEDATA);
+    if (o->ntile != rank)
+      lv_raise(L, fname, label, LE_TILEN, o->ntile, o->ntile == 1 ? "" : "s",
+               rank);
+    sk_view *v = sk_lview_new(L);
+    if (sk_view_create_tiled(v, label, dtype, rank, ext, layout, o->tile,
+                             space, o->init != 0, err, sizeof err) < 0)
+      lv_raise(L, fname, label, "%s", err);
+    v->traits |= o->traits;
+    return v;
+  }
 
   int64_t n = 1;
   size_t bytes = 0;
@@ -576,6 +641,7 @@ static int l_view_from(lua_State *L) {
   ho.space = sk_space_host_accessible(space) ? space : SK_SPACE_HOST;
   ho.init = 0;
   if (ho.layout < 0) ho.layout = sk_space_default_layout(space);
+  ho.ntile = 0;   /* a tiled view is filled from an untiled host one */
   sk_view *h = push_view(L, fname, label, dtype, rank, ext, &ho);
   if (rank == 0) {
     conv c;
@@ -586,7 +652,7 @@ static int l_view_from(lua_State *L) {
   } else {
     from_fill(L, h, 1, 0, 0, path, fname);
   }
-  if (ho.space == space) return 1;
+  if (ho.space == space && !o.ntile) return 1;
   char err[ERRLEN];
   o.space = space;
   o.init = 0;
@@ -655,7 +721,11 @@ static int m_eq(lua_State *L) {
            a->rank == b->rank && a->space == b->space;
   for (int d = 0; eq && d < a->rank; d++)
     eq = a->extent[d] == b->extent[d] &&
-         (a->extent[d] <= 1 || a->stride[d] == b->stride[d]);
+         (a->extent[d] <= 1 || a->stride[d] == b->stride[d]) &&
+         (!sk_layout_tiled(a->layout) ||
+          (a->layout == b->layout && a->tile_log2[d] == b->tile_log2[d]));
+  if (eq && a->rank && (sk_layout_tiled(a->layout) != sk_layout_tiled(b->layout)))
+    eq = 0;
   lua_pushboolean(L, eq);
   return 1;
 }
@@ -740,6 +810,15 @@ static int f_space(lua_State *L) {
   return 1;
 }
 
+/* v:tile_extents(): the tile sizes of a tiled view (nothing otherwise) */
+static int f_tile_extents(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  if (!sk_layout_tiled(v->layout)) return 0;
+  for (int d = 0; d < v->rank; d++)
+    lua_pushinteger(L, (lua_Integer)1 << v->tile_log2[d]);
+  return v->rank;
+}
+
 static int f_is_contiguous(lua_State *L) {
   lua_pushboolean(L, sk_view_contiguous(sk_lview_check(L, 1)));
   return 1;
@@ -787,15 +866,17 @@ static int f_fill(lua_State *L) {
   return 1;
 }
 
-static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off) {
+static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off,
+                        int64_t *idx) {
   if (d == v->rank) {
-    push_elem(L, v, off);
+    push_elem(L, v, sk_layout_tiled(v->layout) ? sk_view_offset(v, idx) : off);
     return;
   }
   luaL_checkstack(L, 3, "View:totable");
   lua_createtable(L, v->extent[d] < INT32_MAX ? (int)v->extent[d] : 0, 0);
   for (int64_t i = 0; i < v->extent[d]; i++) {
-    push_nested(L, v, d + 1, off + i * v->stride[d]);
+    idx[d] = i;
+    push_nested(L, v, d + 1, off + i * v->stride[d], idx);
     lua_rawseti(L, -2, i + 1);
   }
 }
@@ -804,7 +885,8 @@ static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off) {
 static int f_totable(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
   check_host(L, v, "View");
-  push_nested(L, v, 0, 0);
+  int64_t idx[SK_MAXRANK] = {0};
+  push_nested(L, v, 0, 0, idx);
   return 1;
 }
 
@@ -820,7 +902,8 @@ static const luaL_Reg view_methods[] = {
   {"layout", f_layout},   {"space", f_space},
   {"is_contiguous", f_is_contiguous},             {"data", f_data},
   {"use_count", f_use_count},                     {"set", f_set},
-  {"fill", f_fill},       {"totable", f_totable}, {NULL, NULL}};
+  {"fill", f_fill},       {"totable", f_totable},
+  {"tile_extents", f_tile_extents},               {NULL, NULL}};
 
 /* Push the view metatable, creating it on first use. */
 static void push_mt(lua_State *L) {
@@ -895,6 +978,35 @@ static int l_subview(lua_State *L) {
   return 1;
 }
 
+/* speck.tile_subview(v, ti, tj [, tk]): one tile of a tiled view */
+static int l_tile_subview(lua_State *L) {
+  char err[ERRLEN], b[64];
+  int64_t ti[SK_MAXRANK];
+  const char *fname = "speck.tile_subview";
+  sk_view *src = sk_lview_test(L, 1);
+  if (!src)
+    lv_raise(L, fname, NULL, LE_NOTVIEW, "argument 1", show(L, 1, b, sizeof b));
+  int n = lua_gettop(L) - 1;
+  if (sk_layout_tiled(src->layout) && n != src->rank)
+    lv_raise(L, fname, src->label, LE_NTILEIDX, src->rank, n,
+             n == 1 ? "ex" : "ices");
+  for (int d = 0; d < n && d < SK_MAXRANK; d++) {
+    int ok = 0;
+    lua_Integer x = lua_type(L, d + 2) == LUA_TNUMBER
+                        ? lua_tointegerx(L, d + 2, &ok) : 0;
+    if (!ok)
+      lv_raise(L, fname, src->label, LE_TILEIDX, d,
+               show(L, d + 2, b, sizeof b));
+    ti[d] = x;
+  }
+  sk_view *v = sk_lview_new(L);
+  if (sk_view_tile_subview(v, src, ti, n, err, sizeof err) < 0)
+    lv_raise(L, fname, src->label, "%s", err);
+  lua_getiuservalue(L, 1, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
 /* -- deep_copy, mirrors, resize ---------------------------------------- */
 static int l_deep_copy(lua_State *L) {
   char err[ERRLEN], b[64];
@@ -924,13 +1036,19 @@ static int l_deep_copy(lua_State *L) {
 static sk_view *push_like(lua_State *L, int idx, int space, int init,
                           const char *fname) {
   char label[SK_LABEL_MAX + 8];
-  lopts o = {-1, -1, -1, 0, 0, NULL};
+  lopts o;
+  memset(&o, 0, sizeof o);
+  o.layout = o.space = o.init = -1;
   sk_view *v = sk_lview_check(L, idx);
   snprintf(label, sizeof label, "%s_mirror", v->label);
   o.space = space;
   o.init = init;
   o.layout = v->layout == SK_STRIDE ? sk_space_default_layout(space)
-                                    : v->layout;
+                                    : sk_layout_order(v->layout);
+  if (sk_layout_tiled(v->layout)) {
+    o.ntile = v->rank;
+    for (int d = 0; d < v->rank; d++) o.tile[d] = (int64_t)1 << v->tile_log2[d];
+  }
   o.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
   return push_view(L, fname, label, v->dtype, v->rank, v->extent, &o);
 }
@@ -995,6 +1113,7 @@ static int l_realloc(lua_State *L) { return resize(L, 0, "speck.realloc"); }
 /* -- registration ------------------------------------------------------ */
 static const luaL_Reg view_funcs[] = {
   {"subview", l_subview},
+  {"tile_subview", l_tile_subview},
   {"deep_copy", l_deep_copy},
   {"create_mirror", l_create_mirror},
   {"create_mirror_view", l_create_mirror_view},
