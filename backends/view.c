@@ -112,6 +112,31 @@ const char *sk_layout_name(int layout) {
   return layout >= 0 && layout < 5 ? layout_names[layout] : "?";
 }
 
+int sk_agg_width(int agg, int n) {
+  return agg == SK_AGG_FAD ? n + 1 : agg == SK_AGG_ENS ? n : 1;
+}
+
+int sk_agg_parse(const char *s, int *agg, int *n) {
+  const char *p;
+  if (!s) return -1;
+  if (strncmp(s, "fad(", 4) == 0) { *agg = SK_AGG_FAD; p = s + 4; }
+  else if (strncmp(s, "ensemble(", 9) == 0) { *agg = SK_AGG_ENS; p = s + 9; }
+  else return -1;
+  char *end;
+  long x = strtol(p, &end, 10);
+  if (end == p || strcmp(end, ")") != 0) return -1;
+  if (x < 1 || x > SK_AGG_MAXN) return -2;
+  *n = (int)x;
+  return 0;
+}
+
+const char *sk_view_dtype_name(const sk_view *v, char *buf, size_t n) {
+  if (v->agg == SK_AGG_FAD) snprintf(buf, n, "fad(%d)", v->agg_n);
+  else if (v->agg == SK_AGG_ENS) snprintf(buf, n, "ensemble(%d)", v->agg_n);
+  else snprintf(buf, n, "%s", sk_dtypes[v->dtype].name);
+  return buf;
+}
+
 int sk_layout_tiled(int layout) {
   return layout == SK_TILED_RIGHT || layout == SK_TILED_LEFT;
 }
@@ -228,7 +253,8 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx) {
 char *sk_view_format_extents(const sk_view *v, char *buf, size_t n) {
   size_t k = 0;
   if (n) buf[0] = 0;
-  for (int d = 0; d < v->rank && k < n; d++) {
+  /* an aggregate view's hidden dimension is not shown */
+  for (int d = 0; d < v->rank - (v->agg ? 1 : 0) && k < n; d++) {
     int w = snprintf(buf + k, n - k, "[%lld]", (long long)v->extent[d]);
     if (w < 0) break;
     k += (size_t)w;
@@ -891,6 +917,12 @@ int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
 
 static int deep_copy(sk_view *dst, const sk_view *src, char *err,
                      size_t errlen) {
+  if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
+    char a[32], b[32];
+    return fail(err, errlen, VE_DTYPES, dst->label,
+                sk_view_dtype_name(dst, a, sizeof a), src->label,
+                sk_view_dtype_name(src, b, sizeof b));
+  }
   if (dst->dtype != src->dtype)
     return fail(err, errlen, VE_DTYPES, dst->label,
                 sk_dtypes[dst->dtype].name, src->label,
@@ -902,8 +934,8 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
     char a[SK_MAXRANK * 24], b[SK_MAXRANK * 24];
     sk_view_format_extents(dst, a, sizeof a);
     sk_view_format_extents(src, b, sizeof b);
-    return fail(err, errlen, VE_EXTENTS, dst->label, dst->rank ? a : "[]",
-                src->label, src->rank ? b : "[]");
+    return fail(err, errlen, VE_EXTENTS, dst->label, a[0] ? a : "[]",
+                src->label, b[0] ? b : "[]");
   }
   int64_t n = sk_view_size(dst);
   if (n == 0) return 0;
@@ -963,6 +995,19 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   int64_t n = sk_view_size(v);
   if (n == 0) return 0;
+  if (v->agg == SK_AGG_FAD) {   /* the value d, derivatives 0 */
+    sk_view all = *v, val;
+    all.agg = 0;
+    if (sk_view_fill(&all, 0, 0, err, errlen) < 0) return -1;
+    sk_slice sl[SK_MAXRANK];
+    for (int k = 0; k < v->rank; k++) sl[k].kind = SK_SLICE_ALL;
+    sl[v->rank - 1].kind = SK_SLICE_INDEX;
+    sl[v->rank - 1].b = 0;
+    if (sk_view_subview(&val, &all, sl, v->rank, err, errlen) < 0) return -1;
+    int st = sk_view_fill(&val, d, i, err, errlen);
+    sk_view_release(&val);
+    return st;
+  }
   if (check_memory(v, err, errlen) < 0) return -1;
   /* the value, converted once, in a one-element scratch view */
   uint64_t cell = 0;
@@ -1071,6 +1116,8 @@ int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
                      1, NULL, err, errlen) < 0)
     return -1;
   nv.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
+  nv.agg = v->agg;
+  nv.agg_n = v->agg_n;
   if (keep) {
     sk_slice sl[SK_MAXRANK];
     sk_view a, b;

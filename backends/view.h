@@ -76,8 +76,25 @@ typedef struct sk_view {
   int64_t extent[SK_MAXRANK];
   int64_t stride[SK_MAXRANK];
   int tile_log2[SK_MAXTILERANK];   /* tiled layouts only, else 0 */
+  int agg, agg_n;     /* aggregate element type (SK_AGG_*) and its N */
   char label[SK_LABEL_MAX];
 } sk_view;
+
+/* Aggregate scalar types (seed 004 §3.3): a forward-mode AD number with N
+ * derivatives (value first, then the N derivatives) and an ensemble of N
+ * values, both of float64 components. A view of them, of user rank r, is
+ * stored as a float64 view of rank r + 1 whose last ("hidden") dimension
+ * holds the components: extent = the width, stride 1 (the components of
+ * one element are contiguous), the user dimensions in layout right. */
+enum { SK_AGG_NONE, SK_AGG_FAD, SK_AGG_ENS };
+#define SK_AGG_MAXN 64
+/* components of one element: N + 1 for fad, N for an ensemble */
+int sk_agg_width(int agg, int n);
+/* Parse "fad(N)" / "ensemble(N)": 0 with *agg and *n set, -1 if 's' is
+ * not of that form, -2 if N is out of range [1, SK_AGG_MAXN]. */
+int sk_agg_parse(const char *s, int *agg, int *n);
+/* "fad(8)" etc. into 'buf' (the dtype's name for plain views) */
+const char *sk_view_dtype_name(const sk_view *v, char *buf, size_t n);
 
 /* 1 for SK_TILED_RIGHT / SK_TILED_LEFT */
 int sk_layout_tiled(int layout);

@@ -47,6 +47,11 @@ int sk_codegen_reserved(const char *name) {
   for (int t = 0; reserved[t]; t++)
     if (strcmp(name, reserved[t]) == 0) return 1;
   if (strncmp(name, "sk_", 3) == 0) return 1;
+  /* the aggregate types' names: fad8, ens16, fad_add, ens_mul, ... */
+  if (strncmp(name, "fad_", 4) == 0 || strncmp(name, "ens_", 4) == 0) return 1;
+  if ((strncmp(name, "fad", 3) == 0 || strncmp(name, "ens", 3) == 0) &&
+      name[3] >= '0' && name[3] <= '9')
+    return 1;
   /* i0..i5, acc0..acc99 */
   if (name[0] == 'i' && name[1] >= '0' && name[1] <= '9' && !name[2]) return 1;
   if (strncmp(name, "acc", 3) == 0 && name[3] >= '0' && name[3] <= '9') {
@@ -79,6 +84,11 @@ static const char *id_max(int dt) {
 /* The C type of reducer 'r' as the body sees 'acc'. */
 static void red_type(sk_buf *b, const sk_reducer *r) {
   const char *t = sk_dtypes[r->dtype].ctype;
+  if (r->agg) {
+    char at[32];
+    sk_buf_puts(b, sk_cg_agg_type(r->agg, r->agg_n, at, sizeof at));
+    return;
+  }
   switch (r->op) {
   case SK_RED_MINLOC:
   case SK_RED_MAXLOC:
@@ -95,6 +105,11 @@ static void red_type(sk_buf *b, const sk_reducer *r) {
 /* statements setting 'D' (an lvalue of reducer r's type) to the identity */
 static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
   int dt = r->dtype;
+  if (r->agg) {   /* sum: every component 0 */
+    sk_buf_printf(b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] = 0;",
+                  sk_agg_width(r->agg, r->agg_n), d);
+    return;
+  }
   switch (r->op) {
   case SK_RED_SUM: sk_buf_printf(b, "%s = 0;", d); break;
   case SK_RED_PROD: sk_buf_printf(b, "%s = 1;", d); break;
@@ -130,6 +145,12 @@ static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
 /* statements joining 'S' into 'D' (lvalues of reducer r's type) */
 static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
                      const char *s) {
+  if (r->agg) {   /* sum: component by component */
+    sk_buf_printf(b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] += "
+                     "((const double *)&(%s))[sk__c];",
+                  sk_agg_width(r->agg, r->agg_n), d, s);
+    return;
+  }
   switch (r->op) {
   case SK_RED_SUM: sk_buf_printf(b, "%s += %s;", d, s); break;
   case SK_RED_PROD: sk_buf_printf(b, "%s *= %s;", d, s); break;
@@ -234,6 +255,7 @@ const char *sk_cg_slot(int dt) {
 
 /* -- view element access (shared with codegen_cuda.c) ------------------- */
 static int unit_dim(const sk_capture *k, int d) {
+  if (k->agg) return 0;   /* the components are the unit-stride dimension */
   return (k->layout == SK_RIGHT && d == k->rank - 1) ||
          (k->layout == SK_LEFT && d == 0);
 }
@@ -340,7 +362,13 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     /* the access macro */
     sk_buf_printf(b, "#define %s(", n);
     for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
-    sk_buf_printf(b, ") (sk__%s_d[0", n);
+    if (k->agg) {   /* the element: an lvalue of its struct type */
+      char at[32];
+      sk_buf_printf(b, ") (*(%s *)&sk__%s_d[0",
+                    sk_cg_agg_type(k->agg, k->agg_n, at, sizeof at), n);
+    } else {
+      sk_buf_printf(b, ") (sk__%s_d[0", n);
+    }
     sk_cg_offset(b, k, c, s->bounds ? "sk__ctx" : NULL);
     sk_buf_puts(b, "])\n");
   }
@@ -494,6 +522,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
                                           : "parallel_scan");
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
+  sk_cg_agg(&b, s, 0);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
@@ -525,6 +554,7 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
   sk_buf_printf(&b, "/* speck kernel '%s': host accumulator */\n", s->label);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
+  sk_cg_agg(&b, s, 0);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");

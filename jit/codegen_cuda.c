@@ -134,6 +134,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     int atomic = (k->traits & SK_TRAIT_ATOMIC) != 0;
     int ro = !atomic && (k->traits & SK_TRAIT_RANDOM) != 0;
     int cst = ro || (!atomic && !k->alias && read_only(s, n));
+    if (k->agg) atomic = ro = cst = 0;   /* element structs: plain access */
     const char *rs = k->alias ? "" : "__restrict__ ";
     sk_buf_printf(b,
                   "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
@@ -144,6 +145,14 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
     sk_buf_printf(b, "#define %s(", n);
     for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
+    if (k->agg) {
+      char at[32];
+      sk_buf_printf(b, ") (*(%s *)&sk__%s_d[0",
+                    sk_cg_agg_type(k->agg, k->agg_n, at, sizeof at), n);
+      sk_cg_offset(b, k, c, s->bounds ? "sk__C.oob" : NULL);
+      sk_buf_puts(b, "])\n");
+      continue;
+    }
     if (atomic)
       sk_buf_printf(b, ") (sk__aref<%s>{&sk__%s_d[0", t->ctype, n);
     else if (ro)
@@ -390,6 +399,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
                                           : "parallel_scan");
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_cuda_h);
+  sk_cg_agg(&b, s, 1);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");

@@ -98,8 +98,10 @@ describe("help", function()
     for k, x in pairs(speck) do
       if type(x) == "function" and not internal[k] then need(x, "speck." .. k) end
     end
-    for _, m in ipairs {"io", "jit", "profile"} do
-      for k, x in pairs(speck[m]) do need(x, "speck." .. m .. "." .. k) end
+    for _, m in ipairs {"io", "jit", "profile", "dtype"} do
+      for k, x in pairs(speck[m]) do
+        if type(x) == "function" then need(x, "speck." .. m .. "." .. k) end
+      end
     end
     for k, x in pairs(require "speck.blas") do need(x, "speck.blas." .. k) end
     need(speck.View.from, "speck.View.from")
