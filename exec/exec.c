@@ -60,11 +60,19 @@ void sk_exec_set_bounds(int on) {
   __atomic_store_n(&bounds_mode, on, __ATOMIC_RELAXED);
 }
 
+/* the environment's setting, read once (not on every launch) */
+static int bounds_env = -1;
+
 int sk_exec_bounds(void) {
   int m = __atomic_load_n(&bounds_mode, __ATOMIC_RELAXED);
   if (m >= 0) return m;
-  const char *e = getenv("SPECK_BOUNDS_CHECK");
-  return e && *e && strcmp(e, "0") != 0;
+  m = __atomic_load_n(&bounds_env, __ATOMIC_RELAXED);
+  if (m < 0) {
+    const char *e = getenv("SPECK_BOUNDS_CHECK");
+    m = e && *e && strcmp(e, "0") != 0;
+    __atomic_store_n(&bounds_env, m, __ATOMIC_RELAXED);
+  }
+  return m;
 }
 
 /* -- captures ------------------------------------------------------------- */

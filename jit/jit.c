@@ -533,8 +533,25 @@ static sk_kernel *publish(sk_kernel *k, const sk_kspec *s, int tier) {
 
 static _Thread_local sk_buf keybuf;
 
+/* keybuf's memory goes with its thread (VM threads come and go) */
+static pthread_key_t keybuf_key;
+static pthread_once_t keybuf_once = PTHREAD_ONCE_INIT;
+static _Thread_local int keybuf_registered;
+
+static void keybuf_free(void *p) { sk_buf_free(p); }
+static void keybuf_key_init(void) { pthread_key_create(&keybuf_key, keybuf_free); }
+
+static sk_buf *key_buffer(void) {
+  if (!keybuf_registered) {
+    pthread_once(&keybuf_once, keybuf_key_init);
+    pthread_setspecific(keybuf_key, &keybuf);
+    keybuf_registered = 1;
+  }
+  return &keybuf;
+}
+
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
-  sk_buf_reset(&keybuf);
+  sk_buf_reset(key_buffer());
   encode_key(&keybuf, s);
   if (keybuf.oom) {
     snprintf(err, errlen, "out of memory encoding the kernel key");
@@ -620,14 +637,14 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
 
 /* -- precompiled kernels -------------------------------------------------- */
 uint64_t sk_jit_key_hash(const sk_kspec *s) {
-  sk_buf_reset(&keybuf);
+  sk_buf_reset(key_buffer());
   encode_key(&keybuf, s);
   return sk_hash(keybuf.s, keybuf.n, 0);
 }
 
 int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
                 void *layout, char *err, size_t errlen) {
-  sk_buf_reset(&keybuf);
+  sk_buf_reset(key_buffer());
   encode_key(&keybuf, s);
   if (keybuf.oom) {
     snprintf(err, errlen, "out of memory encoding the kernel key");

@@ -28,9 +28,11 @@ static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
  * setting the same directory again allocates nothing. */
 typedef struct dirname {
   struct dirname *next;
-  char s[];
+  const char *s;       /* the bytes after the struct, or "" */
 } dirname;
-static dirname empty_dir;
+/* (not a flexible array member: a static empty one would have no room
+ * for its NUL, which strcmp read past -- found by fuzz_codegen) */
+static dirname empty_dir = {NULL, ""};
 static dirname *libdir = &empty_dir;   /* atomic */
 static dirname *retired;               /* under tcc_lock */
 
@@ -41,7 +43,9 @@ void sk_tcc_set_libdir(const char *dir) {
   size_t n = strlen(dir) + 1;
   dirname *d = strcmp(cur->s, dir) == 0 ? NULL : malloc(sizeof *d + n);
   if (d) {
-    memcpy(d->s, dir, n);
+    char *text = (char *)(d + 1);
+    memcpy(text, dir, n);
+    d->s = text;
     if (cur != &empty_dir) {
       cur->next = retired;
       retired = cur;

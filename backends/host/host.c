@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,11 @@ static void reduce_part(void *arg, int tid, int nt) {
 
 static _Thread_local char *scratch;
 static _Thread_local size_t scratch_cap;
+/* the buffer goes with its thread (VM threads come and go) */
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_key_init(void) { pthread_key_create(&scratch_key, free); }
 
 static char *scratch_get(size_t bytes) {
   if (bytes > scratch_cap) {
@@ -180,6 +186,8 @@ static char *scratch_get(size_t bytes) {
     if (!p) return NULL;
     scratch = p;
     scratch_cap = bytes;
+    pthread_once(&scratch_once, scratch_key_init);
+    pthread_setspecific(scratch_key, p);
   }
   return scratch;
 }
