@@ -46,6 +46,7 @@
 #define VE_TILERANK   "a tiled layout needs rank 2 or 3, the view has rank %d"
 #define VE_TILEORDER  "unknown tile order %d (expected right or left)"
 #define VE_TILESIZE   "tile size %lld of dimension %d is not a power of two between 1 and %lld"
+#define VE_TILEVOL    "a tile of %lld elements exceeds the maximum %lld"
 #define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview (subview does not slice tiled views)"
 #define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep right or left views only)"
 #define VE_NOTTILED   "view '%s' has layout '%s', not a tiled layout"
@@ -374,6 +375,9 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
                   (long long)1 << SK_MAXTILELOG2);
     while (((int64_t)1 << lg[d]) < t) lg[d]++;
   }
+  if (lg[0] + lg[1] + lg[2] > SK_MAXTILEVOLLOG2)
+    return fail(err, errlen, VE_TILEVOL, (long long)1 << (lg[0] + lg[1] + lg[2]),
+                (long long)1 << SK_MAXTILEVOLLOG2);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
       return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
@@ -412,7 +416,7 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   v->space = space;
   /* tile strides: the tile's volume times the tiles of the faster
    * dimensions */
-  int64_t vol = 1 << (lg[0] + lg[1] + lg[2]);
+  int64_t vol = (int64_t)1 << (lg[0] + lg[1] + lg[2]);
   for (int d = rank; d < SK_MAXRANK; d++) v->stride[d] = 0;
   int64_t s = vol;
   if (order == SK_RIGHT) {

@@ -35,6 +35,7 @@ typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE, SK_TILED_RIGHT,
                          SK_TILED_LEFT } sk_layout;
 #define SK_MAXTILERANK 3
 #define SK_MAXTILELOG2 16   /* tiles of at most 2^16 elements per dimension */
+#define SK_MAXTILEVOLLOG2 20   /* and at most 2^20 elements in all */
 
 typedef enum sk_space {
   SK_SPACE_HOST, SK_SPACE_CUDA, SK_SPACE_CUDA_PINNED, SK_SPACE_CUDA_UVM,
@@ -128,8 +129,9 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
                    const int64_t *ext, int layout, int space, int init,
                    void *ext_data, char *err, size_t errlen);
 /* Create a tiled view: 'order' SK_RIGHT or SK_LEFT, 'tile[d]' for each of
- * the 'rank' (2 or 3) dimensions a power of two >= 1 and <= 2^16; a tile
- * larger than its extent is allowed (the allocation holds one whole tile).
+ * the 'rank' (2 or 3) dimensions a power of two >= 1 and <= 2^16, at most
+ * 2^20 elements per tile; a tile larger than its extent is allowed (the
+ * allocation holds whole tiles).
  * Memory is always allocated (no external data). */
 int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
                          const int64_t *ext, int order, const int64_t *tile,

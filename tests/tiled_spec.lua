@@ -376,6 +376,12 @@ describe("tiled layout on " .. DEFAULT, function()
                    mk, {8, 8}, {tile = {-4, 4}})
       assert_error("speck.View 'A': tile size 131072 of dimension 1 is not a power of two between 1 and 65536",
                    mk, {8, 8}, {tile = {4, 131072}})
+      -- a tile may exceed its extent (padding), up to 2^20 elements
+      assert_error("speck.View 'A': a tile of 2097152 elements exceeds the maximum 1048576",
+                   mk, {8, 8}, {tile = {2048, 1024}})
+      assert_error("speck.View 'A': a tile of 4294967296 elements exceeds the maximum 1048576",
+                   mk, {8, 8, 8}, {tile = {65536, 65536, 1}})
+      assert.are.equal(1048576, mk({3, 3}, {tile = {1024, 1024}}):span())
     end)
     it("refuses ranks other than 2 and 3", function()
       assert_error("speck.View 'A': a tiled layout needs rank 2 or 3, the view has rank 1",
