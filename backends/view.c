@@ -47,8 +47,10 @@
 #define VE_TILEORDER  "unknown tile order %d (expected right or left)"
 #define VE_TILESIZE   "tile size %lld of dimension %d is not a power of two between 1 and %lld"
 #define VE_TILEVOL    "a tile of %lld elements exceeds the maximum %lld"
-#define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview (subview does not slice tiled views)"
-#define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep right or left views only)"
+#define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview " \
+                      "(subview does not slice tiled views)"
+#define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep " \
+                       "right or left views only)"
 #define VE_NOTTILED   "view '%s' has layout '%s', not a tiled layout"
 #define VE_NTILE      "view '%s' has rank %d, given %d tile ind%s"
 #define VE_TILEIDX    "tile index %d is %lld, out of range [0, %lld)"

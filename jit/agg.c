@@ -39,45 +39,39 @@ const char *sk_cg_agg_type(int kind, int n, char *buf, size_t len) {
   return buf;
 }
 
-/* the operations: name, arity (1: f(a), 2: f(a, b) of the type, 3: f(a,
- * double)), fad body, ensemble body ('%s' nothing; bodies use a, b, s, r,
- * k and N) */
+/* The operations: name, arity (1: f(a); 2: f(a, b) of the type; 3: f(a,
+ * double s)), for fad the value's statements and derivative k's
+ * expression, for an ensemble member k's expression. */
 typedef struct op {
   const char *name;
   int arity;
-  const char *fad, *ens;
+  const char *fad_val, *fad_dx, *ens;
 } op;
 
 static const op OPS[] = {
-  {"add", 2, "r.val = a.val + b.val; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] + b.dx[k];",
-             "for (int k = 0; k < N; k++) r.v[k] = a.v[k] + b.v[k];"},
-  {"sub", 2, "r.val = a.val - b.val; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] - b.dx[k];",
-             "for (int k = 0; k < N; k++) r.v[k] = a.v[k] - b.v[k];"},
-  {"mul", 2, "r.val = a.val * b.val; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * b.val + a.val * b.dx[k];",
-             "for (int k = 0; k < N; k++) r.v[k] = a.v[k] * b.v[k];"},
-  {"div", 2, "double q = 1.0 / b.val; r.val = a.val * q; for (int k = 0; k < N; k++) r.dx[k] = (a.dx[k] - r.val * b.dx[k]) * q;",
-             "for (int k = 0; k < N; k++) r.v[k] = a.v[k] / b.v[k];"},
-  {"neg", 1, "r.val = -a.val; for (int k = 0; k < N; k++) r.dx[k] = -a.dx[k];",
-             "for (int k = 0; k < N; k++) r.v[k] = -a.v[k];"},
-  {"scale", 3, "r.val = a.val * s; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * s;",
-               "for (int k = 0; k < N; k++) r.v[k] = a.v[k] * s;"},
-  {"shift", 3, "r = a; r.val = a.val + s;",
-               "for (int k = 0; k < N; k++) r.v[k] = a.v[k] + s;"},
-  {"pow", 3, "r.val = pow(a.val, s); double d = s * pow(a.val, s - 1); for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * d;",
-             "for (int k = 0; k < N; k++) r.v[k] = pow(a.v[k], s);"},
-  {"sqrt", 1, "r.val = sqrt(a.val); double d = 0.5 / r.val; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * d;",
-              "for (int k = 0; k < N; k++) r.v[k] = sqrt(a.v[k]);"},
-  {"exp", 1, "r.val = exp(a.val); for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * r.val;",
-             "for (int k = 0; k < N; k++) r.v[k] = exp(a.v[k]);"},
-  {"log", 1, "r.val = log(a.val); double d = 1.0 / a.val; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * d;",
-             "for (int k = 0; k < N; k++) r.v[k] = log(a.v[k]);"},
-  {"sin", 1, "r.val = sin(a.val); double d = cos(a.val); for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * d;",
-             "for (int k = 0; k < N; k++) r.v[k] = sin(a.v[k]);"},
-  {"cos", 1, "r.val = cos(a.val); double d = -sin(a.val); for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * d;",
-             "for (int k = 0; k < N; k++) r.v[k] = cos(a.v[k]);"},
-  {"tanh", 1, "r.val = tanh(a.val); double d = 1.0 - r.val * r.val; for (int k = 0; k < N; k++) r.dx[k] = a.dx[k] * d;",
-              "for (int k = 0; k < N; k++) r.v[k] = tanh(a.v[k]);"},
-  {NULL, 0, NULL, NULL}};
+  {"add", 2, "r.val = a.val + b.val;", "a.dx[k] + b.dx[k]", "a.v[k] + b.v[k]"},
+  {"sub", 2, "r.val = a.val - b.val;", "a.dx[k] - b.dx[k]", "a.v[k] - b.v[k]"},
+  {"mul", 2, "r.val = a.val * b.val;", "a.dx[k] * b.val + a.val * b.dx[k]",
+   "a.v[k] * b.v[k]"},
+  {"div", 2, "double q = 1.0 / b.val; r.val = a.val * q;",
+   "(a.dx[k] - r.val * b.dx[k]) * q", "a.v[k] / b.v[k]"},
+  {"neg", 1, "r.val = -a.val;", "-a.dx[k]", "-a.v[k]"},
+  {"scale", 3, "r.val = a.val * s;", "a.dx[k] * s", "a.v[k] * s"},
+  {"shift", 3, "r.val = a.val + s;", "a.dx[k]", "a.v[k] + s"},
+  {"pow", 3, "r.val = pow(a.val, s); double d = s * pow(a.val, s - 1);",
+   "a.dx[k] * d", "pow(a.v[k], s)"},
+  {"sqrt", 1, "r.val = sqrt(a.val); double d = 0.5 / r.val;", "a.dx[k] * d",
+   "sqrt(a.v[k])"},
+  {"exp", 1, "r.val = exp(a.val);", "a.dx[k] * r.val", "exp(a.v[k])"},
+  {"log", 1, "r.val = log(a.val); double d = 1.0 / a.val;", "a.dx[k] * d",
+   "log(a.v[k])"},
+  {"sin", 1, "r.val = sin(a.val); double d = cos(a.val);", "a.dx[k] * d",
+   "sin(a.v[k])"},
+  {"cos", 1, "r.val = cos(a.val); double d = -sin(a.val);", "a.dx[k] * d",
+   "cos(a.v[k])"},
+  {"tanh", 1, "r.val = tanh(a.val); double d = 1.0 - r.val * r.val;",
+   "a.dx[k] * d", "tanh(a.v[k])"},
+  {NULL, 0, NULL, NULL, NULL}};
 
 /* One type's struct, constructors and operations. 'q' the qualifiers,
  * 'pre' the operations' name prefix (host "sk_fad8_", CUDA "fad_"). */
@@ -91,25 +85,36 @@ static void gen_type(sk_buf *b, int kind, int n, int cuda) {
   if (cuda) snprintf(pre, sizeof pre, "%s_", fam);
   else snprintf(pre, sizeof pre, "sk_%s_", t);
   if (fad)
-    sk_buf_printf(b, "typedef struct { double val; double dx[%d]; } %s;\n", n, t);
+    sk_buf_printf(b, "typedef struct { double val; double dx[%d]; } %s;\n", n,
+                  t);
   else
     sk_buf_printf(b, "typedef struct { double v[%d]; } %s;\n", n, t);
   /* constructors: fadN_const(x), fadN_var(x, k); ensN_const(x) */
   if (fad) {
-    sk_buf_printf(b, "%s %s %s_const(double x) { %s r; r.val = x; for (int k = 0; k < %d; k++) r.dx[k] = 0; return r; }\n",
+    sk_buf_printf(b, "%s %s %s_const(double x) { %s r; r.val = x; "
+                     "for (int k = 0; k < %d; k++) r.dx[k] = 0; return r; }\n",
                   q, t, t, t, n);
-    sk_buf_printf(b, "%s %s %s_var(double x, sk_i64 i) { %s r = %s_const(x); if (i >= 0 && i < %d) r.dx[i] = 1; return r; }\n",
+    sk_buf_printf(b, "%s %s %s_var(double x, sk_i64 i) { %s r = %s_const(x); "
+                     "if (i >= 0 && i < %d) r.dx[i] = 1; return r; }\n",
                   q, t, t, t, t, n);
   } else {
-    sk_buf_printf(b, "%s %s %s_const(double x) { %s r; for (int k = 0; k < %d; k++) r.v[k] = x; return r; }\n",
+    sk_buf_printf(b, "%s %s %s_const(double x) { %s r; "
+                     "for (int k = 0; k < %d; k++) r.v[k] = x; return r; }\n",
                   q, t, t, t, n);
   }
   for (const op *o = OPS; o->name; o++) {
-    const char *args = o->arity == 1 ? "%s a" : o->arity == 2 ? "%s a, %s b" : "%s a, double s";
+    const char *args = o->arity == 1   ? "%s a"
+                       : o->arity == 2 ? "%s a, %s b"
+                                       : "%s a, double s";
     char a[96];
     snprintf(a, sizeof a, args, t, t);
-    sk_buf_printf(b, "%s %s %s%s(%s) { const int N = %d; %s r; %s return r; }\n", q, t,
-                  pre, o->name, a, n, t, fad ? o->fad : o->ens);
+    sk_buf_printf(b, "%s %s %s%s(%s) { %s r; ", q, t, pre, o->name, a, t);
+    if (fad)
+      sk_buf_printf(b, "%s for (int k = 0; k < %d; k++) r.dx[k] = %s; ",
+                    o->fad_val, n, o->fad_dx);
+    else
+      sk_buf_printf(b, "for (int k = 0; k < %d; k++) r.v[k] = %s; ", n, o->ens);
+    sk_buf_puts(b, "return r; }\n");
   }
   if (fad && cuda) {
     sk_buf_printf(b, "%s double fad_val(%s a) { return a.val; }\n", q, t);

@@ -62,7 +62,8 @@
 #define LE_TILEN      "layout.tile has %d size%s, the view has rank %d"
 #define LE_TILEDATA   "option 'data' is not accepted with a tiled layout"
 #define LE_AGGN       "dtype %s: N must be an integer from 1 to %d"
-#define LE_AGGLAYOUT  "%s views have layout right (the components of an element are contiguous); layout %s is not available"
+#define LE_AGGLAYOUT  "%s views have layout right (the components of an element " \
+                      "are contiguous); layout %s is not available"
 #define LE_AGGRANK    "rank %d exceeds the maximum %d for %s views"
 #define LE_AGGSTORE   "cannot store %s in %s (a number, or a table of %d numbers)"
 #define LE_AGGFUNC    "N must be an integer from 1 to %d (got %s)"
