@@ -103,6 +103,18 @@ describe("aggregate scalar types on " .. DEFAULT, function()
     end)
   end)
 
+  it("save_npy writes the components as the last axis", function()
+    local X = speck.View("X", FAD2, {2, 3}, {space = HS})
+    X:set(1, 2, {1, 2, 3})
+    local path = os.tmpname()
+    speck.io.save_npy(path, speck.subview(X, speck.ALL, 2))   -- strided: through a copy
+    local Y = speck.io.load_npy(path, {space = HS})
+    os.remove(path)
+    assert.are.equal("float64", Y:dtype())
+    assert.are.same({2, 3}, Y:extents())
+    assert.are.same({{0, 0, 0}, {1, 2, 3}}, Y:totable())
+  end)
+
   describe("kernels", function()
     -- f and its derivative for each one-argument function
     local UNARY = {

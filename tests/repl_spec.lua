@@ -134,6 +134,16 @@ describe("speck.repl.format", function()
     assert.are.equal("[]", repl.format(speck.View("E", "int32", {0, 3}, {space = HS})):match("\n(.*)"))
   end)
 
+  it("prints aggregate elements as their components and tiled views by index", function()
+    local x = speck.View("X", speck.dtype.fad(2), 2, {space = HS})
+    x:set(1, {1.5, 1, 0})
+    assert.are.equal("View<fad(2)[2], right, " .. HS .. "> 'X'\n"
+      .. "[{0.0, 0.0, 0.0}, {1.5, 1.0, 0.0}]", repl.format(x))
+    local t = speck.View("T", "int64", {2, 3}, {space = HS, layout = {tile = {2, 2}}})
+    for i = 0, 1 do for j = 0, 2 do t:set(i, j, 10 * i + j) end end
+    assert.are.equal("[[ 0,  1,  2],\n [10, 11, 12]]", repl.format(t):match("\n(.*)"))
+  end)
+
   it("elides long dimensions past the limit", function()
     local big = filled("big", "int32", {40, 50}, function(k) return k end)
     assert.are.equal("View<int32[40][50], right, " .. HS .. "> 'big'\n"
