@@ -145,6 +145,18 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     c->dtype = v->dtype;
     c->rank = v->rank;
     c->layout = v->layout;
+    for (int d = 0; d < 3; d++) c->tile_log2[d] = v->tile_log2[d];
+    if (v->agg) {
+      c->agg = v->agg;
+      c->agg_n = v->agg_n;
+      c->rank = v->rank - 1;   /* the components are the element */
+      if (v->traits & SK_TRAIT_ATOMIC) {
+        snprintf(err, errlen,
+                 "view '%s' (capture '%s'): the atomic trait is not available "
+                 "for aggregate element types", v->label, a->name);
+        return -1;
+      }
+    }
     c->space = v->space;
     c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
     s->view[k] = v;
@@ -196,6 +208,14 @@ int sk_redop_default_dtype(int op) {
 int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
   if (r->op < 0 || r->op >= SK_NREDOP || r->dtype < 0 || r->dtype >= SK_NDTYPE) {
     snprintf(err, errlen, "bad reducer (op %d, dtype %d)", r->op, r->dtype);
+    return -1;
+  }
+  if (r->agg && (r->op != SK_RED_SUM || r->dtype != SK_F64 ||
+                 r->agg_n < 1 || r->agg_n > SK_AGG_MAXN)) {
+    snprintf(err, errlen,
+             "reducer '%s' is not defined for %s(%d) (aggregate types reduce "
+             "with 'sum')", r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
+             r->agg == SK_AGG_FAD ? "fad" : "ensemble", r->agg_n);
     return -1;
   }
   if (r->op == SK_RED_CUSTOM && (!r->init || !r->join)) {
@@ -557,6 +577,9 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
     const sk_capture *a = &s.c[c], *e = &h->caps[c];
     if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
         a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
+        a->tile_log2[0] != e->tile_log2[0] || a->tile_log2[1] != e->tile_log2[1] ||
+        a->tile_log2[2] != e->tile_log2[2] || a->agg != e->agg ||
+        a->agg_n != e->agg_n ||
         a->space != e->space || a->traits != e->traits ||
         (a->alias && !e->alias)) {
       snprintf(err, errlen,

@@ -341,7 +341,12 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
     r->join = lua_tostring(L, -1);
   }
   if (dt) {
-    r->dtype = sk_dtype_parse(dt);
+    int st = sk_agg_parse(dt, &r->agg, &r->agg_n);
+    if (st == -2)
+      sk_lerror(L, fname, label, "reducer: dtype %s: N must be an integer from 1 to %d",
+                dt, SK_AGG_MAXN);
+    r->dtype = st == 0 ? SK_F64 : sk_dtype_parse(dt);
+    if (st != 0) r->agg = r->agg_n = 0;
     if (r->dtype < 0) sk_lerror(L, fname, label, "reducer: unknown dtype '%s'", dt);
   }
   lua_pop(L, 4);
@@ -390,7 +395,17 @@ static int push_results(lua_State *L, int pattern, const sk_result *res) {
   for (int r = 0; r < k->nred; r++) {
     const sk_reducer *q = &k->reds[r];
     const char *p = sk_result_ptr(res, r);
-    if (q->op == SK_RED_MINLOC || q->op == SK_RED_MAXLOC) {
+    if (q->agg) {   /* a table of the components */
+      int w = sk_agg_width(q->agg, q->agg_n);
+      lua_createtable(L, w, 0);
+      for (int c = 0; c < w; c++) {
+        double x;
+        memcpy(&x, p + (size_t)c * sizeof x, sizeof x);
+        lua_pushnumber(L, x);
+        lua_rawseti(L, -2, c + 1);
+      }
+      n++;
+    } else if (q->op == SK_RED_MINLOC || q->op == SK_RED_MAXLOC) {
       push_scalar(L, q->dtype, p);
       lua_pushinteger(L, sk_result_loc(res, r));
       n += 2;
