@@ -7,6 +7,8 @@
 #   make bench     run every scripts/bench/*/run
 #   make install PREFIX=/opt/speck
 #   make asan | tsan          sanitizer builds (build-asan/, build-tsan/) + tests
+#   make fuzz      libFuzzer harnesses (tests/fuzz/) with ASan+UBSan, FUZZ_TIME each
+#   make soak      a REPL-like loop for SOAK_SECONDS (600), memory sampled
 #   make gpu-bundle           a self-contained gpu-bundle/ to test on a GPU host
 #   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
 #   make clean     remove the build folders (not .deps/)
@@ -81,6 +83,10 @@ LUA_OUT  := $(LUA_SRC:stdlib/%=$(BUILD)/share/lua/5.4/%)
 
 CTEST_SRC := $(sort $(wildcard tests/c/test_*.c))
 CTEST_BIN := $(CTEST_SRC:%.c=$(BUILD)/%)
+# each fuzz harness replays its corpus as a C test (tests/fuzz/replay.c)
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+CTEST_BIN += $(FUZZ_NAMES:%=$(BUILD)/tests/c/test_%)
 
 LIBSPECK_A  := $(BUILD)/lib/libspeck.a
 LIBSPECK_SO := $(BUILD)/lib/libspeck.so
@@ -222,6 +228,11 @@ $(BUILD)/tests/c/%: tests/c/%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
 	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
 
+$(BUILD)/tests/c/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME=fuzz_$* $(DEPFLAGS) -MF $@.d $(LDFLAGS) \
+	  -o $@ $< tests/fuzz/replay.c $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
 $(TOOL_SO): tests/tools/tool.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $<
@@ -303,18 +314,99 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all \
              -fno-omit-frame-pointer
 TSAN_FLAGS = -fsanitize=thread
 
+# allocator_may_return_null: specs ask for impossible sizes and expect an
+# error, not an abort; detect_odr_violation: tools_spec loads libspeck.so
+# into bin/speck (two copies of the library on purpose); SPECK_PRELOAD:
+# the runtimes for the uninstrumented luajit
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
 	  SAN="$(ASAN_FLAGS)" \
-	  TEST_ENV="SPECK_LUA=build-asan/bin/speck SPECK_SKIP_LUAJIT=1 \
-	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 \
+	  TEST_ENV="SPECK_LUA=build-asan/bin/speck \
+	    SPECK_PRELOAD=$(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so) \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:detect_odr_violation=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1" test
+
+# tsan: the threaded parts -- the C tests of the cache under threads, the
+# background tier, two VMs, launches from two threads, the JIT/back-end
+# boundary, the C API and 8 processes on one disk cache -- and the specs
+# that drive the pool (teams, patterns, interrupts, tiers) on openmp.
+TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
+              test_kernel_api test_cache_procs test_bad_input
+TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
+              tests/interrupt_spec.lua tests/jit_tiers_spec.lua
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \
 	  SAN="$(TSAN_FLAGS)" \
-	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck SPECK_SKIP_LUAJIT=1 \
-	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1" test
+	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck SPECK_SPACES=openmp SPECK_SKIP_LUAJIT=1 \
+	    SPECK_CTESTS='$(TSAN_CTESTS)' SPECK_SPECS='$(TSAN_SPECS)' \
+	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1" test
+
+# -- soak ----------------------------------------------------------------
+# A REPL-like loop (scripts/soak.lua) for SOAK_SECONDS (default 600) with
+# resident memory sampled every SOAK_SAMPLE seconds; fails when memory
+# keeps growing. Not part of 'make test' or CI.
+SOAK_SECONDS ?= 600
+SOAK_SAMPLE  ?= 10
+
+.PHONY: soak
+soak: all
+	SPECK_SOAK_SECONDS=$(SOAK_SECONDS) SPECK_SOAK_SAMPLE=$(SOAK_SAMPLE) \
+	  LUA_PATH="$(BUILD)/share/lua/5.4/?.lua;$(BUILD)/share/lua/5.4/?/init.lua;;" \
+	  $(SPECK_BIN) scripts/soak.lua
+
+# -- fuzzing -------------------------------------------------------------
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with Debian's clang,
+# ASan and UBSan into build-fuzz/, against the library without its
+# precompiled kernels. 'make fuzz' builds them and runs each for
+# FUZZ_TIME seconds (or FUZZ_RUNS executions) on one job, starting from
+# the seed corpus tests/fuzz/<name>/ and keeping what it finds in
+# build-fuzz/corpus/<name>/; a crash leaves its input in build-fuzz/.
+# FUZZ_ARGS adds libFuzzer options, FUZZ_ONLY=name runs one harness.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 60
+FUZZ_RUNS  ?=
+FUZZ_ARGS  ?=
+FUZZ_ONLY  ?=
+FUZZ_BUILD := build-fuzz
+FUZZ_SAN   := -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BINS  := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz/%)
+BASE_A     := $(BUILD)/lib/libspeck-base.a
+
+.PHONY: fuzz fuzz-build
+
+# the library without the precompiled kernels (harnesses need none)
+$(BASE_A): $(BASE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c $(BASE_A) $(TCC_A) | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
+	  $(BASE_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
+-include $(FUZZ_BINS:=.d)
+
+fuzz-build:
+	@scripts/install-deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	  OPT="-O1 -g" SAN="$(FUZZ_SAN)" $(FUZZ_BINS)
+
+fuzz: deps fuzz-build
+	@status=0; for n in $(if $(FUZZ_ONLY),$(FUZZ_ONLY),$(FUZZ_NAMES)); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+	  echo "== $$n"; \
+	  FUZZ_TCC_LIBDIR=$(TCC_DIR) \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(FUZZ_BUILD)/fuzz/$$n -artifact_prefix=$(FUZZ_BUILD)/$$n- \
+	    -print_final_stats=1 $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) \
+	    $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus/$$n tests/fuzz/$$n \
+	    >$(FUZZ_BUILD)/$$n.log 2>&1; \
+	  rc=$$?; grep -E '^(stat::|Done)' $(FUZZ_BUILD)/$$n.log; \
+	  if [ $$rc != 0 ]; then tail -n 60 $(FUZZ_BUILD)/$$n.log; status=1; fi; \
+	done; exit $$status
 
 # -- GPU bundle ----------------------------------------------------------
 # gpu-bundle/ runs the suite on a machine with nothing installed: the
@@ -350,4 +442,4 @@ test-cuda:
 	SPECK_SPACES=cuda SPECK_CUDA_UVM=1 $(BUNDLE)/run-tests.sh
 
 clean:
-	rm -rf build build-asan build-tsan $(BUNDLE)
+	rm -rf build build-asan build-tsan $(FUZZ_BUILD) $(BUNDLE)

@@ -179,6 +179,22 @@ int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
  * end that owns it). An unknown name is an error listing the known ones. */
 int sk_rt_fence(const char *space, char *err, size_t errlen);
 
+/* -- interrupts (backends/runtime.c) ------------------------------------ */
+/* A request that running launches stop at their next chunk boundary
+ * (Ctrl-C in the REPL). Setting it is one lock-free atomic store, safe in
+ * a signal handler; the host back ends read it between the pieces of a
+ * launch and end the launch with the error SK_INTERRUPTED, every view
+ * keeping what the finished pieces wrote. It stays set (so a loop of
+ * launches stops too) until the front end clears it before new work. */
+#define SK_INTERRUPTED "interrupted"
+/* returns 1 when an interruptible launch was running (it will stop) */
+int sk_interrupt_request(void);
+void sk_interrupt_clear(void);
+int sk_interrupted(void);
+/* an interruptible launch starts / ends (the host back ends) */
+void sk_interruptible_enter(void);
+void sk_interruptible_leave(void);
+
 /* -- environment settings (backends/env.c) ------------------------------ */
 /* Parsed in one place; a malformed value is an error "NAME=value: what is
  * wrong". Each returns 0 when the variable is unset or empty, 1 with the
@@ -196,6 +212,13 @@ const char *sk_env_jit_name(int tier);
 int sk_env_space(const char **space, char *err, size_t errlen);
 /* "serial, openmp or cuda" (with 'memory': and the other memory spaces) */
 void sk_env_space_names(char *buf, size_t n, int memory);
+/* a positive number of seconds (a fraction allowed) at most 'max' */
+int sk_env_seconds(const char *name, double max, double *out, char *err,
+                   size_t errlen);
+/* SPECK_CC_TIMEOUT: the longest a cc-tier compile may run before it is
+ * killed (the kernel stays on libtcc code with a warning) */
+#define SK_CC_TIMEOUT_DEFAULT 60.0
+int sk_env_cc_timeout(double *seconds, char *err, size_t errlen);
 /* every setting above: 0 or -1 with the first message (runtime start-up,
  * the CLI) */
 int sk_env_check(char *err, size_t errlen);

@@ -139,11 +139,44 @@ int sk_env_space(const char **space, char *err, size_t errlen) {
   return 1;
 }
 
+/* Decimal digits with an optional fraction ("0.5", "30"), no sign,
+ * exponent or blanks; > 0 and at most 'max'. */
+int sk_env_seconds(const char *name, double max, double *out, char *err,
+                   size_t errlen) {
+  const char *v = sk_env_get(name);
+  if (!v) return 0;
+  double x = 0, scale = 1;
+  int digits = 0;
+  const char *p = v;
+  for (; *p >= '0' && *p <= '9'; p++, digits++) x = x * 10 + (*p - '0');
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++, digits++) x += (*p - '0') * (scale /= 10);
+  if (!digits || *p || !(x > 0)) {
+    fail(err, errlen, name, v, "not a positive number of seconds");
+    return -1;
+  }
+  if (x > max) {
+    char what[64];
+    snprintf(what, sizeof what, "more than %g seconds", max);
+    fail(err, errlen, name, v, what);
+    return -1;
+  }
+  *out = x;
+  return 1;
+}
+
+int sk_env_cc_timeout(double *seconds, char *err, size_t errlen) {
+  *seconds = SK_CC_TIMEOUT_DEFAULT;
+  return sk_env_seconds("SPECK_CC_TIMEOUT", 86400, seconds, err, errlen);
+}
+
 int sk_env_check(char *err, size_t errlen) {
   const char *space;
   int n;
+  double t;
   if (sk_env_space(&space, err, errlen) < 0) return -1;
   if (sk_env_threads(&n, err, errlen) < 0) return -1;
   if (sk_env_jit(&n, err, errlen) < 0) return -1;
+  if (sk_env_cc_timeout(&t, err, errlen) < 0) return -1;
   return 0;
 }

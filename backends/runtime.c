@@ -16,6 +16,22 @@
 #include "backend.h"
 #include "tools.h"
 
+/* -- interrupts ------------------------------------------------------------ */
+/* lock-free: stored from signal handlers, read between launch pieces */
+static int interrupt_flag, running;   /* 'running': launches in flight */
+_Static_assert(__atomic_always_lock_free(sizeof(int), 0), "int atomics");
+
+int sk_interrupt_request(void) {
+  __atomic_store_n(&interrupt_flag, 1, __ATOMIC_RELAXED);
+  return __atomic_load_n(&running, __ATOMIC_RELAXED) > 0;
+}
+
+void sk_interruptible_enter(void) { __atomic_add_fetch(&running, 1, __ATOMIC_RELAXED); }
+void sk_interruptible_leave(void) { __atomic_sub_fetch(&running, 1, __ATOMIC_RELAXED); }
+void sk_interrupt_clear(void) { __atomic_store_n(&interrupt_flag, 0, __ATOMIC_RELAXED); }
+int sk_interrupted(void) { return __atomic_load_n(&interrupt_flag, __ATOMIC_RELAXED); }
+
+/* -- the active back end ------------------------------------------------------ */
 static const sk_backend *active;
 static int active_threads;
 static int running_threads, running_device;   /* as asked, or the defaults */
@@ -55,6 +71,12 @@ static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
  * agree, else -1 with the first that differs. */
 static int same_locked(const sk_rt_settings *s, char *err, size_t errlen) {
   static const char fix[] = "call speck.finalize() first";
+  if (s->space && *s->space && !sk_backend_find(s->space)) {
+    char names[256];
+    sk_env_space_names(names, sizeof names, 0);
+    snprintf(err, errlen, "unknown space '%s' (expected %s)", s->space, names);
+    return -1;
+  }
   if (s->space && *s->space && strcmp(s->space, active->name) != 0) {
     snprintf(err, errlen, "already running with space '%s', asked for '%s' (%s)",
              active->name, s->space, fix);

@@ -341,8 +341,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
     if (!p) {
       free(a);
-      if (space == SK_SPACE_HOST || !why[0])
-        return fail(err, errlen, VE_ALLOC, bytes);
+      if (!why[0]) return fail(err, errlen, VE_ALLOC, bytes);
       return fail(err, errlen, VE_ALLOCIN, bytes, sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);

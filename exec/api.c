@@ -80,6 +80,9 @@ void speck_runtime_close(speck_runtime *rt) {
     sk_rt_finalize();
     owned = 0;
   }
+  /* the last close: no thread of ours runs after it (a host program may
+   * dlclose libspeck.so next) */
+  if (opens == 0) sk_jit_shutdown();
   pthread_mutex_unlock(&lock);
   free(rt);
 }
@@ -331,7 +334,8 @@ int speck_call_out(speck_runtime *rt, const char *kernel,
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, "speck_call %s", msg);
+    return fail(err, errlen, SPECK_ERUN,
+                kernel && sk_kernel_find(kernel) ? "speck_call %s" : "speck_call: %s", msg);
   if (v.nout > (out ? maxout : 0) || (v.nout > 0 && !nout)) {
     int have = v.nout;
     sk_kout_release(&v);
@@ -359,3 +363,8 @@ int speck_call_out(speck_runtime *rt, const char *kernel,
     *result = kind == SK_KRES_F64 ? v.f64 : kind == SK_KRES_I64 ? (double)v.i64 : 0;
   return SPECK_OK;
 }
+
+/* -- interrupts -------------------------------------------------------------- */
+int speck_interrupt(void) { return sk_interrupt_request(); }
+
+void speck_interrupt_clear(void) { sk_interrupt_clear(); }

@@ -241,6 +241,13 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     snprintf(err, errlen, "no body");
     return -1;
   }
+  /* sk_run's policy is checked; sk_exec_spec's kind and rank are not */
+  if (pol_kind < SK_POL_RANGE || pol_kind > SK_POL_TEAM ||
+      (pol_kind == SK_POL_MDRANGE && (md_rank < 2 || md_rank > SK_MAXMD))) {
+    snprintf(err, errlen, "unknown policy kind %d (MDRange rank %d)", pol_kind,
+             md_rank);
+    return -1;
+  }
   ks->label = d->label ? d->label : "";
   ks->body = d->body;
   ks->body_len = d->body_len ? d->body_len : strlen(d->body);
@@ -261,6 +268,7 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     if (b->arch(arch, sizeof arch)) ks->arch = arch;
   }
   ks->tier = d->tier;
+  ks->library = d->library;
   ks->bounds = d->bounds < 0 ? sk_exec_bounds() : d->bounds;
   if (d->pattern == SK_REDUCE) {
     int n = d->nred;
@@ -284,6 +292,7 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     memset(reds, 0, sizeof *reds);
     reds[0].op = SK_RED_SUM;
     reds[0].dtype = d->scan_dtype;
+    if (sk_reducer_check(&reds[0], err, errlen) < 0) return -1;
     ks->nred = 1;
     ks->reds = reds;
   } else if (d->pattern != SK_FOR) {
@@ -485,6 +494,8 @@ struct sk_prepared {
   int pattern, policy_kind, md_rank, ncap;
   sk_capture caps[SK_MAXCAP];
   char *names;              /* the capture names, one block */
+  char *label;              /* the handle's own (kernels are shared by
+                             * content: k->label is the first one's) */
 };
 
 sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
@@ -510,12 +521,17 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
   for (int c = 0; c < s.n; c++) total += strlen(s.c[c].name) + 1;
   sk_prepared *h = calloc(1, sizeof *h);
   char *names = malloc(total ? total : 1);
-  if (!h || !names) {
+  size_t ll = strlen(ks.label) + 1;
+  char *label = malloc(ll);
+  if (!h || !names || !label) {
     free(h);
     free(names);
+    free(label);
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
+  memcpy(label, ks.label, ll);
+  h->label = label;
   h->k = k;
   h->b = b;
   h->pattern = d->pattern;
@@ -535,11 +551,14 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
 
 const sk_kernel *sk_prepared_kernel(const sk_prepared *h) { return h->k; }
 
+const char *sk_prepared_label(const sk_prepared *h) { return h->label; }
+
 int sk_prepared_pattern(const sk_prepared *h) { return h->pattern; }
 
 void sk_prepared_free(sk_prepared *h) {
   if (!h) return;
   free(h->names);
+  free(h->label);
   free(h);
 }
 
@@ -591,5 +610,5 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
     }
   }
   __atomic_add_fetch(&h->k->launches, 1, __ATOMIC_RELAXED);
-  return launch(b, h->k, h->pattern, &pol, &s, res, h->k->label, err, errlen);
+  return launch(b, h->k, h->pattern, &pol, &s, res, h->label, err, errlen);
 }

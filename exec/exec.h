@@ -50,6 +50,7 @@ typedef struct sk_kdesc {
   int tier;                        /* SK_TIER_*, AUTO: the default */
   int bounds;                      /* -1: the default (SPECK_BOUNDS_CHECK) */
   const sk_backend *backend;       /* NULL: the active back end */
+  int library;                     /* 1: kernels/' own text (trusted) */
 } sk_kdesc;
 
 /* A finished launch: the joined accumulators ('acc', laid out as the
@@ -123,6 +124,9 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
 int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
                     int nargs, sk_result *res, char *err, size_t errlen);
 const sk_kernel *sk_prepared_kernel(const sk_prepared *h);
+/* the label the handle was made with (its kernel may carry another:
+ * kernels are shared by content) */
+const char *sk_prepared_label(const sk_prepared *h);
 int sk_prepared_pattern(const sk_prepared *h);
 void sk_prepared_free(sk_prepared *h);
 

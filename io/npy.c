@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io.h"
 
@@ -328,6 +329,20 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
   if (n < 0 || __builtin_mul_overflow((size_t)n, es, &bytes)) {
     fclose(f);
     return fail(err, errlen, "malformed header: the shape's size overflows");
+  }
+  /* a regular file too short for its shape is refused before the view is
+   * allocated (a 20-byte file claiming 8 GB must not ask for 8 GB) */
+  struct stat st;
+  long at = ftell(f);
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && at >= 0 &&
+      (uint64_t)st.st_size - (uint64_t)at < bytes) {
+    char shape[SK_MAXRANK * 24];
+    format_shape(&h, shape, sizeof shape);
+    fclose(f);
+    return fail(err, errlen, "truncated data: shape %s of %s needs %zu bytes, "
+                "the file has %llu after its header", shape,
+                sk_dtypes[h.dtype].name, bytes,
+                (unsigned long long)((uint64_t)st.st_size - (uint64_t)at));
   }
   /* read in place when the view is host memory in the file's order */
   int direct = sk_space_host_accessible(space) &&

@@ -7,12 +7,15 @@
  * bitwise those of the libtcc tier (no FMA contraction, no fast-math);
  * SPECK_CFLAGS replaces them. The object's key hashes the source, the
  * compiler's identity (its --version line), the flags, the CPU model and
- * speck's version; with the disk cache on it is stored there.
+ * speck's version; with the disk cache on it is stored there. A compile
+ * that runs longer than SPECK_CC_TIMEOUT seconds (default 60) is killed
+ * with everything it started, and fails (the kernel keeps libtcc code).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -28,6 +31,12 @@
 extern char **environ;
 
 #define DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-fast-math"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct {
@@ -73,20 +82,45 @@ static int find_in_path(const char *name, char *out, size_t n) {
   return 0;
 }
 
-/* Run argv with stderr (and stdout) to 'errfile'; returns the exit status
- * or -1 if it could not start. */
+#define RUN_TIMEOUT (-2)
+
+/* Run argv with stderr (and stdout) to 'errfile'; returns the exit status,
+ * -1 if it could not start, or RUN_TIMEOUT when it ran longer than
+ * SPECK_CC_TIMEOUT seconds: then the compiler and everything it started
+ * (its own process group: cc1, as, ld) are killed. */
 static int run(char *const argv[], const char *errfile) {
+  double limit;
+  char msg[256];
+  if (sk_env_cc_timeout(&limit, msg, sizeof msg) < 0) limit = SK_CC_TIMEOUT_DEFAULT;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
   if (rc != 0) return -1;
+  /* poll, sleeping 1 ms growing to 20 ms: compiles take tens of ms */
+  double t0 = now_s(), nap = 1e-3;
   int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
+  for (;;) {
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+    if (now_s() - t0 > limit) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+      return RUN_TIMEOUT;
+    }
+    struct timespec ts = {0, (long)(nap * 1e9)};
+    nanosleep(&ts, NULL);
+    if (nap < 20e-3) nap *= 2;
+  }
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -129,9 +163,14 @@ static void probe(void) {
   }
   char out[4200];
   char *argv[] = {cc.path, "--version", NULL};
-  if (tmpfile_name(out, sizeof out, ".txt") < 0 || run(argv, out) != 0) {
+  int rc = 0;
+  if (tmpfile_name(out, sizeof out, ".txt") < 0 || (rc = run(argv, out)) != 0) {
     unlink(out);
-    snprintf(cc.why, sizeof cc.why, "%s --version failed", cc.path);
+    if (rc == RUN_TIMEOUT)
+      snprintf(cc.why, sizeof cc.why, "%s --version ran longer than SPECK_CC_TIMEOUT",
+               cc.path);
+    else
+      snprintf(cc.why, sizeof cc.why, "%s --version failed", cc.path);
     return;
   }
   read_file(out, cc.ident, sizeof cc.ident);
@@ -253,6 +292,17 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   argv[n++] = src;
   argv[n] = NULL;
   int rc = run(argv, log);
+  if (rc == RUN_TIMEOUT) {
+    double limit;
+    char m[256];
+    if (sk_env_cc_timeout(&limit, m, sizeof m) < 0) limit = SK_CC_TIMEOUT_DEFAULT;
+    snprintf(err, errlen, "%s ran longer than %g s (SPECK_CC_TIMEOUT) and was "
+             "stopped; the kernel keeps its libtcc code", cc.path, limit);
+    unlink(src);
+    unlink(log);
+    unlink(so);
+    return -1;
+  }
   if (rc != 0) {
     char msg[1500];
     read_file(log, msg, sizeof msg);

@@ -41,12 +41,27 @@ static const char *const reserved[] = {
   "atomic_fetch_or", "atomic_fetch_xor", "sqrt", "exp", "log", "pow",
   "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan", "atan2",
   "tanh", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "exp2",
-  "cbrt", "round", "trunc", "erf", "fmod", "hypot", NULL};
+  "cbrt", "round", "trunc", "erf", "fmod", "hypot",
+  /* names the dialect headers define or declare for their own use */
+  "typeof", "malloc", "free", "sched_yield",
+  /* C++ (NVRTC compiles the same body) and CUDA built-ins */
+  "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch",
+  "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return",
+  "co_yield", "compl", "concept", "const_cast", "consteval", "constexpr",
+  "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export",
+  "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+  "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
+  "reinterpret_cast", "requires", "static_assert", "static_cast",
+  "template", "this", "thread_local", "throw", "try", "typeid", "typename",
+  "using", "virtual", "wchar_t", "xor", "xor_eq", "threadIdx", "blockIdx",
+  "blockDim", "gridDim", "warpSize", NULL};
 
 int sk_codegen_reserved(const char *name) {
   for (int t = 0; reserved[t]; t++)
     if (strcmp(name, reserved[t]) == 0) return 1;
-  if (strncmp(name, "sk_", 3) == 0) return 1;
+  /* the generator's and the dialect's prefixes; C reserves __x and _X */
+  if (strncmp(name, "sk_", 3) == 0 || strncmp(name, "SK_", 3) == 0) return 1;
+  if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) return 1;
   /* the aggregate types' names: fad8, ens16, fad_add, ens_mul, ... */
   if (strncmp(name, "fad_", 4) == 0 || strncmp(name, "ens_", 4) == 0) return 1;
   if ((strncmp(name, "fad", 3) == 0 || strncmp(name, "ens", 3) == 0) &&
@@ -502,6 +517,25 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
   sk_buf_puts(b, uses_scratch ? "    sk_team_barrier(sk__tc);\n  }\n" : "  }\n");
 }
 
+/* The first line of a generated source: a comment naming the kernel.
+ * The label is the user's: only printable ASCII goes in, '*' and '\\'
+ * become '_' (no "*" "/" can end the comment early, no splice can join
+ * the next line to it), and at most 200 characters. */
+void sk_cg_title(sk_buf *b, const char *what, const sk_kspec *s) {
+  sk_buf_printf(b, "/* speck %s '", what);
+  const char *l = s->label ? s->label : "";
+  size_t n = 0;
+  for (; l[n] && n < 200; n++) {
+    char c = l[n];
+    char o = c >= 0x20 && c <= 0x7e && c != '*' && c != '\\' ? c : '_';
+    sk_buf_add(b, &o, 1);
+  }
+  sk_buf_printf(b, "%s' (%s) */\n", l[n] ? "..." : "",
+                s->pattern == SK_FOR      ? "parallel_for"
+                : s->pattern == SK_REDUCE ? "parallel_reduce"
+                                          : "parallel_scan");
+}
+
 /* Dialect text without its #include lines (everything is inlined). */
 void sk_cg_header(sk_buf *b, const char *text) {
   const char *p = text;
@@ -516,10 +550,7 @@ void sk_cg_header(sk_buf *b, const char *text) {
 char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
-  sk_buf_printf(&b, "/* speck kernel '%s' (%s) */\n", s->label,
-                s->pattern == SK_FOR      ? "parallel_for"
-                : s->pattern == SK_REDUCE ? "parallel_reduce"
-                                          : "parallel_scan");
+  sk_cg_title(&b, "kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
   sk_cg_agg(&b, s, 0);
@@ -551,7 +582,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
 char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
-  sk_buf_printf(&b, "/* speck kernel '%s': host accumulator */\n", s->label);
+  sk_cg_title(&b, "kernel (host accumulator)", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
   sk_cg_agg(&b, s, 0);

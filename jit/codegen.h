@@ -7,9 +7,18 @@
 #include "spec.h"
 
 /* -- check.c: the body, read before anything is generated --------------- */
-/* Check a spec before compiling: capture names, index counts of views in
- * the body. Returns < 0 with a message. */
+/* Check a spec before compiling: the shape of the body, prelude and
+ * custom reducer code (sk_jit_check_text), capture and index names, index
+ * counts of views in the body, team constructs. Returns < 0 with a
+ * message. */
 int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);
+/* User text 'p' (n bytes; 'part' names it in messages: "body",
+ * "prelude", "init", "join") can be pasted into generated source without
+ * leaving its place: balanced brackets, closed comments and literals, no
+ * directive, splice, trigraph, digraph, raw string, digit separator, NUL
+ * or sk__ / SK__ name. Returns < 0 with a message naming the line. */
+int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
+                      size_t errlen);
 /* the body with element updates of 'atomic' views made atomic (malloc'd),
  * or NULL when no capture has the trait */
 char *sk_body_atomic(const sk_kspec *spec);
@@ -20,6 +29,9 @@ char *sk_codegen_host(const sk_kspec *spec, char *err, size_t errlen);
 /* pieces shared by the host and CUDA generators (codegen.c) */
 struct sk_buf;
 void sk_cg_header(struct sk_buf *b, const char *text);   /* without #include lines */
+/* the first line of a source: a comment "speck <what> '<label, made
+ * safe>' (<pattern>)" */
+void sk_cg_title(struct sk_buf *b, const char *what, const sk_kspec *s);
 const char *sk_cg_slot(int dtype);                        /* sk_slot member */
 /* view element access: tiled offset function, stride locals, offset terms */
 /* aggregate scalar types (agg.c): the types and functions a kernel uses

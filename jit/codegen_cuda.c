@@ -393,10 +393,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   (void)errlen;
   sk_buf b;
   sk_buf_init(&b);
-  sk_buf_printf(&b, "/* speck CUDA kernel '%s' (%s) */\n", s->label,
-                s->pattern == SK_FOR      ? "parallel_for"
-                : s->pattern == SK_REDUCE ? "parallel_reduce"
-                                          : "parallel_scan");
+  sk_cg_title(&b, "CUDA kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_cuda_h);
   sk_cg_agg(&b, s, 1);

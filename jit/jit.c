@@ -272,7 +272,7 @@ static void *bg_main(void *arg) {
   for (;;) {
     pthread_mutex_lock(&bg_lock);
     while (!bg_head && !bg_stop) pthread_cond_wait(&bg_work, &bg_lock);
-    if (!bg_head) {   /* stopping: the queue is empty */
+    if (!bg_head) {   /* stopping, nothing left */
       pthread_mutex_unlock(&bg_lock);
       return NULL;
     }
@@ -298,6 +298,7 @@ static void *bg_main(void *arg) {
 static void bg_enqueue(sk_kernel *k) {
   pthread_mutex_lock(&bg_lock);
   if (!bg_started) {
+    /* joinable: sk_jit_shutdown waits for it */
     int rc = pthread_create(&bg_thread, NULL, bg_main, NULL);
     if (rc != 0) {
       pthread_mutex_unlock(&bg_lock);
@@ -324,24 +325,29 @@ void sk_jit_drain(void) {
   pthread_mutex_unlock(&bg_lock);
 }
 
-/* Finish the queue and join the background compiler: after this no thread
- * runs this library's code, so the module holding it may be unloaded (a
- * drained thread may still be between its unlock and its next wait). The
+/* Finish the queue and end the background compiler's thread (joined), so
+ * that no thread runs this library's code once it returns: the Lua module
+ * calls it before Lua unloads it (a thread still between two waits in
+ * bg_main when core.so was unmapped crashed the process at exit). The
  * next tier-up starts a new thread. */
-void sk_jit_stop(void) {
+void sk_jit_shutdown(void) {
+  static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&one_at_a_time);
   pthread_mutex_lock(&bg_lock);
-  if (!bg_started) {
+  if (bg_started) {
+    bg_stop = 1;
+    pthread_cond_broadcast(&bg_work);
+    pthread_t t = bg_thread;
     pthread_mutex_unlock(&bg_lock);
-    return;
+    pthread_join(t, NULL);   /* it empties the queue first */
+    pthread_mutex_lock(&bg_lock);
+    bg_stop = 0;
+    bg_started = 0;
+    /* a kernel another VM queued after the thread's last look */
+    if (bg_head && pthread_create(&bg_thread, NULL, bg_main, NULL) == 0) bg_started = 1;
   }
-  bg_stop = 1;
-  pthread_cond_broadcast(&bg_work);
   pthread_mutex_unlock(&bg_lock);
-  pthread_join(bg_thread, NULL);
-  pthread_mutex_lock(&bg_lock);
-  bg_started = 0;
-  bg_stop = 0;
-  pthread_mutex_unlock(&bg_lock);
+  pthread_mutex_unlock(&one_at_a_time);
 }
 
 /* Install a finished background compile; called at launch time, so the
@@ -531,28 +537,32 @@ static sk_kernel *publish(sk_kernel *k, const sk_kspec *s, int tier) {
   return in;
 }
 
+/* The key of the look-up in progress: a buffer per thread, grown once
+ * and reused; a key destructor frees it when the thread ends (a host
+ * program making threads that launch kernels would otherwise leak one per
+ * thread -- LeakSanitizer found it in test_cache_threads). */
 static _Thread_local sk_buf keybuf;
-
-/* keybuf's memory goes with its thread (VM threads come and go) */
+static _Thread_local int keybuf_registered;
 static pthread_key_t keybuf_key;
 static pthread_once_t keybuf_once = PTHREAD_ONCE_INIT;
-static _Thread_local int keybuf_registered;
 
-static void keybuf_free(void *p) { sk_buf_free(p); }
+static void keybuf_free(void *b) { sk_buf_free(b); }
 static void keybuf_key_init(void) { pthread_key_create(&keybuf_key, keybuf_free); }
 
+/* this thread's key buffer, emptied */
 static sk_buf *key_buffer(void) {
   if (!keybuf_registered) {
     pthread_once(&keybuf_once, keybuf_key_init);
     pthread_setspecific(keybuf_key, &keybuf);
     keybuf_registered = 1;
   }
+  sk_buf_reset(&keybuf);
   return &keybuf;
 }
 
+
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
-  sk_buf_reset(key_buffer());
-  encode_key(&keybuf, s);
+  encode_key(key_buffer(), s);
   if (keybuf.oom) {
     snprintf(err, errlen, "out of memory encoding the kernel key");
     return -1;
@@ -637,15 +647,13 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
 
 /* -- precompiled kernels -------------------------------------------------- */
 uint64_t sk_jit_key_hash(const sk_kspec *s) {
-  sk_buf_reset(key_buffer());
-  encode_key(&keybuf, s);
+  encode_key(key_buffer(), s);
   return sk_hash(keybuf.s, keybuf.n, 0);
 }
 
 int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
                 void *layout, char *err, size_t errlen) {
-  sk_buf_reset(key_buffer());
-  encode_key(&keybuf, s);
+  encode_key(key_buffer(), s);
   if (keybuf.oom) {
     snprintf(err, errlen, "out of memory encoding the kernel key");
     return -1;

@@ -147,9 +147,9 @@ int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
 void sk_jit_refresh(sk_kernel *k);
 /* wait until no background compile is pending (tests, finalize) */
 void sk_jit_drain(void);
-/* drain, then join the background compiler (before the library's code
- * may be unloaded) */
-void sk_jit_stop(void);
+/* drain, then end the background compiler's thread and wait for it (before
+ * the library is unloaded); tier-ups after it start a new one */
+void sk_jit_shutdown(void);
 /* a consistent copy of k's statistics, safe while other threads launch it */
 void sk_jit_kstats(sk_kernel *k, sk_kstats *out);
 

@@ -66,6 +66,9 @@ typedef struct sk_kspec {
                                 * 'arch'); NULL or "": compile only */
   int bounds;                  /* bounds-check mode */
   int tier;                    /* requested tier (SK_TIER_*) */
+  int library;                 /* the library's own text (kernels/): its
+                                * body and prelude skip the user-text
+                                * shape check (they may hold directives) */
 } sk_kspec;
 
 #endif

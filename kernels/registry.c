@@ -165,6 +165,7 @@ int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
   d->prelude = kb->prelude;
   d->pattern = kb->pattern;
   d->bounds = -1;
+  d->library = 1;
   d->backend = b;
   if (kb->pattern == SK_SCAN && kb->reds) {
     sk_reducer r;
@@ -451,17 +452,46 @@ void sk_kout_release(sk_kvalue *o) {
 }
 
 /* -- calling ---------------------------------------------------------------- */
+/* "no library kernel 'blas.nosuch' (known: blas.dot, ...)": the entries of
+ * the name's family, or the families when the family is unknown too */
+static void unknown_kernel(const char *name, char *err, size_t errlen) {
+  const char *dot = name ? strchr(name, '.') : NULL;
+  size_t fl = dot ? (size_t)(dot - name) + 1 : 0;
+  int any = 0;
+  for (const sk_kentry *const *k = sk_kernel_entries(); *k && fl; k++)
+    any |= strncmp((*k)->name, name, fl) == 0;
+  snprintf(err, errlen, "no library kernel '%s' (%s: ", name ? name : "(null)",
+           any ? "known" : "families");
+  const char *last = "";
+  size_t lastn = 0;
+  int first = 1;
+  for (const sk_kentry *const *k = sk_kernel_entries(); *k; k++) {
+    const char *kn = (*k)->name;
+    size_t l = strlen(err);
+    if (any) {
+      if (strncmp(kn, name, fl) != 0) continue;
+      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%s", first ? "" : ", ", kn);
+    } else {
+      const char *kd = strchr(kn, '.');
+      size_t n = kd ? (size_t)(kd - kn) : strlen(kn);
+      if (n == lastn && strncmp(kn, last, n) == 0) continue;
+      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%.*s", first ? "" : ", ",
+               (int)n, kn);
+      last = kn;
+      lastn = n;
+    }
+    first = 0;
+  }
+  size_t l = strlen(err);
+  snprintf(err + l, errlen > l ? errlen - l : 0, ")");
+}
+
 int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
                    sk_kvalue *out, int *result_kind, char *err,
                    size_t errlen) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
   if (!e) {
-    snprintf(err, errlen, "no library kernel '%s' (known: ", name ? name : "(null)");
-    for (const sk_kentry *const *k = sk_kernel_entries(); *k; k++) {
-      size_t l = strlen(err);
-      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%s", (*k)->name,
-               k[1] ? ", " : ")");
-    }
+    unknown_kernel(name, err, errlen);
     return -1;
   }
   sk_kernels_seed();

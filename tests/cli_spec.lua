@@ -191,6 +191,10 @@ describe("speck's environment settings", function()
 
   it("reaches Lua as an error from a plain Lua process (first use and initialize)", function()
     local lua = os.getenv("SPECK_LUA") or "lua"
+    -- a sanitized build (make asan): Debian's lua5.4 with the runtimes
+    -- preloaded, not the sanitized CLI
+    local preload = os.getenv("SPECK_PRELOAD")
+    if preload and lua:find("bin/speck$") then lua = "lua5.4" end
     local probe = io.popen("command -v " .. lua)
     local found = probe:read("a")
     probe:close()
@@ -201,6 +205,9 @@ describe("speck's environment settings", function()
     local v = vp:read("a")
     vp:close()
     if v:match("^speck") then return pending("the Lua here is the speck CLI") end
+    if preload then
+      lua = ("env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 %s"):format(preload, lua)
+    end
     local script = [[local speck = require "speck"
       print(select(2, pcall(speck.View, "v", "float64", 4)))
       print(select(2, pcall(speck.initialize, {space = "serial"})))
@@ -277,7 +284,11 @@ int main(void) {
     end
     os.remove(src)
     if not built then return pending("cannot build a program against libspeck.so and liblua5.4") end
-    local p = io.popen("env SPECK_TCC_LIBDIR=/opt/elsewhere " .. quote(exe) .. " 2>&1")
+    -- (a sanitized libspeck.so in this plain program: its runtimes first)
+    local preload = os.getenv("SPECK_PRELOAD")
+    local p = io.popen("env SPECK_TCC_LIBDIR=/opt/elsewhere " ..
+                       (preload and ("LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 "):format(preload) or "") ..
+                       quote(exe) .. " 2>&1")
     local out = p:read("a")
     p:close()
     os.remove(exe)

@@ -38,7 +38,9 @@
 # lua5.4 -- not busted's '#!/usr/bin/env lua', which Debian points at
 # Lua 5.1 once luarocks is installed), BUSTED (the busted script),
 # SPECK_TEST_JOBS (default 1: one busted process per space),
-# SPECK_TEST_SHARDS.
+# SPECK_TEST_SHARDS, SPECK_SPECS (the spec files to run, default every
+# tests/*_spec.lua; 'make tsan' runs a slice), SPECK_CTESTS (the C test
+# programs to run, names under $BUILD/tests/c, default every test_*).
 # The specs find the CLI as $SPECK_BIN.
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,7 +70,9 @@ fail() {
 }
 
 # -- 1. C unit tests ------------------------------------------------------
-for t in "$BUILD"/tests/c/test_*; do
+ctests=
+for c in ${SPECK_CTESTS:-}; do ctests="$ctests $BUILD/tests/c/$c"; done
+for t in ${ctests:-"$BUILD"/tests/c/test_*}; do
   [ -f "$t" ] && [ -x "$t" ] || continue
   name=${t##*/}
   "$t" >"$tmp/out" 2>&1
@@ -131,7 +135,7 @@ shards_of() {
   case $d in ''|*[!0-9]*|0) d=1 ;; esac
   echo "$d"
 }
-specs=$(ls tests/*_spec.lua 2>/dev/null)
+specs=${SPECK_SPECS:-$(ls tests/*_spec.lua 2>/dev/null)}
 if [ -n "$specs" ] && [ -z "$BUSTED" ]; then
   fail "busted not found (install lua-busted: make deps)"
   specs=
@@ -240,6 +244,12 @@ count_prog() {
 }
 
 LUAJIT=${LUAJIT:-$(command -v luajit)}
+# a sanitized libspeck.so in an uninstrumented luajit needs the runtime
+# first (make asan sets SPECK_PRELOAD; luajit's own leaks are not ours)
+lj_env=
+if [ -n "${SPECK_PRELOAD:-}" ]; then
+  lj_env="LD_PRELOAD=$SPECK_PRELOAD ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
 if [ "${SPECK_SKIP_LUAJIT:-0}" = 1 ]; then
   echo "luajit: skipped (SPECK_SKIP_LUAJIT=1)"
 elif [ -z "$LUAJIT" ]; then
@@ -248,11 +258,13 @@ else
   for space in $SPECK_SPACES; do
     envs="SPECK_SPACE=$space"
     [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
-    env $envs LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
+    # shellcheck disable=SC2086
+    env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
       tests/luajit/ffi_test.lua "$BUILD/include/speck.h" "$SPECK_BIN" \
       >"$tmp/out" 2>&1
     count_prog "$tmp/out" "luajit ffi_test ($space)" $?
-    if env $envs LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
+    # shellcheck disable=SC2086
+    if env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
          examples/luajit.lua >"$tmp/out" 2>&1 && grep -q '^OK' "$tmp/out"; then
       passed=$((passed + 1))
       echo "luajit examples/luajit.lua ($space): OK"

@@ -619,8 +619,7 @@ static khandle *check_handle(lua_State *L) {
 static int l_kernel_call(lua_State *L) {
   khandle *kh = check_handle(L);
   const char *fname = "speck.kernel";
-  const sk_kernel *k = sk_prepared_kernel(kh->h);
-  const char *label = k->label;
+  const char *label = sk_prepared_label(kh->h);
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, label);
   sk_arg args[SK_MAXCAP];
@@ -641,7 +640,7 @@ static int l_kernel_gc(lua_State *L) {
 
 static int l_kernel_tostring(lua_State *L) {
   khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
-  lua_pushfstring(L, "Kernel '%s'", kh->h ? sk_prepared_kernel(kh->h)->label : "?");
+  lua_pushfstring(L, "Kernel '%s'", kh->h ? sk_prepared_label(kh->h) : "?");
   return 1;
 }
 
@@ -674,7 +673,8 @@ static int l_call(lua_State *L) {
   char err[4096];
   if (sk_kernel_call(name, args, n, &v, &kind, err, sizeof err) < 0) {
     luaL_where(L, 2);
-    lua_pushfstring(L, "speck.%s", err);
+    /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
+    lua_pushfstring(L, sk_kernel_find(name) ? "speck.%s" : "speck.call: %s", err);
     lua_concat(L, 2);
     return lua_error(L);
   }
@@ -972,7 +972,23 @@ static int l_info(lua_State *L) {
 }
 
 /* -- module -------------------------------------------------------------- */
+/* core.interrupt(): ask running host kernels to stop at their next
+ * chunk boundary (as Ctrl-C in the CLI); true when one was running.
+ * core.interrupt_clear(): let launches run again. */
+static int l_interrupt(lua_State *L) {
+  lua_pushboolean(L, sk_interrupt_request());
+  return 1;
+}
+
+static int l_interrupt_clear(lua_State *L) {
+  (void)L;
+  sk_interrupt_clear();
+  return 0;
+}
+
 static const luaL_Reg core_funcs[] = {
+  {"interrupt", l_interrupt},
+  {"interrupt_clear", l_interrupt_clear},
   {"parallel_for", l_parallel_for},
   {"parallel_reduce", l_parallel_reduce},
   {"parallel_scan", l_parallel_scan},
@@ -1008,12 +1024,12 @@ static int live_states;   /* Lua states that loaded this module */
 static int l_sentinel_gc(lua_State *L) {
   (void)L;
   sk_jit_drain();
-  /* the last state going stops the pool: its threads run this module's
-   * code, which Lua is about to unload */
+  /* the last state going stops the pool and the background compiler:
+   * their threads run this module's code, which Lua is about to unload */
   if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
     sk_lio_close();   /* the bar's code goes with this module */
     sk_rt_finalize();
-    sk_jit_stop();
+    sk_jit_shutdown();
   }
   return 0;
 }

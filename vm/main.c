@@ -47,9 +47,10 @@ static void print_usage(FILE *f) {
     "  views with their elements; Tab completes names; help(f) shows a\n"
     "  function's signature).\n"
     "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
-    "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CACHE_DIR,\n"
-    "  SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK,\n"
-    "  SPECK_TCC_LIBDIR (see docs/guide.md); a malformed value exits with 1.\n",
+    "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
+    "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP,\n"
+    "  SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR (see docs/guide.md); a malformed\n"
+    "  value exits with 1.\n",
     progname, progname);
 }
 
@@ -71,7 +72,10 @@ static int report(lua_State *L, int status) {
 }
 
 /* -- Ctrl-C ------------------------------------------------------------ */
-/* While a chunk runs, SIGINT sets a hook that raises "interrupted!" at
+/* While a chunk runs, SIGINT asks running host kernels to stop at their
+ * next chunk boundary (speck_interrupt: the launch fails with
+ * "interrupted", views intact); when no kernel runs (or at the second
+ * Ctrl-C) it sets a hook that raises "interrupted!" at
  * the next Lua instruction (lua.c's 'lstop'), and restores the default
  * action so a second Ctrl-C ends a program stuck in C. At the prompt,
  * SIGINT discards the line being typed. A signal delivered to a worker
@@ -104,11 +108,22 @@ static void lstop(lua_State *L, lua_Debug *ar) {
   luaL_error(L, "interrupted!");
 }
 
+static volatile sig_atomic_t kernel_asked = 0;
+
 static void laction(int sig) {
   if (forward_to_main(sig))
     return;
+  /* the first Ctrl-C while a host kernel runs only stops the kernel at
+   * its next chunk boundary: the launch raises "... 'label':
+   * interrupted" (a Lua hook would replace that message); the next one
+   * does what lua.c does */
+  if (!kernel_asked && speck_interrupt()) {
+    kernel_asked = 1;
+    return;
+  }
   int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
   setsignal(sig, SIG_DFL);
+  speck_interrupt();
   lua_sethook(globalL, lstop, flag, 1);
 }
 
@@ -141,9 +156,15 @@ static int docall(lua_State *L, int narg, int nres) {
   lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
   globalL = L;
+  speck_interrupt_clear();
+  kernel_asked = 0;
   setsignal(SIGINT, laction);
   int status = lua_pcall(L, narg, nres, base);
   setsignal(SIGINT, SIG_DFL);
+  /* a Ctrl-C that a kernel's "interrupted" error answered first leaves
+   * its hook and flag behind: neither may stop the next chunk */
+  lua_sethook(L, NULL, 0, 0);
+  speck_interrupt_clear();
   lua_remove(L, base);
   return status;
 }

@@ -11,6 +11,13 @@ int sk_host_default_threads(int *threads, char *err, size_t errlen);
 int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
                         size_t errlen);
 
+/* Pieces between interrupt checks (host.c): the monotonic clock in
+ * seconds; the size of the next piece after one of 'piece' items that
+ * began at *t0 (set to now): doubled while pieces take under 1 ms,
+ * halved (not below 'min') when one takes over 8 ms. */
+double sk_host_now(void);
+int64_t sk_host_next_piece(int64_t piece, int64_t min, double *t0);
+
 /* host TeamPolicy limits: vector lanes run as a loop in one thread */
 #define SK_HOST_VECTOR_MAX 64
 #define SK_HOST_SCRATCH0_MAX (1LL << 20)

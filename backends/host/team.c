@@ -58,6 +58,7 @@ typedef struct tjob {
   int dynamic, reduce;
   atomic_llong next;
   size_t pstride;
+  atomic_int stopped;   /* a team saw the interrupt: the launch fails */
 } tjob;
 
 static void block_range(const tjob *j, int64_t blk, int64_t *b, int64_t *e) {
@@ -70,7 +71,45 @@ static void block_range(const tjob *j, int64_t blk, int64_t *b, int64_t *e) {
   }
 }
 
-static void run_block(tjob *j, int64_t blk, int tid, int r) {
+/* the team's word past the members' shared slots (dynamic claims, stop
+ * decisions) */
+static volatile int64_t *team_word(const tjob *j, int tid) {
+  return (volatile int64_t *)((char *)tctx[tid].shared + (size_t)j->T * SHARED_SLOT);
+}
+
+/* Between two pieces: whether the team of thread 'tid' stops, and the
+ * size of its next piece (*piece; the previous one began at *t0).
+ * Members of a team must stop at the same boundary and cut the same
+ * pieces, or those going on would wait for the others in a barrier for
+ * ever: with more than one member the team lead reads the interrupt and
+ * its clock, and the team agrees on both between two barriers (every
+ * member calls this at the same boundaries). */
+static int team_stop(tjob *j, int tid, int r, int64_t *piece, double *t0) {
+  int stop;
+  if (j->T == 1) {
+    stop = sk_interrupted();
+    *piece = sk_host_next_piece(*piece, 1, t0);
+  } else {
+    volatile int64_t *w = team_word(j, tid);
+    sk_team_barrier(&tctx[tid]);
+    if (r == 0)
+      __atomic_store_n(w, sk_interrupted() ? -1 : sk_host_next_piece(*piece, 64, t0),
+                       __ATOMIC_RELAXED);
+    sk_team_barrier(&tctx[tid]);
+    int64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    stop = v < 0;
+    if (!stop) *piece = v;
+  }
+  if (stop) atomic_store_explicit(&j->stopped, 1, memory_order_relaxed);
+  return stop;
+}
+
+/* League ranks [b, e) of a block in pieces with an interrupt check
+ * between them, growing until a piece takes about a millisecond: from
+ * one rank for a team of one; from 64 ranks for larger teams (whose
+ * check costs two barriers) in a static block, none in a dynamic one
+ * (its claims check). Returns -1 when the team stopped. */
+static int run_block(tjob *j, int64_t blk, int tid, int r) {
   int64_t b, e;
   block_range(j, blk, &b, &e);
   void *acc = NULL;
@@ -78,7 +117,14 @@ static void run_block(tjob *j, int64_t blk, int tid, int r) {
     acc = partials + (size_t)(blk * j->T + r) * j->pstride;
     j->l->init(acc);
   }
-  if (b < e) j->fn(j->l->args, b, e, acc, &ctxs[tid]);
+  int64_t piece = j->T == 1 ? 1 : j->dynamic ? e - b : 64;
+  double t0 = sk_host_now();
+  for (int64_t s = b, t; s < e; s = t) {
+    if (s > b && team_stop(j, tid, r, &piece, &t0)) return -1;
+    t = e - s > piece ? s + piece : e;
+    j->fn(j->l->args, s, t, acc, &ctxs[tid]);
+  }
+  return 0;
 }
 
 static void member(void *arg, int tid, int nt) {
@@ -87,23 +133,32 @@ static void member(void *arg, int tid, int nt) {
   int g = tid / j->T, r = tid % j->T;
   if (g >= j->G) return;
   if (!j->dynamic) {
-    for (int64_t blk = g; blk < j->nblocks; blk += j->G) run_block(j, blk, tid, r);
+    for (int64_t blk = g; blk < j->nblocks; blk += j->G)
+      if (run_block(j, blk, tid, r) < 0) return;
     return;
   }
   sk_team_ctx *t = &tctx[tid];
-  volatile int64_t *claim = (volatile int64_t *)((char *)t->shared + (size_t)j->T * SHARED_SLOT);
+  volatile int64_t *claim = team_word(j, tid);
   for (;;) {
     int64_t blk;
+    /* an interrupted lead claims past the end: the team agrees through
+     * the claim's own barriers */
     if (j->T == 1) {
-      blk = atomic_fetch_add(&j->next, 1);
+      blk = sk_interrupted() ? j->nblocks : atomic_fetch_add(&j->next, 1);
     } else {
       sk_team_barrier(t);
-      if (r == 0) __atomic_store_n(claim, (int64_t)atomic_fetch_add(&j->next, 1), __ATOMIC_RELAXED);
+      if (r == 0)
+        __atomic_store_n(claim, sk_interrupted() ? j->nblocks
+                                                 : (int64_t)atomic_fetch_add(&j->next, 1),
+                         __ATOMIC_RELAXED);
       sk_team_barrier(t);
       blk = __atomic_load_n(claim, __ATOMIC_RELAXED);
     }
-    if (blk >= j->nblocks) break;
-    run_block(j, blk, tid, r);
+    if (blk >= j->nblocks) {
+      if (sk_interrupted()) atomic_store_explicit(&j->stopped, 1, memory_order_relaxed);
+      break;
+    }
+    if (run_block(j, blk, tid, r) < 0) return;
   }
 }
 
@@ -250,6 +305,10 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     if (tctx[tid].scratch_why && !bad) bad = &tctx[tid];
     free(tctx[tid].overflow);
     tctx[tid].overflow = NULL;
+  }
+  if (atomic_load(&j.stopped)) {
+    snprintf(err, errlen, SK_INTERRUPTED);
+    return -1;
   }
   if (bad) {
     scratch_message(bad, p, err, errlen);

@@ -10,6 +10,8 @@ return {
   ["speck.info"] = {"speck.info() --> table",
     "version, default_space, spaces = {serial=..., openmp=..., cuda=...}, threads, compilers = {tcc=..., cc=..., nvrtc=...}, devices = {...}."},
   ["speck.fence"] = {"speck.fence([space])", "Wait for every kernel and copy launched (in 'space')."},
+  ["speck.interrupt"] = {"speck.interrupt()", "Ask running host kernels to stop at their next chunk boundary, as Ctrl-C does (true if one was running); launches fail with 'interrupted' until speck.interrupt_clear()."},
+  ["speck.interrupt_clear"] = {"speck.interrupt_clear()", "Let launches run again after speck.interrupt() (the REPL clears it before each line)."},
   ["speck.version"] = {"speck.version --> \"0.1.0\"", "The library's version string (speck --version agrees)."},
   ["speck.Timer"] = {"local t = speck.Timer()   t:seconds()   t:reset()", "Wall clock, as Kokkos::Timer."},
   ["speck.progress"] = {"speck.progress([{mode = \"auto\"|\"on\"|\"off\", delay = s, interval = s}]) --> settings",

@@ -84,7 +84,7 @@ int main(void) {
   CHECK(says(speck_call(rt, "blas.dot", ax, 1, &r, err, sizeof err), err,
              "speck_call blas.dot: y must be a view"));
   CHECK(says(speck_call(rt, "no.such", ax, 1, &r, err, sizeof err), err,
-             "speck_call no library kernel 'no.such' (known: blas.dot"));
+             "speck_call: no library kernel 'no.such' (families: blas"));
   CHECK(says(speck_call(NULL, "blas.dot", ax, 1, &r, err, sizeof err), err,
              "speck_call: runtime is NULL"));
   speck_arg noview[] = {{"x", SPECK_ARG_VIEW, NULL, 0, 0, NULL}};

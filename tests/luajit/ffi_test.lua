@@ -163,7 +163,7 @@ test("errors carry the C library's message", function()
   eq("speck_view_new 'v': unknown space 'mars'",
      err_of(rt.view, rt, "v", "float64", 3, "mars"))
   local e = err_of(rt.call, rt, "blas.nope", {x = x})
-  assert(e:find("^speck_call no library kernel 'blas.nope' %(known: "), e)
+  assert(e:find("^speck_call: no library kernel 'blas.nope' %(known: "), e)
   eq("speck_run_reduce 'r': unknown reducer 'avg' (sum, prod, min, max, minloc, maxloc, "
      .. "land, lor, band, bor)", err_of(rt.parallel_reduce, rt, "r", 4, {x = x}, "acc += x(i);", "avg"))
   local i32 = rt:view("i", "int32", 4)
