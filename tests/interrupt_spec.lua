@@ -104,6 +104,12 @@ describe("Ctrl-C in the REPL on " .. SPACE, function()
   end)
 
   it("still stops a Lua loop (no kernel running) as lua.c does", function()
+    if os.getenv("TSAN_OPTIONS") then
+      -- ThreadSanitizer holds a signal until the thread calls into libc,
+      -- which a bare Lua loop never does
+      pending("signals wait for a libc call under ThreadSanitizer")
+      return
+    end
     local out, err = repl(PROLOGUE .. "ctrl_c(0.3) while true do end\nintact()\nprint('done')\n", envs)
     assert.truthy(err:find("interrupted!", 1, true), err)
     assert.truthy(out:find("intact\ttrue\ndone", 1, true), out .. err)
