@@ -341,7 +341,6 @@ tsan:
 	  SAN="$(TSAN_FLAGS)" \
 	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck SPECK_SPACES=openmp SPECK_SKIP_LUAJIT=1 \
 	    SPECK_CTESTS='$(TSAN_CTESTS)' SPECK_SPECS='$(TSAN_SPECS)' \
-	    SPECK_SKIP_LUAJIT=1 \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1" test
 
 # -- soak ----------------------------------------------------------------
