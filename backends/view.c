@@ -43,6 +43,17 @@
 #define VE_SLICERANGE \
   "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
 #define VE_SLICEKIND  "slice %d has an unknown kind %d"
+#define VE_TILERANK   "a tiled layout needs rank 2 or 3, the view has rank %d"
+#define VE_TILEORDER  "unknown tile order %d (expected right or left)"
+#define VE_TILESIZE   "tile size %lld of dimension %d is not a power of two between 1 and %lld"
+#define VE_TILEVOL    "a tile of %lld elements exceeds the maximum %lld"
+#define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview " \
+                      "(subview does not slice tiled views)"
+#define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep " \
+                       "right or left views only)"
+#define VE_NOTTILED   "view '%s' has layout '%s', not a tiled layout"
+#define VE_NTILE      "view '%s' has rank %d, given %d tile ind%s"
+#define VE_TILEIDX    "tile index %d is %lld, out of range [0, %lld)"
 
 static int fail(char *err, size_t n, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
@@ -72,7 +83,8 @@ const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
   {"bool",    NULL,     "bool",     "b8",  1, 0, 0, 1},
 };
 
-static const char *const layout_names[] = {"right", "left", "stride"};
+static const char *const layout_names[] = {"right", "left", "stride",
+                                           "tiled_right", "tiled_left"};
 static const char *const space_names[SK_NSPACE] = {
   "host", "cuda", "cuda_pinned", "cuda_uvm"};
 
@@ -100,7 +112,42 @@ int sk_space_parse(const char *s) {
 }
 
 const char *sk_layout_name(int layout) {
-  return layout >= 0 && layout < 3 ? layout_names[layout] : "?";
+  return layout >= 0 && layout < 5 ? layout_names[layout] : "?";
+}
+
+int sk_agg_width(int agg, int n) {
+  return agg == SK_AGG_FAD ? n + 1 : agg == SK_AGG_ENS ? n : 1;
+}
+
+int sk_agg_parse(const char *s, int *agg, int *n) {
+  const char *p;
+  if (!s) return -1;
+  if (strncmp(s, "fad(", 4) == 0) { *agg = SK_AGG_FAD; p = s + 4; }
+  else if (strncmp(s, "ensemble(", 9) == 0) { *agg = SK_AGG_ENS; p = s + 9; }
+  else return -1;
+  char *end;
+  long x = strtol(p, &end, 10);
+  if (end == p || strcmp(end, ")") != 0) return -1;
+  if (x < 1 || x > SK_AGG_MAXN) return -2;
+  *n = (int)x;
+  return 0;
+}
+
+const char *sk_view_dtype_name(const sk_view *v, char *buf, size_t n) {
+  if (v->agg == SK_AGG_FAD) snprintf(buf, n, "fad(%d)", v->agg_n);
+  else if (v->agg == SK_AGG_ENS) snprintf(buf, n, "ensemble(%d)", v->agg_n);
+  else snprintf(buf, n, "%s", sk_dtypes[v->dtype].name);
+  return buf;
+}
+
+int sk_layout_tiled(int layout) {
+  return layout == SK_TILED_RIGHT || layout == SK_TILED_LEFT;
+}
+
+int sk_layout_order(int layout) {
+  if (layout == SK_TILED_RIGHT) return SK_RIGHT;
+  if (layout == SK_TILED_LEFT) return SK_LEFT;
+  return layout;
 }
 
 const char *sk_space_name(int space) {
@@ -150,7 +197,31 @@ int64_t sk_view_size(const sk_view *v) {
   return n;
 }
 
+int64_t sk_view_ntiles(const sk_view *v, int d) {
+  if (!sk_layout_tiled(v->layout) || d < 0 || d >= v->rank) return 1;
+  int64_t t = (int64_t)1 << v->tile_log2[d];
+  return (v->extent[d] + t - 1) >> v->tile_log2[d];
+}
+
+/* The tiled allocation: whole tiles (0 when the view is empty). */
+static int64_t tiled_span(const sk_view *v) {
+  int64_t s = 1;
+  for (int d = 0; d < v->rank; d++) {
+    if (v->extent[d] == 0) return 0;
+    s *= sk_view_ntiles(v, d) << v->tile_log2[d];
+  }
+  return s;
+}
+
+/* In-tile strides of a tiled view (the right or left layout of a tile). */
+static void tile_inner_strides(const sk_view *v, int64_t *st) {
+  int64_t t[SK_MAXRANK];
+  for (int d = 0; d < v->rank; d++) t[d] = (int64_t)1 << v->tile_log2[d];
+  sk_view_layout_strides(v->rank, sk_layout_order(v->layout), t, st);
+}
+
 int64_t sk_view_span(const sk_view *v) {
+  if (sk_layout_tiled(v->layout)) return tiled_span(v);
   int64_t s = 1;
   for (int d = 0; d < v->rank; d++) {
     if (v->extent[d] == 0) return 0;
@@ -168,6 +239,16 @@ int sk_view_contiguous(const sk_view *v) {
 
 int64_t sk_view_offset(const sk_view *v, const int64_t *idx) {
   int64_t o = 0;
+  if (sk_layout_tiled(v->layout)) {
+    int64_t in[SK_MAXRANK];
+    tile_inner_strides(v, in);
+    for (int d = 0; d < v->rank; d++) {
+      int sh = v->tile_log2[d];
+      o += (idx[d] >> sh) * v->stride[d] +
+           (idx[d] & (((int64_t)1 << sh) - 1)) * in[d];
+    }
+    return o;
+  }
   for (int d = 0; d < v->rank; d++) o += idx[d] * v->stride[d];
   return o;
 }
@@ -175,7 +256,8 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx) {
 char *sk_view_format_extents(const sk_view *v, char *buf, size_t n) {
   size_t k = 0;
   if (n) buf[0] = 0;
-  for (int d = 0; d < v->rank && k < n; d++) {
+  /* an aggregate view's hidden dimension is not shown */
+  for (int d = 0; d < v->rank - (v->agg ? 1 : 0) && k < n; d++) {
     int w = snprintf(buf + k, n - k, "[%lld]", (long long)v->extent[d]);
     if (w < 0) break;
     k += (size_t)w;
@@ -186,6 +268,11 @@ char *sk_view_format_extents(const sk_view *v, char *buf, size_t n) {
 /* 1 if 'a' and 'b' (equal rank and extents) put every index at the same
  * element offset; dimensions of extent 1 do not matter. */
 static int same_map(const sk_view *a, const sk_view *b) {
+  if (sk_layout_tiled(a->layout) || sk_layout_tiled(b->layout)) {
+    if (a->layout != b->layout) return 0;
+    for (int d = 0; d < a->rank; d++)
+      if (a->tile_log2[d] != b->tile_log2[d]) return 0;
+  }
   for (int d = 0; d < a->rank; d++)
     if (a->extent[d] > 1 && a->stride[d] != b->stride[d]) return 0;
   return 1;
@@ -265,6 +352,107 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   }
   v->alloc = a;
   v->data = a->ptr;
+  return 0;
+}
+
+/* A tiled view is allocated as a rank-1 view of its padded span whose
+ * fields are then set to the tiled map. */
+int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
+                         const int64_t *ext, int order, const int64_t *tile,
+                         int space, int init, char *err, size_t errlen) {
+  memset(v, 0, sizeof *v);
+  set_label(v, label);
+  if (dtype < 0 || dtype >= SK_NDTYPE)
+    return fail(err, errlen, VE_DTYPE, dtype);
+  if (rank < 2 || rank > SK_MAXTILERANK)
+    return fail(err, errlen, VE_TILERANK, rank);
+  if (order != SK_RIGHT && order != SK_LEFT)
+    return fail(err, errlen, VE_TILEORDER, order);
+  int lg[SK_MAXTILERANK] = {0};
+  for (int d = 0; d < rank; d++) {
+    int64_t t = tile[d];
+    if (t < 1 || t > ((int64_t)1 << SK_MAXTILELOG2) || (t & (t - 1)))
+      return fail(err, errlen, VE_TILESIZE, (long long)t, d,
+                  (long long)1 << SK_MAXTILELOG2);
+    while (((int64_t)1 << lg[d]) < t) lg[d]++;
+  }
+  if (lg[0] + lg[1] + lg[2] > SK_MAXTILEVOLLOG2)
+    return fail(err, errlen, VE_TILEVOL, (long long)1 << (lg[0] + lg[1] + lg[2]),
+                (long long)1 << SK_MAXTILEVOLLOG2);
+  for (int d = 0; d < rank; d++)
+    if (ext[d] < 0)
+      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
+  /* the padded span, with overflow checks */
+  sk_view t = *v;
+  t.rank = rank;
+  t.dtype = dtype;
+  t.layout = order == SK_RIGHT ? SK_TILED_RIGHT : SK_TILED_LEFT;
+  for (int d = 0; d < SK_MAXRANK; d++) t.extent[d] = d < rank ? ext[d] : 1;
+  for (int d = 0; d < rank; d++) t.tile_log2[d] = lg[d];
+  int64_t span = 1, nt[SK_MAXRANK];
+  int empty = 0;
+  for (int d = 0; d < rank; d++) {
+    nt[d] = sk_view_ntiles(&t, d);
+    empty |= ext[d] == 0;
+    if (span >= 0 &&
+        (__builtin_mul_overflow(span, nt[d] << lg[d], &span) || span < 0))
+      span = -1;
+  }
+  size_t es = sk_dtypes[dtype].size, bytes;
+  if (span < 0 || __builtin_mul_overflow((size_t)span, es, &bytes)) {
+    char dims[SK_MAXRANK * 24];
+    return fail(err, errlen, VE_OVERFLOW,
+                sk_view_format_extents(&t, dims, sizeof dims),
+                sk_dtypes[dtype].name);
+  }
+  int64_t n1 = empty ? 0 : span;
+  if (sk_view_create(v, label, dtype, 1, &n1, SK_RIGHT, space, init, NULL, err,
+                     errlen) < 0)
+    return -1;
+  sk_alloc *a = v->alloc;
+  void *data = v->data;
+  *v = t;
+  v->alloc = a;
+  v->data = data;
+  v->space = space;
+  /* tile strides: the tile's volume times the tiles of the faster
+   * dimensions */
+  int64_t vol = (int64_t)1 << (lg[0] + lg[1] + lg[2]);
+  for (int d = rank; d < SK_MAXRANK; d++) v->stride[d] = 0;
+  int64_t s = vol;
+  if (order == SK_RIGHT) {
+    for (int d = rank - 1; d >= 0; d--) { v->stride[d] = s; s *= nt[d]; }
+  } else {
+    for (int d = 0; d < rank; d++) { v->stride[d] = s; s *= nt[d]; }
+  }
+  return 0;
+}
+
+int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
+                         int n, char *err, size_t errlen) {
+  if (!sk_layout_tiled(src->layout))
+    return fail(err, errlen, VE_NOTTILED, src->label,
+                sk_layout_name(src->layout));
+  if (n != src->rank)
+    return fail(err, errlen, VE_NTILE, src->label, src->rank, n,
+                n == 1 ? "ex" : "ices");
+  int64_t off = 0;
+  for (int d = 0; d < n; d++) {
+    int64_t nt = sk_view_ntiles(src, d);
+    if (ti[d] < 0 || ti[d] >= nt)
+      return fail(err, errlen, VE_TILEIDX, d, (long long)ti[d], (long long)nt);
+    off += ti[d] * src->stride[d];
+  }
+  sk_view r = *src;
+  r.layout = sk_layout_order(src->layout);
+  for (int d = 0; d < SK_MAXRANK; d++)
+    r.extent[d] = d < n ? (int64_t)1 << src->tile_log2[d] : 1;
+  for (int d = 0; d < SK_MAXTILERANK; d++) r.tile_log2[d] = 0;
+  sk_view_layout_strides(n, r.layout, r.extent, r.stride);
+  r.data = src->data ? (char *)src->data + off * (int64_t)sk_dtypes[src->dtype].size
+                     : NULL;
+  *dst = r;
+  sk_view_retain(dst);
   return 0;
 }
 
@@ -599,6 +787,127 @@ out:
 static int deep_copy(sk_view *dst, const sk_view *src, char *err,
                      size_t errlen);
 
+/* -- tiled views ---------------------------------------------------------
+ * Host images only: a tiled side is staged whole (its padded span), an
+ * untiled side in device-only memory goes through a dense host copy. The
+ * elements then move tile by tile: a tile of the tiled side, clipped to
+ * the extents, is a dense (right or left) block and the matching piece of
+ * the other side a strided one, so each tile is one walk. Two tiled views
+ * of different tilings are copied element by element. */
+static void tiled_piece(sk_view *p, const sk_view *v, const int64_t *t0,
+                        const int64_t *len) {
+  int64_t off = 0;
+  *p = *v;
+  p->layout = SK_STRIDE;
+  if (sk_layout_tiled(v->layout)) {
+    /* t0 is a corner of one of v's tiles */
+    int64_t in[SK_MAXRANK];
+    tile_inner_strides(v, in);
+    for (int d = 0; d < v->rank; d++) {
+      off += (t0[d] >> v->tile_log2[d]) * v->stride[d];
+      p->stride[d] = in[d];
+    }
+  } else {
+    for (int d = 0; d < v->rank; d++) off += t0[d] * v->stride[d];
+  }
+  for (int d = 0; d < v->rank; d++) p->extent[d] = len[d];
+  p->data = (char *)v->data + off * (int64_t)sk_dtypes[v->dtype].size;
+}
+
+static void tiled_copy_host(sk_view *dst, const sk_view *src, size_t es) {
+  const sk_view *T = sk_layout_tiled(dst->layout) ? dst : src;
+  int r = dst->rank;
+  int other_tiled = sk_layout_tiled(dst->layout) && sk_layout_tiled(src->layout);
+  if (other_tiled && !same_map(dst, src)) {   /* element by element */
+    int64_t idx[SK_MAXRANK] = {0};
+    for (;;) {
+      memcpy((char *)dst->data + sk_view_offset(dst, idx) * (int64_t)es,
+             (const char *)src->data + sk_view_offset(src, idx) * (int64_t)es,
+             es);
+      int d = r - 1;
+      while (d >= 0 && ++idx[d] == dst->extent[d]) idx[d--] = 0;
+      if (d < 0) return;
+    }
+  }
+  int64_t nt[SK_MAXRANK], ti[SK_MAXRANK] = {0}, t0[SK_MAXRANK], len[SK_MAXRANK];
+  for (int d = 0; d < r; d++) nt[d] = sk_view_ntiles(T, d);
+  for (;;) {
+    for (int d = 0; d < r; d++) {
+      int64_t t = (int64_t)1 << T->tile_log2[d];
+      t0[d] = ti[d] * t;
+      len[d] = T->extent[d] - t0[d] < t ? T->extent[d] - t0[d] : t;
+    }
+    sk_view pd, ps;
+    tiled_piece(&pd, dst, t0, len);
+    tiled_piece(&ps, src, t0, len);
+    walk w;
+    walk_init(&w, &pd, &ps);
+    walk_run(&w, pd.data, ps.data, NULL, es);
+    int d = r - 1;
+    while (d >= 0 && ++ti[d] == nt[d]) ti[d--] = 0;
+    if (d < 0) return;
+  }
+}
+
+static int tiled_copy(sk_view *dst, const sk_view *src, char *err,
+                      size_t errlen) {
+  size_t es = sk_dtypes[dst->dtype].size;
+  /* the same tiling: one copy of the span */
+  if (same_map(dst, src)) {
+    int sp = dst->space != SK_SPACE_HOST ? dst->space : src->space;
+    const sk_backend *b = sk_backend_for_space(sp);
+    size_t bytes = (size_t)sk_view_span(dst) * es;
+    if (stage_fence(src->space, err, errlen) < 0 ||
+        stage_fence(dst->space, err, errlen) < 0)
+      return -1;
+    if (b && b->copy)
+      return b->copy(dst->data, dst->space, src->data, src->space, bytes, err,
+                     errlen);
+    memcpy(dst->data, src->data, bytes);
+    return 0;
+  }
+  /* host images: tiled sides staged, untiled device sides densely copied */
+  sk_view hs = *src, hd = *dst, tmps, tmpd;
+  int have_s = 0, have_d = 0, rc = 0;
+  stage ss, ds;
+  memset(&ss, 0, sizeof ss);
+  memset(&ds, 0, sizeof ds);
+  if (sk_layout_tiled(src->layout)) {
+    if (stage_open(&ss, src, 1, err, errlen) < 0) return -1;
+    hs = ss.h;
+  } else if (!sk_space_host_accessible(src->space)) {
+    if (dense_like(&tmps, src, SK_RIGHT, SK_SPACE_HOST, err, errlen) < 0)
+      return -1;
+    have_s = 1;
+    rc = deep_copy(&tmps, src, err, errlen);
+    hs = tmps;
+  } else if (stage_fence(src->space, err, errlen) < 0) {
+    return -1;
+  }
+  if (rc == 0 && sk_layout_tiled(dst->layout)) {
+    /* padding is written back as it was: load the span first */
+    rc = stage_open(&ds, dst, 1, err, errlen);
+    hd = ds.h;
+  } else if (rc == 0 && !sk_space_host_accessible(dst->space)) {
+    rc = dense_like(&tmpd, dst, SK_RIGHT, SK_SPACE_HOST, err, errlen);
+    have_d = rc == 0;
+    hd = tmpd;
+  } else if (rc == 0) {
+    rc = stage_fence(dst->space, err, errlen);
+  }
+  if (rc == 0) {
+    tiled_copy_host(&hd, &hs, es);
+    if (sk_layout_tiled(dst->layout)) rc = stage_close(&ds, dst, 1, err, errlen);
+    else if (have_d) rc = deep_copy(dst, &tmpd, err, errlen);
+  } else if (sk_layout_tiled(dst->layout)) {
+    stage_close(&ds, dst, 0, NULL, 0);
+  }
+  if (have_d) sk_view_release(&tmpd);
+  if (have_s) sk_view_release(&tmps);
+  stage_close(&ss, src, 0, NULL, 0);
+  return rc;
+}
+
 /* deep_copy between the tools' begin and end events */
 int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
                       size_t errlen) {
@@ -613,6 +922,12 @@ int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
 
 static int deep_copy(sk_view *dst, const sk_view *src, char *err,
                      size_t errlen) {
+  if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
+    char a[32], b[32];
+    return fail(err, errlen, VE_DTYPES, dst->label,
+                sk_view_dtype_name(dst, a, sizeof a), src->label,
+                sk_view_dtype_name(src, b, sizeof b));
+  }
   if (dst->dtype != src->dtype)
     return fail(err, errlen, VE_DTYPES, dst->label,
                 sk_dtypes[dst->dtype].name, src->label,
@@ -624,8 +939,8 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
     char a[SK_MAXRANK * 24], b[SK_MAXRANK * 24];
     sk_view_format_extents(dst, a, sizeof a);
     sk_view_format_extents(src, b, sizeof b);
-    return fail(err, errlen, VE_EXTENTS, dst->label, dst->rank ? a : "[]",
-                src->label, src->rank ? b : "[]");
+    return fail(err, errlen, VE_EXTENTS, dst->label, a[0] ? a : "[]",
+                src->label, b[0] ? b : "[]");
   }
   int64_t n = sk_view_size(dst);
   if (n == 0) return 0;
@@ -633,6 +948,8 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
     return -1;
   if (dst->data == src->data && same_map(dst, src)) return 0;
   size_t es = sk_dtypes[dst->dtype].size;
+  if (sk_layout_tiled(dst->layout) || sk_layout_tiled(src->layout))
+    return tiled_copy(dst, src, err, errlen);
 
   /* one block copy when both are dense with the same index map */
   if (sk_view_contiguous(dst) && sk_view_contiguous(src) &&
@@ -683,6 +1000,19 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   int64_t n = sk_view_size(v);
   if (n == 0) return 0;
+  if (v->agg == SK_AGG_FAD) {   /* the value d, derivatives 0 */
+    sk_view all = *v, val;
+    all.agg = 0;
+    if (sk_view_fill(&all, 0, 0, err, errlen) < 0) return -1;
+    sk_slice sl[SK_MAXRANK];
+    for (int k = 0; k < v->rank; k++) sl[k].kind = SK_SLICE_ALL;
+    sl[v->rank - 1].kind = SK_SLICE_INDEX;
+    sl[v->rank - 1].b = 0;
+    if (sk_view_subview(&val, &all, sl, v->rank, err, errlen) < 0) return -1;
+    int st = sk_view_fill(&val, d, i, err, errlen);
+    sk_view_release(&val);
+    return st;
+  }
   if (check_memory(v, err, errlen) < 0) return -1;
   /* the value, converted once, in a one-element scratch view */
   uint64_t cell = 0;
@@ -691,6 +1021,17 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   if (sk_dtypes[v->dtype].is_float) sk_view_set_f(&one, 0, d);
   else sk_view_set_i(&one, 0, i);
   size_t es = sk_dtypes[v->dtype].size;
+  if (sk_layout_tiled(v->layout)) {   /* the whole span, padding included */
+    sk_view flat = *v;
+    flat.layout = SK_RIGHT;
+    flat.rank = 1;
+    for (int k = 0; k < SK_MAXRANK; k++) {
+      flat.extent[k] = k ? 1 : sk_view_span(v);
+      flat.stride[k] = k ? 0 : 1;
+    }
+    for (int k = 0; k < SK_MAXTILERANK; k++) flat.tile_log2[k] = 0;
+    return sk_view_fill(&flat, d, i, err, errlen);
+  }
   if (!sk_space_host_accessible(v->space)) {
     const sk_backend *b = sk_backend_for_space(v->space);
     if (b && b->fill_view) return b->fill_view(v, &cell, err, errlen);
@@ -722,6 +1063,8 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
                     int n, char *err, size_t errlen) {
   sk_view r = *src;
   int64_t off = 0;
+  if (sk_layout_tiled(src->layout))
+    return fail(err, errlen, VE_TILEDSUB, src->label);
   if (n != src->rank)
     return fail(err, errlen, VE_NSLICE, src->rank, n, n == 1 ? "" : "s");
   r.rank = 0;
@@ -772,10 +1115,14 @@ int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
                    size_t errlen) {
   sk_view nv;
   int layout = v->layout == SK_STRIDE ? SK_RIGHT : v->layout;
+  if (sk_layout_tiled(v->layout))
+    return fail(err, errlen, VE_TILEDRESIZE, v->label);
   if (sk_view_create(&nv, v->label, v->dtype, v->rank, ext, layout, v->space,
                      1, NULL, err, errlen) < 0)
     return -1;
   nv.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
+  nv.agg = v->agg;
+  nv.agg_n = v->agg_n;
   if (keep) {
     sk_slice sl[SK_MAXRANK];
     sk_view a, b;

@@ -21,7 +21,21 @@ typedef enum sk_dtype {
   SK_BOOL, SK_NDTYPE
 } sk_dtype;
 
-typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE } sk_layout;
+/* SK_TILED_RIGHT / SK_TILED_LEFT (Kokkos LayoutTiled, seed 004 Fig. 5):
+ * rank 2 or 3, power-of-two tiles of 'tile_log2[d]' bits per dimension;
+ * the tiles are ordered right (last dimension fastest) or left, and so are
+ * the elements inside a tile. Extents need not be multiples of the tile:
+ * the allocation is padded to whole tiles. 'stride[d]' of a tiled view is
+ * the distance in elements between consecutive tiles along d (a multiple
+ * of the tile's volume), so element (i0, i1, ..) lies at
+ *   sum_d (i_d >> tile_log2[d]) * stride[d] + (in-tile offset),
+ * the in-tile offset being the right (left) layout of (i_d & (t_d - 1))
+ * inside the tile: constant shifts and masks. */
+typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE, SK_TILED_RIGHT,
+                         SK_TILED_LEFT } sk_layout;
+#define SK_MAXTILERANK 3
+#define SK_MAXTILELOG2 16   /* tiles of at most 2^16 elements per dimension */
+#define SK_MAXTILEVOLLOG2 20   /* and at most 2^20 elements in all */
 
 typedef enum sk_space {
   SK_SPACE_HOST, SK_SPACE_CUDA, SK_SPACE_CUDA_PINNED, SK_SPACE_CUDA_UVM,
@@ -62,8 +76,32 @@ typedef struct sk_view {
   unsigned traits;
   int64_t extent[SK_MAXRANK];
   int64_t stride[SK_MAXRANK];
+  int tile_log2[SK_MAXTILERANK];   /* tiled layouts only, else 0 */
+  int agg, agg_n;     /* aggregate element type (SK_AGG_*) and its N */
   char label[SK_LABEL_MAX];
 } sk_view;
+
+/* Aggregate scalar types (seed 004 §3.3): a forward-mode AD number with N
+ * derivatives (value first, then the N derivatives) and an ensemble of N
+ * values, both of float64 components. A view of them, of user rank r, is
+ * stored as a float64 view of rank r + 1 whose last ("hidden") dimension
+ * holds the components: extent = the width, stride 1 (the components of
+ * one element are contiguous), the user dimensions in layout right. */
+enum { SK_AGG_NONE, SK_AGG_FAD, SK_AGG_ENS };
+#define SK_AGG_MAXN 64
+/* components of one element: N + 1 for fad, N for an ensemble */
+int sk_agg_width(int agg, int n);
+/* Parse "fad(N)" / "ensemble(N)": 0 with *agg and *n set, -1 if 's' is
+ * not of that form, -2 if N is out of range [1, SK_AGG_MAXN]. */
+int sk_agg_parse(const char *s, int *agg, int *n);
+/* "fad(8)" etc. into 'buf' (the dtype's name for plain views) */
+const char *sk_view_dtype_name(const sk_view *v, char *buf, size_t n);
+
+/* 1 for SK_TILED_RIGHT / SK_TILED_LEFT */
+int sk_layout_tiled(int layout);
+/* The order of a layout's tiles and of the elements inside them
+ * (SK_RIGHT / SK_LEFT); a plain layout is its own order. */
+int sk_layout_order(int layout);
 
 /* dtype / layout / space names; return -1 when unknown */
 int sk_dtype_parse(const char *s);
@@ -76,6 +114,8 @@ const char *sk_space_name(int space);
 void sk_view_layout_strides(int rank, int layout, const int64_t *ext,
                             int64_t *stride);
 /* Number of elements (product of extents); -1 on overflow. */
+/* (Tiled views: sk_view_span is the padded allocation, sk_view_contiguous
+ * is 1 when there is no padding, sk_view_offset is the tiled map.) */
 int64_t sk_view_size(const sk_view *v);
 /* 1 if elements form one dense block in memory. */
 int sk_view_contiguous(const sk_view *v);
@@ -88,6 +128,23 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx);
 int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
                    const int64_t *ext, int layout, int space, int init,
                    void *ext_data, char *err, size_t errlen);
+/* Create a tiled view: 'order' SK_RIGHT or SK_LEFT, 'tile[d]' for each of
+ * the 'rank' (2 or 3) dimensions a power of two >= 1 and <= 2^16, at most
+ * 2^20 elements per tile; a tile larger than its extent is allowed (the
+ * allocation holds whole tiles).
+ * Memory is always allocated (no external data). */
+int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
+                         const int64_t *ext, int order, const int64_t *tile,
+                         int space, int init, char *err, size_t errlen);
+/* 'dst' becomes tile 'ti' ('n' == rank indices, each below the number of
+ * tiles along its dimension) of the tiled view 'src': a dense view of the
+ * tile's extents in the order of 'src' (right or left), sharing and
+ * retaining the allocation. Tiles at the upper edges include the padding
+ * elements beyond the extents of 'src'. */
+int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
+                         int n, char *err, size_t errlen);
+/* Number of tiles along dimension d of a tiled view. */
+int64_t sk_view_ntiles(const sk_view *v, int d);
 void sk_view_retain(sk_view *v);
 void sk_view_release(sk_view *v);   /* drops the allocation reference */
 

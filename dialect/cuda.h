@@ -718,5 +718,123 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
   for (bool final = 1, sk__o2 = ((var) = 0, 1); sk__o2; sk__o2 = 0)          \
     for (sk_i64 sk__vse = (sk_i64)(e), k = (sk_i64)(b); k < sk__vse; ++k)
 
+
+/* -- hashmap accumulator (host.h says what it is) -------------------------- */
+typedef struct hashmap {
+  int32_t *tkeys, *tslot, *keys, *bidx, *used;
+  int32_t mask, capacity, shift;
+} hashmap;
+SK_DEV sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
+  return 16 + 8 * (size + capacity);
+}
+SK_DEV hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
+  hashmap h;
+  h.used = (int32_t *)mem;
+  h.tkeys = (int32_t *)((char *)mem + 16);
+  h.tslot = h.tkeys + size;
+  h.keys = h.tslot + size;
+  h.bidx = h.keys + capacity;
+  h.mask = (int32_t)(size - 1);
+  h.capacity = (int32_t)capacity;
+  h.shift = 32;
+  for (sk_i64 z = size; z > 1; z >>= 1) h.shift--;
+  return h;
+}
+SK_DEV int32_t hashmap_bucket(const hashmap *h, int32_t key) {
+  return h->shift >= 32 ? 0 : (int32_t)(((uint32_t)key * 2654435769u) >> h->shift);
+}
+SK_DEV int32_t hashmap_count(const hashmap *h) {
+  int32_t u = *(volatile int32_t *)h->used;
+  return u < h->capacity ? u : h->capacity;
+}
+SK_DEV int32_t hashmap_marked(const hashmap *h) { return ((volatile int32_t *)h->used)[1]; }
+SK_DEV void hashmap_clear_bucket(hashmap *h, int32_t b) {
+  h->tkeys[b] = -1;
+  h->tslot[b] = -1;
+}
+SK_DEV void hashmap_clear_slot(hashmap *h, int32_t s) { hashmap_clear_bucket(h, h->bidx[s]); }
+SK_DEV void hashmap_reset(hashmap *h) {
+  for (int32_t b = 0; b <= h->mask; b++) hashmap_clear_bucket(h, b);
+  h->used[0] = h->used[1] = 0;
+}
+SK_DEV void hashmap_clear(hashmap *h) {
+  if (h->used[1]) {
+    hashmap_reset(h);
+    return;
+  }
+  int32_t n = hashmap_count(h);
+  for (int32_t s = 0; s < n; s++) hashmap_clear_slot(h, s);
+  h->used[0] = 0;
+}
+SK_DEV int32_t hashmap_find(const hashmap *h, int32_t key) {
+  const volatile int32_t *tkeys = h->tkeys, *tslot = h->tslot;
+  int32_t b = hashmap_bucket(h, key);
+  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
+    int32_t k = tkeys[b];
+    if (k == key) return tslot[b] >= 0 ? tslot[b] : -1;
+    if (k < 0) return -1;
+  }
+  return -1;
+}
+SK_DEV int32_t hashmap_insert(hashmap *h, int32_t key) {
+  int32_t b = hashmap_bucket(h, key);
+  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
+    int32_t k = h->tkeys[b];
+    if (k == key) return h->tslot[b] >= 0 ? h->tslot[b] : -1;
+    if (k < 0) {
+      int32_t s = h->used[0];
+      if (s >= h->capacity) return -1;
+      h->used[0] = s + 1;
+      h->tkeys[b] = key;
+      h->tslot[b] = s;
+      h->keys[s] = key;
+      h->bidx[s] = b;
+      return s;
+    }
+  }
+  return -1;
+}
+SK_DEV int32_t hashmap_insert_atomic(hashmap *h, int32_t key) {
+  volatile int32_t *tkeys = h->tkeys, *tslot = h->tslot;
+  int32_t b = hashmap_bucket(h, key);
+  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
+    int32_t k = tkeys[b];
+    if (k < 0) {
+      k = atomicCAS(h->tkeys + b, -1, key);
+      if (k == -1) {
+        int32_t s = atomicAdd(h->used, 1);
+        if (s >= h->capacity) {
+          atomicAdd(h->used + 1, 1);
+          __threadfence();
+          tslot[b] = -2;
+          return -1;
+        }
+        h->keys[s] = key;
+        h->bidx[s] = b;
+        __threadfence();
+        tslot[b] = s;
+        return s;
+      }
+    }
+    if (k == key) {
+      int32_t t;
+      while ((t = tslot[b]) == -1) {
+      }
+      return t >= 0 ? t : -1;
+    }
+  }
+  return -1;
+}
+#define hashmap_insert_vector(h, key) hashmap_insert_atomic((h), (key))
+SK_DEV void sk__vbarrier(const sk__team_t &t) {
+  int vl = t.vector_length;
+  if (vl <= 1) return;
+  int base = (sk__tid() & 31) & ~(vl - 1);
+  unsigned mask = (vl >= 32 ? 0xffffffffu : ((1u << vl) - 1u)) << base;
+  __syncwarp(mask);
+}
+#define vector_barrier(tm) sk__vbarrier(tm)
+#define vector_atomic_add(p, v) atomic_add((p), (v))
+
 #endif /* device code */
 #endif

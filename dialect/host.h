@@ -366,4 +366,139 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
 #define VECTOR_SCAN(k, b, e, var)                                            \
   for (bool final = 1, sk__o2 = ((var) = 0, 1); sk__o2; sk__o2 = 0)          \
     VECTOR_FOR(k, b, e)
+
+/* -- hashmap accumulator (seed 000 section 2.2.1) --------------------------
+ * int32 keys (>= 0) in an open-addressing table (linear probing, Fibonacci
+ * hashing) over memory the caller provides (hashmap_bytes(size,
+ * capacity): scratch, a view's data): 'size' buckets (a power of two,
+ * larger than 'capacity') and 'capacity' entries, stored densely: slot s <
+ * hashmap_count(&h) holds h.keys[s]. Values live in the caller's arrays,
+ * indexed by the slot an insert returns; -1 means the map is full (insert
+ * into a second, larger level then: a key that did not fit never will).
+ * hashmap_insert: one inserter; _vector: the lanes of one VECTOR_FOR
+ * (serial on the host); _atomic: any threads. hashmap_reset empties all
+ * buckets, hashmap_clear only the used ones (one inserter);
+ * hashmap_clear_slot / _bucket let a member's lanes share the clearing.
+ * vector_barrier(team): the lanes of this member wait for each other (a
+ * no-op on the host); vector_atomic_add: an add the lanes may race on. */
+typedef struct hashmap {
+  int32_t *tkeys, *tslot, *keys, *bidx, *used;
+  int32_t mask, capacity, shift;
+} hashmap;
+SK_INLINE sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
+  return 16 + 8 * (size + capacity);
+}
+/* the map over 'mem' (nothing written: hashmap_reset before first use) */
+SK_INLINE hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
+  hashmap h;
+  h.used = (int32_t *)mem;                /* [0] entries, [1] marked buckets */
+  h.tkeys = (int32_t *)((char *)mem + 16);
+  h.tslot = h.tkeys + size;
+  h.keys = h.tslot + size;
+  h.bidx = h.keys + capacity;
+  h.mask = (int32_t)(size - 1);
+  h.capacity = (int32_t)capacity;
+  h.shift = 32;
+  for (sk_i64 z = size; z > 1; z >>= 1) h.shift--;
+  return h;
+}
+/* the home bucket of 'key': Fibonacci hashing, so that keys a power of
+ * two apart (the rows of a stencil) do not collide */
+SK_INLINE int32_t hashmap_bucket(const hashmap *h, int32_t key) {
+  return h->shift >= 32 ? 0 : (int32_t)(((uint32_t)key * 2654435769u) >> h->shift);
+}
+SK_INLINE int32_t hashmap_count(const hashmap *h) {
+  int32_t u = h->used[0];
+  return u < h->capacity ? u : h->capacity;
+}
+/* 1 when a full map turned keys away (then clear every bucket) */
+SK_INLINE int32_t hashmap_marked(const hashmap *h) { return h->used[1]; }
+SK_INLINE void hashmap_clear_bucket(hashmap *h, int32_t b) {
+  h->tkeys[b] = -1;
+  h->tslot[b] = -1;
+}
+SK_INLINE void hashmap_clear_slot(hashmap *h, int32_t s) {
+  hashmap_clear_bucket(h, h->bidx[s]);
+}
+SK_INLINE void hashmap_reset(hashmap *h) {
+  for (int32_t b = 0; b <= h->mask; b++) hashmap_clear_bucket(h, b);
+  h->used[0] = h->used[1] = 0;
+}
+SK_INLINE void hashmap_clear(hashmap *h) {
+  if (h->used[1]) {
+    hashmap_reset(h);
+    return;
+  }
+  int32_t n = hashmap_count(h);
+  for (int32_t s = 0; s < n; s++) hashmap_clear_slot(h, s);
+  h->used[0] = 0;
+}
+SK_INLINE int32_t hashmap_find(const hashmap *h, int32_t key) {
+  int32_t b = hashmap_bucket(h, key);
+  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
+    int32_t k = h->tkeys[b];
+    if (k == key) return h->tslot[b] >= 0 ? h->tslot[b] : -1;
+    if (k < 0) return -1;
+  }
+  return -1;
+}
+SK_INLINE int32_t hashmap_insert(hashmap *h, int32_t key) {
+  int32_t b = hashmap_bucket(h, key);
+  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
+    int32_t k = h->tkeys[b];
+    if (k == key) return h->tslot[b] >= 0 ? h->tslot[b] : -1;
+    if (k < 0) {
+      int32_t s = h->used[0];
+      if (s >= h->capacity) return -1;
+      h->used[0] = s + 1;
+      h->tkeys[b] = key;
+      h->tslot[b] = s;
+      h->keys[s] = key;
+      h->bidx[s] = b;
+      return s;
+    }
+  }
+  return -1;
+}
+#if defined(__TINYC__)
+int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key);
+#else
+/* lock-free: a bucket is claimed by CAS on its key, then gets its slot
+ * (or -2: the map was full, the key belongs to the next level) */
+SK__ATF int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key) {
+  int32_t b = hashmap_bucket(h, key);
+  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
+    int32_t k = __atomic_load_n(&h->tkeys[b], __ATOMIC_ACQUIRE);
+    if (k < 0) {
+      int32_t expect = -1;
+      if (__atomic_compare_exchange_n(&h->tkeys[b], &expect, key, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+        int32_t s = __atomic_fetch_add(&h->used[0], 1, __ATOMIC_RELAXED);
+        if (s >= h->capacity) {
+          __atomic_fetch_add(&h->used[1], 1, __ATOMIC_RELAXED);
+          __atomic_store_n(&h->tslot[b], -2, __ATOMIC_RELEASE);
+          return -1;
+        }
+        h->keys[s] = key;
+        h->bidx[s] = b;
+        __atomic_store_n(&h->tslot[b], s, __ATOMIC_RELEASE);
+        return s;
+      }
+      k = expect;
+    }
+    if (k == key) {
+      int32_t t;
+      while ((t = __atomic_load_n(&h->tslot[b], __ATOMIC_ACQUIRE)) == -1) {
+      }
+      return t >= 0 ? t : -1;
+    }
+  }
+  return -1;
+}
+#endif
+#define hashmap_insert_atomic(h, key) sk_hashmap_insert_atomic((h), (key))
+#define hashmap_insert_vector(h, key) hashmap_insert((h), (key))
+#define vector_barrier(tm) ((void)(tm))
+#define vector_atomic_add(p, v) ((void)(*(p) += (v)))
+
 #endif

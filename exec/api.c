@@ -195,17 +195,22 @@ void speck_view_release(speck_view *v) {
 
 /* -- arguments --------------------------------------------------------------- */
 speck_arg speck_arg_view(const char *name, speck_view *v) {
-  speck_arg a = {name, SPECK_ARG_VIEW, v, 0, 0};
+  speck_arg a = {name, SPECK_ARG_VIEW, v, 0, 0, NULL};
   return a;
 }
 
 speck_arg speck_arg_f64(const char *name, double x) {
-  speck_arg a = {name, SPECK_ARG_F64, NULL, x, 0};
+  speck_arg a = {name, SPECK_ARG_F64, NULL, x, 0, NULL};
   return a;
 }
 
 speck_arg speck_arg_i64(const char *name, int64_t x) {
-  speck_arg a = {name, SPECK_ARG_I64, NULL, 0, x};
+  speck_arg a = {name, SPECK_ARG_I64, NULL, 0, x, NULL};
+  return a;
+}
+
+speck_arg speck_arg_str(const char *name, const char *str) {
+  speck_arg a = {name, SPECK_ARG_STR, NULL, 0, 0, str};
   return a;
 }
 
@@ -230,6 +235,13 @@ static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
       break;
     case SPECK_ARG_F64: out[i] = sk_arg_f64(a->name, a->f64); break;
     case SPECK_ARG_I64: out[i] = sk_arg_i64(a->name, a->i64); break;
+    case SPECK_ARG_STR:
+      if (!a->str) {
+        snprintf(msg, n, "argument '%s' has no string", nm);
+        return -1;
+      }
+      out[i] = sk_arg_str(a->name, a->str);
+      break;
     default:
       snprintf(msg, n, "argument '%s' has unknown kind %d", nm, a->kind);
       return -1;
@@ -303,17 +315,50 @@ int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
 
 int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
                int nargs, double *result, char *err, size_t errlen) {
+  int nout = 0;
+  return speck_call_out(rt, kernel, args, nargs, result, NULL, 0, &nout, err,
+                        errlen);
+}
+
+int speck_call_out(speck_runtime *rt, const char *kernel,
+                   const speck_arg *args, int nargs, double *result,
+                   speck_out *out, int maxout, int *nout, char *err,
+                   size_t errlen) {
+  const char *kn = kernel ? kernel : "(null)";
+  if (nout) *nout = 0;
   if (!rt) return fail(err, errlen, SPECK_EARG, "speck_call: runtime is NULL");
   char msg[4096];
   sk_arg a[SK_MAXCAP];
   if (convert(args, nargs, a, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_EARG, "speck_call %s: %s",
-                kernel ? kernel : "(null)", msg);
+    return fail(err, errlen, SPECK_EARG, "speck_call %s: %s", kn, msg);
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
     return fail(err, errlen, SPECK_ERUN,
                 kernel && sk_kernel_find(kernel) ? "speck_call %s" : "speck_call: %s", msg);
+  if (v.nout > (out ? maxout : 0) || (v.nout > 0 && !nout)) {
+    int have = v.nout;
+    sk_kout_release(&v);
+    return fail(err, errlen, SPECK_EARG,
+                "speck_call %s: the kernel has %d outputs; use speck_call_out "
+                "with room for them (given %d)", kn, have, out ? maxout : 0);
+  }
+  for (int i = 0; i < v.nout; i++) {
+    out[i].name = v.out[i].name;
+    out[i].view = NULL;
+    out[i].value = v.out[i].num;
+    if (!v.out[i].is_view) continue;
+    speck_view *w = calloc(1, sizeof *w);
+    if (!w) {
+      for (int j = 0; j < i; j++) speck_view_release(out[j].view);
+      sk_kout_release(&v);
+      return fail(err, errlen, SPECK_ERUN, "speck_call %s: out of memory", kn);
+    }
+    w->v = v.out[i].view;
+    v.out[i].is_view = 0;
+    out[i].view = w;
+  }
+  if (nout) *nout = v.nout;
   if (result)
     *result = kind == SK_KRES_F64 ? v.f64 : kind == SK_KRES_I64 ? (double)v.i64 : 0;
   return SPECK_OK;

@@ -45,6 +45,14 @@ sk_arg sk_arg_i64(const char *name, int64_t x) {
   return a;
 }
 
+sk_arg sk_arg_str(const char *name, const char *str) {
+  sk_arg a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.str = str;
+  return a;
+}
+
 /* -- settings ------------------------------------------------------------- */
 static int bounds_mode = -1;
 
@@ -52,11 +60,19 @@ void sk_exec_set_bounds(int on) {
   __atomic_store_n(&bounds_mode, on, __ATOMIC_RELAXED);
 }
 
+/* the environment's setting, read once (not on every launch) */
+static int bounds_env = -1;
+
 int sk_exec_bounds(void) {
   int m = __atomic_load_n(&bounds_mode, __ATOMIC_RELAXED);
   if (m >= 0) return m;
-  const char *e = getenv("SPECK_BOUNDS_CHECK");
-  return e && *e && strcmp(e, "0") != 0;
+  m = __atomic_load_n(&bounds_env, __ATOMIC_RELAXED);
+  if (m < 0) {
+    const char *e = getenv("SPECK_BOUNDS_CHECK");
+    m = e && *e && strcmp(e, "0") != 0;
+    __atomic_store_n(&bounds_env, m, __ATOMIC_RELAXED);
+  }
+  return m;
 }
 
 /* -- captures ------------------------------------------------------------- */
@@ -97,6 +113,12 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     }
     c->name = a->name;
     const sk_view *v = a->view;
+    if (!v && a->str) {
+      snprintf(err, errlen,
+               "capture '%s' is a string; captures must be views or numbers",
+               a->name);
+      return -1;
+    }
     if (!v) {
       if (a->dtype < 0 || a->dtype >= SK_NDTYPE) {
         snprintf(err, errlen, "capture '%s': unknown dtype %d", a->name, a->dtype);
@@ -123,6 +145,18 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     c->dtype = v->dtype;
     c->rank = v->rank;
     c->layout = v->layout;
+    for (int d = 0; d < 3; d++) c->tile_log2[d] = v->tile_log2[d];
+    if (v->agg) {
+      c->agg = v->agg;
+      c->agg_n = v->agg_n;
+      c->rank = v->rank - 1;   /* the components are the element */
+      if (v->traits & SK_TRAIT_ATOMIC) {
+        snprintf(err, errlen,
+                 "view '%s' (capture '%s'): the atomic trait is not available "
+                 "for aggregate element types", v->label, a->name);
+        return -1;
+      }
+    }
     c->space = v->space;
     c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
     s->view[k] = v;
@@ -176,6 +210,14 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
     snprintf(err, errlen, "bad reducer (op %d, dtype %d)", r->op, r->dtype);
     return -1;
   }
+  if (r->agg && (r->op != SK_RED_SUM || r->dtype != SK_F64 ||
+                 r->agg_n < 1 || r->agg_n > SK_AGG_MAXN)) {
+    snprintf(err, errlen,
+             "reducer '%s' is not defined for %s(%d) (aggregate types reduce "
+             "with 'sum')", r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
+             r->agg == SK_AGG_FAD ? "fad" : "ensemble", r->agg_n);
+    return -1;
+  }
   if (r->op == SK_RED_CUSTOM && (!r->init || !r->join)) {
     snprintf(err, errlen, "custom reducer needs 'init' and 'join' C code strings");
     return -1;
@@ -226,6 +268,7 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     if (b->arch(arch, sizeof arch)) ks->arch = arch;
   }
   ks->tier = d->tier;
+  ks->library = d->library;
   ks->bounds = d->bounds < 0 ? sk_exec_bounds() : d->bounds;
   if (d->pattern == SK_REDUCE) {
     int n = d->nred;
@@ -553,6 +596,9 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
     const sk_capture *a = &s.c[c], *e = &h->caps[c];
     if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
         a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
+        a->tile_log2[0] != e->tile_log2[0] || a->tile_log2[1] != e->tile_log2[1] ||
+        a->tile_log2[2] != e->tile_log2[2] || a->agg != e->agg ||
+        a->agg_n != e->agg_n ||
         a->space != e->space || a->traits != e->traits ||
         (a->alias && !e->alias)) {
       snprintf(err, errlen,

@@ -19,18 +19,22 @@
 #include "../jit/jit.h"
 
 /* One kernel argument, by capture name: a view, or a scalar of 'dtype'
- * whose value sits in the slot member of that dtype. Names must stay
- * alive for the call. */
+ * whose value sits in the slot member of that dtype, or a string ('str'
+ * set: options of library entries such as a mode "T" or a file name;
+ * never a capture, sk_run refuses it). Names must stay alive for the
+ * call. */
 typedef struct sk_arg {
   const char *name;
-  const sk_view *view;   /* NULL: a scalar */
+  const sk_view *view;   /* NULL: a scalar or a string */
   int dtype;             /* scalar only */
   sk_slot value;         /* scalar only */
+  const char *str;       /* string only */
 } sk_arg;
 
 sk_arg sk_arg_view(const char *name, const sk_view *v);
 sk_arg sk_arg_f64(const char *name, double x);
 sk_arg sk_arg_i64(const char *name, int64_t x);
+sk_arg sk_arg_str(const char *name, const char *s);
 
 /* What to run, without data: the body and how it reduces. */
 typedef struct sk_kdesc {
@@ -46,6 +50,7 @@ typedef struct sk_kdesc {
   int tier;                        /* SK_TIER_*, AUTO: the default */
   int bounds;                      /* -1: the default (SPECK_BOUNDS_CHECK) */
   const sk_backend *backend;       /* NULL: the active back end */
+  int library;                     /* 1: kernels/' own text (trusted) */
 } sk_kdesc;
 
 /* A finished launch: the joined accumulators ('acc', laid out as the
@@ -78,6 +83,7 @@ typedef struct sk_spec_store {
   sk_kspec spec;
   sk_capture caps[SK_MAXCAP];
   sk_reducer reds[SK_MAXRED];
+  char names[SK_MAXCAP][48];   /* capture names a caller may keep here */
 } sk_spec_store;
 int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
                  const sk_arg *args, int nargs, const sk_backend *b,

@@ -411,15 +411,18 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
     return fail(err, errlen, "view '%s' has no memory (released)", v->label);
   /* written as it lies when it is host memory in C or Fortran order */
   int direct = sk_space_host_accessible(v->space) &&
-               v->layout != SK_STRIDE && sk_view_contiguous(v);
+               (v->layout == SK_RIGHT || v->layout == SK_LEFT) &&
+               sk_view_contiguous(v);
   sk_view tmp;
   const sk_view *src = v;
   memset(&tmp, 0, sizeof tmp);
   if (!direct) {
-    int lay = v->layout == SK_LEFT ? SK_LEFT : SK_RIGHT;
-    if (sk_view_create(&tmp, v->label, v->dtype, v->rank, v->extent, lay,
-                       SK_SPACE_HOST, 0, NULL, msg, sizeof msg) < 0 ||
-        sk_view_deep_copy(&tmp, v, msg, sizeof msg) < 0) {
+    int lay = sk_layout_order(v->layout) == SK_LEFT ? SK_LEFT : SK_RIGHT;
+    int st = sk_view_create(&tmp, v->label, v->dtype, v->rank, v->extent, lay,
+                            SK_SPACE_HOST, 0, NULL, msg, sizeof msg);
+    tmp.agg = v->agg;   /* aggregates: float64, the components last */
+    tmp.agg_n = v->agg_n;
+    if (st < 0 || sk_view_deep_copy(&tmp, v, msg, sizeof msg) < 0) {
       sk_view_release(&tmp);
       return fail(err, errlen, "%s", msg);
     }

@@ -61,7 +61,11 @@ int sk_codegen_reserved(const char *name) {
     if (strcmp(name, reserved[t]) == 0) return 1;
   /* the generator's and the dialect's prefixes; C reserves __x and _X */
   if (strncmp(name, "sk_", 3) == 0 || strncmp(name, "SK_", 3) == 0) return 1;
-  if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+  if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) return 1;
+  /* the aggregate types' names: fad8, ens16, fad_add, ens_mul, ... */
+  if (strncmp(name, "fad_", 4) == 0 || strncmp(name, "ens_", 4) == 0) return 1;
+  if ((strncmp(name, "fad", 3) == 0 || strncmp(name, "ens", 3) == 0) &&
+      name[3] >= '0' && name[3] <= '9')
     return 1;
   /* i0..i5, acc0..acc99 */
   if (name[0] == 'i' && name[1] >= '0' && name[1] <= '9' && !name[2]) return 1;
@@ -95,6 +99,11 @@ static const char *id_max(int dt) {
 /* The C type of reducer 'r' as the body sees 'acc'. */
 static void red_type(sk_buf *b, const sk_reducer *r) {
   const char *t = sk_dtypes[r->dtype].ctype;
+  if (r->agg) {
+    char at[32];
+    sk_buf_puts(b, sk_cg_agg_type(r->agg, r->agg_n, at, sizeof at));
+    return;
+  }
   switch (r->op) {
   case SK_RED_MINLOC:
   case SK_RED_MAXLOC:
@@ -111,6 +120,11 @@ static void red_type(sk_buf *b, const sk_reducer *r) {
 /* statements setting 'D' (an lvalue of reducer r's type) to the identity */
 static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
   int dt = r->dtype;
+  if (r->agg) {   /* sum: every component 0 */
+    sk_buf_printf(b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] = 0;",
+                  sk_agg_width(r->agg, r->agg_n), d);
+    return;
+  }
   switch (r->op) {
   case SK_RED_SUM: sk_buf_printf(b, "%s = 0;", d); break;
   case SK_RED_PROD: sk_buf_printf(b, "%s = 1;", d); break;
@@ -146,6 +160,12 @@ static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
 /* statements joining 'S' into 'D' (lvalues of reducer r's type) */
 static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
                      const char *s) {
+  if (r->agg) {   /* sum: component by component */
+    sk_buf_printf(b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] += "
+                     "((const double *)&(%s))[sk__c];",
+                  sk_agg_width(r->agg, r->agg_n), d, s);
+    return;
+  }
   switch (r->op) {
   case SK_RED_SUM: sk_buf_printf(b, "%s += %s;", d, s); break;
   case SK_RED_PROD: sk_buf_printf(b, "%s *= %s;", d, s); break;
@@ -248,6 +268,76 @@ const char *sk_cg_slot(int dt) {
   }
 }
 
+/* -- view element access (shared with codegen_cuda.c) ------------------- */
+static int unit_dim(const sk_capture *k, int d) {
+  if (k->agg) return 0;   /* the components are the unit-stride dimension */
+  return (k->layout == SK_RIGHT && d == k->rank - 1) ||
+         (k->layout == SK_LEFT && d == 0);
+}
+
+/* Tiled views: the offset function of capture 'k', at file scope, with the
+ * tile shifts and masks of the signature as constants: the tile index
+ * times the tile strides (runtime), plus the in-tile offset. 'qual' is
+ * the function's qualifiers ("static inline", "__device__ ..."). */
+void sk_cg_tile_fn(sk_buf *b, const sk_capture *k, const char *qual) {
+  if (k->kind != SK_CAP_VIEW || !sk_layout_tiled(k->layout)) return;
+  int r = k->rank, right = k->layout == SK_TILED_RIGHT;
+  sk_buf_printf(b, "%s sk_i64 sk__%s_at(", qual, k->name);
+  for (int d = 0; d < r; d++) sk_buf_printf(b, "sk_i64 a%d, ", d);
+  for (int d = 0; d < r; d++) sk_buf_printf(b, "sk_i64 s%d%s", d, d + 1 < r ? ", " : "");
+  sk_buf_puts(b, ") {\n  return ");
+  for (int d = 0; d < r; d++)
+    sk_buf_printf(b, "(a%d >> %d) * s%d + ", d, k->tile_log2[d], d);
+  sk_buf_puts(b, "(");
+  for (int d = 0; d < r; d++) {
+    int sh = 0;
+    for (int e = 0; e < r; e++)
+      if (right ? e > d : e < d) sh += k->tile_log2[e];
+    sk_buf_printf(b, "%s((a%d & %ldL) << %d)", d ? " | " : "", d,
+                  (1L << k->tile_log2[d]) - 1, sh);
+  }
+  sk_buf_puts(b, ");\n}\n");
+}
+
+/* Stride locals of view capture 'k' named 'n' (a unit stride is the
+ * constant 1; a tiled view's are its tile strides). */
+void sk_cg_strides(sk_buf *b, const sk_capture *k) {
+  for (int d = 0; d < k->rank; d++)
+    if (!unit_dim(k, d))
+      sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", k->name,
+                    d, k->name, d);
+}
+
+/* The element offset of the access macro's arguments sk__a0.. as terms
+ * " + ..." after a leading 0; bounds checks when 'oob' (the last
+ * argument of sk__bc) is not NULL. 'c' is the capture's index. */
+void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
+  const char *n = k->name;
+  int r = k->rank, tiled = sk_layout_tiled(k->layout);
+  char idx[SK_MAXRANK][128];
+  for (int d = 0; d < r; d++) {
+    if (oob)
+      snprintf(idx[d], sizeof idx[d],
+               "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, %s)", d, n, d,
+               c, d, oob);
+    else
+      snprintf(idx[d], sizeof idx[d], "(sk_i64)(sk__a%d)", d);
+  }
+  if (tiled) {
+    sk_buf_printf(b, " + sk__%s_at(", n);
+    for (int d = 0; d < r; d++) sk_buf_printf(b, "%s, ", idx[d]);
+    for (int d = 0; d < r; d++)
+      sk_buf_printf(b, "sk__%s_s%d%s", n, d, d + 1 < r ? ", " : ")");
+    return;
+  }
+  for (int d = 0; d < r; d++) {
+    if (unit_dim(k, d))
+      sk_buf_printf(b, " + %s", idx[d]);
+    else
+      sk_buf_printf(b, " + %s * sk__%s_s%d", idx[d], n, d);
+  }
+}
+
 /* The view struct types used (one per dtype), then nothing else: the
  * unpacking happens inside the chunk function (gen_unpack). */
 static void gen_view_types(sk_buf *b, const sk_kspec *s) {
@@ -262,6 +352,7 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
                   sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
                   sk_dtypes[k->dtype].tag);
   }
+  for (int c = 0; c < s->ncap; c++) sk_cg_tile_fn(b, &s->caps[c], "static inline");
 }
 
 /* Locals for each capture and the element-access macro of each view. */
@@ -281,32 +372,19 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
                   t->tag, n, t->tag, c);
     sk_buf_printf(b, "  %s *%s sk__%s_d = %s.data;\n", t->ctype,
                   restrict_ok ? "SK_RESTRICT" : "", n, n);
-    /* strides: the unit stride of right/left is the constant 1 */
-    for (int d = 0; d < r; d++) {
-      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
-                 (k->layout == SK_LEFT && d == 0);
-      if (!unit)
-        sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", n, d,
-                      n, d);
-    }
+    sk_cg_strides(b, k);
     sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
     /* the access macro */
     sk_buf_printf(b, "#define %s(", n);
     for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
-    sk_buf_printf(b, ") (sk__%s_d[0", n);
-    for (int d = 0; d < r; d++) {
-      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
-                 (k->layout == SK_LEFT && d == 0);
-      /* the index, range-checked in bounds-check mode (written straight
-       * into the buffer: a name has no length limit) */
-      sk_buf_puts(b, " + ");
-      if (s->bounds)
-        sk_buf_printf(b, "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__ctx)",
-                      d, n, d, c, d);
-      else
-        sk_buf_printf(b, "(sk_i64)(sk__a%d)", d);
-      if (!unit) sk_buf_printf(b, " * sk__%s_s%d", n, d);
+    if (k->agg) {   /* the element: an lvalue of its struct type */
+      char at[32];
+      sk_buf_printf(b, ") (*(%s *)&sk__%s_d[0",
+                    sk_cg_agg_type(k->agg, k->agg_n, at, sizeof at), n);
+    } else {
+      sk_buf_printf(b, ") (sk__%s_d[0", n);
     }
+    sk_cg_offset(b, k, c, s->bounds ? "sk__ctx" : NULL);
     sk_buf_puts(b, "])\n");
   }
 }
@@ -475,6 +553,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_title(&b, "kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
+  sk_cg_agg(&b, s, 0);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
@@ -506,6 +585,7 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_title(&b, "kernel (host accumulator)", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
+  sk_cg_agg(&b, s, 0);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");

@@ -33,6 +33,14 @@ void sk_cg_header(struct sk_buf *b, const char *text);   /* without #include lin
  * safe>' (<pattern>)" */
 void sk_cg_title(struct sk_buf *b, const char *what, const sk_kspec *s);
 const char *sk_cg_slot(int dtype);                        /* sk_slot member */
+/* view element access: tiled offset function, stride locals, offset terms */
+/* aggregate scalar types (agg.c): the types and functions a kernel uses
+ * (cuda: C++ overloads), and a type's name ("fad8") */
+void sk_cg_agg(struct sk_buf *b, const sk_kspec *s, int cuda);
+const char *sk_cg_agg_type(int kind, int n, char *buf, size_t len);
+void sk_cg_tile_fn(struct sk_buf *b, const sk_capture *k, const char *qual);
+void sk_cg_strides(struct sk_buf *b, const sk_capture *k);
+void sk_cg_offset(struct sk_buf *b, const sk_capture *k, int c, const char *oob);
 void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,
                        const char *var, const char *indent);
 void sk_cg_body(struct sk_buf *b, const sk_kspec *s, const char *indent,

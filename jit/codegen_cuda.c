@@ -42,8 +42,8 @@ void sk_codegen_cuda_perm(const sk_kspec *s, int *perm) {
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
     if (k->kind != SK_CAP_VIEW || k->rank < 2) continue;
-    if (k->layout == SK_LEFT) left++;
-    else if (k->layout == SK_RIGHT) right++;
+    if (sk_layout_order(k->layout) == SK_LEFT) left++;
+    else if (sk_layout_order(k->layout) == SK_RIGHT) right++;
   }
   for (int d = 0; d < SK_MAXMD; d++) perm[d] = d;
   if (right > left)
@@ -62,6 +62,8 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
                   sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
                   sk_dtypes[k->dtype].tag);
   }
+  for (int c = 0; c < s->ncap; c++)
+    sk_cg_tile_fn(b, &s->caps[c], "static __device__ __forceinline__");
 }
 
 /* 1 if the body never writes view 'n': no 'n(...)' followed by an
@@ -132,40 +134,32 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     int atomic = (k->traits & SK_TRAIT_ATOMIC) != 0;
     int ro = !atomic && (k->traits & SK_TRAIT_RANDOM) != 0;
     int cst = ro || (!atomic && !k->alias && read_only(s, n));
+    if (k->agg) atomic = ro = cst = 0;   /* element structs: plain access */
     const char *rs = k->alias ? "" : "__restrict__ ";
     sk_buf_printf(b,
                   "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
     sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", cst ? "const " : "",
                   t->ctype, rs, n, n);
-    for (int d = 0; d < r; d++) {
-      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
-                 (k->layout == SK_LEFT && d == 0);
-      if (!unit)
-        sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", n, d,
-                      n, d);
-    }
+    sk_cg_strides(b, k);
     sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
     sk_buf_printf(b, "#define %s(", n);
     for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
+    if (k->agg) {
+      char at[32];
+      sk_buf_printf(b, ") (*(%s *)&sk__%s_d[0",
+                    sk_cg_agg_type(k->agg, k->agg_n, at, sizeof at), n);
+      sk_cg_offset(b, k, c, s->bounds ? "sk__C.oob" : NULL);
+      sk_buf_puts(b, "])\n");
+      continue;
+    }
     if (atomic)
       sk_buf_printf(b, ") (sk__aref<%s>{&sk__%s_d[0", t->ctype, n);
     else if (ro)
       sk_buf_printf(b, ") (sk__ldg(&sk__%s_d[0", n);
     else
       sk_buf_printf(b, ") (sk__%s_d[0", n);
-    for (int d = 0; d < r; d++) {
-      int unit = (k->layout == SK_RIGHT && d == r - 1) ||
-                 (k->layout == SK_LEFT && d == 0);
-      /* straight into the buffer: a name has no length limit */
-      sk_buf_puts(b, " + ");
-      if (s->bounds)
-        sk_buf_printf(b, "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, sk__C.oob)",
-                      d, n, d, c, d);
-      else
-        sk_buf_printf(b, "(sk_i64)(sk__a%d)", d);
-      if (!unit) sk_buf_printf(b, " * sk__%s_s%d", n, d);
-    }
+    sk_cg_offset(b, k, c, s->bounds ? "sk__C.oob" : NULL);
     sk_buf_puts(b, atomic ? "]})\n" : ro ? "]))\n" : "])\n");
   }
 }
@@ -402,6 +396,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_title(&b, "CUDA kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_cuda_h);
+  sk_cg_agg(&b, s, 1);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");

@@ -56,13 +56,19 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
                           (unsigned char)k->rank, (unsigned char)k->layout,
                           (unsigned char)k->traits, (unsigned char)k->alias,
                           (unsigned char)k->space};
+    unsigned char tl[5] = {(unsigned char)k->tile_log2[0],
+                           (unsigned char)k->tile_log2[1],
+                           (unsigned char)k->tile_log2[2],
+                           (unsigned char)k->agg, (unsigned char)k->agg_n};
     put_str(b, k->name);
     sk_buf_add(b, (const char *)f, sizeof f);
+    sk_buf_add(b, (const char *)tl, sizeof tl);
   }
   sk_buf_add(b, "|", 1);
   for (int r = 0; r < s->nred; r++) {
     const sk_reducer *q = &s->reds[r];
-    unsigned char f[2] = {(unsigned char)q->op, (unsigned char)q->dtype};
+    unsigned char f[4] = {(unsigned char)q->op, (unsigned char)q->dtype,
+                          (unsigned char)q->agg, (unsigned char)q->agg_n};
     sk_buf_add(b, (const char *)f, sizeof f);
     if (q->op == SK_RED_CUSTOM) {
       put_str(b, q->init);
@@ -553,6 +559,7 @@ static sk_buf *key_buffer(void) {
   sk_buf_reset(&keybuf);
   return &keybuf;
 }
+
 
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   encode_key(key_buffer(), s);

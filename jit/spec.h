@@ -21,6 +21,9 @@ typedef struct sk_capture {
   int rank, layout, space;
   unsigned traits;
   int alias;           /* 1 if it shares an allocation with another view */
+  int tile_log2[3];    /* tiled layouts: the tile shifts (signature) */
+  int agg, agg_n;      /* aggregate element type (SK_AGG_*, N); 'rank' is
+                        * then the user rank, without the components */
 } sk_capture;
 
 typedef enum sk_redop {
@@ -34,6 +37,7 @@ typedef struct sk_reducer {
   int dtype;
   const char *init;    /* custom: C statements over 'acc' */
   const char *join;    /* custom: C statements over 'dst' and 'src' */
+  int agg, agg_n;      /* sum over an aggregate type (dtype float64) */
 } sk_reducer;
 
 #define SK_MAXRED 16
@@ -62,6 +66,9 @@ typedef struct sk_kspec {
                                 * 'arch'); NULL or "": compile only */
   int bounds;                  /* bounds-check mode */
   int tier;                    /* requested tier (SK_TIER_*) */
+  int library;                 /* the library's own text (kernels/): its
+                                * body and prelude skip the user-text
+                                * shape check (they may hold directives) */
 } sk_kspec;
 
 #endif

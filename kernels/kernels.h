@@ -18,38 +18,93 @@
 #include "../exec/exec.h"
 
 /* -- bodies ----------------------------------------------------------------
- * A body's captures: up to four rank-1 views (any dtype) and up to four
- * float64 scalars. Precompiled signatures: every view float64 or every
- * view float32, layout right or left, host memory. */
+ * A body is launched with its captures by name. Its precompiled
+ * signatures are either the default (blas1's: 'views' and 'scalars'
+ * name up to four rank-1 views and float64 scalars; variants: every view
+ * float64 or every view float32, layout right or left, a range policy)
+ * or listed explicitly in 'sigs', one string per signature:
+ *
+ *   "team rowptr=int64[1] colidx=int32[1] values=float64[1]
+ *         x=float64[2,left] alpha=float64 n=int64"
+ *
+ * the policy kind first (range, team, mdrange2 .. mdrange6), then each
+ * capture as name=dtype (a scalar) or name=dtype[rank] / [rank,layout]
+ * (a view in host memory; layout right unless 'left' is given; a trailing
+ * '!' marks views that share one allocation, as A and B do in A*A). Any
+ * other signature is JIT-compiled from the same text (NVRTC on a GPU). */
 #define SK_KBODY_MAXCAP 4
 typedef struct sk_kbody {
   const char *label;                       /* "blas.dot" */
   const char *body;                        /* dialect source */
-  int pattern;                             /* SK_FOR, SK_REDUCE */
+  int pattern;                             /* SK_FOR, SK_REDUCE, SK_SCAN */
   int red_op;                              /* reduce: SK_RED_* (float64) */
   const char *views[SK_KBODY_MAXCAP + 1];  /* NULL-terminated */
   const char *scalars[SK_KBODY_MAXCAP + 1];
+  const char *const *sigs;                 /* NULL-terminated, or NULL */
+  const char *prelude;                     /* helper functions, or NULL */
+  /* reducers "sum:int64 max:float64" (NULL: one 'red_op' in float64);
+   * a scan: its accumulator's dtype "int64" (NULL: float64) */
+  const char *reds;
 } sk_kbody;
 
 /* Run 'kb' over [0, n) with views 'v' and scalars 's' (in the order of
  * its name lists) on the active back end; 'res' may be NULL. */
 int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v,
                  const double *s, sk_result *res, char *err, size_t errlen);
+/* Run 'kb' with policy 'p' and captures 'args' by name (any signature);
+ * 'res' may be NULL. */
+int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p,
+                    const sk_arg *args, int nargs, sk_result *res, char *err,
+                    size_t errlen);
+/* The launch description of 'kb' ('d' points at kb's strings; 'b' the back
+ * end, NULL: the active one). Returns < 0 on a malformed 'reds'. */
+int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
+                  char *err, size_t errlen);
+
+/* Compile signature 'sig' (an index into kb->sigs) of 'kb' for back end
+ * 'b' without launching (views in b's space; NVRTC compile checks on a
+ * machine without a GPU). */
+int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
+                     size_t errlen);
+/* the library's body number 'i' (0..), NULL past the last */
+const sk_kbody *sk_kbody_at(int i);
 
 /* -- entries ------------------------------------------------------------- */
 enum { SK_KRES_NONE, SK_KRES_F64, SK_KRES_I64 };
 
-/* A driver's result: what 'result' says is set. */
+/* A named output of a driver: a view it created (the receiver owns its
+ * allocation reference) or a number. */
+#define SK_KOUT_MAX 8
+typedef struct sk_kout {
+  const char *name;                 /* a static string */
+  int is_view;
+  sk_view view;
+  double num;
+} sk_kout;
+
+/* A driver's result: what 'result' says is set, and 'nout' outputs. */
 typedef struct sk_kvalue {
   double f64;
   int64_t i64;
+  int nout;
+  sk_kout out[SK_KOUT_MAX];
 } sk_kvalue;
+
+/* Hand view 'v' (its allocation reference moves) / number 'x' out under
+ * 'name'; -1 with a message when 'o' is full (the view is released). */
+int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
+                 size_t errlen);
+int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
+                size_t errlen);
+/* release every output view of 'o' (an error after some were made) */
+void sk_kout_release(sk_kvalue *o);
 
 typedef struct sk_kentry {
   const char *name;                 /* "blas.dot" */
   const char *usage;                /* "x, y (rank-1 views)" for messages */
   int result;                       /* SK_KRES_* */
-  /* args by name (any order); messages without the entry's name */
+  /* args by name (any order); messages without the entry's name; 'out'
+   * is zeroed by the caller (no outputs) */
   int (*call)(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
               size_t errlen);
 } sk_kentry;
@@ -57,7 +112,9 @@ typedef struct sk_kentry {
 /* the entry named 'name', NULL if none */
 const sk_kentry *sk_kernel_find(const char *name);
 /* Call entry 'name': seeds the precompiled kernels on first use; errors
- * name the entry ("blas.dot: ..."), an unknown name lists the family. */
+ * name the entry ("blas.dot: ..."), an unknown name lists the family.
+ * Output views land in 'out' (owned by the caller then); with 'out' NULL
+ * they are released. On an error no output is left. */
 int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
                    sk_kvalue *out, int *result_kind, char *err,
                    size_t errlen);
@@ -69,6 +126,17 @@ const sk_kentry *const *sk_kernel_entries(void);
  * missing or of the wrong kind) */
 const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name,
                             int rank, char *err, size_t errlen);
+/* the argument named 'name', NULL when absent */
+const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name);
+/* the string argument 'name' (NULL with a message when missing or not a
+ * string); with 'dflt' non-NULL a missing one gives 'dflt' */
+const char *sk_karg_str(const sk_arg *args, int nargs, const char *name,
+                        const char *dflt, char *err, size_t errlen);
+/* an integer argument (a float must be integral); 'dflt' when absent and
+ * 'has_dflt' */
+int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
+                int has_dflt, int64_t dflt, int64_t *x, char *err,
+                size_t errlen);
 int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
                 char *err, size_t errlen);
 /* refuse arguments whose name is not in the NULL-terminated 'known' */
@@ -86,7 +154,8 @@ extern const int sk_kpre_count;
 int sk_kpre_cpu_ok(void);
 
 /* The spec of precompiled variant 'idx' (0.. while it returns 1; 0 past
- * the end, -1 on error): shared by the generator and the seeding. */
+ * the end, -1 on error): shared by the generator and the seeding, the
+ * one enumeration of every body's signatures (see sk_kbody). */
 int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen);
 /* Seed the JIT cache with the table (once per process). */
 void sk_kernels_seed(void);
@@ -94,5 +163,10 @@ void sk_kernels_seed(void);
 /* -- families (one registration list per folder) --------------------------- */
 extern const sk_kentry *const sk_blas_entries[];
 extern const sk_kbody *const sk_blas_bodies[];
+/* a folder of several files exports one list per file */
+extern const sk_kentry *const *const sk_sparse_entries[];
+extern const sk_kbody *const *const sk_sparse_bodies[];
+extern const sk_kentry *const *const sk_graph_entries[];
+extern const sk_kbody *const *const sk_graph_bodies[];
 
 #endif

@@ -3,19 +3,27 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
 
 /* -- families ---------------------------------------------------------------
- * One list per folder of kernels/; a new family is one line here. */
-static const sk_kentry *const *const families[] = {sk_blas_entries, NULL};
-static const sk_kbody *const *const body_families[] = {sk_blas_bodies, NULL};
+ * One line per folder of kernels/: a folder exports its lists of entries
+ * and of bodies (one list per file, NULL-terminated lists of lists). */
+static const sk_kentry *const *const blas_entry_lists[] = {sk_blas_entries, NULL};
+static const sk_kbody *const *const blas_body_lists[] = {sk_blas_bodies, NULL};
+
+static const sk_kentry *const *const *const families[] = {
+  blas_entry_lists, sk_sparse_entries, sk_graph_entries, NULL};
+static const sk_kbody *const *const *const body_families[] = {
+  blas_body_lists, sk_sparse_bodies, sk_graph_bodies, NULL};
 
 const sk_kentry *sk_kernel_find(const char *name) {
   for (int f = 0; families[f]; f++)
-    for (int e = 0; families[f][e]; e++)
-      if (strcmp(families[f][e]->name, name) == 0) return families[f][e];
+    for (int l = 0; families[f][l]; l++)
+      for (int e = 0; families[f][l][e]; e++)
+        if (strcmp(families[f][l][e]->name, name) == 0) return families[f][l][e];
   return NULL;
 }
 
@@ -26,8 +34,9 @@ static const sk_kentry *all_entries[SK_MAXENTRY + 1];
 static void build_entries(void) {
   int n = 0;
   for (int f = 0; families[f]; f++)
-    for (int e = 0; families[f][e] && n < SK_MAXENTRY; e++)
-      all_entries[n++] = families[f][e];
+    for (int l = 0; families[f][l]; l++)
+      for (int e = 0; families[f][l][e] && n < SK_MAXENTRY; e++)
+        all_entries[n++] = families[f][l][e];
   all_entries[n] = NULL;
 }
 
@@ -38,7 +47,7 @@ const sk_kentry *const *sk_kernel_entries(void) {
 }
 
 /* -- arguments -------------------------------------------------------------- */
-static const sk_arg *find_arg(const sk_arg *args, int nargs, const char *name) {
+const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name) {
   for (int i = 0; i < nargs; i++)
     if (args[i].name && strcmp(args[i].name, name) == 0) return &args[i];
   return NULL;
@@ -46,7 +55,7 @@ static const sk_arg *find_arg(const sk_arg *args, int nargs, const char *name) {
 
 const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name,
                             int rank, char *err, size_t errlen) {
-  const sk_arg *a = find_arg(args, nargs, name);
+  const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a || !a->view) {
     snprintf(err, errlen, "%s must be a view", name);
     return NULL;
@@ -61,8 +70,8 @@ const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name,
 
 int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
                 char *err, size_t errlen) {
-  const sk_arg *a = find_arg(args, nargs, name);
-  if (!a || a->view ||
+  const sk_arg *a = sk_karg_find(args, nargs, name);
+  if (!a || a->view || a->str ||
       !(a->dtype == SK_F64 || a->dtype == SK_F32 || a->dtype == SK_I64 ||
         a->dtype == SK_I32)) {
     snprintf(err, errlen, "%s must be a number", name);
@@ -73,6 +82,42 @@ int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
        : a->dtype == SK_I64 ? (double)a->value.i64
                             : a->value.i32;
   return 0;
+}
+
+const char *sk_karg_str(const sk_arg *args, int nargs, const char *name,
+                        const char *dflt, char *err, size_t errlen) {
+  const sk_arg *a = sk_karg_find(args, nargs, name);
+  if (!a && dflt) return dflt;
+  if (!a || !a->str) {
+    snprintf(err, errlen, "%s must be a string", name);
+    return NULL;
+  }
+  return a->str;
+}
+
+int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
+                int has_dflt, int64_t dflt, int64_t *x, char *err,
+                size_t errlen) {
+  const sk_arg *a = sk_karg_find(args, nargs, name);
+  if (!a && has_dflt) {
+    *x = dflt;
+    return 0;
+  }
+  if (a && !a->view && !a->str) {
+    if (a->dtype == SK_I64 || a->dtype == SK_I32 || a->dtype == SK_U32) {
+      *x = a->dtype == SK_I64 ? a->value.i64
+           : a->dtype == SK_I32 ? a->value.i32 : (int64_t)a->value.u32;
+      return 0;
+    }
+    double d = a->dtype == SK_F64 ? a->value.f64 : a->dtype == SK_F32 ? a->value.f32 : 0.5;
+    if ((a->dtype == SK_F64 || a->dtype == SK_F32) && d == (double)(int64_t)d &&
+        d >= -9.2e18 && d <= 9.2e18) {
+      *x = (int64_t)d;
+      return 0;
+    }
+  }
+  snprintf(err, errlen, "%s must be an integer", name);
+  return -1;
 }
 
 int sk_karg_known(const sk_arg *args, int nargs, const char *const *known,
@@ -91,17 +136,56 @@ int sk_karg_known(const sk_arg *args, int nargs, const char *const *known,
 }
 
 /* -- running a body ---------------------------------------------------------- */
-static void body_desc(const sk_kbody *kb, sk_kdesc *d) {
+/* one "op:dtype" word of a body's 'reds' at *p into 'r'; advances *p */
+static int parse_red(const char **p, sk_reducer *r, int scan, char *err,
+                     size_t errlen) {
+  char word[64];
+  size_t n = 0;
+  while (**p == ' ') (*p)++;
+  while (**p && **p != ' ' && n + 1 < sizeof word) word[n++] = *(*p)++;
+  word[n] = '\0';
+  memset(r, 0, sizeof *r);
+  char *colon = strchr(word, ':');
+  const char *dt = scan ? word : colon ? colon + 1 : "float64";
+  if (colon) *colon = '\0';
+  r->op = scan ? SK_RED_SUM : sk_redop_find(word);
+  r->dtype = sk_dtype_parse(dt);
+  if (r->op < 0 || r->dtype < 0) {
+    snprintf(err, errlen, "bad reducer '%s' in a library body", word);
+    return -1;
+  }
+  return 0;
+}
+
+int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
+                  char *err, size_t errlen) {
   memset(d, 0, sizeof *d);
   d->label = kb->label;
   d->body = kb->body;
+  d->prelude = kb->prelude;
   d->pattern = kb->pattern;
   d->bounds = -1;
-  if (kb->pattern == SK_REDUCE) {
+  d->library = 1;
+  d->backend = b;
+  if (kb->pattern == SK_SCAN && kb->reds) {
+    sk_reducer r;
+    const char *p = kb->reds;
+    if (parse_red(&p, &r, 1, err, errlen) < 0) return -1;
+    d->scan_dtype = r.dtype;
+  }
+  if (kb->pattern != SK_REDUCE) return 0;
+  if (!kb->reds) {
     d->nred = 1;
     d->reds[0].op = kb->red_op;
     d->reds[0].dtype = SK_F64;
+    return 0;
   }
+  for (const char *p = kb->reds; *p && d->nred < SK_MAXRED;) {
+    if (parse_red(&p, &d->reds[d->nred], 0, err, errlen) < 0) return -1;
+    d->nred++;
+    while (*p == ' ') p++;
+  }
+  return 0;
 }
 
 /* the arguments of 'kb' from views 'v' and scalars 's' */
@@ -115,26 +199,42 @@ static int body_args(const sk_kbody *kb, const sk_view *const *v,
 
 int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v,
                  const double *s, sk_result *res, char *err, size_t errlen) {
-  sk_kdesc d;
-  body_desc(kb, &d);
   sk_arg args[2 * SK_KBODY_MAXCAP];
   int na = body_args(kb, v, s, args);
   sk_policy p;
   sk_policy_init(&p, SK_POL_RANGE);
   p.end = n;
-  return sk_run(&d, &p, args, na, res, err, errlen);
+  return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
 
-/* -- precompiled variants --------------------------------------------------- */
+int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p,
+                    const sk_arg *args, int nargs, sk_result *res, char *err,
+                    size_t errlen) {
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
+  return sk_run(&d, p, args, nargs, res, err, errlen);
+}
+
+/* -- precompiled variants ---------------------------------------------------
+ * Body after body, each with its explicit signatures ('sigs') or the four
+ * default ones (float64/float32 x right/left). */
 static const int pre_dtypes[] = {SK_F64, SK_F32};
 static const int pre_layouts[] = {SK_RIGHT, SK_LEFT};
-#define NPRE_PER_BODY 4
+#define NPRE_DEFAULT 4
 
 static const sk_kbody *body_at(int i) {
   for (int f = 0; body_families[f]; f++)
-    for (int b = 0; body_families[f][b]; b++)
-      if (i-- == 0) return body_families[f][b];
+    for (int l = 0; body_families[f][l]; l++)
+      for (int b = 0; body_families[f][l][b]; b++)
+        if (i-- == 0) return body_families[f][l][b];
   return NULL;
+}
+
+static int nvariants(const sk_kbody *kb) {
+  if (!kb->sigs) return NPRE_DEFAULT;
+  int n = 0;
+  while (kb->sigs[n]) n++;
+  return n;
 }
 
 /* the first back end whose kernels are host code */
@@ -144,36 +244,158 @@ static const sk_backend *host_code_backend(void) {
   return NULL;
 }
 
-int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
-  const sk_kbody *kb = body_at(idx / NPRE_PER_BODY);
-  const sk_backend *hb = host_code_backend();
-  if (!kb || !hb) return 0;
-  int dtype = pre_dtypes[idx % NPRE_PER_BODY / 2];
-  int layout = pre_layouts[idx % 2];
-  sk_view views[SK_KBODY_MAXCAP];
-  const sk_view *vp[SK_KBODY_MAXCAP];
-  static char cell[8];
-  for (int k = 0; k < SK_KBODY_MAXCAP; k++) {
-    memset(&views[k], 0, sizeof views[k]);
-    views[k].data = cell;        /* a signature only: never dereferenced */
-    views[k].dtype = dtype;
-    views[k].rank = 1;
-    views[k].layout = layout;
-    views[k].space = SK_SPACE_HOST;
-    views[k].stride[0] = 1;
-    snprintf(views[k].label, sizeof views[k].label, "%s", "pre");
-    vp[k] = &views[k];
-  }
-  double s[SK_KBODY_MAXCAP] = {0};
-  sk_kdesc d;
-  body_desc(kb, &d);
-  sk_arg args[2 * SK_KBODY_MAXCAP];
-  int na = body_args(kb, vp, s, args);
-  if (sk_exec_spec(&d, SK_POL_RANGE, 0, args, na, hb, st, err, errlen) < 0)
-    return -1;
-  /* the spec points at 'd' (label, body): both are static strings of kb */
-  return 1;
+static char sig_cell[64];   /* the data of signature views: never read */
+/* the allocation that captures marked '!' in a signature share */
+static sk_alloc sig_shared = {.refs = 1, .label = "signature", .ptr = sig_cell,
+                              .bytes = sizeof sig_cell, .space = SK_SPACE_HOST,
+                              .owned = 0};
+
+static void sig_view(sk_view *v, int dtype, int rank, int layout) {
+  memset(v, 0, sizeof *v);
+  v->data = sig_cell;
+  v->dtype = dtype;
+  v->rank = rank;
+  v->layout = layout;
+  v->space = SK_SPACE_HOST;
+  int64_t ext[SK_MAXRANK];
+  for (int d = 0; d < SK_MAXRANK; d++) ext[d] = 1;
+  sk_view_layout_strides(rank, layout, ext, v->stride);
+  for (int d = 0; d < rank; d++) v->extent[d] = 1;
+  snprintf(v->label, sizeof v->label, "%s", "pre");
 }
+
+/* Parse signature 'sig' (see sk_kbody) into arguments: names kept in
+ * st->names, views in 'views'. Returns the count, -1 with a message. */
+static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
+                     sk_arg *args, int *pol_kind, int *md_rank, char *err,
+                     size_t errlen) {
+  const char *p = sig;
+  char word[128];
+  int n = -1;
+  *md_rank = 0;
+  while (*p) {
+    while (*p == ' ' || *p == '\n') p++;
+    size_t l = 0;
+    while (*p && *p != ' ' && *p != '\n' && l + 1 < sizeof word) word[l++] = *p++;
+    word[l] = '\0';
+    if (l == 0) break;
+    if (n < 0) {
+      if (strcmp(word, "range") == 0) *pol_kind = SK_POL_RANGE;
+      else if (strcmp(word, "team") == 0) *pol_kind = SK_POL_TEAM;
+      else if (strncmp(word, "mdrange", 7) == 0) {
+        *pol_kind = SK_POL_MDRANGE;
+        *md_rank = atoi(word + 7);
+      } else {
+        snprintf(err, errlen, "signature '%s': unknown policy '%s'", sig, word);
+        return -1;
+      }
+      n = 0;
+      continue;
+    }
+    char *eq = strchr(word, '=');
+    if (!eq || n >= SK_MAXCAP || (size_t)(eq - word) >= sizeof st->names[0]) {
+      snprintf(err, errlen, "signature '%s': bad capture '%s'", sig, word);
+      return -1;
+    }
+    *eq = '\0';
+    memcpy(st->names[n], word, (size_t)(eq - word) + 1);
+    size_t wl = strlen(eq + 1);
+    int shared = wl > 0 && eq[wl] == '!';
+    if (shared) eq[wl] = '\0';
+    char *br = strchr(eq + 1, '[');
+    if (br) *br = '\0';
+    int dt = sk_dtype_parse(eq + 1);
+    int rank = br ? atoi(br + 1) : 0;
+    int layout = br && strstr(br + 1, ",left") ? SK_LEFT : SK_RIGHT;
+    if (dt < 0 || (br && (rank < 1 || rank > SK_MAXRANK))) {
+      snprintf(err, errlen, "signature '%s': bad capture '%s'", sig, word);
+      return -1;
+    }
+    if (br) {
+      sig_view(&views[n], dt, rank, layout);
+      if (shared) views[n].alloc = &sig_shared;
+      args[n] = sk_arg_view(st->names[n], &views[n]);
+    } else {
+      memset(&args[n], 0, sizeof args[n]);
+      args[n].name = st->names[n];
+      args[n].dtype = dt;
+    }
+    n++;
+  }
+  return n < 0 ? 0 : n;
+}
+
+int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
+  const sk_backend *hb = host_code_backend();
+  const sk_kbody *kb = NULL;
+  for (int b = 0; (kb = body_at(b)) != NULL; b++) {
+    int nv = nvariants(kb);
+    if (idx < nv) break;
+    idx -= nv;
+  }
+  if (!kb || !hb) return 0;
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, hb, &d, err, errlen) < 0) return -1;
+  static sk_view views[SK_MAXCAP];   /* signatures only: no data behind them */
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  sk_arg args[SK_MAXCAP];
+  int na, pol_kind = SK_POL_RANGE, md_rank = 0, rc = 1;
+  pthread_mutex_lock(&lock);
+  if (kb->sigs) {
+    na = parse_sig(kb->sigs[idx], st, views, args, &pol_kind, &md_rank, err,
+                   errlen);
+  } else {
+    int dtype = pre_dtypes[idx / 2];
+    int layout = pre_layouts[idx % 2];
+    const sk_view *vp[SK_KBODY_MAXCAP];
+    for (int k = 0; k < SK_KBODY_MAXCAP; k++) {
+      sig_view(&views[k], dtype, 1, layout);
+      vp[k] = &views[k];
+    }
+    double s[SK_KBODY_MAXCAP] = {0};
+    na = body_args(kb, vp, s, args);
+  }
+  if (na < 0 ||
+      sk_exec_spec(&d, pol_kind, md_rank, args, na, hb, st, err, errlen) < 0)
+    rc = -1;
+  pthread_mutex_unlock(&lock);
+  /* the spec points at kb's static strings and at st's names */
+  return rc;
+}
+
+int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
+                     size_t errlen) {
+  if (!kb->sigs || sig < 0 || sig >= nvariants(kb)) {
+    snprintf(err, errlen, "'%s' has no signature %d", kb->label, sig);
+    return -1;
+  }
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, b, &d, err, errlen) < 0) return -1;
+  sk_spec_store *st = malloc(sizeof *st);
+  sk_view *views = malloc(SK_MAXCAP * sizeof *views);
+  sk_arg args[SK_MAXCAP];
+  int pol_kind = SK_POL_RANGE, md_rank = 0, rc = -1;
+  if (st && views) {
+    int na = parse_sig(kb->sigs[sig], st, views, args, &pol_kind, &md_rank, err,
+                       errlen);
+    if (na >= 0) {
+      for (int k = 0; k < na; k++)
+        if (args[k].view) views[k].space = b->space;
+      sk_prepared *h = sk_prepare(&d, pol_kind, md_rank, args, na, 1, err, errlen);
+      if (h) {
+        sk_prepared_free(h);
+        rc = 0;
+      }
+    }
+  } else {
+    snprintf(err, errlen, "out of memory");
+  }
+  free(st);
+  free(views);
+  return rc;
+}
+
+const sk_kbody *sk_kbody_at(int i) { return body_at(i); }
 
 static void seed(void) {
   if (sk_kpre_count <= 0 || !sk_kpre_cpu_ok()) return;
@@ -193,28 +415,96 @@ void sk_kernels_seed(void) {
   pthread_once(&once, seed);
 }
 
+/* -- outputs ------------------------------------------------------ */
+int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
+                 size_t errlen) {
+  if (o->nout >= SK_KOUT_MAX) {
+    sk_view_release(v);
+    snprintf(err, errlen, "more than %d outputs", SK_KOUT_MAX);
+    return -1;
+  }
+  sk_kout *k = &o->out[o->nout++];
+  memset(k, 0, sizeof *k);
+  k->name = name;
+  k->is_view = 1;
+  k->view = *v;
+  memset(v, 0, sizeof *v);   /* the reference moved */
+  return 0;
+}
+
+int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
+                size_t errlen) {
+  if (o->nout >= SK_KOUT_MAX) {
+    snprintf(err, errlen, "more than %d outputs", SK_KOUT_MAX);
+    return -1;
+  }
+  sk_kout *k = &o->out[o->nout++];
+  memset(k, 0, sizeof *k);
+  k->name = name;
+  k->num = x;
+  return 0;
+}
+
+void sk_kout_release(sk_kvalue *o) {
+  for (int i = 0; i < o->nout; i++)
+    if (o->out[i].is_view) sk_view_release(&o->out[i].view);
+  o->nout = 0;
+}
+
 /* -- calling ---------------------------------------------------------------- */
+/* "no library kernel 'blas.nosuch' (known: blas.dot, ...)": the entries of
+ * the name's family, or the families when the family is unknown too */
+static void unknown_kernel(const char *name, char *err, size_t errlen) {
+  const char *dot = name ? strchr(name, '.') : NULL;
+  size_t fl = dot ? (size_t)(dot - name) + 1 : 0;
+  int any = 0;
+  for (const sk_kentry *const *k = sk_kernel_entries(); *k && fl; k++)
+    any |= strncmp((*k)->name, name, fl) == 0;
+  snprintf(err, errlen, "no library kernel '%s' (%s: ", name ? name : "(null)",
+           any ? "known" : "families");
+  const char *last = "";
+  size_t lastn = 0;
+  int first = 1;
+  for (const sk_kentry *const *k = sk_kernel_entries(); *k; k++) {
+    const char *kn = (*k)->name;
+    size_t l = strlen(err);
+    if (any) {
+      if (strncmp(kn, name, fl) != 0) continue;
+      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%s", first ? "" : ", ", kn);
+    } else {
+      const char *kd = strchr(kn, '.');
+      size_t n = kd ? (size_t)(kd - kn) : strlen(kn);
+      if (n == lastn && strncmp(kn, last, n) == 0) continue;
+      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%.*s", first ? "" : ", ",
+               (int)n, kn);
+      last = kn;
+      lastn = n;
+    }
+    first = 0;
+  }
+  size_t l = strlen(err);
+  snprintf(err + l, errlen > l ? errlen - l : 0, ")");
+}
+
 int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
                    sk_kvalue *out, int *result_kind, char *err,
                    size_t errlen) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
   if (!e) {
-    snprintf(err, errlen, "no library kernel '%s' (known: ", name ? name : "(null)");
-    for (const sk_kentry *const *k = sk_kernel_entries(); *k; k++) {
-      size_t l = strlen(err);
-      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%s", (*k)->name,
-               k[1] ? ", " : ")");
-    }
+    unknown_kernel(name, err, errlen);
     return -1;
   }
   sk_kernels_seed();
-  sk_kvalue v = {0, 0};
+  sk_kvalue v;
+  memset(&v, 0, sizeof v);
   char msg[2048];
   if (e->call(args, nargs, &v, msg, sizeof msg) < 0) {
+    sk_kout_release(&v);
     snprintf(err, errlen, "%s: %s", e->name, msg);
     return -1;
   }
   if (out) *out = v;
+  else sk_kout_release(&v);
   if (result_kind) *result_kind = e->result;
   return 0;
 }

@@ -8,8 +8,9 @@ set -e
 # lua5.4 by name); pkg-config:
 # programs built against speck.pc; gnuplot-nox: scripts/bench/plot
 PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
-gcc make bzip2 curl pkg-config luarocks gnuplot-nox \
-python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev"
+gcc g++ make bzip2 curl pkg-config luarocks gnuplot-nox \
+python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev \
+libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev"
 # 'install-deps.sh fuzz' (make fuzz): clang and its libFuzzer runtime
 # (libclang_rt.fuzzer); the ASan/UBSan/TSan builds use gcc's own runtimes
 if [ "${1:-}" = fuzz ]; then

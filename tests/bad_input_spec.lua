@@ -215,7 +215,7 @@ local CASES = {
   {"blas.dot of different lengths", function() blas.dot(X, speck.View("short", "float64", 3)) end,
    "speck.blas.dot: x (view 'X') has 8 elements, y (view 'short') 3"},
   {"blas.axpy with a string for alpha", function() blas.axpy("a", X, X) end,
-   "speck.blas.axpy: capture 'a' is a string; captures must be views, numbers, booleans or {dtype, value}"},
+   "speck.blas.axpy: a must be a number"},
   {"blas.nrm2 of nothing", function() blas.nrm2(nil) end,
    "speck.blas.nrm2: x must be a view"},
   {"an unknown library kernel", function() speck.call("blas.nosuch", {}) end,
@@ -266,6 +266,8 @@ describe("bad input on " .. SPACE, function()
   end
 
   it("a view larger than the machine", function()
+    -- the host's memory limits; cuda_uvm refuses with its own message
+    if (os.getenv("SPECK_SPACE") or "") == "cuda" then return pending("host memory") end
     local e = message(function() speck.View("huge", "float64", 1 << 50) end)
     assert.truthy(e:find("^speck%.View 'huge': cannot allocate 9007199254740992 bytes in space '%w+' %(more than "), e)
     intact()

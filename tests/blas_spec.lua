@@ -31,16 +31,7 @@ local ON_HOST = SPACE ~= "cuda"
 
 -- Known library bugs: the spec that shows one is 'pending' with this
 -- reason until the entry is removed (after the fix).
-local KNOWN_BUGS = {
-  axpby_a0 = "axpby with a = 0 reads x: NaN/Inf in x spreads into y " ..
-             "(Kokkos Kernels: a literal zero coefficient ignores its vector)",
-  nrm2_scale = "nrm2's rescaled pass multiplies by 1/max, not a power " ..
-               "of two: 21 ulps off for 1000 entries k * 2^664",
-  nrm2_tiny = "nrm2 is inf when the largest entry is below 1/DBL_MAX " ..
-              "(5.6e-309): its scale 1/max overflows",
-  string_arg = "a string argument is reported as a 'capture' at a line " ..
-               "inside speck/blas.lua, not at the caller's line",
-}
+local KNOWN_BUGS = {}
 local function known_bug(key)
   if KNOWN_BUGS[key] then
     pending("known bug: " .. KNOWN_BUGS[key])

@@ -8,6 +8,15 @@
 -- labels cannot steer a file outside the cache or SPECK_JIT_DUMP's folder.
 -- (Corrupt, truncated and foreign entries in general: jit_tiers_spec.lua;
 -- the loader under libFuzzer: tests/fuzz/fuzz_diskcache.c.)
+-- host-only: this file checks the host back ends (memory, host kernels,
+-- the cc tier); the cuda suite reports it pending
+if (os.getenv("SPECK_SPACE") or "") == "cuda" then
+  describe("a trustworthy JIT cache", function()
+    it("runs on the host back ends", function() pending("host back ends only") end)
+  end)
+  return
+end
+
 local speck = require "speck"
 local SPECK = os.getenv("SPECK_BIN") or "build/bin/speck"
 

@@ -98,8 +98,10 @@ describe("help", function()
     for k, x in pairs(speck) do
       if type(x) == "function" and not internal[k] then need(x, "speck." .. k) end
     end
-    for _, m in ipairs {"io", "jit", "profile"} do
-      for k, x in pairs(speck[m]) do need(x, "speck." .. m .. "." .. k) end
+    for _, m in ipairs {"io", "jit", "profile", "dtype"} do
+      for k, x in pairs(speck[m]) do
+        if type(x) == "function" then need(x, "speck." .. m .. "." .. k) end
+      end
     end
     for k, x in pairs(require "speck.blas") do need(x, "speck.blas." .. k) end
     need(speck.View.from, "speck.View.from")
@@ -130,6 +132,16 @@ describe("speck.repl.format", function()
     s:set(2.5)
     assert.are.equal("View<float64, right, " .. HS .. "> 'S'\n2.5", repl.format(s))
     assert.are.equal("[]", repl.format(speck.View("E", "int32", {0, 3}, {space = HS})):match("\n(.*)"))
+  end)
+
+  it("prints aggregate elements as their components and tiled views by index", function()
+    local x = speck.View("X", speck.dtype.fad(2), 2, {space = HS})
+    x:set(1, {1.5, 1, 0})
+    assert.are.equal("View<fad(2)[2], right, " .. HS .. "> 'X'\n"
+      .. "[{0.0, 0.0, 0.0}, {1.5, 1.0, 0.0}]", repl.format(x))
+    local t = speck.View("T", "int64", {2, 3}, {space = HS, layout = {tile = {2, 2}}})
+    for i = 0, 1 do for j = 0, 2 do t:set(i, j, 10 * i + j) end end
+    assert.are.equal("[[ 0,  1,  2],\n [10, 11, 12]]", repl.format(t):match("\n(.*)"))
   end)
 
   it("elides long dimensions past the limit", function()

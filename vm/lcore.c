@@ -239,8 +239,8 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
 /* The captures table at 'idx' as arguments; returns their count. The
  * names point into the table's keys and the views into their userdata,
  * alive while the table is on the stack. */
-static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
-                        const char *label) {
+static int collect_args_str(lua_State *L, int idx, sk_arg *args,
+                            const char *fname, const char *label, int strings) {
   int n = 0;
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -274,6 +274,12 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
     case LUA_TTABLE:
       typed_scalar(L, lua_gettop(L), a, fname, label);
       break;
+    case LUA_TSTRING:
+      if (strings) {   /* alive: the value stays in the table */
+        a->str = lua_tostring(L, -1);
+        break;
+      }
+      goto bad;
     case LUA_TUSERDATA:
       if ((v = sk_lview_test(L, -1)) != NULL) {
         a->view = v;
@@ -281,6 +287,7 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
       }
       /* fall through */
     default:
+    bad:
       sk_lerror(L, fname, label,
                 "capture '%s' is a %s; captures must be views, numbers, "
                 "booleans or {dtype, value}",
@@ -289,6 +296,11 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
     lua_pop(L, 1);
   }
   return n;
+}
+
+static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
+                        const char *label) {
+  return collect_args_str(L, idx, args, fname, label, 0);
 }
 
 /* -- reducers ----------------------------------------------------------- */
@@ -329,7 +341,12 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
     r->join = lua_tostring(L, -1);
   }
   if (dt) {
-    r->dtype = sk_dtype_parse(dt);
+    int st = sk_agg_parse(dt, &r->agg, &r->agg_n);
+    if (st == -2)
+      sk_lerror(L, fname, label, "reducer: dtype %s: N must be an integer from 1 to %d",
+                dt, SK_AGG_MAXN);
+    r->dtype = st == 0 ? SK_F64 : sk_dtype_parse(dt);
+    if (st != 0) r->agg = r->agg_n = 0;
     if (r->dtype < 0) sk_lerror(L, fname, label, "reducer: unknown dtype '%s'", dt);
   }
   lua_pop(L, 4);
@@ -378,7 +395,17 @@ static int push_results(lua_State *L, int pattern, const sk_result *res) {
   for (int r = 0; r < k->nred; r++) {
     const sk_reducer *q = &k->reds[r];
     const char *p = sk_result_ptr(res, r);
-    if (q->op == SK_RED_MINLOC || q->op == SK_RED_MAXLOC) {
+    if (q->agg) {   /* a table of the components */
+      int w = sk_agg_width(q->agg, q->agg_n);
+      lua_createtable(L, w, 0);
+      for (int c = 0; c < w; c++) {
+        double x;
+        memcpy(&x, p + (size_t)c * sizeof x, sizeof x);
+        lua_pushnumber(L, x);
+        lua_rawseti(L, -2, c + 1);
+      }
+      n++;
+    } else if (q->op == SK_RED_MINLOC || q->op == SK_RED_MAXLOC) {
       push_scalar(L, q->dtype, p);
       lua_pushinteger(L, sk_result_loc(res, r));
       n += 2;
@@ -631,14 +658,16 @@ static int l_profile_pop(lua_State *L) {
 
 /* -- library kernels ------------------------------------------------------ */
 /* core.call(name, args): library kernel 'name' ("blas.dot") with its
- * arguments by name; returns its result (nothing for an update). Called by
- * the stdlib wrappers, so errors carry their caller's position. */
+ * arguments by name (views, numbers, strings); returns its result (nil
+ * for none) and, when the driver made outputs, a table of them by name
+ * (new views, numbers). Called by the stdlib wrappers, so errors carry
+ * their caller's position. */
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   sk_arg args[SK_MAXCAP];
   char fname[128];
   snprintf(fname, sizeof fname, "speck.%s", name);
-  int n = collect_args(L, 2, args, fname, NULL);
+  int n = collect_args_str(L, 2, args, fname, NULL, 1);
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
@@ -649,10 +678,32 @@ static int l_call(lua_State *L) {
     lua_concat(L, 2);
     return lua_error(L);
   }
+  /* outputs first move into userdata (nothing below raises while C holds
+   * them, but a failed allocation would: the views are released by __gc) */
+  int nres = 1;
+  if (v.nout > 0) {
+    lua_createtable(L, 0, v.nout);
+    int t = lua_gettop(L);
+    for (int i = 0; i < v.nout; i++) {
+      sk_kout *o = &v.out[i];
+      if (o->is_view) {
+        sk_view *u = sk_lview_new(L);
+        *u = o->view;
+        o->is_view = 0;
+        sk_lview_gcstep(L, (size_t)sk_view_span(u) * sk_dtypes[u->dtype].size);
+      } else {
+        lua_pushnumber(L, o->num);
+      }
+      lua_setfield(L, t, o->name);
+    }
+    nres = 2;
+  }
   if (kind == SK_KRES_F64) lua_pushnumber(L, v.f64);
   else if (kind == SK_KRES_I64) lua_pushinteger(L, v.i64);
+  else if (nres == 2) lua_pushnil(L);
   else return 0;
-  return 1;
+  if (nres == 2) lua_insert(L, -2);
+  return nres;
 }
 
 /* -- jit ---------------------------------------------------------------- */

@@ -55,6 +55,20 @@
 #define LE_SLICE      "slice %d must be an integer, {b, e} or speck.ALL (got %s)"
 #define LE_NSLICE     "rank %d, given %d slice%s"
 #define LE_NEXT       "rank %d, given %d extent%s"
+#define LE_TILETAB    "layout table needs 'tile', an array of tile sizes (got %s)"
+#define LE_TILEKEY    "unknown layout key %s (expected 'tile' or 'order')"
+#define LE_TILEINT    "layout.tile[%d] is %s (must be an integer)"
+#define LE_TILEORDER  "layout.order is %s (expected 'right' or 'left')"
+#define LE_TILEN      "layout.tile has %d size%s, the view has rank %d"
+#define LE_TILEDATA   "option 'data' is not accepted with a tiled layout"
+#define LE_AGGN       "dtype %s: N must be an integer from 1 to %d"
+#define LE_AGGLAYOUT  "%s views have layout right (the components of an element " \
+                      "are contiguous); layout %s is not available"
+#define LE_AGGRANK    "rank %d exceeds the maximum %d for %s views"
+#define LE_AGGSTORE   "cannot store %s in %s (a number, or a table of %d numbers)"
+#define LE_AGGFUNC    "N must be an integer from 1 to %d (got %s)"
+#define LE_NTILEIDX   "rank %d, given %d tile ind%s"
+#define LE_TILEIDX    "tile index %d is %s (must be an integer)"
 
 #define ERRLEN 512
 
@@ -227,8 +241,20 @@ static void store(sk_view *v, int64_t off, const conv *c) {
   else sk_view_set_i(v, off, c->i);
 }
 
+/* the rank the user sees (an aggregate view's hidden dimension hidden) */
+static int urank(const sk_view *v) { return v->rank - (v->agg ? 1 : 0); }
+
 static void push_elem(lua_State *L, const sk_view *v, int64_t off) {
   const sk_dtype_info *t = &sk_dtypes[v->dtype];
+  if (v->agg) {   /* a table of the components: fad {value, d1.., dN} */
+    int w = sk_agg_width(v->agg, v->agg_n);
+    lua_createtable(L, w, 0);
+    for (int c = 0; c < w; c++) {
+      lua_pushnumber(L, sk_view_get_f(v, off + c));
+      lua_rawseti(L, -2, c + 1);
+    }
+    return;
+  }
   if (t->is_bool) {
     lua_pushboolean(L, sk_view_get_i(v, off) != 0);
   } else if (t->is_float) {
@@ -243,6 +269,24 @@ static void push_elem(lua_State *L, const sk_view *v, int64_t off) {
 }
 
 /* -- argument checks --------------------------------------------------- */
+/* A dtype that may be an aggregate ("fad(N)", "ensemble(N)"): the
+ * component dtype, with *agg and *n set (0 for plain dtypes). */
+static int check_dtype_agg(lua_State *L, int idx, const char *fname,
+                           const char *label, int *agg, int *n) {
+  char b[64];
+  *agg = *n = 0;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    int st = sk_agg_parse(lua_tostring(L, idx), agg, n);
+    if (st == -2)
+      lv_raise(L, fname, label, LE_AGGN, show(L, idx, b, sizeof b), SK_AGG_MAXN);
+    if (st == 0) return SK_F64;
+  }
+  int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
+                                          : -1;
+  if (t < 0) lv_raise(L, fname, label, LE_DTYPE, show(L, idx, b, sizeof b));
+  return t;
+}
+
 static int check_dtype(lua_State *L, int idx, const char *fname,
                        const char *label) {
   char b[64];
@@ -296,10 +340,10 @@ static void check_host(lua_State *L, const sk_view *v, const char *fname) {
 /* Element offset from 'n' Lua indices starting at stack slot 'first'. */
 static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
   char b[64];
-  int64_t off = 0;
+  int64_t idx[SK_MAXRANK] = {0};
   check_host(L, v, "View");
-  if (n != v->rank)
-    lv_raise(L, "View", v->label, LE_NINDEX, v->rank, n,
+  if (n != urank(v))
+    lv_raise(L, "View", v->label, LE_NINDEX, urank(v), n,
              n == 1 ? "index" : "indices");
   for (int d = 0; d < n; d++) {
     int ok = 0;
@@ -310,14 +354,43 @@ static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
     if (x < 0 || x >= v->extent[d])
       lv_raise(L, "View", v->label, LE_RANGE, d, (long long)x,
                (long long)v->extent[d]);
-    off += x * v->stride[d];
+    idx[d] = x;
   }
-  return off;
+  return sk_view_offset(v, idx);
+}
+
+/* an aggregate element: a number (fad: the value, derivatives 0; an
+ * ensemble: every member) or a table of all the components */
+static void store_agg(lua_State *L, sk_view *v, int64_t off, int idx,
+                      const char *fname) {
+  char b[64], dn[32];
+  int w = sk_agg_width(v->agg, v->agg_n);
+  double x[SK_AGG_MAXN + 1];
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    double d = lua_tonumber(L, idx);
+    for (int c = 0; c < w; c++) x[c] = v->agg == SK_AGG_FAD && c ? 0 : d;
+  } else {
+    int ok = lua_istable(L, idx) && (int)lua_rawlen(L, idx) == w;
+    for (int c = 0; ok && c < w; c++) {
+      lua_rawgeti(L, idx, c + 1);
+      ok = lua_type(L, -1) == LUA_TNUMBER;
+      x[c] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    if (!ok)
+      lv_raise(L, fname, v->label, LE_AGGSTORE, show(L, idx, b, sizeof b),
+               sk_view_dtype_name(v, dn, sizeof dn), w);
+  }
+  for (int c = 0; c < w; c++) sk_view_set_f(v, off + c, x[c]);
 }
 
 static void store_at(lua_State *L, sk_view *v, int64_t off, int idx,
                      const char *fname) {
   conv c;
+  if (v->agg) {
+    store_agg(L, v, off, idx, fname);
+    return;
+  }
   if (to_value(L, idx, v->dtype, &c) < 0)
     lv_raise(L, fname, v->label, LE_STORE, c.what,
              sk_dtypes[v->dtype].name, c.why);
@@ -350,6 +423,8 @@ static int default_space(lua_State *L, const char *fname,
 /* -- options ----------------------------------------------------------- */
 typedef struct lopts {
   int layout, space, init;     /* -1: not given */
+  int ntile;                   /* tiled layout: the number of tile sizes */
+  int64_t tile[SK_MAXRANK];
   unsigned traits;
   int data;                    /* stack index of the data value, 0: none */
   const char *label;
@@ -363,12 +438,52 @@ static int opt_bool(lua_State *L, const char *key, const char *fname,
   return lua_toboolean(L, -1);
 }
 
+/* layout = {tile = {t0, t1 [, t2]} [, order = 'right' | 'left']} at the
+ * top of the stack (sizes are checked by sk_view_create_tiled) */
+static void parse_tiled(lua_State *L, const char *fname, const char *label,
+                        lopts *o) {
+  char b[64];
+  int t = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+    if (strcmp(k, "tile") != 0 && strcmp(k, "order") != 0)
+      lv_raise(L, fname, label, LE_TILEKEY, show(L, -2, b, sizeof b));
+    lua_pop(L, 1);
+  }
+  if (lua_getfield(L, t, "tile") != LUA_TTABLE)
+    lv_raise(L, fname, label, LE_TILETAB, show(L, -1, b, sizeof b));
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n < 1 || n > SK_MAXRANK)
+    lv_raise(L, fname, label, LE_TILETAB, show(L, -1, b, sizeof b));
+  for (int d = 0; d < n; d++) {
+    int ok = 0;
+    lua_rawgeti(L, -1, d + 1);
+    lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok)
+                                                   : 0;
+    if (!ok) lv_raise(L, fname, label, LE_TILEINT, d + 1, show(L, -1, b, sizeof b));
+    o->tile[d] = x;
+    lua_pop(L, 1);
+  }
+  o->ntile = (int)n;
+  lua_pop(L, 1);
+  o->layout = -1;
+  if (lua_getfield(L, t, "order") != LUA_TNIL) {
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    o->layout = sk_layout_parse(s);
+    if (o->layout != SK_RIGHT && o->layout != SK_LEFT)
+      lv_raise(L, fname, label, LE_TILEORDER, show(L, -1, b, sizeof b));
+  }
+  lua_pop(L, 1);
+}
+
 /* Read the options table at 'idx' (absent or nil: defaults). The data
  * value, if any, is left on the stack and its index stored in o->data. */
 static void parse_opts(lua_State *L, int idx, const char *fname,
                        const char *label, int allow_data, lopts *o) {
   char b[64];
   o->layout = o->space = o->init = -1;
+  o->ntile = 0;
   o->traits = 0;
   o->data = 0;
   o->label = NULL;
@@ -379,7 +494,9 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-    if (strcmp(k, "layout") == 0) {
+    if (strcmp(k, "layout") == 0 && lua_istable(L, -1)) {
+      parse_tiled(L, fname, label, o);
+    } else if (strcmp(k, "layout") == 0) {
       const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
                                                      : NULL;
       o->layout = sk_layout_parse(s);
@@ -438,6 +555,19 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   }
   if (space < 0) space = default_space(L, fname, label);
   int layout = o->layout >= 0 ? o->layout : sk_space_default_layout(space);
+  if (o->ntile) {
+    char err[ERRLEN];
+    if (o->data) lv_raise(L, fname, label, LE_TILEDATA);
+    if (o->ntile != rank)
+      lv_raise(L, fname, label, LE_TILEN, o->ntile, o->ntile == 1 ? "" : "s",
+               rank);
+    sk_view *v = sk_lview_new(L);
+    if (sk_view_create_tiled(v, label, dtype, rank, ext, layout, o->tile,
+                             space, o->init != 0, err, sizeof err) < 0)
+      lv_raise(L, fname, label, "%s", err);
+    v->traits |= o->traits;
+    return v;
+  }
 
   int64_t n = 1;
   size_t bytes = 0;
@@ -484,6 +614,33 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   return v;
 }
 
+/* An aggregate view: user extents 'ext' of rank 'rank' and the hidden
+ * component dimension, layout right. */
+static sk_view *push_agg_view(lua_State *L, const char *fname,
+                              const char *label, int agg, int n, int rank,
+                              const int64_t *ext, const lopts *o) {
+  char dn[32];
+  int64_t e[SK_MAXRANK];
+  lopts a = *o;
+  sk_view probe;
+  memset(&probe, 0, sizeof probe);
+  probe.agg = agg;
+  probe.agg_n = n;
+  sk_view_dtype_name(&probe, dn, sizeof dn);
+  if (rank + 1 > SK_MAXRANK)
+    lv_raise(L, fname, label, LE_AGGRANK, rank, SK_MAXRANK - 1, dn);
+  if (o->ntile) lv_raise(L, fname, label, LE_AGGLAYOUT, dn, "tiled");
+  if (o->layout >= 0 && o->layout != SK_RIGHT)
+    lv_raise(L, fname, label, LE_AGGLAYOUT, dn, sk_layout_name(o->layout));
+  a.layout = SK_RIGHT;
+  for (int d = 0; d < rank; d++) e[d] = ext[d];
+  e[rank] = sk_agg_width(agg, n);
+  sk_view *v = push_view(L, fname, label, SK_F64, rank + 1, e, &a);
+  v->agg = agg;
+  v->agg_n = n;
+  return v;
+}
+
 /* View(label, dtype, dims [, opts]) with the arguments from 'base' on */
 static int view_new(lua_State *L, int base) {
   char b[64];
@@ -492,11 +649,13 @@ static int view_new(lua_State *L, int base) {
   if (lua_type(L, base) != LUA_TSTRING)
     lv_raise(L, "speck.View", NULL, LE_LABEL, show(L, base, b, sizeof b));
   const char *label = lua_tostring(L, base);
-  int dtype = check_dtype(L, base + 1, "speck.View", label);
+  int agg, n;
+  int dtype = check_dtype_agg(L, base + 1, "speck.View", label, &agg, &n);
   int rank = check_dims(L, base + 2, "speck.View", label, ext);
   parse_opts(L, base + 3, "speck.View", label, 1, &o);
   if (o.label) label = o.label;
-  push_view(L, "speck.View", label, dtype, rank, ext, &o);
+  if (agg) push_agg_view(L, "speck.View", label, agg, n, rank, ext, &o);
+  else push_view(L, "speck.View", label, dtype, rank, ext, &o);
   return 1;
 }
 
@@ -576,6 +735,7 @@ static int l_view_from(lua_State *L) {
   ho.space = sk_space_host_accessible(space) ? space : SK_SPACE_HOST;
   ho.init = 0;
   if (ho.layout < 0) ho.layout = sk_space_default_layout(space);
+  ho.ntile = 0;   /* a tiled view is filled from an untiled host one */
   sk_view *h = push_view(L, fname, label, dtype, rank, ext, &ho);
   if (rank == 0) {
     conv c;
@@ -586,7 +746,7 @@ static int l_view_from(lua_State *L) {
   } else {
     from_fill(L, h, 1, 0, 0, path, fname);
   }
-  if (ho.space == space) return 1;
+  if (ho.space == space && !o.ntile) return 1;
   char err[ERRLEN];
   o.space = space;
   o.init = 0;
@@ -633,16 +793,22 @@ static int m_newindex(lua_State *L) {
   return 0;
 }
 
+/* elements (aggregate views: of the aggregate type) */
+static int64_t usize(const sk_view *v) {
+  int64_t n = sk_view_size(v);
+  return v->agg ? n / sk_agg_width(v->agg, v->agg_n) : n;
+}
+
 static int m_len(lua_State *L) {
-  lua_pushinteger(L, sk_view_size(sk_lview_check(L, 1)));
+  lua_pushinteger(L, usize(sk_lview_check(L, 1)));
   return 1;
 }
 
 static int m_tostring(lua_State *L) {
-  char dims[SK_MAXRANK * 24];
+  char dims[SK_MAXRANK * 24], dn[32];
   sk_view *v = sk_lview_check(L, 1);
   sk_view_format_extents(v, dims, sizeof dims);
-  lua_pushfstring(L, "View<%s%s, %s, %s> '%s'", sk_dtypes[v->dtype].name,
+  lua_pushfstring(L, "View<%s%s, %s, %s> '%s'", sk_view_dtype_name(v, dn, sizeof dn),
                   dims, sk_layout_name(v->layout), sk_space_name(v->space),
                   v->label);
   return 1;
@@ -652,10 +818,15 @@ static int m_tostring(lua_State *L) {
 static int m_eq(lua_State *L) {
   sk_view *a = sk_lview_test(L, 1), *b = sk_lview_test(L, 2);
   int eq = a && b && a->data == b->data && a->dtype == b->dtype &&
+           a->agg == b->agg && a->agg_n == b->agg_n &&
            a->rank == b->rank && a->space == b->space;
   for (int d = 0; eq && d < a->rank; d++)
     eq = a->extent[d] == b->extent[d] &&
-         (a->extent[d] <= 1 || a->stride[d] == b->stride[d]);
+         (a->extent[d] <= 1 || a->stride[d] == b->stride[d]) &&
+         (!sk_layout_tiled(a->layout) ||
+          (a->layout == b->layout && a->tile_log2[d] == b->tile_log2[d]));
+  if (eq && a->rank && (sk_layout_tiled(a->layout) != sk_layout_tiled(b->layout)))
+    eq = 0;
   lua_pushboolean(L, eq);
   return 1;
 }
@@ -666,7 +837,7 @@ static int f_label(lua_State *L) {
 }
 
 static int f_rank(lua_State *L) {
-  lua_pushinteger(L, sk_lview_check(L, 1)->rank);
+  lua_pushinteger(L, urank(sk_lview_check(L, 1)));
   return 1;
 }
 
@@ -685,20 +856,22 @@ static int check_dim(lua_State *L, const sk_view *v, const char *what) {
 
 static int f_extent(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
-  lua_pushinteger(L, v->extent[check_dim(L, v, "extent")]);
+  int d = check_dim(L, v, "extent");
+  lua_pushinteger(L, d < urank(v) ? v->extent[d] : 1);
   return 1;
 }
 
 static int f_stride(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
-  lua_pushinteger(L, v->stride[check_dim(L, v, "stride")]);
+  int d = check_dim(L, v, "stride");
+  lua_pushinteger(L, d < urank(v) ? v->stride[d] : 0);
   return 1;
 }
 
 static int f_extents(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
-  lua_createtable(L, v->rank, 0);
-  for (int d = 0; d < v->rank; d++) {
+  lua_createtable(L, urank(v), 0);
+  for (int d = 0; d < urank(v); d++) {
     lua_pushinteger(L, v->extent[d]);
     lua_rawseti(L, -2, d + 1);
   }
@@ -707,8 +880,8 @@ static int f_extents(lua_State *L) {
 
 static int f_strides(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
-  lua_createtable(L, v->rank, 0);
-  for (int d = 0; d < v->rank; d++) {
+  lua_createtable(L, urank(v), 0);
+  for (int d = 0; d < urank(v); d++) {
     lua_pushinteger(L, v->stride[d]);
     lua_rawseti(L, -2, d + 1);
   }
@@ -716,7 +889,7 @@ static int f_strides(lua_State *L) {
 }
 
 static int f_size(lua_State *L) {
-  lua_pushinteger(L, sk_view_size(sk_lview_check(L, 1)));
+  lua_pushinteger(L, usize(sk_lview_check(L, 1)));
   return 1;
 }
 
@@ -726,7 +899,8 @@ static int f_span(lua_State *L) {
 }
 
 static int f_dtype(lua_State *L) {
-  lua_pushstring(L, sk_dtypes[sk_lview_check(L, 1)->dtype].name);
+  char dn[32];
+  lua_pushstring(L, sk_view_dtype_name(sk_lview_check(L, 1), dn, sizeof dn));
   return 1;
 }
 
@@ -738,6 +912,15 @@ static int f_layout(lua_State *L) {
 static int f_space(lua_State *L) {
   lua_pushstring(L, sk_space_name(sk_lview_check(L, 1)->space));
   return 1;
+}
+
+/* v:tile_extents(): the tile sizes of a tiled view (nothing otherwise) */
+static int f_tile_extents(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  if (!sk_layout_tiled(v->layout)) return 0;
+  for (int d = 0; d < v->rank; d++)
+    lua_pushinteger(L, (lua_Integer)1 << v->tile_log2[d]);
+  return v->rank;
 }
 
 static int f_is_contiguous(lua_State *L) {
@@ -763,8 +946,8 @@ static int f_set(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
   int n = lua_gettop(L) - 2;
   check_host(L, v, "View");
-  if (n != v->rank)
-    lv_raise(L, "View", v->label, LE_NSET, v->rank, n < 0 ? 0 : n,
+  if (n != urank(v))
+    lv_raise(L, "View", v->label, LE_NSET, urank(v), n < 0 ? 0 : n,
              n == 1 ? "index" : "indices");
   int64_t off = elem_offset(L, v, 2, n);
   store_at(L, v, off, n + 2, "View");
@@ -787,15 +970,17 @@ static int f_fill(lua_State *L) {
   return 1;
 }
 
-static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off) {
-  if (d == v->rank) {
-    push_elem(L, v, off);
+static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off,
+                        int64_t *idx) {
+  if (d == urank(v)) {
+    push_elem(L, v, sk_layout_tiled(v->layout) ? sk_view_offset(v, idx) : off);
     return;
   }
   luaL_checkstack(L, 3, "View:totable");
   lua_createtable(L, v->extent[d] < INT32_MAX ? (int)v->extent[d] : 0, 0);
   for (int64_t i = 0; i < v->extent[d]; i++) {
-    push_nested(L, v, d + 1, off + i * v->stride[d]);
+    idx[d] = i;
+    push_nested(L, v, d + 1, off + i * v->stride[d], idx);
     lua_rawseti(L, -2, i + 1);
   }
 }
@@ -804,7 +989,8 @@ static void push_nested(lua_State *L, const sk_view *v, int d, int64_t off) {
 static int f_totable(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
   check_host(L, v, "View");
-  push_nested(L, v, 0, 0);
+  int64_t idx[SK_MAXRANK] = {0};
+  push_nested(L, v, 0, 0, idx);
   return 1;
 }
 
@@ -820,7 +1006,8 @@ static const luaL_Reg view_methods[] = {
   {"layout", f_layout},   {"space", f_space},
   {"is_contiguous", f_is_contiguous},             {"data", f_data},
   {"use_count", f_use_count},                     {"set", f_set},
-  {"fill", f_fill},       {"totable", f_totable}, {NULL, NULL}};
+  {"fill", f_fill},       {"totable", f_totable},
+  {"tile_extents", f_tile_extents},               {NULL, NULL}};
 
 /* Push the view metatable, creating it on first use. */
 static void push_mt(lua_State *L) {
@@ -867,9 +1054,10 @@ static int l_subview(lua_State *L) {
     lv_raise(L, "speck.subview", NULL, LE_NOTVIEW, "argument 1",
              show(L, 1, b, sizeof b));
   int n = lua_gettop(L) - 1;
-  if (n != src->rank)
-    lv_raise(L, "speck.subview", src->label, LE_NSLICE, src->rank, n,
+  if (n != urank(src))
+    lv_raise(L, "speck.subview", src->label, LE_NSLICE, urank(src), n,
              n == 1 ? "" : "s");
+  if (src->agg) s[n].kind = SK_SLICE_ALL;   /* the components */
   push_all(L);
   int all = lua_gettop(L);
   for (int d = 0; d < n; d++) {
@@ -888,9 +1076,38 @@ static int l_subview(lua_State *L) {
                show(L, i, b, sizeof b));
   }
   sk_view *v = sk_lview_new(L);
-  if (sk_view_subview(v, src, s, n, err, sizeof err) < 0)
+  if (sk_view_subview(v, src, s, src->rank, err, sizeof err) < 0)
     lv_raise(L, "speck.subview", src->label, "%s", err);
   lua_getiuservalue(L, 1, 1);    /* keep wrapped memory's owner alive */
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* speck.tile_subview(v, ti, tj [, tk]): one tile of a tiled view */
+static int l_tile_subview(lua_State *L) {
+  char err[ERRLEN], b[64];
+  int64_t ti[SK_MAXRANK];
+  const char *fname = "speck.tile_subview";
+  sk_view *src = sk_lview_test(L, 1);
+  if (!src)
+    lv_raise(L, fname, NULL, LE_NOTVIEW, "argument 1", show(L, 1, b, sizeof b));
+  int n = lua_gettop(L) - 1;
+  if (sk_layout_tiled(src->layout) && n != src->rank)
+    lv_raise(L, fname, src->label, LE_NTILEIDX, src->rank, n,
+             n == 1 ? "ex" : "ices");
+  for (int d = 0; d < n && d < SK_MAXRANK; d++) {
+    int ok = 0;
+    lua_Integer x = lua_type(L, d + 2) == LUA_TNUMBER
+                        ? lua_tointegerx(L, d + 2, &ok) : 0;
+    if (!ok)
+      lv_raise(L, fname, src->label, LE_TILEIDX, d,
+               show(L, d + 2, b, sizeof b));
+    ti[d] = x;
+  }
+  sk_view *v = sk_lview_new(L);
+  if (sk_view_tile_subview(v, src, ti, n, err, sizeof err) < 0)
+    lv_raise(L, fname, src->label, "%s", err);
+  lua_getiuservalue(L, 1, 1);
   lua_setiuservalue(L, -2, 1);
   return 1;
 }
@@ -924,14 +1141,23 @@ static int l_deep_copy(lua_State *L) {
 static sk_view *push_like(lua_State *L, int idx, int space, int init,
                           const char *fname) {
   char label[SK_LABEL_MAX + 8];
-  lopts o = {-1, -1, -1, 0, 0, NULL};
+  lopts o;
+  memset(&o, 0, sizeof o);
+  o.layout = o.space = o.init = -1;
   sk_view *v = sk_lview_check(L, idx);
   snprintf(label, sizeof label, "%s_mirror", v->label);
   o.space = space;
   o.init = init;
   o.layout = v->layout == SK_STRIDE ? sk_space_default_layout(space)
-                                    : v->layout;
+                                    : sk_layout_order(v->layout);
+  if (sk_layout_tiled(v->layout)) {
+    o.ntile = v->rank;
+    for (int d = 0; d < v->rank; d++) o.tile[d] = (int64_t)1 << v->tile_log2[d];
+  }
   o.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
+  if (v->agg)
+    return push_agg_view(L, fname, label, v->agg, v->agg_n, urank(v),
+                         v->extent, &o);
   return push_view(L, fname, label, v->dtype, v->rank, v->extent, &o);
 }
 
@@ -972,8 +1198,9 @@ static int resize(lua_State *L, int keep, const char *fname) {
   if (!v)
     lv_raise(L, fname, NULL, LE_NOTVIEW, "argument 1", show(L, 1, b, sizeof b));
   int rank = check_dims(L, 2, fname, v->label, ext);
-  if (rank != v->rank)
-    lv_raise(L, fname, v->label, LE_NEXT, v->rank, rank, rank == 1 ? "" : "s");
+  if (rank != urank(v))
+    lv_raise(L, fname, v->label, LE_NEXT, urank(v), rank, rank == 1 ? "" : "s");
+  if (v->agg) ext[rank++] = sk_agg_width(v->agg, v->agg_n);
   int64_t n = 1;
   size_t bytes = 0;
   for (int d = 0; d < rank && n >= 0; d++)
@@ -993,8 +1220,27 @@ static int l_resize(lua_State *L) { return resize(L, 1, "speck.resize"); }
 static int l_realloc(lua_State *L) { return resize(L, 0, "speck.realloc"); }
 
 /* -- registration ------------------------------------------------------ */
+/* speck.dtype.fad(N) / speck.dtype.ensemble(N): the dtype names
+ * "fad(N)" / "ensemble(N)" */
+static int dtype_agg(lua_State *L, const char *fname, const char *kind) {
+  char b[64];
+  int ok = 0;
+  lua_Integer n = lua_type(L, 1) == LUA_TNUMBER ? lua_tointegerx(L, 1, &ok) : 0;
+  if (!ok || n < 1 || n > SK_AGG_MAXN)
+    lv_raise(L, fname, NULL, LE_AGGFUNC, SK_AGG_MAXN, show(L, 1, b, sizeof b));
+  lua_pushfstring(L, "%s(%d)", kind, (int)n);
+  return 1;
+}
+static int l_dtype_fad(lua_State *L) {
+  return dtype_agg(L, "speck.dtype.fad", "fad");
+}
+static int l_dtype_ensemble(lua_State *L) {
+  return dtype_agg(L, "speck.dtype.ensemble", "ensemble");
+}
+
 static const luaL_Reg view_funcs[] = {
   {"subview", l_subview},
+  {"tile_subview", l_tile_subview},
   {"deep_copy", l_deep_copy},
   {"create_mirror", l_create_mirror},
   {"create_mirror_view", l_create_mirror_view},
@@ -1019,6 +1265,18 @@ void sk_lview_open(lua_State *L) {
 
   push_all(L);
   lua_setfield(L, -2, "ALL");
+
+  /* speck.dtype: the dtype names, fad(N) and ensemble(N) */
+  lua_newtable(L);
+  for (int t = 0; t < SK_NDTYPE; t++) {
+    lua_pushstring(L, sk_dtypes[t].name);
+    lua_setfield(L, -2, sk_dtypes[t].name);
+  }
+  lua_pushcfunction(L, l_dtype_fad);
+  lua_setfield(L, -2, "fad");
+  lua_pushcfunction(L, l_dtype_ensemble);
+  lua_setfield(L, -2, "ensemble");
+  lua_setfield(L, -2, "dtype");
 
   for (int t = 0; t < SK_NDTYPE; t++) {
     lua_pushstring(L, sk_dtypes[t].name);

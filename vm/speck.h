@@ -144,18 +144,21 @@ int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
 void speck_view_release(speck_view *v);
 
 /* A kernel argument (capture): a view or a scalar, by the name the body
- * uses. */
-enum { SPECK_ARG_VIEW, SPECK_ARG_F64, SPECK_ARG_I64 };
+ * uses; or a string (library kernels' options: a mode "T", a file name;
+ * never a capture of a body). */
+enum { SPECK_ARG_VIEW, SPECK_ARG_F64, SPECK_ARG_I64, SPECK_ARG_STR };
 typedef struct speck_arg {
   const char *name;
   int kind;          /* SPECK_ARG_* */
   speck_view *view;
   double f64;
   int64_t i64;
+  const char *str;
 } speck_arg;
 speck_arg speck_arg_view(const char *name, speck_view *v);
 speck_arg speck_arg_f64(const char *name, double x);
 speck_arg speck_arg_i64(const char *name, int64_t x);
+speck_arg speck_arg_str(const char *name, const char *s);
 
 /* Run 'body' for i in [begin, end) with 'args' on the runtime's back end
  * (compiled on first use, cached like Lua's kernels). */
@@ -179,6 +182,21 @@ int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
  * numeric result (if any) lands in 'result' (may be NULL). */
 int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
                int nargs, double *result, char *err, size_t errlen);
+/* An output of a library kernel that makes new objects ("sparse.spgemm"
+ * returns the views C_rowptr, C_colidx, C_values; "sparse.cg" numbers):
+ * by name, a view the caller now owns (speck_view_release) or a number. */
+typedef struct speck_out {
+  const char *name;  /* a static string */
+  speck_view *view;  /* NULL: a number */
+  double value;
+} speck_out;
+/* speck_call, with the kernel's outputs in 'out' ('maxout' entries;
+ * '*nout' set). A kernel with more outputs than 'maxout' is an error and
+ * leaves none. */
+int speck_call_out(speck_runtime *rt, const char *kernel,
+                   const speck_arg *args, int nargs, double *result,
+                   speck_out *out, int maxout, int *nout, char *err,
+                   size_t errlen);
 
 /* Ask every running host kernel to stop at its next chunk boundary (the
  * CLI calls it on Ctrl-C): those launches, and any started before

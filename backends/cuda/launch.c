@@ -395,6 +395,11 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
   int tsz = T * V;
   /* teams that divide a warp share blocks (at most 64: blockDim.z) */
   int tpb = tsz <= 32 && 32 % tsz == 0 ? (128 / tsz < 64 ? 128 / tsz : 64) : 1;
+  /* ... as many as their shared memory lets share a block: a team's
+   * scratch that fits the device alone must not fail for its company */
+  int64_t team_smem = up64((int64_t)tsz * 16) + up64(p->scratch_team[0]) +
+                      (int64_t)T * up64(p->scratch_thread[0]);
+  while (tpb > 1 && team_smem * tpb > sk_cuda.smem_block) tpb /= 2;
   sk_cuctx C;
   memset(&C, 0, sizeof C);
   C.b = 0;
@@ -406,8 +411,7 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
     C.scratch_team[lv] = p->scratch_team[lv];
     C.scratch_thread[lv] = p->scratch_thread[lv];
   }
-  C.smem_team_bytes = up64((int64_t)tsz * 16) + up64(p->scratch_team[0]) +
-                      (int64_t)T * up64(p->scratch_thread[0]);
+  C.smem_team_bytes = team_smem;
   C.l1_team_bytes = up64(p->scratch_team[1]) + (int64_t)T * up64(p->scratch_thread[1]);
   int64_t smem = C.smem_team_bytes * tpb;
   if (smem > sk_cuda.smem_optin) {

@@ -18,9 +18,11 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -31,6 +33,23 @@
 #include "pool.h"
 
 /* -- memory -------------------------------------------------------------- */
+/* Large blocks are offered transparent huge pages (where the kernel's
+ * policy is 'madvise'): a view of a gigabyte then takes 512 times fewer
+ * page faults on first touch and TLB misses on irregular access (a sparse
+ * matrix-vector product's gathers). Only whole pages inside the block are
+ * advised; a refusal changes nothing. */
+#define HUGE_ADVISE_MIN ((size_t)8 << 20)
+static void advise_huge(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t pg = 4096;
+  uintptr_t b = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + bytes) & ~(pg - 1);
+  if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 /* The most memory this process can have: RAM and swap, lowered by a
  * cgroup (v2 or v1) limit or RLIMIT_AS. Read once. A request above it is
  * refused before allocating: with overcommit the allocation could
@@ -84,8 +103,16 @@ static void *host_alloc(size_t bytes, int space, char *err, size_t errlen) {
   }
   size_t rounded = (bytes + 63) & ~(size_t)63;
   if (rounded < bytes) rounded = bytes; /* overflow: let aligned_alloc fail */
-  void *p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
-  if (!p) snprintf(err, errlen, "out of memory");
+  void *p;
+  if (rounded >= HUGE_ADVISE_MIN) {
+    /* 2 MB-aligned, so every huge page of the block can be used */
+    size_t r2 = (rounded + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    p = r2 >= rounded ? aligned_alloc((size_t)2 << 20, r2) : NULL;
+    if (p) advise_huge(p, r2);
+  } else {
+    p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
+  }
+  if (!p) snprintf(err, errlen, "cannot allocate %zu bytes", bytes);
   return p;
 }
 
@@ -262,25 +289,16 @@ static _Thread_local size_t scratch_cap;
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 
-static void scratch_free(void *p) {
-  (void)p;
-  free(scratch);
-  scratch = NULL;
-  scratch_cap = 0;
-}
-
-static void scratch_key_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+static void scratch_key_init(void) { pthread_key_create(&scratch_key, free); }
 
 static char *scratch_get(size_t bytes) {
   if (bytes > scratch_cap) {
-    if (!scratch) {   /* first use on this thread: free it at its end */
-      pthread_once(&scratch_once, scratch_key_init);
-      pthread_setspecific(scratch_key, &scratch_cap);
-    }
     char *p = realloc(scratch, bytes);
     if (!p) return NULL;
     scratch = p;
     scratch_cap = bytes;
+    pthread_once(&scratch_once, scratch_key_init);
+    pthread_setspecific(scratch_key, p);
   }
   return scratch;
 }

@@ -36,6 +36,7 @@ static const sk_host_symbol table[] = {
   {"sk_team_barrier", (const void *)sk_team_barrier},
   {"sk_team_alloc", (const void *)sk_team_alloc},
   {"sk_oob_report", (const void *)sk_oob_report},
+  {"sk_hashmap_insert_atomic", (const void *)sk_hashmap_insert_atomic},
   {"memcpy", (const void *)memcpy},
   {"memmove", (const void *)memmove},
   {"memset", (const void *)memset},

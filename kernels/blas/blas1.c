@@ -5,8 +5,9 @@
  *
  * Sums accumulate in float64 whatever the views' dtype (as dsdot), so a
  * float32 dot loses nothing to its accumulator. nrm2 takes one pass and
- * rescales by the largest magnitude only when the plain sum of squares
- * overflowed or may have underflowed (LAPACK's dnrm2 always scales).
+ * rescales only when the plain sum of squares overflowed or may have
+ * underflowed, by the power of two that brings the largest magnitude into
+ * [0.5, 1) (exact: no rounding from the scale, even for subnormals).
  */
 #include <float.h>
 #include <math.h>
@@ -18,33 +19,35 @@
 /* -- bodies ------------------------------------------------------------------ */
 static const sk_kbody k_dot = {
   "blas.dot", "acc += (double)x(i) * (double)y(i);", SK_REDUCE, SK_RED_SUM,
-  {"x", "y", NULL}, {NULL}};
+  {"x", "y", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_sumsq = {
   "blas.nrm2", "acc += (double)x(i) * (double)x(i);", SK_REDUCE, SK_RED_SUM,
-  {"x", NULL}, {NULL}};
+  {"x", NULL}, {NULL}, NULL, NULL, NULL};
+/* scaled by 2^-e in two exact steps (s * s2), so the largest magnitude
+ * lands in [0.5, 1) with no rounding and no overflow of the scale */
 static const sk_kbody k_sumsq_scaled = {
-  "blas.nrm2", "double t = (double)x(i) * s; acc += t * t;", SK_REDUCE,
-  SK_RED_SUM, {"x", NULL}, {"s", NULL}};
+  "blas.nrm2", "double t = (double)x(i) * s * s2; acc += t * t;", SK_REDUCE,
+  SK_RED_SUM, {"x", NULL}, {"s", "s2", NULL}, NULL, NULL, NULL};
 static const sk_kbody k_amax = {
   "blas.nrm2", "double t = fabs((double)x(i)); if (t > acc) acc = t;",
-  SK_REDUCE, SK_RED_MAX, {"x", NULL}, {NULL}};
+  SK_REDUCE, SK_RED_MAX, {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_asum = {
   "blas.asum", "acc += fabs((double)x(i));", SK_REDUCE, SK_RED_SUM,
-  {"x", NULL}, {NULL}};
+  {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_iamax = {
   "blas.iamax",
   "double t = fabs((double)x(i));\n"
   "if (t > acc.val) { acc.val = t; acc.loc = i; }",
-  SK_REDUCE, SK_RED_MAXLOC, {"x", NULL}, {NULL}};
+  SK_REDUCE, SK_RED_MAXLOC, {"x", NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_scal = {
   "blas.scal", "x(i) = a == 0.0 ? 0 : a * x(i);", SK_FOR, 0, {"x", NULL},
-  {"a", NULL}};
+  {"a", NULL}, NULL, NULL, NULL};
 static const sk_kbody k_axpy = {
   "blas.axpy", "y(i) = a * x(i) + y(i);", SK_FOR, 0, {"x", "y", NULL},
-  {"a", NULL}};
+  {"a", NULL}, NULL, NULL, NULL};
 static const sk_kbody k_axpby = {
   "blas.axpby", "y(i) = b == 0.0 ? a * x(i) : a * x(i) + b * y(i);", SK_FOR,
-  0, {"x", "y", NULL}, {"a", "b", NULL}};
+  0, {"x", "y", NULL}, {"a", "b", NULL}, NULL, NULL, NULL};
 
 const sk_kbody *const sk_blas_bodies[] = {
   &k_dot, &k_sumsq, &k_sumsq_scaled, &k_amax, &k_asum, &k_iamax, &k_scal,
@@ -110,9 +113,12 @@ static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       out->f64 = m;
       return 0;
     }
-    double s = 1.0 / m;
-    if (reduce1(&k_sumsq_scaled, x, &s, &ss, err, errlen) < 0) return -1;
-    out->f64 = m * sqrt(ss);
+    int e;
+    frexp(m, &e);   /* m = f * 2^e, f in [0.5, 1) */
+    int e1 = -e / 2, e2 = -e - e1;
+    double s[2] = {ldexp(1.0, e1), ldexp(1.0, e2)};
+    if (reduce1(&k_sumsq_scaled, x, s, &ss, err, errlen) < 0) return -1;
+    out->f64 = ldexp(sqrt(ss), e);
     return 0;
   }
   out->f64 = sqrt(ss);
@@ -174,6 +180,9 @@ static int axpby(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_karg_f64(args, nargs, "a", &s[0], err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "b", &s[1], err, errlen) < 0)
     return -1;
+  /* a = 0: x is not read (NaN or Inf in it stay out of y): y = b*y */
+  if (s[0] == 0)
+    return sk_kbody_run(&k_scal, v[1]->extent[0], &v[1], &s[1], NULL, err, errlen);
   return sk_kbody_run(&k_axpby, v[0]->extent[0], v, s, NULL, err, errlen);
 }
 

@@ -40,8 +40,8 @@ void *speck_view_data(speck_view *v);
 int64_t speck_view_extent(const speck_view *v, int dim);
 int speck_deep_copy(speck_view *dst, const speck_view *src, char *err, size_t errlen);
 void speck_view_release(speck_view *v);
-enum { SPECK_ARG_VIEW, SPECK_ARG_F64, SPECK_ARG_I64 };
-typedef struct speck_arg { const char *name; int kind; speck_view *view; double f64; int64_t i64; } speck_arg;
+enum { SPECK_ARG_VIEW, SPECK_ARG_F64, SPECK_ARG_I64, SPECK_ARG_STR };
+typedef struct speck_arg { const char *name; int kind; speck_view *view; double f64; int64_t i64; const char *str; } speck_arg;
 int speck_run_for(speck_runtime *rt, const char *label, int64_t begin, int64_t end, const speck_arg *args, int nargs, const char *body, char *err, size_t errlen);
 int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin, int64_t end, const speck_arg *args, int nargs, const char *body, const char *reducer, double *result, char *err, size_t errlen);
 int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin, int64_t end, const speck_arg *args, int nargs, const char *body, double *total, char *err, size_t errlen);
@@ -309,7 +309,8 @@ function Runtime:deep_copy(dst, src)
 end
 
 -- -- kernels ------------------------------------------------------------------------
--- The captures table (name -> view | number | int64 cdata | {dtype, v}) as
+-- The captures table (name -> view | number | int64 cdata | {dtype, v};
+-- for call() also a string: a library kernel's option such as "mode") as
 -- a speck_arg array; the names stay alive in 'captures' during the call.
 local function make_args(fname, label, captures)
   if captures == nil then return nil, 0 end
@@ -337,6 +338,10 @@ local function make_args(fname, label, captures)
     elseif type(x) == "cdata" and (ffi.istype(int64_t, x) or ffi.istype(uint64_t, x)) then
       a.kind = C.SPECK_ARG_I64
       a.i64 = x
+    elseif type(x) == "string" and fname == "call" then
+      -- options of library kernels ("mode"); the table keeps it alive
+      a.kind = C.SPECK_ARG_STR
+      a.str = x
     elseif type(x) == "table" and (x[1] == "float64" or x[1] == "double" or x[1] == "int64")
            and (type(x[2]) == "number" or type(x[2]) == "cdata") then
       if x[1] == "int64" then

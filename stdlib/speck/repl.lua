@@ -189,6 +189,11 @@ end
 -- -- pretty printing ------------------------------------------------------------------
 local function fmt_elem(x)
   if type(x) == "boolean" then return tostring(x) end
+  if type(x) == "table" then   -- an aggregate element (fad, ensemble)
+    local parts = {}
+    for i, c in ipairs(x) do parts[i] = fmt_elem(c) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
   if math.type(x) == "integer" then return ("%d"):format(x) end
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end

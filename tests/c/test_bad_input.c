@@ -147,10 +147,10 @@ int main(void) {
           "speck_run_for 'k': -1 arguments (0..64, and not NULL)"));
   CASE(is(speck_run_for(rt, "k", 0, 4, NULL, 2, "x(i) = 0;", err, sizeof err), SPECK_EARG,
           "speck_run_for 'k': 2 arguments (0..64, and not NULL)"));
-  speck_arg noview = {"x", SPECK_ARG_VIEW, NULL, 0, 0};
+  speck_arg noview = {"x", SPECK_ARG_VIEW, NULL, 0, 0, NULL};
   CASE(is(speck_run_for(rt, "k", 0, 4, &noview, 1, "x(i) = 0;", err, sizeof err), SPECK_EARG,
           "speck_run_for 'k': argument 'x' has no view"));
-  speck_arg oddkind = {"q", 42, NULL, 0, 0};
+  speck_arg oddkind = {"q", 42, NULL, 0, 0, NULL};
   CASE(is(speck_run_for(rt, "k", 0, 4, &oddkind, 1, "(void)i;", err, sizeof err), SPECK_EARG,
           "speck_run_for 'k': argument 'q' has unknown kind 42"));
   speck_arg twice[2] = {ax, ax};
@@ -191,8 +191,10 @@ int main(void) {
 
   /* -- library kernels ------------------------------------------------------------ */
   CASE(is(speck_call(rt, "no.such", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
-          "speck_call: no library kernel 'no.such' (known: blas.dot, blas.nrm2, blas.asum, "
-          "blas.iamax, blas.scal, blas.axpy, blas.axpby)"));
+          "speck_call: no library kernel 'no.such' (families: blas, sparse, graph)"));
+  CASE(is(speck_call(rt, "blas.nosuch", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
+          "speck_call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, "
+          "blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby)"));
   CASE(is(speck_call(rt, "blas.dot", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
           "speck_call blas.dot: y must be a view"));
   speck_arg xm[2] = {ax, speck_arg_view("y", m)};

@@ -1,8 +1,9 @@
 /* test_layout.c: unit tests of the view arithmetic in backends/view.c:
  * layout strides, size (with overflow), span, offsets, contiguity,
  * subviews (extents, strides, layouts, errors), dtype/layout/space names,
- * and element access on wrapped (external) memory. No allocation goes
- * through a back end: every view here wraps a local array.
+ * and element access on wrapped (external) memory, tiled views (which
+ * allocate through the host back end) and aggregate dtype names. Other
+ * views wrap a local array.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -349,6 +350,90 @@ static void test_deep_copy(void) {
   sk_view_release(&r);
 }
 
+/* tiled views: the map (against the reference formula), spans, tile
+ * subviews, deep_copy both ways, errors; aggregate dtype names */
+static void test_tiled(void) {
+  char err[256];
+  int64_t e[2] = {5, 7}, t[2] = {2, 4}, tb[2] = {3, 4}, t3[3] = {2, 2, 4};
+  sk_view A, R, T;
+  CHECK(sk_view_create_tiled(&A, "A", SK_I64, 2, e, SK_RIGHT, t, SK_SPACE_HOST,
+                             1, err, sizeof err) == 0);
+  CHECK(A.layout == SK_TILED_RIGHT);
+  CHECK(sk_view_span(&A) == 6 * 8);
+  CHECK(!sk_view_contiguous(&A));
+  CHECK(A.stride[0] == 16 && A.stride[1] == 8);
+  int ok = 1;
+  for (int64_t i = 0; i < 5; i++)
+    for (int64_t j = 0; j < 7; j++) {
+      int64_t idx[2] = {i, j};
+      int64_t want = ((i / 2) * 2 + j / 4) * 8 + (i % 2) * 4 + j % 4;
+      ok &= sk_view_offset(&A, idx) == want;
+      sk_view_set_i(&A, sk_view_offset(&A, idx), 10 * i + j);
+    }
+  CHECK(ok);
+  /* to and from layout left */
+  CHECK(sk_view_create(&R, "R", SK_I64, 2, e, SK_LEFT, SK_SPACE_HOST, 1, NULL,
+                       err, sizeof err) == 0);
+  CHECK(sk_view_deep_copy(&R, &A, err, sizeof err) == 0);
+  ok = 1;
+  for (int64_t i = 0; i < 5; i++)
+    for (int64_t j = 0; j < 7; j++) ok &= sk_view_get_i(&R, i + 5 * j) == 10 * i + j;
+  CHECK(ok);
+  CHECK(sk_view_fill(&A, 0, 0, err, sizeof err) == 0);
+  CHECK(sk_view_deep_copy(&A, &R, err, sizeof err) == 0);
+  int64_t at[2] = {4, 6};
+  CHECK(sk_view_get_i(&A, sk_view_offset(&A, at)) == 46);
+  /* tile (1, 1): a dense 2x4 right view sharing the memory */
+  int64_t ti[2] = {1, 1};
+  CHECK(sk_view_tile_subview(&T, &A, ti, 2, err, sizeof err) == 0);
+  CHECK(T.layout == SK_RIGHT && T.extent[0] == 2 && T.extent[1] == 4);
+  CHECK(T.data == (int64_t *)A.data + 24);
+  CHECK(sk_view_get_i(&T, 1 * 4 + 2) == 36);
+  sk_view_release(&T);
+  ti[0] = 3;
+  CHECK(sk_view_tile_subview(&T, &A, ti, 2, err, sizeof err) < 0);
+  CHECK_STR(err, "tile index 0 is 3, out of range [0, 3)");
+  CHECK(sk_view_tile_subview(&T, &R, ti, 2, err, sizeof err) < 0);
+  CHECK_STR(err, "view 'R' has layout 'left', not a tiled layout");
+  sk_slice sl[2] = {{SK_SLICE_ALL, 0, 0}, {SK_SLICE_ALL, 0, 0}};
+  CHECK(sk_view_subview(&T, &A, sl, 2, err, sizeof err) < 0);
+  CHECK_STR(err, "view 'A' has a tiled layout: take tiles with tile_subview "
+                 "(subview does not slice tiled views)");
+  sk_view_release(&R);
+  sk_view_release(&A);
+  /* errors */
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 2, e, SK_RIGHT, tb, SK_SPACE_HOST,
+                             1, err, sizeof err) < 0);
+  CHECK_STR(err, "tile size 3 of dimension 0 is not a power of two between 1 "
+                 "and 65536");
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 1, e, SK_RIGHT, t, SK_SPACE_HOST,
+                             1, err, sizeof err) < 0);
+  CHECK_STR(err, "a tiled layout needs rank 2 or 3, the view has rank 1");
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 2, e, SK_STRIDE, t, SK_SPACE_HOST,
+                             1, err, sizeof err) < 0);
+  CHECK_STR(err, "unknown tile order 2 (expected right or left)");
+  /* rank 3, left: the map */
+  int64_t e3[3] = {3, 5, 6};
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 3, e3, SK_LEFT, t3, SK_SPACE_HOST,
+                             1, err, sizeof err) == 0);
+  CHECK(A.stride[0] == 16 && A.stride[1] == 32 && A.stride[2] == 96);
+  int64_t i3[3] = {2, 3, 5};
+  CHECK(sk_view_offset(&A, i3) == 1 * 16 + 1 * 32 + 1 * 96 + (0 + 1 * 2 + 1 * 4));
+  sk_view_release(&A);
+}
+
+static void test_agg_names(void) {
+  int agg = -1, n = -1;
+  CHECK(sk_agg_parse("fad(8)", &agg, &n) == 0 && agg == SK_AGG_FAD && n == 8);
+  CHECK(sk_agg_parse("ensemble(64)", &agg, &n) == 0 && agg == SK_AGG_ENS && n == 64);
+  CHECK(sk_agg_parse("fad(0)", &agg, &n) == -2);
+  CHECK(sk_agg_parse("ensemble(65)", &agg, &n) == -2);
+  CHECK(sk_agg_parse("fad(8", &agg, &n) == -1);
+  CHECK(sk_agg_parse("fad()", &agg, &n) == -1);
+  CHECK(sk_agg_parse("float64", &agg, &n) == -1);
+  CHECK(sk_agg_width(SK_AGG_FAD, 8) == 9 && sk_agg_width(SK_AGG_ENS, 8) == 8);
+}
+
 int main(void) {
   test_names();
   test_strides();
@@ -356,6 +441,8 @@ int main(void) {
   test_subview();
   test_elements();
   test_deep_copy();
+  test_tiled();
+  test_agg_names();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

@@ -1,0 +1,1216 @@
+/* algo.c: graph algorithms as multi-phase drivers over sk_run: BFS
+ * (level-synchronous, direction-optimising), connected components
+ * (Shiloach-Vishkin hooking with pointer jumping, and Afforest's
+ * sampling), PageRank (NetworkX's semantics), triangle counting and
+ * distance-1 coloring (vertex-based, speculative). Every body is written
+ * once in the dialect and runs on every back end.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+#define G3 R1("rowptr", "int64") R1("colidx", "int32")
+
+/* -- BFS -------------------------------------------------------------------
+ * level(v) -1 until reached; a top-down step expands the queue 'q' (each
+ * vertex claimed once by a compare-and-swap of its level), a bottom-up
+ * step has every unreached vertex look for a parent on the last level.
+ * Beamer's switch: bottom-up when the frontier's edges exceed the
+ * unexplored ones / 15, back when the frontier is below nv / 18 vertices
+ * (undirected graphs: bottom-up needs in-edges). */
+static const char *const sig_bfs_init[] = {
+  "range" R1("level", "int64") R1("parent", "int64"), NULL};
+static const sk_kbody k_bfs_init = {
+  "graph.bfs_init", "level(i) = -1; parent(i) = -1;", SK_FOR, 0, {NULL}, {NULL},
+  sig_bfs_init, NULL, NULL};
+
+static const char *const sig_bfs_seed[] = {
+  "range" R1("src", "int64") R1("level", "int64") R1("parent", "int64")
+  R1("q", "int32") R1("cnt", "int64"), NULL};
+static const sk_kbody k_bfs_seed = {
+  "graph.bfs_seed",
+  "int64_t s = src(i);\n"
+  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
+  "  parent(s) = s;\n"
+  "  q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)s;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_seed, NULL, NULL};
+
+static const char *const sig_bfs_td[] = {
+  "range" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32")
+  R1("nq", "int32") R1("cnt", "int64") " l1=int64", NULL};
+static const sk_kbody k_bfs_td = {
+  "graph.bfs_top_down",
+  "int64_t u = q(i);\n"
+  "for (int64_t k = rowptr(u); k < rowptr(u + 1); k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
+  "    parent(v) = u;\n"
+  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    acc += rowptr(v + 1) - rowptr(v);\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_td, NULL, "sum:int64"};
+
+static const char *const sig_bfs_bu[] = {
+  "range" G3 R1("level", "int64") R1("parent", "int64") " l=int64", NULL};
+static const sk_kbody k_bfs_bu = {
+  "graph.bfs_bottom_up",
+  "if (level(i) == -1) {\n"
+  "  int64_t b = rowptr(i), e = rowptr(i + 1);\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t u = colidx(k);\n"
+  "    if (level(u) == l) { level(i) = l + 1; parent(i) = u; acc0 += 1; acc1 += e - b; break; }\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bu, NULL, "sum:int64 sum:int64"};
+
+static const char *const sig_bfs_queue[] = {
+  "range" R1("level", "int64") R1("q", "int32") R1("cnt", "int64") " l=int64", NULL};
+static const sk_kbody k_bfs_queue = {
+  "graph.bfs_queue",
+  "if (level(i) == l) q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)i;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_queue, NULL, NULL};
+
+static const char *const sig_firstbad[] = {"range" R1("v", "int64") " n=int64", NULL};
+static const sk_kbody k_firstbad = {
+  "graph.first_bad_id",
+  "if ((v(i) < 0 || v(i) >= n) && i < acc) acc = i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_firstbad, NULL, "min:int64"};
+
+/* -- visitors -----------------------------------------------------------------
+ * A BFS visitor (seed 003 Table 4.2) is dialect code compiled into the
+ * BFS kernels by the JIT, never called through a pointer: the top-down
+ * body with the snippets spliced in. In the snippets 'u' is the vertex
+ * expanded, 'v' the neighbour, 'e' the arc, 'lv' v's level when
+ * discovered; the user's captures are captures of the kernel. examine_edge
+ * runs on every arc of an expanded vertex, filter (an expression: 0 skips
+ * the arc) before the arc is followed, tree_edge and discover_vertex when
+ * v is reached (a source: discover_vertex with u = v). */
+typedef struct bfs_visitor {
+  const char *examine, *filter, *tree, *discover;
+  int on;
+} bfs_visitor;
+
+static int visitor_arg(const sk_arg *args, int nargs, bfs_visitor *vis, char *err,
+                       size_t errlen) {
+  const char *names[4] = {"visit_examine_edge", "visit_filter", "visit_tree_edge",
+                          "visit_discover_vertex"};
+  const char **dst[4] = {&vis->examine, &vis->filter, &vis->tree, &vis->discover};
+  memset(vis, 0, sizeof *vis);
+  for (int k = 0; k < 4; k++) {
+    *dst[k] = sk_karg_find(args, nargs, names[k]) ? sk_karg_str(args, nargs, names[k],
+                                                               NULL, err, errlen)
+                                                  : "";
+    if (!*dst[k]) return -1;
+    vis->on |= **dst[k] != '\0';
+  }
+  return 0;
+}
+
+/* the body of 'base' with the visitor's code spliced in; NULL when out of
+ * memory */
+static char *visit_body(const char *fmt, const bfs_visitor *v) {
+  const char *filter = *v->filter ? v->filter : "1";
+  int n = snprintf(NULL, 0, fmt, v->examine, filter, v->tree, v->discover);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b) snprintf(b, (size_t)n + 1, fmt, v->examine, filter, v->tree, v->discover);
+  return b;
+}
+
+static const char visit_td_fmt[] =
+  "const int64_t u = q(i);\n"
+  "for (int64_t k = rowptr(u); k < rowptr(u + 1); k++) {\n"
+  "  const int64_t v = colidx(k), e = k;\n"
+  "  { %s\n }\n"
+  "  if (!(%s)) continue;\n"
+  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
+  "    const int64_t lv = l1;\n"
+  "    parent(v) = u;\n"
+  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    acc += rowptr(v + 1) - rowptr(v);\n"
+  "    { %s\n }\n"
+  "    { %s\n }\n"
+  "  }\n"
+  "}";
+/* the seed: the same arguments as the spliced format, the first three unused */
+static const char visit_seed_fmt[] =
+  "const int64_t s = src(i);\n"
+  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
+  "  parent(s) = s;\n"
+  "  q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)s;\n"
+  "  const int64_t u = s, v = s, lv = 0, e = -1;\n"
+  "  (void)u; (void)e; (void)lv;\n"
+  "  if (0) { %s\n (void)(%s);\n %s\n }\n"
+  "  { %s\n }\n"
+  "}";
+
+/* graph.bfs: G_*, sources (int64 view) [, directed, direction_optimizing,
+ * visit_examine_edge, visit_filter, visit_tree_edge, visit_discover_vertex
+ * and the visitor's captures (any other view or number)] -> level, parent
+ * (int64 views), nlevels. A visitor turns direction optimisation off. */
+static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+               size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "sources",
+                                      "directed", "direction_optimizing",
+                                      "visit_examine_edge", "visit_filter",
+                                      "visit_tree_edge", "visit_discover_vertex", NULL};
+  static const char *const taken[] = {"rowptr", "colidx", "level", "parent", "q", "nq",
+                                      "cnt", "l1", "src", NULL};
+  sk_graph g;
+  int directed, dopt;
+  const sk_view *src;
+  bfs_visitor vis;
+  if (visitor_arg(args, nargs, &vis, err, errlen) < 0) return -1;
+  /* with a visitor, the arguments not named above are its captures */
+  sk_arg user[SK_MAXCAP];
+  int nuser = 0;
+  for (int k = 0; k < nargs && vis.on; k++) {
+    int mine = 0;
+    for (int j = 0; known[j] && !mine; j++) mine = strcmp(args[k].name, known[j]) == 0;
+    if (mine) continue;
+    for (int j = 0; taken[j]; j++)
+      if (strcmp(args[k].name, taken[j]) == 0) {
+        snprintf(err, errlen, "the visitor's capture '%s' is a name the BFS kernel uses "
+                 "(rowptr, colidx, level, parent, q, nq, cnt, l1, src)", args[k].name);
+        return -1;
+      }
+    if (args[k].str) {
+      snprintf(err, errlen, "the visitor's capture '%s' is a string", args[k].name);
+      return -1;
+    }
+    if (nuser >= SK_MAXCAP - 12) {
+      snprintf(err, errlen, "the visitor has more than %d captures", SK_MAXCAP - 12);
+      return -1;
+    }
+    user[nuser++] = args[k];
+  }
+  if ((!vis.on && sk_karg_known(args, nargs, known, err, errlen) < 0) ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "direction_optimizing", 1, &dopt, err, errlen) < 0 ||
+      !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen)))
+    return -1;
+  if (src->dtype != SK_I64) {
+    snprintf(err, errlen, "sources must be int64, got %s", sk_dtypes[src->dtype].name);
+    return -1;
+  }
+  int64_t ns = src->extent[0], nv = g.nv;
+  if (ns > 0) {
+    sk_arg a[] = {sk_arg_view("v", src), sk_arg_i64("n", nv)};
+    sk_result r;
+    if (sk_sp_range(&k_firstbad, ns, a, NELEM(a), &r, err, errlen) < 0) return -1;
+    int64_t bad = sk_result_i64(&r, 0), s = 0;
+    if (bad != INT64_MAX) {
+      if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0) return -1;
+      snprintf(err, errlen, "source %lld is not a vertex (the graph has %lld: 0..%lld)",
+               (long long)s, (long long)nv, (long long)nv - 1);
+      return -1;
+    }
+  }
+  int space = g.rowptr->space, rc = -1;
+  sk_kbody kseed = k_bfs_seed, ktd = k_bfs_td;
+  char *seed_body = NULL, *td_body = NULL;
+  sk_view level, parent, q, nq, cnt;
+  sk_view *all[] = {&level, &parent, &q, &nq, &cnt};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&level, "level", SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("parent", &parent)};
+    if (sk_sp_range(&k_bfs_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (vis.on) {
+    dopt = 0;
+    if (!(seed_body = visit_body(visit_seed_fmt, &vis)) ||
+        !(td_body = visit_body(visit_td_fmt, &vis))) {
+      snprintf(err, errlen, "out of memory");
+      goto done;
+    }
+    kseed.body = seed_body;
+    ktd.body = td_body;
+    kseed.label = "graph.bfs_seed_visitor";
+    ktd.label = "graph.bfs_top_down_visitor";
+    kseed.sigs = ktd.sigs = NULL;
+  }
+  {
+    sk_arg a[SK_MAXCAP] = {sk_arg_view("src", src), sk_arg_view("level", &level),
+                           sk_arg_view("parent", &parent), sk_arg_view("q", &q),
+                           sk_arg_view("cnt", &cnt)};
+    int na = 5;
+    for (int k = 0; k < nuser; k++) a[na++] = user[k];
+    if (sk_sp_range(&kseed, ns, a, na, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t qn = 0, l = 0, mf = 0, mu = g.narcs;
+  if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
+  int bottom_up = 0;
+  while (qn > 0) {
+    if (dopt && !directed) {
+      if (!bottom_up && mf > mu / 15) {
+        bottom_up = 1;
+      } else if (bottom_up && qn < nv / 18) {
+        bottom_up = 0;
+        sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("q", &q),
+                      sk_arg_view("cnt", &cnt), sk_arg_i64("l", l)};
+        if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+            sk_sp_range(&k_bfs_queue, nv, a, NELEM(a), NULL, err, errlen) < 0)
+          goto done;
+      }
+    }
+    sk_result r;
+    if (bottom_up) {
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("level", &level), sk_arg_view("parent", &parent),
+                    sk_arg_i64("l", l)};
+      if (sk_sp_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0) goto done;
+      qn = sk_result_i64(&r, 0);
+      mf = sk_result_i64(&r, 1);
+    } else {
+      sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                             sk_arg_view("level", &level), sk_arg_view("parent", &parent),
+                             sk_arg_view("q", &q), sk_arg_view("nq", &nq),
+                             sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
+      int na = 8;
+      for (int k = 0; k < nuser; k++) a[na++] = user[k];
+      if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+          sk_sp_range(&ktd, qn, a, na, &r, err, errlen) < 0 ||
+          sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0)
+        goto done;
+      mf = sk_result_i64(&r, 0);
+      sk_view t = q;
+      q = nq;
+      nq = t;
+    }
+    mu -= mf;
+    l++;
+  }
+  if (sk_kout_view(out, "level", &level, err, errlen) < 0 ||
+      sk_kout_view(out, "parent", &parent, err, errlen) < 0 ||
+      sk_kout_num(out, "nlevels", (double)l, err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  free(seed_body);
+  free(td_body);
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- connected components ---------------------------------------------------
+ * lab(v) <= v always names a vertex of v's component; hooking links the
+ * roots of an arc's ends (the larger under the smaller, atomic_min), and
+ * pointer jumping flattens the trees. A pass that changes nothing proves
+ * every arc joins equal roots, so the labels are the components, each
+ * labelled by its smallest vertex (deterministic). Afforest first links
+ * each vertex's first two neighbours, finds the most frequent label on a
+ * sample, and then skips the vertices of that (giant) component. */
+static const char *const sig_cc_init[] = {"range" R1("lab", "int64"), NULL};
+static const sk_kbody k_cc_init = {"graph.cc_init", "lab(i) = i;", SK_FOR, 0,
+                                   {NULL}, {NULL}, sig_cc_init, NULL, NULL};
+
+static const char *const sig_cc_hook[] = {
+  "range" G3 R1("lab", "int64") " lo=int64 hi=int64 skip=int64", NULL};
+static const sk_kbody k_cc_hook = {
+  "graph.cc_hook",
+  "int64_t a = lab(i);\n"
+  "while (lab(a) != a) a = lab(a);\n"
+  "if (a != skip) {\n"
+  "  int64_t b = rowptr(i) + lo, e = rowptr(i + 1);\n"
+  "  if (hi >= 0 && rowptr(i) + hi < e) e = rowptr(i) + hi;\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t c = colidx(k);\n"
+  "    while (lab(c) != c) c = lab(c);\n"
+  "    while (lab(a) != a) a = lab(a);\n"
+  "    if (a != c) {\n"
+  "      if (a < c) atomic_min(&lab(c), a); else atomic_min(&lab(a), c);\n"
+  "      acc += 1;\n"
+  "    }\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_cc_hook, NULL, "sum:int64"};
+
+static const sk_kbody k_cc_compress = {
+  "graph.cc_compress",
+  "int64_t x = lab(i);\n"
+  "while (lab(x) != x) x = lab(x);\n"
+  "lab(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cc_init, NULL, NULL};
+
+static const sk_kbody k_cc_count = {
+  "graph.cc_count", "acc += lab(i) == i;", SK_REDUCE, 0, {NULL}, {NULL},
+  sig_cc_init, NULL, "sum:int64"};
+
+static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi,
+                   int64_t skip, int64_t *changes, char *err, size_t errlen) {
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                sk_arg_view("lab", lab), sk_arg_i64("lo", lo), sk_arg_i64("hi", hi),
+                sk_arg_i64("skip", skip)};
+  sk_result r;
+  if (sk_sp_range(&k_cc_hook, g->nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  sk_arg c[] = {sk_arg_view("lab", lab)};
+  if (sk_sp_range(&k_cc_compress, g->nv, c, 1, NULL, err, errlen) < 0) return -1;
+  *changes = sk_result_i64(&r, 0);
+  return 0;
+}
+
+/* the most frequent label among 1024 vertices drawn by a fixed hash */
+static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
+                     size_t errlen) {
+  enum { NS = 1024 };
+  int64_t s[NS];
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int k = 0; k < NS; k++) {
+    h ^= h >> 12;
+    h ^= h << 25;
+    h ^= h >> 27;
+    if (sk_sp_get_i64(lab, (int64_t)((h * 0x2545F4914F6CDD1Dull) % (uint64_t)nv), &s[k],
+                      err, errlen) < 0)
+      return -1;
+  }
+  int best = 0;
+  *mode = -1;
+  for (int k = 0; k < NS; k++) {
+    int c = 0;
+    for (int j = 0; j < NS; j++) c += s[j] == s[k];
+    if (c > best) {
+      best = c;
+      *mode = s[k];
+    }
+  }
+  return 0;
+}
+
+/* graph.connected_components: G_* [, directed, algorithm "afforest" | "sv"]
+ * -> labels (int64: the smallest vertex of each one's component), ncomp;
+ * a directed graph's weak components */
+static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "algorithm", NULL};
+  sk_graph g;
+  int directed;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  const char *alg = sk_karg_str(args, nargs, "algorithm", "afforest", err, errlen);
+  if (!alg) return -1;
+  int afforest = strcmp(alg, "afforest") == 0;
+  if (!afforest && strcmp(alg, "sv") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not afforest or sv", alg);
+    return -1;
+  }
+  sk_view lab;
+  if (sk_sp_view(&lab, "labels", SK_I64, g.nv, g.rowptr->space, 0, err, errlen) < 0)
+    return -1;
+  int rc = -1;
+  int64_t changes = 1, skip = -1;
+  sk_arg a[] = {sk_arg_view("lab", &lab)};
+  if (sk_sp_range(&k_cc_init, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
+  /* Afforest's skipping needs every arc in both rows: undirected only */
+  if (afforest && !directed && g.nv > 0) {
+    for (int r = 0; r < 2; r++)
+      if (cc_hook(&g, &lab, r, r + 1, -1, &changes, err, errlen) < 0) goto done;
+    if (cc_sample(&lab, g.nv, &skip, err, errlen) < 0) goto done;
+  }
+  for (changes = 1; changes > 0;)
+    if (cc_hook(&g, &lab, 0, -1, skip, &changes, err, errlen) < 0) goto done;
+  {
+    sk_result r;
+    if (sk_sp_range(&k_cc_count, g.nv, a, 1, &r, err, errlen) < 0) goto done;
+    if (sk_kout_num(out, "ncomp", (double)sk_result_i64(&r, 0), err, errlen) < 0 ||
+        sk_kout_view(out, "labels", &lab, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  sk_view_release(&lab);
+  return rc;
+}
+
+/* -- PageRank -----------------------------------------------------------------
+ * NetworkX's power iteration: x = 1/N; each step x'(v) = d * sum over arcs
+ * u -> v of x(u) w(u,v) / W(u) + (d * (sum of x over vertices without
+ * out-arcs) + 1 - d) / N, until sum |x' - x| < N * tol. Pulled along the
+ * in-arcs: the graph itself when undirected, its transpose (speck.sparse's)
+ * when directed. */
+static const char *const sig_pr_outw[] = {
+  "range" R1("rowptr", "int64") R1("outw", "float64"),
+  "range" R1("rowptr", "int64") R1("outw", "float64") R1("w", "float64"), NULL};
+static const sk_kbody k_pr_deg = {
+  "graph.pr_outdeg", "outw(i) = (double)(rowptr(i + 1) - rowptr(i));", SK_FOR, 0,
+  {NULL}, {NULL}, sig_pr_outw, NULL, NULL};
+static const sk_kbody k_pr_outw = {
+  "graph.pr_outweight",
+  "double s = 0;\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += w(k);\n"
+  "outw(i) = s;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_pr_outw + 1, NULL, NULL};
+
+static const char *const sig_pr_contrib[] = {
+  "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"), NULL};
+static const sk_kbody k_pr_contrib = {
+  "graph.pr_contrib",
+  "double o = outw(i);\n"
+  "if (o > 0) c(i) = x(i) / o; else { c(i) = 0; acc += x(i); }",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_contrib, NULL, "sum:float64"};
+
+#define PULL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
+  R1("c", "float64") R1("x", "float64") R1("xn", "float64") " d=float64 base=float64"
+static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG R1("w", "float64"), NULL};
+#define PULL_BODY(W)                                                          \
+  "double s = 0;\n"                                                           \
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += c(colidx(k))" W ";\n" \
+  "double v = d * s + base;\n"                                                \
+  "xn(i) = v;\n"                                                              \
+  "acc += fabs(v - x(i));"
+static const sk_kbody k_pr_pull = {
+  "graph.pr_pull", PULL_BODY(""), SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull, NULL,
+  "sum:float64"};
+static const sk_kbody k_pr_pullw = {
+  "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
+  sig_pr_pull + 1, NULL, "sum:float64"};
+
+/* graph.pagerank: G_* [, directed, damping, tol, maxiter] -> rank, iters */
+static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "damping", "tol", "maxiter", NULL};
+  sk_graph g;
+  int directed;
+  double d = 0.85, tol = 1e-6;
+  int64_t maxiter;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "damping") &&
+       sk_karg_f64(args, nargs, "damping", &d, err, errlen) < 0) ||
+      (sk_karg_find(args, nargs, "tol") && sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0) ||
+      sk_karg_i64(args, nargs, "maxiter", 1, 100, &maxiter, err, errlen) < 0)
+    return -1;
+  if (!(d >= 0 && d <= 1)) {
+    snprintf(err, errlen, "damping is %g, must be in [0, 1]", d);
+    return -1;
+  }
+  if (!(tol > 0)) {
+    snprintf(err, errlen, "tol is %g, must be positive", tol);
+    return -1;
+  }
+  if (maxiter < 1) {
+    snprintf(err, errlen, "maxiter is %lld, must be at least 1", (long long)maxiter);
+    return -1;
+  }
+  int64_t n = g.nv;
+  int space = g.rowptr->space, rc = -1;
+  sk_view outw, x, xn, c, ones;
+  sk_kvalue tv;
+  memset(&tv, 0, sizeof tv);
+  sk_view *all[] = {&outw, &x, &xn, &c, &ones};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&outw, "out weight", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&x, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&xn, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&c, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
+      (n > 0 && sk_view_fill(&x, 1.0 / (double)n, 0, err, errlen) < 0))
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("outw", &outw),
+                  sk_arg_view("w", g.weights ? g.weights : g.rowptr)};
+    if (sk_sp_range(g.weights ? &k_pr_outw : &k_pr_deg, n, a, g.weights ? 3 : 2, NULL,
+                    err, errlen) < 0)
+      goto done;
+  }
+  /* the in-arcs */
+  const sk_view *trp = g.rowptr, *tci = g.colidx, *tw = g.weights;
+  if (directed) {
+    const sk_view *vals = g.weights;
+    if (!vals) {
+      if (sk_sp_view(&ones, "ones", SK_F64, g.narcs, space, 0, err, errlen) < 0 ||
+          (g.narcs > 0 && sk_view_fill(&ones, 1.0, 1, err, errlen) < 0))
+        goto done;
+      vals = &ones;
+    }
+    sk_arg a[] = {sk_arg_view("A_rowptr", g.rowptr), sk_arg_view("A_colidx", g.colidx),
+                  sk_arg_view("A_values", vals), sk_arg_i64("A_ncols", n)};
+    if (sk_kernel_call("sparse.transpose", a, NELEM(a), &tv, NULL, err, errlen) < 0)
+      goto done;
+    trp = &tv.out[0].view;
+    tci = &tv.out[1].view;
+    tw = g.weights ? &tv.out[2].view : NULL;
+  }
+  int64_t it = 0;
+  for (it = 1; it <= maxiter && n > 0; it++) {
+    sk_result r;
+    sk_arg a[] = {sk_arg_view("x", &x), sk_arg_view("outw", &outw), sk_arg_view("c", &c)};
+    if (sk_sp_range(&k_pr_contrib, n, a, NELEM(a), &r, err, errlen) < 0) goto done;
+    double dangling = sk_result_f64(&r, 0);
+    double base = (d * dangling + 1 - d) / (double)n;
+    sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
+                  sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
+                  sk_arg_f64("d", d), sk_arg_f64("base", base),
+                  sk_arg_view("w", tw ? tw : &c)};
+    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 8 : 7, &r, err, errlen) < 0)
+      goto done;
+    sk_view t = x;
+    x = xn;
+    xn = t;
+    if (sk_result_f64(&r, 0) < (double)n * tol) break;
+  }
+  if (it > maxiter) it = maxiter;
+  if (sk_kout_view(out, "rank", &x, err, errlen) < 0 ||
+      sk_kout_num(out, "iters", (double)(n > 0 ? it : 0), err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  sk_kout_release(&tv);
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- triangles ---------------------------------------------------------------
+ * Vertices ranked by (degree, id); each vertex keeps its neighbours of
+ * higher rank (in id order: an oriented copy of the graph, as GAP's tc),
+ * and each triangle is found once, at its lowest-ranked corner u, by
+ * merging u's and v's kept lists for every kept v; its three corners are
+ * counted (atomics). */
+#define TRI_HIGHER                                                           \
+  "#define DEG(x) (rowptr((x) + 1) - rowptr(x))\n"                           \
+  "#define HIGHER(x, y) (DEG(y) > DEG(x) || (DEG(y) == DEG(x) && (y) > (x)))\n"
+static const char *const sig_tri_cnt[] = {"range" G3 R1("cnt", "int64") " n=int64", NULL};
+static const sk_kbody k_tri_cnt = {
+  "graph.tri_count",
+  TRI_HIGHER
+  "if (i < n) {\n"
+  "  int64_t c = 0;\n"
+  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) { int64_t v = colidx(k); c += HIGHER(i, v); }\n"
+  "  cnt(i) = c;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tri_cnt, NULL, NULL};
+
+static const char *const sig_tri_fill[] = {"range" G3 R1("op", "int64") R1("oc", "int32"), NULL};
+static const sk_kbody k_tri_fill = {
+  "graph.tri_orient",
+  TRI_HIGHER
+  "int64_t o = op(i);\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (HIGHER(i, v)) oc(o++) = (int32_t)v;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tri_fill, NULL, NULL};
+
+static const char *const sig_tri[] = {
+  "range" R1("op", "int64") R1("oc", "int32") R1("tri", "int64"), NULL};
+#define TRI_BODY(HIT, V, ME)                                                  \
+  "int64_t be = op(i + 1);\n"                                                \
+  "int64_t mine = 0;\n"                                                      \
+  "for (int64_t k = op(i); k < be; k++) {\n"                                 \
+  "  int64_t v = oc(k);\n"                                                   \
+  "  int64_t a = op(i), b = op(v), e = op(v + 1), t = 0;\n"                  \
+  "  while (a < be && b < e) {\n"                                            \
+  "    int32_t x = oc(a), y = oc(b);\n"                                      \
+  "    if (x < y) a++;\n"                                                    \
+  "    else if (y < x) b++;\n"                                               \
+  "    else { " HIT "t++; a++; b++; }\n"                                     \
+  "  }\n"                                                                    \
+  "  if (t) { " V "mine += t; }\n"                                           \
+  "}\n"                                                                      \
+  ME "acc += mine;"
+/* the total only: no per-vertex counts, no atomics */
+static const char *const sig_tri_total[] = {"range" R1("op", "int64") R1("oc", "int32"), NULL};
+static const sk_kbody k_tri_total = {
+  "graph.triangles_total", TRI_BODY("", "", ""), SK_REDUCE, 0, {NULL}, {NULL},
+  sig_tri_total, NULL, "sum:int64"};
+static const sk_kbody k_tri = {
+  "graph.triangles",
+  TRI_BODY("atomic_add(&tri(x), (int64_t)1); ", "atomic_add(&tri(v), t); ",
+           "if (mine) atomic_add(&tri(i), mine);\n"),
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_tri, NULL, "sum:int64"};
+
+/* graph.triangles: G_* (undirected) [, per_vertex (default 1)] -> total,
+ * per_vertex (when asked) */
+static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                     size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "per_vertex", NULL};
+  sk_graph g;
+  int directed, per;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "per_vertex", 1, &per, err, errlen) < 0)
+    return -1;
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: triangles are counted on undirected graphs");
+    return -1;
+  }
+  int space = g.rowptr->space, rc = -1;
+  int64_t m = 0;
+  sk_view tri, cnt, op, oc;
+  sk_view *all[] = {&tri, &cnt, &op, &oc};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if ((per && sk_sp_view(&tri, "triangles", SK_I64, g.nv, space, 1, err, errlen) < 0) ||
+      sk_sp_view(&cnt, "higher", SK_I64, g.nv + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&op, "oriented rowptr", SK_I64, g.nv + 1, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("cnt", &cnt), sk_arg_i64("n", g.nv)};
+    if (sk_sp_range(&k_tri_cnt, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_sp_scan(&cnt, &op, g.nv, &m, err, errlen) < 0 ||
+      sk_sp_view(&oc, "oriented colidx", SK_I32, m, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("op", &op), sk_arg_view("oc", &oc)};
+    if (sk_sp_range(&k_tri_fill, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_view("tri", &tri)};
+    sk_result r;
+    if (sk_sp_range(per ? &k_tri : &k_tri_total, g.nv, a, per ? 3 : 2, &r, err, errlen) < 0 ||
+        sk_kout_num(out, "total", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
+                    errlen) < 0 ||
+        (per && sk_kout_view(out, "per_vertex", &tri, err, errlen) < 0))
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- miniTri ---------------------------------------------------------------------
+ * Seed 003 chapter 6: every triangle of an undirected graph gets the
+ * largest k with min over its corners t_v >= (k-1 choose 2) and min over
+ * its edges t_e >= k - 2 (t_v: triangles at a vertex, t_e: triangles on
+ * an edge); the result is the histogram of k. t_e is counted per arc by
+ * merging the two rows (self-loops skipped); triangles are enumerated at
+ * their smallest corner u < v < w by merging rows u and v above v. */
+static const char *const sig_mt_te[] = {"range" G3 R1("te", "int64"), NULL};
+static const sk_kbody k_mt_te = {
+  "graph.minitri_edges",
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "  int64_t v = colidx(k), a = rowptr(i), ae = rowptr(i + 1), b = rowptr(v), e = rowptr(v + 1), t = 0;\n"
+  "  while (a < ae && b < e) {\n"
+  "    int32_t x = colidx(a), y = colidx(b);\n"
+  "    if (x < y) a++; else if (y < x) b++;\n"
+  "    else { t += x != i && x != v; a++; b++; }\n"
+  "  }\n"
+  "  te(k) = t;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mt_te, NULL, NULL};
+
+static const char *const sig_mt_hist[] = {
+  "range" G3 R1("tv", "int64") R1("te", "int64") R1("hist", "int64"), NULL};
+static const sk_kbody k_mt_hist = {
+  "graph.minitri_hist",
+  "int64_t be = rowptr(i + 1);\n"
+  "for (int64_t k = rowptr(i); k < be; k++) {\n"
+  "  int64_t v = colidx(k);\n"
+  "  if (v <= i) continue;\n"
+  "  int64_t a = k + 1, b = rowptr(v), e = rowptr(v + 1);\n"
+  "  while (b < e && colidx(b) <= v) b++;\n"
+  "  while (a < be && b < e) {\n"
+  "    int32_t x = colidx(a), y = colidx(b);\n"
+  "    if (x < y) { a++; continue; }\n"
+  "    if (y < x) { b++; continue; }\n"
+  "    int64_t mv = tv(i), me = te(k);\n"
+  "    if (tv(v) < mv) mv = tv(v);\n"
+  "    if (tv(x) < mv) mv = tv(x);\n"
+  "    if (te(a) < me) me = te(a);\n"
+  "    if (te(b) < me) me = te(b);\n"
+  "    int64_t kk = 3;\n"
+  "    while ((kk * (kk - 1)) / 2 <= mv && kk - 1 <= me) kk++;\n"
+  "    atomic_add(&hist(kk), (int64_t)1);\n"
+  "    a++; b++;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mt_hist, NULL, NULL};
+
+static const char *const sig_maxdeg[] = {"range" R1("rowptr", "int64"), NULL};
+static const sk_kbody k_maxdeg = {
+  "graph.max_degree", "int64_t d = rowptr(i + 1) - rowptr(i); if (d > acc) acc = d;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_maxdeg, NULL, "max:int64"};
+
+/* graph.minitri: G_* (undirected) -> hist (int64: hist(k) triangles of
+ * value k, k in 0..maxdeg + 2) */
+static int minitri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
+  sk_kvalue tv;
+  memset(&tv, 0, sizeof tv);
+  sk_graph g;
+  int directed;
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: miniTri needs an undirected graph");
+    return -1;
+  }
+  sk_arg ta[] = {sk_arg_view("G_rowptr", g.rowptr), sk_arg_view("G_colidx", g.colidx)};
+  if (triangles(ta, 2, &tv, err, errlen) < 0) {
+    sk_kout_release(&tv);
+    return -1;
+  }
+  const sk_view *tvv = NULL;
+  for (int k = 0; k < tv.nout; k++)
+    if (tv.out[k].is_view) tvv = &tv.out[k].view;
+  int space = g.rowptr->space, rc = -1;
+  sk_view te, hist;
+  memset(&te, 0, sizeof te);
+  memset(&hist, 0, sizeof hist);
+  int64_t maxdeg = 0;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr)};
+    sk_result r;
+    if (g.nv > 0) {
+      if (sk_sp_range(&k_maxdeg, g.nv, a, 1, &r, err, errlen) < 0) goto done;
+      maxdeg = sk_result_i64(&r, 0);
+    }
+  }
+  if (sk_sp_view(&te, "edge triangles", SK_I64, g.narcs, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&hist, "k histogram", SK_I64, maxdeg + 3, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("te", &te)};
+    if (sk_sp_range(&k_mt_te, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("tv", tvv), sk_arg_view("te", &te), sk_arg_view("hist", &hist)};
+    if (sk_sp_range(&k_mt_hist, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_kout_view(out, "hist", &hist, err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  sk_kout_release(&tv);
+  sk_view_release(&te);
+  sk_view_release(&hist);
+  return rc;
+}
+
+/* -- coloring -----------------------------------------------------------------
+ * Vertex-based speculative distance-1 coloring (seed 000 §4.1): every
+ * vertex of the worklist takes the smallest color none of its neighbours
+ * has (256 colors a window), then of two adjacent vertices of one color the
+ * larger id gives its color up and goes to the next worklist (found by
+ * scanning each row up to the vertex itself: rows are sorted by id). */
+static const char *const sig_col_assign[] = {
+  "range" G3 R1("color", "int32") R1("work", "int32"), NULL};
+static const sk_kbody k_col_assign = {
+  "graph.color_assign",
+  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "for (int64_t base = 0;; base += 256) {\n"
+  "  uint64_t used[4] = {0, 0, 0, 0};\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t u = colidx(k);\n"
+  "    uint64_t c = (uint64_t)((int64_t)color(u) - 1 - base);\n"
+  "    if (c < 256 && u != v) used[c >> 6] |= (uint64_t)1 << (c & 63);\n"
+  "  }\n"
+  "  int64_t w = 0;\n"
+  "  while (w < 4 && used[w] == ~(uint64_t)0) w++;\n"
+  "  if (w < 4) {\n"
+  "    int64_t j = 0;\n"
+  "    while ((used[w] >> j) & 1) j++;\n"
+  "    color(v) = (int32_t)(base + 64 * w + j + 1);\n"
+  "    break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+
+static const char *const sig_col_fix[] = {
+  "range" G3 R1("color", "int32") R1("work", "int32") R1("next", "int32")
+  R1("cnt", "int64"), NULL};
+static const sk_kbody k_col_fix = {
+  "graph.color_conflicts",
+  "int64_t v = work(i);\n"
+  "int32_t cv = color(v);\n"
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++) {\n"
+  "  int64_t u = colidx(k);\n"
+  "  if (u >= v) break;   /* rows are sorted: only smaller ids count */\n"
+  "  if (color(u) == cv) {\n"
+  "    color(v) = 0;\n"
+  "    next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+
+/* distance 2: the colors of neighbours and of their neighbours */
+static const sk_kbody k_col2_assign = {
+  "graph.color_d2_assign",
+  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "for (int64_t base = 0;; base += 64) {\n"
+  "  uint64_t used = 0;\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int64_t u = colidx(k);\n"
+  "    int64_t c = (int64_t)color(u) - 1 - base;\n"
+  "    if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
+  "    for (int64_t j = rowptr(u); j < rowptr(u + 1); j++) {\n"
+  "      int64_t w = colidx(j);\n"
+  "      int64_t d = (int64_t)color(w) - 1 - base;\n"
+  "      if (w != v && d >= 0 && d < 64) used |= (uint64_t)1 << d;\n"
+  "    }\n"
+  "  }\n"
+  "  if (~used) {\n"
+  "    int64_t j = 0;\n"
+  "    while ((used >> j) & 1) j++;\n"
+  "    color(v) = (int32_t)(base + j + 1);\n"
+  "    break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+
+static const sk_kbody k_col2_fix = {
+  "graph.color_d2_conflicts",
+  "int64_t v = work(i);\n"
+  "int32_t cv = color(v);\n"
+  "int bad = 0;\n"
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1) && !bad; k++) {\n"
+  "  int64_t u = colidx(k);\n"
+  "  if (u < v && color(u) == cv) bad = 1;\n"
+  "  for (int64_t j = rowptr(u); j < rowptr(u + 1) && !bad; j++) {\n"
+  "    int64_t w = colidx(j);\n"
+  "    if (w < v && color(w) == cv) bad = 1;\n"
+  "  }\n"
+  "}\n"
+  "if (bad) {\n"
+  "  color(v) = 0;\n"
+  "  next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+
+static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
+static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
+                                {NULL}, {NULL}, sig_iota, NULL, NULL};
+static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
+static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
+                                SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
+
+/* graph.color: G_* (undirected) [, algorithm "vb", distance 1 | 2] ->
+ * colors (int32, 1..ncolors), ncolors, rounds */
+static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "algorithm", "distance", NULL};
+  sk_graph g;
+  int directed;
+  int64_t dist;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "distance", 1, 1, &dist, err, errlen) < 0)
+    return -1;
+  if (dist != 1 && dist != 2) {
+    snprintf(err, errlen, "distance is %lld, must be 1 or 2", (long long)dist);
+    return -1;
+  }
+  const char *alg = sk_karg_str(args, nargs, "algorithm", "vb", err, errlen);
+  if (!alg) return -1;
+  if (strcmp(alg, "vb") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not supported (vb)", alg);
+    return -1;
+  }
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: coloring needs an undirected graph");
+    return -1;
+  }
+  int64_t n = g.nv;
+  int space = g.rowptr->space, rc = -1;
+  sk_view col, work, next, cnt;
+  sk_view *all[] = {&col, &work, &next, &cnt};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&col, "colors", SK_I32, n, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("work", &work)};
+    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t wn = n, rounds = 0;
+  while (wn > 0) {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("color", &col), sk_arg_view("work", &work),
+                  sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(dist == 2 ? &k_col2_assign : &k_col_assign, wn, a, 4, NULL, err,
+                    errlen) < 0 ||
+        sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+        sk_sp_range(dist == 2 ? &k_col2_fix : &k_col_fix, wn, a, NELEM(a), NULL, err,
+                    errlen) < 0 ||
+        sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+      goto done;
+    sk_view t = work;
+    work = next;
+    next = t;
+    rounds++;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("color", &col)};
+    sk_result r;
+    if (sk_sp_range(&k_maxc, n, a, 1, &r, err, errlen) < 0) goto done;
+    int64_t nc = n > 0 ? sk_result_i64(&r, 0) : 0;
+    if (sk_kout_num(out, "ncolors", (double)nc, err, errlen) < 0 ||
+        sk_kout_num(out, "rounds", (double)rounds, err, errlen) < 0 ||
+        sk_kout_view(out, "colors", &col, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- MIS-2 --------------------------------------------------------------------
+ * Bell, Dalton and Olson's distance-2 maximal independent set, as Kokkos
+ * Kernels runs it (seed 000 §4.3), deterministic: each round every vertex
+ * gets the tuple (state, priority, id) in one int64 (state 2 in the set,
+ * 1 undecided, 0 out; the priority a hash of (round, id), so re-drawn each
+ * round), two max-passes over closed neighbourhoods give each vertex the
+ * largest tuple within distance 2, and an undecided vertex joins when that
+ * tuple is its own and leaves when it belongs to a set member. */
+static const char *const sig_mis_tuple[] = {
+  "range" R1("state", "int32") R1("t", "int64") " pass=int64", NULL};
+static const sk_kbody k_mis_tuple = {
+  "graph.mis2_tuple",
+  "uint64_t pr = sk_g_rand((uint64_t)pass, (uint64_t)i) & 0x3FFFFFFFull;\n"
+  "t(i) = ((int64_t)state(i) << 61) | (int64_t)(pr << 31) | i;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mis_tuple, sk_graph_prelude, NULL};
+
+static const char *const sig_mis_max[] = {
+  "range" G3 R1("t", "int64") R1("m", "int64"), NULL};
+static const sk_kbody k_mis_max = {
+  "graph.mis2_max",
+  "int64_t x = t(i);\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) { int64_t y = t(colidx(k)); if (y > x) x = y; }\n"
+  "m(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mis_max, NULL, NULL};
+
+static const char *const sig_mis_decide[] = {
+  "range" R1("state", "int32") R1("m", "int64"), NULL};
+static const sk_kbody k_mis_decide = {
+  "graph.mis2_decide",
+  "if (state(i) == 1) {\n"
+  "  int64_t x = m(i);\n"
+  "  if ((x & 0x7FFFFFFF) == i) state(i) = 2;\n"
+  "  else if ((x >> 61) == 2) state(i) = 0;\n"
+  "  else acc += 1;\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_mis_decide, NULL, "sum:int64"};
+
+static const char *const sig_mis_out[] = {"range" R1("state", "int32"), NULL};
+static const sk_kbody k_mis_out = {
+  "graph.mis2_members",
+  "int32_t in = state(i) == 2; state(i) = in; acc += in;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_mis_out, NULL, "sum:int64"};
+static const sk_kbody k_mis_init = {"graph.mis2_init", "state(i) = 1;", SK_FOR, 0,
+                                    {NULL}, {NULL}, sig_mis_out, NULL, NULL};
+
+/* graph.mis2: G_* (undirected) -> members (int32: 1 in the set), count, rounds */
+static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  sk_graph g;
+  int directed;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
+    return -1;
+  if (directed) {
+    snprintf(err, errlen, "the graph is directed: MIS-2 needs an undirected graph");
+    return -1;
+  }
+  int space = g.rowptr->space, rc = -1;
+  sk_view st, t, m;
+  sk_view *all[] = {&st, &t, &m};
+  for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
+  if (sk_sp_view(&st, "members", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&t, "tuples", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&m, "maxima", SK_I64, g.nv, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("state", &st)};
+    if (sk_sp_range(&k_mis_init, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t left = g.nv, round = 0;
+  while (left > 0) {
+    sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t), sk_arg_i64("pass", round)};
+    sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                   sk_arg_view("t", &t), sk_arg_view("m", &m)};
+    sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                   sk_arg_view("t", &m), sk_arg_view("m", &t)};
+    sk_arg c[] = {sk_arg_view("state", &st), sk_arg_view("m", &t)};
+    sk_result r;
+    if (sk_sp_range(&k_mis_tuple, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_max, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_decide, g.nv, c, NELEM(c), &r, err, errlen) < 0)
+      goto done;
+    left = sk_result_i64(&r, 0);
+    round++;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("state", &st)};
+    sk_result r;
+    if (sk_sp_range(&k_mis_out, g.nv, a, 1, &r, err, errlen) < 0 ||
+        sk_kout_num(out, "count", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
+                    errlen) < 0 ||
+        sk_kout_num(out, "rounds", (double)round, err, errlen) < 0 ||
+        sk_kout_view(out, "members", &st, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int k = 0; k < NELEM(all); k++) sk_view_release(all[k]);
+  return rc;
+}
+
+/* -- MIS-2 coarsening ----------------------------------------------------------
+ * Each MIS-2 root starts an aggregate (numbered by a scan of the roots);
+ * a vertex next to roots joins the smallest-numbered one, and the rest
+ * (two edges from a root: every vertex is, by maximality) join the
+ * smallest aggregate among their neighbours of the first pass. */
+static const char *const sig_cm_count[] = {
+  "range" R1("members", "int32") R1("cnt", "int64") " n=int64", NULL};
+static const sk_kbody k_cm_count = {
+  "graph.coarsen_count", "if (i < n) cnt(i) = members(i);", SK_FOR, 0, {NULL}, {NULL},
+  sig_cm_count, NULL, NULL};
+
+static const char *const sig_cm_root[] = {
+  "range" R1("members", "int32") R1("ptr", "int64") R1("lab", "int64"), NULL};
+static const sk_kbody k_cm_root = {
+  "graph.coarsen_roots", "lab(i) = members(i) ? ptr(i) : -1;", SK_FOR, 0, {NULL},
+  {NULL}, sig_cm_root, NULL, NULL};
+
+static const char *const sig_cm_join[] = {
+  "range" G3 R1("lab", "int64") R1("nlab", "int64"), NULL};
+/* an unlabelled vertex takes the smallest label among its labelled
+ * neighbours (double-buffered: the first pass sees only the roots') */
+static const sk_kbody k_cm_join = {
+  "graph.coarsen_join",
+  "int64_t x = lab(i);\n"
+  "if (x < 0) {\n"
+  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "    int64_t u = colidx(k), y = lab(u);\n"
+  "    if (y >= 0 && (x < 0 || y < x)) x = y;\n"
+  "  }\n"
+  "}\n"
+  "nlab(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cm_join, NULL, NULL};
+
+/* graph.coarsen_mis2: G_*, members (int32, from graph.mis2) -> labels
+ * (int64, 0..ncoarse-1), ncoarse */
+static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                        size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "members", NULL};
+  sk_graph g;
+  const sk_view *mem;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      !(mem = sk_karg_view(args, nargs, "members", 1, err, errlen)))
+    return -1;
+  if (mem->dtype != SK_I32 || mem->extent[0] != g.nv) {
+    snprintf(err, errlen, "members must be int32 with %lld entries, got %s[%lld]",
+             (long long)g.nv, sk_dtypes[mem->dtype].name, (long long)mem->extent[0]);
+    return -1;
+  }
+  int space = g.rowptr->space, rc = -1;
+  int64_t nc = 0;
+  sk_view cnt, ptr, lab, nlab;
+  sk_view *all[] = {&cnt, &ptr, &lab, &nlab};
+  for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
+  if (sk_sp_view(&cnt, "roots", SK_I64, g.nv + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "root numbers", SK_I64, g.nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&lab, "labels", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&nlab, "labels", SK_I64, g.nv, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("members", mem), sk_arg_view("cnt", &cnt),
+                  sk_arg_i64("n", g.nv)};
+    if (sk_sp_range(&k_cm_count, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_scan(&cnt, &ptr, g.nv, &nc, err, errlen) < 0)
+      goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("members", mem), sk_arg_view("ptr", &ptr),
+                  sk_arg_view("lab", &lab)};
+    if (sk_sp_range(&k_cm_root, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("lab", &lab), sk_arg_view("nlab", &nlab)};
+    if (sk_sp_range(&k_cm_join, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    sk_view t = lab;
+    lab = nlab;
+    nlab = t;
+  }
+  if (sk_kout_view(out, "labels", &lab, err, errlen) < 0 ||
+      sk_kout_num(out, "ncoarse", (double)nc, err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  for (int k = 0; k < NELEM(all); k++) sk_view_release(all[k]);
+  return rc;
+}
+
+/* -- misc ----------------------------------------------------------------------- */
+static const char *const sig_loops[] = {"range" G3, NULL};
+static const sk_kbody k_loops = {
+  "graph.count_loops",
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) acc += colidx(k) == i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_loops, NULL, "sum:int64"};
+
+/* graph.count_loops: G_* -> the number of arcs u -> u */
+static int count_loops(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      NULL};
+  sk_graph g;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx)};
+  sk_result r;
+  if (sk_sp_range(&k_loops, g.nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  out->i64 = g.nv > 0 ? sk_result_i64(&r, 0) : 0;
+  return 0;
+}
+
+/* -- registration -------------------------------------------------------------- */
+static const sk_kentry e_bfs = {"graph.bfs",
+  "G_*, sources [, directed, direction_optimizing]", SK_KRES_NONE, bfs};
+static const sk_kentry e_cc = {"graph.connected_components",
+  "G_* [, directed, algorithm]", SK_KRES_NONE, components};
+static const sk_kentry e_pr = {"graph.pagerank",
+  "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
+static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
+static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
+static const sk_kentry e_minitri = {"graph.minitri", "G_*", SK_KRES_NONE, minitri};
+static const sk_kentry e_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
+                                    coarsen_mis2};
+static const sk_kentry e_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
+static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
+
+const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
+                                             &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
+const sk_kbody *const sk_galgo_bodies[] = {
+  &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
+  &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
+  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
+  &k_col2_assign, &k_col2_fix, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
+  &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};

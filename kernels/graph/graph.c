@@ -1,0 +1,10 @@
+/* graph.c: the graph family's registration: one list of entries and one
+ * of bodies per file of kernels/graph/, in the order the registry numbers
+ * the precompiled variants.
+ */
+#include "graph.h"
+
+const sk_kentry *const *const sk_graph_entries[] = {sk_gbuild_entries, sk_gio_entries,
+                                                    sk_galgo_entries, NULL};
+const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies, sk_galgo_bodies,
+                                                  NULL};

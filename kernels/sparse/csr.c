@@ -1,0 +1,761 @@
+/* csr.c: CRS matrices: argument checks, temporaries, and building them
+ * (COO triplets, dense views, the transpose), each step a dialect body
+ * run through sk_run, so the same code builds a matrix on every back end.
+ *
+ * Building from COO is a counting sort: count entries per row (atomics),
+ * scan into offsets, scatter entry numbers (atomics: any order), sort
+ * each row's entries by (column, entry number) -- which makes the result
+ * independent of the scatter's order, duplicates summed in input order --
+ * then count the distinct columns per row, scan, and write. Unsorted
+ * output keeps the input order (duplicates at their first place).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sparse.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* -- the family's prelude ------------------------------------------------- */
+const char sk_sparse_prelude[] =
+  "#define SK__SIFT(s0, n, LESS, SWAP) { sk_i64 sk_r = (s0); for (;;) { \\\n"
+  "  sk_i64 sk_c = 2 * sk_r + 1; if (sk_c >= (n)) break; \\\n"
+  "  if (sk_c + 1 < (n) && LESS(sk_c, sk_c + 1)) sk_c++; \\\n"
+  "  if (LESS(sk_r, sk_c)) { SWAP(sk_r, sk_c); sk_r = sk_c; } else break; } }\n"
+  "#define SK_SORT(n_, LESS, SWAP) do { sk_i64 sk_n = (n_); \\\n"
+  "  if (sk_n <= 24) { for (sk_i64 sk_a = 1; sk_a < sk_n; sk_a++) \\\n"
+  "      for (sk_i64 sk_b = sk_a; sk_b > 0 && LESS(sk_b, sk_b - 1); sk_b--) \\\n"
+  "        SWAP(sk_b, sk_b - 1); } \\\n"
+  "  else { for (sk_i64 sk_s = sk_n / 2 - 1; sk_s >= 0; sk_s--) \\\n"
+  "      SK__SIFT(sk_s, sk_n, LESS, SWAP); \\\n"
+  "    for (sk_i64 sk_e = sk_n - 1; sk_e > 0; sk_e--) { \\\n"
+  "      SWAP(0, sk_e); SK__SIFT(0, sk_e, LESS, SWAP); } } } while (0)\n"
+  /* keys K with values V carried: short runs by insertion that holds the
+   * moving entry in registers (no swaps), long ones by SK_SORT */
+  "#define SK_SORT_KV(n_, K, V) do { sk_i64 sk_m = (n_); \\\n"
+  "  if (sk_m <= 32) { for (sk_i64 sk_a = 1; sk_a < sk_m; sk_a++) { \\\n"
+  "      __typeof__(K[0]) sk_k = K[sk_a]; __typeof__(V[0]) sk_v = V[sk_a]; \\\n"
+  "      sk_i64 sk_b = sk_a - 1; \\\n"
+  "      while (sk_b >= 0 && K[sk_b] > sk_k) { K[sk_b + 1] = K[sk_b]; V[sk_b + 1] = V[sk_b]; sk_b--; } \\\n"
+  "      K[sk_b + 1] = sk_k; V[sk_b + 1] = sk_v; } } \\\n"
+  "  else SK__SORTKV_HEAP(sk_m, K, V); } while (0)\n"
+  "#define SK__KVL(x, y) (sk_K[x] < sk_K[y])\n"
+  "#define SK__KVS(x, y) { __typeof__(sk_K[0]) sk_t = sk_K[x]; sk_K[x] = sk_K[y]; sk_K[y] = sk_t; \\\n"
+  "  __typeof__(sk_V[0]) sk_w = sk_V[x]; sk_V[x] = sk_V[y]; sk_V[y] = sk_w; }\n"
+  "#define SK__SORTKV_HEAP(n, K, V) { __typeof__(&K[0]) sk_K = &K[0]; __typeof__(&V[0]) sk_V = &V[0]; \\\n"
+  "  SK_SORT(n, SK__KVL, SK__KVS); }\n";
+
+/* -- matrices ---------------------------------------------------------------- */
+static const char *dt_name(int dt) { return sk_dtypes[dt].name; }
+
+int sk_sp_is_float(int dt) { return dt == SK_F64 || dt == SK_F32; }
+
+int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values,
+               sk_csr *m, char *err, size_t errlen) {
+  char nm[64];
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "%s", p);
+  snprintf(nm, sizeof nm, "%s_rowptr", p);
+  if (!(m->rowptr = sk_karg_view(args, nargs, nm, 1, err, errlen))) return -1;
+  snprintf(nm, sizeof nm, "%s_colidx", p);
+  if (!(m->colidx = sk_karg_view(args, nargs, nm, 1, err, errlen))) return -1;
+  snprintf(nm, sizeof nm, "%s_values", p);
+  if (need_values || sk_karg_find(args, nargs, nm))
+    if (!(m->values = sk_karg_view(args, nargs, nm, 1, err, errlen))) return -1;
+  snprintf(nm, sizeof nm, "%s_ncols", p);
+  if (sk_karg_i64(args, nargs, nm, 0, 0, &m->ncols, err, errlen) < 0) return -1;
+  if (m->rowptr->dtype != SK_I64) {
+    snprintf(err, errlen, "%s.rowptr (view '%s') is %s, must be int64", p,
+             m->rowptr->label, dt_name(m->rowptr->dtype));
+    return -1;
+  }
+  if (m->colidx->dtype != SK_I32) {
+    snprintf(err, errlen, "%s.colidx (view '%s') is %s, must be int32", p,
+             m->colidx->label, dt_name(m->colidx->dtype));
+    return -1;
+  }
+  if (m->values && !sk_sp_is_float(m->values->dtype)) {
+    snprintf(err, errlen, "%s.values (view '%s') is %s, must be float64 or float32",
+             p, m->values->label, dt_name(m->values->dtype));
+    return -1;
+  }
+  if (m->rowptr->extent[0] < 1) {
+    snprintf(err, errlen, "%s.rowptr (view '%s') is empty: it needs nrows + 1 entries",
+             p, m->rowptr->label);
+    return -1;
+  }
+  if (m->ncols < 0 || m->ncols > INT32_MAX) {
+    snprintf(err, errlen, "%s has %lld columns: column indices are int32 (0..%d)",
+             p, (long long)m->ncols, INT32_MAX);
+    return -1;
+  }
+  m->nrows = m->rowptr->extent[0] - 1;
+  m->nnz = m->colidx->extent[0];
+  if (m->values && m->values->extent[0] != m->nnz) {
+    snprintf(err, errlen, "%s.values (view '%s') has %lld entries, %s.colidx %lld",
+             p, m->values->label, (long long)m->values->extent[0], p,
+             (long long)m->nnz);
+    return -1;
+  }
+  return 0;
+}
+
+const char *sk_csr_shape(const sk_csr *m, char *buf, size_t n) {
+  snprintf(buf, n, "%lldx%lld", (long long)m->nrows, (long long)m->ncols);
+  return buf;
+}
+
+void sk_csr_args(const sk_csr *m, const char *p, char names[4][32],
+                 sk_arg *args, int *n) {
+  snprintf(names[0], 32, "%s_rowptr", p);
+  snprintf(names[1], 32, "%s_colidx", p);
+  snprintf(names[2], 32, "%s_values", p);
+  snprintf(names[3], 32, "%s_ncols", p);
+  args[(*n)++] = sk_arg_view(names[0], m->rowptr);
+  args[(*n)++] = sk_arg_view(names[1], m->colidx);
+  if (m->values) args[(*n)++] = sk_arg_view(names[2], m->values);
+  args[(*n)++] = sk_arg_i64(names[3], m->ncols);
+}
+
+/* -- views ------------------------------------------------------------------- */
+int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space,
+               int init, char *err, size_t errlen) {
+  int64_t ext[1] = {n};
+  return sk_view_create(v, label, dtype, 1, ext, sk_space_default_layout(space),
+                        space, init, NULL, err, errlen);
+}
+
+/* one element of 'v' into host memory 'cell' */
+static int get_cell(const sk_view *v, int64_t i, void *cell, char *err,
+                    size_t errlen) {
+  if (i < 0 || i >= v->extent[0]) {
+    snprintf(err, errlen, "index %lld outside view '%s' [0, %lld)", (long long)i,
+             v->label, (long long)v->extent[0]);
+    return -1;
+  }
+  size_t es = sk_dtypes[v->dtype].size;
+  const char *src = (const char *)v->data + (size_t)(i * v->stride[0]) * es;
+  if (sk_space_host_accessible(v->space)) {
+    const sk_backend *b = sk_backend_for_space(v->space);
+    /* managed memory: the device may still be writing it */
+    if (v->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0)
+      return -1;
+    memcpy(cell, src, es);
+    return 0;
+  }
+  const sk_backend *b = sk_backend_for_space(v->space);
+  if (!b || !b->copy) {
+    snprintf(err, errlen, "cannot read view '%s' in space %s", v->label,
+             sk_space_name(v->space));
+    return -1;
+  }
+  return b->copy(cell, SK_SPACE_HOST, src, v->space, es, err, errlen);
+}
+
+int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
+                  size_t errlen) {
+  unsigned char cell[16];
+  if (get_cell(v, i, cell, err, errlen) < 0) return -1;
+  sk_view one = *v;
+  one.data = cell;
+  one.stride[0] = 1;
+  *x = sk_view_get_i(&one, 0);
+  return 0;
+}
+
+int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err,
+                  size_t errlen) {
+  unsigned char cell[16];
+  if (get_cell(v, i, cell, err, errlen) < 0) return -1;
+  sk_view one = *v;
+  one.data = cell;
+  one.stride[0] = 1;
+  *x = sk_view_get_f(&one, 0);
+  return 0;
+}
+
+const sk_backend *sk_sp_backend(char *err, size_t errlen) {
+  return sk_rt_backend(err, errlen);
+}
+
+int sk_sp_host(const sk_backend *b) { return b->code == SK_CODE_HOST; }
+
+int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                sk_result *res, char *err, size_t errlen) {
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.end = n;
+  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
+}
+
+/* -- bodies ------------------------------------------------------------------ */
+#define R1(name, dt) " " name "=" dt "[1]"
+
+static const char *const sig_scan[] = {
+  "range" R1("cnt", "int64") R1("ptr", "int64") " n=int64", NULL};
+const sk_kbody sk_sp_k_scan = {
+  "sparse.scan",
+  "int64_t c = i < n ? cnt(i) : 0;\n"
+  "if (final) ptr(i) = acc;\n"
+  "acc += c;",
+  SK_SCAN, 0, {NULL}, {NULL}, sig_scan, NULL, "int64"};
+
+int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n,
+               int64_t *total, char *err, size_t errlen) {
+  sk_arg a[] = {sk_arg_view("cnt", cnt), sk_arg_view("ptr", ptr),
+                sk_arg_i64("n", n)};
+  sk_result r;
+  if (sk_sp_range(&sk_sp_k_scan, n + 1, a, NELEM(a), &r, err, errlen) < 0)
+    return -1;
+  if (total) *total = sk_result_i64(&r, 0);
+  return 0;
+}
+
+#define COO_SIG(IT)                                                          \
+  "range" R1("rows", IT) R1("cols", IT) " nrows=int64 ncols=int64"
+static const char *const sig_coo_check[] = {COO_SIG("int64"), COO_SIG("int32"),
+                                            NULL};
+/* the first entry out of range */
+static const sk_kbody k_coo_check = {
+  "sparse.coo_check",
+  "int64_t r = rows(i), c = cols(i);\n"
+  "if ((r < 0 || r >= nrows || c < 0 || c >= ncols) && i < acc) acc = i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_coo_check, NULL, "min:int64"};
+
+#define CNT_SIG(IT) "range" R1("rows", IT) R1("cnt", "int64")
+static const char *const sig_count[] = {CNT_SIG("int64"), CNT_SIG("int32"), NULL};
+static const sk_kbody k_count = {
+  "sparse.count", "atomic_add(&cnt(rows(i)), (int64_t)1);", SK_FOR, 0, {NULL},
+  {NULL}, sig_count, NULL, NULL};
+
+/* entry i to the next place of its row; key: its column (sorted rows) or
+ * nothing (input order) */
+#define SCAT_SIG(IT)                                                         \
+  "range" R1("rows", IT) R1("cols", IT) R1("cur", "int64")                   \
+  R1("perm", "int64") R1("key", "int64") " bycol=int64"
+static const char *const sig_scatter[] = {SCAT_SIG("int64"), SCAT_SIG("int32"),
+                                          NULL};
+static const sk_kbody k_scatter = {
+  "sparse.coo_scatter",
+  "int64_t p = atomic_fetch_add(&cur(rows(i)), (int64_t)1);\n"
+  "perm(p) = i;\n"
+  "key(p) = bycol ? (int64_t)cols(i) : 0;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_scatter, NULL, NULL};
+
+/* sort each row's (key, perm) pairs by key, then perm */
+static const char *const sig_rowsort[] = {
+  "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64"), NULL};
+static const sk_kbody k_rowsort = {
+  "sparse.row_sort",
+  "int64_t b = ptr(i), n = ptr(i + 1) - b;\n"
+  "if (n > 1) {\n"
+  "  int64_t *K = &key(b), *P = &perm(b);\n"
+  "#define LESS(x, y) (K[x] < K[y] || (K[x] == K[y] && P[x] < P[y]))\n"
+  "#define SWAP(x, y) { int64_t t_ = K[x]; K[x] = K[y]; K[y] = t_; "
+  "t_ = P[x]; P[x] = P[y]; P[y] = t_; }\n"
+  "  SK_SORT(n, LESS, SWAP);\n"
+  "#undef LESS\n"
+  "#undef SWAP\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_rowsort, sk_sparse_prelude, NULL};
+
+/* distinct keys per sorted row (all entries when not merging) */
+static const char *const sig_ucount[] = {
+  "range" R1("ptr", "int64") R1("key", "int64") R1("cnt", "int64") " merge=int64",
+  NULL};
+static const sk_kbody k_ucount = {
+  "sparse.row_unique",
+  "int64_t b = ptr(i), e = ptr(i + 1), u = 0;\n"
+  "for (int64_t k = b; k < e; k++) u += !merge || k == b || key(k) != key(k - 1);\n"
+  "cnt(i) = u;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ucount, NULL, NULL};
+
+/* write row i: columns from 'cols' through 'perm', values summed over
+ * equal keys (in perm order) when merging; 'first' gets each output's
+ * first input entry */
+#define FILL_SIG(IT, VT, OT)                                                  \
+  "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64")           \
+  R1("cols", IT) R1("vals", VT) R1("rowptr", "int64") R1("colidx", "int32")   \
+  R1("values", OT) R1("first", "int64") " merge=int64"
+static const char *const sig_fill[] = {
+  FILL_SIG("int64", "float64", "float64"), FILL_SIG("int32", "float64", "float64"),
+  FILL_SIG("int64", "float32", "float32"), FILL_SIG("int32", "float32", "float32"),
+  NULL};
+static const sk_kbody k_fill = {
+  "sparse.coo_fill",
+  "typedef __typeof__(values(0)) VT;\n"
+  "int64_t b = ptr(i), e = ptr(i + 1), o = rowptr(i) - 1;\n"
+  "for (int64_t k = b; k < e; k++) {\n"
+  "  int64_t p = perm(k);\n"
+  "  if (!merge || k == b || key(k) != key(k - 1)) {\n"
+  "    o++;\n"
+  "    colidx(o) = (int32_t)cols(p);\n"
+  "    values(o) = (VT)vals(p);\n"
+  "    first(o) = p;\n"
+  "  } else {\n"
+  "    values(o) += (VT)vals(p);\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_fill, NULL, NULL};
+
+/* sort the entries of row i of (colidx, values) by 'first' */
+#define REORD_SIG(VT)                                                         \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)        \
+  R1("first", "int64")
+static const char *const sig_reorder[] = {REORD_SIG("float64"),
+                                          REORD_SIG("float32"), NULL};
+static const sk_kbody k_reorder = {
+  "sparse.row_reorder",
+  "typedef __typeof__(values(0)) VT;\n"
+  "int64_t b = rowptr(i), n = rowptr(i + 1) - b;\n"
+  "if (n > 1) {\n"
+  "  int64_t *F = &first(b); int32_t *C = &colidx(b); VT *V = &values(b);\n"
+  "#define LESS(x, y) (F[x] < F[y])\n"
+  "#define SWAP(x, y) { int64_t f_ = F[x]; F[x] = F[y]; F[y] = f_; "
+  "int32_t c_ = C[x]; C[x] = C[y]; C[y] = c_; VT v_ = V[x]; V[x] = V[y]; V[y] = v_; }\n"
+  "  SK_SORT(n, LESS, SWAP);\n"
+  "#undef LESS\n"
+  "#undef SWAP\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_reorder, sk_sparse_prelude, NULL};
+
+static const char *const sig_fill1[] = {"range" R1("v", "float64"),
+                                        "range" R1("v", "float32"), NULL};
+static const sk_kbody k_ones = {
+  "sparse.ones", "v(i) = 1;", SK_FOR, 0, {NULL}, {NULL}, sig_fill1, NULL, NULL};
+
+/* -- COO to CSR -------------------------------------------------------------- */
+int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
+                     const sk_view *cols, const sk_view *vals, int dtype,
+                     int sum_dup, int sort, int space, sk_view *rp,
+                     sk_view *ci, sk_view *va, char *err, size_t errlen) {
+  int64_t n = rows->extent[0], nnz = 0;
+  sk_view cnt, ptr, perm, key, first, ones;
+  sk_view *tmp[] = {&cnt, &ptr, &perm, &key, &first, &ones};
+  for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
+  memset(rp, 0, sizeof *rp);
+  memset(ci, 0, sizeof *ci);
+  memset(va, 0, sizeof *va);
+  int rc = -1;
+  int bycol = sort || sum_dup;
+  if (!vals) {
+    if (sk_sp_view(&ones, "ones", dtype, n, space, 0, err, errlen) < 0) goto done;
+    sk_arg a[] = {sk_arg_view("v", &ones)};
+    if (sk_sp_range(&k_ones, n, a, 1, NULL, err, errlen) < 0) goto done;
+    vals = &ones;
+  }
+  if (sk_sp_view(&cnt, "row counts", SK_I64, nrows + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "row starts", SK_I64, nrows + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&perm, "permutation", SK_I64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&key, "sort keys", SK_I64, n, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rows", rows), sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_count, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_sp_scan(&cnt, &ptr, nrows, NULL, err, errlen) < 0) goto done;
+  {
+    /* 'cnt' becomes the cursor: a copy of the starts */
+    if (sk_view_deep_copy(&cnt, &ptr, err, errlen) < 0) goto done;
+    sk_arg a[] = {sk_arg_view("rows", rows), sk_arg_view("cols", cols),
+                  sk_arg_view("cur", &cnt), sk_arg_view("perm", &perm),
+                  sk_arg_view("key", &key), sk_arg_i64("bycol", bycol)};
+    if (sk_sp_range(&k_scatter, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("ptr", &ptr), sk_arg_view("key", &key),
+                  sk_arg_view("perm", &perm)};
+    if (sk_sp_range(&k_rowsort, nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("ptr", &ptr), sk_arg_view("key", &key),
+                  sk_arg_view("cnt", &cnt), sk_arg_i64("merge", sum_dup)};
+    if (sk_sp_range(&k_ucount, nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_sp_view(rp, "rowptr", SK_I64, nrows + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_scan(&cnt, rp, nrows, &nnz, err, errlen) < 0)
+    goto done;
+  if (sk_sp_view(ci, "colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(va, "values", dtype, nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&first, "first entries", SK_I64, nnz, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("ptr", &ptr), sk_arg_view("key", &key),
+                  sk_arg_view("perm", &perm), sk_arg_view("cols", cols),
+                  sk_arg_view("vals", vals), sk_arg_view("rowptr", rp),
+                  sk_arg_view("colidx", ci), sk_arg_view("values", va),
+                  sk_arg_view("first", &first), sk_arg_i64("merge", sum_dup)};
+    if (sk_sp_range(&k_fill, nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sum_dup && !sort) {
+    sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci),
+                  sk_arg_view("values", va), sk_arg_view("first", &first)};
+    if (sk_sp_range(&k_reorder, nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  (void)ncols;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(tmp); t++) sk_view_release(tmp[t]);
+  if (rc < 0) {
+    sk_view_release(rp);
+    sk_view_release(ci);
+    sk_view_release(va);
+  }
+  return rc;
+}
+
+/* sparse.from_coo: nrows, ncols, rows, cols (int64 or int32 views of one
+ * length), vals (optional float view; ones of 'dtype' when absent), dtype
+ * ("float64"), sum_duplicates (1), sort (1). Outputs C_rowptr, C_colidx,
+ * C_values in the space of 'rows'. */
+static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"nrows", "ncols", "rows", "cols", "vals",
+                                      "dtype", "sum_duplicates", "sort", NULL};
+  int64_t nrows, ncols, sum_dup, sort;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "nrows", 0, 0, &nrows, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "ncols", 0, 0, &ncols, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "sum_duplicates", 1, 1, &sum_dup, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "sort", 1, 1, &sort, err, errlen) < 0)
+    return -1;
+  const sk_view *rows = sk_karg_view(args, nargs, "rows", 1, err, errlen);
+  const sk_view *cols = rows ? sk_karg_view(args, nargs, "cols", 1, err, errlen) : NULL;
+  if (!cols) return -1;
+  const sk_view *vals = NULL;
+  if (sk_karg_find(args, nargs, "vals") &&
+      !(vals = sk_karg_view(args, nargs, "vals", 1, err, errlen)))
+    return -1;
+  const char *dts = sk_karg_str(args, nargs, "dtype",
+                                vals ? dt_name(vals->dtype) : "float64", err, errlen);
+  if (!dts) return -1;
+  int dtype = sk_dtype_parse(dts);
+  if (!sk_sp_is_float(dtype)) {
+    snprintf(err, errlen, "dtype '%s': values must be float64 or float32", dts);
+    return -1;
+  }
+  if (nrows < 0 || ncols < 0 || nrows > INT32_MAX || ncols > INT32_MAX) {
+    snprintf(err, errlen, "a %lldx%lld matrix: rows and columns must be in "
+             "0..%d (int32 column indices)", (long long)nrows, (long long)ncols,
+             INT32_MAX);
+    return -1;
+  }
+  if (rows->dtype != cols->dtype || (rows->dtype != SK_I64 && rows->dtype != SK_I32)) {
+    snprintf(err, errlen, "rows (view '%s') is %s and cols (view '%s') %s: both "
+             "must be int64 or both int32", rows->label, dt_name(rows->dtype),
+             cols->label, dt_name(cols->dtype));
+    return -1;
+  }
+  int64_t n = rows->extent[0];
+  if (cols->extent[0] != n || (vals && vals->extent[0] != n)) {
+    snprintf(err, errlen, "rows has %lld entries, cols %lld%s", (long long)n,
+             (long long)cols->extent[0], vals ? ", vals " : "");
+    if (vals) {
+      size_t l = strlen(err);
+      snprintf(err + l, errlen - l, "%lld", (long long)vals->extent[0]);
+    }
+    return -1;
+  }
+  if (vals && !sk_sp_is_float(vals->dtype)) {
+    snprintf(err, errlen, "vals (view '%s') is %s, must be float64 or float32",
+             vals->label, dt_name(vals->dtype));
+    return -1;
+  }
+  if (vals && vals->dtype != dtype) {
+    snprintf(err, errlen, "vals (view '%s') is %s, dtype asks for %s", vals->label,
+             dt_name(vals->dtype), dts);
+    return -1;
+  }
+  /* every index in range, before anything is allocated */
+  sk_arg a[] = {sk_arg_view("rows", rows), sk_arg_view("cols", cols),
+                sk_arg_i64("nrows", nrows), sk_arg_i64("ncols", ncols)};
+  sk_result r;
+  if (sk_sp_range(&k_coo_check, n, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  int64_t bad = sk_result_i64(&r, 0);
+  if (n > 0 && bad != INT64_MAX) {
+    int64_t ri = 0, cj = 0;
+    if (sk_sp_get_i64(rows, bad, &ri, err, errlen) < 0 ||
+        sk_sp_get_i64(cols, bad, &cj, err, errlen) < 0)
+      return -1;
+    snprintf(err, errlen, "entry %lld is (%lld, %lld), outside the %lldx%lld "
+             "matrix (indices are 0-based)", (long long)bad, (long long)ri,
+             (long long)cj, (long long)nrows, (long long)ncols);
+    return -1;
+  }
+  sk_view rp, ci, va;
+  if (sk_sp_coo_to_csr(nrows, ncols, rows, cols, vals, dtype, (int)sum_dup,
+                       (int)sort, rows->space, &rp, &ci, &va, err, errlen) < 0)
+    return -1;
+  sk_kout_view(out, "C_rowptr", &rp, err, errlen);
+  sk_kout_view(out, "C_colidx", &ci, err, errlen);
+  return sk_kout_view(out, "C_values", &va, err, errlen);
+}
+
+/* -- checks ------------------------------------------------------------------- */
+/* per row: rowptr decreasing (the first such row), a column out of range
+ * (the first such row), columns not strictly increasing (rows counted) */
+#define VAL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") " ncols=int64 nnz=int64"
+static const char *const sig_validate[] = {VAL_SIG, NULL};
+static const sk_kbody k_validate = {
+  "sparse.validate",
+  "int64_t b = rowptr(i), e = rowptr(i + 1);\n"
+  "if (e < b || b < 0 || e > nnz) { if (i < acc0) acc0 = i; }\n"
+  "else {\n"
+  "  int unsorted = 0, bad = 0;\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    int32_t c = colidx(k);\n"
+  "    if (c < 0 || c >= ncols) bad = 1;\n"
+  "    if (k > b && c <= colidx(k - 1)) unsorted = 1;\n"
+  "  }\n"
+  "  if (bad && i < acc1) acc1 = i;\n"
+  "  acc2 += unsorted;\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_validate, NULL, "min:int64 min:int64 sum:int64"};
+
+/* sparse.validate: A_*; returns 1 when every row is sorted without
+ * duplicates, 0 otherwise; an error names the first broken row. */
+static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",
+                                      "A_ncols", NULL};
+  sk_csr A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0)
+    return -1;
+  int64_t first = 0, last = 0;
+  if (sk_sp_get_i64(A.rowptr, 0, &first, err, errlen) < 0 ||
+      sk_sp_get_i64(A.rowptr, A.nrows, &last, err, errlen) < 0)
+    return -1;
+  if (first != 0) {
+    snprintf(err, errlen, "A.rowptr(0) is %lld, must be 0", (long long)first);
+    return -1;
+  }
+  if (last != A.nnz) {
+    snprintf(err, errlen, "A.rowptr(%lld) is %lld, A.colidx has %lld entries",
+             (long long)A.nrows, (long long)last, (long long)A.nnz);
+    return -1;
+  }
+  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_i64("ncols", A.ncols), sk_arg_i64("nnz", A.nnz)};
+  sk_result r;
+  if (sk_sp_range(&k_validate, A.nrows, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  int64_t badp = sk_result_i64(&r, 0), badc = sk_result_i64(&r, 1);
+  if (badp != INT64_MAX) {
+    snprintf(err, errlen, "A.rowptr decreases or leaves [0, %lld] at row %lld",
+             (long long)A.nnz, (long long)badp);
+    return -1;
+  }
+  if (badc != INT64_MAX) {
+    snprintf(err, errlen, "row %lld of A has a column outside [0, %lld)",
+             (long long)badc, (long long)A.ncols);
+    return -1;
+  }
+  out->i64 = sk_result_i64(&r, 2) == 0;
+  return 0;
+}
+
+/* -- transpose ------------------------------------------------------------------ */
+static const char *const sig_colcount[] = {"range" R1("colidx", "int32") R1("cnt", "int64"),
+                                           NULL};
+static const sk_kbody k_colcount = {
+  "sparse.col_count", "atomic_add(&cnt(colidx(i)), (int64_t)1);", SK_FOR, 0,
+  {NULL}, {NULL}, sig_colcount, NULL, NULL};
+
+/* row i's entries to their column's next place: entry number and row */
+static const char *const sig_tscatter[] = {
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("cur", "int64")
+  R1("perm", "int64") R1("key", "int64"), NULL};
+static const sk_kbody k_tscatter = {
+  "sparse.transpose_scatter",
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "  int64_t p = atomic_fetch_add(&cur(colidx(k)), (int64_t)1);\n"
+  "  perm(p) = k;\n"
+  "  key(p) = i;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tscatter, NULL, NULL};
+
+#define TG_SIG(VT)                                                           \
+  "range" R1("perm", "int64") R1("key", "int64") R1("values", VT)             \
+  R1("tcol", "int32") R1("tval", VT)
+static const char *const sig_tgather[] = {TG_SIG("float64"), TG_SIG("float32"), NULL};
+static const sk_kbody k_tgather = {
+  "sparse.transpose_gather",
+  "tcol(i) = (int32_t)key(i);\n"
+  "tval(i) = values(perm(i));",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tgather, NULL, NULL};
+
+/* sparse.transpose: A_* -> C_* (rows sorted) */
+static int transpose(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                     size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",
+                                      "A_ncols", NULL};
+  sk_csr A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
+    return -1;
+  int space = A.rowptr->space, rc = -1;
+  int64_t m = A.ncols, nnz = 0;
+  sk_view cnt, ptr, perm, key, rp, ci, va;
+  sk_view *all[] = {&cnt, &ptr, &perm, &key, &rp, &ci, &va};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&cnt, "column counts", SK_I64, m + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&perm, "permutation", SK_I64, A.nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&key, "rows", SK_I64, A.nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "cursor", SK_I64, m + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&rp, "rowptr", SK_I64, m + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&ci, "colidx", SK_I32, A.nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&va, "values", A.values->dtype, A.nnz, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("colidx", A.colidx), sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_colcount, A.nnz, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_sp_scan(&cnt, &rp, m, &nnz, err, errlen) < 0 ||
+      sk_view_deep_copy(&ptr, &rp, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                  sk_arg_view("cur", &ptr), sk_arg_view("perm", &perm),
+                  sk_arg_view("key", &key)};
+    if (sk_sp_range(&k_tscatter, A.nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("ptr", &rp), sk_arg_view("key", &key),
+                  sk_arg_view("perm", &perm)};
+    if (sk_sp_range(&k_rowsort, m, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("perm", &perm), sk_arg_view("key", &key),
+                  sk_arg_view("values", A.values), sk_arg_view("tcol", &ci),
+                  sk_arg_view("tval", &va)};
+    if (sk_sp_range(&k_tgather, A.nnz, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_kout_view(out, "C_rowptr", &rp, err, errlen) < 0 ||
+      sk_kout_view(out, "C_colidx", &ci, err, errlen) < 0 ||
+      sk_kout_view(out, "C_values", &va, err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- dense ---------------------------------------------------------------------- */
+#define DC_SIG(VT, L) "range" " V=" VT "[2" L "]" R1("cnt", "int64")
+static const char *const sig_dcount[] = {DC_SIG("float64", ""), DC_SIG("float32", ""),
+                                         DC_SIG("float64", ",left"), NULL};
+static const sk_kbody k_dcount = {
+  "sparse.dense_count",
+  "int64_t u = 0;\n"
+  "for (int64_t j = 0; j < V.extent[1]; j++) u += V(i, j) != 0;\n"
+  "cnt(i) = u;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_dcount, NULL, NULL};
+
+#define DF_SIG(VT, L)                                                        \
+  "range V=" VT "[2" L "]" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
+static const char *const sig_dfill[] = {DF_SIG("float64", ""), DF_SIG("float32", ""),
+                                        DF_SIG("float64", ",left"), NULL};
+static const sk_kbody k_dfill = {
+  "sparse.dense_fill",
+  "int64_t o = rowptr(i);\n"
+  "for (int64_t j = 0; j < V.extent[1]; j++)\n"
+  "  if (V(i, j) != 0) { colidx(o) = (int32_t)j; values(o) = V(i, j); o++; }",
+  SK_FOR, 0, {NULL}, {NULL}, sig_dfill, NULL, NULL};
+
+/* sparse.from_dense: V (rank-2 float view) -> C_* (explicit zeros dropped) */
+static int from_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"V", NULL};
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
+  const sk_view *V = sk_karg_view(args, nargs, "V", 2, err, errlen);
+  if (!V) return -1;
+  if (!sk_sp_is_float(V->dtype)) {
+    snprintf(err, errlen, "V (view '%s') is %s, must be float64 or float32",
+             V->label, dt_name(V->dtype));
+    return -1;
+  }
+  if (V->extent[1] > INT32_MAX) {
+    snprintf(err, errlen, "V (view '%s') has %lld columns: column indices are int32",
+             V->label, (long long)V->extent[1]);
+    return -1;
+  }
+  int64_t m = V->extent[0], nnz = 0;
+  int space = V->space, rc = -1;
+  sk_view cnt, rp, ci, va;
+  sk_view *all[] = {&cnt, &rp, &ci, &va};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&cnt, "row counts", SK_I64, m + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&rp, "rowptr", SK_I64, m + 1, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_dcount, m, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_sp_scan(&cnt, &rp, m, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&ci, "colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&va, "values", V->dtype, nnz, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("rowptr", &rp),
+                  sk_arg_view("colidx", &ci), sk_arg_view("values", &va)};
+    if (sk_sp_range(&k_dfill, m, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  if (sk_kout_view(out, "C_rowptr", &rp, err, errlen) < 0 ||
+      sk_kout_view(out, "C_colidx", &ci, err, errlen) < 0 ||
+      sk_kout_view(out, "C_values", &va, err, errlen) < 0)
+    goto done;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+#define TD_SIG(VT, L)                                                        \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)        \
+  " D=" VT "[2" L "]"
+static const char *const sig_todense[] = {TD_SIG("float64", ""), TD_SIG("float32", ""),
+                                          NULL};
+static const sk_kbody k_todense = {
+  "sparse.to_dense",
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) D(i, colidx(k)) += values(k);",
+  SK_FOR, 0, {NULL}, {NULL}, sig_todense, NULL, NULL};
+
+/* sparse.to_dense: A_* -> D (a new zero-filled nrows x ncols view, the
+ * space's default layout; duplicates summed) */
+static int to_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",
+                                      "A_ncols", NULL};
+  sk_csr A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
+    return -1;
+  int space = A.rowptr->space;
+  int64_t ext[2] = {A.nrows, A.ncols};
+  sk_view D;
+  if (sk_view_create(&D, "dense", A.values->dtype, 2, ext,
+                     sk_space_default_layout(space), space, 1, NULL, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_view("values", A.values), sk_arg_view("D", &D)};
+  if (sk_sp_range(&k_todense, A.nrows, a, NELEM(a), NULL, err, errlen) < 0) {
+    sk_view_release(&D);
+    return -1;
+  }
+  return sk_kout_view(out, "D", &D, err, errlen);
+}
+
+/* -- registration ------------------------------------------------------------------ */
+static const sk_kentry e_from_coo = {"sparse.from_coo",
+  "nrows, ncols, rows, cols [, vals, dtype, sum_duplicates, sort]", SK_KRES_NONE, from_coo};
+static const sk_kentry e_validate = {"sparse.validate", "A_*", SK_KRES_I64, validate};
+static const sk_kentry e_transpose = {"sparse.transpose", "A_*", SK_KRES_NONE, transpose};
+static const sk_kentry e_from_dense = {"sparse.from_dense", "V", SK_KRES_NONE, from_dense};
+static const sk_kentry e_to_dense = {"sparse.to_dense", "A_*", SK_KRES_NONE, to_dense};
+
+const sk_kentry *const sk_csr_entries[] = {&e_from_coo, &e_validate, &e_transpose,
+                                           &e_from_dense, &e_to_dense, NULL};
+const sk_kbody *const sk_csr_bodies[] = {
+  &sk_sp_k_scan, &k_coo_check, &k_count, &k_scatter, &k_rowsort, &k_ucount,
+  &k_fill, &k_reorder, &k_ones, &k_validate, &k_colcount, &k_tscatter,
+  &k_tgather, &k_dcount, &k_dfill, &k_todense, NULL};

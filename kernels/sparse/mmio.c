@@ -1,0 +1,490 @@
+/* mmio.c: Matrix Market files (NIST's format, math.nist.gov/MatrixMarket)
+ * to and from CRS matrices.
+ *
+ * The reader streams the file once, line by line, into host COO arrays
+ * sized by the size line (twice the entries for a symmetric file), checks
+ * every line as it goes (an error names the file, the line and the
+ * offending token; nothing is built), then builds the matrix in the
+ * target space with sk_sp_coo_to_csr (duplicates summed, rows sorted).
+ * Supported: coordinate and array formats; real, integer and pattern
+ * fields (pattern entries are 1); general, symmetric and skew-symmetric
+ * symmetry (expanded: a symmetric file stores the lower triangle). Complex
+ * and hermitian files are refused. A long read reports its progress
+ * through io/'s sk_progress (the one bar, with its delay and rate limit).
+ *
+ * The writer copies the matrix to the host when it lives elsewhere and
+ * writes a coordinate general file (real, integer or pattern) to a
+ * temporary name it renames over 'path' when complete.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../io/io.h"
+#include "sparse.h"
+
+enum { MM_COORD, MM_ARRAY };
+enum { MM_REAL, MM_INTEGER, MM_PATTERN };
+enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
+
+/* -- reading ------------------------------------------------------------------ */
+typedef struct mm_reader {
+  const char *path;
+  FILE *f;
+  char *line;
+  size_t cap;
+  int64_t lineno;
+  double bytes;
+  sk_progress prog;
+  char *err;
+  size_t errlen;
+} mm_reader;
+
+static int rd_fail(mm_reader *r, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+static int rd_fail(mm_reader *r, const char *fmt, ...) {
+  int n = snprintf(r->err, r->errlen, "'%s' line %lld: ", r->path,
+                   (long long)r->lineno);
+  va_list ap;
+  va_start(ap, fmt);
+  if (n >= 0 && (size_t)n < r->errlen)
+    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* the next line (without its newline) or NULL at the end of the file */
+static char *rd_line(mm_reader *r) {
+  ssize_t n = getline(&r->line, &r->cap, r->f);
+  if (n < 0) return NULL;
+  r->lineno++;
+  r->bytes += (double)n;
+  while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
+    r->line[--n] = '\0';
+  if ((r->lineno & 0x3fff) == 0) sk_progress_step(&r->prog, r->bytes);
+  return r->line;
+}
+
+static int blank(const char *s) {
+  while (*s && isspace((unsigned char)*s)) s++;
+  return *s == '\0';
+}
+
+/* the next non-blank, non-comment line, NULL at the end */
+static char *rd_data(mm_reader *r) {
+  char *s;
+  while ((s = rd_line(r)) != NULL)
+    if (s[0] != '%' && !blank(s)) return s;
+  return NULL;
+}
+
+/* the next token of *p (NUL-terminated in place), NULL when none */
+static char *token(char **p) {
+  char *s = *p;
+  while (*s && isspace((unsigned char)*s)) s++;
+  if (!*s) {
+    *p = s;
+    return NULL;
+  }
+  char *t = s;
+  while (*s && !isspace((unsigned char)*s)) s++;
+  if (*s) *s++ = '\0';
+  *p = s;
+  return t;
+}
+
+/* a non-negative integer token */
+static int tok_int(mm_reader *r, const char *t, const char *what, int64_t *x) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(t, &end, 10);
+  if (end == t || *end || errno == ERANGE)
+    return rd_fail(r, "%s '%s' is not an integer", what, t);
+  *x = v;
+  return 0;
+}
+
+static int tok_value(mm_reader *r, const char *t, int field, double *x) {
+  char *end;
+  if (field == MM_INTEGER) {
+    errno = 0;
+    long long v = strtoll(t, &end, 10);
+    if (end == t || *end || errno == ERANGE)
+      return rd_fail(r, "value '%s' is not an integer (the file says integer)", t);
+    *x = (double)v;
+    return 0;
+  }
+  double v = strtod(t, &end);
+  if (end == t || *end) return rd_fail(r, "value '%s' is not a number", t);
+  *x = v;
+  return 0;
+}
+
+/* the banner: "%%MatrixMarket matrix <format> <field> <symmetry>" */
+static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
+  char *s = rd_line(r);
+  if (!s) {
+    r->lineno = 1;
+    return rd_fail(r, "the file is empty (no %%%%MatrixMarket banner)");
+  }
+  char shown[64];
+  snprintf(shown, sizeof shown, "%.60s", s);
+  char *p = s;
+  char *t[6];
+  int n = 0;
+  while (n < 6 && (t[n] = token(&p)) != NULL) n++;
+  if (n < 1 || strcasecmp(t[0], "%%MatrixMarket") != 0)
+    return rd_fail(r, "not a Matrix Market file: the banner '%s' does not "
+                   "start with %%%%MatrixMarket", shown);
+  if (n != 5)
+    return rd_fail(r, "the banner has %d words, expected 5 (%%%%MatrixMarket "
+                   "matrix format field symmetry)", n);
+  if (strcasecmp(t[1], "matrix") != 0)
+    return rd_fail(r, "object '%s' is not supported (only 'matrix')", t[1]);
+  if (strcasecmp(t[2], "coordinate") == 0) *format = MM_COORD;
+  else if (strcasecmp(t[2], "array") == 0) *format = MM_ARRAY;
+  else return rd_fail(r, "format '%s' is not coordinate or array", t[2]);
+  if (strcasecmp(t[3], "real") == 0 || strcasecmp(t[3], "double") == 0) *field = MM_REAL;
+  else if (strcasecmp(t[3], "integer") == 0) *field = MM_INTEGER;
+  else if (strcasecmp(t[3], "pattern") == 0) *field = MM_PATTERN;
+  else if (strcasecmp(t[3], "complex") == 0)
+    return rd_fail(r, "field 'complex' is not supported (real, integer, pattern)");
+  else return rd_fail(r, "field '%s' is not real, integer or pattern", t[3]);
+  if (strcasecmp(t[4], "general") == 0) *sym = MM_GENERAL;
+  else if (strcasecmp(t[4], "symmetric") == 0) *sym = MM_SYMMETRIC;
+  else if (strcasecmp(t[4], "skew-symmetric") == 0) *sym = MM_SKEW;
+  else if (strcasecmp(t[4], "hermitian") == 0)
+    return rd_fail(r, "symmetry 'hermitian' is not supported (complex values)");
+  else return rd_fail(r, "symmetry '%s' is not general, symmetric or skew-symmetric",
+                      t[4]);
+  if (*format == MM_ARRAY && *field == MM_PATTERN)
+    return rd_fail(r, "an array file cannot have field 'pattern'");
+  return 0;
+}
+
+typedef struct mm_coo {
+  sk_view rows, cols, vals;
+  int64_t n, cap;
+} mm_coo;
+
+static void coo_put(mm_coo *c, int64_t i, int64_t j, double v, int dtype) {
+  ((int64_t *)c->rows.data)[c->n] = i;
+  ((int64_t *)c->cols.data)[c->n] = j;
+  if (dtype == SK_F64) ((double *)c->vals.data)[c->n] = v;
+  else ((float *)c->vals.data)[c->n] = (float)v;
+  c->n++;
+}
+
+/* Read the body of the file (after the banner) into 'c'. */
+static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
+                      int64_t *nrows, int64_t *ncols, mm_coo *c) {
+  char *s = rd_data(r);
+  if (!s) {
+    r->lineno++;
+    return rd_fail(r, "the file ends before the size line");
+  }
+  char *p = s, *t;
+  int64_t sz[3] = {0, 0, 0};
+  int want = format == MM_COORD ? 3 : 2, n = 0;
+  while ((t = token(&p)) != NULL) {
+    if (n == want) return rd_fail(r, "unexpected '%s' after the size line's %d numbers", t, want);
+    if (tok_int(r, t, "size", &sz[n]) < 0) return -1;
+    if (sz[n] < 0) return rd_fail(r, "size '%s' is negative", t);
+    n++;
+  }
+  if (n < want)
+    return rd_fail(r, "the size line has %d numbers, expected %d (%s)", n, want,
+                   format == MM_COORD ? "rows columns entries" : "rows columns");
+  int64_t m = sz[0], nc = sz[1], nnz;
+  if (m > INT32_MAX || nc > INT32_MAX)
+    return rd_fail(r, "a %lldx%lld matrix overflows int32 column indices (at most %d)",
+                   (long long)m, (long long)nc, INT32_MAX);
+  if (sym != MM_GENERAL && m != nc)
+    return rd_fail(r, "a %s matrix must be square, the size line says %lldx%lld",
+                   sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
+                   (long long)m, (long long)nc);
+  if (format == MM_COORD) {
+    nnz = sz[2];
+    if (nnz > m * nc)
+      return rd_fail(r, "%lld entries do not fit a %lldx%lld matrix", (long long)nnz,
+                     (long long)m, (long long)nc);
+  } else {
+    nnz = sym == MM_GENERAL ? m * nc : sym == MM_SYMMETRIC ? m * (m + 1) / 2
+                                                           : m * (m - 1) / 2;
+  }
+  *nrows = m;
+  *ncols = nc;
+  int64_t cap = sym == MM_GENERAL ? nnz : 2 * nnz;
+  char msg[256];
+  if (sk_sp_view(&c->rows, "mm rows", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
+      sk_sp_view(&c->cols, "mm cols", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
+      sk_sp_view(&c->vals, "mm values", dtype, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0)
+    return rd_fail(r, "%lld entries: %s", (long long)nnz, msg);
+  c->cap = cap;
+  int64_t k = 0, ai = 0, aj = 0;   /* array: the next (row, column) */
+  if (format == MM_ARRAY && sym == MM_SKEW) ai = 1;
+  while (k < nnz && (s = rd_data(r)) != NULL) {
+    p = s;
+    int64_t i = 0, j = 0;
+    double v = 1;
+    if (format == MM_COORD) {
+      char *ti = token(&p), *tj = token(&p);
+      if (!tj) return rd_fail(r, "entry %lld of %lld: expected 'row column%s', got '%s'",
+                              (long long)k + 1, (long long)nnz,
+                              field == MM_PATTERN ? "" : " value", s);
+      if (tok_int(r, ti, "row index", &i) < 0 || tok_int(r, tj, "column index", &j) < 0)
+        return -1;
+      if (i < 1 || i > m)
+        return rd_fail(r, "row index %s is outside 1..%lld", ti, (long long)m);
+      if (j < 1 || j > nc)
+        return rd_fail(r, "column index %s is outside 1..%lld", tj, (long long)nc);
+      i--;
+      j--;
+      if (field != MM_PATTERN) {
+        char *tv = token(&p);
+        if (!tv) return rd_fail(r, "entry (%lld, %lld) has no value", (long long)i + 1,
+                                (long long)j + 1);
+        if (tok_value(r, tv, field, &v) < 0) return -1;
+      }
+    } else {
+      char *tv = token(&p);
+      if (tok_value(r, tv, field, &v) < 0) return -1;
+      i = ai;
+      j = aj;
+      /* column-major; symmetric: the lower triangle, skew: below it */
+      if (++ai >= m) {
+        aj++;
+        ai = sym == MM_GENERAL ? 0 : sym == MM_SYMMETRIC ? aj : aj + 1;
+      }
+    }
+    char *extra = token(&p);
+    if (extra) return rd_fail(r, "unexpected '%s' after the entry", extra);
+    if (sym != MM_GENERAL && j > i)
+      return rd_fail(r, "entry (%lld, %lld) is above the diagonal; a %s file stores "
+                     "the lower triangle", (long long)i + 1, (long long)j + 1,
+                     sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric");
+    if (sym == MM_SKEW && i == j)
+      return rd_fail(r, "entry (%lld, %lld) is on the diagonal of a skew-symmetric "
+                     "matrix", (long long)i + 1, (long long)j + 1);
+    if (format == MM_ARRAY && v == 0) {
+      k++;
+      continue;
+    }
+    coo_put(c, i, j, v, dtype);
+    if (sym != MM_GENERAL && i != j) coo_put(c, j, i, sym == MM_SKEW ? -v : v, dtype);
+    k++;
+  }
+  if (k < nnz) {
+    r->lineno++;
+    return rd_fail(r, "the file ends after %lld of %lld entries (truncated?)",
+                   (long long)k, (long long)nnz);
+  }
+  if ((s = rd_data(r)) != NULL)
+    return rd_fail(r, "more entries than the %lld the size line announced",
+                   (long long)nnz);
+  return 0;
+}
+
+/* sparse.read_mm: path, dtype ("float64"), space (the runtime's default)
+ * -> C_rowptr, C_colidx, C_values, nrows, ncols */
+static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
+  static const char *const known[] = {"path", "dtype", "space", NULL};
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
+  const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
+  const char *dts = path ? sk_karg_str(args, nargs, "dtype", "float64", err, errlen) : NULL;
+  if (!dts) return -1;
+  int dtype = sk_dtype_parse(dts);
+  if (!sk_sp_is_float(dtype)) {
+    snprintf(err, errlen, "dtype '%s': values must be float64 or float32", dts);
+    return -1;
+  }
+  const char *sps = sk_karg_str(args, nargs, "space", "", err, errlen);
+  int space = *sps ? sk_space_parse(sps) : sk_rt_default_space(err, errlen);
+  if (space < 0) {
+    if (*sps) snprintf(err, errlen, "unknown space '%s'", sps);
+    return -1;
+  }
+  mm_reader r;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.err = err;
+  r.errlen = errlen;
+  r.f = fopen(path, "rb");
+  if (!r.f) {
+    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  char what[300];
+  snprintf(what, sizeof what, "read_mm %s", path);
+  sk_progress_begin(&r.prog, what, fstat(fileno(r.f), &st) == 0 ? (double)st.st_size : 0);
+  mm_coo c;
+  memset(&c, 0, sizeof c);
+  int format = 0, field = 0, sym = 0, rc = -1;
+  int64_t nrows = 0, ncols = 0;
+  if (rd_banner(&r, &format, &field, &sym) < 0 ||
+      rd_entries(&r, format, field, sym, dtype, &nrows, &ncols, &c) < 0)
+    goto done;
+  sk_progress_step(&r.prog, r.bytes);
+  /* only the entries read count; the allocation stays as it was */
+  c.rows.extent[0] = c.cols.extent[0] = c.vals.extent[0] = c.n;
+  sk_view dr, dc, dv, rp, ci, va;
+  memset(&dr, 0, sizeof dr);
+  memset(&dc, 0, sizeof dc);
+  memset(&dv, 0, sizeof dv);
+  const sk_view *pr = &c.rows, *pc = &c.cols, *pv = &c.vals;
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b) goto done;
+  if (space != SK_SPACE_HOST || !b->reaches(SK_SPACE_HOST)) {
+    if (sk_sp_view(&dr, "mm rows", SK_I64, c.n, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&dc, "mm cols", SK_I64, c.n, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&dv, "mm values", dtype, c.n, space, 0, err, errlen) < 0 ||
+        sk_view_deep_copy(&dr, pr, err, errlen) < 0 ||
+        sk_view_deep_copy(&dc, pc, err, errlen) < 0 ||
+        sk_view_deep_copy(&dv, pv, err, errlen) < 0) {
+      sk_view_release(&dr);
+      sk_view_release(&dc);
+      sk_view_release(&dv);
+      goto done;
+    }
+    pr = &dr;
+    pc = &dc;
+    pv = &dv;
+  }
+  rc = sk_sp_coo_to_csr(nrows, ncols, pr, pc, pv, dtype, 1, 1, space, &rp, &ci,
+                        &va, err, errlen);
+  sk_view_release(&dr);
+  sk_view_release(&dc);
+  sk_view_release(&dv);
+  if (rc == 0) {
+    sk_kout_view(out, "C_rowptr", &rp, err, errlen);
+    sk_kout_view(out, "C_colidx", &ci, err, errlen);
+    sk_kout_view(out, "C_values", &va, err, errlen);
+    sk_kout_num(out, "nrows", (double)nrows, err, errlen);
+    rc = sk_kout_num(out, "ncols", (double)ncols, err, errlen);
+  }
+done:
+  sk_progress_end(&r.prog);
+  fclose(r.f);
+  free(r.line);
+  sk_view_release(&c.rows);
+  sk_view_release(&c.cols);
+  sk_view_release(&c.vals);
+  return rc;
+}
+
+/* -- writing ------------------------------------------------------------------- */
+/* a host-readable copy of rank-1 'v' into 'h' (or 'v' itself: *h shares it) */
+static int host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
+  if (sk_space_host_accessible(v->space)) {
+    const sk_backend *b = sk_backend_for_space(v->space);
+    if (v->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0)
+      return -1;
+    *h = *v;
+    sk_view_retain(h);
+    return 0;
+  }
+  if (sk_sp_view(h, v->label, v->dtype, v->extent[0], SK_SPACE_HOST, 0, err, errlen) < 0)
+    return -1;
+  if (sk_view_deep_copy(h, v, err, errlen) < 0) {
+    sk_view_release(h);
+    return -1;
+  }
+  return 0;
+}
+
+/* sparse.write_mm: path, A_*, field ("real" | "integer" | "pattern") */
+static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"path", "field", "A_rowptr", "A_colidx",
+                                      "A_values", "A_ncols", NULL};
+  (void)out;
+  sk_csr A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
+    return -1;
+  const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
+  const char *fs = path ? sk_karg_str(args, nargs, "field", "real", err, errlen) : NULL;
+  if (!fs) return -1;
+  int field = strcmp(fs, "real") == 0 ? MM_REAL : strcmp(fs, "integer") == 0 ? MM_INTEGER
+              : strcmp(fs, "pattern") == 0 ? MM_PATTERN : -1;
+  if (field < 0) {
+    snprintf(err, errlen, "field '%s' is not real, integer or pattern", fs);
+    return -1;
+  }
+  sk_view rp, ci, va;
+  memset(&ci, 0, sizeof ci);
+  memset(&va, 0, sizeof va);
+  if (host_copy(A.rowptr, &rp, err, errlen) < 0) return -1;
+  int rc = -1;
+  FILE *f = NULL;
+  char tmp[4200];
+  tmp[0] = '\0';
+  if (host_copy(A.colidx, &ci, err, errlen) < 0 ||
+      host_copy(A.values, &va, err, errlen) < 0)
+    goto done;
+  const int64_t *ptr = rp.data;
+  const int32_t *col = ci.data;
+  if (field == MM_INTEGER)
+    for (int64_t k = 0; k < A.nnz; k++) {
+      double v = sk_view_get_f(&va, k);
+      if (v != floor(v) || fabs(v) > 9.2e18) {
+        snprintf(err, errlen, "field 'integer': A has the value %.17g (entry %lld)",
+                 v, (long long)k);
+        goto done;
+      }
+    }
+  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+  f = fopen(tmp, "wb");
+  if (!f) {
+    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    tmp[0] = '\0';
+    goto done;
+  }
+  fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n", fs);
+  fprintf(f, "%% written by speck\n%lld %lld %lld\n", (long long)A.nrows,
+          (long long)A.ncols, (long long)A.nnz);
+  const char *fmt = va.dtype == SK_F32 ? "%lld %d %.9g\n" : "%lld %d %.17g\n";
+  for (int64_t i = 0; i < A.nrows; i++)
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      double v = sk_view_get_f(&va, k);
+      if (field == MM_PATTERN) fprintf(f, "%lld %d\n", (long long)i + 1, col[k] + 1);
+      else if (field == MM_INTEGER)
+        fprintf(f, "%lld %d %lld\n", (long long)i + 1, col[k] + 1, (long long)v);
+      else fprintf(f, fmt, (long long)i + 1, col[k] + 1, v);
+    }
+  if (ferror(f) | (fclose(f) != 0)) {
+    f = NULL;
+    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    goto done;
+  }
+  f = NULL;
+  if (rename(tmp, path) != 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    goto done;
+  }
+  tmp[0] = '\0';
+  rc = 0;
+done:
+  if (f) fclose(f);
+  if (tmp[0]) remove(tmp);
+  sk_view_release(&rp);
+  sk_view_release(&ci);
+  sk_view_release(&va);
+  return rc;
+}
+
+static const sk_kentry e_read_mm = {"sparse.read_mm", "path [, dtype, space]",
+                                    SK_KRES_NONE, read_mm};
+static const sk_kentry e_write_mm = {"sparse.write_mm", "path, A_* [, field]",
+                                     SK_KRES_NONE, write_mm};
+const sk_kentry *const sk_mmio_entries[] = {&e_read_mm, &e_write_mm, NULL};

@@ -1,0 +1,96 @@
+/* sparse.h: the sparse family's internal interface (kernels/sparse/):
+ * matrices as driver arguments, temporaries, the shared dialect prelude
+ * and the bodies each file registers.
+ *
+ * A CRS matrix reaches a driver as four arguments with a common prefix
+ * ("A"): A_rowptr (int64, nrows + 1), A_colidx (int32, nnz), A_values
+ * (float64 or float32, nnz) and A_ncols (an integer). Drivers check
+ * shapes and dtypes (O(1)); the contents (rowptr non-decreasing from 0 to
+ * nnz, columns in [0, ncols)) are checked once when a matrix is built
+ * ("sparse.validate", which speck.sparse.CrsMatrix calls), never per call.
+ * Results that are new matrices come back as output views named
+ * C_rowptr, C_colidx, C_values (see kernels.h, sk_kout_view).
+ */
+#ifndef SK_SPARSE_H
+#define SK_SPARSE_H
+
+#include "../kernels.h"
+
+/* -- matrices ------------------------------------------------------------- */
+typedef struct sk_csr {
+  const sk_view *rowptr, *colidx, *values;   /* values NULL: a pattern */
+  int64_t nrows, ncols, nnz;
+  char name[16];                              /* "A" for messages */
+} sk_csr;
+
+/* Matrix 'p' ("A") from the arguments p_rowptr, p_colidx, p_values,
+ * p_ncols; 'need_values' 0 makes p_values optional. */
+int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values,
+               sk_csr *m, char *err, size_t errlen);
+/* "300x250" */
+const char *sk_csr_shape(const sk_csr *m, char *buf, size_t n);
+/* the arguments p_rowptr .. p_ncols of 'm' appended at args[*n] ('names'
+ * holds the four names, 32 bytes each) */
+void sk_csr_args(const sk_csr *m, const char *p, char names[4][32],
+                 sk_arg *args, int *n);
+
+/* -- views ------------------------------------------------------------------ */
+/* A new rank-1 view of 'n' elements in 'space' (zero-filled when 'init'). */
+int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space,
+               int init, char *err, size_t errlen);
+/* element 'i' of a rank-1 integer / float view in any space (a copy of one
+ * element when the host cannot read it) */
+int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
+                  size_t errlen);
+int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err,
+                  size_t errlen);
+/* 1 if 'dt' is float64 or float32 */
+int sk_sp_is_float(int dt);
+/* the active back end (NULL with a message) */
+const sk_backend *sk_sp_backend(char *err, size_t errlen);
+/* 1 when kernels run as host code (one level of parallelism) */
+int sk_sp_host(const sk_backend *b);
+
+/* Exclusive scan of 'cnt' (int64, n + 1 entries; the last is ignored) into
+ * 'ptr' (may be 'cnt'); the total lands in ptr(n) and '*total'. */
+int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n,
+               int64_t *total, char *err, size_t errlen);
+/* a range launch of 'kb' over [0, n) with 'args' */
+int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                sk_result *res, char *err, size_t errlen);
+
+/* -- the dialect prelude of the family ---------------------------------------
+ * SK_SORT(n, LESS, SWAP): sort positions 0..n-1 in place by the
+ * function-like macros LESS(a, b) and SWAP(a, b) the body defines
+ * (insertion sort for short runs, heapsort above: O(n log n), no extra
+ * memory, the same on every back end). SK_SORT_KV(n, K, V): keys K[0..n)
+ * ascending with the values V[] carried (insertion without swaps for
+ * short runs: a row of C). */
+extern const char sk_sparse_prelude[];
+
+/* -- building (csr.c) ------------------------------------------------------ */
+/* CSR arrays from COO triplets already checked to be in range: 'rows',
+ * 'cols' (int64 or int32) and 'vals' (any float; NULL: ones of 'dtype'),
+ * 'n' entries. Duplicates summed when 'sum_dup' (in input order), rows
+ * sorted by column when 'sort' (else in input order, duplicates at their
+ * first place). The new views land in 'rp', 'ci', 'va' (space 'space'). */
+int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
+                     const sk_view *cols, const sk_view *vals, int dtype,
+                     int sum_dup, int sort, int space, sk_view *rp,
+                     sk_view *ci, sk_view *va, char *err, size_t errlen);
+
+/* y = beta*y + alpha*op(A)*x (spmv.c), arguments checked; CG calls it */
+int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x,
+               double beta, const sk_view *y, const char *algo, char *err,
+               size_t errlen);
+
+/* -- families ----------------------------------------------------------------- */
+extern const sk_kentry *const sk_csr_entries[], *const sk_mmio_entries[],
+  *const sk_spmv_entries[], *const sk_spgemm_entries[],
+  *const sk_spadd_entries[], *const sk_sptrsv_entries[],
+  *const sk_cg_entries[];
+extern const sk_kbody *const sk_csr_bodies[], *const sk_spmv_bodies[],
+  *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
+  *const sk_sptrsv_bodies[], *const sk_cg_bodies[];
+
+#endif

@@ -1,0 +1,576 @@
+/* spgemm.c: C = A*B (seed 000 section 2.2.1) and the Jacobi-fused
+ * C = (I - omega*D^-1*A)*P (section 2.2.2), with separate symbolic and
+ * numeric phases and a reusable handle (C's row offsets).
+ *
+ * Gustavson's algorithm, a row of C at a time, accumulated in the
+ * dialect's two-level hashmap: the first level in fast memory (thread
+ * scratch level 0: a thread-private table on the host, shared memory on
+ * the GPU), sized to the largest row's upper bound (the sum of the
+ * lengths of the rows of B it reaches) up to a cap; rows that overflow it
+ * continue in a second level in slow memory (thread scratch level 1),
+ * sized to the largest upper bound (at most B's columns). Parallelisation:
+ * a team per block of rows, a team member (thread) per row, the member's
+ * vector lanes over the entries of each row of B (inserting concurrently
+ * on the GPU; one lane on the host), the block of rows chosen from the
+ * flops per row so that a team's reset of its tables is paid by its rows.
+ *
+ * Symbolic: the distinct columns of each row (entries found in both
+ * levels counted once), scanned into C's row offsets (the handle). The
+ * numeric phase accumulates the values, writes each row and sorts it by
+ * column; it checks that every row has exactly the symbolic count (a
+ * handle used with matrices of another pattern is an error, never a
+ * silent overrun). Jacobi: row i of C is P(i,:) - omega/A(i,i) *
+ * sum_k A(i,k) P(k,:), the rows of P inserted with the products, in the
+ * same kernels (the pattern is the usual symbolic's union with P's).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sparse.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define R1(name, dt) " " name "=" dt "[1]"
+#define PAT(p) R1(p "rp", "int64") R1(p "ci", "int32")
+
+/* -- bodies ------------------------------------------------------------------ */
+/* row i's upper bound on its entries in C: max and sum (the flops) */
+/* A*A: A and B share memory (a signature of its own) */
+#define R1S(name, dt) " " name "=" dt "[1]!"
+#define PATS(p) R1S(p "rp", "int64") R1S(p "ci", "int32")
+static const char *const sig_ub[] = {"range" PAT("a") PAT("b") " jacobi=int64",
+                                     "range" PATS("a") PATS("b") " jacobi=int64", NULL};
+static const sk_kbody k_ub = {
+  "sparse.spgemm_bound",
+  "int64_t u = jacobi ? brp(i + 1) - brp(i) : 0;\n"
+  "for (int64_t k = arp(i); k < arp(i + 1); k++) { const int64_t c = aci(k); u += brp(c + 1) - brp(c); }\n"
+  "if (u > acc0) acc0 = u;\n"
+  "acc1 += u;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_ub, NULL, "max:int64 sum:int64"};
+
+/* the tables of one team member: level 1 (c1 slots) and level 2 (c2) */
+#define MAPS(X1, X2)                                                         \
+  "const int64_t nr = arp.extent[0] - 1;\n"                                 \
+  "const int64_t r0 = team.league_rank * rpt;\n"                            \
+  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"                     \
+  "char *m1 = (char *)thread_scratch(team, 0, hashmap_bytes(2 * c1, c1)" X1 ");\n" \
+  "char *m2 = (char *)thread_scratch(team, 1, c2 > 0 ? hashmap_bytes(2 * c2, c2)" X2 " : 0);\n" \
+  "hashmap h1 = hashmap_make(m1, 2 * c1, c1);\n"                            \
+  "hashmap h2 = hashmap_make(m2, c2 > 0 ? 2 * c2 : 1, c2);\n"
+
+/* insert key 'K' (symbolic) at level 1, else level 2 */
+#define SYM_INSERT(K)                                                        \
+  "{ const int32_t key = " K "; if (hashmap_insert_vector(&h1, key) < 0) hashmap_insert_vector(&h2, key); }"
+
+/* empty both levels after a row: by the used slots, or every bucket when
+ * a full level turned keys away; V1, V2 zero the values (numeric) */
+#define CLEAR(V1, V2)                                                        \
+  "  if (hashmap_marked(&h1)) { VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); } }\n" \
+  "  else { VECTOR_FOR(q, 0, n1) { hashmap_clear_slot(&h1, q); } }\n"      \
+  "  VECTOR_FOR(q, 0, n1) {" V1 " }\n"                                    \
+  "  if (c2 > 0) {\n"                                                      \
+  "    if (hashmap_marked(&h2)) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); } }\n" \
+  "    else { VECTOR_FOR(q, 0, n2) { hashmap_clear_slot(&h2, q); } }\n"    \
+  "    VECTOR_FOR(q, 0, n2) {" V2 " }\n"                                  \
+  "  }\n"
+
+#define SYM_SIG "team" PAT("a") PAT("b") R1("cnt", "int64") \
+  " c1=int64 c2=int64 rpt=int64 jacobi=int64"
+#define SYM_SIG2 "team" PATS("a") PATS("b") R1("cnt", "int64") \
+  " c1=int64 c2=int64 rpt=int64 jacobi=int64"
+static const char *const sig_sym[] = {SYM_SIG, SYM_SIG2, NULL};
+static const sk_kbody k_symbolic = {
+  "sparse.spgemm_symbolic",
+  MAPS("", "")
+  "VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); }\n"
+  "if (c2 > 0) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); } }\n"
+  "SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
+  "vector_barrier(team);\n"
+  "TEAM_FOR(r, r0, r1) {\n"
+  "  if (jacobi) { VECTOR_FOR(q, brp(r), brp(r + 1)) " SYM_INSERT("bci(q)") " }\n"
+  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
+  "    const int64_t c = aci(k);\n"
+  "    VECTOR_FOR(q, brp(c), brp(c + 1)) " SYM_INSERT("bci(q)") "\n"
+  "  }\n"
+  "  vector_barrier(team);\n"
+  "  const int32_t n1 = hashmap_count(&h1), n2 = c2 > 0 ? hashmap_count(&h2) : 0;\n"
+  "  int64_t u = n1;\n"
+  "  if (c2 > 0) {\n"
+  "    int64_t u2;\n"
+  "    VECTOR_REDUCE(sum, q, 0, n2, u2) { u2 += hashmap_find(&h1, h2.keys[q]) < 0; }\n"
+  "    u += u2;\n"
+  "  }\n"
+  "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
+  "  vector_barrier(team);\n"
+  CLEAR("", "")
+  "  vector_barrier(team);\n"
+  "  SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
+  "  vector_barrier(team);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_sym, NULL, NULL};
+
+/* the host's symbolic phase: a dense marker per thread (the seed's dense
+ * accumulator, a bit vector in Kokkos Kernels; here the row that last saw
+ * a column), counting without branches; B's columns fit one thread's
+ * level-1 scratch */
+#define DSYM_SIG(S) "team" S("a") S("b") R1("cnt", "int64") " nb=int64 rpt=int64 jacobi=int64"
+static const char *const sig_dsym[] = {DSYM_SIG(PAT), DSYM_SIG(PATS), NULL};
+static const sk_kbody k_symbolic_dense = {
+  "sparse.spgemm_symbolic_dense",
+  "const int64_t nr = arp.extent[0] - 1;\n"
+  "const int64_t r0 = team.league_rank * rpt;\n"
+  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"
+  "int32_t *mark = (int32_t *)thread_scratch(team, 1, nb * (int64_t)sizeof(int32_t));\n"
+  "VECTOR_FOR(q, 0, nb) { mark[q] = -1; }\n"
+  "vector_barrier(team);\n"
+  "TEAM_FOR(r, r0, r1) {\n"
+  "  int64_t u = 0;\n"
+  "  const int32_t rr = (int32_t)r;\n"
+  "  if (jacobi)\n"
+  "    for (int64_t q = brp(r); q < brp(r + 1); q++) { const int32_t c = bci(q); u += mark[c] != rr; mark[c] = rr; }\n"
+  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
+  "    const int64_t a = aci(k);\n"
+  "    for (int64_t q = brp(a); q < brp(a + 1); q++) { const int32_t c = bci(q); u += mark[c] != rr; mark[c] = rr; }\n"
+  "  }\n"
+  "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_dsym, NULL, NULL};
+
+#define NUM_INSERT(K, V)                                                     \
+  "{ const int32_t key = " K "; const VT x_ = " V ";\n"                     \
+  "  int32_t s = hashmap_insert_vector(&h1, key);\n"                        \
+  "  if (s >= 0) vector_atomic_add(&v1[s], x_);\n"                          \
+  "  else { s = hashmap_insert_vector(&h2, key); vector_atomic_add(&v2[s], x_); } }"
+
+#define NUM_SIG(VT) "team" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
+  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
+  " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
+#define NUM_SIG2(VT) "team" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) \
+  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
+  " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
+static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"),
+                                      NUM_SIG2("float64"), NULL};
+static const sk_kbody k_numeric = {
+  "sparse.spgemm_numeric",
+  "typedef __typeof__(cv(0)) VT;\n"
+  MAPS(" + c1 * (int64_t)sizeof(VT)", " + c2 * (int64_t)sizeof(VT)")
+  "VT *v1 = (VT *)(m1 + hashmap_bytes(2 * c1, c1));\n"
+  "VT *v2 = (VT *)(m2 + (c2 > 0 ? hashmap_bytes(2 * c2, c2) : 0));\n"
+  "VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); }\n"
+  "VECTOR_FOR(q, 0, c1) { v1[q] = 0; }\n"
+  "if (c2 > 0) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); }\n"
+  "  VECTOR_FOR(q, 0, c2) { v2[q] = 0; } }\n"
+  "SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
+  "vector_barrier(team);\n"
+  "TEAM_FOR(r, r0, r1) {\n"
+  "  VT sc = 1;\n"
+  "  if (jacobi) {\n"
+  "    VT d = 0;\n"
+  "    for (int64_t k = arp(r); k < arp(r + 1); k++) if (aci(k) == r) d += av(k);\n"
+  "    sc = (VT)(-omega) / d;\n"
+  "    VECTOR_FOR(q, brp(r), brp(r + 1)) " NUM_INSERT("bci(q)", "bv(q)") "\n"
+  "  }\n"
+  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
+  "    const int64_t c = aci(k);\n"
+  "    const VT a = sc * av(k);\n"
+  "    VECTOR_FOR(q, brp(c), brp(c + 1)) " NUM_INSERT("bci(q)", "a * bv(q)") "\n"
+  "  }\n"
+  "  vector_barrier(team);\n"
+  "  const int32_t n1 = hashmap_count(&h1), n2 = c2 > 0 ? hashmap_count(&h2) : 0;\n"
+  "  SINGLE_THREAD(team) {\n"
+  "    const int64_t b0 = crp(r), e0 = crp(r + 1);\n"
+  "    int64_t o = b0;\n"
+  "    for (int32_t q = 0; q < n1; q++) { if (o < e0) { cci(o) = h1.keys[q]; cv(o) = v1[q]; } o++; }\n"
+  "    for (int32_t q = 0; q < n2; q++) {\n"
+  "      const int32_t key = h2.keys[q];\n"
+  "      if (hashmap_find(&h1, key) < 0) { if (o < e0) { cci(o) = key; cv(o) = v2[q]; } o++; }\n"
+  "    }\n"
+  "    if (o != e0) atomic_min(&bad(0), (int64_t)r);\n"
+  "    else {\n"
+  "      int32_t *C = &cci(b0); VT *V = &cv(b0);\n"
+  "      SK_SORT_KV(o - b0, C, V);\n"
+  "    }\n"
+  "  }\n"
+  "  vector_barrier(team);\n"
+  CLEAR(" v1[q] = 0;", " v2[q] = 0;")
+  "  vector_barrier(team);\n"
+  "  SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
+  "  vector_barrier(team);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_num, sk_sparse_prelude, NULL};
+
+/* the first row of A whose diagonal is zero or missing */
+#define DG_SIG(VT) "range" PAT("a") R1("av", VT)
+static const char *const sig_diag[] = {DG_SIG("float64"), DG_SIG("float32"), NULL};
+static const sk_kbody k_diag = {
+  "sparse.spgemm_diag",
+  "double d = 0;\n"
+  "for (int64_t k = arp(i); k < arp(i + 1); k++) if (aci(k) == i) d += av(k);\n"
+  "if (d == 0 && i < acc) acc = i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_diag, NULL, "min:int64"};
+
+static const char *const sig_fill64[] = {"range" R1("v", "int64") " x=int64", NULL};
+static const sk_kbody k_fill64 = {
+  "sparse.fill_int64", "v(i) = x;", SK_FOR, 0, {NULL}, {NULL}, sig_fill64, NULL, NULL};
+
+/* -- the plan: table sizes and the team shape -------------------------------- */
+typedef struct plan {
+  int64_t maxub, flops, c1, c2, rpt;
+  int T, V;
+} plan;
+
+static int64_t pow2_at_least(int64_t x) {
+  int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+/* the upper bounds of A*B (jacobi: with P's rows) */
+static int bounds(const sk_csr *A, const sk_csr *B, int jacobi, plan *pl, char *err,
+                  size_t errlen) {
+  sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
+                sk_arg_view("brp", B->rowptr), sk_arg_view("bci", B->colidx),
+                sk_arg_i64("jacobi", jacobi)};
+  sk_result r;
+  if (sk_sp_range(&k_ub, A->nrows, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  pl->maxub = A->nrows ? sk_result_i64(&r, 0) : 0;
+  pl->flops = A->nrows ? sk_result_i64(&r, 1) : 0;
+  if (pl->maxub < 0) pl->maxub = 0;
+  return 0;
+}
+
+static void make_plan(const sk_backend *b, const sk_csr *A, const sk_csr *B, plan *pl) {
+  int host = sk_sp_host(b);
+  int64_t cap1 = 4096;
+  int64_t want = pl->maxub < B->ncols ? pl->maxub : B->ncols;
+  if (want < 8) want = 8;
+  pl->c1 = pow2_at_least(want);
+  if (pl->c1 > cap1) pl->c1 = cap1;
+  pl->c2 = want > pl->c1 ? pow2_at_least(want) : 0;
+  double avg_b = B->nrows ? (double)B->nnz / (double)B->nrows : 1;
+  double per_row = A->nrows ? (double)pl->flops / (double)A->nrows : 1;
+  if (per_row < 1) per_row = 1;
+  sk_team_limits lim;
+  b->team_limits(&lim);
+  if (host) {
+    pl->T = pl->V = 1;
+    int64_t conc = b->concurrency ? b->concurrency() : 1;
+    if (conc < 1) conc = 1;
+    pl->rpt = (A->nrows + 16 * conc - 1) / (16 * conc);
+  } else {
+    int v = 1;
+    while (v < 32 && v < avg_b) v *= 2;
+    if (v > lim.vector_length_max) v = lim.vector_length_max;
+    int t = 128 / v;
+    if (t > lim.team_size_max) t = lim.team_size_max;
+    pl->T = t < 1 ? 1 : t;
+    pl->V = v;
+    pl->rpt = (int64_t)pl->T * 8;
+    /* the members' first levels share 96 KB of shared memory (32 bytes a
+     * slot with its value) */
+    int64_t fit = 96 * 1024 / (32 * (int64_t)pl->T);
+    while (cap1 > fit && cap1 > 8) cap1 /= 2;
+    if (pl->c1 > cap1) {
+      pl->c1 = cap1;
+      pl->c2 = want > pl->c1 ? pow2_at_least(want) : 0;
+    }
+  }
+  /* a team's table reset (c1 + c2 slots) paid by its rows' flops */
+  int64_t amort = (int64_t)((double)(pl->c1 + pl->c2) / per_row) + 1;
+  if (pl->rpt < amort) pl->rpt = amort;
+  if (pl->rpt < 1) pl->rpt = 1;
+}
+
+static void team_policy(const plan *pl, int64_t nrows, int numeric, size_t vsize,
+                        sk_policy *p) {
+  sk_policy_init(p, SK_POL_TEAM);
+  p->league_size = (nrows + pl->rpt - 1) / pl->rpt;
+  p->team_size = pl->T;
+  p->vector_length = pl->V;
+  p->schedule = SK_DYNAMIC;
+  p->scratch_thread[0] = 16 + 24 * pl->c1 + (numeric ? pl->c1 * (int64_t)vsize : 0) + 64;
+  p->scratch_thread[1] =
+    pl->c2 > 0 ? 16 + 24 * pl->c2 + (numeric ? pl->c2 * (int64_t)vsize : 0) + 64 : 0;
+}
+
+/* -- phases ------------------------------------------------------------------- */
+/* C's row offsets into 'crp' (a new view) and its entries */
+/* B's columns up to which the host counts with a dense marker (64 MB a
+ * thread) */
+#define DENSE_MAX ((int64_t)1 << 24)
+
+static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int jacobi,
+                    const plan *pl, sk_view *crp, int64_t *nnz, char *err, size_t errlen) {
+  int space = A->rowptr->space;
+  sk_view cnt;
+  if (sk_sp_view(&cnt, "row counts", SK_I64, A->nrows + 1, space, 1, err, errlen) < 0)
+    return -1;
+  if (sk_sp_view(crp, "C_rowptr", SK_I64, A->nrows + 1, space, 0, err, errlen) < 0) {
+    sk_view_release(&cnt);
+    return -1;
+  }
+  int rc = 0;
+  if (A->nrows > 0) {
+    sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
+                  sk_arg_view("brp", B->rowptr), sk_arg_view("bci", B->colidx),
+                  sk_arg_view("cnt", &cnt), sk_arg_i64("c1", pl->c1),
+                  sk_arg_i64("c2", pl->c2), sk_arg_i64("rpt", pl->rpt),
+                  sk_arg_i64("jacobi", jacobi)};
+    sk_policy p;
+    team_policy(pl, A->nrows, 0, 0, &p);
+    if (sk_sp_host(b) && B->ncols <= DENSE_MAX) {
+      /* the dense marker: one column of B per int32 */
+      p.scratch_thread[0] = 0;
+      p.scratch_thread[1] = 4 * B->ncols + 64;
+      /* blocks of rows whose work pays the marker's reset eight times
+       * over, a multiple of the threads, at most 16 per thread */
+      int64_t conc = b->concurrency ? b->concurrency() : 1;
+      if (conc < 1) conc = 1;
+      int64_t L = pl->flops / (8 * (B->ncols + 1));
+      if (L < conc) L = conc;
+      if (L > 16 * conc) L = 16 * conc;
+      L = (L + conc - 1) / conc * conc;
+      int64_t rpt = (A->nrows + L - 1) / L;
+      p.league_size = (A->nrows + rpt - 1) / rpt;
+      sk_arg d[] = {a[0], a[1], a[2], a[3], a[4], sk_arg_i64("nb", B->ncols),
+                    sk_arg_i64("rpt", rpt), sk_arg_i64("jacobi", jacobi)};
+      rc = sk_kbody_launch(&k_symbolic_dense, &p, d, NELEM(d), NULL, err, errlen);
+    } else {
+      rc = sk_kbody_launch(&k_symbolic, &p, a, NELEM(a), NULL, err, errlen);
+    }
+  }
+  if (rc == 0) rc = sk_sp_scan(&cnt, crp, A->nrows, nnz, err, errlen);
+  sk_view_release(&cnt);
+  if (rc < 0) sk_view_release(crp);
+  return rc;
+}
+
+static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega,
+                   const plan *pl, const sk_view *crp, const sk_view *cci,
+                   const sk_view *cv, char *err, size_t errlen) {
+  if (A->nrows == 0) return 0;
+  sk_view bad;
+  if (sk_sp_view(&bad, "bad row", SK_I64, 1, A->rowptr->space, 0, err, errlen) < 0)
+    return -1;
+  sk_arg f[] = {sk_arg_view("v", &bad), sk_arg_i64("x", INT64_MAX)};
+  int rc = sk_sp_range(&k_fill64, 1, f, NELEM(f), NULL, err, errlen);
+  if (rc == 0) {
+    sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
+                  sk_arg_view("av", A->values), sk_arg_view("brp", B->rowptr),
+                  sk_arg_view("bci", B->colidx), sk_arg_view("bv", B->values),
+                  sk_arg_view("crp", crp), sk_arg_view("cci", cci),
+                  sk_arg_view("cv", cv), sk_arg_view("bad", &bad),
+                  sk_arg_i64("c1", pl->c1), sk_arg_i64("c2", pl->c2),
+                  sk_arg_i64("rpt", pl->rpt), sk_arg_i64("jacobi", jacobi),
+                  sk_arg_f64("omega", omega)};
+    sk_policy p;
+    team_policy(pl, A->nrows, 1, sk_dtypes[cv->dtype].size, &p);
+    rc = sk_kbody_launch(&k_numeric, &p, a, NELEM(a), NULL, err, errlen);
+  }
+  int64_t row = INT64_MAX;
+  if (rc == 0) rc = sk_sp_get_i64(&bad, 0, &row, err, errlen);
+  if (rc == 0 && row != INT64_MAX) {
+    snprintf(err, errlen, "row %lld of C does not have the entries the symbolic phase "
+             "counted: the pattern of A or B changed since (make a new handle)",
+             (long long)row);
+    rc = -1;
+  }
+  sk_view_release(&bad);
+  return rc;
+}
+
+/* -- arguments ------------------------------------------------------------------- */
+static const char *const known_ab[] = {
+  "A_rowptr", "A_colidx", "A_values", "A_ncols", "B_rowptr", "B_colidx", "B_values",
+  "B_ncols", "C_rowptr", "C_colidx", "C_values", "maxub", "omega", "P_rowptr",
+  "P_colidx", "P_values", "P_ncols", NULL};
+
+/* A and B (or P) with A's columns = B's rows and one dtype */
+static int two(const sk_arg *args, int nargs, const char *bn, int values, sk_csr *A,
+               sk_csr *B, char *err, size_t errlen) {
+  if (sk_karg_known(args, nargs, known_ab, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", values, A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, bn, values, B, err, errlen) < 0)
+    return -1;
+  char sa[64], sb[64];
+  if (A->ncols != B->nrows) {
+    snprintf(err, errlen, "%s * %s: A has %lld columns, %s %lld rows",
+             sk_csr_shape(A, sa, sizeof sa), sk_csr_shape(B, sb, sizeof sb),
+             (long long)A->ncols, bn, (long long)B->nrows);
+    return -1;
+  }
+  if (A->values && B->values && A->values->dtype != B->values->dtype) {
+    snprintf(err, errlen, "A is %s, %s %s: both must be one dtype",
+             sk_dtypes[A->values->dtype].name, bn, sk_dtypes[B->values->dtype].name);
+    return -1;
+  }
+  if (A->rowptr->space != B->rowptr->space) {
+    snprintf(err, errlen, "A lives in %s, %s in %s", sk_space_name(A->rowptr->space), bn,
+             sk_space_name(B->rowptr->space));
+    return -1;
+  }
+  return 0;
+}
+
+static int get_plan(const sk_backend *b, const sk_arg *args, int nargs, const sk_csr *A,
+                    const sk_csr *B, int jacobi, plan *pl, char *err, size_t errlen) {
+  memset(pl, 0, sizeof *pl);
+  if (sk_karg_find(args, nargs, "maxub")) {
+    if (sk_karg_i64(args, nargs, "maxub", 0, 0, &pl->maxub, err, errlen) < 0) return -1;
+    pl->flops = pl->maxub * A->nrows;   /* an upper bound */
+  } else if (bounds(A, B, jacobi, pl, err, errlen) < 0) {
+    return -1;
+  }
+  make_plan(b, A, B, pl);
+  return 0;
+}
+
+/* new C_colidx / C_values of C_rowptr's last entry, or the given ones */
+static int outputs(const sk_arg *args, int nargs, const sk_view *crp, int dtype,
+                   sk_view *ci, sk_view *cv, const sk_view **pci, const sk_view **pcv,
+                   char *err, size_t errlen) {
+  int64_t nnz;
+  memset(ci, 0, sizeof *ci);
+  memset(cv, 0, sizeof *cv);
+  if (sk_sp_get_i64(crp, crp->extent[0] - 1, &nnz, err, errlen) < 0) return -1;
+  if (sk_karg_find(args, nargs, "C_colidx")) {
+    *pci = sk_karg_view(args, nargs, "C_colidx", 1, err, errlen);
+    *pcv = *pci ? sk_karg_view(args, nargs, "C_values", 1, err, errlen) : NULL;
+    if (!*pcv) return -1;
+    if ((*pci)->dtype != SK_I32 || (*pcv)->dtype != dtype ||
+        (*pci)->extent[0] != nnz || (*pcv)->extent[0] != nnz) {
+      snprintf(err, errlen, "C (views '%s', '%s') must be int32 and %s with %lld entries",
+               (*pci)->label, (*pcv)->label, sk_dtypes[dtype].name, (long long)nnz);
+      return -1;
+    }
+    return 0;
+  }
+  if (sk_sp_view(ci, "C_colidx", SK_I32, nnz, crp->space, 0, err, errlen) < 0) return -1;
+  if (sk_sp_view(cv, "C_values", dtype, nnz, crp->space, 0, err, errlen) < 0) {
+    sk_view_release(ci);
+    return -1;
+  }
+  *pci = ci;
+  *pcv = cv;
+  return 0;
+}
+
+/* -- entries ---------------------------------------------------------------------- */
+/* sparse.spgemm_symbolic: A_*, B_* (values optional) -> C_rowptr, nnz, maxub */
+static int spgemm_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                           size_t errlen) {
+  sk_csr A, B;
+  plan pl;
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b || two(args, nargs, "B", 0, &A, &B, err, errlen) < 0 ||
+      get_plan(b, args, nargs, &A, &B, 0, &pl, err, errlen) < 0)
+    return -1;
+  sk_view crp;
+  int64_t nnz;
+  if (symbolic(b, &A, &B, 0, &pl, &crp, &nnz, err, errlen) < 0) return -1;
+  if (sk_kout_view(out, "C_rowptr", &crp, err, errlen) < 0) return -1;
+  sk_kout_num(out, "nnz", (double)nnz, err, errlen);
+  return sk_kout_num(out, "maxub", (double)pl.maxub, err, errlen);
+}
+
+/* sparse.spgemm_numeric: A_*, B_*, C_rowptr [, C_colidx, C_values (filled in
+ * place), maxub] -> C_colidx, C_values when new */
+static int spgemm_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                          size_t errlen) {
+  sk_csr A, B;
+  plan pl;
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b || two(args, nargs, "B", 1, &A, &B, err, errlen) < 0) return -1;
+  const sk_view *crp = sk_karg_view(args, nargs, "C_rowptr", 1, err, errlen);
+  if (!crp) return -1;
+  if (crp->dtype != SK_I64 || crp->extent[0] != A.nrows + 1) {
+    snprintf(err, errlen, "C_rowptr (view '%s') must be int64 with %lld entries (the "
+             "handle of these matrices)", crp->label, (long long)A.nrows + 1);
+    return -1;
+  }
+  if (get_plan(b, args, nargs, &A, &B, 0, &pl, err, errlen) < 0) return -1;
+  sk_view ci, cv;
+  const sk_view *pci, *pcv;
+  if (outputs(args, nargs, crp, A.values->dtype, &ci, &cv, &pci, &pcv, err, errlen) < 0)
+    return -1;
+  if (numeric(&A, &B, 0, 0, &pl, crp, pci, pcv, err, errlen) < 0) {
+    sk_view_release(&ci);
+    sk_view_release(&cv);
+    return -1;
+  }
+  if (pci != &ci) return 0;
+  if (sk_kout_view(out, "C_colidx", &ci, err, errlen) < 0) {
+    sk_view_release(&cv);
+    return -1;
+  }
+  return sk_kout_view(out, "C_values", &cv, err, errlen);
+}
+
+/* A*B or (I - omega D^-1 A)*P in one call */
+static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi,
+                   char *err, size_t errlen) {
+  sk_csr A, B;
+  plan pl;
+  double omega = 0;
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b || two(args, nargs, jacobi ? "P" : "B", 1, &A, &B, err, errlen) < 0) return -1;
+  if (jacobi) {
+    char sa[64], sb[64];
+    if (sk_karg_f64(args, nargs, "omega", &omega, err, errlen) < 0) return -1;
+    if (A.nrows != A.ncols) {
+      snprintf(err, errlen, "A is %s: (I - omega D^-1 A) needs a square A",
+               sk_csr_shape(&A, sa, sizeof sa));
+      return -1;
+    }
+    (void)sb;
+    sk_arg d[] = {sk_arg_view("arp", A.rowptr), sk_arg_view("aci", A.colidx),
+                  sk_arg_view("av", A.values)};
+    sk_result r;
+    if (sk_sp_range(&k_diag, A.nrows, d, NELEM(d), &r, err, errlen) < 0) return -1;
+    int64_t row = sk_result_i64(&r, 0);
+    if (A.nrows > 0 && row != INT64_MAX) {
+      snprintf(err, errlen, "A has a zero (or no) diagonal entry in row %lld: D^-1 "
+               "does not exist", (long long)row);
+      return -1;
+    }
+  }
+  if (get_plan(b, args, nargs, &A, &B, jacobi, &pl, err, errlen) < 0) return -1;
+  sk_view crp, ci, cv;
+  const sk_view *pci, *pcv;
+  int64_t nnz;
+  if (symbolic(b, &A, &B, jacobi, &pl, &crp, &nnz, err, errlen) < 0) return -1;
+  sk_arg none[1];
+  if (outputs(none, 0, &crp, A.values->dtype, &ci, &cv, &pci, &pcv, err, errlen) < 0 ||
+      numeric(&A, &B, jacobi, omega, &pl, &crp, pci, pcv, err, errlen) < 0) {
+    sk_view_release(&crp);
+    sk_view_release(&ci);
+    sk_view_release(&cv);
+    return -1;
+  }
+  sk_kout_view(out, "C_rowptr", &crp, err, errlen);
+  sk_kout_view(out, "C_colidx", &ci, err, errlen);
+  return sk_kout_view(out, "C_values", &cv, err, errlen);
+}
+
+static int spgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  return product(args, nargs, out, 0, err, errlen);
+}
+
+static int spgemm_jacobi(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                         size_t errlen) {
+  return product(args, nargs, out, 1, err, errlen);
+}
+
+static const sk_kentry e_spgemm = {"sparse.spgemm", "A_*, B_*", SK_KRES_NONE, spgemm};
+static const sk_kentry e_symbolic = {"sparse.spgemm_symbolic", "A_*, B_*", SK_KRES_NONE,
+                                     spgemm_symbolic};
+static const sk_kentry e_numeric = {"sparse.spgemm_numeric",
+                                    "A_*, B_*, C_rowptr [, C_colidx, C_values]",
+                                    SK_KRES_NONE, spgemm_numeric};
+static const sk_kentry e_jacobi = {"sparse.spgemm_jacobi", "omega, A_*, P_*",
+                                   SK_KRES_NONE, spgemm_jacobi};
+const sk_kentry *const sk_spgemm_entries[] = {&e_spgemm, &e_symbolic, &e_numeric,
+                                              &e_jacobi, NULL};
+const sk_kbody *const sk_spgemm_bodies[] = {&k_ub, &k_symbolic, &k_symbolic_dense,
+                                            &k_numeric, &k_diag,
+                                            &k_fill64, NULL};

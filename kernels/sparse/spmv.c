@@ -1,0 +1,448 @@
+/* spmv.c: y = beta*y + alpha*op(A)*x for op N, T, C, H and rank-1 or
+ * rank-2 (multivector) x and y (seed 000 section 2.1), and the structured
+ * SpMV of section 2.1.1 for 3, 5, 7, 9 and 27-point stencils on a box.
+ *
+ * Behind the one entry point are specialised kernels: plain single
+ * vector, plain multivector, transpose single vector, transpose
+ * multivector; the plain single-vector kernel has a host form with one
+ * level of parallelism (the rows cut into one run per thread of equal
+ * entries-plus-rows, each run a plain CSR loop) and a team form for the
+ * GPU (seed 002's team SpMV: a team per block of rows, a thread per row,
+ * vector lanes over the row's entries). Values are real, so C is N and H
+ * is T. The transpose kernels scatter with atomic adds (after y = beta*y).
+ * BLAS rules: beta = 0 overwrites y (NaN included); alpha = 0 does not
+ * read A or x.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sparse.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define R1(name, dt) " " name "=" dt "[1]"
+#define R2(name, dt) " " name "=" dt "[2]"
+#define MAT(VT) R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
+
+/* -- bodies ------------------------------------------------------------------ */
+/* host, plain, one vector: chunk i of 'nchunk' runs of rows */
+#define HN_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) \
+  " alpha=float64 beta=float64 nchunk=int64"
+static const char *const sig_hn[] = {HN_SIG("float64"), HN_SIG("float32"), NULL};
+static const sk_kbody k_spmv_host = {
+  "sparse.spmv",
+  "typedef __typeof__(y(0)) VT;\n"
+  "const int64_t nr = rowptr.extent[0] - 1;\n"
+  "const int64_t tot = rowptr(nr) + nr;\n"
+  "const int64_t t0 = tot * i / nchunk, t1 = tot * (i + 1) / nchunk;\n"
+  "int64_t lo = 0, hi = nr;\n"
+  "while (lo < hi) { int64_t m = (lo + hi) / 2; if (rowptr(m) + m < t0) lo = m + 1; else hi = m; }\n"
+  "const int64_t rb = lo;\n"
+  "hi = nr;\n"
+  "while (lo < hi) { int64_t m = (lo + hi) / 2; if (rowptr(m) + m < t1) lo = m + 1; else hi = m; }\n"
+  "const int64_t re = i == nchunk - 1 ? nr : lo;\n"
+  "const VT a = (VT)alpha, bt = (VT)beta;\n"
+  "if (beta == 0) {\n"
+  "  for (int64_t r = rb; r < re; r++) {\n"
+  "    VT s = 0;\n"
+  "    for (int64_t k = rowptr(r); k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n"
+  "    y(r) = a * s;\n"
+  "  }\n"
+  "} else {\n"
+  "  for (int64_t r = rb; r < re; r++) {\n"
+  "    VT s = 0;\n"
+  "    for (int64_t k = rowptr(r); k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n"
+  "    y(r) = bt * y(r) + a * s;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_hn, NULL, NULL};
+
+/* GPU form (also runs on the host): a team per 'rpt' rows */
+#define TN_SIG(VT) "team" MAT(VT) R1("x", VT) R1("y", VT) \
+  " alpha=float64 beta=float64 rpt=int64"
+static const char *const sig_tn[] = {TN_SIG("float64"), NULL};
+static const sk_kbody k_spmv_team = {
+  "sparse.spmv_team",
+  "typedef __typeof__(y(0)) VT;\n"
+  "const int64_t nr = rowptr.extent[0] - 1;\n"
+  "const int64_t r0 = team.league_rank * rpt;\n"
+  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"
+  "TEAM_FOR(r, r0, r1) {\n"
+  "  VT s;\n"
+  "  VECTOR_REDUCE(sum, k, rowptr(r), rowptr(r + 1), s) { s += values(k) * x(colidx(k)); }\n"
+  "  SINGLE_THREAD(team) { y(r) = beta == 0 ? (VT)alpha * s : (VT)beta * y(r) + (VT)alpha * s; }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tn, NULL, NULL};
+
+/* plain, multivector: a row per index */
+#define MN_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64 beta=float64"
+static const char *const sig_mn[] = {MN_SIG("float64"), MN_SIG("float32"), NULL};
+static const sk_kbody k_spmv_mv = {
+  "sparse.spmv_mv",
+  "typedef __typeof__(y(0, 0)) VT;\n"
+  "const int64_t nv = y.extent[1];\n"
+  "for (int64_t j = 0; j < nv; j++) {\n"
+  "  VT s = 0;\n"
+  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += values(k) * x(colidx(k), j);\n"
+  "  y(i, j) = beta == 0 ? (VT)alpha * s : (VT)beta * y(i, j) + (VT)alpha * s;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mn, NULL, NULL};
+
+/* transpose, one vector: row i scatters alpha*x(i)*A(i,:) into y */
+#define HT_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64"
+static const char *const sig_ht[] = {HT_SIG("float64"), HT_SIG("float32"), NULL};
+static const sk_kbody k_spmv_t = {
+  "sparse.spmv_t",
+  "typedef __typeof__(y(0)) VT;\n"
+  "const VT ax = (VT)alpha * x(i);\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) atomic_add(&y(colidx(k)), values(k) * ax);",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ht, NULL, NULL};
+
+#define MT_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64"
+static const char *const sig_mt[] = {MT_SIG("float64"), MT_SIG("float32"), NULL};
+static const sk_kbody k_spmv_mv_t = {
+  "sparse.spmv_mv_t",
+  "typedef __typeof__(y(0, 0)) VT;\n"
+  "const int64_t nv = y.extent[1];\n"
+  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
+  "  const VT av = (VT)alpha * values(k);\n"
+  "  const int64_t c = colidx(k);\n"
+  "  for (int64_t j = 0; j < nv; j++) atomic_add(&y(c, j), av * x(i, j));\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mt, NULL, NULL};
+
+/* y = beta*y (beta = 0: zeros), a row per index */
+static const char *const sig_scale[] = {
+  "range" R1("y", "float64") " beta=float64", "range" R1("y", "float32") " beta=float64",
+  NULL};
+static const sk_kbody k_scale = {
+  "sparse.scale", "y(i) = beta == 0 ? 0 : (__typeof__(y(0)))beta * y(i);", SK_FOR, 0,
+  {NULL}, {NULL}, sig_scale, NULL, NULL};
+static const char *const sig_scale2[] = {
+  "range" R2("y", "float64") " beta=float64", "range" R2("y", "float32") " beta=float64",
+  NULL};
+static const sk_kbody k_scale2 = {
+  "sparse.scale_mv",
+  "for (int64_t j = 0; j < y.extent[1]; j++)\n"
+  "  y(i, j) = beta == 0 ? 0 : (__typeof__(y(0, 0)))beta * y(i, j);",
+  SK_FOR, 0, {NULL}, {NULL}, sig_scale2, NULL, NULL};
+
+/* -- the driver ------------------------------------------------------------- */
+static int scale(const sk_view *y, double beta, char *err, size_t errlen) {
+  if (beta == 1) return 0;
+  sk_arg a[] = {sk_arg_view("y", y), sk_arg_f64("beta", beta)};
+  return sk_sp_range(y->rank == 1 ? &k_scale : &k_scale2, y->extent[0], a,
+                     NELEM(a), NULL, err, errlen);
+}
+
+/* vector lanes for rows of 'avg' entries, and the team shape */
+static void team_shape(const sk_backend *b, double avg, int *T, int *V,
+                       int64_t *rpt) {
+  sk_team_limits lim;
+  b->team_limits(&lim);
+  int v = 1;
+  while (v < 32 && v < avg) v *= 2;
+  if (v > lim.vector_length_max) v = lim.vector_length_max;
+  int t = sk_sp_host(b) ? 1 : 256 / v;
+  if (t > lim.team_size_max) t = lim.team_size_max;
+  if (t < 1) t = 1;
+  *T = t;
+  *V = v;
+  *rpt = sk_sp_host(b) ? 256 : (int64_t)t * 4;
+}
+
+int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x,
+               double beta, const sk_view *y, const char *algo, char *err,
+               size_t errlen) {
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b) return -1;
+  int trans = mode == 'T' || mode == 'H';
+  if (alpha == 0 || A->nrows == 0 || A->ncols == 0) {
+    /* y = beta*y; A and x are not read */
+    if (alpha == 0 || !trans || A->nrows == 0) return scale(y, beta, err, errlen);
+  }
+  sk_arg a[12];
+  int n = 0;
+  a[n++] = sk_arg_view("rowptr", A->rowptr);
+  a[n++] = sk_arg_view("colidx", A->colidx);
+  a[n++] = sk_arg_view("values", A->values);
+  a[n++] = sk_arg_view("x", x);
+  a[n++] = sk_arg_view("y", y);
+  a[n++] = sk_arg_f64("alpha", alpha);
+  if (trans) {
+    if (scale(y, beta, err, errlen) < 0) return -1;
+    return sk_sp_range(y->rank == 1 ? &k_spmv_t : &k_spmv_mv_t, A->nrows, a, n,
+                       NULL, err, errlen);
+  }
+  a[n++] = sk_arg_f64("beta", beta);
+  if (y->rank == 2)
+    return sk_sp_range(&k_spmv_mv, A->nrows, a, n, NULL, err, errlen);
+  int team = !sk_sp_host(b) || (algo && strcmp(algo, "team") == 0);
+  if (!team) {
+    int64_t nchunk = b->concurrency ? b->concurrency() : 1;
+    if (nchunk < 1) nchunk = 1;
+    if (nchunk > A->nrows) nchunk = A->nrows;
+    a[n++] = sk_arg_i64("nchunk", nchunk);
+    return sk_sp_range(&k_spmv_host, nchunk, a, n, NULL, err, errlen);
+  }
+  int T, V;
+  int64_t rpt;
+  team_shape(b, A->nrows ? (double)A->nnz / (double)A->nrows : 1, &T, &V, &rpt);
+  a[n++] = sk_arg_i64("rpt", rpt);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.league_size = (A->nrows + rpt - 1) / rpt;
+  p.team_size = T;
+  p.vector_length = V;
+  return sk_kbody_launch(&k_spmv_team, &p, a, n, NULL, err, errlen);
+}
+
+/* the vector argument 'name' as a float view of rank 1 or 2 */
+static const sk_view *vec_arg(const sk_arg *args, int nargs, const char *name,
+                              char *err, size_t errlen) {
+  const sk_view *v = sk_karg_view(args, nargs, name, -1, err, errlen);
+  if (!v) return NULL;
+  if (v->rank != 1 && v->rank != 2) {
+    snprintf(err, errlen, "%s (view '%s') is rank %d, must be rank 1 or 2", name,
+             v->label, v->rank);
+    return NULL;
+  }
+  if (!sk_sp_is_float(v->dtype)) {
+    snprintf(err, errlen, "%s (view '%s') is %s, must be float64 or float32", name,
+             v->label, sk_dtypes[v->dtype].name);
+    return NULL;
+  }
+  return v;
+}
+
+/* mode, A, x, y checked: dtypes, ranks, shapes (named both ways) */
+static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
+                     const sk_view **x, const sk_view **y, char *err,
+                     size_t errlen) {
+  const char *ms = sk_karg_str(args, nargs, "mode", "N", err, errlen);
+  if (!ms) return -1;
+  if (strlen(ms) != 1 || !strchr("NTCH", ms[0])) {
+    snprintf(err, errlen, "mode '%s' is not N, T, C or H", ms);
+    return -1;
+  }
+  *mode = ms[0];
+  if (sk_csr_arg(args, nargs, "A", 1, A, err, errlen) < 0) return -1;
+  if (!(*x = vec_arg(args, nargs, "x", err, errlen)) ||
+      !(*y = vec_arg(args, nargs, "y", err, errlen)))
+    return -1;
+  int trans = *mode == 'T' || *mode == 'H';
+  int64_t xn = trans ? A->nrows : A->ncols, yn = trans ? A->ncols : A->nrows;
+  char sh[64];
+  sk_csr_shape(A, sh, sizeof sh);
+  if ((*x)->rank != (*y)->rank) {
+    snprintf(err, errlen, "x (view '%s') is rank %d, y (view '%s') rank %d",
+             (*x)->label, (*x)->rank, (*y)->label, (*y)->rank);
+    return -1;
+  }
+  if ((*x)->extent[0] != xn || (*y)->extent[0] != yn) {
+    snprintf(err, errlen, "mode %c: A is %s, x (view '%s') has %lld rows and y (view "
+             "'%s') %lld; op(A)*x needs x of %lld and y of %lld", *mode, sh,
+             (*x)->label, (long long)(*x)->extent[0], (*y)->label,
+             (long long)(*y)->extent[0], (long long)xn, (long long)yn);
+    return -1;
+  }
+  if ((*x)->rank == 2 && (*x)->extent[1] != (*y)->extent[1]) {
+    snprintf(err, errlen, "x (view '%s') has %lld columns, y (view '%s') %lld",
+             (*x)->label, (long long)(*x)->extent[1], (*y)->label,
+             (long long)(*y)->extent[1]);
+    return -1;
+  }
+  if ((*x)->data && (*x)->alloc && (*x)->alloc == (*y)->alloc) {
+    snprintf(err, errlen, "x (view '%s') and y (view '%s') share memory", (*x)->label,
+             (*y)->label);
+    return -1;
+  }
+  return 0;
+}
+
+/* sparse.spmv: mode ("N"), alpha, A_*, x, beta, y [, algorithm] */
+static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"mode", "alpha", "beta", "x", "y", "A_rowptr",
+                                      "A_colidx", "A_values", "A_ncols",
+                                      "algorithm", NULL};
+  (void)out;
+  sk_csr A;
+  const sk_view *x, *y;
+  char mode;
+  double alpha, beta;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      spmv_args(args, nargs, &mode, &A, &x, &y, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0)
+    return -1;
+  const char *algo = sk_karg_str(args, nargs, "algorithm", "auto", err, errlen);
+  if (!algo) return -1;
+  if (strcmp(algo, "auto") != 0 && strcmp(algo, "team") != 0 &&
+      strcmp(algo, "host") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not auto, host or team", algo);
+    return -1;
+  }
+  return sk_sp_spmv(mode, alpha, &A, x, beta, y, algo, err, errlen);
+}
+
+/* -- structured SpMV ----------------------------------------------------------
+ * Rows of the box's interior have the stencil's columns at fixed offsets
+ * from the row (sorted): 3: -1 0 1; 5: -nx -1 0 1 nx; 9: the 3x3 block;
+ * 7: -nxy -nx -1 0 1 nx nxy; 27: the 3x3x3 block. Interior rows read no
+ * column index; skin rows (and an interior row of another length) take
+ * the CSR loop. */
+#define STENCIL_OFFSETS                                                      \
+  "int64_t off[27]; int S = (int)stencil;\n"                                 \
+  "{ const int64_t nxy = nx * ny; int m = 0;\n"                              \
+  "  for (int dz = -1; dz <= 1; dz++) for (int dy = -1; dy <= 1; dy++)\n"   \
+  "    for (int dx = -1; dx <= 1; dx++) {\n"                                 \
+  "      int ax = dx != 0, ay = dy != 0, az = dz != 0;\n"                    \
+  "      int keep = S == 27 || (S == 9 && !az) || (S == 3 && !ay && !az) ||\n" \
+  "        ((S == 5 || S == 7) && ax + ay + az <= 1 && (S == 7 || !az));\n"   \
+  "      if (keep) off[m++] = dz * nxy + dy * nx + dx;\n"                    \
+  "    } }\n"
+
+#define ST_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) \
+  " alpha=float64 beta=float64 nx=int64 ny=int64 nz=int64 stencil=int64"
+static const char *const sig_struct[] = {ST_SIG("float64"), ST_SIG("float32"), NULL};
+/* line i of the box (iy = i % ny, iz = i / ny) */
+static const sk_kbody k_spmv_struct = {
+  "sparse.spmv_struct",
+  "typedef __typeof__(y(0)) VT;\n"
+  STENCIL_OFFSETS
+  "const int64_t iy = i % ny, iz = i / ny;\n"
+  "const int inner = (ny == 1 || (iy > 0 && iy < ny - 1)) && (nz == 1 || (iz > 0 && iz < nz - 1));\n"
+  "const VT a = (VT)alpha, bt = (VT)beta;\n"
+  "const int64_t base = i * nx;\n"
+  /* 9 and 27 points: runs of three neighbours in x, centred at off[3j + 1]
+   * (written out: a loop over off[] makes gathers) */
+  "#define SEG(j) { const int64_t c_ = r + off[3 * (j) + 1]; s += v[3 * (j)] * x(c_ - 1);\\\n"
+  "  s += v[3 * (j) + 1] * x(c_); s += v[3 * (j) + 2] * x(c_ + 1); }\n"
+  "for (int64_t ix = 0; ix < nx; ix++) {\n"
+  "  const int64_t r = base + ix, p = rowptr(r);\n"
+  "  VT s = 0;\n"
+  "  if (inner && ix > 0 && ix < nx - 1 && rowptr(r + 1) - p == S) {\n"
+  "    const VT *v = &values(p);\n"
+  "    switch (S) {\n"
+  "    case 3: s = v[0] * x(r - 1) + v[1] * x(r) + v[2] * x(r + 1); break;\n"
+  "    case 5: s = v[0] * x(r + off[0]) + v[1] * x(r - 1) + v[2] * x(r) + v[3] * x(r + 1)\n"
+  "               + v[4] * x(r + off[4]); break;\n"
+  "    case 7: s = v[0] * x(r + off[0]) + v[1] * x(r + off[1]) + v[2] * x(r - 1)\n"
+  "               + v[3] * x(r) + v[4] * x(r + 1) + v[5] * x(r + off[5]) + v[6] * x(r + off[6]);\n"
+  "            break;\n"
+  "    case 9: SEG(0) SEG(1) SEG(2) break;\n"
+  "    default: SEG(0) SEG(1) SEG(2) SEG(3) SEG(4) SEG(5) SEG(6) SEG(7) SEG(8) break;\n"
+  "    }\n"
+  "  } else {\n"
+  "    for (int64_t k = p; k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n"
+  "  }\n"
+  "  y(r) = beta == 0 ? a * s : bt * y(r) + a * s;\n"
+  "}\n"
+  "#undef SEG",
+  SK_FOR, 0, {NULL}, {NULL}, sig_struct, NULL, NULL};
+
+/* the first interior row whose columns are not the stencil's */
+#define SC_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
+  " nx=int64 ny=int64 nz=int64 stencil=int64"
+static const char *const sig_scheck[] = {SC_SIG, NULL};
+static const sk_kbody k_struct_check = {
+  "sparse.spmv_struct_check",
+  STENCIL_OFFSETS
+  "const int64_t ix = i % nx, iy = (i / nx) % ny, iz = i / (nx * ny);\n"
+  "const int inner = ix > 0 && ix < nx - 1 && (ny == 1 || (iy > 0 && iy < ny - 1)) &&\n"
+  "                  (nz == 1 || (iz > 0 && iz < nz - 1));\n"
+  "const int64_t p = rowptr(i);\n"
+  "if (inner && rowptr(i + 1) - p == S) {\n"
+  "  for (int m = 0; m < S; m++)\n"
+  "    if (colidx(p + m) != i + off[m]) { if (i < acc) acc = i; break; }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_scheck, NULL, "min:int64"};
+
+/* sparse.spmv_struct: stencil, nx, ny, nz, alpha, A_*, x, beta, y
+ * [, checked = 1: the column pattern was checked before] */
+static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"stencil", "nx", "ny", "nz", "alpha", "beta",
+                                      "x", "y", "A_rowptr", "A_colidx", "A_values",
+                                      "A_ncols", "checked", "mode", NULL};
+  (void)out;
+  sk_csr A;
+  const sk_view *x, *y;
+  char mode;
+  double alpha, beta;
+  int64_t st, nx, ny, nz, checked;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "stencil", 0, 0, &st, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "nx", 0, 0, &nx, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "ny", 1, 1, &ny, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "nz", 1, 1, &nz, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "checked", 1, 0, &checked, err, errlen) < 0 ||
+      spmv_args(args, nargs, &mode, &A, &x, &y, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0)
+    return -1;
+  int dim = st == 3 ? 1 : st == 5 || st == 9 ? 2 : st == 7 || st == 27 ? 3 : 0;
+  if (!dim) {
+    snprintf(err, errlen, "stencil %lld is not 3, 5, 7, 9 or 27", (long long)st);
+    return -1;
+  }
+  if (nx < 1 || ny < 1 || nz < 1 || (dim < 3 && nz != 1) || (dim < 2 && ny != 1)) {
+    snprintf(err, errlen, "the %lld-point stencil needs %d box dimension%s, got "
+             "%lldx%lldx%lld", (long long)st, dim, dim > 1 ? "s" : "", (long long)nx,
+             (long long)ny, (long long)nz);
+    return -1;
+  }
+  char sh[64];
+  if (A.nrows != A.ncols || A.nrows != nx * ny * nz) {
+    snprintf(err, errlen, "A is %s; a box of %lldx%lldx%lld points needs a square "
+             "matrix of %lld rows", sk_csr_shape(&A, sh, sizeof sh), (long long)nx,
+             (long long)ny, (long long)nz, (long long)(nx * ny * nz));
+    return -1;
+  }
+  if (mode != 'N' && mode != 'C') {
+    snprintf(err, errlen, "mode %c: structured SpMV is plain (N or C)", mode);
+    return -1;
+  }
+  if (x->rank != 1) {
+    snprintf(err, errlen, "x (view '%s') is rank %d, structured SpMV takes rank 1",
+             x->label, x->rank);
+    return -1;
+  }
+  sk_arg a[16];
+  int n = 0;
+  a[n++] = sk_arg_view("rowptr", A.rowptr);
+  a[n++] = sk_arg_view("colidx", A.colidx);
+  a[n++] = sk_arg_i64("nx", nx);
+  a[n++] = sk_arg_i64("ny", ny);
+  a[n++] = sk_arg_i64("nz", nz);
+  a[n++] = sk_arg_i64("stencil", st);
+  if (!checked) {
+    sk_result r;
+    if (sk_sp_range(&k_struct_check, A.nrows, a, n, &r, err, errlen) < 0) return -1;
+    int64_t bad = sk_result_i64(&r, 0);
+    if (A.nrows > 0 && bad != INT64_MAX) {
+      snprintf(err, errlen, "A is not a %lld-point stencil on the %lldx%lldx%lld box: "
+               "interior row %lld has other columns (rows sorted?)", (long long)st,
+               (long long)nx, (long long)ny, (long long)nz, (long long)bad);
+      return -1;
+    }
+  }
+  if (alpha == 0 || A.nrows == 0) return scale(y, beta, err, errlen);
+  a[n++] = sk_arg_view("values", A.values);
+  a[n++] = sk_arg_view("x", x);
+  a[n++] = sk_arg_view("y", y);
+  a[n++] = sk_arg_f64("alpha", alpha);
+  a[n++] = sk_arg_f64("beta", beta);
+  return sk_sp_range(&k_spmv_struct, ny * nz, a, n, NULL, err, errlen);
+}
+
+static const sk_kentry e_spmv = {"sparse.spmv", "mode, alpha, A_*, x, beta, y",
+                                 SK_KRES_NONE, spmv};
+static const sk_kentry e_spmv_struct = {
+  "sparse.spmv_struct", "stencil, nx, ny, nz, alpha, A_*, x, beta, y", SK_KRES_NONE,
+  spmv_struct};
+const sk_kentry *const sk_spmv_entries[] = {&e_spmv, &e_spmv_struct, NULL};
+const sk_kbody *const sk_spmv_bodies[] = {&k_spmv_host, &k_spmv_team, &k_spmv_mv,
+                                          &k_spmv_t, &k_spmv_mv_t, &k_scale,
+                                          &k_scale2, &k_spmv_struct, &k_struct_check,
+                                          NULL};

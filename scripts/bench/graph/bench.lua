@@ -1,0 +1,78 @@
+-- bench.lua: the speck side of scripts/bench/graph (run by ./run).
+--
+-- Usage: speck bench.lua SCALE [EDGEFILE]
+-- Builds graph.kronecker(SCALE, 16) (Graph500 parameters, seed 1) and
+-- times, after one untimed warm-up call each: BFS (mean over 16 sources of
+-- the largest component, GTEPS = edges of the reached component / time),
+-- connected components (Afforest), PageRank (20 iterations), triangle
+-- counting (the total) and distance-1 coloring (VB). With EDGEFILE the
+-- graph is also written there (SNAP) for the NetworkX peer, with the
+-- sources. Records: "R<TAB>op<TAB>speck<TAB>seconds<TAB>extra".
+local graph = require "speck.graph"
+
+local SCALE = tonumber(arg[1]) or 20
+local timer = speck.Timer()
+
+local function record(op, t, extra)
+  print(("R\t%s\tspeck\t%.6e\t%s"):format(op, t, extra or ""))
+  io.stdout:flush()
+end
+
+timer:reset()
+local g = graph.kronecker(SCALE, 16, {seed = 1})
+record("generate", timer:seconds(), tostring(g))
+
+local function timed(f)
+  f()
+  collectgarbage()
+  timer:reset()
+  local a, b = f()
+  speck.fence()
+  return timer:seconds(), a, b
+end
+
+-- 16 sources: vertices of the largest component with edges, by a fixed walk
+local labels = graph.connected_components(g):totable()
+local size = {}
+for _, l in ipairs(labels) do size[l] = (size[l] or 0) + 1 end
+local giant, best = 0, 0
+for l, s in pairs(size) do if s > best then giant, best = l, s end end
+local sources, v = {}, 12345
+local rp = g.rowptr:totable()
+while #sources < 16 do
+  v = (v * 1103515245 + 12345) % g:num_vertices()
+  if labels[v + 1] == giant and rp[v + 2] > rp[v + 1] then sources[#sources + 1] = v end
+end
+local arcs = 0
+for u = 0, g:num_vertices() - 1 do
+  if labels[u + 1] == giant then arcs = arcs + rp[u + 2] - rp[u + 1] end
+end
+local edges = arcs // 2
+
+local tb = 0
+graph.bfs(g, sources[1])
+for _, s in ipairs(sources) do
+  timer:reset()
+  graph.bfs(g, s)
+  speck.fence()
+  tb = tb + timer:seconds()
+end
+tb = tb / #sources
+record("bfs", tb, ("%.3f GTEPS"):format(edges / tb / 1e9))
+local t, _, nc = timed(function() return graph.connected_components(g) end)
+record("cc", t, nc .. " components")
+t = timed(function() return graph.pagerank(g, {maxiter = 20, tol = 1e-300}) end)
+record("pagerank20", t)
+local ntri
+t, ntri = timed(function() return graph.triangles(g, {per_vertex = false}) end)
+record("triangles", t, ntri .. " triangles")
+local ncol
+t, _, ncol = timed(function() return graph.color(g) end)
+record("color", t, ncol .. " colors")
+
+if arg[2] then
+  graph.write(arg[2], g)
+  local f = assert(io.open(arg[2] .. ".sources", "w"))
+  f:write(table.concat(sources, " "), "\n")
+  f:close()
+end

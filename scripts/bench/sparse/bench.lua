@@ -1,0 +1,180 @@
+-- bench.lua: the speck side of scripts/bench/sparse (run by ./run).
+--
+-- Usage: speck bench.lua OP MATRIX
+--   spmv m5|m27|kron     sparse.spmv("N", 1, A, x, 0, y)
+--   struct m5|m27        sparse.spmv_struct (5- and 27-point)
+--   spgemm m5            sparse.spgemm(A, A), symbolic + numeric
+--   sptrsv m5            sparse.sptrsv_solve on tril of the 1024^2
+--                        5-point Laplacian (symbolic phase reused)
+--   cg m5|m27            sparse.cg time per iteration (50 iterations)
+-- The matrices are built with speck kernels, the same as ref.c's (the
+-- Kronecker graph through sparse.from_coo), so checksums compare. WARM
+-- untimed calls, then the median of REPS timed ones. Records as ref.c.
+local sparse = require "speck.sparse"
+
+local OP, M = arg[1] or "", arg[2] or "m5"
+local REPS, WARM = 9, 2
+
+local function median(t)
+  table.sort(t)
+  local n = #t
+  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
+end
+
+local function record(kernel, t, bytes, check)
+  print(string.format("R\t%s\tspeck\t%.9e\t%.0f\t%.17g", kernel, t, bytes or 0, check or 0))
+  io.stdout:flush()
+end
+
+local timer = speck.Timer()
+local function timed(f, reps, warm)
+  for _ = 1, warm or WARM do f() end
+  local t = {}
+  for r = 1, reps or REPS do
+    collectgarbage()   -- the last result goes, as a peer's destructor would
+    timer:reset()
+    f()
+    speck.fence()
+    t[r] = timer:seconds()
+  end
+  return median(t)
+end
+
+-- -- matrices --------------------------------------------------------------------
+local function csr_from(n, count_body, fill_body, caps)
+  local rowptr = speck.View("rowptr", "int64", n + 1)
+  caps = caps or {}
+  caps.rowptr, caps.n = rowptr, n
+  local nnz = speck.parallel_scan("bench.count", n + 1, caps,
+    "int64_t c = 0; if (i < n) { " .. count_body .. " } if (final) rowptr(i) = acc; acc += c;",
+    {dtype = "int64"})
+  nnz = math.tointeger(nnz)
+  local colidx = speck.View("colidx", "int32", nnz, {init = false})
+  local values = speck.View("values", "float64", nnz, {init = false})
+  caps.colidx, caps.values = colidx, values
+  speck.parallel_for("bench.fill", n, caps, "int64_t p = rowptr(i);\n" .. fill_body)
+  return sparse.CrsMatrix{nrows = n, ncols = n, rowptr = rowptr, colidx = colidx,
+                          values = values}
+end
+
+local function m5(g)
+  g = g or 2048
+  return csr_from(g * g, [[
+    const int64_t gi = i / g, gj = i % g;
+    c = 1 + (gi > 0) + (gi < g - 1) + (gj > 0) + (gj < g - 1);]], [[
+    const int64_t gi = i / g, gj = i % g;
+    if (gi > 0) { colidx(p) = (int32_t)(i - g); values(p++) = -1.0; }
+    if (gj > 0) { colidx(p) = (int32_t)(i - 1); values(p++) = -1.0; }
+    colidx(p) = (int32_t)i; values(p++) = 4.0;
+    if (gj < g - 1) { colidx(p) = (int32_t)(i + 1); values(p++) = -1.0; }
+    if (gi < g - 1) { colidx(p) = (int32_t)(i + g); values(p++) = -1.0; }]], {g = g}), g
+end
+
+local function m27()
+  local g = 128
+  return csr_from(g * g * g, [[
+    const int64_t x = i % g, y = (i / g) % g, z = i / (g * g);
+    c = (1 + (x > 0) + (x < g - 1)) * (1 + (y > 0) + (y < g - 1)) * (1 + (z > 0) + (z < g - 1));]], [[
+    const int64_t x = i % g, y = (i / g) % g, z = i / (g * g);
+    for (int dz = -1; dz <= 1; dz++) for (int dy = -1; dy <= 1; dy++) for (int dx = -1; dx <= 1; dx++) {
+      const int64_t jx = x + dx, jy = y + dy, jz = z + dz;
+      if (jx < 0 || jx >= g || jy < 0 || jy >= g || jz < 0 || jz >= g) continue;
+      colidx(p) = (int32_t)(jx + g * (jy + g * jz));
+      values(p++) = dx == 0 && dy == 0 && dz == 0 ? 26.0 : -1.0;
+    }]], {g = g}), g
+end
+
+local function kron()
+  local scale = 20
+  local n, m = 1 << scale, 16 << scale
+  local rows = speck.View("rows", "int64", 2 * m, {init = false})
+  local cols = speck.View("cols", "int64", 2 * m, {init = false})
+  speck.parallel_for("bench.rmat", m, {rows = rows, cols = cols, m = m, scale = scale}, [[
+    int64_t u = 0, v = 0;
+    for (int l = 0; l < scale; l++) {
+      uint64_t z = (((uint64_t)i) << 6 | (uint64_t)l) + 0x9E3779B97F4A7C15UL;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+      z = z ^ (z >> 31);
+      const double p = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+      if (p >= 0.57 + 0.19 + 0.19) { u |= (int64_t)1 << l; v |= (int64_t)1 << l; }
+      else if (p >= 0.57 + 0.19) u |= (int64_t)1 << l;
+      else if (p >= 0.57) v |= (int64_t)1 << l;
+    }
+    rows(i) = u; cols(i) = v; rows(m + i) = v; cols(m + i) = u;]])
+  local A = sparse.from_coo(n, n, rows, cols)
+  speck.parallel_for("bench.ones", A:nnz(), {v = A.values}, "v(i) = 1.0;")
+  return A
+end
+
+local function matrix(name)
+  if name == "m5" then return m5() elseif name == "m27" then return m27() end
+  return kron()
+end
+
+local function vectors(n)
+  local x = speck.View("x", "float64", n, {init = false})
+  local y = speck.View("y", "float64", n)
+  speck.parallel_for("bench.x", n, {x = x}, "x(i) = 1.0 + (double)(i % 1000003) * 1e-6;")
+  return x, y
+end
+
+local function checksum(y)
+  return speck.parallel_reduce("bench.check", y:extent(0), {y = y},
+                               "acc += y(i) * (double)(1 + i % 3);")
+end
+
+local function spmv_bytes(A)
+  local n = A:nrows()
+  return 12.0 * A:nnz() + 8.0 * (n + 1) + 16.0 * n
+end
+
+-- -- operations ------------------------------------------------------------------------
+if OP == "spmv" or OP == "struct" then
+  local A, g = matrix(M)
+  local x, y = vectors(A:nrows())
+  local t
+  if OP == "spmv" then
+    t = timed(function() sparse.spmv("N", 1.0, A, x, 0.0, y) end)
+  else
+    local st, dims = M == "m5" and 5 or 27, M == "m5" and {g, g} or {g, g, g}
+    t = timed(function() sparse.spmv_struct(st, dims, 1.0, A, x, 0.0, y) end)
+  end
+  record(OP .. "-" .. M, t, spmv_bytes(A), checksum(y))
+elseif OP == "spgemm" then
+  local A = matrix(M)
+  local C
+  local t = timed(function() C = sparse.spgemm(A, A) end, 3, 1)
+  local check = speck.parallel_reduce("bench.gcheck", C:nnz(), {v = C.values, c = C.colidx},
+                                      "acc += v(i) * (double)(1 + c(i) % 3);")
+  record("spgemm-" .. M, t, 0, check)
+  print(("I\tspeck\tnnz-spgemm-%s\t%d"):format(M, C:nnz()))
+  -- the numeric phase alone, through the handle
+  local h = sparse.spgemm_symbolic(A, A)
+  local tn = timed(function() sparse.spgemm_numeric(h, A, A, C) end, 3, 1)
+  record("spgemm-numeric-" .. M, tn, 0, check)
+elseif OP == "sptrsv" then
+  local A = m5(1024)
+  -- the lower triangle, rows sorted
+  local L = csr_from(A:nrows(), [[
+    for (int64_t k = arp(i); k < arp(i + 1); k++) c += aci(k) <= i;]], [[
+    for (int64_t k = arp(i); k < arp(i + 1); k++)
+      if (aci(k) <= i) { colidx(p) = aci(k); values(p++) = av(k); }]],
+    {arp = A.rowptr, aci = A.colidx, av = A.values})
+  local n = L:nrows()
+  local b, x = vectors(n)
+  local h = sparse.sptrsv_symbolic(L)
+  local t = timed(function() sparse.sptrsv_solve(h, L, b, x) end)
+  record("sptrsv-m5", t, 12.0 * L:nnz() + 8.0 * (n + 1) + 24.0 * n, checksum(x))
+  print(("I\tspeck\tlevels-sptrsv\t%d"):format(h.nlevels))
+elseif OP == "cg" then
+  local A = matrix(M)
+  local b = vectors(A:nrows())
+  local its = 50
+  sparse.cg(A, b, {tol = 0.0, maxiter = 5})
+  local t = timed(function() sparse.cg(A, b, {tol = 0.0, maxiter = its}) end, 3, 0)
+  record("cg-" .. M, t / its, 0, 0)
+else
+  io.stderr:write("usage: speck bench.lua spmv|struct|spgemm|sptrsv|cg MATRIX\n")
+  os.exit(2)
+end

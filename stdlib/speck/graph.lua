@@ -1,0 +1,521 @@
+-- speck/graph.lua: graph analytics on the library's precompiled kernels
+-- (kernels/graph/). A Graph is a Lua object over the CSR views of
+-- speck.sparse (rowptr int64, colidx int32, weights float64 or nil) in the
+-- default memory space: g:matrix() is a CrsMatrix over the same views, no
+-- copy. An undirected graph stores each edge in both rows. Every operation
+-- is one call into the C library (speck_call's "graph.<name>" from C) that
+-- checks its arguments; errors name the function, the object and what is
+-- wrong.
+local core = require "speck.core"
+local speck = require "speck"
+local sparse = require "speck.sparse"
+
+local graph = {}
+
+-- -- errors ------------------------------------------------------------------
+local SRC = debug.getinfo(1, "S").source
+
+local function user_level()
+  local level = 2
+  while true do
+    local info = debug.getinfo(level, "S")
+    if not info then return 1 end
+    if info.source ~= SRC then return level - 1 end
+    level = level + 1
+  end
+end
+
+local function fail(fname, fmt, ...)
+  error(("speck.graph.%s: " .. fmt):format(fname, ...), user_level())
+end
+
+-- core.call(name, args), its errors raised at the user's line and named
+-- after the public function 'fname'
+local function call(fname, name, args)
+  local ok, r, outs = pcall(core.call, name, args)
+  if ok then return r, outs end
+  local msg = tostring(r):gsub("^[^\n]-:%d+: ", "", 1)
+  msg = msg:gsub("^speck%." .. name:gsub("%.", "%%.") .. ": ", "", 1)
+  error(("speck.graph.%s: %s"):format(fname, msg), user_level())
+end
+
+-- 'opts' a table (or nil) whose keys are all in 'known' (a list)
+local function check_opts(fname, opts, known)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then fail(fname, "options must be a table, got %s", type(opts)) end
+  for k in pairs(opts) do
+    local ok = false
+    for _, n in ipairs(known) do ok = ok or n == k end
+    if not ok then
+      fail(fname, "unknown option '%s' (%s)", tostring(k), table.concat(known, ", "))
+    end
+  end
+  return opts
+end
+
+local function check_bool(fname, what, x)
+  if x ~= nil and type(x) ~= "boolean" then
+    fail(fname, "option %s must be a boolean, got %s", what, type(x))
+  end
+end
+
+-- -- graphs -----------------------------------------------------------------
+local G = {}
+local MT = {__index = G, __name = "speck.Graph"}
+
+local function is_graph(g) return getmetatable(g) == MT end
+graph.is_graph = is_graph
+
+local function check_graph(fname, g)
+  if not is_graph(g) then
+    fail(fname, "g must be a Graph, got %s", type(g) == "userdata" and "a view" or type(g))
+  end
+  return g
+end
+
+-- put g's arguments into 't'
+local function gargs(t, g)
+  t.G_rowptr, t.G_colidx, t.G_weights = g.rowptr, g.colidx, g.weights
+  t.directed = g._directed
+  return t
+end
+
+local function make(nv, outs, directed)
+  return setmetatable({rowptr = outs.G_rowptr, colidx = outs.G_colidx,
+                       weights = outs.G_weights, _nv = nv, _directed = directed}, MT)
+end
+
+function G:num_vertices() return self._nv end
+-- edges: arcs of a directed graph; an undirected graph's edges {u, v}
+-- (a kept self-loop counts once)
+function G:num_edges()
+  if self._ne then return self._ne end
+  local arcs = self.colidx:extent(0)
+  if self._directed then self._ne = arcs return arcs end
+  local loops = core.call("graph.count_loops", {G_rowptr = self.rowptr, G_colidx = self.colidx})
+  self._ne = (arcs - loops) // 2 + loops
+  return self._ne
+end
+function G:num_arcs() return self.colidx:extent(0) end
+function G:is_directed() return self._directed end
+function G:is_weighted() return self.weights ~= nil end
+function G:space() return self.rowptr:space() end
+function G:degree(v)
+  if math.type(v) ~= "integer" or v < 0 or v >= self._nv then
+    fail("degree", "vertex %s is not in 0..%d", tostring(v), self._nv - 1)
+  end
+  return math.tointeger(self.rowptr(v + 1) - self.rowptr(v))
+end
+-- the adjacency matrix: a CrsMatrix over the same views (ones when unweighted)
+function G:matrix()
+  local vals = self.weights
+  if not vals then
+    vals = speck.View("ones", "float64", self.colidx:extent(0), {init = false})
+    vals:fill(1)
+  end
+  return sparse._make(self._nv, self._nv, self.rowptr, self.colidx, vals, true)
+end
+function G:memory()
+  local b = self.rowptr:size() * 8 + self.colidx:size() * 4
+  if self.weights then b = b + self.weights:size() * 8 end
+  return b
+end
+MT.__tostring = function(g)
+  return ("Graph<%d vertices, %d edges, %s%s, %s, %.1f MB>"):format(
+    g._nv, g:num_edges(), g._directed and "directed" or "undirected",
+    g.weights and ", weighted" or "", g:space(), g:memory() / 1e6)
+end
+
+-- -- building -----------------------------------------------------------------
+local BUILD = {"directed", "weights", "dedupe", "self_loops"}
+
+local function id_view(fname, what, t)
+  if type(t) == "table" then
+    for i = 1, #t do
+      if math.type(t[i]) ~= "integer" then
+        fail(fname, "%s[%d] must be an integer, got %s", what, i, tostring(t[i]))
+      end
+    end
+    return speck.View.from(t, "int64")
+  end
+  if type(t) ~= "userdata" then fail(fname, "%s must be a view or a Lua array, got %s", what, type(t)) end
+  return t
+end
+
+local function build_flags(fname, opts)
+  check_bool(fname, "directed", opts.directed)
+  check_bool(fname, "dedupe", opts.dedupe)
+  check_bool(fname, "self_loops", opts.self_loops)
+  return opts.directed == true, opts.dedupe ~= false, opts.self_loops == true
+end
+
+-- from_edges(nv, src, dst [, {directed, weights, dedupe, self_loops, space}])
+function graph.from_edges(nv, src, dst, opts)
+  local f = "from_edges"
+  opts = check_opts(f, opts, {"directed", "weights", "dedupe", "self_loops"})
+  if math.type(nv) ~= "integer" or nv < 0 then
+    fail(f, "nv must be a non-negative integer, got %s", tostring(nv))
+  end
+  local directed, dedupe, loops = build_flags(f, opts)
+  local s, d = id_view(f, "src", src), id_view(f, "dst", dst)
+  local w = opts.weights
+  if type(w) == "table" then
+    for i = 1, #w do
+      if type(w[i]) ~= "number" then fail(f, "weights[%d] must be a number, got %s", i, type(w[i])) end
+    end
+    w = speck.View.from(w, "float64")
+  elseif w ~= nil and type(w) ~= "userdata" then
+    fail(f, "weights must be a view or a Lua array, got %s", type(w))
+  end
+  local _, outs = call(f, "graph.from_edges", {nv = nv, src = s, dst = d, weights = w,
+    directed = directed, dedupe = dedupe, self_loops = loops})
+  return make(nv, outs, directed)
+end
+
+-- a graph whose edges are the entries of square CrsMatrix A (values as weights)
+function graph.from_matrix(A, opts)
+  local f = "from_matrix"
+  opts = check_opts(f, opts, {"directed", "dedupe", "self_loops", "weighted"})
+  sparse._check_matrix(f, "A", A)
+  local directed, dedupe, loops = build_flags(f, opts)
+  local t = sparse._margs({directed = directed, dedupe = dedupe, self_loops = loops}, "A", A)
+  if opts.weighted == false then t.A_values = nil end
+  local _, outs = call(f, "graph.from_csr", t)
+  return make(A:nrows(), outs, directed)
+end
+
+local FORMATS = {snap = true, mm = true, edges = true}
+
+local function format_of(f, path, fmt)
+  if fmt == nil then
+    if path:match("%.mtx$") or path:match("%.mm$") then return "mm" end
+    return "snap"
+  end
+  if not FORMATS[fmt] then fail(f, "format must be \"snap\", \"mm\" or \"edges\", got %s", tostring(fmt)) end
+  return fmt
+end
+
+-- read(path [, {format, directed, dedupe, self_loops}])
+function graph.read(path, opts)
+  local f = "read"
+  opts = check_opts(f, opts, {"format", "directed", "dedupe", "self_loops"})
+  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
+  local directed, dedupe, loops = build_flags(f, opts)
+  local fmt = format_of(f, path, opts.format)
+  if fmt == "mm" then
+    local ok, A = pcall(sparse.read_mm, path)
+    if not ok then fail(f, "%s", (tostring(A):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sparse%.read_mm: ", ""))) end
+    if A:nrows() ~= A:ncols() then
+      fail(f, "'%s' is a %s matrix: an adjacency matrix is square", path, A:shape())
+    end
+    local t = sparse._margs({directed = directed, dedupe = dedupe, self_loops = loops}, "A", A)
+    -- a pattern file has no weights (read_mm gives ones)
+    local fh = io.open(path, "rb")
+    local banner = fh and fh:read("l") or ""
+    if fh then fh:close() end
+    if banner:lower():find("pattern", 1, true) then t.A_values = nil end
+    local _, outs = call(f, "graph.from_csr", t)
+    return make(A:nrows(), outs, directed)
+  end
+  local _, outs = call(f, "graph.read_edges", {path = path, directed = directed,
+    dedupe = dedupe, self_loops = loops})
+  return make(math.tointeger(outs.nv), outs, directed)
+end
+
+-- write(path, g [, format]): snap / edges ("# Nodes: N" kept, an undirected
+-- edge once) or mm (the adjacency matrix, general)
+function graph.write(path, g, fmt)
+  local f = "write"
+  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
+  check_graph(f, g)
+  fmt = format_of(f, path, fmt)
+  if fmt == "mm" then
+    local ok, e = pcall(sparse.write_mm, path, g:matrix(), {field = g.weights and "real" or "pattern"})
+    if not ok then fail(f, "%s", (tostring(e):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sparse%.write_mm: ", ""))) end
+    return
+  end
+  call(f, "graph.write_edges", gargs({path = path, format = fmt}, g))
+end
+
+-- -- generators ----------------------------------------------------------------
+local function seed_of(f, opts)
+  opts = check_opts(f, opts, {"seed"})
+  local s = opts.seed or 1
+  if math.type(s) ~= "integer" then fail(f, "seed must be an integer, got %s", tostring(s)) end
+  return s
+end
+
+local function int_arg(f, what, x)
+  if math.type(x) ~= "integer" then fail(f, "%s must be an integer, got %s", what, tostring(x)) end
+  return x
+end
+
+-- Graph500 Kronecker (R-MAT A = 0.57, B = C = 0.19): 2^scale vertices,
+-- edgefactor * 2^scale drawn edges (undirected, duplicates and self-loops
+-- dropped), the same graph for a seed on every back end
+function graph.kronecker(scale, edgefactor, opts)
+  local f = "kronecker"
+  local seed = seed_of(f, opts)
+  local _, outs = call(f, "graph.kronecker", {scale = int_arg(f, "scale", scale),
+    edgefactor = int_arg(f, "edgefactor", edgefactor), seed = seed})
+  return make(math.tointeger(outs.nv), outs, false)
+end
+
+-- nedges random pairs over nv vertices (G(n, m); duplicates and self-loops
+-- dropped, so a few fewer edges)
+function graph.erdos_renyi(nv, nedges, opts)
+  local f = "erdos_renyi"
+  local seed = seed_of(f, opts)
+  local _, outs = call(f, "graph.erdos_renyi", {nv = int_arg(f, "nv", nv),
+    nedges = int_arg(f, "nedges", nedges), seed = seed})
+  return make(math.tointeger(outs.nv), outs, false)
+end
+
+-- grids: vertex x + nx*y (+ nx*ny*z), edges to the +x, +y (+z) neighbours
+function graph.grid2d(nx, ny)
+  local f = "grid2d"
+  local _, outs = call(f, "graph.grid", {nx = int_arg(f, "nx", nx), ny = int_arg(f, "ny", ny), nz = 1})
+  return make(math.tointeger(outs.nv), outs, false)
+end
+
+function graph.grid3d(nx, ny, nz)
+  local f = "grid3d"
+  local _, outs = call(f, "graph.grid", {nx = int_arg(f, "nx", nx), ny = int_arg(f, "ny", ny),
+                                         nz = int_arg(f, "nz", nz)})
+  return make(math.tointeger(outs.nv), outs, false)
+end
+
+-- -- algorithms ------------------------------------------------------------------
+local VISIT = {examine_edge = true, filter = true, tree_edge = true, discover_vertex = true,
+               captures = true}
+
+-- level, parent = bfs(g, source(s) [, {direction_optimizing = true}]):
+-- int64 views; level -1 and parent -1 where unreached, a source its own parent
+function graph.bfs(g, source, opts)
+  local f = "bfs"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"direction_optimizing", "visitor"})
+  check_bool(f, "direction_optimizing", opts.direction_optimizing)
+  local src
+  if math.type(source) == "integer" then
+    src = speck.View.from({source}, "int64")
+  elseif type(source) == "table" then
+    if #source == 0 then fail(f, "sources must not be empty") end
+    src = id_view(f, "sources", source)
+  elseif type(source) == "userdata" then
+    src = source
+  else
+    fail(f, "source must be a vertex (an integer), a list or a view, got %s",
+         math.type(source) == "float" and "the float " .. tostring(source) or type(source))
+  end
+  local args = {}
+  if opts.visitor ~= nil then
+    local vis = opts.visitor
+    if type(vis) ~= "table" then fail(f, "option visitor must be a table, got %s", type(vis)) end
+    for k, x in pairs(vis) do
+      if not VISIT[k] then
+        fail(f, "unknown visitor field '%s' (examine_edge, filter, tree_edge, discover_vertex, captures)", tostring(k))
+      end
+      if k ~= "captures" and type(x) ~= "string" then
+        fail(f, "visitor.%s must be a string of the kernel dialect, got %s", k, type(x))
+      end
+    end
+    if vis.captures ~= nil and type(vis.captures) ~= "table" then
+      fail(f, "visitor.captures must be a table, got %s", type(vis.captures))
+    end
+    for k, x in pairs(vis.captures or {}) do
+      if type(k) ~= "string" or k:match("^G_") or k:match("^visit_") or k == "sources"
+         or k == "directed" or k == "direction_optimizing" then
+        fail(f, "visitor capture '%s' is a name graph.bfs uses", tostring(k))
+      end
+      args[k] = x
+    end
+    for k, x in pairs(vis) do
+      if k ~= "captures" then args["visit_" .. k] = x end
+    end
+  end
+  args.sources = src
+  args.direction_optimizing = opts.direction_optimizing ~= false
+  local _, outs = call(f, "graph.bfs", gargs(args, g))
+  return outs.level, outs.parent, math.tointeger(outs.nlevels)
+end
+
+-- labels, ncomp: labels(v) the smallest vertex of v's component (weak
+-- components of a directed graph)
+function graph.connected_components(g, opts)
+  local f = "connected_components"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"algorithm"})
+  if opts.algorithm ~= nil and opts.algorithm ~= "afforest" and opts.algorithm ~= "sv" then
+    fail(f, "algorithm must be \"afforest\" or \"sv\", got %s", tostring(opts.algorithm))
+  end
+  local _, outs = call(f, "graph.connected_components", gargs({algorithm = opts.algorithm}, g))
+  return outs.labels, math.tointeger(outs.ncomp)
+end
+
+-- rank, iters: NetworkX's pagerank (weights when the graph has them)
+function graph.pagerank(g, opts)
+  local f = "pagerank"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"damping", "tol", "maxiter"})
+  for _, k in ipairs{"damping", "tol"} do
+    if opts[k] ~= nil and type(opts[k]) ~= "number" then
+      fail(f, "option %s must be a number, got %s", k, type(opts[k]))
+    end
+  end
+  if opts.maxiter ~= nil and math.type(opts.maxiter) ~= "integer" then
+    fail(f, "option maxiter must be an integer, got %s", tostring(opts.maxiter))
+  end
+  local _, outs = call(f, "graph.pagerank", gargs({damping = opts.damping, tol = opts.tol,
+    maxiter = opts.maxiter}, g))
+  return outs.rank, math.tointeger(outs.iters)
+end
+
+-- total, per_vertex (int64 view): triangles of an undirected graph;
+-- {per_vertex = false}: the total only (faster: no per-vertex atomics)
+function graph.triangles(g, opts)
+  local f = "triangles"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"per_vertex"})
+  check_bool(f, "per_vertex", opts.per_vertex)
+  local _, outs = call(f, "graph.triangles", gargs({per_vertex = opts.per_vertex ~= false}, g))
+  return math.tointeger(outs.total), outs.per_vertex
+end
+
+-- colors (int32 view, 1..ncolors), ncolors: a distance-1 coloring
+function graph.color(g, opts)
+  local f = "color"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"algorithm"})
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
+    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  end
+  local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm}, g))
+  return outs.colors, math.tointeger(outs.ncolors)
+end
+
+-- colors (int32 view, 1..ncolors), ncolors: a distance-2 coloring (any two
+-- vertices joined by a path of one or two edges differ), vertex-based
+function graph.color_d2(g, opts)
+  local f = "color_d2"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"algorithm"})
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
+    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  end
+  local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm, distance = 2}, g))
+  return outs.colors, math.tointeger(outs.ncolors)
+end
+
+-- miniTri (seed 003 ch. 6): a Lua table k -> the number of triangles whose
+-- clique bound is k (only the k that occur)
+function graph.minitri(g)
+  local f = "minitri"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.minitri", gargs({}, g))
+  local hist = {}
+  for k, c in ipairs(outs.hist:totable()) do
+    if c > 0 then hist[k - 1] = math.tointeger(c) end
+  end
+  return hist
+end
+
+-- members (int32 view: 1 in the set), count: a distance-2 maximal
+-- independent set (deterministic: the same set on every back end)
+function graph.mis2(g)
+  local f = "mis2"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.mis2", gargs({}, g))
+  return outs.members, math.tointeger(outs.count)
+end
+
+-- -- user kernels over a graph -------------------------------------------------
+-- The graph's views join the user's captures as 'rowptr', 'colidx' and
+-- 'weights' (when weighted); a capture of one of those names is refused.
+local function graph_caps(f, g, captures)
+  if captures ~= nil and type(captures) ~= "table" then
+    fail(f, "captures must be a table, got %s", type(captures))
+  end
+  local caps = {}
+  for k, x in pairs(captures or {}) do
+    if k == "rowptr" or k == "colidx" or k == "weights" or k == "src" then
+      fail(f, "capture '%s' is taken by the graph (rowptr, colidx, weights, src)", k)
+    end
+    caps[k] = x
+  end
+  caps.rowptr, caps.colidx, caps.weights = g.rowptr, g.colidx, g.weights
+  return caps
+end
+
+local function check_body(f, body)
+  if type(body) ~= "string" then fail(f, "body must be a string of the kernel dialect, got %s", type(body)) end
+end
+
+-- the source vertex of every arc (made once per graph, kept)
+local function arc_sources(g)
+  if not g._src then
+    local _, outs = core.call("graph.arc_sources", {G_rowptr = g.rowptr, G_colidx = g.colidx})
+    g._src = outs.src
+  end
+  return g._src
+end
+
+-- raise a pattern's error as speck.graph.<f>'s
+local function run(f, fn, ...)
+  local ok, r = pcall(fn, ...)
+  if ok then return r end
+  fail(f, "%s", (tostring(r):gsub("^[^\n]-:%d+: ", "", 1)))
+end
+
+-- body runs once per vertex 'v' (degree: rowptr(v + 1) - rowptr(v))
+function graph.forall_vertices(g, captures, body)
+  local f = "forall_vertices"
+  check_graph(f, g)
+  check_body(f, body)
+  run(f, speck.parallel_for, "graph.forall_vertices", g._nv, graph_caps(f, g, captures),
+      body, {index = {"v"}})
+end
+
+-- body runs once per arc 'e' from 'u' to 'v' (an undirected edge: both ways)
+function graph.forall_edges(g, captures, body)
+  local f = "forall_edges"
+  check_graph(f, g)
+  check_body(f, body)
+  local caps = graph_caps(f, g, captures)
+  caps.src = arc_sources(g)
+  run(f, speck.parallel_for, "graph.forall_edges", g:num_arcs(), caps,
+      "const int64_t u = src(e), v = colidx(e);\n" .. body, {index = {"e"}})
+end
+
+-- parallel_reduce over the vertices 'v' (acc, reducer as speck.parallel_reduce)
+function graph.reduce_vertices(g, captures, body, reducer)
+  local f = "reduce_vertices"
+  check_graph(f, g)
+  check_body(f, body)
+  return run(f, speck.parallel_reduce, "graph.reduce_vertices", g._nv,
+             graph_caps(f, g, captures), body, reducer or "sum", {index = {"v"}})
+end
+
+-- parallel_reduce over the arcs 'e' from 'u' to 'v'
+function graph.reduce_edges(g, captures, body, reducer)
+  local f = "reduce_edges"
+  check_graph(f, g)
+  check_body(f, body)
+  local caps = graph_caps(f, g, captures)
+  caps.src = arc_sources(g)
+  return run(f, speck.parallel_reduce, "graph.reduce_edges", g:num_arcs(), caps,
+             "const int64_t u = src(e), v = colidx(e);\n" .. body, reducer or "sum",
+             {index = {"e"}})
+end
+
+-- labels (int64 view, 0..ncoarse-1), ncoarse: MIS-2 coarsening, each root
+-- of graph.mis2 and the vertices within two edges of it one aggregate
+function graph.coarsen_mis2(g)
+  local f = "coarsen_mis2"
+  check_graph(f, g)
+  local _, o1 = call(f, "graph.mis2", gargs({}, g))
+  local _, outs = call(f, "graph.coarsen_mis2", gargs({members = o1.members}, g))
+  return outs.labels, math.tointeger(outs.ncoarse)
+end
+
+return graph
