@@ -195,6 +195,18 @@ int sk_interrupted(void);
 void sk_interruptible_enter(void);
 void sk_interruptible_leave(void);
 
+/* -- host memory ---------------------------------------------------------- */
+/* The most memory this process can have on the host -- RAM and swap, or a
+ * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
+ * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
+uint64_t sk_host_memory(char *desc, size_t n);
+/* bytes of host memory held by live views speck allocated (view.c) */
+int64_t sk_view_host_bytes(void);
+/* 0 when 'bytes' more fit beside the views held, else -1 with "cannot
+ * allocate N bytes in space 'host' (with M bytes of views held, more than
+ * <desc>)": for a driver, before the first of several allocations */
+int sk_host_room(uint64_t bytes, char *err, size_t errlen);
+
 /* -- environment settings (backends/env.c) ------------------------------ */
 /* Parsed in one place; a malformed value is an error "NAME=value: what is
  * wrong". Each returns 0 when the variable is unset or empty, 1 with the

@@ -33,6 +33,8 @@
 #define VE_NOBACKEND  "cannot allocate %zu bytes: no back end for space '%s'"
 #define VE_ALLOC      "cannot allocate %zu bytes"
 #define VE_ALLOCIN    "cannot allocate %zu bytes in space '%s' (%s)"
+#define VE_HELD       "cannot allocate %llu bytes in space 'host' (with %lld bytes of " \
+                      "views held, more than %s)"
 #define VE_NOMEM      "out of memory for the allocation record"
 #define VE_DTYPES     "dtypes differ: '%s' is %s, '%s' is %s (deep_copy does not convert)"
 #define VE_EXTENTS    "extents differ: '%s' is %s, '%s' is %s"
@@ -279,6 +281,23 @@ static int same_map(const sk_view *a, const sk_view *b) {
 }
 
 /* -- allocation and reference counts ---------------------------------- */
+/* Bytes of host memory in live views this library allocated: with the
+ * machine's size, a request that fits alone but not beside what is held
+ * is refused before allocating (a 13-byte edge list once made the graph
+ * builder allocate and touch 24 GB, one view at a time, until the kernel
+ * killed the process). Approximate under concurrent allocation. */
+static _Atomic int64_t host_held;
+
+int64_t sk_view_host_bytes(void) { return atomic_load(&host_held); }
+
+int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
+  char desc[128];
+  uint64_t most = sk_host_memory(desc, sizeof desc);
+  int64_t held = atomic_load(&host_held);
+  if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
+  return fail(err, errlen, VE_HELD, (unsigned long long)bytes, (long long)held, desc);
+}
+
 static void set_label(sk_view *v, const char *label) {
   snprintf(v->label, sizeof v->label, "%s", label ? label : "");
 }
@@ -337,6 +356,16 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     /* no C object may exceed PTRDIFF_MAX bytes: such a request fails here,
      * without asking an allocator (sanitizers abort on them) */
     void *p = NULL;
+    /* alone too large: the back end says so; beside what is held: here */
+    if (space == SK_SPACE_HOST && bytes <= (size_t)PTRDIFF_MAX &&
+        atomic_load(&host_held) > 0) {
+      char desc[128];
+      uint64_t most = sk_host_memory(desc, sizeof desc);
+      if (most && bytes <= most && bytes + (uint64_t)atomic_load(&host_held) > most) {
+        free(a);
+        return sk_host_room(bytes, err, errlen);
+      }
+    }
     if (bytes <= (size_t)PTRDIFF_MAX)   /* 0 bytes: still a freeable block */
       p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
     if (!p) {
@@ -345,6 +374,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       return fail(err, errlen, VE_ALLOCIN, bytes, sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
+    if (space == SK_SPACE_HOST) atomic_fetch_add(&host_held, (int64_t)bytes);
     a->ptr = p;
     a->owned = 1;
     snprintf(a->label, sizeof a->label, "%s", v->label);
@@ -476,6 +506,7 @@ void sk_view_release(sk_view *v) {
     sk_tools_dealloc(a->space, a->label, a->ptr, a->bytes);
     const sk_backend *b = sk_backend_for_space(a->space);
     if (b && b->free) b->free(a->ptr, a->space);
+    if (a->space == SK_SPACE_HOST) atomic_fetch_sub(&host_held, (int64_t)a->bytes);
   }
   free(a);
 }

@@ -88,17 +88,24 @@ static void mem_probe(void) {
   }
 }
 
+uint64_t sk_host_memory(char *desc, size_t n) {
+  pthread_once(&mem_once, mem_probe);
+  double gib = (double)mem_bytes / (1 << 30);
+  if (mem_kind == 1)
+    snprintf(desc, n, "the %.1f GiB memory limit of this cgroup", gib);
+  else if (mem_kind == 2)
+    snprintf(desc, n, "the %.1f GiB address-space limit of ulimit -v", gib);
+  else
+    snprintf(desc, n, "this machine's %.1f GiB of RAM and swap", gib);
+  return mem_bytes;
+}
+
 static void *host_alloc(size_t bytes, int space, char *err, size_t errlen) {
   (void)space;
-  pthread_once(&mem_once, mem_probe);
-  if (mem_bytes && bytes > mem_bytes) {
-    double gib = (double)mem_bytes / (1 << 30);
-    if (mem_kind == 1)
-      snprintf(err, errlen, "more than the %.1f GiB memory limit of this cgroup", gib);
-    else if (mem_kind == 2)
-      snprintf(err, errlen, "more than the %.1f GiB address-space limit of ulimit -v", gib);
-    else
-      snprintf(err, errlen, "more than this machine's %.1f GiB of RAM and swap", gib);
+  char desc[128];
+  uint64_t most = sk_host_memory(desc, sizeof desc);
+  if (most && bytes > most) {
+    snprintf(err, errlen, "more than %s", desc);
     return NULL;
   }
   size_t rounded = (bytes + 63) & ~(size_t)63;

@@ -203,6 +203,20 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
   sk_view cnt, off, rows, cols, vals, rp, ci, va, rp2, ci2, w2;
   sk_view *all[] = {&cnt, &off, &rows, &cols, &vals, &rp, &ci, &va, &rp2, &ci2, &w2};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  /* refused before anything is allocated when the builder's peak (three
+   * arrays of row pointers, the arcs) does not fit beside the views held:
+   * "0 2147483645" alone asks for 2^31 vertices (found by fuzz_edges; the
+   * builder then touched 24 GB, one view at a time, until the process was
+   * killed) */
+  if (space == SK_SPACE_HOST) {
+    uint64_t need = 3 * ((uint64_t)nv + 1) * 8 + 2 * (uint64_t)n * (w ? 16 : 8);
+    char msg[512];
+    if (sk_host_room(need, msg, sizeof msg) < 0) {
+      snprintf(err, errlen, "a graph of %lld vertices and %lld edges: %s", (long long)nv,
+               (long long)n, msg);
+      return -1;
+    }
+  }
   if (sk_sp_view(&cnt, "arc counts", SK_I64, n + 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&off, "arc offsets", SK_I64, n + 1, space, 0, err, errlen) < 0)
     goto done;

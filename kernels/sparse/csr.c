@@ -338,6 +338,19 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
   memset(va, 0, sizeof *va);
   int rc = -1;
   int bycol = sort || sum_dup;
+  /* refused before anything is allocated when the peak (three arrays of
+   * row pointers, the sort's four of the entries) does not fit beside the
+   * views held: a 3-line Matrix Market file may announce 2e9 rows (found
+   * by fuzz_mm; 16 GB were touched before the second array was refused) */
+  if (space == SK_SPACE_HOST && nrows >= 0 && n >= 0) {
+    uint64_t need = 3 * ((uint64_t)nrows + 1) * 8 + (uint64_t)n * 40;
+    char msg[512];
+    if (sk_host_room(need, msg, sizeof msg) < 0) {
+      snprintf(err, errlen, "a %lldx%lld matrix with %lld entries: %s", (long long)nrows,
+               (long long)ncols, (long long)n, msg);
+      return -1;
+    }
+  }
   if (!vals) {
     if (sk_sp_view(&ones, "ones", dtype, n, space, 0, err, errlen) < 0) goto done;
     sk_arg a[] = {sk_arg_view("v", &ones)};

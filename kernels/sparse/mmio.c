@@ -223,6 +223,18 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   *nrows = m;
   *ncols = nc;
   int64_t cap = sym == MM_GENERAL ? nnz : 2 * nnz;
+  /* never more room than the rest of the file can fill: an entry takes at
+   * least 2 bytes ("1\n" in an array file, 4 for "1 1\n" in a coordinate
+   * one), so a short file announcing billions of entries allocates for
+   * what it holds (found by fuzz_mm); it then ends "truncated" as before */
+  struct stat st;
+  long at = ftell(r->f);
+  if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) && at >= 0) {
+    int64_t left = (int64_t)st.st_size - at;
+    int64_t room = (left > 0 ? left : 0) / (format == MM_COORD ? 4 : 2) + 1;
+    int64_t most = sym == MM_GENERAL ? room : 2 * room;
+    if (cap > most) cap = most;
+  }
   char msg[256];
   if (sk_sp_view(&c->rows, "mm rows", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
       sk_sp_view(&c->cols, "mm cols", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||

@@ -171,8 +171,45 @@ NPY = {
 }
 
 
+# -- fuzz_mm and fuzz_edges ----------------------------------------------------
+MM = {
+    "general_real": b"%%MatrixMarket matrix coordinate real general\n% a comment\n3 4 4\n"
+                    b"1 1 1.5\n2 3 -2\n3 4 1e3\n3 1 0.25\n",
+    "symmetric_integer": b"%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n"
+                         b"1 1 4\n2 1 -1\n3 2 7\n",
+    "skew": b"%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 3.5\n",
+    "pattern": b"%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 1\n1 2\n2 2\n",
+    "duplicates": b"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n1 1 2\n2 2 3\n",
+    "array": b"%%MatrixMarket matrix array real general\n2 2\n1\n0\n3\n4\n",
+    "array_symmetric": b"%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n",
+    "empty_matrix": b"%%MatrixMarket matrix coordinate real general\n0 0 0\n",
+    "crlf": b"%%MatrixMarket matrix coordinate real general\r\n1 1 1\r\n1 1 2\r\n",
+    "truncated": b"%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n",
+    "huge_claim": b"%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 100000000\n1 1 1\n",
+    "huge_array": b"%%MatrixMarket matrix array real general\n100000 100000\n1\n",
+    "complex": b"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+    "bad_banner": b"%%MatrixMarkt matrix coordinate real general\n1 1 1\n1 1 1\n",
+    "nan_inf": b"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 -inf\n",
+}
+
+EDGES = {
+    "snap": b"# Directed graph\n# Nodes: 5 Edges: 4\n# FromNodeId\tToNodeId\n0\t1\n1\t2\n2\t3\n3\t4\n",
+    "plain": b"0 1\n1 2\n2 0\n2 2\n",
+    "weighted": b"0 1 0.5\n1 2 1.5\n2 0 -3\n",
+    "duplicates": b"0 1\n1 0\n0 1\n",
+    "comments": b"% matrix-market-like comment\n0 1 # trailing\n\n1 2\n",
+    "isolated": b"# Nodes: 10\n0 1\n",
+    "mixed_weights": b"0 1 1\n1 2\n",
+    "big_id": b"0 2147483646\n",
+    "negative": b"0 -1\n",
+    "nodes_after_edge": b"0 1\n# Nodes: 5\n",
+    "empty": b"",
+}
+
+
 def main():
-    for name, seeds in (("fuzz_codegen", SEEDS), ("fuzz_diskcache", DISK), ("fuzz_npy", NPY)):
+    for name, seeds in (("fuzz_codegen", SEEDS), ("fuzz_diskcache", DISK), ("fuzz_npy", NPY),
+                        ("fuzz_mm", MM), ("fuzz_edges", EDGES)):
         d = os.path.join(ROOT, name)
         os.makedirs(d, exist_ok=True)
         for k, v in seeds.items():
