@@ -94,6 +94,9 @@ typedef struct sk_kvalue {
  * 'name'; -1 with a message when 'o' is full (the view is released). */
 int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
                  size_t errlen);
+/* a reader's failure after its file was read (a matrix or graph too large
+ * to build): prefix 'err' with the file's name, "'path': ...". Returns -1. */
+int sk_kerr_file(char *err, size_t errlen, const char *path);
 int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
                 size_t errlen);
 /* release every output view of 'o' (an error after some were made) */

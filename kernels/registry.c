@@ -432,6 +432,13 @@ int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
   return 0;
 }
 
+int sk_kerr_file(char *err, size_t errlen, const char *path) {
+  char why[512];
+  snprintf(why, sizeof why, "%s", err);
+  snprintf(err, errlen, "'%s': %s", path, why);
+  return -1;
+}
+
 int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
                 size_t errlen) {
   if (o->nout >= SK_KOUT_MAX) {

@@ -242,10 +242,10 @@ local big_mm = tmpfile("%%MatrixMarket matrix coordinate real general\n200000000
 local short_mm = tmpfile("%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1000000000\n1 1 1\n")
 CASES[#CASES + 1] = {"an edge list whose one id needs 2^31 vertices", function()
   require("speck.graph").read(big_edges) end,
-  "speck.graph.read: a graph of 2147483646 vertices and 1 edges: cannot allocate 51539607544 bytes in space 'host' (with %d bytes of views held, more than %s)"}
+  ("speck.graph.read: '%s': a graph of 2147483646 vertices and 1 edges: cannot allocate 51539607544 bytes in space 'host' (with %%d bytes of views held, more than %%s)"):format(big_edges)}
 CASES[#CASES + 1] = {"a Matrix Market file announcing 2e9 rows", function()
   require("speck.sparse").read_mm(big_mm) end,
-  "speck.sparse.read_mm: a 2000000000x2000000000 matrix with 1 entries: cannot allocate 48000000064 bytes in space 'host' (with %d bytes of views held, more than %s)"}
+  ("speck.sparse.read_mm: '%s': a 2000000000x2000000000 matrix with 1 entries: cannot allocate 48000000064 bytes in space 'host' (with %%d bytes of views held, more than %%s)"):format(big_mm)}
 CASES[#CASES + 1] = {"a Matrix Market file announcing 1e9 entries it does not hold", function()
   require("speck.sparse").read_mm(short_mm) end,
   ("speck.sparse.read_mm: '%s' line 4: the file ends after 1 of 1000000000 entries (truncated?)"):format(short_mm)}

@@ -341,12 +341,13 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_progress_begin(&r.prog, what, fstat(fileno(r.f), &st) == 0 ? (double)st.st_size : 0);
   mm_coo c;
   memset(&c, 0, sizeof c);
-  int format = 0, field = 0, sym = 0, rc = -1;
+  int format = 0, field = 0, sym = 0, rc = -1, read = 0;
   int64_t nrows = 0, ncols = 0;
   if (rd_banner(&r, &format, &field, &sym) < 0 ||
       rd_entries(&r, format, field, sym, dtype, &nrows, &ncols, &c) < 0)
     goto done;
   sk_progress_step(&r.prog, r.bytes);
+  read = 1;
   /* only the entries read count; the allocation stays as it was */
   c.rows.extent[0] = c.cols.extent[0] = c.vals.extent[0] = c.n;
   sk_view dr, dc, dv, rp, ci, va;
@@ -385,6 +386,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     rc = sk_kout_num(out, "ncols", (double)ncols, err, errlen);
   }
 done:
+  if (rc < 0 && read) sk_kerr_file(err, errlen, path); /* names the file */
   sk_progress_end(&r.prog);
   fclose(r.f);
   free(r.line);
