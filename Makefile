@@ -431,6 +431,8 @@ gpu-bundle: all
 	cp tests/run.sh $(BUNDLE)/tests/
 	cp tests/*.lua tests/*.py $(BUNDLE)/tests/ 2>/dev/null || true
 	cp -R tests/luajit $(BUNDLE)/tests/
+	mkdir -p $(BUNDLE)/tests/fuzz
+	for d in tests/fuzz/*/; do cp -R $$d $(BUNDLE)/tests/fuzz/; done
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh
