@@ -257,10 +257,12 @@ static void make_plan(const sk_backend *b, const sk_csr *A, const sk_csr *B, pla
     if (conc < 1) conc = 1;
     pl->rpt = (A->nrows + 16 * conc - 1) / (16 * conc);
   } else {
+    /* lanes for about half a row of B, 8 members a team, 8 rows each:
+     * the H200's best for A*A of the 5-point matrix (4 lanes) */
     int v = 1;
-    while (v < 32 && v < avg_b) v *= 2;
+    while (v < 32 && 2 * v < avg_b) v *= 2;
     if (v > lim.vector_length_max) v = lim.vector_length_max;
-    int t = 128 / v;
+    int t = 8;
     if (t > lim.team_size_max) t = lim.team_size_max;
     pl->T = t < 1 ? 1 : t;
     pl->V = v;
