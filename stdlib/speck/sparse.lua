@@ -223,7 +223,8 @@ function sparse.write_mm(path, A, opts)
   opts = check_opts(f, opts)
   if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
   check_matrix(f, "A", A)
-  call(f, "sparse.write_mm", margs({path = path, field = opts.field}, "A", A))
+  call(f, "sparse.write_mm", margs({path = path, field = opts.field, symmetry = opts.symmetry,
+                                    format = opts.format}, "A", A))
 end
 
 
