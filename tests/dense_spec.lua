@@ -17,7 +17,8 @@ local PY = "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local SPACE = speck.info().default_space
 local ON_HOST = SPACE ~= "cuda"
-local VENDOR = speck.info().blas_vendor.available and ON_HOST
+local BV = speck.info().blas_vendor
+local VENDOR = ON_HOST and BV.available or (not ON_HOST and (BV.gpu or ""):match("^cuBLAS %(") ~= nil)
 
 local function sh(cmd)
   local p = assert(io.popen(cmd .. " 2>&1", "r"))
@@ -353,7 +354,7 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     oracle()
     local bad = {}
     for _, c in ipairs(checks) do
-      local want = speck.io.load_npy(DIR .. "/" .. c.out)
+      local want = speck.io.load_npy(DIR .. "/" .. c.out, {space = c.got:space()})
       if c.dt == "pivots" then
         local e = c.got:extents()
         local same = true
@@ -387,7 +388,38 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     end
   end)
 
-  it("a strided subview works as a matrix (gemm, trsm)", function()
+  it("every in-kernel operation compiles for CUDA (NVRTC)", function()
+    local nv = speck.info().compilers.nvrtc
+    if not (nv and nv.available) then
+      pending("NVRTC not available: " .. tostring(nv and nv.reason))
+      return
+    end
+    local caps = {A = speck.View("A", "float64", {3, 4, 4}), F = speck.View("F", "float32", {3, 4, 4}),
+                  P = speck.View("P", "int64", {3, 4})}
+    local k = speck.kernel("dense_cuda_serial", "range", caps, [[
+      sk_mat a = matrix(A, i); sk_matf f = matrix(F, i);
+      serial_gemm('N', 'T', 1.0, a, a, 0.0, a); serial_gemm('T', 'N', 1.0f, f, f, 0.0f, f);
+      serial_trsm('L', 'U', 'N', 'N', 1.0, a, a); serial_trmm('R', 'L', 'T', 'U', 2.0f, f, f);
+      sk_i64 s = serial_trtri('U', 'N', a) + serial_lu(f) + serial_getrf(a, &P(i, 0), 1)
+               + serial_potrf('L', f);
+      serial_getrs(a, &P(i, 0), 1, a); s += serial_gesv(f, &P(i, 0), 1, f);
+      P(i, 0) = s;]], {target = "cuda"})
+    assert.is_not_nil(k)
+    k = speck.kernel("dense_cuda_team", "team", caps, [[
+      const sk_i64 l = team.league_rank;
+      sk_mat a = matrix(A, l); sk_matf f = matrix(F, l);
+      sk_mat s = matrix_scratch(team, 0, 4, 4);
+      team_gemm(team, 'N', 'T', 1.0, a, a, 0.0, s); teamvector_gemm(team, 'T', 'N', 1.0f, f, f, 0.0f, f);
+      team_trsm(team, 'L', 'U', 'N', 'N', 1.0, a, a); teamvector_trmm(team, 'R', 'L', 'T', 'U', 2.0f, f, f);
+      teamvector_trsm(team, 'L', 'U', 'N', 'N', 1.0, a, a); team_trmm(team, 'R', 'L', 'T', 'U', 2.0f, f, f);
+      sk_i64 x = team_trtri(team, 'U', 'N', a) + teamvector_trtri(team, 'U', 'N', f) + team_lu(team, f)
+               + teamvector_lu(team, a) + team_getrf(team, a, &P(l, 0), 1) + teamvector_getrf(team, f, &P(l, 0), 1);
+      x += team_gesv(team, a, &P(l, 0), 1, a) + teamvector_gesv(team, f, &P(l, 0), 1, f);
+      if (team.team_rank == 0) P(l, 0) = x;]], {target = "cuda"})
+    assert.is_not_nil(k)
+  end)
+
+  it("a strided subview works as a matrix (gemm)", function()
     local big = make("big", "float64", {40, 40})
     local A = speck.subview(big, {0, 20}, {0, 20})
     local B = speck.subview(big, {20, 40}, {20, 40})
@@ -402,9 +434,9 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     end
   end)
 
-  it("vendor and native agree within 1e-12 (OpenBLAS)", function()
+  it("vendor and native agree within 1e-12 (OpenBLAS on the host, cuBLAS on a GPU)", function()
     if not VENDOR then
-      pending("no vendor BLAS on this space: " .. (speck.info().blas_vendor.note or SPACE))
+      pending("no vendor BLAS on this space: " .. (BV.note or BV.gpu or SPACE))
       return
     end
     local n = 150

@@ -975,6 +975,10 @@ static int l_info(lua_State *L) {
   lua_setfield(L, -2, "available");
   lua_pushstring(L, sk_vendor_host_status());
   lua_setfield(L, -2, sk_vendor_host_available() ? "host" : "note");
+  if (sk_cuda_device_count() > 0) {   /* cuBLAS: only where a GPU is (it starts CUDA) */
+    lua_pushstring(L, sk_vendor_gpu_status());
+    lua_setfield(L, -2, "gpu");
+  }
   lua_setfield(L, -2, "blas_vendor");
   return 1;
 }

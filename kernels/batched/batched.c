@@ -35,7 +35,18 @@ static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), N
 /* C_i = alpha A_i B_i + beta C_i with n x n matrices, n a constant after
  * inlining (the switch below); strides as the views have them */
 #define SMALL_GEMM                                                             \
-  "#define SK_BG(N) case N: {                                               \\\n" \
+  "#define SK_BG(N) case N: if (unit) {                                     \\\n" \
+  "  for (int r = 0; r < N; r++) {                                          \\\n" \
+  "    const T *ar = a.data + r * a.rs; T *cr = cm.data + r * cm.rs;         \\\n" \
+  "    T acc_[N];                                                           \\\n" \
+  "    for (int c = 0; c < N; c++) acc_[c] = 0;                             \\\n" \
+  "    for (int p = 0; p < N; p++) {                                        \\\n" \
+  "      const T *bp = b.data + p * b.rs;                                   \\\n" \
+  "      for (int c = 0; c < N; c++) acc_[c] = sk_fma(ar[p], bp[c], acc_[c]); \\\n" \
+  "    }                                                                    \\\n" \
+  "    for (int c = 0; c < N; c++)                                          \\\n" \
+  "      cr[c] = beta == 0 ? al * acc_[c] : al * acc_[c] + be * cr[c];       \\\n" \
+  "  } } else {                                                             \\\n" \
   "  for (int r = 0; r < N; r++) {                                          \\\n" \
   "    T acc_[N];                                                           \\\n" \
   "    for (int c = 0; c < N; c++) acc_[c] = 0;                             \\\n" \
@@ -49,9 +60,10 @@ static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), N
 
 static const sk_kbody k_gemm_s = {
   "batched.gemm",
-  "typedef __typeof__(C(0, 0, 0)) T;\n"
+  "typedef __typeof__(+C(0, 0, 0)) T;\n"
   "const T al = (T)alpha, be = (T)beta;\n"
   "__typeof__(matrix(C, i)) a = matrix(A, i), b = matrix(B, i), cm = matrix(C, i);\n"
+  "const bool unit = A.stride[2] == 1 && B.stride[2] == 1 && C.stride[2] == 1;\n"
   SMALL_GEMM
   "switch (fixed) {\n"
   "SK_BG(2) SK_BG(3) SK_BG(4) SK_BG(5) SK_BG(6) SK_BG(7) SK_BG(8) SK_BG(9)\n"
@@ -62,7 +74,7 @@ static const sk_kbody k_gemm_s = {
 
 static const sk_kbody k_gemm_t = {
   "batched.gemm",
-  "typedef __typeof__(C(0, 0, 0)) T;\n"
+  "typedef __typeof__(+C(0, 0, 0)) T;\n"
   "const sk_i64 l = team.league_rank;\n"
   "if (vec) teamvector_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n"
   "else team_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n",
@@ -76,13 +88,13 @@ static const char *const sig_tri_t[] = {TRI("float64", "team"), TRI("float32", "
                                         NULL};
 static const sk_kbody k_tri_s = {
   "batched.trsm",
-  "typedef __typeof__(B(0, 0, 0)) T;\n"
+  "typedef __typeof__(+B(0, 0, 0)) T;\n"
   "if (mm) serial_trmm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n"
   "else serial_trsm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n",
   SK_FOR, 0, {NULL}, {NULL}, sig_tri_s, NULL, NULL};
 static const sk_kbody k_tri_t = {
   "batched.trsm",
-  "typedef __typeof__(B(0, 0, 0)) T;\n"
+  "typedef __typeof__(+B(0, 0, 0)) T;\n"
   "const sk_i64 l = team.league_rank;\n"
   "__typeof__(matrix(A, l)) a = matrix(A, l), b = matrix(B, l);\n"
   "if (mm) { if (vec) teamvector_trmm(team, side, uplo, trans, diag, (T)alpha, a, b);\n"
@@ -174,7 +186,7 @@ static int launch(const sk_kbody *ks, const sk_kbody *kt, int mode, int64_t batc
 static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   static const char *const known[] = {"transA", "transB", "alpha", "A", "B", "beta",
-                                      "C", "mode", NULL};
+                                      "C", "mode", "impl", NULL};
   (void)out;
   char ta, tb;
   double alpha, beta;
@@ -202,7 +214,19 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              (long long)C->extent[2], (long long)C->extent[0]);
     return -1;
   }
-  if (mode_arg(args, nargs, C->extent[1], C->extent[2], &mode, err, errlen) < 0) return -1;
+  int impl;
+  if (mode_arg(args, nargs, C->extent[1], C->extent[2], &mode, err, errlen) < 0 ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+    return -1;
+  /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
+   * kernels elsewhere, and for "auto": they are the point here) */
+  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST &&
+      sk_vendor_gpu_gemm_batched(dt, ta, tb, C->extent[1], C->extent[2], ak, alpha, A->data,
+                                 A->stride[1], A->stride[2], A->stride[0], B->data,
+                                 B->stride[1], B->stride[2], B->stride[0], beta, C->data,
+                                 C->stride[1], C->stride[2], C->stride[0],
+                                 C->extent[0]) == SK_VENDOR_OK)
+    return 0;
   int64_t n = C->extent[1];
   int64_t fixed = ta == 'N' && tb == 'N' && n == C->extent[2] && n == ak && n >= 2 &&
                   n <= 16 && alpha != 0 ? n : 0;

@@ -182,10 +182,12 @@ static void transposed(const sk_view *v, sk_view *out) {
   out->stride[1] = v->stride[0];
 }
 
-/* 1 when impl sends this problem of 'flops' to the vendor library:
- * host views only (vendor.c is the host's), 'auto' above 'cross' */
+/* The vendor library that serves this problem of 'flops': 0 none, 1
+ * OpenBLAS (host views; 'auto' above 'cross'), 2 cuBLAS (GPU views;
+ * 'auto' always: the native GPU kernels are the portable fallback) */
 static int use_vendor(int impl, const sk_view *v, double flops, double cross) {
-  if (impl == SK_IMPL_NATIVE || v->space != SK_SPACE_HOST) return 0;
+  if (impl == SK_IMPL_NATIVE) return 0;
+  if (v->space != SK_SPACE_HOST) return sk_vendor_gpu_available() ? 2 : 0;
   if (!sk_vendor_host_available()) return 0;
   if (impl == SK_IMPL_AUTO && flops < cross) return 0;
   sk_vendor_host_threads(sk_rt_threads());
@@ -203,7 +205,7 @@ static const char *const sig_gemm[] = {GEMM_SIG("float64", ""), GEMM_SIG("float3
  * over the tiles; 'tri' 'L' / 'U': only that triangle of C (syrk). */
 static const sk_kbody k_gemm = {
   "blas.gemm",
-  "typedef __typeof__(C(0, 0)) T;\n"
+  "typedef __typeof__(+C(0, 0)) T;\n"
   "enum { MR = 16, NR = 6 };\n"
   "const sk_i64 m = C.extent[0], n = C.extent[1];\n"
   "const sk_i64 k = ta == 'N' ? A.extent[1] : A.extent[0];\n"
@@ -338,10 +340,11 @@ static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       gemm_shapes(ta, tb, A, B, C, err, errlen) < 0)
     return -1;
   int64_t m = C->extent[0], n = C->extent[1], k = ta == 'N' ? A->extent[1] : A->extent[0];
-  if (use_vendor(impl, C, 2.0 * m * n * k, GEMM_CROSS) &&
-      sk_vendor_gemm(dt, ta, tb, m, n, k, alpha, A->data, A->stride[0], A->stride[1],
-                     B->data, B->stride[0], B->stride[1], beta, C->data,
-                     C->stride[0], C->stride[1]) == SK_VENDOR_OK)
+  int v = use_vendor(impl, C, 2.0 * m * n * k, GEMM_CROSS);
+  if (v && (v == 1 ? sk_vendor_gemm : sk_vendor_gpu_gemm)(
+             dt, ta, tb, m, n, k, alpha, A->data, A->stride[0], A->stride[1], B->data,
+             B->stride[0], B->stride[1], beta, C->data, C->stride[0], C->stride[1]) ==
+             SK_VENDOR_OK)
     return 0;
   return sk_dense_gemm(ta, tb, alpha, A, B, beta, C, 0, err, errlen);
 }
@@ -373,9 +376,10 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              (long long)C->extent[0], (long long)C->extent[1]);
     return -1;
   }
-  if (use_vendor(impl, C, 1.0 * n * n * k, GEMM_CROSS) &&
-      sk_vendor_syrk(dt, uplo, tr, n, k, alpha, A->data, A->stride[0], A->stride[1],
-                     beta, C->data, C->stride[0], C->stride[1]) == SK_VENDOR_OK)
+  int v = use_vendor(impl, C, 1.0 * n * n * k, GEMM_CROSS);
+  if (v && (v == 1 ? sk_vendor_syrk : sk_vendor_gpu_syrk)(
+             dt, uplo, tr, n, k, alpha, A->data, A->stride[0], A->stride[1], beta,
+             C->data, C->stride[0], C->stride[1]) == SK_VENDOR_OK)
     return 0;
   return sk_dense_gemm(tr, tr == 'N' ? 'T' : 'N', alpha, A, A, beta, C, uplo, err,
                        errlen);
@@ -388,7 +392,7 @@ static const char *const sig_gemv[] = {GEMV_SIG("float64"), GEMV_SIG("float32"),
 /* y(i) = alpha op(A)(i, :) x + beta y(i) */
 static const sk_kbody k_gemv = {
   "blas.gemv",
-  "typedef __typeof__(y(0)) T;\n"
+  "typedef __typeof__(+y(0)) T;\n"
   "const sk_i64 k = ta == 'N' ? A.extent[1] : A.extent[0];\n"
   "const T *a = A.data + i * (ta == 'N' ? A.stride[0] : A.stride[1]);\n"
   "const sk_i64 s = ta == 'N' ? A.stride[1] : A.stride[0];\n"
@@ -430,7 +434,7 @@ static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              (long long)y->extent[0]);
     return -1;
   }
-  if (use_vendor(impl, A, 2.0 * m * k, GEMM_CROSS) &&
+  if (use_vendor(impl, A, 2.0 * m * k, GEMM_CROSS) == 1 &&
       sk_vendor_gemv(dt, ta, A->extent[0], A->extent[1], alpha, A->data, A->stride[0],
                      A->stride[1], x->data, x->stride[0], beta, y->data,
                      y->stride[0]) == SK_VENDOR_OK)
@@ -453,7 +457,7 @@ static const char *const sig_tri[] = {TRI_SIG("float64", ""), TRI_SIG("float32",
                                       NULL};
 static const sk_kbody k_tri = {
   "blas.trsm",
-  "typedef __typeof__(B(0, 0)) T;\n"
+  "typedef __typeof__(+B(0, 0)) T;\n"
   "__typeof__(matrix(B)) b = matrix(B);\n"
   "b = side == 'L' ? sk_mat_sub(b, 0, i, b.m, 1) : sk_mat_sub(b, i, 0, 1, b.n);\n"
   "if (mm) serial_trmm(side, uplo, trans, diag, (T)alpha, matrix(A), b);\n"
@@ -563,11 +567,12 @@ static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                errlen) < 0)
     return -1;
   double na = (double)A->extent[0];
-  if (use_vendor(impl, B, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
-                 TRI_CROSS) &&
-      sk_vendor_trsm(B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha,
-                     A->data, A->stride[0], A->stride[1], B->data, B->stride[0],
-                     B->stride[1]) == SK_VENDOR_OK)
+  int v = use_vendor(impl, B, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
+                     TRI_CROSS);
+  if (v && (v == 1 ? sk_vendor_trsm : sk_vendor_gpu_trsm)(
+             B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
+             A->stride[0], A->stride[1], B->data, B->stride[0], B->stride[1]) ==
+             SK_VENDOR_OK)
     return 0;
   return sk_dense_trsm(side, uplo, tr, diag, alpha, A, B, err, errlen);
 }
@@ -584,7 +589,7 @@ static int trmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   double na = (double)A->extent[0];
   if (use_vendor(impl, B, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
-                 TRI_CROSS) &&
+                 TRI_CROSS) == 1 &&
       sk_vendor_trmm(B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha,
                      A->data, A->stride[0], A->stride[1], B->data, B->stride[0],
                      B->stride[1]) == SK_VENDOR_OK)

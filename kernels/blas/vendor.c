@@ -1,5 +1,6 @@
-/* vendor.c: OpenBLAS behind impl = "vendor", opened with dlopen (see
- * vendor.h for the API). The one file that knows a vendor library.
+/* vendor.c: OpenBLAS (host) and cuBLAS (GPU) behind impl = "vendor",
+ * opened with dlopen (see vendor.h for the API). The one file that knows
+ * a vendor library.
  *
  * Loading (once per process, on first use):
  *  - OPENBLAS_CORETYPE: an environment may force a core without AVX-512
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../backends/cuda/cuda_api.h"
 #include "../../backends/view.h"
 
 /* -- the library ---------------------------------------------------------- */
@@ -204,29 +206,52 @@ static int as_cm(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *t,
 static int flag(char c) { return !(c == 'N' || c == 'n'); }
 static int low(char c) { return c == 'L' || c == 'l'; }
 
+/* gemm as a column-major call: C^T = op(B)^T op(A)^T when C is stored
+ * transposed; -1 when some matrix has no unit stride */
+typedef struct gplan {
+  const void *X, *Y;
+  int fx, fy, ldx, ldy, ldc, m, n, k, swap;
+} gplan;
+
+static int gemm_plan(char ta, char tb, int64_t m, int64_t n, int64_t k,
+                     const void *A, int64_t rsa, int64_t csa, const void *B,
+                     int64_t rsb, int64_t csb, int64_t rsc, int64_t csc, gplan *p) {
+  int fa = flag(ta), fb = flag(tb), sa, sb, sc, lda, ldb, ldc;
+  if (!fits(k) || as_cm(fa ? k : m, fa ? m : k, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(fb ? n : k, fb ? k : n, rsb, csb, &sb, &ldb) < 0 ||
+      as_cm(m, n, rsc, csc, &sc, &ldc) < 0)
+    return -1;
+  fa ^= sa;
+  fb ^= sb;
+  p->swap = sc;
+  p->X = sc ? B : A;
+  p->Y = sc ? A : B;
+  p->fx = sc ? !fb : fa;
+  p->fy = sc ? !fa : fb;
+  p->ldx = sc ? ldb : lda;
+  p->ldy = sc ? lda : ldb;
+  p->ldc = ldc;
+  p->m = (int)(sc ? n : m);
+  p->n = (int)(sc ? m : n);
+  p->k = (int)k;
+  return 0;
+}
+
 int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
                    int64_t k, double alpha, const void *A, int64_t rsa,
                    int64_t csa, const void *B, int64_t rsb, int64_t csb,
                    double beta, void *C, int64_t rsc, int64_t csc) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  int fa = flag(ta), fb = flag(tb), sa, sb, sc, lda, ldb, ldc;
-  if (!fits(k) || as_cm(fa ? k : m, fa ? m : k, rsa, csa, &sa, &lda) < 0 ||
-      as_cm(fb ? n : k, fb ? k : n, rsb, csb, &sb, &ldb) < 0 ||
-      as_cm(m, n, rsc, csc, &sc, &ldc) < 0)
+  gplan p;
+  if (gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
     return SK_VENDOR_UNSUPPORTED;
   if (m == 0 || n == 0) return SK_VENDOR_OK;
-  fa ^= sa;
-  fb ^= sb;
-  /* C^T = op(B)^T op(A)^T when C is stored transposed */
-  const void *X = sc ? B : A, *Y = sc ? A : B;
-  int fx = sc ? !fb : fa, fy = sc ? !fa : fb, ldx = sc ? ldb : lda,
-      ldy = sc ? lda : ldb, mm = (int)(sc ? n : m), nn = (int)(sc ? m : n);
   if (dtype == SK_F64)
-    lib.dgemm(CM, fx ? TR : NT, fy ? TR : NT, mm, nn, (int)k, alpha, X, ldx, Y,
-              ldy, beta, C, ldc);
+    lib.dgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, alpha, p.X, p.ldx, p.Y,
+              p.ldy, beta, C, p.ldc);
   else
-    lib.sgemm(CM, fx ? TR : NT, fy ? TR : NT, mm, nn, (int)k, (float)alpha, X,
-              ldx, Y, ldy, (float)beta, C, ldc);
+    lib.sgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, (float)alpha, p.X,
+              p.ldx, p.Y, p.ldy, (float)beta, C, p.ldc);
   return SK_VENDOR_OK;
 }
 
@@ -433,4 +458,166 @@ int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
   cm_close(&c, dtype, n, n, A, rs, cs, 1);
   *info = in;
   return SK_VENDOR_OK;
+}
+
+/* -- cuBLAS ---------------------------------------------------------------------- */
+typedef int (*cb_create)(void **);
+typedef int (*cb_stream)(void *, void *);
+typedef int (*cb_dgemm)(void *, int, int, int, int, int, const double *, const void *,
+                        int, const void *, int, const double *, void *, int);
+typedef int (*cb_sgemm)(void *, int, int, int, int, int, const float *, const void *,
+                        int, const void *, int, const float *, void *, int);
+typedef int (*cb_dgemmsb)(void *, int, int, int, int, int, const double *, const void *,
+                          int, long long, const void *, int, long long, const double *,
+                          void *, int, long long, int);
+typedef int (*cb_sgemmsb)(void *, int, int, int, int, int, const float *, const void *,
+                          int, long long, const void *, int, long long, const float *,
+                          void *, int, long long, int);
+typedef int (*cb_dtrsm)(void *, int, int, int, int, int, int, const double *,
+                        const void *, int, void *, int);
+typedef int (*cb_strsm)(void *, int, int, int, int, int, int, const float *,
+                        const void *, int, void *, int);
+typedef int (*cb_dsyrk)(void *, int, int, int, int, const double *, const void *, int,
+                        const double *, void *, int);
+typedef int (*cb_ssyrk)(void *, int, int, int, int, const float *, const void *, int,
+                        const float *, void *, int);
+
+static struct {
+  void *h, *handle;
+  cb_create create;
+  cb_stream set_stream;
+  cb_dgemm dgemm; cb_sgemm sgemm;
+  cb_dgemmsb dgemmsb; cb_sgemmsb sgemmsb;
+  cb_dtrsm dtrsm; cb_strsm strsm;
+  cb_dsyrk dsyrk; cb_ssyrk ssyrk;
+  char status[512];
+} cub;
+static pthread_once_t cub_once = PTHREAD_ONCE_INIT;
+
+static void cub_load(void) {
+  const char *name = getenv("SPECK_CUBLAS");
+  const char *const names[] = {name && *name ? name : "libcublas.so.12", "libcublas.so",
+                               NULL};
+  for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!cub.h) {
+    const char *e = dlerror();
+    snprintf(cub.status, sizeof cub.status,
+             "cuBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
+             e ? e : "libcublas.so.12");
+    return;
+  }
+#define SYM(field, s) *(void **)&cub.field = dlsym(cub.h, s)
+  SYM(create, "cublasCreate_v2"); SYM(set_stream, "cublasSetStream_v2");
+  SYM(dgemm, "cublasDgemm_v2"); SYM(sgemm, "cublasSgemm_v2");
+  SYM(dgemmsb, "cublasDgemmStridedBatched"); SYM(sgemmsb, "cublasSgemmStridedBatched");
+  SYM(dtrsm, "cublasDtrsm_v2"); SYM(strsm, "cublasStrsm_v2");
+  SYM(dsyrk, "cublasDsyrk_v2"); SYM(ssyrk, "cublasSsyrk_v2");
+#undef SYM
+  char err[256] = "";
+  void *stream = sk_cuda_stream(err, sizeof err);
+  int rc = -1;
+  if (cub.create && cub.set_stream && cub.dgemm && cub.sgemm && cub.dgemmsb &&
+      cub.sgemmsb && cub.dtrsm && cub.strsm && cub.dsyrk && cub.ssyrk && stream &&
+      (rc = cub.create(&cub.handle)) == 0 && cub.set_stream(cub.handle, stream) == 0) {
+    snprintf(cub.status, sizeof cub.status, "cuBLAS (on the cuda space's stream)");
+    return;
+  }
+  snprintf(cub.status, sizeof cub.status,
+           "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels",
+           stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
+  cub.handle = NULL;
+}
+
+int sk_vendor_gpu_available(void) {
+  pthread_once(&cub_once, cub_load);
+  return cub.handle != NULL;
+}
+
+const char *sk_vendor_gpu_status(void) {
+  pthread_once(&cub_once, cub_load);
+  return cub.status;
+}
+
+/* cuBLAS' enums: op N T C = 0 1 2, fill lower upper = 0 1, side left
+ * right = 0 1, diag non-unit unit = 0 1 */
+int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
+                       int64_t k, double alpha, const void *A, int64_t rsa,
+                       int64_t csa, const void *B, int64_t rsb, int64_t csb,
+                       double beta, void *C, int64_t rsc, int64_t csc) {
+  return sk_vendor_gpu_gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, 0, B,
+                                    rsb, csb, 0, beta, C, rsc, csc, 0, 1);
+}
+
+int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
+                               int64_t n, int64_t k, double alpha,
+                               const void *A, int64_t rsa, int64_t csa,
+                               int64_t sa, const void *B, int64_t rsb,
+                               int64_t csb, int64_t sb, double beta, void *C,
+                               int64_t rsc, int64_t csc, int64_t sc,
+                               int64_t batch) {
+  if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
+  gplan p;
+  if (!fits(batch) || gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (m == 0 || n == 0 || batch == 0) return SK_VENDOR_OK;
+  long long sx = p.swap ? sb : sa, sy = p.swap ? sa : sb;
+  int rc;
+  if (dtype == SK_F64) {
+    double al = alpha, be = beta;
+    rc = batch == 1 ? cub.dgemm(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                p.Y, p.ldy, &be, C, p.ldc)
+                    : cub.dgemmsb(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                  sx, p.Y, p.ldy, sy, &be, C, p.ldc, sc, (int)batch);
+  } else {
+    float al = (float)alpha, be = (float)beta;
+    rc = batch == 1 ? cub.sgemm(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                p.Y, p.ldy, &be, C, p.ldc)
+                    : cub.sgemmsb(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                  sx, p.Y, p.ldy, sy, &be, C, p.ldc, sc, (int)batch);
+  }
+  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+}
+
+int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
+                       int64_t m, int64_t n, double alpha, const void *A,
+                       int64_t rsa, int64_t csa, void *B, int64_t rsb,
+                       int64_t csb) {
+  if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
+  int left = side == 'L' || side == 'l', sa, sb, lda, ldb;
+  if (as_cm(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(m, n, rsb, csb, &sb, &ldb) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (m == 0 || n == 0) return SK_VENDOR_OK;
+  int l2 = left ^ sb, lo = low(uplo) ^ sa, ft = flag(trans) ^ sa ^ sb;
+  int bm = (int)(sb ? n : m), bn = (int)(sb ? m : n), d = diag == 'U' || diag == 'u';
+  int rc;
+  if (dtype == SK_F64) {
+    double al = alpha;
+    rc = cub.dtrsm(cub.handle, !l2, !lo, ft, d, bm, bn, &al, A, lda, B, ldb);
+  } else {
+    float al = (float)alpha;
+    rc = cub.strsm(cub.handle, !l2, !lo, ft, d, bm, bn, &al, A, lda, B, ldb);
+  }
+  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+}
+
+int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
+                       double alpha, const void *A, int64_t rsa, int64_t csa,
+                       double beta, void *C, int64_t rsc, int64_t csc) {
+  if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
+  int ft = flag(trans), sa, sc, lda, ldc;
+  if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (n == 0) return SK_VENDOR_OK;
+  int lo = low(uplo) ^ sc, rc;
+  ft ^= sa;
+  if (dtype == SK_F64) {
+    double al = alpha, be = beta;
+    rc = cub.dsyrk(cub.handle, !lo, ft, (int)n, (int)k, &al, A, lda, &be, C, ldc);
+  } else {
+    float al = (float)alpha, be = (float)beta;
+    rc = cub.ssyrk(cub.handle, !lo, ft, (int)n, (int)k, &al, A, lda, &be, C, ldc);
+  }
+  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
 }

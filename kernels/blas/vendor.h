@@ -63,4 +63,32 @@ int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A,
 int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
                     int64_t rs, int64_t cs, int64_t *info);
 
+/* -- the GPU: cuBLAS -------------------------------------------------------
+ * libcublas.so.12 (or SPECK_CUBLAS) by dlopen, on the CUDA space's stream
+ * (backends/cuda), so it is ordered with speck's kernels and copies. The
+ * pointers are device (or managed) memory; the same matrix conventions
+ * and statuses as above. potrf / getrf / trtri have no cuBLAS entry (they
+ * are cuSOLVER's): the native kernels run there. */
+int sk_vendor_gpu_available(void);
+const char *sk_vendor_gpu_status(void);
+int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
+                       int64_t k, double alpha, const void *A, int64_t rsa,
+                       int64_t csa, const void *B, int64_t rsb, int64_t csb,
+                       double beta, void *C, int64_t rsc, int64_t csc);
+/* 'batch' products, matrix b of X at X + b * sX elements (strided batched) */
+int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
+                               int64_t n, int64_t k, double alpha,
+                               const void *A, int64_t rsa, int64_t csa,
+                               int64_t sa, const void *B, int64_t rsb,
+                               int64_t csb, int64_t sb, double beta, void *C,
+                               int64_t rsc, int64_t csc, int64_t sc,
+                               int64_t batch);
+int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
+                       int64_t m, int64_t n, double alpha, const void *A,
+                       int64_t rsa, int64_t csa, void *B, int64_t rsb,
+                       int64_t csb);
+int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
+                       double alpha, const void *A, int64_t rsa, int64_t csa,
+                       double beta, void *C, int64_t rsc, int64_t csc);
+
 #endif
