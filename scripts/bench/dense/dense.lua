@@ -1,6 +1,7 @@
 -- dense.lua: speck's side of scripts/bench/dense/run.
 --   speck dense.lua batched N BATCH REPS   batched.gemm (mode auto) on BATCH N x N matrices
 --   speck dense.lua large N REPS           blas.gemm native and vendor (OpenBLAS)
+--   speck dense.lua cross REPS             blas.gemm native and vendor at n = 16 .. 512
 -- Prints "R\t<impl>\t<n>\t<seconds per call>\t<checksum>" lines.
 local speck = require "speck"
 local blas = require "speck.blas"
@@ -40,6 +41,23 @@ if what == "batched" then
     t = (speck.now() - t) / INNER
     print(("R\tspeck\t%d\t%.6f\t%.6e"):format(n, t, sum(C)))
     io.stdout:flush()
+  end
+elseif what == "cross" then
+  local rounds = tonumber(arg[2])
+  for _, m in ipairs({16, 32, 64, 128, 192, 256, 384, 512}) do
+    local A = speck.View("A", "float64", {m, m}):fill(1.0)
+    local B = speck.View("B", "float64", {m, m}):fill(0.5)
+    local C = speck.View("C", "float64", {m, m})
+    local reps = math.max(1, math.floor(1e8 / m ^ 3))
+    for _ = 1, rounds do
+      for _, impl in ipairs({"native", "vendor"}) do
+        blas.gemm("N", "N", 1.0, A, B, 0.0, C, {impl = impl})
+        local t = speck.now()
+        for _ = 1, reps do blas.gemm("N", "N", 1.0, A, B, 0.0, C, {impl = impl}) end
+        t = (speck.now() - t) / reps
+        print(("X\t%s\t%d\t%.6f"):format(impl, m, t))
+      end
+    end
   end
 else
   local reps = tonumber(arg[3])
