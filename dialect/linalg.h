@@ -6,7 +6,8 @@
  * its extents 'm' x 'n' and the strides of a row and of a column step, in
  * elements, so a transposed matrix is the same memory with 'rs' and 'cs'
  * swapped and no layout is special. matrix(A, b) is entry b of a rank-3
- * capture (batch, rows, cols), matrix(A) a rank-2 capture,
+ * capture (batch, rows, cols) -- or of a SIMD-packed rank-4 one (groups,
+ * rows, cols, width), entry b in lane b % width --, matrix(A) a rank-2 capture,
  * matrix_scratch(team, level, rows, cols) a float64 matrix in team scratch.
  *
  * Operations, at three levels (seed 000 section 3.2):
@@ -50,17 +51,25 @@ typedef struct sk_matf {
 #define SK__LA_TEAM sk__team_t team
 #define SK__LANE0 1
 #if defined(__TINYC__)
-#define SK__FMA_d(a, b, c) ((a) * (b) + (c))
-#define SK__FMA_f(a, b, c) ((a) * (b) + (c))
+double fma(double, double, double);
+float fmaf(float, float, float);
+#define SK__FMA_d(a, b, c) fma((a), (b), (c))
+#define SK__FMA_f(a, b, c) fmaf((a), (b), (c))
 #else
 #define SK__FMA_d(a, b, c) __builtin_fma((a), (b), (c))
 #define SK__FMA_f(a, b, c) __builtin_fmaf((a), (b), (c))
 #endif
 #endif
 
-/* a * b + c rounded once (the library's micro-kernels; tcc: unfused) */
-#if defined(SK__LA_CUDA) || defined(__TINYC__)
+/* a * b + c rounded once, the same on every host tier (tcc: libm's fma,
+ * registered by backends/host/symbols.c), so packed and unpacked, JIT and
+ * precompiled kernels agree bit for bit; CUDA: nvcc contracts it */
+#if defined(SK__LA_CUDA)
 #define sk_fma(a, b, c) ((a) * (b) + (c))
+#elif defined(__TINYC__)
+double fma(double, double, double);
+float fmaf(float, float, float);
+#define sk_fma(a, b, c) _Generic((c), float: fmaf, default: fma)((a), (b), (c))
 #else
 #define sk_fma(a, b, c)                                                        \
   _Generic((c), float: __builtin_fmaf, default: __builtin_fma)((a), (b), (c))
@@ -407,12 +416,20 @@ typedef struct sk_matf {
 SK__LA_OPS(double, sk_mat, d)
 SK__LA_OPS(float, sk_matf, f)
 
+/* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4
+ * view (batched.pack: (groups, rows, cols, width), entry b in lane b %
+ * width of group b / width), the group's and the lane's offsets. */
+SK__LA sk_i64 sk__batch_off(sk_i64 rank, sk_i64 b, sk_i64 w, sk_i64 s0, sk_i64 s3) {
+  return rank == 4 ? (b / w) * s0 + (b % w) * s3 : b * s0;
+}
+
 /* -- the type-generic names ------------------------------------------------
  * matrix(A, b) / matrix(A): a view capture's matrix (its 'data' pointer
  * picks the type); the operations dispatch on their last matrix. */
 #define SK__MAT3(A, b)                                                         \
-  sk__mat_of((A).data + (sk_i64)(b) * (A).stride[0], (A).extent[1],           \
-             (A).extent[2], (A).stride[1], (A).stride[2])
+  sk__mat_of((A).data + sk__batch_off((A).rank, (sk_i64)(b), (A).extent[3],     \
+                                      (A).stride[0], (A).stride[3]),           \
+             (A).extent[1], (A).extent[2], (A).stride[1], (A).stride[2])
 #define SK__MAT2(A) sk__mat_of((A).data, (A).extent[0], (A).extent[1],         \
                                (A).stride[0], (A).stride[1])
 #define SK__MATSEL(_1, _2, NAME, ...) NAME

@@ -152,17 +152,23 @@ for _, dt in ipairs(FLOATS) do
         local x = make("x", dt, {ta == "N" and n + 1 or n})
         local y = make("y", dt, {ta == "N" and n or n + 1}, nil, function() return 0 / 0 end)
         local fa, fx, fy = save(A), save(x), save(y)
-        blas.gemv(ta, 2.0, A, x, 0.0, y)
+        local y2 = copy(y)
+        blas.gemv(ta, 2.0, A, x, 0.0, y, {impl = "native"})
+        blas.gemv(ta, 2.0, A, x, 0.0, y2)   -- auto: the vendor library where there is one
         local out = ("o%d.npy"):format(#jobs)
         job(("gemv %s %s 2.0 0.0 %s %s %s"):format(out, ta, fa, fx, fy))
         expect(("gemv %s %s %s n=%d"):format(ta, dt, lay, n), y, out, dt)
+        expect(("gemv (auto) %s %s %s n=%d"):format(ta, dt, lay, n), y2, out, dt)
         for _, uplo in ipairs({"U", "L"}) do
           local C = make("C", dt, {ta == "N" and n or n + 1, ta == "N" and n or n + 1}, lay)
           local fc = save(C)
-          blas.syrk(uplo, ta, -1.0, A, 0.25, C)
+          local C2 = copy(C)
+          blas.syrk(uplo, ta, -1.0, A, 0.25, C, {impl = "native"})
+          blas.syrk(uplo, ta, -1.0, A, 0.25, C2)
           local o2 = ("o%d.npy"):format(#jobs)
           job(("syrk %s %s %s -1.0 0.25 %s %s"):format(o2, uplo, ta, fa, fc))
           expect(("syrk %s%s %s %s n=%d"):format(uplo, ta, dt, lay, n), C, o2, dt)
+          expect(("syrk (auto) %s%s %s %s n=%d"):format(uplo, ta, dt, lay, n), C2, o2, dt)
         end
       end
     end
@@ -417,6 +423,68 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
       x += team_gesv(team, a, &P(l, 0), 1, a) + teamvector_gesv(team, f, &P(l, 0), 1, f);
       if (team.team_rank == 0) P(l, 0) = x;]], {target = "cuda"})
     assert.is_not_nil(k)
+  end)
+
+  it("packed views (batched.pack) give the unpacked results bit for bit, every operation", function()
+    for _, dt in ipairs(FLOATS) do
+      for _, nb in ipairs({0, 1, 13, 40}) do
+        local n = nb == 40 and 4 or 3
+        local function pair(f)   -- an unpacked view and its packed copy
+          local V = (f or make)("V", dt, {nb, n, n})
+          return V, batched.pack(V, dt == "float64" and 8 or 4)
+        end
+        local function same(V, P, what)
+          local U = speck.View("U", dt, {nb, n, n})
+          batched.unpack(P, U)
+          assert.are.equal(0, maxdiff(U, V), what .. " " .. dt .. " batch " .. nb)
+          for b = 0, nb - 1 do
+            for i = 0, n - 1 do for j = 0, n - 1 do
+              if U(b, i, j) ~= V(b, i, j) then assert.are.equal(V(b, i, j), U(b, i, j), what) end
+            end end
+          end
+        end
+        local A, Ap = pair()
+        local B, Bp = pair()
+        local C, Cp = pair()
+        batched.gemm("N", "N", 1.5, A, B, 0.5, C)
+        batched.gemm("N", "N", 1.5, Ap, Bp, 0.5, Cp)
+        same(C, Cp, "gemm (vectorised across the batch)")
+        batched.gemm("T", "N", 1.0, A, B, 0.0, C, {mode = "team"})
+        batched.gemm("T", "N", 1.0, Ap, Bp, 0.0, Cp, {mode = "team"})
+        same(C, Cp, "gemm T")
+        local T, Tp = pair(function(l, d, dims) return dominant(l, d, dims) end)
+        batched.trsm("L", "U", "N", "N", 2.0, T, B)
+        batched.trsm("L", "U", "N", "N", 2.0, Tp, Bp)
+        same(B, Bp, "trsm")
+        batched.trmm("R", "L", "T", "U", 0.5, T, B)
+        batched.trmm("R", "L", "T", "U", 0.5, Tp, Bp)
+        same(B, Bp, "trmm")
+        batched.trtri("U", "N", T)
+        batched.trtri("U", "N", Tp)
+        same(T, Tp, "trtri")
+        local L, Lp = pair(function(l, d, dims) return dominant(l, d, dims) end)
+        batched.lu(L)
+        batched.lu(Lp)
+        same(L, Lp, "lu")
+        local G, Gp = pair()
+        local _, p1 = batched.lu(G, {pivot = true})
+        local _, p2 = batched.lu(Gp, {pivot = true})
+        same(G, Gp, "lu with pivoting")
+        for b = 0, nb - 1 do for k = 0, n - 1 do assert.are.equal(p1(b, k), p2(b, k)) end end
+        local S, Sp = pair(function(l, d, dims) return dominant(l, d, dims) end)
+        local R, Rp = pair()
+        batched.gesv(S, R)
+        batched.gesv(Sp, Rp)
+        same(R, Rp, "gesv")
+      end
+    end
+    local ok, e = pcall(batched.pack, speck.View("V", "float64", {2, 3, 3}), 0)
+    assert.is_false(ok)
+    assert.matches("speck.batched.pack: width 0 is out of range %(1 .. 64%)", e)
+    ok, e = pcall(batched.unpack, batched.pack(speck.View("V", "float64", {9, 3, 3})),
+                  speck.View("W", "float64", {20, 3, 3}))
+    assert.is_false(ok)
+    assert.matches("speck.batched.unpack: P %(view 'V %(packed%)', float64 2x3x3x8%) is not a packed form of V %(view 'W', float64 20x3x3%)", e)
   end)
 
   it("a strided subview works as a matrix (gemm)", function()

@@ -60,7 +60,7 @@ static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), N
 
 static const sk_kbody k_gemm_s = {
   "batched.gemm",
-  "typedef __typeof__(+C(0, 0, 0)) T;\n"
+  "typedef __typeof__(+C.data[0]) T;\n"
   "const T al = (T)alpha, be = (T)beta;\n"
   "__typeof__(matrix(C, i)) a = matrix(A, i), b = matrix(B, i), cm = matrix(C, i);\n"
   "const bool unit = A.stride[2] == 1 && B.stride[2] == 1 && C.stride[2] == 1;\n"
@@ -72,9 +72,41 @@ static const sk_kbody k_gemm_s = {
   "}\n",
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_s, NULL, NULL};
 
+#define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
+static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
+/* packed (groups, rows, cols, width) views, one group per work item, the
+ * lanes innermost: the compiler vectorises across the batch */
+#define PACKED_GEMM                                                            \
+  "#define SK_PG(W) {                                                       \\\n" \
+  "  for (sk_i64 r = 0; r < m; r++)                                         \\\n" \
+  "    for (sk_i64 c = 0; c < n; c++) {                                     \\\n" \
+  "      T acc_[W];                                                         \\\n" \
+  "      for (int l = 0; l < W; l++) acc_[l] = 0;                           \\\n" \
+  "      for (sk_i64 p = 0; p < k; p++)                                     \\\n" \
+  "        for (int l = 0; l < W; l++) acc_[l] = sk_fma(A(i, r, p, l), B(i, p, c, l), acc_[l]); \\\n" \
+  "      for (int l = 0; l < W; l++)                                        \\\n" \
+  "        C(i, r, c, l) = beta == 0 ? al * acc_[l] : al * acc_[l] + be * C(i, r, c, l); \\\n" \
+  "    } }\n"
+static const sk_kbody k_gemm_p = {
+  "batched.gemm_packed",
+  "typedef __typeof__(+C(0, 0, 0, 0)) T;\n"
+  "const T al = (T)alpha, be = (T)beta;\n"
+  "const sk_i64 m = C.extent[1], n = C.extent[2], k = A.extent[2], w = C.extent[3];\n"
+  PACKED_GEMM
+  "switch (w) {\n"
+  "case 4: SK_PG(4) break;\n"
+  "case 8: SK_PG(8) break;\n"
+  "case 16: SK_PG(16) break;\n"
+  "default:\n"
+  "  for (sk_i64 l = 0; l < w; l++)\n"
+  "    serial_gemm('N', 'N', al, matrix(A, i * w + l), matrix(B, i * w + l), be,\n"
+  "                matrix(C, i * w + l));\n"
+  "}\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_p, NULL, NULL};
+
 static const sk_kbody k_gemm_t = {
   "batched.gemm",
-  "typedef __typeof__(+C(0, 0, 0)) T;\n"
+  "typedef __typeof__(+C.data[0]) T;\n"
   "const sk_i64 l = team.league_rank;\n"
   "if (vec) teamvector_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n"
   "else team_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n",
@@ -88,13 +120,13 @@ static const char *const sig_tri_t[] = {TRI("float64", "team"), TRI("float32", "
                                         NULL};
 static const sk_kbody k_tri_s = {
   "batched.trsm",
-  "typedef __typeof__(+B(0, 0, 0)) T;\n"
+  "typedef __typeof__(+B.data[0]) T;\n"
   "if (mm) serial_trmm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n"
   "else serial_trsm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n",
   SK_FOR, 0, {NULL}, {NULL}, sig_tri_s, NULL, NULL};
 static const sk_kbody k_tri_t = {
   "batched.trsm",
-  "typedef __typeof__(+B(0, 0, 0)) T;\n"
+  "typedef __typeof__(+B.data[0]) T;\n"
   "const sk_i64 l = team.league_rank;\n"
   "__typeof__(matrix(A, l)) a = matrix(A, l), b = matrix(B, l);\n"
   "if (mm) { if (vec) teamvector_trmm(team, side, uplo, trans, diag, (T)alpha, a, b);\n"
@@ -142,6 +174,27 @@ static const sk_kbody k_count = {
 /* -- helpers --------------------------------------------------------------------- */
 enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR };
 
+/* matrices in a batch: rank 3 (batch, rows, cols), or SIMD-packed rank 4
+ * (groups, rows, cols, width: batched.pack) */
+static int64_t nbatch(const sk_view *v) {
+  return v->rank == 4 ? v->extent[0] * v->extent[3] : v->extent[0];
+}
+
+/* a batch of float matrices: rank 3, or rank 4 as batched.pack makes it */
+static const sk_view *bmat(const sk_arg *args, int nargs, const char *name, int *dtype,
+                           char *err, size_t errlen) {
+  const sk_arg *a = sk_karg_find(args, nargs, name);
+  if (a && a->view && a->view->rank == 4) {
+    sk_view t = *a->view;   /* checked as the rank-3 view of its first lane */
+    t.rank = 3;
+    sk_arg b = *a;
+    b.view = &t;
+    if (!sk_dense_mat(&b, 1, name, 1, dtype, err, errlen)) return NULL;
+    return a->view;
+  }
+  return sk_dense_mat(args, nargs, name, 1, dtype, err, errlen);
+}
+
 /* mode "serial" | "team" | "teamvector" | "auto": auto is serial on the
  * host (one matrix per thread vectorises best) and for small matrices on
  * a GPU, teamvector for larger ones there */
@@ -166,7 +219,7 @@ static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
 
 static int same_batch(const sk_view *A, const char *an, const sk_view *B,
                       const char *bn, char *err, size_t errlen) {
-  if (A->extent[0] == B->extent[0]) return 0;
+  if (nbatch(A) == nbatch(B)) return 0;
   char sa[64], sb[64];
   snprintf(err, errlen, "batch sizes differ: %s is %s, %s %s", an,
            sk_dense_shape(A, sa, sizeof sa), bn, sk_dense_shape(B, sb, sizeof sb));
@@ -197,9 +250,9 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_dense_char(args, nargs, "transB", "NTC", 'N', &tb, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0 ||
-      !(A = sk_dense_mat(args, nargs, "A", 1, &dt, err, errlen)) ||
-      !(B = sk_dense_mat(args, nargs, "B", 1, &dt, err, errlen)) ||
-      !(C = sk_dense_mat(args, nargs, "C", 1, &dt, err, errlen)) ||
+      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(B = bmat(args, nargs, "B", &dt, err, errlen)) ||
+      !(C = bmat(args, nargs, "C", &dt, err, errlen)) ||
       same_batch(A, "A", B, "B", err, errlen) < 0 ||
       same_batch(A, "A", C, "C", err, errlen) < 0)
     return -1;
@@ -211,7 +264,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     snprintf(err, errlen, "shapes do not match: op(A) is %lldx%lld, op(B) %lldx%lld, "
              "C %lldx%lld (each of %lld matrices)", (long long)am, (long long)ak,
              (long long)bk, (long long)bn, (long long)C->extent[1],
-             (long long)C->extent[2], (long long)C->extent[0]);
+             (long long)C->extent[2], (long long)nbatch(C));
     return -1;
   }
   int impl;
@@ -220,7 +273,8 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
    * kernels elsewhere, and for "auto": they are the point here) */
-  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST &&
+  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST && A->rank == 3 && B->rank == 3 &&
+      C->rank == 3 &&
       sk_vendor_gpu_gemm_batched(dt, ta, tb, C->extent[1], C->extent[2], ak, alpha, A->data,
                                  A->stride[1], A->stride[2], A->stride[0], B->data,
                                  B->stride[1], B->stride[2], B->stride[0], beta, C->data,
@@ -238,7 +292,15 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), sk_arg_f64("alpha", alpha),
                  sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec",
                                                       fixed)};
-  return launch(&k_gemm_s, &k_gemm_t, mode, C->extent[0], ka, NELEM(ka), err, errlen);
+  /* all three packed alike, not transposed: lanes innermost (vectorised) */
+  if (mode == MODE_SERIAL && A->rank == 4 && B->rank == 4 && C->rank == 4 && ta == 'N' &&
+      tb == 'N' && A->extent[3] == C->extent[3] && B->extent[3] == C->extent[3] &&
+      A->layout == SK_RIGHT && B->layout == SK_RIGHT && C->layout == SK_RIGHT) {
+    sk_arg kp[] = {sk_arg_view("A", A), sk_arg_view("B", B), sk_arg_view("C", C),
+                   sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
+    return sk_dense_range(&k_gemm_p, C->extent[0], kp, NELEM(kp), err, errlen);
+  }
+  return launch(&k_gemm_s, &k_gemm_t, mode, nbatch(C), ka, NELEM(ka), err, errlen);
 }
 
 /* -- trsm, trmm -------------------------------------------------------------------- */
@@ -255,8 +317,8 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
-      !(A = sk_dense_mat(args, nargs, "A", 1, &dt, err, errlen)) ||
-      !(B = sk_dense_mat(args, nargs, "B", 1, &dt, err, errlen)) ||
+      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(B = bmat(args, nargs, "B", &dt, err, errlen)) ||
       same_batch(A, "A", B, "B", err, errlen) < 0)
     return -1;
   int64_t need = side == 'L' ? B->extent[1] : B->extent[2];
@@ -275,7 +337,7 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
                  sk_arg_i64("uplo", uplo), sk_arg_i64("trans", tr),
                  sk_arg_i64("diag", diag), sk_arg_f64("alpha", alpha),
                  sk_arg_i64("mm", mm), sk_arg_i64("vec", 0)};
-  return launch(&k_tri_s, &k_tri_t, mode, B->extent[0], ka, NELEM(ka), err, errlen);
+  return launch(&k_tri_s, &k_tri_t, mode, nbatch(B), ka, NELEM(ka), err, errlen);
 }
 
 static int btrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -336,13 +398,13 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       (op == 0 && (sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
                    sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0)) ||
-      !(A = sk_dense_mat(args, nargs, "A", 1, &dt, err, errlen)) ||
-      (op == 3 && !(B = sk_dense_mat(args, nargs, "B", 1, &dt, err, errlen))) ||
+      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
+      (op == 3 && !(B = bmat(args, nargs, "B", &dt, err, errlen))) ||
       (op == 1 && sk_karg_i64(args, nargs, "pivot", 1, 0, &pivot, err, errlen) < 0) ||
       sk_karg_i64(args, nargs, "check", 1, 1, &check, err, errlen) < 0)
     return -1;
   if (op == 1 && pivot) op = 2;
-  int64_t batch = A->extent[0], m = A->extent[1], n = A->extent[2];
+  int64_t batch = nbatch(A), m = A->extent[1], n = A->extent[2];
   int64_t kn = m < n ? m : n;
   if (op == 0 || op == 3) {
     if (m != n) {
@@ -453,7 +515,88 @@ static int bgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return bfac(3, args, nargs, out, err, errlen);
 }
 
+/* -- pack, unpack ------------------------------------------------------------------
+ * SIMD interleaving (seed 000 section 3.2): 'width' matrices per group,
+ * element (i, j) of matrix g * width + l at P(g, i, j, l), so a vector
+ * register's lanes hold one element of 'width' matrices. The last group
+ * is padded with identity matrices (harmless to every operation). */
+#define PACK_SIG(VT) "range V=" VT "[3,stride] P=" VT "[4] nb=int64"
+static const char *const sig_pack[] = {PACK_SIG("float64"), PACK_SIG("float32"), NULL};
+static const sk_kbody k_pack = {
+  "batched.pack",
+  "const sk_i64 w = P.extent[3], g = i / w, l = i % w;\n"
+  "for (sk_i64 r = 0; r < P.extent[1]; r++)\n"
+  "  for (sk_i64 c = 0; c < P.extent[2]; c++)\n"
+  "    P(g, r, c, l) = i < nb ? V(i, r, c) : (r == c ? 1 : 0);\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_pack, NULL, NULL};
+static const sk_kbody k_unpack = {
+  "batched.unpack",
+  "const sk_i64 w = P.extent[3], g = i / w, l = i % w;\n"
+  "for (sk_i64 r = 0; r < P.extent[1]; r++)\n"
+  "  for (sk_i64 c = 0; c < P.extent[2]; c++) V(i, r, c) = P(g, r, c, l);\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_pack, NULL, NULL};
+
+static int bpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"V", "width", NULL};
+  int dt = -1;
+  const sk_view *V;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(V = sk_dense_mat(args, nargs, "V", 1, &dt, err, errlen)))
+    return -1;
+  int64_t w;
+  if (sk_karg_i64(args, nargs, "width", 1, dt == SK_F64 ? 8 : 16, &w, err, errlen) < 0)
+    return -1;
+  if (w < 1 || w > 64) {
+    snprintf(err, errlen, "width %lld is out of range (1 .. 64)", (long long)w);
+    return -1;
+  }
+  int64_t nb = V->extent[0];
+  int64_t ext[4] = {(nb + w - 1) / w, V->extent[1], V->extent[2], w};
+  char label[SK_LABEL_MAX];
+  snprintf(label, sizeof label, "%.100s (packed)", V->label);
+  sk_view P, v;
+  if (sk_view_create(&P, label, dt, 4, ext, SK_RIGHT, V->space, 0, NULL, err, errlen) < 0)
+    return -1;
+  sk_dense_strided(V, &v);
+  sk_arg ka[] = {sk_arg_view("V", &v), sk_arg_view("P", &P), sk_arg_i64("nb", nb)};
+  if (sk_dense_range(&k_pack, ext[0] * w, ka, NELEM(ka), err, errlen) < 0) {
+    sk_view_release(&P);
+    return -1;
+  }
+  return sk_kout_view(out, "P", &P, err, errlen);
+}
+
+static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
+  static const char *const known[] = {"P", "V", NULL};
+  (void)out;
+  int dt = -1;
+  const sk_view *P, *V;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(P = sk_karg_view(args, nargs, "P", 4, err, errlen)) ||
+      !(V = sk_dense_mat(args, nargs, "V", 1, &dt, err, errlen)))
+    return -1;
+  if (P->dtype != V->dtype || P->extent[1] != V->extent[1] || P->extent[2] != V->extent[2] ||
+      nbatch(P) < V->extent[0] || nbatch(P) - V->extent[0] >= P->extent[3] ||
+      P->layout != SK_RIGHT || P->space != V->space) {
+    char sp[64], sv[64];
+    snprintf(sp, sizeof sp, "%lldx%lldx%lldx%lld", (long long)P->extent[0],
+             (long long)P->extent[1], (long long)P->extent[2], (long long)P->extent[3]);
+    snprintf(err, errlen, "P (view '%s', %s %s) is not a packed form of V (view '%s', %s %s)",
+             P->label, sk_dtypes[P->dtype].name, sp, V->label, sk_dtypes[V->dtype].name,
+             sk_dense_shape(V, sv, sizeof sv));
+    return -1;
+  }
+  sk_view v;
+  sk_dense_strided(V, &v);
+  sk_arg ka[] = {sk_arg_view("V", &v), sk_arg_view("P", P), sk_arg_i64("nb", V->extent[0])};
+  return sk_dense_range(&k_unpack, V->extent[0], ka, NELEM(ka), err, errlen);
+}
+
 /* -- entries ----------------------------------------------------------------------- */
+static const sk_kentry e_pack = {"batched.pack", "V [, width]", SK_KRES_NONE, bpack};
+static const sk_kentry e_unpack = {"batched.unpack", "P, V", SK_KRES_NONE, bunpack};
 static const sk_kentry e_gemm = {
   "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode]", SK_KRES_NONE, bgemm};
 static const sk_kentry e_trsm = {
@@ -468,8 +611,9 @@ static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mod
                                  SK_KRES_I64, bgesv};
 
 static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm, &e_trtri, &e_lu,
-                                           &e_gesv, NULL};
-static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_t, &k_tri_s, &k_tri_t,
-                                         &k_fac_s, &k_fac_t, &k_count, NULL};
+                                           &e_gesv, &e_pack, &e_unpack, NULL};
+static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_t, &k_gemm_p, &k_tri_s,
+                                         &k_tri_t, &k_fac_s, &k_fac_t, &k_count,
+                                         &k_pack, &k_unpack, NULL};
 const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};
 const sk_kbody *const *const sk_batched_bodies[] = {bodies, NULL};

@@ -245,6 +245,8 @@ int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
   gplan p;
   if (gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
     return SK_VENDOR_UNSUPPORTED;
+  /* k = 0: BLAS may return without applying beta; the native kernels do */
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;
   if (m == 0 || n == 0) return SK_VENDOR_OK;
   if (dtype == SK_F64)
     lib.dgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, alpha, p.X, p.ldx, p.Y,
@@ -265,7 +267,7 @@ int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
     return SK_VENDOR_UNSUPPORTED;
   int f = flag(trans) ^ sa;
   int sm = (int)(sa ? n : m), sn = (int)(sa ? m : n);
-  if ((flag(trans) ? n : m) == 0) return SK_VENDOR_OK;
+  if (m == 0 || n == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
   if (dtype == SK_F64)
     lib.dgemv(CM, f ? TR : NT, sm, sn, alpha, A, lda, x, (int)incx, beta, y,
               (int)incy);
@@ -283,6 +285,7 @@ int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
   if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
       as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
     return SK_VENDOR_UNSUPPORTED;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
   if (n == 0) return SK_VENDOR_OK;
   int lo = low(uplo) ^ sc;
   ft ^= sa;
@@ -559,6 +562,7 @@ int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
   gplan p;
   if (!fits(batch) || gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
     return SK_VENDOR_UNSUPPORTED;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;
   if (m == 0 || n == 0 || batch == 0) return SK_VENDOR_OK;
   long long sx = p.swap ? sb : sa, sy = p.swap ? sa : sb;
   int rc;
@@ -609,6 +613,7 @@ int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
   if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
       as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
     return SK_VENDOR_UNSUPPORTED;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;
   if (n == 0) return SK_VENDOR_OK;
   int lo = low(uplo) ^ sc, rc;
   ft ^= sa;

@@ -63,4 +63,21 @@ function batched.gesv(A, B, opts)
   return (out and out.info) or (opts and opts.info), (out and out.ipiv) or (opts and opts.ipiv)
 end
 
+-- SIMD interleaving (seed 000 section 3.2): a new rank-4 view (groups,
+-- rows, cols, width) holding V's matrices 'width' at a time (default: a
+-- vector register's worth, 8 float64 or 16 float32), element (i, j) of
+-- matrix b at P(b // width, i, j, b % width); the last group is padded
+-- with identity matrices. Every batched call accepts packed views (batch
+-- entry b = lane b % width of group b // width, so info / ipiv views
+-- count the padding too); gemm on three packed views vectorises across
+-- the batch.
+function batched.pack(V, width)
+  local _, out = core.call("batched.pack", {V = V, width = width})
+  return out.P
+end
+-- copy the matrices of packed P back into V (rank 3)
+function batched.unpack(P, V)
+  core.call("batched.unpack", {P = P, V = V})
+end
+
 return batched
