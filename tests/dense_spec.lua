@@ -266,8 +266,10 @@ for _, dt in ipairs(FLOATS) do
           local out = ("o%d.npy"):format(#jobs)
           job(("gemm %s N T 1.0 0.0 %s %s %s"):format(out, fa, fb, fc))
           expect(("batched gemm NT %s %s %dx%d %s"):format(dt, lay, nb, n, mode), C, out, dt)
+          -- the batch of 10,000: gemm, lu with pivoting and gesv (time)
+          local big = nb == 10000
           local combos = nb == 40 and {{"L", "U", "N", "N"}, {"R", "L", "T", "U"}, {"L", "L", "T", "N"}, {"R", "U", "N", "U"}}
-                         or {{"L", "L", "N", "N"}, {"R", "U", "T", "U"}}
+                         or big and {} or {{"L", "L", "N", "N"}, {"R", "U", "T", "U"}}
           for _, cb in ipairs(combos) do
             local T = dominant("T", dt, {nb, n, n}, lay)
             local ft = save(T)
@@ -280,6 +282,7 @@ for _, dt in ipairs(FLOATS) do
               expect(("batched %s %s %s %s %dx%d %s"):format(op, table.concat(cb), dt, lay, nb, n, mode), X, o, dt)
             end
           end
+          if not big then
           local T = dominant("T", dt, {nb, n, n}, lay)
           local ft = save(T)
           local info = batched.trtri("L", "N", T, {mode = mode})
@@ -293,6 +296,7 @@ for _, dt in ipairs(FLOATS) do
           local o5 = ("o%d.npy"):format(#jobs)
           job(("lunp %s %s"):format(o5, fl))
           expect(("batched lu (no pivoting) %s %s %dx%d %s"):format(dt, lay, nb, n, mode), L, o5, dt)
+          end
           local P = make("P", dt, {nb, n, n}, lay)
           local fp = save(P)
           local _, ipiv = batched.lu(P, {pivot = true, mode = mode})
