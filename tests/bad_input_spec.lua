@@ -219,7 +219,9 @@ local CASES = {
   {"blas.nrm2 of nothing", function() blas.nrm2(nil) end,
    "speck.blas.nrm2: x must be a view"},
   {"an unknown library kernel", function() speck.call("blas.nosuch", {}) end,
-   "speck.call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby)"},
+   "speck.call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, blas.asum, blas.iamax, "
+   .. "blas.scal, blas.axpy, blas.axpby, blas.gemv, blas.gemm, blas.syrk, blas.trsm, blas.trmm, "
+   .. "blas.potrf, blas.getrf, blas.getrs, blas.gesv, blas.trtri)"},
 
   -- files ------------------------------------------------------------------------------------
   {"load_npy of a missing file", function() speck.io.load_npy("/nonexistent/x.npy") end,
