@@ -347,7 +347,14 @@ do
 end
 
 local ORACLE_OUT, ORACLE_CODE
+-- NumPy and SciPy of Debian's /usr/bin/python3 (the GPU machines have none:
+-- the oracle's specs are pending there, the rest run)
+local HAVE_NUMPY = select(2, sh(PY .. " -c 'import numpy, scipy.linalg'")) == 0
 local function oracle()
+  if not HAVE_NUMPY then
+    pending("NumPy/SciPy (python3-numpy, python3-scipy) are not installed")
+    return false
+  end
   if ORACLE_CODE == nil then
     local f = assert(io.open(DIR .. "/jobs", "w"))
     f:write(table.concat(jobs, "\n"), "\n")
@@ -355,13 +362,14 @@ local function oracle()
     ORACLE_OUT, ORACLE_CODE = sh(PY .. " " .. HERE .. "/dense_oracle.py " .. DIR)
   end
   assert.are.equal(0, ORACLE_CODE, ORACLE_OUT)
+  return true
 end
 
 describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, function()
   teardown(function() sh("rm -rf " .. DIR) end)
 
   it("agree with NumPy / SciPy (" .. #checks .. " results)", function()
-    oracle()
+    if not oracle() then return end
     local bad = {}
     for _, c in ipairs(checks) do
       local want = speck.io.load_npy(DIR .. "/" .. c.out, {space = c.got:space()})
@@ -384,7 +392,7 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
   end)
 
   it("the in-kernel gesv solves each element system", function()
-    oracle()
+    if not oracle() then return end
     -- K x = f with K checked against the oracle above: the residual
     local K = KB
     local ne, n = K:extent(0), K:extent(1)
@@ -549,7 +557,8 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     assert.is_string(v.available and v.host or v.note)
     local out = sh("SPECK_OPENBLAS=libnosuch.so.0 " .. (os.getenv("SPECK_BIN") or "build/bin/speck") ..
                    [[ -e 'local b = require "speck.blas"; local A = speck.View("A","float64",{2,2}):fill(1);]] ..
-                   [[ b.gemm("N","N",1,A,A,0,A,{impl="vendor"}); print(A(0,0), speck.info().blas_vendor.note)']])
+                   [[ local C = speck.View("C","float64",{2,2}); b.gemm("N","N",1,A,A,0,C,{impl="vendor"});]] ..
+                   [[ print(C(0,0), speck.info().blas_vendor.note)']])
     assert.matches("^2%.?0?%s+OpenBLAS not available %(libnosuch", out)
   end)
 

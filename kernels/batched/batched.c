@@ -280,7 +280,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                  B->stride[1], B->stride[2], B->stride[0], beta, C->data,
                                  C->stride[1], C->stride[2], C->stride[0],
                                  C->extent[0]) == SK_VENDOR_OK)
-    return 0;
+    return sk_dense_vendor_done(C, err, errlen);
   int64_t n = C->extent[1];
   int64_t fixed = ta == 'N' && tb == 'N' && n == C->extent[2] && n == ak && n >= 2 &&
                   n <= 16 && alpha != 0 ? n : 0;

@@ -40,6 +40,12 @@ const sk_backend *sk_dense_backend(char *err, size_t errlen) {
   return sk_rt_backend(err, errlen);
 }
 
+int sk_dense_vendor_done(const sk_view *C, char *err, size_t errlen) {
+  if (!sk_space_host_accessible(C->space)) return 0;
+  const sk_backend *b = sk_backend_for_space(C->space);
+  return b && b->fence ? b->fence(err, errlen) : 0;
+}
+
 const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
                             int batched, int *dtype, char *err, size_t errlen) {
   const sk_view *v = sk_karg_view(args, nargs, name, batched ? 3 : 2, err, errlen);
@@ -349,7 +355,7 @@ static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              dt, ta, tb, m, n, k, alpha, A->data, A->stride[0], A->stride[1], B->data,
              B->stride[0], B->stride[1], beta, C->data, C->stride[0], C->stride[1]) ==
              SK_VENDOR_OK)
-    return 0;
+    return v == 2 ? sk_dense_vendor_done(C, err, errlen) : 0;
   return sk_dense_gemm(ta, tb, alpha, A, B, beta, C, 0, err, errlen);
 }
 
@@ -384,7 +390,7 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (v && (v == 1 ? sk_vendor_syrk : sk_vendor_gpu_syrk)(
              dt, uplo, tr, n, k, alpha, A->data, A->stride[0], A->stride[1], beta,
              C->data, C->stride[0], C->stride[1]) == SK_VENDOR_OK)
-    return 0;
+    return v == 2 ? sk_dense_vendor_done(C, err, errlen) : 0;
   return sk_dense_gemm(tr, tr == 'N' ? 'T' : 'N', alpha, A, A, beta, C, uplo, err,
                        errlen);
 }
@@ -577,7 +583,7 @@ static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
              A->stride[0], A->stride[1], B->data, B->stride[0], B->stride[1]) ==
              SK_VENDOR_OK)
-    return 0;
+    return v == 2 ? sk_dense_vendor_done(B, err, errlen) : 0;
   return sk_dense_trsm(side, uplo, tr, diag, alpha, A, B, err, errlen);
 }
 
