@@ -719,6 +719,39 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
     for (sk_i64 sk__vse = (sk_i64)(e), k = (sk_i64)(b); k < sk__vse; ++k)
 
 
+/* -- team bitonic sort (host.h says what it is) ----------------------------- */
+#define SK__BITONIC(tm, K, V, n, before)                                     \
+  do {                                                                       \
+    const sk_i64 sk__sn = (sk_i64)(n);                                       \
+    sk_i64 sk__sN = 1;                                                       \
+    while (sk__sN < sk__sn) sk__sN <<= 1;                                    \
+    team_barrier(tm);                                                        \
+    for (sk_i64 sk__sk = 2; sk__sk <= sk__sN; sk__sk <<= 1)                  \
+      for (sk_i64 sk__sj = sk__sk >> 1; sk__sj > 0; sk__sj >>= 1) {          \
+        TEAM_VECTOR_FOR(sk__st, 0, sk__sN >> 1) {                            \
+          const sk_i64 sk__p =                                               \
+            ((sk__st & ~(sk__sj - 1)) << 1) | (sk__st & (sk__sj - 1));       \
+          const sk_i64 sk__q =                                               \
+            sk__sj == (sk__sk >> 1) ? (sk__p ^ (sk__sk - 1)) : sk__p + sk__sj; \
+          if (sk__q < sk__sn) {                                              \
+            const __typeof__((K)[0]) a = (K)[sk__q], b = (K)[sk__p];         \
+            const __typeof__((V)[0]) va = (V)[sk__q], vb = (V)[sk__p];       \
+            (void)va;                                                        \
+            (void)vb;                                                        \
+            if (before) {                                                    \
+              (K)[sk__p] = a;                                                \
+              (K)[sk__q] = b;                                                \
+              (V)[sk__p] = va;                                               \
+              (V)[sk__q] = vb;                                               \
+            }                                                                \
+          }                                                                  \
+        }                                                                    \
+        team_barrier(tm);                                                    \
+      }                                                                      \
+  } while (0)
+#define TEAM_SORT(tm, keys, n, before) SK__BITONIC(tm, keys, keys, n, before)
+#define TEAM_SORT_KV(tm, keys, vals, n, before) SK__BITONIC(tm, keys, vals, n, before)
+
 /* -- hashmap accumulator (host.h says what it is) -------------------------- */
 typedef struct hashmap {
   int32_t *tkeys, *tslot, *keys, *bidx, *used;

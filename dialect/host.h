@@ -367,6 +367,51 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
   for (bool final = 1, sk__o2 = ((var) = 0, 1); sk__o2; sk__o2 = 0)          \
     VECTOR_FOR(k, b, e)
 
+/* -- team bitonic sort (seed 000 section 5) ---------------------------------
+ * TEAM_SORT(team, keys, n, before): sort keys[0 .. n) (a pointer: team
+ * scratch, or &x(0) of a contiguous view) in place, by the C expression
+ * 'before' over 'a' and 'b' ("a comes before b": a < b ascending); with
+ * TEAM_SORT_KV the values vals[] move with their keys, and 'before' may
+ * also use va and vb, the values of a and b (a tie-break on them makes it
+ * stable). A collective: every member calls it with the same arguments;
+ * the keys are read and written after team barriers. The network is
+ * Batcher's bitonic one in its always-ascending form (every block's first
+ * step compares mirrored pairs), so positions past n act as +infinity and
+ * any n works: log2(N) (log2(N) + 1) / 2 steps of N/2 compare-exchanges
+ * (N: n rounded up to a power of two) spread over the team's threads and
+ * lanes. Not stable. */
+#define SK__BITONIC(tm, K, V, n, before)                                     \
+  do {                                                                       \
+    const sk_i64 sk__sn = (sk_i64)(n);                                       \
+    sk_i64 sk__sN = 1;                                                       \
+    while (sk__sN < sk__sn) sk__sN <<= 1;                                    \
+    team_barrier(tm);                                                        \
+    for (sk_i64 sk__sk = 2; sk__sk <= sk__sN; sk__sk <<= 1)                  \
+      for (sk_i64 sk__sj = sk__sk >> 1; sk__sj > 0; sk__sj >>= 1) {          \
+        TEAM_VECTOR_FOR(sk__st, 0, sk__sN >> 1) {                            \
+          const sk_i64 sk__p =                                               \
+            ((sk__st & ~(sk__sj - 1)) << 1) | (sk__st & (sk__sj - 1));       \
+          const sk_i64 sk__q =                                               \
+            sk__sj == (sk__sk >> 1) ? (sk__p ^ (sk__sk - 1)) : sk__p + sk__sj; \
+          if (sk__q < sk__sn) {                                              \
+            const __typeof__((K)[0]) a = (K)[sk__q], b = (K)[sk__p];         \
+            const __typeof__((V)[0]) va = (V)[sk__q], vb = (V)[sk__p];       \
+            (void)va;                                                        \
+            (void)vb;                                                        \
+            if (before) {                                                    \
+              (K)[sk__p] = a;                                                \
+              (K)[sk__q] = b;                                                \
+              (V)[sk__p] = va;                                               \
+              (V)[sk__q] = vb;                                               \
+            }                                                                \
+          }                                                                  \
+        }                                                                    \
+        team_barrier(tm);                                                    \
+      }                                                                      \
+  } while (0)
+#define TEAM_SORT(tm, keys, n, before) SK__BITONIC(tm, keys, keys, n, before)
+#define TEAM_SORT_KV(tm, keys, vals, n, before) SK__BITONIC(tm, keys, vals, n, before)
+
 /* -- hashmap accumulator (seed 000 section 2.2.1) --------------------------
  * int32 keys (>= 0) in an open-addressing table (linear probing, Fibonacci
  * hashing) over memory the caller provides (hashmap_bytes(size,

@@ -34,7 +34,7 @@ static const char *const reserved[] = {
   "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
   "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
   "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
-  "team_scratch", "thread_scratch", "atomic_add", "atomic_sub",
+  "team_scratch", "thread_scratch", "TEAM_SORT", "TEAM_SORT_KV", "atomic_add", "atomic_sub",
   "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
   "atomic_exchange", "atomic_cas", "atomic_fetch_add", "atomic_fetch_sub",
   "atomic_fetch_min", "atomic_fetch_max", "atomic_fetch_and",

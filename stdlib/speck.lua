@@ -111,6 +111,49 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
                   scratch_thread = pair(sc.per_thread, "per_thread")}, Policy))
 end
 
+-- -- sorting (kernels/sort/): in place, the comparator a C expression over
+-- a and b (true when a comes before b) compiled into the sort
+local SORT_OPTS = {descending = true, comparator = true, algorithm = true}
+
+local function sort_call(fname, entry, t, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("%s: options must be a table, got %s"):format(fname, type(opts)), 3)
+  end
+  for k, x in pairs(opts or {}) do
+    if not SORT_OPTS[k] then
+      error(("%s: unknown option '%s' (descending, comparator, algorithm)")
+            :format(fname, tostring(k)), 3)
+    end
+    if k == "descending" and type(x) ~= "boolean" then
+      error(("%s: option descending must be a boolean, got %s"):format(fname, type(x)), 3)
+    elseif k ~= "descending" and type(x) ~= "string" then
+      error(("%s: option %s must be a string, got %s"):format(fname, k, type(x)), 3)
+    end
+    t[k] = x
+  end
+  for _, k in ipairs(entry == "sort.sort" and {"keys"} or {"keys", "values"}) do
+    if type(t[k]) ~= "userdata" then
+      error(("%s: %s must be a view, got %s"):format(fname, k == "keys" and
+            (entry == "sort.sort" and "v" or "keys") or k, type(t[k])), 3)
+    end
+  end
+  local ok, e = pcall(core.call, entry, t)
+  if not ok then
+    local msg = tostring(e):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sort%.[%w_]+: ", "", 1)
+    error(("%s: %s"):format(fname, msg), 3)
+  end
+end
+
+function speck.sort(v, opts)
+  sort_call("speck.sort", "sort.sort", {keys = v}, opts)
+  return v
+end
+
+function speck.sort_by_key(keys, values, opts)
+  sort_call("speck.sort_by_key", "sort.sort_by_key", {keys = keys, values = values}, opts)
+  return keys, values
+end
+
 -- -- help ---------------------------------------------------------------------
 -- help(speck.parallel_for) prints the signature (speck/help.lua's table);
 -- the REPL binds it to the global 'help'
