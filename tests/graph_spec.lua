@@ -184,38 +184,48 @@ describe("speck.graph algorithms against NetworkX", function()
         assert.equal(total, only)
         assert.is_nil(none)
       end)
-      it("distance-1 coloring is valid: " .. c.name, function()
-        local colors, ncolors = graph.color(g)
-        local _, rp, ci = arcs(g)
-        local ct, maxc = colors:totable(), 0
-        for u = 0, g:num_vertices() - 1 do
-          assert.is_true(ct[u + 1] >= 1 and ct[u + 1] <= ncolors)
-          maxc = math.max(maxc, ct[u + 1])
-          for k = rp[u + 1], rp[u + 2] - 1 do
-            local v = ci[k + 1]
-            if v ~= u then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
-          end
-        end
-        assert.equal(maxc, ncolors)
-      end)
-      it("distance-2 coloring is valid: " .. c.name, function()
-        local colors, ncolors = graph.color_d2(g)
-        local _, rp, ci = arcs(g)
-        local ct, maxc = colors:totable(), 0
-        for v = 0, g:num_vertices() - 1 do
-          maxc = math.max(maxc, ct[v + 1])
-          assert.is_true(ct[v + 1] >= 1)
-          for k = rp[v + 1], rp[v + 2] - 1 do
-            local u = ci[k + 1]
-            if u ~= v then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
-            for j = rp[u + 1], rp[u + 2] - 1 do
-              local w = ci[j + 1]
-              if w ~= v then assert.is_true(ct[w + 1] ~= ct[v + 1]) end
+      for _, alg in ipairs{"vb", "eb"} do
+        it("distance-1 coloring (" .. alg .. ") is valid: " .. c.name, function()
+          local colors, ncolors = graph.color(g, {algorithm = alg})
+          local _, rp, ci = arcs(g)
+          local ct, maxc = colors:totable(), 0
+          for u = 0, g:num_vertices() - 1 do
+            assert.is_true(ct[u + 1] >= 1 and ct[u + 1] <= ncolors)
+            maxc = math.max(maxc, ct[u + 1])
+            for k = rp[u + 1], rp[u + 2] - 1 do
+              local v = ci[k + 1]
+              if v ~= u then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
             end
           end
-        end
-        assert.equal(maxc, ncolors)
-      end)
+          assert.equal(maxc, ncolors)
+          local o = oracle(c)
+          if o then assert.is_true(ncolors <= o.maxdeg[1] + 1) end
+        end)
+      end
+      for _, alg in ipairs{"vb", "nb"} do
+        it("distance-2 coloring (" .. alg .. ") is valid: " .. c.name, function()
+          local colors, ncolors = graph.color_d2(g, {algorithm = alg})
+          local _, rp, ci = arcs(g)
+          local ct, maxc = colors:totable(), 0
+          for v = 0, g:num_vertices() - 1 do
+            maxc = math.max(maxc, ct[v + 1])
+            assert.is_true(ct[v + 1] >= 1)
+            for k = rp[v + 1], rp[v + 2] - 1 do
+              local u = ci[k + 1]
+              if u ~= v then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
+              for j = rp[u + 1], rp[u + 2] - 1 do
+                local w = ci[j + 1]
+                if w ~= v then assert.is_true(ct[w + 1] ~= ct[v + 1]) end
+              end
+            end
+          end
+          assert.equal(maxc, ncolors)
+          local o = oracle(c)
+          -- VB is greedy (at most Δ(G²) + 1 colors); NB may open a new
+          -- window of 64 colors while lower ones still have room
+          if o and alg == "vb" then assert.is_true(ncolors <= o.maxdeg[2] + 1) end
+        end)
+      end
       it("MIS-2 coarsening: aggregates of one root, within two edges: " .. c.name, function()
         local labels, ncoarse = graph.coarsen_mis2(g)
         local members = graph.mis2(g):totable()
@@ -316,6 +326,68 @@ describe("speck.graph algorithms against NetworkX", function()
 end)
 
 -- -- building ----------------------------------------------------------------------
+describe("speck.graph.color_bipartite", function()
+  local sparse = require "speck.sparse"
+  -- rows r1 ~= r2 sharing a column must differ (columns: sharing a row)
+  local function check(m, n, rows, cols, colors, ncolors, side)
+    local by = {}
+    for k = 1, #rows do
+      local net, mem = cols[k], rows[k]
+      if side == "columns" then net, mem = rows[k], cols[k] end
+      by[net] = by[net] or {}
+      by[net][#by[net] + 1] = mem
+    end
+    local ct, maxc = colors:totable(), 0
+    assert.equal(side == "columns" and n or m, #ct)
+    for _, c in ipairs(ct) do
+      assert.is_true(c >= 1 and c <= ncolors)
+      maxc = math.max(maxc, c)
+    end
+    for _, mem in pairs(by) do
+      for x = 1, #mem do
+        for y = x + 1, #mem do
+          if mem[x] ~= mem[y] then assert.is_true(ct[mem[x] + 1] ~= ct[mem[y] + 1]) end
+        end
+      end
+    end
+    assert.equal(#ct > 0 and maxc or 0, ncolors)
+  end
+
+  it("colors the rows or the columns of random bipartite matrices (nb and vb)", function()
+    for _, shape in ipairs{{40, 25, 120}, {7, 300, 900}, {200, 3, 150}, {5, 5, 0}} do
+      local m, n, nnz = shape[1], shape[2], shape[3]
+      local rows, cols, vals = {}, {}, {}
+      for k = 1, nnz do rows[k], cols[k], vals[k] = rint(m), rint(n), 1.0 end
+      local A = sparse.from_coo(m, n, rows, cols, vals)
+      for _, alg in ipairs{"nb", "vb"} do
+        for _, side in ipairs{"rows", "columns"} do
+          local colors, ncolors = graph.color_bipartite(A, {algorithm = alg, side = side})
+          check(m, n, rows, cols, colors, ncolors, side)
+        end
+      end
+    end
+  end)
+
+  it("takes a Graph: its arcs u -> v as rows u and columns v", function()
+    local s, d = random_edges(80, 300)
+    local g = graph.from_edges(80, s, d, {directed = true})
+    local colors, ncolors = graph.color_bipartite(g)
+    check(80, 80, s, d, colors, ncolors, "rows")
+    -- a symmetric graph with every self-loop: the same as distance-2 coloring's conflicts
+    local ls, ld = {}, {}
+    for v = 0, 79 do ls[#ls + 1], ld[#ld + 1] = v, v end
+    for k = 1, #s do ls[#ls + 1], ld[#ld + 1] = s[k], d[k] end
+    local h = graph.from_edges(80, ls, ld, {self_loops = true})
+    local c2, n2 = graph.color_bipartite(h, {side = "columns"})
+    local hs, hd = {}, {}
+    local rp, ci = h.rowptr:totable(), h.colidx:totable()
+    for u = 0, 79 do
+      for k = rp[u + 1], rp[u + 2] - 1 do hs[#hs + 1], hd[#hd + 1] = u, ci[k + 1] end
+    end
+    check(80, 80, hs, hd, c2, n2, "columns")
+  end)
+end)
+
 describe("speck.graph.from_edges", function()
   it("drops self-loops, merges duplicates and symmetrises", function()
     local g = graph.from_edges(4, {0, 1, 0, 2, 3, 1}, {1, 0, 1, 2, 1, 3})
@@ -591,8 +663,16 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.color, d))
     assert.equal("speck.graph.color_d2: the graph is directed: coloring needs an undirected graph",
                  err_of(graph.color_d2, d))
-    assert.equal("speck.graph.color_d2: algorithm must be \"vb\", got nb",
-                 err_of(graph.color_d2, g, {algorithm = "nb"}))
+    assert.equal("speck.graph.color_d2: algorithm must be \"vb\" or \"nb\", got eb",
+                 err_of(graph.color_d2, g, {algorithm = "eb"}))
+    assert.equal("speck.graph.color: algorithm must be \"vb\" or \"eb\", got nb",
+                 err_of(graph.color, g, {algorithm = "nb"}))
+    assert.equal("speck.graph.color_bipartite: A must be a CrsMatrix or a Graph, got number",
+                 err_of(graph.color_bipartite, 3))
+    assert.equal("speck.graph.color_bipartite: side must be \"rows\" or \"columns\", got left",
+                 err_of(graph.color_bipartite, g, {side = "left"}))
+    assert.equal("speck.graph.color_bipartite: algorithm must be \"vb\" or \"nb\", got eb",
+                 err_of(graph.color_bipartite, g, {algorithm = "eb"}))
     assert.equal("speck.graph.minitri: the graph is directed: miniTri needs an undirected graph",
                  err_of(graph.minitri, d))
     assert.equal("speck.graph.mis2: the graph is directed: MIS-2 needs an undirected graph",

@@ -848,41 +848,148 @@ static const sk_kbody k_col_fix = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
 
-/* distance 2: the colors of neighbours and of their neighbours */
-static const sk_kbody k_col2_assign = {
+/* -- edge-based distance-1 coloring (seed 000 §4.1) ----------------------
+ * One thread per arc: each arc of an uncolored vertex u ORs its other
+ * end's color into u's forbidden mask (64 colors from u's window base,
+ * atomically), then every uncolored vertex takes the smallest color not
+ * forbidden (a full window moves its base on by 64), then every arc
+ * between two like colors uncolors its larger end. Repeated until no
+ * vertex is uncolored: of each conflict the smaller end keeps its color. */
+static const char *const sig_eb_forbid[] = {
+  "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32")
+  R1("base", "int32") R1("forb", "int64"), NULL};
+static const sk_kbody k_eb_forbid = {
+  "graph.color_eb_forbid",
+  "const int64_t u = src(i), v = colidx(i);\n"
+  "if (color(u) == 0 && u != v) {\n"
+  "  const int64_t c = (int64_t)color(v) - 1 - base(u);\n"
+  "  if (c >= 0 && c < 64) atomic_or(&forb(u), (int64_t)((uint64_t)1 << c));\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_eb_forbid, NULL, NULL};
+
+static const char *const sig_eb_pick[] = {
+  "range" R1("color", "int32") R1("base", "int32") R1("forb", "int64"), NULL};
+static const sk_kbody k_eb_pick = {
+  "graph.color_eb_pick",
+  "if (color(i) == 0) {\n"
+  "  const uint64_t f = (uint64_t)forb(i);\n"
+  "  forb(i) = 0;\n"
+  "  if (f == ~(uint64_t)0) {\n"
+  "    base(i) += 64;\n"
+  "  } else {\n"
+  "    int64_t b = 0;\n"
+  "    while ((f >> b) & 1) b++;\n"
+  "    color(i) = (int32_t)(base(i) + b + 1);\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_eb_pick, NULL, NULL};
+
+static const char *const sig_eb_fix[] = {
+  "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32"), NULL};
+static const sk_kbody k_eb_fix = {
+  "graph.color_eb_conflicts",
+  "const int64_t u = src(i), v = colidx(i);\n"
+  "const int32_t cu = color(u);\n"
+  "if (u > v && cu != 0 && cu == color(v)) color(u) = 0;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_eb_fix, NULL, NULL};
+
+static const char *const sig_uncolored[] = {"range" R1("color", "int32"), NULL};
+static const sk_kbody k_uncolored = {"graph.color_uncolored", "acc += color(i) == 0;",
+                                     SK_REDUCE, 0, {NULL}, {NULL}, sig_uncolored, NULL,
+                                     "sum:int64"};
+
+static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char *err,
+                    size_t errlen) {
+  int space = g->rowptr->space, rc = -1;
+  sk_view src, base, forb;
+  sk_view *all[] = {&src, &base, &forb};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_g_arc_sources(g, &src, err, errlen) < 0 ||
+      sk_sp_view(&base, "color bases", SK_I32, g->nv, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&forb, "forbidden colors", SK_I64, g->nv, space, 1, err, errlen) < 0)
+    goto done;
+  int64_t left = g->nv;
+  *rounds = 0;
+  while (left > 0) {
+    sk_arg a[] = {sk_arg_view("src", &src), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("color", col), sk_arg_view("base", &base),
+                  sk_arg_view("forb", &forb)};
+    sk_arg p[] = {sk_arg_view("color", col), sk_arg_view("base", &base),
+                  sk_arg_view("forb", &forb)};
+    sk_arg c[] = {sk_arg_view("color", col)};
+    sk_result r;
+    if (sk_sp_range(&k_eb_forbid, g->narcs, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_eb_pick, g->nv, p, NELEM(p), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_eb_fix, g->narcs, a, 3, NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_uncolored, g->nv, c, 1, &r, err, errlen) < 0)
+      goto done;
+    left = sk_result_i64(&r, 0);
+    (*rounds)++;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- distance-2 and bipartite partial coloring (seed 000 §4.2) -------------
+ * Both in terms of nets: a vertex v belongs to the nets ci1[rp1(v) ..
+ * rp1(v + 1)), net n has the members ci2[rp2(n) .. rp2(n + 1)), and two
+ * vertices sharing a net conflict. Distance 2 on an undirected graph: the
+ * nets of v are its neighbours, net n's members its neighbours and, with
+ * 'closed', n itself (so neighbours conflict too). Bipartite partial
+ * coloring of the rows of A: the nets of row r are its columns, the
+ * members of column c the rows of A^T's row c.
+ * VB: each vertex of the worklist looks at the members of its nets
+ * (nested loops), 64 colors a window. NB (Taş et al.): every net first
+ * gathers the colors of its members into a 64-bit mask (the window at
+ * 'base', common to all), then each vertex ORs the masks of its nets:
+ * two gathers, no nested loop; a vertex whose window is full waits for
+ * the next window (base + 64, taken when a round colors nobody). Then in
+ * both a worklist vertex that shares a net with a smaller vertex of its
+ * color gives the color up and goes to the next worklist. */
+#define D2SIG                                                                 \
+  "range" R1("rp1", "int64") R1("ci1", "int32") R1("rp2", "int64")            \
+  R1("ci2", "int32") R1("color", "int32") R1("work", "int32")
+static const char *const sig_d2_assign[] = {D2SIG " closed=int64", NULL};
+static const sk_kbody k_d2_assign = {
   "graph.color_d2_assign",
-  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "const int64_t v = work(i), b = rp1(v), e = rp1(v + 1);\n"
   "for (int64_t base = 0;; base += 64) {\n"
   "  uint64_t used = 0;\n"
   "  for (int64_t k = b; k < e; k++) {\n"
-  "    int64_t u = colidx(k);\n"
-  "    int64_t c = (int64_t)color(u) - 1 - base;\n"
-  "    if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
-  "    for (int64_t j = rowptr(u); j < rowptr(u + 1); j++) {\n"
-  "      int64_t w = colidx(j);\n"
-  "      int64_t d = (int64_t)color(w) - 1 - base;\n"
+  "    const int64_t u = ci1(k);\n"
+  "    if (closed) {\n"
+  "      const int64_t c = (int64_t)color(u) - 1 - base;\n"
+  "      if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
+  "    }\n"
+  "    for (int64_t q = rp2(u); q < rp2(u + 1); q++) {\n"
+  "      const int64_t w = ci2(q);\n"
+  "      const int64_t d = (int64_t)color(w) - 1 - base;\n"
   "      if (w != v && d >= 0 && d < 64) used |= (uint64_t)1 << d;\n"
   "    }\n"
   "  }\n"
   "  if (~used) {\n"
-  "    int64_t j = 0;\n"
-  "    while ((used >> j) & 1) j++;\n"
-  "    color(v) = (int32_t)(base + j + 1);\n"
+  "    int64_t t = 0;\n"
+  "    while ((used >> t) & 1) t++;\n"
+  "    color(v) = (int32_t)(base + t + 1);\n"
   "    break;\n"
   "  }\n"
   "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+  SK_FOR, 0, {NULL}, {NULL}, sig_d2_assign, NULL, NULL};
 
-static const sk_kbody k_col2_fix = {
+static const char *const sig_d2_fix[] = {
+  D2SIG R1("next", "int32") R1("cnt", "int64") " closed=int64", NULL};
+static const sk_kbody k_d2_fix = {
   "graph.color_d2_conflicts",
-  "int64_t v = work(i);\n"
-  "int32_t cv = color(v);\n"
-  "int bad = 0;\n"
-  "for (int64_t k = rowptr(v); k < rowptr(v + 1) && !bad; k++) {\n"
-  "  int64_t u = colidx(k);\n"
-  "  if (u < v && color(u) == cv) bad = 1;\n"
-  "  for (int64_t j = rowptr(u); j < rowptr(u + 1) && !bad; j++) {\n"
-  "    int64_t w = colidx(j);\n"
+  "const int64_t v = work(i);\n"
+  "const int32_t cv = color(v);\n"
+  "int bad = cv == 0;\n"
+  "for (int64_t k = rp1(v); k < rp1(v + 1) && !bad; k++) {\n"
+  "  const int64_t u = ci1(k);\n"
+  "  if (closed && u < v && color(u) == cv) bad = 1;\n"
+  "  for (int64_t q = rp2(u); q < rp2(u + 1) && !bad; q++) {\n"
+  "    const int64_t w = ci2(q);\n"
   "    if (w < v && color(w) == cv) bad = 1;\n"
   "  }\n"
   "}\n"
@@ -890,7 +997,40 @@ static const sk_kbody k_col2_fix = {
   "  color(v) = 0;\n"
   "  next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
   "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+  SK_FOR, 0, {NULL}, {NULL}, sig_d2_fix, NULL, NULL};
+
+static const char *const sig_nb_gather[] = {
+  "range" R1("rp2", "int64") R1("ci2", "int32") R1("color", "int32") R1("mask", "int64")
+  " base=int64 closed=int64", NULL};
+static const sk_kbody k_nb_gather = {
+  "graph.color_nb_gather",
+  "uint64_t m = 0;\n"
+  "if (closed) {\n"
+  "  const int64_t c = (int64_t)color(i) - 1 - base;\n"
+  "  if (c >= 0 && c < 64) m |= (uint64_t)1 << c;\n"
+  "}\n"
+  "for (int64_t q = rp2(i); q < rp2(i + 1); q++) {\n"
+  "  const int64_t c = (int64_t)color(ci2(q)) - 1 - base;\n"
+  "  if (c >= 0 && c < 64) m |= (uint64_t)1 << c;\n"
+  "}\n"
+  "mask(i) = (int64_t)m;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_nb_gather, NULL, NULL};
+
+static const char *const sig_nb_assign[] = {
+  "range" R1("rp1", "int64") R1("ci1", "int32") R1("color", "int32") R1("work", "int32")
+  R1("mask", "int64") " base=int64", NULL};
+static const sk_kbody k_nb_assign = {
+  "graph.color_nb_assign",
+  "const int64_t v = work(i);\n"
+  "uint64_t f = 0;\n"
+  "for (int64_t k = rp1(v); k < rp1(v + 1); k++) f |= (uint64_t)mask(ci1(k));\n"
+  "if (~f) {\n"
+  "  int64_t t = 0;\n"
+  "  while ((f >> t) & 1) t++;\n"
+  "  color(v) = (int32_t)(base + t + 1);\n"
+  "  acc += 1;\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_nb_assign, NULL, "sum:int64"};
 
 static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
 static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
@@ -899,8 +1039,86 @@ static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
 static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
                                 SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
 
-/* graph.color: G_* (undirected) [, algorithm "vb", distance 1 | 2] ->
- * colors (int32, 1..ncolors), ncolors, rounds */
+/* the nets of a distance-2 or bipartite coloring (see above) */
+typedef struct nets {
+  const sk_view *rp1, *ci1, *rp2, *ci2;
+  int64_t nverts, nnets;
+  int closed;
+} nets;
+
+/* color the vertices of 'nt' into 'col' (zeroed), by VB or NB */
+static int color_nets(const nets *nt, int nb, const sk_view *col, int64_t *rounds,
+                      char *err, size_t errlen) {
+  int64_t n = nt->nverts;
+  int space = col->space, rc = -1;
+  sk_view work, next, cnt, mask;
+  sk_view *all[] = {&work, &next, &cnt, &mask};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      (nb && sk_sp_view(&mask, "net colors", SK_I64, nt->nnets > 0 ? nt->nnets : 1, space,
+                        0, err, errlen) < 0))
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("work", &work)};
+    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t wn = n, base = 0;
+  *rounds = 0;
+  while (wn > 0) {
+    sk_arg a[] = {sk_arg_view("rp1", nt->rp1), sk_arg_view("ci1", nt->ci1),
+                  sk_arg_view("rp2", nt->rp2), sk_arg_view("ci2", nt->ci2),
+                  sk_arg_view("color", col), sk_arg_view("work", &work),
+                  sk_arg_i64("closed", nt->closed), sk_arg_view("next", &next),
+                  sk_arg_view("cnt", &cnt)};
+    if (nb) {
+      sk_arg g[] = {sk_arg_view("rp2", nt->rp2), sk_arg_view("ci2", nt->ci2),
+                    sk_arg_view("color", col), sk_arg_view("mask", &mask),
+                    sk_arg_i64("base", base), sk_arg_i64("closed", nt->closed)};
+      sk_arg s[] = {sk_arg_view("rp1", nt->rp1), sk_arg_view("ci1", nt->ci1),
+                    sk_arg_view("color", col), sk_arg_view("work", &work),
+                    sk_arg_view("mask", &mask), sk_arg_i64("base", base)};
+      sk_result r;
+      if (sk_sp_range(&k_nb_gather, nt->nnets, g, NELEM(g), NULL, err, errlen) < 0 ||
+          sk_sp_range(&k_nb_assign, wn, s, NELEM(s), &r, err, errlen) < 0)
+        goto done;
+      if (sk_result_i64(&r, 0) == 0) base += 64;   /* every one's window is full */
+    } else if (sk_sp_range(&k_d2_assign, wn, a, 7, NULL, err, errlen) < 0) {
+      goto done;
+    }
+    if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+        sk_sp_range(&k_d2_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+      goto done;
+    sk_view t = work;
+    work = next;
+    next = t;
+    (*rounds)++;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* colors, ncolors, rounds into 'out' ('col' moves there) */
+static int color_out(sk_view *col, int64_t n, int64_t rounds, sk_kvalue *out, char *err,
+                     size_t errlen) {
+  sk_arg a[] = {sk_arg_view("color", col)};
+  sk_result r;
+  if (sk_sp_range(&k_maxc, n, a, 1, &r, err, errlen) < 0) return -1;
+  int64_t nc = n > 0 ? sk_result_i64(&r, 0) : 0;
+  if (sk_kout_num(out, "ncolors", (double)nc, err, errlen) < 0 ||
+      sk_kout_num(out, "rounds", (double)rounds, err, errlen) < 0 ||
+      sk_kout_view(out, "colors", col, err, errlen) < 0)
+    return -1;
+  return 0;
+}
+
+/* graph.color: G_* (undirected) [, algorithm "vb" | "eb" (distance 1),
+ * "vb" | "nb" (distance 2), distance 1 | 2] -> colors (int32,
+ * 1..ncolors), ncolors, rounds */
 static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
@@ -919,59 +1137,98 @@ static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   const char *alg = sk_karg_str(args, nargs, "algorithm", "vb", err, errlen);
   if (!alg) return -1;
-  if (strcmp(alg, "vb") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not supported (vb)", alg);
+  const char *other = dist == 1 ? "eb" : "nb";
+  if (strcmp(alg, "vb") != 0 && strcmp(alg, other) != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not a distance-%lld coloring (vb, %s)", alg,
+             (long long)dist, other);
     return -1;
   }
+  int alt = strcmp(alg, "vb") != 0;
   if (directed) {
     snprintf(err, errlen, "the graph is directed: coloring needs an undirected graph");
     return -1;
   }
-  int64_t n = g.nv;
+  int64_t n = g.nv, rounds = 0;
   int space = g.rowptr->space, rc = -1;
   sk_view col, work, next, cnt;
   sk_view *all[] = {&col, &work, &next, &cnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  if (sk_sp_view(&col, "colors", SK_I32, n, space, 1, err, errlen) < 0 ||
-      sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
-    goto done;
-  {
-    sk_arg a[] = {sk_arg_view("work", &work)};
-    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
-  }
-  int64_t wn = n, rounds = 0;
-  while (wn > 0) {
-    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                  sk_arg_view("color", &col), sk_arg_view("work", &work),
-                  sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
-    if (sk_sp_range(dist == 2 ? &k_col2_assign : &k_col_assign, wn, a, 4, NULL, err,
-                    errlen) < 0 ||
-        sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-        sk_sp_range(dist == 2 ? &k_col2_fix : &k_col_fix, wn, a, NELEM(a), NULL, err,
-                    errlen) < 0 ||
-        sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+  if (sk_sp_view(&col, "colors", SK_I32, n, space, 1, err, errlen) < 0) goto done;
+  if (dist == 2) {
+    nets nt = {g.rowptr, g.colidx, g.rowptr, g.colidx, n, n, 1};
+    if (color_nets(&nt, alt, &col, &rounds, err, errlen) < 0) goto done;
+  } else if (alt) {
+    if (color_eb(&g, &col, &rounds, err, errlen) < 0) goto done;
+  } else {
+    if (sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
       goto done;
-    sk_view t = work;
-    work = next;
-    next = t;
-    rounds++;
+    {
+      sk_arg a[] = {sk_arg_view("work", &work)};
+      if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+    }
+    int64_t wn = n;
+    while (wn > 0) {
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("color", &col), sk_arg_view("work", &work),
+                    sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
+      if (sk_sp_range(&k_col_assign, wn, a, 4, NULL, err, errlen) < 0 ||
+          sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+          sk_sp_range(&k_col_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+          sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+        goto done;
+      sk_view t = work;
+      work = next;
+      next = t;
+      rounds++;
+    }
   }
-  {
-    sk_arg a[] = {sk_arg_view("color", &col)};
-    sk_result r;
-    if (sk_sp_range(&k_maxc, n, a, 1, &r, err, errlen) < 0) goto done;
-    int64_t nc = n > 0 ? sk_result_i64(&r, 0) : 0;
-    if (sk_kout_num(out, "ncolors", (double)nc, err, errlen) < 0 ||
-        sk_kout_num(out, "rounds", (double)rounds, err, errlen) < 0 ||
-        sk_kout_view(out, "colors", &col, err, errlen) < 0)
-      goto done;
-  }
+  if (color_out(&col, n, rounds, out, err, errlen) < 0) goto done;
   rc = 0;
 done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   return rc;
+}
+
+/* graph.color_bipartite: A_* (the rows' nets: their columns), T_* (A's
+ * transpose: each column's rows) [, algorithm "vb" | "nb"] -> colors of
+ * A's rows (int32, 1..ncolors; two rows sharing a column differ),
+ * ncolors, rounds */
+static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                           size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "T_rowptr", "T_colidx", "T_values", "T_ncols",
+                                      "algorithm", NULL};
+  sk_csr A, T;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "T", 0, &T, err, errlen) < 0)
+    return -1;
+  if (T.nrows != A.ncols || T.ncols != A.nrows || T.nnz != A.nnz) {
+    char a[64], t[64];
+    snprintf(err, errlen, "T must be A's transpose: A is %s with %lld entries, T %s with %lld",
+             sk_csr_shape(&A, a, sizeof a), (long long)A.nnz, sk_csr_shape(&T, t, sizeof t),
+             (long long)T.nnz);
+    return -1;
+  }
+  const char *alg = sk_karg_str(args, nargs, "algorithm", "nb", err, errlen);
+  if (!alg) return -1;
+  if (strcmp(alg, "vb") != 0 && strcmp(alg, "nb") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not a bipartite coloring (vb, nb)", alg);
+    return -1;
+  }
+  sk_view col;
+  int64_t rounds = 0;
+  if (sk_sp_view(&col, "colors", SK_I32, A.nrows, A.rowptr->space, 1, err, errlen) < 0)
+    return -1;
+  nets nt = {A.rowptr, A.colidx, T.rowptr, T.colidx, A.nrows, A.ncols, 0};
+  if (color_nets(&nt, strcmp(alg, "nb") == 0, &col, &rounds, err, errlen) < 0 ||
+      color_out(&col, A.nrows, rounds, out, err, errlen) < 0) {
+    sk_view_release(&col);
+    return -1;
+  }
+  return 0;
 }
 
 /* -- MIS-2 --------------------------------------------------------------------
@@ -1199,18 +1456,22 @@ static const sk_kentry e_cc = {"graph.connected_components",
 static const sk_kentry e_pr = {"graph.pagerank",
   "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
 static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
-static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
+static const sk_kentry e_color = {"graph.color", "G_* [, algorithm, distance]", SK_KRES_NONE,
+                                  color};
+static const sk_kentry e_color_bip = {"graph.color_bipartite", "A_*, T_* [, algorithm]",
+                                      SK_KRES_NONE, color_bipartite};
 static const sk_kentry e_minitri = {"graph.minitri", "G_*", SK_KRES_NONE, minitri};
 static const sk_kentry e_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
                                     coarsen_mis2};
 static const sk_kentry e_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
 
-const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
+const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color, &e_color_bip,
                                              &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
-  &k_col2_assign, &k_col2_fix, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
+  &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_pick, &k_eb_fix,
+  &k_uncolored, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
   &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};

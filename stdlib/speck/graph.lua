@@ -382,13 +382,14 @@ function graph.triangles(g, opts)
   return math.tointeger(outs.total), outs.per_vertex
 end
 
--- colors (int32 view, 1..ncolors), ncolors: a distance-1 coloring
+-- colors (int32 view, 1..ncolors), ncolors: a distance-1 coloring,
+-- vertex-based ("vb", default) or edge-based ("eb": a thread per arc)
 function graph.color(g, opts)
   local f = "color"
   check_graph(f, g)
   opts = check_opts(f, opts, {"algorithm"})
-  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
-    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "eb" then
+    fail(f, "algorithm must be \"vb\" or \"eb\", got %s", tostring(opts.algorithm))
   end
   local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm}, g))
   return outs.colors, math.tointeger(outs.ncolors)
@@ -396,14 +397,42 @@ end
 
 -- colors (int32 view, 1..ncolors), ncolors: a distance-2 coloring (any two
 -- vertices joined by a path of one or two edges differ), vertex-based
+-- ("vb", default) or net-based ("nb")
 function graph.color_d2(g, opts)
   local f = "color_d2"
   check_graph(f, g)
   opts = check_opts(f, opts, {"algorithm"})
-  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
-    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "nb" then
+    fail(f, "algorithm must be \"vb\" or \"nb\", got %s", tostring(opts.algorithm))
   end
   local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm, distance = 2}, g))
+  return outs.colors, math.tointeger(outs.ncolors)
+end
+
+-- colors, ncolors: bipartite partial coloring (seed 000 §4.2) of a
+-- bipartite graph given as a CrsMatrix A (rows the left part, columns the
+-- right) or as a Graph (its arcs u -> v: rows u, columns v): the rows
+-- ({side = "rows"}, default) or the columns ({side = "columns"}) get
+-- colors 1..ncolors such that two rows sharing a column (two columns
+-- sharing a row) differ. {algorithm = "nb"} (net-based, default) or "vb".
+function graph.color_bipartite(A, opts)
+  local f = "color_bipartite"
+  opts = check_opts(f, opts, {"side", "algorithm"})
+  if opts.side ~= nil and opts.side ~= "rows" and opts.side ~= "columns" then
+    fail(f, "side must be \"rows\" or \"columns\", got %s", tostring(opts.side))
+  end
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "nb" then
+    fail(f, "algorithm must be \"vb\" or \"nb\", got %s", tostring(opts.algorithm))
+  end
+  if is_graph(A) then
+    A = A:matrix()
+  elseif not sparse.is_matrix(A) then
+    fail(f, "A must be a CrsMatrix or a Graph, got %s", type(A) == "userdata" and "a view" or type(A))
+  end
+  local T = A:transpose()
+  if opts.side == "columns" then A, T = T, A end
+  local t = sparse._margs(sparse._margs({algorithm = opts.algorithm}, "A", A), "T", T)
+  local _, outs = call(f, "graph.color_bipartite", t)
   return outs.colors, math.tointeger(outs.ncolors)
 end
 
