@@ -388,6 +388,124 @@ describe("speck.graph.color_bipartite", function()
   end)
 end)
 
+describe("speck.graph.linear_recurrence", function()
+  -- NumPy's cumsum / cumprod / minimum.accumulate / maximum.accumulate and
+  -- the affine recurrence x(i) = a(i) x(i-1) + x(i) as a Python loop, all
+  -- cases in one run of the oracle
+  local CASES_LR = {}
+  for _, n in ipairs{0, 1, 2, 100, 9001} do
+    for _, op in ipairs{"sum", "prod", "min", "max"} do
+      local xs = {}
+      for i = 0, n - 1 do
+        xs[i + 1] = op == "prod" and ((i % 3 == 0) and -1 or 1) * ((n <= 100 and i % 5 == 0) and 2 or 1)
+                    or rint(2001) - 1000
+      end
+      CASES_LR[#CASES_LR + 1] = {op = op, n = n, xs = xs}
+    end
+  end
+  for _, n in ipairs{1, 3, 5000, 30011} do
+    local xs, as = {}, {}
+    for i = 1, n do xs[i], as[i] = (rint(200) - 100) / 8, (rint(100) + 50) / 100 end
+    CASES_LR[#CASES_LR + 1] = {op = "affine", n = n, xs = xs, as = as}
+  end
+  local ran = false
+  local function run_oracle()
+    if ran then return end
+    ran = true
+    local lines = {}
+    for _, c in ipairs(CASES_LR) do
+      local fx, fa = {}, {}
+      for i = 1, c.n do
+        fx[i] = ("%.17g"):format(c.xs[i])
+        fa[i] = c.as and ("%.17g"):format(c.as[i]) or "0"
+      end
+      lines[#lines + 1] = c.op .. " " .. table.concat(fx, ",") .. " " .. table.concat(fa, ",")
+    end
+    local path = write_file("lr_cases.txt", table.concat(lines, "\n") .. "\n")
+    local prog = write_file("lr_oracle.py", ([[
+import numpy as np
+for line in open('%s'):
+    op, xs, as_ = (line.rstrip('\n').split(' ') + ['', ''])[:3]
+    x = np.array([float(t) for t in xs.split(',') if t])
+    a = np.array([float(t) for t in as_.split(',') if t])
+    if op == 'affine':
+        z = 0.0
+        for i in range(len(x)):
+            z = a[i] * z + x[i]
+            x[i] = z
+        r = x
+    elif len(x):
+        r = {'sum': np.cumsum, 'prod': np.cumprod, 'min': np.minimum.accumulate,
+             'max': np.maximum.accumulate}[op](x)
+    else:
+        r = x
+    print(' '.join(repr(float(v)) for v in r))
+]]):format(path))
+    local out, ok = sh(PY .. " " .. prog)
+    assert(ok, out)
+    local k = 0
+    for line in out:gmatch("[^\n]*\n") do
+      k = k + 1
+      local r = {}
+      for t in line:gmatch("%S+") do r[#r + 1] = tonumber(t) end
+      CASES_LR[k].want = r
+    end
+    assert.equal(#CASES_LR, k)
+  end
+
+  it("scans property maps in place against NumPy (sum, prod, min, max; three dtypes)", function()
+    run_oracle()
+    for _, c in ipairs(CASES_LR) do
+      if c.op ~= "affine" then
+        for _, dt in ipairs{"float64", "int64", "int32"} do
+          local x = speck.View("x", dt, c.n)
+          for i = 0, c.n - 1 do x[i] = c.xs[i + 1] end
+          assert.equal(x, graph.linear_recurrence(x, c.op ~= "sum" and {op = c.op} or nil))
+          for i = 0, c.n - 1 do
+            if x[i] ~= c.want[i + 1] then
+              error(("%s %s n=%d at %d: %s, NumPy %s"):format(c.op, dt, c.n, i, tostring(x[i]),
+                    tostring(c.want[i + 1])))
+            end
+          end
+        end
+      end
+    end
+  end)
+
+  it("runs x(i) = a(i) * x(i-1) + x(i) with coefficients, against a Python loop", function()
+    run_oracle()
+    for _, c in ipairs(CASES_LR) do
+      if c.op == "affine" then
+        local x, a = speck.View("x", "float64", c.n), speck.View("a", "float64", c.n)
+        for i = 0, c.n - 1 do x[i], a[i] = c.xs[i + 1], c.as[i + 1] end
+        graph.linear_recurrence(x, {coeff = a})
+        for i = 0, c.n - 1 do
+          local w = c.want[i + 1]
+          if math.abs(x[i] - w) > 1e-9 * (1 + math.abs(w)) then
+            error(("n=%d at %d: %.17g, Python %.17g"):format(c.n, i, x[i], w))
+          end
+        end
+      end
+    end
+  end)
+
+  it("refuses bad input by name", function()
+    local x = speck.View("x", "float64", 4)
+    assert.equal("speck.graph.linear_recurrence: x must be a view (a property map), got table",
+                 err_of(graph.linear_recurrence, {1, 2}))
+    assert.equal("speck.graph.linear_recurrence: op must be \"sum\", \"prod\", \"min\" or \"max\", got \"avg\"",
+                 err_of(graph.linear_recurrence, x, {op = "avg"}))
+    assert.equal("speck.graph.linear_recurrence: unknown option 'operator' (op, coeff)",
+                 err_of(graph.linear_recurrence, x, {operator = "sum"}))
+    assert.equal("speck.graph.linear_recurrence: the coefficients (view 'a', float64[3]) must match the property map (view 'x', float64[4])",
+                 err_of(graph.linear_recurrence, x, {coeff = speck.View("a", "float64", 3)}))
+    assert.equal("speck.graph.linear_recurrence: coefficients make the recurrence x(i) = a(i) * x(i - 1) + x(i): op must be \"sum\", got \"max\"",
+                 err_of(graph.linear_recurrence, x, {op = "max", coeff = speck.View("a", "float64", 4)}))
+    assert.equal("speck.graph.linear_recurrence: the property map (view 'M') must be a rank-1 view of numbers, got float64 rank 2",
+                 err_of(graph.linear_recurrence, speck.View("M", "float64", {2, 2})))
+  end)
+end)
+
 describe("speck.graph.from_edges", function()
   it("drops self-loops, merges duplicates and symmetrises", function()
     local g = graph.from_edges(4, {0, 1, 0, 2, 3, 1}, {1, 0, 1, 2, 1, 3})

@@ -537,6 +537,24 @@ function graph.reduce_edges(g, captures, body, reducer)
              {index = {"e"}})
 end
 
+-- linear_recurrence(x [, {op = "sum"|"prod"|"min"|"max", coeff = a}]):
+-- MTGL's parallel prefix over a property map (a rank-1 view), in place:
+-- x(i) = x(i - 1) op x(i) (an inclusive scan), or with coefficients
+-- x(i) = a(i) * x(i - 1) + x(i) (x(-1) = 0; op sum). Returns x.
+function graph.linear_recurrence(x, opts)
+  local f = "linear_recurrence"
+  opts = check_opts(f, opts, {"op", "coeff"})
+  if type(x) ~= "userdata" then fail(f, "x must be a view (a property map), got %s", type(x)) end
+  if opts.op ~= nil and type(opts.op) ~= "string" then
+    fail(f, "option op must be a string, got %s", type(opts.op))
+  end
+  if opts.coeff ~= nil and type(opts.coeff) ~= "userdata" then
+    fail(f, "option coeff must be a view, got %s", type(opts.coeff))
+  end
+  call(f, "graph.linear_recurrence", {x = x, op = opts.op, a = opts.coeff})
+  return x
+end
+
 -- labels (int64 view, 0..ncoarse-1), ncoarse: MIS-2 coarsening, each root
 -- of graph.mis2 and the vertices within two edges of it one aggregate
 function graph.coarsen_mis2(g)
