@@ -5,6 +5,60 @@ local core = require "speck.core"
 local speck = {}
 for k, v in pairs(core) do speck[k] = v end
 
+-- -- captures that are containers ---------------------------------------------
+-- A capture whose metatable has an expander (speck.UnorderedMap's) becomes
+-- the views it stands for, and the body gets a prefix on its first line.
+-- The launch functions are wrapped only once an expander is registered
+-- (a launch without containers keeps calling the C functions directly);
+-- the wrapped ones raise errors at their caller's line, as those do.
+local HERE = debug.getinfo(1, "S").short_src
+
+local function expand(caps, body)
+  local out, pre
+  for k, v in pairs(caps) do
+    local ex = type(v) == "table" and speck._expanders[getmetatable(v)]
+    if ex then
+      if not out then
+        out, pre = {}, {}
+        for k2, v2 in pairs(caps) do out[k2] = v2 end
+      end
+      out[k] = nil
+      pre[#pre + 1] = ex(k, v, out)
+    end
+  end
+  if not out then return caps, body end
+  return out, type(body) == "string" and table.concat(pre) .. body or body
+end
+
+local function wrap_launches()
+  for _, name in ipairs{"parallel_for", "parallel_reduce", "parallel_scan", "kernel"} do
+    local f = core[name]
+    speck[name] = function(label, policy, caps, body, ...)
+      if type(caps) == "table" then caps, body = expand(caps, body) end
+      local r = table.pack(pcall(f, label, policy, caps, body, ...))
+      if not r[1] then
+        local msg = r[2]
+        if type(msg) == "string" and msg:sub(1, #HERE + 1) == HERE .. ":" then
+          msg = msg:gsub("^[^\n]-:%d+: ", "", 1)
+        end
+        error(msg, 2)
+      end
+      return table.unpack(r, 2, r.n)
+    end
+  end
+end
+
+speck._expanders = setmetatable({}, {__newindex = function(t, k, v)
+  if next(t) == nil then wrap_launches() end
+  rawset(t, k, v)
+end})
+
+-- speck.UnorderedMap{capacity, key, value}: speck/umap.lua (loaded on first use)
+function speck.UnorderedMap(t)
+  require "speck.umap"
+  return speck.UnorderedMap(t)
+end
+
 -- -- policies --------------------------------------------------------------
 local function check_opts(fname, opts)
   if opts ~= nil and type(opts) ~= "table" then

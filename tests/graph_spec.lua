@@ -506,6 +506,110 @@ for line in open('%s'):
   end)
 end)
 
+describe("speck.graph.from_mesh", function()
+  -- a hexahedral mesh of nx x ny x nz elements, 8 nodes each
+  local function hexes(nx, ny, nz)
+    local function id(x, y, z) return x + (nx + 1) * (y + (ny + 1) * z) end
+    local els = {}
+    for z = 0, nz - 1 do
+      for y = 0, ny - 1 do
+        for x = 0, nx - 1 do
+          els[#els + 1] = {id(x, y, z), id(x + 1, y, z), id(x + 1, y + 1, z), id(x, y + 1, z),
+                           id(x, y, z + 1), id(x + 1, y, z + 1), id(x + 1, y + 1, z + 1),
+                           id(x, y + 1, z + 1)}
+        end
+      end
+    end
+    return els, (nx + 1) * (ny + 1) * (nz + 1)
+  end
+  -- random "tetrahedra" over nn nodes (repeated nodes within one allowed)
+  local function tets(ne, nn)
+    local els = {}
+    for e = 1, ne do els[e] = {rint(nn), rint(nn), rint(nn), rint(nn)} end
+    return els
+  end
+  -- the arcs of the element cliques, as a Lua oracle
+  local function clique_arcs(els)
+    local set = {}
+    for _, el in ipairs(els) do
+      for a = 1, #el do
+        for b = 1, #el do
+          if el[a] ~= el[b] then set[el[a] .. " " .. el[b]] = true end
+        end
+      end
+    end
+    return set
+  end
+  local function same_arcs(g, set)
+    local got = arcs(g)
+    for k in pairs(set) do assert(got[k], "missing arc " .. k) end
+    for k in pairs(got) do assert(set[k], "extra arc " .. k) end
+    local rp, ci = g.rowptr:totable(), g.colidx:totable()
+    for u = 0, g:num_vertices() - 1 do
+      for k = rp[u + 1] + 1, rp[u + 2] - 1 do assert.is_true(ci[k] < ci[k + 1]) end
+    end
+  end
+
+  it("builds the node graph of a hexahedral mesh, growing its map when full", function()
+    local els, nn = hexes(4, 3, 2)
+    local want = clique_arcs(els)
+    local g = graph.from_mesh(els)
+    assert.equal(nn, g:num_vertices())
+    assert.is_false(g:is_directed())
+    same_arcs(g, want)
+    assert.equal(0, g._rehashes)
+    local small = graph.from_mesh(speck.View.from(els, "int32"), {capacity = 8})
+    assert.is_true(small._rehashes >= 3)
+    same_arcs(small, want)
+    assert.equal(8, g:degree(0) + 1)                      -- a corner: its own hexahedron
+    assert.equal(26, g:degree(1 + 5 * (1 + 4 * 1)))      -- an interior node
+  end)
+
+  it("matches NetworkX's union of element cliques on a random mesh", function()
+    local els = tets(400, 150)
+    local lines = {}
+    for _, el in ipairs(els) do lines[#lines + 1] = table.concat(el, " ") end
+    local path = write_file("mesh.txt", table.concat(lines, "\n") .. "\n")
+    local g = graph.from_mesh(els, {nodes = 160, capacity = 64})
+    assert.equal(160, g:num_vertices())
+    if not HAVE_NX then pending("python3-networkx is not installed") return end
+    local out, ok = sh(PY .. " -c \"import networkx as nx, itertools\n" ..
+      "g = nx.Graph(); g.add_nodes_from(range(160))\n" ..
+      "for l in open('" .. path .. "'):\n" ..
+      "    t = [int(x) for x in l.split()]\n" ..
+      "    g.add_edges_from((a, b) for a, b in itertools.combinations(t, 2) if a != b)\n" ..
+      "print(g.number_of_edges(), ' '.join(str(d) for _, d in sorted(g.degree())))\"")
+    assert(ok, out)
+    local ne, degs = out:match("^(%d+) (.*)$")
+    assert.equal(tonumber(ne), g:num_edges())
+    local v = 0
+    for d in degs:gmatch("%d+") do
+      assert.equal(tonumber(d), g:degree(v))
+      v = v + 1
+    end
+    assert.equal(160, v)
+    same_arcs(g, clique_arcs(els))
+  end)
+
+  it("takes an empty mesh and refuses bad ones by name", function()
+    local g = graph.from_mesh({})
+    assert.equal(0, g:num_vertices())
+    assert.equal(5, graph.from_mesh({}, {nodes = 5}):num_vertices())
+    assert.equal("speck.graph.from_mesh: element 1, node 2 is -3: node ids must not be negative",
+                 err_of(graph.from_mesh, {{0, 1, 2}, {3, 4, -3}}))
+    assert.equal("speck.graph.from_mesh: element 0, node 1 is 7: the mesh has 5 nodes (ids 0..4)",
+                 err_of(graph.from_mesh, {{0, 7}}, {nodes = 5}))
+    assert.equal("speck.graph.from_mesh: elems (view 'v') must be a rank-2 int64 or int32 view (elements x nodes per element), got float64 rank 1",
+                 err_of(graph.from_mesh, speck.View("v", "float64", 4)))
+    assert.equal("speck.graph.from_mesh: elems[2] must be a list of 3 node ids",
+                 err_of(graph.from_mesh, {{0, 1, 2}, {3, 4}}))
+    assert.equal("speck.graph.from_mesh: capacity is 0, must be at least 1",
+                 err_of(graph.from_mesh, {{0, 1}}, {capacity = 0}))
+    assert.equal("speck.graph.from_mesh: unknown option 'directed' (nodes, capacity)",
+                 err_of(graph.from_mesh, {{0, 1}}, {directed = true}))
+  end)
+end)
+
 describe("speck.graph.from_edges", function()
   it("drops self-loops, merges duplicates and symmetrises", function()
     local g = graph.from_edges(4, {0, 1, 0, 2, 3, 1}, {1, 0, 1, 2, 1, 3})

@@ -63,8 +63,8 @@ int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen);
 extern const char sk_graph_prelude[];
 
 extern const sk_kentry *const sk_gbuild_entries[], *const sk_gio_entries[],
-  *const sk_galgo_entries[], *const sk_grecur_entries[];
+  *const sk_galgo_entries[], *const sk_grecur_entries[], *const sk_gmesh_entries[];
 extern const sk_kbody *const sk_gbuild_bodies[], *const sk_galgo_bodies[],
-  *const sk_grecur_bodies[];
+  *const sk_grecur_bodies[], *const sk_gmesh_bodies[];
 
 #endif

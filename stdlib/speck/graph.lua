@@ -237,6 +237,44 @@ function graph.write(path, g, fmt)
   call(f, "graph.write_edges", gargs({path = path, format = fmt}, g))
 end
 
+-- from_mesh(elem_nodes [, {nodes = N, capacity = c}]): the node graph of a
+-- finite element mesh (seed 002): elem_nodes a rank-2 int64 or int32 view
+-- (elements x nodes per element, or a Lua table of tables); two nodes are
+-- adjacent when an element holds both. Built through a lock-free unordered
+-- map in the kernels (grown and refilled when full; 'capacity' its first
+-- size). Undirected, no self-loops; nodes: the node count (default the
+-- largest id + 1).
+function graph.from_mesh(elems, opts)
+  local f = "from_mesh"
+  opts = check_opts(f, opts, {"nodes", "capacity"})
+  if type(elems) == "table" then
+    local npe = elems[1] and #elems[1] or 0
+    for e, row in ipairs(elems) do
+      if type(row) ~= "table" or #row ~= npe then
+        fail(f, "elems[%d] must be a list of %d node ids", e, npe)
+      end
+      for k, x in ipairs(row) do
+        if math.type(x) ~= "integer" then
+          fail(f, "elems[%d][%d] must be an integer, got %s", e, k, tostring(x))
+        end
+      end
+    end
+    elems = #elems > 0 and speck.View.from(elems, "int64") or speck.View("elems", "int64", {0, 0})
+  elseif type(elems) ~= "userdata" then
+    fail(f, "elems must be a rank-2 view or a Lua table of elements, got %s", type(elems))
+  end
+  for _, k in ipairs{"nodes", "capacity"} do
+    if opts[k] ~= nil and math.type(opts[k]) ~= "integer" then
+      fail(f, "option %s must be an integer, got %s", k, tostring(opts[k]))
+    end
+  end
+  local _, outs = call(f, "graph.from_mesh", {elems = elems, nodes = opts.nodes,
+                                              capacity = opts.capacity})
+  local g = make(math.tointeger(outs.nv), outs, false)
+  g._rehashes = math.tointeger(outs.rehashes)
+  return g
+end
+
 -- -- generators ----------------------------------------------------------------
 local function seed_of(f, opts)
   opts = check_opts(f, opts, {"seed"})
