@@ -454,6 +454,9 @@ static const sk_kbody k_pr_outw = {
   "outw(i) = s;",
   SK_FOR, 0, {NULL}, {NULL}, sig_pr_outw + 1, NULL, NULL};
 
+/* the first contributions c = x / W and the dangling rank (float64:
+ * float32 contributions would halve the gathers' bytes but leave the
+ * ranks summing to 1 only within 1e-7) */
 static const char *const sig_pr_contrib[] = {
   "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"), NULL};
 static const sk_kbody k_pr_contrib = {
@@ -462,21 +465,26 @@ static const sk_kbody k_pr_contrib = {
   "if (o > 0) c(i) = x(i) / o; else { c(i) = 0; acc += x(i); }",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_contrib, NULL, "sum:float64"};
 
+/* one iteration: the new ranks, their contributions for the next one,
+ * the change sum |x' - x| and the new dangling rank */
 #define PULL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
-  R1("c", "float64") R1("x", "float64") R1("xn", "float64") " d=float64 base=float64"
+  R1("c", "float64") R1("x", "float64") R1("xn", "float64") R1("outw", "float64") \
+  R1("cn", "float64") " d=float64 base=float64"
 static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG R1("w", "float64"), NULL};
 #define PULL_BODY(W)                                                          \
   "double s = 0;\n"                                                           \
   "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += c(colidx(k))" W ";\n" \
-  "double v = d * s + base;\n"                                                \
+  "const double v = d * s + base, o = outw(i);\n"                             \
   "xn(i) = v;\n"                                                              \
-  "acc += fabs(v - x(i));"
+  "cn(i) = o > 0 ? v / o : 0.0;\n"                                  \
+  "acc0 += fabs(v - x(i));\n"                                                 \
+  "if (!(o > 0)) acc1 += v;"
 static const sk_kbody k_pr_pull = {
   "graph.pr_pull", PULL_BODY(""), SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull, NULL,
-  "sum:float64"};
+  "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw = {
   "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
-  sig_pr_pull + 1, NULL, "sum:float64"};
+  sig_pr_pull + 1, NULL, "sum:float64 sum:float64"};
 
 /* graph.pagerank: G_* [, directed, damping, tol, maxiter] -> rank, iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -509,15 +517,16 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   int64_t n = g.nv;
   int space = g.rowptr->space, rc = -1;
-  sk_view outw, x, xn, c, ones;
+  sk_view outw, x, xn, c, cn, ones;
   sk_kvalue tv;
   memset(&tv, 0, sizeof tv);
-  sk_view *all[] = {&outw, &x, &xn, &c, &ones};
+  sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&outw, "out weight", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&x, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&xn, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&c, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cn, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
       (n > 0 && sk_view_fill(&x, 1.0 / (double)n, 0, err, errlen) < 0))
     goto done;
   {
@@ -546,21 +555,30 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     tw = g.weights ? &tv.out[2].view : NULL;
   }
   int64_t it = 0;
-  for (it = 1; it <= maxiter && n > 0; it++) {
+  double dangling = 0;
+  if (n > 0) {
     sk_result r;
     sk_arg a[] = {sk_arg_view("x", &x), sk_arg_view("outw", &outw), sk_arg_view("c", &c)};
     if (sk_sp_range(&k_pr_contrib, n, a, NELEM(a), &r, err, errlen) < 0) goto done;
-    double dangling = sk_result_f64(&r, 0);
+    dangling = sk_result_f64(&r, 0);
+  }
+  for (it = 1; it <= maxiter && n > 0; it++) {
+    sk_result r;
     double base = (d * dangling + 1 - d) / (double)n;
     sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                   sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
+                  sk_arg_view("outw", &outw), sk_arg_view("cn", &cn),
                   sk_arg_f64("d", d), sk_arg_f64("base", base),
-                  sk_arg_view("w", tw ? tw : &c)};
-    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 8 : 7, &r, err, errlen) < 0)
+                  sk_arg_view("w", tw ? tw : &x)};
+    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 10 : 9, &r, err, errlen) < 0)
       goto done;
     sk_view t = x;
     x = xn;
     xn = t;
+    t = c;
+    c = cn;
+    cn = t;
+    dangling = sk_result_f64(&r, 1);
     if (sk_result_f64(&r, 0) < (double)n * tol) break;
   }
   if (it > maxiter) it = maxiter;
