@@ -748,6 +748,7 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
         }                                                                    \
         team_barrier(tm);                                                    \
       }                                                                      \
+    if (sk__sN < 2) team_barrier(tm);                                        \
   } while (0)
 #define TEAM_SORT(tm, keys, n, before) SK__BITONIC(tm, keys, keys, n, before)
 #define TEAM_SORT_KV(tm, keys, vals, n, before) SK__BITONIC(tm, keys, vals, n, before)

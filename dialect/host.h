@@ -408,6 +408,7 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
         }                                                                    \
         team_barrier(tm);                                                    \
       }                                                                      \
+    if (sk__sN < 2) team_barrier(tm);                                        \
   } while (0)
 #define TEAM_SORT(tm, keys, n, before) SK__BITONIC(tm, keys, keys, n, before)
 #define TEAM_SORT_KV(tm, keys, vals, n, before) SK__BITONIC(tm, keys, vals, n, before)
