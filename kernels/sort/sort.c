@@ -14,8 +14,8 @@
  *    each merge-sorted sequentially (insertion-sorted runs of 16, then
  *    merges), then pairs of runs merged in parallel, every element
  *    finding its place by a binary search in the other run. Stable.
- * "auto" takes merge on a host back end (contiguous views) and bitonic
- * elsewhere. The comparator is a C expression over 'a' and 'b' that is
+ * "auto" takes merge on a host back end (strided views sorted in
+ * contiguous copies) and bitonic elsewhere. The comparator is a C expression over 'a' and 'b' that is
  * true when a comes before b ("a < b" by default); descending swaps a and
  * b in it. The default comparators' bodies are precompiled for the usual
  * dtypes; any other comparator or dtype is compiled by the JIT.
@@ -421,7 +421,8 @@ static int bitonic(const bodies *bd, const sk_backend *b, const sk_view *v,
   return 0;
 }
 
-/* merge: keys 'v' (values 'u' when non-NULL), contiguous */
+/* merge: keys 'v' (values 'u' when non-NULL), contiguous (the caller
+ * copies strided views) */
 static int merge(const bodies *bd, const sk_backend *b, const sk_view *v,
                  const sk_view *u, char *err, size_t errlen) {
   int64_t n = v->extent[0];
@@ -536,14 +537,7 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
   const sk_backend *b = sk_sp_backend(err, errlen);
   if (!b) return -1;
   int contiguous = v->stride[0] == 1 && (!u || u->stride[0] == 1);
-  if (strcmp(alg, "merge") == 0 && !contiguous) {
-    snprintf(err, errlen, "algorithm \"merge\" needs contiguous views (stride 1); "
-             "view '%s' has stride %lld", v->stride[0] != 1 ? v->label : u->label,
-             (long long)(v->stride[0] != 1 ? v->stride[0] : u->stride[0]));
-    return -1;
-  }
-  int use_merge = strcmp(alg, "merge") == 0 ||
-                  (strcmp(alg, "auto") == 0 && sk_sp_host(b) && contiguous);
+  int use_merge = strcmp(alg, "merge") == 0 || (strcmp(alg, "auto") == 0 && sk_sp_host(b));
   int64_t n = v->extent[0];
   if (n < 2) return 0;
   bodies bd;
@@ -552,7 +546,24 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
   sk_view x, t;
   memset(&x, 0, sizeof x);
   memset(&t, 0, sizeof t);
-  if (use_merge) {
+  if (use_merge && !contiguous) {
+    /* strided views: merge-sorted in contiguous copies, copied back */
+    sk_view cu;
+    memset(&cu, 0, sizeof cu);
+    sk_arg a[] = {sk_arg_view("d", &t), sk_arg_view("s", v)};
+    sk_arg c[] = {sk_arg_view("d", &cu), sk_arg_view("s", u ? u : v)};
+    sk_arg ab[] = {sk_arg_view("d", v), sk_arg_view("s", &t)};
+    sk_arg cb[] = {sk_arg_view("d", u ? u : v), sk_arg_view("s", &cu)};
+    rc = sk_sp_view(&t, "sort keys", v->dtype, n, v->space, 0, err, errlen) < 0 ||
+         (u && sk_sp_view(&cu, "sort values", u->dtype, n, u->space, 0, err, errlen) < 0) ||
+         sk_sp_range(&k_copy, n, a, 2, NULL, err, errlen) < 0 ||
+         (u && sk_sp_range(&k_copy, n, c, 2, NULL, err, errlen) < 0) ||
+         merge(&bd, b, &t, u ? &cu : NULL, err, errlen) < 0 ||
+         sk_sp_range(&k_copy, n, ab, 2, NULL, err, errlen) < 0 ||
+         (u && sk_sp_range(&k_copy, n, cb, 2, NULL, err, errlen) < 0)
+           ? -1 : 0;
+    sk_view_release(&cu);
+  } else if (use_merge) {
     rc = merge(&bd, b, v, u, err, errlen);
   } else if (!u) {
     rc = bitonic(&bd, b, v, NULL, err, errlen);
