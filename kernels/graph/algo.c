@@ -933,13 +933,19 @@ static const sk_kbody k_col_fix = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
 
+static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
+static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
+                                {NULL}, {NULL}, sig_iota, NULL, NULL};
+
 /* -- edge-based distance-1 coloring (seed 000 §4.1) ----------------------
  * One thread per arc: each arc of an uncolored vertex u ORs its other
  * end's color into u's forbidden mask (64 colors from u's window base,
  * atomically), then every uncolored vertex takes the smallest color not
  * forbidden (a full window moves its base on by 64), then every arc
  * between two like colors uncolors its larger end. Repeated until no
- * vertex is uncolored: of each conflict the smaller end keeps its color. */
+ * vertex is uncolored: of each conflict the smaller end keeps its color.
+ * (The sk_sp_scan of degrees needs the worklist's count array to have
+ * one more entry than the worklist.) */
 static const char *const sig_eb_forbid[] = {
   "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32")
   R1("base", "int32") R1("forb", "int64"), NULL};
@@ -952,23 +958,6 @@ static const sk_kbody k_eb_forbid = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_eb_forbid, NULL, NULL};
 
-static const char *const sig_eb_pick[] = {
-  "range" R1("color", "int32") R1("base", "int32") R1("forb", "int64"), NULL};
-static const sk_kbody k_eb_pick = {
-  "graph.color_eb_pick",
-  "if (color(i) == 0) {\n"
-  "  const uint64_t f = (uint64_t)forb(i);\n"
-  "  forb(i) = 0;\n"
-  "  if (f == ~(uint64_t)0) {\n"
-  "    base(i) += 64;\n"
-  "  } else {\n"
-  "    int64_t b = 0;\n"
-  "    while ((f >> b) & 1) b++;\n"
-  "    color(i) = (int32_t)(base(i) + b + 1);\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_eb_pick, NULL, NULL};
-
 static const char *const sig_eb_fix[] = {
   "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32"), NULL};
 static const sk_kbody k_eb_fix = {
@@ -978,37 +967,110 @@ static const sk_kbody k_eb_fix = {
   "if (u > v && cu != 0 && cu == color(v)) color(u) = 0;",
   SK_FOR, 0, {NULL}, {NULL}, sig_eb_fix, NULL, NULL};
 
-static const char *const sig_uncolored[] = {"range" R1("color", "int32"), NULL};
-static const sk_kbody k_uncolored = {"graph.color_uncolored", "acc += color(i) == 0;",
-                                     SK_REDUCE, 0, {NULL}, {NULL}, sig_uncolored, NULL,
-                                     "sum:int64"};
+/* the worklist's arcs: degrees (scanned into offsets), then each worklist
+ * vertex writes its arcs (source, target) at its offset */
+static const char *const sig_ebw_deg[] = {
+  "range" R1("rowptr", "int64") R1("work", "int32") R1("cnt", "int64"), NULL};
+static const sk_kbody k_ebw_deg = {
+  "graph.color_eb_degrees",
+  "const int64_t v = work(i); cnt(i) = rowptr(v + 1) - rowptr(v);",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_deg, NULL, NULL};
+static const char *const sig_ebw_fill[] = {
+  "range" G3 R1("work", "int32") R1("ptr", "int64") R1("asrc", "int32")
+  R1("adst", "int32"), NULL};
+static const sk_kbody k_ebw_fill = {
+  "graph.color_eb_arcs",
+  "const int64_t v = work(i);\n"
+  "int64_t o = ptr(i);\n"
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++, o++) {\n"
+  "  asrc(o) = (int32_t)v;\n"
+  "  adst(o) = colidx(k);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_fill, NULL, NULL};
+/* the pick over the worklist */
+static const char *const sig_ebw_pick[] = {
+  "range" R1("color", "int32") R1("base", "int32") R1("forb", "int64") R1("work", "int32"),
+  NULL};
+static const sk_kbody k_ebw_pick = {
+  "graph.color_eb_pick_work",
+  "const int64_t v = work(i);\n"
+  "const uint64_t f = (uint64_t)forb(v);\n"
+  "forb(v) = 0;\n"
+  "if (f == ~(uint64_t)0) {\n"
+  "  base(v) += 64;\n"
+  "} else {\n"
+  "  int64_t b = 0;\n"
+  "  while ((f >> b) & 1) b++;\n"
+  "  color(v) = (int32_t)(base(v) + b + 1);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_pick, NULL, NULL};
+/* the uncolored vertices of the worklist into the next one */
+static const char *const sig_ebw_next[] = {
+  "range" R1("color", "int32") R1("work", "int32") R1("next", "int32") R1("cnt", "int64"),
+  NULL};
+static const sk_kbody k_ebw_next = {
+  "graph.color_eb_next",
+  "const int64_t v = work(i);\n"
+  "if (color(v) == 0) next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_next, NULL, NULL};
 
+
+/* each round over the arcs of the uncolored vertices only (a worklist of
+ * vertices, its arcs laid out by a scan of their degrees): the rounds
+ * number about the colors on power-law graphs (a dense core picks one
+ * color a round), so the core's arcs, not all arcs, are what repeats */
 static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char *err,
                     size_t errlen) {
   int space = g->rowptr->space, rc = -1;
-  sk_view src, base, forb;
-  sk_view *all[] = {&src, &base, &forb};
+  int64_t n = g->nv;
+  sk_view base, forb, work, next, cnt, ptr, asrc, adst, qc;
+  sk_view *all[] = {&base, &forb, &work, &next, &cnt, &ptr, &asrc, &adst, &qc};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  if (sk_g_arc_sources(g, &src, err, errlen) < 0 ||
-      sk_sp_view(&base, "color bases", SK_I32, g->nv, space, 1, err, errlen) < 0 ||
-      sk_sp_view(&forb, "forbidden colors", SK_I64, g->nv, space, 1, err, errlen) < 0)
+  int64_t na0 = g->narcs > 0 ? g->narcs : 1;
+  if (sk_sp_view(&base, "color bases", SK_I32, n, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&forb, "forbidden colors", SK_I64, n, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "degrees", SK_I64, n + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "arc offsets", SK_I64, n + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&asrc, "arc sources", SK_I32, na0, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&adst, "arc targets", SK_I32, na0, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&qc, "count", SK_I64, 1, space, 1, err, errlen) < 0)
     goto done;
-  int64_t left = g->nv;
+  {
+    sk_arg a[] = {sk_arg_view("work", &work)};
+    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t wn = n;
   *rounds = 0;
-  while (left > 0) {
-    sk_arg a[] = {sk_arg_view("src", &src), sk_arg_view("colidx", g->colidx),
+  while (wn > 0) {
+    int64_t na = 0;
+    sk_arg d[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("work", &work),
+                  sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_ebw_deg, wn, d, NELEM(d), NULL, err, errlen) < 0 ||
+        sk_sp_scan(&cnt, &ptr, wn, &na, err, errlen) < 0)
+      goto done;
+    sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("work", &work), sk_arg_view("ptr", &ptr),
+                  sk_arg_view("asrc", &asrc), sk_arg_view("adst", &adst)};
+    sk_arg a[] = {sk_arg_view("src", &asrc), sk_arg_view("colidx", &adst),
                   sk_arg_view("color", col), sk_arg_view("base", &base),
                   sk_arg_view("forb", &forb)};
     sk_arg p[] = {sk_arg_view("color", col), sk_arg_view("base", &base),
-                  sk_arg_view("forb", &forb)};
-    sk_arg c[] = {sk_arg_view("color", col)};
-    sk_result r;
-    if (sk_sp_range(&k_eb_forbid, g->narcs, a, NELEM(a), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_eb_pick, g->nv, p, NELEM(p), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_eb_fix, g->narcs, a, 3, NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_uncolored, g->nv, c, 1, &r, err, errlen) < 0)
+                  sk_arg_view("forb", &forb), sk_arg_view("work", &work)};
+    sk_arg x[] = {sk_arg_view("color", col), sk_arg_view("work", &work),
+                  sk_arg_view("next", &next), sk_arg_view("cnt", &qc)};
+    if (sk_sp_range(&k_ebw_fill, wn, f, NELEM(f), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_eb_forbid, na, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_ebw_pick, wn, p, NELEM(p), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_eb_fix, na, a, 3, NULL, err, errlen) < 0 ||
+        sk_g_set0(&qc, 0, err, errlen) < 0 ||
+        sk_sp_range(&k_ebw_next, wn, x, NELEM(x), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(&qc, 0, &wn, err, errlen) < 0)
       goto done;
-    left = sk_result_i64(&r, 0);
+    sk_view t = work;
+    work = next;
+    next = t;
     (*rounds)++;
   }
   rc = 0;
@@ -1117,9 +1179,6 @@ static const sk_kbody k_nb_assign = {
   "}",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_nb_assign, NULL, "sum:int64"};
 
-static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
-static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
-                                {NULL}, {NULL}, sig_iota, NULL, NULL};
 static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
 static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
                                 SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
@@ -1557,6 +1616,6 @@ const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix,
-  &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_pick, &k_eb_fix,
-  &k_uncolored, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
+  &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg, &k_ebw_fill, &k_ebw_pick,
+  &k_ebw_next, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
   &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};
