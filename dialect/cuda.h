@@ -719,6 +719,93 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
     for (sk_i64 sk__vse = (sk_i64)(e), k = (sk_i64)(b); k < sk__vse; ++k)
 
 
+/* -- team bitonic sort (host.h says what it is) ----------------------------- */
+#define SK__BITONIC(tm, K, V, n, before)                                     \
+  do {                                                                       \
+    const sk_i64 sk__sn = (sk_i64)(n);                                       \
+    sk_i64 sk__sN = 1;                                                       \
+    while (sk__sN < sk__sn) sk__sN <<= 1;                                    \
+    team_barrier(tm);                                                        \
+    for (sk_i64 sk__sk = 2; sk__sk <= sk__sN; sk__sk <<= 1)                  \
+      for (sk_i64 sk__sj = sk__sk >> 1; sk__sj > 0; sk__sj >>= 1) {          \
+        TEAM_VECTOR_FOR(sk__st, 0, sk__sN >> 1) {                            \
+          const sk_i64 sk__p =                                               \
+            ((sk__st & ~(sk__sj - 1)) << 1) | (sk__st & (sk__sj - 1));       \
+          const sk_i64 sk__q =                                               \
+            sk__sj == (sk__sk >> 1) ? (sk__p ^ (sk__sk - 1)) : sk__p + sk__sj; \
+          if (sk__q < sk__sn) {                                              \
+            const __typeof__((K)[0]) a = (K)[sk__q], b = (K)[sk__p];         \
+            const __typeof__((V)[0]) va = (V)[sk__q], vb = (V)[sk__p];       \
+            (void)va;                                                        \
+            (void)vb;                                                        \
+            if (before) {                                                    \
+              (K)[sk__p] = a;                                                \
+              (K)[sk__q] = b;                                                \
+              (V)[sk__p] = va;                                               \
+              (V)[sk__q] = vb;                                               \
+            }                                                                \
+          }                                                                  \
+        }                                                                    \
+        team_barrier(tm);                                                    \
+      }                                                                      \
+    if (sk__sN < 2) team_barrier(tm);                                        \
+  } while (0)
+#define TEAM_SORT(tm, keys, n, before) SK__BITONIC(tm, keys, keys, n, before)
+#define TEAM_SORT_KV(tm, keys, vals, n, before) SK__BITONIC(tm, keys, vals, n, before)
+
+/* -- unordered map (host.h says what it is) -------------------------------- */
+SK_DEV uint64_t sk_umap_hash(int64_t k) {
+  uint64_t z = (uint64_t)k + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+SK_DEV sk_i64 sk_umap_insert(int64_t *keys, int32_t *flags, int64_t *meta, sk_i64 cap,
+                             int64_t key) {
+  sk_i64 mask = cap - 1, s = (sk_i64)(sk_umap_hash(key) & (uint64_t)mask);
+  for (sk_i64 p = 0; p < cap; p++, s = (s + 1) & mask) {
+    int f = *(volatile int *)&flags[s];
+    if (f == 0) {
+      f = atomicCAS((int *)&flags[s], 0, 1);
+      if (f == 0) {
+        *(volatile int64_t *)&keys[s] = key;
+        __threadfence();
+        atomicExch((int *)&flags[s], 2);
+        atomicAdd((unsigned long long *)&meta[0], 1ull);
+        return s;
+      }
+    }
+    while (f == 1) f = *(volatile int *)&flags[s];
+    __threadfence();
+    if (*(volatile int64_t *)&keys[s] == key) return -2 - s;
+  }
+  atomicAdd((unsigned long long *)&meta[1], 1ull);
+  return -1;
+}
+SK_DEV sk_i64 sk_umap_find(const int64_t *keys, const int32_t *flags, sk_i64 cap,
+                           int64_t key) {
+  sk_i64 mask = cap - 1, s = (sk_i64)(sk_umap_hash(key) & (uint64_t)mask);
+  for (sk_i64 p = 0; p < cap; p++, s = (s + 1) & mask) {
+    if (flags[s] == 0) return -1;
+    if (flags[s] == 2 && keys[s] == key) return s;
+  }
+  return -1;
+}
+#define umap_insert(M, key)                                                  \
+  sk_umap_insert(&M##_keys(0), &M##_flags(0), &M##_meta(0),                  \
+                 (sk_i64)M##_keys.extent[0], (int64_t)(key))
+#define umap_find(M, key)                                                    \
+  sk_umap_find(&M##_keys(0), &M##_flags(0), (sk_i64)M##_keys.extent[0], (int64_t)(key))
+#define umap_exists(M, key) (umap_find(M, key) >= 0)
+#define umap_capacity(M) ((sk_i64)M##_keys.extent[0])
+#define umap_valid_at(M, s) (M##_flags(s) == 2)
+#define umap_key(M, s) M##_keys(s)
+#define umap_value(M, s) M##_vals(s)
+#define umap_inserted(r) ((r) >= 0)
+#define umap_existing(r) ((r) <= -2)
+#define umap_failed(r) ((r) == -1)
+#define umap_slot(r) ((r) >= 0 ? (r) : -2 - (r))
+
 /* -- hashmap accumulator (host.h says what it is) -------------------------- */
 typedef struct hashmap {
   int32_t *tkeys, *tslot, *keys, *bidx, *used;

@@ -116,13 +116,13 @@ static const char *const team_words[] = {
   "team", "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
   "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
   "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
-  "team_scratch", "thread_scratch", NULL};
+  "team_scratch", "thread_scratch", "TEAM_SORT", "TEAM_SORT_KV", NULL};
 static const char *const loop_words[] = {
   "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
   "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM", NULL};
 static const char *const collective_words[] = {
   "team_barrier", "TEAM_BROADCAST", "TEAM_REDUCE", "TEAM_SCAN",
-  "TEAM_VECTOR_REDUCE", NULL};
+  "TEAM_VECTOR_REDUCE", "TEAM_SORT", "TEAM_SORT_KV", NULL};
 
 static int in_list(const char *const *list, const char *p, size_t len) {
   for (int t = 0; list[t]; t++)

@@ -5,6 +5,60 @@ local core = require "speck.core"
 local speck = {}
 for k, v in pairs(core) do speck[k] = v end
 
+-- -- captures that are containers ---------------------------------------------
+-- A capture whose metatable has an expander (speck.UnorderedMap's) becomes
+-- the views it stands for, and the body gets a prefix on its first line.
+-- The launch functions are wrapped only once an expander is registered
+-- (a launch without containers keeps calling the C functions directly);
+-- the wrapped ones raise errors at their caller's line, as those do.
+local HERE = debug.getinfo(1, "S").short_src
+
+local function expand(caps, body)
+  local out, pre
+  for k, v in pairs(caps) do
+    local ex = type(v) == "table" and speck._expanders[getmetatable(v)]
+    if ex then
+      if not out then
+        out, pre = {}, {}
+        for k2, v2 in pairs(caps) do out[k2] = v2 end
+      end
+      out[k] = nil
+      pre[#pre + 1] = ex(k, v, out)
+    end
+  end
+  if not out then return caps, body end
+  return out, type(body) == "string" and table.concat(pre) .. body or body
+end
+
+local function wrap_launches()
+  for _, name in ipairs{"parallel_for", "parallel_reduce", "parallel_scan", "kernel"} do
+    local f = core[name]
+    speck[name] = function(label, policy, caps, body, ...)
+      if type(caps) == "table" then caps, body = expand(caps, body) end
+      local r = table.pack(pcall(f, label, policy, caps, body, ...))
+      if not r[1] then
+        local msg = r[2]
+        if type(msg) == "string" and msg:sub(1, #HERE + 1) == HERE .. ":" then
+          msg = msg:gsub("^[^\n]-:%d+: ", "", 1)
+        end
+        error(msg, 2)
+      end
+      return table.unpack(r, 2, r.n)
+    end
+  end
+end
+
+speck._expanders = setmetatable({}, {__newindex = function(t, k, v)
+  if next(t) == nil then wrap_launches() end
+  rawset(t, k, v)
+end})
+
+-- speck.UnorderedMap{capacity, key, value}: speck/umap.lua (loaded on first use)
+function speck.UnorderedMap(t)
+  require "speck.umap"
+  return speck.UnorderedMap(t)
+end
+
 -- -- policies --------------------------------------------------------------
 local function check_opts(fname, opts)
   if opts ~= nil and type(opts) ~= "table" then
@@ -109,6 +163,49 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
                   chunk = opts.chunk, space = opts.space,
                   scratch_team = pair(sc.per_team, "per_team"),
                   scratch_thread = pair(sc.per_thread, "per_thread")}, Policy))
+end
+
+-- -- sorting (kernels/sort/): in place, the comparator a C expression over
+-- a and b (true when a comes before b) compiled into the sort
+local SORT_OPTS = {descending = true, comparator = true, algorithm = true}
+
+local function sort_call(fname, entry, t, opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("%s: options must be a table, got %s"):format(fname, type(opts)), 3)
+  end
+  for k, x in pairs(opts or {}) do
+    if not SORT_OPTS[k] then
+      error(("%s: unknown option '%s' (descending, comparator, algorithm)")
+            :format(fname, tostring(k)), 3)
+    end
+    if k == "descending" and type(x) ~= "boolean" then
+      error(("%s: option descending must be a boolean, got %s"):format(fname, type(x)), 3)
+    elseif k ~= "descending" and type(x) ~= "string" then
+      error(("%s: option %s must be a string, got %s"):format(fname, k, type(x)), 3)
+    end
+    t[k] = x
+  end
+  for _, k in ipairs(entry == "sort.sort" and {"keys"} or {"keys", "values"}) do
+    if type(t[k]) ~= "userdata" then
+      error(("%s: %s must be a view, got %s"):format(fname, k == "keys" and
+            (entry == "sort.sort" and "v" or "keys") or k, type(t[k])), 3)
+    end
+  end
+  local ok, e = pcall(core.call, entry, t)
+  if not ok then
+    local msg = tostring(e):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sort%.[%w_]+: ", "", 1)
+    error(("%s: %s"):format(fname, msg), 3)
+  end
+end
+
+function speck.sort(v, opts)
+  sort_call("speck.sort", "sort.sort", {keys = v}, opts)
+  return v
+end
+
+function speck.sort_by_key(keys, values, opts)
+  sort_call("speck.sort_by_key", "sort.sort_by_key", {keys = keys, values = values}, opts)
+  return keys, values
 end
 
 -- -- help ---------------------------------------------------------------------

@@ -4,7 +4,8 @@
 # the edge file is speck's SNAP output ("# Nodes: N", "u v [w]" lines);
 # the out file gets lines "bfs l0 l1 ...", "cc c0 c1 ..." (the smallest
 # vertex of each vertex's component), "pr r0 r1 ..." (tol 1e-12),
-# "tri t0 t1 ..." and "mt k1 c1 k2 c2 ..." (miniTri; undirected only).
+# "tri t0 t1 ...", "mt k1 c1 k2 c2 ..." (miniTri) and "maxdeg D1 D2" (the
+# largest degree of the graph and of its square; undirected only).
 import sys
 import networkx as nx
 
@@ -75,6 +76,13 @@ def main():
             tri = nx.triangles(g)
             lines.append("tri " + " ".join(str(tri[v]) for v in range(n)))
             lines.append("mt " + " ".join("%d %d" % kc for kc in sorted(minitri(g, tri).items())))
+            # the largest degree of g and of its square (self-loops aside):
+            # a greedy coloring needs at most one more color than that
+            h = nx.Graph(g)
+            h.remove_edges_from(nx.selfloop_edges(h))
+            d1 = max((d for _, d in h.degree()), default=0)
+            d2 = max((d for _, d in nx.power(h, 2).degree()), default=0) if n else 0
+            lines.append("maxdeg %d %d" % (d1, d2))
         with open(out, "w") as f:
             f.write("\n".join(lines) + "\n")
 

@@ -184,38 +184,48 @@ describe("speck.graph algorithms against NetworkX", function()
         assert.equal(total, only)
         assert.is_nil(none)
       end)
-      it("distance-1 coloring is valid: " .. c.name, function()
-        local colors, ncolors = graph.color(g)
-        local _, rp, ci = arcs(g)
-        local ct, maxc = colors:totable(), 0
-        for u = 0, g:num_vertices() - 1 do
-          assert.is_true(ct[u + 1] >= 1 and ct[u + 1] <= ncolors)
-          maxc = math.max(maxc, ct[u + 1])
-          for k = rp[u + 1], rp[u + 2] - 1 do
-            local v = ci[k + 1]
-            if v ~= u then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
-          end
-        end
-        assert.equal(maxc, ncolors)
-      end)
-      it("distance-2 coloring is valid: " .. c.name, function()
-        local colors, ncolors = graph.color_d2(g)
-        local _, rp, ci = arcs(g)
-        local ct, maxc = colors:totable(), 0
-        for v = 0, g:num_vertices() - 1 do
-          maxc = math.max(maxc, ct[v + 1])
-          assert.is_true(ct[v + 1] >= 1)
-          for k = rp[v + 1], rp[v + 2] - 1 do
-            local u = ci[k + 1]
-            if u ~= v then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
-            for j = rp[u + 1], rp[u + 2] - 1 do
-              local w = ci[j + 1]
-              if w ~= v then assert.is_true(ct[w + 1] ~= ct[v + 1]) end
+      for _, alg in ipairs{"vb", "eb"} do
+        it("distance-1 coloring (" .. alg .. ") is valid: " .. c.name, function()
+          local colors, ncolors = graph.color(g, {algorithm = alg})
+          local _, rp, ci = arcs(g)
+          local ct, maxc = colors:totable(), 0
+          for u = 0, g:num_vertices() - 1 do
+            assert.is_true(ct[u + 1] >= 1 and ct[u + 1] <= ncolors)
+            maxc = math.max(maxc, ct[u + 1])
+            for k = rp[u + 1], rp[u + 2] - 1 do
+              local v = ci[k + 1]
+              if v ~= u then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
             end
           end
-        end
-        assert.equal(maxc, ncolors)
-      end)
+          assert.equal(maxc, ncolors)
+          local o = oracle(c)
+          if o then assert.is_true(ncolors <= o.maxdeg[1] + 1) end
+        end)
+      end
+      for _, alg in ipairs{"vb", "nb"} do
+        it("distance-2 coloring (" .. alg .. ") is valid: " .. c.name, function()
+          local colors, ncolors = graph.color_d2(g, {algorithm = alg})
+          local _, rp, ci = arcs(g)
+          local ct, maxc = colors:totable(), 0
+          for v = 0, g:num_vertices() - 1 do
+            maxc = math.max(maxc, ct[v + 1])
+            assert.is_true(ct[v + 1] >= 1)
+            for k = rp[v + 1], rp[v + 2] - 1 do
+              local u = ci[k + 1]
+              if u ~= v then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
+              for j = rp[u + 1], rp[u + 2] - 1 do
+                local w = ci[j + 1]
+                if w ~= v then assert.is_true(ct[w + 1] ~= ct[v + 1]) end
+              end
+            end
+          end
+          assert.equal(maxc, ncolors)
+          local o = oracle(c)
+          -- VB is greedy (at most Δ(G²) + 1 colors); NB may open a new
+          -- window of 64 colors while lower ones still have room
+          if o and alg == "vb" then assert.is_true(ncolors <= o.maxdeg[2] + 1) end
+        end)
+      end
       it("MIS-2 coarsening: aggregates of one root, within two edges: " .. c.name, function()
         local labels, ncoarse = graph.coarsen_mis2(g)
         local members = graph.mis2(g):totable()
@@ -316,6 +326,290 @@ describe("speck.graph algorithms against NetworkX", function()
 end)
 
 -- -- building ----------------------------------------------------------------------
+describe("speck.graph.color_bipartite", function()
+  local sparse = require "speck.sparse"
+  -- rows r1 ~= r2 sharing a column must differ (columns: sharing a row)
+  local function check(m, n, rows, cols, colors, ncolors, side)
+    local by = {}
+    for k = 1, #rows do
+      local net, mem = cols[k], rows[k]
+      if side == "columns" then net, mem = rows[k], cols[k] end
+      by[net] = by[net] or {}
+      by[net][#by[net] + 1] = mem
+    end
+    local ct, maxc = colors:totable(), 0
+    assert.equal(side == "columns" and n or m, #ct)
+    for _, c in ipairs(ct) do
+      assert.is_true(c >= 1 and c <= ncolors)
+      maxc = math.max(maxc, c)
+    end
+    for _, mem in pairs(by) do
+      for x = 1, #mem do
+        for y = x + 1, #mem do
+          if mem[x] ~= mem[y] then assert.is_true(ct[mem[x] + 1] ~= ct[mem[y] + 1]) end
+        end
+      end
+    end
+    assert.equal(#ct > 0 and maxc or 0, ncolors)
+  end
+
+  it("colors the rows or the columns of random bipartite matrices (nb and vb)", function()
+    for _, shape in ipairs{{40, 25, 120}, {7, 300, 900}, {200, 3, 150}, {5, 5, 0}} do
+      local m, n, nnz = shape[1], shape[2], shape[3]
+      local rows, cols, vals = {}, {}, {}
+      for k = 1, nnz do rows[k], cols[k], vals[k] = rint(m), rint(n), 1.0 end
+      local A = sparse.from_coo(m, n, rows, cols, vals)
+      for _, alg in ipairs{"nb", "vb"} do
+        for _, side in ipairs{"rows", "columns"} do
+          local colors, ncolors = graph.color_bipartite(A, {algorithm = alg, side = side})
+          check(m, n, rows, cols, colors, ncolors, side)
+        end
+      end
+    end
+  end)
+
+  it("takes a Graph: its arcs u -> v as rows u and columns v", function()
+    local s, d = random_edges(80, 300)
+    local g = graph.from_edges(80, s, d, {directed = true})
+    local colors, ncolors = graph.color_bipartite(g)
+    check(80, 80, s, d, colors, ncolors, "rows")
+    -- a symmetric graph with every self-loop: the same as distance-2 coloring's conflicts
+    local ls, ld = {}, {}
+    for v = 0, 79 do ls[#ls + 1], ld[#ld + 1] = v, v end
+    for k = 1, #s do ls[#ls + 1], ld[#ld + 1] = s[k], d[k] end
+    local h = graph.from_edges(80, ls, ld, {self_loops = true})
+    local c2, n2 = graph.color_bipartite(h, {side = "columns"})
+    local hs, hd = {}, {}
+    local rp, ci = h.rowptr:totable(), h.colidx:totable()
+    for u = 0, 79 do
+      for k = rp[u + 1], rp[u + 2] - 1 do hs[#hs + 1], hd[#hd + 1] = u, ci[k + 1] end
+    end
+    check(80, 80, hs, hd, c2, n2, "columns")
+  end)
+end)
+
+describe("speck.graph.linear_recurrence", function()
+  -- NumPy's cumsum / cumprod / minimum.accumulate / maximum.accumulate and
+  -- the affine recurrence x(i) = a(i) x(i-1) + x(i) as a Python loop, all
+  -- cases in one run of the oracle
+  local CASES_LR = {}
+  for _, n in ipairs{0, 1, 2, 100, 9001} do
+    for _, op in ipairs{"sum", "prod", "min", "max"} do
+      local xs = {}
+      for i = 0, n - 1 do
+        xs[i + 1] = op == "prod" and ((i % 3 == 0) and -1 or 1) * ((n <= 100 and i % 5 == 0) and 2 or 1)
+                    or rint(2001) - 1000
+      end
+      CASES_LR[#CASES_LR + 1] = {op = op, n = n, xs = xs}
+    end
+  end
+  for _, n in ipairs{1, 3, 5000, 30011} do
+    local xs, as = {}, {}
+    for i = 1, n do xs[i], as[i] = (rint(200) - 100) / 8, (rint(100) + 50) / 100 end
+    CASES_LR[#CASES_LR + 1] = {op = "affine", n = n, xs = xs, as = as}
+  end
+  local ran = false
+  local function run_oracle()
+    if ran then return end
+    ran = true
+    local lines = {}
+    for _, c in ipairs(CASES_LR) do
+      local fx, fa = {}, {}
+      for i = 1, c.n do
+        fx[i] = ("%.17g"):format(c.xs[i])
+        fa[i] = c.as and ("%.17g"):format(c.as[i]) or "0"
+      end
+      lines[#lines + 1] = c.op .. " " .. table.concat(fx, ",") .. " " .. table.concat(fa, ",")
+    end
+    local path = write_file("lr_cases.txt", table.concat(lines, "\n") .. "\n")
+    local prog = write_file("lr_oracle.py", ([[
+import numpy as np
+for line in open('%s'):
+    op, xs, as_ = (line.rstrip('\n').split(' ') + ['', ''])[:3]
+    x = np.array([float(t) for t in xs.split(',') if t])
+    a = np.array([float(t) for t in as_.split(',') if t])
+    if op == 'affine':
+        z = 0.0
+        for i in range(len(x)):
+            z = a[i] * z + x[i]
+            x[i] = z
+        r = x
+    elif len(x):
+        r = {'sum': np.cumsum, 'prod': np.cumprod, 'min': np.minimum.accumulate,
+             'max': np.maximum.accumulate}[op](x)
+    else:
+        r = x
+    print(' '.join(repr(float(v)) for v in r))
+]]):format(path))
+    local out, ok = sh(PY .. " " .. prog)
+    assert(ok, out)
+    local k = 0
+    for line in out:gmatch("[^\n]*\n") do
+      k = k + 1
+      local r = {}
+      for t in line:gmatch("%S+") do r[#r + 1] = tonumber(t) end
+      CASES_LR[k].want = r
+    end
+    assert.equal(#CASES_LR, k)
+  end
+
+  it("scans property maps in place against NumPy (sum, prod, min, max; three dtypes)", function()
+    run_oracle()
+    for _, c in ipairs(CASES_LR) do
+      if c.op ~= "affine" then
+        for _, dt in ipairs{"float64", "int64", "int32"} do
+          local x = speck.View("x", dt, c.n)
+          for i = 0, c.n - 1 do x[i] = c.xs[i + 1] end
+          assert.equal(x, graph.linear_recurrence(x, c.op ~= "sum" and {op = c.op} or nil))
+          for i = 0, c.n - 1 do
+            if x[i] ~= c.want[i + 1] then
+              error(("%s %s n=%d at %d: %s, NumPy %s"):format(c.op, dt, c.n, i, tostring(x[i]),
+                    tostring(c.want[i + 1])))
+            end
+          end
+        end
+      end
+    end
+  end)
+
+  it("runs x(i) = a(i) * x(i-1) + x(i) with coefficients, against a Python loop", function()
+    run_oracle()
+    for _, c in ipairs(CASES_LR) do
+      if c.op == "affine" then
+        local x, a = speck.View("x", "float64", c.n), speck.View("a", "float64", c.n)
+        for i = 0, c.n - 1 do x[i], a[i] = c.xs[i + 1], c.as[i + 1] end
+        graph.linear_recurrence(x, {coeff = a})
+        for i = 0, c.n - 1 do
+          local w = c.want[i + 1]
+          if math.abs(x[i] - w) > 1e-9 * (1 + math.abs(w)) then
+            error(("n=%d at %d: %.17g, Python %.17g"):format(c.n, i, x[i], w))
+          end
+        end
+      end
+    end
+  end)
+
+  it("refuses bad input by name", function()
+    local x = speck.View("x", "float64", 4)
+    assert.equal("speck.graph.linear_recurrence: x must be a view (a property map), got table",
+                 err_of(graph.linear_recurrence, {1, 2}))
+    assert.equal("speck.graph.linear_recurrence: op must be \"sum\", \"prod\", \"min\" or \"max\", got \"avg\"",
+                 err_of(graph.linear_recurrence, x, {op = "avg"}))
+    assert.equal("speck.graph.linear_recurrence: unknown option 'operator' (op, coeff)",
+                 err_of(graph.linear_recurrence, x, {operator = "sum"}))
+    assert.equal("speck.graph.linear_recurrence: the coefficients (view 'a', float64[3]) must match the property map (view 'x', float64[4])",
+                 err_of(graph.linear_recurrence, x, {coeff = speck.View("a", "float64", 3)}))
+    assert.equal("speck.graph.linear_recurrence: coefficients make the recurrence x(i) = a(i) * x(i - 1) + x(i): op must be \"sum\", got \"max\"",
+                 err_of(graph.linear_recurrence, x, {op = "max", coeff = speck.View("a", "float64", 4)}))
+    assert.equal("speck.graph.linear_recurrence: the property map (view 'M') must be a rank-1 view of numbers, got float64 rank 2",
+                 err_of(graph.linear_recurrence, speck.View("M", "float64", {2, 2})))
+  end)
+end)
+
+describe("speck.graph.from_mesh", function()
+  -- a hexahedral mesh of nx x ny x nz elements, 8 nodes each
+  local function hexes(nx, ny, nz)
+    local function id(x, y, z) return x + (nx + 1) * (y + (ny + 1) * z) end
+    local els = {}
+    for z = 0, nz - 1 do
+      for y = 0, ny - 1 do
+        for x = 0, nx - 1 do
+          els[#els + 1] = {id(x, y, z), id(x + 1, y, z), id(x + 1, y + 1, z), id(x, y + 1, z),
+                           id(x, y, z + 1), id(x + 1, y, z + 1), id(x + 1, y + 1, z + 1),
+                           id(x, y + 1, z + 1)}
+        end
+      end
+    end
+    return els, (nx + 1) * (ny + 1) * (nz + 1)
+  end
+  -- random "tetrahedra" over nn nodes (repeated nodes within one allowed)
+  local function tets(ne, nn)
+    local els = {}
+    for e = 1, ne do els[e] = {rint(nn), rint(nn), rint(nn), rint(nn)} end
+    return els
+  end
+  -- the arcs of the element cliques, as a Lua oracle
+  local function clique_arcs(els)
+    local set = {}
+    for _, el in ipairs(els) do
+      for a = 1, #el do
+        for b = 1, #el do
+          if el[a] ~= el[b] then set[el[a] .. " " .. el[b]] = true end
+        end
+      end
+    end
+    return set
+  end
+  local function same_arcs(g, set)
+    local got = arcs(g)
+    for k in pairs(set) do assert(got[k], "missing arc " .. k) end
+    for k in pairs(got) do assert(set[k], "extra arc " .. k) end
+    local rp, ci = g.rowptr:totable(), g.colidx:totable()
+    for u = 0, g:num_vertices() - 1 do
+      for k = rp[u + 1] + 1, rp[u + 2] - 1 do assert.is_true(ci[k] < ci[k + 1]) end
+    end
+  end
+
+  it("builds the node graph of a hexahedral mesh, growing its map when full", function()
+    local els, nn = hexes(4, 3, 2)
+    local want = clique_arcs(els)
+    local g = graph.from_mesh(els)
+    assert.equal(nn, g:num_vertices())
+    assert.is_false(g:is_directed())
+    same_arcs(g, want)
+    assert.equal(0, g._rehashes)
+    local small = graph.from_mesh(speck.View.from(els, "int32"), {capacity = 8})
+    assert.is_true(small._rehashes >= 3)
+    same_arcs(small, want)
+    assert.equal(8, g:degree(0) + 1)                      -- a corner: its own hexahedron
+    assert.equal(26, g:degree(1 + 5 * (1 + 4 * 1)))      -- an interior node
+  end)
+
+  it("matches NetworkX's union of element cliques on a random mesh", function()
+    local els = tets(400, 150)
+    local lines = {}
+    for _, el in ipairs(els) do lines[#lines + 1] = table.concat(el, " ") end
+    local path = write_file("mesh.txt", table.concat(lines, "\n") .. "\n")
+    local g = graph.from_mesh(els, {nodes = 160, capacity = 64})
+    assert.equal(160, g:num_vertices())
+    if not HAVE_NX then pending("python3-networkx is not installed") return end
+    local out, ok = sh(PY .. " -c \"import networkx as nx, itertools\n" ..
+      "g = nx.Graph(); g.add_nodes_from(range(160))\n" ..
+      "for l in open('" .. path .. "'):\n" ..
+      "    t = [int(x) for x in l.split()]\n" ..
+      "    g.add_edges_from((a, b) for a, b in itertools.combinations(t, 2) if a != b)\n" ..
+      "print(g.number_of_edges(), ' '.join(str(d) for _, d in sorted(g.degree())))\"")
+    assert(ok, out)
+    local ne, degs = out:match("^(%d+) (.*)$")
+    assert.equal(tonumber(ne), g:num_edges())
+    local v = 0
+    for d in degs:gmatch("%d+") do
+      assert.equal(tonumber(d), g:degree(v))
+      v = v + 1
+    end
+    assert.equal(160, v)
+    same_arcs(g, clique_arcs(els))
+  end)
+
+  it("takes an empty mesh and refuses bad ones by name", function()
+    local g = graph.from_mesh({})
+    assert.equal(0, g:num_vertices())
+    assert.equal(5, graph.from_mesh({}, {nodes = 5}):num_vertices())
+    assert.equal("speck.graph.from_mesh: element 1, node 2 is -3: node ids must not be negative",
+                 err_of(graph.from_mesh, {{0, 1, 2}, {3, 4, -3}}))
+    assert.equal("speck.graph.from_mesh: element 0, node 1 is 7: the mesh has 5 nodes (ids 0..4)",
+                 err_of(graph.from_mesh, {{0, 7}}, {nodes = 5}))
+    assert.equal("speck.graph.from_mesh: elems (view 'v') must be a rank-2 int64 or int32 view (elements x nodes per element), got float64 rank 1",
+                 err_of(graph.from_mesh, speck.View("v", "float64", 4)))
+    assert.equal("speck.graph.from_mesh: elems[2] must be a list of 3 node ids",
+                 err_of(graph.from_mesh, {{0, 1, 2}, {3, 4}}))
+    assert.equal("speck.graph.from_mesh: capacity is 0, must be at least 1",
+                 err_of(graph.from_mesh, {{0, 1}}, {capacity = 0}))
+    assert.equal("speck.graph.from_mesh: unknown option 'directed' (nodes, capacity)",
+                 err_of(graph.from_mesh, {{0, 1}}, {directed = true}))
+  end)
+end)
+
 describe("speck.graph.from_edges", function()
   it("drops self-loops, merges duplicates and symmetrises", function()
     local g = graph.from_edges(4, {0, 1, 0, 2, 3, 1}, {1, 0, 1, 2, 1, 3})
@@ -591,8 +885,16 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.color, d))
     assert.equal("speck.graph.color_d2: the graph is directed: coloring needs an undirected graph",
                  err_of(graph.color_d2, d))
-    assert.equal("speck.graph.color_d2: algorithm must be \"vb\", got nb",
-                 err_of(graph.color_d2, g, {algorithm = "nb"}))
+    assert.equal("speck.graph.color_d2: algorithm must be \"vb\" or \"nb\", got eb",
+                 err_of(graph.color_d2, g, {algorithm = "eb"}))
+    assert.equal("speck.graph.color: algorithm must be \"vb\" or \"eb\", got nb",
+                 err_of(graph.color, g, {algorithm = "nb"}))
+    assert.equal("speck.graph.color_bipartite: A must be a CrsMatrix or a Graph, got number",
+                 err_of(graph.color_bipartite, 3))
+    assert.equal("speck.graph.color_bipartite: side must be \"rows\" or \"columns\", got left",
+                 err_of(graph.color_bipartite, g, {side = "left"}))
+    assert.equal("speck.graph.color_bipartite: algorithm must be \"vb\" or \"nb\", got eb",
+                 err_of(graph.color_bipartite, g, {algorithm = "eb"}))
     assert.equal("speck.graph.minitri: the graph is directed: miniTri needs an undirected graph",
                  err_of(graph.minitri, d))
     assert.equal("speck.graph.mis2: the graph is directed: MIS-2 needs an undirected graph",

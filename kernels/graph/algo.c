@@ -454,6 +454,9 @@ static const sk_kbody k_pr_outw = {
   "outw(i) = s;",
   SK_FOR, 0, {NULL}, {NULL}, sig_pr_outw + 1, NULL, NULL};
 
+/* the first contributions c = x / W and the dangling rank (float64:
+ * float32 contributions would halve the gathers' bytes but leave the
+ * ranks summing to 1 only within 1e-7) */
 static const char *const sig_pr_contrib[] = {
   "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"), NULL};
 static const sk_kbody k_pr_contrib = {
@@ -462,21 +465,26 @@ static const sk_kbody k_pr_contrib = {
   "if (o > 0) c(i) = x(i) / o; else { c(i) = 0; acc += x(i); }",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_contrib, NULL, "sum:float64"};
 
+/* one iteration: the new ranks, their contributions for the next one,
+ * the change sum |x' - x| and the new dangling rank */
 #define PULL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
-  R1("c", "float64") R1("x", "float64") R1("xn", "float64") " d=float64 base=float64"
+  R1("c", "float64") R1("x", "float64") R1("xn", "float64") R1("outw", "float64") \
+  R1("cn", "float64") " d=float64 base=float64"
 static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG R1("w", "float64"), NULL};
 #define PULL_BODY(W)                                                          \
   "double s = 0;\n"                                                           \
   "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += c(colidx(k))" W ";\n" \
-  "double v = d * s + base;\n"                                                \
+  "const double v = d * s + base, o = outw(i);\n"                             \
   "xn(i) = v;\n"                                                              \
-  "acc += fabs(v - x(i));"
+  "cn(i) = o > 0 ? v / o : 0.0;\n"                                  \
+  "acc0 += fabs(v - x(i));\n"                                                 \
+  "if (!(o > 0)) acc1 += v;"
 static const sk_kbody k_pr_pull = {
   "graph.pr_pull", PULL_BODY(""), SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull, NULL,
-  "sum:float64"};
+  "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw = {
   "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
-  sig_pr_pull + 1, NULL, "sum:float64"};
+  sig_pr_pull + 1, NULL, "sum:float64 sum:float64"};
 
 /* graph.pagerank: G_* [, directed, damping, tol, maxiter] -> rank, iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -509,15 +517,16 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   int64_t n = g.nv;
   int space = g.rowptr->space, rc = -1;
-  sk_view outw, x, xn, c, ones;
+  sk_view outw, x, xn, c, cn, ones;
   sk_kvalue tv;
   memset(&tv, 0, sizeof tv);
-  sk_view *all[] = {&outw, &x, &xn, &c, &ones};
+  sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&outw, "out weight", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&x, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&xn, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&c, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cn, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
       (n > 0 && sk_view_fill(&x, 1.0 / (double)n, 0, err, errlen) < 0))
     goto done;
   {
@@ -546,21 +555,30 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     tw = g.weights ? &tv.out[2].view : NULL;
   }
   int64_t it = 0;
-  for (it = 1; it <= maxiter && n > 0; it++) {
+  double dangling = 0;
+  if (n > 0) {
     sk_result r;
     sk_arg a[] = {sk_arg_view("x", &x), sk_arg_view("outw", &outw), sk_arg_view("c", &c)};
     if (sk_sp_range(&k_pr_contrib, n, a, NELEM(a), &r, err, errlen) < 0) goto done;
-    double dangling = sk_result_f64(&r, 0);
+    dangling = sk_result_f64(&r, 0);
+  }
+  for (it = 1; it <= maxiter && n > 0; it++) {
+    sk_result r;
     double base = (d * dangling + 1 - d) / (double)n;
     sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                   sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
+                  sk_arg_view("outw", &outw), sk_arg_view("cn", &cn),
                   sk_arg_f64("d", d), sk_arg_f64("base", base),
-                  sk_arg_view("w", tw ? tw : &c)};
-    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 8 : 7, &r, err, errlen) < 0)
+                  sk_arg_view("w", tw ? tw : &x)};
+    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 10 : 9, &r, err, errlen) < 0)
       goto done;
     sk_view t = x;
     x = xn;
     xn = t;
+    t = c;
+    c = cn;
+    cn = t;
+    dangling = sk_result_f64(&r, 1);
     if (sk_result_f64(&r, 0) < (double)n * tol) break;
   }
   if (it > maxiter) it = maxiter;
@@ -579,7 +597,8 @@ done:
  * higher rank (in id order: an oriented copy of the graph, as GAP's tc),
  * and each triangle is found once, at its lowest-ranked corner u, by
  * merging u's and v's kept lists for every kept v; its three corners are
- * counted (atomics). */
+ * counted (atomics). On the host the intersections are bit tests instead
+ * of merges (below). */
 #define TRI_HIGHER                                                           \
   "#define DEG(x) (rowptr((x) + 1) - rowptr(x))\n"                           \
   "#define HIGHER(x, y) (DEG(y) > DEG(x) || (DEG(y) == DEG(x) && (y) > (x)))\n"
@@ -633,6 +652,51 @@ static const sk_kbody k_tri = {
            "if (mine) atomic_add(&tri(i), mine);\n"),
   SK_REDUCE, 0, {NULL}, {NULL}, sig_tri, NULL, "sum:int64"};
 
+/* the total on the host: each vertex u marks its kept neighbours in a
+ * bitmap in thread scratch (nv bits), then every kept v of u counts the
+ * marked vertices of v's kept list: no merge, one bit test per pair
+ * (Kronecker scale 20: the bitmap is 128 KB, in cache). A league rank
+ * takes a block of 'chunk' vertices, scheduled dynamically. */
+static const char *const sig_tri_bits[] = {
+  "team" R1("op", "int64") R1("oc", "int32") " nv=int64 chunk=int64", NULL};
+static const char *const sig_tri_bitsv[] = {
+  "team" R1("op", "int64") R1("oc", "int32") R1("tri", "int64") " nv=int64 chunk=int64",
+  NULL};
+#define TRI_BITS(HIT, V, ME)                                                  \
+  "const int64_t nb = (nv + 63) >> 6;\n"                                     \
+  "uint64_t *bits = (uint64_t *)thread_scratch(team, 1, nb * 8);\n"          \
+  "for (int64_t q = 0; q < nb; q++) bits[q] = 0;\n"                          \
+  "const int64_t u0 = team.league_rank * chunk;\n"                           \
+  "const int64_t u1 = u0 + chunk < nv ? u0 + chunk : nv;\n"                  \
+  "int64_t c = 0;\n"                                                         \
+  "for (int64_t u = u0; u < u1; u++) {\n"                                    \
+  "  const int64_t b = op(u), e = op(u + 1);\n"                              \
+  "  if (e - b < 2) continue;\n"                                             \
+  "  int64_t mine = 0;\n"                                                    \
+  "  for (int64_t k = b; k < e; k++) { const int32_t v = oc(k); bits[v >> 6] |= (uint64_t)1 << (v & 63); }\n" \
+  "  for (int64_t k = b; k < e; k++) {\n"                                    \
+  "    const int32_t v = oc(k);\n"                                           \
+  "    int64_t t = 0;\n"                                                     \
+  "    for (int64_t q = op(v); q < op(v + 1); q++) {\n"                      \
+  "      const int32_t w = oc(q);\n"                                         \
+  "      const int64_t hit = (int64_t)((bits[w >> 6] >> (w & 63)) & 1);\n"   \
+  "      " HIT "t += hit;\n"                                                 \
+  "    }\n"                                                                  \
+  "    " V "mine += t;\n"                                                    \
+  "  }\n"                                                                    \
+  "  " ME "c += mine;\n"                                                     \
+  "  for (int64_t k = b; k < e; k++) bits[oc(k) >> 6] = 0;\n"                \
+  "}\n"                                                                      \
+  "acc += c;"
+static const sk_kbody k_tri_bits = {
+  "graph.triangles_bitmap", TRI_BITS("", "", ""), SK_REDUCE, 0, {NULL}, {NULL},
+  sig_tri_bits, NULL, "sum:int64"};
+static const sk_kbody k_tri_bitsv = {
+  "graph.triangles_bitmap_per_vertex",
+  TRI_BITS("if (hit) atomic_add(&tri(w), (int64_t)1); ", "if (t) atomic_add(&tri(v), t); ",
+           "if (mine) atomic_add(&tri(u), mine); "),
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_tri_bitsv, NULL, "sum:int64"};
+
 /* graph.triangles: G_* (undirected) [, per_vertex (default 1)] -> total,
  * per_vertex (when asked) */
 static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -675,8 +739,29 @@ static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   {
     sk_arg a[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_view("tri", &tri)};
     sk_result r;
-    if (sk_sp_range(per ? &k_tri : &k_tri_total, g.nv, a, per ? 3 : 2, &r, err, errlen) < 0 ||
-        sk_kout_num(out, "total", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
+    const sk_backend *b = sk_sp_backend(err, errlen);
+    if (!b) goto done;
+    if (sk_sp_host(b) && g.nv > 0) {
+      /* the bitmap kernel (a block of vertices per league rank, 16 per thread) */
+      int64_t conc = b->concurrency ? b->concurrency() : 1;
+      if (conc < 1) conc = 1;
+      int64_t chunk = (g.nv + 64 * conc - 1) / (64 * conc);
+      sk_policy p;
+      sk_policy_init(&p, SK_POL_TEAM);
+      p.league_size = (g.nv + chunk - 1) / chunk;
+      p.team_size = 1;
+      p.schedule = SK_DYNAMIC;
+      p.scratch_thread[1] = ((g.nv + 63) / 64) * 8 + 64;
+      sk_arg t[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_i64("nv", g.nv),
+                    sk_arg_i64("chunk", chunk), sk_arg_view("tri", &tri)};
+      if (sk_kbody_launch(per ? &k_tri_bitsv : &k_tri_bits, &p, t, per ? 5 : 4, &r, err,
+                          errlen) < 0)
+        goto done;
+    } else if (sk_sp_range(per ? &k_tri : &k_tri_total, g.nv, a, per ? 3 : 2, &r, err,
+                           errlen) < 0) {
+      goto done;
+    }
+    if (sk_kout_num(out, "total", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
                     errlen) < 0 ||
         (per && sk_kout_view(out, "per_vertex", &tri, err, errlen) < 0))
       goto done;
@@ -848,41 +933,210 @@ static const sk_kbody k_col_fix = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
 
-/* distance 2: the colors of neighbours and of their neighbours */
-static const sk_kbody k_col2_assign = {
+static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
+static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
+                                {NULL}, {NULL}, sig_iota, NULL, NULL};
+
+/* -- edge-based distance-1 coloring (seed 000 §4.1) ----------------------
+ * One thread per arc: each arc of an uncolored vertex u ORs its other
+ * end's color into u's forbidden mask (64 colors from u's window base,
+ * atomically), then every uncolored vertex takes the smallest color not
+ * forbidden (a full window moves its base on by 64), then every arc
+ * between two like colors uncolors its larger end. Repeated until no
+ * vertex is uncolored: of each conflict the smaller end keeps its color.
+ * (The sk_sp_scan of degrees needs the worklist's count array to have
+ * one more entry than the worklist.) */
+static const char *const sig_eb_forbid[] = {
+  "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32")
+  R1("base", "int32") R1("forb", "int64"), NULL};
+static const sk_kbody k_eb_forbid = {
+  "graph.color_eb_forbid",
+  "const int64_t u = src(i), v = colidx(i);\n"
+  "if (color(u) == 0 && u != v) {\n"
+  "  const int64_t c = (int64_t)color(v) - 1 - base(u);\n"
+  "  if (c >= 0 && c < 64) atomic_or(&forb(u), (int64_t)((uint64_t)1 << c));\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_eb_forbid, NULL, NULL};
+
+static const char *const sig_eb_fix[] = {
+  "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32"), NULL};
+static const sk_kbody k_eb_fix = {
+  "graph.color_eb_conflicts",
+  "const int64_t u = src(i), v = colidx(i);\n"
+  "const int32_t cu = color(u);\n"
+  "if (u > v && cu != 0 && cu == color(v)) color(u) = 0;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_eb_fix, NULL, NULL};
+
+/* the worklist's arcs: degrees (scanned into offsets), then each worklist
+ * vertex writes its arcs (source, target) at its offset */
+static const char *const sig_ebw_deg[] = {
+  "range" R1("rowptr", "int64") R1("work", "int32") R1("cnt", "int64"), NULL};
+static const sk_kbody k_ebw_deg = {
+  "graph.color_eb_degrees",
+  "const int64_t v = work(i); cnt(i) = rowptr(v + 1) - rowptr(v);",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_deg, NULL, NULL};
+static const char *const sig_ebw_fill[] = {
+  "range" G3 R1("work", "int32") R1("ptr", "int64") R1("asrc", "int32")
+  R1("adst", "int32"), NULL};
+static const sk_kbody k_ebw_fill = {
+  "graph.color_eb_arcs",
+  "const int64_t v = work(i);\n"
+  "int64_t o = ptr(i);\n"
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++, o++) {\n"
+  "  asrc(o) = (int32_t)v;\n"
+  "  adst(o) = colidx(k);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_fill, NULL, NULL};
+/* the pick over the worklist */
+static const char *const sig_ebw_pick[] = {
+  "range" R1("color", "int32") R1("base", "int32") R1("forb", "int64") R1("work", "int32"),
+  NULL};
+static const sk_kbody k_ebw_pick = {
+  "graph.color_eb_pick_work",
+  "const int64_t v = work(i);\n"
+  "const uint64_t f = (uint64_t)forb(v);\n"
+  "forb(v) = 0;\n"
+  "if (f == ~(uint64_t)0) {\n"
+  "  base(v) += 64;\n"
+  "} else {\n"
+  "  int64_t b = 0;\n"
+  "  while ((f >> b) & 1) b++;\n"
+  "  color(v) = (int32_t)(base(v) + b + 1);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_pick, NULL, NULL};
+/* the uncolored vertices of the worklist into the next one */
+static const char *const sig_ebw_next[] = {
+  "range" R1("color", "int32") R1("work", "int32") R1("next", "int32") R1("cnt", "int64"),
+  NULL};
+static const sk_kbody k_ebw_next = {
+  "graph.color_eb_next",
+  "const int64_t v = work(i);\n"
+  "if (color(v) == 0) next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_next, NULL, NULL};
+
+
+/* each round over the arcs of the uncolored vertices only (a worklist of
+ * vertices, its arcs laid out by a scan of their degrees): the rounds
+ * number about the colors on power-law graphs (a dense core picks one
+ * color a round), so the core's arcs, not all arcs, are what repeats */
+static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char *err,
+                    size_t errlen) {
+  int space = g->rowptr->space, rc = -1;
+  int64_t n = g->nv;
+  sk_view base, forb, work, next, cnt, ptr, asrc, adst, qc;
+  sk_view *all[] = {&base, &forb, &work, &next, &cnt, &ptr, &asrc, &adst, &qc};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  int64_t na0 = g->narcs > 0 ? g->narcs : 1;
+  if (sk_sp_view(&base, "color bases", SK_I32, n, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&forb, "forbidden colors", SK_I64, n, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "degrees", SK_I64, n + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "arc offsets", SK_I64, n + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&asrc, "arc sources", SK_I32, na0, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&adst, "arc targets", SK_I32, na0, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&qc, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("work", &work)};
+    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t wn = n;
+  *rounds = 0;
+  while (wn > 0) {
+    int64_t na = 0;
+    sk_arg d[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("work", &work),
+                  sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_ebw_deg, wn, d, NELEM(d), NULL, err, errlen) < 0 ||
+        sk_sp_scan(&cnt, &ptr, wn, &na, err, errlen) < 0)
+      goto done;
+    sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("work", &work), sk_arg_view("ptr", &ptr),
+                  sk_arg_view("asrc", &asrc), sk_arg_view("adst", &adst)};
+    sk_arg a[] = {sk_arg_view("src", &asrc), sk_arg_view("colidx", &adst),
+                  sk_arg_view("color", col), sk_arg_view("base", &base),
+                  sk_arg_view("forb", &forb)};
+    sk_arg p[] = {sk_arg_view("color", col), sk_arg_view("base", &base),
+                  sk_arg_view("forb", &forb), sk_arg_view("work", &work)};
+    sk_arg x[] = {sk_arg_view("color", col), sk_arg_view("work", &work),
+                  sk_arg_view("next", &next), sk_arg_view("cnt", &qc)};
+    if (sk_sp_range(&k_ebw_fill, wn, f, NELEM(f), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_eb_forbid, na, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_ebw_pick, wn, p, NELEM(p), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_eb_fix, na, a, 3, NULL, err, errlen) < 0 ||
+        sk_g_set0(&qc, 0, err, errlen) < 0 ||
+        sk_sp_range(&k_ebw_next, wn, x, NELEM(x), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(&qc, 0, &wn, err, errlen) < 0)
+      goto done;
+    sk_view t = work;
+    work = next;
+    next = t;
+    (*rounds)++;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- distance-2 and bipartite partial coloring (seed 000 §4.2) -------------
+ * Both in terms of nets: a vertex v belongs to the nets ci1[rp1(v) ..
+ * rp1(v + 1)), net n has the members ci2[rp2(n) .. rp2(n + 1)), and two
+ * vertices sharing a net conflict. Distance 2 on an undirected graph: the
+ * nets of v are its neighbours, net n's members its neighbours and, with
+ * 'closed', n itself (so neighbours conflict too). Bipartite partial
+ * coloring of the rows of A: the nets of row r are its columns, the
+ * members of column c the rows of A^T's row c.
+ * VB: each vertex of the worklist looks at the members of its nets
+ * (nested loops), 64 colors a window. NB (Taş et al.): every net first
+ * gathers the colors of its members into a 64-bit mask (the window at
+ * 'base', common to all), then each vertex ORs the masks of its nets:
+ * two gathers, no nested loop; a vertex whose window is full waits for
+ * the next window (base + 64, taken when a round colors nobody). Then in
+ * both a worklist vertex that shares a net with a smaller vertex of its
+ * color gives the color up and goes to the next worklist. */
+#define D2SIG                                                                 \
+  "range" R1("rp1", "int64") R1("ci1", "int32") R1("rp2", "int64")            \
+  R1("ci2", "int32") R1("color", "int32") R1("work", "int32")
+static const char *const sig_d2_assign[] = {D2SIG " closed=int64", NULL};
+static const sk_kbody k_d2_assign = {
   "graph.color_d2_assign",
-  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "const int64_t v = work(i), b = rp1(v), e = rp1(v + 1);\n"
   "for (int64_t base = 0;; base += 64) {\n"
   "  uint64_t used = 0;\n"
   "  for (int64_t k = b; k < e; k++) {\n"
-  "    int64_t u = colidx(k);\n"
-  "    int64_t c = (int64_t)color(u) - 1 - base;\n"
-  "    if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
-  "    for (int64_t j = rowptr(u); j < rowptr(u + 1); j++) {\n"
-  "      int64_t w = colidx(j);\n"
-  "      int64_t d = (int64_t)color(w) - 1 - base;\n"
+  "    const int64_t u = ci1(k);\n"
+  "    if (closed) {\n"
+  "      const int64_t c = (int64_t)color(u) - 1 - base;\n"
+  "      if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
+  "    }\n"
+  "    for (int64_t q = rp2(u); q < rp2(u + 1); q++) {\n"
+  "      const int64_t w = ci2(q);\n"
+  "      const int64_t d = (int64_t)color(w) - 1 - base;\n"
   "      if (w != v && d >= 0 && d < 64) used |= (uint64_t)1 << d;\n"
   "    }\n"
   "  }\n"
   "  if (~used) {\n"
-  "    int64_t j = 0;\n"
-  "    while ((used >> j) & 1) j++;\n"
-  "    color(v) = (int32_t)(base + j + 1);\n"
+  "    int64_t t = 0;\n"
+  "    while ((used >> t) & 1) t++;\n"
+  "    color(v) = (int32_t)(base + t + 1);\n"
   "    break;\n"
   "  }\n"
   "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+  SK_FOR, 0, {NULL}, {NULL}, sig_d2_assign, NULL, NULL};
 
-static const sk_kbody k_col2_fix = {
+static const char *const sig_d2_fix[] = {
+  D2SIG R1("next", "int32") R1("cnt", "int64") " closed=int64", NULL};
+static const sk_kbody k_d2_fix = {
   "graph.color_d2_conflicts",
-  "int64_t v = work(i);\n"
-  "int32_t cv = color(v);\n"
-  "int bad = 0;\n"
-  "for (int64_t k = rowptr(v); k < rowptr(v + 1) && !bad; k++) {\n"
-  "  int64_t u = colidx(k);\n"
-  "  if (u < v && color(u) == cv) bad = 1;\n"
-  "  for (int64_t j = rowptr(u); j < rowptr(u + 1) && !bad; j++) {\n"
-  "    int64_t w = colidx(j);\n"
+  "const int64_t v = work(i);\n"
+  "const int32_t cv = color(v);\n"
+  "int bad = cv == 0;\n"
+  "for (int64_t k = rp1(v); k < rp1(v + 1) && !bad; k++) {\n"
+  "  const int64_t u = ci1(k);\n"
+  "  if (closed && u < v && color(u) == cv) bad = 1;\n"
+  "  for (int64_t q = rp2(u); q < rp2(u + 1) && !bad; q++) {\n"
+  "    const int64_t w = ci2(q);\n"
   "    if (w < v && color(w) == cv) bad = 1;\n"
   "  }\n"
   "}\n"
@@ -890,17 +1144,125 @@ static const sk_kbody k_col2_fix = {
   "  color(v) = 0;\n"
   "  next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
   "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+  SK_FOR, 0, {NULL}, {NULL}, sig_d2_fix, NULL, NULL};
 
-static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
-static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
-                                {NULL}, {NULL}, sig_iota, NULL, NULL};
+static const char *const sig_nb_gather[] = {
+  "range" R1("rp2", "int64") R1("ci2", "int32") R1("color", "int32") R1("mask", "int64")
+  " base=int64 closed=int64", NULL};
+static const sk_kbody k_nb_gather = {
+  "graph.color_nb_gather",
+  "uint64_t m = 0;\n"
+  "if (closed) {\n"
+  "  const int64_t c = (int64_t)color(i) - 1 - base;\n"
+  "  if (c >= 0 && c < 64) m |= (uint64_t)1 << c;\n"
+  "}\n"
+  "for (int64_t q = rp2(i); q < rp2(i + 1); q++) {\n"
+  "  const int64_t c = (int64_t)color(ci2(q)) - 1 - base;\n"
+  "  if (c >= 0 && c < 64) m |= (uint64_t)1 << c;\n"
+  "}\n"
+  "mask(i) = (int64_t)m;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_nb_gather, NULL, NULL};
+
+static const char *const sig_nb_assign[] = {
+  "range" R1("rp1", "int64") R1("ci1", "int32") R1("color", "int32") R1("work", "int32")
+  R1("mask", "int64") " base=int64", NULL};
+static const sk_kbody k_nb_assign = {
+  "graph.color_nb_assign",
+  "const int64_t v = work(i);\n"
+  "uint64_t f = 0;\n"
+  "for (int64_t k = rp1(v); k < rp1(v + 1); k++) f |= (uint64_t)mask(ci1(k));\n"
+  "if (~f) {\n"
+  "  int64_t t = 0;\n"
+  "  while ((f >> t) & 1) t++;\n"
+  "  color(v) = (int32_t)(base + t + 1);\n"
+  "  acc += 1;\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_nb_assign, NULL, "sum:int64"};
+
 static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
 static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
                                 SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
 
-/* graph.color: G_* (undirected) [, algorithm "vb", distance 1 | 2] ->
- * colors (int32, 1..ncolors), ncolors, rounds */
+/* the nets of a distance-2 or bipartite coloring (see above) */
+typedef struct nets {
+  const sk_view *rp1, *ci1, *rp2, *ci2;
+  int64_t nverts, nnets;
+  int closed;
+} nets;
+
+/* color the vertices of 'nt' into 'col' (zeroed), by VB or NB */
+static int color_nets(const nets *nt, int nb, const sk_view *col, int64_t *rounds,
+                      char *err, size_t errlen) {
+  int64_t n = nt->nverts;
+  int space = col->space, rc = -1;
+  sk_view work, next, cnt, mask;
+  sk_view *all[] = {&work, &next, &cnt, &mask};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      (nb && sk_sp_view(&mask, "net colors", SK_I64, nt->nnets > 0 ? nt->nnets : 1, space,
+                        0, err, errlen) < 0))
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("work", &work)};
+    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  int64_t wn = n, base = 0;
+  *rounds = 0;
+  while (wn > 0) {
+    sk_arg a[] = {sk_arg_view("rp1", nt->rp1), sk_arg_view("ci1", nt->ci1),
+                  sk_arg_view("rp2", nt->rp2), sk_arg_view("ci2", nt->ci2),
+                  sk_arg_view("color", col), sk_arg_view("work", &work),
+                  sk_arg_i64("closed", nt->closed), sk_arg_view("next", &next),
+                  sk_arg_view("cnt", &cnt)};
+    if (nb) {
+      sk_arg g[] = {sk_arg_view("rp2", nt->rp2), sk_arg_view("ci2", nt->ci2),
+                    sk_arg_view("color", col), sk_arg_view("mask", &mask),
+                    sk_arg_i64("base", base), sk_arg_i64("closed", nt->closed)};
+      sk_arg s[] = {sk_arg_view("rp1", nt->rp1), sk_arg_view("ci1", nt->ci1),
+                    sk_arg_view("color", col), sk_arg_view("work", &work),
+                    sk_arg_view("mask", &mask), sk_arg_i64("base", base)};
+      sk_result r;
+      if (sk_sp_range(&k_nb_gather, nt->nnets, g, NELEM(g), NULL, err, errlen) < 0 ||
+          sk_sp_range(&k_nb_assign, wn, s, NELEM(s), &r, err, errlen) < 0)
+        goto done;
+      if (sk_result_i64(&r, 0) == 0) base += 64;   /* every one's window is full */
+    } else if (sk_sp_range(&k_d2_assign, wn, a, 7, NULL, err, errlen) < 0) {
+      goto done;
+    }
+    if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+        sk_sp_range(&k_d2_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+      goto done;
+    sk_view t = work;
+    work = next;
+    next = t;
+    (*rounds)++;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* colors, ncolors, rounds into 'out' ('col' moves there) */
+static int color_out(sk_view *col, int64_t n, int64_t rounds, sk_kvalue *out, char *err,
+                     size_t errlen) {
+  sk_arg a[] = {sk_arg_view("color", col)};
+  sk_result r;
+  if (sk_sp_range(&k_maxc, n, a, 1, &r, err, errlen) < 0) return -1;
+  int64_t nc = n > 0 ? sk_result_i64(&r, 0) : 0;
+  if (sk_kout_num(out, "ncolors", (double)nc, err, errlen) < 0 ||
+      sk_kout_num(out, "rounds", (double)rounds, err, errlen) < 0 ||
+      sk_kout_view(out, "colors", col, err, errlen) < 0)
+    return -1;
+  return 0;
+}
+
+/* graph.color: G_* (undirected) [, algorithm "vb" | "eb" (distance 1),
+ * "vb" | "nb" (distance 2), distance 1 | 2] -> colors (int32,
+ * 1..ncolors), ncolors, rounds */
 static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
@@ -919,59 +1281,98 @@ static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   const char *alg = sk_karg_str(args, nargs, "algorithm", "vb", err, errlen);
   if (!alg) return -1;
-  if (strcmp(alg, "vb") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not supported (vb)", alg);
+  const char *other = dist == 1 ? "eb" : "nb";
+  if (strcmp(alg, "vb") != 0 && strcmp(alg, other) != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not a distance-%lld coloring (vb, %s)", alg,
+             (long long)dist, other);
     return -1;
   }
+  int alt = strcmp(alg, "vb") != 0;
   if (directed) {
     snprintf(err, errlen, "the graph is directed: coloring needs an undirected graph");
     return -1;
   }
-  int64_t n = g.nv;
+  int64_t n = g.nv, rounds = 0;
   int space = g.rowptr->space, rc = -1;
   sk_view col, work, next, cnt;
   sk_view *all[] = {&col, &work, &next, &cnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  if (sk_sp_view(&col, "colors", SK_I32, n, space, 1, err, errlen) < 0 ||
-      sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
-    goto done;
-  {
-    sk_arg a[] = {sk_arg_view("work", &work)};
-    if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
-  }
-  int64_t wn = n, rounds = 0;
-  while (wn > 0) {
-    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                  sk_arg_view("color", &col), sk_arg_view("work", &work),
-                  sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
-    if (sk_sp_range(dist == 2 ? &k_col2_assign : &k_col_assign, wn, a, 4, NULL, err,
-                    errlen) < 0 ||
-        sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-        sk_sp_range(dist == 2 ? &k_col2_fix : &k_col_fix, wn, a, NELEM(a), NULL, err,
-                    errlen) < 0 ||
-        sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+  if (sk_sp_view(&col, "colors", SK_I32, n, space, 1, err, errlen) < 0) goto done;
+  if (dist == 2) {
+    nets nt = {g.rowptr, g.colidx, g.rowptr, g.colidx, n, n, 1};
+    if (color_nets(&nt, alt, &col, &rounds, err, errlen) < 0) goto done;
+  } else if (alt) {
+    if (color_eb(&g, &col, &rounds, err, errlen) < 0) goto done;
+  } else {
+    if (sk_sp_view(&work, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&next, "worklist", SK_I32, n > 0 ? n : 1, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
       goto done;
-    sk_view t = work;
-    work = next;
-    next = t;
-    rounds++;
+    {
+      sk_arg a[] = {sk_arg_view("work", &work)};
+      if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
+    }
+    int64_t wn = n;
+    while (wn > 0) {
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("color", &col), sk_arg_view("work", &work),
+                    sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
+      if (sk_sp_range(&k_col_assign, wn, a, 4, NULL, err, errlen) < 0 ||
+          sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+          sk_sp_range(&k_col_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+          sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
+        goto done;
+      sk_view t = work;
+      work = next;
+      next = t;
+      rounds++;
+    }
   }
-  {
-    sk_arg a[] = {sk_arg_view("color", &col)};
-    sk_result r;
-    if (sk_sp_range(&k_maxc, n, a, 1, &r, err, errlen) < 0) goto done;
-    int64_t nc = n > 0 ? sk_result_i64(&r, 0) : 0;
-    if (sk_kout_num(out, "ncolors", (double)nc, err, errlen) < 0 ||
-        sk_kout_num(out, "rounds", (double)rounds, err, errlen) < 0 ||
-        sk_kout_view(out, "colors", &col, err, errlen) < 0)
-      goto done;
-  }
+  if (color_out(&col, n, rounds, out, err, errlen) < 0) goto done;
   rc = 0;
 done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   return rc;
+}
+
+/* graph.color_bipartite: A_* (the rows' nets: their columns), T_* (A's
+ * transpose: each column's rows) [, algorithm "vb" | "nb"] -> colors of
+ * A's rows (int32, 1..ncolors; two rows sharing a column differ),
+ * ncolors, rounds */
+static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                           size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "T_rowptr", "T_colidx", "T_values", "T_ncols",
+                                      "algorithm", NULL};
+  sk_csr A, T;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "T", 0, &T, err, errlen) < 0)
+    return -1;
+  if (T.nrows != A.ncols || T.ncols != A.nrows || T.nnz != A.nnz) {
+    char a[64], t[64];
+    snprintf(err, errlen, "T must be A's transpose: A is %s with %lld entries, T %s with %lld",
+             sk_csr_shape(&A, a, sizeof a), (long long)A.nnz, sk_csr_shape(&T, t, sizeof t),
+             (long long)T.nnz);
+    return -1;
+  }
+  const char *alg = sk_karg_str(args, nargs, "algorithm", "nb", err, errlen);
+  if (!alg) return -1;
+  if (strcmp(alg, "vb") != 0 && strcmp(alg, "nb") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not a bipartite coloring (vb, nb)", alg);
+    return -1;
+  }
+  sk_view col;
+  int64_t rounds = 0;
+  if (sk_sp_view(&col, "colors", SK_I32, A.nrows, A.rowptr->space, 1, err, errlen) < 0)
+    return -1;
+  nets nt = {A.rowptr, A.colidx, T.rowptr, T.colidx, A.nrows, A.ncols, 0};
+  if (color_nets(&nt, strcmp(alg, "nb") == 0, &col, &rounds, err, errlen) < 0 ||
+      color_out(&col, A.nrows, rounds, out, err, errlen) < 0) {
+    sk_view_release(&col);
+    return -1;
+  }
+  return 0;
 }
 
 /* -- MIS-2 --------------------------------------------------------------------
@@ -1199,18 +1600,22 @@ static const sk_kentry e_cc = {"graph.connected_components",
 static const sk_kentry e_pr = {"graph.pagerank",
   "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
 static const sk_kentry e_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
-static const sk_kentry e_color = {"graph.color", "G_* [, algorithm]", SK_KRES_NONE, color};
+static const sk_kentry e_color = {"graph.color", "G_* [, algorithm, distance]", SK_KRES_NONE,
+                                  color};
+static const sk_kentry e_color_bip = {"graph.color_bipartite", "A_*, T_* [, algorithm]",
+                                      SK_KRES_NONE, color_bipartite};
 static const sk_kentry e_minitri = {"graph.minitri", "G_*", SK_KRES_NONE, minitri};
 static const sk_kentry e_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
                                     coarsen_mis2};
 static const sk_kentry e_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
 
-const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color,
+const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color, &e_color_bip,
                                              &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
-  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_col_assign, &k_col_fix,
-  &k_col2_assign, &k_col2_fix, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
+  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix,
+  &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg, &k_ebw_fill, &k_ebw_pick,
+  &k_ebw_next, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
   &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};

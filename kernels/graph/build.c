@@ -400,14 +400,19 @@ static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_arg(args, nargs, &g, err, errlen) < 0)
     return -1;
   sk_view rows;
-  if (sk_sp_view(&rows, "arc sources", SK_I32, g.narcs, g.rowptr->space, 0, err, errlen) < 0)
+  if (sk_g_arc_sources(&g, &rows, err, errlen) < 0) return -1;
+  return sk_kout_view(out, "src", &rows, err, errlen);
+}
+
+int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen) {
+  if (sk_sp_view(rows, "arc sources", SK_I32, g->narcs, g->rowptr->space, 0, err, errlen) < 0)
     return -1;
-  sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("rows", &rows)};
-  if (sk_sp_range(&k_rows, g.nv, a, NELEM(a), NULL, err, errlen) < 0) {
-    sk_view_release(&rows);
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("rows", rows)};
+  if (sk_sp_range(&k_rows, g->nv, a, NELEM(a), NULL, err, errlen) < 0) {
+    sk_view_release(rows);
     return -1;
   }
-  return sk_kout_view(out, "src", &rows, err, errlen);
+  return 0;
 }
 
 /* -- generators -------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #include "graph.h"
 
 const sk_kentry *const *const sk_graph_entries[] = {sk_gbuild_entries, sk_gio_entries,
-                                                    sk_galgo_entries, NULL};
+                                                    sk_galgo_entries, sk_grecur_entries,
+                                                    sk_gmesh_entries, NULL};
 const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies, sk_galgo_bodies,
-                                                  NULL};
+                                                  sk_grecur_bodies, sk_gmesh_bodies, NULL};

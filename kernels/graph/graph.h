@@ -51,6 +51,8 @@ int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err,
 /* a boolean or integer argument (0/1) */
 int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt,
               int *x, char *err, size_t errlen);
+/* the source vertex of every arc of 'g' into new int32 view 'rows' */
+int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen);
 /* the default space (views of the library's results) */
 int sk_g_space(char *err, size_t errlen);
 /* set element 0 of int64 view 'v' to 'x' / read it */
@@ -61,7 +63,8 @@ int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen);
 extern const char sk_graph_prelude[];
 
 extern const sk_kentry *const sk_gbuild_entries[], *const sk_gio_entries[],
-  *const sk_galgo_entries[];
-extern const sk_kbody *const sk_gbuild_bodies[], *const sk_galgo_bodies[];
+  *const sk_galgo_entries[], *const sk_grecur_entries[], *const sk_gmesh_entries[];
+extern const sk_kbody *const sk_gbuild_bodies[], *const sk_galgo_bodies[],
+  *const sk_grecur_bodies[], *const sk_gmesh_bodies[];
 
 #endif

@@ -237,6 +237,44 @@ function graph.write(path, g, fmt)
   call(f, "graph.write_edges", gargs({path = path, format = fmt}, g))
 end
 
+-- from_mesh(elem_nodes [, {nodes = N, capacity = c}]): the node graph of a
+-- finite element mesh (seed 002): elem_nodes a rank-2 int64 or int32 view
+-- (elements x nodes per element, or a Lua table of tables); two nodes are
+-- adjacent when an element holds both. Built through a lock-free unordered
+-- map in the kernels (grown and refilled when full; 'capacity' its first
+-- size). Undirected, no self-loops; nodes: the node count (default the
+-- largest id + 1).
+function graph.from_mesh(elems, opts)
+  local f = "from_mesh"
+  opts = check_opts(f, opts, {"nodes", "capacity"})
+  if type(elems) == "table" then
+    local npe = elems[1] and #elems[1] or 0
+    for e, row in ipairs(elems) do
+      if type(row) ~= "table" or #row ~= npe then
+        fail(f, "elems[%d] must be a list of %d node ids", e, npe)
+      end
+      for k, x in ipairs(row) do
+        if math.type(x) ~= "integer" then
+          fail(f, "elems[%d][%d] must be an integer, got %s", e, k, tostring(x))
+        end
+      end
+    end
+    elems = #elems > 0 and speck.View.from(elems, "int64") or speck.View("elems", "int64", {0, 0})
+  elseif type(elems) ~= "userdata" then
+    fail(f, "elems must be a rank-2 view or a Lua table of elements, got %s", type(elems))
+  end
+  for _, k in ipairs{"nodes", "capacity"} do
+    if opts[k] ~= nil and math.type(opts[k]) ~= "integer" then
+      fail(f, "option %s must be an integer, got %s", k, tostring(opts[k]))
+    end
+  end
+  local _, outs = call(f, "graph.from_mesh", {elems = elems, nodes = opts.nodes,
+                                              capacity = opts.capacity})
+  local g = make(math.tointeger(outs.nv), outs, false)
+  g._rehashes = math.tointeger(outs.rehashes)
+  return g
+end
+
 -- -- generators ----------------------------------------------------------------
 local function seed_of(f, opts)
   opts = check_opts(f, opts, {"seed"})
@@ -382,13 +420,14 @@ function graph.triangles(g, opts)
   return math.tointeger(outs.total), outs.per_vertex
 end
 
--- colors (int32 view, 1..ncolors), ncolors: a distance-1 coloring
+-- colors (int32 view, 1..ncolors), ncolors: a distance-1 coloring,
+-- vertex-based ("vb", default) or edge-based ("eb": a thread per arc)
 function graph.color(g, opts)
   local f = "color"
   check_graph(f, g)
   opts = check_opts(f, opts, {"algorithm"})
-  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
-    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "eb" then
+    fail(f, "algorithm must be \"vb\" or \"eb\", got %s", tostring(opts.algorithm))
   end
   local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm}, g))
   return outs.colors, math.tointeger(outs.ncolors)
@@ -396,14 +435,42 @@ end
 
 -- colors (int32 view, 1..ncolors), ncolors: a distance-2 coloring (any two
 -- vertices joined by a path of one or two edges differ), vertex-based
+-- ("vb", default) or net-based ("nb")
 function graph.color_d2(g, opts)
   local f = "color_d2"
   check_graph(f, g)
   opts = check_opts(f, opts, {"algorithm"})
-  if opts.algorithm ~= nil and opts.algorithm ~= "vb" then
-    fail(f, "algorithm must be \"vb\", got %s", tostring(opts.algorithm))
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "nb" then
+    fail(f, "algorithm must be \"vb\" or \"nb\", got %s", tostring(opts.algorithm))
   end
   local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm, distance = 2}, g))
+  return outs.colors, math.tointeger(outs.ncolors)
+end
+
+-- colors, ncolors: bipartite partial coloring (seed 000 §4.2) of a
+-- bipartite graph given as a CrsMatrix A (rows the left part, columns the
+-- right) or as a Graph (its arcs u -> v: rows u, columns v): the rows
+-- ({side = "rows"}, default) or the columns ({side = "columns"}) get
+-- colors 1..ncolors such that two rows sharing a column (two columns
+-- sharing a row) differ. {algorithm = "nb"} (net-based, default) or "vb".
+function graph.color_bipartite(A, opts)
+  local f = "color_bipartite"
+  opts = check_opts(f, opts, {"side", "algorithm"})
+  if opts.side ~= nil and opts.side ~= "rows" and opts.side ~= "columns" then
+    fail(f, "side must be \"rows\" or \"columns\", got %s", tostring(opts.side))
+  end
+  if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "nb" then
+    fail(f, "algorithm must be \"vb\" or \"nb\", got %s", tostring(opts.algorithm))
+  end
+  if is_graph(A) then
+    A = A:matrix()
+  elseif not sparse.is_matrix(A) then
+    fail(f, "A must be a CrsMatrix or a Graph, got %s", type(A) == "userdata" and "a view" or type(A))
+  end
+  local T = A:transpose()
+  if opts.side == "columns" then A, T = T, A end
+  local t = sparse._margs(sparse._margs({algorithm = opts.algorithm}, "A", A), "T", T)
+  local _, outs = call(f, "graph.color_bipartite", t)
   return outs.colors, math.tointeger(outs.ncolors)
 end
 
@@ -506,6 +573,24 @@ function graph.reduce_edges(g, captures, body, reducer)
   return run(f, speck.parallel_reduce, "graph.reduce_edges", g:num_arcs(), caps,
              "const int64_t u = src(e), v = colidx(e);\n" .. body, reducer or "sum",
              {index = {"e"}})
+end
+
+-- linear_recurrence(x [, {op = "sum"|"prod"|"min"|"max", coeff = a}]):
+-- MTGL's parallel prefix over a property map (a rank-1 view), in place:
+-- x(i) = x(i - 1) op x(i) (an inclusive scan), or with coefficients
+-- x(i) = a(i) * x(i - 1) + x(i) (x(-1) = 0; op sum). Returns x.
+function graph.linear_recurrence(x, opts)
+  local f = "linear_recurrence"
+  opts = check_opts(f, opts, {"op", "coeff"})
+  if type(x) ~= "userdata" then fail(f, "x must be a view (a property map), got %s", type(x)) end
+  if opts.op ~= nil and type(opts.op) ~= "string" then
+    fail(f, "option op must be a string, got %s", type(opts.op))
+  end
+  if opts.coeff ~= nil and type(opts.coeff) ~= "userdata" then
+    fail(f, "option coeff must be a view, got %s", type(opts.coeff))
+  end
+  call(f, "graph.linear_recurrence", {x = x, op = opts.op, a = opts.coeff})
+  return x
 end
 
 -- labels (int64 view, 0..ncoarse-1), ncoarse: MIS-2 coarsening, each root

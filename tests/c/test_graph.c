@@ -124,12 +124,14 @@ static void nvrtc_tests(void) {
   for (int i = 0;; i++) {
     const sk_kbody *kb = sk_kbody_at(i);
     if (!kb) break;
-    if (strncmp(kb->label, "graph.", 6) != 0 || !kb->sigs) continue;
+    if ((strncmp(kb->label, "graph.", 6) != 0 && strncmp(kb->label, "sort.", 5) != 0) ||
+        !kb->sigs)
+      continue;
     int rc = sk_kbody_compile(kb, 0, cu, err, sizeof err);
     CHECK(rc == 0, "NVRTC: %s: %s", kb->label, err);
     n++;
   }
-  printf("nvrtc: %d graph bodies compiled for cuda\n", n);
+  printf("nvrtc: %d graph and sort bodies compiled for cuda\n", n);
 }
 
 int main(void) {
