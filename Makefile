@@ -72,7 +72,7 @@ LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
-DIALECT  := abi host cuda
+DIALECT  := abi host cuda task
 DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h))
 
 TCC_A    := $(TCC_DIR)/libtcc.a

@@ -8,5 +8,6 @@
 extern const char sk_dialect_abi_h[];    /* dialect/abi.h */
 extern const char sk_dialect_host_h[];   /* dialect/host.h */
 extern const char sk_dialect_cuda_h[];   /* dialect/cuda.h */
+extern const char sk_dialect_task_h[];   /* dialect/task.h */
 
 #endif
