@@ -24,6 +24,24 @@ static int is_ident(const char *s) {
   return 1;
 }
 
+/* a field is a struct member: only C keywords, object-like macros of the
+ * dialect and the generator's prefixes cannot be one */
+static int bad_member(const char *n) {
+  static const char *const words[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do",
+    "double", "else", "enum", "extern", "float", "for", "goto", "if",
+    "inline", "int", "long", "register", "restrict", "return", "short",
+    "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+    "unsigned", "void", "volatile", "while", "_Bool", "_Generic", "_Alignof",
+    "_Alignas", "_Static_assert", "_Noreturn", "_Thread_local", "NULL",
+    "INFINITY", "NAN", "true", "false", "self", "SPECK_FN", "TASK_HIGH",
+    "TASK_REGULAR", "TASK_LOW", "future", NULL};
+  for (int k = 0; words[k]; k++)
+    if (strcmp(n, words[k]) == 0) return 1;
+  return strncmp(n, "sk_", 3) == 0 || strncmp(n, "SK_", 3) == 0 ||
+         (n[0] == '_' && (n[1] == '_' || (n[1] >= 'A' && n[1] <= 'Z')));
+}
+
 static int task_word(const char *n) {
   static const char *const words[] = {
     "self", "future", "task_spawn", "task_spawn_team", "task_respawn",
@@ -51,7 +69,7 @@ int sk_task_check_functor(const sk_tfunctor *f, char *err, size_t errlen) {
                "identifier", f->label, n);
       return -1;
     }
-    if (sk_codegen_reserved(n) || task_word(n)) {
+    if (bad_member(n)) {
       snprintf(err, errlen, "functor '%s': field name '%s' is a reserved "
                "word", f->label, n);
       return -1;
