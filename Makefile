@@ -332,9 +332,9 @@ asan:
 # that drive the pool (teams, patterns, interrupts, tiers) on openmp
 # (luajit cannot load a TSan libspeck.so: its static TLS is too small).
 TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
-              test_kernel_api test_cache_procs test_bad_input
+              test_kernel_api test_cache_procs test_bad_input test_task
 TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
-              tests/interrupt_spec.lua tests/jit_tiers_spec.lua
+              tests/interrupt_spec.lua tests/jit_tiers_spec.lua tests/task_spec.lua
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \

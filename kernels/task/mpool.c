@@ -15,7 +15,10 @@
  * free clears its bit before it decrements), so a superblock may change
  * class only when its count is 0, and the CAS that changes it is also the
  * one that reserves the first block. No lock anywhere; a full pool is a
- * NULL, never a wait.
+ * NULL, never a wait. Threads start their searches at their own hints, so
+ * two threads seldom share a superblock; the only counter shared by all is
+ * the number of superblocks in use (touched when one fills from empty or
+ * empties), which gives the high-water mark in superblocks.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
@@ -29,6 +32,7 @@
 #define CNT_MASK 0xffffffu
 #define MIN_LOG2 4
 #define MAX_CLASSES 32
+#define HINTS 8
 
 struct sk_mpool {
   sk_mpool_head head;        /* first: what kernels capture */
@@ -36,11 +40,20 @@ struct sk_mpool {
   int sb_log2, nsb, wps;     /* words of bitset per superblock */
   _Atomic uint32_t *state;
   _Atomic uint64_t *bits;
-  _Atomic uint32_t hint[MAX_CLASSES];
-  _Atomic int64_t in_use, high_water, failures;
+  _Atomic uint32_t hint[MAX_CLASSES][HINTS];
+  _Atomic int64_t used_sb, high_sb, failures;   /* superblocks in use */
 };
 
-static _Thread_local unsigned rot;   /* spreads threads over bitset words */
+/* Each thread searches from its own hint per class, so that threads
+ * allocate from different superblocks (no cache line shared on the fast
+ * path); 'rot' spreads a thread's bit searches. */
+static _Thread_local unsigned rot, slot = ~0u;
+static _Atomic unsigned next_slot;
+
+static unsigned my_slot(void) {
+  if (slot == ~0u) slot = atomic_fetch_add(&next_slot, 1) % HINTS;
+  return slot;
+}
 
 static int ceil_log2(int64_t n) {
   int l = 0;
@@ -94,6 +107,9 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
   if (posix_memalign((void **)&p->base, 4096, (size_t)(nsb * sb)) != 0)
     p->base = NULL;
   if (!p->state || !p->bits || !p->base) goto oom;
+  for (int L = 0; L < MAX_CLASSES; L++)
+    for (int h = 0; h < HINTS; h++)
+      atomic_store(&p->hint[L][h], (uint32_t)((int64_t)h * nsb / HINTS));
   p->head.self = &p->head;
   p->head.magic = SK_MPOOL_MAGIC;
   p->head.alloc = head_alloc;
@@ -116,13 +132,14 @@ void sk_mpool_free(sk_mpool *p) {
 
 sk_mpool_head *sk_mpool_head_of(sk_mpool *p) { return &p->head; }
 
+/* a superblock went from empty to used (+1) or back (-1) */
 static void account(sk_mpool *p, int64_t delta) {
-  int64_t now = atomic_fetch_add_explicit(&p->in_use, delta,
+  int64_t now = atomic_fetch_add_explicit(&p->used_sb, delta,
                                           memory_order_relaxed) + delta;
   if (delta <= 0) return;
-  int64_t hw = atomic_load_explicit(&p->high_water, memory_order_relaxed);
+  int64_t hw = atomic_load_explicit(&p->high_sb, memory_order_relaxed);
   while (now > hw &&
-         !atomic_compare_exchange_weak_explicit(&p->high_water, &hw, now,
+         !atomic_compare_exchange_weak_explicit(&p->high_sb, &hw, now,
                                                 memory_order_relaxed,
                                                 memory_order_relaxed)) {
   }
@@ -131,7 +148,8 @@ static void account(sk_mpool *p, int64_t delta) {
 /* reserve a block of class L in some superblock: its index, -1 if none */
 static int reserve(sk_mpool *p, int L, uint32_t cap, uint32_t *cnt_out) {
   int nsb = p->nsb;
-  int start = (int)atomic_load_explicit(&p->hint[L], memory_order_relaxed);
+  unsigned h = my_slot();
+  int start = (int)atomic_load_explicit(&p->hint[L][h], memory_order_relaxed);
   if (start >= nsb) start = 0;
   for (int k = 0; k < nsb; k++) {
     int s = start + k < nsb ? start + k : start + k - nsb;
@@ -144,7 +162,8 @@ static int reserve(sk_mpool *p, int L, uint32_t cap, uint32_t *cnt_out) {
                                                 memory_order_acquire,
                                                 memory_order_relaxed)) {
         if (s != start)
-          atomic_store_explicit(&p->hint[L], (uint32_t)s, memory_order_relaxed);
+          atomic_store_explicit(&p->hint[L][h], (uint32_t)s, memory_order_relaxed);
+        if (cnt == 0) account(p, 1);
         *cnt_out = cnt;
         return s;
       }
@@ -181,7 +200,6 @@ void *sk_mpool_alloc(sk_mpool *p, int64_t bytes) {
       uint64_t m = (uint64_t)1 << b;
       uint64_t old = atomic_fetch_or_explicit(&bits[w], m, memory_order_acquire);
       if (!(old & m)) {
-        account(p, (int64_t)1 << L);
         return p->base + ((size_t)s << p->sb_log2) +
                ((size_t)(w * 64 + b) << L);
       }
@@ -218,8 +236,9 @@ int sk_mpool_release(sk_mpool *p, void *ptr) {
   uint64_t old = atomic_fetch_and_explicit(
       &p->bits[(size_t)s * (size_t)p->wps + (size_t)w], ~m, memory_order_release);
   if (!(old & m)) return -1;   /* freed twice at once: only one counts */
-  account(p, -((int64_t)1 << L));
-  atomic_fetch_sub_explicit(&p->state[s], 1, memory_order_release);
+  if ((atomic_fetch_sub_explicit(&p->state[s], 1, memory_order_release) &
+       CNT_MASK) == 1)
+    account(p, -1);
   return 0;
 }
 
@@ -234,15 +253,19 @@ void sk_mpool_reset(sk_mpool *p) {
   for (int s = 0; s < p->nsb; s++) atomic_store(&p->state[s], 0);
   for (size_t k = 0; k < (size_t)p->nsb * (size_t)p->wps; k++)
     atomic_store(&p->bits[k], 0);
-  atomic_store(&p->in_use, 0);
+  atomic_store(&p->used_sb, 0);
 }
 
 void sk_mpool_stats_get(const sk_mpool *p, sk_mpool_stats *st) {
   memset(st, 0, sizeof *st);
   st->superblock = (int64_t)1 << p->sb_log2;
   st->capacity = st->superblock * p->nsb;
-  st->in_use = atomic_load(&((sk_mpool *)p)->in_use);
-  st->high_water = atomic_load(&((sk_mpool *)p)->high_water);
+  /* bytes in live blocks: the superblocks' counts times their classes */
+  for (int s = 0; s < p->nsb; s++) {
+    uint32_t x = atomic_load(&((sk_mpool *)p)->state[s]);
+    st->in_use += (int64_t)(x & CNT_MASK) << (x >> CLS_SHIFT);
+  }
+  st->high_water = atomic_load(&((sk_mpool *)p)->high_sb) * st->superblock;
   st->failures = atomic_load(&((sk_mpool *)p)->failures);
 }
 

@@ -86,7 +86,7 @@ struct sk_tworker {
 typedef struct lockq {          /* locked queues: a LIFO or FIFO per priority */
   atomic_flag lock;
   sk_task *head[3], *tail[3];
-  _Atomic int64_t count;
+  _Atomic int64_t count, high;   /* tasks queued, of them high priority */
 } lockq;
 
 struct sk_sched {
@@ -254,6 +254,7 @@ static void lq_push(lockq *q, sk_task *x, int fifo) {
     q->head[p] = x;
   }
   atomic_fetch_add_explicit(&q->count, 1, memory_order_relaxed);
+  if (p == TASK_HIGH) atomic_fetch_add_explicit(&q->high, 1, memory_order_relaxed);
   unlock(q);
 }
 
@@ -267,6 +268,7 @@ static sk_task *lq_pop(lockq *q) {
       q->head[p] = x->next;
       if (!q->head[p]) q->tail[p] = NULL;
       atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
+      if (p == TASK_HIGH) atomic_fetch_sub_explicit(&q->high, 1, memory_order_relaxed);
     }
   }
   unlock(q);
@@ -277,6 +279,7 @@ static void lq_clear(lockq *q) {
   lock(q);
   for (int p = 0; p < 3; p++) q->head[p] = q->tail[p] = NULL;
   atomic_store(&q->count, 0);
+  atomic_store(&q->high, 0);
   unlock(q);
 }
 
@@ -383,8 +386,8 @@ static sk_task *find_work(sk_tworker *w, sk_sched *s) {
     if (atomic_load_explicit(&s->nhigh, memory_order_relaxed) > 0 &&
         (t = steal_prio(w, s, 0)))
       goto out;
-    if (atomic_load_explicit(&s->inbox.count, memory_order_relaxed) > 0 &&
-        s->inbox.head[0] && (t = lq_pop(&s->inbox)))
+    if (atomic_load_explicit(&s->inbox.high, memory_order_relaxed) > 0 &&
+        (t = lq_pop(&s->inbox)))
       goto out;
     for (int p = 1; p < 3; p++)
       if (dq_nonempty(&w->dq[p]) && (t = dq_take(&w->dq[p]))) goto out;

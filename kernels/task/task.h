@@ -34,6 +34,8 @@ int sk_mpool_release(sk_mpool *p, void *ptr);
 int64_t sk_mpool_block_size(const sk_mpool *p, const void *ptr);
 /* forget every block (nothing may use them any more) */
 void sk_mpool_reset(sk_mpool *p);
+/* in_use: bytes of live blocks; high_water: the most superblocks ever in
+ * use at once, in bytes */
 typedef struct sk_mpool_stats {
   int64_t capacity, superblock, in_use, high_water, failures;
   int64_t allocs, frees;

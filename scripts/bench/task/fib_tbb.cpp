@@ -25,6 +25,6 @@ int main(int argc, char **argv) {
   double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   long a = 0, b = 1;
   for (int k = 0; k < n + 1; k++) { long c = a + b; a = b; b = c; }
-  std::printf("%ld %ld %.6f\n", r, 2 * a - 2, dt);
+  std::printf("fib tbb %ld %.6f %ld\n", 2 * a - 1, dt, r);
   return 0;
 }
