@@ -244,17 +244,43 @@ describe("speck.task fields, teams and the serial space", function()
   it("runs team tasks with the nested patterns", function()
     local s = task.Scheduler{}
     local out = speck.View("out", "float64", 64)
-    local t = s:functor("tsum", {n = "int64", out = out}, "float64", [[
+    local who = speck.View("who", "int64", 64)
+    local t = s:functor("tsum", {n = "int64", out = out, who = who}, "float64", [[
       double r;
       TEAM_REDUCE(sum, j, 0, self.n, r) { r += j; }
-      TEAM_FOR(j, 0, self.n) self.out(j) = 2 * j;
+      TEAM_FOR(j, 0, self.n) { self.out(j) = 2 * j; self.who(j) = team.team_rank; }
       team_barrier(team);
-      task_return(r + 1000 * team.league_size);
+      int64_t sz = team.team_size;
+      task_return(r + 1000 * sz);
     ]])
-    local f = s:spawn(t, {n = 64}, {team = true})
-    s:wait()
-    assert.are.equal(64 * 63 / 2 + 1000, f:get())
-    for j = 0, 63 do assert.are.equal(2 * j, out(j)) end
+    -- a team task beside ordinary ones, spawned from a body too
+    local fib = s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", FIB)
+    local outer = s:functor("outer", {t = "future", w = "int32"}, "float64", [[
+      if (!self.w) {
+        self.w = 1;
+        self.t = task_spawn_team(tsum, {.n = 64});
+        task_spawn(fib, {.n = 15});
+        task_respawn(self.t);
+        return;
+      }
+      task_return(future_get(self.t));
+    ]])
+    local threads = s:stats().threads
+    for _ = 1, 5 do
+      local g = s:spawn(fib, {n = 12})
+      local f = s:spawn(t, {n = 64}, {team = true})
+      local o = s:spawn(outer, {})
+      s:wait()
+      assert.are.equal(64 * 63 / 2 + 1000 * threads, f:get())
+      assert.are.equal(64 * 63 / 2 + 1000 * threads, o:get())
+      assert.are.equal(144, g:get())
+      local ranks = {}
+      for j = 0, 63 do
+        assert.are.equal(2 * j, out(j))
+        ranks[who(j)] = true
+      end
+      for r = 0, threads - 1 do assert.is_true(ranks[r]) end   -- every member worked
+    end
   end)
 
   it("runs on the serial space with one worker", function()

@@ -34,6 +34,11 @@
 #include "task.h"
 
 #define COMPLETE ((sk_task *)1)
+#define TEAM_SETUP ((sk_task *)2)
+#define TEAM_MAX 64
+void sk_team_barrier(sk_team_ctx *t);   /* the dialect's (backends/host) */
+typedef struct sk_tworker sk_tworker;
+static int team_member(sk_tworker *w, struct sk_sched *s);
 #define MAG_CLASSES 13            /* blocks of 2^4 .. 2^16 bytes */
 #define MAG_CAP 64
 
@@ -63,7 +68,6 @@ typedef struct deque {
   _Atomic(dq_array *) arr;
 } deque;
 
-typedef struct sk_tworker sk_tworker;
 struct sk_tworker {
   deque dq[3];
   _Alignas(64) sk_sched *s;
@@ -112,6 +116,12 @@ struct sk_sched {
   char msg[768];
   int64_t host_spawned;
   int64_t tasks, respawns, steals, spawned_total;
+  /* the team task being formed or run (TEAM_SETUP while a leader sets it
+   * up); members join by 'team_joined', start on 'team_go' */
+  _Alignas(64) _Atomic(sk_task *) team_task;
+  _Atomic int team_joined, team_go, team_left, team_size;
+  sk_team_bar team_bar;
+  _Alignas(64) unsigned char team_shared[64 * 64];
   uint64_t generation;
   dq_array *retired;
 };
@@ -381,6 +391,7 @@ static sk_task *steal_prio(sk_tworker *w, sk_sched *s, int p) {
  * stealing by priority */
 static sk_task *find_work(sk_tworker *w, sk_sched *s) {
   sk_task *t = NULL;
+  if (atomic_load_explicit(&s->team_task, memory_order_relaxed)) team_member(w, s);
   if (s->queue == SK_QUEUE_MULTIPLE) {
     if (dq_nonempty(&w->dq[0]) && (t = dq_take(&w->dq[0]))) goto out;
     if (atomic_load_explicit(&s->nhigh, memory_order_relaxed) > 0 &&
@@ -403,6 +414,10 @@ out:
 }
 
 static int work_visible(sk_sched *s) {
+  sk_task *tt = atomic_load_explicit(&s->team_task, memory_order_relaxed);
+  if (tt && tt != TEAM_SETUP &&
+      atomic_load(&s->team_joined) < atomic_load(&s->team_size))
+    return 1;
   if (atomic_load_explicit(&s->inbox.count, memory_order_relaxed) > 0 ||
       atomic_load_explicit(&s->global.count, memory_order_relaxed) > 0)
     return 1;
@@ -674,6 +689,99 @@ static void api_free(sk_tworker *w, void *p) {
 static const sk_task_api api = {api_spawn, api_when_all, api_respawn,
                                 api_get_i64, api_get_f64, api_alloc, api_free};
 
+/* -- team tasks -------------------------------------------------------------
+ * A team task runs on every worker of the scheduler (at most TEAM_MAX): the worker
+ * that took it (the leader, rank 0) publishes it in 'team_task'; the
+ * others see it at their next look for work (or while idle), take a rank
+ * and wait for 'team_go'. The leader starts the team once all joined, or
+ * cancels it when the wait fails (then no one runs it). The members run
+ * the body with a shared barrier and end with one; the leader then does
+ * the task's bookkeeping alone. */
+static void team_ctx(sk_tworker *w, sk_sched *s, int rank) {
+  w->team.team_rank = rank;
+  w->team.team_size = atomic_load(&s->team_size);
+  w->team.bar = &s->team_bar;
+  w->team.shared = s->team_shared;
+  w->team.bar_step = 0;
+}
+
+static void team_solo(sk_tworker *w) {
+  w->team.team_rank = 0;
+  w->team.team_size = 1;
+  w->team.bar = &w->bar;
+  w->team.shared = w->shared;
+  w->team.bar_step = 0;
+}
+
+/* join the published team task, if there is room; 1 if it ran */
+static int team_member(sk_tworker *w, sk_sched *s) {
+  sk_task *t = atomic_load_explicit(&s->team_task, memory_order_acquire);
+  if (t == NULL || t == TEAM_SETUP) return 0;
+  int j = atomic_load(&s->team_joined);
+  do {
+    if (j >= atomic_load(&s->team_size)) return 0;
+  } while (!atomic_compare_exchange_weak(&s->team_joined, &j, j + 1));
+  int go;
+  while ((go = atomic_load_explicit(&s->team_go, memory_order_acquire)) == 0) cpu_relax();
+  if (go > 0) {
+    team_ctx(w, s, j);
+    sk_task *cur = w->cur;
+    w->cur = t;
+    w->ntemps = 0;
+    s->tab.fn[t->functor](&w->env, t->fields, &t->result);
+    sk_team_barrier(&w->team);
+    for (int k = 0; k < w->ntemps; k++) release(w, s, w->temps[k]);
+    w->ntemps = 0;
+    w->cur = cur;
+    team_solo(w);
+  }
+  atomic_fetch_add_explicit(&s->team_left, 1, memory_order_release);
+  return 1;
+}
+
+/* the leader's half: 0 when the team ran the body, -1 when cancelled */
+static int team_lead(sk_tworker *w, sk_sched *s, sk_task *t) {
+  sk_task *expect = NULL;
+  while (!atomic_compare_exchange_weak(&s->team_task, &expect, TEAM_SETUP)) {
+    if (expect != TEAM_SETUP && expect != NULL) team_member(w, s);
+    if (atomic_load(&s->state) & ST_ABORT) return -1;
+    cpu_relax();
+    expect = NULL;
+  }
+  /* every thread of the launch registers (each runs one worker loop) */
+  int n = s->nthreads;
+  atomic_store(&s->team_size, n > TEAM_MAX ? TEAM_MAX : n);
+  memset(&s->team_bar, 0, sizeof s->team_bar);
+  atomic_store(&s->team_joined, 1);
+  atomic_store(&s->team_go, 0);
+  atomic_store(&s->team_left, 0);
+  atomic_store_explicit(&s->team_task, t, memory_order_release);
+  int ok = 1;
+  while (atomic_load(&s->team_joined) < atomic_load(&s->team_size)) {
+    if (atomic_load(&s->state) & ST_ABORT) {
+      /* close the team: no one joins after this, those in are told */
+      int j = atomic_load(&s->team_joined);
+      if (atomic_compare_exchange_strong(&s->team_joined, &j, TEAM_MAX + 1)) {
+        atomic_store(&s->team_size, j);
+        ok = 0;
+        break;
+      }
+    }
+    cpu_relax();
+  }
+  int members = atomic_load(&s->team_size) - 1;
+  atomic_store_explicit(&s->team_go, ok ? 1 : -1, memory_order_release);
+  if (ok) {
+    team_ctx(w, s, 0);
+    s->tab.fn[t->functor](&w->env, t->fields, &t->result);
+    sk_team_barrier(&w->team);
+    team_solo(w);
+  }
+  while (atomic_load_explicit(&s->team_left, memory_order_acquire) < members) cpu_relax();
+  atomic_store_explicit(&s->team_task, NULL, memory_order_release);
+  return ok ? 0 : -1;
+}
+
 /* -- running a task ----------------------------------------------------------- */
 static void run(sk_tworker *w, sk_sched *s, sk_task *t) {
   int f = t->functor;
@@ -683,9 +791,11 @@ static void run(sk_tworker *w, sk_sched *s, sk_task *t) {
   w->cur = t;
   w->resp = 0;
   w->ntemps = 0;
-  w->team.team_rank = 0;
-  w->team.team_size = 1;
-  s->tab.fn[f](&w->env, t->fields, &t->result);
+  if (t->team && s->nthreads > 1) {
+    if (team_lead(w, s, t) < 0) return;   /* cancelled: the wait failed */
+  } else {
+    s->tab.fn[f](&w->env, t->fields, &t->result);
+  }
   w->ran++;
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
   /* the fields' futures: a new one is a reference (taken over from the
@@ -812,10 +922,8 @@ sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
     w->env.w = w;
     w->env.team = &w->team;
     w->team.league_size = 1;
-    w->team.team_size = 1;
     w->team.vector_length = 1;
-    w->team.bar = &w->bar;
-    w->team.shared = w->shared;
+    team_solo(w);
     for (int p = 0; p < 3; p++)
       if (dq_init(&w->dq[p], 256) < 0) {
         sk_sched_free(s);
