@@ -208,7 +208,7 @@ void *sk_mpool_alloc(sk_mpool *p, int64_t bytes) {
   }
 }
 
-/* the superblock, class and bit of a live block, -1 if it is not one */
+/* the superblock, class and bit of a block, -1 if 'ptr' cannot be one */
 static int locate(const sk_mpool *p, const void *ptr, int *s, int *L,
                   int *w, uint64_t *m) {
   const char *c = ptr;
@@ -224,9 +224,7 @@ static int locate(const sk_mpool *p, const void *ptr, int *s, int *L,
   size_t idx = in >> *L;
   *w = (int)(idx / 64);
   *m = (uint64_t)1 << (idx % 64);
-  uint64_t x = atomic_load_explicit(&p->bits[(size_t)*s * (size_t)p->wps + (size_t)*w],
-                                    memory_order_relaxed);
-  return (x & *m) ? 0 : -1;
+  return 0;
 }
 
 int sk_mpool_release(sk_mpool *p, void *ptr) {
@@ -246,6 +244,9 @@ int64_t sk_mpool_block_size(const sk_mpool *p, const void *ptr) {
   int s, L, w;
   uint64_t m;
   if (locate(p, ptr, &s, &L, &w, &m) < 0) return 0;
+  uint64_t x = atomic_load_explicit(&p->bits[(size_t)s * (size_t)p->wps + (size_t)w],
+                                    memory_order_relaxed);
+  if (!(x & m)) return 0;
   return (int64_t)1 << L;
 }
 

@@ -74,6 +74,7 @@ struct sk_tworker {
   int id;
   int64_t ran, completed, spawned, respawns, steals;
   sk_task *cur;
+  sk_task *next;                /* run next, bypassing the deque */
   int resp, resp_prio;
   sk_task *resp_dep;
   sk_task **temps;
@@ -467,6 +468,10 @@ static void wake(sk_tworker *w, sk_sched *s, sk_task *x) {
   sk_task *dep = x->dep;
   x->dep = NULL;
   release(w, s, dep);
+  if (w && !w->next && x->prio == TASK_REGULAR) {
+    w->next = x;
+    return;
+  }
   push_ready(w, s, x);
 }
 
@@ -565,7 +570,10 @@ static sk_task *api_spawn(sk_tworker *w, int f, const void *fields, int prio,
   sk_task *t = task_new(w, s, f, fields, prio, team);
   if (!t) return NULL;
   w->spawned++;
-  push_ready(w, s, t);
+  if (!w->next && prio == TASK_REGULAR && w->cur && !w->cur->team)
+    w->next = t;   /* the first child runs next on this worker */
+  else
+    push_ready(w, s, t);
   temp_add(w, t);
   return t;
 }
@@ -841,7 +849,18 @@ static void worker_loop(sk_sched *s) {
   sk_tworker *w = &s->w[ST_REG(st)];
   unsigned n = 0;
   for (;;) {
-    sk_task *t = find_work(w, s);
+    sk_task *t = w->next;
+    if (t) {   /* unless higher-priority work or a team is waiting */
+      w->next = NULL;
+      if (atomic_load_explicit(&s->nhigh, memory_order_relaxed) > 0 ||
+          atomic_load_explicit(&s->inbox.high, memory_order_relaxed) > 0 ||
+          atomic_load_explicit(&s->team_task, memory_order_relaxed)) {
+        push_ready(w, s, t);
+        t = find_work(w, s);
+      }
+    } else {
+      t = find_work(w, s);
+    }
     if (t) {
       if ((++n & 255) == 0) {
         if (atomic_load_explicit(&s->state, memory_order_relaxed) & ST_ABORT) return;
@@ -1007,6 +1026,7 @@ static void discard(sk_sched *s) {
     }
     memset(w->nmag, 0, sizeof w->nmag);
     w->ntemps = 0;
+    w->next = NULL;
   }
   lq_clear(&s->inbox);
   lq_clear(&s->global);
