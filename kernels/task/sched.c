@@ -295,10 +295,9 @@ static void lq_clear(lockq *q) {
 }
 
 /* -- task memory ---------------------------------------------------------- */
-static int class_of(int64_t bytes) {
-  int l = 4;
-  while (((int64_t)1 << l) < bytes) l++;
-  return l;
+static inline int class_of(int64_t bytes) {
+  if (bytes <= 16) return 4;
+  return 64 - __builtin_clzll((unsigned long long)(bytes - 1));
 }
 
 static void *block_get(sk_tworker *w, sk_sched *s, int64_t bytes) {
