@@ -21,10 +21,11 @@
 #ifndef SK_DIALECT_TASK_H
 #define SK_DIALECT_TASK_H
 
-/* priorities (the order queues are served in) */
-#define TASK_HIGH 0
-#define TASK_REGULAR 1
-#define TASK_LOW 2
+/* priorities, served in this order (0: not given -- regular for a spawn,
+ * the task's own for a respawn) */
+#define TASK_HIGH 1
+#define TASK_REGULAR 2
+#define TASK_LOW 3
 
 struct sk_task;
 struct sk_tworker;
@@ -124,10 +125,13 @@ static inline void sk__pool_free2(void *v, void *p) {
 #undef task_return
 #define task_spawn(F, ...) sk__spawn_##F(0, __VA_ARGS__)
 #define task_spawn_team(F, ...) sk__spawn_##F(1, __VA_ARGS__)
-static inline void sk__respawn1(const sk_task_env *e, future d, int prio, ...) {
-  e->api->respawn(e->w, d, prio);
+/* task_respawn(dep [, prio]): the arguments initialise a struct, so the
+ * priority left out is 0 and the helper inlines (no variadic call) */
+typedef struct sk__respawn_args { future dep; int prio; } sk__respawn_args;
+static inline void sk__respawn1(const sk_task_env *e, sk__respawn_args a) {
+  e->api->respawn(e->w, a.dep, a.prio);
 }
-#define task_respawn(...) sk__respawn1(sk__env, __VA_ARGS__, -1, 0)
+#define task_respawn(...) sk__respawn1(sk__env, (sk__respawn_args){__VA_ARGS__})
 #define when_all(...)                                                        \
   sk__env->api->when_all(sk__env->w, (future[]){__VA_ARGS__},                \
                          (int)(sizeof((future[]){__VA_ARGS__}) / sizeof(future)))

@@ -227,13 +227,16 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, char *err, size_t errlen) {
   }
   for (int f = 0; f < n; f++) {
     const char *l = fx[f].label;
+    /* the fields and an optional priority initialise one struct: a
+     * priority left out is 0 (regular), and the helper inlines */
     sk_buf_printf(&b,
+                  "typedef struct { sk__tf_%s f; int prio; } sk__sa_%s;\n"
                   "static inline future sk__spawn1_%s(const sk_task_env *e, int team, "
-                  "sk__tf_%s f, int prio, ...) {\n"
-                  "  return e->api->spawn(e->w, %d, &f, prio, team);\n}\n"
+                  "sk__sa_%s a) {\n"
+                  "  return e->api->spawn(e->w, %d, &a.f, a.prio, team);\n}\n"
                   "#define sk__spawn_%s(team, ...) sk__spawn1_%s(sk__env, team, "
-                  "(sk__tf_%s)__VA_ARGS__, TASK_REGULAR, 0)\n",
-                  l, l, f, l, l, l);
+                  "(sk__sa_%s){(sk__tf_%s)__VA_ARGS__})\n",
+                  l, l, l, l, f, l, l, l, l);
   }
   int ct = common_ret(fx, n);
   sk_buf_printf(&b, "#define future_get(f) ((%s)sk__env->api->get_%s(sk__env->w, (f)))\n",

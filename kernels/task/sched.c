@@ -265,7 +265,7 @@ static void lq_push(lockq *q, sk_task *x, int fifo) {
     q->head[p] = x;
   }
   atomic_fetch_add_explicit(&q->count, 1, memory_order_relaxed);
-  if (p == TASK_HIGH) atomic_fetch_add_explicit(&q->high, 1, memory_order_relaxed);
+  if (p == SK_PRIO_HIGH) atomic_fetch_add_explicit(&q->high, 1, memory_order_relaxed);
   unlock(q);
 }
 
@@ -279,7 +279,7 @@ static sk_task *lq_pop(lockq *q) {
       q->head[p] = x->next;
       if (!q->head[p]) q->tail[p] = NULL;
       atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
-      if (p == TASK_HIGH) atomic_fetch_sub_explicit(&q->high, 1, memory_order_relaxed);
+      if (p == SK_PRIO_HIGH) atomic_fetch_sub_explicit(&q->high, 1, memory_order_relaxed);
     }
   }
   unlock(q);
@@ -352,7 +352,7 @@ static inline void release(sk_tworker *w, sk_sched *s, sk_task *t) {
 
 /* -- ready tasks ---------------------------------------------------------- */
 static void push_ready(sk_tworker *w, sk_sched *s, sk_task *t) {
-  if (t->prio == TASK_HIGH) atomic_fetch_add_explicit(&s->nhigh, 1, memory_order_relaxed);
+  if (t->prio == SK_PRIO_HIGH) atomic_fetch_add_explicit(&s->nhigh, 1, memory_order_relaxed);
   if (!w) {
     lq_push(&s->inbox, t, 1);
   } else if (s->queue == SK_QUEUE_SINGLE) {
@@ -363,7 +363,7 @@ static void push_ready(sk_tworker *w, sk_sched *s, sk_task *t) {
 }
 
 static void got(sk_sched *s, sk_task *t) {
-  if (t && t->prio == TASK_HIGH)
+  if (t && t->prio == SK_PRIO_HIGH)
     atomic_fetch_sub_explicit(&s->nhigh, 1, memory_order_relaxed);
 }
 
@@ -467,7 +467,7 @@ static void wake(sk_tworker *w, sk_sched *s, sk_task *x) {
   sk_task *dep = x->dep;
   x->dep = NULL;
   release(w, s, dep);
-  if (w && !w->next && x->prio == TASK_REGULAR) {
+  if (w && !w->next && x->prio == SK_PRIO_REGULAR) {
     w->next = x;
     return;
   }
@@ -508,7 +508,7 @@ static sk_task *task_new(sk_tworker *w, sk_sched *s, int f, const void *fields,
   atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
   t->cls = class_of(bytes);
   t->functor = (int16_t)f;
-  t->prio = (uint8_t)(prio < 0 || prio > 2 ? TASK_REGULAR : prio);
+  t->prio = (uint8_t)(prio < 0 || prio > 2 ? SK_PRIO_REGULAR : prio);
   t->team = (uint8_t)(team != 0);
   atomic_store_explicit(&t->waiters, NULL, memory_order_relaxed);
   t->next = NULL;
@@ -561,15 +561,16 @@ static sk_task *api_spawn(sk_tworker *w, int f, const void *fields, int prio,
                           int team) {
   sk_sched *s = w->s;
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return NULL;
-  if (prio < 0 || prio > 2) {
+  if (prio < 0 || prio > 3) {
     fail(s, "task_spawn in '%s': priority %d is not TASK_HIGH, TASK_REGULAR "
          "or TASK_LOW", label_of(s, w->cur), prio);
     return NULL;
   }
+  prio = prio ? prio - 1 : SK_PRIO_REGULAR;   /* the dialect's codes; 0: none */
   sk_task *t = task_new(w, s, f, fields, prio, team);
   if (!t) return NULL;
   w->spawned++;
-  if (!w->next && prio == TASK_REGULAR && w->cur && !w->cur->team)
+  if (!w->next && prio == SK_PRIO_REGULAR && w->cur && !w->cur->team)
     w->next = t;   /* the first child runs next on this worker */
   else
     push_ready(w, s, t);
@@ -591,7 +592,7 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
   atomic_store_explicit(&a->refs, 2, memory_order_relaxed);
   a->cls = class_of(bytes);
   a->functor = -1;
-  a->prio = TASK_REGULAR;
+  a->prio = SK_PRIO_REGULAR;
   a->team = 0;
   atomic_store_explicit(&a->waiters, NULL, memory_order_relaxed);
   a->next = a->dep = NULL;
@@ -615,14 +616,14 @@ static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
          label_of(s, w->cur));
     return;
   }
-  if (prio < -1 || prio > 2) {
+  if (prio < 0 || prio > 3) {
     fail(s, "task_respawn in '%s': priority %d is not TASK_HIGH, "
          "TASK_REGULAR or TASK_LOW", label_of(s, w->cur), prio);
     return;
   }
   w->resp = 1;
   w->resp_dep = dep;
-  w->resp_prio = prio;
+  w->resp_prio = prio - 1;   /* -1: keep the task's */
 }
 
 static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) {

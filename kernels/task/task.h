@@ -77,6 +77,8 @@ void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,
 
 /* -- scheduler (sched.c) ---------------------------------------------- */
 typedef struct sk_sched sk_sched;
+/* priorities inside the runtime (the dialect's TASK_* codes are these + 1) */
+enum { SK_PRIO_HIGH, SK_PRIO_REGULAR, SK_PRIO_LOW };
 enum { SK_QUEUE_MULTIPLE, SK_QUEUE_SINGLE };
 
 /* A scheduler on back end 'b' (NULL: the active one) with a pool of
@@ -99,7 +101,7 @@ int64_t sk_sched_field_offset(const sk_sched *s, int f, int k);
 int64_t sk_sched_fields_size(const sk_sched *s, int f);
 /* Spawn functor 'f' from the host with its fields struct 'fields' (the
  * layout above); the returned future holds one reference for the caller
- * (sk_sched_release). prio TASK_*; team 1 for a team task. */
+ * (sk_sched_release). prio SK_PRIO_*; team 1 for a team task. */
 struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields,
                                int prio, int team, char *err, size_t errlen);
 /* Run every spawned task to completion on the back end's threads. */

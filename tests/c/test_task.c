@@ -127,7 +127,7 @@ static void test_sched(int queue) {
     unsigned char fields[64] = {0};
     int64_t nn = n;
     memcpy(fields + sk_sched_field_offset(s, 0, 2), &nn, 8);
-    struct sk_task *t = sk_sched_spawn(s, 0, fields, TASK_REGULAR, 0, err, sizeof err);
+    struct sk_task *t = sk_sched_spawn(s, 0, fields, SK_PRIO_REGULAR, 0, err, sizeof err);
     CHECK(t != NULL);
     CHECK(sk_sched_wait(s, err, sizeof err) == 0);
     sk_slot v;
