@@ -78,6 +78,34 @@ describe("speck.task fib, one task per call", function()
     assert.is_true(fs[5]:is_ready())
   end)
 
+  it("waits on when_all futures kept in fields, nested and handed to a child", function()
+    local s = task.Scheduler{}
+    s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", FIB)
+    s:functor("after", {dep = "future", a = "future", b = "future", w = "int32"}, "int64", [[
+      if (!self.w) { self.w = 1; task_respawn(self.dep); return; }
+      task_return(future_get(self.a) * 1000 + future_get(self.b));
+    ]])
+    local top = s:functor("top", {a = "future", b = "future", c = "future", all = "future",
+                                  kid = "future", w = "int32"}, "int64", [[
+      if (self.w == 0) {
+        self.w = 1;
+        self.a = task_spawn(fib, {.n = 10});
+        self.b = task_spawn(fib, {.n = 11});
+        self.c = task_spawn(fib, {.n = 12});
+        self.all = when_all(self.a, self.b);                 /* kept in a field */
+        self.kid = task_spawn(after, {.dep = self.all, .a = self.a, .b = self.b});
+        task_respawn(when_all(when_all(self.kid, self.c), self.all));   /* nested */
+        return;
+      }
+      task_return(future_get(self.kid) + future_get(self.c) * 1000000);
+    ]])
+    for _ = 1, 10 do
+      local f = s:spawn(top, {})
+      s:wait()
+      assert.are.equal(fibn(12) * 1000000 + fibn(10) * 1000 + fibn(11), f:get())
+    end
+  end)
+
   it("takes a future field from the host (a dependence between roots)", function()
     local s = task.Scheduler{}
     local fib = s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", FIB)

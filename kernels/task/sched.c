@@ -47,6 +47,8 @@ typedef struct sk_task {
   int16_t functor;              /* -1: a when_all aggregate */
   uint8_t prio, team;
   int32_t cls;                  /* its block's size class (log2) */
+  uint8_t via;                  /* 1: 'dep' is a when_all it walks itself */
+  _Atomic uint8_t active;       /* when_all: started waiting on its deps */
   _Atomic(struct sk_task *) waiters;
   struct sk_task *next;         /* in a waiter list or a locked queue */
   struct sk_task *dep;          /* the dependence waited on (a reference) */
@@ -446,10 +448,13 @@ static void finish(sk_tworker *w, sk_sched *s, sk_task *t);
 static sk_task **agg_deps(sk_task *a) { return (sk_task **)a->fields; }
 
 /* an aggregate waits on its next incomplete dependence, or completes */
+static void activate(sk_tworker *w, sk_sched *s, sk_task *a);
+
 static void advance(sk_tworker *w, sk_sched *s, sk_task *a) {
   sk_task **d = agg_deps(a);
   while (a->idep < a->ndeps) {
     sk_task *x = d[a->idep];
+    if (x && x->functor < 0) activate(w, s, x);
     if (x && enqueue_waiter(x, a)) return;
     a->idep++;
   }
@@ -458,20 +463,57 @@ static void advance(sk_tworker *w, sk_sched *s, sk_task *a) {
   finish(w, s, a);
 }
 
+/* A when_all made by a body starts waiting on its deps only when someone
+ * waits on it or reads it (activate); one that only its maker's respawn
+ * names is walked by that task itself (walk), with no completion of its
+ * own. */
+static void activate(sk_tworker *w, sk_sched *s, sk_task *a) {
+  if (!atomic_load_explicit(&a->active, memory_order_acquire) &&
+      !atomic_exchange_explicit(&a->active, 1, memory_order_acq_rel))
+    advance(w, s, a);
+}
+
+/* a ready task: run next on this worker, or queued */
+static void ready(sk_tworker *w, sk_sched *s, sk_task *x) {
+  if (w && !w->next && x->prio == SK_PRIO_REGULAR) {
+    w->next = x;
+    return;
+  }
+  push_ready(w, s, x);
+}
+
+/* task 'x' waits on the deps of its own when_all x->dep in turn */
+static void walk(sk_tworker *w, sk_sched *s, sk_task *x) {
+  sk_task *a = x->dep, **d = agg_deps(a);
+  while (a->idep < a->ndeps) {
+    sk_task *y = d[a->idep];
+    if (y && y->functor < 0) activate(w, s, y);
+    if (y && enqueue_waiter(y, x)) return;
+    a->idep++;
+  }
+  for (int k = 0; k < a->ndeps; k++)
+    if (d[k]) release(w, s, d[k]);
+  task_free(w, s, a);
+  x->dep = NULL;
+  x->via = 0;
+  ready(w, s, x);
+}
+
 static void wake(sk_tworker *w, sk_sched *s, sk_task *x) {
   if (x->functor < 0) {
     x->idep++;
     advance(w, s, x);
     return;
   }
+  if (x->via) {
+    x->dep->idep++;
+    walk(w, s, x);
+    return;
+  }
   sk_task *dep = x->dep;
   x->dep = NULL;
   release(w, s, dep);
-  if (w && !w->next && x->prio == SK_PRIO_REGULAR) {
-    w->next = x;
-    return;
-  }
-  push_ready(w, s, x);
+  ready(w, s, x);
 }
 
 /* mark complete, make the waiters ready, drop the "incomplete" reference */
@@ -487,6 +529,7 @@ static void finish(sk_tworker *w, sk_sched *s, sk_task *t) {
 
 static void wait_on(sk_tworker *w, sk_sched *s, sk_task *x, sk_task *dep) {
   x->dep = dep;
+  if (dep && dep->functor < 0) activate(w, s, dep);
   if (dep && enqueue_waiter(dep, x)) return;
   x->dep = NULL;
   if (dep) release(w, s, dep);
@@ -510,6 +553,8 @@ static sk_task *task_new(sk_tworker *w, sk_sched *s, int f, const void *fields,
   t->functor = (int16_t)f;
   t->prio = (uint8_t)(prio < 0 || prio > 2 ? SK_PRIO_REGULAR : prio);
   t->team = (uint8_t)(team != 0);
+  t->via = 0;
+  atomic_store_explicit(&t->active, 1, memory_order_relaxed);
   atomic_store_explicit(&t->waiters, NULL, memory_order_relaxed);
   t->next = NULL;
   t->dep = NULL;
@@ -594,6 +639,8 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
   a->functor = -1;
   a->prio = SK_PRIO_REGULAR;
   a->team = 0;
+  a->via = 0;
+  atomic_store_explicit(&a->active, 0, memory_order_relaxed);
   atomic_store_explicit(&a->waiters, NULL, memory_order_relaxed);
   a->next = a->dep = NULL;
   a->ndeps = n;
@@ -605,8 +652,7 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
     if (d[k]) retain(d[k]);
   }
   temp_add(w, a);
-  advance(w, s, a);
-  return a;
+  return a;   /* dormant until waited on or read (activate) */
 }
 
 static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
@@ -632,6 +678,7 @@ static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) 
     fail(s, "%s in '%s': the future is null", what, label_of(s, w->cur));
     return NULL;
   }
+  if (f->functor < 0) activate(w, s, f);
   if (atomic_load_explicit(&f->waiters, memory_order_acquire) != COMPLETE) {
     fail(s, "%s in '%s': the task '%s' has not completed (make it a "
          "dependence with task_respawn first)", what, label_of(s, w->cur),
@@ -808,8 +855,18 @@ static void run(sk_tworker *w, sk_sched *s, sk_task *t) {
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
   /* the fields' futures: a new one is a reference (taken over from the
    * body's temporaries when it made it), a replaced one is dropped */
-  int nrel = 0;
+  int nrel = 0, walk_it = 0;
   sk_task *rel[SK_TASK_MAXFIELDS];
+  if (w->resp && w->resp_dep && w->resp_dep->functor < 0) {
+    /* a when_all only this respawn names (made by this body, dormant,
+     * no field holds it): this task walks its deps itself */
+    sk_task *a = w->resp_dep;
+    walk_it = !atomic_load_explicit(&a->active, memory_order_relaxed) &&
+              atomic_load_explicit(&a->refs, memory_order_relaxed) == 2;
+    for (int k = 0; walk_it && k < nfut; k++)
+      walk_it = *(sk_task **)(t->fields + s->futoff[f][k]) != a;
+    if (walk_it) walk_it = temp_take(w, a);
+  }
   for (int k = 0; k < nfut; k++) {
     sk_task *n = *(sk_task **)(t->fields + s->futoff[f][k]), *o = old[k];
     if (n == o) continue;
@@ -817,7 +874,7 @@ static void run(sk_tworker *w, sk_sched *s, sk_task *t) {
     if (o) rel[nrel++] = o;
   }
   sk_task *dep = NULL;
-  if (w->resp) {
+  if (w->resp && !walk_it) {
     dep = w->resp_dep;
     if (dep && !temp_take(w, dep)) retain(dep);
   }
@@ -827,7 +884,13 @@ static void run(sk_tworker *w, sk_sched *s, sk_task *t) {
   if (w->resp) {
     w->respawns++;
     if (w->resp_prio >= 0) t->prio = (uint8_t)w->resp_prio;
-    wait_on(w, s, t, dep);
+    if (walk_it) {
+      t->dep = w->resp_dep;
+      t->via = 1;
+      walk(w, s, t);
+    } else {
+      wait_on(w, s, t, dep);
+    }
     return;
   }
   for (int k = 0; k < nfut; k++) {
@@ -884,8 +947,8 @@ static void worker_loop(sk_sched *s) {
         if (atomic_compare_exchange_strong(&s->state, &st, st | ST_DONE)) return;
         continue;
       }
-      if (spin < 256) {
-        cpu_relax();
+      if (spin < 256) {   /* look again soon, without hammering the owners' lines */
+        for (int k = 0; k < 16; k++) cpu_relax();
       } else {
         if (sk_interrupted()) fail(s, "%s", SK_INTERRUPTED);
         sched_yield();
