@@ -265,6 +265,19 @@ describe("speck.task fields, teams and the serial space", function()
     s:wait()
     assert.are.equal(0.5 + 22, a(2, 2))
     assert.are.equal(0.25 + 12, b(1, 2))
+    -- resizing a view after it was declared or handed to a spawn leaves
+    -- the task the memory it was given
+    local c = speck.View("c", "float64", {4, 3})
+    local cc = c
+    s:spawn(fill, {x = 0.125, m = c})
+    speck.resize(a, {400, 300})
+    speck.resize(c, {400, 300})
+    collectgarbage()
+    s:spawn(fill, {x = 0.75})
+    s:wait()
+    -- resize kept the old contents; the later tasks wrote the old memory
+    assert.are.equal(0.5 + 22, a(2, 2))
+    assert.are.equal(0, cc(1, 1))
     local err = err_of(s.spawn, s, fill, {m = speck.View("c", "float32", {4, 3})})
     assert.matches("field 'm': view 'c' is float32 rank 2 right, the field takes float64 rank 2 right views", err, 1, true)
   end)

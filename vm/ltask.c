@@ -95,11 +95,18 @@ static int l_sched_gc(lua_State *L) {
   return 0;
 }
 
-/* keep view userdata 'idx' alive in the scheduler's list 'which' */
+/* Keep the memory of view userdata 'idx' alive in the scheduler's list
+ * 'which': a shallow copy (it shares and retains the allocation), so a
+ * later speck.resize of the user's view cannot free what a task reaches. */
 static void keep_view(lua_State *L, int sidx, int idx, const char *which) {
+  const sk_view *v = sk_lview_test(L, idx);
   lua_getiuservalue(L, sidx, 1);
   lua_getfield(L, -1, which);
-  lua_pushvalue(L, idx);
+  sk_view *c = sk_lview_new(L);
+  *c = *v;
+  if (c->alloc) sk_view_retain(c);
+  lua_getiuservalue(L, idx, 1);   /* what keeps wrapped memory alive */
+  lua_setiuservalue(L, -2, 1);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
   lua_pop(L, 2);
 }
