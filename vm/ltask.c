@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/task/chol.h"
 #include "../kernels/task/task.h"
 #include "vm.h"
 
 #define SCHED_MT "speck.task.Scheduler"
 #define FUTURE_MT "speck.task.Future"
 #define POOL_MT "speck.task.MemoryPool"
+#define CHOL_MT "speck.sparse.Cholesky"
 
 typedef struct lsched {
   sk_sched *s;
@@ -447,6 +449,89 @@ const sk_view *sk_ltask_pool_view(lua_State *L, int idx) {
   return lp && lp->p ? &lp->head : NULL;
 }
 
+/* -- Cholesky (kernels/task/chol.c) ------------------------------------ */
+typedef struct lchol {
+  sk_chol *c;
+} lchol;
+
+static const sk_view *dense_view(lua_State *L, int idx, int dtype, int64_t n,
+                                 const char *fname, const char *what) {
+  const sk_view *v = sk_lview_test(L, idx);
+  if (!v || v->dtype != dtype || v->rank != 1 || v->extent[0] != n ||
+      !sk_space_host_accessible(v->space) || !sk_view_contiguous(v))
+    sk_lerror(L, fname, NULL, "%s must be a contiguous %s view of %lld entries in "
+              "host-accessible memory", what, sk_dtypes[dtype].name, (long long)n);
+  return v;
+}
+
+/* cholesky(n, rowptr, colidx, values) -> factor */
+static int l_cholesky(lua_State *L) {
+  const char *fname = "speck.sparse.cholesky";
+  lua_Integer n = luaL_checkinteger(L, 1);
+  const sk_view *rp = dense_view(L, 2, SK_I64, n + 1, fname, "rowptr");
+  const int64_t *r = rp->data;
+  const sk_view *ci = dense_view(L, 3, SK_I32, r[n], fname, "colidx");
+  const sk_view *va = dense_view(L, 4, SK_F64, r[n], fname, "values");
+  lchol *lc = lua_newuserdatauv(L, sizeof *lc, 0);
+  lc->c = NULL;
+  luaL_setmetatable(L, CHOL_MT);
+  char err[1024];
+  lc->c = sk_chol_factor((int64_t)n, r, ci->data, va->data, err, sizeof err);
+  if (!lc->c) return sk_lerror(L, fname, NULL, "%s", err);
+  return 1;
+}
+
+static lchol *check_chol(lua_State *L, const char *fname) {
+  lchol *lc = luaL_checkudata(L, 1, CHOL_MT);
+  if (!lc->c) sk_lerror(L, fname, NULL, "the factor is freed");
+  return lc;
+}
+
+/* factor:solve(b) -> x (a new view) */
+static int l_chol_solve(lua_State *L) {
+  const char *fname = "factor:solve";
+  lchol *lc = check_chol(L, fname);
+  sk_chol_info in;
+  sk_chol_info_get(lc->c, &in);
+  const sk_view *b = dense_view(L, 2, SK_F64, in.n, fname, "b");
+  sk_view *x = sk_lview_new(L);
+  char err[512];
+  int64_t ext[1] = {in.n};
+  if (sk_view_create(x, "x", SK_F64, 1, ext, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, "%s", err);
+  if (sk_chol_solve(lc->c, b->data, x->data, err, sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, "%s", err);
+  return 1;
+}
+
+static int l_chol_info(lua_State *L) {
+  lchol *lc = check_chol(L, "factor:info");
+  sk_chol_info in;
+  sk_chol_info_get(lc->c, &in);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, in.n);
+  lua_setfield(L, -2, "n");
+  lua_pushinteger(L, in.nnz_l);
+  lua_setfield(L, -2, "nnz_l");
+  lua_pushinteger(L, in.supernodes);
+  lua_setfield(L, -2, "supernodes");
+  lua_pushinteger(L, in.max_front);
+  lua_setfield(L, -2, "max_front");
+  lua_pushnumber(L, in.symbolic_s);
+  lua_setfield(L, -2, "symbolic_seconds");
+  lua_pushnumber(L, in.numeric_s);
+  lua_setfield(L, -2, "numeric_seconds");
+  return 1;
+}
+
+static int l_chol_gc(lua_State *L) {
+  lchol *lc = luaL_checkudata(L, 1, CHOL_MT);
+  sk_chol_free(lc->c);
+  lc->c = NULL;
+  return 0;
+}
+
 /* the 'task' table of speck.core */
 void sk_ltask_open(lua_State *L) {
   static const luaL_Reg sched_m[] = {
@@ -476,8 +561,17 @@ void sk_ltask_open(lua_State *L) {
   lua_pushcfunction(L, l_pool_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
+  static const luaL_Reg chol_m[] = {
+    {"solve", l_chol_solve}, {"info", l_chol_info}, {NULL, NULL}};
+  luaL_newmetatable(L, CHOL_MT);
+  luaL_newlib(L, chol_m);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, l_chol_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
   static const luaL_Reg task_f[] = {
-    {"scheduler", l_scheduler}, {"pool", l_pool}, {NULL, NULL}};
+    {"scheduler", l_scheduler}, {"pool", l_pool}, {"cholesky", l_cholesky},
+    {NULL, NULL}};
   luaL_newlib(L, task_f);
   lua_setfield(L, -2, "task");
 }
