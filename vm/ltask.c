@@ -72,10 +72,6 @@ static int l_scheduler(lua_State *L) {
     if (b != sk_rt_backend(err, sizeof err) && b->available && !b->available(why, sizeof why))
       return sk_lerror(L, fname, NULL, "space '%s' is not available: %s", space, why);
   }
-  if (!b) {   /* the active back end, or the host's when it runs no host code */
-    if (!(b = sk_rt_backend(err, sizeof err))) return sk_lerror(L, fname, NULL, "%s", err);
-    if (b->code != SK_CODE_HOST) b = sk_backend_for_space(SK_SPACE_HOST);
-  }
   lsched *ls = lua_newuserdatauv(L, sizeof *ls, 1);
   ls->s = NULL;
   luaL_setmetatable(L, SCHED_MT);

@@ -968,7 +968,14 @@ static void worker_chunk(const sk_slot *args, sk_i64 b, sk_i64 e, void *acc,
 /* -- the scheduler -------------------------------------------------------- */
 sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
                        char *err, size_t errlen) {
-  if (!b && !(b = sk_rt_backend(err, errlen))) return NULL;
+  if (!b) {   /* the active back end, or the host's when it runs no host code */
+    if (!(b = sk_rt_backend(err, errlen))) return NULL;
+    if (b->code != SK_CODE_HOST) b = sk_backend_for_space(SK_SPACE_HOST);
+    if (!b) {
+      snprintf(err, errlen, "no host back end");
+      return NULL;
+    }
+  }
   if (b->code != SK_CODE_HOST) {
     snprintf(err, errlen, "back end '%s' runs no host threads; tasks run on "
              "the host back ends (serial, openmp)", b->name);

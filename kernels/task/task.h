@@ -82,7 +82,8 @@ enum { SK_PRIO_HIGH, SK_PRIO_REGULAR, SK_PRIO_LOW };
 enum { SK_QUEUE_MULTIPLE, SK_QUEUE_SINGLE };
 
 /* A scheduler on back end 'b' (NULL: the active one) with a pool of
- * 'memory' bytes and queues of 'queue' kind. */
+ * 'memory' bytes and queues of 'queue' kind; with NULL on a back end that
+ * runs no host code (a GPU), the host's back end. */
 sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
                        char *err, size_t errlen);
 void sk_sched_free(sk_sched *s);
