@@ -42,6 +42,8 @@ struct sk_chol {
   double *lx;
   int *parent;
   int64_t *kp, *kids;        /* children of s: kids[kp[s] .. kp[s+1]) */
+  unsigned char *trunk;      /* 1: s runs alone (the root and only children above) */
+  int threads;
   /* numeric: the permuted lower triangle, update matrices */
   int64_t *cp;
   int *ci;
@@ -63,7 +65,7 @@ void sk_chol_free(sk_chol *c) {
     for (int s = 0; s < c->nsn; s++) free(c->upd[s]);
   free(c->upd);
   free(c->perm); free(c->first); free(c->rp); free(c->rows); free(c->lp);
-  free(c->lx); free(c->parent); free(c->kp); free(c->kids);
+  free(c->lx); free(c->parent); free(c->kp); free(c->kids); free(c->trunk);
   free(c->cp); free(c->ci); free(c->cx);
   free(c);
 }
@@ -186,8 +188,11 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
     free(U);
     c->upd[ch] = NULL;
   }
+  /* on the trunk no other task runs: the blocks take every thread */
+  if (c->trunk[s] && c->threads > 1) sk_cb_threads(c->threads);
   int info = sk_cb_potrf(k, F, m);
   if (info) {
+    if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
     int expect = 0;
     atomic_compare_exchange_strong(&c->bad, &expect, f + info);
     goto drop;
@@ -203,6 +208,7 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
     sk_cb_syrk(mk, k, F + k, m, U, mk);
     c->upd[s] = U;
   }
+  if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
   free(F);
   free(rel);
   return;
@@ -236,6 +242,7 @@ static const char *const SN_BODY =
 static int run_dag(sk_chol *c, char *err, size_t errlen) {
   sk_sched *s = sk_sched_new(NULL, 256 << 20, SK_QUEUE_MULTIPLE, err, errlen);
   if (!s) return -1;
+  c->threads = sk_sched_threads(s);
   sk_tfunctor f;
   memset(&f, 0, sizeof f);
   snprintf(f.label, sizeof f.label, "chol_sn");
@@ -370,6 +377,15 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   for (int s = 0; s < nsn; s++) head[s] = (int)c->kp[s];
   for (int s = 0; s < nsn; s++)
     if (c->parent[s] >= 0) c->kids[head[c->parent[s]]++] = s;
+  /* the trunk: a single root, and each only child of a trunk node */
+  c->trunk = calloc((size_t)nsn, 1);
+  if (!c->trunk) goto oom;
+  int roots = 0;
+  for (int s = 0; s < nsn; s++) roots += c->parent[s] < 0;
+  for (int s = nsn - 1; s >= 0; s--) {   /* parents come after their children */
+    int p = c->parent[s];
+    c->trunk[s] = p < 0 ? roots == 1 : c->trunk[p] && c->kp[p + 1] - c->kp[p] == 1;
+  }
   /* each supernode's rows: its columns, then the rows below */
   int64_t cap = 4 * (int64_t)n + 16, used = 0;
   c->rows = malloc((size_t)cap * sizeof *c->rows);

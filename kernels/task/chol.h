@@ -25,6 +25,8 @@ void sk_cb_syrk(int m, int k, const double *a, int lda, double *c, int ldc);
 /* y -= op(a) x, a m x n (trans: a^T) */
 void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
                 const double *x, double *y);
+/* the block operations' own threads (1 while several tasks run) */
+void sk_cb_threads(int n);
 /* x := l^-1 x (trans: l^-T x), l k x k lower */
 void sk_cb_trsv(int trans, int k, const double *l, int ldl, double *x);
 

@@ -35,6 +35,7 @@ static struct {
   gemv_t gemv;
   trsv_t trsv;
   amd_t amd;
+  void (*threads)(int);
   char why[256];
   int ok;
 } B;
@@ -61,8 +62,8 @@ static void load(void) {
   B.syrk = (syrk_t)dlsym(h, "dsyrk_");
   B.gemv = (gemv_t)dlsym(h, "dgemv_");
   B.trsv = (trsv_t)dlsym(h, "dtrsv_");
-  void (*threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
-  if (threads) threads(1);
+  B.threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+  if (B.threads) B.threads(1);
   void *a = open_first(amd);
   if (a) B.amd = (amd_t)dlsym(a, "amd_order");
   if (!B.potrf || !B.trsm || !B.syrk || !B.gemv || !B.trsv) {
@@ -113,4 +114,8 @@ void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
 void sk_cb_trsv(int trans, int k, const double *l, int ldl, double *x) {
   static const int inc = 1;
   if (k > 0) B.trsv("L", trans ? "T" : "N", "N", &k, l, &ldl, x, &inc);
+}
+
+void sk_cb_threads(int n) {
+  if (B.threads) B.threads(n < 1 ? 1 : n);
 }
