@@ -176,13 +176,14 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
     double *U = c->upd[ch];
     const int *Rc = c->rows + c->rp[ch];
     int kc = c->first[ch + 1] - c->first[ch], mc = (int)(c->rp[ch + 1] - c->rp[ch]) - kc;
+    int ldu = mc + kc;   /* U: the child's front; its update block at (kc, kc) */
     if (!U) continue;
     rel = realloc(rel, (size_t)mc * sizeof *rel);
     if (!rel) goto nomem;
     for (int a = 0; a < mc; a++) rel[a] = find_row(R, k, m, f, Rc[kc + a]);
     for (int b = 0; b < mc; b++) {
       double *Fc = F + (size_t)rel[b] * (size_t)m;
-      const double *Uc = U + (size_t)b * (size_t)mc;
+      const double *Uc = U + (size_t)(kc + b) * (size_t)ldu + kc;
       for (int a = b; a < mc; a++) Fc[rel[a]] += Uc[a];
     }
     free(U);
@@ -199,14 +200,10 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
   }
   sk_cb_trsm(mk, k, F, m, F + k, m);
   memcpy(c->lx + c->lp[s], F, (size_t)m * (size_t)k * sizeof *F);
-  if (mk > 0) {
-    double *U = malloc((size_t)mk * (size_t)mk * sizeof *U);
-    if (!U) goto nomem;
-    for (int b = 0; b < mk; b++)
-      memcpy(U + (size_t)b * (size_t)mk, F + (size_t)(k + b) * (size_t)m + k,
-             (size_t)mk * sizeof *U);
-    sk_cb_syrk(mk, k, F + k, m, U, mk);
-    c->upd[s] = U;
+  if (mk > 0) {   /* the update matrix, in place: the front goes to the parent */
+    sk_cb_syrk(mk, k, F + k, m, F + (size_t)k * (size_t)m + k, m);
+    c->upd[s] = F;
+    F = NULL;
   }
   if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
   free(F);
