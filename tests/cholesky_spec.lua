@@ -5,6 +5,13 @@
 -- residual <= 1e-12 and the same x; a matrix that is not positive definite
 -- names the row of the failing pivot; bad input.
 local speck = require "speck"
+-- the host back ends only: on a GPU space the views of these tests would be
+-- device memory the host-side tasks cannot reach
+local HOST_SPACE = ({serial = true, openmp = true})[speck.info().default_space]
+local function it_host(name, fn)
+  if HOST_SPACE then return it(name, fn) end
+  return pending(name .. " (the sparse Cholesky runs on the host back ends)")
+end
 local sparse = require "speck.sparse"
 
 local TMP = os.tmpname()
@@ -109,14 +116,14 @@ local function check(name, A, n)
 end
 
 describe("speck.sparse.cholesky against SciPy", function()
-  it("solves random SPD matrices", function()
+  it_host("solves random SPD matrices", function()
     check("one", coo(1, {{0, 0, 4.0}}), 1)
     for k, spec in ipairs{{20, 1}, {150, 3}, {600, 2}, {400, 8}} do
       check("rand" .. k, random_spd(spec[1], spec[2], k), spec[1])
     end
   end)
 
-  it("solves the 2D 5-point and 3D 27-point Laplacians", function()
+  it_host("solves the 2D 5-point and 3D 27-point Laplacians", function()
     local A, n = lap2d(40)
     check("lap2d", A, n)
     A, n = lap3d27(9)
@@ -124,7 +131,7 @@ describe("speck.sparse.cholesky against SciPy", function()
     assert.is_true(info.max_front > 20)   -- supernodes: dense fronts
   end)
 
-  it("solves again with the same factor", function()
+  it_host("solves again with the same factor", function()
     local A, n = lap2d(12)
     local F = sparse.cholesky(A)
     local b = speck.View("b", "float64", n)
@@ -141,7 +148,7 @@ describe("speck.sparse.cholesky against SciPy", function()
 end)
 
 describe("speck.sparse.cholesky bad input", function()
-  it("names the pivot of a matrix that is not positive definite", function()
+  it_host("names the pivot of a matrix that is not positive definite", function()
     local A = coo(4, {{0, 0, 1.0}, {1, 1, 2.0}, {2, 2, -3.0}, {3, 3, 4.0}})
     assert.matches("speck.sparse.cholesky: the matrix is not positive definite: the pivot of row 2 is not positive",
                    err_of(sparse.cholesky, A), 1, true)
@@ -150,7 +157,7 @@ describe("speck.sparse.cholesky bad input", function()
     assert.matches("is not positive definite: the pivot of row", err_of(sparse.cholesky, B), 1, true)
   end)
 
-  it("refuses what is not a square float64 CrsMatrix", function()
+  it_host("refuses what is not a square float64 CrsMatrix", function()
     assert.matches("speck.sparse.cholesky: A must be a CrsMatrix, got number",
                    err_of(sparse.cholesky, 3), 1, true)
     local R = sparse.from_coo(2, 3, {0, 1}, {0, 1}, {1.0, 1.0})

@@ -8,10 +8,15 @@
 -- message. SPECK_TASK_POOL_ITERS raises the pool stress count (the
 -- issue's 10^8 as a soak run).
 local speck = require "speck"
+-- the host back ends only: on a GPU space the views of these tests would be
+-- device memory the host-side tasks cannot reach
+local HOST_SPACE = ({serial = true, openmp = true})[speck.info().default_space]
+local function it_host(name, fn)
+  if HOST_SPACE then return it(name, fn) end
+  return pending(name .. " (speck.task runs on the host back ends; GPU tasks (seed 003 3.3.2) are not written yet)")
+end
 local task = require "speck.task"
 
-local SPACE = speck.info().default_space
--- GPU spaces run no host threads: the scheduler there is the host's
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
   assert(not ok, "expected an error")
@@ -43,7 +48,7 @@ end
 
 describe("speck.task fib, one task per call", function()
   for _, q in ipairs{"multiple", "single"} do
-    it("matches the closed form (" .. q .. " queue)", function()
+    it_host("matches the closed form (" .. q .. " queue)", function()
       local s, fib = fib_sched{queue = q}
       local total = 0
       for _, n in ipairs{0, 1, 2, 3, 10, 20, 23} do
@@ -61,7 +66,7 @@ describe("speck.task fib, one task per call", function()
     end)
   end
 
-  it("counts respawns: one per call with n >= 2", function()
+  it_host("counts respawns: one per call with n >= 2", function()
     local s, fib = fib_sched{}
     s:spawn(fib, {n = 15})
     s:wait()
@@ -69,7 +74,7 @@ describe("speck.task fib, one task per call", function()
     assert.are.equal(fibn(16) - 1, s:stats().respawns)
   end)
 
-  it("keeps futures of several waits and many roots", function()
+  it_host("keeps futures of several waits and many roots", function()
     local s, fib = fib_sched{}
     local fs = {}
     for n = 0, 18 do fs[n] = s:spawn(fib, {n = n}) end
@@ -78,7 +83,7 @@ describe("speck.task fib, one task per call", function()
     assert.is_true(fs[5]:is_ready())
   end)
 
-  it("waits on when_all futures kept in fields, nested and handed to a child", function()
+  it_host("waits on when_all futures kept in fields, nested and handed to a child", function()
     local s = task.Scheduler{}
     s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", FIB)
     s:functor("after", {dep = "future", a = "future", b = "future", w = "int32"}, "int64", [[
@@ -106,7 +111,7 @@ describe("speck.task fib, one task per call", function()
     end
   end)
 
-  it("takes a future field from the host (a dependence between roots)", function()
+  it_host("takes a future field from the host (a dependence between roots)", function()
     local s = task.Scheduler{}
     local fib = s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", FIB)
     local add = s:functor("add", {a = "future", b = "future", w = "int64"}, "int64", [[
@@ -141,7 +146,7 @@ local function node_sched(n, opts)
 end
 
 describe("speck.task DAGs", function()
-  it("runs a diamond in dependence order", function()
+  it_host("runs a diamond in dependence order", function()
     for _ = 1, 20 do
       local s, node, stamp = node_sched(4)
       local a = s:spawn(node, {id = 0, prio = 1})
@@ -157,7 +162,7 @@ describe("speck.task DAGs", function()
     end
   end)
 
-  it("runs random DAGs in dependence order, every node once", function()
+  it_host("runs random DAGs in dependence order, every node once", function()
     for seed = 1, 3 do
       math.randomseed(seed)
       local n = 3000
@@ -188,7 +193,7 @@ describe("speck.task DAGs", function()
     end
   end)
 
-  it("runs 10^6 independent tasks", function()
+  it_host("runs 10^6 independent tasks", function()
     local s = task.Scheduler{memory = 64 * 1024 * 1024}
     local out = speck.View("out", "int64", 1000000)
     s:functor("leaf", {i = "int64", out = out}, nil, [[
@@ -210,7 +215,7 @@ describe("speck.task DAGs", function()
 end)
 
 describe("speck.task priorities", function()
-  it("serves high before regular before low under contention", function()
+  it_host("serves high before regular before low under contention", function()
     local n = 300
     local s, node, stamp = node_sched(3 * n)
     local names = {"low", "regular", "high"}
@@ -233,7 +238,7 @@ describe("speck.task priorities", function()
     end
   end)
 
-  it("runs a body's high-priority children first", function()
+  it_host("runs a body's high-priority children first", function()
     local s = task.Scheduler{space = "serial"}
     local stamp = speck.View("stamp", "int64", 200)
     local clock = speck.View("clock", "int64", 1)
@@ -252,7 +257,7 @@ describe("speck.task priorities", function()
 end)
 
 describe("speck.task fields, teams and the serial space", function()
-  it("reads and writes view fields, a spawn's view replacing the declared one", function()
+  it_host("reads and writes view fields, a spawn's view replacing the declared one", function()
     local s = task.Scheduler{}
     local a = speck.View("a", "float64", {4, 3})
     local b = speck.View("b", "float64", {4, 3})
@@ -282,7 +287,7 @@ describe("speck.task fields, teams and the serial space", function()
     assert.matches("field 'm': view 'c' is float32 rank 2 right, the field takes float64 rank 2 right views", err, 1, true)
   end)
 
-  it("runs team tasks with the nested patterns", function()
+  it_host("runs team tasks with the nested patterns", function()
     local s = task.Scheduler{}
     local out = speck.View("out", "float64", 64)
     local who = speck.View("who", "int64", 64)
@@ -324,7 +329,7 @@ describe("speck.task fields, teams and the serial space", function()
     end
   end)
 
-  it("runs on the serial space with one worker", function()
+  it_host("runs on the serial space with one worker", function()
     local s, fib = fib_sched{space = "serial"}
     local f = s:spawn(fib, {n = 18})
     s:wait()
@@ -333,7 +338,7 @@ describe("speck.task fields, teams and the serial space", function()
     assert.are.equal(0, s:stats().steals)
   end)
 
-  it("gives float results and mixed result types to future_get", function()
+  it_host("gives float results and mixed result types to future_get", function()
     local s = task.Scheduler{}
     s:functor("half", {x = "float64"}, "float64", [[ task_return(self.x / 2); ]])
     s:functor("cnt", {k = "int32"}, "int32", [[ task_return(self.k * 3); ]])
@@ -354,7 +359,7 @@ end)
 
 describe("speck.task memory pool", function()
   local ITERS = tonumber(os.getenv("SPECK_TASK_POOL_ITERS") or "") or 400000
-  it("survives alloc/free stress from a kernel: no overlap, no leak", function()
+  it_host("survives alloc/free stress from a kernel: no overlap, no leak", function()
     local pool = task.MemoryPool(4 * 1024 * 1024)
     -- four live blocks per iteration, sizes 8..1000 bytes, each filled
     -- with its own pattern and checked before it is freed
@@ -378,7 +383,7 @@ describe("speck.task memory pool", function()
     assert.is_true(st.high_water > 0 and st.high_water <= st.capacity)
   end)
 
-  it("returns NULL to a kernel when exhausted, and counts it", function()
+  it_host("returns NULL to a kernel when exhausted, and counts it", function()
     local pool = task.MemoryPool(64 * 1024, {superblock = 4096})
     local got = speck.parallel_reduce("pool_full", 100, {mp = pool}, [[
       acc += pool_alloc(mp, 4096) != 0;
@@ -392,7 +397,7 @@ describe("speck.task memory pool", function()
     assert.are.equal(0, big)
   end)
 
-  it("serves task bodies; an exhausted pool is an error naming it", function()
+  it_host("serves task bodies; an exhausted pool is an error naming it", function()
     local s = task.Scheduler{memory = 1024 * 1024}
     local out = speck.View("out", "int64", 1000)
     s:functor("scratch", {i = "int64", out = out}, nil, [[
@@ -428,7 +433,7 @@ describe("speck.task memory pool", function()
 end)
 
 describe("speck.task bad input", function()
-  it("names the functor and line of a body that does not compile", function()
+  it_host("names the functor and line of a body that does not compile", function()
     local s = task.Scheduler{}
     local f = s:functor("broken", {n = "int64"}, "int64", "int x = 1;\n task_return(self.m);\n")
     local err = err_of(s.spawn, s, f, {n = 1})
@@ -439,7 +444,7 @@ describe("speck.task bad input", function()
                    err_of(s.functor, s, "raw", {}, nil, "#include <stdio.h>\n"), 1, true)
   end)
 
-  it("refuses bad labels, fields and options", function()
+  it_host("refuses bad labels, fields and options", function()
     local s = task.Scheduler{}
     assert.matches("functor label '2x' is not a C identifier",
                    err_of(s.functor, s, "2x", {}, nil, ""), 1, true)
@@ -467,7 +472,7 @@ describe("speck.task bad input", function()
     assert.matches("unknown option 'threads'", err_of(task.Scheduler, {threads = 2}), 1, true)
   end)
 
-  it("refuses the task words outside task bodies", function()
+  it_host("refuses the task words outside task bodies", function()
     local v = speck.View("v", "int64", 4)
     local err = err_of(speck.parallel_for, "outside", 4, {v = v}, [[ task_spawn(fib, {.n = 1}); ]])
     assert.matches("task_spawn_is_only_available_in_task_bodies", err, 1, true)
@@ -475,7 +480,7 @@ describe("speck.task bad input", function()
     assert.matches("task_respawn_is_only_available_in_task_bodies", err, 1, true)
   end)
 
-  it("refuses a null or unfinished future and a bad priority", function()
+  it_host("refuses a null or unfinished future and a bad priority", function()
     -- one worker: the child cannot have run when the parent reads it
     local s = task.Scheduler{space = "serial"}
     s:functor("kid", {}, "int64", [[ task_return(1); ]])
@@ -502,7 +507,7 @@ describe("speck.task bad input", function()
     assert.are.equal(1, f:get())
   end)
 
-  it("reports reading a future too early, after a failed wait or a closed scheduler", function()
+  it_host("reports reading a future too early, after a failed wait or a closed scheduler", function()
     local s, fib = fib_sched{}
     local f = s:spawn(fib, {n = 10})
     assert.matches("the task 'fib' has not completed (call sched:wait() first)", err_of(f.get, f), 1, true)
