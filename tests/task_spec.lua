@@ -60,6 +60,9 @@ describe("speck.task fib, one task per call", function()
       local st = s:stats()
       assert.are.equal(total, st.tasks)
       assert.are.equal(total, st.spawned)
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(0, s:stats().pool_in_use)   -- no task leaked
       assert.is_true(st.pool_high_water > 0)
       assert.is_true(st.steals >= 0)
       s:close()
@@ -109,6 +112,10 @@ describe("speck.task fib, one task per call", function()
       s:wait()
       assert.are.equal(fibn(12) * 1000000 + fibn(10) * 1000 + fibn(11), f:get())
     end
+    -- every task and when_all returned its memory once the futures went
+    collectgarbage()
+    collectgarbage()
+    assert.are.equal(0, s:stats().pool_in_use)
   end)
 
   it_host("takes a future field from the host (a dependence between roots)", function()

@@ -339,6 +339,8 @@ static int l_stats(lua_State *L) {
   lua_setfield(L, -2, "steals");
   lua_pushinteger(L, st.pool_high_water);
   lua_setfield(L, -2, "pool_high_water");
+  lua_pushinteger(L, st.pool_in_use);
+  lua_setfield(L, -2, "pool_in_use");
   lua_pushinteger(L, st.spawned);
   lua_setfield(L, -2, "spawned");
   lua_pushinteger(L, sk_sched_threads(ls->s));

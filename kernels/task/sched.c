@@ -49,6 +49,8 @@ typedef struct sk_task {
   int32_t cls;                  /* its block's size class (log2) */
   uint8_t via;                  /* 1: 'dep' is a when_all it walks itself */
   _Atomic uint8_t active;       /* when_all: started waiting on its deps */
+  _Atomic uint8_t owns;         /* when_all: holds references to its deps
+                                   (until then its maker's body or fields do) */
   _Atomic(struct sk_task *) waiters;
   struct sk_task *next;         /* in a waiter list or a locked queue */
   struct sk_task *dep;          /* the dependence waited on (a reference) */
@@ -458,7 +460,7 @@ static void advance(sk_tworker *w, sk_sched *s, sk_task *a) {
     if (x && enqueue_waiter(x, a)) return;
     a->idep++;
   }
-  for (int k = 0; k < a->ndeps; k++)
+  for (int k = 0; k < a->ndeps; k++)   /* an active when_all owns its deps */
     if (d[k]) release(w, s, d[k]);
   finish(w, s, a);
 }
@@ -467,10 +469,22 @@ static void advance(sk_tworker *w, sk_sched *s, sk_task *a) {
  * waits on it or reads it (activate); one that only its maker's respawn
  * names is walked by that task itself (walk), with no completion of its
  * own. */
+/* take references to a when_all's deps (once) */
+static void own_deps(sk_task *a) {
+  if (atomic_load_explicit(&a->owns, memory_order_acquire) ||
+      atomic_exchange_explicit(&a->owns, 1, memory_order_acq_rel))
+    return;
+  sk_task **d = agg_deps(a);
+  for (int k = 0; k < a->ndeps; k++)
+    if (d[k]) retain(d[k]);
+}
+
 static void activate(sk_tworker *w, sk_sched *s, sk_task *a) {
   if (!atomic_load_explicit(&a->active, memory_order_acquire) &&
-      !atomic_exchange_explicit(&a->active, 1, memory_order_acq_rel))
+      !atomic_exchange_explicit(&a->active, 1, memory_order_acq_rel)) {
+    own_deps(a);
     advance(w, s, a);
+  }
 }
 
 /* a ready task: run next on this worker, or queued */
@@ -491,8 +505,9 @@ static void walk(sk_tworker *w, sk_sched *s, sk_task *x) {
     if (y && enqueue_waiter(y, x)) return;
     a->idep++;
   }
-  for (int k = 0; k < a->ndeps; k++)
-    if (d[k]) release(w, s, d[k]);
+  if (atomic_load_explicit(&a->owns, memory_order_relaxed))
+    for (int k = 0; k < a->ndeps; k++)
+      if (d[k]) release(w, s, d[k]);
   task_free(w, s, a);
   x->dep = NULL;
   x->via = 0;
@@ -646,11 +661,9 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
   a->ndeps = n;
   a->idep = 0;
   a->result = 0;
+  atomic_store_explicit(&a->owns, 0, memory_order_relaxed);
   sk_task **d = agg_deps(a);
-  for (int k = 0; k < n; k++) {
-    d[k] = deps[k];
-    if (d[k]) retain(d[k]);
-  }
+  for (int k = 0; k < n; k++) d[k] = deps[k];   /* borrowed: see own_deps */
   temp_add(w, a);
   return a;   /* dormant until waited on or read (activate) */
 }
@@ -866,7 +879,22 @@ static void run(sk_tworker *w, sk_sched *s, sk_task *t) {
     for (int k = 0; walk_it && k < nfut; k++)
       walk_it = *(sk_task **)(t->fields + s->futoff[f][k]) != a;
     if (walk_it) walk_it = temp_take(w, a);
+    if (walk_it) {   /* deps the task's fields hold stay borrowed */
+      sk_task **d = agg_deps(a);
+      int all_held = 1;
+      for (int q = 0; q < a->ndeps && all_held; q++) {
+        int held = !d[q];
+        for (int k = 0; k < nfut && !held; k++)
+          held = *(sk_task **)(t->fields + s->futoff[f][k]) == d[q];
+        all_held = held;
+      }
+      if (!all_held) own_deps(a);
+    }
   }
+  /* every other when_all this body made takes references to its deps
+   * before the body's own references go */
+  for (int k = 0; k < w->ntemps; k++)
+    if (w->temps[k]->functor < 0) own_deps(w->temps[k]);
   for (int k = 0; k < nfut; k++) {
     sk_task *n = *(sk_task **)(t->fields + s->futoff[f][k]), *o = old[k];
     if (n == o) continue;
@@ -1169,6 +1197,7 @@ void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st) {
   st->respawns = s->respawns;
   st->steals = s->steals;
   st->pool_high_water = ps.high_water;
+  st->pool_in_use = ps.in_use;
   st->spawned = s->spawned_total;
   st->pending = s->host_spawned;
 }

@@ -117,7 +117,7 @@ int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v,
                     int *dtype, char *err, size_t errlen);
 int sk_sched_task_functor(const struct sk_task *t);   /* -1: when_all */
 typedef struct sk_sched_stats {
-  int64_t tasks, respawns, steals, pool_high_water, spawned, pending;
+  int64_t tasks, respawns, steals, pool_high_water, pool_in_use, spawned, pending;
 } sk_sched_stats;
 void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st);
 sk_mpool *sk_sched_pool(sk_sched *s);

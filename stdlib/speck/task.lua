@@ -127,7 +127,8 @@ end
 --- sched:wait(): run every spawned task to completion
 function Scheduler:wait() call(self._s.wait, self._s) end
 
---- sched:stats() -> {tasks, respawns, steals, pool_high_water, spawned, threads}
+--- sched:stats() -> {tasks, respawns, steals, pool_high_water, pool_in_use,
+--- spawned, threads}
 function Scheduler:stats() return call(self._s.stats, self._s) end
 
 --- sched:compile(): compile the functors declared so far now
