@@ -249,7 +249,6 @@ static int l_spawn(lua_State *L) {
   if (sk_sched_compile(s, err, sizeof err) < 0)
     return sk_lerror(L, fname, fx->label, "%s", err);
   _Alignas(16) unsigned char fields[SK_TASK_MAXFIELDS * sizeof(sk_varg) + 64];
-  int64_t size = sk_sched_fields_size(s, f);
   memset(fields, 0, sizeof fields);
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -307,7 +306,6 @@ static int l_spawn(lua_State *L) {
       lua_pop(L, 1);
     }
   }
-  (void)size;
   struct sk_task *t = sk_sched_spawn(s, f, fields, prio, team, err, sizeof err);
   if (!t) return sk_lerror(L, fname, fx->label, "%s", err);
   push_future(L, 1, s, t, f);

@@ -25,6 +25,7 @@
  * will never complete).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +157,6 @@ static void unlock(lockq *q) {
 /* The first error of a wait wins; every worker stops at its next task. */
 static void fail(sk_sched *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
 static void fail(sk_sched *s, const char *fmt, ...) {
   int expect = 0;
   if (!atomic_compare_exchange_strong(&s->failed, &expect, 1)) return;
