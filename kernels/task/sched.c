@@ -576,7 +576,13 @@ static sk_task *task_new(sk_tworker *w, sk_sched *s, int f, const void *fields,
   t->ndeps = t->idep = 0;
   t->result = 0;
   int64_t fsz = s->tab.size[f];
-  memcpy(t->fields, fields, (size_t)fsz);
+  if (fsz <= 64 && !(fsz & 7)) {   /* small fields: words, no memcpy call */
+    uint64_t *d = (uint64_t *)(void *)t->fields;
+    const unsigned char *src = fields;
+    for (int64_t q = 0; q < fsz / 8; q++) memcpy(&d[q], src + 8 * q, 8);
+  } else {
+    memcpy(t->fields, fields, (size_t)fsz);
+  }
   /* view fields left empty take the declared view */
   for (int k = 0; s->nview[f] && k < fx->nfields; k++) {
     const sk_tfield *fd = &fx->fields[k];
