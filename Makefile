@@ -72,7 +72,7 @@ LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
-DIALECT  := abi host cuda task
+DIALECT  := abi host cuda linalg task
 DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h))
 
 TCC_A    := $(TCC_DIR)/libtcc.a
@@ -433,6 +433,8 @@ gpu-bundle: all
 	cp tests/run.sh $(BUNDLE)/tests/
 	cp tests/*.lua tests/*.py $(BUNDLE)/tests/ 2>/dev/null || true
 	cp -R tests/luajit $(BUNDLE)/tests/
+	mkdir -p $(BUNDLE)/tests/fuzz
+	for d in tests/fuzz/*/; do cp -R $$d $(BUNDLE)/tests/fuzz/; done
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh

@@ -396,6 +396,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_title(&b, "CUDA kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_cuda_h);
+  sk_cg_header(&b, sk_dialect_linalg_h);
   sk_cg_agg(&b, s, 1);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);

@@ -29,7 +29,8 @@
  *
  * the policy kind first (range, team, mdrange2 .. mdrange6), then each
  * capture as name=dtype (a scalar) or name=dtype[rank] / [rank,layout]
- * (a view in host memory; layout right unless 'left' is given; a trailing
+ * (a view in host memory; layout right unless 'left' or 'stride' is given
+ * -- the dense kernels take every matrix as 'stride'; a trailing
  * '!' marks views that share one allocation, as A and B do in A*A). Any
  * other signature is JIT-compiled from the same text (NVRTC on a GPU). */
 #define SK_KBODY_MAXCAP 4
@@ -94,6 +95,9 @@ typedef struct sk_kvalue {
  * 'name'; -1 with a message when 'o' is full (the view is released). */
 int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
                  size_t errlen);
+/* a reader's failure after its file was read (a matrix or graph too large
+ * to build): prefix 'err' with the file's name, "'path': ...". Returns -1. */
+int sk_kerr_file(char *err, size_t errlen, const char *path);
 int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
                 size_t errlen);
 /* release every output view of 'o' (an error after some were made) */
@@ -163,9 +167,15 @@ void sk_kernels_seed(void);
 /* -- families (one registration list per folder) --------------------------- */
 extern const sk_kentry *const sk_blas_entries[];
 extern const sk_kbody *const sk_blas_bodies[];
+extern const sk_kentry *const sk_blas3_entries[];
+extern const sk_kbody *const sk_blas3_bodies[];
+extern const sk_kentry *const sk_lapack_entries[];
+extern const sk_kbody *const sk_lapack_bodies[];
 /* a folder of several files exports one list per file */
 extern const sk_kentry *const *const sk_sparse_entries[];
 extern const sk_kbody *const *const sk_sparse_bodies[];
+extern const sk_kentry *const *const sk_batched_entries[];
+extern const sk_kbody *const *const sk_batched_bodies[];
 extern const sk_kentry *const *const sk_graph_entries[];
 extern const sk_kbody *const *const sk_graph_bodies[];
 

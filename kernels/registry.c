@@ -11,13 +11,15 @@
 /* -- families ---------------------------------------------------------------
  * One line per folder of kernels/: a folder exports its lists of entries
  * and of bodies (one list per file, NULL-terminated lists of lists). */
-static const sk_kentry *const *const blas_entry_lists[] = {sk_blas_entries, NULL};
-static const sk_kbody *const *const blas_body_lists[] = {sk_blas_bodies, NULL};
+static const sk_kentry *const *const blas_entry_lists[] = {
+  sk_blas_entries, sk_blas3_entries, sk_lapack_entries, NULL};
+static const sk_kbody *const *const blas_body_lists[] = {
+  sk_blas_bodies, sk_blas3_bodies, sk_lapack_bodies, NULL};
 
 static const sk_kentry *const *const *const families[] = {
-  blas_entry_lists, sk_sparse_entries, sk_graph_entries, NULL};
+  blas_entry_lists, sk_batched_entries, sk_sparse_entries, sk_graph_entries, NULL};
 static const sk_kbody *const *const *const body_families[] = {
-  blas_body_lists, sk_sparse_bodies, sk_graph_bodies, NULL};
+  blas_body_lists, sk_batched_bodies, sk_sparse_bodies, sk_graph_bodies, NULL};
 
 const sk_kentry *sk_kernel_find(const char *name) {
   for (int f = 0; families[f]; f++)
@@ -306,7 +308,9 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
     if (br) *br = '\0';
     int dt = sk_dtype_parse(eq + 1);
     int rank = br ? atoi(br + 1) : 0;
-    int layout = br && strstr(br + 1, ",left") ? SK_LEFT : SK_RIGHT;
+    int layout = br && strstr(br + 1, ",left")     ? SK_LEFT
+                 : br && strstr(br + 1, ",stride") ? SK_STRIDE
+                                                   : SK_RIGHT;
     if (dt < 0 || (br && (rank < 1 || rank > SK_MAXRANK))) {
       snprintf(err, errlen, "signature '%s': bad capture '%s'", sig, word);
       return -1;
@@ -430,6 +434,13 @@ int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
   k->view = *v;
   memset(v, 0, sizeof *v);   /* the reference moved */
   return 0;
+}
+
+int sk_kerr_file(char *err, size_t errlen, const char *path) {
+  char why[512];
+  snprintf(why, sizeof why, "%s", err);
+  snprintf(err, errlen, "'%s': %s", path, why);
+  return -1;
 }
 
 int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,

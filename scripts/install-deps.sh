@@ -6,14 +6,15 @@ set -e
 # luajit: speck.ffi and its tests; luarocks: the rockspec test (it brings
 # lua5.1, which Debian then makes the plain 'lua': tests run busted with
 # lua5.4 by name); Open MPI: speck.remote and its 2-rank specs;
-# SuiteSparse: orderings for the Cholesky and CHOLMOD as its peer; TBB and
-# LIBXSMM: benchmark peers; pkg-config:
+# SuiteSparse: orderings for the Cholesky and CHOLMOD as its peer; TBB,
+# LIBXSMM, GraphBLAS and igraph: benchmark peers; pkg-config:
 # programs built against speck.pc; gnuplot-nox: scripts/bench/plot
 PKGS="lua5.4 liblua5.4-dev libtcc-dev tcc lua-busted luajit libreadline-dev \
 gcc g++ make bzip2 curl pkg-config luarocks gnuplot-nox \
 python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev \
 libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev \
-libopenmpi-dev openmpi-bin libsuitesparse-dev libtbb-dev libxsmm-dev"
+libopenmpi-dev openmpi-bin libsuitesparse-dev libtbb-dev libxsmm-dev \
+libgraphblas-dev libigraph-dev"
 # 'install-deps.sh fuzz' (make fuzz): clang and its libFuzzer runtime
 # (libclang_rt.fuzzer); the ASan/UBSan/TSan builds use gcc's own runtimes
 if [ "${1:-}" = fuzz ]; then

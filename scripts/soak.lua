@@ -8,7 +8,9 @@
 -- variants, so the kernel cache fills and then only hits), prepared
 -- kernels, library calls, and bad input of every kind caught with pcall
 -- (the error paths must not leak either). Every few seconds the resident
--- set size (/proc/self/statm) is printed with the counts so far; at the
+-- set size (/proc/self/statm) is printed with the Lua heap (KiB), the
+-- counts so far and the JIT's kernels and tier-ups (each cc-tier shared
+-- object loaded in the background adds its mapping); at the
 -- end a summary compares the second half of the run with the first.
 --
 -- SPECK_SOAK_SECONDS (default 600): how long; SPECK_SOAK_SAMPLE (default
@@ -114,15 +116,15 @@ local t = speck.Timer()
 local samples = {}
 local next_sample = 0
 print(("soak: %g s, a sample every %g s, %d kernel variants"):format(DURATION, SAMPLE, VARIANTS))
-print("seconds\trss_kb\trounds\tviews\tlaunches\terrors\tkernels")
+print("seconds\trss_kb\tlua_kb\trounds\tviews\tlaunches\terrors\tkernels\ttierups")
 while true do
   local now = t:seconds()
   if now >= next_sample then
     local st = speck.jit.stats()
     local s = {t = now, rss = rss_kb(), kernels = st.kernels}
     samples[#samples + 1] = s
-    print(("%.0f\t%d\t%d\t%d\t%d\t%d\t%d"):format(now, s.rss, counts.rounds, counts.views,
-          counts.launches, counts.errors, st.kernels))
+    print(("%.0f\t%d\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d"):format(now, s.rss, collectgarbage("count"),
+          counts.rounds, counts.views, counts.launches, counts.errors, st.kernels, st.tierups))
     io.stdout:flush()
     next_sample = next_sample + SAMPLE
   end

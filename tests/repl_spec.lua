@@ -104,6 +104,7 @@ describe("help", function()
       end
     end
     for k, x in pairs(require "speck.blas") do need(x, "speck.blas." .. k) end
+    for k, x in pairs(require "speck.batched") do need(x, "speck.batched." .. k) end
     need(speck.View.from, "speck.View.from")
     local v = speck.View("v", "int8", 1, {space = HS})
     for _, k in ipairs(repl.complete("v:", {v = v})) do need(v[k:sub(3)], k) end

@@ -119,6 +119,20 @@ describe("speck.sparse.spgemm", function()
         local C3 = sparse.spgemm_numeric(h, An, Bn, C2)
         assert.are.equal(C2, C3)
         assert_matrix(C3, out(c.An.id .. ".AB"), dtype, "spgemm handle, new values", true)
+        -- each algorithm, one-shot and through a handle
+        for _, algo in ipairs{"hash", "merge"} do
+          local o = {algorithm = algo}
+          if algo == "merge" and c.shape.long_row then
+            assert.truthy(err_of(sparse.spgemm, A, B, o):find(
+              "speck.sparse.spgemm: algorithm 'merge' takes rows of A of at most 16 entries; A has a row of ", 1, true))
+          else
+            assert_matrix(sparse.spgemm(A, B, o), out(c.A.id .. ".AB"), dtype, "spgemm " .. algo, true)
+            local h2 = sparse.spgemm_symbolic(A, B, o)
+            assert.are.equal(C:nnz(), h2.nnz)
+            assert_matrix(sparse.spgemm_numeric(h2, An, Bn, nil, o), out(c.An.id .. ".AB"), dtype,
+                          "spgemm handle " .. algo, true)
+          end
+        end
       end)
     end
   end
@@ -139,6 +153,16 @@ describe("speck.sparse.spgemm", function()
       err_of(sparse.spgemm, A, F))
     assert.are.equal("speck.sparse.spgemm_numeric: h must be a handle from spgemm_symbolic, got table",
       err_of(sparse.spgemm_numeric, {}, A, B))
+    local I2 = sparse.from_coo(2, 2, {0, 1}, {0, 1}, {1.0, 1.0})
+    local Bu = sparse.from_coo(2, 3, {0, 0}, {2, 0}, {1.0, 1.0}, {sort = false})
+    assert.are.same({2, 0}, Bu.colidx:totable())
+    assert.are.equal("speck.sparse.spgemm: algorithm 'merge' needs B's rows sorted by column; 1 of them are not",
+      err_of(sparse.spgemm, I2, Bu, {algorithm = "merge"}))
+    assert.are.same({{1, 0, 1}, {0, 0, 0}}, sparse.spgemm(I2, Bu):to_dense():totable())
+    assert.are.equal("speck.sparse.spgemm: algorithm 'fast' is not auto, hash or merge",
+      err_of(sparse.spgemm, I2, I2, {algorithm = "fast"}))
+    assert.are.equal("speck.sparse.spgemm_symbolic: options must be a table, got string",
+      err_of(sparse.spgemm_symbolic, I2, I2, "merge"))
   end)
 end)
 

@@ -253,6 +253,63 @@ describe("speck.sparse Matrix Market", function()
       err_of(sparse.write_mm, path, F, {field = "integer"}))
   end)
 
+  it("writes symmetric, skew-symmetric and array files that SciPy reads as the same matrix", function()
+    if not need_oracle() then return end
+    local S = sparse.from_coo(3, 3, {0, 1, 0, 2, 2, 0, 1}, {0, 0, 1, 2, 0, 2, 1},
+                              {2, -1.5, -1.5, 4, 0.25, 0.25, 3})
+    local I = sparse.from_coo(3, 3, {0, 1, 0, 2, 1}, {0, 0, 1, 2, 1}, {2, -1, -1, 4, 3})
+    local K = sparse.from_coo(3, 3, {1, 0, 2, 0}, {0, 1, 0, 2}, {5.0, -5.0, -2.0, 2.0})
+    local G = sparse.from_coo(2, 3, {0, 1, 1}, {2, 0, 1}, {3.0, -4.0, 0.5})
+    local files = {
+      {S, {symmetry = "symmetric"}, "coordinate real symmetric", 5},
+      {K, {symmetry = "skew-symmetric"}, "coordinate real skew-symmetric", 2},
+      {I, {symmetry = "symmetric", field = "integer"}, "coordinate integer symmetric", 4},
+      {S, {symmetry = "symmetric", field = "pattern"}, "coordinate pattern symmetric", 5,
+       {{1, 1, 1}, {1, 1, 0}, {1, 0, 1}}},
+      {G, {format = "array"}, "array real general", nil},
+      {S, {format = "array", symmetry = "symmetric"}, "array real symmetric", nil},
+      {K, {format = "array", symmetry = "skew-symmetric"}, "array real skew-symmetric", nil},
+    }
+    for n, c in ipairs(files) do
+      local A, path = c[1], ("%s/w%d.mtx"):format(DIR, n)
+      sparse.write_mm(path, A, c[2])
+      local f = assert(io.open(path))
+      local banner, body = f:read("l"), f:read("a")
+      f:close()
+      if c[3] then assert.are.equal("%%MatrixMarket matrix " .. c[3], banner) end
+      if c[4] then assert.are.equal(c[4], select(2, body:gsub("\n", "")) - 2) end
+      local want = c[5] or dense_of(A)
+      assert.are.same(want, dense_of(sparse.read_mm(path)))
+      local out = U.sh(U.PY .. " -c \"import scipy.io, sys; a = scipy.io.mmread(sys.argv[1]); " ..
+                       "a = a.toarray() if hasattr(a, 'toarray') else a; " ..
+                       "print(' '.join(repr(float(v)) for v in a.ravel()))\" " .. path)
+      local flat = {}
+      for _, row in ipairs(want) do for _, v in ipairs(row) do flat[#flat + 1] = v end end
+      local got = {}
+      for w in out:gmatch("%S+") do got[#got + 1] = tonumber(w) end
+      assert.are.same(flat, got)
+    end
+    local path = DIR .. "/wbad.mtx"
+    assert.are.equal("speck.sparse.write_mm: symmetry 'symmetric': A(0,2) = 3 has no entry A(2,0)",
+      err_of(sparse.write_mm, path, sparse.from_coo(3, 3, {0}, {2}, {3.0}), {symmetry = "symmetric"}))
+    assert.are.equal("speck.sparse.write_mm: symmetry 'symmetric': A(0,1) = -1.5 but A(1,0) = 2",
+      err_of(sparse.write_mm, path, sparse.from_coo(2, 2, {0, 1}, {1, 0}, {-1.5, 2.0}),
+             {symmetry = "symmetric"}))
+    assert.are.equal("speck.sparse.write_mm: symmetry 'skew-symmetric': A(1,1) = 1 on the diagonal (must be 0)",
+      err_of(sparse.write_mm, path, sparse.from_coo(2, 2, {1}, {1}, {1.0}), {symmetry = "skew-symmetric"}))
+    assert.are.equal("speck.sparse.write_mm: symmetry 'symmetric': A is 2x3, not square",
+      err_of(sparse.write_mm, path, G, {symmetry = "symmetric"}))
+    assert.are.equal("speck.sparse.write_mm: symmetry 'hermitian' is not general, symmetric or skew-symmetric",
+      err_of(sparse.write_mm, path, G, {symmetry = "hermitian"}))
+    assert.are.equal("speck.sparse.write_mm: format 'dense' is not coordinate or array",
+      err_of(sparse.write_mm, path, G, {format = "dense"}))
+    assert.are.equal("speck.sparse.write_mm: format 'array' holds values: field 'pattern' needs 'coordinate'",
+      err_of(sparse.write_mm, path, G, {format = "array", field = "pattern"}))
+    assert.are.equal("speck.sparse.write_mm: field 'pattern' has no signs: symmetry 'skew-symmetric' needs values",
+      err_of(sparse.write_mm, path, K, {field = "pattern", symmetry = "skew-symmetric"}))
+    assert.is_nil(io.open(path))   -- nothing half-written
+  end)
+
   it("names the file, the line and the token of a malformed file, building nothing", function()
     local B = "%%MatrixMarket matrix coordinate real general\n"
     local cases = {

@@ -20,6 +20,7 @@
 #include "speck.h"
 #include "vm.h"
 #include "../backends/cuda/cuda_api.h"
+#include "../kernels/blas/vendor.h"
 #include "../backends/tools.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
@@ -969,6 +970,17 @@ static int l_info(lua_State *L) {
     lua_setfield(L, -2, "warning");
   }
   lua_setfield(L, -2, "tools");
+  /* the vendor BLAS behind speck.blas' impl = "vendor" (loaded on first use) */
+  lua_createtable(L, 0, 2);
+  lua_pushboolean(L, sk_vendor_host_available());
+  lua_setfield(L, -2, "available");
+  lua_pushstring(L, sk_vendor_host_status());
+  lua_setfield(L, -2, sk_vendor_host_available() ? "host" : "note");
+  if (sk_cuda_device_count() > 0) {   /* cuBLAS: only where a GPU is (it starts CUDA) */
+    lua_pushstring(L, sk_vendor_gpu_status());
+    lua_setfield(L, -2, "gpu");
+  }
+  lua_setfield(L, -2, "blas_vendor");
   return 1;
 }
 

@@ -22,6 +22,11 @@ typedef struct sk_cuda_devinfo {
 int sk_cuda_device_count(void);
 int sk_cuda_device_info(int dev, sk_cuda_devinfo *d);
 
+/* The space's stream (a CUstream) with its primary context current on
+ * this thread, for vendor libraries that run on it (kernels/blas/
+ * vendor.c: cuBLAS); NULL with a message when CUDA cannot start. */
+void *sk_cuda_stream(char *err, size_t errlen);
+
 /* the driver's CUDA version, 1000 * major + 10 * minor (0: no driver) */
 int sk_cuda_driver_version(void);
 

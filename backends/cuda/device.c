@@ -221,3 +221,8 @@ int sk_cuda_device_info(int i, sk_cuda_devinfo *d) {
 int sk_cuda_driver_version(void) {
   return sk_cu_load(NULL, 0) ? sk_cu_driver_version() : 0;
 }
+
+void *sk_cuda_stream(char *err, size_t errlen) {
+  if (sk_cuda_ensure(err, errlen) < 0) return NULL;
+  return (void *)sk_cuda.stream;
+}

@@ -23,6 +23,11 @@
   {"sk_atomic_xor_" #t, (const void *)sk_atomic_xor_##t},
 #define SK__M(f) {#f, (const void *)f},
 
+/* dialect/linalg.h's sk_fma under libtcc: libm's, rounded once as the
+ * gcc-compiled kernels' fused instructions are */
+double fma(double, double, double);
+float fmaf(float, float, float);
+
 /* libtcc emits calls to these for struct copies and initialisers */
 void *memcpy(void *, const void *, size_t);
 void *memmove(void *, const void *, size_t);
@@ -37,6 +42,8 @@ static const sk_host_symbol table[] = {
   {"sk_team_alloc", (const void *)sk_team_alloc},
   {"sk_oob_report", (const void *)sk_oob_report},
   {"sk_hashmap_insert_atomic", (const void *)sk_hashmap_insert_atomic},
+  {"fma", (const void *)fma},
+  {"fmaf", (const void *)fmaf},
   {"memcpy", (const void *)memcpy},
   {"memmove", (const void *)memmove},
   {"memset", (const void *)memset},

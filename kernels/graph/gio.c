@@ -257,7 +257,8 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     pd = &dd;
     pw = weighted ? &dw : NULL;
   }
-  if (rc == 0) rc = sk_g_build(nv, ps, pd, pw, &o, out, err, errlen);
+  if (rc == 0 && sk_g_build(nv, ps, pd, pw, &o, out, err, errlen) < 0)
+    rc = sk_kerr_file(err, errlen, path);
   if (rc == 0) rc = sk_kout_num(out, "nv", (double)nv, err, errlen);
   if (rc == 0) rc = sk_kout_num(out, "weighted", weighted, err, errlen);
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);

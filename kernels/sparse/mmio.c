@@ -341,12 +341,13 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_progress_begin(&r.prog, what, fstat(fileno(r.f), &st) == 0 ? (double)st.st_size : 0);
   mm_coo c;
   memset(&c, 0, sizeof c);
-  int format = 0, field = 0, sym = 0, rc = -1;
+  int format = 0, field = 0, sym = 0, rc = -1, read = 0;
   int64_t nrows = 0, ncols = 0;
   if (rd_banner(&r, &format, &field, &sym) < 0 ||
       rd_entries(&r, format, field, sym, dtype, &nrows, &ncols, &c) < 0)
     goto done;
   sk_progress_step(&r.prog, r.bytes);
+  read = 1;
   /* only the entries read count; the allocation stays as it was */
   c.rows.extent[0] = c.cols.extent[0] = c.vals.extent[0] = c.n;
   sk_view dr, dc, dv, rp, ci, va;
@@ -385,6 +386,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     rc = sk_kout_num(out, "ncols", (double)ncols, err, errlen);
   }
 done:
+  if (rc < 0 && read) sk_kerr_file(err, errlen, path); /* names the file */
   sk_progress_end(&r.prog);
   fclose(r.f);
   free(r.line);
@@ -414,11 +416,76 @@ static int host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
   return 0;
 }
 
-/* sparse.write_mm: path, A_*, field ("real" | "integer" | "pattern") */
+/* the value of A(j, i) in 'w' (0: none), by a walk of row j */
+static int mm_entry(const int64_t *ptr, const int32_t *col, const sk_view *va, int64_t j,
+                    int64_t i, double *w) {
+  for (int64_t k = ptr[j]; k < ptr[j + 1]; k++)
+    if (col[k] == i) {
+      *w = sk_view_get_f(va, k);
+      return 1;
+    }
+  *w = 0;
+  return 0;
+}
+
+/* symmetric / skew-symmetric: every entry has its mirror (A(j,i) = A(i,j),
+ * or -A(i,j) and a zero diagonal), so the lower triangle says it all;
+ * '*nlow' the entries kept (i > j, and i == j when symmetric) */
+static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
+                        const sk_view *va, int sym, int field, int64_t *nlow, char *err,
+                        size_t errlen) {
+  const char *what = sym == MM_SKEW ? "skew-symmetric" : "symmetric";
+  char sh[64];
+  if (A->nrows != A->ncols) {
+    snprintf(err, errlen, "symmetry '%s': A is %s, not square", what,
+             sk_csr_shape(A, sh, sizeof sh));
+    return -1;
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < A->nrows; i++)
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      const int64_t j = col[k];
+      const double v = field == MM_PATTERN ? 1 : sk_view_get_f(va, k);
+      double w;
+      if (i == j) {
+        if (sym == MM_SKEW && v != 0) {
+          snprintf(err, errlen, "symmetry 'skew-symmetric': A(%lld,%lld) = %.17g on the "
+                   "diagonal (must be 0)", (long long)i, (long long)j, v);
+          return -1;
+        }
+        n += sym == MM_SYMMETRIC;
+        continue;
+      }
+      int has = mm_entry(ptr, col, va, j, i, &w);
+      if (field == MM_PATTERN) w = has;
+      if (!has || w != (sym == MM_SKEW ? -v : v)) {
+        if (!has) snprintf(err, errlen, "symmetry '%s': A(%lld,%lld) = %.17g has no entry "
+                           "A(%lld,%lld)", what, (long long)i, (long long)j, v,
+                           (long long)j, (long long)i);
+        else snprintf(err, errlen, "symmetry '%s': A(%lld,%lld) = %.17g but A(%lld,%lld) = "
+                      "%.17g", what, (long long)i, (long long)j, v, (long long)j,
+                      (long long)i, w);
+        return -1;
+      }
+      n += i > j;
+    }
+  *nlow = n;
+  return 0;
+}
+
+static void mm_value(FILE *f, int field, int f32, double v) {
+  if (field == MM_INTEGER) fprintf(f, " %lld\n", (long long)v);
+  else fprintf(f, f32 ? " %.9g\n" : " %.17g\n", v);
+}
+
+/* sparse.write_mm: path, A_*, field ("real" | "integer" | "pattern"),
+ * symmetry ("general" | "symmetric" | "skew-symmetric"), format
+ * ("coordinate" | "array") */
 static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"path", "field", "A_rowptr", "A_colidx",
-                                      "A_values", "A_ncols", NULL};
+  static const char *const known[] = {"path", "field", "symmetry", "format", "A_rowptr",
+                                      "A_colidx", "A_values", "A_ncols", NULL};
+  static const char *const syms[] = {"general", "symmetric", "skew-symmetric"};
   (void)out;
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -426,12 +493,44 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
   const char *fs = path ? sk_karg_str(args, nargs, "field", "real", err, errlen) : NULL;
-  if (!fs) return -1;
+  const char *ss = fs ? sk_karg_str(args, nargs, "symmetry", "general", err, errlen) : NULL;
+  const char *ms = ss ? sk_karg_str(args, nargs, "format", "coordinate", err, errlen) : NULL;
+  if (!ms) return -1;
   int field = strcmp(fs, "real") == 0 ? MM_REAL : strcmp(fs, "integer") == 0 ? MM_INTEGER
               : strcmp(fs, "pattern") == 0 ? MM_PATTERN : -1;
   if (field < 0) {
     snprintf(err, errlen, "field '%s' is not real, integer or pattern", fs);
     return -1;
+  }
+  int sym = -1;
+  for (int t = 0; t < 3; t++)
+    if (strcmp(ss, syms[t]) == 0) sym = t;
+  if (sym < 0) {
+    snprintf(err, errlen, "symmetry '%s' is not general, symmetric or skew-symmetric", ss);
+    return -1;
+  }
+  int format = strcmp(ms, "coordinate") == 0 ? MM_COORD : strcmp(ms, "array") == 0 ? MM_ARRAY
+               : -1;
+  if (format < 0) {
+    snprintf(err, errlen, "format '%s' is not coordinate or array", ms);
+    return -1;
+  }
+  if (format == MM_ARRAY && field == MM_PATTERN) {
+    snprintf(err, errlen, "format 'array' holds values: field 'pattern' needs 'coordinate'");
+    return -1;
+  }
+  if (field == MM_PATTERN && sym == MM_SKEW) {
+    snprintf(err, errlen, "field 'pattern' has no signs: symmetry 'skew-symmetric' needs "
+             "values");
+    return -1;
+  }
+  if (format == MM_ARRAY) {
+    /* a dense column, written one at a time: 8 bytes a row */
+    char msg[512];
+    if (sk_host_room(8 * (uint64_t)(A.nrows + 1), msg, sizeof msg) < 0) {
+      snprintf(err, errlen, "format 'array': %s", msg);
+      return -1;
+    }
   }
   sk_view rp, ci, va;
   memset(&ci, 0, sizeof ci);
@@ -439,6 +538,7 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (host_copy(A.rowptr, &rp, err, errlen) < 0) return -1;
   int rc = -1;
   FILE *f = NULL;
+  double *dense = NULL;
   char tmp[4200];
   tmp[0] = '\0';
   if (host_copy(A.colidx, &ci, err, errlen) < 0 ||
@@ -455,6 +555,10 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
         goto done;
       }
     }
+  int64_t nwrite = A.nnz;
+  if (sym != MM_GENERAL &&
+      mm_check_sym(&A, ptr, col, &va, sym, field, &nwrite, err, errlen) < 0)
+    goto done;
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   f = fopen(tmp, "wb");
   if (!f) {
@@ -462,18 +566,39 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     tmp[0] = '\0';
     goto done;
   }
-  fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n", fs);
-  fprintf(f, "%% written by speck\n%lld %lld %lld\n", (long long)A.nrows,
-          (long long)A.ncols, (long long)A.nnz);
-  const char *fmt = va.dtype == SK_F32 ? "%lld %d %.9g\n" : "%lld %d %.17g\n";
-  for (int64_t i = 0; i < A.nrows; i++)
-    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
-      double v = sk_view_get_f(&va, k);
-      if (field == MM_PATTERN) fprintf(f, "%lld %d\n", (long long)i + 1, col[k] + 1);
-      else if (field == MM_INTEGER)
-        fprintf(f, "%lld %d %lld\n", (long long)i + 1, col[k] + 1, (long long)v);
-      else fprintf(f, fmt, (long long)i + 1, col[k] + 1, v);
+  fprintf(f, "%%%%MatrixMarket matrix %s %s %s\n%% written by speck\n",
+          format == MM_ARRAY ? "array" : "coordinate", fs, ss);
+  const int f32 = va.dtype == SK_F32;
+  if (format == MM_COORD) {
+    fprintf(f, "%lld %lld %lld\n", (long long)A.nrows, (long long)A.ncols,
+            (long long)nwrite);
+    for (int64_t i = 0; i < A.nrows; i++)
+      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+        if (sym == MM_SYMMETRIC ? col[k] > i : sym == MM_SKEW ? col[k] >= i : 0) continue;
+        fprintf(f, "%lld %d", (long long)i + 1, col[k] + 1);
+        if (field == MM_PATTERN) fputc('\n', f);
+        else mm_value(f, field, f32, sk_view_get_f(&va, k));
+      }
+  } else {
+    /* column-major; symmetric: the lower triangle, skew: below the diagonal.
+     * Column j is gathered from the rows with a walk of each (the file is
+     * m*n lines long anyway) */
+    fprintf(f, "%lld %lld\n", (long long)A.nrows, (long long)A.ncols);
+    dense = malloc(8 * (size_t)(A.nrows + 1));
+    if (!dense) {
+      snprintf(err, errlen, "format 'array': cannot allocate a column of %lld rows",
+               (long long)A.nrows);
+      goto done;
     }
+    for (int64_t j = 0; j < A.ncols; j++) {
+      const int64_t i0 = sym == MM_GENERAL ? 0 : sym == MM_SYMMETRIC ? j : j + 1;
+      for (int64_t i = i0; i < A.nrows; i++) mm_entry(ptr, col, &va, i, j, &dense[i]);
+      for (int64_t i = i0; i < A.nrows; i++) {
+        if (field == MM_INTEGER) fprintf(f, "%lld\n", (long long)dense[i]);
+        else fprintf(f, f32 ? "%.9g\n" : "%.17g\n", dense[i]);
+      }
+    }
+  }
   if (ferror(f) | (fclose(f) != 0)) {
     f = NULL;
     snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
@@ -489,6 +614,7 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 done:
   if (f) fclose(f);
   if (tmp[0]) remove(tmp);
+  free(dense);
   sk_view_release(&rp);
   sk_view_release(&ci);
   sk_view_release(&va);
@@ -497,6 +623,7 @@ done:
 
 static const sk_kentry e_read_mm = {"sparse.read_mm", "path [, dtype, space]",
                                     SK_KRES_NONE, read_mm};
-static const sk_kentry e_write_mm = {"sparse.write_mm", "path, A_* [, field]",
+static const sk_kentry e_write_mm = {"sparse.write_mm",
+                                     "path, A_* [, field, symmetry, format]",
                                      SK_KRES_NONE, write_mm};
 const sk_kentry *const sk_mmio_entries[] = {&e_read_mm, &e_write_mm, NULL};

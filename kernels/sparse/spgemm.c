@@ -212,6 +212,124 @@ static const char *const sig_fill64[] = {"range" R1("v", "int64") " x=int64", NU
 static const sk_kbody k_fill64 = {
   "sparse.fill_int64", "v(i) = x;", SK_FOR, 0, {NULL}, {NULL}, sig_fill64, NULL, NULL};
 
+/* -- the merge path: a thread per row -------------------------------------------
+ * Where A's rows are short (at most MERGE_K entries) and B's rows sorted,
+ * row i of C is the merge of the rows of B that A's row i reaches: a
+ * cursor per row of B, the smallest head column taken each step (its
+ * products summed), so C's row comes out sorted with no table, no reset
+ * and no sort, and a row per thread keeps every thread busy (the GPU's
+ * best form for matrices like the 5-point Laplacian's square). */
+#define MERGE_K 16
+/* loops of constant trip count (unrolled: the cursors stay in registers;
+ * indexed by the row's length they lived in local memory, 2.2x slower on
+ * an H200); the next column 'm' (0x7fffffff: none left); every cursor at
+ * column m advanced, STEP run for each entry */
+#define MERGE_HEAD                                                          \
+  "const int64_t a0 = arp(i); const int na = (int)(arp(i + 1) - a0);\n"      \
+  "int64_t cur[16], end[16]; int32_t head[16];\n"                            \
+  "for (int t = 0; t < 16; t++) {\n"                                         \
+  "  head[t] = 0x7fffffff; cur[t] = end[t] = 0;\n"                          \
+  "  if (t < na) {\n"                                                       \
+  "    const int64_t c = aci(a0 + t); cur[t] = brp(c); end[t] = brp(c + 1);\n" \
+  "    head[t] = cur[t] < end[t] ? bci(cur[t]) : 0x7fffffff;\n"              \
+  "  }\n"                                                                   \
+  "}\n"
+#define MERGE_MIN                                                           \
+  "  int32_t m = 0x7fffffff;\n"                                              \
+  "  for (int t = 0; t < 16; t++) m = head[t] < m ? head[t] : m;\n"          \
+  "  if (m == 0x7fffffff) break;\n"
+#define MERGE_STEP(STEP)                                                    \
+  "  for (int t = 0; t < 16; t++)\n"                                         \
+  "    while (head[t] == m) {\n"                                             \
+  "      " STEP "\n"                                                         \
+  "      cur[t]++; head[t] = cur[t] < end[t] ? bci(cur[t]) : 0x7fffffff;\n"  \
+  "    }\n"
+#define MSYM_SIG(S) "range" S("a") S("b") R1("cnt", "int64")
+static const char *const sig_msym[] = {MSYM_SIG(PAT), MSYM_SIG(PATS), NULL};
+#define MNUM_SIG(VT) "range" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
+  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64")
+#define MNUM_SIG2(VT) "range" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) \
+  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64")
+static const char *const sig_mnum[] = {MNUM_SIG("float64"), MNUM_SIG("float32"),
+                                       MNUM_SIG2("float64"), NULL};
+static const sk_kbody k_symbolic_merge = {
+  "sparse.spgemm_symbolic_merge",
+  MERGE_HEAD
+  "int64_t u = 0;\n"
+  "for (;;) {\n"
+  MERGE_MIN
+  "  u++;\n"
+  MERGE_STEP("")
+  "}\n"
+  "cnt(i) = u;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_msym, NULL, NULL};
+static const sk_kbody k_numeric_merge = {
+  "sparse.spgemm_numeric_merge",
+  "typedef __typeof__(cv(0)) VT;\n"
+  MERGE_HEAD
+  "const int64_t e0 = crp(i + 1);\n"
+  "int64_t o = crp(i);\n"
+  "for (;;) {\n"
+  MERGE_MIN
+  "  VT s = 0;\n"
+  MERGE_STEP("s += av(a0 + t) * bv(cur[t]);")
+  "  if (o < e0) { cci(o) = m; cv(o) = s; }\n"
+  "  o++;\n"
+  "}\n"
+  "if (o != e0) atomic_min(&bad(0), (int64_t)i);",
+  SK_FOR, 0, {NULL}, {NULL}, sig_mnum, NULL, NULL};
+
+/* over max(A's rows, B's rows): A's longest row, B's rows not strictly
+ * increasing */
+static const char *const sig_mcheck[] = {"range" PAT("a") PAT("b"),
+                                         "range" PATS("a") PATS("b"), NULL};
+static const sk_kbody k_merge_check = {
+  "sparse.spgemm_merge_check",
+  "if (i < arp.extent[0] - 1) { const int64_t l = arp(i + 1) - arp(i); if (l > acc0) acc0 = l; }\n"
+  "if (i < brp.extent[0] - 1)\n"
+  "  for (int64_t k = brp(i) + 1; k < brp(i + 1); k++) if (bci(k) <= bci(k - 1)) { acc1 += 1; break; }",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_mcheck, NULL, "max:int64 sum:int64"};
+
+/* 'algorithm' "auto" (the merge path on the GPU where it applies: on the
+ * host the hashmap with its dense-marker symbolic phase is faster), "hash"
+ * or "merge" (A's rows at most MERGE_K entries, B's rows sorted; not the
+ * Jacobi product, whose rows of P join unscaled) */
+static int choose_merge(const sk_backend *b, const sk_arg *args, int nargs,
+                        const sk_csr *A, const sk_csr *B, int jacobi, int *merge,
+                        char *err, size_t errlen) {
+  *merge = 0;
+  const char *algo = sk_karg_str(args, nargs, "algorithm", "auto", err, errlen);
+  if (!algo) return -1;
+  int want = strcmp(algo, "merge") == 0;
+  if (!want && strcmp(algo, "hash") != 0 && strcmp(algo, "auto") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not auto, hash or merge", algo);
+    return -1;
+  }
+  if (want && jacobi) {
+    snprintf(err, errlen, "algorithm 'merge' is for A*B, not the Jacobi product");
+    return -1;
+  }
+  if (jacobi || A->nrows == 0 || (!want && (strcmp(algo, "hash") == 0 || sk_sp_host(b))))
+    return 0;
+  int64_t n = A->nrows > B->nrows ? A->nrows : B->nrows;
+  sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
+                sk_arg_view("brp", B->rowptr), sk_arg_view("bci", B->colidx)};
+  sk_result r;
+  if (sk_sp_range(&k_merge_check, n, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  int64_t longest = sk_result_i64(&r, 0), unsorted = sk_result_i64(&r, 1);
+  *merge = longest <= MERGE_K && unsorted == 0;
+  if (want && !*merge) {
+    if (longest > MERGE_K)
+      snprintf(err, errlen, "algorithm 'merge' takes rows of A of at most %d entries; "
+               "A has a row of %lld", MERGE_K, (long long)longest);
+    else
+      snprintf(err, errlen, "algorithm 'merge' needs B's rows sorted by column; %lld "
+               "of them are not", (long long)unsorted);
+    return -1;
+  }
+  return 0;
+}
+
 /* -- the plan: table sizes and the team shape -------------------------------- */
 typedef struct plan {
   int64_t maxub, flops, c1, c2, rpt;
@@ -257,10 +375,12 @@ static void make_plan(const sk_backend *b, const sk_csr *A, const sk_csr *B, pla
     if (conc < 1) conc = 1;
     pl->rpt = (A->nrows + 16 * conc - 1) / (16 * conc);
   } else {
+    /* lanes for about half a row of B, 8 members a team, 8 rows each:
+     * the H200's best for A*A of the 5-point matrix (4 lanes) */
     int v = 1;
-    while (v < 32 && v < avg_b) v *= 2;
+    while (v < 32 && 2 * v < avg_b) v *= 2;
     if (v > lim.vector_length_max) v = lim.vector_length_max;
-    int t = 128 / v;
+    int t = 8;
     if (t > lim.team_size_max) t = lim.team_size_max;
     pl->T = t < 1 ? 1 : t;
     pl->V = v;
@@ -299,7 +419,8 @@ static void team_policy(const plan *pl, int64_t nrows, int numeric, size_t vsize
 #define DENSE_MAX ((int64_t)1 << 24)
 
 static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int jacobi,
-                    const plan *pl, sk_view *crp, int64_t *nnz, char *err, size_t errlen) {
+                    int merge, const plan *pl, sk_view *crp, int64_t *nnz, char *err,
+                    size_t errlen) {
   int space = A->rowptr->space;
   sk_view cnt;
   if (sk_sp_view(&cnt, "row counts", SK_I64, A->nrows + 1, space, 1, err, errlen) < 0)
@@ -317,7 +438,9 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
                   sk_arg_i64("jacobi", jacobi)};
     sk_policy p;
     team_policy(pl, A->nrows, 0, 0, &p);
-    if (sk_sp_host(b) && B->ncols <= DENSE_MAX) {
+    if (merge) {
+      rc = sk_sp_range(&k_symbolic_merge, A->nrows, a, 5, NULL, err, errlen);
+    } else if (sk_sp_host(b) && B->ncols <= DENSE_MAX) {
       /* the dense marker: one column of B per int32 */
       p.scratch_thread[0] = 0;
       p.scratch_thread[1] = 4 * B->ncols + 64;
@@ -344,7 +467,7 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
   return rc;
 }
 
-static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega,
+static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega, int merge,
                    const plan *pl, const sk_view *crp, const sk_view *cci,
                    const sk_view *cv, char *err, size_t errlen) {
   if (A->nrows == 0) return 0;
@@ -364,7 +487,8 @@ static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega,
                   sk_arg_f64("omega", omega)};
     sk_policy p;
     team_policy(pl, A->nrows, 1, sk_dtypes[cv->dtype].size, &p);
-    rc = sk_kbody_launch(&k_numeric, &p, a, NELEM(a), NULL, err, errlen);
+    if (merge) rc = sk_sp_range(&k_numeric_merge, A->nrows, a, 10, NULL, err, errlen);
+    else rc = sk_kbody_launch(&k_numeric, &p, a, NELEM(a), NULL, err, errlen);
   }
   int64_t row = INT64_MAX;
   if (rc == 0) rc = sk_sp_get_i64(&bad, 0, &row, err, errlen);
@@ -382,7 +506,7 @@ static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega,
 static const char *const known_ab[] = {
   "A_rowptr", "A_colidx", "A_values", "A_ncols", "B_rowptr", "B_colidx", "B_values",
   "B_ncols", "C_rowptr", "C_colidx", "C_values", "maxub", "omega", "P_rowptr",
-  "P_colidx", "P_values", "P_ncols", NULL};
+  "P_colidx", "P_values", "P_ncols", "algorithm", NULL};
 
 /* A and B (or P) with A's columns = B's rows and one dtype */
 static int two(const sk_arg *args, int nargs, const char *bn, int values, sk_csr *A,
@@ -466,7 +590,10 @@ static int spgemm_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *
     return -1;
   sk_view crp;
   int64_t nnz;
-  if (symbolic(b, &A, &B, 0, &pl, &crp, &nnz, err, errlen) < 0) return -1;
+  int merge;
+  if (choose_merge(b, args, nargs, &A, &B, 0, &merge, err, errlen) < 0 ||
+      symbolic(b, &A, &B, 0, merge, &pl, &crp, &nnz, err, errlen) < 0)
+    return -1;
   if (sk_kout_view(out, "C_rowptr", &crp, err, errlen) < 0) return -1;
   sk_kout_num(out, "nnz", (double)nnz, err, errlen);
   return sk_kout_num(out, "maxub", (double)pl.maxub, err, errlen);
@@ -487,12 +614,15 @@ static int spgemm_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *e
              "handle of these matrices)", crp->label, (long long)A.nrows + 1);
     return -1;
   }
-  if (get_plan(b, args, nargs, &A, &B, 0, &pl, err, errlen) < 0) return -1;
+  int merge;
+  if (get_plan(b, args, nargs, &A, &B, 0, &pl, err, errlen) < 0 ||
+      choose_merge(b, args, nargs, &A, &B, 0, &merge, err, errlen) < 0)
+    return -1;
   sk_view ci, cv;
   const sk_view *pci, *pcv;
   if (outputs(args, nargs, crp, A.values->dtype, &ci, &cv, &pci, &pcv, err, errlen) < 0)
     return -1;
-  if (numeric(&A, &B, 0, 0, &pl, crp, pci, pcv, err, errlen) < 0) {
+  if (numeric(&A, &B, 0, 0, merge, &pl, crp, pci, pcv, err, errlen) < 0) {
     sk_view_release(&ci);
     sk_view_release(&cv);
     return -1;
@@ -533,14 +663,17 @@ static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi,
       return -1;
     }
   }
-  if (get_plan(b, args, nargs, &A, &B, jacobi, &pl, err, errlen) < 0) return -1;
+  int merge;
+  if (get_plan(b, args, nargs, &A, &B, jacobi, &pl, err, errlen) < 0 ||
+      choose_merge(b, args, nargs, &A, &B, jacobi, &merge, err, errlen) < 0)
+    return -1;
   sk_view crp, ci, cv;
   const sk_view *pci, *pcv;
   int64_t nnz;
-  if (symbolic(b, &A, &B, jacobi, &pl, &crp, &nnz, err, errlen) < 0) return -1;
+  if (symbolic(b, &A, &B, jacobi, merge, &pl, &crp, &nnz, err, errlen) < 0) return -1;
   sk_arg none[1];
   if (outputs(none, 0, &crp, A.values->dtype, &ci, &cv, &pci, &pcv, err, errlen) < 0 ||
-      numeric(&A, &B, jacobi, omega, &pl, &crp, pci, pcv, err, errlen) < 0) {
+      numeric(&A, &B, jacobi, omega, merge, &pl, &crp, pci, pcv, err, errlen) < 0) {
     sk_view_release(&crp);
     sk_view_release(&ci);
     sk_view_release(&cv);
@@ -573,4 +706,5 @@ const sk_kentry *const sk_spgemm_entries[] = {&e_spgemm, &e_symbolic, &e_numeric
                                               &e_jacobi, NULL};
 const sk_kbody *const sk_spgemm_bodies[] = {&k_ub, &k_symbolic, &k_symbolic_dense,
                                             &k_numeric, &k_diag,
-                                            &k_fill64, NULL};
+                                            &k_fill64, &k_symbolic_merge,
+                                            &k_numeric_merge, &k_merge_check, NULL};

@@ -223,7 +223,8 @@ function sparse.write_mm(path, A, opts)
   opts = check_opts(f, opts)
   if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
   check_matrix(f, "A", A)
-  call(f, "sparse.write_mm", margs({path = path, field = opts.field}, "A", A))
+  call(f, "sparse.write_mm", margs({path = path, field = opts.field, symmetry = opts.symmetry,
+                                    format = opts.format}, "A", A))
 end
 
 
@@ -292,10 +293,13 @@ end
 
 -- the symbolic phase: a handle (C's row offsets) for A*B and for any
 -- matrices of the same patterns
-function sparse.spgemm_symbolic(A, B)
+-- opts.algorithm: "auto" | "hash" | "merge" (kernels/sparse/spgemm.c)
+function sparse.spgemm_symbolic(A, B, opts)
   local f = "spgemm_symbolic"
   check_product(f, A, B, "B")
-  local _, outs = call(f, "sparse.spgemm_symbolic", margs(margs({}, "A", A), "B", B))
+  opts = check_opts(f, opts)
+  local _, outs = call(f, "sparse.spgemm_symbolic",
+                       margs(margs({algorithm = opts.algorithm}, "A", A), "B", B))
   return {rowptr = outs.C_rowptr, nnz = math.tointeger(outs.nnz),
           maxub = math.tointeger(outs.maxub), nrows = A._nrows, ncols = B._ncols,
           kind = "spgemm"}
@@ -308,11 +312,13 @@ local function check_handle(f, h, kind)
 end
 
 -- the numeric phase: a new C, or C's values recomputed in place
-function sparse.spgemm_numeric(h, A, B, C)
+function sparse.spgemm_numeric(h, A, B, C, opts)
   local f = "spgemm_numeric"
   check_handle(f, h, "spgemm")
   check_product(f, A, B, "B")
-  local t = margs(margs({C_rowptr = h.rowptr, maxub = h.maxub}, "A", A), "B", B)
+  opts = check_opts(f, opts)
+  local t = margs(margs({C_rowptr = h.rowptr, maxub = h.maxub, algorithm = opts.algorithm},
+                        "A", A), "B", B)
   if C ~= nil then
     check_matrix(f, "C", C)
     t.C_colidx, t.C_values = C.colidx, C.values
@@ -322,10 +328,12 @@ function sparse.spgemm_numeric(h, A, B, C)
   return make(h.nrows, h.ncols, h.rowptr, outs.C_colidx, outs.C_values, true)
 end
 
-function sparse.spgemm(A, B)
+function sparse.spgemm(A, B, opts)
   local f = "spgemm"
   check_product(f, A, B, "B")
-  local _, outs = call(f, "sparse.spgemm", margs(margs({}, "A", A), "B", B))
+  opts = check_opts(f, opts)
+  local _, outs = call(f, "sparse.spgemm",
+                       margs(margs({algorithm = opts.algorithm}, "A", A), "B", B))
   return from_outs(outs, A._nrows, B._ncols, true)
 end
 

@@ -191,10 +191,12 @@ int main(void) {
 
   /* -- library kernels ------------------------------------------------------------ */
   CASE(is(speck_call(rt, "no.such", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
-          "speck_call: no library kernel 'no.such' (families: blas, sparse, graph)"));
+          "speck_call: no library kernel 'no.such' (families: blas, batched, sparse, graph)"));
   CASE(is(speck_call(rt, "blas.nosuch", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
           "speck_call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, "
-          "blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby)"));
+          "blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby, blas.gemv, "
+          "blas.gemm, blas.syrk, blas.trsm, blas.trmm, blas.potrf, blas.getrf, "
+          "blas.getrs, blas.gesv, blas.trtri)"));
   CASE(is(speck_call(rt, "blas.dot", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
           "speck_call blas.dot: y must be a view"));
   speck_arg xm[2] = {ax, speck_arg_view("y", m)};

@@ -150,14 +150,15 @@ static int run_lex(lex *x, size_t from, size_t to, unsigned char *st, int *dp,
       if ((c == '#' || (c == '%' && i + 1 < to && x->p[i + 1] == ':')) && x->bol) {
         if (nd < maxd) {
           size_t e = i;
-          while (e < to && x->p[e] != '\n') e++;
+          while (e < to && (x->p[e] != '\n' || (e > i && x->p[e - 1] == '\\'))) e++;
           d[nd].at = i;
           d[nd].end = e;
           d[nd].depth = x->depth;
         }
         nd++;
-        /* the directive's line is not code */
-        while (i + 1 < to && x->p[i + 1] != '\n') {
+        /* the directive's line is not code (nor are the lines a
+         * backslash-newline continues it onto: multi-line macros) */
+        while (i + 1 < to && (x->p[i + 1] != '\n' || x->p[i] == '\\')) {
           i++;
           if (st) st[i] = CODE;
           if (dp) dp[i] = x->depth;
@@ -220,6 +221,7 @@ static void headers_init(void) {
     sk_buf_init(&b);
     sk_cg_header(&b, sk_dialect_abi_h);
     sk_cg_header(&b, cuda ? sk_dialect_cuda_h : sk_dialect_host_h);
+    sk_cg_header(&b, sk_dialect_linalg_h);
     headers[cuda] = sk_buf_take(&b);
     lex x = {headers[cuda], strlen(headers[cuda]), CODE, 0, 1, 0};
     dir d[1];

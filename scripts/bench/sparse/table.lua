@@ -45,7 +45,9 @@ end
 local triad = res.triad and res.triad.ref
 local stream = triad and triad.bytes / triad.t
 local function of_stream(r)
-  if not r or not r.bytes or r.bytes == 0 or not stream then return "-" end
+  if not r or not r.bytes or r.bytes == 0 then return "-" end
+  -- the GPU run has no triad: the rate itself
+  if not stream then return string.format("%.0f GB/s", r.bytes / r.t / 1e9) end
   return string.format("%.0f %%", 100 * (r.bytes / r.t) / stream)
 end
 
@@ -65,28 +67,32 @@ local function agree(kernel, keys)
 end
 
 local NAMES = {ref = "hand gcc -O3 OpenMP CSR", kk = "Kokkos Kernels (Serial)",
-               scipy = "SciPy"}
+               scipy = "SciPy", cusparse = "cuSPARSE (CuPy)"}
 local MATS = {m5 = "5-pt 2048^2", m27 = "27-pt 128^3", kron = "Kronecker scale 20"}
 
-print(("STREAM triad (gcc -O3 OpenMP, same run): %s, %.1f GB/s"):format(fmt(triad and triad.t),
-      stream and stream / 1e9 or 0))
+if stream then
+  print(("STREAM triad (gcc -O3 OpenMP, same run): %s, %.1f GB/s"):format(fmt(triad.t),
+        stream / 1e9))
+end
 print()
 print("| operation | matrix | speck | speck time | speck / STREAM | peer | peer time | peer / STREAM | ratio peer/speck |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
 -- one block: speck rows (kernel key -> label) beside peers of 'peer_kernel'
 local function block(op, mat, speck_rows, peer_kernel, peers)
-  local keys = {"speck", "ref", "kk", "scipy"}
+  local keys = {"speck", "ref", "kk", "scipy", "cusparse"}
   for _, sr in ipairs(speck_rows) do
     local s = res[sr[1]] and res[sr[1]].speck
     if s then
       local ok = agree(sr[1], {"speck"}) and agree(peer_kernel, keys)
       for _, p in ipairs(peers) do
         local r = res[peer_kernel] and res[peer_kernel][p]
+        if r or p ~= "cusparse" then
         local ratio = r and s and string.format("%.2f", r.t / s.t) or "-"
         print(("| %s | %s | %s | %s | %s | %s | %s | %s | %s |"):format(op, MATS[mat] or mat,
               sr[2] .. (ok and "" or " (checksum differs!)"), fmt(s.t), of_stream(s), NAMES[p],
               fmt(r and r.t), of_stream(r), ratio))
+        end
       end
     end
   end
@@ -95,19 +101,23 @@ end
 for _, m in ipairs{"m5", "m27", "kron"} do
   local rows = {{"spmv-" .. m, "sparse.spmv"}}
   if m ~= "kron" then rows[2] = {"struct-" .. m, "sparse.spmv_struct"} end
-  block("SpMV", m, rows, "spmv-" .. m, {"ref", "kk", "scipy"})
+  block("SpMV", m, rows, "spmv-" .. m, {"ref", "kk", "scipy", "cusparse"})
 end
 block("SpGEMM A*A", "m5", {{"spgemm-m5", "sparse.spgemm"},
                            {"spgemm-numeric-m5", "spgemm_numeric (handle)"}},
-      "spgemm-m5", {"kk", "scipy"})
+      "spgemm-m5", {"kk", "scipy", "cusparse"})
 block("SpTRSV lower", "5-pt 1024^2", {{"sptrsv-m5", "sptrsv_solve"}}, "sptrsv-m5", {"scipy"})
 for _, m in ipairs{"m5", "m27"} do
-  block("CG per iteration", m, {{"cg-" .. m, "sparse.cg"}}, "cg-" .. m, {"scipy"})
+  block("CG per iteration", m, {{"cg-" .. m, "sparse.cg"}}, "cg-" .. m, {"scipy", "cusparse"})
 end
 local lv = facts["speck.levels-sptrsv"]
 if lv then print(("\nSpTRSV: %s levels."):format(lv)) end
 local nn = facts["speck.nnz-spgemm-m5"]
 if nn then
-  print(("SpGEMM: C has %s entries (Kokkos Kernels %s, SciPy %s)."):format(nn,
-        facts["kk.nnz-spgemm-m5"] or "-", facts["scipy.nnz-spgemm-m5"] or "-"))
+  local peers = {}
+  for _, p in ipairs{"kk", "scipy", "cusparse"} do
+    local v = facts[p .. ".nnz-spgemm-m5"]
+    if v then peers[#peers + 1] = NAMES[p] .. " " .. v end
+  end
+  print(("SpGEMM: C has %s entries (%s)."):format(nn, table.concat(peers, ", ")))
 end

@@ -1,0 +1,553 @@
+/* linalg.h: dense linear algebra on one matrix, callable from any kernel
+ * body (seed 000 section 3.2, Kokkos Kernels' batched interface), on
+ * every back end: the host (tcc and gcc) and CUDA (NVRTC).
+ *
+ * A matrix is an 'sk_mat' (float64) or 'sk_matf' (float32): a pointer,
+ * its extents 'm' x 'n' and the strides of a row and of a column step, in
+ * elements, so a transposed matrix is the same memory with 'rs' and 'cs'
+ * swapped and no layout is special. matrix(A, b) is entry b of a rank-3
+ * capture (batch, rows, cols) -- or of a SIMD-packed rank-4 one (groups,
+ * rows, cols, width), entry b in lane b % width --, matrix(A) a rank-2 capture,
+ * matrix_scratch(team, level, rows, cols) a float64 matrix in team scratch.
+ *
+ * Operations, at three levels (seed 000 section 3.2):
+ *   serial_X(...)            one thread does all the work
+ *   team_X(team, ...)        the team's members share it (TEAM_FOR)
+ *   teamvector_X(team, ...)  members and their vector lanes share it
+ * X: gemm trsm trmm trtri lu getrf getrs gesv potrf. Every team_ and
+ * teamvector_ call must be made by every member of the team and ends with
+ * a team barrier, so calls can follow each other. Chars as in BLAS:
+ * trans 'N' 'T' 'C', side 'L' 'R', uplo 'U' 'L', diag 'N' 'U'.
+ * Factorisations return LAPACK's info: 0, or k + 1 where pivot k is zero
+ * (lu, getrf, trtri) or not positive (potrf); the matrix is then left as
+ * far as the factorisation got. beta = 0 overwrites C even where it holds
+ * NaN (the BLAS rule); alpha = 0 does not read A or B.
+ *
+ * The operations are written once, for a type T, as macros expanded for
+ * double and float; C picks the instance with _Generic, C++ (NVRTC) with
+ * overloads of the same names.
+ */
+#ifndef SK_DIALECT_LINALG_H
+#define SK_DIALECT_LINALG_H
+
+typedef struct sk_mat {
+  double *data;
+  sk_i64 m, n, rs, cs;
+} sk_mat;
+typedef struct sk_matf {
+  float *data;
+  sk_i64 m, n, rs, cs;
+} sk_matf;
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define SK__LA_CUDA 1
+#define SK__LA static __device__ inline
+#define SK__LA_TEAM const sk__team_t &team
+#define SK__LANE0 (team.lane == 0)
+#define SK__FMA_d(a, b, c) fma((a), (b), (c))
+#define SK__FMA_f(a, b, c) fmaf((a), (b), (c))
+#else
+#define SK__LA static inline __attribute__((unused))
+#define SK__LA_TEAM sk__team_t team
+#define SK__LANE0 1
+#if defined(__TINYC__)
+double fma(double, double, double);
+float fmaf(float, float, float);
+#define SK__FMA_d(a, b, c) fma((a), (b), (c))
+#define SK__FMA_f(a, b, c) fmaf((a), (b), (c))
+#else
+#define SK__FMA_d(a, b, c) __builtin_fma((a), (b), (c))
+#define SK__FMA_f(a, b, c) __builtin_fmaf((a), (b), (c))
+#endif
+#endif
+
+/* a * b + c rounded once, the same on every host tier (tcc: libm's fma,
+ * registered by backends/host/symbols.c), so packed and unpacked, JIT and
+ * precompiled kernels agree bit for bit; CUDA: nvcc contracts it */
+#if defined(SK__LA_CUDA)
+#define sk_fma(a, b, c) ((a) * (b) + (c))
+#elif defined(__TINYC__)
+double fma(double, double, double);
+float fmaf(float, float, float);
+#define sk_fma(a, b, c) _Generic((c), float: fmaf, default: fma)((a), (b), (c))
+#else
+#define sk_fma(a, b, c)                                                        \
+  _Generic((c), float: __builtin_fmaf, default: __builtin_fma)((a), (b), (c))
+#endif
+
+/* element (i, j) of matrix a, an lvalue */
+#define sk_at(a, i, j) ((a).data[(sk_i64)(i) * (a).rs + (sk_i64)(j) * (a).cs])
+
+/* -- the per-type operations ----------------------------------------------
+ * SK__LA_OPS(T, M, S): T the element type, M its matrix type, S the suffix
+ * of the instance (d, f). op(A) with trans 'N' is A, otherwise A^T (real
+ * types: 'C' is 'T'). */
+#define SK__LA_OPS(T, M, S)                                                    \
+  SK__LA M sk_mat_make_##S(T *p, sk_i64 m, sk_i64 n, sk_i64 rs, sk_i64 cs) {   \
+    M a;                                                                       \
+    a.data = p; a.m = m; a.n = n; a.rs = rs; a.cs = cs;                        \
+    return a;                                                                  \
+  }                                                                            \
+  SK__LA M sk_mat_t_##S(M a) { /* the transpose: same memory */                \
+    return sk_mat_make_##S(a.data, a.n, a.m, a.cs, a.rs);                      \
+  }                                                                            \
+  SK__LA M sk_mat_op_##S(int trans, M a) {                                     \
+    return trans == 'N' || trans == 'n' ? a : sk_mat_t_##S(a);                 \
+  }                                                                            \
+  SK__LA M sk_mat_sub_##S(M a, sk_i64 i, sk_i64 j, sk_i64 m, sk_i64 n) {       \
+    return sk_mat_make_##S(a.data + i * a.rs + j * a.cs, m, n, a.rs, a.cs);    \
+  }                                                                            \
+  /* C(i, j) for the rows i of C in [i0, i1) and columns in [j0, j1) */        \
+  SK__LA void sk__gemm_blk_##S(T alpha, M A, M B, T beta, M C, sk_i64 i0,      \
+                               sk_i64 i1, sk_i64 j0, sk_i64 j1) {              \
+    sk_i64 k = A.n;                                                            \
+    for (sk_i64 r = i0; r < i1; r++)                                           \
+      for (sk_i64 c = j0; c < j1; c++) {                                       \
+        T s = 0;                                                               \
+        if (alpha != 0)                                                        \
+          for (sk_i64 p = 0; p < k; p++)                                       \
+            s = SK__FMA_##S(sk_at(A, r, p), sk_at(B, p, c), s);                \
+        sk_at(C, r, c) = beta == 0 ? alpha * s : alpha * s + beta * sk_at(C, r, c); \
+      }                                                                        \
+  }                                                                            \
+  SK__LA void serial_gemm_##S(int ta, int tb, T alpha, M A, M B, T beta, M C) {\
+    sk__gemm_blk_##S(alpha, sk_mat_op_##S(ta, A), sk_mat_op_##S(tb, B), beta,  \
+                     C, 0, C.m, 0, C.n);                                       \
+  }                                                                            \
+  /* the triangular operations reduce to side 'L', trans 'N': op(A) is A     \
+   * with uplo flipped by a transpose, side 'R' is the transposed problem */   \
+  SK__LA int sk__tri_norm_##S(int side, int uplo, int trans, M *A, M *B) {     \
+    int lower = uplo == 'L' || uplo == 'l';                                    \
+    if (!(trans == 'N' || trans == 'n')) { *A = sk_mat_t_##S(*A); lower = !lower; } \
+    if (side == 'R' || side == 'r') {                                          \
+      *A = sk_mat_t_##S(*A); lower = !lower; *B = sk_mat_t_##S(*B);            \
+    }                                                                          \
+    return lower;                                                              \
+  }                                                                            \
+  /* column c of B: solve A x = alpha b in place (A lower or upper) */         \
+  SK__LA void sk__trsv_col_##S(int lower, int unit, T alpha, M A, M B, sk_i64 c) { \
+    sk_i64 m = B.m;                                                            \
+    if (lower) {                                                               \
+      for (sk_i64 r = 0; r < m; r++) {                                         \
+        T s = alpha * sk_at(B, r, c);                                          \
+        for (sk_i64 p = 0; p < r; p++) s -= sk_at(A, r, p) * sk_at(B, p, c);   \
+        sk_at(B, r, c) = unit ? s : s / sk_at(A, r, r);                        \
+      }                                                                        \
+    } else {                                                                   \
+      for (sk_i64 r = m - 1; r >= 0; r--) {                                    \
+        T s = alpha * sk_at(B, r, c);                                          \
+        for (sk_i64 p = r + 1; p < m; p++) s -= sk_at(A, r, p) * sk_at(B, p, c); \
+        sk_at(B, r, c) = unit ? s : s / sk_at(A, r, r);                        \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  /* column c of B: b = alpha A b in place */                                  \
+  SK__LA void sk__trmv_col_##S(int lower, int unit, T alpha, M A, M B, sk_i64 c) { \
+    sk_i64 m = B.m;                                                            \
+    if (lower) {                                                               \
+      for (sk_i64 r = m - 1; r >= 0; r--) {                                    \
+        T s = unit ? sk_at(B, r, c) : sk_at(A, r, r) * sk_at(B, r, c);         \
+        for (sk_i64 p = 0; p < r; p++) s += sk_at(A, r, p) * sk_at(B, p, c);   \
+        sk_at(B, r, c) = alpha * s;                                            \
+      }                                                                        \
+    } else {                                                                   \
+      for (sk_i64 r = 0; r < m; r++) {                                         \
+        T s = unit ? sk_at(B, r, c) : sk_at(A, r, r) * sk_at(B, r, c);         \
+        for (sk_i64 p = r + 1; p < m; p++) s += sk_at(A, r, p) * sk_at(B, p, c); \
+        sk_at(B, r, c) = alpha * s;                                            \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  SK__LA void sk__zero_cols_##S(M B, sk_i64 c0, sk_i64 c1) {                   \
+    for (sk_i64 c = c0; c < c1; c++)                                           \
+      for (sk_i64 r = 0; r < B.m; r++) sk_at(B, r, c) = 0;                     \
+  }                                                                            \
+  SK__LA void serial_trsm_##S(int side, int uplo, int trans, int diag, T alpha, \
+                              M A, M B) {                                      \
+    int lower = sk__tri_norm_##S(side, uplo, trans, &A, &B);                   \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    if (alpha == 0) { sk__zero_cols_##S(B, 0, B.n); return; }                  \
+    for (sk_i64 c = 0; c < B.n; c++) sk__trsv_col_##S(lower, unit, alpha, A, B, c); \
+  }                                                                            \
+  SK__LA void serial_trmm_##S(int side, int uplo, int trans, int diag, T alpha, \
+                              M A, M B) {                                      \
+    int lower = sk__tri_norm_##S(side, uplo, trans, &A, &B);                   \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    if (alpha == 0) { sk__zero_cols_##S(B, 0, B.n); return; }                  \
+    for (sk_i64 c = 0; c < B.n; c++) sk__trmv_col_##S(lower, unit, alpha, A, B, c); \
+  }                                                                            \
+  /* the first zero diagonal entry + 1, or 0 */                                \
+  SK__LA sk_i64 sk__zero_diag_##S(M A) {                                       \
+    sk_i64 n = A.m < A.n ? A.m : A.n;                                          \
+    for (sk_i64 r = 0; r < n; r++)                                             \
+      if (sk_at(A, r, r) == 0) return r + 1;                                   \
+    return 0;                                                                  \
+  }                                                                            \
+  /* LAPACK's trti2 on the upper triangle (lower: the transpose) */            \
+  SK__LA sk_i64 serial_trtri_##S(int uplo, int diag, M A) {                    \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    if (!unit) { sk_i64 z = sk__zero_diag_##S(A); if (z) return z; }           \
+    if (uplo == 'L' || uplo == 'l') A = sk_mat_t_##S(A);                       \
+    for (sk_i64 c = 0; c < A.n; c++) {                                         \
+      T ajj = -1;                                                              \
+      if (!unit) { sk_at(A, c, c) = 1 / sk_at(A, c, c); ajj = -sk_at(A, c, c); } \
+      for (sk_i64 r = 0; r < c; r++) {                                         \
+        T s = unit ? sk_at(A, r, c) : sk_at(A, r, r) * sk_at(A, r, c);         \
+        for (sk_i64 p = r + 1; p < c; p++) s += sk_at(A, r, p) * sk_at(A, p, c); \
+        sk_at(A, r, c) = s;                                                    \
+      }                                                                        \
+      for (sk_i64 r = 0; r < c; r++) sk_at(A, r, c) *= ajj;                    \
+    }                                                                          \
+    return 0;                                                                  \
+  }                                                                            \
+  /* one step of LU at pivot k (rows below k, columns right of k) */           \
+  SK__LA void sk__lu_row_##S(M A, sk_i64 k, sk_i64 r) {                        \
+    T l = sk_at(A, r, k) / sk_at(A, k, k);                                     \
+    sk_at(A, r, k) = l;                                                        \
+    for (sk_i64 c = k + 1; c < A.n; c++) sk_at(A, r, c) -= l * sk_at(A, k, c); \
+  }                                                                            \
+  SK__LA sk_i64 serial_lu_##S(M A) { /* no pivoting */                         \
+    sk_i64 kn = A.m < A.n ? A.m : A.n;                                         \
+    for (sk_i64 k = 0; k < kn; k++) {                                          \
+      if (sk_at(A, k, k) == 0) return k + 1;                                   \
+      for (sk_i64 r = k + 1; r < A.m; r++) sk__lu_row_##S(A, k, r);            \
+    }                                                                          \
+    return 0;                                                                  \
+  }                                                                            \
+  /* the row of the largest |A(r, k)|, r >= k (the first of equals) */         \
+  SK__LA sk_i64 sk__pivot_##S(M A, sk_i64 k) {                                 \
+    sk_i64 p = k;                                                              \
+    T best = sk_at(A, k, k) < 0 ? -sk_at(A, k, k) : sk_at(A, k, k);            \
+    for (sk_i64 r = k + 1; r < A.m; r++) {                                     \
+      T v = sk_at(A, r, k) < 0 ? -sk_at(A, r, k) : sk_at(A, r, k);             \
+      if (v > best) { best = v; p = r; }                                       \
+    }                                                                          \
+    return p;                                                                  \
+  }                                                                            \
+  SK__LA void sk__swap_rows_##S(M A, sk_i64 r1, sk_i64 r2) {                   \
+    if (r1 == r2) return;                                                      \
+    for (sk_i64 c = 0; c < A.n; c++) {                                         \
+      T t = sk_at(A, r1, c); sk_at(A, r1, c) = sk_at(A, r2, c); sk_at(A, r2, c) = t; \
+    }                                                                          \
+  }                                                                            \
+  /* partial pivoting: row k was swapped with row piv[k * ps] (0-based) */     \
+  SK__LA sk_i64 serial_getrf_##S(M A, sk_i64 *piv, sk_i64 ps) {                \
+    sk_i64 kn = A.m < A.n ? A.m : A.n, info = 0;                               \
+    for (sk_i64 k = 0; k < kn; k++) {                                          \
+      sk_i64 p = sk__pivot_##S(A, k);                                          \
+      piv[k * ps] = p;                                                         \
+      if (sk_at(A, p, k) == 0) { if (!info) info = k + 1; continue; }          \
+      sk__swap_rows_##S(A, k, p);                                              \
+      for (sk_i64 r = k + 1; r < A.m; r++) sk__lu_row_##S(A, k, r);            \
+    }                                                                          \
+    return info;                                                               \
+  }                                                                            \
+  /* solve with getrf's factors: B = A^-1 B */                                 \
+  SK__LA void serial_getrs_##S(M A, const sk_i64 *piv, sk_i64 ps, M B) {       \
+    for (sk_i64 k = 0; k < A.m; k++) sk__swap_rows_##S(B, k, piv[k * ps]);     \
+    serial_trsm_##S('L', 'L', 'N', 'U', 1, A, B);                              \
+    serial_trsm_##S('L', 'U', 'N', 'N', 1, A, B);                              \
+  }                                                                            \
+  SK__LA sk_i64 serial_gesv_##S(M A, sk_i64 *piv, sk_i64 ps, M B) {            \
+    sk_i64 info = serial_getrf_##S(A, piv, ps);                                \
+    if (!info) serial_getrs_##S(A, piv, ps, B);                                \
+    return info;                                                               \
+  }                                                                            \
+  /* Cholesky, lower (A = L L^T) or upper (A = U^T U) */                       \
+  SK__LA sk_i64 serial_potrf_##S(int uplo, M A) {                              \
+    if (uplo == 'U' || uplo == 'u') A = sk_mat_t_##S(A);                       \
+    for (sk_i64 c = 0; c < A.n; c++) {                                         \
+      T d = sk_at(A, c, c);                                                    \
+      for (sk_i64 p = 0; p < c; p++) d -= sk_at(A, c, p) * sk_at(A, c, p);     \
+      if (!(d > 0)) return c + 1;                                              \
+      d = (T)sqrt(d);                                                          \
+      sk_at(A, c, c) = d;                                                      \
+      for (sk_i64 r = c + 1; r < A.m; r++) {                                   \
+        T s = sk_at(A, r, c);                                                  \
+        for (sk_i64 p = 0; p < c; p++) s -= sk_at(A, r, p) * sk_at(A, c, p);   \
+        sk_at(A, r, c) = s / d;                                                \
+      }                                                                        \
+    }                                                                          \
+    return 0;                                                                  \
+  }                                                                            \
+  /* -- team level: rows (gemm, lu) or independent columns (trsm, trmm) of  \
+   * the work go to the members; on CUDA the vector lanes of a member other \
+   * than lane 0 wait (team_) or take their share (teamvector_) */           \
+  SK__LA void team_gemm_##S(SK__LA_TEAM, int ta, int tb, T alpha, M A, M B,    \
+                            T beta, M C) {                                     \
+    A = sk_mat_op_##S(ta, A); B = sk_mat_op_##S(tb, B);                        \
+    TEAM_FOR(r, 0, C.m) if (SK__LANE0) sk__gemm_blk_##S(alpha, A, B, beta, C, r, r + 1, 0, C.n); \
+    team_barrier(team);                                                        \
+  }                                                                            \
+  SK__LA void teamvector_gemm_##S(SK__LA_TEAM, int ta, int tb, T alpha, M A,   \
+                                  M B, T beta, M C) {                          \
+    A = sk_mat_op_##S(ta, A); B = sk_mat_op_##S(tb, B);                        \
+    TEAM_FOR(r, 0, C.m) VECTOR_FOR(c, 0, C.n)                                  \
+      sk__gemm_blk_##S(alpha, A, B, beta, C, r, r + 1, c, c + 1);              \
+    team_barrier(team);                                                        \
+  }                                                                            \
+  SK__LA void team_trsm_##S(SK__LA_TEAM, int side, int uplo, int trans, int diag, \
+                            T alpha, M A, M B) {                               \
+    int lower = sk__tri_norm_##S(side, uplo, trans, &A, &B);                   \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    TEAM_FOR(c, 0, B.n) if (SK__LANE0) {                                       \
+      if (alpha == 0) sk__zero_cols_##S(B, c, c + 1);                          \
+      else sk__trsv_col_##S(lower, unit, alpha, A, B, c);                      \
+    }                                                                          \
+    team_barrier(team);                                                        \
+  }                                                                            \
+  SK__LA void teamvector_trsm_##S(SK__LA_TEAM, int side, int uplo, int trans,  \
+                                  int diag, T alpha, M A, M B) {               \
+    int lower = sk__tri_norm_##S(side, uplo, trans, &A, &B);                   \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    TEAM_VECTOR_FOR(c, 0, B.n) {                                               \
+      if (alpha == 0) sk__zero_cols_##S(B, c, c + 1);                          \
+      else sk__trsv_col_##S(lower, unit, alpha, A, B, c);                      \
+    }                                                                          \
+    team_barrier(team);                                                        \
+  }                                                                            \
+  SK__LA void team_trmm_##S(SK__LA_TEAM, int side, int uplo, int trans, int diag, \
+                            T alpha, M A, M B) {                               \
+    int lower = sk__tri_norm_##S(side, uplo, trans, &A, &B);                   \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    TEAM_FOR(c, 0, B.n) if (SK__LANE0) {                                       \
+      if (alpha == 0) sk__zero_cols_##S(B, c, c + 1);                          \
+      else sk__trmv_col_##S(lower, unit, alpha, A, B, c);                      \
+    }                                                                          \
+    team_barrier(team);                                                        \
+  }                                                                            \
+  SK__LA void teamvector_trmm_##S(SK__LA_TEAM, int side, int uplo, int trans,  \
+                                  int diag, T alpha, M A, M B) {               \
+    int lower = sk__tri_norm_##S(side, uplo, trans, &A, &B);                   \
+    int unit = diag == 'U' || diag == 'u';                                     \
+    TEAM_VECTOR_FOR(c, 0, B.n) {                                               \
+      if (alpha == 0) sk__zero_cols_##S(B, c, c + 1);                          \
+      else sk__trmv_col_##S(lower, unit, alpha, A, B, c);                      \
+    }                                                                          \
+    team_barrier(team);                                                        \
+  }                                                                            \
+  /* trtri's columns depend on each other in place: one thread inverts */     \
+  SK__LA sk_i64 team_trtri_##S(SK__LA_TEAM, int uplo, int diag, M A) {         \
+    team_barrier(team);                                                        \
+    sk_i64 info = diag == 'U' || diag == 'u' ? 0 : sk__zero_diag_##S(A);       \
+    team_barrier(team);                                                        \
+    if (!info && team.team_rank == 0 && SK__LANE0) serial_trtri_##S(uplo, diag, A); \
+    team_barrier(team);                                                        \
+    return info;                                                               \
+  }                                                                            \
+  SK__LA sk_i64 teamvector_trtri_##S(SK__LA_TEAM, int uplo, int diag, M A) {   \
+    return team_trtri_##S(team, uplo, diag, A);                                \
+  }                                                                            \
+  /* LU by rows: at each pivot the rows below it are updated in parallel; */  \
+  /* with 'piv' (partial pivoting) one thread picks and swaps first */         \
+  SK__LA sk_i64 sk__team_lu_##S(SK__LA_TEAM, M A, sk_i64 *piv, sk_i64 ps, int vec) { \
+    sk_i64 kn = A.m < A.n ? A.m : A.n, info = 0;                               \
+    team_barrier(team);                                                        \
+    for (sk_i64 k = 0; k < kn; k++) {                                          \
+      if (piv) {                                                               \
+        if (team.team_rank == 0 && SK__LANE0) {                                \
+          sk_i64 p = sk__pivot_##S(A, k);                                      \
+          piv[k * ps] = p;                                                     \
+          if (sk_at(A, p, k) != 0) sk__swap_rows_##S(A, k, p);                 \
+        }                                                                      \
+        team_barrier(team);                                                    \
+      }                                                                        \
+      if (sk_at(A, k, k) == 0) {                                               \
+        if (!info) info = k + 1;                                               \
+        if (!piv) break;                                                       \
+        continue;                                                              \
+      }                                                                        \
+      if (vec) {                                                               \
+        TEAM_FOR(r, k + 1, A.m) VECTOR_FOR(c, k + 1, A.n)                      \
+          sk_at(A, r, c) -= sk_at(A, r, k) / sk_at(A, k, k) * sk_at(A, k, c);  \
+        team_barrier(team);                                                    \
+        TEAM_VECTOR_FOR(r, k + 1, A.m) sk_at(A, r, k) /= sk_at(A, k, k);       \
+      } else {                                                                 \
+        TEAM_FOR(r, k + 1, A.m) if (SK__LANE0) sk__lu_row_##S(A, k, r);        \
+      }                                                                        \
+      team_barrier(team);                                                      \
+    }                                                                          \
+    return info;                                                               \
+  }                                                                            \
+  SK__LA sk_i64 team_lu_##S(SK__LA_TEAM, M A) {                                \
+    return sk__team_lu_##S(team, A, (sk_i64 *)0, 0, 0);                        \
+  }                                                                            \
+  SK__LA sk_i64 teamvector_lu_##S(SK__LA_TEAM, M A) {                          \
+    return sk__team_lu_##S(team, A, (sk_i64 *)0, 0, 1);                        \
+  }                                                                            \
+  SK__LA sk_i64 team_getrf_##S(SK__LA_TEAM, M A, sk_i64 *piv, sk_i64 ps) {     \
+    return sk__team_lu_##S(team, A, piv, ps, 0);                               \
+  }                                                                            \
+  SK__LA sk_i64 teamvector_getrf_##S(SK__LA_TEAM, M A, sk_i64 *piv, sk_i64 ps) { \
+    return sk__team_lu_##S(team, A, piv, ps, 1);                               \
+  }                                                                            \
+  SK__LA void sk__team_getrs_##S(SK__LA_TEAM, M A, const sk_i64 *piv, sk_i64 ps, \
+                                 M B, int vec) {                               \
+    team_barrier(team);                                                        \
+    if (team.team_rank == 0 && SK__LANE0)                                      \
+      for (sk_i64 k = 0; k < A.m; k++) sk__swap_rows_##S(B, k, piv[k * ps]);   \
+    team_barrier(team);                                                        \
+    if (vec) {                                                                 \
+      teamvector_trsm_##S(team, 'L', 'L', 'N', 'U', 1, A, B);                  \
+      teamvector_trsm_##S(team, 'L', 'U', 'N', 'N', 1, A, B);                  \
+    } else {                                                                   \
+      team_trsm_##S(team, 'L', 'L', 'N', 'U', 1, A, B);                        \
+      team_trsm_##S(team, 'L', 'U', 'N', 'N', 1, A, B);                        \
+    }                                                                          \
+  }                                                                            \
+  SK__LA void team_getrs_##S(SK__LA_TEAM, M A, const sk_i64 *piv, sk_i64 ps, M B) { \
+    sk__team_getrs_##S(team, A, piv, ps, B, 0);                                \
+  }                                                                            \
+  SK__LA void teamvector_getrs_##S(SK__LA_TEAM, M A, const sk_i64 *piv,        \
+                                   sk_i64 ps, M B) {                           \
+    sk__team_getrs_##S(team, A, piv, ps, B, 1);                                \
+  }                                                                            \
+  SK__LA sk_i64 team_gesv_##S(SK__LA_TEAM, M A, sk_i64 *piv, sk_i64 ps, M B) { \
+    sk_i64 info = team_getrf_##S(team, A, piv, ps);                            \
+    if (!info) team_getrs_##S(team, A, piv, ps, B);                            \
+    return info;                                                               \
+  }                                                                            \
+  SK__LA sk_i64 teamvector_gesv_##S(SK__LA_TEAM, M A, sk_i64 *piv, sk_i64 ps, M B) { \
+    sk_i64 info = teamvector_getrf_##S(team, A, piv, ps);                      \
+    if (!info) teamvector_getrs_##S(team, A, piv, ps, B);                      \
+    return info;                                                               \
+  }
+
+SK__LA_OPS(double, sk_mat, d)
+SK__LA_OPS(float, sk_matf, f)
+
+/* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4
+ * view (batched.pack: (groups, rows, cols, width), entry b in lane b %
+ * width of group b / width), the group's and the lane's offsets. */
+SK__LA sk_i64 sk__batch_off(sk_i64 rank, sk_i64 b, sk_i64 w, sk_i64 s0, sk_i64 s3) {
+  return rank == 4 ? (b / w) * s0 + (b % w) * s3 : b * s0;
+}
+
+/* -- the type-generic names ------------------------------------------------
+ * matrix(A, b) / matrix(A): a view capture's matrix (its 'data' pointer
+ * picks the type); the operations dispatch on their last matrix. */
+#define SK__MAT3(A, b)                                                         \
+  sk__mat_of((A).data + sk__batch_off((A).rank, (sk_i64)(b), (A).extent[3],     \
+                                      (A).stride[0], (A).stride[3]),           \
+             (A).extent[1], (A).extent[2], (A).stride[1], (A).stride[2])
+#define SK__MAT2(A) sk__mat_of((A).data, (A).extent[0], (A).extent[1],         \
+                               (A).stride[0], (A).stride[1])
+#define SK__MATSEL(_1, _2, NAME, ...) NAME
+#define matrix(...) SK__MATSEL(__VA_ARGS__, SK__MAT3, SK__MAT2, 0)(__VA_ARGS__)
+/* a rows x cols float64 matrix (row major) in team scratch */
+#define matrix_scratch(tm, level, rows, cols)                                  \
+  sk_mat_make_d((double *)team_scratch(tm, level, (sk_i64)(rows) * (sk_i64)(cols) * 8), \
+                (rows), (cols), (cols), 1)
+#define matrixf_scratch(tm, level, rows, cols)                                 \
+  sk_mat_make_f((float *)team_scratch(tm, level, (sk_i64)(rows) * (sk_i64)(cols) * 4), \
+                (rows), (cols), (cols), 1)
+
+#ifdef SK__LA_CUDA
+SK__LA sk_mat sk__mat_of(double *p, sk_i64 m, sk_i64 n, sk_i64 rs, sk_i64 cs) {
+  return sk_mat_make_d(p, m, n, rs, cs);
+}
+SK__LA sk_matf sk__mat_of(float *p, sk_i64 m, sk_i64 n, sk_i64 rs, sk_i64 cs) {
+  return sk_mat_make_f(p, m, n, rs, cs);
+}
+#define SK__LA_OVL(T, M, S)                                                    \
+  SK__LA M sk_mat_t(M a) { return sk_mat_t_##S(a); }                           \
+  SK__LA M sk_mat_sub(M a, sk_i64 i, sk_i64 j, sk_i64 m, sk_i64 n) {           \
+    return sk_mat_sub_##S(a, i, j, m, n);                                      \
+  }                                                                            \
+  SK__LA void serial_gemm(int ta, int tb, T al, M A, M B, T be, M C) {         \
+    serial_gemm_##S(ta, tb, al, A, B, be, C);                                  \
+  }                                                                            \
+  SK__LA void serial_trsm(int s, int u, int t, int d, T al, M A, M B) {        \
+    serial_trsm_##S(s, u, t, d, al, A, B);                                     \
+  }                                                                            \
+  SK__LA void serial_trmm(int s, int u, int t, int d, T al, M A, M B) {        \
+    serial_trmm_##S(s, u, t, d, al, A, B);                                     \
+  }                                                                            \
+  SK__LA sk_i64 serial_trtri(int u, int d, M A) { return serial_trtri_##S(u, d, A); } \
+  SK__LA sk_i64 serial_lu(M A) { return serial_lu_##S(A); }                    \
+  SK__LA sk_i64 serial_getrf(M A, sk_i64 *p, sk_i64 ps) { return serial_getrf_##S(A, p, ps); } \
+  SK__LA void serial_getrs(M A, const sk_i64 *p, sk_i64 ps, M B) { serial_getrs_##S(A, p, ps, B); } \
+  SK__LA sk_i64 serial_gesv(M A, sk_i64 *p, sk_i64 ps, M B) { return serial_gesv_##S(A, p, ps, B); } \
+  SK__LA sk_i64 serial_potrf(int u, M A) { return serial_potrf_##S(u, A); }    \
+  SK__LA void team_gemm(SK__LA_TEAM, int ta, int tb, T al, M A, M B, T be, M C) { \
+    team_gemm_##S(team, ta, tb, al, A, B, be, C);                              \
+  }                                                                            \
+  SK__LA void teamvector_gemm(SK__LA_TEAM, int ta, int tb, T al, M A, M B, T be, M C) { \
+    teamvector_gemm_##S(team, ta, tb, al, A, B, be, C);                        \
+  }                                                                            \
+  SK__LA void team_trsm(SK__LA_TEAM, int s, int u, int t, int d, T al, M A, M B) { \
+    team_trsm_##S(team, s, u, t, d, al, A, B);                                 \
+  }                                                                            \
+  SK__LA void teamvector_trsm(SK__LA_TEAM, int s, int u, int t, int d, T al, M A, M B) { \
+    teamvector_trsm_##S(team, s, u, t, d, al, A, B);                           \
+  }                                                                            \
+  SK__LA void team_trmm(SK__LA_TEAM, int s, int u, int t, int d, T al, M A, M B) { \
+    team_trmm_##S(team, s, u, t, d, al, A, B);                                 \
+  }                                                                            \
+  SK__LA void teamvector_trmm(SK__LA_TEAM, int s, int u, int t, int d, T al, M A, M B) { \
+    teamvector_trmm_##S(team, s, u, t, d, al, A, B);                           \
+  }                                                                            \
+  SK__LA sk_i64 team_trtri(SK__LA_TEAM, int u, int d, M A) { return team_trtri_##S(team, u, d, A); } \
+  SK__LA sk_i64 teamvector_trtri(SK__LA_TEAM, int u, int d, M A) {             \
+    return teamvector_trtri_##S(team, u, d, A);                                \
+  }                                                                            \
+  SK__LA sk_i64 team_lu(SK__LA_TEAM, M A) { return team_lu_##S(team, A); }     \
+  SK__LA sk_i64 teamvector_lu(SK__LA_TEAM, M A) { return teamvector_lu_##S(team, A); } \
+  SK__LA sk_i64 team_getrf(SK__LA_TEAM, M A, sk_i64 *p, sk_i64 ps) {           \
+    return team_getrf_##S(team, A, p, ps);                                     \
+  }                                                                            \
+  SK__LA sk_i64 teamvector_getrf(SK__LA_TEAM, M A, sk_i64 *p, sk_i64 ps) {     \
+    return teamvector_getrf_##S(team, A, p, ps);                               \
+  }                                                                            \
+  SK__LA void team_getrs(SK__LA_TEAM, M A, const sk_i64 *p, sk_i64 ps, M B) {  \
+    team_getrs_##S(team, A, p, ps, B);                                         \
+  }                                                                            \
+  SK__LA void teamvector_getrs(SK__LA_TEAM, M A, const sk_i64 *p, sk_i64 ps, M B) { \
+    teamvector_getrs_##S(team, A, p, ps, B);                                   \
+  }                                                                            \
+  SK__LA sk_i64 team_gesv(SK__LA_TEAM, M A, sk_i64 *p, sk_i64 ps, M B) {       \
+    return team_gesv_##S(team, A, p, ps, B);                                   \
+  }                                                                            \
+  SK__LA sk_i64 teamvector_gesv(SK__LA_TEAM, M A, sk_i64 *p, sk_i64 ps, M B) { \
+    return teamvector_gesv_##S(team, A, p, ps, B);                             \
+  }
+SK__LA_OVL(double, sk_mat, d)
+SK__LA_OVL(float, sk_matf, f)
+#else
+#define sk__mat_of(p, m, n, rs, cs)                                            \
+  _Generic((p), double *: sk_mat_make_d, float *: sk_mat_make_f)(              \
+    (p), (m), (n), (rs), (cs))
+#define SK__LA_G(name, M) _Generic((M), sk_mat: name##_d, sk_matf: name##_f)
+#define sk_mat_t(a) SK__LA_G(sk_mat_t, a)(a)
+#define sk_mat_sub(a, i, j, m, n) SK__LA_G(sk_mat_sub, a)(a, i, j, m, n)
+#define serial_gemm(ta, tb, al, A, B, be, C) SK__LA_G(serial_gemm, C)(ta, tb, al, A, B, be, C)
+#define serial_trsm(s, u, t, d, al, A, B) SK__LA_G(serial_trsm, B)(s, u, t, d, al, A, B)
+#define serial_trmm(s, u, t, d, al, A, B) SK__LA_G(serial_trmm, B)(s, u, t, d, al, A, B)
+#define serial_trtri(u, d, A) SK__LA_G(serial_trtri, A)(u, d, A)
+#define serial_lu(A) SK__LA_G(serial_lu, A)(A)
+#define serial_getrf(A, p, ps) SK__LA_G(serial_getrf, A)(A, p, ps)
+#define serial_getrs(A, p, ps, B) SK__LA_G(serial_getrs, B)(A, p, ps, B)
+#define serial_gesv(A, p, ps, B) SK__LA_G(serial_gesv, B)(A, p, ps, B)
+#define serial_potrf(u, A) SK__LA_G(serial_potrf, A)(u, A)
+#define team_gemm(tm, ta, tb, al, A, B, be, C) SK__LA_G(team_gemm, C)(tm, ta, tb, al, A, B, be, C)
+#define teamvector_gemm(tm, ta, tb, al, A, B, be, C)                           \
+  SK__LA_G(teamvector_gemm, C)(tm, ta, tb, al, A, B, be, C)
+#define team_trsm(tm, s, u, t, d, al, A, B) SK__LA_G(team_trsm, B)(tm, s, u, t, d, al, A, B)
+#define teamvector_trsm(tm, s, u, t, d, al, A, B)                              \
+  SK__LA_G(teamvector_trsm, B)(tm, s, u, t, d, al, A, B)
+#define team_trmm(tm, s, u, t, d, al, A, B) SK__LA_G(team_trmm, B)(tm, s, u, t, d, al, A, B)
+#define teamvector_trmm(tm, s, u, t, d, al, A, B)                              \
+  SK__LA_G(teamvector_trmm, B)(tm, s, u, t, d, al, A, B)
+#define team_trtri(tm, u, d, A) SK__LA_G(team_trtri, A)(tm, u, d, A)
+#define teamvector_trtri(tm, u, d, A) SK__LA_G(teamvector_trtri, A)(tm, u, d, A)
+#define team_lu(tm, A) SK__LA_G(team_lu, A)(tm, A)
+#define teamvector_lu(tm, A) SK__LA_G(teamvector_lu, A)(tm, A)
+#define team_getrf(tm, A, p, ps) SK__LA_G(team_getrf, A)(tm, A, p, ps)
+#define teamvector_getrf(tm, A, p, ps) SK__LA_G(teamvector_getrf, A)(tm, A, p, ps)
+#define team_getrs(tm, A, p, ps, B) SK__LA_G(team_getrs, B)(tm, A, p, ps, B)
+#define teamvector_getrs(tm, A, p, ps, B) SK__LA_G(teamvector_getrs, B)(tm, A, p, ps, B)
+#define team_gesv(tm, A, p, ps, B) SK__LA_G(team_gesv, B)(tm, A, p, ps, B)
+#define teamvector_gesv(tm, A, p, ps, B) SK__LA_G(teamvector_gesv, B)(tm, A, p, ps, B)
+#endif
+
+#endif

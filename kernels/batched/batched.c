@@ -1,0 +1,619 @@
+/* batched.c: batched dense linear algebra on rank-3 views (batch, rows,
+ * cols): gemm trsm trmm trtri lu (without and with partial pivoting) gesv
+ * (seed 000 section 3.2), each at the Serial level (one thread per
+ * matrix: a range over the batch), Team or TeamVector (one team per
+ * matrix), mode "auto" choosing by size and back end.
+ *
+ * The bodies call the dialect's operations on one matrix (dialect/
+ * linalg.h: serial_gemm, team_gemm, teamvector_gemm, ...), the same ones
+ * a user's kernel body calls, so the library and user code share one
+ * implementation per back end. Factorisations fill an int64 'info' view
+ * (one entry per matrix, LAPACK's info); with 'check' (the default) a
+ * nonzero entry is an error naming the first such matrix and its pivot.
+ *
+ * Serial gemm specialises small square sizes (n <= 16, non-transposed):
+ * the operation is inlined with the size a constant, so the compiler
+ * unrolls it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../blas/dense.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define M3(VT, n) " " n "=" VT "[3,stride]"
+
+/* -- bodies -------------------------------------------------------------------- */
+#define GEMM_S(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
+  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64"
+#define GEMM_T(VT) "team" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
+  " ta=int64 tb=int64 alpha=float64 beta=float64 vec=int64"
+static const char *const sig_gemm_s[] = {GEMM_S("float64"), GEMM_S("float32"), NULL};
+static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), NULL};
+
+/* C_i = alpha A_i B_i + beta C_i with n x n matrices, n a constant after
+ * inlining (the switch below); strides as the views have them */
+#define SMALL_GEMM                                                             \
+  "#define SK_BG(N) case N: if (unit) {                                     \\\n" \
+  "  for (int r = 0; r < N; r++) {                                          \\\n" \
+  "    const T *ar = a.data + r * a.rs; T *cr = cm.data + r * cm.rs;         \\\n" \
+  "    T acc_[N];                                                           \\\n" \
+  "    for (int c = 0; c < N; c++) acc_[c] = 0;                             \\\n" \
+  "    for (int p = 0; p < N; p++) {                                        \\\n" \
+  "      const T *bp = b.data + p * b.rs;                                   \\\n" \
+  "      for (int c = 0; c < N; c++) acc_[c] = sk_fma(ar[p], bp[c], acc_[c]); \\\n" \
+  "    }                                                                    \\\n" \
+  "    for (int c = 0; c < N; c++)                                          \\\n" \
+  "      cr[c] = beta == 0 ? al * acc_[c] : al * acc_[c] + be * cr[c];       \\\n" \
+  "  } } else {                                                             \\\n" \
+  "  for (int r = 0; r < N; r++) {                                          \\\n" \
+  "    T acc_[N];                                                           \\\n" \
+  "    for (int c = 0; c < N; c++) acc_[c] = 0;                             \\\n" \
+  "    for (int p = 0; p < N; p++) {                                        \\\n" \
+  "      const T a_ = sk_at(a, r, p);                                       \\\n" \
+  "      for (int c = 0; c < N; c++) acc_[c] = sk_fma(a_, sk_at(b, p, c), acc_[c]); \\\n" \
+  "    }                                                                    \\\n" \
+  "    for (int c = 0; c < N; c++)                                          \\\n" \
+  "      sk_at(cm, r, c) = beta == 0 ? al * acc_[c] : al * acc_[c] + be * sk_at(cm, r, c); \\\n" \
+  "  } } break;\n"
+
+static const sk_kbody k_gemm_s = {
+  "batched.gemm",
+  "typedef __typeof__(+C.data[0]) T;\n"
+  "const T al = (T)alpha, be = (T)beta;\n"
+  "__typeof__(matrix(C, i)) a = matrix(A, i), b = matrix(B, i), cm = matrix(C, i);\n"
+  "const bool unit = A.stride[2] == 1 && B.stride[2] == 1 && C.stride[2] == 1;\n"
+  SMALL_GEMM
+  "switch (fixed) {\n"
+  "SK_BG(2) SK_BG(3) SK_BG(4) SK_BG(5) SK_BG(6) SK_BG(7) SK_BG(8) SK_BG(9)\n"
+  "SK_BG(10) SK_BG(11) SK_BG(12) SK_BG(13) SK_BG(14) SK_BG(15) SK_BG(16)\n"
+  "default: serial_gemm(ta, tb, al, a, b, be, cm);\n"
+  "}\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_s, NULL, NULL};
+
+#define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
+static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
+/* packed (groups, rows, cols, width) views, one group per work item, the
+ * lanes innermost: the compiler vectorises across the batch */
+#define PACKED_GEMM                                                            \
+  "#define SK_PG(W) {                                                       \\\n" \
+  "  for (sk_i64 r = 0; r < m; r++)                                         \\\n" \
+  "    for (sk_i64 c = 0; c < n; c++) {                                     \\\n" \
+  "      T acc_[W];                                                         \\\n" \
+  "      for (int l = 0; l < W; l++) acc_[l] = 0;                           \\\n" \
+  "      for (sk_i64 p = 0; p < k; p++)                                     \\\n" \
+  "        for (int l = 0; l < W; l++) acc_[l] = sk_fma(A(i, r, p, l), B(i, p, c, l), acc_[l]); \\\n" \
+  "      for (int l = 0; l < W; l++)                                        \\\n" \
+  "        C(i, r, c, l) = beta == 0 ? al * acc_[l] : al * acc_[l] + be * C(i, r, c, l); \\\n" \
+  "    } }\n"
+static const sk_kbody k_gemm_p = {
+  "batched.gemm_packed",
+  "typedef __typeof__(+C(0, 0, 0, 0)) T;\n"
+  "const T al = (T)alpha, be = (T)beta;\n"
+  "const sk_i64 m = C.extent[1], n = C.extent[2], k = A.extent[2], w = C.extent[3];\n"
+  PACKED_GEMM
+  "switch (w) {\n"
+  "case 4: SK_PG(4) break;\n"
+  "case 8: SK_PG(8) break;\n"
+  "case 16: SK_PG(16) break;\n"
+  "default:\n"
+  "  for (sk_i64 l = 0; l < w; l++)\n"
+  "    serial_gemm('N', 'N', al, matrix(A, i * w + l), matrix(B, i * w + l), be,\n"
+  "                matrix(C, i * w + l));\n"
+  "}\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_p, NULL, NULL};
+
+static const sk_kbody k_gemm_t = {
+  "batched.gemm",
+  "typedef __typeof__(+C.data[0]) T;\n"
+  "const sk_i64 l = team.league_rank;\n"
+  "if (vec) teamvector_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n"
+  "else team_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_t, NULL, NULL};
+
+#define TRI(VT, pol) pol M3(VT, "A") M3(VT, "B") \
+  " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64 vec=int64"
+static const char *const sig_tri_s[] = {TRI("float64", "range"), TRI("float32", "range"),
+                                        NULL};
+static const char *const sig_tri_t[] = {TRI("float64", "team"), TRI("float32", "team"),
+                                        NULL};
+static const sk_kbody k_tri_s = {
+  "batched.trsm",
+  "typedef __typeof__(+B.data[0]) T;\n"
+  "if (mm) serial_trmm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n"
+  "else serial_trsm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tri_s, NULL, NULL};
+static const sk_kbody k_tri_t = {
+  "batched.trsm",
+  "typedef __typeof__(+B.data[0]) T;\n"
+  "const sk_i64 l = team.league_rank;\n"
+  "__typeof__(matrix(A, l)) a = matrix(A, l), b = matrix(B, l);\n"
+  "if (mm) { if (vec) teamvector_trmm(team, side, uplo, trans, diag, (T)alpha, a, b);\n"
+  "          else team_trmm(team, side, uplo, trans, diag, (T)alpha, a, b); }\n"
+  "else { if (vec) teamvector_trsm(team, side, uplo, trans, diag, (T)alpha, a, b);\n"
+  "       else team_trsm(team, side, uplo, trans, diag, (T)alpha, a, b); }\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_tri_t, NULL, NULL};
+
+/* factorisations: op 0 trtri, 1 lu, 2 getrf (pivots in P), 3 gesv */
+#define FAC(VT, pol) pol M3(VT, "A") M3(VT, "B") " P=int64[2] info=int64[1]" \
+  " op=int64 uplo=int64 diag=int64 vec=int64"
+static const char *const sig_fac_s[] = {FAC("float64", "range"), FAC("float32", "range"),
+                                        NULL};
+static const char *const sig_fac_t[] = {FAC("float64", "team"), FAC("float32", "team"),
+                                        NULL};
+static const sk_kbody k_fac_s = {
+  "batched.lu",
+  "__typeof__(matrix(A, i)) a = matrix(A, i);\n"
+  "sk_i64 *p = P.data + i * P.stride[0], ps = P.stride[1];\n"
+  "sk_i64 r = op == 0 ? serial_trtri(uplo, diag, a)\n"
+  "         : op == 1 ? serial_lu(a)\n"
+  "         : op == 2 ? serial_getrf(a, p, ps) : serial_gesv(a, p, ps, matrix(B, i));\n"
+  "info(i) = r;\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_fac_s, NULL, NULL};
+static const sk_kbody k_fac_t = {
+  "batched.lu",
+  "const sk_i64 l = team.league_rank;\n"
+  "__typeof__(matrix(A, l)) a = matrix(A, l);\n"
+  "sk_i64 *p = P.data + l * P.stride[0], ps = P.stride[1], r;\n"
+  "if (vec) r = op == 0 ? teamvector_trtri(team, uplo, diag, a)\n"
+  "           : op == 1 ? teamvector_lu(team, a)\n"
+  "           : op == 2 ? teamvector_getrf(team, a, p, ps)\n"
+  "           : teamvector_gesv(team, a, p, ps, matrix(B, l));\n"
+  "else r = op == 0 ? team_trtri(team, uplo, diag, a)\n"
+  "         : op == 1 ? team_lu(team, a)\n"
+  "         : op == 2 ? team_getrf(team, a, p, ps) : team_gesv(team, a, p, ps, matrix(B, l));\n"
+  "if (team.team_rank == 0) info(l) = r;\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_fac_t, NULL, NULL};
+
+static const char *const sig_count[] = {"range info=int64[1]", NULL};
+static const sk_kbody k_count = {
+  "batched.info", "if (info(i) != 0) acc += 1;", SK_REDUCE, SK_RED_SUM, {NULL}, {NULL},
+  sig_count, NULL, NULL};
+
+/* -- helpers --------------------------------------------------------------------- */
+enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR };
+
+/* matrices in a batch: rank 3 (batch, rows, cols), or SIMD-packed rank 4
+ * (groups, rows, cols, width: batched.pack) */
+static int64_t nbatch(const sk_view *v) {
+  return v->rank == 4 ? v->extent[0] * v->extent[3] : v->extent[0];
+}
+
+/* a batch of float matrices: rank 3, or rank 4 as batched.pack makes it */
+static const sk_view *bmat(const sk_arg *args, int nargs, const char *name, int *dtype,
+                           char *err, size_t errlen) {
+  const sk_arg *a = sk_karg_find(args, nargs, name);
+  if (a && a->view && a->view->rank == 4) {
+    sk_view t = *a->view;   /* checked as the rank-3 view of its first lane */
+    t.rank = 3;
+    sk_arg b = *a;
+    b.view = &t;
+    if (!sk_dense_mat(&b, 1, name, 1, dtype, err, errlen)) return NULL;
+    return a->view;
+  }
+  return sk_dense_mat(args, nargs, name, 1, dtype, err, errlen);
+}
+
+/* mode "serial" | "team" | "teamvector" | "auto": auto is serial on the
+ * host (one matrix per thread vectorises best) and for small matrices on
+ * a GPU, teamvector for larger ones there */
+static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, int *mode,
+                    char *err, size_t errlen) {
+  const char *s = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
+  if (!s) return -1;
+  if (strcmp(s, "serial") == 0) *mode = MODE_SERIAL;
+  else if (strcmp(s, "team") == 0) *mode = MODE_TEAM;
+  else if (strcmp(s, "teamvector") == 0) *mode = MODE_TEAMVECTOR;
+  else if (strcmp(s, "auto") == 0) {
+    const sk_backend *b = sk_dense_backend(err, errlen);
+    if (!b) return -1;
+    *mode = b->code == SK_CODE_HOST || rows * cols <= 64 ? MODE_SERIAL : MODE_TEAMVECTOR;
+  } else {
+    snprintf(err, errlen, "mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" "
+             "(got \"%s\")", s);
+    return -1;
+  }
+  return 0;
+}
+
+static int same_batch(const sk_view *A, const char *an, const sk_view *B,
+                      const char *bn, char *err, size_t errlen) {
+  if (nbatch(A) == nbatch(B)) return 0;
+  char sa[64], sb[64];
+  snprintf(err, errlen, "batch sizes differ: %s is %s, %s %s", an,
+           sk_dense_shape(A, sa, sizeof sa), bn, sk_dense_shape(B, sb, sizeof sb));
+  return -1;
+}
+
+static int launch(const sk_kbody *ks, const sk_kbody *kt, int mode, int64_t batch,
+                  sk_arg *args, int nargs, char *err, size_t errlen) {
+  if (batch == 0) return 0;
+  if (mode == MODE_SERIAL) return sk_dense_range(ks, batch, args, nargs, err, errlen);
+  for (int k = 0; k < nargs; k++)
+    if (strcmp(args[k].name, "vec") == 0) args[k].value.i64 = mode == MODE_TEAMVECTOR;
+  return sk_dense_team(kt, batch, 0, 0, args, nargs, err, errlen);
+}
+
+/* -- gemm ------------------------------------------------------------------------ */
+static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"transA", "transB", "alpha", "A", "B", "beta",
+                                      "C", "mode", "impl", NULL};
+  (void)out;
+  char ta, tb;
+  double alpha, beta;
+  int dt = -1, mode;
+  const sk_view *A, *B, *C;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transA", "NTC", 'N', &ta, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transB", "NTC", 'N', &tb, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0 ||
+      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(B = bmat(args, nargs, "B", &dt, err, errlen)) ||
+      !(C = bmat(args, nargs, "C", &dt, err, errlen)) ||
+      same_batch(A, "A", B, "B", err, errlen) < 0 ||
+      same_batch(A, "A", C, "C", err, errlen) < 0)
+    return -1;
+  int64_t am = ta == 'N' ? A->extent[1] : A->extent[2];
+  int64_t ak = ta == 'N' ? A->extent[2] : A->extent[1];
+  int64_t bk = tb == 'N' ? B->extent[1] : B->extent[2];
+  int64_t bn = tb == 'N' ? B->extent[2] : B->extent[1];
+  if (am != C->extent[1] || bn != C->extent[2] || ak != bk) {
+    snprintf(err, errlen, "shapes do not match: op(A) is %lldx%lld, op(B) %lldx%lld, "
+             "C %lldx%lld (each of %lld matrices)", (long long)am, (long long)ak,
+             (long long)bk, (long long)bn, (long long)C->extent[1],
+             (long long)C->extent[2], (long long)nbatch(C));
+    return -1;
+  }
+  int impl;
+  if (mode_arg(args, nargs, C->extent[1], C->extent[2], &mode, err, errlen) < 0 ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+    return -1;
+  /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
+   * kernels elsewhere, and for "auto": they are the point here) */
+  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST && A->rank == 3 && B->rank == 3 &&
+      C->rank == 3 &&
+      sk_vendor_gpu_gemm_batched(dt, ta, tb, C->extent[1], C->extent[2], ak, alpha, A->data,
+                                 A->stride[1], A->stride[2], A->stride[0], B->data,
+                                 B->stride[1], B->stride[2], B->stride[0], beta, C->data,
+                                 C->stride[1], C->stride[2], C->stride[0],
+                                 C->extent[0]) == SK_VENDOR_OK)
+    return 0;
+  int64_t n = C->extent[1];
+  int64_t fixed = ta == 'N' && tb == 'N' && n == C->extent[2] && n == ak && n >= 2 &&
+                  n <= 16 && alpha != 0 ? n : 0;
+  sk_view a, b, c;
+  sk_dense_strided(A, &a);
+  sk_dense_strided(B, &b);
+  sk_dense_strided(C, &c);
+  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_view("C", &c),
+                 sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), sk_arg_f64("alpha", alpha),
+                 sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec",
+                                                      fixed)};
+  /* all three packed alike, not transposed: lanes innermost (vectorised) */
+  if (mode == MODE_SERIAL && A->rank == 4 && B->rank == 4 && C->rank == 4 && ta == 'N' &&
+      tb == 'N' && A->extent[3] == C->extent[3] && B->extent[3] == C->extent[3] &&
+      A->layout == SK_RIGHT && B->layout == SK_RIGHT && C->layout == SK_RIGHT) {
+    sk_arg kp[] = {sk_arg_view("A", A), sk_arg_view("B", B), sk_arg_view("C", C),
+                   sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
+    return sk_dense_range(&k_gemm_p, C->extent[0], kp, NELEM(kp), err, errlen);
+  }
+  return launch(&k_gemm_s, &k_gemm_t, mode, nbatch(C), ka, NELEM(ka), err, errlen);
+}
+
+/* -- trsm, trmm -------------------------------------------------------------------- */
+static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen) {
+  static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha", "A", "B",
+                                      "mode", NULL};
+  char side, uplo, tr, diag;
+  double alpha;
+  int dt = -1, mode;
+  const sk_view *A, *B;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
+      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(B = bmat(args, nargs, "B", &dt, err, errlen)) ||
+      same_batch(A, "A", B, "B", err, errlen) < 0)
+    return -1;
+  int64_t need = side == 'L' ? B->extent[1] : B->extent[2];
+  if (A->extent[1] != A->extent[2] || A->extent[1] != need) {
+    char sa[64], sb[64];
+    snprintf(err, errlen, "shapes do not match: A is %s, B %s (side %c: each A square "
+             "with as many %s as B)", sk_dense_shape(A, sa, sizeof sa),
+             sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
+    return -1;
+  }
+  if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, err, errlen) < 0) return -1;
+  sk_view a, b;
+  sk_dense_strided(A, &a);
+  sk_dense_strided(B, &b);
+  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_i64("side", side),
+                 sk_arg_i64("uplo", uplo), sk_arg_i64("trans", tr),
+                 sk_arg_i64("diag", diag), sk_arg_f64("alpha", alpha),
+                 sk_arg_i64("mm", mm), sk_arg_i64("vec", 0)};
+  return launch(&k_tri_s, &k_tri_t, mode, nbatch(B), ka, NELEM(ka), err, errlen);
+}
+
+static int btrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  (void)out;
+  return btri(0, args, nargs, err, errlen);
+}
+
+static int btrmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  (void)out;
+  return btri(1, args, nargs, err, errlen);
+}
+
+/* -- factorisations ------------------------------------------------------------------ */
+static const char *const op_name[] = {"trtri", "lu", "lu", "gesv"};
+
+/* the first matrix with a nonzero info: "matrix 3 of A (view 'A') is
+ * singular: pivot 2 is zero (2 matrices failed)" */
+static int check_info(int op, const sk_view *A, const sk_view *info, int64_t nbad,
+                      char *err, size_t errlen) {
+  int64_t n = info->extent[0], first = -1, piv = 0;
+  int64_t *h = malloc((size_t)(n > 0 ? n : 1) * sizeof *h);
+  sk_view hv;
+  if (!h) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  if (sk_view_create(&hv, "info", SK_I64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, h, err,
+                     errlen) < 0 ||
+      sk_view_deep_copy(&hv, info, err, errlen) < 0) {
+    free(h);
+    return -1;
+  }
+  sk_view_release(&hv);
+  for (int64_t i = 0; i < n && first < 0; i++)
+    if (h[i]) {
+      first = i;
+      piv = h[i] - 1;
+    }
+  free(h);
+  snprintf(err, errlen, "matrix %lld of A (view '%s') is singular: pivot %lld is zero "
+           "(%lld of %lld matrices failed; opts.check = false returns the info view "
+           "instead)", (long long)first, A->label, (long long)piv, (long long)nbad,
+           (long long)n);
+  (void)op;
+  return -1;
+}
+
+static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  static const char *const known[] = {"A", "B", "uplo", "diag", "pivot", "ipiv", "info",
+                                      "check", "mode", NULL};
+  char uplo = 'U', diag = 'N';
+  int dt = -1, mode;
+  int64_t pivot = op >= 2, check = 1;
+  const sk_view *A, *B = NULL, *ipiv = NULL, *info = NULL;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      (op == 0 && (sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+                   sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0)) ||
+      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
+      (op == 3 && !(B = bmat(args, nargs, "B", &dt, err, errlen))) ||
+      (op == 1 && sk_karg_i64(args, nargs, "pivot", 1, 0, &pivot, err, errlen) < 0) ||
+      sk_karg_i64(args, nargs, "check", 1, 1, &check, err, errlen) < 0)
+    return -1;
+  if (op == 1 && pivot) op = 2;
+  int64_t batch = nbatch(A), m = A->extent[1], n = A->extent[2];
+  int64_t kn = m < n ? m : n;
+  if (op == 0 || op == 3) {
+    if (m != n) {
+      char s[64];
+      snprintf(err, errlen, "A (view '%s') is %s: %s needs square matrices", A->label,
+               sk_dense_shape(A, s, sizeof s), op_name[op]);
+      return -1;
+    }
+  }
+  if (B && (same_batch(A, "A", B, "B", err, errlen) < 0)) return -1;
+  if (B && B->extent[1] != m) {
+    char sa[64], sb[64];
+    snprintf(err, errlen, "shapes do not match: A is %s, B %s (B needs as many rows as A)",
+             sk_dense_shape(A, sa, sizeof sa), sk_dense_shape(B, sb, sizeof sb));
+    return -1;
+  }
+  if (sk_karg_find(args, nargs, "ipiv")) {
+    if (!(ipiv = sk_karg_view(args, nargs, "ipiv", 2, err, errlen))) return -1;
+    if (ipiv->dtype != SK_I64 || ipiv->extent[0] != batch || ipiv->extent[1] != kn ||
+        ipiv->space != A->space) {
+      char s[64];
+      snprintf(err, errlen, "ipiv (view '%s') must be int64 %lldx%lld in A's space (got "
+               "%s %s)", ipiv->label, (long long)batch, (long long)kn,
+               sk_dtypes[ipiv->dtype].name, sk_dense_shape(ipiv, s, sizeof s));
+      return -1;
+    }
+  }
+  if (sk_karg_find(args, nargs, "info")) {
+    if (!(info = sk_karg_view(args, nargs, "info", 1, err, errlen))) return -1;
+    if (info->dtype != SK_I64 || info->extent[0] != batch || info->space != A->space) {
+      snprintf(err, errlen, "info (view '%s') must be int64 of %lld elements in A's space",
+               info->label, (long long)batch);
+      return -1;
+    }
+  }
+  if (mode_arg(args, nargs, m, n, &mode, err, errlen) < 0) return -1;
+  sk_view P, I, a, b, dummy;
+  int own_p = 0, own_i = 0, rc = 0;
+  memset(&P, 0, sizeof P);
+  memset(&I, 0, sizeof I);
+  memset(&dummy, 0, sizeof dummy);
+  if (!B) {   /* B unused: a separate allocation keeps the signature alias-free */
+    int64_t one[3] = {1, 1, 1};
+    if (sk_view_create(&dummy, "unused", dt, 3, one, SK_RIGHT, A->space, 1, NULL, err,
+                       errlen) < 0)
+      return -1;
+  }
+  if (op >= 2 && !ipiv) {
+    int64_t ext[2] = {batch, kn > 0 ? kn : 1};
+    if (sk_view_create(&P, "ipiv", SK_I64, 2, ext, SK_RIGHT, A->space, 1, NULL, err,
+                       errlen) < 0)
+      return -1;
+    own_p = 1;
+  } else if (!ipiv) {
+    int64_t ext[2] = {1, 1};
+    if (sk_view_create(&P, "ipiv", SK_I64, 2, ext, SK_RIGHT, A->space, 1, NULL, err,
+                       errlen) < 0)
+      return -1;
+    own_p = 1;
+  } else {
+    P = *ipiv;
+  }
+  if (!info) {
+    if (sk_dense_ivec(&I, "info", batch, A->space, err, errlen) < 0) rc = -1;
+    else own_i = 1;
+  } else {
+    I = *info;
+  }
+  sk_dense_strided(A, &a);
+  sk_dense_strided(B ? B : &dummy, &b);
+  if (rc == 0) {
+    sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_view("P", &P),
+                   sk_arg_view("info", &I), sk_arg_i64("op", op),
+                   sk_arg_i64("uplo", uplo), sk_arg_i64("diag", diag),
+                   sk_arg_i64("vec", 0)};
+    rc = launch(&k_fac_s, &k_fac_t, mode, batch, ka, NELEM(ka), err, errlen);
+  }
+  int64_t nbad = 0;
+  if (rc == 0 && batch > 0) {
+    sk_result r;
+    sk_arg ka[] = {sk_arg_view("info", &I)};
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_RANGE);
+    p.end = batch;
+    rc = sk_kbody_launch(&k_count, &p, ka, 1, &r, err, errlen);
+    nbad = rc == 0 ? (int64_t)sk_result_f64(&r, 0) : 0;
+  }
+  if (rc == 0 && nbad > 0 && check) rc = check_info(op, A, &I, nbad, err, errlen);
+  if (rc == 0) out->i64 = nbad;
+  if (rc == 0 && own_i) rc = sk_kout_view(out, "info", &I, err, errlen), own_i = 0;
+  if (rc == 0 && own_p && op >= 2) rc = sk_kout_view(out, "ipiv", &P, err, errlen), own_p = 0;
+  if (own_i) sk_view_release(&I);
+  if (own_p) sk_view_release(&P);
+  if (!B) sk_view_release(&dummy);
+  return rc;
+}
+
+static int btrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  return bfac(0, args, nargs, out, err, errlen);
+}
+static int blu(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+               size_t errlen) {
+  return bfac(1, args, nargs, out, err, errlen);
+}
+static int bgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  return bfac(3, args, nargs, out, err, errlen);
+}
+
+/* -- pack, unpack ------------------------------------------------------------------
+ * SIMD interleaving (seed 000 section 3.2): 'width' matrices per group,
+ * element (i, j) of matrix g * width + l at P(g, i, j, l), so a vector
+ * register's lanes hold one element of 'width' matrices. The last group
+ * is padded with identity matrices (harmless to every operation). */
+#define PACK_SIG(VT) "range V=" VT "[3,stride] P=" VT "[4] nb=int64"
+static const char *const sig_pack[] = {PACK_SIG("float64"), PACK_SIG("float32"), NULL};
+static const sk_kbody k_pack = {
+  "batched.pack",
+  "const sk_i64 w = P.extent[3], g = i / w, l = i % w;\n"
+  "for (sk_i64 r = 0; r < P.extent[1]; r++)\n"
+  "  for (sk_i64 c = 0; c < P.extent[2]; c++)\n"
+  "    P(g, r, c, l) = i < nb ? V(i, r, c) : (r == c ? 1 : 0);\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_pack, NULL, NULL};
+static const sk_kbody k_unpack = {
+  "batched.unpack",
+  "const sk_i64 w = P.extent[3], g = i / w, l = i % w;\n"
+  "for (sk_i64 r = 0; r < P.extent[1]; r++)\n"
+  "  for (sk_i64 c = 0; c < P.extent[2]; c++) V(i, r, c) = P(g, r, c, l);\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_pack, NULL, NULL};
+
+static int bpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                 size_t errlen) {
+  static const char *const known[] = {"V", "width", NULL};
+  int dt = -1;
+  const sk_view *V;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(V = sk_dense_mat(args, nargs, "V", 1, &dt, err, errlen)))
+    return -1;
+  int64_t w;
+  if (sk_karg_i64(args, nargs, "width", 1, dt == SK_F64 ? 8 : 16, &w, err, errlen) < 0)
+    return -1;
+  if (w < 1 || w > 64) {
+    snprintf(err, errlen, "width %lld is out of range (1 .. 64)", (long long)w);
+    return -1;
+  }
+  int64_t nb = V->extent[0];
+  int64_t ext[4] = {(nb + w - 1) / w, V->extent[1], V->extent[2], w};
+  char label[SK_LABEL_MAX];
+  snprintf(label, sizeof label, "%.100s (packed)", V->label);
+  sk_view P, v;
+  if (sk_view_create(&P, label, dt, 4, ext, SK_RIGHT, V->space, 0, NULL, err, errlen) < 0)
+    return -1;
+  sk_dense_strided(V, &v);
+  sk_arg ka[] = {sk_arg_view("V", &v), sk_arg_view("P", &P), sk_arg_i64("nb", nb)};
+  if (sk_dense_range(&k_pack, ext[0] * w, ka, NELEM(ka), err, errlen) < 0) {
+    sk_view_release(&P);
+    return -1;
+  }
+  return sk_kout_view(out, "P", &P, err, errlen);
+}
+
+static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
+  static const char *const known[] = {"P", "V", NULL};
+  (void)out;
+  int dt = -1;
+  const sk_view *P, *V;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(P = sk_karg_view(args, nargs, "P", 4, err, errlen)) ||
+      !(V = sk_dense_mat(args, nargs, "V", 1, &dt, err, errlen)))
+    return -1;
+  if (P->dtype != V->dtype || P->extent[1] != V->extent[1] || P->extent[2] != V->extent[2] ||
+      nbatch(P) < V->extent[0] || nbatch(P) - V->extent[0] >= P->extent[3] ||
+      P->layout != SK_RIGHT || P->space != V->space) {
+    char sp[64], sv[64];
+    snprintf(sp, sizeof sp, "%lldx%lldx%lldx%lld", (long long)P->extent[0],
+             (long long)P->extent[1], (long long)P->extent[2], (long long)P->extent[3]);
+    snprintf(err, errlen, "P (view '%s', %s %s) is not a packed form of V (view '%s', %s %s)",
+             P->label, sk_dtypes[P->dtype].name, sp, V->label, sk_dtypes[V->dtype].name,
+             sk_dense_shape(V, sv, sizeof sv));
+    return -1;
+  }
+  sk_view v;
+  sk_dense_strided(V, &v);
+  sk_arg ka[] = {sk_arg_view("V", &v), sk_arg_view("P", P), sk_arg_i64("nb", V->extent[0])};
+  return sk_dense_range(&k_unpack, V->extent[0], ka, NELEM(ka), err, errlen);
+}
+
+/* -- entries ----------------------------------------------------------------------- */
+static const sk_kentry e_pack = {"batched.pack", "V [, width]", SK_KRES_NONE, bpack};
+static const sk_kentry e_unpack = {"batched.unpack", "P, V", SK_KRES_NONE, bunpack};
+static const sk_kentry e_gemm = {
+  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode]", SK_KRES_NONE, bgemm};
+static const sk_kentry e_trsm = {
+  "batched.trsm", "side, uplo, transA, diag, alpha, A, B [, mode]", SK_KRES_NONE, btrsm};
+static const sk_kentry e_trmm = {
+  "batched.trmm", "side, uplo, transA, diag, alpha, A, B [, mode]", SK_KRES_NONE, btrmm};
+static const sk_kentry e_trtri = {"batched.trtri", "uplo, diag, A [, info, check, mode]",
+                                  SK_KRES_I64, btrtri};
+static const sk_kentry e_lu = {"batched.lu", "A [, pivot, ipiv, info, check, mode]",
+                               SK_KRES_I64, blu};
+static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mode]",
+                                 SK_KRES_I64, bgesv};
+
+static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm, &e_trtri, &e_lu,
+                                           &e_gesv, &e_pack, &e_unpack, NULL};
+static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_t, &k_gemm_p, &k_tri_s,
+                                         &k_tri_t, &k_fac_s, &k_fac_t, &k_count,
+                                         &k_pack, &k_unpack, NULL};
+const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};
+const sk_kbody *const *const sk_batched_bodies[] = {bodies, NULL};

@@ -1,0 +1,628 @@
+/* vendor.c: OpenBLAS (host) and cuBLAS (GPU) behind impl = "vendor",
+ * opened with dlopen (see vendor.h for the API). The one file that knows
+ * a vendor library.
+ *
+ * Loading (once per process, on first use):
+ *  - OPENBLAS_CORETYPE: an environment may force a core without AVX-512
+ *    (Haswell: about half the speed here) on a CPU that has it; such a
+ *    setting is set aside while the library loads and the status says so.
+ *    SPECK_OPENBLAS_CORETYPE, when set, is what the library sees instead.
+ *  - thread pinning: OpenBLAS starts its threads while it loads, and they
+ *    inherit the loading thread's CPU mask; an OpenMP runtime with
+ *    OMP_PROC_BIND pins that thread to one core, which would put every
+ *    OpenBLAS thread on it. The mask is widened to every CPU for the load
+ *    and restored after.
+ * Calls: the column-major BLAS (CBLAS) and LAPACK's Fortran entries with
+ * 32-bit integers; a row-major matrix is passed as the transposed
+ * column-major one (the problem is transposed to match), a LAPACK call on
+ * a matrix that is not column-major works on a column-major copy.
+ */
+#define _GNU_SOURCE
+#include "vendor.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../backends/cuda/cuda_api.h"
+#include "../../backends/view.h"
+
+/* -- the library ---------------------------------------------------------- */
+enum { CM = 102, NT = 111, TR = 112, UP = 121, LO = 122, NU = 131, UN = 132,
+       LEFT = 141, RIGHT = 142 };
+typedef void (*gemm_fn)(int, int, int, int, int, int, double, const void *, int,
+                        const void *, int, double, void *, int);
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const void *, int,
+                         const void *, int, float, void *, int);
+typedef void (*gemv_fn)(int, int, int, int, double, const void *, int,
+                        const void *, int, double, void *, int);
+typedef void (*sgemv_fn)(int, int, int, int, float, const void *, int,
+                         const void *, int, float, void *, int);
+typedef void (*syrk_fn)(int, int, int, int, int, double, const void *, int,
+                        double, void *, int);
+typedef void (*ssyrk_fn)(int, int, int, int, int, float, const void *, int,
+                         float, void *, int);
+typedef void (*trsm_fn)(int, int, int, int, int, int, int, double,
+                        const void *, int, void *, int);
+typedef void (*strsm_fn)(int, int, int, int, int, int, int, float,
+                         const void *, int, void *, int);
+typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *,
+                         size_t);
+typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *,
+                         int *);
+typedef void (*getrs_fn)(const char *, const int *, const int *, const void *,
+                         const int *, const int *, void *, const int *, int *,
+                         size_t);
+typedef void (*trtri_fn)(const char *, const char *, const int *, void *,
+                         const int *, int *, size_t, size_t);
+
+static struct {
+  void *h;
+  gemm_fn dgemm; sgemm_fn sgemm;
+  gemv_fn dgemv; sgemv_fn sgemv;
+  syrk_fn dsyrk; ssyrk_fn ssyrk;
+  trsm_fn dtrsm, dtrmm; strsm_fn strsm, strmm;
+  potrf_fn dpotrf, spotrf;
+  getrf_fn dgetrf, sgetrf;
+  getrs_fn dgetrs, sgetrs;
+  trtri_fn dtrtri, strtri;
+  void (*set_threads)(int);
+  char *(*corename)(void);
+  char status[512];
+} lib;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* a core OpenBLAS would run without AVX-512 */
+static int core_without_avx512(const char *c) {
+  static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids",
+                                     "zen4", "zen5", NULL};
+  char low[64];
+  size_t n = 0;
+  for (; c[n] && n + 1 < sizeof low; n++)
+    low[n] = (char)(c[n] >= 'A' && c[n] <= 'Z' ? c[n] + 32 : c[n]);
+  low[n] = '\0';
+  for (int i = 0; wide[i]; i++)
+    if (strcmp(low, wide[i]) == 0) return 0;
+  return 1;
+}
+
+static void load(void) {
+  char note[256] = "";
+  /* the core: SPECK_OPENBLAS_CORETYPE wins; a narrower forced core on an
+   * AVX-512 CPU is set aside for the load */
+  pthread_mutex_lock(&env_lock);
+  const char *ct = getenv("OPENBLAS_CORETYPE");
+  const char *mine = getenv("SPECK_OPENBLAS_CORETYPE");
+  char saved[128] = "";
+  int restore = 0;
+  __builtin_cpu_init();
+  if (mine && *mine) {
+    if (ct) snprintf(saved, sizeof saved, "%s", ct);
+    restore = ct != NULL ? 1 : 2;
+    setenv("OPENBLAS_CORETYPE", mine, 1);
+  } else if (ct && *ct && __builtin_cpu_supports("avx512f") && core_without_avx512(ct)) {
+    snprintf(saved, sizeof saved, "%s", ct);
+    restore = 1;
+    unsetenv("OPENBLAS_CORETYPE");
+    snprintf(note, sizeof note, "; OPENBLAS_CORETYPE=%.64s set aside (this CPU has AVX-512)",
+             saved);
+  }
+  /* threads: the load starts them with this thread's mask; widen it */
+  cpu_set_t old, all;
+  int have_mask = pthread_getaffinity_np(pthread_self(), sizeof old, &old) == 0;
+  if (have_mask) {
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+    pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+  }
+  const char *name = getenv("SPECK_OPENBLAS");
+  if (!name || !*name) name = "libopenblas.so.0";
+  lib.h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (have_mask) pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+  if (restore == 1) setenv("OPENBLAS_CORETYPE", saved, 1);
+  else if (restore == 2) unsetenv("OPENBLAS_CORETYPE");
+  pthread_mutex_unlock(&env_lock);
+  if (!lib.h) {
+    const char *e = dlerror();
+    snprintf(lib.status, sizeof lib.status,
+             "OpenBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
+             e ? e : name);
+    return;
+  }
+#define SYM(field, s) *(void **)&lib.field = dlsym(lib.h, s)
+  SYM(dgemm, "cblas_dgemm"); SYM(sgemm, "cblas_sgemm");
+  SYM(dgemv, "cblas_dgemv"); SYM(sgemv, "cblas_sgemv");
+  SYM(dsyrk, "cblas_dsyrk"); SYM(ssyrk, "cblas_ssyrk");
+  SYM(dtrsm, "cblas_dtrsm"); SYM(strsm, "cblas_strsm");
+  SYM(dtrmm, "cblas_dtrmm"); SYM(strmm, "cblas_strmm");
+  SYM(dpotrf, "dpotrf_"); SYM(spotrf, "spotrf_");
+  SYM(dgetrf, "dgetrf_"); SYM(sgetrf, "sgetrf_");
+  SYM(dgetrs, "dgetrs_"); SYM(sgetrs, "sgetrs_");
+  SYM(dtrtri, "dtrtri_"); SYM(strtri, "strtri_");
+  SYM(set_threads, "openblas_set_num_threads");
+  SYM(corename, "openblas_get_corename");
+#undef SYM
+  if (!lib.dgemm || !lib.sgemm || !lib.dgemv || !lib.sgemv || !lib.dsyrk ||
+      !lib.ssyrk || !lib.dtrsm || !lib.strsm || !lib.dtrmm || !lib.strmm ||
+      !lib.dpotrf || !lib.spotrf || !lib.dgetrf || !lib.sgetrf || !lib.dgetrs ||
+      !lib.sgetrs || !lib.dtrtri || !lib.strtri) {
+    snprintf(lib.status, sizeof lib.status,
+             "%s lacks BLAS/LAPACK entries: impl \"vendor\" runs the native kernels",
+             name);
+    dlclose(lib.h);
+    lib.h = NULL;
+    return;
+  }
+  snprintf(lib.status, sizeof lib.status, "OpenBLAS (%s, core %s)%s", name,
+           lib.corename ? lib.corename() : "?", note);
+}
+
+int sk_vendor_host_available(void) {
+  pthread_once(&once, load);
+  return lib.h != NULL;
+}
+
+const char *sk_vendor_host_status(void) {
+  pthread_once(&once, load);
+  return lib.status;
+}
+
+void sk_vendor_host_threads(int threads) {
+  static int current = 0;
+  if (!sk_vendor_host_available() || !lib.set_threads || threads < 1) return;
+  if (__atomic_exchange_n(&current, threads, __ATOMIC_ACQ_REL) != threads)
+    lib.set_threads(threads);
+}
+
+/* -- column-major forms --------------------------------------------------- */
+static int fits(int64_t x) { return x >= 0 && x <= INT_MAX; }
+
+/* A rows x cols matrix of strides rs, cs as a column-major one: *t = 0
+ * (itself) or 1 (its transpose is), *ld; -1 when neither */
+static int as_cm(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *t,
+                 int *ld) {
+  if (!fits(rows) || !fits(cols)) return -1;
+  int64_t l;
+  if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= (rows > 1 ? rows : 1))) {
+    l = cols <= 1 ? (rows > 1 ? rows : 1) : cs;
+    *t = 0;
+  } else if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= (cols > 1 ? cols : 1))) {
+    l = rows <= 1 ? (cols > 1 ? cols : 1) : rs;
+    *t = 1;
+  } else {
+    return -1;
+  }
+  if (!fits(l)) return -1;
+  *ld = (int)l;
+  return 0;
+}
+
+static int flag(char c) { return !(c == 'N' || c == 'n'); }
+static int low(char c) { return c == 'L' || c == 'l'; }
+
+/* gemm as a column-major call: C^T = op(B)^T op(A)^T when C is stored
+ * transposed; -1 when some matrix has no unit stride */
+typedef struct gplan {
+  const void *X, *Y;
+  int fx, fy, ldx, ldy, ldc, m, n, k, swap;
+} gplan;
+
+static int gemm_plan(char ta, char tb, int64_t m, int64_t n, int64_t k,
+                     const void *A, int64_t rsa, int64_t csa, const void *B,
+                     int64_t rsb, int64_t csb, int64_t rsc, int64_t csc, gplan *p) {
+  int fa = flag(ta), fb = flag(tb), sa, sb, sc, lda, ldb, ldc;
+  if (!fits(k) || as_cm(fa ? k : m, fa ? m : k, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(fb ? n : k, fb ? k : n, rsb, csb, &sb, &ldb) < 0 ||
+      as_cm(m, n, rsc, csc, &sc, &ldc) < 0)
+    return -1;
+  fa ^= sa;
+  fb ^= sb;
+  p->swap = sc;
+  p->X = sc ? B : A;
+  p->Y = sc ? A : B;
+  p->fx = sc ? !fb : fa;
+  p->fy = sc ? !fa : fb;
+  p->ldx = sc ? ldb : lda;
+  p->ldy = sc ? lda : ldb;
+  p->ldc = ldc;
+  p->m = (int)(sc ? n : m);
+  p->n = (int)(sc ? m : n);
+  p->k = (int)k;
+  return 0;
+}
+
+int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
+                   int64_t k, double alpha, const void *A, int64_t rsa,
+                   int64_t csa, const void *B, int64_t rsb, int64_t csb,
+                   double beta, void *C, int64_t rsc, int64_t csc) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  gplan p;
+  if (gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  /* k = 0: BLAS may return without applying beta; the native kernels do */
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;
+  if (m == 0 || n == 0) return SK_VENDOR_OK;
+  if (dtype == SK_F64)
+    lib.dgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, alpha, p.X, p.ldx, p.Y,
+              p.ldy, beta, C, p.ldc);
+  else
+    lib.sgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, (float)alpha, p.X,
+              p.ldx, p.Y, p.ldy, (float)beta, C, p.ldc);
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
+                   const void *A, int64_t rsa, int64_t csa, const void *x,
+                   int64_t incx, double beta, void *y, int64_t incy) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  int sa, lda;
+  if (as_cm(m, n, rsa, csa, &sa, &lda) < 0 || incx < 1 || incy < 1 ||
+      !fits(incx) || !fits(incy))
+    return SK_VENDOR_UNSUPPORTED;
+  int f = flag(trans) ^ sa;
+  int sm = (int)(sa ? n : m), sn = (int)(sa ? m : n);
+  if (m == 0 || n == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
+  if (dtype == SK_F64)
+    lib.dgemv(CM, f ? TR : NT, sm, sn, alpha, A, lda, x, (int)incx, beta, y,
+              (int)incy);
+  else
+    lib.sgemv(CM, f ? TR : NT, sm, sn, (float)alpha, A, lda, x, (int)incx,
+              (float)beta, y, (int)incy);
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
+                   double alpha, const void *A, int64_t rsa, int64_t csa,
+                   double beta, void *C, int64_t rsc, int64_t csc) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  int ft = flag(trans), sa, sc, lda, ldc;
+  if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
+  if (n == 0) return SK_VENDOR_OK;
+  int lo = low(uplo) ^ sc;
+  ft ^= sa;
+  if (dtype == SK_F64)
+    lib.dsyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, alpha, A, lda,
+              beta, C, ldc);
+  else
+    lib.ssyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, (float)alpha, A,
+              lda, (float)beta, C, ldc);
+  return SK_VENDOR_OK;
+}
+
+static int tri(int dtype, int mm, char side, char uplo, char trans, char diag,
+               int64_t m, int64_t n, double alpha, const void *A, int64_t rsa,
+               int64_t csa, void *B, int64_t rsb, int64_t csb) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  int left = side == 'L' || side == 'l', na = (int)(left ? m : n), sa, sb, lda,
+      ldb;
+  if (as_cm(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(m, n, rsb, csb, &sb, &ldb) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  (void)na;
+  if (m == 0 || n == 0) return SK_VENDOR_OK;
+  /* B stored transposed: the transposed problem (side and op flip); A
+   * stored transposed: uplo and op flip */
+  int l2 = left ^ sb, lo = low(uplo) ^ sa, ft = flag(trans) ^ sa ^ sb;
+  int bm = (int)(sb ? n : m), bn = (int)(sb ? m : n);
+  int s = l2 ? LEFT : RIGHT, u = lo ? LO : UP, t = ft ? TR : NT,
+      d = diag == 'U' || diag == 'u' ? UN : NU;
+  if (dtype == SK_F64)
+    (mm ? lib.dtrmm : lib.dtrsm)(CM, s, u, t, d, bm, bn, alpha, A, lda, B, ldb);
+  else
+    (mm ? lib.strmm : lib.strsm)(CM, s, u, t, d, bm, bn, (float)alpha, A, lda,
+                                 B, ldb);
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_trsm(int dtype, char side, char uplo, char trans, char diag,
+                   int64_t m, int64_t n, double alpha, const void *A,
+                   int64_t rsa, int64_t csa, void *B, int64_t rsb,
+                   int64_t csb) {
+  return tri(dtype, 0, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb,
+             csb);
+}
+
+int sk_vendor_trmm(int dtype, char side, char uplo, char trans, char diag,
+                   int64_t m, int64_t n, double alpha, const void *A,
+                   int64_t rsa, int64_t csa, void *B, int64_t rsb,
+                   int64_t csb) {
+  return tri(dtype, 1, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb,
+             csb);
+}
+
+/* -- LAPACK: column-major in place, or a column-major copy ------------------ */
+typedef struct cmbuf {
+  void *a;          /* what LAPACK sees */
+  int ld, copied;
+} cmbuf;
+
+static int cm_open(cmbuf *c, int dtype, int64_t m, int64_t n, void *A,
+                   int64_t rs, int64_t cs) {
+  int t, ld;
+  if (!fits(m) || !fits(n)) return -1;
+  if (as_cm(m, n, rs, cs, &t, &ld) == 0 && t == 0) {
+    c->a = A;
+    c->ld = ld;
+    c->copied = 0;
+    return 0;
+  }
+  size_t es = dtype == SK_F64 ? 8 : 4;
+  c->a = malloc((size_t)(m > 0 ? m : 1) * (size_t)(n > 0 ? n : 1) * es);
+  if (!c->a) return -1;
+  c->ld = (int)(m > 1 ? m : 1);
+  c->copied = 1;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      if (dtype == SK_F64)
+        ((double *)c->a)[j * c->ld + i] = ((double *)A)[i * rs + j * cs];
+      else
+        ((float *)c->a)[j * c->ld + i] = ((float *)A)[i * rs + j * cs];
+    }
+  return 0;
+}
+
+static void cm_close(cmbuf *c, int dtype, int64_t m, int64_t n, void *A,
+                     int64_t rs, int64_t cs, int write) {
+  if (!c->copied) return;
+  if (write)
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < m; i++) {
+        if (dtype == SK_F64)
+          ((double *)A)[i * rs + j * cs] = ((double *)c->a)[j * c->ld + i];
+        else
+          ((float *)A)[i * rs + j * cs] = ((float *)c->a)[j * c->ld + i];
+      }
+  free(c->a);
+}
+
+int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs,
+                    int64_t cs, int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  cmbuf c;
+  *info = 0;
+  if (n == 0) return SK_VENDOR_OK;
+  if (cm_open(&c, dtype, n, n, A, rs, cs) < 0) return SK_VENDOR_UNSUPPORTED;
+  int nn = (int)n, in = 0;
+  char u = low(uplo) ? 'L' : 'U';
+  (dtype == SK_F64 ? lib.dpotrf : lib.spotrf)(&u, &nn, c.a, &c.ld, &in, 1);
+  cm_close(&c, dtype, n, n, A, rs, cs, 1);
+  *info = in;
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs,
+                    int64_t cs, int64_t *ipiv, int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  *info = 0;
+  int64_t kn = m < n ? m : n;
+  if (kn == 0) return SK_VENDOR_OK;
+  cmbuf c;
+  int *p = malloc((size_t)kn * sizeof *p);
+  if (!p || cm_open(&c, dtype, m, n, A, rs, cs) < 0) {
+    free(p);
+    return SK_VENDOR_UNSUPPORTED;
+  }
+  int mm = (int)m, nn = (int)n, in = 0;
+  (dtype == SK_F64 ? lib.dgetrf : lib.sgetrf)(&mm, &nn, c.a, &c.ld, p, &in);
+  cm_close(&c, dtype, m, n, A, rs, cs, 1);
+  for (int64_t k = 0; k < kn; k++) ipiv[k] = p[k] - 1;
+  free(p);
+  *info = in;
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A,
+                    int64_t rs, int64_t cs, const int64_t *ipiv, void *B,
+                    int64_t rsb, int64_t csb) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  if (n == 0 || nrhs == 0) return SK_VENDOR_OK;
+  cmbuf a, b;
+  int *p = malloc((size_t)n * sizeof *p);
+  if (!p) return SK_VENDOR_UNSUPPORTED;
+  if (cm_open(&a, dtype, n, n, (void *)A, rs, cs) < 0) {
+    free(p);
+    return SK_VENDOR_UNSUPPORTED;
+  }
+  if (cm_open(&b, dtype, n, nrhs, B, rsb, csb) < 0) {
+    cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
+    free(p);
+    return SK_VENDOR_UNSUPPORTED;
+  }
+  for (int64_t k = 0; k < n; k++) p[k] = (int)ipiv[k] + 1;
+  int nn = (int)n, nr = (int)nrhs, in = 0;
+  char t = 'N';
+  (dtype == SK_F64 ? lib.dgetrs : lib.sgetrs)(&t, &nn, &nr, a.a, &a.ld, p, b.a,
+                                              &b.ld, &in, 1);
+  cm_close(&b, dtype, n, nrhs, B, rsb, csb, 1);
+  cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
+  free(p);
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
+                    int64_t rs, int64_t cs, int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  *info = 0;
+  if (n == 0) return SK_VENDOR_OK;
+  cmbuf c;
+  if (cm_open(&c, dtype, n, n, A, rs, cs) < 0) return SK_VENDOR_UNSUPPORTED;
+  int nn = (int)n, in = 0;
+  char u = low(uplo) ? 'L' : 'U', d = diag == 'U' || diag == 'u' ? 'U' : 'N';
+  (dtype == SK_F64 ? lib.dtrtri : lib.strtri)(&u, &d, &nn, c.a, &c.ld, &in, 1, 1);
+  cm_close(&c, dtype, n, n, A, rs, cs, 1);
+  *info = in;
+  return SK_VENDOR_OK;
+}
+
+/* -- cuBLAS ---------------------------------------------------------------------- */
+typedef int (*cb_create)(void **);
+typedef int (*cb_stream)(void *, void *);
+typedef int (*cb_dgemm)(void *, int, int, int, int, int, const double *, const void *,
+                        int, const void *, int, const double *, void *, int);
+typedef int (*cb_sgemm)(void *, int, int, int, int, int, const float *, const void *,
+                        int, const void *, int, const float *, void *, int);
+typedef int (*cb_dgemmsb)(void *, int, int, int, int, int, const double *, const void *,
+                          int, long long, const void *, int, long long, const double *,
+                          void *, int, long long, int);
+typedef int (*cb_sgemmsb)(void *, int, int, int, int, int, const float *, const void *,
+                          int, long long, const void *, int, long long, const float *,
+                          void *, int, long long, int);
+typedef int (*cb_dtrsm)(void *, int, int, int, int, int, int, const double *,
+                        const void *, int, void *, int);
+typedef int (*cb_strsm)(void *, int, int, int, int, int, int, const float *,
+                        const void *, int, void *, int);
+typedef int (*cb_dsyrk)(void *, int, int, int, int, const double *, const void *, int,
+                        const double *, void *, int);
+typedef int (*cb_ssyrk)(void *, int, int, int, int, const float *, const void *, int,
+                        const float *, void *, int);
+
+static struct {
+  void *h, *handle;
+  cb_create create;
+  cb_stream set_stream;
+  cb_dgemm dgemm; cb_sgemm sgemm;
+  cb_dgemmsb dgemmsb; cb_sgemmsb sgemmsb;
+  cb_dtrsm dtrsm; cb_strsm strsm;
+  cb_dsyrk dsyrk; cb_ssyrk ssyrk;
+  char status[512];
+} cub;
+static pthread_once_t cub_once = PTHREAD_ONCE_INIT;
+
+static void cub_load(void) {
+  const char *name = getenv("SPECK_CUBLAS");
+  const char *const names[] = {name && *name ? name : "libcublas.so.12", "libcublas.so",
+                               NULL};
+  for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!cub.h) {
+    const char *e = dlerror();
+    snprintf(cub.status, sizeof cub.status,
+             "cuBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
+             e ? e : "libcublas.so.12");
+    return;
+  }
+#define SYM(field, s) *(void **)&cub.field = dlsym(cub.h, s)
+  SYM(create, "cublasCreate_v2"); SYM(set_stream, "cublasSetStream_v2");
+  SYM(dgemm, "cublasDgemm_v2"); SYM(sgemm, "cublasSgemm_v2");
+  SYM(dgemmsb, "cublasDgemmStridedBatched"); SYM(sgemmsb, "cublasSgemmStridedBatched");
+  SYM(dtrsm, "cublasDtrsm_v2"); SYM(strsm, "cublasStrsm_v2");
+  SYM(dsyrk, "cublasDsyrk_v2"); SYM(ssyrk, "cublasSsyrk_v2");
+#undef SYM
+  char err[256] = "";
+  void *stream = sk_cuda_stream(err, sizeof err);
+  int rc = -1;
+  if (cub.create && cub.set_stream && cub.dgemm && cub.sgemm && cub.dgemmsb &&
+      cub.sgemmsb && cub.dtrsm && cub.strsm && cub.dsyrk && cub.ssyrk && stream &&
+      (rc = cub.create(&cub.handle)) == 0 && cub.set_stream(cub.handle, stream) == 0) {
+    snprintf(cub.status, sizeof cub.status, "cuBLAS (on the cuda space's stream)");
+    return;
+  }
+  snprintf(cub.status, sizeof cub.status,
+           "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels",
+           stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
+  cub.handle = NULL;
+}
+
+int sk_vendor_gpu_available(void) {
+  pthread_once(&cub_once, cub_load);
+  return cub.handle != NULL;
+}
+
+const char *sk_vendor_gpu_status(void) {
+  pthread_once(&cub_once, cub_load);
+  return cub.status;
+}
+
+/* cuBLAS' enums: op N T C = 0 1 2, fill lower upper = 0 1, side left
+ * right = 0 1, diag non-unit unit = 0 1 */
+int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
+                       int64_t k, double alpha, const void *A, int64_t rsa,
+                       int64_t csa, const void *B, int64_t rsb, int64_t csb,
+                       double beta, void *C, int64_t rsc, int64_t csc) {
+  return sk_vendor_gpu_gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, 0, B,
+                                    rsb, csb, 0, beta, C, rsc, csc, 0, 1);
+}
+
+int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
+                               int64_t n, int64_t k, double alpha,
+                               const void *A, int64_t rsa, int64_t csa,
+                               int64_t sa, const void *B, int64_t rsb,
+                               int64_t csb, int64_t sb, double beta, void *C,
+                               int64_t rsc, int64_t csc, int64_t sc,
+                               int64_t batch) {
+  if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
+  gplan p;
+  if (!fits(batch) || gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;
+  if (m == 0 || n == 0 || batch == 0) return SK_VENDOR_OK;
+  long long sx = p.swap ? sb : sa, sy = p.swap ? sa : sb;
+  int rc;
+  if (dtype == SK_F64) {
+    double al = alpha, be = beta;
+    rc = batch == 1 ? cub.dgemm(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                p.Y, p.ldy, &be, C, p.ldc)
+                    : cub.dgemmsb(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                  sx, p.Y, p.ldy, sy, &be, C, p.ldc, sc, (int)batch);
+  } else {
+    float al = (float)alpha, be = (float)beta;
+    rc = batch == 1 ? cub.sgemm(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                p.Y, p.ldy, &be, C, p.ldc)
+                    : cub.sgemmsb(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
+                                  sx, p.Y, p.ldy, sy, &be, C, p.ldc, sc, (int)batch);
+  }
+  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+}
+
+int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
+                       int64_t m, int64_t n, double alpha, const void *A,
+                       int64_t rsa, int64_t csa, void *B, int64_t rsb,
+                       int64_t csb) {
+  if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
+  int left = side == 'L' || side == 'l', sa, sb, lda, ldb;
+  if (as_cm(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(m, n, rsb, csb, &sb, &ldb) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (m == 0 || n == 0) return SK_VENDOR_OK;
+  int l2 = left ^ sb, lo = low(uplo) ^ sa, ft = flag(trans) ^ sa ^ sb;
+  int bm = (int)(sb ? n : m), bn = (int)(sb ? m : n), d = diag == 'U' || diag == 'u';
+  int rc;
+  if (dtype == SK_F64) {
+    double al = alpha;
+    rc = cub.dtrsm(cub.handle, !l2, !lo, ft, d, bm, bn, &al, A, lda, B, ldb);
+  } else {
+    float al = (float)alpha;
+    rc = cub.strsm(cub.handle, !l2, !lo, ft, d, bm, bn, &al, A, lda, B, ldb);
+  }
+  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+}
+
+int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
+                       double alpha, const void *A, int64_t rsa, int64_t csa,
+                       double beta, void *C, int64_t rsc, int64_t csc) {
+  if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
+  int ft = flag(trans), sa, sc, lda, ldc;
+  if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
+      as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
+    return SK_VENDOR_UNSUPPORTED;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED;
+  if (n == 0) return SK_VENDOR_OK;
+  int lo = low(uplo) ^ sc, rc;
+  ft ^= sa;
+  if (dtype == SK_F64) {
+    double al = alpha, be = beta;
+    rc = cub.dsyrk(cub.handle, !lo, ft, (int)n, (int)k, &al, A, lda, &be, C, ldc);
+  } else {
+    float al = (float)alpha, be = (float)beta;
+    rc = cub.ssyrk(cub.handle, !lo, ft, (int)n, (int)k, &al, A, lda, &be, C, ldc);
+  }
+  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+}

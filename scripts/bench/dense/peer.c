@@ -1,0 +1,114 @@
+/* peer.c: the reference programs of the dense benchmark (scripts/bench/
+ * dense/run): batched C_b = A_b B_b (row major, contiguous batch) by
+ *   naive     a gcc -O3 -march=native triple loop, OpenMP over the batch
+ *   openblas  cblas_dgemm per matrix (OpenBLAS with one thread), OpenMP over the batch
+ *   libxsmm   a LIBXSMM JIT kernel per matrix, OpenMP over the batch
+ * and one large C = A B by OpenBLAS (all threads).
+ *
+ *   peer batched N BATCH REPS   -> "R\t<impl>\t<n>\t<seconds per run>\t<checksum>" lines
+ *   peer large N REPS
+ */
+#include <cblas.h>
+#include <libxsmm.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void openblas_set_num_threads(int);
+
+/* calls per timing: the batch takes about a millisecond at n = 3 */
+#define INNER 10
+
+static double now(void) { return omp_get_wtime(); }
+
+static void fill(double *x, long n, unsigned s) {
+  for (long i = 0; i < n; i++) {
+    s = s * 1103515245u + 12345u;
+    x[i] = (double)(s >> 8) / 16777216.0 - 0.5;
+  }
+}
+
+static double sum(const double *x, long n) {
+  double s = 0;
+  for (long i = 0; i < n; i++) s += x[i];
+  return s;
+}
+
+static void naive(int n, long nb, const double *A, const double *B, double *C) {
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < nb; b++) {
+    const double *a = A + b * n * n, *bb = B + b * n * n;
+    double *c = C + b * n * n;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j];
+        c[i * n + j] = s;
+      }
+  }
+}
+
+static void oblas(int n, long nb, const double *A, const double *B, double *C) {
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < nb; b++)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A + b * n * n, n,
+                B + b * n * n, n, 0.0, C + b * n * n, n);
+}
+
+static libxsmm_dmmfunction xk;
+static void xsmm(int n, long nb, const double *A, const double *B, double *C) {
+  /* row major C = A B is column major C^T = B^T A^T */
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < nb; b++) xk(B + b * n * n, A + b * n * n, C + b * n * n);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4 && !(argc == 4 && strcmp(argv[1], "large") == 0)) {
+    fprintf(stderr, "usage: peer batched N BATCH REPS | peer large N REPS\n");
+    return 2;
+  }
+  int n = atoi(argv[2]);
+  if (strcmp(argv[1], "large") == 0) {
+    int reps = atoi(argv[3]);
+    long nn = (long)n * n;
+    double *A = malloc(8 * nn), *B = malloc(8 * nn), *C = malloc(8 * nn);
+    fill(A, nn, 1);
+    fill(B, nn, 2);
+    openblas_set_num_threads(omp_get_max_threads());
+    for (int r = 0; r < reps; r++) {
+      double t = now();
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0,
+                  C, n);
+      t = now() - t;
+      printf("R\topenblas\t%d\t%.6f\t%.6e\n", n, t, sum(C, nn));
+      fflush(stdout);
+    }
+    return 0;
+  }
+  long nb = atol(argv[3]);
+  int reps = atoi(argv[4]);
+  long tot = nb * n * n;
+  double *A = malloc(8 * tot), *B = malloc(8 * tot), *C = malloc(8 * tot);
+  fill(A, tot, 1);
+  fill(B, tot, 2);
+  memset(C, 0, 8 * tot);
+  openblas_set_num_threads(1);
+  libxsmm_init();
+  double one = 1, zero = 0;
+  int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
+  xk = libxsmm_dmmdispatch(n, n, n, NULL, NULL, NULL, &one, &zero, &flags, &pf);
+  struct { const char *name; void (*f)(int, long, const double *, const double *, double *); } im[] = {
+    {"naive", naive}, {"openblas", oblas}, {"libxsmm", xsmm}};
+  for (int r = 0; r < reps; r++)
+    for (int k = 0; k < 3; k++) {
+      if (k == 2 && !xk) continue;
+      im[k].f(n, nb, A, B, C);   /* warm */
+      double t = now();
+      for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C);
+      t = (now() - t) / INNER;
+      printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, sum(C, tot));
+      fflush(stdout);
+    }
+  return 0;
+}
