@@ -557,8 +557,8 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_title(&b, "kernel", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
-  sk_cg_header(&b, sk_dialect_task_h);
   sk_cg_header(&b, sk_dialect_linalg_h);
+  sk_cg_header(&b, sk_dialect_task_h);
   sk_cg_agg(&b, s, 0);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
