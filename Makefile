@@ -72,7 +72,7 @@ LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
-DIALECT  := abi host cuda linalg
+DIALECT  := abi host cuda linalg task
 DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h))
 
 TCC_A    := $(TCC_DIR)/libtcc.a
@@ -329,12 +329,14 @@ asan:
 # tsan: the threaded parts -- the C tests of the cache under threads, the
 # background tier, two VMs, launches from two threads, the JIT/back-end
 # boundary, the C API and 8 processes on one disk cache -- and the specs
-# that drive the pool (teams, patterns, interrupts, tiers) on openmp
+# that drive the pool (teams, patterns, interrupts, tiers), the task
+# scheduler, its memory pool and the Cholesky's task DAG on openmp
 # (luajit cannot load a TSan libspeck.so: its static TLS is too small).
 TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
-              test_kernel_api test_cache_procs test_bad_input
+              test_kernel_api test_cache_procs test_bad_input test_task
 TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
-              tests/interrupt_spec.lua tests/jit_tiers_spec.lua
+              tests/interrupt_spec.lua tests/jit_tiers_spec.lua tests/task_spec.lua \
+              tests/cholesky_spec.lua
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \

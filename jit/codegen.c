@@ -44,6 +44,10 @@ static const char *const reserved[] = {
   "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan", "atan2",
   "tanh", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "exp2",
   "cbrt", "round", "trunc", "erf", "fmod", "hypot",
+  /* the task dialect (dialect/task.h) */
+  "future", "self", "task_spawn", "task_spawn_team", "task_respawn",
+  "when_all", "future_get", "future_is_null", "task_return", "pool_alloc",
+  "pool_free", "TASK_HIGH", "TASK_REGULAR", "TASK_LOW",
   /* names the dialect headers define or declare for their own use */
   "typeof", "malloc", "free", "sched_yield",
   /* C++ (NVRTC compiles the same body) and CUDA built-ins */
@@ -556,6 +560,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
   sk_cg_header(&b, sk_dialect_linalg_h);
+  sk_cg_header(&b, sk_dialect_task_h);
   sk_cg_agg(&b, s, 0);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);

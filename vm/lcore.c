@@ -282,7 +282,8 @@ static int collect_args_str(lua_State *L, int idx, sk_arg *args,
       }
       goto bad;
     case LUA_TUSERDATA:
-      if ((v = sk_lview_test(L, -1)) != NULL) {
+      if ((v = sk_lview_test(L, -1)) != NULL ||
+          (v = sk_ltask_pool_view(L, -1)) != NULL) {
         a->view = v;
         break;
       }
@@ -1074,5 +1075,6 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "version");
   sk_lview_open(L);
   sk_lio_open(L);
+  sk_ltask_open(L);
   return 1;
 }

@@ -38,6 +38,11 @@ void sk_lio_open(lua_State *L);
 /* clear the progress hook (the last Lua state is closing) */
 void sk_lio_close(void);
 
+/* -- ltask.c: speck.task's bindings (the 'task' table of speck.core) ---- */
+void sk_ltask_open(lua_State *L);
+/* the view a kernel captures for a MemoryPool userdata, NULL if not one */
+const sk_view *sk_ltask_pool_view(lua_State *L, int idx);
+
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);

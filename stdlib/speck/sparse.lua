@@ -423,6 +423,26 @@ function sparse.sptrsv(A, b, x, opts)
   return sparse.sptrsv_solve(h, A, b, x)
 end
 
+-- cholesky(A): the sparse Cholesky factor of a symmetric positive definite
+-- CrsMatrix (both triangles stored; the lower one is read), by supernodes
+-- as a task DAG on speck.task's scheduler (kernels/task/chol.c): AMD
+-- ordering, elimination tree, supernodes, multifrontal blocks.
+-- F:solve(b) -> x, F:info() -> {n, nnz_l, supernodes, max_front, ...}
+function sparse.cholesky(A)
+  check_matrix("cholesky", "A", A)
+  if A._nrows ~= A._ncols then
+    fail("cholesky", "A is %dx%d, not square", A._nrows, A._ncols)
+  end
+  if A.values == nil or A.values:dtype() ~= "float64" then
+    fail("cholesky", "A must have float64 values")
+  end
+  local ok, F = pcall(core.task.cholesky, A._nrows, A.rowptr, A.colidx, A.values)
+  if not ok then
+    error((tostring(F):gsub("^[^\n]-:%d+: ", "", 1)), user_level())
+  end
+  return F
+end
+
 sparse._call, sparse._margs, sparse._make, sparse._fail = call, margs, make, fail
 sparse._check_matrix, sparse._check_opts, sparse._from_outs = check_matrix, check_opts, from_outs
 

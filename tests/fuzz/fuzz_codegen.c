@@ -222,6 +222,7 @@ static void headers_init(void) {
     sk_cg_header(&b, sk_dialect_abi_h);
     sk_cg_header(&b, cuda ? sk_dialect_cuda_h : sk_dialect_host_h);
     sk_cg_header(&b, sk_dialect_linalg_h);
+    if (!cuda) sk_cg_header(&b, sk_dialect_task_h);   /* the pool words */
     headers[cuda] = sk_buf_take(&b);
     lex x = {headers[cuda], strlen(headers[cuda]), CODE, 0, 1, 0};
     dir d[1];

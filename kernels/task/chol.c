@@ -1,0 +1,499 @@
+/* chol.c: sparse Cholesky by supernodes on the task scheduler (seed 003
+ * ch. 5, Tacho's algorithm in its multifrontal form).
+ *
+ * Symbolic: AMD ordering (SuiteSparse, chol_blocks.c), the elimination
+ * tree (Liu's algorithm with path compression), its postorder folded into
+ * the ordering, column counts by row subtrees, supernodes (columns j, j+1
+ * with parent(j) = j + 1 and the same structure, relaxed up to RELAX
+ * columns), each supernode's row structure (its columns, then the rows
+ * below from the matrix and from its children).
+ *
+ * Numeric: one task per supernode in a DAG that is the supernodal tree: a
+ * task spawns its children and respawns on when_all of them; then it
+ * assembles its frontal matrix (the matrix's columns and the children's
+ * update matrices, extend-add), factors the diagonal block (potrf),
+ * solves the block below (trsm) and leaves its update matrix (syrk) for
+ * its parent. The dense block operations are chol_blocks.c's. The task
+ * body is dialect code that calls this file's C through a function
+ * pointer field (library text, never a user's).
+ *
+ * Solve: forward and backward substitution by supernodes (trsv, gemv).
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chol.h"
+#include "task.h"
+
+#define RELAX 8   /* supernodes may take columns with other structures up to this size */
+
+struct sk_chol {
+  int n;
+  int *perm;                 /* perm[k]: the matrix row that goes k-th */
+  int nsn;
+  int *first;                /* supernode s: columns [first[s], first[s+1]) */
+  int64_t *rp;               /* rows of s: rows[rp[s] .. rp[s+1]), its columns first */
+  int *rows;
+  int64_t *lp;               /* its L block (m x k, column major) at lx + lp[s] */
+  double *lx;
+  int *parent;
+  int64_t *kp, *kids;        /* children of s: kids[kp[s] .. kp[s+1]) */
+  unsigned char *trunk;      /* 1: s runs alone (the root and only children above) */
+  int threads;
+  /* numeric: the permuted lower triangle, update matrices */
+  int64_t *cp;
+  int *ci;
+  double *cx;
+  double **upd;
+  _Atomic int bad;           /* 1 + the column whose pivot failed; -1: no memory */
+  sk_chol_info info;
+};
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void sk_chol_free(sk_chol *c) {
+  if (!c) return;
+  if (c->upd)
+    for (int s = 0; s < c->nsn; s++) free(c->upd[s]);
+  free(c->upd);
+  free(c->perm); free(c->first); free(c->rp); free(c->rows); free(c->lp);
+  free(c->lx); free(c->parent); free(c->kp); free(c->kids); free(c->trunk);
+  free(c->cp); free(c->ci); free(c->cx);
+  free(c);
+}
+
+void sk_chol_info_get(const sk_chol *c, sk_chol_info *i) { *i = c->info; }
+
+/* The permuted lower triangle (CSC: cp, ci, cx) of the matrix's lower
+ * entries under 'perm', and its rows' lists (CSR of the lower triangle:
+ * rowp, rowc) for the elimination tree. */
+static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
+                   const double *val, int64_t **rowp_out, int **rowc_out) {
+  int n = c->n;
+  int *pinv = malloc((size_t)n * sizeof *pinv);
+  int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt), *rcnt = calloc((size_t)n + 1, sizeof *rcnt);
+  if (!pinv || !cnt || !rcnt) goto oom;
+  for (int k = 0; k < n; k++) pinv[c->perm[k]] = k;
+  for (int i = 0; i < n; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      int j = colidx[p];
+      if (j > i) continue;
+      int a = pinv[i], b = pinv[j];
+      int r = a > b ? a : b, col = a > b ? b : a;
+      cnt[col + 1]++;
+      rcnt[r + 1]++;
+    }
+  for (int k = 0; k < n; k++) { cnt[k + 1] += cnt[k]; rcnt[k + 1] += rcnt[k]; }
+  free(c->cp); free(c->ci); free(c->cx);
+  c->cp = cnt;
+  c->ci = malloc((size_t)cnt[n] * sizeof *c->ci + 1);
+  c->cx = malloc((size_t)cnt[n] * sizeof *c->cx + 1);
+  int *rowc = malloc((size_t)rcnt[n] * sizeof *rowc + 1);
+  int64_t *next = malloc((size_t)n * sizeof *next), *rnext = malloc((size_t)n * sizeof *rnext);
+  if (!c->ci || !c->cx || !rowc || !next || !rnext) {
+    free(rowc); free(next); free(rnext); free(pinv); free(rcnt);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) { next[k] = cnt[k]; rnext[k] = rcnt[k]; }
+  for (int i = 0; i < n; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      int j = colidx[p];
+      if (j > i) continue;
+      int a = pinv[i], b = pinv[j];
+      int r = a > b ? a : b, col = a > b ? b : a;
+      int64_t q = next[col]++;
+      c->ci[q] = r;
+      c->cx[q] = val[p];
+      rowc[rnext[r]++] = col;
+    }
+  free(next); free(rnext); free(pinv);
+  *rowp_out = rcnt;
+  *rowc_out = rowc;
+  return 0;
+oom:
+  free(pinv); free(cnt); free(rcnt);
+  return -1;
+}
+
+/* Liu's elimination tree from the rows of the lower triangle */
+static void etree(int n, const int64_t *rowp, const int *rowc, int *parent, int *anc) {
+  for (int k = 0; k < n; k++) {
+    parent[k] = -1;
+    anc[k] = -1;
+    for (int64_t p = rowp[k]; p < rowp[k + 1]; p++) {
+      int i = rowc[p];
+      while (i != -1 && i < k) {
+        int inext = anc[i];
+        anc[i] = k;
+        if (inext == -1) parent[i] = k;
+        i = inext;
+      }
+    }
+  }
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* position of row 'r' in supernode s's rows (r is one of them) */
+static int find_row(const int *R, int k, int m, int f, int r) {
+  if (r < f + k) return r - f;
+  int lo = k, hi = m - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (R[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* -- the numeric work of one supernode (called by its task) ------------- */
+static void numeric(sk_i64 ctx, sk_i64 sn) {
+  sk_chol *c = (sk_chol *)(intptr_t)ctx;
+  int s = (int)sn, f = c->first[s], k = c->first[s + 1] - f;
+  const int *R = c->rows + c->rp[s];
+  int m = (int)(c->rp[s + 1] - c->rp[s]), mk = m - k;
+  double *F = NULL;
+  int *rel = NULL;
+  if (atomic_load(&c->bad)) goto drop;
+  F = calloc((size_t)m * (size_t)m, sizeof *F);
+  if (!F) goto nomem;
+  for (int j = f; j < f + k; j++)
+    for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++)
+      F[(size_t)find_row(R, k, m, f, c->ci[p]) + (size_t)(j - f) * (size_t)m] += c->cx[p];
+  for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
+    int ch = (int)c->kids[q];
+    double *U = c->upd[ch];
+    const int *Rc = c->rows + c->rp[ch];
+    int kc = c->first[ch + 1] - c->first[ch], mc = (int)(c->rp[ch + 1] - c->rp[ch]) - kc;
+    int ldu = mc + kc;   /* U: the child's front; its update block at (kc, kc) */
+    if (!U) continue;
+    rel = realloc(rel, (size_t)mc * sizeof *rel);
+    if (!rel) goto nomem;
+    for (int a = 0; a < mc; a++) rel[a] = find_row(R, k, m, f, Rc[kc + a]);
+    for (int b = 0; b < mc; b++) {
+      double *Fc = F + (size_t)rel[b] * (size_t)m;
+      const double *Uc = U + (size_t)(kc + b) * (size_t)ldu + kc;
+      for (int a = b; a < mc; a++) Fc[rel[a]] += Uc[a];
+    }
+    free(U);
+    c->upd[ch] = NULL;
+  }
+  /* on the trunk no other task runs: the blocks take every thread */
+  if (c->trunk[s] && c->threads > 1) sk_cb_threads(c->threads);
+  int info = sk_cb_potrf(k, F, m);
+  if (info) {
+    if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
+    int expect = 0;
+    atomic_compare_exchange_strong(&c->bad, &expect, f + info);
+    goto drop;
+  }
+  sk_cb_trsm(mk, k, F, m, F + k, m);
+  memcpy(c->lx + c->lp[s], F, (size_t)m * (size_t)k * sizeof *F);
+  if (mk > 0) {   /* the update matrix, in place: the front goes to the parent */
+    sk_cb_syrk(mk, k, F + k, m, F + (size_t)k * (size_t)m + k, m);
+    c->upd[s] = F;
+    F = NULL;
+  }
+  if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
+  free(F);
+  free(rel);
+  return;
+nomem:;
+  int expect = 0;
+  atomic_compare_exchange_strong(&c->bad, &expect, -1);
+drop:
+  for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
+    free(c->upd[c->kids[q]]);
+    c->upd[c->kids[q]] = NULL;
+  }
+  free(F);
+  free(rel);
+}
+
+/* the supernode task: spawn the children, wait for all, then the work */
+static const char *const SN_BODY =
+    "if (!self.w) {\n"
+    "  self.w = 1;\n"
+    "  const int64_t *kp = (const int64_t *)self.kp, *kids = (const int64_t *)self.kids;\n"
+    "  future all = 0;\n"
+    "  for (int64_t q = kp[self.sn]; q < kp[self.sn + 1]; q++) {\n"
+    "    future ch = task_spawn(chol_sn, {.sn = kids[q], .ctx = self.ctx, .fn = self.fn,\n"
+    "                                     .kp = self.kp, .kids = self.kids});\n"
+    "    all = when_all(all, ch);\n"
+    "  }\n"
+    "  if (!future_is_null(all)) { task_respawn(all); return; }\n"
+    "}\n"
+    "((void (*)(int64_t, int64_t))self.fn)(self.ctx, self.sn);\n";
+
+static int run_dag(sk_chol *c, char *err, size_t errlen) {
+  sk_sched *s = sk_sched_new(NULL, 256 << 20, SK_QUEUE_MULTIPLE, err, errlen);
+  if (!s) return -1;
+  c->threads = sk_sched_threads(s);
+  sk_tfunctor f;
+  memset(&f, 0, sizeof f);
+  snprintf(f.label, sizeof f.label, "chol_sn");
+  static const char *const names[] = {"ctx", "fn", "kids", "kp", "sn", "w"};
+  f.nfields = 6;
+  for (int k = 0; k < 6; k++) {
+    snprintf(f.fields[k].name, sizeof f.fields[k].name, "%s", names[k]);
+    f.fields[k].kind = SK_TF_SCALAR;
+    f.fields[k].dtype = k == 5 ? SK_I32 : SK_I64;
+  }
+  f.ret = -1;
+  f.body = (char *)SN_BODY;
+  int rc = sk_sched_functor(s, &f, err, errlen) < 0 || sk_sched_compile(s, err, errlen) < 0 ? -1 : 0;
+  int64_t v[5] = {(int64_t)(intptr_t)c, (int64_t)(intptr_t)numeric,
+                  (int64_t)(intptr_t)c->kids, (int64_t)(intptr_t)c->kp, 0};
+  for (int r = 0; rc == 0 && r < c->nsn; r++) {
+    if (c->parent[r] >= 0) continue;
+    unsigned char fields[128] = {0};
+    v[4] = r;
+    for (int k = 0; k < 5; k++) memcpy(fields + sk_sched_field_offset(s, 0, k), &v[k], 8);
+    struct sk_task *t = sk_sched_spawn(s, 0, fields, SK_PRIO_REGULAR, 0, err, errlen);
+    if (!t) rc = -1;
+    else sk_sched_release(s, t);
+  }
+  if (rc == 0) rc = sk_sched_wait(s, err, errlen);
+  sk_sched_free(s);
+  return rc;
+}
+
+sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
+                        const double *val, char *err, size_t errlen) {
+  if (n64 <= 0 || n64 >= ((int64_t)1 << 30)) {
+    snprintf(err, errlen, "the matrix has %lld rows (1 to 2^30)", (long long)n64);
+    return NULL;
+  }
+  if (rowptr[n64] >= ((int64_t)1 << 31)) {
+    snprintf(err, errlen, "the matrix has %lld entries (at most 2^31 - 1 for AMD)",
+             (long long)rowptr[n64]);
+    return NULL;
+  }
+  if (sk_cb_available(err, errlen) < 0) return NULL;
+  double t0 = now_s();
+  int n = (int)n64;
+  sk_chol *c = calloc(1, sizeof *c);
+  int *ap = malloc(((size_t)n + 1) * sizeof *ap), *anc = malloc((size_t)n * sizeof *anc);
+  int *par = malloc((size_t)n * sizeof *par), *cc = calloc((size_t)n, sizeof *cc);
+  int *post = malloc((size_t)n * sizeof *post), *head = malloc((size_t)n * sizeof *head);
+  int *nxt = malloc((size_t)n * sizeof *nxt), *stack = malloc((size_t)n * sizeof *stack);
+  int64_t *rowp = NULL;
+  int *rowc = NULL;
+  if (!c || !ap || !anc || !par || !cc || !post || !head || !nxt || !stack) goto oom;
+  c->n = n;
+  c->perm = malloc((size_t)n * sizeof *c->perm);
+  if (!c->perm) goto oom;
+  for (int i = 0; i <= n; i++) ap[i] = (int)rowptr[i];
+  if (sk_cb_amd(n, ap, colidx, c->perm) < 0) {
+    snprintf(err, errlen, "the AMD ordering failed (a malformed matrix?)");
+    goto fail;
+  }
+  /* the elimination tree, its postorder folded into the ordering */
+  if (permute(c, rowptr, colidx, val, &rowp, &rowc) < 0) goto oom;
+  etree(n, rowp, rowc, par, anc);
+  for (int j = 0; j < n; j++) head[j] = -1;
+  for (int j = n - 1; j >= 0; j--)
+    if (par[j] >= 0) { nxt[j] = head[par[j]]; head[par[j]] = j; }
+  int np = 0;
+  for (int r = 0; r < n; r++) {
+    if (par[r] >= 0) continue;
+    int top = 0;
+    stack[top++] = r;
+    while (top) {
+      int j = stack[top - 1];
+      if (head[j] >= 0) {   /* descend into the next child */
+        int ch = head[j];
+        head[j] = nxt[ch];
+        stack[top++] = ch;
+      } else {
+        top--;
+        post[np++] = j;
+      }
+    }
+  }
+  for (int k = 0; k < n; k++) anc[k] = c->perm[post[k]];
+  memcpy(c->perm, anc, (size_t)n * sizeof *anc);
+  free(rowp);
+  free(rowc);
+  rowp = NULL;
+  rowc = NULL;
+  if (permute(c, rowptr, colidx, val, &rowp, &rowc) < 0) goto oom;
+  etree(n, rowp, rowc, par, anc);
+  /* column counts by row subtrees (anc: the last row that marked j) */
+  for (int j = 0; j < n; j++) { cc[j] = 1; anc[j] = -1; }
+  for (int i = 0; i < n; i++) {
+    anc[i] = i;
+    for (int64_t p = rowp[i]; p < rowp[i + 1]; p++)
+      for (int j = rowc[p]; j != -1 && anc[j] != i; j = par[j]) {
+        anc[j] = i;
+        cc[j]++;
+      }
+  }
+  /* supernodes */
+  c->first = malloc(((size_t)n + 1) * sizeof *c->first);
+  int *snof = post;   /* reused */
+  if (!c->first) goto oom;
+  c->nsn = 0;
+  c->first[0] = 0;
+  for (int j = 0; j < n; j++) {
+    int start = c->first[c->nsn];
+    if (j > start && !(par[j - 1] == j &&
+                       (cc[j - 1] == cc[j] + 1 || j - start < RELAX))) {
+      c->nsn++;
+      c->first[c->nsn] = j;
+    }
+    snof[j] = c->nsn;
+  }
+  c->nsn++;
+  c->first[c->nsn] = n;
+  int nsn = c->nsn;
+  c->parent = malloc((size_t)nsn * sizeof *c->parent);
+  c->kp = calloc((size_t)nsn + 1, sizeof *c->kp);
+  c->kids = malloc((size_t)nsn * sizeof *c->kids + 1);
+  c->rp = malloc(((size_t)nsn + 1) * sizeof *c->rp);
+  c->lp = malloc(((size_t)nsn + 1) * sizeof *c->lp);
+  c->upd = calloc((size_t)nsn, sizeof *c->upd);
+  if (!c->parent || !c->kp || !c->kids || !c->rp || !c->lp || !c->upd) goto oom;
+  for (int s = 0; s < nsn; s++) {
+    int last = c->first[s + 1] - 1;
+    c->parent[s] = par[last] >= 0 ? snof[par[last]] : -1;
+    if (c->parent[s] >= 0) c->kp[c->parent[s] + 1]++;
+  }
+  for (int s = 0; s < nsn; s++) c->kp[s + 1] += c->kp[s];
+  for (int s = 0; s < nsn; s++) head[s] = (int)c->kp[s];
+  for (int s = 0; s < nsn; s++)
+    if (c->parent[s] >= 0) c->kids[head[c->parent[s]]++] = s;
+  /* the trunk: a single root, and each only child of a trunk node */
+  c->trunk = calloc((size_t)nsn, 1);
+  if (!c->trunk) goto oom;
+  int roots = 0;
+  for (int s = 0; s < nsn; s++) roots += c->parent[s] < 0;
+  for (int s = nsn - 1; s >= 0; s--) {   /* parents come after their children */
+    int p = c->parent[s];
+    c->trunk[s] = p < 0 ? roots == 1 : c->trunk[p] && c->kp[p + 1] - c->kp[p] == 1;
+  }
+  /* each supernode's rows: its columns, then the rows below */
+  int64_t cap = 4 * (int64_t)n + 16, used = 0;
+  c->rows = malloc((size_t)cap * sizeof *c->rows);
+  if (!c->rows) goto oom;
+  for (int j = 0; j < n; j++) anc[j] = -1;   /* mark: the supernode that took j */
+  int64_t nnz_l = 0, maxf = 0;
+  for (int s = 0; s < nsn; s++) {
+    int f = c->first[s], l = c->first[s + 1];
+    c->rp[s] = used;
+    int64_t need = used + (l - f);
+    for (int j = f; j < l; j++) need += c->cp[j + 1] - c->cp[j];
+    for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
+      int ch = (int)c->kids[q];
+      need += c->rp[ch + 1] - c->rp[ch];
+    }
+    if (need > cap) {
+      while (cap < need) cap *= 2;
+      int *r = realloc(c->rows, (size_t)cap * sizeof *r);
+      if (!r) goto oom;
+      c->rows = r;
+    }
+    for (int j = f; j < l; j++) { c->rows[used++] = j; anc[j] = s; }
+    int64_t below = used;
+    for (int j = f; j < l; j++)
+      for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++) {
+        int r = c->ci[p];
+        if (anc[r] != s) { anc[r] = s; c->rows[used++] = r; }
+      }
+    for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
+      int ch = (int)c->kids[q], kc = c->first[ch + 1] - c->first[ch];
+      for (int64_t p = c->rp[ch] + kc; p < c->rp[ch + 1]; p++) {
+        int r = c->rows[p];
+        if (anc[r] != s) { anc[r] = s; c->rows[used++] = r; }
+      }
+    }
+    qsort(c->rows + below, (size_t)(used - below), sizeof *c->rows, cmp_int);
+    c->rp[s + 1] = used;
+    int64_t m = used - c->rp[s];
+    c->lp[s] = nnz_l;
+    nnz_l += m * (l - f);
+    if (m > maxf) maxf = m;
+  }
+  c->lp[nsn] = nnz_l;
+  if (sk_host_room((uint64_t)nnz_l * 8, err, errlen) < 0) goto fail;
+  c->lx = malloc((size_t)nnz_l * sizeof *c->lx + 1);
+  if (!c->lx) goto oom;
+  c->info.n = n;
+  c->info.nnz_l = nnz_l;
+  c->info.supernodes = nsn;
+  c->info.max_front = maxf;
+  double t1 = now_s();
+  c->info.symbolic_s = t1 - t0;
+  free(ap); free(anc); free(par); free(cc); free(post); free(head); free(nxt);
+  free(stack); free(rowp); free(rowc);
+  ap = anc = par = cc = post = head = nxt = stack = rowc = NULL;
+  rowp = NULL;
+  if (run_dag(c, err, errlen) < 0) goto fail;
+  int bad = atomic_load(&c->bad);
+  if (bad > 0) {
+    snprintf(err, errlen, "the matrix is not positive definite: the pivot of "
+             "row %d is not positive (column %d of the AMD-ordered matrix)",
+             c->perm[bad - 1], bad - 1);
+    goto fail;
+  }
+  if (bad < 0) goto oom;
+  c->info.numeric_s = now_s() - t1;
+  free(c->cp); free(c->ci); free(c->cx); free(c->upd);
+  c->cp = NULL; c->ci = NULL; c->cx = NULL; c->upd = NULL;
+  return c;
+oom:
+  snprintf(err, errlen, "out of memory in the factorisation");
+fail:
+  free(ap); free(anc); free(par); free(cc); free(post); free(head); free(nxt);
+  free(stack); free(rowp); free(rowc);
+  sk_chol_free(c);
+  return NULL;
+}
+
+int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
+                  size_t errlen) {
+  int n = c->n;
+  double *y = malloc((size_t)n * sizeof *y), *t = malloc((size_t)(c->info.max_front + 1) * sizeof *t);
+  if (!y || !t) {
+    free(y); free(t);
+    snprintf(err, errlen, "out of memory in the solve");
+    return -1;
+  }
+  for (int k = 0; k < n; k++) y[k] = b[c->perm[k]];
+  for (int s = 0; s < c->nsn; s++) {   /* L y = b */
+    int f = c->first[s], k = c->first[s + 1] - f, m = (int)(c->rp[s + 1] - c->rp[s]);
+    const double *L = c->lx + c->lp[s];
+    const int *R = c->rows + c->rp[s];
+    sk_cb_trsv(0, k, L, m, y + f);
+    if (m > k) {
+      memset(t, 0, (size_t)(m - k) * sizeof *t);
+      sk_cb_gemv(0, m - k, k, L + k, m, y + f, t);
+      for (int a = 0; a < m - k; a++) y[R[k + a]] += t[a];
+    }
+  }
+  for (int s = c->nsn - 1; s >= 0; s--) {   /* L^T x = y */
+    int f = c->first[s], k = c->first[s + 1] - f, m = (int)(c->rp[s + 1] - c->rp[s]);
+    const double *L = c->lx + c->lp[s];
+    const int *R = c->rows + c->rp[s];
+    if (m > k) {
+      for (int a = 0; a < m - k; a++) t[a] = y[R[k + a]];
+      sk_cb_gemv(1, m - k, k, L + k, m, t, y + f);
+    }
+    sk_cb_trsv(1, k, L, m, y + f);
+  }
+  for (int k = 0; k < n; k++) x[c->perm[k]] = y[k];
+  free(y);
+  free(t);
+  return 0;
+}

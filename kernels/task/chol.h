@@ -1,0 +1,51 @@
+/* chol.h: the sparse Cholesky of seed 003 ch. 5 (Tacho) on the task
+ * scheduler: chol.c (symbolic analysis, numeric factorisation by
+ * supernodes as a task DAG, solve) over chol_blocks.c (the dense block
+ * operations and the AMD ordering, in one place so they can be re-routed).
+ */
+#ifndef SK_CHOL_H
+#define SK_CHOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* -- chol_blocks.c ----------------------------------------------------- */
+/* 0 when the block operations can be used, else -1 and why */
+int sk_cb_available(char *err, size_t errlen);
+/* AMD ordering of the n x n pattern (ap, ai) (CSC, both triangles):
+ * perm[k] = the row that goes k-th. 0 or -1 */
+int sk_cb_amd(int n, const int *ap, const int *ai, int *perm);
+/* Cholesky of the leading k x k block of a (column major, lower): 0, or
+ * the 1-based column whose pivot is not positive */
+int sk_cb_potrf(int k, double *a, int lda);
+/* b (m x k) := b * l^-T, l k x k lower */
+void sk_cb_trsm(int m, int k, const double *l, int ldl, double *b, int ldb);
+/* c (m x m, lower) -= a a^T, a m x k */
+void sk_cb_syrk(int m, int k, const double *a, int lda, double *c, int ldc);
+/* y -= op(a) x, a m x n (trans: a^T) */
+void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
+                const double *x, double *y);
+/* the block operations' own threads (1 while several tasks run) */
+void sk_cb_threads(int n);
+/* x := l^-1 x (trans: l^-T x), l k x k lower */
+void sk_cb_trsv(int trans, int k, const double *l, int ldl, double *x);
+
+/* -- chol.c -------------------------------------------------------------- */
+typedef struct sk_chol sk_chol;
+/* Factor the symmetric positive definite n x n matrix in CSR (both
+ * triangles: the lower one is read, entry (i, j) with j <= i); 'threads'
+ * the back end's (the DAG's workers). NULL with a message: a pivot that
+ * is not positive names its row (0-based) of the matrix. */
+sk_chol *sk_chol_factor(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                        const double *val, char *err, size_t errlen);
+/* x = A^-1 b ('x' may be 'b') */
+int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
+                  size_t errlen);
+void sk_chol_free(sk_chol *c);
+typedef struct sk_chol_info {
+  int64_t n, nnz_l, supernodes, max_front;
+  double symbolic_s, numeric_s;
+} sk_chol_info;
+void sk_chol_info_get(const sk_chol *c, sk_chol_info *i);
+
+#endif

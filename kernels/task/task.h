@@ -1,0 +1,126 @@
+/* task.h: the task family's internal interface (kernels/task/): the
+ * memory pool (mpool.c), the scheduler (sched.c) and the functor source
+ * generator (functor.c). No Lua here: vm/ltask.c binds it.
+ */
+#ifndef SK_TASK_H
+#define SK_TASK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels.h"
+#define SK_TASK_RUNTIME
+#include "../../dialect/task.h"
+
+/* -- memory pool (mpool.c), seed 003 §3.4 ---------------------------------
+ * Superblocks of one power-of-two size, each serving blocks of one size
+ * class at a time (16 bytes up to the superblock) from a bitset; a
+ * superblock whose blocks are all free can serve another class. Allocation
+ * and free are lock-free (a CAS reserving a block in the superblock's
+ * state word, then a fetch-or / fetch-and on its bitset). */
+typedef struct sk_mpool sk_mpool;
+
+/* A pool of about 'bytes' (at least one superblock; superblocks of
+ * 'sb_bytes', 0: chosen from 'bytes'). NULL with a message. */
+sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
+                       size_t errlen);
+void sk_mpool_free(sk_mpool *p);
+/* a block of at least 'bytes' (16-byte aligned), NULL when exhausted or
+ * larger than a superblock */
+void *sk_mpool_alloc(sk_mpool *p, int64_t bytes);
+/* 0, or -1 when 'ptr' is not a live block of 'p' (nothing changes) */
+int sk_mpool_release(sk_mpool *p, void *ptr);
+/* the block size 'ptr' was served with (0: not a live block) */
+int64_t sk_mpool_block_size(const sk_mpool *p, const void *ptr);
+/* forget every block (nothing may use them any more) */
+void sk_mpool_reset(sk_mpool *p);
+/* in_use: bytes of live blocks; high_water: the most superblocks ever in
+ * use at once, in bytes */
+typedef struct sk_mpool_stats {
+  int64_t capacity, superblock, in_use, high_water, failures;
+  int64_t allocs, frees;
+} sk_mpool_stats;
+void sk_mpool_stats_get(const sk_mpool *p, sk_mpool_stats *s);
+/* the head a kernel captures (dialect/task.h) */
+sk_mpool_head *sk_mpool_head_of(sk_mpool *p);
+/* "memory pool of 1.0 MiB exhausted (1.0 MiB in use ...)" */
+void sk_mpool_describe(const sk_mpool *p, int64_t asked, char *buf, size_t n);
+
+/* -- functors ------------------------------------------------------------- */
+enum { SK_TF_SCALAR, SK_TF_FUTURE, SK_TF_VIEW };
+typedef struct sk_tfield {
+  char name[48];
+  int kind;        /* SK_TF_* */
+  int dtype;       /* scalar: its dtype; view: the element dtype */
+  int rank, layout;
+  sk_varg view;    /* view: the declared view (the default) */
+} sk_tfield;
+
+typedef struct sk_tfunctor {
+  char label[64];
+  int nfields;
+  sk_tfield fields[SK_TASK_MAXFIELDS];   /* sorted by name */
+  int ret;         /* dtype of task_return's value, -1: none */
+  char *body;      /* malloc'd */
+} sk_tfunctor;
+
+/* -- functor.c: checks and the generated source ------------------------- */
+/* the label, fields and body text of 'f' (before anything is compiled) */
+int sk_task_check_functor(const sk_tfunctor *f, char *err, size_t errlen);
+/* one C source holding the 'n' functors' field structs, bodies and the
+ * table filler 'sk__task_fill' (malloc'd), NULL with a message */
+char *sk_task_codegen(const sk_tfunctor *fx, int n, char *err, size_t errlen);
+/* a compiler message about the generated source, its "label:line:" turned
+ * into "functor 'label' line N:" */
+void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,
+                             char *err, size_t errlen);
+
+/* -- scheduler (sched.c) ---------------------------------------------- */
+typedef struct sk_sched sk_sched;
+/* priorities inside the runtime (the dialect's TASK_* codes are these + 1) */
+enum { SK_PRIO_HIGH, SK_PRIO_REGULAR, SK_PRIO_LOW };
+enum { SK_QUEUE_MULTIPLE, SK_QUEUE_SINGLE };
+
+/* A scheduler on back end 'b' (NULL: the active one) with a pool of
+ * 'memory' bytes and queues of 'queue' kind; with NULL on a back end that
+ * runs no host code (a GPU), the host's back end. */
+sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
+                       char *err, size_t errlen);
+void sk_sched_free(sk_sched *s);
+/* Declare functor 'f' (copied); checks the label, the fields and the
+ * body's text. Returns its index or -1 with a message. */
+int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err,
+                     size_t errlen);
+int sk_sched_nfunctors(const sk_sched *s);
+const sk_tfunctor *sk_sched_functor_at(const sk_sched *s, int i);
+int sk_sched_find(const sk_sched *s, const char *label);   /* -1: none */
+/* Compile the functors declared so far (nothing when up to date). */
+int sk_sched_compile(sk_sched *s, char *err, size_t errlen);
+/* The byte offset of field 'k' of functor 'f' in its fields struct and
+ * the struct's size (after sk_sched_compile). */
+int64_t sk_sched_field_offset(const sk_sched *s, int f, int k);
+int64_t sk_sched_fields_size(const sk_sched *s, int f);
+/* Spawn functor 'f' from the host with its fields struct 'fields' (the
+ * layout above); the returned future holds one reference for the caller
+ * (sk_sched_release). prio SK_PRIO_*; team 1 for a team task. */
+struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields,
+                               int prio, int team, char *err, size_t errlen);
+/* Run every spawned task to completion on the back end's threads. */
+int sk_sched_wait(sk_sched *s, char *err, size_t errlen);
+/* the generation of the scheduler's tasks: a failed wait discards every
+ * task and starts a new one */
+uint64_t sk_sched_generation(const sk_sched *s);
+void sk_sched_retain(sk_sched *s, struct sk_task *t);
+void sk_sched_release(sk_sched *s, struct sk_task *t);
+/* a completed task's result: 0, or -1 when it has not completed */
+int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v,
+                    int *dtype, char *err, size_t errlen);
+int sk_sched_task_functor(const struct sk_task *t);   /* -1: when_all */
+typedef struct sk_sched_stats {
+  int64_t tasks, respawns, steals, pool_high_water, pool_in_use, spawned, pending;
+} sk_sched_stats;
+void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st);
+sk_mpool *sk_sched_pool(sk_sched *s);
+int sk_sched_threads(const sk_sched *s);
+
+#endif

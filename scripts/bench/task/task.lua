@@ -1,0 +1,98 @@
+-- task.lua: the speck side of the task benchmark, one measurement per
+-- process: "fib N" prints "fib speck <tasks> <seconds>" for fib(N) with one
+-- task per call (respawn + when_all + futures); "pool N" prints
+-- "pool speck <pairs> <seconds>" for N pool_alloc/pool_free pairs (16 to
+-- 256 bytes) from a kernel on every thread. Run with SPECK_JIT=cc.
+local speck = require "speck"
+local task = require "speck.task"
+local what, n = arg[1], tonumber(arg[2])
+
+if what == "fib" then
+  local s = task.Scheduler{queue = arg[3] or "multiple"}
+  local fib = s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", [[
+    if (self.n < 2) task_return(self.n);
+    if (future_is_null(self.f1)) {
+      self.f1 = task_spawn(fib, {.n = self.n - 1});
+      self.f2 = task_spawn(fib, {.n = self.n - 2});
+      task_respawn(when_all(self.f1, self.f2));
+      return;
+    }
+    task_return(future_get(self.f1) + future_get(self.f2));
+  ]])
+  s:spawn(fib, {n = 20})   -- warm-up: compile, fault the pool in
+  s:wait()
+  local before = s:stats().tasks
+  local t0 = speck.now()
+  local f = s:spawn(fib, {n = n})
+  s:wait()
+  local dt = speck.now() - t0
+  local a, b = 0, 1
+  for _ = 1, n do a, b = b, a + b end
+  assert(f:get() == a, "fib: wrong result")
+  print(("fib speck %d %.6f"):format(s:stats().tasks - before, dt))
+elseif what == "pool" then
+  local pool = task.MemoryPool(64 * 1024 * 1024)
+  local body = [[
+    int64_t bytes = 16 << (i & 4);
+    char *p = (char *)pool_alloc(mp, bytes);
+    if (!p) { acc += 1; return; }
+    p[0] = (char)i;
+    acc += p[0] != (char)i;
+    pool_free(mp, p);
+  ]]
+  speck.parallel_reduce("pool_pairs", 100000, {mp = pool}, body, {dtype = "int64"})
+  local t0 = speck.now()
+  local bad = speck.parallel_reduce("pool_pairs", n, {mp = pool}, body, {dtype = "int64"})
+  local dt = speck.now() - t0
+  assert(bad == 0 and pool:stats().in_use == 0, "pool: a pair failed")
+  print(("pool speck %d %.6f"):format(n, dt))
+elseif what == "chol" then
+  -- "chol lap3d 40" / "chol lap2d 1024": the 27-point or 5-point
+  -- Laplacian (CSR, both triangles, built by kernels), factored by
+  -- speck.sparse.cholesky; prints "chol<name> speck 1 <seconds>"
+  local sparse = require "speck.sparse"
+  local kind, g = arg[2], tonumber(arg[3])
+  local three = kind == "lap3d"
+  local nn = three and g * g * g or g * g
+  local rowptr = speck.View("rowptr", "int64", nn + 1)
+  -- row i of the stencil: its entries written through ci/vx (when given),
+  -- their number returned
+  local prelude = ("SPECK_FN int64_t row(int64_t i, int64_t g, int32_t *ci, double *vx) {\n" ..
+    "  int64_t cnt = 0;\n" .. (three and [[
+  int64_t a = i / (g * g), b = (i / g) % g, c = i % g;
+  for (int da = -1; da <= 1; da++) for (int db = -1; db <= 1; db++) for (int dc = -1; dc <= 1; dc++) {
+    int64_t x = a + da, y = b + db, z = c + dc;
+    if (x < 0 || x >= g || y < 0 || y >= g || z < 0 || z >= g) continue;
+    if (ci) { ci[cnt] = (int32_t)((x * g + y) * g + z); vx[cnt] = (da == 0 && db == 0 && dc == 0) ? 26.0 : -1.0; }
+    cnt++;
+  }
+]] or [[
+  int64_t a = i / g, b = i % g;
+  if (a > 0) { if (ci) { ci[cnt] = (int32_t)(i - g); vx[cnt] = -1.0; } cnt++; }
+  if (b > 0) { if (ci) { ci[cnt] = (int32_t)(i - 1); vx[cnt] = -1.0; } cnt++; }
+  if (ci) { ci[cnt] = (int32_t)i; vx[cnt] = 4.0; } cnt++;
+  if (b + 1 < g) { if (ci) { ci[cnt] = (int32_t)(i + 1); vx[cnt] = -1.0; } cnt++; }
+  if (a + 1 < g) { if (ci) { ci[cnt] = (int32_t)(i + g); vx[cnt] = -1.0; } cnt++; }
+]]) .. "  return cnt;\n}\n")
+  speck.parallel_scan("rows", nn + 1, {rowptr = rowptr, g = g, nn = nn}, [[
+    int64_t c = i < nn ? row(i, g, 0, 0) : 0;
+    if (final) rowptr(i) = acc;
+    acc += c;
+  ]], {dtype = "int64", prelude = prelude})
+  local nnz = rowptr(nn)
+  local colidx = speck.View("colidx", "int32", nnz)
+  local values = speck.View("values", "float64", nnz)
+  speck.parallel_for("fill", nn, {rowptr = rowptr, colidx = colidx, values = values, g = g}, [[
+    row(i, g, &colidx(rowptr(i)), &values(rowptr(i)));
+  ]], {prelude = prelude})
+  local A = sparse.CrsMatrix{nrows = nn, ncols = nn, rowptr = rowptr, colidx = colidx, values = values}
+  local t0 = speck.now()
+  local F = sparse.cholesky(A)
+  local dt = speck.now() - t0
+  local info = F:info()
+  io.stderr:write(("speck %s: symbolic %.3f s, numeric %.3f s, nnz(L) %d (with supernode padding), %d supernodes\n")
+                  :format(kind, info.symbolic_seconds, info.numeric_seconds, info.nnz_l, info.supernodes))
+  print(("chol%s speck 1 %.6f"):format(kind, dt))
+else
+  error("usage: task.lua fib N [queue] | pool N | chol lap3d|lap2d G")
+end

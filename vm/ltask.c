@@ -1,0 +1,573 @@
+/* ltask.c: Lua bindings of the task scheduler and the memory pool
+ * (kernels/task/), the 'task' table of speck.core; stdlib/speck/task.lua
+ * is the public module over it.
+ *
+ * A Scheduler is full userdata owning an sk_sched; its user value holds
+ * the views its tasks may reach (declared defaults for good, views given
+ * at a spawn until the next wait ends). A Future holds one reference to
+ * its task and, in its user value, the Scheduler, so the scheduler outlives
+ * its futures; a closed scheduler or a failed wait (which discards every
+ * task: a new generation) makes its futures refuse to be read.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/task/chol.h"
+#include "../kernels/task/task.h"
+#include "vm.h"
+
+#define SCHED_MT "speck.task.Scheduler"
+#define FUTURE_MT "speck.task.Future"
+#define POOL_MT "speck.task.MemoryPool"
+#define CHOL_MT "speck.sparse.Cholesky"
+
+typedef struct lsched {
+  sk_sched *s;
+} lsched;
+
+typedef struct lfuture {
+  struct sk_task *t;
+  uint64_t gen;
+  int functor;
+} lfuture;
+
+typedef struct lpool {
+  sk_mpool *p;
+  sk_view head;   /* what a kernel captures: the pool's head */
+} lpool;
+
+static lsched *check_sched(lua_State *L, int idx, const char *fname) {
+  lsched *ls = luaL_testudata(L, idx, SCHED_MT);
+  if (!ls) sk_lerror(L, fname, NULL, "expected a Scheduler, got %s", luaL_typename(L, idx));
+  if (!ls->s) sk_lerror(L, fname, NULL, "the scheduler is closed");
+  return ls;
+}
+
+static const char *const prio_names[] = {"high", "regular", "low", NULL};
+
+/* -- Scheduler ---------------------------------------------------------------- */
+/* scheduler(space | nil, memory, queue) */
+static int l_scheduler(lua_State *L) {
+  const char *fname = "speck.task.Scheduler";
+  const char *space = luaL_optstring(L, 1, NULL);
+  lua_Integer memory = luaL_checkinteger(L, 2);
+  const char *queue = luaL_checkstring(L, 3);
+  int q;
+  if (strcmp(queue, "multiple") == 0) q = SK_QUEUE_MULTIPLE;
+  else if (strcmp(queue, "single") == 0) q = SK_QUEUE_SINGLE;
+  else return sk_lerror(L, fname, NULL, "queue '%s' is not \"single\" or \"multiple\"", queue);
+  char err[1024];
+  const sk_backend *b = NULL;
+  if (space) {
+    if (!sk_rt_backend(err, sizeof err)) return sk_lerror(L, fname, NULL, "%s", err);
+    b = sk_backend_find(space);
+    if (!b) {
+      char names[256];
+      sk_env_space_names(names, sizeof names, 0);
+      return sk_lerror(L, fname, NULL, "unknown space '%s' (%s)", space, names);
+    }
+    char why[256];
+    if (b != sk_rt_backend(err, sizeof err) && b->available && !b->available(why, sizeof why))
+      return sk_lerror(L, fname, NULL, "space '%s' is not available: %s", space, why);
+  }
+  lsched *ls = lua_newuserdatauv(L, sizeof *ls, 1);
+  ls->s = NULL;
+  luaL_setmetatable(L, SCHED_MT);
+  lua_createtable(L, 0, 2);
+  lua_newtable(L);
+  lua_setfield(L, -2, "spawned");
+  lua_newtable(L);
+  lua_setfield(L, -2, "declared");
+  lua_setiuservalue(L, -2, 1);
+  ls->s = sk_sched_new(b, (int64_t)memory, q, err, sizeof err);
+  if (!ls->s) return sk_lerror(L, fname, NULL, "%s", err);
+  return 1;
+}
+
+static int l_sched_gc(lua_State *L) {
+  lsched *ls = luaL_checkudata(L, 1, SCHED_MT);
+  sk_sched_free(ls->s);
+  ls->s = NULL;
+  return 0;
+}
+
+/* Keep the memory of view userdata 'idx' alive in the scheduler's list
+ * 'which': a shallow copy (it shares and retains the allocation), so a
+ * later speck.resize of the user's view cannot free what a task reaches. */
+static void keep_view(lua_State *L, int sidx, int idx, const char *which) {
+  const sk_view *v = sk_lview_test(L, idx);
+  lua_getiuservalue(L, sidx, 1);
+  lua_getfield(L, -1, which);
+  sk_view *c = sk_lview_new(L);
+  *c = *v;
+  if (c->alloc) sk_view_retain(c);
+  lua_getiuservalue(L, idx, 1);   /* what keeps wrapped memory alive */
+  lua_setiuservalue(L, -2, 1);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 2);
+}
+
+static void varg_of(const sk_view *v, sk_varg *a) {
+  memset(a, 0, sizeof *a);
+  a->data = v->data;
+  a->rank = v->rank;
+  for (int d = 0; d < SK_MAXRANK; d++) {
+    a->extent[d] = v->extent[d];
+    a->stride[d] = v->stride[d];
+  }
+}
+
+static int cmp_field(const void *a, const void *b) {
+  return strcmp(((const sk_tfield *)a)->name, ((const sk_tfield *)b)->name);
+}
+
+/* sched:functor(label, fields, ret | nil, body) -> index */
+static int l_functor(lua_State *L) {
+  const char *fname = "sched:functor";
+  lsched *ls = check_sched(L, 1, fname);
+  const char *label = luaL_checkstring(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  const char *ret = luaL_optstring(L, 4, NULL);
+  const char *body = luaL_checkstring(L, 5);
+  sk_tfunctor *f = lua_newuserdatauv(L, sizeof *f, 0);   /* freed by the GC */
+  memset(f, 0, sizeof *f);
+  snprintf(f->label, sizeof f->label, "%s", label);
+  if (strlen(label) >= sizeof f->label)
+    return sk_lerror(L, fname, label, "the label is longer than %d characters",
+                     (int)sizeof f->label - 1);
+  f->ret = -1;
+  if (ret) {
+    f->ret = sk_dtype_parse(ret);
+    if (f->ret < 0 || f->ret == SK_BOOL)
+      return sk_lerror(L, fname, label, "result type '%s' is not a number "
+                       "dtype (float64, int64, ...)", ret);
+  }
+  int fidx = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, 3)) {
+    if (lua_type(L, -2) != LUA_TSTRING)
+      return sk_lerror(L, fname, label, "field names must be strings, got %s",
+                       luaL_typename(L, -2));
+    if (f->nfields == SK_TASK_MAXFIELDS)
+      return sk_lerror(L, fname, label, "more than %d fields", SK_TASK_MAXFIELDS);
+    const char *n = lua_tostring(L, -2);
+    sk_tfield *fd = &f->fields[f->nfields++];
+    if (strlen(n) >= sizeof fd->name)
+      return sk_lerror(L, fname, label, "field name '%s' is too long", n);
+    snprintf(fd->name, sizeof fd->name, "%s", n);
+    const sk_view *v;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *t = lua_tostring(L, -1);
+      if (strcmp(t, "future") == 0) {
+        fd->kind = SK_TF_FUTURE;
+      } else {
+        fd->kind = SK_TF_SCALAR;
+        fd->dtype = sk_dtype_parse(t);
+        if (fd->dtype < 0)
+          return sk_lerror(L, fname, label, "field '%s' has type '%s'; a field "
+                           "is a dtype (int64, float64, ...), \"future\" or a view",
+                           n, t);
+      }
+    } else if ((v = sk_lview_test(L, -1)) != NULL) {
+      if (!sk_space_host_accessible(v->space) || v->agg || sk_layout_tiled(v->layout))
+        return sk_lerror(L, fname, label, "field '%s': view '%s' is not a plain "
+                         "view in host-accessible memory", n, v->label);
+      fd->kind = SK_TF_VIEW;
+      fd->dtype = v->dtype;
+      fd->rank = v->rank;
+      fd->layout = v->layout;
+      varg_of(v, &fd->view);
+    } else {
+      return sk_lerror(L, fname, label, "field '%s' is a %s; a field is a dtype "
+                       "name, \"future\" or a view", n, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+  }
+  qsort(f->fields, (size_t)f->nfields, sizeof f->fields[0], cmp_field);
+  f->body = (char *)body;
+  char err[2048];
+  int idx = sk_sched_functor(ls->s, f, err, sizeof err);
+  if (idx < 0) return sk_lerror(L, fname, label, "%s", err);
+  /* the declared views stay alive with the scheduler */
+  lua_pushnil(L);
+  while (lua_next(L, 3)) {
+    if (sk_lview_test(L, -1)) keep_view(L, 1, lua_gettop(L), "declared");
+    lua_pop(L, 1);
+  }
+  lua_settop(L, fidx - 1);
+  lua_pushinteger(L, idx);
+  return 1;
+}
+
+static int l_compile(lua_State *L) {
+  lsched *ls = check_sched(L, 1, "sched:compile");
+  char err[4096];
+  if (sk_sched_compile(ls->s, err, sizeof err) < 0)
+    return sk_lerror(L, "sched:compile", NULL, "%s", err);
+  return 0;
+}
+
+static void push_future(lua_State *L, int sidx, sk_sched *s, struct sk_task *t, int f) {
+  lfuture *lf = lua_newuserdatauv(L, sizeof *lf, 1);
+  lf->t = t;
+  lf->gen = sk_sched_generation(s);
+  lf->functor = f;
+  luaL_setmetatable(L, FUTURE_MT);
+  lua_pushvalue(L, sidx);
+  lua_setiuservalue(L, -2, 1);
+}
+
+/* the scheduler of future 'idx' (which must be of this generation) */
+static sk_sched *future_sched(lua_State *L, int idx, lfuture **out, const char *fname) {
+  lfuture *lf = luaL_testudata(L, idx, FUTURE_MT);
+  if (!lf) sk_lerror(L, fname, NULL, "expected a Future, got %s", luaL_typename(L, idx));
+  lua_getiuservalue(L, idx, 1);
+  lsched *ls = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!ls || !ls->s)
+    sk_lerror(L, fname, NULL, "the future's scheduler is gone (closed)");
+  if (!lf->t || lf->gen != sk_sched_generation(ls->s))
+    sk_lerror(L, fname, NULL, "the future's task was discarded by a failed "
+              "sched:wait()");
+  *out = lf;
+  return ls->s;
+}
+
+/* sched:spawn(index, fields, prio, team) -> future */
+static int l_spawn(lua_State *L) {
+  const char *fname = "sched:spawn";
+  lsched *ls = check_sched(L, 1, fname);
+  sk_sched *s = ls->s;
+  int f = (int)luaL_checkinteger(L, 2);
+  const sk_tfunctor *fx = sk_sched_functor_at(s, f);
+  if (!fx) return sk_lerror(L, fname, NULL, "not a functor of this scheduler");
+  int prio = luaL_checkoption(L, 4, "regular", prio_names);
+  int team = lua_toboolean(L, 5);
+  char err[4096];
+  if (sk_sched_compile(s, err, sizeof err) < 0)
+    return sk_lerror(L, fname, fx->label, "%s", err);
+  _Alignas(16) unsigned char fields[SK_TASK_MAXFIELDS * sizeof(sk_varg) + 64];
+  memset(fields, 0, sizeof fields);
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+      const char *n = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      int k = -1;
+      for (int j = 0; n && j < fx->nfields; j++)
+        if (strcmp(fx->fields[j].name, n) == 0) k = j;
+      if (k < 0)
+        return sk_lerror(L, fname, fx->label, "'%s' is not a field (%s)",
+                         n ? n : luaL_typename(L, -2),
+                         fx->nfields ? "see sched:functor's fields" : "it has none");
+      const sk_tfield *fd = &fx->fields[k];
+      unsigned char *at = fields + sk_sched_field_offset(s, f, k);
+      if (fd->kind == SK_TF_SCALAR) {
+        if (lua_type(L, -1) != LUA_TNUMBER && lua_type(L, -1) != LUA_TBOOLEAN)
+          return sk_lerror(L, fname, fx->label, "field '%s' is %s, got a %s", n,
+                           sk_dtypes[fd->dtype].name, luaL_typename(L, -1));
+        sk_view v = {0};
+        v.dtype = fd->dtype;
+        v.data = at;
+        if (lua_type(L, -1) == LUA_TBOOLEAN) sk_view_set_i(&v, 0, lua_toboolean(L, -1));
+        else if (lua_isinteger(L, -1)) sk_view_set_i(&v, 0, lua_tointeger(L, -1));
+        else if (sk_dtypes[fd->dtype].is_float) sk_view_set_f(&v, 0, lua_tonumber(L, -1));
+        else return sk_lerror(L, fname, fx->label, "field '%s' is %s, got %g", n,
+                              sk_dtypes[fd->dtype].name, lua_tonumber(L, -1));
+      } else if (fd->kind == SK_TF_FUTURE) {
+        lfuture *lf;
+        if (!luaL_testudata(L, -1, FUTURE_MT))
+          return sk_lerror(L, fname, fx->label, "field '%s' is a future, got a %s",
+                           n, luaL_typename(L, -1));
+        sk_sched *o = future_sched(L, lua_gettop(L), &lf, fname);
+        if (o != s)
+          return sk_lerror(L, fname, fx->label, "field '%s': the future belongs to "
+                           "another scheduler", n);
+        memcpy(at, &lf->t, sizeof lf->t);
+      } else {
+        const sk_view *v = sk_lview_test(L, -1);
+        if (!v)
+          return sk_lerror(L, fname, fx->label, "field '%s' is a view, got a %s", n,
+                           luaL_typename(L, -1));
+        if (v->dtype != fd->dtype || v->rank != fd->rank || v->layout != fd->layout ||
+            !sk_space_host_accessible(v->space) || v->agg)
+          return sk_lerror(L, fname, fx->label, "field '%s': view '%s' is %s rank %d "
+                           "%s, the field takes %s rank %d %s views", n, v->label,
+                           sk_dtypes[v->dtype].name, v->rank, sk_layout_name(v->layout),
+                           sk_dtypes[fd->dtype].name, fd->rank,
+                           sk_layout_name(fd->layout));
+        sk_varg a;
+        varg_of(v, &a);
+        memcpy(at, &a, sizeof a);
+        keep_view(L, 1, lua_gettop(L), "spawned");
+      }
+      lua_pop(L, 1);
+    }
+  }
+  struct sk_task *t = sk_sched_spawn(s, f, fields, prio, team, err, sizeof err);
+  if (!t) return sk_lerror(L, fname, fx->label, "%s", err);
+  push_future(L, 1, s, t, f);
+  return 1;
+}
+
+static int l_wait(lua_State *L) {
+  lsched *ls = check_sched(L, 1, "sched:wait");
+  char err[4096];
+  int rc = sk_sched_wait(ls->s, err, sizeof err);
+  lua_getiuservalue(L, 1, 1);
+  lua_newtable(L);
+  lua_setfield(L, -2, "spawned");
+  lua_pop(L, 1);
+  if (rc < 0) return sk_lerror(L, "sched:wait", NULL, "%s", err);
+  return 0;
+}
+
+static int l_stats(lua_State *L) {
+  lsched *ls = check_sched(L, 1, "sched:stats");
+  sk_sched_stats st;
+  sk_sched_stats_get(ls->s, &st);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, st.tasks);
+  lua_setfield(L, -2, "tasks");
+  lua_pushinteger(L, st.respawns);
+  lua_setfield(L, -2, "respawns");
+  lua_pushinteger(L, st.steals);
+  lua_setfield(L, -2, "steals");
+  lua_pushinteger(L, st.pool_high_water);
+  lua_setfield(L, -2, "pool_high_water");
+  lua_pushinteger(L, st.pool_in_use);
+  lua_setfield(L, -2, "pool_in_use");
+  lua_pushinteger(L, st.spawned);
+  lua_setfield(L, -2, "spawned");
+  lua_pushinteger(L, sk_sched_threads(ls->s));
+  lua_setfield(L, -2, "threads");
+  return 1;
+}
+
+static int l_close(lua_State *L) {
+  lsched *ls = luaL_checkudata(L, 1, SCHED_MT);
+  sk_sched_free(ls->s);
+  ls->s = NULL;
+  return 0;
+}
+
+/* -- Future ----------------------------------------------------------------- */
+static int l_future_get(lua_State *L) {
+  lfuture *lf;
+  sk_sched *s = future_sched(L, 1, &lf, "future:get");
+  sk_slot v;
+  int dt;
+  char err[512];
+  if (sk_sched_result(s, lf->t, &v, &dt, err, sizeof err) < 0)
+    return sk_lerror(L, "future:get", NULL, "%s", err);
+  if (dt < 0) return 0;
+  sk_view w = {0};
+  w.dtype = dt;
+  w.data = &v;
+  if (sk_dtypes[dt].is_float) lua_pushnumber(L, sk_view_get_f(&w, 0));
+  else lua_pushinteger(L, sk_view_get_i(&w, 0));
+  return 1;
+}
+
+static int l_future_ready(lua_State *L) {
+  lfuture *lf;
+  sk_sched *s = future_sched(L, 1, &lf, "future:is_ready");
+  sk_slot v;
+  int dt;
+  char err[512];
+  lua_pushboolean(L, sk_sched_result(s, lf->t, &v, &dt, err, sizeof err) == 0);
+  return 1;
+}
+
+static int l_future_gc(lua_State *L) {
+  lfuture *lf = luaL_checkudata(L, 1, FUTURE_MT);
+  lua_getiuservalue(L, 1, 1);
+  lsched *ls = lua_touserdata(L, -1);
+  if (lf->t && ls && ls->s && lf->gen == sk_sched_generation(ls->s))
+    sk_sched_release(ls->s, lf->t);
+  lf->t = NULL;
+  return 0;
+}
+
+/* -- MemoryPool --------------------------------------------------------------- */
+static int l_pool(lua_State *L) {
+  lua_Integer bytes = luaL_checkinteger(L, 1);
+  lua_Integer sb = luaL_optinteger(L, 2, 0);
+  lpool *lp = lua_newuserdatauv(L, sizeof *lp, 0);
+  memset(lp, 0, sizeof *lp);
+  luaL_setmetatable(L, POOL_MT);
+  char err[512];
+  lp->p = sk_mpool_new((int64_t)bytes, (int64_t)sb, err, sizeof err);
+  if (!lp->p) return sk_lerror(L, "speck.task.MemoryPool", NULL, "%s", err);
+  sk_view *v = &lp->head;
+  v->data = sk_mpool_head_of(lp->p);
+  v->dtype = SK_U8;
+  v->rank = 1;
+  v->layout = SK_RIGHT;
+  v->space = SK_SPACE_HOST;
+  v->extent[0] = (int64_t)sizeof(sk_mpool_head);
+  v->stride[0] = 1;
+  for (int d = 1; d < SK_MAXRANK; d++) v->extent[d] = 1;
+  snprintf(v->label, sizeof v->label, "memory pool");
+  return 1;
+}
+
+static int l_pool_gc(lua_State *L) {
+  lpool *lp = luaL_checkudata(L, 1, POOL_MT);
+  sk_mpool_free(lp->p);
+  lp->p = NULL;
+  return 0;
+}
+
+static int l_pool_stats(lua_State *L) {
+  lpool *lp = luaL_checkudata(L, 1, POOL_MT);
+  if (!lp->p) return sk_lerror(L, "pool:stats", NULL, "the pool is freed");
+  sk_mpool_stats st;
+  sk_mpool_stats_get(lp->p, &st);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, st.capacity);
+  lua_setfield(L, -2, "capacity");
+  lua_pushinteger(L, st.superblock);
+  lua_setfield(L, -2, "superblock");
+  lua_pushinteger(L, st.in_use);
+  lua_setfield(L, -2, "in_use");
+  lua_pushinteger(L, st.high_water);
+  lua_setfield(L, -2, "high_water");
+  lua_pushinteger(L, st.failures);
+  lua_setfield(L, -2, "failures");
+  return 1;
+}
+
+const sk_view *sk_ltask_pool_view(lua_State *L, int idx) {
+  lpool *lp = luaL_testudata(L, idx, POOL_MT);
+  return lp && lp->p ? &lp->head : NULL;
+}
+
+/* -- Cholesky (kernels/task/chol.c) ------------------------------------ */
+typedef struct lchol {
+  sk_chol *c;
+} lchol;
+
+static const sk_view *dense_view(lua_State *L, int idx, int dtype, int64_t n,
+                                 const char *fname, const char *what) {
+  const sk_view *v = sk_lview_test(L, idx);
+  if (!v || v->dtype != dtype || v->rank != 1 || v->extent[0] != n ||
+      !sk_space_host_accessible(v->space) || !sk_view_contiguous(v))
+    sk_lerror(L, fname, NULL, "%s must be a contiguous %s view of %lld entries in "
+              "host-accessible memory", what, sk_dtypes[dtype].name, (long long)n);
+  return v;
+}
+
+/* cholesky(n, rowptr, colidx, values) -> factor */
+static int l_cholesky(lua_State *L) {
+  const char *fname = "speck.sparse.cholesky";
+  lua_Integer n = luaL_checkinteger(L, 1);
+  const sk_view *rp = dense_view(L, 2, SK_I64, n + 1, fname, "rowptr");
+  const int64_t *r = rp->data;
+  const sk_view *ci = dense_view(L, 3, SK_I32, r[n], fname, "colidx");
+  const sk_view *va = dense_view(L, 4, SK_F64, r[n], fname, "values");
+  lchol *lc = lua_newuserdatauv(L, sizeof *lc, 0);
+  lc->c = NULL;
+  luaL_setmetatable(L, CHOL_MT);
+  char err[1024];
+  lc->c = sk_chol_factor((int64_t)n, r, ci->data, va->data, err, sizeof err);
+  if (!lc->c) return sk_lerror(L, fname, NULL, "%s", err);
+  return 1;
+}
+
+static lchol *check_chol(lua_State *L, const char *fname) {
+  lchol *lc = luaL_checkudata(L, 1, CHOL_MT);
+  if (!lc->c) sk_lerror(L, fname, NULL, "the factor is freed");
+  return lc;
+}
+
+/* factor:solve(b) -> x (a new view) */
+static int l_chol_solve(lua_State *L) {
+  const char *fname = "factor:solve";
+  lchol *lc = check_chol(L, fname);
+  sk_chol_info in;
+  sk_chol_info_get(lc->c, &in);
+  const sk_view *b = dense_view(L, 2, SK_F64, in.n, fname, "b");
+  sk_view *x = sk_lview_new(L);
+  char err[512];
+  int64_t ext[1] = {in.n};
+  if (sk_view_create(x, "x", SK_F64, 1, ext, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, "%s", err);
+  if (sk_chol_solve(lc->c, b->data, x->data, err, sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, "%s", err);
+  return 1;
+}
+
+static int l_chol_info(lua_State *L) {
+  lchol *lc = check_chol(L, "factor:info");
+  sk_chol_info in;
+  sk_chol_info_get(lc->c, &in);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, in.n);
+  lua_setfield(L, -2, "n");
+  lua_pushinteger(L, in.nnz_l);
+  lua_setfield(L, -2, "nnz_l");
+  lua_pushinteger(L, in.supernodes);
+  lua_setfield(L, -2, "supernodes");
+  lua_pushinteger(L, in.max_front);
+  lua_setfield(L, -2, "max_front");
+  lua_pushnumber(L, in.symbolic_s);
+  lua_setfield(L, -2, "symbolic_seconds");
+  lua_pushnumber(L, in.numeric_s);
+  lua_setfield(L, -2, "numeric_seconds");
+  return 1;
+}
+
+static int l_chol_gc(lua_State *L) {
+  lchol *lc = luaL_checkudata(L, 1, CHOL_MT);
+  sk_chol_free(lc->c);
+  lc->c = NULL;
+  return 0;
+}
+
+/* the 'task' table of speck.core */
+void sk_ltask_open(lua_State *L) {
+  static const luaL_Reg sched_m[] = {
+    {"functor", l_functor}, {"spawn", l_spawn}, {"wait", l_wait},
+    {"stats", l_stats}, {"close", l_close}, {"compile", l_compile},
+    {NULL, NULL}};
+  luaL_newmetatable(L, SCHED_MT);
+  luaL_newlib(L, sched_m);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, l_sched_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, l_sched_gc);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
+  static const luaL_Reg future_m[] = {
+    {"get", l_future_get}, {"is_ready", l_future_ready}, {NULL, NULL}};
+  luaL_newmetatable(L, FUTURE_MT);
+  luaL_newlib(L, future_m);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, l_future_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  static const luaL_Reg pool_m[] = {{"stats", l_pool_stats}, {NULL, NULL}};
+  luaL_newmetatable(L, POOL_MT);
+  luaL_newlib(L, pool_m);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, l_pool_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  static const luaL_Reg chol_m[] = {
+    {"solve", l_chol_solve}, {"info", l_chol_info}, {NULL, NULL}};
+  luaL_newmetatable(L, CHOL_MT);
+  luaL_newlib(L, chol_m);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, l_chol_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  static const luaL_Reg task_f[] = {
+    {"scheduler", l_scheduler}, {"pool", l_pool}, {"cholesky", l_cholesky},
+    {NULL, NULL}};
+  luaL_newlib(L, task_f);
+  lua_setfield(L, -2, "task");
+}
