@@ -54,6 +54,18 @@ CPPFLAGS = -I$(LUA_INC) -I$(BUILD)/deps/include -I.
 DEPFLAGS = -MMD -MP
 LDFLAGS  = $(SAN)
 LDLIBS   = -lm -ldl -pthread
+# MPI for the remote space (backends/remote): mpicc's flags when it is
+# there (Debian: libopenmpi-dev); without it speck builds and says why in
+# speck --info and at require "speck.remote"
+MPICC    ?= mpicc
+MPI_INC  := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
+ifneq ($(MPI_LIBS),)
+MPI_CPPFLAGS := -DSK_HAVE_MPI $(patsubst -I%,-isystem %,$(MPI_INC))
+LDLIBS   += $(MPI_LIBS)
+else
+$(info speck: no MPI ($(MPICC) --showme failed): the remote space is built without it)
+endif
 
 # the version: vm/speck.h's SPECK_VERSION_MAJOR/MINOR/PATCH, the one place
 VERSION := $(shell sed -n 's/^\#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
@@ -132,6 +144,8 @@ $(OBJ_DIR)/%.o: %.c | $(TCC_INC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
+$(OBJ_DIR)/backends/remote/%.o: CPPFLAGS += $(MPI_CPPFLAGS)
+
 $(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(KERNEL_OPT) $(DEPFLAGS) -c -o $@ $<
@@ -192,7 +206,7 @@ Description: embeddable array language: views, policies and JIT-compiled kernels
 Version: $(VERSION)
 Cflags: -I$${includedir}
 Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lspeck
-Libs.private: -llua5.4 -lm -ldl -pthread
+Libs.private: -llua5.4 $(LDLIBS)
 endef
 export speck_pc_build = $(call speck_pc,$(abspath $(BUILD)))
 export speck_pc_install = $(call speck_pc,$(PREFIX))

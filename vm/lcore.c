@@ -1028,6 +1028,7 @@ static int l_sentinel_gc(lua_State *L) {
    * their threads run this module's code, which Lua is about to unload */
   if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
     sk_lio_close();   /* the bar's code goes with this module */
+    sk_lremote_close();   /* windows freed, MPI finalised (if started) */
     sk_rt_finalize();
     sk_jit_shutdown();
   }
@@ -1062,5 +1063,6 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "version");
   sk_lview_open(L);
   sk_lio_open(L);
+  sk_lremote_open(L);
   return 1;
 }
