@@ -93,15 +93,20 @@ static int l_allreduce(lua_State *L) {
   return 1;
 }
 
-/* View(label, dtype, dims [, {layout = "blocked" | "partitioned"}]) */
+/* View(label, dtype, dims [, {layout = "blocked" | "partitioned",
+ *   atomic = true}]): with 'atomic', element updates in kernel bodies
+ *   (x(i) += v, ++) are remote atomics, as the atomic trait of views */
 static int l_view(lua_State *L) {
   const char *fname = "remote.View";
   const char *label = luaL_checkstring(L, 1);
   int dtype = sk_lview_dtype(L, 2, fname, label);
   int64_t ext[SK_MAXRANK];
   int rank = sk_lview_dims(L, 3, fname, label, ext);
-  int dist = SK_REMOTE_BLOCKED;
+  int dist = SK_REMOTE_BLOCKED, atomic = 0;
   if (!lua_isnoneornil(L, 4)) {
+    lua_getfield(L, 4, "atomic");
+    atomic = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     luaL_checktype(L, 4, LUA_TTABLE);
     lua_getfield(L, 4, "layout");
     if (!lua_isnil(L, -1)) {
@@ -127,6 +132,7 @@ static int l_view(lua_State *L) {
   char err[ERRLEN];
   if (sk_remote_view_create(v, label, dtype, rank, ext, dist, err, sizeof err) < 0)
     return raise(L, err);
+  if (atomic) v->traits |= SK_TRAIT_ATOMIC;
   return 1;
 }
 

@@ -609,6 +609,12 @@ int sk_remote_start(char *err, size_t errlen) {
      * have been loaded as a Lua module (RTLD_LOCAL) */
     void *h = dlopen("libmpi.so.40", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     (void)h;
+    /* Open MPI: ranks on one node share windows through osc/sm (plain
+     * loads and stores; priority 100) rather than osc/rdma (101), whose
+     * emulated atomics over the vader transport crash in
+     * MPI_Compare_and_swap (4.1.4). Across nodes sm declines and rdma
+     * or ucx is used. A value the user set is kept. */
+    setenv("OMPI_MCA_osc_rdma_priority", "50", 0);
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
     if (rc != MPI_SUCCESS) return mpi_fail(err, errlen, "speck.remote: MPI_Init_thread", rc);
     we_init = 1;
