@@ -352,6 +352,46 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
   fi
 fi
 
+# -- 7. speck.remote: tests/remote/remote_test.lua on 2 ranks under mpirun
+#      (--oversubscribe, and --allow-run-as-root as root) and as one rank
+#      without it (an MPI singleton), each counted from rank 0's 'N passed,
+#      M failed' and cut off after 120 s (a rank that fails before a
+#      collective call leaves the others waiting). A build without MPI
+#      (speck --info: spaces.remote.available false) is a failure unless
+#      SPECK_SKIP_MPI=1.
+remote_run() {   # $1: what, then the command
+  what=$1
+  shift
+  timeout 120 "$@" >"$tmp/out" 2>&1
+  rc=$?
+  counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/out" | tail -n 1 |
+    sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+  if [ -z "$counts" ]; then
+    cat "$tmp/out"
+    fail "remote ($what) gave no summary (status $rc)"
+    return
+  fi
+  set -- $counts
+  passed=$((passed + $1))
+  failed=$((failed + $2))
+  [ "$2" -ne 0 ] && cat "$tmp/out"
+  [ "$rc" -ne 0 ] && [ "$2" -eq 0 ] && fail "remote ($what) exited with status $rc"
+  echo "remote ($what): $1 passed, $2 failed"
+}
+if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
+  if ! "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
+    fail "remote: speck was built without MPI (install libopenmpi-dev, openmpi-bin; or SPECK_SKIP_MPI=1)"
+  elif ! command -v mpirun >/dev/null 2>&1; then
+    fail "remote: no mpirun (openmpi-bin; or SPECK_SKIP_MPI=1)"
+  else
+    root_flag=
+    [ "$(id -u)" -eq 0 ] && root_flag=--allow-run-as-root
+    SPECK_TEST_NP=2 SPECK_THREADS=1 remote_run "2 ranks" mpirun $root_flag --oversubscribe \
+      -np 2 "$SPECK_BIN" tests/remote/remote_test.lua
+    SPECK_TEST_NP=1 remote_run "1 rank, no mpirun" "$SPECK_BIN" tests/remote/remote_test.lua
+  fi
+fi
+
 [ "$pending" -gt 0 ] && echo "($pending pending)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

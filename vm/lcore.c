@@ -19,6 +19,7 @@
 
 #include "speck.h"
 #include "vm.h"
+#include "../backends/remote/remote.h"
 #include "../backends/cuda/cuda_api.h"
 #include "../backends/tools.h"
 #include "../exec/exec.h"
@@ -885,6 +886,21 @@ static int l_info(lua_State *L) {
     lua_pushstring(L, info);
     lua_setfield(L, -2, "info");
     lua_setfield(L, -2, (*b)->name);
+  }
+  if (!sk_backend_find("remote")) {   /* registered by require "speck.remote" */
+    char why[512] = "", info[512] = "";
+    lua_createtable(L, 0, 3);
+    int ok = sk_remote_available(why, sizeof why);
+    lua_pushboolean(L, ok);
+    lua_setfield(L, -2, "available");
+    if (!ok) {
+      lua_pushstring(L, why);
+      lua_setfield(L, -2, "reason");
+    }
+    sk_remote_info(info, sizeof info);
+    lua_pushstring(L, info);
+    lua_setfield(L, -2, "info");
+    lua_setfield(L, -2, "remote");
   }
   lua_setfield(L, -2, "spaces");
   lua_newtable(L);

@@ -52,6 +52,10 @@ case("rank and size", function()
   eq(all, np * (np - 1) / 2, "sum of ranks")
   eq(remote.allreduce({me, 1}, "max")[2], 1.0, "allreduce of a table")
   remote.barrier()
+  local sp = speck.info().spaces.remote
+  eq(sp.available, true, "speck.info().spaces.remote.available")
+  check(sp.info:find(("MPI one%%-sided %%(Open MPI v%%d[.%%d]*%%), rank %d of %d"):format(me, np)),
+        sp.info)
 end)
 
 -- -- get / put of every dtype, blocked ----------------------------------------------
