@@ -103,8 +103,8 @@ function M.solve(n, opts)
     ]]))
     it = it + 1
     if math.sqrt(rr1) <= stop or it >= maxiter then rr = rr1; break end
-    -- every rank's reads of p are done before p changes
-    remote.barrier()
+    -- (no barrier needed before p changes: every rank's SpMV ended before
+    -- it joined the allreduce of p.Ap, which has returned)
     pupd.beta = rr1 / rr
     speck.parallel_for("rcg.p", nloc, pupd, [[ pl(i) = r(i) + beta * pl(i); ]])
     rr = rr1
