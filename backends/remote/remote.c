@@ -33,6 +33,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifndef SK_MPI_THREAD_LEVEL
+#define SK_MPI_THREAD_LEVEL MPI_THREAD_SERIALIZED
+#endif
+
 typedef struct rwin {
   sk_rwin w;               /* first: the kernels' handle points here */
   MPI_Win win;
@@ -47,13 +51,21 @@ static int nwins, capwins;
 static int started, we_init, me, nranks, threaded;
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* MPI calls from kernels run on pool threads: serialised unless MPI
- * granted MPI_THREAD_MULTIPLE */
-static void lock(void) {
-  if (!threaded) pthread_mutex_lock(&mpi_lock);
+/* MPI calls from kernels run on pool threads. MPI is initialised with
+ * MPI_THREAD_SERIALIZED (MULTIPLE makes Open MPI lock inside every call,
+ * three times the cost of an element get here): the calls are serialised
+ * by 'mpi_lock' when more than one thread can launch kernel pieces, and
+ * taken without it when the pool has one thread (or the back end is
+ * serial). A host program that initialised MPI with MULTIPLE needs no
+ * lock. */
+static int need_lock(void) { return !threaded && sk_rt_threads() > 1; }
+static int lock(void) {
+  int l = need_lock();
+  if (l) pthread_mutex_lock(&mpi_lock);
+  return l;
 }
-static void unlock(void) {
-  if (!threaded) pthread_mutex_unlock(&mpi_lock);
+static void unlock(int l) {
+  if (l) pthread_mutex_unlock(&mpi_lock);
 }
 
 static int mpi_fail(char *err, size_t errlen, const char *what, int rc) {
@@ -88,11 +100,11 @@ static int w_get(const sk_rwin *w, sk_i64 g, void *out) {
     return 0;
   }
   const rwin *r = (const rwin *)w;
-  lock();
+  int held = lock();
   MPI_Get(out, w->esize, MPI_BYTE, owner, (MPI_Aint)disp, w->esize, MPI_BYTE,
           r->win);
   MPI_Win_flush(owner, r->win);
-  unlock();
+  unlock(held);
   return 0;
 }
 
@@ -105,11 +117,11 @@ static int w_put(const sk_rwin *w, sk_i64 g, const void *in) {
     return 0;
   }
   const rwin *r = (const rwin *)w;
-  lock();
+  int held = lock();
   MPI_Put(in, w->esize, MPI_BYTE, owner, (MPI_Aint)disp, w->esize, MPI_BYTE,
           r->win);
   MPI_Win_flush(owner, r->win);
-  unlock();
+  unlock(held);
   return 0;
 }
 
@@ -147,14 +159,14 @@ static int w_fop(const sk_rwin *w, sk_i64 g, int op, const void *in,
   case SK_ROP_XCHG: mop = MPI_REPLACE; break;
   default: break;
   }
-  lock();
+  int held = lock();
   if (op == SK_ROP_CAS)
     MPI_Compare_and_swap((const char *)in + w->esize, in, old, t, owner,
                          (MPI_Aint)disp, r->win);
   else
     MPI_Fetch_and_op(in, old, t, owner, (MPI_Aint)disp, mop, r->win);
   MPI_Win_flush(owner, r->win);
-  unlock();
+  unlock(held);
   return 0;
 }
 
@@ -217,7 +229,7 @@ static int span_copy(rwin *r, char *host, const char *vp, size_t bytes,
     return -1;
   }
   int rc = MPI_SUCCESS;
-  lock();
+  int held = lock();
   while (n > 0 && rc == MPI_SUCCESS) {
     int owner = (int)(g / r->w.chunk);
     int64_t disp = g - (int64_t)owner * r->w.chunk;
@@ -245,7 +257,7 @@ static int span_copy(rwin *r, char *host, const char *vp, size_t bytes,
     g += k;
     n -= k;
   }
-  unlock();
+  unlock(held);
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, put ? "MPI_Put" : "MPI_Get", rc);
 }
 
@@ -279,14 +291,14 @@ static int remote_copy(void *dst, int dspace, const void *src, int sspace,
  * deep_copy calls it) */
 static int remote_flush(char *err, size_t errlen) {
   if (!started) return 0;
-  lock();
+  int held = lock();
   int rc = MPI_SUCCESS;
   for (int i = 0; i < nwins && rc == MPI_SUCCESS; i++)
     if (wins[i]) {
       rc = MPI_Win_flush_all(wins[i]->win);
       if (rc == MPI_SUCCESS) rc = MPI_Win_sync(wins[i]->win);
     }
-  unlock();
+  unlock(held);
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Win_flush_all", rc);
 }
 
@@ -615,7 +627,7 @@ int sk_remote_start(char *err, size_t errlen) {
      * MPI_Compare_and_swap (4.1.4). Across nodes sm declines and rdma
      * or ucx is used. A value the user set is kept. */
     setenv("OMPI_MCA_osc_rdma_priority", "50", 0);
-    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+    int rc = MPI_Init_thread(NULL, NULL, SK_MPI_THREAD_LEVEL, &provided);
     if (rc != MPI_SUCCESS) return mpi_fail(err, errlen, "speck.remote: MPI_Init_thread", rc);
     we_init = 1;
   } else {
