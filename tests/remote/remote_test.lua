@@ -144,6 +144,32 @@ case("rank 2 views, compound assignments, ++ on remote elements", function()
   remote.fence()
 end)
 
+case("every pattern on remote views: scan, team reduction, a library kernel", function()
+  local blas = require "speck.blas"
+  local n = 100
+  local x = remote.View("xp", "float64", n)
+  local b, e = x:local_range()
+  speck.parallel_for("f", e - b, {l = x:local_view(), b = b}, [[ l(i) = b + i; ]])
+  remote.fence()
+  local pre = speck.View("pre", "float64", n)
+  local tot = speck.parallel_scan("scan", n, {x = x, pre = pre},
+    [[ if (final) pre(i) = acc; acc += x(i); ]])
+  eq(tot, n * (n - 1) / 2, "scan total")
+  eq(pre(n - 1), (n - 1) * (n - 2) / 2, "exclusive prefix")
+  local rows = speck.View("rows", "float64", 10)
+  speck.parallel_for("team", speck.TeamPolicy(10, 1), {x = x, rows = rows}, [[
+    const int64_t r = team.league_rank;
+    double s;
+    TEAM_REDUCE(sum, k, 0, 10, s) { s += x(r * 10 + k); }
+    SINGLE_TEAM(team) { rows(r) = s; }
+  ]])
+  for r = 0, 9 do eq(rows(r), 100 * r + 45, "team row " .. r) end
+  local ones = speck.View("ones", "float64", n)
+  speck.deep_copy(ones, 1.0)
+  eq(blas.dot(x, ones), n * (n - 1) / 2, "speck.blas.dot")
+  remote.fence()
+end)
+
 -- -- subviews ---------------------------------------------------------------------------
 case("subviews of a remote view: a range and a row", function()
   local x = remote.View("xs", "float64", {8, 3})
