@@ -101,8 +101,8 @@ static int w_get(const sk_rwin *w, sk_i64 g, void *out) {
   }
   const rwin *r = (const rwin *)w;
   int held = lock();
-  MPI_Get(out, w->esize, MPI_BYTE, owner, (MPI_Aint)disp, w->esize, MPI_BYTE,
-          r->win);
+  MPI_Datatype t = mpi_type(w->dtype);
+  MPI_Get(out, 1, t, owner, (MPI_Aint)disp, 1, t, r->win);
   MPI_Win_flush(owner, r->win);
   unlock(held);
   return 0;
@@ -118,8 +118,8 @@ static int w_put(const sk_rwin *w, sk_i64 g, const void *in) {
   }
   const rwin *r = (const rwin *)w;
   int held = lock();
-  MPI_Put(in, w->esize, MPI_BYTE, owner, (MPI_Aint)disp, w->esize, MPI_BYTE,
-          r->win);
+  MPI_Datatype t = mpi_type(w->dtype);
+  MPI_Put(in, 1, t, owner, (MPI_Aint)disp, 1, t, r->win);
   MPI_Win_flush(owner, r->win);
   unlock(held);
   return 0;
