@@ -362,7 +362,8 @@ fi
 remote_run() {   # $1: what, then the command
   what=$1
   shift
-  timeout 120 "$@" >"$tmp/out" 2>&1
+  LSAN_OPTIONS="suppressions=$root/tests/remote/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+    timeout 120 "$@" >"$tmp/out" 2>&1
   rc=$?
   counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/out" | tail -n 1 |
     sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
