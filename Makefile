@@ -445,7 +445,7 @@ gpu-bundle: all
 	mkdir -p $(BUNDLE)/tests $(BUNDLE)/examples
 	cp tests/run.sh $(BUNDLE)/tests/
 	cp tests/*.lua tests/*.py $(BUNDLE)/tests/ 2>/dev/null || true
-	cp -R tests/luajit $(BUNDLE)/tests/
+	cp -R tests/luajit tests/remote $(BUNDLE)/tests/
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh
