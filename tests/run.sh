@@ -362,7 +362,10 @@ fi
 remote_run() {   # $1: what, then the command
   what=$1
   shift
-  LSAN_OPTIONS="suppressions=$root/tests/remote/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+  # (a sanitized speck: no leak check -- Open MPI unloads its components
+  # at MPI_Finalize, leaving what they allocated unattributable; the leak
+  # reports of 'make asan' here named no speck frame)
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     timeout 120 "$@" >"$tmp/out" 2>&1
   rc=$?
   counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/out" | tail -n 1 |
