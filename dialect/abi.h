@@ -36,6 +36,10 @@ typedef struct sk_rwin {
   void *local;
   sk_i64 lo, nloc, chunk, total;
   int me, nranks, esize, dtype;
+  /* all ranks on one node: the whole global range in one shared block
+   * (element g at shared + g * esize), read and written with plain loads
+   * and stores; NULL: every other rank's part goes through get / put */
+  void *shared;
   int (*get)(const struct sk_rwin *w, sk_i64 g, void *out);
   int (*put)(const struct sk_rwin *w, sk_i64 g, const void *in);
   /* atomic: op SK_ROP_*; 'old' receives the previous value (may be NULL);

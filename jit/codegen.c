@@ -339,8 +339,10 @@ void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
 }
 
 /* Remote views (backends/remote): the element helpers of capture 'k'
- * (index 'c') at file scope. The local part is a load or store in line;
- * the rest calls the window's functions; an index outside the global
+ * (index 'c') at file scope. The local part is a load or store in line,
+ * and so is every element when the ranks share one node's memory (the
+ * window's 'shared' block: the cached remote pointers of seed 001); the
+ * rest calls the window's functions; an index outside the global
  * range is reported as the launch's bad index (dim -1). U applies a
  * compound assignment ('+' ... '>' for '>>='), F an atomic. */
 static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
@@ -352,15 +354,17 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
     "static inline %s sk__%s_get(%s, const %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s) {\n"
     "  sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
+    "  if (w->shared && (sk_u64)g < (sk_u64)w->total) return ((const %s *)w->shared)[g];\n"
     "  %s t = 0;\n"
     "  if (w->get(w, g, &t) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return t;\n}\n", T, n, W, T, ctx, T, c);
+    "  return t;\n}\n", T, n, W, T, ctx, T, T, c);
   sk_buf_printf(b,
     "static inline %s sk__%s_put(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s v, %s) {\n"
     "  sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
+    "  if (w->shared && (sk_u64)g < (sk_u64)w->total) { ((%s *)w->shared)[g] = v; return v; }\n"
     "  if (w->put(w, g, &v) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return v;\n}\n", T, n, W, T, T, ctx, c);
+    "  return v;\n}\n", T, n, W, T, T, ctx, T, c);
   sk_buf_printf(b,
     "static inline %s sk__%s_upd(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, int op, %s v, %s) {\n"
     "  %s x = sk__%s_get(w, l, lo, n, g, ctx);\n  switch (op) {\n"

@@ -353,8 +353,9 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
 fi
 
 # -- 7. speck.remote: tests/remote/remote_test.lua on 2 ranks under mpirun
-#      (--oversubscribe, and --allow-run-as-root as root) and as one rank
-#      without it (an MPI singleton), each counted from rank 0's 'N passed,
+#      (--oversubscribe, and --allow-run-as-root as root), again with
+#      SPECK_REMOTE_DIRECT=0 (every other rank's element through MPI calls)
+#      and 2 threads per rank, and as one rank without mpirun (a singleton), each counted from rank 0's 'N passed,
 #      M failed' and cut off after 120 s (a rank that fails before a
 #      collective call leaves the others waiting). A build without MPI
 #      (speck --info: spaces.remote.available false) is a failure unless
@@ -392,6 +393,10 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
     [ "$(id -u)" -eq 0 ] && root_flag=--allow-run-as-root
     SPECK_TEST_NP=2 SPECK_THREADS=1 remote_run "2 ranks" mpirun $root_flag --oversubscribe \
       -np 2 "$SPECK_BIN" tests/remote/remote_test.lua
+    # the same through MPI_Get / MPI_Put / MPI_Win_allocate only (on one
+    # node the elements of other ranks are otherwise plain loads and stores)
+    SPECK_REMOTE_DIRECT=0 SPECK_TEST_NP=2 SPECK_THREADS=2 remote_run "2 ranks, 2 threads each, MPI calls" \
+      mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" tests/remote/remote_test.lua
     SPECK_TEST_NP=1 remote_run "1 rank, no mpirun" "$SPECK_BIN" tests/remote/remote_test.lua
   fi
 fi

@@ -48,7 +48,7 @@ typedef struct rwin {
 
 static rwin **wins;        /* by creation order (the same on every rank) */
 static int nwins, capwins;
-static int started, we_init, me, nranks, threaded;
+static int started, we_init, me, nranks, threaded, direct;
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* MPI calls from kernels run on pool threads. MPI is initialised with
@@ -438,8 +438,14 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   }
   void *local = NULL;
   MPI_Aint wbytes = (MPI_Aint)((size_t)(chunk ? chunk : 1) * es);
-  rc = MPI_Win_allocate(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local,
-                        &r->win);
+  /* all ranks on one node: one contiguous shared block, rank r's part at
+   * r * chunk, so kernels load and store any element directly */
+  if (direct)
+    rc = MPI_Win_allocate_shared(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &local, &r->win);
+  else
+    rc = MPI_Win_allocate(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local,
+                          &r->win);
   if (rc != MPI_SUCCESS) {
     munmap(vb, r->reserve_bytes);
     free(r);
@@ -452,6 +458,17 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
   r->w.vbase = vb;
   r->w.local = local;
+  if (direct) {
+    MPI_Aint sz;
+    int du;
+    void *base0 = NULL;
+    MPI_Win_shared_query(r->win, 0, &sz, &du, &base0);
+    /* the parts must follow each other exactly (MPI's contiguous shared
+     * allocation); if not, on any rank, the MPI calls serve */
+    int ok = base0 && (char *)local == (char *)base0 + (size_t)me * (size_t)wbytes;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    r->w.shared = ok ? base0 : NULL;
+  }
   r->w.chunk = chunk ? chunk : 1;
   r->w.total = total;
   r->w.lo = (int64_t)me * chunk;
@@ -640,6 +657,17 @@ int sk_remote_start(char *err, size_t errlen) {
   if (!sk_backend_find(remote_backend.name) &&
       sk_backend_register(&remote_backend, err, errlen) < 0)
     return -1;
+  /* direct loads and stores when every rank is on this node (and
+   * SPECK_REMOTE_DIRECT is not 0) */
+  MPI_Comm node;
+  int nnode = 0;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                          &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &nnode);
+    MPI_Comm_free(&node);
+  }
+  const char *d = sk_env_get("SPECK_REMOTE_DIRECT");
+  direct = nnode == nranks && !(d && strcmp(d, "0") == 0);
   started = 1;
   return 0;
 }
@@ -666,7 +694,8 @@ void sk_remote_info(char *buf, size_t n) {
   char *nl = strpbrk(ver, ",\n");
   if (nl) *nl = 0;
   if (started)
-    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d", ver, me, nranks);
+    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s", ver, me, nranks,
+             direct ? ", one node: direct loads and stores" : "");
   else
     snprintf(buf, n, "remote: MPI one-sided (%s), started by require \"speck.remote\"",
              ver);
