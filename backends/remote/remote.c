@@ -10,7 +10,12 @@
  * read the local part directly (generated code, jit/codegen.c) and call
  * the window's get / put / fop functions for the rest: MPI_Get, MPI_Put,
  * MPI_Fetch_and_op / MPI_Compare_and_swap, each completed by
- * MPI_Win_flush before it returns, so a kernel sees its own writes.
+ * MPI_Win_flush before it returns, so a kernel sees its own writes. When
+ * every rank is on this node (and SPECK_REMOTE_DIRECT is not 0) the
+ * window is MPI_Win_allocate_shared's one contiguous block, published as
+ * the window's 'shared' base: kernels then load and store any element
+ * directly (atomics still go through MPI); remote.fence's MPI_Win_sync and
+ * barrier order them.
  *
  * MPI_Win_free is collective, but views die when each rank's collector
  * decides: a released window is only marked 'dead', and the collective
