@@ -629,6 +629,11 @@ int sk_remote_size(void) { return started ? nranks : 1; }
 
 int sk_remote_start(char *err, size_t errlen) {
   if (started) return 0;
+  const char *d = sk_env_get("SPECK_REMOTE_DIRECT");
+  if (d && strcmp(d, "0") != 0 && strcmp(d, "1") != 0) {
+    snprintf(err, errlen, "speck.remote: SPECK_REMOTE_DIRECT=%s: expected 0 or 1", d);
+    return -1;
+  }
   int flag = 0, fin = 0;
   MPI_Finalized(&fin);
   if (fin) {
@@ -671,7 +676,6 @@ int sk_remote_start(char *err, size_t errlen) {
     MPI_Comm_size(node, &nnode);
     MPI_Comm_free(&node);
   }
-  const char *d = sk_env_get("SPECK_REMOTE_DIRECT");
   direct = nnode == nranks && !(d && strcmp(d, "0") == 0);
   started = 1;
   return 0;
