@@ -112,7 +112,7 @@ void sk_env_space_names(char *buf, size_t n, int memory) {
     names[count++] = (*b)->name;
   for (int ms = 0; memory && ms < SK_NSPACE; ms++) {
     const char *m = sk_space_name(ms);
-    if (m && !sk_backend_find(m)) names[count++] = m;
+    if (m && sk_space_parse(m) == ms && !sk_backend_find(m)) names[count++] = m;
   }
   size_t used = 0;
   buf[0] = '\0';

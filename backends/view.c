@@ -88,7 +88,7 @@ const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
 static const char *const layout_names[] = {"right", "left", "stride",
                                            "tiled_right", "tiled_left"};
 static const char *const space_names[SK_NSPACE] = {
-  "host", "cuda", "cuda_pinned", "cuda_uvm"};
+  "host", "cuda", "cuda_pinned", "cuda_uvm", "remote"};
 
 int sk_dtype_parse(const char *s) {
   if (!s) return -1;
@@ -109,7 +109,7 @@ int sk_layout_parse(const char *s) {
 int sk_space_parse(const char *s) {
   if (!s) return -1;
   for (int i = 0; i < SK_NSPACE; i++)
-    if (strcmp(s, space_names[i]) == 0) return i;
+    if (i != SK_SPACE_REMOTE && strcmp(s, space_names[i]) == 0) return i;
   return -1;
 }
 
@@ -340,6 +340,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   sk_alloc *a = malloc(sizeof *a);
   if (!a) return fail(err, errlen, VE_NOMEM);
   a->refs = 1;
+  a->handle = NULL;
   a->bytes = bytes;
   a->space = space;
   if (ext_data) {

@@ -37,9 +37,12 @@ typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE, SK_TILED_RIGHT,
 #define SK_MAXTILELOG2 16   /* tiles of at most 2^16 elements per dimension */
 #define SK_MAXTILEVOLLOG2 20   /* and at most 2^20 elements in all */
 
+/* SK_SPACE_REMOTE: a global view over the ranks of an MPI job, each rank's
+ * part in host memory (backends/remote); made only by remote.View, never by
+ * name, so sk_space_parse does not know it. */
 typedef enum sk_space {
   SK_SPACE_HOST, SK_SPACE_CUDA, SK_SPACE_CUDA_PINNED, SK_SPACE_CUDA_UVM,
-  SK_NSPACE
+  SK_SPACE_REMOTE, SK_NSPACE
 } sk_space;
 
 /* memory traits */
@@ -66,6 +69,7 @@ typedef struct sk_alloc {
   size_t bytes;
   int space;
   int owned;          /* 0: wrapped external memory, never freed */
+  void *handle;       /* the space's handle (remote: the sk_rwin), or NULL */
 } sk_alloc;
 
 

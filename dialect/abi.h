@@ -22,7 +22,33 @@ typedef struct sk_varg {
   sk_i64 extent[SK_MAXRANK];
   sk_i64 stride[SK_MAXRANK];
   sk_i64 rank;
+  void *handle;   /* the allocation's space handle (a remote window: sk_rwin) */
 } sk_varg;
+
+/* A remote view's window as its kernels see it (backends/remote fills it).
+ * The view's 'data' is a virtual global address: element g of the global
+ * index range lies at 'vbase' + g * 'esize' (never dereferenced). This
+ * rank holds global elements [lo, lo + nloc) at 'local'; rank r holds
+ * [r * chunk, min((r + 1) * chunk, total)). Elements elsewhere go through
+ * the runtime's functions, which return -1 for g outside [0, total). */
+typedef struct sk_rwin {
+  char *vbase;
+  void *local;
+  sk_i64 lo, nloc, chunk, total;
+  int me, nranks, esize, dtype;
+  /* all ranks on one node: the whole global range in one shared block
+   * (element g at shared + g * esize), read and written with plain loads
+   * and stores; NULL: every other rank's part goes through get / put */
+  void *shared;
+  int (*get)(const struct sk_rwin *w, sk_i64 g, void *out);
+  int (*put)(const struct sk_rwin *w, sk_i64 g, const void *in);
+  /* atomic: op SK_ROP_*; 'old' receives the previous value (may be NULL);
+   * cas: 'in' holds the expected value then the desired one */
+  int (*fop)(const struct sk_rwin *w, sk_i64 g, int op, const void *in,
+             void *old);
+} sk_rwin;
+enum { SK_ROP_ADD, SK_ROP_SUB, SK_ROP_MIN, SK_ROP_MAX, SK_ROP_AND, SK_ROP_OR,
+       SK_ROP_XOR, SK_ROP_XCHG, SK_ROP_CAS, SK_NROP };
 
 /* One capture slot of the argument block: a view or a scalar. Scalars are
  * stored in the member of their dtype; the generated code reads that one. */
@@ -80,7 +106,7 @@ enum { SK_SCRATCH_OK, SK_SCRATCH_FULL, SK_SCRATCH_LEVEL, SK_SCRATCH_NEGATIVE };
 typedef struct sk_oob {
   int hit;
   int capture;   /* index of the capture (sorted by name) */
-  int dim;
+  int dim;       /* -1: a remote view's global element index */
   int pad_;
   sk_i64 index, extent;
 } sk_oob;

@@ -163,6 +163,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     sk_varg *sv = &s->slot[k].v;
     sv->data = v->data;
     sv->rank = v->rank;
+    sv->handle = v->alloc ? v->alloc->handle : NULL;
     for (int d = 0; d < SK_MAXRANK; d++) {
       sv->extent[d] = d < v->rank ? v->extent[d] : 1;
       sv->stride[d] = d < v->rank ? v->stride[d] : 0;
@@ -388,6 +389,19 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
   double t1 = now();
   sk_tools_end(pattern, tid);
   if (rc < 0) return -1;
+  if (oob.hit && oob.dim < 0 && oob.capture >= 0 && oob.capture < s->n) {
+    const sk_view *v = s->view[oob.capture];
+    const sk_rwin *w = s->slot[oob.capture].v.handle;
+    long long g = (long long)oob.index, c = w ? (long long)w->chunk : 1;
+    snprintf(err, errlen,
+             "view '%s' (capture '%s'): global index %lld is beyond the global "
+             "extent %lld (owner = index / %lld elements per rank = rank %lld, "
+             "of %d ranks)",
+             v ? v->label : "?", s->c[oob.capture].name, g,
+             (long long)oob.extent, c, c > 0 ? (g < 0 ? -1 : g / c) : -1LL,
+             w ? w->nranks : 0);
+    return -1;
+  }
   if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];
     snprintf(err, errlen,

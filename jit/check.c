@@ -716,3 +716,126 @@ char *sk_body_atomic(const sk_kspec *s) {
   sk_buf_add(&o, p + copied, n - copied);
   return sk_buf_take(&o);
 }
+
+/* -- remote views ---------------------------------------------------------
+ * A remote view's element is no lvalue: reads are the access macro (a
+ * value: the local part loaded, the rest fetched), and every write form is
+ * rewritten into a call of the capture's generated helpers (codegen.c):
+ *   x(..) = e          sk__x_P(sk__x_at(..), (e))
+ *   x(..) op= e        sk__x_U(sk__x_at(..), 'op', (e))   (op: + - * / % & | ^ < >)
+ *   x(..)++, ++x(..)   sk__x_U(sk__x_at(..), '+', 1) (- 1 for the postfix)
+ *   atomic_OP(&x(..), a [, b])   sk__x_F(sk__x_at(..), SK_ROP_OP, a) / sk__x_C
+ * Runs after sk_body_atomic, so the atomic trait's rewrites become remote
+ * atomics (MPI_Fetch_and_op). Line breaks are kept. */
+static int remote_cap(const sk_kspec *s, const char *p, size_t len) {
+  for (int c = 0; c < s->ncap; c++)
+    if (s->caps[c].kind == SK_CAP_VIEW && s->caps[c].space == SK_SPACE_REMOTE &&
+        strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p, len) == 0)
+      return c;
+  return -1;
+}
+
+static const struct { const char *name; const char *op; int cas, vd; } ratomics[] = {
+  {"atomic_fetch_add", "SK_ROP_ADD", 0, 0}, {"atomic_fetch_sub", "SK_ROP_SUB", 0, 0},
+  {"atomic_fetch_min", "SK_ROP_MIN", 0, 0}, {"atomic_fetch_max", "SK_ROP_MAX", 0, 0},
+  {"atomic_fetch_and", "SK_ROP_AND", 0, 0}, {"atomic_fetch_or", "SK_ROP_OR", 0, 0},
+  {"atomic_fetch_xor", "SK_ROP_XOR", 0, 0}, {"atomic_exchange", "SK_ROP_XCHG", 0, 0},
+  {"atomic_cas", "SK_ROP_CAS", 1, 0},
+  {"atomic_add", "SK_ROP_ADD", 0, 1}, {"atomic_sub", "SK_ROP_SUB", 0, 1},
+  {"atomic_min", "SK_ROP_MIN", 0, 1}, {"atomic_max", "SK_ROP_MAX", 0, 1},
+  {"atomic_and", "SK_ROP_AND", 0, 1}, {"atomic_or", "SK_ROP_OR", 0, 1},
+  {"atomic_xor", "SK_ROP_XOR", 0, 1}, {NULL, NULL, 0, 0}};
+
+char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
+  int any = 0;
+  for (int c = 0; c < s->ncap; c++)
+    any |= s->caps[c].kind == SK_CAP_VIEW && s->caps[c].space == SK_SPACE_REMOTE;
+  if (!any) return NULL;
+  size_t i = 0, b, len, copied = 0;
+  sk_buf o;
+  sk_buf_init(&o);
+  while (next_ident(p, n, &i, &b, &len)) {
+    int c = remote_cap(s, p + b, len);
+    if (c < 0) continue;
+    const char *nm = s->caps[c].name;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    /* the index list "(..)" is p[k, end) */
+    size_t a = b;
+    while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '\n')) a--;
+    /* atomic_OP ( &x(..) , rest ) */
+    if (a >= 1 && p[a - 1] == '&' && !(a >= 2 && p[a - 2] == '&')) {
+      size_t q = a - 1;
+      while (q > 0 && (p[q - 1] == ' ' || p[q - 1] == '\t' || p[q - 1] == '\n')) q--;
+      if (q < 1 || p[q - 1] != '(') continue;
+      size_t paren = q - 1, fe = paren;
+      while (fe > 0 && (p[fe - 1] == ' ' || p[fe - 1] == '\t')) fe--;
+      size_t fb = fe;
+      while (fb > 0 && ident_char(p[fb - 1])) fb--;
+      if (fb < copied) continue;
+      int at = -1;
+      for (int t = 0; ratomics[t].name; t++)
+        if (strlen(ratomics[t].name) == fe - fb &&
+            memcmp(p + fb, ratomics[t].name, fe - fb) == 0)
+          at = t;
+      size_t call_end, comma = skip_ws(p, end, n);
+      if (at < 0 || count_args(p, paren, n, &call_end) < 0 || comma >= n ||
+          p[comma] != ',')
+        continue;
+      sk_buf_add(&o, p + copied, fb - copied);
+      sk_buf_printf(&o, " (%ssk__%s_%s(sk__%s_at", ratomics[at].vd ? "(void)" : "",
+                    nm, ratomics[at].cas ? "C" : "F", nm);
+      sk_buf_add(&o, p + k, end - k);
+      if (!ratomics[at].cas) sk_buf_printf(&o, ", %s", ratomics[at].op);
+      sk_buf_puts(&o, ", ");
+      sk_buf_add(&o, p + comma + 1, call_end - 1 - (comma + 1));
+      sk_buf_puts(&o, " ))");
+      copied = i = call_end;
+      continue;
+    }
+    int pre = a >= 2 && a - 2 >= copied && (p[a - 1] == '+' || p[a - 1] == '-') &&
+              p[a - 2] == p[a - 1];
+    size_t q = skip_ws(p, end, n), rhs_b = 0, stop = end;
+    char op = 0;
+    const char *post = "";
+    if (pre) {
+      op = p[a - 1];
+      b = a - 2;
+    } else if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) {
+      op = p[q];
+      post = p[q] == '+' ? " - 1" : " + 1";
+      stop = q + 2;
+    } else if (q + 2 < n && p[q + 2] == '=' && p[q] == p[q + 1] &&
+               (p[q] == '<' || p[q] == '>')) {
+      op = p[q];
+      rhs_b = q + 3;
+    } else if (q + 1 < n && p[q + 1] == '=' && strchr("+-*/%&|^", p[q])) {
+      op = p[q];
+      rhs_b = q + 2;
+    } else if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) {
+      op = '=';
+      rhs_b = q + 1;
+    }
+    if (!op) continue;
+    if (rhs_b && expr_end(p, rhs_b, n) >= n) continue;
+    sk_buf_add(&o, p + copied, b - copied);
+    if (op == '=')
+      sk_buf_printf(&o, " (sk__%s_P(sk__%s_at", nm, nm);
+    else
+      sk_buf_printf(&o, " (sk__%s_U(sk__%s_at", nm, nm);
+    sk_buf_add(&o, p + k, end - k);
+    if (op != '=') sk_buf_printf(&o, ", '%c'", op);
+    if (rhs_b) {
+      size_t rhs_e = expr_end(p, rhs_b, n);
+      sk_buf_puts(&o, ", (");
+      sk_buf_add(&o, p + rhs_b, rhs_e - rhs_b);
+      sk_buf_puts(&o, " )))");
+      stop = rhs_e;
+    } else {
+      sk_buf_printf(&o, ", 1)%s)", post);
+    }
+    copied = i = stop;
+  }
+  sk_buf_add(&o, p + copied, n - copied);
+  return sk_buf_take(&o);
+}

@@ -344,6 +344,52 @@ void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
   }
 }
 
+/* Remote views (backends/remote): the element helpers of capture 'k'
+ * (index 'c') at file scope. The local part is a load or store in line,
+ * and so is every element when the ranks share one node's memory (the
+ * window's 'shared' block: the cached remote pointers of seed 001); the
+ * rest calls the window's functions; an index outside the global
+ * range is reported as the launch's bad index (dim -1). U applies a
+ * compound assignment ('+' ... '>' for '>>='), F an atomic. */
+static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
+  if (k->kind != SK_CAP_VIEW || k->space != SK_SPACE_REMOTE) return;
+  const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
+  int fl = sk_dtypes[k->dtype].is_float;
+  const char *W = "const sk_rwin *w", *ctx = "const sk_ctx *ctx";
+  sk_buf_printf(b,
+    "static inline %s sk__%s_get(%s, const %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s) {\n"
+    "  sk_i64 k = g - lo;\n"
+    "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
+    "  if (w->shared && (sk_u64)g < (sk_u64)w->total) return ((const %s *)w->shared)[g];\n"
+    "  %s t = 0;\n"
+    "  if (w->get(w, g, &t) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
+    "  return t;\n}\n", T, n, W, T, ctx, T, T, c);
+  sk_buf_printf(b,
+    "static inline %s sk__%s_put(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s v, %s) {\n"
+    "  sk_i64 k = g - lo;\n"
+    "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
+    "  if (w->shared && (sk_u64)g < (sk_u64)w->total) { ((%s *)w->shared)[g] = v; return v; }\n"
+    "  if (w->put(w, g, &v) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
+    "  return v;\n}\n", T, n, W, T, T, ctx, T, c);
+  sk_buf_printf(b,
+    "static inline %s sk__%s_upd(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, int op, %s v, %s) {\n"
+    "  %s x = sk__%s_get(w, l, lo, n, g, ctx);\n  switch (op) {\n"
+    "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
+    "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n",
+    T, n, W, T, T, ctx, T, n);
+  if (!fl)
+    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
+                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
+                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
+  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, ctx);\n}\n", n);
+  sk_buf_printf(b,
+    "static inline %s sk__%s_fop(%s, sk_i64 g, int op, %s a, %s e, %s) {\n"
+    "  %s in[2]; %s old = 0;\n"
+    "  if (op == SK_ROP_CAS) { in[0] = a; in[1] = e; } else { in[0] = a; in[1] = 0; }\n"
+    "  if (w->fop(w, g, op, in, &old) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
+    "  return old;\n}\n", T, n, W, T, T, ctx, T, T, c);
+}
+
 /* The view struct types used (one per dtype), then nothing else: the
  * unpacking happens inside the chunk function (gen_unpack). */
 static void gen_view_types(sk_buf *b, const sk_kspec *s) {
@@ -359,6 +405,40 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
                   sk_dtypes[k->dtype].tag);
   }
   for (int c = 0; c < s->ncap; c++) sk_cg_tile_fn(b, &s->caps[c], "static inline");
+  for (int c = 0; c < s->ncap; c++) remote_fns(b, &s->caps[c], c);
+}
+
+/* A remote view's locals (its window, local part and range, the global
+ * index of its element 0) and its macros: x(..) reads, sk__x_at(..) is
+ * the global index, P / U / F / C the rewritten writes (check.c). */
+static void remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k,
+                          int c) {
+  const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
+  int r = k->rank;
+  sk_buf_printf(b,
+    "  const sk_rwin *sk__%s_w = (const sk_rwin *)sk__args[%d].v.handle;\n"
+    "  %s *sk__%s_l = (%s *)sk__%s_w->local;\n"
+    "  const sk_i64 sk__%s_lo = sk__%s_w->lo, sk__%s_n = sk__%s_w->nloc;\n"
+    "  const sk_i64 sk__%s_g0 = ((const char *)%s.data - sk__%s_w->vbase) / sk__%s_w->esize;\n",
+    n, c, T, n, T, n, n, n, n, n, n, n, n, n);
+  sk_cg_strides(b, k);
+  sk_buf_printf(b, "  (void)%s; (void)sk__%s_l; (void)sk__%s_lo; (void)sk__%s_n;\n",
+                n, n, n, n);
+  sk_buf_printf(b, "#define sk__%s_at(", n);
+  for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
+  sk_buf_printf(b, ") (sk__%s_g0", n);
+  sk_cg_offset(b, k, c, s->bounds ? "sk__ctx" : NULL);
+  sk_buf_puts(b, ")\n");
+  sk_buf_printf(b, "#define %s(...) sk__%s_get(sk__%s_w, sk__%s_l, sk__%s_lo, "
+                "sk__%s_n, sk__%s_at(__VA_ARGS__), sk__ctx)\n", n, n, n, n, n, n, n);
+  sk_buf_printf(b, "#define sk__%s_P(g, v) sk__%s_put(sk__%s_w, sk__%s_l, sk__%s_lo, "
+                "sk__%s_n, g, v, sk__ctx)\n", n, n, n, n, n, n);
+  sk_buf_printf(b, "#define sk__%s_U(g, o, v) sk__%s_upd(sk__%s_w, sk__%s_l, "
+                "sk__%s_lo, sk__%s_n, g, o, v, sk__ctx)\n", n, n, n, n, n, n);
+  sk_buf_printf(b, "#define sk__%s_F(g, o, v) sk__%s_fop(sk__%s_w, g, o, v, 0, sk__ctx)\n",
+                n, n, n);
+  sk_buf_printf(b, "#define sk__%s_C(g, e, d) sk__%s_fop(sk__%s_w, g, SK_ROP_CAS, e, d, "
+                "sk__ctx)\n", n, n, n);
 }
 
 /* Locals for each capture and the element-access macro of each view. */
@@ -376,6 +456,10 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     int restrict_ok = !k->alias;
     sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
+    if (k->space == SK_SPACE_REMOTE) {
+      remote_unpack(b, s, k, c);
+      continue;
+    }
     sk_buf_printf(b, "  %s *%s sk__%s_d = %s.data;\n", t->ctype,
                   restrict_ok ? "SK_RESTRICT" : "", n, n);
     sk_cg_strides(b, k);
@@ -429,6 +513,12 @@ void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent,
                 const char *label, int atomic) {
   sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent, label);
   char *rewritten = atomic ? sk_body_atomic(s) : NULL;
+  char *remote = sk_body_remote(s, rewritten ? rewritten : s->body,
+                                rewritten ? strlen(rewritten) : s->body_len);
+  if (remote) {
+    free(rewritten);
+    rewritten = remote;
+  }
   if (rewritten) {
     sk_buf_puts(b, rewritten);
     free(rewritten);

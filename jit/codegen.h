@@ -22,6 +22,10 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
 /* the body with element updates of 'atomic' views made atomic (malloc'd),
  * or NULL when no capture has the trait */
 char *sk_body_atomic(const sk_kspec *spec);
+/* 'p' (n bytes: the body, after sk_body_atomic) with the element writes
+ * and atomics of remote views made calls of their helpers (malloc'd), or
+ * NULL when no capture is remote */
+char *sk_body_remote(const sk_kspec *spec, const char *p, size_t n);
 
 /* -- codegen.c --------------------------------------------------------- */
 /* Generated source for 'spec' (malloc'd) or NULL with 'err' filled. */

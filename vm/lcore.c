@@ -19,6 +19,7 @@
 
 #include "speck.h"
 #include "vm.h"
+#include "../backends/remote/remote.h"
 #include "../backends/cuda/cuda_api.h"
 #include "../kernels/blas/vendor.h"
 #include "../backends/tools.h"
@@ -888,6 +889,21 @@ static int l_info(lua_State *L) {
     lua_setfield(L, -2, "info");
     lua_setfield(L, -2, (*b)->name);
   }
+  if (!sk_backend_find("remote")) {   /* registered by require "speck.remote" */
+    char why[512] = "", info[512] = "";
+    lua_createtable(L, 0, 3);
+    int ok = sk_remote_available(why, sizeof why);
+    lua_pushboolean(L, ok);
+    lua_setfield(L, -2, "available");
+    if (!ok) {
+      lua_pushstring(L, why);
+      lua_setfield(L, -2, "reason");
+    }
+    sk_remote_info(info, sizeof info);
+    lua_pushstring(L, info);
+    lua_setfield(L, -2, "info");
+    lua_setfield(L, -2, "remote");
+  }
   lua_setfield(L, -2, "spaces");
   lua_newtable(L);
   lua_createtable(L, 0, 2);
@@ -1041,6 +1057,7 @@ static int l_sentinel_gc(lua_State *L) {
    * their threads run this module's code, which Lua is about to unload */
   if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
     sk_lio_close();   /* the bar's code goes with this module */
+    sk_lremote_close();   /* windows freed, MPI finalised (if started) */
     sk_rt_finalize();
     sk_jit_shutdown();
   }
@@ -1076,5 +1093,6 @@ int luaopen_speck_core(lua_State *L) {
   sk_lview_open(L);
   sk_lio_open(L);
   sk_ltask_open(L);
+  sk_lremote_open(L);
   return 1;
 }

@@ -1287,3 +1287,21 @@ void sk_lview_open(lua_State *L) {
     }
   }
 }
+
+/* -- for the other binding files (vm.h) ------------------------------------ */
+int sk_lview_dims(lua_State *L, int idx, const char *fname, const char *label,
+                  int64_t *ext) {
+  return check_dims(L, idx, fname, label, ext);
+}
+
+int sk_lview_dtype(lua_State *L, int idx, const char *fname, const char *label) {
+  return check_dtype(L, idx, fname, label);
+}
+
+void sk_lview_add_methods(lua_State *L, const luaL_Reg *r) {
+  push_mt(L);
+  lua_getfield(L, -1, "__index");
+  lua_getupvalue(L, -1, 1);            /* the methods table */
+  luaL_setfuncs(L, r, 0);
+  lua_pop(L, 3);
+}

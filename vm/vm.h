@@ -20,6 +20,13 @@ sk_view *sk_lview_new(lua_State *L);
 /* register View, subview, deep_copy, mirrors, resize/realloc and the
  * dtype constants into the table at the top of the stack */
 void sk_lview_open(lua_State *L);
+/* checked arguments, as speck.View reads them: dims (returns the rank,
+ * extents in 'ext') and dtype */
+int sk_lview_dims(lua_State *L, int idx, const char *fname, const char *label,
+                  int64_t *ext);
+int sk_lview_dtype(lua_State *L, int idx, const char *fname, const char *label);
+/* add methods to every view (remote.c: local_view, local_range) */
+void sk_lview_add_methods(lua_State *L, const luaL_Reg *r);
 /* let the collector feel 'bytes' of new view memory */
 void sk_lview_gcstep(lua_State *L, size_t bytes);
 
@@ -42,6 +49,12 @@ void sk_lio_close(void);
 void sk_ltask_open(lua_State *L);
 /* the view a kernel captures for a MemoryPool userdata, NULL if not one */
 const sk_view *sk_ltask_pool_view(lua_State *L, int idx);
+/* -- lremote.c: speck.remote's C side (core.remote) -------------------- */
+/* register 'remote' (start, rank, size, barrier, fence, allreduce, View,
+ * info) into the table at the top of the stack */
+void sk_lremote_open(lua_State *L);
+/* the last Lua state closes: free the windows, finalise MPI */
+void sk_lremote_close(void);
 
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */

@@ -71,7 +71,9 @@ static void cuda_info(char *buf, size_t n) {
 
 /* CUDA kernels reach every space but plain host memory; the back end
  * allocates all three CUDA spaces */
-static int cuda_reaches(int space) { return space != SK_SPACE_HOST; }
+static int cuda_reaches(int space) {
+  return space != SK_SPACE_HOST && space != SK_SPACE_REMOTE;
+}
 
 static int cuda_owns(int space) {
   return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_PINNED ||

@@ -466,8 +466,11 @@ static int serial_init(int threads, int device, char *err, size_t errlen) {
 
 static void serial_finalize(void) {}
 
-/* host kernels reach host memory and the CUDA spaces the CPU can load */
-static int host_reaches(int space) { return sk_space_host_accessible(space); }
+/* host kernels reach host memory, the CUDA spaces the CPU can load and
+ * remote views (their local part directly, the rest through MPI) */
+static int host_reaches(int space) {
+  return sk_space_host_accessible(space) || space == SK_SPACE_REMOTE;
+}
 
 /* host memory is allocated through the openmp table (parallel first
  * touch when its pool runs; serial shares the same functions) */

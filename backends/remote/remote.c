@@ -1,0 +1,772 @@
+/* remote.c: the 'remote' memory space over MPI one-sided communication.
+ *
+ * A remote view's elements are one global index range (the row-major
+ * order of its global dims); rank r holds [r * chunk, (r + 1) * chunk) of
+ * it in an MPI window (MPI_Win_allocate, one MPI_Win_lock_all epoch for
+ * the window's life). The view's 'data' is a virtual global address: a
+ * PROT_NONE reservation of the global size, so subviews are ordinary
+ * pointer arithmetic, a stray host load faults instead of reading another
+ * view, and a kernel finds global index g as (p - vbase) / esize. Kernels
+ * read the local part directly (generated code, jit/codegen.c) and call
+ * the window's get / put / fop functions for the rest: MPI_Get, MPI_Put,
+ * MPI_Fetch_and_op / MPI_Compare_and_swap, each completed by
+ * MPI_Win_flush before it returns, so a kernel sees its own writes. When
+ * every rank is on this node (and SPECK_REMOTE_DIRECT is not 0) the
+ * window is MPI_Win_allocate_shared's one contiguous block, published as
+ * the window's 'shared' base: kernels then load and store any element
+ * directly (atomics still go through MPI); remote.fence's MPI_Win_sync and
+ * barrier order them.
+ *
+ * MPI_Win_free is collective, but views die when each rank's collector
+ * decides: a released window is only marked 'dead', and the collective
+ * calls (barrier, fence, creating a view) free the windows every rank
+ * has released, in creation order. The rest go at sk_remote_stop.
+ */
+#define _GNU_SOURCE
+#include "remote.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tools.h"
+
+#ifdef SK_HAVE_MPI
+#include <dlfcn.h>
+#include <mpi.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef SK_MPI_THREAD_LEVEL
+#define SK_MPI_THREAD_LEVEL MPI_THREAD_SERIALIZED
+#endif
+
+typedef struct rwin {
+  sk_rwin w;               /* first: the kernels' handle points here */
+  MPI_Win win;
+  size_t reserve_bytes;    /* the PROT_NONE range at w.vbase */
+  int id, dead, dist, rank;
+  int64_t rowsize;         /* elements per index of dims[1] */
+  int64_t ext[SK_MAXRANK]; /* the global dims */
+} rwin;
+
+static rwin **wins;        /* by creation order (the same on every rank) */
+static int nwins, capwins;
+static int started, we_init, me, nranks, threaded, direct;
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* MPI calls from kernels run on pool threads. MPI is initialised with
+ * MPI_THREAD_SERIALIZED (MULTIPLE makes Open MPI lock inside every call,
+ * three times the cost of an element get here): the calls are serialised
+ * by 'mpi_lock' when more than one thread can launch kernel pieces, and
+ * taken without it when the pool has one thread (or the back end is
+ * serial). A host program that initialised MPI with MULTIPLE needs no
+ * lock. */
+static int need_lock(void) { return !threaded && sk_rt_threads() > 1; }
+static int lock(void) {
+  int l = need_lock();
+  if (l) pthread_mutex_lock(&mpi_lock);
+  return l;
+}
+static void unlock(int l) {
+  if (l) pthread_mutex_unlock(&mpi_lock);
+}
+
+static int mpi_fail(char *err, size_t errlen, const char *what, int rc) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", rc);
+  snprintf(err, errlen, "%s failed: %s", what, s);
+  return -1;
+}
+
+static MPI_Datatype mpi_type(int dtype) {
+  switch (dtype) {
+  case SK_F64: return MPI_DOUBLE;
+  case SK_F32: return MPI_FLOAT;
+  case SK_I64: return MPI_INT64_T;
+  case SK_I32: return MPI_INT32_T;
+  case SK_I16: return MPI_INT16_T;
+  case SK_I8: return MPI_INT8_T;
+  case SK_U64: return MPI_UINT64_T;
+  case SK_U32: return MPI_UINT32_T;
+  default: return MPI_UINT8_T;   /* uint8, bool */
+  }
+}
+
+/* -- element access (called by kernels) -------------------------------- */
+static int w_get(const sk_rwin *w, sk_i64 g, void *out) {
+  if (g < 0 || g >= w->total) return -1;
+  int owner = (int)(g / w->chunk);
+  sk_i64 disp = g - (sk_i64)owner * w->chunk;
+  if (owner == w->me) {
+    memcpy(out, (char *)w->local + disp * w->esize, (size_t)w->esize);
+    return 0;
+  }
+  const rwin *r = (const rwin *)w;
+  int held = lock();
+  MPI_Datatype t = mpi_type(w->dtype);
+  MPI_Get(out, 1, t, owner, (MPI_Aint)disp, 1, t, r->win);
+  MPI_Win_flush(owner, r->win);
+  unlock(held);
+  return 0;
+}
+
+static int w_put(const sk_rwin *w, sk_i64 g, const void *in) {
+  if (g < 0 || g >= w->total) return -1;
+  int owner = (int)(g / w->chunk);
+  sk_i64 disp = g - (sk_i64)owner * w->chunk;
+  if (owner == w->me) {
+    memcpy((char *)w->local + disp * w->esize, in, (size_t)w->esize);
+    return 0;
+  }
+  const rwin *r = (const rwin *)w;
+  int held = lock();
+  MPI_Datatype t = mpi_type(w->dtype);
+  MPI_Put(in, 1, t, owner, (MPI_Aint)disp, 1, t, r->win);
+  MPI_Win_flush(owner, r->win);
+  unlock(held);
+  return 0;
+}
+
+/* negate 'in' (es bytes of 'dtype') into 'out': a subtraction is a sum */
+static void negate(int dtype, const void *in, void *out) {
+  switch (dtype) {
+  case SK_F64: *(double *)out = -*(const double *)in; break;
+  case SK_F32: *(float *)out = -*(const float *)in; break;
+  case SK_I64: case SK_U64: *(uint64_t *)out = 0 - *(const uint64_t *)in; break;
+  case SK_I32: case SK_U32: *(uint32_t *)out = 0u - *(const uint32_t *)in; break;
+  case SK_I16: *(uint16_t *)out = (uint16_t)(0u - *(const uint16_t *)in); break;
+  default: *(uint8_t *)out = (uint8_t)(0u - *(const uint8_t *)in); break;
+  }
+}
+
+/* Atomics go through MPI for the local part too: MPI's atomicity holds
+ * among MPI's accumulate operations only. */
+static int w_fop(const sk_rwin *w, sk_i64 g, int op, const void *in,
+                 void *old) {
+  if (g < 0 || g >= w->total) return -1;
+  int owner = (int)(g / w->chunk);
+  sk_i64 disp = g - (sk_i64)owner * w->chunk;
+  const rwin *r = (const rwin *)w;
+  MPI_Datatype t = mpi_type(w->dtype);
+  uint64_t tmp = 0, neg = 0;
+  if (!old) old = &tmp;
+  MPI_Op mop = MPI_SUM;
+  switch (op) {
+  case SK_ROP_SUB: negate(w->dtype, in, &neg); in = &neg; break;
+  case SK_ROP_MIN: mop = MPI_MIN; break;
+  case SK_ROP_MAX: mop = MPI_MAX; break;
+  case SK_ROP_AND: mop = MPI_BAND; break;
+  case SK_ROP_OR: mop = MPI_BOR; break;
+  case SK_ROP_XOR: mop = MPI_BXOR; break;
+  case SK_ROP_XCHG: mop = MPI_REPLACE; break;
+  default: break;
+  }
+  int held = lock();
+  if (op == SK_ROP_CAS)
+    MPI_Compare_and_swap((const char *)in + w->esize, in, old, t, owner,
+                         (MPI_Aint)disp, r->win);
+  else
+    MPI_Fetch_and_op(in, old, t, owner, (MPI_Aint)disp, mop, r->win);
+  MPI_Win_flush(owner, r->win);
+  unlock(held);
+  return 0;
+}
+
+/* -- windows ------------------------------------------------------------ */
+static rwin *find_addr(const void *p) {
+  const char *c = p;
+  for (int i = 0; i < nwins; i++) {
+    rwin *r = wins[i];
+    if (r && c >= r->w.vbase && c < r->w.vbase + r->reserve_bytes) return r;
+  }
+  return NULL;
+}
+
+static void win_free(rwin *r) {
+  MPI_Win_unlock_all(r->win);
+  MPI_Win_free(&r->win);
+  munmap(r->w.vbase, r->reserve_bytes);
+  wins[r->id] = NULL;
+  free(r);
+}
+
+/* Collective: free the windows every rank has released. */
+static int collect_dead(char *err, size_t errlen) {
+  if (!nwins) return 0;
+  int *flag = malloc((size_t)nwins * sizeof *flag);
+  if (!flag) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (int i = 0; i < nwins; i++) flag[i] = !wins[i] || wins[i]->dead;
+  int rc = MPI_Allreduce(MPI_IN_PLACE, flag, nwins, MPI_INT, MPI_MIN,
+                         MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) {
+    free(flag);
+    return mpi_fail(err, errlen, "MPI_Allreduce", rc);
+  }
+  for (int i = 0; i < nwins; i++)
+    if (flag[i] && wins[i]) win_free(wins[i]);
+  free(flag);
+  return 0;
+}
+
+/* the back end's free: the window waits for a collective call */
+static void remote_free(void *p, int space) {
+  (void)space;
+  rwin *r = started ? find_addr(p) : NULL;
+  if (r) r->dead = 1;
+}
+
+/* Copy between a remote view's elements (virtual global addresses) and
+ * host memory, owner by owner; both sides remote go through a buffer. */
+static int span_copy(rwin *r, char *host, const char *vp, size_t bytes,
+                     int put, char *err, size_t errlen) {
+  size_t es = (size_t)r->w.esize;
+  int64_t g = (vp - r->w.vbase) / (int64_t)es, n = (int64_t)(bytes / es);
+  if (g < 0 || g + n > r->w.total) {
+    snprintf(err, errlen, "remote copy of elements [%lld, %lld) beyond the "
+             "global extent %lld", (long long)g, (long long)(g + n),
+             (long long)r->w.total);
+    return -1;
+  }
+  int rc = MPI_SUCCESS;
+  int held = lock();
+  while (n > 0 && rc == MPI_SUCCESS) {
+    int owner = (int)(g / r->w.chunk);
+    int64_t disp = g - (int64_t)owner * r->w.chunk;
+    int64_t k = r->w.chunk - disp;
+    if (k > n) k = n;
+    if (owner == r->w.me) {
+      char *l = (char *)r->w.local + disp * (int64_t)es;
+      if (put) memcpy(l, host, (size_t)k * es);
+      else memcpy(host, l, (size_t)k * es);
+    } else {
+      for (int64_t done = 0; done < k && rc == MPI_SUCCESS;) {
+        int64_t m = k - done;
+        if (m * (int64_t)es > (1 << 30)) m = (1 << 30) / (int64_t)es;
+        MPI_Aint d = (MPI_Aint)(disp + done);
+        int c = (int)(m * (int64_t)es);
+        rc = put ? MPI_Put(host + done * (int64_t)es, c, MPI_BYTE, owner, d, c,
+                           MPI_BYTE, r->win)
+                 : MPI_Get(host + done * (int64_t)es, c, MPI_BYTE, owner, d, c,
+                           MPI_BYTE, r->win);
+        done += m;
+      }
+      if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, r->win);
+    }
+    host += k * (int64_t)es;
+    g += k;
+    n -= k;
+  }
+  unlock(held);
+  return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, put ? "MPI_Put" : "MPI_Get", rc);
+}
+
+static int remote_copy(void *dst, int dspace, const void *src, int sspace,
+                       size_t bytes, char *err, size_t errlen) {
+  rwin *d = dspace == SK_SPACE_REMOTE ? find_addr(dst) : NULL;
+  rwin *s = sspace == SK_SPACE_REMOTE ? find_addr(src) : NULL;
+  if ((dspace == SK_SPACE_REMOTE && !d) || (sspace == SK_SPACE_REMOTE && !s)) {
+    snprintf(err, errlen, "remote copy: the remote view's window is gone");
+    return -1;
+  }
+  if (!bytes) return 0;
+  if (d && s) {
+    char *buf = malloc(bytes);
+    if (!buf) {
+      snprintf(err, errlen, "remote copy: no room for %zu bytes", bytes);
+      return -1;
+    }
+    int rc = span_copy(s, buf, src, bytes, 0, err, errlen);
+    if (rc == 0) rc = span_copy(d, buf, dst, bytes, 1, err, errlen);
+    free(buf);
+    return rc;
+  }
+  if (s) return span_copy(s, dst, src, bytes, 0, err, errlen);
+  if (d) return span_copy(d, (char *)src, dst, bytes, 1, err, errlen);
+  memmove(dst, src, bytes);
+  return 0;
+}
+
+/* the back end's fence: this rank's operations complete (not collective:
+ * deep_copy calls it) */
+static int remote_flush(char *err, size_t errlen) {
+  if (!started) return 0;
+  int held = lock();
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < nwins && rc == MPI_SUCCESS; i++)
+    if (wins[i]) {
+      rc = MPI_Win_flush_all(wins[i]->win);
+      if (rc == MPI_SUCCESS) rc = MPI_Win_sync(wins[i]->win);
+    }
+  unlock(held);
+  return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Win_flush_all", rc);
+}
+
+static int check_started(const char *what, char *err, size_t errlen) {
+  if (started) return 0;
+  snprintf(err, errlen, "%s: speck.remote is not started (require \"speck.remote\")",
+           what);
+  return -1;
+}
+
+int sk_remote_barrier(char *err, size_t errlen) {
+  if (check_started("remote.barrier", err, errlen) < 0) return -1;
+  int rc = MPI_Barrier(MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) return mpi_fail(err, errlen, "MPI_Barrier", rc);
+  return collect_dead(err, errlen);
+}
+
+int sk_remote_fence(char *err, size_t errlen) {
+  if (check_started("remote.fence", err, errlen) < 0) return -1;
+  char why[256] = "";
+  if (sk_rt_fence(NULL, why, sizeof why) < 0) {
+    snprintf(err, errlen, "%s", why);
+    return -1;
+  }
+  if (remote_flush(err, errlen) < 0) return -1;
+  return sk_remote_barrier(err, errlen);
+}
+
+int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen) {
+  if (check_started("remote.allreduce", err, errlen) < 0) return -1;
+  MPI_Op o = op == 1 ? MPI_MIN : op == 2 ? MPI_MAX : MPI_SUM;
+  int rc = MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, o, MPI_COMM_WORLD);
+  return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Allreduce", rc);
+}
+
+/* -- collective creation ------------------------------------------------ */
+#define DESC_N (4 + SK_MAXRANK)
+
+static void fmt_dims(const int64_t *d, char *buf, size_t n) {
+  size_t k = 0;
+  int r = (int)d[1];
+  k += (size_t)snprintf(buf, n, "%s [", sk_dtypes[d[0] >= 0 && d[0] < SK_NDTYPE ? d[0] : 0].name);
+  for (int i = 0; i < r && i < SK_MAXRANK && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[4 + i]);
+  if (k < n) snprintf(buf + k, n - k, "] %s", d[2] ? "partitioned" : "blocked");
+}
+
+int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
+                          const int64_t *ext, int dist, char *err,
+                          size_t errlen) {
+  memset(v, 0, sizeof *v);
+  snprintf(v->label, sizeof v->label, "%s", label ? label : "");
+  if (check_started("remote.View", err, errlen) < 0) return -1;
+  /* every rank's request, compared before anything is allocated */
+  int64_t mine[DESC_N] = {dtype, rank, dist, 0};
+  for (int d = 0; d < rank && d < SK_MAXRANK; d++) mine[4 + d] = ext[d];
+  int64_t *all = malloc((size_t)nranks * DESC_N * sizeof *all);
+  if (!all) {
+    snprintf(err, errlen, "remote.View '%s': out of memory", v->label);
+    return -1;
+  }
+  int rc = MPI_Allgather(mine, DESC_N, MPI_INT64_T, all, DESC_N, MPI_INT64_T,
+                         MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    return mpi_fail(err, errlen, "remote.View: MPI_Allgather", rc);
+  }
+  for (int r = 1; r < nranks; r++)
+    if (memcmp(all, all + (size_t)r * DESC_N, DESC_N * sizeof *all) != 0) {
+      char a[256], b[256];
+      fmt_dims(all, a, sizeof a);
+      fmt_dims(all + (size_t)r * DESC_N, b, sizeof b);
+      snprintf(err, errlen,
+               "remote.View '%s': the ranks disagree (rank 0 asks for %s, "
+               "rank %d for %s); a remote view is allocated collectively "
+               "with the same dtype, dims and layout on every rank",
+               v->label, a, r, b);
+      free(all);
+      return -1;
+    }
+  free(all);
+  if (collect_dead(err, errlen) < 0) return -1;
+  if (rank < 1 || rank > SK_MAXRANK - 1) {
+    snprintf(err, errlen, "remote.View '%s': rank %d, expected 1 to %d",
+             v->label, rank, SK_MAXRANK - 1);
+    return -1;
+  }
+  for (int d = 0; d < rank; d++)
+    if (ext[d] < 0) {
+      snprintf(err, errlen, "remote.View '%s': dims[%d] is %lld", v->label,
+               d + 1, (long long)ext[d]);
+      return -1;
+    }
+  if (dist == SK_REMOTE_PARTITIONED && (rank < 2 || ext[0] != nranks)) {
+    snprintf(err, errlen,
+             "remote.View '%s': a partitioned view's dims[1] is the rank and "
+             "must be %d (the number of ranks), and it needs a second "
+             "dimension; got %d dims, dims[1] = %lld",
+             v->label, nranks, rank, (long long)ext[0]);
+    return -1;
+  }
+  int64_t rowsize = 1, total;
+  for (int d = 1; d < rank; d++)
+    if (__builtin_mul_overflow(rowsize, ext[d], &rowsize)) rowsize = -1;
+  size_t es = sk_dtypes[dtype].size, reserve;
+  if (rowsize < 0 || __builtin_mul_overflow(rowsize, ext[0], &total) ||
+      __builtin_mul_overflow((size_t)total, es, &reserve)) {
+    snprintf(err, errlen, "remote.View '%s': dims too large", v->label);
+    return -1;
+  }
+  int64_t rows = dist == SK_REMOTE_PARTITIONED ? 1 : (ext[0] + nranks - 1) / nranks;
+  int64_t chunk = rows * rowsize;
+  rwin *r = calloc(1, sizeof *r);
+  sk_alloc *a = calloc(1, sizeof *a);
+  rwin **nw = nwins < capwins ? wins
+                              : realloc(wins, (size_t)(capwins * 2 + 8) * sizeof *wins);
+  if (!r || !a || !nw) {
+    free(r);
+    free(a);
+    snprintf(err, errlen, "remote.View '%s': out of memory", v->label);
+    return -1;
+  }
+  if (nw != wins) {
+    wins = nw;
+    capwins = capwins * 2 + 8;
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  r->reserve_bytes = reserve > (size_t)page ? reserve : (size_t)page;
+  void *vb = mmap(NULL, r->reserve_bytes, PROT_NONE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (vb == MAP_FAILED) {
+    snprintf(err, errlen, "remote.View '%s': cannot reserve %zu bytes of "
+             "address space", v->label, r->reserve_bytes);
+    free(r);
+    free(a);
+    return -1;
+  }
+  void *local = NULL;
+  MPI_Aint wbytes = (MPI_Aint)((size_t)(chunk ? chunk : 1) * es);
+  /* all ranks on one node: one contiguous shared block, rank r's part at
+   * r * chunk, so kernels load and store any element directly */
+  if (direct)
+    rc = MPI_Win_allocate_shared(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &local, &r->win);
+  else
+    rc = MPI_Win_allocate(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local,
+                          &r->win);
+  if (rc != MPI_SUCCESS) {
+    munmap(vb, r->reserve_bytes);
+    free(r);
+    free(a);
+    return mpi_fail(err, errlen, "remote.View: MPI_Win_allocate", rc);
+  }
+  MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
+  memset(local, 0, (size_t)wbytes);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
+  MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
+  r->w.vbase = vb;
+  r->w.local = local;
+  if (direct) {
+    MPI_Aint sz;
+    int du;
+    void *base0 = NULL;
+    MPI_Win_shared_query(r->win, 0, &sz, &du, &base0);
+    /* the parts must follow each other exactly (MPI's contiguous shared
+     * allocation); if not, on any rank, the MPI calls serve */
+    int ok = base0 && (char *)local == (char *)base0 + (size_t)me * (size_t)wbytes;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    r->w.shared = ok ? base0 : NULL;
+  }
+  r->w.chunk = chunk ? chunk : 1;
+  r->w.total = total;
+  r->w.lo = (int64_t)me * chunk;
+  int64_t hi = r->w.lo + chunk < total ? r->w.lo + chunk : total;
+  r->w.nloc = hi > r->w.lo ? hi - r->w.lo : 0;
+  r->w.me = me;
+  r->w.nranks = nranks;
+  r->w.esize = (int)es;
+  r->w.dtype = dtype;
+  r->w.get = w_get;
+  r->w.put = w_put;
+  r->w.fop = w_fop;
+  r->dist = dist;
+  r->rowsize = rowsize;
+  r->rank = rank;
+  for (int d = 0; d < rank; d++) r->ext[d] = ext[d];
+  r->id = nwins;
+  wins[nwins++] = r;
+
+  v->dtype = dtype;
+  v->rank = rank;
+  v->layout = SK_RIGHT;
+  v->space = SK_SPACE_REMOTE;
+  for (int d = 0; d < SK_MAXRANK; d++) v->extent[d] = d < rank ? ext[d] : 1;
+  sk_view_layout_strides(rank, SK_RIGHT, v->extent, v->stride);
+  a->refs = 1;
+  a->ptr = vb;
+  a->bytes = (size_t)total * es;
+  a->space = SK_SPACE_REMOTE;
+  a->owned = 1;
+  a->handle = &r->w;
+  snprintf(a->label, sizeof a->label, "%s", v->label);
+  sk_tools_alloc(SK_SPACE_REMOTE, a->label, vb, a->bytes);
+  v->alloc = a;
+  v->data = vb;
+  return 0;
+}
+
+static rwin *view_win(const sk_view *v, const char *what, char *err,
+                      size_t errlen) {
+  rwin *r = v->alloc && v->space == SK_SPACE_REMOTE && started
+                ? (rwin *)v->alloc->handle : NULL;
+  if (!r) snprintf(err, errlen, "%s: view '%s' is not a remote view", what, v->label);
+  return r;
+}
+
+int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
+                         size_t errlen) {
+  rwin *r = view_win(v, "local_view", err, errlen);
+  if (!r) return -1;
+  /* partitioned: dims[2..]; blocked: this rank's rows and dims[2..] */
+  int64_t ext[SK_MAXRANK];
+  int rank = 0;
+  if (r->dist != SK_REMOTE_PARTITIONED)
+    ext[rank++] = r->rowsize ? r->w.nloc / r->rowsize : 0;
+  for (int d = 1; d < r->rank; d++) ext[rank++] = r->ext[d];
+  memset(dst, 0, sizeof *dst);
+  snprintf(dst->label, sizeof dst->label, "%.120s_local", v->label);
+  dst->dtype = v->dtype;
+  dst->rank = rank;
+  dst->layout = SK_RIGHT;
+  dst->space = SK_SPACE_HOST;
+  for (int d = 0; d < SK_MAXRANK; d++) dst->extent[d] = d < rank ? ext[d] : 1;
+  sk_view_layout_strides(rank, SK_RIGHT, dst->extent, dst->stride);
+  dst->alloc = v->alloc;
+  sk_view_retain(dst);
+  dst->data = r->w.local;
+  return 0;
+}
+
+int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
+                          char *err, size_t errlen) {
+  rwin *r = view_win(v, "local_range", err, errlen);
+  if (!r) return -1;
+  *b = r->w.lo / (r->rowsize ? r->rowsize : 1);
+  *e = (r->w.lo + r->w.nloc) / (r->rowsize ? r->rowsize : 1);
+  if (r->dist == SK_REMOTE_PARTITIONED) {
+    *b = me;
+    *e = me + 1;
+  }
+  return 0;
+}
+
+/* -- the back end -------------------------------------------------------- */
+static int remote_reaches(int space) {
+  return space == SK_SPACE_HOST || space == SK_SPACE_REMOTE;
+}
+static int remote_owns(int space) { return space == SK_SPACE_REMOTE; }
+static void *remote_alloc(size_t bytes, int space, char *err, size_t errlen) {
+  (void)bytes;
+  (void)space;
+  snprintf(err, errlen, "remote views are allocated collectively by remote.View");
+  return NULL;
+}
+static int remote_init(int threads, int device, char *err, size_t errlen) {
+  return sk_backend_openmp.init(threads, device, err, errlen);
+}
+static void remote_finalize(void) { sk_backend_openmp.finalize(); }
+static int remote_avail(char *why, size_t n) { return sk_remote_available(why, n); }
+static int remote_concurrency(void) { return sk_backend_openmp.concurrency(); }
+static int r_range(const sk_launch *l, char *e, size_t n) {
+  return sk_backend_openmp.launch_range(l, e, n);
+}
+static int r_md(const sk_launch *l, char *e, size_t n) {
+  return sk_backend_openmp.launch_mdrange(l, e, n);
+}
+static int r_team(const sk_launch *l, char *e, size_t n) {
+  return sk_backend_openmp.launch_team(l, e, n);
+}
+static int r_reduce(const sk_launch *l, char *e, size_t n) {
+  return sk_backend_openmp.launch_reduce(l, e, n);
+}
+static int r_scan(const sk_launch *l, char *e, size_t n) {
+  return sk_backend_openmp.launch_scan(l, e, n);
+}
+static void r_limits(sk_team_limits *lim) { sk_backend_openmp.team_limits(lim); }
+
+/* The 'remote' back end: the openmp pool's execution (its kernels reach
+ * host and remote memory), the remote space's memory. */
+static const sk_backend remote_backend = {
+  .name = "remote",
+  .space = SK_SPACE_HOST,
+  .code = SK_CODE_HOST,
+  .features = SK_FEAT_MDRANGE_SCAN,
+  .reaches = remote_reaches,
+  .owns = remote_owns,
+  .init = remote_init,
+  .finalize = remote_finalize,
+  .available = remote_avail,
+  .concurrency = remote_concurrency,
+  .alloc = remote_alloc,
+  .free = remote_free,
+  .copy = remote_copy,
+  .fence = remote_flush,
+  .launch_range = r_range,
+  .launch_mdrange = r_md,
+  .launch_team = r_team,
+  .launch_reduce = r_reduce,
+  .launch_scan = r_scan,
+  .info = sk_remote_info,
+  .team_limits = r_limits,
+};
+
+int sk_remote_available(char *why, size_t n) {
+  (void)why;
+  (void)n;
+  return 1;
+}
+
+int sk_remote_started(void) { return started; }
+int sk_remote_rank(void) { return me; }
+int sk_remote_size(void) { return started ? nranks : 1; }
+
+int sk_remote_start(char *err, size_t errlen) {
+  if (started) return 0;
+  const char *d = sk_env_get("SPECK_REMOTE_DIRECT");
+  if (d && strcmp(d, "0") != 0 && strcmp(d, "1") != 0) {
+    snprintf(err, errlen, "speck.remote: SPECK_REMOTE_DIRECT=%s: expected 0 or 1", d);
+    return -1;
+  }
+  int flag = 0, fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) {
+    snprintf(err, errlen, "speck.remote: MPI was finalised already in this "
+             "process (MPI cannot start twice)");
+    return -1;
+  }
+  MPI_Initialized(&flag);
+  int provided = MPI_THREAD_SINGLE;
+  if (!flag) {
+    /* Open MPI's components look libmpi's symbols up globally; speck may
+     * have been loaded as a Lua module (RTLD_LOCAL) */
+    void *h = dlopen("libmpi.so.40", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    (void)h;
+    /* Open MPI: ranks on one node share windows through osc/sm (plain
+     * loads and stores; priority 100) rather than osc/rdma (101), whose
+     * emulated atomics over the vader transport crash in
+     * MPI_Compare_and_swap (4.1.4). Across nodes sm declines and rdma
+     * or ucx is used. A value the user set is kept. */
+    setenv("OMPI_MCA_osc_rdma_priority", "50", 0);
+    int rc = MPI_Init_thread(NULL, NULL, SK_MPI_THREAD_LEVEL, &provided);
+    if (rc != MPI_SUCCESS) return mpi_fail(err, errlen, "speck.remote: MPI_Init_thread", rc);
+    we_init = 1;
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  threaded = provided == MPI_THREAD_MULTIPLE;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (!sk_backend_find(remote_backend.name) &&
+      sk_backend_register(&remote_backend, err, errlen) < 0)
+    return -1;
+  /* direct loads and stores when every rank is on this node (and
+   * SPECK_REMOTE_DIRECT is not 0) */
+  MPI_Comm node;
+  int nnode = 0;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                          &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &nnode);
+    MPI_Comm_free(&node);
+  }
+  direct = nnode == nranks && !(d && strcmp(d, "0") == 0);
+  started = 1;
+  return 0;
+}
+
+void sk_remote_stop(void) {
+  if (!started) return;
+  char why[256];
+  sk_rt_fence(NULL, why, sizeof why);
+  for (int i = 0; i < nwins; i++)
+    if (wins[i]) win_free(wins[i]);
+  free(wins);
+  wins = NULL;
+  nwins = capwins = 0;
+  started = 0;
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (we_init && !fin) MPI_Finalize();
+}
+
+void sk_remote_info(char *buf, size_t n) {
+  char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(ver, &len);
+  char *nl = strpbrk(ver, ",\n");
+  if (nl) *nl = 0;
+  if (started)
+    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s", ver, me, nranks,
+             direct ? ", one node: direct loads and stores" : "");
+  else
+    snprintf(buf, n, "remote: MPI one-sided (%s), started by require \"speck.remote\"",
+             ver);
+}
+
+#else /* !SK_HAVE_MPI ------------------------------------------------------ */
+
+#define NO_MPI "speck was built without MPI (make found no mpicc; install " \
+               "libopenmpi-dev and openmpi-bin, then rebuild)"
+
+int sk_remote_available(char *why, size_t n) {
+  snprintf(why, n, NO_MPI);
+  return 0;
+}
+static int no_mpi(const char *what, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s: %s", what, NO_MPI);
+  return -1;
+}
+int sk_remote_start(char *err, size_t errlen) {
+  return no_mpi("speck.remote", err, errlen);
+}
+void sk_remote_stop(void) {}
+int sk_remote_started(void) { return 0; }
+int sk_remote_rank(void) { return 0; }
+int sk_remote_size(void) { return 1; }
+void sk_remote_info(char *buf, size_t n) {
+  snprintf(buf, n, "remote: not available (%s)", NO_MPI);
+}
+int sk_remote_barrier(char *err, size_t errlen) {
+  return no_mpi("remote.barrier", err, errlen);
+}
+int sk_remote_fence(char *err, size_t errlen) {
+  return no_mpi("remote.fence", err, errlen);
+}
+int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen) {
+  (void)x;
+  (void)n;
+  (void)op;
+  return no_mpi("remote.allreduce", err, errlen);
+}
+int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
+                          const int64_t *ext, int dist, char *err,
+                          size_t errlen) {
+  (void)label;
+  (void)dtype;
+  (void)rank;
+  (void)ext;
+  (void)dist;
+  memset(v, 0, sizeof *v);
+  return no_mpi("remote.View", err, errlen);
+}
+int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
+                         size_t errlen) {
+  (void)dst;
+  (void)v;
+  return no_mpi("local_view", err, errlen);
+}
+int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
+                          char *err, size_t errlen) {
+  (void)v;
+  (void)b;
+  (void)e;
+  return no_mpi("local_range", err, errlen);
+}
+#endif

@@ -1,0 +1,26 @@
+-- remote_spec.lua: speck.remote from outside an MPI job (the cases on
+-- every rank are tests/remote/remote_test.lua, run by tests/run.sh under
+-- mpirun): speck --info lists the space, bad settings are refused before
+-- MPI starts.
+local SPECK = os.getenv("SPECK_BIN") or "build/bin/speck"
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1", "r"))
+  local out = p:read("a")
+  local ok, _, code = p:close()
+  return out, ok and 0 or code
+end
+
+describe("speck.remote", function()
+  it("is listed by speck --info with its MPI library", function()
+    local out, code = sh(SPECK .. " --info")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("remote:\n      available:  true\n      info:       remote: MPI one-sided (Open MPI v", 1, true), out)
+  end)
+
+  it("refuses a malformed SPECK_REMOTE_DIRECT at require, before MPI starts", function()
+    local out, code = sh("env SPECK_REMOTE_DIRECT=yes " .. SPECK .. " -e 'require \"speck.remote\"'")
+    assert.are.equal(1, code)
+    assert.truthy(out:find("speck.remote: SPECK_REMOTE_DIRECT=yes: expected 0 or 1", 1, true), out)
+  end)
+end)
