@@ -213,6 +213,9 @@ int sk_host_room(uint64_t bytes, char *err, size_t errlen);
  * value, -1 with the message. */
 #define SK_THREADS_MAX 1024   /* the largest host thread pool */
 const char *sk_env_get(const char *name);   /* NULL when unset or empty */
+/* a size: digits with an optional fraction, then nothing or K, M, G
+ * (powers of 1024); -1 when malformed (SPECK_CACHE_MAX, SPECK_MEMORY_MAX) */
+int64_t sk_parse_size(const char *s);
 /* a positive integer at most 'max' */
 int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen);
 /* SPECK_THREADS, else the first entry of OMP_NUM_THREADS */

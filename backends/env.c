@@ -7,6 +7,7 @@
  * is reported before any work is done.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,5 +179,32 @@ int sk_env_check(char *err, size_t errlen) {
   if (sk_env_threads(&n, err, errlen) < 0) return -1;
   if (sk_env_jit(&n, err, errlen) < 0) return -1;
   if (sk_env_cc_timeout(&t, err, errlen) < 0) return -1;
+  const char *mx = sk_env_get("SPECK_MEMORY_MAX");
+  if (mx && sk_parse_size(mx) <= 0) {
+    fail(err, errlen, "SPECK_MEMORY_MAX", mx,
+         "not a size (bytes, or a number with K, M or G; more than 0)");
+    return -1;
+  }
   return 0;
+}
+
+/* A size: decimal digits with an optional fraction, then nothing or one
+ * of K, M, G (either case; powers of 1024). No sign, exponent, hex,
+ * blanks or trailing text; at most 2^62 bytes. */
+int64_t sk_parse_size(const char *s) {
+  const char *p = s;
+  double v = 0, scale = 1;
+  int digits = 0;
+  for (; *p >= '0' && *p <= '9'; p++, digits++) v = v * 10 + (*p - '0');
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++, digits++) v += (*p - '0') * (scale /= 10);
+  if (!digits) return -1;
+  switch (*p) {
+  case 'k': case 'K': v *= 1024; p++; break;
+  case 'm': case 'M': v *= 1024.0 * 1024; p++; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; p++; break;
+  default: break;
+  }
+  if (*p || !isfinite(v) || v > 4611686018427387904.0) return -1;
+  return (int64_t)v;
 }

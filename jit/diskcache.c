@@ -72,27 +72,6 @@ static int mkdir_p(const char *path, mode_t last_mode) {
   return 0;
 }
 
-/* A size: decimal digits with an optional fraction, then nothing or one
- * of K, M, G (either case; powers of 1024). No sign, exponent, hex,
- * blanks or trailing text; at most 2^62 bytes. */
-int64_t sk_parse_size(const char *s) {
-  const char *p = s;
-  double v = 0, scale = 1;
-  int digits = 0;
-  for (; *p >= '0' && *p <= '9'; p++, digits++) v = v * 10 + (*p - '0');
-  if (*p == '.')
-    for (p++; *p >= '0' && *p <= '9'; p++, digits++) v += (*p - '0') * (scale /= 10);
-  if (!digits) return -1;
-  switch (*p) {
-  case 'k': case 'K': v *= 1024; p++; break;
-  case 'm': case 'M': v *= 1024.0 * 1024; p++; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; p++; break;
-  default: break;
-  }
-  if (*p || !isfinite(v) || v > 4611686018427387904.0) return -1;
-  return (int64_t)v;
-}
-
 /* Settings first (a malformed one is an error even with the cache off:
  * the user meant something by it), then the directory's checks. */
 static void init(void) {

@@ -74,8 +74,6 @@ const char *sk_disk_dir(void);      /* NULL when disabled */
 int sk_disk_config(char *err, size_t errlen);
 int64_t sk_disk_size(void);         /* bytes in entries of every kind */
 int64_t sk_disk_max(void);
-/* "123", "1.5K", "256M", "2G" -> bytes; -1 when malformed */
-int64_t sk_parse_size(const char *s);
 void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n);
 void *sk_disk_read(uint64_t key, const char *suffix, size_t *len);
 int sk_disk_check(uint64_t key, const char *suffix, char *path, size_t n);

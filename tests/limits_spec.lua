@@ -103,6 +103,19 @@ describe("memory limits", function()
     assert.truthy(out:find("speck.View 'big': cannot allocate 17179869184 bytes in space 'host' " ..
                            "(more than the 2.0 GiB address-space limit of ulimit -v)", 1, true), out)
   end)
+
+  it("keeps to SPECK_MEMORY_MAX, and refuses a malformed one", function()
+    local out = speck_e([[print(select(2, pcall(speck.View, "big", "float64", 2^25)));
+      local v = speck.View("small", "float64", 2^20):fill(3); print(v(7))]], "SPECK_MEMORY_MAX=64M")
+    assert.truthy(out:find("speck.View 'big': cannot allocate 268435456 bytes in space 'host' " ..
+                           "(more than SPECK_MEMORY_MAX's 0.06 GiB)", 1, true), out)
+    assert.truthy(out:find("\n3.0\n", 1, true), out)
+    for _, v in ipairs{"lots", "0", "-5G", "1T"} do
+      local _, err, status = speck_e("print(1)", "SPECK_MEMORY_MAX=" .. v)
+      assert.are_not.equal(0, status)
+      assert.truthy(err:find(("speck: SPECK_MEMORY_MAX=%s: not a size (bytes, or a number with K, M or G; more than 0)"):format(v), 1, true), err)
+    end
+  end)
 end)
 
 describe("cc tier time limit (SPECK_CC_TIMEOUT)", function()

@@ -48,9 +48,9 @@ static void print_usage(FILE *f) {
     "  function's signature).\n"
     "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
     "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
-    "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_JIT_DUMP,\n"
-    "  SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR (see docs/guide.md); a malformed\n"
-    "  value exits with 1.\n",
+    "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
+    "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR (see docs/guide.md);\n"
+    "  a malformed value exits with 1.\n",
     progname, progname);
 }
 

@@ -86,6 +86,15 @@ static void mem_probe(void) {
     mem_bytes = (uint64_t)rl.rlim_cur;
     mem_kind = 2;
   }
+  /* SPECK_MEMORY_MAX: a lower budget of the user's (a shared machine, a
+   * fuzzer's memory limit); a malformed value is ignored here and refused
+   * by sk_env_check at start-up */
+  const char *mx = sk_env_get("SPECK_MEMORY_MAX");
+  int64_t v = mx ? sk_parse_size(mx) : -1;
+  if (v > 0 && (!mem_bytes || (uint64_t)v < mem_bytes)) {
+    mem_bytes = (uint64_t)v;
+    mem_kind = 3;
+  }
 }
 
 uint64_t sk_host_memory(char *desc, size_t n) {
@@ -95,6 +104,8 @@ uint64_t sk_host_memory(char *desc, size_t n) {
     snprintf(desc, n, "the %.1f GiB memory limit of this cgroup", gib);
   else if (mem_kind == 2)
     snprintf(desc, n, "the %.1f GiB address-space limit of ulimit -v", gib);
+  else if (mem_kind == 3)
+    snprintf(desc, n, "SPECK_MEMORY_MAX's %.2f GiB", gib);
   else
     snprintf(desc, n, "this machine's %.1f GiB of RAM and swap", gib);
   return mem_bytes;

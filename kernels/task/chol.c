@@ -281,6 +281,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     return NULL;
   }
   if (sk_cb_available(err, errlen) < 0) return NULL;
+  sk_cb_threads(1);   /* a block a thread: the parallelism is the task DAG's */
   double t0 = now_s();
   int n = (int)n64;
   sk_chol *c = calloc(1, sizeof *c);

@@ -1,10 +1,9 @@
 /* chol_blocks.c: the dense block operations of the sparse Cholesky
- * (chol.c) behind one small interface, so they can be re-routed later (to
- * the library's dense/batched kernels): for now LAPACK/BLAS from OpenBLAS,
- * opened with dlopen at first use (libopenblas.so.0: dpotrf_, dtrsm_,
- * dsyrk_, dgemv_, dtrsv_), its own threading set to one thread (the
- * parallelism is the task DAG's). Also SuiteSparse's AMD ordering
- * (libamd.so), opened the same way.
+ * (chol.c) behind one small interface: the dense library's vendor layer
+ * (kernels/blas/vendor.h: OpenBLAS, opened once for all of speck) on
+ * column-major blocks, its threading set by the factorisation (one thread
+ * a block: the parallelism is the task DAG's). Also SuiteSparse's AMD
+ * ordering (libamd.so), opened with dlopen at first use.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,63 +11,28 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../backends/view.h"
+#include "../blas/vendor.h"
 #include "chol.h"
 
-typedef void (*potrf_t)(const char *, const int *, double *, const int *, int *);
-typedef void (*trsm_t)(const char *, const char *, const char *, const char *,
-                       const int *, const int *, const double *, const double *,
-                       const int *, double *, const int *);
-typedef void (*syrk_t)(const char *, const char *, const int *, const int *,
-                       const double *, const double *, const int *,
-                       const double *, double *, const int *);
-typedef void (*gemv_t)(const char *, const int *, const int *, const double *,
-                       const double *, const int *, const double *, const int *,
-                       const double *, double *, const int *);
-typedef void (*trsv_t)(const char *, const char *, const char *, const int *,
-                       const double *, const int *, double *, const int *);
 typedef int (*amd_t)(int, const int *, const int *, int *, double *, double *);
 
 static struct {
-  potrf_t potrf;
-  trsm_t trsm;
-  syrk_t syrk;
-  gemv_t gemv;
-  trsv_t trsv;
   amd_t amd;
-  void (*threads)(int);
-  char why[256];
+  char why[512];
   int ok;
 } B;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void *open_first(const char *const *names) {
-  for (int k = 0; names[k]; k++) {
-    void *h = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
-    if (h) return h;
-  }
-  return NULL;
-}
-
 static void load(void) {
-  static const char *const blas[] = {"libopenblas.so.0", "libopenblas.so", NULL};
   static const char *const amd[] = {"libamd.so.3", "libamd.so.2", "libamd.so", NULL};
-  void *h = open_first(blas);
-  if (!h) {
-    snprintf(B.why, sizeof B.why, "OpenBLAS not found (libopenblas.so.0: %s)", dlerror());
+  if (!sk_vendor_host_available()) {
+    snprintf(B.why, sizeof B.why, "%s", sk_vendor_host_status());
     return;
   }
-  B.potrf = (potrf_t)dlsym(h, "dpotrf_");
-  B.trsm = (trsm_t)dlsym(h, "dtrsm_");
-  B.syrk = (syrk_t)dlsym(h, "dsyrk_");
-  B.gemv = (gemv_t)dlsym(h, "dgemv_");
-  B.trsv = (trsv_t)dlsym(h, "dtrsv_");
-  B.threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
-  if (B.threads) B.threads(1);
-  void *a = open_first(amd);
-  if (a) B.amd = (amd_t)dlsym(a, "amd_order");
-  if (!B.potrf || !B.trsm || !B.syrk || !B.gemv || !B.trsv) {
-    snprintf(B.why, sizeof B.why, "OpenBLAS lacks dpotrf_/dtrsm_/dsyrk_/dgemv_/dtrsv_");
-    return;
+  for (int k = 0; amd[k] && !B.amd; k++) {
+    void *h = dlopen(amd[k], RTLD_NOW | RTLD_LOCAL);
+    if (h) B.amd = (amd_t)dlsym(h, "amd_order");
   }
   if (!B.amd) {
     snprintf(B.why, sizeof B.why, "SuiteSparse AMD not found (libamd.so.2)");
@@ -88,34 +52,29 @@ int sk_cb_amd(int n, const int *ap, const int *ai, int *perm) {
 }
 
 int sk_cb_potrf(int k, double *a, int lda) {
-  int info = 0;
-  if (k > 0) B.potrf("L", &k, a, &lda, &info);
-  return info;
+  int64_t info = 0;
+  if (k > 0) sk_vendor_potrf(SK_F64, 'L', k, a, 1, lda, &info);
+  return (int)info;
 }
 
 void sk_cb_trsm(int m, int k, const double *l, int ldl, double *b, int ldb) {
-  static const double one = 1.0;
-  if (m > 0 && k > 0) B.trsm("R", "L", "T", "N", &m, &k, &one, l, &ldl, b, &ldb);
+  if (m > 0 && k > 0)
+    sk_vendor_trsm(SK_F64, 'R', 'L', 'T', 'N', m, k, 1.0, l, 1, ldl, b, 1, ldb);
 }
 
 void sk_cb_syrk(int m, int k, const double *a, int lda, double *c, int ldc) {
-  static const double one = 1.0, mone = -1.0;
-  if (m > 0 && k > 0) B.syrk("L", "N", &m, &k, &mone, a, &lda, &one, c, &ldc);
+  if (m > 0 && k > 0) sk_vendor_syrk(SK_F64, 'L', 'N', m, k, -1.0, a, 1, lda, 1.0, c, 1, ldc);
 }
 
 void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
                 const double *x, double *y) {
-  static const double one = 1.0, mone = -1.0;
-  static const int inc = 1;
   if (m > 0 && n > 0)
-    B.gemv(trans ? "T" : "N", &m, &n, &mone, a, &lda, x, &inc, &one, y, &inc);
+    sk_vendor_gemv(SK_F64, trans ? 'T' : 'N', m, n, -1.0, a, 1, lda, x, 1, 1.0, y, 1);
 }
 
+/* x = L^-1 x or L^-T x: a triangular solve with one right-hand side */
 void sk_cb_trsv(int trans, int k, const double *l, int ldl, double *x) {
-  static const int inc = 1;
-  if (k > 0) B.trsv("L", trans ? "T" : "N", "N", &k, l, &ldl, x, &inc);
+  if (k > 0) sk_vendor_trsm(SK_F64, 'L', 'L', trans ? 'T' : 'N', 'N', k, 1, 1.0, l, 1, ldl, x, 1, k);
 }
 
-void sk_cb_threads(int n) {
-  if (B.threads) B.threads(n < 1 ? 1 : n);
-}
+void sk_cb_threads(int n) { sk_vendor_host_threads(n < 1 ? 1 : n); }
