@@ -10,6 +10,7 @@ local speck = require "speck"
 local PY = "/usr/bin/python3"
 local INFO = speck.info()
 local NVRTC = INFO.compilers.nvrtc and INFO.compilers.nvrtc.available
+local HAVE_NP = os.execute(PY .. " -c 'import numpy' 2>/dev/null")
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
@@ -111,6 +112,7 @@ describe("speck.sort", function()
   end
 
   it("matches NumPy's stable argsort on keys with values", function()
+    if not HAVE_NP then pending("python3-numpy is not installed") return end
     local n = 4000
     local k = speck.View("k", "float64", n)
     local u = speck.View("u", "int64", n)
@@ -143,7 +145,7 @@ describe("speck.sort", function()
   end)
 
   it("sorts strided views (columns) in place, leaving the rest", function()
-    local A = speck.View("A", "float64", {3000, 3})
+    local A = speck.View("A", "float64", {3000, 3}, {layout = "right"})
     local t = {}
     for i = 0, 2999 do
       A:set(i, 0, -1); A:set(i, 1, rint(5000)); A:set(i, 2, -2)
@@ -158,8 +160,8 @@ describe("speck.sort", function()
     end
     -- every algorithm, keys and values strided
     for _, alg in ipairs{"merge", "bitonic", "auto"} do
-      local K = speck.View("K", "int64", {2000, 2})
-      local V = speck.View("V", "float64", {2000, 3})
+      local K = speck.View("K", "int64", {2000, 2}, {layout = "right"})
+      local V = speck.View("V", "float64", {2000, 3}, {layout = "right"})
       for i = 0, 1999 do
         K:set(i, 0, rint(50)); K:set(i, 1, -7)
         V:set(i, 0, -1); V:set(i, 1, i); V:set(i, 2, -2)
