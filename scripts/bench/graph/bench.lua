@@ -32,13 +32,19 @@ local function timed(f)
 end
 
 -- 16 sources: vertices of the largest component with edges, by a fixed walk
-local labels = graph.connected_components(g):totable()
+-- (host copies: on the GPU the views live in device memory)
+local function host_table(v)
+  local m = speck.create_mirror_view(v)
+  speck.deep_copy(m, v)
+  return m:totable()
+end
+local labels = host_table(graph.connected_components(g))
 local size = {}
 for _, l in ipairs(labels) do size[l] = (size[l] or 0) + 1 end
 local giant, best = 0, 0
 for l, s in pairs(size) do if s > best then giant, best = l, s end end
 local sources, v = {}, 12345
-local rp = g.rowptr:totable()
+local rp = host_table(g.rowptr)
 while #sources < 16 do
   v = (v * 1103515245 + 12345) % g:num_vertices()
   if labels[v + 1] == giant and rp[v + 2] > rp[v + 1] then sources[#sources + 1] = v end
