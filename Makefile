@@ -381,7 +381,7 @@ soak: all
 # the seed corpus tests/fuzz/<name>/ and keeping what it finds in
 # build-fuzz/corpus/<name>/; a crash leaves its input in build-fuzz/.
 # The harnesses' scratch files go to /dev/shm when there is one; speck's
-# host memory is capped at 1 GiB (SPECK_MEMORY_MAX) under libFuzzer's 2 GiB
+# host memory is capped at 64 MiB (SPECK_MEMORY_MAX), far under libFuzzer's 2 GiB
 # RSS limit, so a small file announcing a large but possible matrix is
 # refused with a message rather than reported as the fuzzer's out-of-memory.
 # FUZZ_ARGS adds libFuzzer options, FUZZ_ONLY=name runs one harness.
@@ -421,7 +421,7 @@ fuzz: deps fuzz-build
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
 	  echo "== $$n"; \
 	  tmp=/tmp; [ -w /dev/shm ] && tmp=/dev/shm; \
-	  TMPDIR=$$tmp FUZZ_TCC_LIBDIR=$(TCC_DIR) SPECK_MEMORY_MAX=1G \
+	  TMPDIR=$$tmp FUZZ_TCC_LIBDIR=$(TCC_DIR) SPECK_MEMORY_MAX=64M \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(FUZZ_BUILD)/fuzz/$$n -artifact_prefix=$(FUZZ_BUILD)/$$n- \
 	    -print_final_stats=1 $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) \
