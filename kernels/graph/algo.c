@@ -55,6 +55,27 @@ static const sk_kbody k_bfs_td = {
   "}",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_td, NULL, "sum:int64"};
 
+/* the GPU's top-down step: a warp (a team of one member, 32 vector lanes)
+ * per frontier vertex, its lanes over the vertex's arcs -- a hub's arcs
+ * are no longer one thread's loop */
+static const char *const sig_bfs_tdt[] = {
+  "team" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32")
+  R1("nq", "int32") R1("cnt", "int64") " l1=int64", NULL};
+static const sk_kbody k_bfs_td_team = {
+  "graph.bfs_top_down_team",
+  "const int64_t u = q(team.league_rank);\n"
+  "int64_t s;\n"
+  "VECTOR_REDUCE(sum, k, rowptr(u), rowptr(u + 1), s) {\n"
+  "  const int64_t v = colidx(k);\n"
+  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
+  "    parent(v) = u;\n"
+  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    s += rowptr(v + 1) - rowptr(v);\n"
+  "  }\n"
+  "}\n"
+  "SINGLE_TEAM(team) acc += s;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_tdt, NULL, "sum:int64"};
+
 static const char *const sig_bfs_bu[] = {
   "range" G3 R1("level", "int64") R1("parent", "int64") " l=int64", NULL};
 static const sk_kbody k_bfs_bu = {
@@ -248,6 +269,10 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     for (int k = 0; k < nuser; k++) a[na++] = user[k];
     if (sk_sp_range(&kseed, ns, a, na, NULL, err, errlen) < 0) goto done;
   }
+  /* the GPU without a visitor: the warp-per-vertex top-down step */
+  const sk_backend *bk = sk_sp_backend(err, errlen);
+  if (!bk) goto done;
+  int team_td = !vis.on && !sk_sp_host(bk);
   int64_t qn = 0, l = 0, mf = 0, mu = g.narcs;
   if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
   int bottom_up = 0;
@@ -279,10 +304,18 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                              sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
       int na = 8;
       for (int k = 0; k < nuser; k++) a[na++] = user[k];
-      if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-          sk_sp_range(&ktd, qn, a, na, &r, err, errlen) < 0 ||
-          sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0)
-        goto done;
+      int rc2 = sk_g_set0(&cnt, 0, err, errlen);
+      if (rc2 == 0 && team_td) {
+        sk_policy p;
+        sk_policy_init(&p, SK_POL_TEAM);
+        p.league_size = qn;
+        p.team_size = 1;
+        p.vector_length = 32;
+        rc2 = sk_kbody_launch(&k_bfs_td_team, &p, a, 8, &r, err, errlen);
+      } else if (rc2 == 0) {
+        rc2 = sk_sp_range(&ktd, qn, a, na, &r, err, errlen);
+      }
+      if (rc2 < 0 || sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
       mf = sk_result_i64(&r, 0);
       sk_view t = q;
       q = nq;
@@ -1612,7 +1645,7 @@ static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count
 
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color, &e_color_bip,
                                              &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
-const sk_kbody *const sk_galgo_bodies[] = {
+const sk_kbody *const sk_galgo_bodies[] = {&k_bfs_td_team,
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix,
