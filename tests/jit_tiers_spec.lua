@@ -222,8 +222,11 @@ describe("tiered host JIT", function()
     it("per-kernel stats have the documented fields (in process, jit = 'tcc')", function()
       local x = speck.View("x", "float64", 10)
       for i = 0, 9 do x[i] = i end
-      local r = speck.parallel_reduce("jit_tiers_shape", 10, {x = x}, "acc += x(i);",
-                                      {jit = "tcc"})
+      -- a body of its own: kernels are keyed by body and signature, not
+      -- label, so a spec run before this one with the same body would own
+      -- the entry under its label
+      local r = speck.parallel_reduce("jit_tiers_shape", 10, {x = x},
+                                      "acc += x(i); /* jit_tiers_shape */", {jit = "tcc"})
       assert.are.equal(45, r)
       assert.is_function(speck.jit.wait)
       speck.jit.wait()
