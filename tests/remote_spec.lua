@@ -18,6 +18,17 @@ describe("speck.remote", function()
     assert.truthy(out:find("remote:\n      available:  true\n      info:       remote: MPI one-sided (Open MPI v", 1, true), out)
   end)
 
+  it("takes a host space by any of its names and refuses the cuda space", function()
+    local code = [[local r = require "speck.remote"
+      local v = r.View("h", "float64", {8}, {space = "openmp"}); print(v:extent(0))
+      print(select(2, pcall(r.View, "g", "float64", {8}, {space = "cuda"})))
+      print(select(2, pcall(r.View, "b", "float64", {8}, {space = "nowhere"})))]]
+    local out = sh(SPECK .. " -e '" .. code .. "'")
+    assert.truthy(out:find("^8\n"), out)
+    assert.truthy(out:find("space cuda: remote views over MPI lie in host memory ('host'); the cuda space needs the NVSHMEM back end, not built", 1, true), out)
+    assert.truthy(out:find("'b'", 1, true) and out:find("nowhere", 1, true), out)
+  end)
+
   it("refuses a malformed SPECK_REMOTE_DIRECT at require, before MPI starts", function()
     local out, code = sh("env SPECK_REMOTE_DIRECT=yes " .. SPECK .. " -e 'require \"speck.remote\"'")
     assert.are.equal(1, code)

@@ -354,6 +354,18 @@ end)
 
 -- -- SpMV ----------------------------------------------------------------------------
 describe("speck.sparse.spmv", function()
+  it("runs the rows and team algorithms alike and refuses another", function()
+    local A = sparse.from_coo(3, 3, {0, 1, 2, 2}, {0, 1, 0, 2}, {2.0, 3.0, 1.0, 4.0})
+    local x = speck.View("x", "float64", 3):fill(1)
+    for _, algo in ipairs{"rows", "team", "auto"} do
+      local y = speck.View("y", "float64", 3)
+      sparse.spmv("N", 1.0, A, x, 0.0, y, {algorithm = algo})
+      assert.are.same({2, 3, 5}, y:totable())
+    end
+    assert.are.equal("speck.sparse.spmv: algorithm 'host' is not auto, rows or team",
+      err_of(sparse.spmv, "N", 1.0, A, x, 0.0, speck.View("y", "float64", 3), {algorithm = "host"}))
+  end)
+
   for _, case in ipairs(CASES) do
     for _, dtype in ipairs{"float64", "float32"} do
       it(("matches SciPy in every mode and rank (%s, %s)"):format(case.shape.name, dtype), function()

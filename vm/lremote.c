@@ -120,8 +120,7 @@ static int l_view(lua_State *L) {
     lua_getfield(L, 4, "space");
     if (!lua_isnil(L, -1)) {
       const char *s = lua_tostring(L, -1);
-      if (!s || (strcmp(s, "host") != 0 && strcmp(s, "serial") != 0 &&
-                 strcmp(s, "openmp") != 0))
+      if (sk_lview_space(L, -1, fname, label) != SK_SPACE_HOST)
         return sk_lerror(L, fname, label, "space %s: remote views over MPI "
                          "lie in host memory ('host'); the cuda space needs "
                          "the NVSHMEM back end, not built", s ? s : "?");

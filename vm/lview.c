@@ -398,8 +398,7 @@ static void store_at(lua_State *L, sk_view *v, int64_t off, int idx,
 }
 
 /* Resolve a space name: a memory space or a back end's name. */
-static int check_space(lua_State *L, int idx, const char *fname,
-                       const char *label) {
+int sk_lview_space(lua_State *L, int idx, const char *fname, const char *label) {
   char b[64];
   const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx)
                                                   : NULL;
@@ -504,7 +503,7 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
       if (o->layout < 0)
         lv_raise(L, fname, label, LE_LAYOUT, show(L, -1, b, sizeof b));
     } else if (strcmp(k, "space") == 0) {
-      o->space = check_space(L, -1, fname, label);
+      o->space = sk_lview_space(L, -1, fname, label);
     } else if (strcmp(k, "init") == 0) {
       o->init = opt_bool(L, k, fname, label);
     } else if (strcmp(k, "atomic") == 0) {
@@ -1179,7 +1178,7 @@ static int l_create_mirror_view_and_copy(lua_State *L) {
   const char *fname = "speck.create_mirror_view_and_copy";
   char err[ERRLEN];
   sk_view *v = sk_lview_check(L, 2);
-  int space = check_space(L, 1, fname, v->label);
+  int space = sk_lview_space(L, 1, fname, v->label);
   if (v->space == space ||
       (space == SK_SPACE_HOST && sk_space_host_accessible(v->space))) {
     lua_settop(L, 2);

@@ -49,6 +49,10 @@ void sk_lio_close(void);
 void sk_ltask_open(lua_State *L);
 /* the view a kernel captures for a MemoryPool userdata, NULL if not one */
 const sk_view *sk_ltask_pool_view(lua_State *L, int idx);
+/* the memory space named at 'idx' (a memory space or a back end's name),
+ * or an error naming 'fname' and 'label' (lview.c) */
+int sk_lview_space(lua_State *L, int idx, const char *fname, const char *label);
+
 /* -- lremote.c: speck.remote's C side (core.remote) -------------------- */
 /* register 'remote' (start, rank, size, barrier, fence, allreduce, View,
  * info) into the table at the top of the stack */

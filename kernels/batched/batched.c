@@ -202,9 +202,12 @@ static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
                     char *err, size_t errlen) {
   const char *s = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
   if (!s) return -1;
-  if (strcmp(s, "serial") == 0) *mode = MODE_SERIAL;
-  else if (strcmp(s, "team") == 0) *mode = MODE_TEAM;
-  else if (strcmp(s, "teamvector") == 0) *mode = MODE_TEAMVECTOR;
+  /* Kokkos Kernels' batched levels (Serial, Team, TeamVector), not spaces */
+  static const char *const levels[] = {"serial", "team", "teamvector", NULL};
+  static const int level_mode[] = {MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR};
+  int k = 0;
+  while (levels[k] && strcmp(s, levels[k]) != 0) k++;
+  if (levels[k]) *mode = level_mode[k];
   else if (strcmp(s, "auto") == 0) {
     const sk_backend *b = sk_dense_backend(err, errlen);
     if (!b) return -1;

@@ -284,8 +284,8 @@ static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const char *algo = sk_karg_str(args, nargs, "algorithm", "auto", err, errlen);
   if (!algo) return -1;
   if (strcmp(algo, "auto") != 0 && strcmp(algo, "team") != 0 &&
-      strcmp(algo, "host") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not auto, host or team", algo);
+      strcmp(algo, "rows") != 0) {
+    snprintf(err, errlen, "algorithm '%s' is not auto, rows or team", algo);
     return -1;
   }
   return sk_sp_spmv(mode, alpha, &A, x, beta, y, algo, err, errlen);
