@@ -268,24 +268,6 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return rc;
 }
 
-/* a host-readable copy of rank-1 'v' (or 'v' itself, retained) */
-static int host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
-  if (sk_space_host_accessible(v->space)) {
-    const sk_backend *b = sk_backend_for_space(v->space);
-    if (v->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0)
-      return -1;
-    *h = *v;
-    sk_view_retain(h);
-    return 0;
-  }
-  if (sk_sp_view(h, v->label, v->dtype, v->extent[0], SK_SPACE_HOST, 0, err, errlen) < 0)
-    return -1;
-  if (sk_view_deep_copy(h, v, err, errlen) < 0) {
-    sk_view_release(h);
-    return -1;
-  }
-  return 0;
-}
 
 /* graph.write_edges: path, G_* [, directed, format "snap" | "edges"] */
 static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -309,13 +291,13 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view rp, ci, w;
   memset(&ci, 0, sizeof ci);
   memset(&w, 0, sizeof w);
-  if (host_copy(g.rowptr, &rp, err, errlen) < 0) return -1;
+  if (sk_sp_host_copy(g.rowptr, &rp, err, errlen) < 0) return -1;
   int rc = -1;
   FILE *f = NULL;
   char tmp[4200];
   tmp[0] = '\0';
-  if (host_copy(g.colidx, &ci, err, errlen) < 0 ||
-      (g.weights && host_copy(g.weights, &w, err, errlen) < 0))
+  if (sk_sp_host_copy(g.colidx, &ci, err, errlen) < 0 ||
+      (g.weights && sk_sp_host_copy(g.weights, &w, err, errlen) < 0))
     goto done;
   const int64_t *ptr = rp.data;
   const int32_t *col = ci.data;

@@ -772,3 +772,21 @@ const sk_kbody *const sk_csr_bodies[] = {
   &sk_sp_k_scan, &k_coo_check, &k_count, &k_scatter, &k_rowsort, &k_ucount,
   &k_fill, &k_reorder, &k_ones, &k_validate, &k_colcount, &k_tscatter,
   &k_tgather, &k_dcount, &k_dfill, &k_todense, NULL};
+
+int sk_sp_host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
+  if (sk_space_host_accessible(v->space)) {
+    const sk_backend *b = sk_backend_for_space(v->space);
+    if (v->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0)
+      return -1;
+    *h = *v;
+    sk_view_retain(h);
+    return 0;
+  }
+  if (sk_sp_view(h, v->label, v->dtype, v->extent[0], SK_SPACE_HOST, 0, err, errlen) < 0)
+    return -1;
+  if (sk_view_deep_copy(h, v, err, errlen) < 0) {
+    sk_view_release(h);
+    return -1;
+  }
+  return 0;
+}

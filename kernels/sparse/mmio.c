@@ -397,24 +397,6 @@ done:
 }
 
 /* -- writing ------------------------------------------------------------------- */
-/* a host-readable copy of rank-1 'v' into 'h' (or 'v' itself: *h shares it) */
-static int host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
-  if (sk_space_host_accessible(v->space)) {
-    const sk_backend *b = sk_backend_for_space(v->space);
-    if (v->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0)
-      return -1;
-    *h = *v;
-    sk_view_retain(h);
-    return 0;
-  }
-  if (sk_sp_view(h, v->label, v->dtype, v->extent[0], SK_SPACE_HOST, 0, err, errlen) < 0)
-    return -1;
-  if (sk_view_deep_copy(h, v, err, errlen) < 0) {
-    sk_view_release(h);
-    return -1;
-  }
-  return 0;
-}
 
 /* the value of A(j, i) in 'w' (0: none), by a walk of row j */
 static int mm_entry(const int64_t *ptr, const int32_t *col, const sk_view *va, int64_t j,
@@ -535,14 +517,14 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view rp, ci, va;
   memset(&ci, 0, sizeof ci);
   memset(&va, 0, sizeof va);
-  if (host_copy(A.rowptr, &rp, err, errlen) < 0) return -1;
+  if (sk_sp_host_copy(A.rowptr, &rp, err, errlen) < 0) return -1;
   int rc = -1;
   FILE *f = NULL;
   double *dense = NULL;
   char tmp[4200];
   tmp[0] = '\0';
-  if (host_copy(A.colidx, &ci, err, errlen) < 0 ||
-      host_copy(A.values, &va, err, errlen) < 0)
+  if (sk_sp_host_copy(A.colidx, &ci, err, errlen) < 0 ||
+      sk_sp_host_copy(A.values, &va, err, errlen) < 0)
     goto done;
   const int64_t *ptr = rp.data;
   const int32_t *col = ci.data;

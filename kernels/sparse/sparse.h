@@ -93,4 +93,9 @@ extern const sk_kbody *const sk_csr_bodies[], *const sk_spmv_bodies[],
   *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
   *const sk_sptrsv_bodies[], *const sk_cg_bodies[];
 
+/* a host-readable copy of rank-1 'v' into 'h': 'v' itself (retained, its
+ * space fenced) when the host reaches it, else a new host view (the
+ * writers of files, sparse.write_mm and graph.write) */
+int sk_sp_host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen);
+
 #endif
