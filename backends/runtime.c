@@ -57,8 +57,10 @@ static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
     snprintf(err, errlen, "space '%s' is not available: %s", space, why);
     return -1;
   }
+  /* -1 (not asked): the back end's default (cuda: $SPECK_CUDA_DEVICE, or
+   * the rank's GPU on its node in an MPI job) */
   int device = s->device < 0 ? 0 : s->device;
-  if (b->init(s->threads, device, err, errlen) < 0) return -1;
+  if (b->init(s->threads, s->device, err, errlen) < 0) return -1;
   active_threads = b->concurrency();
   running_threads = s->threads > 0 ? s->threads : active_threads;
   running_device = device;

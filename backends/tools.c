@@ -216,7 +216,8 @@ void sk_tools_pop_region(void) {
 /* Kokkos' names of the memory spaces */
 static kp_space handle(int space) {
   static const char *const kname[SK_NSPACE] = {"Host", "Cuda", "CudaHostPinned",
-                                               "CudaUVM", "RemoteSpace"};
+                                               "CudaUVM", "RemoteSpace",
+                                               "NVSHMEMSpace"};
   kp_space h;
   memset(&h, 0, sizeof h);
   snprintf(h.name, sizeof h.name, "%s",

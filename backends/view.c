@@ -88,7 +88,7 @@ const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
 static const char *const layout_names[] = {"right", "left", "stride",
                                            "tiled_right", "tiled_left"};
 static const char *const space_names[SK_NSPACE] = {
-  "host", "cuda", "cuda_pinned", "cuda_uvm", "remote"};
+  "host", "cuda", "cuda_pinned", "cuda_uvm", "remote", "remote_cuda"};
 
 int sk_dtype_parse(const char *s) {
   if (!s) return -1;
@@ -109,7 +109,7 @@ int sk_layout_parse(const char *s) {
 int sk_space_parse(const char *s) {
   if (!s) return -1;
   for (int i = 0; i < SK_NSPACE; i++)
-    if (i != SK_SPACE_REMOTE && strcmp(s, space_names[i]) == 0) return i;
+    if (!sk_space_remote(i) && strcmp(s, space_names[i]) == 0) return i;
   return -1;
 }
 
@@ -154,6 +154,10 @@ int sk_layout_order(int layout) {
 
 const char *sk_space_name(int space) {
   return space >= 0 && space < SK_NSPACE ? space_names[space] : "?";
+}
+
+int sk_space_remote(int space) {
+  return space == SK_SPACE_REMOTE || space == SK_SPACE_REMOTE_CUDA;
 }
 
 int sk_space_host_accessible(int space) {
@@ -986,7 +990,10 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
   /* one block copy when both are dense with the same index map */
   if (sk_view_contiguous(dst) && sk_view_contiguous(src) &&
       same_map(dst, src)) {
-    int sp = dst->space != SK_SPACE_HOST ? dst->space : src->space;
+    /* the remote side's owner (it knows where the elements are), else
+     * the device side's */
+    int sp = sk_space_remote(src->space) ? src->space
+             : dst->space != SK_SPACE_HOST ? dst->space : src->space;
     const sk_backend *b = sk_backend_for_space(sp);
     if (stage_fence(src->space, err, errlen) < 0 ||
         stage_fence(dst->space, err, errlen) < 0)
@@ -1004,14 +1011,17 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
 
   /* both sides reachable by a device back end's kernels (cuda, pinned,
    * managed): one pack kernel, no host walk over device memory */
+  /* (a remote view's elements are reached through its owner's copy
+   * only: staged below, never a kernel over its addresses) */
+  int remote = sk_space_remote(dst->space) || sk_space_remote(src->space);
   const sk_backend *db = dst->space != SK_SPACE_HOST
                              ? sk_backend_for_space(dst->space) : NULL;
-  if (db && db->copy_view && src->space != SK_SPACE_HOST)
+  if (!remote && db && db->copy_view && src->space != SK_SPACE_HOST)
     return db->copy_view(dst, src, err, errlen);
   /* host <-> device-only memory: through a dense host image and, when
    * the device side's map differs, a dense device image and a kernel */
-  if (!sk_space_host_accessible(dst->space) ||
-      !sk_space_host_accessible(src->space))
+  if (!remote && (!sk_space_host_accessible(dst->space) ||
+                  !sk_space_host_accessible(src->space)))
     return device_copy(dst, src, err, errlen);
 
   /* element-wise through host images; a dense device destination need

@@ -38,11 +38,13 @@ typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE, SK_TILED_RIGHT,
 #define SK_MAXTILEVOLLOG2 20   /* and at most 2^20 elements in all */
 
 /* SK_SPACE_REMOTE: a global view over the ranks of an MPI job, each rank's
- * part in host memory (backends/remote); made only by remote.View, never by
- * name, so sk_space_parse does not know it. */
+ * part in host memory (backends/remote); SK_SPACE_REMOTE_CUDA: the same
+ * with each rank's part in its GPU's memory (NVSHMEM's symmetric heap).
+ * Made only by remote.View, never by name, so sk_space_parse knows
+ * neither. */
 typedef enum sk_space {
   SK_SPACE_HOST, SK_SPACE_CUDA, SK_SPACE_CUDA_PINNED, SK_SPACE_CUDA_UVM,
-  SK_SPACE_REMOTE, SK_NSPACE
+  SK_SPACE_REMOTE, SK_SPACE_REMOTE_CUDA, SK_NSPACE
 } sk_space;
 
 /* memory traits */
@@ -173,6 +175,9 @@ void sk_view_set_i(sk_view *v, int64_t off, int64_t x);
 /* 1 if the CPU can load and store the space's memory directly
  * (host, cuda_pinned, cuda_uvm); 0 for device memory (cuda). */
 int sk_space_host_accessible(int space);
+/* 1 for the spaces of remote views (remote, remote_cuda): elements are
+ * global indices, reached through the window of backends/remote */
+int sk_space_remote(int space);
 /* The layout a space gets when none is asked for: 'left' for cuda and
  * cuda_uvm (coalesced), 'right' for host and cuda_pinned. */
 int sk_space_default_layout(int space);

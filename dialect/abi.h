@@ -46,6 +46,13 @@ typedef struct sk_rwin {
    * cas: 'in' holds the expected value then the desired one */
   int (*fop)(const struct sk_rwin *w, sk_i64 g, int op, const void *in,
              void *old);
+  /* a window in GPU memory (NVSHMEM): 'peer[r]' is rank r's part as this
+   * GPU addresses it (nvshmem_ptr), 'local' == peer[me]; kernels get
+   * 'dev', a copy of this struct in device memory (the host copy's
+   * 'peer' is a host array, the device copy's a device one). NULL for
+   * windows in host memory. */
+  void *const *peer;
+  void *dev;
 } sk_rwin;
 enum { SK_ROP_ADD, SK_ROP_SUB, SK_ROP_MIN, SK_ROP_MAX, SK_ROP_AND, SK_ROP_OR,
        SK_ROP_XOR, SK_ROP_XCHG, SK_ROP_CAS, SK_NROP };

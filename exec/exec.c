@@ -164,6 +164,10 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     sv->data = v->data;
     sv->rank = v->rank;
     sv->handle = v->alloc ? v->alloc->handle : NULL;
+    /* a remote window in GPU memory: device code reads its device copy */
+    if (sv->handle && sk_space_remote(v->space) && b && b->code == SK_CODE_CUDA &&
+        ((const sk_rwin *)sv->handle)->dev)
+      sv->handle = ((const sk_rwin *)sv->handle)->dev;
     for (int d = 0; d < SK_MAXRANK; d++) {
       sv->extent[d] = d < v->rank ? v->extent[d] : 1;
       sv->stride[d] = d < v->rank ? v->stride[d] : 0;
@@ -391,7 +395,7 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
   if (rc < 0) return -1;
   if (oob.hit && oob.dim < 0 && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];
-    const sk_rwin *w = s->slot[oob.capture].v.handle;
+    const sk_rwin *w = v && v->alloc ? v->alloc->handle : NULL;
     long long g = (long long)oob.index, c = w ? (long long)w->chunk : 1;
     snprintf(err, errlen,
              "view '%s' (capture '%s'): global index %lld is beyond the global "

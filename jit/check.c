@@ -621,9 +621,10 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
  * x(..)++ -> the old value, ++x(..) -> the new one (fetch_add + 1).
  * Other forms (*=, /=, reads) are left as they are. No newline is added,
  * so body line numbers stay right. Returns NULL when nothing changes. */
-static int atomic_view(const sk_kspec *s, const char *p, size_t len) {
+static int atomic_view(const sk_kspec *s, const char *p, size_t len, int remote_only) {
   for (int c = 0; c < s->ncap; c++)
     if (s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC) &&
+        (!remote_only || sk_space_remote(s->caps[c].space)) &&
         strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p, len) == 0)
       return 1;
   return 0;
@@ -649,17 +650,18 @@ static size_t expr_end(const char *p, size_t i, size_t n) {
   return n;
 }
 
-char *sk_body_atomic(const sk_kspec *s) {
+char *sk_body_atomic(const sk_kspec *s, int remote_only) {
   int any = 0;
   for (int c = 0; c < s->ncap; c++)
-    any |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC);
+    any |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC) &&
+           (!remote_only || sk_space_remote(s->caps[c].space));
   if (!any) return NULL;
   const char *p = s->body;
   size_t n = s->body_len, i = 0, b, len, copied = 0;
   sk_buf o;
   sk_buf_init(&o);
   while (next_ident(p, n, &i, &b, &len)) {
-    if (!atomic_view(s, p + b, len)) continue;
+    if (!atomic_view(s, p + b, len, remote_only)) continue;
     size_t k = skip_ws(p, i, n), end;
     if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
     /* prefix ++x(..) / --x(..) */
@@ -729,7 +731,7 @@ char *sk_body_atomic(const sk_kspec *s) {
  * atomics (MPI_Fetch_and_op). Line breaks are kept. */
 static int remote_cap(const sk_kspec *s, const char *p, size_t len) {
   for (int c = 0; c < s->ncap; c++)
-    if (s->caps[c].kind == SK_CAP_VIEW && s->caps[c].space == SK_SPACE_REMOTE &&
+    if (s->caps[c].kind == SK_CAP_VIEW && sk_space_remote(s->caps[c].space) &&
         strlen(s->caps[c].name) == len && memcmp(s->caps[c].name, p, len) == 0)
       return c;
   return -1;
@@ -749,7 +751,7 @@ static const struct { const char *name; const char *op; int cas, vd; } ratomics[
 char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
   int any = 0;
   for (int c = 0; c < s->ncap; c++)
-    any |= s->caps[c].kind == SK_CAP_VIEW && s->caps[c].space == SK_SPACE_REMOTE;
+    any |= s->caps[c].kind == SK_CAP_VIEW && sk_space_remote(s->caps[c].space);
   if (!any) return NULL;
   size_t i = 0, b, len, copied = 0;
   sk_buf o;

@@ -512,7 +512,7 @@ static void gen_acc_store(sk_buf *b, const sk_kspec *s) {
 void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent,
                 const char *label, int atomic) {
   sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent, label);
-  char *rewritten = atomic ? sk_body_atomic(s) : NULL;
+  char *rewritten = atomic ? sk_body_atomic(s, atomic == 2) : NULL;
   char *remote = sk_body_remote(s, rewritten ? rewritten : s->body,
                                 rewritten ? strlen(rewritten) : s->body_len);
   if (remote) {

@@ -20,8 +20,9 @@ int sk_jit_check(const sk_kspec *spec, char *err, size_t errlen);
 int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
                       size_t errlen);
 /* the body with element updates of 'atomic' views made atomic (malloc'd),
- * or NULL when no capture has the trait */
-char *sk_body_atomic(const sk_kspec *spec);
+ * or NULL when no capture has the trait; 'remote_only': of remote views
+ * only (the CUDA generator's other atomic views are sk__aref proxies) */
+char *sk_body_atomic(const sk_kspec *spec, int remote_only);
 /* 'p' (n bytes: the body, after sk_body_atomic) with the element writes
  * and atomics of remote views made calls of their helpers (malloc'd), or
  * NULL when no capture is remote */
@@ -47,6 +48,8 @@ void sk_cg_strides(struct sk_buf *b, const sk_capture *k);
 void sk_cg_offset(struct sk_buf *b, const sk_capture *k, int c, const char *oob);
 void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,
                        const char *var, const char *indent);
+/* 'atomic': 0 leave updates as written, 1 rewrite those of every atomic
+ * view, 2 of remote atomic views only (sk_body_atomic) */
 void sk_cg_body(struct sk_buf *b, const sk_kspec *s, const char *indent,
                 const char *label, int atomic);
 /* 1 if 'name' is a C keyword or a dialect word */

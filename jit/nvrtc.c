@@ -282,9 +282,14 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   sk_codegen_cuda_perm(s, img->md_perm);
   img->nargs = s->ncap;
   img->bounds = s->bounds;
-  for (int i = 0; i < s->ncap; i++)
+  for (int i = 0; i < s->ncap; i++) {
     if (s->caps[i].kind == SK_CAP_VIEW && sk_space_host_accessible(s->caps[i].space))
       img->host_visible = 1;
+    /* a remote view's global index beyond its extent is reported through
+     * the bounds record, bounds-check mode or not */
+    if (s->caps[i].kind == SK_CAP_VIEW && sk_space_remote(s->caps[i].space))
+      img->bounds = 1;
+  }
   *out = img;
   *from_disk_out = from_disk;
   return 0;

@@ -18,14 +18,22 @@ describe("speck.remote", function()
     assert.truthy(out:find("remote:\n      available:  true\n      info:       remote: MPI one-sided (Open MPI v", 1, true), out)
   end)
 
-  it("takes a host space by any of its names and refuses the cuda space", function()
+  it("takes a host space by any of its names; GPU memory through NVSHMEM or why not", function()
     local code = [[local r = require "speck.remote"
       local v = r.View("h", "float64", {8}, {space = "openmp"}); print(v:extent(0))
-      print(select(2, pcall(r.View, "g", "float64", {8}, {space = "cuda"})))
+      print(select(2, pcall(function()
+        return "gpu " .. r.View("g", "float64", {8}, {space = "cuda"}):extent(0) end)))
+      print(select(2, pcall(r.View, "p", "float64", {8}, {space = "cuda_pinned"})))
       print(select(2, pcall(r.View, "b", "float64", {8}, {space = "nowhere"})))]]
     local out = sh(SPECK .. " -e '" .. code .. "'")
     assert.truthy(out:find("^8\n"), out)
-    assert.truthy(out:find("space cuda: remote views over MPI lie in host memory ('host'); the cuda space needs the NVSHMEM back end, not built", 1, true), out)
+    -- a remote view in GPU memory: made where NVSHMEM and a GPU are, else
+    -- the reason (NVSHMEM's library, or no GPU for it)
+    assert.truthy(out:find("\ngpu 8\n") or
+                  out:find("remote.View 'g': a remote view in GPU memory needs NVSHMEM: ", 1, true) or
+                  out:find("remote.View 'g': cuda is not available", 1, true), out)
+    assert.truthy(out:find("remote.View 'p': space cuda_pinned: a remote view lies in host " ..
+                           "memory ('host': MPI windows) or in GPU memory ('cuda': NVSHMEM)", 1, true), out)
     assert.truthy(out:find("'b'", 1, true) and out:find("nowhere", 1, true), out)
   end)
 

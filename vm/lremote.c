@@ -102,7 +102,7 @@ static int l_view(lua_State *L) {
   int dtype = sk_lview_dtype(L, 2, fname, label);
   int64_t ext[SK_MAXRANK];
   int rank = sk_lview_dims(L, 3, fname, label, ext);
-  int dist = SK_REMOTE_BLOCKED, atomic = 0;
+  int dist = SK_REMOTE_BLOCKED, atomic = 0, space = -1;
   if (!lua_isnoneornil(L, 4)) {
     lua_getfield(L, 4, "atomic");
     atomic = lua_toboolean(L, -1);
@@ -118,18 +118,13 @@ static int l_view(lua_State *L) {
     }
     lua_pop(L, 1);
     lua_getfield(L, 4, "space");
-    if (!lua_isnil(L, -1)) {
-      const char *s = lua_tostring(L, -1);
-      if (sk_lview_space(L, -1, fname, label) != SK_SPACE_HOST)
-        return sk_lerror(L, fname, label, "space %s: remote views over MPI "
-                         "lie in host memory ('host'); the cuda space needs "
-                         "the NVSHMEM back end, not built", s ? s : "?");
-    }
+    if (!lua_isnil(L, -1)) space = sk_lview_space(L, -1, fname, label);
     lua_pop(L, 1);
   }
   sk_view *v = sk_lview_new(L);
   char err[ERRLEN];
-  if (sk_remote_view_create(v, label, dtype, rank, ext, dist, err, sizeof err) < 0)
+  if (sk_remote_view_create(v, label, dtype, rank, ext, dist, space, err,
+                            sizeof err) < 0)
     return raise(L, err);
   if (atomic) v->traits |= SK_TRAIT_ATOMIC;
   return 1;

@@ -30,4 +30,23 @@ void *sk_cuda_stream(char *err, size_t errlen);
 /* the driver's CUDA version, 1000 * major + 10 * minor (0: no driver) */
 int sk_cuda_driver_version(void);
 
+/* NVSHMEM (nvshmem.c): the symmetric heap under remote views in GPU
+ * memory (backends/remote). available: its host library loads (else 0
+ * and why). start: collective over the 'nranks' ranks of the remote back
+ * end, which gives 'bcast' (rank 0's bytes to all; 0 or -1). malloc and
+ * free are collective (the same size everywhere); malloc zeroes. ptr:
+ * PE 'pe''s copy of symmetric 'p' as this GPU addresses it, NULL when it
+ * cannot load from it. */
+int sk_nvshmem_available(char *why, size_t n);
+int sk_nvshmem_started(void);
+int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
+                     char *err, size_t errlen);
+void *sk_nvshmem_malloc(size_t bytes, char *err, size_t errlen);
+void sk_nvshmem_free(void *p);
+void *sk_nvshmem_ptr(void *p, int pe);
+void sk_nvshmem_quiet(void);
+void sk_nvshmem_barrier(void);
+void sk_nvshmem_stop(void);
+void sk_nvshmem_info(char *buf, size_t n);
+
 #endif

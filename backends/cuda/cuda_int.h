@@ -70,7 +70,9 @@ void *sk_cuda_load(const sk_image *img, const char *label, char *err,
 void sk_cuda_unload(void *kernel);
 
 /* Make the device usable on this thread (load, context, stream). The
- * device index is the one given to init, else $SPECK_CUDA_DEVICE, else 0.
+ * device index is the one given to init, else $SPECK_CUDA_DEVICE, else
+ * the rank's place on its node in an MPI job (mpirun's local rank, modulo
+ * the devices), else 0.
  * Returns 0 or -1 with a message. */
 int sk_cuda_ensure(char *err, size_t errlen);
 /* select the device for the next sk_cuda_ensure (init's 'device') */

@@ -65,7 +65,7 @@ int sk_cuda_fail(CUresult rc, const char *what, const char *label, char *err,
 
 int sk_cuda_select(int device, char *err, size_t errlen) {
   pthread_mutex_lock(&sk_cuda_lock);
-  if (sk_cuda.ready && sk_cuda.index != device) {
+  if (sk_cuda.ready && device >= 0 && sk_cuda.index != device) {
     pthread_mutex_unlock(&sk_cuda_lock);
     snprintf(err, errlen,
              "device %d was asked for, but this process already uses device "
@@ -73,7 +73,7 @@ int sk_cuda_select(int device, char *err, size_t errlen) {
              device, sk_cuda.index);
     return -1;
   }
-  want_device = device;
+  if (!sk_cuda.ready) want_device = device;   /* -1: the default */
   pthread_mutex_unlock(&sk_cuda_lock);
   return 0;
 }
@@ -92,12 +92,24 @@ static int open_device(char *err, size_t errlen) {
     return -1;
   }
   int idx = want_device;
+  int count = 0;
+  sk_cu->cuDeviceGetCount(&count);
   if (idx < 0) {
     const char *e = getenv("SPECK_CUDA_DEVICE");
     idx = e && *e ? atoi(e) : 0;
+    /* an MPI job: the rank's place on its node picks its GPU (round
+     * robin), as Kokkos does, so one rank per GPU needs no setting */
+    static const char *const local_rank[] = {
+      "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK",
+      "SLURM_LOCALID", NULL};
+    for (int i = 0; !(e && *e) && local_rank[i] && count > 0; i++) {
+      const char *lr = getenv(local_rank[i]);
+      if (lr && *lr) {
+        idx = atoi(lr) % count;
+        break;
+      }
+    }
   }
-  int count = 0;
-  sk_cu->cuDeviceGetCount(&count);
   if (idx < 0 || idx >= count) {
     snprintf(err, errlen, "device %d is out of range (%d CUDA device%s found)",
              idx, count, count == 1 ? "" : "s");

@@ -17,6 +17,15 @@
  * directly (atomics still go through MPI); remote.fence's MPI_Win_sync and
  * barrier order them.
  *
+ * In GPU memory (the 'remote_cuda' space, asked for by the space option
+ * or by running on the cuda back end) a rank's part is NVSHMEM symmetric
+ * memory (backends/cuda/nvshmem.c) instead of a window: kernels on the
+ * cuda back end load and store every element through the window's peer
+ * pointers (nvshmem_ptr), atomics are the dialect's on those addresses,
+ * and copies from the host go through the CUDA back end's copy. MPI
+ * still carries the collectives (creation's agreement, barrier,
+ * allreduce) and NVSHMEM's bootstrap.
+ *
  * MPI_Win_free is collective, but views die when each rank's collector
  * decides: a released window is only marked 'dead', and the collective
  * calls (barrier, fence, creating a view) free the windows every rank
@@ -31,6 +40,7 @@
 #include <string.h>
 
 #include "../tools.h"
+#include "../cuda/cuda_api.h"
 
 #ifdef SK_HAVE_MPI
 #include <dlfcn.h>
@@ -49,6 +59,8 @@ typedef struct rwin {
   int id, dead, dist, rank;
   int64_t rowsize;         /* elements per index of dims[1] */
   int64_t ext[SK_MAXRANK]; /* the global dims */
+  int gpu;                 /* NVSHMEM memory: no MPI window */
+  void **peer_host;        /* gpu: every rank's part, as this GPU sees it */
 } rwin;
 
 static rwin **wins;        /* by creation order (the same on every rank) */
@@ -185,9 +197,20 @@ static rwin *find_addr(const void *p) {
   return NULL;
 }
 
+static const sk_backend *gpu_backend(void) {
+  return sk_backend_for_space(SK_SPACE_CUDA);
+}
+
 static void win_free(rwin *r) {
-  MPI_Win_unlock_all(r->win);
-  MPI_Win_free(&r->win);
+  if (r->gpu) {   /* collective, as MPI_Win_free */
+    sk_nvshmem_free(r->w.local);
+    const sk_backend *cb = gpu_backend();
+    if (cb && r->w.dev) cb->free(r->w.dev, SK_SPACE_CUDA);
+    free(r->peer_host);
+  } else {
+    MPI_Win_unlock_all(r->win);
+    MPI_Win_free(&r->win);
+  }
   munmap(r->w.vbase, r->reserve_bytes);
   wins[r->id] = NULL;
   free(r);
@@ -221,9 +244,35 @@ static void remote_free(void *p, int space) {
   if (r) r->dead = 1;
 }
 
+/* A GPU window's elements [g, g + n) to or from 'mem' (of space 'mspace'),
+ * owner by owner through the peer pointers and the CUDA back end's copy. */
+static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n,
+                         int put, char *err, size_t errlen) {
+  size_t es = (size_t)r->w.esize;
+  const sk_backend *cb = gpu_backend();
+  if (!cb) {
+    snprintf(err, errlen, "remote copy: the cuda back end is not registered");
+    return -1;
+  }
+  while (n > 0) {
+    int owner = (int)(g / r->w.chunk);
+    int64_t disp = g - (int64_t)owner * r->w.chunk, k = r->w.chunk - disp;
+    if (k > n) k = n;
+    char *dev = (char *)r->peer_host[owner] + disp * (int64_t)es;
+    int rc = put ? cb->copy(dev, SK_SPACE_CUDA, mem, mspace, (size_t)k * es, err, errlen)
+                 : cb->copy(mem, mspace, dev, SK_SPACE_CUDA, (size_t)k * es, err, errlen);
+    if (rc < 0) return -1;
+    mem += k * (int64_t)es;
+    g += k;
+    n -= k;
+  }
+  return 0;
+}
+
 /* Copy between a remote view's elements (virtual global addresses) and
- * host memory, owner by owner; both sides remote go through a buffer. */
-static int span_copy(rwin *r, char *host, const char *vp, size_t bytes,
+ * memory of space 'hspace', owner by owner; both sides remote go through
+ * a buffer. A window in host memory copies to and from host memory. */
+static int span_copy(rwin *r, char *host, int hspace, const char *vp, size_t bytes,
                      int put, char *err, size_t errlen) {
   size_t es = (size_t)r->w.esize;
   int64_t g = (vp - r->w.vbase) / (int64_t)es, n = (int64_t)(bytes / es);
@@ -231,6 +280,12 @@ static int span_copy(rwin *r, char *host, const char *vp, size_t bytes,
     snprintf(err, errlen, "remote copy of elements [%lld, %lld) beyond the "
              "global extent %lld", (long long)g, (long long)(g + n),
              (long long)r->w.total);
+    return -1;
+  }
+  if (r->gpu) return gpu_span_copy(r, host, hspace, g, n, put, err, errlen);
+  if (!sk_space_host_accessible(hspace)) {
+    snprintf(err, errlen, "remote copy: a remote view in host memory copies to "
+             "and from host memory, not %s", sk_space_name(hspace));
     return -1;
   }
   int rc = MPI_SUCCESS;
@@ -268,9 +323,9 @@ static int span_copy(rwin *r, char *host, const char *vp, size_t bytes,
 
 static int remote_copy(void *dst, int dspace, const void *src, int sspace,
                        size_t bytes, char *err, size_t errlen) {
-  rwin *d = dspace == SK_SPACE_REMOTE ? find_addr(dst) : NULL;
-  rwin *s = sspace == SK_SPACE_REMOTE ? find_addr(src) : NULL;
-  if ((dspace == SK_SPACE_REMOTE && !d) || (sspace == SK_SPACE_REMOTE && !s)) {
+  rwin *d = sk_space_remote(dspace) ? find_addr(dst) : NULL;
+  rwin *s = sk_space_remote(sspace) ? find_addr(src) : NULL;
+  if ((sk_space_remote(dspace) && !d) || (sk_space_remote(sspace) && !s)) {
     snprintf(err, errlen, "remote copy: the remote view's window is gone");
     return -1;
   }
@@ -281,13 +336,13 @@ static int remote_copy(void *dst, int dspace, const void *src, int sspace,
       snprintf(err, errlen, "remote copy: no room for %zu bytes", bytes);
       return -1;
     }
-    int rc = span_copy(s, buf, src, bytes, 0, err, errlen);
-    if (rc == 0) rc = span_copy(d, buf, dst, bytes, 1, err, errlen);
+    int rc = span_copy(s, buf, SK_SPACE_HOST, src, bytes, 0, err, errlen);
+    if (rc == 0) rc = span_copy(d, buf, SK_SPACE_HOST, dst, bytes, 1, err, errlen);
     free(buf);
     return rc;
   }
-  if (s) return span_copy(s, dst, src, bytes, 0, err, errlen);
-  if (d) return span_copy(d, (char *)src, dst, bytes, 1, err, errlen);
+  if (s) return span_copy(s, dst, dspace, src, bytes, 0, err, errlen);
+  if (d) return span_copy(d, (char *)src, sspace, dst, bytes, 1, err, errlen);
   memmove(dst, src, bytes);
   return 0;
 }
@@ -299,11 +354,12 @@ static int remote_flush(char *err, size_t errlen) {
   int held = lock();
   int rc = MPI_SUCCESS;
   for (int i = 0; i < nwins && rc == MPI_SUCCESS; i++)
-    if (wins[i]) {
+    if (wins[i] && !wins[i]->gpu) {
       rc = MPI_Win_flush_all(wins[i]->win);
       if (rc == MPI_SUCCESS) rc = MPI_Win_sync(wins[i]->win);
     }
   unlock(held);
+  sk_nvshmem_quiet();   /* kernels' peer stores are done at their end */
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Win_flush_all", rc);
 }
 
@@ -348,17 +404,124 @@ static void fmt_dims(const int64_t *d, char *buf, size_t n) {
   k += (size_t)snprintf(buf, n, "%s [", sk_dtypes[d[0] >= 0 && d[0] < SK_NDTYPE ? d[0] : 0].name);
   for (int i = 0; i < r && i < SK_MAXRANK && k < n; i++)
     k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[4 + i]);
-  if (k < n) snprintf(buf + k, n - k, "] %s", d[2] ? "partitioned" : "blocked");
+  if (k < n)
+    snprintf(buf + k, n - k, "] %s in %s memory", d[2] ? "partitioned" : "blocked",
+             d[3] == 1 ? "GPU" : d[3] == 0 ? "host" : "unknown");
+}
+
+static int bcast0(void *buf, int bytes) {
+  return MPI_Bcast(buf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Collective: NVSHMEM started on every rank, or the same refusal on all */
+static int gpu_start(const char *label, char *err, size_t errlen) {
+  if (sk_nvshmem_started()) return 0;
+  char why[512] = "";
+  int ok = sk_nvshmem_available(why, sizeof why), all = ok;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {
+    if (ok) snprintf(why, sizeof why, "another rank cannot open NVSHMEM");
+    snprintf(err, errlen, "remote.View '%s': a remote view in GPU memory needs "
+             "NVSHMEM: %s", label, why);
+    return -1;
+  }
+  if (sk_nvshmem_start(me, nranks, bcast0, why, sizeof why) < 0) {
+    snprintf(err, errlen, "remote.View '%s': %s", label, why);
+    return -1;
+  }
+  return 0;
+}
+
+/* Collective: this rank's zeroed part of 'bytes' in NVSHMEM memory, every
+ * rank's part reachable by loads and stores (nvshmem_ptr), and the
+ * window's device copy; 0 or -1 with the same message on every rank. */
+static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
+                     size_t errlen) {
+  char why[512] = "";
+  void *local = sk_nvshmem_malloc(bytes, why, sizeof why);
+  int ok = local != NULL, all = ok;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {
+    sk_nvshmem_free(local);
+    snprintf(err, errlen, "remote.View '%s': %s", label,
+             ok ? "another rank's NVSHMEM allocation failed" : why);
+    return -1;
+  }
+  r->peer_host = calloc((size_t)nranks, sizeof *r->peer_host);
+  int unreachable = r->peer_host ? -1 : me;
+  for (int p = 0; r->peer_host && p < nranks; p++) {
+    r->peer_host[p] = p == me ? local : sk_nvshmem_ptr(local, p);
+    if (!r->peer_host[p] && unreachable < 0) unreachable = p;
+  }
+  /* the first (rank, peer) pair that cannot load, agreed by all */
+  int pair[2] = {unreachable < 0 ? nranks : me, unreachable < 0 ? 0 : unreachable};
+  int first[2] = {pair[0], 0};
+  MPI_Allreduce(&pair[0], &first[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first[0] < nranks) {
+    if (first[0] == me) first[1] = pair[1];
+    MPI_Bcast(&first[1], 1, MPI_INT, first[0], MPI_COMM_WORLD);
+    sk_nvshmem_free(local);
+    free(r->peer_host);
+    r->peer_host = NULL;
+    snprintf(err, errlen,
+             "remote.View '%s': rank %d's GPU cannot load rank %d's GPU memory "
+             "(nvshmem_ptr is NULL: no NVLink or PCIe peer access between them); "
+             "speck's remote views in GPU memory need every GPU of the job "
+             "within reach of the others' loads and stores", label, first[0],
+             first[1]);
+    return -1;
+  }
+  const sk_backend *cb = gpu_backend();
+  size_t dbytes = sizeof(sk_rwin) + (size_t)nranks * sizeof(void *);
+  r->w.dev = cb ? cb->alloc(dbytes, SK_SPACE_CUDA, why, sizeof why) : NULL;
+  ok = r->w.dev != NULL;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {
+    if (r->w.dev) cb->free(r->w.dev, SK_SPACE_CUDA);
+    r->w.dev = NULL;
+    sk_nvshmem_free(local);
+    free(r->peer_host);
+    r->peer_host = NULL;
+    snprintf(err, errlen, "remote.View '%s': no device memory for its window%s%s",
+             label, why[0] ? ": " : "", why);
+    return -1;
+  }
+  r->w.local = local;
+  r->w.peer = r->peer_host;
+  return 0;
+}
+
+/* the window's device copy: the struct, its 'peer' pointing at the
+ * device array after it */
+static int gpu_publish(rwin *r, char *err, size_t errlen) {
+  const sk_backend *cb = gpu_backend();
+  sk_rwin d = r->w;
+  char *dev = r->w.dev;
+  d.peer = (void *const *)(dev + sizeof(sk_rwin));
+  d.get = NULL;
+  d.put = NULL;
+  d.fop = NULL;
+  if (cb->copy(dev, SK_SPACE_CUDA, &d, SK_SPACE_HOST, sizeof d, err, errlen) < 0)
+    return -1;
+  return cb->copy(dev + sizeof(sk_rwin), SK_SPACE_CUDA, r->peer_host, SK_SPACE_HOST,
+                  (size_t)nranks * sizeof(void *), err, errlen);
 }
 
 int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
-                          const int64_t *ext, int dist, char *err,
+                          const int64_t *ext, int dist, int space, char *err,
                           size_t errlen) {
   memset(v, 0, sizeof *v);
   snprintf(v->label, sizeof v->label, "%s", label ? label : "");
   if (check_started("remote.View", err, errlen) < 0) return -1;
+  /* host memory (MPI windows) or GPU memory (NVSHMEM); by default the
+   * running back end's */
+  if (space < 0 && (space = sk_rt_default_space(err, errlen)) < 0) return -1;
+  int gpu = space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM;
+  /* memory: 0 host, 1 GPU, 2 neither (refused after the agreement, so
+   * that no rank waits for the others) */
+  int mem = gpu ? 1 : space == SK_SPACE_HOST ? 0 : 2;
   /* every rank's request, compared before anything is allocated */
-  int64_t mine[DESC_N] = {dtype, rank, dist, 0};
+  int64_t mine[DESC_N] = {dtype, rank, dist, mem};
   for (int d = 0; d < rank && d < SK_MAXRANK; d++) mine[4 + d] = ext[d];
   int64_t *all = malloc((size_t)nranks * DESC_N * sizeof *all);
   if (!all) {
@@ -379,12 +542,18 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
       snprintf(err, errlen,
                "remote.View '%s': the ranks disagree (rank 0 asks for %s, "
                "rank %d for %s); a remote view is allocated collectively "
-               "with the same dtype, dims and layout on every rank",
+               "with the same dtype, dims, layout and memory on every rank",
                v->label, a, r, b);
       free(all);
       return -1;
     }
   free(all);
+  if (mem == 2) {
+    snprintf(err, errlen, "remote.View '%s': space %s: a remote view lies in host "
+             "memory ('host': MPI windows) or in GPU memory ('cuda': NVSHMEM)",
+             v->label, sk_space_name(space));
+    return -1;
+  }
   if (collect_dead(err, errlen) < 0) return -1;
   if (rank < 1 || rank > SK_MAXRANK - 1) {
     snprintf(err, errlen, "remote.View '%s': rank %d, expected 1 to %d",
@@ -443,27 +612,38 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   }
   void *local = NULL;
   MPI_Aint wbytes = (MPI_Aint)((size_t)(chunk ? chunk : 1) * es);
-  /* all ranks on one node: one contiguous shared block, rank r's part at
-   * r * chunk, so kernels load and store any element directly */
-  if (direct)
+  if (gpu) {
+    r->gpu = 1;
+    if (gpu_start(v->label, err, errlen) < 0 ||
+        gpu_alloc(r, v->label, (size_t)wbytes, err, errlen) < 0) {
+      munmap(vb, r->reserve_bytes);
+      free(r);
+      free(a);
+      return -1;
+    }
+    local = r->w.local;
+    MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
+  } else if (direct)
     rc = MPI_Win_allocate_shared(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD,
                                  &local, &r->win);
   else
     rc = MPI_Win_allocate(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local,
                           &r->win);
-  if (rc != MPI_SUCCESS) {
+  if (!gpu && rc != MPI_SUCCESS) {
     munmap(vb, r->reserve_bytes);
     free(r);
     free(a);
     return mpi_fail(err, errlen, "remote.View: MPI_Win_allocate", rc);
   }
-  MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
-  memset(local, 0, (size_t)wbytes);
-  MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
-  MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
+  if (!gpu) {
+    MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
+    memset(local, 0, (size_t)wbytes);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
+    MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
+  }
   r->w.vbase = vb;
   r->w.local = local;
-  if (direct) {
+  if (direct && !gpu) {
     MPI_Aint sz;
     int du;
     void *base0 = NULL;
@@ -483,9 +663,19 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   r->w.nranks = nranks;
   r->w.esize = (int)es;
   r->w.dtype = dtype;
-  r->w.get = w_get;
-  r->w.put = w_put;
-  r->w.fop = w_fop;
+  if (!gpu) {
+    r->w.get = w_get;
+    r->w.put = w_put;
+    r->w.fop = w_fop;
+  } else if (gpu_publish(r, err, errlen) < 0) {
+    /* a local copy failed (the device is unusable): the memory goes with
+     * the others' at the next collective call */
+    r->dead = 1;
+    r->id = nwins;
+    wins[nwins++] = r;
+    free(a);
+    return -1;
+  }
   r->dist = dist;
   r->rowsize = rowsize;
   r->rank = rank;
@@ -496,17 +686,17 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   v->dtype = dtype;
   v->rank = rank;
   v->layout = SK_RIGHT;
-  v->space = SK_SPACE_REMOTE;
+  v->space = gpu ? SK_SPACE_REMOTE_CUDA : SK_SPACE_REMOTE;
   for (int d = 0; d < SK_MAXRANK; d++) v->extent[d] = d < rank ? ext[d] : 1;
   sk_view_layout_strides(rank, SK_RIGHT, v->extent, v->stride);
   a->refs = 1;
   a->ptr = vb;
   a->bytes = (size_t)total * es;
-  a->space = SK_SPACE_REMOTE;
+  a->space = v->space;
   a->owned = 1;
   a->handle = &r->w;
   snprintf(a->label, sizeof a->label, "%s", v->label);
-  sk_tools_alloc(SK_SPACE_REMOTE, a->label, vb, a->bytes);
+  sk_tools_alloc(v->space, a->label, vb, a->bytes);
   v->alloc = a;
   v->data = vb;
   return 0;
@@ -514,7 +704,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
 
 static rwin *view_win(const sk_view *v, const char *what, char *err,
                       size_t errlen) {
-  rwin *r = v->alloc && v->space == SK_SPACE_REMOTE && started
+  rwin *r = v->alloc && sk_space_remote(v->space) && started
                 ? (rwin *)v->alloc->handle : NULL;
   if (!r) snprintf(err, errlen, "%s: view '%s' is not a remote view", what, v->label);
   return r;
@@ -535,7 +725,7 @@ int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
   dst->dtype = v->dtype;
   dst->rank = rank;
   dst->layout = SK_RIGHT;
-  dst->space = SK_SPACE_HOST;
+  dst->space = r->gpu ? SK_SPACE_CUDA : SK_SPACE_HOST;
   for (int d = 0; d < SK_MAXRANK; d++) dst->extent[d] = d < rank ? ext[d] : 1;
   sk_view_layout_strides(rank, SK_RIGHT, dst->extent, dst->stride);
   dst->alloc = v->alloc;
@@ -561,7 +751,7 @@ int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
 static int remote_reaches(int space) {
   return space == SK_SPACE_HOST || space == SK_SPACE_REMOTE;
 }
-static int remote_owns(int space) { return space == SK_SPACE_REMOTE; }
+static int remote_owns(int space) { return sk_space_remote(space); }
 static void *remote_alloc(size_t bytes, int space, char *err, size_t errlen) {
   (void)bytes;
   (void)space;
@@ -690,6 +880,7 @@ void sk_remote_stop(void) {
   free(wins);
   wins = NULL;
   nwins = capwins = 0;
+  sk_nvshmem_stop();
   started = 0;
   int fin = 0;
   MPI_Finalized(&fin);
@@ -702,12 +893,15 @@ void sk_remote_info(char *buf, size_t n) {
   MPI_Get_library_version(ver, &len);
   char *nl = strpbrk(ver, ",\n");
   if (nl) *nl = 0;
+  char nvs[600];
+  sk_nvshmem_info(nvs, sizeof nvs);
   if (started)
-    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s", ver, me, nranks,
-             direct ? ", one node: direct loads and stores" : "");
+    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s; GPU memory: %s",
+             ver, me, nranks, direct ? ", one node: direct loads and stores" : "",
+             nvs);
   else
-    snprintf(buf, n, "remote: MPI one-sided (%s), started by require \"speck.remote\"",
-             ver);
+    snprintf(buf, n, "remote: MPI one-sided (%s), started by require \"speck.remote\"; "
+             "GPU memory: %s", ver, nvs);
 }
 
 #else /* !SK_HAVE_MPI ------------------------------------------------------ */
@@ -746,9 +940,10 @@ int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen) {
   return no_mpi("remote.allreduce", err, errlen);
 }
 int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
-                          const int64_t *ext, int dist, char *err,
+                          const int64_t *ext, int dist, int space, char *err,
                           size_t errlen) {
   (void)label;
+  (void)space;
   (void)dtype;
   (void)rank;
   (void)ext;

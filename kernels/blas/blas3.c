@@ -191,8 +191,16 @@ static void transposed(const sk_view *v, sk_view *out) {
 /* The vendor library that serves this problem of 'flops': 0 none, 1
  * OpenBLAS (host views; 'auto' above 'cross'), 2 cuBLAS (GPU views;
  * 'auto' always: the native GPU kernels are the portable fallback) */
-static int use_vendor(int impl, const sk_view *v, double flops, double cross) {
+static int use_vendor(int impl, const sk_view *v, const sk_view *o1, const sk_view *o2,
+                      double flops, double cross) {
   if (impl == SK_IMPL_NATIVE) return 0;
+  /* the vendors take plain pointers of one memory: a remote view's
+   * elements are reached through its window only */
+  const sk_view *all[3] = {v, o1, o2};
+  for (int i = 0; i < 3; i++)
+    if (all[i] && (sk_space_remote(all[i]->space) ||
+                   (all[i]->space == SK_SPACE_HOST) != (v->space == SK_SPACE_HOST)))
+      return 0;
   if (v->space != SK_SPACE_HOST) return sk_vendor_gpu_available() ? 2 : 0;
   if (!sk_vendor_host_available()) return 0;
   if (impl == SK_IMPL_AUTO && flops < cross) return 0;
@@ -350,7 +358,7 @@ static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       gemm_shapes(ta, tb, A, B, C, err, errlen) < 0)
     return -1;
   int64_t m = C->extent[0], n = C->extent[1], k = ta == 'N' ? A->extent[1] : A->extent[0];
-  int v = use_vendor(impl, C, 2.0 * m * n * k, GEMM_CROSS);
+  int v = use_vendor(impl, C, A, B, 2.0 * m * n * k, GEMM_CROSS);
   if (v && (v == 1 ? sk_vendor_gemm : sk_vendor_gpu_gemm)(
              dt, ta, tb, m, n, k, alpha, A->data, A->stride[0], A->stride[1], B->data,
              B->stride[0], B->stride[1], beta, C->data, C->stride[0], C->stride[1]) ==
@@ -386,7 +394,7 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              (long long)C->extent[0], (long long)C->extent[1]);
     return -1;
   }
-  int v = use_vendor(impl, C, 1.0 * n * n * k, GEMM_CROSS);
+  int v = use_vendor(impl, C, A, NULL, 1.0 * n * n * k, GEMM_CROSS);
   if (v && (v == 1 ? sk_vendor_syrk : sk_vendor_gpu_syrk)(
              dt, uplo, tr, n, k, alpha, A->data, A->stride[0], A->stride[1], beta,
              C->data, C->stride[0], C->stride[1]) == SK_VENDOR_OK)
@@ -444,7 +452,7 @@ static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              (long long)y->extent[0]);
     return -1;
   }
-  if (use_vendor(impl, A, 2.0 * m * k, GEMM_CROSS) == 1 &&
+  if (use_vendor(impl, A, x, y, 2.0 * m * k, GEMM_CROSS) == 1 &&
       sk_vendor_gemv(dt, ta, A->extent[0], A->extent[1], alpha, A->data, A->stride[0],
                      A->stride[1], x->data, x->stride[0], beta, y->data,
                      y->stride[0]) == SK_VENDOR_OK)
@@ -577,7 +585,7 @@ static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                errlen) < 0)
     return -1;
   double na = (double)A->extent[0];
-  int v = use_vendor(impl, B, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
+  int v = use_vendor(impl, B, A, NULL, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
                      TRI_CROSS);
   if (v && (v == 1 ? sk_vendor_trsm : sk_vendor_gpu_trsm)(
              B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
@@ -598,7 +606,7 @@ static int trmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                errlen) < 0)
     return -1;
   double na = (double)A->extent[0];
-  if (use_vendor(impl, B, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
+  if (use_vendor(impl, B, A, NULL, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
                  TRI_CROSS) == 1 &&
       sk_vendor_trmm(B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha,
                      A->data, A->stride[0], A->stride[1], B->data, B->stride[0],

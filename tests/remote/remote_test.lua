@@ -31,6 +31,15 @@ local function fails_with(want, f, ...)
   end
 end
 
+-- where remote views live by default: GPU memory (NVSHMEM) when the suite
+-- runs on the cuda back end, else host memory (MPI windows)
+local GPU = speck.info().default_space:find("cuda") ~= nil
+local MEM = GPU and "GPU" or "host"
+local NVSHMEM = speck.info().spaces.remote.info:find("GPU memory: NVSHMEM %d") ~= nil
+local RSPACE = GPU and "remote_cuda" or "remote"
+-- a local part (GPU memory on the cuda back end) as Lua can read it
+local function hostof(v) return speck.create_mirror_view_and_copy("host", v) end
+
 local DTYPES = {"float64", "float32", "int64", "int32", "int16", "int8",
                 "uint64", "uint32", "uint8", "bool"}
 
@@ -74,7 +83,8 @@ for _, dt in ipairs(DTYPES) do
     local b, e = x:local_range()
     local l = x:local_view()
     eq(l:extent(0), e - b, "local extent")
-    for g = b, e - 1 do eq(l(g - b), val(dt, g), "local element " .. g) end
+    local hl = hostof(l)
+    for g = b, e - 1 do eq(hl(g - b), val(dt, g), "local element " .. g) end
     remote.fence()
   end)
 end
@@ -100,7 +110,8 @@ case("partitioned: each rank writes its part, reads the next rank's", function()
   speck.parallel_for("towr", m, {v = v, pe = nxt, me = me}, [[ v(pe, i) = -1000 * (me + 1) - i; ]])
   remote.fence()
   local prev = (me - 1 + np) % np
-  for i = 0, m - 1 do eq(l(i), -1000 * (prev + 1) - i, "written by the previous rank") end
+  local hl = hostof(l)
+  for i = 0, m - 1 do eq(hl(i), -1000 * (prev + 1) - i, "written by the previous rank") end
 end)
 
 -- -- a kernel reading the other rank's part ---------------------------------------------
@@ -178,7 +189,7 @@ case("subviews of a remote view: a range and a row", function()
   speck.parallel_for("f", speck.MDRangePolicy({0, 0}, {e - b, 3}), {l = l, b = b}, [[ l(i, j) = 10.0 * (b + i) + j; ]])
   remote.fence()
   local row = speck.subview(x, 6, speck.ALL)
-  eq(row:space(), "remote", "subview space")
+  eq(row:space(), RSPACE, "subview space")
   local y = speck.View("y", "float64", 3)
   speck.parallel_for("row", 3, {row = row, y = y}, [[ y(i) = row(i); ]])
   for j = 0, 2 do eq(y(j), 60 + j, "row 6, column " .. j) end
@@ -186,6 +197,20 @@ case("subviews of a remote view: a range and a row", function()
   local z = speck.View("z", "float64", {4, 2})
   speck.parallel_for("blk", speck.MDRangePolicy({0, 0}, {4, 2}), {blk = blk, z = z}, [[ z(i, j) = blk(i, j); ]])
   for i = 0, 3 do for j = 0, 1 do eq(z(i, j), 10 * (3 + i) + 1 + j, "block") end end
+  -- deep_copy of the (strided) block both ways, through the owner's copy
+  local z2 = speck.View("z2", "float64", {4, 2})
+  speck.deep_copy(z2, blk)
+  local hz = hostof(z2)
+  for i = 0, 3 do for j = 0, 1 do eq(hz(i, j), 10 * (3 + i) + 1 + j, "deep_copy of a block") end end
+  remote.fence()
+  if me == 0 then
+    speck.parallel_for("neg", speck.MDRangePolicy({0, 0}, {4, 2}), {z2 = z2}, [[ z2(i, j) = -z2(i, j); ]])
+    speck.deep_copy(blk, z2)
+  end
+  remote.fence()
+  speck.parallel_for("blk2", speck.MDRangePolicy({0, 0}, {4, 2}), {blk = blk, z = z}, [[ z(i, j) = blk(i, j); ]])
+  local hz2 = hostof(z)
+  for i = 0, 3 do for j = 0, 1 do eq(hz2(i, j), -(10 * (3 + i) + 1 + j), "deep_copy into a block") end end
   remote.fence()
 end)
 
@@ -221,7 +246,7 @@ case("atomics on remote elements from every rank", function()
     }
   ]])
   remote.fence()
-  local l, lf = c:local_view(), f:local_view()
+  local l, lf = hostof(c:local_view()), hostof(f:local_view())
   eq(l(0), k * np, "fetch_add")
   eq(l(1), 2 * k * np, "add")
   eq(l(2), 1000 * (np - 1) + k - 1, "fetch_max")
@@ -235,6 +260,7 @@ case("atomics on remote elements from every rank", function()
     won(0) = w;
   ]])
   remote.fence()
+  l = hostof(c:local_view())
   check(l(3) >= 1 and l(3) <= np, "cas winner " .. l(3))
   eq(remote.allreduce(won(0), "sum"), np, "cas wins over the ranks")
   remote.fence()
@@ -290,9 +316,11 @@ case("different sizes on different ranks are reported on every rank", function()
   if np > 1 then
     fails_with("remote.View 'bad': the ranks disagree", remote.View, "bad", "float64",
                10 + me)
-    fails_with("(rank 0 asks for float64 [10] blocked, rank 1 for float64 [11] blocked)",
+    fails_with(("(rank 0 asks for float64 [10] blocked in %s memory, rank 1 for float64 "
+                .. "[11] blocked in %s memory)"):format(MEM, MEM),
                remote.View, "bad", "float64", 10 + me)
-    fails_with("(rank 0 asks for float64 [2, 5] blocked, rank 1 for float64 [2, 5] partitioned)",
+    fails_with(("(rank 0 asks for float64 [2, 5] blocked in %s memory, rank 1 for float64 "
+                .. "[2, 5] partitioned in %s memory)"):format(MEM, MEM),
                remote.View, "bad", "float64", {2, 5},
                {layout = me == 0 and "blocked" or "partitioned"})
   else   -- one rank agrees with itself: the view is made
@@ -309,14 +337,21 @@ case("bad arguments to remote.View", function()
   fails_with("remote.View 'q': layout is diagonal (expected 'blocked' or 'partitioned')",
              remote.View, "q", "float64", 4, {layout = "diagonal"})
   fails_with("remote.View 'r': unknown dtype", remote.View, "r", "complex", 4)
-  fails_with("remote.View 's': space cuda", remote.View, "s", "float64", 4, {space = "cuda"})
+  fails_with("remote.View 's': space cuda_pinned: a remote view lies in host memory "
+             .. "('host': MPI windows) or in GPU memory ('cuda': NVSHMEM)",
+             remote.View, "s", "float64", 4, {space = "cuda_pinned"})
+  if not NVSHMEM then
+    -- GPU memory without NVSHMEM: the reason, on every rank
+    fails_with("remote.View 's': a remote view in GPU memory needs NVSHMEM: ",
+               remote.View, "s", "float64", 4, {space = "cuda"})
+  end
 end)
 
 case("remote views are not Lua-indexable, and only remote.View makes them", function()
   local x = remote.View("lx", "float64", 4)
-  fails_with("lives in space 'remote', not accessible from Lua", function() return x(0) end)
-  fails_with("lives in space 'remote', not accessible from Lua", function() x[0] = 1 end)
-  fails_with("lives in space 'remote', not accessible from Lua", x.totable, x)
+  fails_with("lives in space '" .. RSPACE .. "', not accessible from Lua", function() return x(0) end)
+  fails_with("lives in space '" .. RSPACE .. "', not accessible from Lua", function() x[0] = 1 end)
+  fails_with("lives in space '" .. RSPACE .. "', not accessible from Lua", x.totable, x)
   local h = speck.View("h", "float64", 4)
   fails_with("local_view: view 'h' is not a remote view", h.local_view, h)
   fails_with("local_range: view 'h' is not a remote view", h.local_range, h)
