@@ -66,21 +66,31 @@ static void remote_fns(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c)
   const char *A = "const sk_rwin *w, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, sk_oob *o";
   char args[160];
   snprintf(args, sizeof args, A, T);
+  /* the other ranks' elements out of line: the hot loop over local
+   * elements keeps its registers (the owner's division stays out) */
+  sk_buf_printf(b,
+    "static __device__ __noinline__ %s *sk__%s_far(const sk_rwin *w, sk_i64 g, sk_oob *o) {\n"
+    "  if ((sk_u64)g >= (sk_u64)w->total) { sk__bc(g, w->total, %d, -1, o); return 0; }\n"
+    "  const sk_i64 r = g / w->chunk;\n"
+    "  return (%s *)w->peer[r] + (g - r * w->chunk);\n}\n",
+    T, n, c, T);
   sk_buf_printf(b,
     "%s %s *sk__%s_ref(%s) {\n"
     "  const sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) return l + k;\n"
-    "  if ((sk_u64)g >= (sk_u64)w->total) { sk__bc(g, w->total, %d, -1, o); return 0; }\n"
-    "  const sk_i64 r = g / w->chunk;\n"
-    "  return (%s *)w->peer[r] + (g - r * w->chunk);\n}\n",
-    F, T, n, args, c, T);
+    "  return sk__%s_far(w, g, o);\n}\n",
+    F, T, n, args, n);
   sk_buf_printf(b,
     "%s %s sk__%s_get(%s) {\n"
-    "  const %s *p = sk__%s_ref(w, l, lo, n, g, o);\n  return p ? *p : (%s)0;\n}\n",
+    "  const sk_i64 k = g - lo;\n"
+    "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
+    "  const %s *p = sk__%s_far(w, g, o);\n  return p ? *p : (%s)0;\n}\n",
     F, T, n, args, T, n, T);
   sk_buf_printf(b,
     "%s %s sk__%s_put(%s, %s v) {\n"
-    "  %s *p = sk__%s_ref(w, l, lo, n, g, o);\n  if (p) *p = v;\n  return v;\n}\n",
+    "  const sk_i64 k = g - lo;\n"
+    "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
+    "  %s *p = sk__%s_far(w, g, o);\n  if (p) *p = v;\n  return v;\n}\n",
     F, T, n, args, T, T, n);
   int fl = sk_dtypes[k->dtype].is_float;
   sk_buf_printf(b,

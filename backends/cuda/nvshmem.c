@@ -11,7 +11,9 @@
  * nvshmemx_get_uniqueid broadcast by the remote back end's MPI, then
  * nvshmemx_hostlib_init_attr on every rank with the CUDA context of this
  * rank's device current. NVLink multicast is never used (NVSHMEM's
- * NVSHMEM_DISABLE_NVLS defaults to 1 here).
+ * NVSHMEM_DISABLE_NVLS defaults to 1 here), nor a network transport
+ * (NVSHMEM_REMOTE_TRANSPORT defaults to none: the peers are one node's
+ * GPUs, reached by loads and stores).
  *
  * NVSHMEM's headers are not needed to build speck: the few types the
  * calls take are opaque here (the unique ID is 128 bytes, the init
@@ -110,6 +112,10 @@ int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
    * takes the runtime's current device */
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
   setenv("NVSHMEM_DISABLE_NVLS", "1", 0);
+  /* every peer must be reachable by loads and stores (one node's GPUs):
+   * no network transport, so no proxy thread polling beside the rank's
+   * own on its core */
+  setenv("NVSHMEM_REMOTE_TRANSPORT", "none", 0);
   static unsigned char uid[NVS_UID_BYTES] __attribute__((aligned(16)));
   static unsigned char attr[NVS_ATTR_BYTES] __attribute__((aligned(16)));
   memset(uid, 0, sizeof uid);
