@@ -24,6 +24,14 @@ SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # 8, the rest 2 s or less): every process pays seconds of CUDA start-up
 # when many start together, so light files stay whole
 SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 teams_spec=10 reducers_spec=4 patterns_spec=4 cuda_codegen_spec=2}
+# NVSHMEM (remote views in GPU memory): pip's wheel, where one is
+# installed, unless the loader finds it already or SPECK_NVSHMEM_LIB names it
+if [ -z "${SPECK_NVSHMEM_LIB:-}" ]; then
+  nvs=$(find /opt /usr/local/lib /usr/lib/python3* -path '*nvidia/nvshmem/lib/libnvshmem_host.so.3' \
+        2>/dev/null | head -n 1)
+  [ -n "$nvs" ] && LD_LIBRARY_PATH="$(dirname "$nvs")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" &&
+    export LD_LIBRARY_PATH
+fi
 # LuaJIT's speck.ffi runs where the host has luajit
 command -v luajit >/dev/null 2>&1 || SPECK_SKIP_LUAJIT=1
 export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS SPECK_TEST_SHARDS \

@@ -398,6 +398,22 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
     SPECK_REMOTE_DIRECT=0 SPECK_TEST_NP=2 SPECK_THREADS=2 remote_run "2 ranks, 2 threads each, MPI calls" \
       mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" tests/remote/remote_test.lua
     SPECK_TEST_NP=1 remote_run "1 rank, no mpirun" "$SPECK_BIN" tests/remote/remote_test.lua
+    # the cuda suite: the same on two GPUs, remote views in GPU memory
+    # over NVSHMEM (one rank per GPU; --bind-to none: speck's helper
+    # threads must not share the rank's one core)
+    case " $SPECK_SPACES " in *" cuda "*)
+      if ! "$SPECK_BIN" -e 'assert(#speck.info().devices >= 2)' >/dev/null 2>&1; then
+        echo "remote (2 ranks, 2 GPUs, NVSHMEM): pending (fewer than 2 GPUs)"
+        pending=$((pending + 1))
+      elif ! "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.info:find("GPU memory: NVSHMEM %d"))' \
+             >/dev/null 2>&1; then
+        echo "remote (2 ranks, 2 GPUs, NVSHMEM): pending (NVSHMEM not found: put pip's nvidia/nvshmem/lib on LD_LIBRARY_PATH)"
+        pending=$((pending + 1))
+      else
+        SPECK_SPACE=cuda SPECK_TEST_NP=2 NVSHMEM_DISABLE_NVLS=1 remote_run "2 ranks, 2 GPUs, NVSHMEM" \
+          mpirun $root_flag --bind-to none -np 2 "$SPECK_BIN" tests/remote/remote_test.lua
+      fi ;;
+    esac
   fi
 fi
 
