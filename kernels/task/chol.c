@@ -20,6 +20,7 @@
  * Solve: forward and backward substitution by supernodes (trsv, gemv).
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,13 @@
 #include "task.h"
 
 #define RELAX 8   /* supernodes may take columns with other structures up to this size */
+/* Fronts of at least FRONT_BIG doubles are kept for reuse, FRONT_KEEP of
+ * them: a large calloc is a fresh mapping (the kernel's page faults and
+ * zeroing), and its free an munmap whose TLB shootdown interrupts the
+ * other threads -- at every large supernode. A kept front is zeroed by
+ * memset instead. */
+#define FRONT_BIG (1 << 17)
+#define FRONT_KEEP 8
 
 struct sk_chol {
   int n;
@@ -51,6 +59,10 @@ struct sk_chol {
   double **upd;
   _Atomic int bad;           /* 1 + the column whose pivot failed; -1: no memory */
   sk_chol_info info;
+  /* large fronts freed, kept for the next ones (front_get / front_put) */
+  pthread_mutex_t keep_mu;
+  double *keep[FRONT_KEEP];
+  size_t keep_cap[FRONT_KEEP];
 };
 
 static double now_s(void) {
@@ -59,8 +71,80 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* memset through a volatile pointer: the compiler would fold malloc and
+ * memset back into the calloc we avoid */
+static void *(*volatile zero_fill)(void *, int, size_t) = memset;
+
+/* a zeroed front of n doubles */
+static double *front_get(sk_chol *c, size_t n) {
+  if (n >= FRONT_BIG) {
+    double *p = NULL;
+    int best = -1;
+    pthread_mutex_lock(&c->keep_mu);
+    for (int i = 0; i < FRONT_KEEP; i++)
+      if (c->keep[i] && c->keep_cap[i] >= n && c->keep_cap[i] <= 2 * n &&
+          (best < 0 || c->keep_cap[i] < c->keep_cap[best]))
+        best = i;
+    if (best >= 0) {
+      p = c->keep[best];
+      c->keep[best] = NULL;
+    }
+    pthread_mutex_unlock(&c->keep_mu);
+    if (p) {
+      memset(p, 0, n * sizeof *p);
+      return p;
+    }
+  }
+  /* written before it is read: a calloc'd mapping read first maps the
+   * shared zero page, and each first write after it is a copy-on-write
+   * fault with a TLB flush on every CPU of the process */
+  double *p = malloc(n * sizeof(double));
+  if (p) zero_fill(p, 0, n * sizeof(double));
+  return p;
+}
+
+/* front 'p' of n doubles is done with: kept when large (in place of the
+ * smallest kept one), else freed */
+static void front_put(sk_chol *c, double *p, size_t n) {
+  if (!p) return;
+  if (n >= FRONT_BIG) {
+    int slot = -1;
+    pthread_mutex_lock(&c->keep_mu);
+    for (int i = 0; i < FRONT_KEEP && slot < 0; i++)
+      if (!c->keep[i]) slot = i;   /* an empty place */
+    for (int i = 0; i < FRONT_KEEP; i++)   /* else the smallest kept one below n */
+      if (slot < 0 ? c->keep_cap[i] < n
+                   : c->keep[slot] && c->keep_cap[i] < c->keep_cap[slot])
+        slot = i;
+    double *old = NULL;
+    if (slot >= 0) {
+      old = c->keep[slot];
+      c->keep[slot] = p;
+      c->keep_cap[slot] = n;
+      p = NULL;
+    }
+    pthread_mutex_unlock(&c->keep_mu);
+    free(old);
+  }
+  free(p);
+}
+
+static void front_drop_all(sk_chol *c) {
+  for (int i = 0; i < FRONT_KEEP; i++) {
+    free(c->keep[i]);
+    c->keep[i] = NULL;
+  }
+}
+
+/* the front size of supernode s (m x m doubles) */
+static size_t front_n(const sk_chol *c, int s) {
+  size_t m = (size_t)(c->rp[s + 1] - c->rp[s]);
+  return m * m;
+}
+
 void sk_chol_free(sk_chol *c) {
   if (!c) return;
+  front_drop_all(c);
   if (c->upd)
     for (int s = 0; s < c->nsn; s++) free(c->upd[s]);
   free(c->upd);
@@ -166,7 +250,7 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
   double *F = NULL;
   int *rel = NULL;
   if (atomic_load(&c->bad)) goto drop;
-  F = calloc((size_t)m * (size_t)m, sizeof *F);
+  F = front_get(c, (size_t)m * (size_t)m);
   if (!F) goto nomem;
   for (int j = f; j < f + k; j++)
     for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++)
@@ -186,7 +270,7 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
       const double *Uc = U + (size_t)(kc + b) * (size_t)ldu + kc;
       for (int a = b; a < mc; a++) Fc[rel[a]] += Uc[a];
     }
-    free(U);
+    front_put(c, U, front_n(c, ch));
     c->upd[ch] = NULL;
   }
   /* on the trunk no other task runs: the blocks take every thread */
@@ -206,7 +290,7 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
     F = NULL;
   }
   if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
-  free(F);
+  front_put(c, F, (size_t)m * (size_t)m);
   free(rel);
   return;
 nomem:;
@@ -214,10 +298,10 @@ nomem:;
   atomic_compare_exchange_strong(&c->bad, &expect, -1);
 drop:
   for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
-    free(c->upd[c->kids[q]]);
+    front_put(c, c->upd[c->kids[q]], front_n(c, (int)c->kids[q]));
     c->upd[c->kids[q]] = NULL;
   }
-  free(F);
+  front_put(c, F, (size_t)m * (size_t)m);
   free(rel);
 }
 
@@ -285,6 +369,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   double t0 = now_s();
   int n = (int)n64;
   sk_chol *c = calloc(1, sizeof *c);
+  if (c) pthread_mutex_init(&c->keep_mu, NULL);
   int *ap = malloc(((size_t)n + 1) * sizeof *ap), *anc = malloc((size_t)n * sizeof *anc);
   int *par = malloc((size_t)n * sizeof *par), *cc = calloc((size_t)n, sizeof *cc);
   int *post = malloc((size_t)n * sizeof *post), *head = malloc((size_t)n * sizeof *head);
@@ -440,7 +525,9 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   free(stack); free(rowp); free(rowc);
   ap = anc = par = cc = post = head = nxt = stack = rowc = NULL;
   rowp = NULL;
-  if (run_dag(c, err, errlen) < 0) goto fail;
+  int dag = run_dag(c, err, errlen);
+  front_drop_all(c);
+  if (dag < 0) goto fail;
   int bad = atomic_load(&c->bad);
   if (bad > 0) {
     snprintf(err, errlen, "the matrix is not positive definite: the pivot of "

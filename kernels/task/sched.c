@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <time.h>
 
 #include "task.h"
 
@@ -985,7 +986,16 @@ static void worker_loop(sk_sched *s) {
         for (int k = 0; k < 16; k++) cpu_relax();
       } else {
         if (sk_interrupted()) fail(s, "%s", SK_INTERRUPTED);
-        sched_yield();
+        if (spin < 1024) {
+          sched_yield();
+        } else {
+          /* long idle (one task runs alone, e.g. a Cholesky's root fronts
+           * with the BLAS on every thread): sleep, growing to 100 us, so
+           * this thread leaves the core to the ones doing the work */
+          unsigned us = spin - 1024 < 100 ? spin - 1024 + 1 : 100;
+          struct timespec ts = {0, (long)us * 1000};
+          nanosleep(&ts, NULL);
+        }
       }
     }
   }
