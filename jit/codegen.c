@@ -410,9 +410,13 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
 
 /* A remote view's locals (its window, local part and range, the global
  * index of its element 0) and its macros: x(..) reads, sk__x_at(..) is
- * the global index, P / U / F / C the rewritten writes (check.c). */
-static void remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k,
-                          int c) {
+ * the global index, P / U / F / C the rewritten writes (check.c). 'ctx'
+ * is the last argument of the helpers (the host's launch context, the
+ * CUDA kernel's bounds record), which both generators define with the
+ * same parameters: get(w, l, lo, n, g, ctx), put(.., g, v, ctx),
+ * upd(.., g, op, v, ctx), fop(w, g, op, a, e, ctx). */
+void sk_cg_remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k,
+                         int c, const char *ctx) {
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   int r = k->rank;
   sk_buf_printf(b,
@@ -427,18 +431,18 @@ static void remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k,
   sk_buf_printf(b, "#define sk__%s_at(", n);
   for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
   sk_buf_printf(b, ") (sk__%s_g0", n);
-  sk_cg_offset(b, k, c, s->bounds ? "sk__ctx" : NULL);
+  sk_cg_offset(b, k, c, s->bounds ? ctx : NULL);
   sk_buf_puts(b, ")\n");
   sk_buf_printf(b, "#define %s(...) sk__%s_get(sk__%s_w, sk__%s_l, sk__%s_lo, "
-                "sk__%s_n, sk__%s_at(__VA_ARGS__), sk__ctx)\n", n, n, n, n, n, n, n);
+                "sk__%s_n, sk__%s_at(__VA_ARGS__), %s)\n", n, n, n, n, n, n, n, ctx);
   sk_buf_printf(b, "#define sk__%s_P(g, v) sk__%s_put(sk__%s_w, sk__%s_l, sk__%s_lo, "
-                "sk__%s_n, g, v, sk__ctx)\n", n, n, n, n, n, n);
+                "sk__%s_n, g, v, %s)\n", n, n, n, n, n, n, ctx);
   sk_buf_printf(b, "#define sk__%s_U(g, o, v) sk__%s_upd(sk__%s_w, sk__%s_l, "
-                "sk__%s_lo, sk__%s_n, g, o, v, sk__ctx)\n", n, n, n, n, n, n);
-  sk_buf_printf(b, "#define sk__%s_F(g, o, v) sk__%s_fop(sk__%s_w, g, o, v, 0, sk__ctx)\n",
-                n, n, n);
+                "sk__%s_lo, sk__%s_n, g, o, v, %s)\n", n, n, n, n, n, n, ctx);
+  sk_buf_printf(b, "#define sk__%s_F(g, o, v) sk__%s_fop(sk__%s_w, g, o, v, 0, %s)\n",
+                n, n, n, ctx);
   sk_buf_printf(b, "#define sk__%s_C(g, e, d) sk__%s_fop(sk__%s_w, g, SK_ROP_CAS, e, d, "
-                "sk__ctx)\n", n, n, n);
+                "%s)\n", n, n, n, ctx);
 }
 
 /* Locals for each capture and the element-access macro of each view. */
@@ -457,7 +461,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
     if (k->space == SK_SPACE_REMOTE) {
-      remote_unpack(b, s, k, c);
+      sk_cg_remote_unpack(b, s, k, c, "sk__ctx");
       continue;
     }
     sk_buf_printf(b, "  %s *%s sk__%s_d = %s.data;\n", t->ctype,

@@ -45,6 +45,8 @@ void sk_cg_agg(struct sk_buf *b, const sk_kspec *s, int cuda);
 const char *sk_cg_agg_type(int kind, int n, char *buf, size_t len);
 void sk_cg_tile_fn(struct sk_buf *b, const sk_capture *k, const char *qual);
 void sk_cg_strides(struct sk_buf *b, const sk_capture *k);
+void sk_cg_remote_unpack(struct sk_buf *b, const sk_kspec *s, const sk_capture *k,
+                         int c, const char *ctx);
 void sk_cg_offset(struct sk_buf *b, const sk_capture *k, int c, const char *oob);
 void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,
                        const char *var, const char *indent);

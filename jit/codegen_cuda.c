@@ -51,23 +51,20 @@ void sk_codegen_cuda_perm(const sk_kspec *s, int *perm) {
 }
 
 /* Remote views in GPU memory (backends/remote over NVSHMEM): the element
- * helpers of capture 'k' (index 'c'). Element g of the global range is
- * this rank's part at 'l' when g - lo < n, else rank g / chunk's part
- * through the window's peer pointer (nvshmem_ptr: a load or store over
- * NVLink, the cached remote pointers of seed 001); an index outside the
- * global range is recorded as the launch's bad index (dim -1) and reads
- * 0. Writes and atomics go through the same address: the dialect's
- * atomics on a peer's memory. */
-static void remote_fns(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c) {
-  (void)s;
+ * helpers of capture 'k' (index 'c'), with the host's parameters
+ * (sk_cg_remote_unpack's macros call them), the bounds record last.
+ * Element g of the global range is this rank's part at 'l' when g - lo <
+ * n, else rank g / chunk's part through the window's peer pointer
+ * (nvshmem_ptr: a load or store over NVLink, the cached remote pointers
+ * of seed 001) -- out of line, so the local loop keeps its registers; an
+ * index outside the global range is recorded as the launch's bad index
+ * (dim -1) and reads 0. Atomics are the dialect's on those addresses. */
+static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
   if (k->kind != SK_CAP_VIEW || k->space != SK_SPACE_REMOTE_CUDA) return;
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   const char *F = "static __device__ __forceinline__";
-  const char *A = "const sk_rwin *w, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, sk_oob *o";
   char args[160];
-  snprintf(args, sizeof args, A, T);
-  /* the other ranks' elements out of line: the hot loop over local
-   * elements keeps its registers (the owner's division stays out) */
+  snprintf(args, sizeof args, "const sk_rwin *w, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g", T);
   sk_buf_printf(b,
     "static __device__ __noinline__ %s *sk__%s_far(const sk_rwin *w, sk_i64 g, sk_oob *o) {\n"
     "  if ((sk_u64)g >= (sk_u64)w->total) { sk__bc(g, w->total, %d, -1, o); return 0; }\n"
@@ -75,26 +72,20 @@ static void remote_fns(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c)
     "  return (%s *)w->peer[r] + (g - r * w->chunk);\n}\n",
     T, n, c, T);
   sk_buf_printf(b,
-    "%s %s *sk__%s_ref(%s) {\n"
-    "  const sk_i64 k = g - lo;\n"
-    "  if ((sk_u64)k < (sk_u64)n) return l + k;\n"
-    "  return sk__%s_far(w, g, o);\n}\n",
-    F, T, n, args, n);
-  sk_buf_printf(b,
-    "%s %s sk__%s_get(%s) {\n"
+    "%s %s sk__%s_get(%s, sk_oob *o) {\n"
     "  const sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
     "  const %s *p = sk__%s_far(w, g, o);\n  return p ? *p : (%s)0;\n}\n",
     F, T, n, args, T, n, T);
   sk_buf_printf(b,
-    "%s %s sk__%s_put(%s, %s v) {\n"
+    "%s %s sk__%s_put(%s, %s v, sk_oob *o) {\n"
     "  const sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
     "  %s *p = sk__%s_far(w, g, o);\n  if (p) *p = v;\n  return v;\n}\n",
     F, T, n, args, T, T, n);
   int fl = sk_dtypes[k->dtype].is_float;
   sk_buf_printf(b,
-    "%s %s sk__%s_upd(%s, int op, %s v) {\n"
+    "%s %s sk__%s_upd(%s, int op, %s v, sk_oob *o) {\n"
     "  %s x = sk__%s_get(w, l, lo, n, g, o);\n  switch (op) {\n"
     "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
     "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n",
@@ -103,10 +94,12 @@ static void remote_fns(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c)
     sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
                    "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
                    "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
-  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, o, x);\n}\n", n);
+  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, o);\n}\n", n);
   sk_buf_printf(b,
-    "%s %s sk__%s_fop(%s, int op, %s a, %s e) {\n"
-    "  %s *p = sk__%s_ref(w, l, lo, n, g, o);\n  if (!p) return (%s)0;\n"
+    "%s %s sk__%s_fop(const sk_rwin *w, sk_i64 g, int op, %s a, %s e, sk_oob *o) {\n"
+    "  const sk_i64 k = g - w->lo;\n"
+    "  %s *p = (sk_u64)k < (sk_u64)w->nloc ? (%s *)w->local + k : sk__%s_far(w, g, o);\n"
+    "  if (!p) return (%s)0;\n"
     "  switch (op) {\n"
     "  case SK_ROP_ADD: return atomic_fetch_add(p, a);\n"
     "  case SK_ROP_SUB: return atomic_fetch_sub(p, a);\n"
@@ -114,47 +107,12 @@ static void remote_fns(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c)
     "  case SK_ROP_MAX: return atomic_fetch_max(p, a);\n"
     "  case SK_ROP_XCHG: return atomic_exchange(p, a);\n"
     "  case SK_ROP_CAS: return atomic_cas(p, a, e);\n",
-    F, T, n, args, T, T, T, n, T);
+    F, T, n, T, T, T, T, n, T);
   if (!fl)
     sk_buf_puts(b, "  case SK_ROP_AND: return atomic_fetch_and(p, a);\n"
                    "  case SK_ROP_OR: return atomic_fetch_or(p, a);\n"
                    "  case SK_ROP_XOR: return atomic_fetch_xor(p, a);\n");
   sk_buf_printf(b, "  default: return (%s)0;\n  }\n}\n", T);
-}
-
-/* A remote view's locals (its window, local part and range, the global
- * index of its element 0) and macros, as codegen.c's remote_unpack:
- * x(..) reads, sk__x_at(..) is the global index, P / U / F / C the
- * rewritten writes (check.c). */
-static void remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c) {
-  const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
-  int r = k->rank;
-  sk_buf_printf(b,
-    "  const sk_rwin *sk__%s_w = (const sk_rwin *)sk__args[%d].v.handle;\n"
-    "  %s *sk__%s_l = (%s *)sk__%s_w->local;\n"
-    "  const sk_i64 sk__%s_lo = sk__%s_w->lo, sk__%s_n = sk__%s_w->nloc;\n"
-    "  const sk_i64 sk__%s_g0 = ((const char *)%s.data - sk__%s_w->vbase) / sk__%s_w->esize;\n",
-    n, c, T, n, T, n, n, n, n, n, n, n, n, n);
-  sk_cg_strides(b, k);
-  sk_buf_printf(b, "  (void)%s; (void)sk__%s_l; (void)sk__%s_lo; (void)sk__%s_n;\n",
-                n, n, n, n);
-  sk_buf_printf(b, "#define sk__%s_at(", n);
-  for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
-  sk_buf_printf(b, ") (sk__%s_g0", n);
-  sk_cg_offset(b, k, c, s->bounds ? "sk__C.oob" : NULL);
-  sk_buf_puts(b, ")\n");
-  const char *W = "sk__%s_w, sk__%s_l, sk__%s_lo, sk__%s_n";
-  char w[200];
-  snprintf(w, sizeof w, W, n, n, n, n);
-  sk_buf_printf(b, "#define %s(...) sk__%s_get(%s, sk__%s_at(__VA_ARGS__), sk__C.oob)\n",
-                n, n, w, n);
-  sk_buf_printf(b, "#define sk__%s_P(g, v) sk__%s_put(%s, g, sk__C.oob, v)\n", n, n, w);
-  sk_buf_printf(b, "#define sk__%s_U(g, op, v) sk__%s_upd(%s, g, sk__C.oob, op, v)\n",
-                n, n, w);
-  sk_buf_printf(b, "#define sk__%s_F(g, op, v) sk__%s_fop(%s, g, sk__C.oob, op, v, 0)\n",
-                n, n, w);
-  sk_buf_printf(b, "#define sk__%s_C(g, e, d) sk__%s_fop(%s, g, sk__C.oob, SK_ROP_CAS, e, d)\n",
-                n, n, w);
 }
 
 static void gen_view_types(sk_buf *b, const sk_kspec *s) {
@@ -171,7 +129,7 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
   }
   for (int c = 0; c < s->ncap; c++)
     sk_cg_tile_fn(b, &s->caps[c], "static __device__ __forceinline__");
-  for (int c = 0; c < s->ncap; c++) remote_fns(b, s, &s->caps[c], c);
+  for (int c = 0; c < s->ncap; c++) remote_fns(b, &s->caps[c], c);
 }
 
 /* 1 if the body never writes view 'n': no 'n(...)' followed by an
@@ -248,7 +206,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
                   "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
     if (k->space == SK_SPACE_REMOTE_CUDA) {
-      remote_unpack(b, s, k, c);
+      sk_cg_remote_unpack(b, s, k, c, "sk__C.oob");
       continue;
     }
     sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", cst ? "const " : "",
