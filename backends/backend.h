@@ -126,6 +126,9 @@ typedef struct sk_backend {
                    size_t errlen);
   int (*fill_view)(const sk_view *v, const void *cell, char *err,
                    size_t errlen);
+  /* optional (NULL: unknown): the bytes free in 'space' now (a device's
+   * free memory); -1 when unknown */
+  int64_t (*room)(int space);
 } sk_backend;
 
 /* -- registry ---------------------------------------------------------- */
@@ -206,6 +209,15 @@ int64_t sk_view_host_bytes(void);
  * allocate N bytes in space 'host' (with M bytes of views held, more than
  * <desc>)": for a driver, before the first of several allocations */
 int sk_host_room(uint64_t bytes, char *err, size_t errlen);
+/* The device memory budget SPECK_CUDA_MEMORY_MAX (backends/env.c): the
+ * most bytes of views in the cuda space, described in 'desc'; 0 when
+ * unset (the device's own size is the limit) */
+uint64_t sk_device_memory(char *desc, size_t n);
+/* Bytes that may still be allocated in 'space' (view.c): its budget (host
+ * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda) less
+ * the views held there, and no more than its back end's free memory
+ * ('room'); -1 when nothing bounds it */
+int64_t sk_space_room(int space);
 
 /* -- environment settings (backends/env.c) ------------------------------ */
 /* Parsed in one place; a malformed value is an error "NAME=value: what is
