@@ -210,11 +210,12 @@ int64_t sk_view_host_bytes(void);
  * <desc>)": for a driver, before the first of several allocations */
 int sk_host_room(uint64_t bytes, char *err, size_t errlen);
 /* The device memory budget SPECK_CUDA_MEMORY_MAX (backends/env.c): the
- * most bytes of views in the cuda space, described in 'desc'; 0 when
+ * most bytes of views in device memory (cuda, cuda_uvm), described in 'desc'; 0 when
  * unset (the device's own size is the limit) */
 uint64_t sk_device_memory(char *desc, size_t n);
 /* Bytes that may still be allocated in 'space' (view.c): its budget (host
- * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda) less
+ * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda and
+ * cuda_uvm) less
  * the views held there, and no more than its back end's free memory
  * ('room'); -1 when nothing bounds it */
 int64_t sk_space_room(int space);

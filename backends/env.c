@@ -192,7 +192,7 @@ int sk_env_check(char *err, size_t errlen) {
 }
 
 /* SPECK_CUDA_MEMORY_MAX: a budget for the views in device memory (the
- * cuda space) below the device's own size; 0 when unset (a malformed
+ * cuda and cuda_uvm spaces) below the device's own size; 0 when unset (a malformed
  * value reads as unset here and is refused by sk_env_check at start-up) */
 uint64_t sk_device_memory(char *desc, size_t n) {
   const char *mx = sk_env_get("SPECK_CUDA_MEMORY_MAX");

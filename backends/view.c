@@ -166,7 +166,7 @@ int sk_space_host_accessible(int space) {
 }
 
 int sk_space_spill(int space) {
-  return space == SK_SPACE_CUDA ? SK_SPACE_CUDA_PINNED : -1;
+  return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM ? SK_SPACE_CUDA_PINNED : -1;
 }
 
 int sk_space_default_layout(int space) {
@@ -291,7 +291,7 @@ static int same_map(const sk_view *a, const sk_view *b) {
 /* -- allocation and reference counts ---------------------------------- */
 /* Bytes of live views this library allocated, per budget: host memory
  * (host and cuda_pinned: page-locked host memory is host memory) and
- * device memory (cuda, under SPECK_CUDA_MEMORY_MAX). With the budget, a
+ * device memory (cuda and cuda_uvm, under SPECK_CUDA_MEMORY_MAX). With the budget, a
  * request that fits alone but not beside what is held is refused before
  * allocating (a 13-byte edge list once made the graph builder allocate
  * and touch 24 GB, one view at a time, until the kernel killed the
@@ -300,7 +300,7 @@ static _Atomic int64_t host_held, dev_held;
 
 static _Atomic int64_t *held_of(int space) {
   if (space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED) return &host_held;
-  if (space == SK_SPACE_CUDA) return &dev_held;
+  if (space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM) return &dev_held;
   return NULL;
 }
 
@@ -308,7 +308,7 @@ static _Atomic int64_t *held_of(int space) {
 static uint64_t budget_of(int space, char *desc, size_t n) {
   if (space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED)
     return sk_host_memory(desc, n);
-  if (space == SK_SPACE_CUDA) return sk_device_memory(desc, n);
+  if (space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM) return sk_device_memory(desc, n);
   return 0;
 }
 
@@ -330,7 +330,8 @@ int64_t sk_space_room(int space) {
   uint64_t most = h ? budget_of(space, desc, sizeof desc) : 0;
   if (most) {
     int64_t held = atomic_load(h);
-    room = held > 0 && (uint64_t)held >= most ? 0 : (int64_t)(most - (uint64_t)(held > 0 ? held : 0));
+    uint64_t h2 = held > 0 ? (uint64_t)held : 0;
+    room = h2 >= most ? 0 : (int64_t)(most - h2);
   }
   const sk_backend *b = sk_backend_for_space(space);
   int64_t fr = b && b->room ? b->room(space) : -1;

@@ -215,8 +215,9 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
   /* out of core: the arcs (and the build's arc-sized work) go to the
    * spill space when the builder's peak does not fit in the device's room
    * (about 100 bytes an edge: counts, offsets, COO arcs, the sort's keys,
-   * the CSR), or when the edges given already lie there; the row pointers
-   * come back in the vertex space */
+   * the CSR), or when the edges given already lie there; the row arrays
+   * stay in the vertex space (speck.sparse's COO -> CSR build keeps them
+   * in device memory) */
   int vspace = sk_g_vertex_space(src->space);
   int space = src->space == vspace
                 ? sk_g_edge_space(vspace, 16 * ((uint64_t)n + 1) + 88 * (uint64_t)n +
@@ -272,8 +273,8 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
   sk_view_release(&vals);
   if (o->dedupe) {
     int64_t m = 0;
-    if (sk_sp_view(&cnt, "run counts", SK_I64, nv + 1, space, 1, err, errlen) < 0 ||
-        sk_sp_view(&rp2, "rowptr", SK_I64, nv + 1, space, 0, err, errlen) < 0)
+    if (sk_sp_view(&cnt, "run counts", SK_I64, nv + 1, vspace, 1, err, errlen) < 0 ||
+        sk_sp_view(&rp2, "rowptr", SK_I64, nv + 1, vspace, 0, err, errlen) < 0)
       goto done;
     {
       sk_arg a[] = {sk_arg_view("rowptr", &rp), sk_arg_view("colidx", &ci),
@@ -295,13 +296,6 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
     t = rp; rp = rp2; rp2 = t;
     t = ci; ci = ci2; ci2 = t;
     t = va; va = w2; w2 = t;
-  }
-  if (rp.space != vspace) {   /* the vertex arrays in device memory */
-    sk_view_release(&rp2);
-    if (sk_sp_view(&rp2, "rowptr", SK_I64, nv + 1, vspace, 0, err, errlen) < 0 ||
-        sk_view_deep_copy(&rp2, &rp, err, errlen) < 0)
-      goto done;
-    sk_view t = rp; rp = rp2; rp2 = t;
   }
   if (sk_kout_view(out, "G_rowptr", &rp, err, errlen) < 0 ||
       sk_kout_view(out, "G_colidx", &ci, err, errlen) < 0 ||
@@ -436,7 +430,7 @@ static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 
 /* graph.to: G_*, space [, edges] -> G_* copied: the vertex arrays
  * (rowptr) to 'space', the arcs (colidx, weights) to 'edges' -- 'space'
- * or its spill space (cuda_pinned for cuda) -- or, not given, to 'space'
+ * or its spill space (cuda_pinned for cuda and cuda_uvm) -- or, not given, to 'space'
  * when they fit in its room and to its spill space when not (out of core,
  * seed 003 4.7) */
 static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
