@@ -203,8 +203,10 @@ uint64_t sk_device_memory(char *desc, size_t n) {
   }
   if (v >= (int64_t)1 << 30)
     snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f GiB", (double)v / (1 << 30));
-  else
+  else if (v >= (int64_t)1 << 20)
     snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f MiB", (double)v / (1 << 20));
+  else
+    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %lld bytes", (long long)v);
   return (uint64_t)v;
 }
 
