@@ -203,7 +203,8 @@ void sk_interruptible_leave(void);
  * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
  * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
 uint64_t sk_host_memory(char *desc, size_t n);
-/* bytes of host memory held by live views speck allocated (view.c) */
+/* bytes of host memory held by live views speck allocated, in host and
+ * cuda_pinned memory (view.c) */
 int64_t sk_view_host_bytes(void);
 /* 0 when 'bytes' more fit beside the views held, else -1 with "cannot
  * allocate N bytes in space 'host' (with M bytes of views held, more than
