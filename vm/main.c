@@ -49,8 +49,7 @@ static void print_usage(FILE *f) {
     "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
     "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
     "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
-    "  SPECK_CUDA_MEMORY_MAX, SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK,\n"
-    "  SPECK_TCC_LIBDIR (see docs/guide.md);\n"
+    "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR (see docs/guide.md);\n"
     "  a malformed value exits with 1.\n",
     progname, progname);
 }
