@@ -291,9 +291,9 @@ static int same_map(const sk_view *a, const sk_view *b) {
 /* -- allocation and reference counts ---------------------------------- */
 /* Bytes of live views this library allocated, per budget: host memory
  * (host and cuda_pinned: page-locked host memory is host memory) and
- * device memory (cuda and cuda_uvm, under SPECK_CUDA_MEMORY_MAX). With the budget, a
- * request that fits alone but not beside what is held is refused before
- * allocating (a 13-byte edge list once made the graph builder allocate
+ * device memory (cuda and cuda_uvm, under SPECK_CUDA_MEMORY_MAX). With
+ * the budget, a request that fits alone but not beside what is held is
+ * refused before allocating (a 13-byte edge list once made the graph builder allocate
  * and touch 24 GB, one view at a time, until the kernel killed the
  * process). Approximate under concurrent allocation. */
 static _Atomic int64_t host_held, dev_held;

@@ -430,9 +430,9 @@ static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 
 /* graph.to: G_*, space [, edges] -> G_* copied: the vertex arrays
  * (rowptr) to 'space', the arcs (colidx, weights) to 'edges' -- 'space'
- * or its spill space (cuda_pinned for cuda and cuda_uvm) -- or, not given, to 'space'
- * when they fit in its room and to its spill space when not (out of core,
- * seed 003 4.7) */
+ * or its spill space (cuda_pinned for cuda and cuda_uvm) -- or, not
+ * given, to 'space' when they fit in its room and to its spill space when
+ * not (out of core, seed 003 4.7) */
 static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "space",
@@ -446,16 +446,11 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const char *en = sk_karg_str(args, nargs, "edges", "", err, errlen);
   if (!en) return -1;
   int vspace = sk_space_parse(sn), spill = vspace >= 0 ? sk_space_spill(vspace) : -1;
-  if (vspace < 0) {
-    snprintf(err, errlen, "unknown space '%s' (expected 'host', 'cuda', 'cuda_pinned' "
-             "or 'cuda_uvm')", sn);
-    return -1;
-  }
   uint64_t ebytes = (uint64_t)g.narcs * (g.weights ? 12 : 4);
-  int espace = en[0] ? sk_space_parse(en) : sk_g_edge_space(vspace, ebytes);
+  int espace = vspace < 0 ? -1 : en[0] ? sk_space_parse(en) : sk_g_edge_space(vspace, ebytes);
   if (espace < 0) {
-    snprintf(err, errlen, "unknown edges space '%s' (expected 'host', 'cuda', "
-             "'cuda_pinned' or 'cuda_uvm')", en);
+    snprintf(err, errlen, "unknown %sspace '%s' (expected 'host', 'cuda', 'cuda_pinned' "
+             "or 'cuda_uvm')", vspace < 0 ? "" : "edges ", vspace < 0 ? sn : en);
     return -1;
   }
   if (espace != vspace && espace != spill) {
