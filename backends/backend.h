@@ -126,6 +126,9 @@ typedef struct sk_backend {
                    size_t errlen);
   int (*fill_view)(const sk_view *v, const void *cell, char *err,
                    size_t errlen);
+  /* optional (NULL: unknown): the bytes free in 'space' now (a device's
+   * free memory); -1 when unknown */
+  int64_t (*room)(int space);
 } sk_backend;
 
 /* -- registry ---------------------------------------------------------- */
@@ -200,12 +203,23 @@ void sk_interruptible_leave(void);
  * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
  * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
 uint64_t sk_host_memory(char *desc, size_t n);
-/* bytes of host memory held by live views speck allocated (view.c) */
+/* bytes of host memory held by live views speck allocated, in host and
+ * cuda_pinned memory (view.c) */
 int64_t sk_view_host_bytes(void);
 /* 0 when 'bytes' more fit beside the views held, else -1 with "cannot
  * allocate N bytes in space 'host' (with M bytes of views held, more than
  * <desc>)": for a driver, before the first of several allocations */
 int sk_host_room(uint64_t bytes, char *err, size_t errlen);
+/* The device memory budget SPECK_CUDA_MEMORY_MAX (backends/env.c): the
+ * most bytes of views in device memory (cuda, cuda_uvm), described in 'desc'; 0 when
+ * unset (the device's own size is the limit) */
+uint64_t sk_device_memory(char *desc, size_t n);
+/* Bytes that may still be allocated in 'space' (view.c): its budget (host
+ * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda and
+ * cuda_uvm) less
+ * the views held there, and no more than its back end's free memory
+ * ('room'); -1 when nothing bounds it */
+int64_t sk_space_room(int space);
 
 /* -- environment settings (backends/env.c) ------------------------------ */
 /* Parsed in one place; a malformed value is an error "NAME=value: what is

@@ -179,13 +179,35 @@ int sk_env_check(char *err, size_t errlen) {
   if (sk_env_threads(&n, err, errlen) < 0) return -1;
   if (sk_env_jit(&n, err, errlen) < 0) return -1;
   if (sk_env_cc_timeout(&t, err, errlen) < 0) return -1;
-  const char *mx = sk_env_get("SPECK_MEMORY_MAX");
-  if (mx && sk_parse_size(mx) <= 0) {
-    fail(err, errlen, "SPECK_MEMORY_MAX", mx,
-         "not a size (bytes, or a number with K, M or G; more than 0)");
-    return -1;
+  static const char *const sizes[] = {"SPECK_MEMORY_MAX", "SPECK_CUDA_MEMORY_MAX", NULL};
+  for (int k = 0; sizes[k]; k++) {
+    const char *mx = sk_env_get(sizes[k]);
+    if (mx && sk_parse_size(mx) <= 0) {
+      fail(err, errlen, sizes[k], mx,
+           "not a size (bytes, or a number with K, M or G; more than 0)");
+      return -1;
+    }
   }
   return 0;
+}
+
+/* SPECK_CUDA_MEMORY_MAX: a budget for the views in device memory (the
+ * cuda and cuda_uvm spaces) below the device's own size; 0 when unset (a malformed
+ * value reads as unset here and is refused by sk_env_check at start-up) */
+uint64_t sk_device_memory(char *desc, size_t n) {
+  const char *mx = sk_env_get("SPECK_CUDA_MEMORY_MAX");
+  int64_t v = mx ? sk_parse_size(mx) : -1;
+  if (v <= 0) {
+    snprintf(desc, n, "no device memory budget");
+    return 0;
+  }
+  if (v >= (int64_t)1 << 30)
+    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f GiB", (double)v / (1 << 30));
+  else if (v >= (int64_t)1 << 20)
+    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f MiB", (double)v / (1 << 20));
+  else
+    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %lld bytes", (long long)v);
+  return (uint64_t)v;
 }
 
 /* A size: decimal digits with an optional fraction, then nothing or one

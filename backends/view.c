@@ -33,7 +33,7 @@
 #define VE_NOBACKEND  "cannot allocate %zu bytes: no back end for space '%s'"
 #define VE_ALLOC      "cannot allocate %zu bytes"
 #define VE_ALLOCIN    "cannot allocate %zu bytes in space '%s' (%s)"
-#define VE_HELD       "cannot allocate %llu bytes in space 'host' (with %lld bytes of " \
+#define VE_HELD       "cannot allocate %llu bytes in space '%s' (with %lld bytes of " \
                       "views held, more than %s)"
 #define VE_NOMEM      "out of memory for the allocation record"
 #define VE_DTYPES     "dtypes differ: '%s' is %s, '%s' is %s (deep_copy does not convert)"
@@ -165,6 +165,10 @@ int sk_space_host_accessible(int space) {
          space == SK_SPACE_CUDA_UVM;
 }
 
+int sk_space_spill(int space) {
+  return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM ? SK_SPACE_CUDA_PINNED : -1;
+}
+
 int sk_space_default_layout(int space) {
   return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM ? SK_LEFT
                                                              : SK_RIGHT;
@@ -285,12 +289,28 @@ static int same_map(const sk_view *a, const sk_view *b) {
 }
 
 /* -- allocation and reference counts ---------------------------------- */
-/* Bytes of host memory in live views this library allocated: with the
- * machine's size, a request that fits alone but not beside what is held
- * is refused before allocating (a 13-byte edge list once made the graph
- * builder allocate and touch 24 GB, one view at a time, until the kernel
- * killed the process). Approximate under concurrent allocation. */
-static _Atomic int64_t host_held;
+/* Bytes of live views this library allocated, per budget: host memory
+ * (host and cuda_pinned: page-locked host memory is host memory) and
+ * device memory (cuda and cuda_uvm, under SPECK_CUDA_MEMORY_MAX). With
+ * the budget, a request that fits alone but not beside what is held is
+ * refused before allocating (a 13-byte edge list once made the graph builder allocate
+ * and touch 24 GB, one view at a time, until the kernel killed the
+ * process). Approximate under concurrent allocation. */
+static _Atomic int64_t host_held, dev_held;
+
+static _Atomic int64_t *held_of(int space) {
+  if (space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED) return &host_held;
+  if (space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM) return &dev_held;
+  return NULL;
+}
+
+/* the budget of 'space' (0: none), described in 'desc' */
+static uint64_t budget_of(int space, char *desc, size_t n) {
+  if (space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED)
+    return sk_host_memory(desc, n);
+  if (space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM) return sk_device_memory(desc, n);
+  return 0;
+}
 
 int64_t sk_view_host_bytes(void) { return atomic_load(&host_held); }
 
@@ -299,7 +319,24 @@ int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
   uint64_t most = sk_host_memory(desc, sizeof desc);
   int64_t held = atomic_load(&host_held);
   if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
-  return fail(err, errlen, VE_HELD, (unsigned long long)bytes, (long long)held, desc);
+  return fail(err, errlen, VE_HELD, (unsigned long long)bytes, "host", (long long)held,
+              desc);
+}
+
+int64_t sk_space_room(int space) {
+  char desc[128];
+  int64_t room = -1;
+  _Atomic int64_t *h = held_of(space);
+  uint64_t most = h ? budget_of(space, desc, sizeof desc) : 0;
+  if (most) {
+    int64_t held = atomic_load(h);
+    uint64_t h2 = held > 0 ? (uint64_t)held : 0;
+    room = h2 >= most ? 0 : (int64_t)(most - h2);
+  }
+  const sk_backend *b = sk_backend_for_space(space);
+  int64_t fr = b && b->room ? b->room(space) : -1;
+  if (fr >= 0 && (room < 0 || fr < room)) room = fr;
+  return room;
 }
 
 static void set_label(sk_view *v, const char *label) {
@@ -361,14 +398,19 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     /* no C object may exceed PTRDIFF_MAX bytes: such a request fails here,
      * without asking an allocator (sanitizers abort on them) */
     void *p = NULL;
-    /* alone too large: the back end says so; beside what is held: here */
-    if (space == SK_SPACE_HOST && bytes <= (size_t)PTRDIFF_MAX &&
-        atomic_load(&host_held) > 0) {
+    /* past the space's budget (host memory alone too large: the host back
+     * end says so; beside what is held: here) */
+    _Atomic int64_t *h = held_of(space);
+    if (h && bytes <= (size_t)PTRDIFF_MAX &&
+        (space != SK_SPACE_HOST || atomic_load(h) > 0)) {
       char desc[128];
-      uint64_t most = sk_host_memory(desc, sizeof desc);
-      if (most && bytes <= most && bytes + (uint64_t)atomic_load(&host_held) > most) {
+      uint64_t most = budget_of(space, desc, sizeof desc);
+      int64_t held = atomic_load(h);
+      if (most && (space != SK_SPACE_HOST || bytes <= most) &&
+          bytes + (uint64_t)(held > 0 ? held : 0) > most) {
         free(a);
-        return sk_host_room(bytes, err, errlen);
+        return fail(err, errlen, VE_HELD, (unsigned long long)bytes, sk_space_name(space),
+                    (long long)held, desc);
       }
     }
     if (bytes <= (size_t)PTRDIFF_MAX)   /* 0 bytes: still a freeable block */
@@ -379,7 +421,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       return fail(err, errlen, VE_ALLOCIN, bytes, sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
-    if (space == SK_SPACE_HOST) atomic_fetch_add(&host_held, (int64_t)bytes);
+    if (h) atomic_fetch_add(h, (int64_t)bytes);
     a->ptr = p;
     a->owned = 1;
     snprintf(a->label, sizeof a->label, "%s", v->label);
@@ -511,7 +553,8 @@ void sk_view_release(sk_view *v) {
     sk_tools_dealloc(a->space, a->label, a->ptr, a->bytes);
     const sk_backend *b = sk_backend_for_space(a->space);
     if (b && b->free) b->free(a->ptr, a->space);
-    if (a->space == SK_SPACE_HOST) atomic_fetch_sub(&host_held, (int64_t)a->bytes);
+    _Atomic int64_t *h = held_of(a->space);
+    if (h) atomic_fetch_sub(h, (int64_t)a->bytes);
   }
   free(a);
 }

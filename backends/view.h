@@ -181,6 +181,11 @@ int sk_space_remote(int space);
 /* The layout a space gets when none is asked for: 'left' for cuda and
  * cuda_uvm (coalesced), 'right' for host and cuda_pinned. */
 int sk_space_default_layout(int space);
+/* The space that takes what does not fit in device memory 'space': host
+ * memory its back end's kernels read in place (cuda and cuda_uvm ->
+ * cuda_pinned, page-locked and mapped into the device's address space);
+ * -1 when there is none (a host space) */
+int sk_space_spill(int space);
 
 /* Elements from the first to one past the last element (the memory the
  * view touches); 0 when the view is empty. For a dense view == size. */

@@ -107,4 +107,5 @@ const sk_backend sk_backend_cuda = {
   .team_limits = sk_cuda_team_limits,
   .copy_view = sk_cuda_copy_view,
   .fill_view = sk_cuda_fill_view,
+  .room = sk_cuda_room,
 };

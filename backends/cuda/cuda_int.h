@@ -101,6 +101,7 @@ enum { SK_SCR_PARTIAL, SK_SCR_RESULT, SK_SCR_L1, SK_SCR_PACK, SK_NSCR };
 void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen);
 /* pinned host bytes for results (under sk_cuda_launch_lock, likewise) */
 void *sk_cuda_pinned_result(size_t bytes, char *err, size_t errlen);
+int64_t sk_cuda_room(int space);
 
 /* -- pack.c: device-side strided copies and fills --------------------------- */
 int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err,

@@ -83,6 +83,18 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
   return NULL;
 }
 
+/* free device memory now, for sk_space_room (cuda and cuda_uvm); -1 when
+ * the device cannot be asked (no GPU) or for pinned host memory */
+int64_t sk_cuda_room(int space) {
+  char err[128];
+  size_t fr = 0, tot = 0;
+  if ((space != SK_SPACE_CUDA && space != SK_SPACE_CUDA_UVM) ||
+      sk_cuda_ensure(err, sizeof err) < 0 ||
+      sk_cu->cuMemGetInfo_v2(&fr, &tot) != 0)
+    return -1;
+  return (int64_t)fr;
+}
+
 void sk_cuda_free(void *p, int space) {
   if (!p || !sk_cuda_ready() || sk_cuda_dead())
     return;

@@ -95,6 +95,19 @@ int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err,
 
 int sk_g_space(char *err, size_t errlen) { return sk_rt_default_space(err, errlen); }
 
+int sk_g_edge_space(int space, uint64_t bytes) {
+  int64_t room = sk_space_room(space);
+  if (room < 0 || bytes <= (uint64_t)room) return space;
+  int spill = sk_space_spill(space);
+  return spill >= 0 ? spill : space;
+}
+
+int sk_g_vertex_space(int espace) {
+  char err[256];
+  int def = sk_g_space(err, sizeof err);
+  return def >= 0 && sk_space_spill(def) == espace ? def : espace;
+}
+
 /* -- bodies ---------------------------------------------------------------- */
 static const char *const sig_set0[] = {"range" R1("v", "int64") " x=int64", NULL};
 static const sk_kbody k_set0 = {"graph.set0", "v(0) = x;", SK_FOR, 0, {NULL},
@@ -199,7 +212,18 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
                const sk_view *w, const sk_gopts *o, sk_kvalue *out, char *err,
                size_t errlen) {
   int64_t n = src->extent[0], narcs = 0;
-  int space = src->space, rc = -1;
+  /* out of core: the arcs (and the build's arc-sized work) go to the
+   * spill space when the builder's peak does not fit in the device's room
+   * (about 100 bytes an edge: counts, offsets, COO arcs, the sort's keys,
+   * the CSR), or when the edges given already lie there; the row arrays
+   * stay in the vertex space (speck.sparse's COO -> CSR build keeps them
+   * in device memory) */
+  int vspace = sk_g_vertex_space(src->space);
+  int space = src->space == vspace
+                ? sk_g_edge_space(vspace, 16 * ((uint64_t)n + 1) + 88 * (uint64_t)n +
+                                           (w ? 48 * (uint64_t)n : 0))
+                : src->space;
+  int rc = -1;
   sk_view cnt, off, rows, cols, vals, rp, ci, va, rp2, ci2, w2;
   sk_view *all[] = {&cnt, &off, &rows, &cols, &vals, &rp, &ci, &va, &rp2, &ci2, &w2};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
@@ -249,8 +273,8 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
   sk_view_release(&vals);
   if (o->dedupe) {
     int64_t m = 0;
-    if (sk_sp_view(&cnt, "run counts", SK_I64, nv + 1, space, 1, err, errlen) < 0 ||
-        sk_sp_view(&rp2, "rowptr", SK_I64, nv + 1, space, 0, err, errlen) < 0)
+    if (sk_sp_view(&cnt, "run counts", SK_I64, nv + 1, vspace, 1, err, errlen) < 0 ||
+        sk_sp_view(&rp2, "rowptr", SK_I64, nv + 1, vspace, 0, err, errlen) < 0)
       goto done;
     {
       sk_arg a[] = {sk_arg_view("rowptr", &rp), sk_arg_view("colidx", &ci),
@@ -404,6 +428,64 @@ static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_kout_view(out, "src", &rows, err, errlen);
 }
 
+/* graph.to: G_*, space [, edges] -> G_* copied: the vertex arrays
+ * (rowptr) to 'space', the arcs (colidx, weights) to 'edges' -- 'space'
+ * or its spill space (cuda_pinned for cuda and cuda_uvm) -- or, not
+ * given, to 'space' when they fit in its room and to its spill space when
+ * not (out of core, seed 003 4.7) */
+static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                    size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "space",
+                                      "edges", "directed", NULL};
+  sk_graph g;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0)
+    return -1;
+  const char *sn = sk_karg_str(args, nargs, "space", NULL, err, errlen);
+  if (!sn) return -1;
+  const char *en = sk_karg_str(args, nargs, "edges", "", err, errlen);
+  if (!en) return -1;
+  int vspace = sk_space_parse(sn), spill = vspace >= 0 ? sk_space_spill(vspace) : -1;
+  uint64_t ebytes = (uint64_t)g.narcs * (g.weights ? 12 : 4);
+  int espace = vspace < 0 ? -1 : en[0] ? sk_space_parse(en) : sk_g_edge_space(vspace, ebytes);
+  if (espace < 0) {
+    snprintf(err, errlen, "unknown %sspace '%s' (expected 'host', 'cuda', 'cuda_pinned' "
+             "or 'cuda_uvm')", vspace < 0 ? "" : "edges ", vspace < 0 ? sn : en);
+    return -1;
+  }
+  if (espace != vspace && espace != spill) {
+    if (spill >= 0)
+      snprintf(err, errlen, "edges in '%s' with the vertices in '%s': the edges go to "
+               "'%s' or '%s' (host memory the device reads in place)", en, sn, sn,
+               sk_space_name(spill));
+    else
+      snprintf(err, errlen, "edges in '%s' with the vertices in '%s': the edges of a "
+               "graph in '%s' go to '%s'", en, sn, sn, sn);
+    return -1;
+  }
+  sk_view rp, ci, w;
+  memset(&ci, 0, sizeof ci);
+  memset(&w, 0, sizeof w);
+  int rc = -1;
+  if (sk_sp_view(&rp, "rowptr", SK_I64, g.nv + 1, vspace, 0, err, errlen) < 0) return -1;
+  if (sk_view_deep_copy(&rp, g.rowptr, err, errlen) < 0 ||
+      sk_sp_view(&ci, "colidx", SK_I32, g.narcs, espace, 0, err, errlen) < 0 ||
+      sk_view_deep_copy(&ci, g.colidx, err, errlen) < 0 ||
+      (g.weights && (sk_sp_view(&w, "weights", SK_F64, g.narcs, espace, 0, err, errlen) < 0 ||
+                     sk_view_deep_copy(&w, g.weights, err, errlen) < 0)))
+    goto done;
+  if (sk_kout_view(out, "G_rowptr", &rp, err, errlen) < 0 ||
+      sk_kout_view(out, "G_colidx", &ci, err, errlen) < 0 ||
+      (g.weights && sk_kout_view(out, "G_weights", &w, err, errlen) < 0))
+    goto done;
+  rc = 0;
+done:
+  sk_view_release(&rp);
+  sk_view_release(&ci);
+  sk_view_release(&w);
+  return rc;
+}
+
 int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen) {
   if (sk_sp_view(rows, "arc sources", SK_I32, g->narcs, g->rowptr->space, 0, err, errlen) < 0)
     return -1;
@@ -475,6 +557,9 @@ static int gen_build(const sk_kbody *kb, int64_t nv, int64_t ne, sk_arg *extra,
                      int nextra, int loops, sk_kvalue *out, char *err, size_t errlen) {
   int space = sk_g_space(err, errlen);
   if (space < 0) return -1;
+  /* the drawn edges with the build's peak (about 100 bytes an edge) out
+   * of core when they do not fit in the device's room */
+  space = sk_g_edge_space(space, 8 * (uint64_t)ne + 16 * ((uint64_t)ne + 1) + 88 * (uint64_t)ne);
   sk_view src, dst;
   memset(&dst, 0, sizeof dst);
   if (sk_sp_view(&src, "src", SK_I32, ne, space, 0, err, errlen) < 0) return -1;
@@ -580,9 +665,10 @@ static const sk_kentry e_kron = {"graph.kronecker", "scale, edgefactor [, seed]"
 static const sk_kentry e_er = {"graph.erdos_renyi", "nv, nedges [, seed]",
                                SK_KRES_NONE, erdos_renyi};
 static const sk_kentry e_grid = {"graph.grid", "nx, ny [, nz]", SK_KRES_NONE, grid};
+static const sk_kentry e_to = {"graph.to", "G_*, space [, edges]", SK_KRES_NONE, to_space};
 
 const sk_kentry *const sk_gbuild_entries[] = {&e_from_edges, &e_from_csr, &e_arcsrc, &e_kron,
-                                              &e_er, &e_grid, NULL};
+                                              &e_er, &e_grid, &e_to, NULL};
 const sk_kbody *const sk_gbuild_bodies[] = {
   &k_set0, &k_idcheck, &k_ecount, &k_expand, &k_expandw, &k_runs, &k_dfill,
   &k_dfillw, &k_rows, &k_kron, &k_er, &k_grid, NULL};

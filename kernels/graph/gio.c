@@ -246,6 +246,8 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const sk_backend *b = rc == 0 ? sk_sp_backend(err, errlen) : NULL;
   if (rc == 0 && !b) rc = -1;
   if (rc == 0 && (space != SK_SPACE_HOST || !b->reaches(SK_SPACE_HOST))) {
+    /* out of core when the edges with the build's peak do not fit */
+    space = sk_g_edge_space(space, (uint64_t)e.n * (weighted ? 160 : 112));
     if (sk_sp_view(&ds, "src", SK_I32, e.n, space, 0, err, errlen) < 0 ||
         sk_sp_view(&dd, "dst", SK_I32, e.n, space, 0, err, errlen) < 0 ||
         (weighted && sk_sp_view(&dw, "weights", SK_F64, e.n, space, 0, err, errlen) < 0) ||

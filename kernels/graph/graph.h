@@ -55,6 +55,16 @@ int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt,
 int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen);
 /* the default space (views of the library's results) */
 int sk_g_space(char *err, size_t errlen);
+/* Out of core (seed 003 4.7): the space for 'bytes' of a graph's arc
+ * arrays whose vertex arrays live in 'space' -- 'space' when they fit in
+ * its room (sk_space_room: free device memory, SPECK_CUDA_MEMORY_MAX),
+ * else its spill space (cuda -> cuda_pinned: host memory the GPU reads in
+ * place), else 'space' (the allocation then says what does not fit) */
+int sk_g_edge_space(int space, uint64_t bytes);
+/* the space of a graph's vertex arrays when its arcs are in 'espace':
+ * the default space when 'espace' is that space's spill space, else
+ * 'espace' */
+int sk_g_vertex_space(int espace);
 /* set element 0 of int64 view 'v' to 'x' / read it */
 int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen);
 

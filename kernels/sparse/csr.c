@@ -338,6 +338,15 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
   memset(va, 0, sizeof *va);
   int rc = -1;
   int bycol = sort || sum_dup;
+  /* entries out of core (in the default space's spill space, host memory
+   * the device reads in place): the row arrays -- the scatter's atomic
+   * cursors among them -- stay in device memory */
+  int rspace = space;
+  {
+    char e2[256];
+    int def = sk_rt_default_space(e2, sizeof e2);
+    if (def >= 0 && sk_space_spill(def) == space) rspace = def;
+  }
   /* refused before anything is allocated when the peak (three arrays of
    * row pointers, the sort's four of the entries) does not fit beside the
    * views held: a 3-line Matrix Market file may announce 2e9 rows (found
@@ -357,8 +366,8 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
     if (sk_sp_range(&k_ones, n, a, 1, NULL, err, errlen) < 0) goto done;
     vals = &ones;
   }
-  if (sk_sp_view(&cnt, "row counts", SK_I64, nrows + 1, space, 1, err, errlen) < 0 ||
-      sk_sp_view(&ptr, "row starts", SK_I64, nrows + 1, space, 0, err, errlen) < 0 ||
+  if (sk_sp_view(&cnt, "row counts", SK_I64, nrows + 1, rspace, 1, err, errlen) < 0 ||
+      sk_sp_view(&ptr, "row starts", SK_I64, nrows + 1, rspace, 0, err, errlen) < 0 ||
       sk_sp_view(&perm, "permutation", SK_I64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&key, "sort keys", SK_I64, n, space, 0, err, errlen) < 0)
     goto done;
@@ -385,7 +394,7 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
                   sk_arg_view("cnt", &cnt), sk_arg_i64("merge", sum_dup)};
     if (sk_sp_range(&k_ucount, nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  if (sk_sp_view(rp, "rowptr", SK_I64, nrows + 1, space, 0, err, errlen) < 0 ||
+  if (sk_sp_view(rp, "rowptr", SK_I64, nrows + 1, rspace, 0, err, errlen) < 0 ||
       sk_sp_scan(&cnt, rp, nrows, &nnz, err, errlen) < 0)
     goto done;
   if (sk_sp_view(ci, "colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||

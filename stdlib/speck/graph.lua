@@ -100,6 +100,24 @@ function G:num_arcs() return self.colidx:extent(0) end
 function G:is_directed() return self._directed end
 function G:is_weighted() return self.weights ~= nil end
 function G:space() return self.rowptr:space() end
+-- where the arcs (colidx, weights) live: the graph's space, or host memory
+-- the device reads in place (cuda_pinned) when they did not fit in device
+-- memory (out of core)
+function G:edge_space() return self.colidx:space() end
+-- g:to(space [, {edges = space}]): a copy in 'space'; the arcs go where
+-- 'edges' says ('space' or cuda_pinned for cuda), by default to 'space'
+-- when they fit in its free memory (under SPECK_CUDA_MEMORY_MAX) and to
+-- cuda_pinned when they do not
+function G:to(space, opts)
+  local f = "to"
+  opts = check_opts(f, opts, {"edges"})
+  if type(space) ~= "string" then fail(f, "space must be a string, got %s", type(space)) end
+  if opts.edges ~= nil and type(opts.edges) ~= "string" then
+    fail(f, "option edges must be a string, got %s", type(opts.edges))
+  end
+  local _, outs = call(f, "graph.to", gargs({space = space, edges = opts.edges}, self))
+  return make(self._nv, outs, self._directed)
+end
 function G:degree(v)
   if math.type(v) ~= "integer" or v < 0 or v >= self._nv then
     fail("degree", "vertex %s is not in 0..%d", tostring(v), self._nv - 1)
@@ -121,9 +139,11 @@ function G:memory()
   return b
 end
 MT.__tostring = function(g)
+  local sp = g:space()
+  if g:edge_space() ~= sp then sp = sp .. ", edges in " .. g:edge_space() end
   return ("Graph<%d vertices, %d edges, %s%s, %s, %.1f MB>"):format(
     g._nv, g:num_edges(), g._directed and "directed" or "undirected",
-    g.weights and ", weighted" or "", g:space(), g:memory() / 1e6)
+    g.weights and ", weighted" or "", sp, g:memory() / 1e6)
 end
 
 -- -- building -----------------------------------------------------------------

@@ -1,6 +1,6 @@
 -- bench.lua: the speck side of scripts/bench/graph (run by ./run).
 --
--- Usage: speck bench.lua SCALE [EDGEFILE]
+-- Usage: speck bench.lua SCALE [EDGEFILE | --traversal]
 -- Builds graph.kronecker(SCALE, 16) (Graph500 parameters, seed 1) and
 -- times, after one untimed warm-up call each: BFS (mean over 16 sources of
 -- the largest component, GTEPS = edges of the reached component / time),
@@ -8,9 +8,17 @@
 -- counting (the total) and distance-1 coloring (VB, then EB). With EDGEFILE the
 -- graph is also written there (SNAP) for the NetworkX peer, with the
 -- sources. Records: "R<TAB>op<TAB>speck<TAB>seconds<TAB>extra".
+-- On a GPU the same BFS and components also run out of core (seed 003
+-- 4.7) on a copy whose edges are in cuda_pinned host memory
+-- (g:to(space, {edges = "cuda_pinned"})): records bfs_ooc (direction-
+-- optimising), bfs_ooc_td (top-down only), cc_ooc. --traversal: BFS and
+-- components only, on the graph as built (under SPECK_CUDA_MEMORY_MAX
+-- below the edge array the builder puts the edges in cuda_pinned; the
+-- generate record says where), records with the suffix _built.
 local graph = require "speck.graph"
 
 local SCALE = tonumber(arg[1]) or 20
+local TRAVERSAL = arg[2] == "--traversal"
 local timer = speck.Timer()
 
 local function record(op, t, extra)
@@ -20,7 +28,7 @@ end
 
 timer:reset()
 local g = graph.kronecker(SCALE, 16, {seed = 1})
-record("generate", timer:seconds(), tostring(g))
+record("generate", timer:seconds(), tostring(g))   -- says where the edges are when not in g:space()
 
 local function timed(f)
   f()
@@ -55,18 +63,38 @@ for u = 0, g:num_vertices() - 1 do
 end
 local edges = arcs // 2
 
-local tb = 0
-graph.bfs(g, sources[1])
-for _, s in ipairs(sources) do
-  timer:reset()
-  graph.bfs(g, s)
-  speck.fence()
-  tb = tb + timer:seconds()
+-- BFS (mean over the sources) and components of graph 'h', as 'op'..suffix
+local function traverse(h, suffix, opts)
+  local tb = 0
+  graph.bfs(h, sources[1], opts)
+  for _, s in ipairs(sources) do
+    timer:reset()
+    graph.bfs(h, s, opts)
+    speck.fence()
+    tb = tb + timer:seconds()
+  end
+  tb = tb / #sources
+  record("bfs" .. suffix, tb, ("%.3f GTEPS"):format(edges / tb / 1e9))
+  if opts then return end
+  local t, _, nc = timed(function() return graph.connected_components(h) end)
+  record("cc" .. suffix, t, nc .. " components")
 end
-tb = tb / #sources
-record("bfs", tb, ("%.3f GTEPS"):format(edges / tb / 1e9))
-local t, _, nc = timed(function() return graph.connected_components(g) end)
-record("cc", t, nc .. " components")
+
+if TRAVERSAL then
+  traverse(g, "_built")
+  return
+end
+traverse(g, "")
+if g:space() ~= "host" then
+  -- out of core: the same graph with its edges in pinned host memory
+  timer:reset()
+  local p = g:to(g:space(), {edges = "cuda_pinned"})
+  record("to_pinned", timer:seconds(), tostring(p))
+  traverse(p, "_ooc")
+  traverse(p, "_ooc_td", {direction_optimizing = false})
+end
+collectgarbage()
+local t, _
 t = timed(function() return graph.pagerank(g, {maxiter = 20, tol = 1e-300}) end)
 record("pagerank20", t)
 local ntri
