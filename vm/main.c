@@ -50,7 +50,8 @@ static void print_usage(FILE *f) {
     "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
     "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
     "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_CUDA_DEVICE,\n"
-    "  SPECK_REMOTE_DIRECT, SPECK_NVSHMEM_LIB (see docs/guide.md);\n"
+    "  SPECK_CUDA_MEMORY_MAX, SPECK_REMOTE_DIRECT, SPECK_NVSHMEM_LIB (see\n"
+    "  docs/guide.md);\n"
     "  a malformed value exits with 1.\n",
     progname, progname);
 }
