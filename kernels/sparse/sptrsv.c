@@ -346,7 +346,9 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
  * dialect's dense layer, one team a supernode), the rows below as they
  * are. The solves go by levels of supernodes, as the level-set solve by
  * levels of rows:
- *   L x = b    (forward): x_s = Dinv_s w_s, then w_R -= B_s x_s (atomics)
+ *   L x = b    (forward): x_s = Dinv_s w_s, then w_R -= B_s x_s (atomics
+ *              where several teams run; a single team's supernodes of one
+ *              level write distinct rows between its barriers)
  *   L^T x = b  (backward): z_s = b_s - B_s^T x_R, then x_s = Dinv_s^T z_s
  * each product a dense gemv over the block, the team's threads a row (or
  * column) each. A wide level is one launch of a team per supernode; runs
@@ -405,7 +407,9 @@ static const sk_kbody k_sn = {
   "        const sk_i64 i0 = kk + g * SN_G, ne = mm - i0 < SN_G ? mm - i0 : SN_G;\n"
   "        VT t[SN_G] = {0};\n"
   "        SN_ROWS(kk, x(f0 + c), ne)\n"
-  "        for (sk_i64 u = 0; u < ne; u++) atomic_add(&w(ri(r0 + i0 + u)), -t[u]);\n"
+  "        if (team.league_size == 1)\n"   /* one team: a row has one writer between barriers */
+  "          for (sk_i64 u = 0; u < ne; u++) w(ri(r0 + i0 + u)) -= t[u];\n"
+  "        else for (sk_i64 u = 0; u < ne; u++) atomic_add(&w(ri(r0 + i0 + u)), -t[u]);\n"
   "      }\n"
   "    } else {\n"
   "      TEAM_FOR(g, 0, (kk + SN_G - 1) / SN_G) {\n"   /* z_s = b_s - B^T x_R */
@@ -605,8 +609,9 @@ static int sn_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   /* rows sorted, duplicates summed (cnext: each column's end) */
   for (int64_t j = 0; j < n; j++) {
-    int64_t a = cp[j] + 1, e = cp[j + 1], o = a;
-    qsort(L + a, (size_t)(e - a), sizeof *L, cmp_ent);
+    int64_t a = cp[j] + 1, e = cp[j + 1], o = a, u = a + 1;
+    while (u < e && L[u - 1].r < L[u].r) u++;
+    if (u < e) qsort(L + a, (size_t)(e - a), sizeof *L, cmp_ent);
     for (int64_t q = a; q < e; q++) {
       if (o > a && L[o - 1].r == L[q].r) L[o - 1].v += L[q].v;
       else L[o++] = L[q];
