@@ -144,9 +144,9 @@ describe("speck.sparse.sptrsv (supernodal)", function()
       local hl = sparse.sptrsv_symbolic(F.L, {algorithm = "levelset"})
       local x3 = speck.View("x3", "float64", n)
       sparse.sptrsv_solve(hl, F.L, b, x3)
-      assert.is_true(max_diff(x, x2) == 0)
-      local xs = 0
+      local xs = 0   -- (the forward solve's atomics add in any order: not bit for bit)
       for k = 0, n - 1 do xs = math.max(xs, math.abs(x(k))) end
+      assert.is_true(max_diff(x, x2) <= 1e-13 * (1 + xs))
       assert.is_true(max_diff(x, x3) <= 1e-12 * (1 + xs))
       -- the whole Cholesky solve: P A P^T = L L^T
       local pb = speck.View("pb", "float64", n)
