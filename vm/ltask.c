@@ -501,6 +501,28 @@ static int l_chol_solve(lua_State *L) {
   return 1;
 }
 
+/* factor:lower() -> rowptr, colidx, values (L of P A P^T, CSR), perm */
+static int l_chol_lower(lua_State *L) {
+  const char *fname = "factor:lower";
+  lchol *lc = check_chol(L, fname);
+  sk_chol_info in;
+  sk_chol_info_get(lc->c, &in);
+  int64_t nnz = sk_chol_lower_nnz(lc->c);
+  static const char *const labels[] = {"L rowptr", "L colidx", "L values", "perm"};
+  const int dts[] = {SK_I64, SK_I32, SK_F64, SK_I64};
+  const int64_t ns[] = {in.n + 1, nnz, nnz, in.n};
+  sk_view *v[4];
+  char err[512];
+  for (int k = 0; k < 4; k++) {
+    v[k] = sk_lview_new(L);
+    if (sk_view_create(v[k], labels[k], dts[k], 1, &ns[k], SK_RIGHT, SK_SPACE_HOST, 0,
+                       NULL, err, sizeof err) < 0)
+      return sk_lerror(L, fname, NULL, "%s", err);
+  }
+  sk_chol_lower(lc->c, v[0]->data, v[1]->data, v[2]->data, v[3]->data);
+  return 4;
+}
+
 static int l_chol_info(lua_State *L) {
   lchol *lc = check_chol(L, "factor:info");
   sk_chol_info in;
@@ -558,7 +580,8 @@ void sk_ltask_open(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   static const luaL_Reg chol_m[] = {
-    {"solve", l_chol_solve}, {"info", l_chol_info}, {NULL, NULL}};
+    {"solve", l_chol_solve}, {"info", l_chol_info}, {"lower", l_chol_lower},
+    {NULL, NULL}};
   luaL_newmetatable(L, CHOL_MT);
   luaL_newlib(L, chol_m);
   lua_setfield(L, -2, "__index");

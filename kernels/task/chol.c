@@ -156,6 +156,43 @@ void sk_chol_free(sk_chol *c) {
 
 void sk_chol_info_get(const sk_chol *c, sk_chol_info *i) { *i = c->info; }
 
+int64_t sk_chol_lower_nnz(const sk_chol *c) {
+  int64_t nnz = 0;
+  for (int s = 0; s < c->nsn; s++) {
+    int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s];
+    nnz += m * k - k * (k - 1) / 2;
+  }
+  return nnz;
+}
+
+void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *val,
+                   int64_t *perm) {
+  int n = c->n;
+  for (int i = 0; i <= n; i++) rowptr[i] = 0;
+  for (int s = 0; s < c->nsn; s++) {
+    int f = c->first[s], k = c->first[s + 1] - f, m = (int)(c->rp[s + 1] - c->rp[s]);
+    const int *R = c->rows + c->rp[s];
+    for (int j = 0; j < k; j++)
+      for (int i = j; i < m; i++) rowptr[R[i] + 1]++;
+  }
+  for (int i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
+  /* columns ascend with the supernodes and their columns: rows come sorted */
+  for (int s = 0; s < c->nsn; s++) {
+    int f = c->first[s], k = c->first[s + 1] - f, m = (int)(c->rp[s + 1] - c->rp[s]);
+    const int *R = c->rows + c->rp[s];
+    const double *L = c->lx + c->lp[s];
+    for (int j = 0; j < k; j++)
+      for (int i = j; i < m; i++) {
+        int64_t q = rowptr[R[i]]++;
+        colidx[q] = f + j;
+        val[q] = L[(size_t)j * (size_t)m + (size_t)i];
+      }
+  }
+  for (int i = n; i > 0; i--) rowptr[i] = rowptr[i - 1];
+  rowptr[0] = 0;
+  for (int k = 0; k < n; k++) perm[k] = c->perm[k];
+}
+
 /* The permuted lower triangle (CSC: cp, ci, cx) of the matrix's lower
  * entries under 'perm', and its rows' lists (CSR of the lower triangle:
  * rowp, rowc) for the elimination tree. */

@@ -42,6 +42,14 @@ sk_chol *sk_chol_factor(int64_t n, const int64_t *rowptr, const int32_t *colidx,
 int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
                   size_t errlen);
 void sk_chol_free(sk_chol *c);
+/* The factor L of P A P^T = L L^T as CSR (rows sorted; the supernodes'
+ * blocks whole, the zeros of relaxed supernodes kept, so the supernodal
+ * solve finds the same blocks): rowptr n + 1, colidx and val nnz entries
+ * of the caller's arrays (sk_chol_lower_nnz gives nnz); perm[k] = the
+ * matrix row that goes k-th. */
+int64_t sk_chol_lower_nnz(const sk_chol *c);
+void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *val,
+                   int64_t *perm);
 typedef struct sk_chol_info {
   int64_t n, nnz_l, supernodes, max_front;
   double symbolic_s, numeric_s;

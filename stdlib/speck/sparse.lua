@@ -386,41 +386,129 @@ function sparse.spadd(alpha, A, beta, B)
 end
 
 -- -- SpTRSV -------------------------------------------------------------------------------
+-- Two algorithms behind one handle: "levelset" (seed 000 section 2.4.1,
+-- levels of rows) and "supernodal" (section 2.4.2: supernodes of the
+-- lower triangle, their diagonal blocks inverted once, dense products by
+-- levels of supernodes; it also solves with the transpose, so one handle
+-- of a Cholesky factor L serves L y = b and L^T x = y). "auto" takes the
+-- supernodal one where the supernodes average SN_AUTO columns or more.
+local SN_AUTO = 4
+local CHOL_NAME = "speck.sparse.Cholesky"
+
+local function is_factor(F)
+  local mt = getmetatable(F)
+  return type(F) == "userdata" and type(mt) == "table" and mt.__name == CHOL_NAME
+end
+
+-- the factor L (a CrsMatrix, lower, of P A P^T = L L^T) of speck.sparse.cholesky's
+-- F and the permutation perm (int64: perm[k] = the row of A that goes k-th)
+function sparse.cholesky_lower(F)
+  if not is_factor(F) then
+    fail("cholesky_lower", "F must be a factor from speck.sparse.cholesky, got %s", type(F))
+  end
+  local rowptr, colidx, values, perm = F:lower()
+  local n = perm:extent(0)
+  return make(n, n, rowptr, colidx, values, true), perm
+end
+
 local function tri_opts(f, opts)
   opts = check_opts(f, opts)
   for k in pairs(opts) do
-    if k ~= "uplo" and k ~= "diag" then fail(f, "unknown option '%s' (uplo, diag)", tostring(k)) end
+    if k ~= "uplo" and k ~= "diag" and k ~= "algorithm" then
+      fail(f, "unknown option '%s' (uplo, diag, algorithm)", tostring(k))
+    end
   end
-  local uplo, diag = opts.uplo or "L", opts.diag or "N"
+  local uplo, diag, algo = opts.uplo or "L", opts.diag or "N", opts.algorithm or "levelset"
   if uplo ~= "L" and uplo ~= "U" then fail(f, "uplo must be \"L\" or \"U\", got %s", tostring(uplo)) end
   if diag ~= "N" and diag ~= "U" then fail(f, "diag must be \"N\" or \"U\", got %s", tostring(diag)) end
-  return uplo, diag
+  if algo ~= "levelset" and algo ~= "supernodal" and algo ~= "auto" then
+    fail(f, "algorithm must be \"levelset\", \"supernodal\" or \"auto\", got %s", tostring(algo))
+  end
+  return uplo, diag, algo
 end
 
--- level sets of A's triangle, reused by every solve with A's pattern
+local SN_KEYS = {"ix", "ri", "blk", "plan", "nsupernodes", "nlevels", "nlevels_t", "lower"}
+
+-- the schedule of A's triangle, reused by every solve with A (the level-set
+-- one reads A's values at each solve; the supernodal one keeps them as
+-- they were here). A may be a factor from speck.sparse.cholesky: its L.
 function sparse.sptrsv_symbolic(A, opts)
   local f = "sptrsv_symbolic"
+  local factor
+  if is_factor(A) then
+    factor = A
+    opts = check_opts(f, opts)
+    if opts.uplo ~= nil and opts.uplo ~= "L" then
+      fail(f, "a Cholesky factor's L is lower triangular: uplo must be \"L\", got %s", tostring(opts.uplo))
+    end
+    if opts.algorithm == nil then
+      local o = {}
+      for k, v in pairs(opts) do o[k] = v end
+      o.algorithm = "supernodal"
+      opts = o
+    end
+    A = sparse.cholesky_lower(A)
+  end
   check_matrix(f, "A", A)
-  local uplo, diag = tri_opts(f, opts)
+  local uplo, diag, algo = tri_opts(f, opts)
+  if algo ~= "levelset" then
+    local _, outs = call(f, "sparse.sptrsv_sn_symbolic", margs({uplo = uplo, diag = diag}, "A", A))
+    local nsn = math.tointeger(outs.nsupernodes)
+    if algo == "supernodal" or nsn == 0 or A._nrows >= SN_AUTO * nsn then
+      local h = {kind = "sptrsv", algorithm = "supernodal", uplo = uplo, diag = diag,
+                 nsupernodes = nsn, nlevels = math.tointeger(outs.nlevels),
+                 nlevels_t = math.tointeger(outs.nlevels_t), lower = math.tointeger(outs.lower),
+                 factor = factor, L = factor and A or nil}
+      for _, k in ipairs{"ix", "ri", "blk", "plan"} do h[k] = outs[k] end
+      return h
+    end
+  end
   local _, outs = call(f, "sparse.sptrsv_symbolic", margs({uplo = uplo, diag = diag}, "A", A))
   return {rows = outs.rows, lp = outs.lp, plan = outs.plan,
           nlevels = math.tointeger(outs.nlevels), unit = math.tointeger(outs.unit),
-          uplo = uplo, diag = diag, kind = "sptrsv"}
+          uplo = uplo, diag = diag, kind = "sptrsv", algorithm = "levelset",
+          factor = factor, L = factor and A or nil}
 end
 
--- solve op(A) x = b (x a view of A's rows, overwritten)
-function sparse.sptrsv_solve(h, A, b, x)
+-- solve op(A) x = b (x a view of A's rows, overwritten); opts.trans "T":
+-- A^T x = b (the supernodal handle only)
+function sparse.sptrsv_solve(h, A, b, x, opts)
   local f = "sptrsv_solve"
   check_handle(f, h, "sptrsv")
+  opts = check_opts(f, opts)
+  for k in pairs(opts) do
+    if k ~= "trans" then fail(f, "unknown option '%s' (trans)", tostring(k)) end
+  end
+  local trans = opts.trans or "N"
+  if trans ~= "N" and trans ~= "T" then fail(f, "trans must be \"N\" or \"T\", got %s", tostring(trans)) end
+  if is_factor(A) then
+    if A ~= h.factor then fail(f, "A is a Cholesky factor, but h was not made from it") end
+    A = h.L
+  end
   check_matrix(f, "A", A)
+  if h.algorithm == "supernodal" then
+    local t = margs({lower = h.lower, trans = trans == "T" and 1 or 0, b = b, x = x}, "A", A)
+    for _, k in ipairs(SN_KEYS) do t[k] = h[k] end
+    call(f, "sparse.sptrsv_sn_solve", t)
+    return x
+  end
+  if trans ~= "N" then
+    fail(f, "trans = \"T\" needs a handle with algorithm = \"supernodal\" (this one is level-set)")
+  end
   call(f, "sparse.sptrsv_solve", margs({rows = h.rows, lp = h.lp, plan = h.plan,
                                         unit = h.unit, b = b, x = x}, "A", A))
   return x
 end
 
+-- one solve; opts: the symbolic phase's and trans
 function sparse.sptrsv(A, b, x, opts)
-  local h = sparse.sptrsv_symbolic(A, opts)
-  return sparse.sptrsv_solve(h, A, b, x)
+  opts = check_opts("sptrsv", opts)
+  local so, trans = {}, nil
+  for k, v in pairs(opts) do
+    if k == "trans" then trans = v else so[k] = v end
+  end
+  local h = sparse.sptrsv_symbolic(A, so)
+  return sparse.sptrsv_solve(h, A, b, x, {trans = trans})
 end
 
 -- cholesky(A): the sparse Cholesky factor of a symmetric positive definite

@@ -4,7 +4,10 @@
  *    (speck_call_out hands its views back), y = A*x and A^T*x with
  *    "sparse.spmv", C = A*B with "sparse.spgemm", and the same through
  *    the symbolic/numeric handle, checked against dense products computed
- *    here; bad input gives a message, never a crash.
+ *    here; bad input gives a message, never a crash. The supernodal
+ *    triangular solve ("sparse.sptrsv_sn_symbolic", "sparse.sptrsv_sn_solve")
+ *    on a lower triangle with dense blocks: L x = b and L^T x = b against
+ *    substitution done here, a missing diagonal entry named by its row.
  * 2. Where libnvrtc loads: every sparse body compiles for the CUDA back
  *    end (its first precompiled signature, views in device memory), so
  *    the GPU forms are checked on machines without a GPU.
@@ -259,6 +262,91 @@ static void api_tests(void) {
   speck_runtime_close(rt);
 }
 
+/* -- supernodal SpTRSV from C ------------------------------------------------ */
+enum { TN = 37 };
+static double Td[TN][TN];
+
+static void sptrsv_sn_tests(void) {
+  char err[1024];
+  speck_runtime *rt = speck_runtime_open(NULL, 0, err, sizeof err);
+  CHECK(rt != NULL, "%s", err);
+  if (!rt) return;
+  /* a lower triangle: dense 6x6 diagonal blocks with shared rows below, and sparse rows */
+  for (int i = 0; i < TN; i++)
+    for (int j = 0; j <= i; j++)
+      Td[i][j] = i == j ? 4.0 + i % 3 : (j / 6 == i / 6 || (i + 2 * j) % 7 == 0) ? 1.0 / (1 + i + j) : 0;
+  speck_view *rp, *ci, *va;
+  if (build(rt, &Td[0][0], TN, TN, &rp, &ci, &va)) {
+    speck_runtime_close(rt);
+    return;
+  }
+  speck_arg a[] = {speck_arg_view("A_rowptr", rp), speck_arg_view("A_colidx", ci),
+                   speck_arg_view("A_values", va), speck_arg_i64("A_ncols", TN),
+                   speck_arg_str("uplo", "L"), speck_arg_str("diag", "N")};
+  speck_out o[8];
+  int no = 0;
+  int rc = speck_call_out(rt, "sparse.sptrsv_sn_symbolic", a, 6, NULL, o, 8, &no, err,
+                          sizeof err);
+  CHECK(rc == 0 && no == 8, "sptrsv_sn_symbolic: %s", err);
+  if (rc == 0) {
+    double hb[TN], hx[TN], want[TN];
+    for (int i = 0; i < TN; i++) hb[i] = 1.0 + i % 4;
+    speck_view *b = device_copy(rt, "b", "float64", TN, hb);
+    speck_view *x = device_copy(rt, "x", "float64", TN, hb);
+    for (int trans = 0; trans <= 1; trans++) {
+      speck_arg s[] = {speck_arg_view("A_rowptr", rp), speck_arg_view("A_colidx", ci),
+                       speck_arg_view("A_values", va), speck_arg_i64("A_ncols", TN),
+                       speck_arg_view("ix", find_out(o, no, "ix")->view),
+                       speck_arg_view("ri", find_out(o, no, "ri")->view),
+                       speck_arg_view("blk", find_out(o, no, "blk")->view),
+                       speck_arg_view("plan", find_out(o, no, "plan")->view),
+                       speck_arg_f64("nsupernodes", find_out(o, no, "nsupernodes")->value),
+                       speck_arg_f64("nlevels", find_out(o, no, "nlevels")->value),
+                       speck_arg_f64("nlevels_t", find_out(o, no, "nlevels_t")->value),
+                       speck_arg_f64("lower", find_out(o, no, "lower")->value),
+                       speck_arg_i64("trans", trans), speck_arg_view("b", b),
+                       speck_arg_view("x", x)};
+      rc = speck_call(rt, "sparse.sptrsv_sn_solve", s, 15, NULL, err, sizeof err);
+      CHECK(rc == 0, "sptrsv_sn_solve (trans %d): %s", trans, err);
+      host_copy(rt, x, "float64", TN, hx);
+      for (int t = 0; t < TN; t++) {   /* substitution: forward, or backward with L^T */
+        int i = trans ? TN - 1 - t : t;
+        double r = hb[i];
+        for (int j = 0; j < TN; j++)
+          if (j != i && (trans ? j > i : j < i)) r -= (trans ? Td[j][i] : Td[i][j]) * want[j];
+        want[i] = r / Td[i][i];
+      }
+      double worst = 0;
+      for (int i = 0; i < TN; i++) worst = fmax(worst, fabs(hx[i] - want[i]));
+      CHECK(worst < 1e-13, "sptrsv_sn_solve (trans %d): largest difference %g", trans, worst);
+    }
+    CHECK(find_out(o, no, "nsupernodes")->value < TN, "no supernode found (%g)",
+          find_out(o, no, "nsupernodes")->value);
+    speck_view_release(b);
+    speck_view_release(x);
+    for (int i = 0; i < no; i++) speck_view_release(o[i].view);
+  }
+  /* a missing diagonal entry (build() keeps no zeros): named by its row */
+  speck_view_release(rp);
+  speck_view_release(ci);
+  speck_view_release(va);
+  Td[9][9] = 0;
+  if (build(rt, &Td[0][0], TN, TN, &rp, &ci, &va) == 0) {
+    a[0] = speck_arg_view("A_rowptr", rp);
+    a[1] = speck_arg_view("A_colidx", ci);
+    a[2] = speck_arg_view("A_values", va);
+    rc = speck_call_out(rt, "sparse.sptrsv_sn_symbolic", a, 6, NULL, o, 8, &no, err,
+                        sizeof err);
+    CHECK(rc != 0 && no == 0 &&
+          strstr(err, "row 9 of A has no diagonal entry (diag = \"N\")") != NULL,
+          "missing diagonal: %s", err);
+    speck_view_release(rp);
+    speck_view_release(ci);
+    speck_view_release(va);
+  }
+  speck_runtime_close(rt);
+}
+
 /* -- NVRTC compile checks ----------------------------------------------------- */
 static void nvrtc_tests(void) {
   char why[256], err[8192];
@@ -302,6 +390,7 @@ static void table_tests(void) {
 int main(void) {
   table_tests();
   api_tests();
+  sptrsv_sn_tests();
   nvrtc_tests();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
