@@ -17,8 +17,7 @@
 /* -- BFS -------------------------------------------------------------------
  * level(v) -1 until reached; a top-down step expands the queue 'q' (each
  * vertex claimed once by a compare-and-swap of its level), a bottom-up
- * step has every unreached vertex look for a parent on the last level,
- * read from a bitmap of the frontier.
+ * step has every unreached vertex look for a parent on the last level.
  * Beamer's switch: bottom-up when the frontier's edges exceed the
  * unexplored ones / 15, back when the frontier is below nv / 18 vertices
  * (undirected graphs: bottom-up needs in-edges). */
@@ -77,39 +76,18 @@ static const sk_kbody k_bfs_td_team = {
   "SINGLE_TEAM(team) acc += s;",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_tdt, NULL, "sum:int64"};
 
-/* the bottom-up step reads the frontier from a bitmap 'fb' (a bit per
- * vertex: nv / 8 bytes, cache-resident where the int64 levels are not)
- * and marks what it reaches in 'nb' */
 static const char *const sig_bfs_bu[] = {
-  "range" G3 R1("level", "int64") R1("parent", "int64") R1("fb", "uint32")
-  R1("nb", "uint32") " l=int64", NULL};
+  "range" G3 R1("level", "int64") R1("parent", "int64") " l=int64", NULL};
 static const sk_kbody k_bfs_bu = {
   "graph.bfs_bottom_up",
   "if (level(i) == -1) {\n"
   "  int64_t b = rowptr(i), e = rowptr(i + 1);\n"
   "  for (int64_t k = b; k < e; k++) {\n"
   "    int64_t u = colidx(k);\n"
-  "    if ((fb(u >> 5) >> (u & 31)) & 1u) {\n"
-  "      level(i) = l + 1; parent(i) = u;\n"
-  "      atomic_or(&nb(i >> 5), (uint32_t)1 << (i & 31));\n"
-  "      acc0 += 1; acc1 += e - b; break;\n"
-  "    }\n"
+  "    if (level(u) == l) { level(i) = l + 1; parent(i) = u; acc0 += 1; acc1 += e - b; break; }\n"
   "  }\n"
   "}",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bu, NULL, "sum:int64 sum:int64"};
-
-/* the frontier bitmap of queue 'q' (top-down -> bottom-up) */
-static const char *const sig_bfs_bits[] = {
-  "range" R1("q", "int32") R1("fb", "uint32"), NULL};
-static const sk_kbody k_bfs_bits = {
-  "graph.bfs_bits",
-  "const int32_t v = q(i);\n"
-  "atomic_or(&fb(v >> 5), (uint32_t)1 << (v & 31));",
-  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_bits, NULL, NULL};
-
-static const char *const sig_bfs_clear[] = {"range" R1("fb", "uint32"), NULL};
-static const sk_kbody k_bfs_clear = {
-  "graph.bfs_clear", "fb(i) = 0;", SK_FOR, 0, {NULL}, {NULL}, sig_bfs_clear, NULL, NULL};
 
 static const char *const sig_bfs_queue[] = {
   "range" R1("level", "int64") R1("q", "int32") R1("cnt", "int64") " l=int64", NULL};
@@ -257,18 +235,14 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int space = g.rowptr->space, rc = -1;
   sk_kbody kseed = k_bfs_seed, ktd = k_bfs_td;
   char *seed_body = NULL, *td_body = NULL;
-  sk_view level, parent, q, nq, cnt, fb, nb;
-  sk_view *all[] = {&level, &parent, &q, &nq, &cnt, &fb, &nb};
+  sk_view level, parent, q, nq, cnt;
+  sk_view *all[] = {&level, &parent, &q, &nq, &cnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  const int64_t nw = (nv + 31) / 32 > 0 ? (nv + 31) / 32 : 1;   /* bitmap words */
   if (sk_sp_view(&level, "level", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
-      (dopt && !directed &&
-       (sk_sp_view(&fb, "frontier bitmap", SK_U32, nw, space, 0, err, errlen) < 0 ||
-        sk_sp_view(&nb, "next frontier bitmap", SK_U32, nw, space, 0, err, errlen) < 0)))
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
     goto done;
   {
     sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("parent", &parent)};
@@ -310,11 +284,6 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (dopt && !directed) {
       if (!bottom_up && mf > mu / alpha) {
         bottom_up = 1;
-        sk_arg c[] = {sk_arg_view("fb", &fb)};
-        sk_arg a[] = {sk_arg_view("q", &q), sk_arg_view("fb", &fb)};
-        if (sk_sp_range(&k_bfs_clear, nw, c, 1, NULL, err, errlen) < 0 ||
-            sk_sp_range(&k_bfs_bits, qn, a, NELEM(a), NULL, err, errlen) < 0)
-          goto done;
       } else if (bottom_up && qn < nv / 18) {
         bottom_up = 0;
         sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("q", &q),
@@ -326,18 +295,12 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
     sk_result r;
     if (bottom_up) {
-      sk_arg c[] = {sk_arg_view("fb", &nb)};
       sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                     sk_arg_view("level", &level), sk_arg_view("parent", &parent),
-                    sk_arg_view("fb", &fb), sk_arg_view("nb", &nb), sk_arg_i64("l", l)};
-      if (sk_sp_range(&k_bfs_clear, nw, c, 1, NULL, err, errlen) < 0 ||
-          sk_sp_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0)
-        goto done;
+                    sk_arg_i64("l", l)};
+      if (sk_sp_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0) goto done;
       qn = sk_result_i64(&r, 0);
       mf = sk_result_i64(&r, 1);
-      sk_view t = fb;
-      fb = nb;
-      nb = t;
     } else {
       sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                              sk_arg_view("level", &level), sk_arg_view("parent", &parent),
@@ -1687,8 +1650,7 @@ static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color, &e_color_bip,
                                              &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {&k_bfs_td_team,
-  &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_bits, &k_bfs_clear, &k_bfs_queue,
-  &k_firstbad,
+  &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix,
   &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg, &k_ebw_fill, &k_ebw_pick,
