@@ -248,6 +248,25 @@ for _, dt in ipairs(FLOATS) do
   end
 end
 
+-- batched gemm, mode "rows" (a work item per row of C): the unrolled square
+-- sizes (12, 15, 16), the general loop (17, transposed), batches 0 and 1
+for _, dt in ipairs(FLOATS) do
+  for _, lay in ipairs(LAYOUTS) do
+    for _, c in ipairs({{0, 12, "N"}, {1, 5, "N"}, {30, 12, "N"}, {20, 15, "N"}, {10, 16, "N"},
+                        {12, 17, "N"}, {9, 15, "T"}}) do
+      local nb, n, tb = c[1], c[2], c[3]
+      local A = make("A", dt, {nb, n, n}, lay)
+      local B = make("B", dt, {nb, n, n}, lay)
+      local C = make("C", dt, {nb, n, n}, lay)
+      local fa, fb, fc = save(A), save(B), save(C)
+      batched.gemm("N", tb, 1.5, A, B, 0.5, C, {mode = "rows"})
+      local out = ("o%d.npy"):format(#jobs)
+      job(("gemm %s N %s 1.5 0.5 %s %s %s"):format(out, tb, fa, fb, fc))
+      expect(("batched gemm N%s %s %s %dx%d rows"):format(tb, dt, lay, nb, n), C, out, dt)
+    end
+  end
+end
+
 -- batched: every operation at every level, batches 0, 1, 10,000 (3x3) and 40 of 17x17
 local MODES = {"serial", "team", "teamvector"}
 local BATCHES = {{0, 3}, {1, 5}, {10000, 3}, {40, 17}}
@@ -615,9 +634,12 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     assert.matches("speck.batched.gemm: A %(view 'a'%) is rank 2, expected rank 3",
                    err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3}),
                        speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3})))
-    assert.matches("speck.batched.gemm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"simd\"%)",
+    assert.matches("speck.batched.gemm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"simd\"; or \"rows\"%)",
                    err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
                        speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {mode = "simd"}))
+    assert.matches("speck.batched.trsm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"rows\"%)",
+                   err(batched.trsm, "L", "L", "N", "N", 1, speck.View("t", "float64", {3, 3, 3}),
+                       speck.View("u", "float64", {3, 3, 3}), {mode = "rows"}))
     assert.matches("speck.batched.gesv: A %(view 'r'%) is 2x3x4: gesv needs square matrices",
                    err(batched.gesv, speck.View("r", "float64", {2, 3, 4}), speck.View("s", "float64", {2, 3, 1})))
     -- the views keep their data and the VM works

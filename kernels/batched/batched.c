@@ -104,6 +104,56 @@ static const sk_kbody k_gemm_p = {
   "}\n",
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_p, NULL, NULL};
 
+/* Mode "rows": one work item per R rows of C (item i: matrix i / (m / R),
+ * rows from (i % (m / R)) * R, so the rows of one matrix are neighbouring
+ * threads on a GPU and share B's loads), C's R rows kept in registers for
+ * square non-transposed n <= 16 (n and R constants after inlining), each
+ * load of B used for R rows. R is ROWS_PER(n) -- 4 when 4 divides n, else
+ * 3 when 3 does, else 1 -- the rule the cases of the body below spell out
+ * (SK_BR(n, R)); R = 1 otherwise. For matrices too large for a thread each
+ * (a GPU's registers at n >= 10) and too small for a team. */
+#define ROWS_PER(n) ((n) % 4 == 0 ? 4 : (n) % 3 == 0 ? 3 : 1)
+#define GEMM_R(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
+  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 rb=int64"
+static const char *const sig_gemm_r[] = {GEMM_R("float64"), GEMM_R("float32"), NULL};
+static const sk_kbody k_gemm_r = {
+  "batched.gemm_rows",
+  "typedef __typeof__(+C.data[0]) T;\n"
+  "const T al = (T)alpha, be = (T)beta;\n"
+  "const sk_i64 m = C.extent[1], n = C.extent[2], k = ta == 'N' ? A.extent[2] : A.extent[1];\n"
+  "const sk_i64 per = m / rb, mat = i / per, row = (i % per) * rb;\n"
+  "#define SK_BR(N, R) case N: {                                             \\\n"
+  "  T acc_[R][N];                                                            \\\n"
+  "  for (int r = 0; r < R; r++)                                              \\\n"
+  "    for (int c = 0; c < N; c++) acc_[r][c] = 0;                            \\\n"
+  "  for (int p = 0; p < N; p++) {                                            \\\n"
+  "    T a_[R];                                                               \\\n"
+  "    for (int r = 0; r < R; r++) a_[r] = A(mat, row + r, p);                \\\n"
+  "    for (int c = 0; c < N; c++) {                                          \\\n"
+  "      const T b_ = B(mat, p, c);                                           \\\n"
+  "      for (int r = 0; r < R; r++) acc_[r][c] = sk_fma(a_[r], b_, acc_[r][c]); \\\n"
+  "    }                                                                      \\\n"
+  "  }                                                                        \\\n"
+  "  for (int r = 0; r < R; r++)                                              \\\n"
+  "    for (int c = 0; c < N; c++)                                            \\\n"
+  "      C(mat, row + r, c) = beta == 0 ? al * acc_[r][c]                     \\\n"
+  "                                     : al * acc_[r][c] + be * C(mat, row + r, c); \\\n"
+  "  } break;\n"
+  "switch (fixed) {\n"
+  "SK_BR(2, 1) SK_BR(3, 3) SK_BR(4, 4) SK_BR(5, 1) SK_BR(6, 3) SK_BR(7, 1) SK_BR(8, 4)\n"
+  "SK_BR(9, 3) SK_BR(10, 1) SK_BR(11, 1) SK_BR(12, 4) SK_BR(13, 1) SK_BR(14, 1)\n"
+  "SK_BR(15, 3) SK_BR(16, 4)\n"
+  "default:\n"
+  "  for (sk_i64 c = 0; c < n; c++) {\n"
+  "    T acc = 0;\n"
+  "    for (sk_i64 p = 0; p < k; p++)\n"
+  "      acc = sk_fma(ta == 'N' ? A(mat, row, p) : A(mat, p, row),\n"
+  "                   tb == 'N' ? B(mat, p, c) : B(mat, c, p), acc);\n"
+  "    C(mat, row, c) = beta == 0 ? al * acc : al * acc + be * C(mat, row, c);\n"
+  "  }\n"
+  "}\n",
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_r, NULL, NULL};
+
 static const sk_kbody k_gemm_t = {
   "batched.gemm",
   "typedef __typeof__(+C.data[0]) T;\n"
@@ -172,7 +222,7 @@ static const sk_kbody k_count = {
   sig_count, NULL, NULL};
 
 /* -- helpers --------------------------------------------------------------------- */
-enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR };
+enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR, MODE_ROWS };
 
 /* matrices in a batch: rank 3 (batch, rows, cols), or SIMD-packed rank 4
  * (groups, rows, cols, width: batched.pack) */
@@ -195,26 +245,31 @@ static const sk_view *bmat(const sk_arg *args, int nargs, const char *name, int 
   return sk_dense_mat(args, nargs, name, 1, dtype, err, errlen);
 }
 
-/* mode "serial" | "team" | "teamvector" | "auto": auto is serial on the
- * host (one matrix per thread vectorises best) and for small matrices on
- * a GPU, teamvector for larger ones there */
+/* mode "serial" | "team" | "teamvector" | "auto" (gemm also "rows"): auto
+ * is serial on the host (one matrix per thread vectorises best) and for
+ * matrices up to 9x9 on a GPU; there gemm takes rows up to 16x16 and the
+ * rest teamvector */
 static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, int *mode,
-                    char *err, size_t errlen) {
+                    int gemm, char *err, size_t errlen) {
   const char *s = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
   if (!s) return -1;
   /* Kokkos Kernels' batched levels (Serial, Team, TeamVector), not spaces */
-  static const char *const levels[] = {"serial", "team", "teamvector", NULL};
-  static const int level_mode[] = {MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR};
+  static const char *const levels[] = {"serial", "team", "teamvector", "rows", NULL};
+  static const int level_mode[] = {MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR, MODE_ROWS};
   int k = 0;
   while (levels[k] && strcmp(s, levels[k]) != 0) k++;
-  if (levels[k]) *mode = level_mode[k];
+  if (levels[k] && (gemm || level_mode[k] != MODE_ROWS)) *mode = level_mode[k];
   else if (strcmp(s, "auto") == 0) {
     const sk_backend *b = sk_dense_backend(err, errlen);
     if (!b) return -1;
-    *mode = b->code == SK_CODE_HOST || rows * cols <= 64 ? MODE_SERIAL : MODE_TEAMVECTOR;
+    /* (the GPU's choices from an H200 sweep, docs/bench.md: a thread per
+     * matrix up to 9x9, gemm a thread per rows of C up to 16x16) */
+    *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? MODE_SERIAL
+            : gemm && rows <= 16 && cols <= 16          ? MODE_ROWS
+                                                        : MODE_TEAMVECTOR;
   } else {
     snprintf(err, errlen, "mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" "
-             "(got \"%s\")", s);
+             "(got \"%s\"%s)", s, gemm ? "; or \"rows\"" : "");
     return -1;
   }
   return 0;
@@ -271,7 +326,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   }
   int impl;
-  if (mode_arg(args, nargs, C->extent[1], C->extent[2], &mode, err, errlen) < 0 ||
+  if (mode_arg(args, nargs, C->extent[1], C->extent[2], &mode, 1, err, errlen) < 0 ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
@@ -303,6 +358,13 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                    sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
     return sk_dense_range(&k_gemm_p, C->extent[0], kp, NELEM(kp), err, errlen);
   }
+  if (mode == MODE_ROWS) {   /* a work item per ROWS_PER rows of C */
+    int64_t rb = fixed ? ROWS_PER(fixed) : 1;
+    sk_arg kr[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
+                   sk_arg_i64("fixed", fixed), sk_arg_i64("rb", rb)};
+    int64_t items = nbatch(C) * (C->extent[1] / rb);
+    return items ? sk_dense_range(&k_gemm_r, items, kr, NELEM(kr), err, errlen) : 0;
+  }
   return launch(&k_gemm_s, &k_gemm_t, mode, nbatch(C), ka, NELEM(ka), err, errlen);
 }
 
@@ -332,7 +394,7 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
              sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
     return -1;
   }
-  if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, err, errlen) < 0) return -1;
+  if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0) return -1;
   sk_view a, b;
   sk_dense_strided(A, &a);
   sk_dense_strided(B, &b);
@@ -443,7 +505,7 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
       return -1;
     }
   }
-  if (mode_arg(args, nargs, m, n, &mode, err, errlen) < 0) return -1;
+  if (mode_arg(args, nargs, m, n, &mode, 0, err, errlen) < 0) return -1;
   sk_view P, I, a, b, dummy;
   int own_p = 0, own_i = 0, rc = 0;
   memset(&P, 0, sizeof P);
@@ -615,7 +677,7 @@ static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mod
 
 static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm, &e_trtri, &e_lu,
                                            &e_gesv, &e_pack, &e_unpack, NULL};
-static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_t, &k_gemm_p, &k_tri_s,
+static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_r, &k_gemm_t, &k_gemm_p, &k_tri_s,
                                          &k_tri_t, &k_fac_s, &k_fac_t, &k_count,
                                          &k_pack, &k_unpack, NULL};
 const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};

@@ -6,7 +6,7 @@ import time
 import cupy as cp
 
 nb = int(sys.argv[1]) if len(sys.argv) > 1 else 163840
-for n in (3, 5, 9, 15):
+for n in (3, 5, 9, 12, 15, 16):
     a = cp.random.rand(nb, n, n)
     b = cp.random.rand(nb, n, n)
     c = cp.matmul(a, b)
