@@ -246,6 +246,30 @@ done:
 
 /* -- solve -------------------------------------------------------------------------- */
 /* sparse.sptrsv_solve: A_*, rows, lp, plan, unit, b, x */
+/* b and x of a solve with A: A's rows, A's dtype, separate memory */
+static int check_bx(const sk_csr *A, const sk_view *bv, const sk_view *x, char *err,
+                    size_t errlen) {
+  char sh[64];
+  if (bv->extent[0] != A->nrows || x->extent[0] != A->nrows) {
+    snprintf(err, errlen, "A is %s, b (view '%s') has %lld rows and x (view '%s') %lld",
+             sk_csr_shape(A, sh, sizeof sh), bv->label, (long long)bv->extent[0],
+             x->label, (long long)x->extent[0]);
+    return -1;
+  }
+  if (bv->dtype != A->values->dtype || x->dtype != A->values->dtype) {
+    snprintf(err, errlen, "A is %s, b (view '%s') %s and x (view '%s') %s: all must be "
+             "one dtype", sk_dtypes[A->values->dtype].name, bv->label,
+             sk_dtypes[bv->dtype].name, x->label, sk_dtypes[x->dtype].name);
+    return -1;
+  }
+  if (x->alloc && x->alloc == bv->alloc) {
+    snprintf(err, errlen, "b (view '%s') and x (view '%s') share memory", bv->label,
+             x->label);
+    return -1;
+  }
+  return 0;
+}
+
 static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                         size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
@@ -270,23 +294,7 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
              sk_csr_shape(&A, sh, sizeof sh));
     return -1;
   }
-  if (bv->extent[0] != A.nrows || x->extent[0] != A.nrows) {
-    snprintf(err, errlen, "A is %s, b (view '%s') has %lld rows and x (view '%s') %lld",
-             sk_csr_shape(&A, sh, sizeof sh), bv->label, (long long)bv->extent[0],
-             x->label, (long long)x->extent[0]);
-    return -1;
-  }
-  if (bv->dtype != A.values->dtype || x->dtype != A.values->dtype) {
-    snprintf(err, errlen, "A is %s, b (view '%s') %s and x (view '%s') %s: all must be "
-             "one dtype", sk_dtypes[A.values->dtype].name, bv->label,
-             sk_dtypes[bv->dtype].name, x->label, sk_dtypes[x->dtype].name);
-    return -1;
-  }
-  if (x->alloc && x->alloc == bv->alloc) {
-    snprintf(err, errlen, "b (view '%s') and x (view '%s') share memory", bv->label,
-             x->label);
-    return -1;
-  }
+  if (check_bx(&A, bv, x, err, errlen) < 0) return -1;
   const sk_backend *be = sk_sp_backend(err, errlen);
   if (!be) return -1;
   sk_view bad;
@@ -784,23 +792,7 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
              sk_csr_shape(&A, sh, sizeof sh));
     return -1;
   }
-  if (bv->extent[0] != A.nrows || x->extent[0] != A.nrows) {
-    snprintf(err, errlen, "A is %s, b (view '%s') has %lld rows and x (view '%s') %lld",
-             sk_csr_shape(&A, sh, sizeof sh), bv->label, (long long)bv->extent[0],
-             x->label, (long long)x->extent[0]);
-    return -1;
-  }
-  if (bv->dtype != A.values->dtype || x->dtype != A.values->dtype) {
-    snprintf(err, errlen, "A is %s, b (view '%s') %s and x (view '%s') %s: all must be "
-             "one dtype", sk_dtypes[A.values->dtype].name, bv->label,
-             sk_dtypes[bv->dtype].name, x->label, sk_dtypes[x->dtype].name);
-    return -1;
-  }
-  if (x->alloc && x->alloc == bv->alloc) {
-    snprintf(err, errlen, "b (view '%s') and x (view '%s') share memory", bv->label,
-             x->label);
-    return -1;
-  }
+  if (check_bx(&A, bv, x, err, errlen) < 0) return -1;
   const sk_backend *be = sk_sp_backend(err, errlen);
   if (!be) return -1;
   if (A.nrows == 0) return 0;
