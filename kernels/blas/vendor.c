@@ -498,9 +498,14 @@ static struct {
 static pthread_once_t cub_once = PTHREAD_ONCE_INIT;
 
 static void cub_load(void) {
-  const char *name = getenv("SPECK_CUBLAS");
-  const char *const names[] = {name && *name ? name : "libcublas.so.12", "libcublas.so",
-                               NULL};
+  /* SPECK_CUBLAS, else CUDA 13's or 12's on the loader's path, then in
+   * $CUDA_HOME/lib64 (or /usr/local/cuda's), which ld.so need not know */
+  const char *name = getenv("SPECK_CUBLAS"), *home = getenv("CUDA_HOME");
+  char h13[600], h12[600];
+  snprintf(h13, sizeof h13, "%.500s/lib64/libcublas.so.13", home && *home ? home : "/usr/local/cuda");
+  snprintf(h12, sizeof h12, "%.500s/lib64/libcublas.so.12", home && *home ? home : "/usr/local/cuda");
+  const char *const names[] = {name && *name ? name : "libcublas.so.13", "libcublas.so.12",
+                               h13, h12, "libcublas.so", NULL};
   for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!cub.h) {
     const char *e = dlerror();
