@@ -637,6 +637,9 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     assert.matches("speck.batched.gemm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"simd\"; or \"rows\"%)",
                    err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
                        speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {mode = "simd"}))
+    assert.matches("speck.batched.gemm: impl must be \"native\" | \"vendor\" | \"auto\" %(got \"fast\"%)",
+                   err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
+                       speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {impl = "fast"}))
     assert.matches("speck.batched.trsm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"rows\"%)",
                    err(batched.trsm, "L", "L", "N", "N", 1, speck.View("t", "float64", {3, 3, 3}),
                        speck.View("u", "float64", {3, 3, 3}), {mode = "rows"}))

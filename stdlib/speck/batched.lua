@@ -30,7 +30,7 @@ end
 -- C_b = alpha op(A_b) op(B_b) + beta C_b
 function batched.gemm(transA, transB, alpha, A, B, beta, C, opts)
   core.call("batched.gemm", with(opts, {transA = transA, transB = transB, alpha = alpha,
-                                        A = A, B = B, beta = beta, C = C}, {"mode"}))
+                                        A = A, B = B, beta = beta, C = C}, {"mode", "impl"}))
 end
 -- B_b = alpha op(A_b)^-1 B_b (side "L") or alpha B_b op(A_b)^-1 ("R")
 function batched.trsm(side, uplo, transA, diag, alpha, A, B, opts)
