@@ -21,6 +21,19 @@
  * Beamer's switch: bottom-up when the frontier's edges exceed the
  * unexplored ones / 15, back when the frontier is below nv / 18 vertices
  * (undirected graphs: bottom-up needs in-edges). */
+/* A range over vertices whose work follows their degrees (power-law
+ * graphs: a few rows hold most arcs): claimed in chunks of 256 by the
+ * threads that are free (the schedule a GPU back end ignores) */
+static int degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                        sk_result *res, char *err, size_t errlen) {
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.end = n;
+  p.schedule = SK_DYNAMIC;
+  p.chunk = 256;
+  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
+}
+
 static const char *const sig_bfs_init[] = {
   "range" R1("level", "int64") R1("parent", "int64"), NULL};
 static const sk_kbody k_bfs_init = {
@@ -298,7 +311,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                     sk_arg_view("level", &level), sk_arg_view("parent", &parent),
                     sk_arg_i64("l", l)};
-      if (sk_sp_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0) goto done;
+      if (degree_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0) goto done;
       qn = sk_result_i64(&r, 0);
       mf = sk_result_i64(&r, 1);
     } else {
@@ -317,7 +330,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
         p.vector_length = 32;
         rc2 = sk_kbody_launch(&k_bfs_td_team, &p, a, 8, &r, err, errlen);
       } else if (rc2 == 0) {
-        rc2 = sk_sp_range(&ktd, qn, a, na, &r, err, errlen);
+        rc2 = degree_range(&ktd, qn, a, na, &r, err, errlen);
       }
       if (rc2 < 0 || sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
       mf = sk_result_i64(&r, 0);
@@ -390,7 +403,7 @@ static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi
                 sk_arg_view("lab", lab), sk_arg_i64("lo", lo), sk_arg_i64("hi", hi),
                 sk_arg_i64("skip", skip)};
   sk_result r;
-  if (sk_sp_range(&k_cc_hook, g->nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  if (degree_range(&k_cc_hook, g->nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
   sk_arg c[] = {sk_arg_view("lab", lab)};
   if (sk_sp_range(&k_cc_compress, g->nv, c, 1, NULL, err, errlen) < 0) return -1;
   *changes = sk_result_i64(&r, 0);
@@ -607,7 +620,7 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                   sk_arg_view("outw", &outw), sk_arg_view("cn", &cn),
                   sk_arg_f64("d", d), sk_arg_f64("base", base),
                   sk_arg_view("w", tw ? tw : &x)};
-    if (sk_sp_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 10 : 9, &r, err, errlen) < 0)
+    if (degree_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 10 : 9, &r, err, errlen) < 0)
       goto done;
     sk_view t = x;
     x = xn;
