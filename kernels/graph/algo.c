@@ -22,15 +22,19 @@
  * unexplored ones / 15, back when the frontier is below nv / 18 vertices
  * (undirected graphs: bottom-up needs in-edges). */
 /* A range over vertices whose work follows their degrees (power-law
- * graphs: a few rows hold most arcs): claimed in chunks of 256 by the
- * threads that are free (the schedule a GPU back end ignores) */
+ * graphs: a few rows hold most arcs): on the host claimed in chunks of 256
+ * by the threads that are free; a GPU back end's launch as before */
 static int degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
                         sk_result *res, char *err, size_t errlen) {
   sk_policy p;
   sk_policy_init(&p, SK_POL_RANGE);
   p.end = n;
-  p.schedule = SK_DYNAMIC;
-  p.chunk = 256;
+  const sk_backend *be = sk_rt_backend(err, errlen);
+  if (!be) return -1;
+  if (be->code == SK_CODE_HOST) {   /* (a GPU's chunk would be its block size) */
+    p.schedule = SK_DYNAMIC;
+    p.chunk = 256;
+  }
   return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
 }
 
