@@ -1371,9 +1371,9 @@ static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                     sk_arg_view("color", &col), sk_arg_view("work", &work),
                     sk_arg_view("next", &next), sk_arg_view("cnt", &cnt)};
-      if (sk_sp_range(&k_col_assign, wn, a, 4, NULL, err, errlen) < 0 ||
+      if (degree_range(&k_col_assign, wn, a, 4, NULL, err, errlen) < 0 ||
           sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-          sk_sp_range(&k_col_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
+          degree_range(&k_col_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
           sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
         goto done;
       sk_view t = work;
