@@ -125,6 +125,18 @@ static inline void sk__pool_free2(void *v, void *p) {
 #undef task_return
 #define task_spawn(F, ...) sk__spawn_##F(0, __VA_ARGS__)
 #define task_spawn_team(F, ...) sk__spawn_##F(1, __VA_ARGS__)
+/* the generated code's spellings (dialect/task_cuda.h has the GPU's) */
+#define SK__TFN static inline
+/* a body is not inline: tcc compiles inline functions late, and its
+ * messages would name the wrong line */
+#define SK__TBODY static
+#define SK__TASK_TEAM                                                        \
+  const sk__team_t team = {0, 1, sk__env->team->team_rank,                   \
+                           sk__env->team->team_size,                          \
+                           sk__env->team->vector_length, sk__env->team}
+#define SK__T_SPAWN(e, f, fields, prio, team) (e)->api->spawn((e)->w, f, fields, prio, team)
+#define SK__T_GET_I64(e, f) (e)->api->get_i64((e)->w, f)
+#define SK__T_GET_F64(e, f) (e)->api->get_f64((e)->w, f)
 /* task_respawn(dep [, prio]): the arguments initialise a struct, so the
  * priority left out is 0 and the helper inlines (no variadic call) */
 typedef struct sk__respawn_args { future dep; int prio; } sk__respawn_args;

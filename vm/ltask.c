@@ -59,7 +59,9 @@ static int l_scheduler(lua_State *L) {
   else if (strcmp(queue, "single") == 0) q = SK_QUEUE_SINGLE;
   else return sk_lerror(L, fname, NULL, "queue '%s' is not \"single\" or \"multiple\"", queue);
   char err[1024];
-  const sk_backend *b = NULL;
+  /* the active back end when none is named: on a GPU, GPU tasks */
+  const sk_backend *b = space ? NULL : sk_rt_backend(err, sizeof err);
+  if (!space && !b) return sk_lerror(L, fname, NULL, "%s", err);
   if (space) {
     if (!sk_rt_backend(err, sizeof err)) return sk_lerror(L, fname, NULL, "%s", err);
     b = sk_backend_find(space);
@@ -171,9 +173,10 @@ static int l_functor(lua_State *L) {
                            n, t);
       }
     } else if ((v = sk_lview_test(L, -1)) != NULL) {
-      if (!sk_space_host_accessible(v->space) || v->agg || sk_layout_tiled(v->layout))
+      if (!sk_sched_reaches(ls->s, v->space) || v->agg || sk_layout_tiled(v->layout))
         return sk_lerror(L, fname, label, "field '%s': view '%s' is not a plain "
-                         "view in host-accessible memory", n, v->label);
+                         "view in memory the scheduler's tasks reach (%s)", n, v->label,
+                         sk_space_name(v->space));
       fd->kind = SK_TF_VIEW;
       fd->dtype = v->dtype;
       fd->rank = v->rank;
@@ -292,7 +295,7 @@ static int l_spawn(lua_State *L) {
           return sk_lerror(L, fname, fx->label, "field '%s' is a view, got a %s", n,
                            luaL_typename(L, -1));
         if (v->dtype != fd->dtype || v->rank != fd->rank || v->layout != fd->layout ||
-            !sk_space_host_accessible(v->space) || v->agg)
+            !sk_sched_reaches(s, v->space) || v->agg)
           return sk_lerror(L, fname, fx->label, "field '%s': view '%s' is %s rank %d "
                            "%s, the field takes %s rank %d %s views", n, v->label,
                            sk_dtypes[v->dtype].name, v->rank, sk_layout_name(v->layout),
@@ -343,6 +346,8 @@ static int l_stats(lua_State *L) {
   lua_setfield(L, -2, "spawned");
   lua_pushinteger(L, sk_sched_threads(ls->s));
   lua_setfield(L, -2, "threads");
+  lua_pushinteger(L, sk_sched_team_size(ls->s));
+  lua_setfield(L, -2, "team_size");
   return 1;
 }
 

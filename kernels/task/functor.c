@@ -104,43 +104,136 @@ static const sk_tfield *view_field(const sk_tfunctor *f, const char *n, size_t l
   return NULL;
 }
 
-/* The body with 'self.v(' of each view field 'v' made 'sk__self_v(' (a
- * macro of the element access); comments, strings and character literals
- * are copied as they are. */
-static void body_rewrite(sk_buf *b, const sk_tfunctor *f) {
-  const char *p = f->body;
-  while (*p) {
-    if (p[0] == '/' && p[1] == '/') {
-      const char *e = strchr(p, '\n');
-      size_t n = e ? (size_t)(e - p) : strlen(p);
-      sk_buf_add(b, p, n);
-      p += n;
+/* the end of the bracketed text opening at 'p' ('(' or '{'), skipping
+ * strings and comments; NULL when it does not close */
+static const char *close_of(const char *p) {
+  int depth = 0;
+  for (; *p; p++) {
+    if (*p == '"' || *p == '\'') {
+      char q = *p++;
+      while (*p && *p != q) p += (*p == '\\' && p[1]) ? 2 : 1;
+      if (!*p) return NULL;
+    } else if (p[0] == '/' && p[1] == '/') {
+      while (p[1] && p[1] != '\n') p++;
     } else if (p[0] == '/' && p[1] == '*') {
       const char *e = strstr(p + 2, "*/");
-      size_t n = e ? (size_t)(e + 2 - p) : strlen(p);
-      sk_buf_add(b, p, n);
-      p += n;
+      if (!e) return NULL;
+      p = e + 1;
+    } else if (*p == '(' || *p == '{' || *p == '[') {
+      depth++;
+    } else if (*p == ')' || *p == '}' || *p == ']') {
+      if (--depth == 0) return p;
+    }
+  }
+  return NULL;
+}
+
+static int find_functor(const sk_tfunctor *fx, int n, const char *id, size_t len) {
+  for (int f = 0; f < n; f++)
+    if (strlen(fx[f].label) == len && memcmp(fx[f].label, id, len) == 0) return f;
+  return -1;
+}
+
+static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
+                    const char *p, const char *end, int cuda);
+
+/* CUDA: C++ has no C99 designated initializers in any order, so the
+ * fields of 'task_spawn(F, {.a = x, .b = y} ...' become assignments in a
+ * lambda that returns F's fields struct (same lines, same evaluation) */
+static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
+                                const sk_tfunctor *f, const char *p, const char *end) {
+  const char *q = p;
+  while (q < end && isspace((unsigned char)*q)) q++;
+  const char *id = q;
+  while (q < end && (isalnum((unsigned char)*q) || *q == '_')) q++;
+  int g = find_functor(fx, n, id, (size_t)(q - id));
+  const char *c = q;
+  while (c < end && isspace((unsigned char)*c)) c++;
+  if (g < 0 || c >= end || *c != ',') return p;
+  const char *o = c + 1;
+  while (o < end && isspace((unsigned char)*o)) o++;
+  const char *e = o < end && *o == '{' ? close_of(o) : NULL;
+  if (!e || e >= end) return p;
+  sk_buf_add(b, p, (size_t)(o - p));
+  sk_buf_printf(b, "[&]() { sk__tf_%s sk__t{};", fx[g].label);
+  const char *it = o + 1;
+  while (it < e) {
+    const char *a = it;
+    while (a < e && isspace((unsigned char)*a)) { sk_buf_add(b, a, 1); a++; }
+    if (a >= e) break;
+    /* the item's end: a comma at depth 0 */
+    const char *z = a;
+    int depth = 0;
+    while (z < e && (depth > 0 || *z != ',')) {
+      if (*z == '(' || *z == '{' || *z == '[') depth++;
+      else if (*z == ')' || *z == '}' || *z == ']') depth--;
+      else if (*z == '"' || *z == '\'') {
+        char qc = *z++;
+        while (z < e && *z != qc) z += (*z == '\\') ? 2 : 1;
+      }
+      z++;
+    }
+    if (*a == '.') {   /* .name = value */
+      const char *nm = a + 1, *ne = nm;
+      while (ne < z && (isalnum((unsigned char)*ne) || *ne == '_')) ne++;
+      const char *eq = ne;
+      while (eq < z && isspace((unsigned char)*eq)) eq++;
+      if (eq < z && *eq == '=') {
+        sk_buf_puts(b, " sk__t.");
+        sk_buf_add(b, nm, (size_t)(ne - nm));
+        sk_buf_puts(b, " = (");
+        rewrite(b, fx, n, f, eq + 1, z, 1);
+        sk_buf_puts(b, ");");
+      } else {   /* not a designator: the compiler says so */
+        rewrite(b, fx, n, f, a, z, 1);
+      }
+    } else {
+      rewrite(b, fx, n, f, a, z, 1);
+    }
+    it = z < e ? z + 1 : z;
+  }
+  sk_buf_puts(b, " return sk__t; }()");
+  return e + 1;
+}
+
+/* The body with 'self.v(' of each view field 'v' made 'sk__self_v(' (a
+ * macro of the element access) and, for CUDA, the spawns' fields as
+ * above; comments, strings and character literals are copied as they
+ * are. */
+static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
+                    const char *p, const char *end, int cuda) {
+  while (p < end) {
+    if (p[0] == '/' && p[1] == '/') {
+      const char *e = strchr(p, '\n');
+      size_t m = e && e < end ? (size_t)(e - p) : (size_t)(end - p);
+      sk_buf_add(b, p, m);
+      p += m;
+    } else if (p[0] == '/' && p[1] == '*') {
+      const char *e = strstr(p + 2, "*/");
+      size_t m = e && e + 2 <= end ? (size_t)(e + 2 - p) : (size_t)(end - p);
+      sk_buf_add(b, p, m);
+      p += m;
     } else if (*p == '"' || *p == '\'') {
       char q = *p;
       const char *e = p + 1;
-      while (*e && *e != q && *e != '\n') e += (*e == '\\' && e[1]) ? 2 : 1;
-      if (*e == q) e++;
+      while (e < end && *e != q && *e != '\n') e += (*e == '\\' && e + 1 < end) ? 2 : 1;
+      if (e < end && *e == q) e++;
       sk_buf_add(b, p, (size_t)(e - p));
       p = e;
     } else if (isalpha((unsigned char)*p) || *p == '_') {
       const char *e = p;
-      while (isalnum((unsigned char)*e) || *e == '_') e++;
+      while (e < end && (isalnum((unsigned char)*e) || *e == '_')) e++;
       if (e - p == 4 && memcmp(p, "self", 4) == 0) {
         const char *q = e;
-        while (*q == ' ' || *q == '\t') q++;
-        if (*q == '.') {
+        while (q < end && (*q == ' ' || *q == '\t')) q++;
+        if (q < end && *q == '.') {
           q++;
-          while (*q == ' ' || *q == '\t') q++;
+          while (q < end && (*q == ' ' || *q == '\t')) q++;
           const char *n0 = q;
-          while (isalnum((unsigned char)*q) || *q == '_') q++;
+          while (q < end && (isalnum((unsigned char)*q) || *q == '_')) q++;
           const char *r = q;
-          while (*r == ' ' || *r == '\t') r++;
-          if (q > n0 && *r == '(' && view_field(f, n0, (size_t)(q - n0))) {
+          while (r < end && (*r == ' ' || *r == '\t')) r++;
+          if (q > n0 && r < end && *r == '(' && view_field(f, n0, (size_t)(q - n0))) {
             sk_buf_puts(b, "sk__self_");
             sk_buf_add(b, n0, (size_t)(q - n0));
             p = q;
@@ -149,7 +242,17 @@ static void body_rewrite(sk_buf *b, const sk_tfunctor *f) {
         }
       }
       sk_buf_add(b, p, (size_t)(e - p));
+      int spawn = (e - p == 10 && memcmp(p, "task_spawn", 10) == 0) ||
+                  (e - p == 15 && memcmp(p, "task_spawn_team", 15) == 0);
       p = e;
+      if (cuda && spawn) {
+        const char *q = p;
+        while (q < end && isspace((unsigned char)*q)) q++;
+        if (q < end && *q == '(') {
+          sk_buf_add(b, p, (size_t)(q + 1 - p));
+          p = spawn_fields(b, fx, n, f, q + 1, end);
+        }
+      }
     } else {
       sk_buf_add(b, p, 1);
       p++;
@@ -169,15 +272,14 @@ static int common_ret(const sk_tfunctor *fx, int n) {
   return dt < 0 ? SK_I64 : dt;
 }
 
-static void gen_body(sk_buf *b, const sk_tfunctor *f) {
+static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
+                     int cuda) {
   const char *l = f->label;
   sk_buf_printf(b,
-                "static void sk__tb_%s(const sk_task_env *sk__env, void *sk__selfv, "
+                "SK__TBODY void sk__tb_%s(const sk_task_env *sk__env, void *sk__selfv, "
                 "void *sk__res) {\n"
                 "  sk__tf_%s *sk__self = (sk__tf_%s *)sk__selfv;\n"
-                "  const sk__team_t team = {0, 1, sk__env->team->team_rank, "
-                "sk__env->team->team_size, sk__env->team->vector_length, "
-                "sk__env->team};\n"
+                "  SK__TASK_TEAM;\n"
                 "  (void)team; (void)sk__res; (void)sk__self;\n"
                 "#define self (*sk__self)\n",
                 l, l, l);
@@ -199,7 +301,7 @@ static void gen_body(sk_buf *b, const sk_tfunctor *f) {
     sk_buf_puts(b, "])\n");
   }
   sk_buf_printf(b, "#line 1 \"%s\"\n", l);
-  body_rewrite(b, f);
+  rewrite(b, fx, n, f, f->body, f->body + strlen(f->body), cuda);
   int lines = 1;
   for (const char *p = f->body; *p && p[1]; p++) lines += *p == '\n';
   sk_buf_printf(b, "\n#line %d \"%s\"\n}\n#line 1 \"generated\"\n"
@@ -209,14 +311,19 @@ static void gen_body(sk_buf *b, const sk_tfunctor *f) {
       sk_buf_printf(b, "#undef sk__self_%s\n", f->fields[k].name);
 }
 
-char *sk_task_codegen(const sk_tfunctor *fx, int n, char *err, size_t errlen) {
+char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
+                      size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
   sk_buf_puts(&b, "/* speck task functors:");
   for (int f = 0; f < n; f++) sk_buf_printf(&b, " %s", fx[f].label);
   sk_buf_puts(&b, " */\n");
-  sk_buf_puts(&b, "#define SK_TASK_BODY\n");
-  sk_cg_header(&b, sk_dialect_task_h);
+  if (cuda) {
+    sk_cg_header(&b, sk_dialect_task_cuda_h);
+  } else {
+    sk_buf_puts(&b, "#define SK_TASK_BODY\n");
+    sk_cg_header(&b, sk_dialect_task_h);
+  }
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
   for (int f = 0; f < n; f++) {
     sk_buf_puts(&b, "typedef struct {");
@@ -227,21 +334,50 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, char *err, size_t errlen) {
   }
   for (int f = 0; f < n; f++) {
     const char *l = fx[f].label;
+    if (cuda) {   /* the fields come as a struct (spawn_fields), the priority after */
+      sk_buf_printf(&b,
+                    "SK__TFN future sk__spawn1_%s(const sk_task_env *e, int team, "
+                    "sk__tf_%s fl, int prio = 0) {\n"
+                    "  return SK__T_SPAWN(e, %d, &fl, prio, team);\n}\n"
+                    "#define sk__spawn_%s(team, ...) sk__spawn1_%s(sk__env, team, "
+                    "__VA_ARGS__)\n",
+                    l, l, f, l, l);
+      continue;
+    }
     /* the fields and an optional priority initialise one struct: a
      * priority left out is 0 (regular), and the helper inlines */
     sk_buf_printf(&b,
                   "typedef struct { sk__tf_%s f; int prio; } sk__sa_%s;\n"
-                  "static inline future sk__spawn1_%s(const sk_task_env *e, int team, "
+                  "SK__TFN future sk__spawn1_%s(const sk_task_env *e, int team, "
                   "sk__sa_%s a) {\n"
-                  "  return e->api->spawn(e->w, %d, &a.f, a.prio, team);\n}\n"
+                  "  return SK__T_SPAWN(e, %d, &a.f, a.prio, team);\n}\n"
                   "#define sk__spawn_%s(team, ...) sk__spawn1_%s(sk__env, team, "
                   "(sk__sa_%s){(sk__tf_%s)__VA_ARGS__})\n",
                   l, l, l, l, f, l, l, l, l);
   }
   int ct = common_ret(fx, n);
-  sk_buf_printf(&b, "#define future_get(f) ((%s)sk__env->api->get_%s(sk__env->w, (f)))\n",
-                sk_dtypes[ct].ctype, sk_dtypes[ct].is_float ? "f64" : "i64");
-  for (int f = 0; f < n; f++) gen_body(&b, &fx[f]);
+  sk_buf_printf(&b, "#define future_get(f) ((%s)SK__T_GET_%s(sk__env, (f)))\n",
+                sk_dtypes[ct].ctype, sk_dtypes[ct].is_float ? "F64" : "I64");
+  for (int f = 0; f < n; f++) gen_body(&b, fx, n, &fx[f], cuda);
+  if (cuda) {   /* the dispatch and the results the device runtime reads */
+    sk_buf_puts(&b, "SK_DEV void sk__task_call(int f, const sk_task_env *e, void *self, "
+                "void *res) {\n  switch (f) {\n");
+    for (int f = 0; f < n; f++)
+      sk_buf_printf(&b, "  case %d: sk__tb_%s(e, self, res); break;\n", f, fx[f].label);
+    sk_buf_puts(&b, "  }\n}\n");
+    for (int as_f = 0; as_f < 2; as_f++) {
+      sk_buf_printf(&b, "SK_DEV %s sk__gt_res_%s(const sk_gtask *t) {\n  switch (t->functor) {\n",
+                    as_f ? "double" : "sk_i64", as_f ? "f64" : "i64");
+      for (int f = 0; f < n; f++)
+        if (fx[f].ret >= 0)
+          sk_buf_printf(&b, "  case %d: return (%s)*(const %s *)&t->result;\n", f,
+                        as_f ? "double" : "sk_i64", sk_dtypes[fx[f].ret].ctype);
+      sk_buf_puts(&b, "  }\n  return 0;\n}\n");
+    }
+    char *src = sk_buf_take(&b);
+    if (!src) snprintf(err, errlen, "out of memory generating the functors' source");
+    return src;
+  }
   sk_buf_printf(&b, "static void sk__task_fill(sk_task_table *t) {\n  t->n = %d;\n", n);
   for (int f = 0; f < n; f++) {
     const char *l = fx[f].label;

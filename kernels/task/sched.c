@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "task.h"
+#include "../../dialect/task_cuda.h"
 
 #define COMPLETE ((sk_task *)1)
 #define TEAM_SETUP ((sk_task *)2)
@@ -102,6 +103,7 @@ typedef struct lockq {          /* locked queues: a LIFO or FIFO per priority */
 
 struct sk_sched {
   const sk_backend *b;
+  sk_gsched *g;                 /* a GPU back end's (gsched.c): the rest unused */
   int nthreads, queue;
   sk_mpool *pool;
   int64_t memory;
@@ -1020,15 +1022,21 @@ sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
       return NULL;
     }
   }
-  if (b->code != SK_CODE_HOST) {
-    snprintf(err, errlen, "back end '%s' runs no host threads; tasks run on "
-             "the host back ends (serial, openmp)", b->name);
-    return NULL;
-  }
   sk_sched *s = calloc(1, sizeof *s);
   if (!s) {
     snprintf(err, errlen, "out of memory");
     return NULL;
+  }
+  if (b->code != SK_CODE_HOST) {   /* persistent warps on the device */
+    s->b = b;
+    s->queue = queue;
+    s->memory = memory;
+    if (!(s->g = sk_gsched_new(b, memory, err, errlen))) {
+      free(s);
+      return NULL;
+    }
+    s->nthreads = sk_gsched_lanes(s->g);
+    return s;
   }
   s->b = b;
   s->queue = queue;
@@ -1071,6 +1079,7 @@ sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
 
 void sk_sched_free(sk_sched *s) {
   if (!s) return;
+  sk_gsched_free(s->g);
   if (s->w) {
     for (int k = 0; k < s->nthreads; k++) {
       for (int p = 0; p < 3; p++) dq_destroy(&s->w[k].dq[p]);
@@ -1092,11 +1101,24 @@ uint64_t sk_sched_generation(const sk_sched *s) { return s->generation; }
 int sk_sched_task_functor(const sk_task *t) { return t->functor; }
 
 void sk_sched_retain(sk_sched *s, sk_task *t) {
-  (void)s;
-  retain(t);
+  if (s->g) sk_gsched_retain(s->g, t);
+  else retain(t);
 }
 
-void sk_sched_release(sk_sched *s, sk_task *t) { release(NULL, s, t); }
+void sk_sched_release(sk_sched *s, sk_task *t) {
+  if (s->g) sk_gsched_release(s->g, t);
+  else release(NULL, s, t);
+}
+
+int sk_sched_team_size(const sk_sched *s) {
+  if (s->g) return 32;   /* a warp */
+  return s->nthreads > TEAM_MAX ? TEAM_MAX : s->nthreads;
+}
+
+int sk_sched_reaches(const sk_sched *s, int space) {
+  if (s->g) return s->b->reaches && s->b->reaches(space);
+  return sk_space_host_accessible(space);
+}
 
 sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio,
                         int team, char *err, size_t errlen) {
@@ -1104,6 +1126,7 @@ sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio,
     snprintf(err, errlen, "functor %d is not compiled", f);
     return NULL;
   }
+  if (s->g) return sk_gsched_spawn(s->g, s->fx, f, fields, prio, team, err, errlen);
   atomic_store(&s->failed, 0);
   sk_task *t = task_new(NULL, s, f, fields, prio, team);
   if (!t) {
@@ -1119,6 +1142,19 @@ sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio,
 
 int sk_sched_result(const sk_sched *s, const sk_task *t, sk_slot *v, int *dtype,
                     char *err, size_t errlen) {
+  if (s->g) {
+    struct sk_gtask r;
+    if (sk_gsched_result(s->g, t, &r, err, errlen) < 0) return -1;
+    if (r.waiters != (struct sk_gtask *)1) {
+      snprintf(err, errlen, "the task '%s' has not completed (call sched:wait() "
+               "first)", r.functor >= 0 && r.functor < s->nf ? s->fx[r.functor].label : "?");
+      return -1;
+    }
+    *dtype = r.functor >= 0 ? s->fx[r.functor].ret : -1;
+    memset(v, 0, sizeof *v);
+    memcpy(v, &r.result, sizeof r.result);
+    return 0;
+  }
   if (atomic_load(&((sk_task *)t)->waiters) != COMPLETE) {
     snprintf(err, errlen, "the task '%s' has not completed (call sched:wait() "
              "first)", label_of(s, t));
@@ -1151,6 +1187,11 @@ static void discard(sk_sched *s) {
 
 int sk_sched_wait(sk_sched *s, char *err, size_t errlen) {
   if (sk_sched_compile(s, err, errlen) < 0) return -1;
+  if (s->g) {
+    int rc = sk_gsched_wait(s->g, s->fx, s->nf, err, errlen);
+    if (rc < 0) s->generation++;   /* its tasks are gone */
+    return rc;
+  }
   atomic_store(&s->state, 0);
   atomic_store(&s->failed, 0);
   for (int k = 0; k < s->nthreads; k++) {
@@ -1207,6 +1248,10 @@ int sk_sched_wait(sk_sched *s, char *err, size_t errlen) {
 }
 
 void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st) {
+  if (s->g) {
+    sk_gsched_stats(s->g, st);
+    return;
+  }
   sk_mpool_stats ps;
   sk_mpool_stats_get(s->pool, &ps);
   st->tasks = s->tasks;
@@ -1265,9 +1310,10 @@ int64_t sk_sched_fields_size(const sk_sched *s, int f) { return s->tab.size[f]; 
  * JIT's tier-ups. */
 int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
   if (s->nf == 0) return 0;
+  if (s->g && s->compiled == s->nf) return 0;   /* the GPU's kernel is made */
   if (!s->source || s->compiled != s->nf) {
     free(s->source);
-    s->source = sk_task_codegen(s->fx, s->nf, err, errlen);
+    s->source = sk_task_codegen(s->fx, s->nf, 0, err, errlen);
     if (!s->source) return -1;
   }
   sk_kdesc d;
@@ -1276,7 +1322,8 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
   d.body = "sk__task_fill((sk_task_table *)table);";
   d.prelude = s->source;
   d.pattern = SK_FOR;
-  d.backend = s->b;
+  /* on a GPU the host compile gives the fields' layout (the same there) */
+  d.backend = s->g ? sk_backend_for_space(SK_SPACE_HOST) : s->b;
   d.library = 1;
   d.bounds = 0;
   sk_policy p;
@@ -1305,6 +1352,7 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
       s->nview[f] += s->fx[f].fields[k].kind == SK_TF_VIEW;
     s->tbytes[f] = (int64_t)sizeof(sk_task) + s->tab.size[f];
   }
+  if (s->g && sk_gsched_compile(s->g, s->fx, s->nf, &s->tab, err, errlen) < 0) return -1;
   s->compiled = s->nf;
   return 0;
 }

@@ -68,8 +68,10 @@ typedef struct sk_tfunctor {
 /* the label, fields and body text of 'f' (before anything is compiled) */
 int sk_task_check_functor(const sk_tfunctor *f, char *err, size_t errlen);
 /* one C source holding the 'n' functors' field structs, bodies and the
- * table filler 'sk__task_fill' (malloc'd), NULL with a message */
-char *sk_task_codegen(const sk_tfunctor *fx, int n, char *err, size_t errlen);
+ * table filler 'sk__task_fill' (malloc'd), NULL with a message; 'cuda':
+ * the CUDA C++ source of the GPU workers (dialect/task_cuda.h) instead */
+char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
+                      size_t errlen);
 /* a compiler message about the generated source, its "label:line:" turned
  * into "functor 'label' line N:" */
 void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,
@@ -122,5 +124,30 @@ typedef struct sk_sched_stats {
 void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st);
 sk_mpool *sk_sched_pool(sk_sched *s);
 int sk_sched_threads(const sk_sched *s);
+
+/* -- the scheduler on a GPU back end (gsched.c) ------------------------ */
+typedef struct sk_gsched sk_gsched;
+struct sk_gtask;
+sk_gsched *sk_gsched_new(const sk_backend *b, int64_t memory, char *err,
+                         size_t errlen);
+void sk_gsched_free(sk_gsched *g);
+int sk_gsched_lanes(const sk_gsched *g);
+int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
+                      const sk_task_table *tab, char *err, size_t errlen);
+struct sk_task *sk_gsched_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
+                                const void *fields, int prio, int team, char *err,
+                                size_t errlen);
+void sk_gsched_retain(sk_gsched *g, struct sk_task *t);
+void sk_gsched_release(sk_gsched *g, struct sk_task *t);
+/* the task's record as the device holds it now */
+int sk_gsched_result(sk_gsched *g, const struct sk_task *t, struct sk_gtask *out,
+                     char *err, size_t errlen);
+int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
+                   size_t errlen);
+void sk_gsched_stats(const sk_gsched *g, sk_sched_stats *st);
+/* the scheduler's team tasks' size (host: its threads; GPU: a warp) */
+int sk_sched_team_size(const sk_sched *s);
+/* 1 when the scheduler's tasks reach memory of 'space' */
+int sk_sched_reaches(const sk_sched *s, int space);
 
 #endif

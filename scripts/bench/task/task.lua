@@ -3,12 +3,15 @@
 -- task per call (respawn + when_all + futures); "pool N" prints
 -- "pool speck <pairs> <seconds>" for N pool_alloc/pool_free pairs (16 to
 -- 256 bytes) from a kernel on every thread. Run with SPECK_JIT=cc.
+-- On a GPU space (SPECK_SPACE=cuda) "fib" runs on the GPU's persistent
+-- warps; SPECK_BENCH_TASK_MEMORY sets the scheduler's pool (bytes).
 local speck = require "speck"
 local task = require "speck.task"
 local what, n = arg[1], tonumber(arg[2])
 
 if what == "fib" then
-  local s = task.Scheduler{queue = arg[3] or "multiple"}
+  local s = task.Scheduler{queue = arg[3] or "multiple",
+                           memory = tonumber(os.getenv("SPECK_BENCH_TASK_MEMORY") or "")}
   local fib = s:functor("fib", {n = "int64", f1 = "future", f2 = "future"}, "int64", [[
     if (self.n < 2) task_return(self.n);
     if (future_is_null(self.f1)) {

@@ -1,0 +1,411 @@
+/* gsched.c: speck.task's scheduler on a GPU back end (seed 003 §3.3.2) --
+ * the host half. The device half (queues, pool, dependences, the
+ * persistent worker) is dialect/task_cuda.h, compiled with the functors'
+ * bodies (functor.c) into one kernel by the back end's JIT through sk_run.
+ *
+ * The arena (one device allocation):
+ *   [sk_gstate][host region][pool: superblocks][superblock classes][view defaults]
+ * Tasks spawned from the host are written into a host copy of the host
+ * region (bump allocated, never freed on the device) and uploaded with
+ * the state at the wait; a host future is the device address of its
+ * record. The region starts over once no host future is alive and nothing
+ * is pending. A wait launches the worker kernel once: every lane a worker,
+ * the kernel ends when no task is queued or running; then the state comes
+ * back (counts, an error, what is still pending: a deadlock).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "task.h"
+#include "../../dialect/task_cuda.h"
+
+#define HOST_REGION_MIN (1 << 20)
+_Static_assert(sizeof(sk_gtask) == SK_GT_HDR, "a task header is SK_GT_HDR bytes");
+_Static_assert(offsetof(sk_gtask, qnext) == 20, "task_cuda.h pops at byte 20");
+#define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
+
+struct sk_gsched {
+  const sk_backend *b;
+  char *arena;                 /* device */
+  int64_t bytes;
+  int64_t host_lo, host_hi, pool_lo, pool_hi, cls_at, vdef_at;
+  int64_t host_bump;           /* next free byte of the host region */
+  int64_t dirty_hi;            /* stage bytes [host_lo, dirty_hi) to upload */
+  unsigned char *stage;        /* the host region's host copy */
+  int64_t hlive;               /* host futures alive */
+  int64_t host_spawned;        /* spawned from the host, all waits */
+  int64_t pending;             /* spawned and not completed after the last wait */
+  int64_t nready[3];           /* host tasks queued for the next wait */
+  unsigned first[3][SK_GT_NQ], last[3][SK_GT_NQ];   /* their chains per stack */
+  int64_t tasks, respawns, steals, spawned, in_use, high;
+  int lanes;
+  sk_gstate st;                /* tables (the device's copy is the truth for the rest) */
+  char *source;
+};
+
+static int64_t gs_off(const sk_gsched *g, const void *p) {
+  return (int64_t)((const char *)p - g->arena);
+}
+
+static int up(sk_gsched *g, int64_t off, const void *src, int64_t n, char *err,
+              size_t errlen) {
+  if (n <= 0) return 0;
+  return g->b->copy(g->arena + off, g->b->space, src, SK_SPACE_HOST, (size_t)n, err,
+                    errlen);
+}
+static int down(sk_gsched *g, void *dst, int64_t off, int64_t n, char *err,
+                size_t errlen) {
+  return g->b->copy(dst, SK_SPACE_HOST, g->arena + off, g->b->space, (size_t)n, err,
+                    errlen);
+}
+
+/* the pool's and the queues' state as new (no task anywhere) */
+static void gs_reset(sk_gsched *g) {
+  sk_gstate *st = &g->st;
+  memset(st->ready, 0, sizeof st->ready);
+  memset(st->freel, 0, sizeof st->freel);
+  st->bump = (unsigned long long)g->pool_lo;
+  st->in_use = 0;
+  g->host_bump = g->host_lo;
+  g->dirty_hi = g->host_lo;
+  memset(g->nready, 0, sizeof g->nready);
+  g->pending = 0;
+}
+
+sk_gsched *sk_gsched_new(const sk_backend *b, int64_t memory, char *err,
+                         size_t errlen) {
+  if (!b->alloc || !b->copy) {
+    snprintf(err, errlen, "back end '%s' cannot hold a task arena", b->name);
+    return NULL;
+  }
+  if (memory < 4 * SK_GT_SB) memory = 4 * SK_GT_SB;
+  int64_t host = memory / 4 > HOST_REGION_MIN ? ALIGN(memory / 4, 64) : HOST_REGION_MIN;
+  int64_t pool = ALIGN(memory, SK_GT_SB);
+  if (pool / 16 > (int64_t)0xfffffff0 / 2) {
+    snprintf(err, errlen, "a task memory of %lld bytes is more than a GPU "
+             "scheduler addresses (32 GiB)", (long long)memory);
+    return NULL;
+  }
+  sk_gsched *g = calloc(1, sizeof *g);
+  if (!g) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  g->b = b;
+  g->host_lo = ALIGN((int64_t)sizeof(sk_gstate), 256);
+  g->host_hi = g->host_lo + host;
+  g->pool_lo = ALIGN(g->host_hi, SK_GT_SB);
+  g->pool_hi = g->pool_lo + pool;
+  g->cls_at = g->pool_hi;
+  g->vdef_at = ALIGN(g->cls_at + pool / SK_GT_SB, 64);
+  g->bytes = g->vdef_at + (int64_t)(SK_GT_NF * SK_GT_NK * sizeof(sk_varg));
+  g->stage = malloc((size_t)host);
+  g->arena = g->stage ? b->alloc((size_t)g->bytes, b->space, err, errlen) : NULL;
+  if (!g->arena) {
+    if (!g->stage) snprintf(err, errlen, "out of memory");
+    free(g->stage);
+    free(g);
+    return NULL;
+  }
+  g->st.base = g->arena;
+  g->st.pool_lo = (unsigned long long)g->pool_lo;
+  g->st.pool_hi = (unsigned long long)g->pool_hi;
+  g->st.sbcls = (unsigned char *)g->arena + g->cls_at;
+  g->st.vdef = (sk_varg *)(void *)(g->arena + g->vdef_at);
+  gs_reset(g);
+  int c = b->concurrency ? b->concurrency() : 1024;
+  g->lanes = c / 8 >= 32 ? c / 8 / 32 * 32 : 32;
+  if (up(g, 0, &g->st, (int64_t)sizeof g->st, err, errlen) < 0) {
+    sk_gsched_free(g);
+    return NULL;
+  }
+  return g;
+}
+
+void sk_gsched_free(sk_gsched *g) {
+  if (!g) return;
+  if (g->arena) g->b->free(g->arena, g->b->space);
+  free(g->stage);
+  free(g->source);
+  free(g);
+}
+
+int sk_gsched_lanes(const sk_gsched *g) { return g->lanes; }
+
+/* The functors' tables and device code. 'tab' holds the layout the host
+ * compile of the same structs reported (x86-64 and NVPTX lay them out
+ * alike: the same sizes and alignments). */
+int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
+                      const sk_task_table *tab, char *err, size_t errlen) {
+  free(g->source);
+  g->source = sk_task_codegen(fx, nf, 1, err, errlen);
+  if (!g->source) return -1;
+  sk_gstate *st = &g->st;
+  st->nf = nf;
+  sk_varg vdef[SK_GT_NK];
+  for (int f = 0; f < nf; f++) {
+    int nfut = 0, nview = 0;
+    st->tbytes[f] = (int)(SK_GT_HDR + tab->size[f]);
+    st->fsize[f] = (int)tab->size[f];
+    for (int k = 0; k < fx[f].nfields; k++) {
+      if (fx[f].fields[k].kind == SK_TF_FUTURE) st->futoff[f][nfut++] = (short)tab->off[f][k];
+      if (fx[f].fields[k].kind == SK_TF_VIEW) {
+        vdef[nview] = fx[f].fields[k].view;
+        st->viewoff[f][nview++] = (short)tab->off[f][k];
+      }
+    }
+    st->nfut[f] = nfut;
+    st->nview[f] = nview;
+    if (st->tbytes[f] > SK_GT_SB) {
+      snprintf(err, errlen, "functor '%s': %d bytes of fields are more than a GPU "
+               "task holds (%d)", fx[f].label, st->fsize[f], SK_GT_SB - SK_GT_HDR);
+      return -1;
+    }
+    if (up(g, g->vdef_at + (int64_t)(f * SK_GT_NK * sizeof(sk_varg)), vdef,
+           (int64_t)(nview * sizeof(sk_varg)), err, errlen) < 0)
+      return -1;
+  }
+  /* compile now, so a body that does not compile fails at compile time */
+  sk_kdesc d;
+  memset(&d, 0, sizeof d);
+  d.label = "speck.task GPU workers";
+  d.body = "if (state) sk__gt_worker((sk_gstate *)state);";
+  d.prelude = g->source;
+  d.pattern = SK_FOR;
+  d.backend = g->b;
+  d.library = 1;
+  d.bounds = 0;
+  sk_arg a = sk_arg_i64("state", 0);   /* one warp that does nothing */
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.begin = 0;
+  p.end = 32;
+  char msg[4096];
+  if (sk_run(&d, &p, &a, 1, NULL, msg, sizeof msg) < 0) {
+    sk_task_compile_message(fx, nf, msg, err, errlen);
+    return -1;
+  }
+  return 0;
+}
+
+/* -- host spawns ------------------------------------------------------------- */
+struct sk_task *sk_gsched_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
+                                const void *fields, int prio, int team, char *err,
+                                size_t errlen) {
+  const sk_gstate *st = &g->st;
+  if (g->hlive == 0 && g->pending == 0 && g->nready[0] + g->nready[1] + g->nready[2] == 0)
+    g->host_bump = g->dirty_hi = g->host_lo;   /* no host record is named any more */
+  int64_t bytes = ALIGN((int64_t)st->tbytes[f], 16);
+  if (g->host_bump + bytes > g->host_hi) {
+    snprintf(err, errlen, "spawning '%s': the memory pool's region for tasks spawned "
+             "from the host (%lld KiB) is full (%lld futures alive): let their "
+             "futures go, or give the scheduler more memory", fx[f].label,
+             (long long)((g->host_hi - g->host_lo) >> 10), (long long)g->hlive);
+    return NULL;
+  }
+  int64_t off = g->host_bump;
+  g->host_bump += bytes;
+  if (g->host_bump > g->dirty_hi) g->dirty_hi = g->host_bump;
+  unsigned char *rec = g->stage + (off - g->host_lo);
+  sk_gtask t;
+  memset(&t, 0, sizeof t);
+  t.refs = 2;
+  t.functor = (short)f;
+  t.prio = (unsigned char)(prio < 0 || prio > 2 ? SK_PRIO_REGULAR : prio);
+  t.team = (unsigned char)(team != 0);
+  t.active = 1;
+  t.host = 1;
+  memcpy(rec, &t, sizeof t);
+  memcpy(rec + SK_GT_HDR, fields, (size_t)st->fsize[f]);
+  for (int k = 0, nv = 0; k < fx[f].nfields; k++) {   /* view fields left empty */
+    if (fx[f].fields[k].kind != SK_TF_VIEW) continue;
+    sk_varg *v = (sk_varg *)(void *)(rec + SK_GT_HDR + st->viewoff[f][nv++]);
+    if (!v->data) *v = fx[f].fields[k].view;
+  }
+  /* on a stack of its priority, round robin: the chain is linked here */
+  unsigned idx = (unsigned)(off >> 4);
+  int p = t.prio, q = (int)(g->nready[p]++ % SK_GT_NQ);
+  ((sk_gtask *)(void *)rec)->qnext = 0;
+  if (g->first[p][q] == 0) {
+    g->first[p][q] = idx;
+  } else {
+    sk_gtask *prev = (sk_gtask *)(void *)(g->stage + ((int64_t)g->last[p][q] << 4) - g->host_lo);
+    prev->qnext = idx;
+  }
+  g->last[p][q] = idx;
+  g->host_spawned++;
+  g->hlive++;
+  return (struct sk_task *)(void *)(g->arena + off);
+}
+
+void sk_gsched_retain(sk_gsched *g, struct sk_task *t) {
+  (void)t;
+  g->hlive++;
+}
+void sk_gsched_release(sk_gsched *g, struct sk_task *t) {
+  (void)t;
+  if (g->hlive > 0) g->hlive--;
+}
+
+int sk_gsched_result(sk_gsched *g, const struct sk_task *t, sk_gtask *out, char *err,
+                     size_t errlen) {
+  int64_t off = gs_off(g, t);
+  if (off < g->host_lo || off >= g->host_hi) {
+    snprintf(err, errlen, "not a task of this scheduler");
+    return -1;
+  }
+  return down(g, out, off, (int64_t)sizeof *out, err, errlen);
+}
+
+/* -- the wait ---------------------------------------------------------------- */
+static const char *label(const sk_tfunctor *fx, int nf, int f) {
+  return f >= 0 && f < nf ? fx[f].label : "when_all";
+}
+
+static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, int nf,
+                     char *err, size_t errlen) {
+  const char *cur = label(fx, nf, d->err_functor);
+  long long cap = (long long)(g->pool_hi - g->pool_lo);
+  long long used = (long long)(d->bump - (unsigned long long)g->pool_lo);
+  switch (d->err) {
+  case SK_GT_POOL_SPAWN:
+  case SK_GT_POOL_WHEN_ALL:
+  case SK_GT_POOL_ALLOC:
+    snprintf(err, errlen, "%s in '%s': the GPU memory pool of %.1f MiB is exhausted "
+             "(%.1f MiB of superblocks handed out, %lld bytes asked for%s%s%s)",
+             d->err == SK_GT_POOL_SPAWN ? "task_spawn" :
+             d->err == SK_GT_POOL_WHEN_ALL ? "when_all" : "pool_alloc", cur,
+             cap / 1048576.0, used / 1048576.0, (long long)d->err_arg,
+             d->err == SK_GT_POOL_SPAWN ? " for '" : "",
+             d->err == SK_GT_POOL_SPAWN ? label(fx, nf, d->err_other) : "",
+             d->err == SK_GT_POOL_SPAWN ? "'" : "");
+    break;
+  case SK_GT_TOO_BIG:
+    snprintf(err, errlen, "pool_alloc in '%s': %lld bytes are more than a block of "
+             "the GPU memory pool holds (%d)", cur, (long long)d->err_arg, SK_GT_SB);
+    break;
+  case SK_GT_PRIO_SPAWN:
+  case SK_GT_PRIO_RESPAWN:
+    snprintf(err, errlen, "%s in '%s': priority %lld is not TASK_HIGH, TASK_REGULAR "
+             "or TASK_LOW", d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn",
+             cur, (long long)d->err_arg);
+    break;
+  case SK_GT_SELF:
+    snprintf(err, errlen, "task_respawn in '%s': a task cannot depend on itself", cur);
+    break;
+  case SK_GT_NULL_GET:
+    snprintf(err, errlen, "future_get in '%s': the future is null", cur);
+    break;
+  case SK_GT_UNREADY:
+    snprintf(err, errlen, "future_get in '%s': the task '%s' has not completed (make "
+             "it a dependence with task_respawn first)", cur, label(fx, nf, d->err_other));
+    break;
+  case SK_GT_FREE:
+    snprintf(err, errlen, "pool_free in '%s': the pointer is not a block of the "
+             "scheduler's GPU memory pool", cur);
+    break;
+  default:
+    snprintf(err, errlen, "the GPU task workers stopped with error %d in '%s'",
+             d->err, cur);
+  }
+}
+
+int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
+                   size_t errlen) {
+  int64_t queued = g->nready[0] + g->nready[1] + g->nready[2];
+  if (queued == 0 && g->pending == 0) return 0;
+  sk_gstate d;
+  if (down(g, &d, 0, (int64_t)sizeof d, err, errlen) < 0) return -1;
+  /* the device's pool and queues, the host's tables and new tasks */
+  memcpy(d.tbytes, g->st.tbytes, sizeof d.tbytes);
+  memcpy(d.fsize, g->st.fsize, sizeof d.fsize);
+  memcpy(d.nfut, g->st.nfut, sizeof d.nfut);
+  memcpy(d.nview, g->st.nview, sizeof d.nview);
+  memcpy(d.futoff, g->st.futoff, sizeof d.futoff);
+  memcpy(d.viewoff, g->st.viewoff, sizeof d.viewoff);
+  d.nf = g->st.nf;
+  d.base = g->st.base;
+  d.pool_lo = g->st.pool_lo;
+  d.pool_hi = g->st.pool_hi;
+  d.sbcls = g->st.sbcls;
+  d.vdef = g->st.vdef;
+  for (int p = 0; p < 3; p++)
+    for (int q = 0; q < SK_GT_NQ && q < g->nready[p]; q++) {
+      /* the queues are empty after a wait: the chain is the stack */
+      sk_gtask *last = (sk_gtask *)(void *)(g->stage + ((int64_t)g->last[p][q] << 4) - g->host_lo);
+      last->qnext = (unsigned)d.ready[p][q];
+      d.ready[p][q] = ((d.ready[p][q] >> 32) + 1) << 32 | g->first[p][q];
+    }
+  d.active = (int)queued;
+  d.abort = 0;
+  d.err = 0;
+  d.nworkers = 0;
+  d.ran = d.completed = d.spawned = d.respawns = d.steals = 0;
+  int64_t in_use0 = d.in_use;
+  d.in_use = 0;
+  if (up(g, g->host_lo, g->stage, g->dirty_hi - g->host_lo, err, errlen) < 0 ||
+      up(g, 0, &d, (int64_t)sizeof d, err, errlen) < 0)
+    return -1;
+  memset(g->nready, 0, sizeof g->nready);
+  memset(g->first, 0, sizeof g->first);
+  sk_kdesc k;
+  memset(&k, 0, sizeof k);
+  k.label = "speck.task GPU workers";
+  k.body = "if (state) sk__gt_worker((sk_gstate *)state);";
+  k.prelude = g->source;
+  k.pattern = SK_FOR;
+  k.backend = g->b;
+  k.library = 1;
+  k.bounds = 0;
+  sk_arg a = sk_arg_i64("state", (int64_t)(intptr_t)g->arena);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.begin = 0;
+  p.end = g->lanes;
+  int rc = sk_run(&k, &p, &a, 1, NULL, err, errlen);
+  if (rc == 0 && g->b->fence) rc = g->b->fence(err, errlen);
+  if (rc == 0) rc = down(g, &d, 0, (int64_t)sizeof d, err, errlen);
+  char e2[256];
+  if (rc < 0) {   /* the device's state is unknown: start over */
+    gs_reset(g);
+    up(g, 0, &g->st, (int64_t)sizeof g->st, e2, sizeof e2);
+    return -1;
+  }
+  g->tasks += d.completed;
+  g->respawns += d.respawns;
+  g->steals += d.steals;
+  g->spawned += d.spawned;
+  d.in_use += in_use0;
+  g->in_use = d.in_use;
+  g->high = (int64_t)(d.bump - (unsigned long long)g->pool_lo);
+  g->pending += queued + d.spawned - d.completed;
+  /* the host's new tasks are counted by 'queued' only once they started:
+   * 'pending' is the count of tasks not completed */
+  if (d.abort) {
+    describe(g, &d, fx, nf, err, errlen);
+    rc = -1;
+  } else if (g->pending > 0) {
+    snprintf(err, errlen, "deadlock: %lld task%s wait%s on dependences that never "
+             "complete (a dependence cycle?) and no task can run",
+             (long long)g->pending, g->pending == 1 ? "" : "s",
+             g->pending == 1 ? "s" : "");
+    rc = -1;
+  }
+  if (rc < 0) {   /* discard every task */
+    gs_reset(g);
+    up(g, 0, &g->st, (int64_t)sizeof g->st, e2, sizeof e2);
+  }
+  return rc;
+}
+
+void sk_gsched_stats(const sk_gsched *g, sk_sched_stats *st) {
+  st->tasks = g->tasks;
+  st->respawns = g->respawns;
+  st->steals = g->steals;
+  st->spawned = g->spawned + g->host_spawned;
+  st->pending = g->pending + g->nready[0] + g->nready[1] + g->nready[2];
+  st->pool_in_use = g->in_use;
+  st->pool_high_water = g->high;
+}
