@@ -129,6 +129,9 @@ typedef struct sk_backend {
   /* optional (NULL: unknown): the bytes free in 'space' now (a device's
    * free memory); -1 when unknown */
   int64_t (*room)(int space);
+  /* optional (NULL: fixed): give each device thread at least 'bytes' of
+   * stack (kernels with recursion, whose frames the compiler cannot add up) */
+  int (*stack)(size_t bytes, char *err, size_t errlen);
 } sk_backend;
 
 /* -- registry ---------------------------------------------------------- */

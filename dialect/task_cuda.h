@@ -63,7 +63,9 @@ typedef struct sk_gtask {
 /* The arena's head (device memory; gsched.c fills the tables). */
 typedef struct sk_gstate {
   unsigned long long ready[3][SK_GT_NQ];   /* tag << 32 | block index */
-  unsigned long long freel[SK_GT_NCLS];    /* free blocks per class */
+  unsigned long long freel[SK_GT_NCLS][SK_GT_NQ];   /* free blocks per class, sharded */
+  unsigned carve[SK_GT_NCLS][SK_GT_NQ];   /* 1: a lane carves a superblock into the shard */
+  int nhigh, nlow;               /* ready tasks of high and low priority */
   char *base;                    /* block index i lies at base + 16 i */
   unsigned long long pool_lo;    /* the pool's first byte (from base) */
   unsigned long long pool_hi;    /* its end */
@@ -100,6 +102,7 @@ typedef struct sk__gt_lane {
   sk_gtask *temps;               /* futures this body run made */
   sk_gtask *resp_dep;
   int resp, resp_prio, home, leader;
+  unsigned rng;
   long long ran, completed, spawned, respawns, steals, in_use;
 } sk__gt_lane;
 
@@ -170,39 +173,63 @@ SK_DEV int sk__gt_class(long long bytes) {
   return c;
 }
 
-/* a block of class c (2^c bytes), 0 when the pool is exhausted */
+/* a block of class c (2^c bytes), 0 when the pool is exhausted. Free
+ * blocks sit on SK_GT_NQ stacks per class (a lane's home first: one head
+ * for all lanes would serialise every spawn); a lane finding its stack
+ * empty carves a new superblock into it, one lane per stack at a time. */
 SK__GTN void *sk__gt_block(sk__gt_lane *L, int c) {
   sk_gstate *g = L->g;
-  unsigned long long *fl = &g->freel[c - 4];
-  for (int round = 0; round < 2; round++) {
+  const int h = L->home;
+  unsigned long long *fl = &g->freel[c - 4][h];
+  for (;;) {
     unsigned idx = sk__gt_pop_idx(g, fl, 0);
     if (idx) {
       L->in_use += 1ll << c;
       return sk__gt_at(g, idx);
     }
-    if (round) break;
-    unsigned long long off = atomicAdd(&g->bump, (unsigned long long)SK_GT_SB);
-    if (off + SK_GT_SB > g->pool_hi) continue;   /* none left: the free stack once more */
-    g->sbcls[(off - g->pool_lo) >> SK_GT_SBLOG] = (unsigned char)c;
-    char *sb = g->base + off;
-    int n = SK_GT_SB >> c;
-    if (n > 1) {   /* keep the first block, the others on the free stack */
-      for (int k = 1; k < n - 1; k++)
-        *(unsigned *)(sb + ((sk_i64)k << c)) = sk__gt_idx(g, sb + ((sk_i64)(k + 1) << c));
-      sk__gt_push_chain(g, fl, sk__gt_idx(g, sb + (1ll << c)),
-                        (unsigned *)(sb + ((sk_i64)(n - 1) << c)));
+    if (atomicCAS(&g->carve[c - 4][h], 0u, 1u) != 0u) {   /* another lane carves */
+      __nanosleep(100);
+      continue;
     }
-    L->in_use += 1ll << c;
-    return sb;
+    idx = sk__gt_pop_idx(g, fl, 0);
+    char *sb = 0;
+    if (!idx) {
+      unsigned long long off = atomicAdd(&g->bump, (unsigned long long)SK_GT_SB);
+      if (off + SK_GT_SB <= g->pool_hi) {
+        g->sbcls[(off - g->pool_lo) >> SK_GT_SBLOG] = (unsigned char)c;
+        sb = g->base + off;
+        int n = SK_GT_SB >> c;
+        if (n > 1) {   /* keep the first block, the others on the free stack */
+          for (int k = 1; k < n - 1; k++)
+            *(unsigned *)(sb + ((sk_i64)k << c)) = sk__gt_idx(g, sb + ((sk_i64)(k + 1) << c));
+          sk__gt_push_chain(g, fl, sk__gt_idx(g, sb + (1ll << c)),
+                            (unsigned *)(sb + ((sk_i64)(n - 1) << c)));
+        }
+      }
+    }
+    __threadfence();
+    atomicExch(&g->carve[c - 4][h], 0u);
+    if (idx || sb) {
+      L->in_use += 1ll << c;
+      return idx ? sk__gt_at(g, idx) : sb;
+    }
+    /* no superblock left: the other lanes' free blocks */
+    for (int k = 1; k < SK_GT_NQ; k++) {
+      idx = sk__gt_pop_idx(g, &g->freel[c - 4][(h + k) & (SK_GT_NQ - 1)], 0);
+      if (idx) {
+        L->in_use += 1ll << c;
+        return sk__gt_at(g, idx);
+      }
+    }
+    return 0;
   }
-  return 0;
 }
 
 SK_DEV void sk__gt_unblock(sk__gt_lane *L, void *p, int c) {
   sk_gstate *g = L->g;
   unsigned idx = sk__gt_idx(g, p);
   L->in_use -= 1ll << c;
-  sk__gt_push_chain(g, &g->freel[c - 4], idx, (unsigned *)p);
+  sk__gt_push_chain(g, &g->freel[c - 4][L->home], idx, (unsigned *)p);
 }
 
 /* pool_alloc / pool_free in a body */
@@ -247,24 +274,47 @@ SK_DEV void sk__gt_release(sk__gt_lane *L, sk_gtask *t) {
 SK_DEV void sk__gt_push_ready(sk__gt_lane *L, sk_gtask *t) {
   sk_gstate *g = L->g;
   atomicAdd(&g->active, 1);
+  if (t->prio != 1) atomicAdd(t->prio ? &g->nlow : &g->nhigh, 1);
   unsigned idx = sk__gt_idx(g, t);
   sk__gt_push_chain(g, &g->ready[t->prio][L->home], idx, &t->qnext);
 }
 
+/* the lane's own stacks by priority, then a few others (a steal): a
+ * lane never scans them all -- thousands of lanes would flood the L2 --
+ * and a task another lane's stack holds is found by its owner or by the
+ * next probes ('active' keeps every worker until all ran) */
+#define SK__GT_PROBES 3
+SK_DEV sk_gtask *sk__gt_try(sk__gt_lane *L, int p, int q) {
+  sk_gstate *g = L->g;
+  unsigned long long *h = &g->ready[p][q];
+  if (!(unsigned)sk__gt_ld(h)) return 0;
+  unsigned idx = sk__gt_pop_idx(g, h, 20 /* offsetof(sk_gtask, qnext) */);
+  return idx ? (sk_gtask *)sk__gt_at(g, idx) : 0;
+}
+SK_DEV sk_gtask *sk__gt_probe(sk__gt_lane *L, int p) {
+  sk_gtask *t = sk__gt_try(L, p, L->home);
+  for (int k = 0; !t && k < SK__GT_PROBES; k++) {
+    L->rng = L->rng * 1664525u + 1013904223u;
+    if ((t = sk__gt_try(L, p, (int)(L->rng >> 16) & (SK_GT_NQ - 1)))) L->steals++;
+  }
+  return t;
+}
+/* high priority first (every stack is looked at while one is ready),
+ * then regular, then low */
 SK_DEV sk_gtask *sk__gt_pop(sk__gt_lane *L) {
   sk_gstate *g = L->g;
-  for (int p = 0; p < 3; p++)
-    for (int k = 0; k < SK_GT_NQ; k++) {
-      int q = (L->home + k) & (SK_GT_NQ - 1);
-      unsigned long long *h = &g->ready[p][q];
-      if (!(unsigned)sk__gt_ld(h)) continue;
-      unsigned idx = sk__gt_pop_idx(g, h, 20 /* offsetof(sk_gtask, qnext) */);
-      if (idx) {
-        if (k) L->steals++;
-        return (sk_gtask *)sk__gt_at(g, idx);
-      }
+  sk_gtask *t = 0;
+  if (sk__gt_ldi(&g->nhigh) > 0) {
+    for (int k = 0; k < SK_GT_NQ && !t; k++)
+      t = sk__gt_try(L, 0, (L->home + k) & (SK_GT_NQ - 1));
+    if (t) {
+      atomicSub(&g->nhigh, 1);
+      return t;
     }
-  return 0;
+  }
+  if ((t = sk__gt_probe(L, 1))) return t;
+  if (sk__gt_ldi(&g->nlow) > 0 && (t = sk__gt_probe(L, 2))) atomicSub(&g->nlow, 1);
+  return t;
 }
 
 /* -- dependences -------------------------------------------------------------- */
@@ -544,13 +594,11 @@ SK__GTN void sk__gt_after(sk__gt_lane *L, sk_gtask *t, sk_gtask *const *old) {
     if (x->functor < 0) sk__gt_own_deps(x);
   /* the fields' futures: a new one is a reference (taken over from the
    * body's temporaries when it made it), a replaced one is dropped */
-  sk_gtask *rel[SK_GT_NK];
-  int nrel = 0;
   for (int k = 0; k < nfut; k++) {
     sk_gtask *n = *(sk_gtask **)(fd + g->futoff[f][k]), *o = old[k];
     if (n == o) continue;
     if (n && !sk__gt_temp_take(L, n)) sk__gt_retain(n);
-    if (o) rel[nrel++] = o;
+    if (o) sk__gt_release(L, o);   /* never one of this run's temporaries */
   }
   sk_gtask *dep = 0;
   if (L->resp) {
@@ -562,7 +610,6 @@ SK__GTN void sk__gt_after(sk__gt_lane *L, sk_gtask *t, sk_gtask *const *old) {
     sk__gt_release(L, x);
   }
   L->temps = 0;
-  for (int k = 0; k < nrel; k++) sk__gt_release(L, rel[k]);
   if (L->resp) {
     L->respawns++;
     if (L->resp_prio >= 0) t->prio = (unsigned char)L->resp_prio;
@@ -611,6 +658,7 @@ SK_DEV void sk__gt_worker(sk_gstate *g) {
   L.ran = L.completed = L.spawned = L.respawns = L.steals = L.in_use = 0;
   const unsigned long long gl = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   L.home = (int)((gl * 0x9e3779b1u) >> 7) & (SK_GT_NQ - 1);
+  L.rng = (unsigned)(gl * 2654435761u) | 1u;
   sk__team_t solo = {}, team;
   solo.league_size = 1;
   solo.team_size = 1;

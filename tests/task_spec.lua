@@ -204,7 +204,8 @@ describe("speck.task DAGs", function()
   end)
 
   it_all("runs 10^6 independent tasks", function()
-    local s = task.Scheduler{memory = 64 * 1024 * 1024}
+    -- a GPU's lanes start every batch at once: all leaves live together
+    local s = task.Scheduler{memory = (GPU and 512 or 64) * 1024 * 1024}
     local out = speck.View("out", "int64", 1000000)
     s:functor("leaf", {i = "int64", out = out}, nil, [[
       self.out(self.i) = 3 * self.i + 1;
@@ -226,8 +227,10 @@ end)
 
 describe("speck.task priorities", function()
   it_all("serves high before regular before low under contention", function()
-    local n = 300
-    local s, node, stamp = node_sched(3 * n)
+    -- contention: more ready tasks than workers (a GPU has tens of
+    -- thousands of lanes)
+    local n = GPU and 30000 or 300
+    local s, node, stamp = node_sched(3 * n, GPU and {memory = 256 * 1024 * 1024} or nil)
     local names = {"low", "regular", "high"}
     for i = 0, 3 * n - 1 do
       -- interleaved: low, regular, high, low, ...
@@ -294,7 +297,8 @@ describe("speck.task fields, teams and the serial space", function()
     assert.are.equal(0.5 + 22, a(2, 2))
     assert.are.equal(0, cc(1, 1))
     local err = err_of(s.spawn, s, fill, {m = speck.View("c", "float32", {4, 3})})
-    assert.matches("field 'm': view 'c' is float32 rank 2 right, the field takes float64 rank 2 right views", err, 1, true)
+    -- (the space's default layout: right on the host, left on a GPU)
+    assert.matches("field 'm': view 'c' is float32 rank 2 (%a+), the field takes float64 rank 2 %1 views", err)
   end)
 
   it_all("runs team tasks with the nested patterns", function()
@@ -408,7 +412,8 @@ describe("speck.task memory pool", function()
   end)
 
   it_all("serves task bodies; an exhausted pool is an error naming it", function()
-    local s = task.Scheduler{memory = 1024 * 1024}
+    -- a GPU's pool: superblocks per size class for each of its lane groups
+    local s = task.Scheduler{memory = (GPU and 64 or 1) * 1024 * 1024}
     local out = speck.View("out", "int64", 1000)
     s:functor("scratch", {i = "int64", out = out}, nil, [[
       int64_t *p = (int64_t *)pool_alloc(64 * 8);
@@ -429,8 +434,8 @@ describe("speck.task memory pool", function()
     small:spawn(fib, {n = 25})
     local err = err_of(small.wait, small)
     if GPU then   -- the smallest GPU pool: four superblocks of 64 KiB
-      assert.matches("speck.task.sched:wait: task_spawn in 'fib': the GPU memory pool of 0.2 MiB is exhausted", err, 1, true)
-      assert.matches("bytes asked for for 'fib')", err, 1, true)
+      -- a spawn's task or its when_all finds the pool empty first
+      assert.matches("speck.task.sched:wait: [a-z_]+ in 'fib': the GPU memory pool of 0.2 MiB is exhausted %(0.2 MiB of superblocks handed out", err)
     else
       assert.matches("speck.task.sched:wait: spawning 'fib': memory pool of 4.0 KiB exhausted", err, 1, true)
     end

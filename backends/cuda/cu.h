@@ -64,6 +64,7 @@ enum { CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0, CU_FUNC_ATTR_NUM_REGS = 4,
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEM_ATTACH_GLOBAL = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_LIMIT_STACK_SIZE = 0 };
 
 /* -- the function table -------------------------------------------------- */
 #define SK_CU_FUNCS(X)                                                        \
@@ -79,6 +80,8 @@ enum { CU_STREAM_NON_BLOCKING = 1 };
   X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice))              \
   X(cuCtxSetCurrent, CUresult, (CUcontext))                                   \
   X(cuCtxSynchronize, CUresult, (void))                                       \
+  X(cuCtxGetLimit, CUresult, (size_t *, int))                                 \
+  X(cuCtxSetLimit, CUresult, (int, size_t))                                   \
   X(cuStreamCreate, CUresult, (CUstream *, unsigned))                         \
   X(cuStreamSynchronize, CUresult, (CUstream))                                \
   X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t))                         \

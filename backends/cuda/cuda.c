@@ -80,6 +80,15 @@ static int cuda_owns(int space) {
          space == SK_SPACE_CUDA_UVM;
 }
 
+static int cuda_stack(size_t bytes, char *err, size_t errlen) {
+  if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  size_t cur = 0;
+  if (sk_cu->cuCtxGetLimit(&cur, CU_LIMIT_STACK_SIZE) == 0 && cur >= bytes) return 0;
+  CUresult rc = sk_cu->cuCtxSetLimit(CU_LIMIT_STACK_SIZE, bytes);
+  if (rc) return sk_cuda_fail(rc, "cuCtxSetLimit (stack size)", NULL, err, errlen);
+  return 0;
+}
+
 const sk_backend sk_backend_cuda = {
   .name = "cuda",
   .space = SK_SPACE_CUDA,
@@ -108,4 +117,5 @@ const sk_backend sk_backend_cuda = {
   .copy_view = sk_cuda_copy_view,
   .fill_view = sk_cuda_fill_view,
   .room = sk_cuda_room,
+  .stack = cuda_stack,
 };

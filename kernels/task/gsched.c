@@ -22,6 +22,7 @@
 #include "../../dialect/task_cuda.h"
 
 #define HOST_REGION_MIN (1 << 20)
+#define GPU_STACK 8192          /* bytes per device thread */
 _Static_assert(sizeof(sk_gtask) == SK_GT_HDR, "a task header is SK_GT_HDR bytes");
 _Static_assert(offsetof(sk_gtask, qnext) == 20, "task_cuda.h pops at byte 20");
 #define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
@@ -66,6 +67,8 @@ static void gs_reset(sk_gsched *g) {
   sk_gstate *st = &g->st;
   memset(st->ready, 0, sizeof st->ready);
   memset(st->freel, 0, sizeof st->freel);
+  memset(st->carve, 0, sizeof st->carve);
+  st->nhigh = st->nlow = 0;
   st->bump = (unsigned long long)g->pool_lo;
   st->in_use = 0;
   g->host_bump = g->host_lo;
@@ -115,6 +118,12 @@ sk_gsched *sk_gsched_new(const sk_backend *b, int64_t memory, char *err,
   g->st.sbcls = (unsigned char *)g->arena + g->cls_at;
   g->st.vdef = (sk_varg *)(void *)(g->arena + g->vdef_at);
   gs_reset(g);
+  /* the dependence walk recurses (dialect/task_cuda.h): a stack the
+   * compiler cannot size */
+  if (b->stack && b->stack(GPU_STACK, err, errlen) < 0) {
+    sk_gsched_free(g);
+    return NULL;
+  }
   int c = b->concurrency ? b->concurrency() : 1024;
   g->lanes = c / 8 >= 32 ? c / 8 / 32 * 32 : 32;
   if (up(g, 0, &g->st, (int64_t)sizeof g->st, err, errlen) < 0) {
@@ -269,6 +278,7 @@ static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, in
   const char *cur = label(fx, nf, d->err_functor);
   long long cap = (long long)(g->pool_hi - g->pool_lo);
   long long used = (long long)(d->bump - (unsigned long long)g->pool_lo);
+  if (used > cap) used = cap;   /* lanes that found none still added theirs */
   switch (d->err) {
   case SK_GT_POOL_SPAWN:
   case SK_GT_POOL_WHEN_ALL:
@@ -339,6 +349,8 @@ int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
       d.ready[p][q] = ((d.ready[p][q] >> 32) + 1) << 32 | g->first[p][q];
     }
   d.active = (int)queued;
+  d.nhigh = (int)g->nready[0];
+  d.nlow = (int)g->nready[2];
   d.abort = 0;
   d.err = 0;
   d.nworkers = 0;
