@@ -495,6 +495,11 @@ describe("speck.task bad input", function()
     assert.matches("memory -5 is not positive", err_of(task.Scheduler, {memory = -5}), 1, true)
     assert.matches("unknown space 'gpu9'", err_of(task.Scheduler, {space = "gpu9"}), 1, true)
     assert.matches("unknown option 'threads'", err_of(task.Scheduler, {threads = 2}), 1, true)
+    if GPU then   -- a GPU scheduler's view fields: memory its lanes reach
+      local h = speck.View("h", "float64", 4, {space = "host"})
+      assert.matches("field 'x': view 'h' is not a plain view in memory the scheduler's tasks reach (host)",
+                     err_of(s.functor, s, "hv", {x = h}, nil, ""), 1, true)
+    end
   end)
 
   it_host("refuses the task words outside task bodies", function()
