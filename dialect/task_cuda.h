@@ -77,6 +77,7 @@ typedef struct sk_gstate {
   int nworkers;                  /* lanes that started */
   long long err_arg;
   long long ran, completed, spawned, respawns, steals, in_use;
+  long long failures;             /* a MemoryPool's, in ordinary kernels */
   int nf;
   int tbytes[SK_GT_NF];          /* header + fields */
   int fsize[SK_GT_NF];
@@ -174,19 +175,15 @@ SK_DEV int sk__gt_class(long long bytes) {
 }
 
 /* a block of class c (2^c bytes), 0 when the pool is exhausted. Free
- * blocks sit on SK_GT_NQ stacks per class (a lane's home first: one head
- * for all lanes would serialise every spawn); a lane finding its stack
- * empty carves a new superblock into it, one lane per stack at a time. */
-SK__GTN void *sk__gt_block(sk__gt_lane *L, int c) {
-  sk_gstate *g = L->g;
-  const int h = L->home;
+ * blocks sit on SK_GT_NQ stacks per class (stack 'h', a lane group's
+ * own, first: one head for all lanes would serialise every spawn); a
+ * lane finding its stack empty carves a new superblock into it, one lane
+ * per stack at a time. */
+SK__GTN void *sk__gp_block(sk_gstate *g, int h, int c) {
   unsigned long long *fl = &g->freel[c - 4][h];
   for (;;) {
     unsigned idx = sk__gt_pop_idx(g, fl, 0);
-    if (idx) {
-      L->in_use += 1ll << c;
-      return sk__gt_at(g, idx);
-    }
+    if (idx) return sk__gt_at(g, idx);
     if (atomicCAS(&g->carve[c - 4][h], 0u, 1u) != 0u) {   /* another lane carves */
       __nanosleep(100);
       continue;
@@ -209,28 +206,80 @@ SK__GTN void *sk__gt_block(sk__gt_lane *L, int c) {
     }
     __threadfence();
     atomicExch(&g->carve[c - 4][h], 0u);
-    if (idx || sb) {
-      L->in_use += 1ll << c;
-      return idx ? sk__gt_at(g, idx) : sb;
-    }
-    /* no superblock left: the other lanes' free blocks */
+    if (idx) return sk__gt_at(g, idx);
+    if (sb) return sb;
+    /* no superblock left: the other groups' free blocks */
     for (int k = 1; k < SK_GT_NQ; k++) {
       idx = sk__gt_pop_idx(g, &g->freel[c - 4][(h + k) & (SK_GT_NQ - 1)], 0);
-      if (idx) {
-        L->in_use += 1ll << c;
-        return sk__gt_at(g, idx);
-      }
+      if (idx) return sk__gt_at(g, idx);
     }
     return 0;
   }
 }
 
-SK_DEV void sk__gt_unblock(sk__gt_lane *L, void *p, int c) {
-  sk_gstate *g = L->g;
-  unsigned idx = sk__gt_idx(g, p);
-  L->in_use -= 1ll << c;
-  sk__gt_push_chain(g, &g->freel[c - 4][L->home], idx, (unsigned *)p);
+/* the class of live block 'p', -1 when 'p' is not one */
+SK_DEV int sk__gp_class_of(sk_gstate *g, void *p) {
+  unsigned long long off = (unsigned long long)((char *)p - g->base);
+  unsigned long long top = sk__gt_ld(&g->bump);
+  if ((char *)p < g->base || off < g->pool_lo || off >= top || off >= g->pool_hi) return -1;
+  int c = g->sbcls[(off - g->pool_lo) >> SK_GT_SBLOG];
+  if (c < 4 || c > SK_GT_SBLOG || ((off - g->pool_lo) & ((1ull << c) - 1))) return -1;
+  return c;
 }
+
+SK_DEV void sk__gp_unblock(sk_gstate *g, int h, void *p, int c) {
+  sk__gt_push_chain(g, &g->freel[c - 4][h], sk__gt_idx(g, p), (unsigned *)p);
+}
+
+SK_DEV void *sk__gt_block(sk__gt_lane *L, int c) {
+  void *p = sk__gp_block(L->g, L->home, c);
+  if (p) L->in_use += 1ll << c;
+  return p;
+}
+SK_DEV void sk__gt_unblock(sk__gt_lane *L, void *p, int c) {
+  L->in_use -= 1ll << c;
+  sk__gp_unblock(L->g, L->home, p, c);
+}
+
+/* -- a task.MemoryPool on the GPU in an ordinary kernel: pool_alloc(mp,
+ * bytes) / pool_free(mp, p), 'mp' a captured pool whose data is the
+ * arena (its head points at itself, as on the host) -- */
+SK_DEV sk_gstate *sk__gp_of(void *d) {
+  sk_gstate *g = (sk_gstate *)d;
+  return g && g->base == (char *)g ? g : (sk_gstate *)0;
+}
+SK_DEV int sk__gp_home(void) {
+  const unsigned long long b = ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) *
+                               gridDim.x + blockIdx.x;
+  const unsigned long long t = ((unsigned long long)threadIdx.z * blockDim.y + threadIdx.y) *
+                               blockDim.x + threadIdx.x;
+  const unsigned long long id = b * blockDim.x * blockDim.y * blockDim.z + t;
+  return (int)(((id >> 5) * 0x9e3779b1u) >> 7) & (SK_GT_NQ - 1);   /* a warp's */
+}
+SK__GTN void *sk__gp_alloc2(void *d, sk_i64 bytes) {
+  sk_gstate *g = sk__gp_of(d);
+  if (!g) return 0;
+  int c = sk__gt_class(bytes < 1 ? 1 : bytes);
+  void *p = c <= SK_GT_SBLOG ? sk__gp_block(g, sk__gp_home(), c) : 0;
+  if (p) atomicAdd((unsigned long long *)&g->in_use, 1ull << c);
+  else atomicAdd((unsigned long long *)&g->failures, 1ull);
+  return p;
+}
+SK__GTN void sk__gp_free2(void *d, void *p) {
+  sk_gstate *g = sk__gp_of(d);
+  if (!g || !p) return;
+  int c = sk__gp_class_of(g, p);
+  if (c < 0) return;   /* not a block: nothing changes (as on the host) */
+  atomicAdd((unsigned long long *)&g->in_use, (unsigned long long)-(1ll << c));
+  sk__gp_unblock(g, sk__gp_home(), p, c);
+}
+#define SK__POOL_PICK(a, b, f, ...) f
+#define pool_alloc(...) SK__POOL_PICK(__VA_ARGS__, SK__GP_ALLOC2, SK__GP_ALLOC1, 0)(__VA_ARGS__)
+#define pool_free(...) SK__POOL_PICK(__VA_ARGS__, SK__GP_FREE2, SK__GP_FREE1, 0)(__VA_ARGS__)
+#define SK__GP_ALLOC2(mp, bytes) sk__gp_alloc2((void *)(mp).data, (sk_i64)(bytes))
+#define SK__GP_FREE2(mp, p) sk__gp_free2((void *)(mp).data, (void *)(p))
+#define SK__GP_ALLOC1(bytes) sk__gt_alloc(sk__env->w, (sk_i64)(bytes))
+#define SK__GP_FREE1(p) sk__gt_free(sk__env->w, (void *)(p))
 
 /* pool_alloc / pool_free in a body */
 SK__GTN void *sk__gt_alloc(sk__gt_lane *L, sk_i64 bytes) {
@@ -246,16 +295,9 @@ SK__GTN void *sk__gt_alloc(sk__gt_lane *L, sk_i64 bytes) {
 }
 SK__GTN void sk__gt_free(sk__gt_lane *L, void *p) {
   if (!p) return;
-  sk_gstate *g = L->g;
-  unsigned long long off = (unsigned long long)((char *)p - g->base);
-  unsigned long long top = sk__gt_ld(&g->bump);
-  if ((char *)p < g->base || off < g->pool_lo || off >= top || off >= g->pool_hi) {
-    sk__gt_fail(L, SK_GT_FREE, -1, (long long)off);
-    return;
-  }
-  int c = g->sbcls[(off - g->pool_lo) >> SK_GT_SBLOG];
-  if (c < 4 || c > SK_GT_SBLOG || ((off - g->pool_lo) & ((1ull << c) - 1))) {
-    sk__gt_fail(L, SK_GT_FREE, -1, (long long)off);
+  int c = sk__gp_class_of(L->g, p);
+  if (c < 0) {
+    sk__gt_fail(L, SK_GT_FREE, -1, 0);
     return;
   }
   sk__gt_unblock(L, p, c);
@@ -532,8 +574,6 @@ SK__GTN const sk_gtask *sk__gt_ready(sk__gt_lane *L, sk_gtask *f) {
 #define SK__T_GET_F64(e, f) sk__gt_get_f64((e)->w, f)
 #define when_all(...) sk__gt_when_all_v(sk__env, __VA_ARGS__)
 #define future_is_null(f) ((f) == (future)0)
-#define pool_alloc(bytes) sk__gt_alloc(sk__env->w, (sk_i64)(bytes))
-#define pool_free(p) sk__gt_free(sk__env->w, (void *)(p))
 #define TASK_HIGH 1
 #define TASK_REGULAR 2
 #define TASK_LOW 3

@@ -469,6 +469,9 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_cuda_h);
   sk_cg_header(&b, sk_dialect_linalg_h);
+  /* a kernel using a task.MemoryPool (pool_alloc(mp, n)): the GPU pool */
+  if (strstr(s->body, "pool_") || (s->prelude && strstr(s->prelude, "pool_")))
+    sk_cg_header(&b, sk_dialect_task_cuda_h);
   sk_cg_agg(&b, s, 1);
   if (s->prelude && *s->prelude)
     sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);

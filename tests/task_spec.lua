@@ -373,8 +373,9 @@ end)
 
 describe("speck.task memory pool", function()
   local ITERS = tonumber(os.getenv("SPECK_TASK_POOL_ITERS") or "") or 400000
-  it_host("survives alloc/free stress from a kernel: no overlap, no leak", function()
-    local pool = task.MemoryPool(4 * 1024 * 1024)
+  it_all("survives alloc/free stress from a kernel: no overlap, no leak", function()
+    -- a GPU runs a quarter million work items at once, each holding four blocks
+    local pool = task.MemoryPool((GPU and 1024 or 4) * 1024 * 1024)
     -- four live blocks per iteration, sizes 8..1000 bytes, each filled
     -- with its own pattern and checked before it is freed
     local bad = speck.parallel_reduce("pool_stress", ITERS, {mp = pool}, [[
@@ -397,8 +398,9 @@ describe("speck.task memory pool", function()
     assert.is_true(st.high_water > 0 and st.high_water <= st.capacity)
   end)
 
-  it_host("returns NULL to a kernel when exhausted, and counts it", function()
-    local pool = task.MemoryPool(64 * 1024, {superblock = 4096})
+  it_all("returns NULL to a kernel when exhausted, and counts it", function()
+    -- (a GPU's superblocks are 64 KiB: this pool is one of them)
+    local pool = task.MemoryPool(64 * 1024, {superblock = GPU and 65536 or 4096})
     local got = speck.parallel_reduce("pool_full", 100, {mp = pool}, [[
       acc += pool_alloc(mp, 4096) != 0;
     ]], {dtype = "int64"})
@@ -406,9 +408,13 @@ describe("speck.task memory pool", function()
     assert.are.equal(84, pool:stats().failures)
     -- a block larger than a superblock is refused too
     local big = speck.parallel_reduce("pool_big", 1, {mp = pool}, [[
-      acc += pool_alloc(mp, 8192) != 0;
+      acc += pool_alloc(mp, ]] .. (GPU and 131072 or 8192) .. [[) != 0;
     ]], {dtype = "int64"})
     assert.are.equal(0, big)
+    if GPU then
+      assert.matches("superblock 4096: a pool on the 'cuda' back end has superblocks of 65536 bytes",
+                     err_of(task.MemoryPool, 1 << 20, {superblock = 4096}), 1, true)
+    end
   end)
 
   it_all("serves task bodies; an exhausted pool is an error naming it", function()

@@ -35,6 +35,8 @@ typedef struct lfuture {
 
 typedef struct lpool {
   sk_mpool *p;
+  void *gpu;                /* or a pool in GPU memory (kernels/task/gsched.c) */
+  const sk_backend *b;      /* its back end */
   sk_view head;   /* what a kernel captures: the pool's head */
 } lpool;
 
@@ -397,22 +399,39 @@ static int l_future_gc(lua_State *L) {
 }
 
 /* -- MemoryPool --------------------------------------------------------------- */
+/* pool(bytes, superblock): on the active back end's memory -- a GPU's
+ * when it runs device code (then superblocks are 64 KiB) */
 static int l_pool(lua_State *L) {
+  const char *fname = "speck.task.MemoryPool";
   lua_Integer bytes = luaL_checkinteger(L, 1);
   lua_Integer sb = luaL_optinteger(L, 2, 0);
+  char err[512];
+  const sk_backend *b = sk_rt_backend(err, sizeof err);
+  if (!b) return sk_lerror(L, fname, NULL, "%s", err);
+  int gpu = b->code != SK_CODE_HOST;
+  if (gpu && sb != 0 && sb != SK_GPU_SUPERBLOCK)
+    return sk_lerror(L, fname, NULL, "superblock %lld: a pool on the '%s' back end has "
+                     "superblocks of %d bytes", (long long)sb, b->name, SK_GPU_SUPERBLOCK);
   lpool *lp = lua_newuserdatauv(L, sizeof *lp, 0);
   memset(lp, 0, sizeof *lp);
   luaL_setmetatable(L, POOL_MT);
-  char err[512];
-  lp->p = sk_mpool_new((int64_t)bytes, (int64_t)sb, err, sizeof err);
-  if (!lp->p) return sk_lerror(L, "speck.task.MemoryPool", NULL, "%s", err);
+  lp->b = b;
   sk_view *v = &lp->head;
-  v->data = sk_mpool_head_of(lp->p);
+  if (gpu) {
+    if (!(lp->gpu = sk_gpool_new(b, (int64_t)bytes, err, sizeof err)))
+      return sk_lerror(L, fname, NULL, "%s", err);
+    v->data = lp->gpu;
+    v->space = b->space;
+  } else {
+    lp->p = sk_mpool_new((int64_t)bytes, (int64_t)sb, err, sizeof err);
+    if (!lp->p) return sk_lerror(L, fname, NULL, "%s", err);
+    v->data = sk_mpool_head_of(lp->p);
+    v->space = SK_SPACE_HOST;
+  }
   v->dtype = SK_U8;
   v->rank = 1;
   v->layout = SK_RIGHT;
-  v->space = SK_SPACE_HOST;
-  v->extent[0] = (int64_t)sizeof(sk_mpool_head);
+  v->extent[0] = gpu ? 64 : (int64_t)sizeof(sk_mpool_head);
   v->stride[0] = 1;
   for (int d = 1; d < SK_MAXRANK; d++) v->extent[d] = 1;
   snprintf(v->label, sizeof v->label, "memory pool");
@@ -423,14 +442,22 @@ static int l_pool_gc(lua_State *L) {
   lpool *lp = luaL_checkudata(L, 1, POOL_MT);
   sk_mpool_free(lp->p);
   lp->p = NULL;
+  if (lp->gpu) sk_gpool_free(lp->b, lp->gpu);
+  lp->gpu = NULL;
   return 0;
 }
 
 static int l_pool_stats(lua_State *L) {
   lpool *lp = luaL_checkudata(L, 1, POOL_MT);
-  if (!lp->p) return sk_lerror(L, "pool:stats", NULL, "the pool is freed");
+  if (!lp->p && !lp->gpu) return sk_lerror(L, "pool:stats", NULL, "the pool is freed");
   sk_mpool_stats st;
-  sk_mpool_stats_get(lp->p, &st);
+  char err[512];
+  if (lp->gpu) {
+    if (sk_gpool_stats(lp->b, lp->gpu, &st, err, sizeof err) < 0)
+      return sk_lerror(L, "pool:stats", NULL, "%s", err);
+  } else {
+    sk_mpool_stats_get(lp->p, &st);
+  }
   lua_createtable(L, 0, 5);
   lua_pushinteger(L, st.capacity);
   lua_setfield(L, -2, "capacity");
@@ -447,7 +474,7 @@ static int l_pool_stats(lua_State *L) {
 
 const sk_view *sk_ltask_pool_view(lua_State *L, int idx) {
   lpool *lp = luaL_testudata(L, idx, POOL_MT);
-  return lp && lp->p ? &lp->head : NULL;
+  return lp && (lp->p || lp->gpu) ? &lp->head : NULL;
 }
 
 /* -- Cholesky (kernels/task/chol.c) ------------------------------------ */

@@ -25,6 +25,7 @@
 #define GPU_STACK 8192          /* bytes per device thread */
 _Static_assert(sizeof(sk_gtask) == SK_GT_HDR, "a task header is SK_GT_HDR bytes");
 _Static_assert(offsetof(sk_gtask, qnext) == 20, "task_cuda.h pops at byte 20");
+_Static_assert(SK_GPU_SUPERBLOCK == SK_GT_SB, "task.h and task_cuda.h agree");
 #define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
 
 struct sk_gsched {
@@ -420,4 +421,65 @@ void sk_gsched_stats(const sk_gsched *g, sk_sched_stats *st) {
   st->pending = g->pending + g->nready[0] + g->nready[1] + g->nready[2];
   st->pool_in_use = g->in_use;
   st->pool_high_water = g->high;
+}
+
+/* -- a task.MemoryPool in GPU memory (ordinary kernels' pool_alloc(mp, n)):
+ * the same pool as the scheduler's, alone in its arena --------------------- */
+void *sk_gpool_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen) {
+  if (!b->alloc || !b->copy) {
+    snprintf(err, errlen, "back end '%s' cannot hold a memory pool", b->name);
+    return NULL;
+  }
+  if (bytes <= 0) {   /* the host pool's words for it */
+    sk_mpool_free(sk_mpool_new(bytes, 0, err, errlen));
+    return NULL;
+  }
+  if (bytes < SK_GT_SB) bytes = SK_GT_SB;
+  int64_t pool = ALIGN(bytes, SK_GT_SB);
+  if (pool / 16 > (int64_t)0xfffffff0 / 2) {
+    snprintf(err, errlen, "a pool of %lld bytes is more than the GPU pool addresses "
+             "(32 GiB)", (long long)bytes);
+    return NULL;
+  }
+  int64_t lo = ALIGN((int64_t)sizeof(sk_gstate), SK_GT_SB);
+  int64_t total = lo + pool + pool / SK_GT_SB;
+  char *a = b->alloc((size_t)total, b->space, err, errlen);
+  if (!a) return NULL;
+  sk_gstate *st = calloc(1, sizeof *st);
+  if (!st) {
+    b->free(a, b->space);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  st->base = a;   /* the head's self-check: base is the head's own address */
+  st->pool_lo = (unsigned long long)lo;
+  st->pool_hi = (unsigned long long)(lo + pool);
+  st->bump = st->pool_lo;
+  st->sbcls = (unsigned char *)a + lo + pool;
+  int rc = b->copy(a, b->space, st, SK_SPACE_HOST, sizeof *st, err, errlen);
+  free(st);
+  if (rc < 0) {
+    b->free(a, b->space);
+    return NULL;
+  }
+  return a;
+}
+
+void sk_gpool_free(const sk_backend *b, void *pool) {
+  if (pool) b->free(pool, b->space);
+}
+
+int sk_gpool_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,
+                   size_t errlen) {
+  sk_gstate st;
+  if (b->fence && b->fence(err, errlen) < 0) return -1;
+  if (b->copy(&st, SK_SPACE_HOST, pool, b->space, sizeof st, err, errlen) < 0) return -1;
+  memset(out, 0, sizeof *out);
+  out->capacity = (int64_t)(st.pool_hi - st.pool_lo);
+  out->superblock = SK_GT_SB;
+  out->in_use = st.in_use;
+  out->high_water = (int64_t)(st.bump - st.pool_lo);
+  if (out->high_water > out->capacity) out->high_water = out->capacity;
+  out->failures = st.failures;
+  return 0;
 }

@@ -150,4 +150,12 @@ int sk_sched_team_size(const sk_sched *s);
 /* 1 when the scheduler's tasks reach memory of 'space' */
 int sk_sched_reaches(const sk_sched *s, int space);
 
+#define SK_GPU_SUPERBLOCK 65536   /* dialect/task_cuda.h's SK_GT_SB */
+/* a task.MemoryPool in GPU memory: its arena (what a kernel captures),
+ * NULL with a message; its stats read back from the device */
+void *sk_gpool_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen);
+void sk_gpool_free(const sk_backend *b, void *pool);
+int sk_gpool_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,
+                   size_t errlen);
+
 #endif
