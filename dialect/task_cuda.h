@@ -583,6 +583,8 @@ SK_DEV void sk__gt_respawn_a(sk__gt_lane *L, sk__respawn_args a) {
 }
 #define task_respawn(...) sk__gt_respawn_a(sk__env->w, sk__respawn_args{__VA_ARGS__})
 
+/* -- the functors' worker kernel only (functor.c defines SK_TASK_GPU) -- */
+#ifdef SK_TASK_GPU
 /* what the generated source defines: the bodies' dispatch and a completed
  * task's result in the two types future_get returns */
 SK_DEV void sk__task_call(int f, const sk_task_env *e, void *self, void *res);
@@ -743,5 +745,6 @@ SK_DEV void sk__gt_worker(sk_gstate *g) {
   atomicAdd((unsigned long long *)&g->in_use, (unsigned long long)L.in_use);
 }
 
+#endif /* SK_TASK_GPU */
 #endif
 #endif

@@ -319,6 +319,7 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
   for (int f = 0; f < n; f++) sk_buf_printf(&b, " %s", fx[f].label);
   sk_buf_puts(&b, " */\n");
   if (cuda) {
+    sk_buf_puts(&b, "#define SK_TASK_GPU\n");
     sk_cg_header(&b, sk_dialect_task_cuda_h);
   } else {
     sk_buf_puts(&b, "#define SK_TASK_BODY\n");
