@@ -583,8 +583,15 @@ SK_DEV void sk__gt_respawn_a(sk__gt_lane *L, sk__respawn_args a) {
 }
 #define task_respawn(...) sk__gt_respawn_a(sk__env->w, sk__respawn_args{__VA_ARGS__})
 
-/* -- the functors' worker kernel only (functor.c defines SK_TASK_GPU) -- */
-#ifdef SK_TASK_GPU
+#endif
+#endif
+
+/* -- the functors' worker kernel only (functor.c defines SK_TASK_GPU; a
+ * kernel with pool_alloc(mp, n) has the part above alone, maybe before
+ * the functors' source includes this text again) -- */
+#if defined(SK_TASK_GPU) && !defined(SK_DIALECT_TASK_CUDA_GPU_H) && \
+    (defined(__CUDACC_RTC__) || defined(__CUDACC__))
+#define SK_DIALECT_TASK_CUDA_GPU_H
 /* what the generated source defines: the bodies' dispatch and a completed
  * task's result in the two types future_get returns */
 SK_DEV void sk__task_call(int f, const sk_task_env *e, void *self, void *res);
@@ -746,5 +753,3 @@ SK_DEV void sk__gt_worker(sk_gstate *g) {
 }
 
 #endif /* SK_TASK_GPU */
-#endif
-#endif
