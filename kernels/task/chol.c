@@ -97,47 +97,54 @@ static int ub_class(size_t n) {
   return e;
 }
 
+/* A block: a header of UB_HEAD doubles (its class, the free list's
+ * link), then the caller's part. */
+#define UB_HEAD 8
+typedef struct ub_head { int64_t cls; void *next; } ub_head;
+
 /* a block of at least n doubles (its contents undefined), NULL: no memory */
 static double *ub_get(sk_chol *c, size_t n) {
   int e = ub_class(n);
   if (e - UB_MIN_LOG >= UB_CLASSES) return NULL;
+  ub_head *h = NULL;
   pthread_mutex_lock(&c->ub_mu);
-  void *p = c->ub_free[e - UB_MIN_LOG];
-  if (p) c->ub_free[e - UB_MIN_LOG] = *(void **)p;
+  /* a kept block of this class, else of the next two (their pages were
+   * touched already, where a new block's would each be a fault) */
+  for (int x = e; !h && x < UB_MIN_LOG + UB_CLASSES && x <= e + 2; x++)
+    if ((h = c->ub_free[x - UB_MIN_LOG])) c->ub_free[x - UB_MIN_LOG] = h->next;
   pthread_mutex_unlock(&c->ub_mu);
-  return p ? p : big_alloc(((size_t)1 << e) * sizeof(double));
+  if (!h) {
+    h = big_alloc((((size_t)1 << e) + UB_HEAD) * sizeof(double));
+    if (!h) return NULL;
+    h->cls = e;
+  }
+  return (double *)(void *)h + UB_HEAD;
 }
 
-/* block p of a request of n doubles is done with: kept for the next one */
-static void ub_put(sk_chol *c, double *p, size_t n) {
+/* block p (from ub_get) is done with: kept for the next one */
+static void ub_put(sk_chol *c, double *p) {
   if (!p) return;
-  int e = ub_class(n);
+  ub_head *h = (ub_head *)(void *)(p - UB_HEAD);
   pthread_mutex_lock(&c->ub_mu);
-  *(void **)p = c->ub_free[e - UB_MIN_LOG];
-  c->ub_free[e - UB_MIN_LOG] = p;
+  h->next = c->ub_free[h->cls - UB_MIN_LOG];
+  c->ub_free[h->cls - UB_MIN_LOG] = h;
   pthread_mutex_unlock(&c->ub_mu);
 }
 
 static void ub_drop_all(sk_chol *c) {
   for (int k = 0; k < UB_CLASSES; k++)
     while (c->ub_free[k]) {
-      void *p = c->ub_free[k];
-      c->ub_free[k] = *(void **)p;
-      free(p);
+      ub_head *h = c->ub_free[k];
+      c->ub_free[k] = h->next;
+      free(h);
     }
-}
-
-/* the update matrix size of supernode s ((m - k)^2 doubles) */
-static size_t upd_n(const sk_chol *c, int s) {
-  size_t mk = (size_t)(c->rp[s + 1] - c->rp[s]) - (size_t)(c->first[s + 1] - c->first[s]);
-  return mk * mk;
 }
 
 void sk_chol_free(sk_chol *c) {
   if (!c) return;
-  ub_drop_all(c);
   if (c->upd)
-    for (int s = 0; s < c->nsn; s++) free(c->upd[s]);
+    for (int s = 0; s < c->nsn; s++) ub_put(c, c->upd[s]);
+  ub_drop_all(c);
   free(c->upd);
   free(c->perm); free(c->first); free(c->rp); free(c->rows); free(c->lp);
   free(c->lx); free(c->parent); free(c->kp); free(c->kids); free(c->trunk);
@@ -318,7 +325,7 @@ static void numeric(sk_i64 ctx, sk_i64 sn) {
         for (int a = b; a < mc; a++) col[rel[a] - k] += ucol[a];
       }
     }
-    ub_put(c, c->upd[ch], upd_n(c, ch));
+    ub_put(c, c->upd[ch]);
     c->upd[ch] = NULL;
   }
   /* on the trunk no other task runs: the blocks take every thread */
@@ -344,10 +351,10 @@ nomem:;
   atomic_compare_exchange_strong(&c->bad, &expect, -1);
 drop:
   for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
-    ub_put(c, c->upd[c->kids[q]], upd_n(c, (int)c->kids[q]));
+    ub_put(c, c->upd[c->kids[q]]);
     c->upd[c->kids[q]] = NULL;
   }
-  ub_put(c, U, (size_t)mk * (size_t)mk);
+  ub_put(c, U);
   free(rel);
 }
 
