@@ -1,5 +1,5 @@
 /* chol.c: sparse Cholesky by supernodes on the task scheduler (seed 003
- * ch. 5, Tacho's algorithm in its multifrontal form).
+ * ch. 5, Tacho's supernodes; the numeric phase left-looking as CHOLMOD's).
  *
  * Symbolic: AMD ordering (SuiteSparse, chol_blocks.c), the elimination
  * tree (Liu's algorithm with path compression), its postorder folded into
@@ -10,13 +10,12 @@
  *
  * Numeric: one task per supernode in a DAG that is the supernodal tree: a
  * task spawns its children and respawns on when_all of them; then it
- * assembles its frontal matrix (the matrix's columns and the children's
- * update matrices, extend-add) -- its panel in place in the factor, its
- * update matrix in a block of its own -- factors the diagonal block
- * (potrf), solves the block below (trsm) and leaves its update matrix
- * (syrk) for its parent. The dense block operations are chol_blocks.c's. The task
- * body is dialect code that calls this file's C through a function
- * pointer field (library text, never a user's).
+ * assembles its panel in place in the factor, left-looking (the matrix's
+ * columns, then the updates of the descendants whose rows meet its
+ * columns: syrk and gemm, scattered), factors the diagonal block (potrf)
+ * and solves the block below (trsm). The dense block operations are
+ * chol_blocks.c's. The task body is dialect code that calls this file's C
+ * through a function pointer field (library text, never a user's).
  *
  * Solve: forward and backward substitution by supernodes (trsv, gemv).
  */
@@ -33,18 +32,19 @@
 #include "task.h"
 
 #define RELAX 8   /* supernodes may take columns with other structures up to this size */
-/* Update matrices come from a cache of blocks by power-of-two size class
- * (UB_MIN doubles and up) that keeps every block for the whole
- * factorisation: a block malloc'd and freed per supernode would be a fresh
- * mapping each time (page faults, the kernel's zeroing) and an munmap
- * whose TLB shootdown interrupts the other threads. */
+/* Work blocks (the products of an update, the row map) come from a cache
+ * of blocks by power-of-two size class (2^UB_MIN_LOG doubles and up) that
+ * keeps every block for the whole factorisation: a block malloc'd and
+ * freed per supernode would be a fresh mapping each time (page faults, the
+ * kernel's zeroing) and an munmap whose TLB shootdown interrupts the other
+ * threads. */
 #define UB_MIN_LOG 9
 #define UB_CLASSES 40
-/* Blocks of at least HUGE_MIN bytes (the factor, the large update
- * matrices) are 2 MiB-aligned and offered transparent huge pages: their
- * first touch then takes 512 times fewer page faults, which on a virtual
- * machine cost a trip to the host each (the 27-point 40^3 factorisation
- * touches about 1 GB: 2x faster numeric phase measured there). */
+/* Blocks of at least HUGE_MIN bytes (the factor, large work blocks) are
+ * 2 MiB-aligned and offered transparent huge pages: their first touch then
+ * takes 512 times fewer page faults, which on a virtual machine cost a
+ * trip to the host each (the 27-point 40^3 factor is 457 MB: its numeric
+ * phase was 2x faster with them there). */
 #define HUGE_MIN ((size_t)4 << 20)
 
 struct sk_chol {
@@ -60,14 +60,17 @@ struct sk_chol {
   int64_t *kp, *kids;        /* children of s: kids[kp[s] .. kp[s+1]) */
   unsigned char *trunk;      /* 1: s runs alone (the root and only children above) */
   int threads;
-  /* numeric: the permuted lower triangle, update matrices */
+  /* the updates supernode s takes from its descendants: entries
+   * ud[up[s] .. up[s+1]) -- descendant d's rows [i1, i2) are s's columns */
+  int64_t *up;
+  struct upd_ent { int d, i1, i2; } *ud;
+  /* numeric: the permuted lower triangle */
   int64_t *cp;
   int *ci;
   double *cx;
-  double **upd;
   _Atomic int bad;           /* 1 + the column whose pivot failed; -1: no memory */
   sk_chol_info info;
-  /* update-matrix blocks done with, by size class (ub_get / ub_put): a
+  /* work blocks done with, by size class (ub_get / ub_put): a
    * free block's first word links the list */
   pthread_mutex_t ub_mu;
   void *ub_free[UB_CLASSES];
@@ -142,12 +145,10 @@ static void ub_drop_all(sk_chol *c) {
 
 void sk_chol_free(sk_chol *c) {
   if (!c) return;
-  if (c->upd)
-    for (int s = 0; s < c->nsn; s++) ub_put(c, c->upd[s]);
   ub_drop_all(c);
-  free(c->upd);
   free(c->perm); free(c->first); free(c->rp); free(c->rows); free(c->lp);
   free(c->lx); free(c->parent); free(c->kp); free(c->kids); free(c->trunk);
+  free(c->up); free(c->ud);
   free(c->cp); free(c->ci); free(c->cx);
   free(c);
 }
@@ -277,85 +278,90 @@ static int find_row(const int *R, int k, int m, int f, int r) {
 }
 
 /* -- the numeric work of one supernode (called by its task) -------------
- * Its front is assembled in two pieces: the panel (its k columns, m x k)
- * in place in the factor's storage, and the update matrix ((m - k)^2,
- * lower triangle) in a cache block, so nothing is copied after the
- * factorisation and only the lower triangles are cleared. The children's
- * update matrices are added in (extend-add), then potrf and trsm factor
- * the panel and syrk subtracts its product from the update matrix, which
- * the parent takes. */
+ * Left-looking, as CHOLMOD: the panel (the supernode's k columns, m x k)
+ * is assembled in place in the factor -- the matrix's entries, then the
+ * products L_d(rows from i1) L_d(rows [i1, i2))^T of every descendant d
+ * whose rows [i1, i2) are the supernode's columns (syrk and gemm into a
+ * work block, scattered through the rows' positions) -- then potrf
+ * factors its diagonal block and trsm the block below. Every descendant
+ * is in the supernode's subtree, done before its task runs; no update
+ * matrix is kept (the multifrontal form's stack of them touched as much
+ * memory again as the factor). */
+#define UPD_DIRECT 4096   /* products of fewer multiply-adds: a loop, no BLAS call */
+
 static void numeric(sk_i64 ctx, sk_i64 sn) {
   sk_chol *c = (sk_chol *)(intptr_t)ctx;
   int s = (int)sn, f = c->first[s], k = c->first[s + 1] - f;
   const int *R = c->rows + c->rp[s];
   int m = (int)(c->rp[s + 1] - c->rp[s]), mk = m - k;
-  double *P = c->lx + c->lp[s], *U = NULL;
-  int *rel = NULL;
-  if (atomic_load(&c->bad)) goto drop;
+  double *P = c->lx + c->lp[s], *W = NULL;
+  int *map = NULL, *rel = NULL;
+  if (atomic_load(&c->bad)) return;
   memset(P, 0, (size_t)m * (size_t)k * sizeof *P);
-  if (mk > 0) {
-    U = ub_get(c, (size_t)mk * (size_t)mk);
-    if (!U) goto nomem;
-    for (int j = 0; j < mk; j++)
-      memset(U + (size_t)j * (size_t)mk + j, 0, (size_t)(mk - j) * sizeof *U);
-  }
   for (int j = f; j < f + k; j++)
     for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++)
       P[(size_t)find_row(R, k, m, f, c->ci[p]) + (size_t)(j - f) * (size_t)m] += c->cx[p];
-  for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
-    int ch = (int)c->kids[q];
-    const double *Uc = c->upd[ch];
-    const int *Rc = c->rows + c->rp[ch];
-    int kc = c->first[ch + 1] - c->first[ch], mc = (int)(c->rp[ch + 1] - c->rp[ch]) - kc;
-    if (!Uc) continue;
-    rel = realloc(rel, (size_t)mc * sizeof *rel);
-    if (!rel) goto nomem;
-    for (int a = 0; a < mc; a++) rel[a] = find_row(R, k, m, f, Rc[kc + a]);
-    for (int b = 0; b < mc; b++) {
-      /* column b of the child's update: its rows rel[a] >= rel[b] land in
-       * the panel when rel[b] is one of the supernode's columns, else in
-       * the update matrix, shifted by k */
-      const double *ucol = Uc + (size_t)b * (size_t)mc;
-      int cb = rel[b];
-      if (cb < k) {
-        double *col = P + (size_t)cb * (size_t)m;
-        for (int a = b; a < mc; a++) col[rel[a]] += ucol[a];
-      } else {
-        double *col = U + (size_t)(cb - k) * (size_t)mk;
-        for (int a = b; a < mc; a++) col[rel[a] - k] += ucol[a];
+  int64_t u0 = c->up[s], u1 = c->up[s + 1];
+  int on_trunk = c->trunk[s] && c->threads > 1;
+  if (on_trunk) sk_cb_threads(c->threads);   /* no other task runs: every thread */
+  if (u1 > u0) {
+    /* map: row r of the matrix -> its position in the supernode (only
+     * the supernode's rows are set; only they are looked up) */
+    size_t need = 0;
+    for (int64_t q = u0; q < u1; q++) {
+      const struct upd_ent *e = &c->ud[q];
+      int d = e->d;
+      size_t nr = (size_t)(c->rp[d + 1] - c->rp[d] - e->i1), nc = (size_t)(e->i2 - e->i1);
+      size_t kd = (size_t)(c->first[d + 1] - c->first[d]);
+      if (nr * nc * kd >= UPD_DIRECT && nr * nc > need) need = nr * nc;
+    }
+    map = (int *)ub_get(c, ((size_t)c->n + 1) / 2 + (size_t)m / 2 + 1);
+    if (!map) goto nomem;
+    rel = map + c->n;
+    if (need && !(W = ub_get(c, need))) goto nomem;
+    for (int i = 0; i < m; i++) map[R[i]] = i;
+    for (int64_t q = u0; q < u1; q++) {
+      const struct upd_ent *e = &c->ud[q];
+      int d = e->d, i1 = e->i1, i2 = e->i2;
+      int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
+      int nr = md - i1, nc = i2 - i1;
+      const int *Rd = c->rows + c->rp[d] + i1;
+      const double *Ld = c->lx + c->lp[d] + i1;   /* row i1 of d's block, ld md */
+      for (int i = 0; i < nr; i++) rel[i] = map[Rd[i]];
+      if ((size_t)nr * (size_t)nc * (size_t)kd < UPD_DIRECT) {
+        for (int t = 0; t < kd; t++) {
+          const double *lt = Ld + (size_t)t * (size_t)md;
+          for (int j = 0; j < nc; j++) {
+            double *col = P + (size_t)(Rd[j] - f) * (size_t)m, ljt = lt[j];
+            for (int i = j; i < nr; i++) col[rel[i]] -= lt[i] * ljt;
+          }
+        }
+        continue;
+      }
+      sk_cb_syrk0(nc, kd, Ld, md, W, nr);
+      if (nr > nc) sk_cb_gemm_nt(nr - nc, nc, kd, Ld + nc, md, Ld, md, W + nc, nr);
+      for (int j = 0; j < nc; j++) {
+        double *col = P + (size_t)(Rd[j] - f) * (size_t)m;
+        const double *w = W + (size_t)j * (size_t)nr;
+        for (int i = j; i < nr; i++) col[rel[i]] -= w[i];
       }
     }
-    ub_put(c, c->upd[ch]);
-    c->upd[ch] = NULL;
   }
-  /* on the trunk no other task runs: the blocks take every thread */
-  if (c->trunk[s] && c->threads > 1) sk_cb_threads(c->threads);
   int info = sk_cb_potrf(k, P, m);
   if (info) {
-    if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
     int expect = 0;
     atomic_compare_exchange_strong(&c->bad, &expect, f + info);
-    goto drop;
+  } else {
+    sk_cb_trsm(mk, k, P, m, P + k, m);
   }
-  sk_cb_trsm(mk, k, P, m, P + k, m);
-  if (mk > 0) {
-    sk_cb_syrk(mk, k, P + k, m, U, mk);
-    c->upd[s] = U;   /* the parent takes it */
-    U = NULL;
-  }
-  if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
-  free(rel);
-  return;
+  goto out;
 nomem:;
   int expect = 0;
   atomic_compare_exchange_strong(&c->bad, &expect, -1);
-drop:
-  for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
-    ub_put(c, c->upd[c->kids[q]]);
-    c->upd[c->kids[q]] = NULL;
-  }
-  ub_put(c, U);
-  free(rel);
+out:
+  if (on_trunk) sk_cb_threads(1);
+  ub_put(c, W);
+  ub_put(c, (double *)map);
 }
 
 /* the supernode task: spawn the children, wait for all, then the work */
@@ -502,8 +508,8 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   c->kids = malloc((size_t)nsn * sizeof *c->kids + 1);
   c->rp = malloc(((size_t)nsn + 1) * sizeof *c->rp);
   c->lp = malloc(((size_t)nsn + 1) * sizeof *c->lp);
-  c->upd = calloc((size_t)nsn, sizeof *c->upd);
-  if (!c->parent || !c->kp || !c->kids || !c->rp || !c->lp || !c->upd) goto oom;
+  c->up = calloc((size_t)nsn + 1, sizeof *c->up);
+  if (!c->parent || !c->kp || !c->kids || !c->rp || !c->lp || !c->up) goto oom;
   for (int s = 0; s < nsn; s++) {
     int last = c->first[s + 1] - 1;
     c->parent[s] = par[last] >= 0 ? snof[par[last]] : -1;
@@ -565,6 +571,33 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     if (m > maxf) maxf = m;
   }
   c->lp[nsn] = nnz_l;
+  /* the updates: descendant d's rows below its columns, in runs by the
+   * supernode that owns them (rows ascend, a supernode's columns are
+   * consecutive), each run an update of that supernode */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int d = 0; d < nsn; d++) {
+      int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
+      const int *Rd = c->rows + c->rp[d];
+      for (int i = kd; i < md;) {
+        int t = snof[Rd[i]], i1 = i;
+        while (i < md && snof[Rd[i]] == t) i++;
+        if (pass == 0) {
+          c->up[t + 1]++;
+        } else {
+          struct upd_ent *e = &c->ud[head[t]++];
+          e->d = d;
+          e->i1 = i1;
+          e->i2 = i;
+        }
+      }
+    }
+    if (pass == 0) {
+      for (int t = 0; t < nsn; t++) c->up[t + 1] += c->up[t];
+      c->ud = malloc((size_t)c->up[nsn] * sizeof *c->ud + 1);
+      if (!c->ud) goto oom;
+      for (int t = 0; t < nsn; t++) head[t] = (int)c->up[t];
+    }
+  }
   if (sk_host_room((uint64_t)nnz_l * 8, err, errlen) < 0) goto fail;
   c->lx = big_alloc((size_t)nnz_l * sizeof *c->lx + 1);
   if (!c->lx) goto oom;
@@ -590,8 +623,8 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   }
   if (bad < 0) goto oom;
   c->info.numeric_s = now_s() - t1;
-  free(c->cp); free(c->ci); free(c->cx); free(c->upd);
-  c->cp = NULL; c->ci = NULL; c->cx = NULL; c->upd = NULL;
+  free(c->cp); free(c->ci); free(c->cx); free(c->up); free(c->ud);
+  c->cp = NULL; c->ci = NULL; c->cx = NULL; c->up = NULL; c->ud = NULL;
   return c;
 oom:
   snprintf(err, errlen, "out of memory in the factorisation");
