@@ -192,55 +192,118 @@ void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *v
   for (int k = 0; k < n; k++) perm[k] = c->perm[k];
 }
 
-/* The permuted lower triangle (CSC: cp, ci, cx) of the matrix's lower
- * entries under 'perm', and its rows' lists (CSR of the lower triangle:
- * rowp, rowc) for the elimination tree. */
-static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
-                   const double *val, int64_t **rowp_out, int **rowc_out) {
-  int n = c->n;
-  int *pinv = malloc((size_t)n * sizeof *pinv);
-  int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt), *rcnt = calloc((size_t)n + 1, sizeof *rcnt);
-  if (!pinv || !cnt || !rcnt) goto oom;
-  for (int k = 0; k < n; k++) pinv[c->perm[k]] = k;
+/* The rows of the lower triangle of the matrix's lower entries under the
+ * permutation whose inverse is 'pinv', as CSR (rowp, rowc: row r's columns
+ * <= r), for the elimination tree. 0 or -1 (no memory). */
+static int permute_rows(int n, const int64_t *rowptr, const int32_t *colidx,
+                        const int *pinv, int64_t **rowp_out, int **rowc_out) {
+  int64_t *rcnt = calloc((size_t)n + 1, sizeof *rcnt);
+  if (!rcnt) return -1;
   for (int i = 0; i < n; i++)
     for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
       int j = colidx[p];
       if (j > i) continue;
       int a = pinv[i], b = pinv[j];
-      int r = a > b ? a : b, col = a > b ? b : a;
-      cnt[col + 1]++;
-      rcnt[r + 1]++;
+      rcnt[(a > b ? a : b) + 1]++;
     }
-  for (int k = 0; k < n; k++) { cnt[k + 1] += cnt[k]; rcnt[k + 1] += rcnt[k]; }
+  for (int k = 0; k < n; k++) rcnt[k + 1] += rcnt[k];
+  int *rowc = malloc((size_t)rcnt[n] * sizeof *rowc + 1);
+  int64_t *rnext = malloc((size_t)n * sizeof *rnext);
+  if (!rowc || !rnext) {
+    free(rowc); free(rnext); free(rcnt);
+    return -1;
+  }
+  memcpy(rnext, rcnt, (size_t)n * sizeof *rnext);
+  for (int i = 0; i < n; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      int j = colidx[p];
+      if (j > i) continue;
+      int a = pinv[i], b = pinv[j];
+      rowc[rnext[a > b ? a : b]++] = a > b ? b : a;
+    }
+  free(rnext);
+  *rowp_out = rcnt;
+  *rowc_out = rowc;
+  return 0;
+}
+
+/* The permuted lower triangle (CSC: cp, ci, cx) of the matrix's lower
+ * entries under c->perm (inverse 'pinv'). 0 or -1 (no memory). */
+static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
+                   const double *val, const int *pinv) {
+  int n = c->n;
+  int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+  if (!cnt) return -1;
+  for (int i = 0; i < n; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      int j = colidx[p];
+      if (j > i) continue;
+      int a = pinv[i], b = pinv[j];
+      cnt[(a > b ? b : a) + 1]++;
+    }
+  for (int k = 0; k < n; k++) cnt[k + 1] += cnt[k];
   free(c->cp); free(c->ci); free(c->cx);
   c->cp = cnt;
   c->ci = malloc((size_t)cnt[n] * sizeof *c->ci + 1);
   c->cx = malloc((size_t)cnt[n] * sizeof *c->cx + 1);
-  int *rowc = malloc((size_t)rcnt[n] * sizeof *rowc + 1);
-  int64_t *next = malloc((size_t)n * sizeof *next), *rnext = malloc((size_t)n * sizeof *rnext);
-  if (!c->ci || !c->cx || !rowc || !next || !rnext) {
-    free(rowc); free(next); free(rnext); free(pinv); free(rcnt);
+  int64_t *next = malloc((size_t)n * sizeof *next);
+  if (!c->ci || !c->cx || !next) {
+    free(next);
     return -1;
   }
-  for (int k = 0; k < n; k++) { next[k] = cnt[k]; rnext[k] = rcnt[k]; }
+  memcpy(next, cnt, (size_t)n * sizeof *next);
   for (int i = 0; i < n; i++)
     for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
       int j = colidx[p];
       if (j > i) continue;
       int a = pinv[i], b = pinv[j];
-      int r = a > b ? a : b, col = a > b ? b : a;
-      int64_t q = next[col]++;
-      c->ci[q] = r;
+      int64_t q = next[a > b ? b : a]++;
+      c->ci[q] = a > b ? a : b;
       c->cx[q] = val[p];
-      rowc[rnext[r]++] = col;
     }
-  free(next); free(rnext); free(pinv);
-  *rowp_out = rcnt;
-  *rowc_out = rowc;
+  free(next);
   return 0;
-oom:
-  free(pinv); free(cnt); free(rcnt);
-  return -1;
+}
+
+/* Column counts of L (the diagonal included) from the lower triangle's
+ * columns (cp, ci) and its elimination tree, whose order is a postorder:
+ * Gilbert, Ng and Peyton's skeleton-matrix algorithm (as CSparse's
+ * cs_counts), O(nnz(A) alpha) where walking the row subtrees is
+ * O(nnz(L)). Work: four arrays of n. */
+static void col_counts(int n, const int64_t *cp, const int *ci, const int *parent,
+                       int *cc, int *first, int *maxfirst, int *prevleaf, int *anc) {
+  for (int j = 0; j < n; j++) first[j] = maxfirst[j] = prevleaf[j] = -1;
+  for (int k = 0; k < n; k++) {
+    cc[k] = first[k] == -1;   /* 1 at a leaf */
+    for (int j = k; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
+  }
+  for (int i = 0; i < n; i++) anc[i] = i;
+  for (int j = 0; j < n; j++) {
+    if (parent[j] != -1) cc[parent[j]]--;
+    for (int64_t p = cp[j]; p < cp[j + 1]; p++) {
+      int i = ci[p];
+      /* is j a leaf of row i's subtree? (i > j, first[j] beyond the
+       * subtree's last seen leaf) */
+      if (i <= j || first[j] <= maxfirst[i]) continue;
+      maxfirst[i] = first[j];
+      int jprev = prevleaf[i];
+      prevleaf[i] = j;
+      cc[j]++;
+      if (jprev == -1) continue;
+      /* a later leaf: the overlap at the least common ancestor of jprev
+       * and j is counted once */
+      int q = jprev;
+      while (q != anc[q]) q = anc[q];
+      for (int t = jprev, tp; t != q; t = tp) {   /* path compression */
+        tp = anc[t];
+        anc[t] = q;
+      }
+      cc[q]--;
+    }
+    if (parent[j] != -1) anc[j] = parent[j];
+  }
+  for (int j = 0; j < n; j++)
+    if (parent[j] != -1) cc[parent[j]] += cc[j];
 }
 
 /* Liu's elimination tree from the rows of the lower triangle */
@@ -444,9 +507,15 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     snprintf(err, errlen, "the AMD ordering failed (a malformed matrix?)");
     goto fail;
   }
-  /* the elimination tree, its postorder folded into the ordering */
-  if (permute(c, rowptr, colidx, val, &rowp, &rowc) < 0) goto oom;
+  /* the elimination tree, its postorder folded into the ordering (the
+   * tree relabelled, not recomputed) */
+  for (int k = 0; k < n; k++) cc[c->perm[k]] = k;   /* cc: the inverse, for now */
+  if (permute_rows(n, rowptr, colidx, cc, &rowp, &rowc) < 0) goto oom;
   etree(n, rowp, rowc, par, anc);
+  free(rowp);
+  free(rowc);
+  rowp = NULL;
+  rowc = NULL;
   for (int j = 0; j < n; j++) head[j] = -1;
   for (int j = n - 1; j >= 0; j--)
     if (par[j] >= 0) { nxt[j] = head[par[j]]; head[par[j]] = j; }
@@ -467,24 +536,16 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
       }
     }
   }
-  for (int k = 0; k < n; k++) anc[k] = c->perm[post[k]];
-  memcpy(c->perm, anc, (size_t)n * sizeof *anc);
-  free(rowp);
-  free(rowc);
-  rowp = NULL;
-  rowc = NULL;
-  if (permute(c, rowptr, colidx, val, &rowp, &rowc) < 0) goto oom;
-  etree(n, rowp, rowc, par, anc);
-  /* column counts by row subtrees (anc: the last row that marked j) */
-  for (int j = 0; j < n; j++) { cc[j] = 1; anc[j] = -1; }
-  for (int i = 0; i < n; i++) {
-    anc[i] = i;
-    for (int64_t p = rowp[i]; p < rowp[i + 1]; p++)
-      for (int j = rowc[p]; j != -1 && anc[j] != i; j = par[j]) {
-        anc[j] = i;
-        cc[j]++;
-      }
+  for (int k = 0; k < n; k++) {
+    anc[k] = c->perm[post[k]];
+    nxt[post[k]] = k;   /* nxt: the postorder's inverse */
   }
+  memcpy(c->perm, anc, (size_t)n * sizeof *anc);
+  for (int k = 0; k < n; k++) anc[k] = par[post[k]] < 0 ? -1 : nxt[par[post[k]]];
+  memcpy(par, anc, (size_t)n * sizeof *anc);
+  for (int k = 0; k < n; k++) cc[c->perm[k]] = k;
+  if (permute(c, rowptr, colidx, val, cc) < 0) goto oom;
+  col_counts(n, c->cp, c->ci, par, cc, anc, head, nxt, stack);
   /* supernodes */
   c->first = malloc(((size_t)n + 1) * sizeof *c->first);
   int *snof = post;   /* reused */
