@@ -351,85 +351,193 @@ static int find_row(const int *R, int k, int m, int f, int r) {
  * matrix is kept (the multifrontal form's stack of them touched as much
  * memory again as the factor). */
 #define UPD_DIRECT 4096   /* products of fewer multiply-adds: a loop, no BLAS call */
+/* A supernode whose updates take at least PART_WORK multiply-adds has
+ * them done by one task per thread, each on its own columns of the panel
+ * (about equal work: no two write the same entry); the root's updates
+ * are a third of the 40^3 factorisation's work. At most PART_MAX parts. */
+#define PART_WORK 20000000.0
+#define PART_MAX 62
 
-static void numeric(sk_i64 ctx, sk_i64 sn) {
-  sk_chol *c = (sk_chol *)(intptr_t)ctx;
-  int s = (int)sn, f = c->first[s], k = c->first[s + 1] - f;
+static void sn_assemble(sk_chol *c, int s) {
+  int f = c->first[s], k = c->first[s + 1] - f;
   const int *R = c->rows + c->rp[s];
-  int m = (int)(c->rp[s + 1] - c->rp[s]), mk = m - k;
-  double *P = c->lx + c->lp[s], *W = NULL;
-  int *map = NULL, *rel = NULL;
-  if (atomic_load(&c->bad)) return;
+  int m = (int)(c->rp[s + 1] - c->rp[s]);
+  double *P = c->lx + c->lp[s];
   memset(P, 0, (size_t)m * (size_t)k * sizeof *P);
   for (int j = f; j < f + k; j++)
     for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++)
       P[(size_t)find_row(R, k, m, f, c->ci[p]) + (size_t)(j - f) * (size_t)m] += c->cx[p];
+}
+
+/* the multiply-adds of supernode s's updates */
+static double sn_work(const sk_chol *c, int s) {
+  double w = 0;
+  for (int64_t q = c->up[s]; q < c->up[s + 1]; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d;
+    double nr = (double)(c->rp[d + 1] - c->rp[d] - e->i1), nc = e->i2 - e->i1;
+    w += (nr - (nc - 1) / 2) * nc * (c->first[d + 1] - c->first[d]);
+  }
+  return w;
+}
+
+/* the first position in Rd[lo, hi) (ascending) whose row is >= r */
+static int lower_bound(const int *Rd, int lo, int hi, int r) {
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (Rd[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* cut[0..parts]: supernode s's panel columns in 'parts' ranges of about
+ * equal update work. 0 or -1 (no memory) */
+static int sn_cuts(sk_chol *c, int s, int parts, int *cut) {
+  int f = c->first[s], k = c->first[s + 1] - f;
+  double *cw = ub_get(c, (size_t)k);
+  if (!cw) return -1;
+  memset(cw, 0, (size_t)k * sizeof *cw);
+  for (int64_t q = c->up[s]; q < c->up[s + 1]; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d, md = (int)(c->rp[d + 1] - c->rp[d]), kd = c->first[d + 1] - c->first[d];
+    const int *Rd = c->rows + c->rp[d];
+    for (int i = e->i1; i < e->i2; i++) cw[Rd[i] - f] += (double)(md - i) * kd;
+  }
+  double total = 0;
+  for (int j = 0; j < k; j++) total += cw[j];
+  cut[0] = 0;
+  double acc = 0;
+  int j = 0;
+  for (int p = 1; p < parts; p++) {
+    while (j < k && acc + cw[j] <= total * p / parts) acc += cw[j++];
+    cut[p] = j;
+  }
+  cut[parts] = k;
+  ub_put(c, cw);
+  return 0;
+}
+
+/* the updates of supernode s into its panel's columns [c0, c1): 0, or -1
+ * (no memory) */
+static int sn_update(sk_chol *c, int s, int c0, int c1) {
+  int f = c->first[s];
+  const int *R = c->rows + c->rp[s];
+  int m = (int)(c->rp[s + 1] - c->rp[s]);
+  double *P = c->lx + c->lp[s], *W = NULL;
   int64_t u0 = c->up[s], u1 = c->up[s + 1];
-  int on_trunk = c->trunk[s] && c->threads > 1;
-  if (on_trunk) sk_cb_threads(c->threads);   /* no other task runs: every thread */
-  if (u1 > u0) {
-    /* map: row r of the matrix -> its position in the supernode (only
-     * the supernode's rows are set; only they are looked up) */
-    size_t need = 0;
-    for (int64_t q = u0; q < u1; q++) {
-      const struct upd_ent *e = &c->ud[q];
-      int d = e->d;
-      size_t nr = (size_t)(c->rp[d + 1] - c->rp[d] - e->i1), nc = (size_t)(e->i2 - e->i1);
-      size_t kd = (size_t)(c->first[d + 1] - c->first[d]);
-      if (nr * nc * kd >= UPD_DIRECT && nr * nc > need) need = nr * nc;
-    }
-    map = (int *)ub_get(c, ((size_t)c->n + 1) / 2 + (size_t)m / 2 + 1);
-    if (!map) goto nomem;
-    rel = map + c->n;
-    if (need && !(W = ub_get(c, need))) goto nomem;
-    for (int i = 0; i < m; i++) map[R[i]] = i;
-    for (int64_t q = u0; q < u1; q++) {
-      const struct upd_ent *e = &c->ud[q];
-      int d = e->d, i1 = e->i1, i2 = e->i2;
-      int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
-      int nr = md - i1, nc = i2 - i1;
-      const int *Rd = c->rows + c->rp[d] + i1;
-      const double *Ld = c->lx + c->lp[d] + i1;   /* row i1 of d's block, ld md */
-      for (int i = 0; i < nr; i++) rel[i] = map[Rd[i]];
-      if ((size_t)nr * (size_t)nc * (size_t)kd < UPD_DIRECT) {
-        for (int t = 0; t < kd; t++) {
-          const double *lt = Ld + (size_t)t * (size_t)md;
-          for (int j = 0; j < nc; j++) {
-            double *col = P + (size_t)(Rd[j] - f) * (size_t)m, ljt = lt[j];
-            for (int i = j; i < nr; i++) col[rel[i]] -= lt[i] * ljt;
-          }
+  if (u1 == u0) return 0;
+  /* the work block: the largest product of a BLAS call */
+  size_t need = 0;
+  for (int64_t q = u0; q < u1; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d;
+    size_t nr = (size_t)(c->rp[d + 1] - c->rp[d] - e->i1), nc = (size_t)(e->i2 - e->i1);
+    size_t kd = (size_t)(c->first[d + 1] - c->first[d]);
+    if (nr * nc * kd >= UPD_DIRECT && nr * nc > need) need = nr * nc;
+  }
+  /* map: row r of the matrix -> its position in the supernode (only the
+   * supernode's rows are set; only they are looked up) */
+  int *map = (int *)ub_get(c, ((size_t)c->n + 1) / 2 + (size_t)m / 2 + 1);
+  if (!map) return -1;
+  int *rel = map + c->n;
+  if (need && !(W = ub_get(c, need))) {
+    ub_put(c, (double *)map);
+    return -1;
+  }
+  for (int i = 0; i < m; i++) map[R[i]] = i;
+  for (int64_t q = u0; q < u1; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d;
+    int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
+    const int *Rd0 = c->rows + c->rp[d];
+    /* d's rows that are the columns [c0, c1) */
+    int j0 = lower_bound(Rd0, e->i1, e->i2, f + c0), j1 = lower_bound(Rd0, j0, e->i2, f + c1);
+    if (j0 == j1) continue;
+    int nr = md - j0, nc = j1 - j0;
+    const int *Rd = Rd0 + j0;
+    const double *Ld = c->lx + c->lp[d] + j0;   /* row j0 of d's block, ld md */
+    for (int i = 0; i < nr; i++) rel[i] = map[Rd[i]];
+    if ((size_t)nr * (size_t)nc * (size_t)kd < UPD_DIRECT) {
+      for (int t = 0; t < kd; t++) {
+        const double *lt = Ld + (size_t)t * (size_t)md;
+        for (int j = 0; j < nc; j++) {
+          double *col = P + (size_t)(Rd[j] - f) * (size_t)m, ljt = lt[j];
+          for (int i = j; i < nr; i++) col[rel[i]] -= lt[i] * ljt;
         }
-        continue;
       }
-      sk_cb_syrk0(nc, kd, Ld, md, W, nr);
-      if (nr > nc) sk_cb_gemm_nt(nr - nc, nc, kd, Ld + nc, md, Ld, md, W + nc, nr);
-      for (int j = 0; j < nc; j++) {
-        double *col = P + (size_t)(Rd[j] - f) * (size_t)m;
-        const double *w = W + (size_t)j * (size_t)nr;
-        for (int i = j; i < nr; i++) col[rel[i]] -= w[i];
-      }
+      continue;
+    }
+    sk_cb_syrk0(nc, kd, Ld, md, W, nr);
+    if (nr > nc) sk_cb_gemm_nt(nr - nc, nc, kd, Ld + nc, md, Ld, md, W + nc, nr);
+    for (int j = 0; j < nc; j++) {
+      double *col = P + (size_t)(Rd[j] - f) * (size_t)m;
+      const double *w = W + (size_t)j * (size_t)nr;
+      for (int i = j; i < nr; i++) col[rel[i]] -= w[i];
     }
   }
+  ub_put(c, W);
+  ub_put(c, (double *)map);
+  return 0;
+}
+
+static void sn_factor(sk_chol *c, int s) {
+  int f = c->first[s], k = c->first[s + 1] - f;
+  int m = (int)(c->rp[s + 1] - c->rp[s]);
+  double *P = c->lx + c->lp[s];
   int info = sk_cb_potrf(k, P, m);
   if (info) {
     int expect = 0;
     atomic_compare_exchange_strong(&c->bad, &expect, f + info);
   } else {
-    sk_cb_trsm(mk, k, P, m, P + k, m);
+    sk_cb_trsm(m - k, k, P, m, P + k, m);
   }
-  goto out;
-nomem:;
-  int expect = 0;
-  atomic_compare_exchange_strong(&c->bad, &expect, -1);
-out:
-  if (on_trunk) sk_cb_threads(1);
-  ub_put(c, W);
-  ub_put(c, (double *)map);
 }
 
-/* the supernode task: spawn the children, wait for all, then the work */
+static void set_bad(sk_chol *c, int v) {
+  int expect = 0;
+  atomic_compare_exchange_strong(&c->bad, &expect, v);
+}
+
+static int sn_parts(const sk_chol *c) {
+  return c->threads < PART_MAX ? c->threads : PART_MAX;
+}
+
+/* What supernode s's task calls: op = 64 s + code; code 0: assemble,
+ * then either everything else (returns 0) or nothing more (returns the
+ * number of parts the updates are cut in); 1 .. PART_MAX: that part's
+ * updates; 63: the factorisation of the assembled panel. */
+static sk_i64 numeric(sk_i64 ctx, sk_i64 op) {
+  sk_chol *c = (sk_chol *)(intptr_t)ctx;
+  int s = (int)(op >> 6), code = (int)(op & 63);
+  if (atomic_load(&c->bad)) return 0;
+  /* on the trunk no other task runs: the blocks take every thread */
+  int on_trunk = c->trunk[s] && c->threads > 1;
+  if (code == 0) {
+    sn_assemble(c, s);
+    if (c->threads > 1 && sn_work(c, s) >= PART_WORK) return sn_parts(c);
+    if (on_trunk) sk_cb_threads(c->threads);
+    if (sn_update(c, s, 0, c->first[s + 1] - c->first[s]) < 0) set_bad(c, -1);
+    else sn_factor(c, s);
+    if (on_trunk) sk_cb_threads(1);
+  } else if (code == 63) {
+    if (on_trunk) sk_cb_threads(c->threads);
+    sn_factor(c, s);
+    if (on_trunk) sk_cb_threads(1);
+  } else {
+    int parts = sn_parts(c), cut[PART_MAX + 1];
+    if (sn_cuts(c, s, parts, cut) < 0 ||
+        sn_update(c, s, cut[code - 1], cut[code]) < 0)
+      set_bad(c, -1);
+  }
+  return 0;
+}
+
+/* the supernode task: spawn the children, wait for all, then the work
+ * (w: 0 first run, 1 children done, 2 parts done, 3 + q part q) */
 static const char *const SN_BODY =
-    "if (!self.w) {\n"
+    "int64_t (*fn)(int64_t, int64_t) = (int64_t (*)(int64_t, int64_t))self.fn;\n"
+    "if (self.w == 0) {\n"
     "  self.w = 1;\n"
     "  const int64_t *kp = (const int64_t *)self.kp, *kids = (const int64_t *)self.kids;\n"
     "  future all = 0;\n"
@@ -440,7 +548,20 @@ static const char *const SN_BODY =
     "  }\n"
     "  if (!future_is_null(all)) { task_respawn(all); return; }\n"
     "}\n"
-    "((void (*)(int64_t, int64_t))self.fn)(self.ctx, self.sn);\n";
+    "if (self.w == 1) {\n"
+    "  int64_t parts = fn(self.ctx, self.sn * 64);\n"
+    "  if (parts == 0) return;\n"
+    "  self.w = 2;\n"
+    "  future all = 0;\n"
+    "  for (int64_t q = 0; q < parts; q++) {\n"
+    "    future pt = task_spawn(chol_sn, {.sn = self.sn, .ctx = self.ctx, .fn = self.fn,\n"
+    "                                     .kp = self.kp, .kids = self.kids, .w = 3 + (int32_t)q});\n"
+    "    all = when_all(all, pt);\n"
+    "  }\n"
+    "  task_respawn(all);\n"
+    "  return;\n"
+    "}\n"
+    "fn(self.ctx, self.sn * 64 + (self.w == 2 ? 63 : self.w - 2));\n";
 
 static int run_dag(sk_chol *c, char *err, size_t errlen) {
   sk_sched *s = sk_sched_new(NULL, 256 << 20, SK_QUEUE_MULTIPLE, err, errlen);
