@@ -357,6 +357,19 @@ static int find_row(const int *R, int k, int m, int f, int r) {
  * are a third of the 40^3 factorisation's work. At most PART_MAX parts. */
 #define PART_WORK 20000000.0
 #define PART_MAX 62
+/* OpenBLAS's threads synchronise where ThreadSanitizer cannot see (an
+ * uninstrumented library): under it the blocks keep one thread, else its
+ * workers' writes to a block read after the call are reported as races */
+#if defined(__SANITIZE_THREAD__)
+#define BLAS_THREADS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BLAS_THREADS 0
+#endif
+#endif
+#ifndef BLAS_THREADS
+#define BLAS_THREADS 1
+#endif
 
 static void sn_assemble(sk_chol *c, int s) {
   int f = c->first[s], k = c->first[s + 1] - f;
@@ -512,7 +525,7 @@ static sk_i64 numeric(sk_i64 ctx, sk_i64 op) {
   int s = (int)(op >> 6), code = (int)(op & 63);
   if (atomic_load(&c->bad)) return 0;
   /* on the trunk no other task runs: the blocks take every thread */
-  int on_trunk = c->trunk[s] && c->threads > 1;
+  int on_trunk = BLAS_THREADS && c->trunk[s] && c->threads > 1;
   if (code == 0) {
     sn_assemble(c, s);
     if (c->threads > 1 && sn_work(c, s) >= PART_WORK) return sn_parts(c);
