@@ -53,7 +53,8 @@ for _, c in ipairs(chol) do
   if sp and cm then
     if not head then
       print()
-      print("| Cholesky (ordering + factorisation) | speck (s) | CHOLMOD (s) | rounds | CHOLMOD time / speck time | median of round ratios |")
+      print("| Cholesky (ordering + factorisation) | speck (s) | CHOLMOD (s) | rounds | " ..
+            "CHOLMOD time / speck time | median of round ratios |")
       print("| --- | ---: | ---: | ---: | ---: | ---: |")
       head = true
     end
