@@ -1,5 +1,5 @@
 /* chol.c: sparse Cholesky by supernodes on the task scheduler (seed 003
- * ch. 5, Tacho's algorithm in its multifrontal form).
+ * ch. 5, Tacho's supernodes; the numeric phase left-looking as CHOLMOD's).
  *
  * Symbolic: AMD ordering (SuiteSparse, chol_blocks.c), the elimination
  * tree (Liu's algorithm with path compression), its postorder folded into
@@ -10,12 +10,12 @@
  *
  * Numeric: one task per supernode in a DAG that is the supernodal tree: a
  * task spawns its children and respawns on when_all of them; then it
- * assembles its frontal matrix (the matrix's columns and the children's
- * update matrices, extend-add), factors the diagonal block (potrf),
- * solves the block below (trsm) and leaves its update matrix (syrk) for
- * its parent. The dense block operations are chol_blocks.c's. The task
- * body is dialect code that calls this file's C through a function
- * pointer field (library text, never a user's).
+ * assembles its panel in place in the factor, left-looking (the matrix's
+ * columns, then the updates of the descendants whose rows meet its
+ * columns: syrk and gemm, scattered), factors the diagonal block (potrf)
+ * and solves the block below (trsm). The dense block operations are
+ * chol_blocks.c's. The task body is dialect code that calls this file's C
+ * through a function pointer field (library text, never a user's).
  *
  * Solve: forward and backward substitution by supernodes (trsv, gemv).
  */
@@ -26,18 +26,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #include "chol.h"
 #include "task.h"
 
 #define RELAX 8   /* supernodes may take columns with other structures up to this size */
-/* Fronts of at least FRONT_BIG doubles are kept for reuse, FRONT_KEEP of
- * them: a large calloc is a fresh mapping (the kernel's page faults and
- * zeroing), and its free an munmap whose TLB shootdown interrupts the
- * other threads -- at every large supernode. A kept front is zeroed by
- * memset instead. */
-#define FRONT_BIG (1 << 17)
-#define FRONT_KEEP 8
+/* Work blocks (the products of an update, the row map) come from a cache
+ * of blocks by power-of-two size class (2^UB_MIN_LOG doubles and up) that
+ * keeps every block for the whole factorisation: a block malloc'd and
+ * freed per supernode would be a fresh mapping each time (page faults, the
+ * kernel's zeroing) and an munmap whose TLB shootdown interrupts the other
+ * threads. */
+#define UB_MIN_LOG 9
+#define UB_CLASSES 40
+/* Blocks of at least HUGE_MIN bytes (the factor, large work blocks) are
+ * 2 MiB-aligned and offered transparent huge pages: their first touch then
+ * takes 512 times fewer page faults, which on a virtual machine cost a
+ * trip to the host each (the 27-point 40^3 factor is 457 MB: its numeric
+ * phase was 2x faster with them there). */
+#define HUGE_MIN ((size_t)4 << 20)
 
 struct sk_chol {
   int n;
@@ -52,17 +60,20 @@ struct sk_chol {
   int64_t *kp, *kids;        /* children of s: kids[kp[s] .. kp[s+1]) */
   unsigned char *trunk;      /* 1: s runs alone (the root and only children above) */
   int threads;
-  /* numeric: the permuted lower triangle, update matrices */
+  /* the updates supernode s takes from its descendants: entries
+   * ud[up[s] .. up[s+1]) -- descendant d's rows [i1, i2) are s's columns */
+  int64_t *up;
+  struct upd_ent { int d, i1, i2; } *ud;
+  /* numeric: the permuted lower triangle */
   int64_t *cp;
   int *ci;
   double *cx;
-  double **upd;
   _Atomic int bad;           /* 1 + the column whose pivot failed; -1: no memory */
   sk_chol_info info;
-  /* large fronts freed, kept for the next ones (front_get / front_put) */
-  pthread_mutex_t keep_mu;
-  double *keep[FRONT_KEEP];
-  size_t keep_cap[FRONT_KEEP];
+  /* work blocks done with, by size class (ub_get / ub_put): a
+   * free block's first word links the list */
+  pthread_mutex_t ub_mu;
+  void *ub_free[UB_CLASSES];
 };
 
 static double now_s(void) {
@@ -71,85 +82,73 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* memset through a volatile pointer: the compiler would fold malloc and
- * memset back into the calloc we avoid */
-static void *(*volatile zero_fill)(void *, int, size_t) = memset;
-
-/* a zeroed front of n doubles */
-static double *front_get(sk_chol *c, size_t n) {
-  if (n >= FRONT_BIG) {
-    double *p = NULL;
-    int best = -1;
-    pthread_mutex_lock(&c->keep_mu);
-    for (int i = 0; i < FRONT_KEEP; i++)
-      if (c->keep[i] && c->keep_cap[i] >= n && c->keep_cap[i] <= 2 * n &&
-          (best < 0 || c->keep_cap[i] < c->keep_cap[best]))
-        best = i;
-    if (best >= 0) {
-      p = c->keep[best];
-      c->keep[best] = NULL;
-    }
-    pthread_mutex_unlock(&c->keep_mu);
-    if (p) {
-      memset(p, 0, n * sizeof *p);
-      return p;
-    }
-  }
-  /* written before it is read: a calloc'd mapping read first maps the
-   * shared zero page, and each first write after it is a copy-on-write
-   * fault with a TLB flush on every CPU of the process */
-  double *p = malloc(n * sizeof(double));
-  if (p) zero_fill(p, 0, n * sizeof(double));
+/* 'bytes' of memory, huge pages offered when large; free() releases it */
+static void *big_alloc(size_t bytes) {
+  if (bytes < HUGE_MIN) return malloc(bytes);
+  size_t r = (bytes + HUGE_MIN - 1) & ~(HUGE_MIN - 1);
+  void *p = NULL;
+  if (r < bytes || posix_memalign(&p, (size_t)2 << 20, r) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, r, MADV_HUGEPAGE);   /* a refusal changes nothing */
+#endif
   return p;
 }
 
-/* front 'p' of n doubles is done with: kept when large (in place of the
- * smallest kept one), else freed */
-static void front_put(sk_chol *c, double *p, size_t n) {
+static int ub_class(size_t n) {
+  int e = UB_MIN_LOG;
+  while (((size_t)1 << e) < n) e++;
+  return e;
+}
+
+/* A block: a header of UB_HEAD doubles (its class, the free list's
+ * link), then the caller's part. */
+#define UB_HEAD 8
+typedef struct ub_head { int64_t cls; void *next; } ub_head;
+
+/* a block of at least n doubles (its contents undefined), NULL: no memory */
+static double *ub_get(sk_chol *c, size_t n) {
+  int e = ub_class(n);
+  if (e - UB_MIN_LOG >= UB_CLASSES) return NULL;
+  ub_head *h = NULL;
+  pthread_mutex_lock(&c->ub_mu);
+  /* a kept block of this class, else of the next two (their pages were
+   * touched already, where a new block's would each be a fault) */
+  for (int x = e; !h && x < UB_MIN_LOG + UB_CLASSES && x <= e + 2; x++)
+    if ((h = c->ub_free[x - UB_MIN_LOG])) c->ub_free[x - UB_MIN_LOG] = h->next;
+  pthread_mutex_unlock(&c->ub_mu);
+  if (!h) {
+    h = big_alloc((((size_t)1 << e) + UB_HEAD) * sizeof(double));
+    if (!h) return NULL;
+    h->cls = e;
+  }
+  return (double *)(void *)h + UB_HEAD;
+}
+
+/* block p (from ub_get) is done with: kept for the next one */
+static void ub_put(sk_chol *c, double *p) {
   if (!p) return;
-  if (n >= FRONT_BIG) {
-    int slot = -1;
-    pthread_mutex_lock(&c->keep_mu);
-    for (int i = 0; i < FRONT_KEEP && slot < 0; i++)
-      if (!c->keep[i]) slot = i;   /* an empty place */
-    for (int i = 0; i < FRONT_KEEP; i++)   /* else the smallest kept one below n */
-      if (slot < 0 ? c->keep_cap[i] < n
-                   : c->keep[slot] && c->keep_cap[i] < c->keep_cap[slot])
-        slot = i;
-    double *old = NULL;
-    if (slot >= 0) {
-      old = c->keep[slot];
-      c->keep[slot] = p;
-      c->keep_cap[slot] = n;
-      p = NULL;
+  ub_head *h = (ub_head *)(void *)(p - UB_HEAD);
+  pthread_mutex_lock(&c->ub_mu);
+  h->next = c->ub_free[h->cls - UB_MIN_LOG];
+  c->ub_free[h->cls - UB_MIN_LOG] = h;
+  pthread_mutex_unlock(&c->ub_mu);
+}
+
+static void ub_drop_all(sk_chol *c) {
+  for (int k = 0; k < UB_CLASSES; k++)
+    while (c->ub_free[k]) {
+      ub_head *h = c->ub_free[k];
+      c->ub_free[k] = h->next;
+      free(h);
     }
-    pthread_mutex_unlock(&c->keep_mu);
-    free(old);
-  }
-  free(p);
-}
-
-static void front_drop_all(sk_chol *c) {
-  for (int i = 0; i < FRONT_KEEP; i++) {
-    free(c->keep[i]);
-    c->keep[i] = NULL;
-  }
-}
-
-/* the front size of supernode s (m x m doubles) */
-static size_t front_n(const sk_chol *c, int s) {
-  size_t m = (size_t)(c->rp[s + 1] - c->rp[s]);
-  return m * m;
 }
 
 void sk_chol_free(sk_chol *c) {
   if (!c) return;
-  front_drop_all(c);
-  if (c->upd)
-    for (int s = 0; s < c->nsn; s++) free(c->upd[s]);
-  free(c->upd);
+  ub_drop_all(c);
   free(c->perm); free(c->first); free(c->rp); free(c->rows); free(c->lp);
   free(c->lx); free(c->parent); free(c->kp); free(c->kids); free(c->trunk);
+  free(c->up); free(c->ud);
   free(c->cp); free(c->ci); free(c->cx);
   free(c);
 }
@@ -193,55 +192,118 @@ void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *v
   for (int k = 0; k < n; k++) perm[k] = c->perm[k];
 }
 
-/* The permuted lower triangle (CSC: cp, ci, cx) of the matrix's lower
- * entries under 'perm', and its rows' lists (CSR of the lower triangle:
- * rowp, rowc) for the elimination tree. */
-static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
-                   const double *val, int64_t **rowp_out, int **rowc_out) {
-  int n = c->n;
-  int *pinv = malloc((size_t)n * sizeof *pinv);
-  int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt), *rcnt = calloc((size_t)n + 1, sizeof *rcnt);
-  if (!pinv || !cnt || !rcnt) goto oom;
-  for (int k = 0; k < n; k++) pinv[c->perm[k]] = k;
+/* The rows of the lower triangle of the matrix's lower entries under the
+ * permutation whose inverse is 'pinv', as CSR (rowp, rowc: row r's columns
+ * <= r), for the elimination tree. 0 or -1 (no memory). */
+static int permute_rows(int n, const int64_t *rowptr, const int32_t *colidx,
+                        const int *pinv, int64_t **rowp_out, int **rowc_out) {
+  int64_t *rcnt = calloc((size_t)n + 1, sizeof *rcnt);
+  if (!rcnt) return -1;
   for (int i = 0; i < n; i++)
     for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
       int j = colidx[p];
       if (j > i) continue;
       int a = pinv[i], b = pinv[j];
-      int r = a > b ? a : b, col = a > b ? b : a;
-      cnt[col + 1]++;
-      rcnt[r + 1]++;
+      rcnt[(a > b ? a : b) + 1]++;
     }
-  for (int k = 0; k < n; k++) { cnt[k + 1] += cnt[k]; rcnt[k + 1] += rcnt[k]; }
+  for (int k = 0; k < n; k++) rcnt[k + 1] += rcnt[k];
+  int *rowc = malloc((size_t)rcnt[n] * sizeof *rowc + 1);
+  int64_t *rnext = malloc((size_t)n * sizeof *rnext);
+  if (!rowc || !rnext) {
+    free(rowc); free(rnext); free(rcnt);
+    return -1;
+  }
+  memcpy(rnext, rcnt, (size_t)n * sizeof *rnext);
+  for (int i = 0; i < n; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      int j = colidx[p];
+      if (j > i) continue;
+      int a = pinv[i], b = pinv[j];
+      rowc[rnext[a > b ? a : b]++] = a > b ? b : a;
+    }
+  free(rnext);
+  *rowp_out = rcnt;
+  *rowc_out = rowc;
+  return 0;
+}
+
+/* The permuted lower triangle (CSC: cp, ci, cx) of the matrix's lower
+ * entries under c->perm (inverse 'pinv'). 0 or -1 (no memory). */
+static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
+                   const double *val, const int *pinv) {
+  int n = c->n;
+  int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+  if (!cnt) return -1;
+  for (int i = 0; i < n; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      int j = colidx[p];
+      if (j > i) continue;
+      int a = pinv[i], b = pinv[j];
+      cnt[(a > b ? b : a) + 1]++;
+    }
+  for (int k = 0; k < n; k++) cnt[k + 1] += cnt[k];
   free(c->cp); free(c->ci); free(c->cx);
   c->cp = cnt;
   c->ci = malloc((size_t)cnt[n] * sizeof *c->ci + 1);
   c->cx = malloc((size_t)cnt[n] * sizeof *c->cx + 1);
-  int *rowc = malloc((size_t)rcnt[n] * sizeof *rowc + 1);
-  int64_t *next = malloc((size_t)n * sizeof *next), *rnext = malloc((size_t)n * sizeof *rnext);
-  if (!c->ci || !c->cx || !rowc || !next || !rnext) {
-    free(rowc); free(next); free(rnext); free(pinv); free(rcnt);
+  int64_t *next = malloc((size_t)n * sizeof *next);
+  if (!c->ci || !c->cx || !next) {
+    free(next);
     return -1;
   }
-  for (int k = 0; k < n; k++) { next[k] = cnt[k]; rnext[k] = rcnt[k]; }
+  memcpy(next, cnt, (size_t)n * sizeof *next);
   for (int i = 0; i < n; i++)
     for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
       int j = colidx[p];
       if (j > i) continue;
       int a = pinv[i], b = pinv[j];
-      int r = a > b ? a : b, col = a > b ? b : a;
-      int64_t q = next[col]++;
-      c->ci[q] = r;
+      int64_t q = next[a > b ? b : a]++;
+      c->ci[q] = a > b ? a : b;
       c->cx[q] = val[p];
-      rowc[rnext[r]++] = col;
     }
-  free(next); free(rnext); free(pinv);
-  *rowp_out = rcnt;
-  *rowc_out = rowc;
+  free(next);
   return 0;
-oom:
-  free(pinv); free(cnt); free(rcnt);
-  return -1;
+}
+
+/* Column counts of L (the diagonal included) from the lower triangle's
+ * columns (cp, ci) and its elimination tree, whose order is a postorder:
+ * Gilbert, Ng and Peyton's skeleton-matrix algorithm (as CSparse's
+ * cs_counts), O(nnz(A) alpha) where walking the row subtrees is
+ * O(nnz(L)). Work: four arrays of n. */
+static void col_counts(int n, const int64_t *cp, const int *ci, const int *parent,
+                       int *cc, int *first, int *maxfirst, int *prevleaf, int *anc) {
+  for (int j = 0; j < n; j++) first[j] = maxfirst[j] = prevleaf[j] = -1;
+  for (int k = 0; k < n; k++) {
+    cc[k] = first[k] == -1;   /* 1 at a leaf */
+    for (int j = k; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
+  }
+  for (int i = 0; i < n; i++) anc[i] = i;
+  for (int j = 0; j < n; j++) {
+    if (parent[j] != -1) cc[parent[j]]--;
+    for (int64_t p = cp[j]; p < cp[j + 1]; p++) {
+      int i = ci[p];
+      /* is j a leaf of row i's subtree? (i > j, first[j] beyond the
+       * subtree's last seen leaf) */
+      if (i <= j || first[j] <= maxfirst[i]) continue;
+      maxfirst[i] = first[j];
+      int jprev = prevleaf[i];
+      prevleaf[i] = j;
+      cc[j]++;
+      if (jprev == -1) continue;
+      /* a later leaf: the overlap at the least common ancestor of jprev
+       * and j is counted once */
+      int q = jprev;
+      while (q != anc[q]) q = anc[q];
+      for (int t = jprev, tp; t != q; t = tp) {   /* path compression */
+        tp = anc[t];
+        anc[t] = q;
+      }
+      cc[q]--;
+    }
+    if (parent[j] != -1) anc[j] = parent[j];
+  }
+  for (int j = 0; j < n; j++)
+    if (parent[j] != -1) cc[parent[j]] += cc[j];
 }
 
 /* Liu's elimination tree from the rows of the lower triangle */
@@ -278,73 +340,217 @@ static int find_row(const int *R, int k, int m, int f, int r) {
   return lo;
 }
 
-/* -- the numeric work of one supernode (called by its task) ------------- */
-static void numeric(sk_i64 ctx, sk_i64 sn) {
-  sk_chol *c = (sk_chol *)(intptr_t)ctx;
-  int s = (int)sn, f = c->first[s], k = c->first[s + 1] - f;
+/* -- the numeric work of one supernode (called by its task) -------------
+ * Left-looking, as CHOLMOD: the panel (the supernode's k columns, m x k)
+ * is assembled in place in the factor -- the matrix's entries, then the
+ * products L_d(rows from i1) L_d(rows [i1, i2))^T of every descendant d
+ * whose rows [i1, i2) are the supernode's columns (syrk and gemm into a
+ * work block, scattered through the rows' positions) -- then potrf
+ * factors its diagonal block and trsm the block below. Every descendant
+ * is in the supernode's subtree, done before its task runs; no update
+ * matrix is kept (the multifrontal form's stack of them touched as much
+ * memory again as the factor). */
+#define UPD_DIRECT 4096   /* products of fewer multiply-adds: a loop, no BLAS call */
+/* A supernode whose updates take at least PART_WORK multiply-adds has
+ * them done by one task per thread, each on its own columns of the panel
+ * (about equal work: no two write the same entry); the root's updates
+ * are a third of the 40^3 factorisation's work. At most PART_MAX parts. */
+#define PART_WORK 20000000.0
+#define PART_MAX 62
+/* OpenBLAS's threads synchronise where ThreadSanitizer cannot see (an
+ * uninstrumented library): under it the blocks keep one thread, else its
+ * workers' writes to a block read after the call are reported as races */
+#if defined(__SANITIZE_THREAD__)
+#define BLAS_THREADS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BLAS_THREADS 0
+#endif
+#endif
+#ifndef BLAS_THREADS
+#define BLAS_THREADS 1
+#endif
+
+static void sn_assemble(sk_chol *c, int s) {
+  int f = c->first[s], k = c->first[s + 1] - f;
   const int *R = c->rows + c->rp[s];
-  int m = (int)(c->rp[s + 1] - c->rp[s]), mk = m - k;
-  double *F = NULL;
-  int *rel = NULL;
-  if (atomic_load(&c->bad)) goto drop;
-  F = front_get(c, (size_t)m * (size_t)m);
-  if (!F) goto nomem;
+  int m = (int)(c->rp[s + 1] - c->rp[s]);
+  double *P = c->lx + c->lp[s];
+  memset(P, 0, (size_t)m * (size_t)k * sizeof *P);
   for (int j = f; j < f + k; j++)
     for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++)
-      F[(size_t)find_row(R, k, m, f, c->ci[p]) + (size_t)(j - f) * (size_t)m] += c->cx[p];
-  for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
-    int ch = (int)c->kids[q];
-    double *U = c->upd[ch];
-    const int *Rc = c->rows + c->rp[ch];
-    int kc = c->first[ch + 1] - c->first[ch], mc = (int)(c->rp[ch + 1] - c->rp[ch]) - kc;
-    int ldu = mc + kc;   /* U: the child's front; its update block at (kc, kc) */
-    if (!U) continue;
-    rel = realloc(rel, (size_t)mc * sizeof *rel);
-    if (!rel) goto nomem;
-    for (int a = 0; a < mc; a++) rel[a] = find_row(R, k, m, f, Rc[kc + a]);
-    for (int b = 0; b < mc; b++) {
-      double *Fc = F + (size_t)rel[b] * (size_t)m;
-      const double *Uc = U + (size_t)(kc + b) * (size_t)ldu + kc;
-      for (int a = b; a < mc; a++) Fc[rel[a]] += Uc[a];
-    }
-    front_put(c, U, front_n(c, ch));
-    c->upd[ch] = NULL;
-  }
-  /* on the trunk no other task runs: the blocks take every thread */
-  if (c->trunk[s] && c->threads > 1) sk_cb_threads(c->threads);
-  int info = sk_cb_potrf(k, F, m);
-  if (info) {
-    if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
-    int expect = 0;
-    atomic_compare_exchange_strong(&c->bad, &expect, f + info);
-    goto drop;
-  }
-  sk_cb_trsm(mk, k, F, m, F + k, m);
-  memcpy(c->lx + c->lp[s], F, (size_t)m * (size_t)k * sizeof *F);
-  if (mk > 0) {   /* the update matrix, in place: the front goes to the parent */
-    sk_cb_syrk(mk, k, F + k, m, F + (size_t)k * (size_t)m + k, m);
-    c->upd[s] = F;
-    F = NULL;
-  }
-  if (c->trunk[s] && c->threads > 1) sk_cb_threads(1);
-  front_put(c, F, (size_t)m * (size_t)m);
-  free(rel);
-  return;
-nomem:;
-  int expect = 0;
-  atomic_compare_exchange_strong(&c->bad, &expect, -1);
-drop:
-  for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
-    front_put(c, c->upd[c->kids[q]], front_n(c, (int)c->kids[q]));
-    c->upd[c->kids[q]] = NULL;
-  }
-  front_put(c, F, (size_t)m * (size_t)m);
-  free(rel);
+      P[(size_t)find_row(R, k, m, f, c->ci[p]) + (size_t)(j - f) * (size_t)m] += c->cx[p];
 }
 
-/* the supernode task: spawn the children, wait for all, then the work */
+/* the multiply-adds of supernode s's updates */
+static double sn_work(const sk_chol *c, int s) {
+  double w = 0;
+  for (int64_t q = c->up[s]; q < c->up[s + 1]; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d;
+    double nr = (double)(c->rp[d + 1] - c->rp[d] - e->i1), nc = e->i2 - e->i1;
+    w += (nr - (nc - 1) / 2) * nc * (c->first[d + 1] - c->first[d]);
+  }
+  return w;
+}
+
+/* the first position in Rd[lo, hi) (ascending) whose row is >= r */
+static int lower_bound(const int *Rd, int lo, int hi, int r) {
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (Rd[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* cut[0..parts]: supernode s's panel columns in 'parts' ranges of about
+ * equal update work. 0 or -1 (no memory) */
+static int sn_cuts(sk_chol *c, int s, int parts, int *cut) {
+  int f = c->first[s], k = c->first[s + 1] - f;
+  double *cw = ub_get(c, (size_t)k);
+  if (!cw) return -1;
+  memset(cw, 0, (size_t)k * sizeof *cw);
+  for (int64_t q = c->up[s]; q < c->up[s + 1]; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d, md = (int)(c->rp[d + 1] - c->rp[d]), kd = c->first[d + 1] - c->first[d];
+    const int *Rd = c->rows + c->rp[d];
+    for (int i = e->i1; i < e->i2; i++) cw[Rd[i] - f] += (double)(md - i) * kd;
+  }
+  double total = 0;
+  for (int j = 0; j < k; j++) total += cw[j];
+  cut[0] = 0;
+  double acc = 0;
+  int j = 0;
+  for (int p = 1; p < parts; p++) {
+    while (j < k && acc + cw[j] <= total * p / parts) acc += cw[j++];
+    cut[p] = j;
+  }
+  cut[parts] = k;
+  ub_put(c, cw);
+  return 0;
+}
+
+/* the updates of supernode s into its panel's columns [c0, c1): 0, or -1
+ * (no memory) */
+static int sn_update(sk_chol *c, int s, int c0, int c1) {
+  int f = c->first[s];
+  const int *R = c->rows + c->rp[s];
+  int m = (int)(c->rp[s + 1] - c->rp[s]);
+  double *P = c->lx + c->lp[s], *W = NULL;
+  int64_t u0 = c->up[s], u1 = c->up[s + 1];
+  if (u1 == u0) return 0;
+  /* the work block: the largest product of a BLAS call */
+  size_t need = 0;
+  for (int64_t q = u0; q < u1; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d;
+    size_t nr = (size_t)(c->rp[d + 1] - c->rp[d] - e->i1), nc = (size_t)(e->i2 - e->i1);
+    size_t kd = (size_t)(c->first[d + 1] - c->first[d]);
+    if (nr * nc * kd >= UPD_DIRECT && nr * nc > need) need = nr * nc;
+  }
+  /* map: row r of the matrix -> its position in the supernode (only the
+   * supernode's rows are set; only they are looked up) */
+  int *map = (int *)ub_get(c, ((size_t)c->n + 1) / 2 + (size_t)m / 2 + 1);
+  if (!map) return -1;
+  int *rel = map + c->n;
+  if (need && !(W = ub_get(c, need))) {
+    ub_put(c, (double *)map);
+    return -1;
+  }
+  for (int i = 0; i < m; i++) map[R[i]] = i;
+  for (int64_t q = u0; q < u1; q++) {
+    const struct upd_ent *e = &c->ud[q];
+    int d = e->d;
+    int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
+    const int *Rd0 = c->rows + c->rp[d];
+    /* d's rows that are the columns [c0, c1) */
+    int j0 = lower_bound(Rd0, e->i1, e->i2, f + c0), j1 = lower_bound(Rd0, j0, e->i2, f + c1);
+    if (j0 == j1) continue;
+    int nr = md - j0, nc = j1 - j0;
+    const int *Rd = Rd0 + j0;
+    const double *Ld = c->lx + c->lp[d] + j0;   /* row j0 of d's block, ld md */
+    for (int i = 0; i < nr; i++) rel[i] = map[Rd[i]];
+    if ((size_t)nr * (size_t)nc * (size_t)kd < UPD_DIRECT) {
+      for (int t = 0; t < kd; t++) {
+        const double *lt = Ld + (size_t)t * (size_t)md;
+        for (int j = 0; j < nc; j++) {
+          double *col = P + (size_t)(Rd[j] - f) * (size_t)m, ljt = lt[j];
+          for (int i = j; i < nr; i++) col[rel[i]] -= lt[i] * ljt;
+        }
+      }
+      continue;
+    }
+    sk_cb_syrk0(nc, kd, Ld, md, W, nr);
+    if (nr > nc) sk_cb_gemm_nt(nr - nc, nc, kd, Ld + nc, md, Ld, md, W + nc, nr);
+    for (int j = 0; j < nc; j++) {
+      double *col = P + (size_t)(Rd[j] - f) * (size_t)m;
+      const double *w = W + (size_t)j * (size_t)nr;
+      for (int i = j; i < nr; i++) col[rel[i]] -= w[i];
+    }
+  }
+  ub_put(c, W);
+  ub_put(c, (double *)map);
+  return 0;
+}
+
+static void sn_factor(sk_chol *c, int s) {
+  int f = c->first[s], k = c->first[s + 1] - f;
+  int m = (int)(c->rp[s + 1] - c->rp[s]);
+  double *P = c->lx + c->lp[s];
+  int info = sk_cb_potrf(k, P, m);
+  if (info) {
+    int expect = 0;
+    atomic_compare_exchange_strong(&c->bad, &expect, f + info);
+  } else {
+    sk_cb_trsm(m - k, k, P, m, P + k, m);
+  }
+}
+
+static void set_bad(sk_chol *c, int v) {
+  int expect = 0;
+  atomic_compare_exchange_strong(&c->bad, &expect, v);
+}
+
+static int sn_parts(const sk_chol *c) {
+  return c->threads < PART_MAX ? c->threads : PART_MAX;
+}
+
+/* What supernode s's task calls: op = 64 s + code; code 0: assemble,
+ * then either everything else (returns 0) or nothing more (returns the
+ * number of parts the updates are cut in); 1 .. PART_MAX: that part's
+ * updates; 63: the factorisation of the assembled panel. */
+static sk_i64 numeric(sk_i64 ctx, sk_i64 op) {
+  sk_chol *c = (sk_chol *)(intptr_t)ctx;
+  int s = (int)(op >> 6), code = (int)(op & 63);
+  if (atomic_load(&c->bad)) return 0;
+  /* on the trunk no other task runs: the blocks take every thread */
+  int on_trunk = BLAS_THREADS && c->trunk[s] && c->threads > 1;
+  if (code == 0) {
+    sn_assemble(c, s);
+    if (c->threads > 1 && sn_work(c, s) >= PART_WORK) return sn_parts(c);
+    if (on_trunk) sk_cb_threads(c->threads);
+    if (sn_update(c, s, 0, c->first[s + 1] - c->first[s]) < 0) set_bad(c, -1);
+    else sn_factor(c, s);
+    if (on_trunk) sk_cb_threads(1);
+  } else if (code == 63) {
+    if (on_trunk) sk_cb_threads(c->threads);
+    sn_factor(c, s);
+    if (on_trunk) sk_cb_threads(1);
+  } else {
+    int parts = sn_parts(c), cut[PART_MAX + 1];
+    if (sn_cuts(c, s, parts, cut) < 0 ||
+        sn_update(c, s, cut[code - 1], cut[code]) < 0)
+      set_bad(c, -1);
+  }
+  return 0;
+}
+
+/* the supernode task: spawn the children, wait for all, then the work
+ * (w: 0 first run, 1 children done, 2 parts done, 3 + q part q) */
 static const char *const SN_BODY =
-    "if (!self.w) {\n"
+    "int64_t (*fn)(int64_t, int64_t) = (int64_t (*)(int64_t, int64_t))self.fn;\n"
+    "if (self.w == 0) {\n"
     "  self.w = 1;\n"
     "  const int64_t *kp = (const int64_t *)self.kp, *kids = (const int64_t *)self.kids;\n"
     "  future all = 0;\n"
@@ -355,7 +561,21 @@ static const char *const SN_BODY =
     "  }\n"
     "  if (!future_is_null(all)) { task_respawn(all); return; }\n"
     "}\n"
-    "((void (*)(int64_t, int64_t))self.fn)(self.ctx, self.sn);\n";
+    "if (self.w == 1) {\n"
+    "  int64_t parts = fn(self.ctx, self.sn * 64);\n"
+    "  if (parts == 0) return;\n"
+    "  self.w = 2;\n"
+    "  future all = 0;\n"
+    "  for (int64_t q = 0; q < parts; q++) {\n"
+    "    future pt = task_spawn(chol_sn, {.sn = self.sn, .ctx = self.ctx, .fn = self.fn,\n"
+    "                                     .kp = self.kp, .kids = self.kids,\n"
+    "                                     .w = 3 + (int32_t)q});\n"
+    "    all = when_all(all, pt);\n"
+    "  }\n"
+    "  task_respawn(all);\n"
+    "  return;\n"
+    "}\n"
+    "fn(self.ctx, self.sn * 64 + (self.w == 2 ? 63 : self.w - 2));\n";
 
 static int run_dag(sk_chol *c, char *err, size_t errlen) {
   sk_sched *s = sk_sched_new(NULL, 256 << 20, SK_QUEUE_MULTIPLE, err, errlen);
@@ -406,7 +626,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   double t0 = now_s();
   int n = (int)n64;
   sk_chol *c = calloc(1, sizeof *c);
-  if (c) pthread_mutex_init(&c->keep_mu, NULL);
+  if (c) pthread_mutex_init(&c->ub_mu, NULL);
   int *ap = malloc(((size_t)n + 1) * sizeof *ap), *anc = malloc((size_t)n * sizeof *anc);
   int *par = malloc((size_t)n * sizeof *par), *cc = calloc((size_t)n, sizeof *cc);
   int *post = malloc((size_t)n * sizeof *post), *head = malloc((size_t)n * sizeof *head);
@@ -422,9 +642,15 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     snprintf(err, errlen, "the AMD ordering failed (a malformed matrix?)");
     goto fail;
   }
-  /* the elimination tree, its postorder folded into the ordering */
-  if (permute(c, rowptr, colidx, val, &rowp, &rowc) < 0) goto oom;
+  /* the elimination tree, its postorder folded into the ordering (the
+   * tree relabelled, not recomputed) */
+  for (int k = 0; k < n; k++) cc[c->perm[k]] = k;   /* cc: the inverse, for now */
+  if (permute_rows(n, rowptr, colidx, cc, &rowp, &rowc) < 0) goto oom;
   etree(n, rowp, rowc, par, anc);
+  free(rowp);
+  free(rowc);
+  rowp = NULL;
+  rowc = NULL;
   for (int j = 0; j < n; j++) head[j] = -1;
   for (int j = n - 1; j >= 0; j--)
     if (par[j] >= 0) { nxt[j] = head[par[j]]; head[par[j]] = j; }
@@ -445,24 +671,16 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
       }
     }
   }
-  for (int k = 0; k < n; k++) anc[k] = c->perm[post[k]];
-  memcpy(c->perm, anc, (size_t)n * sizeof *anc);
-  free(rowp);
-  free(rowc);
-  rowp = NULL;
-  rowc = NULL;
-  if (permute(c, rowptr, colidx, val, &rowp, &rowc) < 0) goto oom;
-  etree(n, rowp, rowc, par, anc);
-  /* column counts by row subtrees (anc: the last row that marked j) */
-  for (int j = 0; j < n; j++) { cc[j] = 1; anc[j] = -1; }
-  for (int i = 0; i < n; i++) {
-    anc[i] = i;
-    for (int64_t p = rowp[i]; p < rowp[i + 1]; p++)
-      for (int j = rowc[p]; j != -1 && anc[j] != i; j = par[j]) {
-        anc[j] = i;
-        cc[j]++;
-      }
+  for (int k = 0; k < n; k++) {
+    anc[k] = c->perm[post[k]];
+    nxt[post[k]] = k;   /* nxt: the postorder's inverse */
   }
+  memcpy(c->perm, anc, (size_t)n * sizeof *anc);
+  for (int k = 0; k < n; k++) anc[k] = par[post[k]] < 0 ? -1 : nxt[par[post[k]]];
+  memcpy(par, anc, (size_t)n * sizeof *anc);
+  for (int k = 0; k < n; k++) cc[c->perm[k]] = k;
+  if (permute(c, rowptr, colidx, val, cc) < 0) goto oom;
+  col_counts(n, c->cp, c->ci, par, cc, anc, head, nxt, stack);
   /* supernodes */
   c->first = malloc(((size_t)n + 1) * sizeof *c->first);
   int *snof = post;   /* reused */
@@ -486,8 +704,8 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   c->kids = malloc((size_t)nsn * sizeof *c->kids + 1);
   c->rp = malloc(((size_t)nsn + 1) * sizeof *c->rp);
   c->lp = malloc(((size_t)nsn + 1) * sizeof *c->lp);
-  c->upd = calloc((size_t)nsn, sizeof *c->upd);
-  if (!c->parent || !c->kp || !c->kids || !c->rp || !c->lp || !c->upd) goto oom;
+  c->up = calloc((size_t)nsn + 1, sizeof *c->up);
+  if (!c->parent || !c->kp || !c->kids || !c->rp || !c->lp || !c->up) goto oom;
   for (int s = 0; s < nsn; s++) {
     int last = c->first[s + 1] - 1;
     c->parent[s] = par[last] >= 0 ? snof[par[last]] : -1;
@@ -549,8 +767,35 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     if (m > maxf) maxf = m;
   }
   c->lp[nsn] = nnz_l;
+  /* the updates: descendant d's rows below its columns, in runs by the
+   * supernode that owns them (rows ascend, a supernode's columns are
+   * consecutive), each run an update of that supernode */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int d = 0; d < nsn; d++) {
+      int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
+      const int *Rd = c->rows + c->rp[d];
+      for (int i = kd; i < md;) {
+        int t = snof[Rd[i]], i1 = i;
+        while (i < md && snof[Rd[i]] == t) i++;
+        if (pass == 0) {
+          c->up[t + 1]++;
+        } else {
+          struct upd_ent *e = &c->ud[head[t]++];
+          e->d = d;
+          e->i1 = i1;
+          e->i2 = i;
+        }
+      }
+    }
+    if (pass == 0) {
+      for (int t = 0; t < nsn; t++) c->up[t + 1] += c->up[t];
+      c->ud = malloc((size_t)c->up[nsn] * sizeof *c->ud + 1);
+      if (!c->ud) goto oom;
+      for (int t = 0; t < nsn; t++) head[t] = (int)c->up[t];
+    }
+  }
   if (sk_host_room((uint64_t)nnz_l * 8, err, errlen) < 0) goto fail;
-  c->lx = malloc((size_t)nnz_l * sizeof *c->lx + 1);
+  c->lx = big_alloc((size_t)nnz_l * sizeof *c->lx + 1);
   if (!c->lx) goto oom;
   c->info.n = n;
   c->info.nnz_l = nnz_l;
@@ -563,7 +808,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   ap = anc = par = cc = post = head = nxt = stack = rowc = NULL;
   rowp = NULL;
   int dag = run_dag(c, err, errlen);
-  front_drop_all(c);
+  ub_drop_all(c);
   if (dag < 0) goto fail;
   int bad = atomic_load(&c->bad);
   if (bad > 0) {
@@ -574,8 +819,8 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   }
   if (bad < 0) goto oom;
   c->info.numeric_s = now_s() - t1;
-  free(c->cp); free(c->ci); free(c->cx); free(c->upd);
-  c->cp = NULL; c->ci = NULL; c->cx = NULL; c->upd = NULL;
+  free(c->cp); free(c->ci); free(c->cx); free(c->up); free(c->ud);
+  c->cp = NULL; c->ci = NULL; c->cx = NULL; c->up = NULL; c->ud = NULL;
   return c;
 oom:
   snprintf(err, errlen, "out of memory in the factorisation");

@@ -22,6 +22,11 @@ int sk_cb_potrf(int k, double *a, int lda);
 void sk_cb_trsm(int m, int k, const double *l, int ldl, double *b, int ldb);
 /* c (m x m, lower) -= a a^T, a m x k */
 void sk_cb_syrk(int m, int k, const double *a, int lda, double *c, int ldc);
+/* c (n x n, lower) = a a^T, a n x k */
+void sk_cb_syrk0(int n, int k, const double *a, int lda, double *c, int ldc);
+/* c (m x n) = a b^T, a m x k, b n x k */
+void sk_cb_gemm_nt(int m, int n, int k, const double *a, int lda, const double *b,
+                   int ldb, double *c, int ldc);
 /* y -= op(a) x, a m x n (trans: a^T) */
 void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
                 const double *x, double *y);

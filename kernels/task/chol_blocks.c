@@ -66,6 +66,16 @@ void sk_cb_syrk(int m, int k, const double *a, int lda, double *c, int ldc) {
   if (m > 0 && k > 0) sk_vendor_syrk(SK_F64, 'L', 'N', m, k, -1.0, a, 1, lda, 1.0, c, 1, ldc);
 }
 
+void sk_cb_syrk0(int n, int k, const double *a, int lda, double *c, int ldc) {
+  if (n > 0 && k > 0) sk_vendor_syrk(SK_F64, 'L', 'N', n, k, 1.0, a, 1, lda, 0.0, c, 1, ldc);
+}
+
+void sk_cb_gemm_nt(int m, int n, int k, const double *a, int lda, const double *b,
+                   int ldb, double *c, int ldc) {
+  if (m > 0 && n > 0 && k > 0)
+    sk_vendor_gemm(SK_F64, 'N', 'T', m, n, k, 1.0, a, 1, lda, b, 1, ldb, 0.0, c, 1, ldc);
+}
+
 void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
                 const double *x, double *y) {
   if (m > 0 && n > 0)

@@ -500,11 +500,30 @@ static void ready(sk_tworker *w, sk_sched *s, sk_task *x) {
 }
 
 /* task 'x' waits on the deps of its own when_all x->dep in turn */
+/* Is dependence y of task x private to this worker? It is the task this
+ * worker runs next (not started, in no queue) and its only reference
+ * besides its own is a field of x, which waits: no other thread can reach
+ * its waiter list, so x goes on it with a plain store (the deque's
+ * publication orders it if y is queued later). */
+static int private_dep(sk_tworker *w, sk_sched *s, sk_task *x, sk_task *y) {
+  if (!w || y != w->next || atomic_load_explicit(&y->refs, memory_order_acquire) != 2)
+    return 0;
+  int f = x->functor;
+  for (int k = 0; k < s->nfut[f]; k++)
+    if (*(sk_task **)(x->fields + s->futoff[f][k]) == y) return 1;
+  return 0;
+}
+
 static void walk(sk_tworker *w, sk_sched *s, sk_task *x) {
   sk_task *a = x->dep, **d = agg_deps(a);
   while (a->idep < a->ndeps) {
     sk_task *y = d[a->idep];
     if (y && y->functor < 0) activate(w, s, y);
+    if (y && y->functor >= 0 && private_dep(w, s, x, y)) {
+      x->next = atomic_load_explicit(&y->waiters, memory_order_relaxed);
+      atomic_store_explicit(&y->waiters, x, memory_order_relaxed);
+      return;
+    }
     if (y && enqueue_waiter(y, x)) return;
     a->idep++;
   }

@@ -3,9 +3,12 @@
  * threads): the 27-point 40^3 or 5-point 1024^2 Laplacian built here (the
  * same matrix task.lua builds), AMD ordering (as speck's), analyze and
  * factorize timed. Prints "chol<name> cholmod 1 <seconds>" (analyze +
- * factorize) and the factor's nonzeros on stderr. */
-#define _POSIX_C_SOURCE 200809L
+ * factorize) and, on stderr, the factor's nonzeros and storage and the
+ * core OpenBLAS runs (run sets OPENBLAS_CORETYPE as speck's own load
+ * does, so both use the same kernels). */
+#define _GNU_SOURCE
 #include <cholmod.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +63,10 @@ int main(int argc, char **argv) {
   cholmod_factorize(A, L, &c);
   double t2 = now();
   if (c.status != CHOLMOD_OK) { fprintf(stderr, "cholmod failed: %d\n", c.status); return 1; }
-  fprintf(stderr, "cholmod %s: analyze %.3f s, factorize %.3f s, nnz(L) %.0f\n", which,
-          t1 - t0, t2 - t1, c.lnz);
+  char *(*core)(void) = (char *(*)(void))dlsym(RTLD_DEFAULT, "openblas_get_corename");
+  fprintf(stderr, "cholmod %s: analyze %.3f s, factorize %.3f s, nnz(L) %.0f, stored %.0f, "
+          "OpenBLAS core %s\n", which, t1 - t0, t2 - t1, c.lnz, (double)L->xsize,
+          core ? core() : "?");
   printf("chol%s cholmod 1 %.6f\n", which, t2 - t0);
   cholmod_free_factor(&L, &c);
   cholmod_free_sparse(&A, &c);
