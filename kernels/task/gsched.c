@@ -144,6 +144,26 @@ void sk_gsched_free(sk_gsched *g) {
 
 int sk_gsched_lanes(const sk_gsched *g) { return g->lanes; }
 
+/* the worker kernel on 'n' lanes over the arena 'state' (NULL: they do
+ * nothing -- the launch that compiles it) */
+static int workers(sk_gsched *g, void *state, int64_t n, char *err, size_t errlen) {
+  sk_kdesc d;
+  memset(&d, 0, sizeof d);
+  d.label = "speck.task GPU workers";
+  d.body = "if (state) sk__gt_worker((sk_gstate *)state);";
+  d.prelude = g->source;
+  d.pattern = SK_FOR;
+  d.backend = g->b;
+  d.library = 1;
+  d.bounds = 0;
+  sk_arg a = sk_arg_i64("state", (int64_t)(intptr_t)state);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.begin = 0;
+  p.end = n;
+  return sk_run(&d, &p, &a, 1, NULL, err, errlen);
+}
+
 /* The functors' tables and device code. 'tab' holds the layout the host
  * compile of the same structs reported (x86-64 and NVPTX lay them out
  * alike: the same sizes and alignments). */
@@ -177,23 +197,10 @@ int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
            (int64_t)(nview * sizeof(sk_varg)), err, errlen) < 0)
       return -1;
   }
-  /* compile now, so a body that does not compile fails at compile time */
-  sk_kdesc d;
-  memset(&d, 0, sizeof d);
-  d.label = "speck.task GPU workers";
-  d.body = "if (state) sk__gt_worker((sk_gstate *)state);";
-  d.prelude = g->source;
-  d.pattern = SK_FOR;
-  d.backend = g->b;
-  d.library = 1;
-  d.bounds = 0;
-  sk_arg a = sk_arg_i64("state", 0);   /* one warp that does nothing */
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
-  p.begin = 0;
-  p.end = 32;
+  /* compile now, so a body that does not compile fails at compile time:
+   * one warp that does nothing */
   char msg[4096];
-  if (sk_run(&d, &p, &a, 1, NULL, msg, sizeof msg) < 0) {
+  if (workers(g, 0, 32, msg, sizeof msg) < 0) {
     sk_task_compile_message(fx, nf, msg, err, errlen);
     return -1;
   }
@@ -363,21 +370,7 @@ int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
     return -1;
   memset(g->nready, 0, sizeof g->nready);
   memset(g->first, 0, sizeof g->first);
-  sk_kdesc k;
-  memset(&k, 0, sizeof k);
-  k.label = "speck.task GPU workers";
-  k.body = "if (state) sk__gt_worker((sk_gstate *)state);";
-  k.prelude = g->source;
-  k.pattern = SK_FOR;
-  k.backend = g->b;
-  k.library = 1;
-  k.bounds = 0;
-  sk_arg a = sk_arg_i64("state", (int64_t)(intptr_t)g->arena);
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
-  p.begin = 0;
-  p.end = g->lanes;
-  int rc = sk_run(&k, &p, &a, 1, NULL, err, errlen);
+  int rc = workers(g, g->arena, g->lanes, err, errlen);
   if (rc == 0 && g->b->fence) rc = g->b->fence(err, errlen);
   if (rc == 0) rc = down(g, &d, 0, (int64_t)sizeof d, err, errlen);
   char e2[256];
