@@ -1032,10 +1032,12 @@ done:
  * ones skipped). On a Kronecker graph of scale 20 that is 185-191
  * colors, against 240-248 in id order. */
 static const char *const sig_col_assign[] = {
-  "range" G3 R1("color", "int32") R1("work", "int32"), NULL};
+  "range" G3 R1("color", "int32") R1("work", "int32") R1("sus", "int32")
+  R1("scnt", "int64"), NULL};
 static const sk_kbody k_col_assign = {
   "graph.color_assign",
   "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
+  "int32_t open = 0;   /* saw a smaller neighbour uncolored */\n"
   "if (color(v) == 0) for (int64_t base = 0;; base += 256) {\n"
   "  /* the window's four words in registers, each neighbour's bit ORed\n"
   "   * in without a branch on its word (an array in memory made a chain\n"
@@ -1043,7 +1045,9 @@ static const sk_kbody k_col_assign = {
   "  uint64_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;\n"
   "  for (int64_t k = b; k < e; k++) {\n"
   "    int64_t u = colidx(k);\n"
-  "    uint64_t c = (uint64_t)((int64_t)color(u) - 1 - base);\n"
+  "    const int32_t cu = color(u);\n"
+  "    uint64_t c = (uint64_t)((int64_t)cu - 1 - base);\n"
+  "    open |= (cu == 0) & (u < v);\n"
   "    if (c < 256 && u != v) {\n"
   "      const uint64_t bit = (uint64_t)1 << (c & 63), w = c >> 6;\n"
   "      m0 |= w == 0 ? bit : 0;\n"
@@ -1067,29 +1071,30 @@ static const sk_kbody k_col_assign = {
   "    if (!(x & 0x3u)) { j += 2; x >>= 2; }\n"
   "    if (!(x & 0x1u)) j += 1;\n"
   "    color(v) = (int32_t)(base + 64 * w + j + 1);\n"
+  "    /* a conflict needs both ends to have seen each other uncolored:\n"
+  "     * only such vertices are checked (k_col_fix) */\n"
+  "    if (open) sus(atomic_fetch_add(&scnt(0), (int64_t)1)) = (int32_t)v;\n"
   "    break;\n"
   "  }\n"
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
 
 static const char *const sig_col_fix[] = {
-  "range" G3 R1("color", "int32") R1("work", "int32") R1("next", "int32")
-  R1("cnt", "int64") " skip=int64", NULL};
+  "range" G3 R1("color", "int32") R1("sus", "int32") R1("next", "int32")
+  R1("cnt", "int64"), NULL};
 static const sk_kbody k_col_fix = {
   "graph.color_conflicts",
-  "int64_t v = work(i);\n"
+  "int64_t v = sus(i);\n"
   "int32_t cv = color(v);\n"
-  "/* colored before this list (skip > 0: degree >= skip): no conflict */\n"
-  "if (skip <= 0 || rowptr(v + 1) - rowptr(v) < skip)\n"
-  "  for (int64_t k = rowptr(v); k < rowptr(v + 1); k++) {\n"
-  "    int64_t u = colidx(k);\n"
-  "    if (u >= v) break;   /* rows are sorted: only smaller ids count */\n"
-  "    if (color(u) == cv) {\n"
-  "      color(v) = 0;\n"
-  "      next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "      break;\n"
-  "    }\n"
-  "  }",
+  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++) {\n"
+  "  int64_t u = colidx(k);\n"
+  "  if (u >= v) break;   /* rows are sorted: only smaller ids count */\n"
+  "  if (color(u) == cv) {\n"
+  "    color(v) = 0;\n"
+  "    next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "    break;\n"
+  "  }\n"
+  "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
 
 static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
@@ -1448,22 +1453,27 @@ static int color_out(sk_view *col, int64_t n, int64_t rounds, sk_kvalue *out, ch
 }
 
 /* rounds of VB from the worklist 'list' (wn vertices; the conflicts of a
- * round go to s1, then s2, s1, ...) until no conflict is left; skip > 0:
- * the vertices of degree >= skip in the list are colored already (see
- * k_col_fix) */
+ * round go to s1, then s2, s1, ...) until no conflict is left; the
+ * vertices to check for conflicts go to 'sus' */
 static int color_vb_rounds(const sk_graph *g, const sk_view *col, const sk_view *list,
-                           const sk_view *s1, const sk_view *s2, const sk_view *cnt,
-                           int64_t wn, int64_t skip, int64_t chunk, int64_t *rounds,
-                           char *err, size_t errlen) {
+                           const sk_view *s1, const sk_view *s2, const sk_view *sus,
+                           const sk_view *cnt, const sk_view *scnt, int64_t wn,
+                           int64_t chunk, int64_t *rounds, char *err, size_t errlen) {
   const sk_view *buf[2] = {s1, s2}, *cur = list;
-  for (int b = 0; wn > 0; b ^= 1, skip = 0) {
+  for (int b = 0; wn > 0; b ^= 1) {
+    int64_t ns = 0;
     sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
                   sk_arg_view("color", col), sk_arg_view("work", cur),
-                  sk_arg_view("next", buf[b]), sk_arg_view("cnt", cnt),
-                  sk_arg_i64("skip", skip)};
-    if (degree_range_chunk(&k_col_assign, wn, chunk, a, 4, NULL, err, errlen) < 0 ||
+                  sk_arg_view("sus", sus), sk_arg_view("scnt", scnt)};
+    sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("color", col), sk_arg_view("sus", sus),
+                  sk_arg_view("next", buf[b]), sk_arg_view("cnt", cnt)};
+    if (sk_g_set0(scnt, 0, err, errlen) < 0 ||
+        degree_range_chunk(&k_col_assign, wn, chunk, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(scnt, 0, &ns, err, errlen) < 0 ||
         sk_g_set0(cnt, 0, err, errlen) < 0 ||
-        degree_range_chunk(&k_col_fix, wn, chunk, a, NELEM(a), NULL, err, errlen) < 0 ||
+        (ns > 0 &&
+         degree_range_chunk(&k_col_fix, ns, chunk, f, NELEM(f), NULL, err, errlen) < 0) ||
         sk_sp_get_i64(cnt, 0, &wn, err, errlen) < 0)
       return -1;
     cur = buf[b];
@@ -1482,8 +1492,8 @@ static int color_vb(const sk_graph *g, int largest_first, const sk_view *col,
                     int64_t *rounds, char *err, size_t errlen) {
   int64_t n = g->nv;
   int space = g->rowptr->space, rc = -1;
-  sk_view work, next, redo, cnt, hcnt;
-  sk_view *all[] = {&work, &next, &redo, &cnt, &hcnt};
+  sk_view work, next, redo, sus, cnt, scnt, hcnt;
+  sk_view *all[] = {&work, &next, &redo, &sus, &cnt, &scnt, &hcnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   *rounds = 0;
   if (n == 0) return 0;
@@ -1492,6 +1502,8 @@ static int color_vb(const sk_graph *g, int largest_first, const sk_view *col,
   if (sk_sp_view(&work, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&next, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&redo, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&sus, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&scnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&hcnt, "degree buckets", SK_I64, 48, space, 1, err, errlen) < 0 ||
       sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
     goto done;
@@ -1512,8 +1524,8 @@ static int color_vb(const sk_graph *g, int largest_first, const sk_view *col,
     sk_view b = work;
     b.data = (int32_t *)work.data + lo;
     b.extent[0] = hi - lo;
-    if (color_vb_rounds(g, col, &b, &next, &redo, &cnt, hi - lo, 0, 8, rounds, err,
-                        errlen) < 0)
+    if (color_vb_rounds(g, col, &b, &next, &redo, &sus, &cnt, &scnt, hi - lo, 8, rounds,
+                        err, errlen) < 0)
       goto done;
     lo = hi;
   }
@@ -1521,8 +1533,8 @@ static int color_vb(const sk_graph *g, int largest_first, const sk_view *col,
     sk_arg a[] = {sk_arg_view("work", &work)};
     if (sk_sp_range(&k_iota, n, a, 1, NULL, err, errlen) < 0) goto done;
   }
-  if (color_vb_rounds(g, col, &work, &next, &redo, &cnt, n, nh > 0 ? t : 0, 256, rounds,
-                      err, errlen) < 0)
+  if (color_vb_rounds(g, col, &work, &next, &redo, &sus, &cnt, &scnt, n, 256, rounds, err,
+                      errlen) < 0)
     goto done;
   rc = 0;
 done:
