@@ -1030,7 +1030,7 @@ done:
  * drive the count up, and they are colored first, by decreasing degree
  * (color_vb), then every other vertex in id order (the already colored
  * ones skipped). On a Kronecker graph of scale 20 that is 185-192
- * colors, against 240-248 in id order. */
+ * colors, against 239-248 in id order. */
 static const char *const sig_col_assign[] = {
   "range" G3 R1("color", "int32") R1("work", "int32") R1("sus", "int32")
   R1("scnt", "int64"), NULL};
