@@ -73,6 +73,23 @@ do
   local s3, d3, w3 = random_edges(60, 150, true)
   case("weighted directed", graph.from_edges(60, s3, d3, {weights = w3, directed = true}))
   case("isolated vertices", graph.from_edges(12, {3, 4, 5, 9}, {4, 5, 3, 9}))
+  do
+    -- hubs of degrees 16 * 2^h (h = 0..4), 160 and 180, joined to each
+    -- other and to random leaves, and a sparse random graph of the
+    -- leaves: the hubs of degree >= 64 x the mean degree (2: 128) are
+    -- VB's heavy vertices (colored first, in two log2 buckets)
+    local hs, hd = {}, {}
+    local nv = 1000
+    local deg = {16, 32, 64, 128, 320, 160, 180}
+    for h = 0, #deg - 1 do
+      for j = h + 1, #deg - 1 do hs[#hs + 1], hd[#hd + 1] = h, j end
+      for _ = 1, deg[h + 1] do hs[#hs + 1], hd[#hd + 1] = h, #deg + rint(nv - #deg) end
+    end
+    for _ = 1, 250 do
+      hs[#hs + 1], hd[#hd + 1] = #deg + rint(nv - #deg), #deg + rint(nv - #deg)
+    end
+    case("hubs and leaves", graph.from_edges(nv, hs, hd))
+  end
   case("no edges", graph.from_edges(5, {}, {}))
   case("empty", graph.from_edges(0, {}, {}))
 end
@@ -185,9 +202,10 @@ describe("speck.graph algorithms against NetworkX", function()
         assert.equal(total, only)
         assert.is_nil(none)
       end)
-      for _, alg in ipairs{"vb", "eb"} do
+      for _, alg in ipairs{"vb", "vb natural", "eb"} do
         it("distance-1 coloring (" .. alg .. ") is valid: " .. c.name, function()
-          local colors, ncolors = graph.color(g, {algorithm = alg})
+          local colors, ncolors = graph.color(g, {algorithm = alg:match("^%a+"),
+                                                  order = alg:match(" (%a+)$")})
           local _, rp, ci = arcs(g)
           local ct, maxc = colors:totable(), 0
           for u = 0, g:num_vertices() - 1 do
@@ -315,6 +333,44 @@ describe("speck.graph algorithms against NetworkX", function()
     assert.equal(nfound, found(0))
     assert.equal(nfound - 1, tree(0))
     assert.equal(nexam, exam(0))
+  end)
+
+  it("VB colors the vertices of high degree first, by decreasing degree", function()
+    -- four hubs at the top ids (degrees 1280, 700, 640, 320: >= 64 x the
+    -- mean degree) joined to each other and to random leaves, and a
+    -- path through the leaves; by id they would come last
+    local nv, deg = 3000, {320, 640, 700, 1280}
+    local s, d = {}, {}
+    for h = 1, 4 do
+      local hub = nv - h
+      for j = h + 1, 4 do s[#s + 1], d[#d + 1] = hub, nv - j end
+      for _ = 1, deg[h] do s[#s + 1], d[#d + 1] = hub, rint(nv - 4) end
+    end
+    for v = 0, nv - 6 do s[#s + 1], d[#d + 1] = v, v + 1 end
+    local g = graph.from_edges(nv, s, d)
+    local _, rp, ci = arcs(g)
+    for _, order in ipairs{"largest_first", "natural"} do
+      local colors, ncolors = graph.color(g, {order = order})
+      local ct = colors:totable()
+      for u = 0, nv - 1 do
+        for k = rp[u + 1], rp[u + 2] - 1 do
+          local v = ci[k + 1]
+          if v ~= u then assert.is_true(ct[u + 1] ~= ct[v + 1]) end
+        end
+      end
+      if order == "largest_first" then
+        -- 1280 first, then 700 and 640 (one bucket of log2), then 320
+        assert.equal(1, ct[nv - 4 + 1])
+        assert.same({2, 3}, {math.min(ct[nv - 3 + 1], ct[nv - 2 + 1]),
+                             math.max(ct[nv - 3 + 1], ct[nv - 2 + 1])})
+        assert.equal(4, ct[nv - 1 + 1])
+        assert.is_true(ncolors <= 6)
+      end
+    end
+    assert.equal("speck.graph.color: order must be \"largest_first\" or \"natural\", got random",
+                 err_of(graph.color, g, {order = "random"}))
+    assert.equal("speck.graph.color: order is an option of algorithm \"vb\", not \"eb\"",
+                 err_of(graph.color, g, {algorithm = "eb", order = "natural"}))
   end)
 
   it("PageRank of a directed graph with a dangling vertex (NetworkX's values)", function()

@@ -441,15 +441,24 @@ function graph.triangles(g, opts)
 end
 
 -- colors (int32 view, 1..ncolors), ncolors: a distance-1 coloring,
--- vertex-based ("vb", default) or edge-based ("eb": a thread per arc)
+-- vertex-based ("vb", default) or edge-based ("eb": a thread per arc);
+-- VB's order: "largest_first" (default: the vertices of high degree first,
+-- by decreasing degree, then the rest by id; fewer colors on skewed
+-- graphs) or "natural" (by id)
 function graph.color(g, opts)
   local f = "color"
   check_graph(f, g)
-  opts = check_opts(f, opts, {"algorithm"})
+  opts = check_opts(f, opts, {"algorithm", "order"})
   if opts.algorithm ~= nil and opts.algorithm ~= "vb" and opts.algorithm ~= "eb" then
     fail(f, "algorithm must be \"vb\" or \"eb\", got %s", tostring(opts.algorithm))
   end
-  local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm}, g))
+  if opts.order ~= nil and opts.order ~= "largest_first" and opts.order ~= "natural" then
+    fail(f, "order must be \"largest_first\" or \"natural\", got %s", tostring(opts.order))
+  end
+  if opts.order ~= nil and opts.algorithm == "eb" then
+    fail(f, "order is an option of algorithm \"vb\", not \"eb\"")
+  end
+  local _, outs = call(f, "graph.color", gargs({algorithm = opts.algorithm, order = opts.order}, g))
   return outs.colors, math.tointeger(outs.ncolors)
 end
 

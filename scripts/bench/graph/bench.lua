@@ -5,7 +5,8 @@
 -- times, after one untimed warm-up call each: BFS (mean over 16 sources of
 -- the largest component, GTEPS = edges of the reached component / time),
 -- connected components (Afforest), PageRank (20 iterations), triangle
--- counting (the total) and distance-1 coloring (VB, then EB). With EDGEFILE the
+-- counting (the total) and distance-1 coloring (VB largest first, VB in id
+-- order: record color_natural, then EB). With EDGEFILE the
 -- graph is also written there (SNAP) for the NetworkX peer, with the
 -- sources. Records: "R<TAB>op<TAB>speck<TAB>seconds<TAB>extra".
 -- On a GPU the same BFS and components also run out of core (seed 003
@@ -103,6 +104,8 @@ record("triangles", t, ntri .. " triangles")
 local ncol
 t, _, ncol = timed(function() return graph.color(g) end)
 record("color", t, ncol .. " colors")
+t, _, ncol = timed(function() return graph.color(g, {order = "natural"}) end)
+record("color_natural", t, ncol .. " colors")
 t, _, ncol = timed(function() return graph.color(g, {algorithm = "eb"}) end)
 record("color_eb", t, ncol .. " colors")
 
