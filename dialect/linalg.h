@@ -466,6 +466,15 @@ typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
 #define SK__SG_ST1(W, p, al, acc, be, t) \
   for (int l_ = 0; l_ < W; l_++) (p)[l_] = (al) * acc[l_] + (be) * t[l_];
 #endif
+/* a hint to load the 'bytes' from p into the cache (gcc, clang; nothing
+ * elsewhere): the fast path asks for the operands two matrices ahead */
+#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
+#define SK__SG_PF(p, bytes)                                                     \
+  for (sk_i64 sk__k = 0; sk__k < (bytes); sk__k += 64)                          \
+    __builtin_prefetch((const char *)(p) + sk__k, 0, 3);
+#else
+#define SK__SG_PF(p, bytes) (void)(p);
+#endif
 #define SK__SG_DECL(r, q, W) SK__SG_ZERO(W, sk__acc##r##_##q)
 #define SK__SG_DECLR(r, W, NC) SK__SG_Q##NC(SK__SG_DECL, W, r)
 #define SK__SG_LDB(r, q, W) SK__SG_LD(W, sk__b##q, sk__bp + SK__SG_OFF(q, W))
