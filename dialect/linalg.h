@@ -416,6 +416,99 @@ float fmaf(float, float, float);
 SK__LA_OPS(double, sk_mat, d)
 SK__LA_OPS(float, sk_matf, f)
 
+/* -- batched.gemm's small square kernels (host) -----------------------------
+ * SK__SG(N, W, NC, RB, a, b, c, al, be): c = al a b, or al a b + be c when
+ * be != 0, for one N x N float64 matrix, a b c row major and contiguous
+ * (double pointers), N a constant. Each element is the fma chain over p
+ * from 0 then al * s (+ be * c), as serial_gemm computes it, bit for bit.
+ * Rows of C are taken RB at a time (the last block overlapping its
+ * predecessor), each row in NC chunks of W columns (the last chunk
+ * overlapping too), the block's RB x NC chunks in registers: a vector of
+ * W lanes (AVX-512 builds with gcc) or an array of W (tcc, other hosts;
+ * the launch path runs it on the host only, CUDA merely compiles it). */
+#define SK__SG_R1(X, W, NC) X(0, W, NC)
+#define SK__SG_R2(X, W, NC) SK__SG_R1(X, W, NC) X(1, W, NC)
+#define SK__SG_R3(X, W, NC) SK__SG_R2(X, W, NC) X(2, W, NC)
+#define SK__SG_R4(X, W, NC) SK__SG_R3(X, W, NC) X(3, W, NC)
+#define SK__SG_R5(X, W, NC) SK__SG_R4(X, W, NC) X(4, W, NC)
+#define SK__SG_R6(X, W, NC) SK__SG_R5(X, W, NC) X(5, W, NC)
+#define SK__SG_R7(X, W, NC) SK__SG_R6(X, W, NC) X(6, W, NC)
+#define SK__SG_R8(X, W, NC) SK__SG_R7(X, W, NC) X(7, W, NC)
+#define SK__SG_Q1(X, W, r) X(r, 0, W)
+#define SK__SG_Q2(X, W, r) X(r, 0, W) X(r, 1, W)
+/* chunk q's first column */
+#define SK__SG_OFF(q, W) ((q) < SK__NC - 1 ? (q) * (W) : SK__N - (W))
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && defined(__AVX512F__)
+typedef double sk__v8 __attribute__((vector_size(64)));
+typedef double sk__v4 __attribute__((vector_size(32)));
+typedef double sk__v2 __attribute__((vector_size(16)));
+typedef double sk__v8u __attribute__((vector_size(64), aligned(8), may_alias));
+typedef double sk__v4u __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
+#define SK__SG_BC8(s) ((sk__v8){s, s, s, s, s, s, s, s})
+#define SK__SG_BC4(s) ((sk__v4){s, s, s, s})
+#define SK__SG_BC2(s) ((sk__v2){s, s})
+#define SK__SG_FMA8(a, b, c) __builtin_ia32_vfmaddpd512_mask(a, b, c, (unsigned char)-1, 4)
+#define SK__SG_FMA4(a, b, c) __builtin_ia32_vfmaddpd256(a, b, c)
+#define SK__SG_FMA2(a, b, c) __builtin_ia32_vfmaddpd(a, b, c)
+#define SK__SG_ZERO(W, x) sk__v##W x = SK__SG_BC##W(0.0);
+#define SK__SG_LD(W, x, p) const sk__v##W x = *(const sk__v##W##u *)(p);
+#define SK__SG_FMAS(W, acc, s, x) acc = SK__SG_FMA##W(SK__SG_BC##W(s), x, acc);
+#define SK__SG_ST0(W, p, al, acc) *(sk__v##W##u *)(p) = SK__SG_BC##W(al) * (acc);
+#define SK__SG_ST1(W, p, al, acc, be, t) \
+  *(sk__v##W##u *)(p) = SK__SG_BC##W(al) * (acc) + SK__SG_BC##W(be) * (t);
+#else
+#define SK__SG_ZERO(W, x) double x[W]; for (int l_ = 0; l_ < W; l_++) x[l_] = 0;
+#define SK__SG_LD(W, x, p) double x[W]; for (int l_ = 0; l_ < W; l_++) x[l_] = (p)[l_];
+#define SK__SG_FMAS(W, acc, s, x) \
+  for (int l_ = 0; l_ < W; l_++) acc[l_] = sk_fma(s, x[l_], acc[l_]);
+#define SK__SG_ST0(W, p, al, acc) for (int l_ = 0; l_ < W; l_++) (p)[l_] = (al) * acc[l_];
+#define SK__SG_ST1(W, p, al, acc, be, t) \
+  for (int l_ = 0; l_ < W; l_++) (p)[l_] = (al) * acc[l_] + (be) * t[l_];
+#endif
+/* a hint to load the 'bytes' from p into the cache (gcc, clang; nothing
+ * elsewhere): the fast path asks for the operands two matrices ahead */
+#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
+#define SK__SG_PF(p, bytes)                                                     \
+  for (sk_i64 sk__k = 0; sk__k < (bytes); sk__k += 64)                          \
+    __builtin_prefetch((const char *)(p) + sk__k, 0, 3);
+#else
+#define SK__SG_PF(p, bytes) (void)(p);
+#endif
+#define SK__SG_DECL(r, q, W) SK__SG_ZERO(W, sk__acc##r##_##q)
+#define SK__SG_DECLR(r, W, NC) SK__SG_Q##NC(SK__SG_DECL, W, r)
+#define SK__SG_LDB(r, q, W) SK__SG_LD(W, sk__b##q, sk__bp + SK__SG_OFF(q, W))
+#define SK__SG_FMQ(r, q, W) SK__SG_FMAS(W, sk__acc##r##_##q, sk__ap, sk__b##q)
+#define SK__SG_ROW(r, W, NC) \
+  { const double sk__ap = sk__a[(sk__r0 + r) * SK__N + sk__p]; SK__SG_Q##NC(SK__SG_FMQ, W, r) }
+#define SK__SG_S0(r, q, W) SK__SG_ST0(W, sk__cr + SK__SG_OFF(q, W), sk__al, sk__acc##r##_##q)
+#define SK__SG_LC(r, q, W) SK__SG_LD(W, sk__t##q, sk__cr + SK__SG_OFF(q, W))
+#define SK__SG_S1(r, q, W) \
+  SK__SG_ST1(W, sk__cr + SK__SG_OFF(q, W), sk__al, sk__acc##r##_##q, sk__be, sk__t##q)
+/* row r of the block: stored unless an earlier block stored it (beta != 0
+ * reads C, so an overlapping row must not be written twice) */
+#define SK__SG_STR(r, W, NC) \
+  if (sk__r0 + r >= sk__rb * sk__RB) {                                          \
+    double *sk__cr = sk__c + (sk__r0 + r) * SK__N;                              \
+    if (sk__be == 0) { SK__SG_Q##NC(SK__SG_S0, W, r) }                          \
+    else { SK__SG_Q##NC(SK__SG_LC, W, r) SK__SG_Q##NC(SK__SG_S1, W, r) }        \
+  }
+#define SK__SG(N, W, NC, RB, a, b, c, al, be) do {                             \
+  enum { SK__N = N, SK__NC = NC, sk__RB = RB };                                 \
+  const double *const sk__a = (a), *const sk__b = (b);                         \
+  double *const sk__c = (c);                                                    \
+  const double sk__al = (al), sk__be = (be);                                    \
+  for (int sk__rb = 0; sk__rb < (N + RB - 1) / RB; sk__rb++) {                  \
+    const int sk__r0 = sk__rb < (N + RB - 1) / RB - 1 ? sk__rb * RB : N - RB;   \
+    SK__SG_R##RB(SK__SG_DECLR, W, NC)                                           \
+    for (int sk__p = 0; sk__p < N; sk__p++) {                                   \
+      const double *const sk__bp = sk__b + sk__p * N;                           \
+      SK__SG_Q##NC(SK__SG_LDB, W, 0)                                            \
+      SK__SG_R##RB(SK__SG_ROW, W, NC)                                           \
+    }                                                                           \
+    SK__SG_R##RB(SK__SG_STR, W, NC)                                             \
+  } } while (0)
+
 /* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4
  * view (batched.pack: (groups, rows, cols, width), entry b in lane b %
  * width of group b / width), the group's and the lane's offsets. */

@@ -267,6 +267,43 @@ for _, dt in ipairs(FLOATS) do
   end
 end
 
+-- batched gemm, the host's float64 fast path (square 2..16, mode auto =
+-- serial; kernels/batched/batched.c, dialect/linalg.h SK__SG): every size
+-- it unrolls (batch 17: a work item's 16 and one more), beta 0 over NaN and
+-- beta 0.5; then 3x3, 9x9, 15x15 in layouts right and left and a strided
+-- subview (batch 17 of a 20-matrix view, rows and columns offset), every
+-- trans pair; batches 0 and 1; sizes 1 and 17 beside it (the general kernel)
+local function fast_case(dt, lay, nb, n, ta, tb, beta, sub)
+  local function operand(label, f)
+    if not sub then return make(label, dt, {nb, n, n}, lay, f) end
+    local big = make(label .. "big", dt, {nb + 3, n + 2, n + 3}, lay, f)
+    return speck.subview(big, {1, nb + 1}, {2, n + 2}, {1, n + 1})
+  end
+  local A, B = operand("A"), operand("B")
+  local C = operand("C", beta == 0 and function() return 0 / 0 end or nil)
+  local fa, fb, fc = save(A), save(B), save(C)
+  batched.gemm(ta, tb, 1.5, A, B, beta, C)
+  local out = ("o%d.npy"):format(#jobs)
+  job(("gemm %s %s %s 1.5 %s %s %s %s"):format(out, ta, tb, beta, fa, fb, fc))
+  expect(("batched gemm (fast path) %s%s %s %s%s %dx%d beta=%s"):format(ta, tb, dt, lay,
+         sub and " subview" or "", nb, n, beta), C, out, dt)
+end
+for n = 2, 16 do
+  for _, beta in ipairs({0.0, 0.5}) do fast_case("float64", "right", 17, n, "N", "N", beta) end
+end
+for _, n in ipairs({3, 9, 15}) do
+  for _, lay in ipairs({"right", "left", "sub"}) do
+    for _, tt in ipairs({{"N", "N"}, {"N", "T"}, {"T", "N"}, {"T", "C"}}) do
+      for _, beta in ipairs({0.0, 0.5}) do
+        fast_case("float64", lay == "sub" and "right" or lay, 17, n, tt[1], tt[2], beta, lay == "sub")
+      end
+    end
+  end
+end
+for _, c in ipairs({{0, 5}, {1, 5}, {1, 16}, {17, 1}, {17, 17}}) do
+  for _, lay in ipairs(LAYOUTS) do fast_case("float64", lay, c[1], c[2], "N", "T", 0.5) end
+end
+
 -- batched: every operation at every level, batches 0, 1, 10,000 (3x3) and 40 of 17x17
 local MODES = {"serial", "team", "teamvector"}
 local BATCHES = {{0, 3}, {1, 5}, {10000, 3}, {40, 17}}
@@ -454,6 +491,23 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
       x += team_gesv(team, a, &P(l, 0), 1, a) + teamvector_gesv(team, f, &P(l, 0), 1, f);
       if (team.team_rank == 0) P(l, 0) = x;]], {target = "cuda"})
     assert.is_not_nil(k)
+  end)
+
+  it("the host's float64 gemm fast path matches the packed kernel bit for bit, n = 2 .. 16", function()
+    for n = 2, 16 do
+      for _, beta in ipairs({0.0, 0.5}) do
+        local A, B = make("A", "float64", {21, n, n}), make("B", "float64", {21, n, n})
+        local C = make("C", "float64", {21, n, n})
+        local Ap, Bp, Cp = batched.pack(A), batched.pack(B), batched.pack(C)
+        batched.gemm("N", "N", 1.5, A, B, beta, C)
+        batched.gemm("N", "N", 1.5, Ap, Bp, beta, Cp)
+        local U = speck.View("U", "float64", {21, n, n})
+        batched.unpack(Cp, U)
+        local diff = speck.parallel_reduce("fast_bits", speck.MDRangePolicy({0, 0, 0}, {21, n, n}),
+          {u = U, c = C}, "if (u(i, j, k) != c(i, j, k)) acc += 1;")
+        assert.are.equal(0, diff, ("n = %d, beta = %s"):format(n, beta))
+      end
+    end
   end)
 
   it("packed views (batched.pack) give the unpacked results bit for bit, every operation", function()

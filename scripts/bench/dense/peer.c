@@ -3,10 +3,13 @@
  *   naive     a gcc -O3 -march=native triple loop, OpenMP over the batch
  *   openblas  cblas_dgemm per matrix (OpenBLAS with one thread), OpenMP over the batch
  *   libxsmm   a LIBXSMM JIT kernel per matrix, OpenMP over the batch
- * and one large C = A B by OpenBLAS (all threads).
+ * and one large C = A B by OpenBLAS (all threads); and the memory-bandwidth
+ * yardstick, a STREAM triad a[i] = b[i] + s c[i] (OpenMP, static schedule,
+ * first touch by the same threads) over three arrays of N doubles.
  *
  *   peer batched N BATCH REPS   -> "R\t<impl>\t<n>\t<seconds per run>\t<checksum>" lines
  *   peer large N REPS
+ *   peer triad N REPS           -> "T\t<bytes moved (24 N, as STREAM counts)>\t<seconds>" lines
  */
 #include <cblas.h>
 #include <libxsmm.h>
@@ -63,7 +66,36 @@ static void xsmm(int n, long nb, const double *A, const double *B, double *C) {
   for (long b = 0; b < nb; b++) xk(B + b * n * n, A + b * n * n, C + b * n * n);
 }
 
+/* the triad, REPS timed passes after one untimed */
+static int triad(long n, int reps) {
+  double *a = malloc(8 * n), *b = malloc(8 * n), *c = malloc(8 * n);
+  if (!a || !b || !c) {
+    fprintf(stderr, "peer triad: out of memory\n");
+    return 1;
+  }
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; i++) {
+    a[i] = 0;
+    b[i] = (double)i;
+    c[i] = 1;
+  }
+  for (int r = 0; r <= reps; r++) {
+    double t = now();
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
+    t = now() - t;
+    if (r) printf("T\t%ld\t%.6f\n", 24 * n, t);
+  }
+  fflush(stdout);
+  int bad = a[n - 1] != (double)(n - 1) + 3.0;
+  free(a);
+  free(b);
+  free(c);
+  return bad;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "triad") == 0) return triad(atol(argv[2]), atoi(argv[3]));
   if (argc < 4 && !(argc == 4 && strcmp(argv[1], "large") == 0)) {
     fprintf(stderr, "usage: peer batched N BATCH REPS | peer large N REPS\n");
     return 2;
