@@ -494,6 +494,7 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
   end)
 
   it("the host's float64 gemm fast path matches the packed kernel bit for bit, n = 2 .. 16", function()
+    if not ON_HOST then return pending("host only: the fast path and packed views are the host's") end
     for n = 2, 16 do
       for _, beta in ipairs({0.0, 0.5}) do
         local A, B = make("A", "float64", {21, n, n}), make("B", "float64", {21, n, n})
