@@ -74,9 +74,8 @@ typedef struct sk_gstate {
   int active;                    /* tasks queued or running */
   int abort;                     /* 1: an error stopped the workers */
   int err, err_functor, err_other;
-  int nworkers;                  /* lanes that started */
   long long err_arg;
-  long long ran, completed, spawned, respawns, steals, in_use;
+  long long completed, spawned, respawns, steals, in_use;
   long long failures;             /* a MemoryPool's, in ordinary kernels */
   int nf;
   int tbytes[SK_GT_NF];          /* header + fields */
@@ -104,7 +103,7 @@ typedef struct sk__gt_lane {
   sk_gtask *resp_dep;
   int resp, resp_prio, home, leader;
   unsigned rng;
-  long long ran, completed, spawned, respawns, steals, in_use;
+  long long completed, spawned, respawns, steals, in_use;
 } sk__gt_lane;
 
 typedef struct sk_task_env {
@@ -635,7 +634,6 @@ SK__GTN void sk__gt_after(sk__gt_lane *L, sk_gtask *t, sk_gtask *const *old) {
   sk_gstate *g = L->g;
   int f = t->functor, nfut = g->nfut[f];
   char *fd = sk__gt_fields(t);
-  L->ran++;
   if (sk__gt_failed(L)) return;
   /* every when_all this body made takes references to its deps before
    * the body's own references go */
@@ -704,7 +702,7 @@ SK_DEV void sk__gt_worker(sk_gstate *g) {
   L.cur = L.temps = L.resp_dep = 0;
   L.resp = L.resp_prio = 0;
   L.leader = 1;
-  L.ran = L.completed = L.spawned = L.respawns = L.steals = L.in_use = 0;
+  L.completed = L.spawned = L.respawns = L.steals = L.in_use = 0;
   const unsigned long long gl = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   L.home = (int)((gl * 0x9e3779b1u) >> 7) & (SK_GT_NQ - 1);
   L.rng = (unsigned)(gl * 2654435761u) | 1u;
@@ -719,7 +717,6 @@ SK_DEV void sk__gt_worker(sk_gstate *g) {
   team.team_size = 32;
   team.mask = SK__GT_FULL;
   team.shared = &sk__gt_shared[wib][0];
-  if (lane == 0) atomicAdd(&g->nworkers, 32);
   unsigned idle = 0;
   for (;;) {
     sk_gtask *t = sk__gt_pop(&L);
@@ -744,7 +741,6 @@ SK_DEV void sk__gt_worker(sk_gstate *g) {
       __nanosleep(idle < 64 ? 32 * idle : 2048);
     }
   }
-  atomicAdd((unsigned long long *)&g->ran, (unsigned long long)L.ran);
   atomicAdd((unsigned long long *)&g->completed, (unsigned long long)L.completed);
   atomicAdd((unsigned long long *)&g->spawned, (unsigned long long)L.spawned);
   atomicAdd((unsigned long long *)&g->respawns, (unsigned long long)L.respawns);

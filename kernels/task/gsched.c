@@ -197,6 +197,9 @@ int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
            (int64_t)(nview * sizeof(sk_varg)), err, errlen) < 0)
       return -1;
   }
+  /* the tables part of the head (the device keeps the rest) */
+  const int64_t t0 = (int64_t)offsetof(sk_gstate, nf);
+  if (up(g, t0, (const char *)st + t0, (int64_t)sizeof *st - t0, err, errlen) < 0) return -1;
   /* compile now, so a body that does not compile fails at compile time:
    * one warp that does nothing */
   char msg[4096];
@@ -306,19 +309,19 @@ static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, in
     break;
   case SK_GT_PRIO_SPAWN:
   case SK_GT_PRIO_RESPAWN:
-    snprintf(err, errlen, "%s in '%s': priority %lld is not TASK_HIGH, TASK_REGULAR "
-             "or TASK_LOW", d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn",
-             cur, (long long)d->err_arg);
+    snprintf(err, errlen, SK_TASK_MSG_PRIO,
+             d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn", cur,
+             (long long)d->err_arg);
     break;
   case SK_GT_SELF:
-    snprintf(err, errlen, "task_respawn in '%s': a task cannot depend on itself", cur);
+    snprintf(err, errlen, SK_TASK_MSG_SELF, cur);
     break;
   case SK_GT_NULL_GET:
-    snprintf(err, errlen, "future_get in '%s': the future is null", cur);
+    snprintf(err, errlen, SK_TASK_MSG_NULL, "future_get", cur);
     break;
   case SK_GT_UNREADY:
-    snprintf(err, errlen, "future_get in '%s': the task '%s' has not completed (make "
-             "it a dependence with task_respawn first)", cur, label(fx, nf, d->err_other));
+    snprintf(err, errlen, SK_TASK_MSG_UNREADY, "future_get", cur,
+             label(fx, nf, d->err_other));
     break;
   case SK_GT_FREE:
     snprintf(err, errlen, "pool_free in '%s': the pointer is not a block of the "
@@ -336,19 +339,8 @@ int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
   if (queued == 0 && g->pending == 0) return 0;
   sk_gstate d;
   if (down(g, &d, 0, (int64_t)sizeof d, err, errlen) < 0) return -1;
-  /* the device's pool and queues, the host's tables and new tasks */
-  memcpy(d.tbytes, g->st.tbytes, sizeof d.tbytes);
-  memcpy(d.fsize, g->st.fsize, sizeof d.fsize);
-  memcpy(d.nfut, g->st.nfut, sizeof d.nfut);
-  memcpy(d.nview, g->st.nview, sizeof d.nview);
-  memcpy(d.futoff, g->st.futoff, sizeof d.futoff);
-  memcpy(d.viewoff, g->st.viewoff, sizeof d.viewoff);
-  d.nf = g->st.nf;
-  d.base = g->st.base;
-  d.pool_lo = g->st.pool_lo;
-  d.pool_hi = g->st.pool_hi;
-  d.sbcls = g->st.sbcls;
-  d.vdef = g->st.vdef;
+  /* the device's head (pool, queues, the tables sent at compile) and the
+   * host's new tasks */
   for (int p = 0; p < 3; p++)
     for (int q = 0; q < SK_GT_NQ && q < g->nready[p]; q++) {
       /* the queues are empty after a wait: the chain is the stack */
@@ -361,8 +353,7 @@ int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
   d.nlow = (int)g->nready[2];
   d.abort = 0;
   d.err = 0;
-  d.nworkers = 0;
-  d.ran = d.completed = d.spawned = d.respawns = d.steals = 0;
+  d.completed = d.spawned = d.respawns = d.steals = 0;
   int64_t in_use0 = d.in_use;
   d.in_use = 0;
   if (up(g, g->host_lo, g->stage, g->dirty_hi - g->host_lo, err, errlen) < 0 ||
@@ -386,6 +377,7 @@ int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
   d.in_use += in_use0;
   g->in_use = d.in_use;
   g->high = (int64_t)(d.bump - (unsigned long long)g->pool_lo);
+  if (g->high > g->pool_hi - g->pool_lo) g->high = g->pool_hi - g->pool_lo;
   g->pending += queued + d.spawned - d.completed;
   /* the host's new tasks are counted by 'queued' only once they started:
    * 'pending' is the count of tasks not completed */

@@ -650,8 +650,7 @@ static sk_task *api_spawn(sk_tworker *w, int f, const void *fields, int prio,
   sk_sched *s = w->s;
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return NULL;
   if (prio < 0 || prio > 3) {
-    fail(s, "task_spawn in '%s': priority %d is not TASK_HIGH, TASK_REGULAR "
-         "or TASK_LOW", label_of(s, w->cur), prio);
+    fail(s, SK_TASK_MSG_PRIO, "task_spawn", label_of(s, w->cur), (long long)prio);
     return NULL;
   }
   prio = prio ? prio - 1 : SK_PRIO_REGULAR;   /* the dialect's codes; 0: none */
@@ -699,13 +698,11 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
 static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
   sk_sched *s = w->s;
   if (dep == w->cur) {
-    fail(s, "task_respawn in '%s': a task cannot depend on itself",
-         label_of(s, w->cur));
+    fail(s, SK_TASK_MSG_SELF, label_of(s, w->cur));
     return;
   }
   if (prio < 0 || prio > 3) {
-    fail(s, "task_respawn in '%s': priority %d is not TASK_HIGH, "
-         "TASK_REGULAR or TASK_LOW", label_of(s, w->cur), prio);
+    fail(s, SK_TASK_MSG_PRIO, "task_respawn", label_of(s, w->cur), (long long)prio);
     return;
   }
   w->resp = 1;
@@ -716,14 +713,12 @@ static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
 static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) {
   sk_sched *s = w->s;
   if (!f) {
-    fail(s, "%s in '%s': the future is null", what, label_of(s, w->cur));
+    fail(s, SK_TASK_MSG_NULL, what, label_of(s, w->cur));
     return NULL;
   }
   if (f->functor < 0) activate(w, s, f);
   if (atomic_load_explicit(&f->waiters, memory_order_acquire) != COMPLETE) {
-    fail(s, "%s in '%s': the task '%s' has not completed (make it a "
-         "dependence with task_respawn first)", what, label_of(s, w->cur),
-         label_of(s, f));
+    fail(s, SK_TASK_MSG_UNREADY, what, label_of(s, w->cur), label_of(s, f));
     return NULL;
   }
   return f;
