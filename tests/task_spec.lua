@@ -505,6 +505,23 @@ describe("speck.task bad input", function()
       local h = speck.View("h", "float64", 4, {space = "host"})
       assert.matches("field 'x': view 'h' is not a plain view in memory the scheduler's tasks reach (host)",
                      err_of(s.functor, s, "hv", {x = h}, nil, ""), 1, true)
+      -- tasks spawned from the host live in their own region (a quarter of
+      -- the memory, 1 MiB at least) while their futures do
+      local small, fib = fib_sched{memory = 256 * 1024}
+      local keep, err = {}
+      for i = 1, 20000 do
+        local ok, f = pcall(small.spawn, small, fib, {n = 1})
+        if not ok then err = tostring(f) break end
+        keep[i] = f
+      end
+      assert.matches("spawning 'fib': the memory pool's region for tasks spawned from the host (1024 KiB) is full", err, 1, true)
+      small:wait()   -- the tasks that fit run; then their futures go
+      keep = nil
+      collectgarbage()
+      collectgarbage()
+      local f = small:spawn(fib, {n = 10})   -- the region starts over
+      small:wait()
+      assert.are.equal(55, f:get())
     end
   end)
 

@@ -26,6 +26,8 @@
 _Static_assert(sizeof(sk_gtask) == SK_GT_HDR, "a task header is SK_GT_HDR bytes");
 _Static_assert(offsetof(sk_gtask, qnext) == 20, "task_cuda.h pops at byte 20");
 _Static_assert(SK_GPU_SUPERBLOCK == SK_GT_SB, "task.h and task_cuda.h agree");
+/* a task's fields (SK_GT_NK views at most) fit in a block */
+_Static_assert(SK_GT_HDR + SK_GT_NK * sizeof(sk_varg) <= SK_GT_SB, "fields fit a block");
 #define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
 
 struct sk_gsched {
@@ -188,11 +190,6 @@ int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
     }
     st->nfut[f] = nfut;
     st->nview[f] = nview;
-    if (st->tbytes[f] > SK_GT_SB) {
-      snprintf(err, errlen, "functor '%s': %d bytes of fields are more than a GPU "
-               "task holds (%d)", fx[f].label, st->fsize[f], SK_GT_SB - SK_GT_HDR);
-      return -1;
-    }
     if (up(g, g->vdef_at + (int64_t)(f * SK_GT_NK * sizeof(sk_varg)), vdef,
            (int64_t)(nview * sizeof(sk_varg)), err, errlen) < 0)
       return -1;
