@@ -186,6 +186,27 @@ describe("speck.graph algorithms against NetworkX", function()
         assert.is_true(iters >= 1 and iters <= 1000)
       end
     end)
+    it("PageRank in float32 within 1e-6: " .. c.name, function()
+      local r = oracle(c)
+      if not r then return end
+      -- float32 ranks hold about 7 digits, so sum |x' - x| stays near
+      -- 1e-7 at best: 150 iterations without a tolerance (0.85^150 =
+      -- 2.6e-11), then the default tol (1e-6: N * 1e-6) must be met
+      local rank, iters = graph.pagerank(g, {tol = 1e-300, maxiter = 150, dtype = "float32"})
+      assert.equal("float32", rank:dtype())
+      assert.equal(#r.pr > 0 and 150 or 0, iters)
+      local _, iters6 = graph.pagerank(g, {maxiter = 1000, dtype = "float32"})
+      local t, sum = rank:totable(), 0
+      assert.equal(#r.pr, #t)
+      for v = 1, #t do
+        assert.is_true(math.abs(t[v] - r.pr[v]) < 1e-6, ("vertex %d: %.12g vs %.12g"):format(v - 1, t[v], r.pr[v]))
+        sum = sum + t[v]
+      end
+      if #t > 0 then
+        assert.is_true(math.abs(sum - 1) < 1e-6)
+        assert.is_true(iters6 >= 1 and iters6 < 1000)
+      end
+    end)
     if not g:is_directed() then
       it("triangles per vertex: " .. c.name, function()
         local r = oracle(c)
@@ -379,6 +400,43 @@ describe("speck.graph algorithms against NetworkX", function()
     local rank = graph.pagerank(g, {tol = 1e-12, maxiter = 1000}):totable()
     local want = {0.2108699774, 0.3004897178, 0.3272184123, 0.1614218926}
     for v = 1, 4 do assert.is_true(math.abs(rank[v] - want[v]) < 1e-6, tostring(rank[v])) end
+    local r32 = graph.pagerank(g, {tol = 1e-300, maxiter = 150, dtype = "float32"}):totable()
+    for v = 1, 4 do assert.is_true(math.abs(r32[v] - want[v]) < 1e-6, tostring(r32[v])) end
+  end)
+
+  -- graphs big enough for several bottom-up steps (on the host over a
+  -- frontier bitmap, a word of 64 vertices a work item; 1000 and 4096
+  -- vertices: a last word part full, and full): the levels of the
+  -- direction-optimising BFS are the top-down BFS's, from one source and
+  -- from several, and every parent is a neighbour one level up; Afforest
+  -- (giant component skipped) gives SV's labels
+  it("direction-optimising BFS and Afforest on larger graphs", function()
+    local gs = {graph.kronecker(12, 16, {seed = 5}), graph.erdos_renyi(1000, 6000, {seed = 9}),
+                graph.kronecker(10, 4, {seed = 3})}
+    for _, g in ipairs(gs) do
+      local set = arcs(g)
+      local nv = g:num_vertices()
+      for _, src in ipairs{{0}, {nv - 1}, {3, nv // 2, nv - 1}} do
+        local l1, p1, n1 = graph.bfs(g, src)
+        local l2, _, n2 = graph.bfs(g, src, {direction_optimizing = false})
+        local a, b, pa = l1:totable(), l2:totable(), p1:totable()
+        assert.same(b, a)
+        assert.equal(n2, n1)
+        for v = 0, nv - 1 do
+          local l, p = a[v + 1], pa[v + 1]
+          if l < 0 then assert.equal(-1, p)
+          elseif l == 0 then assert.equal(v, p)
+          else
+            assert.equal(l - 1, a[p + 1])
+            assert.is_true(set[p .. " " .. v] ~= nil)
+          end
+        end
+      end
+      local la, na = graph.connected_components(g)
+      local ls, ns = graph.connected_components(g, {algorithm = "sv"})
+      assert.same(ls:totable(), la:totable())
+      assert.equal(ns, na)
+    end
   end)
 end)
 
@@ -935,6 +993,8 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.pagerank, g, {maxiter = 0}))
     assert.equal("speck.graph.pagerank: option tol must be a number, got string",
                  err_of(graph.pagerank, g, {tol = "x"}))
+    assert.equal("speck.graph.pagerank: dtype must be \"float64\" or \"float32\", got float16",
+                 err_of(graph.pagerank, g, {dtype = "float16"}))
     assert.equal("speck.graph.connected_components: algorithm must be \"afforest\" or \"sv\", got bfs",
                  err_of(graph.connected_components, g, {algorithm = "bfs"}))
     local d = graph.from_edges(3, {0}, {1}, {directed = true})

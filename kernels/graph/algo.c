@@ -118,6 +118,129 @@ static const sk_kbody k_bfs_queue = {
   "if (level(i) == l) q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)i;",
   SK_FOR, 0, {NULL}, {NULL}, sig_bfs_queue, NULL, NULL};
 
+/* The host's bottom-up step (Beamer's, as GAP's bfs.cc): the frontier
+ * is a bitmap (a bit a vertex, 128 KB at a million vertices: it stays in
+ * cache, where the int64 levels are 8 MB), one work item a word of 64
+ * vertices: each unreached vertex looks for a neighbour in the frontier,
+ * and the word of the next frontier is built in a register and stored
+ * once (no atomics, no clearing). Words are int64 views. */
+static const char *const sig_bfs_bub[] = {
+  "range" G3 R1("level", "int64") R1("parent", "int64") R1("front", "int64")
+  R1("next", "int64") " l1=int64 nv=int64", NULL};
+static const sk_kbody k_bfs_bu_bits = {
+  "graph.bfs_bottom_up_bitmap",
+  "const int64_t v0 = i * 64, v1 = v0 + 64 < nv ? v0 + 64 : nv;\n"
+  "uint64_t w = 0;\n"
+  "for (int64_t v = v0; v < v1; v++) {\n"
+  "  if (level(v) != -1) continue;\n"
+  "  const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
+  "  for (int64_t k = b; k < e; k++) {\n"
+  "    const int32_t u = colidx(k);\n"
+  "    if (((uint64_t)front(u >> 6) >> (u & 63)) & 1) {\n"
+  "      level(v) = l1;\n"
+  "      parent(v) = u;\n"
+  "      w |= (uint64_t)1 << (v - v0);\n"
+  "      acc0 += 1;\n"
+  "      acc1 += e - b;\n"
+  "      break;\n"
+  "    }\n"
+  "  }\n"
+  "}\n"
+  "next(i) = (int64_t)w;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bub, NULL, "sum:int64 sum:int64"};
+
+/* the frontier's bitmap from its queue (the bitmap cleared before) */
+static const char *const sig_bfs_q2b[] = {"range" R1("q", "int32") R1("front", "int64"), NULL};
+static const sk_kbody k_bfs_q2b = {
+  "graph.bfs_queue_to_bitmap",
+  "const int32_t v = q(i);\n"
+  "atomic_or(&front(v >> 6), (int64_t)((uint64_t)1 << (v & 63)));",
+  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_q2b, NULL, NULL};
+static const char *const sig_bfs_clr[] = {"range" R1("front", "int64"), NULL};
+static const sk_kbody k_bfs_clr = {"graph.bfs_bitmap_clear", "front(i) = 0;", SK_FOR, 0,
+                                   {NULL}, {NULL}, sig_bfs_clr, NULL, NULL};
+/* the queue from the bitmap (a word a work item) */
+static const char *const sig_bfs_b2q[] = {
+  "range" R1("front", "int64") R1("q", "int32") R1("cnt", "int64"), NULL};
+static const sk_kbody k_bfs_b2q = {
+  "graph.bfs_bitmap_to_queue",
+  "uint64_t w = (uint64_t)front(i);\n"
+  "for (int64_t v = i * 64; w != 0; v++, w >>= 1) {\n"
+  "  if (!(w & 255)) { w >>= 7; v += 7; continue; }\n"
+  "  if (w & 1) q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_b2q, NULL, NULL};
+
+/* Direction-optimising BFS on the host (undirected, no visitor): the
+ * levels from the seeded queue 'q' (qn vertices), top-down steps as
+ * everywhere, bottom-up steps over a frontier bitmap; Beamer's switches
+ * (alpha 15, beta 18) as the general loop. '*nl': the levels' count. */
+static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view *q,
+                    sk_view *nq, const sk_view *cnt, int64_t qn, int64_t *nl, char *err,
+                    size_t errlen) {
+  const int64_t nv = g->nv, nw = (nv + 63) / 64, alpha = 15;
+  sk_view front, next;
+  memset(&front, 0, sizeof front);
+  memset(&next, 0, sizeof next);
+  int rc = -1, bottom_up = 0;
+  int64_t l = 0, mf = 0, mu = g->narcs;
+  if (sk_sp_view(&front, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0 ||
+      sk_sp_view(&next, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0)
+    goto done;
+  while (qn > 0) {
+    sk_result r;
+    if (!bottom_up && mf > mu / alpha) {
+      bottom_up = 1;
+      sk_arg c[] = {sk_arg_view("front", &front)};
+      sk_arg a[] = {sk_arg_view("q", q), sk_arg_view("front", &front)};
+      if (sk_sp_range(&k_bfs_clr, nw, c, 1, NULL, err, errlen) < 0 ||
+          sk_sp_range(&k_bfs_q2b, qn, a, NELEM(a), NULL, err, errlen) < 0)
+        goto done;
+    } else if (bottom_up && qn < nv / 18) {
+      bottom_up = 0;
+      sk_arg a[] = {sk_arg_view("front", &front), sk_arg_view("q", q),
+                    sk_arg_view("cnt", cnt)};
+      if (sk_g_set0(cnt, 0, err, errlen) < 0 ||
+          sk_sp_range(&k_bfs_b2q, nw, a, NELEM(a), NULL, err, errlen) < 0)
+        goto done;
+    }
+    if (bottom_up) {
+      sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                    sk_arg_view("level", level), sk_arg_view("parent", parent),
+                    sk_arg_view("front", &front), sk_arg_view("next", &next),
+                    sk_arg_i64("l1", l + 1), sk_arg_i64("nv", nv)};
+      if (degree_range_chunk(&k_bfs_bu_bits, nw, 4, a, NELEM(a), &r, err, errlen) < 0)
+        goto done;
+      qn = sk_result_i64(&r, 0);
+      mf = sk_result_i64(&r, 1);
+      sk_view t = front;
+      front = next;
+      next = t;
+    } else {
+      sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                    sk_arg_view("level", level), sk_arg_view("parent", parent),
+                    sk_arg_view("q", q), sk_arg_view("nq", nq),
+                    sk_arg_view("cnt", cnt), sk_arg_i64("l1", l + 1)};
+      if (sk_g_set0(cnt, 0, err, errlen) < 0 ||
+          degree_range(&k_bfs_td, qn, a, NELEM(a), &r, err, errlen) < 0 ||
+          sk_sp_get_i64(cnt, 0, &qn, err, errlen) < 0)
+        goto done;
+      mf = sk_result_i64(&r, 0);
+      sk_view t = *q;
+      *q = *nq;
+      *nq = t;
+    }
+    mu -= mf;
+    l++;
+  }
+  *nl = l;
+  rc = 0;
+done:
+  sk_view_release(&front);
+  sk_view_release(&next);
+  return rc;
+}
+
 static const char *const sig_firstbad[] = {"range" R1("v", "int64") " n=int64", NULL};
 static const sk_kbody k_firstbad = {
   "graph.first_bad_id",
@@ -301,6 +424,11 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const int64_t alpha = team_td ? 300 : 15;
   int64_t qn = 0, l = 0, mf = 0, mu = g.narcs;
   if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
+  /* the host, direction-optimising: bottom-up over a frontier bitmap */
+  if (!vis.on && dopt && !directed && sk_sp_host(bk)) {
+    if (bfs_host(&g, &level, &parent, &q, &nq, &cnt, qn, &l, err, errlen) < 0) goto done;
+    qn = 0;
+  }
   int bottom_up = 0;
   while (qn > 0) {
     if (dopt && !directed) {
@@ -399,23 +527,48 @@ static const sk_kbody k_cc_hook = {
  * joined, the larger root under the smaller, by a compare-and-swap that
  * retries when another thread moved a root first -- no link is lost, so
  * one pass over the arcs is enough. Arcs [lo, hi) of each row (hi < 0:
- * to its end), rows whose root is 'skip' left out. */
+ * to its end), rows whose root is 'skip' left out. The labels are int32
+ * (vertex ids fit: colidx is int32), half the bytes of the int64 output
+ * the last pass writes. */
+static const char *const sig_cc_link[] = {
+  "range" G3 R1("lab", "int32") " lo=int64 hi=int64 skip=int64", NULL};
 static const sk_kbody k_cc_link = {
   "graph.cc_link",
   "if (lab(i) != skip) {\n"
   "  int64_t b = rowptr(i) + lo, e = rowptr(i + 1);\n"
   "  if (hi >= 0 && rowptr(i) + hi < e) e = rowptr(i) + hi;\n"
   "  for (int64_t k = b; k < e; k++) {\n"
-  "    int64_t p1 = lab(i), p2 = lab(colidx(k));\n"
+  "    int32_t p1 = lab(i), p2 = lab(colidx(k));\n"
   "    while (p1 != p2) {\n"
-  "      const int64_t h = p1 > p2 ? p1 : p2, l = p1 + p2 - h, ph = lab(h);\n"
+  "      const int32_t h = p1 > p2 ? p1 : p2, l = p1 > p2 ? p2 : p1, ph = lab(h);\n"
   "      if (ph == l || (ph == h && atomic_cas(&lab(h), h, l) == h)) break;\n"
   "      p1 = lab(lab(h));\n"
   "      p2 = lab(l);\n"
   "    }\n"
   "  }\n"
   "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cc_hook, NULL, NULL};
+  SK_FOR, 0, {NULL}, {NULL}, sig_cc_link, NULL, NULL};
+
+static const char *const sig_cc_init32[] = {"range" R1("lab", "int32"), NULL};
+static const sk_kbody k_cc_init32 = {"graph.cc_init32", "lab(i) = (int32_t)i;", SK_FOR, 0,
+                                     {NULL}, {NULL}, sig_cc_init32, NULL, NULL};
+static const sk_kbody k_cc_compress32 = {
+  "graph.cc_compress32",
+  "int32_t x = lab(i);\n"
+  "while (lab(x) != x) x = lab(x);\n"
+  "lab(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cc_init32, NULL, NULL};
+/* the last pass: each vertex's root into the int64 output, the roots
+ * counted (the labels are not written: only reads, no pass after it) */
+static const char *const sig_cc_out[] = {
+  "range" R1("lab", "int32") R1("out", "int64"), NULL};
+static const sk_kbody k_cc_out = {
+  "graph.cc_out",
+  "int32_t x = lab(i);\n"
+  "while (lab(x) != x) x = lab(x);\n"
+  "out(i) = x;\n"
+  "acc += x == i;",
+  SK_REDUCE, 0, {NULL}, {NULL}, sig_cc_out, NULL, "sum:int64"};
 
 static const sk_kbody k_cc_compress = {
   "graph.cc_compress",
@@ -441,19 +594,23 @@ static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi
   return 0;
 }
 
-/* link the arcs [lo, hi) of the rows not in component 'skip', then
- * compress (every label its root) */
+/* link the arcs [lo, hi) of the rows not in component 'skip' (int32
+ * labels) */
 static int cc_link(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi,
                    int64_t skip, char *err, size_t errlen) {
   sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
                 sk_arg_view("lab", lab), sk_arg_i64("lo", lo), sk_arg_i64("hi", hi),
                 sk_arg_i64("skip", skip)};
-  if (degree_range(&k_cc_link, g->nv, a, NELEM(a), NULL, err, errlen) < 0) return -1;
-  sk_arg c[] = {sk_arg_view("lab", lab)};
-  return sk_sp_range(&k_cc_compress, g->nv, c, 1, NULL, err, errlen);
+  return degree_range(&k_cc_link, g->nv, a, NELEM(a), NULL, err, errlen);
 }
 
-/* the most frequent label among 1024 vertices drawn by a fixed hash */
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* the most frequent label among 1024 vertices drawn by a fixed hash (the
+ * smallest of those tied) */
 static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
                      size_t errlen) {
   enum { NS = 1024 };
@@ -467,18 +624,19 @@ static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
                       err, errlen) < 0)
       return -1;
   }
+  qsort(s, NS, sizeof s[0], cmp_i64);
   int best = 0;
   *mode = -1;
-  for (int k = 0; k < NS; k++) {
-    int c = 0;
-    for (int j = 0; j < NS; j++) c += s[j] == s[k];
-    if (c > best) {
-      best = c;
+  for (int k = 0, j; k < NS; k = j) {
+    for (j = k + 1; j < NS && s[j] == s[k]; j++) {}
+    if (j - k > best) {
+      best = j - k;
       *mode = s[k];
     }
   }
   return 0;
 }
+
 
 /* graph.connected_components: G_* [, directed, algorithm "afforest" | "sv"]
  * -> labels (int64: the smallest vertex of each one's component), ncomp;
@@ -500,37 +658,52 @@ static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     snprintf(err, errlen, "algorithm '%s' is not afforest or sv", alg);
     return -1;
   }
-  sk_view lab;
+  sk_view lab, lab32;
+  memset(&lab32, 0, sizeof lab32);
   if (sk_sp_view(&lab, "labels", SK_I64, g.nv, g.rowptr->space, 0, err, errlen) < 0)
     return -1;
   int rc = -1;
-  int64_t changes = 1, skip = -1;
+  int64_t changes = 1, skip = -1, ncomp = 0;
   sk_arg a[] = {sk_arg_view("lab", &lab)};
-  if (sk_sp_range(&k_cc_init, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
-  /* Afforest (GAP's cc.cc): link each vertex's first and second arcs,
-   * guess the giant component from a sample, then link the other arcs of
-   * the vertices outside it, once. The skipping needs every arc in both
-   * rows: undirected only (a directed graph links every arc once). */
+  /* Afforest (GAP's cc.cc), on int32 labels: link each vertex's first and
+   * second arcs (one pass: GAP's two rounds, each with its own compress,
+   * join the same pairs; one pass reads each row's cache line of colidx
+   * once), guess the giant component from a sample, then link the
+   * other arcs of the vertices outside it, once; the last pass writes
+   * each root into the int64 labels and counts the roots. The skipping
+   * needs every arc in both rows: undirected only (a directed graph links
+   * every arc once). */
   if (afforest && g.nv > 0) {
+    if (sk_sp_view(&lab32, "labels (int32)", SK_I32, g.nv, g.rowptr->space, 0, err,
+                   errlen) < 0)
+      goto done;
+    sk_arg a32[] = {sk_arg_view("lab", &lab32)};
+    if (sk_sp_range(&k_cc_init32, g.nv, a32, 1, NULL, err, errlen) < 0) goto done;
     if (!directed) {
-      for (int r = 0; r < 2; r++)
-        if (cc_link(&g, &lab, r, r + 1, -1, err, errlen) < 0) goto done;
-      if (cc_sample(&lab, g.nv, &skip, err, errlen) < 0) goto done;
+      if (cc_link(&g, &lab32, 0, 2, -1, err, errlen) < 0) goto done;
+      sk_arg c[] = {sk_arg_view("lab", &lab32)};
+      if (sk_sp_range(&k_cc_compress32, g.nv, c, 1, NULL, err, errlen) < 0) goto done;
+      if (cc_sample(&lab32, g.nv, &skip, err, errlen) < 0) goto done;
     }
-    if (cc_link(&g, &lab, directed ? 0 : 2, -1, skip, err, errlen) < 0) goto done;
+    if (cc_link(&g, &lab32, directed ? 0 : 2, -1, skip, err, errlen) < 0) goto done;
+    sk_result r;
+    sk_arg o[] = {sk_arg_view("lab", &lab32), sk_arg_view("out", &lab)};
+    if (sk_sp_range(&k_cc_out, g.nv, o, NELEM(o), &r, err, errlen) < 0) goto done;
+    ncomp = sk_result_i64(&r, 0);
   } else {
+    if (sk_sp_range(&k_cc_init, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
     for (changes = 1; changes > 0;)
       if (cc_hook(&g, &lab, 0, -1, skip, &changes, err, errlen) < 0) goto done;
-  }
-  {
     sk_result r;
     if (sk_sp_range(&k_cc_count, g.nv, a, 1, &r, err, errlen) < 0) goto done;
-    if (sk_kout_num(out, "ncomp", (double)sk_result_i64(&r, 0), err, errlen) < 0 ||
-        sk_kout_view(out, "labels", &lab, err, errlen) < 0)
-      goto done;
+    ncomp = sk_result_i64(&r, 0);
   }
+  if (sk_kout_num(out, "ncomp", (double)ncomp, err, errlen) < 0 ||
+      sk_kout_view(out, "labels", &lab, err, errlen) < 0)
+    goto done;
   rc = 0;
 done:
+  sk_view_release(&lab32);
   sk_view_release(&lab);
   return rc;
 }
@@ -554,11 +727,14 @@ static const sk_kbody k_pr_outw = {
   "outw(i) = s;",
   SK_FOR, 0, {NULL}, {NULL}, sig_pr_outw + 1, NULL, NULL};
 
-/* the first contributions c = x / W and the dangling rank (float64:
- * float32 contributions would halve the gathers' bytes but leave the
- * ranks summing to 1 only within 1e-7) */
+/* the first contributions c = x / W and the dangling rank. Ranks and
+ * contributions are float64, or float32 with dtype = "float32" (half the
+ * gathers' bytes, GAP's choice; the ranks then sum to 1 within about
+ * 1e-7): the bodies compute in double either way, the views' type sets
+ * what is stored */
 static const char *const sig_pr_contrib[] = {
-  "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"), NULL};
+  "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"),
+  "range" R1("x", "float32") R1("outw", "float64") R1("c", "float32"), NULL};
 static const sk_kbody k_pr_contrib = {
   "graph.pr_contrib",
   "double o = outw(i);\n"
@@ -570,7 +746,12 @@ static const sk_kbody k_pr_contrib = {
 #define PULL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
   R1("c", "float64") R1("x", "float64") R1("xn", "float64") R1("outw", "float64") \
   R1("cn", "float64") " d=float64 base=float64"
-static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG R1("w", "float64"), NULL};
+#define PULL_SIG32 "range" R1("rowptr", "int64") R1("colidx", "int32") \
+  R1("c", "float32") R1("x", "float32") R1("xn", "float32") R1("outw", "float64") \
+  R1("cn", "float32") " d=float64 base=float64"
+static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG32, NULL};
+static const char *const sig_pr_pullw[] = {PULL_SIG R1("w", "float64"),
+                                           PULL_SIG32 R1("w", "float64"), NULL};
 #define PULL_BODY(W)                                                          \
   "double s = 0;\n"                                                           \
   "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += c(colidx(k))" W ";\n" \
@@ -588,7 +769,9 @@ static const sk_kbody k_pr_pull = {
  * independent, not one chain of dependent adds) */
 static const char *const sig_pr_pull_u[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float64")
-  R1("x", "float64") R1("cn", "float64") " d=float64 base=float64", NULL};
+  R1("x", "float64") R1("cn", "float64") " d=float64 base=float64",
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float32")
+  R1("x", "float32") R1("cn", "float32") " d=float64 base=float64", NULL};
 static const sk_kbody k_pr_pull_u = {
   "graph.pr_pull_undirected",
   "const int64_t b = rowptr(i), e = rowptr(i + 1);\n"
@@ -608,16 +791,18 @@ static const sk_kbody k_pr_pull_u = {
   SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull_u, NULL, "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw = {
   "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
-  sig_pr_pull + 1, NULL, "sum:float64 sum:float64"};
+  sig_pr_pullw, NULL, "sum:float64 sum:float64"};
 
-/* graph.pagerank: G_* [, directed, damping, tol, maxiter] -> rank, iters */
+/* graph.pagerank: G_* [, directed, damping, tol, maxiter, dtype "float64"
+ * | "float32"] -> rank (of that dtype), iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "damping", "tol", "maxiter", NULL};
+                                      "damping", "tol", "maxiter", "dtype", NULL};
   sk_graph g;
   int directed;
   double d = 0.85, tol = 1e-6;
+  const char *dts;
   int64_t maxiter;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
@@ -625,8 +810,14 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       (sk_karg_find(args, nargs, "damping") &&
        sk_karg_f64(args, nargs, "damping", &d, err, errlen) < 0) ||
       (sk_karg_find(args, nargs, "tol") && sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0) ||
-      sk_karg_i64(args, nargs, "maxiter", 1, 100, &maxiter, err, errlen) < 0)
+      sk_karg_i64(args, nargs, "maxiter", 1, 100, &maxiter, err, errlen) < 0 ||
+      !(dts = sk_karg_str(args, nargs, "dtype", "float64", err, errlen)))
     return -1;
+  if (strcmp(dts, "float64") != 0 && strcmp(dts, "float32") != 0) {
+    snprintf(err, errlen, "dtype '%s' is not float64 or float32", dts);
+    return -1;
+  }
+  const int rdt = strcmp(dts, "float32") == 0 ? SK_F32 : SK_F64;
   if (!(d >= 0 && d <= 1)) {
     snprintf(err, errlen, "damping is %g, must be in [0, 1]", d);
     return -1;
@@ -647,10 +838,10 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&outw, "out weight", SK_F64, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&x, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&xn, "rank", SK_F64, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&c, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cn, "contributions", SK_F64, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&x, "rank", rdt, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&xn, "rank", rdt, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&c, "contributions", rdt, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cn, "contributions", rdt, n, space, 0, err, errlen) < 0 ||
       (n > 0 && sk_view_fill(&x, 1.0 / (double)n, 0, err, errlen) < 0))
     goto done;
   {
@@ -1878,9 +2069,11 @@ static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color, &e_color_bip,
                                              &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {&k_bfs_td_team,
+  &k_bfs_bu_bits, &k_bfs_q2b, &k_bfs_clr, &k_bfs_b2q,
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix, &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_cc_link, &k_pr_pull_u,
+  &k_cc_init32, &k_cc_compress32, &k_cc_out,
   &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg, &k_ebw_fill, &k_ebw_pick,
   &k_ebw_next, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
   &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};

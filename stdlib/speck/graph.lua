@@ -415,7 +415,10 @@ end
 function graph.pagerank(g, opts)
   local f = "pagerank"
   check_graph(f, g)
-  opts = check_opts(f, opts, {"damping", "tol", "maxiter"})
+  opts = check_opts(f, opts, {"damping", "tol", "maxiter", "dtype"})
+  if opts.dtype ~= nil and opts.dtype ~= "float64" and opts.dtype ~= "float32" then
+    fail(f, "dtype must be \"float64\" or \"float32\", got %s", tostring(opts.dtype))
+  end
   for _, k in ipairs{"damping", "tol"} do
     if opts[k] ~= nil and type(opts[k]) ~= "number" then
       fail(f, "option %s must be a number, got %s", k, type(opts[k]))
@@ -425,7 +428,7 @@ function graph.pagerank(g, opts)
     fail(f, "option maxiter must be an integer, got %s", tostring(opts.maxiter))
   end
   local _, outs = call(f, "graph.pagerank", gargs({damping = opts.damping, tol = opts.tol,
-    maxiter = opts.maxiter}, g))
+    maxiter = opts.maxiter, dtype = opts.dtype}, g))
   return outs.rank, math.tointeger(outs.iters)
 end
 
