@@ -549,15 +549,46 @@ static const sk_kbody k_cc_link = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_cc_link, NULL, NULL};
 
+/* the last linking pass, with the compress folded in: each vertex walks
+ * up to its root, or to 'skip' (the giant component's root when it was
+ * sampled: every vertex of that component has it on its path, even after
+ * it was hooked under a smaller root), points its label there (only a
+ * vertex that is no root: roots are what the compare-and-swaps change),
+ * and, outside the giant component, links its arcs from 'lo' on */
+static const char *const sig_cc_final[] = {
+  "range" G3 R1("lab", "int32") " lo=int64 skip=int64", NULL};
+static const sk_kbody k_cc_final = {
+  "graph.cc_link_final",
+  "const int32_t li = lab(i);\n"
+  "int32_t x = li;\n"
+  "while (x != skip && lab(x) != x) x = lab(x);\n"
+  "if (li != i && x != li) lab(i) = x;\n"
+  "if (x != skip) {\n"
+  "  for (int64_t k = rowptr(i) + lo; k < rowptr(i + 1); k++) {\n"
+  "    int32_t p1 = lab(i), p2 = lab(colidx(k));\n"
+  "    while (p1 != p2) {\n"
+  "      const int32_t h = p1 > p2 ? p1 : p2, l = p1 > p2 ? p2 : p1, ph = lab(h);\n"
+  "      if (ph == l || (ph == h && atomic_cas(&lab(h), h, l) == h)) break;\n"
+  "      p1 = lab(lab(h));\n"
+  "      p2 = lab(l);\n"
+  "    }\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cc_final, NULL, NULL};
+/* the roots of 1024 vertices drawn by a fixed hash (no compress pass
+ * before: each walks to its root) */
+static const char *const sig_cc_sample[] = {
+  "range" R1("lab", "int32") R1("s", "int64") " nv=int64", NULL};
+static const sk_kbody k_cc_sample = {
+  "graph.cc_sample",
+  "int32_t x = lab((int64_t)(sk_g_rand(0x5EEDull, (uint64_t)i) % (uint64_t)nv));\n"
+  "while (lab(x) != x) x = lab(x);\n"
+  "s(i) = x;",
+  SK_FOR, 0, {NULL}, {NULL}, sig_cc_sample, sk_graph_prelude, NULL};
+
 static const char *const sig_cc_init32[] = {"range" R1("lab", "int32"), NULL};
 static const sk_kbody k_cc_init32 = {"graph.cc_init32", "lab(i) = (int32_t)i;", SK_FOR, 0,
                                      {NULL}, {NULL}, sig_cc_init32, NULL, NULL};
-static const sk_kbody k_cc_compress32 = {
-  "graph.cc_compress32",
-  "int32_t x = lab(i);\n"
-  "while (lab(x) != x) x = lab(x);\n"
-  "lab(i) = x;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cc_init32, NULL, NULL};
 /* the last pass: each vertex's root into the int64 output, the roots
  * counted (the labels are not written: only reads, no pass after it) */
 static const char *const sig_cc_out[] = {
@@ -609,21 +640,19 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* the most frequent label among 1024 vertices drawn by a fixed hash (the
+/* the most frequent root among 1024 vertices drawn by a fixed hash (the
  * smallest of those tied) */
 static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
                      size_t errlen) {
   enum { NS = 1024 };
   int64_t s[NS];
-  uint64_t h = 0x9E3779B97F4A7C15ull;
-  for (int k = 0; k < NS; k++) {
-    h ^= h >> 12;
-    h ^= h << 25;
-    h ^= h >> 27;
-    if (sk_sp_get_i64(lab, (int64_t)((h * 0x2545F4914F6CDD1Dull) % (uint64_t)nv), &s[k],
-                      err, errlen) < 0)
-      return -1;
-  }
+  sk_view sv;
+  if (sk_sp_view(&sv, "samples", SK_I64, NS, lab->space, 0, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("s", &sv), sk_arg_i64("nv", nv)};
+  int rc = sk_sp_range(&k_cc_sample, NS, a, NELEM(a), NULL, err, errlen);
+  for (int k = 0; k < NS && rc == 0; k++) rc = sk_sp_get_i64(&sv, k, &s[k], err, errlen);
+  sk_view_release(&sv);
+  if (rc < 0) return -1;
   qsort(s, NS, sizeof s[0], cmp_i64);
   int best = 0;
   *mode = -1;
@@ -636,7 +665,6 @@ static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
   }
   return 0;
 }
-
 
 /* graph.connected_components: G_* [, directed, algorithm "afforest" | "sv"]
  * -> labels (int64: the smallest vertex of each one's component), ncomp;
@@ -668,24 +696,25 @@ static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   /* Afforest (GAP's cc.cc), on int32 labels: link each vertex's first and
    * second arcs (one pass: GAP's two rounds, each with its own compress,
    * join the same pairs; one pass reads each row's cache line of colidx
-   * once), guess the giant component from a sample, then link the
-   * other arcs of the vertices outside it, once; the last pass writes
-   * each root into the int64 labels and counts the roots. The skipping
-   * needs every arc in both rows: undirected only (a directed graph links
-   * every arc once). */
+   * once), guess the giant component from a sample, then link the other
+   * arcs of the vertices outside it, once (the compress folded into that
+   * pass); the last pass writes each root into the int64 labels and
+   * counts the roots: four passes over the vertices where GAP makes six.
+   * The skipping needs every arc in both rows: undirected only (a
+   * directed graph links every arc once). */
   if (afforest && g.nv > 0) {
     if (sk_sp_view(&lab32, "labels (int32)", SK_I32, g.nv, g.rowptr->space, 0, err,
                    errlen) < 0)
       goto done;
     sk_arg a32[] = {sk_arg_view("lab", &lab32)};
     if (sk_sp_range(&k_cc_init32, g.nv, a32, 1, NULL, err, errlen) < 0) goto done;
-    if (!directed) {
-      if (cc_link(&g, &lab32, 0, 2, -1, err, errlen) < 0) goto done;
-      sk_arg c[] = {sk_arg_view("lab", &lab32)};
-      if (sk_sp_range(&k_cc_compress32, g.nv, c, 1, NULL, err, errlen) < 0) goto done;
-      if (cc_sample(&lab32, g.nv, &skip, err, errlen) < 0) goto done;
-    }
-    if (cc_link(&g, &lab32, directed ? 0 : 2, -1, skip, err, errlen) < 0) goto done;
+    if (!directed && (cc_link(&g, &lab32, 0, 2, -1, err, errlen) < 0 ||
+                      cc_sample(&lab32, g.nv, &skip, err, errlen) < 0))
+      goto done;
+    sk_arg f[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("lab", &lab32), sk_arg_i64("lo", directed ? 0 : 2),
+                  sk_arg_i64("skip", skip)};
+    if (degree_range(&k_cc_final, g.nv, f, NELEM(f), NULL, err, errlen) < 0) goto done;
     sk_result r;
     sk_arg o[] = {sk_arg_view("lab", &lab32), sk_arg_view("out", &lab)};
     if (sk_sp_range(&k_cc_out, g.nv, o, NELEM(o), &r, err, errlen) < 0) goto done;
@@ -2073,7 +2102,7 @@ const sk_kbody *const sk_galgo_bodies[] = {&k_bfs_td_team,
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix, &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_cc_link, &k_pr_pull_u,
-  &k_cc_init32, &k_cc_compress32, &k_cc_out,
+  &k_cc_init32, &k_cc_out, &k_cc_final, &k_cc_sample,
   &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg, &k_ebw_fill, &k_ebw_pick,
   &k_ebw_next, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
   &k_mis_decide, &k_mis_out, &k_mis_init, &k_mt_te, &k_mt_hist, &k_maxdeg, &k_cm_count, &k_cm_root, &k_cm_join, NULL};
