@@ -123,28 +123,40 @@ static const sk_kbody k_bfs_queue = {
  * cache, where the int64 levels are 8 MB), one work item a word of 64
  * vertices: each unreached vertex looks for a neighbour in the frontier,
  * and the word of the next frontier is built in a register and stored
- * once (no atomics, no clearing). Words are int64 views. */
+ * once (no atomics, no clearing). 'done' marks the vertices a bottom-up
+ * step need not look at again (reached, or without arcs): a later step
+ * skips a word whose vertices are all done without reading their levels
+ * and rows. Words are int64 views. */
 static const char *const sig_bfs_bub[] = {
   "range" G3 R1("level", "int64") R1("parent", "int64") R1("front", "int64")
-  R1("next", "int64") " l1=int64 nv=int64", NULL};
+  R1("next", "int64") R1("done", "int64") " l1=int64 nv=int64", NULL};
 static const sk_kbody k_bfs_bu_bits = {
   "graph.bfs_bottom_up_bitmap",
-  "const int64_t v0 = i * 64, v1 = v0 + 64 < nv ? v0 + 64 : nv;\n"
-  "uint64_t w = 0;\n"
-  "for (int64_t v = v0; v < v1; v++) {\n"
-  "  if (level(v) != -1) continue;\n"
-  "  const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    const int32_t u = colidx(k);\n"
-  "    if (((uint64_t)front(u >> 6) >> (u & 63)) & 1) {\n"
-  "      level(v) = l1;\n"
-  "      parent(v) = u;\n"
-  "      w |= (uint64_t)1 << (v - v0);\n"
-  "      acc0 += 1;\n"
-  "      acc1 += e - b;\n"
-  "      break;\n"
+  "const int64_t v0 = i * 64, n = v0 + 64 < nv ? 64 : nv - v0;\n"
+  "const uint64_t all = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;\n"
+  "uint64_t dn = (uint64_t)done(i), w = 0;\n"
+  "if (dn != all) {\n"
+  "  for (int64_t j = 0; j < n; j++) {\n"
+  "    const uint64_t bit = (uint64_t)1 << j;\n"
+  "    if (dn & bit) continue;\n"
+  "    const int64_t v = v0 + j;\n"
+  "    if (level(v) != -1) { dn |= bit; continue; }\n"
+  "    const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
+  "    if (b == e) { dn |= bit; continue; }\n"
+  "    for (int64_t k = b; k < e; k++) {\n"
+  "      const int32_t u = colidx(k);\n"
+  "      if (((uint64_t)front(u >> 6) >> (u & 63)) & 1) {\n"
+  "        level(v) = l1;\n"
+  "        parent(v) = u;\n"
+  "        w |= bit;\n"
+  "        dn |= bit;\n"
+  "        acc0 += 1;\n"
+  "        acc1 += e - b;\n"
+  "        break;\n"
+  "      }\n"
   "    }\n"
   "  }\n"
+  "  done(i) = (int64_t)dn;\n"
   "}\n"
   "next(i) = (int64_t)w;",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bub, NULL, "sum:int64 sum:int64"};
@@ -179,14 +191,20 @@ static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view 
                     sk_view *nq, const sk_view *cnt, int64_t qn, int64_t *nl, char *err,
                     size_t errlen) {
   const int64_t nv = g->nv, nw = (nv + 63) / 64, alpha = 15;
-  sk_view front, next;
+  sk_view front, next, dn;
   memset(&front, 0, sizeof front);
   memset(&next, 0, sizeof next);
+  memset(&dn, 0, sizeof dn);
   int rc = -1, bottom_up = 0;
   int64_t l = 0, mf = 0, mu = g->narcs;
   if (sk_sp_view(&front, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0 ||
-      sk_sp_view(&next, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0)
+      sk_sp_view(&next, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0 ||
+      sk_sp_view(&dn, "done bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0)
     goto done;
+  {
+    sk_arg c[] = {sk_arg_view("front", &dn)};
+    if (sk_sp_range(&k_bfs_clr, nw, c, 1, NULL, err, errlen) < 0) goto done;
+  }
   while (qn > 0) {
     sk_result r;
     if (!bottom_up && mf > mu / alpha) {
@@ -208,7 +226,7 @@ static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view 
       sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
                     sk_arg_view("level", level), sk_arg_view("parent", parent),
                     sk_arg_view("front", &front), sk_arg_view("next", &next),
-                    sk_arg_i64("l1", l + 1), sk_arg_i64("nv", nv)};
+                    sk_arg_view("done", &dn), sk_arg_i64("l1", l + 1), sk_arg_i64("nv", nv)};
       if (degree_range_chunk(&k_bfs_bu_bits, nw, 4, a, NELEM(a), &r, err, errlen) < 0)
         goto done;
       qn = sk_result_i64(&r, 0);
@@ -238,6 +256,7 @@ static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view 
 done:
   sk_view_release(&front);
   sk_view_release(&next);
+  sk_view_release(&dn);
   return rc;
 }
 
