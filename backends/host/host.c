@@ -37,8 +37,11 @@
  * policy is 'madvise'): a view of a gigabyte then takes 512 times fewer
  * page faults on first touch and TLB misses on irregular access (a sparse
  * matrix-vector product's gathers). Only whole pages inside the block are
- * advised; a refusal changes nothing. */
-#define HUGE_ADVISE_MIN ((size_t)8 << 20)
+ * advised; a refusal changes nothing. From 4 MiB (as the task scheduler's
+ * block cache): a million int32 or float32 gathered at random (a graph's
+ * labels, float32 PageRank) is such a block; at most a partial huge page
+ * (under half the block) is touched beyond the data. */
+#define HUGE_ADVISE_MIN ((size_t)4 << 20)
 static void advise_huge(void *p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
   const uintptr_t pg = 4096;
