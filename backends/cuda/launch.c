@@ -63,6 +63,7 @@ void *sk_cuda_load(const sk_image *img, const char *label, char *err,
   c->nargs = img->nargs;
   c->host_visible = img->host_visible;
   c->bounds = img->bounds;
+  c->scratch = img->scratch;
   return c;
 }
 
@@ -442,13 +443,17 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
                                 err, errlen);
     if (!C.l1_pool) return -1;
   }
-  CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8,
-                                       sk_cuda.stream);
-  if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
+  /* a body without team_scratch / thread_scratch cannot set the scratch
+   * flag: its launch stays asynchronous (a parallel_for is not waited for) */
+  if (c->scratch) {
+    CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8,
+                                         sk_cuda.stream);
+    if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
+  }
   if (go(l, c, (unsigned)g, 1, 1, (unsigned)V, (unsigned)T, (unsigned)tpb,
          (unsigned)smem, &C, err, errlen) < 0)
     return -1;
-  return finish(l, c, res, 1, err, errlen);
+  return finish(l, c, res, c->scratch, err, errlen);
 }
 
 /* Every launch holds sk_cuda_launch_lock from its first use of kept
