@@ -15,8 +15,9 @@
  *
  * Kernels run asynchronously on the space's stream; reduce and scan wait
  * for their result, a parallel_for waits only when a capture is host
- * visible (cuda_pinned, cuda_uvm) or SPECK_CUDA_SYNC=1 (then a fault is
- * pinned on the kernel that caused it).
+ * visible (cuda_pinned, cuda_uvm), a team body asks for scratch (its
+ * overflow flag comes back) or SPECK_CUDA_SYNC=1 (then a fault is pinned
+ * on the kernel that caused it).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
