@@ -328,6 +328,21 @@ static const sk_kbody k_dbfs_bu = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 
+/* the captures of 'a' that 'names' (space-separated) lists, into 'out':
+ * each launch passes only what its body reads (a launch's cost grows with
+ * its captures) */
+static int dbfs_pick(const sk_arg *a, int na, const char *names, sk_arg *out) {
+  int n = 0;
+  for (int k = 0; k < na; k++) {
+    const char *p = strstr(names, a[k].name);
+    size_t len = strlen(a[k].name);
+    while (p && ((p > names && p[-1] != ' ') || (p[len] != ' ' && p[len] != '\0')))
+      p = strstr(p + 1, a[k].name);
+    if (p) out[n++] = a[k];
+  }
+  return n;
+}
+
 /* graph.bfs without a visitor on a GPU back end; 'q' and 'nq' (int32, nv)
  * are the two queues. Top-down only for a directed graph or without
  * direction optimisation. */
@@ -358,8 +373,15 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
                 sk_arg_i64("big", DBFS_BIG), sk_arg_i64("nt", nt),
                 sk_arg_i64("mu", g->narcs)};
   const int na = NELEM(a);
-  if (sk_sp_range(&k_dbfs_st, DBFS_ST, a, na, NULL, err, errlen) < 0 ||
-      sk_sp_range(&k_dbfs_seed, ns, a, na, NULL, err, errlen) < 0)
+  sk_arg ast[2], asd[5], adc[4], acv[7], atd[10], abu[9];
+  const int nst = dbfs_pick(a, na, "st mu", ast),
+            nsd = dbfs_pick(a, na, "src level parent q0 st", asd),
+            ndc = dbfs_pick(a, na, "st nv alpha beta", adc),
+            ncv = dbfs_pick(a, na, "st level fb0 fb1 q0 q1 nv", acv),
+            ntd = dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big nt", atd),
+            nbu = dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 nv nw", abu);
+  if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
+      sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
     goto done;
   sk_policy ptd, pbu;
   sk_policy_init(&ptd, SK_POL_TEAM);
@@ -375,11 +397,11 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   int64_t done = 0, queued = 0;
   for (int round = 8; !done; round = 4) {
     for (int k = 0; k < round; k++)
-      if (sk_sp_range(&k_dbfs_decide, 1, a, na, NULL, err, errlen) < 0 ||
-          sk_sp_range(&k_dbfs_convert, nw, a, na, NULL, err, errlen) < 0 ||
-          sk_kbody_launch(&k_dbfs_td, &ptd, a, na, NULL, err, errlen) < 0 ||
-          sk_sp_range(&k_dbfs_td_big, nt, a, na, NULL, err, errlen) < 0 ||
-          (alpha > 0 && sk_kbody_launch(&k_dbfs_bu, &pbu, a, na, NULL, err, errlen) < 0))
+      if (sk_sp_range(&k_dbfs_decide, 1, adc, ndc, NULL, err, errlen) < 0 ||
+          sk_sp_range(&k_dbfs_convert, nw, acv, ncv, NULL, err, errlen) < 0 ||
+          sk_kbody_launch(&k_dbfs_td, &ptd, atd, ntd, NULL, err, errlen) < 0 ||
+          sk_sp_range(&k_dbfs_td_big, nt, atd, ntd, NULL, err, errlen) < 0 ||
+          (alpha > 0 && sk_kbody_launch(&k_dbfs_bu, &pbu, abu, nbu, NULL, err, errlen) < 0))
         goto done;
     queued += round;
     if (sk_sp_get_i64(&st, 4, &done, err, errlen) < 0) goto done;
