@@ -61,6 +61,10 @@ typedef struct sk_cuda_kernel {
   void *mod, *fn;
   int loaded, block, grid1;   /* occupancy: block size, blocks for 1 wave */
   int maxthreads, regs;
+  /* the last team launch's occupancy query (under sk_cuda_launch_lock):
+   * block threads, shared bytes -> blocks per SM */
+  int occ_threads, occ_per_sm;
+  size_t occ_smem;
 } sk_cuda_kernel;
 
 /* the table's 'arch', 'load' and 'unload' (launch.c) */

@@ -428,8 +428,15 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
     if (rc) return sk_cuda_fail(rc, "shared memory request", l->label, err, errlen);
   }
   int per_sm = 0;
-  sk_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)c->fn,
-                                                     tsz * tpb, (size_t)smem);
+  if (c->occ_threads == tsz * tpb && c->occ_smem == (size_t)smem) {
+    per_sm = c->occ_per_sm;   /* the same block as last time */
+  } else {
+    sk_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)c->fn,
+                                                       tsz * tpb, (size_t)smem);
+    c->occ_threads = tsz * tpb;
+    c->occ_smem = (size_t)smem;
+    c->occ_per_sm = per_sm;
+  }
   if (per_sm < 1) {
     snprintf(err, errlen, "a block of %d x %d x %d threads with %lld bytes of "
              "shared memory does not fit the device", V, T, tpb, (long long)smem);

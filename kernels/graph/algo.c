@@ -191,6 +191,8 @@ static const char visit_seed_fmt[] =
 #define DBFS_BIG 2048
 #define DBFS_GATE(dir) "if (st(4) != 0 || st(2) != " dir ") return;\n"
 #define DBFS_NEXT(q0, q1) "if (l & 1) " q0 " else " q1
+/* u is in the frontier's bitmap (bottom-up) */
+#define DBFS_IN(u) "((fr[(" u ") >> 5] >> ((" u ") & 31)) & 1u)"
 /* n = the bits set in a uint32_t */
 #define DBFS_POPC(b)                                                         \
   "uint32_t x = " b " - ((" b " >> 1) & 0x55555555u);\n"                     \
@@ -211,21 +213,30 @@ static const sk_kbody k_dbfs_seed = {
 static const sk_kbody k_dbfs_decide = {
   "graph.bfs_device_decide",
   "if (st(4) != 0) return;\n"
-  "int64_t cnt = st(8), mf = 0;\n"
-  "for (int k = 0; k < 64; k++) {\n"
-  "  cnt += st(16 + 8 * k);\n"
-  "  mf += st(17 + 8 * k);\n"
+  /* one team of 64: a thread per counter slot (one thread's loop waited
+   * for each load in turn: 10 us) */
+  "int64_t cnt, mf;\n"
+  "TEAM_VECTOR_REDUCE(sum, k, 0, 64, cnt) cnt += st(16 + 8 * k);\n"
+  "TEAM_VECTOR_REDUCE(sum, k, 0, 64, mf) mf += st(17 + 8 * k);\n"
+  "TEAM_VECTOR_FOR(k, 0, 64) {\n"
   "  st(16 + 8 * k) = 0;\n"
   "  st(17 + 8 * k) = 0;\n"
   "}\n"
-  "st(8) = 0; st(12) = 0; st(13) = 0; st(10) = 0;\n"
-  "const int64_t l = st(0) + 1;\n"
-  "st(0) = l; st(1) = cnt;\n"
-  "if (cnt == 0) { st(4) = 1; st(5) = l; return; }\n"
-  "const int64_t mu = st(3) - mf;\n"
-  "st(3) = mu;\n"
-  "if (st(2) == 0 && alpha > 0 && mf > mu / alpha) { st(2) = 1; st(10) = 1; }\n"
-  "else if (st(2) == 1 && cnt < nv / beta) { st(2) = 0; st(10) = 2; }",
+  "if (team.team_rank == 0) SINGLE_THREAD(team) {\n"
+  "  cnt += st(8);\n"
+  "  st(8) = 0; st(12) = 0; st(13) = 0; st(10) = 0;\n"
+  "  const int64_t l = st(0) + 1;\n"
+  "  st(0) = l; st(1) = cnt;\n"
+  "  if (cnt == 0) {\n"
+  "    st(4) = 1;\n"
+  "    st(5) = l;\n"
+  "  } else {\n"
+  "    const int64_t mu = st(3) - mf;\n"
+  "    st(3) = mu;\n"
+  "    if (st(2) == 0 && alpha > 0 && mf > mu / alpha) { st(2) = 1; st(10) = 1; }\n"
+  "    else if (st(2) == 1 && cnt < nv / beta) { st(2) = 0; st(10) = 2; }\n"
+  "  }\n"
+  "}",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_dbfs_convert = {
   "graph.bfs_device_convert",
@@ -293,6 +304,7 @@ static const sk_kbody k_dbfs_bu = {
   "graph.bfs_device_bottom_up",
   DBFS_GATE("1")
   "const int64_t l = st(0);\n"
+  "const uint32_t *fr = (l & 1) ? &fb1(0) : &fb0(0);\n"
   "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
   "const int64_t ws = team.league_size * team.team_size;\n"
   "for (int64_t w = w0; w < nw; w += ws) {\n"
@@ -302,12 +314,19 @@ static const sk_kbody k_dbfs_bu = {
   "    const int64_t v = w * 32 + k;\n"
   "    if (v < nv && level(v) == -1) {\n"
   "      const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
-  "      for (int64_t x = b; x < e; x++) {\n"
-  "        const int32_t u = colidx(x);\n"
-  "        const uint32_t f = (l & 1) ? fb1(u >> 5) : fb0(u >> 5);\n"
-  "        if ((f >> (u & 31)) & 1u) {\n"
+  /* four arcs a step: their loads in flight together (a lane's scan is a
+   * chain of dependent loads); the first arc from the frontier wins, as
+   * one at a time */
+  "      for (int64_t x = b; x < e; x += 4) {\n"
+  "        const int32_t u0 = colidx(x);\n"
+  "        const int32_t u1 = x + 1 < e ? colidx(x + 1) : u0;\n"
+  "        const int32_t u2 = x + 2 < e ? colidx(x + 2) : u0;\n"
+  "        const int32_t u3 = x + 3 < e ? colidx(x + 3) : u0;\n"
+  "        const uint32_t h0 = " DBFS_IN("u0") ", h1 = " DBFS_IN("u1") ";\n"
+  "        const uint32_t h2 = " DBFS_IN("u2") ", h3 = " DBFS_IN("u3") ";\n"
+  "        if (h0 | h1 | h2 | h3) {\n"
   "          level(v) = l + 1;\n"
-  "          parent(v) = u;\n"
+  "          parent(v) = h0 ? u0 : h1 ? u1 : h2 ? u2 : u3;\n"
   "          bits |= 1u << k;\n"
   "          break;\n"
   "        }\n"
@@ -358,6 +377,7 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   int space = g->rowptr->space, rc = -1;
   sk_view fb0, fb1, bq, st;
   sk_view *all[] = {&fb0, &fb1, &bq, &st};
+  sk_prepared *ph[5] = {NULL, NULL, NULL, NULL, NULL};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
@@ -383,7 +403,11 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
       sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
     goto done;
-  sk_policy ptd, pbu;
+  sk_policy pdc, pcv, ptd, ptb, pbu;
+  sk_policy_init(&pdc, SK_POL_TEAM);
+  pdc.league_size = 1;
+  pdc.team_size = 2;
+  pdc.vector_length = 32;
   sk_policy_init(&ptd, SK_POL_TEAM);
   ptd.league_size = lt;
   ptd.team_size = 1;
@@ -392,17 +416,31 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   pbu.league_size = lb;
   pbu.team_size = tb;
   pbu.vector_length = 32;
+  sk_policy_init(&pcv, SK_POL_RANGE);
+  pcv.end = nw;
+  sk_policy_init(&ptb, SK_POL_RANGE);
+  ptb.end = nt;
+  /* the level's kernels found once per search and launched by handle (a
+   * launch by description encodes and looks up its kernel every time) */
+  const sk_kbody *const kbs[5] = {&k_dbfs_decide, &k_dbfs_convert, &k_dbfs_td,
+                                  &k_dbfs_td_big, &k_dbfs_bu};
+  const sk_policy *const pols[5] = {&pdc, &pcv, &ptd, &ptb, &pbu};
+  const sk_arg *const kas[5] = {adc, acv, atd, atd, abu};
+  const int kns[5] = {ndc, ncv, ntd, ntd, nbu}, nk = alpha > 0 ? 5 : 4;
+  for (int i = 0; i < nk; i++) {
+    sk_kdesc d;
+    if (sk_kbody_desc(kbs[i], NULL, &d, err, errlen) < 0 ||
+        !(ph[i] = sk_prepare(&d, pols[i]->kind, 0, kas[i], kns[i], 0, err, errlen)))
+      goto done;
+  }
   /* a Kronecker graph's search from its giant component takes 6 to 9
    * levels: a first round of 8, then 4 at a time */
   int64_t done = 0, queued = 0;
   for (int round = 8; !done; round = 4) {
     for (int k = 0; k < round; k++)
-      if (sk_sp_range(&k_dbfs_decide, 1, adc, ndc, NULL, err, errlen) < 0 ||
-          sk_sp_range(&k_dbfs_convert, nw, acv, ncv, NULL, err, errlen) < 0 ||
-          sk_kbody_launch(&k_dbfs_td, &ptd, atd, ntd, NULL, err, errlen) < 0 ||
-          sk_sp_range(&k_dbfs_td_big, nt, atd, ntd, NULL, err, errlen) < 0 ||
-          (alpha > 0 && sk_kbody_launch(&k_dbfs_bu, &pbu, abu, nbu, NULL, err, errlen) < 0))
-        goto done;
+      for (int i = 0; i < nk; i++)
+        if (sk_run_prepared(ph[i], pols[i], kas[i], kns[i], NULL, err, errlen) < 0)
+          goto done;
     queued += round;
     if (sk_sp_get_i64(&st, 4, &done, err, errlen) < 0) goto done;
     if (!done && queued > nv + 1) {   /* cannot happen: a level reaches a vertex */
@@ -413,6 +451,8 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   if (sk_sp_get_i64(&st, 5, nlevels, err, errlen) < 0) goto done;
   rc = 0;
 done:
+  for (int i = 0; i < 5; i++)
+    if (ph[i]) sk_prepared_free(ph[i]);
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   return rc;
 }
