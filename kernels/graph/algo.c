@@ -175,20 +175,23 @@ static const char visit_seed_fmt[] =
  * same five launches, and the state 'st' in device memory says which of
  * them have work: 'decide' (one thread) closes the last level (its count
  * and arcs from the counters), stops the search when nothing was found
- * and picks the direction by Beamer's rule; 'convert' rebuilds the
+ * and picks the direction by Beamer's rule (one team of 64); 'convert' rebuilds the
  * frontier for a new direction (levels -> bitmap, bitmap -> queue); the
- * top-down step runs a warp per queued vertex and leaves the vertices of
- * DBFS_BIG arcs or more to 'top_down_big', where the whole grid shares
- * each one's arcs; the bottom-up step has a warp per 32 vertices (a lane
- * each) look for a parent in the frontier's bitmap and writes the next
- * bitmap a word per warp. The host reads 'done' once a round.
+ * top-down step runs a warp per queued vertex and queues the vertices of
+ * DBFS_BIG arcs or more as chunks of DBFS_CHUNK arcs for 'top_down_big',
+ * a warp per chunk (a hub's arcs spread over the whole device; one grid
+ * walking the big vertices one after another took 0.84 ms on a level
+ * with hundreds of them); the bottom-up step has a warp per 32 vertices
+ * (a lane each) look for a parent in the frontier's bitmap and writes the
+ * next bitmap a word per warp. The host reads 'done' once a round.
  * st: 0 level, 1 frontier size, 2 direction (1 bottom-up), 3 arcs not yet
  * reached, 4 done, 5 levels, 8 top-down count (the queue's tail), 10
- * conversion (1 to bitmap, 2 to queue), 12 conversion tail, 13 big
- * vertices; 16 + 8 k (k < 64): counters spread over cache lines (count,
+ * conversion (1 to bitmap, 2 to queue), 12 conversion tail, 13 chunks
+ * queued (bq: vertex << 32 | chunk); 16 + 8 k (k < 64): counters spread over cache lines (count,
  * arcs), so the warps' adds do not queue on one word. */
 #define DBFS_ST (16 + 64 * 8)
-#define DBFS_BIG 2048
+#define DBFS_BIG 1024
+#define DBFS_CHUNK 256
 #define DBFS_GATE(dir) "if (st(4) != 0 || st(2) != " dir ") return;\n"
 #define DBFS_NEXT(q0, q1) "if (l & 1) " q0 " else " q1
 /* u is in the frontier's bitmap (bottom-up) */
@@ -275,8 +278,13 @@ static const sk_kbody k_dbfs_td = {
   "int64_t s = 0;\n"
   "for (int64_t j = team.league_rank; j < qn; j += team.league_size) {\n"
   "  const int64_t u = (l & 1) ? q1(j) : q0(j);\n"
-  "  if (rowptr(u + 1) - rowptr(u) >= big) {\n"
-  "    SINGLE_THREAD(team) bq(atomic_fetch_add(&st(13), (int64_t)1)) = (int32_t)u;\n"
+  "  const int64_t d = rowptr(u + 1) - rowptr(u);\n"
+  "  if (d >= big) {\n"
+  "    SINGLE_THREAD(team) {\n"
+  "      const int64_t nch = (d + chunk - 1) / chunk;\n"
+  "      const int64_t c0 = atomic_fetch_add(&st(13), nch);\n"
+  "      for (int64_t c = 0; c < nch; c++) bq(c0 + c) = (u << 32) | c;\n"
+  "    }\n"
   "    continue;\n"
   "  }\n"
   "  VECTOR_FOR(k, rowptr(u), rowptr(u + 1)) {\n"
@@ -289,16 +297,18 @@ static const sk_kbody k_dbfs_td = {
 static const sk_kbody k_dbfs_td_big = {
   "graph.bfs_device_top_down_big",
   DBFS_GATE("0")
-  "const int64_t l = st(0), nb = st(13);\n"
+  "const int64_t l = st(0), nc = st(13);\n"
   "int64_t s = 0;\n"
-  "for (int64_t j = 0; j < nb; j++) {\n"
-  "  const int64_t u = bq(j), e = rowptr(u + 1);\n"
-  "  for (int64_t k = rowptr(u) + i; k < e; k += nt) {\n"
+  "for (int64_t j = team.league_rank; j < nc; j += team.league_size) {\n"
+  "  const int64_t h = bq(j), u = h >> 32;\n"
+  "  const int64_t b = rowptr(u) + (h & 0xffffffff) * chunk;\n"
+  "  const int64_t e = rowptr(u + 1) < b + chunk ? rowptr(u + 1) : b + chunk;\n"
+  "  VECTOR_FOR(k, b, e) {\n"
   "    const int64_t v = colidx(k);\n"
   DBFS_CLAIM
   "  }\n"
   "}\n"
-  "if (s != 0) atomic_add(&st(17 + 8 * (i & 63)), s);",
+  "if (s != 0) atomic_add(&st(17 + 8 * (team.league_rank & 63)), s);",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_dbfs_bu = {
   "graph.bfs_device_bottom_up",
@@ -373,7 +383,9 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
    * bottom-up once the frontier's arcs pass 1/30 of those not reached,
    * back to top-down below nv / 200 vertices */
   const int64_t alpha = dopt && !directed ? 30 : 0, beta = 200;
-  const int64_t lt = 8192, nt = 1 << 18, lb = 8192, tb = 4;
+  const int64_t lt = 8192, lb = 8192, tb = 4;
+  /* a chunk per DBFS_CHUNK arcs of each vertex of DBFS_BIG or more */
+  const int64_t nbq = g->narcs / DBFS_CHUNK + g->narcs / DBFS_BIG + 1;
   int space = g->rowptr->space, rc = -1;
   sk_view fb0, fb1, bq, st;
   sk_view *all[] = {&fb0, &fb1, &bq, &st};
@@ -381,7 +393,7 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&bq, "big vertices", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&bq, "big vertices' chunks", SK_I64, nbq, space, 0, err, errlen) < 0 ||
       sk_sp_view(&st, "BFS state", SK_I64, DBFS_ST, space, 0, err, errlen) < 0)
     goto done;
   sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
@@ -390,7 +402,7 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
                 sk_arg_view("fb1", &fb1), sk_arg_view("bq", &bq), sk_arg_view("st", &st),
                 sk_arg_view("src", src), sk_arg_i64("nv", nv), sk_arg_i64("nw", nw),
                 sk_arg_i64("alpha", alpha), sk_arg_i64("beta", beta),
-                sk_arg_i64("big", DBFS_BIG), sk_arg_i64("nt", nt),
+                sk_arg_i64("big", DBFS_BIG), sk_arg_i64("chunk", DBFS_CHUNK),
                 sk_arg_i64("mu", g->narcs)};
   const int na = NELEM(a);
   sk_arg ast[2], asd[5], adc[4], acv[7], atd[10], abu[9];
@@ -398,12 +410,12 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
             nsd = dbfs_pick(a, na, "src level parent q0 st", asd),
             ndc = dbfs_pick(a, na, "st nv alpha beta", adc),
             ncv = dbfs_pick(a, na, "st level fb0 fb1 q0 q1 nv", acv),
-            ntd = dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big nt", atd),
+            ntd = dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big chunk", atd),
             nbu = dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 nv nw", abu);
   if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
       sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
     goto done;
-  sk_policy pdc, pcv, ptd, ptb, pbu;
+  sk_policy pdc, pcv, ptd, pbu;
   sk_policy_init(&pdc, SK_POL_TEAM);
   pdc.league_size = 1;
   pdc.team_size = 2;
@@ -418,13 +430,11 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   pbu.vector_length = 32;
   sk_policy_init(&pcv, SK_POL_RANGE);
   pcv.end = nw;
-  sk_policy_init(&ptb, SK_POL_RANGE);
-  ptb.end = nt;
   /* the level's kernels found once per search and launched by handle (a
    * launch by description encodes and looks up its kernel every time) */
   const sk_kbody *const kbs[5] = {&k_dbfs_decide, &k_dbfs_convert, &k_dbfs_td,
                                   &k_dbfs_td_big, &k_dbfs_bu};
-  const sk_policy *const pols[5] = {&pdc, &pcv, &ptd, &ptb, &pbu};
+  const sk_policy *const pols[5] = {&pdc, &pcv, &ptd, &ptd, &pbu};
   const sk_arg *const kas[5] = {adc, acv, atd, atd, abu};
   const int kns[5] = {ndc, ncv, ntd, ntd, nbu}, nk = alpha > 0 ? 5 : 4;
   for (int i = 0; i < nk; i++) {
@@ -434,9 +444,10 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
       goto done;
   }
   /* a Kronecker graph's search from its giant component takes 6 to 9
-   * levels: a first round of 8, then 4 at a time */
+   * levels: a first round of 8, then 2 at a time (a level queued past the
+   * end costs its five launches; a round, one wait) */
   int64_t done = 0, queued = 0;
-  for (int round = 8; !done; round = 4) {
+  for (int round = 8; !done; round = 2) {
     for (int k = 0; k < round; k++)
       for (int i = 0; i < nk; i++)
         if (sk_run_prepared(ph[i], pols[i], kas[i], kns[i], NULL, err, errlen) < 0)
