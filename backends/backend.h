@@ -79,6 +79,7 @@ typedef struct sk_image {
   int nargs;             /* capture slots the kernel reads */
   int host_visible;      /* 1: a capture may be read by the host right after */
   int bounds;            /* compiled in bounds-check mode */
+  int scratch;           /* 1: the body asks for team or thread scratch */
 } sk_image;
 
 typedef struct sk_backend {

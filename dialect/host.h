@@ -135,6 +135,8 @@ SK_ATOMIC_INT_TYPES(SK__AT_IDEF)
 #define atomic_fetch_xor(p, v) (SK__AT_ISEL(xor, p)((p), (v)))
 #define atomic_exchange(p, v) (SK__AT_SEL(xchg, p)((p), (v)))
 #define atomic_cas(p, e, d) (SK__AT_SEL(cas, p)((p), (e), (d)))
+/* a counter many threads bump (a queue's tail): one thread at a time here */
+#define atomic_fetch_add_combined(p, v) atomic_fetch_add(p, v)
 #define atomic_add(p, v) ((void)atomic_fetch_add(p, v))
 #define atomic_sub(p, v) ((void)atomic_fetch_sub(p, v))
 #define atomic_min(p, v) ((void)atomic_fetch_min(p, v))

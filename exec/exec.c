@@ -83,13 +83,15 @@ typedef struct sig {
   const sk_view *view[SK_MAXCAP];
 } sig;
 
-static void sort_sig(sig *s) {
-  for (int a = 1; a < s->n; a++) {
-    for (int b = a; b > 0 && strcmp(s->c[b - 1].name, s->c[b].name) > 0; b--) {
-      sk_capture tc = s->c[b]; s->c[b] = s->c[b - 1]; s->c[b - 1] = tc;
-      sk_slot ts = s->slot[b]; s->slot[b] = s->slot[b - 1]; s->slot[b - 1] = ts;
-      const sk_view *tv = s->view[b]; s->view[b] = s->view[b - 1]; s->view[b - 1] = tv;
-    }
+/* the order of 'args' by name (an insertion sort of indices: every launch
+ * sorts its captures, and moving the slots themselves cost more than the
+ * rest of a launch) */
+static void name_order(const sk_arg *args, int n, int *ord) {
+  for (int a = 0; a < n; a++) {
+    int b = a;
+    for (; b > 0 && strcmp(args[ord[b - 1]].name, args[a].name) > 0; b--)
+      ord[b] = ord[b - 1];
+    ord[b] = a;
   }
 }
 
@@ -101,16 +103,19 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     return -1;
   }
   s->n = nargs;
+  for (int k = 0; k < nargs; k++)
+    if (!args[k].name || !*args[k].name) {
+      snprintf(err, errlen, "capture %d has no name", k + 1);
+      return -1;
+    }
+  int ord[SK_MAXCAP];
+  name_order(args, nargs, ord);
   for (int k = 0; k < nargs; k++) {
-    const sk_arg *a = &args[k];
+    const sk_arg *a = &args[ord[k]];
     sk_capture *c = &s->c[k];
     memset(c, 0, sizeof *c);
     memset(&s->slot[k], 0, sizeof s->slot[k]);
     s->view[k] = NULL;
-    if (!a->name || !*a->name) {
-      snprintf(err, errlen, "capture %d has no name", k + 1);
-      return -1;
-    }
     c->name = a->name;
     const sk_view *v = a->view;
     if (!v && a->str) {
@@ -173,7 +178,6 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
       sv->stride[d] = d < v->rank ? v->stride[d] : 0;
     }
   }
-  sort_sig(s);
   for (int a = 0; a + 1 < s->n; a++)
     if (strcmp(s->c[a].name, s->c[a + 1].name) == 0) {
       snprintf(err, errlen, "capture '%s' is given twice", s->c[a].name);

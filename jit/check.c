@@ -738,7 +738,8 @@ static int remote_cap(const sk_kspec *s, const char *p, size_t len) {
 }
 
 static const struct { const char *name; const char *op; int cas, vd; } ratomics[] = {
-  {"atomic_fetch_add", "SK_ROP_ADD", 0, 0}, {"atomic_fetch_sub", "SK_ROP_SUB", 0, 0},
+  {"atomic_fetch_add", "SK_ROP_ADD", 0, 0}, {"atomic_fetch_add_combined", "SK_ROP_ADD", 0, 0},
+  {"atomic_fetch_sub", "SK_ROP_SUB", 0, 0},
   {"atomic_fetch_min", "SK_ROP_MIN", 0, 0}, {"atomic_fetch_max", "SK_ROP_MAX", 0, 0},
   {"atomic_fetch_and", "SK_ROP_AND", 0, 0}, {"atomic_fetch_or", "SK_ROP_OR", 0, 0},
   {"atomic_fetch_xor", "SK_ROP_XOR", 0, 0}, {"atomic_exchange", "SK_ROP_XCHG", 0, 0},

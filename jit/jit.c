@@ -81,6 +81,25 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
   sk_buf_add(b, s->body, s->body_len);
 }
 
+/* The in-memory cache's hash of a key (every launch computes it: a
+ * library kernel's key holds its whole body, a kilobyte or two), eight
+ * bytes a step; a hit is confirmed by comparing the whole key. Precompiled
+ * kernels are seeded under the same hash (sk_jit_key_hash). */
+static uint64_t key_hash(const char *p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  memcpy(&w, p + i, n - i);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
+}
+
 /* -- kernels ----------------------------------------------------------- */
 /* Tier changes of a kernel (a cc install, a background result, the
  * warning) are serialised by one of these locks, picked by the kernel's
@@ -569,7 +588,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   int tier = sk_jit_tier(s->tier, err, errlen);
   if (tier < 0) return -1;
-  uint64_t h = sk_hash(keybuf.s, keybuf.n, 0);
+  uint64_t h = key_hash(keybuf.s, keybuf.n);
   sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {
     count(&k->hits, 1);
@@ -648,7 +667,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
 /* -- precompiled kernels -------------------------------------------------- */
 uint64_t sk_jit_key_hash(const sk_kspec *s) {
   encode_key(key_buffer(), s);
-  return sk_hash(keybuf.s, keybuf.n, 0);
+  return key_hash(keybuf.s, keybuf.n);
 }
 
 int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
@@ -658,7 +677,7 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
     snprintf(err, errlen, "out of memory encoding the kernel key");
     return -1;
   }
-  uint64_t h = sk_hash(keybuf.s, keybuf.n, 0);
+  uint64_t h = key_hash(keybuf.s, keybuf.n);
   if (sk_cache_find(h, keybuf.s, keybuf.n)) return 0;
   sk_kernel *k = calloc(1, sizeof *k);
   if (!k) {

@@ -282,6 +282,8 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   sk_codegen_cuda_perm(s, img->md_perm);
   img->nargs = s->ncap;
   img->bounds = s->bounds;
+  /* only team_scratch / thread_scratch can set a team launch's flag */
+  img->scratch = memmem(s->body, s->body_len, "_scratch", 8) != NULL;
   for (int i = 0; i < s->ncap; i++) {
     if (s->caps[i].kind == SK_CAP_VIEW && sk_space_host_accessible(s->caps[i].space))
       img->host_visible = 1;

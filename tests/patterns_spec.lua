@@ -815,6 +815,39 @@ describe("patterns on " .. SPACE, function()
         assert.are.equal(n, c(0))
       end)
 
+      if dt == "int64" or dt == "int32" or dt == "uint64" or dt == "uint32" then
+        it(cat("atomic_fetch_add_combined reserves distinct slots on ", dt), function()
+          -- every item reserves 1 + i % 4 slots of one queue (lanes of a warp
+          -- combine into one atomic with their own offsets); a second
+          -- counter only sums
+          local n, total, sum2 = 3000, 0, 0
+          for i = 0, n - 1 do
+            if i % 3 ~= 0 then total = total + 1 + i % 4 else sum2 = sum2 + i % 5 end
+          end
+          local c = speck.View("c", dt, 2)
+          local q = speck.View("q", "int64", total)
+          speck.parallel_for("at_combined_" .. dt, n, {c = c, q = q}, [[
+            if (i % 3 != 0) {
+              const int64_t k = 1 + i % 4;
+              const int64_t p = (int64_t)atomic_fetch_add_combined(&c(0), k);
+              for (int64_t j = 0; j < k; j++) q(p + j) = i;
+            } else {
+              (void)atomic_fetch_add_combined(&c(1), i % 5);
+            }
+          ]])
+          assert.are.equal(total, c(0))
+          assert.are.equal(sum2, c(1))
+          local seen = {}
+          for s = 0, total - 1 do
+            local v = q(s)
+            seen[v] = (seen[v] or 0) + 1
+          end
+          for i = 0, n - 1 do
+            assert.are.equal(i % 3 ~= 0 and 1 + i % 4 or nil, seen[i])
+          end
+        end)
+      end
+
       it(cat("atomic_fetch_* return the old value on ", dt), function()
         local o = speck.View("o", "float64", 8)
         local r = speck.View("r", dt, 8)

@@ -18,6 +18,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef size_t (*CUoccupancyB2DSize)(int block);
 
 enum {
@@ -57,7 +58,9 @@ enum {
   CU_DEV_ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
   CU_DEV_ATTR_MANAGED_MEMORY = 83,
   CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+  CU_DEV_ATTR_MEMORY_POOLS_SUPPORTED = 115,
 };
+enum { CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4 };
 
 enum { CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0, CU_FUNC_ATTR_NUM_REGS = 4,
        CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
@@ -86,6 +89,11 @@ enum { CU_LIMIT_STACK_SIZE = 0 };
   X(cuStreamSynchronize, CUresult, (CUstream))                                \
   X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t))                         \
   X(cuMemFree_v2, CUresult, (CUdeviceptr))                                    \
+  X(cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))            \
+  X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                        \
+  X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool *, CUdevice))          \
+  X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool, int, void *))             \
+  X(cuMemPoolTrimTo, CUresult, (CUmemoryPool, size_t))                        \
   X(cuMemHostAlloc, CUresult, (void **, size_t, unsigned))                    \
   X(cuMemFreeHost, CUresult, (void *))                                        \
   X(cuMemAllocManaged, CUresult, (CUdeviceptr *, size_t, unsigned))          \

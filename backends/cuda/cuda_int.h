@@ -56,11 +56,15 @@ typedef struct sk_cuda_kernel {
   char arch[24];
   int pattern, policy_kind, md_rank;
   int md_perm[SK_MAXMD];
-  int nargs, host_visible, bounds;
+  int nargs, host_visible, bounds, scratch;
   /* set on first launch (under sk_cuda_lock; 'loaded' last) */
   void *mod, *fn;
   int loaded, block, grid1;   /* occupancy: block size, blocks for 1 wave */
   int maxthreads, regs;
+  /* the last team launch's occupancy query (under sk_cuda_launch_lock):
+   * block threads, shared bytes -> blocks per SM */
+  int occ_threads, occ_per_sm;
+  size_t occ_smem;
 } sk_cuda_kernel;
 
 /* the table's 'arch', 'load' and 'unload' (launch.c) */
@@ -98,6 +102,8 @@ void sk_cuda_first_touch(void *p, size_t bytes);
  * scratch pools): slot 'which' of a few. Callers hold
  * sk_cuda_launch_lock while they use what they got. */
 enum { SK_SCR_PARTIAL, SK_SCR_RESULT, SK_SCR_L1, SK_SCR_PACK, SK_NSCR };
+/* the memory pool's kept blocks back to the driver, after the stream's frees */
+void sk_cuda_pool_trim(void);
 void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen);
 /* pinned host bytes for results (under sk_cuda_launch_lock, likewise) */
 void *sk_cuda_pinned_result(size_t bytes, char *err, size_t errlen);

@@ -15,8 +15,9 @@
  *
  * Kernels run asynchronously on the space's stream; reduce and scan wait
  * for their result, a parallel_for waits only when a capture is host
- * visible (cuda_pinned, cuda_uvm) or SPECK_CUDA_SYNC=1 (then a fault is
- * pinned on the kernel that caused it).
+ * visible (cuda_pinned, cuda_uvm), a team body asks for scratch (its
+ * overflow flag comes back) or SPECK_CUDA_SYNC=1 (then a fault is pinned
+ * on the kernel that caused it).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -63,6 +64,7 @@ void *sk_cuda_load(const sk_image *img, const char *label, char *err,
   c->nargs = img->nargs;
   c->host_visible = img->host_visible;
   c->bounds = img->bounds;
+  c->scratch = img->scratch;
   return c;
 }
 
@@ -426,8 +428,15 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
     if (rc) return sk_cuda_fail(rc, "shared memory request", l->label, err, errlen);
   }
   int per_sm = 0;
-  sk_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)c->fn,
-                                                     tsz * tpb, (size_t)smem);
+  if (c->occ_threads == tsz * tpb && c->occ_smem == (size_t)smem) {
+    per_sm = c->occ_per_sm;   /* the same block as last time */
+  } else {
+    sk_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)c->fn,
+                                                       tsz * tpb, (size_t)smem);
+    c->occ_threads = tsz * tpb;
+    c->occ_smem = (size_t)smem;
+    c->occ_per_sm = per_sm;
+  }
   if (per_sm < 1) {
     snprintf(err, errlen, "a block of %d x %d x %d threads with %lld bytes of "
              "shared memory does not fit the device", V, T, tpb, (long long)smem);
@@ -442,13 +451,17 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
                                 err, errlen);
     if (!C.l1_pool) return -1;
   }
-  CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8,
-                                       sk_cuda.stream);
-  if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
+  /* a body without team_scratch / thread_scratch cannot set the scratch
+   * flag: its launch stays asynchronous (a parallel_for is not waited for) */
+  if (c->scratch) {
+    CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8,
+                                         sk_cuda.stream);
+    if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
+  }
   if (go(l, c, (unsigned)g, 1, 1, (unsigned)V, (unsigned)T, (unsigned)tpb,
          (unsigned)smem, &C, err, errlen) < 0)
     return -1;
-  return finish(l, c, res, 1, err, errlen);
+  return finish(l, c, res, c->scratch, err, errlen);
 }
 
 /* Every launch holds sk_cuda_launch_lock from its first use of kept

@@ -8,6 +8,14 @@
  *                the driver: oversubscribed managed memory can stall the
  *                GPU for everyone on it.
  *
+ * Device memory ('cuda') comes from the device's default memory pool in
+ * the order of the space's stream (cuMemAllocAsync / cuMemFreeAsync), the
+ * pool keeping what is freed for the next request (a view of a graph's
+ * size costs microseconds, not a cuMemAlloc and a synchronising cuMemFree
+ * each); what it keeps is returned to the driver when a request would not
+ * fit otherwise and before free memory is asked (sk_cuda_room).
+ * SPECK_CUDA_POOL=0, or a device without memory pools: cuMemAlloc.
+ *
  * Out of memory names the bytes asked and free; the view layer adds the
  * view's label. Copies run on the space's stream; they return when the
  * bytes are in place (deep_copy is blocking, as Kokkos' two-argument
@@ -16,6 +24,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "cuda_int.h"
@@ -29,13 +38,48 @@ static void free_info(char *buf, size_t n) {
     snprintf(buf, n, "free memory unknown");
 }
 
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static CUmemoryPool pool;
+static int pool_on;
+
+static void pool_start(void) {
+  const char *e = getenv("SPECK_CUDA_POOL");
+  int ok = 0;
+  unsigned long long keep = ~0ull;
+  if ((e && strcmp(e, "0") == 0) ||
+      sk_cu->cuDeviceGetAttribute(&ok, CU_DEV_ATTR_MEMORY_POOLS_SUPPORTED,
+                                  sk_cuda.dev) || !ok ||
+      sk_cu->cuDeviceGetDefaultMemPool(&pool, sk_cuda.dev) ||
+      sk_cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep))
+    return;
+  pool_on = 1;
+}
+
+/* the pool's kept blocks back to the driver (after the stream's frees) */
+void sk_cuda_pool_trim(void) {
+  if (!pool_on) return;
+  sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  sk_cu->cuMemPoolTrimTo(pool, 0);
+}
+
+static CUresult device_alloc(CUdeviceptr *p, size_t bytes) {
+  pthread_once(&pool_once, pool_start);
+  if (!pool_on) return sk_cu->cuMemAlloc_v2(p, bytes);
+  CUresult rc = sk_cu->cuMemAllocAsync(p, bytes, sk_cuda.stream);
+  if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+    sk_cuda_pool_trim();
+    rc = sk_cu->cuMemAllocAsync(p, bytes, sk_cuda.stream);
+  }
+  return rc;
+}
+
 void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return NULL;
   CUresult rc;
   char info[160];
   if (space == SK_SPACE_CUDA) {
     CUdeviceptr p = 0;
-    rc = sk_cu->cuMemAlloc_v2(&p, bytes);
+    rc = device_alloc(&p, bytes);
     if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
       free_info(info, sizeof info);
@@ -54,6 +98,7 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
     }
   } else if (space == SK_SPACE_CUDA_UVM) {
     size_t fr = 0, tot = 0;
+    sk_cuda_pool_trim();
     rc = sk_cu->cuMemGetInfo_v2(&fr, &tot);
     if (rc) {
       sk_cuda_fail(rc, "cuMemGetInfo", NULL, err, errlen);
@@ -89,9 +134,10 @@ int64_t sk_cuda_room(int space) {
   char err[128];
   size_t fr = 0, tot = 0;
   if ((space != SK_SPACE_CUDA && space != SK_SPACE_CUDA_UVM) ||
-      sk_cuda_ensure(err, sizeof err) < 0 ||
-      sk_cu->cuMemGetInfo_v2(&fr, &tot) != 0)
+      sk_cuda_ensure(err, sizeof err) < 0)
     return -1;
+  sk_cuda_pool_trim();
+  if (sk_cu->cuMemGetInfo_v2(&fr, &tot) != 0) return -1;
   return (int64_t)fr;
 }
 
@@ -100,7 +146,12 @@ void sk_cuda_free(void *p, int space) {
     return;
   char err[128];
   if (sk_cuda_ensure(err, sizeof err) < 0) return;
-  /* kernels still queued may use the memory */
+  /* pool memory is freed in stream order; otherwise kernels still queued
+   * may use the memory */
+  if (space == SK_SPACE_CUDA && pool_on) {
+    sk_cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)p, sk_cuda.stream);
+    return;
+  }
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
   if (space == SK_SPACE_CUDA_PINNED)
     sk_cu->cuMemFreeHost(p);
@@ -153,6 +204,10 @@ void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
   size_t want = bytes < 4096 ? 4096 : bytes + bytes / 4;
   CUdeviceptr p = 0;
   CUresult rc = sk_cu->cuMemAlloc_v2(&p, want);
+  if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+    sk_cuda_pool_trim();
+    rc = sk_cu->cuMemAlloc_v2(&p, want);
+  }
   if (rc) {
     char info[160];
     free_info(info, sizeof info);

@@ -132,6 +132,7 @@ int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
     snprintf(err, errlen, "NVSHMEM: nvshmemx_set_attr_uniqueid_args failed");
     return -1;
   }
+  sk_cuda_pool_trim();   /* the symmetric heap may need what the pool keeps */
   int rc = nv.hostlib_init_attr(NVS_INIT_WITH_UNIQUEID, attr);
   if (rc != 0) {
     snprintf(err, errlen, "NVSHMEM: nvshmemx_hostlib_init_attr failed (status "

@@ -77,27 +77,6 @@ static const sk_kbody k_bfs_td = {
   "}",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_td, NULL, "sum:int64"};
 
-/* the GPU's top-down step: a warp (a team of one member, 32 vector lanes)
- * per frontier vertex, its lanes over the vertex's arcs -- a hub's arcs
- * are no longer one thread's loop */
-static const char *const sig_bfs_tdt[] = {
-  "team" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32")
-  R1("nq", "int32") R1("cnt", "int64") " l1=int64", NULL};
-static const sk_kbody k_bfs_td_team = {
-  "graph.bfs_top_down_team",
-  "const int64_t u = q(team.league_rank);\n"
-  "int64_t s;\n"
-  "VECTOR_REDUCE(sum, k, rowptr(u), rowptr(u + 1), s) {\n"
-  "  const int64_t v = colidx(k);\n"
-  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
-  "    parent(v) = u;\n"
-  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "    s += rowptr(v + 1) - rowptr(v);\n"
-  "  }\n"
-  "}\n"
-  "SINGLE_TEAM(team) acc += s;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_tdt, NULL, "sum:int64"};
-
 static const char *const sig_bfs_bu[] = {
   "range" G3 R1("level", "int64") R1("parent", "int64") " l=int64", NULL};
 static const sk_kbody k_bfs_bu = {
@@ -333,6 +312,304 @@ static const char visit_seed_fmt[] =
   "  { %s\n }\n"
   "}";
 
+/* -- BFS on a GPU: the levels driven from the device ------------------------
+ * The host queues a round of levels without waiting; every level is the
+ * same five launches, and the state 'st' in device memory says which of
+ * them have work: 'decide' (one thread) closes the last level (its count
+ * and arcs from the counters), stops the search when nothing was found
+ * and picks the direction by Beamer's rule (one team of 64); 'convert' rebuilds the
+ * frontier for a new direction (levels -> bitmap, bitmap -> queue); the
+ * top-down step runs a warp per queued vertex and queues the vertices of
+ * DBFS_BIG arcs or more as chunks of DBFS_CHUNK arcs for 'top_down_big',
+ * a warp per chunk (a hub's arcs spread over the whole device; one grid
+ * walking the big vertices one after another took 0.84 ms on a level
+ * with hundreds of them); the bottom-up step has a warp per 32 vertices
+ * (a lane each) look for a parent in the frontier's bitmap and writes the
+ * next bitmap a word per warp. The host reads 'done' once a round.
+ * st: 0 level, 1 frontier size, 2 direction (1 bottom-up), 3 arcs not yet
+ * reached, 4 done, 5 levels, 8 top-down count (the queue's tail), 10
+ * conversion (1 to bitmap, 2 to queue), 12 conversion tail, 13 chunks
+ * queued (bq: vertex << 32 | chunk); 16 + 8 k (k < 64): counters spread over cache lines (count,
+ * arcs), so the warps' adds do not queue on one word. */
+#define DBFS_ST (16 + 64 * 8)
+#define DBFS_BIG 1024
+#define DBFS_CHUNK 256
+#define DBFS_GATE(dir) "if (st(4) != 0 || st(2) != " dir ") return;\n"
+#define DBFS_NEXT(q0, q1) "if (l & 1) " q0 " else " q1
+/* u is in the frontier's bitmap (bottom-up) */
+#define DBFS_IN(u) "((fr[(" u ") >> 5] >> ((" u ") & 31)) & 1u)"
+/* n = the bits set in a uint32_t */
+#define DBFS_POPC(b)                                                         \
+  "uint32_t x = " b " - ((" b " >> 1) & 0x55555555u);\n"                     \
+  "x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);\n"                      \
+  "x = (x + (x >> 4)) & 0x0F0F0F0Fu;\n"                                      \
+  "const int64_t n = (int64_t)((x * 0x01010101u) >> 24);"
+static const sk_kbody k_dbfs_st = {
+  "graph.bfs_device_state", "st(i) = i == 0 ? (int64_t)-1 : i == 3 ? mu : (int64_t)0;",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_dbfs_seed = {
+  "graph.bfs_device_seed",
+  "const int64_t s = src(i);\n"
+  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
+  "  parent(s) = s;\n"
+  "  q0(atomic_fetch_add(&st(8), (int64_t)1)) = (int32_t)s;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_dbfs_decide = {
+  "graph.bfs_device_decide",
+  "if (st(4) != 0) return;\n"
+  /* one team of 64: a thread per counter slot (one thread's loop waited
+   * for each load in turn: 10 us) */
+  "int64_t cnt, mf;\n"
+  "TEAM_VECTOR_REDUCE(sum, k, 0, 64, cnt) cnt += st(16 + 8 * k);\n"
+  "TEAM_VECTOR_REDUCE(sum, k, 0, 64, mf) mf += st(17 + 8 * k);\n"
+  "TEAM_VECTOR_FOR(k, 0, 64) {\n"
+  "  st(16 + 8 * k) = 0;\n"
+  "  st(17 + 8 * k) = 0;\n"
+  "}\n"
+  "if (team.team_rank == 0) SINGLE_THREAD(team) {\n"
+  "  cnt += st(8);\n"
+  "  st(8) = 0; st(12) = 0; st(13) = 0; st(10) = 0;\n"
+  "  const int64_t l = st(0) + 1;\n"
+  "  st(0) = l; st(1) = cnt;\n"
+  "  if (cnt == 0) {\n"
+  "    st(4) = 1;\n"
+  "    st(5) = l;\n"
+  "  } else {\n"
+  "    const int64_t mu = st(3) - mf;\n"
+  "    st(3) = mu;\n"
+  "    if (st(2) == 0 && alpha > 0 && mf > mu / alpha) { st(2) = 1; st(10) = 1; }\n"
+  "    else if (st(2) == 1 && cnt < nv / beta) { st(2) = 0; st(10) = 2; }\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_dbfs_convert = {
+  "graph.bfs_device_convert",
+  "const int64_t c = st(10), l = st(0);\n"
+  "if (st(4) != 0 || c == 0) return;\n"
+  "const int64_t b = i * 32;\n"
+  "if (c == 1) {\n"
+  "  uint32_t bits = 0;\n"
+  "  for (int k = 0; k < 32 && b + k < nv; k++)\n"
+  "    if (level(b + k) == l) bits |= 1u << k;\n"
+  "  " DBFS_NEXT("fb1(i) = bits;", "fb0(i) = bits;") "\n"
+  "} else {\n"
+  "  const uint32_t bits = (l & 1) ? fb1(i) : fb0(i);\n"
+  "  if (bits == 0) return;\n"
+  "  " DBFS_POPC("bits") "\n"
+  "  int64_t p = atomic_fetch_add_combined(&st(12), n);\n"
+  "  for (int k = 0; k < 32; k++)\n"
+  "    if ((bits >> k) & 1u) {\n"
+  "      " DBFS_NEXT("q1(p) = (int32_t)(b + k);", "q0(p) = (int32_t)(b + k);") "\n"
+  "      p++;\n"
+  "    }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+/* a discovery: claim v for level l + 1, queue it, count its arcs */
+#define DBFS_CLAIM                                                           \
+  "if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l + 1) == -1) {\n" \
+  "  parent(v) = u;\n"                                                       \
+  "  const int64_t p = atomic_fetch_add_combined(&st(8), (int64_t)1);\n"     \
+  "  " DBFS_NEXT("q0(p) = (int32_t)v;", "q1(p) = (int32_t)v;") "\n"           \
+  "  s += rowptr(v + 1) - rowptr(v);\n"                                      \
+  "}\n"
+static const sk_kbody k_dbfs_td = {
+  "graph.bfs_device_top_down",
+  DBFS_GATE("0")
+  "const int64_t l = st(0), qn = st(1);\n"
+  "int64_t s = 0;\n"
+  "for (int64_t j = team.league_rank; j < qn; j += team.league_size) {\n"
+  "  const int64_t u = (l & 1) ? q1(j) : q0(j);\n"
+  "  const int64_t d = rowptr(u + 1) - rowptr(u);\n"
+  "  if (d >= big) {\n"
+  "    SINGLE_THREAD(team) {\n"
+  "      const int64_t nch = (d + chunk - 1) / chunk;\n"
+  "      const int64_t c0 = atomic_fetch_add(&st(13), nch);\n"
+  "      for (int64_t c = 0; c < nch; c++) bq(c0 + c) = (u << 32) | c;\n"
+  "    }\n"
+  "    continue;\n"
+  "  }\n"
+  "  VECTOR_FOR(k, rowptr(u), rowptr(u + 1)) {\n"
+  "    const int64_t v = colidx(k);\n"
+  DBFS_CLAIM
+  "  }\n"
+  "}\n"
+  "if (s != 0) atomic_add(&st(17 + 8 * (team.league_rank & 63)), s);",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_dbfs_td_big = {
+  "graph.bfs_device_top_down_big",
+  DBFS_GATE("0")
+  "const int64_t l = st(0), nc = st(13);\n"
+  "int64_t s = 0;\n"
+  "for (int64_t j = team.league_rank; j < nc; j += team.league_size) {\n"
+  "  const int64_t h = bq(j), u = h >> 32;\n"
+  "  const int64_t b = rowptr(u) + (h & 0xffffffff) * chunk;\n"
+  "  const int64_t e = rowptr(u + 1) < b + chunk ? rowptr(u + 1) : b + chunk;\n"
+  "  VECTOR_FOR(k, b, e) {\n"
+  "    const int64_t v = colidx(k);\n"
+  DBFS_CLAIM
+  "  }\n"
+  "}\n"
+  "if (s != 0) atomic_add(&st(17 + 8 * (team.league_rank & 63)), s);",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_dbfs_bu = {
+  "graph.bfs_device_bottom_up",
+  DBFS_GATE("1")
+  "const int64_t l = st(0);\n"
+  "const uint32_t *fr = (l & 1) ? &fb1(0) : &fb0(0);\n"
+  "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
+  "const int64_t ws = team.league_size * team.team_size;\n"
+  "for (int64_t w = w0; w < nw; w += ws) {\n"
+  "  uint32_t bits;\n"
+  "  int64_t arcs;\n"
+  "  VECTOR_REDUCE(bor, k, 0, 32, bits) {\n"
+  "    const int64_t v = w * 32 + k;\n"
+  "    if (v < nv && level(v) == -1) {\n"
+  "      const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
+  /* four arcs a step: their loads in flight together (a lane's scan is a
+   * chain of dependent loads); the first arc from the frontier wins, as
+   * one at a time */
+  "      for (int64_t x = b; x < e; x += 4) {\n"
+  "        const int32_t u0 = colidx(x);\n"
+  "        const int32_t u1 = x + 1 < e ? colidx(x + 1) : u0;\n"
+  "        const int32_t u2 = x + 2 < e ? colidx(x + 2) : u0;\n"
+  "        const int32_t u3 = x + 3 < e ? colidx(x + 3) : u0;\n"
+  "        const uint32_t h0 = " DBFS_IN("u0") ", h1 = " DBFS_IN("u1") ";\n"
+  "        const uint32_t h2 = " DBFS_IN("u2") ", h3 = " DBFS_IN("u3") ";\n"
+  "        if (h0 | h1 | h2 | h3) {\n"
+  "          level(v) = l + 1;\n"
+  "          parent(v) = h0 ? u0 : h1 ? u1 : h2 ? u2 : u3;\n"
+  "          bits |= 1u << k;\n"
+  "          break;\n"
+  "        }\n"
+  "      }\n"
+  "    }\n"
+  "  }\n"
+  "  VECTOR_REDUCE(sum, k, 0, 32, arcs)\n"
+  "    if ((bits >> k) & 1u) arcs += rowptr(w * 32 + k + 1) - rowptr(w * 32 + k);\n"
+  "  SINGLE_THREAD(team) {\n"
+  "    " DBFS_NEXT("fb0(w) = bits;", "fb1(w) = bits;") "\n"
+  "    if (bits != 0) {\n"
+  "      const int64_t c = 16 + 8 * (w & 63);\n"
+  "      " DBFS_POPC("bits") "\n"
+  "      atomic_add(&st(c), n);\n"
+  "      atomic_add(&st(c + 1), arcs);\n"
+  "    }\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+
+/* the captures of 'a' that 'names' (space-separated) lists, into 'out':
+ * each launch passes only what its body reads (a launch's cost grows with
+ * its captures) */
+static int dbfs_pick(const sk_arg *a, int na, const char *names, sk_arg *out) {
+  int n = 0;
+  for (int k = 0; k < na; k++) {
+    const char *p = strstr(names, a[k].name);
+    size_t len = strlen(a[k].name);
+    while (p && ((p > names && p[-1] != ' ') || (p[len] != ' ' && p[len] != '\0')))
+      p = strstr(p + 1, a[k].name);
+    if (p) out[n++] = a[k];
+  }
+  return n;
+}
+
+/* graph.bfs without a visitor on a GPU back end; 'q' and 'nq' (int32, nv)
+ * are the two queues. Top-down only for a directed graph or without
+ * direction optimisation. */
+static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int dopt,
+                      sk_view *level, sk_view *parent, sk_view *q, sk_view *nq,
+                      int64_t *nlevels, char *err, size_t errlen) {
+  const int64_t nv = g->nv, nw = (nv + 31) / 32, ns = src->extent[0];
+  /* Beamer's switch for this kernel pair (an H200, Kronecker scale 22):
+   * bottom-up once the frontier's arcs pass 1/30 of those not reached,
+   * back to top-down below nv / 200 vertices */
+  const int64_t alpha = dopt && !directed ? 30 : 0, beta = 200;
+  const int64_t lt = 8192, lb = 8192, tb = 4;
+  /* a chunk per DBFS_CHUNK arcs of each vertex of DBFS_BIG or more */
+  const int64_t nbq = g->narcs / DBFS_CHUNK + g->narcs / DBFS_BIG + 1;
+  int space = g->rowptr->space, rc = -1;
+  sk_view fb0, fb1, bq, st;
+  sk_view *all[] = {&fb0, &fb1, &bq, &st};
+  sk_prepared *ph[5] = {NULL, NULL, NULL, NULL, NULL};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&bq, "big vertices' chunks", SK_I64, nbq, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&st, "BFS state", SK_I64, DBFS_ST, space, 0, err, errlen) < 0)
+    goto done;
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                sk_arg_view("level", level), sk_arg_view("parent", parent),
+                sk_arg_view("q0", q), sk_arg_view("q1", nq), sk_arg_view("fb0", &fb0),
+                sk_arg_view("fb1", &fb1), sk_arg_view("bq", &bq), sk_arg_view("st", &st),
+                sk_arg_view("src", src), sk_arg_i64("nv", nv), sk_arg_i64("nw", nw),
+                sk_arg_i64("alpha", alpha), sk_arg_i64("beta", beta),
+                sk_arg_i64("big", DBFS_BIG), sk_arg_i64("chunk", DBFS_CHUNK),
+                sk_arg_i64("mu", g->narcs)};
+  const int na = NELEM(a);
+  sk_arg ast[2], asd[5], adc[4], acv[7], atd[10], abu[9];
+  const int nst = dbfs_pick(a, na, "st mu", ast),
+            nsd = dbfs_pick(a, na, "src level parent q0 st", asd),
+            ndc = dbfs_pick(a, na, "st nv alpha beta", adc),
+            ncv = dbfs_pick(a, na, "st level fb0 fb1 q0 q1 nv", acv),
+            ntd = dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big chunk", atd),
+            nbu = dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 nv nw", abu);
+  if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
+      sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
+    goto done;
+  sk_policy pdc, pcv, ptd, pbu;
+  sk_policy_init(&pdc, SK_POL_TEAM);
+  pdc.league_size = 1;
+  pdc.team_size = 2;
+  pdc.vector_length = 32;
+  sk_policy_init(&ptd, SK_POL_TEAM);
+  ptd.league_size = lt;
+  ptd.team_size = 1;
+  ptd.vector_length = 32;
+  sk_policy_init(&pbu, SK_POL_TEAM);
+  pbu.league_size = lb;
+  pbu.team_size = tb;
+  pbu.vector_length = 32;
+  sk_policy_init(&pcv, SK_POL_RANGE);
+  pcv.end = nw;
+  /* the level's kernels found once per search and launched by handle (a
+   * launch by description encodes and looks up its kernel every time) */
+  const sk_kbody *const kbs[5] = {&k_dbfs_decide, &k_dbfs_convert, &k_dbfs_td,
+                                  &k_dbfs_td_big, &k_dbfs_bu};
+  const sk_policy *const pols[5] = {&pdc, &pcv, &ptd, &ptd, &pbu};
+  const sk_arg *const kas[5] = {adc, acv, atd, atd, abu};
+  const int kns[5] = {ndc, ncv, ntd, ntd, nbu}, nk = alpha > 0 ? 5 : 4;
+  for (int i = 0; i < nk; i++) {
+    sk_kdesc d;
+    if (sk_kbody_desc(kbs[i], NULL, &d, err, errlen) < 0 ||
+        !(ph[i] = sk_prepare(&d, pols[i]->kind, 0, kas[i], kns[i], 0, err, errlen)))
+      goto done;
+  }
+  /* a Kronecker graph's search from its giant component takes 6 to 9
+   * levels: a first round of 8, then 2 at a time (a level queued past the
+   * end costs its five launches; a round, one wait) */
+  int64_t done = 0, queued = 0;
+  for (int round = 8; !done; round = 2) {
+    for (int k = 0; k < round; k++)
+      for (int i = 0; i < nk; i++)
+        if (sk_run_prepared(ph[i], pols[i], kas[i], kns[i], NULL, err, errlen) < 0)
+          goto done;
+    queued += round;
+    if (sk_sp_get_i64(&st, 4, &done, err, errlen) < 0) goto done;
+    if (!done && queued > nv + 1) {   /* cannot happen: a level reaches a vertex */
+      snprintf(err, errlen, "graph.bfs: no end after %lld levels", (long long)queued);
+      goto done;
+    }
+  }
+  if (sk_sp_get_i64(&st, 5, nlevels, err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  for (int i = 0; i < 5; i++)
+    if (ph[i]) sk_prepared_free(ph[i]);
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
 /* graph.bfs: G_*, sources (int64 view) [, directed, direction_optimizing,
  * visit_examine_edge, visit_filter, visit_tree_edge, visit_discover_vertex
  * and the visitor's captures (any other view or number)] -> level, parent
@@ -425,6 +702,14 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     ktd.label = "graph.bfs_top_down_visitor";
     kseed.sigs = ktd.sigs = NULL;
   }
+  int64_t l = 0;
+  const sk_backend *bk = sk_sp_backend(err, errlen);
+  if (!bk) goto done;
+  if (!vis.on && !sk_sp_host(bk)) {
+    if (bfs_device(&g, src, directed, dopt, &level, &parent, &q, &nq, &l, err, errlen) < 0)
+      goto done;
+    goto out;
+  }
   {
     sk_arg a[SK_MAXCAP] = {sk_arg_view("src", src), sk_arg_view("level", &level),
                            sk_arg_view("parent", &parent), sk_arg_view("q", &q),
@@ -433,15 +718,10 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     for (int k = 0; k < nuser; k++) a[na++] = user[k];
     if (sk_sp_range(&kseed, ns, a, na, NULL, err, errlen) < 0) goto done;
   }
-  /* the GPU without a visitor: the warp-per-vertex top-down step */
-  const sk_backend *bk = sk_sp_backend(err, errlen);
-  if (!bk) goto done;
-  int team_td = !vis.on && !sk_sp_host(bk);
-  /* Beamer's alpha: 15 on the host; with the GPU's warp-per-vertex top-down
-   * step, bottom-up pays only for the largest levels (measured on an H200:
-   * scale 22 5.5 -> 2.7 ms with 300, scale 20 unchanged) */
-  const int64_t alpha = team_td ? 300 : 15;
-  int64_t qn = 0, l = 0, mf = 0, mu = g.narcs;
+  /* Beamer's alpha: bottom-up once the frontier's arcs pass 1/15 of those
+   * not yet reached (a GPU without a visitor: bfs_device) */
+  const int64_t alpha = 15;
+  int64_t qn = 0, mf = 0, mu = g.narcs;
   if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
   /* the host, direction-optimising: bottom-up over a frontier bitmap */
   if (!vis.on && dopt && !directed && sk_sp_host(bk)) {
@@ -478,16 +758,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       int na = 8;
       for (int k = 0; k < nuser; k++) a[na++] = user[k];
       int rc2 = sk_g_set0(&cnt, 0, err, errlen);
-      if (rc2 == 0 && team_td) {
-        sk_policy p;
-        sk_policy_init(&p, SK_POL_TEAM);
-        p.league_size = qn;
-        p.team_size = 1;
-        p.vector_length = 32;
-        rc2 = sk_kbody_launch(&k_bfs_td_team, &p, a, 8, &r, err, errlen);
-      } else if (rc2 == 0) {
-        rc2 = degree_range(&ktd, qn, a, na, &r, err, errlen);
-      }
+      if (rc2 == 0) rc2 = degree_range(&ktd, qn, a, na, &r, err, errlen);
       if (rc2 < 0 || sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
       mf = sk_result_i64(&r, 0);
       sk_view t = q;
@@ -497,6 +768,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     mu -= mf;
     l++;
   }
+out:
   if (sk_kout_view(out, "level", &level, err, errlen) < 0 ||
       sk_kout_view(out, "parent", &parent, err, errlen) < 0 ||
       sk_kout_num(out, "nlevels", (double)l, err, errlen) < 0)
@@ -2116,7 +2388,8 @@ static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count
 
 const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_color, &e_color_bip,
                                              &e_loops, &e_mis2, &e_minitri, &e_coarsen, NULL};
-const sk_kbody *const sk_galgo_bodies[] = {&k_bfs_td_team,
+/* (bfs_device's bodies run on GPUs only: compiled there, not here) */
+const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_bu_bits, &k_bfs_q2b, &k_bfs_clr, &k_bfs_b2q,
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,

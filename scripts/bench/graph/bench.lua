@@ -69,6 +69,10 @@ local function traverse(h, suffix, opts)
   local tb = 0
   graph.bfs(h, sources[1], opts)
   for _, s in ipairs(sources) do
+    -- the last call's level and parent views go back first (a view's
+    -- memory is freed when Lua collects it; device memory then returns to
+    -- speck's pool and the next call's views come from there)
+    collectgarbage()
     timer:reset()
     graph.bfs(h, s, opts)
     speck.fence()
