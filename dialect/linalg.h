@@ -434,8 +434,16 @@ SK__LA_OPS(float, sk_matf, f)
 #define SK__SG_R6(X, W, NC) SK__SG_R5(X, W, NC) X(5, W, NC)
 #define SK__SG_R7(X, W, NC) SK__SG_R6(X, W, NC) X(6, W, NC)
 #define SK__SG_R8(X, W, NC) SK__SG_R7(X, W, NC) X(7, W, NC)
+#define SK__SG_R9(X, W, NC) SK__SG_R8(X, W, NC) X(8, W, NC)
 #define SK__SG_Q1(X, W, r) X(r, 0, W)
 #define SK__SG_Q2(X, W, r) X(r, 0, W) X(r, 1, W)
+/* NC = T1: a chunk of W columns and the last column alone (a scalar: 9x9
+ * as 8 + 1 instead of two overlapping chunks of 8, half the work) */
+#define SK__SG_QT1(X, W, r) X(r, 0, W) X(r, 1, 1)
+/* chunks a row, by NC */
+#define SK__SG_N1 1
+#define SK__SG_N2 2
+#define SK__SG_NT1 2
 /* chunk q's first column */
 #define SK__SG_OFF(q, W) ((q) < SK__NC - 1 ? (q) * (W) : SK__N - (W))
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && defined(__AVX512F__)
@@ -445,12 +453,16 @@ typedef double sk__v2 __attribute__((vector_size(16)));
 typedef double sk__v8u __attribute__((vector_size(64), aligned(8), may_alias));
 typedef double sk__v4u __attribute__((vector_size(32), aligned(8), may_alias));
 typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
+typedef double sk__v1;
+typedef double sk__v1u __attribute__((aligned(8), may_alias));
 #define SK__SG_BC8(s) ((sk__v8){s, s, s, s, s, s, s, s})
 #define SK__SG_BC4(s) ((sk__v4){s, s, s, s})
 #define SK__SG_BC2(s) ((sk__v2){s, s})
+#define SK__SG_BC1(s) ((sk__v1)(s))
 #define SK__SG_FMA8(a, b, c) __builtin_ia32_vfmaddpd512_mask(a, b, c, (unsigned char)-1, 4)
 #define SK__SG_FMA4(a, b, c) __builtin_ia32_vfmaddpd256(a, b, c)
 #define SK__SG_FMA2(a, b, c) __builtin_ia32_vfmaddpd(a, b, c)
+#define SK__SG_FMA1(a, b, c) __builtin_fma(a, b, c)
 #define SK__SG_ZERO(W, x) sk__v##W x = SK__SG_BC##W(0.0);
 #define SK__SG_LD(W, x, p) const sk__v##W x = *(const sk__v##W##u *)(p);
 #define SK__SG_FMAS(W, acc, s, x) acc = SK__SG_FMA##W(SK__SG_BC##W(s), x, acc);
@@ -494,7 +506,7 @@ typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
     else { SK__SG_Q##NC(SK__SG_LC, W, r) SK__SG_Q##NC(SK__SG_S1, W, r) }        \
   }
 #define SK__SG(N, W, NC, RB, a, b, c, al, be) do {                             \
-  enum { SK__N = N, SK__NC = NC, sk__RB = RB };                                 \
+  enum { SK__N = N, SK__NC = SK__SG_N##NC, sk__RB = RB };                    \
   const double *const sk__a = (a), *const sk__b = (b);                         \
   double *const sk__c = (c);                                                    \
   const double sk__al = (al), sk__be = (be);                                    \

@@ -137,7 +137,7 @@ static const sk_kbody k_gemm_small = {
    * RB rows a block: at least 6 independent accumulators where n allows */
   "switch (fixed) {\n"
   "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"
-  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, 2, 3)\n"
+  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n"
   "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n"
   "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"
   "}\n",
