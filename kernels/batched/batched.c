@@ -72,76 +72,91 @@ static const sk_kbody k_gemm_s = {
   "}\n",
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_s, NULL, NULL};
 
-/* The host's float64 fast path for square n x n, 2 <= n <= 16 (any trans,
- * any strides): a work item per SMALL_GROUP matrices, the size a constant
- * in each case of the switch (dialect/linalg.h, SK__SG: C's rows RB at a
- * time in vector registers, vectorised across the columns in chunks of W),
- * so nothing is decided per matrix but whether an operand must be copied:
- * op(A) and op(B) are read in place when they are row major (unit column
- * stride, row stride n) and not transposed, C when it is row major; else
- * through a copy in the work item's buffers. From 6x6 up, row-major
- * operands of the matrix two ahead are prefetched (12-38 % at 9x9 and
- * 15x15, beyond the caches, in a prototype). Each element is the fma chain
- * of serial_gemm, so every path agrees bit for bit. */
+/* The host's fast path for square n x n, 2 <= n <= 16, float64 and
+ * float32 (any trans, any strides): a work item per SMALL_GROUP matrices,
+ * the size a constant in each case of the switch (dialect/linalg.h,
+ * SK__SGT: C's rows RB at a time in vector registers, vectorised across
+ * the columns in chunks of W), so nothing is decided per matrix but
+ * whether an operand must be copied: op(A) and op(B) are read in place
+ * when they are row major (unit column stride, row stride n) and not
+ * transposed, C when it is row major; else through a copy in the work
+ * item's buffers. From 6x6 up, row-major operands of the matrix
+ * SMALL_AHEAD ahead are prefetched (12-38 % at 9x9 and 15x15, beyond the
+ * caches, in a prototype). Each element is the fma chain of serial_gemm,
+ * so every path agrees bit for bit. */
 #define SMALL_GROUP 16
-#define GEMM_SMALL "range" M3("float64", "A") M3("float64", "B") M3("float64", "C") \
+#define SMALL_AHEAD 2
+#define GEMM_SMALL(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
   " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64"
-static const char *const sig_gemm_small[] = {GEMM_SMALL, NULL};
+static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
+static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
 #define SK_STR_(x) #x
 #define SK_STR(x) SK_STR_(x)
+/* the body for element type T (sk_mat_op_S), the switch's cases CASES */
+#define SMALL_BODY(T, S, CASES)                                                \
+  "typedef " T " T;\n"                                                         \
+  "const sk_i64 m0 = i * " SK_STR(SMALL_GROUP) ", m1 = nb - m0 < " SK_STR(SMALL_GROUP) \
+  " ? nb : m0 + " SK_STR(SMALL_GROUP) ";\n"                                    \
+  "const T al = (T)alpha, be = (T)beta;\n"                                     \
+  "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"   \
+  "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"   \
+  "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"                \
+  "T la_[256], lb_[256], lc_[256];\n"                                          \
+  "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
+  "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
+  "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
+  "    T *pc = C.data + m * C.stride[0];                                     \\\n" \
+  "    if (NN >= 6 && da && db && m + " SK_STR(SMALL_AHEAD) " < nb) {        \\\n" \
+  "      SK__SG_PF(pa + " SK_STR(SMALL_AHEAD) " * A.stride[0], NN * NN * sizeof(T)) \\\n" \
+  "      SK__SG_PF(pb + " SK_STR(SMALL_AHEAD) " * B.stride[0], NN * NN * sizeof(T)) \\\n" \
+  "    }                                                                     \\\n" \
+  "    if (!da) {                                                            \\\n" \
+  "      const __typeof__(matrix(A, m)) s_ = sk_mat_op_" S "(ta, matrix(A, m)); \\\n" \
+  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
+  "        for (int c_ = 0; c_ < NN; c_++) la_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
+  "      pa = la_;                                                           \\\n" \
+  "    }                                                                     \\\n" \
+  "    if (!db) {                                                            \\\n" \
+  "      const __typeof__(matrix(B, m)) s_ = sk_mat_op_" S "(tb, matrix(B, m)); \\\n" \
+  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
+  "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
+  "      pb = lb_;                                                           \\\n" \
+  "    }                                                                     \\\n" \
+  "    if (!dc) {                                                            \\\n" \
+  "      if (be != 0)                                                        \\\n" \
+  "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n" \
+  "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n" \
+  "            lc_[r_ * NN + c_] = pc[r_ * C.stride[1] + c_ * C.stride[2]];  \\\n" \
+  "      pc = lc_;                                                           \\\n" \
+  "    }                                                                     \\\n" \
+  "    SK__SGT(T, NN, W, NC, RB, pa, pb, pc, al, be);                        \\\n" \
+  "    if (!dc) {                                                            \\\n" \
+  "      T *q_ = C.data + m * C.stride[0];                                   \\\n" \
+  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
+  "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n" \
+  "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n" \
+  "    }                                                                     \\\n" \
+  "  } break;\n"                                                               \
+  "switch (fixed) {\n" CASES "}\n"
+/* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
+ * floats, a ymm), NC chunks a row (T1, T1f: W and one), RB rows a block:
+ * at least 6 independent accumulators where n allows */
 static const sk_kbody k_gemm_small = {
   "batched.gemm_small",
-  "const sk_i64 m0 = i * " SK_STR(SMALL_GROUP) ", m1 = nb - m0 < " SK_STR(SMALL_GROUP)
-  " ? nb : m0 + " SK_STR(SMALL_GROUP) ";\n"
-  "const double al = alpha, be = beta;\n"
-  "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"
-  "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"
-  "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"
-  "double la_[256], lb_[256], lc_[256];\n"
-  "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n"
-  "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n"
-  "    const double *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n"
-  "    double *pc = C.data + m * C.stride[0];                                \\\n"
-  "    if (NN >= 6 && da && db && m + 2 < nb) {                              \\\n"
-  "      SK__SG_PF(pa + 2 * A.stride[0], NN * NN * 8)                        \\\n"
-  "      SK__SG_PF(pb + 2 * B.stride[0], NN * NN * 8)                        \\\n"
-  "    }                                                                     \\\n"
-  "    if (!da) {                                                            \\\n"
-  "      const sk_mat s_ = sk_mat_op_d(ta, matrix(A, m));                    \\\n"
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n"
-  "        for (int c_ = 0; c_ < NN; c_++) la_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n"
-  "      pa = la_;                                                           \\\n"
-  "    }                                                                     \\\n"
-  "    if (!db) {                                                            \\\n"
-  "      const sk_mat s_ = sk_mat_op_d(tb, matrix(B, m));                    \\\n"
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n"
-  "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n"
-  "      pb = lb_;                                                           \\\n"
-  "    }                                                                     \\\n"
-  "    if (!dc) {                                                            \\\n"
-  "      if (be != 0)                                                        \\\n"
-  "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n"
-  "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n"
-  "            lc_[r_ * NN + c_] = pc[r_ * C.stride[1] + c_ * C.stride[2]];  \\\n"
-  "      pc = lc_;                                                           \\\n"
-  "    }                                                                     \\\n"
-  "    SK__SG(NN, W, NC, RB, pa, pb, pc, al, be);                            \\\n"
-  "    if (!dc) {                                                            \\\n"
-  "      double *q_ = C.data + m * C.stride[0];                              \\\n"
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n"
-  "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n"
-  "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n"
-  "    }                                                                     \\\n"
-  "  } break;\n"
-  /* (n, W, NC, RB): W lanes a chunk (8: a zmm register), NC chunks a row,
-   * RB rows a block: at least 6 independent accumulators where n allows */
-  "switch (fixed) {\n"
-  "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"
-  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n"
-  "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n"
-  "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"
-  "}\n",
+  SMALL_BODY("double", "d",
+    "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"
+    "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n"
+    "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n"
+    "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"),
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_small, NULL, NULL};
+static const sk_kbody k_gemm_small_f = {
+  "batched.gemm_small_f",
+  SMALL_BODY("float", "f",
+    "SK_SGM(2, f1, 2, 2) SK_SGM(3, f1, 3, 3) SK_SGM(4, f4, 1, 4) SK_SGM(5, f4, T1f, 5)\n"
+    "SK_SGM(6, f4, 2, 3) SK_SGM(7, f4, 2, 4) SK_SGM(8, f8, 1, 8) SK_SGM(9, f8, T1f, 9)\n"
+    "SK_SGM(10, f8, 2, 5) SK_SGM(11, f8, 2, 4) SK_SGM(12, f8, 2, 4) SK_SGM(13, f8, 2, 5)\n"
+    "SK_SGM(14, f8, 2, 7) SK_SGM(15, f8, 2, 5) SK_SGM(16, f16, 1, 8)\n"),
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_small_f, NULL, NULL};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
@@ -421,17 +436,19 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), sk_arg_f64("alpha", alpha),
                  sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec",
                                                       fixed)};
-  /* the host's float64 fast path: square 2..16, rank 3 (any trans, strides) */
-  if (mode == MODE_SERIAL && dt == SK_F64 && A->rank == 3 && B->rank == 3 && C->rank == 3 &&
-      n == C->extent[2] && n == ak && n >= 2 && n <= 16 && alpha != 0) {
+  /* the host's fast path: float64 or float32, square 2..16, rank 3 (any
+   * trans, strides) */
+  if (mode == MODE_SERIAL && (dt == SK_F64 || dt == SK_F32) && A->rank == 3 && B->rank == 3 &&
+      C->rank == 3 && n == C->extent[2] && n == ak && n >= 2 && n <= 16 && alpha != 0) {
     const sk_backend *hb = sk_dense_backend(err, errlen);
     if (!hb) return -1;
     if (hb->code == SK_CODE_HOST) {
       int64_t nb = C->extent[0];
       sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
                      sk_arg_i64("fixed", n), sk_arg_i64("nb", nb)};
-      return nb ? sk_dense_range(&k_gemm_small, (nb + SMALL_GROUP - 1) / SMALL_GROUP, ks,
-                                 NELEM(ks), err, errlen)
+      return nb ? sk_dense_range(dt == SK_F64 ? &k_gemm_small : &k_gemm_small_f,
+                                 (nb + SMALL_GROUP - 1) / SMALL_GROUP, ks, NELEM(ks), err,
+                                 errlen)
                 : 0;
     }
   }
@@ -762,8 +779,8 @@ static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mod
 
 static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm, &e_trtri, &e_lu,
                                            &e_gesv, &e_pack, &e_unpack, NULL};
-static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_small, &k_gemm_r, &k_gemm_t, &k_gemm_p, &k_tri_s,
-                                         &k_tri_t, &k_fac_s, &k_fac_t, &k_count,
-                                         &k_pack, &k_unpack, NULL};
+static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r,
+                                         &k_gemm_t, &k_gemm_p, &k_tri_s, &k_tri_t, &k_fac_s,
+                                         &k_fac_t, &k_count, &k_pack, &k_unpack, NULL};
 const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};
 const sk_kbody *const *const sk_batched_bodies[] = {bodies, NULL};
