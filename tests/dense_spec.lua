@@ -516,6 +516,35 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     end
   end)
 
+  it("the fast path's streamed C (stream = true) is the cached one bit for bit, n = 2 .. 16", function()
+    -- batches 1, 17 (a work item and one more), 40; C written through the
+    -- work item's buffer with non-temporal stores (AVX-512 gcc builds) or
+    -- copied (elsewhere); stream = true over beta != 0 or a strided C is
+    -- the plain path
+    for _, dt in ipairs(FLOATS) do
+      for n = 2, 16 do
+        for _, nb in ipairs({1, 17, 40}) do
+          local A, B = make("A", dt, {nb, n, n}), make("B", dt, {nb, n, n})
+          local C1 = speck.View("C1", dt, {nb, n, n}):fill(0 / 0)
+          local C2 = speck.View("C2", dt, {nb, n, n}):fill(0 / 0)
+          batched.gemm("N", "N", 1.5, A, B, 0.0, C1, {stream = false})
+          batched.gemm("N", "N", 1.5, A, B, 0.0, C2, {stream = true})
+          local diff = speck.parallel_reduce("stream_bits", speck.MDRangePolicy({0, 0, 0}, {nb, n, n}),
+            {u = C1, c = C2}, "if (!(u(i, j, k) == c(i, j, k))) acc += 1;")
+          assert.are.equal(0, diff, ("%s n = %d, batch %d"):format(dt, n, nb))
+        end
+      end
+      local A, B = make("A", dt, {17, 9, 9}), make("B", dt, {17, 9, 9})
+      local C1, C2 = make("C1", dt, {17, 9, 9}), speck.View("C2", dt, {17, 9, 9})
+      speck.deep_copy(C2, C1)
+      batched.gemm("N", "N", 1.5, A, B, 0.5, C1, {stream = false})
+      batched.gemm("N", "N", 1.5, A, B, 0.5, C2, {stream = true})
+      local diff = speck.parallel_reduce("stream_beta", speck.MDRangePolicy({0, 0, 0}, {17, 9, 9}),
+        {u = C1, c = C2}, "if (!(u(i, j, k) == c(i, j, k))) acc += 1;")
+      assert.are.equal(0, diff, dt .. " beta 0.5")
+    end
+  end)
+
   it("packed views (batched.pack) give the unpacked results bit for bit, every operation", function()
     for _, dt in ipairs(FLOATS) do
       for _, nb in ipairs({0, 1, 13, 40}) do
@@ -700,6 +729,12 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     assert.matches("speck.batched.gemm: impl must be \"native\" | \"vendor\" | \"auto\" %(got \"fast\"%)",
                    err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
                        speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {impl = "fast"}))
+    assert.matches("speck.batched.gemm: stream must be true or false %(got \"yes\"%)",
+                   err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
+                       speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {stream = "yes"}))
+    assert.matches("speck.batched.gemm: stream must be true or false %(got a number%)",
+                   err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
+                       speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {stream = 2}))
     assert.matches("speck.batched.trsm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"rows\"%)",
                    err(batched.trsm, "L", "L", "N", "N", 1, speck.View("t", "float64", {3, 3, 3}),
                        speck.View("u", "float64", {3, 3, 3}), {mode = "rows"}))

@@ -15,6 +15,7 @@
  * the operation is inlined with the size a constant, so the compiler
  * unrolls it.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,9 @@ static const sk_kbody k_gemm_s = {
  * so every path agrees bit for bit. */
 #define SMALL_GROUP 16
 #define SMALL_AHEAD 2
+#define SMALL_NT_MIN (64.0 * 1024 * 1024)
 #define GEMM_SMALL(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64"
+  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64"
 static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
 static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
 #define SK_STR_(x) #x
@@ -102,6 +104,9 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"   \
   "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"                \
   "T la_[256], lb_[256], lc_[256];\n"                                          \
+  "T ln_[" SK_STR(SMALL_GROUP) " * 256] __attribute__((aligned(64)));\n"        \
+  "T *const cw_ = C.data + m0 * C.stride[0];\n"                                \
+  "sk_i64 sent_ = 0;\n"                                                         \
   "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
   "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
   "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
@@ -122,7 +127,8 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
   "      pb = lb_;                                                           \\\n" \
   "    }                                                                     \\\n" \
-  "    if (!dc) {                                                            \\\n" \
+  "    if (nt) pc = ln_ + (m - m0) * NN * NN;                              \\\n" \
+  "    else if (!dc) {                                                       \\\n" \
   "      if (be != 0)                                                        \\\n" \
   "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n" \
   "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n" \
@@ -130,14 +136,23 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "      pc = lc_;                                                           \\\n" \
   "    }                                                                     \\\n" \
   "    SK__SGT(T, NN, W, NC, RB, pa, pb, pc, al, be);                        \\\n" \
-  "    if (!dc) {                                                            \\\n" \
+  "    if (nt) {                                                             \\\n" \
+  "      const sk_i64 done_ = (m + 1 - m0) * NN * NN * (sk_i64)sizeof(T) / 64 * 64; \\\n" \
+  "      SK__SG_NT(cw_, ln_, sent_, done_)                                   \\\n" \
+  "      sent_ = done_;                                                      \\\n" \
+  "    } else if (!dc) {                                                     \\\n" \
   "      T *q_ = C.data + m * C.stride[0];                                   \\\n" \
   "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
   "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n" \
   "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n" \
   "    }                                                                     \\\n" \
   "  } break;\n"                                                               \
-  "switch (fixed) {\n" CASES "}\n"
+  "switch (fixed) {\n" CASES "}\n"                                            \
+  "if (nt) {\n"                                                                \
+  "  const sk_i64 all_ = (m1 - m0) * fixed * fixed * (sk_i64)sizeof(T);\n"     \
+  "  for (sk_i64 o_ = sent_; o_ < all_; o_++) ((char *)cw_)[o_] = ((const char *)ln_)[o_];\n" \
+  "  SK__SG_FENCE()\n"                                                        \
+  "}\n"
 /* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
  * floats, a ymm), NC chunks a row (T1, T1f: W and one), RB rows a block:
  * at least 6 independent accumulators where n allows */
@@ -383,11 +398,12 @@ static int launch(const sk_kbody *ks, const sk_kbody *kt, int mode, int64_t batc
 static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   static const char *const known[] = {"transA", "transB", "alpha", "A", "B", "beta",
-                                      "C", "mode", "impl", NULL};
+                                      "C", "mode", "impl", "stream", NULL};
   (void)out;
   char ta, tb;
   double alpha, beta;
   int dt = -1, mode;
+  int64_t stream = -1;   /* -1: auto */
   const sk_view *A, *B, *C;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &ta, err, errlen) < 0 ||
@@ -400,6 +416,13 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       same_batch(A, "A", B, "B", err, errlen) < 0 ||
       same_batch(A, "A", C, "C", err, errlen) < 0)
     return -1;
+  const sk_arg *sa = sk_karg_find(args, nargs, "stream");
+  if (sa && (sa->view || sa->str || sk_karg_i64(args, nargs, "stream", 0, 0, &stream, err,
+                                                  errlen) < 0 || stream < 0 || stream > 1)) {
+    snprintf(err, errlen, "stream must be true or false (got %s%s%s)", sa->str ? "\"" : "",
+             sa->str ? sa->str : sa->view ? "a view" : "a number", sa->str ? "\"" : "");
+    return -1;
+  }
   int64_t am = ta == 'N' ? A->extent[1] : A->extent[2];
   int64_t ak = ta == 'N' ? A->extent[2] : A->extent[1];
   int64_t bk = tb == 'N' ? B->extent[1] : B->extent[2];
@@ -444,8 +467,18 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (!hb) return -1;
     if (hb->code == SK_CODE_HOST) {
       int64_t nb = C->extent[0];
+      /* C streamed past the caches (non-temporal stores through the work
+       * item's buffer) where it can be: beta 0, C contiguous and 64-byte
+       * aligned (so every work item's block of C is whole cache lines);
+       * with stream = true, or by default for a batch of A, B and C from
+       * SMALL_NT_MIN bytes up (a smaller one may stay cached) */
+      size_t es = dt == SK_F64 ? 8 : 4;
+      int64_t nt = beta == 0 && C->stride[2] == 1 && C->stride[1] == n &&
+                   C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0 &&
+                   (stream == 1 || (stream == -1 && (double)nb * (double)(n * n) * 3.0 *
+                                                            (double)es >= SMALL_NT_MIN));
       sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
-                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb)};
+                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt)};
       return nb ? sk_dense_range(dt == SK_F64 ? &k_gemm_small : &k_gemm_small_f,
                                  (nb + SMALL_GROUP - 1) / SMALL_GROUP, ks, NELEM(ks), err,
                                  errlen)
@@ -765,7 +798,8 @@ static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const sk_kentry e_pack = {"batched.pack", "V [, width]", SK_KRES_NONE, bpack};
 static const sk_kentry e_unpack = {"batched.unpack", "P, V", SK_KRES_NONE, bunpack};
 static const sk_kentry e_gemm = {
-  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode]", SK_KRES_NONE, bgemm};
+  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode, impl, stream]", SK_KRES_NONE,
+  bgemm};
 static const sk_kentry e_trsm = {
   "batched.trsm", "side, uplo, transA, diag, alpha, A, B [, mode]", SK_KRES_NONE, btrsm};
 static const sk_kentry e_trmm = {
