@@ -517,13 +517,13 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
   end)
 
   it("the fast path's streamed C (stream = true) is the cached one bit for bit, n = 2 .. 16", function()
-    -- batches 1, 17 (a work item and one more), 40; C written through the
-    -- work item's buffer with non-temporal stores (AVX-512 gcc builds) or
-    -- copied (elsewhere); stream = true over beta != 0 or a strided C is
-    -- the plain path
+    -- batches 1, 17, 40 and (3x3, 9x9, 16x16) 600: streamed work items of
+    -- 256 matrices, the last one short; C written through a one-matrix
+    -- buffer with non-temporal stores (AVX-512 gcc builds) or copied
+    -- (elsewhere); stream = true over beta != 0 is the plain path
     for _, dt in ipairs(FLOATS) do
       for n = 2, 16 do
-        for _, nb in ipairs({1, 17, 40}) do
+        for _, nb in ipairs((n == 3 or n == 9 or n == 16) and {1, 17, 40, 600} or {1, 17, 40}) do
           local A, B = make("A", dt, {nb, n, n}), make("B", dt, {nb, n, n})
           local C1 = speck.View("C1", dt, {nb, n, n}):fill(0 / 0)
           local C2 = speck.View("C2", dt, {nb, n, n}):fill(0 / 0)

@@ -86,10 +86,13 @@ static const sk_kbody k_gemm_s = {
  * caches, in a prototype). Each element is the fma chain of serial_gemm,
  * so every path agrees bit for bit. */
 #define SMALL_GROUP 16
-#define SMALL_AHEAD 2
+#define SMALL_AHEAD 4
 #define SMALL_NT_MIN (64.0 * 1024 * 1024)
+/* matrices a work item when C is streamed: its fence waits for the item's
+ * non-temporal stores, so it comes once per 256 matrices, not 16 */
+#define SMALL_GROUP_NT 256
 #define GEMM_SMALL(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64"
+  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64 grp=int64"
 static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
 static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
 #define SK_STR_(x) #x
@@ -97,16 +100,15 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
 /* the body for element type T (sk_mat_op_S), the switch's cases CASES */
 #define SMALL_BODY(T, S, CASES)                                                \
   "typedef " T " T;\n"                                                         \
-  "const sk_i64 m0 = i * " SK_STR(SMALL_GROUP) ", m1 = nb - m0 < " SK_STR(SMALL_GROUP) \
-  " ? nb : m0 + " SK_STR(SMALL_GROUP) ";\n"                                    \
+  "const sk_i64 m0 = i * grp, m1 = nb - m0 < grp ? nb : m0 + grp;\n"           \
   "const T al = (T)alpha, be = (T)beta;\n"                                     \
   "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"   \
   "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"   \
   "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"                \
   "T la_[256], lb_[256], lc_[256];\n"                                          \
-  "T ln_[" SK_STR(SMALL_GROUP) " * 256] __attribute__((aligned(64)));\n"        \
-  "T *const cw_ = C.data + m0 * C.stride[0];\n"                                \
-  "sk_i64 sent_ = 0;\n"                                                         \
+  "T ln_[256 + 64 / sizeof(T)] __attribute__((aligned(64)));\n"                \
+  "char *cw_ = (char *)(C.data + m0 * C.stride[0]);\n"                         \
+  "sk_i64 carry_ = 0;\n"                                                        \
   "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
   "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
   "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
@@ -127,7 +129,7 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
   "      pb = lb_;                                                           \\\n" \
   "    }                                                                     \\\n" \
-  "    if (nt) pc = ln_ + (m - m0) * NN * NN;                              \\\n" \
+  "    if (nt) pc = (T *)((char *)ln_ + carry_);                           \\\n" \
   "    else if (!dc) {                                                       \\\n" \
   "      if (be != 0)                                                        \\\n" \
   "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n" \
@@ -137,9 +139,11 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "    }                                                                     \\\n" \
   "    SK__SGT(T, NN, W, NC, RB, pa, pb, pc, al, be);                        \\\n" \
   "    if (nt) {                                                             \\\n" \
-  "      const sk_i64 done_ = (m + 1 - m0) * NN * NN * (sk_i64)sizeof(T) / 64 * 64; \\\n" \
-  "      SK__SG_NT(cw_, ln_, sent_, done_)                                   \\\n" \
-  "      sent_ = done_;                                                      \\\n" \
+  "      const sk_i64 tot_ = carry_ + NN * NN * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \\\n" \
+  "      SK__SG_NT(cw_, ln_, 0, full_)                                       \\\n" \
+  "      cw_ += full_;                                                       \\\n" \
+  "      for (sk_i64 o_ = full_; o_ < tot_; o_++) ((char *)ln_)[o_ - full_] = ((char *)ln_)[o_]; \\\n" \
+  "      carry_ = tot_ - full_;                                              \\\n" \
   "    } else if (!dc) {                                                     \\\n" \
   "      T *q_ = C.data + m * C.stride[0];                                   \\\n" \
   "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
@@ -149,8 +153,7 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "  } break;\n"                                                               \
   "switch (fixed) {\n" CASES "}\n"                                            \
   "if (nt) {\n"                                                                \
-  "  const sk_i64 all_ = (m1 - m0) * fixed * fixed * (sk_i64)sizeof(T);\n"     \
-  "  for (sk_i64 o_ = sent_; o_ < all_; o_++) ((char *)cw_)[o_] = ((const char *)ln_)[o_];\n" \
+  "  for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = ((const char *)ln_)[o_];\n" \
   "  SK__SG_FENCE()\n"                                                        \
   "}\n"
 /* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
@@ -477,11 +480,12 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                    C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0 &&
                    (stream == 1 || (stream == -1 && (double)nb * (double)(n * n) * 3.0 *
                                                             (double)es >= SMALL_NT_MIN));
+      int64_t grp = nt ? SMALL_GROUP_NT : SMALL_GROUP;
       sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
-                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt)};
+                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt),
+                     sk_arg_i64("grp", grp)};
       return nb ? sk_dense_range(dt == SK_F64 ? &k_gemm_small : &k_gemm_small_f,
-                                 (nb + SMALL_GROUP - 1) / SMALL_GROUP, ks, NELEM(ks), err,
-                                 errlen)
+                                 (nb + grp - 1) / grp, ks, NELEM(ks), err, errlen)
                 : 0;
     }
   }
