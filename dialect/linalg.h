@@ -568,8 +568,8 @@ typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
  * lines: from, to multiples of 64, dst and src 64-aligned), with
  * non-temporal stores where the build has them (gcc, AVX-512), then
  * SK__SG_FENCE() orders them before the work item ends; a plain copy
- * elsewhere. The fast path writes C this way for batches beyond the caches
- * (no read for ownership of C: a quarter less memory traffic). */
+ * elsewhere. The fast path writes C this way with stream = true (no read
+ * for ownership of C: a quarter less memory traffic). */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && \
     defined(__AVX512F__) && !defined(SK__LA_CUDA)
 typedef long long sk__nt8 __attribute__((vector_size(64)));

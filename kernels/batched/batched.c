@@ -87,7 +87,6 @@ static const sk_kbody k_gemm_s = {
  * so every path agrees bit for bit. */
 #define SMALL_GROUP 16
 #define SMALL_AHEAD 4
-#define SMALL_NT_MIN (64.0 * 1024 * 1024)
 /* matrices a work item when C is streamed: its fence waits for the item's
  * non-temporal stores, so it comes once per 256 matrices, not 16 */
 #define SMALL_GROUP_NT 256
@@ -406,7 +405,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   char ta, tb;
   double alpha, beta;
   int dt = -1, mode;
-  int64_t stream = -1;   /* -1: auto */
+  int64_t stream = 0;
   const sk_view *A, *B, *C;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &ta, err, errlen) < 0 ||
@@ -470,16 +469,13 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (!hb) return -1;
     if (hb->code == SK_CODE_HOST) {
       int64_t nb = C->extent[0];
-      /* C streamed past the caches (non-temporal stores through the work
-       * item's buffer) where it can be: beta 0, C contiguous and 64-byte
-       * aligned (so every work item's block of C is whole cache lines);
-       * with stream = true, or by default for a batch of A, B and C from
-       * SMALL_NT_MIN bytes up (a smaller one may stay cached) */
-      size_t es = dt == SK_F64 ? 8 : 4;
-      int64_t nt = beta == 0 && C->stride[2] == 1 && C->stride[1] == n &&
-                   C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0 &&
-                   (stream == 1 || (stream == -1 && (double)nb * (double)(n * n) * 3.0 *
-                                                            (double)es >= SMALL_NT_MIN));
+      /* C streamed past the caches (non-temporal stores through a
+       * one-matrix buffer) with stream = true where it can be: beta 0, C
+       * contiguous and 64-byte aligned (so every work item's block of C
+       * is whole cache lines). Not by default: no faster than cached
+       * stores on the machine of docs/bench.md (session 5) */
+      int64_t nt = stream == 1 && beta == 0 && C->stride[2] == 1 && C->stride[1] == n &&
+                   C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0;
       int64_t grp = nt ? SMALL_GROUP_NT : SMALL_GROUP;
       sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
                      sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt),
