@@ -417,15 +417,18 @@ SK__LA_OPS(double, sk_mat, d)
 SK__LA_OPS(float, sk_matf, f)
 
 /* -- batched.gemm's small square kernels (host) -----------------------------
- * SK__SG(N, W, NC, RB, a, b, c, al, be): c = al a b, or al a b + be c when
- * be != 0, for one N x N float64 matrix, a b c row major and contiguous
- * (double pointers), N a constant. Each element is the fma chain over p
- * from 0 then al * s (+ be * c), as serial_gemm computes it, bit for bit.
- * Rows of C are taken RB at a time (the last block overlapping its
- * predecessor), each row in NC chunks of W columns (the last chunk
- * overlapping too), the block's RB x NC chunks in registers: a vector of
- * W lanes (AVX-512 builds with gcc) or an array of W (tcc, other hosts;
- * the launch path runs it on the host only, CUDA merely compiles it). */
+ * SK__SGT(T, N, W, NC, RB, a, b, c, al, be): c = al a b, or al a b + be c
+ * when be != 0, for one N x N matrix of T (double or float), a b c row major
+ * and contiguous (T pointers), N a constant; SK__SG(N, ...): T double. Each
+ * element is the fma chain over p from 0 then al * s (+ be * c), as
+ * serial_gemm computes it, bit for bit. Rows of C are taken RB at a time
+ * (the last block overlapping its predecessor), each row in NC chunks of W
+ * columns (the last chunk overlapping too; NC = T1 or T1f: a chunk of W
+ * and the last column alone), the block's RB x NC chunks in registers: a
+ * vector of W lanes (AVX-512 builds with gcc) or an array (tcc, other
+ * hosts; the launch path runs it on the host only, CUDA merely compiles
+ * it). W names the lanes and the type: 8 4 2 1 doubles, f16 f8 f4 f1
+ * floats. */
 #define SK__SG_R1(X, W, NC) X(0, W, NC)
 #define SK__SG_R2(X, W, NC) SK__SG_R1(X, W, NC) X(1, W, NC)
 #define SK__SG_R3(X, W, NC) SK__SG_R2(X, W, NC) X(2, W, NC)
@@ -434,40 +437,126 @@ SK__LA_OPS(float, sk_matf, f)
 #define SK__SG_R6(X, W, NC) SK__SG_R5(X, W, NC) X(5, W, NC)
 #define SK__SG_R7(X, W, NC) SK__SG_R6(X, W, NC) X(6, W, NC)
 #define SK__SG_R8(X, W, NC) SK__SG_R7(X, W, NC) X(7, W, NC)
+#define SK__SG_R9(X, W, NC) SK__SG_R8(X, W, NC) X(8, W, NC)
 #define SK__SG_Q1(X, W, r) X(r, 0, W)
 #define SK__SG_Q2(X, W, r) X(r, 0, W) X(r, 1, W)
+#define SK__SG_Q3(X, W, r) X(r, 0, W) X(r, 1, W) X(r, 2, W)
+/* NC = T1 (doubles), T1f (floats): a chunk of W columns and the last
+ * column alone (a scalar: 9x9 as 8 + 1 instead of two overlapping chunks
+ * of 8, half the work) */
+#define SK__SG_QT1(X, W, r) X(r, 0, W) X(r, 1, t1)
+#define SK__SG_QT1f(X, W, r) X(r, 0, W) X(r, 1, tf1)
+/* chunks a row, by NC */
+#define SK__SG_N1 1
+#define SK__SG_N2 2
+#define SK__SG_N3 3
+#define SK__SG_NT1 2
+#define SK__SG_NT1f 2
+/* lanes and element type, by W (t1, tf1: the scalar tail of a T1 row) */
+#define SK__SG_Lt1 1
+#define SK__SG_Ltf1 1
+#define SK__SG_Et1 double
+#define SK__SG_Etf1 float
+#define SK__SG_L8 8
+#define SK__SG_L4 4
+#define SK__SG_L2 2
+#define SK__SG_L1 1
+#define SK__SG_Lf16 16
+#define SK__SG_Lf8 8
+#define SK__SG_Lf4 4
+#define SK__SG_Lf1 1
+#define SK__SG_E8 double
+#define SK__SG_E4 double
+#define SK__SG_E2 double
+#define SK__SG_E1 double
+#define SK__SG_Ef16 float
+#define SK__SG_Ef8 float
+#define SK__SG_Ef4 float
+#define SK__SG_Ef1 float
 /* chunk q's first column */
-#define SK__SG_OFF(q, W) ((q) < SK__NC - 1 ? (q) * (W) : SK__N - (W))
+#define SK__SG_OFF(q, W) ((q) < SK__NC - 1 ? (q) * (SK__SG_L##W) : SK__N - (SK__SG_L##W))
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && defined(__AVX512F__)
 typedef double sk__v8 __attribute__((vector_size(64)));
 typedef double sk__v4 __attribute__((vector_size(32)));
 typedef double sk__v2 __attribute__((vector_size(16)));
+typedef double sk__v1;
+typedef double sk__vt1;
 typedef double sk__v8u __attribute__((vector_size(64), aligned(8), may_alias));
 typedef double sk__v4u __attribute__((vector_size(32), aligned(8), may_alias));
 typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
+typedef double sk__v1u __attribute__((aligned(8), may_alias));
+typedef double sk__vt1u __attribute__((aligned(8), may_alias));
+typedef float sk__vf16 __attribute__((vector_size(64)));
+typedef float sk__vf8 __attribute__((vector_size(32)));
+typedef float sk__vf4 __attribute__((vector_size(16)));
+typedef float sk__vf1;
+typedef float sk__vtf1;
+typedef float sk__vf16u __attribute__((vector_size(64), aligned(4), may_alias));
+typedef float sk__vf8u __attribute__((vector_size(32), aligned(4), may_alias));
+typedef float sk__vf4u __attribute__((vector_size(16), aligned(4), may_alias));
+typedef float sk__vf1u __attribute__((aligned(4), may_alias));
+typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
 #define SK__SG_BC8(s) ((sk__v8){s, s, s, s, s, s, s, s})
 #define SK__SG_BC4(s) ((sk__v4){s, s, s, s})
 #define SK__SG_BC2(s) ((sk__v2){s, s})
+#define SK__SG_BC1(s) ((sk__v1)(s))
+#define SK__SG_BCt1(s) ((sk__vt1)(s))
+#define SK__SG_BCtf1(s) ((sk__vtf1)(s))
+#define SK__SG_BCf16(s) ((sk__vf16){s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s})
+#define SK__SG_BCf8(s) ((sk__vf8){s, s, s, s, s, s, s, s})
+#define SK__SG_BCf4(s) ((sk__vf4){s, s, s, s})
+#define SK__SG_BCf1(s) ((sk__vf1)(s))
 #define SK__SG_FMA8(a, b, c) __builtin_ia32_vfmaddpd512_mask(a, b, c, (unsigned char)-1, 4)
 #define SK__SG_FMA4(a, b, c) __builtin_ia32_vfmaddpd256(a, b, c)
 #define SK__SG_FMA2(a, b, c) __builtin_ia32_vfmaddpd(a, b, c)
-#define SK__SG_ZERO(W, x) sk__v##W x = SK__SG_BC##W(0.0);
+#define SK__SG_FMA1(a, b, c) __builtin_fma(a, b, c)
+#define SK__SG_FMAt1(a, b, c) __builtin_fma(a, b, c)
+#define SK__SG_FMAtf1(a, b, c) __builtin_fmaf(a, b, c)
+#define SK__SG_FMAf16(a, b, c) __builtin_ia32_vfmaddps512_mask(a, b, c, (unsigned short)-1, 4)
+#define SK__SG_FMAf8(a, b, c) __builtin_ia32_vfmaddps256(a, b, c)
+#define SK__SG_FMAf4(a, b, c) __builtin_ia32_vfmaddps(a, b, c)
+#define SK__SG_FMAf1(a, b, c) __builtin_fmaf(a, b, c)
+/* a row's a[r][p] broadcast once into a register, the chunks take it
+ * whole, a T1 row's tail its first lane; in T1 rows an empty asm keeps gcc
+ * from folding a broadcast load into each fma (9x9 in cache 10-15 %
+ * faster; no gain with two chunks of 8) */
+#define SK__SG_KEEP1(x)
+#define SK__SG_KEEP2(x)
+#define SK__SG_KEEP3(x)
+#define SK__SG_KEEPT1(x) __asm__("" : "+v"(x));
+#define SK__SG_KEEPT1f(x) __asm__("" : "+v"(x));
+#define SK__SG_BCR(W, NC, x, s) sk__v##W x = SK__SG_BC##W(s); SK__SG_KEEP##NC(x)
+#define SK__SG_TKV8(x) (x)
+#define SK__SG_TKV4(x) (x)
+#define SK__SG_TKV2(x) (x)
+#define SK__SG_TKV1(x) (x)
+#define SK__SG_TKVf16(x) (x)
+#define SK__SG_TKVf8(x) (x)
+#define SK__SG_TKVf4(x) (x)
+#define SK__SG_TKVf1(x) (x)
+#define SK__SG_TKVt1(x) ((x)[0])
+#define SK__SG_TKVtf1(x) ((x)[0])
+#define SK__SG_ZERO(W, x) sk__v##W x = SK__SG_BC##W((SK__SG_E##W)0);
 #define SK__SG_LD(W, x, p) const sk__v##W x = *(const sk__v##W##u *)(p);
-#define SK__SG_FMAS(W, acc, s, x) acc = SK__SG_FMA##W(SK__SG_BC##W(s), x, acc);
+#define SK__SG_FMAS(W, acc, s, x) acc = SK__SG_FMA##W(SK__SG_TKV##W(s), x, acc);
 #define SK__SG_ST0(W, p, al, acc) *(sk__v##W##u *)(p) = SK__SG_BC##W(al) * (acc);
 #define SK__SG_ST1(W, p, al, acc, be, t) \
   *(sk__v##W##u *)(p) = SK__SG_BC##W(al) * (acc) + SK__SG_BC##W(be) * (t);
 #else
-#define SK__SG_ZERO(W, x) double x[W]; for (int l_ = 0; l_ < W; l_++) x[l_] = 0;
-#define SK__SG_LD(W, x, p) double x[W]; for (int l_ = 0; l_ < W; l_++) x[l_] = (p)[l_];
+#define SK__SG_BCR(W, NC, x, s) const sk__T x = (s);
+#define SK__SG_ZERO(W, x) \
+  SK__SG_E##W x[SK__SG_L##W]; for (int l_ = 0; l_ < SK__SG_L##W; l_++) x[l_] = 0;
+#define SK__SG_LD(W, x, p) \
+  SK__SG_E##W x[SK__SG_L##W]; for (int l_ = 0; l_ < SK__SG_L##W; l_++) x[l_] = (p)[l_];
 #define SK__SG_FMAS(W, acc, s, x) \
-  for (int l_ = 0; l_ < W; l_++) acc[l_] = sk_fma(s, x[l_], acc[l_]);
-#define SK__SG_ST0(W, p, al, acc) for (int l_ = 0; l_ < W; l_++) (p)[l_] = (al) * acc[l_];
+  for (int l_ = 0; l_ < SK__SG_L##W; l_++) acc[l_] = sk_fma(s, x[l_], acc[l_]);
+#define SK__SG_ST0(W, p, al, acc) \
+  for (int l_ = 0; l_ < SK__SG_L##W; l_++) (p)[l_] = (al) * acc[l_];
 #define SK__SG_ST1(W, p, al, acc, be, t) \
-  for (int l_ = 0; l_ < W; l_++) (p)[l_] = (al) * acc[l_] + (be) * t[l_];
+  for (int l_ = 0; l_ < SK__SG_L##W; l_++) (p)[l_] = (al) * acc[l_] + (be) * t[l_];
 #endif
 /* a hint to load the 'bytes' from p into the cache (gcc, clang; nothing
- * elsewhere): the fast path asks for the operands two matrices ahead */
+ * elsewhere): the fast path asks for the operands a few matrices ahead */
 #if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
 #define SK__SG_PF(p, bytes)                                                     \
   for (sk_i64 sk__k = 0; sk__k < (bytes); sk__k += 64)                          \
@@ -475,12 +564,32 @@ typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
 #else
 #define SK__SG_PF(p, bytes) (void)(p);
 #endif
+/* SK__SG_NT(dst, src, from, to): bytes [from, to) of src to dst (64-byte
+ * lines: from, to multiples of 64, dst and src 64-aligned), with
+ * non-temporal stores where the build has them (gcc, AVX-512), then
+ * SK__SG_FENCE() orders them before the work item ends; a plain copy
+ * elsewhere. The fast path writes C this way with stream = true (no read
+ * for ownership of C: a quarter less memory traffic). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && \
+    defined(__AVX512F__) && !defined(SK__LA_CUDA)
+typedef long long sk__nt8 __attribute__((vector_size(64)));
+#define SK__SG_NT(dst, src, from, to)                                          \
+  for (sk_i64 sk__o = (from); sk__o < (to); sk__o += 64)                        \
+    __builtin_ia32_movntdq512((sk__nt8 *)((char *)(dst) + sk__o),               \
+                              *(const sk__nt8 *)((const char *)(src) + sk__o));
+#define SK__SG_FENCE() __builtin_ia32_sfence();
+#else
+#define SK__SG_NT(dst, src, from, to)                                          \
+  for (sk_i64 sk__o = (from); sk__o < (to); sk__o++)                            \
+    ((char *)(dst))[sk__o] = ((const char *)(src))[sk__o];
+#define SK__SG_FENCE()
+#endif
 #define SK__SG_DECL(r, q, W) SK__SG_ZERO(W, sk__acc##r##_##q)
 #define SK__SG_DECLR(r, W, NC) SK__SG_Q##NC(SK__SG_DECL, W, r)
 #define SK__SG_LDB(r, q, W) SK__SG_LD(W, sk__b##q, sk__bp + SK__SG_OFF(q, W))
 #define SK__SG_FMQ(r, q, W) SK__SG_FMAS(W, sk__acc##r##_##q, sk__ap, sk__b##q)
 #define SK__SG_ROW(r, W, NC) \
-  { const double sk__ap = sk__a[(sk__r0 + r) * SK__N + sk__p]; SK__SG_Q##NC(SK__SG_FMQ, W, r) }
+  { SK__SG_BCR(W, NC, sk__ap, sk__a[(sk__r0 + r) * SK__N + sk__p]) SK__SG_Q##NC(SK__SG_FMQ, W, r) }
 #define SK__SG_S0(r, q, W) SK__SG_ST0(W, sk__cr + SK__SG_OFF(q, W), sk__al, sk__acc##r##_##q)
 #define SK__SG_LC(r, q, W) SK__SG_LD(W, sk__t##q, sk__cr + SK__SG_OFF(q, W))
 #define SK__SG_S1(r, q, W) \
@@ -489,25 +598,27 @@ typedef double sk__v2u __attribute__((vector_size(16), aligned(8), may_alias));
  * reads C, so an overlapping row must not be written twice) */
 #define SK__SG_STR(r, W, NC) \
   if (sk__r0 + r >= sk__rb * sk__RB) {                                          \
-    double *sk__cr = sk__c + (sk__r0 + r) * SK__N;                              \
+    sk__T *sk__cr = sk__c + (sk__r0 + r) * SK__N;                               \
     if (sk__be == 0) { SK__SG_Q##NC(SK__SG_S0, W, r) }                          \
     else { SK__SG_Q##NC(SK__SG_LC, W, r) SK__SG_Q##NC(SK__SG_S1, W, r) }        \
   }
-#define SK__SG(N, W, NC, RB, a, b, c, al, be) do {                             \
-  enum { SK__N = N, SK__NC = NC, sk__RB = RB };                                 \
-  const double *const sk__a = (a), *const sk__b = (b);                         \
-  double *const sk__c = (c);                                                    \
-  const double sk__al = (al), sk__be = (be);                                    \
+#define SK__SGT(T, N, W, NC, RB, a, b, c, al, be) do {                         \
+  typedef T sk__T;                                                              \
+  enum { SK__N = N, SK__NC = SK__SG_N##NC, sk__RB = RB };                       \
+  const sk__T *const sk__a = (a), *const sk__b = (b);                           \
+  sk__T *const sk__c = (c);                                                     \
+  const sk__T sk__al = (al), sk__be = (be);                                     \
   for (int sk__rb = 0; sk__rb < (N + RB - 1) / RB; sk__rb++) {                  \
     const int sk__r0 = sk__rb < (N + RB - 1) / RB - 1 ? sk__rb * RB : N - RB;   \
     SK__SG_R##RB(SK__SG_DECLR, W, NC)                                           \
     for (int sk__p = 0; sk__p < N; sk__p++) {                                   \
-      const double *const sk__bp = sk__b + sk__p * N;                           \
+      const sk__T *const sk__bp = sk__b + sk__p * N;                            \
       SK__SG_Q##NC(SK__SG_LDB, W, 0)                                            \
       SK__SG_R##RB(SK__SG_ROW, W, NC)                                           \
     }                                                                           \
     SK__SG_R##RB(SK__SG_STR, W, NC)                                             \
   } } while (0)
+#define SK__SG(N, W, NC, RB, a, b, c, al, be) SK__SGT(double, N, W, NC, RB, a, b, c, al, be)
 
 /* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4
  * view (batched.pack: (groups, rows, cols, width), entry b in lane b %

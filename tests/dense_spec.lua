@@ -267,12 +267,13 @@ for _, dt in ipairs(FLOATS) do
   end
 end
 
--- batched gemm, the host's float64 fast path (square 2..16, mode auto =
--- serial; kernels/batched/batched.c, dialect/linalg.h SK__SG): every size
--- it unrolls (batch 17: a work item's 16 and one more), beta 0 over NaN and
--- beta 0.5; then 3x3, 9x9, 15x15 in layouts right and left and a strided
--- subview (batch 17 of a 20-matrix view, rows and columns offset), every
--- trans pair; batches 0 and 1; sizes 1 and 17 beside it (the general kernel)
+-- batched gemm, the host's fast path (float64 and float32, square 2..16,
+-- mode auto = serial; kernels/batched/batched.c, dialect/linalg.h SK__SGT):
+-- every size it unrolls (batch 17: a work item's 16 and one more), beta 0
+-- over NaN and beta 0.5; then 3x3, 9x9, 15x15 in layouts right and left
+-- and a strided subview (batch 17 of a 20-matrix view, rows and columns
+-- offset), every trans pair; batches 0 and 1; sizes 1 and 17 beside it (the
+-- general kernel)
 local function fast_case(dt, lay, nb, n, ta, tb, beta, sub)
   local function operand(label, f)
     if not sub then return make(label, dt, {nb, n, n}, lay, f) end
@@ -288,20 +289,22 @@ local function fast_case(dt, lay, nb, n, ta, tb, beta, sub)
   expect(("batched gemm (fast path) %s%s %s %s%s %dx%d beta=%s"):format(ta, tb, dt, lay,
          sub and " subview" or "", nb, n, beta), C, out, dt)
 end
-for n = 2, 16 do
-  for _, beta in ipairs({0.0, 0.5}) do fast_case("float64", "right", 17, n, "N", "N", beta) end
-end
-for _, n in ipairs({3, 9, 15}) do
-  for _, lay in ipairs({"right", "left", "sub"}) do
-    for _, tt in ipairs({{"N", "N"}, {"N", "T"}, {"T", "N"}, {"T", "C"}}) do
-      for _, beta in ipairs({0.0, 0.5}) do
-        fast_case("float64", lay == "sub" and "right" or lay, 17, n, tt[1], tt[2], beta, lay == "sub")
+for _, dt in ipairs(FLOATS) do
+  for n = 2, 16 do
+    for _, beta in ipairs({0.0, 0.5}) do fast_case(dt, "right", 17, n, "N", "N", beta) end
+  end
+  for _, n in ipairs({3, 9, 15}) do
+    for _, lay in ipairs({"right", "left", "sub"}) do
+      for _, tt in ipairs({{"N", "N"}, {"N", "T"}, {"T", "N"}, {"T", "C"}}) do
+        for _, beta in ipairs({0.0, 0.5}) do
+          fast_case(dt, lay == "sub" and "right" or lay, 17, n, tt[1], tt[2], beta, lay == "sub")
+        end
       end
     end
   end
-end
-for _, c in ipairs({{0, 5}, {1, 5}, {1, 16}, {17, 1}, {17, 17}}) do
-  for _, lay in ipairs(LAYOUTS) do fast_case("float64", lay, c[1], c[2], "N", "T", 0.5) end
+  for _, c in ipairs({{0, 5}, {1, 5}, {1, 16}, {17, 1}, {17, 17}}) do
+    for _, lay in ipairs(LAYOUTS) do fast_case(dt, lay, c[1], c[2], "N", "T", 0.5) end
+  end
 end
 
 -- batched: every operation at every level, batches 0, 1, 10,000 (3x3) and 40 of 17x17
@@ -493,21 +496,52 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     assert.is_not_nil(k)
   end)
 
-  it("the host's float64 gemm fast path matches the packed kernel bit for bit, n = 2 .. 16", function()
+  it("the host's gemm fast path matches the packed kernel bit for bit, n = 2 .. 16", function()
     if not ON_HOST then return pending("host only: the fast path and packed views are the host's") end
-    for n = 2, 16 do
-      for _, beta in ipairs({0.0, 0.5}) do
-        local A, B = make("A", "float64", {21, n, n}), make("B", "float64", {21, n, n})
-        local C = make("C", "float64", {21, n, n})
-        local Ap, Bp, Cp = batched.pack(A), batched.pack(B), batched.pack(C)
-        batched.gemm("N", "N", 1.5, A, B, beta, C)
-        batched.gemm("N", "N", 1.5, Ap, Bp, beta, Cp)
-        local U = speck.View("U", "float64", {21, n, n})
-        batched.unpack(Cp, U)
-        local diff = speck.parallel_reduce("fast_bits", speck.MDRangePolicy({0, 0, 0}, {21, n, n}),
-          {u = U, c = C}, "if (u(i, j, k) != c(i, j, k)) acc += 1;")
-        assert.are.equal(0, diff, ("n = %d, beta = %s"):format(n, beta))
+    for _, dt in ipairs(FLOATS) do
+      for n = 2, 16 do
+        for _, beta in ipairs({0.0, 0.5}) do
+          local A, B = make("A", dt, {21, n, n}), make("B", dt, {21, n, n})
+          local C = make("C", dt, {21, n, n})
+          local Ap, Bp, Cp = batched.pack(A), batched.pack(B), batched.pack(C)
+          batched.gemm("N", "N", 1.5, A, B, beta, C)
+          batched.gemm("N", "N", 1.5, Ap, Bp, beta, Cp)
+          local U = speck.View("U", dt, {21, n, n})
+          batched.unpack(Cp, U)
+          local diff = speck.parallel_reduce("fast_bits", speck.MDRangePolicy({0, 0, 0}, {21, n, n}),
+            {u = U, c = C}, "if (u(i, j, k) != c(i, j, k)) acc += 1;")
+          assert.are.equal(0, diff, ("%s n = %d, beta = %s"):format(dt, n, beta))
+        end
       end
+    end
+  end)
+
+  it("the fast path's streamed C (stream = true) is the cached one bit for bit, n = 2 .. 16", function()
+    -- batches 1, 17, 40 and (3x3, 9x9, 16x16) 600: streamed work items of
+    -- 256 matrices, the last one short; C written through a one-matrix
+    -- buffer with non-temporal stores (AVX-512 gcc builds) or copied
+    -- (elsewhere); stream = true over beta != 0 is the plain path
+    for _, dt in ipairs(FLOATS) do
+      for n = 2, 16 do
+        for _, nb in ipairs((n == 3 or n == 9 or n == 16) and {1, 17, 40, 600} or {1, 17, 40}) do
+          local A, B = make("A", dt, {nb, n, n}), make("B", dt, {nb, n, n})
+          local C1 = speck.View("C1", dt, {nb, n, n}):fill(0 / 0)
+          local C2 = speck.View("C2", dt, {nb, n, n}):fill(0 / 0)
+          batched.gemm("N", "N", 1.5, A, B, 0.0, C1, {stream = false})
+          batched.gemm("N", "N", 1.5, A, B, 0.0, C2, {stream = true})
+          local diff = speck.parallel_reduce("stream_bits", speck.MDRangePolicy({0, 0, 0}, {nb, n, n}),
+            {u = C1, c = C2}, "if (!(u(i, j, k) == c(i, j, k))) acc += 1;")
+          assert.are.equal(0, diff, ("%s n = %d, batch %d"):format(dt, n, nb))
+        end
+      end
+      local A, B = make("A", dt, {17, 9, 9}), make("B", dt, {17, 9, 9})
+      local C1, C2 = make("C1", dt, {17, 9, 9}), speck.View("C2", dt, {17, 9, 9})
+      speck.deep_copy(C2, C1)
+      batched.gemm("N", "N", 1.5, A, B, 0.5, C1, {stream = false})
+      batched.gemm("N", "N", 1.5, A, B, 0.5, C2, {stream = true})
+      local diff = speck.parallel_reduce("stream_beta", speck.MDRangePolicy({0, 0, 0}, {17, 9, 9}),
+        {u = C1, c = C2}, "if (!(u(i, j, k) == c(i, j, k))) acc += 1;")
+      assert.are.equal(0, diff, dt .. " beta 0.5")
     end
   end)
 
@@ -695,6 +729,12 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
     assert.matches("speck.batched.gemm: impl must be \"native\" | \"vendor\" | \"auto\" %(got \"fast\"%)",
                    err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
                        speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {impl = "fast"}))
+    assert.matches("speck.batched.gemm: stream must be true or false %(got \"yes\"%)",
+                   err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
+                       speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {stream = "yes"}))
+    assert.matches("speck.batched.gemm: stream must be true or false %(got a number%)",
+                   err(batched.gemm, "N", "N", 1, speck.View("a", "float64", {3, 3, 3}),
+                       speck.View("b", "float64", {3, 3, 3}), 0, speck.View("c", "float64", {3, 3, 3}), {stream = 2}))
     assert.matches("speck.batched.trsm: mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" %(got \"rows\"%)",
                    err(batched.trsm, "L", "L", "N", "N", 1, speck.View("t", "float64", {3, 3, 3}),
                        speck.View("u", "float64", {3, 3, 3}), {mode = "rows"}))

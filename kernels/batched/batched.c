@@ -15,6 +15,7 @@
  * the operation is inlined with the size a constant, so the compiler
  * unrolls it.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,76 +73,107 @@ static const sk_kbody k_gemm_s = {
   "}\n",
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_s, NULL, NULL};
 
-/* The host's float64 fast path for square n x n, 2 <= n <= 16 (any trans,
- * any strides): a work item per SMALL_GROUP matrices, the size a constant
- * in each case of the switch (dialect/linalg.h, SK__SG: C's rows RB at a
- * time in vector registers, vectorised across the columns in chunks of W),
- * so nothing is decided per matrix but whether an operand must be copied:
- * op(A) and op(B) are read in place when they are row major (unit column
- * stride, row stride n) and not transposed, C when it is row major; else
- * through a copy in the work item's buffers. From 6x6 up, row-major
- * operands of the matrix two ahead are prefetched (12-38 % at 9x9 and
- * 15x15, beyond the caches, in a prototype). Each element is the fma chain
- * of serial_gemm, so every path agrees bit for bit. */
+/* The host's fast path for square n x n, 2 <= n <= 16, float64 and
+ * float32 (any trans, any strides): a work item per SMALL_GROUP matrices,
+ * the size a constant in each case of the switch (dialect/linalg.h,
+ * SK__SGT: C's rows RB at a time in vector registers, vectorised across
+ * the columns in chunks of W), so nothing is decided per matrix but
+ * whether an operand must be copied: op(A) and op(B) are read in place
+ * when they are row major (unit column stride, row stride n) and not
+ * transposed, C when it is row major; else through a copy in the work
+ * item's buffers. From 6x6 up, row-major operands of the matrix
+ * SMALL_AHEAD ahead are prefetched (12-38 % at 9x9 and 15x15, beyond the
+ * caches, in a prototype). Each element is the fma chain of serial_gemm,
+ * so every path agrees bit for bit. */
 #define SMALL_GROUP 16
-#define GEMM_SMALL "range" M3("float64", "A") M3("float64", "B") M3("float64", "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64"
-static const char *const sig_gemm_small[] = {GEMM_SMALL, NULL};
+#define SMALL_AHEAD 4
+/* matrices a work item when C is streamed: its fence waits for the item's
+ * non-temporal stores, so it comes once per 256 matrices, not 16 */
+#define SMALL_GROUP_NT 256
+#define GEMM_SMALL(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
+  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64 grp=int64"
+static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
+static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
 #define SK_STR_(x) #x
 #define SK_STR(x) SK_STR_(x)
+/* the body for element type T (sk_mat_op_S), the switch's cases CASES */
+#define SMALL_BODY(T, S, CASES)                                                \
+  "typedef " T " T;\n"                                                         \
+  "const sk_i64 m0 = i * grp, m1 = nb - m0 < grp ? nb : m0 + grp;\n"           \
+  "const T al = (T)alpha, be = (T)beta;\n"                                     \
+  "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"   \
+  "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"   \
+  "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"                \
+  "T la_[256], lb_[256], lc_[256];\n"                                          \
+  "T ln_[256 + 64 / sizeof(T)] __attribute__((aligned(64)));\n"                \
+  "char *cw_ = (char *)(C.data + m0 * C.stride[0]);\n"                         \
+  "sk_i64 carry_ = 0;\n"                                                        \
+  "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
+  "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
+  "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
+  "    T *pc = C.data + m * C.stride[0];                                     \\\n" \
+  "    if (NN >= 6 && da && db && m + " SK_STR(SMALL_AHEAD) " < nb) {        \\\n" \
+  "      SK__SG_PF(pa + " SK_STR(SMALL_AHEAD) " * A.stride[0], NN * NN * sizeof(T)) \\\n" \
+  "      SK__SG_PF(pb + " SK_STR(SMALL_AHEAD) " * B.stride[0], NN * NN * sizeof(T)) \\\n" \
+  "    }                                                                     \\\n" \
+  "    if (!da) {                                                            \\\n" \
+  "      const __typeof__(matrix(A, m)) s_ = sk_mat_op_" S "(ta, matrix(A, m)); \\\n" \
+  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
+  "        for (int c_ = 0; c_ < NN; c_++) la_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
+  "      pa = la_;                                                           \\\n" \
+  "    }                                                                     \\\n" \
+  "    if (!db) {                                                            \\\n" \
+  "      const __typeof__(matrix(B, m)) s_ = sk_mat_op_" S "(tb, matrix(B, m)); \\\n" \
+  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
+  "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
+  "      pb = lb_;                                                           \\\n" \
+  "    }                                                                     \\\n" \
+  "    if (nt) pc = (T *)((char *)ln_ + carry_);                           \\\n" \
+  "    else if (!dc) {                                                       \\\n" \
+  "      if (be != 0)                                                        \\\n" \
+  "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n" \
+  "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n" \
+  "            lc_[r_ * NN + c_] = pc[r_ * C.stride[1] + c_ * C.stride[2]];  \\\n" \
+  "      pc = lc_;                                                           \\\n" \
+  "    }                                                                     \\\n" \
+  "    SK__SGT(T, NN, W, NC, RB, pa, pb, pc, al, be);                        \\\n" \
+  "    if (nt) {                                                             \\\n" \
+  "      const sk_i64 tot_ = carry_ + NN * NN * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \\\n" \
+  "      SK__SG_NT(cw_, ln_, 0, full_)                                       \\\n" \
+  "      cw_ += full_;                                                       \\\n" \
+  "      for (sk_i64 o_ = full_; o_ < tot_; o_++) ((char *)ln_)[o_ - full_] = ((char *)ln_)[o_]; \\\n" \
+  "      carry_ = tot_ - full_;                                              \\\n" \
+  "    } else if (!dc) {                                                     \\\n" \
+  "      T *q_ = C.data + m * C.stride[0];                                   \\\n" \
+  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
+  "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n" \
+  "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n" \
+  "    }                                                                     \\\n" \
+  "  } break;\n"                                                               \
+  "switch (fixed) {\n" CASES "}\n"                                            \
+  "if (nt) {\n"                                                                \
+  "  for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = ((const char *)ln_)[o_];\n" \
+  "  SK__SG_FENCE()\n"                                                        \
+  "}\n"
+/* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
+ * floats, a ymm), NC chunks a row (T1, T1f: W and one), RB rows a block:
+ * at least 6 independent accumulators where n allows */
 static const sk_kbody k_gemm_small = {
   "batched.gemm_small",
-  "const sk_i64 m0 = i * " SK_STR(SMALL_GROUP) ", m1 = nb - m0 < " SK_STR(SMALL_GROUP)
-  " ? nb : m0 + " SK_STR(SMALL_GROUP) ";\n"
-  "const double al = alpha, be = beta;\n"
-  "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"
-  "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"
-  "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"
-  "double la_[256], lb_[256], lc_[256];\n"
-  "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n"
-  "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n"
-  "    const double *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n"
-  "    double *pc = C.data + m * C.stride[0];                                \\\n"
-  "    if (NN >= 6 && da && db && m + 2 < nb) {                              \\\n"
-  "      SK__SG_PF(pa + 2 * A.stride[0], NN * NN * 8)                        \\\n"
-  "      SK__SG_PF(pb + 2 * B.stride[0], NN * NN * 8)                        \\\n"
-  "    }                                                                     \\\n"
-  "    if (!da) {                                                            \\\n"
-  "      const sk_mat s_ = sk_mat_op_d(ta, matrix(A, m));                    \\\n"
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n"
-  "        for (int c_ = 0; c_ < NN; c_++) la_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n"
-  "      pa = la_;                                                           \\\n"
-  "    }                                                                     \\\n"
-  "    if (!db) {                                                            \\\n"
-  "      const sk_mat s_ = sk_mat_op_d(tb, matrix(B, m));                    \\\n"
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n"
-  "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n"
-  "      pb = lb_;                                                           \\\n"
-  "    }                                                                     \\\n"
-  "    if (!dc) {                                                            \\\n"
-  "      if (be != 0)                                                        \\\n"
-  "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n"
-  "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n"
-  "            lc_[r_ * NN + c_] = pc[r_ * C.stride[1] + c_ * C.stride[2]];  \\\n"
-  "      pc = lc_;                                                           \\\n"
-  "    }                                                                     \\\n"
-  "    SK__SG(NN, W, NC, RB, pa, pb, pc, al, be);                            \\\n"
-  "    if (!dc) {                                                            \\\n"
-  "      double *q_ = C.data + m * C.stride[0];                              \\\n"
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n"
-  "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n"
-  "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n"
-  "    }                                                                     \\\n"
-  "  } break;\n"
-  /* (n, W, NC, RB): W lanes a chunk (8: a zmm register), NC chunks a row,
-   * RB rows a block: at least 6 independent accumulators where n allows */
-  "switch (fixed) {\n"
-  "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"
-  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, 2, 3)\n"
-  "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n"
-  "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"
-  "}\n",
+  SMALL_BODY("double", "d",
+    "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"
+    "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n"
+    "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n"
+    "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"),
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_small, NULL, NULL};
+static const sk_kbody k_gemm_small_f = {
+  "batched.gemm_small_f",
+  SMALL_BODY("float", "f",
+    "SK_SGM(2, f1, 2, 2) SK_SGM(3, f1, 3, 3) SK_SGM(4, f4, 1, 4) SK_SGM(5, f4, T1f, 5)\n"
+    "SK_SGM(6, f4, 2, 3) SK_SGM(7, f4, 2, 4) SK_SGM(8, f8, 1, 8) SK_SGM(9, f8, T1f, 9)\n"
+    "SK_SGM(10, f8, 2, 5) SK_SGM(11, f8, 2, 4) SK_SGM(12, f8, 2, 4) SK_SGM(13, f8, 2, 5)\n"
+    "SK_SGM(14, f8, 2, 7) SK_SGM(15, f8, 2, 5) SK_SGM(16, f16, 1, 8)\n"),
+  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_small_f, NULL, NULL};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
@@ -368,11 +400,12 @@ static int launch(const sk_kbody *ks, const sk_kbody *kt, int mode, int64_t batc
 static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   static const char *const known[] = {"transA", "transB", "alpha", "A", "B", "beta",
-                                      "C", "mode", "impl", NULL};
+                                      "C", "mode", "impl", "stream", NULL};
   (void)out;
   char ta, tb;
   double alpha, beta;
   int dt = -1, mode;
+  int64_t stream = 0;
   const sk_view *A, *B, *C;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &ta, err, errlen) < 0 ||
@@ -385,6 +418,13 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       same_batch(A, "A", B, "B", err, errlen) < 0 ||
       same_batch(A, "A", C, "C", err, errlen) < 0)
     return -1;
+  const sk_arg *sa = sk_karg_find(args, nargs, "stream");
+  if (sa && (sa->view || sa->str || sk_karg_i64(args, nargs, "stream", 0, 0, &stream, err,
+                                                  errlen) < 0 || stream < 0 || stream > 1)) {
+    snprintf(err, errlen, "stream must be true or false (got %s%s%s)", sa->str ? "\"" : "",
+             sa->str ? sa->str : sa->view ? "a view" : "a number", sa->str ? "\"" : "");
+    return -1;
+  }
   int64_t am = ta == 'N' ? A->extent[1] : A->extent[2];
   int64_t ak = ta == 'N' ? A->extent[2] : A->extent[1];
   int64_t bk = tb == 'N' ? B->extent[1] : B->extent[2];
@@ -421,17 +461,27 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), sk_arg_f64("alpha", alpha),
                  sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec",
                                                       fixed)};
-  /* the host's float64 fast path: square 2..16, rank 3 (any trans, strides) */
-  if (mode == MODE_SERIAL && dt == SK_F64 && A->rank == 3 && B->rank == 3 && C->rank == 3 &&
-      n == C->extent[2] && n == ak && n >= 2 && n <= 16 && alpha != 0) {
+  /* the host's fast path: float64 or float32, square 2..16, rank 3 (any
+   * trans, strides) */
+  if (mode == MODE_SERIAL && (dt == SK_F64 || dt == SK_F32) && A->rank == 3 && B->rank == 3 &&
+      C->rank == 3 && n == C->extent[2] && n == ak && n >= 2 && n <= 16 && alpha != 0) {
     const sk_backend *hb = sk_dense_backend(err, errlen);
     if (!hb) return -1;
     if (hb->code == SK_CODE_HOST) {
       int64_t nb = C->extent[0];
+      /* C streamed past the caches (non-temporal stores through a
+       * one-matrix buffer) with stream = true where it can be: beta 0, C
+       * contiguous and 64-byte aligned (so every work item's block of C
+       * is whole cache lines). Not by default: no faster than cached
+       * stores on the machine of docs/bench.md (session 5) */
+      int64_t nt = stream == 1 && beta == 0 && C->stride[2] == 1 && C->stride[1] == n &&
+                   C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0;
+      int64_t grp = nt ? SMALL_GROUP_NT : SMALL_GROUP;
       sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
-                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb)};
-      return nb ? sk_dense_range(&k_gemm_small, (nb + SMALL_GROUP - 1) / SMALL_GROUP, ks,
-                                 NELEM(ks), err, errlen)
+                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt),
+                     sk_arg_i64("grp", grp)};
+      return nb ? sk_dense_range(dt == SK_F64 ? &k_gemm_small : &k_gemm_small_f,
+                                 (nb + grp - 1) / grp, ks, NELEM(ks), err, errlen)
                 : 0;
     }
   }
@@ -748,7 +798,8 @@ static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const sk_kentry e_pack = {"batched.pack", "V [, width]", SK_KRES_NONE, bpack};
 static const sk_kentry e_unpack = {"batched.unpack", "P, V", SK_KRES_NONE, bunpack};
 static const sk_kentry e_gemm = {
-  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode]", SK_KRES_NONE, bgemm};
+  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode, impl, stream]", SK_KRES_NONE,
+  bgemm};
 static const sk_kentry e_trsm = {
   "batched.trsm", "side, uplo, transA, diag, alpha, A, B [, mode]", SK_KRES_NONE, btrsm};
 static const sk_kentry e_trmm = {
@@ -762,8 +813,8 @@ static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mod
 
 static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm, &e_trtri, &e_lu,
                                            &e_gesv, &e_pack, &e_unpack, NULL};
-static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_small, &k_gemm_r, &k_gemm_t, &k_gemm_p, &k_tri_s,
-                                         &k_tri_t, &k_fac_s, &k_fac_t, &k_count,
-                                         &k_pack, &k_unpack, NULL};
+static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r,
+                                         &k_gemm_t, &k_gemm_p, &k_tri_s, &k_tri_t, &k_fac_s,
+                                         &k_fac_t, &k_count, &k_pack, &k_unpack, NULL};
 const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};
 const sk_kbody *const *const sk_batched_bodies[] = {bodies, NULL};

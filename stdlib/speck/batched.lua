@@ -20,6 +20,8 @@ local function with(opts, args, names)
       local v = opts[k]
       if k == "check" or k == "pivot" then
         if v ~= nil then v = v and 1 or 0 end
+      elseif k == "stream" and type(v) == "boolean" then
+        v = v and 1 or 0   -- anything else reaches the C side and its error
       end
       args[k] = v
     end
@@ -30,7 +32,8 @@ end
 -- C_b = alpha op(A_b) op(B_b) + beta C_b
 function batched.gemm(transA, transB, alpha, A, B, beta, C, opts)
   core.call("batched.gemm", with(opts, {transA = transA, transB = transB, alpha = alpha,
-                                        A = A, B = B, beta = beta, C = C}, {"mode", "impl"}))
+                                        A = A, B = B, beta = beta, C = C},
+                     {"mode", "impl", "stream"}))
 end
 -- B_b = alpha op(A_b)^-1 B_b (side "L") or alpha B_b op(A_b)^-1 ("R")
 function batched.trsm(side, uplo, transA, diag, alpha, A, B, opts)

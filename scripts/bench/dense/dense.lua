@@ -1,5 +1,6 @@
 -- dense.lua: speck's side of scripts/bench/dense/run.
 --   speck dense.lua batched N BATCH REPS   batched.gemm (mode auto) on BATCH N x N matrices
+--   speck dense.lua batched32 N BATCH REPS the same in float32 (no packed form)
 --   speck dense.lua large N REPS           blas.gemm native and vendor (OpenBLAS)
 --   speck dense.lua cross REPS             blas.gemm native and vendor at n = 16 .. 512
 -- Prints "R\t<impl>\t<n>\t<seconds per call>\t<checksum>" lines.
@@ -49,6 +50,21 @@ if what == "batched" then
     t = (speck.now() - t) / INNER
     batched.unpack(Cp, U)
     print(("R\tspeck-packed\t%d\t%.6f\t%.6e"):format(n, t, sum(U)))
+    io.stdout:flush()
+  end
+elseif what == "batched32" then
+  -- float32: the same values rounded (peer.c's batchedf), speck only
+  local nb, reps = tonumber(arg[3]), tonumber(arg[4])
+  local A = speck.View("A", "float32", {nb, n, n})
+  local B = speck.View("B", "float32", {nb, n, n})
+  local C = speck.View("C", "float32", {nb, n, n})
+  fill(A, 1); fill(B, 2)
+  for _ = 1, reps do
+    batched.gemm("N", "N", 1.0, A, B, 0.0, C)   -- warm
+    local t = speck.now()
+    for _ = 1, INNER do batched.gemm("N", "N", 1.0, A, B, 0.0, C) end
+    t = (speck.now() - t) / INNER
+    print(("R\tspeck32\t%d\t%.6f\t%.6e"):format(n, t, sum(C)))
     io.stdout:flush()
   end
 elseif what == "cross" then

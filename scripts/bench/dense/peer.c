@@ -8,6 +8,8 @@
  * first touch by the same threads) over three arrays of N doubles.
  *
  *   peer batched N BATCH REPS   -> "R\t<impl>\t<n>\t<seconds per run>\t<checksum>" lines
+ *   peer batchedf N BATCH REPS  the same in float32 (naive, cblas_sgemm, LIBXSMM's
+ *                               float kernel): impls naive32, openblas32, libxsmm32
  *   peer large N REPS
  *   peer triad N REPS           -> "T\t<bytes moved (24 N, as STREAM counts)>\t<seconds>" lines
  */
@@ -66,6 +68,74 @@ static void xsmm(int n, long nb, const double *A, const double *B, double *C) {
   for (long b = 0; b < nb; b++) xk(B + b * n * n, A + b * n * n, C + b * n * n);
 }
 
+/* float32: the same three */
+static void naivef(int n, long nb, const float *A, const float *B, float *C) {
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < nb; b++) {
+    const float *a = A + b * n * n, *bb = B + b * n * n;
+    float *c = C + b * n * n;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        float s = 0;
+        for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j];
+        c[i * n + j] = s;
+      }
+  }
+}
+
+static void oblasf(int n, long nb, const float *A, const float *B, float *C) {
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < nb; b++)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A + b * n * n, n,
+                B + b * n * n, n, 0.0f, C + b * n * n, n);
+}
+
+static libxsmm_smmfunction xkf;
+static void xsmmf(int n, long nb, const float *A, const float *B, float *C) {
+#pragma omp parallel for schedule(static)
+  for (long b = 0; b < nb; b++) xkf(B + b * n * n, A + b * n * n, C + b * n * n);
+}
+
+static int batchedf(int n, long nb, int reps) {
+  long tot = nb * n * n;
+  float *A = malloc(4 * tot), *B = malloc(4 * tot), *C = malloc(4 * tot);
+  double *t64 = malloc(8 * tot);
+  if (!A || !B || !C || !t64) {
+    fprintf(stderr, "peer batchedf: out of memory\n");
+    return 1;
+  }
+  /* the same LCG values as speck's fill, rounded to float */
+  fill(t64, tot, 1);
+  for (long i = 0; i < tot; i++) A[i] = (float)t64[i];
+  fill(t64, tot, 2);
+  for (long i = 0; i < tot; i++) B[i] = (float)t64[i];
+  free(t64);
+  memset(C, 0, 4 * tot);
+  openblas_set_num_threads(1);
+  libxsmm_init();
+  float one = 1, zero = 0;
+  int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
+  xkf = libxsmm_smmdispatch(n, n, n, NULL, NULL, NULL, &one, &zero, &flags, &pf);
+  struct { const char *name; void (*f)(int, long, const float *, const float *, float *); } im[] = {
+    {"naive32", naivef}, {"openblas32", oblasf}, {"libxsmm32", xsmmf}};
+  for (int r = 0; r < reps; r++)
+    for (int k = 0; k < 3; k++) {
+      if (k == 2 && !xkf) continue;
+      im[k].f(n, nb, A, B, C);   /* warm */
+      double t = now();
+      for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C);
+      t = (now() - t) / INNER;
+      double s = 0;
+      for (long i = 0; i < tot; i++) s += C[i];
+      printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, s);
+      fflush(stdout);
+    }
+  free(A);
+  free(B);
+  free(C);
+  return 0;
+}
+
 /* the triad, REPS timed passes after one untimed */
 static int triad(long n, int reps) {
   double *a = malloc(8 * n), *b = malloc(8 * n), *c = malloc(8 * n);
@@ -97,10 +167,11 @@ static int triad(long n, int reps) {
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "triad") == 0) return triad(atol(argv[2]), atoi(argv[3]));
   if (argc < 4 && !(argc == 4 && strcmp(argv[1], "large") == 0)) {
-    fprintf(stderr, "usage: peer batched N BATCH REPS | peer large N REPS\n");
+    fprintf(stderr, "usage: peer batched|batchedf N BATCH REPS | peer large N REPS | peer triad N REPS\n");
     return 2;
   }
   int n = atoi(argv[2]);
+  if (argc == 5 && strcmp(argv[1], "batchedf") == 0) return batchedf(n, atol(argv[3]), atoi(argv[4]));
   if (strcmp(argv[1], "large") == 0) {
     int reps = atoi(argv[3]);
     long nn = (long)n * n;
