@@ -20,7 +20,10 @@
  * step has every unreached vertex look for a parent on the last level.
  * Beamer's switch: bottom-up when the frontier's edges exceed the
  * unexplored ones / 15, back when the frontier is below nv / 18 vertices
- * (undirected graphs: bottom-up needs in-edges). */
+ * (undirected graphs: bottom-up needs in-edges). Three drivers: bfs_host
+ * (direction-optimising on the host), bfs_device (a GPU, no visitor) and
+ * the top-down loop of bfs() (a visitor, a directed graph, or direction
+ * optimisation off). */
 /* A range over vertices whose work follows their degrees (power-law
  * graphs: a few rows hold most arcs): on the host claimed in chunks of 256
  * by the threads that are free; a GPU back end's launch as before */
@@ -77,25 +80,6 @@ static const sk_kbody k_bfs_td = {
   "}",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_td, NULL, "sum:int64"};
 
-static const char *const sig_bfs_bu[] = {
-  "range" G3 R1("level", "int64") R1("parent", "int64") " l=int64", NULL};
-static const sk_kbody k_bfs_bu = {
-  "graph.bfs_bottom_up",
-  "if (level(i) == -1) {\n"
-  "  int64_t b = rowptr(i), e = rowptr(i + 1);\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    int64_t u = colidx(k);\n"
-  "    if (level(u) == l) { level(i) = l + 1; parent(i) = u; acc0 += 1; acc1 += e - b; break; }\n"
-  "  }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bu, NULL, "sum:int64 sum:int64"};
-
-static const char *const sig_bfs_queue[] = {
-  "range" R1("level", "int64") R1("q", "int32") R1("cnt", "int64") " l=int64", NULL};
-static const sk_kbody k_bfs_queue = {
-  "graph.bfs_queue",
-  "if (level(i) == l) q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)i;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_queue, NULL, NULL};
 
 /* The host's bottom-up step (Beamer's, as GAP's bfs.cc): the frontier
  * is a bitmap (a bit a vertex, 128 KB at a million vertices: it stays in
@@ -682,8 +666,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_sp_view(&level, "level", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+      sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0)
     goto done;
   {
     sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("parent", &parent)};
@@ -710,6 +693,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       goto done;
     goto out;
   }
+  /* the queue's tail (zeroed: a wait; bfs_device keeps its own) */
+  if (sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0) goto done;
   {
     sk_arg a[SK_MAXCAP] = {sk_arg_view("src", src), sk_arg_view("level", &level),
                            sk_arg_view("parent", &parent), sk_arg_view("q", &q),
@@ -718,55 +703,29 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     for (int k = 0; k < nuser; k++) a[na++] = user[k];
     if (sk_sp_range(&kseed, ns, a, na, NULL, err, errlen) < 0) goto done;
   }
-  /* Beamer's alpha: bottom-up once the frontier's arcs pass 1/15 of those
-   * not yet reached (a GPU without a visitor: bfs_device) */
-  const int64_t alpha = 15;
-  int64_t qn = 0, mf = 0, mu = g.narcs;
+  int64_t qn = 0;
   if (sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
   /* the host, direction-optimising: bottom-up over a frontier bitmap */
-  if (!vis.on && dopt && !directed && sk_sp_host(bk)) {
+  if (!vis.on && dopt && !directed) {
     if (bfs_host(&g, &level, &parent, &q, &nq, &cnt, qn, &l, err, errlen) < 0) goto done;
-    qn = 0;
+    goto out;
   }
-  int bottom_up = 0;
-  while (qn > 0) {
-    if (dopt && !directed) {
-      if (!bottom_up && mf > mu / alpha) {
-        bottom_up = 1;
-      } else if (bottom_up && qn < nv / 18) {
-        bottom_up = 0;
-        sk_arg a[] = {sk_arg_view("level", &level), sk_arg_view("q", &q),
-                      sk_arg_view("cnt", &cnt), sk_arg_i64("l", l)};
-        if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
-            sk_sp_range(&k_bfs_queue, nv, a, NELEM(a), NULL, err, errlen) < 0)
-          goto done;
-      }
-    }
+  /* top-down only: a visitor, a directed graph, or no direction optimising */
+  for (; qn > 0; l++) {
+    sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                           sk_arg_view("level", &level), sk_arg_view("parent", &parent),
+                           sk_arg_view("q", &q), sk_arg_view("nq", &nq),
+                           sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
+    int na = 8;
+    for (int k = 0; k < nuser; k++) a[na++] = user[k];
     sk_result r;
-    if (bottom_up) {
-      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                    sk_arg_view("level", &level), sk_arg_view("parent", &parent),
-                    sk_arg_i64("l", l)};
-      if (degree_range(&k_bfs_bu, nv, a, NELEM(a), &r, err, errlen) < 0) goto done;
-      qn = sk_result_i64(&r, 0);
-      mf = sk_result_i64(&r, 1);
-    } else {
-      sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                             sk_arg_view("level", &level), sk_arg_view("parent", &parent),
-                             sk_arg_view("q", &q), sk_arg_view("nq", &nq),
-                             sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
-      int na = 8;
-      for (int k = 0; k < nuser; k++) a[na++] = user[k];
-      int rc2 = sk_g_set0(&cnt, 0, err, errlen);
-      if (rc2 == 0) rc2 = degree_range(&ktd, qn, a, na, &r, err, errlen);
-      if (rc2 < 0 || sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0) goto done;
-      mf = sk_result_i64(&r, 0);
-      sk_view t = q;
-      q = nq;
-      nq = t;
-    }
-    mu -= mf;
-    l++;
+    if (sk_g_set0(&cnt, 0, err, errlen) < 0 ||
+        degree_range(&ktd, qn, a, na, &r, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, 0, &qn, err, errlen) < 0)
+      goto done;
+    sk_view t = q;
+    q = nq;
+    nq = t;
   }
 out:
   if (sk_kout_view(out, "level", &level, err, errlen) < 0 ||
@@ -2391,7 +2350,7 @@ const sk_kentry *const sk_galgo_entries[] = {&e_bfs, &e_cc, &e_pr, &e_tri, &e_co
 /* (bfs_device's bodies run on GPUs only: compiled there, not here) */
 const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_bu_bits, &k_bfs_q2b, &k_bfs_clr, &k_bfs_b2q,
-  &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_bfs_bu, &k_bfs_queue, &k_firstbad,
+  &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
   &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix, &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_cc_link, &k_pr_pull_u,
   &k_cc_init32, &k_cc_out, &k_cc_final, &k_cc_sample,
