@@ -40,19 +40,23 @@ static double sum(const double *x, long n) {
   return s;
 }
 
-static void naive(int n, long nb, const double *A, const double *B, double *C) {
-#pragma omp parallel for schedule(static)
-  for (long b = 0; b < nb; b++) {
-    const double *a = A + b * n * n, *bb = B + b * n * n;
-    double *c = C + b * n * n;
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) {
-        double s = 0;
-        for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j];
-        c[i * n + j] = s;
-      }
+/* the triple loop, OpenMP over the batch (double and float) */
+#define SK_NAIVE(name, T)                                                     \
+  static void name(int n, long nb, const T *A, const T *B, T *C) {           \
+    _Pragma("omp parallel for schedule(static)")                             \
+    for (long b = 0; b < nb; b++) {                                          \
+      const T *a = A + b * n * n, *bb = B + b * n * n;                       \
+      T *c = C + b * n * n;                                                  \
+      for (int i = 0; i < n; i++)                                            \
+        for (int j = 0; j < n; j++) {                                        \
+          T s = 0;                                                           \
+          for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j];     \
+          c[i * n + j] = s;                                                  \
+        }                                                                    \
+    }                                                                        \
   }
-}
+SK_NAIVE(naive, double)
+SK_NAIVE(naivef, float)
 
 static void oblas(int n, long nb, const double *A, const double *B, double *C) {
 #pragma omp parallel for schedule(static)
@@ -68,21 +72,7 @@ static void xsmm(int n, long nb, const double *A, const double *B, double *C) {
   for (long b = 0; b < nb; b++) xk(B + b * n * n, A + b * n * n, C + b * n * n);
 }
 
-/* float32: the same three */
-static void naivef(int n, long nb, const float *A, const float *B, float *C) {
-#pragma omp parallel for schedule(static)
-  for (long b = 0; b < nb; b++) {
-    const float *a = A + b * n * n, *bb = B + b * n * n;
-    float *c = C + b * n * n;
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) {
-        float s = 0;
-        for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j];
-        c[i * n + j] = s;
-      }
-  }
-}
-
+/* float32: the same */
 static void oblasf(int n, long nb, const float *A, const float *B, float *C) {
 #pragma omp parallel for schedule(static)
   for (long b = 0; b < nb; b++)
