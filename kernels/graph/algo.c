@@ -302,21 +302,24 @@ static const char visit_seed_fmt[] =
  * them have work: 'decide' (one thread) closes the last level (its count
  * and arcs from the counters), stops the search when nothing was found
  * and picks the direction by Beamer's rule (one team of 64); 'convert' rebuilds the
- * frontier for a new direction (levels -> bitmap, bitmap -> queue); the
- * top-down step runs a warp per queued vertex and queues the vertices of
- * DBFS_BIG arcs or more as chunks of DBFS_CHUNK arcs for 'top_down_big',
- * a warp per chunk (a hub's arcs spread over the whole device; one grid
- * walking the big vertices one after another took 0.84 ms on a level
- * with hundreds of them); the bottom-up step has a warp per 32 vertices
- * (a lane each) look for a parent in the frontier's bitmap and writes the
- * next bitmap a word per warp. The host reads 'done' once a round.
+ * frontier for a new direction (levels -> bitmap and the visited bitmap,
+ * bitmap -> queue); the top-down step runs a warp per queued vertex, four
+ * arcs a lane a step, and queues the vertices of DBFS_BIG arcs or more as
+ * chunks of DBFS_CHUNK arcs for 'top_down_big', a warp per chunk (a hub's
+ * arcs spread over the whole device; one grid walking the big vertices
+ * one after another took 0.84 ms on a level with hundreds of them); the
+ * bottom-up step has a warp per 32 vertices (a lane each) look for a
+ * parent in the frontier's bitmap and writes the next bitmap a word per
+ * warp, skipping the words whose vertices the visited bitmap 'vis' says
+ * are all reached or without arcs (after the largest level, most words).
+ * The host reads 'done' once a round.
  * st: 0 level, 1 frontier size, 2 direction (1 bottom-up), 3 arcs not yet
  * reached, 4 done, 5 levels, 8 top-down count (the queue's tail), 10
  * conversion (1 to bitmap, 2 to queue), 12 conversion tail, 13 chunks
  * queued (bq: vertex << 32 | chunk); 16 + 8 k (k < 64): counters spread over cache lines (count,
  * arcs), so the warps' adds do not queue on one word. */
 #define DBFS_ST (16 + 64 * 8)
-#define DBFS_BIG 1024
+#define DBFS_BIG 512   /* 256 / 512 / 1024: level within noise on an H200 */
 #define DBFS_CHUNK 256
 #define DBFS_GATE(dir) "if (st(4) != 0 || st(2) != " dir ") return;\n"
 #define DBFS_NEXT(q0, q1) "if (l & 1) " q0 " else " q1
@@ -371,40 +374,89 @@ static const sk_kbody k_dbfs_convert = {
   "graph.bfs_device_convert",
   "const int64_t c = st(10), l = st(0);\n"
   "if (st(4) != 0 || c == 0) return;\n"
-  "const int64_t b = i * 32;\n"
   "if (c == 1) {\n"
-  "  uint32_t bits = 0;\n"
-  "  for (int k = 0; k < 32 && b + k < nv; k++)\n"
-  "    if (level(b + k) == l) bits |= 1u << k;\n"
-  "  " DBFS_NEXT("fb1(i) = bits;", "fb0(i) = bits;") "\n"
-  "} else {\n"
-  "  const uint32_t bits = (l & 1) ? fb1(i) : fb0(i);\n"
-  "  if (bits == 0) return;\n"
-  "  " DBFS_POPC("bits") "\n"
-  "  int64_t p = atomic_fetch_add_combined(&st(12), n);\n"
-  "  for (int k = 0; k < 32; k++)\n"
-  "    if ((bits >> k) & 1u) {\n"
-  "      " DBFS_NEXT("q1(p) = (int32_t)(b + k);", "q0(p) = (int32_t)(b + k);") "\n"
-  "      p++;\n"
+  /* a warp a word, a lane a vertex: the frontier's bits (low half), and
+   * the vertices the bottom-up steps can skip -- reached or past the end
+   * (high half; the first bottom-up step adds those without arcs) */
+  "  const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
+  "  for (int64_t w = w0; w < nw; w += team.league_size * team.team_size) {\n"
+  "    uint64_t both;\n"
+  "    VECTOR_REDUCE(bor, k, 0, 32, both) {\n"
+  "      const int64_t v = w * 32 + k;\n"
+  "      if (v >= nv) {\n"
+  "        both |= (uint64_t)1 << (32 + k);\n"
+  "      } else {\n"
+  "        const int64_t lv = level(v);\n"
+  "        if (lv == l) both |= (uint64_t)1 << k;\n"
+  "        if (lv != -1) both |= (uint64_t)1 << (32 + k);\n"
+  "      }\n"
   "    }\n"
+  "    SINGLE_THREAD(team) {\n"
+  "      vis(w) = (uint32_t)(both >> 32);\n"
+  "      " DBFS_NEXT("fb1(w) = (uint32_t)both;", "fb0(w) = (uint32_t)both;") "\n"
+  "    }\n"
+  "  }\n"
+  "} else {\n"
+  /* a lane a word: its vertices queued in order at a place of the tail */
+  "  const int64_t per = (nw + team.league_size - 1) / team.league_size;\n"
+  "  const int64_t lo = team.league_rank * per, hi = lo + per < nw ? lo + per : nw;\n"
+  "  TEAM_VECTOR_FOR(i, lo, hi) {\n"
+  "    const uint32_t bits = (l & 1) ? fb1(i) : fb0(i);\n"
+  "    if (bits != 0) {\n"
+  "      " DBFS_POPC("bits") "\n"
+  "      int64_t p = atomic_fetch_add_combined(&st(12), n);\n"
+  "      for (int k = 0; k < 32; k++)\n"
+  "        if ((bits >> k) & 1u) {\n"
+  "          " DBFS_NEXT("q1(p) = (int32_t)(i * 32 + k);", "q0(p) = (int32_t)(i * 32 + k);") "\n"
+  "          p++;\n"
+  "        }\n"
+  "    }\n"
+  "  }\n"
   "}",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
-/* a discovery: claim v for level l + 1, queue it, count its arcs */
-#define DBFS_CLAIM                                                           \
-  "if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l + 1) == -1) {\n" \
-  "  parent(v) = u;\n"                                                       \
-  "  const int64_t p = atomic_fetch_add_combined(&st(8), (int64_t)1);\n"     \
-  "  " DBFS_NEXT("q0(p) = (int32_t)v;", "q1(p) = (int32_t)v;") "\n"           \
-  "  s += rowptr(v + 1) - rowptr(v);\n"                                      \
+/* the arcs [b, e) of frontier vertex u over the lanes, four consecutive
+ * arcs a lane a step: the four targets and their levels loaded together
+ * (one arc at a time is a chain of dependent loads: colidx, level, the
+ * claim, the degree), each unreached one claimed for level l + 1, then
+ * the lane's claims queued with one reservation (a warp's reservations
+ * are one atomic on the tail: the fewer, the less the tail's line is
+ * fought over) and their arcs counted */
+#define DBFS_TRY(x)                                                          \
+  "if (n4 > " #x " && level(v" #x ") == -1 &&\n"                              \
+  "    atomic_cas(&level(v" #x "), (int64_t)-1, l + 1) == -1) {\n"           \
+  "  parent(v" #x ") = u;\n"                                                 \
+  "  m |= 1u << " #x ";\n"                                                   \
+  "}\n"
+#define DBFS_PUT(x)                                                          \
+  "if ((m >> " #x ") & 1u) {\n"                                              \
+  "  " DBFS_NEXT("q0(p) = (int32_t)v" #x ";", "q1(p) = (int32_t)v" #x ";") "\n" \
+  "  p++;\n"                                                                 \
+  "  s += rowptr(v" #x " + 1) - rowptr(v" #x ");\n"                          \
+  "}\n"
+#define DBFS_SCAN(b, e)                                                      \
+  "VECTOR_FOR(g4, 0, ((" e ") - (" b ") + 3) / 4) {\n"                       \
+  "  const int64_t k0 = (" b ") + 4 * g4, n4 = (" e ") - k0;\n"              \
+  "  const int64_t v0 = colidx(k0);\n"                                       \
+  "  const int64_t v1 = n4 > 1 ? colidx(k0 + 1) : v0;\n"                     \
+  "  const int64_t v2 = n4 > 2 ? colidx(k0 + 2) : v0;\n"                     \
+  "  const int64_t v3 = n4 > 3 ? colidx(k0 + 3) : v0;\n"                     \
+  "  uint32_t m = 0;\n"                                                      \
+  DBFS_TRY(0) DBFS_TRY(1) DBFS_TRY(2) DBFS_TRY(3)                            \
+  "  if (m != 0) {\n"                                                        \
+  "    const int64_t nm = (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + (m >> 3);\n" \
+  "    int64_t p = atomic_fetch_add_combined(&st(8), nm);\n"                 \
+  DBFS_PUT(0) DBFS_PUT(1) DBFS_PUT(2) DBFS_PUT(3)                            \
+  "  }\n"                                                                    \
   "}\n"
 static const sk_kbody k_dbfs_td = {
   "graph.bfs_device_top_down",
   DBFS_GATE("0")
   "const int64_t l = st(0), qn = st(1);\n"
+  "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
   "int64_t s = 0;\n"
-  "for (int64_t j = team.league_rank; j < qn; j += team.league_size) {\n"
+  "for (int64_t j = w0; j < qn; j += team.league_size * team.team_size) {\n"
   "  const int64_t u = (l & 1) ? q1(j) : q0(j);\n"
-  "  const int64_t d = rowptr(u + 1) - rowptr(u);\n"
+  "  const int64_t b = rowptr(u), e = rowptr(u + 1), d = e - b;\n"
   "  if (d >= big) {\n"
   "    SINGLE_THREAD(team) {\n"
   "      const int64_t nch = (d + chunk - 1) / chunk;\n"
@@ -413,28 +465,23 @@ static const sk_kbody k_dbfs_td = {
   "    }\n"
   "    continue;\n"
   "  }\n"
-  "  VECTOR_FOR(k, rowptr(u), rowptr(u + 1)) {\n"
-  "    const int64_t v = colidx(k);\n"
-  DBFS_CLAIM
-  "  }\n"
+  "  " DBFS_SCAN("b", "e")
   "}\n"
-  "if (s != 0) atomic_add(&st(17 + 8 * (team.league_rank & 63)), s);",
+  "if (s != 0) atomic_add(&st(17 + 8 * (w0 & 63)), s);",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_dbfs_td_big = {
   "graph.bfs_device_top_down_big",
   DBFS_GATE("0")
   "const int64_t l = st(0), nc = st(13);\n"
+  "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
   "int64_t s = 0;\n"
-  "for (int64_t j = team.league_rank; j < nc; j += team.league_size) {\n"
+  "for (int64_t j = w0; j < nc; j += team.league_size * team.team_size) {\n"
   "  const int64_t h = bq(j), u = h >> 32;\n"
   "  const int64_t b = rowptr(u) + (h & 0xffffffff) * chunk;\n"
   "  const int64_t e = rowptr(u + 1) < b + chunk ? rowptr(u + 1) : b + chunk;\n"
-  "  VECTOR_FOR(k, b, e) {\n"
-  "    const int64_t v = colidx(k);\n"
-  DBFS_CLAIM
-  "  }\n"
+  "  " DBFS_SCAN("b", "e")
   "}\n"
-  "if (s != 0) atomic_add(&st(17 + 8 * (team.league_rank & 63)), s);",
+  "if (s != 0) atomic_add(&st(17 + 8 * (w0 & 63)), s);",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 static const sk_kbody k_dbfs_bu = {
   "graph.bfs_device_bottom_up",
@@ -444,12 +491,16 @@ static const sk_kbody k_dbfs_bu = {
   "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
   "const int64_t ws = team.league_size * team.team_size;\n"
   "for (int64_t w = w0; w < nw; w += ws) {\n"
-  "  uint32_t bits;\n"
-  "  int64_t arcs;\n"
-  "  VECTOR_REDUCE(bor, k, 0, 32, bits) {\n"
+  /* the word's vertices to look at: not reached, with arcs (vis) */
+  "  const uint32_t seen = vis(w);\n"
+  "  uint64_t both = 0;   /* found (low half), without arcs (high half) */\n"
+  "  int64_t arcs = 0;\n"
+  "  if (seen != 0xffffffffu) {\n"
+  "  VECTOR_REDUCE(bor, k, 0, 32, both) {\n"
   "    const int64_t v = w * 32 + k;\n"
-  "    if (v < nv && level(v) == -1) {\n"
+  "    if (!((seen >> k) & 1u)) {\n"
   "      const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
+  "      if (b == e) both |= (uint64_t)1 << (32 + k);   /* never reached */\n"
   /* four arcs a step: their loads in flight together (a lane's scan is a
    * chain of dependent loads); the first arc from the frontier wins, as
    * one at a time */
@@ -463,16 +514,20 @@ static const sk_kbody k_dbfs_bu = {
   "        if (h0 | h1 | h2 | h3) {\n"
   "          level(v) = l + 1;\n"
   "          parent(v) = h0 ? u0 : h1 ? u1 : h2 ? u2 : u3;\n"
-  "          bits |= 1u << k;\n"
+  "          both |= (uint64_t)1 << k;\n"
   "          break;\n"
   "        }\n"
   "      }\n"
   "    }\n"
   "  }\n"
+  "  const uint32_t bits = (uint32_t)both;\n"
   "  VECTOR_REDUCE(sum, k, 0, 32, arcs)\n"
   "    if ((bits >> k) & 1u) arcs += rowptr(w * 32 + k + 1) - rowptr(w * 32 + k);\n"
+  "  }\n"
   "  SINGLE_THREAD(team) {\n"
+  "    const uint32_t bits = (uint32_t)both;\n"
   "    " DBFS_NEXT("fb0(w) = bits;", "fb1(w) = bits;") "\n"
+  "    if (both != 0) vis(w) = seen | bits | (uint32_t)(both >> 32);\n"
   "    if (bits != 0) {\n"
   "      const int64_t c = 16 + 8 * (w & 63);\n"
   "      " DBFS_POPC("bits") "\n"
@@ -509,58 +564,63 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
    * bottom-up once the frontier's arcs pass 1/30 of those not reached,
    * back to top-down below nv / 200 vertices */
   const int64_t alpha = dopt && !directed ? 30 : 0, beta = 200;
-  const int64_t lt = 8192, lb = 8192, tb = 4;
+  /* teams of 8 warps (top-down) and 16 (bottom-up, convert) over a
+   * fixed league: a level whose kernel has no work costs its launch and
+   * a block per slot, not a block per 32 vertices (a sweep on an H200:
+   * 1 and 4 warps a team over 8192 teams were 4-6 % slower) */
+  const int64_t lt = 1056, lb = 1056;
+  const int tt = 8, tb = 16;
   /* a chunk per DBFS_CHUNK arcs of each vertex of DBFS_BIG or more */
   const int64_t nbq = g->narcs / DBFS_CHUNK + g->narcs / DBFS_BIG + 1;
   int space = g->rowptr->space, rc = -1;
-  sk_view fb0, fb1, bq, st;
-  sk_view *all[] = {&fb0, &fb1, &bq, &st};
+  sk_view fb0, fb1, vis, bq, st;
+  sk_view *all[] = {&fb0, &fb1, &vis, &bq, &st};
   sk_prepared *ph[5] = {NULL, NULL, NULL, NULL, NULL};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&vis, "visited bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&bq, "big vertices' chunks", SK_I64, nbq, space, 0, err, errlen) < 0 ||
       sk_sp_view(&st, "BFS state", SK_I64, DBFS_ST, space, 0, err, errlen) < 0)
     goto done;
   sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
                 sk_arg_view("level", level), sk_arg_view("parent", parent),
                 sk_arg_view("q0", q), sk_arg_view("q1", nq), sk_arg_view("fb0", &fb0),
-                sk_arg_view("fb1", &fb1), sk_arg_view("bq", &bq), sk_arg_view("st", &st),
+                sk_arg_view("fb1", &fb1), sk_arg_view("vis", &vis), sk_arg_view("bq", &bq),
+                sk_arg_view("st", &st),
                 sk_arg_view("src", src), sk_arg_i64("nv", nv), sk_arg_i64("nw", nw),
                 sk_arg_i64("alpha", alpha), sk_arg_i64("beta", beta),
                 sk_arg_i64("big", DBFS_BIG), sk_arg_i64("chunk", DBFS_CHUNK),
                 sk_arg_i64("mu", g->narcs)};
   const int na = NELEM(a);
-  sk_arg ast[2], asd[5], adc[4], acv[7], atd[10], abu[9];
+  sk_arg ast[2], asd[5], adc[4], acv[10], atd[10], abu[10];
   const int nst = dbfs_pick(a, na, "st mu", ast),
             nsd = dbfs_pick(a, na, "src level parent q0 st", asd),
             ndc = dbfs_pick(a, na, "st nv alpha beta", adc),
-            ncv = dbfs_pick(a, na, "st level fb0 fb1 q0 q1 nv", acv),
+            ncv = dbfs_pick(a, na, "st rowptr level fb0 fb1 vis q0 q1 nv nw", acv),
             ntd = dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big chunk", atd),
-            nbu = dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 nv nw", abu);
+            nbu = dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 vis nv nw", abu);
   if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
       sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
     goto done;
-  sk_policy pdc, pcv, ptd, pbu;
+  sk_policy pdc, ptd, pbu;
   sk_policy_init(&pdc, SK_POL_TEAM);
   pdc.league_size = 1;
   pdc.team_size = 2;
   pdc.vector_length = 32;
   sk_policy_init(&ptd, SK_POL_TEAM);
   ptd.league_size = lt;
-  ptd.team_size = 1;
+  ptd.team_size = tt;
   ptd.vector_length = 32;
   sk_policy_init(&pbu, SK_POL_TEAM);
   pbu.league_size = lb;
   pbu.team_size = tb;
   pbu.vector_length = 32;
-  sk_policy_init(&pcv, SK_POL_RANGE);
-  pcv.end = nw;
   /* the level's kernels found once per search and launched by handle (a
    * launch by description encodes and looks up its kernel every time) */
   const sk_kbody *const kbs[5] = {&k_dbfs_decide, &k_dbfs_convert, &k_dbfs_td,
                                   &k_dbfs_td_big, &k_dbfs_bu};
-  const sk_policy *const pols[5] = {&pdc, &pcv, &ptd, &ptd, &pbu};
+  const sk_policy *const pols[5] = {&pdc, &pbu, &ptd, &ptd, &pbu};
   const sk_arg *const kas[5] = {adc, acv, atd, atd, abu};
   const int kns[5] = {ndc, ncv, ntd, ntd, nbu}, nk = alpha > 0 ? 5 : 4;
   for (int i = 0; i < nk; i++) {
@@ -1597,6 +1657,44 @@ static const sk_kbody k_col_hfill = {
   COL_BUCKET "if (d >= t) work(atomic_fetch_add(&cnt(q), (int64_t)1)) = (int32_t)i;",
   SK_FOR, 0, {NULL}, {NULL}, sig_col_hfill, NULL, NULL};
 
+/* the heavy vertices on a GPU: one team takes them one after another in
+ * the list's order (a sequential greedy over the hubs, each hub's arcs
+ * over the whole team), the colors its neighbours hold gathered into a
+ * 512-color mask in scratch. The hubs of a power-law graph are nearly a
+ * clique: colored in parallel, every round settled one of them (one
+ * thread's scan of 10^4-10^5 arcs a round), which took seconds. */
+static const sk_kbody k_col_heavy = {
+  "graph.color_heavy_team",
+  "uint64_t *mask = (uint64_t *)team_scratch(team, 0, 8 * sizeof(uint64_t));\n"
+  "for (int64_t j = 0; j < nh; j++) {\n"
+  "  const int64_t v = work(j), b = rowptr(v), e = rowptr(v + 1);\n"
+  "  for (int64_t base = 0;; base += 512) {\n"
+  "    TEAM_VECTOR_FOR(q, 0, 8) mask[q] = 0;\n"
+  "    team_barrier(team);\n"
+  "    TEAM_VECTOR_FOR(k, b, e) {\n"
+  "      const int64_t u = colidx(k);\n"
+  "      const uint64_t c = (uint64_t)((int64_t)color(u) - 1 - base);\n"
+  "      if (c < 512 && u != v) atomic_or(&mask[c >> 6], (uint64_t)1 << (c & 63));\n"
+  "    }\n"
+  "    team_barrier(team);\n"
+  "    int64_t pick = -1;\n"
+  "    SINGLE_TEAM(team) {\n"
+  "      for (int q = 0; q < 8 && pick < 0; q++) {\n"
+  "        const uint64_t x = ~mask[q];\n"
+  "        if (x) {\n"
+  "          int64_t t = 0;\n"
+  "          while (!((x >> t) & 1)) t++;\n"
+  "          pick = base + 64 * q + t;\n"
+  "        }\n"
+  "      }\n"
+  "      if (pick >= 0) color(v) = (int32_t)(pick + 1);\n"
+  "    }\n"
+  "    TEAM_BROADCAST(team, pick);   /* (a barrier: color(v) is seen by all) */\n"
+  "    if (pick >= 0) break;\n"
+  "  }\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+
 /* -- edge-based distance-1 coloring (seed 000 §4.1) ----------------------
  * One thread per arc: each arc of an uncolored vertex u ORs its other
  * end's color into u's forbidden mask (64 colors from u's window base,
@@ -1983,6 +2081,24 @@ static int color_vb(const sk_graph *g, int largest_first, const sk_view *col,
         sk_sp_get_i64(&hcnt, 47, &nh, err, errlen) < 0 ||
         (nh > 0 && sk_sp_range(&k_col_hfill, n, a, NELEM(a), NULL, err, errlen) < 0))
       goto done;
+  }
+  const sk_backend *be = sk_rt_backend(err, errlen);
+  if (!be) goto done;
+  if (nh > 0 && be->code != SK_CODE_HOST) {
+    /* a GPU: the hubs by one team of 1,024, one after another (see
+     * k_col_heavy); the host's threads settle a bucket's conflicts in a
+     * few cheap rounds instead */
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_TEAM);
+    p.league_size = 1;
+    p.team_size = 32;
+    p.vector_length = 32;
+    p.scratch_team[0] = 64;
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("color", col), sk_arg_view("work", &work), sk_arg_i64("nh", nh)};
+    if (sk_kbody_launch(&k_col_heavy, &p, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    nh = 0;
+    (*rounds)++;
   }
   /* after the fill, hcnt(q) is where bucket q ends */
   for (int64_t q = 0, lo = 0; q < 47 && lo < nh; q++) {
