@@ -1132,6 +1132,146 @@ static const sk_kbody k_pr_pullw = {
   "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
   sig_pr_pullw, NULL, "sum:float64 sum:float64"};
 
+/* the same pulls on a GPU: a warp a row (its lanes over the row's arcs,
+ * a tree sum), so a hub's 10^5 in-arcs are not one thread's walk (a
+ * thread a row: 19 ms an iteration at Kronecker scale 22) */
+#define PULL_TEAM_HEAD                                                        \
+  "const int64_t i = team.league_rank * team.team_size + team.team_rank;\n"  \
+  "if (i < n) {\n"                                                           \
+  "  const int64_t b = rowptr(i), e = rowptr(i + 1);\n"                      \
+  "  double s;\n"
+static const sk_kbody k_pr_pull_team = {
+  "graph.pr_pull_team",
+  PULL_TEAM_HEAD
+  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k));\n"
+  "  SINGLE_THREAD(team) {\n"
+  "    const double v = d * s + base, o = outw(i);\n"
+  "    xn(i) = v;\n"
+  "    cn(i) = o > 0 ? v / o : 0.0;\n"
+  "    acc0 += fabs(v - x(i));\n"
+  "    if (!(o > 0)) acc1 += v;\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64 sum:float64"};
+static const sk_kbody k_pr_pullw_team = {
+  "graph.pr_pull_w_team",
+  PULL_TEAM_HEAD
+  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k)) * w(k);\n"
+  "  SINGLE_THREAD(team) {\n"
+  "    const double v = d * s + base, o = outw(i);\n"
+  "    xn(i) = v;\n"
+  "    cn(i) = o > 0 ? v / o : 0.0;\n"
+  "    acc0 += fabs(v - x(i));\n"
+  "    if (!(o > 0)) acc1 += v;\n"
+  "  }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64 sum:float64"};
+/* undirected, unweighted: a thread a row for the rows of fewer than
+ * 'big' arcs (the others are left to the three kernels below) */
+static const sk_kbody k_pr_pull_u_light = {
+  "graph.pr_pull_undirected_light",
+  "const int64_t b = rowptr(i), e = rowptr(i + 1);\n"
+  "if (e - b < big) {\n"
+  "  double s = 0;\n"
+  "  for (int64_t k = b; k < e; k++) s += c(colidx(k));\n"
+  "  const double v = d * s + base;\n"
+  "  acc0 += fabs(v - x(i));\n"
+  "  x(i) = v;\n"
+  "  if (e > b) cn(i) = v / (double)(e - b); else { cn(i) = 0.0; acc1 += v; }\n"
+  "}",
+  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64 sum:float64"};
+/* A thread a row leaves a hub's 10^5 arcs to one thread (19 ms an
+ * iteration at Kronecker scale 22, longer than all the other rows
+ * together), a warp a row to 3,000 steps of one warp (8 ms). The rows of
+ * PR_BIG arcs or more are cut into chunks of at most PR_CHUNK arcs (hq:
+ * row << 32 | chunk, listed once per call), a warp sums a chunk into the
+ * row's slot of 'hs' (atomically), and a last kernel finishes those rows
+ * (hr: their list) and clears their slots. An H200 at scale 22: 1.8 ms an
+ * iteration (PR_BIG 64; 128, 256 and 512 with 2 or 4 lanes a light row:
+ * 2.0-3.1 ms). */
+#define PR_BIG 64
+#define PR_CHUNK 1024
+static const sk_kbody k_pr_heavy_list = {
+  "graph.pr_heavy_list",
+  "const int64_t d = rowptr(i + 1) - rowptr(i);\n"
+  "if (d >= big) {\n"
+  "  const int64_t nch = (d + chunk - 1) / chunk;\n"
+  "  const int64_t c0 = atomic_fetch_add(&cnt(0), nch);\n"
+  "  for (int64_t q = 0; q < nch; q++) hq(c0 + q) = (i << 32) | q;\n"
+  "  hr(atomic_fetch_add(&cnt(1), (int64_t)1)) = i;\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_pr_heavy_sum = {
+  "graph.pr_heavy_sum",
+  "const int64_t j = team.league_rank * team.team_size + team.team_rank;\n"
+  "if (j < nq) {\n"
+  "  const int64_t h = hq(j), i = h >> 32;\n"
+  "  const int64_t b = rowptr(i) + (h & 0xffffffff) * chunk;\n"
+  "  const int64_t e = rowptr(i + 1) < b + chunk ? rowptr(i + 1) : b + chunk;\n"
+  "  double s;\n"
+  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k));\n"
+  "  SINGLE_THREAD(team) atomic_add(&hs(i), s);\n"
+  "}",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_pr_heavy_end = {
+  "graph.pr_heavy_end",
+  "const int64_t r = hr(i);\n"
+  "const double v = d * hs(r) + base;\n"
+  "hs(r) = 0;\n"
+  "acc += fabs(v - x(r));\n"
+  "x(r) = v;\n"
+  "cn(r) = v / (double)(rowptr(r + 1) - rowptr(r));",
+  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64"};
+
+/* a warp per item of n (teams of 8 warps) */
+static void pr_warps(sk_policy *p, int64_t n) {
+  sk_policy_init(p, SK_POL_TEAM);
+  p->team_size = 8;
+  p->vector_length = 32;
+  p->league_size = (n + p->team_size - 1) / p->team_size;
+}
+
+/* one pull: a thread a row (chunks of 256 rows claimed by free threads)
+ * on the host; on a GPU 'dev', a warp a row, or with big >= 0 a thread a
+ * row (the rows under 'big' arcs). a[na] and a[na + 1] are free for 'n'
+ * and 'big'. */
+static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, int64_t big,
+                   sk_arg *a, int na, sk_result *r, char *err, size_t errlen) {
+  const sk_backend *be = sk_rt_backend(err, errlen);
+  if (!be) return -1;
+  if (be->code == SK_CODE_HOST) return degree_range(host, n, a, na, r, err, errlen);
+  if (big >= 0) {
+    a[na] = sk_arg_i64("big", big);
+    return sk_sp_range(dev, n, a, na + 1, r, err, errlen);
+  }
+  sk_policy p;
+  pr_warps(&p, n);
+  a[na] = sk_arg_i64("n", n);
+  return sk_kbody_launch(dev, &p, a, na + 1, r, err, errlen);
+}
+
+/* the heavy rows' chunks and their end (see k_pr_heavy_list), after the
+ * light rows' pull: their sum |x' - x| into *change */
+static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view *c,
+                    const sk_view *x, const sk_view *cn, const sk_view *hq, const sk_view *hr,
+                    const sk_view *hs, int64_t nq, int64_t nh, double d, double base,
+                    double *change, char *err, size_t errlen) {
+  sk_policy p;
+  pr_warps(&p, nq);
+  sk_arg a[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("colidx", colidx),
+                sk_arg_view("c", c), sk_arg_view("hq", hq), sk_arg_view("hs", hs),
+                sk_arg_i64("nq", nq), sk_arg_i64("chunk", PR_CHUNK)};
+  sk_arg e[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("hr", hr),
+                sk_arg_view("hs", hs), sk_arg_view("x", x), sk_arg_view("cn", cn),
+                sk_arg_f64("d", d), sk_arg_f64("base", base)};
+  sk_result re;
+  if (sk_kbody_launch(&k_pr_heavy_sum, &p, a, NELEM(a), NULL, err, errlen) < 0 ||
+      sk_sp_range(&k_pr_heavy_end, nh, e, NELEM(e), &re, err, errlen) < 0)
+    return -1;
+  *change = sk_result_f64(&re, 0);
+  return 0;
+}
+
 /* graph.pagerank: G_* [, directed, damping, tol, maxiter, dtype "float64"
  * | "float32"] -> rank (of that dtype), iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -1171,10 +1311,10 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   int64_t n = g.nv;
   int space = g.rowptr->space, rc = -1;
-  sk_view outw, x, xn, c, cn, ones;
+  sk_view outw, x, xn, c, cn, ones, hcnt, hq, hr, hs;
   sk_kvalue tv;
   memset(&tv, 0, sizeof tv);
-  sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones};
+  sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones, &hcnt, &hq, &hr, &hs};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&outw, "out weight", SK_F64, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&x, "rank", rdt, n, space, 0, err, errlen) < 0 ||
@@ -1208,6 +1348,28 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     tci = &tv.out[1].view;
     tw = g.weights ? &tv.out[2].view : NULL;
   }
+  /* a GPU, undirected and unweighted: the rows of PR_BIG arcs or more in
+   * chunks (see k_pr_heavy_list) */
+  const sk_backend *be = sk_rt_backend(err, errlen);
+  if (!be) goto done;
+  const int heavy = be->code != SK_CODE_HOST && !directed && !tw && n > 0;
+  int64_t nq = 0, nh = 0;
+  if (heavy) {
+    const int64_t mh = g.narcs / PR_BIG + 1;
+    if (sk_sp_view(&hcnt, "heavy rows' count", SK_I64, 2, space, 1, err, errlen) < 0 ||
+        sk_sp_view(&hq, "heavy rows' chunks", SK_I64, g.narcs / PR_CHUNK + mh, space, 0, err,
+                   errlen) < 0 ||
+        sk_sp_view(&hr, "heavy rows", SK_I64, mh, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&hs, "heavy rows' sums", SK_F64, n, space, 1, err, errlen) < 0)
+      goto done;
+    sk_arg a[] = {sk_arg_view("rowptr", trp), sk_arg_view("cnt", &hcnt),
+                  sk_arg_view("hq", &hq), sk_arg_view("hr", &hr), sk_arg_i64("big", PR_BIG),
+                  sk_arg_i64("chunk", PR_CHUNK)};
+    if (sk_sp_range(&k_pr_heavy_list, n, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(&hcnt, 0, &nq, err, errlen) < 0 ||
+        sk_sp_get_i64(&hcnt, 1, &nh, err, errlen) < 0)
+      goto done;
+  }
   int64_t it = 0;
   double dangling = 0;
   if (n > 0) {
@@ -1219,19 +1381,27 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   for (it = 1; it <= maxiter && n > 0; it++) {
     sk_result r;
     double base = (d * dangling + 1 - d) / (double)n;
+    /* (two slots more for pr_pull's n and big) */
     sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                   sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
                   sk_arg_view("outw", &outw), sk_arg_view("cn", &cn),
                   sk_arg_f64("d", d), sk_arg_f64("base", base),
-                  sk_arg_view("w", tw ? tw : &x)};
+                  sk_arg_view("w", tw ? tw : &x), sk_arg_i64("n", n), sk_arg_i64("big", 0)};
     sk_arg pu[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                    sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("cn", &cn),
-                   sk_arg_f64("d", d), sk_arg_f64("base", base)};
+                   sk_arg_f64("d", d), sk_arg_f64("base", base), sk_arg_i64("n", n),
+                   sk_arg_i64("big", 0)};
+    double change = 0;
     if (!directed && !tw) {
-      if (degree_range(&k_pr_pull_u, n, pu, NELEM(pu), &r, err, errlen) < 0) goto done;
+      if (pr_pull(&k_pr_pull_u, &k_pr_pull_u_light, n, PR_BIG, pu, NELEM(pu) - 2, &r, err,
+                  errlen) < 0 ||
+          (heavy && nh > 0 &&
+           pr_heavy(trp, tci, &c, &x, &cn, &hq, &hr, &hs, nq, nh, d, base, &change, err,
+                    errlen) < 0))
+        goto done;
     } else {
-      if (degree_range(tw ? &k_pr_pullw : &k_pr_pull, n, p, tw ? 10 : 9, &r, err,
-                       errlen) < 0)
+      if (pr_pull(tw ? &k_pr_pullw : &k_pr_pull, tw ? &k_pr_pullw_team : &k_pr_pull_team,
+                  n, -1, p, tw ? 10 : 9, &r, err, errlen) < 0)
         goto done;
       sk_view t = x;
       x = xn;
@@ -1241,7 +1411,7 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     c = cn;
     cn = t;
     dangling = sk_result_f64(&r, 1);
-    if (sk_result_f64(&r, 0) < (double)n * tol) break;
+    if (sk_result_f64(&r, 0) + change < (double)n * tol) break;
   }
   if (it > maxiter) it = maxiter;
   if (sk_kout_view(out, "rank", &x, err, errlen) < 0 ||
