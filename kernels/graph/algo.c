@@ -1456,33 +1456,33 @@ static const sk_kbody k_tri_fill = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, sig_tri_fill, NULL, NULL};
 
-static const char *const sig_tri[] = {
-  "range" R1("op", "int64") R1("oc", "int32") R1("tri", "int64"), NULL};
-#define TRI_BODY(HIT, V, ME)                                                  \
-  "int64_t be = op(i + 1);\n"                                                \
-  "int64_t mine = 0;\n"                                                      \
-  "for (int64_t k = op(i); k < be; k++) {\n"                                 \
-  "  int64_t v = oc(k);\n"                                                   \
-  "  int64_t a = op(i), b = op(v), e = op(v + 1), t = 0;\n"                  \
-  "  while (a < be && b < e) {\n"                                            \
-  "    int32_t x = oc(a), y = oc(b);\n"                                      \
-  "    if (x < y) a++;\n"                                                    \
-  "    else if (y < x) b++;\n"                                               \
-  "    else { " HIT "t++; a++; b++; }\n"                                     \
-  "  }\n"                                                                    \
-  "  if (t) { " V "mine += t; }\n"                                           \
-  "}\n"                                                                      \
-  ME "acc += mine;"
-/* the total only: no per-vertex counts, no atomics */
-static const char *const sig_tri_total[] = {"range" R1("op", "int64") R1("oc", "int32"), NULL};
-static const sk_kbody k_tri_total = {
-  "graph.triangles_total", TRI_BODY("", "", ""), SK_REDUCE, 0, {NULL}, {NULL},
-  sig_tri_total, NULL, "sum:int64"};
-static const sk_kbody k_tri = {
-  "graph.triangles",
-  TRI_BODY("atomic_add(&tri(x), (int64_t)1); ", "atomic_add(&tri(v), t); ",
-           "if (mine) atomic_add(&tri(i), mine);\n"),
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_tri, NULL, "sum:int64"};
+/* Each triangle is found once, at its lowest-ranked corner u: for every
+ * kept v of u, the kept lists of u and v are merged. On a GPU a thread
+ * per kept arc (u, v) (osrc: the arcs' u) -- a thread per vertex left the
+ * hubs' merges to a few threads (1.14 s at Kronecker scale 22); an arc's
+ * merge is bounded by two kept lists. */
+#define TRI_ARC(HIT, V, ME)                                                   \
+  "const int64_t u = osrc(i), v = oc(i);\n"                                  \
+  "int64_t a = op(u), ae = op(u + 1), b = op(v), e = op(v + 1), t = 0;\n"    \
+  "while (a < ae && b < e) {\n"                                             \
+  "  const int32_t x = oc(a), y = oc(b);\n"                                 \
+  "  if (x < y) a++;\n"                                                     \
+  "  else if (y < x) b++;\n"                                                \
+  "  else { " HIT "t++; a++; b++; }\n"                                      \
+  "}\n"                                                                     \
+  "if (t) { " V ME "acc += t; }"
+static const sk_kbody k_tri_arc_total = {
+  "graph.triangles_arcs", TRI_ARC("", "", ""), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
+  "sum:int64"};
+static const sk_kbody k_tri_arc = {
+  "graph.triangles_arcs_per_vertex",
+  TRI_ARC("atomic_add(&tri(x), (int64_t)1); ", "atomic_add(&tri(v), t); ",
+          "atomic_add(&tri(u), t); "),
+  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:int64"};
+static const sk_kbody k_tri_src = {
+  "graph.triangles_arc_sources",
+  "for (int64_t k = op(i); k < op(i + 1); k++) osrc(k) = (int32_t)i;",
+  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 
 /* the total on the host: each vertex u marks its kept neighbours in a
  * bitmap in thread scratch (nv bits), then every kept v of u counts the
@@ -1548,8 +1548,8 @@ static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   int space = g.rowptr->space, rc = -1;
   int64_t m = 0;
-  sk_view tri, cnt, op, oc;
-  sk_view *all[] = {&tri, &cnt, &op, &oc};
+  sk_view tri, cnt, op, oc, osrc;
+  sk_view *all[] = {&tri, &cnt, &op, &oc, &osrc};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if ((per && sk_sp_view(&tri, "triangles", SK_I64, g.nv, space, 1, err, errlen) < 0) ||
       sk_sp_view(&cnt, "higher", SK_I64, g.nv + 1, space, 1, err, errlen) < 0 ||
@@ -1569,7 +1569,6 @@ static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_sp_range(&k_tri_fill, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   {
-    sk_arg a[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_view("tri", &tri)};
     sk_result r;
     const sk_backend *b = sk_sp_backend(err, errlen);
     if (!b) goto done;
@@ -1589,9 +1588,17 @@ static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       if (sk_kbody_launch(per ? &k_tri_bitsv : &k_tri_bits, &p, t, per ? 5 : 4, &r, err,
                           errlen) < 0)
         goto done;
-    } else if (sk_sp_range(per ? &k_tri : &k_tri_total, g.nv, a, per ? 3 : 2, &r, err,
-                           errlen) < 0) {
-      goto done;
+    } else if (g.nv > 0) {
+      /* a GPU: a thread per kept arc */
+      sk_arg s1[] = {sk_arg_view("op", &op), sk_arg_view("osrc", &osrc)};
+      sk_arg t[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_view("osrc", &osrc),
+                    sk_arg_view("tri", &tri)};
+      if (sk_sp_view(&osrc, "kept arcs' sources", SK_I32, m > 0 ? m : 1, space, 0, err,
+                     errlen) < 0 ||
+          sk_sp_range(&k_tri_src, g.nv, s1, NELEM(s1), NULL, err, errlen) < 0 ||
+          sk_sp_range(per ? &k_tri_arc : &k_tri_arc_total, m, t, per ? 4 : 3, &r, err,
+                      errlen) < 0)
+        goto done;
     }
     if (sk_kout_num(out, "total", (double)(g.nv > 0 ? sk_result_i64(&r, 0) : 0), err,
                     errlen) < 0 ||
@@ -2638,7 +2645,7 @@ const sk_kbody *const sk_galgo_bodies[] = {
   &k_bfs_bu_bits, &k_bfs_q2b, &k_bfs_clr, &k_bfs_b2q,
   &k_bfs_init, &k_bfs_seed, &k_bfs_td, &k_firstbad,
   &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_pr_deg, &k_pr_outw,
-  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri, &k_tri_total, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix, &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_cc_link, &k_pr_pull_u,
+  &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_tri_cnt, &k_tri_fill, &k_tri_bits, &k_tri_bitsv, &k_col_assign, &k_col_fix, &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_cc_link, &k_pr_pull_u,
   &k_cc_init32, &k_cc_out, &k_cc_final, &k_cc_sample,
   &k_d2_assign, &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg, &k_ebw_fill, &k_ebw_pick,
   &k_ebw_next, &k_iota, &k_maxc, &k_loops, &k_mis_tuple, &k_mis_max,
