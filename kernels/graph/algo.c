@@ -1135,37 +1135,26 @@ static const sk_kbody k_pr_pullw = {
 /* the same pulls on a GPU: a warp a row (its lanes over the row's arcs,
  * a tree sum), so a hub's 10^5 in-arcs are not one thread's walk (a
  * thread a row: 19 ms an iteration at Kronecker scale 22) */
-#define PULL_TEAM_HEAD                                                        \
+#define PULL_TEAM(W)                                                          \
   "const int64_t i = team.league_rank * team.team_size + team.team_rank;\n"  \
   "if (i < n) {\n"                                                           \
   "  const int64_t b = rowptr(i), e = rowptr(i + 1);\n"                      \
-  "  double s;\n"
+  "  double s;\n"                                                            \
+  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k))" W ";\n"               \
+  "  SINGLE_THREAD(team) {\n"                                                \
+  "    const double v = d * s + base, o = outw(i);\n"                        \
+  "    xn(i) = v;\n"                                                         \
+  "    cn(i) = o > 0 ? v / o : 0.0;\n"                                       \
+  "    acc0 += fabs(v - x(i));\n"                                            \
+  "    if (!(o > 0)) acc1 += v;\n"                                           \
+  "  }\n"                                                                    \
+  "}"
 static const sk_kbody k_pr_pull_team = {
-  "graph.pr_pull_team",
-  PULL_TEAM_HEAD
-  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k));\n"
-  "  SINGLE_THREAD(team) {\n"
-  "    const double v = d * s + base, o = outw(i);\n"
-  "    xn(i) = v;\n"
-  "    cn(i) = o > 0 ? v / o : 0.0;\n"
-  "    acc0 += fabs(v - x(i));\n"
-  "    if (!(o > 0)) acc1 += v;\n"
-  "  }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64 sum:float64"};
+  "graph.pr_pull_team", PULL_TEAM(""), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
+  "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw_team = {
-  "graph.pr_pull_w_team",
-  PULL_TEAM_HEAD
-  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k)) * w(k);\n"
-  "  SINGLE_THREAD(team) {\n"
-  "    const double v = d * s + base, o = outw(i);\n"
-  "    xn(i) = v;\n"
-  "    cn(i) = o > 0 ? v / o : 0.0;\n"
-  "    acc0 += fabs(v - x(i));\n"
-  "    if (!(o > 0)) acc1 += v;\n"
-  "  }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64 sum:float64"};
+  "graph.pr_pull_w_team", PULL_TEAM(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
+  "sum:float64 sum:float64"};
 /* undirected, unweighted: a thread a row for the rows of fewer than
  * 'big' arcs (the others are left to the three kernels below) */
 static const sk_kbody k_pr_pull_u_light = {
