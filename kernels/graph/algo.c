@@ -1861,6 +1861,39 @@ static const sk_kbody k_col_heavy = {
   "}",
   SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
 
+/* the vertices of degree >= VB_HEAVY times the mean (and >= 32) into
+ * 'work', bucket by bucket of floor(log2(degree)), the highest first; hcnt
+ * (48) then holds where each bucket ends, *nh the count */
+#define VB_HEAVY 64
+static int color_hubs_list(const sk_graph *g, const sk_view *work, const sk_view *hcnt,
+                           int64_t *nh, char *err, size_t errlen) {
+  int64_t t = VB_HEAVY * (g->narcs / g->nv);
+  if (t < 32) t = 32;
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("cnt", hcnt),
+                sk_arg_i64("t", t), sk_arg_view("work", work)};
+  if (sk_sp_range(&k_col_hcount, g->nv, a, 3, NULL, err, errlen) < 0 ||
+      sk_sp_range(&k_col_hscan, 1, a + 1, 1, NULL, err, errlen) < 0 ||
+      sk_sp_get_i64(hcnt, 47, nh, err, errlen) < 0 ||
+      (*nh > 0 && sk_sp_range(&k_col_hfill, g->nv, a, NELEM(a), NULL, err, errlen) < 0))
+    return -1;
+  return 0;
+}
+
+/* on a GPU: the first nh vertices of 'work' colored by one team of 1,024,
+ * one after another (see k_col_heavy) */
+static int color_hubs_team(const sk_graph *g, const sk_view *col, const sk_view *work,
+                           int64_t nh, char *err, size_t errlen) {
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.league_size = 1;
+  p.team_size = 32;
+  p.vector_length = 32;
+  p.scratch_team[0] = 64;
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                sk_arg_view("color", col), sk_arg_view("work", work), sk_arg_i64("nh", nh)};
+  return sk_kbody_launch(&k_col_heavy, &p, a, NELEM(a), NULL, err, errlen);
+}
+
 /* -- edge-based distance-1 coloring (seed 000 §4.1) ----------------------
  * One thread per arc: each arc of an uncolored vertex u ORs its other
  * end's color into u's forbidden mask (64 colors from u's window base,
@@ -1967,6 +2000,33 @@ static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char
   }
   int64_t wn = n;
   *rounds = 0;
+  const sk_backend *be = sk_rt_backend(err, errlen);
+  if (!be) goto done;
+  if (be->code != SK_CODE_HOST && n > 0) {
+    /* a GPU: the hubs first, by one team as in VB (their near-clique took
+     * a round per color: 4.7 s at Kronecker scale 22), then the rounds
+     * over the others (the worklist: the uncolored vertices) */
+    int64_t nh = 0;
+    sk_view hcnt;
+    memset(&hcnt, 0, sizeof hcnt);
+    int bad = sk_sp_view(&hcnt, "degree buckets", SK_I64, 48, space, 1, err, errlen) < 0 ||
+              color_hubs_list(g, &next, &hcnt, &nh, err, errlen) < 0 ||
+              (nh > 0 && color_hubs_team(g, col, &next, nh, err, errlen) < 0);
+    sk_view_release(&hcnt);
+    if (bad) goto done;
+    if (nh > 0) {
+      sk_arg x[] = {sk_arg_view("color", col), sk_arg_view("work", &work),
+                    sk_arg_view("next", &next), sk_arg_view("cnt", &qc)};
+      if (sk_g_set0(&qc, 0, err, errlen) < 0 ||
+          sk_sp_range(&k_ebw_next, n, x, NELEM(x), NULL, err, errlen) < 0 ||
+          sk_sp_get_i64(&qc, 0, &wn, err, errlen) < 0)
+        goto done;
+      sk_view t = work;
+      work = next;
+      next = t;
+      (*rounds)++;
+    }
+  }
   while (wn > 0) {
     int64_t na = 0;
     sk_arg d[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("work", &work),
@@ -2219,50 +2279,30 @@ static int color_vb_rounds(const sk_graph *g, const sk_view *col, const sk_view 
  * bucket by bucket of equal floor(log2(degree)) (each one's conflicts
  * resolved before the next: a loser recolored late takes a high color),
  * then the rest in id order (see k_col_assign) */
-#define VB_HEAVY 64
 static int color_vb(const sk_graph *g, int largest_first, const sk_view *col,
                     int64_t *rounds, char *err, size_t errlen) {
-  int64_t n = g->nv;
+  int64_t n = g->nv, nh = 0;
   int space = g->rowptr->space, rc = -1;
   sk_view work, next, redo, sus, cnt, scnt, hcnt;
   sk_view *all[] = {&work, &next, &redo, &sus, &cnt, &scnt, &hcnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   *rounds = 0;
   if (n == 0) return 0;
-  int64_t t = VB_HEAVY * (g->narcs / n), nh = 0;
-  if (t < 32) t = 32;
   if (sk_sp_view(&work, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&next, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&redo, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&sus, "worklist", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&scnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&hcnt, "degree buckets", SK_I64, 48, space, 1, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0)
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      (largest_first && color_hubs_list(g, &work, &hcnt, &nh, err, errlen) < 0))
     goto done;
-  if (largest_first) {
-    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("cnt", &hcnt),
-                  sk_arg_i64("t", t), sk_arg_view("work", &work)};
-    if (sk_sp_range(&k_col_hcount, n, a, 3, NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_col_hscan, 1, a + 1, 1, NULL, err, errlen) < 0 ||
-        sk_sp_get_i64(&hcnt, 47, &nh, err, errlen) < 0 ||
-        (nh > 0 && sk_sp_range(&k_col_hfill, n, a, NELEM(a), NULL, err, errlen) < 0))
-      goto done;
-  }
   const sk_backend *be = sk_rt_backend(err, errlen);
   if (!be) goto done;
   if (nh > 0 && be->code != SK_CODE_HOST) {
-    /* a GPU: the hubs by one team of 1,024, one after another (see
-     * k_col_heavy); the host's threads settle a bucket's conflicts in a
-     * few cheap rounds instead */
-    sk_policy p;
-    sk_policy_init(&p, SK_POL_TEAM);
-    p.league_size = 1;
-    p.team_size = 32;
-    p.vector_length = 32;
-    p.scratch_team[0] = 64;
-    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("color", col), sk_arg_view("work", &work), sk_arg_i64("nh", nh)};
-    if (sk_kbody_launch(&k_col_heavy, &p, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    /* a GPU: the hubs by one team; the host's threads settle a bucket's
+     * conflicts in a few cheap rounds instead */
+    if (color_hubs_team(g, col, &work, nh, err, errlen) < 0) goto done;
     nh = 0;
     (*rounds)++;
   }
