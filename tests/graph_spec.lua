@@ -404,6 +404,93 @@ describe("speck.graph algorithms against NetworkX", function()
     for v = 1, 4 do assert.is_true(math.abs(r32[v] - want[v]) < 1e-6, tostring(r32[v])) end
   end)
 
+  -- skewed graphs whose rows reach hundreds of arcs (on a GPU: PageRank's
+  -- rows of 64+ arcs in chunks, summed atomically; triangles a thread per
+  -- kept arc), against Lua references of NetworkX's iteration and of the
+  -- per-vertex count: every space, no oracle needed
+  it("PageRank and triangles on skewed graphs against Lua references", function()
+    local function lua_pagerank(nv, rp, ci, w, directed, iters)
+      local d, x, outw = 0.85, {}, {}
+      for v = 1, nv do x[v], outw[v] = 1 / nv, 0 end
+      -- the in-arcs: (source, weight) lists per target
+      local inn = {}
+      for v = 1, nv do inn[v] = {} end
+      for u = 1, nv do
+        for k = rp[u] + 1, rp[u + 1] do
+          local v, wt = ci[k] + 1, w and w[k] or 1
+          outw[u] = outw[u] + wt
+          local t = inn[directed and v or u]
+          t[#t + 1] = {directed and u or v, wt}
+        end
+      end
+      for _ = 1, iters do
+        local dang = 0
+        for v = 1, nv do if outw[v] == 0 then dang = dang + x[v] end end
+        local base, xn = (d * dang + 1 - d) / nv, {}
+        for v = 1, nv do
+          local s = 0
+          for _, a in ipairs(inn[v]) do s = s + x[a[1]] * a[2] / outw[a[1]] end
+          xn[v] = d * s + base
+        end
+        x = xn
+      end
+      return x
+    end
+    local sk, dk, wk = {}, {}, {}
+    for i = 1, 6000 do
+      sk[i], dk[i], wk[i] = rint(700), rint(8) == 0 and rint(700) or rint(12), (rint(100) + 1) / 10
+    end
+    local cases = {
+      {graph.kronecker(10, 16, {seed = 7}), false, false},
+      {graph.from_edges(700, sk, dk, {directed = true}), true, false},
+      {graph.from_edges(700, sk, dk, {weights = wk}), false, true},
+    }
+    for ci_, c in ipairs(cases) do
+      local g, directed, weighted = c[1], c[2], c[3]
+      local nv, rp, ci = g:num_vertices(), g.rowptr:totable(), g.colidx:totable()
+      -- the rows the pull walks (a directed graph's: its in-arcs)
+      local deg, maxd = {}, 0
+      for u = 1, nv do deg[u] = directed and 0 or rp[u + 1] - rp[u] end
+      if directed then for k = 1, #ci do deg[ci[k] + 1] = deg[ci[k] + 1] + 1 end end
+      for u = 1, nv do maxd = math.max(maxd, deg[u]) end
+      assert.is_true(maxd >= 100, "case " .. ci_ .. ": a row of " .. maxd .. " arcs")
+      -- (a run whose change reaches exactly 0 stops early: the reference
+      -- runs as many iterations)
+      local got, it_ = graph.pagerank(g, {maxiter = 30, tol = 1e-300})
+      assert.is_true(it_ >= 10 and it_ <= 30, tostring(it_))
+      local want = lua_pagerank(nv, rp, ci, weighted and g.weights:totable() or nil, directed, it_)
+      got = got:totable()
+      for v = 1, nv do
+        assert.is_true(math.abs(got[v] - want[v]) < 1e-12,
+                       ("case %d vertex %d: %.17g, want %.17g"):format(ci_, v - 1, got[v], want[v]))
+      end
+      if not directed and not weighted then
+        local adj = {}
+        for u = 1, nv do
+          adj[u] = {}
+          for k = rp[u] + 1, rp[u + 1] do adj[u][ci[k] + 1] = true end
+        end
+        local tri, total = {}, 0
+        for u = 1, nv do tri[u] = 0 end
+        for u = 1, nv do
+          for v in pairs(adj[u]) do
+            if v > u then
+              for w in pairs(adj[v]) do
+                if w > v and adj[u][w] then
+                  tri[u], tri[v], tri[w], total = tri[u] + 1, tri[v] + 1, tri[w] + 1, total + 1
+                end
+              end
+            end
+          end
+        end
+        local t, per = graph.triangles(g)
+        assert.equal(total, t)
+        assert.equal(total, (graph.triangles(g, {per_vertex = false})))
+        assert.same(tri, per:totable())
+      end
+    end
+  end)
+
   -- graphs big enough for several bottom-up steps (on the host over a
   -- frontier bitmap, a word of 64 vertices a work item; 1000 and 4096
   -- vertices: a last word part full, and full): the levels of the
