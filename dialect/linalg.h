@@ -643,6 +643,24 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
     }                                                                           \
     SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, be);    \
   }
+/* sk__sgbn_<S><N>: the same with beta 0 and C streamed (stream = true):
+ * C contiguous from c, matrix m0's first byte 64-aligned; each product
+ * goes to a one-matrix buffer whose whole 64-byte lines are stored
+ * non-temporally (SK__SG_NT), the rest carried to the next matrix's; the
+ * last bytes stored plainly, then one fence */
+#define SK__SGBN_L(T, N, W, NC, RB, al)                                        \
+  for (sk_i64 m_ = m0; m_ < m1; m_++) {                                         \
+    if (N >= 6 && m_ + SK__SG_AHEAD < nb) {                                     \
+      SK__SG_PF(a + (m_ + SK__SG_AHEAD) * sa, N * N * sizeof(T))                \
+      SK__SG_PF(b + (m_ + SK__SG_AHEAD) * sb, N * N * sizeof(T))                \
+    }                                                                           \
+    SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, (T *)(lb_ + carry_), al, (T)0); \
+    const sk_i64 tot_ = carry_ + N * N * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \
+    SK__SG_NT(cw_, ln_, 0, full_)                                               \
+    cw_ += full_;                                                               \
+    for (sk_i64 o_ = full_; o_ < tot_; o_++) lb_[o_ - full_] = lb_[o_];         \
+    carry_ = tot_ - full_;                                                      \
+  }
 #define SK__SGB(T, S, N, W, NC, RB)                                            \
   SK__SG_FN void sk__sgb_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb,  \
                                 T *c, sk_i64 sc, sk_i64 m0, sk_i64 m1,          \
@@ -650,6 +668,16 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
     if (be != 0) SK__SGB_L(T, N, W, NC, RB, al, be)                             \
     else if (al == 1) SK__SGB_L(T, N, W, NC, RB, (T)1, (T)0)                   \
     else SK__SGB_L(T, N, W, NC, RB, al, (T)0)                                   \
+  }                                                                             \
+  SK__SG_FN void sk__sgbn_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb, \
+                                 T *c, sk_i64 m0, sk_i64 m1, sk_i64 nb, T al) { \
+    T ln_[N * N + 64 / sizeof(T)] __attribute__((aligned(64)));                 \
+    char *const lb_ = (char *)ln_, *cw_ = (char *)(c + m0 * N * N);             \
+    sk_i64 carry_ = 0;                                                          \
+    if (al == 1) SK__SGBN_L(T, N, W, NC, RB, (T)1)                              \
+    else SK__SGBN_L(T, N, W, NC, RB, al)                                        \
+    for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = lb_[o_];                   \
+    SK__SG_FENCE()                                                              \
   }
 
 /* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4

@@ -569,13 +569,15 @@ describe("speck.blas levels 2-3, LAPACK and speck.batched on " .. SPACE, functio
       for n = 2, 16 do
         for _, nb in ipairs((n == 3 or n == 9 or n == 16) and {1, 17, 40, 600} or {1, 17, 40}) do
           local A, B = make("A", dt, {nb, n, n}), make("B", dt, {nb, n, n})
-          local C1 = speck.View("C1", dt, {nb, n, n}):fill(0 / 0)
-          local C2 = speck.View("C2", dt, {nb, n, n}):fill(0 / 0)
-          batched.gemm("N", "N", 1.5, A, B, 0.0, C1, {stream = false})
-          batched.gemm("N", "N", 1.5, A, B, 0.0, C2, {stream = true})
-          local diff = speck.parallel_reduce("stream_bits", speck.MDRangePolicy({0, 0, 0}, {nb, n, n}),
-            {u = C1, c = C2}, "if (!(u(i, j, k) == c(i, j, k))) acc += 1;")
-          assert.are.equal(0, diff, ("%s n = %d, batch %d"):format(dt, n, nb))
+          for _, alpha in ipairs({1.0, 1.5}) do
+            local C1 = speck.View("C1", dt, {nb, n, n}):fill(0 / 0)
+            local C2 = speck.View("C2", dt, {nb, n, n}):fill(0 / 0)
+            batched.gemm("N", "N", alpha, A, B, 0.0, C1, {stream = false})
+            batched.gemm("N", "N", alpha, A, B, 0.0, C2, {stream = true})
+            local diff = speck.parallel_reduce("stream_bits", speck.MDRangePolicy({0, 0, 0}, {nb, n, n}),
+              {u = C1, c = C2}, "if (!(u(i, j, k) == c(i, j, k))) acc += 1;")
+            assert.are.equal(0, diff, ("%s n = %d, batch %d, alpha %s"):format(dt, n, nb, alpha))
+          end
         end
       end
       local A, B = make("A", dt, {17, 9, 9}), make("B", dt, {17, 9, 9})

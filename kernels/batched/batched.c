@@ -122,6 +122,11 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "                      C.stride[0], m0, m1, nb, al, be);                   \\\n" \
   "    break;                                                                \\\n" \
   "  }                                                                       \\\n" \
+  "  if (nt && da && db) {                                                   \\\n" \
+  "    sk__sgbn_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,  \\\n" \
+  "                       m0, m1, nb, al);                                   \\\n" \
+  "    break;                                                                \\\n" \
+  "  }                                                                       \\\n" \
   "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
   "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
   "    T *pc = C.data + m * C.stride[0];                                     \\\n" \
