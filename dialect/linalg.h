@@ -701,15 +701,38 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
 #define SK__SGB_L0(T, N, W, NC, RB, al)                                        \
   {                                                                             \
     sk_i64 m0_ = m0;                                                            \
+    const sk_i64 e_ = m1 < nb - 1 ? m1 : nb - 1;                                \
     if (SK__SG_Y3OK && N == 3 && sizeof(T) == 8)                                \
-      for (; m0_ < m1 && m0_ + 1 < nb; m0_++)                                   \
+      for (; m0_ < e_; m0_++)                                                   \
         SK__SG_Y3(4, T, a + m0_ * sa, b + m0_ * sb, c + m0_ * sc, al);          \
     else if (SK__SG_Y3OK && N == 3 && sizeof(T) == 4)                           \
-      for (; m0_ < m1 && m0_ + 1 < nb; m0_++)                                   \
+      for (; m0_ < e_; m0_++)                                                   \
         SK__SG_Y3(f4, T, a + m0_ * sa, b + m0_ * sb, c + m0_ * sc, al);         \
     for (sk_i64 m_ = m0_; m_ < m1; m_++)                                        \
       SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, (T)0); \
   }
+#if defined(SK__LA_CUDA)
+/* CUDA compiles batched.gemm_small but never runs it (the host's fast
+ * path): serial_gemm per matrix, the size read back from a volatile so
+ * that nothing is unrolled (NVRTC took 170 s for the unrolled loops of
+ * every size, 60-90 s with serial_gemm at constant sizes) */
+#define SK__SGB(T, S, N, W, NC, RB)                                            \
+  SK__SG_FN void sk__sgb_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb,  \
+                                T *c, sk_i64 sc, sk_i64 m0, sk_i64 m1,          \
+                                sk_i64 nb, T al, T be) {                        \
+    volatile sk_i64 n_ = N;                                                     \
+    const sk_i64 n = n_;                                                        \
+    (void)nb;                                                                   \
+    for (sk_i64 m_ = m0; m_ < m1; m_++)                                         \
+      serial_gemm_##S('N', 'N', al, sk__mat_of((T *)(a + m_ * sa), n, n, n, 1), \
+                      sk__mat_of((T *)(b + m_ * sb), n, n, n, 1), be,           \
+                      sk__mat_of(c + m_ * sc, n, n, n, 1));                     \
+  }                                                                             \
+  SK__SG_FN void sk__sgbn_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb, \
+                                 T *c, sk_i64 m0, sk_i64 m1, sk_i64 nb, T al) { \
+    sk__sgb_##S##N(a, sa, b, sb, c, N * N, m0, m1, nb, al, (T)0);               \
+  }
+#else
 #define SK__SGB(T, S, N, W, NC, RB)                                            \
   SK__SG_FN void sk__sgb_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb,  \
                                 T *c, sk_i64 sc, sk_i64 m0, sk_i64 m1,          \
@@ -730,6 +753,7 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
     for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = lb_[o_];                   \
     SK__SG_FENCE()                                                              \
   }
+#endif
 
 /* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4
  * view (batched.pack: (groups, rows, cols, width), entry b in lane b %
