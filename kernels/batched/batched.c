@@ -91,7 +91,7 @@ static const sk_kbody k_gemm_s = {
 /* larger batches take larger work items, up to SMALL_GROUP_MAX matrices,
  * while at least SMALL_ITEMS items remain: an item's set-up (the
  * operands' checks, the switch, a call) cost about as much as a 3x3
- * product, 3x3 in cache 14 % faster with 64 a work item than with 16 */
+ * product, 3x3 in cache 13 % faster with 64 a work item than with 16 */
 #define SMALL_GROUP_MAX 256
 #define SMALL_ITEMS 1024
 /* matrices a work item when C is streamed: its fence waits for the item's
