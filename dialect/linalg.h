@@ -542,7 +542,42 @@ typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
 #define SK__SG_ST0(W, p, al, acc) *(sk__v##W##u *)(p) = SK__SG_BC##W(al) * (acc);
 #define SK__SG_ST1(W, p, al, acc, be, t) \
   *(sk__v##W##u *)(p) = SK__SG_BC##W(al) * (acc) + SK__SG_BC##W(be) * (t);
+/* SK__SG_Y3(W, T, a, b, c, al): one 3x3 product with beta 0, W = 4
+ * (doubles, a ymm) or f4 (floats, an xmm): a row of C in the first 3 of
+ * 4 lanes, B's rows read 4 wide into registers (row 2 reads the first
+ * element of the next matrix: only where one follows), rows 0 and 1 of C
+ * stored 4 wide (the extra lane overwritten by the next row's store), row
+ * 2 masked. 9 fmas and 3 stores where the rows of two overlapping 2-lane
+ * chunks take 18 and 6 (3x3 in a prototype beyond the caches 1.1-1.3x
+ * faster, at the speed of a copy of the same bytes); each lane the same
+ * fma chain. */
+#define SK__SG_Y3OK 1
+#define SK__SG_MST4(p, x) __builtin_ia32_storeupd256_mask((double *)(void *)(p), (x), 7)
+#define SK__SG_MSTf4(p, x) __builtin_ia32_storeups128_mask((float *)(void *)(p), (x), 7)
+#define SK__SG_Y3(W, T, a, b, c, al) do {                                      \
+  const T *const sk__ya = (a), *const sk__yb = (b);                             \
+  T *const sk__yc = (c);                                                        \
+  sk__v##W sk__b0 = *(const sk__v##W##u *)(const void *)sk__yb;                 \
+  sk__v##W sk__b1 = *(const sk__v##W##u *)(const void *)(sk__yb + 3);           \
+  sk__v##W sk__b2 = *(const sk__v##W##u *)(const void *)(sk__yb + 6);           \
+  __asm__("" : "+v"(sk__b0), "+v"(sk__b1), "+v"(sk__b2));                       \
+  const sk__v##W sk__z = SK__SG_BC##W(0), sk__al = SK__SG_BC##W(al);            \
+  sk__v##W sk__x0 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[0]), sk__b0, sk__z);      \
+  sk__v##W sk__x1 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[3]), sk__b0, sk__z);      \
+  sk__v##W sk__x2 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[6]), sk__b0, sk__z);      \
+  sk__x0 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[1]), sk__b1, sk__x0);              \
+  sk__x1 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[4]), sk__b1, sk__x1);              \
+  sk__x2 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[7]), sk__b1, sk__x2);              \
+  sk__x0 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[2]), sk__b2, sk__x0);              \
+  sk__x1 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[5]), sk__b2, sk__x1);              \
+  sk__x2 = SK__SG_FMA##W(SK__SG_BC##W(sk__ya[8]), sk__b2, sk__x2);              \
+  *(sk__v##W##u *)(void *)sk__yc = sk__al * sk__x0;                             \
+  *(sk__v##W##u *)(void *)(sk__yc + 3) = sk__al * sk__x1;                       \
+  SK__SG_MST##W(sk__yc + 6, sk__al * sk__x2);                                   \
+  } while (0)
 #else
+#define SK__SG_Y3OK 0
+#define SK__SG_Y3(W, T, a, b, c, al) (void)0
 #define SK__SG_BCR(W, NC, x, s) const sk__T x = (s);
 #define SK__SG_ZERO(W, x) \
   SK__SG_E##W x[SK__SG_L##W]; for (int l_ = 0; l_ < SK__SG_L##W; l_++) x[l_] = 0;
@@ -559,7 +594,7 @@ typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
  * elsewhere): the fast path asks for the operands a few matrices ahead */
 #if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
 #define SK__SG_PF(p, bytes)                                                     \
-  for (sk_i64 sk__k = 0; sk__k < (bytes); sk__k += 64)                          \
+  for (sk_i64 sk__k = 0; sk__k < (sk_i64)(bytes); sk__k += 64)                \
     __builtin_prefetch((const char *)(p) + sk__k, 0, 3);
 #else
 #define SK__SG_PF(p, bytes) (void)(p);
@@ -619,6 +654,106 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
     SK__SG_R##RB(SK__SG_STR, W, NC)                                             \
   } } while (0)
 #define SK__SG(N, W, NC, RB, a, b, c, al, be) SK__SGT(double, N, W, NC, RB, a, b, c, al, be)
+
+/* SK__SGB(T, S, N, W, NC, RB): defines sk__sgb_<S><N>(a, sa, b, sb, c, sc,
+ * m0, m1, nb, al, be), SK__SGT over the matrices m0 .. m1 - 1 of a batch
+ * of nb (matrix m at a + m * sa, b + m * sb, c + m * sc, each row major
+ * and contiguous), the operands SK__SG_AHEAD matrices ahead prefetched
+ * from 6x6 up; beta 0, and then alpha 1, in loops of their own (no read of
+ * C, no multiply: al * s is s when al is 1). A function of its own (gcc:
+ * not inlined), so that the loop keeps its pointers and counter in
+ * registers: inlined into batched.gemm_small's switch of every size, gcc
+ * kept them on the stack (3x3 in cache 20 % slower). */
+#define SK__SG_AHEAD 4
+#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
+#define SK__SG_FN static __attribute__((noinline, unused))
+#else
+#define SK__SG_FN SK__LA
+#endif
+#define SK__SGB_L(T, N, W, NC, RB, al, be)                                     \
+  for (sk_i64 m_ = m0; m_ < m1; m_++) {                                         \
+    if (N >= 6 && m_ + SK__SG_AHEAD < nb) {                                     \
+      SK__SG_PF(a + (m_ + SK__SG_AHEAD) * sa, N * N * sizeof(T))                \
+      SK__SG_PF(b + (m_ + SK__SG_AHEAD) * sb, N * N * sizeof(T))                \
+    }                                                                           \
+    SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, be);    \
+  }
+/* sk__sgbn_<S><N>: the same with beta 0 and C streamed (stream = true):
+ * C contiguous from c, matrix m0's first byte 64-aligned; each product
+ * goes to a one-matrix buffer whose whole 64-byte lines are stored
+ * non-temporally (SK__SG_NT), the rest carried to the next matrix's; the
+ * last bytes stored plainly, then one fence */
+#define SK__SGBN_L(T, N, W, NC, RB, al)                                        \
+  for (sk_i64 m_ = m0; m_ < m1; m_++) {                                         \
+    if (N >= 6 && m_ + SK__SG_AHEAD < nb) {                                     \
+      SK__SG_PF(a + (m_ + SK__SG_AHEAD) * sa, N * N * sizeof(T))                \
+      SK__SG_PF(b + (m_ + SK__SG_AHEAD) * sb, N * N * sizeof(T))                \
+    }                                                                           \
+    SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, (T *)(lb_ + carry_), al, (T)0); \
+    const sk_i64 tot_ = carry_ + N * N * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \
+    SK__SG_NT(cw_, ln_, 0, full_)                                               \
+    cw_ += full_;                                                               \
+    for (sk_i64 o_ = full_; o_ < tot_; o_++) lb_[o_ - full_] = lb_[o_];         \
+    carry_ = tot_ - full_;                                                      \
+  }
+/* beta 0: 3x3 by SK__SG_Y3 (but the batch's last matrix), the rest by
+ * SK__SGB_L */
+#define SK__SGB_L0(T, N, W, NC, RB, al)                                        \
+  {                                                                             \
+    sk_i64 m0_ = m0;                                                            \
+    const sk_i64 e_ = m1 < nb - 1 ? m1 : nb - 1;                                \
+    if (SK__SG_Y3OK && N == 3 && sizeof(T) == 8)                                \
+      for (; m0_ < e_; m0_++)                                                   \
+        SK__SG_Y3(4, T, a + m0_ * sa, b + m0_ * sb, c + m0_ * sc, al);          \
+    else if (SK__SG_Y3OK && N == 3 && sizeof(T) == 4)                           \
+      for (; m0_ < e_; m0_++)                                                   \
+        SK__SG_Y3(f4, T, a + m0_ * sa, b + m0_ * sb, c + m0_ * sc, al);         \
+    for (sk_i64 m_ = m0_; m_ < m1; m_++)                                        \
+      SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, (T)0); \
+  }
+#if defined(SK__LA_CUDA)
+/* CUDA compiles batched.gemm_small but never runs it (the host's fast
+ * path): serial_gemm per matrix, the size read back from a volatile so
+ * that nothing is unrolled (NVRTC took 170 s for the unrolled loops of
+ * every size, 60-90 s with serial_gemm at constant sizes) */
+#define SK__SGB(T, S, N, W, NC, RB)                                            \
+  SK__SG_FN void sk__sgb_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb,  \
+                                T *c, sk_i64 sc, sk_i64 m0, sk_i64 m1,          \
+                                sk_i64 nb, T al, T be) {                        \
+    volatile sk_i64 n_ = N;                                                     \
+    const sk_i64 n = n_;                                                        \
+    (void)nb;                                                                   \
+    for (sk_i64 m_ = m0; m_ < m1; m_++)                                         \
+      serial_gemm_##S('N', 'N', al, sk__mat_of((T *)(a + m_ * sa), n, n, n, 1), \
+                      sk__mat_of((T *)(b + m_ * sb), n, n, n, 1), be,           \
+                      sk__mat_of(c + m_ * sc, n, n, n, 1));                     \
+  }                                                                             \
+  SK__SG_FN void sk__sgbn_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb, \
+                                 T *c, sk_i64 m0, sk_i64 m1, sk_i64 nb, T al) { \
+    sk__sgb_##S##N(a, sa, b, sb, c, N * N, m0, m1, nb, al, (T)0);               \
+  }
+#else
+#define SK__SGB(T, S, N, W, NC, RB)                                            \
+  SK__SG_FN void sk__sgb_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb,  \
+                                T *c, sk_i64 sc, sk_i64 m0, sk_i64 m1,          \
+                                sk_i64 nb, T al, T be) {                        \
+    if (be != 0) SK__SGB_L(T, N, W, NC, RB, al, be)                             \
+    else if (N == 3 && al == 1) SK__SGB_L0(T, N, W, NC, RB, (T)1)              \
+    else if (N == 3) SK__SGB_L0(T, N, W, NC, RB, al)                           \
+    else if (al == 1) SK__SGB_L(T, N, W, NC, RB, (T)1, (T)0)                   \
+    else SK__SGB_L(T, N, W, NC, RB, al, (T)0)                                   \
+  }                                                                             \
+  SK__SG_FN void sk__sgbn_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb, \
+                                 T *c, sk_i64 m0, sk_i64 m1, sk_i64 nb, T al) { \
+    T ln_[N * N + 64 / sizeof(T)] __attribute__((aligned(64)));                 \
+    char *const lb_ = (char *)ln_, *cw_ = (char *)(c + m0 * N * N);             \
+    sk_i64 carry_ = 0;                                                          \
+    if (al == 1) SK__SGBN_L(T, N, W, NC, RB, (T)1)                              \
+    else SK__SGBN_L(T, N, W, NC, RB, al)                                        \
+    for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = lb_[o_];                   \
+    SK__SG_FENCE()                                                              \
+  }
+#endif
 
 /* The offset of batch entry b: rank 3, b * stride[0]; a SIMD-packed rank-4
  * view (batched.pack: (groups, rows, cols, width), entry b in lane b %

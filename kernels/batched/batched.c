@@ -74,19 +74,26 @@ static const sk_kbody k_gemm_s = {
   SK_FOR, 0, {NULL}, {NULL}, sig_gemm_s, NULL, NULL};
 
 /* The host's fast path for square n x n, 2 <= n <= 16, float64 and
- * float32 (any trans, any strides): a work item per SMALL_GROUP matrices,
- * the size a constant in each case of the switch (dialect/linalg.h,
- * SK__SGT: C's rows RB at a time in vector registers, vectorised across
- * the columns in chunks of W), so nothing is decided per matrix but
- * whether an operand must be copied: op(A) and op(B) are read in place
- * when they are row major (unit column stride, row stride n) and not
- * transposed, C when it is row major; else through a copy in the work
- * item's buffers. From 6x6 up, row-major operands of the matrix
- * SMALL_AHEAD ahead are prefetched (12-38 % at 9x9 and 15x15, beyond the
- * caches, in a prototype). Each element is the fma chain of serial_gemm,
- * so every path agrees bit for bit. */
+ * float32 (any trans, any strides): a work item per SMALL_GROUP (or more)
+ * matrices, the size a constant in each case of the switch (dialect/
+ * linalg.h, SK__SGT: C's rows RB at a time in vector registers,
+ * vectorised across the columns in chunks of W), so nothing is decided
+ * per matrix. When op(A), op(B) and C are all row major in place (unit
+ * column stride, row stride n, not transposed, C not streamed) the item
+ * is one call of sk__sgb_<type><n> (SK__SGB: a loop of its own, beta 0
+ * and alpha 1 specialised; the prelude defines one per case). Otherwise
+ * the loop below checks per matrix whether an operand must be copied
+ * into the work item's buffers. From 6x6 up, row-major operands of the
+ * matrix SK__SG_AHEAD ahead are prefetched (12-38 % at 9x9 and 15x15,
+ * beyond the caches, in a prototype). Each element is the fma chain of
+ * serial_gemm, so every path agrees bit for bit. */
 #define SMALL_GROUP 16
-#define SMALL_AHEAD 4
+/* larger batches take larger work items, up to SMALL_GROUP_MAX matrices,
+ * while at least SMALL_ITEMS items remain: an item's set-up (the
+ * operands' checks, the switch, a call) cost about as much as a 3x3
+ * product, 3x3 in cache 13 % faster with 64 a work item than with 16 */
+#define SMALL_GROUP_MAX 256
+#define SMALL_ITEMS 1024
 /* matrices a work item when C is streamed: its fence waits for the item's
  * non-temporal stores, so it comes once per 256 matrices, not 16 */
 #define SMALL_GROUP_NT 256
@@ -108,13 +115,24 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
   "T ln_[256 + 64 / sizeof(T)] __attribute__((aligned(64)));\n"                \
   "char *cw_ = (char *)(C.data + m0 * C.stride[0]);\n"                         \
   "sk_i64 carry_ = 0;\n"                                                        \
+  "const bool direct_ = da && db && dc && !nt;\n"                              \
   "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
+  "  if (direct_) {                                                          \\\n" \
+  "    sk__sgb_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,   \\\n" \
+  "                      C.stride[0], m0, m1, nb, al, be);                   \\\n" \
+  "    break;                                                                \\\n" \
+  "  }                                                                       \\\n" \
+  "  if (nt && da && db) {                                                   \\\n" \
+  "    sk__sgbn_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,  \\\n" \
+  "                       m0, m1, nb, al);                                   \\\n" \
+  "    break;                                                                \\\n" \
+  "  }                                                                       \\\n" \
   "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
   "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
   "    T *pc = C.data + m * C.stride[0];                                     \\\n" \
-  "    if (NN >= 6 && da && db && m + " SK_STR(SMALL_AHEAD) " < nb) {        \\\n" \
-  "      SK__SG_PF(pa + " SK_STR(SMALL_AHEAD) " * A.stride[0], NN * NN * sizeof(T)) \\\n" \
-  "      SK__SG_PF(pb + " SK_STR(SMALL_AHEAD) " * B.stride[0], NN * NN * sizeof(T)) \\\n" \
+  "    if (NN >= 6 && da && db && m + SK__SG_AHEAD < nb) {                   \\\n" \
+  "      SK__SG_PF(pa + SK__SG_AHEAD * A.stride[0], NN * NN * sizeof(T))     \\\n" \
+  "      SK__SG_PF(pb + SK__SG_AHEAD * B.stride[0], NN * NN * sizeof(T))     \\\n" \
   "    }                                                                     \\\n" \
   "    if (!da) {                                                            \\\n" \
   "      const __typeof__(matrix(A, m)) s_ = sk_mat_op_" S "(ta, matrix(A, m)); \\\n" \
@@ -158,22 +176,27 @@ static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
 /* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
  * floats, a ymm), NC chunks a row (T1, T1f: W and one), RB rows a block:
  * at least 6 independent accumulators where n allows */
+#define SMALL_CASES_D                                                          \
+  "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"  \
+  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n" \
+  "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n" \
+  "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"
+#define SMALL_CASES_F                                                          \
+  "SK_SGM(2, f1, 2, 2) SK_SGM(3, f1, 3, 3) SK_SGM(4, f4, 1, 4) SK_SGM(5, f4, T1f, 5)\n" \
+  "SK_SGM(6, f4, 2, 3) SK_SGM(7, f4, 2, 4) SK_SGM(8, f8, 1, 8) SK_SGM(9, f8, T1f, 9)\n" \
+  "SK_SGM(10, f8, 2, 5) SK_SGM(11, f8, 2, 4) SK_SGM(12, f8, 2, 4) SK_SGM(13, f8, 2, 5)\n" \
+  "SK_SGM(14, f8, 2, 7) SK_SGM(15, f8, 2, 5) SK_SGM(16, f16, 1, 8)\n"
+/* the prelude: sk__sgb_<S><n> for each case (SK__SGB), the loop over a
+ * work item's matrices when all three are read and written in place */
+#define SMALL_PRELUDE(T, S, CASES)                                             \
+  "#define SK_SGM(NN, W, NC, RB) SK__SGB(" T ", " S ", NN, W, NC, RB)\n" CASES  \
+  "#undef SK_SGM\n"
 static const sk_kbody k_gemm_small = {
-  "batched.gemm_small",
-  SMALL_BODY("double", "d",
-    "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"
-    "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n"
-    "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n"
-    "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"),
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_small, NULL, NULL};
+  "batched.gemm_small", SMALL_BODY("double", "d", SMALL_CASES_D), SK_FOR, 0, {NULL}, {NULL},
+  sig_gemm_small, SMALL_PRELUDE("double", "d", SMALL_CASES_D), NULL};
 static const sk_kbody k_gemm_small_f = {
-  "batched.gemm_small_f",
-  SMALL_BODY("float", "f",
-    "SK_SGM(2, f1, 2, 2) SK_SGM(3, f1, 3, 3) SK_SGM(4, f4, 1, 4) SK_SGM(5, f4, T1f, 5)\n"
-    "SK_SGM(6, f4, 2, 3) SK_SGM(7, f4, 2, 4) SK_SGM(8, f8, 1, 8) SK_SGM(9, f8, T1f, 9)\n"
-    "SK_SGM(10, f8, 2, 5) SK_SGM(11, f8, 2, 4) SK_SGM(12, f8, 2, 4) SK_SGM(13, f8, 2, 5)\n"
-    "SK_SGM(14, f8, 2, 7) SK_SGM(15, f8, 2, 5) SK_SGM(16, f16, 1, 8)\n"),
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_small_f, NULL, NULL};
+  "batched.gemm_small_f", SMALL_BODY("float", "f", SMALL_CASES_F), SK_FOR, 0, {NULL}, {NULL},
+  sig_gemm_small_f, SMALL_PRELUDE("float", "f", SMALL_CASES_F), NULL};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
@@ -477,6 +500,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       int64_t nt = stream == 1 && beta == 0 && C->stride[2] == 1 && C->stride[1] == n &&
                    C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0;
       int64_t grp = nt ? SMALL_GROUP_NT : SMALL_GROUP;
+      while (!nt && grp < SMALL_GROUP_MAX && nb / (2 * grp) >= SMALL_ITEMS) grp *= 2;
       sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
                      sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt),
                      sk_arg_i64("grp", grp)};
