@@ -1108,25 +1108,30 @@ static const sk_kbody k_pr_pull = {
  * independent, not one chain of dependent adds) */
 static const char *const sig_pr_pull_u[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float64")
-  R1("x", "float64") R1("cn", "float64") " d=float64 base=float64",
+  R1("x", "float64") R1("cn", "float64") " d=float64 base=float64 big=int64",
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float32")
-  R1("x", "float32") R1("cn", "float32") " d=float64 base=float64", NULL};
+  R1("x", "float32") R1("cn", "float32") " d=float64 base=float64 big=int64", NULL};
+/* (rows of 'big' arcs or more are skipped: a GPU sums them in chunks, see
+ * k_pr_heavy_list; the host passes INT64_MAX, and its rows then follow
+ * one another in chunks of 256 claimed by free threads) */
 static const sk_kbody k_pr_pull_u = {
   "graph.pr_pull_undirected",
   "const int64_t b = rowptr(i), e = rowptr(i + 1);\n"
-  "double s0 = 0, s1 = 0, s2 = 0, s3 = 0;\n"
-  "int64_t k = b;\n"
-  "for (; k + 4 <= e; k += 4) {\n"
-  "  s0 += c(colidx(k));\n"
-  "  s1 += c(colidx(k + 1));\n"
-  "  s2 += c(colidx(k + 2));\n"
-  "  s3 += c(colidx(k + 3));\n"
-  "}\n"
-  "for (; k < e; k++) s0 += c(colidx(k));\n"
-  "const double v = d * ((s0 + s1) + (s2 + s3)) + base;\n"
-  "acc0 += fabs(v - x(i));\n"
-  "x(i) = v;\n"
-  "if (e > b) cn(i) = v / (double)(e - b); else { cn(i) = 0.0; acc1 += v; }",
+  "if (e - b < big) {\n"
+  "  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;\n"
+  "  int64_t k = b;\n"
+  "  for (; k + 4 <= e; k += 4) {\n"
+  "    s0 += c(colidx(k));\n"
+  "    s1 += c(colidx(k + 1));\n"
+  "    s2 += c(colidx(k + 2));\n"
+  "    s3 += c(colidx(k + 3));\n"
+  "  }\n"
+  "  for (; k < e; k++) s0 += c(colidx(k));\n"
+  "  const double v = d * ((s0 + s1) + (s2 + s3)) + base;\n"
+  "  acc0 += fabs(v - x(i));\n"
+  "  x(i) = v;\n"
+  "  if (e > b) cn(i) = v / (double)(e - b); else { cn(i) = 0.0; acc1 += v; }\n"
+  "}",
   SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull_u, NULL, "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw = {
   "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
@@ -1155,20 +1160,6 @@ static const sk_kbody k_pr_pull_team = {
 static const sk_kbody k_pr_pullw_team = {
   "graph.pr_pull_w_team", PULL_TEAM(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
   "sum:float64 sum:float64"};
-/* undirected, unweighted: a thread a row for the rows of fewer than
- * 'big' arcs (the others are left to the three kernels below) */
-static const sk_kbody k_pr_pull_u_light = {
-  "graph.pr_pull_undirected_light",
-  "const int64_t b = rowptr(i), e = rowptr(i + 1);\n"
-  "if (e - b < big) {\n"
-  "  double s = 0;\n"
-  "  for (int64_t k = b; k < e; k++) s += c(colidx(k));\n"
-  "  const double v = d * s + base;\n"
-  "  acc0 += fabs(v - x(i));\n"
-  "  x(i) = v;\n"
-  "  if (e > b) cn(i) = v / (double)(e - b); else { cn(i) = 0.0; acc1 += v; }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64 sum:float64"};
 /* A thread a row leaves a hub's 10^5 arcs to one thread (19 ms an
  * iteration at Kronecker scale 22, longer than all the other rows
  * together), a warp a row to 3,000 steps of one warp (8 ms). The rows of
@@ -1220,19 +1211,14 @@ static void pr_warps(sk_policy *p, int64_t n) {
   p->league_size = (n + p->team_size - 1) / p->team_size;
 }
 
-/* one pull: a thread a row (chunks of 256 rows claimed by free threads)
- * on the host; on a GPU 'dev', a warp a row, or with big >= 0 a thread a
- * row (the rows under 'big' arcs). a[na] and a[na + 1] are free for 'n'
- * and 'big'. */
-static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, int64_t big,
-                   sk_arg *a, int na, sk_result *r, char *err, size_t errlen) {
+/* one pull of a directed or weighted graph: a thread a row (chunks of 256
+ * rows claimed by free threads) on the host, 'dev' a warp a row on a GPU;
+ * a[na] is free for 'n' */
+static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, sk_arg *a, int na,
+                   sk_result *r, char *err, size_t errlen) {
   const sk_backend *be = sk_rt_backend(err, errlen);
   if (!be) return -1;
   if (be->code == SK_CODE_HOST) return degree_range(host, n, a, na, r, err, errlen);
-  if (big >= 0) {
-    a[na] = sk_arg_i64("big", big);
-    return sk_sp_range(dev, n, a, na + 1, r, err, errlen);
-  }
   sk_policy p;
   pr_warps(&p, n);
   a[na] = sk_arg_i64("n", n);
@@ -1278,7 +1264,7 @@ static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view 
  * iteration's time, made again by every call. Each row keeps its arcs'
  * order, so every rank is summed as on the graph itself. These bodies
  * run on the host only; a GPU runs its own pulls over the graph as it is
- * (k_pr_pull_u_light and the heavy rows' chunks). */
+ * (k_pr_pull_u under PR_BIG arcs, and the heavy rows' chunks). */
 #define PRG_GROUPS 89
 /* a vertex's group, the highest degrees first: d >= 64 by floor(log2 d)
  * (30 and more .. 6: groups 0 .. 24), d = 63 .. 0 a group each (25 ..
@@ -1417,7 +1403,8 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
     if (nz > 0) {
       sk_arg pu[] = {sk_arg_view("rowptr", &rp2), sk_arg_view("colidx", &ci2),
                      sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("cn", &cn),
-                     sk_arg_f64("d", d), sk_arg_f64("base", base)};
+                     sk_arg_f64("d", d), sk_arg_f64("base", base),
+                     sk_arg_i64("big", INT64_MAX)};
       if (degree_range(&k_pr_pull_u, nz, pu, NELEM(pu), &r, err, errlen) < 0) goto done;
       delta = sk_result_f64(&r, 0);
     }
@@ -1557,27 +1544,26 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   for (it = 1; it <= maxiter && n > 0; it++) {
     sk_result r;
     double base = (d * dangling + 1 - d) / (double)n;
-    /* (two slots more for pr_pull's n and big) */
+    /* (a slot more for pr_pull's n) */
     sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                   sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
                   sk_arg_view("outw", &outw), sk_arg_view("cn", &cn),
                   sk_arg_f64("d", d), sk_arg_f64("base", base),
-                  sk_arg_view("w", tw ? tw : &x), sk_arg_i64("n", n), sk_arg_i64("big", 0)};
+                  sk_arg_view("w", tw ? tw : &x), sk_arg_i64("n", n)};
     sk_arg pu[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                    sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("cn", &cn),
-                   sk_arg_f64("d", d), sk_arg_f64("base", base), sk_arg_i64("n", n),
-                   sk_arg_i64("big", 0)};
+                   sk_arg_f64("d", d), sk_arg_f64("base", base),
+                   sk_arg_i64("big", heavy ? PR_BIG : INT64_MAX)};
     double change = 0;
     if (!directed && !tw) {
-      if (pr_pull(&k_pr_pull_u, &k_pr_pull_u_light, n, PR_BIG, pu, NELEM(pu) - 2, &r, err,
-                  errlen) < 0 ||
+      if (degree_range(&k_pr_pull_u, n, pu, NELEM(pu), &r, err, errlen) < 0 ||
           (heavy && nh > 0 &&
            pr_heavy(trp, tci, &c, &x, &cn, &hq, &hr, &hs, nq, nh, d, base, &change, err,
                     errlen) < 0))
         goto done;
     } else {
       if (pr_pull(tw ? &k_pr_pullw : &k_pr_pull, tw ? &k_pr_pullw_team : &k_pr_pull_team,
-                  n, -1, p, tw ? 10 : 9, &r, err, errlen) < 0)
+                  n, p, tw ? 10 : 9, &r, err, errlen) < 0)
         goto done;
       sk_view t = x;
       x = xn;
