@@ -13,7 +13,7 @@
 #   make test-cuda            the suite with SPECK_SPACE=cuda, from the bundle
 #   make clean     remove the build folders (not .deps/)
 #
-# Sources are found by wildcard: a new .c file under vm/, exec/, jit/, io/, backends/,
+# Sources are found by wildcard: a new .c file under core/, vm/, api/, exec/, jit/, io/, backends/,
 # backends/<name>/, kernels/ or kernels/<name>/ needs no edit here.
 
 # -- settings ------------------------------------------------------------
@@ -67,13 +67,13 @@ else
 $(info speck: no MPI ($(MPICC) --showme failed): the remote space is built without it)
 endif
 
-# the version: vm/speck.h's SPECK_VERSION_MAJOR/MINOR/PATCH, the one place
+# the version: core/version.h's SPECK_VERSION_MAJOR/MINOR/PATCH, the one place
 VERSION := $(shell sed -n 's/^\#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
-             vm/speck.h | paste -sd.)
+             core/version.h | paste -sd.)
 
 # -- sources and outputs -------------------------------------------------
-LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard vm/*.c exec/*.c jit/*.c io/*.c \
-              backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
+LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard core/*.c vm/*.c api/*.c exec/*.c \
+              jit/*.c io/*.c backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
 OBJ_DIR  := $(BUILD)/obj
 BASE_OBJ := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o
 # the library's precompiled kernels (scripts/kgen.c writes their sources)
@@ -211,7 +211,7 @@ endef
 export speck_pc_build = $(call speck_pc,$(abspath $(BUILD)))
 export speck_pc_install = $(call speck_pc,$(PREFIX))
 
-$(SPECK_PC): Makefile vm/speck.h
+$(SPECK_PC): Makefile core/version.h
 	@mkdir -p $(@D)
 	@echo "$$speck_pc_build" > $@
 
@@ -260,9 +260,10 @@ $(TCC1_A): $(TCC_DIR)/libtcc1.a
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(SPECK_H): vm/speck.h
+# the installed header stands alone: core/version.h goes in inline
+$(SPECK_H): api/speck.h core/version.h
 	@mkdir -p $(@D)
-	cp $< $@
+	sed -e '/^#include "core\/version.h"/{r core/version.h' -e 'd;}' api/speck.h > $@
 
 # (the generator's too: a stale speck-kgen writes a table nothing matches)
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(EMBED_OBJ:.o=.d) \

@@ -2,7 +2,7 @@
 -- with the Makefile and installs its standard layout with the Lua folders
 -- pointed into the tree:
 --   luarocks --lua-version 5.4 make speck-0.1.0-1.rockspec [--tree DIR]
--- The version here must be vm/speck.h's (tests/run.sh checks that); the
+-- The version here must be core/version.h's (tests/run.sh checks that); the
 -- C compiler, libtcc (scripts/build-libtcc.sh) and Lua 5.4's headers come
 -- from the system ('make deps' on Debian).
 rockspec_format = "3.0"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "core/backend.h"
 
 #define SK_MAXBACKEND 16
 

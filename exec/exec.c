@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../backends/tools.h"
+#include "core/tools.h"
 #include "exec.h"
 
 /* -- arguments ------------------------------------------------------------ */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backends/backend.h"
+#include "core/backend.h"
 #include "../jit/jit.h"
 
 /* One kernel argument, by capture name: a view, or a scalar of 'dtype'

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../backends/backend.h"
+#include "core/backend.h"
 #include "exec.h"
 
 /* -- prefix ------------------------------------------------------------ */

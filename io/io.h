@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backends/view.h"
+#include "core/view.h"
 
 /* -- progress ------------------------------------------------------------
  * A long operation opens a 'sk_progress', steps it as often as it likes

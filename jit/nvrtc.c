@@ -1,5 +1,5 @@
 /* nvrtc.c: the GPU tier: NVRTC compiles the CUDA source of a kernel
- * (codegen_cuda.c) into an image (backends/backend.h's sk_image): a cubin
+ * (codegen_cuda.c) into an image (core/backend.h's sk_image): a cubin
  * for the architecture the spec names, or PTX when none is named (compile
  * only: no device) or NVRTC does not know that architecture (the driver
  * then finishes the PTX). The image carries the launch facts the

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backends/backend.h"
+#include "core/backend.h"
 
 enum { SK_CAP_VIEW, SK_CAP_SCALAR };
 

@@ -7,7 +7,7 @@
 #ifndef SK_TIER_H
 #define SK_TIER_H
 
-#include "../vm/speck.h"   /* SPECK_VERSION */
+#include "core/version.h"   /* SPECK_VERSION */
 #include "spec.h"
 
 /* FNV-1a, 64 bit: cache keys */

@@ -31,7 +31,7 @@
 #      (tests/install/installed_spec.lua), LuaJIT's speck.ffi, a program
 #      built with its pkg-config file; and, when luarocks is there, 'luarocks
 #      make' of the rockspec into a fresh tree, whose version must be
-#      vm/speck.h's.
+#      core/version.h's.
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
 # interpreter to run busted with, e.g. a sanitized bin/speck; default:
@@ -336,7 +336,7 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
     '$tmp/kapi' | grep -q '^PASS' && echo OK"
   rock=speck-$version-1.rockspec
   if [ ! -f "$rock" ]; then
-    fail "installed: no $rock (the rockspec's version must be vm/speck.h's: $(ls speck-*.rockspec 2>/dev/null))"
+    fail "installed: no $rock (the rockspec's version must be core/version.h's: $(ls speck-*.rockspec 2>/dev/null))"
   elif command -v luarocks >/dev/null 2>&1; then
     check "luarocks make $rock" sh -c "
       luarocks --lua-version 5.4 --tree '$tmp/rocks' make '$rock' >'$tmp/rock.log' 2>&1 ||

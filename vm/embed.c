@@ -11,7 +11,7 @@
 
 #include <lualib.h>
 
-#include "speck.h"
+#include "api/speck.h"
 #include "vm.h"
 
 struct speck_vm {

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "speck.h"
+#include "api/speck.h"
 #include "vm.h"
 #include "../backends/remote/remote.h"
 #include "../backends/cuda/cuda_api.h"
 #include "../kernels/blas/vendor.h"
-#include "../backends/tools.h"
+#include "core/tools.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
 
@@ -779,7 +779,7 @@ static int l_jit_stats(lua_State *L) {
 
 /* -- runtime --------------------------------------------------------------- */
 /* speck.initialize{...}: starts the runtime, or checks the settings it
- * names against the running ones (backends/runtime.c); jit and
+ * names against the running ones (core/runtime.c); jit and
  * bounds_check then set the defaults of later launches. */
 static int l_initialize(lua_State *L) {
   sk_rt_settings rs = {NULL, 0, -1};

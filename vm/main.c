@@ -24,9 +24,9 @@
 
 #include <lualib.h>
 
-#include "speck.h"
+#include "api/speck.h"
 #include "vm.h"
-#include "../backends/tools.h"
+#include "core/tools.h"
 
 static const char *progname = "speck";
 

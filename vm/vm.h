@@ -6,7 +6,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "../backends/backend.h"
+#include "core/backend.h"
 #include "../jit/jit.h"
 
 #define SK_VIEW_MT "speck.View"

@@ -1,4 +1,4 @@
-/* cuda.c: the CUDA back end's table (backends/backend.h).
+/* cuda.c: the CUDA back end's table (core/backend.h).
  *
  * The pieces: loader.c (dlopen of libcuda), device.c (device, primary
  * context, stream, errors, the architecture to compile for), memory.c

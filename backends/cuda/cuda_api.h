@@ -1,5 +1,5 @@
 /* cuda_api.h: what the CUDA back end tells the layers above it beyond its
- * table (backends/backend.h): the devices, for speck.info().
+ * table (core/backend.h): the devices, for speck.info().
  *
  * Kernels reach the back end only through the table: the JIT's image
  * (sk_image) goes in through 'load', the launchable object comes back

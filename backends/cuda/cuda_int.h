@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 
-#include "../backend.h"
+#include "core/backend.h"
 #include "cu.h"
 #include "cuda_api.h"
 

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../backend.h"
+#include "core/backend.h"
 #include "host.h"
 #include "pool.h"
 

@@ -2,7 +2,7 @@
 #ifndef SK_HOST_H
 #define SK_HOST_H
 
-#include "../backend.h"
+#include "core/backend.h"
 
 /* SPECK_THREADS, OMP_NUM_THREADS or the number of online cores; -1 with
  * a message naming the variable when the environment's value is bad */

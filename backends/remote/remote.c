@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tools.h"
+#include "core/tools.h"
 #include "../cuda/cuda_api.h"
 
 #ifdef SK_HAVE_MPI

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backend.h"
+#include "core/backend.h"
 
 /* how a remote view's elements are spread over the ranks */
 enum {

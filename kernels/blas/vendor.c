@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "../../backends/cuda/cuda_api.h"
-#include "../../backends/view.h"
+#include "core/view.h"
 
 /* -- the library ---------------------------------------------------------- */
 enum { CM = 102, NT = 111, TR = 112, UP = 121, LO = 122, NU = 131, UN = 132,

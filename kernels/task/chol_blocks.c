@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../backends/view.h"
+#include "core/view.h"
 #include "../blas/vendor.h"
 #include "chol.h"
 

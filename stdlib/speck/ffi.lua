@@ -24,7 +24,7 @@ if not ok_ffi or not jit then
   error("speck.ffi needs LuaJIT and its FFI (from Lua 5.4, require \"speck\")", 2)
 end
 
--- The declarations of vm/speck.h's kernel API, as written there
+-- The declarations of api/speck.h's kernel API, as written there
 -- (tests/luajit/ffi_test.lua checks each one against the header).
 local cdef = [[
 typedef struct speck_runtime speck_runtime;

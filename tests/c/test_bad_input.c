@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm/speck.h"
+#include "api/speck.h"
 
 static int passed, failed;
 

@@ -20,7 +20,7 @@
 
 #include "kernels/blas/vendor.h"
 #include "kernels/kernels.h"
-#include "vm/speck.h"
+#include "api/speck.h"
 
 static int passed, failed;
 

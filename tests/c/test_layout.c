@@ -1,4 +1,4 @@
-/* test_layout.c: unit tests of the view arithmetic in backends/view.c:
+/* test_layout.c: unit tests of the view arithmetic in core/view.c:
  * layout strides, size (with overflow), span, offsets, contiguity,
  * subviews (extents, strides, layouts, errors), dtype/layout/space names,
  * and element access on wrapped (external) memory, tiled views (which
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends/view.h"
+#include "core/view.h"
 
 static int passed, failed;
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "jit/jit.h"
-#include "vm/speck.h"
+#include "api/speck.h"
 
 static int passed, failed;
 

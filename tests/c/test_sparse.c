@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "vm/speck.h"
+#include "api/speck.h"
 
 static int passed, failed;
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm/speck.h"
+#include "api/speck.h"
 
 static int passed, failed;
 

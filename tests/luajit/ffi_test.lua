@@ -1,5 +1,5 @@
 -- ffi_test.lua: speck.ffi under LuaJIT (run by tests/run.sh with luajit,
--- once per space in SPECK_SPACE): the cdef agrees with vm/speck.h, views
+-- once per space in SPECK_SPACE): the cdef agrees with api/speck.h, views
 -- over FFI memory share it, user and library kernels run, every bad input
 -- is a Lua error with the C library's or the binding's message.
 -- Last line: 'N passed, M failed'.
@@ -7,7 +7,7 @@
 local ffi = require "ffi"
 local sf = require "speck.ffi"
 
-local HEADER = arg[1] or "vm/speck.h"
+local HEADER = arg[1] or "api/speck.h"
 local SPECK = arg[2] or os.getenv("SPECK_BIN") or "build/bin/speck"
 
 local passed, failed = 0, 0
@@ -50,7 +50,7 @@ local function normalise(s)
   return s
 end
 
-test("the cdef matches vm/speck.h", function()
+test("the cdef matches api/speck.h", function()
   local header = normalise("\n" .. slurp(HEADER))
   local cdef, n, depth, start = normalise(sf.cdef), 0, 0, 1
   for i = 1, #cdef do

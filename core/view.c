@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "tools.h"
-#include "view.h"
+#include "core/backend.h"
+#include "core/tools.h"
+#include "core/view.h"
 
 /* -- messages ---------------------------------------------------------- */
 /* Every message view.c produces, in one place. The Lua layer prefixes

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backends/tools.h"
-#include "../kernels/kernels.h"
-#include "../vm/speck.h"
-#include "exec.h"
+#include "core/tools.h"
+#include "kernels/kernels.h"
+#include "api/speck.h"
+#include "exec/exec.h"
 
 struct speck_runtime {
   const sk_backend *b;

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "view.h"
+#include "core/view.h"
 
 /* load the libraries of KOKKOS_TOOLS_LIBS / SPECK_TOOLS_LIBS (once) */
 void sk_tools_load(void);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../dialect/abi.h"
+#include "dialect/abi.h"
 
 typedef enum sk_dtype {
   SK_F64, SK_F32, SK_I64, SK_I32, SK_I16, SK_I8, SK_U64, SK_U32, SK_U8,

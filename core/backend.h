@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "view.h"
+#include "core/view.h"
 
 typedef enum sk_pattern { SK_FOR, SK_REDUCE, SK_SCAN } sk_pattern;
 typedef enum sk_policy_kind { SK_POL_RANGE, SK_POL_MDRANGE, SK_POL_TEAM }
@@ -150,109 +150,7 @@ int sk_backend_register(const sk_backend *b, char *err, size_t errlen);
 /* the back ends in registry order, NULL-terminated */
 const sk_backend *const *sk_backend_list(void);
 
-
-/* -- runtime (backends/runtime.c): the active back end ---------------- */
-/* Initialise with 'space' (NULL: SPECK_SPACE or "openmp") and 'threads'
- * (<= 0: SPECK_THREADS, OMP_NUM_THREADS or the core count). Can be called
- * again after sk_rt_finalize. */
-int sk_rt_initialize(const char *space, int threads, int device, char *err,
-                     size_t errlen);
-void sk_rt_finalize(void);
-int sk_rt_initialized(void);
-/* the active back end, initialising with the defaults on first use;
- * NULL only if that failed (message in 'err') */
-const sk_backend *sk_rt_backend(char *err, size_t errlen);
-int sk_rt_threads(void);
-/* the space of new views (the active back end's; see runtime.c), or -1
- * with a message when no back end can be initialised */
-int sk_rt_default_space(char *err, size_t errlen);
-
-/* The settings of an initialisation; a member left unset means "not
- * given": the environment's value or the default is used, and a second
- * initialisation does not compare it. */
-typedef struct sk_rt_settings {
-  const char *space;   /* NULL: SPECK_SPACE, else "openmp" */
-  int threads;         /* <= 0: SPECK_THREADS, OMP_NUM_THREADS, the cores */
-  int device;          /* < 0: device 0 */
-} sk_rt_settings;
-/* Start the runtime with 's' (after checking the environment, env.c). If
- * it runs already, nothing is restarted: every setting 's' gives must
- * equal the running one, else -1 with "already running with threads 2,
- * asked for 4 (...)". sk_rt_initialize is this with every setting given
- * ('device' >= 0). */
-int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
-/* Wait for the work of a space: NULL the active back end (initialising
- * it on first use), else a back end's name or a memory space's (the back
- * end that owns it). An unknown name is an error listing the known ones. */
-int sk_rt_fence(const char *space, char *err, size_t errlen);
-
-/* -- interrupts (backends/runtime.c) ------------------------------------ */
-/* A request that running launches stop at their next chunk boundary
- * (Ctrl-C in the REPL). Setting it is one lock-free atomic store, safe in
- * a signal handler; the host back ends read it between the pieces of a
- * launch and end the launch with the error SK_INTERRUPTED, every view
- * keeping what the finished pieces wrote. It stays set (so a loop of
- * launches stops too) until the front end clears it before new work. */
-#define SK_INTERRUPTED "interrupted"
-/* returns 1 when an interruptible launch was running (it will stop) */
-int sk_interrupt_request(void);
-void sk_interrupt_clear(void);
-int sk_interrupted(void);
-/* an interruptible launch starts / ends (the host back ends) */
-void sk_interruptible_enter(void);
-void sk_interruptible_leave(void);
-
-/* -- host memory ---------------------------------------------------------- */
-/* The most memory this process can have on the host -- RAM and swap, or a
- * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
- * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
-uint64_t sk_host_memory(char *desc, size_t n);
-/* bytes of host memory held by live views speck allocated, in host and
- * cuda_pinned memory (view.c) */
-int64_t sk_view_host_bytes(void);
-/* 0 when 'bytes' more fit beside the views held, else -1 with "cannot
- * allocate N bytes in space 'host' (with M bytes of views held, more than
- * <desc>)": for a driver, before the first of several allocations */
-int sk_host_room(uint64_t bytes, char *err, size_t errlen);
-/* The device memory budget SPECK_CUDA_MEMORY_MAX (backends/env.c): the
- * most bytes of views in device memory (cuda, cuda_uvm), described in 'desc'; 0 when
- * unset (the device's own size is the limit) */
-uint64_t sk_device_memory(char *desc, size_t n);
-/* Bytes that may still be allocated in 'space' (view.c): its budget (host
- * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda and
- * cuda_uvm) less
- * the views held there, and no more than its back end's free memory
- * ('room'); -1 when nothing bounds it */
-int64_t sk_space_room(int space);
-
-/* -- environment settings (backends/env.c) ------------------------------ */
-/* Parsed in one place; a malformed value is an error "NAME=value: what is
- * wrong". Each returns 0 when the variable is unset or empty, 1 with the
- * value, -1 with the message. */
-#define SK_THREADS_MAX 1024   /* the largest host thread pool */
-const char *sk_env_get(const char *name);   /* NULL when unset or empty */
-/* a size: digits with an optional fraction, then nothing or K, M, G
- * (powers of 1024); -1 when malformed (SPECK_CACHE_MAX, SPECK_MEMORY_MAX) */
-int64_t sk_parse_size(const char *s);
-/* a positive integer at most 'max' */
-int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen);
-/* SPECK_THREADS, else the first entry of OMP_NUM_THREADS */
-int sk_env_threads(int *threads, char *err, size_t errlen);
-/* SPECK_JIT: 0 auto, 1 tcc, 2 cc (jit.h's SK_TIER_* order; 0 when unset) */
-int sk_env_jit(int *tier, char *err, size_t errlen);
-const char *sk_env_jit_name(int tier);
-/* SPECK_SPACE: a registered back end's name */
-int sk_env_space(const char **space, char *err, size_t errlen);
-/* "serial, openmp or cuda" (with 'memory': and the other memory spaces) */
-void sk_env_space_names(char *buf, size_t n, int memory);
-/* a positive number of seconds (a fraction allowed) at most 'max' */
-int sk_env_seconds(const char *name, double max, double *out, char *err,
-                   size_t errlen);
-/* SPECK_CC_TIMEOUT: the longest a cc-tier compile may run before it is
- * killed (the kernel stays on libtcc code with a warning) */
-#define SK_CC_TIMEOUT_DEFAULT 60.0
-int sk_env_cc_timeout(double *seconds, char *err, size_t errlen);
-/* every setting above: 0 or -1 with the first message (runtime start-up,
- * the CLI) */
-int sk_env_check(char *err, size_t errlen);
+/* the floor's services every back end uses */
+#include "core/env.h"
+#include "core/runtime.h"
 #endif

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools.h"
+#include "core/tools.h"
 
 /* Kokkos' types (Kokkos_Profiling_C_Interface.h): a space handle is a
  * name in a 64-byte array; device info is one 32-bit id */

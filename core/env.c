@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "core/backend.h"
 
 /* the names of the jit tiers, in the order of jit.h's SK_TIER_AUTO, _TCC,
  * _CC */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "tools.h"
+#include "core/backend.h"
+#include "core/tools.h"
 
 /* -- interrupts ------------------------------------------------------------ */
 /* lock-free: stored from signal handlers, read between launch pieces */

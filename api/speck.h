@@ -29,17 +29,8 @@
 extern "C" {
 #endif
 
-/* The version, defined here and nowhere else: the library, the CLI, the
- * JIT's cache keys, speck.version, the pkg-config file and the rockspec
- * (the Makefile reads these three lines) all derive from it. */
-#define SPECK_VERSION_MAJOR 0
-#define SPECK_VERSION_MINOR 1
-#define SPECK_VERSION_PATCH 0
-#define SPECK_STR_(x) #x
-#define SPECK_STR(x) SPECK_STR_(x)
-#define SPECK_VERSION                                                       \
-  SPECK_STR(SPECK_VERSION_MAJOR) "." SPECK_STR(SPECK_VERSION_MINOR) "."     \
-  SPECK_STR(SPECK_VERSION_PATCH)
+/* the version (SPECK_VERSION, SPECK_VERSION_MAJOR, ...) */
+#include "core/version.h"
 
 /* status codes */
 #define SPECK_OK 0
