@@ -56,6 +56,9 @@ typedef struct sk_launch {
 typedef struct sk_team_limits {
   int team_size_max, team_size_recommended, vector_length_max;
   int64_t scratch_max[2];       /* bytes per team, levels 0 and 1 */
+  /* the threads that run in lockstep (a GPU's warp; 1 on the host):
+   * library kernels size their vector loops and bitmap words by it */
+  int warp;
 } sk_team_limits;
 
 /* The code a back end runs, as the JIT makes it: host C compiled in

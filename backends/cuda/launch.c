@@ -377,6 +377,7 @@ void sk_cuda_team_limits(sk_team_limits *lim) {
   lim->team_size_max = 32;
   lim->team_size_recommended = 32;
   lim->vector_length_max = 32;
+  lim->warp = 32;
   /* the team's reduction slots come out of the same shared memory */
   lim->scratch_max[0] = optin - 32 * 32 * 16;
   lim->scratch_max[1] = 1LL << 30;

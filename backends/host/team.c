@@ -46,6 +46,7 @@ void sk_host_team_limits(int pooled, sk_team_limits *lim) {
   lim->team_size_max = nt < 8 * SK_BAR_WORDS ? nt : 8 * SK_BAR_WORDS;  /* barrier words */
   lim->team_size_recommended = 1;
   lim->vector_length_max = SK_HOST_VECTOR_MAX;
+  lim->warp = 1;
   lim->scratch_max[0] = SK_HOST_SCRATCH0_MAX;
   lim->scratch_max[1] = SK_HOST_SCRATCH1_MAX;
 }

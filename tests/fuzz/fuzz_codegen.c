@@ -338,6 +338,7 @@ static void gpu_limits(sk_team_limits *lim) {
   lim->team_size_max = 1024;
   lim->team_size_recommended = 128;
   lim->vector_length_max = 32;
+  lim->warp = 32;
   lim->scratch_max[0] = 48 << 10;
   lim->scratch_max[1] = 1 << 30;
 }
