@@ -20,7 +20,6 @@
 #include "api/speck.h"
 #include "vm.h"
 #include "../backends/remote/remote.h"
-#include "../backends/cuda/cuda_api.h"
 #include "../kernels/blas/vendor.h"
 #include "core/tools.h"
 #include "../exec/exec.h"
@@ -954,27 +953,30 @@ static int l_info(lua_State *L) {
     lua_pushstring(L, t < 3 ? names[t] : "auto");
     lua_setfield(L, -2, "jit");
   }
-  /* CUDA devices (an empty table without a driver) */
+  /* the back ends' devices (an empty table without a driver) */
   lua_newtable(L);
-  for (int d = 0, nd = sk_cuda_device_count(); d < nd; d++) {
-    sk_cuda_devinfo di;
-    if (sk_cuda_device_info(d, &di) < 0) continue;
-    lua_createtable(L, 0, 8);
-    lua_pushstring(L, di.name);
-    lua_setfield(L, -2, "name");
-    lua_pushfstring(L, "sm_%d%d", di.major, di.minor);
-    lua_setfield(L, -2, "arch");
-    lua_pushinteger(L, di.sms);
-    lua_setfield(L, -2, "multiprocessors");
-    lua_pushinteger(L, (lua_Integer)di.total);
-    lua_setfield(L, -2, "memory");
-    if (di.free) {
-      lua_pushinteger(L, (lua_Integer)di.free);
-      lua_setfield(L, -2, "free");
+  int ndev = 0;
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++) {
+    sk_device dv[16];
+    int nd = (*b)->devices ? (*b)->devices(dv, 16) : 0;
+    for (int d = 0; d < nd; d++) {
+      lua_createtable(L, 0, 8);
+      lua_pushstring(L, dv[d].name);
+      lua_setfield(L, -2, "name");
+      lua_pushstring(L, dv[d].arch);
+      lua_setfield(L, -2, "arch");
+      lua_pushinteger(L, dv[d].multiprocessors);
+      lua_setfield(L, -2, "multiprocessors");
+      lua_pushinteger(L, (lua_Integer)dv[d].memory);
+      lua_setfield(L, -2, "memory");
+      if (dv[d].free) {
+        lua_pushinteger(L, (lua_Integer)dv[d].free);
+        lua_setfield(L, -2, "free");
+      }
+      lua_pushinteger(L, (lua_Integer)dv[d].shared_per_block);
+      lua_setfield(L, -2, "shared_per_block");
+      lua_rawseti(L, -2, ++ndev);
     }
-    lua_pushinteger(L, di.smem_optin);
-    lua_setfield(L, -2, "shared_per_block");
-    lua_rawseti(L, -2, d + 1);
   }
   lua_setfield(L, -2, "devices");
   /* Kokkos Tools: the libraries loaded, and why any was skipped */
@@ -992,7 +994,7 @@ static int l_info(lua_State *L) {
   lua_setfield(L, -2, "available");
   lua_pushstring(L, sk_vendor_host_status());
   lua_setfield(L, -2, sk_vendor_host_available() ? "host" : "note");
-  if (sk_cuda_device_count() > 0) {   /* cuBLAS: only where a GPU is (it starts CUDA) */
+  if (ndev > 0) {   /* a device's vendor BLAS: only where a device is (it starts it) */
     lua_pushstring(L, sk_vendor_gpu_status());
     lua_setfield(L, -2, "gpu");
   }
