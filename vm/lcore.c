@@ -593,9 +593,11 @@ static int l_kernel(lua_State *L) {
   }
   if (target) {
     d.backend = sk_backend_find(target);
-    if (!d.backend)
-      return sk_lerror(L, fname, d.label,
-                       "unknown target '%s' (serial, openmp or cuda)", target);
+    if (!d.backend) {
+      char names[256];
+      sk_env_space_names(names, sizeof names, 0);   /* the back ends' names */
+      return sk_lerror(L, fname, d.label, "unknown target '%s' (%s)", target, names);
+    }
   } else {
     backend(L, fname);
   }
@@ -1003,6 +1005,15 @@ static int l_info(lua_State *L) {
 }
 
 /* -- module -------------------------------------------------------------- */
+/* core.host_accessible(name): true when the CPU loads and stores the
+ * memory of space 'name' directly (as its back end's table says); false
+ * for device memory and unknown names */
+static int l_host_accessible(lua_State *L) {
+  int sp = sk_space_parse(luaL_checkstring(L, 1));
+  lua_pushboolean(L, sp >= 0 && sk_space_host_accessible(sp));
+  return 1;
+}
+
 /* core.interrupt(): ask running host kernels to stop at their next
  * chunk boundary (as Ctrl-C in the CLI); true when one was running.
  * core.interrupt_clear(): let launches run again. */
@@ -1018,6 +1029,7 @@ static int l_interrupt_clear(lua_State *L) {
 }
 
 static const luaL_Reg core_funcs[] = {
+  {"host_accessible", l_host_accessible},
   {"interrupt", l_interrupt},
   {"interrupt_clear", l_interrupt_clear},
   {"parallel_for", l_parallel_for},
