@@ -41,10 +41,11 @@
 
 #include "core/tools.h"
 
-/* the remote space over host memory; the one over a device's memory is
- * that back end's (it names this one's parts' space as 'local') */
+/* the remote space over host memory (its id assigned at registration);
+ * the one over a device's memory is that back end's, naming the device
+ * space as its parts' ('local') */
 static const sk_space_desc remote_spaces[] = {
-  {.name = "remote", .id = 4, .default_layout = SK_RIGHT, .local = "host",
+  {.name = "remote", .id = -1, .default_layout = SK_RIGHT, .local = "host",
    .tools_name = "RemoteSpace"},
   {.name = NULL},
 };
