@@ -290,11 +290,11 @@ int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A,
   const sk_backend *b = sk_dense_backend(err, errlen);
   if (!b) return -1;
   /* tiles: big ones on the host (cache blocking), enough of them for every
-   * thread; on a GPU small ones (one thread each: the vendor path is
-   * the fast one there) */
+   * thread; on a device (its memory not the host's) small ones (one thread
+   * each: the vendor path is the fast one there) */
   int64_t mc = 128, nc = 384, kc = 256;
   int threads = b->concurrency ? b->concurrency() : 1;
-  if (b->code != SK_CODE_HOST) {
+  if (!sk_space_host_accessible(b->space)) {
     mc = 16;
     nc = 12;
     kc = 64;
