@@ -215,8 +215,9 @@ typedef struct sk_backend {
 
   /* -- what the back end brings and knows (issue 25: one folder) -------- */
   /* the memory spaces it brings, ending with an entry whose name is NULL
-   * (NULL: none; openmp shares serial's 'host'). Registered with the back
-   * end (core/space.c); built-in back ends' at first use. */
+   * (NULL: none; openmp inherits serial's 'host', registered once).
+   * Registered with the back end (core/space.c); built-in back ends' at
+   * the first question about a space. */
   const sk_space_desc *spaces;
   /* optional (NULL: always 'space'): the space of new views when the back
    * end runs (CUDA's SPECK_CUDA_UVM=1 makes it managed memory) */
