@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 
 /* the names of the jit tiers, in the order of jit.h's SK_TIER_AUTO, _TCC,
  * _CC */
@@ -24,14 +25,16 @@ const char *sk_env_get(const char *name) {
 }
 
 /* "NAME=value: " with the value cut to a readable length */
-static int prefix(char *err, size_t errlen, const char *name, const char *v) {
-  return snprintf(err, errlen, "%s=%.64s%s: ", name, v, strlen(v) > 64 ? "..." : "");
+static size_t prefix(char *err, size_t errlen, const char *name, const char *v) {
+  if (!err || !errlen) return 0;
+  sk_err(err, errlen, SK_E_ENV_PREFIX, name, v, strlen(v) > 64 ? "..." : "");
+  return strlen(err);
 }
 
 static void fail(char *err, size_t errlen, const char *name, const char *v,
                  const char *what) {
-  int n = prefix(err, errlen, name, v);
-  if (n >= 0 && (size_t)n < errlen) snprintf(err + n, errlen - (size_t)n, "%s", what);
+  size_t n = prefix(err, errlen, name, v);
+  if (n + 1 < errlen) snprintf(err + n, errlen - n, "%s", what);
 }
 
 /* Decimal digits only (no sign, no blanks), at most 'max'. */
@@ -59,7 +62,7 @@ int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen) 
   }
   if (rc == -2) {
     char what[64];
-    snprintf(what, sizeof what, "more than %d", max);
+    sk_err(what, sizeof what, SK_E_MORE_THAN_2, max);
     fail(err, errlen, name, v, what);
     return -1;
   }
@@ -81,8 +84,8 @@ int sk_env_threads(int *threads, char *err, size_t errlen) {
   rc = parse_count(first, SK_THREADS_MAX, threads);
   if (rc == 0) return 1;
   char what[64];
-  if (rc == -2) snprintf(what, sizeof what, "more than %d", SK_THREADS_MAX);
-  else snprintf(what, sizeof what, "not a positive integer");
+  if (rc == -2) sk_err(what, sizeof what, SK_E_MORE_THAN_2, SK_THREADS_MAX);
+  else sk_err(what, sizeof what, SK_E_NOT_POSITIVE_INTEGER);
   fail(err, errlen, "OMP_NUM_THREADS", v, what);
   return -1;
 }
@@ -132,7 +135,7 @@ int sk_env_space(const char **space, char *err, size_t errlen) {
   if (!sk_backend_find(v)) {
     char names[256], what[300];
     sk_env_space_names(names, sizeof names, 0);
-    snprintf(what, sizeof what, "unknown space (%s)", names);
+    sk_err(what, sizeof what, SK_E_UNKNOWN_SPACE_2, names);
     fail(err, errlen, "SPECK_SPACE", v, what);
     return -1;
   }
@@ -158,7 +161,7 @@ int sk_env_seconds(const char *name, double max, double *out, char *err,
   }
   if (x > max) {
     char what[64];
-    snprintf(what, sizeof what, "more than %g seconds", max);
+    sk_err(what, sizeof what, SK_E_MORE_THAN_SECONDS, max);
     fail(err, errlen, name, v, what);
     return -1;
   }
@@ -198,15 +201,15 @@ uint64_t sk_device_memory(char *desc, size_t n) {
   const char *mx = sk_env_get("SPECK_CUDA_MEMORY_MAX");
   int64_t v = mx ? sk_parse_size(mx) : -1;
   if (v <= 0) {
-    snprintf(desc, n, "no device memory budget");
+    sk_err(desc, n, SK_E_NO_DEVICE_MEMORY);
     return 0;
   }
   if (v >= (int64_t)1 << 30)
-    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f GiB", (double)v / (1 << 30));
+    sk_err(desc, n, SK_E_SPECK_CUDA_MEMORY, (double)v / (1 << 30));
   else if (v >= (int64_t)1 << 20)
-    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f MiB", (double)v / (1 << 20));
+    sk_err(desc, n, SK_E_SPECK_CUDA_MEMORY_MAX, (double)v / (1 << 20));
   else
-    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %lld bytes", (long long)v);
+    sk_err(desc, n, SK_E_SPECK_CUDA_MEMORY_MAX_BYTES, (long long)v);
   return (uint64_t)v;
 }
 

@@ -16,60 +16,13 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "core/tools.h"
 #include "core/view.h"
 
 /* -- messages ---------------------------------------------------------- */
 /* Every message view.c produces, in one place. The Lua layer prefixes
  * them with "speck.<function> 'label': ". */
-#define VE_DTYPE      "unknown dtype %d"
-#define VE_RANK       "rank %d exceeds the maximum %d"
-#define VE_NEGRANK    "rank %d is negative"
-#define VE_EXTENT     "extent %d is %lld (must be a non-negative integer)"
-#define VE_LAYOUT     "layout '%s' is only for subviews (use 'right' or 'left')"
-#define VE_BADLAYOUT  "unknown layout %d"
-#define VE_SPACE      "unknown space %d"
-#define VE_OVERFLOW   "cannot allocate %s %s: the size overflows 64 bits"
-#define VE_NOBACKEND  "cannot allocate %zu bytes: no back end for space '%s'"
-#define VE_ALLOC      "cannot allocate %zu bytes"
-#define VE_ALLOCIN    "cannot allocate %zu bytes in space '%s' (%s)"
-#define VE_HELD       "cannot allocate %llu bytes in space '%s' (with %lld bytes of " \
-                      "views held, more than %s)"
-#define VE_NOMEM      "out of memory for the allocation record"
-#define VE_DTYPES     "dtypes differ: '%s' is %s, '%s' is %s (deep_copy does not convert)"
-#define VE_EXTENTS    "extents differ: '%s' is %s, '%s' is %s"
-#define VE_RELEASED   "view '%s' has no memory (released)"
-#define VE_STAGE      "cannot allocate %zu bytes of host staging memory"
-#define VE_NSLICE     "rank %d, given %d slice%s"
-#define VE_SLICEIDX   "slice %d is %lld, out of range [0, %lld)"
-#define VE_SLICERANGE \
-  "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
-#define VE_SLICEKIND  "slice %d has an unknown kind %d"
-#define VE_TILERANK   "a tiled layout needs rank 2 or 3, the view has rank %d"
-#define VE_TILEORDER  "unknown tile order %d (expected right or left)"
-#define VE_TILESIZE   "tile size %lld of dimension %d is not a power of two between 1 and %lld"
-#define VE_TILEVOL    "a tile of %lld elements exceeds the maximum %lld"
-#define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview " \
-                      "(subview does not slice tiled views)"
-#define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep " \
-                       "right or left views only)"
-#define VE_NOTTILED   "view '%s' has layout '%s', not a tiled layout"
-#define VE_NTILE      "view '%s' has rank %d, given %d tile ind%s"
-#define VE_TILEIDX    "tile index %d is %lld, out of range [0, %lld)"
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-  __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t n, const char *fmt, ...) {
-  if (err && n) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
 /* -- dtypes, layouts, spaces ------------------------------------------ */
 const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
   /* name       alias     ctype       tag    size fl sg bo */
@@ -319,8 +272,8 @@ int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
   uint64_t most = sk_host_memory(desc, sizeof desc);
   int64_t held = atomic_load(&host_held);
   if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
-  return fail(err, errlen, VE_HELD, (unsigned long long)bytes, "host", (long long)held,
-              desc);
+  return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes, "host", (long long)held,
+                desc);
 }
 
 int64_t sk_space_room(int space) {
@@ -349,19 +302,19 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
-    return fail(err, errlen, VE_DTYPE, dtype);
-  if (rank < 0) return fail(err, errlen, VE_NEGRANK, rank);
+    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_2, dtype);
+  if (rank < 0) return sk_err(err, errlen, SK_E_RANK_NEGATIVE, rank);
   if (rank > SK_MAXRANK)
-    return fail(err, errlen, VE_RANK, rank, SK_MAXRANK);
+    return sk_err(err, errlen, SK_E_RANK_EXCEEDS_MAXIMUM, rank, SK_MAXRANK);
   if (layout == SK_STRIDE)
-    return fail(err, errlen, VE_LAYOUT, sk_layout_name(layout));
+    return sk_err(err, errlen, SK_E_LAYOUT_ONLY_SUBVIEWS, sk_layout_name(layout));
   if (layout != SK_RIGHT && layout != SK_LEFT)
-    return fail(err, errlen, VE_BADLAYOUT, layout);
+    return sk_err(err, errlen, SK_E_UNKNOWN_LAYOUT, layout);
   if (space < 0 || space >= SK_NSPACE)
-    return fail(err, errlen, VE_SPACE, space);
+    return sk_err(err, errlen, SK_E_UNKNOWN_SPACE_4, space);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
-      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
+      return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
 
   v->dtype = dtype;
   v->rank = rank;
@@ -373,13 +326,13 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   size_t es = sk_dtypes[dtype].size, bytes = 0;
   if (n < 0 || __builtin_mul_overflow((size_t)n, es, &bytes)) {
     char dims[SK_MAXRANK * 24];
-    return fail(err, errlen, VE_OVERFLOW, sk_view_format_extents(v, dims,
-                sizeof dims), sk_dtypes[dtype].name);
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_SIZE,
+                  sk_view_format_extents(v, dims, sizeof dims), sk_dtypes[dtype].name);
   }
   sk_view_layout_strides(rank, layout, v->extent, v->stride);
 
   sk_alloc *a = malloc(sizeof *a);
-  if (!a) return fail(err, errlen, VE_NOMEM);
+  if (!a) return sk_err(err, errlen, SK_E_OUT_MEMORY_ALLOCATION);
   a->refs = 1;
   a->handle = NULL;
   a->bytes = bytes;
@@ -393,7 +346,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     char why[256] = "";
     if (!b || !b->alloc) {
       free(a);
-      return fail(err, errlen, VE_NOBACKEND, bytes, sk_space_name(space));
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, bytes, sk_space_name(space));
     }
     /* no C object may exceed PTRDIFF_MAX bytes: such a request fails here,
      * without asking an allocator (sanitizers abort on them) */
@@ -409,16 +362,16 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       if (most && (space != SK_SPACE_HOST || bytes <= most) &&
           bytes + (uint64_t)(held > 0 ? held : 0) > most) {
         free(a);
-        return fail(err, errlen, VE_HELD, (unsigned long long)bytes, sk_space_name(space),
-                    (long long)held, desc);
+        return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes,
+                      sk_space_name(space), (long long)held, desc);
       }
     }
     if (bytes <= (size_t)PTRDIFF_MAX)   /* 0 bytes: still a freeable block */
       p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
     if (!p) {
       free(a);
-      if (!why[0]) return fail(err, errlen, VE_ALLOC, bytes);
-      return fail(err, errlen, VE_ALLOCIN, bytes, sk_space_name(space), why);
+      if (!why[0]) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES, bytes);
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_2, bytes, sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
     if (h) atomic_fetch_add(h, (int64_t)bytes);
@@ -440,25 +393,25 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
-    return fail(err, errlen, VE_DTYPE, dtype);
+    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_2, dtype);
   if (rank < 2 || rank > SK_MAXTILERANK)
-    return fail(err, errlen, VE_TILERANK, rank);
+    return sk_err(err, errlen, SK_E_TILED_LAYOUT_NEEDS, rank);
   if (order != SK_RIGHT && order != SK_LEFT)
-    return fail(err, errlen, VE_TILEORDER, order);
+    return sk_err(err, errlen, SK_E_UNKNOWN_TILE_ORDER, order);
   int lg[SK_MAXTILERANK] = {0};
   for (int d = 0; d < rank; d++) {
     int64_t t = tile[d];
     if (t < 1 || t > ((int64_t)1 << SK_MAXTILELOG2) || (t & (t - 1)))
-      return fail(err, errlen, VE_TILESIZE, (long long)t, d,
-                  (long long)1 << SK_MAXTILELOG2);
+      return sk_err(err, errlen, SK_E_TILE_SIZE_DIMENSION, (long long)t, d,
+                    (long long)1 << SK_MAXTILELOG2);
     while (((int64_t)1 << lg[d]) < t) lg[d]++;
   }
   if (lg[0] + lg[1] + lg[2] > SK_MAXTILEVOLLOG2)
-    return fail(err, errlen, VE_TILEVOL, (long long)1 << (lg[0] + lg[1] + lg[2]),
-                (long long)1 << SK_MAXTILEVOLLOG2);
+    return sk_err(err, errlen, SK_E_TILE_ELEMENTS_EXCEEDS,
+                  (long long)1 << (lg[0] + lg[1] + lg[2]), (long long)1 << SK_MAXTILEVOLLOG2);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
-      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
+      return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
   /* the padded span, with overflow checks */
   sk_view t = *v;
   t.rank = rank;
@@ -478,9 +431,8 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   size_t es = sk_dtypes[dtype].size, bytes;
   if (span < 0 || __builtin_mul_overflow((size_t)span, es, &bytes)) {
     char dims[SK_MAXRANK * 24];
-    return fail(err, errlen, VE_OVERFLOW,
-                sk_view_format_extents(&t, dims, sizeof dims),
-                sk_dtypes[dtype].name);
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_SIZE,
+                  sk_view_format_extents(&t, dims, sizeof dims), sk_dtypes[dtype].name);
   }
   int64_t n1 = empty ? 0 : span;
   if (sk_view_create(v, label, dtype, 1, &n1, SK_RIGHT, space, init, NULL, err,
@@ -508,16 +460,15 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
 int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
                          int n, char *err, size_t errlen) {
   if (!sk_layout_tiled(src->layout))
-    return fail(err, errlen, VE_NOTTILED, src->label,
-                sk_layout_name(src->layout));
+    return sk_err(err, errlen, SK_E_VIEW_LAYOUT_NOT, src->label, sk_layout_name(src->layout));
   if (n != src->rank)
-    return fail(err, errlen, VE_NTILE, src->label, src->rank, n,
-                n == 1 ? "ex" : "ices");
+    return sk_err(err, errlen, SK_E_VIEW_RANK_GIVEN, src->label, src->rank, n,
+                  n == 1 ? "ex" : "ices");
   int64_t off = 0;
   for (int d = 0; d < n; d++) {
     int64_t nt = sk_view_ntiles(src, d);
     if (ti[d] < 0 || ti[d] >= nt)
-      return fail(err, errlen, VE_TILEIDX, d, (long long)ti[d], (long long)nt);
+      return sk_err(err, errlen, SK_E_TILE_INDEX_OUT, d, (long long)ti[d], (long long)nt);
     off += ti[d] * src->stride[d];
   }
   sk_view r = *src;
@@ -748,11 +699,11 @@ static int stage_open(stage *s, const sk_view *v, int load, char *err,
   s->host = sk_backend_for_space(SK_SPACE_HOST);
   s->dev = sk_backend_for_space(v->space);
   if (!s->host || !s->dev || !s->dev->copy)
-    return fail(err, errlen, VE_NOBACKEND, s->bytes, sk_space_name(v->space));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, s->bytes, sk_space_name(v->space));
   char why[256] = "";
   s->buf = s->host->alloc(s->bytes ? s->bytes : 64, SK_SPACE_HOST, why,
                           sizeof why);
-  if (!s->buf) return fail(err, errlen, VE_STAGE, s->bytes);
+  if (!s->buf) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_HOST, s->bytes);
   s->h.data = s->buf;
   s->h.space = SK_SPACE_HOST;
   if (load && s->bytes &&
@@ -781,7 +732,7 @@ static int stage_close(stage *s, const sk_view *v, int store, char *err,
 /* -- deep_copy and fill ------------------------------------------------ */
 static int check_memory(const sk_view *v, char *err, size_t errlen) {
   if (!v->data && sk_view_size(v) > 0)
-    return fail(err, errlen, VE_RELEASED, v->label);
+    return sk_err(err, errlen, SK_E_VIEW_NO_MEMORY, v->label);
   return 0;
 }
 
@@ -809,8 +760,8 @@ static int device_copy(sk_view *dst, const sk_view *src, char *err,
   const sk_backend *b = sk_backend_for_space(D->space);
   size_t es = sk_dtypes[D->dtype].size;
   if (!b || !b->copy || !b->copy_view)
-    return fail(err, errlen, VE_NOBACKEND, (size_t)sk_view_size(D) * es,
-                sk_space_name(D->space));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)sk_view_size(D) * es,
+                  sk_space_name(D->space));
   if (stage_fence(D->space, err, errlen) < 0) return -1;
   /* the host image: the host view itself when dense */
   sk_view H = *Hs, tmpH;
@@ -1003,14 +954,13 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
                      size_t errlen) {
   if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
     char a[32], b[32];
-    return fail(err, errlen, VE_DTYPES, dst->label,
-                sk_view_dtype_name(dst, a, sizeof a), src->label,
-                sk_view_dtype_name(src, b, sizeof b));
+    return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label,
+                  sk_view_dtype_name(dst, a, sizeof a), src->label,
+                  sk_view_dtype_name(src, b, sizeof b));
   }
   if (dst->dtype != src->dtype)
-    return fail(err, errlen, VE_DTYPES, dst->label,
-                sk_dtypes[dst->dtype].name, src->label,
-                sk_dtypes[src->dtype].name);
+    return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label, sk_dtypes[dst->dtype].name,
+                  src->label, sk_dtypes[src->dtype].name);
   int same = dst->rank == src->rank;
   for (int d = 0; same && d < dst->rank; d++)
     same = dst->extent[d] == src->extent[d];
@@ -1018,8 +968,8 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
     char a[SK_MAXRANK * 24], b[SK_MAXRANK * 24];
     sk_view_format_extents(dst, a, sizeof a);
     sk_view_format_extents(src, b, sizeof b);
-    return fail(err, errlen, VE_EXTENTS, dst->label, a[0] ? a : "[]",
-                src->label, b[0] ? b : "[]");
+    return sk_err(err, errlen, SK_E_EXTENTS_DIFFER, dst->label, a[0] ? a : "[]",
+                  src->label, b[0] ? b : "[]");
   }
   int64_t n = sk_view_size(dst);
   if (n == 0) return 0;
@@ -1049,7 +999,7 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
       memcpy(dst->data, src->data, (size_t)n * es);
       return 0;
     }
-    return fail(err, errlen, VE_NOBACKEND, (size_t)n * es, sk_space_name(sp));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)n * es, sk_space_name(sp));
   }
 
   /* both sides reachable by a device back end's kernels (cuda, pinned,
@@ -1149,23 +1099,22 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
   sk_view r = *src;
   int64_t off = 0;
   if (sk_layout_tiled(src->layout))
-    return fail(err, errlen, VE_TILEDSUB, src->label);
+    return sk_err(err, errlen, SK_E_VIEW_TILED_LAYOUT, src->label);
   if (n != src->rank)
-    return fail(err, errlen, VE_NSLICE, src->rank, n, n == 1 ? "" : "s");
+    return sk_err(err, errlen, SK_E_RANK_GIVEN_SLICE, src->rank, n, n == 1 ? "" : "s");
   r.rank = 0;
   for (int d = 0; d < n; d++) {
     int64_t e = src->extent[d];
     switch (s[d].kind) {
     case SK_SLICE_INDEX:
       if (s[d].b < 0 || s[d].b >= e)
-        return fail(err, errlen, VE_SLICEIDX, d, (long long)s[d].b,
-                    (long long)e);
+        return sk_err(err, errlen, SK_E_SLICE_OUT_RANGE, d, (long long)s[d].b, (long long)e);
       off += s[d].b * src->stride[d];
       break;
     case SK_SLICE_RANGE:
       if (s[d].b < 0 || s[d].b > s[d].e || s[d].e > e)
-        return fail(err, errlen, VE_SLICERANGE, d, (long long)s[d].b,
-                    (long long)s[d].e, (long long)e, (long long)e);
+        return sk_err(err, errlen, SK_E_SLICE_OUT_RANGE_EXTENT, d, (long long)s[d].b,
+                      (long long)s[d].e, (long long)e, (long long)e);
       /* an empty range keeps the pointer in bounds of the allocation */
       if (s[d].e > s[d].b) off += s[d].b * src->stride[d];
       r.extent[r.rank] = s[d].e - s[d].b;
@@ -1176,7 +1125,7 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
       r.stride[r.rank++] = src->stride[d];
       break;
     default:
-      return fail(err, errlen, VE_SLICEKIND, d, s[d].kind);
+      return sk_err(err, errlen, SK_E_SLICE_UNKNOWN_KIND, d, s[d].kind);
     }
   }
   for (int d = r.rank; d < SK_MAXRANK; d++) {
@@ -1201,7 +1150,7 @@ int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
   sk_view nv;
   int layout = v->layout == SK_STRIDE ? SK_RIGHT : v->layout;
   if (sk_layout_tiled(v->layout))
-    return fail(err, errlen, VE_TILEDRESIZE, v->label);
+    return sk_err(err, errlen, SK_E_VIEW_TILED_LAYOUT_RESIZE, v->label);
   if (sk_view_create(&nv, v->label, v->dtype, v->rank, ext, layout, v->space,
                      1, NULL, err, errlen) < 0)
     return -1;

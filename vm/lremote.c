@@ -3,6 +3,7 @@
  * remote.View, and the view methods local_view / local_range. */
 #include <string.h>
 
+#include "core/err.h"
 #include "vm.h"
 #include "../backends/remote/remote.h"
 
@@ -113,8 +114,8 @@ static int l_view(lua_State *L) {
       const char *s = lua_tostring(L, -1);
       if (s && strcmp(s, "partitioned") == 0) dist = SK_REMOTE_PARTITIONED;
       else if (!s || strcmp(s, "blocked") != 0)
-        return sk_lerror(L, fname, label, "layout is %s (expected 'blocked' "
-                         "or 'partitioned')", s ? s : luaL_typename(L, -1));
+        return sk_lerror(L, fname, label, SK_E_LAYOUT_EXPECTED_BLOCKED,
+                         s ? s : luaL_typename(L, -1));
     }
     lua_pop(L, 1);
     lua_getfield(L, 4, "space");

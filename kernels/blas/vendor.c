@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "../../backends/cuda/cuda_api.h"
+#include "core/err.h"
 #include "core/view.h"
 
 /* -- the library ---------------------------------------------------------- */
@@ -110,8 +111,7 @@ static void load(void) {
     snprintf(saved, sizeof saved, "%s", ct);
     restore = 1;
     unsetenv("OPENBLAS_CORETYPE");
-    snprintf(note, sizeof note, "; OPENBLAS_CORETYPE=%.64s set aside (this CPU has AVX-512)",
-             saved);
+    sk_err(note, sizeof note, SK_E_OPENBLAS_CORETYPE_SET, saved);
   }
   /* threads: the load starts them with this thread's mask; widen it */
   cpu_set_t old, all;
@@ -130,9 +130,7 @@ static void load(void) {
   pthread_mutex_unlock(&env_lock);
   if (!lib.h) {
     const char *e = dlerror();
-    snprintf(lib.status, sizeof lib.status,
-             "OpenBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
-             e ? e : name);
+    sk_err(lib.status, sizeof lib.status, SK_E_OPENBLAS_NOT_AVAILABLE, e ? e : name);
     return;
   }
 #define SYM(field, s) *(void **)&lib.field = dlsym(lib.h, s)
@@ -152,15 +150,13 @@ static void load(void) {
       !lib.ssyrk || !lib.dtrsm || !lib.strsm || !lib.dtrmm || !lib.strmm ||
       !lib.dpotrf || !lib.spotrf || !lib.dgetrf || !lib.sgetrf || !lib.dgetrs ||
       !lib.sgetrs || !lib.dtrtri || !lib.strtri) {
-    snprintf(lib.status, sizeof lib.status,
-             "%s lacks BLAS/LAPACK entries: impl \"vendor\" runs the native kernels",
-             name);
+    sk_err(lib.status, sizeof lib.status, SK_E_LACKS_BLAS_LAPACK, name);
     dlclose(lib.h);
     lib.h = NULL;
     return;
   }
-  snprintf(lib.status, sizeof lib.status, "OpenBLAS (%s, core %s)%s", name,
-           lib.corename ? lib.corename() : "?", note);
+  sk_err(lib.status, sizeof lib.status, SK_E_OPENBLAS_CORE, name,
+         lib.corename ? lib.corename() : "?", note);
 }
 
 int sk_vendor_host_available(void) {
@@ -509,9 +505,9 @@ static void cub_load(void) {
   for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!cub.h) {
     const char *e = dlerror();
-    snprintf(cub.status, sizeof cub.status,
-             "cuBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
-             e ? e : "libcublas.so.12");
+    sk_err(cub.status, sizeof cub.status,
+           SK_E_CUBLAS_NOT_AVAILABLE,
+           e ? e : "libcublas.so.12");
     return;
   }
 #define SYM(field, s) *(void **)&cub.field = dlsym(cub.h, s)
@@ -527,12 +523,12 @@ static void cub_load(void) {
   if (cub.create && cub.set_stream && cub.dgemm && cub.sgemm && cub.dgemmsb &&
       cub.sgemmsb && cub.dtrsm && cub.strsm && cub.dsyrk && cub.ssyrk && stream &&
       (rc = cub.create(&cub.handle)) == 0 && cub.set_stream(cub.handle, stream) == 0) {
-    snprintf(cub.status, sizeof cub.status, "cuBLAS (on the cuda space's stream)");
+    sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_CUDA_SPACE);
     return;
   }
-  snprintf(cub.status, sizeof cub.status,
-           "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels",
-           stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
+  sk_err(cub.status, sizeof cub.status,
+         SK_E_CUBLAS_UNUSABLE_IMPL,
+         stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
   cub.handle = NULL;
 }
 

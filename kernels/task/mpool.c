@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "task.h"
 
 #define CLS_SHIFT 24
@@ -71,8 +72,7 @@ static void head_free(sk_mpool_head *h, void *ptr) {
 sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
                        size_t errlen) {
   if (bytes <= 0) {
-    snprintf(err, errlen, "memory pool size %lld is not positive",
-             (long long)bytes);
+    sk_err(err, errlen, SK_E_MEMORY_POOL_SIZE, (long long)bytes);
     return NULL;
   }
   int sb_log2;
@@ -84,15 +84,13 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
     if (sb_log2 > 20) sb_log2 = 20;
   }
   if (sb_log2 < MIN_LOG2 + 2 || sb_log2 > 20) {
-    snprintf(err, errlen, "memory pool superblock of %lld bytes is not "
-             "between 64 bytes and 1 MiB", (long long)sb_bytes);
+    sk_err(err, errlen, SK_E_MEMORY_POOL_SUPERBLOCK, (long long)sb_bytes);
     return NULL;
   }
   int64_t sb = (int64_t)1 << sb_log2;
   int64_t nsb = (bytes + sb - 1) / sb;
   if (nsb > ((int64_t)1 << 30)) {
-    snprintf(err, errlen, "memory pool of %lld bytes is too large",
-             (long long)bytes);
+    sk_err(err, errlen, SK_E_MEMORY_POOL_BYTES, (long long)bytes);
     return NULL;
   }
   if (sk_host_room((uint64_t)(nsb * sb), err, errlen) < 0) return NULL;
@@ -117,8 +115,7 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
   return p;
 oom:
   sk_mpool_free(p);
-  snprintf(err, errlen, "cannot allocate a memory pool of %lld bytes",
-           (long long)bytes);
+  sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_MEMORY, (long long)bytes);
   return NULL;
 }
 
