@@ -86,6 +86,11 @@ SK_ERRDEF(NVSHMEM_NVSHMEMX_SET, "NVSHMEM: nvshmemx_set_attr_uniqueid_args failed
 SK_ERRDEF(NVSHMEM_NVSHMEMX_HOSTLIB, "NVSHMEM: nvshmemx_hostlib_init_attr failed (status %d; NVSHMEM_DEBUG=INFO says why)")
 SK_ERRDEF(NVSHMEM_PE_DOES, "NVSHMEM: PE %d of %d does not match MPI rank %d of %d")
 SK_ERRDEF(NVSHMEM_SYMMETRIC_HEAP, "NVSHMEM's symmetric heap has no room for %zu bytes (NVSHMEM_SYMMETRIC_SIZE sets its size)")
+SK_ERRDEF(CUDA_ERROR, "CUDA error %d")
+SK_ERRDEF(BYTES_FREE_DEVICE, "%zu bytes free of %zu on device %d")
+SK_ERRDEF(FREE_MEMORY_UNKNOWN, "free memory unknown")
+SK_ERRDEF(NOT_FOUND, "not found")
+
 
 /* -- backends/host ---------------------------------------------------------- */
 SK_ERRDEF(GIB_MEMORY_LIMIT, "the %.1f GiB memory limit of this cgroup")
@@ -138,6 +143,9 @@ SK_ERRDEF(VIEW_NOT_REMOTE, "%s: view '%s' is not a remote view")
 SK_ERRDEF(REMOTE_VIEWS_ALLOCATED, "remote views are allocated collectively by remote.View")
 SK_ERRDEF(SPECK_REMOTE_SPECK, "speck.remote: SPECK_REMOTE_DIRECT=%s: expected 0 or 1")
 SK_ERRDEF(SPECK_REMOTE_MPI, "speck.remote: MPI was finalised already in this process (MPI cannot start twice)")
+SK_ERRDEF(ERROR, "error %d")
+SK_ERRDEF(ANOTHER_RANK_NVSHMEM, "another rank's NVSHMEM allocation failed")
+
 
 /* -- core ------------------------------------------------------------------- */
 SK_ERRDEF(ENV_PREFIX, "%s=%.64s%s: ")
@@ -369,6 +377,9 @@ SK_ERRDEF(OPENBLAS_CORE, "OpenBLAS (%s, core %s)%s")
 SK_ERRDEF(CUBLAS_NOT_AVAILABLE, "cuBLAS not available (%.300s): impl \"vendor\" runs the native kernels")
 SK_ERRDEF(CUBLAS_CUDA_SPACE, "cuBLAS (on the cuda space's stream)")
 SK_ERRDEF(CUBLAS_UNUSABLE_IMPL, "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels")
+SK_ERRDEF(CUBLASCREATE_FAILED, "cublasCreate failed")
+SK_ERRDEF(MISSING_ENTRIES, "missing entries")
+
 
 /* -- kernels/graph ---------------------------------------------------------- */
 SK_ERRDEF(GRAPH_ROWPTR_MUST, "the graph's rowptr must be int64 (nv + 1 entries) and its colidx int32, got %s[%lld] and %s")
@@ -583,6 +594,12 @@ SK_ERRDEF(MEMORY_POOL_SIZE, "memory pool size %lld is not positive")
 SK_ERRDEF(MEMORY_POOL_SUPERBLOCK, "memory pool superblock of %lld bytes is not between 64 bytes and 1 MiB")
 SK_ERRDEF(MEMORY_POOL_BYTES, "memory pool of %lld bytes is too large")
 SK_ERRDEF(CANNOT_ALLOCATE_MEMORY, "cannot allocate a memory pool of %lld bytes")
+SK_ERRDEF(MIB, "%.1f MiB")
+SK_ERRDEF(KIB, "%.1f KiB")
+SK_ERRDEF(BYTES, "%lld bytes")
+SK_ERRDEF(MEMORY_POOL_BLOCK, "memory pool: a block of %s is larger than the pool's superblocks of %s")
+SK_ERRDEF(MEMORY_POOL_EXHAUSTED, "memory pool of %s exhausted (asked for %s with %s in use; give the scheduler more memory)")
+
 
 /* -- vm --------------------------------------------------------------------- */
 SK_ERRDEF(SPECK_VM_SET, "speck_vm_set_view '%s': %s")
@@ -698,3 +715,9 @@ SK_ERRDEF(RANK_GIVEN_TILE, "rank %d, given %d tile ind%s")
 SK_ERRDEF(TILE_INDEX_MUST, "tile index %d is %s (must be an integer)")
 SK_ERRDEF(RANK_GIVEN_EXTENT, "rank %d, given %d extent%s")
 SK_ERRDEF(N_MUST_INTEGER, "N must be an integer from 1 to %d (got %s)")
+SK_ERRDEF(OUT_RANGE, " (out of range [0, %llu])")
+SK_ERRDEF(OUT_RANGE_2, " (out of range [%lld, %lld])")
+SK_ERRDEF(ERROR_NOT_STRING, "(error is not a string)")
+SK_ERRDEF(ALLREDUCE_ARGUMENT, "argument 1 is %s (expected a number or a table of numbers)")
+SK_ERRDEF(ALLREDUCE_ELEMENT, "element %d is %s (expected a number)")
+SK_ERRDEF(KERNEL_HANDLE_CLOSED, "kernel handle is closed")

@@ -20,9 +20,9 @@
 #include "core/tools.h"
 #include "core/view.h"
 
-/* -- messages ---------------------------------------------------------- */
-/* Every message view.c produces, in one place. The Lua layer prefixes
- * them with "speck.<function> 'label': ". */
+/* Messages are core/errmsg.h's; the Lua layer prefixes them with
+ * "speck.<function> 'label': ". */
+
 /* -- dtypes, layouts, spaces ------------------------------------------ */
 const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
   /* name       alias     ctype       tag    size fl sg bo */

@@ -13,9 +13,9 @@
 #include "codegen.h"
 #include "strbuf.h"
 
-/* -- messages ---------------------------------------------------------- */
-/* Every message of the text checks, in one place. '%s line %d' names the
- * part (body, prelude, init, join) and its line. */
+/* Messages are core/errmsg.h's; in them '%s line %d' names the part
+ * (body, prelude, init, join) and its line. */
+
 /* -- checks ------------------------------------------------------------ */
 static int is_ident(const char *s) {
   if (!s || !*s) return 0;

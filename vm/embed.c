@@ -50,7 +50,7 @@ static int status_of(int lua_status) {
 static void take_error(lua_State *L, char *err, size_t errlen) {
   if (err != NULL && errlen > 0) {
     const char *msg = lua_tostring(L, -1);
-    sk_err(err, errlen, SK_E_MSG, msg != NULL ? msg : "(error is not a string)");
+    sk_err(err, errlen, SK_E_MSG, msg != NULL ? msg : sk_err_text(SK_E_ERROR_NOT_STRING));
   }
   lua_pop(L, 1);
 }

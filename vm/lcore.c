@@ -591,7 +591,7 @@ static int l_kernel(lua_State *L) {
 
 static khandle *check_handle(lua_State *L) {
   khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
-  if (!kh->h) luaL_argerror(L, 1, "kernel handle is closed");
+  if (!kh->h) luaL_argerror(L, 1, sk_err_text(SK_E_KERNEL_HANDLE_CLOSED));
   return kh;
 }
 

@@ -73,15 +73,15 @@ static int l_allreduce(lua_State *L) {
     return 1;
   }
   if (!lua_istable(L, 1))
-    return luaL_error(L, "remote.allreduce: argument 1 is %s (expected a number "
-                      "or a table of numbers)", luaL_typename(L, 1));
+    return sk_lerror(L, "remote.allreduce", NULL, SK_E_ALLREDUCE_ARGUMENT,
+                     luaL_typename(L, 1));
   int n = (int)lua_rawlen(L, 1);
   double *x = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *x, 0);
   for (int i = 0; i < n; i++) {
     lua_rawgeti(L, 1, i + 1);
     if (lua_type(L, -1) != LUA_TNUMBER)
-      return luaL_error(L, "remote.allreduce: element %d is %s (expected a "
-                        "number)", i + 1, luaL_typename(L, -1));
+      return sk_lerror(L, "remote.allreduce", NULL, SK_E_ALLREDUCE_ELEMENT, i + 1,
+                       luaL_typename(L, -1));
     x[i] = lua_tonumber(L, -1);
     lua_pop(L, 1);
   }

@@ -21,12 +21,12 @@
 #include "vm.h"
 
 /* -- messages ---------------------------------------------------------- */
-/* Every message raised here, in one place. They are raised as
- * "<function> 'label': <message>" at the caller's file:line. */
+/* Messages are core/errmsg.h's, raised as "<function> 'label': <message>"
+ * at the caller's file:line. */
 #define ERRLEN 512
 
 static int lv_raise_(lua_State *L, const char *fname, const char *label,
-                    int id, ...);
+                     int id, ...);
 #define lv_raise(a0, a1, a2, id, ...) \
   (SK_ERRCHK(id, ##__VA_ARGS__), lv_raise_(a0, a1, a2, id, ##__VA_ARGS__))
 
@@ -34,7 +34,7 @@ static int lv_raise_(lua_State *L, const char *fname, const char *label,
  * the calling Lua line. Messages are formatted on the C stack: nothing
  * here is left to free when lua_error jumps. */
 static int lv_raise_(lua_State *L, const char *fname, const char *label,
-                    int id, ...) {
+                     int id, ...) {
   char msg[ERRLEN];
   va_list ap;
   va_start(ap, id);
@@ -159,11 +159,10 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
   }
   show(L, idx, c->what, sizeof c->what);
   if (dtype == SK_U64)
-    snprintf(c->range, sizeof c->range, " (out of range [0, %llu])",
-             (unsigned long long)UINT64_MAX);
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE, (unsigned long long)UINT64_MAX);
   else
-    snprintf(c->range, sizeof c->range, " (out of range [%lld, %lld])",
-             (long long)int_lo[dtype], (long long)int_hi[dtype]);
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_2, (long long)int_lo[dtype],
+           (long long)int_hi[dtype]);
   if (lua_isinteger(L, idx)) {
     c->i = lua_tointeger(L, idx);
   } else {

@@ -51,7 +51,7 @@ const char *sk_cu_errstr(CUresult rc, char *buf, size_t n) {
   if (name && str)
     snprintf(buf, n, "%s (%s)", name, str);
   else
-    snprintf(buf, n, "CUDA error %d", rc);
+    sk_err(buf, n, SK_E_CUDA_ERROR, rc);
   return buf;
 }
 

@@ -33,10 +33,9 @@
 static void free_info(char *buf, size_t n) {
   size_t fr = 0, tot = 0;
   if (sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
-    snprintf(buf, n, "%zu bytes free of %zu on device %d", fr, tot,
-             sk_cuda.index);
+    sk_err(buf, n, SK_E_BYTES_FREE_DEVICE, fr, tot, sk_cuda.index);
   else
-    snprintf(buf, n, "free memory unknown");
+    sk_err(buf, n, SK_E_FREE_MEMORY_UNKNOWN);
 }
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;

@@ -61,7 +61,7 @@ static int load(void) {
   if (!nv.h) {
     const char *d = dlerror();
     sk_err(load_why, sizeof load_why,
-           SK_E_NVSHMEM_HOST_LIBRARY, lib_name, d ? d : "not found");
+           SK_E_NVSHMEM_HOST_LIBRARY, lib_name, d ? d : sk_err_text(SK_E_NOT_FOUND));
     return loaded = 0;
   }
   struct { const char *name; void **fn; } syms[] = {

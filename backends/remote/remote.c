@@ -89,7 +89,7 @@ static void unlock(int l) {
 static int mpi_fail(char *err, size_t errlen, const char *what, int rc) {
   char s[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", rc);
+  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) sk_err(s, sizeof s, SK_E_ERROR, rc);
   sk_err(err, errlen, SK_E_FAILED, what, s);
   return -1;
 }
@@ -441,7 +441,7 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
   if (!all) {
     sk_nvshmem_free(local);
     sk_err(err, errlen, SK_E_REMOTE_VIEW, label,
-           ok ? "another rank's NVSHMEM allocation failed" : why);
+           ok ? sk_err_text(SK_E_ANOTHER_RANK_NVSHMEM) : why);
     return -1;
   }
   r->peer_host = calloc((size_t)nranks, sizeof *r->peer_host);

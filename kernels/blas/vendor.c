@@ -528,7 +528,7 @@ static void cub_load(void) {
   }
   sk_err(cub.status, sizeof cub.status,
          SK_E_CUBLAS_UNUSABLE_IMPL,
-         stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
+         stream ? sk_err_text(rc ? SK_E_CUBLASCREATE_FAILED : SK_E_MISSING_ENTRIES) : err);
   cub.handle = NULL;
 }
 

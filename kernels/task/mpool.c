@@ -269,11 +269,11 @@ void sk_mpool_stats_get(const sk_mpool *p, sk_mpool_stats *st) {
 
 static const char *human(int64_t b, char *buf, size_t n) {
   if (b >= (1 << 20))
-    snprintf(buf, n, "%.1f MiB", (double)b / (1 << 20));
+    sk_err(buf, n, SK_E_MIB, (double)b / (1 << 20));
   else if (b >= 1024)
-    snprintf(buf, n, "%.1f KiB", (double)b / 1024);
+    sk_err(buf, n, SK_E_KIB, (double)b / 1024);
   else
-    snprintf(buf, n, "%lld bytes", (long long)b);
+    sk_err(buf, n, SK_E_BYTES, (long long)b);
   return buf;
 }
 
@@ -282,11 +282,9 @@ void sk_mpool_describe(const sk_mpool *p, int64_t asked, char *buf, size_t n) {
   sk_mpool_stats_get(p, &st);
   char a[32], c[32], u[32], s[32];
   if (asked > st.superblock)
-    snprintf(buf, n, "memory pool: a block of %s is larger than the pool's "
-             "superblocks of %s", human(asked, a, sizeof a),
-             human(st.superblock, s, sizeof s));
+    sk_err(buf, n, SK_E_MEMORY_POOL_BLOCK, human(asked, a, sizeof a),
+           human(st.superblock, s, sizeof s));
   else
-    snprintf(buf, n, "memory pool of %s exhausted (asked for %s with %s in "
-             "use; give the scheduler more memory)", human(st.capacity, c, sizeof c),
-             human(asked, a, sizeof a), human(st.in_use, u, sizeof u));
+    sk_err(buf, n, SK_E_MEMORY_POOL_EXHAUSTED, human(st.capacity, c, sizeof c),
+           human(asked, a, sizeof a), human(st.in_use, u, sizeof u));
 }
