@@ -501,9 +501,9 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
   snprintf(err + l, errlen > l ? errlen - l : 0, ")");
 }
 
-int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
-                   sk_kvalue *out, int *result_kind, char *err,
-                   size_t errlen) {
+static int call_entry(const char *name, const sk_arg *args, int nargs,
+                      sk_kvalue *out, int *result_kind, char *err,
+                      size_t errlen, int named) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
   if (!e) {
     unknown_kernel(name, err, errlen);
@@ -515,11 +515,24 @@ int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
   char msg[2048];
   if (e->call(args, nargs, &v, msg, sizeof msg) < 0) {
     sk_kout_release(&v);
-    sk_err(err, errlen, SK_E_PREFIX, e->name, msg);
+    if (named) sk_err(err, errlen, SK_E_PREFIX, e->name, msg);
+    else sk_err(err, errlen, SK_E_MSG, msg);
     return -1;
   }
   if (out) *out = v;
   else sk_kout_release(&v);
   if (result_kind) *result_kind = e->result;
   return 0;
+}
+
+int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
+                   sk_kvalue *out, int *result_kind, char *err,
+                   size_t errlen) {
+  return call_entry(name, args, nargs, out, result_kind, err, errlen, 1);
+}
+
+int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs,
+                       sk_kvalue *out, int *result_kind, char *err,
+                       size_t errlen) {
+  return call_entry(name, args, nargs, out, result_kind, err, errlen, 0);
 }

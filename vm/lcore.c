@@ -637,24 +637,31 @@ static int l_profile_pop(lua_State *L) {
 }
 
 /* -- library kernels ------------------------------------------------------ */
-/* core.call(name, args): library kernel 'name' ("blas.dot") with its
- * arguments by name (views, numbers, strings); returns its result (nil
- * for none) and, when the driver made outputs, a table of them by name
- * (new views, numbers). Called by the stdlib wrappers, so errors carry
- * their caller's position. */
+/* core.call(name, args [, fname]): library kernel 'name' ("blas.dot")
+ * with its arguments by name (views, numbers, strings); returns its result
+ * (nil for none) and, when the driver made outputs, a table of them by
+ * name (new views, numbers). Called by the stdlib wrappers, so errors
+ * carry their caller's position and are named "speck.<name>: ". With
+ * 'fname' ("speck.graph.read": the public function a wrapper implements)
+ * errors are named after it and carry no position: a wrapper that calls
+ * through pcall raises them at its user's level as they are. */
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
+  const char *pub = luaL_optstring(L, 3, NULL);
   sk_arg args[SK_MAXCAP];
   char fname[128];
-  snprintf(fname, sizeof fname, "speck.%s", name);
+  if (pub) snprintf(fname, sizeof fname, "%s", pub);
+  else snprintf(fname, sizeof fname, "speck.%s", name);
   int n = collect_args_str(L, 2, args, fname, NULL, 1);
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
-  if (sk_kernel_call(name, args, n, &v, &kind, err, sizeof err) < 0) {
-    luaL_where(L, 2);
+  if (sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err) < 0) {
+    if (pub) lua_pushliteral(L, "");
+    else luaL_where(L, 2);
     /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
-    lua_pushfstring(L, sk_kernel_find(name) ? "speck.%s" : "speck.call: %s", err);
+    if (sk_kernel_find(name)) lua_pushfstring(L, "%s: %s", fname, err);
+    else lua_pushfstring(L, "speck.call: %s", err);
     lua_concat(L, 2);
     return lua_error(L);
   }
