@@ -67,7 +67,7 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
   pthread_mutex_unlock(&lock);
   if (!b) {
     free(rt);
-    fail(err, errlen, 0, SK_E_SPECK_RUNTIME_OPEN_2, msg);
+    fail(err, errlen, 0, SK_E_SPECK_RUNTIME_OPEN_MSG, msg);
     return NULL;
   }
   rt->b = b;
@@ -184,7 +184,7 @@ int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
                 dst ? "src" : "dst");
   char msg[512];
   if (sk_view_deep_copy(&dst->v, &src->v, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_2, dst->v.label, src->v.label, msg);
+    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_VIEWS, dst->v.label, src->v.label, msg);
   return SPECK_OK;
 }
 
@@ -333,8 +333,8 @@ int speck_call_out(speck_runtime *rt, const char *kernel,
   int kind = SK_KRES_NONE;
   if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
     return kernel && sk_kernel_find(kernel)
-               ? fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_2, msg)
-               : fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_3, msg);
+               ? fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_NAMED, msg)
+               : fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_UNKNOWN, msg);
   if (v.nout > (out ? maxout : 0) || (v.nout > 0 && !nout)) {
     int have = v.nout;
     sk_kout_release(&v);

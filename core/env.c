@@ -37,6 +37,14 @@ static void fail(char *err, size_t errlen, const char *name, const char *v,
   if (n + 1 < errlen) snprintf(err + n, errlen - n, "%s", what);
 }
 
+/* "NAME=value: " and message 'id' (a text without slots) */
+static void fail_id(char *err, size_t errlen, const char *name, const char *v,
+                    int id) {
+  size_t n = prefix(err, errlen, name, v);
+  if (n + 1 < errlen) sk_err_(err + n, errlen - n, id);
+  else sk_err_(NULL, 0, id);
+}
+
 /* Decimal digits only (no sign, no blanks), at most 'max'. */
 static int parse_count(const char *v, int max, int *out) {
   long long n = 0;
@@ -57,12 +65,12 @@ int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen) 
   if (!v) return 0;
   int rc = parse_count(v, max, out);
   if (rc == -1) {
-    fail(err, errlen, name, v, "not a positive integer");
+    fail_id(err, errlen, name, v, SK_E_NOT_POSITIVE_INTEGER);
     return -1;
   }
   if (rc == -2) {
     char what[64];
-    sk_err(what, sizeof what, SK_E_MORE_THAN_2, max);
+    sk_err(what, sizeof what, SK_E_MORE_THAN_INT, max);
     fail(err, errlen, name, v, what);
     return -1;
   }
@@ -84,7 +92,7 @@ int sk_env_threads(int *threads, char *err, size_t errlen) {
   rc = parse_count(first, SK_THREADS_MAX, threads);
   if (rc == 0) return 1;
   char what[64];
-  if (rc == -2) sk_err(what, sizeof what, SK_E_MORE_THAN_2, SK_THREADS_MAX);
+  if (rc == -2) sk_err(what, sizeof what, SK_E_MORE_THAN_INT, SK_THREADS_MAX);
   else sk_err(what, sizeof what, SK_E_NOT_POSITIVE_INTEGER);
   fail(err, errlen, "OMP_NUM_THREADS", v, what);
   return -1;
@@ -99,7 +107,7 @@ int sk_env_jit(int *tier, char *err, size_t errlen) {
       *tier = t;
       return 1;
     }
-  fail(err, errlen, "SPECK_JIT", v, "unknown tier (tcc, cc or auto)");
+  fail_id(err, errlen, "SPECK_JIT", v, SK_E_UNKNOWN_TIER_TCC);
   return -1;
 }
 
@@ -135,7 +143,7 @@ int sk_env_space(const char **space, char *err, size_t errlen) {
   if (!sk_backend_find(v)) {
     char names[256], what[300];
     sk_env_space_names(names, sizeof names, 0);
-    sk_err(what, sizeof what, SK_E_UNKNOWN_SPACE_2, names);
+    sk_err(what, sizeof what, SK_E_UNKNOWN_SPACE_OF, names);
     fail(err, errlen, "SPECK_SPACE", v, what);
     return -1;
   }
@@ -156,7 +164,7 @@ int sk_env_seconds(const char *name, double max, double *out, char *err,
   if (*p == '.')
     for (p++; *p >= '0' && *p <= '9'; p++, digits++) x += (*p - '0') * (scale /= 10);
   if (!digits || *p || !(x > 0)) {
-    fail(err, errlen, name, v, "not a positive number of seconds");
+    fail_id(err, errlen, name, v, SK_E_NOT_POSITIVE_NUMBER);
     return -1;
   }
   if (x > max) {
@@ -186,8 +194,7 @@ int sk_env_check(char *err, size_t errlen) {
   for (int k = 0; sizes[k]; k++) {
     const char *mx = sk_env_get(sizes[k]);
     if (mx && sk_parse_size(mx) <= 0) {
-      fail(err, errlen, sizes[k], mx,
-           "not a size (bytes, or a number with K, M or G; more than 0)");
+      fail_id(err, errlen, sizes[k], mx, SK_E_NOT_SIZE_BYTES);
       return -1;
     }
   }

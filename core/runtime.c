@@ -171,6 +171,6 @@ int sk_rt_fence(const char *space, char *err, size_t errlen) {
   if (b) return fence(b, err, errlen);
   char names[512];
   sk_env_space_names(names, sizeof names, 1);
-  sk_err(err, errlen, SK_E_UNKNOWN_SPACE_3, space, names);
+  sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NAMED_OF, space, names);
   return -1;
 }

@@ -302,7 +302,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
-    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_2, dtype);
+    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_NUM, dtype);
   if (rank < 0) return sk_err(err, errlen, SK_E_RANK_NEGATIVE, rank);
   if (rank > SK_MAXRANK)
     return sk_err(err, errlen, SK_E_RANK_EXCEEDS_MAXIMUM, rank, SK_MAXRANK);
@@ -311,7 +311,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   if (layout != SK_RIGHT && layout != SK_LEFT)
     return sk_err(err, errlen, SK_E_UNKNOWN_LAYOUT, layout);
   if (space < 0 || space >= SK_NSPACE)
-    return sk_err(err, errlen, SK_E_UNKNOWN_SPACE_4, space);
+    return sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NUM, space);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
       return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
@@ -371,7 +371,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     if (!p) {
       free(a);
       if (!why[0]) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES, bytes);
-      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_2, bytes, sk_space_name(space), why);
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_IN_SPACE, bytes, sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
     if (h) atomic_fetch_add(h, (int64_t)bytes);
@@ -393,7 +393,7 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
-    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_2, dtype);
+    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_NUM, dtype);
   if (rank < 2 || rank > SK_MAXTILERANK)
     return sk_err(err, errlen, SK_E_TILED_LAYOUT_NEEDS, rank);
   if (order != SK_RIGHT && order != SK_LEFT)

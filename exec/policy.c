@@ -95,7 +95,7 @@ static int resolve_team(sk_policy *p, const sk_backend *b, char *err,
     if (over || need > lim.scratch_max[lv]) {
       char what[64];
       if (over)
-        sk_err(what, sizeof what, SK_E_MORE_THAN_3);
+        sk_err(what, sizeof what, SK_E_MORE_THAN_INT64);
       else
         snprintf(what, sizeof what, "%lld", (long long)need);
       sk_err(err, errlen, SK_E_SCRATCH_LEVEL_ASKS, lv, what, (long long)p->scratch_team[lv], T,
@@ -130,7 +130,7 @@ int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
     if (check_team_shape(p, err, errlen) < 0) return -1;
     return b ? resolve_team(p, b, err, errlen) : 0;
   default:
-    return sk_err(err, errlen, SK_E_UNKNOWN_POLICY_KIND_3, (long long)p->kind);
+    return sk_err(err, errlen, SK_E_UNKNOWN_POLICY_KIND_NUM, (long long)p->kind);
   }
 }
 

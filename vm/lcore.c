@@ -126,7 +126,7 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
   } else if (strcmp(kind, "team") == 0) {
     p->kind = SK_POL_TEAM;
   } else {
-    sk_lerror(L, fname, label, SK_E_UNKNOWN_POLICY_KIND_2, kind);
+    sk_lerror(L, fname, label, SK_E_UNKNOWN_POLICY_KIND_NAMED, kind);
   }
   lua_pop(L, 1);
   lua_getfield(L, idx, "schedule");
@@ -438,7 +438,7 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
   const char *dt = lua_tostring(L, -1);
   if (dt) {
     d->scan_dtype = sk_dtype_parse(dt);
-    if (d->scan_dtype < 0) sk_lerror(L, fname, label, SK_E_UNKNOWN_DTYPE_3, dt);
+    if (d->scan_dtype < 0) sk_lerror(L, fname, label, SK_E_UNKNOWN_DTYPE_QUOTED, dt);
   }
   lua_pop(L, 1);
   int ity = lua_getfield(L, idx, "index");
@@ -550,7 +550,7 @@ static int l_kernel(lua_State *L) {
   memset(&d, 0, sizeof d);
   d.label = luaL_checkstring(L, 1);
   d.body = lua_tolstring(L, 4, &d.body_len);
-  if (!d.body) return sk_lerror(L, fname, d.label, SK_E_BODY_MUST_STRING_2);
+  if (!d.body) return sk_lerror(L, fname, d.label, SK_E_BODY_NOT_STRING);
   int kind = SK_POL_RANGE, md_rank = 0;
   parse_kind(L, 2, &kind, &md_rank, fname, d.label);
   const char *target;
@@ -621,6 +621,26 @@ static int l_kernel_gc(lua_State *L) {
 static int l_kernel_tostring(lua_State *L) {
   khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
   lua_pushfstring(L, "Kernel '%s'", kh->h ? sk_prepared_label(kh->h) : "?");
+  return 1;
+}
+
+/* -- message ids (core/errmsg.h) ------------------------------------------- */
+/* core.err_last(): the id ("UNKNOWN_DTYPE") of the last message the C
+ * layer raised on this thread, nil for none, so Lua code and specs tell
+ * errors by id */
+static int l_err_last(lua_State *L) {
+  int id = sk_err_last();
+  if (id == SK_E_NONE) lua_pushnil(L);
+  else lua_pushstring(L, sk_err_name(id));
+  return 1;
+}
+
+/* core.err_text(id): the text of message 'id' (its printf slots in it),
+ * nil for an unknown id */
+static int l_err_text(lua_State *L) {
+  int id = sk_err_id(luaL_checkstring(L, 1));
+  if (id < 0) lua_pushnil(L);
+  else lua_pushstring(L, sk_err_text(id));
   return 1;
 }
 
@@ -1014,6 +1034,8 @@ static const luaL_Reg core_funcs[] = {
   {"team_limits", l_team_limits},
   {"check_policy", l_check_policy},
   {"call", l_call},
+  {"err_last", l_err_last},
+  {"err_text", l_err_text},
   {"profile_push", l_profile_push},
   {"profile_pop", l_profile_pop},
   {NULL, NULL}};

@@ -71,7 +71,7 @@ static int l_scheduler(lua_State *L) {
     if (!b) {
       char names[256];
       sk_env_space_names(names, sizeof names, 0);
-      return sk_lerror(L, fname, NULL, SK_E_UNKNOWN_SPACE_3, space, names);
+      return sk_lerror(L, fname, NULL, SK_E_UNKNOWN_SPACE_NAMED_OF, space, names);
     }
     char why[256];
     if (b != sk_rt_backend(err, sizeof err) && b->available && !b->available(why, sizeof why))
@@ -272,7 +272,7 @@ static int l_spawn(lua_State *L) {
         if (lua_type(L, -1) == LUA_TBOOLEAN) sk_view_set_i(&v, 0, lua_toboolean(L, -1));
         else if (lua_isinteger(L, -1)) sk_view_set_i(&v, 0, lua_tointeger(L, -1));
         else if (sk_dtypes[fd->dtype].is_float) sk_view_set_f(&v, 0, lua_tonumber(L, -1));
-        else return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_2, n, sk_dtypes[fd->dtype].name,
+        else return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_NUMBER, n, sk_dtypes[fd->dtype].name,
                               lua_tonumber(L, -1));
       } else if (fd->kind == SK_TF_FUTURE) {
         lfuture *lf;

@@ -159,9 +159,9 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
   }
   show(L, idx, c->what, sizeof c->what);
   if (dtype == SK_U64)
-    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE, (unsigned long long)UINT64_MAX);
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_UINT, (unsigned long long)UINT64_MAX);
   else
-    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_2, (long long)int_lo[dtype],
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_INT, (long long)int_lo[dtype],
            (long long)int_hi[dtype]);
   if (lua_isinteger(L, idx)) {
     c->i = lua_tointeger(L, idx);
@@ -236,7 +236,7 @@ static int check_dtype_agg(lua_State *L, int idx, const char *fname,
   }
   int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
                                           : -1;
-  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_4, show(L, idx, b, sizeof b));
+  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
   return t;
 }
 
@@ -245,7 +245,7 @@ static int check_dtype(lua_State *L, int idx, const char *fname,
   char b[64];
   int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
                                           : -1;
-  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_4, show(L, idx, b, sizeof b));
+  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
   return t;
 }
 
@@ -647,7 +647,7 @@ static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
       if (lua_istable(L, -1))
         lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_TABLE, path_str(path, d + 1, p, sizeof p));
       if (to_value(L, -1, v->dtype, &c) < 0)
-        lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_2, path_str(path, d + 1, p, sizeof p),
+        lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_ELEMENT, path_str(path, d + 1, p, sizeof p),
                  c.what, sk_dtypes[v->dtype].name, c.why);
       store(v, o, &c);
     }
@@ -689,7 +689,7 @@ static int l_view_from(lua_State *L) {
   if (rank == 0) {
     conv c;
     if (to_value(L, 1, dtype, &c) < 0)
-      lv_raise(L, fname, label, SK_E_CANNOT_STORE_2, "t", c.what, sk_dtypes[dtype].name,
+      lv_raise(L, fname, label, SK_E_CANNOT_STORE_ELEMENT, "t", c.what, sk_dtypes[dtype].name,
                c.why);
     store(h, 0, &c);
   } else {

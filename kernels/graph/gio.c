@@ -212,7 +212,7 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (space < 0) return -1;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    sk_err(err, errlen, SK_E_CANNOT_OPEN_2, path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
     return -1;
   }
   rd r = {path, 0, err, errlen};
@@ -311,7 +311,7 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   f = fopen(tmp, "wb");
   if (!f) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_2, tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     tmp[0] = '\0';
     goto done;
   }
@@ -327,12 +327,12 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   if (ferror(f) | (fclose(f) != 0)) {
     f = NULL;
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_2, tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     goto done;
   }
   f = NULL;
   if (rename(tmp, path) != 0) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_2, path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, path, strerror(errno));
     goto done;
   }
   tmp[0] = '\0';

@@ -314,7 +314,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const char *sps = sk_karg_str(args, nargs, "space", "", err, errlen);
   int space = *sps ? sk_space_parse(sps) : sk_rt_default_space(err, errlen);
   if (space < 0) {
-    if (*sps) sk_err(err, errlen, SK_E_UNKNOWN_SPACE_5, sps);
+    if (*sps) sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NAMED, sps);
     return -1;
   }
   mm_reader r;
@@ -324,7 +324,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   r.errlen = errlen;
   r.f = fopen(path, "rb");
   if (!r.f) {
-    sk_err(err, errlen, SK_E_CANNOT_OPEN_2, path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
     return -1;
   }
   struct stat st;
@@ -530,7 +530,7 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   f = fopen(tmp, "wb");
   if (!f) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_2, tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     tmp[0] = '\0';
     goto done;
   }
@@ -568,12 +568,12 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   if (ferror(f) | (fclose(f) != 0)) {
     f = NULL;
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_2, tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     goto done;
   }
   f = NULL;
   if (rename(tmp, path) != 0) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_2, path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, path, strerror(errno));
     goto done;
   }
   tmp[0] = '\0';
