@@ -193,8 +193,9 @@ describe("the error table", function()
                 and not error_buffer(args[1]) then
               lit = nil
             end
-          else   -- a file's own fail(): a literal argument, not a NAME
+          else   -- a file's own fail(): a literal before any id, not a NAME
             for _, a in ipairs(args) do
+              if trim(a):match("^SK_E_") then break end
               local l = literal_arg(a)
               if l and not l:match("^[%u%d_]+$") then
                 lit = l
