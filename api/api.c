@@ -29,12 +29,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int opens, owned;
 
 static int fail_(char *err, size_t errlen, int code, int id, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, id);
-    sk_verr(err, errlen, id, ap);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, id);
+  sk_verr(err, errlen, id, ap);
+  va_end(ap);
   return code;
 }
 #define fail(a0, a1, a2, id, ...) \
@@ -184,7 +182,8 @@ int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
                 dst ? "src" : "dst");
   char msg[512];
   if (sk_view_deep_copy(&dst->v, &src->v, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_VIEWS, dst->v.label, src->v.label, msg);
+    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_VIEWS, dst->v.label, src->v.label,
+                msg);
   return SPECK_OK;
 }
 

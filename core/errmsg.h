@@ -12,11 +12,11 @@
  * text. No C file outside this table writes a message literal into an
  * error buffer (tests/errtable_spec.lua checks). */
 
-/* -- any layer ----------------------------------------------------------- */
+/* -- any layer --------------------------------------------------------- */
 SK_ERRDEF(NONE, "no error")
 SK_ERRDEF(MSG, "%s")
 
-/* -- api -------------------------------------------------------------------- */
+/* -- api --------------------------------------------------------------- */
 SK_ERRDEF(SPECK_RUNTIME_OPEN, "speck_runtime_open: threads %d is negative")
 SK_ERRDEF(SPECK_RUNTIME_OPEN_OUT, "speck_runtime_open: out of memory")
 SK_ERRDEF(SPECK_RUNTIME_OPEN_MSG, "speck_runtime_open: %s")
@@ -45,7 +45,7 @@ SK_ERRDEF(SPECK_CALL_NAMED, "speck_call %s")
 SK_ERRDEF(SPECK_CALL_UNKNOWN, "speck_call: %s")
 
 
-/* -- backends/cuda ---------------------------------------------------------- */
+/* -- backends/cuda ----------------------------------------------------- */
 SK_ERRDEF(KERNEL_FAULTED_DEVICE, "kernel '%s' faulted on device %d: %s; the CUDA context is unusable, restart the process")
 SK_ERRDEF(PREFIX, "%s: %s")
 SK_ERRDEF(DEVICE_WAS_ASKED, "device %d was asked for, but this process already uses device %d (one device per process)")
@@ -92,7 +92,7 @@ SK_ERRDEF(FREE_MEMORY_UNKNOWN, "free memory unknown")
 SK_ERRDEF(NOT_FOUND, "not found")
 
 
-/* -- backends/host ---------------------------------------------------------- */
+/* -- backends/host ----------------------------------------------------- */
 SK_ERRDEF(GIB_MEMORY_LIMIT, "the %.1f GiB memory limit of this cgroup")
 SK_ERRDEF(GIB_ADDRESS_SPACE, "the %.1f GiB address-space limit of ulimit -v")
 SK_ERRDEF(SPECK_MEMORY_MAX, "SPECK_MEMORY_MAX's %.2f GiB")
@@ -112,12 +112,12 @@ SK_ERRDEF(OUT_MEMORY_TEAM, "out of memory for team scratch")
 SK_ERRDEF(INTERRUPTED, "interrupted")
 
 
-/* -- backends --------------------------------------------------------------- */
+/* -- backends ---------------------------------------------------------- */
 SK_ERRDEF(SK_BACKEND_REGISTER, "sk_backend_register: incomplete back-end table")
 SK_ERRDEF(SK_BACKEND_REGISTER_BACK, "sk_backend_register: back end '%s' exists")
 SK_ERRDEF(SK_BACKEND_REGISTER_MORE, "sk_backend_register: more than %d back ends")
 
-/* -- backends/remote -------------------------------------------------------- */
+/* -- backends/remote --------------------------------------------------- */
 SK_ERRDEF(FAILED, "%s failed: %s")
 SK_ERRDEF(NOMEM, "out of memory")
 SK_ERRDEF(REMOTE_COPY_CUDA, "remote copy: the cuda back end is not registered")
@@ -147,7 +147,7 @@ SK_ERRDEF(ERROR, "error %d")
 SK_ERRDEF(ANOTHER_RANK_NVSHMEM, "another rank's NVSHMEM allocation failed")
 
 
-/* -- core ------------------------------------------------------------------- */
+/* -- core -------------------------------------------------------------- */
 SK_ERRDEF(ENV_PREFIX, "%s=%.64s%s: ")
 SK_ERRDEF(MORE_THAN_INT, "more than %d")
 SK_ERRDEF(NOT_POSITIVE_INTEGER, "not a positive integer")
@@ -197,7 +197,7 @@ SK_ERRDEF(NOT_POSITIVE_NUMBER, "not a positive number of seconds")
 SK_ERRDEF(NOT_SIZE_BYTES, "not a size (bytes, or a number with K, M or G; more than 0)")
 
 
-/* -- exec ------------------------------------------------------------------- */
+/* -- exec -------------------------------------------------------------- */
 SK_ERRDEF(CAPTURES_MOST, "%d captures, at most %d")
 SK_ERRDEF(CAPTURE_NO_NAME, "capture %d has no name")
 SK_ERRDEF(CAPTURE_STRING_CAPTURES, "capture '%s' is a string; captures must be views or numbers")
@@ -249,7 +249,7 @@ SK_ERRDEF(CHUNK_NEGATIVE, "chunk %lld is negative")
 SK_ERRDEF(UNKNOWN_POLICY_KIND_NUM, "unknown policy kind %lld")
 
 
-/* -- io --------------------------------------------------------------------- */
+/* -- io ---------------------------------------------------------------- */
 SK_ERRDEF(MALFORMED_HEADER_DTYPE, "malformed header: dtype '%.40s' has no byte order ('<', '>', '|' or '=')")
 SK_ERRDEF(MALFORMED_HEADER_DTYPE_NOT, "malformed header: dtype '%.40s' is not a kind and an item size (such as '<f8')")
 SK_ERRDEF(DTYPE_NO_SPECK, "dtype '%.40s' (%s) has no speck dtype (%s)")
@@ -275,7 +275,7 @@ SK_ERRDEF(CANNOT_OPEN_WRITING, "cannot open for writing: %s")
 SK_ERRDEF(SAVE_NPY, "save_npy %s")
 SK_ERRDEF(WRITE_ERROR, "write error: %s")
 
-/* -- jit -------------------------------------------------------------------- */
+/* -- jit --------------------------------------------------------------- */
 SK_ERRDEF(SPECK_CC_NOT, "SPECK_CC=%s: not found")
 SK_ERRDEF(NO_C_COMPILER, "no C compiler (cc, gcc, clang) on PATH")
 SK_ERRDEF(VERSION_RAN_LONGER, "%s --version ran longer than SPECK_CC_TIMEOUT")
@@ -341,7 +341,7 @@ SK_ERRDEF(DIAG_JOIN, "join line %s")
 SK_ERRDEF(LIBTCC_FAILED, "libtcc failed")
 
 
-/* -- kernels/batched -------------------------------------------------------- */
+/* -- kernels/batched --------------------------------------------------- */
 SK_ERRDEF(MODE_MUST_SERIAL, "mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" (got \"%s\"%s)")
 SK_ERRDEF(BATCH_SIZES_DIFFER, "batch sizes differ: %s is %s, %s %s")
 SK_ERRDEF(STREAM_MUST_TRUE, "stream must be true or false (got %s%s%s)")
@@ -355,7 +355,7 @@ SK_ERRDEF(INFO_VIEW_MUST, "info (view '%s') must be int64 of %lld elements in A'
 SK_ERRDEF(WIDTH_OUT_RANGE, "width %lld is out of range (1 .. 64)")
 SK_ERRDEF(P_VIEW_NOT, "P (view '%s', %s %s) is not a packed form of V (view '%s', %s %s)")
 
-/* -- kernels/blas ----------------------------------------------------------- */
+/* -- kernels/blas ------------------------------------------------------ */
 SK_ERRDEF(X_VIEW_ELEMENTS, "x (view '%s') has %lld elements, y (view '%s') %lld")
 SK_ERRDEF(VIEW_FLOAT64_FLOAT32, "%s (view '%s') is %s: float64 or float32 expected")
 SK_ERRDEF(VIEW_PLAIN_RIGHT, "%s (view '%s') is %s: a plain right, left or strided view expected")
@@ -385,7 +385,7 @@ SK_ERRDEF(CUBLASCREATE_FAILED, "cublasCreate failed")
 SK_ERRDEF(MISSING_ENTRIES, "missing entries")
 
 
-/* -- kernels/graph ---------------------------------------------------------- */
+/* -- kernels/graph ----------------------------------------------------- */
 SK_ERRDEF(GRAPH_ROWPTR_MUST, "the graph's rowptr must be int64 (nv + 1 entries) and its colidx int32, got %s[%lld] and %s")
 SK_ERRDEF(GRAPH_WEIGHTS_MUST, "the graph's weights must be float64 with %lld entries, got %s[%lld]")
 SK_ERRDEF(MUST_BOOLEAN, "%s must be a boolean")
@@ -435,7 +435,7 @@ SK_ERRDEF(OP_MUST_SUM, "op must be \"sum\", \"prod\", \"min\" or \"max\", got \"
 SK_ERRDEF(COEFFICIENTS_MAKE_RECURRENCE, "coefficients make the recurrence x(i) = a(i) * x(i - 1) + x(i): op must be \"sum\", got \"%s\"")
 SK_ERRDEF(COEFFICIENTS_VIEW_MUST, "the coefficients (view '%s', %s[%lld]) must match the property map (view '%s', %s[%lld])")
 
-/* -- kernels ---------------------------------------------------------------- */
+/* -- kernels ----------------------------------------------------------- */
 SK_ERRDEF(MUST_VIEW, "%s must be a view")
 SK_ERRDEF(VIEW_RANK_EXPECTED, "%s (view '%s') is rank %d, expected rank %d")
 SK_ERRDEF(MUST_NUMBER, "%s must be a number")
@@ -452,7 +452,7 @@ SK_ERRDEF(NO_LIBRARY_KERNEL, "no library kernel '%s' (%s: ")
 SK_ERRDEF(FILE_LINE, "'%s' line %lld: ")
 
 
-/* -- kernels/sort ----------------------------------------------------------- */
+/* -- kernels/sort ------------------------------------------------------ */
 SK_ERRDEF(COMPARATOR_MUST_C, "comparator must be a C expression over a and b (1 to 2000 characters), got %zu characters")
 SK_ERRDEF(COMPARATOR_MUST_ONE, "comparator must be one C expression over a and b, got '%s' (it holds '%c')")
 SK_ERRDEF(COMPARATOR_UNBALANCED_PARENTHESES, "comparator '%s' has unbalanced parentheses")
@@ -463,7 +463,7 @@ SK_ERRDEF(KEYS_VIEW_ENTRIES, "keys (view '%s') has %lld entries, values (view '%
 SK_ERRDEF(KEYS_VIEW_VALUES, "keys (view '%s') and values (view '%s') are in different memory spaces")
 SK_ERRDEF(KEYS_VALUES_VIEWS, "keys and values are views of one allocation ('%s')")
 
-/* -- kernels/sparse --------------------------------------------------------- */
+/* -- kernels/sparse ---------------------------------------------------- */
 SK_ERRDEF(CG_NEEDS_SQUARE, "A is %s; CG needs a square (symmetric positive definite) matrix")
 SK_ERRDEF(B_VIEW_ROWS, "A is %s, b (view '%s') has %lld rows%s")
 SK_ERRDEF(VIEW, "(view '%s') %lld")
@@ -579,7 +579,7 @@ SK_ERRDEF(HANDLE_DOES_NOT_BELONG, "the handle does not belong to A (%s)")
 SK_ERRDEF(VALUES_FLOAT64_FLOAT32, "A has %s values (float64 or float32 needed)")
 SK_ERRDEF(OUT_MEMORY_ROWS_ENTRIES, "out of memory (%lld rows, %lld entries)")
 
-/* -- kernels/task ----------------------------------------------------------- */
+/* -- kernels/task ------------------------------------------------------ */
 SK_ERRDEF(MATRIX_ROWS, "the matrix has %lld rows (1 to 2^30)")
 SK_ERRDEF(MATRIX_ENTRIES_MOST, "the matrix has %lld entries (at most 2^31 - 1 for AMD)")
 SK_ERRDEF(AMD_ORDERING_FAILED, "the AMD ordering failed (a malformed matrix?)")
@@ -605,7 +605,7 @@ SK_ERRDEF(MEMORY_POOL_BLOCK, "memory pool: a block of %s is larger than the pool
 SK_ERRDEF(MEMORY_POOL_EXHAUSTED, "memory pool of %s exhausted (asked for %s with %s in use; give the scheduler more memory)")
 
 
-/* -- vm --------------------------------------------------------------------- */
+/* -- vm ---------------------------------------------------------------- */
 SK_ERRDEF(SPECK_VM_SET, "speck_vm_set_view '%s': %s")
 SK_ERRDEF(POLICY_FIELD_MUST, "policy field '%s' must be an integer")
 SK_ERRDEF(POLICY_ENTRIES_MOST, "policy '%s' has %d entries, at most %d")

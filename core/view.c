@@ -272,8 +272,8 @@ int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
   uint64_t most = sk_host_memory(desc, sizeof desc);
   int64_t held = atomic_load(&host_held);
   if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
-  return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes, "host", (long long)held,
-                desc);
+  return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes, "host",
+                (long long)held, desc);
 }
 
 int64_t sk_space_room(int space) {

@@ -272,8 +272,8 @@ static int l_spawn(lua_State *L) {
         if (lua_type(L, -1) == LUA_TBOOLEAN) sk_view_set_i(&v, 0, lua_toboolean(L, -1));
         else if (lua_isinteger(L, -1)) sk_view_set_i(&v, 0, lua_tointeger(L, -1));
         else if (sk_dtypes[fd->dtype].is_float) sk_view_set_f(&v, 0, lua_tonumber(L, -1));
-        else return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_NUMBER, n, sk_dtypes[fd->dtype].name,
-                              lua_tonumber(L, -1));
+        else return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_NUMBER, n,
+                              sk_dtypes[fd->dtype].name, lua_tonumber(L, -1));
       } else if (fd->kind == SK_TF_FUTURE) {
         lfuture *lf;
         if (!luaL_testudata(L, -1, FUTURE_MT))

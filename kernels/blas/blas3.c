@@ -56,7 +56,8 @@ const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
     return NULL;
   }
   if (sk_layout_tiled(v->layout) || v->agg) {
-    sk_err(err, errlen, SK_E_VIEW_PLAIN_RIGHT, name, v->label, v->agg ? "an aggregate view" : "tiled");
+    sk_err(err, errlen, SK_E_VIEW_PLAIN_RIGHT, name, v->label,
+           v->agg ? "an aggregate view" : "tiled");
     return NULL;
   }
   if (*dtype >= 0 && v->dtype != *dtype) {

@@ -440,7 +440,8 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   uint64_t ebytes = (uint64_t)g.narcs * (g.weights ? 12 : 4);
   int espace = vspace < 0 ? -1 : en[0] ? sk_space_parse(en) : sk_g_edge_space(vspace, ebytes);
   if (espace < 0) {
-    sk_err(err, errlen, SK_E_UNKNOWN_SPACE_EXPECTED_HOST, vspace < 0 ? "" : "edges ", vspace < 0 ? sn : en);
+    sk_err(err, errlen, SK_E_UNKNOWN_SPACE_EXPECTED_HOST, vspace < 0 ? "" : "edges ",
+           vspace < 0 ? sn : en);
     return -1;
   }
   if (espace != vspace && espace != spill) {

@@ -404,8 +404,8 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   }
   if (nx < 1 || ny < 1 || nz < 1 || (dim < 3 && nz != 1) || (dim < 2 && ny != 1)) {
-    sk_err(err, errlen, SK_E_POINT_STENCIL_NEEDS, (long long)st, dim, dim > 1 ? "s" : "", (long long)nx,
-           (long long)ny, (long long)nz);
+    sk_err(err, errlen, SK_E_POINT_STENCIL_NEEDS, (long long)st, dim, dim > 1 ? "s" : "",
+           (long long)nx, (long long)ny, (long long)nz);
     return -1;
   }
   char sh[64];

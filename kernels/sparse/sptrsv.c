@@ -63,8 +63,8 @@ static const sk_kbody k_fill64 = {
 
 /* -- the messages of both algorithms ------------------------------------------------ */
 static int not_triangular(int64_t r, int64_t c, int lower, char *err, size_t errlen) {
-  sk_err(err, errlen, SK_E_ENTRY_DIAGONAL_NOT, (long long)r, (long long)c, lower ? "above" : "below",
-         lower ? "lower" : "upper");
+  sk_err(err, errlen, SK_E_ENTRY_DIAGONAL_NOT, (long long)r, (long long)c,
+         lower ? "above" : "below", lower ? "lower" : "upper");
   return -1;
 }
 static int no_diagonal(int64_t r, char *err, size_t errlen) {
