@@ -195,12 +195,11 @@ static int check_team_return(const sk_kspec *s, char *err, size_t errlen) {
     }
     if (!found) continue;
     int single = inner_len > 6 && memcmp(p + inner, "SINGLE", 6) == 0;
-    sk_err(err, errlen,
-           SK_E_RETURN_INSIDE_BODY,
-           (int)inner_len, p + inner, line_of(p, b),
-           single ? "put the rest of the block under an if instead"
-                    : "use continue to end this iteration");
-    return -1;
+    if (single)
+      return sk_err(err, errlen, SK_E_RETURN_INSIDE_SINGLE, (int)inner_len, p + inner,
+                    line_of(p, b));
+    return sk_err(err, errlen, SK_E_RETURN_INSIDE_LOOP, (int)inner_len, p + inner,
+                  line_of(p, b));
   }
   return 0;
 }

@@ -256,10 +256,10 @@ static int l_spawn(lua_State *L) {
       int k = -1;
       for (int j = 0; n && j < fx->nfields; j++)
         if (strcmp(fx->fields[j].name, n) == 0) k = j;
+      if (k < 0 && fx->nfields)
+        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD, n ? n : luaL_typename(L, -2));
       if (k < 0)
-        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD,
-                         n ? n : luaL_typename(L, -2),
-                         fx->nfields ? "see sched:functor's fields" : "it has none");
+        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD_NONE, n ? n : luaL_typename(L, -2));
       const sk_tfield *fd = &fx->fields[k];
       unsigned char *at = fields + sk_sched_field_offset(s, f, k);
       if (fd->kind == SK_TF_SCALAR) {
