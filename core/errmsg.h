@@ -44,7 +44,6 @@ SK_ERRDEF(SPECK_CALL_OUT, "speck_call %s: out of memory")
 SK_ERRDEF(SPECK_CALL_NAMED, "speck_call %s")
 SK_ERRDEF(SPECK_CALL_UNKNOWN, "speck_call: %s")
 
-
 /* -- backends/cuda ----------------------------------------------------- */
 SK_ERRDEF(KERNEL_FAULTED_DEVICE, "kernel '%s' faulted on device %d: %s; the CUDA context is unusable, restart the process")
 SK_ERRDEF(PREFIX, "%s: %s")
@@ -91,7 +90,6 @@ SK_ERRDEF(BYTES_FREE_DEVICE, "%zu bytes free of %zu on device %d")
 SK_ERRDEF(FREE_MEMORY_UNKNOWN, "free memory unknown")
 SK_ERRDEF(NOT_FOUND, "not found")
 
-
 /* -- backends/host ----------------------------------------------------- */
 SK_ERRDEF(GIB_MEMORY_LIMIT, "the %.1f GiB memory limit of this cgroup")
 SK_ERRDEF(GIB_ADDRESS_SPACE, "the %.1f GiB address-space limit of ulimit -v")
@@ -110,7 +108,6 @@ SK_ERRDEF(SCRATCH_REQUEST_BYTES_NEGATIVE, "%s: a scratch request of %lld bytes i
 SK_ERRDEF(TEAM_SCRATCH_BYTES, "team scratch of %lld/%lld bytes per team and %d x %lld/%lld per thread (levels 0/1) does not fit in memory")
 SK_ERRDEF(OUT_MEMORY_TEAM, "out of memory for team scratch")
 SK_ERRDEF(INTERRUPTED, "interrupted")
-
 
 /* -- backends ---------------------------------------------------------- */
 SK_ERRDEF(SK_BACKEND_REGISTER, "sk_backend_register: incomplete back-end table")
@@ -145,7 +142,6 @@ SK_ERRDEF(SPECK_REMOTE_SPECK, "speck.remote: SPECK_REMOTE_DIRECT=%s: expected 0 
 SK_ERRDEF(SPECK_REMOTE_MPI, "speck.remote: MPI was finalised already in this process (MPI cannot start twice)")
 SK_ERRDEF(ERROR, "error %d")
 SK_ERRDEF(ANOTHER_RANK_NVSHMEM, "another rank's NVSHMEM allocation failed")
-
 
 /* -- core -------------------------------------------------------------- */
 SK_ERRDEF(ENV_PREFIX, "%s=%.64s%s: ")
@@ -195,7 +191,6 @@ SK_ERRDEF(VIEW_TILED_LAYOUT_RESIZE, "view '%s' has a tiled layout (resize and re
 SK_ERRDEF(UNKNOWN_TIER_TCC, "unknown tier (tcc, cc or auto)")
 SK_ERRDEF(NOT_POSITIVE_NUMBER, "not a positive number of seconds")
 SK_ERRDEF(NOT_SIZE_BYTES, "not a size (bytes, or a number with K, M or G; more than 0)")
-
 
 /* -- exec -------------------------------------------------------------- */
 SK_ERRDEF(CAPTURES_MOST, "%d captures, at most %d")
@@ -247,7 +242,6 @@ SK_ERRDEF(TEAM_SIZE_EXCEEDS_MAXIMUM, "team size %lld exceeds the maximum %lld of
 SK_ERRDEF(VECTOR_LENGTH_EXCEEDS, "vector length %lld exceeds the maximum %lld")
 SK_ERRDEF(CHUNK_NEGATIVE, "chunk %lld is negative")
 SK_ERRDEF(UNKNOWN_POLICY_KIND_NUM, "unknown policy kind %lld")
-
 
 /* -- io ---------------------------------------------------------------- */
 SK_ERRDEF(MALFORMED_HEADER_DTYPE, "malformed header: dtype '%.40s' has no byte order ('<', '>', '|' or '=')")
@@ -341,7 +335,6 @@ SK_ERRDEF(DIAG_INIT, "init line %s")
 SK_ERRDEF(DIAG_JOIN, "join line %s")
 SK_ERRDEF(LIBTCC_FAILED, "libtcc failed")
 
-
 /* -- kernels/batched --------------------------------------------------- */
 SK_ERRDEF(MODE_MUST_SERIAL, "mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" (got \"%s\"%s)")
 SK_ERRDEF(BATCH_SIZES_DIFFER, "batch sizes differ: %s is %s, %s %s")
@@ -384,7 +377,6 @@ SK_ERRDEF(CUBLAS_CUDA_SPACE, "cuBLAS (on the cuda space's stream)")
 SK_ERRDEF(CUBLAS_UNUSABLE_IMPL, "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels")
 SK_ERRDEF(CUBLASCREATE_FAILED, "cublasCreate failed")
 SK_ERRDEF(MISSING_ENTRIES, "missing entries")
-
 
 /* -- kernels/graph ----------------------------------------------------- */
 SK_ERRDEF(GRAPH_ROWPTR_MUST, "the graph's rowptr must be int64 (nv + 1 entries) and its colidx int32, got %s[%lld] and %s")
@@ -451,7 +443,6 @@ SK_ERRDEF(MORE_THAN_OUTPUTS, "more than %d outputs")
 SK_ERRDEF(PREFIX_QUOTED, "'%s': %s")
 SK_ERRDEF(NO_LIBRARY_KERNEL, "no library kernel '%s' (%s: ")
 SK_ERRDEF(FILE_LINE, "'%s' line %lld: ")
-
 
 /* -- kernels/sort ------------------------------------------------------ */
 SK_ERRDEF(COMPARATOR_MUST_C, "comparator must be a C expression over a and b (1 to 2000 characters), got %zu characters")
@@ -604,7 +595,6 @@ SK_ERRDEF(KIB, "%.1f KiB")
 SK_ERRDEF(BYTES, "%lld bytes")
 SK_ERRDEF(MEMORY_POOL_BLOCK, "memory pool: a block of %s is larger than the pool's superblocks of %s")
 SK_ERRDEF(MEMORY_POOL_EXHAUSTED, "memory pool of %s exhausted (asked for %s with %s in use; give the scheduler more memory)")
-
 
 /* -- vm ---------------------------------------------------------------- */
 SK_ERRDEF(SPECK_VM_SET, "speck_vm_set_view '%s': %s")
