@@ -9,8 +9,12 @@
  * sk_err(err, errlen, SK_E_ID, args...). A text is written once: where the
  * same message is raised in several places, they share its id. Ids are
  * names, not numbers: they may be reordered, never reused for another
- * text. No C file outside this table writes a message literal into an
- * error buffer (tests/errtable_spec.lua checks). */
+ * text; an id no code raises any more is deleted. No C file outside this
+ * table writes a message literal into an error buffer, and each id is
+ * raised with as many arguments as its text has slots
+ * (tests/errtable_spec.lua checks both; the compiler checks the types).
+ * The Lua layer prefixes a message with the function's name and label;
+ * core.err_last() gives Lua the id of the last one. */
 
 /* -- any layer --------------------------------------------------------- */
 SK_ERRDEF(NONE, "no error")

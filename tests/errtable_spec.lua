@@ -3,8 +3,9 @@
 -- no formatted write of an error buffer with a literal message outside
 -- the table, and every call that raises an id passes as many arguments as
 -- its text has slots (the compiler checks their types through sk_err's
--- macro). And the id crosses into Lua with the text: core.err_last()
--- names the message an error raised, core.err_text() gives its text.
+-- macro), and no id is left that nothing raises. And the id crosses into
+-- Lua with the text: core.err_last() names the message an error raised,
+-- core.err_text() gives its text.
 
 local core = require "speck.core"
 local speck = require "speck"
@@ -238,6 +239,18 @@ describe("the error table", function()
       end
     end
     assert.are.same({}, bad)
+  end)
+
+  it("holds no id that no code raises (a message whose text changed leaves one)", function()
+    local used = {}
+    for _, path in ipairs(sources()) do
+      for id in read(path):gmatch("SK_E_([%w_]+)") do used[id] = true end
+    end
+    local unused = {}
+    for _, id in ipairs(ORDER) do
+      if not used[id] then unused[#unused + 1] = id end
+    end
+    assert.are.same({}, unused)
   end)
 
   it("gives Lua the id with the text", function()
