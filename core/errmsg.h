@@ -19,6 +19,10 @@
 /* -- any layer --------------------------------------------------------- */
 SK_ERRDEF(NONE, "no error")
 SK_ERRDEF(MSG, "%s")
+SK_ERRDEF(NOMEM, "out of memory")
+SK_ERRDEF(PREFIX, "%s: %s")
+SK_ERRDEF(PREFIX_LABEL, "%s '%s': %s")
+SK_ERRDEF(PREFIX_QUOTED, "'%s': %s")
 
 /* -- api --------------------------------------------------------------- */
 SK_ERRDEF(SPECK_RUNTIME_OPEN, "speck_runtime_open: threads %d is negative")
@@ -30,7 +34,6 @@ SK_ERRDEF(RUNTIME_NULL, "%s '%s': runtime is NULL")
 SK_ERRDEF(UNKNOWN_DTYPE, "%s '%s': unknown dtype '%s'")
 SK_ERRDEF(RANK_NEEDS_EXTENTS, "%s '%s': rank %d needs %d extents (rank 0..8)")
 SK_ERRDEF(UNKNOWN_SPACE, "%s '%s': unknown space '%s'")
-SK_ERRDEF(PREFIX_LABEL, "%s '%s': %s")
 SK_ERRDEF(OUT_MEMORY, "%s '%s': out of memory")
 SK_ERRDEF(SPECK_VIEW_WRAP, "speck_view_wrap '%s': host_data is NULL")
 SK_ERRDEF(SPECK_DEEP_COPY, "speck_deep_copy: %s is NULL")
@@ -50,7 +53,6 @@ SK_ERRDEF(SPECK_CALL_UNKNOWN, "speck_call: %s")
 
 /* -- backends/cuda ----------------------------------------------------- */
 SK_ERRDEF(KERNEL_FAULTED_DEVICE, "kernel '%s' faulted on device %d: %s; the CUDA context is unusable, restart the process")
-SK_ERRDEF(PREFIX, "%s: %s")
 SK_ERRDEF(DEVICE_WAS_ASKED, "device %d was asked for, but this process already uses device %d (one device per process)")
 SK_ERRDEF(CUDA_NOT_AVAILABLE, "cuda is not available: %s")
 SK_ERRDEF(DEVICE_OUT_RANGE, "device %d is out of range (%d CUDA device%s found)")
@@ -120,7 +122,6 @@ SK_ERRDEF(SK_BACKEND_REGISTER_MORE, "sk_backend_register: more than %d back ends
 
 /* -- backends/remote --------------------------------------------------- */
 SK_ERRDEF(FAILED, "%s failed: %s")
-SK_ERRDEF(NOMEM, "out of memory")
 SK_ERRDEF(REMOTE_COPY_CUDA, "remote copy: the cuda back end is not registered")
 SK_ERRDEF(REMOTE_COPY_ELEMENTS, "remote copy of elements [%lld, %lld) beyond the global extent %lld")
 SK_ERRDEF(REMOTE_COPY_REMOTE, "remote copy: a remote view in host memory copies to and from host memory, not %s")
@@ -444,7 +445,6 @@ SK_ERRDEF(SIGNATURE_UNKNOWN_POLICY, "signature '%s': unknown policy '%s'")
 SK_ERRDEF(SIGNATURE_BAD_CAPTURE, "signature '%s': bad capture '%s'")
 SK_ERRDEF(NO_SIGNATURE, "'%s' has no signature %d")
 SK_ERRDEF(MORE_THAN_OUTPUTS, "more than %d outputs")
-SK_ERRDEF(PREFIX_QUOTED, "'%s': %s")
 SK_ERRDEF(NO_LIBRARY_KERNEL, "no library kernel '%s' (%s: ")
 SK_ERRDEF(FILE_LINE, "'%s' line %lld: ")
 
