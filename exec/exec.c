@@ -307,6 +307,7 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
 static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err,
                       size_t errlen) {
   char msg[4096];
+  sk_err_clear();   /* an id of an earlier error does not name this one */
   if (sk_jit_get(ks, k, msg, sizeof msg) == 0) return 0;
   switch (sk_err_last()) {
   case SK_E_DIAG_BODY: return sk_err(err, errlen, SK_E_BODY_NOT_COMPILE, msg);
