@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "core/tools.h"
 #include "kernels/kernels.h"
 #include "api/speck.h"
@@ -27,27 +28,27 @@ struct speck_view {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int opens, owned;
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
+static int fail_(char *err, size_t errlen, int code, int id, ...) {
+  va_list ap;
+  va_start(ap, id);
+  sk_verr(err, errlen, id, ap);
+  va_end(ap);
   return code;
 }
+#define fail(a0, a1, a2, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), fail_(a0, a1, a2, id, ##__VA_ARGS__))
 
 /* -- runtime ----------------------------------------------------------------- */
 speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
                                   size_t errlen) {
   char msg[512];
   if (threads < 0) {
-    fail(err, errlen, 0, "speck_runtime_open: threads %d is negative", threads);
+    fail(err, errlen, 0, SK_E_SPECK_RUNTIME_OPEN, threads);
     return NULL;
   }
   speck_runtime *rt = malloc(sizeof *rt);
   if (!rt) {
-    fail(err, errlen, 0, "speck_runtime_open: out of memory");
+    fail(err, errlen, 0, SK_E_SPECK_RUNTIME_OPEN_OUT);
     return NULL;
   }
   sk_exec_setup_tcc();
@@ -64,7 +65,7 @@ speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
   pthread_mutex_unlock(&lock);
   if (!b) {
     free(rt);
-    fail(err, errlen, 0, "speck_runtime_open: %s", msg);
+    fail(err, errlen, 0, SK_E_SPECK_RUNTIME_OPEN_MSG, msg);
     return NULL;
   }
   rt->b = b;
@@ -92,10 +93,10 @@ const char *speck_runtime_space(const speck_runtime *rt) {
 }
 
 int speck_fence(speck_runtime *rt, char *err, size_t errlen) {
-  if (!rt) return fail(err, errlen, SPECK_EARG, "speck_fence: runtime is NULL");
+  if (!rt) return fail(err, errlen, SPECK_EARG, SK_E_SPECK_FENCE_RUNTIME);
   char msg[512];
   if (rt->b->fence(msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, "speck_fence: %s", msg);
+    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_FENCE, msg);
   return SPECK_OK;
 }
 
@@ -106,18 +107,17 @@ static speck_view *make_view(speck_runtime *rt, const char *fname,
                              void *data, char *err, size_t errlen) {
   const char *lb = label ? label : "";
   if (!rt) {
-    fail(err, errlen, 0, "%s '%s': runtime is NULL", fname, lb);
+    fail(err, errlen, 0, SK_E_RUNTIME_NULL, fname, lb);
     return NULL;
   }
   int dt = dtype ? sk_dtype_parse(dtype) : -1;
   if (dt < 0) {
-    fail(err, errlen, 0, "%s '%s': unknown dtype '%s'", fname, lb,
+    fail(err, errlen, 0, SK_E_UNKNOWN_DTYPE, fname, lb,
          dtype ? dtype : "(null)");
     return NULL;
   }
   if (rank < 0 || rank > SK_MAXRANK || (rank > 0 && !extents)) {
-    fail(err, errlen, 0, "%s '%s': rank %d needs %d extents (rank 0..8)", fname,
-         lb, rank, rank);
+    fail(err, errlen, 0, SK_E_RANK_NEEDS_EXTENTS, fname, lb, rank, rank);
     return NULL;
   }
   char msg[512];
@@ -126,23 +126,23 @@ static speck_view *make_view(speck_runtime *rt, const char *fname,
     sp = SK_SPACE_HOST;
   } else if (space) {
     if ((sp = sk_space_parse(space)) < 0) {
-      fail(err, errlen, 0, "%s '%s': unknown space '%s'", fname, lb, space);
+      fail(err, errlen, 0, SK_E_UNKNOWN_SPACE, fname, lb, space);
       return NULL;
     }
   } else if ((sp = sk_rt_default_space(msg, sizeof msg)) < 0) {
-    fail(err, errlen, 0, "%s '%s': %s", fname, lb, msg);
+    fail(err, errlen, 0, SK_E_PREFIX_LABEL, fname, lb, msg);
     return NULL;
   }
   speck_view *v = calloc(1, sizeof *v);
   if (!v) {
-    fail(err, errlen, 0, "%s '%s': out of memory", fname, lb);
+    fail(err, errlen, 0, SK_E_OUT_MEMORY, fname, lb);
     return NULL;
   }
   int layout = data ? SK_RIGHT : sk_space_default_layout(sp);
   if (sk_view_create(&v->v, lb, dt, rank, extents, layout, sp, 1, data, msg,
                      sizeof msg) < 0) {
     free(v);
-    fail(err, errlen, 0, "%s '%s': %s", fname, lb, msg);
+    fail(err, errlen, 0, SK_E_PREFIX_LABEL, fname, lb, msg);
     return NULL;
   }
   return v;
@@ -161,7 +161,7 @@ speck_view *speck_view_wrap(speck_runtime *rt, const char *label,
                             const int64_t *extents, void *host_data,
                             char *err, size_t errlen) {
   if (!host_data) {
-    fail(err, errlen, 0, "speck_view_wrap '%s': host_data is NULL",
+    fail(err, errlen, 0, SK_E_SPECK_VIEW_WRAP,
          label ? label : "");
     return NULL;
   }
@@ -178,12 +178,12 @@ int64_t speck_view_extent(const speck_view *v, int dim) {
 int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
                     size_t errlen) {
   if (!dst || !src)
-    return fail(err, errlen, SPECK_EARG, "speck_deep_copy: %s is NULL",
+    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_DEEP_COPY,
                 dst ? "src" : "dst");
   char msg[512];
   if (sk_view_deep_copy(&dst->v, &src->v, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, "speck_deep_copy '%s' <- '%s': %s",
-                dst->v.label, src->v.label, msg);
+    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_VIEWS, dst->v.label, src->v.label,
+                msg);
   return SPECK_OK;
 }
 
@@ -219,7 +219,7 @@ speck_arg speck_arg_str(const char *name, const char *str) {
 static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
                    size_t n) {
   if (nargs < 0 || nargs > SK_MAXCAP || (nargs > 0 && !in)) {
-    snprintf(msg, n, "%d arguments (0..%d, and not NULL)", nargs, SK_MAXCAP);
+    sk_err(msg, n, SK_E_ARGUMENTS_NOT_NULL, nargs, SK_MAXCAP);
     return -1;
   }
   for (int i = 0; i < nargs; i++) {
@@ -228,7 +228,7 @@ static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
     switch (a->kind) {
     case SPECK_ARG_VIEW:
       if (!a->view) {
-        snprintf(msg, n, "argument '%s' has no view", nm);
+        sk_err(msg, n, SK_E_ARGUMENT_NO_VIEW, nm);
         return -1;
       }
       out[i] = sk_arg_view(a->name, &a->view->v);
@@ -237,13 +237,13 @@ static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
     case SPECK_ARG_I64: out[i] = sk_arg_i64(a->name, a->i64); break;
     case SPECK_ARG_STR:
       if (!a->str) {
-        snprintf(msg, n, "argument '%s' has no string", nm);
+        sk_err(msg, n, SK_E_ARGUMENT_NO_STRING, nm);
         return -1;
       }
       out[i] = sk_arg_str(a->name, a->str);
       break;
     default:
-      snprintf(msg, n, "argument '%s' has unknown kind %d", nm, a->kind);
+      sk_err(msg, n, SK_E_ARGUMENT_UNKNOWN_KIND, nm, a->kind);
       return -1;
     }
   }
@@ -256,12 +256,12 @@ static int run(speck_runtime *rt, const char *fname, const char *label,
                const speck_arg *args, int nargs, const char *body,
                double *result, char *err, size_t errlen) {
   const char *lb = label ? label : "";
-  if (!rt) return fail(err, errlen, SPECK_EARG, "%s '%s': runtime is NULL", fname, lb);
-  if (!body) return fail(err, errlen, SPECK_EARG, "%s '%s': body is NULL", fname, lb);
+  if (!rt) return fail(err, errlen, SPECK_EARG, SK_E_RUNTIME_NULL, fname, lb);
+  if (!body) return fail(err, errlen, SPECK_EARG, SK_E_BODY_NULL, fname, lb);
   char msg[4096];
   sk_arg a[SK_MAXCAP];
   if (convert(args, nargs, a, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_EARG, "%s '%s': %s", fname, lb, msg);
+    return fail(err, errlen, SPECK_EARG, SK_E_PREFIX_LABEL, fname, lb, msg);
   sk_kdesc d;
   memset(&d, 0, sizeof d);
   d.label = lb;
@@ -274,10 +274,7 @@ static int run(speck_runtime *rt, const char *fname, const char *label,
     d.nred = 1;
     d.reds[0].op = sk_redop_find(op);
     if (d.reds[0].op < 0 || d.reds[0].op == SK_RED_MINMAX)
-      return fail(err, errlen, SPECK_EARG,
-                  "%s '%s': unknown reducer '%s' (sum, prod, min, max, minloc, "
-                  "maxloc, land, lor, band, bor)",
-                  fname, lb, op);
+      return fail(err, errlen, SPECK_EARG, SK_E_UNKNOWN_REDUCER_SUM, fname, lb, op);
     d.reds[0].dtype = sk_redop_default_dtype(d.reds[0].op);
   }
   sk_policy p;
@@ -286,7 +283,7 @@ static int run(speck_runtime *rt, const char *fname, const char *label,
   p.end = end;
   sk_result res;
   if (sk_run(&d, &p, a, nargs, &res, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, "%s '%s': %s", fname, lb, msg);
+    return fail(err, errlen, SPECK_ERUN, SK_E_PREFIX_LABEL, fname, lb, msg);
   if (result && pattern != SK_FOR) *result = sk_result_f64(&res, 0);
   return SPECK_OK;
 }
@@ -326,22 +323,21 @@ int speck_call_out(speck_runtime *rt, const char *kernel,
                    size_t errlen) {
   const char *kn = kernel ? kernel : "(null)";
   if (nout) *nout = 0;
-  if (!rt) return fail(err, errlen, SPECK_EARG, "speck_call: runtime is NULL");
+  if (!rt) return fail(err, errlen, SPECK_EARG, SK_E_SPECK_CALL_RUNTIME);
   char msg[4096];
   sk_arg a[SK_MAXCAP];
   if (convert(args, nargs, a, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_EARG, "speck_call %s: %s", kn, msg);
+    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_CALL, kn, msg);
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN,
-                kernel && sk_kernel_find(kernel) ? "speck_call %s" : "speck_call: %s", msg);
+    return kernel && sk_kernel_find(kernel)
+               ? fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_NAMED, msg)
+               : fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_UNKNOWN, msg);
   if (v.nout > (out ? maxout : 0) || (v.nout > 0 && !nout)) {
     int have = v.nout;
     sk_kout_release(&v);
-    return fail(err, errlen, SPECK_EARG,
-                "speck_call %s: the kernel has %d outputs; use speck_call_out "
-                "with room for them (given %d)", kn, have, out ? maxout : 0);
+    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_CALL_KERNEL, kn, have, out ? maxout : 0);
   }
   for (int i = 0; i < v.nout; i++) {
     out[i].name = v.out[i].name;
@@ -352,7 +348,7 @@ int speck_call_out(speck_runtime *rt, const char *kernel,
     if (!w) {
       for (int j = 0; j < i; j++) speck_view_release(out[j].view);
       sk_kout_release(&v);
-      return fail(err, errlen, SPECK_ERUN, "speck_call %s: out of memory", kn);
+      return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_OUT, kn);
     }
     w->v = v.out[i].view;
     v.out[i].is_view = 0;

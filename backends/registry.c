@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 
 /* the built-in tables, each in its own folder */
 extern const sk_backend sk_backend_cuda;     /* backends/cuda */
@@ -40,7 +41,7 @@ const sk_backend *sk_backend_find(const char *name) {
 int sk_backend_register(const sk_backend *b, char *err, size_t errlen) {
   if (!b || !b->name || !b->launch || !b->reaches || !b->owns || !b->init ||
       !b->available) {
-    snprintf(err, errlen, "sk_backend_register: incomplete back-end table");
+    sk_err(err, errlen, SK_E_SK_BACKEND_REGISTER);
     return -1;
   }
   for (const sk_space_desc *d = b->spaces; d && d->name; d++)
@@ -48,11 +49,10 @@ int sk_backend_register(const sk_backend *b, char *err, size_t errlen) {
   pthread_mutex_lock(&lock);
   int rc = 0;
   if (sk_backend_find(b->name)) {
-    snprintf(err, errlen, "sk_backend_register: back end '%s' exists", b->name);
+    sk_err(err, errlen, SK_E_SK_BACKEND_REGISTER_BACK, b->name);
     rc = -1;
   } else if (nall >= SK_MAXBACKEND) {
-    snprintf(err, errlen, "sk_backend_register: more than %d back ends",
-             SK_MAXBACKEND);
+    sk_err(err, errlen, SK_E_SK_BACKEND_REGISTER_MORE, SK_MAXBACKEND);
     rc = -1;
   } else {
     all[nall] = b;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 
 /* the names of the jit tiers, in the order of jit.h's SK_TIER_AUTO, _TCC,
  * _CC */
@@ -24,14 +25,24 @@ const char *sk_env_get(const char *name) {
 }
 
 /* "NAME=value: " with the value cut to a readable length */
-static int prefix(char *err, size_t errlen, const char *name, const char *v) {
-  return snprintf(err, errlen, "%s=%.64s%s: ", name, v, strlen(v) > 64 ? "..." : "");
+static size_t prefix(char *err, size_t errlen, const char *name, const char *v) {
+  if (!err || !errlen) return 0;
+  sk_err(err, errlen, SK_E_ENV_PREFIX, name, v, strlen(v) > 64 ? "..." : "");
+  return strlen(err);
 }
 
 static void fail(char *err, size_t errlen, const char *name, const char *v,
                  const char *what) {
-  int n = prefix(err, errlen, name, v);
-  if (n >= 0 && (size_t)n < errlen) snprintf(err + n, errlen - (size_t)n, "%s", what);
+  size_t n = prefix(err, errlen, name, v);
+  if (n + 1 < errlen) snprintf(err + n, errlen - n, "%s", what);
+}
+
+/* "NAME=value: " and message 'id' (a text without slots) */
+static void fail_id(char *err, size_t errlen, const char *name, const char *v,
+                    int id) {
+  size_t n = prefix(err, errlen, name, v);
+  if (n + 1 < errlen) sk_err_(err + n, errlen - n, id);
+  else sk_err_(NULL, 0, id);
 }
 
 /* Decimal digits only (no sign, no blanks), at most 'max'. */
@@ -54,12 +65,12 @@ int sk_env_count(const char *name, int max, int *out, char *err, size_t errlen) 
   if (!v) return 0;
   int rc = parse_count(v, max, out);
   if (rc == -1) {
-    fail(err, errlen, name, v, "not a positive integer");
+    fail_id(err, errlen, name, v, SK_E_NOT_POSITIVE_INTEGER);
     return -1;
   }
   if (rc == -2) {
     char what[64];
-    snprintf(what, sizeof what, "more than %d", max);
+    sk_err(what, sizeof what, SK_E_MORE_THAN_INT, max);
     fail(err, errlen, name, v, what);
     return -1;
   }
@@ -81,8 +92,8 @@ int sk_env_threads(int *threads, char *err, size_t errlen) {
   rc = parse_count(first, SK_THREADS_MAX, threads);
   if (rc == 0) return 1;
   char what[64];
-  if (rc == -2) snprintf(what, sizeof what, "more than %d", SK_THREADS_MAX);
-  else snprintf(what, sizeof what, "not a positive integer");
+  if (rc == -2) sk_err(what, sizeof what, SK_E_MORE_THAN_INT, SK_THREADS_MAX);
+  else sk_err(what, sizeof what, SK_E_NOT_POSITIVE_INTEGER);
   fail(err, errlen, "OMP_NUM_THREADS", v, what);
   return -1;
 }
@@ -96,7 +107,7 @@ int sk_env_jit(int *tier, char *err, size_t errlen) {
       *tier = t;
       return 1;
     }
-  fail(err, errlen, "SPECK_JIT", v, "unknown tier (tcc, cc or auto)");
+  fail_id(err, errlen, "SPECK_JIT", v, SK_E_UNKNOWN_TIER_TCC);
   return -1;
 }
 
@@ -132,7 +143,7 @@ int sk_env_space(const char **space, char *err, size_t errlen) {
   if (!sk_backend_find(v)) {
     char names[256], what[300];
     sk_env_space_names(names, sizeof names, 0);
-    snprintf(what, sizeof what, "unknown space (%s)", names);
+    sk_err(what, sizeof what, SK_E_UNKNOWN_SPACE_OF, names);
     fail(err, errlen, "SPECK_SPACE", v, what);
     return -1;
   }
@@ -153,12 +164,12 @@ int sk_env_seconds(const char *name, double max, double *out, char *err,
   if (*p == '.')
     for (p++; *p >= '0' && *p <= '9'; p++, digits++) x += (*p - '0') * (scale /= 10);
   if (!digits || *p || !(x > 0)) {
-    fail(err, errlen, name, v, "not a positive number of seconds");
+    fail_id(err, errlen, name, v, SK_E_NOT_POSITIVE_NUMBER);
     return -1;
   }
   if (x > max) {
     char what[64];
-    snprintf(what, sizeof what, "more than %g seconds", max);
+    sk_err(what, sizeof what, SK_E_MORE_THAN_SECONDS, max);
     fail(err, errlen, name, v, what);
     return -1;
   }
@@ -180,8 +191,7 @@ static int check_size(const char *name, void *ctx) {
   struct size_check *c = ctx;
   const char *mx = sk_env_get(name);
   if (mx && sk_parse_size(mx) <= 0) {
-    fail(c->err, c->errlen, name, mx,
-         "not a size (bytes, or a number with K, M or G; more than 0)");
+    fail_id(c->err, c->errlen, name, mx, SK_E_NOT_SIZE_BYTES);
     return -1;
   }
   return 0;
@@ -208,15 +218,15 @@ uint64_t sk_env_memory_max(const char *name, char *desc, size_t n) {
   const char *mx = sk_env_get(name);
   int64_t v = mx ? sk_parse_size(mx) : -1;
   if (v <= 0) {
-    snprintf(desc, n, "no %s budget", name);
+    sk_err(desc, n, SK_E_NO_BUDGET, name);
     return 0;
   }
   if (v >= (int64_t)1 << 30)
-    snprintf(desc, n, "%s's %.2f GiB", name, (double)v / (1 << 30));
+    sk_err(desc, n, SK_E_GIB, name, (double)v / (1 << 30));
   else if (v >= (int64_t)1 << 20)
-    snprintf(desc, n, "%s's %.2f MiB", name, (double)v / (1 << 20));
+    sk_err(desc, n, SK_E_MIB_2, name, (double)v / (1 << 20));
   else
-    snprintf(desc, n, "%s's %lld bytes", name, (long long)v);
+    sk_err(desc, n, SK_E_BYTES_2, name, (long long)v);
   return (uint64_t)v;
 }
 

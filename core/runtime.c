@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "core/tools.h"
 
 /* -- interrupts ------------------------------------------------------------ */
@@ -49,12 +50,12 @@ static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
   if (!b) {
     char names[256];
     sk_env_space_names(names, sizeof names, 0);
-    snprintf(err, errlen, "unknown space '%s' (expected %s)", space, names);
+    sk_err(err, errlen, SK_E_UNKNOWN_SPACE_EXPECTED, space, names);
     return -1;
   }
   char why[512] = "";
   if (!b->available(why, sizeof why)) {
-    snprintf(err, errlen, "space '%s' is not available: %s", space, why);
+    sk_err(err, errlen, SK_E_SPACE_NOT_AVAILABLE, space, why);
     return -1;
   }
   /* -1 (not asked): the back end's default (cuda: $SPECK_CUDA_DEVICE, or
@@ -76,22 +77,19 @@ static int same_locked(const sk_rt_settings *s, char *err, size_t errlen) {
   if (s->space && *s->space && !sk_backend_find(s->space)) {
     char names[256];
     sk_env_space_names(names, sizeof names, 0);
-    snprintf(err, errlen, "unknown space '%s' (expected %s)", s->space, names);
+    sk_err(err, errlen, SK_E_UNKNOWN_SPACE_EXPECTED, s->space, names);
     return -1;
   }
   if (s->space && *s->space && strcmp(s->space, active->name) != 0) {
-    snprintf(err, errlen, "already running with space '%s', asked for '%s' (%s)",
-             active->name, s->space, fix);
+    sk_err(err, errlen, SK_E_ALREADY_RUNNING_SPACE, active->name, s->space, fix);
     return -1;
   }
   if (s->threads > 0 && s->threads != running_threads) {
-    snprintf(err, errlen, "already running with threads %d, asked for %d (%s)",
-             running_threads, s->threads, fix);
+    sk_err(err, errlen, SK_E_ALREADY_RUNNING_THREADS, running_threads, s->threads, fix);
     return -1;
   }
   if (s->device >= 0 && s->device != running_device) {
-    snprintf(err, errlen, "already running with device %d, asked for %d (%s)",
-             running_device, s->device, fix);
+    sk_err(err, errlen, SK_E_ALREADY_RUNNING_DEVICE, running_device, s->device, fix);
     return -1;
   }
   return 0;
@@ -170,6 +168,6 @@ int sk_rt_fence(const char *space, char *err, size_t errlen) {
   if (b) return fence(b, err, errlen);
   char names[512];
   sk_env_space_names(names, sizeof names, 1);
-  snprintf(err, errlen, "unknown space '%s' (%s)", space, names);
+  sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NAMED_OF, space, names);
   return -1;
 }

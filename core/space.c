@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "core/view.h"
 #include "core/view_int.h"
 
@@ -39,12 +40,11 @@ static int register_locked(const sk_space_desc *d, char *err, size_t errlen) {
   if (id < 0)
     for (id = 1; id < SK_MAXSPACE && table[id]; id++) {}
   if (id >= SK_MAXSPACE) {
-    snprintf(err, errlen, "sk_space_register: more than %d spaces", SK_MAXSPACE);
+    sk_err(err, errlen, SK_E_SK_SPACE_REGISTER, SK_MAXSPACE);
     return -1;
   }
   if (table[id]) {
-    snprintf(err, errlen, "sk_space_register: space id %d is '%s', not '%s'", id,
-             table[id]->name, d->name);
+    sk_err(err, errlen, SK_E_SK_SPACE_REGISTER_SPACE, id, table[id]->name, d->name);
     return -1;
   }
   table[id] = d;
@@ -70,7 +70,7 @@ static inline void ready(void) { pthread_once(&once, init); }
 
 int sk_space_register(const sk_space_desc *d, char *err, size_t errlen) {
   if (!d || !d->name) {
-    snprintf(err, errlen, "sk_space_register: a space needs a name");
+    sk_err(err, errlen, SK_E_SK_SPACE_REGISTER_SPACE_NEEDS);
     return -1;
   }
   ready();
@@ -196,7 +196,7 @@ int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
   uint64_t most = sk_space_budget(SK_SPACE_HOST, desc, sizeof desc);
   int64_t held = sk_view_host_bytes();
   if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
-  return fail(err, errlen, VE_HELD, (unsigned long long)bytes, "host", (long long)held,
+  return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes, "host", (long long)held,
               desc);
 }
 

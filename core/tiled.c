@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "core/backend.h"
 #include "core/view.h"
 #include "core/view_int.h"
@@ -45,25 +46,25 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   sk_view_set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
-    return fail(err, errlen, VE_DTYPE, dtype);
+    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_NUM, dtype);
   if (rank < 2 || rank > SK_MAXTILERANK)
-    return fail(err, errlen, VE_TILERANK, rank);
+    return sk_err(err, errlen, SK_E_TILED_LAYOUT_NEEDS, rank);
   if (order != SK_RIGHT && order != SK_LEFT)
-    return fail(err, errlen, VE_TILEORDER, order);
+    return sk_err(err, errlen, SK_E_UNKNOWN_TILE_ORDER, order);
   int lg[SK_MAXTILERANK] = {0};
   for (int d = 0; d < rank; d++) {
     int64_t t = tile[d];
     if (t < 1 || t > ((int64_t)1 << SK_MAXTILELOG2) || (t & (t - 1)))
-      return fail(err, errlen, VE_TILESIZE, (long long)t, d,
+      return sk_err(err, errlen, SK_E_TILE_SIZE_DIMENSION, (long long)t, d,
                   (long long)1 << SK_MAXTILELOG2);
     while (((int64_t)1 << lg[d]) < t) lg[d]++;
   }
   if (lg[0] + lg[1] + lg[2] > SK_MAXTILEVOLLOG2)
-    return fail(err, errlen, VE_TILEVOL, (long long)1 << (lg[0] + lg[1] + lg[2]),
+    return sk_err(err, errlen, SK_E_TILE_ELEMENTS_EXCEEDS, (long long)1 << (lg[0] + lg[1] + lg[2]),
                 (long long)1 << SK_MAXTILEVOLLOG2);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
-      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
+      return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
   /* the padded span, with overflow checks */
   sk_view t = *v;
   t.rank = rank;
@@ -83,7 +84,7 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   size_t es = sk_dtypes[dtype].size, bytes;
   if (span < 0 || __builtin_mul_overflow((size_t)span, es, &bytes)) {
     char dims[SK_MAXRANK * 24];
-    return fail(err, errlen, VE_OVERFLOW,
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_SIZE,
                 sk_view_format_extents(&t, dims, sizeof dims),
                 sk_dtypes[dtype].name);
   }
@@ -113,16 +114,16 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
 int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
                          int n, char *err, size_t errlen) {
   if (!sk_layout_tiled(src->layout))
-    return fail(err, errlen, VE_NOTTILED, src->label,
+    return sk_err(err, errlen, SK_E_VIEW_LAYOUT_NOT, src->label,
                 sk_layout_name(src->layout));
   if (n != src->rank)
-    return fail(err, errlen, VE_NTILE, src->label, src->rank, n,
+    return sk_err(err, errlen, SK_E_VIEW_RANK_GIVEN, src->label, src->rank, n,
                 n == 1 ? "ex" : "ices");
   int64_t off = 0;
   for (int d = 0; d < n; d++) {
     int64_t nt = sk_view_ntiles(src, d);
     if (ti[d] < 0 || ti[d] >= nt)
-      return fail(err, errlen, VE_TILEIDX, d, (long long)ti[d], (long long)nt);
+      return sk_err(err, errlen, SK_E_TILE_INDEX_OUT, d, (long long)ti[d], (long long)nt);
     off += ti[d] * src->stride[d];
   }
   sk_view r = *src;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "core/tools.h"
 #include "core/view.h"
 #include "core/view_int.h"
@@ -195,19 +196,19 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   sk_view_set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
-    return fail(err, errlen, VE_DTYPE, dtype);
-  if (rank < 0) return fail(err, errlen, VE_NEGRANK, rank);
+    return sk_err(err, errlen, SK_E_UNKNOWN_DTYPE_NUM, dtype);
+  if (rank < 0) return sk_err(err, errlen, SK_E_RANK_NEGATIVE, rank);
   if (rank > SK_MAXRANK)
-    return fail(err, errlen, VE_RANK, rank, SK_MAXRANK);
+    return sk_err(err, errlen, SK_E_RANK_EXCEEDS_MAXIMUM, rank, SK_MAXRANK);
   if (layout == SK_STRIDE)
-    return fail(err, errlen, VE_LAYOUT, sk_layout_name(layout));
+    return sk_err(err, errlen, SK_E_LAYOUT_ONLY_SUBVIEWS, sk_layout_name(layout));
   if (layout != SK_RIGHT && layout != SK_LEFT)
-    return fail(err, errlen, VE_BADLAYOUT, layout);
+    return sk_err(err, errlen, SK_E_UNKNOWN_LAYOUT, layout);
   if (!sk_space_desc_of(space))
-    return fail(err, errlen, VE_SPACE, space);
+    return sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NUM, space);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
-      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
+      return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
 
   v->dtype = dtype;
   v->rank = rank;
@@ -219,13 +220,13 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   size_t es = sk_dtypes[dtype].size, bytes = 0;
   if (n < 0 || __builtin_mul_overflow((size_t)n, es, &bytes)) {
     char dims[SK_MAXRANK * 24];
-    return fail(err, errlen, VE_OVERFLOW, sk_view_format_extents(v, dims,
-                sizeof dims), sk_dtypes[dtype].name);
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_SIZE,
+                  sk_view_format_extents(v, dims, sizeof dims), sk_dtypes[dtype].name);
   }
   sk_view_layout_strides(rank, layout, v->extent, v->stride);
 
   sk_alloc *a = malloc(sizeof *a);
-  if (!a) return fail(err, errlen, VE_NOMEM);
+  if (!a) return sk_err(err, errlen, SK_E_OUT_MEMORY_ALLOCATION);
   a->refs = 1;
   a->handle = NULL;
   a->bytes = bytes;
@@ -239,7 +240,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     char why[256] = "";
     if (!b || !b->alloc) {
       free(a);
-      return fail(err, errlen, VE_NOBACKEND, bytes, sk_space_name(space));
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, bytes, sk_space_name(space));
     }
     /* no C object may exceed PTRDIFF_MAX bytes: such a request fails here,
      * without asking an allocator (sanitizers abort on them) */
@@ -255,16 +256,16 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       if (most && (space != SK_SPACE_HOST || bytes <= most) &&
           bytes + (uint64_t)(held > 0 ? held : 0) > most) {
         free(a);
-        return fail(err, errlen, VE_HELD, (unsigned long long)bytes, sk_space_name(space),
-                    (long long)held, desc);
+        return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes,
+                      sk_space_name(space), (long long)held, desc);
       }
     }
     if (bytes <= (size_t)PTRDIFF_MAX)   /* 0 bytes: still a freeable block */
       p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
     if (!p) {
       free(a);
-      if (!why[0]) return fail(err, errlen, VE_ALLOC, bytes);
-      return fail(err, errlen, VE_ALLOCIN, bytes, sk_space_name(space), why);
+      if (!why[0]) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES, bytes);
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_IN_SPACE, bytes, sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
     if (h) atomic_fetch_add(h, (int64_t)bytes);
@@ -481,11 +482,11 @@ int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err,
   s->host = sk_backend_for_space(SK_SPACE_HOST);
   s->dev = sk_backend_for_space(v->space);
   if (!s->host || !s->dev || !s->dev->copy)
-    return fail(err, errlen, VE_NOBACKEND, s->bytes, sk_space_name(v->space));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, s->bytes, sk_space_name(v->space));
   char why[256] = "";
   s->buf = s->host->alloc(s->bytes ? s->bytes : 64, SK_SPACE_HOST, why,
                           sizeof why);
-  if (!s->buf) return fail(err, errlen, VE_STAGE, s->bytes);
+  if (!s->buf) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_HOST, s->bytes);
   s->h.data = s->buf;
   s->h.space = SK_SPACE_HOST;
   if (load && s->bytes &&
@@ -514,7 +515,7 @@ int sk_stage_close(sk_stage *s, const sk_view *v, int store, char *err,
 /* -- deep_copy and fill ------------------------------------------------ */
 int sk_view_check_memory(const sk_view *v, char *err, size_t errlen) {
   if (!v->data && sk_view_size(v) > 0)
-    return fail(err, errlen, VE_RELEASED, v->label);
+    return sk_err(err, errlen, SK_E_VIEW_NO_MEMORY, v->label);
   return 0;
 }
 
@@ -542,7 +543,7 @@ static int device_copy(sk_view *dst, const sk_view *src, char *err,
   const sk_backend *b = sk_backend_for_space(D->space);
   size_t es = sk_dtypes[D->dtype].size;
   if (!b || !b->copy || !b->copy_view)
-    return fail(err, errlen, VE_NOBACKEND, (size_t)sk_view_size(D) * es,
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)sk_view_size(D) * es,
                 sk_space_name(D->space));
   if (sk_stage_fence(D->space, err, errlen) < 0) return -1;
   /* the host image: the host view itself when dense */
@@ -611,14 +612,13 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
                      size_t errlen) {
   if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
     char a[32], b[32];
-    return fail(err, errlen, VE_DTYPES, dst->label,
-                sk_view_dtype_name(dst, a, sizeof a), src->label,
-                sk_view_dtype_name(src, b, sizeof b));
+    return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label,
+                  sk_view_dtype_name(dst, a, sizeof a), src->label,
+                  sk_view_dtype_name(src, b, sizeof b));
   }
   if (dst->dtype != src->dtype)
-    return fail(err, errlen, VE_DTYPES, dst->label,
-                sk_dtypes[dst->dtype].name, src->label,
-                sk_dtypes[src->dtype].name);
+    return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label, sk_dtypes[dst->dtype].name,
+                  src->label, sk_dtypes[src->dtype].name);
   int same = dst->rank == src->rank;
   for (int d = 0; same && d < dst->rank; d++)
     same = dst->extent[d] == src->extent[d];
@@ -626,8 +626,8 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
     char a[SK_MAXRANK * 24], b[SK_MAXRANK * 24];
     sk_view_format_extents(dst, a, sizeof a);
     sk_view_format_extents(src, b, sizeof b);
-    return fail(err, errlen, VE_EXTENTS, dst->label, a[0] ? a : "[]",
-                src->label, b[0] ? b : "[]");
+    return sk_err(err, errlen, SK_E_EXTENTS_DIFFER, dst->label, a[0] ? a : "[]",
+                  src->label, b[0] ? b : "[]");
   }
   int64_t n = sk_view_size(dst);
   if (n == 0) return 0;
@@ -657,7 +657,7 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
       memcpy(dst->data, src->data, (size_t)n * es);
       return 0;
     }
-    return fail(err, errlen, VE_NOBACKEND, (size_t)n * es, sk_space_name(sp));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)n * es, sk_space_name(sp));
   }
 
   /* both sides reachable by a device back end's kernels (cuda, pinned,
@@ -757,23 +757,22 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
   sk_view r = *src;
   int64_t off = 0;
   if (sk_layout_tiled(src->layout))
-    return fail(err, errlen, VE_TILEDSUB, src->label);
+    return sk_err(err, errlen, SK_E_VIEW_TILED_LAYOUT, src->label);
   if (n != src->rank)
-    return fail(err, errlen, VE_NSLICE, src->rank, n, n == 1 ? "" : "s");
+    return sk_err(err, errlen, SK_E_RANK_GIVEN_SLICE, src->rank, n, n == 1 ? "" : "s");
   r.rank = 0;
   for (int d = 0; d < n; d++) {
     int64_t e = src->extent[d];
     switch (s[d].kind) {
     case SK_SLICE_INDEX:
       if (s[d].b < 0 || s[d].b >= e)
-        return fail(err, errlen, VE_SLICEIDX, d, (long long)s[d].b,
-                    (long long)e);
+        return sk_err(err, errlen, SK_E_SLICE_OUT_RANGE, d, (long long)s[d].b, (long long)e);
       off += s[d].b * src->stride[d];
       break;
     case SK_SLICE_RANGE:
       if (s[d].b < 0 || s[d].b > s[d].e || s[d].e > e)
-        return fail(err, errlen, VE_SLICERANGE, d, (long long)s[d].b,
-                    (long long)s[d].e, (long long)e, (long long)e);
+        return sk_err(err, errlen, SK_E_SLICE_OUT_RANGE_EXTENT, d, (long long)s[d].b,
+                      (long long)s[d].e, (long long)e, (long long)e);
       /* an empty range keeps the pointer in bounds of the allocation */
       if (s[d].e > s[d].b) off += s[d].b * src->stride[d];
       r.extent[r.rank] = s[d].e - s[d].b;
@@ -784,7 +783,7 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
       r.stride[r.rank++] = src->stride[d];
       break;
     default:
-      return fail(err, errlen, VE_SLICEKIND, d, s[d].kind);
+      return sk_err(err, errlen, SK_E_SLICE_UNKNOWN_KIND, d, s[d].kind);
     }
   }
   for (int d = r.rank; d < SK_MAXRANK; d++) {
@@ -809,7 +808,7 @@ int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
   sk_view nv;
   int layout = v->layout == SK_STRIDE ? SK_RIGHT : v->layout;
   if (sk_layout_tiled(v->layout))
-    return fail(err, errlen, VE_TILEDRESIZE, v->label);
+    return sk_err(err, errlen, SK_E_VIEW_TILED_LAYOUT_RESIZE, v->label);
   if (sk_view_create(&nv, v->label, v->dtype, v->rank, ext, layout, v->space,
                      1, NULL, err, errlen) < 0)
     return -1;

@@ -1,5 +1,5 @@
 /* view_int.h: what view.c, tiled.c and space.c share and nothing else
- * sees: the messages, the strided walks, host staging for device memory,
+ * sees: the strided walks, host staging for device memory,
  * the tiled map's helpers and the spaces' held bytes. */
 #ifndef SK_VIEW_INT_H
 #define SK_VIEW_INT_H
@@ -11,58 +11,8 @@
 #include <stdio.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "core/view.h"
-
-/* -- messages ---------------------------------------------------------- */
-/* Every message view.c produces, in one place. The Lua layer prefixes
- * them with "speck.<function> 'label': ". */
-#define VE_DTYPE      "unknown dtype %d"
-#define VE_RANK       "rank %d exceeds the maximum %d"
-#define VE_NEGRANK    "rank %d is negative"
-#define VE_EXTENT     "extent %d is %lld (must be a non-negative integer)"
-#define VE_LAYOUT     "layout '%s' is only for subviews (use 'right' or 'left')"
-#define VE_BADLAYOUT  "unknown layout %d"
-#define VE_SPACE      "unknown space %d"
-#define VE_OVERFLOW   "cannot allocate %s %s: the size overflows 64 bits"
-#define VE_NOBACKEND  "cannot allocate %zu bytes: no back end for space '%s'"
-#define VE_ALLOC      "cannot allocate %zu bytes"
-#define VE_ALLOCIN    "cannot allocate %zu bytes in space '%s' (%s)"
-#define VE_HELD       "cannot allocate %llu bytes in space '%s' (with %lld bytes of " \
-                      "views held, more than %s)"
-#define VE_NOMEM      "out of memory for the allocation record"
-#define VE_DTYPES     "dtypes differ: '%s' is %s, '%s' is %s (deep_copy does not convert)"
-#define VE_EXTENTS    "extents differ: '%s' is %s, '%s' is %s"
-#define VE_RELEASED   "view '%s' has no memory (released)"
-#define VE_STAGE      "cannot allocate %zu bytes of host staging memory"
-#define VE_NSLICE     "rank %d, given %d slice%s"
-#define VE_SLICEIDX   "slice %d is %lld, out of range [0, %lld)"
-#define VE_SLICERANGE \
-  "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
-#define VE_SLICEKIND  "slice %d has an unknown kind %d"
-#define VE_TILERANK   "a tiled layout needs rank 2 or 3, the view has rank %d"
-#define VE_TILEORDER  "unknown tile order %d (expected right or left)"
-#define VE_TILESIZE   "tile size %lld of dimension %d is not a power of two between 1 and %lld"
-#define VE_TILEVOL    "a tile of %lld elements exceeds the maximum %lld"
-#define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview " \
-                      "(subview does not slice tiled views)"
-#define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep " \
-                       "right or left views only)"
-#define VE_NOTTILED   "view '%s' has layout '%s', not a tiled layout"
-#define VE_NTILE      "view '%s' has rank %d, given %d tile ind%s"
-#define VE_TILEIDX    "tile index %d is %lld, out of range [0, %lld)"
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-  __attribute__((format(printf, 3, 4), unused));
-
-static int fail(char *err, size_t n, const char *fmt, ...) {
-  if (err && n) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 /* -- view.c ------------------------------------------------------------ */
 /* A walk visits every index of 'n' dimensions (outermost first); see

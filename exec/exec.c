@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/err.h"
 #include "core/tools.h"
 #include "exec.h"
 
@@ -99,13 +100,13 @@ static void name_order(const sk_arg *args, int n, int *ord) {
 static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
                    char *err, size_t errlen) {
   if (nargs < 0 || nargs > SK_MAXCAP) {
-    snprintf(err, errlen, "%d captures, at most %d", nargs, SK_MAXCAP);
+    sk_err(err, errlen, SK_E_CAPTURES_MOST, nargs, SK_MAXCAP);
     return -1;
   }
   s->n = nargs;
   for (int k = 0; k < nargs; k++)
     if (!args[k].name || !*args[k].name) {
-      snprintf(err, errlen, "capture %d has no name", k + 1);
+      sk_err(err, errlen, SK_E_CAPTURE_NO_NAME, k + 1);
       return -1;
     }
   int ord[SK_MAXCAP];
@@ -119,14 +120,12 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     c->name = a->name;
     const sk_view *v = a->view;
     if (!v && a->str) {
-      snprintf(err, errlen,
-               "capture '%s' is a string; captures must be views or numbers",
-               a->name);
+      sk_err(err, errlen, SK_E_CAPTURE_STRING_CAPTURES, a->name);
       return -1;
     }
     if (!v) {
       if (a->dtype < 0 || a->dtype >= SK_NDTYPE) {
-        snprintf(err, errlen, "capture '%s': unknown dtype %d", a->name, a->dtype);
+        sk_err(err, errlen, SK_E_CAPTURE_UNKNOWN_DTYPE, a->name, a->dtype);
         return -1;
       }
       c->kind = SK_CAP_SCALAR;
@@ -135,15 +134,12 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
       continue;
     }
     if (!v->alloc && !v->data && sk_view_size(v) != 0) {
-      snprintf(err, errlen, "view '%s' (capture '%s') is released", v->label,
-               a->name);
+      sk_err(err, errlen, SK_E_VIEW_CAPTURE_RELEASED, v->label, a->name);
       return -1;
     }
     if (b && !b->reaches(v->space)) {
-      snprintf(err, errlen,
-               "view '%s' (capture '%s') lives in space %s; this kernel runs on "
-               "%s (copy it with speck.deep_copy or create_mirror_view_and_copy)",
-               v->label, a->name, sk_space_name(v->space), b->name);
+      sk_err(err, errlen, SK_E_VIEW_CAPTURE_LIVES, v->label, a->name, sk_space_name(v->space),
+             b->name);
       return -1;
     }
     c->kind = SK_CAP_VIEW;
@@ -156,9 +152,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
       c->agg_n = v->agg_n;
       c->rank = v->rank - 1;   /* the components are the element */
       if (v->traits & SK_TRAIT_ATOMIC) {
-        snprintf(err, errlen,
-                 "view '%s' (capture '%s'): the atomic trait is not available "
-                 "for aggregate element types", v->label, a->name);
+        sk_err(err, errlen, SK_E_VIEW_CAPTURE_ATOMIC, v->label, a->name);
         return -1;
       }
     }
@@ -182,7 +176,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
   }
   for (int a = 0; a + 1 < s->n; a++)
     if (strcmp(s->c[a].name, s->c[a + 1].name) == 0) {
-      snprintf(err, errlen, "capture '%s' is given twice", s->c[a].name);
+      sk_err(err, errlen, SK_E_CAPTURE_GIVEN_TWICE, s->c[a].name);
       return -1;
     }
   for (int a = 0; a < s->n; a++) {
@@ -218,24 +212,22 @@ int sk_redop_default_dtype(int op) {
 
 int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
   if (r->op < 0 || r->op >= SK_NREDOP || r->dtype < 0 || r->dtype >= SK_NDTYPE) {
-    snprintf(err, errlen, "bad reducer (op %d, dtype %d)", r->op, r->dtype);
+    sk_err(err, errlen, SK_E_BAD_REDUCER_OP, r->op, r->dtype);
     return -1;
   }
   if (r->agg && (r->op != SK_RED_SUM || r->dtype != SK_F64 ||
                  r->agg_n < 1 || r->agg_n > SK_AGG_MAXN)) {
-    snprintf(err, errlen,
-             "reducer '%s' is not defined for %s(%d) (aggregate types reduce "
-             "with 'sum')", r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
-             r->agg == SK_AGG_FAD ? "fad" : "ensemble", r->agg_n);
+    sk_err(err, errlen,
+           SK_E_REDUCER_NOT_DEFINED, r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
+           r->agg == SK_AGG_FAD ? "fad" : "ensemble", r->agg_n);
     return -1;
   }
   if (r->op == SK_RED_CUSTOM && (!r->init || !r->join)) {
-    snprintf(err, errlen, "custom reducer needs 'init' and 'join' C code strings");
+    sk_err(err, errlen, SK_E_CUSTOM_REDUCER_NEEDS);
     return -1;
   }
   if ((r->op == SK_RED_BAND || r->op == SK_RED_BOR) && sk_dtypes[r->dtype].is_float) {
-    snprintf(err, errlen, "reducer '%s' needs an integer dtype, not %s",
-             redop_names[r->op], sk_dtypes[r->dtype].name);
+    sk_err(err, errlen, SK_E_REDUCER_NEEDS_INTEGER, redop_names[r->op], sk_dtypes[r->dtype].name);
     return -1;
   }
   return 0;
@@ -249,14 +241,13 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
                      const sk_backend *b, char *err, size_t errlen) {
   memset(ks, 0, sizeof *ks);
   if (!d->body) {
-    snprintf(err, errlen, "no body");
+    sk_err(err, errlen, SK_E_NO_BODY);
     return -1;
   }
   /* sk_run's policy is checked; sk_exec_spec's kind and rank are not */
   if (pol_kind < SK_POL_RANGE || pol_kind > SK_POL_TEAM ||
       (pol_kind == SK_POL_MDRANGE && (md_rank < 2 || md_rank > SK_MAXMD))) {
-    snprintf(err, errlen, "unknown policy kind %d (MDRange rank %d)", pol_kind,
-             md_rank);
+    sk_err(err, errlen, SK_E_UNKNOWN_POLICY_KIND, pol_kind, md_rank);
     return -1;
   }
   ks->label = d->label ? d->label : "";
@@ -284,7 +275,7 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
   if (d->pattern == SK_REDUCE) {
     int n = d->nred;
     if (n < 0 || n > SK_MAXRED) {
-      snprintf(err, errlen, "%d reducers, at most %d", n, SK_MAXRED);
+      sk_err(err, errlen, SK_E_REDUCERS_MOST, n, SK_MAXRED);
       return -1;
     }
     if (n == 0) {
@@ -307,28 +298,26 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
     ks->nred = 1;
     ks->reds = reds;
   } else if (d->pattern != SK_FOR) {
-    snprintf(err, errlen, "unknown pattern %d", d->pattern);
+    sk_err(err, errlen, SK_E_UNKNOWN_PATTERN, d->pattern);
     return -1;
   }
   return 0;
 }
 
 /* Look up or compile; a compiler message is returned as "... does not
- * compile:" naming the part (body, prelude, custom reducer). */
+ * compile:" naming the part (body, prelude, custom reducer) by its id. */
 static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err,
                       size_t errlen) {
   char msg[4096];
+  sk_err_clear();   /* an id of an earlier error does not name this one */
   if (sk_jit_get(ks, k, msg, sizeof msg) == 0) return 0;
-  const char *part = NULL;
-  if (strncmp(msg, "body line ", 10) == 0) part = "body";
-  else if (strncmp(msg, "prelude line ", 13) == 0) part = "prelude";
-  else if (strncmp(msg, "init line ", 10) == 0 || strncmp(msg, "join line ", 10) == 0)
-    part = "custom reducer";
-  if (part)
-    snprintf(err, errlen, "%s does not compile:\n%s", part, msg);
-  else
-    snprintf(err, errlen, "%s", msg);
-  return -1;
+  switch (sk_err_last()) {
+  case SK_E_DIAG_BODY: return sk_err(err, errlen, SK_E_BODY_NOT_COMPILE, msg);
+  case SK_E_DIAG_PRELUDE: return sk_err(err, errlen, SK_E_PRELUDE_NOT_COMPILE, msg);
+  case SK_E_DIAG_INIT:
+  case SK_E_DIAG_JOIN: return sk_err(err, errlen, SK_E_REDUCER_NOT_COMPILE, msg);
+  default: return sk_err(err, errlen, SK_E_MSG, msg);
+  }
 }
 
 static const sk_backend *pick_backend(const sk_kdesc *d, char *err,
@@ -352,7 +341,7 @@ static void *load_image(const sk_backend *b, sk_kernel *k, const char *label,
   static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
   if (__atomic_load_n(&k->dev_loaded, __ATOMIC_ACQUIRE)) return k->dev;
   if (!b->load) {
-    snprintf(err, errlen, "back end %s cannot load device code", b->name);
+    sk_err(err, errlen, SK_E_BACK_END_CANNOT, b->name);
     return NULL;
   }
   void *d = NULL;
@@ -390,7 +379,7 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
   memset(&oob, 0, sizeof oob);
   l.oob = &oob;
   if (pattern != SK_FOR && k->acc_size > sizeof res->acc) {
-    snprintf(err, errlen, "accumulator of %zu bytes is too large", k->acc_size);
+    sk_err(err, errlen, SK_E_ACCUMULATOR_BYTES_TOO, k->acc_size);
     return -1;
   }
   uint64_t tid = sk_tools_begin(pattern, label);
@@ -403,22 +392,19 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
     const sk_view *v = s->view[oob.capture];
     const sk_rwin *w = v && v->alloc ? v->alloc->handle : NULL;
     long long g = (long long)oob.index, c = w ? (long long)w->chunk : 1;
-    snprintf(err, errlen,
-             "view '%s' (capture '%s'): global index %lld is beyond the global "
-             "extent %lld (owner = index / %lld elements per rank = rank %lld, "
-             "of %d ranks)",
-             v ? v->label : "?", s->c[oob.capture].name, g,
-             (long long)oob.extent, c, c > 0 ? (g < 0 ? -1 : g / c) : -1LL,
-             w ? w->nranks : 0);
+    sk_err(err, errlen,
+           SK_E_VIEW_CAPTURE_GLOBAL,
+           v ? v->label : "?", s->c[oob.capture].name, g,
+           (long long)oob.extent, c, c > 0 ? (g < 0 ? -1 : g / c) : -1LL,
+           w ? w->nranks : 0);
     return -1;
   }
   if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];
-    snprintf(err, errlen,
-             "view '%s' (capture '%s'): index %d is %lld, out of range [0, %lld) "
-             "(bounds check)",
-             v ? v->label : "?", s->c[oob.capture].name, oob.dim,
-             (long long)oob.index, (long long)oob.extent);
+    sk_err(err, errlen,
+           SK_E_VIEW_CAPTURE_INDEX,
+           v ? v->label : "?", s->c[oob.capture].name, oob.dim,
+           (long long)oob.index, (long long)oob.extent);
     return -1;
   }
   sk_jit_after_launch(k, t1 - t0);
@@ -551,7 +537,7 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
     free(h);
     free(names);
     free(label);
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
   memcpy(label, ks.label, ll);
@@ -597,14 +583,12 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
   const sk_backend *b = sk_rt_backend(err, errlen);
   if (!b) return -1;
   if (b->code != h->b->code) {
-    snprintf(err, errlen, "kernel was compiled for %s; the active back end is %s",
-             h->b->name, b->name);
+    sk_err(err, errlen, SK_E_KERNEL_WAS_COMPILED, h->b->name, b->name);
     return -1;
   }
   if (p->kind != h->policy_kind ||
       (p->kind == SK_POL_MDRANGE && p->md_rank != h->md_rank)) {
-    snprintf(err, errlen, "policy does not match the kernel's (compiled for %s)",
-             kind_name(h->policy_kind));
+    sk_err(err, errlen, SK_E_POLICY_DOES_NOT, kind_name(h->policy_kind));
     return -1;
   }
   sk_policy pol = *p;
@@ -612,8 +596,8 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
   sig s;
   if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
   if (s.n != h->ncap) {
-    snprintf(err, errlen, "%d capture%s given, the kernel has %d", s.n,
-             s.n == 1 ? "" : "s", h->ncap);
+    sk_err(err, errlen, SK_E_CAPTURE_GIVEN_KERNEL, s.n,
+           s.n == 1 ? "" : "s", h->ncap);
     return -1;
   }
   for (int c = 0; c < s.n; c++) {
@@ -625,11 +609,10 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
         a->agg_n != e->agg_n ||
         a->space != e->space || a->traits != e->traits ||
         (a->alias && !e->alias)) {
-      snprintf(err, errlen,
-               "capture '%s' does not match the kernel's signature (expected %s "
-               "%s rank %d)",
-               a->name, e->kind == SK_CAP_VIEW ? "view" : "scalar",
-               sk_dtypes[e->dtype].name, e->rank);
+      sk_err(err, errlen,
+             SK_E_CAPTURE_DOES_NOT,
+             a->name, e->kind == SK_CAP_VIEW ? "view" : "scalar",
+             sk_dtypes[e->dtype].name, e->rank);
       return -1;
     }
   }

@@ -21,24 +21,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/err.h"
 #include "io.h"
 
 #define CHUNK ((size_t)16 << 20)   /* bytes per read or write */
 #define MAGIC "\x93NUMPY"
 #define MAGIC_LEN 6
 #define HEADER_MAX (1 << 20)       /* a larger header is not a real one */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-  __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 /* -- dtypes -------------------------------------------------------------- */
 /* NumPy's kind character and item size of each speck dtype */
@@ -82,14 +71,12 @@ static int parse_descr(const char *d, int *dtype, int *swap, char *err,
                              "uint32 uint8 bool";
   char order = d[0];
   if (order != '<' && order != '>' && order != '|' && order != '=')
-    return fail(err, errlen, "malformed header: dtype '%.40s' has no byte "
-                "order ('<', '>', '|' or '=')", d);
+    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_DTYPE, d);
   char kind = d[1];
   char *end;
   long size = kind ? strtol(d + 2, &end, 10) : 0;
   if (!kind || end == d + 2 || *end != '\0' || size <= 0)
-    return fail(err, errlen, "malformed header: dtype '%.40s' is not a "
-                "kind and an item size (such as '<f8')", d);
+    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_DTYPE_NOT, d);
   for (int t = 0; t < SK_NDTYPE; t++) {
     if (npy_of[t].kind == kind && npy_of[t].size == size) {
       *dtype = t;
@@ -97,8 +84,7 @@ static int parse_descr(const char *d, int *dtype, int *swap, char *err,
       return 0;
     }
   }
-  return fail(err, errlen, "dtype '%.40s' (%s) has no speck dtype (%s)", d,
-              numpy_name(kind, (int)size), have);
+  return sk_err(err, errlen, SK_E_DTYPE_NO_SPECK, d, numpy_name(kind, (int)size), have);
 }
 
 /* -- the header ------------------------------------------------------------ */
@@ -119,9 +105,8 @@ static void skip_ws(parser *ps) {
 }
 
 static int bad(parser *ps, const char *expected) {
-  return fail(ps->err, ps->errlen, "malformed header at byte %d: expected %s, "
-              "found '%.20s'", (int)(ps->p - ps->s), expected,
-              *ps->p ? ps->p : "(end)");
+  return sk_err(ps->err, ps->errlen, SK_E_MALFORMED_HEADER_BYTE, (int)(ps->p - ps->s), expected,
+                *ps->p ? ps->p : "(end)");
 }
 
 static int expect(parser *ps, char c, const char *what) {
@@ -158,11 +143,9 @@ static int parse_shape(parser *ps, npy_header *h) {
     long long x = strtoll(ps->p, &end, 10);
     if (end == ps->p) return bad(ps, "an extent (an integer)");
     if (x < 0 || errno == ERANGE)
-      return fail(ps->err, ps->errlen, "malformed header: extent %lld of the "
-                  "shape is not a size", x);
+      return sk_err(ps->err, ps->errlen, SK_E_MALFORMED_HEADER_EXTENT, x);
     if (h->rank == SK_MAXRANK)
-      return fail(ps->err, ps->errlen, "shape has more than %d dimensions "
-                  "(speck views have at most %d)", SK_MAXRANK, SK_MAXRANK);
+      return sk_err(ps->err, ps->errlen, SK_E_SHAPE_MORE_THAN, SK_MAXRANK, SK_MAXRANK);
     h->shape[h->rank++] = x;
     ps->p = end;
     if (*ps->p == 'L') ps->p++;   /* Python 2's long literals */
@@ -189,8 +172,7 @@ static int parse_header(const char *text, npy_header *h, char *err,
     skip_ws(&ps);
     if (strcmp(key, "descr") == 0) {
       if (*ps.p == '[')
-        return fail(err, errlen, "a structured dtype (a list of fields) has "
-                    "no speck dtype");
+        return sk_err(err, errlen, SK_E_STRUCTURED_DTYPE_LIST);
       if (parse_str(&ps, descr, sizeof descr) < 0) return -1;
       if (parse_descr(descr, &h->dtype, &h->swap, err, errlen) < 0) return -1;
       seen_descr = 1;
@@ -203,8 +185,7 @@ static int parse_header(const char *text, npy_header *h, char *err,
       if (parse_shape(&ps, h) < 0) return -1;
       seen_shape = 1;
     } else {
-      return fail(err, errlen, "malformed header: unknown key '%s' (a .npy "
-                  "header has 'descr', 'fortran_order' and 'shape')", key);
+      return sk_err(err, errlen, SK_E_MALFORMED_HEADER_UNKNOWN, key);
     }
     skip_ws(&ps);
     if (*ps.p == ',') ps.p++;
@@ -216,7 +197,7 @@ static int parse_header(const char *text, npy_header *h, char *err,
   const char *missing = !seen_descr ? "descr" : !seen_order ? "fortran_order"
                       : !seen_shape ? "shape" : NULL;
   if (missing)
-    return fail(err, errlen, "malformed header: no '%s' key", missing);
+    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_NO, missing);
   return 0;
 }
 
@@ -233,37 +214,33 @@ static int read_header(FILE *f, npy_header *h, char *err, size_t errlen) {
   unsigned char pre[12];
   size_t got = fread(pre, 1, 10, f);
   if (got < MAGIC_LEN || memcmp(pre, MAGIC, MAGIC_LEN) != 0)
-    return fail(err, errlen, "not a .npy file (bad magic: it does not start "
-                "with \\x93NUMPY)");
-  if (got < 10) return fail(err, errlen, "truncated: the file ends in its preamble");
+    return sk_err(err, errlen, SK_E_NOT_NPY_FILE);
+  if (got < 10) return sk_err(err, errlen, SK_E_TRUNCATED_FILE_ENDS);
   int major = pre[6], minor = pre[7];
   size_t hlen;
   if (major == 1) {
     hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
   } else if (major == 2 || major == 3) {
     if (fread(pre + 10, 1, 2, f) != 2)
-      return fail(err, errlen, "truncated: the file ends in its preamble");
+      return sk_err(err, errlen, SK_E_TRUNCATED_FILE_ENDS);
     hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 |
            (size_t)pre[11] << 24;
   } else {
-    return fail(err, errlen, "unsupported .npy format version %d.%d (1.0, "
-                "2.0 and 3.0 are read)", major, minor);
+    return sk_err(err, errlen, SK_E_UNSUPPORTED_NPY_FORMAT, major, minor);
   }
   if (hlen > HEADER_MAX)
-    return fail(err, errlen, "malformed header: its length %zu is beyond "
-                "any real header's", hlen);
+    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_LENGTH, hlen);
   char *text = malloc(hlen + 1);
-  if (!text) return fail(err, errlen, "out of memory");
+  if (!text) return sk_err(err, errlen, SK_E_NOMEM);
   got = fread(text, 1, hlen, f);
   if (got < hlen) {
     free(text);
-    return fail(err, errlen, "truncated header: %zu of its %zu bytes", got,
-                hlen);
+    return sk_err(err, errlen, SK_E_TRUNCATED_HEADER_BYTES, got, hlen);
   }
   text[hlen] = '\0';
   if (strlen(text) != hlen) {
     free(text);
-    return fail(err, errlen, "malformed header: it holds a NUL byte");
+    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_HOLDS);
   }
   memset(h, 0, sizeof *h);
   int rc = parse_header(text, h, err, errlen);
@@ -288,7 +265,7 @@ static int read_data(FILE *f, const char *path, void *dst, size_t bytes,
                      const npy_header *h, char *err, size_t errlen) {
   sk_progress pr;
   char what[300];
-  snprintf(what, sizeof what, "load_npy %s", path);
+  sk_err(what, sizeof what, SK_E_LOAD_NPY, path);
   sk_progress_begin(&pr, what, (double)bytes);
   size_t done = 0;
   while (done < bytes) {
@@ -301,12 +278,11 @@ static int read_data(FILE *f, const char *path, void *dst, size_t bytes,
   sk_progress_end(&pr);
   if (done < bytes) {
     if (ferror(f))
-      return fail(err, errlen, "read error: %s", strerror(errno));
+      return sk_err(err, errlen, SK_E_READ_ERROR, strerror(errno));
     char shape[SK_MAXRANK * 24];
     format_shape(h, shape, sizeof shape);
-    return fail(err, errlen, "truncated data: shape %s of %s needs %zu bytes, "
-                "the file has %zu after its header", shape,
-                sk_dtypes[h->dtype].name, bytes, done);
+    return sk_err(err, errlen, SK_E_TRUNCATED_DATA_SHAPE, shape, sk_dtypes[h->dtype].name, bytes,
+                  done);
   }
   return 0;
 }
@@ -315,7 +291,7 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
                 const char *label, char *err, size_t errlen) {
   npy_header h;
   FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, "cannot open: %s", strerror(errno));
+  if (!f) return sk_err(err, errlen, SK_E_CANNOT_OPEN, strerror(errno));
   if (read_header(f, &h, err, errlen) < 0) {
     fclose(f);
     return -1;
@@ -328,7 +304,7 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
     if (__builtin_mul_overflow(n, h.shape[d], &n)) n = -1;
   if (n < 0 || __builtin_mul_overflow((size_t)n, es, &bytes)) {
     fclose(f);
-    return fail(err, errlen, "malformed header: the shape's size overflows");
+    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_SHAPE);
   }
   /* a regular file too short for its shape is refused before the view is
    * allocated (a 20-byte file claiming 8 GB must not ask for 8 GB) */
@@ -339,10 +315,8 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
     char shape[SK_MAXRANK * 24];
     format_shape(&h, shape, sizeof shape);
     fclose(f);
-    return fail(err, errlen, "truncated data: shape %s of %s needs %zu bytes, "
-                "the file has %llu after its header", shape,
-                sk_dtypes[h.dtype].name, bytes,
-                (unsigned long long)((uint64_t)st.st_size - (uint64_t)at));
+    return sk_err(err, errlen, SK_E_TRUNCATED_DATA_SHAPE_NEEDS, shape, sk_dtypes[h.dtype].name,
+                  bytes, (unsigned long long)((uint64_t)st.st_size - (uint64_t)at));
   }
   /* read in place when the view is host memory in the file's order */
   int direct = sk_space_host_accessible(space) &&
@@ -356,7 +330,7 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
                      direct ? space : SK_SPACE_HOST, 0, NULL, msg,
                      sizeof msg) < 0) {
     fclose(f);
-    return fail(err, errlen, "%s", msg);
+    return sk_err(err, errlen, SK_E_MSG, msg);
   }
   int rc = read_data(f, path, dst->data, bytes, &h, err, errlen);
   fclose(f);
@@ -369,7 +343,7 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
     if (sk_view_create(out, lb, h.dtype, h.rank, h.shape, layout, space, 0,
                        NULL, msg, sizeof msg) < 0 ||
         sk_view_deep_copy(out, &tmp, msg, sizeof msg) < 0) {
-      rc = fail(err, errlen, "%s", msg);
+      rc = sk_err(err, errlen, SK_E_MSG, msg);
     }
     sk_view_release(&tmp);
   }
@@ -408,7 +382,7 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
   char msg[512];
   int64_t n = sk_view_size(v);
   if (!v->data && n > 0)
-    return fail(err, errlen, "view '%s' has no memory (released)", v->label);
+    return sk_err(err, errlen, SK_E_VIEW_NO_MEMORY, v->label);
   /* written as it lies when it is host memory in C or Fortran order */
   int direct = sk_space_host_accessible(v->space) &&
                (v->layout == SK_RIGHT || v->layout == SK_LEFT) &&
@@ -424,7 +398,7 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
     tmp.agg_n = v->agg_n;
     if (st < 0 || sk_view_deep_copy(&tmp, v, msg, sizeof msg) < 0) {
       sk_view_release(&tmp);
-      return fail(err, errlen, "%s", msg);
+      return sk_err(err, errlen, SK_E_MSG, msg);
     }
     src = &tmp;
   }
@@ -435,11 +409,11 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
   int rc = 0;
   FILE *f = fopen(path, "wb");
   if (!f) {
-    rc = fail(err, errlen, "cannot open for writing: %s", strerror(errno));
+    rc = sk_err(err, errlen, SK_E_CANNOT_OPEN_WRITING, strerror(errno));
   } else {
     sk_progress pr;
     char what[300];
-    snprintf(what, sizeof what, "save_npy %s", path);
+    sk_err(what, sizeof what, SK_E_SAVE_NPY, path);
     sk_progress_begin(&pr, what, (double)bytes);
     size_t done = 0;
     int ok = fwrite(head, 1, hl, f) == hl;
@@ -452,7 +426,7 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
     sk_progress_end(&pr);
     if (fclose(f) != 0) ok = 0;
     if (!ok) {
-      rc = fail(err, errlen, "write error: %s", strerror(errno));
+      rc = sk_err(err, errlen, SK_E_WRITE_ERROR, strerror(errno));
       remove(path);
     }
   }

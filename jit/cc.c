@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "tier.h"
 
 extern char **environ;
@@ -150,14 +151,14 @@ static void probe(void) {
   if (want && *want) {
     found = find_in_path(want, cc.path, sizeof cc.path);
     if (!found) {
-      snprintf(cc.why, sizeof cc.why, "SPECK_CC=%s: not found", want);
+      sk_err(cc.why, sizeof cc.why, SK_E_SPECK_CC_NOT, want);
       return;
     }
   } else {
     for (int i = 0; cands[i] && !found; i++)
       found = find_in_path(cands[i], cc.path, sizeof cc.path);
     if (!found) {
-      snprintf(cc.why, sizeof cc.why, "no C compiler (cc, gcc, clang) on PATH");
+      sk_err(cc.why, sizeof cc.why, SK_E_NO_C_COMPILER);
       return;
     }
   }
@@ -167,10 +168,9 @@ static void probe(void) {
   if (tmpfile_name(out, sizeof out, ".txt") < 0 || (rc = run(argv, out)) != 0) {
     unlink(out);
     if (rc == RUN_TIMEOUT)
-      snprintf(cc.why, sizeof cc.why, "%s --version ran longer than SPECK_CC_TIMEOUT",
-               cc.path);
+      sk_err(cc.why, sizeof cc.why, SK_E_VERSION_RAN_LONGER, cc.path);
     else
-      snprintf(cc.why, sizeof cc.why, "%s --version failed", cc.path);
+      sk_err(cc.why, sizeof cc.why, SK_E_VERSION_FAILED, cc.path);
     return;
   }
   read_file(out, cc.ident, sizeof cc.ident);
@@ -208,7 +208,7 @@ uint64_t sk_cc_key(const char *source) {
 static int load(const char *path, sk_ccode *out, char *err, size_t errlen) {
   void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!dl) {
-    snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+    sk_err(err, errlen, SK_E_CANNOT_LOAD, path, dlerror());
     return -1;
   }
   out->dl = dl;
@@ -219,7 +219,7 @@ static int load(const char *path, sk_ccode *out, char *err, size_t errlen) {
   if (!out->fn) {
     dlclose(dl);
     out->dl = NULL;
-    snprintf(err, errlen, "%s lacks sk__kernel", path);
+    sk_err(err, errlen, SK_E_LACKS_SK_KERNEL, path);
     return -1;
   }
   return 0;
@@ -244,7 +244,7 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   if (sk_cc_lookup(source, out)) return 0;
   memset(out, 0, sizeof *out);
   if (!sk_cc_available()) {
-    snprintf(err, errlen, "cc tier unavailable: %s", cc.why);
+    sk_err(err, errlen, SK_E_CC_TIER_UNAVAILABLE, cc.why);
     return -1;
   }
   double t0 = now();
@@ -252,21 +252,21 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   char src[4200], so[4200], log[4200], final[4200];
   int disk = sk_disk_enabled();
   if (tmpfile_name(src, sizeof src, ".c") < 0) {
-    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_CREATE_TEMPORARY, strerror(errno));
     return -1;
   }
   if (tmpfile_name(log, sizeof log, ".log") < 0 ||
       tmpfile_name(so, sizeof so, ".so") < 0) {
     unlink(src);
     unlink(log);
-    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_CREATE_TEMPORARY, strerror(errno));
     return -1;
   }
   FILE *f = fopen(src, "w");
   int wok = f && fputs(source, f) >= 0;
   if (f && fclose(f) != 0) wok = 0;
   if (!wok) {
-    snprintf(err, errlen, "cannot write %s", src);
+    sk_err(err, errlen, SK_E_CANNOT_WRITE, src);
     unlink(src);
     unlink(log);
     unlink(so);
@@ -296,8 +296,7 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
     double limit;
     char m[256];
     if (sk_env_cc_timeout(&limit, m, sizeof m) < 0) limit = SK_CC_TIMEOUT_DEFAULT;
-    snprintf(err, errlen, "%s ran longer than %g s (SPECK_CC_TIMEOUT) and was "
-             "stopped; the kernel keeps its libtcc code", cc.path, limit);
+    sk_err(err, errlen, SK_E_RAN_LONGER_THAN, cc.path, limit);
     unlink(src);
     unlink(log);
     unlink(so);
@@ -306,7 +305,7 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   if (rc != 0) {
     char msg[1500];
     read_file(log, msg, sizeof msg);
-    snprintf(err, errlen, "%s failed (status %d): %s", cc.path, rc, msg);
+    sk_err(err, errlen, SK_E_FAILED_STATUS, cc.path, rc, msg);
     unlink(src);
     unlink(log);
     unlink(so);

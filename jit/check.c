@@ -9,32 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "codegen.h"
 #include "strbuf.h"
 
-/* -- messages ---------------------------------------------------------- */
-/* Every message of the text checks, in one place. '%s line %d' names the
- * part (body, prelude, init, join) and its line. */
-#define CE_NUL       "a NUL byte on %s line %d"
-#define CE_SPLICE    "a line splice (backslash-newline) on %s line %d: the %s " \
-                     "cannot join lines"
-#define CE_STRAY     "a stray '\\' on %s line %d"
-#define CE_TRIGRAPH  "the trigraph '??%c' on %s line %d is not part of the dialect"
-#define CE_DIGRAPH   "the digraph '%.2s' on %s line %d is not part of the dialect"
-#define CE_DIRECTIVE "a preprocessor directive on %s line %d: the %s cannot " \
-                     "hold directives (helpers go in opts.prelude as SPECK_FN " \
-                     "functions)"
-#define CE_COMMENT   "a comment opened on %s line %d is never closed"
-#define CE_LITERAL   "a %s literal on %s line %d is never closed"
-#define CE_QUOTE     "a quote right after '%.*s' on %s line %d: raw strings " \
-                     "and digit separators are not part of the dialect"
-#define CE_RESERVED  "'%.*s' on %s line %d: names starting with %.4s are the " \
-                     "generator's"
-#define CE_CLOSE     "'%c' on %s line %d closes nothing: the %s cannot close " \
-                     "a block it did not open"
-#define CE_MISMATCH  "'%c' on %s line %d closes the '%c' opened on line %d"
-#define CE_UNCLOSED  "'%c' opened on %s line %d is never closed"
-#define CE_DEEP      "nesting deeper than %d levels on %s line %d"
+/* Messages are core/errmsg.h's; in them '%s line %d' names the part
+ * (body, prelude, init, join) and its line. */
 
 /* -- checks ------------------------------------------------------------ */
 static int is_ident(const char *s) {
@@ -215,13 +195,11 @@ static int check_team_return(const sk_kspec *s, char *err, size_t errlen) {
     }
     if (!found) continue;
     int single = inner_len > 6 && memcmp(p + inner, "SINGLE", 6) == 0;
-    snprintf(err, errlen,
-             "return inside %.*s (body line %d): a nested construct cannot "
-             "leave the league rank; %s",
-             (int)inner_len, p + inner, line_of(p, b),
-             single ? "put the rest of the block under an if instead"
-                    : "use continue to end this iteration");
-    return -1;
+    if (single)
+      return sk_err(err, errlen, SK_E_RETURN_INSIDE_SINGLE, (int)inner_len, p + inner,
+                    line_of(p, b));
+    return sk_err(err, errlen, SK_E_RETURN_INSIDE_LOOP, (int)inner_len, p + inner,
+                  line_of(p, b));
   }
   return 0;
 }
@@ -232,12 +210,11 @@ static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
   while (next_ident(p, n, &i, &b, &len)) {
     int w = in_list(team_words, p + b, len);
     if (w >= 0 && s->policy_kind != SK_POL_TEAM) {
-      snprintf(err, errlen,
-               "'%s' is a team construct, but this kernel runs %s (use a "
-               "TeamPolicy) (body line %d)",
-               team_words[w],
-               s->policy_kind == SK_POL_RANGE ? "a RangePolicy" : "an MDRangePolicy",
-               line_of(p, b));
+      sk_err(err, errlen,
+             SK_E_TEAM_CONSTRUCT_BUT,
+             team_words[w],
+             s->policy_kind == SK_POL_RANGE ? "a RangePolicy" : "an MDRangePolicy",
+             line_of(p, b));
       return -1;
     }
     if (s->policy_kind != SK_POL_TEAM || in_list(loop_words, p + b, len) < 0)
@@ -252,11 +229,8 @@ static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
     while (q < end && next_ident(p, end, &q, &cb, &clen)) {
       int c = in_list(collective_words, p + cb, clen);
       if (c < 0) continue;
-      snprintf(err, errlen,
-               "%s inside %s (body line %d): the members of a team do not all "
-               "reach it equally often, so the team would hang",
-               collective_words[c], team_words[in_list(team_words, p + b, len)],
-               line_of(p, cb));
+      sk_err(err, errlen, SK_E_INSIDE_BODY_LINE, collective_words[c],
+             team_words[in_list(team_words, p + b, len)], line_of(p, cb));
       return -1;
     }
   }
@@ -313,9 +287,7 @@ static int check_readonly(const sk_kspec *s, char *err, size_t errlen) {
     size_t k = skip_ws(p, i, n), end;
     if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
     if (!element_written(p, n, b, end)) continue;
-    snprintf(err, errlen,
-             "view '%s' is random_access (read-only); the body writes it "
-             "(body line %d)", v->name, line_of(p, b));
+    sk_err(err, errlen, SK_E_VIEW_RANDOM_ACCESS, v->name, line_of(p, b));
     return -1;
   }
   return 0;
@@ -341,19 +313,19 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
   for (size_t i = 0; i < n; i++) {
     char c = p[i];
     if (c == '\0') {
-      snprintf(err, errlen, CE_NUL, part, line);
+      sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
       return -1;
     }
     /* phase 1 and 2 of translation happen everywhere, literals included */
     if (c == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
-      snprintf(err, errlen, CE_TRIGRAPH, p[i + 2], part, line);
+      sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
       return -1;
     }
     if (c == '\\') {
       size_t k = i + 1;
       if (k < n && p[k] == '\r') k++;
       if (k == n || p[k] == '\n') {
-        snprintf(err, errlen, CE_SPLICE, part, line, part);
+        sk_err(err, errlen, SK_E_LINE_SPLICE_BACKSLASH, part, line, part);
         return -1;
       }
     }
@@ -369,18 +341,18 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
       while (i + 1 < n && p[i + 1] != '\n') {
         i++;
         if (p[i] == '\0') {
-          snprintf(err, errlen, CE_NUL, part, line);
+          sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
           return -1;
         }
         /* the generator puts a newline after the text: a last '\\'
          * would join its next line to the comment (found by
          * fuzz_codegen) */
         if (p[i] == '\\' && (i + 1 == n || p[i + 1] == '\n' || p[i + 1] == '\r')) {
-          snprintf(err, errlen, CE_SPLICE, part, line, part);
+          sk_err(err, errlen, SK_E_LINE_SPLICE_BACKSLASH, part, line, part);
           return -1;
         }
         if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
-          snprintf(err, errlen, CE_TRIGRAPH, p[i + 2], part, line);
+          sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
           return -1;
         }
       }
@@ -390,19 +362,19 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
       int from = line;
       for (i += 2;; i++) {
         if (i + 1 >= n) {
-          snprintf(err, errlen, CE_COMMENT, part, from);
+          sk_err(err, errlen, SK_E_COMMENT_OPENED_LINE, part, from);
           return -1;
         }
         if (p[i] == '\0') {
-          snprintf(err, errlen, CE_NUL, part, line);
+          sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
           return -1;
         }
         if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
-          snprintf(err, errlen, CE_TRIGRAPH, p[i + 2], part, line);
+          sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
           return -1;
         }
         if (p[i] == '\\' && (p[i + 1] == '\n' || p[i + 1] == '\r')) {
-          snprintf(err, errlen, CE_SPLICE, part, line, part);
+          sk_err(err, errlen, SK_E_LINE_SPLICE_BACKSLASH, part, line, part);
           return -1;
         }
         if (p[i] == '\n') line++;
@@ -421,32 +393,32 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
       size_t plen = i - a;
       if (plen && !((plen == 1 && strchr("LuU", p[a])) ||
                     (plen == 2 && p[a] == 'u' && p[a + 1] == '8'))) {
-        snprintf(err, errlen, CE_QUOTE, (int)(plen > 32 ? 32 : plen), p + a, part,
-                 line);
+        sk_err(err, errlen, SK_E_QUOTE_RIGHT_AFTER, (int)(plen > 32 ? 32 : plen), p + a, part,
+               line);
         return -1;
       }
       for (i++;; i++) {
         if (i >= n || p[i] == '\n') {
-          snprintf(err, errlen, CE_LITERAL, c == '"' ? "string" : "character",
-                   part, line);
+          sk_err(err, errlen, SK_E_LITERAL_LINE_NEVER, c == '"' ? "string" : "character",
+                 part, line);
           return -1;
         }
         if (p[i] == '\0') {
-          snprintf(err, errlen, CE_NUL, part, line);
+          sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
           return -1;
         }
         if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
-          snprintf(err, errlen, CE_TRIGRAPH, p[i + 2], part, line);
+          sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
           return -1;
         }
         if (p[i] == '\\') {
           if (i + 1 < n && (p[i + 1] == '\n' || p[i + 1] == '\r')) {
-            snprintf(err, errlen, CE_SPLICE, part, line, part);
+            sk_err(err, errlen, SK_E_LINE_SPLICE_BACKSLASH, part, line, part);
             return -1;
           }
           i++;
           if (i < n && p[i] == '\0') {
-            snprintf(err, errlen, CE_NUL, part, line);
+            sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
             return -1;
           }
           continue;
@@ -457,11 +429,11 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
     }
     if (c == '#' || (c == '%' && i + 1 < n && p[i + 1] == ':')) {
       if (first) {
-        snprintf(err, errlen, CE_DIRECTIVE, part, line, part);
+        sk_err(err, errlen, SK_E_PREPROCESSOR_DIRECTIVE_LINE, part, line, part);
         return -1;
       }
       if (c == '%') {
-        snprintf(err, errlen, CE_DIGRAPH, p + i, part, line);
+        sk_err(err, errlen, SK_E_DIGRAPH_LINE_NOT, p + i, part, line);
         return -1;
       }
       continue;
@@ -469,11 +441,11 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
     if ((c == '<' && i + 1 < n && (p[i + 1] == '%' || p[i + 1] == ':')) ||
         (c == '%' && i + 1 < n && p[i + 1] == '>') ||
         (c == ':' && i + 1 < n && p[i + 1] == '>')) {
-      snprintf(err, errlen, CE_DIGRAPH, p + i, part, line);
+      sk_err(err, errlen, SK_E_DIGRAPH_LINE_NOT, p + i, part, line);
       return -1;
     }
     if (c == '\\') {
-      snprintf(err, errlen, CE_STRAY, part, line);
+      sk_err(err, errlen, SK_E_STRAY_LINE, part, line);
       return -1;
     }
     if (ident_char(c)) {
@@ -483,15 +455,15 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
       /* names, not the digits of a number (0x5k__ is not a name) */
       if (!(p[b] >= '0' && p[b] <= '9') && len >= 4 &&
           (memcmp(p + b, "sk__", 4) == 0 || memcmp(p + b, "SK__", 4) == 0)) {
-        snprintf(err, errlen, CE_RESERVED, (int)(len > 64 ? 64 : len), p + b,
-                 part, line, p + b);
+        sk_err(err, errlen, SK_E_LINE_NAMES_STARTING, (int)(len > 64 ? 64 : len), p + b, part,
+               line, p + b);
         return -1;
       }
       continue;
     }
     if (c == '(' || c == '[' || c == '{') {
       if (depth == MAXNEST) {
-        snprintf(err, errlen, CE_DEEP, MAXNEST, part, line);
+        sk_err(err, errlen, SK_E_NESTING_DEEPER_THAN, MAXNEST, part, line);
         return -1;
       }
       open[depth] = c;
@@ -501,19 +473,19 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
     if (c == ')' || c == ']' || c == '}') {
       char want = c == ')' ? '(' : c == ']' ? '[' : '{';
       if (depth == 0) {
-        snprintf(err, errlen, CE_CLOSE, c, part, line, part);
+        sk_err(err, errlen, SK_E_LINE_CLOSES_NOTHING, c, part, line, part);
         return -1;
       }
       if (open[depth - 1] != want) {
-        snprintf(err, errlen, CE_MISMATCH, c, part, line, open[depth - 1],
-                 open_line[depth - 1]);
+        sk_err(err, errlen, SK_E_LINE_CLOSES_OPENED, c, part, line, open[depth - 1],
+               open_line[depth - 1]);
         return -1;
       }
       depth--;
     }
   }
   if (depth > 0) {
-    snprintf(err, errlen, CE_UNCLOSED, open[depth - 1], part, open_line[depth - 1]);
+    sk_err(err, errlen, SK_E_OPENED_LINE_NEVER, open[depth - 1], part, open_line[depth - 1]);
     return -1;
   }
   return 0;
@@ -539,18 +511,16 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
   for (int c = 0; c < s->ncap; c++) {
     const char *n = s->caps[c].name;
     if (!is_ident(n)) {
-      snprintf(err, errlen, "capture name '%s' is not a C identifier", n);
+      sk_err(err, errlen, SK_E_CAPTURE_NAME_NOT, n);
       return -1;
     }
     if (sk_codegen_reserved(n)) {
-      snprintf(err, errlen,
-               "capture name '%s' collides with a word of the kernel dialect",
-               n);
+      sk_err(err, errlen, SK_E_CAPTURE_NAME_COLLIDES, n);
       return -1;
     }
     for (int d = 0; d < SK_MAXMD; d++)
       if (s->index[d] && strcmp(s->index[d], n) == 0) {
-        snprintf(err, errlen, "capture name '%s' is also an index name", n);
+        sk_err(err, errlen, SK_E_CAPTURE_NAME_ALSO, n);
         return -1;
       }
   }
@@ -561,17 +531,17 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
     if (n && d >= want) {
       int given = d + 1;
       while (given < SK_MAXMD && s->index[given]) given++;
-      snprintf(err, errlen, "opts.index names %d indices, the policy has %d", given, want);
+      sk_err(err, errlen, SK_E_OPTS_INDEX_NAMES, given, want);
       return -1;
     }
     for (int e = 0; n && e < d; e++)
       if (s->index[e] && strcmp(s->index[e], n) == 0) {
-        snprintf(err, errlen, "opts.index names '%s' twice", n);
+        sk_err(err, errlen, SK_E_OPTS_INDEX_NAMES_TWICE, n);
         return -1;
       }
     if (n && (!is_ident(n) || (sk_codegen_reserved(n) && strcmp(n, "i") &&
                                strcmp(n, "j") && strcmp(n, "k")))) {
-      snprintf(err, errlen, "index name '%s' is not a usable C identifier", n);
+      sk_err(err, errlen, SK_E_INDEX_NAME_NOT, n);
       return -1;
     }
   }
@@ -605,9 +575,9 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
     int na = count_args(p, k, n, &end);
     if (na < 0) continue; /* the compiler reports unbalanced parentheses */
     if (na != v->rank) {
-      snprintf(err, errlen,
-               "view '%s' is rank %d, body indexes it with %d ind%s (body line %d)",
-               v->name, v->rank, na, na == 1 ? "ex" : "ices", line_of(p, b));
+      sk_err(err, errlen,
+             SK_E_VIEW_RANK_BODY,
+             v->name, v->rank, na, na == 1 ? "ex" : "ices", line_of(p, b));
       return -1;
     }
   }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../dialect/dialect_src.h"
 #include "codegen.h"
 #include "strbuf.h"
@@ -675,7 +676,7 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   gen_acc_store(&b, s);
   sk_buf_puts(&b, "}\n");
   char *src = sk_buf_take(&b);
-  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
+  if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING);
   return src;
 }
 
@@ -695,6 +696,6 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
   if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, 0);
   sk_buf_puts(&b, "\nvoid sk__kernel(void) {}\n");
   char *src = sk_buf_take(&b);
-  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
+  if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING);
   return src;
 }

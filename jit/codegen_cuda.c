@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../dialect/dialect_src.h"
 #include "codegen.h"
 #include "strbuf.h"
@@ -512,6 +513,6 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   }
   sk_buf_puts(&b, "}\n");
   char *src = sk_buf_take(&b);
-  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
+  if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING);
   return src;
 }

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "tier.h"
 
 /* FNV-1a, 64 bit */
@@ -79,17 +80,15 @@ static void init(void) {
   if (mx && *mx) {
     int64_t v = sk_parse_size(mx);
     if (v < 0) {
-      snprintf(config_err, sizeof config_err,
-               "SPECK_CACHE_MAX=%.200s: not a size (bytes, or a number with "
-               "K, M or G)", mx);
-      snprintf(status, sizeof status, "disabled: %s", config_err);
+      sk_err(config_err, sizeof config_err, SK_E_SPECK_CACHE_MAX, mx);
+      sk_err(status, sizeof status, SK_E_DISABLED, config_err);
       return;
     }
     max_bytes = v;
   }
   const char *off = getenv("SPECK_CACHE");
   if (off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0)) {
-    snprintf(status, sizeof status, "disabled (SPECK_CACHE=off)");
+    sk_err(status, sizeof status, SK_E_DISABLED_SPECK_CACHE);
     return;
   }
   const char *d = getenv("SPECK_CACHE_DIR");
@@ -100,33 +99,28 @@ static void init(void) {
   } else if ((d = getenv("HOME")) && *d) {
     snprintf(dir, sizeof dir, "%s/.cache/speck", d);
   } else {
-    snprintf(status, sizeof status, "disabled (no HOME to put ~/.cache/speck in)");
+    sk_err(status, sizeof status, SK_E_DISABLED_NO_HOME);
     return;
   }
   if (mkdir_p(dir, 0700) < 0) {
-    snprintf(status, sizeof status, "disabled: cannot create %s: %s", dir,
-             strerror(errno));
+    sk_err(status, sizeof status, SK_E_DISABLED_CANNOT_CREATE, dir, strerror(errno));
     return;
   }
   struct stat st;
   if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    snprintf(status, sizeof status, "disabled: %s is not a directory", dir);
+    sk_err(status, sizeof status, SK_E_DISABLED_NOT_DIRECTORY, dir);
     return;
   }
   if (st.st_uid != geteuid()) {
-    snprintf(status, sizeof status,
-             "disabled: %s is owned by uid %u, not by this user (refused)", dir,
-             (unsigned)st.st_uid);
+    sk_err(status, sizeof status, SK_E_DISABLED_OWNED_UID, dir, (unsigned)st.st_uid);
     return;
   }
   if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    snprintf(status, sizeof status,
-             "disabled: %s is writable by group or others (refused; chmod 700 it)",
-             dir);
+    sk_err(status, sizeof status, SK_E_DISABLED_WRITABLE_GROUP, dir);
     return;
   }
   if (access(dir, W_OK | X_OK) < 0) {
-    snprintf(status, sizeof status, "disabled: %s is not writable", dir);
+    sk_err(status, sizeof status, SK_E_DISABLED_NOT_WRITABLE, dir);
     return;
   }
   enabled = 1;
@@ -154,7 +148,7 @@ int64_t sk_disk_max(void) {
 int sk_disk_config(char *err, size_t errlen) {
   pthread_once(&once, init);
   if (!config_err[0]) return 0;
-  snprintf(err, errlen, "%s", config_err);
+  sk_err(err, errlen, SK_E_MSG, config_err);
   return -1;
 }
 

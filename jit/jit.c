@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/err.h"
 #include "jit.h"
 #include "strbuf.h"
 
@@ -323,8 +324,7 @@ static void bg_enqueue(sk_kernel *k) {
       pthread_mutex_unlock(&bg_lock);
       pthread_mutex_t *m = stripe(k);
       pthread_mutex_lock(m);
-      snprintf(k->warning, sizeof k->warning,
-               "cannot start the background compiler: %s", strerror(rc));
+      sk_err(k->warning, sizeof k->warning, SK_E_CANNOT_START_BACKGROUND, strerror(rc));
       __atomic_store_n(&k->cc_state, SK_CC_OFF, __ATOMIC_RELEASE);
       pthread_mutex_unlock(m);
       return;
@@ -580,10 +580,22 @@ static sk_buf *key_buffer(void) {
 }
 
 
+int sk_jit_diag(char *err, size_t errlen, const char *log) {
+  static const int parts[] = {SK_E_DIAG_BODY, SK_E_DIAG_PRELUDE,
+                              SK_E_DIAG_INIT, SK_E_DIAG_JOIN};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+    /* the id's text is "<part> line %s" */
+    const char *t = sk_err_text(parts[i]);
+    size_t n = strlen(t) - 2;
+    if (strncmp(log, t, n) == 0) return sk_err_(err, errlen, parts[i], log + n);
+  }
+  return sk_err(err, errlen, SK_E_MSG, log);
+}
+
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   encode_key(key_buffer(), s);
   if (keybuf.oom) {
-    snprintf(err, errlen, "out of memory encoding the kernel key");
+    sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
     return -1;
   }
   int tier = sk_jit_tier(s->tier, err, errlen);
@@ -606,7 +618,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   if (sk_jit_check(s, err, errlen) < 0) return -1;
   k = calloc(1, sizeof *k);
   if (!k) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   k->hash = h;
@@ -622,7 +634,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   if (!k->key || !k->label) {
     sk_kernel_free(k);
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   memcpy(k->key, keybuf.s, keybuf.n);
@@ -674,14 +686,14 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
                 void *layout, char *err, size_t errlen) {
   encode_key(key_buffer(), s);
   if (keybuf.oom) {
-    snprintf(err, errlen, "out of memory encoding the kernel key");
+    sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
     return -1;
   }
   uint64_t h = key_hash(keybuf.s, keybuf.n);
   if (sk_cache_find(h, keybuf.s, keybuf.n)) return 0;
   sk_kernel *k = calloc(1, sizeof *k);
   if (!k) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   k->hash = h;
@@ -699,7 +711,7 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
   k->source = sk_codegen_host(s, err, errlen);
   if (!k->key || !k->label || !k->source) {
     sk_kernel_free(k);
-    if (!err[0]) snprintf(err, errlen, "out of memory");
+    if (!err[0]) sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   memcpy(k->key, keybuf.s, keybuf.n);

@@ -98,8 +98,15 @@ typedef struct sk_kstats {
 } sk_kstats;
 
 /* -- front: look up or build ------------------------------------------ */
+/* A compiler's errors in err, raised with the id of the part its first
+ * line names ("body line 3: ..." is SK_E_DIAG_BODY, "prelude line ",
+ * "init line ", "join line " likewise; SK_E_MSG for another text), so
+ * callers tell a body's error from the generator's by the id. */
+int sk_jit_diag(char *err, size_t errlen, const char *log);
+
 /* Find or compile the kernel for 'spec'. On a compile error returns < 0
- * with the compiler's message (lines of the body) in 'err'. */
+ * with the compiler's message (lines of the body) in 'err' and its id
+ * (sk_jit_diag's) as the thread's last error. */
 int sk_jit_get(const sk_kspec *spec, sk_kernel **out, char *err,
                size_t errlen);
 /* Seed the cache with precompiled code for 'spec' (tier SK_TIER_PRE):

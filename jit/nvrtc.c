@@ -29,7 +29,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/err.h"
 #include "codegen.h"
+#include "jit.h"
 #include "tier.h"
 #include "nvrtc_lib.h"
 #include "strbuf.h"
@@ -120,9 +122,9 @@ static void map_log(const char *log, char *err, size_t errlen) {
     p += len + (nl ? 1 : 0);
   }
   if (b.n)
-    snprintf(err, errlen, "%s", b.s);
+    sk_jit_diag(err, errlen, b.s);
   else
-    snprintf(err, errlen, "NVRTC failed: %s", log);
+    sk_err(err, errlen, SK_E_NVRTC_FAILED, log);
   sk_buf_free(&b);
 }
 
@@ -133,7 +135,7 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
   nvrtcProgram prog;
   int rc = nv->nvrtcCreateProgram(&prog, source, "speck_kernel.cu", 0, NULL, NULL);
   if (rc != 0) {
-    snprintf(err, errlen, "nvrtcCreateProgram: %s", nv->nvrtcGetErrorString(rc));
+    sk_err(err, errlen, SK_E_NVRTCCREATEPROGRAM, nv->nvrtcGetErrorString(rc));
     return -1;
   }
   char archopt[64], fl[1024];
@@ -154,7 +156,7 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
       log[ls] = '\0';
       map_log(log, err, errlen);
     } else {
-      snprintf(err, errlen, "NVRTC: %s", nv->nvrtcGetErrorString(rc));
+      sk_err(err, errlen, SK_E_NVRTC, nv->nvrtcGetErrorString(rc));
     }
     free(log);
     nv->nvrtcDestroyProgram(&prog);
@@ -168,8 +170,8 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
   nv->nvrtcDestroyProgram(&prog);
   if (rc != 0 || !out) {
     free(out);
-    snprintf(err, errlen, "NVRTC: cannot read the compiled %s",
-             cubin ? "cubin" : "PTX");
+    sk_err(err, errlen, SK_E_NVRTC_CANNOT_READ,
+           cubin ? "cubin" : "PTX");
     return -1;
   }
   out[n] = '\0';
@@ -233,7 +235,7 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   char why[1600];
   const sk_nvrtc_api *nv = sk_nvrtc_load(why, sizeof why);
   if (!nv) {
-    snprintf(err, errlen, "cannot compile for CUDA: %s", why);
+    sk_err(err, errlen, SK_E_CANNOT_COMPILE_CUDA, why);
     return -1;
   }
   char arch[24], flags[1024];
@@ -255,7 +257,7 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
     char *g = realloc(data, len + 1);
     if (!g) {
       free(data);
-      snprintf(err, errlen, "out of memory");
+      sk_err(err, errlen, SK_E_NOMEM);
       return -1;
     }
     data = g;
@@ -269,7 +271,7 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   sk_image *img = calloc(1, sizeof *img);
   if (!img) {
     free(data);
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   img->data = data;

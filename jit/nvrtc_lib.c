@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "nvrtc_lib.h"
 
 #define MAX_ARCHS 128
@@ -70,8 +71,7 @@ static void load_once(void) {
     h = open_lib(cands[i]);
     if (h) break;
     if (env && *env && i == 0) {
-      snprintf(nv_why, sizeof nv_why, "SPECK_NVRTC_LIB=%s cannot be opened: %s",
-               env, dlerror());
+      sk_err(nv_why, sizeof nv_why, SK_E_SPECK_NVRTC_LIB, env, dlerror());
       return;
     }
     int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "",
@@ -79,15 +79,12 @@ static void load_once(void) {
     if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
   }
   if (!h) {
-    snprintf(nv_why, sizeof nv_why,
-             "libnvrtc not found (tried %s; set SPECK_NVRTC_LIB or CUDA_HOME)",
-             tried);
+    sk_err(nv_why, sizeof nv_why, SK_E_LIBNVRTC_NOT_FOUND, tried);
     return;
   }
   const char *miss = fill(h, &nv);
   if (miss) {
-    snprintf(nv_why, sizeof nv_why, "%s lacks %s (NVRTC 12 or later needed)",
-             nv_path, miss);
+    sk_err(nv_why, sizeof nv_why, SK_E_LACKS_NVRTC_LATER, nv_path, miss);
     return;
   }
   int ma = 0, mi = 0;

@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "libtcc.h"
 
 #include "../backends/host/symbols.h"
+#include "jit.h"
 #include "tier.h"
 #include "strbuf.h"
 
@@ -78,7 +80,8 @@ static void on_error(void *opaque, const char *msg) {
 }
 
 static void copy_err(sk_buf *m, char *err, size_t errlen) {
-  snprintf(err, errlen, "%s", m->s && m->n ? m->s : "libtcc failed");
+  if (m->s && m->n) sk_jit_diag(err, errlen, m->s);
+  else sk_err(err, errlen, SK_E_LIBTCC_FAILED);
 }
 
 /* libtcc keeps global state: a compile runs under 'tcc_lock'. */
@@ -91,7 +94,7 @@ int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   TCCState *s = tcc_new();
   if (!s) {
     pthread_mutex_unlock(&tcc_lock);
-    snprintf(err, errlen, "libtcc: cannot create a compiler state");
+    sk_err(err, errlen, SK_E_LIBTCC_CANNOT_CREATE);
     return -1;
   }
   tcc_set_error_func(s, &msg, on_error);
@@ -122,7 +125,7 @@ int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   if (!out->fn) {
     tcc_delete(s);
     pthread_mutex_unlock(&tcc_lock);
-    snprintf(err, errlen, "libtcc: generated code lacks sk__kernel");
+    sk_err(err, errlen, SK_E_LIBTCC_GENERATED_CODE);
     return -1;
   }
   out->dl = s;

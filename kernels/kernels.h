@@ -122,6 +122,11 @@ const sk_kentry *sk_kernel_find(const char *name);
 int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
                    sk_kvalue *out, int *result_kind, char *err,
                    size_t errlen);
+/* sk_kernel_call whose errors are the entry's message alone (its id the
+ * thread's last, sk_err_last()): the caller names the function */
+int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs,
+                       sk_kvalue *out, int *result_kind, char *err,
+                       size_t errlen);
 /* every entry, NULL-terminated */
 const sk_kentry *const *sk_kernel_entries(void);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "kernels.h"
 
 /* -- families ---------------------------------------------------------------
@@ -63,12 +64,11 @@ const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name,
                             int rank, char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a || !a->view) {
-    snprintf(err, errlen, "%s must be a view", name);
+    sk_err(err, errlen, SK_E_MUST_VIEW, name);
     return NULL;
   }
   if (rank >= 0 && a->view->rank != rank) {
-    snprintf(err, errlen, "%s (view '%s') is rank %d, expected rank %d", name,
-             a->view->label, a->view->rank, rank);
+    sk_err(err, errlen, SK_E_VIEW_RANK_EXPECTED, name, a->view->label, a->view->rank, rank);
     return NULL;
   }
   return a->view;
@@ -80,7 +80,7 @@ int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
   if (!a || a->view || a->str ||
       !(a->dtype == SK_F64 || a->dtype == SK_F32 || a->dtype == SK_I64 ||
         a->dtype == SK_I32)) {
-    snprintf(err, errlen, "%s must be a number", name);
+    sk_err(err, errlen, SK_E_MUST_NUMBER, name);
     return -1;
   }
   *x = a->dtype == SK_F64   ? a->value.f64
@@ -95,7 +95,7 @@ const char *sk_karg_str(const sk_arg *args, int nargs, const char *name,
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a && dflt) return dflt;
   if (!a || !a->str) {
-    snprintf(err, errlen, "%s must be a string", name);
+    sk_err(err, errlen, SK_E_MUST_STRING, name);
     return NULL;
   }
   return a->str;
@@ -122,7 +122,7 @@ int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
       return 0;
     }
   }
-  snprintf(err, errlen, "%s must be an integer", name);
+  sk_err(err, errlen, SK_E_MUST_INTEGER, name);
   return -1;
 }
 
@@ -133,8 +133,8 @@ int sk_karg_known(const sk_arg *args, int nargs, const char *const *known,
     for (int k = 0; known[k] && !ok; k++)
       ok = args[i].name && strcmp(args[i].name, known[k]) == 0;
     if (!ok) {
-      snprintf(err, errlen, "unknown argument '%s'",
-               args[i].name ? args[i].name : "(no name)");
+      sk_err(err, errlen, SK_E_UNKNOWN_ARGUMENT,
+             args[i].name ? args[i].name : "(no name)");
       return -1;
     }
   }
@@ -157,7 +157,7 @@ static int parse_red(const char **p, sk_reducer *r, int scan, char *err,
   r->op = scan ? SK_RED_SUM : sk_redop_find(word);
   r->dtype = sk_dtype_parse(dt);
   if (r->op < 0 || r->dtype < 0) {
-    snprintf(err, errlen, "bad reducer '%s' in a library body", word);
+    sk_err(err, errlen, SK_E_BAD_REDUCER_LIBRARY, word);
     return -1;
   }
   return 0;
@@ -292,7 +292,7 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
         *pol_kind = SK_POL_MDRANGE;
         *md_rank = atoi(word + 7);
       } else {
-        snprintf(err, errlen, "signature '%s': unknown policy '%s'", sig, word);
+        sk_err(err, errlen, SK_E_SIGNATURE_UNKNOWN_POLICY, sig, word);
         return -1;
       }
       n = 0;
@@ -300,7 +300,7 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
     }
     char *eq = strchr(word, '=');
     if (!eq || n >= SK_MAXCAP || (size_t)(eq - word) >= sizeof st->names[0]) {
-      snprintf(err, errlen, "signature '%s': bad capture '%s'", sig, word);
+      sk_err(err, errlen, SK_E_SIGNATURE_BAD_CAPTURE, sig, word);
       return -1;
     }
     *eq = '\0';
@@ -316,7 +316,7 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
                  : br && strstr(br + 1, ",stride") ? SK_STRIDE
                                                    : SK_RIGHT;
     if (dt < 0 || (br && (rank < 1 || rank > SK_MAXRANK))) {
-      snprintf(err, errlen, "signature '%s': bad capture '%s'", sig, word);
+      sk_err(err, errlen, SK_E_SIGNATURE_BAD_CAPTURE, sig, word);
       return -1;
     }
     if (br) {
@@ -374,7 +374,7 @@ int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
 int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
                      size_t errlen) {
   if (!kb->sigs || sig < 0 || sig >= nvariants(kb)) {
-    snprintf(err, errlen, "'%s' has no signature %d", kb->label, sig);
+    sk_err(err, errlen, SK_E_NO_SIGNATURE, kb->label, sig);
     return -1;
   }
   sk_kdesc d;
@@ -396,7 +396,7 @@ int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err
       }
     }
   } else {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
   }
   free(st);
   free(views);
@@ -428,7 +428,7 @@ int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
                  size_t errlen) {
   if (o->nout >= SK_KOUT_MAX) {
     sk_view_release(v);
-    snprintf(err, errlen, "more than %d outputs", SK_KOUT_MAX);
+    sk_err(err, errlen, SK_E_MORE_THAN_OUTPUTS, SK_KOUT_MAX);
     return -1;
   }
   sk_kout *k = &o->out[o->nout++];
@@ -443,14 +443,14 @@ int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
 int sk_kerr_file(char *err, size_t errlen, const char *path) {
   char why[512];
   snprintf(why, sizeof why, "%s", err);
-  snprintf(err, errlen, "'%s': %s", path, why);
+  sk_err(err, errlen, SK_E_PREFIX_QUOTED, path, why);
   return -1;
 }
 
 int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
                 size_t errlen) {
   if (o->nout >= SK_KOUT_MAX) {
-    snprintf(err, errlen, "more than %d outputs", SK_KOUT_MAX);
+    sk_err(err, errlen, SK_E_MORE_THAN_OUTPUTS, SK_KOUT_MAX);
     return -1;
   }
   sk_kout *k = &o->out[o->nout++];
@@ -475,8 +475,8 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
   int any = 0;
   for (const sk_kentry *const *k = sk_kernel_entries(); *k && fl; k++)
     any |= strncmp((*k)->name, name, fl) == 0;
-  snprintf(err, errlen, "no library kernel '%s' (%s: ", name ? name : "(null)",
-           any ? "known" : "families");
+  sk_err(err, errlen, SK_E_NO_LIBRARY_KERNEL, name ? name : "(null)",
+         any ? "known" : "families");
   const char *last = "";
   size_t lastn = 0;
   int first = 1;
@@ -501,9 +501,9 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
   snprintf(err + l, errlen > l ? errlen - l : 0, ")");
 }
 
-int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
-                   sk_kvalue *out, int *result_kind, char *err,
-                   size_t errlen) {
+static int call_entry(const char *name, const sk_arg *args, int nargs,
+                      sk_kvalue *out, int *result_kind, char *err,
+                      size_t errlen, int named) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
   if (!e) {
     unknown_kernel(name, err, errlen);
@@ -515,11 +515,24 @@ int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
   char msg[2048];
   if (e->call(args, nargs, &v, msg, sizeof msg) < 0) {
     sk_kout_release(&v);
-    snprintf(err, errlen, "%s: %s", e->name, msg);
+    if (named) sk_err(err, errlen, SK_E_PREFIX, e->name, msg);
+    else sk_err(err, errlen, SK_E_MSG, msg);
     return -1;
   }
   if (out) *out = v;
   else sk_kout_release(&v);
   if (result_kind) *result_kind = e->result;
   return 0;
+}
+
+int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
+                   sk_kvalue *out, int *result_kind, char *err,
+                   size_t errlen) {
+  return call_entry(name, args, nargs, out, result_kind, err, errlen, 1);
+}
+
+int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs,
+                       sk_kvalue *out, int *result_kind, char *err,
+                       size_t errlen) {
+  return call_entry(name, args, nargs, out, result_kind, err, errlen, 0);
 }

@@ -191,11 +191,8 @@ local function sort_call(fname, entry, t, opts)
             (entry == "sort.sort" and "v" or "keys") or k, type(t[k])), 3)
     end
   end
-  local ok, e = pcall(core.call, entry, t)
-  if not ok then
-    local msg = tostring(e):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sort%.[%w_]+: ", "", 1)
-    error(("%s: %s"):format(fname, msg), 3)
-  end
+  local ok, e = pcall(core.call, entry, t, fname)
+  if not ok then error(e, 3) end
 end
 
 function speck.sort(v, opts)

@@ -11,6 +11,7 @@
 
 #include <lualib.h>
 
+#include "core/err.h"
 #include "api/speck.h"
 #include "vm.h"
 
@@ -49,7 +50,7 @@ static int status_of(int lua_status) {
 static void take_error(lua_State *L, char *err, size_t errlen) {
   if (err != NULL && errlen > 0) {
     const char *msg = lua_tostring(L, -1);
-    snprintf(err, errlen, "%s", msg != NULL ? msg : "(error is not a string)");
+    sk_err(err, errlen, SK_E_MSG, msg != NULL ? msg : sk_err_text(SK_E_ERROR_NOT_STRING));
   }
   lua_pop(L, 1);
 }
@@ -104,7 +105,7 @@ static int open_vm(lua_State *L) {
 
 static void set_err(char *err, size_t errlen, const char *msg) {
   if (err != NULL && errlen > 0)
-    snprintf(err, errlen, "%s", msg);
+    sk_err(err, errlen, SK_E_MSG, msg);
 }
 
 const char *speck_version(void) { return SPECK_VERSION; }
@@ -200,8 +201,8 @@ int speck_vm_set_view(speck_vm *vm, const char *global, void *data,
                                                     : NULL;
   if (bad) {
     if (err != NULL && errlen > 0)
-      snprintf(err, errlen, "speck_vm_set_view '%s': %s",
-               global ? global : "?", bad);
+      sk_err(err, errlen, SK_E_SPECK_VM_SET,
+             global ? global : "?", bad);
     return SPECK_EARG;
   }
   set_view_args a = {global, dtype, layout, data, rank, extents};

@@ -21,17 +21,18 @@
 #include "vm.h"
 #include "../backends/remote/remote.h"
 #include "../kernels/blas/vendor.h"
+#include "core/err.h"
 #include "core/tools.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
 
 /* -- errors ------------------------------------------------------------- */
-int sk_lerror(lua_State *L, const char *fname, const char *label,
-              const char *fmt, ...) {
+int sk_lerror_(lua_State *L, const char *fname, const char *label, int id,
+               ...) {
   char msg[4096];
   va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_start(ap, id);
+  sk_verr(msg, sizeof msg, id, ap);
   va_end(ap);
   luaL_where(L, 1);
   if (label)
@@ -45,7 +46,7 @@ int sk_lerror(lua_State *L, const char *fname, const char *label,
 static const sk_backend *backend(lua_State *L, const char *fname) {
   char err[512];
   const sk_backend *b = sk_rt_backend(err, sizeof err);
-  if (!b) sk_lerror(L, fname, NULL, "%s", err);
+  if (!b) sk_lerror(L, fname, NULL, SK_E_MSG, err);
   return b;
 }
 
@@ -58,7 +59,7 @@ static int64_t int_field(lua_State *L, int t, const char *k, int64_t def,
     int ok;
     v = lua_tointegerx(L, -1, &ok);
     if (!ok)
-      sk_lerror(L, fname, label, "policy field '%s' must be an integer", k);
+      sk_lerror(L, fname, label, SK_E_POLICY_FIELD_MUST, k);
   }
   lua_pop(L, 1);
   return v;
@@ -86,14 +87,13 @@ static int int_list(lua_State *L, int t, const char *k, int64_t *out, int max,
     return -1;
   }
   int n = (int)luaL_len(L, -1);
-  if (n > max) sk_lerror(L, fname, label, "policy '%s' has %d entries, at most %d", k, n, max);
+  if (n > max) sk_lerror(L, fname, label, SK_E_POLICY_ENTRIES_MOST, k, n, max);
   for (int d = 0; d < n; d++) {
     lua_geti(L, -1, d + 1);
     int ok;
     out[d] = lua_tointegerx(L, -1, &ok);
     if (!ok)
-      sk_lerror(L, fname, label, "policy '%s' entry %d is not an integer", k,
-                d + 1);
+      sk_lerror(L, fname, label, SK_E_POLICY_ENTRY_NOT, k, d + 1);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -110,17 +110,14 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
     int ok;
     p->end = lua_tointegerx(L, idx, &ok);
     if (!ok)
-      sk_lerror(L, fname, label, "range %s is not an integer",
-                lua_tostring(L, idx));
+      sk_lerror(L, fname, label, SK_E_RANGE_NOT_INTEGER, lua_tostring(L, idx));
     return;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
-    sk_lerror(L, fname, label,
-              "policy must be an integer or a speck policy, got %s",
-              luaL_typename(L, idx));
+    sk_lerror(L, fname, label, SK_E_POLICY_MUST_INTEGER, luaL_typename(L, idx));
   lua_getfield(L, idx, "kind");
   const char *kind = lua_tostring(L, -1);
-  if (!kind) sk_lerror(L, fname, label, "policy table has no 'kind'");
+  if (!kind) sk_lerror(L, fname, label, SK_E_POLICY_TABLE_NO);
   if (strcmp(kind, "range") == 0) {
     p->kind = SK_POL_RANGE;
   } else if (strcmp(kind, "mdrange") == 0) {
@@ -128,7 +125,7 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
   } else if (strcmp(kind, "team") == 0) {
     p->kind = SK_POL_TEAM;
   } else {
-    sk_lerror(L, fname, label, "unknown policy kind '%s'", kind);
+    sk_lerror(L, fname, label, SK_E_UNKNOWN_POLICY_KIND_NAMED, kind);
   }
   lua_pop(L, 1);
   lua_getfield(L, idx, "schedule");
@@ -136,7 +133,7 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
   if (sch && strcmp(sch, "dynamic") == 0)
     p->schedule = SK_DYNAMIC;
   else if (sch && strcmp(sch, "static") != 0)
-    sk_lerror(L, fname, label, "unknown schedule '%s' (static or dynamic)", sch);
+    sk_lerror(L, fname, label, SK_E_UNKNOWN_SCHEDULE_STATIC, sch);
   lua_pop(L, 1);
   p->chunk = int_field(L, idx, "chunk", 0, fname, label);
   if (p->kind == SK_POL_RANGE) {
@@ -148,7 +145,7 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
     p->md_rank = n1 == n2 ? n1 : -1;
     int nt = int_list(L, idx, "tile", p->md_tile, SK_MAXMD, fname, label);
     if (nt >= 0 && nt != n1 && n1 == n2)
-      sk_lerror(L, fname, label, "MDRange tile has %d entries, rank is %d", nt, n1);
+      sk_lerror(L, fname, label, SK_E_MDRANGE_TILE_ENTRIES, nt, n1);
     p->md_tiled = nt >= 0;
   } else {
     p->league_size = int_field(L, idx, "league_size", 0, fname, label);
@@ -206,10 +203,7 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
   const char *dt = lua_tostring(L, -2);
   int d = dt ? sk_dtype_parse(dt) : -1;
   if (d < 0 || lua_isnoneornil(L, -1) || lua_type(L, -2) != LUA_TSTRING)
-    sk_lerror(L, fname, label,
-              "capture '%s' is a table; captures must be views, numbers, "
-              "booleans or {dtype, value}",
-              a->name);
+    sk_lerror(L, fname, label, SK_E_CAPTURE_TABLE_CAPTURES, a->name);
   a->dtype = d;
   sk_slot *s = &a->value;
   const sk_dtype_info *t = &sk_dtypes[d];
@@ -232,8 +226,7 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
     }
   }
   if (!ok)
-    sk_lerror(L, fname, label, "capture '%s': value is not of dtype %s", a->name,
-              t->name);
+    sk_lerror(L, fname, label, SK_E_CAPTURE_VALUE_NOT, a->name, t->name);
   lua_pop(L, 2);
 }
 
@@ -245,15 +238,13 @@ static int collect_args_str(lua_State *L, int idx, sk_arg *args,
   int n = 0;
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) != LUA_TTABLE)
-    sk_lerror(L, fname, label, "captures must be a table, got %s",
-              luaL_typename(L, idx));
+    sk_lerror(L, fname, label, SK_E_CAPTURES_MUST_TABLE, luaL_typename(L, idx));
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING)
-      sk_lerror(L, fname, label, "capture names must be strings, got %s",
-                luaL_typename(L, -2));
+      sk_lerror(L, fname, label, SK_E_CAPTURE_NAMES_MUST, luaL_typename(L, -2));
     if (n >= SK_MAXCAP)
-      sk_lerror(L, fname, label, "more than %d captures", SK_MAXCAP);
+      sk_lerror(L, fname, label, SK_E_MORE_THAN_CAPTURES, SK_MAXCAP);
     sk_arg *a = &args[n++];
     memset(a, 0, sizeof *a);
     a->name = lua_tostring(L, -2);
@@ -290,10 +281,7 @@ static int collect_args_str(lua_State *L, int idx, sk_arg *args,
       /* fall through */
     default:
     bad:
-      sk_lerror(L, fname, label,
-                "capture '%s' is a %s; captures must be views, numbers, "
-                "booleans or {dtype, value}",
-                a->name, luaL_typename(L, -1));
+      sk_lerror(L, fname, label, SK_E_CAPTURE_CAPTURES_MUST, a->name, luaL_typename(L, -1));
     }
     lua_pop(L, 1);
   }
@@ -314,16 +302,12 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
     const char *s = lua_tostring(L, idx);
     r->op = sk_redop_find(s);
     if (r->op < 0)
-      sk_lerror(L, fname, label,
-                "unknown reducer '%s' (sum, prod, min, max, minloc, maxloc, "
-                "minmax, land, lor, band, bor, or a custom {dtype, init, join})",
-                s);
+      sk_lerror(L, fname, label, SK_E_UNKNOWN_REDUCER_SUM_PROD, s);
     r->dtype = sk_redop_default_dtype(r->op);
     return;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
-    sk_lerror(L, fname, label, "reducer must be a string or a table, got %s",
-              luaL_typename(L, idx));
+    sk_lerror(L, fname, label, SK_E_REDUCER_MUST_STRING, luaL_typename(L, idx));
   lua_getfield(L, idx, "op");
   lua_getfield(L, idx, "dtype");
   lua_getfield(L, idx, "init");
@@ -331,12 +315,11 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
   const char *op = lua_tostring(L, -4), *dt = lua_tostring(L, -3);
   if (op) {
     r->op = sk_redop_find(op);
-    if (r->op < 0) sk_lerror(L, fname, label, "unknown reducer '%s'", op);
+    if (r->op < 0) sk_lerror(L, fname, label, SK_E_UNKNOWN_REDUCER, op);
     r->dtype = sk_redop_default_dtype(r->op);
   } else {
     if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
-      sk_lerror(L, fname, label,
-                "custom reducer needs 'init' and 'join' C code strings");
+      sk_lerror(L, fname, label, SK_E_CUSTOM_REDUCER_NEEDS);
     r->op = SK_RED_CUSTOM;
     r->dtype = SK_F64;
     r->init = lua_tostring(L, -2); /* anchored by the reducer table */
@@ -345,11 +328,10 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
   if (dt) {
     int st = sk_agg_parse(dt, &r->agg, &r->agg_n);
     if (st == -2)
-      sk_lerror(L, fname, label, "reducer: dtype %s: N must be an integer from 1 to %d",
-                dt, SK_AGG_MAXN);
+      sk_lerror(L, fname, label, SK_E_REDUCER_DTYPE_N, dt, SK_AGG_MAXN);
     r->dtype = st == 0 ? SK_F64 : sk_dtype_parse(dt);
     if (st != 0) r->agg = r->agg_n = 0;
-    if (r->dtype < 0) sk_lerror(L, fname, label, "reducer: unknown dtype '%s'", dt);
+    if (r->dtype < 0) sk_lerror(L, fname, label, SK_E_REDUCER_UNKNOWN_DTYPE, dt);
   }
   lua_pop(L, 4);
 }
@@ -360,7 +342,7 @@ static int parse_reducers(lua_State *L, int idx, sk_reducer *reds,
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) == LUA_TTABLE && lua_rawlen(L, idx) > 0) {
     int n = (int)lua_rawlen(L, idx);
-    if (n > SK_MAXRED) sk_lerror(L, fname, label, "more than %d reducers", SK_MAXRED);
+    if (n > SK_MAXRED) sk_lerror(L, fname, label, SK_E_MORE_THAN_REDUCERS, SK_MAXRED);
     for (int r = 0; r < n; r++) {
       lua_geti(L, idx, r + 1);
       parse_reducer(L, lua_gettop(L), &reds[r], fname, label);
@@ -431,8 +413,7 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
   if (target) *target = NULL;
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
-    sk_lerror(L, fname, label, "options must be a table, got %s",
-              luaL_typename(L, idx));
+    sk_lerror(L, fname, label, SK_E_OPTIONS_MUST_TABLE, luaL_typename(L, idx));
   lua_getfield(L, idx, "prelude");
   d->prelude = lua_tostring(L, -1);   /* anchored by the options table */
   lua_pop(L, 1);
@@ -444,7 +425,7 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
     if (strcmp(j, "tcc") == 0) d->tier = SK_TIER_TCC;
     else if (strcmp(j, "cc") == 0) d->tier = SK_TIER_CC;
     else if (strcmp(j, "auto") == 0) d->tier = SK_TIER_AUTO;
-    else sk_lerror(L, fname, label, "unknown jit '%s' (tcc, cc or auto)", j);
+    else sk_lerror(L, fname, label, SK_E_UNKNOWN_JIT_TCC, j);
   }
   lua_pop(L, 1);
   if (target) {
@@ -456,21 +437,20 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
   const char *dt = lua_tostring(L, -1);
   if (dt) {
     d->scan_dtype = sk_dtype_parse(dt);
-    if (d->scan_dtype < 0) sk_lerror(L, fname, label, "unknown dtype '%s'", dt);
+    if (d->scan_dtype < 0) sk_lerror(L, fname, label, SK_E_UNKNOWN_DTYPE_QUOTED, dt);
   }
   lua_pop(L, 1);
   int ity = lua_getfield(L, idx, "index");
   if (ity != LUA_TNIL && ity != LUA_TTABLE)
-    sk_lerror(L, fname, label, "opts.index must be a table of names, got %s",
-              luaL_typename(L, -1));
+    sk_lerror(L, fname, label, SK_E_OPTS_INDEX_MUST, luaL_typename(L, -1));
   if (ity == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
     if (n > SK_MAXMD)
-      sk_lerror(L, fname, label, "opts.index has %d names, at most %d", n, SK_MAXMD);
+      sk_lerror(L, fname, label, SK_E_OPTS_INDEX_NAMES_MOST, n, SK_MAXMD);
     for (int d2 = 0; d2 < n && d2 < SK_MAXMD; d2++) {
       lua_geti(L, -1, d2 + 1);
       d->index[d2] = lua_tostring(L, -1);  /* anchored by the index table */
-      if (!d->index[d2]) sk_lerror(L, fname, label, "opts.index entries must be strings");
+      if (!d->index[d2]) sk_lerror(L, fname, label, SK_E_OPTS_INDEX_ENTRIES);
       lua_pop(L, 1);
     }
   }
@@ -509,8 +489,7 @@ static int launch(lua_State *L, int pattern) {
   d.label = luaL_checkstring(L, 1);
   d.body = lua_tolstring(L, 4, &d.body_len);
   if (!d.body)
-    return sk_lerror(L, fname, d.label, "body must be a string, got %s",
-                     luaL_typename(L, 4));
+    return sk_lerror(L, fname, d.label, SK_E_BODY_MUST_STRING, luaL_typename(L, 4));
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, d.label);
   parse_tail(L, 5, &d, fname, d.label);
@@ -519,7 +498,7 @@ static int launch(lua_State *L, int pattern) {
   sk_result res;
   char err[4096];
   if (sk_run(&d, &pol, args, nargs, &res, err, sizeof err) < 0)
-    return sk_lerror(L, fname, d.label, "%s", err);
+    return sk_lerror(L, fname, d.label, SK_E_MSG, err);
   return push_results(L, pattern, &res);
 }
 
@@ -553,12 +532,11 @@ static void parse_kind(lua_State *L, int idx, int *kind, int *md_rank,
     *kind = SK_POL_MDRANGE;
     *md_rank = pk[7] ? atoi(pk + 7) : 2;
     if (*md_rank < 2 || *md_rank > SK_MAXMD)
-      sk_lerror(L, fname, label, "policy kind '%s': rank must be 2..6", pk);
+      sk_lerror(L, fname, label, SK_E_POLICY_KIND_RANK, pk);
   } else if (strcmp(pk, "team") == 0) {
     *kind = SK_POL_TEAM;
   } else {
-    sk_lerror(L, fname, label,
-              "unknown policy kind '%s' (range, mdrange<rank>, team)", pk);
+    sk_lerror(L, fname, label, SK_E_UNKNOWN_POLICY_KIND_RANGE, pk);
   }
 }
 
@@ -571,7 +549,7 @@ static int l_kernel(lua_State *L) {
   memset(&d, 0, sizeof d);
   d.label = luaL_checkstring(L, 1);
   d.body = lua_tolstring(L, 4, &d.body_len);
-  if (!d.body) return sk_lerror(L, fname, d.label, "body must be a string");
+  if (!d.body) return sk_lerror(L, fname, d.label, SK_E_BODY_NOT_STRING);
   int kind = SK_POL_RANGE, md_rank = 0;
   parse_kind(L, 2, &kind, &md_rank, fname, d.label);
   const char *target;
@@ -583,7 +561,7 @@ static int l_kernel(lua_State *L) {
     if (pt && strcmp(pt, "reduce") == 0) d.pattern = SK_REDUCE;
     else if (pt && strcmp(pt, "scan") == 0) d.pattern = SK_SCAN;
     else if (pt && strcmp(pt, "for") != 0)
-      return sk_lerror(L, fname, d.label, "unknown pattern '%s' (for, reduce, scan)", pt);
+      return sk_lerror(L, fname, d.label, SK_E_UNKNOWN_PATTERN_REDUCE, pt);
     lua_pop(L, 1);
     if (d.pattern == SK_REDUCE) {
       lua_getfield(L, 5, "reducer");
@@ -596,7 +574,7 @@ static int l_kernel(lua_State *L) {
     if (!d.backend) {
       char names[256];
       sk_env_space_names(names, sizeof names, 0);   /* the back ends' names */
-      return sk_lerror(L, fname, d.label, "unknown target '%s' (%s)", target, names);
+      return sk_lerror(L, fname, d.label, SK_E_UNKNOWN_TARGET, target, names);
     }
   } else {
     backend(L, fname);
@@ -609,13 +587,13 @@ static int l_kernel(lua_State *L) {
   char err[4096];
   kh->h = sk_prepare(&d, kind, md_rank, args, nargs, target != NULL, err,
                      sizeof err);
-  if (!kh->h) return sk_lerror(L, fname, d.label, "%s", err);
+  if (!kh->h) return sk_lerror(L, fname, d.label, SK_E_MSG, err);
   return 1;
 }
 
 static khandle *check_handle(lua_State *L) {
   khandle *kh = luaL_checkudata(L, 1, SK_KERNEL_MT);
-  if (!kh->h) luaL_argerror(L, 1, "kernel handle is closed");
+  if (!kh->h) luaL_argerror(L, 1, sk_err_text(SK_E_KERNEL_HANDLE_CLOSED));
   return kh;
 }
 
@@ -631,7 +609,7 @@ static int l_kernel_call(lua_State *L) {
   sk_result res;
   char err[4096];
   if (sk_run_prepared(kh->h, &pol, args, nargs, &res, err, sizeof err) < 0)
-    return sk_lerror(L, fname, label, "%s", err);
+    return sk_lerror(L, fname, label, SK_E_MSG, err);
   return push_results(L, sk_prepared_pattern(kh->h), &res);
 }
 
@@ -648,6 +626,26 @@ static int l_kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* -- message ids (core/errmsg.h) ------------------------------------------- */
+/* core.err_last(): the id ("UNKNOWN_DTYPE") of the last message the C
+ * layer raised on this thread, nil for none, so Lua code and specs tell
+ * errors by id */
+static int l_err_last(lua_State *L) {
+  int id = sk_err_last();
+  if (id == SK_E_NONE) lua_pushnil(L);
+  else lua_pushstring(L, sk_err_name(id));
+  return 1;
+}
+
+/* core.err_text(id): the text of message 'id' (its printf slots in it),
+ * nil for an unknown id */
+static int l_err_text(lua_State *L) {
+  int id = sk_err_id(luaL_checkstring(L, 1));
+  if (id < 0) lua_pushnil(L);
+  else lua_pushstring(L, sk_err_text(id));
+  return 1;
+}
+
 /* -- profile regions (Kokkos Tools) ---------------------------------------- */
 static int l_profile_push(lua_State *L) {
   sk_tools_push_region(luaL_checkstring(L, 1));
@@ -661,24 +659,31 @@ static int l_profile_pop(lua_State *L) {
 }
 
 /* -- library kernels ------------------------------------------------------ */
-/* core.call(name, args): library kernel 'name' ("blas.dot") with its
- * arguments by name (views, numbers, strings); returns its result (nil
- * for none) and, when the driver made outputs, a table of them by name
- * (new views, numbers). Called by the stdlib wrappers, so errors carry
- * their caller's position. */
+/* core.call(name, args [, fname]): library kernel 'name' ("blas.dot")
+ * with its arguments by name (views, numbers, strings); returns its result
+ * (nil for none) and, when the driver made outputs, a table of them by
+ * name (new views, numbers). Called by the stdlib wrappers, so errors
+ * carry their caller's position and are named "speck.<name>: ". With
+ * 'fname' ("speck.graph.read": the public function a wrapper implements)
+ * errors are named after it and carry no position: a wrapper that calls
+ * through pcall raises them at its user's level as they are. */
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
+  const char *pub = luaL_optstring(L, 3, NULL);
   sk_arg args[SK_MAXCAP];
   char fname[128];
-  snprintf(fname, sizeof fname, "speck.%s", name);
+  if (pub) snprintf(fname, sizeof fname, "%s", pub);
+  else snprintf(fname, sizeof fname, "speck.%s", name);
   int n = collect_args_str(L, 2, args, fname, NULL, 1);
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
-  if (sk_kernel_call(name, args, n, &v, &kind, err, sizeof err) < 0) {
-    luaL_where(L, 2);
+  if (sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err) < 0) {
+    if (pub) lua_pushliteral(L, "");
+    else luaL_where(L, 2);
     /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
-    lua_pushfstring(L, sk_kernel_find(name) ? "speck.%s" : "speck.call: %s", err);
+    if (sk_kernel_find(name)) lua_pushfstring(L, "%s: %s", fname, err);
+    else lua_pushfstring(L, "speck.call: %s", err);
     lua_concat(L, 2);
     return lua_error(L);
   }
@@ -795,7 +800,7 @@ static int l_initialize(lua_State *L) {
       lua_Integer t = lua_tointegerx(L, -1, &ok);
       if (!ok || t < 1)
         return sk_lerror(L, "speck.initialize", NULL,
-                         "threads must be a positive integer");
+                         SK_E_THREADS_MUST_POSITIVE);
       rs.threads = t > INT_MAX ? INT_MAX : (int)t;
     }
     lua_getfield(L, 1, "device");
@@ -804,7 +809,7 @@ static int l_initialize(lua_State *L) {
       lua_Integer d = lua_tointegerx(L, -1, &ok);
       if (!ok || d < 0 || d > INT_MAX)
         return sk_lerror(L, "speck.initialize", NULL,
-                         "device must be a non-negative integer");
+                         SK_E_DEVICE_MUST_NON);
       rs.device = (int)d;
     }
     if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) bounds = lua_toboolean(L, -1);
@@ -816,13 +821,13 @@ static int l_initialize(lua_State *L) {
       else if (strcmp(j, "cc") == 0) tier = SK_TIER_CC;
       else if (strcmp(j, "auto") == 0) tier = SK_TIER_AUTO;
       else return sk_lerror(L, "speck.initialize", NULL,
-                            "unknown jit '%s' (tcc, cc or auto)", j);
+                            SK_E_UNKNOWN_JIT_TCC, j);
     }
     /* the space string stays anchored by the options table */
   }
   char err[512];
   if (sk_rt_start(&rs, err, sizeof err) < 0)
-    return sk_lerror(L, "speck.initialize", NULL, "%s", err);
+    return sk_lerror(L, "speck.initialize", NULL, SK_E_MSG, err);
   if (tier >= 0) sk_jit_set_default_tier(tier);
   if (bounds >= 0) sk_exec_set_bounds(bounds);
   sk_exec_warm();
@@ -840,7 +845,7 @@ static int l_fence(lua_State *L) {
   const char *space = luaL_optstring(L, 1, NULL);
   char err[512];
   if (sk_rt_fence(space, err, sizeof err) < 0)
-    return sk_lerror(L, "speck.fence", NULL, "%s", err);
+    return sk_lerror(L, "speck.fence", NULL, SK_E_MSG, err);
   return 0;
 }
 
@@ -1044,6 +1049,8 @@ static const luaL_Reg core_funcs[] = {
   {"team_limits", l_team_limits},
   {"check_policy", l_check_policy},
   {"call", l_call},
+  {"err_last", l_err_last},
+  {"err_text", l_err_text},
   {"profile_push", l_profile_push},
   {"profile_pop", l_profile_pop},
   {NULL, NULL}};

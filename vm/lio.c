@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "vm.h"
 #include "../io/io.h"
 
@@ -71,8 +72,7 @@ static int l_progress(lua_State *L) {
   int mode = -1;
   if (!lua_isnoneornil(L, 1)) {
     if (!lua_istable(L, 1))
-      return sk_lerror(L, fname, NULL, "options must be a table (got %s)",
-                       luaL_typename(L, 1));
+      return sk_lerror(L, fname, NULL, SK_E_OPTIONS_MUST_TABLE_GOT, luaL_typename(L, 1));
     lua_pushnil(L);
     while (lua_next(L, 1)) {
       const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
@@ -83,16 +83,13 @@ static int l_progress(lua_State *L) {
         for (int i = 0; mode_names[i]; i++)
           if (strcmp(s, mode_names[i]) == 0) mode = i;
         if (mode < 0)
-          return sk_lerror(L, fname, NULL, "mode must be 'auto', 'on' or "
-                           "'off' (got %s)", show(L, -1));
+          return sk_lerror(L, fname, NULL, SK_E_MODE_MUST_AUTO, show(L, -1));
       } else if (strcmp(k, "delay") == 0 || strcmp(k, "interval") == 0) {
         if (lua_type(L, -1) != LUA_TNUMBER || lua_tonumber(L, -1) < 0)
-          return sk_lerror(L, fname, NULL, "%s must be a number of seconds "
-                           ">= 0 (got %s)", k, show(L, -1));
+          return sk_lerror(L, fname, NULL, SK_E_MUST_NUMBER_SECONDS, k, show(L, -1));
         *(k[0] == 'd' ? &delay : &interval) = lua_tonumber(L, -1);
       } else {
-        return sk_lerror(L, fname, NULL, "unknown option '%s' (mode, delay, "
-                         "interval)", k);
+        return sk_lerror(L, fname, NULL, SK_E_UNKNOWN_OPTION_MODE, k);
       }
       lua_pop(L, 1);
     }
@@ -113,7 +110,7 @@ static int l_progress(lua_State *L) {
 /* -- .npy ---------------------------------------------------------------- */
 static const char *check_path(lua_State *L, const char *fname) {
   if (lua_type(L, 1) != LUA_TSTRING)
-    sk_lerror(L, fname, NULL, "path must be a string (got %s)",
+    sk_lerror(L, fname, NULL, SK_E_PATH_MUST_STRING,
               lua_isnone(L, 1) ? "nil" : luaL_typename(L, 1));
   return lua_tostring(L, 1);
 }
@@ -124,11 +121,10 @@ static int l_save_npy(lua_State *L) {
   const char *path = check_path(L, fname);
   sk_view *v = sk_lview_test(L, 2);
   if (!v)
-    return sk_lerror(L, fname, path, "view must be a speck.View (got %s)",
-                     luaL_typename(L, 2));
+    return sk_lerror(L, fname, path, SK_E_VIEW_MUST_SPECK, luaL_typename(L, 2));
   char err[1024];
   if (sk_npy_save(path, v, err, sizeof err) < 0)
-    return sk_lerror(L, fname, path, "%s", err);
+    return sk_lerror(L, fname, path, SK_E_MSG, err);
   return 0;
 }
 
@@ -140,8 +136,7 @@ static int l_load_npy(lua_State *L) {
   int space = -1, layout = -1;
   if (!lua_isnoneornil(L, 2)) {
     if (!lua_istable(L, 2))
-      return sk_lerror(L, fname, path, "options must be a table (got %s)",
-                       luaL_typename(L, 2));
+      return sk_lerror(L, fname, path, SK_E_OPTIONS_MUST_TABLE_GOT, luaL_typename(L, 2));
     lua_pushnil(L);
     while (lua_next(L, 2)) {
       const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
@@ -155,21 +150,17 @@ static int l_load_npy(lua_State *L) {
         if (space < 0) {
           char names[256];
           sk_space_names(names, sizeof names);
-          return sk_lerror(L, fname, path, "unknown space %s (expected %s)",
-                           show(L, -1), names);
+          return sk_lerror(L, fname, path, SK_E_UNKNOWN_SPACE_EXPECTED_3, show(L, -1), names);
         }
       } else if (strcmp(k, "layout") == 0) {
         layout = s ? sk_layout_parse(s) : -1;
         if (layout != SK_RIGHT && layout != SK_LEFT)
-          return sk_lerror(L, fname, path, "unknown layout %s (expected "
-                           "'right' or 'left')", show(L, -1));
+          return sk_lerror(L, fname, path, SK_E_UNKNOWN_LAYOUT_EXPECTED, show(L, -1));
       } else if (strcmp(k, "label") == 0) {
         if (!s)
-          return sk_lerror(L, fname, path, "label must be a string (got %s)",
-                           luaL_typename(L, -1));
+          return sk_lerror(L, fname, path, SK_E_LABEL_MUST_STRING, luaL_typename(L, -1));
       } else {
-        return sk_lerror(L, fname, path, "unknown option '%s' (space, "
-                         "layout, label)", k);
+        return sk_lerror(L, fname, path, SK_E_UNKNOWN_OPTION_SPACE, k);
       }
       lua_pop(L, 1);
     }
@@ -177,12 +168,12 @@ static int l_load_npy(lua_State *L) {
   }
   char err[1024];
   if (space < 0 && (space = sk_rt_default_space(err, sizeof err)) < 0)
-    return sk_lerror(L, fname, path, "%s", err);
+    return sk_lerror(L, fname, path, SK_E_MSG, err);
   /* the userdata first, so an error leaves nothing the collector
    * does not know */
   sk_view *v = sk_lview_new(L);
   if (sk_npy_load(v, path, space, layout, label, err, sizeof err) < 0)
-    return sk_lerror(L, fname, path, "%s", err);
+    return sk_lerror(L, fname, path, SK_E_MSG, err);
   int64_t n = sk_view_size(v);
   sk_lview_gcstep(L, (size_t)(n > 0 ? n : 0) * sk_dtypes[v->dtype].size);
   return 1;

@@ -3,6 +3,7 @@
  * remote.View, and the view methods local_view / local_range. */
 #include <string.h>
 
+#include "core/err.h"
 #include "vm.h"
 #include "../backends/remote/remote.h"
 
@@ -72,15 +73,15 @@ static int l_allreduce(lua_State *L) {
     return 1;
   }
   if (!lua_istable(L, 1))
-    return luaL_error(L, "remote.allreduce: argument 1 is %s (expected a number "
-                      "or a table of numbers)", luaL_typename(L, 1));
+    return sk_lerror(L, "remote.allreduce", NULL, SK_E_ALLREDUCE_ARGUMENT,
+                     luaL_typename(L, 1));
   int n = (int)lua_rawlen(L, 1);
   double *x = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *x, 0);
   for (int i = 0; i < n; i++) {
     lua_rawgeti(L, 1, i + 1);
     if (lua_type(L, -1) != LUA_TNUMBER)
-      return luaL_error(L, "remote.allreduce: element %d is %s (expected a "
-                        "number)", i + 1, luaL_typename(L, -1));
+      return sk_lerror(L, "remote.allreduce", NULL, SK_E_ALLREDUCE_ELEMENT, i + 1,
+                       luaL_typename(L, -1));
     x[i] = lua_tonumber(L, -1);
     lua_pop(L, 1);
   }
@@ -113,8 +114,8 @@ static int l_view(lua_State *L) {
       const char *s = lua_tostring(L, -1);
       if (s && strcmp(s, "partitioned") == 0) dist = SK_REMOTE_PARTITIONED;
       else if (!s || strcmp(s, "blocked") != 0)
-        return sk_lerror(L, fname, label, "layout is %s (expected 'blocked' "
-                         "or 'partitioned')", s ? s : luaL_typename(L, -1));
+        return sk_lerror(L, fname, label, SK_E_LAYOUT_EXPECTED_BLOCKED,
+                         s ? s : luaL_typename(L, -1));
     }
     lua_pop(L, 1);
     lua_getfield(L, 4, "space");

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../kernels/task/chol.h"
 #include "../kernels/task/task.h"
 #include "vm.h"
@@ -42,8 +43,8 @@ typedef struct lpool {
 
 static lsched *check_sched(lua_State *L, int idx, const char *fname) {
   lsched *ls = luaL_testudata(L, idx, SCHED_MT);
-  if (!ls) sk_lerror(L, fname, NULL, "expected a Scheduler, got %s", luaL_typename(L, idx));
-  if (!ls->s) sk_lerror(L, fname, NULL, "the scheduler is closed");
+  if (!ls) sk_lerror(L, fname, NULL, SK_E_EXPECTED_SCHEDULER_GOT, luaL_typename(L, idx));
+  if (!ls->s) sk_lerror(L, fname, NULL, SK_E_SCHEDULER_CLOSED);
   return ls;
 }
 
@@ -59,22 +60,22 @@ static int l_scheduler(lua_State *L) {
   int q;
   if (strcmp(queue, "multiple") == 0) q = SK_QUEUE_MULTIPLE;
   else if (strcmp(queue, "single") == 0) q = SK_QUEUE_SINGLE;
-  else return sk_lerror(L, fname, NULL, "queue '%s' is not \"single\" or \"multiple\"", queue);
+  else return sk_lerror(L, fname, NULL, SK_E_QUEUE_NOT_SINGLE, queue);
   char err[1024];
   /* the active back end when none is named: on a GPU, GPU tasks */
   const sk_backend *b = space ? NULL : sk_rt_backend(err, sizeof err);
-  if (!space && !b) return sk_lerror(L, fname, NULL, "%s", err);
+  if (!space && !b) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   if (space) {
-    if (!sk_rt_backend(err, sizeof err)) return sk_lerror(L, fname, NULL, "%s", err);
+    if (!sk_rt_backend(err, sizeof err)) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
     b = sk_backend_find(space);
     if (!b) {
       char names[256];
       sk_env_space_names(names, sizeof names, 0);
-      return sk_lerror(L, fname, NULL, "unknown space '%s' (%s)", space, names);
+      return sk_lerror(L, fname, NULL, SK_E_UNKNOWN_SPACE_NAMED_OF, space, names);
     }
     char why[256];
     if (b != sk_rt_backend(err, sizeof err) && b->available && !b->available(why, sizeof why))
-      return sk_lerror(L, fname, NULL, "space '%s' is not available: %s", space, why);
+      return sk_lerror(L, fname, NULL, SK_E_SPACE_NOT_AVAILABLE, space, why);
   }
   lsched *ls = lua_newuserdatauv(L, sizeof *ls, 1);
   ls->s = NULL;
@@ -86,7 +87,7 @@ static int l_scheduler(lua_State *L) {
   lua_setfield(L, -2, "declared");
   lua_setiuservalue(L, -2, 1);
   ls->s = sk_sched_new(b, (int64_t)memory, q, err, sizeof err);
-  if (!ls->s) return sk_lerror(L, fname, NULL, "%s", err);
+  if (!ls->s) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   return 1;
 }
 
@@ -139,27 +140,24 @@ static int l_functor(lua_State *L) {
   memset(f, 0, sizeof *f);
   snprintf(f->label, sizeof f->label, "%s", label);
   if (strlen(label) >= sizeof f->label)
-    return sk_lerror(L, fname, label, "the label is longer than %d characters",
-                     (int)sizeof f->label - 1);
+    return sk_lerror(L, fname, label, SK_E_LABEL_LONGER_THAN, (int)sizeof f->label - 1);
   f->ret = -1;
   if (ret) {
     f->ret = sk_dtype_parse(ret);
     if (f->ret < 0 || f->ret == SK_BOOL)
-      return sk_lerror(L, fname, label, "result type '%s' is not a number "
-                       "dtype (float64, int64, ...)", ret);
+      return sk_lerror(L, fname, label, SK_E_RESULT_TYPE_NOT, ret);
   }
   int fidx = lua_gettop(L);
   lua_pushnil(L);
   while (lua_next(L, 3)) {
     if (lua_type(L, -2) != LUA_TSTRING)
-      return sk_lerror(L, fname, label, "field names must be strings, got %s",
-                       luaL_typename(L, -2));
+      return sk_lerror(L, fname, label, SK_E_FIELD_NAMES_MUST, luaL_typename(L, -2));
     if (f->nfields == SK_TASK_MAXFIELDS)
-      return sk_lerror(L, fname, label, "more than %d fields", SK_TASK_MAXFIELDS);
+      return sk_lerror(L, fname, label, SK_E_MORE_THAN_FIELDS, SK_TASK_MAXFIELDS);
     const char *n = lua_tostring(L, -2);
     sk_tfield *fd = &f->fields[f->nfields++];
     if (strlen(n) >= sizeof fd->name)
-      return sk_lerror(L, fname, label, "field name '%s' is too long", n);
+      return sk_lerror(L, fname, label, SK_E_FIELD_NAME_TOO, n);
     snprintf(fd->name, sizeof fd->name, "%s", n);
     const sk_view *v;
     if (lua_type(L, -1) == LUA_TSTRING) {
@@ -170,14 +168,11 @@ static int l_functor(lua_State *L) {
         fd->kind = SK_TF_SCALAR;
         fd->dtype = sk_dtype_parse(t);
         if (fd->dtype < 0)
-          return sk_lerror(L, fname, label, "field '%s' has type '%s'; a field "
-                           "is a dtype (int64, float64, ...), \"future\" or a view",
-                           n, t);
+          return sk_lerror(L, fname, label, SK_E_FIELD_TYPE_FIELD, n, t);
       }
     } else if ((v = sk_lview_test(L, -1)) != NULL) {
       if (!sk_sched_reaches(ls->s, v->space) || v->agg || sk_layout_tiled(v->layout))
-        return sk_lerror(L, fname, label, "field '%s': view '%s' is not a plain "
-                         "view in memory the scheduler's tasks reach (%s)", n, v->label,
+        return sk_lerror(L, fname, label, SK_E_FIELD_VIEW_NOT, n, v->label,
                          sk_space_name(v->space));
       fd->kind = SK_TF_VIEW;
       fd->dtype = v->dtype;
@@ -185,8 +180,7 @@ static int l_functor(lua_State *L) {
       fd->layout = v->layout;
       varg_of(v, &fd->view);
     } else {
-      return sk_lerror(L, fname, label, "field '%s' is a %s; a field is a dtype "
-                       "name, \"future\" or a view", n, luaL_typename(L, -1));
+      return sk_lerror(L, fname, label, SK_E_FIELD_FIELD_DTYPE, n, luaL_typename(L, -1));
     }
     lua_pop(L, 1);
   }
@@ -194,7 +188,7 @@ static int l_functor(lua_State *L) {
   f->body = (char *)body;
   char err[2048];
   int idx = sk_sched_functor(ls->s, f, err, sizeof err);
-  if (idx < 0) return sk_lerror(L, fname, label, "%s", err);
+  if (idx < 0) return sk_lerror(L, fname, label, SK_E_MSG, err);
   /* the declared views stay alive with the scheduler */
   lua_pushnil(L);
   while (lua_next(L, 3)) {
@@ -210,7 +204,7 @@ static int l_compile(lua_State *L) {
   lsched *ls = check_sched(L, 1, "sched:compile");
   char err[4096];
   if (sk_sched_compile(ls->s, err, sizeof err) < 0)
-    return sk_lerror(L, "sched:compile", NULL, "%s", err);
+    return sk_lerror(L, "sched:compile", NULL, SK_E_MSG, err);
   return 0;
 }
 
@@ -227,15 +221,14 @@ static void push_future(lua_State *L, int sidx, sk_sched *s, struct sk_task *t, 
 /* the scheduler of future 'idx' (which must be of this generation) */
 static sk_sched *future_sched(lua_State *L, int idx, lfuture **out, const char *fname) {
   lfuture *lf = luaL_testudata(L, idx, FUTURE_MT);
-  if (!lf) sk_lerror(L, fname, NULL, "expected a Future, got %s", luaL_typename(L, idx));
+  if (!lf) sk_lerror(L, fname, NULL, SK_E_EXPECTED_FUTURE_GOT, luaL_typename(L, idx));
   lua_getiuservalue(L, idx, 1);
   lsched *ls = lua_touserdata(L, -1);
   lua_pop(L, 1);
   if (!ls || !ls->s)
-    sk_lerror(L, fname, NULL, "the future's scheduler is gone (closed)");
+    sk_lerror(L, fname, NULL, SK_E_FUTURE_SCHEDULER_GONE);
   if (!lf->t || lf->gen != sk_sched_generation(ls->s))
-    sk_lerror(L, fname, NULL, "the future's task was discarded by a failed "
-              "sched:wait()");
+    sk_lerror(L, fname, NULL, SK_E_FUTURE_TASK_WAS);
   *out = lf;
   return ls->s;
 }
@@ -247,12 +240,12 @@ static int l_spawn(lua_State *L) {
   sk_sched *s = ls->s;
   int f = (int)luaL_checkinteger(L, 2);
   const sk_tfunctor *fx = sk_sched_functor_at(s, f);
-  if (!fx) return sk_lerror(L, fname, NULL, "not a functor of this scheduler");
+  if (!fx) return sk_lerror(L, fname, NULL, SK_E_NOT_FUNCTOR_SCHEDULER);
   int prio = luaL_checkoption(L, 4, "regular", prio_names);
   int team = lua_toboolean(L, 5);
   char err[4096];
   if (sk_sched_compile(s, err, sizeof err) < 0)
-    return sk_lerror(L, fname, fx->label, "%s", err);
+    return sk_lerror(L, fname, fx->label, SK_E_MSG, err);
   _Alignas(16) unsigned char fields[SK_TASK_MAXFIELDS * sizeof(sk_varg) + 64];
   memset(fields, 0, sizeof fields);
   if (!lua_isnoneornil(L, 3)) {
@@ -263,46 +256,41 @@ static int l_spawn(lua_State *L) {
       int k = -1;
       for (int j = 0; n && j < fx->nfields; j++)
         if (strcmp(fx->fields[j].name, n) == 0) k = j;
+      if (k < 0 && fx->nfields)
+        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD, n ? n : luaL_typename(L, -2));
       if (k < 0)
-        return sk_lerror(L, fname, fx->label, "'%s' is not a field (%s)",
-                         n ? n : luaL_typename(L, -2),
-                         fx->nfields ? "see sched:functor's fields" : "it has none");
+        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD_NONE, n ? n : luaL_typename(L, -2));
       const sk_tfield *fd = &fx->fields[k];
       unsigned char *at = fields + sk_sched_field_offset(s, f, k);
       if (fd->kind == SK_TF_SCALAR) {
         if (lua_type(L, -1) != LUA_TNUMBER && lua_type(L, -1) != LUA_TBOOLEAN)
-          return sk_lerror(L, fname, fx->label, "field '%s' is %s, got a %s", n,
-                           sk_dtypes[fd->dtype].name, luaL_typename(L, -1));
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT, n, sk_dtypes[fd->dtype].name,
+                           luaL_typename(L, -1));
         sk_view v = {0};
         v.dtype = fd->dtype;
         v.data = at;
         if (lua_type(L, -1) == LUA_TBOOLEAN) sk_view_set_i(&v, 0, lua_toboolean(L, -1));
         else if (lua_isinteger(L, -1)) sk_view_set_i(&v, 0, lua_tointeger(L, -1));
         else if (sk_dtypes[fd->dtype].is_float) sk_view_set_f(&v, 0, lua_tonumber(L, -1));
-        else return sk_lerror(L, fname, fx->label, "field '%s' is %s, got %g", n,
+        else return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_NUMBER, n,
                               sk_dtypes[fd->dtype].name, lua_tonumber(L, -1));
       } else if (fd->kind == SK_TF_FUTURE) {
         lfuture *lf;
         if (!luaL_testudata(L, -1, FUTURE_MT))
-          return sk_lerror(L, fname, fx->label, "field '%s' is a future, got a %s",
-                           n, luaL_typename(L, -1));
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_FUTURE_GOT, n, luaL_typename(L, -1));
         sk_sched *o = future_sched(L, lua_gettop(L), &lf, fname);
         if (o != s)
-          return sk_lerror(L, fname, fx->label, "field '%s': the future belongs to "
-                           "another scheduler", n);
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_FUTURE_BELONGS, n);
         memcpy(at, &lf->t, sizeof lf->t);
       } else {
         const sk_view *v = sk_lview_test(L, -1);
         if (!v)
-          return sk_lerror(L, fname, fx->label, "field '%s' is a view, got a %s", n,
-                           luaL_typename(L, -1));
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_VIEW_GOT, n, luaL_typename(L, -1));
         if (v->dtype != fd->dtype || v->rank != fd->rank || v->layout != fd->layout ||
             !sk_sched_reaches(s, v->space) || v->agg)
-          return sk_lerror(L, fname, fx->label, "field '%s': view '%s' is %s rank %d "
-                           "%s, the field takes %s rank %d %s views", n, v->label,
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_VIEW_RANK, n, v->label,
                            sk_dtypes[v->dtype].name, v->rank, sk_layout_name(v->layout),
-                           sk_dtypes[fd->dtype].name, fd->rank,
-                           sk_layout_name(fd->layout));
+                           sk_dtypes[fd->dtype].name, fd->rank, sk_layout_name(fd->layout));
         sk_varg a;
         varg_of(v, &a);
         memcpy(at, &a, sizeof a);
@@ -312,7 +300,7 @@ static int l_spawn(lua_State *L) {
     }
   }
   struct sk_task *t = sk_sched_spawn(s, f, fields, prio, team, err, sizeof err);
-  if (!t) return sk_lerror(L, fname, fx->label, "%s", err);
+  if (!t) return sk_lerror(L, fname, fx->label, SK_E_MSG, err);
   push_future(L, 1, s, t, f);
   return 1;
 }
@@ -325,7 +313,7 @@ static int l_wait(lua_State *L) {
   lua_newtable(L);
   lua_setfield(L, -2, "spawned");
   lua_pop(L, 1);
-  if (rc < 0) return sk_lerror(L, "sched:wait", NULL, "%s", err);
+  if (rc < 0) return sk_lerror(L, "sched:wait", NULL, SK_E_MSG, err);
   return 0;
 }
 
@@ -368,7 +356,7 @@ static int l_future_get(lua_State *L) {
   int dt;
   char err[512];
   if (sk_sched_result(s, lf->t, &v, &dt, err, sizeof err) < 0)
-    return sk_lerror(L, "future:get", NULL, "%s", err);
+    return sk_lerror(L, "future:get", NULL, SK_E_MSG, err);
   if (dt < 0) return 0;
   sk_view w = {0};
   w.dtype = dt;
@@ -407,11 +395,11 @@ static int l_pool(lua_State *L) {
   lua_Integer sb = luaL_optinteger(L, 2, 0);
   char err[512];
   const sk_backend *b = sk_rt_backend(err, sizeof err);
-  if (!b) return sk_lerror(L, fname, NULL, "%s", err);
+  if (!b) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   int gpu = b->code != SK_CODE_HOST;
   if (gpu && sb != 0 && sb != SK_GPU_SUPERBLOCK)
-    return sk_lerror(L, fname, NULL, "superblock %lld: a pool on the '%s' back end has "
-                     "superblocks of %d bytes", (long long)sb, b->name, SK_GPU_SUPERBLOCK);
+    return sk_lerror(L, fname, NULL, SK_E_SUPERBLOCK_POOL_BACK, (long long)sb, b->name,
+                     SK_GPU_SUPERBLOCK);
   lpool *lp = lua_newuserdatauv(L, sizeof *lp, 0);
   memset(lp, 0, sizeof *lp);
   luaL_setmetatable(L, POOL_MT);
@@ -419,12 +407,12 @@ static int l_pool(lua_State *L) {
   sk_view *v = &lp->head;
   if (gpu) {
     if (!(lp->gpu = sk_gpool_new(b, (int64_t)bytes, err, sizeof err)))
-      return sk_lerror(L, fname, NULL, "%s", err);
+      return sk_lerror(L, fname, NULL, SK_E_MSG, err);
     v->data = lp->gpu;
     v->space = b->space;
   } else {
     lp->p = sk_mpool_new((int64_t)bytes, (int64_t)sb, err, sizeof err);
-    if (!lp->p) return sk_lerror(L, fname, NULL, "%s", err);
+    if (!lp->p) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
     v->data = sk_mpool_head_of(lp->p);
     v->space = SK_SPACE_HOST;
   }
@@ -449,12 +437,12 @@ static int l_pool_gc(lua_State *L) {
 
 static int l_pool_stats(lua_State *L) {
   lpool *lp = luaL_checkudata(L, 1, POOL_MT);
-  if (!lp->p && !lp->gpu) return sk_lerror(L, "pool:stats", NULL, "the pool is freed");
+  if (!lp->p && !lp->gpu) return sk_lerror(L, "pool:stats", NULL, SK_E_POOL_FREED);
   sk_mpool_stats st;
   char err[512];
   if (lp->gpu) {
     if (sk_gpool_stats(lp->b, lp->gpu, &st, err, sizeof err) < 0)
-      return sk_lerror(L, "pool:stats", NULL, "%s", err);
+      return sk_lerror(L, "pool:stats", NULL, SK_E_MSG, err);
   } else {
     sk_mpool_stats_get(lp->p, &st);
   }
@@ -487,8 +475,8 @@ static const sk_view *dense_view(lua_State *L, int idx, int dtype, int64_t n,
   const sk_view *v = sk_lview_test(L, idx);
   if (!v || v->dtype != dtype || v->rank != 1 || v->extent[0] != n ||
       !sk_space_host_accessible(v->space) || !sk_view_contiguous(v))
-    sk_lerror(L, fname, NULL, "%s must be a contiguous %s view of %lld entries in "
-              "host-accessible memory", what, sk_dtypes[dtype].name, (long long)n);
+    sk_lerror(L, fname, NULL, SK_E_MUST_CONTIGUOUS_VIEW, what, sk_dtypes[dtype].name,
+              (long long)n);
   return v;
 }
 
@@ -505,13 +493,13 @@ static int l_cholesky(lua_State *L) {
   luaL_setmetatable(L, CHOL_MT);
   char err[1024];
   lc->c = sk_chol_factor((int64_t)n, r, ci->data, va->data, err, sizeof err);
-  if (!lc->c) return sk_lerror(L, fname, NULL, "%s", err);
+  if (!lc->c) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   return 1;
 }
 
 static lchol *check_chol(lua_State *L, const char *fname) {
   lchol *lc = luaL_checkudata(L, 1, CHOL_MT);
-  if (!lc->c) sk_lerror(L, fname, NULL, "the factor is freed");
+  if (!lc->c) sk_lerror(L, fname, NULL, SK_E_FACTOR_FREED);
   return lc;
 }
 
@@ -527,9 +515,9 @@ static int l_chol_solve(lua_State *L) {
   int64_t ext[1] = {in.n};
   if (sk_view_create(x, "x", SK_F64, 1, ext, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
                      sizeof err) < 0)
-    return sk_lerror(L, fname, NULL, "%s", err);
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   if (sk_chol_solve(lc->c, b->data, x->data, err, sizeof err) < 0)
-    return sk_lerror(L, fname, NULL, "%s", err);
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   return 1;
 }
 
@@ -549,7 +537,7 @@ static int l_chol_lower(lua_State *L) {
     v[k] = sk_lview_new(L);
     if (sk_view_create(v[k], labels[k], dts[k], 1, &ns[k], SK_RIGHT, SK_SPACE_HOST, 0,
                        NULL, err, sizeof err) < 0)
-      return sk_lerror(L, fname, NULL, "%s", err);
+      return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   }
   sk_chol_lower(lc->c, v[0]->data, v[1]->data, v[2]->data, v[3]->data);
   return 4;

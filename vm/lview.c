@@ -17,74 +17,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "vm.h"
 
 /* -- messages ---------------------------------------------------------- */
 /* Every message raised here, in one place. They are raised as
  * "<function> 'label': <message>" at the caller's file:line. */
-#define LE_LABEL      "label must be a string (got %s)"
-#define LE_DTYPE      "unknown dtype %s"
-#define LE_RANK       "rank %d exceeds the maximum %d"
-#define LE_DIMS       "dims must be an integer or a table of extents (got %s)"
-#define LE_EXTENT     "extent %d is %s (must be a non-negative integer)"
-#define LE_OPTS       "options must be a table (got %s)"
-#define LE_OPTKEY     "unknown option %s"
-#define LE_OPTBOOL    "option '%s' must be a boolean (got %s)"
-#define LE_LAYOUT     "unknown layout %s (expected 'right' or 'left')"
-#define LE_STRIDE     "layout 'stride' is only for subviews (use 'right' or 'left')"
 #define LE_SPACE      "unknown space %s (expected %s)"   /* the spaces' names */
-#define LE_DATA       "option 'data' must be a lightuserdata, userdata or view (got %s)"
-#define LE_DATANULL   "option 'data' is a NULL pointer"
-#define LE_DATASMALL  "data view '%s' holds %lld bytes, the view needs %lld"
-#define LE_DATASPACE  "data view '%s' is in space '%s', the view asks for '%s'"
-#define LE_NODATA     "option 'data' is not accepted here"
-#define LE_DEVICE     "lives in space '%s', not accessible from Lua (use speck.create_mirror_view)"
-#define LE_RELEASED   "has no memory (released)"
-#define LE_NINDEX     "rank %d, indexed with %d %s"
-#define LE_INDEX      "index %d is %s (must be an integer)"
-#define LE_RANGE      "index %d is %lld, out of range [0, %lld)"
-#define LE_NSET       "rank %d, set with %d %s and a value"
-#define LE_FIELD      "cannot assign to field %s"
-#define LE_DIM        "%s: dimension %s out of range [0, %d)"
-#define LE_STORE      "cannot store %s in %s%s"
-#define LE_RAGGED     "ragged table: %s has %lld element%s, expected %lld"
-#define LE_RAGTAB     "ragged table: %s is %s, expected a table"
-#define LE_RAGVAL     "ragged table: %s is a table, expected a value"
-#define LE_ELEM       "%s: cannot store %s in %s%s"
-#define LE_NOTVIEW    "%s must be a view (got %s)"
-#define LE_SLICE      "slice %d must be an integer, {b, e} or speck.ALL (got %s)"
-#define LE_NSLICE     "rank %d, given %d slice%s"
-#define LE_NEXT       "rank %d, given %d extent%s"
-#define LE_TILETAB    "layout table needs 'tile', an array of tile sizes (got %s)"
-#define LE_TILEKEY    "unknown layout key %s (expected 'tile' or 'order')"
-#define LE_TILEINT    "layout.tile[%d] is %s (must be an integer)"
-#define LE_TILEORDER  "layout.order is %s (expected 'right' or 'left')"
-#define LE_TILEN      "layout.tile has %d size%s, the view has rank %d"
-#define LE_TILEDATA   "option 'data' is not accepted with a tiled layout"
-#define LE_AGGN       "dtype %s: N must be an integer from 1 to %d"
-#define LE_AGGLAYOUT  "%s views have layout right (the components of an element " \
-                      "are contiguous); layout %s is not available"
-#define LE_AGGRANK    "rank %d exceeds the maximum %d for %s views"
-#define LE_AGGSTORE   "cannot store %s in %s (a number, or a table of %d numbers)"
-#define LE_AGGFUNC    "N must be an integer from 1 to %d (got %s)"
-#define LE_NTILEIDX   "rank %d, given %d tile ind%s"
-#define LE_TILEIDX    "tile index %d is %s (must be an integer)"
-
 #define ERRLEN 512
 
-static int lv_raise(lua_State *L, const char *fname, const char *label,
-                    const char *fmt, ...)
-  __attribute__((format(printf, 4, 5)));
+static int lv_raise_(lua_State *L, const char *fname, const char *label,
+                     int id, ...);
+#define lv_raise(a0, a1, a2, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), lv_raise_(a0, a1, a2, id, ##__VA_ARGS__))
 
 /* Raise "fname 'label': message" (or "fname: message" without a label) at
  * the calling Lua line. Messages are formatted on the C stack: nothing
  * here is left to free when lua_error jumps. */
-static int lv_raise(lua_State *L, const char *fname, const char *label,
-                    const char *fmt, ...) {
+static int lv_raise_(lua_State *L, const char *fname, const char *label,
+                     int id, ...) {
   char msg[ERRLEN];
   va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_start(ap, id);
+  sk_verr(msg, sizeof msg, id, ap);
   va_end(ap);
   luaL_where(L, 1);
   if (label) lua_pushfstring(L, "%s '%s': %s", fname, label, msg);
@@ -205,11 +160,10 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
   }
   show(L, idx, c->what, sizeof c->what);
   if (dtype == SK_U64)
-    snprintf(c->range, sizeof c->range, " (out of range [0, %llu])",
-             (unsigned long long)UINT64_MAX);
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_UINT, (unsigned long long)UINT64_MAX);
   else
-    snprintf(c->range, sizeof c->range, " (out of range [%lld, %lld])",
-             (long long)int_lo[dtype], (long long)int_hi[dtype]);
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_INT, (long long)int_lo[dtype],
+           (long long)int_hi[dtype]);
   if (lua_isinteger(L, idx)) {
     c->i = lua_tointeger(L, idx);
   } else {
@@ -278,12 +232,12 @@ static int check_dtype_agg(lua_State *L, int idx, const char *fname,
   if (lua_type(L, idx) == LUA_TSTRING) {
     int st = sk_agg_parse(lua_tostring(L, idx), agg, n);
     if (st == -2)
-      lv_raise(L, fname, label, LE_AGGN, show(L, idx, b, sizeof b), SK_AGG_MAXN);
+      lv_raise(L, fname, label, SK_E_DTYPE_N_MUST, show(L, idx, b, sizeof b), SK_AGG_MAXN);
     if (st == 0) return SK_F64;
   }
   int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
                                           : -1;
-  if (t < 0) lv_raise(L, fname, label, LE_DTYPE, show(L, idx, b, sizeof b));
+  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
   return t;
 }
 
@@ -292,7 +246,7 @@ static int check_dtype(lua_State *L, int idx, const char *fname,
   char b[64];
   int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
                                           : -1;
-  if (t < 0) lv_raise(L, fname, label, LE_DTYPE, show(L, idx, b, sizeof b));
+  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
   return t;
 }
 
@@ -312,18 +266,18 @@ static int check_dims(lua_State *L, int idx, const char *fname,
   char b[64];
   if (lua_type(L, idx) == LUA_TNUMBER) {
     if (!get_extent(L, idx, &ext[0]))
-      lv_raise(L, fname, label, LE_EXTENT, 0, show(L, idx, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_EXTENT_MUST_NON_NEGATIVE, 0, show(L, idx, b, sizeof b));
     return 1;
   }
   if (!lua_istable(L, idx))
-    lv_raise(L, fname, label, LE_DIMS, show(L, idx, b, sizeof b));
+    lv_raise(L, fname, label, SK_E_DIMS_MUST_INTEGER, show(L, idx, b, sizeof b));
   lua_Integer rank = (lua_Integer)lua_rawlen(L, idx);
   if (rank > SK_MAXRANK)
-    lv_raise(L, fname, label, LE_RANK, (int)rank, SK_MAXRANK);
+    lv_raise(L, fname, label, SK_E_RANK_EXCEEDS_MAXIMUM, (int)rank, SK_MAXRANK);
   for (int d = 0; d < rank; d++) {
     lua_rawgeti(L, idx, d + 1);
     if (!get_extent(L, -1, &ext[d]))
-      lv_raise(L, fname, label, LE_EXTENT, d, show(L, -1, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_EXTENT_MUST_NON_NEGATIVE, d, show(L, -1, b, sizeof b));
     lua_pop(L, 1);
   }
   return (int)rank;
@@ -332,9 +286,9 @@ static int check_dims(lua_State *L, int idx, const char *fname,
 /* The view must have memory the CPU can touch. */
 static void check_host(lua_State *L, const sk_view *v, const char *fname) {
   if (!sk_space_host_accessible(v->space))
-    lv_raise(L, fname, v->label, LE_DEVICE, sk_space_name(v->space));
+    lv_raise(L, fname, v->label, SK_E_LIVES_SPACE_NOT, sk_space_name(v->space));
   if (!v->data && sk_view_size(v) > 0)
-    lv_raise(L, fname, v->label, LE_RELEASED);
+    lv_raise(L, fname, v->label, SK_E_NO_MEMORY_RELEASED);
 }
 
 /* Element offset from 'n' Lua indices starting at stack slot 'first'. */
@@ -343,16 +297,16 @@ static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
   int64_t idx[SK_MAXRANK] = {0};
   check_host(L, v, "View");
   if (n != urank(v))
-    lv_raise(L, "View", v->label, LE_NINDEX, urank(v), n,
+    lv_raise(L, "View", v->label, SK_E_RANK_INDEXED, urank(v), n,
              n == 1 ? "index" : "indices");
   for (int d = 0; d < n; d++) {
     int ok = 0;
     lua_Integer x = lua_type(L, first + d) == LUA_TNUMBER
                         ? lua_tointegerx(L, first + d, &ok) : 0;
-    if (!ok) lv_raise(L, "View", v->label, LE_INDEX, d,
+    if (!ok) lv_raise(L, "View", v->label, SK_E_INDEX_MUST_INTEGER, d,
                       show(L, first + d, b, sizeof b));
     if (x < 0 || x >= v->extent[d])
-      lv_raise(L, "View", v->label, LE_RANGE, d, (long long)x,
+      lv_raise(L, "View", v->label, SK_E_INDEX_OUT_RANGE, d, (long long)x,
                (long long)v->extent[d]);
     idx[d] = x;
   }
@@ -378,7 +332,7 @@ static void store_agg(lua_State *L, sk_view *v, int64_t off, int idx,
       lua_pop(L, 1);
     }
     if (!ok)
-      lv_raise(L, fname, v->label, LE_AGGSTORE, show(L, idx, b, sizeof b),
+      lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_NUMBER, show(L, idx, b, sizeof b),
                sk_view_dtype_name(v, dn, sizeof dn), w);
   }
   for (int c = 0; c < w; c++) sk_view_set_f(v, off + c, x[c]);
@@ -392,8 +346,7 @@ static void store_at(lua_State *L, sk_view *v, int64_t off, int idx,
     return;
   }
   if (to_value(L, idx, v->dtype, &c) < 0)
-    lv_raise(L, fname, v->label, LE_STORE, c.what,
-             sk_dtypes[v->dtype].name, c.why);
+    lv_raise(L, fname, v->label, SK_E_CANNOT_STORE, c.what, sk_dtypes[v->dtype].name, c.why);
   store(v, off, &c);
 }
 
@@ -410,7 +363,7 @@ int sk_lview_space(lua_State *L, int idx, const char *fname, const char *label) 
   if (sp < 0) {
     char names[256];
     sk_space_names(names, sizeof names);
-    lv_raise(L, fname, label, LE_SPACE, show(L, idx, b, sizeof b), names);
+    lv_raise(L, fname, label, SK_E_UNKNOWN_SPACE_EXPECTED_3, show(L, idx, b, sizeof b), names);
   }
   return sp;
 }
@@ -419,7 +372,7 @@ static int default_space(lua_State *L, const char *fname,
                          const char *label) {
   char err[256] = "";
   int sp = sk_rt_default_space(err, sizeof err);
-  if (sp < 0) lv_raise(L, fname, label, "%s", err);
+  if (sp < 0) lv_raise(L, fname, label, SK_E_MSG, err);
   return sp;
 }
 
@@ -437,7 +390,7 @@ static int opt_bool(lua_State *L, const char *key, const char *fname,
                     const char *label) {
   char b[64];
   if (!lua_isboolean(L, -1))
-    lv_raise(L, fname, label, LE_OPTBOOL, key, show(L, -1, b, sizeof b));
+    lv_raise(L, fname, label, SK_E_OPTION_MUST_BOOLEAN, key, show(L, -1, b, sizeof b));
   return lua_toboolean(L, -1);
 }
 
@@ -451,20 +404,20 @@ static void parse_tiled(lua_State *L, const char *fname, const char *label,
   while (lua_next(L, t)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
     if (strcmp(k, "tile") != 0 && strcmp(k, "order") != 0)
-      lv_raise(L, fname, label, LE_TILEKEY, show(L, -2, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_UNKNOWN_LAYOUT_KEY, show(L, -2, b, sizeof b));
     lua_pop(L, 1);
   }
   if (lua_getfield(L, t, "tile") != LUA_TTABLE)
-    lv_raise(L, fname, label, LE_TILETAB, show(L, -1, b, sizeof b));
+    lv_raise(L, fname, label, SK_E_LAYOUT_TABLE_NEEDS, show(L, -1, b, sizeof b));
   lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
   if (n < 1 || n > SK_MAXRANK)
-    lv_raise(L, fname, label, LE_TILETAB, show(L, -1, b, sizeof b));
+    lv_raise(L, fname, label, SK_E_LAYOUT_TABLE_NEEDS, show(L, -1, b, sizeof b));
   for (int d = 0; d < n; d++) {
     int ok = 0;
     lua_rawgeti(L, -1, d + 1);
     lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok)
                                                    : 0;
-    if (!ok) lv_raise(L, fname, label, LE_TILEINT, d + 1, show(L, -1, b, sizeof b));
+    if (!ok) lv_raise(L, fname, label, SK_E_LAYOUT_TILE_MUST, d + 1, show(L, -1, b, sizeof b));
     o->tile[d] = x;
     lua_pop(L, 1);
   }
@@ -475,7 +428,7 @@ static void parse_tiled(lua_State *L, const char *fname, const char *label,
     const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     o->layout = sk_layout_parse(s);
     if (o->layout != SK_RIGHT && o->layout != SK_LEFT)
-      lv_raise(L, fname, label, LE_TILEORDER, show(L, -1, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_LAYOUT_ORDER_EXPECTED, show(L, -1, b, sizeof b));
   }
   lua_pop(L, 1);
 }
@@ -492,7 +445,7 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
   o->label = NULL;
   if (lua_isnoneornil(L, idx)) return;
   if (!lua_istable(L, idx))
-    lv_raise(L, fname, label, LE_OPTS, show(L, idx, b, sizeof b));
+    lv_raise(L, fname, label, SK_E_OPTIONS_MUST_TABLE_GOT, show(L, idx, b, sizeof b));
   idx = lua_absindex(L, idx);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
@@ -503,9 +456,9 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
       const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
                                                      : NULL;
       o->layout = sk_layout_parse(s);
-      if (o->layout == SK_STRIDE) lv_raise(L, fname, label, LE_STRIDE);
+      if (o->layout == SK_STRIDE) lv_raise(L, fname, label, SK_E_LAYOUT_STRIDE_ONLY);
       if (o->layout < 0)
-        lv_raise(L, fname, label, LE_LAYOUT, show(L, -1, b, sizeof b));
+        lv_raise(L, fname, label, SK_E_UNKNOWN_LAYOUT_EXPECTED, show(L, -1, b, sizeof b));
     } else if (strcmp(k, "space") == 0) {
       o->space = sk_lview_space(L, -1, fname, label);
     } else if (strcmp(k, "init") == 0) {
@@ -518,11 +471,11 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
       if (opt_bool(L, k, fname, label)) o->traits |= SK_TRAIT_RESTRICT;
     } else if (strcmp(k, "label") == 0) {
       if (lua_type(L, -1) != LUA_TSTRING)
-        lv_raise(L, fname, label, LE_LABEL, show(L, -1, b, sizeof b));
+        lv_raise(L, fname, label, SK_E_LABEL_MUST_STRING, show(L, -1, b, sizeof b));
     } else if (strcmp(k, "data") == 0) {
-      if (!allow_data) lv_raise(L, fname, label, LE_NODATA);
+      if (!allow_data) lv_raise(L, fname, label, SK_E_OPTION_DATA_NOT);
     } else {
-      lv_raise(L, fname, label, LE_OPTKEY, show(L, -2, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_UNKNOWN_OPTION, show(L, -2, b, sizeof b));
     }
     lua_pop(L, 1);
   }
@@ -532,7 +485,7 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
     int t = lua_type(L, -1);
     /* LUA_TCDATA (10) exists under LuaJIT only: FFI pointers */
     if (t != LUA_TLIGHTUSERDATA && t != LUA_TUSERDATA && t != 10)
-      lv_raise(L, fname, label, LE_DATA, show(L, -1, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_OPTION_DATA_MUST, show(L, -1, b, sizeof b));
     o->data = lua_gettop(L);
   } else if (allow_data) {
     lua_pop(L, 1);
@@ -560,14 +513,14 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   int layout = o->layout >= 0 ? o->layout : sk_space_default_layout(space);
   if (o->ntile) {
     char err[ERRLEN];
-    if (o->data) lv_raise(L, fname, label, LE_TILEDATA);
+    if (o->data) lv_raise(L, fname, label, SK_E_OPTION_DATA_NOT_ACCEPTED);
     if (o->ntile != rank)
-      lv_raise(L, fname, label, LE_TILEN, o->ntile, o->ntile == 1 ? "" : "s",
+      lv_raise(L, fname, label, SK_E_LAYOUT_TILE_SIZE, o->ntile, o->ntile == 1 ? "" : "s",
                rank);
     sk_view *v = sk_lview_new(L);
     if (sk_view_create_tiled(v, label, dtype, rank, ext, layout, o->tile,
                              space, o->init != 0, err, sizeof err) < 0)
-      lv_raise(L, fname, label, "%s", err);
+      lv_raise(L, fname, label, SK_E_MSG, err);
     v->traits |= o->traits;
     return v;
   }
@@ -579,18 +532,17 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   if (n >= 0 && __builtin_mul_overflow((size_t)n, sk_dtypes[dtype].size, &bytes))
     n = -1;
   if (o->data) {
-    if (!ptr && n != 0) lv_raise(L, fname, label, LE_DATANULL);
+    if (!ptr && n != 0) lv_raise(L, fname, label, SK_E_OPTION_DATA_NULL);
     if (src && !src->data && sk_view_size(src) > 0)
-      lv_raise(L, "View", src->label, LE_RELEASED);
+      lv_raise(L, "View", src->label, SK_E_NO_MEMORY_RELEASED);
     if (src && n >= 0) {
       long long have = (long long)(sk_view_span(src) *
                                    (int64_t)sk_dtypes[src->dtype].size);
       if ((long long)bytes > have)
-        lv_raise(L, fname, label, LE_DATASMALL, src->label, have,
-                 (long long)bytes);
+        lv_raise(L, fname, label, SK_E_DATA_VIEW_HOLDS, src->label, have, (long long)bytes);
       if (space != src->space)
-        lv_raise(L, fname, label, LE_DATASPACE, src->label,
-                 sk_space_name(src->space), sk_space_name(space));
+        lv_raise(L, fname, label, SK_E_DATA_VIEW_SPACE, src->label, sk_space_name(src->space),
+                 sk_space_name(space));
     }
   } else if (n > 0) {
     sk_lview_gcstep(L, bytes);
@@ -599,7 +551,7 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   sk_view *v = sk_lview_new(L);
   if (sk_view_create(v, label, dtype, rank, ext, layout, space, o->init != 0,
                      ptr, err, sizeof err) < 0)
-    lv_raise(L, fname, label, "%s", err);
+    lv_raise(L, fname, label, SK_E_MSG, err);
   v->traits |= o->traits;
   if (src) {
     /* share the source's allocation instead of wrapping its pointer */
@@ -631,10 +583,10 @@ static sk_view *push_agg_view(lua_State *L, const char *fname,
   probe.agg_n = n;
   sk_view_dtype_name(&probe, dn, sizeof dn);
   if (rank + 1 > SK_MAXRANK)
-    lv_raise(L, fname, label, LE_AGGRANK, rank, SK_MAXRANK - 1, dn);
-  if (o->ntile) lv_raise(L, fname, label, LE_AGGLAYOUT, dn, "tiled");
+    lv_raise(L, fname, label, SK_E_RANK_EXCEEDS_MAXIMUM_VIEWS, rank, SK_MAXRANK - 1, dn);
+  if (o->ntile) lv_raise(L, fname, label, SK_E_VIEWS_LAYOUT_RIGHT, dn, "tiled");
   if (o->layout >= 0 && o->layout != SK_RIGHT)
-    lv_raise(L, fname, label, LE_AGGLAYOUT, dn, sk_layout_name(o->layout));
+    lv_raise(L, fname, label, SK_E_VIEWS_LAYOUT_RIGHT, dn, sk_layout_name(o->layout));
   a.layout = SK_RIGHT;
   for (int d = 0; d < rank; d++) e[d] = ext[d];
   e[rank] = sk_agg_width(agg, n);
@@ -650,7 +602,7 @@ static int view_new(lua_State *L, int base) {
   int64_t ext[SK_MAXRANK];
   lopts o;
   if (lua_type(L, base) != LUA_TSTRING)
-    lv_raise(L, "speck.View", NULL, LE_LABEL, show(L, base, b, sizeof b));
+    lv_raise(L, "speck.View", NULL, SK_E_LABEL_MUST_STRING, show(L, base, b, sizeof b));
   const char *label = lua_tostring(L, base);
   int agg, n;
   int dtype = check_dtype_agg(L, base + 1, "speck.View", label, &agg, &n);
@@ -682,7 +634,7 @@ static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
   char p[160], b[64];
   int64_t len = (int64_t)lua_rawlen(L, t);
   if (len != v->extent[d])
-    lv_raise(L, fname, v->label, LE_RAGGED, path_str(path, d, p, sizeof p),
+    lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_ELEMENT, path_str(path, d, p, sizeof p),
              (long long)len, len == 1 ? "" : "s", (long long)v->extent[d]);
   luaL_checkstack(L, 4, "View.from");
   for (int64_t i = 0; i < len; i++) {
@@ -691,18 +643,16 @@ static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
     int64_t o = off + i * v->stride[d];
     if (d < v->rank - 1) {
       if (!lua_istable(L, -1))
-        lv_raise(L, fname, v->label, LE_RAGTAB,
+        lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_EXPECTED,
                  path_str(path, d + 1, p, sizeof p), show(L, -1, b, sizeof b));
       from_fill(L, v, lua_gettop(L), d + 1, o, path, fname);
     } else {
       conv c;
       if (lua_istable(L, -1))
-        lv_raise(L, fname, v->label, LE_RAGVAL,
-                 path_str(path, d + 1, p, sizeof p));
+        lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_TABLE, path_str(path, d + 1, p, sizeof p));
       if (to_value(L, -1, v->dtype, &c) < 0)
-        lv_raise(L, fname, v->label, LE_ELEM,
-                 path_str(path, d + 1, p, sizeof p), c.what,
-                 sk_dtypes[v->dtype].name, c.why);
+        lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_ELEMENT, path_str(path, d + 1, p, sizeof p),
+                 c.what, sk_dtypes[v->dtype].name, c.why);
       store(v, o, &c);
     }
     lua_pop(L, 1);
@@ -724,7 +674,7 @@ static int l_view_from(lua_State *L) {
   lua_pushvalue(L, 1);
   while (lua_istable(L, -1)) {
     if (rank == SK_MAXRANK)
-      lv_raise(L, fname, label, LE_RANK, rank + 1, SK_MAXRANK);
+      lv_raise(L, fname, label, SK_E_RANK_EXCEEDS_MAXIMUM, rank + 1, SK_MAXRANK);
     ext[rank] = (int64_t)lua_rawlen(L, -1);
     if (ext[rank++] == 0) break;
     lua_rawgeti(L, -1, 1);
@@ -743,7 +693,7 @@ static int l_view_from(lua_State *L) {
   if (rank == 0) {
     conv c;
     if (to_value(L, 1, dtype, &c) < 0)
-      lv_raise(L, fname, label, LE_ELEM, "t", c.what, sk_dtypes[dtype].name,
+      lv_raise(L, fname, label, SK_E_CANNOT_STORE_ELEMENT, "t", c.what, sk_dtypes[dtype].name,
                c.why);
     store(h, 0, &c);
   } else {
@@ -756,7 +706,7 @@ static int l_view_from(lua_State *L) {
   o.layout = ho.layout;
   sk_view *v = push_view(L, fname, label, dtype, rank, ext, &o);
   if (sk_view_deep_copy(v, h, err, sizeof err) < 0)
-    lv_raise(L, fname, label, "%s", err);
+    lv_raise(L, fname, label, SK_E_MSG, err);
   return 1;
 }
 
@@ -790,7 +740,7 @@ static int m_newindex(lua_State *L) {
   char b[64];
   sk_view *v = sk_lview_check(L, 1);
   if (lua_type(L, 2) != LUA_TNUMBER)
-    lv_raise(L, "View", v->label, LE_FIELD, show(L, 2, b, sizeof b));
+    lv_raise(L, "View", v->label, SK_E_CANNOT_ASSIGN_FIELD, show(L, 2, b, sizeof b));
   int64_t off = elem_offset(L, v, 2, 1);
   store_at(L, v, off, 3, "View");
   return 0;
@@ -852,7 +802,7 @@ static int check_dim(lua_State *L, const sk_view *v, const char *what) {
   lua_Integer d = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok)
                                                 : 0;
   if (!ok || d < 0 || d >= SK_MAXRANK)
-    lv_raise(L, "View", v->label, LE_DIM, what, show(L, 2, b, sizeof b),
+    lv_raise(L, "View", v->label, SK_E_DIMENSION_OUT_RANGE, what, show(L, 2, b, sizeof b),
              SK_MAXRANK);
   return (int)d;
 }
@@ -950,7 +900,7 @@ static int f_set(lua_State *L) {
   int n = lua_gettop(L) - 2;
   check_host(L, v, "View");
   if (n != urank(v))
-    lv_raise(L, "View", v->label, LE_NSET, urank(v), n < 0 ? 0 : n,
+    lv_raise(L, "View", v->label, SK_E_RANK_SET_VALUE, urank(v), n < 0 ? 0 : n,
              n == 1 ? "index" : "indices");
   int64_t off = elem_offset(L, v, 2, n);
   store_at(L, v, off, n + 2, "View");
@@ -963,12 +913,12 @@ static int f_fill(lua_State *L) {
   conv c;
   sk_view *v = sk_lview_check(L, 1);
   if (!v->data && sk_view_size(v) > 0)
-    lv_raise(L, "View", v->label, LE_RELEASED);
+    lv_raise(L, "View", v->label, SK_E_NO_MEMORY_RELEASED);
   if (to_value(L, 2, v->dtype, &c) < 0)
-    lv_raise(L, "View", v->label, LE_STORE, c.what, sk_dtypes[v->dtype].name,
+    lv_raise(L, "View", v->label, SK_E_CANNOT_STORE, c.what, sk_dtypes[v->dtype].name,
              c.why);
   if (sk_view_fill(v, c.d, c.i, err, sizeof err) < 0)
-    lv_raise(L, "View", v->label, "%s", err);
+    lv_raise(L, "View", v->label, SK_E_MSG, err);
   lua_settop(L, 1);
   return 1;
 }
@@ -1054,11 +1004,11 @@ static int l_subview(lua_State *L) {
   sk_slice s[SK_MAXRANK];
   sk_view *src = sk_lview_test(L, 1);
   if (!src)
-    lv_raise(L, "speck.subview", NULL, LE_NOTVIEW, "argument 1",
+    lv_raise(L, "speck.subview", NULL, SK_E_MUST_VIEW_GOT, "argument 1",
              show(L, 1, b, sizeof b));
   int n = lua_gettop(L) - 1;
   if (n != urank(src))
-    lv_raise(L, "speck.subview", src->label, LE_NSLICE, urank(src), n,
+    lv_raise(L, "speck.subview", src->label, SK_E_RANK_GIVEN_SLICE, urank(src), n,
              n == 1 ? "" : "s");
   if (src->agg) s[n].kind = SK_SLICE_ALL;   /* the components */
   push_all(L);
@@ -1075,12 +1025,12 @@ static int l_subview(lua_State *L) {
       ok = get_range(L, i, &s[d]);
     }
     if (!ok)
-      lv_raise(L, "speck.subview", src->label, LE_SLICE, d,
+      lv_raise(L, "speck.subview", src->label, SK_E_SLICE_MUST_INTEGER, d,
                show(L, i, b, sizeof b));
   }
   sk_view *v = sk_lview_new(L);
   if (sk_view_subview(v, src, s, src->rank, err, sizeof err) < 0)
-    lv_raise(L, "speck.subview", src->label, "%s", err);
+    lv_raise(L, "speck.subview", src->label, SK_E_MSG, err);
   lua_getiuservalue(L, 1, 1);    /* keep wrapped memory's owner alive */
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -1093,23 +1043,22 @@ static int l_tile_subview(lua_State *L) {
   const char *fname = "speck.tile_subview";
   sk_view *src = sk_lview_test(L, 1);
   if (!src)
-    lv_raise(L, fname, NULL, LE_NOTVIEW, "argument 1", show(L, 1, b, sizeof b));
+    lv_raise(L, fname, NULL, SK_E_MUST_VIEW_GOT, "argument 1", show(L, 1, b, sizeof b));
   int n = lua_gettop(L) - 1;
   if (sk_layout_tiled(src->layout) && n != src->rank)
-    lv_raise(L, fname, src->label, LE_NTILEIDX, src->rank, n,
+    lv_raise(L, fname, src->label, SK_E_RANK_GIVEN_TILE, src->rank, n,
              n == 1 ? "ex" : "ices");
   for (int d = 0; d < n && d < SK_MAXRANK; d++) {
     int ok = 0;
     lua_Integer x = lua_type(L, d + 2) == LUA_TNUMBER
                         ? lua_tointegerx(L, d + 2, &ok) : 0;
     if (!ok)
-      lv_raise(L, fname, src->label, LE_TILEIDX, d,
-               show(L, d + 2, b, sizeof b));
+      lv_raise(L, fname, src->label, SK_E_TILE_INDEX_MUST, d, show(L, d + 2, b, sizeof b));
     ti[d] = x;
   }
   sk_view *v = sk_lview_new(L);
   if (sk_view_tile_subview(v, src, ti, n, err, sizeof err) < 0)
-    lv_raise(L, fname, src->label, "%s", err);
+    lv_raise(L, fname, src->label, SK_E_MSG, err);
   lua_getiuservalue(L, 1, 1);
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -1120,22 +1069,22 @@ static int l_deep_copy(lua_State *L) {
   char err[ERRLEN], b[64];
   sk_view *dst = sk_lview_test(L, 1);
   if (!dst)
-    lv_raise(L, "speck.deep_copy", NULL, LE_NOTVIEW, "the destination",
+    lv_raise(L, "speck.deep_copy", NULL, SK_E_MUST_VIEW_GOT, "the destination",
              show(L, 1, b, sizeof b));
   sk_view *src = sk_lview_test(L, 2);
   if (src) {
     if (sk_view_deep_copy(dst, src, err, sizeof err) < 0)
-      lv_raise(L, "speck.deep_copy", NULL, "%s", err);
+      lv_raise(L, "speck.deep_copy", NULL, SK_E_MSG, err);
     return 0;
   }
   conv c;
   if (!dst->data && sk_view_size(dst) > 0)
-    lv_raise(L, "speck.deep_copy", dst->label, LE_RELEASED);
+    lv_raise(L, "speck.deep_copy", dst->label, SK_E_NO_MEMORY_RELEASED);
   if (to_value(L, 2, dst->dtype, &c) < 0)
-    lv_raise(L, "speck.deep_copy", dst->label, LE_STORE, c.what,
+    lv_raise(L, "speck.deep_copy", dst->label, SK_E_CANNOT_STORE, c.what,
              sk_dtypes[dst->dtype].name, c.why);
   if (sk_view_fill(dst, c.d, c.i, err, sizeof err) < 0)
-    lv_raise(L, "speck.deep_copy", dst->label, "%s", err);
+    lv_raise(L, "speck.deep_copy", dst->label, SK_E_MSG, err);
   return 0;
 }
 
@@ -1190,7 +1139,7 @@ static int l_create_mirror_view_and_copy(lua_State *L) {
   }
   sk_view *m = push_like(L, 2, space, 0, fname);
   if (sk_view_deep_copy(m, v, err, sizeof err) < 0)
-    lv_raise(L, fname, v->label, "%s", err);
+    lv_raise(L, fname, v->label, SK_E_MSG, err);
   return 1;
 }
 
@@ -1199,10 +1148,10 @@ static int resize(lua_State *L, int keep, const char *fname) {
   int64_t ext[SK_MAXRANK];
   sk_view *v = sk_lview_test(L, 1);
   if (!v)
-    lv_raise(L, fname, NULL, LE_NOTVIEW, "argument 1", show(L, 1, b, sizeof b));
+    lv_raise(L, fname, NULL, SK_E_MUST_VIEW_GOT, "argument 1", show(L, 1, b, sizeof b));
   int rank = check_dims(L, 2, fname, v->label, ext);
   if (rank != urank(v))
-    lv_raise(L, fname, v->label, LE_NEXT, urank(v), rank, rank == 1 ? "" : "s");
+    lv_raise(L, fname, v->label, SK_E_RANK_GIVEN_EXTENT, urank(v), rank, rank == 1 ? "" : "s");
   if (v->agg) ext[rank++] = sk_agg_width(v->agg, v->agg_n);
   int64_t n = 1;
   size_t bytes = 0;
@@ -1212,7 +1161,7 @@ static int resize(lua_State *L, int keep, const char *fname) {
                                        &bytes))
     sk_lview_gcstep(L, bytes);
   if (sk_view_resize(v, ext, keep, err, sizeof err) < 0)
-    lv_raise(L, fname, v->label, "%s", err);
+    lv_raise(L, fname, v->label, SK_E_MSG, err);
   lua_pushnil(L);                /* the memory is ours now */
   lua_setiuservalue(L, 1, 1);
   lua_settop(L, 1);
@@ -1230,7 +1179,7 @@ static int dtype_agg(lua_State *L, const char *fname, const char *kind) {
   int ok = 0;
   lua_Integer n = lua_type(L, 1) == LUA_TNUMBER ? lua_tointegerx(L, 1, &ok) : 0;
   if (!ok || n < 1 || n > SK_AGG_MAXN)
-    lv_raise(L, fname, NULL, LE_AGGFUNC, SK_AGG_MAXN, show(L, 1, b, sizeof b));
+    lv_raise(L, fname, NULL, SK_E_N_MUST_INTEGER, SK_AGG_MAXN, show(L, 1, b, sizeof b));
   lua_pushfstring(L, "%s(%d)", kind, (int)n);
   return 1;
 }

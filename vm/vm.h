@@ -7,6 +7,7 @@
 #include <lauxlib.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "../jit/jit.h"
 
 #define SK_VIEW_MT "speck.View"
@@ -34,9 +35,12 @@ void sk_lview_gcstep(lua_State *L, size_t bytes);
 int luaopen_speck_core(lua_State *L);
 
 /* Raise "fname 'label': message" at the caller's file:line, after the
- * caller has freed what it owns. */
-int sk_lerror(lua_State *L, const char *fname, const char *label,
-              const char *fmt, ...);
+ * caller has freed what it owns; the message is core/errmsg.h's 'id' with
+ * the arguments (checked against its text by the macro). */
+int sk_lerror_(lua_State *L, const char *fname, const char *label, int id,
+               ...);
+#define sk_lerror(L, fname, label, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), sk_lerror_(L, fname, label, id, ##__VA_ARGS__))
 
 /* -- lio.c: speck.io (NumPy .npy) and speck.progress ------------------ */
 /* register 'io' and 'progress' into the table at the top of the stack and

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "core/blasplan.h"
+#include "core/err.h"
 #include "cuda_int.h"
 
 /* kernels/blas/vendor.h's statuses */
@@ -59,9 +60,7 @@ static void cub_load(void) {
   for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!cub.h) {
     const char *e = dlerror();
-    snprintf(cub.status, sizeof cub.status,
-             "cuBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
-             e ? e : "libcublas.so.12");
+    sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_NOT_AVAILABLE, e ? e : "libcublas.so.12");
     return;
   }
 #define SYM(field, s) *(void **)&cub.field = dlsym(cub.h, s)
@@ -77,12 +76,11 @@ static void cub_load(void) {
   if (cub.create && cub.set_stream && cub.dgemm && cub.sgemm && cub.dgemmsb &&
       cub.sgemmsb && cub.dtrsm && cub.strsm && cub.dsyrk && cub.ssyrk && stream &&
       (rc = cub.create(&cub.handle)) == 0 && cub.set_stream(cub.handle, stream) == 0) {
-    snprintf(cub.status, sizeof cub.status, "cuBLAS (on the cuda space's stream)");
+    sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_CUDA_SPACE);
     return;
   }
-  snprintf(cub.status, sizeof cub.status,
-           "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels",
-           stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
+  sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_UNUSABLE_IMPL,
+         stream ? sk_err_text(rc ? SK_E_CUBLASCREATE_FAILED : SK_E_MISSING_ENTRIES) : err);
   cub.handle = NULL;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "cuda_int.h"
 
 /* 1 when kernels can run: libcuda loads and a device exists (whether
@@ -49,7 +50,7 @@ static int cuda_concurrency(void) {
 static int cuda_fence(char *err, size_t errlen) {
   if (!sk_cuda_ready()) return 0;
   if (sk_cuda_dead()) {
-    snprintf(err, errlen, "%s", sk_cuda.dead_msg);
+    sk_err(err, errlen, SK_E_MSG, sk_cuda.dead_msg);
     return -1;
   }
   return sk_cuda_sync("fence", err, errlen);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "cuda_int.h"
 
 sk_cuda_dev sk_cuda;
@@ -49,17 +50,15 @@ int sk_cuda_fail(CUresult rc, const char *what, const char *label, char *err,
   if (sk_cu_sticky(rc)) {
     pthread_mutex_lock(&last_lock);
     if (!sk_cuda.dead) {
-      snprintf(sk_cuda.dead_msg, sizeof sk_cuda.dead_msg,
-               "kernel '%s' faulted on device %d: %s; the CUDA context is "
-               "unusable, restart the process",
-               label && *label ? label : last_label, sk_cuda.index, e);
+      sk_err(sk_cuda.dead_msg, sizeof sk_cuda.dead_msg, SK_E_KERNEL_FAULTED_DEVICE,
+             label && *label ? label : last_label, sk_cuda.index, e);
       __atomic_store_n(&sk_cuda.dead, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&last_lock);
-    snprintf(err, errlen, "%s", sk_cuda.dead_msg);
+    sk_err(err, errlen, SK_E_MSG, sk_cuda.dead_msg);
     return -1;
   }
-  snprintf(err, errlen, "%s: %s", what, e);
+  sk_err(err, errlen, SK_E_PREFIX, what, e);
   return -1;
 }
 
@@ -67,10 +66,7 @@ int sk_cuda_select(int device, char *err, size_t errlen) {
   pthread_mutex_lock(&sk_cuda_lock);
   if (sk_cuda.ready && device >= 0 && sk_cuda.index != device) {
     pthread_mutex_unlock(&sk_cuda_lock);
-    snprintf(err, errlen,
-             "device %d was asked for, but this process already uses device "
-             "%d (one device per process)",
-             device, sk_cuda.index);
+    sk_err(err, errlen, SK_E_DEVICE_WAS_ASKED, device, sk_cuda.index);
     return -1;
   }
   if (!sk_cuda.ready) want_device = device;   /* -1: the default */
@@ -88,7 +84,7 @@ static int open_device(char *err, size_t errlen) {
   char why[1024];
   sk_cu = sk_cu_load(why, sizeof why);
   if (!sk_cu) {
-    snprintf(err, errlen, "cuda is not available: %s", why);
+    sk_err(err, errlen, SK_E_CUDA_NOT_AVAILABLE, why);
     return -1;
   }
   int idx = want_device;
@@ -111,8 +107,8 @@ static int open_device(char *err, size_t errlen) {
     }
   }
   if (idx < 0 || idx >= count) {
-    snprintf(err, errlen, "device %d is out of range (%d CUDA device%s found)",
-             idx, count, count == 1 ? "" : "s");
+    sk_err(err, errlen, SK_E_DEVICE_OUT_RANGE,
+           idx, count, count == 1 ? "" : "s");
     return -1;
   }
   CUresult rc = sk_cu->cuDeviceGet(&sk_cuda.dev, idx);
@@ -138,8 +134,7 @@ static int open_device(char *err, size_t errlen) {
   sk_cuda.grid_z = attr(CU_DEV_ATTR_MAX_GRID_DIM_Z);
   if (sk_cuda.smem_optin < sk_cuda.smem_block) sk_cuda.smem_optin = sk_cuda.smem_block;
   if (sk_cuda.warp != 32) {
-    snprintf(err, errlen, "device %d has warps of %d threads; speck needs 32",
-             idx, sk_cuda.warp);
+    sk_err(err, errlen, SK_E_DEVICE_WARPS_THREADS, idx, sk_cuda.warp);
     return -1;
   }
   snprintf(sk_cuda.arch, sizeof sk_cuda.arch, "sm_%d%d", sk_cuda.major,
@@ -152,7 +147,7 @@ static int open_device(char *err, size_t errlen) {
 int sk_cuda_ensure(char *err, size_t errlen) {
   if (sk_cuda_ready()) {
     if (sk_cuda_dead()) {
-      snprintf(err, errlen, "%s", sk_cuda.dead_msg);
+      sk_err(err, errlen, SK_E_MSG, sk_cuda.dead_msg);
       return -1;
     }
     if (thread_ctx != sk_cuda.ctx) {

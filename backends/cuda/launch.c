@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../../dialect/cuda.h"
 #include "cuda_int.h"
 
@@ -41,7 +42,7 @@ static int64_t up64(int64_t v) { return (v + 63) & ~(int64_t)63; }
 void *sk_cuda_load(const sk_image *img, const char *label, char *err,
                    size_t errlen) {
   if (!img || !img->data || img->size == 0) {
-    snprintf(err, errlen, "kernel '%s': no CUDA image to load", label);
+    sk_err(err, errlen, SK_E_KERNEL_NO_CUDA, label);
     return NULL;
   }
   sk_cuda_kernel *c = calloc(1, sizeof *c);
@@ -49,7 +50,7 @@ void *sk_cuda_load(const sk_image *img, const char *label, char *err,
   if (!c || !data) {
     free(c);
     free(data);
-    snprintf(err, errlen, "out of memory loading kernel '%s'", label);
+    sk_err(err, errlen, SK_E_OUT_MEMORY_LOADING, label);
     return NULL;
   }
   memcpy(data, img->data, img->size);
@@ -99,12 +100,10 @@ static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err,
     int dv = sk_cu_driver_version();
     if (rc == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || rc == CUDA_ERROR_INVALID_PTX ||
         rc == CUDA_ERROR_NO_BINARY_FOR_GPU) {
-      snprintf(err, errlen,
-               "cannot load the kernel (%s for %s): %s; the driver supports "
-               "CUDA %d.%d (an image from a newer NVRTC does not load: use an "
-               "NVRTC no newer than the driver, SPECK_NVRTC_LIB)",
-               c->is_binary ? "cubin" : "PTX", c->arch, e, dv / 1000,
-               dv % 1000 / 10);
+      sk_err(err, errlen,
+             SK_E_CANNOT_LOAD_KERNEL,
+             c->is_binary ? "cubin" : "PTX", c->arch, e, dv / 1000,
+             dv % 1000 / 10);
       return -1;
     }
     return sk_cuda_fail(rc, "cannot load the kernel", l->label, err, errlen);
@@ -123,9 +122,7 @@ static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err,
         bytes != l->acc_size) {
       sk_cu->cuModuleUnload(m);
       pthread_mutex_unlock(&sk_cuda_lock);
-      snprintf(err, errlen,
-               "accumulator layout differs between host (%zu bytes) and "
-               "device (%zu bytes)", l->acc_size, bytes);
+      sk_err(err, errlen, SK_E_ACCUMULATOR_LAYOUT_DIFFERS, l->acc_size, bytes);
       return -1;
     }
   }
@@ -176,12 +173,9 @@ static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res,
     memcpy(&bad, pin + 8, sizeof bad);
     if (bad) {
       const sk_policy *p = l->policy;
-      snprintf(err, errlen,
-               "a scratch request of %lld bytes does not fit the policy's "
-               "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
-               (long long)bad, (long long)p->scratch_team[0],
-               (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
-               (long long)p->scratch_thread[1]);
+      sk_err(err, errlen, SK_E_SCRATCH_REQUEST_BYTES, (long long)bad,
+             (long long)p->scratch_team[0], (long long)p->scratch_team[1],
+             (long long)p->scratch_thread[0], (long long)p->scratch_thread[1]);
       return -1;
     }
   }
@@ -207,8 +201,7 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
                                       smem, sk_cuda.stream, params, NULL);
   if (rc) {
     char what[256];
-    snprintf(what, sizeof what, "cannot launch (grid %u x %u x %u, block %u x "
-             "%u x %u, %u bytes shared)", gx, gy, gz, bx, by, bz, smem);
+    sk_err(what, sizeof what, SK_E_CANNOT_LAUNCH_GRID, gx, gy, gz, bx, by, bz, smem);
     return sk_cuda_fail(rc, what, l->label, err, errlen);
   }
   sk_cuda_set_last(l->label);
@@ -333,8 +326,7 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_kernel *c, char *err,
   }
   int64_t gx = cdiv(nx, bx), gy = cdiv(ny, by), gz = cdiv(nz, bz);
   if (gx > 0x7fffffff) {
-    snprintf(err, errlen, "MDRange extent %lld is too large for one grid",
-             (long long)nx);
+    sk_err(err, errlen, SK_E_MDRANGE_EXTENT_TOO, (long long)nx);
     return -1;
   }
   if (l->pattern == SK_FOR) {
@@ -389,8 +381,7 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
   /* exec/ checked the policy against team_limits and resolved "auto" */
   int T = p->team_size, V = p->vector_length;
   if ((int64_t)T * V > c->maxthreads) {
-    snprintf(err, errlen, "team size %d exceeds the maximum %d of this back end", T,
-             c->maxthreads / V);
+    sk_err(err, errlen, SK_E_TEAM_SIZE_EXCEEDS, T, c->maxthreads / V);
     return -1;
   }
   int64_t L = p->league_size;
@@ -418,8 +409,7 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
   C.l1_team_bytes = up64(p->scratch_team[1]) + (int64_t)T * up64(p->scratch_thread[1]);
   int64_t smem = C.smem_team_bytes * tpb;
   if (smem > sk_cuda.smem_optin) {
-    snprintf(err, errlen, "teams need %lld bytes of shared memory per block, "
-             "the device has %d", (long long)smem, sk_cuda.smem_optin);
+    sk_err(err, errlen, SK_E_TEAMS_NEED_BYTES, (long long)smem, sk_cuda.smem_optin);
     return -1;
   }
   if (smem > sk_cuda.smem_block) {
@@ -439,8 +429,7 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
     c->occ_per_sm = per_sm;
   }
   if (per_sm < 1) {
-    snprintf(err, errlen, "a block of %d x %d x %d threads with %lld bytes of "
-             "shared memory does not fit the device", V, T, tpb, (long long)smem);
+    sk_err(err, errlen, SK_E_BLOCK_X_X, V, T, tpb, (long long)smem);
     return -1;
   }
   int64_t g = cdiv(L, tpb), cap = (int64_t)per_sm * sk_cuda.sms;
@@ -473,12 +462,11 @@ int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
   sk_cuda_kernel *c = l->fn;
   if (!c) {
-    snprintf(err, errlen, "no compiled CUDA code");
+    sk_err(err, errlen, SK_E_NO_COMPILED_CUDA);
     return -1;
   }
   if (c->nargs != l->nargs) {
-    snprintf(err, errlen, "kernel compiled for %d captures, launched with %d",
-             c->nargs, l->nargs);
+    sk_err(err, errlen, SK_E_KERNEL_COMPILED_CAPTURES, c->nargs, l->nargs);
     return -1;
   }
   if (load_module(c, l, err, errlen) < 0) return -1;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "cu.h"
 
 static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
@@ -50,7 +51,7 @@ const char *sk_cu_errstr(CUresult rc, char *buf, size_t n) {
   if (name && str)
     snprintf(buf, n, "%s (%s)", name, str);
   else
-    snprintf(buf, n, "CUDA error %d", rc);
+    sk_err(buf, n, SK_E_CUDA_ERROR, rc);
   return buf;
 }
 
@@ -69,50 +70,42 @@ static void cu_load_once(void) {
   if (env && *env) {
     h = open_lib(env, cu_path, sizeof cu_path);
     if (!h) {
-      snprintf(cu_why, sizeof cu_why, "SPECK_CUDA_LIB=%s cannot be opened: %s",
-               env, dlerror());
+      sk_err(cu_why, sizeof cu_why, SK_E_SPECK_CUDA_LIB, env, dlerror());
       return;
     }
   } else {
     h = open_lib("libcuda.so.1", cu_path, sizeof cu_path);
     if (!h) {
-      snprintf(cu_why, sizeof cu_why,
-               "libcuda.so.1 not found (no NVIDIA driver installed; "
-               "SPECK_CUDA_LIB names another path)");
+      sk_err(cu_why, sizeof cu_why, SK_E_LIBCUDA_SO_NOT);
       return;
     }
   }
   const char *miss = fill_cu(h, &cu);
   if (miss) {
-    snprintf(cu_why, sizeof cu_why,
-             "%.900s lacks %s (driver too old for this speck; CUDA 12 or later "
-             "needed)", cu_path, miss);
+    sk_err(cu_why, sizeof cu_why, SK_E_LACKS_DRIVER_TOO, cu_path, miss);
     return;
   }
   CUresult rc = cu.cuInit(0);
   char e[256];
   if (rc == CUDA_ERROR_STUB_LIBRARY) {
-    snprintf(cu_why, sizeof cu_why,
-             "%.900s is the toolkit's stub library, not a driver", cu_path);
+    sk_err(cu_why, sizeof cu_why, SK_E_TOOLKIT_STUB_LIBRARY, cu_path);
     return;
   }
   if (rc == CUDA_ERROR_NO_DEVICE) {
-    snprintf(cu_why, sizeof cu_why, "no CUDA device (cuInit: %s)",
-             sk_cu_errstr(rc, e, sizeof e));
+    sk_err(cu_why, sizeof cu_why, SK_E_NO_CUDA_DEVICE, sk_cu_errstr(rc, e, sizeof e));
     return;
   }
   if (rc != CUDA_SUCCESS) {
-    snprintf(cu_why, sizeof cu_why, "cuInit failed: %s",
-             sk_cu_errstr(rc, e, sizeof e));
+    sk_err(cu_why, sizeof cu_why, SK_E_CUINIT_FAILED, sk_cu_errstr(rc, e, sizeof e));
     return;
   }
   cu.cuDriverGetVersion(&cu_ver);
   int count = 0;
   rc = cu.cuDeviceGetCount(&count);
   if (rc != CUDA_SUCCESS || count < 1) {
-    snprintf(cu_why, sizeof cu_why, "no CUDA device (driver %d.%d%s%s)",
-             cu_ver / 1000, cu_ver % 1000 / 10, rc ? ": " : "",
-             rc ? sk_cu_errstr(rc, e, sizeof e) : "");
+    sk_err(cu_why, sizeof cu_why, SK_E_NO_CUDA_DEVICE_DRIVER,
+           cu_ver / 1000, cu_ver % 1000 / 10, rc ? ": " : "",
+           rc ? sk_cu_errstr(rc, e, sizeof e) : "");
     return;
   }
   cu_ok = 1;

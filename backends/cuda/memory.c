@@ -27,15 +27,15 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "cuda_int.h"
 
 static void free_info(char *buf, size_t n) {
   size_t fr = 0, tot = 0;
   if (sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
-    snprintf(buf, n, "%zu bytes free of %zu on device %d", fr, tot,
-             sk_cuda.index);
+    sk_err(buf, n, SK_E_BYTES_FREE_DEVICE, fr, tot, sk_cuda.index);
   else
-    snprintf(buf, n, "free memory unknown");
+    sk_err(buf, n, SK_E_FREE_MEMORY_UNKNOWN);
 }
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
@@ -83,8 +83,7 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
     if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
       free_info(info, sizeof info);
-      snprintf(err, errlen, "out of device memory: %zu bytes asked, %s", bytes,
-               info);
+      sk_err(err, errlen, SK_E_OUT_DEVICE_MEMORY, bytes, info);
       return NULL;
     }
   } else if (space == SK_SPACE_CUDA_PINNED) {
@@ -93,7 +92,7 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
                                CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
     if (rc == CUDA_SUCCESS) return p;
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
-      snprintf(err, errlen, "out of pinned host memory: %zu bytes asked", bytes);
+      sk_err(err, errlen, SK_E_OUT_PINNED_HOST, bytes);
       return NULL;
     }
   } else if (space == SK_SPACE_CUDA_UVM) {
@@ -105,10 +104,7 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
       return NULL;
     }
     if (bytes > fr) {
-      snprintf(err, errlen,
-               "refused: %zu bytes of managed memory asked, only %zu free of "
-               "%zu on device %d (speck never oversubscribes managed memory)",
-               bytes, fr, tot, sk_cuda.index);
+      sk_err(err, errlen, SK_E_REFUSED_BYTES_MANAGED, bytes, fr, tot, sk_cuda.index);
       return NULL;
     }
     CUdeviceptr p = 0;
@@ -116,12 +112,11 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
     if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
       free_info(info, sizeof info);
-      snprintf(err, errlen, "out of managed memory: %zu bytes asked, %s", bytes,
-               info);
+      sk_err(err, errlen, SK_E_OUT_MANAGED_MEMORY, bytes, info);
       return NULL;
     }
   } else {
-    snprintf(err, errlen, "space '%s' is not a CUDA space", sk_space_name(space));
+    sk_err(err, errlen, SK_E_SPACE_NOT_CUDA, sk_space_name(space));
     return NULL;
   }
   sk_cuda_fail(rc, "allocation", NULL, err, errlen);
@@ -168,8 +163,7 @@ int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace,
                                      sk_cuda.stream);
   if (rc) {
     char what[96];
-    snprintf(what, sizeof what, "copy %s -> %s", sk_space_name(sspace),
-             sk_space_name(dspace));
+    sk_err(what, sizeof what, SK_E_COPY, sk_space_name(sspace), sk_space_name(dspace));
     return sk_cuda_fail(rc, what, NULL, err, errlen);
   }
   int device_only = (dspace == SK_SPACE_CUDA || dspace == SK_SPACE_CUDA_UVM) &&
@@ -211,8 +205,7 @@ void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
   if (rc) {
     char info[160];
     free_info(info, sizeof info);
-    snprintf(err, errlen, "out of device memory for launch scratch: %zu bytes "
-                          "asked, %s", want, info);
+    sk_err(err, errlen, SK_E_OUT_DEVICE_MEMORY_LAUNCH, want, info);
     return NULL;
   }
   /* zeroed: the reduction counter lives at the start of RESULT */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "cuda_api.h"
 #include "cuda_int.h"
 
@@ -59,10 +60,8 @@ static int load(void) {
   nv.h = dlopen(lib_name, RTLD_NOW | RTLD_GLOBAL);
   if (!nv.h) {
     const char *d = dlerror();
-    snprintf(load_why, sizeof load_why,
-             "NVSHMEM's host library %s cannot be opened (%s); put its folder "
-             "(pip's nvidia/nvshmem/lib) on LD_LIBRARY_PATH or set "
-             "SPECK_NVSHMEM_LIB to its path", lib_name, d ? d : "not found");
+    sk_err(load_why, sizeof load_why,
+           SK_E_NVSHMEM_HOST_LIBRARY, lib_name, d ? d : sk_err_text(SK_E_NOT_FOUND));
     return loaded = 0;
   }
   struct { const char *name; void **fn; } syms[] = {
@@ -81,9 +80,7 @@ static int load(void) {
   for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
     *syms[i].fn = dlsym(nv.h, syms[i].name);
     if (!*syms[i].fn) {
-      snprintf(load_why, sizeof load_why,
-               "%s lacks %s (speck needs NVSHMEM 3.x's host library)", lib_name,
-               syms[i].name);
+      sk_err(load_why, sizeof load_why, SK_E_LACKS_SPECK_NEEDS, lib_name, syms[i].name);
       dlclose(nv.h);
       nv.h = NULL;
       return loaded = 0;
@@ -105,7 +102,7 @@ int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
                      char *err, size_t errlen) {
   if (started) return 0;
   if (!load()) {
-    snprintf(err, errlen, "%s", load_why);
+    sk_err(err, errlen, SK_E_MSG, load_why);
     return -1;
   }
   /* the context of this rank's device current on this thread: NVSHMEM
@@ -121,27 +118,25 @@ int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
   memset(uid, 0, sizeof uid);
   memset(attr, 0, sizeof attr);
   if (me == 0 && nv.get_uniqueid(uid) != 0) {
-    snprintf(err, errlen, "NVSHMEM: nvshmemx_get_uniqueid failed");
+    sk_err(err, errlen, SK_E_NVSHMEM_NVSHMEMX_GET);
     /* the others still wait for the broadcast: send them the zeros */
   }
   if (bcast(uid, (int)sizeof uid) < 0) {
-    snprintf(err, errlen, "NVSHMEM: broadcasting the unique ID failed");
+    sk_err(err, errlen, SK_E_NVSHMEM_BROADCASTING_UNIQUE);
     return -1;
   }
   if (nv.set_attr_uniqueid_args(me, nranks, uid, attr) != 0) {
-    snprintf(err, errlen, "NVSHMEM: nvshmemx_set_attr_uniqueid_args failed");
+    sk_err(err, errlen, SK_E_NVSHMEM_NVSHMEMX_SET);
     return -1;
   }
   sk_cuda_pool_trim();   /* the symmetric heap may need what the pool keeps */
   int rc = nv.hostlib_init_attr(NVS_INIT_WITH_UNIQUEID, attr);
   if (rc != 0) {
-    snprintf(err, errlen, "NVSHMEM: nvshmemx_hostlib_init_attr failed (status "
-             "%d; NVSHMEM_DEBUG=INFO says why)", rc);
+    sk_err(err, errlen, SK_E_NVSHMEM_NVSHMEMX_HOSTLIB, rc);
     return -1;
   }
   if (nv.my_pe() != me || nv.n_pes() != nranks) {
-    snprintf(err, errlen, "NVSHMEM: PE %d of %d does not match MPI rank %d of %d",
-             nv.my_pe(), nv.n_pes(), me, nranks);
+    sk_err(err, errlen, SK_E_NVSHMEM_PE_DOES, nv.my_pe(), nv.n_pes(), me, nranks);
     return -1;
   }
   started = 1;
@@ -152,8 +147,7 @@ void *sk_nvshmem_malloc(size_t bytes, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return NULL;
   void *p = nv.malloc_(bytes);
   if (!p) {
-    snprintf(err, errlen, "NVSHMEM's symmetric heap has no room for %zu bytes "
-             "(NVSHMEM_SYMMETRIC_SIZE sets its size)", bytes);
+    sk_err(err, errlen, SK_E_NVSHMEM_SYMMETRIC_HEAP, bytes);
     return NULL;
   }
   CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, 0, bytes,

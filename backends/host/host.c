@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "core/backend.h"
+#include "core/err.h"
 #include "host.h"
 #include "pool.h"
 
@@ -104,13 +105,13 @@ uint64_t sk_host_memory(char *desc, size_t n) {
   pthread_once(&mem_once, mem_probe);
   double gib = (double)mem_bytes / (1 << 30);
   if (mem_kind == 1)
-    snprintf(desc, n, "the %.1f GiB memory limit of this cgroup", gib);
+    sk_err(desc, n, SK_E_GIB_MEMORY_LIMIT, gib);
   else if (mem_kind == 2)
-    snprintf(desc, n, "the %.1f GiB address-space limit of ulimit -v", gib);
+    sk_err(desc, n, SK_E_GIB_ADDRESS_SPACE, gib);
   else if (mem_kind == 3)
-    snprintf(desc, n, "SPECK_MEMORY_MAX's %.2f GiB", gib);
+    sk_err(desc, n, SK_E_SPECK_MEMORY_MAX, gib);
   else
-    snprintf(desc, n, "this machine's %.1f GiB of RAM and swap", gib);
+    sk_err(desc, n, SK_E_MACHINE_GIB_RAM, gib);
   return mem_bytes;
 }
 
@@ -119,7 +120,7 @@ void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
   char desc[128];
   uint64_t most = sk_host_memory(desc, sizeof desc);
   if (most && bytes > most) {
-    snprintf(err, errlen, "more than %s", desc);
+    sk_err(err, errlen, SK_E_MORE_THAN, desc);
     return NULL;
   }
   size_t rounded = (bytes + 63) & ~(size_t)63;
@@ -133,7 +134,7 @@ void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
   } else {
     p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
   }
-  if (!p) snprintf(err, errlen, "cannot allocate %zu bytes", bytes);
+  if (!p) sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES, bytes);
   return p;
 }
 
@@ -145,8 +146,7 @@ void sk_serial_free(void *p, int space) {
 int sk_serial_copy(void *dst, int dspace, const void *src, int sspace,
                    size_t bytes, char *err, size_t errlen) {
   if (dspace != SK_SPACE_HOST || sspace != SK_SPACE_HOST) {
-    snprintf(err, errlen, "host back end cannot copy %s -> %s",
-             sk_space_name(sspace), sk_space_name(dspace));
+    sk_err(err, errlen, SK_E_HOST_BACK_END, sk_space_name(sspace), sk_space_name(dspace));
     return -1;
   }
   memmove(dst, src, bytes);
@@ -358,7 +358,7 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
     j->b = 0;
     j->n = tiles;
   } else {
-    snprintf(err, errlen, "unsupported policy");
+    sk_err(err, errlen, SK_E_UNSUPPORTED_POLICY);
     return -1;
   }
   if (j->dynamic && j->chunk <= 0) {
@@ -370,7 +370,7 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
 
 /* Shared by both back ends: 'pooled' says whether to use the pool. */
 static int interrupted(char *err, size_t errlen) {
-  snprintf(err, errlen, SK_INTERRUPTED);
+  sk_err(err, errlen, SK_E_INTERRUPTED);
   return -1;
 }
 
@@ -420,7 +420,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err,
   /* blocks' partials, then a running accumulator */
   char *part = scratch_get(((size_t)j.nblocks + 2) * j.pstride);
   if (!part) {
-    snprintf(err, errlen, "out of memory for reduction partials");
+    sk_err(err, errlen, SK_E_OUT_MEMORY_REDUCTION);
     return -1;
   }
   j.partial = part;
@@ -520,7 +520,7 @@ static int pool_init(int threads, int device, char *err, size_t errlen) {
   (void)device;
   if (threads <= 0 && sk_host_default_threads(&threads, err, errlen) < 0) return -1;
   if (threads > SK_THREADS_MAX) {
-    snprintf(err, errlen, "%d threads requested, at most %d", threads, SK_THREADS_MAX);
+    sk_err(err, errlen, SK_E_THREADS_REQUESTED_MOST, threads, SK_THREADS_MAX);
     return -1;
   }
   return sk_pool_start(threads, err, errlen);

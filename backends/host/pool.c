@@ -12,6 +12,7 @@
  * launcher sees the sleeper and wakes it (no lost wake-up).
  */
 #define _GNU_SOURCE
+#include "core/err.h"
 #include "pool.h"
 
 #include <limits.h>
@@ -97,7 +98,7 @@ int sk_pool_start(int nthreads, char *err, size_t errlen) {
   if (nthreads < 1) nthreads = 1;
   P.tids = calloc((size_t)nthreads, sizeof *P.tids);
   if (!P.tids) {
-    snprintf(err, errlen, "cannot allocate the thread pool");
+    sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_THREAD);
     return -1;
   }
   atomic_store(&P.gen, 0);
@@ -110,7 +111,7 @@ int sk_pool_start(int nthreads, char *err, size_t errlen) {
     if (rc != 0) {
       P.n = t;
       sk_pool_stop();
-      snprintf(err, errlen, "cannot start pool thread %d: %s", t, strerror(rc));
+      sk_err(err, errlen, SK_E_CANNOT_START_POOL, t, strerror(rc));
       return -1;
     }
   }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "host.h"
 #include "pool.h"
 
@@ -196,18 +197,13 @@ static void scratch_message(const sk_team_ctx *t, const sk_policy *p, char *err,
                             size_t errlen) {
   const char *fn = t->scratch_thread ? "thread_scratch" : "team_scratch";
   if (t->scratch_why == SK_SCRATCH_LEVEL)
-    snprintf(err, errlen, "%s: scratch level %lld does not exist (levels are 0 and 1)",
-             fn, (long long)t->scratch_level);
+    sk_err(err, errlen, SK_E_SCRATCH_LEVEL_DOES, fn, (long long)t->scratch_level);
   else if (t->scratch_why == SK_SCRATCH_NEGATIVE)
-    snprintf(err, errlen, "%s: a scratch request of %lld bytes is negative", fn,
-             (long long)t->scratch_bytes);
+    sk_err(err, errlen, SK_E_SCRATCH_REQUEST_BYTES_NEGATIVE, fn, (long long)t->scratch_bytes);
   else
-    snprintf(err, errlen,
-             "a scratch request of %lld bytes does not fit the policy's "
-             "scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)",
-             (long long)t->scratch_bytes, (long long)p->scratch_team[0],
-             (long long)p->scratch_team[1], (long long)p->scratch_thread[0],
-             (long long)p->scratch_thread[1]);
+    sk_err(err, errlen, SK_E_SCRATCH_REQUEST_BYTES, (long long)t->scratch_bytes,
+           (long long)p->scratch_team[0], (long long)p->scratch_team[1],
+           (long long)p->scratch_thread[0], (long long)p->scratch_thread[1]);
 }
 
 static int grow(void **p, size_t *cap, size_t want) {
@@ -255,11 +251,9 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     goto oom;
   size_t o_bar = 0, o_sh = up64(sizeof(sk_team_bar)), o_scr[4], total;
   if (arena_layout(p, T, o_scr, &total) < 0) {
-    snprintf(err, errlen,
-             "team scratch of %lld/%lld bytes per team and %d x %lld/%lld per "
-             "thread (levels 0/1) does not fit in memory",
-             (long long)p->scratch_team[0], (long long)p->scratch_team[1], T,
-             (long long)p->scratch_thread[0], (long long)p->scratch_thread[1]);
+    sk_err(err, errlen, SK_E_TEAM_SCRATCH_BYTES, (long long)p->scratch_team[0],
+           (long long)p->scratch_team[1], T, (long long)p->scratch_thread[0],
+           (long long)p->scratch_thread[1]);
     return -1;
   }
   for (int g = 0; g < j.G; g++) {
@@ -308,7 +302,7 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     tctx[tid].overflow = NULL;
   }
   if (atomic_load(&j.stopped)) {
-    snprintf(err, errlen, SK_INTERRUPTED);
+    sk_err(err, errlen, SK_E_INTERRUPTED);
     return -1;
   }
   if (bad) {
@@ -324,7 +318,7 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
   }
   return 0;
 oom:
-  snprintf(err, errlen, "out of memory for team scratch");
+  sk_err(err, errlen, SK_E_OUT_MEMORY_TEAM);
   return -1;
 }
 

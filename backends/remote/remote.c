@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "core/tools.h"
 
 /* the remote space over host memory (its id assigned at registration);
@@ -96,8 +97,8 @@ static void unlock(int l) {
 static int mpi_fail(char *err, size_t errlen, const char *what, int rc) {
   char s[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", rc);
-  snprintf(err, errlen, "%s failed: %s", what, s);
+  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) sk_err(s, sizeof s, SK_E_ERROR, rc);
+  sk_err(err, errlen, SK_E_FAILED, what, s);
   return -1;
 }
 
@@ -238,7 +239,7 @@ static int collect_dead(char *err, size_t errlen) {
   if (!nwins) return 0;
   int *flag = malloc((size_t)nwins * sizeof *flag);
   if (!flag) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   for (int i = 0; i < nwins; i++) flag[i] = !wins[i] || wins[i]->dead;
@@ -268,7 +269,7 @@ static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n,
   size_t es = (size_t)r->w.esize;
   const sk_backend *cb = gpu_backend();
   if (!cb) {
-    snprintf(err, errlen, "remote copy: the cuda back end is not registered");
+    sk_err(err, errlen, SK_E_REMOTE_COPY_CUDA);
     return -1;
   }
   while (n > 0) {
@@ -294,15 +295,13 @@ static int span_copy(rwin *r, char *host, int hspace, const char *vp, size_t byt
   size_t es = (size_t)r->w.esize;
   int64_t g = (vp - r->w.vbase) / (int64_t)es, n = (int64_t)(bytes / es);
   if (g < 0 || g + n > r->w.total) {
-    snprintf(err, errlen, "remote copy of elements [%lld, %lld) beyond the "
-             "global extent %lld", (long long)g, (long long)(g + n),
-             (long long)r->w.total);
+    sk_err(err, errlen, SK_E_REMOTE_COPY_ELEMENTS, (long long)g, (long long)(g + n),
+           (long long)r->w.total);
     return -1;
   }
   if (r->gpu) return gpu_span_copy(r, host, hspace, g, n, put, err, errlen);
   if (!sk_space_host_accessible(hspace)) {
-    snprintf(err, errlen, "remote copy: a remote view in host memory copies to "
-             "and from host memory, not %s", sk_space_name(hspace));
+    sk_err(err, errlen, SK_E_REMOTE_COPY_REMOTE, sk_space_name(hspace));
     return -1;
   }
   int rc = MPI_SUCCESS;
@@ -343,14 +342,14 @@ static int remote_copy(void *dst, int dspace, const void *src, int sspace,
   rwin *d = sk_space_remote(dspace) ? find_addr(dst) : NULL;
   rwin *s = sk_space_remote(sspace) ? find_addr(src) : NULL;
   if ((sk_space_remote(dspace) && !d) || (sk_space_remote(sspace) && !s)) {
-    snprintf(err, errlen, "remote copy: the remote view's window is gone");
+    sk_err(err, errlen, SK_E_REMOTE_COPY_REMOTE_VIEW);
     return -1;
   }
   if (!bytes) return 0;
   if (d && s) {
     char *buf = malloc(bytes);
     if (!buf) {
-      snprintf(err, errlen, "remote copy: no room for %zu bytes", bytes);
+      sk_err(err, errlen, SK_E_REMOTE_COPY_NO, bytes);
       return -1;
     }
     int rc = span_copy(s, buf, SK_SPACE_HOST, src, bytes, 0, err, errlen);
@@ -382,8 +381,7 @@ static int remote_flush(char *err, size_t errlen) {
 
 static int check_started(const char *what, char *err, size_t errlen) {
   if (started) return 0;
-  snprintf(err, errlen, "%s: speck.remote is not started (require \"speck.remote\")",
-           what);
+  sk_err(err, errlen, SK_E_SPECK_REMOTE_NOT, what);
   return -1;
 }
 
@@ -398,7 +396,7 @@ int sk_remote_fence(char *err, size_t errlen) {
   if (check_started("remote.fence", err, errlen) < 0) return -1;
   char why[256] = "";
   if (sk_rt_fence(NULL, why, sizeof why) < 0) {
-    snprintf(err, errlen, "%s", why);
+    sk_err(err, errlen, SK_E_MSG, why);
     return -1;
   }
   if (remote_flush(err, errlen) < 0) return -1;
@@ -438,13 +436,12 @@ static int gpu_start(const char *label, char *err, size_t errlen) {
   int ok = sy ? sy->available(why, sizeof why) : 0, all = ok;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
-    if (ok) snprintf(why, sizeof why, "another rank cannot open NVSHMEM");
-    snprintf(err, errlen, "remote.View '%s': a remote view in GPU memory needs "
-             "NVSHMEM: %s", label, why);
+    if (ok) sk_err(why, sizeof why, SK_E_ANOTHER_RANK_CANNOT);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_REMOTE, label, why);
     return -1;
   }
   if (sy->start(me, nranks, bcast0, why, sizeof why) < 0) {
-    snprintf(err, errlen, "remote.View '%s': %s", label, why);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW, label, why);
     return -1;
   }
   return 0;
@@ -463,8 +460,8 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
     sy->free(local);
-    snprintf(err, errlen, "remote.View '%s': %s", label,
-             ok ? "another rank's NVSHMEM allocation failed" : why);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW, label,
+           ok ? sk_err_text(SK_E_ANOTHER_RANK_NVSHMEM) : why);
     return -1;
   }
   r->peer_host = calloc((size_t)nranks, sizeof *r->peer_host);
@@ -483,12 +480,7 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
     sy->free(local);
     free(r->peer_host);
     r->peer_host = NULL;
-    snprintf(err, errlen,
-             "remote.View '%s': rank %d's GPU cannot load rank %d's GPU memory "
-             "(nvshmem_ptr is NULL: no NVLink or PCIe peer access between them); "
-             "speck's remote views in GPU memory need every GPU of the job "
-             "within reach of the others' loads and stores", label, first[0],
-             first[1]);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_RANK, label, first[0], first[1]);
     return -1;
   }
   size_t dbytes = sizeof(sk_rwin) + (size_t)nranks * sizeof(void *);
@@ -501,8 +493,8 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
     sy->free(local);
     free(r->peer_host);
     r->peer_host = NULL;
-    snprintf(err, errlen, "remote.View '%s': no device memory for its window%s%s",
-             label, why[0] ? ": " : "", why);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_NO,
+           label, why[0] ? ": " : "", why);
     return -1;
   }
   r->w.local = local;
@@ -547,7 +539,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   for (int d = 0; d < rank && d < SK_MAXRANK; d++) mine[4 + d] = ext[d];
   int64_t *all = malloc((size_t)nranks * DESC_N * sizeof *all);
   if (!all) {
-    snprintf(err, errlen, "remote.View '%s': out of memory", v->label);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_OUT, v->label);
     return -1;
   }
   int rc = MPI_Allgather(mine, DESC_N, MPI_INT64_T, all, DESC_N, MPI_INT64_T,
@@ -561,39 +553,27 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
       char a[256], b[256];
       fmt_dims(all, a, sizeof a);
       fmt_dims(all + (size_t)r * DESC_N, b, sizeof b);
-      snprintf(err, errlen,
-               "remote.View '%s': the ranks disagree (rank 0 asks for %s, "
-               "rank %d for %s); a remote view is allocated collectively "
-               "with the same dtype, dims, layout and memory on every rank",
-               v->label, a, r, b);
+      sk_err(err, errlen, SK_E_REMOTE_VIEW_RANKS, v->label, a, r, b);
       free(all);
       return -1;
     }
   free(all);
   if (mem == 2) {
-    snprintf(err, errlen, "remote.View '%s': space %s: a remote view lies in host "
-             "memory ('host': MPI windows) or in GPU memory ('cuda': NVSHMEM)",
-             v->label, sk_space_name(space));
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_SPACE, v->label, sk_space_name(space));
     return -1;
   }
   if (collect_dead(err, errlen) < 0) return -1;
   if (rank < 1 || rank > SK_MAXRANK - 1) {
-    snprintf(err, errlen, "remote.View '%s': rank %d, expected 1 to %d",
-             v->label, rank, SK_MAXRANK - 1);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_RANK_EXPECTED, v->label, rank, SK_MAXRANK - 1);
     return -1;
   }
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0) {
-      snprintf(err, errlen, "remote.View '%s': dims[%d] is %lld", v->label,
-               d + 1, (long long)ext[d]);
+      sk_err(err, errlen, SK_E_REMOTE_VIEW_DIMS, v->label, d + 1, (long long)ext[d]);
       return -1;
     }
   if (dist == SK_REMOTE_PARTITIONED && (rank < 2 || ext[0] != nranks)) {
-    snprintf(err, errlen,
-             "remote.View '%s': a partitioned view's dims[1] is the rank and "
-             "must be %d (the number of ranks), and it needs a second "
-             "dimension; got %d dims, dims[1] = %lld",
-             v->label, nranks, rank, (long long)ext[0]);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_PARTITIONED, v->label, nranks, rank, (long long)ext[0]);
     return -1;
   }
   int64_t rowsize = 1, total;
@@ -602,7 +582,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   size_t es = sk_dtypes[dtype].size, reserve;
   if (rowsize < 0 || __builtin_mul_overflow(rowsize, ext[0], &total) ||
       __builtin_mul_overflow((size_t)total, es, &reserve)) {
-    snprintf(err, errlen, "remote.View '%s': dims too large", v->label);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_DIMS_TOO, v->label);
     return -1;
   }
   int64_t rows = dist == SK_REMOTE_PARTITIONED ? 1 : (ext[0] + nranks - 1) / nranks;
@@ -614,7 +594,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   if (!r || !a || !nw) {
     free(r);
     free(a);
-    snprintf(err, errlen, "remote.View '%s': out of memory", v->label);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_OUT, v->label);
     return -1;
   }
   if (nw != wins) {
@@ -626,8 +606,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   void *vb = mmap(NULL, r->reserve_bytes, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (vb == MAP_FAILED) {
-    snprintf(err, errlen, "remote.View '%s': cannot reserve %zu bytes of "
-             "address space", v->label, r->reserve_bytes);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_CANNOT, v->label, r->reserve_bytes);
     free(r);
     free(a);
     return -1;
@@ -728,7 +707,7 @@ static rwin *view_win(const sk_view *v, const char *what, char *err,
                       size_t errlen) {
   rwin *r = v->alloc && sk_space_remote(v->space) && started
                 ? (rwin *)v->alloc->handle : NULL;
-  if (!r) snprintf(err, errlen, "%s: view '%s' is not a remote view", what, v->label);
+  if (!r) sk_err(err, errlen, SK_E_VIEW_NOT_REMOTE, what, v->label);
   return r;
 }
 
@@ -778,7 +757,7 @@ static int remote_owns(int space) { return sk_space_remote(space); }
 static void *remote_alloc(size_t bytes, int space, char *err, size_t errlen) {
   (void)bytes;
   (void)space;
-  snprintf(err, errlen, "remote views are allocated collectively by remote.View");
+  sk_err(err, errlen, SK_E_REMOTE_VIEWS_ALLOCATED);
   return NULL;
 }
 static int remote_init(int threads, int device, char *err, size_t errlen) {
@@ -829,14 +808,13 @@ int sk_remote_start(char *err, size_t errlen) {
   if (started) return 0;
   const char *d = sk_env_get("SPECK_REMOTE_DIRECT");
   if (d && strcmp(d, "0") != 0 && strcmp(d, "1") != 0) {
-    snprintf(err, errlen, "speck.remote: SPECK_REMOTE_DIRECT=%s: expected 0 or 1", d);
+    sk_err(err, errlen, SK_E_SPECK_REMOTE_SPECK, d);
     return -1;
   }
   int flag = 0, fin = 0;
   MPI_Finalized(&fin);
   if (fin) {
-    snprintf(err, errlen, "speck.remote: MPI was finalised already in this "
-             "process (MPI cannot start twice)");
+    sk_err(err, errlen, SK_E_SPECK_REMOTE_MPI);
     return -1;
   }
   MPI_Initialized(&flag);
@@ -922,7 +900,7 @@ int sk_remote_available(char *why, size_t n) {
   return 0;
 }
 static int no_mpi(const char *what, char *err, size_t errlen) {
-  snprintf(err, errlen, "%s: %s", what, NO_MPI);
+  sk_err(err, errlen, SK_E_PREFIX, what, NO_MPI);
   return -1;
 }
 int sk_remote_start(char *err, size_t errlen) {

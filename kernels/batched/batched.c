@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../blas/dense.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -394,8 +395,7 @@ static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
             : gemm && rows <= 16 && cols <= 16          ? MODE_ROWS
                                                         : MODE_TEAMVECTOR;
   } else {
-    snprintf(err, errlen, "mode must be \"serial\" | \"team\" | \"teamvector\" | \"auto\" "
-             "(got \"%s\"%s)", s, gemm ? "; or \"rows\"" : "");
+    sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, s, gemm ? "; or \"rows\"" : "");
     return -1;
   }
   return 0;
@@ -405,8 +405,8 @@ static int same_batch(const sk_view *A, const char *an, const sk_view *B,
                       const char *bn, char *err, size_t errlen) {
   if (nbatch(A) == nbatch(B)) return 0;
   char sa[64], sb[64];
-  snprintf(err, errlen, "batch sizes differ: %s is %s, %s %s", an,
-           sk_dense_shape(A, sa, sizeof sa), bn, sk_dense_shape(B, sb, sizeof sb));
+  sk_err(err, errlen, SK_E_BATCH_SIZES_DIFFER, an, sk_dense_shape(A, sa, sizeof sa), bn,
+         sk_dense_shape(B, sb, sizeof sb));
   return -1;
 }
 
@@ -444,8 +444,8 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const sk_arg *sa = sk_karg_find(args, nargs, "stream");
   if (sa && (sa->view || sa->str || sk_karg_i64(args, nargs, "stream", 0, 0, &stream, err,
                                                   errlen) < 0 || stream < 0 || stream > 1)) {
-    snprintf(err, errlen, "stream must be true or false (got %s%s%s)", sa->str ? "\"" : "",
-             sa->str ? sa->str : sa->view ? "a view" : "a number", sa->str ? "\"" : "");
+    sk_err(err, errlen, SK_E_STREAM_MUST_TRUE, sa->str ? "\"" : "",
+           sa->str ? sa->str : sa->view ? "a view" : "a number", sa->str ? "\"" : "");
     return -1;
   }
   int64_t am = ta == 'N' ? A->extent[1] : A->extent[2];
@@ -453,10 +453,8 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t bk = tb == 'N' ? B->extent[1] : B->extent[2];
   int64_t bn = tb == 'N' ? B->extent[2] : B->extent[1];
   if (am != C->extent[1] || bn != C->extent[2] || ak != bk) {
-    snprintf(err, errlen, "shapes do not match: op(A) is %lldx%lld, op(B) %lldx%lld, "
-             "C %lldx%lld (each of %lld matrices)", (long long)am, (long long)ak,
-             (long long)bk, (long long)bn, (long long)C->extent[1],
-             (long long)C->extent[2], (long long)nbatch(C));
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT, (long long)am, (long long)ak, (long long)bk,
+           (long long)bn, (long long)C->extent[1], (long long)C->extent[2], (long long)nbatch(C));
     return -1;
   }
   int impl;
@@ -548,9 +546,8 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
   int64_t need = side == 'L' ? B->extent[1] : B->extent[2];
   if (A->extent[1] != A->extent[2] || A->extent[1] != need) {
     char sa[64], sb[64];
-    snprintf(err, errlen, "shapes do not match: A is %s, B %s (side %c: each A square "
-             "with as many %s as B)", sk_dense_shape(A, sa, sizeof sa),
-             sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
     return -1;
   }
   if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0) return -1;
@@ -587,7 +584,7 @@ static int check_info(int op, const sk_view *A, const sk_view *info, int64_t nba
   int64_t *h = malloc((size_t)(n > 0 ? n : 1) * sizeof *h);
   sk_view hv;
   if (!h) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
   if (sk_view_create(&hv, "info", SK_I64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, h, err,
@@ -603,10 +600,8 @@ static int check_info(int op, const sk_view *A, const sk_view *info, int64_t nba
       piv = h[i] - 1;
     }
   free(h);
-  snprintf(err, errlen, "matrix %lld of A (view '%s') is singular: pivot %lld is zero "
-           "(%lld of %lld matrices failed; opts.check = false returns the info view "
-           "instead)", (long long)first, A->label, (long long)piv, (long long)nbad,
-           (long long)n);
+  sk_err(err, errlen, SK_E_MATRIX_VIEW_SINGULAR, (long long)first, A->label, (long long)piv,
+         (long long)nbad, (long long)n);
   (void)op;
   return -1;
 }
@@ -633,16 +628,16 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
   if (op == 0 || op == 3) {
     if (m != n) {
       char s[64];
-      snprintf(err, errlen, "A (view '%s') is %s: %s needs square matrices", A->label,
-               sk_dense_shape(A, s, sizeof s), op_name[op]);
+      sk_err(err, errlen, SK_E_VIEW_NEEDS_SQUARE, A->label, sk_dense_shape(A, s, sizeof s),
+             op_name[op]);
       return -1;
     }
   }
   if (B && (same_batch(A, "A", B, "B", err, errlen) < 0)) return -1;
   if (B && B->extent[1] != m) {
     char sa[64], sb[64];
-    snprintf(err, errlen, "shapes do not match: A is %s, B %s (B needs as many rows as A)",
-             sk_dense_shape(A, sa, sizeof sa), sk_dense_shape(B, sb, sizeof sb));
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb));
     return -1;
   }
   if (sk_karg_find(args, nargs, "ipiv")) {
@@ -650,17 +645,15 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
     if (ipiv->dtype != SK_I64 || ipiv->extent[0] != batch || ipiv->extent[1] != kn ||
         ipiv->space != A->space) {
       char s[64];
-      snprintf(err, errlen, "ipiv (view '%s') must be int64 %lldx%lld in A's space (got "
-               "%s %s)", ipiv->label, (long long)batch, (long long)kn,
-               sk_dtypes[ipiv->dtype].name, sk_dense_shape(ipiv, s, sizeof s));
+      sk_err(err, errlen, SK_E_IPIV_VIEW_MUST, ipiv->label, (long long)batch, (long long)kn,
+             sk_dtypes[ipiv->dtype].name, sk_dense_shape(ipiv, s, sizeof s));
       return -1;
     }
   }
   if (sk_karg_find(args, nargs, "info")) {
     if (!(info = sk_karg_view(args, nargs, "info", 1, err, errlen))) return -1;
     if (info->dtype != SK_I64 || info->extent[0] != batch || info->space != A->space) {
-      snprintf(err, errlen, "info (view '%s') must be int64 of %lld elements in A's space",
-               info->label, (long long)batch);
+      sk_err(err, errlen, SK_E_INFO_VIEW_MUST, info->label, (long long)batch);
       return -1;
     }
   }
@@ -772,7 +765,7 @@ static int bpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_karg_i64(args, nargs, "width", 1, dt == SK_F64 ? 8 : 16, &w, err, errlen) < 0)
     return -1;
   if (w < 1 || w > 64) {
-    snprintf(err, errlen, "width %lld is out of range (1 .. 64)", (long long)w);
+    sk_err(err, errlen, SK_E_WIDTH_OUT_RANGE, (long long)w);
     return -1;
   }
   int64_t nb = V->extent[0];
@@ -807,9 +800,8 @@ static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     char sp[64], sv[64];
     snprintf(sp, sizeof sp, "%lldx%lldx%lldx%lld", (long long)P->extent[0],
              (long long)P->extent[1], (long long)P->extent[2], (long long)P->extent[3]);
-    snprintf(err, errlen, "P (view '%s', %s %s) is not a packed form of V (view '%s', %s %s)",
-             P->label, sk_dtypes[P->dtype].name, sp, V->label, sk_dtypes[V->dtype].name,
-             sk_dense_shape(V, sv, sizeof sv));
+    sk_err(err, errlen, SK_E_P_VIEW_NOT, P->label, sk_dtypes[P->dtype].name, sp, V->label,
+           sk_dtypes[V->dtype].name, sk_dense_shape(V, sv, sizeof sv));
     return -1;
   }
   sk_view v;

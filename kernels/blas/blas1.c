@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../kernels.h"
 
 /* -- bodies ------------------------------------------------------------------ */
@@ -57,8 +58,8 @@ const sk_kbody *const sk_blas_bodies[] = {
 static int same_length(const sk_view *x, const sk_view *y, char *err,
                        size_t errlen) {
   if (x->extent[0] == y->extent[0]) return 0;
-  snprintf(err, errlen, "x (view '%s') has %lld elements, y (view '%s') %lld",
-           x->label, (long long)x->extent[0], y->label, (long long)y->extent[0]);
+  sk_err(err, errlen, SK_E_X_VIEW_ELEMENTS, x->label, (long long)x->extent[0], y->label,
+         (long long)y->extent[0]);
   return -1;
 }
 

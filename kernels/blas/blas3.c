@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "dense.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -51,18 +52,17 @@ const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
   const sk_view *v = sk_karg_view(args, nargs, name, batched ? 3 : 2, err, errlen);
   if (!v) return NULL;
   if (v->dtype != SK_F64 && v->dtype != SK_F32) {
-    snprintf(err, errlen, "%s (view '%s') is %s: float64 or float32 expected", name,
-             v->label, sk_dtypes[v->dtype].name);
+    sk_err(err, errlen, SK_E_VIEW_FLOAT64_FLOAT32, name, v->label, sk_dtypes[v->dtype].name);
     return NULL;
   }
   if (sk_layout_tiled(v->layout) || v->agg) {
-    snprintf(err, errlen, "%s (view '%s') is %s: a plain right, left or strided view "
-             "expected", name, v->label, v->agg ? "an aggregate view" : "tiled");
+    sk_err(err, errlen, SK_E_VIEW_PLAIN_RIGHT, name, v->label,
+           v->agg ? "an aggregate view" : "tiled");
     return NULL;
   }
   if (*dtype >= 0 && v->dtype != *dtype) {
-    snprintf(err, errlen, "%s (view '%s') is %s, the other matrices %s", name,
-             v->label, sk_dtypes[v->dtype].name, sk_dtypes[*dtype].name);
+    sk_err(err, errlen, SK_E_VIEW_OTHER_MATRICES, name, v->label, sk_dtypes[v->dtype].name,
+           sk_dtypes[*dtype].name);
     return NULL;
   }
   const sk_backend *b = sk_dense_backend(err, errlen);
@@ -70,8 +70,7 @@ const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
   /* its own space, or another the active back end allocates (a device
    * back end's page-locked or managed memory) */
   if (v->space != b->space && !b->owns(v->space)) {
-    snprintf(err, errlen, "%s (view '%s') is in another memory space than the "
-             "active back end '%s'", name, v->label, b->name);
+    sk_err(err, errlen, SK_E_VIEW_ANOTHER_MEMORY, name, v->label, b->name);
     return NULL;
   }
   *dtype = v->dtype;
@@ -93,8 +92,8 @@ int sk_dense_char(const sk_arg *args, int nargs, const char *name,
       size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s\"%c\"", p == allowed ? "" : " | ", *p);
     }
-    snprintf(err, errlen, "%s must be %s%s%s%s", name, list, s ? " (got \"" : "",
-             s ? s : "", s ? "\")" : "");
+    sk_err(err, errlen, SK_E_MUST, name, list, s ? " (got \"" : "",
+           s ? s : "", s ? "\")" : "");
     return -1;
   }
   *c = (char)(s[0] & ~0x20);
@@ -109,7 +108,7 @@ int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err,
   else if (strcmp(s, "vendor") == 0) *impl = SK_IMPL_VENDOR;
   else if (strcmp(s, "auto") == 0) *impl = SK_IMPL_AUTO;
   else {
-    snprintf(err, errlen, "impl must be \"native\" | \"vendor\" | \"auto\" (got \"%s\")", s);
+    sk_err(err, errlen, SK_E_IMPL_MUST_NATIVE, s);
     return -1;
   }
   return 0;
@@ -327,9 +326,8 @@ static int gemm_shapes(char ta, char tb, const sk_view *A, const sk_view *B,
   int64_t bk = tb == 'N' ? B->extent[0] : B->extent[1];
   int64_t bn = tb == 'N' ? B->extent[1] : B->extent[0];
   if (am == C->extent[0] && bn == C->extent[1] && ak == bk) return 0;
-  snprintf(err, errlen, "shapes do not match: op(A) is %lldx%lld, op(B) %lldx%lld, "
-           "C %lldx%lld", (long long)am, (long long)ak, (long long)bk, (long long)bn,
-           (long long)C->extent[0], (long long)C->extent[1]);
+  sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_OP, (long long)am, (long long)ak, (long long)bk,
+         (long long)bn, (long long)C->extent[0], (long long)C->extent[1]);
   return -1;
 }
 
@@ -393,9 +391,8 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t n = tr == 'N' ? A->extent[0] : A->extent[1];
   int64_t k = tr == 'N' ? A->extent[1] : A->extent[0];
   if (C->extent[0] != C->extent[1] || C->extent[0] != n) {
-    snprintf(err, errlen, "shapes do not match: op(A) is %lldx%lld, C %lldx%lld "
-             "(square, as many rows as op(A))", (long long)n, (long long)k,
-             (long long)C->extent[0], (long long)C->extent[1]);
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_OP_X, (long long)n, (long long)k,
+           (long long)C->extent[0], (long long)C->extent[1]);
     return -1;
   }
   int v = use_vendor(impl, C, A, NULL, 1.0 * n * n * k, GEMM_CROSS);
@@ -443,17 +440,15 @@ static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   if (x->dtype != dt || y->dtype != dt) {
-    snprintf(err, errlen, "x (view '%s') is %s and y (view '%s') %s: both must be %s "
-             "as A is", x->label, sk_dtypes[x->dtype].name, y->label,
-             sk_dtypes[y->dtype].name, sk_dtypes[dt].name);
+    sk_err(err, errlen, SK_E_X_VIEW_Y, x->label, sk_dtypes[x->dtype].name, y->label,
+           sk_dtypes[y->dtype].name, sk_dtypes[dt].name);
     return -1;
   }
   int64_t m = ta == 'N' ? A->extent[0] : A->extent[1];
   int64_t k = ta == 'N' ? A->extent[1] : A->extent[0];
   if (x->extent[0] != k || y->extent[0] != m) {
-    snprintf(err, errlen, "shapes do not match: op(A) is %lldx%lld, x has %lld "
-             "elements, y %lld", (long long)m, (long long)k, (long long)x->extent[0],
-             (long long)y->extent[0]);
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_OP_X_X, (long long)m, (long long)k,
+           (long long)x->extent[0], (long long)y->extent[0]);
     return -1;
   }
   if (use_vendor(impl, A, x, y, 2.0 * m * k, GEMM_CROSS) == 1 &&
@@ -569,10 +564,9 @@ static int tri_args(const sk_arg *args, int nargs, char *side, char *uplo,
   int64_t need = *side == 'L' ? (*B)->extent[0] : (*B)->extent[1];
   if ((*A)->extent[0] != (*A)->extent[1] || (*A)->extent[0] != need) {
     char sa[48], sb[48];
-    snprintf(err, errlen, "shapes do not match: A is %s, B %s (side %c: A must be "
-             "square with as many %s as B)", sk_dense_shape(*A, sa, sizeof sa),
-             sk_dense_shape(*B, sb, sizeof sb), *side,
-             *side == 'L' ? "rows" : "columns");
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE, sk_dense_shape(*A, sa, sizeof sa),
+           sk_dense_shape(*B, sb, sizeof sb), *side,
+           *side == 'L' ? "rows" : "columns");
     return -1;
   }
   return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "dense.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -72,21 +73,17 @@ static const sk_kbody k_pivcp = {
 static int square(const char *name, const sk_view *A, char *err, size_t errlen) {
   if (A->extent[0] == A->extent[1]) return 0;
   char s[48];
-  snprintf(err, errlen, "%s (view '%s') is %s: a square matrix expected", name, A->label,
-           sk_dense_shape(A, s, sizeof s));
+  sk_err(err, errlen, SK_E_VIEW_SQUARE_MATRIX, name, A->label, sk_dense_shape(A, s, sizeof s));
   return -1;
 }
 
 static int not_spd(const sk_view *A, int64_t info, char *err, size_t errlen) {
-  snprintf(err, errlen, "A (view '%s') is not positive definite: the leading minor of "
-           "order %lld is not positive (pivot %lld)", A->label, (long long)info,
-           (long long)(info - 1));
+  sk_err(err, errlen, SK_E_VIEW_NOT_POSITIVE, A->label, (long long)info, (long long)(info - 1));
   return -1;
 }
 
 static int singular(const sk_view *A, int64_t info, char *err, size_t errlen) {
-  snprintf(err, errlen, "A (view '%s') is singular: pivot %lld is zero", A->label,
-           (long long)(info - 1));
+  sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
   return -1;
 }
 
@@ -176,13 +173,11 @@ static const sk_view *pivots(const sk_arg *args, int nargs, int64_t n, int need,
   const sk_view *p = sk_karg_view(args, nargs, "ipiv", 1, err, errlen);
   if (!p) return NULL;
   if (p->dtype != SK_I64 && p->dtype != SK_I32) {
-    snprintf(err, errlen, "ipiv (view '%s') is %s: int32 or int64 expected", p->label,
-             sk_dtypes[p->dtype].name);
+    sk_err(err, errlen, SK_E_IPIV_VIEW_INT32, p->label, sk_dtypes[p->dtype].name);
     return NULL;
   }
   if (p->extent[0] != n) {
-    snprintf(err, errlen, "ipiv (view '%s') has %lld elements, the factorisation %lld "
-             "pivots", p->label, (long long)p->extent[0], (long long)n);
+    sk_err(err, errlen, SK_E_IPIV_VIEW_ELEMENTS, p->label, (long long)p->extent[0], (long long)n);
     return NULL;
   }
   return p;
@@ -198,7 +193,7 @@ static int factor(const sk_view *A, const sk_view *P, const sk_view *ipiv, int i
   if (vendor_ok(impl, A, 2.0 / 3 * (double)n * n * n)) {
     int64_t *h = malloc((size_t)kn * sizeof *h);
     if (!h) {
-      snprintf(err, errlen, "out of memory");
+      sk_err(err, errlen, SK_E_NOMEM);
       return -1;
     }
     if (sk_vendor_getrf(A->dtype, m, n, A->data, A->stride[0], A->stride[1], h, info) ==
@@ -250,7 +245,7 @@ static int getrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t kn = A->extent[0] < A->extent[1] ? A->extent[0] : A->extent[1];
   if (!(ipiv = pivots(args, nargs, kn, 1, err, errlen))) return -1;
   if (ipiv->space != A->space) {
-    snprintf(err, errlen, "ipiv (view '%s') is in another memory space than A", ipiv->label);
+    sk_err(err, errlen, SK_E_IPIV_VIEW_ANOTHER, ipiv->label);
     return -1;
   }
   sk_view P;
@@ -275,8 +270,8 @@ static int gesv_like(int factor_too, const sk_arg *args, int nargs, char *err,
     return -1;
   if (B->extent[0] != A->extent[0]) {
     char sa[48], sb[48];
-    snprintf(err, errlen, "shapes do not match: A is %s, B %s (B needs as many rows as A)",
-             sk_dense_shape(A, sa, sizeof sa), sk_dense_shape(B, sb, sizeof sb));
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb));
     return -1;
   }
   int64_t n = A->extent[0];

@@ -18,6 +18,7 @@
  * a matrix that is not column-major works on a column-major copy.
  */
 #define _GNU_SOURCE
+#include "core/err.h"
 #include "vendor.h"
 
 #include <dlfcn.h>
@@ -111,8 +112,7 @@ static void load(void) {
     snprintf(saved, sizeof saved, "%s", ct);
     restore = 1;
     unsetenv("OPENBLAS_CORETYPE");
-    snprintf(note, sizeof note, "; OPENBLAS_CORETYPE=%.64s set aside (this CPU has AVX-512)",
-             saved);
+    sk_err(note, sizeof note, SK_E_OPENBLAS_CORETYPE_SET, saved);
   }
   /* threads: the load starts them with this thread's mask; widen it */
   cpu_set_t old, all;
@@ -131,9 +131,7 @@ static void load(void) {
   pthread_mutex_unlock(&env_lock);
   if (!lib.h) {
     const char *e = dlerror();
-    snprintf(lib.status, sizeof lib.status,
-             "OpenBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
-             e ? e : name);
+    sk_err(lib.status, sizeof lib.status, SK_E_OPENBLAS_NOT_AVAILABLE, e ? e : name);
     return;
   }
 #define SYM(field, s) *(void **)&lib.field = dlsym(lib.h, s)
@@ -153,15 +151,13 @@ static void load(void) {
       !lib.ssyrk || !lib.dtrsm || !lib.strsm || !lib.dtrmm || !lib.strmm ||
       !lib.dpotrf || !lib.spotrf || !lib.dgetrf || !lib.sgetrf || !lib.dgetrs ||
       !lib.sgetrs || !lib.dtrtri || !lib.strtri) {
-    snprintf(lib.status, sizeof lib.status,
-             "%s lacks BLAS/LAPACK entries: impl \"vendor\" runs the native kernels",
-             name);
+    sk_err(lib.status, sizeof lib.status, SK_E_LACKS_BLAS_LAPACK, name);
     dlclose(lib.h);
     lib.h = NULL;
     return;
   }
-  snprintf(lib.status, sizeof lib.status, "OpenBLAS (%s, core %s)%s", name,
-           lib.corename ? lib.corename() : "?", note);
+  sk_err(lib.status, sizeof lib.status, SK_E_OPENBLAS_CORE, name,
+         lib.corename ? lib.corename() : "?", note);
 }
 
 int sk_vendor_host_available(void) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "graph.h"
 
 /* -- prelude ------------------------------------------------------------- */
@@ -47,18 +48,15 @@ int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err,
     return -1;
   if (g->rowptr->dtype != SK_I64 || g->colidx->dtype != SK_I32 ||
       g->rowptr->extent[0] < 1) {
-    snprintf(err, errlen, "the graph's rowptr must be int64 (nv + 1 entries) and "
-             "its colidx int32, got %s[%lld] and %s",
-             sk_dtypes[g->rowptr->dtype].name, (long long)g->rowptr->extent[0],
-             sk_dtypes[g->colidx->dtype].name);
+    sk_err(err, errlen, SK_E_GRAPH_ROWPTR_MUST, sk_dtypes[g->rowptr->dtype].name,
+           (long long)g->rowptr->extent[0], sk_dtypes[g->colidx->dtype].name);
     return -1;
   }
   g->nv = g->rowptr->extent[0] - 1;
   g->narcs = g->colidx->extent[0];
   if (g->weights && (g->weights->dtype != SK_F64 || g->weights->extent[0] != g->narcs)) {
-    snprintf(err, errlen, "the graph's weights must be float64 with %lld entries, "
-             "got %s[%lld]", (long long)g->narcs, sk_dtypes[g->weights->dtype].name,
-             (long long)g->weights->extent[0]);
+    sk_err(err, errlen, SK_E_GRAPH_WEIGHTS_MUST, (long long)g->narcs,
+           sk_dtypes[g->weights->dtype].name, (long long)g->weights->extent[0]);
     return -1;
   }
   return 0;
@@ -77,7 +75,7 @@ int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt,
   }
   int64_t v;
   if (sk_karg_i64(args, nargs, name, 0, 0, &v, err, errlen) < 0 || (v != 0 && v != 1)) {
-    snprintf(err, errlen, "%s must be a boolean", name);
+    sk_err(err, errlen, SK_E_MUST_BOOLEAN, name);
     return -1;
   }
   *x = (int)v;
@@ -202,9 +200,8 @@ int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst,
   if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0 ||
       sk_sp_get_i64(dst, bad, &d, err, errlen) < 0)
     return -1;
-  snprintf(err, errlen, "edge %lld is (%lld, %lld): vertex %lld is outside 0..%lld "
-           "(ids are 0-based)", (long long)bad, (long long)s, (long long)d,
-           (long long)(s < 0 || s >= nv ? s : d), (long long)nv - 1);
+  sk_err(err, errlen, SK_E_EDGE_VERTEX_OUTSIDE, (long long)bad, (long long)s, (long long)d,
+         (long long)(s < 0 || s >= nv ? s : d), (long long)nv - 1);
   return 1;
 }
 
@@ -236,8 +233,7 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
     uint64_t need = 3 * ((uint64_t)nv + 1) * 8 + 2 * (uint64_t)n * (w ? 16 : 8);
     char msg[512];
     if (sk_host_room(need, msg, sizeof msg) < 0) {
-      snprintf(err, errlen, "a graph of %lld vertices and %lld edges: %s", (long long)nv,
-               (long long)n, msg);
+      sk_err(err, errlen, SK_E_GRAPH_VERTICES_EDGES, (long long)nv, (long long)n, msg);
       return -1;
     }
   }
@@ -320,14 +316,13 @@ static int edge_views(const sk_arg *args, int nargs, const sk_view **src,
     return -1;
   const sk_view *s = *src, *d = *dst;
   if (s->dtype != d->dtype || (s->dtype != SK_I64 && s->dtype != SK_I32)) {
-    snprintf(err, errlen, "src (view '%s') is %s and dst (view '%s') %s: both must "
-             "be int64 or both int32", s->label, sk_dtypes[s->dtype].name, d->label,
-             sk_dtypes[d->dtype].name);
+    sk_err(err, errlen, SK_E_SRC_VIEW_DST, s->label, sk_dtypes[s->dtype].name, d->label,
+           sk_dtypes[d->dtype].name);
     return -1;
   }
   if (d->extent[0] != s->extent[0] || (*w && (*w)->extent[0] != s->extent[0])) {
-    snprintf(err, errlen, "src has %lld entries, dst %lld%s", (long long)s->extent[0],
-             (long long)d->extent[0], *w ? ", weights " : "");
+    sk_err(err, errlen, SK_E_SRC_ENTRIES_DST, (long long)s->extent[0],
+           (long long)d->extent[0], *w ? ", weights " : "");
     if (*w) {
       size_t l = strlen(err);
       snprintf(err + l, errlen - l, "%lld", (long long)(*w)->extent[0]);
@@ -335,12 +330,11 @@ static int edge_views(const sk_arg *args, int nargs, const sk_view **src,
     return -1;
   }
   if (*w && (*w)->dtype != SK_F64) {
-    snprintf(err, errlen, "weights (view '%s') is %s, must be float64", (*w)->label,
-             sk_dtypes[(*w)->dtype].name);
+    sk_err(err, errlen, SK_E_WEIGHTS_VIEW_MUST, (*w)->label, sk_dtypes[(*w)->dtype].name);
     return -1;
   }
   if (d->space != s->space || (*w && (*w)->space != s->space)) {
-    snprintf(err, errlen, "src, dst and weights must be in one memory space");
+    sk_err(err, errlen, SK_E_SRC_DST_WEIGHTS);
     return -1;
   }
   return 0;
@@ -348,8 +342,7 @@ static int edge_views(const sk_arg *args, int nargs, const sk_view **src,
 
 static int check_nv(int64_t nv, char *err, size_t errlen) {
   if (nv < 0 || nv > INT32_MAX - 1) {
-    snprintf(err, errlen, "nv is %lld: a graph has 0..%d vertices (int32 ids)",
-             (long long)nv, INT32_MAX - 1);
+    sk_err(err, errlen, SK_E_NV_GRAPH_VERTICES, (long long)nv, INT32_MAX - 1);
     return -1;
   }
   return 0;
@@ -395,14 +388,12 @@ static int from_csr(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_opts(args, nargs, &o, err, errlen) < 0)
     return -1;
   if (A.nrows != A.ncols) {
-    snprintf(err, errlen, "the matrix is %lldx%lld: an adjacency matrix is square",
-             (long long)A.nrows, (long long)A.ncols);
+    sk_err(err, errlen, SK_E_MATRIX_X_ADJACENCY, (long long)A.nrows, (long long)A.ncols);
     return -1;
   }
   if (check_nv(A.nrows, err, errlen) < 0) return -1;
   if (A.values && A.values->dtype != SK_F64) {
-    snprintf(err, errlen, "the matrix's values are %s, weights must be float64",
-             sk_dtypes[A.values->dtype].name);
+    sk_err(err, errlen, SK_E_MATRIX_VALUES_WEIGHTS, sk_dtypes[A.values->dtype].name);
     return -1;
   }
   sk_view rows;
@@ -451,18 +442,15 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (espace < 0) {
     char names[256];
     sk_space_names(names, sizeof names);
-    snprintf(err, errlen, "unknown %sspace '%s' (expected %s)",
-             vspace < 0 ? "" : "edges ", vspace < 0 ? sn : en, names);
+    sk_err(err, errlen, SK_E_UNKNOWN_SPACE_EXPECTED_2, vspace < 0 ? "" : "edges ",
+           vspace < 0 ? sn : en, names);
     return -1;
   }
   if (espace != vspace && espace != spill) {
     if (spill >= 0)
-      snprintf(err, errlen, "edges in '%s' with the vertices in '%s': the edges go to "
-               "'%s' or '%s' (host memory the device reads in place)", en, sn, sn,
-               sk_space_name(spill));
+      sk_err(err, errlen, SK_E_EDGES_VERTICES_EDGES, en, sn, sn, sk_space_name(spill));
     else
-      snprintf(err, errlen, "edges in '%s' with the vertices in '%s': the edges of a "
-               "graph in '%s' go to '%s'", en, sn, sn, sn);
+      sk_err(err, errlen, SK_E_EDGES_VERTICES_EDGES_GRAPH, en, sn, sn, sn);
     return -1;
   }
   sk_view rp, ci, w;
@@ -548,8 +536,7 @@ static int check_memory(int64_t nedges, char *err, size_t errlen) {
   double have = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
   double need = (double)nedges * 100.0;
   if (nedges < 0 || (have > 0 && need > have)) {
-    snprintf(err, errlen, "%lld edges need about %.3g GB to build, more than the "
-             "machine's %.3g GB", (long long)nedges, need / 1e9, have / 1e9);
+    sk_err(err, errlen, SK_E_EDGES_NEED_ABOUT, (long long)nedges, need / 1e9, have / 1e9);
     return -1;
   }
   return 0;
@@ -591,12 +578,11 @@ static int kronecker(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_karg_i64(args, nargs, "seed", 1, 1, &seed, err, errlen) < 0)
     return -1;
   if (scale < 0 || scale > 30) {
-    snprintf(err, errlen, "scale is %lld, must be in 0..30 (2^scale vertices, int32 ids)",
-             (long long)scale);
+    sk_err(err, errlen, SK_E_SCALE_MUST_SCALE, (long long)scale);
     return -1;
   }
   if (ef < 0 || ef > ((int64_t)1 << 40)) {
-    snprintf(err, errlen, "edgefactor is %lld, must be non-negative", (long long)ef);
+    sk_err(err, errlen, SK_E_EDGEFACTOR_MUST_NON, (long long)ef);
     return -1;
   }
   int64_t nv = (int64_t)1 << scale, ne = ef * nv;
@@ -617,11 +603,11 @@ static int erdos_renyi(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       check_nv(nv, err, errlen) < 0)
     return -1;
   if (ne < 0) {
-    snprintf(err, errlen, "nedges is %lld, must be non-negative", (long long)ne);
+    sk_err(err, errlen, SK_E_NEDGES_MUST_NON, (long long)ne);
     return -1;
   }
   if (ne > 0 && nv == 0) {
-    snprintf(err, errlen, "%lld edges asked of a graph without vertices", (long long)ne);
+    sk_err(err, errlen, SK_E_EDGES_ASKED_GRAPH, (long long)ne);
     return -1;
   }
   if (check_memory(ne, err, errlen) < 0) return -1;
@@ -639,15 +625,14 @@ static int grid(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   for (int k = 0; k < 3; k++) {
     if (sk_karg_i64(args, nargs, nm[k], 1, 1, &d[k], err, errlen) < 0) return -1;
     if (d[k] < 1 || d[k] > INT32_MAX) {
-      snprintf(err, errlen, "%s is %lld, must be a positive integer", nm[k], (long long)d[k]);
+      sk_err(err, errlen, SK_E_MUST_POSITIVE_INTEGER, nm[k], (long long)d[k]);
       return -1;
     }
   }
   double nvd = (double)d[0] * (double)d[1] * (double)d[2];
   if (nvd > INT32_MAX - 1) {
-    snprintf(err, errlen, "a %lldx%lldx%lld grid has %.0f vertices, more than %d "
-             "(int32 ids)", (long long)d[0], (long long)d[1], (long long)d[2], nvd,
-             INT32_MAX - 1);
+    sk_err(err, errlen, SK_E_X_X_GRID, (long long)d[0], (long long)d[1], (long long)d[2], nvd,
+           INT32_MAX - 1);
     return -1;
   }
   int64_t nv = d[0] * d[1] * d[2];

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "../../io/io.h"
 #include "graph.h"
 
@@ -36,12 +37,15 @@ typedef struct rd {
   size_t errlen;
 } rd;
 
-static int rd_fail(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int rd_fail(rd *r, const char *fmt, ...) {
-  int n = snprintf(r->err, r->errlen, "'%s' line %lld: ", r->path, (long long)r->lineno);
+static int rd_fail_(rd *r, int id, ...);
+#define rd_fail(a0, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), rd_fail_(a0, id, ##__VA_ARGS__))
+static int rd_fail_(rd *r, int id, ...) {
+  sk_err(r->err, r->errlen, SK_E_FILE_LINE, r->path, (long long)r->lineno);
+  size_t n = r->errlen ? strlen(r->err) : 0;
   va_list ap;
-  va_start(ap, fmt);
-  if (n >= 0 && (size_t)n < r->errlen) vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+  va_start(ap, id);
+  if (n + 1 < r->errlen) sk_verr(r->err + n, r->errlen - n, id, ap);
   va_end(ap);
   return -1;
 }
@@ -65,10 +69,10 @@ static int tok_id(rd *r, const char *t, int64_t *x) {
   errno = 0;
   long long v = strtoll(t, &end, 10);
   if (end == t || *end || errno == ERANGE)
-    return rd_fail(r, "'%s' is not a vertex id (a non-negative integer)", t);
-  if (v < 0) return rd_fail(r, "vertex id %s is negative (ids are 0-based)", t);
+    return rd_fail(r, SK_E_NOT_VERTEX_ID, t);
+  if (v < 0) return rd_fail(r, SK_E_VERTEX_ID_NEGATIVE, t);
   if (v > INT32_MAX - 2)
-    return rd_fail(r, "vertex id %s is too large (at most %d: int32 ids)", t, INT32_MAX - 2);
+    return rd_fail(r, SK_E_VERTEX_ID_TOO, t, INT32_MAX - 2);
   *x = v;
   return 0;
 }
@@ -122,12 +126,11 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
       int64_t d = nodes_comment(p);
       if (d >= 0 && declared < 0) {
         if (e->n > 0) {
-          rc = rd_fail(r, "a '# Nodes:' comment after the first edge");
+          rc = rd_fail(r, SK_E_NODES_COMMENT_AFTER);
           break;
         }
         if (d > INT32_MAX - 1) {
-          rc = rd_fail(r, "'# Nodes: %lld' is more than %d vertices (int32 ids)",
-                       (long long)d, INT32_MAX - 1);
+          rc = rd_fail(r, SK_E_NODES_MORE_THAN, (long long)d, INT32_MAX - 1);
           break;
         }
         declared = d;
@@ -139,7 +142,7 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
     while ((x = token(&p)) != NULL) {
       if (*x == '#' || *x == '%') break;
       if (nt == 3) {
-        rc = rd_fail(r, "unexpected '%s' after 'u v w'", x);
+        rc = rd_fail(r, SK_E_UNEXPECTED_AFTER_U, x);
         break;
       }
       t[nt++] = x;
@@ -147,14 +150,13 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
     if (rc < 0) break;
     if (nt == 0) continue;
     if (nt == 1) {
-      rc = rd_fail(r, "expected 'u v' or 'u v w', got only '%s'", t[0]);
+      rc = rd_fail(r, SK_E_EXPECTED_U_V, t[0]);
       break;
     }
     int hasw = nt == 3;
     if (*weighted < 0) *weighted = hasw;
     else if (*weighted != hasw) {
-      rc = rd_fail(r, "%d fields, earlier lines have %d (weights go on every line or "
-                   "on none)", nt, *weighted ? 3 : 2);
+      rc = rd_fail(r, SK_E_FIELDS_EARLIER_LINES, nt, *weighted ? 3 : 2);
       break;
     }
     int64_t u, v;
@@ -167,18 +169,17 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
       char *end;
       w = strtod(t[2], &end);
       if (end == t[2] || *end) {
-        rc = rd_fail(r, "weight '%s' is not a number", t[2]);
+        rc = rd_fail(r, SK_E_WEIGHT_NOT_NUMBER, t[2]);
         break;
       }
     }
     if (declared >= 0 && (u >= declared || v >= declared)) {
-      rc = rd_fail(r, "vertex id %lld is outside 0..%lld (the file's '# Nodes: %lld')",
-                   (long long)(u >= declared ? u : v), (long long)declared - 1,
-                   (long long)declared);
+      rc = rd_fail(r, SK_E_VERTEX_ID_OUTSIDE, (long long)(u >= declared ? u : v),
+                   (long long)declared - 1, (long long)declared);
       break;
     }
     if (e->n == e->cap && grow(e, hasw) < 0) {
-      rc = rd_fail(r, "out of memory after %lld edges", (long long)e->n);
+      rc = rd_fail(r, SK_E_OUT_MEMORY_AFTER, (long long)e->n);
       break;
     }
     e->src[e->n] = (int32_t)u;
@@ -190,7 +191,7 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
   }
   free(line);
   if (rc == 0 && ferror(f)) {
-    snprintf(r->err, r->errlen, "cannot read '%s': %s", r->path, strerror(errno));
+    sk_err(r->err, r->errlen, SK_E_CANNOT_READ, r->path, strerror(errno));
     rc = -1;
   }
   sk_progress_step(prog, bytes);
@@ -211,14 +212,14 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (space < 0) return -1;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
     return -1;
   }
   rd r = {path, 0, err, errlen};
   sk_progress prog;
   struct stat st;
   char what[300];
-  snprintf(what, sizeof what, "graph.read %s", path);
+  sk_err(what, sizeof what, SK_E_GRAPH_READ, path);
   sk_progress_begin(&prog, what, fstat(fileno(f), &st) == 0 ? (double)st.st_size : 0);
   edges e;
   memset(&e, 0, sizeof e);
@@ -287,7 +288,7 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const char *fmt = path ? sk_karg_str(args, nargs, "format", "snap", err, errlen) : NULL;
   if (!fmt) return -1;
   if (strcmp(fmt, "snap") != 0 && strcmp(fmt, "edges") != 0) {
-    snprintf(err, errlen, "format '%s' is not snap or edges", fmt);
+    sk_err(err, errlen, SK_E_FORMAT_NOT_SNAP, fmt);
     return -1;
   }
   sk_view rp, ci, w;
@@ -310,7 +311,7 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   f = fopen(tmp, "wb");
   if (!f) {
-    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     tmp[0] = '\0';
     goto done;
   }
@@ -326,12 +327,12 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   if (ferror(f) | (fclose(f) != 0)) {
     f = NULL;
-    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     goto done;
   }
   f = NULL;
   if (rename(tmp, path) != 0) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, path, strerror(errno));
     goto done;
   }
   tmp[0] = '\0';

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "graph.h"
 
 /* the map's four views as captures "m_keys" ... (names as the dialect's
@@ -147,9 +148,7 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       !(e = sk_karg_view(args, nargs, "elems", -1, err, errlen)))
     return -1;
   if (e->rank != 2 || e->agg || (e->dtype != SK_I64 && e->dtype != SK_I32)) {
-    snprintf(err, errlen, "elems (view '%s') must be a rank-2 int64 or int32 view "
-             "(elements x nodes per element), got %s rank %d", e->label,
-             sk_dtypes[e->dtype].name, e->rank);
+    sk_err(err, errlen, SK_E_ELEMS_VIEW_MUST, e->label, sk_dtypes[e->dtype].name, e->rank);
     return -1;
   }
   int64_t nel = e->extent[0], npe = e->extent[1], nv = -1, cap0 = 0;
@@ -160,11 +159,11 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_karg_i64(args, nargs, "capacity", 0, 0, &cap0, err, errlen) < 0)
     return -1;
   if (sk_karg_find(args, nargs, "nodes") && nv < 0) {
-    snprintf(err, errlen, "nodes is %lld, must be at least 0", (long long)nv);
+    sk_err(err, errlen, SK_E_NODES_MUST_LEAST, (long long)nv);
     return -1;
   }
   if (sk_karg_find(args, nargs, "capacity") && cap0 < 1) {
-    snprintf(err, errlen, "capacity is %lld, must be at least 1", (long long)cap0);
+    sk_err(err, errlen, SK_E_CAPACITY_MUST_LEAST, (long long)cap0);
     return -1;
   }
   sk_policy md;
@@ -192,16 +191,15 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_kbody_launch(&k_entry, &md, c, 2, &r, err, errlen) < 0) return -1;
     x = sk_result_i64(&r, 0);
     if (x < 0)
-      snprintf(err, errlen, "element %lld, node %lld is %lld: node ids must not be negative",
-               (long long)(p / npe), (long long)(p % npe), (long long)x);
+      sk_err(err, errlen, SK_E_ELEMENT_NODE_NODE, (long long)(p / npe), (long long)(p % npe),
+             (long long)x);
     else
-      snprintf(err, errlen, "element %lld, node %lld is %lld: the mesh has %lld nodes (ids "
-               "0..%lld)", (long long)(p / npe), (long long)(p % npe), (long long)x,
-               (long long)nv, (long long)nv - 1);
+      sk_err(err, errlen, SK_E_ELEMENT_NODE_MESH, (long long)(p / npe), (long long)(p % npe),
+             (long long)x, (long long)nv, (long long)nv - 1);
     return -1;
   }
   if (nv > INT32_MAX || (nv > 0 && nv > INT64_MAX / nv)) {
-    snprintf(err, errlen, "%lld nodes: node ids are int32 in a graph", (long long)nv);
+    sk_err(err, errlen, SK_E_NODES_NODE_IDS, (long long)nv);
     return -1;
   }
   int space = e->space, rc = -1;

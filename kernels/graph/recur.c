@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "graph.h"
 
 /* the block size of the host and of a GPU */
@@ -102,9 +103,8 @@ static int recurrence(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       !(x = sk_karg_view(args, nargs, "x", -1, err, errlen)))
     return -1;
   if (x->agg || x->rank != 1 || x->dtype == SK_BOOL) {
-    snprintf(err, errlen, "the property map (view '%s') must be a rank-1 view of numbers, "
-             "got %s%s rank %d", x->label, x->agg ? "aggregate " : "",
-             sk_dtypes[x->dtype].name, x->agg ? x->rank - 1 : x->rank);
+    sk_err(err, errlen, SK_E_PROPERTY_MAP_VIEW, x->label, x->agg ? "aggregate " : "",
+           sk_dtypes[x->dtype].name, x->agg ? x->rank - 1 : x->rank);
     return -1;
   }
   const char *op = sk_karg_str(args, nargs, "op", "sum", err, errlen);
@@ -113,21 +113,18 @@ static int recurrence(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   for (int k = 0; k < 4; k++)
     if (strcmp(op, names[k]) == 0) o = k;
   if (o < 0) {
-    snprintf(err, errlen, "op must be \"sum\", \"prod\", \"min\" or \"max\", got \"%s\"", op);
+    sk_err(err, errlen, SK_E_OP_MUST_SUM, op);
     return -1;
   }
   if (sk_karg_find(args, nargs, "a")) {
     if (!(a = sk_karg_view(args, nargs, "a", 1, err, errlen))) return -1;
     if (o != 0) {
-      snprintf(err, errlen, "coefficients make the recurrence x(i) = a(i) * x(i - 1) + "
-               "x(i): op must be \"sum\", got \"%s\"", op);
+      sk_err(err, errlen, SK_E_COEFFICIENTS_MAKE_RECURRENCE, op);
       return -1;
     }
     if (a->dtype != x->dtype || a->extent[0] != x->extent[0] || a->agg) {
-      snprintf(err, errlen, "the coefficients (view '%s', %s[%lld]) must match the property "
-               "map (view '%s', %s[%lld])", a->label, sk_dtypes[a->dtype].name,
-               (long long)a->extent[0], x->label, sk_dtypes[x->dtype].name,
-               (long long)x->extent[0]);
+      sk_err(err, errlen, SK_E_COEFFICIENTS_VIEW_MUST, a->label, sk_dtypes[a->dtype].name,
+             (long long)a->extent[0], x->label, sk_dtypes[x->dtype].name, (long long)x->extent[0]);
       return -1;
     }
   }

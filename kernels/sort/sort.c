@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
+
 #include "../graph/graph.h"   /* sk_g_flag; sparse.h: views and launches */
 /* the block of the bitonic sort (keys per team) */
 #define BS 1024
@@ -262,21 +264,19 @@ static int check_comparator(const char *e, char *err, size_t errlen) {
   size_t n = strlen(e);
   int depth = 0;
   if (n == 0 || n > 2000) {
-    snprintf(err, errlen, "comparator must be a C expression over a and b (1 to 2000 "
-             "characters), got %zu characters", n);
+    sk_err(err, errlen, SK_E_COMPARATOR_MUST_C, n);
     return -1;
   }
   for (size_t k = 0; k < n && depth >= 0; k++) {
     char c = e[k];
     if (c == ';' || c == '{' || c == '}' || c == '@' || c == '#' || c == '\\') {
-      snprintf(err, errlen, "comparator must be one C expression over a and b, got "
-               "'%s' (it holds '%c')", e, c);
+      sk_err(err, errlen, SK_E_COMPARATOR_MUST_ONE, e, c);
       return -1;
     }
     depth += (c == '(') - (c == ')');
   }
   if (depth != 0) {
-    snprintf(err, errlen, "comparator '%s' has unbalanced parentheses", e);
+    sk_err(err, errlen, SK_E_COMPARATOR_UNBALANCED_PARENTHESES, e);
     return -1;
   }
   return 0;
@@ -362,7 +362,7 @@ static int bodies_make(bodies *b, const char *cmp, int desc, char *err, size_t e
   rc = 0;
 oom:
   if (rc < 0) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     bodies_free(b);
   }
   free(e);
@@ -481,13 +481,12 @@ done:
 
 static int sortable(const sk_view *v, const char *what, char *err, size_t errlen) {
   if (v->agg) {
-    snprintf(err, errlen, "%s (view '%s') holds %s elements: only plain numbers sort",
-             what, v->label, v->agg == SK_AGG_FAD ? "fad" : "ensemble");
+    sk_err(err, errlen, SK_E_VIEW_HOLDS_ELEMENTS,
+           what, v->label, v->agg == SK_AGG_FAD ? "fad" : "ensemble");
     return -1;
   }
   if (v->rank != 1) {
-    snprintf(err, errlen, "%s (view '%s') is rank %d, expected rank 1", what, v->label,
-             v->rank);
+    sk_err(err, errlen, SK_E_VIEW_RANK_EXPECTED_RANK, what, v->label, v->rank);
     return -1;
   }
   return 0;
@@ -511,8 +510,7 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
   if (!alg) return -1;
   if (strcmp(alg, "auto") != 0 && strcmp(alg, "bitonic") != 0 &&
       strcmp(alg, "merge") != 0) {
-    snprintf(err, errlen, "algorithm must be \"auto\", \"bitonic\" or \"merge\", got \"%s\"",
-             alg);
+    sk_err(err, errlen, SK_E_ALGORITHM_MUST_AUTO, alg);
     return -1;
   }
   const char *cmp = NULL;
@@ -521,17 +519,16 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
     if (check_comparator(cmp, err, errlen) < 0) return -1;
   }
   if (u && u->extent[0] != v->extent[0]) {
-    snprintf(err, errlen, "keys (view '%s') has %lld entries, values (view '%s') %lld",
-             v->label, (long long)v->extent[0], u->label, (long long)u->extent[0]);
+    sk_err(err, errlen, SK_E_KEYS_VIEW_ENTRIES, v->label, (long long)v->extent[0], u->label,
+           (long long)u->extent[0]);
     return -1;
   }
   if (u && u->space != v->space) {
-    snprintf(err, errlen, "keys (view '%s') and values (view '%s') are in different "
-             "memory spaces", v->label, u->label);
+    sk_err(err, errlen, SK_E_KEYS_VIEW_VALUES, v->label, u->label);
     return -1;
   }
   if (u && u->alloc && u->alloc == v->alloc) {
-    snprintf(err, errlen, "keys and values are views of one allocation ('%s')", v->label);
+    sk_err(err, errlen, SK_E_KEYS_VALUES_VIEWS, v->label);
     return -1;
   }
   const sk_backend *b = sk_sp_backend(err, errlen);

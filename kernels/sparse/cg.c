@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "sparse.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -120,29 +121,26 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
   char sh[64];
   sk_csr_shape(&A, sh, sizeof sh);
   if (A.nrows != A.ncols) {
-    snprintf(err, errlen, "A is %s; CG needs a square (symmetric positive definite) "
-             "matrix", sh);
+    sk_err(err, errlen, SK_E_CG_NEEDS_SQUARE, sh);
     return -1;
   }
   if (bv->extent[0] != A.nrows || (x0 && x0->extent[0] != A.nrows)) {
-    snprintf(err, errlen, "A is %s, b (view '%s') has %lld rows%s", sh, bv->label,
-             (long long)bv->extent[0], x0 ? ", x0 " : "");
+    sk_err(err, errlen, SK_E_B_VIEW_ROWS, sh, bv->label,
+           (long long)bv->extent[0], x0 ? ", x0 " : "");
     if (x0) {
       size_t l = strlen(err);
-      snprintf(err + l, errlen - l, "(view '%s') %lld", x0->label,
-               (long long)x0->extent[0]);
+      sk_err(err + l, errlen - l, SK_E_VIEW, x0->label, (long long)x0->extent[0]);
     }
     return -1;
   }
   if (bv->dtype != A.values->dtype || (x0 && x0->dtype != A.values->dtype)) {
-    snprintf(err, errlen, "A is %s, b (view '%s') %s%s%s: all must be one dtype",
-             sk_dtypes[A.values->dtype].name, bv->label, sk_dtypes[bv->dtype].name,
-             x0 ? ", x0 " : "", x0 ? sk_dtypes[x0->dtype].name : "");
+    sk_err(err, errlen, SK_E_B_VIEW_ALL,
+           sk_dtypes[A.values->dtype].name, bv->label, sk_dtypes[bv->dtype].name,
+           x0 ? ", x0 " : "", x0 ? sk_dtypes[x0->dtype].name : "");
     return -1;
   }
   if (!(tol >= 0) || maxiter < 0) {
-    snprintf(err, errlen, "tol %g and maxiter %lld must not be negative", tol,
-             (long long)maxiter);
+    sk_err(err, errlen, SK_E_TOL_MAXITER_MUST, tol, (long long)maxiter);
     return -1;
   }
   const sk_backend *be = sk_sp_backend(err, errlen);
@@ -174,8 +172,7 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     double pap, rr1;
     if (spmv_dot(be, &A, &p, &ap, &pap, err, errlen) < 0) goto done;
     if (!(pap > 0)) {
-      snprintf(err, errlen, "p'Ap = %g at iteration %lld: A is not positive definite",
-               pap, (long long)it + 1);
+      sk_err(err, errlen, SK_E_P_AP_ITERATION, pap, (long long)it + 1);
       goto done;
     }
     double alpha = rr / pap;

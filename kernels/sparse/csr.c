@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "sparse.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -65,36 +66,30 @@ int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values,
   snprintf(nm, sizeof nm, "%s_ncols", p);
   if (sk_karg_i64(args, nargs, nm, 0, 0, &m->ncols, err, errlen) < 0) return -1;
   if (m->rowptr->dtype != SK_I64) {
-    snprintf(err, errlen, "%s.rowptr (view '%s') is %s, must be int64", p,
-             m->rowptr->label, dt_name(m->rowptr->dtype));
+    sk_err(err, errlen, SK_E_ROWPTR_VIEW_MUST, p, m->rowptr->label, dt_name(m->rowptr->dtype));
     return -1;
   }
   if (m->colidx->dtype != SK_I32) {
-    snprintf(err, errlen, "%s.colidx (view '%s') is %s, must be int32", p,
-             m->colidx->label, dt_name(m->colidx->dtype));
+    sk_err(err, errlen, SK_E_COLIDX_VIEW_MUST, p, m->colidx->label, dt_name(m->colidx->dtype));
     return -1;
   }
   if (m->values && !sk_sp_is_float(m->values->dtype)) {
-    snprintf(err, errlen, "%s.values (view '%s') is %s, must be float64 or float32",
-             p, m->values->label, dt_name(m->values->dtype));
+    sk_err(err, errlen, SK_E_VALUES_VIEW_MUST, p, m->values->label, dt_name(m->values->dtype));
     return -1;
   }
   if (m->rowptr->extent[0] < 1) {
-    snprintf(err, errlen, "%s.rowptr (view '%s') is empty: it needs nrows + 1 entries",
-             p, m->rowptr->label);
+    sk_err(err, errlen, SK_E_ROWPTR_VIEW_EMPTY, p, m->rowptr->label);
     return -1;
   }
   if (m->ncols < 0 || m->ncols > INT32_MAX) {
-    snprintf(err, errlen, "%s has %lld columns: column indices are int32 (0..%d)",
-             p, (long long)m->ncols, INT32_MAX);
+    sk_err(err, errlen, SK_E_COLUMNS_COLUMN_INDICES, p, (long long)m->ncols, INT32_MAX);
     return -1;
   }
   m->nrows = m->rowptr->extent[0] - 1;
   m->nnz = m->colidx->extent[0];
   if (m->values && m->values->extent[0] != m->nnz) {
-    snprintf(err, errlen, "%s.values (view '%s') has %lld entries, %s.colidx %lld",
-             p, m->values->label, (long long)m->values->extent[0], p,
-             (long long)m->nnz);
+    sk_err(err, errlen, SK_E_VALUES_VIEW_ENTRIES, p, m->values->label,
+           (long long)m->values->extent[0], p, (long long)m->nnz);
     return -1;
   }
   return 0;
@@ -129,8 +124,7 @@ int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space,
 static int get_cell(const sk_view *v, int64_t i, void *cell, char *err,
                     size_t errlen) {
   if (i < 0 || i >= v->extent[0]) {
-    snprintf(err, errlen, "index %lld outside view '%s' [0, %lld)", (long long)i,
-             v->label, (long long)v->extent[0]);
+    sk_err(err, errlen, SK_E_INDEX_OUTSIDE_VIEW, (long long)i, v->label, (long long)v->extent[0]);
     return -1;
   }
   size_t es = sk_dtypes[v->dtype].size;
@@ -145,8 +139,7 @@ static int get_cell(const sk_view *v, int64_t i, void *cell, char *err,
   }
   const sk_backend *b = sk_backend_for_space(v->space);
   if (!b || !b->copy) {
-    snprintf(err, errlen, "cannot read view '%s' in space %s", v->label,
-             sk_space_name(v->space));
+    sk_err(err, errlen, SK_E_CANNOT_READ_VIEW, v->label, sk_space_name(v->space));
     return -1;
   }
   return b->copy(cell, SK_SPACE_HOST, src, v->space, es, err, errlen);
@@ -355,8 +348,8 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
     uint64_t need = 3 * ((uint64_t)nrows + 1) * 8 + (uint64_t)n * 40;
     char msg[512];
     if (sk_host_room(need, msg, sizeof msg) < 0) {
-      snprintf(err, errlen, "a %lldx%lld matrix with %lld entries: %s", (long long)nrows,
-               (long long)ncols, (long long)n, msg);
+      sk_err(err, errlen, SK_E_X_MATRIX_ENTRIES, (long long)nrows, (long long)ncols, (long long)n,
+             msg);
       return -1;
     }
   }
@@ -453,25 +446,22 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!dts) return -1;
   int dtype = sk_dtype_parse(dts);
   if (!sk_sp_is_float(dtype)) {
-    snprintf(err, errlen, "dtype '%s': values must be float64 or float32", dts);
+    sk_err(err, errlen, SK_E_DTYPE_VALUES_MUST, dts);
     return -1;
   }
   if (nrows < 0 || ncols < 0 || nrows > INT32_MAX || ncols > INT32_MAX) {
-    snprintf(err, errlen, "a %lldx%lld matrix: rows and columns must be in "
-             "0..%d (int32 column indices)", (long long)nrows, (long long)ncols,
-             INT32_MAX);
+    sk_err(err, errlen, SK_E_X_MATRIX_ROWS, (long long)nrows, (long long)ncols, INT32_MAX);
     return -1;
   }
   if (rows->dtype != cols->dtype || (rows->dtype != SK_I64 && rows->dtype != SK_I32)) {
-    snprintf(err, errlen, "rows (view '%s') is %s and cols (view '%s') %s: both "
-             "must be int64 or both int32", rows->label, dt_name(rows->dtype),
-             cols->label, dt_name(cols->dtype));
+    sk_err(err, errlen, SK_E_ROWS_VIEW_COLS, rows->label, dt_name(rows->dtype), cols->label,
+           dt_name(cols->dtype));
     return -1;
   }
   int64_t n = rows->extent[0];
   if (cols->extent[0] != n || (vals && vals->extent[0] != n)) {
-    snprintf(err, errlen, "rows has %lld entries, cols %lld%s", (long long)n,
-             (long long)cols->extent[0], vals ? ", vals " : "");
+    sk_err(err, errlen, SK_E_ROWS_ENTRIES_COLS, (long long)n,
+           (long long)cols->extent[0], vals ? ", vals " : "");
     if (vals) {
       size_t l = strlen(err);
       snprintf(err + l, errlen - l, "%lld", (long long)vals->extent[0]);
@@ -479,13 +469,11 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   }
   if (vals && !sk_sp_is_float(vals->dtype)) {
-    snprintf(err, errlen, "vals (view '%s') is %s, must be float64 or float32",
-             vals->label, dt_name(vals->dtype));
+    sk_err(err, errlen, SK_E_VALS_VIEW_MUST, vals->label, dt_name(vals->dtype));
     return -1;
   }
   if (vals && vals->dtype != dtype) {
-    snprintf(err, errlen, "vals (view '%s') is %s, dtype asks for %s", vals->label,
-             dt_name(vals->dtype), dts);
+    sk_err(err, errlen, SK_E_VALS_VIEW_DTYPE, vals->label, dt_name(vals->dtype), dts);
     return -1;
   }
   /* every index in range, before anything is allocated */
@@ -499,9 +487,8 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_sp_get_i64(rows, bad, &ri, err, errlen) < 0 ||
         sk_sp_get_i64(cols, bad, &cj, err, errlen) < 0)
       return -1;
-    snprintf(err, errlen, "entry %lld is (%lld, %lld), outside the %lldx%lld "
-             "matrix (indices are 0-based)", (long long)bad, (long long)ri,
-             (long long)cj, (long long)nrows, (long long)ncols);
+    sk_err(err, errlen, SK_E_ENTRY_OUTSIDE_X, (long long)bad, (long long)ri, (long long)cj,
+           (long long)nrows, (long long)ncols);
     return -1;
   }
   sk_view rp, ci, va;
@@ -549,12 +536,12 @@ static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_sp_get_i64(A.rowptr, A.nrows, &last, err, errlen) < 0)
     return -1;
   if (first != 0) {
-    snprintf(err, errlen, "A.rowptr(0) is %lld, must be 0", (long long)first);
+    sk_err(err, errlen, SK_E_ROWPTR_MUST, (long long)first);
     return -1;
   }
   if (last != A.nnz) {
-    snprintf(err, errlen, "A.rowptr(%lld) is %lld, A.colidx has %lld entries",
-             (long long)A.nrows, (long long)last, (long long)A.nnz);
+    sk_err(err, errlen, SK_E_ROWPTR_COLIDX_ENTRIES, (long long)A.nrows, (long long)last,
+           (long long)A.nnz);
     return -1;
   }
   sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
@@ -563,13 +550,11 @@ static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_sp_range(&k_validate, A.nrows, a, NELEM(a), &r, err, errlen) < 0) return -1;
   int64_t badp = sk_result_i64(&r, 0), badc = sk_result_i64(&r, 1);
   if (badp != INT64_MAX) {
-    snprintf(err, errlen, "A.rowptr decreases or leaves [0, %lld] at row %lld",
-             (long long)A.nnz, (long long)badp);
+    sk_err(err, errlen, SK_E_ROWPTR_DECREASES_LEAVES, (long long)A.nnz, (long long)badp);
     return -1;
   }
   if (badc != INT64_MAX) {
-    snprintf(err, errlen, "row %lld of A has a column outside [0, %lld)",
-             (long long)badc, (long long)A.ncols);
+    sk_err(err, errlen, SK_E_ROW_COLUMN_OUTSIDE, (long long)badc, (long long)A.ncols);
     return -1;
   }
   out->i64 = sk_result_i64(&r, 2) == 0;
@@ -692,13 +677,11 @@ static int from_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const sk_view *V = sk_karg_view(args, nargs, "V", 2, err, errlen);
   if (!V) return -1;
   if (!sk_sp_is_float(V->dtype)) {
-    snprintf(err, errlen, "V (view '%s') is %s, must be float64 or float32",
-             V->label, dt_name(V->dtype));
+    sk_err(err, errlen, SK_E_V_VIEW_MUST, V->label, dt_name(V->dtype));
     return -1;
   }
   if (V->extent[1] > INT32_MAX) {
-    snprintf(err, errlen, "V (view '%s') has %lld columns: column indices are int32",
-             V->label, (long long)V->extent[1]);
+    sk_err(err, errlen, SK_E_V_VIEW_COLUMNS, V->label, (long long)V->extent[1]);
     return -1;
   }
   int64_t m = V->extent[0], nnz = 0;

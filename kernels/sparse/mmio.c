@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/err.h"
 #include "../../io/io.h"
 #include "sparse.h"
 
@@ -48,15 +49,16 @@ typedef struct mm_reader {
   size_t errlen;
 } mm_reader;
 
-static int rd_fail(mm_reader *r, const char *fmt, ...)
-  __attribute__((format(printf, 2, 3)));
-static int rd_fail(mm_reader *r, const char *fmt, ...) {
-  int n = snprintf(r->err, r->errlen, "'%s' line %lld: ", r->path,
-                   (long long)r->lineno);
+static int rd_fail_(mm_reader *r, int id, ...);
+#define rd_fail(a0, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), rd_fail_(a0, id, ##__VA_ARGS__))
+static int rd_fail_(mm_reader *r, int id, ...) {
+  sk_err(r->err, r->errlen, SK_E_FILE_LINE, r->path, (long long)r->lineno);
+  size_t n = r->errlen ? strlen(r->err) : 0;
   va_list ap;
-  va_start(ap, fmt);
-  if (n >= 0 && (size_t)n < r->errlen)
-    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+  va_start(ap, id);
+  if (n + 1 < r->errlen)
+    sk_verr(r->err + n, r->errlen - n, id, ap);
   va_end(ap);
   return -1;
 }
@@ -107,7 +109,7 @@ static int tok_int(mm_reader *r, const char *t, const char *what, int64_t *x) {
   errno = 0;
   long long v = strtoll(t, &end, 10);
   if (end == t || *end || errno == ERANGE)
-    return rd_fail(r, "%s '%s' is not an integer", what, t);
+    return rd_fail(r, SK_E_NOT_INTEGER, what, t);
   *x = v;
   return 0;
 }
@@ -118,12 +120,12 @@ static int tok_value(mm_reader *r, const char *t, int field, double *x) {
     errno = 0;
     long long v = strtoll(t, &end, 10);
     if (end == t || *end || errno == ERANGE)
-      return rd_fail(r, "value '%s' is not an integer (the file says integer)", t);
+      return rd_fail(r, SK_E_VALUE_NOT_INTEGER, t);
     *x = (double)v;
     return 0;
   }
   double v = strtod(t, &end);
-  if (end == t || *end) return rd_fail(r, "value '%s' is not a number", t);
+  if (end == t || *end) return rd_fail(r, SK_E_VALUE_NOT_NUMBER, t);
   *x = v;
   return 0;
 }
@@ -133,7 +135,7 @@ static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
   char *s = rd_line(r);
   if (!s) {
     r->lineno = 1;
-    return rd_fail(r, "the file is empty (no %%%%MatrixMarket banner)");
+    return rd_fail(r, SK_E_FILE_EMPTY_NO);
   }
   char shown[64];
   snprintf(shown, sizeof shown, "%.60s", s);
@@ -142,31 +144,28 @@ static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
   int n = 0;
   while (n < 6 && (t[n] = token(&p)) != NULL) n++;
   if (n < 1 || strcasecmp(t[0], "%%MatrixMarket") != 0)
-    return rd_fail(r, "not a Matrix Market file: the banner '%s' does not "
-                   "start with %%%%MatrixMarket", shown);
+    return rd_fail(r, SK_E_NOT_MATRIX_MARKET, shown);
   if (n != 5)
-    return rd_fail(r, "the banner has %d words, expected 5 (%%%%MatrixMarket "
-                   "matrix format field symmetry)", n);
+    return rd_fail(r, SK_E_BANNER_WORDS_EXPECTED, n);
   if (strcasecmp(t[1], "matrix") != 0)
-    return rd_fail(r, "object '%s' is not supported (only 'matrix')", t[1]);
+    return rd_fail(r, SK_E_OBJECT_NOT_SUPPORTED, t[1]);
   if (strcasecmp(t[2], "coordinate") == 0) *format = MM_COORD;
   else if (strcasecmp(t[2], "array") == 0) *format = MM_ARRAY;
-  else return rd_fail(r, "format '%s' is not coordinate or array", t[2]);
+  else return rd_fail(r, SK_E_FORMAT_NOT_COORDINATE, t[2]);
   if (strcasecmp(t[3], "real") == 0 || strcasecmp(t[3], "double") == 0) *field = MM_REAL;
   else if (strcasecmp(t[3], "integer") == 0) *field = MM_INTEGER;
   else if (strcasecmp(t[3], "pattern") == 0) *field = MM_PATTERN;
   else if (strcasecmp(t[3], "complex") == 0)
-    return rd_fail(r, "field 'complex' is not supported (real, integer, pattern)");
-  else return rd_fail(r, "field '%s' is not real, integer or pattern", t[3]);
+    return rd_fail(r, SK_E_FIELD_COMPLEX_NOT);
+  else return rd_fail(r, SK_E_FIELD_NOT_REAL, t[3]);
   if (strcasecmp(t[4], "general") == 0) *sym = MM_GENERAL;
   else if (strcasecmp(t[4], "symmetric") == 0) *sym = MM_SYMMETRIC;
   else if (strcasecmp(t[4], "skew-symmetric") == 0) *sym = MM_SKEW;
   else if (strcasecmp(t[4], "hermitian") == 0)
-    return rd_fail(r, "symmetry 'hermitian' is not supported (complex values)");
-  else return rd_fail(r, "symmetry '%s' is not general, symmetric or skew-symmetric",
-                      t[4]);
+    return rd_fail(r, SK_E_SYMMETRY_HERMITIAN_NOT);
+  else return rd_fail(r, SK_E_SYMMETRY_NOT_GENERAL, t[4]);
   if (*format == MM_ARRAY && *field == MM_PATTERN)
-    return rd_fail(r, "an array file cannot have field 'pattern'");
+    return rd_fail(r, SK_E_ARRAY_FILE_CANNOT);
   return 0;
 }
 
@@ -189,33 +188,31 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   char *s = rd_data(r);
   if (!s) {
     r->lineno++;
-    return rd_fail(r, "the file ends before the size line");
+    return rd_fail(r, SK_E_FILE_ENDS_BEFORE);
   }
   char *p = s, *t;
   int64_t sz[3] = {0, 0, 0};
   int want = format == MM_COORD ? 3 : 2, n = 0;
   while ((t = token(&p)) != NULL) {
-    if (n == want) return rd_fail(r, "unexpected '%s' after the size line's %d numbers", t, want);
+    if (n == want) return rd_fail(r, SK_E_UNEXPECTED_AFTER_SIZE, t, want);
     if (tok_int(r, t, "size", &sz[n]) < 0) return -1;
-    if (sz[n] < 0) return rd_fail(r, "size '%s' is negative", t);
+    if (sz[n] < 0) return rd_fail(r, SK_E_SIZE_NEGATIVE, t);
     n++;
   }
   if (n < want)
-    return rd_fail(r, "the size line has %d numbers, expected %d (%s)", n, want,
+    return rd_fail(r, SK_E_SIZE_LINE_NUMBERS, n, want,
                    format == MM_COORD ? "rows columns entries" : "rows columns");
   int64_t m = sz[0], nc = sz[1], nnz;
   if (m > INT32_MAX || nc > INT32_MAX)
-    return rd_fail(r, "a %lldx%lld matrix overflows int32 column indices (at most %d)",
-                   (long long)m, (long long)nc, INT32_MAX);
+    return rd_fail(r, SK_E_X_MATRIX_OVERFLOWS, (long long)m, (long long)nc, INT32_MAX);
   if (sym != MM_GENERAL && m != nc)
-    return rd_fail(r, "a %s matrix must be square, the size line says %lldx%lld",
+    return rd_fail(r, SK_E_MATRIX_MUST_SQUARE,
                    sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
                    (long long)m, (long long)nc);
   if (format == MM_COORD) {
     nnz = sz[2];
     if (nnz > m * nc)
-      return rd_fail(r, "%lld entries do not fit a %lldx%lld matrix", (long long)nnz,
-                     (long long)m, (long long)nc);
+      return rd_fail(r, SK_E_ENTRIES_DO_NOT, (long long)nnz, (long long)m, (long long)nc);
   } else {
     nnz = sym == MM_GENERAL ? m * nc : sym == MM_SYMMETRIC ? m * (m + 1) / 2
                                                            : m * (m - 1) / 2;
@@ -239,7 +236,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   if (sk_sp_view(&c->rows, "mm rows", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
       sk_sp_view(&c->cols, "mm cols", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
       sk_sp_view(&c->vals, "mm values", dtype, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0)
-    return rd_fail(r, "%lld entries: %s", (long long)nnz, msg);
+    return rd_fail(r, SK_E_ENTRIES, (long long)nnz, msg);
   c->cap = cap;
   int64_t k = 0, ai = 0, aj = 0;   /* array: the next (row, column) */
   if (format == MM_ARRAY && sym == MM_SKEW) ai = 1;
@@ -249,21 +246,20 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     double v = 1;
     if (format == MM_COORD) {
       char *ti = token(&p), *tj = token(&p);
-      if (!tj) return rd_fail(r, "entry %lld of %lld: expected 'row column%s', got '%s'",
+      if (!tj) return rd_fail(r, SK_E_ENTRY_EXPECTED_ROW,
                               (long long)k + 1, (long long)nnz,
                               field == MM_PATTERN ? "" : " value", s);
       if (tok_int(r, ti, "row index", &i) < 0 || tok_int(r, tj, "column index", &j) < 0)
         return -1;
       if (i < 1 || i > m)
-        return rd_fail(r, "row index %s is outside 1..%lld", ti, (long long)m);
+        return rd_fail(r, SK_E_ROW_INDEX_OUTSIDE, ti, (long long)m);
       if (j < 1 || j > nc)
-        return rd_fail(r, "column index %s is outside 1..%lld", tj, (long long)nc);
+        return rd_fail(r, SK_E_COLUMN_INDEX_OUTSIDE, tj, (long long)nc);
       i--;
       j--;
       if (field != MM_PATTERN) {
         char *tv = token(&p);
-        if (!tv) return rd_fail(r, "entry (%lld, %lld) has no value", (long long)i + 1,
-                                (long long)j + 1);
+        if (!tv) return rd_fail(r, SK_E_ENTRY_NO_VALUE, (long long)i + 1, (long long)j + 1);
         if (tok_value(r, tv, field, &v) < 0) return -1;
       }
     } else {
@@ -278,14 +274,12 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
       }
     }
     char *extra = token(&p);
-    if (extra) return rd_fail(r, "unexpected '%s' after the entry", extra);
+    if (extra) return rd_fail(r, SK_E_UNEXPECTED_AFTER_ENTRY, extra);
     if (sym != MM_GENERAL && j > i)
-      return rd_fail(r, "entry (%lld, %lld) is above the diagonal; a %s file stores "
-                     "the lower triangle", (long long)i + 1, (long long)j + 1,
+      return rd_fail(r, SK_E_ENTRY_ABOVE_DIAGONAL, (long long)i + 1, (long long)j + 1,
                      sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric");
     if (sym == MM_SKEW && i == j)
-      return rd_fail(r, "entry (%lld, %lld) is on the diagonal of a skew-symmetric "
-                     "matrix", (long long)i + 1, (long long)j + 1);
+      return rd_fail(r, SK_E_ENTRY_DIAGONAL_SKEW, (long long)i + 1, (long long)j + 1);
     if (format == MM_ARRAY && v == 0) {
       k++;
       continue;
@@ -296,12 +290,10 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   }
   if (k < nnz) {
     r->lineno++;
-    return rd_fail(r, "the file ends after %lld of %lld entries (truncated?)",
-                   (long long)k, (long long)nnz);
+    return rd_fail(r, SK_E_FILE_ENDS_AFTER, (long long)k, (long long)nnz);
   }
   if ((s = rd_data(r)) != NULL)
-    return rd_fail(r, "more entries than the %lld the size line announced",
-                   (long long)nnz);
+    return rd_fail(r, SK_E_MORE_ENTRIES_THAN, (long long)nnz);
   return 0;
 }
 
@@ -316,13 +308,13 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!dts) return -1;
   int dtype = sk_dtype_parse(dts);
   if (!sk_sp_is_float(dtype)) {
-    snprintf(err, errlen, "dtype '%s': values must be float64 or float32", dts);
+    sk_err(err, errlen, SK_E_DTYPE_VALUES_MUST, dts);
     return -1;
   }
   const char *sps = sk_karg_str(args, nargs, "space", "", err, errlen);
   int space = *sps ? sk_space_parse(sps) : sk_rt_default_space(err, errlen);
   if (space < 0) {
-    if (*sps) snprintf(err, errlen, "unknown space '%s'", sps);
+    if (*sps) sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NAMED, sps);
     return -1;
   }
   mm_reader r;
@@ -332,12 +324,12 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   r.errlen = errlen;
   r.f = fopen(path, "rb");
   if (!r.f) {
-    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
     return -1;
   }
   struct stat st;
   char what[300];
-  snprintf(what, sizeof what, "read_mm %s", path);
+  sk_err(what, sizeof what, SK_E_READ_MM, path);
   sk_progress_begin(&r.prog, what, fstat(fileno(r.f), &st) == 0 ? (double)st.st_size : 0);
   mm_coo c;
   memset(&c, 0, sizeof c);
@@ -419,8 +411,7 @@ static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
   const char *what = sym == MM_SKEW ? "skew-symmetric" : "symmetric";
   char sh[64];
   if (A->nrows != A->ncols) {
-    snprintf(err, errlen, "symmetry '%s': A is %s, not square", what,
-             sk_csr_shape(A, sh, sizeof sh));
+    sk_err(err, errlen, SK_E_SYMMETRY_NOT_SQUARE, what, sk_csr_shape(A, sh, sizeof sh));
     return -1;
   }
   int64_t n = 0;
@@ -431,8 +422,7 @@ static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
       double w;
       if (i == j) {
         if (sym == MM_SKEW && v != 0) {
-          snprintf(err, errlen, "symmetry 'skew-symmetric': A(%lld,%lld) = %.17g on the "
-                   "diagonal (must be 0)", (long long)i, (long long)j, v);
+          sk_err(err, errlen, SK_E_SYMMETRY_SKEW_SYMMETRIC, (long long)i, (long long)j, v);
           return -1;
         }
         n += sym == MM_SYMMETRIC;
@@ -441,12 +431,10 @@ static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
       int has = mm_entry(ptr, col, va, j, i, &w);
       if (field == MM_PATTERN) w = has;
       if (!has || w != (sym == MM_SKEW ? -v : v)) {
-        if (!has) snprintf(err, errlen, "symmetry '%s': A(%lld,%lld) = %.17g has no entry "
-                           "A(%lld,%lld)", what, (long long)i, (long long)j, v,
-                           (long long)j, (long long)i);
-        else snprintf(err, errlen, "symmetry '%s': A(%lld,%lld) = %.17g but A(%lld,%lld) = "
-                      "%.17g", what, (long long)i, (long long)j, v, (long long)j,
-                      (long long)i, w);
+        if (!has) sk_err(err, errlen, SK_E_SYMMETRY_NO_ENTRY, what, (long long)i, (long long)j, v,
+                         (long long)j, (long long)i);
+        else sk_err(err, errlen, SK_E_SYMMETRY_BUT, what, (long long)i, (long long)j, v,
+                    (long long)j, (long long)i, w);
         return -1;
       }
       n += i > j;
@@ -481,36 +469,35 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int field = strcmp(fs, "real") == 0 ? MM_REAL : strcmp(fs, "integer") == 0 ? MM_INTEGER
               : strcmp(fs, "pattern") == 0 ? MM_PATTERN : -1;
   if (field < 0) {
-    snprintf(err, errlen, "field '%s' is not real, integer or pattern", fs);
+    sk_err(err, errlen, SK_E_FIELD_NOT_REAL, fs);
     return -1;
   }
   int sym = -1;
   for (int t = 0; t < 3; t++)
     if (strcmp(ss, syms[t]) == 0) sym = t;
   if (sym < 0) {
-    snprintf(err, errlen, "symmetry '%s' is not general, symmetric or skew-symmetric", ss);
+    sk_err(err, errlen, SK_E_SYMMETRY_NOT_GENERAL, ss);
     return -1;
   }
   int format = strcmp(ms, "coordinate") == 0 ? MM_COORD : strcmp(ms, "array") == 0 ? MM_ARRAY
                : -1;
   if (format < 0) {
-    snprintf(err, errlen, "format '%s' is not coordinate or array", ms);
+    sk_err(err, errlen, SK_E_FORMAT_NOT_COORDINATE, ms);
     return -1;
   }
   if (format == MM_ARRAY && field == MM_PATTERN) {
-    snprintf(err, errlen, "format 'array' holds values: field 'pattern' needs 'coordinate'");
+    sk_err(err, errlen, SK_E_FORMAT_ARRAY_HOLDS);
     return -1;
   }
   if (field == MM_PATTERN && sym == MM_SKEW) {
-    snprintf(err, errlen, "field 'pattern' has no signs: symmetry 'skew-symmetric' needs "
-             "values");
+    sk_err(err, errlen, SK_E_FIELD_PATTERN_NO);
     return -1;
   }
   if (format == MM_ARRAY) {
     /* a dense column, written one at a time: 8 bytes a row */
     char msg[512];
     if (sk_host_room(8 * (uint64_t)(A.nrows + 1), msg, sizeof msg) < 0) {
-      snprintf(err, errlen, "format 'array': %s", msg);
+      sk_err(err, errlen, SK_E_FORMAT_ARRAY, msg);
       return -1;
     }
   }
@@ -532,8 +519,7 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     for (int64_t k = 0; k < A.nnz; k++) {
       double v = sk_view_get_f(&va, k);
       if (v != floor(v) || fabs(v) > 9.2e18) {
-        snprintf(err, errlen, "field 'integer': A has the value %.17g (entry %lld)",
-                 v, (long long)k);
+        sk_err(err, errlen, SK_E_FIELD_INTEGER_VALUE, v, (long long)k);
         goto done;
       }
     }
@@ -544,7 +530,7 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   f = fopen(tmp, "wb");
   if (!f) {
-    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     tmp[0] = '\0';
     goto done;
   }
@@ -568,8 +554,7 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     fprintf(f, "%lld %lld\n", (long long)A.nrows, (long long)A.ncols);
     dense = malloc(8 * (size_t)(A.nrows + 1));
     if (!dense) {
-      snprintf(err, errlen, "format 'array': cannot allocate a column of %lld rows",
-               (long long)A.nrows);
+      sk_err(err, errlen, SK_E_FORMAT_ARRAY_CANNOT, (long long)A.nrows);
       goto done;
     }
     for (int64_t j = 0; j < A.ncols; j++) {
@@ -583,12 +568,12 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   if (ferror(f) | (fclose(f) != 0)) {
     f = NULL;
-    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
     goto done;
   }
   f = NULL;
   if (rename(tmp, path) != 0) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, path, strerror(errno));
     goto done;
   }
   tmp[0] = '\0';

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "sparse.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -114,12 +115,12 @@ static int shapes(const sk_csr *A, const sk_csr *B, char *err, size_t errlen) {
   char sa[64], sb[64];
   if (A->nrows == B->nrows && A->ncols == B->ncols) {
     if (A->rowptr->space == B->rowptr->space) return 0;
-    snprintf(err, errlen, "A lives in %s, B in %s", sk_space_name(A->rowptr->space),
-             sk_space_name(B->rowptr->space));
+    sk_err(err, errlen, SK_E_LIVES_B, sk_space_name(A->rowptr->space),
+           sk_space_name(B->rowptr->space));
     return -1;
   }
-  snprintf(err, errlen, "A is %s, B is %s: alpha*A + beta*B needs one shape",
-           sk_csr_shape(A, sa, sizeof sa), sk_csr_shape(B, sb, sizeof sb));
+  sk_err(err, errlen, SK_E_B_ALPHA_BETA, sk_csr_shape(A, sa, sizeof sa),
+         sk_csr_shape(B, sb, sizeof sb));
   return -1;
 }
 
@@ -229,10 +230,8 @@ static int handle(const sk_arg *args, int nargs, const sk_csr *A, const sk_csr *
   if ((*crp)->extent[0] != A->nrows + 1 || (*apos)->extent[0] != A->nnz ||
       (*bpos)->extent[0] != B->nnz || (*crp)->dtype != SK_I64 ||
       (*apos)->dtype != SK_I64 || (*bpos)->dtype != SK_I64) {
-    snprintf(err, errlen, "the handle does not belong to these matrices (A has %lld "
-             "entries, B %lld; the handle %lld and %lld)", (long long)A->nnz,
-             (long long)B->nnz, (long long)(*apos)->extent[0],
-             (long long)(*bpos)->extent[0]);
+    sk_err(err, errlen, SK_E_HANDLE_DOES_NOT, (long long)A->nnz, (long long)B->nnz,
+           (long long)(*apos)->extent[0], (long long)(*bpos)->extent[0]);
     return -1;
   }
   return 0;
@@ -254,8 +253,8 @@ static int spadd_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *er
       handle(args, nargs, &A, &B, &crp, &apos, &bpos, err, errlen) < 0)
     return -1;
   if (A.values->dtype != B.values->dtype) {
-    snprintf(err, errlen, "A is %s, B %s: both must be one dtype",
-             sk_dtypes[A.values->dtype].name, sk_dtypes[B.values->dtype].name);
+    sk_err(err, errlen, SK_E_B_BOTH_MUST, sk_dtypes[A.values->dtype].name,
+           sk_dtypes[B.values->dtype].name);
     return -1;
   }
   int64_t nnz;
@@ -264,8 +263,8 @@ static int spadd_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *er
     const sk_view *cv = sk_karg_view(args, nargs, "C_values", 1, err, errlen);
     if (!cv) return -1;
     if (cv->extent[0] != nnz || cv->dtype != A.values->dtype) {
-      snprintf(err, errlen, "C_values (view '%s') must be %s with %lld entries",
-               cv->label, sk_dtypes[A.values->dtype].name, (long long)nnz);
+      sk_err(err, errlen, SK_E_C_VALUES_VIEW, cv->label, sk_dtypes[A.values->dtype].name,
+             (long long)nnz);
       return -1;
     }
     return numeric(alpha, &A, beta, &B, crp, apos, bpos, cv, err, errlen);
@@ -293,8 +292,8 @@ static int spadd(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0)
     return -1;
   if (A.values->dtype != B.values->dtype) {
-    snprintf(err, errlen, "A is %s, B %s: both must be one dtype",
-             sk_dtypes[A.values->dtype].name, sk_dtypes[B.values->dtype].name);
+    sk_err(err, errlen, SK_E_B_BOTH_MUST, sk_dtypes[A.values->dtype].name,
+           sk_dtypes[B.values->dtype].name);
     return -1;
   }
   sk_view crp, cci, apos, bpos, cv;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "sparse.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -302,11 +303,11 @@ static int choose_merge(const sk_backend *b, const sk_arg *args, int nargs,
   if (!algo) return -1;
   int want = strcmp(algo, "merge") == 0;
   if (!want && strcmp(algo, "hash") != 0 && strcmp(algo, "auto") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not auto, hash or merge", algo);
+    sk_err(err, errlen, SK_E_ALGORITHM_NOT_AUTO, algo);
     return -1;
   }
   if (want && jacobi) {
-    snprintf(err, errlen, "algorithm 'merge' is for A*B, not the Jacobi product");
+    sk_err(err, errlen, SK_E_ALGORITHM_MERGE_B);
     return -1;
   }
   if (jacobi || A->nrows == 0 || (!want && (strcmp(algo, "hash") == 0 || sk_sp_host(b))))
@@ -320,11 +321,9 @@ static int choose_merge(const sk_backend *b, const sk_arg *args, int nargs,
   *merge = longest <= MERGE_K && unsorted == 0;
   if (want && !*merge) {
     if (longest > MERGE_K)
-      snprintf(err, errlen, "algorithm 'merge' takes rows of A of at most %d entries; "
-               "A has a row of %lld", MERGE_K, (long long)longest);
+      sk_err(err, errlen, SK_E_ALGORITHM_MERGE_TAKES, MERGE_K, (long long)longest);
     else
-      snprintf(err, errlen, "algorithm 'merge' needs B's rows sorted by column; %lld "
-               "of them are not", (long long)unsorted);
+      sk_err(err, errlen, SK_E_ALGORITHM_MERGE_NEEDS, (long long)unsorted);
     return -1;
   }
   return 0;
@@ -493,9 +492,7 @@ static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega, i
   int64_t row = INT64_MAX;
   if (rc == 0) rc = sk_sp_get_i64(&bad, 0, &row, err, errlen);
   if (rc == 0 && row != INT64_MAX) {
-    snprintf(err, errlen, "row %lld of C does not have the entries the symbolic phase "
-             "counted: the pattern of A or B changed since (make a new handle)",
-             (long long)row);
+    sk_err(err, errlen, SK_E_ROW_C_DOES, (long long)row);
     rc = -1;
   }
   sk_view_release(&bad);
@@ -517,19 +514,18 @@ static int two(const sk_arg *args, int nargs, const char *bn, int values, sk_csr
     return -1;
   char sa[64], sb[64];
   if (A->ncols != B->nrows) {
-    snprintf(err, errlen, "%s * %s: A has %lld columns, %s %lld rows",
-             sk_csr_shape(A, sa, sizeof sa), sk_csr_shape(B, sb, sizeof sb),
-             (long long)A->ncols, bn, (long long)B->nrows);
+    sk_err(err, errlen, SK_E_COLUMNS_ROWS, sk_csr_shape(A, sa, sizeof sa),
+           sk_csr_shape(B, sb, sizeof sb), (long long)A->ncols, bn, (long long)B->nrows);
     return -1;
   }
   if (A->values && B->values && A->values->dtype != B->values->dtype) {
-    snprintf(err, errlen, "A is %s, %s %s: both must be one dtype",
-             sk_dtypes[A->values->dtype].name, bn, sk_dtypes[B->values->dtype].name);
+    sk_err(err, errlen, SK_E_BOTH_MUST_ONE, sk_dtypes[A->values->dtype].name, bn,
+           sk_dtypes[B->values->dtype].name);
     return -1;
   }
   if (A->rowptr->space != B->rowptr->space) {
-    snprintf(err, errlen, "A lives in %s, %s in %s", sk_space_name(A->rowptr->space), bn,
-             sk_space_name(B->rowptr->space));
+    sk_err(err, errlen, SK_E_LIVES, sk_space_name(A->rowptr->space), bn,
+           sk_space_name(B->rowptr->space));
     return -1;
   }
   return 0;
@@ -562,8 +558,8 @@ static int outputs(const sk_arg *args, int nargs, const sk_view *crp, int dtype,
     if (!*pcv) return -1;
     if ((*pci)->dtype != SK_I32 || (*pcv)->dtype != dtype ||
         (*pci)->extent[0] != nnz || (*pcv)->extent[0] != nnz) {
-      snprintf(err, errlen, "C (views '%s', '%s') must be int32 and %s with %lld entries",
-               (*pci)->label, (*pcv)->label, sk_dtypes[dtype].name, (long long)nnz);
+      sk_err(err, errlen, SK_E_C_VIEWS_MUST, (*pci)->label, (*pcv)->label, sk_dtypes[dtype].name,
+             (long long)nnz);
       return -1;
     }
     return 0;
@@ -610,8 +606,7 @@ static int spgemm_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *e
   const sk_view *crp = sk_karg_view(args, nargs, "C_rowptr", 1, err, errlen);
   if (!crp) return -1;
   if (crp->dtype != SK_I64 || crp->extent[0] != A.nrows + 1) {
-    snprintf(err, errlen, "C_rowptr (view '%s') must be int64 with %lld entries (the "
-             "handle of these matrices)", crp->label, (long long)A.nrows + 1);
+    sk_err(err, errlen, SK_E_C_ROWPTR_VIEW, crp->label, (long long)A.nrows + 1);
     return -1;
   }
   int merge;
@@ -647,8 +642,7 @@ static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi,
     char sa[64], sb[64];
     if (sk_karg_f64(args, nargs, "omega", &omega, err, errlen) < 0) return -1;
     if (A.nrows != A.ncols) {
-      snprintf(err, errlen, "A is %s: (I - omega D^-1 A) needs a square A",
-               sk_csr_shape(&A, sa, sizeof sa));
+      sk_err(err, errlen, SK_E_I_OMEGA_NEEDS, sk_csr_shape(&A, sa, sizeof sa));
       return -1;
     }
     (void)sb;
@@ -658,8 +652,7 @@ static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi,
     if (sk_sp_range(&k_diag, A.nrows, d, NELEM(d), &r, err, errlen) < 0) return -1;
     int64_t row = sk_result_i64(&r, 0);
     if (A.nrows > 0 && row != INT64_MAX) {
-      snprintf(err, errlen, "A has a zero (or no) diagonal entry in row %lld: D^-1 "
-               "does not exist", (long long)row);
+      sk_err(err, errlen, SK_E_ZERO_NO_DIAGONAL, (long long)row);
       return -1;
     }
   }

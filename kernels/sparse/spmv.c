@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "sparse.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -208,13 +209,11 @@ static const sk_view *vec_arg(const sk_arg *args, int nargs, const char *name,
   const sk_view *v = sk_karg_view(args, nargs, name, -1, err, errlen);
   if (!v) return NULL;
   if (v->rank != 1 && v->rank != 2) {
-    snprintf(err, errlen, "%s (view '%s') is rank %d, must be rank 1 or 2", name,
-             v->label, v->rank);
+    sk_err(err, errlen, SK_E_VIEW_RANK_MUST, name, v->label, v->rank);
     return NULL;
   }
   if (!sk_sp_is_float(v->dtype)) {
-    snprintf(err, errlen, "%s (view '%s') is %s, must be float64 or float32", name,
-             v->label, sk_dtypes[v->dtype].name);
+    sk_err(err, errlen, SK_E_VIEW_MUST_FLOAT64, name, v->label, sk_dtypes[v->dtype].name);
     return NULL;
   }
   return v;
@@ -227,7 +226,7 @@ static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
   const char *ms = sk_karg_str(args, nargs, "mode", "N", err, errlen);
   if (!ms) return -1;
   if (strlen(ms) != 1 || !strchr("NTCH", ms[0])) {
-    snprintf(err, errlen, "mode '%s' is not N, T, C or H", ms);
+    sk_err(err, errlen, SK_E_MODE_NOT_N, ms);
     return -1;
   }
   *mode = ms[0];
@@ -240,26 +239,21 @@ static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
   char sh[64];
   sk_csr_shape(A, sh, sizeof sh);
   if ((*x)->rank != (*y)->rank) {
-    snprintf(err, errlen, "x (view '%s') is rank %d, y (view '%s') rank %d",
-             (*x)->label, (*x)->rank, (*y)->label, (*y)->rank);
+    sk_err(err, errlen, SK_E_X_VIEW_RANK, (*x)->label, (*x)->rank, (*y)->label, (*y)->rank);
     return -1;
   }
   if ((*x)->extent[0] != xn || (*y)->extent[0] != yn) {
-    snprintf(err, errlen, "mode %c: A is %s, x (view '%s') has %lld rows and y (view "
-             "'%s') %lld; op(A)*x needs x of %lld and y of %lld", *mode, sh,
-             (*x)->label, (long long)(*x)->extent[0], (*y)->label,
-             (long long)(*y)->extent[0], (long long)xn, (long long)yn);
+    sk_err(err, errlen, SK_E_MODE_X_VIEW, *mode, sh, (*x)->label, (long long)(*x)->extent[0],
+           (*y)->label, (long long)(*y)->extent[0], (long long)xn, (long long)yn);
     return -1;
   }
   if ((*x)->rank == 2 && (*x)->extent[1] != (*y)->extent[1]) {
-    snprintf(err, errlen, "x (view '%s') has %lld columns, y (view '%s') %lld",
-             (*x)->label, (long long)(*x)->extent[1], (*y)->label,
-             (long long)(*y)->extent[1]);
+    sk_err(err, errlen, SK_E_X_VIEW_COLUMNS, (*x)->label, (long long)(*x)->extent[1], (*y)->label,
+           (long long)(*y)->extent[1]);
     return -1;
   }
   if ((*x)->data && (*x)->alloc && (*x)->alloc == (*y)->alloc) {
-    snprintf(err, errlen, "x (view '%s') and y (view '%s') share memory", (*x)->label,
-             (*y)->label);
+    sk_err(err, errlen, SK_E_X_VIEW_Y_VIEW, (*x)->label, (*y)->label);
     return -1;
   }
   return 0;
@@ -285,7 +279,7 @@ static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!algo) return -1;
   if (strcmp(algo, "auto") != 0 && strcmp(algo, "team") != 0 &&
       strcmp(algo, "rows") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not auto, rows or team", algo);
+    sk_err(err, errlen, SK_E_ALGORITHM_NOT_AUTO_ROWS, algo);
     return -1;
   }
   return sk_sp_spmv(mode, alpha, &A, x, beta, y, algo, err, errlen);
@@ -406,29 +400,26 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   int dim = st == 3 ? 1 : st == 5 || st == 9 ? 2 : st == 7 || st == 27 ? 3 : 0;
   if (!dim) {
-    snprintf(err, errlen, "stencil %lld is not 3, 5, 7, 9 or 27", (long long)st);
+    sk_err(err, errlen, SK_E_STENCIL_NOT, (long long)st);
     return -1;
   }
   if (nx < 1 || ny < 1 || nz < 1 || (dim < 3 && nz != 1) || (dim < 2 && ny != 1)) {
-    snprintf(err, errlen, "the %lld-point stencil needs %d box dimension%s, got "
-             "%lldx%lldx%lld", (long long)st, dim, dim > 1 ? "s" : "", (long long)nx,
-             (long long)ny, (long long)nz);
+    sk_err(err, errlen, SK_E_POINT_STENCIL_NEEDS, (long long)st, dim, dim > 1 ? "s" : "",
+           (long long)nx, (long long)ny, (long long)nz);
     return -1;
   }
   char sh[64];
   if (A.nrows != A.ncols || A.nrows != nx * ny * nz) {
-    snprintf(err, errlen, "A is %s; a box of %lldx%lldx%lld points needs a square "
-             "matrix of %lld rows", sk_csr_shape(&A, sh, sizeof sh), (long long)nx,
-             (long long)ny, (long long)nz, (long long)(nx * ny * nz));
+    sk_err(err, errlen, SK_E_BOX_X_X, sk_csr_shape(&A, sh, sizeof sh), (long long)nx,
+           (long long)ny, (long long)nz, (long long)(nx * ny * nz));
     return -1;
   }
   if (mode != 'N' && mode != 'C') {
-    snprintf(err, errlen, "mode %c: structured SpMV is plain (N or C)", mode);
+    sk_err(err, errlen, SK_E_MODE_STRUCTURED_SPMV, mode);
     return -1;
   }
   if (x->rank != 1) {
-    snprintf(err, errlen, "x (view '%s') is rank %d, structured SpMV takes rank 1",
-             x->label, x->rank);
+    sk_err(err, errlen, SK_E_X_VIEW_RANK_STRUCTURED, x->label, x->rank);
     return -1;
   }
   sk_arg a[16];
@@ -444,9 +435,8 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_sp_range(&k_struct_check, A.nrows, a, n, &r, err, errlen) < 0) return -1;
     int64_t bad = sk_result_i64(&r, 0);
     if (A.nrows > 0 && bad != INT64_MAX) {
-      snprintf(err, errlen, "A is not a %lld-point stencil on the %lldx%lldx%lld box: "
-               "interior row %lld has other columns (rows sorted?)", (long long)st,
-               (long long)nx, (long long)ny, (long long)nz, (long long)bad);
+      sk_err(err, errlen, SK_E_NOT_POINT_STENCIL, (long long)st, (long long)nx, (long long)ny,
+             (long long)nz, (long long)bad);
       return -1;
     }
   }

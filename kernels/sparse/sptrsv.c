@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "sparse.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -62,17 +63,16 @@ static const sk_kbody k_fill64 = {
 
 /* -- the messages of both algorithms ------------------------------------------------ */
 static int not_triangular(int64_t r, int64_t c, int lower, char *err, size_t errlen) {
-  snprintf(err, errlen, "A has the entry (%lld, %lld) %s the diagonal: it is not "
-           "%s triangular", (long long)r, (long long)c, lower ? "above" : "below",
-           lower ? "lower" : "upper");
+  sk_err(err, errlen, SK_E_ENTRY_DIAGONAL_NOT, (long long)r, (long long)c,
+         lower ? "above" : "below", lower ? "lower" : "upper");
   return -1;
 }
 static int no_diagonal(int64_t r, char *err, size_t errlen) {
-  snprintf(err, errlen, "row %lld of A has no diagonal entry (diag = \"N\")", (long long)r);
+  sk_err(err, errlen, SK_E_ROW_NO_DIAGONAL, (long long)r);
   return -1;
 }
 static int zero_diagonal(int64_t r, char *err, size_t errlen) {
-  snprintf(err, errlen, "zero on the diagonal in row %lld: A is singular", (long long)r);
+  sk_err(err, errlen, SK_E_ZERO_DIAGONAL_ROW, (long long)r);
   return -1;
 }
 
@@ -82,7 +82,7 @@ static void *to_host(const sk_view *v, char *err, size_t errlen) {
   size_t bytes = (size_t)v->extent[0] * sk_dtypes[v->dtype].size;
   void *h = malloc(bytes ? bytes : 1);
   if (!h) {
-    snprintf(err, errlen, "out of memory (%zu bytes)", bytes);
+    sk_err(err, errlen, SK_E_OUT_MEMORY_BYTES, bytes);
     return NULL;
   }
   sk_view w;
@@ -128,17 +128,16 @@ static int tri_args(const sk_arg *args, int nargs, const sk_csr *A, int *lower, 
   const char *diag = uplo ? sk_karg_str(args, nargs, "diag", "N", err, errlen) : NULL;
   if (!diag) return -1;
   if (strcmp(uplo, "L") != 0 && strcmp(uplo, "U") != 0) {
-    snprintf(err, errlen, "uplo '%s' is not L or U", uplo);
+    sk_err(err, errlen, SK_E_UPLO_NOT_L, uplo);
     return -1;
   }
   if (strcmp(diag, "N") != 0 && strcmp(diag, "U") != 0) {
-    snprintf(err, errlen, "diag '%s' is not N or U", diag);
+    sk_err(err, errlen, SK_E_DIAG_NOT_N, diag);
     return -1;
   }
   char sh[64];
   if (A->nrows != A->ncols) {
-    snprintf(err, errlen, "A is %s: a triangular solve needs a square matrix",
-             sk_csr_shape(A, sh, sizeof sh));
+    sk_err(err, errlen, SK_E_TRIANGULAR_SOLVE_NEEDS, sk_csr_shape(A, sh, sizeof sh));
     return -1;
   }
   *lower = uplo[0] == 'L';
@@ -174,7 +173,7 @@ static int sptrsv_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *
   memset(&vplan, 0, sizeof vplan);
   if (!rp || !ci) goto done;
   if (!lev || !lp || !rows || !plan) {
-    snprintf(err, errlen, "out of memory (%lld rows)", (long long)n);
+    sk_err(err, errlen, SK_E_OUT_MEMORY_ROWS, (long long)n);
     goto done;
   }
   /* levels, in the order rows become ready */
@@ -251,20 +250,17 @@ static int check_bx(const sk_csr *A, const sk_view *bv, const sk_view *x, char *
                     size_t errlen) {
   char sh[64];
   if (bv->extent[0] != A->nrows || x->extent[0] != A->nrows) {
-    snprintf(err, errlen, "A is %s, b (view '%s') has %lld rows and x (view '%s') %lld",
-             sk_csr_shape(A, sh, sizeof sh), bv->label, (long long)bv->extent[0],
-             x->label, (long long)x->extent[0]);
+    sk_err(err, errlen, SK_E_B_VIEW_ROWS_X, sk_csr_shape(A, sh, sizeof sh), bv->label,
+           (long long)bv->extent[0], x->label, (long long)x->extent[0]);
     return -1;
   }
   if (bv->dtype != A->values->dtype || x->dtype != A->values->dtype) {
-    snprintf(err, errlen, "A is %s, b (view '%s') %s and x (view '%s') %s: all must be "
-             "one dtype", sk_dtypes[A->values->dtype].name, bv->label,
-             sk_dtypes[bv->dtype].name, x->label, sk_dtypes[x->dtype].name);
+    sk_err(err, errlen, SK_E_B_VIEW_X, sk_dtypes[A->values->dtype].name, bv->label,
+           sk_dtypes[bv->dtype].name, x->label, sk_dtypes[x->dtype].name);
     return -1;
   }
   if (x->alloc && x->alloc == bv->alloc) {
-    snprintf(err, errlen, "b (view '%s') and x (view '%s') share memory", bv->label,
-             x->label);
+    sk_err(err, errlen, SK_E_B_VIEW_X_VIEW, bv->label, x->label);
     return -1;
   }
   return 0;
@@ -290,8 +286,7 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   char sh[64];
   if (rows->extent[0] != A.nrows || plan->space != SK_SPACE_HOST ||
       plan->dtype != SK_I64 || rows->dtype != SK_I64) {
-    snprintf(err, errlen, "the handle does not belong to A (%s)",
-             sk_csr_shape(&A, sh, sizeof sh));
+    sk_err(err, errlen, SK_E_HANDLE_DOES_NOT_BELONG, sk_csr_shape(&A, sh, sizeof sh));
     return -1;
   }
   if (check_bx(&A, bv, x, err, errlen) < 0) return -1;
@@ -553,8 +548,7 @@ static int sn_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       tri_args(args, nargs, &A, &lower, &unit, err, errlen) < 0)
     return -1;
   if (!sk_sp_is_float(A.values->dtype)) {
-    snprintf(err, errlen, "A has %s values (float64 or float32 needed)",
-             sk_dtypes[A.values->dtype].name);
+    sk_err(err, errlen, SK_E_VALUES_FLOAT64_FLOAT32, sk_dtypes[A.values->dtype].name);
     return -1;
   }
   const sk_backend *be = sk_sp_backend(err, errlen);
@@ -743,8 +737,7 @@ static int sn_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   rc = sk_kout_num(out, "lower", lower, err, errlen);
   goto done;
 oom:
-  snprintf(err, errlen, "out of memory (%lld rows, %lld entries)", (long long)n,
-           (long long)nnz);
+  sk_err(err, errlen, SK_E_OUT_MEMORY_ROWS_ENTRIES, (long long)n, (long long)nnz);
 done:
   for (int q = 0; q < 4; q++) sk_view_release(&V[q]);
   free(ix); free(hp); free(rp); free(ci); free(va); free(cp); free(cnext); free(hasd); free(L);
@@ -788,8 +781,7 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_sp_get_i64(ix, nsn, &last, err, errlen) < 0)
     return -1;
   if (last != A.nrows || pl[0] < 0 || 1 + 2 * pl[0] > plan->extent[0]) {
-    snprintf(err, errlen, "the handle does not belong to A (%s)",
-             sk_csr_shape(&A, sh, sizeof sh));
+    sk_err(err, errlen, SK_E_HANDLE_DOES_NOT_BELONG, sk_csr_shape(&A, sh, sizeof sh));
     return -1;
   }
   if (check_bx(&A, bv, x, err, errlen) < 0) return -1;

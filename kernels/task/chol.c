@@ -28,6 +28,7 @@
 #include <time.h>
 #include <sys/mman.h>
 
+#include "core/err.h"
 #include "chol.h"
 #include "task.h"
 
@@ -613,12 +614,11 @@ static int run_dag(sk_chol *c, char *err, size_t errlen) {
 sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
                         const double *val, char *err, size_t errlen) {
   if (n64 <= 0 || n64 >= ((int64_t)1 << 30)) {
-    snprintf(err, errlen, "the matrix has %lld rows (1 to 2^30)", (long long)n64);
+    sk_err(err, errlen, SK_E_MATRIX_ROWS, (long long)n64);
     return NULL;
   }
   if (rowptr[n64] >= ((int64_t)1 << 31)) {
-    snprintf(err, errlen, "the matrix has %lld entries (at most 2^31 - 1 for AMD)",
-             (long long)rowptr[n64]);
+    sk_err(err, errlen, SK_E_MATRIX_ENTRIES_MOST, (long long)rowptr[n64]);
     return NULL;
   }
   if (sk_cb_available(err, errlen) < 0) return NULL;
@@ -639,7 +639,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   if (!c->perm) goto oom;
   for (int i = 0; i <= n; i++) ap[i] = (int)rowptr[i];
   if (sk_cb_amd(n, ap, colidx, c->perm) < 0) {
-    snprintf(err, errlen, "the AMD ordering failed (a malformed matrix?)");
+    sk_err(err, errlen, SK_E_AMD_ORDERING_FAILED);
     goto fail;
   }
   /* the elimination tree, its postorder folded into the ordering (the
@@ -812,9 +812,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   if (dag < 0) goto fail;
   int bad = atomic_load(&c->bad);
   if (bad > 0) {
-    snprintf(err, errlen, "the matrix is not positive definite: the pivot of "
-             "row %d is not positive (column %d of the AMD-ordered matrix)",
-             c->perm[bad - 1], bad - 1);
+    sk_err(err, errlen, SK_E_MATRIX_NOT_POSITIVE, c->perm[bad - 1], bad - 1);
     goto fail;
   }
   if (bad < 0) goto oom;
@@ -823,7 +821,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   c->cp = NULL; c->ci = NULL; c->cx = NULL; c->up = NULL; c->ud = NULL;
   return c;
 oom:
-  snprintf(err, errlen, "out of memory in the factorisation");
+  sk_err(err, errlen, SK_E_OUT_MEMORY_FACTORISATION);
 fail:
   free(ap); free(anc); free(par); free(cc); free(post); free(head); free(nxt);
   free(stack); free(rowp); free(rowc);
@@ -837,7 +835,7 @@ int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
   double *y = malloc((size_t)n * sizeof *y), *t = malloc((size_t)(c->info.max_front + 1) * sizeof *t);
   if (!y || !t) {
     free(y); free(t);
-    snprintf(err, errlen, "out of memory in the solve");
+    sk_err(err, errlen, SK_E_OUT_MEMORY_SOLVE);
     return -1;
   }
   for (int k = 0; k < n; k++) y[k] = b[c->perm[k]];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "core/view.h"
 #include "../blas/vendor.h"
 #include "chol.h"
@@ -35,7 +36,7 @@ static void load(void) {
     if (h) B.amd = (amd_t)dlsym(h, "amd_order");
   }
   if (!B.amd) {
-    snprintf(B.why, sizeof B.why, "SuiteSparse AMD not found (libamd.so.2)");
+    sk_err(B.why, sizeof B.why, SK_E_SUITESPARSE_AMD_NOT);
     return;
   }
   B.ok = 1;
@@ -43,7 +44,7 @@ static void load(void) {
 
 int sk_cb_available(char *err, size_t errlen) {
   pthread_once(&once, load);
-  if (!B.ok) snprintf(err, errlen, "%s", B.why);
+  if (!B.ok) sk_err(err, errlen, SK_E_MSG, B.why);
   return B.ok ? 0 : -1;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "../../dialect/dialect_src.h"
 #include "../../jit/strbuf.h"
 #include "task.h"
@@ -54,34 +55,31 @@ static int task_word(const char *n) {
 
 int sk_task_check_functor(const sk_tfunctor *f, char *err, size_t errlen) {
   if (!is_ident(f->label) || strlen(f->label) > 48) {
-    snprintf(err, errlen, "functor label '%s' is not a C identifier of at "
-             "most 48 characters", f->label);
+    sk_err(err, errlen, SK_E_FUNCTOR_LABEL_NOT, f->label);
     return -1;
   }
   if (sk_codegen_reserved(f->label) || task_word(f->label)) {
-    snprintf(err, errlen, "functor label '%s' is a reserved word", f->label);
+    sk_err(err, errlen, SK_E_FUNCTOR_LABEL_RESERVED, f->label);
     return -1;
   }
   for (int k = 0; k < f->nfields; k++) {
     const char *n = f->fields[k].name;
     if (!is_ident(n)) {
-      snprintf(err, errlen, "functor '%s': field name '%s' is not a C "
-               "identifier", f->label, n);
+      sk_err(err, errlen, SK_E_FUNCTOR_FIELD_NAME, f->label, n);
       return -1;
     }
     if (bad_member(n)) {
-      snprintf(err, errlen, "functor '%s': field name '%s' is a reserved "
-               "word", f->label, n);
+      sk_err(err, errlen, SK_E_FUNCTOR_FIELD_NAME_RESERVED, f->label, n);
       return -1;
     }
   }
   if (!f->body) {
-    snprintf(err, errlen, "functor '%s' has no body", f->label);
+    sk_err(err, errlen, SK_E_FUNCTOR_NO_BODY, f->label);
     return -1;
   }
   char m[1024];
   if (sk_jit_check_text("body", f->body, strlen(f->body), m, sizeof m) < 0) {
-    snprintf(err, errlen, "functor '%s': %s", f->label, m);
+    sk_err(err, errlen, SK_E_FUNCTOR, f->label, m);
     return -1;
   }
   return 0;
@@ -376,7 +374,7 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
       sk_buf_puts(&b, "  }\n  return 0;\n}\n");
     }
     char *src = sk_buf_take(&b);
-    if (!src) snprintf(err, errlen, "out of memory generating the functors' source");
+    if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING_FUNCTORS);
     return src;
   }
   sk_buf_printf(&b, "static void sk__task_fill(sk_task_table *t) {\n  t->n = %d;\n", n);
@@ -390,7 +388,7 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
   }
   sk_buf_puts(&b, "}\n");
   char *src = sk_buf_take(&b);
-  if (!src) snprintf(err, errlen, "out of memory generating the functors' source");
+  if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING_FUNCTORS);
   return src;
 }
 
@@ -417,6 +415,6 @@ void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,
     p += m;
   }
   char *s = sk_buf_take(&b);
-  snprintf(err, errlen, "%s", s ? s : msg);
+  sk_err(err, errlen, SK_E_MSG, s ? s : msg);
   free(s);
 }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "task.h"
 
 #define CLS_SHIFT 24
@@ -71,8 +72,7 @@ static void head_free(sk_mpool_head *h, void *ptr) {
 sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
                        size_t errlen) {
   if (bytes <= 0) {
-    snprintf(err, errlen, "memory pool size %lld is not positive",
-             (long long)bytes);
+    sk_err(err, errlen, SK_E_MEMORY_POOL_SIZE, (long long)bytes);
     return NULL;
   }
   int sb_log2;
@@ -84,15 +84,13 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
     if (sb_log2 > 20) sb_log2 = 20;
   }
   if (sb_log2 < MIN_LOG2 + 2 || sb_log2 > 20) {
-    snprintf(err, errlen, "memory pool superblock of %lld bytes is not "
-             "between 64 bytes and 1 MiB", (long long)sb_bytes);
+    sk_err(err, errlen, SK_E_MEMORY_POOL_SUPERBLOCK, (long long)sb_bytes);
     return NULL;
   }
   int64_t sb = (int64_t)1 << sb_log2;
   int64_t nsb = (bytes + sb - 1) / sb;
   if (nsb > ((int64_t)1 << 30)) {
-    snprintf(err, errlen, "memory pool of %lld bytes is too large",
-             (long long)bytes);
+    sk_err(err, errlen, SK_E_MEMORY_POOL_BYTES, (long long)bytes);
     return NULL;
   }
   if (sk_host_room((uint64_t)(nsb * sb), err, errlen) < 0) return NULL;
@@ -117,8 +115,7 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
   return p;
 oom:
   sk_mpool_free(p);
-  snprintf(err, errlen, "cannot allocate a memory pool of %lld bytes",
-           (long long)bytes);
+  sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_MEMORY, (long long)bytes);
   return NULL;
 }
 
@@ -272,11 +269,11 @@ void sk_mpool_stats_get(const sk_mpool *p, sk_mpool_stats *st) {
 
 static const char *human(int64_t b, char *buf, size_t n) {
   if (b >= (1 << 20))
-    snprintf(buf, n, "%.1f MiB", (double)b / (1 << 20));
+    sk_err(buf, n, SK_E_MIB, (double)b / (1 << 20));
   else if (b >= 1024)
-    snprintf(buf, n, "%.1f KiB", (double)b / 1024);
+    sk_err(buf, n, SK_E_KIB, (double)b / 1024);
   else
-    snprintf(buf, n, "%lld bytes", (long long)b);
+    sk_err(buf, n, SK_E_BYTES, (long long)b);
   return buf;
 }
 
@@ -285,11 +282,9 @@ void sk_mpool_describe(const sk_mpool *p, int64_t asked, char *buf, size_t n) {
   sk_mpool_stats_get(p, &st);
   char a[32], c[32], u[32], s[32];
   if (asked > st.superblock)
-    snprintf(buf, n, "memory pool: a block of %s is larger than the pool's "
-             "superblocks of %s", human(asked, a, sizeof a),
-             human(st.superblock, s, sizeof s));
+    sk_err(buf, n, SK_E_MEMORY_POOL_BLOCK, human(asked, a, sizeof a),
+           human(st.superblock, s, sizeof s));
   else
-    snprintf(buf, n, "memory pool of %s exhausted (asked for %s with %s in "
-             "use; give the scheduler more memory)", human(st.capacity, c, sizeof c),
-             human(asked, a, sizeof a), human(st.in_use, u, sizeof u));
+    sk_err(buf, n, SK_E_MEMORY_POOL_EXHAUSTED, human(st.capacity, c, sizeof c),
+           human(asked, a, sizeof a), human(st.in_use, u, sizeof u));
 }

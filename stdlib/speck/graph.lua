@@ -29,14 +29,12 @@ local function fail(fname, fmt, ...)
   error(("speck.graph.%s: " .. fmt):format(fname, ...), user_level())
 end
 
--- core.call(name, args), its errors raised at the user's line and named
--- after the public function 'fname'
+-- core.call(name, args), its errors named after the public function
+-- 'fname' (by core.call) and raised at the user's line
 local function call(fname, name, args)
-  local ok, r, outs = pcall(core.call, name, args)
+  local ok, r, outs = pcall(core.call, name, args, "speck.graph." .. fname)
   if ok then return r, outs end
-  local msg = tostring(r):gsub("^[^\n]-:%d+: ", "", 1)
-  msg = msg:gsub("^speck%." .. name:gsub("%.", "%%.") .. ": ", "", 1)
-  error(("speck.graph.%s: %s"):format(fname, msg), user_level())
+  error(r, user_level())
 end
 
 -- 'opts' a table (or nil) whose keys are all in 'known' (a list)
@@ -223,8 +221,8 @@ function graph.read(path, opts)
   local directed, dedupe, loops = build_flags(f, opts)
   local fmt = format_of(f, path, opts.format)
   if fmt == "mm" then
-    local ok, A = pcall(sparse.read_mm, path)
-    if not ok then fail(f, "%s", (tostring(A):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sparse%.read_mm: ", ""))) end
+    local _, o = call(f, "sparse.read_mm", {path = path})
+    local A = sparse._from_outs(o, math.tointeger(o.nrows), math.tointeger(o.ncols), true)
     if A:nrows() ~= A:ncols() then
       fail(f, "'%s' is a %s matrix: an adjacency matrix is square", path, A:shape())
     end
@@ -250,8 +248,8 @@ function graph.write(path, g, fmt)
   check_graph(f, g)
   fmt = format_of(f, path, fmt)
   if fmt == "mm" then
-    local ok, e = pcall(sparse.write_mm, path, g:matrix(), {field = g.weights and "real" or "pattern"})
-    if not ok then fail(f, "%s", (tostring(e):gsub("^[^\n]-:%d+: ", "", 1):gsub("^speck%.sparse%.write_mm: ", ""))) end
+    call(f, "sparse.write_mm", sparse._margs({path = path,
+      field = g.weights and "real" or "pattern"}, "A", g:matrix()))
     return
   end
   call(f, "graph.write_edges", gargs({path = path, format = fmt}, g))

@@ -31,14 +31,12 @@ local function fail(fname, fmt, ...)
   error(("speck.sparse.%s: " .. fmt):format(fname, ...), user_level())
 end
 
--- core.call(name, args) with its errors raised at the user's line and
--- named after the public function 'fname'
+-- core.call(name, args) with its errors named after the public function
+-- 'fname' (by core.call) and raised at the user's line
 local function call(fname, name, args)
-  local ok, r, outs = pcall(core.call, name, args)
+  local ok, r, outs = pcall(core.call, name, args, "speck.sparse." .. fname)
   if ok then return r, outs end
-  local msg = tostring(r):gsub("^[^\n]-:%d+: ", "", 1)
-  msg = msg:gsub("^speck%." .. name:gsub("%.", "%%.") .. ": ", "", 1)
-  error(("speck.sparse.%s: %s"):format(fname, msg), user_level())
+  error(r, user_level())
 end
 
 local function check_opts(fname, opts)
