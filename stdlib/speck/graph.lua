@@ -13,29 +13,7 @@ local sparse = require "speck.sparse"
 local graph = {}
 
 -- -- errors ------------------------------------------------------------------
-local SRC = debug.getinfo(1, "S").source
-
-local function user_level()
-  local level = 2
-  while true do
-    local info = debug.getinfo(level, "S")
-    if not info then return 1 end
-    if info.source ~= SRC then return level - 1 end
-    level = level + 1
-  end
-end
-
-local function fail(fname, fmt, ...)
-  error(("speck.graph.%s: " .. fmt):format(fname, ...), user_level())
-end
-
--- core.call(name, args), its errors named after the public function
--- 'fname' (by core.call) and raised at the user's line
-local function call(fname, name, args)
-  local ok, r, outs = pcall(core.call, name, args, "speck.graph." .. fname)
-  if ok then return r, outs end
-  error(r, user_level())
-end
+local user_level, fail, call = require("speck.raise")("speck.graph.")
 
 -- 'opts' a table (or nil) whose keys are all in 'known' (a list)
 local function check_opts(fname, opts, known)

@@ -14,30 +14,7 @@ local speck = require "speck"
 local sparse = {}
 
 -- -- errors ----------------------------------------------------------------
-local SRC = debug.getinfo(1, "S").source
-
--- the stack level of the first function outside this file (the user)
-local function user_level()
-  local level = 2
-  while true do
-    local info = debug.getinfo(level, "S")
-    if not info then return 1 end
-    if info.source ~= SRC then return level - 1 end
-    level = level + 1
-  end
-end
-
-local function fail(fname, fmt, ...)
-  error(("speck.sparse.%s: " .. fmt):format(fname, ...), user_level())
-end
-
--- core.call(name, args) with its errors named after the public function
--- 'fname' (by core.call) and raised at the user's line
-local function call(fname, name, args)
-  local ok, r, outs = pcall(core.call, name, args, "speck.sparse." .. fname)
-  if ok then return r, outs end
-  error(r, user_level())
-end
+local user_level, fail, call = require("speck.raise")("speck.sparse.")
 
 local function check_opts(fname, opts)
   if opts ~= nil and type(opts) ~= "table" then

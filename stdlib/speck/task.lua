@@ -9,21 +9,7 @@ local C = core.task
 local task = {}
 
 -- -- errors -------------------------------------------------------------------
-local SRC = debug.getinfo(1, "S").source
-
-local function user_level()
-  local level = 2
-  while true do
-    local info = debug.getinfo(level, "S")
-    if not info then return 1 end
-    if info.source ~= SRC then return level - 1 end
-    level = level + 1
-  end
-end
-
-local function fail(fname, fmt, ...)
-  error(("speck.task.%s: " .. fmt):format(fname, ...), user_level())
-end
+local user_level, fail = require("speck.raise")("speck.task.")
 
 -- call C, its errors raised at the user's line and named "speck.task.<what>"
 local function call(f, ...)
