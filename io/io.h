@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/view.h"
 
@@ -41,6 +42,20 @@ void sk_progress_get_timing(double *delay, double *interval);
 void sk_progress_begin(sk_progress *p, const char *what, double total);
 void sk_progress_step(sk_progress *p, double done);
 void sk_progress_end(sk_progress *p);
+
+/* -- files written whole (afile.c) ----------------------------------------
+ * sk_afile_open opens a temporary file beside 'path' (NULL with the
+ * message when it cannot); sk_afile_commit closes it and renames it over
+ * 'path' (0), or removes it (-1 with the message); sk_afile_abandon
+ * removes it after a failure of the caller's own (the caller closes its
+ * FILE first). A reader never sees a half-written file. */
+typedef struct sk_afile {
+  const char *path;
+  char tmp[4200];     /* the temporary file's name, "" when none */
+} sk_afile;
+FILE *sk_afile_open(sk_afile *a, const char *path, char *err, size_t errlen);
+int sk_afile_commit(sk_afile *a, FILE *f, char *err, size_t errlen);
+void sk_afile_abandon(sk_afile *a);
 
 /* -- NumPy .npy (format 1.0 written; 1.0, 2.0 and 3.0 read) --------------
  * Every speck dtype: float64 '<f8', float32 '<f4', int64 '<i8', int32

@@ -297,8 +297,8 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_sp_host_copy(g.rowptr, &rp, err, errlen) < 0) return -1;
   int rc = -1;
   FILE *f = NULL;
-  char tmp[4200];
-  tmp[0] = '\0';
+  sk_afile af;
+  af.tmp[0] = '\0';
   if (sk_sp_host_copy(g.colidx, &ci, err, errlen) < 0 ||
       (g.weights && sk_sp_host_copy(g.weights, &w, err, errlen) < 0))
     goto done;
@@ -308,13 +308,8 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t ne = 0;
   for (int64_t u = 0; u < g.nv; u++)
     for (int64_t k = ptr[u]; k < ptr[u + 1]; k++) ne += directed || col[k] >= u;
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  f = fopen(tmp, "wb");
-  if (!f) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
-    tmp[0] = '\0';
-    goto done;
-  }
+  f = sk_afile_open(&af, path, err, errlen);
+  if (!f) goto done;
   if (strcmp(fmt, "snap") == 0)
     fprintf(f, "# %s graph written by speck\n", directed ? "Directed" : "Undirected");
   fprintf(f, "# Nodes: %lld Edges: %lld\n", (long long)g.nv, (long long)ne);
@@ -325,21 +320,11 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       if (wt) fprintf(f, "%lld\t%d\t%.17g\n", (long long)u, col[k], wt[k]);
       else fprintf(f, "%lld\t%d\n", (long long)u, col[k]);
     }
-  if (ferror(f) | (fclose(f) != 0)) {
-    f = NULL;
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
-    goto done;
-  }
+  rc = sk_afile_commit(&af, f, err, errlen);
   f = NULL;
-  if (rename(tmp, path) != 0) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, path, strerror(errno));
-    goto done;
-  }
-  tmp[0] = '\0';
-  rc = 0;
 done:
   if (f) fclose(f);
-  if (tmp[0]) remove(tmp);
+  sk_afile_abandon(&af);
   sk_view_release(&rp);
   sk_view_release(&ci);
   sk_view_release(&w);

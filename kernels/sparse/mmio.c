@@ -508,8 +508,8 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int rc = -1;
   FILE *f = NULL;
   double *dense = NULL;
-  char tmp[4200];
-  tmp[0] = '\0';
+  sk_afile af;
+  af.tmp[0] = '\0';
   if (sk_sp_host_copy(A.colidx, &ci, err, errlen) < 0 ||
       sk_sp_host_copy(A.values, &va, err, errlen) < 0)
     goto done;
@@ -527,13 +527,8 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sym != MM_GENERAL &&
       mm_check_sym(&A, ptr, col, &va, sym, field, &nwrite, err, errlen) < 0)
     goto done;
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  f = fopen(tmp, "wb");
-  if (!f) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
-    tmp[0] = '\0';
-    goto done;
-  }
+  f = sk_afile_open(&af, path, err, errlen);
+  if (!f) goto done;
   fprintf(f, "%%%%MatrixMarket matrix %s %s %s\n%% written by speck\n",
           format == MM_ARRAY ? "array" : "coordinate", fs, ss);
   const int f32 = va.dtype == SK_F32;
@@ -566,21 +561,11 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       }
     }
   }
-  if (ferror(f) | (fclose(f) != 0)) {
-    f = NULL;
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, tmp, strerror(errno));
-    goto done;
-  }
+  rc = sk_afile_commit(&af, f, err, errlen);
   f = NULL;
-  if (rename(tmp, path) != 0) {
-    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, path, strerror(errno));
-    goto done;
-  }
-  tmp[0] = '\0';
-  rc = 0;
 done:
   if (f) fclose(f);
-  if (tmp[0]) remove(tmp);
+  sk_afile_abandon(&af);
   free(dense);
   sk_view_release(&rp);
   sk_view_release(&ci);
