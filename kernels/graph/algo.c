@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "kbodies.h"
 
 #define G3 R1("rowptr", "int64") R1("colidx", "int32")
 
@@ -49,36 +50,22 @@ static int degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int n
 static const char *const sig_bfs_init[] = {
   "range" R1("level", "int64") R1("parent", "int64"), NULL};
 static const sk_kbody k_bfs_init = {
-  "graph.bfs_init", "level(i) = -1; parent(i) = -1;", SK_FOR, 0, {NULL}, {NULL},
-  sig_bfs_init, NULL, NULL};
+  .label = "graph.bfs_init", .body = sk_body_graph_bfs_init, .pattern = SK_FOR,
+  .sigs = sig_bfs_init};
 
 static const char *const sig_bfs_seed[] = {
   "range" R1("src", "int64") R1("level", "int64") R1("parent", "int64")
   R1("q", "int32") R1("cnt", "int64"), NULL};
 static const sk_kbody k_bfs_seed = {
-  "graph.bfs_seed",
-  "int64_t s = src(i);\n"
-  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
-  "  parent(s) = s;\n"
-  "  q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)s;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_seed, NULL, NULL};
+  .label = "graph.bfs_seed", .body = sk_body_graph_bfs_seed, .pattern = SK_FOR,
+  .sigs = sig_bfs_seed};
 
 static const char *const sig_bfs_td[] = {
   "range" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32")
   R1("nq", "int32") R1("cnt", "int64") " l1=int64", NULL};
 static const sk_kbody k_bfs_td = {
-  "graph.bfs_top_down",
-  "int64_t u = q(i);\n"
-  "for (int64_t k = rowptr(u); k < rowptr(u + 1); k++) {\n"
-  "  int64_t v = colidx(k);\n"
-  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
-  "    parent(v) = u;\n"
-  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "    acc += rowptr(v + 1) - rowptr(v);\n"
-  "  }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_td, NULL, "sum:int64"};
+  .label = "graph.bfs_top_down", .body = sk_body_graph_bfs_top_down,
+  .pattern = SK_REDUCE, .sigs = sig_bfs_td, .reds = "sum:int64"};
 
 
 /* The host's bottom-up step (Beamer's, as GAP's bfs.cc): the frontier
@@ -94,57 +81,24 @@ static const char *const sig_bfs_bub[] = {
   "range" G3 R1("level", "int64") R1("parent", "int64") R1("front", "int64")
   R1("next", "int64") R1("done", "int64") " l1=int64 nv=int64", NULL};
 static const sk_kbody k_bfs_bu_bits = {
-  "graph.bfs_bottom_up_bitmap",
-  "const int64_t v0 = i * 64, n = v0 + 64 < nv ? 64 : nv - v0;\n"
-  "const uint64_t all = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;\n"
-  "uint64_t dn = (uint64_t)done(i), w = 0;\n"
-  "if (dn != all) {\n"
-  "  for (int64_t j = 0; j < n; j++) {\n"
-  "    const uint64_t bit = (uint64_t)1 << j;\n"
-  "    if (dn & bit) continue;\n"
-  "    const int64_t v = v0 + j;\n"
-  "    if (level(v) != -1) { dn |= bit; continue; }\n"
-  "    const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
-  "    if (b == e) { dn |= bit; continue; }\n"
-  "    for (int64_t k = b; k < e; k++) {\n"
-  "      const int32_t u = colidx(k);\n"
-  "      if (((uint64_t)front(u >> 6) >> (u & 63)) & 1) {\n"
-  "        level(v) = l1;\n"
-  "        parent(v) = u;\n"
-  "        w |= bit;\n"
-  "        dn |= bit;\n"
-  "        acc0 += 1;\n"
-  "        acc1 += e - b;\n"
-  "        break;\n"
-  "      }\n"
-  "    }\n"
-  "  }\n"
-  "  done(i) = (int64_t)dn;\n"
-  "}\n"
-  "next(i) = (int64_t)w;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_bfs_bub, NULL, "sum:int64 sum:int64"};
+  .label = "graph.bfs_bottom_up_bitmap", .body = sk_body_graph_bfs_bottom_up_bitmap,
+  .pattern = SK_REDUCE, .sigs = sig_bfs_bub, .reds = "sum:int64 sum:int64"};
 
 /* the frontier's bitmap from its queue (the bitmap cleared before) */
 static const char *const sig_bfs_q2b[] = {"range" R1("q", "int32") R1("front", "int64"), NULL};
 static const sk_kbody k_bfs_q2b = {
-  "graph.bfs_queue_to_bitmap",
-  "const int32_t v = q(i);\n"
-  "atomic_or(&front(v >> 6), (int64_t)((uint64_t)1 << (v & 63)));",
-  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_q2b, NULL, NULL};
+  .label = "graph.bfs_queue_to_bitmap", .body = sk_body_graph_bfs_queue_to_bitmap,
+  .pattern = SK_FOR, .sigs = sig_bfs_q2b};
 static const char *const sig_bfs_clr[] = {"range" R1("front", "int64"), NULL};
-static const sk_kbody k_bfs_clr = {"graph.bfs_bitmap_clear", "front(i) = 0;", SK_FOR, 0,
-                                   {NULL}, {NULL}, sig_bfs_clr, NULL, NULL};
+static const sk_kbody k_bfs_clr = {
+  .label = "graph.bfs_bitmap_clear", .body = sk_body_graph_bfs_bitmap_clear,
+  .pattern = SK_FOR, .sigs = sig_bfs_clr};
 /* the queue from the bitmap (a word a work item) */
 static const char *const sig_bfs_b2q[] = {
   "range" R1("front", "int64") R1("q", "int32") R1("cnt", "int64"), NULL};
 static const sk_kbody k_bfs_b2q = {
-  "graph.bfs_bitmap_to_queue",
-  "uint64_t w = (uint64_t)front(i);\n"
-  "for (int64_t v = i * 64; w != 0; v++, w >>= 1) {\n"
-  "  if (!(w & 255)) { w >>= 7; v += 7; continue; }\n"
-  "  if (w & 1) q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_bfs_b2q, NULL, NULL};
+  .label = "graph.bfs_bitmap_to_queue", .body = sk_body_graph_bfs_bitmap_to_queue,
+  .pattern = SK_FOR, .sigs = sig_bfs_b2q};
 
 /* Direction-optimising BFS on the host (undirected, no visitor): the
  * levels from the seeded queue 'q' (qn vertices), top-down steps as
@@ -225,9 +179,8 @@ done:
 
 static const char *const sig_firstbad[] = {"range" R1("v", "int64") " n=int64", NULL};
 static const sk_kbody k_firstbad = {
-  "graph.first_bad_id",
-  "if ((v(i) < 0 || v(i) >= n) && i < acc) acc = i;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_firstbad, NULL, "min:int64"};
+  .label = "graph.first_bad_id", .body = sk_body_graph_first_bad_id,
+  .pattern = SK_REDUCE, .sigs = sig_firstbad, .reds = "min:int64"};
 
 /* -- visitors -----------------------------------------------------------------
  * A BFS visitor (seed 003 Table 4.2) is dialect code compiled into the
@@ -269,32 +222,7 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
   return b;
 }
 
-static const char visit_td_fmt[] =
-  "const int64_t u = q(i);\n"
-  "for (int64_t k = rowptr(u); k < rowptr(u + 1); k++) {\n"
-  "  const int64_t v = colidx(k), e = k;\n"
-  "  { %s\n }\n"
-  "  if (!(%s)) continue;\n"
-  "  if (level(v) == -1 && atomic_cas(&level(v), (int64_t)-1, l1) == -1) {\n"
-  "    const int64_t lv = l1;\n"
-  "    parent(v) = u;\n"
-  "    nq(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "    acc += rowptr(v + 1) - rowptr(v);\n"
-  "    { %s\n }\n"
-  "    { %s\n }\n"
-  "  }\n"
-  "}";
 /* the seed: the same arguments as the spliced format, the first three unused */
-static const char visit_seed_fmt[] =
-  "const int64_t s = src(i);\n"
-  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
-  "  parent(s) = s;\n"
-  "  q(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)s;\n"
-  "  const int64_t u = s, v = s, lv = 0, e = -1;\n"
-  "  (void)u; (void)e; (void)lv;\n"
-  "  if (0) { %s\n (void)(%s);\n %s\n }\n"
-  "  { %s\n }\n"
-  "}";
 
 /* -- BFS on a GPU: the levels driven from the device ------------------------
  * The host queues a round of levels without waiting; every level is the
@@ -321,222 +249,27 @@ static const char visit_seed_fmt[] =
 #define DBFS_ST (16 + 64 * 8)
 #define DBFS_BIG 512   /* 256 / 512 / 1024: level within noise on an H200 */
 #define DBFS_CHUNK 256
-#define DBFS_GATE(dir) "if (st(4) != 0 || st(2) != " dir ") return;\n"
-#define DBFS_NEXT(q0, q1) "if (l & 1) " q0 " else " q1
-/* u is in the frontier's bitmap (bottom-up) */
-#define DBFS_IN(u) "((fr[(" u ") >> 5] >> ((" u ") & 31)) & 1u)"
-/* n = the bits set in a uint32_t */
-#define DBFS_POPC(b)                                                         \
-  "uint32_t x = " b " - ((" b " >> 1) & 0x55555555u);\n"                     \
-  "x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);\n"                      \
-  "x = (x + (x >> 4)) & 0x0F0F0F0Fu;\n"                                      \
-  "const int64_t n = (int64_t)((x * 0x01010101u) >> 24);"
 static const sk_kbody k_dbfs_st = {
-  "graph.bfs_device_state", "st(i) = i == 0 ? (int64_t)-1 : i == 3 ? mu : (int64_t)0;",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.bfs_device_state", .body = sk_body_graph_bfs_device_state,
+  .pattern = SK_FOR};
 static const sk_kbody k_dbfs_seed = {
-  "graph.bfs_device_seed",
-  "const int64_t s = src(i);\n"
-  "if (atomic_cas(&level(s), (int64_t)-1, (int64_t)0) == -1) {\n"
-  "  parent(s) = s;\n"
-  "  q0(atomic_fetch_add(&st(8), (int64_t)1)) = (int32_t)s;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.bfs_device_seed", .body = sk_body_graph_bfs_device_seed,
+  .pattern = SK_FOR};
 static const sk_kbody k_dbfs_decide = {
-  "graph.bfs_device_decide",
-  "if (st(4) != 0) return;\n"
-  /* one team of 64: a thread per counter slot (one thread's loop waited
-   * for each load in turn: 10 us) */
-  "int64_t cnt, mf;\n"
-  "TEAM_VECTOR_REDUCE(sum, k, 0, 64, cnt) cnt += st(16 + 8 * k);\n"
-  "TEAM_VECTOR_REDUCE(sum, k, 0, 64, mf) mf += st(17 + 8 * k);\n"
-  "TEAM_VECTOR_FOR(k, 0, 64) {\n"
-  "  st(16 + 8 * k) = 0;\n"
-  "  st(17 + 8 * k) = 0;\n"
-  "}\n"
-  "if (team.team_rank == 0) SINGLE_THREAD(team) {\n"
-  "  cnt += st(8);\n"
-  "  st(8) = 0; st(12) = 0; st(13) = 0; st(10) = 0;\n"
-  "  const int64_t l = st(0) + 1;\n"
-  "  st(0) = l; st(1) = cnt;\n"
-  "  if (cnt == 0) {\n"
-  "    st(4) = 1;\n"
-  "    st(5) = l;\n"
-  "  } else {\n"
-  "    const int64_t mu = st(3) - mf;\n"
-  "    st(3) = mu;\n"
-  "    if (st(2) == 0 && alpha > 0 && mf > mu / alpha) { st(2) = 1; st(10) = 1; }\n"
-  "    else if (st(2) == 1 && cnt < nv / beta) { st(2) = 0; st(10) = 2; }\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.bfs_device_decide", .body = sk_body_graph_bfs_device_decide,
+  .pattern = SK_FOR};
 static const sk_kbody k_dbfs_convert = {
-  "graph.bfs_device_convert",
-  "const int64_t c = st(10), l = st(0);\n"
-  "if (st(4) != 0 || c == 0) return;\n"
-  "if (c == 1) {\n"
-  /* a warp a word, a lane a vertex: the frontier's bits (low half), and
-   * the vertices the bottom-up steps can skip -- reached or past the end
-   * (high half; the first bottom-up step adds those without arcs) */
-  "  const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
-  "  for (int64_t w = w0; w < nw; w += team.league_size * team.team_size) {\n"
-  "    uint64_t both;\n"
-  "    VECTOR_REDUCE(bor, k, 0, 32, both) {\n"
-  "      const int64_t v = w * 32 + k;\n"
-  "      if (v >= nv) {\n"
-  "        both |= (uint64_t)1 << (32 + k);\n"
-  "      } else {\n"
-  "        const int64_t lv = level(v);\n"
-  "        if (lv == l) both |= (uint64_t)1 << k;\n"
-  "        if (lv != -1) both |= (uint64_t)1 << (32 + k);\n"
-  "      }\n"
-  "    }\n"
-  "    SINGLE_THREAD(team) {\n"
-  "      vis(w) = (uint32_t)(both >> 32);\n"
-  "      " DBFS_NEXT("fb1(w) = (uint32_t)both;", "fb0(w) = (uint32_t)both;") "\n"
-  "    }\n"
-  "  }\n"
-  "} else {\n"
-  /* a lane a word: its vertices queued in order at a place of the tail */
-  "  const int64_t per = (nw + team.league_size - 1) / team.league_size;\n"
-  "  const int64_t lo = team.league_rank * per, hi = lo + per < nw ? lo + per : nw;\n"
-  "  TEAM_VECTOR_FOR(i, lo, hi) {\n"
-  "    const uint32_t bits = (l & 1) ? fb1(i) : fb0(i);\n"
-  "    if (bits != 0) {\n"
-  "      " DBFS_POPC("bits") "\n"
-  "      int64_t p = atomic_fetch_add_combined(&st(12), n);\n"
-  "      for (int k = 0; k < 32; k++)\n"
-  "        if ((bits >> k) & 1u) {\n"
-  "          " DBFS_NEXT("q1(p) = (int32_t)(i * 32 + k);", "q0(p) = (int32_t)(i * 32 + k);") "\n"
-  "          p++;\n"
-  "        }\n"
-  "    }\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
-/* the arcs [b, e) of frontier vertex u over the lanes, four consecutive
- * arcs a lane a step: the four targets and their levels loaded together
- * (one arc at a time is a chain of dependent loads: colidx, level, the
- * claim, the degree), each unreached one claimed for level l + 1, then
- * the lane's claims queued with one reservation (a warp's reservations
- * are one atomic on the tail: the fewer, the less the tail's line is
- * fought over) and their arcs counted */
-#define DBFS_TRY(x)                                                          \
-  "if (n4 > " #x " && level(v" #x ") == -1 &&\n"                              \
-  "    atomic_cas(&level(v" #x "), (int64_t)-1, l + 1) == -1) {\n"           \
-  "  parent(v" #x ") = u;\n"                                                 \
-  "  m |= 1u << " #x ";\n"                                                   \
-  "}\n"
-#define DBFS_PUT(x)                                                          \
-  "if ((m >> " #x ") & 1u) {\n"                                              \
-  "  " DBFS_NEXT("q0(p) = (int32_t)v" #x ";", "q1(p) = (int32_t)v" #x ";") "\n" \
-  "  p++;\n"                                                                 \
-  "  s += rowptr(v" #x " + 1) - rowptr(v" #x ");\n"                          \
-  "}\n"
-#define DBFS_SCAN(b, e)                                                      \
-  "VECTOR_FOR(g4, 0, ((" e ") - (" b ") + 3) / 4) {\n"                       \
-  "  const int64_t k0 = (" b ") + 4 * g4, n4 = (" e ") - k0;\n"              \
-  "  const int64_t v0 = colidx(k0);\n"                                       \
-  "  const int64_t v1 = n4 > 1 ? colidx(k0 + 1) : v0;\n"                     \
-  "  const int64_t v2 = n4 > 2 ? colidx(k0 + 2) : v0;\n"                     \
-  "  const int64_t v3 = n4 > 3 ? colidx(k0 + 3) : v0;\n"                     \
-  "  uint32_t m = 0;\n"                                                      \
-  DBFS_TRY(0) DBFS_TRY(1) DBFS_TRY(2) DBFS_TRY(3)                            \
-  "  if (m != 0) {\n"                                                        \
-  "    const int64_t nm = (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + (m >> 3);\n" \
-  "    int64_t p = atomic_fetch_add_combined(&st(8), nm);\n"                 \
-  DBFS_PUT(0) DBFS_PUT(1) DBFS_PUT(2) DBFS_PUT(3)                            \
-  "  }\n"                                                                    \
-  "}\n"
+  .label = "graph.bfs_device_convert", .body = sk_body_graph_bfs_device_convert,
+  .pattern = SK_FOR};
 static const sk_kbody k_dbfs_td = {
-  "graph.bfs_device_top_down",
-  DBFS_GATE("0")
-  "const int64_t l = st(0), qn = st(1);\n"
-  "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
-  "int64_t s = 0;\n"
-  "for (int64_t j = w0; j < qn; j += team.league_size * team.team_size) {\n"
-  "  const int64_t u = (l & 1) ? q1(j) : q0(j);\n"
-  "  const int64_t b = rowptr(u), e = rowptr(u + 1), d = e - b;\n"
-  "  if (d >= big) {\n"
-  "    SINGLE_THREAD(team) {\n"
-  "      const int64_t nch = (d + chunk - 1) / chunk;\n"
-  "      const int64_t c0 = atomic_fetch_add(&st(13), nch);\n"
-  "      for (int64_t c = 0; c < nch; c++) bq(c0 + c) = (u << 32) | c;\n"
-  "    }\n"
-  "    continue;\n"
-  "  }\n"
-  "  " DBFS_SCAN("b", "e")
-  "}\n"
-  "if (s != 0) atomic_add(&st(17 + 8 * (w0 & 63)), s);",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.bfs_device_top_down", .body = sk_body_graph_bfs_device_top_down,
+  .pattern = SK_FOR};
 static const sk_kbody k_dbfs_td_big = {
-  "graph.bfs_device_top_down_big",
-  DBFS_GATE("0")
-  "const int64_t l = st(0), nc = st(13);\n"
-  "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
-  "int64_t s = 0;\n"
-  "for (int64_t j = w0; j < nc; j += team.league_size * team.team_size) {\n"
-  "  const int64_t h = bq(j), u = h >> 32;\n"
-  "  const int64_t b = rowptr(u) + (h & 0xffffffff) * chunk;\n"
-  "  const int64_t e = rowptr(u + 1) < b + chunk ? rowptr(u + 1) : b + chunk;\n"
-  "  " DBFS_SCAN("b", "e")
-  "}\n"
-  "if (s != 0) atomic_add(&st(17 + 8 * (w0 & 63)), s);",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.bfs_device_top_down_big",
+  .body = sk_body_graph_bfs_device_top_down_big, .pattern = SK_FOR};
 static const sk_kbody k_dbfs_bu = {
-  "graph.bfs_device_bottom_up",
-  DBFS_GATE("1")
-  "const int64_t l = st(0);\n"
-  "const uint32_t *fr = (l & 1) ? &fb1(0) : &fb0(0);\n"
-  "const int64_t w0 = team.league_rank * team.team_size + team.team_rank;\n"
-  "const int64_t ws = team.league_size * team.team_size;\n"
-  "for (int64_t w = w0; w < nw; w += ws) {\n"
-  /* the word's vertices to look at: not reached, with arcs (vis) */
-  "  const uint32_t seen = vis(w);\n"
-  "  uint64_t both = 0;   /* found (low half), without arcs (high half) */\n"
-  "  int64_t arcs = 0;\n"
-  "  if (seen != 0xffffffffu) {\n"
-  "  VECTOR_REDUCE(bor, k, 0, 32, both) {\n"
-  "    const int64_t v = w * 32 + k;\n"
-  "    if (!((seen >> k) & 1u)) {\n"
-  "      const int64_t b = rowptr(v), e = rowptr(v + 1);\n"
-  "      if (b == e) both |= (uint64_t)1 << (32 + k);   /* never reached */\n"
-  /* four arcs a step: their loads in flight together (a lane's scan is a
-   * chain of dependent loads); the first arc from the frontier wins, as
-   * one at a time */
-  "      for (int64_t x = b; x < e; x += 4) {\n"
-  "        const int32_t u0 = colidx(x);\n"
-  "        const int32_t u1 = x + 1 < e ? colidx(x + 1) : u0;\n"
-  "        const int32_t u2 = x + 2 < e ? colidx(x + 2) : u0;\n"
-  "        const int32_t u3 = x + 3 < e ? colidx(x + 3) : u0;\n"
-  "        const uint32_t h0 = " DBFS_IN("u0") ", h1 = " DBFS_IN("u1") ";\n"
-  "        const uint32_t h2 = " DBFS_IN("u2") ", h3 = " DBFS_IN("u3") ";\n"
-  "        if (h0 | h1 | h2 | h3) {\n"
-  "          level(v) = l + 1;\n"
-  "          parent(v) = h0 ? u0 : h1 ? u1 : h2 ? u2 : u3;\n"
-  "          both |= (uint64_t)1 << k;\n"
-  "          break;\n"
-  "        }\n"
-  "      }\n"
-  "    }\n"
-  "  }\n"
-  "  const uint32_t bits = (uint32_t)both;\n"
-  "  VECTOR_REDUCE(sum, k, 0, 32, arcs)\n"
-  "    if ((bits >> k) & 1u) arcs += rowptr(w * 32 + k + 1) - rowptr(w * 32 + k);\n"
-  "  }\n"
-  "  SINGLE_THREAD(team) {\n"
-  "    const uint32_t bits = (uint32_t)both;\n"
-  "    " DBFS_NEXT("fb0(w) = bits;", "fb1(w) = bits;") "\n"
-  "    if (both != 0) vis(w) = seen | bits | (uint32_t)(both >> 32);\n"
-  "    if (bits != 0) {\n"
-  "      const int64_t c = 16 + 8 * (w & 63);\n"
-  "      " DBFS_POPC("bits") "\n"
-  "      atomic_add(&st(c), n);\n"
-  "      atomic_add(&st(c + 1), arcs);\n"
-  "    }\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.bfs_device_bottom_up", .body = sk_body_graph_bfs_device_bottom_up,
+  .pattern = SK_FOR};
 
 /* the captures of 'a' that 'names' (space-separated) lists, into 'out':
  * each launch passes only what its body reads (a launch's cost grows with
@@ -734,8 +467,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   if (vis.on) {
     dopt = 0;
-    if (!(seed_body = visit_body(visit_seed_fmt, &vis)) ||
-        !(td_body = visit_body(visit_td_fmt, &vis))) {
+    if (!(seed_body = visit_body(sk_body_graph_visit_seed_fmt, &vis)) ||
+        !(td_body = visit_body(sk_body_graph_visit_td_fmt, &vis))) {
       snprintf(err, errlen, "out of memory");
       goto done;
     }
@@ -809,29 +542,15 @@ done:
  * each vertex's first two neighbours, finds the most frequent label on a
  * sample, and then skips the vertices of that (giant) component. */
 static const char *const sig_cc_init[] = {"range" R1("lab", "int64"), NULL};
-static const sk_kbody k_cc_init = {"graph.cc_init", "lab(i) = i;", SK_FOR, 0,
-                                   {NULL}, {NULL}, sig_cc_init, NULL, NULL};
+static const sk_kbody k_cc_init = {
+  .label = "graph.cc_init", .body = sk_body_graph_cc_init, .pattern = SK_FOR,
+  .sigs = sig_cc_init};
 
 static const char *const sig_cc_hook[] = {
   "range" G3 R1("lab", "int64") " lo=int64 hi=int64 skip=int64", NULL};
 static const sk_kbody k_cc_hook = {
-  "graph.cc_hook",
-  "int64_t a = lab(i);\n"
-  "while (lab(a) != a) a = lab(a);\n"
-  "if (a != skip) {\n"
-  "  int64_t b = rowptr(i) + lo, e = rowptr(i + 1);\n"
-  "  if (hi >= 0 && rowptr(i) + hi < e) e = rowptr(i) + hi;\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    int64_t c = colidx(k);\n"
-  "    while (lab(c) != c) c = lab(c);\n"
-  "    while (lab(a) != a) a = lab(a);\n"
-  "    if (a != c) {\n"
-  "      if (a < c) atomic_min(&lab(c), a); else atomic_min(&lab(a), c);\n"
-  "      acc += 1;\n"
-  "    }\n"
-  "  }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_cc_hook, NULL, "sum:int64"};
+  .label = "graph.cc_hook", .body = sk_body_graph_cc_hook, .pattern = SK_REDUCE,
+  .sigs = sig_cc_hook, .reds = "sum:int64"};
 
 /* Afforest's link (Sutton et al., as GAP's cc.cc): the ends' trees
  * joined, the larger root under the smaller, by a compare-and-swap that
@@ -843,21 +562,8 @@ static const sk_kbody k_cc_hook = {
 static const char *const sig_cc_link[] = {
   "range" G3 R1("lab", "int32") " lo=int64 hi=int64 skip=int64", NULL};
 static const sk_kbody k_cc_link = {
-  "graph.cc_link",
-  "if (lab(i) != skip) {\n"
-  "  int64_t b = rowptr(i) + lo, e = rowptr(i + 1);\n"
-  "  if (hi >= 0 && rowptr(i) + hi < e) e = rowptr(i) + hi;\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    int32_t p1 = lab(i), p2 = lab(colidx(k));\n"
-  "    while (p1 != p2) {\n"
-  "      const int32_t h = p1 > p2 ? p1 : p2, l = p1 > p2 ? p2 : p1, ph = lab(h);\n"
-  "      if (ph == l || (ph == h && atomic_cas(&lab(h), h, l) == h)) break;\n"
-  "      p1 = lab(lab(h));\n"
-  "      p2 = lab(l);\n"
-  "    }\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cc_link, NULL, NULL};
+  .label = "graph.cc_link", .body = sk_body_graph_cc_link, .pattern = SK_FOR,
+  .sigs = sig_cc_link};
 
 /* the last linking pass, with the compress folded in: each vertex walks
  * up to its root, or to 'skip' (the giant component's root when it was
@@ -868,59 +574,35 @@ static const sk_kbody k_cc_link = {
 static const char *const sig_cc_final[] = {
   "range" G3 R1("lab", "int32") " lo=int64 skip=int64", NULL};
 static const sk_kbody k_cc_final = {
-  "graph.cc_link_final",
-  "const int32_t li = lab(i);\n"
-  "int32_t x = li;\n"
-  "while (x != skip && lab(x) != x) x = lab(x);\n"
-  "if (li != i && x != li) lab(i) = x;\n"
-  "if (x != skip) {\n"
-  "  for (int64_t k = rowptr(i) + lo; k < rowptr(i + 1); k++) {\n"
-  "    int32_t p1 = lab(i), p2 = lab(colidx(k));\n"
-  "    while (p1 != p2) {\n"
-  "      const int32_t h = p1 > p2 ? p1 : p2, l = p1 > p2 ? p2 : p1, ph = lab(h);\n"
-  "      if (ph == l || (ph == h && atomic_cas(&lab(h), h, l) == h)) break;\n"
-  "      p1 = lab(lab(h));\n"
-  "      p2 = lab(l);\n"
-  "    }\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cc_final, NULL, NULL};
+  .label = "graph.cc_link_final", .body = sk_body_graph_cc_link_final, .pattern = SK_FOR,
+  .sigs = sig_cc_final};
 /* the roots of 1024 vertices drawn by a fixed hash (no compress pass
  * before: each walks to its root) */
 static const char *const sig_cc_sample[] = {
   "range" R1("lab", "int32") R1("s", "int64") " nv=int64", NULL};
 static const sk_kbody k_cc_sample = {
-  "graph.cc_sample",
-  "int32_t x = lab((int64_t)(sk_g_rand(0x5EEDull, (uint64_t)i) % (uint64_t)nv));\n"
-  "while (lab(x) != x) x = lab(x);\n"
-  "s(i) = x;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cc_sample, sk_graph_prelude, NULL};
+  .label = "graph.cc_sample", .body = sk_body_graph_cc_sample, .pattern = SK_FOR,
+  .sigs = sig_cc_sample, .prelude = sk_graph_prelude};
 
 static const char *const sig_cc_init32[] = {"range" R1("lab", "int32"), NULL};
-static const sk_kbody k_cc_init32 = {"graph.cc_init32", "lab(i) = (int32_t)i;", SK_FOR, 0,
-                                     {NULL}, {NULL}, sig_cc_init32, NULL, NULL};
+static const sk_kbody k_cc_init32 = {
+  .label = "graph.cc_init32", .body = sk_body_graph_cc_init32, .pattern = SK_FOR,
+  .sigs = sig_cc_init32};
 /* the last pass: each vertex's root into the int64 output, the roots
  * counted (the labels are not written: only reads, no pass after it) */
 static const char *const sig_cc_out[] = {
   "range" R1("lab", "int32") R1("out", "int64"), NULL};
 static const sk_kbody k_cc_out = {
-  "graph.cc_out",
-  "int32_t x = lab(i);\n"
-  "while (lab(x) != x) x = lab(x);\n"
-  "out(i) = x;\n"
-  "acc += x == i;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_cc_out, NULL, "sum:int64"};
+  .label = "graph.cc_out", .body = sk_body_graph_cc_out, .pattern = SK_REDUCE,
+  .sigs = sig_cc_out, .reds = "sum:int64"};
 
 static const sk_kbody k_cc_compress = {
-  "graph.cc_compress",
-  "int64_t x = lab(i);\n"
-  "while (lab(x) != x) x = lab(x);\n"
-  "lab(i) = x;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cc_init, NULL, NULL};
+  .label = "graph.cc_compress", .body = sk_body_graph_cc_compress, .pattern = SK_FOR,
+  .sigs = sig_cc_init};
 
 static const sk_kbody k_cc_count = {
-  "graph.cc_count", "acc += lab(i) == i;", SK_REDUCE, 0, {NULL}, {NULL},
-  sig_cc_init, NULL, "sum:int64"};
+  .label = "graph.cc_count", .body = sk_body_graph_cc_count, .pattern = SK_REDUCE,
+  .sigs = sig_cc_init, .reds = "sum:int64"};
 
 static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi,
                    int64_t skip, int64_t *changes, char *err, size_t errlen) {
@@ -1057,14 +739,11 @@ static const char *const sig_pr_outw[] = {
   "range" R1("rowptr", "int64") R1("outw", "float64"),
   "range" R1("rowptr", "int64") R1("outw", "float64") R1("w", "float64"), NULL};
 static const sk_kbody k_pr_deg = {
-  "graph.pr_outdeg", "outw(i) = (double)(rowptr(i + 1) - rowptr(i));", SK_FOR, 0,
-  {NULL}, {NULL}, sig_pr_outw, NULL, NULL};
+  .label = "graph.pr_outdeg", .body = sk_body_graph_pr_outdeg, .pattern = SK_FOR,
+  .sigs = sig_pr_outw};
 static const sk_kbody k_pr_outw = {
-  "graph.pr_outweight",
-  "double s = 0;\n"
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += w(k);\n"
-  "outw(i) = s;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_pr_outw + 1, NULL, NULL};
+  .label = "graph.pr_outweight", .body = sk_body_graph_pr_outweight, .pattern = SK_FOR,
+  .sigs = sig_pr_outw + 1};
 
 /* the first contributions c = x / W and the dangling rank. Ranks and
  * contributions are float64, or float32 with dtype = "float32" (half the
@@ -1075,10 +754,8 @@ static const char *const sig_pr_contrib[] = {
   "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"),
   "range" R1("x", "float32") R1("outw", "float64") R1("c", "float32"), NULL};
 static const sk_kbody k_pr_contrib = {
-  "graph.pr_contrib",
-  "double o = outw(i);\n"
-  "if (o > 0) c(i) = x(i) / o; else { c(i) = 0; acc += x(i); }",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_contrib, NULL, "sum:float64"};
+  .label = "graph.pr_contrib", .body = sk_body_graph_pr_contrib, .pattern = SK_REDUCE,
+  .sigs = sig_pr_contrib, .reds = "sum:float64"};
 
 /* one iteration: the new ranks, their contributions for the next one,
  * the change sum |x' - x| and the new dangling rank */
@@ -1100,8 +777,8 @@ static const char *const sig_pr_pullw[] = {PULL_SIG R1("w", "float64"),
   "acc0 += fabs(v - x(i));\n"                                                 \
   "if (!(o > 0)) acc1 += v;"
 static const sk_kbody k_pr_pull = {
-  "graph.pr_pull", PULL_BODY(""), SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull, NULL,
-  "sum:float64 sum:float64"};
+  .label = "graph.pr_pull", .body = sk_body_graph_pr_pull, .pattern = SK_REDUCE,
+  .sigs = sig_pr_pull, .reds = "sum:float64 sum:float64"};
 /* an undirected unweighted graph: the out-degree is the row's length
  * (no out-weight array read), the ranks updated in place (each vertex
  * writes its own), and the sum in four partial sums (the gathers are
@@ -1115,27 +792,11 @@ static const char *const sig_pr_pull_u[] = {
  * k_pr_heavy_list; the host passes INT64_MAX, and its rows then follow
  * one another in chunks of 256 claimed by free threads) */
 static const sk_kbody k_pr_pull_u = {
-  "graph.pr_pull_undirected",
-  "const int64_t b = rowptr(i), e = rowptr(i + 1);\n"
-  "if (e - b < big) {\n"
-  "  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;\n"
-  "  int64_t k = b;\n"
-  "  for (; k + 4 <= e; k += 4) {\n"
-  "    s0 += c(colidx(k));\n"
-  "    s1 += c(colidx(k + 1));\n"
-  "    s2 += c(colidx(k + 2));\n"
-  "    s3 += c(colidx(k + 3));\n"
-  "  }\n"
-  "  for (; k < e; k++) s0 += c(colidx(k));\n"
-  "  const double v = d * ((s0 + s1) + (s2 + s3)) + base;\n"
-  "  acc0 += fabs(v - x(i));\n"
-  "  x(i) = v;\n"
-  "  if (e > b) cn(i) = v / (double)(e - b); else { cn(i) = 0.0; acc1 += v; }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_pr_pull_u, NULL, "sum:float64 sum:float64"};
+  .label = "graph.pr_pull_undirected", .body = sk_body_graph_pr_pull_undirected,
+  .pattern = SK_REDUCE, .sigs = sig_pr_pull_u, .reds = "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw = {
-  "graph.pr_pull_w", PULL_BODY(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL},
-  sig_pr_pullw, NULL, "sum:float64 sum:float64"};
+  .label = "graph.pr_pull_w", .body = sk_body_graph_pr_pull_w, .pattern = SK_REDUCE,
+  .sigs = sig_pr_pullw, .reds = "sum:float64 sum:float64"};
 
 /* the same pulls on a GPU: a warp a row (its lanes over the row's arcs,
  * a tree sum), so a hub's 10^5 in-arcs are not one thread's walk (a
@@ -1155,11 +816,11 @@ static const sk_kbody k_pr_pullw = {
   "  }\n"                                                                    \
   "}"
 static const sk_kbody k_pr_pull_team = {
-  "graph.pr_pull_team", PULL_TEAM(""), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
-  "sum:float64 sum:float64"};
+  .label = "graph.pr_pull_team", .body = sk_body_graph_pr_pull_team,
+  .pattern = SK_REDUCE, .reds = "sum:float64 sum:float64"};
 static const sk_kbody k_pr_pullw_team = {
-  "graph.pr_pull_w_team", PULL_TEAM(" * w(k)"), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
-  "sum:float64 sum:float64"};
+  .label = "graph.pr_pull_w_team", .body = sk_body_graph_pr_pull_w_team,
+  .pattern = SK_REDUCE, .reds = "sum:float64 sum:float64"};
 /* A thread a row leaves a hub's 10^5 arcs to one thread (19 ms an
  * iteration at Kronecker scale 22, longer than all the other rows
  * together), a warp a row to 3,000 steps of one warp (8 ms). The rows of
@@ -1172,36 +833,13 @@ static const sk_kbody k_pr_pullw_team = {
 #define PR_BIG 64
 #define PR_CHUNK 1024
 static const sk_kbody k_pr_heavy_list = {
-  "graph.pr_heavy_list",
-  "const int64_t d = rowptr(i + 1) - rowptr(i);\n"
-  "if (d >= big) {\n"
-  "  const int64_t nch = (d + chunk - 1) / chunk;\n"
-  "  const int64_t c0 = atomic_fetch_add(&cnt(0), nch);\n"
-  "  for (int64_t q = 0; q < nch; q++) hq(c0 + q) = (i << 32) | q;\n"
-  "  hr(atomic_fetch_add(&cnt(1), (int64_t)1)) = i;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.pr_heavy_list", .body = sk_body_graph_pr_heavy_list,
+  .pattern = SK_FOR};
 static const sk_kbody k_pr_heavy_sum = {
-  "graph.pr_heavy_sum",
-  "const int64_t j = team.league_rank * team.team_size + team.team_rank;\n"
-  "if (j < nq) {\n"
-  "  const int64_t h = hq(j), i = h >> 32;\n"
-  "  const int64_t b = rowptr(i) + (h & 0xffffffff) * chunk;\n"
-  "  const int64_t e = rowptr(i + 1) < b + chunk ? rowptr(i + 1) : b + chunk;\n"
-  "  double s;\n"
-  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k));\n"
-  "  SINGLE_THREAD(team) atomic_add(&hs(i), s);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.pr_heavy_sum", .body = sk_body_graph_pr_heavy_sum, .pattern = SK_FOR};
 static const sk_kbody k_pr_heavy_end = {
-  "graph.pr_heavy_end",
-  "const int64_t r = hr(i);\n"
-  "const double v = d * hs(r) + base;\n"
-  "hs(r) = 0;\n"
-  "acc += fabs(v - x(r));\n"
-  "x(r) = v;\n"
-  "cn(r) = v / (double)(rowptr(r + 1) - rowptr(r));",
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:float64"};
+  .label = "graph.pr_heavy_end", .body = sk_body_graph_pr_heavy_end,
+  .pattern = SK_REDUCE, .reds = "sum:float64"};
 
 /* a warp per item of n (teams of 8 warps) */
 static void pr_warps(sk_policy *p, int64_t n) {
@@ -1284,45 +922,29 @@ static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view 
 static const char *const sig_prg_hist[] = {
   "range" R1("rowptr", "int64") R1("hist", "int64") " n=int64 cs=int64 nch=int64", NULL};
 static const sk_kbody k_prg_hist = {
-  "graph.pr_order_count",
-  PRG_CHUNK_LOOP
-  "  hist(slot) += 1;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_prg_hist, NULL, NULL};
+  .label = "graph.pr_order_count", .body = sk_body_graph_pr_order_count,
+  .pattern = SK_FOR, .sigs = sig_prg_hist};
 /* each vertex's new id from the scanned counts, and its degree there */
 static const char *const sig_prg_perm[] = {
   "range" R1("rowptr", "int64") R1("off", "int64") R1("perm", "int32") R1("deg", "int64")
   " n=int64 cs=int64 nch=int64", NULL};
 static const sk_kbody k_prg_perm = {
-  "graph.pr_order_place",
-  PRG_CHUNK_LOOP
-  "  const int64_t p = off(slot);\n"
-  "  off(slot) = p + 1;\n"
-  "  perm(v) = (int32_t)p;\n"
-  "  deg(p) = d;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_prg_perm, NULL, NULL};
+  .label = "graph.pr_order_place", .body = sk_body_graph_pr_order_place,
+  .pattern = SK_FOR, .sigs = sig_prg_perm};
 /* row i's arcs, renamed, at its new place (the rows read in order: the
  * reads stream, the writes go to a new place a row) */
 static const char *const sig_prg_fill[] = {
   "range" G3 R1("perm", "int32") R1("rp2", "int64") R1("ci2", "int32"), NULL};
 static const sk_kbody k_prg_fill = {
-  "graph.pr_order_arcs",
-  "const int64_t b = rowptr(i), e = rowptr(i + 1);\n"
-  "if (e > b) {\n"
-  "  const int64_t o = rp2(perm(i)) - b;\n"
-  "  for (int64_t k = b; k < e; k++) ci2(o + k) = perm(colidx(k));\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_prg_fill, NULL, NULL};
+  .label = "graph.pr_order_arcs", .body = sk_body_graph_pr_order_arcs, .pattern = SK_FOR,
+  .sigs = sig_prg_fill};
 /* the first ranks and contributions of the vertices with arcs */
 static const char *const sig_prg_init[] = {
   "range" R1("rp2", "int64") R1("x", "float64") R1("c", "float64") " x0=float64",
   "range" R1("rp2", "int64") R1("x", "float32") R1("c", "float32") " x0=float64", NULL};
 static const sk_kbody k_prg_init = {
-  "graph.pr_order_init",
-  "x(i) = x0;\n"
-  "c(i) = x(i) / (double)(rp2(i + 1) - rp2(i));",
-  SK_FOR, 0, {NULL}, {NULL}, sig_prg_init, NULL, NULL};
+  .label = "graph.pr_order_init", .body = sk_body_graph_pr_order_init, .pattern = SK_FOR,
+  .sigs = sig_prg_init};
 /* the ranks in the graph's order; the vertices without arcs: 'tail' */
 static const char *const sig_prg_out[] = {
   "range" R1("perm", "int32") R1("x", "float64") R1("rank", "float64")
@@ -1330,10 +952,8 @@ static const char *const sig_prg_out[] = {
   "range" R1("perm", "int32") R1("x", "float32") R1("rank", "float32")
   " nz=int64 tail=float64", NULL};
 static const sk_kbody k_prg_out = {
-  "graph.pr_order_out",
-  "const int64_t p = perm(i);\n"
-  "rank(i) = p < nz ? x(p) : tail;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_prg_out, NULL, NULL};
+  .label = "graph.pr_order_out", .body = sk_body_graph_pr_order_out, .pattern = SK_FOR,
+  .sigs = sig_prg_out};
 
 /* PageRank of an undirected unweighted graph (n = g->nv > 0) on the host
  * over the reordered copy: the ranks into 'rank' (dtype rdt, n), the
@@ -1599,25 +1219,13 @@ done:
   "#define HIGHER(x, y) (DEG(y) > DEG(x) || (DEG(y) == DEG(x) && (y) > (x)))\n"
 static const char *const sig_tri_cnt[] = {"range" G3 R1("cnt", "int64") " n=int64", NULL};
 static const sk_kbody k_tri_cnt = {
-  "graph.tri_count",
-  TRI_HIGHER
-  "if (i < n) {\n"
-  "  int64_t c = 0;\n"
-  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) { int64_t v = colidx(k); c += HIGHER(i, v); }\n"
-  "  cnt(i) = c;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tri_cnt, NULL, NULL};
+  .label = "graph.tri_count", .body = sk_body_graph_tri_count, .pattern = SK_FOR,
+  .sigs = sig_tri_cnt};
 
 static const char *const sig_tri_fill[] = {"range" G3 R1("op", "int64") R1("oc", "int32"), NULL};
 static const sk_kbody k_tri_fill = {
-  "graph.tri_orient",
-  TRI_HIGHER
-  "int64_t o = op(i);\n"
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
-  "  int64_t v = colidx(k);\n"
-  "  if (HIGHER(i, v)) oc(o++) = (int32_t)v;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tri_fill, NULL, NULL};
+  .label = "graph.tri_orient", .body = sk_body_graph_tri_orient, .pattern = SK_FOR,
+  .sigs = sig_tri_fill};
 
 /* Each triangle is found once, at its lowest-ranked corner u: for every
  * kept v of u, the kept lists of u and v are merged. On a GPU a thread
@@ -1635,17 +1243,15 @@ static const sk_kbody k_tri_fill = {
   "}\n"                                                                     \
   "if (t) { " V ME "acc += t; }"
 static const sk_kbody k_tri_arc_total = {
-  "graph.triangles_arcs", TRI_ARC("", "", ""), SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL,
-  "sum:int64"};
+  .label = "graph.triangles_arcs", .body = sk_body_graph_triangles_arcs,
+  .pattern = SK_REDUCE, .reds = "sum:int64"};
 static const sk_kbody k_tri_arc = {
-  "graph.triangles_arcs_per_vertex",
-  TRI_ARC("atomic_add(&tri(x), (int64_t)1); ", "atomic_add(&tri(v), t); ",
-          "atomic_add(&tri(u), t); "),
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "sum:int64"};
+  .label = "graph.triangles_arcs_per_vertex",
+  .body = sk_body_graph_triangles_arcs_per_vertex, .pattern = SK_REDUCE,
+  .reds = "sum:int64"};
 static const sk_kbody k_tri_src = {
-  "graph.triangles_arc_sources",
-  "for (int64_t k = op(i); k < op(i + 1); k++) osrc(k) = (int32_t)i;",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.triangles_arc_sources", .body = sk_body_graph_triangles_arc_sources,
+  .pattern = SK_FOR};
 
 /* the total on the host: each vertex u marks its kept neighbours in a
  * bitmap in thread scratch (nv bits), then every kept v of u counts the
@@ -1684,13 +1290,12 @@ static const char *const sig_tri_bitsv[] = {
   "}\n"                                                                      \
   "acc += c;"
 static const sk_kbody k_tri_bits = {
-  "graph.triangles_bitmap", TRI_BITS("", "", ""), SK_REDUCE, 0, {NULL}, {NULL},
-  sig_tri_bits, NULL, "sum:int64"};
+  .label = "graph.triangles_bitmap", .body = sk_body_graph_triangles_bitmap,
+  .pattern = SK_REDUCE, .sigs = sig_tri_bits, .reds = "sum:int64"};
 static const sk_kbody k_tri_bitsv = {
-  "graph.triangles_bitmap_per_vertex",
-  TRI_BITS("if (hit) atomic_add(&tri(w), (int64_t)1); ", "if (t) atomic_add(&tri(v), t); ",
-           "if (mine) atomic_add(&tri(u), mine); "),
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_tri_bitsv, NULL, "sum:int64"};
+  .label = "graph.triangles_bitmap_per_vertex",
+  .body = sk_body_graph_triangles_bitmap_per_vertex, .pattern = SK_REDUCE,
+  .sigs = sig_tri_bitsv, .reds = "sum:int64"};
 
 /* graph.triangles: G_* (undirected) [, per_vertex (default 1)] -> total,
  * per_vertex (when asked) */
@@ -1783,49 +1388,19 @@ done:
  * their smallest corner u < v < w by merging rows u and v above v. */
 static const char *const sig_mt_te[] = {"range" G3 R1("te", "int64"), NULL};
 static const sk_kbody k_mt_te = {
-  "graph.minitri_edges",
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
-  "  int64_t v = colidx(k), a = rowptr(i), ae = rowptr(i + 1), b = rowptr(v), e = rowptr(v + 1), t = 0;\n"
-  "  while (a < ae && b < e) {\n"
-  "    int32_t x = colidx(a), y = colidx(b);\n"
-  "    if (x < y) a++; else if (y < x) b++;\n"
-  "    else { t += x != i && x != v; a++; b++; }\n"
-  "  }\n"
-  "  te(k) = t;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mt_te, NULL, NULL};
+  .label = "graph.minitri_edges", .body = sk_body_graph_minitri_edges, .pattern = SK_FOR,
+  .sigs = sig_mt_te};
 
 static const char *const sig_mt_hist[] = {
   "range" G3 R1("tv", "int64") R1("te", "int64") R1("hist", "int64"), NULL};
 static const sk_kbody k_mt_hist = {
-  "graph.minitri_hist",
-  "int64_t be = rowptr(i + 1);\n"
-  "for (int64_t k = rowptr(i); k < be; k++) {\n"
-  "  int64_t v = colidx(k);\n"
-  "  if (v <= i) continue;\n"
-  "  int64_t a = k + 1, b = rowptr(v), e = rowptr(v + 1);\n"
-  "  while (b < e && colidx(b) <= v) b++;\n"
-  "  while (a < be && b < e) {\n"
-  "    int32_t x = colidx(a), y = colidx(b);\n"
-  "    if (x < y) { a++; continue; }\n"
-  "    if (y < x) { b++; continue; }\n"
-  "    int64_t mv = tv(i), me = te(k);\n"
-  "    if (tv(v) < mv) mv = tv(v);\n"
-  "    if (tv(x) < mv) mv = tv(x);\n"
-  "    if (te(a) < me) me = te(a);\n"
-  "    if (te(b) < me) me = te(b);\n"
-  "    int64_t kk = 3;\n"
-  "    while ((kk * (kk - 1)) / 2 <= mv && kk - 1 <= me) kk++;\n"
-  "    atomic_add(&hist(kk), (int64_t)1);\n"
-  "    a++; b++;\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mt_hist, NULL, NULL};
+  .label = "graph.minitri_hist", .body = sk_body_graph_minitri_hist, .pattern = SK_FOR,
+  .sigs = sig_mt_hist};
 
 static const char *const sig_maxdeg[] = {"range" R1("rowptr", "int64"), NULL};
 static const sk_kbody k_maxdeg = {
-  "graph.max_degree", "int64_t d = rowptr(i + 1) - rowptr(i); if (d > acc) acc = d;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_maxdeg, NULL, "max:int64"};
+  .label = "graph.max_degree", .body = sk_body_graph_max_degree, .pattern = SK_REDUCE,
+  .sigs = sig_maxdeg, .reds = "max:int64"};
 
 /* graph.minitri: G_* (undirected) -> hist (int64: hist(k) triangles of
  * value k, k in 0..maxdeg + 2) */
@@ -1905,69 +1480,20 @@ static const char *const sig_col_assign[] = {
   "range" G3 R1("color", "int32") R1("work", "int32") R1("sus", "int32")
   R1("scnt", "int64"), NULL};
 static const sk_kbody k_col_assign = {
-  "graph.color_assign",
-  "int64_t v = work(i), b = rowptr(v), e = rowptr(v + 1);\n"
-  "int32_t open = 0;   /* saw a smaller neighbour uncolored */\n"
-  "if (color(v) == 0) for (int64_t base = 0;; base += 256) {\n"
-  "  /* the window's four words in registers, each neighbour's bit ORed\n"
-  "   * in without a branch (branches on the color's word mispredict once\n"
-  "   * the hubs' colors are low and the others' spread over the words) */\n"
-  "  uint64_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    int64_t u = colidx(k);\n"
-  "    const int32_t cu = color(u);\n"
-  "    uint64_t c = (uint64_t)((int64_t)cu - 1 - base);\n"
-  "    open |= (cu == 0) & (u < v);\n"
-  "    const uint64_t bit = (uint64_t)((c < 256) & (u != v)) << (c & 63), w = c >> 6;\n"
-  "    m0 |= bit & ((uint64_t)0 - (uint64_t)(w == 0));\n"
-  "    m1 |= bit & ((uint64_t)0 - (uint64_t)(w == 1));\n"
-  "    m2 |= bit & ((uint64_t)0 - (uint64_t)(w == 2));\n"
-  "    m3 |= bit & ((uint64_t)0 - (uint64_t)(w == 3));\n"
-  "  }\n"
-  "  int64_t w = 0;\n"
-  "  uint64_t x = ~m0;\n"
-  "  if (!x) { w = 1; x = ~m1; }\n"
-  "  if (!x) { w = 2; x = ~m2; }\n"
-  "  if (!x) { w = 3; x = ~m3; }\n"
-  "  if (x) {\n"
-  "    /* the lowest free bit by halving */\n"
-  "    int64_t j = 0;\n"
-  "    if (!(x & 0xFFFFFFFFu)) { j += 32; x >>= 32; }\n"
-  "    if (!(x & 0xFFFFu)) { j += 16; x >>= 16; }\n"
-  "    if (!(x & 0xFFu)) { j += 8; x >>= 8; }\n"
-  "    if (!(x & 0xFu)) { j += 4; x >>= 4; }\n"
-  "    if (!(x & 0x3u)) { j += 2; x >>= 2; }\n"
-  "    if (!(x & 0x1u)) j += 1;\n"
-  "    color(v) = (int32_t)(base + 64 * w + j + 1);\n"
-  "    /* a conflict needs both ends to have seen each other uncolored:\n"
-  "     * only such vertices are checked (k_col_fix) */\n"
-  "    if (open) sus(atomic_fetch_add(&scnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "    break;\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_assign, NULL, NULL};
+  .label = "graph.color_assign", .body = sk_body_graph_color_assign, .pattern = SK_FOR,
+  .sigs = sig_col_assign};
 
 static const char *const sig_col_fix[] = {
   "range" G3 R1("color", "int32") R1("sus", "int32") R1("next", "int32")
   R1("cnt", "int64"), NULL};
 static const sk_kbody k_col_fix = {
-  "graph.color_conflicts",
-  "int64_t v = sus(i);\n"
-  "int32_t cv = color(v);\n"
-  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++) {\n"
-  "  int64_t u = colidx(k);\n"
-  "  if (u >= v) break;   /* rows are sorted: only smaller ids count */\n"
-  "  if (color(u) == cv) {\n"
-  "    color(v) = 0;\n"
-  "    next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "    break;\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_fix, NULL, NULL};
+  .label = "graph.color_conflicts", .body = sk_body_graph_color_conflicts,
+  .pattern = SK_FOR, .sigs = sig_col_fix};
 
 static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
-static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0,
-                                {NULL}, {NULL}, sig_iota, NULL, NULL};
+static const sk_kbody k_iota = {
+  .label = "graph.iota", .body = sk_body_graph_iota, .pattern = SK_FOR,
+  .sigs = sig_iota};
 
 /* the vertices of degree >= t by decreasing degree, roughly: in buckets
  * of floor(log2(degree)), the highest first (a count, offsets, a scatter;
@@ -1979,23 +1505,18 @@ static const sk_kbody k_iota = {"graph.iota", "work(i) = (int32_t)i;", SK_FOR, 0
 static const char *const sig_col_hcount[] = {
   "range" R1("rowptr", "int64") R1("cnt", "int64") " t=int64", NULL};
 static const sk_kbody k_col_hcount = {
-  "graph.color_heavy_count",
-  COL_BUCKET "if (d >= t) atomic_fetch_add(&cnt(q), (int64_t)1);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_hcount, NULL, NULL};
+  .label = "graph.color_heavy_count", .body = sk_body_graph_color_heavy_count,
+  .pattern = SK_FOR, .sigs = sig_col_hcount};
 /* (one index) cnt(q) becomes bucket q's offset, cnt(47) the total */
 static const char *const sig_col_hscan[] = {"range" R1("cnt", "int64"), NULL};
 static const sk_kbody k_col_hscan = {
-  "graph.color_heavy_offsets",
-  "int64_t o = 0;\n"
-  "for (int64_t q = 0; q < 47; q++) { const int64_t c = cnt(q); cnt(q) = o; o += c; }\n"
-  "cnt(47) = o;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_hscan, NULL, NULL};
+  .label = "graph.color_heavy_offsets", .body = sk_body_graph_color_heavy_offsets,
+  .pattern = SK_FOR, .sigs = sig_col_hscan};
 static const char *const sig_col_hfill[] = {
   "range" R1("rowptr", "int64") R1("cnt", "int64") R1("work", "int32") " t=int64", NULL};
 static const sk_kbody k_col_hfill = {
-  "graph.color_heavy_fill",
-  COL_BUCKET "if (d >= t) work(atomic_fetch_add(&cnt(q), (int64_t)1)) = (int32_t)i;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_col_hfill, NULL, NULL};
+  .label = "graph.color_heavy_fill", .body = sk_body_graph_color_heavy_fill,
+  .pattern = SK_FOR, .sigs = sig_col_hfill};
 
 /* the heavy vertices on a GPU: one team takes them one after another in
  * the list's order (a sequential greedy over the hubs, each hub's arcs
@@ -2004,36 +1525,8 @@ static const sk_kbody k_col_hfill = {
  * clique: colored in parallel, every round settled one of them (one
  * thread's scan of 10^4-10^5 arcs a round), which took seconds. */
 static const sk_kbody k_col_heavy = {
-  "graph.color_heavy_team",
-  "uint64_t *mask = (uint64_t *)team_scratch(team, 0, 8 * sizeof(uint64_t));\n"
-  "for (int64_t j = 0; j < nh; j++) {\n"
-  "  const int64_t v = work(j), b = rowptr(v), e = rowptr(v + 1);\n"
-  "  for (int64_t base = 0;; base += 512) {\n"
-  "    TEAM_VECTOR_FOR(q, 0, 8) mask[q] = 0;\n"
-  "    team_barrier(team);\n"
-  "    TEAM_VECTOR_FOR(k, b, e) {\n"
-  "      const int64_t u = colidx(k);\n"
-  "      const uint64_t c = (uint64_t)((int64_t)color(u) - 1 - base);\n"
-  "      if (c < 512 && u != v) atomic_or(&mask[c >> 6], (uint64_t)1 << (c & 63));\n"
-  "    }\n"
-  "    team_barrier(team);\n"
-  "    int64_t pick = -1;\n"
-  "    SINGLE_TEAM(team) {\n"
-  "      for (int q = 0; q < 8 && pick < 0; q++) {\n"
-  "        const uint64_t x = ~mask[q];\n"
-  "        if (x) {\n"
-  "          int64_t t = 0;\n"
-  "          while (!((x >> t) & 1)) t++;\n"
-  "          pick = base + 64 * q + t;\n"
-  "        }\n"
-  "      }\n"
-  "      if (pick >= 0) color(v) = (int32_t)(pick + 1);\n"
-  "    }\n"
-  "    TEAM_BROADCAST(team, pick);   /* (a barrier: color(v) is seen by all) */\n"
-  "    if (pick >= 0) break;\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "graph.color_heavy_team", .body = sk_body_graph_color_heavy_team,
+  .pattern = SK_FOR};
 
 /* the vertices of degree >= VB_HEAVY times the mean (and >= 32) into
  * 'work', bucket by bucket of floor(log2(degree)), the highest first; hcnt
@@ -2081,69 +1574,42 @@ static const char *const sig_eb_forbid[] = {
   "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32")
   R1("base", "int32") R1("forb", "int64"), NULL};
 static const sk_kbody k_eb_forbid = {
-  "graph.color_eb_forbid",
-  "const int64_t u = src(i), v = colidx(i);\n"
-  "if (color(u) == 0 && u != v) {\n"
-  "  const int64_t c = (int64_t)color(v) - 1 - base(u);\n"
-  "  if (c >= 0 && c < 64) atomic_or(&forb(u), (int64_t)((uint64_t)1 << c));\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_eb_forbid, NULL, NULL};
+  .label = "graph.color_eb_forbid", .body = sk_body_graph_color_eb_forbid,
+  .pattern = SK_FOR, .sigs = sig_eb_forbid};
 
 static const char *const sig_eb_fix[] = {
   "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32"), NULL};
 static const sk_kbody k_eb_fix = {
-  "graph.color_eb_conflicts",
-  "const int64_t u = src(i), v = colidx(i);\n"
-  "const int32_t cu = color(u);\n"
-  "if (u > v && cu != 0 && cu == color(v)) color(u) = 0;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_eb_fix, NULL, NULL};
+  .label = "graph.color_eb_conflicts", .body = sk_body_graph_color_eb_conflicts,
+  .pattern = SK_FOR, .sigs = sig_eb_fix};
 
 /* the worklist's arcs: degrees (scanned into offsets), then each worklist
  * vertex writes its arcs (source, target) at its offset */
 static const char *const sig_ebw_deg[] = {
   "range" R1("rowptr", "int64") R1("work", "int32") R1("cnt", "int64"), NULL};
 static const sk_kbody k_ebw_deg = {
-  "graph.color_eb_degrees",
-  "const int64_t v = work(i); cnt(i) = rowptr(v + 1) - rowptr(v);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_deg, NULL, NULL};
+  .label = "graph.color_eb_degrees", .body = sk_body_graph_color_eb_degrees,
+  .pattern = SK_FOR, .sigs = sig_ebw_deg};
 static const char *const sig_ebw_fill[] = {
   "range" G3 R1("work", "int32") R1("ptr", "int64") R1("asrc", "int32")
   R1("adst", "int32"), NULL};
 static const sk_kbody k_ebw_fill = {
-  "graph.color_eb_arcs",
-  "const int64_t v = work(i);\n"
-  "int64_t o = ptr(i);\n"
-  "for (int64_t k = rowptr(v); k < rowptr(v + 1); k++, o++) {\n"
-  "  asrc(o) = (int32_t)v;\n"
-  "  adst(o) = colidx(k);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_fill, NULL, NULL};
+  .label = "graph.color_eb_arcs", .body = sk_body_graph_color_eb_arcs, .pattern = SK_FOR,
+  .sigs = sig_ebw_fill};
 /* the pick over the worklist */
 static const char *const sig_ebw_pick[] = {
   "range" R1("color", "int32") R1("base", "int32") R1("forb", "int64") R1("work", "int32"),
   NULL};
 static const sk_kbody k_ebw_pick = {
-  "graph.color_eb_pick_work",
-  "const int64_t v = work(i);\n"
-  "const uint64_t f = (uint64_t)forb(v);\n"
-  "forb(v) = 0;\n"
-  "if (f == ~(uint64_t)0) {\n"
-  "  base(v) += 64;\n"
-  "} else {\n"
-  "  int64_t b = 0;\n"
-  "  while ((f >> b) & 1) b++;\n"
-  "  color(v) = (int32_t)(base(v) + b + 1);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_pick, NULL, NULL};
+  .label = "graph.color_eb_pick_work", .body = sk_body_graph_color_eb_pick_work,
+  .pattern = SK_FOR, .sigs = sig_ebw_pick};
 /* the uncolored vertices of the worklist into the next one */
 static const char *const sig_ebw_next[] = {
   "range" R1("color", "int32") R1("work", "int32") R1("next", "int32") R1("cnt", "int64"),
   NULL};
 static const sk_kbody k_ebw_next = {
-  "graph.color_eb_next",
-  "const int64_t v = work(i);\n"
-  "if (color(v) == 0) next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ebw_next, NULL, NULL};
+  .label = "graph.color_eb_next", .body = sk_body_graph_color_eb_next, .pattern = SK_FOR,
+  .sigs = sig_ebw_next};
 
 
 /* each round over the arcs of the uncolored vertices only (a worklist of
@@ -2258,88 +1724,33 @@ done:
   R1("ci2", "int32") R1("color", "int32") R1("work", "int32")
 static const char *const sig_d2_assign[] = {D2SIG " closed=int64", NULL};
 static const sk_kbody k_d2_assign = {
-  "graph.color_d2_assign",
-  "const int64_t v = work(i), b = rp1(v), e = rp1(v + 1);\n"
-  "for (int64_t base = 0;; base += 64) {\n"
-  "  uint64_t used = 0;\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    const int64_t u = ci1(k);\n"
-  "    if (closed) {\n"
-  "      const int64_t c = (int64_t)color(u) - 1 - base;\n"
-  "      if (u != v && c >= 0 && c < 64) used |= (uint64_t)1 << c;\n"
-  "    }\n"
-  "    for (int64_t q = rp2(u); q < rp2(u + 1); q++) {\n"
-  "      const int64_t w = ci2(q);\n"
-  "      const int64_t d = (int64_t)color(w) - 1 - base;\n"
-  "      if (w != v && d >= 0 && d < 64) used |= (uint64_t)1 << d;\n"
-  "    }\n"
-  "  }\n"
-  "  if (~used) {\n"
-  "    int64_t t = 0;\n"
-  "    while ((used >> t) & 1) t++;\n"
-  "    color(v) = (int32_t)(base + t + 1);\n"
-  "    break;\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_d2_assign, NULL, NULL};
+  .label = "graph.color_d2_assign", .body = sk_body_graph_color_d2_assign,
+  .pattern = SK_FOR, .sigs = sig_d2_assign};
 
 static const char *const sig_d2_fix[] = {
   D2SIG R1("next", "int32") R1("cnt", "int64") " closed=int64", NULL};
 static const sk_kbody k_d2_fix = {
-  "graph.color_d2_conflicts",
-  "const int64_t v = work(i);\n"
-  "const int32_t cv = color(v);\n"
-  "int bad = cv == 0;\n"
-  "for (int64_t k = rp1(v); k < rp1(v + 1) && !bad; k++) {\n"
-  "  const int64_t u = ci1(k);\n"
-  "  if (closed && u < v && color(u) == cv) bad = 1;\n"
-  "  for (int64_t q = rp2(u); q < rp2(u + 1) && !bad; q++) {\n"
-  "    const int64_t w = ci2(q);\n"
-  "    if (w < v && color(w) == cv) bad = 1;\n"
-  "  }\n"
-  "}\n"
-  "if (bad) {\n"
-  "  color(v) = 0;\n"
-  "  next(atomic_fetch_add(&cnt(0), (int64_t)1)) = (int32_t)v;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_d2_fix, NULL, NULL};
+  .label = "graph.color_d2_conflicts", .body = sk_body_graph_color_d2_conflicts,
+  .pattern = SK_FOR, .sigs = sig_d2_fix};
 
 static const char *const sig_nb_gather[] = {
   "range" R1("rp2", "int64") R1("ci2", "int32") R1("color", "int32") R1("mask", "int64")
   " base=int64 closed=int64", NULL};
 static const sk_kbody k_nb_gather = {
-  "graph.color_nb_gather",
-  "uint64_t m = 0;\n"
-  "if (closed) {\n"
-  "  const int64_t c = (int64_t)color(i) - 1 - base;\n"
-  "  if (c >= 0 && c < 64) m |= (uint64_t)1 << c;\n"
-  "}\n"
-  "for (int64_t q = rp2(i); q < rp2(i + 1); q++) {\n"
-  "  const int64_t c = (int64_t)color(ci2(q)) - 1 - base;\n"
-  "  if (c >= 0 && c < 64) m |= (uint64_t)1 << c;\n"
-  "}\n"
-  "mask(i) = (int64_t)m;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_nb_gather, NULL, NULL};
+  .label = "graph.color_nb_gather", .body = sk_body_graph_color_nb_gather,
+  .pattern = SK_FOR, .sigs = sig_nb_gather};
 
 static const char *const sig_nb_assign[] = {
   "range" R1("rp1", "int64") R1("ci1", "int32") R1("color", "int32") R1("work", "int32")
   R1("mask", "int64") " base=int64", NULL};
 static const sk_kbody k_nb_assign = {
-  "graph.color_nb_assign",
-  "const int64_t v = work(i);\n"
-  "uint64_t f = 0;\n"
-  "for (int64_t k = rp1(v); k < rp1(v + 1); k++) f |= (uint64_t)mask(ci1(k));\n"
-  "if (~f) {\n"
-  "  int64_t t = 0;\n"
-  "  while ((f >> t) & 1) t++;\n"
-  "  color(v) = (int32_t)(base + t + 1);\n"
-  "  acc += 1;\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_nb_assign, NULL, "sum:int64"};
+  .label = "graph.color_nb_assign", .body = sk_body_graph_color_nb_assign,
+  .pattern = SK_REDUCE, .sigs = sig_nb_assign, .reds = "sum:int64"};
 
 static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
-static const sk_kbody k_maxc = {"graph.max_color", "if (color(i) > acc) acc = color(i);",
-                                SK_REDUCE, 0, {NULL}, {NULL}, sig_maxc, NULL, "max:int64"};
+static const sk_kbody k_maxc = {
+  .label = "graph.max_color", .body = sk_body_graph_max_color, .pattern = SK_REDUCE,
+  .sigs = sig_maxc, .reds = "max:int64"};
 
 /* the nets of a distance-2 or bipartite coloring (see above) */
 typedef struct nets {
@@ -2617,39 +2028,28 @@ static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *
 static const char *const sig_mis_tuple[] = {
   "range" R1("state", "int32") R1("t", "int64") " pass=int64", NULL};
 static const sk_kbody k_mis_tuple = {
-  "graph.mis2_tuple",
-  "uint64_t pr = sk_g_rand((uint64_t)pass, (uint64_t)i) & 0x3FFFFFFFull;\n"
-  "t(i) = ((int64_t)state(i) << 61) | (int64_t)(pr << 31) | i;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mis_tuple, sk_graph_prelude, NULL};
+  .label = "graph.mis2_tuple", .body = sk_body_graph_mis2_tuple, .pattern = SK_FOR,
+  .sigs = sig_mis_tuple, .prelude = sk_graph_prelude};
 
 static const char *const sig_mis_max[] = {
   "range" G3 R1("t", "int64") R1("m", "int64"), NULL};
 static const sk_kbody k_mis_max = {
-  "graph.mis2_max",
-  "int64_t x = t(i);\n"
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) { int64_t y = t(colidx(k)); if (y > x) x = y; }\n"
-  "m(i) = x;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mis_max, NULL, NULL};
+  .label = "graph.mis2_max", .body = sk_body_graph_mis2_max, .pattern = SK_FOR,
+  .sigs = sig_mis_max};
 
 static const char *const sig_mis_decide[] = {
   "range" R1("state", "int32") R1("m", "int64"), NULL};
 static const sk_kbody k_mis_decide = {
-  "graph.mis2_decide",
-  "if (state(i) == 1) {\n"
-  "  int64_t x = m(i);\n"
-  "  if ((x & 0x7FFFFFFF) == i) state(i) = 2;\n"
-  "  else if ((x >> 61) == 2) state(i) = 0;\n"
-  "  else acc += 1;\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_mis_decide, NULL, "sum:int64"};
+  .label = "graph.mis2_decide", .body = sk_body_graph_mis2_decide, .pattern = SK_REDUCE,
+  .sigs = sig_mis_decide, .reds = "sum:int64"};
 
 static const char *const sig_mis_out[] = {"range" R1("state", "int32"), NULL};
 static const sk_kbody k_mis_out = {
-  "graph.mis2_members",
-  "int32_t in = state(i) == 2; state(i) = in; acc += in;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_mis_out, NULL, "sum:int64"};
-static const sk_kbody k_mis_init = {"graph.mis2_init", "state(i) = 1;", SK_FOR, 0,
-                                    {NULL}, {NULL}, sig_mis_out, NULL, NULL};
+  .label = "graph.mis2_members", .body = sk_body_graph_mis2_members,
+  .pattern = SK_REDUCE, .sigs = sig_mis_out, .reds = "sum:int64"};
+static const sk_kbody k_mis_init = {
+  .label = "graph.mis2_init", .body = sk_body_graph_mis2_init, .pattern = SK_FOR,
+  .sigs = sig_mis_out};
 
 /* graph.mis2: G_* (undirected) -> members (int32: 1 in the set), count, rounds */
 static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -2719,30 +2119,22 @@ done:
 static const char *const sig_cm_count[] = {
   "range" R1("members", "int32") R1("cnt", "int64") " n=int64", NULL};
 static const sk_kbody k_cm_count = {
-  "graph.coarsen_count", "if (i < n) cnt(i) = members(i);", SK_FOR, 0, {NULL}, {NULL},
-  sig_cm_count, NULL, NULL};
+  .label = "graph.coarsen_count", .body = sk_body_graph_coarsen_count, .pattern = SK_FOR,
+  .sigs = sig_cm_count};
 
 static const char *const sig_cm_root[] = {
   "range" R1("members", "int32") R1("ptr", "int64") R1("lab", "int64"), NULL};
 static const sk_kbody k_cm_root = {
-  "graph.coarsen_roots", "lab(i) = members(i) ? ptr(i) : -1;", SK_FOR, 0, {NULL},
-  {NULL}, sig_cm_root, NULL, NULL};
+  .label = "graph.coarsen_roots", .body = sk_body_graph_coarsen_roots, .pattern = SK_FOR,
+  .sigs = sig_cm_root};
 
 static const char *const sig_cm_join[] = {
   "range" G3 R1("lab", "int64") R1("nlab", "int64"), NULL};
 /* an unlabelled vertex takes the smallest label among its labelled
  * neighbours (double-buffered: the first pass sees only the roots') */
 static const sk_kbody k_cm_join = {
-  "graph.coarsen_join",
-  "int64_t x = lab(i);\n"
-  "if (x < 0) {\n"
-  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
-  "    int64_t u = colidx(k), y = lab(u);\n"
-  "    if (y >= 0 && (x < 0 || y < x)) x = y;\n"
-  "  }\n"
-  "}\n"
-  "nlab(i) = x;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_cm_join, NULL, NULL};
+  .label = "graph.coarsen_join", .body = sk_body_graph_coarsen_join, .pattern = SK_FOR,
+  .sigs = sig_cm_join};
 
 /* graph.coarsen_mis2: G_*, members (int32, from graph.mis2) -> labels
  * (int64, 0..ncoarse-1), ncoarse */
@@ -2803,9 +2195,8 @@ done:
 /* -- misc ----------------------------------------------------------------------- */
 static const char *const sig_loops[] = {"range" G3, NULL};
 static const sk_kbody k_loops = {
-  "graph.count_loops",
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) acc += colidx(k) == i;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_loops, NULL, "sum:int64"};
+  .label = "graph.count_loops", .body = sk_body_graph_count_loops, .pattern = SK_REDUCE,
+  .sigs = sig_loops, .reds = "sum:int64"};
 
 /* graph.count_loops: G_* -> the number of arcs u -> u */
 static int count_loops(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
