@@ -768,14 +768,6 @@ static const sk_kbody k_pr_contrib = {
 static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG32, NULL};
 static const char *const sig_pr_pullw[] = {PULL_SIG R1("w", "float64"),
                                            PULL_SIG32 R1("w", "float64"), NULL};
-#define PULL_BODY(W)                                                          \
-  "double s = 0;\n"                                                           \
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += c(colidx(k))" W ";\n" \
-  "const double v = d * s + base, o = outw(i);\n"                             \
-  "xn(i) = v;\n"                                                              \
-  "cn(i) = o > 0 ? v / o : 0.0;\n"                                  \
-  "acc0 += fabs(v - x(i));\n"                                                 \
-  "if (!(o > 0)) acc1 += v;"
 static const sk_kbody k_pr_pull = {
   .label = "graph.pr_pull", .body = sk_body_graph_pr_pull, .pattern = SK_REDUCE,
   .sigs = sig_pr_pull, .reds = "sum:float64 sum:float64"};
@@ -801,20 +793,6 @@ static const sk_kbody k_pr_pullw = {
 /* the same pulls on a GPU: a warp a row (its lanes over the row's arcs,
  * a tree sum), so a hub's 10^5 in-arcs are not one thread's walk (a
  * thread a row: 19 ms an iteration at Kronecker scale 22) */
-#define PULL_TEAM(W)                                                          \
-  "const int64_t i = team.league_rank * team.team_size + team.team_rank;\n"  \
-  "if (i < n) {\n"                                                           \
-  "  const int64_t b = rowptr(i), e = rowptr(i + 1);\n"                      \
-  "  double s;\n"                                                            \
-  "  VECTOR_REDUCE(sum, k, b, e, s) s += c(colidx(k))" W ";\n"               \
-  "  SINGLE_THREAD(team) {\n"                                                \
-  "    const double v = d * s + base, o = outw(i);\n"                        \
-  "    xn(i) = v;\n"                                                         \
-  "    cn(i) = o > 0 ? v / o : 0.0;\n"                                       \
-  "    acc0 += fabs(v - x(i));\n"                                            \
-  "    if (!(o > 0)) acc1 += v;\n"                                           \
-  "  }\n"                                                                    \
-  "}"
 static const sk_kbody k_pr_pull_team = {
   .label = "graph.pr_pull_team", .body = sk_body_graph_pr_pull_team,
   .pattern = SK_REDUCE, .reds = "sum:float64 sum:float64"};
@@ -907,16 +885,6 @@ static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view 
 /* a vertex's group, the highest degrees first: d >= 64 by floor(log2 d)
  * (30 and more .. 6: groups 0 .. 24), d = 63 .. 0 a group each (25 ..
  * 88: no arcs last); 'slot': its counter in a chunk of 'cs' vertices */
-#define PRG_GROUP                                                          \
-  "  union { double f; uint64_t u; } t_;\n"                                \
-  "  t_.f = (double)d;\n"                                                  \
-  "  const int64_t lg = (int64_t)(t_.u >> 52) - 1023;\n"                  \
-  "  const int64_t grp = d >= 64 ? (lg < 30 ? 30 - lg : 0) : 88 - d;\n"    \
-  "  const int64_t slot = grp * nch + i;\n"
-#define PRG_CHUNK_LOOP                                                     \
-  "const int64_t v1 = (i + 1) * cs < n ? (i + 1) * cs : n;\n"              \
-  "for (int64_t v = i * cs; v < v1; v++) {\n"                              \
-  "  const int64_t d = rowptr(v + 1) - rowptr(v);\n" PRG_GROUP
 /* hist(group * nch + chunk): how many of the chunk's vertices are in
  * the group */
 static const char *const sig_prg_hist[] = {
@@ -1214,9 +1182,6 @@ done:
  * merging u's and v's kept lists for every kept v; its three corners are
  * counted (atomics). On the host the intersections are bit tests instead
  * of merges (below). */
-#define TRI_HIGHER                                                           \
-  "#define DEG(x) (rowptr((x) + 1) - rowptr(x))\n"                           \
-  "#define HIGHER(x, y) (DEG(y) > DEG(x) || (DEG(y) == DEG(x) && (y) > (x)))\n"
 static const char *const sig_tri_cnt[] = {"range" G3 R1("cnt", "int64") " n=int64", NULL};
 static const sk_kbody k_tri_cnt = {
   .label = "graph.tri_count", .body = sk_body_graph_tri_count, .pattern = SK_FOR,
@@ -1232,16 +1197,6 @@ static const sk_kbody k_tri_fill = {
  * per kept arc (u, v) (osrc: the arcs' u) -- a thread per vertex left the
  * hubs' merges to a few threads (1.14 s at Kronecker scale 22); an arc's
  * merge is bounded by two kept lists. */
-#define TRI_ARC(HIT, V, ME)                                                   \
-  "const int64_t u = osrc(i), v = oc(i);\n"                                  \
-  "int64_t a = op(u), ae = op(u + 1), b = op(v), e = op(v + 1), t = 0;\n"    \
-  "while (a < ae && b < e) {\n"                                             \
-  "  const int32_t x = oc(a), y = oc(b);\n"                                 \
-  "  if (x < y) a++;\n"                                                     \
-  "  else if (y < x) b++;\n"                                                \
-  "  else { " HIT "t++; a++; b++; }\n"                                      \
-  "}\n"                                                                     \
-  "if (t) { " V ME "acc += t; }"
 static const sk_kbody k_tri_arc_total = {
   .label = "graph.triangles_arcs", .body = sk_body_graph_triangles_arcs,
   .pattern = SK_REDUCE, .reds = "sum:int64"};
@@ -1263,32 +1218,6 @@ static const char *const sig_tri_bits[] = {
 static const char *const sig_tri_bitsv[] = {
   "team" R1("op", "int64") R1("oc", "int32") R1("tri", "int64") " nv=int64 chunk=int64",
   NULL};
-#define TRI_BITS(HIT, V, ME)                                                  \
-  "const int64_t nb = (nv + 63) >> 6;\n"                                     \
-  "uint64_t *bits = (uint64_t *)thread_scratch(team, 1, nb * 8);\n"          \
-  "for (int64_t q = 0; q < nb; q++) bits[q] = 0;\n"                          \
-  "const int64_t u0 = team.league_rank * chunk;\n"                           \
-  "const int64_t u1 = u0 + chunk < nv ? u0 + chunk : nv;\n"                  \
-  "int64_t c = 0;\n"                                                         \
-  "for (int64_t u = u0; u < u1; u++) {\n"                                    \
-  "  const int64_t b = op(u), e = op(u + 1);\n"                              \
-  "  if (e - b < 2) continue;\n"                                             \
-  "  int64_t mine = 0;\n"                                                    \
-  "  for (int64_t k = b; k < e; k++) { const int32_t v = oc(k); bits[v >> 6] |= (uint64_t)1 << (v & 63); }\n" \
-  "  for (int64_t k = b; k < e; k++) {\n"                                    \
-  "    const int32_t v = oc(k);\n"                                           \
-  "    int64_t t = 0;\n"                                                     \
-  "    for (int64_t q = op(v); q < op(v + 1); q++) {\n"                      \
-  "      const int32_t w = oc(q);\n"                                         \
-  "      const int64_t hit = (int64_t)((bits[w >> 6] >> (w & 63)) & 1);\n"   \
-  "      " HIT "t += hit;\n"                                                 \
-  "    }\n"                                                                  \
-  "    " V "mine += t;\n"                                                    \
-  "  }\n"                                                                    \
-  "  " ME "c += mine;\n"                                                     \
-  "  for (int64_t k = b; k < e; k++) bits[oc(k) >> 6] = 0;\n"                \
-  "}\n"                                                                      \
-  "acc += c;"
 static const sk_kbody k_tri_bits = {
   .label = "graph.triangles_bitmap", .body = sk_body_graph_triangles_bitmap,
   .pattern = SK_REDUCE, .sigs = sig_tri_bits, .reds = "sum:int64"};
@@ -1498,10 +1427,6 @@ static const sk_kbody k_iota = {
 /* the vertices of degree >= t by decreasing degree, roughly: in buckets
  * of floor(log2(degree)), the highest first (a count, offsets, a scatter;
  * within a bucket in no particular order) */
-#define COL_BUCKET                                                            \
-  "const int64_t d = rowptr(i + 1) - rowptr(i);\n"                           \
-  "int64_t q = 0;\n"                                                         \
-  "if (d >= t) { while (q < 46 && (d >> (q + 1)) > 0) q++; q = 46 - q; }\n"
 static const char *const sig_col_hcount[] = {
   "range" R1("rowptr", "int64") R1("cnt", "int64") " t=int64", NULL};
 static const sk_kbody k_col_hcount = {

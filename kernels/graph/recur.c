@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "kbodies.h"
 
 /* the block size of the host and of a GPU */
 #define BS_HOST_MIN 4096
@@ -66,26 +67,15 @@ OPS(max, "t > s ? t : s")
 static const char *const sig_ablk[] = {SIG_ABLK("float64"), NULL};
 static const char *const sig_acar[] = {SIG_ACAR("float64"), NULL};
 static const sk_kbody k_red_aff = {
-  "graph.recurrence_fold_affine",
-  HEAD("agg")
-  "T A = a(lo), B = x(lo);\n"
-  "for (int64_t k = lo + 1; k < hi; k++) { A = a(k) * A; B = a(k) * B + x(k); }\n"
-  "agg(i) = B;\n"
-  "aggA(i) = A;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ablk, NULL, NULL};
+  .label = "graph.recurrence_fold_affine", .body = sk_body_graph_recurrence_fold_affine,
+  .pattern = SK_FOR, .sigs = sig_ablk};
 /* agg(b) becomes z entering block b (the recurrence's value before it) */
 static const sk_kbody k_car_aff = {
-  "graph.recurrence_carry_affine",
-  "typedef __typeof__(agg(0)) T;\n"
-  "T z = agg(0);\n"
-  "for (int64_t b = 1; b < nb; b++) { const T B = agg(b); agg(b) = z; z = aggA(b) * z + B; }",
-  SK_FOR, 0, {NULL}, {NULL}, sig_acar, NULL, NULL};
+  .label = "graph.recurrence_carry_affine",
+  .body = sk_body_graph_recurrence_carry_affine, .pattern = SK_FOR, .sigs = sig_acar};
 static const sk_kbody k_app_aff = {
-  "graph.recurrence_apply_affine",
-  HEAD("x")
-  "T z = i > 0 ? agg(i) : (T)0;\n"
-  "for (int64_t k = lo; k < hi; k++) { z = a(k) * z + x(k); x(k) = z; }",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ablk, NULL, NULL};
+  .label = "graph.recurrence_apply_affine",
+  .body = sk_body_graph_recurrence_apply_affine, .pattern = SK_FOR, .sigs = sig_ablk};
 
 /* graph.linear_recurrence: x (rank-1, numeric) [, op "sum" | "prod" |
  * "min" | "max", a (coefficients, x's dtype and extent; op sum only)] */

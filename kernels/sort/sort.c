@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../graph/graph.h"   /* sk_g_flag; sparse.h: views and launches */
+#include "kbodies.h"
 /* the block of the bitonic sort (keys per team) */
 #define BS 1024
 
@@ -248,13 +249,13 @@ static const char *const sig_mergev[] = {FOURV(SIG_MERGEV, "int64"),
 BODIES(asc, ASC, DESC)
 BODIES(desc, DESC, ASC)
 
-static const sk_kbody k_copy = {"sort.copy", "d(i) = s(i);", SK_FOR, 0, {NULL},
-                                {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_copy = {
+  .label = "sort.copy", .body = sk_body_sort_copy, .pattern = SK_FOR};
 static const char *const sig_iota[] = {"range" R1("x", "int64"), NULL};
-static const sk_kbody k_iota = {"sort.iota", "x(i) = i;", SK_FOR, 0, {NULL}, {NULL},
-                                sig_iota, NULL, NULL};
-static const sk_kbody k_gather = {"sort.gather", "d(i) = s(x(i));", SK_FOR, 0,
-                                  {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_iota = {
+  .label = "sort.iota", .body = sk_body_sort_iota, .pattern = SK_FOR, .sigs = sig_iota};
+static const sk_kbody k_gather = {
+  .label = "sort.gather", .body = sk_body_sort_gather, .pattern = SK_FOR};
 
 /* -- comparators ---------------------------------------------------------- */
 /* a user comparator: an expression (no statements), refused otherwise */
