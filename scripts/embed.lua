@@ -12,11 +12,14 @@
 --
 --   //: name            the text of sk_body_<area>_<name> follows
 --   //: name eol        the same, and the text ends with a newline
+--   //: name part       a piece of text that texts of this file include
+--   //+ name            (in a text) this line is piece 'name''s lines
 --   //| a note          a line for the reader, not part of any text
 --
 -- A text is its lines joined by newlines, trailing empty lines dropped
 -- (they separate the texts); before the first marker only notes, '//'
--- comments and empty lines. With --header, OUT.h declares every constant
+-- comments and empty lines. A piece is written once for the texts that
+-- share code (a piece includes no other piece). With --header, OUT.h declares every constant
 -- (rewritten only when it changes, so the C files that include it are
 -- not rebuilt for an edit of a text).
 
@@ -60,26 +63,26 @@ local function sk_file(path, inputs)
   if not f then fail("cannot read '", path, "'") end
   local text = assert(f:read("a"))
   f:close()
-  local seen, cur, ln = {}, nil, 0
+  local seen, cur, ln, texts, parts = {}, nil, 0, {}, {}
   local function finish()
     if not cur then return end
     local lines = cur.lines
     while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
-    cur.text = table.concat(lines, "\n") .. (cur.eol and "\n" or "")
-    inputs[#inputs + 1] = cur
+    if cur.part then parts[cur.short] = lines else texts[#texts + 1] = cur end
   end
   for line in text:gmatch("([^\n]*)\n?") do
     ln = ln + 1
     if line:sub(1, 3) == "//:" then
       local name, flag = line:match("^//:%s*([%a_][%w_]*)%s*(%a*)%s*$")
-      if not name or (flag ~= "" and flag ~= "eol") then
+      if not name or (flag ~= "" and flag ~= "eol" and flag ~= "part") then
         fail(path, ":", ln, ": bad marker '", line, "'")
       end
       local sym = "sk_body_" .. area .. "_" .. name
       if seen[sym] then fail(path, ":", ln, ": second text named '", name, "'") end
       seen[sym] = true
       finish()
-      cur = { name = sym, path = path .. ": " .. name, lines = {}, eol = flag == "eol" }
+      cur = { name = sym, short = name, path = path .. ": " .. name, lines = {},
+              eol = flag == "eol", part = flag == "part" }
     elseif line:sub(1, 3) == "//|" then
       -- a note
     elseif cur then
@@ -89,6 +92,21 @@ local function sk_file(path, inputs)
     end
   end
   finish()
+  for _, t in ipairs(texts) do
+    local lines = {}
+    for _, line in ipairs(t.lines) do
+      local inc = line:match("^//%+%s*([%a_][%w_]*)%s*$")
+      if inc then
+        local piece = parts[inc]
+        if not piece then fail(t.path, ": no piece '", inc, "' in this file") end
+        table.move(piece, 1, #piece, #lines + 1, lines)
+      else
+        lines[#lines + 1] = line
+      end
+    end
+    t.text = table.concat(lines, "\n") .. (t.eol and "\n" or "")
+    inputs[#inputs + 1] = t
+  end
 end
 
 -- write 'text' to 'path' unless it already holds exactly that
