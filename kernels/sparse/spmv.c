@@ -30,7 +30,8 @@
   " alpha=float64 beta=float64 nchunk=int64"
 static const char *const sig_hn[] = {HN_SIG("float64"), HN_SIG("float32"), NULL};
 static const sk_kbody k_spmv_host = {
-  .label = "sparse.spmv", .body = sk_body_sparse_spmv, .pattern = SK_FOR, .sigs = sig_hn};
+  .label = "sparse.spmv", .body = sk_body_sparse_spmv, .prelude = sk_body_sparse_row_split,
+  .pattern = SK_FOR, .sigs = sig_hn};
 
 /* GPU form (also runs on the host): a team per 'rpt' rows */
 #define TN_SIG(VT) "team" MAT(VT) R1("x", VT) R1("y", VT) \
