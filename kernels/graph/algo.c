@@ -3,6 +3,8 @@
  * file each (bfs.c, cc.c, pagerank.c, triangles.c, color.c, mis2.c), their
  * bodies in the .sk file of the same name; graph.c lists them.
  */
+#include <string.h>
+
 #include "algo.h"
 
 /* -- ranges over vertices (algo.h) -------------------------------------- */
@@ -23,6 +25,15 @@ int sk_galgo_degree_range_chunk(const sk_kbody *kb, int64_t n, int64_t chunk,
 int sk_galgo_degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
                           sk_result *res, char *err, size_t errlen) {
   return sk_galgo_degree_range_chunk(kb, n, 256, args, nargs, res, err, errlen);
+}
+
+int sk_galgo_warp(char *err, size_t errlen) {
+  const sk_backend *be = sk_rt_backend(err, errlen);
+  if (!be) return -1;
+  sk_team_limits lim;
+  memset(&lim, 0, sizeof lim);
+  be->team_limits(&lim);
+  return lim.warp > 0 ? lim.warp : 1;
 }
 
 /* -- graph.count_loops ----------------------------------------------------- */

@@ -19,6 +19,12 @@ int sk_galgo_degree_range_chunk(const sk_kbody *kb, int64_t n, int64_t chunk,
 int sk_galgo_degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
                           sk_result *res, char *err, size_t errlen);
 
+/* the active back end's warp (sk_team_limits.warp: the threads that run
+ * in lockstep, 32 on a GPU, 1 on the host), -1 with a message when there
+ * is no back end: a kernel that gives a warp a row or a word sizes its
+ * vector loops by it */
+int sk_galgo_warp(char *err, size_t errlen);
+
 /* the entries, each in its file, listed by algo.c in one order (the
  * order of the family in messages), and one list of bodies per file
  * (graph.c registers them) */

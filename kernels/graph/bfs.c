@@ -222,6 +222,8 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
 #define DBFS_ST (16 + 64 * 8)
 #define DBFS_BIG 512   /* 256 / 512 / 1024: level within noise on an H200 */
 #define DBFS_CHUNK 256
+/* the vertices of a bitmap word (a uint32_t: fb0, fb1, vis) */
+#define DBFS_WORD 32
 static const sk_kbody k_dbfs_st = {
   .label = "graph.bfs_device_state", .body = sk_body_graph_bfs_device_state,
   .pattern = SK_FOR};
@@ -265,7 +267,9 @@ static int dbfs_pick(const sk_arg *a, int na, const char *names, sk_arg *out) {
 static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int dopt,
                       sk_view *level, sk_view *parent, sk_view *q, sk_view *nq,
                       int64_t *nlevels, char *err, size_t errlen) {
-  const int64_t nv = g->nv, nw = (nv + 31) / 32, ns = src->extent[0];
+  const int64_t nv = g->nv, nw = (nv + DBFS_WORD - 1) / DBFS_WORD, ns = src->extent[0];
+  const int warp = sk_galgo_warp(err, errlen);
+  if (warp < 0) return -1;
   /* Beamer's switch for this kernel pair (an H200, Kronecker scale 22):
    * bottom-up once the frontier's arcs pass 1/30 of those not reached,
    * back to top-down below nv / 200 vertices */
@@ -312,16 +316,16 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   sk_policy pdc, ptd, pbu;
   sk_policy_init(&pdc, SK_POL_TEAM);
   pdc.league_size = 1;
-  pdc.team_size = 2;
-  pdc.vector_length = 32;
+  pdc.team_size = warp < 64 ? 64 / warp : 1;   /* a team of 64 threads (decide) */
+  pdc.vector_length = warp;
   sk_policy_init(&ptd, SK_POL_TEAM);
   ptd.league_size = lt;
   ptd.team_size = tt;
-  ptd.vector_length = 32;
+  ptd.vector_length = warp;
   sk_policy_init(&pbu, SK_POL_TEAM);
   pbu.league_size = lb;
   pbu.team_size = tb;
-  pbu.vector_length = 32;
+  pbu.vector_length = warp;
   /* the level's kernels found once per search and launched by handle (a
    * launch by description encodes and looks up its kernel every time) */
   const sk_kbody *const kbs[5] = {&k_dbfs_decide, &k_dbfs_convert, &k_dbfs_td,

@@ -92,11 +92,13 @@ static int color_hubs_list(const sk_graph *g, const sk_view *work, const sk_view
  * one after another (see k_col_heavy) */
 static int color_hubs_team(const sk_graph *g, const sk_view *col, const sk_view *work,
                            int64_t nh, char *err, size_t errlen) {
+  const int warp = sk_galgo_warp(err, errlen);
+  if (warp < 0) return -1;
   sk_policy p;
   sk_policy_init(&p, SK_POL_TEAM);
   p.league_size = 1;
-  p.team_size = 32;
-  p.vector_length = 32;
+  p.team_size = warp < 1024 ? 1024 / warp : 1;   /* 1,024 threads, a warp's lanes each */
+  p.vector_length = warp;
   p.scratch_team[0] = 64;
   sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
                 sk_arg_view("color", col), sk_arg_view("work", work), sk_arg_i64("nh", nh)};

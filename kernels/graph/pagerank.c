@@ -99,11 +99,11 @@ static const sk_kbody k_pr_heavy_end = {
   .label = "graph.pr_heavy_end", .body = sk_body_graph_pr_heavy_end,
   .pattern = SK_REDUCE, .reds = "sum:float64"};
 
-/* a warp per item of n (teams of 8 warps) */
-static void pr_warps(sk_policy *p, int64_t n) {
+/* a warp per item of n (teams of 8 warps; 'warp' lanes each) */
+static void pr_warps(sk_policy *p, int64_t n, int warp) {
   sk_policy_init(p, SK_POL_TEAM);
   p->team_size = 8;
-  p->vector_length = 32;
+  p->vector_length = warp;
   p->league_size = (n + p->team_size - 1) / p->team_size;
 }
 
@@ -115,8 +115,10 @@ static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, sk_arg 
   const sk_backend *be = sk_rt_backend(err, errlen);
   if (!be) return -1;
   if (be->code == SK_CODE_HOST) return sk_galgo_degree_range(host, n, a, na, r, err, errlen);
+  const int warp = sk_galgo_warp(err, errlen);
+  if (warp < 0) return -1;
   sk_policy p;
-  pr_warps(&p, n);
+  pr_warps(&p, n, warp);
   a[na] = sk_arg_i64("n", n);
   return sk_kbody_launch(dev, &p, a, na + 1, r, err, errlen);
 }
@@ -127,8 +129,10 @@ static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view 
                     const sk_view *x, const sk_view *cn, const sk_view *hq, const sk_view *hr,
                     const sk_view *hs, int64_t nq, int64_t nh, double d, double base,
                     double *change, char *err, size_t errlen) {
+  const int warp = sk_galgo_warp(err, errlen);
+  if (warp < 0) return -1;
   sk_policy p;
-  pr_warps(&p, nq);
+  pr_warps(&p, nq, warp);
   sk_arg a[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("colidx", colidx),
                 sk_arg_view("c", c), sk_arg_view("hq", hq), sk_arg_view("hs", hs),
                 sk_arg_i64("nq", nq), sk_arg_i64("chunk", PR_CHUNK)};
