@@ -136,6 +136,11 @@ typedef struct sk_backend {
   /* optional (NULL: fixed): give each device thread at least 'bytes' of
    * stack (kernels with recursion, whose frames the compiler cannot add up) */
   int (*stack)(size_t bytes, char *err, size_t errlen);
+  /* -- kernels' block --
+   * optional (NULL: speck.task runs on the host's threads, a host back
+   * end's): the back end's own task scheduler, the ops of
+   * kernels/task/task.h (sk_task_ops; a GPU's persistent workers) */
+  const struct sk_task_ops *tasks;
 } sk_backend;
 
 /* -- registry ---------------------------------------------------------- */

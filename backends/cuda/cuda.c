@@ -118,4 +118,5 @@ const sk_backend sk_backend_cuda = {
   .fill_view = sk_cuda_fill_view,
   .room = sk_cuda_room,
   .stack = cuda_stack,
+  .tasks = &sk_cuda_tasks,
 };
