@@ -1,8 +1,9 @@
 /* tasks.c: speck.task's scheduler on the CUDA back end (seed 003
- * §3.3.2) -- the host half: the scheduler ops of kernels/task/task.h
- * (sk_cuda_tasks, the 'tasks' entry of the back end's table). The device half (queues, pool, dependences, the
- * persistent worker) is dialect/task_cuda.h, compiled with the functors'
- * bodies (functor.c) into one kernel by the back end's JIT through sk_run.
+ * §3.3.2) -- the host half, as the scheduler ops of kernels/task/task.h
+ * (sk_cuda_tasks, the 'tasks' entry of the back end's table). The device
+ * half (queues, pool, dependences, the persistent worker) is
+ * dialect/task_cuda.h, compiled with the functors' bodies (functor.c)
+ * into one kernel by the back end's JIT through sk_run.
  *
  * The arena (one device allocation):
  *   [sk_gstate][host region][pool: superblocks][superblock classes][view defaults]
@@ -150,10 +151,10 @@ static void gs_free(sk_gsched *g) {
 }
 
 static int gs_lanes(const sk_gsched *g) { return g->lanes; }
-                    
-                    /* the worker kernel on 'n' lanes over the arena 'state' (NULL: they do
-                    * nothing -- the launch that compiles it) */
-                    static int workers(sk_gsched *g, void *state, int64_t n, char *err, size_t errlen) {
+
+/* the worker kernel on 'n' lanes over the arena 'state' (NULL: they do
+ * nothing -- the launch that compiles it) */
+static int workers(sk_gsched *g, void *state, int64_t n, char *err, size_t errlen) {
   sk_kdesc d;
   memset(&d, 0, sizeof d);
   d.label = "speck.task GPU workers";
@@ -480,9 +481,9 @@ static void *ops_create(const sk_backend *b, const sk_tfunctors *reg, int64_t me
   return g;
 }
 static void ops_destroy(void *g) { gs_free(g); }
-                        static int ops_lanes(void *g) { return gs_lanes(g); }
-                        /* a team task is a warp's */
-                        static int ops_team_size(void *g) {
+static int ops_lanes(void *g) { return gs_lanes(g); }
+/* a team task is a warp's */
+static int ops_team_size(void *g) {
   sk_team_limits lim;
   memset(&lim, 0, sizeof lim);
   ((sk_gsched *)g)->b->team_limits(&lim);
@@ -502,8 +503,8 @@ static struct sk_task *ops_spawn(void *p, int f, const void *fields, int prio, i
   return gs_spawn(g, g->reg->fx, f, fields, prio, team, err, errlen);
 }
 static void ops_retain(void *g, struct sk_task *t) { gs_retain(g, t); }
-                       static void ops_release(void *g, struct sk_task *t) { gs_release(g, t); }
-                       static int ops_result(void *p, const struct sk_task *t, uint64_t *result, int *f,
+static void ops_release(void *g, struct sk_task *t) { gs_release(g, t); }
+static int ops_result(void *p, const struct sk_task *t, uint64_t *result, int *f,
                        const char **label, char *err, size_t errlen) {
   sk_gsched *g = p;
   sk_gtask r;
@@ -519,8 +520,8 @@ static int ops_wait(void *p, char *err, size_t errlen) {
   return gs_wait(g, g->reg->fx, g->reg->nf, err, errlen);
 }
 static void ops_stats(void *g, sk_sched_stats *st) { gs_stats(g, st); }
-                      
-                      const sk_task_ops sk_cuda_tasks = {
+
+const sk_task_ops sk_cuda_tasks = {
   .compile_once = 1,
   .create = ops_create,
   .destroy = ops_destroy,

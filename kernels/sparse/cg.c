@@ -25,7 +25,8 @@
 static const char *const sig_spmv_dot[] = {SD_SIG("float64"), SD_SIG("float32"), NULL};
 static const sk_kbody k_spmv_dot = {
   .label = "sparse.cg_spmv_dot", .body = sk_body_sparse_cg_spmv_dot,
-  .prelude = sk_body_sparse_row_split, .pattern = SK_REDUCE, .red_op = SK_RED_SUM, .sigs = sig_spmv_dot};
+  .prelude = sk_body_sparse_row_split, .pattern = SK_REDUCE, .red_op = SK_RED_SUM,
+  .sigs = sig_spmv_dot};
 
 #define DOT_SIG(VT) "range" R1("u", VT) R1("v", VT)
 static const char *const sig_dot[] = {DOT_SIG("float64"), DOT_SIG("float32"), NULL};
