@@ -36,7 +36,6 @@ static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), N
 
 /* C_i = alpha A_i B_i + beta C_i with n x n matrices, n a constant after
  * inlining (the switch below); strides as the views have them */
-
 static const sk_kbody k_gemm_s = {
   .label = "batched.gemm", .body = sk_body_batched_gemm, .pattern = SK_FOR,
   .sigs = sig_gemm_s};

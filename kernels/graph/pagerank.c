@@ -166,9 +166,6 @@ static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view 
  * run on the host only; a GPU runs its own pulls over the graph as it is
  * (k_pr_pull_u under PR_BIG arcs, and the heavy rows' chunks). */
 #define PRG_GROUPS 89
-/* a vertex's group, the highest degrees first: d >= 64 by floor(log2 d)
- * (30 and more .. 6: groups 0 .. 24), d = 63 .. 0 a group each (25 ..
- * 88: no arcs last); 'slot': its counter in a chunk of 'cs' vertices */
 /* hist(group * nch + chunk): how many of the chunk's vertices are in
  * the group */
 static const char *const sig_prg_hist[] = {

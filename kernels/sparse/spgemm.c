@@ -44,13 +44,6 @@ static const sk_kbody k_ub = {
   .label = "sparse.spgemm_bound", .body = sk_body_sparse_spgemm_bound,
   .pattern = SK_REDUCE, .sigs = sig_ub, .reds = "max:int64 sum:int64"};
 
-/* the tables of one team member: level 1 (c1 slots) and level 2 (c2) */
-
-/* insert key 'K' (symbolic) at level 1, else level 2 */
-
-/* empty both levels after a row: by the used slots, or every bucket when
- * a full level turned keys away; V1, V2 zero the values (numeric) */
-
 #define SYM_SIG "team" PAT("a") PAT("b") R1("cnt", "int64") \
   " c1=int64 c2=int64 rpt=int64 jacobi=int64"
 #define SYM_SIG2 "team" PATS("a") PATS("b") R1("cnt", "int64") \
@@ -103,10 +96,6 @@ static const sk_kbody k_fill64 = {
  * and no sort, and a row per thread keeps every thread busy (the GPU's
  * best form for matrices like the 5-point Laplacian's square). */
 #define MERGE_K 16
-/* loops of constant trip count (unrolled: the cursors stay in registers;
- * indexed by the row's length they lived in local memory, 2.2x slower on
- * an H200); the next column 'm' (0x7fffffff: none left); every cursor at
- * column m advanced, STEP run for each entry */
 #define MSYM_SIG(S) "range" S("a") S("b") R1("cnt", "int64")
 static const char *const sig_msym[] = {MSYM_SIG(PAT), MSYM_SIG(PATS), NULL};
 #define MNUM_SIG(VT) "range" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \

@@ -351,13 +351,6 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
  * The blocks hold A's values when the handle was made. */
 #define SN_MAX 256
 
-/* The products a thread does, SN_G rows (or columns) of a block at once:
- * independent sums over contiguous memory, which the host compilers
- * vectorise. SN_ROWS(CE, XC, NE): t[u] += B(i0 + u, c) XC for c < CE,
- * u < NE (rows of the column-major block, entries above the diagonal
- * block's triangle are zero); SN_COLS(IA, IE, XI, NE): t[u] += B(i, c0 +
- * u) XI for IA <= i < IE. */
-
 /* ix: the int64 arrays of the handle one after the other (ix(s) the first
  * column of s, ix(orp + s) its rows' offset, ix(obp + s) its block's, the
  * solve's order at ix(oo + q) and level offsets at ix(olp + l)) */
