@@ -12,14 +12,18 @@
 --
 --   //: name            the text of sk_body_<area>_<name> follows
 --   //: name eol        the same, and the text ends with a newline
---   //: name part       a piece of text that texts of this file include
---   //+ name            (in a text) this line is piece 'name''s lines
+--   //: name part       the same, a text that other texts include
+--   //+ name            (in a text) this line is text 'name''s lines,
+--   //@ P value         with each '@P@' in them replaced by 'value'
 --   //| a note          a line for the reader, not part of any text
 --
 -- A text is its lines joined by newlines, trailing empty lines dropped
 -- (they separate the texts); before the first marker only notes, '//'
--- comments and empty lines. A piece is written once for the texts that
--- share code (a piece includes no other piece). With --header, OUT.h declares every constant
+-- comments and empty lines. Code that texts share is written once, as a
+-- text they include; with '//@' lines (right after its '//+') it is a
+-- template: 'value' is the rest of the line ('\n' a newline, '\\' a
+-- backslash), a placeholder given no value stays for the includer's
+-- includer. Included texts may include others. With --header, OUT.h declares every constant
 -- (rewritten only when it changes, so the C files that include it are
 -- not rebuilt for an edit of a text).
 
@@ -63,12 +67,13 @@ local function sk_file(path, inputs)
   if not f then fail("cannot read '", path, "'") end
   local text = assert(f:read("a"))
   f:close()
-  local seen, cur, ln, texts, parts = {}, nil, 0, {}, {}
+  local seen, cur, ln, texts, byname = {}, nil, 0, {}, {}
   local function finish()
     if not cur then return end
     local lines = cur.lines
     while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
-    if cur.part then parts[cur.short] = lines else texts[#texts + 1] = cur end
+    texts[#texts + 1] = cur
+    byname[cur.short] = cur
   end
   for line in text:gmatch("([^\n]*)\n?") do
     ln = ln + 1
@@ -92,19 +97,50 @@ local function sk_file(path, inputs)
     end
   end
   finish()
-  for _, t in ipairs(texts) do
-    local lines = {}
-    for _, line in ipairs(t.lines) do
+  -- text 't''s lines with its includes expanded ('depth': against cycles)
+  local function expand(t, depth)
+    if depth > 16 then fail(t.path, ": includes nest too deep (a cycle?)") end
+    local lines, k = {}, 1
+    while k <= #t.lines do
+      local line = t.lines[k]
       local inc = line:match("^//%+%s*([%a_][%w_]*)%s*$")
       if inc then
-        local piece = parts[inc]
-        if not piece then fail(t.path, ": no piece '", inc, "' in this file") end
-        table.move(piece, 1, #piece, #lines + 1, lines)
+        local piece = byname[inc]
+        if not piece then fail(t.path, ": no text '", inc, "' in this file") end
+        local text = table.concat(expand(piece, depth + 1), "\n")
+        while k < #t.lines and t.lines[k + 1]:sub(1, 3) == "//@" do
+          k = k + 1
+          local p, v = t.lines[k]:match("^//@ ([%a_][%w_]*) ?(.*)$")
+          if not p then fail(t.path, ": bad value line '", t.lines[k], "'") end
+          v = v:gsub("\\(.)", function(c)
+            if c == "n" then return "\n" end
+            if c == "\\" then return "\\" end
+            fail(t.path, ": bad escape '\\", c, "' in '", t.lines[k], "'")
+          end)
+          local key = "@" .. p .. "@"
+          local out, at = {}, 1
+          while true do
+            local i, j = text:find(key, at, true)
+            if not i then break end
+            out[#out + 1] = text:sub(at, i - 1)
+            out[#out + 1] = v
+            at = j + 1
+          end
+          out[#out + 1] = text:sub(at)
+          text = table.concat(out)
+        end
+        for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+      elseif line:sub(1, 3) == "//@" then
+        fail(t.path, ": a value line not after an include")
       else
         lines[#lines + 1] = line
       end
+      k = k + 1
     end
-    t.text = table.concat(lines, "\n") .. (t.eol and "\n" or "")
+    return lines
+  end
+  for _, t in ipairs(texts) do
+    t.text = table.concat(expand(t, 0), "\n") .. (t.eol and "\n" or "")
     inputs[#inputs + 1] = t
   end
 end
