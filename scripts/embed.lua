@@ -12,9 +12,11 @@
 --
 --   //: name            the text of sk_body_<area>_<name> follows
 --   //: name eol        the same, and the text ends with a newline
---   //: name part       the same, a text that other texts include
+--   //: name part       the same, a text that other texts include (the
+--                       flags may come together: 'part eol')
 --   //+ name            (in a text) this line is text 'name''s lines,
 --   //@ P value         with each '@P@' in them replaced by 'value'
+--   //= P name          (or by text 'name')
 --   //| a note          a line for the reader, not part of any text
 --
 -- A text is its lines joined by newlines, trailing empty lines dropped
@@ -78,16 +80,19 @@ local function sk_file(path, inputs)
   for line in text:gmatch("([^\n]*)\n?") do
     ln = ln + 1
     if line:sub(1, 3) == "//:" then
-      local name, flag = line:match("^//:%s*([%a_][%w_]*)%s*(%a*)%s*$")
-      if not name or (flag ~= "" and flag ~= "eol" and flag ~= "part") then
-        fail(path, ":", ln, ": bad marker '", line, "'")
+      local name, flags = line:match("^//:%s*([%a_][%w_]*)([%a%s]*)$")
+      local flag = {}
+      for f in (flags or ""):gmatch("%a+") do
+        if f ~= "eol" and f ~= "part" then name = nil end
+        flag[f] = true
       end
+      if not name then fail(path, ":", ln, ": bad marker '", line, "'") end
       local sym = "sk_body_" .. area .. "_" .. name
       if seen[sym] then fail(path, ":", ln, ": second text named '", name, "'") end
       seen[sym] = true
       finish()
       cur = { name = sym, short = name, path = path .. ": " .. name, lines = {},
-              eol = flag == "eol", part = flag == "part" }
+              eol = flag.eol, part = flag.part }
     elseif line:sub(1, 3) == "//|" then
       -- a note
     elseif cur then
@@ -108,15 +113,25 @@ local function sk_file(path, inputs)
         local piece = byname[inc]
         if not piece then fail(t.path, ": no text '", inc, "' in this file") end
         local text = table.concat(expand(piece, depth + 1), "\n")
-        while k < #t.lines and t.lines[k + 1]:sub(1, 3) == "//@" do
+        while k < #t.lines and (t.lines[k + 1]:sub(1, 3) == "//@" or
+                                t.lines[k + 1]:sub(1, 3) == "//=") do
           k = k + 1
-          local p, v = t.lines[k]:match("^//@ ([%a_][%w_]*) ?(.*)$")
-          if not p then fail(t.path, ": bad value line '", t.lines[k], "'") end
-          v = v:gsub("\\(.)", function(c)
-            if c == "n" then return "\n" end
-            if c == "\\" then return "\\" end
-            fail(t.path, ": bad escape '\\", c, "' in '", t.lines[k], "'")
-          end)
+          local p, v
+          if t.lines[k]:sub(1, 3) == "//=" then   -- the value is a text
+            local name
+            p, name = t.lines[k]:match("^//= ([%a_][%w_]*) ([%a_][%w_]*)$")
+            local vt = name and byname[name]
+            if not vt then fail(t.path, ": bad value line '", t.lines[k], "'") end
+            v = table.concat(expand(vt, depth + 1), "\n") .. (vt.eol and "\n" or "")
+          else
+            p, v = t.lines[k]:match("^//@ ([%a_][%w_]*) ?(.*)$")
+            if not p then fail(t.path, ": bad value line '", t.lines[k], "'") end
+            v = v:gsub("\\(.)", function(c)
+              if c == "n" then return "\n" end
+              if c == "\\" then return "\\" end
+              fail(t.path, ": bad escape '\\", c, "' in '", t.lines[k], "'")
+            end)
+          end
           local key = "@" .. p .. "@"
           local out, at = {}, 1
           while true do
@@ -130,7 +145,7 @@ local function sk_file(path, inputs)
           text = table.concat(out)
         end
         for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
-      elseif line:sub(1, 3) == "//@" then
+      elseif line:sub(1, 3) == "//@" or line:sub(1, 3) == "//=" then
         fail(t.path, ": a value line not after an include")
       else
         lines[#lines + 1] = line

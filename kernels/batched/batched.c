@@ -68,102 +68,12 @@ static const sk_kbody k_gemm_s = {
   " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64 grp=int64"
 static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
 static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
-/* the body for element type T (sk_mat_op_S), the switch's cases CASES */
-#define SMALL_BODY(T, S, CASES)                                                \
-  "typedef " T " T;\n"                                                         \
-  "const sk_i64 m0 = i * grp, m1 = nb - m0 < grp ? nb : m0 + grp;\n"           \
-  "const T al = (T)alpha, be = (T)beta;\n"                                     \
-  "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"   \
-  "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"   \
-  "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"                \
-  "T la_[256], lb_[256], lc_[256];\n"                                          \
-  "T ln_[256 + 64 / sizeof(T)] __attribute__((aligned(64)));\n"                \
-  "char *cw_ = (char *)(C.data + m0 * C.stride[0]);\n"                         \
-  "sk_i64 carry_ = 0;\n"                                                        \
-  "const bool direct_ = da && db && dc && !nt;\n"                              \
-  "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
-  "  if (direct_) {                                                          \\\n" \
-  "    sk__sgb_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,   \\\n" \
-  "                      C.stride[0], m0, m1, nb, al, be);                   \\\n" \
-  "    break;                                                                \\\n" \
-  "  }                                                                       \\\n" \
-  "  if (nt && da && db) {                                                   \\\n" \
-  "    sk__sgbn_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,  \\\n" \
-  "                       m0, m1, nb, al);                                   \\\n" \
-  "    break;                                                                \\\n" \
-  "  }                                                                       \\\n" \
-  "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
-  "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
-  "    T *pc = C.data + m * C.stride[0];                                     \\\n" \
-  "    if (NN >= 6 && da && db && m + SK__SG_AHEAD < nb) {                   \\\n" \
-  "      SK__SG_PF(pa + SK__SG_AHEAD * A.stride[0], NN * NN * sizeof(T))     \\\n" \
-  "      SK__SG_PF(pb + SK__SG_AHEAD * B.stride[0], NN * NN * sizeof(T))     \\\n" \
-  "    }                                                                     \\\n" \
-  "    if (!da) {                                                            \\\n" \
-  "      const __typeof__(matrix(A, m)) s_ = sk_mat_op_" S "(ta, matrix(A, m)); \\\n" \
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
-  "        for (int c_ = 0; c_ < NN; c_++) la_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
-  "      pa = la_;                                                           \\\n" \
-  "    }                                                                     \\\n" \
-  "    if (!db) {                                                            \\\n" \
-  "      const __typeof__(matrix(B, m)) s_ = sk_mat_op_" S "(tb, matrix(B, m)); \\\n" \
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
-  "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
-  "      pb = lb_;                                                           \\\n" \
-  "    }                                                                     \\\n" \
-  "    if (nt) pc = (T *)((char *)ln_ + carry_);                           \\\n" \
-  "    else if (!dc) {                                                       \\\n" \
-  "      if (be != 0)                                                        \\\n" \
-  "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n" \
-  "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n" \
-  "            lc_[r_ * NN + c_] = pc[r_ * C.stride[1] + c_ * C.stride[2]];  \\\n" \
-  "      pc = lc_;                                                           \\\n" \
-  "    }                                                                     \\\n" \
-  "    SK__SGT(T, NN, W, NC, RB, pa, pb, pc, al, be);                        \\\n" \
-  "    if (nt) {                                                             \\\n" \
-  "      const sk_i64 tot_ = carry_ + NN * NN * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \\\n" \
-  "      SK__SG_NT(cw_, ln_, 0, full_)                                       \\\n" \
-  "      cw_ += full_;                                                       \\\n" \
-  "      for (sk_i64 o_ = full_; o_ < tot_; o_++) ((char *)ln_)[o_ - full_] = ((char *)ln_)[o_]; \\\n" \
-  "      carry_ = tot_ - full_;                                              \\\n" \
-  "    } else if (!dc) {                                                     \\\n" \
-  "      T *q_ = C.data + m * C.stride[0];                                   \\\n" \
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
-  "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n" \
-  "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n" \
-  "    }                                                                     \\\n" \
-  "  } break;\n"                                                               \
-  "switch (fixed) {\n" CASES "}\n"                                            \
-  "if (nt) {\n"                                                                \
-  "  for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = ((const char *)ln_)[o_];\n" \
-  "  SK__SG_FENCE()\n"                                                        \
-  "}\n"
-/* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
- * floats, a ymm), NC chunks a row (T1, T1f: W and one), RB rows a block:
- * at least 6 independent accumulators where n allows */
-#define SMALL_CASES_D                                                          \
-  "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"  \
-  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n" \
-  "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n" \
-  "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"
-#define SMALL_CASES_F                                                          \
-  "SK_SGM(2, f1, 2, 2) SK_SGM(3, f1, 3, 3) SK_SGM(4, f4, 1, 4) SK_SGM(5, f4, T1f, 5)\n" \
-  "SK_SGM(6, f4, 2, 3) SK_SGM(7, f4, 2, 4) SK_SGM(8, f8, 1, 8) SK_SGM(9, f8, T1f, 9)\n" \
-  "SK_SGM(10, f8, 2, 5) SK_SGM(11, f8, 2, 4) SK_SGM(12, f8, 2, 4) SK_SGM(13, f8, 2, 5)\n" \
-  "SK_SGM(14, f8, 2, 7) SK_SGM(15, f8, 2, 5) SK_SGM(16, f16, 1, 8)\n"
-/* the prelude: sk__sgb_<S><n> for each case (SK__SGB), the loop over a
- * work item's matrices when all three are read and written in place */
-#define SMALL_PRELUDE(T, S, CASES)                                             \
-  "#define SK_SGM(NN, W, NC, RB) SK__SGB(" T ", " S ", NN, W, NC, RB)\n" CASES  \
-  "#undef SK_SGM\n"
 static const sk_kbody k_gemm_small = {
-  .label = "batched.gemm_small", .body = SMALL_BODY("double", "d", SMALL_CASES_D),
-  .pattern = SK_FOR, .sigs = sig_gemm_small,
-  .prelude = SMALL_PRELUDE("double", "d", SMALL_CASES_D)};
+  .label = "batched.gemm_small", .body = sk_body_batched_gemm_small, .pattern = SK_FOR,
+  .sigs = sig_gemm_small, .prelude = sk_body_batched_gemm_small_prelude};
 static const sk_kbody k_gemm_small_f = {
-  .label = "batched.gemm_small_f", .body = SMALL_BODY("float", "f", SMALL_CASES_F),
-  .pattern = SK_FOR, .sigs = sig_gemm_small_f,
-  .prelude = SMALL_PRELUDE("float", "f", SMALL_CASES_F)};
+  .label = "batched.gemm_small_f", .body = sk_body_batched_gemm_small_f, .pattern = SK_FOR,
+  .sigs = sig_gemm_small_f, .prelude = sk_body_batched_gemm_small_f_prelude};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
