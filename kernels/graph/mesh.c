@@ -92,7 +92,7 @@ static const char *const sig_sortrows[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32"), NULL};
 static const sk_kbody k_sortrows = {
   .label = "graph.mesh_sort_rows", .body = sk_body_graph_mesh_sort_rows,
-  .pattern = SK_FOR, .sigs = sig_sortrows, .prelude = sk_sparse_prelude};
+  .pattern = SK_FOR, .sigs = sig_sortrows, .prelude = sk_body_sparse_prelude};
 
 static int64_t pow2_at_least(int64_t n) {
   int64_t p = 16;

@@ -17,35 +17,6 @@
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* -- the family's prelude ------------------------------------------------- */
-const char sk_sparse_prelude[] =
-  "#define SK__SIFT(s0, n, LESS, SWAP) { sk_i64 sk_r = (s0); for (;;) { \\\n"
-  "  sk_i64 sk_c = 2 * sk_r + 1; if (sk_c >= (n)) break; \\\n"
-  "  if (sk_c + 1 < (n) && LESS(sk_c, sk_c + 1)) sk_c++; \\\n"
-  "  if (LESS(sk_r, sk_c)) { SWAP(sk_r, sk_c); sk_r = sk_c; } else break; } }\n"
-  "#define SK_SORT(n_, LESS, SWAP) do { sk_i64 sk_n = (n_); \\\n"
-  "  if (sk_n <= 24) { for (sk_i64 sk_a = 1; sk_a < sk_n; sk_a++) \\\n"
-  "      for (sk_i64 sk_b = sk_a; sk_b > 0 && LESS(sk_b, sk_b - 1); sk_b--) \\\n"
-  "        SWAP(sk_b, sk_b - 1); } \\\n"
-  "  else { for (sk_i64 sk_s = sk_n / 2 - 1; sk_s >= 0; sk_s--) \\\n"
-  "      SK__SIFT(sk_s, sk_n, LESS, SWAP); \\\n"
-  "    for (sk_i64 sk_e = sk_n - 1; sk_e > 0; sk_e--) { \\\n"
-  "      SWAP(0, sk_e); SK__SIFT(0, sk_e, LESS, SWAP); } } } while (0)\n"
-  /* keys K with values V carried: short runs by insertion that holds the
-   * moving entry in registers (no swaps), long ones by SK_SORT */
-  "#define SK_SORT_KV(n_, K, V) do { sk_i64 sk_m = (n_); \\\n"
-  "  if (sk_m <= 32) { for (sk_i64 sk_a = 1; sk_a < sk_m; sk_a++) { \\\n"
-  "      __typeof__(K[0]) sk_k = K[sk_a]; __typeof__(V[0]) sk_v = V[sk_a]; \\\n"
-  "      sk_i64 sk_b = sk_a - 1; \\\n"
-  "      while (sk_b >= 0 && K[sk_b] > sk_k) { K[sk_b + 1] = K[sk_b]; V[sk_b + 1] = V[sk_b]; sk_b--; } \\\n"
-  "      K[sk_b + 1] = sk_k; V[sk_b + 1] = sk_v; } } \\\n"
-  "  else SK__SORTKV_HEAP(sk_m, K, V); } while (0)\n"
-  "#define SK__KVL(x, y) (sk_K[x] < sk_K[y])\n"
-  "#define SK__KVS(x, y) { __typeof__(sk_K[0]) sk_t = sk_K[x]; sk_K[x] = sk_K[y]; sk_K[y] = sk_t; \\\n"
-  "  __typeof__(sk_V[0]) sk_w = sk_V[x]; sk_V[x] = sk_V[y]; sk_V[y] = sk_w; }\n"
-  "#define SK__SORTKV_HEAP(n, K, V) { __typeof__(&K[0]) sk_K = &K[0]; __typeof__(&V[0]) sk_V = &V[0]; \\\n"
-  "  SK_SORT(n, SK__KVL, SK__KVS); }\n";
-
 /* -- matrices ---------------------------------------------------------------- */
 static const char *dt_name(int dt) { return sk_dtypes[dt].name; }
 
@@ -240,7 +211,7 @@ static const char *const sig_rowsort[] = {
   "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64"), NULL};
 static const sk_kbody k_rowsort = {
   .label = "sparse.row_sort", .body = sk_body_sparse_row_sort, .pattern = SK_FOR,
-  .sigs = sig_rowsort, .prelude = sk_sparse_prelude};
+  .sigs = sig_rowsort, .prelude = sk_body_sparse_prelude};
 
 /* distinct keys per sorted row (all entries when not merging) */
 static const char *const sig_ucount[] = {
@@ -273,7 +244,7 @@ static const char *const sig_reorder[] = {REORD_SIG("float64"),
                                           REORD_SIG("float32"), NULL};
 static const sk_kbody k_reorder = {
   .label = "sparse.row_reorder", .body = sk_body_sparse_row_reorder, .pattern = SK_FOR,
-  .sigs = sig_reorder, .prelude = sk_sparse_prelude};
+  .sigs = sig_reorder, .prelude = sk_body_sparse_prelude};
 
 static const char *const sig_fill1[] = {"range" R1("v", "float64"),
                                         "range" R1("v", "float32"), NULL};

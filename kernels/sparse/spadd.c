@@ -46,7 +46,7 @@ static const sk_kbody k_merge = {
 static const char *const sig_usort[] = {SORT_SIG, NULL};
 static const sk_kbody k_usort = {
   .label = "sparse.spadd_sort", .body = sk_body_sparse_spadd_sort, .pattern = SK_FOR,
-  .sigs = sig_usort, .prelude = sk_sparse_prelude};
+  .sigs = sig_usort, .prelude = sk_body_sparse_prelude};
 
 #define UFILL_SIG "range" R1("arp", "int64") R1("brp", "int64") R1("key", "int64") \
   R1("perm", "int64") R1("crp", "int64") R1("cci", "int32") R1("apos", "int64") \

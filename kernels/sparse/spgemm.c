@@ -74,7 +74,7 @@ static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"),
                                       NUM_SIG2("float64"), NULL};
 static const sk_kbody k_numeric = {
   .label = "sparse.spgemm_numeric", .body = sk_body_sparse_spgemm_numeric,
-  .pattern = SK_FOR, .sigs = sig_num, .prelude = sk_sparse_prelude};
+  .pattern = SK_FOR, .sigs = sig_num, .prelude = sk_body_sparse_prelude};
 
 /* the first row of A whose diagonal is zero or missing */
 #define DG_SIG(VT) "range" PAT("a") R1("av", VT)
