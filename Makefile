@@ -106,6 +106,10 @@ CTEST_BIN := $(CTEST_SRC:%.c=$(BUILD)/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
 CTEST_BIN += $(FUZZ_NAMES:%=$(BUILD)/tests/c/test_%)
+# back ends registered from a test folder (tests/backend/: a table and its
+# test program, which includes it), run as C tests
+BACKEND_TEST_SRC := $(sort $(wildcard tests/backend/test_*.c))
+CTEST_BIN += $(BACKEND_TEST_SRC:tests/backend/%.c=$(BUILD)/tests/c/%)
 
 LIBSPECK_A  := $(BUILD)/lib/libspeck.a
 LIBSPECK_SO := $(BUILD)/lib/libspeck.so
@@ -256,6 +260,11 @@ $(EMBED_BIN): $(EMBED_OBJ) $(LIBSPECK_A) $(TCC_A)
 
 # C unit tests: one program per tests/c/test_*.c, against libspeck.a
 $(BUILD)/tests/c/%: tests/c/%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
+	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)
+
+$(BUILD)/tests/c/test_%: tests/backend/test_%.c $(LIBSPECK_A) $(TCC_A) | $(TCC_INC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< \
 	  $(LIBSPECK_A) $(LUA_A) $(TCC_A) $(LDLIBS)

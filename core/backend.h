@@ -73,10 +73,10 @@ enum { SK_FEAT_MDRANGE_SCAN = 1 };
  * facts the generator decided; a back end whose code target is an image
  * turns it into its launchable form with 'load'. */
 typedef struct sk_image {
-  char *data;            /* cubin or NUL-terminated PTX (malloc'd) */
+  char *data;            /* a device code object: binary, or NUL-terminated text (malloc'd) */
   size_t size;
-  int is_binary;         /* 1 cubin, 0 PTX */
-  char arch[24];         /* "sm_90" or "compute_90" */
+  int is_binary;         /* 1 binary, 0 text the back end compiles on load */
+  char arch[24];         /* the architecture it is for, as 'arch' names it */
   int pattern, policy_kind, md_rank;
   int md_perm[SK_MAXMD]; /* MDRange dims, fastest (threadIdx.x) first */
   int nargs;             /* capture slots the kernel reads */
@@ -85,8 +85,88 @@ typedef struct sk_image {
   int scratch;           /* 1: the body asks for team or thread scratch */
 } sk_image;
 
+/* -- memory spaces -----------------------------------------------------
+ * A back end brings the memory spaces it allocates, each described here;
+ * core/space.c keeps them in one table, by id (host is 0) and by name,
+ * and everything that asks "is it host memory", "where does it spill",
+ * "which layout by default", "what budget" asks that table. A remote
+ * space (a global view over the ranks of a job) names the space each
+ * rank's part lives in ('local'); it is made by remote.View, never by
+ * name. */
+typedef struct sk_space_desc {
+  const char *name;        /* what a user writes: space = "host" */
+  int id;                  /* the id a const table names it by; -1: the next free */
+  int host_accessible;     /* 1: the CPU loads and stores it directly */
+  int default_layout;      /* SK_RIGHT or SK_LEFT (coalesced on a GPU) */
+  const char *spill;       /* the space that takes what does not fit, NULL: none */
+  const char *local;       /* remote spaces: the space of a rank's part */
+  /* the most bytes of views it holds (0: unbounded), described in 'desc';
+   * spaces with the same function share one count of held bytes. NULL:
+   * not counted */
+  uint64_t (*budget)(char *desc, size_t n);
+  const char *budget_env;  /* the variable behind 'budget', checked at start-up */
+  const char *tools_name;  /* Kokkos Tools' name of the space ("Host") */
+} sk_space_desc;
+
+/* Register a space (a back end's, through sk_backend_register): returns
+ * its id, the existing id when the name is known, or -1 with a message. */
+int sk_space_register(const sk_space_desc *d, char *err, size_t errlen);
+/* the description of space 'id', NULL when no space has it */
+const sk_space_desc *sk_space_desc_of(int space);
+/* 1 + the largest space id */
+int sk_space_count(void);
+/* the budget variables the spaces declare ('budget_env'), each once, in
+ * registration order, for the start-up check: stops at f's first < 0 */
+int sk_space_budget_envs(int (*f)(const char *name, void *ctx), void *ctx);
+
+/* A device, for speck.info()'s 'devices'. */
+typedef struct sk_device {
+  char name[256];
+  char arch[24];            /* the code target's architecture name */
+  int multiprocessors;
+  uint64_t memory, free;    /* bytes; free 0: unknown */
+  int64_t shared_per_block; /* team scratch bytes a block may opt in to */
+} sk_device;
+
+/* A vendor BLAS on a back end's memory (column-major, as BLAS): returns
+ * 0, SK_VENDOR_MISSING (kernels/blas/vendor.h) or another status. */
+typedef struct sk_vendor_blas {
+  int (*available)(void);        /* loads it on first call */
+  const char *(*status)(void);   /* what was loaded, or why not */
+  int (*gemm_batched)(int dtype, char ta, char tb, int64_t m, int64_t n,
+                      int64_t k, double alpha, const void *A, int64_t rsa,
+                      int64_t csa, int64_t sta, const void *B, int64_t rsb,
+                      int64_t csb, int64_t stb, double beta, void *C,
+                      int64_t rsc, int64_t csc, int64_t stc, int64_t batch);
+  int (*trsm)(int dtype, char side, char uplo, char trans, char diag,
+              int64_t m, int64_t n, double alpha, const void *A, int64_t rsa,
+              int64_t csa, void *B, int64_t rsb, int64_t csb);
+  int (*syrk)(int dtype, char uplo, char trans, int64_t n, int64_t k,
+              double alpha, const void *A, int64_t rsa, int64_t csa,
+              double beta, void *C, int64_t rsc, int64_t csc);
+} sk_vendor_blas;
+
+/* Symmetric memory over a job's ranks in a back end's device memory (the
+ * remote space over it: backends/remote). available: its library loads
+ * (else 0 and why). start: collective over 'nranks', given a broadcast of
+ * rank 0's bytes. malloc and free are collective (one size everywhere);
+ * malloc zeroes. ptr: rank 'pe''s copy of 'p' as this device addresses
+ * it, NULL when it cannot load from it. */
+typedef struct sk_symmetric {
+  int (*available)(char *why, size_t n);
+  int (*started)(void);
+  int (*start)(int me, int nranks, int (*bcast)(void *buf, int bytes),
+               char *err, size_t errlen);
+  void *(*malloc)(size_t bytes, char *err, size_t errlen);
+  void (*free)(void *p);
+  void *(*ptr)(void *p, int pe);
+  void (*quiet)(void);
+  void (*stop)(void);
+  void (*info)(char *buf, size_t n);
+} sk_symmetric;
+
 typedef struct sk_backend {
-  const char *name;             /* "serial", "openmp", "cuda" */
+  const char *name;             /* "serial", "openmp", ... */
   int space;                    /* its memory space (new views) */
   int code;                     /* SK_CODE_*: what its kernels are made of */
   unsigned features;            /* SK_FEAT_* */
@@ -115,12 +195,8 @@ typedef struct sk_backend {
   /* parallel zero-fill of fresh memory (first touch) */
   void (*first_touch)(void *p, size_t bytes);
   int (*fence)(char *err, size_t errlen);
-  /* execution */
-  int (*launch_range)(const sk_launch *l, char *err, size_t errlen);
-  int (*launch_mdrange)(const sk_launch *l, char *err, size_t errlen);
-  int (*launch_team)(const sk_launch *l, char *err, size_t errlen);
-  int (*launch_reduce)(const sk_launch *l, char *err, size_t errlen);
-  int (*launch_scan)(const sk_launch *l, char *err, size_t errlen);
+  /* execution: every pattern and policy (l->pattern, l->policy->kind) */
+  int (*launch)(const sk_launch *l, char *err, size_t errlen);
   void (*info)(char *buf, size_t n);
   void (*team_limits)(sk_team_limits *lim);
   /* optional (NULL: none): element-wise copy and fill of views whose
@@ -136,27 +212,101 @@ typedef struct sk_backend {
   /* optional (NULL: fixed): give each device thread at least 'bytes' of
    * stack (kernels with recursion, whose frames the compiler cannot add up) */
   int (*stack)(size_t bytes, char *err, size_t errlen);
-  /* -- kernels' block --
-   * optional (NULL: speck.task runs on the host's threads, a host back
+
+  /* -- what the back end brings and knows (issue 25: one folder) -------- */
+  /* the memory spaces it brings, ending with an entry whose name is NULL
+   * (NULL: none; openmp inherits serial's 'host', registered once).
+   * Registered with the back end (core/space.c); built-in back ends' at
+   * the first question about a space. */
+  const sk_space_desc *spaces;
+  /* optional (NULL: always 'space'): the space of new views when the back
+   * end runs (CUDA's SPECK_CUDA_UVM=1 makes it managed memory) */
+  int (*default_space)(void);
+  /* optional (NULL: none): its devices for speck.info(), at most 'max'
+   * into 'd'; returns how many (0 without a driver) */
+  int (*devices)(sk_device *d, int max);
+  /* optional (NULL: none): the vendor BLAS its kernels' memory can use
+   * (kernels/blas impl = "vendor" on views this back end reaches) */
+  const sk_vendor_blas *blas;
+  /* optional (NULL: none): symmetric memory for remote views in this back
+   * end's 'space' (backends/remote over device memory) */
+  const sk_symmetric *symmetric;
+
+  /* -- speck.task (kernels/task) ------------------------------------------ */
+  /* optional (NULL: speck.task runs on the host's threads, a host back
    * end's): the back end's own task scheduler, the ops of
    * kernels/task/task.h (sk_task_ops; a GPU's persistent workers) */
   const struct sk_task_ops *tasks;
 } sk_backend;
 
+/* -- the reference table ------------------------------------------------
+ * Serial (backends/host) is the reference: every other table starts from
+ * it, as BLIS's configurations start from its reference kernels, and
+ * overrides only what it does differently:
+ *
+ *   SK_FROM_SERIAL_BEGIN
+ *   const sk_backend sk_backend_mine = {
+ *     SK_FROM_SERIAL,
+ *     .name = "mine", .launch = mine_launch, ...
+ *   };
+ *   SK_FROM_SERIAL_END
+ *
+ * (later designators override earlier ones: C11 6.7.9; the pragmas
+ * silence -Woverride-init for that table only). A table built at run
+ * time copies it instead: 't = sk_backend_serial;'. */
+#define SK_FROM_SERIAL                                                      \
+  .name = "serial", .space = SK_SPACE_HOST, .code = SK_CODE_HOST,           \
+  .features = SK_FEAT_MDRANGE_SCAN, .spaces = sk_serial_spaces,             \
+  .reaches = sk_serial_reaches, .owns = sk_serial_owns,                     \
+  .init = sk_serial_init, .finalize = sk_serial_finalize,                   \
+  .available = sk_serial_available, .concurrency = sk_serial_concurrency,   \
+  .alloc = sk_serial_alloc, .free = sk_serial_free, .copy = sk_serial_copy, \
+  .first_touch = sk_serial_first_touch, .fence = sk_serial_fence,           \
+  .launch = sk_serial_launch, .info = sk_serial_info,                       \
+  .team_limits = sk_serial_team_limits
+#define SK_FROM_SERIAL_BEGIN                                                \
+  _Pragma("GCC diagnostic push")                                            \
+  _Pragma("GCC diagnostic ignored \"-Woverride-init\"")
+#define SK_FROM_SERIAL_END _Pragma("GCC diagnostic pop")
+
+/* serial's entries (backends/host/host.c) */
+extern const sk_space_desc sk_serial_spaces[];
+int sk_serial_reaches(int space);
+int sk_serial_owns(int space);
+int sk_serial_init(int threads, int device, char *err, size_t errlen);
+void sk_serial_finalize(void);
+int sk_serial_available(char *why, size_t n);
+int sk_serial_concurrency(void);
+void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen);
+void sk_serial_free(void *p, int space);
+int sk_serial_copy(void *dst, int dspace, const void *src, int sspace,
+                   size_t bytes, char *err, size_t errlen);
+void sk_serial_first_touch(void *p, size_t bytes);
+int sk_serial_fence(char *err, size_t errlen);
+int sk_serial_launch(const sk_launch *l, char *err, size_t errlen);
+void sk_serial_info(char *buf, size_t n);
+void sk_serial_team_limits(sk_team_limits *lim);
+
 /* -- registry ---------------------------------------------------------- */
 extern const sk_backend sk_backend_serial;
 extern const sk_backend sk_backend_openmp;
-extern const sk_backend sk_backend_cuda;
 
 const sk_backend *sk_backend_find(const char *name);   /* NULL if unknown */
 /* the back end that allocates memory of 'space' (the first registered
  * that owns it), NULL if none */
 const sk_backend *sk_backend_for_space(int space);
 /* add a back end from outside backends/ (tests, plug-ins); its name must
- * be new. Returns 0 or -1 with a message. */
+ * be new. Its spaces are registered first (their ids, when assigned, can
+ * be read back with sk_space_parse). Returns 0 or -1 with a message. */
 int sk_backend_register(const sk_backend *b, char *err, size_t errlen);
 /* the back ends in registry order, NULL-terminated */
 const sk_backend *const *sk_backend_list(void);
+/* back ends that register themselves when started (remote), whose spaces
+ * exist from the first use, NULL-terminated */
+const sk_backend *const *sk_backend_dormant(void);
+/* the first back end (registry order) with a vendor BLAS whose kernels
+ * reach 'space', NULL if none */
+const sk_backend *sk_backend_blas_for(int space);
 
 /* the floor's services every back end uses */
 #include "core/env.h"

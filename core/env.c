@@ -111,7 +111,7 @@ void sk_env_space_names(char *buf, size_t n, int memory) {
   int count = 0;
   for (const sk_backend *const *b = sk_backend_list(); *b && count < 48; b++)
     names[count++] = (*b)->name;
-  for (int ms = 0; memory && ms < SK_NSPACE; ms++) {
+  for (int ms = 0, nms = sk_space_count(); memory && ms < nms; ms++) {
     const char *m = sk_space_name(ms);
     if (m && sk_space_parse(m) == ms && !sk_backend_find(m)) names[count++] = m;
   }
@@ -171,6 +171,22 @@ int sk_env_cc_timeout(double *seconds, char *err, size_t errlen) {
   return sk_env_seconds("SPECK_CC_TIMEOUT", 86400, seconds, err, errlen);
 }
 
+struct size_check {
+  char *err;
+  size_t errlen;
+};
+
+static int check_size(const char *name, void *ctx) {
+  struct size_check *c = ctx;
+  const char *mx = sk_env_get(name);
+  if (mx && sk_parse_size(mx) <= 0) {
+    fail(c->err, c->errlen, name, mx,
+         "not a size (bytes, or a number with K, M or G; more than 0)");
+    return -1;
+  }
+  return 0;
+}
+
 int sk_env_check(char *err, size_t errlen) {
   const char *space;
   int n;
@@ -179,34 +195,28 @@ int sk_env_check(char *err, size_t errlen) {
   if (sk_env_threads(&n, err, errlen) < 0) return -1;
   if (sk_env_jit(&n, err, errlen) < 0) return -1;
   if (sk_env_cc_timeout(&t, err, errlen) < 0) return -1;
-  static const char *const sizes[] = {"SPECK_MEMORY_MAX", "SPECK_CUDA_MEMORY_MAX", NULL};
-  for (int k = 0; sizes[k]; k++) {
-    const char *mx = sk_env_get(sizes[k]);
-    if (mx && sk_parse_size(mx) <= 0) {
-      fail(err, errlen, sizes[k], mx,
-           "not a size (bytes, or a number with K, M or G; more than 0)");
-      return -1;
-    }
-  }
-  return 0;
+  /* the memory budgets the spaces declare (SPECK_MEMORY_MAX, a device's) */
+  struct size_check c = {err, errlen};
+  return sk_space_budget_envs(check_size, &c);
 }
 
-/* SPECK_CUDA_MEMORY_MAX: a budget for the views in device memory (the
- * cuda and cuda_uvm spaces) below the device's own size; 0 when unset (a malformed
- * value reads as unset here and is refused by sk_env_check at start-up) */
-uint64_t sk_device_memory(char *desc, size_t n) {
-  const char *mx = sk_env_get("SPECK_CUDA_MEMORY_MAX");
+/* A memory budget variable a back end's spaces declare (sk_space_desc's
+ * 'budget_env'): its bytes, 0 when unset (a malformed value reads as
+ * unset here and is refused by sk_env_check at start-up), described in
+ * 'desc' ("NAME's 2.00 GiB"). */
+uint64_t sk_env_memory_max(const char *name, char *desc, size_t n) {
+  const char *mx = sk_env_get(name);
   int64_t v = mx ? sk_parse_size(mx) : -1;
   if (v <= 0) {
-    snprintf(desc, n, "no device memory budget");
+    snprintf(desc, n, "no %s budget", name);
     return 0;
   }
   if (v >= (int64_t)1 << 30)
-    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f GiB", (double)v / (1 << 30));
+    snprintf(desc, n, "%s's %.2f GiB", name, (double)v / (1 << 30));
   else if (v >= (int64_t)1 << 20)
-    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %.2f MiB", (double)v / (1 << 20));
+    snprintf(desc, n, "%s's %.2f MiB", name, (double)v / (1 << 20));
   else
-    snprintf(desc, n, "SPECK_CUDA_MEMORY_MAX's %lld bytes", (long long)v);
+    snprintf(desc, n, "%s's %lld bytes", name, (long long)v);
   return (uint64_t)v;
 }
 

@@ -133,17 +133,14 @@ const sk_backend *sk_rt_backend(char *err, size_t errlen) {
   return b;
 }
 
-/* The memory space of new views: the active back end's, except that
- * SPECK_CUDA_UVM=1 makes CUDA's default managed memory (cuda_uvm, as
- * Kokkos built with CUDA_UVM), so scripts can read results from Lua. */
+/* The memory space of new views: the active back end's, or the one its
+ * 'default_space' picks (the CUDA back end's managed memory under
+ * SPECK_CUDA_UVM=1, as Kokkos built with CUDA_UVM), so scripts can read
+ * results from Lua. */
 int sk_rt_default_space(char *err, size_t errlen) {
   const sk_backend *b = sk_rt_backend(err, errlen);
   if (!b) return -1;
-  if (b->space == SK_SPACE_CUDA) {
-    const char *u = getenv("SPECK_CUDA_UVM");
-    if (u && *u && strcmp(u, "0") != 0) return SK_SPACE_CUDA_UVM;
-  }
-  return b->space;
+  return b->default_space ? b->default_space() : b->space;
 }
 
 int sk_rt_threads(void) { return active ? active_threads : 0; }

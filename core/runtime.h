@@ -65,21 +65,19 @@ void sk_interruptible_leave(void);
  * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
  * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
 uint64_t sk_host_memory(char *desc, size_t n);
-/* bytes of host memory held by live views speck allocated, in host and
- * cuda_pinned memory (view.c) */
+/* bytes of host memory held by live views speck allocated, in host
+ * memory and a device's page-locked memory (space.c) */
 int64_t sk_view_host_bytes(void);
 /* 0 when 'bytes' more fit beside the views held, else -1 with "cannot
  * allocate N bytes in space 'host' (with M bytes of views held, more than
  * <desc>)": for a driver, before the first of several allocations */
 int sk_host_room(uint64_t bytes, char *err, size_t errlen);
-/* The device memory budget SPECK_CUDA_MEMORY_MAX (core/env.c): the
- * most bytes of views in device memory (cuda, cuda_uvm), described in 'desc'; 0 when
- * unset (the device's own size is the limit) */
-uint64_t sk_device_memory(char *desc, size_t n);
-/* Bytes that may still be allocated in 'space' (view.c): its budget (host
- * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda and
- * cuda_uvm) less
- * the views held there, and no more than its back end's free memory
- * ('room'); -1 when nothing bounds it */
+/* A memory budget variable a back end's spaces declare (core/env.c): its
+ * bytes (0 when unset), described in 'desc' ("NAME's 2.00 GiB") */
+uint64_t sk_env_memory_max(const char *name, char *desc, size_t n);
+/* Bytes that may still be allocated in 'space' (space.c): its budget (the
+ * space's 'budget': host memory for host memory, a device back end's
+ * variable for its memory) less the views held there, and no more than
+ * its back end's free memory ('room'); -1 when nothing bounds it */
 int64_t sk_space_room(int space);
 #endif

@@ -215,13 +215,9 @@ void sk_tools_pop_region(void) {
 
 /* Kokkos' names of the memory spaces */
 static kp_space handle(int space) {
-  static const char *const kname[SK_NSPACE] = {"Host", "Cuda", "CudaHostPinned",
-                                               "CudaUVM", "RemoteSpace",
-                                               "NVSHMEMSpace"};
   kp_space h;
   memset(&h, 0, sizeof h);
-  snprintf(h.name, sizeof h.name, "%s",
-           space >= 0 && space < SK_NSPACE ? kname[space] : "Unknown");
+  snprintf(h.name, sizeof h.name, "%s", sk_space_tools_name(space));
   return h;
 }
 

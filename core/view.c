@@ -2,11 +2,11 @@
  *
  * Everything here is plain C over 'struct sk_view': the dtype table, the
  * layout arithmetic, allocation through the back end that owns the space,
- * deep_copy, fill and element access. Nothing raises or prints: functions
+ * deep_copy, fill and element access. Tiled views are in tiled.c, the
+ * memory spaces and their budgets in space.c. Nothing raises or prints: functions
  * return 0 or a negative status and write a message into 'err'. The Lua
  * bindings (vm/lview.c) prefix the messages with the operation and label.
  */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -18,59 +18,9 @@
 #include "core/backend.h"
 #include "core/tools.h"
 #include "core/view.h"
+#include "core/view_int.h"
 
-/* -- messages ---------------------------------------------------------- */
-/* Every message view.c produces, in one place. The Lua layer prefixes
- * them with "speck.<function> 'label': ". */
-#define VE_DTYPE      "unknown dtype %d"
-#define VE_RANK       "rank %d exceeds the maximum %d"
-#define VE_NEGRANK    "rank %d is negative"
-#define VE_EXTENT     "extent %d is %lld (must be a non-negative integer)"
-#define VE_LAYOUT     "layout '%s' is only for subviews (use 'right' or 'left')"
-#define VE_BADLAYOUT  "unknown layout %d"
-#define VE_SPACE      "unknown space %d"
-#define VE_OVERFLOW   "cannot allocate %s %s: the size overflows 64 bits"
-#define VE_NOBACKEND  "cannot allocate %zu bytes: no back end for space '%s'"
-#define VE_ALLOC      "cannot allocate %zu bytes"
-#define VE_ALLOCIN    "cannot allocate %zu bytes in space '%s' (%s)"
-#define VE_HELD       "cannot allocate %llu bytes in space '%s' (with %lld bytes of " \
-                      "views held, more than %s)"
-#define VE_NOMEM      "out of memory for the allocation record"
-#define VE_DTYPES     "dtypes differ: '%s' is %s, '%s' is %s (deep_copy does not convert)"
-#define VE_EXTENTS    "extents differ: '%s' is %s, '%s' is %s"
-#define VE_RELEASED   "view '%s' has no memory (released)"
-#define VE_STAGE      "cannot allocate %zu bytes of host staging memory"
-#define VE_NSLICE     "rank %d, given %d slice%s"
-#define VE_SLICEIDX   "slice %d is %lld, out of range [0, %lld)"
-#define VE_SLICERANGE \
-  "slice %d is {%lld, %lld}, out of range for extent %lld (need 0 <= b <= e <= %lld)"
-#define VE_SLICEKIND  "slice %d has an unknown kind %d"
-#define VE_TILERANK   "a tiled layout needs rank 2 or 3, the view has rank %d"
-#define VE_TILEORDER  "unknown tile order %d (expected right or left)"
-#define VE_TILESIZE   "tile size %lld of dimension %d is not a power of two between 1 and %lld"
-#define VE_TILEVOL    "a tile of %lld elements exceeds the maximum %lld"
-#define VE_TILEDSUB   "view '%s' has a tiled layout: take tiles with tile_subview " \
-                      "(subview does not slice tiled views)"
-#define VE_TILEDRESIZE "view '%s' has a tiled layout (resize and realloc keep " \
-                       "right or left views only)"
-#define VE_NOTTILED   "view '%s' has layout '%s', not a tiled layout"
-#define VE_NTILE      "view '%s' has rank %d, given %d tile ind%s"
-#define VE_TILEIDX    "tile index %d is %lld, out of range [0, %lld)"
-
-static int fail(char *err, size_t n, const char *fmt, ...)
-  __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t n, const char *fmt, ...) {
-  if (err && n) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-/* -- dtypes, layouts, spaces ------------------------------------------ */
+/* -- dtypes and layouts ----------------------------------------------- */
 const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
   /* name       alias     ctype       tag    size fl sg bo */
   {"float64", "double", "double",   "f64", 8, 1, 1, 0},
@@ -87,8 +37,6 @@ const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
 
 static const char *const layout_names[] = {"right", "left", "stride",
                                            "tiled_right", "tiled_left"};
-static const char *const space_names[SK_NSPACE] = {
-  "host", "cuda", "cuda_pinned", "cuda_uvm", "remote", "remote_cuda"};
 
 int sk_dtype_parse(const char *s) {
   if (!s) return -1;
@@ -103,13 +51,6 @@ int sk_layout_parse(const char *s) {
   if (!s) return -1;
   for (int i = 0; i < 3; i++)
     if (strcmp(s, layout_names[i]) == 0) return i;
-  return -1;
-}
-
-int sk_space_parse(const char *s) {
-  if (!s) return -1;
-  for (int i = 0; i < SK_NSPACE; i++)
-    if (!sk_space_remote(i) && strcmp(s, space_names[i]) == 0) return i;
   return -1;
 }
 
@@ -152,28 +93,6 @@ int sk_layout_order(int layout) {
   return layout;
 }
 
-const char *sk_space_name(int space) {
-  return space >= 0 && space < SK_NSPACE ? space_names[space] : "?";
-}
-
-int sk_space_remote(int space) {
-  return space == SK_SPACE_REMOTE || space == SK_SPACE_REMOTE_CUDA;
-}
-
-int sk_space_host_accessible(int space) {
-  return space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED ||
-         space == SK_SPACE_CUDA_UVM;
-}
-
-int sk_space_spill(int space) {
-  return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM ? SK_SPACE_CUDA_PINNED : -1;
-}
-
-int sk_space_default_layout(int space) {
-  return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM ? SK_LEFT
-                                                             : SK_RIGHT;
-}
-
 /* -- layout arithmetic ------------------------------------------------- */
 /* Strides are products of extents. The products are formed in unsigned
  * arithmetic so that a caller probing absurd extents gets wrapped values
@@ -207,31 +126,8 @@ int64_t sk_view_size(const sk_view *v) {
   return n;
 }
 
-int64_t sk_view_ntiles(const sk_view *v, int d) {
-  if (!sk_layout_tiled(v->layout) || d < 0 || d >= v->rank) return 1;
-  int64_t t = (int64_t)1 << v->tile_log2[d];
-  return (v->extent[d] + t - 1) >> v->tile_log2[d];
-}
-
-/* The tiled allocation: whole tiles (0 when the view is empty). */
-static int64_t tiled_span(const sk_view *v) {
-  int64_t s = 1;
-  for (int d = 0; d < v->rank; d++) {
-    if (v->extent[d] == 0) return 0;
-    s *= sk_view_ntiles(v, d) << v->tile_log2[d];
-  }
-  return s;
-}
-
-/* In-tile strides of a tiled view (the right or left layout of a tile). */
-static void tile_inner_strides(const sk_view *v, int64_t *st) {
-  int64_t t[SK_MAXRANK];
-  for (int d = 0; d < v->rank; d++) t[d] = (int64_t)1 << v->tile_log2[d];
-  sk_view_layout_strides(v->rank, sk_layout_order(v->layout), t, st);
-}
-
 int64_t sk_view_span(const sk_view *v) {
-  if (sk_layout_tiled(v->layout)) return tiled_span(v);
+  if (sk_layout_tiled(v->layout)) return sk_tiled_span(v);
   int64_t s = 1;
   for (int d = 0; d < v->rank; d++) {
     if (v->extent[d] == 0) return 0;
@@ -251,7 +147,7 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx) {
   int64_t o = 0;
   if (sk_layout_tiled(v->layout)) {
     int64_t in[SK_MAXRANK];
-    tile_inner_strides(v, in);
+    sk_tiled_inner_strides(v, in);
     for (int d = 0; d < v->rank; d++) {
       int sh = v->tile_log2[d];
       o += (idx[d] >> sh) * v->stride[d] +
@@ -277,7 +173,7 @@ char *sk_view_format_extents(const sk_view *v, char *buf, size_t n) {
 
 /* 1 if 'a' and 'b' (equal rank and extents) put every index at the same
  * element offset; dimensions of extent 1 do not matter. */
-static int same_map(const sk_view *a, const sk_view *b) {
+int sk_view_same_map(const sk_view *a, const sk_view *b) {
   if (sk_layout_tiled(a->layout) || sk_layout_tiled(b->layout)) {
     if (a->layout != b->layout) return 0;
     for (int d = 0; d < a->rank; d++)
@@ -289,57 +185,7 @@ static int same_map(const sk_view *a, const sk_view *b) {
 }
 
 /* -- allocation and reference counts ---------------------------------- */
-/* Bytes of live views this library allocated, per budget: host memory
- * (host and cuda_pinned: page-locked host memory is host memory) and
- * device memory (cuda and cuda_uvm, under SPECK_CUDA_MEMORY_MAX). With
- * the budget, a request that fits alone but not beside what is held is
- * refused before allocating (a 13-byte edge list once made the graph builder allocate
- * and touch 24 GB, one view at a time, until the kernel killed the
- * process). Approximate under concurrent allocation. */
-static _Atomic int64_t host_held, dev_held;
-
-static _Atomic int64_t *held_of(int space) {
-  if (space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED) return &host_held;
-  if (space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM) return &dev_held;
-  return NULL;
-}
-
-/* the budget of 'space' (0: none), described in 'desc' */
-static uint64_t budget_of(int space, char *desc, size_t n) {
-  if (space == SK_SPACE_HOST || space == SK_SPACE_CUDA_PINNED)
-    return sk_host_memory(desc, n);
-  if (space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM) return sk_device_memory(desc, n);
-  return 0;
-}
-
-int64_t sk_view_host_bytes(void) { return atomic_load(&host_held); }
-
-int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
-  char desc[128];
-  uint64_t most = sk_host_memory(desc, sizeof desc);
-  int64_t held = atomic_load(&host_held);
-  if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
-  return fail(err, errlen, VE_HELD, (unsigned long long)bytes, "host", (long long)held,
-              desc);
-}
-
-int64_t sk_space_room(int space) {
-  char desc[128];
-  int64_t room = -1;
-  _Atomic int64_t *h = held_of(space);
-  uint64_t most = h ? budget_of(space, desc, sizeof desc) : 0;
-  if (most) {
-    int64_t held = atomic_load(h);
-    uint64_t h2 = held > 0 ? (uint64_t)held : 0;
-    room = h2 >= most ? 0 : (int64_t)(most - h2);
-  }
-  const sk_backend *b = sk_backend_for_space(space);
-  int64_t fr = b && b->room ? b->room(space) : -1;
-  if (fr >= 0 && (room < 0 || fr < room)) room = fr;
-  return room;
-}
-
-static void set_label(sk_view *v, const char *label) {
+void sk_view_set_label(sk_view *v, const char *label) {
   snprintf(v->label, sizeof v->label, "%s", label ? label : "");
 }
 
@@ -347,7 +193,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
                    const int64_t *ext, int layout, int space, int init,
                    void *ext_data, char *err, size_t errlen) {
   memset(v, 0, sizeof *v);
-  set_label(v, label);
+  sk_view_set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
     return fail(err, errlen, VE_DTYPE, dtype);
   if (rank < 0) return fail(err, errlen, VE_NEGRANK, rank);
@@ -357,7 +203,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     return fail(err, errlen, VE_LAYOUT, sk_layout_name(layout));
   if (layout != SK_RIGHT && layout != SK_LEFT)
     return fail(err, errlen, VE_BADLAYOUT, layout);
-  if (space < 0 || space >= SK_NSPACE)
+  if (!sk_space_desc_of(space))
     return fail(err, errlen, VE_SPACE, space);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
@@ -400,11 +246,11 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     void *p = NULL;
     /* past the space's budget (host memory alone too large: the host back
      * end says so; beside what is held: here) */
-    _Atomic int64_t *h = held_of(space);
+    _Atomic int64_t *h = sk_space_held(space);
     if (h && bytes <= (size_t)PTRDIFF_MAX &&
         (space != SK_SPACE_HOST || atomic_load(h) > 0)) {
       char desc[128];
-      uint64_t most = budget_of(space, desc, sizeof desc);
+      uint64_t most = sk_space_budget(space, desc, sizeof desc);
       int64_t held = atomic_load(h);
       if (most && (space != SK_SPACE_HOST || bytes <= most) &&
           bytes + (uint64_t)(held > 0 ? held : 0) > most) {
@@ -432,107 +278,6 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
   return 0;
 }
 
-/* A tiled view is allocated as a rank-1 view of its padded span whose
- * fields are then set to the tiled map. */
-int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
-                         const int64_t *ext, int order, const int64_t *tile,
-                         int space, int init, char *err, size_t errlen) {
-  memset(v, 0, sizeof *v);
-  set_label(v, label);
-  if (dtype < 0 || dtype >= SK_NDTYPE)
-    return fail(err, errlen, VE_DTYPE, dtype);
-  if (rank < 2 || rank > SK_MAXTILERANK)
-    return fail(err, errlen, VE_TILERANK, rank);
-  if (order != SK_RIGHT && order != SK_LEFT)
-    return fail(err, errlen, VE_TILEORDER, order);
-  int lg[SK_MAXTILERANK] = {0};
-  for (int d = 0; d < rank; d++) {
-    int64_t t = tile[d];
-    if (t < 1 || t > ((int64_t)1 << SK_MAXTILELOG2) || (t & (t - 1)))
-      return fail(err, errlen, VE_TILESIZE, (long long)t, d,
-                  (long long)1 << SK_MAXTILELOG2);
-    while (((int64_t)1 << lg[d]) < t) lg[d]++;
-  }
-  if (lg[0] + lg[1] + lg[2] > SK_MAXTILEVOLLOG2)
-    return fail(err, errlen, VE_TILEVOL, (long long)1 << (lg[0] + lg[1] + lg[2]),
-                (long long)1 << SK_MAXTILEVOLLOG2);
-  for (int d = 0; d < rank; d++)
-    if (ext[d] < 0)
-      return fail(err, errlen, VE_EXTENT, d, (long long)ext[d]);
-  /* the padded span, with overflow checks */
-  sk_view t = *v;
-  t.rank = rank;
-  t.dtype = dtype;
-  t.layout = order == SK_RIGHT ? SK_TILED_RIGHT : SK_TILED_LEFT;
-  for (int d = 0; d < SK_MAXRANK; d++) t.extent[d] = d < rank ? ext[d] : 1;
-  for (int d = 0; d < rank; d++) t.tile_log2[d] = lg[d];
-  int64_t span = 1, nt[SK_MAXRANK];
-  int empty = 0;
-  for (int d = 0; d < rank; d++) {
-    nt[d] = sk_view_ntiles(&t, d);
-    empty |= ext[d] == 0;
-    if (span >= 0 &&
-        (__builtin_mul_overflow(span, nt[d] << lg[d], &span) || span < 0))
-      span = -1;
-  }
-  size_t es = sk_dtypes[dtype].size, bytes;
-  if (span < 0 || __builtin_mul_overflow((size_t)span, es, &bytes)) {
-    char dims[SK_MAXRANK * 24];
-    return fail(err, errlen, VE_OVERFLOW,
-                sk_view_format_extents(&t, dims, sizeof dims),
-                sk_dtypes[dtype].name);
-  }
-  int64_t n1 = empty ? 0 : span;
-  if (sk_view_create(v, label, dtype, 1, &n1, SK_RIGHT, space, init, NULL, err,
-                     errlen) < 0)
-    return -1;
-  sk_alloc *a = v->alloc;
-  void *data = v->data;
-  *v = t;
-  v->alloc = a;
-  v->data = data;
-  v->space = space;
-  /* tile strides: the tile's volume times the tiles of the faster
-   * dimensions */
-  int64_t vol = (int64_t)1 << (lg[0] + lg[1] + lg[2]);
-  for (int d = rank; d < SK_MAXRANK; d++) v->stride[d] = 0;
-  int64_t s = vol;
-  if (order == SK_RIGHT) {
-    for (int d = rank - 1; d >= 0; d--) { v->stride[d] = s; s *= nt[d]; }
-  } else {
-    for (int d = 0; d < rank; d++) { v->stride[d] = s; s *= nt[d]; }
-  }
-  return 0;
-}
-
-int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
-                         int n, char *err, size_t errlen) {
-  if (!sk_layout_tiled(src->layout))
-    return fail(err, errlen, VE_NOTTILED, src->label,
-                sk_layout_name(src->layout));
-  if (n != src->rank)
-    return fail(err, errlen, VE_NTILE, src->label, src->rank, n,
-                n == 1 ? "ex" : "ices");
-  int64_t off = 0;
-  for (int d = 0; d < n; d++) {
-    int64_t nt = sk_view_ntiles(src, d);
-    if (ti[d] < 0 || ti[d] >= nt)
-      return fail(err, errlen, VE_TILEIDX, d, (long long)ti[d], (long long)nt);
-    off += ti[d] * src->stride[d];
-  }
-  sk_view r = *src;
-  r.layout = sk_layout_order(src->layout);
-  for (int d = 0; d < SK_MAXRANK; d++)
-    r.extent[d] = d < n ? (int64_t)1 << src->tile_log2[d] : 1;
-  for (int d = 0; d < SK_MAXTILERANK; d++) r.tile_log2[d] = 0;
-  sk_view_layout_strides(n, r.layout, r.extent, r.stride);
-  r.data = src->data ? (char *)src->data + off * (int64_t)sk_dtypes[src->dtype].size
-                     : NULL;
-  *dst = r;
-  sk_view_retain(dst);
-  return 0;
-}
-
 void sk_view_retain(sk_view *v) {
   if (v->alloc)
     atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1,
@@ -553,7 +298,7 @@ void sk_view_release(sk_view *v) {
     sk_tools_dealloc(a->space, a->label, a->ptr, a->bytes);
     const sk_backend *b = sk_backend_for_space(a->space);
     if (b && b->free) b->free(a->ptr, a->space);
-    _Atomic int64_t *h = held_of(a->space);
+    _Atomic int64_t *h = sk_space_held(a->space);
     if (h) atomic_fetch_sub(h, (int64_t)a->bytes);
   }
   free(a);
@@ -646,12 +391,7 @@ void sk_view_set_i(sk_view *v, int64_t off, int64_t x) {
  * runs along the innermost one to a copy or fill loop. Dimensions of
  * extent 1 are dropped and the rest ordered by the destination's stride,
  * largest first, so the inner loop runs along its smallest stride. */
-typedef struct walk {
-  int n;
-  int64_t ext[SK_MAXRANK], a[SK_MAXRANK], b[SK_MAXRANK];
-} walk;
-
-static void walk_init(walk *w, const sk_view *dst, const sk_view *src) {
+void sk_walk_init(sk_walk *w, const sk_view *dst, const sk_view *src) {
   w->n = 0;
   for (int d = 0; d < dst->rank; d++) {
     if (dst->extent[d] == 1) continue;
@@ -694,7 +434,7 @@ static void fill_run(char *d, int64_t ds, const void *x, int64_t n,
 
 /* Copy (src != NULL) or fill (x != NULL) every element of a non-empty
  * index space described by 'w'. */
-static void walk_run(const walk *w, char *dst, const char *src,
+void sk_walk_run(const sk_walk *w, char *dst, const char *src,
                      const void *x, size_t es) {
   int64_t idx[SK_MAXRANK] = {0};
   int in = w->n - 1;
@@ -724,24 +464,17 @@ static void walk_run(const walk *w, char *dst, const char *src,
 /* A host image of a view: the view itself when host accessible; otherwise
  * the bytes of its span copied (when 'load') into host memory from the
  * host back end, with the same strides. 'flush' writes the span back. */
-typedef struct stage {
-  sk_view h;          /* host-accessible view of the same elements */
-  void *buf;          /* staging memory, NULL when none */
-  size_t bytes;
-  const sk_backend *dev, *host;
-} stage;
-
-static int stage_fence(int space, char *err, size_t errlen) {
+int sk_stage_fence(int space, char *err, size_t errlen) {
   if (space == SK_SPACE_HOST) return 0;
   const sk_backend *b = sk_backend_for_space(space);
   return b && b->fence ? b->fence(err, errlen) : 0;
 }
 
-static int stage_open(stage *s, const sk_view *v, int load, char *err,
+int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err,
                       size_t errlen) {
   memset(s, 0, sizeof *s);
   s->h = *v;
-  if (stage_fence(v->space, err, errlen) < 0) return -1;
+  if (sk_stage_fence(v->space, err, errlen) < 0) return -1;
   if (sk_space_host_accessible(v->space)) return 0;
   size_t es = sk_dtypes[v->dtype].size;
   s->bytes = (size_t)sk_view_span(v) * es;
@@ -766,7 +499,7 @@ static int stage_open(stage *s, const sk_view *v, int load, char *err,
 }
 
 /* Write the staged span back (when 'store') and free the staging. */
-static int stage_close(stage *s, const sk_view *v, int store, char *err,
+int sk_stage_close(sk_stage *s, const sk_view *v, int store, char *err,
                        size_t errlen) {
   int st = 0;
   if (!s->buf) return 0;
@@ -779,7 +512,7 @@ static int stage_close(stage *s, const sk_view *v, int store, char *err,
 }
 
 /* -- deep_copy and fill ------------------------------------------------ */
-static int check_memory(const sk_view *v, char *err, size_t errlen) {
+int sk_view_check_memory(const sk_view *v, char *err, size_t errlen) {
   if (!v->data && sk_view_size(v) > 0)
     return fail(err, errlen, VE_RELEASED, v->label);
   return 0;
@@ -788,12 +521,12 @@ static int check_memory(const sk_view *v, char *err, size_t errlen) {
 /* -- deep_copy with device-only memory ------------------------------------
  * 'D' is the side in device-only memory (cuda), 'H' the host side. The
  * host side is used in place when dense, else packed into (or unpacked
- * from) a dense host image by a host walk over host memory only. The
+ * from) a dense host image by a host sk_walk over host memory only. The
  * device side takes one memcpy when it is dense with the image's index
  * map; otherwise the image goes to a dense device temporary and a pack
  * kernel moves the elements (copy_view). No host loop touches device
  * memory. */
-static int dense_like(sk_view *out, const sk_view *like, int layout, int space,
+int sk_view_dense_like(sk_view *out, const sk_view *like, int layout, int space,
                       char *err, size_t errlen) {
   if (layout != SK_LEFT && layout != SK_RIGHT) layout = SK_RIGHT;
   int64_t ext[SK_MAXRANK];
@@ -811,26 +544,26 @@ static int device_copy(sk_view *dst, const sk_view *src, char *err,
   if (!b || !b->copy || !b->copy_view)
     return fail(err, errlen, VE_NOBACKEND, (size_t)sk_view_size(D) * es,
                 sk_space_name(D->space));
-  if (stage_fence(D->space, err, errlen) < 0) return -1;
+  if (sk_stage_fence(D->space, err, errlen) < 0) return -1;
   /* the host image: the host view itself when dense */
   sk_view H = *Hs, tmpH;
   int have_tmpH = 0, rc = 0;
   if (!sk_view_contiguous(Hs)) {
     int lay = D->layout == SK_STRIDE ? SK_RIGHT : D->layout;
-    if (dense_like(&tmpH, Hs, lay, SK_SPACE_HOST, err, errlen) < 0) return -1;
+    if (sk_view_dense_like(&tmpH, Hs, lay, SK_SPACE_HOST, err, errlen) < 0) return -1;
     have_tmpH = 1;
     H = tmpH;
     if (to_dev) {   /* pack the host source */
-      walk w;
-      walk_init(&w, &H, Hs);
-      walk_run(&w, H.data, Hs->data, NULL, es);
+      sk_walk w;
+      sk_walk_init(&w, &H, Hs);
+      sk_walk_run(&w, H.data, Hs->data, NULL, es);
     }
   }
   /* the device image: D itself when dense with H's map */
   sk_view T = *D, tmpT;
   int have_tmpT = 0;
-  if (!(sk_view_contiguous(D) && same_map(D, &H))) {
-    if (dense_like(&tmpT, D, 0, D->space, err, errlen) < 0) {
+  if (!(sk_view_contiguous(D) && sk_view_same_map(D, &H))) {
+    if (sk_view_dense_like(&tmpT, D, 0, D->space, err, errlen) < 0) {
       rc = -1;
       goto out;
     }
@@ -849,157 +582,32 @@ static int device_copy(sk_view *dst, const sk_view *src, char *err,
     if (rc == 0)
       rc = b->copy(H.data, SK_SPACE_HOST, T.data, T.space, bytes, err, errlen);
     if (rc == 0 && have_tmpH) {   /* unpack into the host destination */
-      walk w;
-      walk_init(&w, dst, &H);
-      walk_run(&w, dst->data, H.data, NULL, es);
+      sk_walk w;
+      sk_walk_init(&w, dst, &H);
+      sk_walk_run(&w, dst->data, H.data, NULL, es);
     }
   }
 out:
   if (have_tmpT) {
-    if (rc == 0) rc = stage_fence(D->space, err, errlen);
+    if (rc == 0) rc = sk_stage_fence(D->space, err, errlen);
     sk_view_release(&tmpT);
   }
   if (have_tmpH) sk_view_release(&tmpH);
   return rc;
 }
-
-static int deep_copy(sk_view *dst, const sk_view *src, char *err,
-                     size_t errlen);
-
-/* -- tiled views ---------------------------------------------------------
- * Host images only: a tiled side is staged whole (its padded span), an
- * untiled side in device-only memory goes through a dense host copy. The
- * elements then move tile by tile: a tile of the tiled side, clipped to
- * the extents, is a dense (right or left) block and the matching piece of
- * the other side a strided one, so each tile is one walk. Two tiled views
- * of different tilings are copied element by element. */
-static void tiled_piece(sk_view *p, const sk_view *v, const int64_t *t0,
-                        const int64_t *len) {
-  int64_t off = 0;
-  *p = *v;
-  p->layout = SK_STRIDE;
-  if (sk_layout_tiled(v->layout)) {
-    /* t0 is a corner of one of v's tiles */
-    int64_t in[SK_MAXRANK];
-    tile_inner_strides(v, in);
-    for (int d = 0; d < v->rank; d++) {
-      off += (t0[d] >> v->tile_log2[d]) * v->stride[d];
-      p->stride[d] = in[d];
-    }
-  } else {
-    for (int d = 0; d < v->rank; d++) off += t0[d] * v->stride[d];
-  }
-  for (int d = 0; d < v->rank; d++) p->extent[d] = len[d];
-  p->data = (char *)v->data + off * (int64_t)sk_dtypes[v->dtype].size;
-}
-
-static void tiled_copy_host(sk_view *dst, const sk_view *src, size_t es) {
-  const sk_view *T = sk_layout_tiled(dst->layout) ? dst : src;
-  int r = dst->rank;
-  int other_tiled = sk_layout_tiled(dst->layout) && sk_layout_tiled(src->layout);
-  if (other_tiled && !same_map(dst, src)) {   /* element by element */
-    int64_t idx[SK_MAXRANK] = {0};
-    for (;;) {
-      memcpy((char *)dst->data + sk_view_offset(dst, idx) * (int64_t)es,
-             (const char *)src->data + sk_view_offset(src, idx) * (int64_t)es,
-             es);
-      int d = r - 1;
-      while (d >= 0 && ++idx[d] == dst->extent[d]) idx[d--] = 0;
-      if (d < 0) return;
-    }
-  }
-  int64_t nt[SK_MAXRANK], ti[SK_MAXRANK] = {0}, t0[SK_MAXRANK], len[SK_MAXRANK];
-  for (int d = 0; d < r; d++) nt[d] = sk_view_ntiles(T, d);
-  for (;;) {
-    for (int d = 0; d < r; d++) {
-      int64_t t = (int64_t)1 << T->tile_log2[d];
-      t0[d] = ti[d] * t;
-      len[d] = T->extent[d] - t0[d] < t ? T->extent[d] - t0[d] : t;
-    }
-    sk_view pd, ps;
-    tiled_piece(&pd, dst, t0, len);
-    tiled_piece(&ps, src, t0, len);
-    walk w;
-    walk_init(&w, &pd, &ps);
-    walk_run(&w, pd.data, ps.data, NULL, es);
-    int d = r - 1;
-    while (d >= 0 && ++ti[d] == nt[d]) ti[d--] = 0;
-    if (d < 0) return;
-  }
-}
-
-static int tiled_copy(sk_view *dst, const sk_view *src, char *err,
-                      size_t errlen) {
-  size_t es = sk_dtypes[dst->dtype].size;
-  /* the same tiling: one copy of the span */
-  if (same_map(dst, src)) {
-    int sp = dst->space != SK_SPACE_HOST ? dst->space : src->space;
-    const sk_backend *b = sk_backend_for_space(sp);
-    size_t bytes = (size_t)sk_view_span(dst) * es;
-    if (stage_fence(src->space, err, errlen) < 0 ||
-        stage_fence(dst->space, err, errlen) < 0)
-      return -1;
-    if (b && b->copy)
-      return b->copy(dst->data, dst->space, src->data, src->space, bytes, err,
-                     errlen);
-    memcpy(dst->data, src->data, bytes);
-    return 0;
-  }
-  /* host images: tiled sides staged, untiled device sides densely copied */
-  sk_view hs = *src, hd = *dst, tmps, tmpd;
-  int have_s = 0, have_d = 0, rc = 0;
-  stage ss, ds;
-  memset(&ss, 0, sizeof ss);
-  memset(&ds, 0, sizeof ds);
-  if (sk_layout_tiled(src->layout)) {
-    if (stage_open(&ss, src, 1, err, errlen) < 0) return -1;
-    hs = ss.h;
-  } else if (!sk_space_host_accessible(src->space)) {
-    if (dense_like(&tmps, src, SK_RIGHT, SK_SPACE_HOST, err, errlen) < 0)
-      return -1;
-    have_s = 1;
-    rc = deep_copy(&tmps, src, err, errlen);
-    hs = tmps;
-  } else if (stage_fence(src->space, err, errlen) < 0) {
-    return -1;
-  }
-  if (rc == 0 && sk_layout_tiled(dst->layout)) {
-    /* padding is written back as it was: load the span first */
-    rc = stage_open(&ds, dst, 1, err, errlen);
-    hd = ds.h;
-  } else if (rc == 0 && !sk_space_host_accessible(dst->space)) {
-    rc = dense_like(&tmpd, dst, SK_RIGHT, SK_SPACE_HOST, err, errlen);
-    have_d = rc == 0;
-    hd = tmpd;
-  } else if (rc == 0) {
-    rc = stage_fence(dst->space, err, errlen);
-  }
-  if (rc == 0) {
-    tiled_copy_host(&hd, &hs, es);
-    if (sk_layout_tiled(dst->layout)) rc = stage_close(&ds, dst, 1, err, errlen);
-    else if (have_d) rc = deep_copy(dst, &tmpd, err, errlen);
-  } else if (sk_layout_tiled(dst->layout)) {
-    stage_close(&ds, dst, 0, NULL, 0);
-  }
-  if (have_d) sk_view_release(&tmpd);
-  if (have_s) sk_view_release(&tmps);
-  stage_close(&ss, src, 0, NULL, 0);
-  return rc;
-}
-
 /* deep_copy between the tools' begin and end events */
 int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
                       size_t errlen) {
-  if (!sk_tools_active()) return deep_copy(dst, src, err, errlen);
+  if (!sk_tools_active()) return sk_view_copy(dst, src, err, errlen);
   int64_t n = sk_view_size(src);
   sk_tools_begin_copy(dst, src,
                       (uint64_t)(n > 0 ? n : 0) * sk_dtypes[src->dtype].size);
-  int rc = deep_copy(dst, src, err, errlen);
+  int rc = sk_view_copy(dst, src, err, errlen);
   sk_tools_end_copy();
   return rc;
 }
 
-static int deep_copy(sk_view *dst, const sk_view *src, char *err,
+int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
                      size_t errlen) {
   if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
     char a[32], b[32];
@@ -1023,23 +631,23 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
   }
   int64_t n = sk_view_size(dst);
   if (n == 0) return 0;
-  if (check_memory(dst, err, errlen) < 0 || check_memory(src, err, errlen) < 0)
+  if (sk_view_check_memory(dst, err, errlen) < 0 || sk_view_check_memory(src, err, errlen) < 0)
     return -1;
-  if (dst->data == src->data && same_map(dst, src)) return 0;
+  if (dst->data == src->data && sk_view_same_map(dst, src)) return 0;
   size_t es = sk_dtypes[dst->dtype].size;
   if (sk_layout_tiled(dst->layout) || sk_layout_tiled(src->layout))
-    return tiled_copy(dst, src, err, errlen);
+    return sk_tiled_copy(dst, src, err, errlen);
 
   /* one block copy when both are dense with the same index map */
   if (sk_view_contiguous(dst) && sk_view_contiguous(src) &&
-      same_map(dst, src)) {
+      sk_view_same_map(dst, src)) {
     /* the remote side's owner (it knows where the elements are), else
      * the device side's */
     int sp = sk_space_remote(src->space) ? src->space
              : dst->space != SK_SPACE_HOST ? dst->space : src->space;
     const sk_backend *b = sk_backend_for_space(sp);
-    if (stage_fence(src->space, err, errlen) < 0 ||
-        stage_fence(dst->space, err, errlen) < 0)
+    if (sk_stage_fence(src->space, err, errlen) < 0 ||
+        sk_stage_fence(dst->space, err, errlen) < 0)
       return -1;
     if (b && b->copy)
       return b->copy(dst->data, dst->space, src->data, src->space,
@@ -1053,7 +661,7 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
   }
 
   /* both sides reachable by a device back end's kernels (cuda, pinned,
-   * managed): one pack kernel, no host walk over device memory */
+   * managed): one pack kernel, no host sk_walk over device memory */
   /* (a remote view's elements are reached through its owner's copy
    * only: staged below, never a kernel over its addresses) */
   int remote = sk_space_remote(dst->space) || sk_space_remote(src->space);
@@ -1069,17 +677,17 @@ static int deep_copy(sk_view *dst, const sk_view *src, char *err,
 
   /* element-wise through host images; a dense device destination need
    * not be loaded first, every element of its span is written */
-  stage ss, ds;
-  if (stage_open(&ss, src, 1, err, errlen) < 0) return -1;
-  if (stage_open(&ds, dst, !sk_view_contiguous(dst), err, errlen) < 0) {
-    stage_close(&ss, src, 0, NULL, 0);
+  sk_stage ss, ds;
+  if (sk_stage_open(&ss, src, 1, err, errlen) < 0) return -1;
+  if (sk_stage_open(&ds, dst, !sk_view_contiguous(dst), err, errlen) < 0) {
+    sk_stage_close(&ss, src, 0, NULL, 0);
     return -1;
   }
-  walk w;
-  walk_init(&w, &ds.h, &ss.h);
-  walk_run(&w, ds.h.data, ss.h.data, NULL, es);
-  stage_close(&ss, src, 0, NULL, 0);
-  return stage_close(&ds, dst, 1, err, errlen);
+  sk_walk w;
+  sk_walk_init(&w, &ds.h, &ss.h);
+  sk_walk_run(&w, ds.h.data, ss.h.data, NULL, es);
+  sk_stage_close(&ss, src, 0, NULL, 0);
+  return sk_stage_close(&ds, dst, 1, err, errlen);
 }
 
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
@@ -1098,7 +706,7 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
     sk_view_release(&val);
     return st;
   }
-  if (check_memory(v, err, errlen) < 0) return -1;
+  if (sk_view_check_memory(v, err, errlen) < 0) return -1;
   /* the value, converted once, in a one-element scratch view */
   uint64_t cell = 0;
   sk_view one = *v;
@@ -1121,12 +729,12 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
     const sk_backend *b = sk_backend_for_space(v->space);
     if (b && b->fill_view) return b->fill_view(v, &cell, err, errlen);
   }
-  stage s;
-  if (stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;
-  walk w;
-  walk_init(&w, &s.h, NULL);
-  walk_run(&w, s.h.data, NULL, &cell, es);
-  return stage_close(&s, v, 1, err, errlen);
+  sk_stage s;
+  if (sk_stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;
+  sk_walk w;
+  sk_walk_init(&w, &s.h, NULL);
+  sk_walk_run(&w, s.h.data, NULL, &cell, es);
+  return sk_stage_close(&s, v, 1, err, errlen);
 }
 
 /* -- subviews and resize ----------------------------------------------- */

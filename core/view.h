@@ -37,15 +37,13 @@ typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE, SK_TILED_RIGHT,
 #define SK_MAXTILELOG2 16   /* tiles of at most 2^16 elements per dimension */
 #define SK_MAXTILEVOLLOG2 20   /* and at most 2^20 elements in all */
 
-/* SK_SPACE_REMOTE: a global view over the ranks of an MPI job, each rank's
- * part in host memory (backends/remote); SK_SPACE_REMOTE_CUDA: the same
- * with each rank's part in its GPU's memory (NVSHMEM's symmetric heap).
- * Made only by remote.View, never by name, so sk_space_parse knows
- * neither. */
-typedef enum sk_space {
-  SK_SPACE_HOST, SK_SPACE_CUDA, SK_SPACE_CUDA_PINNED, SK_SPACE_CUDA_UVM,
-  SK_SPACE_REMOTE, SK_SPACE_REMOTE_CUDA, SK_NSPACE
-} sk_space;
+/* Memory spaces are described by the back ends that bring them
+ * (core/backend.h: sk_space_desc) and numbered as they are registered
+ * (core/space.c); 'host', serial's, is always 0. Code outside a back end
+ * asks the table (sk_space_host_accessible, sk_space_spill, ...), never
+ * a space's name or number. */
+enum { SK_SPACE_HOST = 0 };
+#define SK_MAXSPACE 16
 
 /* memory traits */
 enum { SK_TRAIT_ATOMIC = 1, SK_TRAIT_RANDOM = 2, SK_TRAIT_RESTRICT = 4,
@@ -171,21 +169,29 @@ int64_t sk_view_get_i(const sk_view *v, int64_t off);
 void sk_view_set_f(sk_view *v, int64_t off, double x);
 void sk_view_set_i(sk_view *v, int64_t off, int64_t x);
 
-/* -- additions (view.c) ------------------------------------------------ */
-/* 1 if the CPU can load and store the space's memory directly
- * (host, cuda_pinned, cuda_uvm); 0 for device memory (cuda). */
+/* -- spaces (space.c): what the back ends' tables say ------------------- */
+/* 1 if the CPU can load and store the space's memory directly (host, and
+ * a device's page-locked or managed memory); 0 for device memory */
 int sk_space_host_accessible(int space);
-/* 1 for the spaces of remote views (remote, remote_cuda): elements are
- * global indices, reached through the window of backends/remote */
+/* 1 for the spaces of remote views: elements are global indices, reached
+ * through the window of backends/remote */
 int sk_space_remote(int space);
-/* The layout a space gets when none is asked for: 'left' for cuda and
- * cuda_uvm (coalesced), 'right' for host and cuda_pinned. */
+/* the space a remote space's parts live in; any other space itself */
+int sk_space_local(int space);
+/* the remote space whose parts live in 'local', -1 when none */
+int sk_space_remote_over(int local);
+/* The layout a space gets when none is asked for: 'left' where a device
+ * reads coalesced, 'right' on the host. */
 int sk_space_default_layout(int space);
 /* The space that takes what does not fit in device memory 'space': host
- * memory its back end's kernels read in place (cuda and cuda_uvm ->
- * cuda_pinned, page-locked and mapped into the device's address space);
- * -1 when there is none (a host space) */
+ * memory its back end's kernels read in place (page-locked and mapped
+ * into the device's address space); -1 when there is none (a host space) */
 int sk_space_spill(int space);
+/* Kokkos Tools' name of the space ("Host"; "Unknown") */
+const char *sk_space_tools_name(int space);
+/* the user-visible names of the spaces a user can ask for by name, in
+ * registration order, quoted and joined: "'host', 'x' or 'y'" */
+void sk_space_names(char *buf, size_t n);
 
 /* Elements from the first to one past the last element (the memory the
  * view touches); 0 when the view is empty. For a dense view == size. */

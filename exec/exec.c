@@ -169,8 +169,10 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     sv->data = v->data;
     sv->rank = v->rank;
     sv->handle = v->alloc ? v->alloc->handle : NULL;
-    /* a remote window in GPU memory: device code reads its device copy */
-    if (sv->handle && sk_space_remote(v->space) && b && b->code == SK_CODE_CUDA &&
+    /* a remote window in device memory: device code (the only code that
+     * reaches it) reads its device copy */
+    if (sv->handle && sk_space_remote(v->space) &&
+        !sk_space_host_accessible(sk_space_local(v->space)) &&
         ((const sk_rwin *)sv->handle)->dev)
       sv->handle = ((const sk_rwin *)sv->handle)->dev;
     for (int d = 0; d < SK_MAXRANK; d++) {

@@ -165,15 +165,5 @@ int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
 
 int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err,
                      size_t errlen) {
-  switch (l->policy->kind) {
-  case SK_POL_TEAM:
-    return b->launch_team(l, err, errlen);
-  case SK_POL_MDRANGE:
-    if (l->pattern == SK_FOR) return b->launch_mdrange(l, err, errlen);
-    break;
-  default:
-    if (l->pattern == SK_FOR) return b->launch_range(l, err, errlen);
-  }
-  return l->pattern == SK_SCAN ? b->launch_scan(l, err, errlen)
-                               : b->launch_reduce(l, err, errlen);
+  return b->launch(l, err, errlen);
 }

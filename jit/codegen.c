@@ -353,7 +353,7 @@ void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
  * range is reported as the launch's bad index (dim -1). U applies a
  * compound assignment ('+' ... '>' for '>>='), F an atomic. */
 static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
-  if (k->kind != SK_CAP_VIEW || k->space != SK_SPACE_REMOTE) return;
+  if (k->kind != SK_CAP_VIEW || !sk_space_remote(k->space)) return;
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   int fl = sk_dtypes[k->dtype].is_float;
   const char *W = "const sk_rwin *w", *ctx = "const sk_ctx *ctx";
@@ -461,7 +461,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     int restrict_ok = !k->alias;
     sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
-    if (k->space == SK_SPACE_REMOTE) {
+    if (sk_space_remote(k->space)) {
       sk_cg_remote_unpack(b, s, k, c, "sk__ctx");
       continue;
     }

@@ -60,7 +60,7 @@ void sk_codegen_cuda_perm(const sk_kspec *s, int *perm) {
  * index outside the global range is recorded as the launch's bad index
  * (dim -1) and reads 0. Atomics are the dialect's on those addresses. */
 static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
-  if (k->kind != SK_CAP_VIEW || k->space != SK_SPACE_REMOTE_CUDA) return;
+  if (k->kind != SK_CAP_VIEW || !sk_space_remote(k->space)) return;
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   const char *F = "static __device__ __forceinline__";
   char args[160];
@@ -205,7 +205,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     sk_buf_printf(b,
                   "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
-    if (k->space == SK_SPACE_REMOTE_CUDA) {
+    if (sk_space_remote(k->space)) {
       sk_cg_remote_unpack(b, s, k, c, "sk__C.oob");
       continue;
     }

@@ -20,7 +20,6 @@
 #include "api/speck.h"
 #include "vm.h"
 #include "../backends/remote/remote.h"
-#include "../backends/cuda/cuda_api.h"
 #include "../kernels/blas/vendor.h"
 #include "core/tools.h"
 #include "../exec/exec.h"
@@ -594,9 +593,11 @@ static int l_kernel(lua_State *L) {
   }
   if (target) {
     d.backend = sk_backend_find(target);
-    if (!d.backend)
-      return sk_lerror(L, fname, d.label,
-                       "unknown target '%s' (serial, openmp or cuda)", target);
+    if (!d.backend) {
+      char names[256];
+      sk_env_space_names(names, sizeof names, 0);   /* the back ends' names */
+      return sk_lerror(L, fname, d.label, "unknown target '%s' (%s)", target, names);
+    }
   } else {
     backend(L, fname);
   }
@@ -954,27 +955,30 @@ static int l_info(lua_State *L) {
     lua_pushstring(L, t < 3 ? names[t] : "auto");
     lua_setfield(L, -2, "jit");
   }
-  /* CUDA devices (an empty table without a driver) */
+  /* the back ends' devices (an empty table without a driver) */
   lua_newtable(L);
-  for (int d = 0, nd = sk_cuda_device_count(); d < nd; d++) {
-    sk_cuda_devinfo di;
-    if (sk_cuda_device_info(d, &di) < 0) continue;
-    lua_createtable(L, 0, 8);
-    lua_pushstring(L, di.name);
-    lua_setfield(L, -2, "name");
-    lua_pushfstring(L, "sm_%d%d", di.major, di.minor);
-    lua_setfield(L, -2, "arch");
-    lua_pushinteger(L, di.sms);
-    lua_setfield(L, -2, "multiprocessors");
-    lua_pushinteger(L, (lua_Integer)di.total);
-    lua_setfield(L, -2, "memory");
-    if (di.free) {
-      lua_pushinteger(L, (lua_Integer)di.free);
-      lua_setfield(L, -2, "free");
+  int ndev = 0;
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++) {
+    sk_device dv[16];
+    int nd = (*b)->devices ? (*b)->devices(dv, 16) : 0;
+    for (int d = 0; d < nd; d++) {
+      lua_createtable(L, 0, 8);
+      lua_pushstring(L, dv[d].name);
+      lua_setfield(L, -2, "name");
+      lua_pushstring(L, dv[d].arch);
+      lua_setfield(L, -2, "arch");
+      lua_pushinteger(L, dv[d].multiprocessors);
+      lua_setfield(L, -2, "multiprocessors");
+      lua_pushinteger(L, (lua_Integer)dv[d].memory);
+      lua_setfield(L, -2, "memory");
+      if (dv[d].free) {
+        lua_pushinteger(L, (lua_Integer)dv[d].free);
+        lua_setfield(L, -2, "free");
+      }
+      lua_pushinteger(L, (lua_Integer)dv[d].shared_per_block);
+      lua_setfield(L, -2, "shared_per_block");
+      lua_rawseti(L, -2, ++ndev);
     }
-    lua_pushinteger(L, di.smem_optin);
-    lua_setfield(L, -2, "shared_per_block");
-    lua_rawseti(L, -2, d + 1);
   }
   lua_setfield(L, -2, "devices");
   /* Kokkos Tools: the libraries loaded, and why any was skipped */
@@ -992,7 +996,7 @@ static int l_info(lua_State *L) {
   lua_setfield(L, -2, "available");
   lua_pushstring(L, sk_vendor_host_status());
   lua_setfield(L, -2, sk_vendor_host_available() ? "host" : "note");
-  if (sk_cuda_device_count() > 0) {   /* cuBLAS: only where a GPU is (it starts CUDA) */
+  if (ndev > 0) {   /* a device's vendor BLAS: only where a device is (it starts it) */
     lua_pushstring(L, sk_vendor_gpu_status());
     lua_setfield(L, -2, "gpu");
   }
@@ -1001,6 +1005,15 @@ static int l_info(lua_State *L) {
 }
 
 /* -- module -------------------------------------------------------------- */
+/* core.host_accessible(name): true when the CPU loads and stores the
+ * memory of space 'name' directly (as its back end's table says); false
+ * for device memory and unknown names */
+static int l_host_accessible(lua_State *L) {
+  int sp = sk_space_parse(luaL_checkstring(L, 1));
+  lua_pushboolean(L, sp >= 0 && sk_space_host_accessible(sp));
+  return 1;
+}
+
 /* core.interrupt(): ask running host kernels to stop at their next
  * chunk boundary (as Ctrl-C in the CLI); true when one was running.
  * core.interrupt_clear(): let launches run again. */
@@ -1016,6 +1029,7 @@ static int l_interrupt_clear(lua_State *L) {
 }
 
 static const luaL_Reg core_funcs[] = {
+  {"host_accessible", l_host_accessible},
   {"interrupt", l_interrupt},
   {"interrupt_clear", l_interrupt_clear},
   {"parallel_for", l_parallel_for},

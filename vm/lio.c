@@ -152,10 +152,12 @@ static int l_load_npy(lua_State *L) {
         space = s ? sk_space_parse(s) : -1;
         const sk_backend *b = space < 0 && s ? sk_backend_find(s) : NULL;
         if (b) space = b->space;
-        if (space < 0)
-          return sk_lerror(L, fname, path, "unknown space %s (expected "
-                           "'host', 'cuda', 'cuda_pinned' or 'cuda_uvm')",
-                           show(L, -1));
+        if (space < 0) {
+          char names[256];
+          sk_space_names(names, sizeof names);
+          return sk_lerror(L, fname, path, "unknown space %s (expected %s)",
+                           show(L, -1), names);
+        }
       } else if (strcmp(k, "layout") == 0) {
         layout = s ? sk_layout_parse(s) : -1;
         if (layout != SK_RIGHT && layout != SK_LEFT)

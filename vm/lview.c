@@ -32,7 +32,7 @@
 #define LE_OPTBOOL    "option '%s' must be a boolean (got %s)"
 #define LE_LAYOUT     "unknown layout %s (expected 'right' or 'left')"
 #define LE_STRIDE     "layout 'stride' is only for subviews (use 'right' or 'left')"
-#define LE_SPACE      "unknown space %s (expected 'host', 'cuda', 'cuda_pinned' or 'cuda_uvm')"
+#define LE_SPACE      "unknown space %s (expected %s)"   /* the spaces' names */
 #define LE_DATA       "option 'data' must be a lightuserdata, userdata or view (got %s)"
 #define LE_DATANULL   "option 'data' is a NULL pointer"
 #define LE_DATASMALL  "data view '%s' holds %lld bytes, the view needs %lld"
@@ -407,7 +407,11 @@ int sk_lview_space(lua_State *L, int idx, const char *fname, const char *label) 
     const sk_backend *be = sk_backend_find(s);
     if (be) sp = be->space;
   }
-  if (sp < 0) lv_raise(L, fname, label, LE_SPACE, show(L, idx, b, sizeof b));
+  if (sp < 0) {
+    char names[256];
+    sk_space_names(names, sizeof names);
+    lv_raise(L, fname, label, LE_SPACE, show(L, idx, b, sizeof b), names);
+  }
   return sp;
 }
 

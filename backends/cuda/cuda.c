@@ -4,13 +4,16 @@
  * context, stream, errors, the architecture to compile for), memory.c
  * (the cuda, cuda_pinned and cuda_uvm spaces), pack.c (device-side
  * strided copies and fills), launch.c (loading the JIT's images, grids
- * and launches). Its code target is CUDA C: the JIT compiles kernels for
+ * and launches), nvshmem.c (symmetric memory for remote views), blas.c
+ * (cuBLAS). Its spaces, devices, vendor BLAS and symmetric memory are
+ * all in the table: no layer above names CUDA. Its code target is CUDA C: the JIT compiles kernels for
  * the architecture 'arch' names into images that 'load' takes; the back
  * end itself compiles nothing. Nothing is loaded until first use; without
  * a driver every entry fails with the reason.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_int.h"
@@ -69,16 +72,77 @@ static void cuda_info(char *buf, size_t n) {
            (double)d.total / (1 << 30), dv / 1000, dv % 1000 / 10);
 }
 
-/* CUDA kernels reach every space but plain host memory; the back end
- * allocates all three CUDA spaces */
-static int cuda_reaches(int space) {
-  return space != SK_SPACE_HOST && space != SK_SPACE_REMOTE;
-}
-
+/* CUDA kernels reach the three CUDA spaces and the remote space over
+ * device memory; the back end allocates the three */
 static int cuda_owns(int space) {
   return space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_PINNED ||
          space == SK_SPACE_CUDA_UVM;
 }
+
+static int cuda_reaches(int space) { return cuda_owns(sk_space_local(space)); }
+
+/* SPECK_CUDA_UVM=1: new views in managed memory (cuda_uvm, as Kokkos
+ * built with CUDA_UVM), so scripts can read results from Lua */
+static int cuda_default_space(void) {
+  const char *u = getenv("SPECK_CUDA_UVM");
+  return u && *u && strcmp(u, "0") != 0 ? SK_SPACE_CUDA_UVM : SK_SPACE_CUDA;
+}
+
+/* SPECK_CUDA_MEMORY_MAX: a budget for the views in device memory (cuda
+ * and cuda_uvm) below the device's own size; 0 when unset */
+static uint64_t cuda_budget(char *desc, size_t n) {
+  return sk_env_memory_max("SPECK_CUDA_MEMORY_MAX", desc, n);
+}
+
+/* the devices, for speck.info() (none without a driver) */
+static int cuda_devices(sk_device *out, int max) {
+  int k = 0;
+  for (int d = 0, nd = sk_cuda_device_count(); d < nd && k < max; d++) {
+    sk_cuda_devinfo di;
+    if (sk_cuda_device_info(d, &di) < 0) continue;
+    sk_device *o = &out[k++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", di.name);
+    snprintf(o->arch, sizeof o->arch, "sm_%d%d", di.major, di.minor);
+    o->multiprocessors = di.sms;
+    o->memory = di.total;
+    o->free = di.free;
+    o->shared_per_block = di.smem_optin;
+  }
+  return k;
+}
+
+/* the spaces: views in device memory spill to page-locked host memory the
+ * kernels read in place; device and managed memory default to 'left'
+ * (coalesced) and count against SPECK_CUDA_MEMORY_MAX, page-locked memory
+ * against the host's budget */
+static const sk_space_desc cuda_spaces[] = {
+  {.name = "cuda", .id = SK_SPACE_CUDA, .default_layout = SK_LEFT,
+   .spill = "cuda_pinned", .budget = cuda_budget,
+   .budget_env = "SPECK_CUDA_MEMORY_MAX", .tools_name = "Cuda"},
+  {.name = "cuda_pinned", .id = SK_SPACE_CUDA_PINNED, .host_accessible = 1,
+   .default_layout = SK_RIGHT, .budget = sk_host_memory,
+   .tools_name = "CudaHostPinned"},
+  {.name = "cuda_uvm", .id = SK_SPACE_CUDA_UVM, .host_accessible = 1,
+   .default_layout = SK_LEFT, .spill = "cuda_pinned", .budget = cuda_budget,
+   .budget_env = "SPECK_CUDA_MEMORY_MAX", .tools_name = "CudaUVM"},
+  {.name = "remote_cuda", .id = SK_SPACE_REMOTE_CUDA, .default_layout = SK_RIGHT,
+   .local = "cuda", .tools_name = "NVSHMEMSpace"},
+  {.name = NULL},
+};
+
+/* NVSHMEM (nvshmem.c): symmetric memory for remote views in device memory */
+static const sk_symmetric cuda_symmetric = {
+  .available = sk_nvshmem_available,
+  .started = sk_nvshmem_started,
+  .start = sk_nvshmem_start,
+  .malloc = sk_nvshmem_malloc,
+  .free = sk_nvshmem_free,
+  .ptr = sk_nvshmem_ptr,
+  .quiet = sk_nvshmem_quiet,
+  .stop = sk_nvshmem_stop,
+  .info = sk_nvshmem_info,
+};
 
 static int cuda_stack(size_t bytes, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
@@ -89,10 +153,16 @@ static int cuda_stack(size_t bytes, char *err, size_t errlen) {
   return 0;
 }
 
+/* serial's table, with what CUDA does differently: all but the reference
+ * entries are overridden */
+SK_FROM_SERIAL_BEGIN
 const sk_backend sk_backend_cuda = {
+  SK_FROM_SERIAL,
   .name = "cuda",
   .space = SK_SPACE_CUDA,
   .code = SK_CODE_CUDA,
+  .features = 0,
+  .spaces = cuda_spaces,
   .arch = sk_cuda_arch,
   .load = sk_cuda_load,
   .unload = sk_cuda_unload,
@@ -107,16 +177,17 @@ const sk_backend sk_backend_cuda = {
   .copy = sk_cuda_copy,
   .first_touch = sk_cuda_first_touch,
   .fence = cuda_fence,
-  .launch_range = sk_cuda_launch,
-  .launch_mdrange = sk_cuda_launch,
-  .launch_team = sk_cuda_launch,
-  .launch_reduce = sk_cuda_launch,
-  .launch_scan = sk_cuda_launch,
+  .launch = sk_cuda_launch,
   .info = cuda_info,
   .team_limits = sk_cuda_team_limits,
   .copy_view = sk_cuda_copy_view,
   .fill_view = sk_cuda_fill_view,
   .room = sk_cuda_room,
   .stack = cuda_stack,
+  .default_space = cuda_default_space,
+  .devices = cuda_devices,
+  .blas = &sk_cuda_blas,
+  .symmetric = &cuda_symmetric,
   .tasks = &sk_cuda_tasks,
 };
+SK_FROM_SERIAL_END

@@ -9,6 +9,16 @@
 #include "cu.h"
 #include "cuda_api.h"
 
+/* The ids of the spaces this back end brings (cuda.c's table describes
+ * them; fixed so the const table can name them): device memory,
+ * page-locked host memory mapped into the device, managed memory, and
+ * the remote space over device memory (backends/remote with NVSHMEM). */
+enum { SK_SPACE_CUDA = 1, SK_SPACE_CUDA_PINNED = 2, SK_SPACE_CUDA_UVM = 3,
+       SK_SPACE_REMOTE_CUDA = 5 };
+
+/* cuBLAS (blas.c), the table's vendor BLAS */
+extern const sk_vendor_blas sk_cuda_blas;
+
 /* The device in use: its primary context and the space instance's
  * stream. Filled by sk_cuda_ensure (lazily: the first allocation or
  * launch, or speck.initialize{space = "cuda", device = d}). */

@@ -114,7 +114,7 @@ uint64_t sk_host_memory(char *desc, size_t n) {
   return mem_bytes;
 }
 
-static void *host_alloc(size_t bytes, int space, char *err, size_t errlen) {
+void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
   (void)space;
   char desc[128];
   uint64_t most = sk_host_memory(desc, sizeof desc);
@@ -137,13 +137,13 @@ static void *host_alloc(size_t bytes, int space, char *err, size_t errlen) {
   return p;
 }
 
-static void host_free(void *p, int space) {
+void sk_serial_free(void *p, int space) {
   (void)space;
   free(p);
 }
 
-static int host_copy(void *dst, int dspace, const void *src, int sspace,
-                     size_t bytes, char *err, size_t errlen) {
+int sk_serial_copy(void *dst, int dspace, const void *src, int sspace,
+                   size_t bytes, char *err, size_t errlen) {
   if (dspace != SK_SPACE_HOST || sspace != SK_SPACE_HOST) {
     snprintf(err, errlen, "host back end cannot copy %s -> %s",
              sk_space_name(sspace), sk_space_name(dspace));
@@ -176,9 +176,9 @@ static void pool_first_touch(void *p, size_t bytes) {
   sk_pool_run(touch_part, &j);
 }
 
-static void serial_first_touch(void *p, size_t bytes) { memset(p, 0, bytes); }
+void sk_serial_first_touch(void *p, size_t bytes) { memset(p, 0, bytes); }
 
-static int host_fence(char *err, size_t errlen) {
+int sk_serial_fence(char *err, size_t errlen) {
   (void)err;
   (void)errlen;
   return 0;
@@ -461,7 +461,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err,
   return 0;
 }
 
-static int serial_launch(const sk_launch *l, char *err, size_t errlen) {
+int sk_serial_launch(const sk_launch *l, char *err, size_t errlen) {
   return host_launch(l, 0, err, errlen);
 }
 
@@ -470,7 +470,7 @@ static int pool_launch(const sk_launch *l, char *err, size_t errlen) {
 }
 
 /* -- set-up ----------------------------------------------------------- */
-static int serial_init(int threads, int device, char *err, size_t errlen) {
+int sk_serial_init(int threads, int device, char *err, size_t errlen) {
   (void)threads;
   (void)device;
   (void)err;
@@ -478,32 +478,33 @@ static int serial_init(int threads, int device, char *err, size_t errlen) {
   return 0;
 }
 
-static void serial_finalize(void) {}
+void sk_serial_finalize(void) {}
 
-/* host kernels reach host memory, the CUDA spaces the CPU can load and
- * remote views (their local part directly, the rest through MPI) */
-static int host_reaches(int space) {
-  return sk_space_host_accessible(space) || space == SK_SPACE_REMOTE;
+/* host kernels reach every space the CPU can load (a device's page-locked
+ * or managed memory too) and remote views whose parts are in host memory
+ * (their local part directly, the rest through MPI) */
+int sk_serial_reaches(int space) {
+  return sk_space_host_accessible(sk_space_local(space));
 }
 
 /* host memory is allocated through the openmp table (parallel first
  * touch when its pool runs; serial shares the same functions) */
-static int owns_none(int space) {
+int sk_serial_owns(int space) {
   (void)space;
   return 0;
 }
 
 static int owns_host(int space) { return space == SK_SPACE_HOST; }
 
-static int always(char *why, size_t n) {
+int sk_serial_available(char *why, size_t n) {
   (void)why;
   (void)n;
   return 1;
 }
 
-static int serial_concurrency(void) { return 1; }
+int sk_serial_concurrency(void) { return 1; }
 
-static void serial_info(char *buf, size_t n) {
+void sk_serial_info(char *buf, size_t n) {
   snprintf(buf, n, "serial: the calling thread");
 }
 
@@ -537,55 +538,34 @@ static void pool_info(char *buf, size_t n) {
            pool_concurrency());
 }
 
-static void serial_team_limits(sk_team_limits *lim) { sk_host_team_limits(0, lim); }
+void sk_serial_team_limits(sk_team_limits *lim) { sk_host_team_limits(0, lim); }
 static void pool_team_limits(sk_team_limits *lim) { sk_host_team_limits(1, lim); }
 
-const sk_backend sk_backend_serial = {
-  .name = "serial",
-  .space = SK_SPACE_HOST,
-  .code = SK_CODE_HOST,
-  .features = SK_FEAT_MDRANGE_SCAN,
-  .reaches = host_reaches,
-  .owns = owns_none,
-  .init = serial_init,
-  .finalize = serial_finalize,
-  .available = always,
-  .concurrency = serial_concurrency,
-  .alloc = host_alloc,
-  .free = host_free,
-  .copy = host_copy,
-  .first_touch = serial_first_touch,
-  .fence = host_fence,
-  .launch_range = serial_launch,
-  .launch_mdrange = serial_launch,
-  .launch_team = serial_launch,
-  .launch_reduce = serial_launch,
-  .launch_scan = serial_launch,
-  .info = serial_info,
-  .team_limits = serial_team_limits,
+/* host memory: the CPU's, under the host budget (RAM and swap, a
+ * cgroup's or ulimit's limit, SPECK_MEMORY_MAX) */
+const sk_space_desc sk_serial_spaces[] = {
+  {.name = "host", .id = SK_SPACE_HOST, .host_accessible = 1,
+   .default_layout = SK_RIGHT, .budget = sk_host_memory,
+   .budget_env = "SPECK_MEMORY_MAX", .tools_name = "Host"},
+  {.name = NULL},
 };
 
+/* the reference table (core/backend.h): every entry of it is serial's */
+const sk_backend sk_backend_serial = {SK_FROM_SERIAL};
+
+/* openmp: serial's, run over the pool; it allocates host memory (parallel
+ * first touch while its pool runs; serial shares the same functions) */
+SK_FROM_SERIAL_BEGIN
 const sk_backend sk_backend_openmp = {
+  SK_FROM_SERIAL,
   .name = "openmp",
-  .space = SK_SPACE_HOST,
-  .code = SK_CODE_HOST,
-  .features = SK_FEAT_MDRANGE_SCAN,
-  .reaches = host_reaches,
   .owns = owns_host,
   .init = pool_init,
   .finalize = pool_finalize,
-  .available = always,
   .concurrency = pool_concurrency,
-  .alloc = host_alloc,
-  .free = host_free,
-  .copy = host_copy,
   .first_touch = pool_first_touch,
-  .fence = host_fence,
-  .launch_range = pool_launch,
-  .launch_mdrange = pool_launch,
-  .launch_team = pool_launch,
-  .launch_reduce = pool_launch,
-  .launch_scan = pool_launch,
+  .launch = pool_launch,
   .info = pool_info,
   .team_limits = pool_team_limits,
 };
+SK_FROM_SERIAL_END

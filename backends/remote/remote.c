@@ -40,7 +40,15 @@
 #include <string.h>
 
 #include "core/tools.h"
-#include "../cuda/cuda_api.h"
+
+/* the remote space over host memory (its id assigned at registration);
+ * the one over a device's memory is that back end's, naming the device
+ * space as its parts' ('local') */
+static const sk_space_desc remote_spaces[] = {
+  {.name = "remote", .id = -1, .default_layout = SK_RIGHT, .local = "host",
+   .tools_name = "RemoteSpace"},
+  {.name = NULL},
+};
 
 #ifdef SK_HAVE_MPI
 #include <dlfcn.h>
@@ -197,15 +205,24 @@ static rwin *find_addr(const void *p) {
   return NULL;
 }
 
+/* the device back end whose memory remote views can lie in: the first
+ * with symmetric memory (NVSHMEM on the CUDA back end), NULL if none */
 static const sk_backend *gpu_backend(void) {
-  return sk_backend_for_space(SK_SPACE_CUDA);
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++)
+    if ((*b)->symmetric) return *b;
+  return NULL;
+}
+
+static const sk_symmetric *symm(void) {
+  const sk_backend *b = gpu_backend();
+  return b ? b->symmetric : NULL;
 }
 
 static void win_free(rwin *r) {
   if (r->gpu) {   /* collective, as MPI_Win_free */
-    sk_nvshmem_free(r->w.local);
     const sk_backend *cb = gpu_backend();
-    if (cb && r->w.dev) cb->free(r->w.dev, SK_SPACE_CUDA);
+    cb->symmetric->free(r->w.local);
+    if (r->w.dev) cb->free(r->w.dev, cb->space);
     free(r->peer_host);
   } else {
     MPI_Win_unlock_all(r->win);
@@ -245,7 +262,7 @@ static void remote_free(void *p, int space) {
 }
 
 /* A GPU window's elements [g, g + n) to or from 'mem' (of space 'mspace'),
- * owner by owner through the peer pointers and the CUDA back end's copy. */
+ * owner by owner through the peer pointers and the device back end's copy. */
 static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n,
                          int put, char *err, size_t errlen) {
   size_t es = (size_t)r->w.esize;
@@ -259,8 +276,8 @@ static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n,
     int64_t disp = g - (int64_t)owner * r->w.chunk, k = r->w.chunk - disp;
     if (k > n) k = n;
     char *dev = (char *)r->peer_host[owner] + disp * (int64_t)es;
-    int rc = put ? cb->copy(dev, SK_SPACE_CUDA, mem, mspace, (size_t)k * es, err, errlen)
-                 : cb->copy(mem, mspace, dev, SK_SPACE_CUDA, (size_t)k * es, err, errlen);
+    int rc = put ? cb->copy(dev, cb->space, mem, mspace, (size_t)k * es, err, errlen)
+                 : cb->copy(mem, mspace, dev, cb->space, (size_t)k * es, err, errlen);
     if (rc < 0) return -1;
     mem += k * (int64_t)es;
     g += k;
@@ -359,7 +376,7 @@ static int remote_flush(char *err, size_t errlen) {
       if (rc == MPI_SUCCESS) rc = MPI_Win_sync(wins[i]->win);
     }
   unlock(held);
-  sk_nvshmem_quiet();   /* kernels' peer stores are done at their end */
+  if (symm()) symm()->quiet();   /* kernels' peer stores are done at their end */
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Win_flush_all", rc);
 }
 
@@ -415,9 +432,10 @@ static int bcast0(void *buf, int bytes) {
 
 /* Collective: NVSHMEM started on every rank, or the same refusal on all */
 static int gpu_start(const char *label, char *err, size_t errlen) {
-  if (sk_nvshmem_started()) return 0;
-  char why[512] = "";
-  int ok = sk_nvshmem_available(why, sizeof why), all = ok;
+  const sk_symmetric *sy = symm();
+  if (sy && sy->started()) return 0;
+  char why[512] = "no device back end has symmetric memory";
+  int ok = sy ? sy->available(why, sizeof why) : 0, all = ok;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
     if (ok) snprintf(why, sizeof why, "another rank cannot open NVSHMEM");
@@ -425,7 +443,7 @@ static int gpu_start(const char *label, char *err, size_t errlen) {
              "NVSHMEM: %s", label, why);
     return -1;
   }
-  if (sk_nvshmem_start(me, nranks, bcast0, why, sizeof why) < 0) {
+  if (sy->start(me, nranks, bcast0, why, sizeof why) < 0) {
     snprintf(err, errlen, "remote.View '%s': %s", label, why);
     return -1;
   }
@@ -438,11 +456,13 @@ static int gpu_start(const char *label, char *err, size_t errlen) {
 static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
                      size_t errlen) {
   char why[512] = "";
-  void *local = sk_nvshmem_malloc(bytes, why, sizeof why);
+  const sk_backend *cb = gpu_backend();
+  const sk_symmetric *sy = cb->symmetric;
+  void *local = sy->malloc(bytes, why, sizeof why);
   int ok = local != NULL, all = ok;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
-    sk_nvshmem_free(local);
+    sy->free(local);
     snprintf(err, errlen, "remote.View '%s': %s", label,
              ok ? "another rank's NVSHMEM allocation failed" : why);
     return -1;
@@ -450,7 +470,7 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
   r->peer_host = calloc((size_t)nranks, sizeof *r->peer_host);
   int unreachable = r->peer_host ? -1 : me;
   for (int p = 0; r->peer_host && p < nranks; p++) {
-    r->peer_host[p] = p == me ? local : sk_nvshmem_ptr(local, p);
+    r->peer_host[p] = p == me ? local : sy->ptr(local, p);
     if (!r->peer_host[p] && unreachable < 0) unreachable = p;
   }
   /* the first (rank, peer) pair that cannot load, agreed by all */
@@ -460,7 +480,7 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
   if (first[0] < nranks) {
     if (first[0] == me) first[1] = pair[1];
     MPI_Bcast(&first[1], 1, MPI_INT, first[0], MPI_COMM_WORLD);
-    sk_nvshmem_free(local);
+    sy->free(local);
     free(r->peer_host);
     r->peer_host = NULL;
     snprintf(err, errlen,
@@ -471,15 +491,14 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
              first[1]);
     return -1;
   }
-  const sk_backend *cb = gpu_backend();
   size_t dbytes = sizeof(sk_rwin) + (size_t)nranks * sizeof(void *);
-  r->w.dev = cb ? cb->alloc(dbytes, SK_SPACE_CUDA, why, sizeof why) : NULL;
+  r->w.dev = cb->alloc(dbytes, cb->space, why, sizeof why);
   ok = r->w.dev != NULL;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
-    if (r->w.dev) cb->free(r->w.dev, SK_SPACE_CUDA);
+    if (r->w.dev) cb->free(r->w.dev, cb->space);
     r->w.dev = NULL;
-    sk_nvshmem_free(local);
+    sy->free(local);
     free(r->peer_host);
     r->peer_host = NULL;
     snprintf(err, errlen, "remote.View '%s': no device memory for its window%s%s",
@@ -501,9 +520,9 @@ static int gpu_publish(rwin *r, char *err, size_t errlen) {
   d.get = NULL;
   d.put = NULL;
   d.fop = NULL;
-  if (cb->copy(dev, SK_SPACE_CUDA, &d, SK_SPACE_HOST, sizeof d, err, errlen) < 0)
+  if (cb->copy(dev, cb->space, &d, SK_SPACE_HOST, sizeof d, err, errlen) < 0)
     return -1;
-  return cb->copy(dev + sizeof(sk_rwin), SK_SPACE_CUDA, r->peer_host, SK_SPACE_HOST,
+  return cb->copy(dev + sizeof(sk_rwin), cb->space, r->peer_host, SK_SPACE_HOST,
                   (size_t)nranks * sizeof(void *), err, errlen);
 }
 
@@ -516,7 +535,10 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   /* host memory (MPI windows) or GPU memory (NVSHMEM); by default the
    * running back end's */
   if (space < 0 && (space = sk_rt_default_space(err, errlen)) < 0) return -1;
-  int gpu = space == SK_SPACE_CUDA || space == SK_SPACE_CUDA_UVM;
+  /* device memory: a space of the device back end that spills to host
+   * memory (its plain and managed memory, not its page-locked memory) */
+  const sk_backend *gb = gpu_backend();
+  int gpu = gb && gb->owns(space) && sk_space_spill(space) >= 0;
   /* memory: 0 host, 1 GPU, 2 neither (refused after the agreement, so
    * that no rank waits for the others) */
   int mem = gpu ? 1 : space == SK_SPACE_HOST ? 0 : 2;
@@ -686,7 +708,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   v->dtype = dtype;
   v->rank = rank;
   v->layout = SK_RIGHT;
-  v->space = gpu ? SK_SPACE_REMOTE_CUDA : SK_SPACE_REMOTE;
+  v->space = sk_space_remote_over(gpu ? gb->space : SK_SPACE_HOST);
   for (int d = 0; d < SK_MAXRANK; d++) v->extent[d] = d < rank ? ext[d] : 1;
   sk_view_layout_strides(rank, SK_RIGHT, v->extent, v->stride);
   a->refs = 1;
@@ -725,7 +747,7 @@ int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
   dst->dtype = v->dtype;
   dst->rank = rank;
   dst->layout = SK_RIGHT;
-  dst->space = r->gpu ? SK_SPACE_CUDA : SK_SPACE_HOST;
+  dst->space = sk_space_local(v->space);
   for (int d = 0; d < SK_MAXRANK; d++) dst->extent[d] = d < rank ? ext[d] : 1;
   sk_view_layout_strides(rank, SK_RIGHT, dst->extent, dst->stride);
   dst->alloc = v->alloc;
@@ -749,7 +771,8 @@ int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
 
 /* -- the back end -------------------------------------------------------- */
 static int remote_reaches(int space) {
-  return space == SK_SPACE_HOST || space == SK_SPACE_REMOTE;
+  return space == SK_SPACE_HOST ||
+         (sk_space_remote(space) && sk_space_local(space) == SK_SPACE_HOST);
 }
 static int remote_owns(int space) { return sk_space_remote(space); }
 static void *remote_alloc(size_t bytes, int space, char *err, size_t errlen) {
@@ -764,30 +787,18 @@ static int remote_init(int threads, int device, char *err, size_t errlen) {
 static void remote_finalize(void) { sk_backend_openmp.finalize(); }
 static int remote_avail(char *why, size_t n) { return sk_remote_available(why, n); }
 static int remote_concurrency(void) { return sk_backend_openmp.concurrency(); }
-static int r_range(const sk_launch *l, char *e, size_t n) {
-  return sk_backend_openmp.launch_range(l, e, n);
-}
-static int r_md(const sk_launch *l, char *e, size_t n) {
-  return sk_backend_openmp.launch_mdrange(l, e, n);
-}
-static int r_team(const sk_launch *l, char *e, size_t n) {
-  return sk_backend_openmp.launch_team(l, e, n);
-}
-static int r_reduce(const sk_launch *l, char *e, size_t n) {
-  return sk_backend_openmp.launch_reduce(l, e, n);
-}
-static int r_scan(const sk_launch *l, char *e, size_t n) {
-  return sk_backend_openmp.launch_scan(l, e, n);
+static int r_launch(const sk_launch *l, char *e, size_t n) {
+  return sk_backend_openmp.launch(l, e, n);
 }
 static void r_limits(sk_team_limits *lim) { sk_backend_openmp.team_limits(lim); }
 
-/* The 'remote' back end: the openmp pool's execution (its kernels reach
- * host and remote memory), the remote space's memory. */
-static const sk_backend remote_backend = {
+/* The 'remote' back end: serial's table with the openmp pool's execution
+ * (its kernels reach host and remote memory), the remote space's memory. */
+SK_FROM_SERIAL_BEGIN
+const sk_backend sk_backend_remote = {
+  SK_FROM_SERIAL,
   .name = "remote",
-  .space = SK_SPACE_HOST,
-  .code = SK_CODE_HOST,
-  .features = SK_FEAT_MDRANGE_SCAN,
+  .spaces = remote_spaces,
   .reaches = remote_reaches,
   .owns = remote_owns,
   .init = remote_init,
@@ -798,14 +809,11 @@ static const sk_backend remote_backend = {
   .free = remote_free,
   .copy = remote_copy,
   .fence = remote_flush,
-  .launch_range = r_range,
-  .launch_mdrange = r_md,
-  .launch_team = r_team,
-  .launch_reduce = r_reduce,
-  .launch_scan = r_scan,
+  .launch = r_launch,
   .info = sk_remote_info,
   .team_limits = r_limits,
 };
+SK_FROM_SERIAL_END
 
 int sk_remote_available(char *why, size_t n) {
   (void)why;
@@ -854,8 +862,8 @@ int sk_remote_start(char *err, size_t errlen) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  if (!sk_backend_find(remote_backend.name) &&
-      sk_backend_register(&remote_backend, err, errlen) < 0)
+  if (!sk_backend_find(sk_backend_remote.name) &&
+      sk_backend_register(&sk_backend_remote, err, errlen) < 0)
     return -1;
   /* direct loads and stores when every rank is on this node (and
    * SPECK_REMOTE_DIRECT is not 0) */
@@ -880,7 +888,7 @@ void sk_remote_stop(void) {
   free(wins);
   wins = NULL;
   nwins = capwins = 0;
-  sk_nvshmem_stop();
+  if (symm()) symm()->stop();
   started = 0;
   int fin = 0;
   MPI_Finalized(&fin);
@@ -893,8 +901,8 @@ void sk_remote_info(char *buf, size_t n) {
   MPI_Get_library_version(ver, &len);
   char *nl = strpbrk(ver, ",\n");
   if (nl) *nl = 0;
-  char nvs[600];
-  sk_nvshmem_info(nvs, sizeof nvs);
+  char nvs[600] = "no device back end";
+  if (symm()) symm()->info(nvs, sizeof nvs);
   if (started)
     snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s; GPU memory: %s",
              ver, me, nranks, direct ? ", one node: direct loads and stores" : "",
@@ -964,4 +972,16 @@ int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
   (void)e;
   return no_mpi("local_range", err, errlen);
 }
+static int remote_owns(int space) { return sk_space_remote(space); }
+/* never registered without MPI; its space still exists (by name) */
+SK_FROM_SERIAL_BEGIN
+const sk_backend sk_backend_remote = {
+  SK_FROM_SERIAL,
+  .name = "remote",
+  .spaces = remote_spaces,
+  .owns = remote_owns,
+  .available = sk_remote_available,
+  .info = sk_remote_info,
+};
+SK_FROM_SERIAL_END
 #endif

@@ -67,9 +67,9 @@ const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
   }
   const sk_backend *b = sk_dense_backend(err, errlen);
   if (!b) return NULL;
-  if (v->space != b->space && !(b->space == SK_SPACE_CUDA &&
-                                (v->space == SK_SPACE_CUDA_UVM ||
-                                 v->space == SK_SPACE_CUDA_PINNED))) {
+  /* its own space, or another the active back end allocates (a device
+   * back end's page-locked or managed memory) */
+  if (v->space != b->space && !b->owns(v->space)) {
     snprintf(err, errlen, "%s (view '%s') is in another memory space than the "
              "active back end '%s'", name, v->label, b->name);
     return NULL;
@@ -189,8 +189,9 @@ static void transposed(const sk_view *v, sk_view *out) {
 }
 
 /* The vendor library that serves this problem of 'flops': 0 none, 1
- * OpenBLAS (host views; 'auto' above 'cross'), 2 cuBLAS (GPU views;
- * 'auto' always: the native GPU kernels are the portable fallback) */
+ * OpenBLAS (host views; 'auto' above 'cross'), 2 a device back end's
+ * (its table's 'blas'; 'auto' always: the native device kernels are the
+ * portable fallback) */
 static int use_vendor(int impl, const sk_view *v, const sk_view *o1, const sk_view *o2,
                       double flops, double cross) {
   if (impl == SK_IMPL_NATIVE) return 0;
@@ -201,7 +202,10 @@ static int use_vendor(int impl, const sk_view *v, const sk_view *o1, const sk_vi
     if (all[i] && (sk_space_remote(all[i]->space) ||
                    (all[i]->space == SK_SPACE_HOST) != (v->space == SK_SPACE_HOST)))
       return 0;
-  if (v->space != SK_SPACE_HOST) return sk_vendor_gpu_available() ? 2 : 0;
+  if (v->space != SK_SPACE_HOST) {   /* the vendor BLAS of a back end reaching it */
+    const sk_backend *vb = sk_backend_blas_for(v->space);
+    return vb && vb->blas->available() ? 2 : 0;
+  }
   if (!sk_vendor_host_available()) return 0;
   if (impl == SK_IMPL_AUTO && flops < cross) return 0;
   sk_vendor_host_threads(sk_rt_threads());
@@ -286,11 +290,11 @@ int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A,
   const sk_backend *b = sk_dense_backend(err, errlen);
   if (!b) return -1;
   /* tiles: big ones on the host (cache blocking), enough of them for every
-   * thread; on a GPU small ones (one thread each: the vendor path is
-   * the fast one there) */
+   * thread; on a device (its memory not the host's) small ones (one thread
+   * each: the vendor path is the fast one there) */
   int64_t mc = 128, nc = 384, kc = 256;
   int threads = b->concurrency ? b->concurrency() : 1;
-  if (b->code != SK_CODE_HOST) {
+  if (!sk_space_host_accessible(b->space)) {
     mc = 16;
     nc = 12;
     kc = 64;

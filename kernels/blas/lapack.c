@@ -95,7 +95,7 @@ static int team_size(void) {
   char e[64];
   const sk_backend *b = sk_dense_backend(e, sizeof e);
   if (!b) return 1;
-  if (b->code == SK_CODE_HOST) return sk_rt_threads() > 0 ? sk_rt_threads() : 1;
+  if (sk_space_host_accessible(b->space)) return sk_rt_threads() > 0 ? sk_rt_threads() : 1;
   return 0;
 }
 

@@ -1,6 +1,6 @@
-/* vendor.c: OpenBLAS (host) and cuBLAS (GPU) behind impl = "vendor",
- * opened with dlopen (see vendor.h for the API). The one file that knows
- * a vendor library.
+/* vendor.c: OpenBLAS (host) behind impl = "vendor", opened with dlopen
+ * (see vendor.h for the API), and a device's vendor BLAS through its back
+ * end's table ('blas').
  *
  * Loading (once per process, on first use):
  *  - OPENBLAS_CORETYPE: an environment may force a core without AVX-512
@@ -28,7 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../backends/cuda/cuda_api.h"
+#include "core/backend.h"
+#include "core/blasplan.h"
 #include "core/view.h"
 
 /* -- the library ---------------------------------------------------------- */
@@ -180,70 +181,14 @@ void sk_vendor_host_threads(int threads) {
     lib.set_threads(threads);
 }
 
-/* -- column-major forms --------------------------------------------------- */
-static int fits(int64_t x) { return x >= 0 && x <= INT_MAX; }
-
-/* A rows x cols matrix of strides rs, cs as a column-major one: *t = 0
- * (itself) or 1 (its transpose is), *ld; -1 when neither */
-static int as_cm(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *t,
-                 int *ld) {
-  if (!fits(rows) || !fits(cols)) return -1;
-  int64_t l;
-  if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= (rows > 1 ? rows : 1))) {
-    l = cols <= 1 ? (rows > 1 ? rows : 1) : cs;
-    *t = 0;
-  } else if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= (cols > 1 ? cols : 1))) {
-    l = rows <= 1 ? (cols > 1 ? cols : 1) : rs;
-    *t = 1;
-  } else {
-    return -1;
-  }
-  if (!fits(l)) return -1;
-  *ld = (int)l;
-  return 0;
-}
-
-static int flag(char c) { return !(c == 'N' || c == 'n'); }
-static int low(char c) { return c == 'L' || c == 'l'; }
-
-/* gemm as a column-major call: C^T = op(B)^T op(A)^T when C is stored
- * transposed; -1 when some matrix has no unit stride */
-typedef struct gplan {
-  const void *X, *Y;
-  int fx, fy, ldx, ldy, ldc, m, n, k, swap;
-} gplan;
-
-static int gemm_plan(char ta, char tb, int64_t m, int64_t n, int64_t k,
-                     const void *A, int64_t rsa, int64_t csa, const void *B,
-                     int64_t rsb, int64_t csb, int64_t rsc, int64_t csc, gplan *p) {
-  int fa = flag(ta), fb = flag(tb), sa, sb, sc, lda, ldb, ldc;
-  if (!fits(k) || as_cm(fa ? k : m, fa ? m : k, rsa, csa, &sa, &lda) < 0 ||
-      as_cm(fb ? n : k, fb ? k : n, rsb, csb, &sb, &ldb) < 0 ||
-      as_cm(m, n, rsc, csc, &sc, &ldc) < 0)
-    return -1;
-  fa ^= sa;
-  fb ^= sb;
-  p->swap = sc;
-  p->X = sc ? B : A;
-  p->Y = sc ? A : B;
-  p->fx = sc ? !fb : fa;
-  p->fy = sc ? !fa : fb;
-  p->ldx = sc ? ldb : lda;
-  p->ldy = sc ? lda : ldb;
-  p->ldc = ldc;
-  p->m = (int)(sc ? n : m);
-  p->n = (int)(sc ? m : n);
-  p->k = (int)k;
-  return 0;
-}
-
+/* -- column-major forms: core/blasplan.h ---------------------------------- */
 int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
                    int64_t k, double alpha, const void *A, int64_t rsa,
                    int64_t csa, const void *B, int64_t rsb, int64_t csb,
                    double beta, void *C, int64_t rsc, int64_t csc) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  gplan p;
-  if (gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
+  sk_cm_plan p;
+  if (sk_cm_gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
     return SK_VENDOR_UNSUPPORTED;
   /* k = 0: BLAS may return without applying beta; the native kernels do */
   if (k == 0) return SK_VENDOR_UNSUPPORTED;
@@ -262,10 +207,10 @@ int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
                    int64_t incx, double beta, void *y, int64_t incy) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   int sa, lda;
-  if (as_cm(m, n, rsa, csa, &sa, &lda) < 0 || incx < 1 || incy < 1 ||
-      !fits(incx) || !fits(incy))
+  if (sk_cm_as(m, n, rsa, csa, &sa, &lda) < 0 || incx < 1 || incy < 1 ||
+      !sk_cm_fits(incx) || !sk_cm_fits(incy))
     return SK_VENDOR_UNSUPPORTED;
-  int f = flag(trans) ^ sa;
+  int f = sk_cm_flag(trans) ^ sa;
   int sm = (int)(sa ? n : m), sn = (int)(sa ? m : n);
   if (m == 0 || n == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
   if (dtype == SK_F64)
@@ -281,13 +226,13 @@ int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
                    double alpha, const void *A, int64_t rsa, int64_t csa,
                    double beta, void *C, int64_t rsc, int64_t csc) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  int ft = flag(trans), sa, sc, lda, ldc;
-  if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
-      as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
+  int ft = sk_cm_flag(trans), sa, sc, lda, ldc;
+  if (!sk_cm_fits(k) || sk_cm_as(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
+      sk_cm_as(n, n, rsc, csc, &sc, &ldc) < 0)
     return SK_VENDOR_UNSUPPORTED;
   if (k == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
   if (n == 0) return SK_VENDOR_OK;
-  int lo = low(uplo) ^ sc;
+  int lo = sk_cm_low(uplo) ^ sc;
   ft ^= sa;
   if (dtype == SK_F64)
     lib.dsyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, alpha, A, lda,
@@ -304,14 +249,14 @@ static int tri(int dtype, int mm, char side, char uplo, char trans, char diag,
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   int left = side == 'L' || side == 'l', na = (int)(left ? m : n), sa, sb, lda,
       ldb;
-  if (as_cm(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
-      as_cm(m, n, rsb, csb, &sb, &ldb) < 0)
+  if (sk_cm_as(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
+      sk_cm_as(m, n, rsb, csb, &sb, &ldb) < 0)
     return SK_VENDOR_UNSUPPORTED;
   (void)na;
   if (m == 0 || n == 0) return SK_VENDOR_OK;
   /* B stored transposed: the transposed problem (side and op flip); A
    * stored transposed: uplo and op flip */
-  int l2 = left ^ sb, lo = low(uplo) ^ sa, ft = flag(trans) ^ sa ^ sb;
+  int l2 = left ^ sb, lo = sk_cm_low(uplo) ^ sa, ft = sk_cm_flag(trans) ^ sa ^ sb;
   int bm = (int)(sb ? n : m), bn = (int)(sb ? m : n);
   int s = l2 ? LEFT : RIGHT, u = lo ? LO : UP, t = ft ? TR : NT,
       d = diag == 'U' || diag == 'u' ? UN : NU;
@@ -348,8 +293,8 @@ typedef struct cmbuf {
 static int cm_open(cmbuf *c, int dtype, int64_t m, int64_t n, void *A,
                    int64_t rs, int64_t cs) {
   int t, ld;
-  if (!fits(m) || !fits(n)) return -1;
-  if (as_cm(m, n, rs, cs, &t, &ld) == 0 && t == 0) {
+  if (!sk_cm_fits(m) || !sk_cm_fits(n)) return -1;
+  if (sk_cm_as(m, n, rs, cs, &t, &ld) == 0 && t == 0) {
     c->a = A;
     c->ld = ld;
     c->copied = 0;
@@ -392,7 +337,7 @@ int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs,
   if (n == 0) return SK_VENDOR_OK;
   if (cm_open(&c, dtype, n, n, A, rs, cs) < 0) return SK_VENDOR_UNSUPPORTED;
   int nn = (int)n, in = 0;
-  char u = low(uplo) ? 'L' : 'U';
+  char u = sk_cm_low(uplo) ? 'L' : 'U';
   (dtype == SK_F64 ? lib.dpotrf : lib.spotrf)(&u, &nn, c.a, &c.ld, &in, 1);
   cm_close(&c, dtype, n, n, A, rs, cs, 1);
   *info = in;
@@ -456,98 +401,33 @@ int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
   cmbuf c;
   if (cm_open(&c, dtype, n, n, A, rs, cs) < 0) return SK_VENDOR_UNSUPPORTED;
   int nn = (int)n, in = 0;
-  char u = low(uplo) ? 'L' : 'U', d = diag == 'U' || diag == 'u' ? 'U' : 'N';
+  char u = sk_cm_low(uplo) ? 'L' : 'U', d = diag == 'U' || diag == 'u' ? 'U' : 'N';
   (dtype == SK_F64 ? lib.dtrtri : lib.strtri)(&u, &d, &nn, c.a, &c.ld, &in, 1, 1);
   cm_close(&c, dtype, n, n, A, rs, cs, 1);
   *info = in;
   return SK_VENDOR_OK;
 }
 
-/* -- cuBLAS ---------------------------------------------------------------------- */
-typedef int (*cb_create)(void **);
-typedef int (*cb_stream)(void *, void *);
-typedef int (*cb_dgemm)(void *, int, int, int, int, int, const double *, const void *,
-                        int, const void *, int, const double *, void *, int);
-typedef int (*cb_sgemm)(void *, int, int, int, int, int, const float *, const void *,
-                        int, const void *, int, const float *, void *, int);
-typedef int (*cb_dgemmsb)(void *, int, int, int, int, int, const double *, const void *,
-                          int, long long, const void *, int, long long, const double *,
-                          void *, int, long long, int);
-typedef int (*cb_sgemmsb)(void *, int, int, int, int, int, const float *, const void *,
-                          int, long long, const void *, int, long long, const float *,
-                          void *, int, long long, int);
-typedef int (*cb_dtrsm)(void *, int, int, int, int, int, int, const double *,
-                        const void *, int, void *, int);
-typedef int (*cb_strsm)(void *, int, int, int, int, int, int, const float *,
-                        const void *, int, void *, int);
-typedef int (*cb_dsyrk)(void *, int, int, int, int, const double *, const void *, int,
-                        const double *, void *, int);
-typedef int (*cb_ssyrk)(void *, int, int, int, int, const float *, const void *, int,
-                        const float *, void *, int);
-
-static struct {
-  void *h, *handle;
-  cb_create create;
-  cb_stream set_stream;
-  cb_dgemm dgemm; cb_sgemm sgemm;
-  cb_dgemmsb dgemmsb; cb_sgemmsb sgemmsb;
-  cb_dtrsm dtrsm; cb_strsm strsm;
-  cb_dsyrk dsyrk; cb_ssyrk ssyrk;
-  char status[512];
-} cub;
-static pthread_once_t cub_once = PTHREAD_ONCE_INIT;
-
-static void cub_load(void) {
-  /* SPECK_CUBLAS, else CUDA 13's or 12's on the loader's path, then in
-   * $CUDA_HOME/lib64 (or /usr/local/cuda's), which ld.so need not know */
-  const char *name = getenv("SPECK_CUBLAS"), *home = getenv("CUDA_HOME");
-  char h13[600], h12[600];
-  snprintf(h13, sizeof h13, "%.500s/lib64/libcublas.so.13", home && *home ? home : "/usr/local/cuda");
-  snprintf(h12, sizeof h12, "%.500s/lib64/libcublas.so.12", home && *home ? home : "/usr/local/cuda");
-  const char *const names[] = {name && *name ? name : "libcublas.so.13", "libcublas.so.12",
-                               h13, h12, "libcublas.so", NULL};
-  for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (!cub.h) {
-    const char *e = dlerror();
-    snprintf(cub.status, sizeof cub.status,
-             "cuBLAS not available (%.300s): impl \"vendor\" runs the native kernels",
-             e ? e : "libcublas.so.12");
-    return;
-  }
-#define SYM(field, s) *(void **)&cub.field = dlsym(cub.h, s)
-  SYM(create, "cublasCreate_v2"); SYM(set_stream, "cublasSetStream_v2");
-  SYM(dgemm, "cublasDgemm_v2"); SYM(sgemm, "cublasSgemm_v2");
-  SYM(dgemmsb, "cublasDgemmStridedBatched"); SYM(sgemmsb, "cublasSgemmStridedBatched");
-  SYM(dtrsm, "cublasDtrsm_v2"); SYM(strsm, "cublasStrsm_v2");
-  SYM(dsyrk, "cublasDsyrk_v2"); SYM(ssyrk, "cublasSsyrk_v2");
-#undef SYM
-  char err[256] = "";
-  void *stream = sk_cuda_stream(err, sizeof err);
-  int rc = -1;
-  if (cub.create && cub.set_stream && cub.dgemm && cub.sgemm && cub.dgemmsb &&
-      cub.sgemmsb && cub.dtrsm && cub.strsm && cub.dsyrk && cub.ssyrk && stream &&
-      (rc = cub.create(&cub.handle)) == 0 && cub.set_stream(cub.handle, stream) == 0) {
-    snprintf(cub.status, sizeof cub.status, "cuBLAS (on the cuda space's stream)");
-    return;
-  }
-  snprintf(cub.status, sizeof cub.status,
-           "cuBLAS unusable (%s): impl \"vendor\" runs the native kernels",
-           stream ? (rc ? "cublasCreate failed" : "missing entries") : err);
-  cub.handle = NULL;
+/* -- a device's vendor BLAS ------------------------------------------------- */
+/* The device back end's hook (its table's 'blas': the CUDA back end's is
+ * cuBLAS on its stream, backends/cuda/blas.c); the first registered back
+ * end that has one. */
+static const sk_vendor_blas *dev_blas(void) {
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++)
+    if ((*b)->blas) return (*b)->blas;
+  return NULL;
 }
 
 int sk_vendor_gpu_available(void) {
-  pthread_once(&cub_once, cub_load);
-  return cub.handle != NULL;
+  const sk_vendor_blas *v = dev_blas();
+  return v && v->available();
 }
 
 const char *sk_vendor_gpu_status(void) {
-  pthread_once(&cub_once, cub_load);
-  return cub.status;
+  const sk_vendor_blas *v = dev_blas();
+  return v ? v->status() : "no device vendor BLAS";
 }
 
-/* cuBLAS' enums: op N T C = 0 1 2, fill lower upper = 0 1, side left
- * right = 0 1, diag non-unit unit = 0 1 */
 int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
                        int64_t k, double alpha, const void *A, int64_t rsa,
                        int64_t csa, const void *B, int64_t rsb, int64_t csb,
@@ -564,27 +444,8 @@ int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
                                int64_t rsc, int64_t csc, int64_t sc,
                                int64_t batch) {
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
-  gplan p;
-  if (!fits(batch) || gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
-    return SK_VENDOR_UNSUPPORTED;
-  if (k == 0) return SK_VENDOR_UNSUPPORTED;
-  if (m == 0 || n == 0 || batch == 0) return SK_VENDOR_OK;
-  long long sx = p.swap ? sb : sa, sy = p.swap ? sa : sb;
-  int rc;
-  if (dtype == SK_F64) {
-    double al = alpha, be = beta;
-    rc = batch == 1 ? cub.dgemm(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
-                                p.Y, p.ldy, &be, C, p.ldc)
-                    : cub.dgemmsb(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
-                                  sx, p.Y, p.ldy, sy, &be, C, p.ldc, sc, (int)batch);
-  } else {
-    float al = (float)alpha, be = (float)beta;
-    rc = batch == 1 ? cub.sgemm(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
-                                p.Y, p.ldy, &be, C, p.ldc)
-                    : cub.sgemmsb(cub.handle, p.fx, p.fy, p.m, p.n, p.k, &al, p.X, p.ldx,
-                                  sx, p.Y, p.ldy, sy, &be, C, p.ldc, sc, (int)batch);
-  }
-  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+  return dev_blas()->gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, sa,
+                                  B, rsb, csb, sb, beta, C, rsc, csc, sc, batch);
 }
 
 int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
@@ -592,42 +453,14 @@ int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
                        int64_t rsa, int64_t csa, void *B, int64_t rsb,
                        int64_t csb) {
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
-  int left = side == 'L' || side == 'l', sa, sb, lda, ldb;
-  if (as_cm(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
-      as_cm(m, n, rsb, csb, &sb, &ldb) < 0)
-    return SK_VENDOR_UNSUPPORTED;
-  if (m == 0 || n == 0) return SK_VENDOR_OK;
-  int l2 = left ^ sb, lo = low(uplo) ^ sa, ft = flag(trans) ^ sa ^ sb;
-  int bm = (int)(sb ? n : m), bn = (int)(sb ? m : n), d = diag == 'U' || diag == 'u';
-  int rc;
-  if (dtype == SK_F64) {
-    double al = alpha;
-    rc = cub.dtrsm(cub.handle, !l2, !lo, ft, d, bm, bn, &al, A, lda, B, ldb);
-  } else {
-    float al = (float)alpha;
-    rc = cub.strsm(cub.handle, !l2, !lo, ft, d, bm, bn, &al, A, lda, B, ldb);
-  }
-  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+  return dev_blas()->trsm(dtype, side, uplo, trans, diag, m, n, alpha, A, rsa, csa,
+                          B, rsb, csb);
 }
 
 int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
                        double alpha, const void *A, int64_t rsa, int64_t csa,
                        double beta, void *C, int64_t rsc, int64_t csc) {
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
-  int ft = flag(trans), sa, sc, lda, ldc;
-  if (!fits(k) || as_cm(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
-      as_cm(n, n, rsc, csc, &sc, &ldc) < 0)
-    return SK_VENDOR_UNSUPPORTED;
-  if (k == 0) return SK_VENDOR_UNSUPPORTED;
-  if (n == 0) return SK_VENDOR_OK;
-  int lo = low(uplo) ^ sc, rc;
-  ft ^= sa;
-  if (dtype == SK_F64) {
-    double al = alpha, be = beta;
-    rc = cub.dsyrk(cub.handle, !lo, ft, (int)n, (int)k, &al, A, lda, &be, C, ldc);
-  } else {
-    float al = (float)alpha, be = (float)beta;
-    rc = cub.ssyrk(cub.handle, !lo, ft, (int)n, (int)k, &al, A, lda, &be, C, ldc);
-  }
-  return rc == 0 ? SK_VENDOR_OK : SK_VENDOR_UNSUPPORTED;
+  return dev_blas()->syrk(dtype, uplo, trans, n, k, alpha, A, rsa, csa, beta, C,
+                          rsc, csc);
 }

@@ -449,8 +449,10 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   uint64_t ebytes = (uint64_t)g.narcs * (g.weights ? 12 : 4);
   int espace = vspace < 0 ? -1 : en[0] ? sk_space_parse(en) : sk_g_edge_space(vspace, ebytes);
   if (espace < 0) {
-    snprintf(err, errlen, "unknown %sspace '%s' (expected 'host', 'cuda', 'cuda_pinned' "
-             "or 'cuda_uvm')", vspace < 0 ? "" : "edges ", vspace < 0 ? sn : en);
+    char names[256];
+    sk_space_names(names, sizeof names);
+    snprintf(err, errlen, "unknown %sspace '%s' (expected %s)",
+             vspace < 0 ? "" : "edges ", vspace < 0 ? sn : en, names);
     return -1;
   }
   if (espace != vspace && espace != spill) {

@@ -9,6 +9,8 @@ return {
   ["speck.finalize"] = {"speck.finalize()", "Stop the back end (the thread pool, the CUDA context)."},
   ["speck.info"] = {"speck.info() --> table",
     "version, default_space, spaces = {serial=..., openmp=..., cuda=...}, threads, compilers = {tcc=..., cc=..., nvrtc=...}, devices = {...}."},
+  ["speck.host_accessible"] = {"speck.host_accessible(space)",
+    "true when the CPU loads and stores the memory of 'space' (a space's name) directly, as the back end that brings it says; false for device memory and unknown names."},
   ["speck.fence"] = {"speck.fence([space])", "Wait for every kernel and copy launched (in 'space')."},
   ["speck.interrupt"] = {"speck.interrupt()", "Ask running host kernels to stop at their next chunk boundary, as Ctrl-C does (true if one was running); launches fail with 'interrupted' until speck.interrupt_clear()."},
   ["speck.interrupt_clear"] = {"speck.interrupt_clear()", "Let launches run again after speck.interrupt() (the REPL clears it before each line)."},

@@ -212,7 +212,9 @@ function repl.format(v, opts)
   local head = tostring(v)
   local rank, ext = v:rank(), v:extents()
   local ok, h = pcall(function()
-    if v:space() == "cuda" then return speck.create_mirror_view_and_copy("host", v) end
+    if not speck.host_accessible(v:space()) then
+      return speck.create_mirror_view_and_copy("host", v)
+    end
     return v
   end)
   if not ok then return head .. " (" .. tostring(h):gsub("^[^:]*:%d+: ", "") .. ")" end

@@ -45,20 +45,8 @@ static int check_args(const sk_launch *l, char *err, size_t errlen) {
   return 0;
 }
 
-static int c_range(const sk_launch *l, char *e, size_t n) {
-  return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch_range(l, e, n);
-}
-static int c_reduce(const sk_launch *l, char *e, size_t n) {
-  return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch_reduce(l, e, n);
-}
-static int c_scan(const sk_launch *l, char *e, size_t n) {
-  return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch_scan(l, e, n);
-}
-static int c_md(const sk_launch *l, char *e, size_t n) {
-  return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch_mdrange(l, e, n);
-}
-static int c_team(const sk_launch *l, char *e, size_t n) {
-  return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch_team(l, e, n);
+static int c_launch(const sk_launch *l, char *e, size_t n) {
+  return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch(l, e, n);
 }
 
 static int run1(const char *label, int pattern, const char *body, int64_t n,
@@ -82,11 +70,7 @@ int main(void) {
   char err[4096];
   checked = sk_backend_serial;            /* start from the reference */
   checked.name = "checked";
-  checked.launch_range = c_range;
-  checked.launch_reduce = c_reduce;
-  checked.launch_scan = c_scan;
-  checked.launch_mdrange = c_md;
-  checked.launch_team = c_team;
+  checked.launch = c_launch;
   CHECK(sk_backend_register(&checked, err, sizeof err) == 0);
   CHECK(sk_backend_find("checked") == &checked);
   /* a name can be registered once */
@@ -180,7 +164,7 @@ int main(void) {
 
   /* views the back end does not reach are refused, naming both */
   sk_view dev = x;
-  dev.space = SK_SPACE_CUDA;
+  dev.space = sk_space_parse("cuda");
   sk_arg c1[1] = {sk_arg_view("x", &dev)};
   CHECK(run1("far", SK_FOR, "x(i) = 0;", N, c1, 1, NULL, err, sizeof err) < 0);
   CHECK(strstr(err, "view 'x' (capture 'x') lives in space cuda; this kernel "

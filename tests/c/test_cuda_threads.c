@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "backends/cuda/cuda_int.h"   /* its spaces' ids */
+
+extern const sk_backend sk_backend_cuda;
 
 static int passed, failed;
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -57,14 +57,36 @@ static void test_names(void) {
   CHECK(sk_layout_parse("left") == SK_LEFT);
   CHECK(sk_layout_parse("stride") == SK_STRIDE);
   CHECK(sk_layout_parse("diag") == -1);
-  CHECK(sk_space_parse("cuda_uvm") == SK_SPACE_CUDA_UVM);
+  /* the spaces, as the back ends' tables describe them */
+  int dev = sk_space_parse("cuda"), pinned = sk_space_parse("cuda_pinned"),
+      uvm = sk_space_parse("cuda_uvm");
+  CHECK(sk_space_parse("host") == SK_SPACE_HOST);
+  CHECK(dev > 0 && pinned > 0 && uvm > 0);
   CHECK(sk_space_parse("gpu") == -1);
+  CHECK(sk_space_parse("remote") == -1);   /* made by remote.View only */
   CHECK_STR(sk_layout_name(SK_LEFT), "left");
-  CHECK_STR(sk_space_name(SK_SPACE_CUDA_PINNED), "cuda_pinned");
+  CHECK_STR(sk_space_name(pinned), "cuda_pinned");
   CHECK(sk_space_host_accessible(SK_SPACE_HOST));
-  CHECK(!sk_space_host_accessible(SK_SPACE_CUDA));
-  CHECK(sk_space_default_layout(SK_SPACE_CUDA) == SK_LEFT);
+  CHECK(!sk_space_host_accessible(dev));
+  CHECK(sk_space_host_accessible(uvm) && sk_space_host_accessible(pinned));
+  CHECK(sk_space_default_layout(dev) == SK_LEFT);
+  CHECK(sk_space_default_layout(uvm) == SK_LEFT);
+  CHECK(sk_space_default_layout(pinned) == SK_RIGHT);
   CHECK(sk_space_default_layout(SK_SPACE_HOST) == SK_RIGHT);
+  CHECK(sk_space_spill(dev) == pinned && sk_space_spill(uvm) == pinned);
+  CHECK(sk_space_spill(SK_SPACE_HOST) == -1 && sk_space_spill(pinned) == -1);
+  CHECK(sk_space_remote_over(SK_SPACE_HOST) > 0);
+  CHECK(sk_space_local(sk_space_remote_over(SK_SPACE_HOST)) == SK_SPACE_HOST);
+  CHECK(sk_space_local(sk_space_remote_over(dev)) == dev);
+  CHECK(sk_space_remote(sk_space_remote_over(dev)));
+  CHECK(!sk_space_remote(dev) && sk_space_local(dev) == dev);
+  CHECK_STR(sk_space_tools_name(pinned), "CudaHostPinned");
+  CHECK_STR(sk_space_tools_name(99), "Unknown");
+  {
+    char names[128];
+    sk_space_names(names, sizeof names);
+    CHECK_STR(names, "'host', 'cuda', 'cuda_pinned' or 'cuda_uvm'");
+  }
   size_t sizes[SK_NDTYPE] = {8, 4, 8, 4, 2, 1, 8, 4, 1, 1};
   const char *tags[SK_NDTYPE] = {"f64", "f32", "i64", "i32", "i16",
                                  "i8",  "u64", "u32", "u8",  "b8"};

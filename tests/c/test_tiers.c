@@ -113,7 +113,7 @@ int main(void) {
   char why[512];
   if (sk_nvrtc_status(why, sizeof why)) {
     sk_kspec g = make_spec(SK_CODE_CUDA);
-    caps[1].space = SK_SPACE_CUDA;
+    caps[1].space = sk_space_parse("cuda");
     char *csrc = sk_codegen_cuda(&g, err, sizeof err);
     CHECK(csrc != NULL);
     sk_image *img = NULL;

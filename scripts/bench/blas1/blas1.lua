@@ -18,23 +18,14 @@ local blas = require "speck.blas"
 local KERNEL = arg[1] or ""
 local log2n = tonumber(arg[2]) or 25
 local LAUNCHES = tonumber(arg[3]) or 20000
-local REPS, WARM = 9, 2
-
-local function median(t)
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
-end
+local records = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/records.lua")
+local median, time_median = records.median, records.time_median
 
 local function record(kernel, t, bytes, check)
-  print(string.format("R\t%s\tspeck-lua\t%.9e\t%.0f\t%.17g", kernel, t,
-                      bytes or 0, check or 0))
-  io.stdout:flush()
+  records.record(kernel, "speck-lua", t, bytes, check)
 end
 
-local function info(key, value)
-  print(string.format("I\tspeck-lua\t%s\t%s", key, tostring(value)))
-end
+local function info(key, value) records.info("speck-lua", key, value) end
 
 -- the tiers that ran the kernels labelled 'label' (launches > 0)
 local function tiers_of(label)
@@ -57,20 +48,6 @@ local function xy(n)
     x(i) = 1.0 + (double)(i % 1000003) * 1e-6;
     y(i) = 2.0 - (double)(i % 999983) * 1e-6;]], {jit = "tcc"})
   return x, y
-end
-
--- WARM + REPS calls of f, the median of the REPS timed ones
-local function time_median(f)
-  local last
-  for _ = 1, WARM do last = f() end
-  local t = {}
-  for r = 1, REPS do
-    timer:reset()
-    last = f()
-    speck.fence()
-    t[r] = timer:seconds()
-  end
-  return median(t), last
 end
 
 function bench.dot()
@@ -115,10 +92,5 @@ local inf = speck.info()
 info("threads", inf.threads)
 info("space", inf.default_space)
 -- the cost of the timer itself: reset + seconds with nothing between
-local t = {}
-for r = 1, 10000 do
-  timer:reset()
-  t[r] = timer:seconds()
-end
-info("timer_overhead_us", string.format("%.3f", median(t) * 1e6))
+info("timer_overhead_us", records.timer_overhead(10000))
 bench[KERNEL]()

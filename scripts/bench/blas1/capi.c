@@ -20,32 +20,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <speck.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#define REPS 9
-#define WARM 2
+#define BENCH_IMPL "speck-c"
+#include "../lib/bench.h"
 
 static char err[4096];
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 static void check(int rc) {
   if (rc != SPECK_OK) {
@@ -54,66 +33,44 @@ static void check(int rc) {
   }
 }
 
-static void record(const char *kernel, double t, double bytes, double sum) {
-  printf("R\t%s\tspeck-c\t%.9e\t%.0f\t%.17g\n", kernel, t, bytes, sum);
-  fflush(stdout);
-}
-
 static speck_view *view(speck_runtime *rt, const char *label, int64_t n) {
   speck_view *v = speck_view_new(rt, label, "float64", 1, &n, NULL, err, sizeof err);
   if (!v) check(-1);
   return v;
 }
 
-/* x, y as ref.c fills them, by plain C through the data pointers: a kernel
- * would start a background cc compile that runs during the timed calls */
-static void init_xy(speck_view *x, speck_view *y, int64_t n) {
-  double *xp = speck_view_data(x), *yp = speck_view_data(y);
-  for (int64_t i = 0; i < n; i++) {
-    xp[i] = 1.0 + (double)(i % 1000003) * 1e-6;
-    yp[i] = 2.0 - (double)(i % 999983) * 1e-6;
-  }
+typedef struct blas_call {
+  speck_runtime *rt;
+  const char *name;
+  speck_arg *a;
+  int nargs;
+  double s;
+} blas_call;
+
+static void call_blas(void *arg) {
+  blas_call *c = arg;
+  check(speck_call(c->rt, c->name, c->a, c->nargs, &c->s, err, sizeof err));
+  check(speck_fence(c->rt, err, sizeof err));
 }
 
 static void bench_blas(speck_runtime *rt, const char *kernel, int64_t n) {
   int dot = strcmp(kernel, "dot") == 0;
   speck_view *x = view(rt, "x", n), *y = view(rt, "y", n);
-  init_xy(x, y, n);
+  /* x, y as ref.c fills them, by plain C through the data pointers: a
+   * kernel would start a background cc compile that runs during the timed
+   * calls */
+  init_xy(speck_view_data(x), speck_view_data(y), n);
   speck_arg a[3] = {speck_arg_view("x", x), speck_arg_view("y", y),
                     speck_arg_f64("a", 0.5)};
-  const char *name = dot ? "blas.dot" : "blas.axpy";
-  double t[REPS], s = 0;
-  for (int r = -WARM; r < REPS; r++) {
-    double t0 = now();
-    check(speck_call(rt, name, a, dot ? 2 : 3, &s, err, sizeof err));
-    check(speck_fence(rt, err, sizeof err));
-    double dt = now() - t0;
-    if (r >= 0) t[r] = dt;
-  }
+  blas_call c = {rt, dot ? "blas.dot" : "blas.axpy", a, dot ? 2 : 3, 0};
+  double t = time_reps(call_blas, &c), s = c.s;
   if (!dot) {
     speck_arg ay = speck_arg_view("x", y);   /* y > 0: asum is its sum */
     check(speck_call(rt, "blas.asum", &ay, 1, &s, err, sizeof err));
   }
-  record(kernel, median(t, REPS), (dot ? 16.0 : 24.0) * (double)n, s);
+  record(kernel, t, (dot ? 16.0 : 24.0) * (double)n, s);
   speck_view_release(x);
   speck_view_release(y);
-}
-
-/* one launch of 'f' at a time: warm for 1000 launches and at least
- * 'warm_s' seconds, then the median of 'launches' */
-static double per_launch(void (*f)(void *), void *arg, int launches, double warm_s) {
-  double t0 = now();
-  for (int r = 0; r < 1000 || now() - t0 < warm_s; r++) f(arg);
-  double *t = malloc((size_t)launches * sizeof *t);
-  if (!t) exit(1);
-  for (int r = 0; r < launches; r++) {
-    double s = now();
-    f(arg);
-    t[r] = now() - s;
-  }
-  double m = median(t, launches);
-  free(t);
-  return m;
 }
 
 static speck_runtime *the_rt;

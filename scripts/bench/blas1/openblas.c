@@ -10,53 +10,21 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#define REPS 9
-#define WARM 2
+#define BENCH_IMPL "openblas"
+#include "../lib/bench.h"
 
 char *openblas_get_corename(void);
 int openblas_get_num_threads(void);
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+static void call_dot(void *arg) {
+  bench_xy *v = arg;
+  v->s = cblas_ddot((blasint)v->n, v->x, 1, v->y, 1);
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = NULL;
-  if (posix_memalign(&p, 64, n) != 0) {
-    fprintf(stderr, "openblas: out of memory (%zu bytes)\n", n);
-    exit(1);
-  }
-  return p;
-}
-
-static void record(const char *kernel, double t, double bytes, double check) {
-  printf("R\t%s\topenblas\t%.9e\t%.0f\t%.17g\n", kernel, t, bytes, check);
-  fflush(stdout);
-}
-
-static void init_xy(double *x, double *y, int64_t n) {
-  for (int64_t i = 0; i < n; i++) {
-    x[i] = 1.0 + (double)(i % 1000003) * 1e-6;
-    y[i] = 2.0 - (double)(i % 999983) * 1e-6;
-  }
+static void call_axpy(void *arg) {
+  bench_xy *v = arg;
+  cblas_daxpy((blasint)v->n, 0.5, v->x, 1, v->y, 1);
 }
 
 int main(int argc, char **argv) {
@@ -70,24 +38,6 @@ int main(int argc, char **argv) {
   }
   printf("I\topenblas\tthreads\t%d\n", openblas_get_num_threads());
   printf("I\topenblas\tcore\t%s\n", openblas_get_corename());
-  double *x = xmalloc((size_t)n * sizeof *x), *y = xmalloc((size_t)n * sizeof *y);
-  init_xy(x, y, n);
-  double t[REPS], s = 0;
-  for (int r = -WARM; r < REPS; r++) {
-    double t0 = now();
-    if (dot)
-      s = cblas_ddot((blasint)n, x, 1, y, 1);
-    else
-      cblas_daxpy((blasint)n, 0.5, x, 1, y, 1);
-    double dt = now() - t0;
-    if (r >= 0) t[r] = dt;
-  }
-  if (!dot) {
-    s = 0;
-    for (int64_t i = 0; i < n; i++) s += y[i];
-  }
-  record(k, median(t, REPS), (dot ? 16.0 : 24.0) * (double)n, s);
-  free(x);
-  free(y);
+  bench_xy_run(k, n, dot ? call_dot : call_axpy, 1);
   return 0;
 }

@@ -23,97 +23,15 @@
  * Data match blas1.lua, capi.c and openblas.c exactly, so checksums
  * compare: dot's value; axpy's sum of y after its WARM + REPS updates.
  */
-#include <omp.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#define BENCH_IMPL "ref"
+#include "../lib/bench.h"
 
-#define REPS 9
-#define WARM 2
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = NULL;
-  if (posix_memalign(&p, 64, n) != 0) {
-    fprintf(stderr, "ref: out of memory (%zu bytes)\n", n);
-    exit(1);
-  }
-  return p;
-}
-
-static void record(const char *kernel, double t, double bytes, double check) {
-  printf("R\t%s\tref\t%.9e\t%.0f\t%.17g\n", kernel, t, bytes, check);
-  fflush(stdout);
-}
-
-static void init_xy(double *x, double *y, int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++) {
-    x[i] = 1.0 + (double)(i % 1000003) * 1e-6;
-    y[i] = 2.0 - (double)(i % 999983) * 1e-6;
-  }
-}
-
-static void bench_dot(int64_t n) {
-  double *x = xmalloc((size_t)n * sizeof *x), *y = xmalloc((size_t)n * sizeof *y);
-  init_xy(x, y, n);
-  double t[REPS], s = 0;
-  for (int r = -WARM; r < REPS; r++) {
-    double t0 = omp_get_wtime();
-    s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-    for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
-    double dt = omp_get_wtime() - t0;
-    if (r >= 0) t[r] = dt;
-  }
-  record("dot", median(t, REPS), 16.0 * (double)n, s);
-  free(x);
-  free(y);
-}
-
-static void bench_axpy(int64_t n) {
-  double *x = xmalloc((size_t)n * sizeof *x), *y = xmalloc((size_t)n * sizeof *y);
-  const double a = 0.5;
-  init_xy(x, y, n);
-  double t[REPS];
-  for (int r = -WARM; r < REPS; r++) {
-    double t0 = omp_get_wtime();
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + y[i];
-    double dt = omp_get_wtime() - t0;
-    if (r >= 0) t[r] = dt;
-  }
-  double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-  for (int64_t i = 0; i < n; i++) s += y[i];
-  record("axpy", median(t, REPS), 24.0 * (double)n, s);
-  free(x);
-  free(y);
-}
-
-/* One empty parallel region per sample; the empty asm keeps the region's
+/* One empty parallel region per call; the empty asm keeps the region's
  * body without adding work. */
-static void bench_empty(int launches) {
-  double *t = xmalloc((size_t)launches * sizeof *t);
-  for (int r = -1000; r < launches; r++) {
-    double t0 = omp_get_wtime();
+static void empty_call(void *arg) {
+  (void)arg;
 #pragma omp parallel
-    __asm__ volatile("");
-    double dt = omp_get_wtime() - t0;
-    if (r >= 0) t[r] = dt;
-  }
-  record("empty", median(t, launches), 0, 0);
-  free(t);
+  __asm__ volatile("");
 }
 
 static void pingpong(int rounds) {
@@ -145,9 +63,9 @@ int main(int argc, char **argv) {
   int log2n = argc > 2 ? atoi(argv[2]) : 25;
   int launches = argc > 3 ? atoi(argv[3]) : 20000;
   printf("I\tref\tthreads\t%d\n", omp_get_max_threads());
-  if (strcmp(k, "dot") == 0) bench_dot((int64_t)1 << log2n);
-  else if (strcmp(k, "axpy") == 0) bench_axpy((int64_t)1 << log2n);
-  else if (strcmp(k, "empty") == 0) bench_empty(launches);
+  if (strcmp(k, "dot") == 0) bench_xy_run("dot", (int64_t)1 << log2n, loop_dot, 1);
+  else if (strcmp(k, "axpy") == 0) bench_xy_run("axpy", (int64_t)1 << log2n, loop_axpy, 1);
+  else if (strcmp(k, "empty") == 0) record("empty", per_launch(empty_call, NULL, launches, 0), 0, 0);
   else if (strcmp(k, "pingpong") == 0) pingpong(launches);
   else {
     fprintf(stderr, "usage: ref dot|axpy|empty|pingpong [log2n [launches]]\n");

@@ -21,24 +21,10 @@ local log2n = tonumber(arg[2]) or 25
 local SN = tonumber(arg[3]) or 4096        -- stencil: SN x SN, interior updated
 local GN = tonumber(arg[4]) or 2048        -- SpMV: Laplacian of a GN x GN grid
 local LAUNCHES = tonumber(arg[5]) or 20000 -- empty-launch samples
-local REPS, WARM = 9, 2
 local TIERS = {"tcc", "cc"}
-
-local function median(t)
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
-end
-
-local function record(kernel, impl, t, bytes, check)
-  print(string.format("R\t%s\t%s\t%.9e\t%.0f\t%.17g", kernel, impl, t,
-                      bytes or 0, check or 0))
-  io.stdout:flush()
-end
-
-local function info(impl, key, value)
-  print(string.format("I\t%s\t%s\t%s", impl, key, tostring(value)))
-end
+local records = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/records.lua")
+local median, time_median = records.median, records.time_median
+local record, info = records.record, records.info
 
 -- the body as launched at 'tier' (see the header comment)
 local function tiered(body, tier)
@@ -54,21 +40,7 @@ local function unique(body, tier)
                        tier, os.time(), math.random(1, 1 << 30), nonce_n)
 end
 
--- median time of f() over REPS launches after WARM; returns it and the
--- value of the last f()
 local timer = speck.Timer()
-local function time_median(f)
-  local last
-  for _ = 1, WARM do last = f() end
-  local t = {}
-  for r = 1, REPS do
-    timer:reset()
-    last = f()
-    speck.fence()
-    t[r] = timer:seconds()
-  end
-  return median(t), last
-end
 
 -- time of one launch f() that must compile a new kernel
 local function time_first(f)
@@ -110,11 +82,7 @@ local bench = {}
 -- speck.kernel handle, which skips the key lookup.
 function bench.empty()
   local E, t = {}, {}
-  for r = 1, LAUNCHES do
-    timer:reset()
-    t[r] = timer:seconds()
-  end
-  info("speck", "timer_overhead_us", string.format("%.3f", median(t) * 1e6))
+  info("speck", "timer_overhead_us", records.timer_overhead(LAUNCHES))
   for _, tier in ipairs(TIERS) do
     local label, body, o = "bench_empty_" .. tier, tiered("", tier), {jit = tier}
     for _ = 1, 1000 do speck.parallel_for(label, 1024, E, body, o) end

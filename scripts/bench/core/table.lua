@@ -10,45 +10,12 @@
 local path, log2n, SN, GN = arg[1], tonumber(arg[2]), tonumber(arg[3]),
                             tonumber(arg[4])
 assert(path and log2n and SN and GN, "usage: speck table.lua RECORDS log2n stencil_n grid_n")
+local records = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/records.lua")
 
 -- A kernel run in several rounds has several records: its time is the
 -- median of the rounds' medians; every round's checksum is checked.
-local res, facts = {}, {}   -- res[kernel][impl] = {t=, ts=, bytes=, checks=}
-for line in io.lines(path) do
-  local f = {}
-  for w in line:gmatch("[^\t]+") do f[#f + 1] = w end
-  if f[1] == "R" and #f >= 6 then
-    res[f[2]] = res[f[2]] or {}
-    local r = res[f[2]][f[3]] or {ts = {}, checks = {}}
-    res[f[2]][f[3]] = r
-    r.ts[#r.ts + 1] = tonumber(f[4])
-    r.checks[#r.checks + 1] = tonumber(f[6])
-    r.bytes = tonumber(f[5])
-  elseif f[1] == "I" and #f >= 4 then
-    facts[f[2] .. "." .. f[3]] = f[4]
-  end
-end
-local rounds = 0
-for _, impls in pairs(res) do
-  for _, r in pairs(impls) do
-    table.sort(r.ts)
-    local n = #r.ts
-    r.t = n % 2 == 1 and r.ts[(n + 1) // 2] or 0.5 * (r.ts[n // 2] + r.ts[n // 2 + 1])
-    rounds = math.max(rounds, n)
-  end
-end
-
-local function fmt_time(t)
-  if not t then return "-" end
-  if t < 1e-3 then return string.format("%.2f us", t * 1e6) end
-  if t < 1 then return string.format("%.2f ms", t * 1e3) end
-  return string.format("%.2f s", t)
-end
-
-local function gbs(r)
-  if not r or not r.bytes or r.bytes == 0 or not r.t then return "-" end
-  return string.format("%.1f", r.bytes / r.t / 1e9)
-end
+local res, facts, rounds = records.read(path)
+local fmt_time, gbs = records.fmt_time, records.gbs
 
 local n = 1 << log2n
 local nnz = 5 * GN * GN - 4 * GN
@@ -98,27 +65,8 @@ for _, row in ipairs(ROWS) do
 end
 
 -- checksums: every implementation of a kernel must agree with the reference
-local bad, checked = {}, 0
-for kernel, impls in pairs(res) do
-  local want = impls.ref and impls.ref.checks[1]
-  if want and want ~= 0 then
-    for impl, r in pairs(impls) do
-      for _, got in ipairs(r.checks) do
-        checked = checked + 1
-        if math.abs(got - want) > 1e-9 * math.abs(want) then
-          bad[#bad + 1] = string.format("%s %s: %.17g, reference %.17g", kernel, impl,
-                                        got, want)
-        end
-      end
-    end
-  end
-end
-print()
-if #bad == 0 then
-  print(string.format("results: %d checksums (dot, stencil, spmv; every implementation, every round) agree with the reference's first (rel. err <= 1e-9)", checked))
-else
-  print("results: MISMATCH\n  " .. table.concat(bad, "\n  "))
-end
+local bad, checked = records.check_ref(res)
+records.print_checks(bad, checked, "dot, stencil, spmv")
 print(string.format("times: each the median of %d rounds' medians (a round: %s)", rounds,
   "2 warm-up + 9 timed runs; first calls: one per round, each in a fresh process"))
 print(string.format("threads: speck %s, OpenMP %s, Numba %s (%s, threading layer %s); speck.Timer overhead %s us",

@@ -58,6 +58,31 @@ static double sum(const double *x, long n) {
 SK_NAIVE(naive, double)
 SK_NAIVE(naivef, float)
 
+/* reps rounds of the implementations im[0..nim): one untimed call, then
+ * INNER timed ones; one record each with the sum of C (double and float) */
+#define SK_TIME_IMPLS(fn, T)                                                  \
+  typedef struct fn##_impl {                                                  \
+    const char *name;                                                         \
+    void (*f)(int, long, const T *, const T *, T *);                          \
+  } fn##_impl;                                                                \
+  static void fn(int n, long nb, int reps, const T *A, const T *B, T *C,      \
+                 const fn##_impl *im, int nim) {                              \
+    long tot = nb * n * n;                                                    \
+    for (int r = 0; r < reps; r++)                                            \
+      for (int k = 0; k < nim; k++) {                                         \
+        im[k].f(n, nb, A, B, C);   /* warm */                                 \
+        double t = now();                                                     \
+        for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C);           \
+        t = (now() - t) / INNER;                                              \
+        double s = 0;                                                         \
+        for (long i = 0; i < tot; i++) s += C[i];                             \
+        printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, s);               \
+        fflush(stdout);                                                       \
+      }                                                                       \
+  }
+SK_TIME_IMPLS(time_impls, double)
+SK_TIME_IMPLS(time_implsf, float)
+
 static void oblas(int n, long nb, const double *A, const double *B, double *C) {
 #pragma omp parallel for schedule(static)
   for (long b = 0; b < nb; b++)
@@ -106,20 +131,9 @@ static int batchedf(int n, long nb, int reps) {
   float one = 1, zero = 0;
   int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
   xkf = libxsmm_smmdispatch(n, n, n, NULL, NULL, NULL, &one, &zero, &flags, &pf);
-  struct { const char *name; void (*f)(int, long, const float *, const float *, float *); } im[] = {
+  const time_implsf_impl im[] = {
     {"naive32", naivef}, {"openblas32", oblasf}, {"libxsmm32", xsmmf}};
-  for (int r = 0; r < reps; r++)
-    for (int k = 0; k < 3; k++) {
-      if (k == 2 && !xkf) continue;
-      im[k].f(n, nb, A, B, C);   /* warm */
-      double t = now();
-      for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C);
-      t = (now() - t) / INNER;
-      double s = 0;
-      for (long i = 0; i < tot; i++) s += C[i];
-      printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, s);
-      fflush(stdout);
-    }
+  time_implsf(n, nb, reps, A, B, C, im, xkf ? 3 : 2);   /* LIBXSMM: if it dispatched */
   free(A);
   free(B);
   free(C);
@@ -191,17 +205,7 @@ int main(int argc, char **argv) {
   double one = 1, zero = 0;
   int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
   xk = libxsmm_dmmdispatch(n, n, n, NULL, NULL, NULL, &one, &zero, &flags, &pf);
-  struct { const char *name; void (*f)(int, long, const double *, const double *, double *); } im[] = {
-    {"naive", naive}, {"openblas", oblas}, {"libxsmm", xsmm}};
-  for (int r = 0; r < reps; r++)
-    for (int k = 0; k < 3; k++) {
-      if (k == 2 && !xk) continue;
-      im[k].f(n, nb, A, B, C);   /* warm */
-      double t = now();
-      for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C);
-      t = (now() - t) / INNER;
-      printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, sum(C, tot));
-      fflush(stdout);
-    }
+  const time_impls_impl im[] = {{"naive", naive}, {"openblas", oblas}, {"libxsmm", xsmm}};
+  time_impls(n, nb, reps, A, B, C, im, xk ? 3 : 2);   /* LIBXSMM: if it dispatched */
   return 0;
 }

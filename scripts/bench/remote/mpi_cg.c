@@ -12,30 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lap_block.h"
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int me, np;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   long n = argc > 1 ? atol(argv[1]) : 256, iters = argc > 2 ? atol(argv[2]) : 100;
-  long N = n * n, rows = (N + np - 1) / np;
-  long b = me * rows, e = b + rows < N ? b + rows : N, nloc = e - b;
-  long *rp = malloc((nloc + 1) * sizeof *rp);
-  long *ci = malloc(5 * nloc * sizeof *ci);
-  double *va = malloc(5 * nloc * sizeof *va);
-  /* columns are indices into xf = [n halo values below | local | n above] */
-  long k = 0;
-  for (long i = 0; i < nloc; i++) {
-    long g = b + i, ix = g % n, iy = g / n;
-    rp[i] = k;
-#define COL(c, v) do { ci[k] = (c) - b + n; va[k] = (v); k++; } while (0)
-    if (iy > 0) COL(g - n, -1.0);
-    if (ix > 0) COL(g - 1, -1.0);
-    COL(g, 4.0);
-    if (ix < n - 1) COL(g + 1, -1.0);
-    if (iy < n - 1) COL(g + n, -1.0);
-  }
-  rp[nloc] = k;
+  lap_block A = lap_block_new(n, me, np);
+  long b = A.b, nloc = A.nloc, *rp = A.rp, *ci = A.ci;
+  double *va = A.va;
   double *xf = calloc(nloc + 2 * n, sizeof *xf), *p = xf + n;
   double *x = calloc(nloc, sizeof *x), *r = malloc(nloc * sizeof *r);
   double *ap = malloc(nloc * sizeof *ap);

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lap_block.h"
+
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
   fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); MPI_Abort(MPI_COMM_WORLD, 1); } } while (0)
 
@@ -80,23 +82,9 @@ int main(int argc, char **argv) {
   CK(cudaGetDeviceCount(&ndev));
   CK(cudaSetDevice((lr ? atoi(lr) : me) % ndev));
   long n = argc > 1 ? atol(argv[1]) : 256, iters = argc > 2 ? atol(argv[2]) : 100;
-  long N = n * n, rows = (N + np - 1) / np;
-  long b = me * rows, e = b + rows < N ? b + rows : N, nloc = e - b;
-  long *rp = (long *)malloc((nloc + 1) * sizeof *rp);
-  long *ci = (long *)malloc(5 * nloc * sizeof *ci);
-  double *va = (double *)malloc(5 * nloc * sizeof *va);
-  long k = 0;
-  for (long i = 0; i < nloc; i++) {
-    long g = b + i, ix = g % n, iy = g / n;
-    rp[i] = k;
-#define COL(c, v) do { ci[k] = (c) - b + n; va[k] = (v); k++; } while (0)
-    if (iy > 0) COL(g - n, -1.0);
-    if (ix > 0) COL(g - 1, -1.0);
-    COL(g, 4.0);
-    if (ix < n - 1) COL(g + 1, -1.0);
-    if (iy < n - 1) COL(g + n, -1.0);
-  }
-  rp[nloc] = k;
+  lap_block A = lap_block_new(n, me, np);
+  long b = A.b, nloc = A.nloc, k = A.nnz, *rp = A.rp, *ci = A.ci;
+  double *va = A.va;
   double *h0 = (double *)malloc(nloc * sizeof *h0), bb = 0;
   for (long i = 0; i < nloc; i++) {
     h0[i] = 1.0 + (double)((b + i) % 7) * 0.125;

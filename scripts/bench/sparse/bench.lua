@@ -13,76 +13,18 @@
 local sparse = require "speck.sparse"
 
 local OP, M = arg[1] or "", arg[2] or "m5"
-local REPS, WARM = 9, 2
+local LIB = (arg[0]:match("^(.*)/") or ".") .. "/../lib/"
+local records, csr = dofile(LIB .. "records.lua"), dofile(LIB .. "csr.lua")
+local function record(kernel, t, bytes, check) records.record(kernel, "speck", t, bytes, check) end
 
-local function median(t)
-  table.sort(t)
-  local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or 0.5 * (t[n // 2] + t[n // 2 + 1])
-end
-
-local function record(kernel, t, bytes, check)
-  print(string.format("R\t%s\tspeck\t%.9e\t%.0f\t%.17g", kernel, t, bytes or 0, check or 0))
-  io.stdout:flush()
-end
-
-local timer = speck.Timer()
-local function timed(f, reps, warm)
-  for _ = 1, warm or WARM do f() end
-  local t = {}
-  for r = 1, reps or REPS do
-    collectgarbage()   -- the last result goes, as a peer's destructor would
-    timer:reset()
-    f()
-    speck.fence()
-    t[r] = timer:seconds()
-  end
-  return median(t)
-end
+-- WARM untimed calls of f, the median of REPS timed ones; the last result
+-- goes before each timed call, as a peer's destructor would free it
+local function timed(f, reps, warm) return (records.time_median(f, reps, warm, true)) end
 
 -- -- matrices --------------------------------------------------------------------
-local function csr_from(n, count_body, fill_body, caps)
-  local rowptr = speck.View("rowptr", "int64", n + 1)
-  caps = caps or {}
-  caps.rowptr, caps.n = rowptr, n
-  local nnz = speck.parallel_scan("bench.count", n + 1, caps,
-    "int64_t c = 0; if (i < n) { " .. count_body .. " } if (final) rowptr(i) = acc; acc += c;",
-    {dtype = "int64"})
-  nnz = math.tointeger(nnz)
-  local colidx = speck.View("colidx", "int32", nnz, {init = false})
-  local values = speck.View("values", "float64", nnz, {init = false})
-  caps.colidx, caps.values = colidx, values
-  speck.parallel_for("bench.fill", n, caps, "int64_t p = rowptr(i);\n" .. fill_body)
-  return sparse.CrsMatrix{nrows = n, ncols = n, rowptr = rowptr, colidx = colidx,
-                          values = values}
-end
-
-local function m5(g)
-  g = g or 2048
-  return csr_from(g * g, [[
-    const int64_t gi = i / g, gj = i % g;
-    c = 1 + (gi > 0) + (gi < g - 1) + (gj > 0) + (gj < g - 1);]], [[
-    const int64_t gi = i / g, gj = i % g;
-    if (gi > 0) { colidx(p) = (int32_t)(i - g); values(p++) = -1.0; }
-    if (gj > 0) { colidx(p) = (int32_t)(i - 1); values(p++) = -1.0; }
-    colidx(p) = (int32_t)i; values(p++) = 4.0;
-    if (gj < g - 1) { colidx(p) = (int32_t)(i + 1); values(p++) = -1.0; }
-    if (gi < g - 1) { colidx(p) = (int32_t)(i + g); values(p++) = -1.0; }]], {g = g}), g
-end
-
-local function m27()
-  local g = 128
-  return csr_from(g * g * g, [[
-    const int64_t x = i % g, y = (i / g) % g, z = i / (g * g);
-    c = (1 + (x > 0) + (x < g - 1)) * (1 + (y > 0) + (y < g - 1)) * (1 + (z > 0) + (z < g - 1));]], [[
-    const int64_t x = i % g, y = (i / g) % g, z = i / (g * g);
-    for (int dz = -1; dz <= 1; dz++) for (int dy = -1; dy <= 1; dy++) for (int dx = -1; dx <= 1; dx++) {
-      const int64_t jx = x + dx, jy = y + dy, jz = z + dz;
-      if (jx < 0 || jx >= g || jy < 0 || jy >= g || jz < 0 || jz >= g) continue;
-      colidx(p) = (int32_t)(jx + g * (jy + g * jz));
-      values(p++) = dx == 0 && dy == 0 && dz == 0 ? 26.0 : -1.0;
-    }]], {g = g}), g
-end
+local csr_from = csr.from
+local function m5(g) g = g or 2048; return csr.m5(g), g end
+local function m27() return csr.m27(128, "26.0"), 128 end
 
 local function kron()
   local scale = 20

@@ -11,29 +11,8 @@
 -- is flagged in the row).
 
 local path = assert(arg[1], "usage: speck table.lua RECORDS")
-local res = {}   -- res[kernel][impl] = {ts = {}, bytes, checks = {}}
-local facts = {}
-for line in io.lines(path) do
-  local f = {}
-  for w in line:gmatch("[^\t]+") do f[#f + 1] = w end
-  if f[1] == "R" and #f >= 6 then
-    res[f[2]] = res[f[2]] or {}
-    local r = res[f[2]][f[3]] or {ts = {}, checks = {}}
-    res[f[2]][f[3]] = r
-    r.ts[#r.ts + 1] = tonumber(f[4])
-    r.checks[#r.checks + 1] = tonumber(f[6])
-    r.bytes = tonumber(f[5])
-  elseif f[1] == "I" and #f >= 4 then
-    facts[f[2] .. "." .. f[3]] = f[4]
-  end
-end
-for _, impls in pairs(res) do
-  for _, r in pairs(impls) do
-    table.sort(r.ts)
-    local n = #r.ts
-    r.t = n % 2 == 1 and r.ts[(n + 1) // 2] or 0.5 * (r.ts[n // 2] + r.ts[n // 2 + 1])
-  end
-end
+local records = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/records.lua")
+local res, facts = records.read(path)   -- res[kernel][impl] = {t, ts, bytes, checks}
 
 local function fmt(t)
   if not t then return "-" end

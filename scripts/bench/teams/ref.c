@@ -16,88 +16,22 @@
  * Matrices and data are generated exactly as teams.lua generates them
  * (same hash, same serial fill order), so the checksums compare.
  */
-#include <omp.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define REPS 9
-#define WARM 2
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = NULL;
-  if (posix_memalign(&p, 64, n ? n : 64) != 0) {
-    fprintf(stderr, "ref: out of memory (%zu bytes)\n", n);
-    exit(1);
-  }
-  return p;
-}
-
-static void record(const char *kernel, double t, double check) {
-  printf("R\t%s\tref\t%.9e\t%.17g\n", kernel, t, check);
-  fflush(stdout);
-}
+#define BENCH_IMPL "ref"
+#include "../lib/bench.h"
 
 /* -- CSR SpMV ---------------------------------------------------------------- */
 static void spmv_run(const char *kernel, int64_t n, const int64_t *rowptr,
                      const int32_t *col, const double *val) {
-  double *x = xmalloc((size_t)n * sizeof *x), *y = xmalloc((size_t)n * sizeof *y);
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < n; r++) {
-    x[r] = 1.0 + (double)(r % 1000003) * 1e-6;
-    y[r] = 0;
-  }
-  double t[REPS];
-  for (int rep = -WARM; rep < REPS; rep++) {
-    double t0 = omp_get_wtime();
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < n; r++) {
-      double s = 0;
-      for (int64_t p = rowptr[r]; p < rowptr[r + 1]; p++) s += val[p] * x[col[p]];
-      y[r] = s;
-    }
-    double dt = omp_get_wtime() - t0;
-    if (rep >= 0) t[rep] = dt;
-  }
-  double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-  for (int64_t r = 0; r < n; r++) s += y[r] * (double)(1 + r % 3);
-  record(kernel, median(t, REPS), s);
-  free(x);
-  free(y);
+  double s;
+  double t = spmv_time(n, rowptr, col, val, &s);
+  record_check(kernel, t, s);
 }
 
 static void bench_lap(int64_t g) {
-  const int64_t n = g * g;
-  int64_t *rowptr = xmalloc((size_t)(n + 1) * sizeof *rowptr);
-  rowptr[0] = 0;
-  for (int64_t r = 0; r < n; r++) {
-    int64_t gi = r / g, gj = r % g;
-    rowptr[r + 1] = rowptr[r] + 1 + (gi > 0) + (gi < g - 1) + (gj > 0) + (gj < g - 1);
-  }
-  const int64_t nnz = rowptr[n];
-  int32_t *col = xmalloc((size_t)nnz * sizeof *col);
-  double *val = xmalloc((size_t)nnz * sizeof *val);
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < n; r++) {
-    int64_t gi = r / g, gj = r % g, p = rowptr[r];
-    if (gi > 0) { col[p] = (int32_t)(r - g); val[p++] = -1.0; }
-    if (gj > 0) { col[p] = (int32_t)(r - 1); val[p++] = -1.0; }
-    col[p] = (int32_t)r; val[p++] = 4.0;
-    if (gj < g - 1) { col[p] = (int32_t)(r + 1); val[p++] = -1.0; }
-    if (gi < g - 1) { col[p] = (int32_t)(r + g); val[p++] = -1.0; }
-  }
+  int64_t *rowptr;
+  int32_t *col;
+  double *val;
+  const int64_t n = laplacian_csr(g, g, &rowptr, &col, &val);
   spmv_run("lap", n, rowptr, col, val);
   free(rowptr);
   free(col);
@@ -192,10 +126,31 @@ static void bench_barrier(int64_t nb) {
     }
     if (rep >= 0) t[rep] = dt / (double)nb;
   }
-  record("barrier", median(t, REPS), (double)nb);
+  record_check("barrier", median(t, REPS), (double)nb);
 }
 
 /* -- tensor contraction ----------------------------------------------------- */
+typedef struct tensor {
+  int64_t C, D, E, P;
+  const double *A, *B;
+  double *V;
+} tensor;
+
+static void tensor_call(void *arg) {
+  const tensor *tc = arg;
+  const int64_t C = tc->C, D = tc->D, E = tc->E, P = tc->P;
+  const double *A = tc->A, *B = tc->B;
+  double *V = tc->V;
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < C; c++)
+    for (int64_t d = 0; d < D; d++)
+      for (int64_t e = 0; e < E; e++) {
+        double s = 0;
+        for (int64_t p = 0; p < P; p++) s += A[(c * P + p) * D + d] * B[(c * P + p) * E + e];
+        V[(c * D + d) * E + e] = s;
+      }
+}
+
 static void bench_tensor(int64_t C, int64_t D, int64_t E, int64_t P) {
   double *A = xmalloc((size_t)(C * P * D) * sizeof *A);
   double *B = xmalloc((size_t)(C * P * E) * sizeof *B);
@@ -213,27 +168,15 @@ static void bench_tensor(int64_t C, int64_t D, int64_t E, int64_t P) {
       }
     }
   }
-  double t[REPS];
-  for (int rep = -WARM; rep < REPS; rep++) {
-    double t0 = omp_get_wtime();
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < C; c++)
-      for (int64_t d = 0; d < D; d++)
-        for (int64_t e = 0; e < E; e++) {
-          double s = 0;
-          for (int64_t p = 0; p < P; p++) s += A[(c * P + p) * D + d] * B[(c * P + p) * E + e];
-          V[(c * D + d) * E + e] = s;
-        }
-    double dt = omp_get_wtime() - t0;
-    if (rep >= 0) t[rep] = dt;
-  }
+  tensor tc = {C, D, E, P, A, B, V};
+  double t = time_reps(tensor_call, &tc);
   double s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
   for (int64_t q = 0; q < C * D * E; q++) s += V[q] * (double)(1 + q % 3);
   char name[64];
   snprintf(name, sizeof name, "tensor_%lldx%lldx%lld", (long long)D, (long long)E,
            (long long)P);
-  record(name, median(t, REPS), s);
+  record_check(name, t, s);
   free(A);
   free(B);
   free(V);
