@@ -75,7 +75,14 @@ VERSION := $(shell sed -n 's/^\#define SPECK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([
 LIB_SRC  := $(filter-out vm/main.c, $(sort $(wildcard core/*.c vm/*.c api/*.c exec/*.c \
               jit/*.c io/*.c backends/*.c backends/*/*.c kernels/*.c kernels/*/*.c)))
 OBJ_DIR  := $(BUILD)/obj
-BASE_OBJ := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o
+BASE_OBJ := $(LIB_SRC:%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/gen/dialect.o \
+            $(OBJ_DIR)/gen/kbodies.o
+# the library's kernel texts: kernels/<area>/*.sk (scripts/embed.lua says
+# how they are written) as constants sk_body_<area>_<name>, declared in
+# kbodies.h for the C files of kernels/
+KBODY_SK := $(sort $(wildcard kernels/*/*.sk))
+KBODY_C  := $(BUILD)/gen/kbodies.c
+KBODY_H  := $(BUILD)/gen/kbodies.h
 # the library's precompiled kernels (scripts/kgen.c writes their sources)
 KGEN_BIN := $(BUILD)/bin/speck-kgen
 KGEN_DIR := $(BUILD)/gen/kernels
@@ -150,14 +157,25 @@ $(OBJ_DIR)/%.o: %.c | $(TCC_INC)
 
 $(OBJ_DIR)/backends/remote/%.o: CPPFLAGS += $(MPI_CPPFLAGS)
 
-$(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC)
+$(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC) $(KBODY_H)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(KERNEL_OPT) $(DEPFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) $(KERNEL_OPT) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/gen/dialect.c: scripts/embed.lua $(DIALECT_H)
 	@mkdir -p $(@D)
 	$(LUA) scripts/embed.lua $@ --include dialect/dialect_src.h \
 	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=dialect/$(d).h)
+
+# kbodies.h is rewritten only when the names change (an edit of a text
+# rebuilds kbodies.o, not the C files that name the texts)
+$(KBODY_C): scripts/embed.lua $(KBODY_SK)
+	@mkdir -p $(@D)
+	$(LUA) scripts/embed.lua $@ --header $(KBODY_H) $(KBODY_SK)
+$(KBODY_H): $(KBODY_C) ;
+
+$(OBJ_DIR)/gen/kbodies.o: $(KBODY_C)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # the generator links the library without a table (it defines an empty one)
 $(KGEN_BIN): $(OBJ_DIR)/scripts/kgen.o $(BASE_OBJ) $(TCC_A)

@@ -231,6 +231,12 @@ typedef struct sk_backend {
   /* optional (NULL: none): symmetric memory for remote views in this back
    * end's 'space' (backends/remote over device memory) */
   const sk_symmetric *symmetric;
+
+  /* -- speck.task (kernels/task) ------------------------------------------ */
+  /* optional (NULL: speck.task runs on the host's threads, a host back
+   * end's): the back end's own task scheduler, the ops of
+   * kernels/task/task.h (sk_task_ops; a GPU's persistent workers) */
+  const struct sk_task_ops *tasks;
 } sk_backend;
 
 /* -- the reference table ------------------------------------------------

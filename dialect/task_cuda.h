@@ -1,11 +1,11 @@
 /* task_cuda.h: the task dialect on the CUDA back end -- the device half of
  * speck.task's GPU scheduler (seed 003 §3.3.2: persistent warps pulling
- * tasks from device queues). kernels/task/gsched.c is the host half: it
+ * tasks from device queues). backends/cuda/tasks.c is the host half: it
  * allocates the arena, writes the tasks spawned from the host, launches
  * the generated worker kernel once per wait and reads the outcome.
  *
- * The first part (the arena's layout) is plain C, read by gsched.c; the
- * rest is device code, included after abi.h and cuda.h by the source the
+ * The first part (the arena's layout) is plain C, read by
+ * backends/cuda/tasks.c; the rest is device code, included after abi.h and cuda.h by the source the
  * scheduler generates for its functors (kernels/task/functor.c).
  *
  * Workers: every lane of the launch is a worker. A warp's lanes each pop
@@ -36,7 +36,7 @@
 #define SK_GT_NK 32                /* = SK_TASK_MAXFIELDS */
 #define SK_GT_HDR 64               /* a task's header bytes */
 
-/* what stopped the workers (gsched.c words it) */
+/* what stopped the workers (backends/cuda/tasks.c words it) */
 enum {
   SK_GT_OK, SK_GT_POOL_SPAWN, SK_GT_POOL_WHEN_ALL, SK_GT_POOL_ALLOC,
   SK_GT_PRIO_SPAWN, SK_GT_PRIO_RESPAWN, SK_GT_SELF, SK_GT_NULL_GET,
@@ -60,7 +60,7 @@ typedef struct sk_gtask {
   unsigned long long result;
 } sk_gtask;
 
-/* The arena's head (device memory; gsched.c fills the tables). */
+/* The arena's head (device memory; backends/cuda/tasks.c fills the tables). */
 typedef struct sk_gstate {
   unsigned long long ready[3][SK_GT_NQ];   /* tag << 32 | block index */
   unsigned long long freel[SK_GT_NCLS][SK_GT_NQ];   /* free blocks per class, sharded */
@@ -605,7 +605,7 @@ SK_DEV double sk__gt_get_f64(sk__gt_lane *L, future f) {
   return t && t->functor >= 0 ? sk__gt_res_f64(t) : 0;
 }
 
-/* -- running a task (kernels/task/sched.c's run(), on a lane) ------------- */
+/* -- running a task (kernels/task/hsched.c's run(), on a lane) ------------- */
 SK_DEV void sk__gt_body(sk__gt_lane *L, sk_gtask *t, sk__team_t *tm) {
   sk_task_env env;
   env.w = L;

@@ -2,7 +2,10 @@
  * of its drivers.
  *
  * A library kernel is written once in the dialect (an 'sk_kbody': a body,
- * its pattern and the names of its captures). `make` compiles the host
+ * its pattern and the names of its captures); the bodies live in the
+ * dialect files (.sk) of kernels/<area>/ beside their drivers, embedded by the
+ * build as constants sk_body_<area>_<name> (kbodies.h; dialect/README.md
+ * says how a .sk file is written). `make` compiles the host
  * build of each body for its common signatures with gcc -O3 into libspeck
  * (scripts/kgen.c generates the sources); at run time those entries seed
  * the JIT cache, so a library launch and a user launch are looked up,

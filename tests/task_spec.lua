@@ -9,7 +9,7 @@
 -- issue's 10^8 as a soak run).
 local speck = require "speck"
 -- it_all: every space (on a GPU the scheduler's workers are persistent
--- warps, kernels/task/gsched.c); it_host: the host back ends only (a
+-- warps, backends/cuda/tasks.c); it_host: the host back ends only (a
 -- MemoryPool captured by kernels, the serial space, the host's messages)
 local HOST_SPACE = ({serial = true, openmp = true})[speck.info().default_space]
 local GPU = not HOST_SPACE

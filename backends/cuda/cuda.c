@@ -189,5 +189,6 @@ const sk_backend sk_backend_cuda = {
   .devices = cuda_devices,
   .blas = &sk_cuda_blas,
   .symmetric = &cuda_symmetric,
+  .tasks = &sk_cuda_tasks,
 };
 SK_FROM_SERIAL_END

@@ -128,4 +128,7 @@ int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err,
 /* -- launch.c ------------------------------------------------------------ */
 int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen);
 void sk_cuda_team_limits(sk_team_limits *lim);
+/* speck.task's scheduler on the device (tasks.c): the table's 'tasks' */
+extern const struct sk_task_ops sk_cuda_tasks;
+
 #endif

@@ -22,6 +22,7 @@
 
 #include "core/err.h"
 #include "../blas/dense.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define M3(VT, n) " " n "=" VT "[3,stride]"
@@ -36,43 +37,9 @@ static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), N
 
 /* C_i = alpha A_i B_i + beta C_i with n x n matrices, n a constant after
  * inlining (the switch below); strides as the views have them */
-#define SMALL_GEMM                                                             \
-  "#define SK_BG(N) case N: if (unit) {                                     \\\n" \
-  "  for (int r = 0; r < N; r++) {                                          \\\n" \
-  "    const T *ar = a.data + r * a.rs; T *cr = cm.data + r * cm.rs;         \\\n" \
-  "    T acc_[N];                                                           \\\n" \
-  "    for (int c = 0; c < N; c++) acc_[c] = 0;                             \\\n" \
-  "    for (int p = 0; p < N; p++) {                                        \\\n" \
-  "      const T *bp = b.data + p * b.rs;                                   \\\n" \
-  "      for (int c = 0; c < N; c++) acc_[c] = sk_fma(ar[p], bp[c], acc_[c]); \\\n" \
-  "    }                                                                    \\\n" \
-  "    for (int c = 0; c < N; c++)                                          \\\n" \
-  "      cr[c] = beta == 0 ? al * acc_[c] : al * acc_[c] + be * cr[c];       \\\n" \
-  "  } } else {                                                             \\\n" \
-  "  for (int r = 0; r < N; r++) {                                          \\\n" \
-  "    T acc_[N];                                                           \\\n" \
-  "    for (int c = 0; c < N; c++) acc_[c] = 0;                             \\\n" \
-  "    for (int p = 0; p < N; p++) {                                        \\\n" \
-  "      const T a_ = sk_at(a, r, p);                                       \\\n" \
-  "      for (int c = 0; c < N; c++) acc_[c] = sk_fma(a_, sk_at(b, p, c), acc_[c]); \\\n" \
-  "    }                                                                    \\\n" \
-  "    for (int c = 0; c < N; c++)                                          \\\n" \
-  "      sk_at(cm, r, c) = beta == 0 ? al * acc_[c] : al * acc_[c] + be * sk_at(cm, r, c); \\\n" \
-  "  } } break;\n"
-
 static const sk_kbody k_gemm_s = {
-  "batched.gemm",
-  "typedef __typeof__(+C.data[0]) T;\n"
-  "const T al = (T)alpha, be = (T)beta;\n"
-  "__typeof__(matrix(C, i)) a = matrix(A, i), b = matrix(B, i), cm = matrix(C, i);\n"
-  "const bool unit = A.stride[2] == 1 && B.stride[2] == 1 && C.stride[2] == 1;\n"
-  SMALL_GEMM
-  "switch (fixed) {\n"
-  "SK_BG(2) SK_BG(3) SK_BG(4) SK_BG(5) SK_BG(6) SK_BG(7) SK_BG(8) SK_BG(9)\n"
-  "SK_BG(10) SK_BG(11) SK_BG(12) SK_BG(13) SK_BG(14) SK_BG(15) SK_BG(16)\n"
-  "default: serial_gemm(ta, tb, al, a, b, be, cm);\n"
-  "}\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_s, NULL, NULL};
+  .label = "batched.gemm", .body = sk_body_batched_gemm, .pattern = SK_FOR,
+  .sigs = sig_gemm_s};
 
 /* The host's fast path for square n x n, 2 <= n <= 16, float64 and
  * float32 (any trans, any strides): a work item per SMALL_GROUP (or more)
@@ -102,134 +69,20 @@ static const sk_kbody k_gemm_s = {
   " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64 grp=int64"
 static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
 static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
-#define SK_STR_(x) #x
-#define SK_STR(x) SK_STR_(x)
-/* the body for element type T (sk_mat_op_S), the switch's cases CASES */
-#define SMALL_BODY(T, S, CASES)                                                \
-  "typedef " T " T;\n"                                                         \
-  "const sk_i64 m0 = i * grp, m1 = nb - m0 < grp ? nb : m0 + grp;\n"           \
-  "const T al = (T)alpha, be = (T)beta;\n"                                     \
-  "const bool da = ta == 'N' && A.stride[2] == 1 && A.stride[1] == fixed;\n"   \
-  "const bool db = tb == 'N' && B.stride[2] == 1 && B.stride[1] == fixed;\n"   \
-  "const bool dc = C.stride[2] == 1 && C.stride[1] == fixed;\n"                \
-  "T la_[256], lb_[256], lc_[256];\n"                                          \
-  "T ln_[256 + 64 / sizeof(T)] __attribute__((aligned(64)));\n"                \
-  "char *cw_ = (char *)(C.data + m0 * C.stride[0]);\n"                         \
-  "sk_i64 carry_ = 0;\n"                                                        \
-  "const bool direct_ = da && db && dc && !nt;\n"                              \
-  "#define SK_SGM(NN, W, NC, RB) case NN:                                      \\\n" \
-  "  if (direct_) {                                                          \\\n" \
-  "    sk__sgb_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,   \\\n" \
-  "                      C.stride[0], m0, m1, nb, al, be);                   \\\n" \
-  "    break;                                                                \\\n" \
-  "  }                                                                       \\\n" \
-  "  if (nt && da && db) {                                                   \\\n" \
-  "    sk__sgbn_" S "##NN(A.data, A.stride[0], B.data, B.stride[0], C.data,  \\\n" \
-  "                       m0, m1, nb, al);                                   \\\n" \
-  "    break;                                                                \\\n" \
-  "  }                                                                       \\\n" \
-  "  for (sk_i64 m = m0; m < m1; m++) {                                      \\\n" \
-  "    const T *pa = A.data + m * A.stride[0], *pb = B.data + m * B.stride[0]; \\\n" \
-  "    T *pc = C.data + m * C.stride[0];                                     \\\n" \
-  "    if (NN >= 6 && da && db && m + SK__SG_AHEAD < nb) {                   \\\n" \
-  "      SK__SG_PF(pa + SK__SG_AHEAD * A.stride[0], NN * NN * sizeof(T))     \\\n" \
-  "      SK__SG_PF(pb + SK__SG_AHEAD * B.stride[0], NN * NN * sizeof(T))     \\\n" \
-  "    }                                                                     \\\n" \
-  "    if (!da) {                                                            \\\n" \
-  "      const __typeof__(matrix(A, m)) s_ = sk_mat_op_" S "(ta, matrix(A, m)); \\\n" \
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
-  "        for (int c_ = 0; c_ < NN; c_++) la_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
-  "      pa = la_;                                                           \\\n" \
-  "    }                                                                     \\\n" \
-  "    if (!db) {                                                            \\\n" \
-  "      const __typeof__(matrix(B, m)) s_ = sk_mat_op_" S "(tb, matrix(B, m)); \\\n" \
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
-  "        for (int c_ = 0; c_ < NN; c_++) lb_[r_ * NN + c_] = sk_at(s_, r_, c_); \\\n" \
-  "      pb = lb_;                                                           \\\n" \
-  "    }                                                                     \\\n" \
-  "    if (nt) pc = (T *)((char *)ln_ + carry_);                           \\\n" \
-  "    else if (!dc) {                                                       \\\n" \
-  "      if (be != 0)                                                        \\\n" \
-  "        for (int r_ = 0; r_ < NN; r_++)                                   \\\n" \
-  "          for (int c_ = 0; c_ < NN; c_++)                                 \\\n" \
-  "            lc_[r_ * NN + c_] = pc[r_ * C.stride[1] + c_ * C.stride[2]];  \\\n" \
-  "      pc = lc_;                                                           \\\n" \
-  "    }                                                                     \\\n" \
-  "    SK__SGT(T, NN, W, NC, RB, pa, pb, pc, al, be);                        \\\n" \
-  "    if (nt) {                                                             \\\n" \
-  "      const sk_i64 tot_ = carry_ + NN * NN * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \\\n" \
-  "      SK__SG_NT(cw_, ln_, 0, full_)                                       \\\n" \
-  "      cw_ += full_;                                                       \\\n" \
-  "      for (sk_i64 o_ = full_; o_ < tot_; o_++) ((char *)ln_)[o_ - full_] = ((char *)ln_)[o_]; \\\n" \
-  "      carry_ = tot_ - full_;                                              \\\n" \
-  "    } else if (!dc) {                                                     \\\n" \
-  "      T *q_ = C.data + m * C.stride[0];                                   \\\n" \
-  "      for (int r_ = 0; r_ < NN; r_++)                                     \\\n" \
-  "        for (int c_ = 0; c_ < NN; c_++)                                   \\\n" \
-  "          q_[r_ * C.stride[1] + c_ * C.stride[2]] = lc_[r_ * NN + c_];    \\\n" \
-  "    }                                                                     \\\n" \
-  "  } break;\n"                                                               \
-  "switch (fixed) {\n" CASES "}\n"                                            \
-  "if (nt) {\n"                                                                \
-  "  for (sk_i64 o_ = 0; o_ < carry_; o_++) cw_[o_] = ((const char *)ln_)[o_];\n" \
-  "  SK__SG_FENCE()\n"                                                        \
-  "}\n"
-/* (n, W, NC, RB): W lanes a chunk (8 doubles: a zmm register; f8: 8
- * floats, a ymm), NC chunks a row (T1, T1f: W and one), RB rows a block:
- * at least 6 independent accumulators where n allows */
-#define SMALL_CASES_D                                                          \
-  "SK_SGM(2, 2, 1, 2) SK_SGM(3, 2, 2, 3) SK_SGM(4, 4, 1, 4) SK_SGM(5, 4, 2, 5)\n"  \
-  "SK_SGM(6, 4, 2, 3) SK_SGM(7, 4, 2, 4) SK_SGM(8, 8, 1, 8) SK_SGM(9, 8, T1, 9)\n" \
-  "SK_SGM(10, 8, 2, 5) SK_SGM(11, 8, 2, 4) SK_SGM(12, 8, 2, 4) SK_SGM(13, 8, 2, 5)\n" \
-  "SK_SGM(14, 8, 2, 7) SK_SGM(15, 8, 2, 5) SK_SGM(16, 8, 2, 4)\n"
-#define SMALL_CASES_F                                                          \
-  "SK_SGM(2, f1, 2, 2) SK_SGM(3, f1, 3, 3) SK_SGM(4, f4, 1, 4) SK_SGM(5, f4, T1f, 5)\n" \
-  "SK_SGM(6, f4, 2, 3) SK_SGM(7, f4, 2, 4) SK_SGM(8, f8, 1, 8) SK_SGM(9, f8, T1f, 9)\n" \
-  "SK_SGM(10, f8, 2, 5) SK_SGM(11, f8, 2, 4) SK_SGM(12, f8, 2, 4) SK_SGM(13, f8, 2, 5)\n" \
-  "SK_SGM(14, f8, 2, 7) SK_SGM(15, f8, 2, 5) SK_SGM(16, f16, 1, 8)\n"
-/* the prelude: sk__sgb_<S><n> for each case (SK__SGB), the loop over a
- * work item's matrices when all three are read and written in place */
-#define SMALL_PRELUDE(T, S, CASES)                                             \
-  "#define SK_SGM(NN, W, NC, RB) SK__SGB(" T ", " S ", NN, W, NC, RB)\n" CASES  \
-  "#undef SK_SGM\n"
 static const sk_kbody k_gemm_small = {
-  "batched.gemm_small", SMALL_BODY("double", "d", SMALL_CASES_D), SK_FOR, 0, {NULL}, {NULL},
-  sig_gemm_small, SMALL_PRELUDE("double", "d", SMALL_CASES_D), NULL};
+  .label = "batched.gemm_small", .body = sk_body_batched_gemm_small, .pattern = SK_FOR,
+  .sigs = sig_gemm_small, .prelude = sk_body_batched_gemm_small_prelude};
 static const sk_kbody k_gemm_small_f = {
-  "batched.gemm_small_f", SMALL_BODY("float", "f", SMALL_CASES_F), SK_FOR, 0, {NULL}, {NULL},
-  sig_gemm_small_f, SMALL_PRELUDE("float", "f", SMALL_CASES_F), NULL};
+  .label = "batched.gemm_small_f", .body = sk_body_batched_gemm_small_f, .pattern = SK_FOR,
+  .sigs = sig_gemm_small_f, .prelude = sk_body_batched_gemm_small_f_prelude};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
 /* packed (groups, rows, cols, width) views, one group per work item, the
  * lanes innermost: the compiler vectorises across the batch */
-#define PACKED_GEMM                                                            \
-  "#define SK_PG(W) {                                                       \\\n" \
-  "  for (sk_i64 r = 0; r < m; r++)                                         \\\n" \
-  "    for (sk_i64 c = 0; c < n; c++) {                                     \\\n" \
-  "      T acc_[W];                                                         \\\n" \
-  "      for (int l = 0; l < W; l++) acc_[l] = 0;                           \\\n" \
-  "      for (sk_i64 p = 0; p < k; p++)                                     \\\n" \
-  "        for (int l = 0; l < W; l++) acc_[l] = sk_fma(A(i, r, p, l), B(i, p, c, l), acc_[l]); \\\n" \
-  "      for (int l = 0; l < W; l++)                                        \\\n" \
-  "        C(i, r, c, l) = beta == 0 ? al * acc_[l] : al * acc_[l] + be * C(i, r, c, l); \\\n" \
-  "    } }\n"
 static const sk_kbody k_gemm_p = {
-  "batched.gemm_packed",
-  "typedef __typeof__(+C(0, 0, 0, 0)) T;\n"
-  "const T al = (T)alpha, be = (T)beta;\n"
-  "const sk_i64 m = C.extent[1], n = C.extent[2], k = A.extent[2], w = C.extent[3];\n"
-  PACKED_GEMM
-  "switch (w) {\n"
-  "case 4: SK_PG(4) break;\n"
-  "case 8: SK_PG(8) break;\n"
-  "case 16: SK_PG(16) break;\n"
-  "default:\n"
-  "  for (sk_i64 l = 0; l < w; l++)\n"
-  "    serial_gemm('N', 'N', al, matrix(A, i * w + l), matrix(B, i * w + l), be,\n"
-  "                matrix(C, i * w + l));\n"
-  "}\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_p, NULL, NULL};
+  .label = "batched.gemm_packed", .body = sk_body_batched_gemm_packed, .pattern = SK_FOR,
+  .sigs = sig_gemm_p};
 
 /* Mode "rows": one work item per R rows of C (item i: matrix i / (m / R),
  * rows from (i % (m / R)) * R, so the rows of one matrix are neighbouring
@@ -244,50 +97,12 @@ static const sk_kbody k_gemm_p = {
   " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 rb=int64"
 static const char *const sig_gemm_r[] = {GEMM_R("float64"), GEMM_R("float32"), NULL};
 static const sk_kbody k_gemm_r = {
-  "batched.gemm_rows",
-  "typedef __typeof__(+C.data[0]) T;\n"
-  "const T al = (T)alpha, be = (T)beta;\n"
-  "const sk_i64 m = C.extent[1], n = C.extent[2], k = ta == 'N' ? A.extent[2] : A.extent[1];\n"
-  "const sk_i64 per = m / rb, mat = i / per, row = (i % per) * rb;\n"
-  "#define SK_BR(N, R) case N: {                                             \\\n"
-  "  T acc_[R][N];                                                            \\\n"
-  "  for (int r = 0; r < R; r++)                                              \\\n"
-  "    for (int c = 0; c < N; c++) acc_[r][c] = 0;                            \\\n"
-  "  for (int p = 0; p < N; p++) {                                            \\\n"
-  "    T a_[R];                                                               \\\n"
-  "    for (int r = 0; r < R; r++) a_[r] = A(mat, row + r, p);                \\\n"
-  "    for (int c = 0; c < N; c++) {                                          \\\n"
-  "      const T b_ = B(mat, p, c);                                           \\\n"
-  "      for (int r = 0; r < R; r++) acc_[r][c] = sk_fma(a_[r], b_, acc_[r][c]); \\\n"
-  "    }                                                                      \\\n"
-  "  }                                                                        \\\n"
-  "  for (int r = 0; r < R; r++)                                              \\\n"
-  "    for (int c = 0; c < N; c++)                                            \\\n"
-  "      C(mat, row + r, c) = beta == 0 ? al * acc_[r][c]                     \\\n"
-  "                                     : al * acc_[r][c] + be * C(mat, row + r, c); \\\n"
-  "  } break;\n"
-  "switch (fixed) {\n"
-  "SK_BR(2, 1) SK_BR(3, 3) SK_BR(4, 4) SK_BR(5, 1) SK_BR(6, 3) SK_BR(7, 1) SK_BR(8, 4)\n"
-  "SK_BR(9, 3) SK_BR(10, 1) SK_BR(11, 1) SK_BR(12, 4) SK_BR(13, 1) SK_BR(14, 1)\n"
-  "SK_BR(15, 3) SK_BR(16, 4)\n"
-  "default:\n"
-  "  for (sk_i64 c = 0; c < n; c++) {\n"
-  "    T acc = 0;\n"
-  "    for (sk_i64 p = 0; p < k; p++)\n"
-  "      acc = sk_fma(ta == 'N' ? A(mat, row, p) : A(mat, p, row),\n"
-  "                   tb == 'N' ? B(mat, p, c) : B(mat, c, p), acc);\n"
-  "    C(mat, row, c) = beta == 0 ? al * acc : al * acc + be * C(mat, row, c);\n"
-  "  }\n"
-  "}\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_r, NULL, NULL};
+  .label = "batched.gemm_rows", .body = sk_body_batched_gemm_rows, .pattern = SK_FOR,
+  .sigs = sig_gemm_r};
 
 static const sk_kbody k_gemm_t = {
-  "batched.gemm",
-  "typedef __typeof__(+C.data[0]) T;\n"
-  "const sk_i64 l = team.league_rank;\n"
-  "if (vec) teamvector_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n"
-  "else team_gemm(team, ta, tb, (T)alpha, matrix(A, l), matrix(B, l), (T)beta, matrix(C, l));\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm_t, NULL, NULL};
+  .label = "batched.gemm", .body = sk_body_batched_gemm_t, .pattern = SK_FOR,
+  .sigs = sig_gemm_t};
 
 #define TRI(VT, pol) pol M3(VT, "A") M3(VT, "B") \
   " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64 vec=int64"
@@ -296,21 +111,11 @@ static const char *const sig_tri_s[] = {TRI("float64", "range"), TRI("float32", 
 static const char *const sig_tri_t[] = {TRI("float64", "team"), TRI("float32", "team"),
                                         NULL};
 static const sk_kbody k_tri_s = {
-  "batched.trsm",
-  "typedef __typeof__(+B.data[0]) T;\n"
-  "if (mm) serial_trmm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n"
-  "else serial_trsm(side, uplo, trans, diag, (T)alpha, matrix(A, i), matrix(B, i));\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tri_s, NULL, NULL};
+  .label = "batched.trsm", .body = sk_body_batched_trsm, .pattern = SK_FOR,
+  .sigs = sig_tri_s};
 static const sk_kbody k_tri_t = {
-  "batched.trsm",
-  "typedef __typeof__(+B.data[0]) T;\n"
-  "const sk_i64 l = team.league_rank;\n"
-  "__typeof__(matrix(A, l)) a = matrix(A, l), b = matrix(B, l);\n"
-  "if (mm) { if (vec) teamvector_trmm(team, side, uplo, trans, diag, (T)alpha, a, b);\n"
-  "          else team_trmm(team, side, uplo, trans, diag, (T)alpha, a, b); }\n"
-  "else { if (vec) teamvector_trsm(team, side, uplo, trans, diag, (T)alpha, a, b);\n"
-  "       else team_trsm(team, side, uplo, trans, diag, (T)alpha, a, b); }\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tri_t, NULL, NULL};
+  .label = "batched.trsm", .body = sk_body_batched_tri_t, .pattern = SK_FOR,
+  .sigs = sig_tri_t};
 
 /* factorisations: op 0 trtri, 1 lu, 2 getrf (pivots in P), 3 gesv */
 #define FAC(VT, pol) pol M3(VT, "A") M3(VT, "B") " P=int64[2] info=int64[1]" \
@@ -320,33 +125,16 @@ static const char *const sig_fac_s[] = {FAC("float64", "range"), FAC("float32", 
 static const char *const sig_fac_t[] = {FAC("float64", "team"), FAC("float32", "team"),
                                         NULL};
 static const sk_kbody k_fac_s = {
-  "batched.lu",
-  "__typeof__(matrix(A, i)) a = matrix(A, i);\n"
-  "sk_i64 *p = P.data + i * P.stride[0], ps = P.stride[1];\n"
-  "sk_i64 r = op == 0 ? serial_trtri(uplo, diag, a)\n"
-  "         : op == 1 ? serial_lu(a)\n"
-  "         : op == 2 ? serial_getrf(a, p, ps) : serial_gesv(a, p, ps, matrix(B, i));\n"
-  "info(i) = r;\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_fac_s, NULL, NULL};
+  .label = "batched.lu", .body = sk_body_batched_lu, .pattern = SK_FOR,
+  .sigs = sig_fac_s};
 static const sk_kbody k_fac_t = {
-  "batched.lu",
-  "const sk_i64 l = team.league_rank;\n"
-  "__typeof__(matrix(A, l)) a = matrix(A, l);\n"
-  "sk_i64 *p = P.data + l * P.stride[0], ps = P.stride[1], r;\n"
-  "if (vec) r = op == 0 ? teamvector_trtri(team, uplo, diag, a)\n"
-  "           : op == 1 ? teamvector_lu(team, a)\n"
-  "           : op == 2 ? teamvector_getrf(team, a, p, ps)\n"
-  "           : teamvector_gesv(team, a, p, ps, matrix(B, l));\n"
-  "else r = op == 0 ? team_trtri(team, uplo, diag, a)\n"
-  "         : op == 1 ? team_lu(team, a)\n"
-  "         : op == 2 ? team_getrf(team, a, p, ps) : team_gesv(team, a, p, ps, matrix(B, l));\n"
-  "if (team.team_rank == 0) info(l) = r;\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_fac_t, NULL, NULL};
+  .label = "batched.lu", .body = sk_body_batched_fac_t, .pattern = SK_FOR,
+  .sigs = sig_fac_t};
 
 static const char *const sig_count[] = {"range info=int64[1]", NULL};
 static const sk_kbody k_count = {
-  "batched.info", "if (info(i) != 0) acc += 1;", SK_REDUCE, SK_RED_SUM, {NULL}, {NULL},
-  sig_count, NULL, NULL};
+  .label = "batched.info", .body = sk_body_batched_info, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .sigs = sig_count};
 
 /* -- helpers --------------------------------------------------------------------- */
 enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR, MODE_ROWS };
@@ -740,18 +528,11 @@ static int bgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 #define PACK_SIG(VT) "range V=" VT "[3,stride] P=" VT "[4] nb=int64"
 static const char *const sig_pack[] = {PACK_SIG("float64"), PACK_SIG("float32"), NULL};
 static const sk_kbody k_pack = {
-  "batched.pack",
-  "const sk_i64 w = P.extent[3], g = i / w, l = i % w;\n"
-  "for (sk_i64 r = 0; r < P.extent[1]; r++)\n"
-  "  for (sk_i64 c = 0; c < P.extent[2]; c++)\n"
-  "    P(g, r, c, l) = i < nb ? V(i, r, c) : (r == c ? 1 : 0);\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_pack, NULL, NULL};
+  .label = "batched.pack", .body = sk_body_batched_pack, .pattern = SK_FOR,
+  .sigs = sig_pack};
 static const sk_kbody k_unpack = {
-  "batched.unpack",
-  "const sk_i64 w = P.extent[3], g = i / w, l = i % w;\n"
-  "for (sk_i64 r = 0; r < P.extent[1]; r++)\n"
-  "  for (sk_i64 c = 0; c < P.extent[2]; c++) V(i, r, c) = P(g, r, c, l);\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_pack, NULL, NULL};
+  .label = "batched.unpack", .body = sk_body_batched_unpack, .pattern = SK_FOR,
+  .sigs = sig_pack};
 
 static int bpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {

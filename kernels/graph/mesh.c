@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "graph.h"
+#include "kbodies.h"
 
 /* the map's four views as captures "m_keys" ... (names as the dialect's
  * umap_* words spell them for a map capture 'm') */
@@ -55,81 +56,44 @@ static void umap_args(const umap *m, const char *p, char names[4][16], sk_arg *a
 
 #define MAPSIG(p) R1(p "_keys", "int64") R1(p "_vals", "int32") R1(p "_flags", "int32") \
   R1(p "_meta", "int64")
-#define MAPUSE(p) "(void)" p "_keys.data; (void)" p "_vals.data; (void)" p "_flags.data; " \
-  "(void)" p "_meta.data;\n"
 
 /* the smallest and largest node id */
 static const char *const sig_ids[] = {"mdrange2 e=int64[2]", NULL};
 static const sk_kbody k_ids = {
-  "graph.mesh_ids",
-  "const int64_t x = e(i, j);\n"
-  "if (x < acc0) acc0 = x;\n"
-  "if (x > acc1) acc1 = x;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_ids, NULL, "min:int64 max:int64"};
+  .label = "graph.mesh_ids", .body = sk_body_graph_mesh_ids, .pattern = SK_REDUCE,
+  .sigs = sig_ids, .reds = "min:int64 max:int64"};
 
 /* the first bad entry (row-major position) and its id */
 static const sk_kbody k_firstbad = {
-  "graph.mesh_first_bad",
-  "const int64_t x = e(i, j), p = i * e.extent[1] + j;\n"
-  "if ((x < 0 || x >= nv) && p < acc) acc = p;",
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "min:int64"};
+  .label = "graph.mesh_first_bad", .body = sk_body_graph_mesh_first_bad,
+  .pattern = SK_REDUCE, .reds = "min:int64"};
 static const sk_kbody k_entry = {
-  "graph.mesh_entry",
-  "if (i * e.extent[1] + j == p) acc = e(i, j);",
-  SK_REDUCE, 0, {NULL}, {NULL}, NULL, NULL, "max:int64"};
+  .label = "graph.mesh_entry", .body = sk_body_graph_mesh_entry, .pattern = SK_REDUCE,
+  .reds = "max:int64"};
 
 static const char *const sig_insert[] = {
   "range e=int64[2]" MAPSIG("m") R1("cnt", "int64") " nv=int64", NULL};
 static const sk_kbody k_insert = {
-  "graph.mesh_insert",
-  MAPUSE("m")
-  "const int64_t npe = e.extent[1];\n"
-  "for (int64_t a = 0; a < npe; a++) {\n"
-  "  for (int64_t b = a + 1; b < npe; b++) {\n"
-  "    int64_t u = e(i, a), v = e(i, b);\n"
-  "    if (u == v) continue;\n"
-  "    if (u > v) { const int64_t t = u; u = v; v = t; }\n"
-  "    if (umap_inserted(umap_insert(m, u * nv + v))) {\n"
-  "      atomic_add(&cnt(u), (int64_t)1);\n"
-  "      atomic_add(&cnt(v), (int64_t)1);\n"
-  "    }\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_insert, NULL, NULL};
+  .label = "graph.mesh_insert", .body = sk_body_graph_mesh_insert, .pattern = SK_FOR,
+  .sigs = sig_insert};
 
 static const char *const sig_rehash[] = {"range" MAPSIG("o") MAPSIG("n"), NULL};
 static const sk_kbody k_rehash = {
-  "graph.mesh_rehash",
-  MAPUSE("n")
-  "if (o_flags(i) == 2) umap_insert(n, o_keys(i));",
-  SK_FOR, 0, {NULL}, {NULL}, sig_rehash, NULL, NULL};
+  .label = "graph.mesh_rehash", .body = sk_body_graph_mesh_rehash, .pattern = SK_FOR,
+  .sigs = sig_rehash};
 
 static const char *const sig_fill[] = {
   "range" MAPSIG("m") R1("rowptr", "int64") R1("fill", "int64") R1("colidx", "int32")
   " nv=int64", NULL};
 static const sk_kbody k_fill = {
-  "graph.mesh_fill",
-  "if (m_flags(i) == 2) {\n"
-  "  const int64_t key = m_keys(i), u = key / nv, v = key - u * nv;\n"
-  "  colidx(rowptr(u) + atomic_fetch_add(&fill(u), (int64_t)1)) = (int32_t)v;\n"
-  "  colidx(rowptr(v) + atomic_fetch_add(&fill(v), (int64_t)1)) = (int32_t)u;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_fill, NULL, NULL};
+  .label = "graph.mesh_fill", .body = sk_body_graph_mesh_fill, .pattern = SK_FOR,
+  .sigs = sig_fill};
 
 static const char *const sig_sortrows[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32"), NULL};
 static const sk_kbody k_sortrows = {
-  "graph.mesh_sort_rows",
-  "const int64_t b = rowptr(i), n = rowptr(i + 1) - b;\n"
-  "if (n > 1) {\n"
-  "  int32_t *C = &colidx(b);\n"
-  "#define LESS(x, y) (C[x] < C[y])\n"
-  "#define SWAP(x, y) { const int32_t t_ = C[x]; C[x] = C[y]; C[y] = t_; }\n"
-  "  SK_SORT(n, LESS, SWAP);\n"
-  "#undef LESS\n"
-  "#undef SWAP\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_sortrows, sk_sparse_prelude, NULL};
+  .label = "graph.mesh_sort_rows", .body = sk_body_graph_mesh_sort_rows,
+  .pattern = SK_FOR, .sigs = sig_sortrows, .prelude = sk_body_sparse_prelude};
 
 static int64_t pow2_at_least(int64_t n) {
   int64_t p = 16;

@@ -15,51 +15,33 @@
 
 #include "core/err.h"
 #include "graph.h"
+#include "kbodies.h"
 
 /* the block size of the host and of a GPU */
 #define BS_HOST_MIN 4096
 #define BS_GPU 1024
-
-/* T: the element type, from a view the body writes (one only read is a
- * view of const elements on CUDA) */
-#define HEAD(W)                                                               \
-  "typedef __typeof__(" W "(0)) T;\n"                                         \
-  "const int64_t lo = i * bs, hi = lo + bs < n ? lo + bs : n;\n"
-
-/* OP(s, t): the earlier value s combined with the later t */
-#define RED(OP)                                                               \
-  HEAD("agg")                                                                        \
-  "T s = x(lo);\n"                                                            \
-  "for (int64_t k = lo + 1; k < hi; k++) { const T t = x(k); s = " OP "; }\n" \
-  "agg(i) = s;"
-#define CARRY(OP)                                                             \
-  "typedef __typeof__(agg(0)) T;\n"                                           \
-  "T s = agg(0);\n"                                                           \
-  "for (int64_t b = 1; b < nb; b++) { const T t = agg(b); agg(b) = s; s = " OP "; }"
-#define APPLY(OP)                                                             \
-  HEAD("x")                                                                        \
-  "T s = x(lo);\n"                                                            \
-  "if (i > 0) { const T t = s; s = agg(i); s = " OP "; }\n"                   \
-  "x(lo) = s;\n"                                                              \
-  "for (int64_t k = lo + 1; k < hi; k++) { const T t = x(k); s = " OP "; x(k) = s; }"
 
 #define SIG_BLK(T) "range" R1("x", T) R1("agg", T) " n=int64 bs=int64"
 #define SIG_CAR(T) "range" R1("agg", T) " nb=int64"
 static const char *const sig_blk[] = {SIG_BLK("float64"), SIG_BLK("int64"), NULL};
 static const char *const sig_car[] = {SIG_CAR("float64"), SIG_CAR("int64"), NULL};
 
-#define OPS(NAME, OP)                                                         \
-  static const sk_kbody k_red_##NAME = {"graph.recurrence_fold_" #NAME, RED(OP),  \
-    SK_FOR, 0, {NULL}, {NULL}, sig_blk, NULL, NULL};                          \
-  static const sk_kbody k_car_##NAME = {"graph.recurrence_carry_" #NAME, CARRY(OP), \
-    SK_FOR, 0, {NULL}, {NULL}, sig_car, NULL, NULL};                          \
-  static const sk_kbody k_app_##NAME = {"graph.recurrence_apply_" #NAME, APPLY(OP), \
-    SK_FOR, 0, {NULL}, {NULL}, sig_blk, NULL, NULL};
+/* the three bodies of one operation (recur.sk: a template of it) */
+#define OPS(NAME)                                                             \
+  static const sk_kbody k_red_##NAME = {                                      \
+    .label = "graph.recurrence_fold_" #NAME,                                  \
+    .body = sk_body_graph_recurrence_fold_##NAME, .pattern = SK_FOR, .sigs = sig_blk}; \
+  static const sk_kbody k_car_##NAME = {                                      \
+    .label = "graph.recurrence_carry_" #NAME,                                 \
+    .body = sk_body_graph_recurrence_carry_##NAME, .pattern = SK_FOR, .sigs = sig_car}; \
+  static const sk_kbody k_app_##NAME = {                                      \
+    .label = "graph.recurrence_apply_" #NAME,                                 \
+    .body = sk_body_graph_recurrence_apply_##NAME, .pattern = SK_FOR, .sigs = sig_blk};
 
-OPS(sum, "s + t")
-OPS(prod, "s * t")
-OPS(min, "t < s ? t : s")
-OPS(max, "t > s ? t : s")
+OPS(sum)
+OPS(prod)
+OPS(min)
+OPS(max)
 
 /* the affine recurrence: the fold of a block is the map z -> A z + B */
 #define SIG_ABLK(T) "range" R1("x", T) R1("a", T) R1("agg", T) R1("aggA", T) " n=int64 bs=int64"
@@ -67,26 +49,15 @@ OPS(max, "t > s ? t : s")
 static const char *const sig_ablk[] = {SIG_ABLK("float64"), NULL};
 static const char *const sig_acar[] = {SIG_ACAR("float64"), NULL};
 static const sk_kbody k_red_aff = {
-  "graph.recurrence_fold_affine",
-  HEAD("agg")
-  "T A = a(lo), B = x(lo);\n"
-  "for (int64_t k = lo + 1; k < hi; k++) { A = a(k) * A; B = a(k) * B + x(k); }\n"
-  "agg(i) = B;\n"
-  "aggA(i) = A;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ablk, NULL, NULL};
+  .label = "graph.recurrence_fold_affine", .body = sk_body_graph_recurrence_fold_affine,
+  .pattern = SK_FOR, .sigs = sig_ablk};
 /* agg(b) becomes z entering block b (the recurrence's value before it) */
 static const sk_kbody k_car_aff = {
-  "graph.recurrence_carry_affine",
-  "typedef __typeof__(agg(0)) T;\n"
-  "T z = agg(0);\n"
-  "for (int64_t b = 1; b < nb; b++) { const T B = agg(b); agg(b) = z; z = aggA(b) * z + B; }",
-  SK_FOR, 0, {NULL}, {NULL}, sig_acar, NULL, NULL};
+  .label = "graph.recurrence_carry_affine",
+  .body = sk_body_graph_recurrence_carry_affine, .pattern = SK_FOR, .sigs = sig_acar};
 static const sk_kbody k_app_aff = {
-  "graph.recurrence_apply_affine",
-  HEAD("x")
-  "T z = i > 0 ? agg(i) : (T)0;\n"
-  "for (int64_t k = lo; k < hi; k++) { z = a(k) * z + x(k); x(k) = z; }",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ablk, NULL, NULL};
+  .label = "graph.recurrence_apply_affine",
+  .body = sk_body_graph_recurrence_apply_affine, .pattern = SK_FOR, .sigs = sig_ablk};
 
 /* graph.linear_recurrence: x (rank-1, numeric) [, op "sum" | "prod" |
  * "min" | "max", a (coefficients, x's dtype and extent; op sum only)] */

@@ -27,166 +27,16 @@
 #include "core/err.h"
 
 #include "../graph/graph.h"   /* sk_g_flag; sparse.h: views and launches */
+#include "kbodies.h"
 /* the block of the bitonic sort (keys per team) */
 #define BS 1024
 
 /* -- bodies ---------------------------------------------------------------
- * Each body is a macro of its comparator expression E: the precompiled
- * ones get "a < b" / "b < a", the template "@E@" (replaced by the user's
- * expression at run time; no body holds a '@' otherwise). */
-#define CMP(var, X, Y, E)                                                     \
-  "{ const KT a = (" X "), b = (" Y "); " var " = (" E "); }"
-#define CMPX(var, X, Y, XI, YI, E)                                            \
-  "{ const KT a = (" X "), b = (" Y "); const int64_t va = (" XI "), vb = (" YI "); " \
-  "(void)va; (void)vb; " var " = (" E "); }"
+ * Each body is a template of its comparator expression E (sort.sk): the
+ * precompiled ones have "a < b" / "b < a", the template "@E@" (replaced
+ * by the user's expression at run time; no body holds a '@' otherwise). */
 /* keys with positions: ties broken by the position (stable) */
 #define STABLE(E, ER) "(" E ") || (!(" ER ") && va < vb)"
-
-/* one device-level step (distance jj of block size kk) over pair i */
-#define STEP_HEAD                                                             \
-  "typedef __typeof__(v(0)) KT;\n"                                            \
-  "const int64_t p = ((i & ~(jj - 1)) << 1) | (i & (jj - 1));\n"              \
-  "const int64_t q = jj == (kk >> 1) ? (p ^ (kk - 1)) : p + jj;\n"
-#define STEP(E)                                                               \
-  STEP_HEAD                                                                   \
-  "if (q < n) {\n"                                                            \
-  "  int sw;\n"                                                               \
-  "  " CMP("sw", "v(q)", "v(p)", E) "\n"                                      \
-  "  if (sw) { const KT t = v(p); v(p) = v(q); v(q) = t; }\n"                 \
-  "}"
-#define STEPX(E)                                                              \
-  STEP_HEAD                                                                   \
-  "if (q < n) {\n"                                                            \
-  "  int sw;\n"                                                               \
-  "  " CMPX("sw", "v(q)", "v(p)", "x(q)", "x(p)", E) "\n"                     \
-  "  if (sw) { const KT t = v(p); v(p) = v(q); v(q) = t;\n"                   \
-  "            const int64_t y = x(p); x(p) = x(q); x(q) = y; }\n"            \
-  "}"
-
-/* a block of bs keys sorted in team scratch by TEAM_SORT */
-#define BLOCK_HEAD                                                            \
-  "typedef __typeof__(v(0)) KT;\n"                                            \
-  "const int64_t lo = team.league_rank * bs;\n"                               \
-  "const int64_t m = n - lo < bs ? n - lo : bs;\n"                            \
-  "KT *s = (KT *)team_scratch(team, 0, bs * (int64_t)sizeof(KT));\n"
-#define BLOCK(E)                                                              \
-  BLOCK_HEAD                                                                  \
-  "TEAM_VECTOR_FOR(t, 0, m) { s[t] = v(lo + t); }\n"                          \
-  "TEAM_SORT(team, s, m, " E ");\n"                                           \
-  "TEAM_VECTOR_FOR(t, 0, m) { v(lo + t) = s[t]; }"
-#define BLOCKX(E)                                                             \
-  BLOCK_HEAD                                                                  \
-  "int64_t *sx = (int64_t *)team_scratch(team, 0, bs * (int64_t)sizeof(int64_t));\n" \
-  "TEAM_VECTOR_FOR(t, 0, m) { s[t] = v(lo + t); sx[t] = x(lo + t); }\n"        \
-  "TEAM_SORT_KV(team, s, sx, m, " E ");\n"                                    \
-  "TEAM_VECTOR_FOR(t, 0, m) { v(lo + t) = s[t]; x(lo + t) = sx[t]; }"
-
-/* the steps of distance < bs inside each block, in scratch */
-#define LOCAL_LOOP(SWAP)                                                      \
-  "team_barrier(team);\n"                                                     \
-  "for (int64_t h = bs >> 1; h > 0; h >>= 1) {\n"                             \
-  "  TEAM_VECTOR_FOR(t, 0, bs >> 1) {\n"                                      \
-  "    const int64_t p = ((t & ~(h - 1)) << 1) | (t & (h - 1)), q = p + h;\n" \
-  "    if (q < m) {\n"                                                        \
-  "      int sw;\n"                                                           \
-  SWAP                                                                        \
-  "    }\n"                                                                   \
-  "  }\n"                                                                     \
-  "  team_barrier(team);\n"                                                   \
-  "}\n"
-#define LOCAL(E)                                                              \
-  BLOCK_HEAD                                                                  \
-  "TEAM_VECTOR_FOR(t, 0, m) { s[t] = v(lo + t); }\n"                          \
-  LOCAL_LOOP("      " CMP("sw", "s[q]", "s[p]", E) "\n"                       \
-             "      if (sw) { const KT w = s[p]; s[p] = s[q]; s[q] = w; }\n") \
-  "TEAM_VECTOR_FOR(t, 0, m) { v(lo + t) = s[t]; }"
-#define LOCALX(E)                                                             \
-  BLOCK_HEAD                                                                  \
-  "int64_t *sx = (int64_t *)team_scratch(team, 0, bs * (int64_t)sizeof(int64_t));\n" \
-  "TEAM_VECTOR_FOR(t, 0, m) { s[t] = v(lo + t); sx[t] = x(lo + t); }\n"        \
-  LOCAL_LOOP("      " CMPX("sw", "s[q]", "s[p]", "sx[q]", "sx[p]", E) "\n"     \
-             "      if (sw) { const KT w = s[p]; s[p] = s[q]; s[q] = w;\n"    \
-             "                const int64_t y = sx[p]; sx[p] = sx[q]; sx[q] = y; }\n") \
-  "TEAM_VECTOR_FOR(t, 0, m) { v(lo + t) = s[t]; x(lo + t) = sx[t]; }"
-
-/* merge path: chunk i of cs keys merge-sorted sequentially (with the
- * values u when KV), ping-ponging with the temporaries tv (tu) */
-#define CHUNK_HEAD                                                            \
-  "typedef __typeof__(v(0)) KT;\n"                                            \
-  "const int64_t lo = i * cs, hi = lo + cs < n ? lo + cs : n;\n"              \
-  "KT *A = &v(0), *T = &tv(0);\n"
-#define CHUNK(E, VDECL, VTMP, VMOVE_X, VSET_Y, VTAKE_R, VTAKE_L, VSWAP, VCOPY) \
-  CHUNK_HEAD VDECL                                                            \
-  "for (int64_t r0 = lo; r0 < hi; r0 += 16) {\n"                              \
-  "  const int64_t e0 = r0 + 16 < hi ? r0 + 16 : hi;\n"                       \
-  "  for (int64_t c = r0 + 1; c < e0; c++) {\n"                               \
-  "    const KT key = A[c];\n" VTMP                                           \
-  "    int64_t y = c;\n"                                                      \
-  "    while (y > r0) {\n"                                                    \
-  "      int sw;\n"                                                           \
-  "      " CMP("sw", "key", "A[y - 1]", E) "\n"                               \
-  "      if (!sw) break;\n"                                                   \
-  "      A[y] = A[y - 1];" VMOVE_X " y--;\n"                                  \
-  "    }\n"                                                                   \
-  "    A[y] = key;" VSET_Y "\n"                                               \
-  "  }\n"                                                                     \
-  "}\n"                                                                       \
-  "KT *src = A, *dst = T;\n"                                                  \
-  "for (int64_t w = 16; w < hi - lo; w <<= 1) {\n"                            \
-  "  for (int64_t s0 = lo; s0 < hi; s0 += 2 * w) {\n"                         \
-  "    const int64_t m = s0 + w < hi ? s0 + w : hi;\n"                        \
-  "    const int64_t e = s0 + 2 * w < hi ? s0 + 2 * w : hi;\n"                \
-  "    int64_t l = s0, r = m, o = s0;\n"                                      \
-  "    while (l < m && r < e) {\n"                                            \
-  "      int sw;\n"                                                           \
-  "      " CMP("sw", "src[r]", "src[l]", E) "\n"                              \
-  "      if (sw) { dst[o] = src[r];" VTAKE_R " o++; r++; }\n"                 \
-  "      else { dst[o] = src[l];" VTAKE_L " o++; l++; }\n"                    \
-  "    }\n"                                                                   \
-  "    while (l < m) { dst[o] = src[l];" VTAKE_L " o++; l++; }\n"             \
-  "    while (r < e) { dst[o] = src[r];" VTAKE_R " o++; r++; }\n"             \
-  "  }\n"                                                                     \
-  "  KT *sp = src; src = dst; dst = sp;" VSWAP "\n"                           \
-  "}\n"                                                                       \
-  "if (src != A) for (int64_t c = lo; c < hi; c++) { A[c] = src[c];" VCOPY " }"
-#define CHUNK1(E) CHUNK(E, "", "", "", "", "", "", "", "")
-#define CHUNKV(E)                                                             \
-  CHUNK(E,                                                                    \
-        "typedef __typeof__(u(0)) VT;\n"                                      \
-        "VT *U = &u(0), *TU = &tu(0), *usrc = U, *udst = TU;\n",              \
-        "    const VT val = U[c];\n", " U[y] = U[y - 1];", " U[y] = val;",    \
-        " udst[o] = usrc[r];", " udst[o] = usrc[l];",                         \
-        " VT *up = usrc; usrc = udst; udst = up;", " U[c] = usrc[c];")
-
-/* merge path: segment i (sl outputs) of the merges of pairs of runs of
- * width w (s -> d; su -> du the values): where it starts in each run by a
- * binary search (the co-rank), then a sequential stable merge */
-#define MERGE(E, VB, VA)                                                      \
-  "typedef __typeof__(s(0)) KT;\n"                                            \
-  "const int64_t oe = (i + 1) * sl < n ? (i + 1) * sl : n;\n"                 \
-  "int64_t o = i * sl;\n"                                                     \
-  "while (o < oe) {\n"                                                        \
-  "  const int64_t a0 = (o / (2 * w)) * (2 * w);\n"                           \
-  "  const int64_t a1 = a0 + w < n ? a0 + w : n, b1 = a0 + 2 * w < n ? a0 + 2 * w : n;\n" \
-  "  const int64_t na = a1 - a0, nb = b1 - a1, end = b1 < oe ? b1 : oe, k0 = o - a0;\n" \
-  "  int64_t L = k0 - nb > 0 ? k0 - nb : 0, H = k0 < na ? k0 : na;\n"         \
-  "  while (L < H) {\n"                                                       \
-  "    const int64_t I = (L + H) >> 1, J = k0 - I;\n"                         \
-  "    int sw;\n"                                                             \
-  "    " CMP("sw", "s(a1 + J - 1)", "s(a0 + I)", E) "\n"                      \
-  "    if (!sw) L = I + 1; else H = I;\n"                                     \
-  "  }\n"                                                                     \
-  "  int64_t ia = a0 + L, ib = a1 + (k0 - L);\n"                              \
-  "  for (; o < end; o++) {\n"                                                \
-  "    int tb;\n"                                                             \
-  "    if (ia >= a1) tb = 1;\n"                                               \
-  "    else if (ib >= b1) tb = 0;\n"                                          \
-  "    else " CMP("tb", "s(ib)", "s(ia)", E) "\n"                             \
-  "    if (tb) { d(o) = s(ib);" VB " ib++; } else { d(o) = s(ia);" VA " ia++; }\n" \
-  "  }\n"                                                                     \
-  "}"
-#define MERGE1(E) MERGE(E, "", "")
-#define MERGEV(E) MERGE(E, " du(o) = su(ib);", " du(o) = su(ia);")
 
 /* -- the kinds of body and their precompiled signatures ------------------ */
 enum { K_STEP, K_STEPX, K_BLOCK, K_BLOCKX, K_LOCAL, K_LOCALX, K_CHUNK, K_CHUNKV,
@@ -194,8 +44,9 @@ enum { K_STEP, K_STEPX, K_BLOCK, K_BLOCKX, K_LOCAL, K_LOCALX, K_CHUNK, K_CHUNKV,
 
 /* the template of each kind (the comparator as "@E@") */
 static const char *const kind_tmpl[NKIND] = {
-  STEP("@E@"), STEPX("@E@"), BLOCK("@E@"), BLOCKX("@E@"), LOCAL("@E@"), LOCALX("@E@"),
-  CHUNK1("@E@"), CHUNKV("@E@"), MERGE1("@E@"), MERGEV("@E@")};
+  sk_body_sort_step, sk_body_sort_step_kv, sk_body_sort_block, sk_body_sort_block_kv,
+  sk_body_sort_local, sk_body_sort_local_kv, sk_body_sort_chunk, sk_body_sort_chunk_kv,
+  sk_body_sort_merge, sk_body_sort_merge_kv};
 
 #define SIG_STEP(T) "range" R1("v", T) " n=int64 kk=int64 jj=int64"
 #define SIG_STEPX(T) "range" R1("v", T) R1("x", "int64") " n=int64 kk=int64 jj=int64"
@@ -219,44 +70,37 @@ static const char *const sig_merge[] = {FOUR(SIG_MERGE), NULL};
 static const char *const sig_mergev[] = {FOURV(SIG_MERGEV, "int64"),
                                          FOURV(SIG_MERGEV, "float64"), NULL};
 
-#define ASC "a < b"
-#define DESC "b < a"
-#define BODIES(SFX, E, ER)                                                    \
-  static const sk_kbody k_step_##SFX = {"sort.bitonic_step", STEP(E), SK_FOR, 0,  \
-    {NULL}, {NULL}, sig_step, NULL, NULL};                                    \
-  static const sk_kbody k_stepx_##SFX = {"sort.bitonic_step_kv",              \
-    STEPX(STABLE(E, ER)), SK_FOR, 0, {NULL}, {NULL}, sig_stepx, NULL, NULL};  \
-  static const sk_kbody k_block_##SFX = {"sort.bitonic_block", BLOCK(E), SK_FOR, \
-    0, {NULL}, {NULL}, sig_block, NULL, NULL};                                \
-  static const sk_kbody k_blockx_##SFX = {"sort.bitonic_block_kv",            \
-    BLOCKX(STABLE(E, ER)), SK_FOR, 0, {NULL}, {NULL}, sig_blockx, NULL, NULL}; \
-  static const sk_kbody k_local_##SFX = {"sort.bitonic_local", LOCAL(E), SK_FOR, \
-    0, {NULL}, {NULL}, sig_block, NULL, NULL};                                \
-  static const sk_kbody k_localx_##SFX = {"sort.bitonic_local_kv",            \
-    LOCALX(STABLE(E, ER)), SK_FOR, 0, {NULL}, {NULL}, sig_blockx, NULL, NULL}; \
-  static const sk_kbody k_chunk_##SFX = {"sort.merge_chunk", CHUNK1(E), SK_FOR, \
-    0, {NULL}, {NULL}, sig_chunk, NULL, NULL};                                \
-  static const sk_kbody k_chunkv_##SFX = {"sort.merge_chunk_kv", CHUNKV(E),   \
-    SK_FOR, 0, {NULL}, {NULL}, sig_chunkv, NULL, NULL};                       \
-  static const sk_kbody k_merge_##SFX = {"sort.merge_pass", MERGE1(E), SK_FOR, \
-    0, {NULL}, {NULL}, sig_merge, NULL, NULL};                                \
-  static const sk_kbody k_mergev_##SFX = {"sort.merge_pass_kv", MERGEV(E),    \
-    SK_FOR, 0, {NULL}, {NULL}, sig_mergev, NULL, NULL};                       \
+/* the precompiled bodies of one direction (sort.sk: <kind>_asc, _desc) */
+#define KBODY(K, SFX, LABEL, SIGS)                                            \
+  static const sk_kbody k_##K##_##SFX = {                                     \
+    .label = LABEL, .body = sk_body_sort_##K##_##SFX, .pattern = SK_FOR,      \
+    .sigs = SIGS};
+#define BODIES(SFX)                                                           \
+  KBODY(step, SFX, "sort.bitonic_step", sig_step)                             \
+  KBODY(step_kv, SFX, "sort.bitonic_step_kv", sig_stepx)                      \
+  KBODY(block, SFX, "sort.bitonic_block", sig_block)                          \
+  KBODY(block_kv, SFX, "sort.bitonic_block_kv", sig_blockx)                   \
+  KBODY(local, SFX, "sort.bitonic_local", sig_block)                          \
+  KBODY(local_kv, SFX, "sort.bitonic_local_kv", sig_blockx)                   \
+  KBODY(chunk, SFX, "sort.merge_chunk", sig_chunk)                            \
+  KBODY(chunk_kv, SFX, "sort.merge_chunk_kv", sig_chunkv)                     \
+  KBODY(merge, SFX, "sort.merge_pass", sig_merge)                             \
+  KBODY(merge_kv, SFX, "sort.merge_pass_kv", sig_mergev)                      \
   static const sk_kbody *const kinds_##SFX[NKIND] = {                         \
-    &k_step_##SFX, &k_stepx_##SFX, &k_block_##SFX, &k_blockx_##SFX,           \
-    &k_local_##SFX, &k_localx_##SFX, &k_chunk_##SFX, &k_chunkv_##SFX,         \
-    &k_merge_##SFX, &k_mergev_##SFX};
+    &k_step_##SFX, &k_step_kv_##SFX, &k_block_##SFX, &k_block_kv_##SFX,       \
+    &k_local_##SFX, &k_local_kv_##SFX, &k_chunk_##SFX, &k_chunk_kv_##SFX,     \
+    &k_merge_##SFX, &k_merge_kv_##SFX};
 
-BODIES(asc, ASC, DESC)
-BODIES(desc, DESC, ASC)
+BODIES(asc)
+BODIES(desc)
 
-static const sk_kbody k_copy = {"sort.copy", "d(i) = s(i);", SK_FOR, 0, {NULL},
-                                {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_copy = {
+  .label = "sort.copy", .body = sk_body_sort_copy, .pattern = SK_FOR};
 static const char *const sig_iota[] = {"range" R1("x", "int64"), NULL};
-static const sk_kbody k_iota = {"sort.iota", "x(i) = i;", SK_FOR, 0, {NULL}, {NULL},
-                                sig_iota, NULL, NULL};
-static const sk_kbody k_gather = {"sort.gather", "d(i) = s(x(i));", SK_FOR, 0,
-                                  {NULL}, {NULL}, NULL, NULL, NULL};
+static const sk_kbody k_iota = {
+  .label = "sort.iota", .body = sk_body_sort_iota, .pattern = SK_FOR, .sigs = sig_iota};
+static const sk_kbody k_gather = {
+  .label = "sort.gather", .body = sk_body_sort_gather, .pattern = SK_FOR};
 
 /* -- comparators ---------------------------------------------------------- */
 /* a user comparator: an expression (no statements), refused otherwise */
@@ -605,8 +449,8 @@ static const sk_kentry e_sort_kv = {"sort.sort_by_key",
 
 const sk_kentry *const sk_sort_entries[] = {&e_sort, &e_sort_kv, NULL};
 const sk_kbody *const sk_sort_bodies[] = {
-  &k_step_asc, &k_stepx_asc, &k_block_asc, &k_blockx_asc, &k_local_asc, &k_localx_asc,
-  &k_chunk_asc, &k_chunkv_asc, &k_merge_asc, &k_mergev_asc,
-  &k_step_desc, &k_stepx_desc, &k_block_desc, &k_blockx_desc, &k_local_desc,
-  &k_localx_desc, &k_chunk_desc, &k_chunkv_desc, &k_merge_desc, &k_mergev_desc,
+  &k_step_asc, &k_step_kv_asc, &k_block_asc, &k_block_kv_asc, &k_local_asc, &k_local_kv_asc,
+  &k_chunk_asc, &k_chunk_kv_asc, &k_merge_asc, &k_merge_kv_asc,
+  &k_step_desc, &k_step_kv_desc, &k_block_desc, &k_block_kv_desc, &k_local_desc,
+  &k_local_kv_desc, &k_chunk_desc, &k_chunk_kv_desc, &k_merge_desc, &k_merge_kv_desc,
   &k_iota, NULL};

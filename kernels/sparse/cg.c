@@ -15,6 +15,7 @@
 
 #include "core/err.h"
 #include "sparse.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -24,51 +25,29 @@
 #define SD_SIG(VT) "range" MAT(VT) R1("p", VT) R1("ap", VT) " nchunk=int64"
 static const char *const sig_spmv_dot[] = {SD_SIG("float64"), SD_SIG("float32"), NULL};
 static const sk_kbody k_spmv_dot = {
-  "sparse.cg_spmv_dot",
-  "typedef __typeof__(ap(0)) VT;\n"
-  "const int64_t nr = rowptr.extent[0] - 1;\n"
-  "const int64_t tot = rowptr(nr) + nr;\n"
-  "const int64_t t0 = tot * i / nchunk, t1 = tot * (i + 1) / nchunk;\n"
-  "int64_t lo = 0, hi = nr;\n"
-  "while (lo < hi) { int64_t m = (lo + hi) / 2; if (rowptr(m) + m < t0) lo = m + 1; else hi = m; }\n"
-  "const int64_t rb = lo;\n"
-  "hi = nr;\n"
-  "while (lo < hi) { int64_t m = (lo + hi) / 2; if (rowptr(m) + m < t1) lo = m + 1; else hi = m; }\n"
-  "const int64_t re = i == nchunk - 1 ? nr : lo;\n"
-  "double d = 0;\n"
-  "for (int64_t r = rb; r < re; r++) {\n"
-  "  VT s = 0;\n"
-  "  for (int64_t k = rowptr(r); k < rowptr(r + 1); k++) s += values(k) * p(colidx(k));\n"
-  "  ap(r) = s;\n"
-  "  d += (double)p(r) * (double)s;\n"
-  "}\n"
-  "acc += d;",
-  SK_REDUCE, SK_RED_SUM, {NULL}, {NULL}, sig_spmv_dot, NULL, NULL};
+  .label = "sparse.cg_spmv_dot", .body = sk_body_sparse_cg_spmv_dot,
+  .prelude = sk_body_sparse_row_split, .pattern = SK_REDUCE, .red_op = SK_RED_SUM,
+  .sigs = sig_spmv_dot};
 
 #define DOT_SIG(VT) "range" R1("u", VT) R1("v", VT)
 static const char *const sig_dot[] = {DOT_SIG("float64"), DOT_SIG("float32"), NULL};
 static const sk_kbody k_dot = {
-  "sparse.cg_dot", "acc += (double)u(i) * (double)v(i);", SK_REDUCE, SK_RED_SUM,
-  {NULL}, {NULL}, sig_dot, NULL, NULL};
+  .label = "sparse.cg_dot", .body = sk_body_sparse_cg_dot, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .sigs = sig_dot};
 
 /* x += a*p; r -= a*Ap; acc = r.r */
 #define UP_SIG(VT) "range" R1("x", VT) R1("r", VT) R1("p", VT) R1("ap", VT) " a=float64"
 static const char *const sig_update[] = {UP_SIG("float64"), UP_SIG("float32"), NULL};
 static const sk_kbody k_update = {
-  "sparse.cg_update",
-  "typedef __typeof__(x(0)) VT;\n"
-  "x(i) += (VT)a * p(i);\n"
-  "const VT ri = r(i) - (VT)a * ap(i);\n"
-  "r(i) = ri;\n"
-  "acc += (double)ri * (double)ri;",
-  SK_REDUCE, SK_RED_SUM, {NULL}, {NULL}, sig_update, NULL, NULL};
+  .label = "sparse.cg_update", .body = sk_body_sparse_cg_update, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .sigs = sig_update};
 
 /* p = r + b*p */
 #define PU_SIG(VT) "range" R1("p", VT) R1("r", VT) " b=float64"
 static const char *const sig_pupdate[] = {PU_SIG("float64"), PU_SIG("float32"), NULL};
 static const sk_kbody k_pupdate = {
-  "sparse.cg_direction", "p(i) = r(i) + (__typeof__(p(0)))b * p(i);", SK_FOR, 0,
-  {NULL}, {NULL}, sig_pupdate, NULL, NULL};
+  .label = "sparse.cg_direction", .body = sk_body_sparse_cg_direction, .pattern = SK_FOR,
+  .sigs = sig_pupdate};
 
 static int dot(const sk_view *u, const sk_view *v, double *d, char *err,
                size_t errlen) {

@@ -14,37 +14,9 @@
 
 #include "core/err.h"
 #include "sparse.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* -- the family's prelude ------------------------------------------------- */
-const char sk_sparse_prelude[] =
-  "#define SK__SIFT(s0, n, LESS, SWAP) { sk_i64 sk_r = (s0); for (;;) { \\\n"
-  "  sk_i64 sk_c = 2 * sk_r + 1; if (sk_c >= (n)) break; \\\n"
-  "  if (sk_c + 1 < (n) && LESS(sk_c, sk_c + 1)) sk_c++; \\\n"
-  "  if (LESS(sk_r, sk_c)) { SWAP(sk_r, sk_c); sk_r = sk_c; } else break; } }\n"
-  "#define SK_SORT(n_, LESS, SWAP) do { sk_i64 sk_n = (n_); \\\n"
-  "  if (sk_n <= 24) { for (sk_i64 sk_a = 1; sk_a < sk_n; sk_a++) \\\n"
-  "      for (sk_i64 sk_b = sk_a; sk_b > 0 && LESS(sk_b, sk_b - 1); sk_b--) \\\n"
-  "        SWAP(sk_b, sk_b - 1); } \\\n"
-  "  else { for (sk_i64 sk_s = sk_n / 2 - 1; sk_s >= 0; sk_s--) \\\n"
-  "      SK__SIFT(sk_s, sk_n, LESS, SWAP); \\\n"
-  "    for (sk_i64 sk_e = sk_n - 1; sk_e > 0; sk_e--) { \\\n"
-  "      SWAP(0, sk_e); SK__SIFT(0, sk_e, LESS, SWAP); } } } while (0)\n"
-  /* keys K with values V carried: short runs by insertion that holds the
-   * moving entry in registers (no swaps), long ones by SK_SORT */
-  "#define SK_SORT_KV(n_, K, V) do { sk_i64 sk_m = (n_); \\\n"
-  "  if (sk_m <= 32) { for (sk_i64 sk_a = 1; sk_a < sk_m; sk_a++) { \\\n"
-  "      __typeof__(K[0]) sk_k = K[sk_a]; __typeof__(V[0]) sk_v = V[sk_a]; \\\n"
-  "      sk_i64 sk_b = sk_a - 1; \\\n"
-  "      while (sk_b >= 0 && K[sk_b] > sk_k) { K[sk_b + 1] = K[sk_b]; V[sk_b + 1] = V[sk_b]; sk_b--; } \\\n"
-  "      K[sk_b + 1] = sk_k; V[sk_b + 1] = sk_v; } } \\\n"
-  "  else SK__SORTKV_HEAP(sk_m, K, V); } while (0)\n"
-  "#define SK__KVL(x, y) (sk_K[x] < sk_K[y])\n"
-  "#define SK__KVS(x, y) { __typeof__(sk_K[0]) sk_t = sk_K[x]; sk_K[x] = sk_K[y]; sk_K[y] = sk_t; \\\n"
-  "  __typeof__(sk_V[0]) sk_w = sk_V[x]; sk_V[x] = sk_V[y]; sk_V[y] = sk_w; }\n"
-  "#define SK__SORTKV_HEAP(n, K, V) { __typeof__(&K[0]) sk_K = &K[0]; __typeof__(&V[0]) sk_V = &V[0]; \\\n"
-  "  SK_SORT(n, SK__KVL, SK__KVS); }\n";
 
 /* -- matrices ---------------------------------------------------------------- */
 static const char *dt_name(int dt) { return sk_dtypes[dt].name; }
@@ -187,11 +159,8 @@ int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
 static const char *const sig_scan[] = {
   "range" R1("cnt", "int64") R1("ptr", "int64") " n=int64", NULL};
 const sk_kbody sk_sp_k_scan = {
-  "sparse.scan",
-  "int64_t c = i < n ? cnt(i) : 0;\n"
-  "if (final) ptr(i) = acc;\n"
-  "acc += c;",
-  SK_SCAN, 0, {NULL}, {NULL}, sig_scan, NULL, "int64"};
+  .label = "sparse.scan", .body = sk_body_sparse_scan, .pattern = SK_SCAN,
+  .sigs = sig_scan, .reds = "int64"};
 
 int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n,
                int64_t *total, char *err, size_t errlen) {
@@ -210,16 +179,14 @@ static const char *const sig_coo_check[] = {COO_SIG("int64"), COO_SIG("int32"),
                                             NULL};
 /* the first entry out of range */
 static const sk_kbody k_coo_check = {
-  "sparse.coo_check",
-  "int64_t r = rows(i), c = cols(i);\n"
-  "if ((r < 0 || r >= nrows || c < 0 || c >= ncols) && i < acc) acc = i;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_coo_check, NULL, "min:int64"};
+  .label = "sparse.coo_check", .body = sk_body_sparse_coo_check, .pattern = SK_REDUCE,
+  .sigs = sig_coo_check, .reds = "min:int64"};
 
 #define CNT_SIG(IT) "range" R1("rows", IT) R1("cnt", "int64")
 static const char *const sig_count[] = {CNT_SIG("int64"), CNT_SIG("int32"), NULL};
 static const sk_kbody k_count = {
-  "sparse.count", "atomic_add(&cnt(rows(i)), (int64_t)1);", SK_FOR, 0, {NULL},
-  {NULL}, sig_count, NULL, NULL};
+  .label = "sparse.count", .body = sk_body_sparse_count, .pattern = SK_FOR,
+  .sigs = sig_count};
 
 /* entry i to the next place of its row; key: its column (sorted rows) or
  * nothing (input order) */
@@ -229,39 +196,23 @@ static const sk_kbody k_count = {
 static const char *const sig_scatter[] = {SCAT_SIG("int64"), SCAT_SIG("int32"),
                                           NULL};
 static const sk_kbody k_scatter = {
-  "sparse.coo_scatter",
-  "int64_t p = atomic_fetch_add(&cur(rows(i)), (int64_t)1);\n"
-  "perm(p) = i;\n"
-  "key(p) = bycol ? (int64_t)cols(i) : 0;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_scatter, NULL, NULL};
+  .label = "sparse.coo_scatter", .body = sk_body_sparse_coo_scatter, .pattern = SK_FOR,
+  .sigs = sig_scatter};
 
 /* sort each row's (key, perm) pairs by key, then perm */
 static const char *const sig_rowsort[] = {
   "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64"), NULL};
 static const sk_kbody k_rowsort = {
-  "sparse.row_sort",
-  "int64_t b = ptr(i), n = ptr(i + 1) - b;\n"
-  "if (n > 1) {\n"
-  "  int64_t *K = &key(b), *P = &perm(b);\n"
-  "#define LESS(x, y) (K[x] < K[y] || (K[x] == K[y] && P[x] < P[y]))\n"
-  "#define SWAP(x, y) { int64_t t_ = K[x]; K[x] = K[y]; K[y] = t_; "
-  "t_ = P[x]; P[x] = P[y]; P[y] = t_; }\n"
-  "  SK_SORT(n, LESS, SWAP);\n"
-  "#undef LESS\n"
-  "#undef SWAP\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_rowsort, sk_sparse_prelude, NULL};
+  .label = "sparse.row_sort", .body = sk_body_sparse_row_sort, .pattern = SK_FOR,
+  .sigs = sig_rowsort, .prelude = sk_body_sparse_prelude};
 
 /* distinct keys per sorted row (all entries when not merging) */
 static const char *const sig_ucount[] = {
   "range" R1("ptr", "int64") R1("key", "int64") R1("cnt", "int64") " merge=int64",
   NULL};
 static const sk_kbody k_ucount = {
-  "sparse.row_unique",
-  "int64_t b = ptr(i), e = ptr(i + 1), u = 0;\n"
-  "for (int64_t k = b; k < e; k++) u += !merge || k == b || key(k) != key(k - 1);\n"
-  "cnt(i) = u;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ucount, NULL, NULL};
+  .label = "sparse.row_unique", .body = sk_body_sparse_row_unique, .pattern = SK_FOR,
+  .sigs = sig_ucount};
 
 /* write row i: columns from 'cols' through 'perm', values summed over
  * equal keys (in perm order) when merging; 'first' gets each output's
@@ -275,21 +226,8 @@ static const char *const sig_fill[] = {
   FILL_SIG("int64", "float32", "float32"), FILL_SIG("int32", "float32", "float32"),
   NULL};
 static const sk_kbody k_fill = {
-  "sparse.coo_fill",
-  "typedef __typeof__(values(0)) VT;\n"
-  "int64_t b = ptr(i), e = ptr(i + 1), o = rowptr(i) - 1;\n"
-  "for (int64_t k = b; k < e; k++) {\n"
-  "  int64_t p = perm(k);\n"
-  "  if (!merge || k == b || key(k) != key(k - 1)) {\n"
-  "    o++;\n"
-  "    colidx(o) = (int32_t)cols(p);\n"
-  "    values(o) = (VT)vals(p);\n"
-  "    first(o) = p;\n"
-  "  } else {\n"
-  "    values(o) += (VT)vals(p);\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_fill, NULL, NULL};
+  .label = "sparse.coo_fill", .body = sk_body_sparse_coo_fill, .pattern = SK_FOR,
+  .sigs = sig_fill};
 
 /* sort the entries of row i of (colidx, values) by 'first' */
 #define REORD_SIG(VT)                                                         \
@@ -298,24 +236,14 @@ static const sk_kbody k_fill = {
 static const char *const sig_reorder[] = {REORD_SIG("float64"),
                                           REORD_SIG("float32"), NULL};
 static const sk_kbody k_reorder = {
-  "sparse.row_reorder",
-  "typedef __typeof__(values(0)) VT;\n"
-  "int64_t b = rowptr(i), n = rowptr(i + 1) - b;\n"
-  "if (n > 1) {\n"
-  "  int64_t *F = &first(b); int32_t *C = &colidx(b); VT *V = &values(b);\n"
-  "#define LESS(x, y) (F[x] < F[y])\n"
-  "#define SWAP(x, y) { int64_t f_ = F[x]; F[x] = F[y]; F[y] = f_; "
-  "int32_t c_ = C[x]; C[x] = C[y]; C[y] = c_; VT v_ = V[x]; V[x] = V[y]; V[y] = v_; }\n"
-  "  SK_SORT(n, LESS, SWAP);\n"
-  "#undef LESS\n"
-  "#undef SWAP\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_reorder, sk_sparse_prelude, NULL};
+  .label = "sparse.row_reorder", .body = sk_body_sparse_row_reorder, .pattern = SK_FOR,
+  .sigs = sig_reorder, .prelude = sk_body_sparse_prelude};
 
 static const char *const sig_fill1[] = {"range" R1("v", "float64"),
                                         "range" R1("v", "float32"), NULL};
 static const sk_kbody k_ones = {
-  "sparse.ones", "v(i) = 1;", SK_FOR, 0, {NULL}, {NULL}, sig_fill1, NULL, NULL};
+  .label = "sparse.ones", .body = sk_body_sparse_ones, .pattern = SK_FOR,
+  .sigs = sig_fill1};
 
 /* -- COO to CSR -------------------------------------------------------------- */
 int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
@@ -506,20 +434,8 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 #define VAL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") " ncols=int64 nnz=int64"
 static const char *const sig_validate[] = {VAL_SIG, NULL};
 static const sk_kbody k_validate = {
-  "sparse.validate",
-  "int64_t b = rowptr(i), e = rowptr(i + 1);\n"
-  "if (e < b || b < 0 || e > nnz) { if (i < acc0) acc0 = i; }\n"
-  "else {\n"
-  "  int unsorted = 0, bad = 0;\n"
-  "  for (int64_t k = b; k < e; k++) {\n"
-  "    int32_t c = colidx(k);\n"
-  "    if (c < 0 || c >= ncols) bad = 1;\n"
-  "    if (k > b && c <= colidx(k - 1)) unsorted = 1;\n"
-  "  }\n"
-  "  if (bad && i < acc1) acc1 = i;\n"
-  "  acc2 += unsorted;\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_validate, NULL, "min:int64 min:int64 sum:int64"};
+  .label = "sparse.validate", .body = sk_body_sparse_validate, .pattern = SK_REDUCE,
+  .sigs = sig_validate, .reds = "min:int64 min:int64 sum:int64"};
 
 /* sparse.validate: A_*; returns 1 when every row is sorted without
  * duplicates, 0 otherwise; an error names the first broken row. */
@@ -565,31 +481,24 @@ static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const char *const sig_colcount[] = {"range" R1("colidx", "int32") R1("cnt", "int64"),
                                            NULL};
 static const sk_kbody k_colcount = {
-  "sparse.col_count", "atomic_add(&cnt(colidx(i)), (int64_t)1);", SK_FOR, 0,
-  {NULL}, {NULL}, sig_colcount, NULL, NULL};
+  .label = "sparse.col_count", .body = sk_body_sparse_col_count, .pattern = SK_FOR,
+  .sigs = sig_colcount};
 
 /* row i's entries to their column's next place: entry number and row */
 static const char *const sig_tscatter[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("cur", "int64")
   R1("perm", "int64") R1("key", "int64"), NULL};
 static const sk_kbody k_tscatter = {
-  "sparse.transpose_scatter",
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
-  "  int64_t p = atomic_fetch_add(&cur(colidx(k)), (int64_t)1);\n"
-  "  perm(p) = k;\n"
-  "  key(p) = i;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tscatter, NULL, NULL};
+  .label = "sparse.transpose_scatter", .body = sk_body_sparse_transpose_scatter,
+  .pattern = SK_FOR, .sigs = sig_tscatter};
 
 #define TG_SIG(VT)                                                           \
   "range" R1("perm", "int64") R1("key", "int64") R1("values", VT)             \
   R1("tcol", "int32") R1("tval", VT)
 static const char *const sig_tgather[] = {TG_SIG("float64"), TG_SIG("float32"), NULL};
 static const sk_kbody k_tgather = {
-  "sparse.transpose_gather",
-  "tcol(i) = (int32_t)key(i);\n"
-  "tval(i) = values(perm(i));",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tgather, NULL, NULL};
+  .label = "sparse.transpose_gather", .body = sk_body_sparse_transpose_gather,
+  .pattern = SK_FOR, .sigs = sig_tgather};
 
 /* sparse.transpose: A_* -> C_* (rows sorted) */
 static int transpose(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -652,22 +561,16 @@ done:
 static const char *const sig_dcount[] = {DC_SIG("float64", ""), DC_SIG("float32", ""),
                                          DC_SIG("float64", ",left"), NULL};
 static const sk_kbody k_dcount = {
-  "sparse.dense_count",
-  "int64_t u = 0;\n"
-  "for (int64_t j = 0; j < V.extent[1]; j++) u += V(i, j) != 0;\n"
-  "cnt(i) = u;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_dcount, NULL, NULL};
+  .label = "sparse.dense_count", .body = sk_body_sparse_dense_count, .pattern = SK_FOR,
+  .sigs = sig_dcount};
 
 #define DF_SIG(VT, L)                                                        \
   "range V=" VT "[2" L "]" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 static const char *const sig_dfill[] = {DF_SIG("float64", ""), DF_SIG("float32", ""),
                                         DF_SIG("float64", ",left"), NULL};
 static const sk_kbody k_dfill = {
-  "sparse.dense_fill",
-  "int64_t o = rowptr(i);\n"
-  "for (int64_t j = 0; j < V.extent[1]; j++)\n"
-  "  if (V(i, j) != 0) { colidx(o) = (int32_t)j; values(o) = V(i, j); o++; }",
-  SK_FOR, 0, {NULL}, {NULL}, sig_dfill, NULL, NULL};
+  .label = "sparse.dense_fill", .body = sk_body_sparse_dense_fill, .pattern = SK_FOR,
+  .sigs = sig_dfill};
 
 /* sparse.from_dense: V (rank-2 float view) -> C_* (explicit zeros dropped) */
 static int from_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -721,9 +624,8 @@ done:
 static const char *const sig_todense[] = {TD_SIG("float64", ""), TD_SIG("float32", ""),
                                           NULL};
 static const sk_kbody k_todense = {
-  "sparse.to_dense",
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) D(i, colidx(k)) += values(k);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_todense, NULL, NULL};
+  .label = "sparse.to_dense", .body = sk_body_sparse_to_dense, .pattern = SK_FOR,
+  .sigs = sig_todense};
 
 /* sparse.to_dense: A_* -> D (a new zero-filled nrows x ncols view, the
  * space's default layout; duplicates summed) */

@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "sparse.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -26,11 +27,8 @@
 /* rows of (rp, ci) whose columns decrease somewhere */
 static const char *const sig_order[] = {"range" R1("rp", "int64") R1("ci", "int32"), NULL};
 static const sk_kbody k_order = {
-  "sparse.spadd_order",
-  "int bad = 0;\n"
-  "for (int64_t k = rp(i) + 1; k < rp(i + 1); k++) bad |= ci(k) < ci(k - 1);\n"
-  "acc += bad;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_order, NULL, "sum:int64"};
+  .label = "sparse.spadd_order", .body = sk_body_sparse_spadd_order,
+  .pattern = SK_REDUCE, .sigs = sig_order, .reds = "sum:int64"};
 
 /* sorted rows: merge A's row i and B's, counting distinct columns; with
  * 'fill', write them at C's offsets with every source entry's place */
@@ -38,18 +36,8 @@ static const sk_kbody k_order = {
   R1("cci", "int32") R1("apos", "int64") R1("bpos", "int64") " fill=int64"
 static const char *const sig_merge[] = {MERGE_SIG, NULL};
 static const sk_kbody k_merge = {
-  "sparse.spadd_merge",
-  "int64_t ka = arp(i), ea = arp(i + 1), kb = brp(i), eb = brp(i + 1);\n"
-  "int64_t o = fill ? crp(i) - 1 : -1, u = 0;\n"
-  "int32_t last = -1;\n"
-  "while (ka < ea || kb < eb) {\n"
-  "  const int takea = kb >= eb || (ka < ea && aci(ka) <= bci(kb));\n"
-  "  const int32_t c = takea ? aci(ka) : bci(kb);\n"
-  "  if (u == 0 || c != last) { u++; last = c; if (fill) { o++; cci(o) = c; } }\n"
-  "  if (takea) { if (fill) apos(ka) = o; ka++; } else { if (fill) bpos(kb) = o; kb++; }\n"
-  "}\n"
-  "if (!fill) cnt(i) = u;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_merge, NULL, NULL};
+  .label = "sparse.spadd_merge", .body = sk_body_sparse_spadd_merge, .pattern = SK_FOR,
+  .sigs = sig_merge};
 
 /* unsorted rows: row i's entries of A and B (numbered e < nA for A, nA + k
  * for B) sorted by (column, number) at offset arp(i) + brp(i) of 'key' and
@@ -58,36 +46,16 @@ static const sk_kbody k_merge = {
   R1("cnt", "int64") " na=int64"
 static const char *const sig_usort[] = {SORT_SIG, NULL};
 static const sk_kbody k_usort = {
-  "sparse.spadd_sort",
-  "const int64_t o = arp(i) + brp(i);\n"
-  "int64_t n = 0;\n"
-  "for (int64_t k = arp(i); k < arp(i + 1); k++) { key(o + n) = aci(k); perm(o + n) = k; n++; }\n"
-  "for (int64_t k = brp(i); k < brp(i + 1); k++) { key(o + n) = bci(k); perm(o + n) = na + k; n++; }\n"
-  "int64_t *K = &key(o), *P = &perm(o);\n"
-  "#define LESS(x, y) (K[x] < K[y] || (K[x] == K[y] && P[x] < P[y]))\n"
-  "#define SWAP(x, y) { int64_t t_ = K[x]; K[x] = K[y]; K[y] = t_; t_ = P[x]; P[x] = P[y]; P[y] = t_; }\n"
-  "SK_SORT(n, LESS, SWAP);\n"
-  "#undef LESS\n"
-  "#undef SWAP\n"
-  "int64_t u = 0;\n"
-  "for (int64_t k = 0; k < n; k++) u += k == 0 || K[k] != K[k - 1];\n"
-  "cnt(i) = u;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_usort, sk_sparse_prelude, NULL};
+  .label = "sparse.spadd_sort", .body = sk_body_sparse_spadd_sort, .pattern = SK_FOR,
+  .sigs = sig_usort, .prelude = sk_body_sparse_prelude};
 
 #define UFILL_SIG "range" R1("arp", "int64") R1("brp", "int64") R1("key", "int64") \
   R1("perm", "int64") R1("crp", "int64") R1("cci", "int32") R1("apos", "int64") \
   R1("bpos", "int64") " na=int64"
 static const char *const sig_ufill[] = {UFILL_SIG, NULL};
 static const sk_kbody k_ufill = {
-  "sparse.spadd_fill",
-  "const int64_t b = arp(i) + brp(i), e = arp(i + 1) + brp(i + 1);\n"
-  "int64_t o = crp(i) - 1;\n"
-  "for (int64_t k = b; k < e; k++) {\n"
-  "  if (k == b || key(k) != key(k - 1)) { o++; cci(o) = (int32_t)key(k); }\n"
-  "  const int64_t p = perm(k);\n"
-  "  if (p < na) apos(p) = o; else bpos(p - na) = o;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ufill, NULL, NULL};
+  .label = "sparse.spadd_fill", .body = sk_body_sparse_spadd_fill, .pattern = SK_FOR,
+  .sigs = sig_ufill};
 
 /* numeric: row i of C zeroed, then alpha*A and beta*B scattered in order */
 #define NUM_SIG(VT) "range" R1("arp", "int64") R1("av", VT) R1("brp", "int64") \
@@ -95,12 +63,8 @@ static const sk_kbody k_ufill = {
   " alpha=float64 beta=float64"
 static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"), NULL};
 static const sk_kbody k_numeric = {
-  "sparse.spadd_numeric",
-  "typedef __typeof__(cv(0)) VT;\n"
-  "for (int64_t k = crp(i); k < crp(i + 1); k++) cv(k) = 0;\n"
-  "for (int64_t k = arp(i); k < arp(i + 1); k++) cv(apos(k)) += (VT)alpha * av(k);\n"
-  "for (int64_t k = brp(i); k < brp(i + 1); k++) cv(bpos(k)) += (VT)beta * bv(k);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_num, NULL, NULL};
+  .label = "sparse.spadd_numeric", .body = sk_body_sparse_spadd_numeric,
+  .pattern = SK_FOR, .sigs = sig_num};
 
 /* -- drivers ------------------------------------------------------------------ */
 static int unsorted_rows(const sk_csr *m, int64_t *n, char *err, size_t errlen) {

@@ -65,8 +65,8 @@ int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
  * (insertion sort for short runs, heapsort above: O(n log n), no extra
  * memory, the same on every back end). SK_SORT_KV(n, K, V): keys K[0..n)
  * ascending with the values V[] carried (insertion without swaps for
- * short runs: a row of C). */
-extern const char sk_sparse_prelude[];
+ * short runs: a row of C). It is csr.sk's text 'prelude':
+ * sk_body_sparse_prelude (kbodies.h). */
 
 /* -- building (csr.c) ------------------------------------------------------ */
 /* CSR arrays from COO triplets already checked to be in range: 'rows',

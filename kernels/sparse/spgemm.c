@@ -28,6 +28,7 @@
 
 #include "core/err.h"
 #include "sparse.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -41,38 +42,8 @@
 static const char *const sig_ub[] = {"range" PAT("a") PAT("b") " jacobi=int64",
                                      "range" PATS("a") PATS("b") " jacobi=int64", NULL};
 static const sk_kbody k_ub = {
-  "sparse.spgemm_bound",
-  "int64_t u = jacobi ? brp(i + 1) - brp(i) : 0;\n"
-  "for (int64_t k = arp(i); k < arp(i + 1); k++) { const int64_t c = aci(k); u += brp(c + 1) - brp(c); }\n"
-  "if (u > acc0) acc0 = u;\n"
-  "acc1 += u;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_ub, NULL, "max:int64 sum:int64"};
-
-/* the tables of one team member: level 1 (c1 slots) and level 2 (c2) */
-#define MAPS(X1, X2)                                                         \
-  "const int64_t nr = arp.extent[0] - 1;\n"                                 \
-  "const int64_t r0 = team.league_rank * rpt;\n"                            \
-  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"                     \
-  "char *m1 = (char *)thread_scratch(team, 0, hashmap_bytes(2 * c1, c1)" X1 ");\n" \
-  "char *m2 = (char *)thread_scratch(team, 1, c2 > 0 ? hashmap_bytes(2 * c2, c2)" X2 " : 0);\n" \
-  "hashmap h1 = hashmap_make(m1, 2 * c1, c1);\n"                            \
-  "hashmap h2 = hashmap_make(m2, c2 > 0 ? 2 * c2 : 1, c2);\n"
-
-/* insert key 'K' (symbolic) at level 1, else level 2 */
-#define SYM_INSERT(K)                                                        \
-  "{ const int32_t key = " K "; if (hashmap_insert_vector(&h1, key) < 0) hashmap_insert_vector(&h2, key); }"
-
-/* empty both levels after a row: by the used slots, or every bucket when
- * a full level turned keys away; V1, V2 zero the values (numeric) */
-#define CLEAR(V1, V2)                                                        \
-  "  if (hashmap_marked(&h1)) { VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); } }\n" \
-  "  else { VECTOR_FOR(q, 0, n1) { hashmap_clear_slot(&h1, q); } }\n"      \
-  "  VECTOR_FOR(q, 0, n1) {" V1 " }\n"                                    \
-  "  if (c2 > 0) {\n"                                                      \
-  "    if (hashmap_marked(&h2)) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); } }\n" \
-  "    else { VECTOR_FOR(q, 0, n2) { hashmap_clear_slot(&h2, q); } }\n"    \
-  "    VECTOR_FOR(q, 0, n2) {" V2 " }\n"                                  \
-  "  }\n"
+  .label = "sparse.spgemm_bound", .body = sk_body_sparse_spgemm_bound,
+  .pattern = SK_REDUCE, .sigs = sig_ub, .reds = "max:int64 sum:int64"};
 
 #define SYM_SIG "team" PAT("a") PAT("b") R1("cnt", "int64") \
   " c1=int64 c2=int64 rpt=int64 jacobi=int64"
@@ -80,34 +51,8 @@ static const sk_kbody k_ub = {
   " c1=int64 c2=int64 rpt=int64 jacobi=int64"
 static const char *const sig_sym[] = {SYM_SIG, SYM_SIG2, NULL};
 static const sk_kbody k_symbolic = {
-  "sparse.spgemm_symbolic",
-  MAPS("", "")
-  "VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); }\n"
-  "if (c2 > 0) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); } }\n"
-  "SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
-  "vector_barrier(team);\n"
-  "TEAM_FOR(r, r0, r1) {\n"
-  "  if (jacobi) { VECTOR_FOR(q, brp(r), brp(r + 1)) " SYM_INSERT("bci(q)") " }\n"
-  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
-  "    const int64_t c = aci(k);\n"
-  "    VECTOR_FOR(q, brp(c), brp(c + 1)) " SYM_INSERT("bci(q)") "\n"
-  "  }\n"
-  "  vector_barrier(team);\n"
-  "  const int32_t n1 = hashmap_count(&h1), n2 = c2 > 0 ? hashmap_count(&h2) : 0;\n"
-  "  int64_t u = n1;\n"
-  "  if (c2 > 0) {\n"
-  "    int64_t u2;\n"
-  "    VECTOR_REDUCE(sum, q, 0, n2, u2) { u2 += hashmap_find(&h1, h2.keys[q]) < 0; }\n"
-  "    u += u2;\n"
-  "  }\n"
-  "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
-  "  vector_barrier(team);\n"
-  CLEAR("", "")
-  "  vector_barrier(team);\n"
-  "  SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
-  "  vector_barrier(team);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_sym, NULL, NULL};
+  .label = "sparse.spgemm_symbolic", .body = sk_body_sparse_spgemm_symbolic,
+  .pattern = SK_FOR, .sigs = sig_sym};
 
 /* the host's symbolic phase: a dense marker per thread (the seed's dense
  * accumulator, a bit vector in Kokkos Kernels; here the row that last saw
@@ -116,31 +61,9 @@ static const sk_kbody k_symbolic = {
 #define DSYM_SIG(S) "team" S("a") S("b") R1("cnt", "int64") " nb=int64 rpt=int64 jacobi=int64"
 static const char *const sig_dsym[] = {DSYM_SIG(PAT), DSYM_SIG(PATS), NULL};
 static const sk_kbody k_symbolic_dense = {
-  "sparse.spgemm_symbolic_dense",
-  "const int64_t nr = arp.extent[0] - 1;\n"
-  "const int64_t r0 = team.league_rank * rpt;\n"
-  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"
-  "int32_t *mark = (int32_t *)thread_scratch(team, 1, nb * (int64_t)sizeof(int32_t));\n"
-  "VECTOR_FOR(q, 0, nb) { mark[q] = -1; }\n"
-  "vector_barrier(team);\n"
-  "TEAM_FOR(r, r0, r1) {\n"
-  "  int64_t u = 0;\n"
-  "  const int32_t rr = (int32_t)r;\n"
-  "  if (jacobi)\n"
-  "    for (int64_t q = brp(r); q < brp(r + 1); q++) { const int32_t c = bci(q); u += mark[c] != rr; mark[c] = rr; }\n"
-  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
-  "    const int64_t a = aci(k);\n"
-  "    for (int64_t q = brp(a); q < brp(a + 1); q++) { const int32_t c = bci(q); u += mark[c] != rr; mark[c] = rr; }\n"
-  "  }\n"
-  "  SINGLE_THREAD(team) { cnt(r) = u; }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_dsym, NULL, NULL};
+  .label = "sparse.spgemm_symbolic_dense", .body = sk_body_sparse_spgemm_symbolic_dense,
+  .pattern = SK_FOR, .sigs = sig_dsym};
 
-#define NUM_INSERT(K, V)                                                     \
-  "{ const int32_t key = " K "; const VT x_ = " V ";\n"                     \
-  "  int32_t s = hashmap_insert_vector(&h1, key);\n"                        \
-  "  if (s >= 0) vector_atomic_add(&v1[s], x_);\n"                          \
-  "  else { s = hashmap_insert_vector(&h2, key); vector_atomic_add(&v2[s], x_); } }"
 
 #define NUM_SIG(VT) "team" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
   R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
@@ -151,67 +74,20 @@ static const sk_kbody k_symbolic_dense = {
 static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"),
                                       NUM_SIG2("float64"), NULL};
 static const sk_kbody k_numeric = {
-  "sparse.spgemm_numeric",
-  "typedef __typeof__(cv(0)) VT;\n"
-  MAPS(" + c1 * (int64_t)sizeof(VT)", " + c2 * (int64_t)sizeof(VT)")
-  "VT *v1 = (VT *)(m1 + hashmap_bytes(2 * c1, c1));\n"
-  "VT *v2 = (VT *)(m2 + (c2 > 0 ? hashmap_bytes(2 * c2, c2) : 0));\n"
-  "VECTOR_FOR(q, 0, 2 * c1) { hashmap_clear_bucket(&h1, q); }\n"
-  "VECTOR_FOR(q, 0, c1) { v1[q] = 0; }\n"
-  "if (c2 > 0) { VECTOR_FOR(q, 0, 2 * c2) { hashmap_clear_bucket(&h2, q); }\n"
-  "  VECTOR_FOR(q, 0, c2) { v2[q] = 0; } }\n"
-  "SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
-  "vector_barrier(team);\n"
-  "TEAM_FOR(r, r0, r1) {\n"
-  "  VT sc = 1;\n"
-  "  if (jacobi) {\n"
-  "    VT d = 0;\n"
-  "    for (int64_t k = arp(r); k < arp(r + 1); k++) if (aci(k) == r) d += av(k);\n"
-  "    sc = (VT)(-omega) / d;\n"
-  "    VECTOR_FOR(q, brp(r), brp(r + 1)) " NUM_INSERT("bci(q)", "bv(q)") "\n"
-  "  }\n"
-  "  for (int64_t k = arp(r); k < arp(r + 1); k++) {\n"
-  "    const int64_t c = aci(k);\n"
-  "    const VT a = sc * av(k);\n"
-  "    VECTOR_FOR(q, brp(c), brp(c + 1)) " NUM_INSERT("bci(q)", "a * bv(q)") "\n"
-  "  }\n"
-  "  vector_barrier(team);\n"
-  "  const int32_t n1 = hashmap_count(&h1), n2 = c2 > 0 ? hashmap_count(&h2) : 0;\n"
-  "  SINGLE_THREAD(team) {\n"
-  "    const int64_t b0 = crp(r), e0 = crp(r + 1);\n"
-  "    int64_t o = b0;\n"
-  "    for (int32_t q = 0; q < n1; q++) { if (o < e0) { cci(o) = h1.keys[q]; cv(o) = v1[q]; } o++; }\n"
-  "    for (int32_t q = 0; q < n2; q++) {\n"
-  "      const int32_t key = h2.keys[q];\n"
-  "      if (hashmap_find(&h1, key) < 0) { if (o < e0) { cci(o) = key; cv(o) = v2[q]; } o++; }\n"
-  "    }\n"
-  "    if (o != e0) atomic_min(&bad(0), (int64_t)r);\n"
-  "    else {\n"
-  "      int32_t *C = &cci(b0); VT *V = &cv(b0);\n"
-  "      SK_SORT_KV(o - b0, C, V);\n"
-  "    }\n"
-  "  }\n"
-  "  vector_barrier(team);\n"
-  CLEAR(" v1[q] = 0;", " v2[q] = 0;")
-  "  vector_barrier(team);\n"
-  "  SINGLE_THREAD(team) { h1.used[0] = h1.used[1] = 0; if (c2 > 0) h2.used[0] = h2.used[1] = 0; }\n"
-  "  vector_barrier(team);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_num, sk_sparse_prelude, NULL};
+  .label = "sparse.spgemm_numeric", .body = sk_body_sparse_spgemm_numeric,
+  .pattern = SK_FOR, .sigs = sig_num, .prelude = sk_body_sparse_prelude};
 
 /* the first row of A whose diagonal is zero or missing */
 #define DG_SIG(VT) "range" PAT("a") R1("av", VT)
 static const char *const sig_diag[] = {DG_SIG("float64"), DG_SIG("float32"), NULL};
 static const sk_kbody k_diag = {
-  "sparse.spgemm_diag",
-  "double d = 0;\n"
-  "for (int64_t k = arp(i); k < arp(i + 1); k++) if (aci(k) == i) d += av(k);\n"
-  "if (d == 0 && i < acc) acc = i;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_diag, NULL, "min:int64"};
+  .label = "sparse.spgemm_diag", .body = sk_body_sparse_spgemm_diag,
+  .pattern = SK_REDUCE, .sigs = sig_diag, .reds = "min:int64"};
 
 static const char *const sig_fill64[] = {"range" R1("v", "int64") " x=int64", NULL};
 static const sk_kbody k_fill64 = {
-  "sparse.fill_int64", "v(i) = x;", SK_FOR, 0, {NULL}, {NULL}, sig_fill64, NULL, NULL};
+  .label = "sparse.fill_int64", .body = sk_body_sparse_fill_int64, .pattern = SK_FOR,
+  .sigs = sig_fill64};
 
 /* -- the merge path: a thread per row -------------------------------------------
  * Where A's rows are short (at most MERGE_K entries) and B's rows sorted,
@@ -221,30 +97,6 @@ static const sk_kbody k_fill64 = {
  * and no sort, and a row per thread keeps every thread busy (the GPU's
  * best form for matrices like the 5-point Laplacian's square). */
 #define MERGE_K 16
-/* loops of constant trip count (unrolled: the cursors stay in registers;
- * indexed by the row's length they lived in local memory, 2.2x slower on
- * an H200); the next column 'm' (0x7fffffff: none left); every cursor at
- * column m advanced, STEP run for each entry */
-#define MERGE_HEAD                                                          \
-  "const int64_t a0 = arp(i); const int na = (int)(arp(i + 1) - a0);\n"      \
-  "int64_t cur[16], end[16]; int32_t head[16];\n"                            \
-  "for (int t = 0; t < 16; t++) {\n"                                         \
-  "  head[t] = 0x7fffffff; cur[t] = end[t] = 0;\n"                          \
-  "  if (t < na) {\n"                                                       \
-  "    const int64_t c = aci(a0 + t); cur[t] = brp(c); end[t] = brp(c + 1);\n" \
-  "    head[t] = cur[t] < end[t] ? bci(cur[t]) : 0x7fffffff;\n"              \
-  "  }\n"                                                                   \
-  "}\n"
-#define MERGE_MIN                                                           \
-  "  int32_t m = 0x7fffffff;\n"                                              \
-  "  for (int t = 0; t < 16; t++) m = head[t] < m ? head[t] : m;\n"          \
-  "  if (m == 0x7fffffff) break;\n"
-#define MERGE_STEP(STEP)                                                    \
-  "  for (int t = 0; t < 16; t++)\n"                                         \
-  "    while (head[t] == m) {\n"                                             \
-  "      " STEP "\n"                                                         \
-  "      cur[t]++; head[t] = cur[t] < end[t] ? bci(cur[t]) : 0x7fffffff;\n"  \
-  "    }\n"
 #define MSYM_SIG(S) "range" S("a") S("b") R1("cnt", "int64")
 static const char *const sig_msym[] = {MSYM_SIG(PAT), MSYM_SIG(PATS), NULL};
 #define MNUM_SIG(VT) "range" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
@@ -254,42 +106,19 @@ static const char *const sig_msym[] = {MSYM_SIG(PAT), MSYM_SIG(PATS), NULL};
 static const char *const sig_mnum[] = {MNUM_SIG("float64"), MNUM_SIG("float32"),
                                        MNUM_SIG2("float64"), NULL};
 static const sk_kbody k_symbolic_merge = {
-  "sparse.spgemm_symbolic_merge",
-  MERGE_HEAD
-  "int64_t u = 0;\n"
-  "for (;;) {\n"
-  MERGE_MIN
-  "  u++;\n"
-  MERGE_STEP("")
-  "}\n"
-  "cnt(i) = u;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_msym, NULL, NULL};
+  .label = "sparse.spgemm_symbolic_merge", .body = sk_body_sparse_spgemm_symbolic_merge,
+  .pattern = SK_FOR, .sigs = sig_msym};
 static const sk_kbody k_numeric_merge = {
-  "sparse.spgemm_numeric_merge",
-  "typedef __typeof__(cv(0)) VT;\n"
-  MERGE_HEAD
-  "const int64_t e0 = crp(i + 1);\n"
-  "int64_t o = crp(i);\n"
-  "for (;;) {\n"
-  MERGE_MIN
-  "  VT s = 0;\n"
-  MERGE_STEP("s += av(a0 + t) * bv(cur[t]);")
-  "  if (o < e0) { cci(o) = m; cv(o) = s; }\n"
-  "  o++;\n"
-  "}\n"
-  "if (o != e0) atomic_min(&bad(0), (int64_t)i);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mnum, NULL, NULL};
+  .label = "sparse.spgemm_numeric_merge", .body = sk_body_sparse_spgemm_numeric_merge,
+  .pattern = SK_FOR, .sigs = sig_mnum};
 
 /* over max(A's rows, B's rows): A's longest row, B's rows not strictly
  * increasing */
 static const char *const sig_mcheck[] = {"range" PAT("a") PAT("b"),
                                          "range" PATS("a") PATS("b"), NULL};
 static const sk_kbody k_merge_check = {
-  "sparse.spgemm_merge_check",
-  "if (i < arp.extent[0] - 1) { const int64_t l = arp(i + 1) - arp(i); if (l > acc0) acc0 = l; }\n"
-  "if (i < brp.extent[0] - 1)\n"
-  "  for (int64_t k = brp(i) + 1; k < brp(i + 1); k++) if (bci(k) <= bci(k - 1)) { acc1 += 1; break; }",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_mcheck, NULL, "max:int64 sum:int64"};
+  .label = "sparse.spgemm_merge_check", .body = sk_body_sparse_spgemm_merge_check,
+  .pattern = SK_REDUCE, .sigs = sig_mcheck, .reds = "max:int64 sum:int64"};
 
 /* 'algorithm' "auto" (the merge path on the GPU where it applies: on the
  * host the hashmap with its dense-marker symbolic phase is faster), "hash"

@@ -18,6 +18,7 @@
 
 #include "core/err.h"
 #include "sparse.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -30,102 +31,50 @@
   " alpha=float64 beta=float64 nchunk=int64"
 static const char *const sig_hn[] = {HN_SIG("float64"), HN_SIG("float32"), NULL};
 static const sk_kbody k_spmv_host = {
-  "sparse.spmv",
-  "typedef __typeof__(y(0)) VT;\n"
-  "const int64_t nr = rowptr.extent[0] - 1;\n"
-  "const int64_t tot = rowptr(nr) + nr;\n"
-  "const int64_t t0 = tot * i / nchunk, t1 = tot * (i + 1) / nchunk;\n"
-  "int64_t lo = 0, hi = nr;\n"
-  "while (lo < hi) { int64_t m = (lo + hi) / 2; if (rowptr(m) + m < t0) lo = m + 1; else hi = m; }\n"
-  "const int64_t rb = lo;\n"
-  "hi = nr;\n"
-  "while (lo < hi) { int64_t m = (lo + hi) / 2; if (rowptr(m) + m < t1) lo = m + 1; else hi = m; }\n"
-  "const int64_t re = i == nchunk - 1 ? nr : lo;\n"
-  "const VT a = (VT)alpha, bt = (VT)beta;\n"
-  "if (beta == 0) {\n"
-  "  for (int64_t r = rb; r < re; r++) {\n"
-  "    VT s = 0;\n"
-  "    for (int64_t k = rowptr(r); k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n"
-  "    y(r) = a * s;\n"
-  "  }\n"
-  "} else {\n"
-  "  for (int64_t r = rb; r < re; r++) {\n"
-  "    VT s = 0;\n"
-  "    for (int64_t k = rowptr(r); k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n"
-  "    y(r) = bt * y(r) + a * s;\n"
-  "  }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_hn, NULL, NULL};
+  .label = "sparse.spmv", .body = sk_body_sparse_spmv, .prelude = sk_body_sparse_row_split,
+  .pattern = SK_FOR, .sigs = sig_hn};
 
 /* GPU form (also runs on the host): a team per 'rpt' rows */
 #define TN_SIG(VT) "team" MAT(VT) R1("x", VT) R1("y", VT) \
   " alpha=float64 beta=float64 rpt=int64"
 static const char *const sig_tn[] = {TN_SIG("float64"), NULL};
 static const sk_kbody k_spmv_team = {
-  "sparse.spmv_team",
-  "typedef __typeof__(y(0)) VT;\n"
-  "const int64_t nr = rowptr.extent[0] - 1;\n"
-  "const int64_t r0 = team.league_rank * rpt;\n"
-  "const int64_t r1 = r0 + rpt < nr ? r0 + rpt : nr;\n"
-  "TEAM_FOR(r, r0, r1) {\n"
-  "  VT s;\n"
-  "  VECTOR_REDUCE(sum, k, rowptr(r), rowptr(r + 1), s) { s += values(k) * x(colidx(k)); }\n"
-  "  SINGLE_THREAD(team) { y(r) = beta == 0 ? (VT)alpha * s : (VT)beta * y(r) + (VT)alpha * s; }\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tn, NULL, NULL};
+  .label = "sparse.spmv_team", .body = sk_body_sparse_spmv_team, .pattern = SK_FOR,
+  .sigs = sig_tn};
 
 /* plain, multivector: a row per index */
 #define MN_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64 beta=float64"
 static const char *const sig_mn[] = {MN_SIG("float64"), MN_SIG("float32"), NULL};
 static const sk_kbody k_spmv_mv = {
-  "sparse.spmv_mv",
-  "typedef __typeof__(y(0, 0)) VT;\n"
-  "const int64_t nv = y.extent[1];\n"
-  "for (int64_t j = 0; j < nv; j++) {\n"
-  "  VT s = 0;\n"
-  "  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) s += values(k) * x(colidx(k), j);\n"
-  "  y(i, j) = beta == 0 ? (VT)alpha * s : (VT)beta * y(i, j) + (VT)alpha * s;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mn, NULL, NULL};
+  .label = "sparse.spmv_mv", .body = sk_body_sparse_spmv_mv, .pattern = SK_FOR,
+  .sigs = sig_mn};
 
 /* transpose, one vector: row i scatters alpha*x(i)*A(i,:) into y */
 #define HT_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64"
 static const char *const sig_ht[] = {HT_SIG("float64"), HT_SIG("float32"), NULL};
 static const sk_kbody k_spmv_t = {
-  "sparse.spmv_t",
-  "typedef __typeof__(y(0)) VT;\n"
-  "const VT ax = (VT)alpha * x(i);\n"
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) atomic_add(&y(colidx(k)), values(k) * ax);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ht, NULL, NULL};
+  .label = "sparse.spmv_t", .body = sk_body_sparse_spmv_t, .pattern = SK_FOR,
+  .sigs = sig_ht};
 
 #define MT_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64"
 static const char *const sig_mt[] = {MT_SIG("float64"), MT_SIG("float32"), NULL};
 static const sk_kbody k_spmv_mv_t = {
-  "sparse.spmv_mv_t",
-  "typedef __typeof__(y(0, 0)) VT;\n"
-  "const int64_t nv = y.extent[1];\n"
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {\n"
-  "  const VT av = (VT)alpha * values(k);\n"
-  "  const int64_t c = colidx(k);\n"
-  "  for (int64_t j = 0; j < nv; j++) atomic_add(&y(c, j), av * x(i, j));\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_mt, NULL, NULL};
+  .label = "sparse.spmv_mv_t", .body = sk_body_sparse_spmv_mv_t, .pattern = SK_FOR,
+  .sigs = sig_mt};
 
 /* y = beta*y (beta = 0: zeros), a row per index */
 static const char *const sig_scale[] = {
   "range" R1("y", "float64") " beta=float64", "range" R1("y", "float32") " beta=float64",
   NULL};
 static const sk_kbody k_scale = {
-  "sparse.scale", "y(i) = beta == 0 ? 0 : (__typeof__(y(0)))beta * y(i);", SK_FOR, 0,
-  {NULL}, {NULL}, sig_scale, NULL, NULL};
+  .label = "sparse.scale", .body = sk_body_sparse_scale, .pattern = SK_FOR,
+  .sigs = sig_scale};
 static const char *const sig_scale2[] = {
   "range" R2("y", "float64") " beta=float64", "range" R2("y", "float32") " beta=float64",
   NULL};
 static const sk_kbody k_scale2 = {
-  "sparse.scale_mv",
-  "for (int64_t j = 0; j < y.extent[1]; j++)\n"
-  "  y(i, j) = beta == 0 ? 0 : (__typeof__(y(0, 0)))beta * y(i, j);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_scale2, NULL, NULL};
+  .label = "sparse.scale_mv", .body = sk_body_sparse_scale_mv, .pattern = SK_FOR,
+  .sigs = sig_scale2};
 
 /* -- the driver ------------------------------------------------------------- */
 static int scale(const sk_view *y, double beta, char *err, size_t errlen) {
@@ -291,89 +240,31 @@ static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
  * 7: -nxy -nx -1 0 1 nx nxy; 27: the 3x3x3 block. Interior rows read no
  * column index; skin rows (and an interior row of another length) take
  * the CSR loop. */
-#define STENCIL_OFFSETS                                                      \
-  "int64_t off[27]; int S = (int)stencil;\n"                                 \
-  "{ const int64_t nxy = nx * ny; int m = 0;\n"                              \
-  "  for (int dz = -1; dz <= 1; dz++) for (int dy = -1; dy <= 1; dy++)\n"   \
-  "    for (int dx = -1; dx <= 1; dx++) {\n"                                 \
-  "      int ax = dx != 0, ay = dy != 0, az = dz != 0;\n"                    \
-  "      int keep = S == 27 || (S == 9 && !az) || (S == 3 && !ay && !az) ||\n" \
-  "        ((S == 5 || S == 7) && ax + ay + az <= 1 && (S == 7 || !az));\n"   \
-  "      if (keep) off[m++] = dz * nxy + dy * nx + dx;\n"                    \
-  "    } }\n"
 
 /* row r of the box at x position ix: interior rows (S entries, 'inner' in
  * y and z, 0 < ix < nx - 1) without reading colidx, the skin through CSR.
  * 9 and 27 points: runs of three neighbours in x, centred at off[3j + 1]
  * (written out: a loop over off[] makes gathers) */
-#define STRUCT_ROW                                                              \
-  "{ const int64_t p = rowptr(r);\n"                                          \
-  "  VT s = 0;\n"                                                             \
-  "  if (inner && ix > 0 && ix < nx - 1 && rowptr(r + 1) - p == S) {\n"        \
-  "    const VT *v = &values(p);\n"                                           \
-  "    switch (S) {\n"                                                        \
-  "    case 3: s = v[0] * x(r - 1) + v[1] * x(r) + v[2] * x(r + 1); break;\n" \
-  "    case 5: s = v[0] * x(r + off[0]) + v[1] * x(r - 1) + v[2] * x(r) + v[3] * x(r + 1)\n" \
-  "               + v[4] * x(r + off[4]); break;\n"                           \
-  "    case 7: s = v[0] * x(r + off[0]) + v[1] * x(r + off[1]) + v[2] * x(r - 1)\n" \
-  "               + v[3] * x(r) + v[4] * x(r + 1) + v[5] * x(r + off[5]) + v[6] * x(r + off[6]);\n" \
-  "            break;\n"                                                      \
-  "    case 9: SEG(0) SEG(1) SEG(2) break;\n"                                 \
-  "    default: SEG(0) SEG(1) SEG(2) SEG(3) SEG(4) SEG(5) SEG(6) SEG(7) SEG(8) break;\n" \
-  "    }\n"                                                                   \
-  "  } else {\n"                                                              \
-  "    for (int64_t k = p; k < rowptr(r + 1); k++) s += values(k) * x(colidx(k));\n" \
-  "  }\n"                                                                     \
-  "  y(r) = beta == 0 ? a * s : bt * y(r) + a * s;\n"                        \
-  "}\n"
-#define STRUCT_HEAD                                                             \
-  "typedef __typeof__(y(0)) VT;\n"                                            \
-  STENCIL_OFFSETS                                                              \
-  "const VT a = (VT)alpha, bt = (VT)beta;\n"                                 \
-  "#define SEG(j) { const int64_t c_ = r + off[3 * (j) + 1]; s += v[3 * (j)] * x(c_ - 1);\\\n" \
-  "  s += v[3 * (j) + 1] * x(c_); s += v[3 * (j) + 2] * x(c_ + 1); }\n"
 
 #define ST_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) \
   " alpha=float64 beta=float64 nx=int64 ny=int64 nz=int64 stencil=int64"
 static const char *const sig_struct[] = {ST_SIG("float64"), ST_SIG("float32"), NULL};
 /* host: line i of the box (iy = i % ny, iz = i / ny), its rows in x order */
 static const sk_kbody k_spmv_struct = {
-  "sparse.spmv_struct",
-  STRUCT_HEAD
-  "const int64_t iy = i % ny, iz = i / ny;\n"
-  "const int inner = (ny == 1 || (iy > 0 && iy < ny - 1)) && (nz == 1 || (iz > 0 && iz < nz - 1));\n"
-  "for (int64_t ix = 0; ix < nx; ix++) {\n"
-  "  const int64_t r = i * nx + ix;\n"
-  STRUCT_ROW
-  "}\n"
-  "#undef SEG",
-  SK_FOR, 0, {NULL}, {NULL}, sig_struct, NULL, NULL};
+  .label = "sparse.spmv_struct", .body = sk_body_sparse_spmv_struct, .pattern = SK_FOR,
+  .sigs = sig_struct};
 /* GPU: row i (neighbouring threads read neighbouring rows) */
 static const sk_kbody k_spmv_struct_row = {
-  "sparse.spmv_struct_row",
-  STRUCT_HEAD
-  "const int64_t r = i, ix = i % nx, iy = (i / nx) % ny, iz = i / (nx * ny);\n"
-  "const int inner = (ny == 1 || (iy > 0 && iy < ny - 1)) && (nz == 1 || (iz > 0 && iz < nz - 1));\n"
-  STRUCT_ROW
-  "#undef SEG",
-  SK_FOR, 0, {NULL}, {NULL}, sig_struct, NULL, NULL};
+  .label = "sparse.spmv_struct_row", .body = sk_body_sparse_spmv_struct_row,
+  .pattern = SK_FOR, .sigs = sig_struct};
 
 /* the first interior row whose columns are not the stencil's */
 #define SC_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
   " nx=int64 ny=int64 nz=int64 stencil=int64"
 static const char *const sig_scheck[] = {SC_SIG, NULL};
 static const sk_kbody k_struct_check = {
-  "sparse.spmv_struct_check",
-  STENCIL_OFFSETS
-  "const int64_t ix = i % nx, iy = (i / nx) % ny, iz = i / (nx * ny);\n"
-  "const int inner = ix > 0 && ix < nx - 1 && (ny == 1 || (iy > 0 && iy < ny - 1)) &&\n"
-  "                  (nz == 1 || (iz > 0 && iz < nz - 1));\n"
-  "const int64_t p = rowptr(i);\n"
-  "if (inner && rowptr(i + 1) - p == S) {\n"
-  "  for (int m = 0; m < S; m++)\n"
-  "    if (colidx(p + m) != i + off[m]) { if (i < acc) acc = i; break; }\n"
-  "}",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_scheck, NULL, "min:int64"};
+  .label = "sparse.spmv_struct_check", .body = sk_body_sparse_spmv_struct_check,
+  .pattern = SK_REDUCE, .sigs = sig_scheck, .reds = "min:int64"};
 
 /* sparse.spmv_struct: stencil, nx, ny, nz, alpha, A_*, x, beta, y
  * [, checked = 1: the column pattern was checked before] */

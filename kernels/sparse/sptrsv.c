@@ -19,47 +19,34 @@
 
 #include "core/err.h"
 #include "sparse.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
 #define MAT(VT) R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 
 /* -- bodies ------------------------------------------------------------------ */
-#define SOLVE_ROW(IDX)                                                       \
-  "{ const int64_t r = rows(" IDX ");\n"                                    \
-  "  VT s = b(r), d = 0;\n"                                                 \
-  "  for (int64_t k = rowptr(r); k < rowptr(r + 1); k++) {\n"               \
-  "    const int64_t c = colidx(k);\n"                                      \
-  "    if (c == r) d += values(k); else s -= values(k) * x(c);\n"           \
-  "  }\n"                                                                   \
-  "  if (unit) x(r) = s;\n"                                                 \
-  "  else { if (d == 0) atomic_min(&bad(0), r); x(r) = s / d; } }\n"
 
 #define LV_SIG(VT) "range" MAT(VT) R1("rows", "int64") R1("b", VT) R1("x", VT) \
   R1("bad", "int64") " first=int64 unit=int64"
 static const char *const sig_level[] = {LV_SIG("float64"), LV_SIG("float32"), NULL};
 /* the rows rows(first + i) of one level */
 static const sk_kbody k_level = {
-  "sparse.sptrsv_level",
-  "typedef __typeof__(x(0)) VT;\n" SOLVE_ROW("first + i"),
-  SK_FOR, 0, {NULL}, {NULL}, sig_level, NULL, NULL};
+  .label = "sparse.sptrsv_level", .body = sk_body_sparse_sptrsv_level, .pattern = SK_FOR,
+  .sigs = sig_level};
 
 #define CH_SIG(VT) "team" MAT(VT) R1("rows", "int64") R1("lp", "int64") R1("b", VT) \
   R1("x", VT) R1("bad", "int64") " la=int64 lb=int64 unit=int64"
 static const char *const sig_chain[] = {CH_SIG("float64"), CH_SIG("float32"), NULL};
 /* levels la..lb-1 in one team, a barrier between levels */
 static const sk_kbody k_chain = {
-  "sparse.sptrsv_chain",
-  "typedef __typeof__(x(0)) VT;\n"
-  "for (int64_t l = la; l < lb; l++) {\n"
-  "  TEAM_FOR(j, lp(l), lp(l + 1)) " SOLVE_ROW("j")
-  "  team_barrier(team);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_chain, NULL, NULL};
+  .label = "sparse.sptrsv_chain", .body = sk_body_sparse_sptrsv_chain, .pattern = SK_FOR,
+  .sigs = sig_chain};
 
 static const char *const sig_fill64[] = {"range" R1("v", "int64") " x=int64", NULL};
 static const sk_kbody k_fill64 = {
-  "sparse.sptrsv_fill", "v(i) = x;", SK_FOR, 0, {NULL}, {NULL}, sig_fill64, NULL, NULL};
+  .label = "sparse.sptrsv_fill", .body = sk_body_sparse_sptrsv_fill, .pattern = SK_FOR,
+  .sigs = sig_fill64};
 
 /* -- the messages of both algorithms ------------------------------------------------ */
 static int not_triangular(int64_t r, int64_t c, int lower, char *err, size_t errlen) {
@@ -359,29 +346,6 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
  * The blocks hold A's values when the handle was made. */
 #define SN_MAX 256
 
-/* The products a thread does, SN_G rows (or columns) of a block at once:
- * independent sums over contiguous memory, which the host compilers
- * vectorise. SN_ROWS(CE, XC, NE): t[u] += B(i0 + u, c) XC for c < CE,
- * u < NE (rows of the column-major block, entries above the diagonal
- * block's triangle are zero); SN_COLS(IA, IE, XI, NE): t[u] += B(i, c0 +
- * u) XI for IA <= i < IE. */
-#define SN_PRODUCTS                                                              \
-  "#define SN_G 8\n"                                                            \
-  "#define SN_ROWS(CE, XC, NE)                                               \\\n" \
-  "  for (sk_i64 c = 0; c < (CE); c++) {                                     \\\n" \
-  "    const VT xc = (XC);                                                   \\\n" \
-  "    const sk_i64 o = b0 + c * mm + i0;                                    \\\n" \
-  "    if ((NE) == SN_G) for (int u = 0; u < SN_G; u++) t[u] += blk(o + u) * xc; \\\n" \
-  "    else for (sk_i64 u = 0; u < (NE); u++) t[u] += blk(o + u) * xc;        \\\n" \
-  "  }\n"                                                                        \
-  "#define SN_COLS(IA, IE, XI, NE)                                           \\\n" \
-  "  for (sk_i64 i = (IA); i < (IE); i++) {                                  \\\n" \
-  "    const VT xi = (XI);                                                   \\\n" \
-  "    const sk_i64 o = b0 + c0 * mm + i;                                    \\\n" \
-  "    if ((NE) == SN_G) for (int u = 0; u < SN_G; u++) t[u] += blk(o + u * mm) * xi; \\\n" \
-  "    else for (sk_i64 u = 0; u < (NE); u++) t[u] += blk(o + u * mm) * xi;   \\\n" \
-  "  }\n"
-
 /* ix: the int64 arrays of the handle one after the other (ix(s) the first
  * column of s, ix(orp + s) its rows' offset, ix(obp + s) its block's, the
  * solve's order at ix(oo + q) and level offsets at ix(olp + l)) */
@@ -390,62 +354,16 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   " olp=int64"
 static const char *const sig_sn[] = {SN_SIG("float64"), SN_SIG("float32"), NULL};
 static const sk_kbody k_sn = {
-  "sparse.sptrsv_supernodal",
-  "typedef __typeof__(x(0)) VT;\n"
-  SN_PRODUCTS
-  "for (sk_i64 l = la; l < lb; l++) {\n"
-  "  for (sk_i64 q = ix(olp + l) + team.league_rank; q < ix(olp + l + 1);\n"
-  "       q += team.league_size) {\n"
-  "    const sk_i64 s = ix(oo + q), f0 = ix(s), kk = ix(s + 1) - f0, r0 = ix(orp + s);\n"
-  "    const sk_i64 mm = ix(orp + s + 1) - r0, b0 = ix(obp + s);\n"
-  "    if (!back) {\n"
-  "      TEAM_FOR(g, 0, (kk + SN_G - 1) / SN_G) {\n"   /* x_s = Dinv w_s */
-  "        const sk_i64 i0 = g * SN_G, ce = i0 + SN_G < kk ? i0 + SN_G : kk;\n"
-  "        VT t[SN_G] = {0};\n"
-  "        SN_ROWS(ce, w(f0 + c), ce - i0)\n"
-  "        for (sk_i64 u = 0; u < ce - i0; u++) x(f0 + i0 + u) = t[u];\n"
-  "      }\n"
-  "      team_barrier(team);\n"
-  "      TEAM_FOR(g, 0, (mm - kk + SN_G - 1) / SN_G) {\n"   /* w_R -= B x_s */
-  "        const sk_i64 i0 = kk + g * SN_G, ne = mm - i0 < SN_G ? mm - i0 : SN_G;\n"
-  "        VT t[SN_G] = {0};\n"
-  "        SN_ROWS(kk, x(f0 + c), ne)\n"
-  "        if (team.league_size == 1)\n"   /* one team: a row has one writer between barriers */
-  "          for (sk_i64 u = 0; u < ne; u++) w(ri(r0 + i0 + u)) -= t[u];\n"
-  "        else for (sk_i64 u = 0; u < ne; u++) atomic_add(&w(ri(r0 + i0 + u)), -t[u]);\n"
-  "      }\n"
-  "    } else {\n"
-  "      TEAM_FOR(g, 0, (kk + SN_G - 1) / SN_G) {\n"   /* z_s = b_s - B^T x_R */
-  "        const sk_i64 c0 = g * SN_G, ne = kk - c0 < SN_G ? kk - c0 : SN_G;\n"
-  "        VT t[SN_G] = {0};\n"
-  "        SN_COLS(kk, mm, x(ri(r0 + i)), ne)\n"
-  "        for (sk_i64 u = 0; u < ne; u++) w(f0 + c0 + u) = b(f0 + c0 + u) - t[u];\n"
-  "      }\n"
-  "      team_barrier(team);\n"
-  "      TEAM_FOR(g, 0, (kk + SN_G - 1) / SN_G) {\n"   /* x_s = Dinv^T z_s */
-  "        const sk_i64 c0 = g * SN_G, ne = kk - c0 < SN_G ? kk - c0 : SN_G;\n"
-  "        VT t[SN_G] = {0};\n"
-  "        SN_COLS(c0, kk, w(f0 + i), ne)\n"
-  "        for (sk_i64 u = 0; u < ne; u++) x(f0 + c0 + u) = t[u];\n"
-  "      }\n"
-  "    }\n"
-  "  }\n"
-  "  team_barrier(team);\n"
-  "}\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_sn, NULL, NULL};
+  .label = "sparse.sptrsv_supernodal", .body = sk_body_sparse_sptrsv_supernodal,
+  .pattern = SK_FOR, .sigs = sig_sn};
 
 #define INV_SIG(VT) "team" R1("ix", "int64") R1("blk", VT) R1("bad", "int64") \
   " unit=int64 orp=int64 obp=int64"
 static const char *const sig_inv[] = {INV_SIG("float64"), INV_SIG("float32"), NULL};
 /* each supernode's diagonal block inverted in place (the dialect's trtri) */
 static const sk_kbody k_inv = {
-  "sparse.sptrsv_invert",
-  "const sk_i64 s = team.league_rank, f0 = ix(s), kk = ix(s + 1) - f0;\n"
-  "__typeof__(sk__mat_of(&blk(0), 1, 1, 1, 1)) a =\n"
-  "  sk__mat_of(&blk(ix(obp + s)), kk, kk, 1, ix(orp + s + 1) - ix(orp + s));\n"
-  "sk_i64 r = team_trtri(team, 'L', unit ? 'U' : 'N', a);\n"
-  "if (r && team.team_rank == 0) atomic_min(&bad(0), f0 + r - 1);\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_inv, NULL, NULL};
+  .label = "sparse.sptrsv_invert", .body = sk_body_sparse_sptrsv_invert,
+  .pattern = SK_FOR, .sigs = sig_inv};
 
 /* a view of 'space' holding host array 'h' of 'n' elements of 'dtype' */
 static int up_view(sk_view *v, const char *label, int dtype, const void *h, int64_t n,

@@ -31,6 +31,7 @@
 #include "core/err.h"
 #include "chol.h"
 #include "task.h"
+#include "kbodies.h"
 
 #define RELAX 8   /* supernodes may take columns with other structures up to this size */
 /* Work blocks (the products of an update, the row map) come from a cache
@@ -547,37 +548,6 @@ static sk_i64 numeric(sk_i64 ctx, sk_i64 op) {
   return 0;
 }
 
-/* the supernode task: spawn the children, wait for all, then the work
- * (w: 0 first run, 1 children done, 2 parts done, 3 + q part q) */
-static const char *const SN_BODY =
-    "int64_t (*fn)(int64_t, int64_t) = (int64_t (*)(int64_t, int64_t))self.fn;\n"
-    "if (self.w == 0) {\n"
-    "  self.w = 1;\n"
-    "  const int64_t *kp = (const int64_t *)self.kp, *kids = (const int64_t *)self.kids;\n"
-    "  future all = 0;\n"
-    "  for (int64_t q = kp[self.sn]; q < kp[self.sn + 1]; q++) {\n"
-    "    future ch = task_spawn(chol_sn, {.sn = kids[q], .ctx = self.ctx, .fn = self.fn,\n"
-    "                                     .kp = self.kp, .kids = self.kids});\n"
-    "    all = when_all(all, ch);\n"
-    "  }\n"
-    "  if (!future_is_null(all)) { task_respawn(all); return; }\n"
-    "}\n"
-    "if (self.w == 1) {\n"
-    "  int64_t parts = fn(self.ctx, self.sn * 64);\n"
-    "  if (parts == 0) return;\n"
-    "  self.w = 2;\n"
-    "  future all = 0;\n"
-    "  for (int64_t q = 0; q < parts; q++) {\n"
-    "    future pt = task_spawn(chol_sn, {.sn = self.sn, .ctx = self.ctx, .fn = self.fn,\n"
-    "                                     .kp = self.kp, .kids = self.kids,\n"
-    "                                     .w = 3 + (int32_t)q});\n"
-    "    all = when_all(all, pt);\n"
-    "  }\n"
-    "  task_respawn(all);\n"
-    "  return;\n"
-    "}\n"
-    "fn(self.ctx, self.sn * 64 + (self.w == 2 ? 63 : self.w - 2));\n";
-
 static int run_dag(sk_chol *c, char *err, size_t errlen) {
   sk_sched *s = sk_sched_new(NULL, 256 << 20, SK_QUEUE_MULTIPLE, err, errlen);
   if (!s) return -1;
@@ -593,7 +563,7 @@ static int run_dag(sk_chol *c, char *err, size_t errlen) {
     f.fields[k].dtype = k == 5 ? SK_I32 : SK_I64;
   }
   f.ret = -1;
-  f.body = (char *)SN_BODY;
+  f.body = (char *)sk_body_task_chol_sn;   /* chol.sk */
   int rc = sk_sched_functor(s, &f, err, errlen) < 0 || sk_sched_compile(s, err, errlen) < 0 ? -1 : 0;
   int64_t v[5] = {(int64_t)(intptr_t)c, (int64_t)(intptr_t)numeric,
                   (int64_t)(intptr_t)c->kids, (int64_t)(intptr_t)c->kp, 0};

@@ -1,6 +1,6 @@
 /* task.h: the task family's internal interface (kernels/task/): the
- * memory pool (mpool.c), the scheduler (sched.c) and the functor source
- * generator (functor.c). No Lua here: vm/ltask.c binds it.
+ * memory pool (mpool.c), the scheduler (sched.c: the facade; hsched.c:
+ * the host's) and the functor source generator (functor.c). No Lua here: vm/ltask.c binds it.
  */
 #ifndef SK_TASK_H
 #define SK_TASK_H
@@ -132,26 +132,57 @@ void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st);
 sk_mpool *sk_sched_pool(sk_sched *s);
 int sk_sched_threads(const sk_sched *s);
 
-/* -- the scheduler on a GPU back end (gsched.c) ------------------------ */
-typedef struct sk_gsched sk_gsched;
-struct sk_gtask;
-sk_gsched *sk_gsched_new(const sk_backend *b, int64_t memory, char *err,
-                         size_t errlen);
-void sk_gsched_free(sk_gsched *g);
-int sk_gsched_lanes(const sk_gsched *g);
-int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
-                      const sk_task_table *tab, char *err, size_t errlen);
-struct sk_task *sk_gsched_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
-                                const void *fields, int prio, int team, char *err,
-                                size_t errlen);
-void sk_gsched_retain(sk_gsched *g, struct sk_task *t);
-void sk_gsched_release(sk_gsched *g, struct sk_task *t);
-/* the task's record as the device holds it now */
-int sk_gsched_result(sk_gsched *g, const struct sk_task *t, struct sk_gtask *out,
-                     char *err, size_t errlen);
-int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
-                   size_t errlen);
-void sk_gsched_stats(const sk_gsched *g, sk_sched_stats *st);
+/* -- scheduler ops ------------------------------------------------------
+ * What runs the tasks of a scheduler: the host's threads (hsched.c,
+ * sk_host_tasks) or a back end's own, named by its table's 'tasks' entry
+ * (a GPU's persistent workers, backends/cuda/tasks.c). sched.c is the
+ * facade over them: it owns the functors and compiles their table
+ * through sk_run, the ops see them through 'reg'. */
+typedef struct sk_tfunctors {
+  sk_tfunctor *fx;
+  int nf, capf;
+  int compiled;                 /* functors in the compiled table */
+  sk_task_table tab;            /* their layout and entry points */
+  char *source;                 /* the generated functor source */
+} sk_tfunctors;
+
+typedef struct sk_task_ops {
+  /* 1: the functors' kernel is made once per set of functors (a device's);
+   * 0: looked up at every wait (it follows the JIT's tier-ups) */
+  int compile_once;
+  /* a scheduler on 'b' over the functors 'reg' (the facade's, alive as
+   * long as it), 'memory' bytes for its tasks, queues SK_QUEUE_* */
+  void *(*create)(const sk_backend *b, const sk_tfunctors *reg, int64_t memory,
+                  int queue, char *err, size_t errlen);
+  void (*destroy)(void *sch);
+  int (*lanes)(void *sch);                 /* the threads that run tasks */
+  int (*team_size)(void *sch);             /* a team task's threads */
+  int (*reaches)(void *sch, int space);    /* 1 when its tasks reach 'space' */
+  /* after every compile of the functors (reg->tab is new) */
+  int (*compiled)(void *sch, char *err, size_t errlen);
+  /* functor f (compiled) from the host; the future holds one reference */
+  struct sk_task *(*spawn)(void *sch, int f, const void *fields, int prio, int team,
+                           char *err, size_t errlen);
+  void (*retain)(void *sch, struct sk_task *t);
+  void (*release)(void *sch, struct sk_task *t);
+  /* 1 when 't' completed (its result's bits in *result), 0 when not yet,
+   * -1 with a message; its functor (-1: when_all) and its label for a
+   * message in *f and *label */
+  int (*result)(void *sch, const struct sk_task *t, uint64_t *result, int *f,
+                const char **label, char *err, size_t errlen);
+  /* run every spawned task to completion; -1 discards every task */
+  int (*wait)(void *sch, char *err, size_t errlen);
+  void (*stats)(void *sch, sk_sched_stats *st);
+  sk_mpool *(*pool)(void *sch);            /* its host pool; NULL: none */
+  /* optional: a task.MemoryPool in the back end's memory (sk_gpool_*) */
+  void *(*pool_new)(const sk_backend *b, int64_t bytes, char *err, size_t errlen);
+  void (*pool_free)(const sk_backend *b, void *pool);
+  int (*pool_stats)(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,
+                    size_t errlen);
+} sk_task_ops;
+/* the host's threads' scheduler (hsched.c): a back end without 'tasks' */
+extern const sk_task_ops sk_host_tasks;
+
 /* the scheduler's team tasks' size (host: its threads; GPU: a warp) */
 int sk_sched_team_size(const sk_sched *s);
 /* 1 when the scheduler's tasks reach memory of 'space' */
@@ -159,7 +190,8 @@ int sk_sched_reaches(const sk_sched *s, int space);
 
 #define SK_GPU_SUPERBLOCK 65536   /* dialect/task_cuda.h's SK_GT_SB */
 /* a task.MemoryPool in GPU memory: its arena (what a kernel captures),
- * NULL with a message; its stats read back from the device */
+ * NULL with a message; its stats read back from the device (the back
+ * end's scheduler ops, 'pool_new' ..) */
 void *sk_gpool_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen);
 void sk_gpool_free(const sk_backend *b, void *pool);
 int sk_gpool_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,

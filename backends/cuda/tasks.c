@@ -1,7 +1,9 @@
-/* gsched.c: speck.task's scheduler on a GPU back end (seed 003 §3.3.2) --
- * the host half. The device half (queues, pool, dependences, the
- * persistent worker) is dialect/task_cuda.h, compiled with the functors'
- * bodies (functor.c) into one kernel by the back end's JIT through sk_run.
+/* tasks.c: speck.task's scheduler on the CUDA back end (seed 003
+ * §3.3.2) -- the host half, as the scheduler ops of kernels/task/task.h
+ * (sk_cuda_tasks, the 'tasks' entry of the back end's table). The device
+ * half (queues, pool, dependences, the persistent worker) is
+ * dialect/task_cuda.h, compiled with the functors' bodies (functor.c)
+ * into one kernel by the back end's JIT through sk_run.
  *
  * The arena (one device allocation):
  *   [sk_gstate][host region][pool: superblocks][superblock classes][view defaults]
@@ -18,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "task.h"
-#include "../../dialect/task_cuda.h"
+#include "kernels/task/task.h"
+#include "dialect/task_cuda.h"
+#include "cuda_int.h"
 
 #define HOST_REGION_MIN (1 << 20)
 #define GPU_STACK 8192          /* bytes per device thread */
@@ -30,8 +33,9 @@ _Static_assert(SK_GPU_SUPERBLOCK == SK_GT_SB, "task.h and task_cuda.h agree");
 _Static_assert(SK_GT_HDR + SK_GT_NK * sizeof(sk_varg) <= SK_GT_SB, "fields fit a block");
 #define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
 
-struct sk_gsched {
+typedef struct sk_gsched {
   const sk_backend *b;
+  const sk_tfunctors *reg;     /* the facade's functors (kernels/task/sched.c) */
   char *arena;                 /* device */
   int64_t bytes;
   int64_t host_lo, host_hi, pool_lo, pool_hi, cls_at, vdef_at;
@@ -47,7 +51,7 @@ struct sk_gsched {
   int lanes;
   sk_gstate st;                /* tables (the device's copy is the truth for the rest) */
   char *source;
-};
+} sk_gsched;
 
 static int64_t gs_off(const sk_gsched *g, const void *p) {
   return (int64_t)((const char *)p - g->arena);
@@ -80,7 +84,9 @@ static void gs_reset(sk_gsched *g) {
   g->pending = 0;
 }
 
-sk_gsched *sk_gsched_new(const sk_backend *b, int64_t memory, char *err,
+static void gs_free(sk_gsched *g);
+
+static sk_gsched *gs_new(const sk_backend *b, int64_t memory, char *err,
                          size_t errlen) {
   if (!b->alloc || !b->copy) {
     snprintf(err, errlen, "back end '%s' cannot hold a task arena", b->name);
@@ -124,19 +130,19 @@ sk_gsched *sk_gsched_new(const sk_backend *b, int64_t memory, char *err,
   /* the dependence walk recurses (dialect/task_cuda.h): a stack the
    * compiler cannot size */
   if (b->stack && b->stack(GPU_STACK, err, errlen) < 0) {
-    sk_gsched_free(g);
+    gs_free(g);
     return NULL;
   }
   int c = b->concurrency ? b->concurrency() : 1024;
   g->lanes = c / 8 >= 32 ? c / 8 / 32 * 32 : 32;
   if (up(g, 0, &g->st, (int64_t)sizeof g->st, err, errlen) < 0) {
-    sk_gsched_free(g);
+    gs_free(g);
     return NULL;
   }
   return g;
 }
 
-void sk_gsched_free(sk_gsched *g) {
+static void gs_free(sk_gsched *g) {
   if (!g) return;
   if (g->arena) g->b->free(g->arena, g->b->space);
   free(g->stage);
@@ -144,7 +150,7 @@ void sk_gsched_free(sk_gsched *g) {
   free(g);
 }
 
-int sk_gsched_lanes(const sk_gsched *g) { return g->lanes; }
+static int gs_lanes(const sk_gsched *g) { return g->lanes; }
 
 /* the worker kernel on 'n' lanes over the arena 'state' (NULL: they do
  * nothing -- the launch that compiles it) */
@@ -169,7 +175,7 @@ static int workers(sk_gsched *g, void *state, int64_t n, char *err, size_t errle
 /* The functors' tables and device code. 'tab' holds the layout the host
  * compile of the same structs reported (x86-64 and NVPTX lay them out
  * alike: the same sizes and alignments). */
-int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
+static int gs_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
                       const sk_task_table *tab, char *err, size_t errlen) {
   free(g->source);
   g->source = sk_task_codegen(fx, nf, 1, err, errlen);
@@ -208,7 +214,7 @@ int sk_gsched_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
 }
 
 /* -- host spawns ------------------------------------------------------------- */
-struct sk_task *sk_gsched_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
+static struct sk_task *gs_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
                                 const void *fields, int prio, int team, char *err,
                                 size_t errlen) {
   const sk_gstate *st = &g->st;
@@ -257,16 +263,16 @@ struct sk_task *sk_gsched_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
   return (struct sk_task *)(void *)(g->arena + off);
 }
 
-void sk_gsched_retain(sk_gsched *g, struct sk_task *t) {
+static void gs_retain(sk_gsched *g, struct sk_task *t) {
   (void)t;
   g->hlive++;
 }
-void sk_gsched_release(sk_gsched *g, struct sk_task *t) {
+static void gs_release(sk_gsched *g, struct sk_task *t) {
   (void)t;
   if (g->hlive > 0) g->hlive--;
 }
 
-int sk_gsched_result(sk_gsched *g, const struct sk_task *t, sk_gtask *out, char *err,
+static int gs_result(sk_gsched *g, const struct sk_task *t, sk_gtask *out, char *err,
                      size_t errlen) {
   int64_t off = gs_off(g, t);
   if (off < g->host_lo || off >= g->host_hi) {
@@ -330,7 +336,7 @@ static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, in
   }
 }
 
-int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
+static int gs_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
                    size_t errlen) {
   int64_t queued = g->nready[0] + g->nready[1] + g->nready[2];
   if (queued == 0 && g->pending == 0) return 0;
@@ -395,7 +401,7 @@ int sk_gsched_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
   return rc;
 }
 
-void sk_gsched_stats(const sk_gsched *g, sk_sched_stats *st) {
+static void gs_stats(const sk_gsched *g, sk_sched_stats *st) {
   st->tasks = g->tasks;
   st->respawns = g->respawns;
   st->steals = g->steals;
@@ -407,7 +413,7 @@ void sk_gsched_stats(const sk_gsched *g, sk_sched_stats *st) {
 
 /* -- a task.MemoryPool in GPU memory (ordinary kernels' pool_alloc(mp, n)):
  * the same pool as the scheduler's, alone in its arena --------------------- */
-void *sk_gpool_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen) {
+static void *gp_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen) {
   if (!b->alloc || !b->copy) {
     snprintf(err, errlen, "back end '%s' cannot hold a memory pool", b->name);
     return NULL;
@@ -447,12 +453,12 @@ void *sk_gpool_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen)
   return a;
 }
 
-void sk_gpool_free(const sk_backend *b, void *pool) {
+static void gp_free(const sk_backend *b, void *pool) {
   if (pool) b->free(pool, b->space);
 }
 
-int sk_gpool_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,
-                   size_t errlen) {
+static int gp_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,
+                    size_t errlen) {
   sk_gstate st;
   if (b->fence && b->fence(err, errlen) < 0) return -1;
   if (b->copy(&st, SK_SPACE_HOST, pool, b->space, sizeof st, err, errlen) < 0) return -1;
@@ -465,3 +471,71 @@ int sk_gpool_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *e
   out->failures = st.failures;
   return 0;
 }
+
+/* -- the scheduler ops ------------------------------------------------------ */
+static void *ops_create(const sk_backend *b, const sk_tfunctors *reg, int64_t memory,
+                        int queue, char *err, size_t errlen) {
+  (void)queue;   /* one set of queues on the device */
+  sk_gsched *g = gs_new(b, memory, err, errlen);
+  if (g) g->reg = reg;
+  return g;
+}
+static void ops_destroy(void *g) { gs_free(g); }
+static int ops_lanes(void *g) { return gs_lanes(g); }
+/* a team task is a warp's */
+static int ops_team_size(void *g) {
+  sk_team_limits lim;
+  memset(&lim, 0, sizeof lim);
+  ((sk_gsched *)g)->b->team_limits(&lim);
+  return lim.warp;
+}
+static int ops_reaches(void *g, int space) {
+  const sk_backend *b = ((sk_gsched *)g)->b;
+  return b->reaches && b->reaches(space);
+}
+static int ops_compiled(void *p, char *err, size_t errlen) {
+  sk_gsched *g = p;
+  return gs_compile(g, g->reg->fx, g->reg->nf, &g->reg->tab, err, errlen);
+}
+static struct sk_task *ops_spawn(void *p, int f, const void *fields, int prio, int team,
+                                 char *err, size_t errlen) {
+  sk_gsched *g = p;
+  return gs_spawn(g, g->reg->fx, f, fields, prio, team, err, errlen);
+}
+static void ops_retain(void *g, struct sk_task *t) { gs_retain(g, t); }
+static void ops_release(void *g, struct sk_task *t) { gs_release(g, t); }
+static int ops_result(void *p, const struct sk_task *t, uint64_t *result, int *f,
+                       const char **label, char *err, size_t errlen) {
+  sk_gsched *g = p;
+  sk_gtask r;
+  if (gs_result(g, t, &r, err, errlen) < 0) return -1;
+  *f = r.functor;
+  *label = r.functor >= 0 && r.functor < g->reg->nf ? g->reg->fx[r.functor].label : "?";
+  if (r.waiters != (struct sk_gtask *)1) return 0;
+  memcpy(result, &r.result, sizeof r.result);
+  return 1;
+}
+static int ops_wait(void *p, char *err, size_t errlen) {
+  sk_gsched *g = p;
+  return gs_wait(g, g->reg->fx, g->reg->nf, err, errlen);
+}
+static void ops_stats(void *g, sk_sched_stats *st) { gs_stats(g, st); }
+
+const sk_task_ops sk_cuda_tasks = {
+  .compile_once = 1,
+  .create = ops_create,
+  .destroy = ops_destroy,
+  .lanes = ops_lanes,
+  .team_size = ops_team_size,
+  .reaches = ops_reaches,
+  .compiled = ops_compiled,
+  .spawn = ops_spawn,
+  .retain = ops_retain,
+  .release = ops_release,
+  .result = ops_result,
+  .wait = ops_wait,
+  .stats = ops_stats,
+  .pool_new = gp_new,
+  .pool_free = gp_free,
+  .pool_stats = gp_stats,
+};
