@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "kernels/task/task.h"
 #include "dialect/task_cuda.h"
 #include "cuda_int.h"
@@ -89,20 +90,19 @@ static void gs_free(sk_gsched *g);
 static sk_gsched *gs_new(const sk_backend *b, int64_t memory, char *err,
                          size_t errlen) {
   if (!b->alloc || !b->copy) {
-    snprintf(err, errlen, "back end '%s' cannot hold a task arena", b->name);
+    sk_err(err, errlen, SK_E_BACK_END_CANNOT_HOLD, b->name);
     return NULL;
   }
   if (memory < 4 * SK_GT_SB) memory = 4 * SK_GT_SB;
   int64_t host = memory / 4 > HOST_REGION_MIN ? ALIGN(memory / 4, 64) : HOST_REGION_MIN;
   int64_t pool = ALIGN(memory, SK_GT_SB);
   if (pool / 16 > (int64_t)0xfffffff0 / 2) {
-    snprintf(err, errlen, "a task memory of %lld bytes is more than a GPU "
-             "scheduler addresses (32 GiB)", (long long)memory);
+    sk_err(err, errlen, SK_E_TASK_MEMORY_BYTES, (long long)memory);
     return NULL;
   }
   sk_gsched *g = calloc(1, sizeof *g);
   if (!g) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
   g->b = b;
@@ -116,7 +116,7 @@ static sk_gsched *gs_new(const sk_backend *b, int64_t memory, char *err,
   g->stage = malloc((size_t)host);
   g->arena = g->stage ? b->alloc((size_t)g->bytes, b->space, err, errlen) : NULL;
   if (!g->arena) {
-    if (!g->stage) snprintf(err, errlen, "out of memory");
+    if (!g->stage) sk_err(err, errlen, SK_E_NOMEM);
     free(g->stage);
     free(g);
     return NULL;
@@ -222,10 +222,8 @@ static struct sk_task *gs_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
     g->host_bump = g->dirty_hi = g->host_lo;   /* no host record is named any more */
   int64_t bytes = ALIGN((int64_t)st->tbytes[f], 16);
   if (g->host_bump + bytes > g->host_hi) {
-    snprintf(err, errlen, "spawning '%s': the memory pool's region for tasks spawned "
-             "from the host (%lld KiB) is full (%lld futures alive): let their "
-             "futures go, or give the scheduler more memory", fx[f].label,
-             (long long)((g->host_hi - g->host_lo) >> 10), (long long)g->hlive);
+    sk_err(err, errlen, SK_E_SPAWNING_MEMORY_POOL, fx[f].label,
+           (long long)((g->host_hi - g->host_lo) >> 10), (long long)g->hlive);
     return NULL;
   }
   int64_t off = g->host_bump;
@@ -276,7 +274,7 @@ static int gs_result(sk_gsched *g, const struct sk_task *t, sk_gtask *out, char 
                      size_t errlen) {
   int64_t off = gs_off(g, t);
   if (off < g->host_lo || off >= g->host_hi) {
-    snprintf(err, errlen, "not a task of this scheduler");
+    sk_err(err, errlen, SK_E_NOT_TASK_SCHEDULER);
     return -1;
   }
   return down(g, out, off, (int64_t)sizeof *out, err, errlen);
@@ -297,42 +295,35 @@ static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, in
   case SK_GT_POOL_SPAWN:
   case SK_GT_POOL_WHEN_ALL:
   case SK_GT_POOL_ALLOC:
-    snprintf(err, errlen, "%s in '%s': the GPU memory pool of %.1f MiB is exhausted "
-             "(%.1f MiB of superblocks handed out, %lld bytes asked for%s%s%s)",
-             d->err == SK_GT_POOL_SPAWN ? "task_spawn" :
-             d->err == SK_GT_POOL_WHEN_ALL ? "when_all" : "pool_alloc", cur,
-             cap / 1048576.0, used / 1048576.0, (long long)d->err_arg,
-             d->err == SK_GT_POOL_SPAWN ? " for '" : "",
-             d->err == SK_GT_POOL_SPAWN ? label(fx, nf, d->err_other) : "",
-             d->err == SK_GT_POOL_SPAWN ? "'" : "");
+    sk_err(err, errlen, SK_E_GPU_MEMORY_POOL,
+           d->err == SK_GT_POOL_SPAWN ? "task_spawn" : d->err == SK_GT_POOL_WHEN_ALL ? "when_all" : "pool_alloc",
+           cur, cap / 1048576.0, used / 1048576.0, (long long)d->err_arg,
+           d->err == SK_GT_POOL_SPAWN ? " for '" : "",
+           d->err == SK_GT_POOL_SPAWN ? label(fx, nf, d->err_other) : "",
+           d->err == SK_GT_POOL_SPAWN ? "'" : "");
     break;
   case SK_GT_TOO_BIG:
-    snprintf(err, errlen, "pool_alloc in '%s': %lld bytes are more than a block of "
-             "the GPU memory pool holds (%d)", cur, (long long)d->err_arg, SK_GT_SB);
+    sk_err(err, errlen, SK_E_POOL_ALLOC_BYTES, cur, (long long)d->err_arg, SK_GT_SB);
     break;
   case SK_GT_PRIO_SPAWN:
   case SK_GT_PRIO_RESPAWN:
-    snprintf(err, errlen, SK_TASK_MSG_PRIO,
-             d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn", cur,
-             (long long)d->err_arg);
+    sk_err(err, errlen, SK_E_PRIORITY_NOT_TASK,
+           d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn", cur, (long long)d->err_arg);
     break;
   case SK_GT_SELF:
-    snprintf(err, errlen, SK_TASK_MSG_SELF, cur);
+    sk_err(err, errlen, SK_E_TASK_RESPAWN_TASK, cur);
     break;
   case SK_GT_NULL_GET:
-    snprintf(err, errlen, SK_TASK_MSG_NULL, "future_get", cur);
+    sk_err(err, errlen, SK_E_FUTURE_NULL, "future_get", cur);
     break;
   case SK_GT_UNREADY:
-    snprintf(err, errlen, SK_TASK_MSG_UNREADY, "future_get", cur,
-             label(fx, nf, d->err_other));
+    sk_err(err, errlen, SK_E_TASK_NOT_COMPLETED, "future_get", cur, label(fx, nf, d->err_other));
     break;
   case SK_GT_FREE:
-    snprintf(err, errlen, "pool_free in '%s': the pointer is not a block of the "
-             "scheduler's GPU memory pool", cur);
+    sk_err(err, errlen, SK_E_POOL_FREE_POINTER, cur);
     break;
   default:
-    snprintf(err, errlen, "the GPU task workers stopped with error %d in '%s'",
-             d->err, cur);
+    sk_err(err, errlen, SK_E_GPU_TASK_WORKERS, d->err, cur);
   }
 }
 
@@ -388,10 +379,8 @@ static int gs_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
     describe(g, &d, fx, nf, err, errlen);
     rc = -1;
   } else if (g->pending > 0) {
-    snprintf(err, errlen, "deadlock: %lld task%s wait%s on dependences that never "
-             "complete (a dependence cycle?) and no task can run",
-             (long long)g->pending, g->pending == 1 ? "" : "s",
-             g->pending == 1 ? "s" : "");
+    sk_err(err, errlen, SK_E_DEADLOCK_TASK_WAIT, (long long)g->pending,
+           g->pending == 1 ? "" : "s", g->pending == 1 ? "s" : "");
     rc = -1;
   }
   if (rc < 0) {   /* discard every task */
@@ -415,7 +404,7 @@ static void gs_stats(const sk_gsched *g, sk_sched_stats *st) {
  * the same pool as the scheduler's, alone in its arena --------------------- */
 static void *gp_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen) {
   if (!b->alloc || !b->copy) {
-    snprintf(err, errlen, "back end '%s' cannot hold a memory pool", b->name);
+    sk_err(err, errlen, SK_E_BACK_END_CANNOT_HOLD_MEMORY, b->name);
     return NULL;
   }
   if (bytes <= 0) {   /* the host pool's words for it */
@@ -425,8 +414,7 @@ static void *gp_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen
   if (bytes < SK_GT_SB) bytes = SK_GT_SB;
   int64_t pool = ALIGN(bytes, SK_GT_SB);
   if (pool / 16 > (int64_t)0xfffffff0 / 2) {
-    snprintf(err, errlen, "a pool of %lld bytes is more than the GPU pool addresses "
-             "(32 GiB)", (long long)bytes);
+    sk_err(err, errlen, SK_E_POOL_BYTES_MORE, (long long)bytes);
     return NULL;
   }
   int64_t lo = ALIGN((int64_t)sizeof(sk_gstate), SK_GT_SB);
@@ -436,7 +424,7 @@ static void *gp_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen
   sk_gstate *st = calloc(1, sizeof *st);
   if (!st) {
     b->free(a, b->space);
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
   st->base = a;   /* the head's self-check: base is the head's own address */

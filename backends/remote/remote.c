@@ -269,7 +269,7 @@ static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n,
   size_t es = (size_t)r->w.esize;
   const sk_backend *cb = gpu_backend();
   if (!cb) {
-    sk_err(err, errlen, SK_E_REMOTE_COPY_CUDA);
+    sk_err(err, errlen, SK_E_REMOTE_COPY_NO_GPU);
     return -1;
   }
   while (n > 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "algo.h"
 
 /* -- BFS -------------------------------------------------------------------
@@ -351,7 +352,7 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
     queued += round;
     if (sk_sp_get_i64(&st, 4, &done, err, errlen) < 0) goto done;
     if (!done && queued > nv + 1) {   /* cannot happen: a level reaches a vertex */
-      snprintf(err, errlen, "graph.bfs: no end after %lld levels", (long long)queued);
+      sk_err(err, errlen, SK_E_GRAPH_BFS_NO, (long long)queued);
       goto done;
     }
   }
@@ -390,16 +391,15 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (mine) continue;
     for (int j = 0; taken[j]; j++)
       if (strcmp(args[k].name, taken[j]) == 0) {
-        snprintf(err, errlen, "the visitor's capture '%s' is a name the BFS kernel uses "
-                 "(rowptr, colidx, level, parent, q, nq, cnt, l1, src)", args[k].name);
+        sk_err(err, errlen, SK_E_VISITOR_CAPTURE_NAME, args[k].name);
         return -1;
       }
     if (args[k].str) {
-      snprintf(err, errlen, "the visitor's capture '%s' is a string", args[k].name);
+      sk_err(err, errlen, SK_E_VISITOR_CAPTURE_STRING, args[k].name);
       return -1;
     }
     if (nuser >= SK_MAXCAP - 12) {
-      snprintf(err, errlen, "the visitor has more than %d captures", SK_MAXCAP - 12);
+      sk_err(err, errlen, SK_E_VISITOR_MORE_THAN, SK_MAXCAP - 12);
       return -1;
     }
     user[nuser++] = args[k];
@@ -411,7 +411,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen)))
     return -1;
   if (src->dtype != SK_I64) {
-    snprintf(err, errlen, "sources must be int64, got %s", sk_dtypes[src->dtype].name);
+    sk_err(err, errlen, SK_E_SOURCES_MUST_INT64, sk_dtypes[src->dtype].name);
     return -1;
   }
   int64_t ns = src->extent[0], nv = g.nv;
@@ -422,8 +422,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     int64_t bad = sk_result_i64(&r, 0), s = 0;
     if (bad != INT64_MAX) {
       if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0) return -1;
-      snprintf(err, errlen, "source %lld is not a vertex (the graph has %lld: 0..%lld)",
-               (long long)s, (long long)nv, (long long)nv - 1);
+      sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv, (long long)nv - 1);
       return -1;
     }
   }
@@ -446,7 +445,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     dopt = 0;
     if (!(seed_body = visit_body(sk_body_graph_visit_seed_fmt, &vis)) ||
         !(td_body = visit_body(sk_body_graph_visit_td_fmt, &vis))) {
-      snprintf(err, errlen, "out of memory");
+      sk_err(err, errlen, SK_E_NOMEM);
       goto done;
     }
     kseed.body = seed_body;

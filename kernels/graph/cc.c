@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "algo.h"
 
 /* -- connected components ---------------------------------------------------
@@ -150,7 +151,7 @@ static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!alg) return -1;
   int afforest = strcmp(alg, "afforest") == 0;
   if (!afforest && strcmp(alg, "sv") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not afforest or sv", alg);
+    sk_err(err, errlen, SK_E_ALGORITHM_NOT_AFFOREST, alg);
     return -1;
   }
   sk_view lab, lab32;

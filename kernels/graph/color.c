@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "algo.h"
 
 /* -- coloring -----------------------------------------------------------------
@@ -478,15 +479,14 @@ static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_karg_i64(args, nargs, "distance", 1, 1, &dist, err, errlen) < 0)
     return -1;
   if (dist != 1 && dist != 2) {
-    snprintf(err, errlen, "distance is %lld, must be 1 or 2", (long long)dist);
+    sk_err(err, errlen, SK_E_DISTANCE_MUST, (long long)dist);
     return -1;
   }
   const char *alg = sk_karg_str(args, nargs, "algorithm", "vb", err, errlen);
   if (!alg) return -1;
   const char *other = dist == 1 ? "eb" : "nb";
   if (strcmp(alg, "vb") != 0 && strcmp(alg, other) != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not a distance-%lld coloring (vb, %s)", alg,
-             (long long)dist, other);
+    sk_err(err, errlen, SK_E_ALGORITHM_NOT_DISTANCE, alg, (long long)dist, other);
     return -1;
   }
   int alt = strcmp(alg, "vb") != 0;
@@ -494,11 +494,11 @@ static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!order) return -1;
   int largest_first = strcmp(order, "largest_first") == 0;
   if (!largest_first && strcmp(order, "natural") != 0) {
-    snprintf(err, errlen, "order '%s' is not largest_first or natural", order);
+    sk_err(err, errlen, SK_E_ORDER_NOT_LARGEST, order);
     return -1;
   }
   if (directed) {
-    snprintf(err, errlen, "the graph is directed: coloring needs an undirected graph");
+    sk_err(err, errlen, SK_E_GRAPH_DIRECTED_COLORING);
     return -1;
   }
   int64_t n = g.nv, rounds = 0;
@@ -537,15 +537,14 @@ static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *
     return -1;
   if (T.nrows != A.ncols || T.ncols != A.nrows || T.nnz != A.nnz) {
     char a[64], t[64];
-    snprintf(err, errlen, "T must be A's transpose: A is %s with %lld entries, T %s with %lld",
-             sk_csr_shape(&A, a, sizeof a), (long long)A.nnz, sk_csr_shape(&T, t, sizeof t),
-             (long long)T.nnz);
+    sk_err(err, errlen, SK_E_T_MUST_TRANSPOSE, sk_csr_shape(&A, a, sizeof a), (long long)A.nnz,
+           sk_csr_shape(&T, t, sizeof t), (long long)T.nnz);
     return -1;
   }
   const char *alg = sk_karg_str(args, nargs, "algorithm", "nb", err, errlen);
   if (!alg) return -1;
   if (strcmp(alg, "vb") != 0 && strcmp(alg, "nb") != 0) {
-    snprintf(err, errlen, "algorithm '%s' is not a bipartite coloring (vb, nb)", alg);
+    sk_err(err, errlen, SK_E_ALGORITHM_NOT_BIPARTITE, alg);
     return -1;
   }
   sk_view col;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "algo.h"
 
 /* -- MIS-2 --------------------------------------------------------------------
@@ -54,7 +55,7 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
     return -1;
   if (directed) {
-    snprintf(err, errlen, "the graph is directed: MIS-2 needs an undirected graph");
+    sk_err(err, errlen, SK_E_GRAPH_DIRECTED_MIS);
     return -1;
   }
   int space = g.rowptr->space, rc = -1;
@@ -140,8 +141,8 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
       !(mem = sk_karg_view(args, nargs, "members", 1, err, errlen)))
     return -1;
   if (mem->dtype != SK_I32 || mem->extent[0] != g.nv) {
-    snprintf(err, errlen, "members must be int32 with %lld entries, got %s[%lld]",
-             (long long)g.nv, sk_dtypes[mem->dtype].name, (long long)mem->extent[0]);
+    sk_err(err, errlen, SK_E_MEMBERS_MUST_INT32, (long long)g.nv, sk_dtypes[mem->dtype].name,
+           (long long)mem->extent[0]);
     return -1;
   }
   int space = g.rowptr->space, rc = -1;

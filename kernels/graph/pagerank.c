@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "algo.h"
 
 /* -- PageRank -----------------------------------------------------------------
@@ -318,20 +319,20 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       !(dts = sk_karg_str(args, nargs, "dtype", "float64", err, errlen)))
     return -1;
   if (strcmp(dts, "float64") != 0 && strcmp(dts, "float32") != 0) {
-    snprintf(err, errlen, "dtype '%s' is not float64 or float32", dts);
+    sk_err(err, errlen, SK_E_DTYPE_NOT_FLOAT64, dts);
     return -1;
   }
   const int rdt = strcmp(dts, "float32") == 0 ? SK_F32 : SK_F64;
   if (!(d >= 0 && d <= 1)) {
-    snprintf(err, errlen, "damping is %g, must be in [0, 1]", d);
+    sk_err(err, errlen, SK_E_DAMPING_MUST, d);
     return -1;
   }
   if (!(tol > 0)) {
-    snprintf(err, errlen, "tol is %g, must be positive", tol);
+    sk_err(err, errlen, SK_E_TOL_MUST_POSITIVE, tol);
     return -1;
   }
   if (maxiter < 1) {
-    snprintf(err, errlen, "maxiter is %lld, must be at least 1", (long long)maxiter);
+    sk_err(err, errlen, SK_E_MAXITER_MUST_LEAST, (long long)maxiter);
     return -1;
   }
   int64_t n = g.nv;

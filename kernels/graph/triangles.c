@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "algo.h"
 
 /* -- triangles ---------------------------------------------------------------
@@ -73,7 +74,7 @@ static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "per_vertex", 1, &per, err, errlen) < 0)
     return -1;
   if (directed) {
-    snprintf(err, errlen, "the graph is directed: triangles are counted on undirected graphs");
+    sk_err(err, errlen, SK_E_GRAPH_DIRECTED_TRIANGLES);
     return -1;
   }
   int space = g.rowptr->space, rc = -1;
@@ -179,7 +180,7 @@ static int minitri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
     return -1;
   if (directed) {
-    snprintf(err, errlen, "the graph is directed: miniTri needs an undirected graph");
+    sk_err(err, errlen, SK_E_GRAPH_DIRECTED_MINITRI);
     return -1;
   }
   sk_arg ta[] = {sk_arg_view("G_rowptr", g.rowptr), sk_arg_view("G_colidx", g.colidx)};

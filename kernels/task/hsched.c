@@ -34,6 +34,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "core/err.h"
 #include "task.h"
 
 typedef struct sk_hsched sk_hsched;
@@ -155,14 +156,15 @@ static void unlock(lockq *q) {
 
 /* -- errors --------------------------------------------------------------- */
 /* The first error of a wait wins; every worker stops at its next task. */
-static void fail(sk_hsched *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void fail(sk_hsched *s, const char *fmt, ...) {
+static void fail_(sk_hsched *s, int id, ...);
+#define fail(a0, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), fail_(a0, id, ##__VA_ARGS__))
+static void fail_(sk_hsched *s, int id, ...) {
   int expect = 0;
   if (!atomic_compare_exchange_strong(&s->failed, &expect, 1)) return;
   va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+  va_start(ap, id);
+  sk_verr(s->msg, sizeof s->msg, id, ap);
   va_end(ap);
   atomic_fetch_or(&s->state, ST_ABORT);
 }
@@ -579,7 +581,7 @@ static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
   if (!t) {
     char d[256];
     sk_mpool_describe(s->pool, bytes, d, sizeof d);
-    fail(s, "spawning '%s': %s", fx->label, d);
+    fail(s, SK_E_SPAWNING, fx->label, d);
     return NULL;
   }
   atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
@@ -622,7 +624,7 @@ static void temp_add(sk_tworker *w, sk_task *t) {
     int n = w->captemps ? 2 * w->captemps : 64;
     sk_task **a = realloc(w->temps, (size_t)n * sizeof *a);
     if (!a) {
-      fail(w->s, "out of memory for the futures of task '%s'", label_of(w->s, w->cur));
+      fail(w->s, SK_E_OUT_MEMORY_FUTURES, label_of(w->s, w->cur));
       return;
     }
     w->temps = a;
@@ -647,7 +649,7 @@ static sk_task *api_spawn(sk_tworker *w, int f, const void *fields, int prio,
   sk_hsched *s = w->s;
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return NULL;
   if (prio < 0 || prio > 3) {
-    fail(s, SK_TASK_MSG_PRIO, "task_spawn", label_of(s, w->cur), (long long)prio);
+    fail(s, SK_E_PRIORITY_NOT_TASK, "task_spawn", label_of(s, w->cur), (long long)prio);
     return NULL;
   }
   prio = prio ? prio - 1 : SK_PRIO_REGULAR;   /* the dialect's codes; 0: none */
@@ -670,7 +672,7 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
   if (!a) {
     char d[256];
     sk_mpool_describe(s->pool, bytes, d, sizeof d);
-    fail(s, "when_all in '%s': %s", label_of(s, w->cur), d);
+    fail(s, SK_E_WHEN_ALL, label_of(s, w->cur), d);
     return NULL;
   }
   atomic_store_explicit(&a->refs, 2, memory_order_relaxed);
@@ -695,11 +697,11 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
 static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
   sk_hsched *s = w->s;
   if (dep == w->cur) {
-    fail(s, SK_TASK_MSG_SELF, label_of(s, w->cur));
+    fail(s, SK_E_TASK_RESPAWN_TASK, label_of(s, w->cur));
     return;
   }
   if (prio < 0 || prio > 3) {
-    fail(s, SK_TASK_MSG_PRIO, "task_respawn", label_of(s, w->cur), (long long)prio);
+    fail(s, SK_E_PRIORITY_NOT_TASK, "task_respawn", label_of(s, w->cur), (long long)prio);
     return;
   }
   w->resp = 1;
@@ -710,12 +712,12 @@ static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
 static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) {
   sk_hsched *s = w->s;
   if (!f) {
-    fail(s, SK_TASK_MSG_NULL, what, label_of(s, w->cur));
+    fail(s, SK_E_FUTURE_NULL, what, label_of(s, w->cur));
     return NULL;
   }
   if (f->functor < 0) activate(w, s, f);
   if (atomic_load_explicit(&f->waiters, memory_order_acquire) != COMPLETE) {
-    fail(s, SK_TASK_MSG_UNREADY, what, label_of(s, w->cur), label_of(s, f));
+    fail(s, SK_E_TASK_NOT_COMPLETED, what, label_of(s, w->cur), label_of(s, f));
     return NULL;
   }
   return f;
@@ -762,7 +764,7 @@ static void *api_alloc(sk_tworker *w, sk_i64 bytes) {
   if (!p) {
     char d[256];
     sk_mpool_describe(s->pool, bytes, d, sizeof d);
-    fail(s, "pool_alloc in '%s': %s", label_of(s, w->cur), d);
+    fail(s, SK_E_POOL_ALLOC, label_of(s, w->cur), d);
   }
   return p;
 }
@@ -770,8 +772,7 @@ static void *api_alloc(sk_tworker *w, sk_i64 bytes) {
 static void api_free(sk_tworker *w, void *p) {
   sk_hsched *s = w->s;
   if (p && sk_mpool_release(s->pool, p) < 0)
-    fail(s, "pool_free in '%s': %p is not a block of the scheduler's memory "
-         "pool (freed twice?)", label_of(s, w->cur), p);
+    fail(s, SK_E_POOL_FREE_NOT, label_of(s, w->cur), p);
 }
 
 static const sk_task_api api = {api_spawn, api_when_all, api_respawn,
@@ -976,7 +977,7 @@ static void worker_loop(sk_hsched *s) {
       if ((++n & 255) == 0) {
         if (atomic_load_explicit(&s->state, memory_order_relaxed) & ST_ABORT) return;
         if (sk_interrupted()) {
-          fail(s, "%s", SK_INTERRUPTED);
+          fail(s, SK_E_INTERRUPTED);
           return;
         }
       }
@@ -998,7 +999,7 @@ static void worker_loop(sk_hsched *s) {
       if (spin < 256) {   /* look again soon, without hammering the owners' lines */
         for (int k = 0; k < 16; k++) cpu_relax();
       } else {
-        if (sk_interrupted()) fail(s, "%s", SK_INTERRUPTED);
+        if (sk_interrupted()) fail(s, SK_E_INTERRUPTED);
         if (spin < 1024) {
           sched_yield();
         } else {
@@ -1029,7 +1030,7 @@ static void *hs_create(const sk_backend *b, const sk_tfunctors *reg, int64_t mem
                        int queue, char *err, size_t errlen) {
   sk_hsched *s = calloc(1, sizeof *s);
   if (!s) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
   s->b = b;
@@ -1045,7 +1046,7 @@ static void *hs_create(const sk_backend *b, const sk_tfunctors *reg, int64_t mem
   if (posix_memalign((void **)&s->w, 128, (size_t)s->nthreads * sizeof *s->w) != 0) {
     s->w = NULL;
     hs_destroy(s);
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
   memset(s->w, 0, (size_t)s->nthreads * sizeof *s->w);
@@ -1063,7 +1064,7 @@ static void *hs_create(const sk_backend *b, const sk_tfunctors *reg, int64_t mem
     for (int p = 0; p < 3; p++)
       if (dq_init(&w->dq[p], 256) < 0) {
         hs_destroy(s);
-        snprintf(err, errlen, "out of memory");
+        sk_err(err, errlen, SK_E_NOMEM);
         return NULL;
       }
   }
@@ -1114,7 +1115,7 @@ static sk_task *hs_spawn(void *impl, int f, const void *fields, int prio, int te
   atomic_store(&s->failed, 0);
   sk_task *t = task_new(NULL, s, f, fields, prio, team);
   if (!t) {
-    snprintf(err, errlen, "%s", s->msg);
+    sk_err(err, errlen, SK_E_MSG, s->msg);
     atomic_store(&s->failed, 0);
     atomic_store(&s->state, 0);
     return NULL;
@@ -1197,14 +1198,12 @@ static int hs_wait(void *impl, char *err, size_t errlen) {
   s->spawned_total += spawned;
   s->host_spawned = spawned - completed;   /* still pending */
   if (rc == 0 && atomic_load(&s->failed)) {
-    snprintf(err, errlen, "%s", s->msg);
+    sk_err(err, errlen, SK_E_MSG, s->msg);
     rc = -1;
   }
   if (rc == 0 && s->host_spawned > 0) {
-    snprintf(err, errlen, "deadlock: %lld task%s wait%s on dependences that "
-             "never complete (a dependence cycle?) and no task can run",
-             (long long)s->host_spawned, s->host_spawned == 1 ? "" : "s",
-             s->host_spawned == 1 ? "s" : "");
+    sk_err(err, errlen, SK_E_DEADLOCK_TASK_WAIT, (long long)s->host_spawned,
+           s->host_spawned == 1 ? "" : "s", s->host_spawned == 1 ? "s" : "");
     rc = -1;
   }
   if (rc < 0) {

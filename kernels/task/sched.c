@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "task.h"
 
 struct sk_sched {
@@ -29,19 +30,19 @@ sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
     if (!(b = sk_rt_backend(err, errlen))) return NULL;
     if (b->code != SK_CODE_HOST) b = sk_backend_for_space(SK_SPACE_HOST);
     if (!b) {
-      snprintf(err, errlen, "no host back end");
+      sk_err(err, errlen, SK_E_NO_HOST_BACK);
       return NULL;
     }
   }
   const sk_task_ops *ops = b->tasks ? b->tasks : &sk_host_tasks;
   const sk_backend *hb = b->tasks ? sk_backend_for_space(SK_SPACE_HOST) : b;
   if (!hb) {
-    snprintf(err, errlen, "no host back end");
+    sk_err(err, errlen, SK_E_NO_HOST_BACK);
     return NULL;
   }
   sk_sched *s = calloc(1, sizeof *s);
   if (!s) {
-    snprintf(err, errlen, "out of memory");
+    sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
   s->b = b;
@@ -78,7 +79,7 @@ int sk_sched_reaches(const sk_sched *s, int space) {
 struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio,
                         int team, char *err, size_t errlen) {
   if (f < 0 || f >= s->fn.compiled) {
-    snprintf(err, errlen, "functor %d is not compiled", f);
+    sk_err(err, errlen, SK_E_FUNCTOR_NOT_COMPILED, f);
     return NULL;
   }
   return s->ops->spawn(s->impl, f, fields, prio, team, err, errlen);
@@ -92,8 +93,7 @@ int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v, int 
   int rc = s->ops->result(s->impl, t, &result, &f, &label, err, errlen);
   if (rc < 0) return -1;
   if (rc == 0) {
-    snprintf(err, errlen, "the task '%s' has not completed (call sched:wait() "
-             "first)", label);
+    sk_err(err, errlen, SK_E_TASK_NOT_COMPLETED_CALL, label);
     return -1;
   }
   *dtype = f >= 0 ? s->fn.fx[f].ret : -1;
@@ -118,11 +118,11 @@ int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err,
                      size_t errlen) {
   if (sk_task_check_functor(f, err, errlen) < 0) return -1;
   if (sk_sched_find(s, f->label) >= 0) {
-    snprintf(err, errlen, "functor '%s' is declared already", f->label);
+    sk_err(err, errlen, SK_E_FUNCTOR_DECLARED_ALREADY, f->label);
     return -1;
   }
   if (s->fn.nf == SK_TASK_MAXFUNCTORS) {
-    snprintf(err, errlen, "more than %d functors", SK_TASK_MAXFUNCTORS);
+    sk_err(err, errlen, SK_E_MORE_THAN_FUNCTORS, SK_TASK_MAXFUNCTORS);
     return -1;
   }
   if (s->fn.nf == s->fn.capf) {
@@ -137,7 +137,7 @@ int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err,
   if (!(g->body = strdup(f->body))) goto oom;
   return s->fn.nf++;
 oom:
-  snprintf(err, errlen, "out of memory");
+  sk_err(err, errlen, SK_E_NOMEM);
   return -1;
 }
 
@@ -188,8 +188,7 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
     return -1;
   }
   if (s->fn.tab.n != s->fn.nf) {
-    snprintf(err, errlen, "the functors' code reports %d functors, not %d",
-             s->fn.tab.n, s->fn.nf);
+    sk_err(err, errlen, SK_E_FUNCTORS_CODE_REPORTS, s->fn.tab.n, s->fn.nf);
     return -1;
   }
   if (s->ops->compiled(s->impl, err, errlen) < 0) return -1;
@@ -200,7 +199,7 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
 /* -- a task.MemoryPool in a back end's memory (its scheduler's ops) -------- */
 void *sk_gpool_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen) {
   if (!b->tasks || !b->tasks->pool_new) {
-    snprintf(err, errlen, "back end '%s' cannot hold a memory pool", b->name);
+    sk_err(err, errlen, SK_E_BACK_END_CANNOT_HOLD_MEMORY, b->name);
     return NULL;
   }
   return b->tasks->pool_new(b, bytes, err, errlen);
@@ -213,7 +212,7 @@ void sk_gpool_free(const sk_backend *b, void *pool) {
 int sk_gpool_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *err,
                    size_t errlen) {
   if (!b->tasks || !b->tasks->pool_stats) {
-    snprintf(err, errlen, "back end '%s' cannot hold a memory pool", b->name);
+    sk_err(err, errlen, SK_E_BACK_END_CANNOT_HOLD_MEMORY, b->name);
     return -1;
   }
   return b->tasks->pool_stats(b, pool, out, err, errlen);

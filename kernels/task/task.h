@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
 #include "../kernels.h"
 #define SK_TASK_RUNTIME
 #include "../../dialect/task.h"
@@ -45,13 +46,6 @@ void sk_mpool_stats_get(const sk_mpool *p, sk_mpool_stats *s);
 sk_mpool_head *sk_mpool_head_of(sk_mpool *p);
 /* "memory pool of 1.0 MiB exhausted (1.0 MiB in use ...)" */
 void sk_mpool_describe(const sk_mpool *p, int64_t asked, char *buf, size_t n);
-
-/* -- the errors a body's task words raise (host and GPU schedulers) --- */
-#define SK_TASK_MSG_PRIO "%s in '%s': priority %lld is not TASK_HIGH, TASK_REGULAR or TASK_LOW"
-#define SK_TASK_MSG_SELF "task_respawn in '%s': a task cannot depend on itself"
-#define SK_TASK_MSG_NULL "%s in '%s': the future is null"
-#define SK_TASK_MSG_UNREADY "%s in '%s': the task '%s' has not completed (make it a " \
-                            "dependence with task_respawn first)"
 
 /* -- functors ------------------------------------------------------------- */
 enum { SK_TF_SCALAR, SK_TF_FUTURE, SK_TF_VIEW };
