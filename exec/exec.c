@@ -170,7 +170,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     sv->rank = v->rank;
     sv->handle = v->alloc ? v->alloc->handle : NULL;
     /* a remote window in GPU memory: device code reads its device copy */
-    if (sv->handle && sk_space_remote(v->space) && b && b->code == SK_CODE_CUDA &&
+    if (sv->handle && sk_space_remote(v->space) && b && b->code == SK_CODE_IMAGE &&
         ((const sk_rwin *)sv->handle)->dev)
       sv->handle = ((const sk_rwin *)sv->handle)->dev;
     for (int d = 0; d < SK_MAXRANK; d++) {
@@ -270,7 +270,12 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
   ks->target = b->name;
   /* what the back end runs: its code target and, for an image target,
    * the architecture it asks for (NULL: compile only, no device) */
-  ks->code = b->code;
+  ks->gen = sk_jit_target_find(b->target);
+  if (!ks->gen) {
+    snprintf(err, errlen, "back end '%s': the JIT has no code target '%s'",
+             b->name, b->target);
+    return -1;
+  }
   ks->arch = NULL;
   if (b->arch) {
     static _Thread_local char arch[24];
@@ -455,7 +460,7 @@ int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
 void sk_exec_warm(void) {
   char err[256];
   const sk_backend *b = sk_rt_backend(err, sizeof err);
-  if (b) sk_jit_warm(b->code);
+  if (b) sk_jit_warm(b->target);
 }
 
 /* -- results -------------------------------------------------------------- */
@@ -594,7 +599,7 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
                     int nargs, sk_result *res, char *err, size_t errlen) {
   const sk_backend *b = sk_rt_backend(err, errlen);
   if (!b) return -1;
-  if (b->code != h->b->code) {
+  if (sk_jit_target_find(b->target) != sk_jit_target_find(h->b->target)) {
     snprintf(err, errlen, "kernel was compiled for %s; the active back end is %s",
              h->b->name, b->name);
     return -1;

@@ -30,9 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dialect/dialect_src.h"
+#include "dialect/dialect_src.h"
 #include "codegen.h"
+#include "codegen_cuda.h"
+#include "nvrtc.h"
 #include "strbuf.h"
+#include "target.h"
+
+/* the CUDA dialect (build/gen/dialect.c, as dialect_src.h's headers) */
+extern const char sk_dialect_cuda_h[];        /* dialect/cuda.h */
+extern const char sk_dialect_task_cuda_h[];   /* dialect/task_cuda.h (after cuda.h) */
+extern const sk_jit_target sk_jit_target_cuda;
 
 /* MDRange thread order: dimension 0 fastest (coalesced for layout left,
  * the GPU default) unless the captured views of rank >= 2 are mostly
@@ -116,19 +124,7 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
 }
 
 static void gen_view_types(sk_buf *b, const sk_kspec *s) {
-  int seen[SK_NDTYPE] = {0};
-  for (int c = 0; c < s->ncap; c++) {
-    const sk_capture *k = &s->caps[c];
-    if (k->kind != SK_CAP_VIEW || seen[k->dtype]) continue;
-    seen[k->dtype] = 1;
-    sk_buf_printf(b,
-                  "typedef struct { %s *data; sk_i64 extent[%d]; "
-                  "sk_i64 stride[%d]; sk_i64 rank; } sk__view_%s;\n",
-                  sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
-                  sk_dtypes[k->dtype].tag);
-  }
-  for (int c = 0; c < s->ncap; c++)
-    sk_cg_tile_fn(b, &s->caps[c], "static __device__ __forceinline__");
+  sk_cg_view_types(b, s, sk_jit_target_cuda.fn_qual);
   for (int c = 0; c < s->ncap; c++) remote_fns(b, &s->caps[c], c);
 }
 
@@ -466,19 +462,15 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
   sk_cg_title(&b, "CUDA kernel", s);
-  sk_cg_header(&b, sk_dialect_abi_h);
-  sk_cg_header(&b, sk_dialect_cuda_h);
-  sk_cg_header(&b, sk_dialect_linalg_h);
+  sk_cg_dialect(&b, &sk_jit_target_cuda);
   /* a kernel using a task.MemoryPool (pool_alloc(mp, n)): the GPU pool */
   if (strstr(s->body, "pool_") || (s->prelude && strstr(s->prelude, "pool_")))
     sk_cg_header(&b, sk_dialect_task_cuda_h);
-  sk_cg_agg(&b, s, 1);
-  if (s->prelude && *s->prelude)
-    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
-  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
+  sk_cg_agg(&b, s, &sk_jit_target_cuda);
+  sk_cg_prelude(&b, s);
   gen_view_types(&b, s);
   if (s->pattern != SK_FOR) {
-    sk_codegen_acc(&b, s, 1);
+    sk_codegen_acc(&b, s, &sk_jit_target_cuda);
     /* the device's view of the accumulator's size, checked at load */
     sk_buf_puts(&b, "__device__ sk__acc_t sk__acc_probe;\n");
   }
@@ -511,7 +503,25 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
     }
   }
   sk_buf_puts(&b, "}\n");
-  char *src = sk_buf_take(&b);
-  if (!src) snprintf(err, errlen, "out of memory generating the kernel source");
-  return src;
+  return sk_cg_take(&b, err, errlen);
 }
+
+/* -- the CUDA C code target ------------------------------------------------
+ * codegen_cuda.c's source, compiled by NVRTC (nvrtc.c) into an image the
+ * cuda back end loads; reductions' host half is host C (jit.c). */
+static const char *const cuda_dialect[] = {
+  sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_linalg_h, NULL};
+
+const sk_jit_target sk_jit_target_cuda = {
+  .name = "cuda",
+  .image = 1,
+  .codegen = sk_codegen_cuda,
+  .build = sk_nvrtc_build,
+  .warm = sk_nvrtc_warm,
+  .dialect = cuda_dialect,
+  .fn_qual = "static __device__ __forceinline__",
+  .acc_qual = "static __device__",
+  .cxx = 1,
+  .task_dialect = sk_dialect_task_cuda_h,
+  .task_mode = "#define SK_TASK_GPU\n",
+};

@@ -20,7 +20,7 @@
  *
  * A reducing kernel also needs its accumulator on the host (identity,
  * join, layout for the result): that part is compiled with libtcc from
- * codegen.c's host text, so both sides share one struct layout.
+ * codegen_host.c's host text, so both sides share one struct layout.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,8 +29,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "codegen.h"
-#include "tier.h"
+#include "codegen_cuda.h"
+#include "nvrtc.h"
 #include "nvrtc_lib.h"
 #include "strbuf.h"
 

@@ -21,6 +21,7 @@
 #include "vm.h"
 #include "../backends/remote/remote.h"
 #include "../backends/cuda/cuda_api.h"
+#include "../jit/nvrtc.h"
 #include "../kernels/blas/vendor.h"
 #include "core/tools.h"
 #include "../exec/exec.h"

@@ -92,7 +92,7 @@ static int cuda_stack(size_t bytes, char *err, size_t errlen) {
 const sk_backend sk_backend_cuda = {
   .name = "cuda",
   .space = SK_SPACE_CUDA,
-  .code = SK_CODE_CUDA,
+  .code = SK_CODE_IMAGE, .target = "cuda",
   .arch = sk_cuda_arch,
   .load = sk_cuda_load,
   .unload = sk_cuda_unload,

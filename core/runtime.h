@@ -1,0 +1,85 @@
+/* runtime.h: the floor's runtime services (core/runtime.c, core/view.c,
+ * core/env.c): the active back end, interrupts, host and device memory
+ * budgets. Below every back end; nothing here knows a device. */
+#ifndef SK_RUNTIME_H
+#define SK_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sk_backend;
+
+/* -- runtime (core/runtime.c): the active back end ---------------- */
+/* Initialise with 'space' (NULL: SPECK_SPACE or "openmp") and 'threads'
+ * (<= 0: SPECK_THREADS, OMP_NUM_THREADS or the core count). Can be called
+ * again after sk_rt_finalize. */
+int sk_rt_initialize(const char *space, int threads, int device, char *err,
+                     size_t errlen);
+void sk_rt_finalize(void);
+int sk_rt_initialized(void);
+/* the active back end, initialising with the defaults on first use;
+ * NULL only if that failed (message in 'err') */
+const struct sk_backend *sk_rt_backend(char *err, size_t errlen);
+int sk_rt_threads(void);
+/* the space of new views (the active back end's; see runtime.c), or -1
+ * with a message when no back end can be initialised */
+int sk_rt_default_space(char *err, size_t errlen);
+
+/* The settings of an initialisation; a member left unset means "not
+ * given": the environment's value or the default is used, and a second
+ * initialisation does not compare it. */
+typedef struct sk_rt_settings {
+  const char *space;   /* NULL: SPECK_SPACE, else "openmp" */
+  int threads;         /* <= 0: SPECK_THREADS, OMP_NUM_THREADS, the cores */
+  int device;          /* < 0: device 0 */
+} sk_rt_settings;
+/* Start the runtime with 's' (after checking the environment, env.c). If
+ * it runs already, nothing is restarted: every setting 's' gives must
+ * equal the running one, else -1 with "already running with threads 2,
+ * asked for 4 (...)". sk_rt_initialize is this with every setting given
+ * ('device' >= 0). */
+int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
+/* Wait for the work of a space: NULL the active back end (initialising
+ * it on first use), else a back end's name or a memory space's (the back
+ * end that owns it). An unknown name is an error listing the known ones. */
+int sk_rt_fence(const char *space, char *err, size_t errlen);
+
+/* -- interrupts (core/runtime.c) ------------------------------------ */
+/* A request that running launches stop at their next chunk boundary
+ * (Ctrl-C in the REPL). Setting it is one lock-free atomic store, safe in
+ * a signal handler; the host back ends read it between the pieces of a
+ * launch and end the launch with the error SK_INTERRUPTED, every view
+ * keeping what the finished pieces wrote. It stays set (so a loop of
+ * launches stops too) until the front end clears it before new work. */
+#define SK_INTERRUPTED "interrupted"
+/* returns 1 when an interruptible launch was running (it will stop) */
+int sk_interrupt_request(void);
+void sk_interrupt_clear(void);
+int sk_interrupted(void);
+/* an interruptible launch starts / ends (the host back ends) */
+void sk_interruptible_enter(void);
+void sk_interruptible_leave(void);
+
+/* -- host memory ---------------------------------------------------------- */
+/* The most memory this process can have on the host -- RAM and swap, or a
+ * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
+ * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
+uint64_t sk_host_memory(char *desc, size_t n);
+/* bytes of host memory held by live views speck allocated, in host and
+ * cuda_pinned memory (view.c) */
+int64_t sk_view_host_bytes(void);
+/* 0 when 'bytes' more fit beside the views held, else -1 with "cannot
+ * allocate N bytes in space 'host' (with M bytes of views held, more than
+ * <desc>)": for a driver, before the first of several allocations */
+int sk_host_room(uint64_t bytes, char *err, size_t errlen);
+/* The device memory budget SPECK_CUDA_MEMORY_MAX (core/env.c): the
+ * most bytes of views in device memory (cuda, cuda_uvm), described in 'desc'; 0 when
+ * unset (the device's own size is the limit) */
+uint64_t sk_device_memory(char *desc, size_t n);
+/* Bytes that may still be allocated in 'space' (view.c): its budget (host
+ * memory for host and cuda_pinned, SPECK_CUDA_MEMORY_MAX for cuda and
+ * cuda_uvm) less
+ * the views held there, and no more than its back end's free memory
+ * ('room'); -1 when nothing bounds it */
+int64_t sk_space_room(int space);
+#endif
