@@ -9,6 +9,7 @@
 
 extern const char sk_dialect_abi_h[];    /* dialect/abi.h */
 extern const char sk_dialect_host_h[];   /* dialect/host.h */
+extern const char sk_dialect_blocks_h[]; /* dialect/blocks.h (after a back end's header) */
 extern const char sk_dialect_task_h[];   /* dialect/task.h */
 extern const char sk_dialect_linalg_h[]; /* dialect/linalg.h (after a back end's header) */
 

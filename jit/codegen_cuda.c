@@ -510,7 +510,8 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
  * codegen_cuda.c's source, compiled by NVRTC (nvrtc.c) into an image the
  * cuda back end loads; reductions' host half is host C (jit.c). */
 static const char *const cuda_dialect[] = {
-  sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_linalg_h, NULL};
+  sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h,
+  NULL};
 
 const sk_jit_target sk_jit_target_cuda = {
   .name = "cuda",

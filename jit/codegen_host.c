@@ -238,6 +238,7 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
   sk_cg_title(&b, "kernel (host accumulator)", s);
   sk_cg_header(&b, sk_dialect_abi_h);
   sk_cg_header(&b, sk_dialect_host_h);
+  sk_cg_header(&b, sk_dialect_blocks_h);
   sk_cg_agg(&b, s, &sk_jit_target_host);
   sk_cg_prelude(&b, s);
   if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, &sk_jit_target_host);
@@ -247,8 +248,8 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
 
 /* -- the host C code target ------------------------------------------- */
 static const char *const host_dialect[] = {
-  sk_dialect_abi_h, sk_dialect_host_h, sk_dialect_linalg_h, sk_dialect_task_h,
-  NULL};
+  sk_dialect_abi_h, sk_dialect_host_h, sk_dialect_blocks_h, sk_dialect_linalg_h,
+  sk_dialect_task_h, NULL};
 
 const sk_jit_target sk_jit_target_host = {
   .name = "host",
