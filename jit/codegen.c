@@ -368,6 +368,22 @@ void sk_cg_view_types(sk_buf *b, const sk_kspec *s, const char *qual) {
   for (int c = 0; c < s->ncap; c++) sk_cg_tile_fn(b, &s->caps[c], qual);
 }
 
+/* The rest of a remote view's compound update 'upd' (whose first lines
+ * each generator writes: its parameters w, l, lo, n, g, op, v and the
+ * last one 'ctx', and x = the element's value): apply 'op' ('+' ... '>'
+ * for '>>='; bit operations for integers only) and put x back. */
+void sk_cg_remote_upd(sk_buf *b, const sk_capture *k, const char *ctx) {
+  sk_buf_puts(b, "  switch (op) {\n"
+                 "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
+                 "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n");
+  if (!sk_dtypes[k->dtype].is_float)
+    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
+                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
+                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
+  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, %s);\n}\n",
+                k->name, ctx);
+}
+
 /* A remote view's locals (its window, local part and range, the global
  * index of its element 0) and its macros: x(..) reads, sk__x_at(..) is
  * the global index, P / U / F / C the rewritten writes (check.c). 'ctx'

@@ -60,7 +60,9 @@ void sk_cg_view_types(struct sk_buf *b, const sk_kspec *s, const char *qual);
 void sk_cg_tile_fn(struct sk_buf *b, const sk_capture *k, const char *qual);
 void sk_cg_strides(struct sk_buf *b, const sk_capture *k);
 void sk_cg_offset(struct sk_buf *b, const sk_capture *k, int c, const char *oob);
-/* a remote view's locals and macros; 'ctx' the helpers' last argument */
+/* a remote view's compound update after its first lines, and its locals
+ * and macros; 'ctx' the helpers' last argument */
+void sk_cg_remote_upd(struct sk_buf *b, const sk_capture *k, const char *ctx);
 void sk_cg_remote_unpack(struct sk_buf *b, const sk_kspec *s, const sk_capture *k,
                          int c, const char *ctx);
 void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,

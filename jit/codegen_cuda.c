@@ -94,15 +94,9 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
   int fl = sk_dtypes[k->dtype].is_float;
   sk_buf_printf(b,
     "%s %s sk__%s_upd(%s, int op, %s v, sk_oob *o) {\n"
-    "  %s x = sk__%s_get(w, l, lo, n, g, o);\n  switch (op) {\n"
-    "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
-    "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n",
+    "  %s x = sk__%s_get(w, l, lo, n, g, o);\n",
     F, T, n, args, T, T, n);
-  if (!fl)
-    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
-                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
-                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
-  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, o);\n}\n", n);
+  sk_cg_remote_upd(b, k, "o");
   sk_buf_printf(b,
     "%s %s sk__%s_fop(const sk_rwin *w, sk_i64 g, int op, %s a, %s e, sk_oob *o) {\n"
     "  const sk_i64 k = g - w->lo;\n"

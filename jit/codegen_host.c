@@ -28,7 +28,6 @@
 static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
   if (k->kind != SK_CAP_VIEW || k->space != SK_SPACE_REMOTE) return;
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
-  int fl = sk_dtypes[k->dtype].is_float;
   const char *W = "const sk_rwin *w", *ctx = "const sk_ctx *ctx";
   sk_buf_printf(b,
     "static inline %s sk__%s_get(%s, const %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s) {\n"
@@ -47,15 +46,9 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
     "  return v;\n}\n", T, n, W, T, T, ctx, T, c);
   sk_buf_printf(b,
     "static inline %s sk__%s_upd(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, int op, %s v, %s) {\n"
-    "  %s x = sk__%s_get(w, l, lo, n, g, ctx);\n  switch (op) {\n"
-    "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
-    "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n",
+    "  %s x = sk__%s_get(w, l, lo, n, g, ctx);\n",
     T, n, W, T, T, ctx, T, n);
-  if (!fl)
-    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
-                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
-                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
-  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, ctx);\n}\n", n);
+  sk_cg_remote_upd(b, k, "ctx");
   sk_buf_printf(b,
     "static inline %s sk__%s_fop(%s, sk_i64 g, int op, %s a, %s e, %s) {\n"
     "  %s in[2]; %s old = 0;\n"
