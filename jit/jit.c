@@ -165,6 +165,12 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
   __atomic_store_n(&k->entry, e, __ATOMIC_RELEASE);
 }
 
+void sk_image_free(sk_image *img) {
+  if (!img) return;
+  free(img->data);
+  free(img);
+}
+
 /* Free 'k' with every tier's code. The caller guarantees that no launch
  * runs it and no thread will look it up again (sk_cache_clear after a
  * drain, or a kernel never inserted). */

@@ -222,12 +222,6 @@ static void warm_start(void) {
 
 void sk_nvrtc_warm(void) { pthread_once(&warm_once, warm_start); }
 
-void sk_image_free(sk_image *img) {
-  if (!img) return;
-  free(img->data);
-  free(img);
-}
-
 int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
                    int *from_disk_out, char *err, size_t errlen) {
   char why[1600];

@@ -24,7 +24,8 @@ typedef struct sk_ccode {
   double seconds;              /* compile or load time */
 } sk_ccode;
 
-/* an image target's image (target.h's 'build'), and everything it holds */
+/* free an image target's image (target.h's 'build', malloc'd with its
+ * data) and everything it holds (jit.c) */
 void sk_image_free(sk_image *img);
 
 /* -- tcc.c ------------------------------------------------------------- */
