@@ -13,6 +13,8 @@ extern const sk_jit_target sk_jit_target_cuda;   /* codegen_cuda.c */
 static const sk_jit_target *const targets[] = {
   &sk_jit_target_host, &sk_jit_target_cuda, NULL};
 
+const sk_jit_target *const *sk_jit_targets(void) { return targets; }
+
 const sk_jit_target *sk_jit_target_find(const char *name) {
   if (!name || !*name) return &sk_jit_target_host;
   for (int t = 0; targets[t]; t++)

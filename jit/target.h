@@ -32,6 +32,10 @@ typedef struct sk_jit_target {
   /* optional: start the compiler's one-time set-up (a back end of this
    * target is starting) */
   void (*warm)(void);
+  /* image targets: the compiler's name among speck.info's compilers and
+   * its status: 1 usable (its version in 'buf'), else 0 (why in 'buf') */
+  const char *compiler;
+  int (*status)(char *buf, size_t n);
   /* the dialect headers every kernel source starts with, in order
    * (NULL-terminated; '#include' lines are dropped: sk_cg_header) */
   const char *const *dialect;
@@ -55,6 +59,8 @@ typedef struct sk_jit_target {
 /* The target called 'name' (NULL or "": host C), or NULL when no target
  * has that name. */
 const sk_jit_target *sk_jit_target_find(const char *name);
+/* every target, in target.c's order, NULL-terminated */
+const sk_jit_target *const *sk_jit_targets(void);
 /* the target of a spec (its 'gen'; NULL: host C) */
 const sk_jit_target *sk_jit_target_of(const sk_kspec *spec);
 /* its place in the list (0: host C): the kernel key's first byte */
