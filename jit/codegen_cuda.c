@@ -1,8 +1,9 @@
-/* codegen_cuda.c: kernel source generation for the CUDA back end.
+/* codegen_cuda.c: kernel source generation for the CUDA back end, on
+ * the code-generation core (codegen.c), and the CUDA C code target.
  *
- * Input: the same kernel spec as codegen.c. Output: one CUDA C++
- * translation unit for NVRTC: the dialect (abi.h + cuda.h, embedded), the
- * prelude, the view types, the accumulator with its reducer type sk__R,
+ * Input: the same kernel spec as codegen_host.c. Output: one CUDA C++
+ * translation unit for NVRTC: the dialect (abi.h + cuda.h + the shared
+ * headers, embedded), the prelude, the view types, the accumulator with its reducer type sk__R,
  * and one kernel 'sk__kernel' (extern "C") taking two by-value parameters:
  * the capture slots (sk__args_t) and the launch context (sk_cuctx). The
  * back end (backends/cuda/launch.c) picks the grid; the kernel covers
