@@ -91,7 +91,7 @@ LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
-DIALECT  := abi host cuda linalg task task_cuda
+DIALECT  := abi host cuda blocks linalg task task_cuda
 DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h))
 
 TCC_A    := $(TCC_DIR)/libtcc.a

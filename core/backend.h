@@ -61,11 +61,12 @@ typedef struct sk_team_limits {
   int warp;
 } sk_team_limits;
 
-/* The code a back end runs, as the JIT makes it: host C compiled in
- * process (a function pointer, launch's 'fn' as is), or CUDA C++ compiled
- * by NVRTC into an image the back end loads. exec/ asks the JIT for the
- * back end's 'code' and never looks at a space's name. */
-enum { SK_CODE_HOST, SK_CODE_CUDA, SK_NCODE };
+/* The code a back end runs, as the JIT makes it: host code (a function
+ * pointer, launch's 'fn' as is) or a device image (sk_image) the back
+ * end loads. Which generator and compiler make it is the JIT's code
+ * target that the table's 'target' names; exec/ hands that name to the
+ * JIT and never looks at a space's name. */
+enum { SK_CODE_HOST, SK_CODE_IMAGE, SK_NCODE };
 /* what a back end can do beyond the common patterns */
 enum { SK_FEAT_MDRANGE_SCAN = 1 };
 
@@ -237,6 +238,12 @@ typedef struct sk_backend {
    * end's): the back end's own task scheduler, the ops of
    * kernels/task/task.h (sk_task_ops; a GPU's persistent workers) */
   const struct sk_task_ops *tasks;
+
+  /* -- code target ---------------------------------------------------------
+   * the name of the JIT's code target that makes this back end's kernels
+   * (jit/target.h: its generator, compiler tiers and dialect headers);
+   * NULL: host C (libtcc, then the cc tier). It makes what 'code' says. */
+  const char *target;
 } sk_backend;
 
 /* -- the reference table ------------------------------------------------

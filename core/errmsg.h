@@ -267,6 +267,8 @@ SK_ERRDEF(TEAM_SIZE_EXCEEDS_MAXIMUM, "team size %lld exceeds the maximum %lld of
 SK_ERRDEF(VECTOR_LENGTH_EXCEEDS, "vector length %lld exceeds the maximum %lld")
 SK_ERRDEF(CHUNK_NEGATIVE, "chunk %lld is negative")
 SK_ERRDEF(UNKNOWN_POLICY_KIND_NUM, "unknown policy kind %lld")
+SK_ERRDEF(BACK_END_JIT, "back end '%s': the JIT has no code target '%s'")
+
 
 /* -- io ---------------------------------------------------------------- */
 SK_ERRDEF(MALFORMED_HEADER_DTYPE, "malformed header: dtype '%.40s' has no byte order ('<', '>', '|' or '=')")
@@ -652,6 +654,7 @@ SK_ERRDEF(TASK_NOT_COMPLETED_CALL, "the task '%s' has not completed (call sched:
 SK_ERRDEF(FUNCTOR_DECLARED_ALREADY, "functor '%s' is declared already")
 SK_ERRDEF(MORE_THAN_FUNCTORS, "more than %d functors")
 SK_ERRDEF(FUNCTORS_CODE_REPORTS, "the functors' code reports %d functors, not %d")
+SK_ERRDEF(JIT_NO_CODE, "the JIT has no code target '%s'")
 
 
 /* -- vm ---------------------------------------------------------------- */

@@ -40,6 +40,9 @@ typedef struct sk_cuctx {
 } sk_cuctx;
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+/* device code (C++, vector lanes are threads): what the shared headers
+ * after this one test (linalg.h) */
+#define SK__DEVICE 1
 
 /* -- types --------------------------------------------------------------- */
 typedef signed char int8_t;
@@ -743,199 +746,20 @@ template <class T> SK_DEV int sk__tscan(const sk__team_t &t, T &var, int pass) {
     for (sk_i64 sk__vse = (sk_i64)(e), k = (sk_i64)(b); k < sk__vse; ++k)
 
 
-/* -- team bitonic sort (host.h says what it is) ----------------------------- */
-#define SK__BITONIC(tm, K, V, n, before)                                     \
-  do {                                                                       \
-    const sk_i64 sk__sn = (sk_i64)(n);                                       \
-    sk_i64 sk__sN = 1;                                                       \
-    while (sk__sN < sk__sn) sk__sN <<= 1;                                    \
-    team_barrier(tm);                                                        \
-    for (sk_i64 sk__sk = 2; sk__sk <= sk__sN; sk__sk <<= 1)                  \
-      for (sk_i64 sk__sj = sk__sk >> 1; sk__sj > 0; sk__sj >>= 1) {          \
-        TEAM_VECTOR_FOR(sk__st, 0, sk__sN >> 1) {                            \
-          const sk_i64 sk__p =                                               \
-            ((sk__st & ~(sk__sj - 1)) << 1) | (sk__st & (sk__sj - 1));       \
-          const sk_i64 sk__q =                                               \
-            sk__sj == (sk__sk >> 1) ? (sk__p ^ (sk__sk - 1)) : sk__p + sk__sj; \
-          if (sk__q < sk__sn) {                                              \
-            const __typeof__((K)[0]) a = (K)[sk__q], b = (K)[sk__p];         \
-            const __typeof__((V)[0]) va = (V)[sk__q], vb = (V)[sk__p];       \
-            (void)va;                                                        \
-            (void)vb;                                                        \
-            if (before) {                                                    \
-              (K)[sk__p] = a;                                                \
-              (K)[sk__q] = b;                                                \
-              (V)[sk__p] = va;                                               \
-              (V)[sk__q] = vb;                                               \
-            }                                                                \
-          }                                                                  \
-        }                                                                    \
-        team_barrier(tm);                                                    \
-      }                                                                      \
-    if (sk__sN < 2) team_barrier(tm);                                        \
-  } while (0)
-#define TEAM_SORT(tm, keys, n, before) SK__BITONIC(tm, keys, keys, n, before)
-#define TEAM_SORT_KV(tm, keys, vals, n, before) SK__BITONIC(tm, keys, vals, n, before)
-
-/* -- unordered map (host.h says what it is) -------------------------------- */
-SK_DEV uint64_t sk_umap_hash(int64_t k) {
-  uint64_t z = (uint64_t)k + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-SK_DEV sk_i64 sk_umap_insert(int64_t *keys, int32_t *flags, int64_t *meta, sk_i64 cap,
-                             int64_t key) {
-  sk_i64 mask = cap - 1, s = (sk_i64)(sk_umap_hash(key) & (uint64_t)mask);
-  for (sk_i64 p = 0; p < cap; p++, s = (s + 1) & mask) {
-    int f = *(volatile int *)&flags[s];
-    if (f == 0) {
-      f = atomicCAS((int *)&flags[s], 0, 1);
-      if (f == 0) {
-        *(volatile int64_t *)&keys[s] = key;
-        __threadfence();
-        atomicExch((int *)&flags[s], 2);
-        atomicAdd((unsigned long long *)&meta[0], 1ull);
-        return s;
-      }
-    }
-    while (f == 1) f = *(volatile int *)&flags[s];
-    __threadfence();
-    if (*(volatile int64_t *)&keys[s] == key) return -2 - s;
-  }
-  atomicAdd((unsigned long long *)&meta[1], 1ull);
-  return -1;
-}
-SK_DEV sk_i64 sk_umap_find(const int64_t *keys, const int32_t *flags, sk_i64 cap,
-                           int64_t key) {
-  sk_i64 mask = cap - 1, s = (sk_i64)(sk_umap_hash(key) & (uint64_t)mask);
-  for (sk_i64 p = 0; p < cap; p++, s = (s + 1) & mask) {
-    if (flags[s] == 0) return -1;
-    if (flags[s] == 2 && keys[s] == key) return s;
-  }
-  return -1;
-}
-#define umap_insert(M, key)                                                  \
-  sk_umap_insert(&M##_keys(0), &M##_flags(0), &M##_meta(0),                  \
-                 (sk_i64)M##_keys.extent[0], (int64_t)(key))
-#define umap_find(M, key)                                                    \
-  sk_umap_find(&M##_keys(0), &M##_flags(0), (sk_i64)M##_keys.extent[0], (int64_t)(key))
-#define umap_exists(M, key) (umap_find(M, key) >= 0)
-#define umap_capacity(M) ((sk_i64)M##_keys.extent[0])
-#define umap_valid_at(M, s) (M##_flags(s) == 2)
-#define umap_key(M, s) M##_keys(s)
-#define umap_value(M, s) M##_vals(s)
-#define umap_inserted(r) ((r) >= 0)
-#define umap_existing(r) ((r) <= -2)
-#define umap_failed(r) ((r) == -1)
-#define umap_slot(r) ((r) >= 0 ? (r) : -2 - (r))
-
-/* -- hashmap accumulator (host.h says what it is) -------------------------- */
-typedef struct hashmap {
-  int32_t *tkeys, *tslot, *keys, *bidx, *used;
-  int32_t mask, capacity, shift;
-} hashmap;
-SK_DEV sk_i64 hashmap_bytes(sk_i64 size, sk_i64 capacity) {
-  return 16 + 8 * (size + capacity);
-}
-SK_DEV hashmap hashmap_make(void *mem, sk_i64 size, sk_i64 capacity) {
-  hashmap h;
-  h.used = (int32_t *)mem;
-  h.tkeys = (int32_t *)((char *)mem + 16);
-  h.tslot = h.tkeys + size;
-  h.keys = h.tslot + size;
-  h.bidx = h.keys + capacity;
-  h.mask = (int32_t)(size - 1);
-  h.capacity = (int32_t)capacity;
-  h.shift = 32;
-  for (sk_i64 z = size; z > 1; z >>= 1) h.shift--;
-  return h;
-}
-SK_DEV int32_t hashmap_bucket(const hashmap *h, int32_t key) {
-  return h->shift >= 32 ? 0 : (int32_t)(((uint32_t)key * 2654435769u) >> h->shift);
-}
-SK_DEV int32_t hashmap_count(const hashmap *h) {
-  int32_t u = *(volatile int32_t *)h->used;
-  return u < h->capacity ? u : h->capacity;
-}
-SK_DEV int32_t hashmap_marked(const hashmap *h) { return ((volatile int32_t *)h->used)[1]; }
-SK_DEV void hashmap_clear_bucket(hashmap *h, int32_t b) {
-  h->tkeys[b] = -1;
-  h->tslot[b] = -1;
-}
-SK_DEV void hashmap_clear_slot(hashmap *h, int32_t s) { hashmap_clear_bucket(h, h->bidx[s]); }
-SK_DEV void hashmap_reset(hashmap *h) {
-  for (int32_t b = 0; b <= h->mask; b++) hashmap_clear_bucket(h, b);
-  h->used[0] = h->used[1] = 0;
-}
-SK_DEV void hashmap_clear(hashmap *h) {
-  if (h->used[1]) {
-    hashmap_reset(h);
-    return;
-  }
-  int32_t n = hashmap_count(h);
-  for (int32_t s = 0; s < n; s++) hashmap_clear_slot(h, s);
-  h->used[0] = 0;
-}
-SK_DEV int32_t hashmap_find(const hashmap *h, int32_t key) {
-  const volatile int32_t *tkeys = h->tkeys, *tslot = h->tslot;
-  int32_t b = hashmap_bucket(h, key);
-  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
-    int32_t k = tkeys[b];
-    if (k == key) return tslot[b] >= 0 ? tslot[b] : -1;
-    if (k < 0) return -1;
-  }
-  return -1;
-}
-SK_DEV int32_t hashmap_insert(hashmap *h, int32_t key) {
-  int32_t b = hashmap_bucket(h, key);
-  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
-    int32_t k = h->tkeys[b];
-    if (k == key) return h->tslot[b] >= 0 ? h->tslot[b] : -1;
-    if (k < 0) {
-      int32_t s = h->used[0];
-      if (s >= h->capacity) return -1;
-      h->used[0] = s + 1;
-      h->tkeys[b] = key;
-      h->tslot[b] = s;
-      h->keys[s] = key;
-      h->bidx[s] = b;
-      return s;
-    }
-  }
-  return -1;
-}
-SK_DEV int32_t hashmap_insert_atomic(hashmap *h, int32_t key) {
-  volatile int32_t *tkeys = h->tkeys, *tslot = h->tslot;
-  int32_t b = hashmap_bucket(h, key);
-  for (int32_t p = 0; p <= h->mask; p++, b = (b + 1) & h->mask) {
-    int32_t k = tkeys[b];
-    if (k < 0) {
-      k = atomicCAS(h->tkeys + b, -1, key);
-      if (k == -1) {
-        int32_t s = atomicAdd(h->used, 1);
-        if (s >= h->capacity) {
-          atomicAdd(h->used + 1, 1);
-          __threadfence();
-          tslot[b] = -2;
-          return -1;
-        }
-        h->keys[s] = key;
-        h->bidx[s] = b;
-        __threadfence();
-        tslot[b] = s;
-        return s;
-      }
-    }
-    if (k == key) {
-      int32_t t;
-      while ((t = tslot[b]) == -1) {
-      }
-      return t >= 0 ? t : -1;
-    }
-  }
-  return -1;
-}
+/* -- the building blocks (blocks.h) -----------------------------------------
+ * Their words for memory other threads of the kernel use at once: the
+ * vector lanes of a member race within a warp, so loads and stores are
+ * volatile; the atomics are relaxed, so a fence orders what they
+ * publish. */
+template <class T> SK_DEV T sk__vld(const T &x) { return *(const volatile T *)&x; }
+template <class T, class V> SK_DEV void sk__vst(T &x, V v) { *(volatile T *)&x = (T)v; }
+#define SK__VLD(x) sk__vld(x)
+#define SK__VST(x, v) sk__vst((x), (v))
+#define SK__FENCE() __threadfence()
+#define SK__ACQ_LD(x) sk__vld(x)
+#define SK__REL_ST(x, v) (__threadfence(), sk__vst((x), (v)))
+#define SK_INLINE SK_DEV
+#define SK__ATF SK_DEV
 #define hashmap_insert_vector(h, key) hashmap_insert_atomic((h), (key))
 SK_DEV void sk__vbarrier(const sk__team_t &t) {
   int vl = t.vector_length;
@@ -947,5 +771,6 @@ SK_DEV void sk__vbarrier(const sk__team_t &t) {
 #define vector_barrier(tm) sk__vbarrier(tm)
 #define vector_atomic_add(p, v) atomic_add((p), (v))
 
+#include "blocks.h"
 #endif /* device code */
 #endif

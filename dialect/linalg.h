@@ -39,8 +39,8 @@ typedef struct sk_matf {
   sk_i64 m, n, rs, cs;
 } sk_matf;
 
-#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-#define SK__LA_CUDA 1
+#if defined(SK__DEVICE)   /* a device back end's header: C++, lanes are threads */
+#define SK__LA_DEV 1
 #define SK__LA static __device__ inline
 #define SK__LA_TEAM const sk__team_t &team
 #define SK__LANE0 (team.lane == 0)
@@ -64,7 +64,7 @@ float fmaf(float, float, float);
 /* a * b + c rounded once, the same on every host tier (tcc: libm's fma,
  * registered by backends/host/symbols.c), so packed and unpacked, JIT and
  * precompiled kernels agree bit for bit; CUDA: nvcc contracts it */
-#if defined(SK__LA_CUDA)
+#if defined(SK__LA_DEV)
 #define sk_fma(a, b, c) ((a) * (b) + (c))
 #elif defined(__TINYC__)
 double fma(double, double, double);
@@ -592,7 +592,7 @@ typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
 #endif
 /* a hint to load the 'bytes' from p into the cache (gcc, clang; nothing
  * elsewhere): the fast path asks for the operands a few matrices ahead */
-#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
+#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_DEV)
 #define SK__SG_PF(p, bytes)                                                     \
   for (sk_i64 sk__k = 0; sk__k < (sk_i64)(bytes); sk__k += 64)                \
     __builtin_prefetch((const char *)(p) + sk__k, 0, 3);
@@ -606,7 +606,7 @@ typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
  * elsewhere. The fast path writes C this way with stream = true (no read
  * for ownership of C: a quarter less memory traffic). */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && \
-    defined(__AVX512F__) && !defined(SK__LA_CUDA)
+    defined(__AVX512F__) && !defined(SK__LA_DEV)
 typedef long long sk__nt8 __attribute__((vector_size(64)));
 #define SK__SG_NT(dst, src, from, to)                                          \
   for (sk_i64 sk__o = (from); sk__o < (to); sk__o += 64)                        \
@@ -665,7 +665,7 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
  * registers: inlined into batched.gemm_small's switch of every size, gcc
  * kept them on the stack (3x3 in cache 20 % slower). */
 #define SK__SG_AHEAD 4
-#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_CUDA)
+#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_DEV)
 #define SK__SG_FN static __attribute__((noinline, unused))
 #else
 #define SK__SG_FN SK__LA
@@ -711,7 +711,7 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
     for (sk_i64 m_ = m0_; m_ < m1; m_++)                                        \
       SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, (T)0); \
   }
-#if defined(SK__LA_CUDA)
+#if defined(SK__LA_DEV)
 /* CUDA compiles batched.gemm_small but never runs it (the host's fast
  * path): serial_gemm per matrix, the size read back from a volatile so
  * that nothing is unrolled (NVRTC took 170 s for the unrolled loops of
@@ -781,7 +781,7 @@ SK__LA sk_i64 sk__batch_off(sk_i64 rank, sk_i64 b, sk_i64 w, sk_i64 s0, sk_i64 s
   sk_mat_make_f((float *)team_scratch(tm, level, (sk_i64)(rows) * (sk_i64)(cols) * 4), \
                 (rows), (cols), (cols), 1)
 
-#ifdef SK__LA_CUDA
+#ifdef SK__LA_DEV
 SK__LA sk_mat sk__mat_of(double *p, sk_i64 m, sk_i64 n, sk_i64 rs, sk_i64 cs) {
   return sk_mat_make_d(p, m, n, rs, cs);
 }

@@ -263,7 +263,11 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
   ks->target = b->name;
   /* what the back end runs: its code target and, for an image target,
    * the architecture it asks for (NULL: compile only, no device) */
-  ks->code = b->code;
+  ks->gen = sk_jit_target_find(b->target);
+  if (!ks->gen) {
+    sk_err(err, errlen, SK_E_BACK_END_JIT, b->name, b->target);
+    return -1;
+  }
   ks->arch = NULL;
   if (b->arch) {
     static _Thread_local char arch[24];
@@ -443,7 +447,7 @@ int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
 void sk_exec_warm(void) {
   char err[256];
   const sk_backend *b = sk_rt_backend(err, sizeof err);
-  if (b) sk_jit_warm(b->code);
+  if (b) sk_jit_warm(b->target);
 }
 
 /* -- results -------------------------------------------------------------- */
@@ -582,7 +586,7 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
                     int nargs, sk_result *res, char *err, size_t errlen) {
   const sk_backend *b = sk_rt_backend(err, errlen);
   if (!b) return -1;
-  if (b->code != h->b->code) {
+  if (sk_jit_target_find(b->target) != sk_jit_target_find(h->b->target)) {
     sk_err(err, errlen, SK_E_KERNEL_WAS_COMPILED, h->b->name, b->name);
     return -1;
   }

@@ -1,18 +1,21 @@
 /* agg.c: the aggregate scalar types of kernel bodies (seed 004 §3.3):
  * fadN (forward-mode AD: value and N derivatives) and ensN (an ensemble of
  * N values), their arithmetic as dialect functions, and the access of an
- * aggregate view's element (an lvalue of the struct type).
+ * aggregate view's element (an lvalue of the struct type). Part of the
+ * code-generation core.
  *
- * Host (C): the functions are sk_fadN_add, ... and 'fad_add(a, b)' is a
- * _Generic macro over the types the kernel uses; CUDA (C++): 'fad_add' is
- * a set of overloads. Every type and function is generated per kernel for
- * the N it uses (dialect/README.md, "Aggregate scalar types").
+ * A C target (host): the functions are sk_fadN_add, ... and 'fad_add(a,
+ * b)' is a _Generic macro over the types the kernel uses; a C++ target
+ * (its table's 'cxx'): 'fad_add' is a set of overloads. Every type and
+ * function is generated per kernel for the N it uses (dialect/README.md,
+ * "Aggregate scalar types"), with the target's helper qualifiers.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "codegen.h"
 #include "strbuf.h"
+#include "target.h"
 
 typedef struct agg_use {
   int n;
@@ -74,15 +77,15 @@ static const op OPS[] = {
   {NULL, 0, NULL, NULL, NULL}};
 
 /* One type's struct, constructors and operations. 'q' the qualifiers,
- * 'pre' the operations' name prefix (host "sk_fad8_", CUDA "fad_"). */
-static void gen_type(sk_buf *b, int kind, int n, int cuda) {
+ * 'pre' the operations' name prefix (C "sk_fad8_", C++ "fad_"). */
+static void gen_type(sk_buf *b, int kind, int n, const sk_jit_target *tg) {
   char t[32];
   sk_cg_agg_type(kind, n, t, sizeof t);
-  const char *q = cuda ? "static __device__ __forceinline__" : "static inline";
-  int fad = kind == SK_AGG_FAD;
+  const char *q = tg->fn_qual;
+  int fad = kind == SK_AGG_FAD, cxx = tg->cxx;
   const char *fam = fad ? "fad" : "ens";
   char pre[48];
-  if (cuda) snprintf(pre, sizeof pre, "%s_", fam);
+  if (cxx) snprintf(pre, sizeof pre, "%s_", fam);
   else snprintf(pre, sizeof pre, "sk_%s_", t);
   if (fad)
     sk_buf_printf(b, "typedef struct { double val; double dx[%d]; } %s;\n", n,
@@ -116,7 +119,7 @@ static void gen_type(sk_buf *b, int kind, int n, int cuda) {
       sk_buf_printf(b, "for (int k = 0; k < %d; k++) r.v[k] = %s; ", n, o->ens);
     sk_buf_puts(b, "return r; }\n");
   }
-  if (fad && cuda) {
+  if (fad && cxx) {
     sk_buf_printf(b, "%s double fad_val(%s a) { return a.val; }\n", q, t);
     sk_buf_printf(b, "%s double fad_dx(%s a, sk_i64 k) { return a.dx[k]; }\n", q, t);
   } else if (fad) {
@@ -125,7 +128,7 @@ static void gen_type(sk_buf *b, int kind, int n, int cuda) {
   }
 }
 
-/* host: fad_add(a, ...) -> _Generic((a), fad8: sk_fad8_add, ...)(a, ...) */
+/* C: fad_add(a, ...) -> _Generic((a), fad8: sk_fad8_add, ...)(a, ...) */
 static void gen_generic(sk_buf *b, const agg_use *u, int kind, const char *name,
                         int unary) {
   int any = 0;
@@ -143,13 +146,13 @@ static void gen_generic(sk_buf *b, const agg_use *u, int kind, const char *name,
   sk_buf_puts(b, unary ? ")(sk__x)\n" : ")((sk__x), __VA_ARGS__)\n");
 }
 
-void sk_cg_agg(sk_buf *b, const sk_kspec *s, int cuda) {
+void sk_cg_agg(sk_buf *b, const sk_kspec *s, const sk_jit_target *t) {
   agg_use u;
   collect(&u, s);
   if (!u.n) return;
   sk_buf_puts(b, "/* -- aggregate scalar types -- */\n");
-  for (int i = 0; i < u.n; i++) gen_type(b, u.kind[i], u.N[i], cuda);
-  if (cuda) return;
+  for (int i = 0; i < u.n; i++) gen_type(b, u.kind[i], u.N[i], t);
+  if (t->cxx) return;   /* overloads: no _Generic macros */
   for (int kind = SK_AGG_FAD; kind <= SK_AGG_ENS; kind++)
     for (const op *o = OPS; o->name; o++) gen_generic(b, &u, kind, o->name, o->arity == 1);
   gen_generic(b, &u, SK_AGG_FAD, "val", 1);

@@ -692,7 +692,7 @@ char *sk_body_atomic(const sk_kspec *s, int remote_only) {
 /* -- remote views ---------------------------------------------------------
  * A remote view's element is no lvalue: reads are the access macro (a
  * value: the local part loaded, the rest fetched), and every write form is
- * rewritten into a call of the capture's generated helpers (codegen.c):
+ * rewritten into a call of the capture's generated helpers (the generators):
  *   x(..) = e          sk__x_P(sk__x_at(..), (e))
  *   x(..) op= e        sk__x_U(sk__x_at(..), 'op', (e))   (op: + - * / % & | ^ < >)
  *   x(..)++, ++x(..)   sk__x_U(sk__x_at(..), '+', 1) (- 1 for the postfix)

@@ -1,11 +1,14 @@
-/* codegen.c: kernel source generation for the host back ends.
+/* codegen.c: the code-generation core both generators stand on
+ * (codegen_host.c: host C; codegen_cuda.c: CUDA C++), each filling its
+ * code target's table (target.h).
  *
- * Input: a kernel spec (body, captures, pattern, policy kind, reducers).
- * Output: one self-contained C translation unit: the dialect headers
- * (embedded strings, no #include), the prelude, the accumulator type with
- * its identity/join functions, and the chunk function 'sk__kernel'
- * (see abi.h for its contract). The body is preceded by '#line 1 "body"'
- * so compiler messages point at the body's own lines.
+ * What they share: the reserved names, the reducers' types, identities
+ * and joins (the accumulator), the view element access (signature ->
+ * stride locals, offset terms, tiled offset functions), the view struct
+ * types, a remote view's locals and macros, the body block with its
+ * '#line' directives, index aliases, the title line and the dialect
+ * headers. The target's spellings (target.h) pick what differs: helper
+ * qualifiers, the accumulator's C functions or C++ reducer type.
  *
  * Names that start with 'sk_' are the generator's; users cannot capture
  * them (sk_codegen_reserved).
@@ -15,9 +18,9 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "../dialect/dialect_src.h"
 #include "codegen.h"
 #include "strbuf.h"
+#include "target.h"
 
 /* -- reserved words ---------------------------------------------------- */
 static const char *const reserved[] = {
@@ -209,12 +212,14 @@ static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
   }
 }
 
-/* The accumulator struct, sk__init, sk__join and sk__layout; for CUDA
- * (cuda != 0) the same types and a reducer type 'sk__R' with device
- * init/join in C++ (dialect/cuda.h's contract). The host text is
- * also what the CUDA tier compiles with libtcc, so that push_results
- * reads the device's accumulator with the same layout. */
-void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {
+/* The accumulator struct, sk__init, sk__join and sk__layout; for a
+ * target with a reducer type (its 'acc_qual') the same types and a type
+ * 'sk__R' whose static members init/join have those qualifiers (the
+ * device dialect's contract). The host text is also what an image
+ * target's reductions compile with libtcc, so that push_results reads
+ * the device's accumulator with the same layout. */
+void sk_codegen_acc(sk_buf *b, const sk_kspec *s, const sk_jit_target *t) {
+  const char *rq = t->acc_qual;
   sk_buf_puts(b, "\n/* -- accumulator -- */\n");
   for (int r = 0; r < s->nred; r++) {
     sk_buf_puts(b, "typedef ");
@@ -224,9 +229,9 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {
   sk_buf_puts(b, "typedef struct sk__acc_t {");
   for (int r = 0; r < s->nred; r++) sk_buf_printf(b, " sk__r%d_t v%d;", r, r);
   sk_buf_puts(b, " } sk__acc_t;\n");
-  if (cuda)
-    sk_buf_puts(b, "struct sk__R {\n  typedef sk__acc_t T;\n"
-                   "  static __device__ void init(sk__acc_t *sk__a) {\n");
+  if (rq)
+    sk_buf_printf(b, "struct sk__R {\n  typedef sk__acc_t T;\n"
+                     "  %s void init(sk__acc_t *sk__a) {\n", rq);
   else
     sk_buf_puts(b, "void sk__init(void *sk__p) {\n  sk__acc_t *sk__a = sk__p;\n");
   char d[32], sv[32];
@@ -236,9 +241,9 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {
     red_init(b, &s->reds[r], d);
     sk_buf_puts(b, "\n");
   }
-  if (cuda)
-    sk_buf_puts(b, "  }\n  static __device__ void join(sk__acc_t *sk__d, "
-                   "const sk__acc_t *sk__s) {\n");
+  if (rq)
+    sk_buf_printf(b, "  }\n  %s void join(sk__acc_t *sk__d, "
+                     "const sk__acc_t *sk__s) {\n", rq);
   else
     sk_buf_puts(b, "}\nvoid sk__join(void *sk__dp, const void *sk__sp) {\n"
                    "  sk__acc_t *sk__d = sk__dp;\n"
@@ -250,7 +255,7 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, int cuda) {
     red_join(b, &s->reds[r], d, sv);
     sk_buf_puts(b, "\n");
   }
-  if (cuda) {
+  if (rq) {
     sk_buf_puts(b, "  }\n};\n");
     return;
   }
@@ -276,7 +281,7 @@ const char *sk_cg_slot(int dt) {
   }
 }
 
-/* -- view element access (shared with codegen_cuda.c) ------------------- */
+/* -- view element access ---------------------------------------------- */
 static int unit_dim(const sk_capture *k, int d) {
   if (k->agg) return 0;   /* the components are the unit-stride dimension */
   return (k->layout == SK_RIGHT && d == k->rank - 1) ||
@@ -346,55 +351,10 @@ void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
   }
 }
 
-/* Remote views (backends/remote): the element helpers of capture 'k'
- * (index 'c') at file scope. The local part is a load or store in line,
- * and so is every element when the ranks share one node's memory (the
- * window's 'shared' block: the cached remote pointers of seed 001); the
- * rest calls the window's functions; an index outside the global
- * range is reported as the launch's bad index (dim -1). U applies a
- * compound assignment ('+' ... '>' for '>>='), F an atomic. */
-static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
-  if (k->kind != SK_CAP_VIEW || !sk_space_remote(k->space)) return;
-  const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
-  int fl = sk_dtypes[k->dtype].is_float;
-  const char *W = "const sk_rwin *w", *ctx = "const sk_ctx *ctx";
-  sk_buf_printf(b,
-    "static inline %s sk__%s_get(%s, const %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s) {\n"
-    "  sk_i64 k = g - lo;\n"
-    "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
-    "  if (w->shared && (sk_u64)g < (sk_u64)w->total) return ((const %s *)w->shared)[g];\n"
-    "  %s t = 0;\n"
-    "  if (w->get(w, g, &t) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return t;\n}\n", T, n, W, T, ctx, T, T, c);
-  sk_buf_printf(b,
-    "static inline %s sk__%s_put(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s v, %s) {\n"
-    "  sk_i64 k = g - lo;\n"
-    "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
-    "  if (w->shared && (sk_u64)g < (sk_u64)w->total) { ((%s *)w->shared)[g] = v; return v; }\n"
-    "  if (w->put(w, g, &v) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return v;\n}\n", T, n, W, T, T, ctx, T, c);
-  sk_buf_printf(b,
-    "static inline %s sk__%s_upd(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, int op, %s v, %s) {\n"
-    "  %s x = sk__%s_get(w, l, lo, n, g, ctx);\n  switch (op) {\n"
-    "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
-    "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n",
-    T, n, W, T, T, ctx, T, n);
-  if (!fl)
-    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
-                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
-                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
-  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, ctx);\n}\n", n);
-  sk_buf_printf(b,
-    "static inline %s sk__%s_fop(%s, sk_i64 g, int op, %s a, %s e, %s) {\n"
-    "  %s in[2]; %s old = 0;\n"
-    "  if (op == SK_ROP_CAS) { in[0] = a; in[1] = e; } else { in[0] = a; in[1] = 0; }\n"
-    "  if (w->fop(w, g, op, in, &old) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return old;\n}\n", T, n, W, T, T, ctx, T, T, c);
-}
-
-/* The view struct types used (one per dtype), then nothing else: the
- * unpacking happens inside the chunk function (gen_unpack). */
-static void gen_view_types(sk_buf *b, const sk_kspec *s) {
+/* The view struct types used (one per dtype) and the offset functions
+ * of tiled views, with 'qual' the functions' qualifiers; the unpacking
+ * happens inside the kernel (each generator's gen_unpack). */
+void sk_cg_view_types(sk_buf *b, const sk_kspec *s, const char *qual) {
   int seen[SK_NDTYPE] = {0};
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
@@ -406,8 +366,23 @@ static void gen_view_types(sk_buf *b, const sk_kspec *s) {
                   sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
                   sk_dtypes[k->dtype].tag);
   }
-  for (int c = 0; c < s->ncap; c++) sk_cg_tile_fn(b, &s->caps[c], "static inline");
-  for (int c = 0; c < s->ncap; c++) remote_fns(b, &s->caps[c], c);
+  for (int c = 0; c < s->ncap; c++) sk_cg_tile_fn(b, &s->caps[c], qual);
+}
+
+/* The rest of a remote view's compound update 'upd' (whose first lines
+ * each generator writes: its parameters w, l, lo, n, g, op, v and the
+ * last one 'ctx', and x = the element's value): apply 'op' ('+' ... '>'
+ * for '>>='; bit operations for integers only) and put x back. */
+void sk_cg_remote_upd(sk_buf *b, const sk_capture *k, const char *ctx) {
+  sk_buf_puts(b, "  switch (op) {\n"
+                 "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
+                 "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n");
+  if (!sk_dtypes[k->dtype].is_float)
+    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
+                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
+                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
+  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, %s);\n}\n",
+                k->name, ctx);
 }
 
 /* A remote view's locals (its window, local part and range, the global
@@ -447,69 +422,8 @@ void sk_cg_remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k,
                 "%s)\n", n, n, n, ctx);
 }
 
-/* Locals for each capture and the element-access macro of each view. */
-static void gen_unpack(sk_buf *b, const sk_kspec *s) {
-  for (int c = 0; c < s->ncap; c++) {
-    const sk_capture *k = &s->caps[c];
-    const sk_dtype_info *t = &sk_dtypes[k->dtype];
-    const char *n = k->name;
-    if (k->kind == SK_CAP_SCALAR) {
-      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s;\n", t->ctype, n,
-                    t->ctype, c, sk_cg_slot(k->dtype));
-      continue;
-    }
-    int r = k->rank;
-    int restrict_ok = !k->alias;
-    sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
-                  t->tag, n, t->tag, c);
-    if (sk_space_remote(k->space)) {
-      sk_cg_remote_unpack(b, s, k, c, "sk__ctx");
-      continue;
-    }
-    sk_buf_printf(b, "  %s *%s sk__%s_d = %s.data;\n", t->ctype,
-                  restrict_ok ? "SK_RESTRICT" : "", n, n);
-    sk_cg_strides(b, k);
-    sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
-    /* the access macro */
-    sk_buf_printf(b, "#define %s(", n);
-    for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
-    if (k->agg) {   /* the element: an lvalue of its struct type */
-      char at[32];
-      sk_buf_printf(b, ") (*(%s *)&sk__%s_d[0",
-                    sk_cg_agg_type(k->agg, k->agg_n, at, sizeof at), n);
-    } else {
-      sk_buf_printf(b, ") (sk__%s_d[0", n);
-    }
-    sk_cg_offset(b, k, c, s->bounds ? "sk__ctx" : NULL);
-    sk_buf_puts(b, "])\n");
-  }
-}
-
-/* -- chunk function ---------------------------------------------------- */
+/* -- the kernel's pieces ------------------------------------------------ */
 static const char *const md_default[3] = {"i", "j", "k"};
-
-static void gen_acc_locals(sk_buf *b, const sk_kspec *s) {
-  if (s->pattern == SK_FOR) return;
-  sk_buf_puts(b, "  sk__acc_t *sk__accp = (sk__acc_t *)sk__accv;\n");
-  if (s->nred == 1) {
-    sk_buf_puts(b, "  sk__r0_t acc = sk__accp->v0;\n");
-  } else {
-    for (int r = 0; r < s->nred; r++)
-      sk_buf_printf(b, "  sk__r%d_t acc%d = sk__accp->v%d;\n", r, r, r);
-  }
-  if (s->pattern == SK_SCAN)
-    sk_buf_puts(b, "  const bool final = (bool)sk__ctx->final;\n");
-}
-
-static void gen_acc_store(sk_buf *b, const sk_kspec *s) {
-  if (s->pattern == SK_FOR) return;
-  if (s->nred == 1) {
-    sk_buf_puts(b, "  sk__accp->v0 = acc;\n");
-  } else {
-    for (int r = 0; r < s->nred; r++)
-      sk_buf_printf(b, "  sk__accp->v%d = acc%d;\n", r, r);
-  }
-}
 
 /* The body in its own block, 'return' meaning "done with this work
  * item" (a jump to 'label'), '#line' directives so messages name body
@@ -537,10 +451,6 @@ void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent,
                 "%s%s:;\n", lines, indent, indent, label);
 }
 
-static void gen_body(sk_buf *b, const sk_kspec *s, const char *indent) {
-  sk_cg_body(b, s, indent, "sk__next", 1);
-}
-
 void sk_cg_index_alias(sk_buf *b, const sk_kspec *s, int d, const char *var,
                        const char *indent) {
   const char *name = s->index[d];
@@ -550,73 +460,6 @@ void sk_cg_index_alias(sk_buf *b, const sk_kspec *s, int d, const char *var,
   if (name && strcmp(name, var) != 0)
     sk_buf_printf(b, "%sconst sk_i64 %s = %s; (void)%s;\n", indent, name, var,
                   name);
-}
-
-static void gen_range(sk_buf *b, const sk_kspec *s) {
-  sk_buf_puts(b, "  for (sk_i64 i0 = sk__b; i0 < sk__e; ++i0) {\n");
-  sk_cg_index_alias(b, s, 0, "i0", "    ");
-  gen_body(b, s, "    ");
-  sk_buf_puts(b, "  }\n");
-}
-
-/* MDRange: work items are tiles, dimension md_rank-1 fastest. */
-static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
-  int R = s->md_rank;
-  sk_buf_puts(b, "  for (sk_i64 sk__t = sk__b; sk__t < sk__e; ++sk__t) {\n"
-                 "    sk_i64 sk__r = sk__t;\n");
-  for (int d = R - 1; d >= 0; d--) {
-    sk_buf_printf(b,
-                  "    const sk_i64 sk__lo%d = sk__ctx->md_lo[%d] + (sk__r %% "
-                  "sk__ctx->md_ntile[%d]) * sk__ctx->md_tile[%d];\n"
-                  "    sk__r /= sk__ctx->md_ntile[%d];\n"
-                  "    const sk_i64 sk__hi%d = sk__lo%d + sk__ctx->md_tile[%d] < "
-                  "sk__ctx->md_hi[%d] ? sk__lo%d + sk__ctx->md_tile[%d] : "
-                  "sk__ctx->md_hi[%d];\n",
-                  d, d, d, d, d, d, d, d, d, d, d, d);
-  }
-  char ind[64];
-  for (int d = 0; d < R; d++) {
-    memset(ind, ' ', sizeof ind);
-    ind[4 + 2 * d] = '\0';
-    sk_buf_printf(b, "%sfor (sk_i64 i%d = sk__lo%d; i%d < sk__hi%d; ++i%d) {\n",
-                  ind, d, d, d, d, d);
-  }
-  memset(ind, ' ', sizeof ind);
-  ind[4 + 2 * R] = '\0';
-  for (int d = 0; d < R; d++) {
-    char var[16];
-    snprintf(var, sizeof var, "i%d", d);
-    sk_cg_index_alias(b, s, d, var, ind);
-  }
-  gen_body(b, s, ind);
-  for (int d = R - 1; d >= 0; d--) {
-    memset(ind, ' ', sizeof ind);
-    ind[4 + 2 * d] = '\0';
-    sk_buf_printf(b, "%s}\n", ind);
-  }
-  sk_buf_puts(b, "  }\n");
-}
-
-/* TeamPolicy: work items are league ranks; every member of a team runs
- * the same sequence of them. */
-static void gen_team(sk_buf *b, const sk_kspec *s) {
-  sk_buf_puts(b,
-              "  sk_team_ctx *sk__tc = sk__ctx->team;\n"
-              "  for (sk_i64 sk__lr = sk__b; sk__lr < sk__e; ++sk__lr) {\n"
-              "    const sk__team_t team = {sk__lr, sk__tc->league_size, "
-              "sk__tc->team_rank, sk__tc->team_size, sk__tc->vector_length, "
-              "sk__tc};\n"
-              "    sk__tc->team_off[0] = sk__tc->team_off[1] = 0;\n"
-              "    sk__tc->thread_off[0] = sk__tc->thread_off[1] = 0;\n"
-              "    (void)team;\n");
-  gen_body(b, s, "    ");
-  /* as Kokkos: a team barrier between league ranks, so no member starts
-   * reusing team scratch while another still reads it (only needed when
-   * the body uses team scratch: the nested collectives end in a barrier) */
-  int uses_scratch = 0;
-  for (size_t t = 0; t + 12 <= s->body_len && !uses_scratch; t++)
-    uses_scratch = memcmp(s->body + t, "team_scratch", 12) == 0;
-  sk_buf_puts(b, uses_scratch ? "    sk_team_barrier(sk__tc);\n  }\n" : "  }\n");
 }
 
 /* The first line of a generated source: a comment naming the kernel.
@@ -649,53 +492,22 @@ void sk_cg_header(sk_buf *b, const char *text) {
   }
 }
 
-char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
-  sk_buf b;
-  sk_buf_init(&b);
-  sk_cg_title(&b, "kernel", s);
-  sk_cg_header(&b, sk_dialect_abi_h);
-  sk_cg_header(&b, sk_dialect_host_h);
-  sk_cg_header(&b, sk_dialect_linalg_h);
-  sk_cg_header(&b, sk_dialect_task_h);
-  sk_cg_agg(&b, s, 0);
-  if (s->prelude && *s->prelude)
-    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
-  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
-  gen_view_types(&b, s);
-  if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, 0);
-  sk_buf_puts(&b, "\nvoid sk__kernel(const sk_slot *sk__args, sk_i64 sk__b, "
-                  "sk_i64 sk__e, void *sk__accv, const sk_ctx *sk__ctx) {\n"
-                  "  (void)sk__ctx; (void)sk__accv;\n");
-  gen_unpack(&b, s);
-  gen_acc_locals(&b, s);
-  switch (s->policy_kind) {
-  case SK_POL_RANGE: gen_range(&b, s); break;
-  case SK_POL_MDRANGE: gen_mdrange(&b, s); break;
-  default: gen_team(&b, s); break;
-  }
-  gen_acc_store(&b, s);
-  sk_buf_puts(&b, "}\n");
-  char *src = sk_buf_take(&b);
-  if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING);
-  return src;
+/* The target's dialect headers, in order. */
+void sk_cg_dialect(sk_buf *b, const sk_jit_target *t) {
+  for (int h = 0; t->dialect[h]; h++) sk_cg_header(b, t->dialect[h]);
 }
 
-/* The host half of a GPU kernel: only the accumulator (type, sk__init,
- * sk__join, sk__layout) and an empty sk__kernel, compiled with libtcc so
- * that the VM can initialise and read the device's result. */
-char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
-  sk_buf b;
-  sk_buf_init(&b);
-  sk_cg_title(&b, "kernel (host accumulator)", s);
-  sk_cg_header(&b, sk_dialect_abi_h);
-  sk_cg_header(&b, sk_dialect_host_h);
-  sk_cg_agg(&b, s, 0);
+/* The prelude (when there is one) under its own '#line', then the
+ * generated code's '#line'. */
+void sk_cg_prelude(sk_buf *b, const sk_kspec *s) {
   if (s->prelude && *s->prelude)
-    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
-  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
-  if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, 0);
-  sk_buf_puts(&b, "\nvoid sk__kernel(void) {}\n");
-  char *src = sk_buf_take(&b);
+    sk_buf_printf(b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
+  sk_buf_puts(b, "\n#line 1 \"generated\"\n");
+}
+
+/* The finished source (malloc'd), or NULL with the message. */
+char *sk_cg_take(sk_buf *b, char *err, size_t errlen) {
+  char *src = sk_buf_take(b);
   if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING);
   return src;
 }

@@ -1,8 +1,9 @@
-/* codegen_cuda.c: kernel source generation for the CUDA back end.
+/* codegen_cuda.c: kernel source generation for the CUDA back end, on
+ * the code-generation core (codegen.c), and the CUDA C code target.
  *
- * Input: the same kernel spec as codegen.c. Output: one CUDA C++
- * translation unit for NVRTC: the dialect (abi.h + cuda.h, embedded), the
- * prelude, the view types, the accumulator with its reducer type sk__R,
+ * Input: the same kernel spec as codegen_host.c. Output: one CUDA C++
+ * translation unit for NVRTC: the dialect (abi.h + cuda.h + the shared
+ * headers, embedded), the prelude, the view types, the accumulator with its reducer type sk__R,
  * and one kernel 'sk__kernel' (extern "C") taking two by-value parameters:
  * the capture slots (sk__args_t) and the launch context (sk_cuctx). The
  * back end (backends/cuda/launch.c) picks the grid; the kernel covers
@@ -31,9 +32,17 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "../dialect/dialect_src.h"
+#include "dialect/dialect_src.h"
 #include "codegen.h"
+#include "codegen_cuda.h"
+#include "nvrtc.h"
 #include "strbuf.h"
+#include "target.h"
+
+/* the CUDA dialect (build/gen/dialect.c, as dialect_src.h's headers) */
+extern const char sk_dialect_cuda_h[];        /* dialect/cuda.h */
+extern const char sk_dialect_task_cuda_h[];   /* dialect/task_cuda.h (after cuda.h) */
+extern const sk_jit_target sk_jit_target_cuda;
 
 /* MDRange thread order: dimension 0 fastest (coalesced for layout left,
  * the GPU default) unless the captured views of rank >= 2 are mostly
@@ -87,15 +96,9 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
   int fl = sk_dtypes[k->dtype].is_float;
   sk_buf_printf(b,
     "%s %s sk__%s_upd(%s, int op, %s v, sk_oob *o) {\n"
-    "  %s x = sk__%s_get(w, l, lo, n, g, o);\n  switch (op) {\n"
-    "  case '+': x = x + v; break;\n  case '-': x = x - v; break;\n"
-    "  case '*': x = x * v; break;\n  case '/': x = x / v; break;\n",
+    "  %s x = sk__%s_get(w, l, lo, n, g, o);\n",
     F, T, n, args, T, T, n);
-  if (!fl)
-    sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
-                   "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
-                   "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
-  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, o);\n}\n", n);
+  sk_cg_remote_upd(b, k, "o");
   sk_buf_printf(b,
     "%s %s sk__%s_fop(const sk_rwin *w, sk_i64 g, int op, %s a, %s e, sk_oob *o) {\n"
     "  const sk_i64 k = g - w->lo;\n"
@@ -117,19 +120,7 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
 }
 
 static void gen_view_types(sk_buf *b, const sk_kspec *s) {
-  int seen[SK_NDTYPE] = {0};
-  for (int c = 0; c < s->ncap; c++) {
-    const sk_capture *k = &s->caps[c];
-    if (k->kind != SK_CAP_VIEW || seen[k->dtype]) continue;
-    seen[k->dtype] = 1;
-    sk_buf_printf(b,
-                  "typedef struct { %s *data; sk_i64 extent[%d]; "
-                  "sk_i64 stride[%d]; sk_i64 rank; } sk__view_%s;\n",
-                  sk_dtypes[k->dtype].ctype, SK_MAXRANK, SK_MAXRANK,
-                  sk_dtypes[k->dtype].tag);
-  }
-  for (int c = 0; c < s->ncap; c++)
-    sk_cg_tile_fn(b, &s->caps[c], "static __device__ __forceinline__");
+  sk_cg_view_types(b, s, sk_jit_target_cuda.fn_qual);
   for (int c = 0; c < s->ncap; c++) remote_fns(b, &s->caps[c], c);
 }
 
@@ -467,19 +458,15 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
   sk_cg_title(&b, "CUDA kernel", s);
-  sk_cg_header(&b, sk_dialect_abi_h);
-  sk_cg_header(&b, sk_dialect_cuda_h);
-  sk_cg_header(&b, sk_dialect_linalg_h);
+  sk_cg_dialect(&b, &sk_jit_target_cuda);
   /* a kernel using a task.MemoryPool (pool_alloc(mp, n)): the GPU pool */
   if (strstr(s->body, "pool_") || (s->prelude && strstr(s->prelude, "pool_")))
     sk_cg_header(&b, sk_dialect_task_cuda_h);
-  sk_cg_agg(&b, s, 1);
-  if (s->prelude && *s->prelude)
-    sk_buf_printf(&b, "\n#line 1 \"prelude\"\n%s\n", s->prelude);
-  sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
+  sk_cg_agg(&b, s, &sk_jit_target_cuda);
+  sk_cg_prelude(&b, s);
   gen_view_types(&b, s);
   if (s->pattern != SK_FOR) {
-    sk_codegen_acc(&b, s, 1);
+    sk_codegen_acc(&b, s, &sk_jit_target_cuda);
     /* the device's view of the accumulator's size, checked at load */
     sk_buf_puts(&b, "__device__ sk__acc_t sk__acc_probe;\n");
   }
@@ -512,7 +499,28 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
     }
   }
   sk_buf_puts(&b, "}\n");
-  char *src = sk_buf_take(&b);
-  if (!src) sk_err(err, errlen, SK_E_OUT_MEMORY_GENERATING);
-  return src;
+  return sk_cg_take(&b, err, errlen);
 }
+
+/* -- the CUDA C code target ------------------------------------------------
+ * codegen_cuda.c's source, compiled by NVRTC (nvrtc.c) into an image the
+ * cuda back end loads; reductions' host half is host C (jit.c). */
+static const char *const cuda_dialect[] = {
+  sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h,
+  NULL};
+
+const sk_jit_target sk_jit_target_cuda = {
+  .name = "cuda",
+  .image = 1,
+  .codegen = sk_codegen_cuda,
+  .build = sk_nvrtc_build,
+  .warm = sk_nvrtc_warm,
+  .compiler = "nvrtc",
+  .status = sk_nvrtc_status,
+  .dialect = cuda_dialect,
+  .fn_qual = "static __device__ __forceinline__",
+  .acc_qual = "static __device__",
+  .cxx = 1,
+  .task_dialect = sk_dialect_task_cuda_h,
+  .task_mode = "#define SK_TASK_GPU\n",
+};

@@ -29,10 +29,10 @@ static int ident_char(char c) {
 }
 
 /* -- key --------------------------------------------------------------- */
-/* The code target as the key's first byte: the back end's SK_CODE_*
+/* The code target as the key's first byte: its place in target.c's list
  * (back ends that share one share compiled kernels). */
 static unsigned char code_target(const sk_kspec *s) {
-  return (unsigned char)(s->code >= 0 && s->code < SK_NCODE ? s->code : SK_CODE_HOST);
+  return (unsigned char)sk_jit_target_index(sk_jit_target_of(s));
 }
 
 /* Bytes, not text: this runs on every launch. Strings end with their
@@ -47,7 +47,7 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
                            (unsigned char)s->pattern,
                            (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
-  if (code_target(s) != SK_CODE_HOST) put_str(b, s->arch);   /* image targets */
+  if (sk_jit_target_of(s)->image) put_str(b, s->arch);
   sk_buf_add(b, (const char *)head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
@@ -164,6 +164,12 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
   __atomic_store_n(&k->fn, fn, __ATOMIC_RELEASE);
   /* written last: a reader that sees the new entry sees all of it */
   __atomic_store_n(&k->entry, e, __ATOMIC_RELEASE);
+}
+
+void sk_image_free(sk_image *img) {
+  if (!img) return;
+  free(img->data);
+  free(img);
 }
 
 /* Free 'k' with every tier's code. The caller guarantees that no launch
@@ -420,15 +426,16 @@ static int tcc_compile(sk_kernel *k, const char *source, char *err,
   return 0;
 }
 
-/* The nvrtc tier: the image of 'source' (a new kernel, seen by no other
- * thread yet) and, for reduce/scan, the accumulator's host half through
- * libtcc (identity, join and layout for the launch's result). */
-static int nvrtc_compile(sk_kernel *k, const sk_kspec *s, char *err,
-                         size_t errlen) {
+/* An image target's tier: the image of 'source' (a new kernel, seen by
+ * no other thread yet) made by the target's compiler and, for
+ * reduce/scan, the accumulator's host half through libtcc (identity, join
+ * and layout for the launch's result). */
+static int image_compile(sk_kernel *k, const sk_kspec *s,
+                         const sk_jit_target *t, char *err, size_t errlen) {
   double t0 = now();
   sk_image *img;
   int from_disk;
-  if (sk_nvrtc_build(s, k->source, &img, &from_disk, err, errlen) < 0) return -1;
+  if (t->build(s, k->source, &img, &from_disk, err, errlen) < 0) return -1;
   if (s->pattern != SK_FOR) {
     char *hsrc = sk_codegen_host_acc(s, err, errlen);
     int rc = hsrc ? tcc_compile(k, hsrc, err, errlen) : -1;
@@ -440,11 +447,11 @@ static int nvrtc_compile(sk_kernel *k, const sk_kspec *s, char *err,
   }
   k->image = img;
   /* no host entry: the back end loads the image (exec/, sk_kernel.dev) */
-  sk_jit_install(k, NULL, k->init, k->join, NULL, SK_TIER_NVRTC);
+  sk_jit_install(k, NULL, k->init, k->join, NULL, SK_TIER_IMAGE);
   if (from_disk)
     k->disk_hits++;
   else
-    k->compiles[SK_TIER_NVRTC]++;
+    k->compiles[SK_TIER_IMAGE]++;
   k->compile_seconds += now() - t0;
   return 0;
 }
@@ -639,25 +646,26 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   double t0 = now();
-  /* -- CUDA C target: codegen_cuda.c + NVRTC (nvrtc.c) make an image for
-   * s->arch; no tcc/cc tiers. The back end loads it at the first launch
-   * (exec/), so nothing here touches a device. -- */
-  if (code_target(s) == SK_CODE_CUDA) {
-    k->source = sk_codegen_cuda(s, err, errlen);
-    if (k->source) dump_source(k);
-    if (!k->source || nvrtc_compile(k, s, err, errlen) < 0) {
+  const sk_jit_target *t = sk_jit_target_of(s);
+  k->source = t->codegen(s, err, errlen);
+  if (!k->source) {
+    sk_kernel_free(k);
+    return -1;
+  }
+  dump_source(k);
+  /* -- an image target: its compiler makes an image for s->arch; no
+   * tcc/cc tiers. The back end loads it at the first launch (exec/), so
+   * nothing here touches a device. -- */
+  if (t->image) {
+    if (image_compile(k, s, t, err, errlen) < 0) {
       sk_kernel_free(k);
       return -1;
     }
     *out = publish(k, s, tier);
     return 0;
   }
-  k->source = sk_codegen_host(s, err, errlen);
-  if (!k->source) {
-    sk_kernel_free(k);
-    return -1;
-  }
-  dump_source(k);
+  /* -- host code: libtcc now, the cc tier in the background (or now, or
+   * from the disk cache) -- */
   sk_ccode c;
   if (tier != SK_TIER_TCC && sk_cc_lookup(k->source, &c)) {
     install_cc(k, &c);          /* a previous process compiled it */
@@ -708,7 +716,7 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
     k->reds[r].join = dupstr(s->reds[r].join);
   }
   err[0] = '\0';
-  k->source = sk_codegen_host(s, err, errlen);
+  k->source = sk_jit_target_of(s)->codegen(s, err, errlen);
   if (!k->key || !k->label || !k->source) {
     sk_kernel_free(k);
     if (!err[0]) sk_err(err, errlen, SK_E_NOMEM);
@@ -720,6 +728,7 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
   return 0;
 }
 
-void sk_jit_warm(int code) {
-  if (code == SK_CODE_CUDA) sk_nvrtc_warm();
+void sk_jit_warm(const char *target) {
+  const sk_jit_target *t = sk_jit_target_find(target);
+  if (t && t->warm) t->warm();
 }

@@ -4,7 +4,8 @@
  * The JIT is staged (as GraphBLAS' jitifyer): a kernel spec (spec.h) is
  * encoded as a key (signature + pattern + body + code target), hashed and
  * looked up; a miss generates source (codegen.h), compiles it with a tier
- * (tier.h: tcc, cc, nvrtc -- each alone knows nothing of kernels) and
+ * (tier.h: tcc, cc, an image target's compiler -- each alone knows
+ * nothing of kernels; target.h says which a back end's kernels need) and
  * inserts the result (cache.c). Layers: spec.h <- codegen.h, tier.h <-
  * jit.h; nothing below includes this file.
  */
@@ -16,6 +17,7 @@
 
 #include "codegen.h"
 #include "spec.h"
+#include "target.h"
 #include "tier.h"
 
 /* background tier-up state: NONE -> PENDING (queued or compiling) ->
@@ -63,7 +65,7 @@ typedef struct sk_kernel {
   int tier;                    /* tier whose code 'fn' is */
   sk_entry code[SK_NTIER];     /* each tier's entry points (sk_jit_install) */
   const sk_entry *entry;       /* the best tier's: what launches run (atomic) */
-  sk_image *image;             /* nvrtc tier: the device code ('fn' NULL) */
+  sk_image *image;             /* image tier: the device code ('fn' NULL) */
   /* the image made launchable by the back end's 'load' on first launch
    * (by exec/); 'dev_unload' is that back end's 'unload', called when the
    * kernel is freed (the JIT never calls a back end itself) */
@@ -131,9 +133,9 @@ void sk_kernel_free(sk_kernel *k);
 void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
                     void *layout, int tier);
 
-/* warm the compiler of code target 'code' (SK_CODE_*): NVRTC's set-up
- * for CUDA, nothing for host code */
-void sk_jit_warm(int code);
+/* warm the compiler of the code target named 'target' (a back end's
+ * 'target'; NULL: host C): its 'warm' hook, nothing when it has none */
+void sk_jit_warm(const char *target);
 
 /* -- tiers (jit.c) ------------------------------------------------------ */
 /* default tier from SPECK_JIT / speck.initialize{jit=} */

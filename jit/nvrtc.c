@@ -20,7 +20,7 @@
  *
  * A reducing kernel also needs its accumulator on the host (identity,
  * join, layout for the result): that part is compiled with libtcc from
- * codegen.c's host text, so both sides share one struct layout.
+ * codegen_host.c's host text, so both sides share one struct layout.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -30,9 +30,9 @@
 #include <time.h>
 
 #include "core/err.h"
-#include "codegen.h"
+#include "codegen_cuda.h"
 #include "jit.h"
-#include "tier.h"
+#include "nvrtc.h"
 #include "nvrtc_lib.h"
 #include "strbuf.h"
 
@@ -223,12 +223,6 @@ static void warm_start(void) {
 }
 
 void sk_nvrtc_warm(void) { pthread_once(&warm_once, warm_start); }
-
-void sk_image_free(sk_image *img) {
-  if (!img) return;
-  free(img->data);
-  free(img);
-}
 
 int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
                    int *from_disk_out, char *err, size_t errlen) {

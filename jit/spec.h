@@ -43,8 +43,11 @@ typedef struct sk_reducer {
 #define SK_MAXRED 16
 #define SK_MAXCAP 64
 
-/* SK_TIER_PRE: precompiled into libspeck (kernels/), seeded at start */
-enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_NVRTC, SK_TIER_PRE,
+struct sk_jit_target;
+
+/* SK_TIER_IMAGE: an image target's compiler (its 'build', target.h);
+ * SK_TIER_PRE: precompiled into libspeck (kernels/), seeded at start */
+enum { SK_TIER_AUTO, SK_TIER_TCC, SK_TIER_CC, SK_TIER_IMAGE, SK_TIER_PRE,
        SK_NTIER };
 /* Everything that determines the generated source. */
 typedef struct sk_kspec {
@@ -61,7 +64,8 @@ typedef struct sk_kspec {
   const sk_reducer *reds;      /* reduce: 1..SK_MAXRED; scan: 1 (sum) */
   const char *index[SK_MAXMD]; /* index names, NULL = default */
   const char *target;          /* back-end name, for messages only */
-  int code;                    /* SK_CODE_*: what to make (the back end's) */
+  /* what to make: the back end's code target (target.h; NULL: host C) */
+  const struct sk_jit_target *gen;
   const char *arch;            /* image targets: "sm_90" (the back end's
                                 * 'arch'); NULL or "": compile only */
   int bounds;                  /* bounds-check mode */

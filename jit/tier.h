@@ -1,8 +1,9 @@
 /* tier.h: the compilers behind one interface, each usable alone: a
  * tier turns source into a code object (host entry points, or a device
  * image) and knows no kernel, no cache and no device. tcc.c (in-process,
- * instant), cc.c (the system compiler, cached .so), nvrtc.c (CUDA images,
- * cached cubins) and the disk cache they share (diskcache.c).
+ * instant), cc.c (the system compiler, cached .so) and the disk cache
+ * they share (diskcache.c); a device compiler is an image target's
+ * 'build' (target.h), declared by its own header.
  */
 #ifndef SK_TIER_H
 #define SK_TIER_H
@@ -23,22 +24,9 @@ typedef struct sk_ccode {
   double seconds;              /* compile or load time */
 } sk_ccode;
 
-/* -- nvrtc.c: the GPU tier ----------------------------------------------- */
-/* Compile 'source' (the CUDA source of 'spec') into an image for
- * spec->arch (a cubin; PTX when no architecture is given or NVRTC does
- * not know it), through the disk cache; *from_disk tells which. Errors
- * name the body's lines. */
-int sk_nvrtc_build(const sk_kspec *spec, const char *source, sk_image **out,
-                   int *from_disk, char *err, size_t errlen);
+/* free an image target's image (target.h's 'build', malloc'd with its
+ * data) and everything it holds (jit.c) */
 void sk_image_free(sk_image *img);
-/* Start NVRTC's one-time set-up on a thread of its own (once per process;
- * nothing when NVRTC is missing), so that the first kernel compiles at
- * the warm speed: for exec/, when a back end with a CUDA code target
- * starts. */
-void sk_nvrtc_warm(void);
-/* NVRTC status for speck.info(): 1 usable, with "NVRTC 13.0 (path)" in
- * buf, else 0 and the reason */
-int sk_nvrtc_status(char *buf, size_t n);
 
 /* -- tcc.c ------------------------------------------------------------- */
 /* Compile 'source' with libtcc into memory: out->dl is the libtcc state

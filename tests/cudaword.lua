@@ -20,7 +20,7 @@ M.roots = {"core", "api", "exec", "jit", "dialect", "backends", "kernels",
 -- where CUDA words belong: the CUDA back end, its dialect headers, the
 -- NVRTC tier and the CUDA code generator
 M.exempt = {"^backends/cuda/", "^dialect/cuda%.h$", "^dialect/task_cuda%.h$",
-            "^jit/nvrtc", "^jit/codegen_cuda%.c$",
+            "^jit/nvrtc", "^jit/codegen_cuda%.[ch]$",
             -- the one message table: user-visible texts (the CUDA back
             -- end's among them, as help texts are) and their ids
             "^core/errmsg%.h$"}
@@ -28,6 +28,8 @@ M.exempt = {"^backends/cuda/", "^dialect/cuda%.h$", "^dialect/task_cuda%.h$",
 -- lines allowed to carry a CUDA word in a string: {file, plain text the
 -- line contains, reason}
 M.allow = {
+  {"jit/target.c", "sk_jit_target_cuda",
+   "the one list of the JIT's code targets, a line each (as backends/registry.c lists back ends)"},
   {"backends/registry.c", "&sk_backend_cuda",
    "the registry line: the one place that lists the built-in back ends"},
   {"backends/registry.c", "extern const sk_backend sk_backend_cuda;",

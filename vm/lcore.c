@@ -933,15 +933,17 @@ static int l_info(lua_State *L) {
     lua_setfield(L, -2, "reason");
   }
   lua_setfield(L, -2, "cc");
-  {
+  /* the device compilers of the JIT's image targets */
+  for (const sk_jit_target *const *t = sk_jit_targets(); *t; t++) {
+    if (!(*t)->compiler || !(*t)->status) continue;
     char nv[1024];
     lua_createtable(L, 0, 2);
-    int ok = sk_nvrtc_status(nv, sizeof nv);
+    int ok = (*t)->status(nv, sizeof nv);
     lua_pushboolean(L, ok);
     lua_setfield(L, -2, "available");
     lua_pushstring(L, nv);
     lua_setfield(L, -2, ok ? "version" : "reason");
-    lua_setfield(L, -2, "nvrtc");
+    lua_setfield(L, -2, (*t)->compiler);
   }
   lua_setfield(L, -2, "compilers");
   lua_createtable(L, 0, 4);

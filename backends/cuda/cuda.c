@@ -161,7 +161,7 @@ const sk_backend sk_backend_cuda = {
   SK_FROM_SERIAL,
   .name = "cuda",
   .space = SK_SPACE_CUDA,
-  .code = SK_CODE_CUDA,
+  .code = SK_CODE_IMAGE, .target = "cuda",
   .features = 0,
   .spaces = cuda_spaces,
   .arch = sk_cuda_arch,

@@ -178,7 +178,7 @@ static int workers(sk_gsched *g, void *state, int64_t n, char *err, size_t errle
 static int gs_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
                       const sk_task_table *tab, char *err, size_t errlen) {
   free(g->source);
-  g->source = sk_task_codegen(fx, nf, 1, err, errlen);
+  g->source = sk_task_codegen(fx, nf, g->b->target, err, errlen);
   if (!g->source) return -1;
   sk_gstate *st = &g->st;
   st->nf = nf;

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "../../dialect/dialect_src.h"
-#include "../../jit/strbuf.h"
+#include "jit/strbuf.h"
+#include "jit/target.h"
 #include "task.h"
 
 static int is_ident(const char *s) {
@@ -133,9 +133,9 @@ static int find_functor(const sk_tfunctor *fx, int n, const char *id, size_t len
 }
 
 static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
-                    const char *p, const char *end, int cuda);
+                    const char *p, const char *end, int cxx);
 
-/* CUDA: C++ has no C99 designated initializers in any order, so the
+/* A C++ target: C++ has no C99 designated initializers in any order, so the
  * fields of 'task_spawn(F, {.a = x, .b = y} ...' become assignments in a
  * lambda that returns F's fields struct (same lines, same evaluation) */
 static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
@@ -195,11 +195,11 @@ static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
 }
 
 /* The body with 'self.v(' of each view field 'v' made 'sk__self_v(' (a
- * macro of the element access) and, for CUDA, the spawns' fields as
- * above; comments, strings and character literals are copied as they
- * are. */
+ * macro of the element access) and, for a C++ target ('cxx'), the
+ * spawns' fields as above; comments, strings and character literals are
+ * copied as they are. */
 static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
-                    const char *p, const char *end, int cuda) {
+                    const char *p, const char *end, int cxx) {
   while (p < end) {
     if (p[0] == '/' && p[1] == '/') {
       const char *e = strchr(p, '\n');
@@ -243,7 +243,7 @@ static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *
       int spawn = (e - p == 10 && memcmp(p, "task_spawn", 10) == 0) ||
                   (e - p == 15 && memcmp(p, "task_spawn_team", 15) == 0);
       p = e;
-      if (cuda && spawn) {
+      if (cxx && spawn) {
         const char *q = p;
         while (q < end && isspace((unsigned char)*q)) q++;
         if (q < end && *q == '(') {
@@ -271,7 +271,7 @@ static int common_ret(const sk_tfunctor *fx, int n) {
 }
 
 static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
-                     int cuda) {
+                     int cxx) {
   const char *l = f->label;
   sk_buf_printf(b,
                 "SK__TBODY void sk__tb_%s(const sk_task_env *sk__env, void *sk__selfv, "
@@ -299,7 +299,7 @@ static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor 
     sk_buf_puts(b, "])\n");
   }
   sk_buf_printf(b, "#line 1 \"%s\"\n", l);
-  rewrite(b, fx, n, f, f->body, f->body + strlen(f->body), cuda);
+  rewrite(b, fx, n, f, f->body, f->body + strlen(f->body), cxx);
   int lines = 1;
   for (const char *p = f->body; *p && p[1]; p++) lines += *p == '\n';
   sk_buf_printf(b, "\n#line %d \"%s\"\n}\n#line 1 \"generated\"\n"
@@ -309,20 +309,21 @@ static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor 
       sk_buf_printf(b, "#undef sk__self_%s\n", f->fields[k].name);
 }
 
-char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
-                      size_t errlen) {
+char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
+                      char *err, size_t errlen) {
+  const sk_jit_target *t = sk_jit_target_find(target);
+  if (!t) {
+    sk_err(err, errlen, SK_E_JIT_NO_CODE, target);
+    return NULL;
+  }
   sk_buf b;
   sk_buf_init(&b);
   sk_buf_puts(&b, "/* speck task functors:");
   for (int f = 0; f < n; f++) sk_buf_printf(&b, " %s", fx[f].label);
   sk_buf_puts(&b, " */\n");
-  if (cuda) {
-    sk_buf_puts(&b, "#define SK_TASK_GPU\n");
-    sk_cg_header(&b, sk_dialect_task_cuda_h);
-  } else {
-    sk_buf_puts(&b, "#define SK_TASK_BODY\n");
-    sk_cg_header(&b, sk_dialect_task_h);
-  }
+  /* the task dialect, its generated-code part selected */
+  sk_buf_puts(&b, t->task_mode);
+  sk_cg_header(&b, t->task_dialect);
   sk_buf_puts(&b, "\n#line 1 \"generated\"\n");
   for (int f = 0; f < n; f++) {
     sk_buf_puts(&b, "typedef struct {");
@@ -333,7 +334,7 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
   }
   for (int f = 0; f < n; f++) {
     const char *l = fx[f].label;
-    if (cuda) {   /* the fields come as a struct (spawn_fields), the priority after */
+    if (t->cxx) {   /* the fields come as a struct (spawn_fields), the priority after */
       sk_buf_printf(&b,
                     "SK__TFN future sk__spawn1_%s(const sk_task_env *e, int team, "
                     "sk__tf_%s fl, int prio = 0) {\n"
@@ -357,8 +358,8 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
   int ct = common_ret(fx, n);
   sk_buf_printf(&b, "#define future_get(f) ((%s)SK__T_GET_%s(sk__env, (f)))\n",
                 sk_dtypes[ct].ctype, sk_dtypes[ct].is_float ? "F64" : "I64");
-  for (int f = 0; f < n; f++) gen_body(&b, fx, n, &fx[f], cuda);
-  if (cuda) {   /* the dispatch and the results the device runtime reads */
+  for (int f = 0; f < n; f++) gen_body(&b, fx, n, &fx[f], t->cxx);
+  if (t->image) {   /* the dispatch and the results the device runtime reads */
     sk_buf_puts(&b, "SK_DEV void sk__task_call(int f, const sk_task_env *e, void *self, "
                 "void *res) {\n  switch (f) {\n");
     for (int f = 0; f < n; f++)

@@ -165,7 +165,7 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
   if (s->ops->compile_once && s->fn.compiled == s->fn.nf) return 0;
   if (!s->fn.source || s->fn.compiled != s->fn.nf) {
     free(s->fn.source);
-    s->fn.source = sk_task_codegen(s->fn.fx, s->fn.nf, 0, err, errlen);
+    s->fn.source = sk_task_codegen(s->fn.fx, s->fn.nf, NULL, err, errlen);
     if (!s->fn.source) return -1;
   }
   sk_kdesc d;

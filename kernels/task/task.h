@@ -68,11 +68,12 @@ typedef struct sk_tfunctor {
 /* -- functor.c: checks and the generated source ------------------------- */
 /* the label, fields and body text of 'f' (before anything is compiled) */
 int sk_task_check_functor(const sk_tfunctor *f, char *err, size_t errlen);
-/* one C source holding the 'n' functors' field structs, bodies and the
- * table filler 'sk__task_fill' (malloc'd), NULL with a message; 'cuda':
- * the CUDA C++ source of the GPU workers (dialect/task_cuda.h) instead */
-char *sk_task_codegen(const sk_tfunctor *fx, int n, int cuda, char *err,
-                      size_t errlen);
+/* one source holding the 'n' functors' field structs and bodies, for
+ * the code target named 'target' (jit/target.h; NULL: host C) in its task
+ * dialect: with host code the table filler 'sk__task_fill', with an image
+ * the dispatch the device workers call (malloc'd), NULL with a message */
+char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
+                      char *err, size_t errlen);
 /* a compiler message about the generated source, its "label:line:" turned
  * into "functor 'label' line N:" */
 void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,

@@ -22,6 +22,7 @@
 #include "backends/cuda/cuda_int.h"   /* its spaces' ids */
 
 extern const sk_backend sk_backend_cuda;
+#include "jit/nvrtc.h"
 
 static int passed, failed;
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -58,7 +59,7 @@ static sk_kspec spec(const char *label, const char *body, int pattern,
     s.reds = &sum64;
   }
   s.target = "cuda";
-  s.code = SK_CODE_CUDA;
+  s.gen = sk_jit_target_find("cuda");
   s.arch = arch;
   return s;
 }
@@ -73,7 +74,7 @@ static void test_images(void) {
     printf("%s\n", err);
     return;
   }
-  CHECK(k->image != NULL && k->fn == NULL && k->tier == SK_TIER_NVRTC);
+  CHECK(k->image != NULL && k->fn == NULL && k->tier == SK_TIER_IMAGE);
   CHECK(k->image->size > 0 && !k->image->is_binary);
   CHECK(strncmp(k->image->arch, "compute_", 8) == 0);
   CHECK(k->image->data[k->image->size - 1] == '\0');   /* PTX ends in NUL */

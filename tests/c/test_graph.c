@@ -19,6 +19,7 @@
 
 #include "kernels/kernels.h"
 #include "api/speck.h"
+#include "jit/nvrtc.h"
 
 static int passed, failed;
 

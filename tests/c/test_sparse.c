@@ -22,6 +22,7 @@
 
 #include "kernels/kernels.h"
 #include "api/speck.h"
+#include "jit/nvrtc.h"
 
 static int passed, failed;
 

@@ -1,13 +1,16 @@
 /* test_tiers.c: each compiler tier alone, with no kernel, cache or back
  * end: codegen turns a spec into source, and tcc, cc and NVRTC each turn
  * that source into a code object this test runs (host) or inspects
- * (a CUDA image). Only jit/tier.h and jit/codegen.h are included. */
+ * (a CUDA image). Only the jit/ headers of those are included. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jit/codegen.h"
+#include "jit/codegen_cuda.h"
+#include "jit/nvrtc.h"
+#include "jit/target.h"
 #include "jit/tier.h"
 
 static int passed, failed;
@@ -25,7 +28,7 @@ static int passed, failed;
 static sk_capture caps[2];
 static sk_reducer sum = {SK_RED_SUM, SK_F64, NULL, NULL, 0, 0};
 
-static sk_kspec make_spec(int code) {
+static sk_kspec make_spec(const char *target) {
   caps[0] = (sk_capture){"a", SK_CAP_SCALAR, SK_F64, 0, 0, 0, 0, 0, {0, 0, 0}, 0, 0};
   caps[1] = (sk_capture){"x", SK_CAP_VIEW, SK_F64, 1, SK_RIGHT, SK_SPACE_HOST, 0, 0, {0, 0, 0}, 0, 0};
   sk_kspec s;
@@ -40,7 +43,7 @@ static sk_kspec make_spec(int code) {
   s.nred = 1;
   s.reds = &sum;
   s.target = "test";
-  s.code = code;
+  s.gen = sk_jit_target_find(target);
   return s;
 }
 
@@ -71,7 +74,7 @@ static double run(const sk_ccode *c) {
 
 int main(void) {
   char err[4096];
-  sk_kspec s = make_spec(SK_CODE_HOST);
+  sk_kspec s = make_spec(NULL);
   char *src = sk_codegen_host(&s, err, sizeof err);
   CHECK(src != NULL);
   if (!src) {
@@ -112,7 +115,7 @@ int main(void) {
   /* nvrtc: a PTX image with its launch facts, no device needed */
   char why[512];
   if (sk_nvrtc_status(why, sizeof why)) {
-    sk_kspec g = make_spec(SK_CODE_CUDA);
+    sk_kspec g = make_spec("cuda");
     caps[1].space = sk_space_parse("cuda");
     char *csrc = sk_codegen_cuda(&g, err, sizeof err);
     CHECK(csrc != NULL);

@@ -32,8 +32,9 @@
 
 #include "../../exec/exec.h"
 #include "../../jit/codegen.h"
+#include "../../jit/codegen_cuda.h"
+#include "../../jit/target.h"
 #include "../../jit/strbuf.h"
-#include "../../dialect/dialect_src.h"
 
 /* -- input ------------------------------------------------------------------ */
 typedef struct in {
@@ -219,10 +220,7 @@ static void headers_init(void) {
   for (int cuda = 0; cuda < 2; cuda++) {
     sk_buf b;
     sk_buf_init(&b);
-    sk_cg_header(&b, sk_dialect_abi_h);
-    sk_cg_header(&b, cuda ? sk_dialect_cuda_h : sk_dialect_host_h);
-    sk_cg_header(&b, sk_dialect_linalg_h);
-    if (!cuda) sk_cg_header(&b, sk_dialect_task_h);   /* the pool words */
+    sk_cg_dialect(&b, sk_jit_target_find(cuda ? "cuda" : NULL));
     headers[cuda] = sk_buf_take(&b);
     lex x = {headers[cuda], strlen(headers[cuda]), CODE, 0, 1, 0};
     dir d[1];
@@ -459,7 +457,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static sk_backend gpu;
   gpu = sk_backend_serial;
   gpu.name = "fuzzgpu";
-  gpu.code = SK_CODE_CUDA;
+  gpu.code = SK_CODE_IMAGE;
+  gpu.target = "cuda";
   gpu.features = 0;
   gpu.team_limits = gpu_limits;
   const sk_backend *b = (flags & 2) ? &gpu : &sk_backend_serial;

@@ -1,0 +1,15 @@
+/* codegen_cuda.h: the CUDA generator (codegen_cuda.c), for the CUDA code
+ * target's compiler (nvrtc.c) and the tests; the JIT reaches it through
+ * the target's table (target.h).
+ */
+#ifndef SK_CODEGEN_CUDA_H
+#define SK_CODEGEN_CUDA_H
+
+#include "spec.h"
+
+/* the CUDA source (NVRTC, C++) of 'spec' (malloc'd), NULL with 'err' */
+char *sk_codegen_cuda(const sk_kspec *spec, char *err, size_t errlen);
+/* MDRange dimensions in thread order, fastest (threadIdx.x) first */
+void sk_codegen_cuda_perm(const sk_kspec *spec, int *perm);
+
+#endif
