@@ -8,6 +8,7 @@
  * rescales only when the plain sum of squares overflowed or may have
  * underflowed, by the power of two that brings the largest magnitude into
  * [0.5, 1) (exact: no rounding from the scale, even for subnormals).
+ * Bodies: blas1.sk.
  */
 #include <float.h>
 #include <math.h>
@@ -16,39 +17,38 @@
 
 #include "core/err.h"
 #include "../kernels.h"
+#include "kbodies.h"
 
 /* -- bodies ------------------------------------------------------------------ */
 static const sk_kbody k_dot = {
-  "blas.dot", "acc += (double)x(i) * (double)y(i);", SK_REDUCE, SK_RED_SUM,
-  {"x", "y", NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "blas.dot", .body = sk_body_blas_dot, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .views = {"x", "y", NULL}};
 static const sk_kbody k_sumsq = {
-  "blas.nrm2", "acc += (double)x(i) * (double)x(i);", SK_REDUCE, SK_RED_SUM,
-  {"x", NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "blas.nrm2", .body = sk_body_blas_nrm2_sumsq, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .views = {"x", NULL}};
 /* scaled by 2^-e in two exact steps (s * s2), so the largest magnitude
  * lands in [0.5, 1) with no rounding and no overflow of the scale */
 static const sk_kbody k_sumsq_scaled = {
-  "blas.nrm2", "double t = (double)x(i) * s * s2; acc += t * t;", SK_REDUCE,
-  SK_RED_SUM, {"x", NULL}, {"s", "s2", NULL}, NULL, NULL, NULL};
+  .label = "blas.nrm2", .body = sk_body_blas_nrm2_scaled, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .views = {"x", NULL}, .scalars = {"s", "s2", NULL}};
 static const sk_kbody k_amax = {
-  "blas.nrm2", "double t = fabs((double)x(i)); if (t > acc) acc = t;",
-  SK_REDUCE, SK_RED_MAX, {"x", NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "blas.nrm2", .body = sk_body_blas_nrm2_amax, .pattern = SK_REDUCE,
+  .red_op = SK_RED_MAX, .views = {"x", NULL}};
 static const sk_kbody k_asum = {
-  "blas.asum", "acc += fabs((double)x(i));", SK_REDUCE, SK_RED_SUM,
-  {"x", NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "blas.asum", .body = sk_body_blas_asum, .pattern = SK_REDUCE,
+  .red_op = SK_RED_SUM, .views = {"x", NULL}};
 static const sk_kbody k_iamax = {
-  "blas.iamax",
-  "double t = fabs((double)x(i));\n"
-  "if (t > acc.val) { acc.val = t; acc.loc = i; }",
-  SK_REDUCE, SK_RED_MAXLOC, {"x", NULL}, {NULL}, NULL, NULL, NULL};
+  .label = "blas.iamax", .body = sk_body_blas_iamax, .pattern = SK_REDUCE,
+  .red_op = SK_RED_MAXLOC, .views = {"x", NULL}};
 static const sk_kbody k_scal = {
-  "blas.scal", "x(i) = a == 0.0 ? 0 : a * x(i);", SK_FOR, 0, {"x", NULL},
-  {"a", NULL}, NULL, NULL, NULL};
+  .label = "blas.scal", .body = sk_body_blas_scal, .pattern = SK_FOR,
+  .views = {"x", NULL}, .scalars = {"a", NULL}};
 static const sk_kbody k_axpy = {
-  "blas.axpy", "y(i) = a * x(i) + y(i);", SK_FOR, 0, {"x", "y", NULL},
-  {"a", NULL}, NULL, NULL, NULL};
+  .label = "blas.axpy", .body = sk_body_blas_axpy, .pattern = SK_FOR,
+  .views = {"x", "y", NULL}, .scalars = {"a", NULL}};
 static const sk_kbody k_axpby = {
-  "blas.axpby", "y(i) = b == 0.0 ? a * x(i) : a * x(i) + b * y(i);", SK_FOR,
-  0, {"x", "y", NULL}, {"a", "b", NULL}, NULL, NULL, NULL};
+  .label = "blas.axpby", .body = sk_body_blas_axpby, .pattern = SK_FOR,
+  .views = {"x", "y", NULL}, .scalars = {"a", "b", NULL}};
 
 const sk_kbody *const sk_blas_bodies[] = {
   &k_dot, &k_sumsq, &k_sumsq_scaled, &k_amax, &k_asum, &k_iamax, &k_scal,

@@ -10,13 +10,15 @@
  * gemm writing one triangle. trsm is blocked: a triangular solve of each
  * diagonal block (its columns in parallel), then a gemm update of the
  * rows below. impl "vendor" sends host views to OpenBLAS (vendor.c);
- * "auto" does so above the crossover measured in docs/bench.md.
+ * "auto" does so above the crossover measured in docs/bench.md. Bodies:
+ * blas3.sk.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/err.h"
 #include "dense.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -213,73 +215,17 @@ static int use_vendor(int impl, const sk_view *v, const sk_view *o1, const sk_vi
 
 /* -- gemm --------------------------------------------------------------------- */
 #define MAT2(VT, n, alias) " " n "=" VT "[2,stride]" alias
+/* the precompiled signatures of a body over matrices: float64 and float32,
+ * its matrices apart or one allocation ('!': A and B in A*A) */
+#define MAT_SIGS(SIG) \
+  {SIG("float64", ""), SIG("float32", ""), SIG("float64", "!"), SIG("float32", "!"), NULL}
 #define GEMM_SIG(VT, al) "team" MAT2(VT, "A", al) MAT2(VT, "B", al) MAT2(VT, "C", al) \
   " ta=int64 tb=int64 alpha=float64 beta=float64 mc=int64 nc=int64 kc=int64 tri=int64"
-static const char *const sig_gemm[] = {GEMM_SIG("float64", ""), GEMM_SIG("float32", ""),
-                                       GEMM_SIG("float64", "!"), GEMM_SIG("float32", "!"),
-                                       NULL};
+static const char *const sig_gemm[] = MAT_SIGS(GEMM_SIG);
 /* One mc x nc tile of C per team (of one thread), league rank row-major
  * over the tiles; 'tri' 'L' / 'U': only that triangle of C (syrk). */
 static const sk_kbody k_gemm = {
-  "blas.gemm",
-  "typedef __typeof__(+C(0, 0)) T;\n"
-  "enum { MR = 16, NR = 6 };\n"
-  "const sk_i64 m = C.extent[0], n = C.extent[1];\n"
-  "const sk_i64 k = ta == 'N' ? A.extent[1] : A.extent[0];\n"
-  "const T *Ad = A.data, *Bd = B.data;\n"
-  "const sk_i64 ars = ta == 'N' ? A.stride[0] : A.stride[1];\n"
-  "const sk_i64 acs = ta == 'N' ? A.stride[1] : A.stride[0];\n"
-  "const sk_i64 brs = tb == 'N' ? B.stride[0] : B.stride[1];\n"
-  "const sk_i64 bcs = tb == 'N' ? B.stride[1] : B.stride[0];\n"
-  "const sk_i64 tn = (n + nc - 1) / nc;\n"
-  "const sk_i64 ic = team.league_rank / tn * mc, jc = team.league_rank % tn * nc;\n"
-  "const sk_i64 mt = m - ic < mc ? m - ic : mc, nt = n - jc < nc ? n - jc : nc;\n"
-  "if (tri == 'L' && jc > ic + mt - 1) return;\n"
-  "if (tri == 'U' && ic > jc + nt - 1) return;\n"
-  "const T al = (T)alpha;\n"
-  "if (k == 0 || alpha == 0) {\n"
-  "  for (sk_i64 r = ic; r < ic + mt; r++)\n"
-  "    for (sk_i64 c = jc; c < jc + nt; c++)\n"
-  "      if (!(tri == 'L' && c > r) && !(tri == 'U' && c < r))\n"
-  "        C(r, c) = beta == 0 ? (T)0 : (T)beta * C(r, c);\n"
-  "  return;\n"
-  "}\n"
-  "T *pa = (T *)thread_scratch(team, 1, mc * kc * (sk_i64)sizeof(T));\n"
-  "T *pb = (T *)thread_scratch(team, 1, kc * (nc + NR) * (sk_i64)sizeof(T));\n"
-  "for (sk_i64 pc = 0; pc < k; pc += kc) {\n"
-  "  const sk_i64 kt = k - pc < kc ? k - pc : kc;\n"
-  "  const T be = pc == 0 ? (T)beta : (T)1;\n"
-  "  for (sk_i64 jr = 0; jr < nt; jr += NR)\n"
-  "    for (sk_i64 p = 0; p < kt; p++)\n"
-  "      for (int j = 0; j < NR; j++)\n"
-  "        pb[jr * kt + p * NR + j] = jr + j < nt ? Bd[(pc + p) * brs + (jc + jr + j) * bcs] : (T)0;\n"
-  "  for (sk_i64 ir = 0; ir < mt; ir += MR)\n"
-  "    for (sk_i64 p = 0; p < kt; p++)\n"
-  "      for (int q = 0; q < MR; q++)\n"
-  "        pa[ir * kt + p * MR + q] = ir + q < mt ? Ad[(ic + ir + q) * ars + (pc + p) * acs] : (T)0;\n"
-  "  for (sk_i64 jr = 0; jr < nt; jr += NR)\n"
-  "    for (sk_i64 ir = 0; ir < mt; ir += MR) {\n"
-  "      const sk_i64 r0 = ic + ir, c0 = jc + jr;\n"
-  "      if (tri == 'L' && c0 > r0 + MR - 1) continue;\n"
-  "      if (tri == 'U' && r0 > c0 + NR - 1) continue;\n"
-  "      const T *a = pa + ir * kt, *b = pb + jr * kt;\n"
-  "      T ab[NR][MR];\n"
-  "      for (int j = 0; j < NR; j++)\n"
-  "        for (int q = 0; q < MR; q++) ab[j][q] = 0;\n"
-  "      for (sk_i64 p = 0; p < kt; p++)\n"
-  "        for (int j = 0; j < NR; j++)\n"
-  "          for (int q = 0; q < MR; q++)\n"
-  "            ab[j][q] = sk_fma(a[p * MR + q], b[p * NR + j], ab[j][q]);\n"
-  "      const sk_i64 me = mt - ir < MR ? mt - ir : MR, ne = nt - jr < NR ? nt - jr : NR;\n"
-  "      for (sk_i64 j = 0; j < ne; j++)\n"
-  "        for (sk_i64 q = 0; q < me; q++) {\n"
-  "          const sk_i64 r = r0 + q, c = c0 + j;\n"
-  "          if ((tri == 'L' && c > r) || (tri == 'U' && c < r)) continue;\n"
-  "          C(r, c) = be == 0 ? al * ab[j][q] : al * ab[j][q] + be * C(r, c);\n"
-  "        }\n"
-  "    }\n"
-  "}\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemm, NULL, NULL};
+  .label = "blas.gemm", .body = sk_body_blas_gemm, .pattern = SK_FOR, .sigs = sig_gemm};
 
 int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A,
                   const sk_view *B, double beta, const sk_view *C, char tri,
@@ -410,16 +356,7 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const char *const sig_gemv[] = {GEMV_SIG("float64"), GEMV_SIG("float32"), NULL};
 /* y(i) = alpha op(A)(i, :) x + beta y(i) */
 static const sk_kbody k_gemv = {
-  "blas.gemv",
-  "typedef __typeof__(+y(0)) T;\n"
-  "const sk_i64 k = ta == 'N' ? A.extent[1] : A.extent[0];\n"
-  "const T *a = A.data + i * (ta == 'N' ? A.stride[0] : A.stride[1]);\n"
-  "const sk_i64 s = ta == 'N' ? A.stride[1] : A.stride[0];\n"
-  "T acc0 = 0;\n"
-  "if (alpha != 0)\n"
-  "  for (sk_i64 p = 0; p < k; p++) acc0 = sk_fma(a[p * s], x(p), acc0);\n"
-  "y(i) = beta == 0 ? (T)alpha * acc0 : (T)alpha * acc0 + (T)beta * y(i);\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_gemv, NULL, NULL};
+  .label = "blas.gemv", .body = sk_body_blas_gemv, .pattern = SK_FOR, .sigs = sig_gemv};
 
 static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                 size_t errlen) {
@@ -469,17 +406,9 @@ static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
  * column for side L, a row for side R), solved or multiplied in place. */
 #define TRI_SIG(VT, al) "range" MAT2(VT, "A", al) MAT2(VT, "B", al) \
   " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64"
-static const char *const sig_tri[] = {TRI_SIG("float64", ""), TRI_SIG("float32", ""),
-                                      TRI_SIG("float64", "!"), TRI_SIG("float32", "!"),
-                                      NULL};
+static const char *const sig_tri[] = MAT_SIGS(TRI_SIG);
 static const sk_kbody k_tri = {
-  "blas.trsm",
-  "typedef __typeof__(+B(0, 0)) T;\n"
-  "__typeof__(matrix(B)) b = matrix(B);\n"
-  "b = side == 'L' ? sk_mat_sub(b, 0, i, b.m, 1) : sk_mat_sub(b, i, 0, 1, b.n);\n"
-  "if (mm) serial_trmm(side, uplo, trans, diag, (T)alpha, matrix(A), b);\n"
-  "else serial_trsm(side, uplo, trans, diag, (T)alpha, matrix(A), b);\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_tri, NULL, NULL};
+  .label = "blas.trsm", .body = sk_body_blas_trsm, .pattern = SK_FOR, .sigs = sig_tri};
 
 static int tri_kernel(int mm, char side, char uplo, char trans, char diag,
                       double alpha, const sk_view *A, const sk_view *B, char *err,
@@ -572,9 +501,9 @@ static int tri_args(const sk_arg *args, int nargs, char *side, char *uplo,
   return 0;
 }
 
-static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
-  (void)out;
+/* trsm ('mm' 0) and trmm (1): the vendor's routine where use_vendor picks
+ * one (trmm: the host's only), else the native kernels */
+static int tri_entry(int mm, const sk_arg *args, int nargs, char *err, size_t errlen) {
   char side, uplo, tr, diag;
   double alpha;
   const sk_view *A, *B;
@@ -582,35 +511,28 @@ static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (tri_args(args, nargs, &side, &uplo, &tr, &diag, &alpha, &A, &B, &impl, err,
                errlen) < 0)
     return -1;
-  double na = (double)A->extent[0];
-  int v = use_vendor(impl, B, A, NULL, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
-                     TRI_CROSS);
-  if (v && (v == 1 ? sk_vendor_trsm : sk_vendor_gpu_trsm)(
+  double na = (double)A->extent[0], nb = (double)(side == 'L' ? B->extent[1] : B->extent[0]);
+  int v = use_vendor(impl, B, A, NULL, na * na * nb, TRI_CROSS);
+  if (mm && v == 2) v = 0;   /* no device trmm */
+  if (v && (mm ? sk_vendor_trmm : v == 1 ? sk_vendor_trsm : sk_vendor_gpu_trsm)(
              B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
              A->stride[0], A->stride[1], B->data, B->stride[0], B->stride[1]) ==
              SK_VENDOR_OK)
     return v == 2 ? sk_dense_vendor_done(B, err, errlen) : 0;
+  if (mm) return tri_kernel(1, side, uplo, tr, diag, alpha, A, B, err, errlen);
   return sk_dense_trsm(side, uplo, tr, diag, alpha, A, B, err, errlen);
+}
+
+static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                size_t errlen) {
+  (void)out;
+  return tri_entry(0, args, nargs, err, errlen);
 }
 
 static int trmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                 size_t errlen) {
   (void)out;
-  char side, uplo, tr, diag;
-  double alpha;
-  const sk_view *A, *B;
-  int impl;
-  if (tri_args(args, nargs, &side, &uplo, &tr, &diag, &alpha, &A, &B, &impl, err,
-               errlen) < 0)
-    return -1;
-  double na = (double)A->extent[0];
-  if (use_vendor(impl, B, A, NULL, na * na * (double)(side == 'L' ? B->extent[1] : B->extent[0]),
-                 TRI_CROSS) == 1 &&
-      sk_vendor_trmm(B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha,
-                     A->data, A->stride[0], A->stride[1], B->data, B->stride[0],
-                     B->stride[1]) == SK_VENDOR_OK)
-    return 0;
-  return tri_kernel(1, side, uplo, tr, diag, alpha, A, B, err, errlen);
+  return tri_entry(1, args, nargs, err, errlen);
 }
 
 /* -- entries ------------------------------------------------------------------------ */

@@ -9,7 +9,8 @@
  * (dialect/linalg.h): the rows below a pivot are updated by the team's
  * members. A zero pivot (getrf, gesv, trtri) or a non-positive one
  * (potrf) is an error naming the call and the pivot; getrf's pivots are
- * 0-based, LAPACK's swap sequence, into an int32 or int64 view.
+ * 0-based, LAPACK's swap sequence, into an int32 or int64 view. Bodies:
+ * lapack.sk.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "core/err.h"
 #include "dense.h"
+#include "kbodies.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAT2(VT, n) " " n "=" VT "[2,stride]"
@@ -27,12 +29,8 @@ static const char *const sig_potrf[] = {POTRF_SIG("float64"), POTRF_SIG("float32
                                         NULL};
 /* the diagonal block at offset 'base', lower; info(0) = base + its info */
 static const sk_kbody k_potrf = {
-  "blas.potrf",
-  "if (team.team_rank == 0) {\n"
-  "  sk_i64 r = serial_potrf('L', matrix(A));\n"
-  "  if (r) info(0) = base + r;\n"
-  "}\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_potrf, NULL, NULL};
+  .label = "blas.potrf", .body = sk_body_blas_potrf, .pattern = SK_FOR,
+  .sigs = sig_potrf};
 
 #define GETRF_SIG(VT, PT) "team" MAT2(VT, "A") " P=int64[1] ipiv=" PT "[1] info=int64[1]"
 static const char *const sig_getrf[] = {
@@ -40,34 +38,29 @@ static const char *const sig_getrf[] = {
   GETRF_SIG("float64", "int32"), GETRF_SIG("float32", "int32"), NULL};
 /* one team: pivots into P (int64, contiguous), then the caller's ipiv */
 static const sk_kbody k_getrf = {
-  "blas.getrf",
-  "sk_i64 r = teamvector_getrf(team, matrix(A), P.data, 1);\n"
-  "TEAM_VECTOR_FOR(k, 0, P.extent[0]) ipiv(k) = (__typeof__(ipiv(0)))P(k);\n"
-  "if (team.team_rank == 0) info(0) = r;\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_getrf, NULL, NULL};
+  .label = "blas.getrf", .body = sk_body_blas_getrf, .pattern = SK_FOR,
+  .sigs = sig_getrf};
 
 #define GETRS_SIG(VT) "team" MAT2(VT, "A") MAT2(VT, "B") " P=int64[1]"
 static const char *const sig_getrs[] = {GETRS_SIG("float64"), GETRS_SIG("float32"),
                                         NULL};
 static const sk_kbody k_getrs = {
-  "blas.getrs", "teamvector_getrs(team, matrix(A), P.data, 1, matrix(B));\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_getrs, NULL, NULL};
+  .label = "blas.getrs", .body = sk_body_blas_getrs, .pattern = SK_FOR,
+  .sigs = sig_getrs};
 
 #define TRTRI_SIG(VT) "team" MAT2(VT, "A") " info=int64[1] uplo=int64 diag=int64"
 static const char *const sig_trtri[] = {TRTRI_SIG("float64"), TRTRI_SIG("float32"),
                                         NULL};
 static const sk_kbody k_trtri = {
-  "blas.trtri",
-  "sk_i64 r = teamvector_trtri(team, uplo, diag, matrix(A));\n"
-  "if (team.team_rank == 0) info(0) = r;\n",
-  SK_FOR, 0, {NULL}, {NULL}, sig_trtri, NULL, NULL};
+  .label = "blas.trtri", .body = sk_body_blas_trtri, .pattern = SK_FOR,
+  .sigs = sig_trtri};
 
 #define PIVCP_SIG(PT) "range P=int64[1] ipiv=" PT "[1]"
 static const char *const sig_pivcp[] = {PIVCP_SIG("int64"), PIVCP_SIG("int32"), NULL};
 /* the caller's pivots (int32 or int64) into P */
 static const sk_kbody k_pivcp = {
-  "blas.getrs", "P(i) = (sk_i64)ipiv(i);", SK_FOR, 0, {NULL}, {NULL}, sig_pivcp,
-  NULL, NULL};
+  .label = "blas.getrs", .body = sk_body_blas_getrs_pivots, .pattern = SK_FOR,
+  .sigs = sig_pivcp};
 
 /* -- helpers ------------------------------------------------------------------- */
 static int square(const char *name, const sk_view *A, char *err, size_t errlen) {

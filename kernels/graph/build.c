@@ -12,7 +12,7 @@
  *
  * The generators draw from a counter-based generator (splitmix64 of the
  * seed and the edge's number), so edge i is the same on every back end
- * and thread count, and then build as above.
+ * and thread count, and then build as above. Bodies: build.sk.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,21 +20,7 @@
 
 #include "core/err.h"
 #include "graph.h"
-
-/* -- prelude ------------------------------------------------------------- */
-const char sk_graph_prelude[] =
-  "SPECK_FN uint64_t sk_g_mix(uint64_t z) {\n"
-  "  z += 0x9E3779B97F4A7C15ull;\n"
-  "  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;\n"
-  "  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;\n"
-  "  return z ^ (z >> 31);\n"
-  "}\n"
-  "SPECK_FN uint64_t sk_g_rand(uint64_t seed, uint64_t ctr) {\n"
-  "  return sk_g_mix(sk_g_mix(seed) ^ (ctr * 0xD1B54A32D192ED03ull));\n"
-  "}\n"
-  "SPECK_FN double sk_g_unif(uint64_t seed, uint64_t ctr) {\n"
-  "  return (double)(sk_g_rand(seed, ctr) >> 11) * (1.0 / 9007199254740992.0);\n"
-  "}\n";
+#include "kbodies.h"
 
 /* -- arguments ------------------------------------------------------------ */
 int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err,
@@ -108,8 +94,8 @@ int sk_g_vertex_space(int espace) {
 
 /* -- bodies ---------------------------------------------------------------- */
 static const char *const sig_set0[] = {"range" R1("v", "int64") " x=int64", NULL};
-static const sk_kbody k_set0 = {"graph.set0", "v(0) = x;", SK_FOR, 0, {NULL},
-                                {NULL}, sig_set0, NULL, NULL};
+static const sk_kbody k_set0 = {
+  .label = "graph.set0", .body = sk_body_graph_set0, .pattern = SK_FOR, .sigs = sig_set0};
 
 int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen) {
   sk_arg a[] = {sk_arg_view("v", v), sk_arg_i64("x", x)};
@@ -120,22 +106,16 @@ int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen) {
 static const char *const sig_idcheck[] = {IDS_SIG("int64"), IDS_SIG("int32"), NULL};
 /* the first edge with an endpoint out of range */
 static const sk_kbody k_idcheck = {
-  "graph.id_check",
-  "int64_t s = src(i), d = dst(i);\n"
-  "if ((s < 0 || s >= nv || d < 0 || d >= nv) && i < acc) acc = i;",
-  SK_REDUCE, 0, {NULL}, {NULL}, sig_idcheck, NULL, "min:int64"};
+  .label = "graph.id_check", .body = sk_body_graph_id_check, .pattern = SK_REDUCE,
+  .sigs = sig_idcheck, .reds = "min:int64"};
 
 #define CNT_SIG(IT) "range" R1("src", IT) R1("dst", IT) R1("cnt", "int64") \
   " directed=int64 loops=int64 n=int64"
 static const char *const sig_ecount[] = {CNT_SIG("int64"), CNT_SIG("int32"), NULL};
 /* the arcs edge i makes (cnt has n + 1 entries for the scan) */
 static const sk_kbody k_ecount = {
-  "graph.edge_count",
-  "if (i < n) {\n"
-  "  int64_t s = src(i), d = dst(i);\n"
-  "  cnt(i) = s == d ? (loops ? 1 : 0) : (directed ? 1 : 2);\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_ecount, NULL, NULL};
+  .label = "graph.edge_count", .body = sk_body_graph_edge_count, .pattern = SK_FOR,
+  .sigs = sig_ecount};
 
 #define EXP_SIG(IT) "range" R1("src", IT) R1("dst", IT) R1("off", "int64") \
   R1("rows", "int32") R1("cols", "int32")
@@ -143,48 +123,32 @@ static const sk_kbody k_ecount = {
 static const char *const sig_expand[] = {EXP_SIG("int64"), EXP_SIG("int32"), NULL};
 static const char *const sig_expandw[] = {EXPW_SIG("int64"), EXPW_SIG("int32"), NULL};
 /* edge i's arcs at off(i) .. off(i + 1) */
-#define EXPAND_BODY(W1, W2)                                                 \
-  "int64_t o = off(i), c = off(i + 1) - o;\n"                               \
-  "if (c > 0) {\n"                                                          \
-  "  int32_t s = (int32_t)src(i), d = (int32_t)dst(i);\n"                   \
-  "  rows(o) = s; cols(o) = d;" W1 "\n"                                     \
-  "  if (c > 1) { rows(o + 1) = d; cols(o + 1) = s;" W2 " }\n"              \
-  "}"
 static const sk_kbody k_expand = {
-  "graph.expand", EXPAND_BODY("", ""), SK_FOR, 0, {NULL}, {NULL}, sig_expand,
-  NULL, NULL};
+  .label = "graph.expand", .body = sk_body_graph_expand, .pattern = SK_FOR,
+  .sigs = sig_expand};
 static const sk_kbody k_expandw = {
-  "graph.expand_w", EXPAND_BODY(" vals(o) = w(i);", " vals(o + 1) = w(i);"),
-  SK_FOR, 0, {NULL}, {NULL}, sig_expandw, NULL, NULL};
+  .label = "graph.expand_w", .body = sk_body_graph_expand_w, .pattern = SK_FOR,
+  .sigs = sig_expandw};
 
 /* runs of equal columns per (sorted) row */
 static const char *const sig_runs[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("cnt", "int64") " n=int64",
   NULL};
 static const sk_kbody k_runs = {
-  "graph.dedupe_count",
-  "if (i < n) {\n"
-  "  int64_t b = rowptr(i), e = rowptr(i + 1), u = 0;\n"
-  "  for (int64_t k = b; k < e; k++) u += k + 1 == e || colidx(k) != colidx(k + 1);\n"
-  "  cnt(i) = u;\n"
-  "}",
-  SK_FOR, 0, {NULL}, {NULL}, sig_runs, NULL, NULL};
+  .label = "graph.dedupe_count", .body = sk_body_graph_dedupe_count, .pattern = SK_FOR,
+  .sigs = sig_runs};
 
 #define DF_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
   R1("rp", "int64") R1("ci", "int32")
 static const char *const sig_dfill[] = {DF_SIG, NULL};
 static const char *const sig_dfillw[] = {DF_SIG R1("values", "float64") R1("w", "float64"),
                                          NULL};
-#define DFILL_BODY(W)                                                        \
-  "int64_t b = rowptr(i), e = rowptr(i + 1), o = rp(i);\n"                   \
-  "for (int64_t k = b; k < e; k++)\n"                                        \
-  "  if (k + 1 == e || colidx(k) != colidx(k + 1)) { ci(o) = colidx(k);" W " o++; }"
 static const sk_kbody k_dfill = {
-  "graph.dedupe_fill", DFILL_BODY(""), SK_FOR, 0, {NULL}, {NULL}, sig_dfill, NULL,
-  NULL};
+  .label = "graph.dedupe_fill", .body = sk_body_graph_dedupe_fill, .pattern = SK_FOR,
+  .sigs = sig_dfill};
 static const sk_kbody k_dfillw = {
-  "graph.dedupe_fill_w", DFILL_BODY(" w(o) = values(k);"), SK_FOR, 0, {NULL}, {NULL},
-  sig_dfillw, NULL, NULL};
+  .label = "graph.dedupe_fill_w", .body = sk_body_graph_dedupe_fill_w, .pattern = SK_FOR,
+  .sigs = sig_dfillw};
 
 /* -- building ---------------------------------------------------------------- */
 int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst,
@@ -371,9 +335,8 @@ static int from_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const char *const sig_rows[] = {
   "range" R1("rowptr", "int64") R1("rows", "int32"), NULL};
 static const sk_kbody k_rows = {
-  "graph.csr_rows",
-  "for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) rows(k) = (int32_t)i;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_rows, NULL, NULL};
+  .label = "graph.csr_rows", .body = sk_body_graph_csr_rows, .pattern = SK_FOR,
+  .sigs = sig_rows};
 
 /* graph.from_csr: A_rowptr, A_colidx [, A_values] (a square matrix),
  * directed, dedupe, self_loops -> G_*: the matrix's entries as edges */
@@ -494,40 +457,21 @@ int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen)
 static const char *const sig_kron[] = {
   "range" R1("src", "int32") R1("dst", "int32") " scale=int64 seed=int64", NULL};
 static const sk_kbody k_kron = {
-  "graph.kronecker",
-  "uint64_t u = 0, v = 0, mask = ((uint64_t)1 << scale) - 1;\n"
-  "for (int64_t l = 0; l < scale; l++) {\n"
-  "  double r = sk_g_unif((uint64_t)seed, (uint64_t)i * 64 + (uint64_t)l);\n"
-  "  int bu = r >= 0.76, bv = (r >= 0.57 && r < 0.76) || r >= 0.95;\n"
-  "  u = 2 * u + (uint64_t)bu; v = 2 * v + (uint64_t)bv;\n"
-  "}\n"
-  "uint64_t m1 = (sk_g_mix((uint64_t)seed + 1) | 1), m2 = (sk_g_mix((uint64_t)seed + 2) | 1);\n"
-  "int64_t h = (scale + 1) / 2;\n"
-  "u = (u * m1) & mask; u ^= u >> h; u = (u * m2) & mask;\n"
-  "v = (v * m1) & mask; v ^= v >> h; v = (v * m2) & mask;\n"
-  "src(i) = (int32_t)u; dst(i) = (int32_t)v;",
-  SK_FOR, 0, {NULL}, {NULL}, sig_kron, sk_graph_prelude, NULL};
+  .label = "graph.kronecker", .body = sk_body_graph_kronecker, .pattern = SK_FOR,
+  .sigs = sig_kron, .prelude = sk_body_graph_prelude};
 
 static const char *const sig_er[] = {
   "range" R1("src", "int32") R1("dst", "int32") " nv=int64 seed=int64", NULL};
 static const sk_kbody k_er = {
-  "graph.erdos_renyi",
-  "src(i) = (int32_t)(sk_g_rand((uint64_t)seed, 2 * (uint64_t)i) % (uint64_t)nv);\n"
-  "dst(i) = (int32_t)(sk_g_rand((uint64_t)seed, 2 * (uint64_t)i + 1) % (uint64_t)nv);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_er, sk_graph_prelude, NULL};
+  .label = "graph.erdos_renyi", .body = sk_body_graph_erdos_renyi, .pattern = SK_FOR,
+  .sigs = sig_er, .prelude = sk_body_graph_prelude};
 
 /* vertex i = x + nx*(y + ny*z) to its +x, +y, +z neighbours (itself where
  * none: a self-loop the build drops) */
 static const char *const sig_grid[] = {
   "range" R1("src", "int32") R1("dst", "int32") " nx=int64 ny=int64 nz=int64", NULL};
 static const sk_kbody k_grid = {
-  "graph.grid",
-  "int64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);\n"
-  "src(3 * i) = src(3 * i + 1) = src(3 * i + 2) = (int32_t)i;\n"
-  "dst(3 * i) = (int32_t)(x + 1 < nx ? i + 1 : i);\n"
-  "dst(3 * i + 1) = (int32_t)(y + 1 < ny ? i + nx : i);\n"
-  "dst(3 * i + 2) = (int32_t)(z + 1 < nz ? i + nx * ny : i);",
-  SK_FOR, 0, {NULL}, {NULL}, sig_grid, NULL, NULL};
+  .label = "graph.grid", .body = sk_body_graph_grid, .pattern = SK_FOR, .sigs = sig_grid};
 
 /* refuse 'nedges' edges when building them would not fit in memory
  * (about 100 bytes an edge at the peak: edges, arcs, the sort's keys) */

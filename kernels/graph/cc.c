@@ -58,7 +58,7 @@ static const char *const sig_cc_sample[] = {
   "range" R1("lab", "int32") R1("s", "int64") " nv=int64", NULL};
 static const sk_kbody k_cc_sample = {
   .label = "graph.cc_sample", .body = sk_body_graph_cc_sample, .pattern = SK_FOR,
-  .sigs = sig_cc_sample, .prelude = sk_graph_prelude};
+  .sigs = sig_cc_sample, .prelude = sk_body_graph_prelude};
 
 static const char *const sig_cc_init32[] = {"range" R1("lab", "int32"), NULL};
 static const sk_kbody k_cc_init32 = {

@@ -69,8 +69,8 @@ int sk_g_vertex_space(int espace);
 int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen);
 
 /* the dialect prelude: a counter-based random generator, the same
- * numbers on every back end (splitmix64 of a seed and a counter) */
-extern const char sk_graph_prelude[];
+ * numbers on every back end (splitmix64 of a seed and a counter). It is
+ * build.sk's text 'prelude': sk_body_graph_prelude (kbodies.h). */
 
 extern const sk_kentry *const sk_gbuild_entries[], *const sk_gio_entries[],
   *const sk_galgo_entries[], *const sk_grecur_entries[], *const sk_gmesh_entries[];

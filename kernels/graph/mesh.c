@@ -180,8 +180,8 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     /* the precompiled insert takes int64 ids: widen once */
     int64_t ext[2] = {nel, npe};
     sk_arg a[] = {sk_arg_view("d", &ev), sk_arg_view("s", e)};
-    static const sk_kbody k_widen = {"graph.mesh_widen", "d(i, j) = s(i, j);", SK_FOR, 0,
-                                     {NULL}, {NULL}, NULL, NULL, NULL};
+    static const sk_kbody k_widen = {
+      .label = "graph.mesh_widen", .body = sk_body_graph_mesh_widen, .pattern = SK_FOR};
     if (sk_view_create(&ev, "mesh elements", SK_I64, 2, ext, sk_space_default_layout(space),
                        space, 0, NULL, err, errlen) < 0 ||
         (nel > 0 && npe > 0 && sk_kbody_launch(&k_widen, &md, a, 2, NULL, err, errlen) < 0))

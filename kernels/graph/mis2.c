@@ -21,7 +21,7 @@ static const char *const sig_mis_tuple[] = {
   "range" R1("state", "int32") R1("t", "int64") " pass=int64", NULL};
 static const sk_kbody k_mis_tuple = {
   .label = "graph.mis2_tuple", .body = sk_body_graph_mis2_tuple, .pattern = SK_FOR,
-  .sigs = sig_mis_tuple, .prelude = sk_graph_prelude};
+  .sigs = sig_mis_tuple, .prelude = sk_body_graph_prelude};
 
 static const char *const sig_mis_max[] = {
   "range" G3 R1("t", "int64") R1("m", "int64"), NULL};

@@ -10,6 +10,7 @@
 
 #include "core/err.h"
 #include "task.h"
+#include "kbodies.h"
 
 struct sk_sched {
   const sk_backend *b;
@@ -171,7 +172,7 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
   sk_kdesc d;
   memset(&d, 0, sizeof d);
   d.label = "speck.task functors";
-  d.body = "sk__task_fill((sk_task_table *)table);";
+  d.body = sk_body_task_functors;
   d.prelude = s->fn.source;
   d.pattern = SK_FOR;
   d.backend = s->hb;
