@@ -161,10 +161,30 @@ local function error_buffer(a)
          or a == "what" or a:match("status") or a:match("warning")
 end
 
-describe("the error table", function()
-  local TABLE_T, ORDER = load_table()
+-- the C sources are read where they are (a checkout); a GPU bundle
+-- carries the built library and the specs only
+local function have_sources()
+  local f = io.open(TABLE, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
 
-  it("holds every id once, each with a literal text", function()
+describe("the error table", function()
+  local HAVE_SRC = have_sources()
+  local TABLE_T, ORDER = {}, {}
+  if HAVE_SRC then TABLE_T, ORDER = load_table() end
+  -- a test that reads the sources
+  local function src_it(name, fn)
+    it(name, function()
+      if not HAVE_SRC then
+        pending("the C sources are not in this tree (a bundle of the build)")
+        return
+      end
+      fn()
+    end)
+  end
+
+  src_it("holds every id once, each with a literal text", function()
     assert.is_true(#ORDER > 600)
     local seen, texts = {}, {}
     for _, id in ipairs(ORDER) do
@@ -177,7 +197,7 @@ describe("the error table", function()
     assert.are.equal("out of memory", TABLE_T.NOMEM)
   end)
 
-  it("is the only place C writes a message (file:line of each offender)", function()
+  src_it("is the only place C writes a message (file:line of each offender)", function()
     local bad = {}
     for _, path in ipairs(sources()) do
       local s = strip_comments(read(path))
@@ -215,7 +235,7 @@ describe("the error table", function()
     assert.are.same({}, bad)
   end)
 
-  it("is raised with as many arguments as each text has slots", function()
+  src_it("is raised with as many arguments as each text has slots", function()
     local bad = {}
     for _, path in ipairs(sources()) do
       local s = strip_comments(read(path))
@@ -241,7 +261,7 @@ describe("the error table", function()
     assert.are.same({}, bad)
   end)
 
-  it("holds no id that no code raises (a message whose text changed leaves one)", function()
+  src_it("holds no id that no code raises (a message whose text changed leaves one)", function()
     local used = {}
     for _, path in ipairs(sources()) do
       for id in read(path):gmatch("SK_E_([%w_]+)") do used[id] = true end

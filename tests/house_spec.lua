@@ -15,6 +15,12 @@ end
 
 describe("the house", function()
   it("has no CUDA word in code lines outside the CUDA back end", function()
+    local f = io.open("core/backend.h", "rb")
+    if not f then
+      pending("the C sources are not in this tree (a bundle of the build)")
+      return
+    end
+    f:close()
     local found = cw.check()
     if #found > 0 then
       print("\nCUDA words in code lines outside backends/cuda/ (tests/cudaword.lua):\n"
