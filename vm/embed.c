@@ -87,15 +87,12 @@ static int open_vm(lua_State *L) {
     lua_getfield(L, -1, "initialize");
     lua_createtable(L, 0, 3);
     if (opt->space != NULL) {
-      lua_pushstring(L, opt->space);
-      lua_setfield(L, -2, "space");
+      sk_lset_str(L, "space", opt->space);
     }
     if (opt->threads > 0) {
-      lua_pushinteger(L, opt->threads);
-      lua_setfield(L, -2, "threads");
+      sk_lset_int(L, "threads", opt->threads);
     }
-    lua_pushinteger(L, opt->device);
-    lua_setfield(L, -2, "device");
+    sk_lset_int(L, "device", opt->device);
     lua_call(L, 1, 0);
   }
   return 0;
@@ -132,11 +129,8 @@ speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen) {
   return vm;
 }
 
-int speck_vm_dofile(speck_vm *vm, const char *path, char *err,
-                    size_t errlen) {
-  if (vm == NULL || path == NULL)
-    return SPECK_EARG;
-  int st = luaL_loadfile(vm->L, path);
+/* run the chunk that loading left on the stack ('st' the load's status) */
+static int run_loaded(speck_vm *vm, int st, char *err, size_t errlen) {
   if (st == LUA_OK)
     st = docall(vm->L, 0);
   if (st != LUA_OK)
@@ -144,16 +138,18 @@ int speck_vm_dofile(speck_vm *vm, const char *path, char *err,
   return status_of(st);
 }
 
+int speck_vm_dofile(speck_vm *vm, const char *path, char *err,
+                    size_t errlen) {
+  if (vm == NULL || path == NULL)
+    return SPECK_EARG;
+  return run_loaded(vm, luaL_loadfile(vm->L, path), err, errlen);
+}
+
 int speck_vm_dostring(speck_vm *vm, const char *code, char *err,
                       size_t errlen) {
   if (vm == NULL || code == NULL)
     return SPECK_EARG;
-  int st = luaL_loadstring(vm->L, code);
-  if (st == LUA_OK)
-    st = docall(vm->L, 0);
-  if (st != LUA_OK)
-    take_error(vm->L, err, errlen);
-  return status_of(st);
+  return run_loaded(vm, luaL_loadstring(vm->L, code), err, errlen);
 }
 
 /* Under pcall: global = speck.View(global, dtype, dims,
@@ -179,8 +175,7 @@ static int set_view(lua_State *L) {
   }
   lua_createtable(L, 0, 2);
   if (a->layout != NULL) {
-    lua_pushstring(L, a->layout);
-    lua_setfield(L, -2, "layout");
+    sk_lset_str(L, "layout", a->layout);
   }
   lua_pushlightuserdata(L, a->data);
   lua_setfield(L, -2, "data");

@@ -734,16 +734,11 @@ static int l_jit_stats(lua_State *L) {
   sk_jit_totals t;
   sk_cache_totals(&t);
   lua_createtable(L, 0, 8);
-  lua_pushinteger(L, t.kernels);
-  lua_setfield(L, -2, "kernels");
-  lua_pushinteger(L, t.compiles);
-  lua_setfield(L, -2, "compiles");
-  lua_pushinteger(L, t.hits);
-  lua_setfield(L, -2, "hits");
-  lua_pushinteger(L, t.tierups);
-  lua_setfield(L, -2, "tierups");
-  lua_pushnumber(L, t.compile_seconds);
-  lua_setfield(L, -2, "compile_seconds");
+  sk_lset_int(L, "kernels", t.kernels);
+  sk_lset_int(L, "compiles", t.compiles);
+  sk_lset_int(L, "hits", t.hits);
+  sk_lset_int(L, "tierups", t.tierups);
+  sk_lset_num(L, "compile_seconds", t.compile_seconds);
   lua_newtable(L);
   int i = 1;
   for (sk_kernel *k = sk_cache_next(NULL); k; k = sk_cache_next(k)) {
@@ -751,30 +746,20 @@ static int l_jit_stats(lua_State *L) {
     sk_kstats ks;
     sk_jit_kstats(k, &ks);
     lua_createtable(L, 0, 8);
-    lua_pushstring(L, k->label);
-    lua_setfield(L, -2, "label");
-    lua_pushstring(L, tier_names[ks.tier]);
-    lua_setfield(L, -2, "tier");
-    lua_pushinteger(L, ks.launches);
-    lua_setfield(L, -2, "launches");
-    lua_pushinteger(L, ks.hits);
-    lua_setfield(L, -2, "hits");
-    lua_pushinteger(L, ks.tierups);
-    lua_setfield(L, -2, "tierups");
-    lua_pushnumber(L, ks.compile_seconds);
-    lua_setfield(L, -2, "compile_seconds");
-    lua_pushinteger(L, ks.disk_hits);
-    lua_setfield(L, -2, "cache_hits");
-    lua_pushnumber(L, ks.run_seconds);
-    lua_setfield(L, -2, "run_seconds");
+    sk_lset_str(L, "label", k->label);
+    sk_lset_str(L, "tier", tier_names[ks.tier]);
+    sk_lset_int(L, "launches", ks.launches);
+    sk_lset_int(L, "hits", ks.hits);
+    sk_lset_int(L, "tierups", ks.tierups);
+    sk_lset_num(L, "compile_seconds", ks.compile_seconds);
+    sk_lset_int(L, "cache_hits", ks.disk_hits);
+    sk_lset_num(L, "run_seconds", ks.run_seconds);
     if (ks.warning[0]) {
-      lua_pushstring(L, ks.warning);
-      lua_setfield(L, -2, "warning");
+      sk_lset_str(L, "warning", ks.warning);
     }
     lua_createtable(L, 0, SK_NTIER);
     for (int t2 = 1; t2 < SK_NTIER; t2++) {
-      lua_pushinteger(L, ks.compiles[t2]);
-      lua_setfield(L, -2, tier_names[t2]);
+      sk_lset_int(L, tier_names[t2], ks.compiles[t2]);
     }
     lua_setfield(L, -2, "compiles");
     lua_rawseti(L, -2, i++);
@@ -870,64 +855,43 @@ static int l_now(lua_State *L) {
   return 1;
 }
 
+/* info.spaces[name]: available, the reason when not, info (as the back
+ * end's entries of those names tell) */
+static void space_info(lua_State *L, const char *name, int (*available)(char *, size_t),
+                       void (*info)(char *, size_t)) {
+  char why[512] = "", text[512] = "";
+  lua_createtable(L, 0, 3);
+  int ok = available(why, sizeof why);
+  sk_lset_bool(L, "available", ok);
+  if (!ok) sk_lset_str(L, "reason", why);
+  info(text, sizeof text);
+  sk_lset_str(L, "info", text);
+  lua_setfield(L, -2, name);
+}
+
 static int l_info(lua_State *L) {
   const sk_backend *active = backend(L, "speck.info");
   lua_createtable(L, 0, 8);
-  lua_pushstring(L, speck_version());
-  lua_setfield(L, -2, "version");
-  lua_pushstring(L, active->name);
-  lua_setfield(L, -2, "default_space");
-  lua_pushinteger(L, active->concurrency());
-  lua_setfield(L, -2, "threads");
+  sk_lset_str(L, "version", speck_version());
+  sk_lset_str(L, "default_space", active->name);
+  sk_lset_int(L, "threads", active->concurrency());
   lua_newtable(L);
-  for (const sk_backend *const *b = sk_backend_list(); *b; b++) {
-    char why[512] = "", info[512] = "";
-    lua_createtable(L, 0, 3);
-    int ok = (*b)->available(why, sizeof why);
-    lua_pushboolean(L, ok);
-    lua_setfield(L, -2, "available");
-    if (!ok) {
-      lua_pushstring(L, why);
-      lua_setfield(L, -2, "reason");
-    }
-    (*b)->info(info, sizeof info);
-    lua_pushstring(L, info);
-    lua_setfield(L, -2, "info");
-    lua_setfield(L, -2, (*b)->name);
-  }
-  if (!sk_backend_find("remote")) {   /* registered by require "speck.remote" */
-    char why[512] = "", info[512] = "";
-    lua_createtable(L, 0, 3);
-    int ok = sk_remote_available(why, sizeof why);
-    lua_pushboolean(L, ok);
-    lua_setfield(L, -2, "available");
-    if (!ok) {
-      lua_pushstring(L, why);
-      lua_setfield(L, -2, "reason");
-    }
-    sk_remote_info(info, sizeof info);
-    lua_pushstring(L, info);
-    lua_setfield(L, -2, "info");
-    lua_setfield(L, -2, "remote");
-  }
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++)
+    space_info(L, (*b)->name, (*b)->available, (*b)->info);
+  if (!sk_backend_find("remote"))   /* registered by require "speck.remote" */
+    space_info(L, "remote", sk_remote_available, sk_remote_info);
   lua_setfield(L, -2, "spaces");
   lua_newtable(L);
   lua_createtable(L, 0, 2);
-  lua_pushboolean(L, 1);
-  lua_setfield(L, -2, "available");
-  lua_pushstring(L, sk_tcc_libdir());
-  lua_setfield(L, -2, "libdir");
+  sk_lset_bool(L, "available", 1);
+  sk_lset_str(L, "libdir", sk_tcc_libdir());
   lua_setfield(L, -2, "tcc");
   lua_createtable(L, 0, 4);
-  lua_pushboolean(L, sk_cc_available());
-  lua_setfield(L, -2, "available");
+  sk_lset_bool(L, "available", sk_cc_available());
   if (sk_cc_available()) {
-    lua_pushstring(L, sk_cc_path());
-    lua_setfield(L, -2, "path");
-    lua_pushstring(L, sk_cc_ident());
-    lua_setfield(L, -2, "version");
-    lua_pushstring(L, sk_cc_flags());
-    lua_setfield(L, -2, "flags");
+    sk_lset_str(L, "path", sk_cc_path());
+    sk_lset_str(L, "version", sk_cc_ident());
+    sk_lset_str(L, "flags", sk_cc_flags());
   } else {
     lua_pushfstring(L, "%s; kernels stay on libtcc", sk_cc_why());
     lua_setfield(L, -2, "reason");
@@ -939,28 +903,21 @@ static int l_info(lua_State *L) {
     char nv[1024];
     lua_createtable(L, 0, 2);
     int ok = (*t)->status(nv, sizeof nv);
-    lua_pushboolean(L, ok);
-    lua_setfield(L, -2, "available");
-    lua_pushstring(L, nv);
-    lua_setfield(L, -2, ok ? "version" : "reason");
+    sk_lset_bool(L, "available", ok);
+    sk_lset_str(L, ok ? "version" : "reason", nv);
     lua_setfield(L, -2, (*t)->compiler);
   }
   lua_setfield(L, -2, "compilers");
   lua_createtable(L, 0, 4);
-  lua_pushboolean(L, sk_disk_enabled());
-  lua_setfield(L, -2, "enabled");
-  lua_pushstring(L, sk_disk_status());
-  lua_setfield(L, -2, sk_disk_enabled() ? "dir" : "reason");
-  lua_pushinteger(L, sk_disk_size());
-  lua_setfield(L, -2, "size");
-  lua_pushinteger(L, sk_disk_max());
-  lua_setfield(L, -2, "max");
+  sk_lset_bool(L, "enabled", sk_disk_enabled());
+  sk_lset_str(L, sk_disk_enabled() ? "dir" : "reason", sk_disk_status());
+  sk_lset_int(L, "size", sk_disk_size());
+  sk_lset_int(L, "max", sk_disk_max());
   lua_setfield(L, -2, "cache");
   {
     static const char *const names[] = {"auto", "tcc", "cc"};
     int t = sk_jit_default_tier();
-    lua_pushstring(L, t < 3 ? names[t] : "auto");
-    lua_setfield(L, -2, "jit");
+    sk_lset_str(L, "jit", t < 3 ? names[t] : "auto");
   }
   /* the back ends' devices (an empty table without a driver) */
   lua_newtable(L);
@@ -970,42 +927,31 @@ static int l_info(lua_State *L) {
     int nd = (*b)->devices ? (*b)->devices(dv, 16) : 0;
     for (int d = 0; d < nd; d++) {
       lua_createtable(L, 0, 8);
-      lua_pushstring(L, dv[d].name);
-      lua_setfield(L, -2, "name");
-      lua_pushstring(L, dv[d].arch);
-      lua_setfield(L, -2, "arch");
-      lua_pushinteger(L, dv[d].multiprocessors);
-      lua_setfield(L, -2, "multiprocessors");
-      lua_pushinteger(L, (lua_Integer)dv[d].memory);
-      lua_setfield(L, -2, "memory");
+      sk_lset_str(L, "name", dv[d].name);
+      sk_lset_str(L, "arch", dv[d].arch);
+      sk_lset_int(L, "multiprocessors", dv[d].multiprocessors);
+      sk_lset_int(L, "memory", (lua_Integer)dv[d].memory);
       if (dv[d].free) {
-        lua_pushinteger(L, (lua_Integer)dv[d].free);
-        lua_setfield(L, -2, "free");
+        sk_lset_int(L, "free", (lua_Integer)dv[d].free);
       }
-      lua_pushinteger(L, (lua_Integer)dv[d].shared_per_block);
-      lua_setfield(L, -2, "shared_per_block");
+      sk_lset_int(L, "shared_per_block", (lua_Integer)dv[d].shared_per_block);
       lua_rawseti(L, -2, ++ndev);
     }
   }
   lua_setfield(L, -2, "devices");
   /* Kokkos Tools: the libraries loaded, and why any was skipped */
   lua_createtable(L, 0, 2);
-  lua_pushstring(L, sk_tools_names());
-  lua_setfield(L, -2, "libraries");
+  sk_lset_str(L, "libraries", sk_tools_names());
   if (sk_tools_warning()[0]) {
-    lua_pushstring(L, sk_tools_warning());
-    lua_setfield(L, -2, "warning");
+    sk_lset_str(L, "warning", sk_tools_warning());
   }
   lua_setfield(L, -2, "tools");
   /* the vendor BLAS behind speck.blas' impl = "vendor" (loaded on first use) */
   lua_createtable(L, 0, 2);
-  lua_pushboolean(L, sk_vendor_host_available());
-  lua_setfield(L, -2, "available");
-  lua_pushstring(L, sk_vendor_host_status());
-  lua_setfield(L, -2, sk_vendor_host_available() ? "host" : "note");
+  sk_lset_bool(L, "available", sk_vendor_host_available());
+  sk_lset_str(L, sk_vendor_host_available() ? "host" : "note", sk_vendor_host_status());
   if (ndev > 0) {   /* a device's vendor BLAS: only where a device is (it starts it) */
-    lua_pushstring(L, sk_vendor_gpu_status());
-    lua_setfield(L, -2, "gpu");
+    sk_lset_str(L, "gpu", sk_vendor_gpu_status());
   }
   lua_setfield(L, -2, "blas_vendor");
   return 1;
@@ -1111,8 +1057,7 @@ int luaopen_speck_core(lua_State *L) {
   luaL_newlib(L, core_funcs);
   luaL_newlib(L, jit_funcs);
   lua_setfield(L, -2, "jit");
-  lua_pushstring(L, speck_version());
-  lua_setfield(L, -2, "version");
+  sk_lset_str(L, "version", speck_version());
   sk_lview_open(L);
   sk_lio_open(L);
   sk_ltask_open(L);

@@ -98,12 +98,9 @@ static int l_progress(lua_State *L) {
   sk_progress_set_timing(delay, interval);
   sk_progress_get_timing(&delay, &interval);
   lua_createtable(L, 0, 3);
-  lua_pushstring(L, mode_names[__atomic_load_n(&bar_mode, __ATOMIC_RELAXED)]);
-  lua_setfield(L, -2, "mode");
-  lua_pushnumber(L, delay);
-  lua_setfield(L, -2, "delay");
-  lua_pushnumber(L, interval);
-  lua_setfield(L, -2, "interval");
+  sk_lset_str(L, "mode", mode_names[__atomic_load_n(&bar_mode, __ATOMIC_RELAXED)]);
+  sk_lset_num(L, "delay", delay);
+  sk_lset_num(L, "interval", interval);
   return 1;
 }
 

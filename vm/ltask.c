@@ -322,22 +322,14 @@ static int l_stats(lua_State *L) {
   sk_sched_stats st;
   sk_sched_stats_get(ls->s, &st);
   lua_createtable(L, 0, 6);
-  lua_pushinteger(L, st.tasks);
-  lua_setfield(L, -2, "tasks");
-  lua_pushinteger(L, st.respawns);
-  lua_setfield(L, -2, "respawns");
-  lua_pushinteger(L, st.steals);
-  lua_setfield(L, -2, "steals");
-  lua_pushinteger(L, st.pool_high_water);
-  lua_setfield(L, -2, "pool_high_water");
-  lua_pushinteger(L, st.pool_in_use);
-  lua_setfield(L, -2, "pool_in_use");
-  lua_pushinteger(L, st.spawned);
-  lua_setfield(L, -2, "spawned");
-  lua_pushinteger(L, sk_sched_threads(ls->s));
-  lua_setfield(L, -2, "threads");
-  lua_pushinteger(L, sk_sched_team_size(ls->s));
-  lua_setfield(L, -2, "team_size");
+  sk_lset_int(L, "tasks", st.tasks);
+  sk_lset_int(L, "respawns", st.respawns);
+  sk_lset_int(L, "steals", st.steals);
+  sk_lset_int(L, "pool_high_water", st.pool_high_water);
+  sk_lset_int(L, "pool_in_use", st.pool_in_use);
+  sk_lset_int(L, "spawned", st.spawned);
+  sk_lset_int(L, "threads", sk_sched_threads(ls->s));
+  sk_lset_int(L, "team_size", sk_sched_team_size(ls->s));
   return 1;
 }
 
@@ -447,16 +439,11 @@ static int l_pool_stats(lua_State *L) {
     sk_mpool_stats_get(lp->p, &st);
   }
   lua_createtable(L, 0, 5);
-  lua_pushinteger(L, st.capacity);
-  lua_setfield(L, -2, "capacity");
-  lua_pushinteger(L, st.superblock);
-  lua_setfield(L, -2, "superblock");
-  lua_pushinteger(L, st.in_use);
-  lua_setfield(L, -2, "in_use");
-  lua_pushinteger(L, st.high_water);
-  lua_setfield(L, -2, "high_water");
-  lua_pushinteger(L, st.failures);
-  lua_setfield(L, -2, "failures");
+  sk_lset_int(L, "capacity", st.capacity);
+  sk_lset_int(L, "superblock", st.superblock);
+  sk_lset_int(L, "in_use", st.in_use);
+  sk_lset_int(L, "high_water", st.high_water);
+  sk_lset_int(L, "failures", st.failures);
   return 1;
 }
 
@@ -548,18 +535,12 @@ static int l_chol_info(lua_State *L) {
   sk_chol_info in;
   sk_chol_info_get(lc->c, &in);
   lua_createtable(L, 0, 6);
-  lua_pushinteger(L, in.n);
-  lua_setfield(L, -2, "n");
-  lua_pushinteger(L, in.nnz_l);
-  lua_setfield(L, -2, "nnz_l");
-  lua_pushinteger(L, in.supernodes);
-  lua_setfield(L, -2, "supernodes");
-  lua_pushinteger(L, in.max_front);
-  lua_setfield(L, -2, "max_front");
-  lua_pushnumber(L, in.symbolic_s);
-  lua_setfield(L, -2, "symbolic_seconds");
-  lua_pushnumber(L, in.numeric_s);
-  lua_setfield(L, -2, "numeric_seconds");
+  sk_lset_int(L, "n", in.n);
+  sk_lset_int(L, "nnz_l", in.nnz_l);
+  sk_lset_int(L, "supernodes", in.supernodes);
+  sk_lset_int(L, "max_front", in.max_front);
+  sk_lset_num(L, "symbolic_seconds", in.symbolic_s);
+  sk_lset_num(L, "numeric_seconds", in.numeric_s);
   return 1;
 }
 

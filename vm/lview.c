@@ -1221,8 +1221,7 @@ void sk_lview_open(lua_State *L) {
   /* speck.dtype: the dtype names, fad(N) and ensemble(N) */
   lua_newtable(L);
   for (int t = 0; t < SK_NDTYPE; t++) {
-    lua_pushstring(L, sk_dtypes[t].name);
-    lua_setfield(L, -2, sk_dtypes[t].name);
+    sk_lset_str(L, sk_dtypes[t].name, sk_dtypes[t].name);
   }
   lua_pushcfunction(L, l_dtype_fad);
   lua_setfield(L, -2, "fad");
@@ -1231,11 +1230,9 @@ void sk_lview_open(lua_State *L) {
   lua_setfield(L, -2, "dtype");
 
   for (int t = 0; t < SK_NDTYPE; t++) {
-    lua_pushstring(L, sk_dtypes[t].name);
-    lua_setfield(L, -2, sk_dtypes[t].name);
+    sk_lset_str(L, sk_dtypes[t].name, sk_dtypes[t].name);
     if (sk_dtypes[t].alias) {
-      lua_pushstring(L, sk_dtypes[t].name);
-      lua_setfield(L, -2, sk_dtypes[t].alias);
+      sk_lset_str(L, sk_dtypes[t].alias, sk_dtypes[t].name);
     }
   }
 }

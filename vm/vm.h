@@ -42,6 +42,25 @@ int sk_lerror_(lua_State *L, const char *fname, const char *label, int id,
 #define sk_lerror(L, fname, label, id, ...) \
   (SK_ERRCHK(id, ##__VA_ARGS__), sk_lerror_(L, fname, label, id, ##__VA_ARGS__))
 
+/* t[name] = v for the table t at the top of the stack (the tables of
+ * results: stats, info) */
+static inline void sk_lset_int(lua_State *L, const char *name, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, name);
+}
+static inline void sk_lset_num(lua_State *L, const char *name, lua_Number v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, name);
+}
+static inline void sk_lset_str(lua_State *L, const char *name, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, name);
+}
+static inline void sk_lset_bool(lua_State *L, const char *name, int v) {
+  lua_pushboolean(L, v);
+  lua_setfield(L, -2, name);
+}
+
 /* -- lio.c: speck.io (NumPy .npy) and speck.progress ------------------ */
 /* register 'io' and 'progress' into the table at the top of the stack and
  * set the library's progress hook (a bar on stderr) */

@@ -167,7 +167,7 @@ static void touch_part(void *arg, int tid, int nt) {
 
 /* zero in parallel with the same static split as range kernels, so each
  * page lands near the thread that will work on it (seed 004, 6.1) */
-static void pool_first_touch(void *p, size_t bytes) {
+void sk_openmp_first_touch(void *p, size_t bytes) {
   if (bytes < (1u << 20) || sk_pool_size() <= 1) {
     memset(p, 0, bytes);
     return;
@@ -465,7 +465,7 @@ int sk_serial_launch(const sk_launch *l, char *err, size_t errlen) {
   return host_launch(l, 0, err, errlen);
 }
 
-static int pool_launch(const sk_launch *l, char *err, size_t errlen) {
+int sk_openmp_launch(const sk_launch *l, char *err, size_t errlen) {
   return host_launch(l, 1, err, errlen);
 }
 
@@ -494,7 +494,7 @@ int sk_serial_owns(int space) {
   return 0;
 }
 
-static int owns_host(int space) { return space == SK_SPACE_HOST; }
+int sk_openmp_owns(int space) { return space == SK_SPACE_HOST; }
 
 int sk_serial_available(char *why, size_t n) {
   (void)why;
@@ -516,7 +516,7 @@ int sk_host_default_threads(int *threads, char *err, size_t errlen) {
   return 0;
 }
 
-static int pool_init(int threads, int device, char *err, size_t errlen) {
+int sk_openmp_init(int threads, int device, char *err, size_t errlen) {
   (void)device;
   if (threads <= 0 && sk_host_default_threads(&threads, err, errlen) < 0) return -1;
   if (threads > SK_THREADS_MAX) {
@@ -526,20 +526,20 @@ static int pool_init(int threads, int device, char *err, size_t errlen) {
   return sk_pool_start(threads, err, errlen);
 }
 
-static void pool_finalize(void) { sk_pool_stop(); }
+void sk_openmp_finalize(void) { sk_pool_stop(); }
 
-static int pool_concurrency(void) {
+int sk_openmp_concurrency(void) {
   int n = sk_pool_size();
   return n > 0 ? n : 1;
 }
 
-static void pool_info(char *buf, size_t n) {
+void sk_openmp_info(char *buf, size_t n) {
   snprintf(buf, n, "openmp: persistent pthread pool, %d threads",
-           pool_concurrency());
+           sk_openmp_concurrency());
 }
 
 void sk_serial_team_limits(sk_team_limits *lim) { sk_host_team_limits(0, lim); }
-static void pool_team_limits(sk_team_limits *lim) { sk_host_team_limits(1, lim); }
+void sk_openmp_team_limits(sk_team_limits *lim) { sk_host_team_limits(1, lim); }
 
 /* host memory: the CPU's, under the host budget (RAM and swap, a
  * cgroup's or ulimit's limit, SPECK_MEMORY_MAX) */
@@ -554,18 +554,8 @@ const sk_space_desc sk_serial_spaces[] = {
 const sk_backend sk_backend_serial = {SK_FROM_SERIAL};
 
 /* openmp: serial's, run over the pool; it allocates host memory (parallel
- * first touch while its pool runs; serial shares the same functions) */
+ * first touch while its pool runs; serial shares the same functions):
+ * SK_FROM_OPENMP (host.h) */
 SK_FROM_SERIAL_BEGIN
-const sk_backend sk_backend_openmp = {
-  SK_FROM_SERIAL,
-  .name = "openmp",
-  .owns = owns_host,
-  .init = pool_init,
-  .finalize = pool_finalize,
-  .concurrency = pool_concurrency,
-  .first_touch = pool_first_touch,
-  .launch = pool_launch,
-  .info = pool_info,
-  .team_limits = pool_team_limits,
-};
+const sk_backend sk_backend_openmp = {SK_FROM_OPENMP};
 SK_FROM_SERIAL_END

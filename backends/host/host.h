@@ -24,4 +24,23 @@ int64_t sk_host_next_piece(int64_t piece, int64_t min, double *t0);
 #define SK_HOST_SCRATCH1_MAX (1LL << 30)
 void sk_host_team_limits(int pooled, sk_team_limits *lim);
 
+
+/* openmp's entries (host.c): serial's, run over the pool, allocating host
+ * memory. SK_FROM_OPENMP is its table, the start of back ends that run
+ * their kernels on the pool (remote), as SK_FROM_SERIAL is serial's. */
+int sk_openmp_owns(int space);
+int sk_openmp_init(int threads, int device, char *err, size_t errlen);
+void sk_openmp_finalize(void);
+int sk_openmp_concurrency(void);
+void sk_openmp_first_touch(void *p, size_t bytes);
+int sk_openmp_launch(const sk_launch *l, char *err, size_t errlen);
+void sk_openmp_info(char *buf, size_t n);
+void sk_openmp_team_limits(sk_team_limits *lim);
+#define SK_FROM_OPENMP                                                        \
+  SK_FROM_SERIAL, .name = "openmp", .owns = sk_openmp_owns,                   \
+  .init = sk_openmp_init, .finalize = sk_openmp_finalize,                     \
+  .concurrency = sk_openmp_concurrency, .first_touch = sk_openmp_first_touch, \
+  .launch = sk_openmp_launch, .info = sk_openmp_info,                         \
+  .team_limits = sk_openmp_team_limits
+
 #endif

@@ -41,6 +41,7 @@
 
 #include "core/err.h"
 #include "core/tools.h"
+#include "backends/host/host.h"
 
 /* the remote space over host memory (its id assigned at registration);
  * the one over a device's memory is that back end's, naming the device
@@ -760,37 +761,22 @@ static void *remote_alloc(size_t bytes, int space, char *err, size_t errlen) {
   sk_err(err, errlen, SK_E_REMOTE_VIEWS_ALLOCATED);
   return NULL;
 }
-static int remote_init(int threads, int device, char *err, size_t errlen) {
-  return sk_backend_openmp.init(threads, device, err, errlen);
-}
-static void remote_finalize(void) { sk_backend_openmp.finalize(); }
-static int remote_avail(char *why, size_t n) { return sk_remote_available(why, n); }
-static int remote_concurrency(void) { return sk_backend_openmp.concurrency(); }
-static int r_launch(const sk_launch *l, char *e, size_t n) {
-  return sk_backend_openmp.launch(l, e, n);
-}
-static void r_limits(sk_team_limits *lim) { sk_backend_openmp.team_limits(lim); }
 
-/* The 'remote' back end: serial's table with the openmp pool's execution
- * (its kernels reach host and remote memory), the remote space's memory. */
+/* The 'remote' back end: openmp's table (the pool's execution; its
+ * kernels reach host and remote memory), the remote space's memory. */
 SK_FROM_SERIAL_BEGIN
 const sk_backend sk_backend_remote = {
-  SK_FROM_SERIAL,
+  SK_FROM_OPENMP,
   .name = "remote",
   .spaces = remote_spaces,
   .reaches = remote_reaches,
   .owns = remote_owns,
-  .init = remote_init,
-  .finalize = remote_finalize,
-  .available = remote_avail,
-  .concurrency = remote_concurrency,
+  .available = sk_remote_available,
   .alloc = remote_alloc,
   .free = remote_free,
   .copy = remote_copy,
   .fence = remote_flush,
-  .launch = r_launch,
   .info = sk_remote_info,
-  .team_limits = r_limits,
 };
 SK_FROM_SERIAL_END
 

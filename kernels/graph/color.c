@@ -156,6 +156,14 @@ static const sk_kbody k_ebw_next = {
   .label = "graph.color_eb_next", .body = sk_body_graph_color_eb_next, .pattern = SK_FOR,
   .sigs = sig_ebw_next};
 
+/* the next round: its worklist is what this one put in 'next' ('work'
+ * and 'next' swap) */
+static void next_round(sk_view *work, sk_view *next, int64_t *rounds) {
+  sk_view t = *work;
+  *work = *next;
+  *next = t;
+  (*rounds)++;
+}
 
 /* each round over the arcs of the uncolored vertices only (a worklist of
  * vertices, its arcs laid out by a scan of their degrees): the rounds
@@ -206,10 +214,7 @@ static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char
           sk_sp_range(&k_ebw_next, n, x, NELEM(x), NULL, err, errlen) < 0 ||
           sk_sp_get_i64(&qc, 0, &wn, err, errlen) < 0)
         goto done;
-      sk_view t = work;
-      work = next;
-      next = t;
-      (*rounds)++;
+      next_round(&work, &next, rounds);
     }
   }
   while (wn > 0) {
@@ -237,10 +242,7 @@ static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char
         sk_sp_range(&k_ebw_next, wn, x, NELEM(x), NULL, err, errlen) < 0 ||
         sk_sp_get_i64(&qc, 0, &wn, err, errlen) < 0)
       goto done;
-    sk_view t = work;
-    work = next;
-    next = t;
-    (*rounds)++;
+    next_round(&work, &next, rounds);
   }
   rc = 0;
 done:
@@ -349,10 +351,7 @@ static int color_nets(const nets *nt, int nb, const sk_view *col, int64_t *round
         sk_sp_range(&k_d2_fix, wn, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_get_i64(&cnt, 0, &wn, err, errlen) < 0)
       goto done;
-    sk_view t = work;
-    work = next;
-    next = t;
-    (*rounds)++;
+    next_round(&work, &next, rounds);
   }
   rc = 0;
 done:

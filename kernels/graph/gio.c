@@ -19,7 +19,6 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,32 +36,7 @@ typedef struct rd {
   size_t errlen;
 } rd;
 
-static int rd_fail_(rd *r, int id, ...);
-#define rd_fail(a0, id, ...) \
-  (SK_ERRCHK(id, ##__VA_ARGS__), rd_fail_(a0, id, ##__VA_ARGS__))
-static int rd_fail_(rd *r, int id, ...) {
-  sk_err(r->err, r->errlen, SK_E_FILE_LINE, r->path, (long long)r->lineno);
-  size_t n = r->errlen ? strlen(r->err) : 0;
-  va_list ap;
-  va_start(ap, id);
-  if (n + 1 < r->errlen) sk_verr(r->err + n, r->errlen - n, id, ap);
-  va_end(ap);
-  return -1;
-}
-
-static char *token(char **p) {
-  char *s = *p;
-  while (*s && isspace((unsigned char)*s)) s++;
-  if (!*s) {
-    *p = s;
-    return NULL;
-  }
-  char *t = s;
-  while (*s && !isspace((unsigned char)*s)) s++;
-  if (*s) *s++ = '\0';
-  *p = s;
-  return t;
-}
+#define rd_fail sk_sp_line_fail
 
 static int tok_id(rd *r, const char *t, int64_t *x) {
   char *end;
@@ -139,7 +113,7 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
     }
     int nt = 0;
     char *x;
-    while ((x = token(&p)) != NULL) {
+    while ((x = sk_sp_token(&p)) != NULL) {
       if (*x == '#' || *x == '%') break;
       if (nt == 3) {
         rc = rd_fail(r, SK_E_UNEXPECTED_AFTER_U, x);

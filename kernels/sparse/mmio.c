@@ -36,6 +36,33 @@ enum { MM_COORD, MM_ARRAY };
 enum { MM_REAL, MM_INTEGER, MM_PATTERN };
 enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
 
+/* -- text files (graph/gio.c reads with these too) -------------------------- */
+int sk_sp_line_fail_(char *err, size_t errlen, const char *path, int64_t lineno, int id,
+                     ...) {
+  sk_err(err, errlen, SK_E_FILE_LINE, path, (long long)lineno);
+  size_t n = errlen ? strlen(err) : 0;
+  va_list ap;
+  va_start(ap, id);
+  if (n + 1 < errlen)
+    sk_verr(err + n, errlen - n, id, ap);
+  va_end(ap);
+  return -1;
+}
+
+char *sk_sp_token(char **p) {
+  char *s = *p;
+  while (*s && isspace((unsigned char)*s)) s++;
+  if (!*s) {
+    *p = s;
+    return NULL;
+  }
+  char *t = s;
+  while (*s && !isspace((unsigned char)*s)) s++;
+  if (*s) *s++ = '\0';
+  *p = s;
+  return t;
+}
+
 /* -- reading ------------------------------------------------------------------ */
 typedef struct mm_reader {
   const char *path;
@@ -49,19 +76,7 @@ typedef struct mm_reader {
   size_t errlen;
 } mm_reader;
 
-static int rd_fail_(mm_reader *r, int id, ...);
-#define rd_fail(a0, id, ...) \
-  (SK_ERRCHK(id, ##__VA_ARGS__), rd_fail_(a0, id, ##__VA_ARGS__))
-static int rd_fail_(mm_reader *r, int id, ...) {
-  sk_err(r->err, r->errlen, SK_E_FILE_LINE, r->path, (long long)r->lineno);
-  size_t n = r->errlen ? strlen(r->err) : 0;
-  va_list ap;
-  va_start(ap, id);
-  if (n + 1 < r->errlen)
-    sk_verr(r->err + n, r->errlen - n, id, ap);
-  va_end(ap);
-  return -1;
-}
+#define rd_fail sk_sp_line_fail
 
 /* the next line (without its newline) or NULL at the end of the file */
 static char *rd_line(mm_reader *r) {
@@ -86,21 +101,6 @@ static char *rd_data(mm_reader *r) {
   while ((s = rd_line(r)) != NULL)
     if (s[0] != '%' && !blank(s)) return s;
   return NULL;
-}
-
-/* the next token of *p (NUL-terminated in place), NULL when none */
-static char *token(char **p) {
-  char *s = *p;
-  while (*s && isspace((unsigned char)*s)) s++;
-  if (!*s) {
-    *p = s;
-    return NULL;
-  }
-  char *t = s;
-  while (*s && !isspace((unsigned char)*s)) s++;
-  if (*s) *s++ = '\0';
-  *p = s;
-  return t;
 }
 
 /* a non-negative integer token */
@@ -142,7 +142,7 @@ static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
   char *p = s;
   char *t[6];
   int n = 0;
-  while (n < 6 && (t[n] = token(&p)) != NULL) n++;
+  while (n < 6 && (t[n] = sk_sp_token(&p)) != NULL) n++;
   if (n < 1 || strcasecmp(t[0], "%%MatrixMarket") != 0)
     return rd_fail(r, SK_E_NOT_MATRIX_MARKET, shown);
   if (n != 5)
@@ -193,7 +193,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   char *p = s, *t;
   int64_t sz[3] = {0, 0, 0};
   int want = format == MM_COORD ? 3 : 2, n = 0;
-  while ((t = token(&p)) != NULL) {
+  while ((t = sk_sp_token(&p)) != NULL) {
     if (n == want) return rd_fail(r, SK_E_UNEXPECTED_AFTER_SIZE, t, want);
     if (tok_int(r, t, "size", &sz[n]) < 0) return -1;
     if (sz[n] < 0) return rd_fail(r, SK_E_SIZE_NEGATIVE, t);
@@ -245,7 +245,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     int64_t i = 0, j = 0;
     double v = 1;
     if (format == MM_COORD) {
-      char *ti = token(&p), *tj = token(&p);
+      char *ti = sk_sp_token(&p), *tj = sk_sp_token(&p);
       if (!tj) return rd_fail(r, SK_E_ENTRY_EXPECTED_ROW,
                               (long long)k + 1, (long long)nnz,
                               field == MM_PATTERN ? "" : " value", s);
@@ -258,12 +258,12 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
       i--;
       j--;
       if (field != MM_PATTERN) {
-        char *tv = token(&p);
+        char *tv = sk_sp_token(&p);
         if (!tv) return rd_fail(r, SK_E_ENTRY_NO_VALUE, (long long)i + 1, (long long)j + 1);
         if (tok_value(r, tv, field, &v) < 0) return -1;
       }
     } else {
-      char *tv = token(&p);
+      char *tv = sk_sp_token(&p);
       if (tok_value(r, tv, field, &v) < 0) return -1;
       i = ai;
       j = aj;
@@ -273,7 +273,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
         ai = sym == MM_GENERAL ? 0 : sym == MM_SYMMETRIC ? aj : aj + 1;
       }
     }
-    char *extra = token(&p);
+    char *extra = sk_sp_token(&p);
     if (extra) return rd_fail(r, SK_E_UNEXPECTED_AFTER_ENTRY, extra);
     if (sym != MM_GENERAL && j > i)
       return rd_fail(r, SK_E_ENTRY_ABOVE_DIAGONAL, (long long)i + 1, (long long)j + 1,

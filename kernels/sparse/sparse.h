@@ -93,6 +93,19 @@ extern const sk_kbody *const sk_csr_bodies[], *const sk_spmv_bodies[],
   *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
   *const sk_sptrsv_bodies[], *const sk_cg_bodies[];
 
+/* -- text files (mmio.c; graph/gio.c too) ------------------------------------ */
+/* A reader's failure: "'path' line N: " then core/errmsg.h's 'id' with the
+ * arguments into 'err'; -1. sk_sp_line_fail(r, id, ...) takes them from
+ * reader 'r' (any struct with path, lineno, err and errlen). */
+int sk_sp_line_fail_(char *err, size_t errlen, const char *path, int64_t lineno, int id,
+                     ...);
+#define sk_sp_line_fail(r, id, ...)                                            \
+  (SK_ERRCHK(id, ##__VA_ARGS__),                                               \
+   sk_sp_line_fail_((r)->err, (r)->errlen, (r)->path, (r)->lineno, id, ##__VA_ARGS__))
+/* the next whitespace-separated token of *p (NUL-terminated in place,
+ * *p moved past it), NULL when none */
+char *sk_sp_token(char **p);
+
 /* a host-readable copy of rank-1 'v' into 'h': 'v' itself (retained, its
  * space fenced) when the host reaches it, else a new host view (the
  * writers of files, sparse.write_mm and graph.write) */

@@ -85,12 +85,12 @@ static void *to_host(const sk_view *v, char *err, size_t errlen) {
   return h;
 }
 
-/* a view of 'space' holding host array 'h' of 'n' int64 */
-static int from_host(sk_view *v, const char *label, const int64_t *h, int64_t n,
-                     int space, char *err, size_t errlen) {
-  if (sk_sp_view(v, label, SK_I64, n, space, 0, err, errlen) < 0) return -1;
+/* a view of 'space' holding host array 'h' of 'n' elements of 'dtype' */
+static int up_view(sk_view *v, const char *label, int dtype, const void *h, int64_t n,
+                   int space, char *err, size_t errlen) {
+  if (sk_sp_view(v, label, dtype, n, space, 0, err, errlen) < 0) return -1;
   sk_view w;
-  if (sk_view_create(&w, label, SK_I64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, (void *)h, err,
+  if (sk_view_create(&w, label, dtype, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, (void *)h, err,
                      errlen) < 0 ||
       sk_view_deep_copy(v, &w, err, errlen) < 0) {
     sk_view_release(&w);
@@ -99,6 +99,37 @@ static int from_host(sk_view *v, const char *label, const int64_t *h, int64_t n,
   }
   sk_view_release(&w);
   return 0;
+}
+
+/* Rows (or supernodes) 0..n-1 at the levels lev[] (nlev of them): 'order'
+ * sorted by level, lp[l] where level l starts in it (nlev + 1 entries; lp
+ * has room for nlev + 2 and comes zeroed) and the launches in 'plan'
+ * (nlev pairs at most): a level of 'thin' rows or more alone (l, l + 1),
+ * a run of thinner levels l..e-1 chained (l, -e). Returns the launches. */
+static int64_t level_plan(const int64_t *lev, int64_t n, int64_t nlev, int64_t thin,
+                          int64_t *order, int64_t *lp, int64_t *plan) {
+  for (int64_t r = 0; r < n; r++) lp[lev[r] + 1]++;
+  for (int64_t l = 0; l < nlev; l++) lp[l + 1] += lp[l];
+  for (int64_t r = 0; r < n; r++) order[lp[lev[r]]++] = r;   /* lp[l] becomes lp[l + 1] */
+  for (int64_t l = nlev; l > 0; l--) lp[l] = lp[l - 1];
+  lp[0] = 0;
+  int64_t np = 0;
+  for (int64_t l = 0; l < nlev;) {
+    if (lp[l + 1] - lp[l] >= thin) {
+      plan[2 * np] = l;
+      plan[2 * np + 1] = l + 1;
+      np++;
+      l++;
+      continue;
+    }
+    int64_t e = l;
+    while (e < nlev && lp[e + 1] - lp[e] < thin) e++;
+    plan[2 * np] = l;
+    plan[2 * np + 1] = -e;   /* a chain of levels l..e-1 */
+    np++;
+    l = e;
+  }
+  return np;
 }
 
 /* rows per launch below which a level is chained with its thin neighbours */
@@ -185,32 +216,11 @@ static int sptrsv_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *
     lev[r] = l;
     if (l + 1 > nlev) nlev = l + 1;
   }
-  for (int64_t r = 0; r < n; r++) lp[lev[r] + 1]++;
-  for (int64_t l = 0; l < nlev; l++) lp[l + 1] += lp[l];
-  for (int64_t r = 0; r < n; r++) rows[lp[lev[r]]++] = r;   /* lp[l] becomes lp[l + 1] */
-  for (int64_t l = nlev; l > 0; l--) lp[l] = lp[l - 1];
-  lp[0] = 0;
-  /* launches: a wide level alone, runs of thin levels chained */
-  int64_t thin = thin_rows(b);
-  for (int64_t l = 0; l < nlev;) {
-    if (lp[l + 1] - lp[l] >= thin) {
-      plan[2 * nplan] = l;
-      plan[2 * nplan + 1] = l + 1;
-      nplan++;
-      l++;
-      continue;
-    }
-    int64_t e = l;
-    while (e < nlev && lp[e + 1] - lp[e] < thin) e++;
-    plan[2 * nplan] = l;
-    plan[2 * nplan + 1] = -e;   /* a chain of levels l..e-1 */
-    nplan++;
-    l = e;
-  }
+  nplan = level_plan(lev, n, nlev, thin_rows(b), rows, lp, plan);
   int space = A.rowptr->space;
-  if (from_host(&vrows, "level rows", rows, n, space, err, errlen) < 0 ||
-      from_host(&vlp, "level offsets", lp, nlev + 1, space, err, errlen) < 0 ||
-      from_host(&vplan, "launches", plan, 2 * nplan, SK_SPACE_HOST, err, errlen) < 0)
+  if (up_view(&vrows, "level rows", SK_I64, rows, n, space, err, errlen) < 0 ||
+      up_view(&vlp, "level offsets", SK_I64, lp, nlev + 1, space, err, errlen) < 0 ||
+      up_view(&vplan, "launches", SK_I64, plan, 2 * nplan, SK_SPACE_HOST, err, errlen) < 0)
     goto done;
   sk_kout_view(out, "rows", &vrows, err, errlen);
   sk_kout_view(out, "lp", &vlp, err, errlen);
@@ -365,22 +375,6 @@ static const sk_kbody k_inv = {
   .label = "sparse.sptrsv_invert", .body = sk_body_sparse_sptrsv_invert,
   .pattern = SK_FOR, .sigs = sig_inv};
 
-/* a view of 'space' holding host array 'h' of 'n' elements of 'dtype' */
-static int up_view(sk_view *v, const char *label, int dtype, const void *h, int64_t n,
-                   int space, char *err, size_t errlen) {
-  if (sk_sp_view(v, label, dtype, n, space, 0, err, errlen) < 0) return -1;
-  sk_view w;
-  if (sk_view_create(&w, label, dtype, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, (void *)h, err,
-                     errlen) < 0 ||
-      sk_view_deep_copy(v, &w, err, errlen) < 0) {
-    sk_view_release(&w);
-    sk_view_release(v);
-    return -1;
-  }
-  sk_view_release(&w);
-  return 0;
-}
-
 /* where each array of the handle starts in its one int64 view */
 typedef struct sn_off {
   int64_t rp, bp, fo, flp, bo, blp, total;
@@ -423,31 +417,10 @@ static int sn_levels(const int64_t *lev, int64_t nsn, int64_t thin, int64_t *ord
     free(plan);
     return -1;
   }
-  for (int64_t s = 0; s < nsn; s++) lp[lev[s] + 1]++;
-  for (int64_t l = 0; l < nlev; l++) lp[l + 1] += lp[l];
-  for (int64_t s = 0; s < nsn; s++) order[lp[lev[s]]++] = s;
-  for (int64_t l = nlev; l > 0; l--) lp[l] = lp[l - 1];
-  lp[0] = 0;
-  int64_t np = 0;
-  for (int64_t l = 0; l < nlev;) {
-    if (lp[l + 1] - lp[l] >= thin) {
-      plan[2 * np] = l;
-      plan[2 * np + 1] = l + 1;
-      np++;
-      l++;
-      continue;
-    }
-    int64_t e = l;
-    while (e < nlev && lp[e + 1] - lp[e] < thin) e++;
-    plan[2 * np] = l;
-    plan[2 * np + 1] = -e;
-    np++;
-    l = e;
-  }
+  *nplan_out = level_plan(lev, nsn, nlev, thin, order, lp, plan);
   *lp_out = lp;
   *plan_out = plan;
   *nlev_out = nlev;
-  *nplan_out = np;
   return 0;
 }
 
