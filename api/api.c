@@ -101,10 +101,9 @@ int speck_fence(speck_runtime *rt, char *err, size_t errlen) {
 }
 
 /* -- views ------------------------------------------------------------------- */
-static speck_view *make_view(speck_runtime *rt, const char *fname,
-                             const char *label, const char *dtype, int rank,
-                             const int64_t *extents, const char *space,
-                             void *data, char *err, size_t errlen) {
+static speck_view *make_view(speck_runtime *rt, const char *fname, const char *label,
+                             const char *dtype, int rank, const int64_t *extents,
+                             const char *space, void *data, char *err, size_t errlen) {
   const char *lb = label ? label : "";
   if (!rt) {
     fail(err, errlen, 0, SK_E_RUNTIME_NULL, fname, lb);
@@ -112,8 +111,7 @@ static speck_view *make_view(speck_runtime *rt, const char *fname,
   }
   int dt = dtype ? sk_dtype_parse(dtype) : -1;
   if (dt < 0) {
-    fail(err, errlen, 0, SK_E_UNKNOWN_DTYPE, fname, lb,
-         dtype ? dtype : "(null)");
+    fail(err, errlen, 0, SK_E_UNKNOWN_DTYPE, fname, lb, dtype ? dtype : "(null)");
     return NULL;
   }
   if (rank < 0 || rank > SK_MAXRANK || (rank > 0 && !extents)) {
@@ -139,8 +137,8 @@ static speck_view *make_view(speck_runtime *rt, const char *fname,
     return NULL;
   }
   int layout = data ? SK_RIGHT : sk_space_default_layout(sp);
-  if (sk_view_create(&v->v, lb, dt, rank, extents, layout, sp, 1, data, msg,
-                     sizeof msg) < 0) {
+  if (sk_view_create(&v->v, lb, dt, rank, extents, layout, sp, 1, data, msg, sizeof msg) <
+      0) {
     free(v);
     fail(err, errlen, 0, SK_E_PREFIX_LABEL, fname, lb, msg);
     return NULL;
@@ -148,25 +146,22 @@ static speck_view *make_view(speck_runtime *rt, const char *fname,
   return v;
 }
 
-speck_view *speck_view_new(speck_runtime *rt, const char *label,
-                           const char *dtype, int rank,
-                           const int64_t *extents, const char *space,
-                           char *err, size_t errlen) {
-  return make_view(rt, "speck_view_new", label, dtype, rank, extents, space,
-                   NULL, err, errlen);
+speck_view *speck_view_new(speck_runtime *rt, const char *label, const char *dtype,
+                           int rank, const int64_t *extents, const char *space, char *err,
+                           size_t errlen) {
+  return make_view(rt, "speck_view_new", label, dtype, rank, extents, space, NULL, err,
+                   errlen);
 }
 
-speck_view *speck_view_wrap(speck_runtime *rt, const char *label,
-                            const char *dtype, int rank,
-                            const int64_t *extents, void *host_data,
-                            char *err, size_t errlen) {
+speck_view *speck_view_wrap(speck_runtime *rt, const char *label, const char *dtype,
+                            int rank, const int64_t *extents, void *host_data, char *err,
+                            size_t errlen) {
   if (!host_data) {
-    fail(err, errlen, 0, SK_E_SPECK_VIEW_WRAP,
-         label ? label : "");
+    fail(err, errlen, 0, SK_E_SPECK_VIEW_WRAP, label ? label : "");
     return NULL;
   }
-  return make_view(rt, "speck_view_wrap", label, dtype, rank, extents, NULL,
-                   host_data, err, errlen);
+  return make_view(rt, "speck_view_wrap", label, dtype, rank, extents, NULL, host_data,
+                   err, errlen);
 }
 
 void *speck_view_data(speck_view *v) { return v ? v->v.data : NULL; }
@@ -175,15 +170,13 @@ int64_t speck_view_extent(const speck_view *v, int dim) {
   return v && dim >= 0 && dim < v->v.rank ? v->v.extent[dim] : 0;
 }
 
-int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
-                    size_t errlen) {
+int speck_deep_copy(speck_view *dst, const speck_view *src, char *err, size_t errlen) {
   if (!dst || !src)
-    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_DEEP_COPY,
-                dst ? "src" : "dst");
+    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_DEEP_COPY, dst ? "src" : "dst");
   char msg[512];
   if (sk_view_deep_copy(&dst->v, &src->v, msg, sizeof msg) < 0)
-    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_VIEWS, dst->v.label, src->v.label,
-                msg);
+    return fail(err, errlen, SPECK_ERUN, SK_E_SPECK_DEEP_COPY_VIEWS, dst->v.label,
+                src->v.label, msg);
   return SPECK_OK;
 }
 
@@ -216,8 +209,7 @@ speck_arg speck_arg_str(const char *name, const char *str) {
 
 /* exec's arguments of 'in'; a message (without the call's name) on a
  * malformed one */
-static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
-                   size_t n) {
+static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg, size_t n) {
   if (nargs < 0 || nargs > SK_MAXCAP || (nargs > 0 && !in)) {
     sk_err(msg, n, SK_E_ARGUMENTS_NOT_NULL, nargs, SK_MAXCAP);
     return -1;
@@ -242,19 +234,16 @@ static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg,
       }
       out[i] = sk_arg_str(a->name, a->str);
       break;
-    default:
-      sk_err(msg, n, SK_E_ARGUMENT_UNKNOWN_KIND, nm, a->kind);
-      return -1;
+    default: sk_err(msg, n, SK_E_ARGUMENT_UNKNOWN_KIND, nm, a->kind); return -1;
     }
   }
   return 0;
 }
 
 /* -- kernels ----------------------------------------------------------------- */
-static int run(speck_runtime *rt, const char *fname, const char *label,
-               int pattern, const char *reducer, int64_t begin, int64_t end,
-               const speck_arg *args, int nargs, const char *body,
-               double *result, char *err, size_t errlen) {
+static int run(speck_runtime *rt, const char *fname, const char *label, int pattern,
+               const char *reducer, int64_t begin, int64_t end, const speck_arg *args,
+               int nargs, const char *body, double *result, char *err, size_t errlen) {
   const char *lb = label ? label : "";
   if (!rt) return fail(err, errlen, SPECK_EARG, SK_E_RUNTIME_NULL, fname, lb);
   if (!body) return fail(err, errlen, SPECK_EARG, SK_E_BODY_NULL, fname, lb);
@@ -288,39 +277,36 @@ static int run(speck_runtime *rt, const char *fname, const char *label,
   return SPECK_OK;
 }
 
-int speck_run_for(speck_runtime *rt, const char *label, int64_t begin,
-                  int64_t end, const speck_arg *args, int nargs,
-                  const char *body, char *err, size_t errlen) {
-  return run(rt, "speck_run_for", label, SK_FOR, NULL, begin, end, args, nargs,
-             body, NULL, err, errlen);
+int speck_run_for(speck_runtime *rt, const char *label, int64_t begin, int64_t end,
+                  const speck_arg *args, int nargs, const char *body, char *err,
+                  size_t errlen) {
+  return run(rt, "speck_run_for", label, SK_FOR, NULL, begin, end, args, nargs, body,
+             NULL, err, errlen);
 }
 
-int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin,
-                     int64_t end, const speck_arg *args, int nargs,
-                     const char *body, const char *reducer, double *result,
-                     char *err, size_t errlen) {
-  return run(rt, "speck_run_reduce", label, SK_REDUCE, reducer, begin, end,
-             args, nargs, body, result, err, errlen);
+int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin, int64_t end,
+                     const speck_arg *args, int nargs, const char *body,
+                     const char *reducer, double *result, char *err, size_t errlen) {
+  return run(rt, "speck_run_reduce", label, SK_REDUCE, reducer, begin, end, args, nargs,
+             body, result, err, errlen);
 }
 
-int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
-                   int64_t end, const speck_arg *args, int nargs,
-                   const char *body, double *total, char *err, size_t errlen) {
-  return run(rt, "speck_run_scan", label, SK_SCAN, NULL, begin, end, args,
-             nargs, body, total, err, errlen);
+int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin, int64_t end,
+                   const speck_arg *args, int nargs, const char *body, double *total,
+                   char *err, size_t errlen) {
+  return run(rt, "speck_run_scan", label, SK_SCAN, NULL, begin, end, args, nargs, body,
+             total, err, errlen);
 }
 
-int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
-               int nargs, double *result, char *err, size_t errlen) {
+int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args, int nargs,
+               double *result, char *err, size_t errlen) {
   int nout = 0;
-  return speck_call_out(rt, kernel, args, nargs, result, NULL, 0, &nout, err,
-                        errlen);
+  return speck_call_out(rt, kernel, args, nargs, result, NULL, 0, &nout, err, errlen);
 }
 
-int speck_call_out(speck_runtime *rt, const char *kernel,
-                   const speck_arg *args, int nargs, double *result,
-                   speck_out *out, int maxout, int *nout, char *err,
-                   size_t errlen) {
+int speck_call_out(speck_runtime *rt, const char *kernel, const speck_arg *args,
+                   int nargs, double *result, speck_out *out, int maxout, int *nout,
+                   char *err, size_t errlen) {
   const char *kn = kernel ? kernel : "(null)";
   if (nout) *nout = 0;
   if (!rt) return fail(err, errlen, SPECK_EARG, SK_E_SPECK_CALL_RUNTIME);
@@ -332,12 +318,13 @@ int speck_call_out(speck_runtime *rt, const char *kernel,
   int kind = SK_KRES_NONE;
   if (sk_kernel_call(kernel, a, nargs, &v, &kind, msg, sizeof msg) < 0)
     return kernel && sk_kernel_find(kernel)
-               ? fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_NAMED, msg)
-               : fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_UNKNOWN, msg);
+             ? fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_NAMED, msg)
+             : fail(err, errlen, SPECK_ERUN, SK_E_SPECK_CALL_UNKNOWN, msg);
   if (v.nout > (out ? maxout : 0) || (v.nout > 0 && !nout)) {
     int have = v.nout;
     sk_kout_release(&v);
-    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_CALL_KERNEL, kn, have, out ? maxout : 0);
+    return fail(err, errlen, SPECK_EARG, SK_E_SPECK_CALL_KERNEL, kn, have,
+                out ? maxout : 0);
   }
   for (int i = 0; i < v.nout; i++) {
     out[i].name = v.out[i].name;

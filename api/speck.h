@@ -33,12 +33,12 @@ extern "C" {
 #include "core/version.h"
 
 /* status codes */
-#define SPECK_OK 0
-#define SPECK_ERUN (-1)     /* a Lua error while running */
-#define SPECK_ESYNTAX (-2)  /* the chunk does not compile */
-#define SPECK_EMEM (-3)     /* out of memory */
-#define SPECK_EFILE (-4)    /* the script cannot be opened or read */
-#define SPECK_EARG (-5)     /* a bad argument to the API itself */
+#define SPECK_OK      0
+#define SPECK_ERUN    (-1) /* a Lua error while running */
+#define SPECK_ESYNTAX (-2) /* the chunk does not compile */
+#define SPECK_EMEM    (-3) /* out of memory */
+#define SPECK_EFILE   (-4) /* the script cannot be opened or read */
+#define SPECK_EARG    (-5) /* a bad argument to the API itself */
 
 #ifndef lua_h
 typedef struct lua_State lua_State;
@@ -55,7 +55,7 @@ const char *speck_version(void);
  * <= 0 and 'device' 0 leave the choice to the environment (SPECK_SPACE,
  * SPECK_THREADS / OMP_NUM_THREADS) or to speck's defaults. */
 typedef struct speck_options {
-  const char *space;  /* "serial" | "openmp" | "cuda" */
+  const char *space; /* "serial" | "openmp" | "cuda" */
   int threads;
   int device;
   void *reserved_[8]; /* room to grow; keep zero */
@@ -71,8 +71,7 @@ speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen);
  * copy the message (with a traceback) into 'err' when 'err' is not NULL;
  * the message is cut to 'errlen' - 1 bytes and always NUL-terminated. */
 int speck_vm_dofile(speck_vm *vm, const char *path, char *err, size_t errlen);
-int speck_vm_dostring(speck_vm *vm, const char *code, char *err,
-                      size_t errlen);
+int speck_vm_dostring(speck_vm *vm, const char *code, char *err, size_t errlen);
 
 /* Bind the global 'global' to a view of the host memory 'data' without
  * copying it: 'dtype' as in speck ("float64", "int32", ...), 'rank' 0..8,
@@ -80,9 +79,9 @@ int speck_vm_dostring(speck_vm *vm, const char *code, char *err,
  * default) or "left". The memory stays the host's: it must outlive every
  * use of the view in scripts and is never freed by speck. The view's label
  * is 'global'. */
-int speck_vm_set_view(speck_vm *vm, const char *global, void *data,
-                      const char *dtype, int rank, const int64_t *extents,
-                      const char *layout, char *err, size_t errlen);
+int speck_vm_set_view(speck_vm *vm, const char *global, void *data, const char *dtype,
+                      int rank, const int64_t *extents, const char *layout, char *err,
+                      size_t errlen);
 
 /* The VM's Lua state, for anything the calls above do not cover. */
 lua_State *speck_vm_lua(speck_vm *vm);
@@ -117,21 +116,18 @@ int speck_fence(speck_runtime *rt, char *err, size_t errlen);
  * 'rank' 0..8 extents, in memory space 'space' ("host" | "cuda" |
  * "cuda_pinned" | "cuda_uvm"; NULL: the runtime's default) with that
  * space's default layout. */
-speck_view *speck_view_new(speck_runtime *rt, const char *label,
-                           const char *dtype, int rank,
-                           const int64_t *extents, const char *space,
-                           char *err, size_t errlen);
+speck_view *speck_view_new(speck_runtime *rt, const char *label, const char *dtype,
+                           int rank, const int64_t *extents, const char *space, char *err,
+                           size_t errlen);
 /* A view of the host's memory 'host_data' (layout right), never freed by
  * speck: it must outlive the view's uses. */
-speck_view *speck_view_wrap(speck_runtime *rt, const char *label,
-                            const char *dtype, int rank,
-                            const int64_t *extents, void *host_data,
-                            char *err, size_t errlen);
+speck_view *speck_view_wrap(speck_runtime *rt, const char *label, const char *dtype,
+                            int rank, const int64_t *extents, void *host_data, char *err,
+                            size_t errlen);
 void *speck_view_data(speck_view *v);
 int64_t speck_view_extent(const speck_view *v, int dim);
 /* copy between any spaces and layouts of equal dtype and extents */
-int speck_deep_copy(speck_view *dst, const speck_view *src, char *err,
-                    size_t errlen);
+int speck_deep_copy(speck_view *dst, const speck_view *src, char *err, size_t errlen);
 void speck_view_release(speck_view *v);
 
 /* A kernel argument (capture): a view or a scalar, by the name the body
@@ -140,7 +136,7 @@ void speck_view_release(speck_view *v);
 enum { SPECK_ARG_VIEW, SPECK_ARG_F64, SPECK_ARG_I64, SPECK_ARG_STR };
 typedef struct speck_arg {
   const char *name;
-  int kind;          /* SPECK_ARG_* */
+  int kind; /* SPECK_ARG_* */
   speck_view *view;
   double f64;
   int64_t i64;
@@ -153,41 +149,39 @@ speck_arg speck_arg_str(const char *name, const char *s);
 
 /* Run 'body' for i in [begin, end) with 'args' on the runtime's back end
  * (compiled on first use, cached like Lua's kernels). */
-int speck_run_for(speck_runtime *rt, const char *label, int64_t begin,
-                  int64_t end, const speck_arg *args, int nargs,
-                  const char *body, char *err, size_t errlen);
+int speck_run_for(speck_runtime *rt, const char *label, int64_t begin, int64_t end,
+                  const speck_arg *args, int nargs, const char *body, char *err,
+                  size_t errlen);
 /* ... accumulating into 'acc' with 'reducer' ("sum" (NULL), "prod",
  * "min", "max", "land", "lor", "band", "bor"; minloc/maxloc give the
  * value) in float64; the joined value lands in 'result' (may be NULL). */
-int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin,
-                     int64_t end, const speck_arg *args, int nargs,
-                     const char *body, const char *reducer, double *result,
-                     char *err, size_t errlen);
+int speck_run_reduce(speck_runtime *rt, const char *label, int64_t begin, int64_t end,
+                     const speck_arg *args, int nargs, const char *body,
+                     const char *reducer, double *result, char *err, size_t errlen);
 /* an exclusive or inclusive scan in float64: "if (final) y(i) = acc;
  * acc += x(i);"; the total lands in 'total' (may be NULL) */
-int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin,
-                   int64_t end, const speck_arg *args, int nargs,
-                   const char *body, double *total, char *err, size_t errlen);
+int speck_run_scan(speck_runtime *rt, const char *label, int64_t begin, int64_t end,
+                   const speck_arg *args, int nargs, const char *body, double *total,
+                   char *err, size_t errlen);
 /* A library kernel by name ("blas.dot", "blas.axpy", ...; the names and
  * arguments of SPEC.md's modules without the "speck." prefix); its
  * numeric result (if any) lands in 'result' (may be NULL). */
-int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args,
-               int nargs, double *result, char *err, size_t errlen);
+int speck_call(speck_runtime *rt, const char *kernel, const speck_arg *args, int nargs,
+               double *result, char *err, size_t errlen);
 /* An output of a library kernel that makes new objects ("sparse.spgemm"
  * returns the views C_rowptr, C_colidx, C_values; "sparse.cg" numbers):
  * by name, a view the caller now owns (speck_view_release) or a number. */
 typedef struct speck_out {
-  const char *name;  /* a static string */
-  speck_view *view;  /* NULL: a number */
+  const char *name; /* a static string */
+  speck_view *view; /* NULL: a number */
   double value;
 } speck_out;
 /* speck_call, with the kernel's outputs in 'out' ('maxout' entries;
  * '*nout' set). A kernel with more outputs than 'maxout' is an error and
  * leaves none. */
-int speck_call_out(speck_runtime *rt, const char *kernel,
-                   const speck_arg *args, int nargs, double *result,
-                   speck_out *out, int maxout, int *nout, char *err,
-                   size_t errlen);
+int speck_call_out(speck_runtime *rt, const char *kernel, const speck_arg *args,
+                   int nargs, double *result, speck_out *out, int maxout, int *nout,
+                   char *err, size_t errlen);
 
 /* Ask every running host kernel to stop at its next chunk boundary (the
  * CLI calls it on Ctrl-C): those launches, and any started before

@@ -12,16 +12,16 @@
 #include "core/err.h"
 
 /* the built-in tables, each in its own folder */
-extern const sk_backend sk_backend_cuda;     /* backends/cuda */
-extern const sk_backend sk_backend_remote;   /* backends/remote */
+extern const sk_backend sk_backend_cuda;   /* backends/cuda */
+extern const sk_backend sk_backend_remote; /* backends/remote */
 
 #define SK_MAXBACKEND 16
 
 /* The built-in back ends, then those registered at run time. Entries are
  * only ever appended (under 'lock'), and the count is published after the
  * entry, so readers need no lock. */
-static const sk_backend *all[SK_MAXBACKEND + 1] = {
-  &sk_backend_serial, &sk_backend_openmp, &sk_backend_cuda, NULL};
+static const sk_backend *all[SK_MAXBACKEND + 1] = {&sk_backend_serial, &sk_backend_openmp,
+                                                   &sk_backend_cuda, NULL};
 static int nall = 3;
 /* back ends that register themselves when started (remote: speck.remote
  * starts MPI); their spaces exist from the first use */

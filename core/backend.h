@@ -16,23 +16,22 @@
 #include "core/view.h"
 
 typedef enum sk_pattern { SK_FOR, SK_REDUCE, SK_SCAN } sk_pattern;
-typedef enum sk_policy_kind { SK_POL_RANGE, SK_POL_MDRANGE, SK_POL_TEAM }
-  sk_policy_kind;
+typedef enum sk_policy_kind { SK_POL_RANGE, SK_POL_MDRANGE, SK_POL_TEAM } sk_policy_kind;
 typedef enum sk_schedule { SK_STATIC, SK_DYNAMIC } sk_schedule;
 
 /* An execution policy, validated by exec/ (sk_policy_check) before a
  * back end sees it: team_size and vector_length are then resolved. */
 typedef struct sk_policy {
-  int kind;             /* sk_policy_kind */
-  int schedule;         /* sk_schedule */
-  int64_t begin, end;   /* range */
-  int64_t chunk;        /* 0: back end's choice */
-  int md_rank;          /* mdrange */
+  int kind;           /* sk_policy_kind */
+  int schedule;       /* sk_schedule */
+  int64_t begin, end; /* range */
+  int64_t chunk;      /* 0: back end's choice */
+  int md_rank;        /* mdrange */
   int64_t md_lo[SK_MAXMD], md_hi[SK_MAXMD], md_tile[SK_MAXMD];
-  int64_t league_size;  /* team */
+  int64_t league_size; /* team */
   int team_size, vector_length;
   int64_t scratch_team[2], scratch_thread[2];
-  int md_tiled;         /* 1: md_tile was given */
+  int md_tiled; /* 1: md_tile was given */
 } sk_policy;
 
 /* One launch: the compiled code (back-end specific 'fn'), its arguments
@@ -40,22 +39,22 @@ typedef struct sk_policy {
  * the joined accumulator ('acc_size' bytes); for a scan, the total. */
 typedef struct sk_launch {
   const char *label;
-  int pattern;                  /* sk_pattern */
+  int pattern; /* sk_pattern */
   const sk_policy *policy;
-  void *fn;                     /* host: sk_chunk_fn */
+  void *fn; /* host: sk_chunk_fn */
   sk_init_fn init;
   sk_join_fn join;
   size_t acc_size;
   const sk_slot *args;
   int nargs;
   void *result;
-  sk_oob *oob;                  /* bounds-check mode: first bad index */
+  sk_oob *oob; /* bounds-check mode: first bad index */
 } sk_launch;
 
 /* What a back end allows for TeamPolicy. */
 typedef struct sk_team_limits {
   int team_size_max, team_size_recommended, vector_length_max;
-  int64_t scratch_max[2];       /* bytes per team, levels 0 and 1 */
+  int64_t scratch_max[2]; /* bytes per team, levels 0 and 1 */
   /* the threads that run in lockstep (a GPU's warp; 1 on the host):
    * library kernels size their vector loops and bitmap words by it */
   int warp;
@@ -74,10 +73,10 @@ enum { SK_FEAT_MDRANGE_SCAN = 1 };
  * facts the generator decided; a back end whose code target is an image
  * turns it into its launchable form with 'load'. */
 typedef struct sk_image {
-  char *data;            /* a device code object: binary, or NUL-terminated text (malloc'd) */
+  char *data; /* a device code object: binary, or NUL-terminated text (malloc'd) */
   size_t size;
-  int is_binary;         /* 1 binary, 0 text the back end compiles on load */
-  char arch[24];         /* the architecture it is for, as 'arch' names it */
+  int is_binary; /* 1 binary, 0 text the back end compiles on load */
+  char arch[24]; /* the architecture it is for, as 'arch' names it */
   int pattern, policy_kind, md_rank;
   int md_perm[SK_MAXMD]; /* MDRange dims, fastest (threadIdx.x) first */
   int nargs;             /* capture slots the kernel reads */
@@ -95,18 +94,18 @@ typedef struct sk_image {
  * rank's part lives in ('local'); it is made by remote.View, never by
  * name. */
 typedef struct sk_space_desc {
-  const char *name;        /* what a user writes: space = "host" */
-  int id;                  /* the id a const table names it by; -1: the next free */
-  int host_accessible;     /* 1: the CPU loads and stores it directly */
-  int default_layout;      /* SK_RIGHT or SK_LEFT (coalesced on a GPU) */
-  const char *spill;       /* the space that takes what does not fit, NULL: none */
-  const char *local;       /* remote spaces: the space of a rank's part */
+  const char *name;    /* what a user writes: space = "host" */
+  int id;              /* the id a const table names it by; -1: the next free */
+  int host_accessible; /* 1: the CPU loads and stores it directly */
+  int default_layout;  /* SK_RIGHT or SK_LEFT (coalesced on a GPU) */
+  const char *spill;   /* the space that takes what does not fit, NULL: none */
+  const char *local;   /* remote spaces: the space of a rank's part */
   /* the most bytes of views it holds (0: unbounded), described in 'desc';
    * spaces with the same function share one count of held bytes. NULL:
    * not counted */
   uint64_t (*budget)(char *desc, size_t n);
-  const char *budget_env;  /* the variable behind 'budget', checked at start-up */
-  const char *tools_name;  /* Kokkos Tools' name of the space ("Host") */
+  const char *budget_env; /* the variable behind 'budget', checked at start-up */
+  const char *tools_name; /* Kokkos Tools' name of the space ("Host") */
 } sk_space_desc;
 
 /* Register a space (a back end's, through sk_backend_register): returns
@@ -123,7 +122,7 @@ int sk_space_budget_envs(int (*f)(const char *name, void *ctx), void *ctx);
 /* A device, for speck.info()'s 'devices'. */
 typedef struct sk_device {
   char name[256];
-  char arch[24];            /* the code target's architecture name */
+  char arch[24]; /* the code target's architecture name */
   int multiprocessors;
   uint64_t memory, free;    /* bytes; free 0: unknown */
   int64_t shared_per_block; /* team scratch bytes a block may opt in to */
@@ -132,19 +131,18 @@ typedef struct sk_device {
 /* A vendor BLAS on a back end's memory (column-major, as BLAS): returns
  * 0, SK_VENDOR_MISSING (kernels/blas/vendor.h) or another status. */
 typedef struct sk_vendor_blas {
-  int (*available)(void);        /* loads it on first call */
-  const char *(*status)(void);   /* what was loaded, or why not */
-  int (*gemm_batched)(int dtype, char ta, char tb, int64_t m, int64_t n,
-                      int64_t k, double alpha, const void *A, int64_t rsa,
-                      int64_t csa, int64_t sta, const void *B, int64_t rsb,
-                      int64_t csb, int64_t stb, double beta, void *C,
-                      int64_t rsc, int64_t csc, int64_t stc, int64_t batch);
-  int (*trsm)(int dtype, char side, char uplo, char trans, char diag,
-              int64_t m, int64_t n, double alpha, const void *A, int64_t rsa,
-              int64_t csa, void *B, int64_t rsb, int64_t csb);
-  int (*syrk)(int dtype, char uplo, char trans, int64_t n, int64_t k,
-              double alpha, const void *A, int64_t rsa, int64_t csa,
-              double beta, void *C, int64_t rsc, int64_t csc);
+  int (*available)(void);      /* loads it on first call */
+  const char *(*status)(void); /* what was loaded, or why not */
+  int (*gemm_batched)(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                      double alpha, const void *A, int64_t rsa, int64_t csa, int64_t sta,
+                      const void *B, int64_t rsb, int64_t csb, int64_t stb, double beta,
+                      void *C, int64_t rsc, int64_t csc, int64_t stc, int64_t batch);
+  int (*trsm)(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+              int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa, void *B,
+              int64_t rsb, int64_t csb);
+  int (*syrk)(int dtype, char uplo, char trans, int64_t n, int64_t k, double alpha,
+              const void *A, int64_t rsa, int64_t csa, double beta, void *C, int64_t rsc,
+              int64_t csc);
 } sk_vendor_blas;
 
 /* Symmetric memory over a job's ranks in a back end's device memory (the
@@ -156,8 +154,8 @@ typedef struct sk_vendor_blas {
 typedef struct sk_symmetric {
   int (*available)(char *why, size_t n);
   int (*started)(void);
-  int (*start)(int me, int nranks, int (*bcast)(void *buf, int bytes),
-               char *err, size_t errlen);
+  int (*start)(int me, int nranks, int (*bcast)(void *buf, int bytes), char *err,
+               size_t errlen);
   void *(*malloc)(size_t bytes, char *err, size_t errlen);
   void (*free)(void *p);
   void *(*ptr)(void *p, int pe);
@@ -167,10 +165,10 @@ typedef struct sk_symmetric {
 } sk_symmetric;
 
 typedef struct sk_backend {
-  const char *name;             /* "serial", "openmp", ... */
-  int space;                    /* its memory space (new views) */
-  int code;                     /* SK_CODE_*: what its kernels are made of */
-  unsigned features;            /* SK_FEAT_* */
+  const char *name;  /* "serial", "openmp", ... */
+  int space;         /* its memory space (new views) */
+  int code;          /* SK_CODE_*: what its kernels are made of */
+  unsigned features; /* SK_FEAT_* */
   /* 1 if its kernels may read and write memory of 'space' */
   int (*reaches)(int space);
   /* 1 if it allocates and frees memory of 'space' */
@@ -180,19 +178,18 @@ typedef struct sk_backend {
   int (*arch)(char *buf, size_t n);
   /* image targets: make 'img' launchable (the result is sk_launch.fn);
    * the back end copies what it keeps. NULL for host code. */
-  void *(*load)(const sk_image *img, const char *label, char *err,
-                size_t errlen);
+  void *(*load)(const sk_image *img, const char *label, char *err, size_t errlen);
   void (*unload)(void *code);
   /* set-up: 'threads' <= 0 means the back end's default */
   int (*init)(int threads, int device, char *err, size_t errlen);
   void (*finalize)(void);
-  int (*available)(char *why, size_t n);   /* 1 yes, 0 no (reason in why) */
+  int (*available)(char *why, size_t n); /* 1 yes, 0 no (reason in why) */
   int (*concurrency)(void);
   /* memory */
   void *(*alloc)(size_t bytes, int space, char *err, size_t errlen);
   void (*free)(void *p, int space);
-  int (*copy)(void *dst, int dspace, const void *src, int sspace,
-              size_t bytes, char *err, size_t errlen);
+  int (*copy)(void *dst, int dspace, const void *src, int sspace, size_t bytes, char *err,
+              size_t errlen);
   /* parallel zero-fill of fresh memory (first touch) */
   void (*first_touch)(void *p, size_t bytes);
   int (*fence)(char *err, size_t errlen);
@@ -203,10 +200,8 @@ typedef struct sk_backend {
   /* optional (NULL: none): element-wise copy and fill of views whose
    * memory this back end's kernels reach, in any layout or stride
    * (deep_copy's pack/unpack on a device); 'cell' holds one element */
-  int (*copy_view)(const sk_view *dst, const sk_view *src, char *err,
-                   size_t errlen);
-  int (*fill_view)(const sk_view *v, const void *cell, char *err,
-                   size_t errlen);
+  int (*copy_view)(const sk_view *dst, const sk_view *src, char *err, size_t errlen);
+  int (*fill_view)(const sk_view *v, const void *cell, char *err, size_t errlen);
   /* optional (NULL: unknown): the bytes free in 'space' now (a device's
    * free memory); -1 when unknown */
   int64_t (*room)(int space);
@@ -261,19 +256,17 @@ typedef struct sk_backend {
  * (later designators override earlier ones: C11 6.7.9; the pragmas
  * silence -Woverride-init for that table only). A table built at run
  * time copies it instead: 't = sk_backend_serial;'. */
-#define SK_FROM_SERIAL                                                      \
-  .name = "serial", .space = SK_SPACE_HOST, .code = SK_CODE_HOST,           \
-  .features = SK_FEAT_MDRANGE_SCAN, .spaces = sk_serial_spaces,             \
-  .reaches = sk_serial_reaches, .owns = sk_serial_owns,                     \
-  .init = sk_serial_init, .finalize = sk_serial_finalize,                   \
-  .available = sk_serial_available, .concurrency = sk_serial_concurrency,   \
-  .alloc = sk_serial_alloc, .free = sk_serial_free, .copy = sk_serial_copy, \
-  .first_touch = sk_serial_first_touch, .fence = sk_serial_fence,           \
-  .launch = sk_serial_launch, .info = sk_serial_info,                       \
+#define SK_FROM_SERIAL \
+  .name = "serial", .space = SK_SPACE_HOST, .code = SK_CODE_HOST, \
+  .features = SK_FEAT_MDRANGE_SCAN, .spaces = sk_serial_spaces, \
+  .reaches = sk_serial_reaches, .owns = sk_serial_owns, .init = sk_serial_init, \
+  .finalize = sk_serial_finalize, .available = sk_serial_available, \
+  .concurrency = sk_serial_concurrency, .alloc = sk_serial_alloc, \
+  .free = sk_serial_free, .copy = sk_serial_copy, .first_touch = sk_serial_first_touch, \
+  .fence = sk_serial_fence, .launch = sk_serial_launch, .info = sk_serial_info, \
   .team_limits = sk_serial_team_limits
-#define SK_FROM_SERIAL_BEGIN                                                \
-  _Pragma("GCC diagnostic push")                                            \
-  _Pragma("GCC diagnostic ignored \"-Woverride-init\"")
+#define SK_FROM_SERIAL_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")
 #define SK_FROM_SERIAL_END _Pragma("GCC diagnostic pop")
 
 /* serial's entries (backends/host/host.c) */
@@ -286,8 +279,8 @@ int sk_serial_available(char *why, size_t n);
 int sk_serial_concurrency(void);
 void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen);
 void sk_serial_free(void *p, int space);
-int sk_serial_copy(void *dst, int dspace, const void *src, int sspace,
-                   size_t bytes, char *err, size_t errlen);
+int sk_serial_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                   char *err, size_t errlen);
 void sk_serial_first_touch(void *p, size_t bytes);
 int sk_serial_fence(char *err, size_t errlen);
 int sk_serial_launch(const sk_launch *l, char *err, size_t errlen);
@@ -298,7 +291,7 @@ void sk_serial_team_limits(sk_team_limits *lim);
 extern const sk_backend sk_backend_serial;
 extern const sk_backend sk_backend_openmp;
 
-const sk_backend *sk_backend_find(const char *name);   /* NULL if unknown */
+const sk_backend *sk_backend_find(const char *name); /* NULL if unknown */
 /* the back end that allocates memory of 'space' (the first registered
  * that owns it), NULL if none */
 const sk_backend *sk_backend_for_space(int space);

@@ -12,7 +12,7 @@ static inline int sk_cm_fits(int64_t x) { return x >= 0 && x <= INT_MAX; }
 /* A rows x cols matrix of strides rs, cs as a column-major one: *t = 0
  * (itself) or 1 (its transpose is), *ld; -1 when neither */
 static inline int sk_cm_as(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *t,
-                 int *ld) {
+                           int *ld) {
   if (!sk_cm_fits(rows) || !sk_cm_fits(cols)) return -1;
   int64_t l;
   if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= (rows > 1 ? rows : 1))) {
@@ -40,8 +40,9 @@ typedef struct sk_cm_plan {
 } sk_cm_plan;
 
 static inline int sk_cm_gemm_plan(char ta, char tb, int64_t m, int64_t n, int64_t k,
-                     const void *A, int64_t rsa, int64_t csa, const void *B,
-                     int64_t rsb, int64_t csb, int64_t rsc, int64_t csc, sk_cm_plan *p) {
+                                  const void *A, int64_t rsa, int64_t csa, const void *B,
+                                  int64_t rsb, int64_t csb, int64_t rsc, int64_t csc,
+                                  sk_cm_plan *p) {
   int fa = sk_cm_flag(ta), fb = sk_cm_flag(tb), sa, sb, sc, lda, ldb, ldc;
   if (!sk_cm_fits(k) || sk_cm_as(fa ? k : m, fa ? m : k, rsa, csa, &sa, &lda) < 0 ||
       sk_cm_as(fb ? n : k, fb ? k : n, rsb, csb, &sb, &ldb) < 0 ||

@@ -38,8 +38,7 @@ static void fail(char *err, size_t errlen, const char *name, const char *v,
 }
 
 /* "NAME=value: " and message 'id' (a text without slots) */
-static void fail_id(char *err, size_t errlen, const char *name, const char *v,
-                    int id) {
+static void fail_id(char *err, size_t errlen, const char *name, const char *v, int id) {
   size_t n = prefix(err, errlen, name, v);
   if (n + 1 < errlen) sk_err_(err + n, errlen - n, id);
   else sk_err_(NULL, 0, id);
@@ -153,8 +152,7 @@ int sk_env_space(const char **space, char *err, size_t errlen) {
 
 /* Decimal digits with an optional fraction ("0.5", "30"), no sign,
  * exponent or blanks; > 0 and at most 'max'. */
-int sk_env_seconds(const char *name, double max, double *out, char *err,
-                   size_t errlen) {
+int sk_env_seconds(const char *name, double max, double *out, char *err, size_t errlen) {
   const char *v = sk_env_get(name);
   if (!v) return 0;
   double x = 0, scale = 1;
@@ -221,12 +219,10 @@ uint64_t sk_env_memory_max(const char *name, char *desc, size_t n) {
     sk_err(desc, n, SK_E_NO_BUDGET, name);
     return 0;
   }
-  if (v >= (int64_t)1 << 30)
-    sk_err(desc, n, SK_E_GIB, name, (double)v / (1 << 30));
+  if (v >= (int64_t)1 << 30) sk_err(desc, n, SK_E_GIB, name, (double)v / (1 << 30));
   else if (v >= (int64_t)1 << 20)
     sk_err(desc, n, SK_E_MIB_2, name, (double)v / (1 << 20));
-  else
-    sk_err(desc, n, SK_E_BYTES_2, name, (long long)v);
+  else sk_err(desc, n, SK_E_BYTES_2, name, (long long)v);
   return (uint64_t)v;
 }
 
@@ -242,9 +238,21 @@ int64_t sk_parse_size(const char *s) {
     for (p++; *p >= '0' && *p <= '9'; p++, digits++) v += (*p - '0') * (scale /= 10);
   if (!digits) return -1;
   switch (*p) {
-  case 'k': case 'K': v *= 1024; p++; break;
-  case 'm': case 'M': v *= 1024.0 * 1024; p++; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; p++; break;
+  case 'k':
+  case 'K':
+    v *= 1024;
+    p++;
+    break;
+  case 'm':
+  case 'M':
+    v *= 1024.0 * 1024;
+    p++;
+    break;
+  case 'g':
+  case 'G':
+    v *= 1024.0 * 1024 * 1024;
+    p++;
+    break;
   default: break;
   }
   if (*p || !isfinite(v) || v > 4611686018427387904.0) return -1;

@@ -9,8 +9,8 @@
 /* Parsed in one place; a malformed value is an error "NAME=value: what is
  * wrong". Each returns 0 when the variable is unset or empty, 1 with the
  * value, -1 with the message. */
-#define SK_THREADS_MAX 1024   /* the largest host thread pool */
-const char *sk_env_get(const char *name);   /* NULL when unset or empty */
+#define SK_THREADS_MAX 1024               /* the largest host thread pool */
+const char *sk_env_get(const char *name); /* NULL when unset or empty */
 /* a size: digits with an optional fraction, then nothing or K, M, G
  * (powers of 1024); -1 when malformed (SPECK_CACHE_MAX, SPECK_MEMORY_MAX) */
 int64_t sk_parse_size(const char *s);
@@ -26,8 +26,7 @@ int sk_env_space(const char **space, char *err, size_t errlen);
 /* "serial, openmp or cuda" (with 'memory': and the other memory spaces) */
 void sk_env_space_names(char *buf, size_t n, int memory);
 /* a positive number of seconds (a fraction allowed) at most 'max' */
-int sk_env_seconds(const char *name, double max, double *out, char *err,
-                   size_t errlen);
+int sk_env_seconds(const char *name, double max, double *out, char *err, size_t errlen);
 /* SPECK_CC_TIMEOUT: the longest a cc-tier compile may run before it is
  * killed (the kernel stays on libtcc code with a warning) */
 #define SK_CC_TIMEOUT_DEFAULT 60.0

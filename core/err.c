@@ -32,13 +32,9 @@ static int passes_on(const char *t) {
   return 1;
 }
 
-const char *sk_err_text(int id) {
-  return id >= 0 && id < SK_E__COUNT ? texts[id] : "";
-}
+const char *sk_err_text(int id) { return id >= 0 && id < SK_E__COUNT ? texts[id] : ""; }
 
-const char *sk_err_name(int id) {
-  return id >= 0 && id < SK_E__COUNT ? names[id] : "";
-}
+const char *sk_err_name(int id) { return id >= 0 && id < SK_E__COUNT ? names[id] : ""; }
 
 int sk_err_id(const char *name) {
   for (int i = 0; i < SK_E__COUNT; i++)

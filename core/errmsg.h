@@ -16,6 +16,8 @@
  * The Lua layer prefixes a message with the function's name and label;
  * core.err_last() gives Lua the id of the last one. */
 
+/* a table, one message a line: */
+// clang-format off
 /* -- any layer --------------------------------------------------------- */
 SK_ERRDEF(NONE, "no error")
 SK_ERRDEF(MSG, "%s")
@@ -778,3 +780,4 @@ SK_ERRDEF(ALLREDUCE_ELEMENT, "element %d is %s (expected a number)")
 SK_ERRDEF(KERNEL_HANDLE_CLOSED, "kernel handle is closed")
 SK_ERRDEF(UNKNOWN_TARGET, "unknown target '%s' (%s)")
 SK_ERRDEF(UNKNOWN_SPACE_EXPECTED_3, "unknown space %s (expected %s)")
+// clang-format on

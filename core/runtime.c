@@ -19,7 +19,7 @@
 
 /* -- interrupts ------------------------------------------------------------ */
 /* lock-free: stored from signal handlers, read between launch pieces */
-static int interrupt_flag, running;   /* 'running': launches in flight */
+static int interrupt_flag, running; /* 'running': launches in flight */
 _Static_assert(__atomic_always_lock_free(sizeof(int), 0), "int atomics");
 
 int sk_interrupt_request(void) {
@@ -35,7 +35,7 @@ int sk_interrupted(void) { return __atomic_load_n(&interrupt_flag, __ATOMIC_RELA
 /* -- the active back end ------------------------------------------------------ */
 static const sk_backend *active;
 static int active_threads;
-static int running_threads, running_device;   /* as asked, or the defaults */
+static int running_threads, running_device; /* as asked, or the defaults */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Start the back end 's' names (or the environment's, or openmp) after
@@ -110,7 +110,7 @@ int sk_rt_initialize(const char *space, int threads, int device, char *err,
 
 void sk_rt_finalize(void) {
   pthread_mutex_lock(&lock);
-  sk_tools_stop();   /* tools may run before the first launch */
+  sk_tools_stop(); /* tools may run before the first launch */
   if (active) active->finalize();
   __atomic_store_n(&active, NULL, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);

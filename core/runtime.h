@@ -29,9 +29,9 @@ int sk_rt_default_space(char *err, size_t errlen);
  * given": the environment's value or the default is used, and a second
  * initialisation does not compare it. */
 typedef struct sk_rt_settings {
-  const char *space;   /* NULL: SPECK_SPACE, else "openmp" */
-  int threads;         /* <= 0: SPECK_THREADS, OMP_NUM_THREADS, the cores */
-  int device;          /* < 0: device 0 */
+  const char *space; /* NULL: SPECK_SPACE, else "openmp" */
+  int threads;       /* <= 0: SPECK_THREADS, OMP_NUM_THREADS, the cores */
+  int device;        /* < 0: device 0 */
 } sk_rt_settings;
 /* Start the runtime with 's' (after checking the environment, env.c). If
  * it runs already, nothing is restarted: every setting 's' gives must

@@ -23,7 +23,7 @@
 
 /* -- the table ------------------------------------------------------------ */
 static const sk_space_desc *table[SK_MAXSPACE];
-static int count;                      /* 1 + the largest id in use */
+static int count; /* 1 + the largest id in use */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -196,8 +196,8 @@ int sk_host_room(uint64_t bytes, char *err, size_t errlen) {
   uint64_t most = sk_space_budget(SK_SPACE_HOST, desc, sizeof desc);
   int64_t held = sk_view_host_bytes();
   if (!most || bytes + (uint64_t)(held > 0 ? held : 0) <= most) return 0;
-  return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes, "host", (long long)held,
-              desc);
+  return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes,
+                "host", (long long)held, desc);
 }
 
 int64_t sk_space_room(int space) {

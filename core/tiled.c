@@ -41,8 +41,8 @@ void sk_tiled_inner_strides(const sk_view *v, int64_t *st) {
 /* A tiled view is allocated as a rank-1 view of its padded span whose
  * fields are then set to the tiled map. */
 int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
-                         const int64_t *ext, int order, const int64_t *tile,
-                         int space, int init, char *err, size_t errlen) {
+                         const int64_t *ext, int order, const int64_t *tile, int space,
+                         int init, char *err, size_t errlen) {
   memset(v, 0, sizeof *v);
   sk_view_set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
@@ -56,12 +56,13 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
     int64_t t = tile[d];
     if (t < 1 || t > ((int64_t)1 << SK_MAXTILELOG2) || (t & (t - 1)))
       return sk_err(err, errlen, SK_E_TILE_SIZE_DIMENSION, (long long)t, d,
-                  (long long)1 << SK_MAXTILELOG2);
+                    (long long)1 << SK_MAXTILELOG2);
     while (((int64_t)1 << lg[d]) < t) lg[d]++;
   }
   if (lg[0] + lg[1] + lg[2] > SK_MAXTILEVOLLOG2)
-    return sk_err(err, errlen, SK_E_TILE_ELEMENTS_EXCEEDS, (long long)1 << (lg[0] + lg[1] + lg[2]),
-                (long long)1 << SK_MAXTILEVOLLOG2);
+    return sk_err(err, errlen, SK_E_TILE_ELEMENTS_EXCEEDS,
+                  (long long)1 << (lg[0] + lg[1] + lg[2]),
+                  (long long)1 << SK_MAXTILEVOLLOG2);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
       return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
@@ -77,20 +78,18 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   for (int d = 0; d < rank; d++) {
     nt[d] = sk_view_ntiles(&t, d);
     empty |= ext[d] == 0;
-    if (span >= 0 &&
-        (__builtin_mul_overflow(span, nt[d] << lg[d], &span) || span < 0))
+    if (span >= 0 && (__builtin_mul_overflow(span, nt[d] << lg[d], &span) || span < 0))
       span = -1;
   }
   size_t es = sk_dtypes[dtype].size, bytes;
   if (span < 0 || __builtin_mul_overflow((size_t)span, es, &bytes)) {
     char dims[SK_MAXRANK * 24];
     return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_SIZE,
-                sk_view_format_extents(&t, dims, sizeof dims),
-                sk_dtypes[dtype].name);
+                  sk_view_format_extents(&t, dims, sizeof dims), sk_dtypes[dtype].name);
   }
   int64_t n1 = empty ? 0 : span;
-  if (sk_view_create(v, label, dtype, 1, &n1, SK_RIGHT, space, init, NULL, err,
-                     errlen) < 0)
+  if (sk_view_create(v, label, dtype, 1, &n1, SK_RIGHT, space, init, NULL, err, errlen) <
+      0)
     return -1;
   sk_alloc *a = v->alloc;
   void *data = v->data;
@@ -104,21 +103,27 @@ int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
   for (int d = rank; d < SK_MAXRANK; d++) v->stride[d] = 0;
   int64_t s = vol;
   if (order == SK_RIGHT) {
-    for (int d = rank - 1; d >= 0; d--) { v->stride[d] = s; s *= nt[d]; }
+    for (int d = rank - 1; d >= 0; d--) {
+      v->stride[d] = s;
+      s *= nt[d];
+    }
   } else {
-    for (int d = 0; d < rank; d++) { v->stride[d] = s; s *= nt[d]; }
+    for (int d = 0; d < rank; d++) {
+      v->stride[d] = s;
+      s *= nt[d];
+    }
   }
   return 0;
 }
 
-int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
-                         int n, char *err, size_t errlen) {
+int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti, int n,
+                         char *err, size_t errlen) {
   if (!sk_layout_tiled(src->layout))
     return sk_err(err, errlen, SK_E_VIEW_LAYOUT_NOT, src->label,
-                sk_layout_name(src->layout));
+                  sk_layout_name(src->layout));
   if (n != src->rank)
     return sk_err(err, errlen, SK_E_VIEW_RANK_GIVEN, src->label, src->rank, n,
-                n == 1 ? "ex" : "ices");
+                  n == 1 ? "ex" : "ices");
   int64_t off = 0;
   for (int d = 0; d < n; d++) {
     int64_t nt = sk_view_ntiles(src, d);
@@ -132,8 +137,8 @@ int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
     r.extent[d] = d < n ? (int64_t)1 << src->tile_log2[d] : 1;
   for (int d = 0; d < SK_MAXTILERANK; d++) r.tile_log2[d] = 0;
   sk_view_layout_strides(n, r.layout, r.extent, r.stride);
-  r.data = src->data ? (char *)src->data + off * (int64_t)sk_dtypes[src->dtype].size
-                     : NULL;
+  r.data =
+    src->data ? (char *)src->data + off * (int64_t)sk_dtypes[src->dtype].size : NULL;
   *dst = r;
   sk_view_retain(dst);
   return 0;
@@ -170,12 +175,11 @@ static void tiled_copy_host(sk_view *dst, const sk_view *src, size_t es) {
   const sk_view *T = sk_layout_tiled(dst->layout) ? dst : src;
   int r = dst->rank;
   int other_tiled = sk_layout_tiled(dst->layout) && sk_layout_tiled(src->layout);
-  if (other_tiled && !sk_view_same_map(dst, src)) {   /* element by element */
+  if (other_tiled && !sk_view_same_map(dst, src)) { /* element by element */
     int64_t idx[SK_MAXRANK] = {0};
     for (;;) {
       memcpy((char *)dst->data + sk_view_offset(dst, idx) * (int64_t)es,
-             (const char *)src->data + sk_view_offset(src, idx) * (int64_t)es,
-             es);
+             (const char *)src->data + sk_view_offset(src, idx) * (int64_t)es, es);
       int d = r - 1;
       while (d >= 0 && ++idx[d] == dst->extent[d]) idx[d--] = 0;
       if (d < 0) return;
@@ -201,8 +205,7 @@ static void tiled_copy_host(sk_view *dst, const sk_view *src, size_t es) {
   }
 }
 
-int sk_tiled_copy(sk_view *dst, const sk_view *src, char *err,
-                      size_t errlen) {
+int sk_tiled_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   size_t es = sk_dtypes[dst->dtype].size;
   /* the same tiling: one copy of the span */
   if (sk_view_same_map(dst, src)) {
@@ -213,8 +216,7 @@ int sk_tiled_copy(sk_view *dst, const sk_view *src, char *err,
         sk_stage_fence(dst->space, err, errlen) < 0)
       return -1;
     if (b && b->copy)
-      return b->copy(dst->data, dst->space, src->data, src->space, bytes, err,
-                     errlen);
+      return b->copy(dst->data, dst->space, src->data, src->space, bytes, err, errlen);
     memcpy(dst->data, src->data, bytes);
     return 0;
   }

@@ -22,8 +22,12 @@
 
 /* Kokkos' types (Kokkos_Profiling_C_Interface.h): a space handle is a
  * name in a 64-byte array; device info is one 32-bit id */
-typedef struct kp_space { char name[64]; } kp_space;
-typedef struct kp_device { uint32_t device_id; } kp_device;
+typedef struct kp_space {
+  char name[64];
+} kp_space;
+typedef struct kp_device {
+  uint32_t device_id;
+} kp_device;
 
 typedef void (*init_fn)(int, uint64_t, uint32_t, kp_device *);
 typedef void (*fin_fn)(void);
@@ -32,18 +36,18 @@ typedef void (*end_fn)(uint64_t);
 typedef void (*region_fn)(const char *);
 typedef void (*popr_fn)(void);
 typedef void (*mem_fn)(kp_space, const char *, const void *, uint64_t);
-typedef void (*bcopy_fn)(kp_space, const char *, const void *, kp_space,
-                         const char *, const void *, uint64_t);
+typedef void (*bcopy_fn)(kp_space, const char *, const void *, kp_space, const char *,
+                         const void *, uint64_t);
 typedef void (*ecopy_fn)(void);
 
 #define KP_INTERFACE_VERSION 20211015ULL
-#define MAXTOOLS 8
+#define MAXTOOLS             8
 
 typedef struct tool {
   void *dl;
   init_fn init;
   fin_fn fin;
-  begin_fn begin[3];     /* for, reduce, scan */
+  begin_fn begin[3]; /* for, reduce, scan */
   end_fn end[3];
   begin_fn begin_fence;
   end_fn end_fence;
@@ -56,8 +60,8 @@ typedef struct tool {
 
 static tool tools[MAXTOOLS];
 static int ntools;
-static int active;           /* tools loaded and initialised (atomic) */
-static int loaded;           /* sk_tools_load ran */
+static int active; /* tools loaded and initialised (atomic) */
+static int loaded; /* sk_tools_load ran */
 static uint64_t next_id = 1;
 static char warning[1024];
 static char names[1024];
@@ -107,8 +111,7 @@ static void load_one(const char *path) {
   int any = t->init || t->fin || t->push || t->alloc || t->begin_copy;
   for (int p = 0; p < 3; p++) any |= t->begin[p] || t->end[p];
   if (!any) {
-    note("tool library '%s' has no kokkosp_* hook; running without it%s",
-         path, "");
+    note("tool library '%s' has no kokkosp_* hook; running without it%s", path, "");
     dlclose(dl);
     return;
   }
@@ -176,7 +179,7 @@ uint64_t sk_tools_begin(int kind, const char *label) {
     if (tools[i].begin[kind]) {
       uint64_t k = id;
       tools[i].begin[kind](label, 0, &k);
-      if (i == 0) id = k;   /* the first tool's id is the one ended */
+      if (i == 0) id = k; /* the first tool's id is the one ended */
     }
   return id;
 }
@@ -227,8 +230,7 @@ void sk_tools_alloc(int space, const char *label, const void *p, uint64_t bytes)
     if (tools[i].alloc) tools[i].alloc(handle(space), label, p, bytes);
 }
 
-void sk_tools_dealloc(int space, const char *label, const void *p,
-                      uint64_t bytes) {
+void sk_tools_dealloc(int space, const char *label, const void *p, uint64_t bytes) {
   if (!sk_tools_active()) return;
   for (int i = 0; i < ntools; i++)
     if (tools[i].dealloc) tools[i].dealloc(handle(space), label, p, bytes);
@@ -238,8 +240,8 @@ void sk_tools_begin_copy(const sk_view *dst, const sk_view *src, uint64_t bytes)
   if (!sk_tools_active()) return;
   for (int i = 0; i < ntools; i++)
     if (tools[i].begin_copy)
-      tools[i].begin_copy(handle(dst->space), dst->label, dst->data,
-                          handle(src->space), src->label, src->data, bytes);
+      tools[i].begin_copy(handle(dst->space), dst->label, dst->data, handle(src->space),
+                          src->label, src->data, bytes);
 }
 
 void sk_tools_end_copy(void) {

@@ -30,8 +30,7 @@ void sk_tools_push_region(const char *name);
 void sk_tools_pop_region(void);
 /* memory */
 void sk_tools_alloc(int space, const char *label, const void *p, uint64_t bytes);
-void sk_tools_dealloc(int space, const char *label, const void *p,
-                      uint64_t bytes);
+void sk_tools_dealloc(int space, const char *label, const void *p, uint64_t bytes);
 void sk_tools_begin_copy(const sk_view *dst, const sk_view *src, uint64_t bytes);
 void sk_tools_end_copy(void);
 

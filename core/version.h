@@ -10,10 +10,10 @@
 #define SPECK_VERSION_MAJOR 0
 #define SPECK_VERSION_MINOR 1
 #define SPECK_VERSION_PATCH 0
-#define SPECK_STR_(x) #x
-#define SPECK_STR(x) SPECK_STR_(x)
-#define SPECK_VERSION                                                       \
-  SPECK_STR(SPECK_VERSION_MAJOR) "." SPECK_STR(SPECK_VERSION_MINOR) "."     \
-  SPECK_STR(SPECK_VERSION_PATCH)
+#define SPECK_STR_(x)       #x
+#define SPECK_STR(x)        SPECK_STR_(x)
+#define SPECK_VERSION \
+  SPECK_STR(SPECK_VERSION_MAJOR) \
+  "." SPECK_STR(SPECK_VERSION_MINOR) "." SPECK_STR(SPECK_VERSION_PATCH)
 
 #endif

@@ -24,20 +24,20 @@
 /* -- dtypes and layouts ----------------------------------------------- */
 const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
   /* name       alias     ctype       tag    size fl sg bo */
-  {"float64", "double", "double",   "f64", 8, 1, 1, 0},
-  {"float32", "float",  "float",    "f32", 4, 1, 1, 0},
-  {"int64",   NULL,     "int64_t",  "i64", 8, 0, 1, 0},
-  {"int32",   NULL,     "int32_t",  "i32", 4, 0, 1, 0},
-  {"int16",   NULL,     "int16_t",  "i16", 2, 0, 1, 0},
-  {"int8",    NULL,     "int8_t",   "i8",  1, 0, 1, 0},
-  {"uint64",  NULL,     "uint64_t", "u64", 8, 0, 0, 0},
-  {"uint32",  NULL,     "uint32_t", "u32", 4, 0, 0, 0},
-  {"uint8",   NULL,     "uint8_t",  "u8",  1, 0, 0, 0},
-  {"bool",    NULL,     "bool",     "b8",  1, 0, 0, 1},
+  {"float64", "double", "double", "f64", 8, 1, 1, 0},
+  {"float32", "float", "float", "f32", 4, 1, 1, 0},
+  {"int64", NULL, "int64_t", "i64", 8, 0, 1, 0},
+  {"int32", NULL, "int32_t", "i32", 4, 0, 1, 0},
+  {"int16", NULL, "int16_t", "i16", 2, 0, 1, 0},
+  {"int8", NULL, "int8_t", "i8", 1, 0, 1, 0},
+  {"uint64", NULL, "uint64_t", "u64", 8, 0, 0, 0},
+  {"uint32", NULL, "uint32_t", "u32", 4, 0, 0, 0},
+  {"uint8", NULL, "uint8_t", "u8", 1, 0, 0, 0},
+  {"bool", NULL, "bool", "b8", 1, 0, 0, 1},
 };
 
-static const char *const layout_names[] = {"right", "left", "stride",
-                                           "tiled_right", "tiled_left"};
+static const char *const layout_names[] = {"right", "left", "stride", "tiled_right",
+                                           "tiled_left"};
 
 int sk_dtype_parse(const char *s) {
   if (!s) return -1;
@@ -66,9 +66,13 @@ int sk_agg_width(int agg, int n) {
 int sk_agg_parse(const char *s, int *agg, int *n) {
   const char *p;
   if (!s) return -1;
-  if (strncmp(s, "fad(", 4) == 0) { *agg = SK_AGG_FAD; p = s + 4; }
-  else if (strncmp(s, "ensemble(", 9) == 0) { *agg = SK_AGG_ENS; p = s + 9; }
-  else return -1;
+  if (strncmp(s, "fad(", 4) == 0) {
+    *agg = SK_AGG_FAD;
+    p = s + 4;
+  } else if (strncmp(s, "ensemble(", 9) == 0) {
+    *agg = SK_AGG_ENS;
+    p = s + 9;
+  } else return -1;
   char *end;
   long x = strtol(p, &end, 10);
   if (end == p || strcmp(end, ")") != 0) return -1;
@@ -99,8 +103,7 @@ int sk_layout_order(int layout) {
  * arithmetic so that a caller probing absurd extents gets wrapped values
  * instead of undefined behaviour; sk_view_create rejects such extents
  * (through sk_view_size) before they are used. */
-void sk_view_layout_strides(int rank, int layout, const int64_t *ext,
-                            int64_t *stride) {
+void sk_view_layout_strides(int rank, int layout, const int64_t *ext, int64_t *stride) {
   uint64_t s = 1;
   if (rank < 0) rank = 0;
   if (rank > SK_MAXRANK) rank = SK_MAXRANK;
@@ -151,8 +154,7 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx) {
     sk_tiled_inner_strides(v, in);
     for (int d = 0; d < v->rank; d++) {
       int sh = v->tile_log2[d];
-      o += (idx[d] >> sh) * v->stride[d] +
-           (idx[d] & (((int64_t)1 << sh) - 1)) * in[d];
+      o += (idx[d] >> sh) * v->stride[d] + (idx[d] & (((int64_t)1 << sh) - 1)) * in[d];
     }
     return o;
   }
@@ -190,9 +192,9 @@ void sk_view_set_label(sk_view *v, const char *label) {
   snprintf(v->label, sizeof v->label, "%s", label ? label : "");
 }
 
-int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
-                   const int64_t *ext, int layout, int space, int init,
-                   void *ext_data, char *err, size_t errlen) {
+int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int64_t *ext,
+                   int layout, int space, int init, void *ext_data, char *err,
+                   size_t errlen) {
   memset(v, 0, sizeof *v);
   sk_view_set_label(v, label);
   if (dtype < 0 || dtype >= SK_NDTYPE)
@@ -204,8 +206,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     return sk_err(err, errlen, SK_E_LAYOUT_ONLY_SUBVIEWS, sk_layout_name(layout));
   if (layout != SK_RIGHT && layout != SK_LEFT)
     return sk_err(err, errlen, SK_E_UNKNOWN_LAYOUT, layout);
-  if (!sk_space_desc_of(space))
-    return sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NUM, space);
+  if (!sk_space_desc_of(space)) return sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NUM, space);
   for (int d = 0; d < rank; d++)
     if (ext[d] < 0)
       return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
@@ -240,7 +241,8 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
     char why[256] = "";
     if (!b || !b->alloc) {
       free(a);
-      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, bytes, sk_space_name(space));
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, bytes,
+                    sk_space_name(space));
     }
     /* no C object may exceed PTRDIFF_MAX bytes: such a request fails here,
      * without asking an allocator (sanitizers abort on them) */
@@ -256,16 +258,18 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
       if (most && (space != SK_SPACE_HOST || bytes <= most) &&
           bytes + (uint64_t)(held > 0 ? held : 0) > most) {
         free(a);
-        return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE, (unsigned long long)bytes,
-                      sk_space_name(space), (long long)held, desc);
+        return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_SPACE,
+                      (unsigned long long)bytes, sk_space_name(space), (long long)held,
+                      desc);
       }
     }
-    if (bytes <= (size_t)PTRDIFF_MAX)   /* 0 bytes: still a freeable block */
+    if (bytes <= (size_t)PTRDIFF_MAX) /* 0 bytes: still a freeable block */
       p = b->alloc(bytes ? bytes : 64, space, why, sizeof why);
     if (!p) {
       free(a);
       if (!why[0]) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES, bytes);
-      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_IN_SPACE, bytes, sk_space_name(space), why);
+      return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_IN_SPACE, bytes,
+                    sk_space_name(space), why);
     }
     if (init && bytes && b->first_touch) b->first_touch(p, bytes);
     if (h) atomic_fetch_add(h, (int64_t)bytes);
@@ -281,8 +285,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
 
 void sk_view_retain(sk_view *v) {
   if (v->alloc)
-    atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1,
-                              memory_order_relaxed);
+    atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1, memory_order_relaxed);
 }
 
 /* The last reference frees the memory through the back end that gave it
@@ -292,8 +295,7 @@ void sk_view_release(sk_view *v) {
   v->alloc = NULL;
   v->data = NULL;
   if (!a) return;
-  if (atomic_fetch_sub_explicit((_Atomic long *)&a->refs, 1,
-                                memory_order_acq_rel) != 1)
+  if (atomic_fetch_sub_explicit((_Atomic long *)&a->refs, 1, memory_order_acq_rel) != 1)
     return;
   if (a->owned && a->ptr) {
     sk_tools_dealloc(a->space, a->label, a->ptr, a->bytes);
@@ -410,36 +412,50 @@ void sk_walk_init(sk_walk *w, const sk_view *dst, const sk_view *src) {
   }
 }
 
-static void copy_run(char *d, int64_t ds, const char *s, int64_t ss,
-                     int64_t n, size_t es) {
+static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n,
+                     size_t es) {
   ds *= (int64_t)es;
   ss *= (int64_t)es;
   switch (es) {
-  case 8: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 8); break;
-  case 4: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 4); break;
-  case 2: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 2); break;
-  default: for (int64_t k = 0; k < n; k++) d[k * ds] = s[k * ss]; break;
+  case 8:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 8);
+    break;
+  case 4:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 4);
+    break;
+  case 2:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 2);
+    break;
+  default:
+    for (int64_t k = 0; k < n; k++) d[k * ds] = s[k * ss];
+    break;
   }
 }
 
-static void fill_run(char *d, int64_t ds, const void *x, int64_t n,
-                     size_t es) {
+static void fill_run(char *d, int64_t ds, const void *x, int64_t n, size_t es) {
   ds *= (int64_t)es;
   switch (es) {
-  case 8: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 8); break;
-  case 4: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 4); break;
-  case 2: for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 2); break;
-  default: for (int64_t k = 0; k < n; k++) d[k * ds] = *(const char *)x; break;
+  case 8:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 8);
+    break;
+  case 4:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 4);
+    break;
+  case 2:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 2);
+    break;
+  default:
+    for (int64_t k = 0; k < n; k++) d[k * ds] = *(const char *)x;
+    break;
   }
 }
 
 /* Copy (src != NULL) or fill (x != NULL) every element of a non-empty
  * index space described by 'w'. */
-void sk_walk_run(const sk_walk *w, char *dst, const char *src,
-                     const void *x, size_t es) {
+void sk_walk_run(const sk_walk *w, char *dst, const char *src, const void *x, size_t es) {
   int64_t idx[SK_MAXRANK] = {0};
   int in = w->n - 1;
-  if (w->n == 0) {   /* one element */
+  if (w->n == 0) { /* one element */
     if (src) memcpy(dst, src, es);
     else memcpy(dst, x, es);
     return;
@@ -451,10 +467,9 @@ void sk_walk_run(const sk_walk *w, char *dst, const char *src,
       ob += idx[k] * w->b[k];
     }
     if (src)
-      copy_run(dst + oa * (int64_t)es, w->a[in], src + ob * (int64_t)es,
-               w->b[in], w->ext[in], es);
-    else
-      fill_run(dst + oa * (int64_t)es, w->a[in], x, w->ext[in], es);
+      copy_run(dst + oa * (int64_t)es, w->a[in], src + ob * (int64_t)es, w->b[in],
+               w->ext[in], es);
+    else fill_run(dst + oa * (int64_t)es, w->a[in], x, w->ext[in], es);
     int k = in - 1;
     while (k >= 0 && ++idx[k] == w->ext[k]) idx[k--] = 0;
     if (k < 0) break;
@@ -471,8 +486,7 @@ int sk_stage_fence(int space, char *err, size_t errlen) {
   return b && b->fence ? b->fence(err, errlen) : 0;
 }
 
-int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err,
-                      size_t errlen) {
+int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err, size_t errlen) {
   memset(s, 0, sizeof *s);
   s->h = *v;
   if (sk_stage_fence(v->space, err, errlen) < 0) return -1;
@@ -482,16 +496,15 @@ int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err,
   s->host = sk_backend_for_space(SK_SPACE_HOST);
   s->dev = sk_backend_for_space(v->space);
   if (!s->host || !s->dev || !s->dev->copy)
-    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, s->bytes, sk_space_name(v->space));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, s->bytes,
+                  sk_space_name(v->space));
   char why[256] = "";
-  s->buf = s->host->alloc(s->bytes ? s->bytes : 64, SK_SPACE_HOST, why,
-                          sizeof why);
+  s->buf = s->host->alloc(s->bytes ? s->bytes : 64, SK_SPACE_HOST, why, sizeof why);
   if (!s->buf) return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_HOST, s->bytes);
   s->h.data = s->buf;
   s->h.space = SK_SPACE_HOST;
   if (load && s->bytes &&
-      s->dev->copy(s->buf, SK_SPACE_HOST, v->data, v->space, s->bytes, err,
-                   errlen) < 0) {
+      s->dev->copy(s->buf, SK_SPACE_HOST, v->data, v->space, s->bytes, err, errlen) < 0) {
     s->host->free(s->buf, SK_SPACE_HOST);
     s->buf = NULL;
     return -1;
@@ -500,13 +513,11 @@ int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err,
 }
 
 /* Write the staged span back (when 'store') and free the staging. */
-int sk_stage_close(sk_stage *s, const sk_view *v, int store, char *err,
-                       size_t errlen) {
+int sk_stage_close(sk_stage *s, const sk_view *v, int store, char *err, size_t errlen) {
   int st = 0;
   if (!s->buf) return 0;
   if (store && s->bytes)
-    st = s->dev->copy(v->data, v->space, s->buf, SK_SPACE_HOST, s->bytes,
-                      err, errlen);
+    st = s->dev->copy(v->data, v->space, s->buf, SK_SPACE_HOST, s->bytes, err, errlen);
   s->host->free(s->buf, SK_SPACE_HOST);
   s->buf = NULL;
   return st;
@@ -528,23 +539,22 @@ int sk_view_check_memory(const sk_view *v, char *err, size_t errlen) {
  * kernel moves the elements (copy_view). No host loop touches device
  * memory. */
 int sk_view_dense_like(sk_view *out, const sk_view *like, int layout, int space,
-                      char *err, size_t errlen) {
+                       char *err, size_t errlen) {
   if (layout != SK_LEFT && layout != SK_RIGHT) layout = SK_RIGHT;
   int64_t ext[SK_MAXRANK];
   for (int d = 0; d < like->rank; d++) ext[d] = like->extent[d];
-  return sk_view_create(out, "deep_copy staging", like->dtype, like->rank, ext,
-                        layout, space, 0, NULL, err, errlen);
+  return sk_view_create(out, "deep_copy staging", like->dtype, like->rank, ext, layout,
+                        space, 0, NULL, err, errlen);
 }
 
-static int device_copy(sk_view *dst, const sk_view *src, char *err,
-                       size_t errlen) {
+static int device_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   int to_dev = !sk_space_host_accessible(dst->space);
   const sk_view *D = to_dev ? dst : src, *Hs = to_dev ? src : dst;
   const sk_backend *b = sk_backend_for_space(D->space);
   size_t es = sk_dtypes[D->dtype].size;
   if (!b || !b->copy || !b->copy_view)
-    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)sk_view_size(D) * es,
-                sk_space_name(D->space));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO,
+                  (size_t)sk_view_size(D) * es, sk_space_name(D->space));
   if (sk_stage_fence(D->space, err, errlen) < 0) return -1;
   /* the host image: the host view itself when dense */
   sk_view H = *Hs, tmpH;
@@ -554,7 +564,7 @@ static int device_copy(sk_view *dst, const sk_view *src, char *err,
     if (sk_view_dense_like(&tmpH, Hs, lay, SK_SPACE_HOST, err, errlen) < 0) return -1;
     have_tmpH = 1;
     H = tmpH;
-    if (to_dev) {   /* pack the host source */
+    if (to_dev) { /* pack the host source */
       sk_walk w;
       sk_walk_init(&w, &H, Hs);
       sk_walk_run(&w, H.data, Hs->data, NULL, es);
@@ -580,9 +590,8 @@ static int device_copy(sk_view *dst, const sk_view *src, char *err,
     if (rc == 0 && have_tmpT) rc = b->copy_view(D, &T, err, errlen);
   } else {
     if (have_tmpT) rc = b->copy_view(&T, D, err, errlen);
-    if (rc == 0)
-      rc = b->copy(H.data, SK_SPACE_HOST, T.data, T.space, bytes, err, errlen);
-    if (rc == 0 && have_tmpH) {   /* unpack into the host destination */
+    if (rc == 0) rc = b->copy(H.data, SK_SPACE_HOST, T.data, T.space, bytes, err, errlen);
+    if (rc == 0 && have_tmpH) { /* unpack into the host destination */
       sk_walk w;
       sk_walk_init(&w, dst, &H);
       sk_walk_run(&w, dst->data, H.data, NULL, es);
@@ -597,19 +606,16 @@ out:
   return rc;
 }
 /* deep_copy between the tools' begin and end events */
-int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
-                      size_t errlen) {
+int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   if (!sk_tools_active()) return sk_view_copy(dst, src, err, errlen);
   int64_t n = sk_view_size(src);
-  sk_tools_begin_copy(dst, src,
-                      (uint64_t)(n > 0 ? n : 0) * sk_dtypes[src->dtype].size);
+  sk_tools_begin_copy(dst, src, (uint64_t)(n > 0 ? n : 0) * sk_dtypes[src->dtype].size);
   int rc = sk_view_copy(dst, src, err, errlen);
   sk_tools_end_copy();
   return rc;
 }
 
-int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
-                     size_t errlen) {
+int sk_view_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
     char a[32], b[32];
     return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label,
@@ -617,11 +623,10 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
                   sk_view_dtype_name(src, b, sizeof b));
   }
   if (dst->dtype != src->dtype)
-    return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label, sk_dtypes[dst->dtype].name,
-                  src->label, sk_dtypes[src->dtype].name);
+    return sk_err(err, errlen, SK_E_DTYPES_DIFFER_DEEP, dst->label,
+                  sk_dtypes[dst->dtype].name, src->label, sk_dtypes[src->dtype].name);
   int same = dst->rank == src->rank;
-  for (int d = 0; same && d < dst->rank; d++)
-    same = dst->extent[d] == src->extent[d];
+  for (int d = 0; same && d < dst->rank; d++) same = dst->extent[d] == src->extent[d];
   if (!same) {
     char a[SK_MAXRANK * 24], b[SK_MAXRANK * 24];
     sk_view_format_extents(dst, a, sizeof a);
@@ -631,7 +636,8 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
   }
   int64_t n = sk_view_size(dst);
   if (n == 0) return 0;
-  if (sk_view_check_memory(dst, err, errlen) < 0 || sk_view_check_memory(src, err, errlen) < 0)
+  if (sk_view_check_memory(dst, err, errlen) < 0 ||
+      sk_view_check_memory(src, err, errlen) < 0)
     return -1;
   if (dst->data == src->data && sk_view_same_map(dst, src)) return 0;
   size_t es = sk_dtypes[dst->dtype].size;
@@ -639,25 +645,25 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
     return sk_tiled_copy(dst, src, err, errlen);
 
   /* one block copy when both are dense with the same index map */
-  if (sk_view_contiguous(dst) && sk_view_contiguous(src) &&
-      sk_view_same_map(dst, src)) {
+  if (sk_view_contiguous(dst) && sk_view_contiguous(src) && sk_view_same_map(dst, src)) {
     /* the remote side's owner (it knows where the elements are), else
      * the device side's */
-    int sp = sk_space_remote(src->space) ? src->space
-             : dst->space != SK_SPACE_HOST ? dst->space : src->space;
+    int sp = sk_space_remote(src->space)   ? src->space
+             : dst->space != SK_SPACE_HOST ? dst->space
+                                           : src->space;
     const sk_backend *b = sk_backend_for_space(sp);
     if (sk_stage_fence(src->space, err, errlen) < 0 ||
         sk_stage_fence(dst->space, err, errlen) < 0)
       return -1;
     if (b && b->copy)
-      return b->copy(dst->data, dst->space, src->data, src->space,
-                     (size_t)n * es, err, errlen);
-    if (sk_space_host_accessible(dst->space) &&
-        sk_space_host_accessible(src->space)) {
+      return b->copy(dst->data, dst->space, src->data, src->space, (size_t)n * es, err,
+                     errlen);
+    if (sk_space_host_accessible(dst->space) && sk_space_host_accessible(src->space)) {
       memcpy(dst->data, src->data, (size_t)n * es);
       return 0;
     }
-    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)n * es, sk_space_name(sp));
+    return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, (size_t)n * es,
+                  sk_space_name(sp));
   }
 
   /* both sides reachable by a device back end's kernels (cuda, pinned,
@@ -665,14 +671,14 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
   /* (a remote view's elements are reached through its owner's copy
    * only: staged below, never a kernel over its addresses) */
   int remote = sk_space_remote(dst->space) || sk_space_remote(src->space);
-  const sk_backend *db = dst->space != SK_SPACE_HOST
-                             ? sk_backend_for_space(dst->space) : NULL;
+  const sk_backend *db =
+    dst->space != SK_SPACE_HOST ? sk_backend_for_space(dst->space) : NULL;
   if (!remote && db && db->copy_view && src->space != SK_SPACE_HOST)
     return db->copy_view(dst, src, err, errlen);
   /* host <-> device-only memory: through a dense host image and, when
    * the device side's map differs, a dense device image and a kernel */
-  if (!remote && (!sk_space_host_accessible(dst->space) ||
-                  !sk_space_host_accessible(src->space)))
+  if (!remote &&
+      (!sk_space_host_accessible(dst->space) || !sk_space_host_accessible(src->space)))
     return device_copy(dst, src, err, errlen);
 
   /* element-wise through host images; a dense device destination need
@@ -693,7 +699,7 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err,
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   int64_t n = sk_view_size(v);
   if (n == 0) return 0;
-  if (v->agg == SK_AGG_FAD) {   /* the value d, derivatives 0 */
+  if (v->agg == SK_AGG_FAD) { /* the value d, derivatives 0 */
     sk_view all = *v, val;
     all.agg = 0;
     if (sk_view_fill(&all, 0, 0, err, errlen) < 0) return -1;
@@ -714,7 +720,7 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   if (sk_dtypes[v->dtype].is_float) sk_view_set_f(&one, 0, d);
   else sk_view_set_i(&one, 0, i);
   size_t es = sk_dtypes[v->dtype].size;
-  if (sk_layout_tiled(v->layout)) {   /* the whole span, padding included */
+  if (sk_layout_tiled(v->layout)) { /* the whole span, padding included */
     sk_view flat = *v;
     flat.layout = SK_RIGHT;
     flat.rank = 1;
@@ -752,8 +758,8 @@ static int adopt_layout(sk_view *v, int layout) {
   return 1;
 }
 
-int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
-                    int n, char *err, size_t errlen) {
+int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s, int n, char *err,
+                    size_t errlen) {
   sk_view r = *src;
   int64_t off = 0;
   if (sk_layout_tiled(src->layout))
@@ -766,7 +772,8 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
     switch (s[d].kind) {
     case SK_SLICE_INDEX:
       if (s[d].b < 0 || s[d].b >= e)
-        return sk_err(err, errlen, SK_E_SLICE_OUT_RANGE, d, (long long)s[d].b, (long long)e);
+        return sk_err(err, errlen, SK_E_SLICE_OUT_RANGE, d, (long long)s[d].b,
+                      (long long)e);
       off += s[d].b * src->stride[d];
       break;
     case SK_SLICE_RANGE:
@@ -782,8 +789,7 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
       r.extent[r.rank] = e;
       r.stride[r.rank++] = src->stride[d];
       break;
-    default:
-      return sk_err(err, errlen, SK_E_SLICE_UNKNOWN_KIND, d, s[d].kind);
+    default: return sk_err(err, errlen, SK_E_SLICE_UNKNOWN_KIND, d, s[d].kind);
     }
   }
   for (int d = r.rank; d < SK_MAXRANK; d++) {
@@ -803,14 +809,13 @@ int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
   return 0;
 }
 
-int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
-                   size_t errlen) {
+int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err, size_t errlen) {
   sk_view nv;
   int layout = v->layout == SK_STRIDE ? SK_RIGHT : v->layout;
   if (sk_layout_tiled(v->layout))
     return sk_err(err, errlen, SK_E_VIEW_TILED_LAYOUT_RESIZE, v->label);
-  if (sk_view_create(&nv, v->label, v->dtype, v->rank, ext, layout, v->space,
-                     1, NULL, err, errlen) < 0)
+  if (sk_view_create(&nv, v->label, v->dtype, v->rank, ext, layout, v->space, 1, NULL,
+                     err, errlen) < 0)
     return -1;
   nv.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
   nv.agg = v->agg;

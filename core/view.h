@@ -17,8 +17,17 @@
 #include "dialect/abi.h"
 
 typedef enum sk_dtype {
-  SK_F64, SK_F32, SK_I64, SK_I32, SK_I16, SK_I8, SK_U64, SK_U32, SK_U8,
-  SK_BOOL, SK_NDTYPE
+  SK_F64,
+  SK_F32,
+  SK_I64,
+  SK_I32,
+  SK_I16,
+  SK_I8,
+  SK_U64,
+  SK_U32,
+  SK_U8,
+  SK_BOOL,
+  SK_NDTYPE
 } sk_dtype;
 
 /* SK_TILED_RIGHT / SK_TILED_LEFT (Kokkos LayoutTiled, seed 004 Fig. 5):
@@ -31,11 +40,16 @@ typedef enum sk_dtype {
  *   sum_d (i_d >> tile_log2[d]) * stride[d] + (in-tile offset),
  * the in-tile offset being the right (left) layout of (i_d & (t_d - 1))
  * inside the tile: constant shifts and masks. */
-typedef enum sk_layout { SK_RIGHT, SK_LEFT, SK_STRIDE, SK_TILED_RIGHT,
-                         SK_TILED_LEFT } sk_layout;
-#define SK_MAXTILERANK 3
-#define SK_MAXTILELOG2 16   /* tiles of at most 2^16 elements per dimension */
-#define SK_MAXTILEVOLLOG2 20   /* and at most 2^20 elements in all */
+typedef enum sk_layout {
+  SK_RIGHT,
+  SK_LEFT,
+  SK_STRIDE,
+  SK_TILED_RIGHT,
+  SK_TILED_LEFT
+} sk_layout;
+#define SK_MAXTILERANK    3
+#define SK_MAXTILELOG2    16 /* tiles of at most 2^16 elements per dimension */
+#define SK_MAXTILEVOLLOG2 20 /* and at most 2^20 elements in all */
 
 /* Memory spaces are described by the back ends that bring them
  * (core/backend.h: sk_space_desc) and numbered as they are registered
@@ -46,14 +60,18 @@ enum { SK_SPACE_HOST = 0 };
 #define SK_MAXSPACE 16
 
 /* memory traits */
-enum { SK_TRAIT_ATOMIC = 1, SK_TRAIT_RANDOM = 2, SK_TRAIT_RESTRICT = 4,
-       SK_TRAIT_UNMANAGED = 8 };
+enum {
+  SK_TRAIT_ATOMIC = 1,
+  SK_TRAIT_RANDOM = 2,
+  SK_TRAIT_RESTRICT = 4,
+  SK_TRAIT_UNMANAGED = 8
+};
 
 typedef struct sk_dtype_info {
-  const char *name;   /* "float64" */
-  const char *alias;  /* "double" or NULL */
-  const char *ctype;  /* C spelling in the dialect: "double" */
-  const char *tag;    /* short tag for signatures: "f64" */
+  const char *name;  /* "float64" */
+  const char *alias; /* "double" or NULL */
+  const char *ctype; /* C spelling in the dialect: "double" */
+  const char *tag;   /* short tag for signatures: "f64" */
   size_t size;
   int is_float, is_signed, is_bool;
 } sk_dtype_info;
@@ -63,15 +81,14 @@ extern const sk_dtype_info sk_dtypes[SK_NDTYPE];
 #define SK_LABEL_MAX 128
 
 typedef struct sk_alloc {
-  long refs;          /* atomic */
-  char label[SK_LABEL_MAX];   /* the first view's, for tools' events */
+  long refs;                /* atomic */
+  char label[SK_LABEL_MAX]; /* the first view's, for tools' events */
   void *ptr;
   size_t bytes;
   int space;
-  int owned;          /* 0: wrapped external memory, never freed */
-  void *handle;       /* the space's handle (remote: the sk_rwin), or NULL */
+  int owned;    /* 0: wrapped external memory, never freed */
+  void *handle; /* the space's handle (remote: the sk_rwin), or NULL */
 } sk_alloc;
-
 
 typedef struct sk_view {
   void *data;
@@ -80,8 +97,8 @@ typedef struct sk_view {
   unsigned traits;
   int64_t extent[SK_MAXRANK];
   int64_t stride[SK_MAXRANK];
-  int tile_log2[SK_MAXTILERANK];   /* tiled layouts only, else 0 */
-  int agg, agg_n;     /* aggregate element type (SK_AGG_*) and its N */
+  int tile_log2[SK_MAXTILERANK]; /* tiled layouts only, else 0 */
+  int agg, agg_n;                /* aggregate element type (SK_AGG_*) and its N */
   char label[SK_LABEL_MAX];
 } sk_view;
 
@@ -115,8 +132,7 @@ const char *sk_layout_name(int layout);
 const char *sk_space_name(int space);
 
 /* Fill strides for 'layout' (right or left) from extents. */
-void sk_view_layout_strides(int rank, int layout, const int64_t *ext,
-                            int64_t *stride);
+void sk_view_layout_strides(int rank, int layout, const int64_t *ext, int64_t *stride);
 /* Number of elements (product of extents); -1 on overflow. */
 /* (Tiled views: sk_view_span is the padded allocation, sk_view_contiguous
  * is 1 when there is no padding, sk_view_offset is the tiled map.) */
@@ -129,28 +145,28 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx);
 /* Create: allocate (64-byte aligned, zero-filled when 'init', first touched
  * in parallel by the host back end), or wrap 'ext_data' (unmanaged).
  * Returns 0 or a negative status with 'err' filled. */
-int sk_view_create(sk_view *v, const char *label, int dtype, int rank,
-                   const int64_t *ext, int layout, int space, int init,
-                   void *ext_data, char *err, size_t errlen);
+int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int64_t *ext,
+                   int layout, int space, int init, void *ext_data, char *err,
+                   size_t errlen);
 /* Create a tiled view: 'order' SK_RIGHT or SK_LEFT, 'tile[d]' for each of
  * the 'rank' (2 or 3) dimensions a power of two >= 1 and <= 2^16, at most
  * 2^20 elements per tile; a tile larger than its extent is allowed (the
  * allocation holds whole tiles).
  * Memory is always allocated (no external data). */
 int sk_view_create_tiled(sk_view *v, const char *label, int dtype, int rank,
-                         const int64_t *ext, int order, const int64_t *tile,
-                         int space, int init, char *err, size_t errlen);
+                         const int64_t *ext, int order, const int64_t *tile, int space,
+                         int init, char *err, size_t errlen);
 /* 'dst' becomes tile 'ti' ('n' == rank indices, each below the number of
  * tiles along its dimension) of the tiled view 'src': a dense view of the
  * tile's extents in the order of 'src' (right or left), sharing and
  * retaining the allocation. Tiles at the upper edges include the padding
  * elements beyond the extents of 'src'. */
-int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti,
-                         int n, char *err, size_t errlen);
+int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti, int n,
+                         char *err, size_t errlen);
 /* Number of tiles along dimension d of a tiled view. */
 int64_t sk_view_ntiles(const sk_view *v, int d);
 void sk_view_retain(sk_view *v);
-void sk_view_release(sk_view *v);   /* drops the allocation reference */
+void sk_view_release(sk_view *v); /* drops the allocation reference */
 
 /* deep_copy between any spaces and layouts of equal extents and equal
  * dtype (it never converts: a dtype mismatch is an error). Dense views
@@ -159,8 +175,7 @@ void sk_view_release(sk_view *v);   /* drops the allocation reference */
  * Overlapping distinct views of one allocation give unspecified results.
  * fill: a scalar given as double and as int64 (the dtype picks: floats use
  * 'd', integers 'i', bool 'i != 0'). */
-int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err,
-                      size_t errlen);
+int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen);
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen);
 
 /* element load/store as double / int64 (host-accessible views) */
@@ -212,14 +227,13 @@ typedef struct sk_slice {
  * Its layout stays that of 'src' (or becomes 'right'/'left' for a strided
  * 'src') when the result is dense in that layout, else SK_STRIDE; the
  * label and traits are kept. 'dst' may not be 'src'. */
-int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s,
-                    int n, char *err, size_t errlen);
+int sk_view_subview(sk_view *dst, const sk_view *src, const sk_slice *s, int n, char *err,
+                    size_t errlen);
 
 /* Replace the allocation of 'v' with a new, zero-filled one of extents
  * 'ext' (same rank, dtype, space and label; layout 'right' if 'v' was
  * strided), copying the overlapping elements when 'keep' (resize) and not
  * (realloc). On error 'v' is unchanged. */
-int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err,
-                   size_t errlen);
+int sk_view_resize(sk_view *v, const int64_t *ext, int keep, char *err, size_t errlen);
 
 #endif

@@ -24,24 +24,21 @@ typedef struct sk_walk {
 void sk_walk_init(sk_walk *w, const sk_view *dst, const sk_view *src);
 /* Copy (src != NULL) or fill (x != NULL) every element of a non-empty
  * index space described by 'w'. */
-void sk_walk_run(const sk_walk *w, char *dst, const char *src, const void *x,
-                 size_t es);
+void sk_walk_run(const sk_walk *w, char *dst, const char *src, const void *x, size_t es);
 
 /* A host image of a view: the view itself when host accessible; otherwise
  * the bytes of its span copied (when 'load') into host memory from the
  * host back end, with the same strides. sk_stage_close writes the span
  * back (when 'store'). */
 typedef struct sk_stage {
-  sk_view h;          /* host-accessible view of the same elements */
-  void *buf;          /* staging memory, NULL when none */
+  sk_view h; /* host-accessible view of the same elements */
+  void *buf; /* staging memory, NULL when none */
   size_t bytes;
   const sk_backend *dev, *host;
 } sk_stage;
 int sk_stage_fence(int space, char *err, size_t errlen);
-int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err,
-                  size_t errlen);
-int sk_stage_close(sk_stage *s, const sk_view *v, int store, char *err,
-                   size_t errlen);
+int sk_stage_open(sk_stage *s, const sk_view *v, int load, char *err, size_t errlen);
+int sk_stage_close(sk_stage *s, const sk_view *v, int store, char *err, size_t errlen);
 
 void sk_view_set_label(sk_view *v, const char *label);
 /* 1 if 'a' and 'b' (equal rank and extents) put every index at the same

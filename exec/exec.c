@@ -57,9 +57,7 @@ sk_arg sk_arg_str(const char *name, const char *str) {
 /* -- settings ------------------------------------------------------------- */
 static int bounds_mode = -1;
 
-void sk_exec_set_bounds(int on) {
-  __atomic_store_n(&bounds_mode, on, __ATOMIC_RELAXED);
-}
+void sk_exec_set_bounds(int on) { __atomic_store_n(&bounds_mode, on, __ATOMIC_RELAXED); }
 
 /* the environment's setting, read once (not on every launch) */
 static int bounds_env = -1;
@@ -97,8 +95,8 @@ static void name_order(const sk_arg *args, int n, int *ord) {
 }
 
 /* Captures of 'args' into 's'. 'b' NULL: no space check (compile only). */
-static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
-                   char *err, size_t errlen) {
+static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, char *err,
+                   size_t errlen) {
   if (nargs < 0 || nargs > SK_MAXCAP) {
     sk_err(err, errlen, SK_E_CAPTURES_MOST, nargs, SK_MAXCAP);
     return -1;
@@ -138,8 +136,8 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
       return -1;
     }
     if (b && !b->reaches(v->space)) {
-      sk_err(err, errlen, SK_E_VIEW_CAPTURE_LIVES, v->label, a->name, sk_space_name(v->space),
-             b->name);
+      sk_err(err, errlen, SK_E_VIEW_CAPTURE_LIVES, v->label, a->name,
+             sk_space_name(v->space), b->name);
       return -1;
     }
     c->kind = SK_CAP_VIEW;
@@ -150,7 +148,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
     if (v->agg) {
       c->agg = v->agg;
       c->agg_n = v->agg_n;
-      c->rank = v->rank - 1;   /* the components are the element */
+      c->rank = v->rank - 1; /* the components are the element */
       if (v->traits & SK_TRAIT_ATOMIC) {
         sk_err(err, errlen, SK_E_VIEW_CAPTURE_ATOMIC, v->label, a->name);
         return -1;
@@ -182,17 +180,16 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s,
   for (int a = 0; a < s->n; a++) {
     if (!s->view[a]) continue;
     for (int b2 = a + 1; b2 < s->n; b2++)
-      if (s->view[b2] && s->view[b2]->alloc &&
-          s->view[b2]->alloc == s->view[a]->alloc)
+      if (s->view[b2] && s->view[b2]->alloc && s->view[b2]->alloc == s->view[a]->alloc)
         s->c[a].alias = s->c[b2].alias = 1;
   }
   return 0;
 }
 
 /* -- reducers ------------------------------------------------------------- */
-static const char *const redop_names[] = {
-  "sum", "prod", "min", "max", "minloc", "maxloc", "minmax", "land", "lor",
-  "band", "bor", NULL};
+static const char *const redop_names[] = {"sum",    "prod",   "min",    "max",
+                                          "minloc", "maxloc", "minmax", "land",
+                                          "lor",    "band",   "bor",    NULL};
 
 int sk_redop_find(const char *s) {
   for (int i = 0; redop_names[i]; i++)
@@ -215,10 +212,10 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_BAD_REDUCER_OP, r->op, r->dtype);
     return -1;
   }
-  if (r->agg && (r->op != SK_RED_SUM || r->dtype != SK_F64 ||
-                 r->agg_n < 1 || r->agg_n > SK_AGG_MAXN)) {
-    sk_err(err, errlen,
-           SK_E_REDUCER_NOT_DEFINED, r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
+  if (r->agg && (r->op != SK_RED_SUM || r->dtype != SK_F64 || r->agg_n < 1 ||
+                 r->agg_n > SK_AGG_MAXN)) {
+    sk_err(err, errlen, SK_E_REDUCER_NOT_DEFINED,
+           r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
            r->agg == SK_AGG_FAD ? "fad" : "ensemble", r->agg_n);
     return -1;
   }
@@ -227,7 +224,8 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
     return -1;
   }
   if ((r->op == SK_RED_BAND || r->op == SK_RED_BOR) && sk_dtypes[r->dtype].is_float) {
-    sk_err(err, errlen, SK_E_REDUCER_NEEDS_INTEGER, redop_names[r->op], sk_dtypes[r->dtype].name);
+    sk_err(err, errlen, SK_E_REDUCER_NEEDS_INTEGER, redop_names[r->op],
+           sk_dtypes[r->dtype].name);
     return -1;
   }
   return 0;
@@ -236,9 +234,9 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
 /* -- spec and kernel ------------------------------------------------------ */
 /* the kernel spec of 'd' for a policy kind and signature; 'reds' is the
  * storage of the reducers it points at */
-static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
-                     int pol_kind, int md_rank, const sig *s,
-                     const sk_backend *b, char *err, size_t errlen) {
+static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d, int pol_kind,
+                     int md_rank, const sig *s, const sk_backend *b, char *err,
+                     size_t errlen) {
   memset(ks, 0, sizeof *ks);
   if (!d->body) {
     sk_err(err, errlen, SK_E_NO_BODY);
@@ -310,10 +308,9 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d,
 
 /* Look up or compile; a compiler message is returned as "... does not
  * compile:" naming the part (body, prelude, custom reducer) by its id. */
-static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err,
-                      size_t errlen) {
+static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err, size_t errlen) {
   char msg[4096];
-  sk_err_clear();   /* an id of an earlier error does not name this one */
+  sk_err_clear(); /* an id of an earlier error does not name this one */
   if (sk_jit_get(ks, k, msg, sizeof msg) == 0) return 0;
   switch (sk_err_last()) {
   case SK_E_DIAG_BODY: return sk_err(err, errlen, SK_E_BODY_NOT_COMPILE, msg);
@@ -324,8 +321,7 @@ static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err,
   }
 }
 
-static const sk_backend *pick_backend(const sk_kdesc *d, char *err,
-                                      size_t errlen) {
+static const sk_backend *pick_backend(const sk_kdesc *d, char *err, size_t errlen) {
   if (d->backend) return d->backend;
   return sk_rt_backend(err, errlen);
 }
@@ -340,8 +336,8 @@ static double now(void) {
  * once, on the first launch; its 'unload' goes with it into the kernel,
  * which calls it when the kernel is freed (the JIT never calls a back
  * end). Returns the back end's launchable code, NULL with a message. */
-static void *load_image(const sk_backend *b, sk_kernel *k, const char *label,
-                        char *err, size_t errlen) {
+static void *load_image(const sk_backend *b, sk_kernel *k, const char *label, char *err,
+                        size_t errlen) {
   static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
   if (__atomic_load_n(&k->dev_loaded, __ATOMIC_ACQUIRE)) return k->dev;
   if (!b->load) {
@@ -362,9 +358,9 @@ static void *load_image(const sk_backend *b, sk_kernel *k, const char *label,
 }
 
 /* run compiled kernel 'k' on 'b' and finish its result */
-static int launch(const sk_backend *b, sk_kernel *k, int pattern,
-                  const sk_policy *p, const sig *s, sk_result *res,
-                  const char *label, char *err, size_t errlen) {
+static int launch(const sk_backend *b, sk_kernel *k, int pattern, const sk_policy *p,
+                  const sig *s, sk_result *res, const char *label, char *err,
+                  size_t errlen) {
   sk_result local;
   if (!res) res = &local;
   res->k = k;
@@ -396,27 +392,23 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern,
     const sk_view *v = s->view[oob.capture];
     const sk_rwin *w = v && v->alloc ? v->alloc->handle : NULL;
     long long g = (long long)oob.index, c = w ? (long long)w->chunk : 1;
-    sk_err(err, errlen,
-           SK_E_VIEW_CAPTURE_GLOBAL,
-           v ? v->label : "?", s->c[oob.capture].name, g,
-           (long long)oob.extent, c, c > 0 ? (g < 0 ? -1 : g / c) : -1LL,
-           w ? w->nranks : 0);
+    sk_err(err, errlen, SK_E_VIEW_CAPTURE_GLOBAL, v ? v->label : "?",
+           s->c[oob.capture].name, g, (long long)oob.extent, c,
+           c > 0 ? (g < 0 ? -1 : g / c) : -1LL, w ? w->nranks : 0);
     return -1;
   }
   if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];
-    sk_err(err, errlen,
-           SK_E_VIEW_CAPTURE_INDEX,
-           v ? v->label : "?", s->c[oob.capture].name, oob.dim,
-           (long long)oob.index, (long long)oob.extent);
+    sk_err(err, errlen, SK_E_VIEW_CAPTURE_INDEX, v ? v->label : "?",
+           s->c[oob.capture].name, oob.dim, (long long)oob.index, (long long)oob.extent);
     return -1;
   }
   sk_jit_after_launch(k, t1 - t0);
   return 0;
 }
 
-int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args,
-           int nargs, sk_result *res, char *err, size_t errlen) {
+int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
+           sk_result *res, char *err, size_t errlen) {
   const sk_backend *b = pick_backend(d, err, errlen);
   if (!b) return -1;
   sk_policy pol = *p;
@@ -425,16 +417,15 @@ int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args,
   if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
   sk_kspec ks;
   sk_reducer reds[SK_MAXRED];
-  if (make_spec(&ks, reds, d, pol.kind, pol.md_rank, &s, b, err, errlen) < 0)
-    return -1;
+  if (make_spec(&ks, reds, d, pol.kind, pol.md_rank, &s, b, err, errlen) < 0) return -1;
   sk_kernel *k;
   if (get_kernel(&ks, &k, err, errlen) < 0) return -1;
   return launch(b, k, d->pattern, &pol, &s, res, ks.label, err, errlen);
 }
 
-int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
-                 const sk_arg *args, int nargs, const sk_backend *b,
-                 sk_spec_store *st, char *err, size_t errlen) {
+int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,
+                 int nargs, const sk_backend *b, sk_spec_store *st, char *err,
+                 size_t errlen) {
   sig s;
   if (collect(args, nargs, NULL, &s, err, errlen) < 0) return -1;
   memcpy(st->caps, s.c, (size_t)s.n * sizeof s.c[0]);
@@ -476,7 +467,7 @@ static int64_t load_i64(int dtype, const void *p) {
   case SK_I32: return *(const int32_t *)p;
   case SK_I16: return *(const int16_t *)p;
   case SK_I8: return *(const int8_t *)p;
-  case SK_U64: return (int64_t)*(const uint64_t *)p;
+  case SK_U64: return (int64_t) * (const uint64_t *)p;
   case SK_U32: return *(const uint32_t *)p;
   case SK_U8: return *(const uint8_t *)p;
   case SK_BOOL: return *(const unsigned char *)p != 0;
@@ -496,25 +487,23 @@ int64_t sk_result_i64(const sk_result *res, int r) {
 int64_t sk_result_loc(const sk_result *res, int r) {
   size_t sz = sk_dtypes[res->k->reds[r].dtype].size;
   int64_t loc;
-  memcpy(&loc, (const char *)sk_result_ptr(res, r) + ((sz + 7) & ~(size_t)7),
-         sizeof loc);
+  memcpy(&loc, (const char *)sk_result_ptr(res, r) + ((sz + 7) & ~(size_t)7), sizeof loc);
   return loc == INT64_MAX ? -1 : loc;
 }
 
 /* -- prepared kernels ----------------------------------------------------- */
 struct sk_prepared {
   sk_kernel *k;
-  const sk_backend *b;      /* compiled for (its code target) */
+  const sk_backend *b; /* compiled for (its code target) */
   int pattern, policy_kind, md_rank, ncap;
   sk_capture caps[SK_MAXCAP];
-  char *names;              /* the capture names, one block */
-  char *label;              /* the handle's own (kernels are shared by
+  char *names; /* the capture names, one block */
+  char *label; /* the handle's own (kernels are shared by
                              * content: k->label is the first one's) */
 };
 
-sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
-                        const sk_arg *args, int nargs, int compile_only,
-                        char *err, size_t errlen) {
+sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,
+                        int nargs, int compile_only, char *err, size_t errlen) {
   const sk_backend *b = pick_backend(d, err, errlen);
   if (!b) return NULL;
   sk_policy pol;
@@ -523,12 +512,10 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
   for (int r = 0; r < md_rank && r < SK_MAXMD; r++) pol.md_hi[r] = 0;
   if (sk_policy_check(&pol, d->pattern, b, err, errlen) < 0) return NULL;
   sig s;
-  if (collect(args, nargs, compile_only ? NULL : b, &s, err, errlen) < 0)
-    return NULL;
+  if (collect(args, nargs, compile_only ? NULL : b, &s, err, errlen) < 0) return NULL;
   sk_kspec ks;
   sk_reducer reds[SK_MAXRED];
-  if (make_spec(&ks, reds, d, pol_kind, md_rank, &s, b, err, errlen) < 0)
-    return NULL;
+  if (make_spec(&ks, reds, d, pol_kind, md_rank, &s, b, err, errlen) < 0) return NULL;
   sk_kernel *k;
   if (get_kernel(&ks, &k, err, errlen) < 0) return NULL;
   size_t total = 0;
@@ -582,8 +569,8 @@ static const char *kind_name(int kind) {
                                   : "a TeamPolicy";
 }
 
-int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
-                    int nargs, sk_result *res, char *err, size_t errlen) {
+int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args, int nargs,
+                    sk_result *res, char *err, size_t errlen) {
   const sk_backend *b = sk_rt_backend(err, errlen);
   if (!b) return -1;
   if (sk_jit_target_find(b->target) != sk_jit_target_find(h->b->target)) {
@@ -600,23 +587,19 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
   sig s;
   if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
   if (s.n != h->ncap) {
-    sk_err(err, errlen, SK_E_CAPTURE_GIVEN_KERNEL, s.n,
-           s.n == 1 ? "" : "s", h->ncap);
+    sk_err(err, errlen, SK_E_CAPTURE_GIVEN_KERNEL, s.n, s.n == 1 ? "" : "s", h->ncap);
     return -1;
   }
   for (int c = 0; c < s.n; c++) {
     const sk_capture *a = &s.c[c], *e = &h->caps[c];
-    if (strcmp(a->name, e->name) != 0 || a->kind != e->kind ||
-        a->dtype != e->dtype || a->rank != e->rank || a->layout != e->layout ||
+    if (strcmp(a->name, e->name) != 0 || a->kind != e->kind || a->dtype != e->dtype ||
+        a->rank != e->rank || a->layout != e->layout ||
         a->tile_log2[0] != e->tile_log2[0] || a->tile_log2[1] != e->tile_log2[1] ||
-        a->tile_log2[2] != e->tile_log2[2] || a->agg != e->agg ||
-        a->agg_n != e->agg_n ||
-        a->space != e->space || a->traits != e->traits ||
-        (a->alias && !e->alias)) {
-      sk_err(err, errlen,
-             SK_E_CAPTURE_DOES_NOT,
-             a->name, e->kind == SK_CAP_VIEW ? "view" : "scalar",
-             sk_dtypes[e->dtype].name, e->rank);
+        a->tile_log2[2] != e->tile_log2[2] || a->agg != e->agg || a->agg_n != e->agg_n ||
+        a->space != e->space || a->traits != e->traits || (a->alias && !e->alias)) {
+      sk_err(err, errlen, SK_E_CAPTURE_DOES_NOT, a->name,
+             e->kind == SK_CAP_VIEW ? "view" : "scalar", sk_dtypes[e->dtype].name,
+             e->rank);
       return -1;
     }
   }

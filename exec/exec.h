@@ -25,10 +25,10 @@
  * call. */
 typedef struct sk_arg {
   const char *name;
-  const sk_view *view;   /* NULL: a scalar or a string */
-  int dtype;             /* scalar only */
-  sk_slot value;         /* scalar only */
-  const char *str;       /* string only */
+  const sk_view *view; /* NULL: a scalar or a string */
+  int dtype;           /* scalar only */
+  sk_slot value;       /* scalar only */
+  const char *str;     /* string only */
 } sk_arg;
 
 sk_arg sk_arg_view(const char *name, const sk_view *v);
@@ -40,17 +40,17 @@ sk_arg sk_arg_str(const char *name, const char *s);
 typedef struct sk_kdesc {
   const char *label;
   const char *body;
-  size_t body_len;                 /* 0: strlen(body) */
-  const char *prelude;             /* NULL: none */
-  int pattern;                     /* sk_pattern */
-  int nred;                        /* reduce: 1..SK_MAXRED (0: one sum) */
+  size_t body_len;     /* 0: strlen(body) */
+  const char *prelude; /* NULL: none */
+  int pattern;         /* sk_pattern */
+  int nred;            /* reduce: 1..SK_MAXRED (0: one sum) */
   sk_reducer reds[SK_MAXRED];
-  int scan_dtype;                  /* scan accumulator (0 = float64) */
-  const char *index[SK_MAXMD];     /* index names, NULL: the defaults */
-  int tier;                        /* SK_TIER_*, AUTO: the default */
-  int bounds;                      /* -1: the default (SPECK_BOUNDS_CHECK) */
-  const sk_backend *backend;       /* NULL: the active back end */
-  int library;                     /* 1: kernels/' own text (trusted) */
+  int scan_dtype;              /* scan accumulator (0 = float64) */
+  const char *index[SK_MAXMD]; /* index names, NULL: the defaults */
+  int tier;                    /* SK_TIER_*, AUTO: the default */
+  int bounds;                  /* -1: the default (SPECK_BOUNDS_CHECK) */
+  const sk_backend *backend;   /* NULL: the active back end */
+  int library;                 /* 1: kernels/' own text (trusted) */
 } sk_kdesc;
 
 /* A finished launch: the joined accumulators ('acc', laid out as the
@@ -63,14 +63,14 @@ typedef struct sk_result {
 /* Run 'd' over 'p' with 'args' (any order; 'nargs' <= SK_MAXCAP).
  * 'res' may be NULL for a parallel_for. The policy is checked (and its
  * "auto" team sizes resolved) before anything is compiled. */
-int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args,
-           int nargs, sk_result *res, char *err, size_t errlen);
+int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
+           sk_result *res, char *err, size_t errlen);
 
 /* Reducer 'r' of a result as a double / as an int64 (minloc and maxloc:
  * the value; their location with sk_result_loc). */
 double sk_result_f64(const sk_result *res, int r);
 int64_t sk_result_i64(const sk_result *res, int r);
-int64_t sk_result_loc(const sk_result *res, int r);   /* -1: none */
+int64_t sk_result_loc(const sk_result *res, int r); /* -1: none */
 /* minmax: the max half */
 const void *sk_result_ptr(const sk_result *res, int r);
 
@@ -83,14 +83,14 @@ typedef struct sk_spec_store {
   sk_kspec spec;
   sk_capture caps[SK_MAXCAP];
   sk_reducer reds[SK_MAXRED];
-  char names[SK_MAXCAP][48];   /* capture names a caller may keep here */
+  char names[SK_MAXCAP][48]; /* capture names a caller may keep here */
 } sk_spec_store;
-int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank,
-                 const sk_arg *args, int nargs, const sk_backend *b,
-                 sk_spec_store *st, char *err, size_t errlen);
+int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,
+                 int nargs, const sk_backend *b, sk_spec_store *st, char *err,
+                 size_t errlen);
 
 /* -- reducers ------------------------------------------------------------- */
-int sk_redop_find(const char *name);        /* SK_RED_*, -1 unknown */
+int sk_redop_find(const char *name); /* SK_RED_*, -1 unknown */
 const char *sk_redop_name(int op);
 int sk_redop_default_dtype(int op);
 /* a reducer's op and dtype agree (band/bor need integers, custom needs
@@ -103,13 +103,12 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen);
 /* Check 'p' for 'pattern' (-1: any, at construction) on back end 'b'
  * (NULL: not yet known), resolving "auto" team sizes when 'b' is given.
  * Messages name the policy's field ("range end -1 is negative"). */
-int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b,
-                    char *err, size_t errlen);
+int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
+                    size_t errlen);
 /* an empty policy of 'kind' (team sizes "auto") */
 void sk_policy_init(sk_policy *p, int kind);
 /* dispatch a checked launch to the entry of 'b' for its pattern/policy */
-int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err,
-                     size_t errlen);
+int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err, size_t errlen);
 
 /* -- prepared kernels (speck.kernel): compile once, launch many -------- */
 typedef struct sk_prepared sk_prepared;
@@ -117,12 +116,11 @@ typedef struct sk_prepared sk_prepared;
  * signature of 'args' (values ignored). With 'compile_only' the captures'
  * spaces are not checked against the back end (NVRTC checks on a machine
  * without a GPU). */
-sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank,
-                        const sk_arg *args, int nargs, int compile_only,
-                        char *err, size_t errlen);
+sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,
+                        int nargs, int compile_only, char *err, size_t errlen);
 /* launch with new data of the same signature */
-int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args,
-                    int nargs, sk_result *res, char *err, size_t errlen);
+int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args, int nargs,
+                    sk_result *res, char *err, size_t errlen);
 const sk_kernel *sk_prepared_kernel(const sk_prepared *h);
 /* the label the handle was made with (its kernel may carry another:
  * kernels are shared by content) */

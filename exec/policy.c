@@ -24,11 +24,13 @@ static int check_range(const sk_policy *p, char *err, size_t errlen) {
   if (p->end < p->begin) {
     if (p->begin == 0)
       return sk_err(err, errlen, SK_E_RANGE_END_NEGATIVE, (long long)p->end);
-    return sk_err(err, errlen, SK_E_RANGE_END_BEFORE, (long long)p->end, (long long)p->begin);
+    return sk_err(err, errlen, SK_E_RANGE_END_BEFORE, (long long)p->end,
+                  (long long)p->begin);
   }
   int64_t n;
   if (__builtin_sub_overflow(p->end, p->begin, &n))
-    return sk_err(err, errlen, SK_E_RANGEPOLICY_MORE_THAN, (long long)p->begin, (long long)p->end);
+    return sk_err(err, errlen, SK_E_RANGEPOLICY_MORE_THAN, (long long)p->begin,
+                  (long long)p->end);
   return 0;
 }
 
@@ -48,7 +50,8 @@ static int check_mdrange(const sk_policy *p, char *err, size_t errlen) {
     if (!over && __builtin_mul_overflow(count, n, &count)) over = 1;
     if (n == 0) empty = 1;
     if (p->md_tiled && p->md_tile[d] < 1)
-      return sk_err(err, errlen, SK_E_MDRANGE_TILE_MUST, (long long)d, (long long)p->md_tile[d]);
+      return sk_err(err, errlen, SK_E_MDRANGE_TILE_MUST, (long long)d,
+                    (long long)p->md_tile[d]);
   }
   if (over && !empty)
     return sk_err(err, errlen, SK_E_MDRANGEPOLICY_RANK_MORE, (long long)p->md_rank);
@@ -61,10 +64,8 @@ static int check_team_shape(const sk_policy *p, char *err, size_t errlen) {
     return sk_err(err, errlen, SK_E_LEAGUE_SIZE_NEGATIVE, (long long)p->league_size);
   if (p->team_size < 0 && p->team_size != SK_AUTO)
     return sk_err(err, errlen, SK_E_TEAM_SIZE_NEGATIVE, (long long)p->team_size);
-  if (p->team_size == 0)
-    return sk_err(err, errlen, SK_E_TEAM_SIZE_NOT);
-  if (p->vector_length == 0)
-    return sk_err(err, errlen, SK_E_VECTOR_LENGTH_NOT);
+  if (p->team_size == 0) return sk_err(err, errlen, SK_E_TEAM_SIZE_NOT);
+  if (p->vector_length == 0) return sk_err(err, errlen, SK_E_VECTOR_LENGTH_NOT);
   if (p->vector_length < 0 && p->vector_length != SK_AUTO)
     return sk_err(err, errlen, SK_E_VECTOR_LENGTH_NOT_POWER, (long long)p->vector_length);
   if (p->vector_length > 0 && (p->vector_length & (p->vector_length - 1)))
@@ -76,8 +77,7 @@ static int check_team_shape(const sk_policy *p, char *err, size_t errlen) {
 }
 
 /* team size, vector length and scratch against back end 'b' */
-static int resolve_team(sk_policy *p, const sk_backend *b, char *err,
-                        size_t errlen) {
+static int resolve_team(sk_policy *p, const sk_backend *b, char *err, size_t errlen) {
   sk_team_limits lim;
   b->team_limits(&lim);
   int T = p->team_size > 0 ? p->team_size : lim.team_size_recommended;
@@ -94,12 +94,11 @@ static int resolve_team(sk_policy *p, const sk_backend *b, char *err,
                __builtin_add_overflow(p->scratch_team[lv], per, &need);
     if (over || need > lim.scratch_max[lv]) {
       char what[64];
-      if (over)
-        sk_err(what, sizeof what, SK_E_MORE_THAN_INT64);
-      else
-        snprintf(what, sizeof what, "%lld", (long long)need);
-      sk_err(err, errlen, SK_E_SCRATCH_LEVEL_ASKS, lv, what, (long long)p->scratch_team[lv], T,
-             (long long)p->scratch_thread[lv], (long long)lim.scratch_max[lv]);
+      if (over) sk_err(what, sizeof what, SK_E_MORE_THAN_INT64);
+      else snprintf(what, sizeof what, "%lld", (long long)need);
+      sk_err(err, errlen, SK_E_SCRATCH_LEVEL_ASKS, lv, what,
+             (long long)p->scratch_team[lv], T, (long long)p->scratch_thread[lv],
+             (long long)lim.scratch_max[lv]);
       return -1;
     }
   }
@@ -110,11 +109,9 @@ static int resolve_team(sk_policy *p, const sk_backend *b, char *err,
 
 int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
                     size_t errlen) {
-  if (p->chunk < 0)
-    return sk_err(err, errlen, SK_E_CHUNK_NEGATIVE, (long long)p->chunk);
+  if (p->chunk < 0) return sk_err(err, errlen, SK_E_CHUNK_NEGATIVE, (long long)p->chunk);
   switch (p->kind) {
-  case SK_POL_RANGE:
-    return check_range(p, err, errlen);
+  case SK_POL_RANGE: return check_range(p, err, errlen);
   case SK_POL_MDRANGE:
     if (check_mdrange(p, err, errlen) < 0) return -1;
     if (pattern == SK_SCAN && b && !(b->features & SK_FEAT_MDRANGE_SCAN)) {
@@ -129,12 +126,10 @@ int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
     }
     if (check_team_shape(p, err, errlen) < 0) return -1;
     return b ? resolve_team(p, b, err, errlen) : 0;
-  default:
-    return sk_err(err, errlen, SK_E_UNKNOWN_POLICY_KIND_NUM, (long long)p->kind);
+  default: return sk_err(err, errlen, SK_E_UNKNOWN_POLICY_KIND_NUM, (long long)p->kind);
   }
 }
 
-int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err,
-                     size_t errlen) {
+int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err, size_t errlen) {
   return b->launch(l, err, errlen);
 }

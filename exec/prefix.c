@@ -35,8 +35,7 @@ static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
 /* Remove 'tail' from the end of 'dir' when 'dir' ends with it. */
 static int strip_suffix(char *dir, const char *tail) {
   size_t n = strlen(dir), t = strlen(tail);
-  if (n <= t || strcmp(dir + n - t, tail) != 0)
-    return 0;
+  if (n <= t || strcmp(dir + n - t, tail) != 0) return 0;
   dir[n - t] = '\0';
   return 1;
 }
@@ -48,9 +47,8 @@ static void object_path(char *out, size_t n) {
   Dl_info info;
   struct link_map *map = NULL;
   out[0] = '\0';
-  if (dladdr1((void *)&sk_prefix, &info, (void **)&map,
-              RTLD_DL_LINKMAP) != 0 && map != NULL && map->l_name != NULL &&
-      map->l_name[0] != '\0') {
+  if (dladdr1((void *)&sk_prefix, &info, (void **)&map, RTLD_DL_LINKMAP) != 0 &&
+      map != NULL && map->l_name != NULL && map->l_name[0] != '\0') {
     char *real = realpath(map->l_name, NULL);
     if (real != NULL) {
       snprintf(out, n, "%s", real);
@@ -77,7 +75,7 @@ static void find_prefix(void) {
   if (slash == NULL) {
     snprintf(prefix, sizeof prefix, ".");
   } else {
-    *slash = '\0';   /* the object's folder */
+    *slash = '\0'; /* the object's folder */
     /* the nearest folder above it that is a prefix (programs in other
      * folders of the tree, such as build/tests/c, find build/ too) */
     int found = 0;
@@ -85,16 +83,12 @@ static void find_prefix(void) {
     for (int level = 0; level < 5 && up[0] != '\0' && !found; level++) {
       found = is_prefix(up);
       char *s = found ? NULL : strrchr(up, '/');
-      if (s != NULL)
-        *s = '\0';
-      else if (!found)
-        break;
+      if (s != NULL) *s = '\0';
+      else if (!found) break;
     }
-    if (found)
-      strcpy(path, up);
-    else if (!strip_suffix(path, "/lib/lua/5.4/speck") &&
-             !strip_suffix(path, "/bin"))
-      strip_suffix(path, "/lib");   /* none found: the standard layout */
+    if (found) strcpy(path, up);
+    else if (!strip_suffix(path, "/lib/lua/5.4/speck") && !strip_suffix(path, "/bin"))
+      strip_suffix(path, "/lib"); /* none found: the standard layout */
     snprintf(prefix, sizeof prefix, "%s", path[0] ? path : "/");
   }
 }

@@ -29,7 +29,7 @@ typedef void (*sk_progress_fn)(const char *what, double done, double total,
 typedef struct sk_progress {
   char what[256];
   double total, t0, last;
-  int shown;          /* the hook was called */
+  int shown; /* the hook was called */
 } sk_progress;
 
 void sk_progress_set_hook(sk_progress_fn fn);
@@ -51,7 +51,7 @@ void sk_progress_end(sk_progress *p);
  * FILE first). A reader never sees a half-written file. */
 typedef struct sk_afile {
   const char *path;
-  char tmp[4200];     /* the temporary file's name, "" when none */
+  char tmp[4200]; /* the temporary file's name, "" when none */
 } sk_afile;
 FILE *sk_afile_open(sk_afile *a, const char *path, char *err, size_t errlen);
 int sk_afile_commit(sk_afile *a, FILE *f, char *err, size_t errlen);
@@ -66,14 +66,13 @@ void sk_afile_abandon(sk_afile *a);
 
 /* Write 'v' (any space, any layout: a strided or device view is staged
  * through a host copy in C order) to 'path'. */
-int sk_npy_save(const char *path, const sk_view *v, char *err,
-                size_t errlen);
+int sk_npy_save(const char *path, const sk_view *v, char *err, size_t errlen);
 
 /* Read 'path' into 'out', a new view in 'space' labelled 'label' (NULL:
  * the path), with the file's layout ('layout' < 0) or 'layout' (right or
  * left; the data are reordered). 'out' must be empty; it is left empty on
  * an error. */
-int sk_npy_load(sk_view *out, const char *path, int space, int layout,
-                const char *label, char *err, size_t errlen);
+int sk_npy_load(sk_view *out, const char *path, int space, int layout, const char *label,
+                char *err, size_t errlen);
 
 #endif

@@ -24,25 +24,26 @@
 #include "core/err.h"
 #include "io.h"
 
-#define CHUNK ((size_t)16 << 20)   /* bytes per read or write */
-#define MAGIC "\x93NUMPY"
-#define MAGIC_LEN 6
-#define HEADER_MAX (1 << 20)       /* a larger header is not a real one */
+#define CHUNK      ((size_t)16 << 20) /* bytes per read or write */
+#define MAGIC      "\x93NUMPY"
+#define MAGIC_LEN  6
+#define HEADER_MAX (1 << 20) /* a larger header is not a real one */
 
 /* -- dtypes -------------------------------------------------------------- */
 /* NumPy's kind character and item size of each speck dtype */
-static const struct { char kind; int size; } npy_of[SK_NDTYPE] = {
-  [SK_F64] = {'f', 8}, [SK_F32] = {'f', 4}, [SK_I64] = {'i', 8},
-  [SK_I32] = {'i', 4}, [SK_I16] = {'i', 2}, [SK_I8] = {'i', 1},
-  [SK_U64] = {'u', 8}, [SK_U32] = {'u', 4}, [SK_U8] = {'u', 1},
-  [SK_BOOL] = {'b', 1},
+static const struct {
+  char kind;
+  int size;
+} npy_of[SK_NDTYPE] = {
+  [SK_F64] = {'f', 8}, [SK_F32] = {'f', 4},  [SK_I64] = {'i', 8}, [SK_I32] = {'i', 4},
+  [SK_I16] = {'i', 2}, [SK_I8] = {'i', 1},   [SK_U64] = {'u', 8}, [SK_U32] = {'u', 4},
+  [SK_U8] = {'u', 1},  [SK_BOOL] = {'b', 1},
 };
 
 /* "<f8" for 'dtype' into buf (little-endian: the hosts speck runs on) */
 static void descr_of(int dtype, char *buf, size_t n) {
   int one = npy_of[dtype].size == 1;
-  snprintf(buf, n, "%c%c%d", one ? '|' : '<', npy_of[dtype].kind,
-           npy_of[dtype].size);
+  snprintf(buf, n, "%c%c%d", one ? '|' : '<', npy_of[dtype].kind, npy_of[dtype].size);
 }
 
 /* NumPy's name of a descr speck has no dtype for, for messages */
@@ -51,9 +52,9 @@ static const char *numpy_name(char kind, int size) {
   case 'f': return size == 2 ? "float16" : size == 16 ? "float128" : "a float";
   case 'u': return size == 2 ? "uint16" : "an unsigned integer";
   case 'i': return "an integer";
-  case 'c': return size == 8 ? "complex64" : size == 16 ? "complex128"
-                                                        : "a complex";
-  case 'S': case 'a': return "bytes";
+  case 'c': return size == 8 ? "complex64" : size == 16 ? "complex128" : "a complex";
+  case 'S':
+  case 'a': return "bytes";
   case 'U': return "str";
   case 'O': return "object";
   case 'V': return "void (raw or structured)";
@@ -65,8 +66,7 @@ static const char *numpy_name(char kind, int size) {
 
 /* Parse a descr ("<f8", "|b1", ">i4"): the speck dtype and whether the
  * data are big-endian; -1 with a message. */
-static int parse_descr(const char *d, int *dtype, int *swap, char *err,
-                       size_t errlen) {
+static int parse_descr(const char *d, int *dtype, int *swap, char *err, size_t errlen) {
   static const char have[] = "float64 float32 int64 int32 int16 int8 uint64 "
                              "uint32 uint8 bool";
   char order = d[0];
@@ -100,13 +100,12 @@ typedef struct parser {
 } parser;
 
 static void skip_ws(parser *ps) {
-  while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r')
-    ps->p++;
+  while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r') ps->p++;
 }
 
 static int bad(parser *ps, const char *expected) {
-  return sk_err(ps->err, ps->errlen, SK_E_MALFORMED_HEADER_BYTE, (int)(ps->p - ps->s), expected,
-                *ps->p ? ps->p : "(end)");
+  return sk_err(ps->err, ps->errlen, SK_E_MALFORMED_HEADER_BYTE, (int)(ps->p - ps->s),
+                expected, *ps->p ? ps->p : "(end)");
 }
 
 static int expect(parser *ps, char c, const char *what) {
@@ -148,7 +147,7 @@ static int parse_shape(parser *ps, npy_header *h) {
       return sk_err(ps->err, ps->errlen, SK_E_SHAPE_MORE_THAN, SK_MAXRANK, SK_MAXRANK);
     h->shape[h->rank++] = x;
     ps->p = end;
-    if (*ps->p == 'L') ps->p++;   /* Python 2's long literals */
+    if (*ps->p == 'L') ps->p++; /* Python 2's long literals */
     skip_ws(ps);
     if (*ps->p == ',') ps->p++;
     else if (*ps->p != ')') return bad(ps, "',' or ')' in the shape");
@@ -158,8 +157,7 @@ static int parse_shape(parser *ps, npy_header *h) {
 }
 
 /* Parse the dict literal of 'text' into 'h'. */
-static int parse_header(const char *text, npy_header *h, char *err,
-                        size_t errlen) {
+static int parse_header(const char *text, npy_header *h, char *err, size_t errlen) {
   parser ps = {text, text, err, errlen};
   int seen_descr = 0, seen_order = 0, seen_shape = 0;
   char key[64], descr[64];
@@ -171,8 +169,7 @@ static int parse_header(const char *text, npy_header *h, char *err,
     if (expect(&ps, ':', "':' after a key") < 0) return -1;
     skip_ws(&ps);
     if (strcmp(key, "descr") == 0) {
-      if (*ps.p == '[')
-        return sk_err(err, errlen, SK_E_STRUCTURED_DTYPE_LIST);
+      if (*ps.p == '[') return sk_err(err, errlen, SK_E_STRUCTURED_DTYPE_LIST);
       if (parse_str(&ps, descr, sizeof descr) < 0) return -1;
       if (parse_descr(descr, &h->dtype, &h->swap, err, errlen) < 0) return -1;
       seen_descr = 1;
@@ -194,18 +191,19 @@ static int parse_header(const char *text, npy_header *h, char *err,
   ps.p++;
   skip_ws(&ps);
   if (*ps.p) return bad(&ps, "the end of the header after the dict");
-  const char *missing = !seen_descr ? "descr" : !seen_order ? "fortran_order"
-                      : !seen_shape ? "shape" : NULL;
-  if (missing)
-    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_NO, missing);
+  const char *missing = !seen_descr   ? "descr"
+                        : !seen_order ? "fortran_order"
+                        : !seen_shape ? "shape"
+                                      : NULL;
+  if (missing) return sk_err(err, errlen, SK_E_MALFORMED_HEADER_NO, missing);
   return 0;
 }
 
 static void format_shape(const npy_header *h, char *buf, size_t n) {
   size_t l = (size_t)snprintf(buf, n, "(");
   for (int d = 0; d < h->rank && l < n; d++)
-    l += (size_t)snprintf(buf + l, n - l, "%s%lld", d ? ", " : "",
-                          (long long)h->shape[d]);
+    l +=
+      (size_t)snprintf(buf + l, n - l, "%s%lld", d ? ", " : "", (long long)h->shape[d]);
   if (l < n) snprintf(buf + l, n - l, h->rank == 1 ? ",)" : ")");
 }
 
@@ -228,8 +226,7 @@ static int read_header(FILE *f, npy_header *h, char *err, size_t errlen) {
   } else {
     return sk_err(err, errlen, SK_E_UNSUPPORTED_NPY_FORMAT, major, minor);
   }
-  if (hlen > HEADER_MAX)
-    return sk_err(err, errlen, SK_E_MALFORMED_HEADER_LENGTH, hlen);
+  if (hlen > HEADER_MAX) return sk_err(err, errlen, SK_E_MALFORMED_HEADER_LENGTH, hlen);
   char *text = malloc(hlen + 1);
   if (!text) return sk_err(err, errlen, SK_E_NOMEM);
   got = fread(text, 1, hlen, f);
@@ -277,18 +274,17 @@ static int read_data(FILE *f, const char *path, void *dst, size_t bytes,
   }
   sk_progress_end(&pr);
   if (done < bytes) {
-    if (ferror(f))
-      return sk_err(err, errlen, SK_E_READ_ERROR, strerror(errno));
+    if (ferror(f)) return sk_err(err, errlen, SK_E_READ_ERROR, strerror(errno));
     char shape[SK_MAXRANK * 24];
     format_shape(h, shape, sizeof shape);
-    return sk_err(err, errlen, SK_E_TRUNCATED_DATA_SHAPE, shape, sk_dtypes[h->dtype].name, bytes,
-                  done);
+    return sk_err(err, errlen, SK_E_TRUNCATED_DATA_SHAPE, shape, sk_dtypes[h->dtype].name,
+                  bytes, done);
   }
   return 0;
 }
 
-int sk_npy_load(sk_view *out, const char *path, int space, int layout,
-                const char *label, char *err, size_t errlen) {
+int sk_npy_load(sk_view *out, const char *path, int space, int layout, const char *label,
+                char *err, size_t errlen) {
   npy_header h;
   FILE *f = fopen(path, "rb");
   if (!f) return sk_err(err, errlen, SK_E_CANNOT_OPEN, strerror(errno));
@@ -315,20 +311,18 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
     char shape[SK_MAXRANK * 24];
     format_shape(&h, shape, sizeof shape);
     fclose(f);
-    return sk_err(err, errlen, SK_E_TRUNCATED_DATA_SHAPE_NEEDS, shape, sk_dtypes[h.dtype].name,
-                  bytes, (unsigned long long)((uint64_t)st.st_size - (uint64_t)at));
+    return sk_err(err, errlen, SK_E_TRUNCATED_DATA_SHAPE_NEEDS, shape,
+                  sk_dtypes[h.dtype].name, bytes,
+                  (unsigned long long)((uint64_t)st.st_size - (uint64_t)at));
   }
   /* read in place when the view is host memory in the file's order */
-  int direct = sk_space_host_accessible(space) &&
-               (layout == file_layout || h.rank <= 1);
+  int direct = sk_space_host_accessible(space) && (layout == file_layout || h.rank <= 1);
   sk_view tmp, *dst = direct ? out : &tmp;
   const char *lb = label ? label : path;
   char msg[512];
   memset(&tmp, 0, sizeof tmp);
-  if (sk_view_create(dst, lb, h.dtype, h.rank, h.shape,
-                     direct ? layout : file_layout,
-                     direct ? space : SK_SPACE_HOST, 0, NULL, msg,
-                     sizeof msg) < 0) {
+  if (sk_view_create(dst, lb, h.dtype, h.rank, h.shape, direct ? layout : file_layout,
+                     direct ? space : SK_SPACE_HOST, 0, NULL, msg, sizeof msg) < 0) {
     fclose(f);
     return sk_err(err, errlen, SK_E_MSG, msg);
   }
@@ -336,12 +330,12 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout,
   fclose(f);
   if (rc == 0 && h.swap) byteswap(dst->data, n, es);
   if (rc == 0 && h.dtype == SK_BOOL) {
-    unsigned char *b = dst->data;   /* any non-zero byte is true */
+    unsigned char *b = dst->data; /* any non-zero byte is true */
     for (int64_t i = 0; i < n; i++) b[i] = b[i] != 0;
   }
   if (rc == 0 && !direct) {
-    if (sk_view_create(out, lb, h.dtype, h.rank, h.shape, layout, space, 0,
-                       NULL, msg, sizeof msg) < 0 ||
+    if (sk_view_create(out, lb, h.dtype, h.rank, h.shape, layout, space, 0, NULL, msg,
+                       sizeof msg) < 0 ||
         sk_view_deep_copy(out, &tmp, msg, sizeof msg) < 0) {
       rc = sk_err(err, errlen, SK_E_MSG, msg);
     }
@@ -365,10 +359,11 @@ static size_t make_header(const sk_view *v, int fortran, char *buf, size_t n) {
   format_shape(&h, shape, sizeof shape);
   memcpy(buf, MAGIC "\x01\x00", MAGIC_LEN + 2);
   size_t l = MAGIC_LEN + 4;
-  l += (size_t)snprintf(buf + l, n - l, "{'descr': '%s', 'fortran_order': %s, "
-                        "'shape': %s, }", descr, fortran ? "True" : "False",
-                        shape);
-  size_t total = (l + 1 + 63) / 64 * 64;   /* with the newline */
+  l += (size_t)snprintf(buf + l, n - l,
+                        "{'descr': '%s', 'fortran_order': %s, "
+                        "'shape': %s, }",
+                        descr, fortran ? "True" : "False", shape);
+  size_t total = (l + 1 + 63) / 64 * 64; /* with the newline */
   memset(buf + l, ' ', total - l - 1);
   buf[total - 1] = '\n';
   size_t hlen = total - MAGIC_LEN - 4;
@@ -377,16 +372,13 @@ static size_t make_header(const sk_view *v, int fortran, char *buf, size_t n) {
   return total;
 }
 
-int sk_npy_save(const char *path, const sk_view *v, char *err,
-                size_t errlen) {
+int sk_npy_save(const char *path, const sk_view *v, char *err, size_t errlen) {
   char msg[512];
   int64_t n = sk_view_size(v);
-  if (!v->data && n > 0)
-    return sk_err(err, errlen, SK_E_VIEW_NO_MEMORY, v->label);
+  if (!v->data && n > 0) return sk_err(err, errlen, SK_E_VIEW_NO_MEMORY, v->label);
   /* written as it lies when it is host memory in C or Fortran order */
   int direct = sk_space_host_accessible(v->space) &&
-               (v->layout == SK_RIGHT || v->layout == SK_LEFT) &&
-               sk_view_contiguous(v);
+               (v->layout == SK_RIGHT || v->layout == SK_LEFT) && sk_view_contiguous(v);
   sk_view tmp;
   const sk_view *src = v;
   memset(&tmp, 0, sizeof tmp);
@@ -394,7 +386,7 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
     int lay = sk_layout_order(v->layout) == SK_LEFT ? SK_LEFT : SK_RIGHT;
     int st = sk_view_create(&tmp, v->label, v->dtype, v->rank, v->extent, lay,
                             SK_SPACE_HOST, 0, NULL, msg, sizeof msg);
-    tmp.agg = v->agg;   /* aggregates: float64, the components last */
+    tmp.agg = v->agg; /* aggregates: float64, the components last */
     tmp.agg_n = v->agg_n;
     if (st < 0 || sk_view_deep_copy(&tmp, v, msg, sizeof msg) < 0) {
       sk_view_release(&tmp);
@@ -403,8 +395,8 @@ int sk_npy_save(const char *path, const sk_view *v, char *err,
     src = &tmp;
   }
   char head[SK_MAXRANK * 24 + 128];
-  size_t hl = make_header(src, src->layout == SK_LEFT && src->rank > 1, head,
-                          sizeof head);
+  size_t hl =
+    make_header(src, src->layout == SK_LEFT && src->rank > 1, head, sizeof head);
   size_t bytes = (size_t)n * sk_dtypes[v->dtype].size;
   int rc = 0;
   FILE *f = fopen(path, "wb");

@@ -22,9 +22,7 @@ void sk_progress_set_hook(sk_progress_fn fn) {
   __atomic_store_n(&hook, fn, __ATOMIC_RELEASE);
 }
 
-sk_progress_fn sk_progress_hook(void) {
-  return __atomic_load_n(&hook, __ATOMIC_ACQUIRE);
-}
+sk_progress_fn sk_progress_hook(void) { return __atomic_load_n(&hook, __ATOMIC_ACQUIRE); }
 
 void sk_progress_set_timing(double delay, double interval) {
   if (delay >= 0)
@@ -35,8 +33,7 @@ void sk_progress_set_timing(double delay, double interval) {
 
 void sk_progress_get_timing(double *delay, double *interval) {
   if (delay) *delay = (double)__atomic_load_n(&delay_us, __ATOMIC_RELAXED) / 1e6;
-  if (interval)
-    *interval = (double)__atomic_load_n(&interval_us, __ATOMIC_RELAXED) / 1e6;
+  if (interval) *interval = (double)__atomic_load_n(&interval_us, __ATOMIC_RELAXED) / 1e6;
 }
 
 void sk_progress_begin(sk_progress *p, const char *what, double total) {

@@ -61,19 +61,16 @@ static const op OPS[] = {
   {"neg", 1, "r.val = -a.val;", "-a.dx[k]", "-a.v[k]"},
   {"scale", 3, "r.val = a.val * s;", "a.dx[k] * s", "a.v[k] * s"},
   {"shift", 3, "r.val = a.val + s;", "a.dx[k]", "a.v[k] + s"},
-  {"pow", 3, "r.val = pow(a.val, s); double d = s * pow(a.val, s - 1);",
-   "a.dx[k] * d", "pow(a.v[k], s)"},
+  {"pow", 3, "r.val = pow(a.val, s); double d = s * pow(a.val, s - 1);", "a.dx[k] * d",
+   "pow(a.v[k], s)"},
   {"sqrt", 1, "r.val = sqrt(a.val); double d = 0.5 / r.val;", "a.dx[k] * d",
    "sqrt(a.v[k])"},
   {"exp", 1, "r.val = exp(a.val);", "a.dx[k] * r.val", "exp(a.v[k])"},
-  {"log", 1, "r.val = log(a.val); double d = 1.0 / a.val;", "a.dx[k] * d",
-   "log(a.v[k])"},
-  {"sin", 1, "r.val = sin(a.val); double d = cos(a.val);", "a.dx[k] * d",
-   "sin(a.v[k])"},
-  {"cos", 1, "r.val = cos(a.val); double d = -sin(a.val);", "a.dx[k] * d",
-   "cos(a.v[k])"},
-  {"tanh", 1, "r.val = tanh(a.val); double d = 1.0 - r.val * r.val;",
-   "a.dx[k] * d", "tanh(a.v[k])"},
+  {"log", 1, "r.val = log(a.val); double d = 1.0 / a.val;", "a.dx[k] * d", "log(a.v[k])"},
+  {"sin", 1, "r.val = sin(a.val); double d = cos(a.val);", "a.dx[k] * d", "sin(a.v[k])"},
+  {"cos", 1, "r.val = cos(a.val); double d = -sin(a.val);", "a.dx[k] * d", "cos(a.v[k])"},
+  {"tanh", 1, "r.val = tanh(a.val); double d = 1.0 - r.val * r.val;", "a.dx[k] * d",
+   "tanh(a.v[k])"},
   {NULL, 0, NULL, NULL, NULL}};
 
 /* One type's struct, constructors and operations. 'q' the qualifiers,
@@ -87,22 +84,22 @@ static void gen_type(sk_buf *b, int kind, int n, const sk_jit_target *tg) {
   char pre[48];
   if (cxx) snprintf(pre, sizeof pre, "%s_", fam);
   else snprintf(pre, sizeof pre, "sk_%s_", t);
-  if (fad)
-    sk_buf_printf(b, "typedef struct { double val; double dx[%d]; } %s;\n", n,
-                  t);
-  else
-    sk_buf_printf(b, "typedef struct { double v[%d]; } %s;\n", n, t);
+  if (fad) sk_buf_printf(b, "typedef struct { double val; double dx[%d]; } %s;\n", n, t);
+  else sk_buf_printf(b, "typedef struct { double v[%d]; } %s;\n", n, t);
   /* constructors: fadN_const(x), fadN_var(x, k); ensN_const(x) */
   if (fad) {
-    sk_buf_printf(b, "%s %s %s_const(double x) { %s r; r.val = x; "
-                     "for (int k = 0; k < %d; k++) r.dx[k] = 0; return r; }\n",
+    sk_buf_printf(b,
+                  "%s %s %s_const(double x) { %s r; r.val = x; "
+                  "for (int k = 0; k < %d; k++) r.dx[k] = 0; return r; }\n",
                   q, t, t, t, n);
-    sk_buf_printf(b, "%s %s %s_var(double x, sk_i64 i) { %s r = %s_const(x); "
-                     "if (i >= 0 && i < %d) r.dx[i] = 1; return r; }\n",
+    sk_buf_printf(b,
+                  "%s %s %s_var(double x, sk_i64 i) { %s r = %s_const(x); "
+                  "if (i >= 0 && i < %d) r.dx[i] = 1; return r; }\n",
                   q, t, t, t, t, n);
   } else {
-    sk_buf_printf(b, "%s %s %s_const(double x) { %s r; "
-                     "for (int k = 0; k < %d; k++) r.v[k] = x; return r; }\n",
+    sk_buf_printf(b,
+                  "%s %s %s_const(double x) { %s r; "
+                  "for (int k = 0; k < %d; k++) r.v[k] = x; return r; }\n",
                   q, t, t, t, n);
   }
   for (const op *o = OPS; o->name; o++) {
@@ -113,10 +110,9 @@ static void gen_type(sk_buf *b, int kind, int n, const sk_jit_target *tg) {
     snprintf(a, sizeof a, args, t, t);
     sk_buf_printf(b, "%s %s %s%s(%s) { %s r; ", q, t, pre, o->name, a, t);
     if (fad)
-      sk_buf_printf(b, "%s for (int k = 0; k < %d; k++) r.dx[k] = %s; ",
-                    o->fad_val, n, o->fad_dx);
-    else
-      sk_buf_printf(b, "for (int k = 0; k < %d; k++) r.v[k] = %s; ", n, o->ens);
+      sk_buf_printf(b, "%s for (int k = 0; k < %d; k++) r.dx[k] = %s; ", o->fad_val, n,
+                    o->fad_dx);
+    else sk_buf_printf(b, "for (int k = 0; k < %d; k++) r.v[k] = %s; ", n, o->ens);
     sk_buf_puts(b, "return r; }\n");
   }
   if (fad && cxx) {
@@ -152,9 +148,10 @@ void sk_cg_agg(sk_buf *b, const sk_kspec *s, const sk_jit_target *t) {
   if (!u.n) return;
   sk_buf_puts(b, "/* -- aggregate scalar types -- */\n");
   for (int i = 0; i < u.n; i++) gen_type(b, u.kind[i], u.N[i], t);
-  if (t->cxx) return;   /* overloads: no _Generic macros */
+  if (t->cxx) return; /* overloads: no _Generic macros */
   for (int kind = SK_AGG_FAD; kind <= SK_AGG_ENS; kind++)
-    for (const op *o = OPS; o->name; o++) gen_generic(b, &u, kind, o->name, o->arity == 1);
+    for (const op *o = OPS; o->name; o++)
+      gen_generic(b, &u, kind, o->name, o->arity == 1);
   gen_generic(b, &u, SK_AGG_FAD, "val", 1);
   gen_generic(b, &u, SK_AGG_FAD, "dx", 0);
 }

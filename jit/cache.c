@@ -33,21 +33,20 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define ALIAS_WAYS 4
 
 typedef struct alias {
-  uint64_t h;          /* sk_hash of the label; label NULL = free slot */
+  uint64_t h; /* sk_hash of the label; label NULL = free slot */
   char *label;
   sk_kernel *k;
-  uint64_t used;       /* 'alias_clock' at the latest launch */
+  uint64_t used; /* 'alias_clock' at the latest launch */
 } alias;
 static alias aliases[ALIAS_SETS][ALIAS_WAYS];
 static uint64_t alias_clock;
-static int alias_any;  /* atomic: an alias was recorded since the last clear */
+static int alias_any; /* atomic: an alias was recorded since the last clear */
 
 /* the slot of 'label' (hash 'h') or NULL; 'lock' held */
 static alias *alias_find(uint64_t h, const char *label) {
   alias *set = aliases[h % ALIAS_SETS];
   for (int w = 0; w < ALIAS_WAYS; w++)
-    if (set[w].label && set[w].h == h && strcmp(set[w].label, label) == 0)
-      return &set[w];
+    if (set[w].label && set[w].h == h && strcmp(set[w].label, label) == 0) return &set[w];
   return NULL;
 }
 
@@ -58,8 +57,8 @@ static uint64_t label_hash(const char *label) {
 sk_kernel *sk_cache_find(uint64_t hash, const char *key, size_t keylen) {
   pthread_mutex_lock(&lock);
   sk_kernel *k = bucket[hash % NBUCKET];
-  while (k && !(k->hash == hash && k->keylen == keylen &&
-                memcmp(k->key, key, keylen) == 0))
+  while (k &&
+         !(k->hash == hash && k->keylen == keylen && memcmp(k->key, key, keylen) == 0))
     k = k->next;
   pthread_mutex_unlock(&lock);
   return k;
@@ -109,7 +108,7 @@ void sk_cache_label(const char *label, sk_kernel *k) {
       a->h = h;
       __atomic_store_n(&alias_any, 1, __ATOMIC_RELEASE);
     } else {
-      a = NULL;   /* out of memory: the label is not remembered */
+      a = NULL; /* out of memory: the label is not remembered */
     }
   }
   if (a) {

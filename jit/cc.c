@@ -143,7 +143,8 @@ static void probe(void) {
   char *m = strstr(info, "model name");
   if (m) {
     char *colon = strchr(m, ':'), *nl = strchr(m, '\n');
-    if (colon && nl && nl > colon) snprintf(cc.cpu, sizeof cc.cpu, "%.*s", (int)(nl - colon - 1), colon + 1);
+    if (colon && nl && nl > colon)
+      snprintf(cc.cpu, sizeof cc.cpu, "%.*s", (int)(nl - colon - 1), colon + 1);
   }
   const char *want = getenv("SPECK_CC");
   const char *cands[] = {"cc", "gcc", "clang", NULL};
@@ -169,8 +170,7 @@ static void probe(void) {
     unlink(out);
     if (rc == RUN_TIMEOUT)
       sk_err(cc.why, sizeof cc.why, SK_E_VERSION_RAN_LONGER, cc.path);
-    else
-      sk_err(cc.why, sizeof cc.why, SK_E_VERSION_FAILED, cc.path);
+    else sk_err(cc.why, sizeof cc.why, SK_E_VERSION_FAILED, cc.path);
     return;
   }
   read_file(out, cc.ident, sizeof cc.ident);
@@ -186,9 +186,18 @@ int sk_cc_available(void) {
 }
 
 const char *sk_cc_path(void) { return sk_cc_available() ? cc.path : NULL; }
-const char *sk_cc_ident(void) { sk_cc_available(); return cc.ident; }
-const char *sk_cc_flags(void) { sk_cc_available(); return cc.flags; }
-const char *sk_cc_why(void) { sk_cc_available(); return cc.why; }
+const char *sk_cc_ident(void) {
+  sk_cc_available();
+  return cc.ident;
+}
+const char *sk_cc_flags(void) {
+  sk_cc_available();
+  return cc.flags;
+}
+const char *sk_cc_why(void) {
+  sk_cc_available();
+  return cc.why;
+}
 
 static double now(void) {
   struct timespec t;
@@ -327,7 +336,7 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
     /* a failed commit only means the object is not cached */
     (void)sk_disk_commit(so, key, ".so", final, sizeof final);
   } else {
-    unlink(so);   /* mapped; the name is no longer needed */
+    unlink(so); /* mapped; the name is no longer needed */
   }
   out->seconds = now() - t0;
   return 0;

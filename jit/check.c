@@ -19,8 +19,7 @@
 /* -- checks ------------------------------------------------------------ */
 static int is_ident(const char *s) {
   if (!s || !*s) return 0;
-  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-    return 0;
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
   for (s++; *s; s++)
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
           (*s >= '0' && *s <= '9') || *s == '_'))
@@ -29,8 +28,8 @@ static int is_ident(const char *s) {
 }
 
 static int ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_';
 }
 
 /* skip a comment or literal starting at p[0]; returns the new position */
@@ -92,17 +91,30 @@ static int line_of(const char *p, size_t i) {
 /* Team constructs: words only a TeamPolicy body may use, loops whose
  * members run different iteration counts, and the collectives that must
  * not sit inside those loops (they would hang or be meaningless). */
-static const char *const team_words[] = {
-  "team", "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
-  "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
-  "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
-  "team_scratch", "thread_scratch", "TEAM_SORT", "TEAM_SORT_KV", NULL};
+static const char *const team_words[] = {"team",
+                                         "TEAM_FOR",
+                                         "VECTOR_FOR",
+                                         "TEAM_VECTOR_FOR",
+                                         "TEAM_REDUCE",
+                                         "VECTOR_REDUCE",
+                                         "TEAM_VECTOR_REDUCE",
+                                         "TEAM_SCAN",
+                                         "VECTOR_SCAN",
+                                         "team_barrier",
+                                         "SINGLE_TEAM",
+                                         "SINGLE_THREAD",
+                                         "TEAM_BROADCAST",
+                                         "team_scratch",
+                                         "thread_scratch",
+                                         "TEAM_SORT",
+                                         "TEAM_SORT_KV",
+                                         NULL};
 static const char *const loop_words[] = {
-  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
-  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM", NULL};
+  "TEAM_FOR",           "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
+  "TEAM_VECTOR_REDUCE", "TEAM_SCAN",  "VECTOR_SCAN",     "SINGLE_TEAM", NULL};
 static const char *const collective_words[] = {
-  "team_barrier", "TEAM_BROADCAST", "TEAM_REDUCE", "TEAM_SCAN",
-  "TEAM_VECTOR_REDUCE", "TEAM_SORT", "TEAM_SORT_KV", NULL};
+  "team_barrier",       "TEAM_BROADCAST", "TEAM_REDUCE",  "TEAM_SCAN",
+  "TEAM_VECTOR_REDUCE", "TEAM_SORT",      "TEAM_SORT_KV", NULL};
 
 static int in_list(const char *const *list, const char *p, size_t len) {
   for (int t = 0; list[t]; t++)
@@ -153,16 +165,23 @@ static int next_ident(const char *p, size_t n, size_t *i, size_t *b, size_t *len
 /* The constructs whose block runs on part of the team (or lane by lane):
  * 'return' inside one would leave the league rank on some members only,
  * skipping the joins and barriers the others then wait in. */
-static const char *const nested_words[] = {
-  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE", "VECTOR_REDUCE",
-  "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN", "SINGLE_TEAM",
-  "SINGLE_THREAD", NULL};
+static const char *const nested_words[] = {"TEAM_FOR",
+                                           "VECTOR_FOR",
+                                           "TEAM_VECTOR_FOR",
+                                           "TEAM_REDUCE",
+                                           "VECTOR_REDUCE",
+                                           "TEAM_VECTOR_REDUCE",
+                                           "TEAM_SCAN",
+                                           "VECTOR_SCAN",
+                                           "SINGLE_TEAM",
+                                           "SINGLE_THREAD",
+                                           NULL};
 
 /* If the identifier at p[b] (length len) is a construct of 'list' followed
  * by its argument list, the index after that list, and in *end the end of
  * the statement or block it governs; else 0. */
-static size_t construct_block(const char *const *list, const char *p, size_t n,
-                              size_t b, size_t len, size_t *end) {
+static size_t construct_block(const char *const *list, const char *p, size_t n, size_t b,
+                              size_t len, size_t *end) {
   if (in_list(list, p + b, len) < 0) return 0;
   size_t k = b + len;
   while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
@@ -210,15 +229,12 @@ static int check_team_words(const sk_kspec *s, char *err, size_t errlen) {
   while (next_ident(p, n, &i, &b, &len)) {
     int w = in_list(team_words, p + b, len);
     if (w >= 0 && s->policy_kind != SK_POL_TEAM) {
-      sk_err(err, errlen,
-             SK_E_TEAM_CONSTRUCT_BUT,
-             team_words[w],
+      sk_err(err, errlen, SK_E_TEAM_CONSTRUCT_BUT, team_words[w],
              s->policy_kind == SK_POL_RANGE ? "a RangePolicy" : "an MDRangePolicy",
              line_of(p, b));
       return -1;
     }
-    if (s->policy_kind != SK_POL_TEAM || in_list(loop_words, p + b, len) < 0)
-      continue;
+    if (s->policy_kind != SK_POL_TEAM || in_list(loop_words, p + b, len) < 0) continue;
     /* a nested loop: look for collectives inside its body */
     size_t k = i;
     while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n')) k++;
@@ -254,7 +270,7 @@ static int element_written(const char *p, size_t n, size_t b, size_t end) {
   if (q + 2 < n && p[q + 2] == '=' && p[q] == p[q + 1] && (p[q] == '<' || p[q] == '>'))
     return 1;
   if (q + 1 < n && (p[q] == '+' || p[q] == '-') && p[q + 1] == p[q]) return 1;
-  size_t a = b;   /* before the name: ++, -- or an atomic's '&' */
+  size_t a = b; /* before the name: ++, -- or an atomic's '&' */
   while (a > 0 && (p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '\n')) a--;
   if (a >= 2 && (p[a - 1] == '+' || p[a - 1] == '-') && p[a - 2] == p[a - 1]) return 1;
   if (a < 1 || p[a - 1] != '&' || (a >= 2 && p[a - 2] == '&')) return 0;
@@ -351,7 +367,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
           sk_err(err, errlen, SK_E_LINE_SPLICE_BACKSLASH, part, line, part);
           return -1;
         }
-        if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
+        if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' &&
+            strchr("=/'()!<>-", p[i + 2])) {
           sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
           return -1;
         }
@@ -369,7 +386,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
           sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
           return -1;
         }
-        if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
+        if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' &&
+            strchr("=/'()!<>-", p[i + 2])) {
           sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
           return -1;
         }
@@ -380,8 +398,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
         if (p[i] == '\n') line++;
         if (p[i] == '*' && p[i + 1] == '/') break;
       }
-      i++;   /* at the '/' */
-      bol = first;   /* a comment is one space: a directive may follow */
+      i++;         /* at the '/' */
+      bol = first; /* a comment is one space: a directive may follow */
       continue;
     }
     if (c == '"' || c == '\'') {
@@ -393,8 +411,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
       size_t plen = i - a;
       if (plen && !((plen == 1 && strchr("LuU", p[a])) ||
                     (plen == 2 && p[a] == 'u' && p[a + 1] == '8'))) {
-        sk_err(err, errlen, SK_E_QUOTE_RIGHT_AFTER, (int)(plen > 32 ? 32 : plen), p + a, part,
-               line);
+        sk_err(err, errlen, SK_E_QUOTE_RIGHT_AFTER, (int)(plen > 32 ? 32 : plen), p + a,
+               part, line);
         return -1;
       }
       for (i++;; i++) {
@@ -407,7 +425,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
           sk_err(err, errlen, SK_E_NUL_BYTE_LINE, part, line);
           return -1;
         }
-        if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' && strchr("=/'()!<>-", p[i + 2])) {
+        if (p[i] == '?' && i + 2 < n && p[i + 1] == '?' &&
+            strchr("=/'()!<>-", p[i + 2])) {
           sk_err(err, errlen, SK_E_TRIGRAPH_LINE_NOT, p[i + 2], part, line);
           return -1;
         }
@@ -455,8 +474,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
       /* names, not the digits of a number (0x5k__ is not a name) */
       if (!(p[b] >= '0' && p[b] <= '9') && len >= 4 &&
           (memcmp(p + b, "sk__", 4) == 0 || memcmp(p + b, "SK__", 4) == 0)) {
-        sk_err(err, errlen, SK_E_LINE_NAMES_STARTING, (int)(len > 64 ? 64 : len), p + b, part,
-               line, p + b);
+        sk_err(err, errlen, SK_E_LINE_NAMES_STARTING, (int)(len > 64 ? 64 : len), p + b,
+               part, line, p + b);
         return -1;
       }
       continue;
@@ -485,7 +504,8 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
     }
   }
   if (depth > 0) {
-    sk_err(err, errlen, SK_E_OPENED_LINE_NEVER, open[depth - 1], part, open_line[depth - 1]);
+    sk_err(err, errlen, SK_E_OPENED_LINE_NEVER, open[depth - 1], part,
+           open_line[depth - 1]);
     return -1;
   }
   return 0;
@@ -493,18 +513,17 @@ int sk_jit_check_text(const char *part, const char *p, size_t n, char *err,
 
 int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
   /* the library's own text (kernels/) may use directives and is trusted */
-  if (!s->library &&
-      sk_jit_check_text("body", s->body, s->body_len, err, errlen) < 0) return -1;
-  if (!s->library && s->prelude && sk_jit_check_text("prelude", s->prelude, strlen(s->prelude),
-                                      err, errlen) < 0)
+  if (!s->library && sk_jit_check_text("body", s->body, s->body_len, err, errlen) < 0)
+    return -1;
+  if (!s->library && s->prelude &&
+      sk_jit_check_text("prelude", s->prelude, strlen(s->prelude), err, errlen) < 0)
     return -1;
   for (int r = 0; r < s->nred; r++) {
     const sk_reducer *q = &s->reds[r];
     if (q->op != SK_RED_CUSTOM) continue;
-    if ((q->init && sk_jit_check_text("init", q->init, strlen(q->init), err,
-                                      errlen) < 0) ||
-        (q->join && sk_jit_check_text("join", q->join, strlen(q->join), err,
-                                      errlen) < 0))
+    if ((q->init &&
+         sk_jit_check_text("init", q->init, strlen(q->init), err, errlen) < 0) ||
+        (q->join && sk_jit_check_text("join", q->join, strlen(q->join), err, errlen) < 0))
       return -1;
   }
   if (check_team_words(s, err, errlen) < 0) return -1;
@@ -524,8 +543,9 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
         return -1;
       }
   }
-  int want = s->policy_kind == SK_POL_RANGE ? 1
-             : s->policy_kind == SK_POL_MDRANGE ? s->md_rank : 0;
+  int want = s->policy_kind == SK_POL_RANGE     ? 1
+             : s->policy_kind == SK_POL_MDRANGE ? s->md_rank
+                                                : 0;
   for (int d = 0; d < SK_MAXMD; d++) {
     const char *n = s->index[d];
     if (n && d >= want) {
@@ -575,9 +595,8 @@ int sk_jit_check(const sk_kspec *s, char *err, size_t errlen) {
     int na = count_args(p, k, n, &end);
     if (na < 0) continue; /* the compiler reports unbalanced parentheses */
     if (na != v->rank) {
-      sk_err(err, errlen,
-             SK_E_VIEW_RANK_BODY,
-             v->name, v->rank, na, na == 1 ? "ex" : "ices", line_of(p, b));
+      sk_err(err, errlen, SK_E_VIEW_RANK_BODY, v->name, v->rank, na,
+             na == 1 ? "ex" : "ices", line_of(p, b));
       return -1;
     }
   }
@@ -639,12 +658,12 @@ char *sk_body_atomic(const sk_kspec *s, int remote_only) {
     while (pb > 0 && (p[pb - 1] == ' ' || p[pb - 1] == '\t')) pb--;
     /* (not a '++' already taken by the previous rewrite: "x(0)+++x(1)"
      * is x(0)++ + x(1), found by fuzz_codegen) */
-    int pre = pb >= 2 && pb - 2 >= copied &&
-              (p[pb - 1] == '+' || p[pb - 1] == '-') && p[pb - 2] == p[pb - 1];
+    int pre = pb >= 2 && pb - 2 >= copied && (p[pb - 1] == '+' || p[pb - 1] == '-') &&
+              p[pb - 2] == p[pb - 1];
     size_t q = skip_ws(p, end, n);
     const char *fn = NULL;
     size_t rhs_b = 0, rhs_e = 0, stop = end;
-    const char *post = "";  /* prefix ++/--: the new value */
+    const char *post = ""; /* prefix ++/--: the new value */
     if (pre) {
       fn = p[pb - 1] == '+' ? "atomic_fetch_add" : "atomic_fetch_sub";
       post = p[pb - 1] == '+' ? " + 1" : " - 1";
@@ -653,9 +672,12 @@ char *sk_body_atomic(const sk_kspec *s, int remote_only) {
       fn = p[q] == '+' ? "atomic_fetch_add" : "atomic_fetch_sub";
       stop = q + 2;
     } else if (q + 1 < n && p[q + 1] == '=' &&
-               (p[q] == '+' || p[q] == '-' || p[q] == '&' || p[q] == '|' || p[q] == '^')) {
-      fn = p[q] == '+' ? "atomic_fetch_add" : p[q] == '-' ? "atomic_fetch_sub"
-           : p[q] == '&' ? "atomic_fetch_and" : p[q] == '|' ? "atomic_fetch_or"
+               (p[q] == '+' || p[q] == '-' || p[q] == '&' || p[q] == '|' ||
+                p[q] == '^')) {
+      fn = p[q] == '+'   ? "atomic_fetch_add"
+           : p[q] == '-' ? "atomic_fetch_sub"
+           : p[q] == '&' ? "atomic_fetch_and"
+           : p[q] == '|' ? "atomic_fetch_or"
                          : "atomic_fetch_xor";
       rhs_b = q + 2;
     } else if (q < n && p[q] == '=' && !(q + 1 < n && p[q + 1] == '=')) {
@@ -707,17 +729,28 @@ static int remote_cap(const sk_kspec *s, const char *p, size_t len) {
   return -1;
 }
 
-static const struct { const char *name; const char *op; int cas, vd; } ratomics[] = {
-  {"atomic_fetch_add", "SK_ROP_ADD", 0, 0}, {"atomic_fetch_add_combined", "SK_ROP_ADD", 0, 0},
-  {"atomic_fetch_sub", "SK_ROP_SUB", 0, 0},
-  {"atomic_fetch_min", "SK_ROP_MIN", 0, 0}, {"atomic_fetch_max", "SK_ROP_MAX", 0, 0},
-  {"atomic_fetch_and", "SK_ROP_AND", 0, 0}, {"atomic_fetch_or", "SK_ROP_OR", 0, 0},
-  {"atomic_fetch_xor", "SK_ROP_XOR", 0, 0}, {"atomic_exchange", "SK_ROP_XCHG", 0, 0},
-  {"atomic_cas", "SK_ROP_CAS", 1, 0},
-  {"atomic_add", "SK_ROP_ADD", 0, 1}, {"atomic_sub", "SK_ROP_SUB", 0, 1},
-  {"atomic_min", "SK_ROP_MIN", 0, 1}, {"atomic_max", "SK_ROP_MAX", 0, 1},
-  {"atomic_and", "SK_ROP_AND", 0, 1}, {"atomic_or", "SK_ROP_OR", 0, 1},
-  {"atomic_xor", "SK_ROP_XOR", 0, 1}, {NULL, NULL, 0, 0}};
+static const struct {
+  const char *name;
+  const char *op;
+  int cas, vd;
+} ratomics[] = {{"atomic_fetch_add", "SK_ROP_ADD", 0, 0},
+                {"atomic_fetch_add_combined", "SK_ROP_ADD", 0, 0},
+                {"atomic_fetch_sub", "SK_ROP_SUB", 0, 0},
+                {"atomic_fetch_min", "SK_ROP_MIN", 0, 0},
+                {"atomic_fetch_max", "SK_ROP_MAX", 0, 0},
+                {"atomic_fetch_and", "SK_ROP_AND", 0, 0},
+                {"atomic_fetch_or", "SK_ROP_OR", 0, 0},
+                {"atomic_fetch_xor", "SK_ROP_XOR", 0, 0},
+                {"atomic_exchange", "SK_ROP_XCHG", 0, 0},
+                {"atomic_cas", "SK_ROP_CAS", 1, 0},
+                {"atomic_add", "SK_ROP_ADD", 0, 1},
+                {"atomic_sub", "SK_ROP_SUB", 0, 1},
+                {"atomic_min", "SK_ROP_MIN", 0, 1},
+                {"atomic_max", "SK_ROP_MAX", 0, 1},
+                {"atomic_and", "SK_ROP_AND", 0, 1},
+                {"atomic_or", "SK_ROP_OR", 0, 1},
+                {"atomic_xor", "SK_ROP_XOR", 0, 1},
+                {NULL, NULL, 0, 0}};
 
 char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
   int any = 0;
@@ -756,8 +789,8 @@ char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
           p[comma] != ',')
         continue;
       sk_buf_add(&o, p + copied, fb - copied);
-      sk_buf_printf(&o, " (%ssk__%s_%s(sk__%s_at", ratomics[at].vd ? "(void)" : "",
-                    nm, ratomics[at].cas ? "C" : "F", nm);
+      sk_buf_printf(&o, " (%ssk__%s_%s(sk__%s_at", ratomics[at].vd ? "(void)" : "", nm,
+                    ratomics[at].cas ? "C" : "F", nm);
       sk_buf_add(&o, p + k, end - k);
       if (!ratomics[at].cas) sk_buf_printf(&o, ", %s", ratomics[at].op);
       sk_buf_puts(&o, ", ");
@@ -792,10 +825,8 @@ char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
     if (!op) continue;
     if (rhs_b && expr_end(p, rhs_b, n) >= n) continue;
     sk_buf_add(&o, p + copied, b - copied);
-    if (op == '=')
-      sk_buf_printf(&o, " (sk__%s_P(sk__%s_at", nm, nm);
-    else
-      sk_buf_printf(&o, " (sk__%s_U(sk__%s_at", nm, nm);
+    if (op == '=') sk_buf_printf(&o, " (sk__%s_P(sk__%s_at", nm, nm);
+    else sk_buf_printf(&o, " (sk__%s_U(sk__%s_at", nm, nm);
     sk_buf_add(&o, p + k, end - k);
     if (op != '=') sk_buf_printf(&o, ", '%c'", op);
     if (rhs_b) {

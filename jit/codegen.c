@@ -25,47 +25,43 @@
 /* -- reserved words ---------------------------------------------------- */
 static const char *const reserved[] = {
   /* C */
-  "auto", "break", "case", "char", "const", "continue", "default", "do",
-  "double", "else", "enum", "extern", "float", "for", "goto", "if",
-  "inline", "int", "long", "register", "restrict", "return", "short",
-  "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-  "unsigned", "void", "volatile", "while", "_Bool", "_Generic",
+  "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+  "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+  "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+  "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Generic",
   "_Alignof", "_Alignas", "_Static_assert", "_Noreturn", "_Thread_local",
   /* dialect */
-  "i", "j", "k", "acc", "final", "team", "bool", "true", "false", "NULL",
-  "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-  "uint32_t", "uint64_t", "size_t", "INFINITY", "NAN", "SPECK_FN",
-  "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR", "TEAM_REDUCE",
-  "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
-  "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST",
-  "team_scratch", "thread_scratch", "TEAM_SORT", "TEAM_SORT_KV", "umap_insert", "umap_find",
+  "i", "j", "k", "acc", "final", "team", "bool", "true", "false", "NULL", "int8_t",
+  "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+  "size_t", "INFINITY", "NAN", "SPECK_FN", "TEAM_FOR", "VECTOR_FOR", "TEAM_VECTOR_FOR",
+  "TEAM_REDUCE", "VECTOR_REDUCE", "TEAM_VECTOR_REDUCE", "TEAM_SCAN", "VECTOR_SCAN",
+  "team_barrier", "SINGLE_TEAM", "SINGLE_THREAD", "TEAM_BROADCAST", "team_scratch",
+  "thread_scratch", "TEAM_SORT", "TEAM_SORT_KV", "umap_insert", "umap_find",
   "umap_exists", "umap_capacity", "umap_valid_at", "umap_key", "umap_value",
-  "umap_inserted", "umap_existing", "umap_failed", "umap_slot", "atomic_add", "atomic_sub",
-  "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
+  "umap_inserted", "umap_existing", "umap_failed", "umap_slot", "atomic_add",
+  "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
   "atomic_exchange", "atomic_cas", "atomic_fetch_add", "atomic_fetch_add_combined",
-  "atomic_fetch_sub",
-  "atomic_fetch_min", "atomic_fetch_max", "atomic_fetch_and",
-  "atomic_fetch_or", "atomic_fetch_xor", "sqrt", "exp", "log", "pow",
-  "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan", "atan2",
-  "tanh", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "exp2",
-  "cbrt", "round", "trunc", "erf", "fmod", "hypot",
+  "atomic_fetch_sub", "atomic_fetch_min", "atomic_fetch_max", "atomic_fetch_and",
+  "atomic_fetch_or", "atomic_fetch_xor", "sqrt", "exp", "log", "pow", "fabs", "fmin",
+  "fmax", "floor", "ceil", "sin", "cos", "tan", "atan2", "tanh", "asin", "acos", "atan",
+  "sinh", "cosh", "log2", "log10", "exp2", "cbrt", "round", "trunc", "erf", "fmod",
+  "hypot",
   /* the task dialect (dialect/task.h) */
-  "future", "self", "task_spawn", "task_spawn_team", "task_respawn",
-  "when_all", "future_get", "future_is_null", "task_return", "pool_alloc",
-  "pool_free", "TASK_HIGH", "TASK_REGULAR", "TASK_LOW",
+  "future", "self", "task_spawn", "task_spawn_team", "task_respawn", "when_all",
+  "future_get", "future_is_null", "task_return", "pool_alloc", "pool_free", "TASK_HIGH",
+  "TASK_REGULAR", "TASK_LOW",
   /* names the dialect headers define or declare for their own use */
   "typeof", "malloc", "free", "sched_yield",
   /* C++ (NVRTC compiles the same body) and CUDA built-ins */
-  "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch",
-  "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return",
-  "co_yield", "compl", "concept", "const_cast", "consteval", "constexpr",
-  "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export",
-  "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-  "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
-  "reinterpret_cast", "requires", "static_assert", "static_cast",
-  "template", "this", "thread_local", "throw", "try", "typeid", "typename",
-  "using", "virtual", "wchar_t", "xor", "xor_eq", "threadIdx", "blockIdx",
-  "blockDim", "gridDim", "warpSize", NULL};
+  "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char16_t",
+  "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+  "const_cast", "consteval", "constexpr", "constinit", "decltype", "delete",
+  "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new",
+  "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+  "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast",
+  "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using",
+  "virtual", "wchar_t", "xor", "xor_eq", "threadIdx", "blockIdx", "blockDim", "gridDim",
+  "warpSize", NULL};
 
 int sk_codegen_reserved(const char *name) {
   for (int t = 0; reserved[t]; t++)
@@ -75,8 +71,8 @@ int sk_codegen_reserved(const char *name) {
   if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) return 1;
   /* the aggregate types' names: fad8, ens16, fad_add, ens_mul, ... */
   if (strncmp(name, "fad_", 4) == 0 || strncmp(name, "ens_", 4) == 0) return 1;
-  if ((strncmp(name, "fad", 3) == 0 || strncmp(name, "ens", 3) == 0) &&
-      name[3] >= '0' && name[3] <= '9')
+  if ((strncmp(name, "fad", 3) == 0 || strncmp(name, "ens", 3) == 0) && name[3] >= '0' &&
+      name[3] <= '9')
     return 1;
   /* i0..i5, acc0..acc99 */
   if (name[0] == 'i' && name[1] >= '0' && name[1] <= '9' && !name[2]) return 1;
@@ -89,15 +85,22 @@ int sk_codegen_reserved(const char *name) {
 }
 
 /* -- reducers ---------------------------------------------------------- */
-static const char *const int_max[SK_NDTYPE] = {
-  [SK_I64] = "9223372036854775807L", [SK_I32] = "2147483647",
-  [SK_I16] = "32767", [SK_I8] = "127",
-  [SK_U64] = "18446744073709551615UL", [SK_U32] = "4294967295U",
-  [SK_U8] = "255", [SK_BOOL] = "1"};
-static const char *const int_min[SK_NDTYPE] = {
-  [SK_I64] = "(-9223372036854775807L - 1)", [SK_I32] = "(-2147483647 - 1)",
-  [SK_I16] = "(-32768)", [SK_I8] = "(-128)", [SK_U64] = "0",
-  [SK_U32] = "0", [SK_U8] = "0", [SK_BOOL] = "0"};
+static const char *const int_max[SK_NDTYPE] = {[SK_I64] = "9223372036854775807L",
+                                               [SK_I32] = "2147483647",
+                                               [SK_I16] = "32767",
+                                               [SK_I8] = "127",
+                                               [SK_U64] = "18446744073709551615UL",
+                                               [SK_U32] = "4294967295U",
+                                               [SK_U8] = "255",
+                                               [SK_BOOL] = "1"};
+static const char *const int_min[SK_NDTYPE] = {[SK_I64] = "(-9223372036854775807L - 1)",
+                                               [SK_I32] = "(-2147483647 - 1)",
+                                               [SK_I16] = "(-32768)",
+                                               [SK_I8] = "(-128)",
+                                               [SK_U64] = "0",
+                                               [SK_U32] = "0",
+                                               [SK_U8] = "0",
+                                               [SK_BOOL] = "0"};
 
 /* identity of min / max for 'dtype' */
 static const char *id_min(int dt) {
@@ -117,23 +120,19 @@ static void red_type(sk_buf *b, const sk_reducer *r) {
   }
   switch (r->op) {
   case SK_RED_MINLOC:
-  case SK_RED_MAXLOC:
-    sk_buf_printf(b, "struct { %s val; int64_t loc; }", t);
-    break;
-  case SK_RED_MINMAX:
-    sk_buf_printf(b, "struct { %s min_val; %s max_val; }", t, t);
-    break;
-  default:
-    sk_buf_puts(b, t);
+  case SK_RED_MAXLOC: sk_buf_printf(b, "struct { %s val; int64_t loc; }", t); break;
+  case SK_RED_MINMAX: sk_buf_printf(b, "struct { %s min_val; %s max_val; }", t, t); break;
+  default: sk_buf_puts(b, t);
   }
 }
 
 /* statements setting 'D' (an lvalue of reducer r's type) to the identity */
 static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
   int dt = r->dtype;
-  if (r->agg) {   /* sum: every component 0 */
-    sk_buf_printf(b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] = 0;",
-                  sk_agg_width(r->agg, r->agg_n), d);
+  if (r->agg) { /* sum: every component 0 */
+    sk_buf_printf(
+      b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] = 0;",
+      sk_agg_width(r->agg, r->agg_n), d);
     return;
   }
   switch (r->op) {
@@ -143,37 +142,31 @@ static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
   case SK_RED_MAX: sk_buf_printf(b, "%s = %s;", d, id_max(dt)); break;
   case SK_RED_LAND: sk_buf_printf(b, "%s = 1;", d); break;
   case SK_RED_LOR: sk_buf_printf(b, "%s = 0;", d); break;
-  case SK_RED_BAND:
-    sk_buf_printf(b, "%s = %s;", d, dt == SK_BOOL ? "1" : "~0");
-    break;
+  case SK_RED_BAND: sk_buf_printf(b, "%s = %s;", d, dt == SK_BOOL ? "1" : "~0"); break;
   case SK_RED_BOR: sk_buf_printf(b, "%s = 0;", d); break;
   case SK_RED_MINLOC:
-    sk_buf_printf(b, "%s.val = %s; %s.loc = 9223372036854775807L;", d,
-                  id_min(dt), d);
+    sk_buf_printf(b, "%s.val = %s; %s.loc = 9223372036854775807L;", d, id_min(dt), d);
     break;
   case SK_RED_MAXLOC:
-    sk_buf_printf(b, "%s.val = %s; %s.loc = 9223372036854775807L;", d,
-                  id_max(dt), d);
+    sk_buf_printf(b, "%s.val = %s; %s.loc = 9223372036854775807L;", d, id_max(dt), d);
     break;
   case SK_RED_MINMAX:
-    sk_buf_printf(b, "%s.min_val = %s; %s.max_val = %s;", d, id_min(dt), d,
-                  id_max(dt));
+    sk_buf_printf(b, "%s.min_val = %s; %s.max_val = %s;", d, id_min(dt), d, id_max(dt));
     break;
   case SK_RED_CUSTOM:
     sk_buf_printf(b, "{ ");
     red_type(b, r);
-    sk_buf_printf(b, " acc = 0;\n#line 1 \"init\"\n%s\n; %s = acc; }", r->init,
-                  d);
+    sk_buf_printf(b, " acc = 0;\n#line 1 \"init\"\n%s\n; %s = acc; }", r->init, d);
     break;
   }
 }
 
 /* statements joining 'S' into 'D' (lvalues of reducer r's type) */
-static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
-                     const char *s) {
-  if (r->agg) {   /* sum: component by component */
-    sk_buf_printf(b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] += "
-                     "((const double *)&(%s))[sk__c];",
+static void red_join(sk_buf *b, const sk_reducer *r, const char *d, const char *s) {
+  if (r->agg) { /* sum: component by component */
+    sk_buf_printf(b,
+                  "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] += "
+                  "((const double *)&(%s))[sk__c];",
                   sk_agg_width(r->agg, r->agg_n), d, s);
     return;
   }
@@ -206,8 +199,7 @@ static void red_join(sk_buf *b, const sk_reducer *r, const char *d,
     red_type(b, r);
     sk_buf_printf(b, " dst = %s; ", d);
     red_type(b, r);
-    sk_buf_printf(b, " src = %s;\n#line 1 \"join\"\n%s\n; %s = dst; }", s,
-                  r->join, d);
+    sk_buf_printf(b, " src = %s;\n#line 1 \"join\"\n%s\n; %s = dst; }", s, r->join, d);
     break;
   }
 }
@@ -230,10 +222,11 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, const sk_jit_target *t) {
   for (int r = 0; r < s->nred; r++) sk_buf_printf(b, " sk__r%d_t v%d;", r, r);
   sk_buf_puts(b, " } sk__acc_t;\n");
   if (rq)
-    sk_buf_printf(b, "struct sk__R {\n  typedef sk__acc_t T;\n"
-                     "  %s void init(sk__acc_t *sk__a) {\n", rq);
-  else
-    sk_buf_puts(b, "void sk__init(void *sk__p) {\n  sk__acc_t *sk__a = sk__p;\n");
+    sk_buf_printf(b,
+                  "struct sk__R {\n  typedef sk__acc_t T;\n"
+                  "  %s void init(sk__acc_t *sk__a) {\n",
+                  rq);
+  else sk_buf_puts(b, "void sk__init(void *sk__p) {\n  sk__acc_t *sk__a = sk__p;\n");
   char d[32], sv[32];
   for (int r = 0; r < s->nred; r++) {
     snprintf(d, sizeof d, "sk__a->v%d", r);
@@ -242,8 +235,10 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, const sk_jit_target *t) {
     sk_buf_puts(b, "\n");
   }
   if (rq)
-    sk_buf_printf(b, "  }\n  %s void join(sk__acc_t *sk__d, "
-                     "const sk__acc_t *sk__s) {\n", rq);
+    sk_buf_printf(b,
+                  "  }\n  %s void join(sk__acc_t *sk__d, "
+                  "const sk__acc_t *sk__s) {\n",
+                  rq);
   else
     sk_buf_puts(b, "}\nvoid sk__join(void *sk__dp, const void *sk__sp) {\n"
                    "  sk__acc_t *sk__d = sk__dp;\n"
@@ -261,8 +256,7 @@ void sk_codegen_acc(sk_buf *b, const sk_kspec *s, const sk_jit_target *t) {
   }
   sk_buf_puts(b, "}\nlong sk__layout(long *sk__off) {\n");
   for (int r = 0; r < s->nred; r++)
-    sk_buf_printf(b, "  sk__off[%d] = (long)(char *)&((sk__acc_t *)0)->v%d;\n",
-                  r, r);
+    sk_buf_printf(b, "  sk__off[%d] = (long)(char *)&((sk__acc_t *)0)->v%d;\n", r, r);
   sk_buf_puts(b, "  return (long)sizeof(sk__acc_t);\n}\n");
 }
 
@@ -277,15 +271,14 @@ const char *sk_cg_slot(int dt) {
   case SK_I8: return "i8";
   case SK_U64: return "u64";
   case SK_U32: return "u32";
-  default: return "u8";   /* uint8, bool */
+  default: return "u8"; /* uint8, bool */
   }
 }
 
 /* -- view element access ---------------------------------------------- */
 static int unit_dim(const sk_capture *k, int d) {
-  if (k->agg) return 0;   /* the components are the unit-stride dimension */
-  return (k->layout == SK_RIGHT && d == k->rank - 1) ||
-         (k->layout == SK_LEFT && d == 0);
+  if (k->agg) return 0; /* the components are the unit-stride dimension */
+  return (k->layout == SK_RIGHT && d == k->rank - 1) || (k->layout == SK_LEFT && d == 0);
 }
 
 /* Tiled views: the offset function of capture 'k', at file scope, with the
@@ -317,8 +310,8 @@ void sk_cg_tile_fn(sk_buf *b, const sk_capture *k, const char *qual) {
 void sk_cg_strides(sk_buf *b, const sk_capture *k) {
   for (int d = 0; d < k->rank; d++)
     if (!unit_dim(k, d))
-      sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", k->name,
-                    d, k->name, d);
+      sk_buf_printf(b, "  const sk_i64 sk__%s_s%d = %s.stride[%d];\n", k->name, d,
+                    k->name, d);
 }
 
 /* The element offset of the access macro's arguments sk__a0.. as terms
@@ -331,10 +324,9 @@ void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
   for (int d = 0; d < r; d++) {
     if (oob)
       snprintf(idx[d], sizeof idx[d],
-               "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, %s)", d, n, d,
-               c, d, oob);
-    else
-      snprintf(idx[d], sizeof idx[d], "(sk_i64)(sk__a%d)", d);
+               "sk__bc((sk_i64)(sk__a%d), %s.extent[%d], %d, %d, %s)", d, n, d, c, d,
+               oob);
+    else snprintf(idx[d], sizeof idx[d], "(sk_i64)(sk__a%d)", d);
   }
   if (tiled) {
     sk_buf_printf(b, " + sk__%s_at(", n);
@@ -344,10 +336,8 @@ void sk_cg_offset(sk_buf *b, const sk_capture *k, int c, const char *oob) {
     return;
   }
   for (int d = 0; d < r; d++) {
-    if (unit_dim(k, d))
-      sk_buf_printf(b, " + %s", idx[d]);
-    else
-      sk_buf_printf(b, " + %s * sk__%s_s%d", idx[d], n, d);
+    if (unit_dim(k, d)) sk_buf_printf(b, " + %s", idx[d]);
+    else sk_buf_printf(b, " + %s * sk__%s_s%d", idx[d], n, d);
   }
 }
 
@@ -381,8 +371,9 @@ void sk_cg_remote_upd(sk_buf *b, const sk_capture *k, const char *ctx) {
     sk_buf_puts(b, "  case '%': x = x % v; break;\n  case '&': x = x & v; break;\n"
                    "  case '|': x = x | v; break;\n  case '^': x = x ^ v; break;\n"
                    "  case '<': x = x << v; break;\n  case '>': x = x >> v; break;\n");
-  sk_buf_printf(b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, %s);\n}\n",
-                k->name, ctx);
+  sk_buf_printf(
+    b, "  default: break;\n  }\n  return sk__%s_put(w, l, lo, n, g, x, %s);\n}\n",
+    k->name, ctx);
 }
 
 /* A remote view's locals (its window, local part and range, the global
@@ -392,34 +383,43 @@ void sk_cg_remote_upd(sk_buf *b, const sk_capture *k, const char *ctx) {
  * CUDA kernel's bounds record), which both generators define with the
  * same parameters: get(w, l, lo, n, g, ctx), put(.., g, v, ctx),
  * upd(.., g, op, v, ctx), fop(w, g, op, a, e, ctx). */
-void sk_cg_remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k,
-                         int c, const char *ctx) {
+void sk_cg_remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c,
+                         const char *ctx) {
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   int r = k->rank;
-  sk_buf_printf(b,
+  sk_buf_printf(
+    b,
     "  const sk_rwin *sk__%s_w = (const sk_rwin *)sk__args[%d].v.handle;\n"
     "  %s *sk__%s_l = (%s *)sk__%s_w->local;\n"
     "  const sk_i64 sk__%s_lo = sk__%s_w->lo, sk__%s_n = sk__%s_w->nloc;\n"
     "  const sk_i64 sk__%s_g0 = ((const char *)%s.data - sk__%s_w->vbase) / sk__%s_w->esize;\n",
     n, c, T, n, T, n, n, n, n, n, n, n, n, n);
   sk_cg_strides(b, k);
-  sk_buf_printf(b, "  (void)%s; (void)sk__%s_l; (void)sk__%s_lo; (void)sk__%s_n;\n",
-                n, n, n, n);
+  sk_buf_printf(b, "  (void)%s; (void)sk__%s_l; (void)sk__%s_lo; (void)sk__%s_n;\n", n, n,
+                n, n);
   sk_buf_printf(b, "#define sk__%s_at(", n);
   for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
   sk_buf_printf(b, ") (sk__%s_g0", n);
   sk_cg_offset(b, k, c, s->bounds ? ctx : NULL);
   sk_buf_puts(b, ")\n");
-  sk_buf_printf(b, "#define %s(...) sk__%s_get(sk__%s_w, sk__%s_l, sk__%s_lo, "
-                "sk__%s_n, sk__%s_at(__VA_ARGS__), %s)\n", n, n, n, n, n, n, n, ctx);
-  sk_buf_printf(b, "#define sk__%s_P(g, v) sk__%s_put(sk__%s_w, sk__%s_l, sk__%s_lo, "
-                "sk__%s_n, g, v, %s)\n", n, n, n, n, n, n, ctx);
-  sk_buf_printf(b, "#define sk__%s_U(g, o, v) sk__%s_upd(sk__%s_w, sk__%s_l, "
-                "sk__%s_lo, sk__%s_n, g, o, v, %s)\n", n, n, n, n, n, n, ctx);
-  sk_buf_printf(b, "#define sk__%s_F(g, o, v) sk__%s_fop(sk__%s_w, g, o, v, 0, %s)\n",
+  sk_buf_printf(b,
+                "#define %s(...) sk__%s_get(sk__%s_w, sk__%s_l, sk__%s_lo, "
+                "sk__%s_n, sk__%s_at(__VA_ARGS__), %s)\n",
+                n, n, n, n, n, n, n, ctx);
+  sk_buf_printf(b,
+                "#define sk__%s_P(g, v) sk__%s_put(sk__%s_w, sk__%s_l, sk__%s_lo, "
+                "sk__%s_n, g, v, %s)\n",
+                n, n, n, n, n, n, ctx);
+  sk_buf_printf(b,
+                "#define sk__%s_U(g, o, v) sk__%s_upd(sk__%s_w, sk__%s_l, "
+                "sk__%s_lo, sk__%s_n, g, o, v, %s)\n",
+                n, n, n, n, n, n, ctx);
+  sk_buf_printf(b, "#define sk__%s_F(g, o, v) sk__%s_fop(sk__%s_w, g, o, v, 0, %s)\n", n,
+                n, n, ctx);
+  sk_buf_printf(b,
+                "#define sk__%s_C(g, e, d) sk__%s_fop(sk__%s_w, g, SK_ROP_CAS, e, d, "
+                "%s)\n",
                 n, n, n, ctx);
-  sk_buf_printf(b, "#define sk__%s_C(g, e, d) sk__%s_fop(sk__%s_w, g, SK_ROP_CAS, e, d, "
-                "%s)\n", n, n, n, ctx);
 }
 
 /* -- the kernel's pieces ------------------------------------------------ */
@@ -429,8 +429,8 @@ static const char *const md_default[3] = {"i", "j", "k"};
  * item" (a jump to 'label'), '#line' directives so messages name body
  * lines, the closing brace on the body's last line (a missing ';' there is
  * reported on that line). 'atomic': rewrite updates of atomic views. */
-void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent,
-                const char *label, int atomic) {
+void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent, const char *label,
+                int atomic) {
   sk_buf_printf(b, "%s{\n#define return goto %s;\n#line 1 \"body\"\n", indent, label);
   char *rewritten = atomic ? sk_body_atomic(s, atomic == 2) : NULL;
   char *remote = sk_body_remote(s, rewritten ? rewritten : s->body,
@@ -447,19 +447,19 @@ void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent,
   }
   int lines = 1;
   for (size_t q = 0; q + 1 < s->body_len; q++) lines += s->body[q] == '\n';
-  sk_buf_printf(b, "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n"
-                "%s%s:;\n", lines, indent, indent, label);
+  sk_buf_printf(b,
+                "\n#undef return\n#line %d \"body\"\n%s}\n#line 1 \"generated\"\n"
+                "%s%s:;\n",
+                lines, indent, indent, label);
 }
 
 void sk_cg_index_alias(sk_buf *b, const sk_kspec *s, int d, const char *var,
                        const char *indent) {
   const char *name = s->index[d];
   if (!name && s->policy_kind == SK_POL_RANGE && d == 0) name = "i";
-  if (!name && s->policy_kind == SK_POL_MDRANGE && s->md_rank <= 3)
-    name = md_default[d];
+  if (!name && s->policy_kind == SK_POL_MDRANGE && s->md_rank <= 3) name = md_default[d];
   if (name && strcmp(name, var) != 0)
-    sk_buf_printf(b, "%sconst sk_i64 %s = %s; (void)%s;\n", indent, name, var,
-                  name);
+    sk_buf_printf(b, "%sconst sk_i64 %s = %s; (void)%s;\n", indent, name, var, name);
 }
 
 /* The first line of a generated source: a comment naming the kernel.

@@ -47,7 +47,7 @@ void sk_cg_dialect(struct sk_buf *b, const struct sk_jit_target *t);
 void sk_cg_prelude(struct sk_buf *b, const sk_kspec *s);
 /* the finished source (malloc'd), or NULL with the message */
 char *sk_cg_take(struct sk_buf *b, char *err, size_t errlen);
-const char *sk_cg_slot(int dtype);                        /* sk_slot member */
+const char *sk_cg_slot(int dtype); /* sk_slot member */
 /* the accumulator type with its identity and join: host C functions
  * (sk__init, sk__join, sk__layout), or the reducer type sk__R of a
  * target with 'acc_qual' */
@@ -63,10 +63,10 @@ void sk_cg_offset(struct sk_buf *b, const sk_capture *k, int c, const char *oob)
 /* a remote view's compound update after its first lines, and its locals
  * and macros; 'ctx' the helpers' last argument */
 void sk_cg_remote_upd(struct sk_buf *b, const sk_capture *k, const char *ctx);
-void sk_cg_remote_unpack(struct sk_buf *b, const sk_kspec *s, const sk_capture *k,
-                         int c, const char *ctx);
-void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d,
-                       const char *var, const char *indent);
+void sk_cg_remote_unpack(struct sk_buf *b, const sk_kspec *s, const sk_capture *k, int c,
+                         const char *ctx);
+void sk_cg_index_alias(struct sk_buf *b, const sk_kspec *s, int d, const char *var,
+                       const char *indent);
 /* 'atomic': 0 leave updates as written, 1 rewrite those of every atomic
  * view, 2 of remote atomic views only (sk_body_atomic) */
 void sk_cg_body(struct sk_buf *b, const sk_kspec *s, const char *indent,

@@ -40,8 +40,8 @@
 #include "target.h"
 
 /* the CUDA dialect (build/gen/dialect.c, as dialect_src.h's headers) */
-extern const char sk_dialect_cuda_h[];        /* dialect/cuda.h */
-extern const char sk_dialect_task_cuda_h[];   /* dialect/task_cuda.h (after cuda.h) */
+extern const char sk_dialect_cuda_h[];      /* dialect/cuda.h */
+extern const char sk_dialect_task_cuda_h[]; /* dialect/task_cuda.h (after cuda.h) */
 extern const sk_jit_target sk_jit_target_cuda;
 
 /* MDRange thread order: dimension 0 fastest (coalesced for layout left,
@@ -74,32 +74,35 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   const char *F = "static __device__ __forceinline__";
   char args[160];
-  snprintf(args, sizeof args, "const sk_rwin *w, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g", T);
-  sk_buf_printf(b,
+  snprintf(args, sizeof args, "const sk_rwin *w, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g",
+           T);
+  sk_buf_printf(
+    b,
     "static __device__ __noinline__ %s *sk__%s_far(const sk_rwin *w, sk_i64 g, sk_oob *o) {\n"
     "  if ((sk_u64)g >= (sk_u64)w->total) { sk__bc(g, w->total, %d, -1, o); return 0; }\n"
     "  const sk_i64 r = g / w->chunk;\n"
     "  return (%s *)w->peer[r] + (g - r * w->chunk);\n}\n",
     T, n, c, T);
   sk_buf_printf(b,
-    "%s %s sk__%s_get(%s, sk_oob *o) {\n"
-    "  const sk_i64 k = g - lo;\n"
-    "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
-    "  const %s *p = sk__%s_far(w, g, o);\n  return p ? *p : (%s)0;\n}\n",
-    F, T, n, args, T, n, T);
+                "%s %s sk__%s_get(%s, sk_oob *o) {\n"
+                "  const sk_i64 k = g - lo;\n"
+                "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
+                "  const %s *p = sk__%s_far(w, g, o);\n  return p ? *p : (%s)0;\n}\n",
+                F, T, n, args, T, n, T);
   sk_buf_printf(b,
-    "%s %s sk__%s_put(%s, %s v, sk_oob *o) {\n"
-    "  const sk_i64 k = g - lo;\n"
-    "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
-    "  %s *p = sk__%s_far(w, g, o);\n  if (p) *p = v;\n  return v;\n}\n",
-    F, T, n, args, T, T, n);
+                "%s %s sk__%s_put(%s, %s v, sk_oob *o) {\n"
+                "  const sk_i64 k = g - lo;\n"
+                "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
+                "  %s *p = sk__%s_far(w, g, o);\n  if (p) *p = v;\n  return v;\n}\n",
+                F, T, n, args, T, T, n);
   int fl = sk_dtypes[k->dtype].is_float;
   sk_buf_printf(b,
-    "%s %s sk__%s_upd(%s, int op, %s v, sk_oob *o) {\n"
-    "  %s x = sk__%s_get(w, l, lo, n, g, o);\n",
-    F, T, n, args, T, T, n);
+                "%s %s sk__%s_upd(%s, int op, %s v, sk_oob *o) {\n"
+                "  %s x = sk__%s_get(w, l, lo, n, g, o);\n",
+                F, T, n, args, T, T, n);
   sk_cg_remote_upd(b, k, "o");
-  sk_buf_printf(b,
+  sk_buf_printf(
+    b,
     "%s %s sk__%s_fop(const sk_rwin *w, sk_i64 g, int op, %s a, %s e, sk_oob *o) {\n"
     "  const sk_i64 k = g - w->lo;\n"
     "  %s *p = (sk_u64)k < (sk_u64)w->nloc ? (%s *)w->local + k : sk__%s_far(w, g, o);\n"
@@ -166,8 +169,8 @@ static int read_only(const sk_kspec *s, const char *n) {
     if (r >= end) continue;
     if (r[0] == '=' && (r + 1 >= end || r[1] != '=')) return 0;
     if (r + 1 < end && r[1] == '=' && strchr("+-*/%&|^", r[0])) return 0;
-    if (r + 2 < end && r[2] == '=' && ((r[0] == '<' && r[1] == '<') ||
-                                       (r[0] == '>' && r[1] == '>')))
+    if (r + 2 < end && r[2] == '=' &&
+        ((r[0] == '<' && r[1] == '<') || (r[0] == '>' && r[1] == '>')))
       return 0;
     if (r + 1 < end && ((r[0] == '+' && r[1] == '+') || (r[0] == '-' && r[1] == '-')))
       return 0;
@@ -184,25 +187,24 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     const sk_dtype_info *t = &sk_dtypes[k->dtype];
     const char *n = k->name;
     if (k->kind == SK_CAP_SCALAR) {
-      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s; (void)%s;\n",
-                    t->ctype, n, t->ctype, c, sk_cg_slot(k->dtype), n);
+      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s; (void)%s;\n", t->ctype, n,
+                    t->ctype, c, sk_cg_slot(k->dtype), n);
       continue;
     }
     int r = k->rank;
     int atomic = (k->traits & SK_TRAIT_ATOMIC) != 0;
     int ro = !atomic && (k->traits & SK_TRAIT_RANDOM) != 0;
     int cst = ro || (!atomic && !k->alias && read_only(s, n));
-    if (k->agg) atomic = ro = cst = 0;   /* element structs: plain access */
+    if (k->agg) atomic = ro = cst = 0; /* element structs: plain access */
     const char *rs = k->alias ? "" : "__restrict__ ";
-    sk_buf_printf(b,
-                  "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
+    sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);
     if (sk_space_remote(k->space)) {
       sk_cg_remote_unpack(b, s, k, c, "sk__C.oob");
       continue;
     }
-    sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", cst ? "const " : "",
-                  t->ctype, rs, n, n);
+    sk_buf_printf(b, "  %s%s *%ssk__%s_d = %s.data;\n", cst ? "const " : "", t->ctype, rs,
+                  n, n);
     sk_cg_strides(b, k);
     sk_buf_printf(b, "  (void)%s; (void)sk__%s_d;\n", n, n);
     sk_buf_printf(b, "#define %s(", n);
@@ -215,12 +217,9 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
       sk_buf_puts(b, "])\n");
       continue;
     }
-    if (atomic)
-      sk_buf_printf(b, ") (sk__aref<%s>{&sk__%s_d[0", t->ctype, n);
-    else if (ro)
-      sk_buf_printf(b, ") (sk__ldg(&sk__%s_d[0", n);
-    else
-      sk_buf_printf(b, ") (sk__%s_d[0", n);
+    if (atomic) sk_buf_printf(b, ") (sk__aref<%s>{&sk__%s_d[0", t->ctype, n);
+    else if (ro) sk_buf_printf(b, ") (sk__ldg(&sk__%s_d[0", n);
+    else sk_buf_printf(b, ") (sk__%s_d[0", n);
     sk_cg_offset(b, k, c, s->bounds ? "sk__C.oob" : NULL);
     sk_buf_puts(b, atomic ? "]})\n" : ro ? "]))\n" : "])\n");
   }
@@ -287,8 +286,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                 "  sk_i64 sk__nz = 1;\n",
                 p[0], p[0], p[1], p[1]);
   for (int q = 2; q < R; q++)
-    sk_buf_printf(b, "  sk__nz *= sk__C.md_hi[%d] - sk__C.md_lo[%d];\n", p[q],
-                  p[q]);
+    sk_buf_printf(b, "  sk__nz *= sk__C.md_hi[%d] - sk__C.md_lo[%d];\n", p[q], p[q]);
   /* parallel_for: one thread per index (fewer registers than the loops;
    * the back end launches more than once past the grid's y/z limits) */
   int once = s->pattern == SK_FOR;
@@ -301,10 +299,9 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                 "threadIdx.z;\n"
                 "  if (sk__x < sk__nx && sk__y < sk__ny && sk__z < sk__nz) {\n");
   else
-    sk_buf_puts(b,
-              "  for (sk_i64 sk__z = (sk_i64)blockIdx.z * blockDim.z + "
-              "threadIdx.z; sk__z < sk__nz; sk__z += (sk_i64)gridDim.z * "
-              "blockDim.z) {\n");
+    sk_buf_puts(b, "  for (sk_i64 sk__z = (sk_i64)blockIdx.z * blockDim.z + "
+                   "threadIdx.z; sk__z < sk__nz; sk__z += (sk_i64)gridDim.z * "
+                   "blockDim.z) {\n");
   if (R > 2) sk_buf_puts(b, "    sk_i64 sk__r = sk__z;\n");
   for (int q = 2; q < R; q++) {
     int d = p[q];
@@ -314,9 +311,7 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                     "(sk__C.md_hi[%d] - sk__C.md_lo[%d]);\n"
                     "    sk__r /= sk__C.md_hi[%d] - sk__C.md_lo[%d];\n",
                     d, d, d, d, d, d);
-    else
-      sk_buf_printf(b, "    const sk_i64 i%d = sk__C.md_lo[%d] + sk__r;\n", d,
-                    d);
+    else sk_buf_printf(b, "    const sk_i64 i%d = sk__C.md_lo[%d] + sk__r;\n", d, d);
   }
   if (once)
     sk_buf_printf(b,
@@ -325,15 +320,15 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
                   p[1], p[1], p[0], p[0]);
   else
     sk_buf_printf(b,
-                "    for (sk_i64 sk__y = (sk_i64)blockIdx.y * blockDim.y + "
-                "threadIdx.y; sk__y < sk__ny; sk__y += (sk_i64)gridDim.y * "
-                "blockDim.y) {\n"
-                "      const sk_i64 i%d = sk__C.md_lo[%d] + sk__y;\n"
-                "      for (sk_i64 sk__x = (sk_i64)blockIdx.x * blockDim.x + "
-                "threadIdx.x; sk__x < sk__nx; sk__x += (sk_i64)gridDim.x * "
-                "blockDim.x) {\n"
-                "        const sk_i64 i%d = sk__C.md_lo[%d] + sk__x;\n",
-                p[1], p[1], p[0], p[0]);
+                  "    for (sk_i64 sk__y = (sk_i64)blockIdx.y * blockDim.y + "
+                  "threadIdx.y; sk__y < sk__ny; sk__y += (sk_i64)gridDim.y * "
+                  "blockDim.y) {\n"
+                  "      const sk_i64 i%d = sk__C.md_lo[%d] + sk__y;\n"
+                  "      for (sk_i64 sk__x = (sk_i64)blockIdx.x * blockDim.x + "
+                  "threadIdx.x; sk__x < sk__nx; sk__x += (sk_i64)gridDim.x * "
+                  "blockDim.x) {\n"
+                  "        const sk_i64 i%d = sk__C.md_lo[%d] + sk__x;\n",
+                  p[1], p[1], p[0], p[0]);
   for (int d = 0; d < R; d++) {
     char var[16];
     snprintf(var, sizeof var, "i%d", d);
@@ -347,44 +342,44 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
 /* TeamPolicy: see cuda.h for the mapping. */
 static void gen_team(sk_buf *b, const sk_kspec *s) {
   sk_buf_puts(
-      b,
-      "  extern __shared__ __align__(64) char sk__smem[];\n"
-      "  const int sk__tpb = sk__C.teams_per_block;\n"
-      "  const int sk__tz = (int)threadIdx.z;\n"
-      "  const int sk__tsz = (int)(blockDim.x * blockDim.y);\n"
-      "  sk__team_t team;\n"
-      "  team.league_size = sk__C.e;\n"
-      "  team.team_rank = (int)threadIdx.y;\n"
-      "  team.team_size = (int)blockDim.y;\n"
-      "  team.vector_length = (int)blockDim.x;\n"
-      "  team.lane = (int)threadIdx.x;\n"
-      "  team.mask = sk__tpb == 1 ? 0u : sk__tsz >= 32 ? 0xffffffffu : "
-      "((1u << sk__tsz) - 1u) << ((sk__tsz * sk__tz) & 31);\n"
-      "  {\n"
-      "    char *sk__t0 = sk__smem + sk__tz * sk__C.smem_team_bytes;\n"
-      "    const sk_i64 sk__sh = ((sk_i64)sk__tsz * SK__SLOT + 63) & ~63L;\n"
-      "    const sk_i64 sk__u0 = (sk__C.scratch_team[0] + 63) & ~63L;\n"
-      "    const sk_i64 sk__h0 = (sk__C.scratch_thread[0] + 63) & ~63L;\n"
-      "    const sk_i64 sk__u1 = (sk__C.scratch_team[1] + 63) & ~63L;\n"
-      "    const sk_i64 sk__h1 = (sk__C.scratch_thread[1] + 63) & ~63L;\n"
-      "    char *sk__t1 = sk__C.l1_pool ? sk__C.l1_pool + ((sk_i64)blockIdx.x "
-      "* sk__tpb + sk__tz) * sk__C.l1_team_bytes : (char *)0;\n"
-      "    team.shared = sk__t0;\n"
-      "    team.scr[0] = sk__t0 + sk__sh;\n"
-      "    team.tscr[0] = sk__t0 + sk__sh + sk__u0 + team.team_rank * sk__h0;\n"
-      "    team.scr[1] = sk__t1;\n"
-      "    team.tscr[1] = sk__t1 ? sk__t1 + sk__u1 + team.team_rank * sk__h1 "
-      ": (char *)0;\n"
-      "    for (int sk__l = 0; sk__l < 2; sk__l++) {\n"
-      "      team.scr_bytes[sk__l] = sk__C.scratch_team[sk__l];\n"
-      "      team.tscr_bytes[sk__l] = sk__C.scratch_thread[sk__l];\n"
-      "    }\n"
-      "    team.flag = sk__C.flag;\n"
-      "  }\n"
-      "  SK__ROLLED for (sk_i64 sk__lr = (sk_i64)blockIdx.x * sk__tpb + sk__tz; sk__lr < "
-      "sk__C.e; sk__lr += (sk_i64)gridDim.x * sk__tpb) {\n"
-      "    team.league_rank = sk__lr;\n"
-      "    team.off[0] = team.off[1] = team.toff[0] = team.toff[1] = 0;\n");
+    b,
+    "  extern __shared__ __align__(64) char sk__smem[];\n"
+    "  const int sk__tpb = sk__C.teams_per_block;\n"
+    "  const int sk__tz = (int)threadIdx.z;\n"
+    "  const int sk__tsz = (int)(blockDim.x * blockDim.y);\n"
+    "  sk__team_t team;\n"
+    "  team.league_size = sk__C.e;\n"
+    "  team.team_rank = (int)threadIdx.y;\n"
+    "  team.team_size = (int)blockDim.y;\n"
+    "  team.vector_length = (int)blockDim.x;\n"
+    "  team.lane = (int)threadIdx.x;\n"
+    "  team.mask = sk__tpb == 1 ? 0u : sk__tsz >= 32 ? 0xffffffffu : "
+    "((1u << sk__tsz) - 1u) << ((sk__tsz * sk__tz) & 31);\n"
+    "  {\n"
+    "    char *sk__t0 = sk__smem + sk__tz * sk__C.smem_team_bytes;\n"
+    "    const sk_i64 sk__sh = ((sk_i64)sk__tsz * SK__SLOT + 63) & ~63L;\n"
+    "    const sk_i64 sk__u0 = (sk__C.scratch_team[0] + 63) & ~63L;\n"
+    "    const sk_i64 sk__h0 = (sk__C.scratch_thread[0] + 63) & ~63L;\n"
+    "    const sk_i64 sk__u1 = (sk__C.scratch_team[1] + 63) & ~63L;\n"
+    "    const sk_i64 sk__h1 = (sk__C.scratch_thread[1] + 63) & ~63L;\n"
+    "    char *sk__t1 = sk__C.l1_pool ? sk__C.l1_pool + ((sk_i64)blockIdx.x "
+    "* sk__tpb + sk__tz) * sk__C.l1_team_bytes : (char *)0;\n"
+    "    team.shared = sk__t0;\n"
+    "    team.scr[0] = sk__t0 + sk__sh;\n"
+    "    team.tscr[0] = sk__t0 + sk__sh + sk__u0 + team.team_rank * sk__h0;\n"
+    "    team.scr[1] = sk__t1;\n"
+    "    team.tscr[1] = sk__t1 ? sk__t1 + sk__u1 + team.team_rank * sk__h1 "
+    ": (char *)0;\n"
+    "    for (int sk__l = 0; sk__l < 2; sk__l++) {\n"
+    "      team.scr_bytes[sk__l] = sk__C.scratch_team[sk__l];\n"
+    "      team.tscr_bytes[sk__l] = sk__C.scratch_thread[sk__l];\n"
+    "    }\n"
+    "    team.flag = sk__C.flag;\n"
+    "  }\n"
+    "  SK__ROLLED for (sk_i64 sk__lr = (sk_i64)blockIdx.x * sk__tpb + sk__tz; sk__lr < "
+    "sk__C.e; sk__lr += (sk_i64)gridDim.x * sk__tpb) {\n"
+    "    team.league_rank = sk__lr;\n"
+    "    team.off[0] = team.off[1] = team.toff[0] = team.toff[1] = 0;\n");
   gen_body(b, s, "    ");
   /* members do not lap one another between league ranks when the body
    * uses scratch (the next rank's loads would overwrite this one's) */
@@ -395,59 +390,55 @@ static void gen_team(sk_buf *b, const sk_kspec *s) {
 
 /* Range scan, both passes in one kernel (sk__C.pass). */
 static void gen_scan(sk_buf *b, const sk_kspec *s) {
-  sk_buf_puts(
-      b,
-      "  __shared__ sk__acc_t sk__ws[32];\n"
-      "  const int sk__t = sk__tid(), sk__nt = sk__nthreads();\n"
-      "  const sk_i64 sk__cb = sk__C.b + (sk_i64)blockIdx.x * sk__C.chunk;\n"
-      "  const sk_i64 sk__ce = sk__cb + sk__C.chunk < sk__C.e ? sk__cb + "
-      "sk__C.chunk : sk__C.e;\n"
-      "  sk__acc_t sk__acc;\n"
-      "  if (sk__C.pass == 0) {\n"
-      "    sk__R::init(&sk__acc);\n");
+  sk_buf_puts(b, "  __shared__ sk__acc_t sk__ws[32];\n"
+                 "  const int sk__t = sk__tid(), sk__nt = sk__nthreads();\n"
+                 "  const sk_i64 sk__cb = sk__C.b + (sk_i64)blockIdx.x * sk__C.chunk;\n"
+                 "  const sk_i64 sk__ce = sk__cb + sk__C.chunk < sk__C.e ? sk__cb + "
+                 "sk__C.chunk : sk__C.e;\n"
+                 "  sk__acc_t sk__acc;\n"
+                 "  if (sk__C.pass == 0) {\n"
+                 "    sk__R::init(&sk__acc);\n");
   gen_acc_locals(b, s, "    ");
-  sk_buf_puts(b,
-              "    const bool final = false; (void)final;\n"
-              "    SK__ROLLED for (sk_i64 i0 = sk__cb + sk__t; i0 < sk__ce; i0 += sk__nt) "
-              "{\n");
+  sk_buf_puts(
+    b, "    const bool final = false; (void)final;\n"
+       "    SK__ROLLED for (sk_i64 i0 = sk__cb + sk__t; i0 < sk__ce; i0 += sk__nt) "
+       "{\n");
   sk_cg_index_alias(b, s, 0, "i0", "      ");
   gen_body(b, s, "      ");
   sk_buf_puts(b, "    }\n");
   gen_acc_store(b, s, "    ");
   sk_buf_puts(
-      b,
-      "    sk__block_reduce<sk__R>(sk__acc, sk__ws);\n"
-      "    if (sk__t == 0) ((sk__acc_t *)sk__C.partial)[blockIdx.x] = sk__acc;\n"
-      "    return;\n"
-      "  }\n"
-      "  sk__acc_t sk__run = sk__block_prefix<sk__R>(sk__C, blockIdx.x, sk__ws);\n"
-      "  SK__ROLLED for (sk_i64 sk__base = sk__cb; sk__base < sk__ce; sk__base += "
-      "sk__nt) {\n"
-      "    const sk_i64 i0 = sk__base + sk__t;\n"
-      "    sk__acc_t sk__own, sk__tot;\n"
-      "    for (int sk__ph = 0; sk__ph < 2; ++sk__ph) {\n"
-      "      if (sk__ph == 0) {\n"
-      "        sk__R::init(&sk__acc);\n"
-      "      } else {\n"
-      "        sk__acc_t sk__ex = sk__block_exscan<sk__R>(sk__own, sk__tot, "
-      "sk__ws);\n"
-      "        sk__acc = sk__run;\n"
-      "        sk__R::join(&sk__acc, &sk__ex);\n"
-      "      }\n"
-      "      if (i0 < sk__ce) {\n"
-      "        const bool final = sk__ph == 1; (void)final;\n");
+    b, "    sk__block_reduce<sk__R>(sk__acc, sk__ws);\n"
+       "    if (sk__t == 0) ((sk__acc_t *)sk__C.partial)[blockIdx.x] = sk__acc;\n"
+       "    return;\n"
+       "  }\n"
+       "  sk__acc_t sk__run = sk__block_prefix<sk__R>(sk__C, blockIdx.x, sk__ws);\n"
+       "  SK__ROLLED for (sk_i64 sk__base = sk__cb; sk__base < sk__ce; sk__base += "
+       "sk__nt) {\n"
+       "    const sk_i64 i0 = sk__base + sk__t;\n"
+       "    sk__acc_t sk__own, sk__tot;\n"
+       "    for (int sk__ph = 0; sk__ph < 2; ++sk__ph) {\n"
+       "      if (sk__ph == 0) {\n"
+       "        sk__R::init(&sk__acc);\n"
+       "      } else {\n"
+       "        sk__acc_t sk__ex = sk__block_exscan<sk__R>(sk__own, sk__tot, "
+       "sk__ws);\n"
+       "        sk__acc = sk__run;\n"
+       "        sk__R::join(&sk__acc, &sk__ex);\n"
+       "      }\n"
+       "      if (i0 < sk__ce) {\n"
+       "        const bool final = sk__ph == 1; (void)final;\n");
   gen_acc_locals(b, s, "        ");
   sk_cg_index_alias(b, s, 0, "i0", "        ");
   gen_body_l(b, s, "        ", "sk__next2");
   gen_acc_store(b, s, "        ");
-  sk_buf_puts(b,
-              "      }\n"
-              "      if (sk__ph == 0) sk__own = sk__acc;\n"
-              "    }\n"
-              "    sk__R::join(&sk__run, &sk__tot);\n"
-              "  }\n"
-              "  if (blockIdx.x == gridDim.x - 1 && sk__t == 0) *(sk__acc_t "
-              "*)sk__C.result = sk__run;\n");
+  sk_buf_puts(b, "      }\n"
+                 "      if (sk__ph == 0) sk__own = sk__acc;\n"
+                 "    }\n"
+                 "    sk__R::join(&sk__run, &sk__tot);\n"
+                 "  }\n"
+                 "  if (blockIdx.x == gridDim.x - 1 && sk__t == 0) *(sk__acc_t "
+                 "*)sk__C.result = sk__run;\n");
 }
 
 char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
@@ -506,8 +497,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
  * codegen_cuda.c's source, compiled by NVRTC (nvrtc.c) into an image the
  * cuda back end loads; reductions' host half is host C (jit.c). */
 static const char *const cuda_dialect[] = {
-  sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h,
-  NULL};
+  sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h, NULL};
 
 const sk_jit_target sk_jit_target_cuda = {
   .name = "cuda",

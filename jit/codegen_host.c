@@ -29,32 +29,39 @@ static void remote_fns(sk_buf *b, const sk_capture *k, int c) {
   if (k->kind != SK_CAP_VIEW || !sk_space_remote(k->space)) return;
   const char *n = k->name, *T = sk_dtypes[k->dtype].ctype;
   const char *W = "const sk_rwin *w", *ctx = "const sk_ctx *ctx";
-  sk_buf_printf(b,
+  sk_buf_printf(
+    b,
     "static inline %s sk__%s_get(%s, const %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s) {\n"
     "  sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) return l[k];\n"
     "  if (w->shared && (sk_u64)g < (sk_u64)w->total) return ((const %s *)w->shared)[g];\n"
     "  %s t = 0;\n"
     "  if (w->get(w, g, &t) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return t;\n}\n", T, n, W, T, ctx, T, T, c);
-  sk_buf_printf(b,
+    "  return t;\n}\n",
+    T, n, W, T, ctx, T, T, c);
+  sk_buf_printf(
+    b,
     "static inline %s sk__%s_put(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, %s v, %s) {\n"
     "  sk_i64 k = g - lo;\n"
     "  if ((sk_u64)k < (sk_u64)n) { l[k] = v; return v; }\n"
     "  if (w->shared && (sk_u64)g < (sk_u64)w->total) { ((%s *)w->shared)[g] = v; return v; }\n"
     "  if (w->put(w, g, &v) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return v;\n}\n", T, n, W, T, T, ctx, T, c);
-  sk_buf_printf(b,
+    "  return v;\n}\n",
+    T, n, W, T, T, ctx, T, c);
+  sk_buf_printf(
+    b,
     "static inline %s sk__%s_upd(%s, %s *l, sk_i64 lo, sk_i64 n, sk_i64 g, int op, %s v, %s) {\n"
     "  %s x = sk__%s_get(w, l, lo, n, g, ctx);\n",
     T, n, W, T, T, ctx, T, n);
   sk_cg_remote_upd(b, k, "ctx");
-  sk_buf_printf(b,
+  sk_buf_printf(
+    b,
     "static inline %s sk__%s_fop(%s, sk_i64 g, int op, %s a, %s e, %s) {\n"
     "  %s in[2]; %s old = 0;\n"
     "  if (op == SK_ROP_CAS) { in[0] = a; in[1] = e; } else { in[0] = a; in[1] = 0; }\n"
     "  if (w->fop(w, g, op, in, &old) < 0) sk_oob_report(ctx, %d, -1, g, w->total);\n"
-    "  return old;\n}\n", T, n, W, T, T, ctx, T, T, c);
+    "  return old;\n}\n",
+    T, n, W, T, T, ctx, T, T, c);
 }
 
 /* The view struct types used and the helpers of tiled and remote views,
@@ -72,8 +79,8 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     const sk_dtype_info *t = &sk_dtypes[k->dtype];
     const char *n = k->name;
     if (k->kind == SK_CAP_SCALAR) {
-      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s;\n", t->ctype, n,
-                    t->ctype, c, sk_cg_slot(k->dtype));
+      sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s;\n", t->ctype, n, t->ctype, c,
+                    sk_cg_slot(k->dtype));
       continue;
     }
     int r = k->rank;
@@ -91,7 +98,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     /* the access macro */
     sk_buf_printf(b, "#define %s(", n);
     for (int d = 0; d < r; d++) sk_buf_printf(b, "%ssk__a%d", d ? ", " : "", d);
-    if (k->agg) {   /* the element: an lvalue of its struct type */
+    if (k->agg) { /* the element: an lvalue of its struct type */
       char at[32];
       sk_buf_printf(b, ") (*(%s *)&sk__%s_d[0",
                     sk_cg_agg_type(k->agg, k->agg_n, at, sizeof at), n);
@@ -157,8 +164,8 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
   for (int d = 0; d < R; d++) {
     memset(ind, ' ', sizeof ind);
     ind[4 + 2 * d] = '\0';
-    sk_buf_printf(b, "%sfor (sk_i64 i%d = sk__lo%d; i%d < sk__hi%d; ++i%d) {\n",
-                  ind, d, d, d, d, d);
+    sk_buf_printf(b, "%sfor (sk_i64 i%d = sk__lo%d; i%d < sk__hi%d; ++i%d) {\n", ind, d,
+                  d, d, d, d);
   }
   memset(ind, ' ', sizeof ind);
   ind[4 + 2 * R] = '\0';
@@ -179,15 +186,14 @@ static void gen_mdrange(sk_buf *b, const sk_kspec *s) {
 /* TeamPolicy: work items are league ranks; every member of a team runs
  * the same sequence of them. */
 static void gen_team(sk_buf *b, const sk_kspec *s) {
-  sk_buf_puts(b,
-              "  sk_team_ctx *sk__tc = sk__ctx->team;\n"
-              "  for (sk_i64 sk__lr = sk__b; sk__lr < sk__e; ++sk__lr) {\n"
-              "    const sk__team_t team = {sk__lr, sk__tc->league_size, "
-              "sk__tc->team_rank, sk__tc->team_size, sk__tc->vector_length, "
-              "sk__tc};\n"
-              "    sk__tc->team_off[0] = sk__tc->team_off[1] = 0;\n"
-              "    sk__tc->thread_off[0] = sk__tc->thread_off[1] = 0;\n"
-              "    (void)team;\n");
+  sk_buf_puts(b, "  sk_team_ctx *sk__tc = sk__ctx->team;\n"
+                 "  for (sk_i64 sk__lr = sk__b; sk__lr < sk__e; ++sk__lr) {\n"
+                 "    const sk__team_t team = {sk__lr, sk__tc->league_size, "
+                 "sk__tc->team_rank, sk__tc->team_size, sk__tc->vector_length, "
+                 "sk__tc};\n"
+                 "    sk__tc->team_off[0] = sk__tc->team_off[1] = 0;\n"
+                 "    sk__tc->thread_off[0] = sk__tc->thread_off[1] = 0;\n"
+                 "    (void)team;\n");
   gen_body(b, s, "    ");
   /* as Kokkos: a team barrier between league ranks, so no member starts
    * reusing team scratch while another still reads it (only needed when
@@ -240,13 +246,13 @@ char *sk_codegen_host_acc(const sk_kspec *s, char *err, size_t errlen) {
 }
 
 /* -- the host C code target ------------------------------------------- */
-static const char *const host_dialect[] = {
-  sk_dialect_abi_h, sk_dialect_host_h, sk_dialect_blocks_h, sk_dialect_linalg_h,
-  sk_dialect_task_h, NULL};
+static const char *const host_dialect[] = {sk_dialect_abi_h,    sk_dialect_host_h,
+                                           sk_dialect_blocks_h, sk_dialect_linalg_h,
+                                           sk_dialect_task_h,   NULL};
 
 const sk_jit_target sk_jit_target_host = {
   .name = "host",
-  .image = 0,   /* tcc tier, then cc tier (jit.c) */
+  .image = 0, /* tcc tier, then cc tier (jit.c) */
   .codegen = sk_codegen_host,
   .dialect = host_dialect,
   .fn_qual = "static inline",

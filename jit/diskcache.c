@@ -55,7 +55,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int enabled;
 static char dir[4096];
 static char status[4400];
-static char config_err[512];     /* a malformed setting, or "" */
+static char config_err[512]; /* a malformed setting, or "" */
 static int64_t max_bytes = 256LL << 20;
 static pthread_mutex_t evict_lock = PTHREAD_MUTEX_INITIALIZER;
 static void evict(void);
@@ -125,7 +125,7 @@ static void init(void) {
   }
   enabled = 1;
   snprintf(status, sizeof status, "%s", dir);
-  evict();   /* SPECK_CACHE_MAX may be lower than in the last process */
+  evict(); /* SPECK_CACHE_MAX may be lower than in the last process */
 }
 
 int sk_disk_enabled(void) {
@@ -186,8 +186,7 @@ void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n) {
 
 /* Validate the entry at 'path' for 'key'; returns the payload (malloc'd,
  * when 'want' is set) or NULL. A bad entry is removed. */
-static void *validate(const char *path, uint64_t key, size_t *len, int want,
-                      int *ok) {
+static void *validate(const char *path, uint64_t key, size_t *len, int want, int *ok) {
   *ok = 0;
   /* O_NONBLOCK: a FIFO planted under an entry's name must not hang the
    * open (it then fails the S_ISREG check and is removed) */
@@ -298,7 +297,7 @@ static void evict(void) {
       if (!g) break;
       es = g;
     }
-    memcpy(es[n].name, e->d_name, strlen(e->d_name) + 1);  /* length checked above */
+    memcpy(es[n].name, e->d_name, strlen(e->d_name) + 1); /* length checked above */
     es[n].size = st.st_size;
     es[n].mtime = st.st_mtim;
     total += st.st_size;
@@ -316,8 +315,8 @@ static void evict(void) {
 
 /* Append the trailer to the finished temporary file 'tmp' and rename it
  * to the entry for 'key'. Returns 0 or -1 (tmp removed). */
-int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix,
-                   char *final, size_t n) {
+int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix, char *final,
+                   size_t n) {
   int fd = open(tmp, O_RDWR | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st;
@@ -347,8 +346,7 @@ out:
 }
 
 /* Store a payload held in memory (NVRTC cubins). */
-int sk_disk_write(uint64_t key, const char *suffix, const void *data,
-                  size_t len) {
+int sk_disk_write(uint64_t key, const char *suffix, const void *data, size_t len) {
   if (!sk_disk_enabled()) return -1;
   char tmp[4200], final[4200];
   sk_disk_tmpname(suffix, tmp, sizeof tmp);

@@ -24,8 +24,8 @@
 
 /* a character of a C identifier (file names of dumped sources) */
 static int ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_';
 }
 
 /* -- key --------------------------------------------------------------- */
@@ -43,9 +43,12 @@ static void put_str(sk_buf *b, const char *s) {
 }
 
 static void encode_key(sk_buf *b, const sk_kspec *s) {
-  unsigned char head[7] = {'s', 'k', code_target(s),
+  unsigned char head[7] = {'s',
+                           'k',
+                           code_target(s),
                            (unsigned char)s->pattern,
-                           (unsigned char)s->policy_kind, (unsigned char)s->md_rank,
+                           (unsigned char)s->policy_kind,
+                           (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
   if (sk_jit_target_of(s)->image) put_str(b, s->arch);
   sk_buf_add(b, (const char *)head, sizeof head);
@@ -53,14 +56,13 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
     const sk_capture *k = &s->caps[c];
     /* the memory space too: a kernel for device memory may skip the
      * synchronisation a host-visible (pinned, managed) capture needs */
-    unsigned char f[7] = {(unsigned char)k->kind, (unsigned char)k->dtype,
-                          (unsigned char)k->rank, (unsigned char)k->layout,
+    unsigned char f[7] = {(unsigned char)k->kind,   (unsigned char)k->dtype,
+                          (unsigned char)k->rank,   (unsigned char)k->layout,
                           (unsigned char)k->traits, (unsigned char)k->alias,
                           (unsigned char)k->space};
-    unsigned char tl[5] = {(unsigned char)k->tile_log2[0],
-                           (unsigned char)k->tile_log2[1],
-                           (unsigned char)k->tile_log2[2],
-                           (unsigned char)k->agg, (unsigned char)k->agg_n};
+    unsigned char tl[5] = {(unsigned char)k->tile_log2[0], (unsigned char)k->tile_log2[1],
+                           (unsigned char)k->tile_log2[2], (unsigned char)k->agg,
+                           (unsigned char)k->agg_n};
     put_str(b, k->name);
     sk_buf_add(b, (const char *)f, sizeof f);
     sk_buf_add(b, (const char *)tl, sizeof tl);
@@ -122,16 +124,14 @@ static pthread_mutex_t *stripe(const sk_kernel *k) {
 }
 
 /* counters shared by the VMs' threads */
-static void count(int64_t *c, int64_t n) {
-  __atomic_add_fetch(c, n, __ATOMIC_RELAXED);
-}
+static void count(int64_t *c, int64_t n) { __atomic_add_fetch(c, n, __ATOMIC_RELAXED); }
 
 static void add_seconds(double *p, double v) {
   double old, sum;
   __atomic_load(p, &old, __ATOMIC_RELAXED);
   do sum = old + v;
-  while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED));
+  while (
+    !__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 static double load_seconds(double *p) {
@@ -143,8 +143,8 @@ static double load_seconds(double *p) {
 /* Fill k->code[tier] and publish it: launches that load 'entry' after
  * this run the new code, launches already running keep the old (never
  * freed before sk_kernel_free). */
-void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
-                    void *layout, int tier) {
+void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join, void *layout,
+                    int tier) {
   sk_entry *e = &k->code[tier];
   e->fn = fn;
   e->init = (sk_init_fn)init;
@@ -216,8 +216,7 @@ static void dump_source(const sk_kernel *k) {
   for (const char *p = k->label; *p && j + 1 < sizeof safe; p++)
     safe[j++] = ident_char(*p) || *p == '-' ? *p : '_';
   safe[j] = '\0';
-  snprintf(path, sizeof path, "%s/%s-%016llx.c", dir, safe,
-           (unsigned long long)k->hash);
+  snprintf(path, sizeof path, "%s/%s-%016llx.c", dir, safe, (unsigned long long)k->hash);
   FILE *f = fopen(path, "w");
   if (!f) return;
   fputs(k->source, f);
@@ -238,7 +237,7 @@ int sk_jit_tier(int requested, char *err, size_t errlen) {
   if (requested != SK_TIER_AUTO) return requested;
   int t = __atomic_load_n(&default_tier, __ATOMIC_RELAXED);
   if (t >= 0) return t;
-  if (sk_env_jit(&t, err, errlen) < 0) return -1;   /* asked again next time */
+  if (sk_env_jit(&t, err, errlen) < 0) return -1; /* asked again next time */
   __atomic_store_n(&default_tier, t, __ATOMIC_RELAXED);
   return t;
 }
@@ -298,7 +297,7 @@ static void *bg_main(void *arg) {
   for (;;) {
     pthread_mutex_lock(&bg_lock);
     while (!bg_head && !bg_stop) pthread_cond_wait(&bg_work, &bg_lock);
-    if (!bg_head) {   /* stopping, nothing left */
+    if (!bg_head) { /* stopping, nothing left */
       pthread_mutex_unlock(&bg_lock);
       return NULL;
     }
@@ -338,7 +337,8 @@ static void bg_enqueue(sk_kernel *k) {
     bg_started = 1;
   }
   k->bg_next = NULL;
-  if (bg_tail) bg_tail->bg_next = k; else bg_head = k;
+  if (bg_tail) bg_tail->bg_next = k;
+  else bg_head = k;
   bg_tail = k;
   pthread_cond_signal(&bg_work);
   pthread_mutex_unlock(&bg_lock);
@@ -364,7 +364,7 @@ void sk_jit_shutdown(void) {
     pthread_cond_broadcast(&bg_work);
     pthread_t t = bg_thread;
     pthread_mutex_unlock(&bg_lock);
-    pthread_join(t, NULL);   /* it empties the queue first */
+    pthread_join(t, NULL); /* it empties the queue first */
     pthread_mutex_lock(&bg_lock);
     bg_stop = 0;
     bg_started = 0;
@@ -404,8 +404,7 @@ void sk_jit_refresh(sk_kernel *k) {
  * and code once published is never freed before sk_kernel_free. */
 static pthread_mutex_t tcc_pub = PTHREAD_MUTEX_INITIALIZER;
 
-static int tcc_compile(sk_kernel *k, const char *source, char *err,
-                       size_t errlen) {
+static int tcc_compile(sk_kernel *k, const char *source, char *err, size_t errlen) {
   sk_ccode c;
   if (sk_tcc_build(source, &c, err, errlen) < 0) return -1;
   pthread_mutex_lock(&tcc_pub);
@@ -430,8 +429,8 @@ static int tcc_compile(sk_kernel *k, const char *source, char *err,
  * no other thread yet) made by the target's compiler and, for
  * reduce/scan, the accumulator's host half through libtcc (identity, join
  * and layout for the launch's result). */
-static int image_compile(sk_kernel *k, const sk_kspec *s,
-                         const sk_jit_target *t, char *err, size_t errlen) {
+static int image_compile(sk_kernel *k, const sk_kspec *s, const sk_jit_target *t,
+                         char *err, size_t errlen) {
   double t0 = now();
   sk_image *img;
   int from_disk;
@@ -448,10 +447,8 @@ static int image_compile(sk_kernel *k, const sk_kspec *s,
   k->image = img;
   /* no host entry: the back end loads the image (exec/, sk_kernel.dev) */
   sk_jit_install(k, NULL, k->init, k->join, NULL, SK_TIER_IMAGE);
-  if (from_disk)
-    k->disk_hits++;
-  else
-    k->compiles[SK_TIER_IMAGE]++;
+  if (from_disk) k->disk_hits++;
+  else k->compiles[SK_TIER_IMAGE]++;
   k->compile_seconds += now() - t0;
   return 0;
 }
@@ -460,8 +457,8 @@ static int image_compile(sk_kernel *k, const sk_kspec *s,
  * for jit = "tcc" on a kernel running cc code gets libtcc code, compiled
  * now if the kernel came from the disk cache (the first compile wins,
  * tcc_compile). */
-int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
-                 char *err, size_t errlen) {
+int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join, char *err,
+                 size_t errlen) {
   sk_jit_refresh(k);
   const sk_entry *e = __atomic_load_n(&k->entry, __ATOMIC_ACQUIRE);
   if (e && e->tier == SK_TIER_CC && want_of(k) == SK_TIER_TCC) {
@@ -476,7 +473,7 @@ int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
     *join = k->tcc_join;
     return 0;
   }
-  if (!e) {   /* code set by hand, without sk_jit_install */
+  if (!e) { /* code set by hand, without sk_jit_install */
     *fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
     *init = __atomic_load_n(&k->init, __ATOMIC_RELAXED);
     *join = __atomic_load_n(&k->join, __ATOMIC_RELAXED);
@@ -501,8 +498,8 @@ void sk_jit_after_launch(sk_kernel *k, double seconds) {
     return;
   if (!sk_cc_available()) return;
   int none = SK_CC_NONE;
-  if (__atomic_compare_exchange_n(&k->cc_state, &none, SK_CC_PENDING, 0,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+  if (__atomic_compare_exchange_n(&k->cc_state, &none, SK_CC_PENDING, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE))
     bg_enqueue(k);
 }
 
@@ -515,8 +512,8 @@ static void want_cc_now(sk_kernel *k) {
   pthread_mutex_t *m = stripe(k);
   pthread_mutex_lock(m);
   int st = __atomic_load_n(&k->cc_state, __ATOMIC_ACQUIRE);
-  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC &&
-      st != SK_CC_FAILED && st != SK_CC_OFF) {
+  if (__atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) != SK_TIER_CC && st != SK_CC_FAILED &&
+      st != SK_CC_OFF) {
     sk_ccode c;
     char err[sizeof k->warning];
     if (sk_cc_build(k->source, &c, err, sizeof err) == 0) {
@@ -586,10 +583,9 @@ static sk_buf *key_buffer(void) {
   return &keybuf;
 }
 
-
 int sk_jit_diag(char *err, size_t errlen, const char *log) {
-  static const int parts[] = {SK_E_DIAG_BODY, SK_E_DIAG_PRELUDE,
-                              SK_E_DIAG_INIT, SK_E_DIAG_JOIN};
+  static const int parts[] = {SK_E_DIAG_BODY, SK_E_DIAG_PRELUDE, SK_E_DIAG_INIT,
+                              SK_E_DIAG_JOIN};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     /* the id's text is "<part> line %s" */
     const char *t = sk_err_text(parts[i]);
@@ -668,7 +664,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
    * from the disk cache) -- */
   sk_ccode c;
   if (tier != SK_TIER_TCC && sk_cc_lookup(k->source, &c)) {
-    install_cc(k, &c);          /* a previous process compiled it */
+    install_cc(k, &c); /* a previous process compiled it */
   } else {
     if (tier == SK_TIER_CC) want_cc_now(k);
     if (k->tier != SK_TIER_CC) {
@@ -690,8 +686,8 @@ uint64_t sk_jit_key_hash(const sk_kspec *s) {
   return key_hash(keybuf.s, keybuf.n);
 }
 
-int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
-                void *layout, char *err, size_t errlen) {
+int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join, void *layout,
+                char *err, size_t errlen) {
   encode_key(key_buffer(), s);
   if (keybuf.oom) {
     sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
@@ -724,7 +720,7 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join,
   }
   memcpy(k->key, keybuf.s, keybuf.n);
   sk_jit_install(k, fn, init, join, layout, SK_TIER_PRE);
-  if (sk_cache_insert(k) != k) sk_kernel_free(k);   /* seeded meanwhile */
+  if (sk_cache_insert(k) != k) sk_kernel_free(k); /* seeded meanwhile */
   return 0;
 }
 

@@ -28,7 +28,7 @@ enum { SK_CC_NONE, SK_CC_PENDING, SK_CC_READY, SK_CC_FAILED, SK_CC_OFF };
 /* tier-up rule: a kernel on libtcc code moves to the cc tier after this
  * many launches or this much accumulated run time, whichever first */
 #define SK_TIERUP_LAUNCHES 8
-#define SK_TIERUP_SECONDS 0.005
+#define SK_TIERUP_SECONDS  0.005
 
 /* One tier's entry points. A kernel's entry for a tier is written once,
  * before the kernel points launches at it, and never changes after. */
@@ -55,40 +55,40 @@ typedef struct sk_kernel {
   size_t keylen;
   char *label;
   char *source;
-  void *fn;                    /* host: sk_chunk_fn */
+  void *fn; /* host: sk_chunk_fn */
   sk_init_fn init;
   sk_join_fn join;
   size_t acc_size;
-  int64_t acc_off[SK_MAXRED];  /* byte offset of each reducer's value */
+  int64_t acc_off[SK_MAXRED]; /* byte offset of each reducer's value */
   int nred;
   sk_reducer reds[SK_MAXRED];
-  int tier;                    /* tier whose code 'fn' is */
-  sk_entry code[SK_NTIER];     /* each tier's entry points (sk_jit_install) */
-  const sk_entry *entry;       /* the best tier's: what launches run (atomic) */
-  sk_image *image;             /* image tier: the device code ('fn' NULL) */
+  int tier;                /* tier whose code 'fn' is */
+  sk_entry code[SK_NTIER]; /* each tier's entry points (sk_jit_install) */
+  const sk_entry *entry;   /* the best tier's: what launches run (atomic) */
+  sk_image *image;         /* image tier: the device code ('fn' NULL) */
   /* the image made launchable by the back end's 'load' on first launch
    * (by exec/); 'dev_unload' is that back end's 'unload', called when the
    * kernel is freed (the JIT never calls a back end itself) */
   void *dev;
   void (*dev_unload)(void *dev);
-  int dev_loaded;              /* 'dev' is set (atomic, release) */
+  int dev_loaded; /* 'dev' is set (atomic, release) */
   void *tcc_state;
-  void *tcc_fn;                /* the libtcc code, kept after a tier-up */
+  void *tcc_fn; /* the libtcc code, kept after a tier-up */
   sk_init_fn tcc_init;
   sk_join_fn tcc_join;
-  int want;                    /* requested tier of the latest look-up
+  int want;                  /* requested tier of the latest look-up
                                   (any thread; a thread's own look-up wins) */
-  void *cc_dl;                 /* dlopen handle of the cc code */
-  int cc_state;                /* SK_CC_*: background tier-up state */
-  sk_ccode cc_staged;          /* background result, installed at a launch */
-  char cc_err[1024];           /* background failure message */
-  struct sk_kernel *bg_next;   /* background queue */
-  char warning[1024];          /* cc tier failure, shown in stats */
+  void *cc_dl;               /* dlopen handle of the cc code */
+  int cc_state;              /* SK_CC_*: background tier-up state */
+  sk_ccode cc_staged;        /* background result, installed at a launch */
+  char cc_err[1024];         /* background failure message */
+  struct sk_kernel *bg_next; /* background queue */
+  char warning[1024];        /* cc tier failure, shown in stats */
   /* statistics */
   int64_t launches, hits, compiles[SK_NTIER], tierups, disk_hits;
   double compile_seconds, run_seconds;
-  struct sk_kernel *next;      /* hash chain */
-  struct sk_kernel *older;     /* insertion order, newest first */
+  struct sk_kernel *next;  /* hash chain */
+  struct sk_kernel *older; /* insertion order, newest first */
 } sk_kernel;
 
 /* A consistent copy of a kernel's statistics (speck.jit.stats). */
@@ -109,13 +109,12 @@ int sk_jit_diag(char *err, size_t errlen, const char *log);
 /* Find or compile the kernel for 'spec'. On a compile error returns < 0
  * with the compiler's message (lines of the body) in 'err' and its id
  * (sk_jit_diag's) as the thread's last error. */
-int sk_jit_get(const sk_kspec *spec, sk_kernel **out, char *err,
-               size_t errlen);
+int sk_jit_get(const sk_kspec *spec, sk_kernel **out, char *err, size_t errlen);
 /* Seed the cache with precompiled code for 'spec' (tier SK_TIER_PRE):
  * 'fn', 'init', 'join', 'layout' as a generated source defines them. A
  * spec already cached is left alone. Returns < 0 with a message. */
-int sk_jit_seed(const sk_kspec *spec, void *fn, void *init, void *join,
-                void *layout, char *err, size_t errlen);
+int sk_jit_seed(const sk_kspec *spec, void *fn, void *init, void *join, void *layout,
+                char *err, size_t errlen);
 /* the hash of the cache key of 'spec' (what sk_jit_get looks up) */
 uint64_t sk_jit_key_hash(const sk_kspec *spec);
 
@@ -124,14 +123,13 @@ uint64_t sk_jit_key_hash(const sk_kspec *spec);
  * inserted) */
 void sk_kernel_free(sk_kernel *k);
 
-
 /* Install compiled entry points into 'k' (any tier) and make them the
  * ones launches run: 'layout' is the generated sk__layout (accumulator
  * size and offsets, read at the first install only: every tier compiles
  * the same source) or NULL. Each tier is installed at most once; on a
  * kernel other threads can see, the caller serialises (jit.c does). */
-void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join,
-                    void *layout, int tier);
+void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join, void *layout,
+                    int tier);
 
 /* warm the compiler of the code target named 'target' (a back end's
  * 'target'; NULL: host C): its 'warm' hook, nothing when it has none */
@@ -150,8 +148,8 @@ void sk_jit_after_launch(sk_kernel *k, double seconds);
 /* The entry points a launch should use: the libtcc code when the launch
  * asked for jit = "tcc" (compiled now if the kernel came from the disk
  * cache), else the best tier's. Returns < 0 with a message. */
-int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join,
-                 char *err, size_t errlen);
+int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join, char *err,
+                 size_t errlen);
 /* install a finished background compile (at launch time) */
 void sk_jit_refresh(sk_kernel *k);
 /* wait until no background compile is pending (tests, finalize) */

@@ -38,8 +38,8 @@
 
 /* compile only (no architecture given): PTX for this virtual one */
 #define DEFAULT_ARCH "compute_90"
-#define BASE_FLAGS "-std=c++17 --fmad=false -w"
-#define MINIMAL_FROM 12040   /* NVRTC version that knows -minimal */
+#define BASE_FLAGS   "-std=c++17 --fmad=false -w"
+#define MINIMAL_FROM 12040 /* NVRTC version that knows -minimal */
 
 int sk_nvrtc_status(char *buf, size_t n) {
   char why[1600];
@@ -48,8 +48,7 @@ int sk_nvrtc_status(char *buf, size_t n) {
     return 0;
   }
   int v = sk_nvrtc_version();
-  snprintf(buf, n, "NVRTC %d.%d (%s)", v / 1000, v % 1000 / 10,
-           sk_nvrtc_libpath());
+  snprintf(buf, n, "NVRTC %d.%d (%s)", v / 1000, v % 1000 / 10, sk_nvrtc_libpath());
   return 1;
 }
 
@@ -121,17 +120,15 @@ static void map_log(const char *log, char *err, size_t errlen) {
     }
     p += len + (nl ? 1 : 0);
   }
-  if (b.n)
-    sk_jit_diag(err, errlen, b.s);
-  else
-    sk_err(err, errlen, SK_E_NVRTC_FAILED, log);
+  if (b.n) sk_jit_diag(err, errlen, b.s);
+  else sk_err(err, errlen, SK_E_NVRTC_FAILED, log);
   sk_buf_free(&b);
 }
 
 /* Compile 'source' to an image (malloc'd). */
 static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
-                   int cubin, const char *flags, char **img, size_t *len,
-                   char *err, size_t errlen) {
+                   int cubin, const char *flags, char **img, size_t *len, char *err,
+                   size_t errlen) {
   nvrtcProgram prog;
   int rc = nv->nvrtcCreateProgram(&prog, source, "speck_kernel.cu", 0, NULL, NULL);
   if (rc != 0) {
@@ -165,13 +162,11 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
   size_t n = 0;
   rc = cubin ? nv->nvrtcGetCUBINSize(prog, &n) : nv->nvrtcGetPTXSize(prog, &n);
   char *out = rc == 0 ? malloc(n + 1) : NULL;
-  if (out)
-    rc = cubin ? nv->nvrtcGetCUBIN(prog, out) : nv->nvrtcGetPTX(prog, out);
+  if (out) rc = cubin ? nv->nvrtcGetCUBIN(prog, out) : nv->nvrtcGetPTX(prog, out);
   nv->nvrtcDestroyProgram(&prog);
   if (rc != 0 || !out) {
     free(out);
-    sk_err(err, errlen, SK_E_NVRTC_CANNOT_READ,
-           cubin ? "cubin" : "PTX");
+    sk_err(err, errlen, SK_E_NVRTC_CANNOT_READ, cubin ? "cubin" : "PTX");
     return -1;
   }
   out[n] = '\0';
@@ -208,8 +203,8 @@ static void *warm_main(void *arg) {
   size_t len;
   snprintf(arch, sizeof arch, "sm_%d", cc);
   nvrtc_flags(flags, sizeof flags);
-  if (compile(nv, "extern \"C\" __global__ void sk__warm() {}\n", arch, 1,
-              flags, &data, &len, err, sizeof err) == 0)
+  if (compile(nv, "extern \"C\" __global__ void sk__warm() {}\n", arch, 1, flags, &data,
+              &len, err, sizeof err) == 0)
     free(data);
   return NULL;
 }
@@ -247,7 +242,7 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   size_t len = 0;
   char *data = sk_disk_read(key, suffix, &len);
   int from_disk = data != NULL;
-  if (data && !cubin) {   /* PTX must end in NUL for the driver */
+  if (data && !cubin) { /* PTX must end in NUL for the driver */
     char *g = realloc(data, len + 1);
     if (!g) {
       free(data);
@@ -258,8 +253,7 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
     data[len] = '\0';
   }
   if (!data) {
-    if (compile(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0)
-      return -1;
+    if (compile(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0) return -1;
     sk_disk_write(key, suffix, data, len);
   }
   sk_image *img = calloc(1, sizeof *img);

@@ -33,13 +33,12 @@ static void *open_lib(const char *name) {
   void *any = dlsym(h, "nvrtcVersion");
   if (any && dladdr(any, &di) && di.dli_fname)
     snprintf(nv_path, sizeof nv_path, "%s", di.dli_fname);
-  else
-    snprintf(nv_path, sizeof nv_path, "%s", name);
+  else snprintf(nv_path, sizeof nv_path, "%s", name);
   return h;
 }
 
 /* Copy every symbol; returns the first missing name or NULL. */
-#define SK__LOAD(name, ret, args)                                            \
+#define SK__LOAD(name, ret, args) \
   if (!(t->name = (ret(*) args)dlsym(h, #name))) return #name;
 static const char *fill(void *h, sk_nvrtc_api *t) {
   SK_NVRTC_FUNCS(SK__LOAD)
@@ -74,8 +73,8 @@ static void load_once(void) {
       sk_err(nv_why, sizeof nv_why, SK_E_SPECK_NVRTC_LIB, env, dlerror());
       return;
     }
-    int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "",
-                     cands[i]);
+    int w =
+      snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", cands[i]);
     if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
   }
   if (!h) {

@@ -13,21 +13,21 @@
 typedef int nvrtcResult;
 typedef struct _nvrtcProgram *nvrtcProgram;
 
-#define SK_NVRTC_FUNCS(X)                                                     \
-  X(nvrtcVersion, nvrtcResult, (int *, int *))                                \
-  X(nvrtcGetErrorString, const char *, (nvrtcResult))                         \
-  X(nvrtcCreateProgram, nvrtcResult,                                          \
-    (nvrtcProgram *, const char *, const char *, int, const char *const *,    \
-     const char *const *))                                                    \
-  X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *))                       \
+#define SK_NVRTC_FUNCS(X) \
+  X(nvrtcVersion, nvrtcResult, (int *, int *)) \
+  X(nvrtcGetErrorString, const char *, (nvrtcResult)) \
+  X(nvrtcCreateProgram, nvrtcResult, \
+    (nvrtcProgram *, const char *, const char *, int, const char *const *, \
+     const char *const *)) \
+  X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *)) \
   X(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *)) \
-  X(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, size_t *))            \
-  X(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char *))                  \
-  X(nvrtcGetPTXSize, nvrtcResult, (nvrtcProgram, size_t *))                   \
-  X(nvrtcGetPTX, nvrtcResult, (nvrtcProgram, char *))                         \
-  X(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                 \
-  X(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                       \
-  X(nvrtcGetNumSupportedArchs, nvrtcResult, (int *))                          \
+  X(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, size_t *)) \
+  X(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char *)) \
+  X(nvrtcGetPTXSize, nvrtcResult, (nvrtcProgram, size_t *)) \
+  X(nvrtcGetPTX, nvrtcResult, (nvrtcProgram, char *)) \
+  X(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *)) \
+  X(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *)) \
+  X(nvrtcGetNumSupportedArchs, nvrtcResult, (int *)) \
   X(nvrtcGetSupportedArchs, nvrtcResult, (int *))
 
 #define SK__NV_PTR(name, ret, args) ret(*name) args;

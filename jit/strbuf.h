@@ -18,8 +18,7 @@ void sk_buf_free(sk_buf *b);
 void sk_buf_reset(sk_buf *b);
 void sk_buf_add(sk_buf *b, const char *s, size_t n);
 void sk_buf_puts(sk_buf *b, const char *s);
-void sk_buf_printf(sk_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void sk_buf_printf(sk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* detach the string (NUL-terminated, malloc'd); the buffer is reset */
 char *sk_buf_take(sk_buf *b);
 

@@ -9,9 +9,9 @@
 #include "target.h"
 
 /* host C first: it is the default, and index 0 in kernel keys */
-extern const sk_jit_target sk_jit_target_cuda;   /* codegen_cuda.c */
-static const sk_jit_target *const targets[] = {
-  &sk_jit_target_host, &sk_jit_target_cuda, NULL};
+extern const sk_jit_target sk_jit_target_cuda; /* codegen_cuda.c */
+static const sk_jit_target *const targets[] = {&sk_jit_target_host, &sk_jit_target_cuda,
+                                               NULL};
 
 const sk_jit_target *const *sk_jit_targets(void) { return targets; }
 

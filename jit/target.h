@@ -17,7 +17,7 @@
 #include "spec.h"
 
 typedef struct sk_jit_target {
-  const char *name;            /* what a back end's 'target' says */
+  const char *name; /* what a back end's 'target' says */
   /* -- what it makes, and with what -------------------------------------- */
   /* 0: host entry points (the tcc tier, then the cc tier in the
    * background); 1: a device image (sk_image) made by 'build', which the
@@ -27,8 +27,8 @@ typedef struct sk_jit_target {
   char *(*codegen)(const sk_kspec *spec, char *err, size_t errlen);
   /* image targets: compile 'source' into an image for spec->arch through
    * the disk cache (*from_disk tells which); messages name body lines */
-  int (*build)(const sk_kspec *spec, const char *source, sk_image **out,
-               int *from_disk, char *err, size_t errlen);
+  int (*build)(const sk_kspec *spec, const char *source, sk_image **out, int *from_disk,
+               char *err, size_t errlen);
   /* optional: start the compiler's one-time set-up (a back end of this
    * target is starting) */
   void (*warm)(void);
@@ -41,7 +41,7 @@ typedef struct sk_jit_target {
   const char *const *dialect;
   /* -- spellings of the pieces the generators share (codegen.c, agg.c,
    * kernels/task/functor.c) -------------------------------------------- */
-  const char *fn_qual;         /* a generated helper function's qualifiers */
+  const char *fn_qual; /* a generated helper function's qualifiers */
   /* NULL: the accumulator's identity and join are the host ABI's C
    * functions (sk__init, sk__join, sk__layout); else static members of a
    * reducer type 'sk__R' with these qualifiers */

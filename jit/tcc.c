@@ -30,13 +30,13 @@ static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
  * setting the same directory again allocates nothing. */
 typedef struct dirname {
   struct dirname *next;
-  const char *s;       /* the bytes after the struct, or "" */
+  const char *s; /* the bytes after the struct, or "" */
 } dirname;
 /* (not a flexible array member: a static empty one would have no room
  * for its NUL, which strcmp read past -- found by fuzz_codegen) */
 static dirname empty_dir = {NULL, ""};
-static dirname *libdir = &empty_dir;   /* atomic */
-static dirname *retired;               /* under tcc_lock */
+static dirname *libdir = &empty_dir; /* atomic */
+static dirname *retired;             /* under tcc_lock */
 
 void sk_tcc_set_libdir(const char *dir) {
   if (!dir) dir = "";
@@ -57,9 +57,7 @@ void sk_tcc_set_libdir(const char *dir) {
   pthread_mutex_unlock(&tcc_lock);
 }
 
-const char *sk_tcc_libdir(void) {
-  return __atomic_load_n(&libdir, __ATOMIC_ACQUIRE)->s;
-}
+const char *sk_tcc_libdir(void) { return __atomic_load_n(&libdir, __ATOMIC_ACQUIRE)->s; }
 
 /* "body:3: error: x" -> "body line 3: error: x", collected in order */
 static void on_error(void *opaque, const char *msg) {

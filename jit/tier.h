@@ -8,7 +8,7 @@
 #ifndef SK_TIER_H
 #define SK_TIER_H
 
-#include "core/version.h"   /* SPECK_VERSION */
+#include "core/version.h" /* SPECK_VERSION */
 #include "spec.h"
 
 /* FNV-1a, 64 bit: cache keys */
@@ -21,7 +21,7 @@ typedef struct sk_ccode {
   void *dl;
   void *fn, *init, *join, *layout;
   int from_disk;
-  double seconds;              /* compile or load time */
+  double seconds; /* compile or load time */
 } sk_ccode;
 
 /* free an image target's image (target.h's 'build', malloc'd with its
@@ -55,21 +55,20 @@ int sk_cc_build(const char *source, sk_ccode *out, char *err, size_t errlen);
 
 /* -- diskcache.c -------------------------------------------------------- */
 int sk_disk_enabled(void);
-const char *sk_disk_status(void);   /* the directory, or why disabled */
-const char *sk_disk_dir(void);      /* NULL when disabled */
+const char *sk_disk_status(void); /* the directory, or why disabled */
+const char *sk_disk_dir(void);    /* NULL when disabled */
 /* < 0 with the message in 'err' when a cache setting is malformed
  * (SPECK_CACHE_MAX); the JIT refuses to compile until it is fixed */
 int sk_disk_config(char *err, size_t errlen);
-int64_t sk_disk_size(void);         /* bytes in entries of every kind */
+int64_t sk_disk_size(void); /* bytes in entries of every kind */
 int64_t sk_disk_max(void);
 void sk_disk_path(uint64_t key, const char *suffix, char *out, size_t n);
 void *sk_disk_read(uint64_t key, const char *suffix, size_t *len);
 int sk_disk_check(uint64_t key, const char *suffix, char *path, size_t n);
 void sk_disk_tmpname(const char *suffix, char *out, size_t n);
-int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix,
-                   char *final, size_t n);
-int sk_disk_write(uint64_t key, const char *suffix, const void *data,
-                  size_t len);
+int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix, char *final,
+                   size_t n);
+int sk_disk_write(uint64_t key, const char *suffix, const void *data, size_t len);
 void sk_disk_evict(void);
 
 #endif

@@ -38,14 +38,14 @@
  * other signature is JIT-compiled from the same text (NVRTC on a GPU). */
 #define SK_KBODY_MAXCAP 4
 typedef struct sk_kbody {
-  const char *label;                       /* "blas.dot" */
-  const char *body;                        /* dialect source */
-  int pattern;                             /* SK_FOR, SK_REDUCE, SK_SCAN */
-  int red_op;                              /* reduce: SK_RED_* (float64) */
-  const char *views[SK_KBODY_MAXCAP + 1];  /* NULL-terminated */
+  const char *label;                      /* "blas.dot" */
+  const char *body;                       /* dialect source */
+  int pattern;                            /* SK_FOR, SK_REDUCE, SK_SCAN */
+  int red_op;                             /* reduce: SK_RED_* (float64) */
+  const char *views[SK_KBODY_MAXCAP + 1]; /* NULL-terminated */
   const char *scalars[SK_KBODY_MAXCAP + 1];
-  const char *const *sigs;                 /* NULL-terminated, or NULL */
-  const char *prelude;                     /* helper functions, or NULL */
+  const char *const *sigs; /* NULL-terminated, or NULL */
+  const char *prelude;     /* helper functions, or NULL */
   /* reducers "sum:int64 max:float64" (NULL: one 'red_op' in float64);
    * a scan: its accumulator's dtype "int64" (NULL: float64) */
   const char *reds;
@@ -53,17 +53,16 @@ typedef struct sk_kbody {
 
 /* Run 'kb' over [0, n) with views 'v' and scalars 's' (in the order of
  * its name lists) on the active back end; 'res' may be NULL. */
-int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v,
-                 const double *s, sk_result *res, char *err, size_t errlen);
+int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const double *s,
+                 sk_result *res, char *err, size_t errlen);
 /* Run 'kb' with policy 'p' and captures 'args' by name (any signature);
  * 'res' may be NULL. */
-int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p,
-                    const sk_arg *args, int nargs, sk_result *res, char *err,
-                    size_t errlen);
+int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
+                    sk_result *res, char *err, size_t errlen);
 /* The launch description of 'kb' ('d' points at kb's strings; 'b' the back
  * end, NULL: the active one). Returns < 0 on a malformed 'reds'. */
-int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
-                  char *err, size_t errlen);
+int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d, char *err,
+                  size_t errlen);
 
 /* Compile signature 'sig' (an index into kb->sigs) of 'kb' for back end
  * 'b' without launching (views in b's space; NVRTC compile checks on a
@@ -80,7 +79,7 @@ enum { SK_KRES_NONE, SK_KRES_F64, SK_KRES_I64 };
  * allocation reference) or a number. */
 #define SK_KOUT_MAX 8
 typedef struct sk_kout {
-  const char *name;                 /* a static string */
+  const char *name; /* a static string */
   int is_view;
   sk_view view;
   double num;
@@ -96,24 +95,21 @@ typedef struct sk_kvalue {
 
 /* Hand view 'v' (its allocation reference moves) / number 'x' out under
  * 'name'; -1 with a message when 'o' is full (the view is released). */
-int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
-                 size_t errlen);
+int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err, size_t errlen);
 /* a reader's failure after its file was read (a matrix or graph too large
  * to build): prefix 'err' with the file's name, "'path': ...". Returns -1. */
 int sk_kerr_file(char *err, size_t errlen, const char *path);
-int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
-                size_t errlen);
+int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err, size_t errlen);
 /* release every output view of 'o' (an error after some were made) */
 void sk_kout_release(sk_kvalue *o);
 
 typedef struct sk_kentry {
-  const char *name;                 /* "blas.dot" */
-  const char *usage;                /* "x, y (rank-1 views)" for messages */
-  int result;                       /* SK_KRES_* */
+  const char *name;  /* "blas.dot" */
+  const char *usage; /* "x, y (rank-1 views)" for messages */
+  int result;        /* SK_KRES_* */
   /* args by name (any order); messages without the entry's name; 'out'
    * is zeroed by the caller (no outputs) */
-  int (*call)(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-              size_t errlen);
+  int (*call)(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen);
 } sk_kentry;
 
 /* the entry named 'name', NULL if none */
@@ -122,43 +118,40 @@ const sk_kentry *sk_kernel_find(const char *name);
  * name the entry ("blas.dot: ..."), an unknown name lists the family.
  * Output views land in 'out' (owned by the caller then); with 'out' NULL
  * they are released. On an error no output is left. */
-int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
-                   sk_kvalue *out, int *result_kind, char *err,
-                   size_t errlen);
+int sk_kernel_call(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
+                   int *result_kind, char *err, size_t errlen);
 /* sk_kernel_call whose errors are the entry's message alone (its id the
  * thread's last, sk_err_last()): the caller names the function */
-int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs,
-                       sk_kvalue *out, int *result_kind, char *err,
-                       size_t errlen);
+int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
+                       int *result_kind, char *err, size_t errlen);
 /* every entry, NULL-terminated */
 const sk_kentry *const *sk_kernel_entries(void);
 
 /* -- argument helpers for drivers ----------------------------------------- */
 /* the view / number argument named 'name' (NULL / -1 with a message when
  * missing or of the wrong kind) */
-const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name,
-                            int rank, char *err, size_t errlen);
+const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int rank,
+                            char *err, size_t errlen);
 /* the argument named 'name', NULL when absent */
 const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name);
 /* the string argument 'name' (NULL with a message when missing or not a
  * string); with 'dflt' non-NULL a missing one gives 'dflt' */
-const char *sk_karg_str(const sk_arg *args, int nargs, const char *name,
-                        const char *dflt, char *err, size_t errlen);
+const char *sk_karg_str(const sk_arg *args, int nargs, const char *name, const char *dflt,
+                        char *err, size_t errlen);
 /* an integer argument (a float must be integral); 'dflt' when absent and
  * 'has_dflt' */
-int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
-                int has_dflt, int64_t dflt, int64_t *x, char *err,
+int sk_karg_i64(const sk_arg *args, int nargs, const char *name, int has_dflt,
+                int64_t dflt, int64_t *x, char *err, size_t errlen);
+int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x, char *err,
                 size_t errlen);
-int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
-                char *err, size_t errlen);
 /* refuse arguments whose name is not in the NULL-terminated 'known' */
-int sk_karg_known(const sk_arg *args, int nargs, const char *const *known,
-                  char *err, size_t errlen);
+int sk_karg_known(const sk_arg *args, int nargs, const char *const *known, char *err,
+                  size_t errlen);
 
 /* -- precompiled code (the generated table; scripts/kgen.c) --------------- */
 typedef struct sk_kpre {
   void *fn, *init, *join, *layout;
-  uint64_t hash;                    /* key hash the generator saw */
+  uint64_t hash; /* key hash the generator saw */
 } sk_kpre;
 extern const sk_kpre sk_kpre_table[];
 extern const int sk_kpre_count;

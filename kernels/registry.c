@@ -14,17 +14,17 @@
  * and of bodies (one list per file, NULL-terminated lists of lists). */
 static const sk_kentry *const *const blas_entry_lists[] = {
   sk_blas_entries, sk_blas3_entries, sk_lapack_entries, NULL};
-static const sk_kbody *const *const blas_body_lists[] = {
-  sk_blas_bodies, sk_blas3_bodies, sk_lapack_bodies, NULL};
+static const sk_kbody *const *const blas_body_lists[] = {sk_blas_bodies, sk_blas3_bodies,
+                                                         sk_lapack_bodies, NULL};
 static const sk_kentry *const *const sort_entry_lists[] = {sk_sort_entries, NULL};
 static const sk_kbody *const *const sort_body_lists[] = {sk_sort_bodies, NULL};
 
 static const sk_kentry *const *const *const families[] = {
-  blas_entry_lists, sk_batched_entries, sk_sparse_entries, sk_graph_entries,
-  sort_entry_lists, NULL};
+  blas_entry_lists, sk_batched_entries, sk_sparse_entries,
+  sk_graph_entries, sort_entry_lists,   NULL};
 static const sk_kbody *const *const *const body_families[] = {
-  blas_body_lists, sk_batched_bodies, sk_sparse_bodies, sk_graph_bodies, sort_body_lists,
-  NULL};
+  blas_body_lists, sk_batched_bodies, sk_sparse_bodies,
+  sk_graph_bodies, sort_body_lists,   NULL};
 
 const sk_kentry *sk_kernel_find(const char *name) {
   for (int f = 0; families[f]; f++)
@@ -60,22 +60,23 @@ const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name) {
   return NULL;
 }
 
-const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name,
-                            int rank, char *err, size_t errlen) {
+const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int rank,
+                            char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a || !a->view) {
     sk_err(err, errlen, SK_E_MUST_VIEW, name);
     return NULL;
   }
   if (rank >= 0 && a->view->rank != rank) {
-    sk_err(err, errlen, SK_E_VIEW_RANK_EXPECTED, name, a->view->label, a->view->rank, rank);
+    sk_err(err, errlen, SK_E_VIEW_RANK_EXPECTED, name, a->view->label, a->view->rank,
+           rank);
     return NULL;
   }
   return a->view;
 }
 
-int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
-                char *err, size_t errlen) {
+int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x, char *err,
+                size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a || a->view || a->str ||
       !(a->dtype == SK_F64 || a->dtype == SK_F32 || a->dtype == SK_I64 ||
@@ -90,8 +91,8 @@ int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x,
   return 0;
 }
 
-const char *sk_karg_str(const sk_arg *args, int nargs, const char *name,
-                        const char *dflt, char *err, size_t errlen) {
+const char *sk_karg_str(const sk_arg *args, int nargs, const char *name, const char *dflt,
+                        char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a && dflt) return dflt;
   if (!a || !a->str) {
@@ -101,9 +102,8 @@ const char *sk_karg_str(const sk_arg *args, int nargs, const char *name,
   return a->str;
 }
 
-int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
-                int has_dflt, int64_t dflt, int64_t *x, char *err,
-                size_t errlen) {
+int sk_karg_i64(const sk_arg *args, int nargs, const char *name, int has_dflt,
+                int64_t dflt, int64_t *x, char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a && has_dflt) {
     *x = dflt;
@@ -111,11 +111,14 @@ int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
   }
   if (a && !a->view && !a->str) {
     if (a->dtype == SK_I64 || a->dtype == SK_I32 || a->dtype == SK_U32) {
-      *x = a->dtype == SK_I64 ? a->value.i64
-           : a->dtype == SK_I32 ? a->value.i32 : (int64_t)a->value.u32;
+      *x = a->dtype == SK_I64   ? a->value.i64
+           : a->dtype == SK_I32 ? a->value.i32
+                                : (int64_t)a->value.u32;
       return 0;
     }
-    double d = a->dtype == SK_F64 ? a->value.f64 : a->dtype == SK_F32 ? a->value.f32 : 0.5;
+    double d = a->dtype == SK_F64   ? a->value.f64
+               : a->dtype == SK_F32 ? a->value.f32
+                                    : 0.5;
     if ((a->dtype == SK_F64 || a->dtype == SK_F32) && d == (double)(int64_t)d &&
         d >= -9.2e18 && d <= 9.2e18) {
       *x = (int64_t)d;
@@ -126,8 +129,8 @@ int sk_karg_i64(const sk_arg *args, int nargs, const char *name,
   return -1;
 }
 
-int sk_karg_known(const sk_arg *args, int nargs, const char *const *known,
-                  char *err, size_t errlen) {
+int sk_karg_known(const sk_arg *args, int nargs, const char *const *known, char *err,
+                  size_t errlen) {
   for (int i = 0; i < nargs; i++) {
     int ok = 0;
     for (int k = 0; known[k] && !ok; k++)
@@ -143,8 +146,7 @@ int sk_karg_known(const sk_arg *args, int nargs, const char *const *known,
 
 /* -- running a body ---------------------------------------------------------- */
 /* one "op:dtype" word of a body's 'reds' at *p into 'r'; advances *p */
-static int parse_red(const char **p, sk_reducer *r, int scan, char *err,
-                     size_t errlen) {
+static int parse_red(const char **p, sk_reducer *r, int scan, char *err, size_t errlen) {
   char word[64];
   size_t n = 0;
   while (**p == ' ') (*p)++;
@@ -163,8 +165,8 @@ static int parse_red(const char **p, sk_reducer *r, int scan, char *err,
   return 0;
 }
 
-int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
-                  char *err, size_t errlen) {
+int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d, char *err,
+                  size_t errlen) {
   memset(d, 0, sizeof *d);
   d->label = kb->label;
   d->body = kb->body;
@@ -195,16 +197,16 @@ int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d,
 }
 
 /* the arguments of 'kb' from views 'v' and scalars 's' */
-static int body_args(const sk_kbody *kb, const sk_view *const *v,
-                     const double *s, sk_arg *args) {
+static int body_args(const sk_kbody *kb, const sk_view *const *v, const double *s,
+                     sk_arg *args) {
   int n = 0;
   for (int k = 0; kb->views[k]; k++) args[n++] = sk_arg_view(kb->views[k], v[k]);
   for (int k = 0; kb->scalars[k]; k++) args[n++] = sk_arg_f64(kb->scalars[k], s[k]);
   return n;
 }
 
-int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v,
-                 const double *s, sk_result *res, char *err, size_t errlen) {
+int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const double *s,
+                 sk_result *res, char *err, size_t errlen) {
   sk_arg args[2 * SK_KBODY_MAXCAP];
   int na = body_args(kb, v, s, args);
   sk_policy p;
@@ -213,9 +215,8 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v,
   return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
 
-int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p,
-                    const sk_arg *args, int nargs, sk_result *res, char *err,
-                    size_t errlen) {
+int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
+                    sk_result *res, char *err, size_t errlen) {
   sk_kdesc d;
   if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
   return sk_run(&d, p, args, nargs, res, err, errlen);
@@ -250,10 +251,13 @@ static const sk_backend *host_code_backend(void) {
   return NULL;
 }
 
-static char sig_cell[64];   /* the data of signature views: never read */
+static char sig_cell[64]; /* the data of signature views: never read */
 /* the allocation that captures marked '!' in a signature share */
-static sk_alloc sig_shared = {.refs = 1, .label = "signature", .ptr = sig_cell,
-                              .bytes = sizeof sig_cell, .space = SK_SPACE_HOST,
+static sk_alloc sig_shared = {.refs = 1,
+                              .label = "signature",
+                              .ptr = sig_cell,
+                              .bytes = sizeof sig_cell,
+                              .space = SK_SPACE_HOST,
                               .owned = 0};
 
 static void sig_view(sk_view *v, int dtype, int rank, int layout) {
@@ -272,9 +276,8 @@ static void sig_view(sk_view *v, int dtype, int rank, int layout) {
 
 /* Parse signature 'sig' (see sk_kbody) into arguments: names kept in
  * st->names, views in 'views'. Returns the count, -1 with a message. */
-static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views,
-                     sk_arg *args, int *pol_kind, int *md_rank, char *err,
-                     size_t errlen) {
+static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views, sk_arg *args,
+                     int *pol_kind, int *md_rank, char *err, size_t errlen) {
   const char *p = sig;
   char word[128];
   int n = -1;
@@ -344,14 +347,13 @@ int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
   if (!kb || !hb) return 0;
   sk_kdesc d;
   if (sk_kbody_desc(kb, hb, &d, err, errlen) < 0) return -1;
-  static sk_view views[SK_MAXCAP];   /* signatures only: no data behind them */
+  static sk_view views[SK_MAXCAP]; /* signatures only: no data behind them */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   sk_arg args[SK_MAXCAP];
   int na, pol_kind = SK_POL_RANGE, md_rank = 0, rc = 1;
   pthread_mutex_lock(&lock);
   if (kb->sigs) {
-    na = parse_sig(kb->sigs[idx], st, views, args, &pol_kind, &md_rank, err,
-                   errlen);
+    na = parse_sig(kb->sigs[idx], st, views, args, &pol_kind, &md_rank, err, errlen);
   } else {
     int dtype = pre_dtypes[idx / 2];
     int layout = pre_layouts[idx % 2];
@@ -363,8 +365,7 @@ int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
     double s[SK_KBODY_MAXCAP] = {0};
     na = body_args(kb, vp, s, args);
   }
-  if (na < 0 ||
-      sk_exec_spec(&d, pol_kind, md_rank, args, na, hb, st, err, errlen) < 0)
+  if (na < 0 || sk_exec_spec(&d, pol_kind, md_rank, args, na, hb, st, err, errlen) < 0)
     rc = -1;
   pthread_mutex_unlock(&lock);
   /* the spec points at kb's static strings and at st's names */
@@ -384,8 +385,7 @@ int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err
   sk_arg args[SK_MAXCAP];
   int pol_kind = SK_POL_RANGE, md_rank = 0, rc = -1;
   if (st && views) {
-    int na = parse_sig(kb->sigs[sig], st, views, args, &pol_kind, &md_rank, err,
-                       errlen);
+    int na = parse_sig(kb->sigs[sig], st, views, args, &pol_kind, &md_rank, err, errlen);
     if (na >= 0) {
       for (int k = 0; k < na; k++)
         if (args[k].view) views[k].space = b->space;
@@ -424,8 +424,7 @@ void sk_kernels_seed(void) {
 }
 
 /* -- outputs ------------------------------------------------------ */
-int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
-                 size_t errlen) {
+int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err, size_t errlen) {
   if (o->nout >= SK_KOUT_MAX) {
     sk_view_release(v);
     sk_err(err, errlen, SK_E_MORE_THAN_OUTPUTS, SK_KOUT_MAX);
@@ -436,7 +435,7 @@ int sk_kout_view(sk_kvalue *o, const char *name, sk_view *v, char *err,
   k->name = name;
   k->is_view = 1;
   k->view = *v;
-  memset(v, 0, sizeof *v);   /* the reference moved */
+  memset(v, 0, sizeof *v); /* the reference moved */
   return 0;
 }
 
@@ -447,8 +446,7 @@ int sk_kerr_file(char *err, size_t errlen, const char *path) {
   return -1;
 }
 
-int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err,
-                size_t errlen) {
+int sk_kout_num(sk_kvalue *o, const char *name, double x, char *err, size_t errlen) {
   if (o->nout >= SK_KOUT_MAX) {
     sk_err(err, errlen, SK_E_MORE_THAN_OUTPUTS, SK_KOUT_MAX);
     return -1;
@@ -490,8 +488,8 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
       const char *kd = strchr(kn, '.');
       size_t n = kd ? (size_t)(kd - kn) : strlen(kn);
       if (n == lastn && strncmp(kn, last, n) == 0) continue;
-      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%.*s", first ? "" : ", ",
-               (int)n, kn);
+      snprintf(err + l, errlen > l ? errlen - l : 0, "%s%.*s", first ? "" : ", ", (int)n,
+               kn);
       last = kn;
       lastn = n;
     }
@@ -501,9 +499,8 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
   snprintf(err + l, errlen > l ? errlen - l : 0, ")");
 }
 
-static int call_entry(const char *name, const sk_arg *args, int nargs,
-                      sk_kvalue *out, int *result_kind, char *err,
-                      size_t errlen, int named) {
+static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
+                      int *result_kind, char *err, size_t errlen, int named) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
   if (!e) {
     unknown_kernel(name, err, errlen);
@@ -525,14 +522,12 @@ static int call_entry(const char *name, const sk_arg *args, int nargs,
   return 0;
 }
 
-int sk_kernel_call(const char *name, const sk_arg *args, int nargs,
-                   sk_kvalue *out, int *result_kind, char *err,
-                   size_t errlen) {
+int sk_kernel_call(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
+                   int *result_kind, char *err, size_t errlen) {
   return call_entry(name, args, nargs, out, result_kind, err, errlen, 1);
 }
 
-int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs,
-                       sk_kvalue *out, int *result_kind, char *err,
-                       size_t errlen) {
+int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
+                       int *result_kind, char *err, size_t errlen) {
   return call_entry(name, args, nargs, out, result_kind, err, errlen, 0);
 }

@@ -81,9 +81,8 @@ int main(int argc, char **argv) {
       char def[32];
       snprintf(def, sizeof def, "sk__%s(", entries[e]);
       has[e] = strstr(src, def) != NULL;
-      hl += (size_t)snprintf(head + hl, sizeof head - hl,
-                             "#define sk__%s sk_pre%d_%s\n", entries[e], n,
-                             entries[e]);
+      hl += (size_t)snprintf(head + hl, sizeof head - hl, "#define sk__%s sk_pre%d_%s\n",
+                             entries[e], n, entries[e]);
     }
     size_t total = hl + strlen(src) + 1;
     char *text = malloc(total);
@@ -101,8 +100,7 @@ int main(int argc, char **argv) {
     }
     static const char *const proto[4] = {
       "void %s(const sk_slot *, sk_i64, sk_i64, void *, const sk_ctx *);\n",
-      "void %s(void *);\n", "void %s(void *, const void *);\n",
-      "long %s(long *);\n"};
+      "void %s(void *);\n", "void %s(void *, const void *);\n", "long %s(long *);\n"};
     char ent[4][64];
     for (int e = 0; e < 4; e++) {
       snprintf(ent[e], sizeof ent[e], has[e] ? "sk_pre%d_%s" : "", n, entries[e]);

@@ -26,10 +26,8 @@ struct speck_vm {
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-      return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)",
-                          luaL_typename(L, 1));
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
   luaL_traceback(L, L, msg, 1);
   return 1;
@@ -82,16 +80,11 @@ static int open_vm(lua_State *L) {
   lua_call(L, 1, 1);
   lua_pushvalue(L, -1);
   lua_setglobal(L, "speck");
-  if (opt != NULL &&
-      (opt->space != NULL || opt->threads > 0 || opt->device != 0)) {
+  if (opt != NULL && (opt->space != NULL || opt->threads > 0 || opt->device != 0)) {
     lua_getfield(L, -1, "initialize");
     lua_createtable(L, 0, 3);
-    if (opt->space != NULL) {
-      sk_lset_str(L, "space", opt->space);
-    }
-    if (opt->threads > 0) {
-      sk_lset_int(L, "threads", opt->threads);
-    }
+    if (opt->space != NULL) { sk_lset_str(L, "space", opt->space); }
+    if (opt->threads > 0) { sk_lset_int(L, "threads", opt->threads); }
     sk_lset_int(L, "device", opt->device);
     lua_call(L, 1, 0);
   }
@@ -101,8 +94,7 @@ static int open_vm(lua_State *L) {
 /* -- API --------------------------------------------------------------- */
 
 static void set_err(char *err, size_t errlen, const char *msg) {
-  if (err != NULL && errlen > 0)
-    sk_err(err, errlen, SK_E_MSG, msg);
+  if (err != NULL && errlen > 0) sk_err(err, errlen, SK_E_MSG, msg);
 }
 
 const char *speck_version(void) { return SPECK_VERSION; }
@@ -131,24 +123,18 @@ speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen) {
 
 /* run the chunk that loading left on the stack ('st' the load's status) */
 static int run_loaded(speck_vm *vm, int st, char *err, size_t errlen) {
-  if (st == LUA_OK)
-    st = docall(vm->L, 0);
-  if (st != LUA_OK)
-    take_error(vm->L, err, errlen);
+  if (st == LUA_OK) st = docall(vm->L, 0);
+  if (st != LUA_OK) take_error(vm->L, err, errlen);
   return status_of(st);
 }
 
-int speck_vm_dofile(speck_vm *vm, const char *path, char *err,
-                    size_t errlen) {
-  if (vm == NULL || path == NULL)
-    return SPECK_EARG;
+int speck_vm_dofile(speck_vm *vm, const char *path, char *err, size_t errlen) {
+  if (vm == NULL || path == NULL) return SPECK_EARG;
   return run_loaded(vm, luaL_loadfile(vm->L, path), err, errlen);
 }
 
-int speck_vm_dostring(speck_vm *vm, const char *code, char *err,
-                      size_t errlen) {
-  if (vm == NULL || code == NULL)
-    return SPECK_EARG;
+int speck_vm_dostring(speck_vm *vm, const char *code, char *err, size_t errlen) {
+  if (vm == NULL || code == NULL) return SPECK_EARG;
   return run_loaded(vm, luaL_loadstring(vm->L, code), err, errlen);
 }
 
@@ -174,9 +160,7 @@ static int set_view(lua_State *L) {
     lua_rawseti(L, -2, d + 1);
   }
   lua_createtable(L, 0, 2);
-  if (a->layout != NULL) {
-    sk_lset_str(L, "layout", a->layout);
-  }
+  if (a->layout != NULL) { sk_lset_str(L, "layout", a->layout); }
   lua_pushlightuserdata(L, a->data);
   lua_setfield(L, -2, "data");
   lua_call(L, 4, 1);
@@ -184,38 +168,33 @@ static int set_view(lua_State *L) {
   return 0;
 }
 
-int speck_vm_set_view(speck_vm *vm, const char *global, void *data,
-                      const char *dtype, int rank, const int64_t *extents,
-                      const char *layout, char *err, size_t errlen) {
-  const char *bad = vm == NULL       ? "vm is NULL"
-                    : global == NULL ? "global name is NULL"
-                    : data == NULL   ? "data is NULL"
-                    : dtype == NULL  ? "dtype is NULL"
+int speck_vm_set_view(speck_vm *vm, const char *global, void *data, const char *dtype,
+                      int rank, const int64_t *extents, const char *layout, char *err,
+                      size_t errlen) {
+  const char *bad = vm == NULL                      ? "vm is NULL"
+                    : global == NULL                ? "global name is NULL"
+                    : data == NULL                  ? "data is NULL"
+                    : dtype == NULL                 ? "dtype is NULL"
                     : rank < 0 || rank > SK_MAXRANK ? "rank must be 0..8"
                     : rank > 0 && extents == NULL   ? "extents is NULL"
                                                     : NULL;
   if (bad) {
     if (err != NULL && errlen > 0)
-      sk_err(err, errlen, SK_E_SPECK_VM_SET,
-             global ? global : "?", bad);
+      sk_err(err, errlen, SK_E_SPECK_VM_SET, global ? global : "?", bad);
     return SPECK_EARG;
   }
   set_view_args a = {global, dtype, layout, data, rank, extents};
   lua_pushcfunction(vm->L, set_view);
   lua_pushlightuserdata(vm->L, &a);
   int st = docall(vm->L, 1);
-  if (st != LUA_OK)
-    take_error(vm->L, err, errlen);
+  if (st != LUA_OK) take_error(vm->L, err, errlen);
   return status_of(st);
 }
 
-lua_State *speck_vm_lua(speck_vm *vm) {
-  return vm != NULL ? vm->L : NULL;
-}
+lua_State *speck_vm_lua(speck_vm *vm) { return vm != NULL ? vm->L : NULL; }
 
 void speck_vm_free(speck_vm *vm) {
-  if (vm == NULL)
-    return;
+  if (vm == NULL) return;
   lua_close(vm->L);
   free(vm);
 }

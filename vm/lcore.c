@@ -27,18 +27,15 @@
 #include "../kernels/kernels.h"
 
 /* -- errors ------------------------------------------------------------- */
-int sk_lerror_(lua_State *L, const char *fname, const char *label, int id,
-               ...) {
+int sk_lerror_(lua_State *L, const char *fname, const char *label, int id, ...) {
   char msg[4096];
   va_list ap;
   va_start(ap, id);
   sk_verr(msg, sizeof msg, id, ap);
   va_end(ap);
   luaL_where(L, 1);
-  if (label)
-    lua_pushfstring(L, "%s '%s': %s", fname, label, msg);
-  else
-    lua_pushfstring(L, "%s: %s", fname, msg);
+  if (label) lua_pushfstring(L, "%s '%s': %s", fname, label, msg);
+  else lua_pushfstring(L, "%s: %s", fname, msg);
   lua_concat(L, 2);
   return lua_error(L);
 }
@@ -58,8 +55,7 @@ static int64_t int_field(lua_State *L, int t, const char *k, int64_t def,
   if (ty != LUA_TNIL) {
     int ok;
     v = lua_tointegerx(L, -1, &ok);
-    if (!ok)
-      sk_lerror(L, fname, label, SK_E_POLICY_FIELD_MUST, k);
+    if (!ok) sk_lerror(L, fname, label, SK_E_POLICY_FIELD_MUST, k);
   }
   lua_pop(L, 1);
   return v;
@@ -69,8 +65,8 @@ static int64_t int_field(lua_State *L, int t, const char *k, int64_t def,
 static int auto_field(lua_State *L, int t, const char *k, const char *fname,
                       const char *label) {
   int ty = lua_getfield(L, t, k);
-  int is_auto = ty == LUA_TNIL ||
-                (ty == LUA_TSTRING && strcmp(lua_tostring(L, -1), "auto") == 0);
+  int is_auto =
+    ty == LUA_TNIL || (ty == LUA_TSTRING && strcmp(lua_tostring(L, -1), "auto") == 0);
   lua_pop(L, 1);
   if (is_auto) return SK_AUTO;
   int64_t v = int_field(L, t, k, 0, fname, label);
@@ -92,8 +88,7 @@ static int int_list(lua_State *L, int t, const char *k, int64_t *out, int max,
     lua_geti(L, -1, d + 1);
     int ok;
     out[d] = lua_tointegerx(L, -1, &ok);
-    if (!ok)
-      sk_lerror(L, fname, label, SK_E_POLICY_ENTRY_NOT, k, d + 1);
+    if (!ok) sk_lerror(L, fname, label, SK_E_POLICY_ENTRY_NOT, k, d + 1);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -103,14 +98,13 @@ static int int_list(lua_State *L, int t, const char *k, int64_t *out, int max,
 /* Fill 'p' from the policy at stack index 'idx' (an integer n, or a
  * table built by speck.RangePolicy / MDRangePolicy / TeamPolicy). Only
  * the Lua shapes are checked here; sk_policy_check judges the values. */
-static void parse_policy(lua_State *L, int idx, sk_policy *p,
-                         const char *fname, const char *label) {
+static void parse_policy(lua_State *L, int idx, sk_policy *p, const char *fname,
+                         const char *label) {
   sk_policy_init(p, SK_POL_RANGE);
   if (lua_type(L, idx) == LUA_TNUMBER) {
     int ok;
     p->end = lua_tointegerx(L, idx, &ok);
-    if (!ok)
-      sk_lerror(L, fname, label, SK_E_RANGE_NOT_INTEGER, lua_tostring(L, idx));
+    if (!ok) sk_lerror(L, fname, label, SK_E_RANGE_NOT_INTEGER, lua_tostring(L, idx));
     return;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -130,8 +124,7 @@ static void parse_policy(lua_State *L, int idx, sk_policy *p,
   lua_pop(L, 1);
   lua_getfield(L, idx, "schedule");
   const char *sch = lua_tostring(L, -1);
-  if (sch && strcmp(sch, "dynamic") == 0)
-    p->schedule = SK_DYNAMIC;
+  if (sch && strcmp(sch, "dynamic") == 0) p->schedule = SK_DYNAMIC;
   else if (sch && strcmp(sch, "static") != 0)
     sk_lerror(L, fname, label, SK_E_UNKNOWN_SCHEDULE_STATIC, sch);
   lua_pop(L, 1);
@@ -212,7 +205,8 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
     s->u8 = (unsigned char)(lua_toboolean(L, -1) ? 1 : 0);
   } else if (t->is_float) {
     double v = lua_tonumberx(L, -1, &ok);
-    if (d == SK_F64) s->f64 = v; else s->f32 = (float)v;
+    if (d == SK_F64) s->f64 = v;
+    else s->f32 = (float)v;
   } else {
     lua_Integer v = lua_tointegerx(L, -1, &ok);
     switch (d) {
@@ -225,16 +219,15 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
     default: s->u8 = (unsigned char)v; break;
     }
   }
-  if (!ok)
-    sk_lerror(L, fname, label, SK_E_CAPTURE_VALUE_NOT, a->name, t->name);
+  if (!ok) sk_lerror(L, fname, label, SK_E_CAPTURE_VALUE_NOT, a->name, t->name);
   lua_pop(L, 2);
 }
 
 /* The captures table at 'idx' as arguments; returns their count. The
  * names point into the table's keys and the views into their userdata,
  * alive while the table is on the stack. */
-static int collect_args_str(lua_State *L, int idx, sk_arg *args,
-                            const char *fname, const char *label, int strings) {
+static int collect_args_str(lua_State *L, int idx, sk_arg *args, const char *fname,
+                            const char *label, int strings) {
   int n = 0;
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -243,8 +236,7 @@ static int collect_args_str(lua_State *L, int idx, sk_arg *args,
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING)
       sk_lerror(L, fname, label, SK_E_CAPTURE_NAMES_MUST, luaL_typename(L, -2));
-    if (n >= SK_MAXCAP)
-      sk_lerror(L, fname, label, SK_E_MORE_THAN_CAPTURES, SK_MAXCAP);
+    if (n >= SK_MAXCAP) sk_lerror(L, fname, label, SK_E_MORE_THAN_CAPTURES, SK_MAXCAP);
     sk_arg *a = &args[n++];
     memset(a, 0, sizeof *a);
     a->name = lua_tostring(L, -2);
@@ -263,25 +255,23 @@ static int collect_args_str(lua_State *L, int idx, sk_arg *args,
       a->dtype = SK_BOOL;
       a->value.u8 = (unsigned char)lua_toboolean(L, -1);
       break;
-    case LUA_TTABLE:
-      typed_scalar(L, lua_gettop(L), a, fname, label);
-      break;
+    case LUA_TTABLE: typed_scalar(L, lua_gettop(L), a, fname, label); break;
     case LUA_TSTRING:
-      if (strings) {   /* alive: the value stays in the table */
+      if (strings) { /* alive: the value stays in the table */
         a->str = lua_tostring(L, -1);
         break;
       }
       goto bad;
     case LUA_TUSERDATA:
-      if ((v = sk_lview_test(L, -1)) != NULL ||
-          (v = sk_ltask_pool_view(L, -1)) != NULL) {
+      if ((v = sk_lview_test(L, -1)) != NULL || (v = sk_ltask_pool_view(L, -1)) != NULL) {
         a->view = v;
         break;
       }
       /* fall through */
     default:
     bad:
-      sk_lerror(L, fname, label, SK_E_CAPTURE_CAPTURES_MUST, a->name, luaL_typename(L, -1));
+      sk_lerror(L, fname, label, SK_E_CAPTURE_CAPTURES_MUST, a->name,
+                luaL_typename(L, -1));
     }
     lua_pop(L, 1);
   }
@@ -295,14 +285,13 @@ static int collect_args(lua_State *L, int idx, sk_arg *args, const char *fname,
 
 /* -- reducers ----------------------------------------------------------- */
 /* one reducer description at idx: a name, {op=, dtype=} or a custom one */
-static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
-                          const char *fname, const char *label) {
+static void parse_reducer(lua_State *L, int idx, sk_reducer *r, const char *fname,
+                          const char *label) {
   memset(r, 0, sizeof *r);
   if (lua_type(L, idx) == LUA_TSTRING) {
     const char *s = lua_tostring(L, idx);
     r->op = sk_redop_find(s);
-    if (r->op < 0)
-      sk_lerror(L, fname, label, SK_E_UNKNOWN_REDUCER_SUM_PROD, s);
+    if (r->op < 0) sk_lerror(L, fname, label, SK_E_UNKNOWN_REDUCER_SUM_PROD, s);
     r->dtype = sk_redop_default_dtype(r->op);
     return;
   }
@@ -327,8 +316,7 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
   }
   if (dt) {
     int st = sk_agg_parse(dt, &r->agg, &r->agg_n);
-    if (st == -2)
-      sk_lerror(L, fname, label, SK_E_REDUCER_DTYPE_N, dt, SK_AGG_MAXN);
+    if (st == -2) sk_lerror(L, fname, label, SK_E_REDUCER_DTYPE_N, dt, SK_AGG_MAXN);
     r->dtype = st == 0 ? SK_F64 : sk_dtype_parse(dt);
     if (st != 0) r->agg = r->agg_n = 0;
     if (r->dtype < 0) sk_lerror(L, fname, label, SK_E_REDUCER_UNKNOWN_DTYPE, dt);
@@ -337,8 +325,8 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r,
 }
 
 /* reducer argument at idx (nil: sum) into reds; returns the count */
-static int parse_reducers(lua_State *L, int idx, sk_reducer *reds,
-                          const char *fname, const char *label) {
+static int parse_reducers(lua_State *L, int idx, sk_reducer *reds, const char *fname,
+                          const char *label) {
   if (lua_isnoneornil(L, idx)) return 0;
   if (lua_type(L, idx) == LUA_TTABLE && lua_rawlen(L, idx) > 0) {
     int n = (int)lua_rawlen(L, idx);
@@ -379,7 +367,7 @@ static int push_results(lua_State *L, int pattern, const sk_result *res) {
   for (int r = 0; r < k->nred; r++) {
     const sk_reducer *q = &k->reds[r];
     const char *p = sk_result_ptr(res, r);
-    if (q->agg) {   /* a table of the components */
+    if (q->agg) { /* a table of the components */
       int w = sk_agg_width(q->agg, q->agg_n);
       lua_createtable(L, w, 0);
       for (int c = 0; c < w; c++) {
@@ -415,7 +403,7 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, SK_E_OPTIONS_MUST_TABLE, luaL_typename(L, idx));
   lua_getfield(L, idx, "prelude");
-  d->prelude = lua_tostring(L, -1);   /* anchored by the options table */
+  d->prelude = lua_tostring(L, -1); /* anchored by the options table */
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "bounds_check") != LUA_TNIL) d->bounds = lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -430,7 +418,7 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
   lua_pop(L, 1);
   if (target) {
     lua_getfield(L, idx, "target");
-    *target = lua_tostring(L, -1);   /* anchored by the options table */
+    *target = lua_tostring(L, -1); /* anchored by the options table */
     lua_pop(L, 1);
   }
   lua_getfield(L, idx, "dtype");
@@ -445,11 +433,10 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
     sk_lerror(L, fname, label, SK_E_OPTS_INDEX_MUST, luaL_typename(L, -1));
   if (ity == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
-    if (n > SK_MAXMD)
-      sk_lerror(L, fname, label, SK_E_OPTS_INDEX_NAMES_MOST, n, SK_MAXMD);
+    if (n > SK_MAXMD) sk_lerror(L, fname, label, SK_E_OPTS_INDEX_NAMES_MOST, n, SK_MAXMD);
     for (int d2 = 0; d2 < n && d2 < SK_MAXMD; d2++) {
       lua_geti(L, -1, d2 + 1);
-      d->index[d2] = lua_tostring(L, -1);  /* anchored by the index table */
+      d->index[d2] = lua_tostring(L, -1); /* anchored by the index table */
       if (!d->index[d2]) sk_lerror(L, fname, label, SK_E_OPTS_INDEX_ENTRIES);
       lua_pop(L, 1);
     }
@@ -515,8 +502,8 @@ typedef struct khandle {
 
 /* policy kind of speck.kernel: "range", "mdrange<rank>", "team" or a
  * policy object */
-static void parse_kind(lua_State *L, int idx, int *kind, int *md_rank,
-                       const char *fname, const char *label) {
+static void parse_kind(lua_State *L, int idx, int *kind, int *md_rank, const char *fname,
+                       const char *label) {
   *md_rank = 0;
   if (lua_type(L, idx) != LUA_TSTRING) {
     sk_policy pol;
@@ -573,7 +560,7 @@ static int l_kernel(lua_State *L) {
     d.backend = sk_backend_find(target);
     if (!d.backend) {
       char names[256];
-      sk_env_space_names(names, sizeof names, 0);   /* the back ends' names */
+      sk_env_space_names(names, sizeof names, 0); /* the back ends' names */
       return sk_lerror(L, fname, d.label, SK_E_UNKNOWN_TARGET, target, names);
     }
   } else {
@@ -585,8 +572,7 @@ static int l_kernel(lua_State *L) {
   kh->h = NULL;
   luaL_setmetatable(L, SK_KERNEL_MT);
   char err[4096];
-  kh->h = sk_prepare(&d, kind, md_rank, args, nargs, target != NULL, err,
-                     sizeof err);
+  kh->h = sk_prepare(&d, kind, md_rank, args, nargs, target != NULL, err, sizeof err);
   if (!kh->h) return sk_lerror(L, fname, d.label, SK_E_MSG, err);
   return 1;
 }
@@ -754,9 +740,7 @@ static int l_jit_stats(lua_State *L) {
     sk_lset_num(L, "compile_seconds", ks.compile_seconds);
     sk_lset_int(L, "cache_hits", ks.disk_hits);
     sk_lset_num(L, "run_seconds", ks.run_seconds);
-    if (ks.warning[0]) {
-      sk_lset_str(L, "warning", ks.warning);
-    }
+    if (ks.warning[0]) { sk_lset_str(L, "warning", ks.warning); }
     lua_createtable(L, 0, SK_NTIER);
     for (int t2 = 1; t2 < SK_NTIER; t2++) {
       sk_lset_int(L, tier_names[t2], ks.compiles[t2]);
@@ -784,8 +768,7 @@ static int l_initialize(lua_State *L) {
       int ok;
       lua_Integer t = lua_tointegerx(L, -1, &ok);
       if (!ok || t < 1)
-        return sk_lerror(L, "speck.initialize", NULL,
-                         SK_E_THREADS_MUST_POSITIVE);
+        return sk_lerror(L, "speck.initialize", NULL, SK_E_THREADS_MUST_POSITIVE);
       rs.threads = t > INT_MAX ? INT_MAX : (int)t;
     }
     lua_getfield(L, 1, "device");
@@ -793,8 +776,7 @@ static int l_initialize(lua_State *L) {
       int ok;
       lua_Integer d = lua_tointegerx(L, -1, &ok);
       if (!ok || d < 0 || d > INT_MAX)
-        return sk_lerror(L, "speck.initialize", NULL,
-                         SK_E_DEVICE_MUST_NON);
+        return sk_lerror(L, "speck.initialize", NULL, SK_E_DEVICE_MUST_NON);
       rs.device = (int)d;
     }
     if (lua_getfield(L, 1, "bounds_check") != LUA_TNIL) bounds = lua_toboolean(L, -1);
@@ -805,8 +787,7 @@ static int l_initialize(lua_State *L) {
       if (strcmp(j, "tcc") == 0) tier = SK_TIER_TCC;
       else if (strcmp(j, "cc") == 0) tier = SK_TIER_CC;
       else if (strcmp(j, "auto") == 0) tier = SK_TIER_AUTO;
-      else return sk_lerror(L, "speck.initialize", NULL,
-                            SK_E_UNKNOWN_JIT_TCC, j);
+      else return sk_lerror(L, "speck.initialize", NULL, SK_E_UNKNOWN_JIT_TCC, j);
     }
     /* the space string stays anchored by the options table */
   }
@@ -878,7 +859,7 @@ static int l_info(lua_State *L) {
   lua_newtable(L);
   for (const sk_backend *const *b = sk_backend_list(); *b; b++)
     space_info(L, (*b)->name, (*b)->available, (*b)->info);
-  if (!sk_backend_find("remote"))   /* registered by require "speck.remote" */
+  if (!sk_backend_find("remote")) /* registered by require "speck.remote" */
     space_info(L, "remote", sk_remote_available, sk_remote_info);
   lua_setfield(L, -2, "spaces");
   lua_newtable(L);
@@ -931,9 +912,7 @@ static int l_info(lua_State *L) {
       sk_lset_str(L, "arch", dv[d].arch);
       sk_lset_int(L, "multiprocessors", dv[d].multiprocessors);
       sk_lset_int(L, "memory", (lua_Integer)dv[d].memory);
-      if (dv[d].free) {
-        sk_lset_int(L, "free", (lua_Integer)dv[d].free);
-      }
+      if (dv[d].free) { sk_lset_int(L, "free", (lua_Integer)dv[d].free); }
       sk_lset_int(L, "shared_per_block", (lua_Integer)dv[d].shared_per_block);
       lua_rawseti(L, -2, ++ndev);
     }
@@ -942,15 +921,13 @@ static int l_info(lua_State *L) {
   /* Kokkos Tools: the libraries loaded, and why any was skipped */
   lua_createtable(L, 0, 2);
   sk_lset_str(L, "libraries", sk_tools_names());
-  if (sk_tools_warning()[0]) {
-    sk_lset_str(L, "warning", sk_tools_warning());
-  }
+  if (sk_tools_warning()[0]) { sk_lset_str(L, "warning", sk_tools_warning()); }
   lua_setfield(L, -2, "tools");
   /* the vendor BLAS behind speck.blas' impl = "vendor" (loaded on first use) */
   lua_createtable(L, 0, 2);
   sk_lset_bool(L, "available", sk_vendor_host_available());
   sk_lset_str(L, sk_vendor_host_available() ? "host" : "note", sk_vendor_host_status());
-  if (ndev > 0) {   /* a device's vendor BLAS: only where a device is (it starts it) */
+  if (ndev > 0) { /* a device's vendor BLAS: only where a device is (it starts it) */
     sk_lset_str(L, "gpu", sk_vendor_gpu_status());
   }
   lua_setfield(L, -2, "blas_vendor");
@@ -981,27 +958,26 @@ static int l_interrupt_clear(lua_State *L) {
   return 0;
 }
 
-static const luaL_Reg core_funcs[] = {
-  {"host_accessible", l_host_accessible},
-  {"interrupt", l_interrupt},
-  {"interrupt_clear", l_interrupt_clear},
-  {"parallel_for", l_parallel_for},
-  {"parallel_reduce", l_parallel_reduce},
-  {"parallel_scan", l_parallel_scan},
-  {"kernel", l_kernel},
-  {"initialize", l_initialize},
-  {"finalize", l_finalize},
-  {"fence", l_fence},
-  {"info", l_info},
-  {"now", l_now},
-  {"team_limits", l_team_limits},
-  {"check_policy", l_check_policy},
-  {"call", l_call},
-  {"err_last", l_err_last},
-  {"err_text", l_err_text},
-  {"profile_push", l_profile_push},
-  {"profile_pop", l_profile_pop},
-  {NULL, NULL}};
+static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
+                                      {"interrupt", l_interrupt},
+                                      {"interrupt_clear", l_interrupt_clear},
+                                      {"parallel_for", l_parallel_for},
+                                      {"parallel_reduce", l_parallel_reduce},
+                                      {"parallel_scan", l_parallel_scan},
+                                      {"kernel", l_kernel},
+                                      {"initialize", l_initialize},
+                                      {"finalize", l_finalize},
+                                      {"fence", l_fence},
+                                      {"info", l_info},
+                                      {"now", l_now},
+                                      {"team_limits", l_team_limits},
+                                      {"check_policy", l_check_policy},
+                                      {"call", l_call},
+                                      {"err_last", l_err_last},
+                                      {"err_text", l_err_text},
+                                      {"profile_push", l_profile_push},
+                                      {"profile_pop", l_profile_pop},
+                                      {NULL, NULL}};
 
 static int l_jit_drain(lua_State *L) {
   (void)L;
@@ -1009,15 +985,13 @@ static int l_jit_drain(lua_State *L) {
   return 0;
 }
 
-static const luaL_Reg jit_funcs[] = {{"source", l_jit_source},
-                                     {"stats", l_jit_stats},
-                                     {"wait", l_jit_drain},
-                                     {NULL, NULL}};
+static const luaL_Reg jit_funcs[] = {
+  {"source", l_jit_source}, {"stats", l_jit_stats}, {"wait", l_jit_drain}, {NULL, NULL}};
 
 /* Finaliser of a sentinel kept in the registry: when the state closes
  * (before Lua unloads this module), let background compiles finish, so no
  * compiler child is orphaned and no temporary file is left behind. */
-static int live_states;   /* Lua states that loaded this module */
+static int live_states; /* Lua states that loaded this module */
 
 static int l_sentinel_gc(lua_State *L) {
   (void)L;
@@ -1025,8 +999,8 @@ static int l_sentinel_gc(lua_State *L) {
   /* the last state going stops the pool and the background compiler:
    * their threads run this module's code, which Lua is about to unload */
   if (__atomic_sub_fetch(&live_states, 1, __ATOMIC_ACQ_REL) == 0) {
-    sk_lio_close();   /* the bar's code goes with this module */
-    sk_lremote_close();   /* windows freed, MPI finalised (if started) */
+    sk_lio_close();     /* the bar's code goes with this module */
+    sk_lremote_close(); /* windows freed, MPI finalised (if started) */
     sk_rt_finalize();
     sk_jit_shutdown();
   }

@@ -37,8 +37,8 @@ static void fmt_secs(char *buf, size_t n, double s) {
 /* The hook of io/progress.c (already rate-limited there): one line
  * rewritten in place, "what [#####.....]  45%  ETA 12s", and a last one
  * with the time taken. */
-static void draw_bar(const char *what, double done, double total,
-                     double elapsed, int finished) {
+static void draw_bar(const char *what, double done, double total, double elapsed,
+                     int finished) {
   int mode = __atomic_load_n(&bar_mode, __ATOMIC_RELAXED);
   if (mode == 0 || (mode == 1 && !isatty(STDERR_FILENO))) return;
   double frac = total > 0 ? done / total : 1;
@@ -75,15 +75,13 @@ static int l_progress(lua_State *L) {
       return sk_lerror(L, fname, NULL, SK_E_OPTIONS_MUST_TABLE_GOT, luaL_typename(L, 1));
     lua_pushnil(L);
     while (lua_next(L, 1)) {
-      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
-                                                     : "(not a string)";
+      const char *k =
+        lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "(not a string)";
       if (strcmp(k, "mode") == 0) {
-        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                       : "";
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
         for (int i = 0; mode_names[i]; i++)
           if (strcmp(s, mode_names[i]) == 0) mode = i;
-        if (mode < 0)
-          return sk_lerror(L, fname, NULL, SK_E_MODE_MUST_AUTO, show(L, -1));
+        if (mode < 0) return sk_lerror(L, fname, NULL, SK_E_MODE_MUST_AUTO, show(L, -1));
       } else if (strcmp(k, "delay") == 0 || strcmp(k, "interval") == 0) {
         if (lua_type(L, -1) != LUA_TNUMBER || lua_tonumber(L, -1) < 0)
           return sk_lerror(L, fname, NULL, SK_E_MUST_NUMBER_SECONDS, k, show(L, -1));
@@ -117,8 +115,7 @@ static int l_save_npy(lua_State *L) {
   const char *fname = "speck.io.save_npy";
   const char *path = check_path(L, fname);
   sk_view *v = sk_lview_test(L, 2);
-  if (!v)
-    return sk_lerror(L, fname, path, SK_E_VIEW_MUST_SPECK, luaL_typename(L, 2));
+  if (!v) return sk_lerror(L, fname, path, SK_E_VIEW_MUST_SPECK, luaL_typename(L, 2));
   char err[1024];
   if (sk_npy_save(path, v, err, sizeof err) < 0)
     return sk_lerror(L, fname, path, SK_E_MSG, err);
@@ -136,10 +133,9 @@ static int l_load_npy(lua_State *L) {
       return sk_lerror(L, fname, path, SK_E_OPTIONS_MUST_TABLE_GOT, luaL_typename(L, 2));
     lua_pushnil(L);
     while (lua_next(L, 2)) {
-      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
-                                                     : "(not a string)";
-      const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                     : NULL;
+      const char *k =
+        lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "(not a string)";
+      const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
       if (strcmp(k, "space") == 0) {
         space = s ? sk_space_parse(s) : -1;
         const sk_backend *b = space < 0 && s ? sk_backend_find(s) : NULL;
@@ -147,7 +143,8 @@ static int l_load_npy(lua_State *L) {
         if (space < 0) {
           char names[256];
           sk_space_names(names, sizeof names);
-          return sk_lerror(L, fname, path, SK_E_UNKNOWN_SPACE_EXPECTED_3, show(L, -1), names);
+          return sk_lerror(L, fname, path, SK_E_UNKNOWN_SPACE_EXPECTED_3, show(L, -1),
+                           names);
         }
       } else if (strcmp(k, "layout") == 0) {
         layout = s ? sk_layout_parse(s) : -1;
@@ -176,9 +173,8 @@ static int l_load_npy(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg io_funcs[] = {{"save_npy", l_save_npy},
-                                    {"load_npy", l_load_npy},
-                                    {NULL, NULL}};
+static const luaL_Reg io_funcs[] = {
+  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {NULL, NULL}};
 
 void sk_lio_close(void) { sk_progress_set_hook(NULL); }
 

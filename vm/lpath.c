@@ -29,8 +29,7 @@ void sk_vm_setup_tcc(void) {
 
 /* Prepend 'entries' to package[field] unless it already holds them.
  * Expects the package table at the top of the stack. */
-static void prepend_path(lua_State *L, const char *field,
-                         const char *entries) {
+static void prepend_path(lua_State *L, const char *field, const char *entries) {
   lua_getfield(L, -1, field);
   const char *old = lua_tostring(L, -1);
   if (old != NULL && strstr(old, entries) != NULL) {

@@ -124,8 +124,7 @@ static int l_view(lua_State *L) {
   }
   sk_view *v = sk_lview_new(L);
   char err[ERRLEN];
-  if (sk_remote_view_create(v, label, dtype, rank, ext, dist, space, err,
-                            sizeof err) < 0)
+  if (sk_remote_view_create(v, label, dtype, rank, ext, dist, space, err, sizeof err) < 0)
     return raise(L, err);
   if (atomic) v->traits |= SK_TRAIT_ATOMIC;
   return 1;
@@ -151,11 +150,11 @@ static int m_local_range(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg remote_funcs[] = {
-  {"start", l_start},     {"available", l_available}, {"info", l_info},
-  {"rank", l_rank},       {"size", l_size},           {"barrier", l_barrier},
-  {"fence", l_fence},     {"allreduce", l_allreduce}, {"View", l_view},
-  {NULL, NULL}};
+static const luaL_Reg remote_funcs[] = {{"start", l_start}, {"available", l_available},
+                                        {"info", l_info},   {"rank", l_rank},
+                                        {"size", l_size},   {"barrier", l_barrier},
+                                        {"fence", l_fence}, {"allreduce", l_allreduce},
+                                        {"View", l_view},   {NULL, NULL}};
 
 static const luaL_Reg view_methods[] = {
   {"local_view", m_local_view}, {"local_range", m_local_range}, {NULL, NULL}};

@@ -19,10 +19,10 @@
 #include "../kernels/task/task.h"
 #include "vm.h"
 
-#define SCHED_MT "speck.task.Scheduler"
+#define SCHED_MT  "speck.task.Scheduler"
 #define FUTURE_MT "speck.task.Future"
-#define POOL_MT "speck.task.MemoryPool"
-#define CHOL_MT "speck.sparse.Cholesky"
+#define POOL_MT   "speck.task.MemoryPool"
+#define CHOL_MT   "speck.sparse.Cholesky"
 
 typedef struct lsched {
   sk_sched *s;
@@ -36,9 +36,9 @@ typedef struct lfuture {
 
 typedef struct lpool {
   sk_mpool *p;
-  void *gpu;                /* or a pool in GPU memory (backends/cuda/tasks.c) */
-  const sk_backend *b;      /* its back end */
-  sk_view head;   /* what a kernel captures: the pool's head */
+  void *gpu;           /* or a pool in GPU memory (backends/cuda/tasks.c) */
+  const sk_backend *b; /* its back end */
+  sk_view head;        /* what a kernel captures: the pool's head */
 } lpool;
 
 static lsched *check_sched(lua_State *L, int idx, const char *fname) {
@@ -74,7 +74,8 @@ static int l_scheduler(lua_State *L) {
       return sk_lerror(L, fname, NULL, SK_E_UNKNOWN_SPACE_NAMED_OF, space, names);
     }
     char why[256];
-    if (b != sk_rt_backend(err, sizeof err) && b->available && !b->available(why, sizeof why))
+    if (b != sk_rt_backend(err, sizeof err) && b->available &&
+        !b->available(why, sizeof why))
       return sk_lerror(L, fname, NULL, SK_E_SPACE_NOT_AVAILABLE, space, why);
   }
   lsched *ls = lua_newuserdatauv(L, sizeof *ls, 1);
@@ -108,7 +109,7 @@ static void keep_view(lua_State *L, int sidx, int idx, const char *which) {
   sk_view *c = sk_lview_new(L);
   *c = *v;
   if (c->alloc) sk_view_retain(c);
-  lua_getiuservalue(L, idx, 1);   /* what keeps wrapped memory alive */
+  lua_getiuservalue(L, idx, 1); /* what keeps wrapped memory alive */
   lua_setiuservalue(L, -2, 1);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
   lua_pop(L, 2);
@@ -136,7 +137,7 @@ static int l_functor(lua_State *L) {
   luaL_checktype(L, 3, LUA_TTABLE);
   const char *ret = luaL_optstring(L, 4, NULL);
   const char *body = luaL_checkstring(L, 5);
-  sk_tfunctor *f = lua_newuserdatauv(L, sizeof *f, 0);   /* freed by the GC */
+  sk_tfunctor *f = lua_newuserdatauv(L, sizeof *f, 0); /* freed by the GC */
   memset(f, 0, sizeof *f);
   snprintf(f->label, sizeof f->label, "%s", label);
   if (strlen(label) >= sizeof f->label)
@@ -167,8 +168,7 @@ static int l_functor(lua_State *L) {
       } else {
         fd->kind = SK_TF_SCALAR;
         fd->dtype = sk_dtype_parse(t);
-        if (fd->dtype < 0)
-          return sk_lerror(L, fname, label, SK_E_FIELD_TYPE_FIELD, n, t);
+        if (fd->dtype < 0) return sk_lerror(L, fname, label, SK_E_FIELD_TYPE_FIELD, n, t);
       }
     } else if ((v = sk_lview_test(L, -1)) != NULL) {
       if (!sk_sched_reaches(ls->s, v->space) || v->agg || sk_layout_tiled(v->layout))
@@ -225,8 +225,7 @@ static sk_sched *future_sched(lua_State *L, int idx, lfuture **out, const char *
   lua_getiuservalue(L, idx, 1);
   lsched *ls = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (!ls || !ls->s)
-    sk_lerror(L, fname, NULL, SK_E_FUTURE_SCHEDULER_GONE);
+  if (!ls || !ls->s) sk_lerror(L, fname, NULL, SK_E_FUTURE_SCHEDULER_GONE);
   if (!lf->t || lf->gen != sk_sched_generation(ls->s))
     sk_lerror(L, fname, NULL, SK_E_FUTURE_TASK_WAS);
   *out = lf;
@@ -257,40 +256,45 @@ static int l_spawn(lua_State *L) {
       for (int j = 0; n && j < fx->nfields; j++)
         if (strcmp(fx->fields[j].name, n) == 0) k = j;
       if (k < 0 && fx->nfields)
-        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD, n ? n : luaL_typename(L, -2));
+        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD,
+                         n ? n : luaL_typename(L, -2));
       if (k < 0)
-        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD_NONE, n ? n : luaL_typename(L, -2));
+        return sk_lerror(L, fname, fx->label, SK_E_NOT_FIELD_NONE,
+                         n ? n : luaL_typename(L, -2));
       const sk_tfield *fd = &fx->fields[k];
       unsigned char *at = fields + sk_sched_field_offset(s, f, k);
       if (fd->kind == SK_TF_SCALAR) {
         if (lua_type(L, -1) != LUA_TNUMBER && lua_type(L, -1) != LUA_TBOOLEAN)
-          return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT, n, sk_dtypes[fd->dtype].name,
-                           luaL_typename(L, -1));
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT, n,
+                           sk_dtypes[fd->dtype].name, luaL_typename(L, -1));
         sk_view v = {0};
         v.dtype = fd->dtype;
         v.data = at;
         if (lua_type(L, -1) == LUA_TBOOLEAN) sk_view_set_i(&v, 0, lua_toboolean(L, -1));
         else if (lua_isinteger(L, -1)) sk_view_set_i(&v, 0, lua_tointeger(L, -1));
         else if (sk_dtypes[fd->dtype].is_float) sk_view_set_f(&v, 0, lua_tonumber(L, -1));
-        else return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_NUMBER, n,
-                              sk_dtypes[fd->dtype].name, lua_tonumber(L, -1));
+        else
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_GOT_NUMBER, n,
+                           sk_dtypes[fd->dtype].name, lua_tonumber(L, -1));
       } else if (fd->kind == SK_TF_FUTURE) {
         lfuture *lf;
         if (!luaL_testudata(L, -1, FUTURE_MT))
-          return sk_lerror(L, fname, fx->label, SK_E_FIELD_FUTURE_GOT, n, luaL_typename(L, -1));
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_FUTURE_GOT, n,
+                           luaL_typename(L, -1));
         sk_sched *o = future_sched(L, lua_gettop(L), &lf, fname);
-        if (o != s)
-          return sk_lerror(L, fname, fx->label, SK_E_FIELD_FUTURE_BELONGS, n);
+        if (o != s) return sk_lerror(L, fname, fx->label, SK_E_FIELD_FUTURE_BELONGS, n);
         memcpy(at, &lf->t, sizeof lf->t);
       } else {
         const sk_view *v = sk_lview_test(L, -1);
         if (!v)
-          return sk_lerror(L, fname, fx->label, SK_E_FIELD_VIEW_GOT, n, luaL_typename(L, -1));
+          return sk_lerror(L, fname, fx->label, SK_E_FIELD_VIEW_GOT, n,
+                           luaL_typename(L, -1));
         if (v->dtype != fd->dtype || v->rank != fd->rank || v->layout != fd->layout ||
             !sk_sched_reaches(s, v->space) || v->agg)
           return sk_lerror(L, fname, fx->label, SK_E_FIELD_VIEW_RANK, n, v->label,
                            sk_dtypes[v->dtype].name, v->rank, sk_layout_name(v->layout),
-                           sk_dtypes[fd->dtype].name, fd->rank, sk_layout_name(fd->layout));
+                           sk_dtypes[fd->dtype].name, fd->rank,
+                           sk_layout_name(fd->layout));
         sk_varg a;
         varg_of(v, &a);
         memcpy(at, &a, sizeof a);
@@ -554,9 +558,8 @@ static int l_chol_gc(lua_State *L) {
 /* the 'task' table of speck.core */
 void sk_ltask_open(lua_State *L) {
   static const luaL_Reg sched_m[] = {
-    {"functor", l_functor}, {"spawn", l_spawn}, {"wait", l_wait},
-    {"stats", l_stats}, {"close", l_close}, {"compile", l_compile},
-    {NULL, NULL}};
+    {"functor", l_functor}, {"spawn", l_spawn},     {"wait", l_wait}, {"stats", l_stats},
+    {"close", l_close},     {"compile", l_compile}, {NULL, NULL}};
   luaL_newmetatable(L, SCHED_MT);
   luaL_newlib(L, sched_m);
   lua_setfield(L, -2, "__index");
@@ -580,9 +583,10 @@ void sk_ltask_open(lua_State *L) {
   lua_pushcfunction(L, l_pool_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
-  static const luaL_Reg chol_m[] = {
-    {"solve", l_chol_solve}, {"info", l_chol_info}, {"lower", l_chol_lower},
-    {NULL, NULL}};
+  static const luaL_Reg chol_m[] = {{"solve", l_chol_solve},
+                                    {"info", l_chol_info},
+                                    {"lower", l_chol_lower},
+                                    {NULL, NULL}};
   luaL_newmetatable(L, CHOL_MT);
   luaL_newlib(L, chol_m);
   lua_setfield(L, -2, "__index");
@@ -590,8 +594,7 @@ void sk_ltask_open(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   static const luaL_Reg task_f[] = {
-    {"scheduler", l_scheduler}, {"pool", l_pool}, {"cholesky", l_cholesky},
-    {NULL, NULL}};
+    {"scheduler", l_scheduler}, {"pool", l_pool}, {"cholesky", l_cholesky}, {NULL, NULL}};
   luaL_newlib(L, task_f);
   lua_setfield(L, -2, "task");
 }

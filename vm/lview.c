@@ -23,19 +23,17 @@
 /* -- messages ---------------------------------------------------------- */
 /* Every message raised here, in one place. They are raised as
  * "<function> 'label': <message>" at the caller's file:line. */
-#define LE_SPACE      "unknown space %s (expected %s)"   /* the spaces' names */
-#define ERRLEN 512
+#define LE_SPACE "unknown space %s (expected %s)" /* the spaces' names */
+#define ERRLEN   512
 
-static int lv_raise_(lua_State *L, const char *fname, const char *label,
-                     int id, ...);
+static int lv_raise_(lua_State *L, const char *fname, const char *label, int id, ...);
 #define lv_raise(a0, a1, a2, id, ...) \
   (SK_ERRCHK(id, ##__VA_ARGS__), lv_raise_(a0, a1, a2, id, ##__VA_ARGS__))
 
 /* Raise "fname 'label': message" (or "fname: message" without a label) at
  * the calling Lua line. Messages are formatted on the C stack: nothing
  * here is left to free when lua_error jumps. */
-static int lv_raise_(lua_State *L, const char *fname, const char *label,
-                     int id, ...) {
+static int lv_raise_(lua_State *L, const char *fname, const char *label, int id, ...) {
   char msg[ERRLEN];
   va_list ap;
   va_start(ap, id);
@@ -57,20 +55,15 @@ static const char *show(lua_State *L, int idx, char *buf, size_t n) {
       snprintf(buf, n, "%lld", (long long)lua_tointeger(L, idx));
     } else {
       snprintf(buf, n, "%.14g", (double)lua_tonumber(L, idx));
-      if (buf[strspn(buf, "-0123456789")] == 0 && strlen(buf) + 3 <= n)
-        strcat(buf, ".0");
+      if (buf[strspn(buf, "-0123456789")] == 0 && strlen(buf) + 3 <= n) strcat(buf, ".0");
     }
     break;
   case LUA_TBOOLEAN:
     snprintf(buf, n, "%s", lua_toboolean(L, idx) ? "true" : "false");
     break;
   case LUA_TNIL:
-  case LUA_TNONE:
-    snprintf(buf, n, "nil");
-    break;
-  case LUA_TSTRING:
-    snprintf(buf, n, "'%.40s'", lua_tostring(L, idx));
-    break;
+  case LUA_TNONE: snprintf(buf, n, "nil"); break;
+  case LUA_TSTRING: snprintf(buf, n, "'%.40s'", lua_tostring(L, idx)); break;
   default:
     if (sk_lview_test(L, idx)) snprintf(buf, n, "a view");
     else snprintf(buf, n, "a %s", luaL_typename(L, idx));
@@ -105,7 +98,7 @@ sk_view *sk_lview_new(lua_State *L) {
 void sk_lview_gcstep(lua_State *L, size_t bytes) {
   size_t kb = bytes >> 10;
   if (kb == 0) return;
-  if (kb > (size_t)1 << 22) kb = (size_t)1 << 22;   /* 4 GB per step */
+  if (kb > (size_t)1 << 22) kb = (size_t)1 << 22; /* 4 GB per step */
   lua_gc(L, LUA_GCSTEP, (int)kb);
 }
 
@@ -116,16 +109,15 @@ void sk_lview_gcstep(lua_State *L, size_t bytes) {
 typedef struct conv {
   double d;
   int64_t i;
-  char what[64];      /* the value as shown */
-  const char *why;    /* " (not an integer)" etc. */
+  char what[64];   /* the value as shown */
+  const char *why; /* " (not an integer)" etc. */
   char range[96];
 } conv;
 
-static const int64_t int_lo[SK_NDTYPE] = {
-  0, 0, INT64_MIN, INT32_MIN, INT16_MIN, INT8_MIN, 0, 0, 0, 0};
-static const int64_t int_hi[SK_NDTYPE] = {
-  0, 0, INT64_MAX, INT32_MAX, INT16_MAX, INT8_MAX, 0, UINT32_MAX, UINT8_MAX,
-  1};
+static const int64_t int_lo[SK_NDTYPE] = {0,        0, INT64_MIN, INT32_MIN, INT16_MIN,
+                                          INT8_MIN, 0, 0,         0,         0};
+static const int64_t int_hi[SK_NDTYPE] = {0,        0, INT64_MAX,  INT32_MAX, INT16_MAX,
+                                          INT8_MAX, 0, UINT32_MAX, UINT8_MAX, 1};
 
 static int to_value(lua_State *L, int idx, int dtype, conv *c) {
   const sk_dtype_info *t = &sk_dtypes[dtype];
@@ -160,7 +152,8 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
   }
   show(L, idx, c->what, sizeof c->what);
   if (dtype == SK_U64)
-    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_UINT, (unsigned long long)UINT64_MAX);
+    sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_UINT,
+           (unsigned long long)UINT64_MAX);
   else
     sk_err(c->range, sizeof c->range, SK_E_OUT_RANGE_INT, (long long)int_lo[dtype],
            (long long)int_hi[dtype]);
@@ -182,8 +175,7 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
     }
     c->i = (int64_t)x;
   }
-  if (dtype == SK_U64 ? c->i < 0 : (c->i < int_lo[dtype] ||
-                                     c->i > int_hi[dtype])) {
+  if (dtype == SK_U64 ? c->i < 0 : (c->i < int_lo[dtype] || c->i > int_hi[dtype])) {
     c->why = c->range;
     return -1;
   }
@@ -200,7 +192,7 @@ static int urank(const sk_view *v) { return v->rank - (v->agg ? 1 : 0); }
 
 static void push_elem(lua_State *L, const sk_view *v, int64_t off) {
   const sk_dtype_info *t = &sk_dtypes[v->dtype];
-  if (v->agg) {   /* a table of the components: fad {value, d1.., dN} */
+  if (v->agg) { /* a table of the components: fad {value, d1.., dN} */
     int w = sk_agg_width(v->agg, v->agg_n);
     lua_createtable(L, w, 0);
     for (int c = 0; c < w; c++) {
@@ -225,28 +217,28 @@ static void push_elem(lua_State *L, const sk_view *v, int64_t off) {
 /* -- argument checks --------------------------------------------------- */
 /* A dtype that may be an aggregate ("fad(N)", "ensemble(N)"): the
  * component dtype, with *agg and *n set (0 for plain dtypes). */
-static int check_dtype_agg(lua_State *L, int idx, const char *fname,
-                           const char *label, int *agg, int *n) {
+static int check_dtype_agg(lua_State *L, int idx, const char *fname, const char *label,
+                           int *agg, int *n) {
   char b[64];
   *agg = *n = 0;
   if (lua_type(L, idx) == LUA_TSTRING) {
     int st = sk_agg_parse(lua_tostring(L, idx), agg, n);
     if (st == -2)
-      lv_raise(L, fname, label, SK_E_DTYPE_N_MUST, show(L, idx, b, sizeof b), SK_AGG_MAXN);
+      lv_raise(L, fname, label, SK_E_DTYPE_N_MUST, show(L, idx, b, sizeof b),
+               SK_AGG_MAXN);
     if (st == 0) return SK_F64;
   }
-  int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
-                                          : -1;
-  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
+  int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx)) : -1;
+  if (t < 0)
+    lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
   return t;
 }
 
-static int check_dtype(lua_State *L, int idx, const char *fname,
-                       const char *label) {
+static int check_dtype(lua_State *L, int idx, const char *fname, const char *label) {
   char b[64];
-  int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx))
-                                          : -1;
-  if (t < 0) lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
+  int t = lua_type(L, idx) == LUA_TSTRING ? sk_dtype_parse(lua_tostring(L, idx)) : -1;
+  if (t < 0)
+    lv_raise(L, fname, label, SK_E_UNKNOWN_DTYPE_SHOWN, show(L, idx, b, sizeof b));
   return t;
 }
 
@@ -261,12 +253,13 @@ static int get_extent(lua_State *L, int idx, int64_t *n) {
 }
 
 /* dims: an integer (rank 1) or a table of 0..8 extents; returns the rank */
-static int check_dims(lua_State *L, int idx, const char *fname,
-                      const char *label, int64_t *ext) {
+static int check_dims(lua_State *L, int idx, const char *fname, const char *label,
+                      int64_t *ext) {
   char b[64];
   if (lua_type(L, idx) == LUA_TNUMBER) {
     if (!get_extent(L, idx, &ext[0]))
-      lv_raise(L, fname, label, SK_E_EXTENT_MUST_NON_NEGATIVE, 0, show(L, idx, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_EXTENT_MUST_NON_NEGATIVE, 0,
+               show(L, idx, b, sizeof b));
     return 1;
   }
   if (!lua_istable(L, idx))
@@ -277,7 +270,8 @@ static int check_dims(lua_State *L, int idx, const char *fname,
   for (int d = 0; d < rank; d++) {
     lua_rawgeti(L, idx, d + 1);
     if (!get_extent(L, -1, &ext[d]))
-      lv_raise(L, fname, label, SK_E_EXTENT_MUST_NON_NEGATIVE, d, show(L, -1, b, sizeof b));
+      lv_raise(L, fname, label, SK_E_EXTENT_MUST_NON_NEGATIVE, d,
+               show(L, -1, b, sizeof b));
     lua_pop(L, 1);
   }
   return (int)rank;
@@ -301,10 +295,11 @@ static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
              n == 1 ? "index" : "indices");
   for (int d = 0; d < n; d++) {
     int ok = 0;
-    lua_Integer x = lua_type(L, first + d) == LUA_TNUMBER
-                        ? lua_tointegerx(L, first + d, &ok) : 0;
-    if (!ok) lv_raise(L, "View", v->label, SK_E_INDEX_MUST_INTEGER, d,
-                      show(L, first + d, b, sizeof b));
+    lua_Integer x =
+      lua_type(L, first + d) == LUA_TNUMBER ? lua_tointegerx(L, first + d, &ok) : 0;
+    if (!ok)
+      lv_raise(L, "View", v->label, SK_E_INDEX_MUST_INTEGER, d,
+               show(L, first + d, b, sizeof b));
     if (x < 0 || x >= v->extent[d])
       lv_raise(L, "View", v->label, SK_E_INDEX_OUT_RANGE, d, (long long)x,
                (long long)v->extent[d]);
@@ -315,8 +310,7 @@ static int64_t elem_offset(lua_State *L, const sk_view *v, int first, int n) {
 
 /* an aggregate element: a number (fad: the value, derivatives 0; an
  * ensemble: every member) or a table of all the components */
-static void store_agg(lua_State *L, sk_view *v, int64_t off, int idx,
-                      const char *fname) {
+static void store_agg(lua_State *L, sk_view *v, int64_t off, int idx, const char *fname) {
   char b[64], dn[32];
   int w = sk_agg_width(v->agg, v->agg_n);
   double x[SK_AGG_MAXN + 1];
@@ -338,23 +332,22 @@ static void store_agg(lua_State *L, sk_view *v, int64_t off, int idx,
   for (int c = 0; c < w; c++) sk_view_set_f(v, off + c, x[c]);
 }
 
-static void store_at(lua_State *L, sk_view *v, int64_t off, int idx,
-                     const char *fname) {
+static void store_at(lua_State *L, sk_view *v, int64_t off, int idx, const char *fname) {
   conv c;
   if (v->agg) {
     store_agg(L, v, off, idx, fname);
     return;
   }
   if (to_value(L, idx, v->dtype, &c) < 0)
-    lv_raise(L, fname, v->label, SK_E_CANNOT_STORE, c.what, sk_dtypes[v->dtype].name, c.why);
+    lv_raise(L, fname, v->label, SK_E_CANNOT_STORE, c.what, sk_dtypes[v->dtype].name,
+             c.why);
   store(v, off, &c);
 }
 
 /* Resolve a space name: a memory space or a back end's name. */
 int sk_lview_space(lua_State *L, int idx, const char *fname, const char *label) {
   char b[64];
-  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx)
-                                                  : NULL;
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
   int sp = sk_space_parse(s);
   if (sp < 0 && s) {
     const sk_backend *be = sk_backend_find(s);
@@ -363,13 +356,13 @@ int sk_lview_space(lua_State *L, int idx, const char *fname, const char *label) 
   if (sp < 0) {
     char names[256];
     sk_space_names(names, sizeof names);
-    lv_raise(L, fname, label, SK_E_UNKNOWN_SPACE_EXPECTED_3, show(L, idx, b, sizeof b), names);
+    lv_raise(L, fname, label, SK_E_UNKNOWN_SPACE_EXPECTED_3, show(L, idx, b, sizeof b),
+             names);
   }
   return sp;
 }
 
-static int default_space(lua_State *L, const char *fname,
-                         const char *label) {
+static int default_space(lua_State *L, const char *fname, const char *label) {
   char err[256] = "";
   int sp = sk_rt_default_space(err, sizeof err);
   if (sp < 0) lv_raise(L, fname, label, SK_E_MSG, err);
@@ -378,16 +371,15 @@ static int default_space(lua_State *L, const char *fname,
 
 /* -- options ----------------------------------------------------------- */
 typedef struct lopts {
-  int layout, space, init;     /* -1: not given */
-  int ntile;                   /* tiled layout: the number of tile sizes */
+  int layout, space, init; /* -1: not given */
+  int ntile;               /* tiled layout: the number of tile sizes */
   int64_t tile[SK_MAXRANK];
   unsigned traits;
-  int data;                    /* stack index of the data value, 0: none */
+  int data; /* stack index of the data value, 0: none */
   const char *label;
 } lopts;
 
-static int opt_bool(lua_State *L, const char *key, const char *fname,
-                    const char *label) {
+static int opt_bool(lua_State *L, const char *key, const char *fname, const char *label) {
   char b[64];
   if (!lua_isboolean(L, -1))
     lv_raise(L, fname, label, SK_E_OPTION_MUST_BOOLEAN, key, show(L, -1, b, sizeof b));
@@ -396,8 +388,7 @@ static int opt_bool(lua_State *L, const char *key, const char *fname,
 
 /* layout = {tile = {t0, t1 [, t2]} [, order = 'right' | 'left']} at the
  * top of the stack (sizes are checked by sk_view_create_tiled) */
-static void parse_tiled(lua_State *L, const char *fname, const char *label,
-                        lopts *o) {
+static void parse_tiled(lua_State *L, const char *fname, const char *label, lopts *o) {
   char b[64];
   int t = lua_gettop(L);
   lua_pushnil(L);
@@ -415,9 +406,9 @@ static void parse_tiled(lua_State *L, const char *fname, const char *label,
   for (int d = 0; d < n; d++) {
     int ok = 0;
     lua_rawgeti(L, -1, d + 1);
-    lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok)
-                                                   : 0;
-    if (!ok) lv_raise(L, fname, label, SK_E_LAYOUT_TILE_MUST, d + 1, show(L, -1, b, sizeof b));
+    lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
+    if (!ok)
+      lv_raise(L, fname, label, SK_E_LAYOUT_TILE_MUST, d + 1, show(L, -1, b, sizeof b));
     o->tile[d] = x;
     lua_pop(L, 1);
   }
@@ -435,8 +426,8 @@ static void parse_tiled(lua_State *L, const char *fname, const char *label,
 
 /* Read the options table at 'idx' (absent or nil: defaults). The data
  * value, if any, is left on the stack and its index stored in o->data. */
-static void parse_opts(lua_State *L, int idx, const char *fname,
-                       const char *label, int allow_data, lopts *o) {
+static void parse_opts(lua_State *L, int idx, const char *fname, const char *label,
+                       int allow_data, lopts *o) {
   char b[64];
   o->layout = o->space = o->init = -1;
   o->ntile = 0;
@@ -453,8 +444,7 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
     if (strcmp(k, "layout") == 0 && lua_istable(L, -1)) {
       parse_tiled(L, fname, label, o);
     } else if (strcmp(k, "layout") == 0) {
-      const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                     : NULL;
+      const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
       o->layout = sk_layout_parse(s);
       if (o->layout == SK_STRIDE) lv_raise(L, fname, label, SK_E_LAYOUT_STRIDE_ONLY);
       if (o->layout < 0)
@@ -495,9 +485,8 @@ static void parse_opts(lua_State *L, int idx, const char *fname,
 /* -- creating views ---------------------------------------------------- */
 /* Push a new view described by the arguments and 'o' (data and the
  * defaults resolved here); raises on any error. */
-static sk_view *push_view(lua_State *L, const char *fname, const char *label,
-                          int dtype, int rank, const int64_t *ext,
-                          const lopts *o) {
+static sk_view *push_view(lua_State *L, const char *fname, const char *label, int dtype,
+                          int rank, const int64_t *ext, const lopts *o) {
   char err[ERRLEN];
   void *ptr = NULL;
   const sk_view *src = NULL;
@@ -518,8 +507,8 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
       lv_raise(L, fname, label, SK_E_LAYOUT_TILE_SIZE, o->ntile, o->ntile == 1 ? "" : "s",
                rank);
     sk_view *v = sk_lview_new(L);
-    if (sk_view_create_tiled(v, label, dtype, rank, ext, layout, o->tile,
-                             space, o->init != 0, err, sizeof err) < 0)
+    if (sk_view_create_tiled(v, label, dtype, rank, ext, layout, o->tile, space,
+                             o->init != 0, err, sizeof err) < 0)
       lv_raise(L, fname, label, SK_E_MSG, err);
     v->traits |= o->traits;
     return v;
@@ -529,28 +518,28 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
   size_t bytes = 0;
   for (int d = 0; d < rank && n >= 0; d++)
     if (__builtin_mul_overflow(n, ext[d], &n)) n = -1;
-  if (n >= 0 && __builtin_mul_overflow((size_t)n, sk_dtypes[dtype].size, &bytes))
-    n = -1;
+  if (n >= 0 && __builtin_mul_overflow((size_t)n, sk_dtypes[dtype].size, &bytes)) n = -1;
   if (o->data) {
     if (!ptr && n != 0) lv_raise(L, fname, label, SK_E_OPTION_DATA_NULL);
     if (src && !src->data && sk_view_size(src) > 0)
       lv_raise(L, "View", src->label, SK_E_NO_MEMORY_RELEASED);
     if (src && n >= 0) {
-      long long have = (long long)(sk_view_span(src) *
-                                   (int64_t)sk_dtypes[src->dtype].size);
+      long long have =
+        (long long)(sk_view_span(src) * (int64_t)sk_dtypes[src->dtype].size);
       if ((long long)bytes > have)
-        lv_raise(L, fname, label, SK_E_DATA_VIEW_HOLDS, src->label, have, (long long)bytes);
+        lv_raise(L, fname, label, SK_E_DATA_VIEW_HOLDS, src->label, have,
+                 (long long)bytes);
       if (space != src->space)
-        lv_raise(L, fname, label, SK_E_DATA_VIEW_SPACE, src->label, sk_space_name(src->space),
-                 sk_space_name(space));
+        lv_raise(L, fname, label, SK_E_DATA_VIEW_SPACE, src->label,
+                 sk_space_name(src->space), sk_space_name(space));
     }
   } else if (n > 0) {
     sk_lview_gcstep(L, bytes);
   }
 
   sk_view *v = sk_lview_new(L);
-  if (sk_view_create(v, label, dtype, rank, ext, layout, space, o->init != 0,
-                     ptr, err, sizeof err) < 0)
+  if (sk_view_create(v, label, dtype, rank, ext, layout, space, o->init != 0, ptr, err,
+                     sizeof err) < 0)
     lv_raise(L, fname, label, SK_E_MSG, err);
   v->traits |= o->traits;
   if (src) {
@@ -560,10 +549,10 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
     v->data = ptr;
     v->traits &= ~(unsigned)SK_TRAIT_UNMANAGED;
     sk_view_retain(v);
-    lua_getiuservalue(L, o->data, 1);   /* whatever keeps it alive, too */
+    lua_getiuservalue(L, o->data, 1); /* whatever keeps it alive, too */
     lua_setiuservalue(L, -2, 1);
   } else if (o->data) {
-    lua_pushvalue(L, o->data);          /* the owner of the memory */
+    lua_pushvalue(L, o->data); /* the owner of the memory */
     lua_setiuservalue(L, -2, 1);
   }
   return v;
@@ -571,9 +560,8 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label,
 
 /* An aggregate view: user extents 'ext' of rank 'rank' and the hidden
  * component dimension, layout right. */
-static sk_view *push_agg_view(lua_State *L, const char *fname,
-                              const char *label, int agg, int n, int rank,
-                              const int64_t *ext, const lopts *o) {
+static sk_view *push_agg_view(lua_State *L, const char *fname, const char *label, int agg,
+                              int n, int rank, const int64_t *ext, const lopts *o) {
   char dn[32];
   int64_t e[SK_MAXRANK];
   lopts a = *o;
@@ -615,12 +603,11 @@ static int view_new(lua_State *L, int base) {
 }
 
 static int l_view_call(lua_State *L) {
-  return view_new(L, 2);   /* 1 is the View table itself */
+  return view_new(L, 2); /* 1 is the View table itself */
 }
 
 /* -- View.from --------------------------------------------------------- */
-static const char *path_str(const int64_t *path, int depth, char *buf,
-                            size_t n) {
+static const char *path_str(const int64_t *path, int depth, char *buf, size_t n) {
   size_t k = (size_t)snprintf(buf, n, "t");
   for (int d = 0; d < depth && k < n; d++)
     k += (size_t)snprintf(buf + k, n - k, "[%lld]", (long long)path[d]);
@@ -629,13 +616,14 @@ static const char *path_str(const int64_t *path, int depth, char *buf,
 
 /* Fill 'v' from the table at 't' (depth 'd', element offset 'off'),
  * checking that every level has the extents found from t[1][1].... */
-static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
-                      int64_t *path, const char *fname) {
+static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off, int64_t *path,
+                      const char *fname) {
   char p[160], b[64];
   int64_t len = (int64_t)lua_rawlen(L, t);
   if (len != v->extent[d])
-    lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_ELEMENT, path_str(path, d, p, sizeof p),
-             (long long)len, len == 1 ? "" : "s", (long long)v->extent[d]);
+    lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_ELEMENT,
+             path_str(path, d, p, sizeof p), (long long)len, len == 1 ? "" : "s",
+             (long long)v->extent[d]);
   luaL_checkstack(L, 4, "View.from");
   for (int64_t i = 0; i < len; i++) {
     lua_rawgeti(L, t, i + 1);
@@ -649,10 +637,12 @@ static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off,
     } else {
       conv c;
       if (lua_istable(L, -1))
-        lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_TABLE, path_str(path, d + 1, p, sizeof p));
+        lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_TABLE,
+                 path_str(path, d + 1, p, sizeof p));
       if (to_value(L, -1, v->dtype, &c) < 0)
-        lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_ELEMENT, path_str(path, d + 1, p, sizeof p),
-                 c.what, sk_dtypes[v->dtype].name, c.why);
+        lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_ELEMENT,
+                 path_str(path, d + 1, p, sizeof p), c.what, sk_dtypes[v->dtype].name,
+                 c.why);
       store(v, o, &c);
     }
     lua_pop(L, 1);
@@ -688,13 +678,13 @@ static int l_view_from(lua_State *L) {
   ho.space = sk_space_host_accessible(space) ? space : SK_SPACE_HOST;
   ho.init = 0;
   if (ho.layout < 0) ho.layout = sk_space_default_layout(space);
-  ho.ntile = 0;   /* a tiled view is filled from an untiled host one */
+  ho.ntile = 0; /* a tiled view is filled from an untiled host one */
   sk_view *h = push_view(L, fname, label, dtype, rank, ext, &ho);
   if (rank == 0) {
     conv c;
     if (to_value(L, 1, dtype, &c) < 0)
-      lv_raise(L, fname, label, SK_E_CANNOT_STORE_ELEMENT, "t", c.what, sk_dtypes[dtype].name,
-               c.why);
+      lv_raise(L, fname, label, SK_E_CANNOT_STORE_ELEMENT, "t", c.what,
+               sk_dtypes[dtype].name, c.why);
     store(h, 0, &c);
   } else {
     from_fill(L, h, 1, 0, 0, path, fname);
@@ -762,24 +752,21 @@ static int m_tostring(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
   sk_view_format_extents(v, dims, sizeof dims);
   lua_pushfstring(L, "View<%s%s, %s, %s> '%s'", sk_view_dtype_name(v, dn, sizeof dn),
-                  dims, sk_layout_name(v->layout), sk_space_name(v->space),
-                  v->label);
+                  dims, sk_layout_name(v->layout), sk_space_name(v->space), v->label);
   return 1;
 }
 
 /* Kokkos' operator==: the same elements in the same order. */
 static int m_eq(lua_State *L) {
   sk_view *a = sk_lview_test(L, 1), *b = sk_lview_test(L, 2);
-  int eq = a && b && a->data == b->data && a->dtype == b->dtype &&
-           a->agg == b->agg && a->agg_n == b->agg_n &&
-           a->rank == b->rank && a->space == b->space;
+  int eq = a && b && a->data == b->data && a->dtype == b->dtype && a->agg == b->agg &&
+           a->agg_n == b->agg_n && a->rank == b->rank && a->space == b->space;
   for (int d = 0; eq && d < a->rank; d++)
     eq = a->extent[d] == b->extent[d] &&
          (a->extent[d] <= 1 || a->stride[d] == b->stride[d]) &&
          (!sk_layout_tiled(a->layout) ||
           (a->layout == b->layout && a->tile_log2[d] == b->tile_log2[d]));
-  if (eq && a->rank && (sk_layout_tiled(a->layout) != sk_layout_tiled(b->layout)))
-    eq = 0;
+  if (eq && a->rank && (sk_layout_tiled(a->layout) != sk_layout_tiled(b->layout))) eq = 0;
   lua_pushboolean(L, eq);
   return 1;
 }
@@ -799,8 +786,7 @@ static int f_rank(lua_State *L) {
 static int check_dim(lua_State *L, const sk_view *v, const char *what) {
   char b[64];
   int ok = 0;
-  lua_Integer d = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok)
-                                                : 0;
+  lua_Integer d = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &ok) : 0;
   if (!ok || d < 0 || d >= SK_MAXRANK)
     lv_raise(L, "View", v->label, SK_E_DIMENSION_OUT_RANGE, what, show(L, 2, b, sizeof b),
              SK_MAXRANK);
@@ -871,8 +857,7 @@ static int f_space(lua_State *L) {
 static int f_tile_extents(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
   if (!sk_layout_tiled(v->layout)) return 0;
-  for (int d = 0; d < v->rank; d++)
-    lua_pushinteger(L, (lua_Integer)1 << v->tile_log2[d]);
+  for (int d = 0; d < v->rank; d++) lua_pushinteger(L, (lua_Integer)1 << v->tile_log2[d]);
   return v->rank;
 }
 
@@ -889,8 +874,8 @@ static int f_data(lua_State *L) {
 /* how many views share the allocation (0 after release) */
 static int f_use_count(lua_State *L) {
   sk_view *v = sk_lview_check(L, 1);
-  lua_pushinteger(L, v->alloc ? (lua_Integer)__atomic_load_n(&v->alloc->refs,
-                                    __ATOMIC_RELAXED) : 0);
+  lua_pushinteger(
+    L, v->alloc ? (lua_Integer)__atomic_load_n(&v->alloc->refs, __ATOMIC_RELAXED) : 0);
   return 1;
 }
 
@@ -947,20 +932,30 @@ static int f_totable(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg view_meta[] = {
-  {"__gc", m_gc},        {"__close", m_gc},       {"__call", m_call},
-  {"__newindex", m_newindex}, {"__len", m_len},   {"__tostring", m_tostring},
-  {"__eq", m_eq},        {NULL, NULL}};
+static const luaL_Reg view_meta[] = {{"__gc", m_gc},     {"__close", m_gc},
+                                     {"__call", m_call}, {"__newindex", m_newindex},
+                                     {"__len", m_len},   {"__tostring", m_tostring},
+                                     {"__eq", m_eq},     {NULL, NULL}};
 
-static const luaL_Reg view_methods[] = {
-  {"label", f_label},     {"rank", f_rank},       {"extent", f_extent},
-  {"extents", f_extents}, {"size", f_size},       {"span", f_span},
-  {"stride", f_stride},   {"strides", f_strides}, {"dtype", f_dtype},
-  {"layout", f_layout},   {"space", f_space},
-  {"is_contiguous", f_is_contiguous},             {"data", f_data},
-  {"use_count", f_use_count},                     {"set", f_set},
-  {"fill", f_fill},       {"totable", f_totable},
-  {"tile_extents", f_tile_extents},               {NULL, NULL}};
+static const luaL_Reg view_methods[] = {{"label", f_label},
+                                        {"rank", f_rank},
+                                        {"extent", f_extent},
+                                        {"extents", f_extents},
+                                        {"size", f_size},
+                                        {"span", f_span},
+                                        {"stride", f_stride},
+                                        {"strides", f_strides},
+                                        {"dtype", f_dtype},
+                                        {"layout", f_layout},
+                                        {"space", f_space},
+                                        {"is_contiguous", f_is_contiguous},
+                                        {"data", f_data},
+                                        {"use_count", f_use_count},
+                                        {"set", f_set},
+                                        {"fill", f_fill},
+                                        {"totable", f_totable},
+                                        {"tile_extents", f_tile_extents},
+                                        {NULL, NULL}};
 
 /* Push the view metatable, creating it on first use. */
 static void push_mt(lua_State *L) {
@@ -1010,7 +1005,7 @@ static int l_subview(lua_State *L) {
   if (n != urank(src))
     lv_raise(L, "speck.subview", src->label, SK_E_RANK_GIVEN_SLICE, urank(src), n,
              n == 1 ? "" : "s");
-  if (src->agg) s[n].kind = SK_SLICE_ALL;   /* the components */
+  if (src->agg) s[n].kind = SK_SLICE_ALL; /* the components */
   push_all(L);
   int all = lua_gettop(L);
   for (int d = 0; d < n; d++) {
@@ -1031,7 +1026,7 @@ static int l_subview(lua_State *L) {
   sk_view *v = sk_lview_new(L);
   if (sk_view_subview(v, src, s, src->rank, err, sizeof err) < 0)
     lv_raise(L, "speck.subview", src->label, SK_E_MSG, err);
-  lua_getiuservalue(L, 1, 1);    /* keep wrapped memory's owner alive */
+  lua_getiuservalue(L, 1, 1); /* keep wrapped memory's owner alive */
   lua_setiuservalue(L, -2, 1);
   return 1;
 }
@@ -1050,10 +1045,10 @@ static int l_tile_subview(lua_State *L) {
              n == 1 ? "ex" : "ices");
   for (int d = 0; d < n && d < SK_MAXRANK; d++) {
     int ok = 0;
-    lua_Integer x = lua_type(L, d + 2) == LUA_TNUMBER
-                        ? lua_tointegerx(L, d + 2, &ok) : 0;
+    lua_Integer x = lua_type(L, d + 2) == LUA_TNUMBER ? lua_tointegerx(L, d + 2, &ok) : 0;
     if (!ok)
-      lv_raise(L, fname, src->label, SK_E_TILE_INDEX_MUST, d, show(L, d + 2, b, sizeof b));
+      lv_raise(L, fname, src->label, SK_E_TILE_INDEX_MUST, d,
+               show(L, d + 2, b, sizeof b));
     ti[d] = x;
   }
   sk_view *v = sk_lview_new(L);
@@ -1090,8 +1085,7 @@ static int l_deep_copy(lua_State *L) {
 
 /* A new view like 'v' in 'space' labelled "<label>_mirror"; the layout is
  * kept (a strided 'v' gets the space's default layout). */
-static sk_view *push_like(lua_State *L, int idx, int space, int init,
-                          const char *fname) {
+static sk_view *push_like(lua_State *L, int idx, int space, int init, const char *fname) {
   char label[SK_LABEL_MAX + 8];
   lopts o;
   memset(&o, 0, sizeof o);
@@ -1100,16 +1094,15 @@ static sk_view *push_like(lua_State *L, int idx, int space, int init,
   snprintf(label, sizeof label, "%s_mirror", v->label);
   o.space = space;
   o.init = init;
-  o.layout = v->layout == SK_STRIDE ? sk_space_default_layout(space)
-                                    : sk_layout_order(v->layout);
+  o.layout =
+    v->layout == SK_STRIDE ? sk_space_default_layout(space) : sk_layout_order(v->layout);
   if (sk_layout_tiled(v->layout)) {
     o.ntile = v->rank;
     for (int d = 0; d < v->rank; d++) o.tile[d] = (int64_t)1 << v->tile_log2[d];
   }
   o.traits = v->traits & ~(unsigned)SK_TRAIT_UNMANAGED;
   if (v->agg)
-    return push_agg_view(L, fname, label, v->agg, v->agg_n, urank(v),
-                         v->extent, &o);
+    return push_agg_view(L, fname, label, v->agg, v->agg_n, urank(v), v->extent, &o);
   return push_view(L, fname, label, v->dtype, v->rank, v->extent, &o);
 }
 
@@ -1151,18 +1144,18 @@ static int resize(lua_State *L, int keep, const char *fname) {
     lv_raise(L, fname, NULL, SK_E_MUST_VIEW_GOT, "argument 1", show(L, 1, b, sizeof b));
   int rank = check_dims(L, 2, fname, v->label, ext);
   if (rank != urank(v))
-    lv_raise(L, fname, v->label, SK_E_RANK_GIVEN_EXTENT, urank(v), rank, rank == 1 ? "" : "s");
+    lv_raise(L, fname, v->label, SK_E_RANK_GIVEN_EXTENT, urank(v), rank,
+             rank == 1 ? "" : "s");
   if (v->agg) ext[rank++] = sk_agg_width(v->agg, v->agg_n);
   int64_t n = 1;
   size_t bytes = 0;
   for (int d = 0; d < rank && n >= 0; d++)
     if (__builtin_mul_overflow(n, ext[d], &n)) n = -1;
-  if (n > 0 && !__builtin_mul_overflow((size_t)n, sk_dtypes[v->dtype].size,
-                                       &bytes))
+  if (n > 0 && !__builtin_mul_overflow((size_t)n, sk_dtypes[v->dtype].size, &bytes))
     sk_lview_gcstep(L, bytes);
   if (sk_view_resize(v, ext, keep, err, sizeof err) < 0)
     lv_raise(L, fname, v->label, SK_E_MSG, err);
-  lua_pushnil(L);                /* the memory is ours now */
+  lua_pushnil(L); /* the memory is ours now */
   lua_setiuservalue(L, 1, 1);
   lua_settop(L, 1);
   return 1;
@@ -1183,9 +1176,7 @@ static int dtype_agg(lua_State *L, const char *fname, const char *kind) {
   lua_pushfstring(L, "%s(%d)", kind, (int)n);
   return 1;
 }
-static int l_dtype_fad(lua_State *L) {
-  return dtype_agg(L, "speck.dtype.fad", "fad");
-}
+static int l_dtype_fad(lua_State *L) { return dtype_agg(L, "speck.dtype.fad", "fad"); }
 static int l_dtype_ensemble(lua_State *L) {
   return dtype_agg(L, "speck.dtype.ensemble", "ensemble");
 }
@@ -1206,7 +1197,7 @@ void sk_lview_open(lua_State *L) {
   lua_pop(L, 1);
   luaL_setfuncs(L, view_funcs, 0);
 
-  lua_newtable(L);                     /* View: a callable table */
+  lua_newtable(L); /* View: a callable table */
   lua_pushcfunction(L, l_view_from);
   lua_setfield(L, -2, "from");
   lua_newtable(L);
@@ -1231,9 +1222,7 @@ void sk_lview_open(lua_State *L) {
 
   for (int t = 0; t < SK_NDTYPE; t++) {
     sk_lset_str(L, sk_dtypes[t].name, sk_dtypes[t].name);
-    if (sk_dtypes[t].alias) {
-      sk_lset_str(L, sk_dtypes[t].alias, sk_dtypes[t].name);
-    }
+    if (sk_dtypes[t].alias) { sk_lset_str(L, sk_dtypes[t].alias, sk_dtypes[t].name); }
   }
 }
 
@@ -1250,7 +1239,7 @@ int sk_lview_dtype(lua_State *L, int idx, const char *fname, const char *label) 
 void sk_lview_add_methods(lua_State *L, const luaL_Reg *r) {
   push_mt(L);
   lua_getfield(L, -1, "__index");
-  lua_getupvalue(L, -1, 1);            /* the methods table */
+  lua_getupvalue(L, -1, 1); /* the methods table */
   luaL_setfuncs(L, r, 0);
   lua_pop(L, 3);
 }

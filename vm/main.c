@@ -34,31 +34,30 @@ static const char *progname = "speck";
 
 static void print_usage(FILE *f) {
   fprintf(f,
-    "usage: %s [options] [script [args]]\n"
-    "Available options are:\n"
-    "  -e stat        execute string 'stat' (may repeat)\n"
-    "  -i             enter the REPL after running 'script'\n"
-    "  --info         show back ends, threads, compilers and devices\n"
-    "  -v, --version  show the version\n"
-    "  -h, --help     show this help\n"
-    "  --             stop handling options\n"
-    "  -              run stdin as a script and stop handling options\n"
-    "With no script and no -e, %s starts a REPL ('= expr' prints expr,\n"
-    "  views with their elements; Tab completes names; help(f) shows a\n"
-    "  function's signature).\n"
-    "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
-    "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
-    "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
-    "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_CUDA_DEVICE,\n"
-    "  SPECK_CUDA_MEMORY_MAX, SPECK_REMOTE_DIRECT, SPECK_NVSHMEM_LIB (see\n"
-    "  docs/guide.md);\n"
-    "  a malformed value exits with 1.\n",
-    progname, progname);
+          "usage: %s [options] [script [args]]\n"
+          "Available options are:\n"
+          "  -e stat        execute string 'stat' (may repeat)\n"
+          "  -i             enter the REPL after running 'script'\n"
+          "  --info         show back ends, threads, compilers and devices\n"
+          "  -v, --version  show the version\n"
+          "  -h, --help     show this help\n"
+          "  --             stop handling options\n"
+          "  -              run stdin as a script and stop handling options\n"
+          "With no script and no -e, %s starts a REPL ('= expr' prints expr,\n"
+          "  views with their elements; Tab completes names; help(f) shows a\n"
+          "  function's signature).\n"
+          "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
+          "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
+          "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
+          "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_CUDA_DEVICE,\n"
+          "  SPECK_CUDA_MEMORY_MAX, SPECK_REMOTE_DIRECT, SPECK_NVSHMEM_LIB (see\n"
+          "  docs/guide.md);\n"
+          "  a malformed value exits with 1.\n",
+          progname, progname);
 }
 
 static void l_message(const char *pname, const char *msg) {
-  if (pname)
-    fprintf(stderr, "%s: ", pname);
+  if (pname) fprintf(stderr, "%s: ", pname);
   fprintf(stderr, "%s\n", msg);
   fflush(stderr);
 }
@@ -92,14 +91,13 @@ static volatile sig_atomic_t prompt_interrupted = 0;
 static void setsignal(int sig, void (*handler)(int)) {
   struct sigaction sa;
   sa.sa_handler = handler;
-  sa.sa_flags = 0;   /* no SA_RESTART: a blocked read returns EINTR */
+  sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns EINTR */
   sigemptyset(&sa.sa_mask);
   sigaction(sig, &sa, NULL);
 }
 
 static int forward_to_main(int sig) {
-  if (pthread_equal(pthread_self(), main_thread))
-    return 0;
+  if (pthread_equal(pthread_self(), main_thread)) return 0;
   pthread_kill(main_thread, sig);
   return 1;
 }
@@ -113,8 +111,7 @@ static void lstop(lua_State *L, lua_Debug *ar) {
 static volatile sig_atomic_t kernel_asked = 0;
 
 static void laction(int sig) {
-  if (forward_to_main(sig))
-    return;
+  if (forward_to_main(sig)) return;
   /* the first Ctrl-C while a host kernel runs only stops the kernel at
    * its next chunk boundary: the launch raises "... 'label':
    * interrupted" (a Lua hook would replace that message); the next one
@@ -130,11 +127,9 @@ static void laction(int sig) {
 }
 
 static void prompt_action(int sig) {
-  if (forward_to_main(sig))
-    return;
+  if (forward_to_main(sig)) return;
   prompt_interrupted = 1;
-  if (prompt_jmp_ok)
-    siglongjmp(prompt_jmp, 1);
+  if (prompt_jmp_ok) siglongjmp(prompt_jmp, 1);
 }
 
 /* -- running chunks ---------------------------------------------------- */
@@ -143,10 +138,8 @@ static void prompt_action(int sig) {
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-      return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)",
-                          luaL_typename(L, 1));
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
   luaL_traceback(L, L, msg, 1);
   return 1;
@@ -172,8 +165,7 @@ static int docall(lua_State *L, int narg, int nres) {
 }
 
 static int dochunk(lua_State *L, int status) {
-  if (status == LUA_OK)
-    status = docall(L, 0, 0);
+  if (status == LUA_OK) status = docall(L, 0, 0);
   return report(L, status);
 }
 
@@ -184,20 +176,17 @@ static int dostring(lua_State *L, const char *s, const char *name) {
 /* Push the script arguments (after argv[0] = the script) and return
  * their number. */
 static int pushargs(lua_State *L) {
-  if (lua_getglobal(L, "arg") != LUA_TTABLE)
-    luaL_error(L, "'arg' is not a table");
+  if (lua_getglobal(L, "arg") != LUA_TTABLE) luaL_error(L, "'arg' is not a table");
   int n = (int)luaL_len(L, -1);
   luaL_checkstack(L, n + 3, "too many arguments to script");
-  for (int i = 1; i <= n; i++)
-    lua_rawgeti(L, -i, i);
+  for (int i = 1; i <= n; i++) lua_rawgeti(L, -i, i);
   lua_remove(L, -n - 1);
   return n;
 }
 
 static int handle_script(lua_State *L, char **argv) {
   const char *fname = argv[0];
-  if (strcmp(fname, "-") == 0 && strcmp(argv[-1], "--") != 0)
-    fname = NULL;   /* stdin */
+  if (strcmp(fname, "-") == 0 && strcmp(argv[-1], "--") != 0) fname = NULL; /* stdin */
   int status = luaL_loadfile(L, fname);
   if (status == LUA_OK) {
     int n = pushargs(L);
@@ -209,8 +198,7 @@ static int handle_script(lua_State *L, char **argv) {
 /* arg[0] is the script, negative indices the interpreter and options,
  * positive ones the script's arguments (as lua.c). */
 static void createargtable(lua_State *L, char **argv, int argc, int script) {
-  if (script == argc)
-    script = 0;
+  if (script == argc) script = 0;
   lua_createtable(L, argc - (script + 1), script + 1);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
@@ -221,10 +209,7 @@ static void createargtable(lua_State *L, char **argv, int argc, int script) {
 
 /* -- options ----------------------------------------------------------- */
 
-enum {
-  HAS_ERROR = 1, HAS_I = 2, HAS_V = 4, HAS_E = 8, HAS_INFO = 16,
-  HAS_HELP = 32
-};
+enum { HAS_ERROR = 1, HAS_I = 2, HAS_V = 4, HAS_E = 8, HAS_INFO = 16, HAS_HELP = 32 };
 
 /* Scan the options; '*first' receives the index of the script (argc when
  * there is none) or, on HAS_ERROR, of the bad option. */
@@ -233,8 +218,7 @@ static int collectargs(char **argv, int *first) {
   for (i = 1; argv[i] != NULL; i++) {
     const char *a = argv[i];
     *first = i;
-    if (a[0] != '-' || strcmp(a, "-") == 0)
-      return args;
+    if (a[0] != '-' || strcmp(a, "-") == 0) return args;
     if (strcmp(a, "--") == 0) {
       *first = i + 1;
       return args;
@@ -251,8 +235,7 @@ static int collectargs(char **argv, int *first) {
       args |= HAS_E;
       if (a[2] == '\0') {
         i++;
-        if (argv[i] == NULL)
-          return HAS_ERROR;
+        if (argv[i] == NULL) return HAS_ERROR;
       }
     } else {
       return HAS_ERROR;
@@ -267,8 +250,7 @@ static int runargs(lua_State *L, char **argv, int script) {
   for (int i = 1; i < script; i++) {
     if (argv[i][0] == '-' && argv[i][1] == 'e') {
       const char *chunk = argv[i][2] != '\0' ? argv[i] + 2 : argv[++i];
-      if (dostring(L, chunk, "=(command line)") != LUA_OK)
-        return 0;
+      if (dostring(L, chunk, "=(command line)") != LUA_OK) return 0;
     }
   }
   return 1;
@@ -324,10 +306,10 @@ static struct {
   /* completion: readline's hook and helpers */
   char **(**attempted_completion)(const char *, int, int);
   char **(*completion_matches)(const char *, char *(*)(const char *, int));
-  int *completion_over;     /* 1: no file-name completion after ours */
+  int *completion_over; /* 1: no file-name completion after ours */
   int *append_character;
-  const char **word_break;  /* rl_completer_word_break_characters */
-  int interactive;     /* stdin is a terminal: prompts, banner */
+  const char **word_break; /* rl_completer_word_break_characters */
+  int interactive;         /* stdin is a terminal: prompts, banner */
   char history[4096];
 } in;
 
@@ -337,7 +319,7 @@ static struct {
  * not break words. The Lua state is idle while readline runs, so calling
  * it here is safe; errors are caught and mean no candidates. */
 static lua_State *complete_L;
-static char **cands;   /* malloc'd, NULL-terminated; readline frees each */
+static char **cands; /* malloc'd, NULL-terminated; readline frees each */
 static int ncand, icand;
 
 static int push_candidates(lua_State *L) {
@@ -390,21 +372,18 @@ static char **attempt_completion(const char *word, int start, int end) {
 
 static void *sym(void *lib, const char *name, void *fp, size_t size) {
   void *p = dlsym(lib, name);
-  if (p != NULL)
-    memcpy(fp, &p, size);
+  if (p != NULL) memcpy(fp, &p, size);
   return p;
 }
 
 static void input_open(void) {
-  static const char *const libs[] = {"libreadline.so.8", "libreadline.so",
-                                     "libedit.so.2", NULL};
+  static const char *const libs[] = {"libreadline.so.8", "libreadline.so", "libedit.so.2",
+                                     NULL};
   in.interactive = isatty(STDIN_FILENO);
-  if (!in.interactive)
-    return;
+  if (!in.interactive) return;
   for (int i = 0; libs[i] != NULL && in.readline == NULL; i++) {
     void *lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL)
-      continue;
+    if (lib == NULL) continue;
     if (!sym(lib, "readline", &in.readline, sizeof in.readline) ||
         !sym(lib, "add_history", &in.add_history, sizeof in.add_history)) {
       in.readline = NULL;
@@ -412,12 +391,10 @@ static void input_open(void) {
       continue;
     }
     const char **rl_name = dlsym(lib, "rl_readline_name");
-    if (rl_name != NULL)
-      *rl_name = "speck";
+    if (rl_name != NULL) *rl_name = "speck";
     sym(lib, "read_history", &in.read_history, sizeof in.read_history);
     sym(lib, "write_history", &in.write_history, sizeof in.write_history);
-    sym(lib, "stifle_history", &in.stifle_history,
-        sizeof in.stifle_history);
+    sym(lib, "stifle_history", &in.stifle_history, sizeof in.stifle_history);
     in.attempted_completion = dlsym(lib, "rl_attempted_completion_function");
     sym(lib, "rl_completion_matches", &in.completion_matches,
         sizeof in.completion_matches);
@@ -432,16 +409,13 @@ static void input_open(void) {
   const char *home = getenv("HOME");
   if (in.readline != NULL && home != NULL && home[0] != '\0') {
     snprintf(in.history, sizeof in.history, "%s/.speck_history", home);
-    if (in.stifle_history)
-      in.stifle_history(1000);
-    if (in.read_history)
-      in.read_history(in.history);
+    if (in.stifle_history) in.stifle_history(1000);
+    if (in.read_history) in.read_history(in.history);
   }
 }
 
 static void input_close(void) {
-  if (in.history[0] != '\0' && in.write_history)
-    in.write_history(in.history);
+  if (in.history[0] != '\0' && in.write_history) in.write_history(in.history);
 }
 
 /* readline() under a Ctrl-C guard: the handler jumps back here (readline
@@ -471,12 +445,10 @@ static char *read_plain(const char *prompt) {
   setsignal(SIGINT, SIG_DFL);
   if (n < 0) {
     free(line);
-    if (prompt_interrupted)
-      clearerr(stdin);
+    if (prompt_interrupted) clearerr(stdin);
     return NULL;
   }
-  if (n > 0 && line[n - 1] == '\n')
-    line[n - 1] = '\0';
+  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
   return line;
 }
 
@@ -485,10 +457,8 @@ static char *read_plain(const char *prompt) {
 static char *input_line(const char *prompt) {
   for (;;) {
     prompt_interrupted = 0;
-    char *line = in.readline != NULL ? read_readline(prompt)
-                                     : read_plain(prompt);
-    if (!prompt_interrupted)
-      return line;
+    char *line = in.readline != NULL ? read_readline(prompt) : read_plain(prompt);
+    if (!prompt_interrupted) return line;
     free(line);
     fputc('\n', stdout);
     fflush(stdout);
@@ -502,12 +472,9 @@ static char *input_line(const char *prompt) {
 static int pushline(lua_State *L, int firstline) {
   const char *prompt = in.interactive ? (firstline ? "> " : ">> ") : "";
   char *b = input_line(prompt);
-  if (b == NULL)
-    return 0;
-  if (firstline && b[0] == '=')
-    lua_pushfstring(L, "return %s", b + 1);
-  else
-    lua_pushstring(L, b);
+  if (b == NULL) return 0;
+  if (firstline && b[0] == '=') lua_pushfstring(L, "return %s", b + 1);
+  else lua_pushstring(L, b);
   free(b);
   return 1;
 }
@@ -519,8 +486,7 @@ static int addreturn(lua_State *L) {
   int status = luaL_loadbuffer(L, retline, strlen(retline), "=stdin");
   if (status == LUA_OK) {
     lua_remove(L, -2);
-    if (line[0] != '\0' && in.add_history)
-      in.add_history(line);
+    if (line[0] != '\0' && in.add_history) in.add_history(line);
   } else {
     lua_pop(L, 2);
   }
@@ -550,8 +516,7 @@ static int multiline(lua_State *L) {
     const char *line = lua_tolstring(L, 1, &len);
     int status = luaL_loadbuffer(L, line, len, "=stdin");
     if (!incomplete(L, status) || !pushline(L, 0)) {
-      if (in.add_history)
-        in.add_history(line);
+      if (in.add_history) in.add_history(line);
       return status;
     }
     lua_pushliteral(L, "\n");
@@ -563,11 +528,9 @@ static int multiline(lua_State *L) {
 /* Read and compile one chunk: the function, or an error, on the stack. */
 static int loadline(lua_State *L) {
   lua_settop(L, 0);
-  if (!pushline(L, 1))
-    return -1;
+  if (!pushline(L, 1)) return -1;
   int status = addreturn(L);
-  if (status != LUA_OK)
-    status = multiline(L);
+  if (status != LUA_OK) status = multiline(L);
   lua_remove(L, 1);
   return status;
 }
@@ -584,8 +547,8 @@ static void l_print(lua_State *L) {
     }
     lua_insert(L, 1);
     if (lua_pcall(L, n, 0, 0) != LUA_OK)
-      l_message(progname, lua_pushfstring(L, "error calling 'print' (%s)",
-                                          lua_tostring(L, -1)));
+      l_message(progname,
+                lua_pushfstring(L, "error calling 'print' (%s)", lua_tostring(L, -1)));
   }
 }
 
@@ -595,9 +558,11 @@ static int doREPL(lua_State *L) {
   const char *oldprogname = progname;
   progname = NULL;
   /* the REPL's additions (speck.repl): help, the printer, completion */
-  if (dostring(L, "help = speck.help\n"
+  if (dostring(L,
+               "help = speck.help\n"
                "debug.getregistry()['speck.repl.print'] = "
-               "require('speck.repl').print", "=repl") != LUA_OK)
+               "require('speck.repl').print",
+               "=repl") != LUA_OK)
     ok = 0;
   complete_L = L;
   input_open();
@@ -605,22 +570,18 @@ static int doREPL(lua_State *L) {
     printf("speck %s (%s)  speck.info() shows the back ends; Ctrl-D quits\n",
            SPECK_VERSION, LUA_RELEASE);
   while ((status = loadline(L)) != -1) {
-    if (status == LUA_OK)
-      status = docall(L, 0, LUA_MULTRET);
-    if (status == LUA_OK)
-      l_print(L);
-    else
-      ok = 0;
+    if (status == LUA_OK) status = docall(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) l_print(L);
+    else ok = 0;
     report(L, status);
     fflush(stdout);
   }
   lua_settop(L, 0);
-  if (in.interactive)
-    fputc('\n', stdout);
+  if (in.interactive) fputc('\n', stdout);
   fflush(stdout);
   input_close();
   complete_L = NULL;
-  load_candidates("");   /* frees what is left */
+  load_candidates(""); /* frees what is left */
   progname = oldprogname;
   return ok || in.interactive;
 }
@@ -661,13 +622,10 @@ static int pmain(lua_State *L) {
     lua_pushboolean(L, dostring(L, info_lua, "=info") == LUA_OK);
     return 1;
   }
-  if (!runargs(L, argv, script))
-    return 0;
-  if (script < argc && handle_script(L, argv + script) != LUA_OK)
-    return 0;
+  if (!runargs(L, argv, script)) return 0;
+  if (script < argc && handle_script(L, argv + script) != LUA_OK) return 0;
   if ((args & HAS_I) || (script == argc && !(args & HAS_E))) {
-    if (!doREPL(L))
-      return 0;
+    if (!doREPL(L)) return 0;
   }
   lua_pushboolean(L, 1);
   return 1;
@@ -676,15 +634,12 @@ static int pmain(lua_State *L) {
 int main(int argc, char **argv) {
   int script = argc;
   main_thread = pthread_self();
-  if (argv[0] == NULL || argv[0][0] == '\0')
-    argv[0] = (char *)progname;
+  if (argv[0] == NULL || argv[0][0] == '\0') argv[0] = (char *)progname;
   int args = collectargs(argv, &script);
   if (args == HAS_ERROR) {
     const char *bad = argv[script];
-    if (bad[1] == 'e')
-      fprintf(stderr, "%s: '%s' needs argument\n", progname, bad);
-    else
-      fprintf(stderr, "%s: unrecognized option '%s'\n", progname, bad);
+    if (bad[1] == 'e') fprintf(stderr, "%s: '%s' needs argument\n", progname, bad);
+    else fprintf(stderr, "%s: unrecognized option '%s'\n", progname, bad);
     print_usage(stderr);
     return 2;
   }

@@ -14,8 +14,8 @@
 
 /* -- lview.c: View userdata -------------------------------------------- */
 /* The userdata holds an sk_view; 'alloc' is released by __gc/__close. */
-sk_view *sk_lview_test(lua_State *L, int idx);      /* NULL if not a view */
-sk_view *sk_lview_check(lua_State *L, int idx);     /* raises if not */
+sk_view *sk_lview_test(lua_State *L, int idx);  /* NULL if not a view */
+sk_view *sk_lview_check(lua_State *L, int idx); /* raises if not */
 /* push a new, empty (alloc == NULL) view userdata with the metatable */
 sk_view *sk_lview_new(lua_State *L);
 /* register View, subview, deep_copy, mirrors, resize/realloc and the
@@ -37,8 +37,7 @@ int luaopen_speck_core(lua_State *L);
 /* Raise "fname 'label': message" at the caller's file:line, after the
  * caller has freed what it owns; the message is core/errmsg.h's 'id' with
  * the arguments (checked against its text by the macro). */
-int sk_lerror_(lua_State *L, const char *fname, const char *label, int id,
-               ...);
+int sk_lerror_(lua_State *L, const char *fname, const char *label, int id, ...);
 #define sk_lerror(L, fname, label, id, ...) \
   (SK_ERRCHK(id, ##__VA_ARGS__), sk_lerror_(L, fname, label, id, ##__VA_ARGS__))
 

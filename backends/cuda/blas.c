@@ -19,8 +19,8 @@ typedef int (*cb_create)(void **);
 typedef int (*cb_stream)(void *, void *);
 typedef int (*cb_dgemm)(void *, int, int, int, int, int, const double *, const void *,
                         int, const void *, int, const double *, void *, int);
-typedef int (*cb_sgemm)(void *, int, int, int, int, int, const float *, const void *,
-                        int, const void *, int, const float *, void *, int);
+typedef int (*cb_sgemm)(void *, int, int, int, int, int, const float *, const void *, int,
+                        const void *, int, const float *, void *, int);
 typedef int (*cb_dgemmsb)(void *, int, int, int, int, int, const double *, const void *,
                           int, long long, const void *, int, long long, const double *,
                           void *, int, long long, int);
@@ -29,8 +29,8 @@ typedef int (*cb_sgemmsb)(void *, int, int, int, int, int, const float *, const 
                           void *, int, long long, int);
 typedef int (*cb_dtrsm)(void *, int, int, int, int, int, int, const double *,
                         const void *, int, void *, int);
-typedef int (*cb_strsm)(void *, int, int, int, int, int, int, const float *,
-                        const void *, int, void *, int);
+typedef int (*cb_strsm)(void *, int, int, int, int, int, int, const float *, const void *,
+                        int, void *, int);
 typedef int (*cb_dsyrk)(void *, int, int, int, int, const double *, const void *, int,
                         const double *, void *, int);
 typedef int (*cb_ssyrk)(void *, int, int, int, int, const float *, const void *, int,
@@ -40,10 +40,14 @@ static struct {
   void *h, *handle;
   cb_create create;
   cb_stream set_stream;
-  cb_dgemm dgemm; cb_sgemm sgemm;
-  cb_dgemmsb dgemmsb; cb_sgemmsb sgemmsb;
-  cb_dtrsm dtrsm; cb_strsm strsm;
-  cb_dsyrk dsyrk; cb_ssyrk ssyrk;
+  cb_dgemm dgemm;
+  cb_sgemm sgemm;
+  cb_dgemmsb dgemmsb;
+  cb_sgemmsb sgemmsb;
+  cb_dtrsm dtrsm;
+  cb_strsm strsm;
+  cb_dsyrk dsyrk;
+  cb_ssyrk ssyrk;
   char status[512];
 } cub;
 static pthread_once_t cub_once = PTHREAD_ONCE_INIT;
@@ -53,22 +57,35 @@ static void cub_load(void) {
    * $CUDA_HOME/lib64 (or /usr/local/cuda's), which ld.so need not know */
   const char *name = getenv("SPECK_CUBLAS"), *home = getenv("CUDA_HOME");
   char h13[600], h12[600];
-  snprintf(h13, sizeof h13, "%.500s/lib64/libcublas.so.13", home && *home ? home : "/usr/local/cuda");
-  snprintf(h12, sizeof h12, "%.500s/lib64/libcublas.so.12", home && *home ? home : "/usr/local/cuda");
-  const char *const names[] = {name && *name ? name : "libcublas.so.13", "libcublas.so.12",
-                               h13, h12, "libcublas.so", NULL};
-  for (int i = 0; names[i] && !cub.h; i++) cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  snprintf(h13, sizeof h13, "%.500s/lib64/libcublas.so.13",
+           home && *home ? home : "/usr/local/cuda");
+  snprintf(h12, sizeof h12, "%.500s/lib64/libcublas.so.12",
+           home && *home ? home : "/usr/local/cuda");
+  const char *const names[] = {name && *name ? name : "libcublas.so.13",
+                               "libcublas.so.12",
+                               h13,
+                               h12,
+                               "libcublas.so",
+                               NULL};
+  for (int i = 0; names[i] && !cub.h; i++)
+    cub.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!cub.h) {
     const char *e = dlerror();
-    sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_NOT_AVAILABLE, e ? e : "libcublas.so.12");
+    sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_NOT_AVAILABLE,
+           e ? e : "libcublas.so.12");
     return;
   }
 #define SYM(field, s) *(void **)&cub.field = dlsym(cub.h, s)
-  SYM(create, "cublasCreate_v2"); SYM(set_stream, "cublasSetStream_v2");
-  SYM(dgemm, "cublasDgemm_v2"); SYM(sgemm, "cublasSgemm_v2");
-  SYM(dgemmsb, "cublasDgemmStridedBatched"); SYM(sgemmsb, "cublasSgemmStridedBatched");
-  SYM(dtrsm, "cublasDtrsm_v2"); SYM(strsm, "cublasStrsm_v2");
-  SYM(dsyrk, "cublasDsyrk_v2"); SYM(ssyrk, "cublasSsyrk_v2");
+  SYM(create, "cublasCreate_v2");
+  SYM(set_stream, "cublasSetStream_v2");
+  SYM(dgemm, "cublasDgemm_v2");
+  SYM(sgemm, "cublasSgemm_v2");
+  SYM(dgemmsb, "cublasDgemmStridedBatched");
+  SYM(sgemmsb, "cublasSgemmStridedBatched");
+  SYM(dtrsm, "cublasDtrsm_v2");
+  SYM(strsm, "cublasStrsm_v2");
+  SYM(dsyrk, "cublasDsyrk_v2");
+  SYM(ssyrk, "cublasSsyrk_v2");
 #undef SYM
   char err[256] = "";
   void *stream = sk_cuda_stream(err, sizeof err);
@@ -80,7 +97,8 @@ static void cub_load(void) {
     return;
   }
   sk_err(cub.status, sizeof cub.status, SK_E_CUBLAS_UNUSABLE_IMPL,
-         stream ? sk_err_text(rc ? SK_E_CUBLASCREATE_FAILED : SK_E_MISSING_ENTRIES) : err);
+         stream ? sk_err_text(rc ? SK_E_CUBLASCREATE_FAILED : SK_E_MISSING_ENTRIES)
+                : err);
   cub.handle = NULL;
 }
 
@@ -96,16 +114,15 @@ static const char *cub_status(void) {
 
 /* cuBLAS' enums: op N T C = 0 1 2, fill lower upper = 0 1, side left
  * right = 0 1, diag non-unit unit = 0 1 */
-static int cub_gemm_batched(int dtype, char ta, char tb, int64_t m,
-                               int64_t n, int64_t k, double alpha,
-                               const void *A, int64_t rsa, int64_t csa,
-                               int64_t sa, const void *B, int64_t rsb,
-                               int64_t csb, int64_t sb, double beta, void *C,
-                               int64_t rsc, int64_t csc, int64_t sc,
-                               int64_t batch) {
+static int cub_gemm_batched(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                            double alpha, const void *A, int64_t rsa, int64_t csa,
+                            int64_t sa, const void *B, int64_t rsb, int64_t csb,
+                            int64_t sb, double beta, void *C, int64_t rsc, int64_t csc,
+                            int64_t sc, int64_t batch) {
   if (!cub_available()) return VENDOR_MISSING;
   sk_cm_plan p;
-  if (!sk_cm_fits(batch) || sk_cm_gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
+  if (!sk_cm_fits(batch) ||
+      sk_cm_gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
     return VENDOR_UNSUPPORTED;
   if (k == 0) return VENDOR_UNSUPPORTED;
   if (m == 0 || n == 0 || batch == 0) return VENDOR_OK;
@@ -127,10 +144,9 @@ static int cub_gemm_batched(int dtype, char ta, char tb, int64_t m,
   return rc == 0 ? VENDOR_OK : VENDOR_UNSUPPORTED;
 }
 
-static int cub_trsm(int dtype, char side, char uplo, char trans, char diag,
-                       int64_t m, int64_t n, double alpha, const void *A,
-                       int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                       int64_t csb) {
+static int cub_trsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                    int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                    void *B, int64_t rsb, int64_t csb) {
   if (!cub_available()) return VENDOR_MISSING;
   int left = side == 'L' || side == 'l', sa, sb, lda, ldb;
   if (sk_cm_as(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
@@ -150,9 +166,9 @@ static int cub_trsm(int dtype, char side, char uplo, char trans, char diag,
   return rc == 0 ? VENDOR_OK : VENDOR_UNSUPPORTED;
 }
 
-static int cub_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
-                       double alpha, const void *A, int64_t rsa, int64_t csa,
-                       double beta, void *C, int64_t rsc, int64_t csc) {
+static int cub_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                    const void *A, int64_t rsa, int64_t csa, double beta, void *C,
+                    int64_t rsc, int64_t csc) {
   if (!cub_available()) return VENDOR_MISSING;
   int ft = sk_cm_flag(trans), sa, sc, lda, ldc;
   if (!sk_cm_fits(k) || sk_cm_as(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||

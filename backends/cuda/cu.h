@@ -62,57 +62,59 @@ enum {
 };
 enum { CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4 };
 
-enum { CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0, CU_FUNC_ATTR_NUM_REGS = 4,
-       CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+enum {
+  CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0,
+  CU_FUNC_ATTR_NUM_REGS = 4,
+  CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+};
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEM_ATTACH_GLOBAL = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
 enum { CU_LIMIT_STACK_SIZE = 0 };
 
 /* -- the function table -------------------------------------------------- */
-#define SK_CU_FUNCS(X)                                                        \
-  X(cuInit, CUresult, (unsigned))                                             \
-  X(cuDriverGetVersion, CUresult, (int *))                                    \
-  X(cuGetErrorName, CUresult, (CUresult, const char **))                      \
-  X(cuGetErrorString, CUresult, (CUresult, const char **))                    \
-  X(cuDeviceGetCount, CUresult, (int *))                                      \
-  X(cuDeviceGet, CUresult, (CUdevice *, int))                                 \
-  X(cuDeviceGetName, CUresult, (char *, int, CUdevice))                       \
-  X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice))                   \
-  X(cuDeviceTotalMem_v2, CUresult, (size_t *, CUdevice))                      \
-  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice))              \
-  X(cuCtxSetCurrent, CUresult, (CUcontext))                                   \
-  X(cuCtxSynchronize, CUresult, (void))                                       \
-  X(cuCtxGetLimit, CUresult, (size_t *, int))                                 \
-  X(cuCtxSetLimit, CUresult, (int, size_t))                                   \
-  X(cuStreamCreate, CUresult, (CUstream *, unsigned))                         \
-  X(cuStreamSynchronize, CUresult, (CUstream))                                \
-  X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t))                         \
-  X(cuMemFree_v2, CUresult, (CUdeviceptr))                                    \
-  X(cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream))            \
-  X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                        \
-  X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool *, CUdevice))          \
-  X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool, int, void *))             \
-  X(cuMemPoolTrimTo, CUresult, (CUmemoryPool, size_t))                        \
-  X(cuMemHostAlloc, CUresult, (void **, size_t, unsigned))                    \
-  X(cuMemFreeHost, CUresult, (void *))                                        \
-  X(cuMemAllocManaged, CUresult, (CUdeviceptr *, size_t, unsigned))          \
-  X(cuMemGetInfo_v2, CUresult, (size_t *, size_t *))                          \
-  X(cuMemcpyAsync, CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))    \
+#define SK_CU_FUNCS(X) \
+  X(cuInit, CUresult, (unsigned)) \
+  X(cuDriverGetVersion, CUresult, (int *)) \
+  X(cuGetErrorName, CUresult, (CUresult, const char **)) \
+  X(cuGetErrorString, CUresult, (CUresult, const char **)) \
+  X(cuDeviceGetCount, CUresult, (int *)) \
+  X(cuDeviceGet, CUresult, (CUdevice *, int)) \
+  X(cuDeviceGetName, CUresult, (char *, int, CUdevice)) \
+  X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice)) \
+  X(cuDeviceTotalMem_v2, CUresult, (size_t *, CUdevice)) \
+  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice)) \
+  X(cuCtxSetCurrent, CUresult, (CUcontext)) \
+  X(cuCtxSynchronize, CUresult, (void)) \
+  X(cuCtxGetLimit, CUresult, (size_t *, int)) \
+  X(cuCtxSetLimit, CUresult, (int, size_t)) \
+  X(cuStreamCreate, CUresult, (CUstream *, unsigned)) \
+  X(cuStreamSynchronize, CUresult, (CUstream)) \
+  X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t)) \
+  X(cuMemFree_v2, CUresult, (CUdeviceptr)) \
+  X(cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream)) \
+  X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream)) \
+  X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool *, CUdevice)) \
+  X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool, int, void *)) \
+  X(cuMemPoolTrimTo, CUresult, (CUmemoryPool, size_t)) \
+  X(cuMemHostAlloc, CUresult, (void **, size_t, unsigned)) \
+  X(cuMemFreeHost, CUresult, (void *)) \
+  X(cuMemAllocManaged, CUresult, (CUdeviceptr *, size_t, unsigned)) \
+  X(cuMemGetInfo_v2, CUresult, (size_t *, size_t *)) \
+  X(cuMemcpyAsync, CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream)) \
   X(cuMemsetD8Async, CUresult, (CUdeviceptr, unsigned char, size_t, CUstream)) \
-  X(cuModuleLoadData, CUresult, (CUmodule *, const void *))                   \
-  X(cuModuleUnload, CUresult, (CUmodule))                                     \
-  X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *))   \
-  X(cuModuleGetGlobal_v2, CUresult,                                           \
-    (CUdeviceptr *, size_t *, CUmodule, const char *))                        \
-  X(cuFuncGetAttribute, CUresult, (int *, int, CUfunction))                   \
-  X(cuFuncSetAttribute, CUresult, (CUfunction, int, int))                     \
-  X(cuLaunchKernel, CUresult,                                                 \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,  \
-     unsigned, CUstream, void **, void **))                                   \
-  X(cuOccupancyMaxPotentialBlockSize, CUresult,                               \
-    (int *, int *, CUfunction, CUoccupancyB2DSize, size_t, int))              \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, CUresult,                    \
+  X(cuModuleLoadData, CUresult, (CUmodule *, const void *)) \
+  X(cuModuleUnload, CUresult, (CUmodule)) \
+  X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *)) \
+  X(cuModuleGetGlobal_v2, CUresult, (CUdeviceptr *, size_t *, CUmodule, const char *)) \
+  X(cuFuncGetAttribute, CUresult, (int *, int, CUfunction)) \
+  X(cuFuncSetAttribute, CUresult, (CUfunction, int, int)) \
+  X(cuLaunchKernel, CUresult, \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, \
+     CUstream, void **, void **)) \
+  X(cuOccupancyMaxPotentialBlockSize, CUresult, \
+    (int *, int *, CUfunction, CUoccupancyB2DSize, size_t, int)) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, CUresult, \
     (int *, CUfunction, int, size_t))
 
 #define SK__CU_PTR(name, ret, args) ret(*name) args;

@@ -39,8 +39,8 @@ int sk_cuda_driver_version(void);
  * cannot load from it. */
 int sk_nvshmem_available(char *why, size_t n);
 int sk_nvshmem_started(void);
-int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
-                     char *err, size_t errlen);
+int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes), char *err,
+                     size_t errlen);
 void *sk_nvshmem_malloc(size_t bytes, char *err, size_t errlen);
 void sk_nvshmem_free(void *p);
 void *sk_nvshmem_ptr(void *p, int pe);

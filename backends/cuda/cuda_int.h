@@ -13,8 +13,12 @@
  * them; fixed so the const table can name them): device memory,
  * page-locked host memory mapped into the device, managed memory, and
  * the remote space over device memory (backends/remote with NVSHMEM). */
-enum { SK_SPACE_CUDA = 1, SK_SPACE_CUDA_PINNED = 2, SK_SPACE_CUDA_UVM = 3,
-       SK_SPACE_REMOTE_CUDA = 5 };
+enum {
+  SK_SPACE_CUDA = 1,
+  SK_SPACE_CUDA_PINNED = 2,
+  SK_SPACE_CUDA_UVM = 3,
+  SK_SPACE_REMOTE_CUDA = 5
+};
 
 /* cuBLAS (blas.c), the table's vendor BLAS */
 extern const sk_vendor_blas sk_cuda_blas;
@@ -33,7 +37,7 @@ typedef struct sk_cuda_dev {
   int grid_y, grid_z;
   size_t total;
   char name[256];
-  char arch[16];          /* "sm_90" */
+  char arch[16]; /* "sm_90" */
   /* a kernel faulted: the context is unusable from then on ('dead' is
    * set once, after 'dead_msg', with release order) */
   int dead;
@@ -61,7 +65,7 @@ extern pthread_mutex_t sk_cuda_launch_lock;
  * the JIT's sk_image; it is sk_launch.fn): a copy of the image and its
  * launch facts, and the module, loaded into the context on first launch. */
 typedef struct sk_cuda_kernel {
-  char *image;           /* cubin or NUL-terminated PTX (owned) */
+  char *image; /* cubin or NUL-terminated PTX (owned) */
   int is_binary;
   char arch[24];
   int pattern, policy_kind, md_rank;
@@ -69,7 +73,7 @@ typedef struct sk_cuda_kernel {
   int nargs, host_visible, bounds, scratch;
   /* set on first launch (under sk_cuda_lock; 'loaded' last) */
   void *mod, *fn;
-  int loaded, block, grid1;   /* occupancy: block size, blocks for 1 wave */
+  int loaded, block, grid1; /* occupancy: block size, blocks for 1 wave */
   int maxthreads, regs;
   /* the last team launch's occupancy query (under sk_cuda_launch_lock):
    * block threads, shared bytes -> blocks per SM */
@@ -79,8 +83,7 @@ typedef struct sk_cuda_kernel {
 
 /* the table's 'arch', 'load' and 'unload' (launch.c) */
 int sk_cuda_arch(char *buf, size_t n);
-void *sk_cuda_load(const sk_image *img, const char *label, char *err,
-                   size_t errlen);
+void *sk_cuda_load(const sk_image *img, const char *label, char *err, size_t errlen);
 void sk_cuda_unload(void *kernel);
 
 /* Make the device usable on this thread (load, context, stream). The
@@ -105,8 +108,8 @@ int sk_cuda_sync(const char *what, char *err, size_t errlen);
 /* -- memory.c ------------------------------------------------------------ */
 void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen);
 void sk_cuda_free(void *p, int space);
-int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace,
-                 size_t bytes, char *err, size_t errlen);
+int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                 char *err, size_t errlen);
 void sk_cuda_first_touch(void *p, size_t bytes);
 /* device scratch that grows and is kept (reduction partials, level-1
  * scratch pools): slot 'which' of a few. Callers hold
@@ -120,10 +123,8 @@ void *sk_cuda_pinned_result(size_t bytes, char *err, size_t errlen);
 int64_t sk_cuda_room(int space);
 
 /* -- pack.c: device-side strided copies and fills --------------------------- */
-int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err,
-                      size_t errlen);
-int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err,
-                      size_t errlen);
+int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err, size_t errlen);
+int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err, size_t errlen);
 
 /* -- launch.c ------------------------------------------------------------ */
 int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen);

@@ -69,7 +69,7 @@ int sk_cuda_select(int device, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_DEVICE_WAS_ASKED, device, sk_cuda.index);
     return -1;
   }
-  if (!sk_cuda.ready) want_device = device;   /* -1: the default */
+  if (!sk_cuda.ready) want_device = device; /* -1: the default */
   pthread_mutex_unlock(&sk_cuda_lock);
   return 0;
 }
@@ -107,8 +107,7 @@ static int open_device(char *err, size_t errlen) {
     }
   }
   if (idx < 0 || idx >= count) {
-    sk_err(err, errlen, SK_E_DEVICE_OUT_RANGE,
-           idx, count, count == 1 ? "" : "s");
+    sk_err(err, errlen, SK_E_DEVICE_OUT_RANGE, idx, count, count == 1 ? "" : "s");
     return -1;
   }
   CUresult rc = sk_cu->cuDeviceGet(&sk_cuda.dev, idx);
@@ -137,8 +136,7 @@ static int open_device(char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_DEVICE_WARPS_THREADS, idx, sk_cuda.warp);
     return -1;
   }
-  snprintf(sk_cuda.arch, sizeof sk_cuda.arch, "sm_%d%d", sk_cuda.major,
-           sk_cuda.minor);
+  snprintf(sk_cuda.arch, sizeof sk_cuda.arch, "sm_%d%d", sk_cuda.major, sk_cuda.minor);
   thread_ctx = sk_cuda.ctx;
   __atomic_store_n(&sk_cuda.ready, 1, __ATOMIC_RELEASE);
   return 0;
@@ -180,8 +178,7 @@ int sk_cuda_sync(const char *what, char *err, size_t errlen) {
 int sk_cuda_arch(char *buf, size_t n) {
   char err[256];
   /* per launch (the spec carries it): one string copy once ready */
-  if (!sk_cuda_ready() &&
-      (!sk_cu_load(NULL, 0) || sk_cuda_ensure(err, sizeof err) < 0))
+  if (!sk_cuda_ready() && (!sk_cu_load(NULL, 0) || sk_cuda_ensure(err, sizeof err) < 0))
     return 0;
   size_t len = strlen(sk_cuda.arch);
   if (len >= n) return 0;
@@ -214,12 +211,10 @@ int sk_cuda_device_info(int i, sk_cuda_devinfo *d) {
   A(smem_optin, CU_DEV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 #undef A
   /* free memory only for the device in use (no context elsewhere) */
-  if (sk_cuda_ready() && !sk_cuda_dead() &&
-      sk_cuda.index == i) {
+  if (sk_cuda_ready() && !sk_cuda_dead() && sk_cuda.index == i) {
     char err[64];
     size_t fr = 0, tot = 0;
-    if (sk_cuda_ensure(err, sizeof err) == 0 &&
-        sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
+    if (sk_cuda_ensure(err, sizeof err) == 0 && sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
       d->free = fr;
   }
   return 0;

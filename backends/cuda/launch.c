@@ -31,7 +31,7 @@
 /* the result area: counter at 0, scratch flag at 8, bounds record
  * (sk_oob) at 16, the reduction's value at 64 */
 #define RESULT_OFF 64
-#define OOB_OFF 16
+#define OOB_OFF    16
 
 static int sync_always = -1;
 static int waves = -1;
@@ -39,8 +39,7 @@ static int waves = -1;
 static int64_t up64(int64_t v) { return (v + 63) & ~(int64_t)63; }
 
 /* -- kernels: the table's load / unload, the module on first launch ------ */
-void *sk_cuda_load(const sk_image *img, const char *label, char *err,
-                   size_t errlen) {
+void *sk_cuda_load(const sk_image *img, const char *label, char *err, size_t errlen) {
   if (!img || !img->data || img->size == 0) {
     sk_err(err, errlen, SK_E_KERNEL_NO_CUDA, label);
     return NULL;
@@ -74,8 +73,7 @@ void sk_cuda_unload(void *kernel) {
   if (!c) return;
   if (c->mod && sk_cuda_ready() && !sk_cuda_dead()) {
     char err[64];
-    if (sk_cuda_ensure(err, sizeof err) == 0)
-      sk_cu->cuModuleUnload((CUmodule)c->mod);
+    if (sk_cuda_ensure(err, sizeof err) == 0) sk_cu->cuModuleUnload((CUmodule)c->mod);
   }
   free(c->image);
   free(c);
@@ -83,8 +81,7 @@ void sk_cuda_unload(void *kernel) {
 
 /* The module into the context, once (the first launch); the occupancy
  * API then gives the block size and the blocks of one wave. */
-static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err,
-                       size_t errlen) {
+static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err, size_t errlen) {
   if (__atomic_load_n(&c->loaded, __ATOMIC_ACQUIRE)) return 0;
   pthread_mutex_lock(&sk_cuda_lock);
   if (c->loaded) {
@@ -100,10 +97,8 @@ static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err,
     int dv = sk_cu_driver_version();
     if (rc == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || rc == CUDA_ERROR_INVALID_PTX ||
         rc == CUDA_ERROR_NO_BINARY_FOR_GPU) {
-      sk_err(err, errlen,
-             SK_E_CANNOT_LOAD_KERNEL,
-             c->is_binary ? "cubin" : "PTX", c->arch, e, dv / 1000,
-             dv % 1000 / 10);
+      sk_err(err, errlen, SK_E_CANNOT_LOAD_KERNEL, c->is_binary ? "cubin" : "PTX",
+             c->arch, e, dv / 1000, dv % 1000 / 10);
       return -1;
     }
     return sk_cuda_fail(rc, "cannot load the kernel", l->label, err, errlen);
@@ -140,10 +135,10 @@ static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err,
   return 0;
 }
 
-static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res,
-                  int check_flag, char *err, size_t errlen) {
+static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res, int check_flag,
+                  char *err, size_t errlen) {
   int oob = c->bounds && l->oob;
-  if (oob) check_flag = 1;   /* the bounds record comes back with the flag */
+  if (oob) check_flag = 1; /* the bounds record comes back with the flag */
   int need = l->pattern != SK_FOR || check_flag || c->host_visible;
   if (sync_always < 0) {
     const char *e = getenv("SPECK_CUDA_SYNC");
@@ -159,10 +154,9 @@ static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res,
     if (!pin) return -1;
   }
   if (pin) {
-    CUresult rc = sk_cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)pin,
-                                       (CUdeviceptr)(uintptr_t)res,
-                                       RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0),
-                                       sk_cuda.stream);
+    CUresult rc = sk_cu->cuMemcpyAsync(
+      (CUdeviceptr)(uintptr_t)pin, (CUdeviceptr)(uintptr_t)res,
+      RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0), sk_cuda.stream);
     if (rc) return sk_cuda_fail(rc, "reading the result", l->label, err, errlen);
   }
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
@@ -187,7 +181,7 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
               unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
               sk_cuctx *C, char *err, size_t errlen) {
   static sk_slot none;
-  if (c->bounds && l->oob && !C->oob) {   /* bounds-check mode: a zeroed record */
+  if (c->bounds && l->oob && !C->oob) { /* bounds-check mode: a zeroed record */
     char *res = sk_cuda_scratch(SK_SCR_RESULT, RESULT_OFF + 1024, err, errlen);
     if (!res) return -1;
     C->oob = (sk_oob *)(res + OOB_OFF);
@@ -197,8 +191,8 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
   }
   void *args = l->nargs > 0 ? (void *)l->args : (void *)&none;
   void *params[] = {args, C};
-  CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz,
-                                      smem, sk_cuda.stream, params, NULL);
+  CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz, smem,
+                                      sk_cuda.stream, params, NULL);
   if (rc) {
     char what[256];
     sk_err(what, sizeof what, SK_E_CANNOT_LAUNCH_GRID, gx, gy, gz, bx, by, bz, smem);
@@ -209,16 +203,16 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
 }
 
 /* reduction buffers: partials for 'nblk' blocks and the result area */
-static int reduce_bufs(const sk_launch *l, sk_cuctx *C, int64_t nblk,
-                       char **res, char *err, size_t errlen) {
+static int reduce_bufs(const sk_launch *l, sk_cuctx *C, int64_t nblk, char **res,
+                       char *err, size_t errlen) {
   *res = sk_cuda_scratch(SK_SCR_RESULT, RESULT_OFF + 1024, err, errlen);
   if (!*res) return -1;
   C->counter = (unsigned *)*res;
   C->flag = (sk_i64 *)(*res + 8);
   C->result = *res + RESULT_OFF;
   if (l->pattern != SK_FOR) {
-    C->partial = sk_cuda_scratch(SK_SCR_PARTIAL, (size_t)nblk * l->acc_size + 64,
-                                 err, errlen);
+    C->partial =
+      sk_cuda_scratch(SK_SCR_PARTIAL, (size_t)nblk * l->acc_size + 64, err, errlen);
     if (!C->partial) return -1;
   }
   return 0;
@@ -232,8 +226,7 @@ static int empty_result(const sk_launch *l) {
 }
 
 /* -- range ------------------------------------------------------------------- */
-static int launch_range(const sk_launch *l, sk_cuda_kernel *c, char *err,
-                        size_t errlen) {
+static int launch_range(const sk_launch *l, sk_cuda_kernel *c, char *err, size_t errlen) {
   const sk_policy *p = l->policy;
   int64_t n = p->end - p->begin;
   if (n <= 0) return empty_result(l);
@@ -244,7 +237,7 @@ static int launch_range(const sk_launch *l, sk_cuda_kernel *c, char *err,
   int block = c->block;
   if (p->chunk >= 32 && p->chunk <= c->maxthreads && p->chunk % 32 == 0)
     block = (int)p->chunk;
-  else if (n < block)   /* small ranges: whole warps, no idle block */
+  else if (n < block) /* small ranges: whole warps, no idle block */
     block = (int)((n + 31) / 32 * 32);
   if (waves < 0) {
     const char *e = getenv("SPECK_CUDA_WAVES");
@@ -311,7 +304,7 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_kernel *c, char *err,
     by = p->md_tile[pm[1]];
     bz = 1;
     for (int q = 2; q < R; q++) bz *= p->md_tile[pm[q]];
-    if (bx * by * bz > c->maxthreads || bz > 64) bx = 0;   /* use the default */
+    if (bx * by * bz > c->maxthreads || bz > 64) bx = 0; /* use the default */
   }
   if (bx == 0) {
     bx = pow2_at_least(nx, 32);
@@ -337,8 +330,8 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_kernel *c, char *err,
         C.md_oy = oy * by;
         C.md_oz = oz * bz;
         if (go(l, c, (unsigned)gx, (unsigned)(gy - oy < my ? gy - oy : my),
-               (unsigned)(gz - oz < mz ? gz - oz : mz), (unsigned)bx,
-               (unsigned)by, (unsigned)bz, 0, &C, err, errlen) < 0)
+               (unsigned)(gz - oz < mz ? gz - oz : mz), (unsigned)bx, (unsigned)by,
+               (unsigned)bz, 0, &C, err, errlen) < 0)
           return -1;
       }
     return finish(l, c, C.oob ? (char *)C.oob - OOB_OFF : NULL, 0, err, errlen);
@@ -347,16 +340,16 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_kernel *c, char *err,
   if (gz > sk_cuda.grid_z) gz = sk_cuda.grid_z;
   char *res = NULL;
   int64_t cap = (int64_t)sk_cuda.sms * (sk_cuda.max_threads_sm / (bx * by * bz) > 0
-                                            ? sk_cuda.max_threads_sm / (bx * by * bz)
-                                            : 1);
+                                          ? sk_cuda.max_threads_sm / (bx * by * bz)
+                                          : 1);
   while (gx * gy * gz > cap) {
     if (gz > 1) gz = cdiv(gz, 2);
     else if (gy > 1) gy = cdiv(gy, 2);
     else gx = cdiv(gx, 2);
   }
   if (reduce_bufs(l, &C, gx * gy * gz, &res, err, errlen) < 0) return -1;
-  if (go(l, c, (unsigned)gx, (unsigned)gy, (unsigned)gz, (unsigned)bx,
-         (unsigned)by, (unsigned)bz, 0, &C, err, errlen) < 0)
+  if (go(l, c, (unsigned)gx, (unsigned)gy, (unsigned)gz, (unsigned)bx, (unsigned)by,
+         (unsigned)bz, 0, &C, err, errlen) < 0)
     return -1;
   return finish(l, c, res, 0, err, errlen);
 }
@@ -375,8 +368,7 @@ void sk_cuda_team_limits(sk_team_limits *lim) {
   lim->scratch_max[1] = 1LL << 30;
 }
 
-static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
-                       size_t errlen) {
+static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err, size_t errlen) {
   const sk_policy *p = l->policy;
   /* exec/ checked the policy against team_limits and resolved "auto" */
   int T = p->team_size, V = p->vector_length;
@@ -413,14 +405,13 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
     return -1;
   }
   if (smem > sk_cuda.smem_block) {
-    CUresult rc = sk_cu->cuFuncSetAttribute((CUfunction)c->fn,
-                                            CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                            (int)smem);
+    CUresult rc = sk_cu->cuFuncSetAttribute(
+      (CUfunction)c->fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
     if (rc) return sk_cuda_fail(rc, "shared memory request", l->label, err, errlen);
   }
   int per_sm = 0;
   if (c->occ_threads == tsz * tpb && c->occ_smem == (size_t)smem) {
-    per_sm = c->occ_per_sm;   /* the same block as last time */
+    per_sm = c->occ_per_sm; /* the same block as last time */
   } else {
     sk_cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (CUfunction)c->fn,
                                                        tsz * tpb, (size_t)smem);
@@ -437,19 +428,19 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err,
   char *res = NULL;
   if (reduce_bufs(l, &C, g, &res, err, errlen) < 0) return -1;
   if (C.l1_team_bytes > 0) {
-    C.l1_pool = sk_cuda_scratch(SK_SCR_L1, (size_t)(g * tpb * C.l1_team_bytes),
-                                err, errlen);
+    C.l1_pool =
+      sk_cuda_scratch(SK_SCR_L1, (size_t)(g * tpb * C.l1_team_bytes), err, errlen);
     if (!C.l1_pool) return -1;
   }
   /* a body without team_scratch / thread_scratch cannot set the scratch
    * flag: its launch stays asynchronous (a parallel_for is not waited for) */
   if (c->scratch) {
-    CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8,
-                                         sk_cuda.stream);
+    CUresult rc =
+      sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8, sk_cuda.stream);
     if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
   }
-  if (go(l, c, (unsigned)g, 1, 1, (unsigned)V, (unsigned)T, (unsigned)tpb,
-         (unsigned)smem, &C, err, errlen) < 0)
+  if (go(l, c, (unsigned)g, 1, 1, (unsigned)V, (unsigned)T, (unsigned)tpb, (unsigned)smem,
+         &C, err, errlen) < 0)
     return -1;
   return finish(l, c, res, c->scratch, err, errlen);
 }

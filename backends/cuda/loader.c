@@ -28,15 +28,13 @@ static void *open_lib(const char *name, char *path, size_t n) {
   if (!h) return NULL;
   Dl_info di;
   void *any = dlsym(h, "cuInit");
-  if (any && dladdr(any, &di) && di.dli_fname)
-    snprintf(path, n, "%s", di.dli_fname);
-  else
-    snprintf(path, n, "%s", name);
+  if (any && dladdr(any, &di) && di.dli_fname) snprintf(path, n, "%s", di.dli_fname);
+  else snprintf(path, n, "%s", name);
   return h;
 }
 
 /* Copy every symbol of a table; returns the first missing name or NULL. */
-#define SK__LOAD(name, ret, args)                                            \
+#define SK__LOAD(name, ret, args) \
   if (!(t->name = (ret(*) args)dlsym(h, #name))) return #name;
 static const char *fill_cu(void *h, sk_cu_api *t) {
   SK_CU_FUNCS(SK__LOAD)
@@ -48,20 +46,16 @@ const char *sk_cu_errstr(CUresult rc, char *buf, size_t n) {
   const char *name = NULL, *str = NULL;
   if (cu.cuGetErrorName) cu.cuGetErrorName(rc, &name);
   if (cu.cuGetErrorString) cu.cuGetErrorString(rc, &str);
-  if (name && str)
-    snprintf(buf, n, "%s (%s)", name, str);
-  else
-    sk_err(buf, n, SK_E_CUDA_ERROR, rc);
+  if (name && str) snprintf(buf, n, "%s (%s)", name, str);
+  else sk_err(buf, n, SK_E_CUDA_ERROR, rc);
   return buf;
 }
 
 int sk_cu_sticky(CUresult rc) {
   return rc == CUDA_ERROR_ILLEGAL_ADDRESS || rc == CUDA_ERROR_LAUNCH_FAILED ||
-         rc == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-         rc == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
-         rc == CUDA_ERROR_MISALIGNED_ADDRESS ||
-         rc == CUDA_ERROR_INVALID_ADDRESS_SPACE || rc == CUDA_ERROR_INVALID_PC ||
-         rc == CUDA_ERROR_LAUNCH_TIMEOUT;
+         rc == CUDA_ERROR_HARDWARE_STACK_ERROR || rc == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+         rc == CUDA_ERROR_MISALIGNED_ADDRESS || rc == CUDA_ERROR_INVALID_ADDRESS_SPACE ||
+         rc == CUDA_ERROR_INVALID_PC || rc == CUDA_ERROR_LAUNCH_TIMEOUT;
 }
 
 static void cu_load_once(void) {
@@ -103,9 +97,8 @@ static void cu_load_once(void) {
   int count = 0;
   rc = cu.cuDeviceGetCount(&count);
   if (rc != CUDA_SUCCESS || count < 1) {
-    sk_err(cu_why, sizeof cu_why, SK_E_NO_CUDA_DEVICE_DRIVER,
-           cu_ver / 1000, cu_ver % 1000 / 10, rc ? ": " : "",
-           rc ? sk_cu_errstr(rc, e, sizeof e) : "");
+    sk_err(cu_why, sizeof cu_why, SK_E_NO_CUDA_DEVICE_DRIVER, cu_ver / 1000,
+           cu_ver % 1000 / 10, rc ? ": " : "", rc ? sk_cu_errstr(rc, e, sizeof e) : "");
     return;
   }
   cu_ok = 1;

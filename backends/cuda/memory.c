@@ -34,8 +34,7 @@ static void free_info(char *buf, size_t n) {
   size_t fr = 0, tot = 0;
   if (sk_cu->cuMemGetInfo_v2(&fr, &tot) == 0)
     sk_err(buf, n, SK_E_BYTES_FREE_DEVICE, fr, tot, sk_cuda.index);
-  else
-    sk_err(buf, n, SK_E_FREE_MEMORY_UNKNOWN);
+  else sk_err(buf, n, SK_E_FREE_MEMORY_UNKNOWN);
 }
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
@@ -47,9 +46,8 @@ static void pool_start(void) {
   int ok = 0;
   unsigned long long keep = ~0ull;
   if ((e && strcmp(e, "0") == 0) ||
-      sk_cu->cuDeviceGetAttribute(&ok, CU_DEV_ATTR_MEMORY_POOLS_SUPPORTED,
-                                  sk_cuda.dev) || !ok ||
-      sk_cu->cuDeviceGetDefaultMemPool(&pool, sk_cuda.dev) ||
+      sk_cu->cuDeviceGetAttribute(&ok, CU_DEV_ATTR_MEMORY_POOLS_SUPPORTED, sk_cuda.dev) ||
+      !ok || sk_cu->cuDeviceGetDefaultMemPool(&pool, sk_cuda.dev) ||
       sk_cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep))
     return;
   pool_on = 1;
@@ -137,8 +135,7 @@ int64_t sk_cuda_room(int space) {
 }
 
 void sk_cuda_free(void *p, int space) {
-  if (!p || !sk_cuda_ready() || sk_cuda_dead())
-    return;
+  if (!p || !sk_cuda_ready() || sk_cuda_dead()) return;
   char err[128];
   if (sk_cuda_ensure(err, sizeof err) < 0) return;
   /* pool memory is freed in stream order; otherwise kernels still queued
@@ -148,19 +145,16 @@ void sk_cuda_free(void *p, int space) {
     return;
   }
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
-  if (space == SK_SPACE_CUDA_PINNED)
-    sk_cu->cuMemFreeHost(p);
-  else
-    sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
+  if (space == SK_SPACE_CUDA_PINNED) sk_cu->cuMemFreeHost(p);
+  else sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
 }
 
-int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace,
-                 size_t bytes, char *err, size_t errlen) {
+int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                 char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
   if (!bytes) return 0;
   CUresult rc = sk_cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
-                                     (CUdeviceptr)(uintptr_t)src, bytes,
-                                     sk_cuda.stream);
+                                     (CUdeviceptr)(uintptr_t)src, bytes, sk_cuda.stream);
   if (rc) {
     char what[96];
     sk_err(what, sizeof what, SK_E_COPY, sk_space_name(sspace), sk_space_name(dspace));

@@ -30,8 +30,8 @@
 #include "cuda_api.h"
 #include "cuda_int.h"
 
-#define NVS_UID_BYTES 128     /* sizeof(nvshmemx_uniqueid_t) */
-#define NVS_ATTR_BYTES 1024   /* more than sizeof(nvshmemx_init_attr_t), 144 */
+#define NVS_UID_BYTES          128  /* sizeof(nvshmemx_uniqueid_t) */
+#define NVS_ATTR_BYTES         1024 /* more than sizeof(nvshmemx_init_attr_t), 144 */
 #define NVS_INIT_WITH_UNIQUEID (1u << 3)
 
 static struct {
@@ -60,11 +60,14 @@ static int load(void) {
   nv.h = dlopen(lib_name, RTLD_NOW | RTLD_GLOBAL);
   if (!nv.h) {
     const char *d = dlerror();
-    sk_err(load_why, sizeof load_why,
-           SK_E_NVSHMEM_HOST_LIBRARY, lib_name, d ? d : sk_err_text(SK_E_NOT_FOUND));
+    sk_err(load_why, sizeof load_why, SK_E_NVSHMEM_HOST_LIBRARY, lib_name,
+           d ? d : sk_err_text(SK_E_NOT_FOUND));
     return loaded = 0;
   }
-  struct { const char *name; void **fn; } syms[] = {
+  struct {
+    const char *name;
+    void **fn;
+  } syms[] = {
     {"nvshmemx_get_uniqueid", (void **)&nv.get_uniqueid},
     {"nvshmemx_set_attr_uniqueid_args", (void **)&nv.set_attr_uniqueid_args},
     {"nvshmemx_hostlib_init_attr", (void **)&nv.hostlib_init_attr},
@@ -98,8 +101,8 @@ int sk_nvshmem_available(char *why, size_t n) {
 
 int sk_nvshmem_started(void) { return started; }
 
-int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
-                     char *err, size_t errlen) {
+int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes), char *err,
+                     size_t errlen) {
   if (started) return 0;
   if (!load()) {
     sk_err(err, errlen, SK_E_MSG, load_why);
@@ -129,7 +132,7 @@ int sk_nvshmem_start(int me, int nranks, int (*bcast)(void *buf, int bytes),
     sk_err(err, errlen, SK_E_NVSHMEM_NVSHMEMX_SET);
     return -1;
   }
-  sk_cuda_pool_trim();   /* the symmetric heap may need what the pool keeps */
+  sk_cuda_pool_trim(); /* the symmetric heap may need what the pool keeps */
   int rc = nv.hostlib_init_attr(NVS_INIT_WITH_UNIQUEID, attr);
   if (rc != 0) {
     sk_err(err, errlen, SK_E_NVSHMEM_NVSHMEMX_HOSTLIB, rc);
@@ -150,8 +153,8 @@ void *sk_nvshmem_malloc(size_t bytes, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_NVSHMEM_SYMMETRIC_HEAP, bytes);
     return NULL;
   }
-  CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, 0, bytes,
-                                       sk_cuda.stream);
+  CUresult rc =
+    sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)p, 0, bytes, sk_cuda.stream);
   if (!rc) rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
   if (rc) {
     sk_cuda_fail(rc, "zeroing NVSHMEM memory", NULL, err, errlen);
@@ -190,6 +193,5 @@ void sk_nvshmem_info(char *buf, size_t n) {
   if (a)
     snprintf(buf, n, "NVSHMEM %d.%d.%d (%s)%s", a, b, c, lib_name,
              started ? ", started" : "");
-  else
-    snprintf(buf, n, "NVSHMEM (%s)%s", lib_name, started ? ", started" : "");
+  else snprintf(buf, n, "NVSHMEM (%s)%s", lib_name, started ? ", started" : "");
 }

@@ -77,16 +77,15 @@ static int run(CUfunction f, void **params, int64_t n, char *err, size_t errlen)
   if (g > cap) g = cap;
   if (g < 1) g = 1;
   pthread_mutex_lock(&sk_cuda_launch_lock);
-  CUresult rc = sk_cu->cuLaunchKernel(f, (unsigned)g, 1, 1, (unsigned)block, 1,
-                                      1, 0, sk_cuda.stream, params, NULL);
+  CUresult rc = sk_cu->cuLaunchKernel(f, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0,
+                                      sk_cuda.stream, params, NULL);
   if (!rc) sk_cuda_set_last("deep_copy");
   pthread_mutex_unlock(&sk_cuda_launch_lock);
   if (rc) return sk_cuda_fail(rc, "deep_copy kernel", "deep_copy", err, errlen);
   return sk_cuda_sync("deep_copy", err, errlen);
 }
 
-int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err,
-                      size_t errlen) {
+int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0 || load_module(err, errlen) < 0) return -1;
   pack_desc d;
   describe(&d, dst, src);
@@ -97,8 +96,7 @@ int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err,
   return run(f_copy, params, d.n, err, errlen);
 }
 
-int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err,
-                      size_t errlen) {
+int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0 || load_module(err, errlen) < 0) return -1;
   pack_desc d;
   describe(&d, v, NULL);

@@ -26,31 +26,31 @@
 #include "cuda_int.h"
 
 #define HOST_REGION_MIN (1 << 20)
-#define GPU_STACK 8192          /* bytes per device thread */
+#define GPU_STACK       8192 /* bytes per device thread */
 _Static_assert(sizeof(sk_gtask) == SK_GT_HDR, "a task header is SK_GT_HDR bytes");
 _Static_assert(offsetof(sk_gtask, qnext) == 20, "task_cuda.h pops at byte 20");
 _Static_assert(SK_GPU_SUPERBLOCK == SK_GT_SB, "task.h and task_cuda.h agree");
 /* a task's fields (SK_GT_NK views at most) fit in a block */
 _Static_assert(SK_GT_HDR + SK_GT_NK * sizeof(sk_varg) <= SK_GT_SB, "fields fit a block");
-#define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
+#define ALIGN(x, a) (((x) + (a)-1) / (a) * (a))
 
 typedef struct sk_gsched {
   const sk_backend *b;
-  const sk_tfunctors *reg;     /* the facade's functors (kernels/task/sched.c) */
-  char *arena;                 /* device */
+  const sk_tfunctors *reg; /* the facade's functors (kernels/task/sched.c) */
+  char *arena;             /* device */
   int64_t bytes;
   int64_t host_lo, host_hi, pool_lo, pool_hi, cls_at, vdef_at;
-  int64_t host_bump;           /* next free byte of the host region */
-  int64_t dirty_hi;            /* stage bytes [host_lo, dirty_hi) to upload */
-  unsigned char *stage;        /* the host region's host copy */
-  int64_t hlive;               /* host futures alive */
-  int64_t host_spawned;        /* spawned from the host, all waits */
-  int64_t pending;             /* spawned and not completed after the last wait */
-  int64_t nready[3];           /* host tasks queued for the next wait */
-  unsigned first[3][SK_GT_NQ], last[3][SK_GT_NQ];   /* their chains per stack */
+  int64_t host_bump;    /* next free byte of the host region */
+  int64_t dirty_hi;     /* stage bytes [host_lo, dirty_hi) to upload */
+  unsigned char *stage; /* the host region's host copy */
+  int64_t hlive;        /* host futures alive */
+  int64_t host_spawned; /* spawned from the host, all waits */
+  int64_t pending;      /* spawned and not completed after the last wait */
+  int64_t nready[3];    /* host tasks queued for the next wait */
+  unsigned first[3][SK_GT_NQ], last[3][SK_GT_NQ]; /* their chains per stack */
   int64_t tasks, respawns, steals, spawned, in_use, high;
   int lanes;
-  sk_gstate st;                /* tables (the device's copy is the truth for the rest) */
+  sk_gstate st; /* tables (the device's copy is the truth for the rest) */
   char *source;
 } sk_gsched;
 
@@ -87,8 +87,7 @@ static void gs_reset(sk_gsched *g) {
 
 static void gs_free(sk_gsched *g);
 
-static sk_gsched *gs_new(const sk_backend *b, int64_t memory, char *err,
-                         size_t errlen) {
+static sk_gsched *gs_new(const sk_backend *b, int64_t memory, char *err, size_t errlen) {
   if (!b->alloc || !b->copy) {
     sk_err(err, errlen, SK_E_BACK_END_CANNOT_HOLD, b->name);
     return NULL;
@@ -188,7 +187,8 @@ static int gs_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
     st->tbytes[f] = (int)(SK_GT_HDR + tab->size[f]);
     st->fsize[f] = (int)tab->size[f];
     for (int k = 0; k < fx[f].nfields; k++) {
-      if (fx[f].fields[k].kind == SK_TF_FUTURE) st->futoff[f][nfut++] = (short)tab->off[f][k];
+      if (fx[f].fields[k].kind == SK_TF_FUTURE)
+        st->futoff[f][nfut++] = (short)tab->off[f][k];
       if (fx[f].fields[k].kind == SK_TF_VIEW) {
         vdef[nview] = fx[f].fields[k].view;
         st->viewoff[f][nview++] = (short)tab->off[f][k];
@@ -202,7 +202,8 @@ static int gs_compile(sk_gsched *g, const sk_tfunctor *fx, int nf,
   }
   /* the tables part of the head (the device keeps the rest) */
   const int64_t t0 = (int64_t)offsetof(sk_gstate, nf);
-  if (up(g, t0, (const char *)st + t0, (int64_t)sizeof *st - t0, err, errlen) < 0) return -1;
+  if (up(g, t0, (const char *)st + t0, (int64_t)sizeof *st - t0, err, errlen) < 0)
+    return -1;
   /* compile now, so a body that does not compile fails at compile time:
    * one warp that does nothing */
   char msg[4096];
@@ -219,7 +220,7 @@ static struct sk_task *gs_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
                                 size_t errlen) {
   const sk_gstate *st = &g->st;
   if (g->hlive == 0 && g->pending == 0 && g->nready[0] + g->nready[1] + g->nready[2] == 0)
-    g->host_bump = g->dirty_hi = g->host_lo;   /* no host record is named any more */
+    g->host_bump = g->dirty_hi = g->host_lo; /* no host record is named any more */
   int64_t bytes = ALIGN((int64_t)st->tbytes[f], 16);
   if (g->host_bump + bytes > g->host_hi) {
     sk_err(err, errlen, SK_E_SPAWNING_MEMORY_POOL, fx[f].label,
@@ -240,7 +241,7 @@ static struct sk_task *gs_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
   t.host = 1;
   memcpy(rec, &t, sizeof t);
   memcpy(rec + SK_GT_HDR, fields, (size_t)st->fsize[f]);
-  for (int k = 0, nv = 0; k < fx[f].nfields; k++) {   /* view fields left empty */
+  for (int k = 0, nv = 0; k < fx[f].nfields; k++) { /* view fields left empty */
     if (fx[f].fields[k].kind != SK_TF_VIEW) continue;
     sk_varg *v = (sk_varg *)(void *)(rec + SK_GT_HDR + st->viewoff[f][nv++]);
     if (!v->data) *v = fx[f].fields[k].view;
@@ -252,7 +253,8 @@ static struct sk_task *gs_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
   if (g->first[p][q] == 0) {
     g->first[p][q] = idx;
   } else {
-    sk_gtask *prev = (sk_gtask *)(void *)(g->stage + ((int64_t)g->last[p][q] << 4) - g->host_lo);
+    sk_gtask *prev =
+      (sk_gtask *)(void *)(g->stage + ((int64_t)g->last[p][q] << 4) - g->host_lo);
     prev->qnext = idx;
   }
   g->last[p][q] = idx;
@@ -290,13 +292,15 @@ static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, in
   const char *cur = label(fx, nf, d->err_functor);
   long long cap = (long long)(g->pool_hi - g->pool_lo);
   long long used = (long long)(d->bump - (unsigned long long)g->pool_lo);
-  if (used > cap) used = cap;   /* lanes that found none still added theirs */
+  if (used > cap) used = cap; /* lanes that found none still added theirs */
   switch (d->err) {
   case SK_GT_POOL_SPAWN:
   case SK_GT_POOL_WHEN_ALL:
   case SK_GT_POOL_ALLOC:
     sk_err(err, errlen, SK_E_GPU_MEMORY_POOL,
-           d->err == SK_GT_POOL_SPAWN ? "task_spawn" : d->err == SK_GT_POOL_WHEN_ALL ? "when_all" : "pool_alloc",
+           d->err == SK_GT_POOL_SPAWN      ? "task_spawn"
+           : d->err == SK_GT_POOL_WHEN_ALL ? "when_all"
+                                           : "pool_alloc",
            cur, cap / 1048576.0, used / 1048576.0, (long long)d->err_arg,
            d->err == SK_GT_POOL_SPAWN ? " for '" : "",
            d->err == SK_GT_POOL_SPAWN ? label(fx, nf, d->err_other) : "",
@@ -308,22 +312,17 @@ static void describe(sk_gsched *g, const sk_gstate *d, const sk_tfunctor *fx, in
   case SK_GT_PRIO_SPAWN:
   case SK_GT_PRIO_RESPAWN:
     sk_err(err, errlen, SK_E_PRIORITY_NOT_TASK,
-           d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn", cur, (long long)d->err_arg);
+           d->err == SK_GT_PRIO_SPAWN ? "task_spawn" : "task_respawn", cur,
+           (long long)d->err_arg);
     break;
-  case SK_GT_SELF:
-    sk_err(err, errlen, SK_E_TASK_RESPAWN_TASK, cur);
-    break;
-  case SK_GT_NULL_GET:
-    sk_err(err, errlen, SK_E_FUTURE_NULL, "future_get", cur);
-    break;
+  case SK_GT_SELF: sk_err(err, errlen, SK_E_TASK_RESPAWN_TASK, cur); break;
+  case SK_GT_NULL_GET: sk_err(err, errlen, SK_E_FUTURE_NULL, "future_get", cur); break;
   case SK_GT_UNREADY:
-    sk_err(err, errlen, SK_E_TASK_NOT_COMPLETED, "future_get", cur, label(fx, nf, d->err_other));
+    sk_err(err, errlen, SK_E_TASK_NOT_COMPLETED, "future_get", cur,
+           label(fx, nf, d->err_other));
     break;
-  case SK_GT_FREE:
-    sk_err(err, errlen, SK_E_POOL_FREE_POINTER, cur);
-    break;
-  default:
-    sk_err(err, errlen, SK_E_GPU_TASK_WORKERS, d->err, cur);
+  case SK_GT_FREE: sk_err(err, errlen, SK_E_POOL_FREE_POINTER, cur); break;
+  default: sk_err(err, errlen, SK_E_GPU_TASK_WORKERS, d->err, cur);
   }
 }
 
@@ -338,7 +337,8 @@ static int gs_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
   for (int p = 0; p < 3; p++)
     for (int q = 0; q < SK_GT_NQ && q < g->nready[p]; q++) {
       /* the queues are empty after a wait: the chain is the stack */
-      sk_gtask *last = (sk_gtask *)(void *)(g->stage + ((int64_t)g->last[p][q] << 4) - g->host_lo);
+      sk_gtask *last =
+        (sk_gtask *)(void *)(g->stage + ((int64_t)g->last[p][q] << 4) - g->host_lo);
       last->qnext = (unsigned)d.ready[p][q];
       d.ready[p][q] = ((d.ready[p][q] >> 32) + 1) << 32 | g->first[p][q];
     }
@@ -359,7 +359,7 @@ static int gs_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
   if (rc == 0 && g->b->fence) rc = g->b->fence(err, errlen);
   if (rc == 0) rc = down(g, &d, 0, (int64_t)sizeof d, err, errlen);
   char e2[256];
-  if (rc < 0) {   /* the device's state is unknown: start over */
+  if (rc < 0) { /* the device's state is unknown: start over */
     gs_reset(g);
     up(g, 0, &g->st, (int64_t)sizeof g->st, e2, sizeof e2);
     return -1;
@@ -383,7 +383,7 @@ static int gs_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
            g->pending == 1 ? "" : "s", g->pending == 1 ? "s" : "");
     rc = -1;
   }
-  if (rc < 0) {   /* discard every task */
+  if (rc < 0) { /* discard every task */
     gs_reset(g);
     up(g, 0, &g->st, (int64_t)sizeof g->st, e2, sizeof e2);
   }
@@ -407,7 +407,7 @@ static void *gp_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen
     sk_err(err, errlen, SK_E_BACK_END_CANNOT_HOLD_MEMORY, b->name);
     return NULL;
   }
-  if (bytes <= 0) {   /* the host pool's words for it */
+  if (bytes <= 0) { /* the host pool's words for it */
     sk_mpool_free(sk_mpool_new(bytes, 0, err, errlen));
     return NULL;
   }
@@ -427,7 +427,7 @@ static void *gp_new(const sk_backend *b, int64_t bytes, char *err, size_t errlen
     sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
-  st->base = a;   /* the head's self-check: base is the head's own address */
+  st->base = a; /* the head's self-check: base is the head's own address */
   st->pool_lo = (unsigned long long)lo;
   st->pool_hi = (unsigned long long)(lo + pool);
   st->bump = st->pool_lo;
@@ -463,7 +463,7 @@ static int gp_stats(const sk_backend *b, void *pool, sk_mpool_stats *out, char *
 /* -- the scheduler ops ------------------------------------------------------ */
 static void *ops_create(const sk_backend *b, const sk_tfunctors *reg, int64_t memory,
                         int queue, char *err, size_t errlen) {
-  (void)queue;   /* one set of queues on the device */
+  (void)queue; /* one set of queues on the device */
   sk_gsched *g = gs_new(b, memory, err, errlen);
   if (g) g->reg = reg;
   return g;
@@ -493,7 +493,7 @@ static struct sk_task *ops_spawn(void *p, int f, const void *fields, int prio, i
 static void ops_retain(void *g, struct sk_task *t) { gs_retain(g, t); }
 static void ops_release(void *g, struct sk_task *t) { gs_release(g, t); }
 static int ops_result(void *p, const struct sk_task *t, uint64_t *result, int *f,
-                       const char **label, char *err, size_t errlen) {
+                      const char **label, char *err, size_t errlen) {
   sk_gsched *g = p;
   sk_gtask r;
   if (gs_result(g, t, &r, err, errlen) < 0) return -1;

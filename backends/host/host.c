@@ -46,7 +46,8 @@
 static void advise_huge(void *p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
   const uintptr_t pg = 4096;
-  uintptr_t b = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + bytes) & ~(pg - 1);
+  uintptr_t b = ((uintptr_t)p + pg - 1) & ~(pg - 1),
+            e = ((uintptr_t)p + bytes) & ~(pg - 1);
   if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
 #else
   (void)p;
@@ -60,7 +61,7 @@ static void advise_huge(void *p, size_t bytes) {
  * succeed and the first touch end the process. */
 static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
 static uint64_t mem_bytes;
-static int mem_kind;   /* 0 RAM and swap, 1 a cgroup, 2 ulimit -v */
+static int mem_kind; /* 0 RAM and swap, 1 a cgroup, 2 ulimit -v */
 
 static uint64_t read_limit(const char *path) {
   FILE *f = fopen(path, "re");
@@ -68,7 +69,7 @@ static uint64_t read_limit(const char *path) {
   unsigned long long v = 0;
   int ok = fscanf(f, "%llu", &v) == 1;
   fclose(f);
-  return ok ? (uint64_t)v : 0;   /* "max" reads as no number: no limit */
+  return ok ? (uint64_t)v : 0; /* "max" reads as no number: no limit */
 }
 
 static void mem_probe(void) {
@@ -104,14 +105,10 @@ static void mem_probe(void) {
 uint64_t sk_host_memory(char *desc, size_t n) {
   pthread_once(&mem_once, mem_probe);
   double gib = (double)mem_bytes / (1 << 30);
-  if (mem_kind == 1)
-    sk_err(desc, n, SK_E_GIB_MEMORY_LIMIT, gib);
-  else if (mem_kind == 2)
-    sk_err(desc, n, SK_E_GIB_ADDRESS_SPACE, gib);
-  else if (mem_kind == 3)
-    sk_err(desc, n, SK_E_SPECK_MEMORY_MAX, gib);
-  else
-    sk_err(desc, n, SK_E_MACHINE_GIB_RAM, gib);
+  if (mem_kind == 1) sk_err(desc, n, SK_E_GIB_MEMORY_LIMIT, gib);
+  else if (mem_kind == 2) sk_err(desc, n, SK_E_GIB_ADDRESS_SPACE, gib);
+  else if (mem_kind == 3) sk_err(desc, n, SK_E_SPECK_MEMORY_MAX, gib);
+  else sk_err(desc, n, SK_E_MACHINE_GIB_RAM, gib);
   return mem_bytes;
 }
 
@@ -143,8 +140,8 @@ void sk_serial_free(void *p, int space) {
   free(p);
 }
 
-int sk_serial_copy(void *dst, int dspace, const void *src, int sspace,
-                   size_t bytes, char *err, size_t errlen) {
+int sk_serial_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                   char *err, size_t errlen) {
   if (dspace != SK_SPACE_HOST || sspace != SK_SPACE_HOST) {
     sk_err(err, errlen, SK_E_HOST_BACK_END, sk_space_name(sspace), sk_space_name(dspace));
     return -1;
@@ -189,15 +186,15 @@ typedef struct job {
   const sk_launch *l;
   sk_chunk_fn fn;
   sk_ctx ctx;
-  int64_t b, n;          /* work items [b, b + n) */
-  int64_t chunk;         /* dynamic: items per claim */
+  int64_t b, n;  /* work items [b, b + n) */
+  int64_t chunk; /* dynamic: items per claim */
   int dynamic;
-  int nblocks;           /* reduce/scan: partial blocks */
-  atomic_llong next;     /* dynamic claims (items or blocks) */
-  char *partial;         /* nblocks * pstride bytes */
+  int nblocks;       /* reduce/scan: partial blocks */
+  atomic_llong next; /* dynamic claims (items or blocks) */
+  char *partial;     /* nblocks * pstride bytes */
   size_t pstride;
-  int64_t piece_min;     /* fewest items between two interrupt checks */
-  atomic_int stopped;    /* a piece saw the interrupt: the launch fails */
+  int64_t piece_min;  /* fewest items between two interrupt checks */
+  atomic_int stopped; /* a piece saw the interrupt: the launch fails */
 } job;
 
 /* -- interrupts ------------------------------------------------------------ */
@@ -246,8 +243,7 @@ static int run_pieces(job *j, int64_t b, int64_t e, void *acc) {
   return 0;
 }
 
-static void block_bounds(const job *j, int blk, int nblk, int64_t *b,
-                         int64_t *e) {
+static void block_bounds(const job *j, int blk, int nblk, int64_t *b, int64_t *e) {
   *b = j->b + j->n * blk / nblk;
   *e = j->b + j->n * (blk + 1) / nblk;
 }
@@ -374,12 +370,10 @@ static int interrupted(char *err, size_t errlen) {
   return -1;
 }
 
-static int launch_pieces(const sk_launch *l, int pooled, char *err,
-                         size_t errlen);
+static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errlen);
 
 /* every host launch, counted as running for sk_interrupt_request */
-static int host_launch(const sk_launch *l, int pooled, char *err,
-                       size_t errlen) {
+static int host_launch(const sk_launch *l, int pooled, char *err, size_t errlen) {
   if (sk_interrupted()) return interrupted(err, errlen);
   sk_interruptible_enter();
   int rc = launch_pieces(l, pooled, err, errlen);
@@ -387,10 +381,8 @@ static int host_launch(const sk_launch *l, int pooled, char *err,
   return rc;
 }
 
-static int launch_pieces(const sk_launch *l, int pooled, char *err,
-                         size_t errlen) {
-  if (l->policy->kind == SK_POL_TEAM)
-    return sk_host_launch_team(l, pooled, err, errlen);
+static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errlen) {
+  if (l->policy->kind == SK_POL_TEAM) return sk_host_launch_team(l, pooled, err, errlen);
   job j;
   if (setup(&j, l, err, errlen) < 0) return -1;
   int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
@@ -432,8 +424,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err,
     memcpy(l->result, total, acc);
     return 0;
   }
-  if (use_pool)
-    sk_pool_run(reduce_part, &j);
+  if (use_pool) sk_pool_run(reduce_part, &j);
   else
     for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, blk);
   if (atomic_load(&j.stopped)) return interrupted(err, errlen);
@@ -452,8 +443,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err,
     l->join(total, tmp);
   }
   j.ctx.final = 1;
-  if (use_pool)
-    sk_pool_run(reduce_part, &j);
+  if (use_pool) sk_pool_run(reduce_part, &j);
   else
     for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, blk);
   if (atomic_load(&j.stopped)) return interrupted(err, errlen);
@@ -544,9 +534,13 @@ void sk_openmp_team_limits(sk_team_limits *lim) { sk_host_team_limits(1, lim); }
 /* host memory: the CPU's, under the host budget (RAM and swap, a
  * cgroup's or ulimit's limit, SPECK_MEMORY_MAX) */
 const sk_space_desc sk_serial_spaces[] = {
-  {.name = "host", .id = SK_SPACE_HOST, .host_accessible = 1,
-   .default_layout = SK_RIGHT, .budget = sk_host_memory,
-   .budget_env = "SPECK_MEMORY_MAX", .tools_name = "Host"},
+  {.name = "host",
+   .id = SK_SPACE_HOST,
+   .host_accessible = 1,
+   .default_layout = SK_RIGHT,
+   .budget = sk_host_memory,
+   .budget_env = "SPECK_MEMORY_MAX",
+   .tools_name = "Host"},
   {.name = NULL},
 };
 

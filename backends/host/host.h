@@ -8,8 +8,7 @@
  * a message naming the variable when the environment's value is bad */
 int sk_host_default_threads(int *threads, char *err, size_t errlen);
 /* TeamPolicy launches (team.c); 'pooled' 0 for serial */
-int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
-                        size_t errlen);
+int sk_host_launch_team(const sk_launch *l, int pooled, char *err, size_t errlen);
 
 /* Pieces between interrupt checks (host.c): the monotonic clock in
  * seconds; the size of the next piece after one of 'piece' items that
@@ -19,11 +18,10 @@ double sk_host_now(void);
 int64_t sk_host_next_piece(int64_t piece, int64_t min, double *t0);
 
 /* host TeamPolicy limits: vector lanes run as a loop in one thread */
-#define SK_HOST_VECTOR_MAX 64
+#define SK_HOST_VECTOR_MAX   64
 #define SK_HOST_SCRATCH0_MAX (1LL << 20)
 #define SK_HOST_SCRATCH1_MAX (1LL << 30)
 void sk_host_team_limits(int pooled, sk_team_limits *lim);
-
 
 /* openmp's entries (host.c): serial's, run over the pool, allocating host
  * memory. SK_FROM_OPENMP is its table, the start of back ends that run
@@ -36,11 +34,10 @@ void sk_openmp_first_touch(void *p, size_t bytes);
 int sk_openmp_launch(const sk_launch *l, char *err, size_t errlen);
 void sk_openmp_info(char *buf, size_t n);
 void sk_openmp_team_limits(sk_team_limits *lim);
-#define SK_FROM_OPENMP                                                        \
-  SK_FROM_SERIAL, .name = "openmp", .owns = sk_openmp_owns,                   \
-  .init = sk_openmp_init, .finalize = sk_openmp_finalize,                     \
-  .concurrency = sk_openmp_concurrency, .first_touch = sk_openmp_first_touch, \
-  .launch = sk_openmp_launch, .info = sk_openmp_info,                         \
-  .team_limits = sk_openmp_team_limits
+#define SK_FROM_OPENMP \
+  SK_FROM_SERIAL, .name = "openmp", .owns = sk_openmp_owns, .init = sk_openmp_init, \
+                  .finalize = sk_openmp_finalize, .concurrency = sk_openmp_concurrency, \
+                  .first_touch = sk_openmp_first_touch, .launch = sk_openmp_launch, \
+                  .info = sk_openmp_info, .team_limits = sk_openmp_team_limits
 
 #endif

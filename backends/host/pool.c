@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPIN_NS 2e6   /* idle workers stay awake 2 ms, */
-#define PAUSE_NS 2e4  /* pausing for the first 20 us, then yielding */
+#define SPIN_NS  2e6 /* idle workers stay awake 2 ms, */
+#define PAUSE_NS 2e4 /* pausing for the first 20 us, then yielding */
 
 static struct {
   int n;
@@ -148,10 +148,8 @@ void sk_pool_run(sk_pool_fn fn, void *arg) {
   if (atomic_load(&P.sleepers) > 0) futex_wake(&P.gen);
   fn(arg, 0, n);
   for (unsigned k = 0; atomic_load_explicit(&P.pending, memory_order_acquire) > 0; k++) {
-    if (k < 64)
-      cpu_relax();
-    else
-      sched_yield();
+    if (k < 64) cpu_relax();
+    else sched_yield();
   }
   pthread_mutex_unlock(&run_lock);
 }

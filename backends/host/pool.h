@@ -10,7 +10,7 @@ typedef void (*sk_pool_fn)(void *arg, int tid, int nthreads);
 /* Start 'nthreads' - 1 workers (the caller is the first thread). */
 int sk_pool_start(int nthreads, char *err, size_t errlen);
 void sk_pool_stop(void);
-int sk_pool_size(void);   /* 0 when not started */
+int sk_pool_size(void); /* 0 when not started */
 /* Run fn on every thread and return when all are done. Launches from
  * several host threads are serialised. */
 void sk_pool_run(sk_pool_fn fn, void *arg);

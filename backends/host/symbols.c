@@ -10,17 +10,17 @@
 #include "symbols.h"
 
 /* prototypes for -Wmissing-prototypes-clean external definitions */
-#define SK__NAME(T, t)                                                      \
-  {"sk_atomic_add_" #t, (const void *)sk_atomic_add_##t},                  \
-  {"sk_atomic_sub_" #t, (const void *)sk_atomic_sub_##t},                  \
-  {"sk_atomic_min_" #t, (const void *)sk_atomic_min_##t},                  \
-  {"sk_atomic_max_" #t, (const void *)sk_atomic_max_##t},                  \
-  {"sk_atomic_xchg_" #t, (const void *)sk_atomic_xchg_##t},                \
-  {"sk_atomic_cas_" #t, (const void *)sk_atomic_cas_##t},
-#define SK__INAME(T, t)                                                     \
-  {"sk_atomic_and_" #t, (const void *)sk_atomic_and_##t},                  \
-  {"sk_atomic_or_" #t, (const void *)sk_atomic_or_##t},                    \
-  {"sk_atomic_xor_" #t, (const void *)sk_atomic_xor_##t},
+#define SK__NAME(T, t) \
+  {"sk_atomic_add_" #t, (const void *)sk_atomic_add_##t}, \
+    {"sk_atomic_sub_" #t, (const void *)sk_atomic_sub_##t}, \
+    {"sk_atomic_min_" #t, (const void *)sk_atomic_min_##t}, \
+    {"sk_atomic_max_" #t, (const void *)sk_atomic_max_##t}, \
+    {"sk_atomic_xchg_" #t, (const void *)sk_atomic_xchg_##t}, \
+    {"sk_atomic_cas_" #t, (const void *)sk_atomic_cas_##t},
+#define SK__INAME(T, t) \
+  {"sk_atomic_and_" #t, (const void *)sk_atomic_and_##t}, \
+    {"sk_atomic_or_" #t, (const void *)sk_atomic_or_##t}, \
+    {"sk_atomic_xor_" #t, (const void *)sk_atomic_xor_##t},
 #define SK__M(f) {#f, (const void *)f},
 
 /* dialect/linalg.h's sk_fma under libtcc: libm's, rounded once as the
@@ -34,11 +34,8 @@ void *memmove(void *, const void *, size_t);
 void *memset(void *, int, size_t);
 
 static const sk_host_symbol table[] = {
-  SK_ATOMIC_TYPES(SK__NAME)
-  SK_ATOMIC_INT_TYPES(SK__INAME)
-  SK_MATH1(SK__M)
-  SK_MATH2(SK__M)
-  {"sk_team_barrier", (const void *)sk_team_barrier},
+  SK_ATOMIC_TYPES(SK__NAME) SK_ATOMIC_INT_TYPES(SK__INAME) SK_MATH1(SK__M)
+    SK_MATH2(SK__M){"sk_team_barrier", (const void *)sk_team_barrier},
   {"sk_team_alloc", (const void *)sk_team_alloc},
   {"sk_oob_report", (const void *)sk_oob_report},
   {"sk_hashmap_insert_atomic", (const void *)sk_hashmap_insert_atomic},

@@ -29,7 +29,7 @@
 void sk_team_barrier(sk_team_ctx *t);
 
 #define SHARED_SLOT 64
-#define MAXGROUPS 1024
+#define MAXGROUPS   1024
 
 static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *arena[MAXGROUPS];
@@ -44,7 +44,7 @@ static size_t up64(size_t x) { return (x + 63) & ~(size_t)63; }
 
 void sk_host_team_limits(int pooled, sk_team_limits *lim) {
   int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
-  lim->team_size_max = nt < 8 * SK_BAR_WORDS ? nt : 8 * SK_BAR_WORDS;  /* barrier words */
+  lim->team_size_max = nt < 8 * SK_BAR_WORDS ? nt : 8 * SK_BAR_WORDS; /* barrier words */
   lim->team_size_recommended = 1;
   lim->vector_length_max = SK_HOST_VECTOR_MAX;
   lim->warp = 1;
@@ -56,11 +56,11 @@ typedef struct tjob {
   const sk_launch *l;
   sk_chunk_fn fn;
   int T, G;
-  int64_t L, nblocks, per_block;  /* per_block: chunk size, or 0 = equal split */
+  int64_t L, nblocks, per_block; /* per_block: chunk size, or 0 = equal split */
   int dynamic, reduce;
   atomic_llong next;
   size_t pstride;
-  atomic_int stopped;   /* a team saw the interrupt: the launch fails */
+  atomic_int stopped; /* a team saw the interrupt: the launch fails */
 } tjob;
 
 static void block_range(const tjob *j, int64_t blk, int64_t *b, int64_t *e) {
@@ -150,9 +150,9 @@ static void member(void *arg, int tid, int nt) {
     } else {
       sk_team_barrier(t);
       if (r == 0)
-        __atomic_store_n(claim, sk_interrupted() ? j->nblocks
-                                                 : (int64_t)atomic_fetch_add(&j->next, 1),
-                         __ATOMIC_RELAXED);
+        __atomic_store_n(
+          claim, sk_interrupted() ? j->nblocks : (int64_t)atomic_fetch_add(&j->next, 1),
+          __ATOMIC_RELAXED);
       sk_team_barrier(t);
       blk = __atomic_load_n(claim, __ATOMIC_RELAXED);
     }
@@ -174,7 +174,7 @@ static int arena_layout(const sk_policy *p, int T, size_t off[4], size_t *total)
   size_t t[2], h[2], o;
   for (int lv = 0; lv < 2; lv++) {
     if (p->scratch_team[lv] < 0 || p->scratch_thread[lv] < 0) return -1;
-    t[lv] = up64((size_t)p->scratch_team[lv]);   /* < 2^63: no wrap */
+    t[lv] = up64((size_t)p->scratch_team[lv]); /* < 2^63: no wrap */
     h[lv] = up64((size_t)p->scratch_thread[lv]);
   }
   o = up64(sizeof(sk_team_bar)) + up64((size_t)T * SHARED_SLOT + 64);
@@ -199,7 +199,8 @@ static void scratch_message(const sk_team_ctx *t, const sk_policy *p, char *err,
   if (t->scratch_why == SK_SCRATCH_LEVEL)
     sk_err(err, errlen, SK_E_SCRATCH_LEVEL_DOES, fn, (long long)t->scratch_level);
   else if (t->scratch_why == SK_SCRATCH_NEGATIVE)
-    sk_err(err, errlen, SK_E_SCRATCH_REQUEST_BYTES_NEGATIVE, fn, (long long)t->scratch_bytes);
+    sk_err(err, errlen, SK_E_SCRATCH_REQUEST_BYTES_NEGATIVE, fn,
+           (long long)t->scratch_bytes);
   else
     sk_err(err, errlen, SK_E_SCRATCH_REQUEST_BYTES, (long long)t->scratch_bytes,
            (long long)p->scratch_team[0], (long long)p->scratch_team[1],
@@ -236,7 +237,7 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     j.per_block = chunk;
     j.nblocks = (j.L + chunk - 1) / chunk;
     if (j.reduce && j.nblocks > 64 * (int64_t)j.G) {
-      j.per_block = 0;   /* equal split into at most 64 G blocks */
+      j.per_block = 0; /* equal split into at most 64 G blocks */
       j.nblocks = 64 * (int64_t)j.G;
     }
   } else {
@@ -247,7 +248,8 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
   if (grow((void **)&tctx, &nctx_cap, (size_t)nt * sizeof *tctx) < 0) goto oom;
   size_t cap2 = nctx_cap / sizeof *tctx * sizeof *ctxs;
   static size_t ctxs_cap;
-  if (grow((void **)&ctxs, &ctxs_cap, cap2 > (size_t)nt * sizeof *ctxs ? cap2 : (size_t)nt * sizeof *ctxs) < 0)
+  if (grow((void **)&ctxs, &ctxs_cap,
+           cap2 > (size_t)nt * sizeof *ctxs ? cap2 : (size_t)nt * sizeof *ctxs) < 0)
     goto oom;
   size_t o_bar = 0, o_sh = up64(sizeof(sk_team_bar)), o_scr[4], total;
   if (arena_layout(p, T, o_scr, &total) < 0) {
@@ -290,10 +292,8 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     if (grow((void **)&partials, &partials_cap, want) < 0) goto oom;
   }
   if (j.nblocks > 0) {
-    if (nt > 1)
-      sk_pool_run(member, &j);
-    else
-      member(&j, 0, 1);
+    if (nt > 1) sk_pool_run(member, &j);
+    else member(&j, 0, 1);
   }
   const sk_team_ctx *bad = NULL;
   for (int tid = 0; tid < nt; tid++) {
@@ -322,8 +322,7 @@ oom:
   return -1;
 }
 
-int sk_host_launch_team(const sk_launch *l, int pooled, char *err,
-                        size_t errlen) {
+int sk_host_launch_team(const sk_launch *l, int pooled, char *err, size_t errlen) {
   pthread_mutex_lock(&team_lock);
   int rc = launch_locked(l, pooled, err, errlen);
   pthread_mutex_unlock(&team_lock);

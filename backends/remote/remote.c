@@ -47,7 +47,10 @@
  * the one over a device's memory is that back end's, naming the device
  * space as its parts' ('local') */
 static const sk_space_desc remote_spaces[] = {
-  {.name = "remote", .id = -1, .default_layout = SK_RIGHT, .local = "host",
+  {.name = "remote",
+   .id = -1,
+   .default_layout = SK_RIGHT,
+   .local = "host",
    .tools_name = "RemoteSpace"},
   {.name = NULL},
 };
@@ -63,9 +66,9 @@ static const sk_space_desc remote_spaces[] = {
 #endif
 
 typedef struct rwin {
-  sk_rwin w;               /* first: the kernels' handle points here */
+  sk_rwin w; /* first: the kernels' handle points here */
   MPI_Win win;
-  size_t reserve_bytes;    /* the PROT_NONE range at w.vbase */
+  size_t reserve_bytes; /* the PROT_NONE range at w.vbase */
   int id, dead, dist, rank;
   int64_t rowsize;         /* elements per index of dims[1] */
   int64_t ext[SK_MAXRANK]; /* the global dims */
@@ -73,7 +76,7 @@ typedef struct rwin {
   void **peer_host;        /* gpu: every rank's part, as this GPU sees it */
 } rwin;
 
-static rwin **wins;        /* by creation order (the same on every rank) */
+static rwin **wins; /* by creation order (the same on every rank) */
 static int nwins, capwins;
 static int started, we_init, me, nranks, threaded, direct;
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -113,7 +116,7 @@ static MPI_Datatype mpi_type(int dtype) {
   case SK_I8: return MPI_INT8_T;
   case SK_U64: return MPI_UINT64_T;
   case SK_U32: return MPI_UINT32_T;
-  default: return MPI_UINT8_T;   /* uint8, bool */
+  default: return MPI_UINT8_T; /* uint8, bool */
   }
 }
 
@@ -157,8 +160,10 @@ static void negate(int dtype, const void *in, void *out) {
   switch (dtype) {
   case SK_F64: *(double *)out = -*(const double *)in; break;
   case SK_F32: *(float *)out = -*(const float *)in; break;
-  case SK_I64: case SK_U64: *(uint64_t *)out = 0 - *(const uint64_t *)in; break;
-  case SK_I32: case SK_U32: *(uint32_t *)out = 0u - *(const uint32_t *)in; break;
+  case SK_I64:
+  case SK_U64: *(uint64_t *)out = 0 - *(const uint64_t *)in; break;
+  case SK_I32:
+  case SK_U32: *(uint32_t *)out = 0u - *(const uint32_t *)in; break;
   case SK_I16: *(uint16_t *)out = (uint16_t)(0u - *(const uint16_t *)in); break;
   default: *(uint8_t *)out = (uint8_t)(0u - *(const uint8_t *)in); break;
   }
@@ -166,8 +171,7 @@ static void negate(int dtype, const void *in, void *out) {
 
 /* Atomics go through MPI for the local part too: MPI's atomicity holds
  * among MPI's accumulate operations only. */
-static int w_fop(const sk_rwin *w, sk_i64 g, int op, const void *in,
-                 void *old) {
+static int w_fop(const sk_rwin *w, sk_i64 g, int op, const void *in, void *old) {
   if (g < 0 || g >= w->total) return -1;
   int owner = (int)(g / w->chunk);
   sk_i64 disp = g - (sk_i64)owner * w->chunk;
@@ -177,7 +181,10 @@ static int w_fop(const sk_rwin *w, sk_i64 g, int op, const void *in,
   if (!old) old = &tmp;
   MPI_Op mop = MPI_SUM;
   switch (op) {
-  case SK_ROP_SUB: negate(w->dtype, in, &neg); in = &neg; break;
+  case SK_ROP_SUB:
+    negate(w->dtype, in, &neg);
+    in = &neg;
+    break;
   case SK_ROP_MIN: mop = MPI_MIN; break;
   case SK_ROP_MAX: mop = MPI_MAX; break;
   case SK_ROP_AND: mop = MPI_BAND; break;
@@ -188,10 +195,9 @@ static int w_fop(const sk_rwin *w, sk_i64 g, int op, const void *in,
   }
   int held = lock();
   if (op == SK_ROP_CAS)
-    MPI_Compare_and_swap((const char *)in + w->esize, in, old, t, owner,
-                         (MPI_Aint)disp, r->win);
-  else
-    MPI_Fetch_and_op(in, old, t, owner, (MPI_Aint)disp, mop, r->win);
+    MPI_Compare_and_swap((const char *)in + w->esize, in, old, t, owner, (MPI_Aint)disp,
+                         r->win);
+  else MPI_Fetch_and_op(in, old, t, owner, (MPI_Aint)disp, mop, r->win);
   MPI_Win_flush(owner, r->win);
   unlock(held);
   return 0;
@@ -221,7 +227,7 @@ static const sk_symmetric *symm(void) {
 }
 
 static void win_free(rwin *r) {
-  if (r->gpu) {   /* collective, as MPI_Win_free */
+  if (r->gpu) { /* collective, as MPI_Win_free */
     const sk_backend *cb = gpu_backend();
     cb->symmetric->free(r->w.local);
     if (r->w.dev) cb->free(r->w.dev, cb->space);
@@ -244,8 +250,7 @@ static int collect_dead(char *err, size_t errlen) {
     return -1;
   }
   for (int i = 0; i < nwins; i++) flag[i] = !wins[i] || wins[i]->dead;
-  int rc = MPI_Allreduce(MPI_IN_PLACE, flag, nwins, MPI_INT, MPI_MIN,
-                         MPI_COMM_WORLD);
+  int rc = MPI_Allreduce(MPI_IN_PLACE, flag, nwins, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS) {
     free(flag);
     return mpi_fail(err, errlen, "MPI_Allreduce", rc);
@@ -265,8 +270,8 @@ static void remote_free(void *p, int space) {
 
 /* A GPU window's elements [g, g + n) to or from 'mem' (of space 'mspace'),
  * owner by owner through the peer pointers and the device back end's copy. */
-static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n,
-                         int put, char *err, size_t errlen) {
+static int gpu_span_copy(rwin *r, char *mem, int mspace, int64_t g, int64_t n, int put,
+                         char *err, size_t errlen) {
   size_t es = (size_t)r->w.esize;
   const sk_backend *cb = gpu_backend();
   if (!cb) {
@@ -322,10 +327,10 @@ static int span_copy(rwin *r, char *host, int hspace, const char *vp, size_t byt
         if (m * (int64_t)es > (1 << 30)) m = (1 << 30) / (int64_t)es;
         MPI_Aint d = (MPI_Aint)(disp + done);
         int c = (int)(m * (int64_t)es);
-        rc = put ? MPI_Put(host + done * (int64_t)es, c, MPI_BYTE, owner, d, c,
-                           MPI_BYTE, r->win)
-                 : MPI_Get(host + done * (int64_t)es, c, MPI_BYTE, owner, d, c,
-                           MPI_BYTE, r->win);
+        rc = put ? MPI_Put(host + done * (int64_t)es, c, MPI_BYTE, owner, d, c, MPI_BYTE,
+                           r->win)
+                 : MPI_Get(host + done * (int64_t)es, c, MPI_BYTE, owner, d, c, MPI_BYTE,
+                           r->win);
         done += m;
       }
       if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, r->win);
@@ -338,8 +343,8 @@ static int span_copy(rwin *r, char *host, int hspace, const char *vp, size_t byt
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, put ? "MPI_Put" : "MPI_Get", rc);
 }
 
-static int remote_copy(void *dst, int dspace, const void *src, int sspace,
-                       size_t bytes, char *err, size_t errlen) {
+static int remote_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                       char *err, size_t errlen) {
   rwin *d = sk_space_remote(dspace) ? find_addr(dst) : NULL;
   rwin *s = sk_space_remote(sspace) ? find_addr(src) : NULL;
   if ((sk_space_remote(dspace) && !d) || (sk_space_remote(sspace) && !s)) {
@@ -376,7 +381,7 @@ static int remote_flush(char *err, size_t errlen) {
       if (rc == MPI_SUCCESS) rc = MPI_Win_sync(wins[i]->win);
     }
   unlock(held);
-  if (symm()) symm()->quiet();   /* kernels' peer stores are done at their end */
+  if (symm()) symm()->quiet(); /* kernels' peer stores are done at their end */
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Win_flush_all", rc);
 }
 
@@ -417,12 +422,15 @@ int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen) {
 static void fmt_dims(const int64_t *d, char *buf, size_t n) {
   size_t k = 0;
   int r = (int)d[1];
-  k += (size_t)snprintf(buf, n, "%s [", sk_dtypes[d[0] >= 0 && d[0] < SK_NDTYPE ? d[0] : 0].name);
+  k += (size_t)snprintf(buf, n, "%s [",
+                        sk_dtypes[d[0] >= 0 && d[0] < SK_NDTYPE ? d[0] : 0].name);
   for (int i = 0; i < r && i < SK_MAXRANK && k < n; i++)
     k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[4 + i]);
   if (k < n)
     snprintf(buf + k, n - k, "] %s in %s memory", d[2] ? "partitioned" : "blocked",
-             d[3] == 1 ? "GPU" : d[3] == 0 ? "host" : "unknown");
+             d[3] == 1   ? "GPU"
+             : d[3] == 0 ? "host"
+                         : "unknown");
 }
 
 static int bcast0(void *buf, int bytes) {
@@ -451,8 +459,7 @@ static int gpu_start(const char *label, char *err, size_t errlen) {
 /* Collective: this rank's zeroed part of 'bytes' in NVSHMEM memory, every
  * rank's part reachable by loads and stores (nvshmem_ptr), and the
  * window's device copy; 0 or -1 with the same message on every rank. */
-static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
-                     size_t errlen) {
+static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err, size_t errlen) {
   char why[512] = "";
   const sk_backend *cb = gpu_backend();
   const sk_symmetric *sy = cb->symmetric;
@@ -494,8 +501,7 @@ static int gpu_alloc(rwin *r, const char *label, size_t bytes, char *err,
     sy->free(local);
     free(r->peer_host);
     r->peer_host = NULL;
-    sk_err(err, errlen, SK_E_REMOTE_VIEW_NO,
-           label, why[0] ? ": " : "", why);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_NO, label, why[0] ? ": " : "", why);
     return -1;
   }
   r->w.local = local;
@@ -513,8 +519,7 @@ static int gpu_publish(rwin *r, char *err, size_t errlen) {
   d.get = NULL;
   d.put = NULL;
   d.fop = NULL;
-  if (cb->copy(dev, cb->space, &d, SK_SPACE_HOST, sizeof d, err, errlen) < 0)
-    return -1;
+  if (cb->copy(dev, cb->space, &d, SK_SPACE_HOST, sizeof d, err, errlen) < 0) return -1;
   return cb->copy(dev + sizeof(sk_rwin), cb->space, r->peer_host, SK_SPACE_HOST,
                   (size_t)nranks * sizeof(void *), err, errlen);
 }
@@ -543,8 +548,8 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
     sk_err(err, errlen, SK_E_REMOTE_VIEW_OUT, v->label);
     return -1;
   }
-  int rc = MPI_Allgather(mine, DESC_N, MPI_INT64_T, all, DESC_N, MPI_INT64_T,
-                         MPI_COMM_WORLD);
+  int rc =
+    MPI_Allgather(mine, DESC_N, MPI_INT64_T, all, DESC_N, MPI_INT64_T, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS) {
     free(all);
     return mpi_fail(err, errlen, "remote.View: MPI_Allgather", rc);
@@ -574,7 +579,8 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
       return -1;
     }
   if (dist == SK_REMOTE_PARTITIONED && (rank < 2 || ext[0] != nranks)) {
-    sk_err(err, errlen, SK_E_REMOTE_VIEW_PARTITIONED, v->label, nranks, rank, (long long)ext[0]);
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_PARTITIONED, v->label, nranks, rank,
+           (long long)ext[0]);
     return -1;
   }
   int64_t rowsize = 1, total;
@@ -590,8 +596,8 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   int64_t chunk = rows * rowsize;
   rwin *r = calloc(1, sizeof *r);
   sk_alloc *a = calloc(1, sizeof *a);
-  rwin **nw = nwins < capwins ? wins
-                              : realloc(wins, (size_t)(capwins * 2 + 8) * sizeof *wins);
+  rwin **nw =
+    nwins < capwins ? wins : realloc(wins, (size_t)(capwins * 2 + 8) * sizeof *wins);
   if (!r || !a || !nw) {
     free(r);
     free(a);
@@ -624,13 +630,13 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
       return -1;
     }
     local = r->w.local;
-    MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
+    MPI_Barrier(MPI_COMM_WORLD); /* every part zeroed before anyone reads */
   } else if (direct)
-    rc = MPI_Win_allocate_shared(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD,
-                                 &local, &r->win);
+    rc = MPI_Win_allocate_shared(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local,
+                                 &r->win);
   else
-    rc = MPI_Win_allocate(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local,
-                          &r->win);
+    rc =
+      MPI_Win_allocate(wbytes, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD, &local, &r->win);
   if (!gpu && rc != MPI_SUCCESS) {
     munmap(vb, r->reserve_bytes);
     free(r);
@@ -641,7 +647,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
     MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
     memset(local, 0, (size_t)wbytes);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
-    MPI_Barrier(MPI_COMM_WORLD);   /* every part zeroed before anyone reads */
+    MPI_Barrier(MPI_COMM_WORLD); /* every part zeroed before anyone reads */
   }
   r->w.vbase = vb;
   r->w.local = local;
@@ -704,16 +710,14 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   return 0;
 }
 
-static rwin *view_win(const sk_view *v, const char *what, char *err,
-                      size_t errlen) {
-  rwin *r = v->alloc && sk_space_remote(v->space) && started
-                ? (rwin *)v->alloc->handle : NULL;
+static rwin *view_win(const sk_view *v, const char *what, char *err, size_t errlen) {
+  rwin *r =
+    v->alloc && sk_space_remote(v->space) && started ? (rwin *)v->alloc->handle : NULL;
   if (!r) sk_err(err, errlen, SK_E_VIEW_NOT_REMOTE, what, v->label);
   return r;
 }
 
-int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
-                         size_t errlen) {
+int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err, size_t errlen) {
   rwin *r = view_win(v, "local_view", err, errlen);
   if (!r) return -1;
   /* partitioned: dims[2..]; blocked: this rank's rows and dims[2..] */
@@ -736,8 +740,8 @@ int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
   return 0;
 }
 
-int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
-                          char *err, size_t errlen) {
+int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e, char *err,
+                          size_t errlen) {
   rwin *r = view_win(v, "local_range", err, errlen);
   if (!r) return -1;
   *b = r->w.lo / (r->rowsize ? r->rowsize : 1);
@@ -766,16 +770,11 @@ static void *remote_alloc(size_t bytes, int space, char *err, size_t errlen) {
  * kernels reach host and remote memory), the remote space's memory. */
 SK_FROM_SERIAL_BEGIN
 const sk_backend sk_backend_remote = {
-  SK_FROM_OPENMP,
-  .name = "remote",
-  .spaces = remote_spaces,
-  .reaches = remote_reaches,
-  .owns = remote_owns,
-  .available = sk_remote_available,
-  .alloc = remote_alloc,
-  .free = remote_free,
-  .copy = remote_copy,
-  .fence = remote_flush,
+  SK_FROM_OPENMP,          .name = "remote",
+  .spaces = remote_spaces, .reaches = remote_reaches,
+  .owns = remote_owns,     .available = sk_remote_available,
+  .alloc = remote_alloc,   .free = remote_free,
+  .copy = remote_copy,     .fence = remote_flush,
   .info = sk_remote_info,
 };
 SK_FROM_SERIAL_END
@@ -817,7 +816,8 @@ int sk_remote_start(char *err, size_t errlen) {
      * or ucx is used. A value the user set is kept. */
     setenv("OMPI_MCA_osc_rdma_priority", "50", 0);
     int rc = MPI_Init_thread(NULL, NULL, SK_MPI_THREAD_LEVEL, &provided);
-    if (rc != MPI_SUCCESS) return mpi_fail(err, errlen, "speck.remote: MPI_Init_thread", rc);
+    if (rc != MPI_SUCCESS)
+      return mpi_fail(err, errlen, "speck.remote: MPI_Init_thread", rc);
     we_init = 1;
   } else {
     MPI_Query_thread(&provided);
@@ -868,18 +868,20 @@ void sk_remote_info(char *buf, size_t n) {
   char nvs[600] = "no device back end";
   if (symm()) symm()->info(nvs, sizeof nvs);
   if (started)
-    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s; GPU memory: %s",
-             ver, me, nranks, direct ? ", one node: direct loads and stores" : "",
-             nvs);
+    snprintf(buf, n, "remote: MPI one-sided (%s), rank %d of %d%s; GPU memory: %s", ver,
+             me, nranks, direct ? ", one node: direct loads and stores" : "", nvs);
   else
-    snprintf(buf, n, "remote: MPI one-sided (%s), started by require \"speck.remote\"; "
-             "GPU memory: %s", ver, nvs);
+    snprintf(buf, n,
+             "remote: MPI one-sided (%s), started by require \"speck.remote\"; "
+             "GPU memory: %s",
+             ver, nvs);
 }
 
 #else /* !SK_HAVE_MPI ------------------------------------------------------ */
 
-#define NO_MPI "speck was built without MPI (make found no mpicc; install " \
-               "libopenmpi-dev and openmpi-bin, then rebuild)"
+#define NO_MPI \
+  "speck was built without MPI (make found no mpicc; install " \
+  "libopenmpi-dev and openmpi-bin, then rebuild)"
 
 int sk_remote_available(char *why, size_t n) {
   snprintf(why, n, NO_MPI);
@@ -923,14 +925,13 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   memset(v, 0, sizeof *v);
   return no_mpi("remote.View", err, errlen);
 }
-int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
-                         size_t errlen) {
+int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err, size_t errlen) {
   (void)dst;
   (void)v;
   return no_mpi("local_view", err, errlen);
 }
-int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
-                          char *err, size_t errlen) {
+int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e, char *err,
+                          size_t errlen) {
   (void)v;
   (void)b;
   (void)e;

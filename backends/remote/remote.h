@@ -18,8 +18,8 @@
 
 /* how a remote view's elements are spread over the ranks */
 enum {
-  SK_REMOTE_BLOCKED,       /* dims[1] split in blocks of ceil(n / ranks) */
-  SK_REMOTE_PARTITIONED    /* dims[1] is the rank: v(pe, ...) */
+  SK_REMOTE_BLOCKED,    /* dims[1] split in blocks of ceil(n / ranks) */
+  SK_REMOTE_PARTITIONED /* dims[1] is the rank: v(pe, ...) */
 };
 
 /* 1 when this build has MPI, else 0 with the reason in 'why' */
@@ -56,10 +56,9 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
                           size_t errlen);
 /* 'dst': this rank's part of remote view 'v' (or of the view a subview of
  * it came from) as a host view sharing the window */
-int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err,
-                         size_t errlen);
+int sk_remote_local_view(sk_view *dst, const sk_view *v, char *err, size_t errlen);
 /* this rank's half-open range of dims[1] (blocked: rows, partitioned: the
  * rank) */
-int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e,
-                          char *err, size_t errlen);
+int sk_remote_local_range(const sk_view *v, int64_t *b, int64_t *e, char *err,
+                          size_t errlen);
 #endif

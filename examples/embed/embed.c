@@ -15,8 +15,7 @@ int main(void) {
   enum { N = 1000 };
   static double x[N];
   char err[1024];
-  for (int i = 0; i < N; i++)
-    x[i] = i;
+  for (int i = 0; i < N; i++) x[i] = i;
 
   speck_vm *vm = speck_vm_new(NULL, err, sizeof err);
   if (vm == NULL) {
@@ -33,11 +32,10 @@ int main(void) {
   }
 
   /* x(i) = 2 x(i) + 1 in place, then a reduction read back by the host */
-  const char *script =
-    "speck.parallel_for('scale', x:extent(0), {x = x},\n"
-    "                   'x(i) = 2*x(i) + 1;')\n"
-    "total = speck.parallel_reduce('sum', x:extent(0), {x = x},\n"
-    "                              'acc += x(i);')\n";
+  const char *script = "speck.parallel_for('scale', x:extent(0), {x = x},\n"
+                       "                   'x(i) = 2*x(i) + 1;')\n"
+                       "total = speck.parallel_reduce('sum', x:extent(0), {x = x},\n"
+                       "                              'acc += x(i);')\n";
   if (speck_vm_dostring(vm, script, err, sizeof err) != SPECK_OK) {
     fprintf(stderr, "embed: %s\n", err);
     speck_vm_free(vm);
@@ -48,14 +46,13 @@ int main(void) {
   for (int i = 0; i < N; i++) {
     if (x[i] != 2.0 * i + 1.0) {
       if (bad++ < 5)
-        fprintf(stderr, "embed: x[%d] = %g, want %g\n", i, x[i],
-                2.0 * i + 1.0);
+        fprintf(stderr, "embed: x[%d] = %g, want %g\n", i, x[i], 2.0 * i + 1.0);
     }
   }
 
   /* sum of 2i + 1 for i < N is N^2 */
-  if (speck_vm_dostring(vm, "assert(total == 1000000, 'total ' .. total)",
-                        err, sizeof err) != SPECK_OK) {
+  if (speck_vm_dostring(vm, "assert(total == 1000000, 'total ' .. total)", err,
+                        sizeof err) != SPECK_OK) {
     fprintf(stderr, "embed: %s\n", err);
     bad++;
   }

@@ -24,22 +24,25 @@
 #include "../blas/dense.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)  ((int)(sizeof(a) / sizeof((a)[0])))
 #define M3(VT, n) " " n "=" VT "[3,stride]"
 
 /* -- bodies -------------------------------------------------------------------- */
-#define GEMM_S(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64"
-#define GEMM_T(VT) "team" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 vec=int64"
+#define GEMM_S(VT) \
+  "range" M3(VT, "A") M3(VT, "B") \
+    M3(VT, "C") " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64"
+#define GEMM_T(VT) \
+  "team" M3(VT, "A") M3(VT, "B") \
+    M3(VT, "C") " ta=int64 tb=int64 alpha=float64 beta=float64 vec=int64"
 static const char *const sig_gemm_s[] = {GEMM_S("float64"), GEMM_S("float32"), NULL};
 static const char *const sig_gemm_t[] = {GEMM_T("float64"), GEMM_T("float32"), NULL};
 
 /* C_i = alpha A_i B_i + beta C_i with n x n matrices, n a constant after
  * inlining (the switch below); strides as the views have them */
-static const sk_kbody k_gemm_s = {
-  .label = "batched.gemm", .body = sk_body_batched_gemm, .pattern = SK_FOR,
-  .sigs = sig_gemm_s};
+static const sk_kbody k_gemm_s = {.label = "batched.gemm",
+                                  .body = sk_body_batched_gemm,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_gemm_s};
 
 /* The host's fast path for square n x n, 2 <= n <= 16, float64 and
  * float32 (any trans, any strides): a work item per SMALL_GROUP (or more)
@@ -61,28 +64,35 @@ static const sk_kbody k_gemm_s = {
  * operands' checks, the switch, a call) cost about as much as a 3x3
  * product, 3x3 in cache 13 % faster with 64 a work item than with 16 */
 #define SMALL_GROUP_MAX 256
-#define SMALL_ITEMS 1024
+#define SMALL_ITEMS     1024
 /* matrices a work item when C is streamed: its fence waits for the item's
  * non-temporal stores, so it comes once per 256 matrices, not 16 */
 #define SMALL_GROUP_NT 256
-#define GEMM_SMALL(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64 grp=int64"
+#define GEMM_SMALL(VT) \
+  "range" M3(VT, "A") M3(VT, "B") M3( \
+    VT, \
+    "C") " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 nb=int64 nt=int64 grp=int64"
 static const char *const sig_gemm_small[] = {GEMM_SMALL("float64"), NULL};
 static const char *const sig_gemm_small_f[] = {GEMM_SMALL("float32"), NULL};
-static const sk_kbody k_gemm_small = {
-  .label = "batched.gemm_small", .body = sk_body_batched_gemm_small, .pattern = SK_FOR,
-  .sigs = sig_gemm_small, .prelude = sk_body_batched_gemm_small_prelude};
-static const sk_kbody k_gemm_small_f = {
-  .label = "batched.gemm_small_f", .body = sk_body_batched_gemm_small_f, .pattern = SK_FOR,
-  .sigs = sig_gemm_small_f, .prelude = sk_body_batched_gemm_small_f_prelude};
+static const sk_kbody k_gemm_small = {.label = "batched.gemm_small",
+                                      .body = sk_body_batched_gemm_small,
+                                      .pattern = SK_FOR,
+                                      .sigs = sig_gemm_small,
+                                      .prelude = sk_body_batched_gemm_small_prelude};
+static const sk_kbody k_gemm_small_f = {.label = "batched.gemm_small_f",
+                                        .body = sk_body_batched_gemm_small_f,
+                                        .pattern = SK_FOR,
+                                        .sigs = sig_gemm_small_f,
+                                        .prelude = sk_body_batched_gemm_small_f_prelude};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};
 /* packed (groups, rows, cols, width) views, one group per work item, the
  * lanes innermost: the compiler vectorises across the batch */
-static const sk_kbody k_gemm_p = {
-  .label = "batched.gemm_packed", .body = sk_body_batched_gemm_packed, .pattern = SK_FOR,
-  .sigs = sig_gemm_p};
+static const sk_kbody k_gemm_p = {.label = "batched.gemm_packed",
+                                  .body = sk_body_batched_gemm_packed,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_gemm_p};
 
 /* Mode "rows": one work item per R rows of C (item i: matrix i / (m / R),
  * rows from (i % (m / R)) * R, so the rows of one matrix are neighbouring
@@ -93,48 +103,60 @@ static const sk_kbody k_gemm_p = {
  * (SK_BR(n, R)); R = 1 otherwise. For matrices too large for a thread each
  * (a GPU's registers at n >= 10) and too small for a team. */
 #define ROWS_PER(n) ((n) % 4 == 0 ? 4 : (n) % 3 == 0 ? 3 : 1)
-#define GEMM_R(VT) "range" M3(VT, "A") M3(VT, "B") M3(VT, "C") \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 rb=int64"
+#define GEMM_R(VT) \
+  "range" M3(VT, "A") M3(VT, "B") \
+    M3(VT, "C") " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 rb=int64"
 static const char *const sig_gemm_r[] = {GEMM_R("float64"), GEMM_R("float32"), NULL};
-static const sk_kbody k_gemm_r = {
-  .label = "batched.gemm_rows", .body = sk_body_batched_gemm_rows, .pattern = SK_FOR,
-  .sigs = sig_gemm_r};
+static const sk_kbody k_gemm_r = {.label = "batched.gemm_rows",
+                                  .body = sk_body_batched_gemm_rows,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_gemm_r};
 
-static const sk_kbody k_gemm_t = {
-  .label = "batched.gemm", .body = sk_body_batched_gemm_t, .pattern = SK_FOR,
-  .sigs = sig_gemm_t};
+static const sk_kbody k_gemm_t = {.label = "batched.gemm",
+                                  .body = sk_body_batched_gemm_t,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_gemm_t};
 
-#define TRI(VT, pol) pol M3(VT, "A") M3(VT, "B") \
-  " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64 vec=int64"
+#define TRI(VT, pol) \
+  pol M3(VT, "A") M3( \
+    VT, \
+    "B") " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64 vec=int64"
 static const char *const sig_tri_s[] = {TRI("float64", "range"), TRI("float32", "range"),
                                         NULL};
 static const char *const sig_tri_t[] = {TRI("float64", "team"), TRI("float32", "team"),
                                         NULL};
-static const sk_kbody k_tri_s = {
-  .label = "batched.trsm", .body = sk_body_batched_trsm, .pattern = SK_FOR,
-  .sigs = sig_tri_s};
-static const sk_kbody k_tri_t = {
-  .label = "batched.trsm", .body = sk_body_batched_tri_t, .pattern = SK_FOR,
-  .sigs = sig_tri_t};
+static const sk_kbody k_tri_s = {.label = "batched.trsm",
+                                 .body = sk_body_batched_trsm,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_tri_s};
+static const sk_kbody k_tri_t = {.label = "batched.trsm",
+                                 .body = sk_body_batched_tri_t,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_tri_t};
 
 /* factorisations: op 0 trtri, 1 lu, 2 getrf (pivots in P), 3 gesv */
-#define FAC(VT, pol) pol M3(VT, "A") M3(VT, "B") " P=int64[2] info=int64[1]" \
-  " op=int64 uplo=int64 diag=int64 vec=int64"
+#define FAC(VT, pol) \
+  pol M3(VT, "A") M3(VT, "B") " P=int64[2] info=int64[1]" \
+                              " op=int64 uplo=int64 diag=int64 vec=int64"
 static const char *const sig_fac_s[] = {FAC("float64", "range"), FAC("float32", "range"),
                                         NULL};
 static const char *const sig_fac_t[] = {FAC("float64", "team"), FAC("float32", "team"),
                                         NULL};
-static const sk_kbody k_fac_s = {
-  .label = "batched.lu", .body = sk_body_batched_lu, .pattern = SK_FOR,
-  .sigs = sig_fac_s};
-static const sk_kbody k_fac_t = {
-  .label = "batched.lu", .body = sk_body_batched_fac_t, .pattern = SK_FOR,
-  .sigs = sig_fac_t};
+static const sk_kbody k_fac_s = {.label = "batched.lu",
+                                 .body = sk_body_batched_lu,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_fac_s};
+static const sk_kbody k_fac_t = {.label = "batched.lu",
+                                 .body = sk_body_batched_fac_t,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_fac_t};
 
 static const char *const sig_count[] = {"range info=int64[1]", NULL};
-static const sk_kbody k_count = {
-  .label = "batched.info", .body = sk_body_batched_info, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .sigs = sig_count};
+static const sk_kbody k_count = {.label = "batched.info",
+                                 .body = sk_body_batched_info,
+                                 .pattern = SK_REDUCE,
+                                 .red_op = SK_RED_SUM,
+                                 .sigs = sig_count};
 
 /* -- helpers --------------------------------------------------------------------- */
 enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR, MODE_ROWS };
@@ -150,7 +172,7 @@ static const sk_view *bmat(const sk_arg *args, int nargs, const char *name, int 
                            char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (a && a->view && a->view->rank == 4) {
-    sk_view t = *a->view;   /* checked as the rank-3 view of its first lane */
+    sk_view t = *a->view; /* checked as the rank-3 view of its first lane */
     t.rank = 3;
     sk_arg b = *a;
     b.view = &t;
@@ -180,8 +202,8 @@ static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
     /* (the GPU's choices from an H200 sweep, docs/bench.md: a thread per
      * matrix up to 9x9, gemm a thread per rows of C up to 16x16) */
     *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? MODE_SERIAL
-            : gemm && rows <= 16 && cols <= 16          ? MODE_ROWS
-                                                        : MODE_TEAMVECTOR;
+            : gemm && rows <= 16 && cols <= 16           ? MODE_ROWS
+                                                         : MODE_TEAMVECTOR;
   } else {
     sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, s, gemm ? "; or \"rows\"" : "");
     return -1;
@@ -189,8 +211,8 @@ static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
   return 0;
 }
 
-static int same_batch(const sk_view *A, const char *an, const sk_view *B,
-                      const char *bn, char *err, size_t errlen) {
+static int same_batch(const sk_view *A, const char *an, const sk_view *B, const char *bn,
+                      char *err, size_t errlen) {
   if (nbatch(A) == nbatch(B)) return 0;
   char sa[64], sb[64];
   sk_err(err, errlen, SK_E_BATCH_SIZES_DIFFER, an, sk_dense_shape(A, sa, sizeof sa), bn,
@@ -210,8 +232,8 @@ static int launch(const sk_kbody *ks, const sk_kbody *kt, int mode, int64_t batc
 /* -- gemm ------------------------------------------------------------------------ */
 static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
-  static const char *const known[] = {"transA", "transB", "alpha", "A", "B", "beta",
-                                      "C", "mode", "impl", "stream", NULL};
+  static const char *const known[] = {"transA", "transB", "alpha", "A",      "B", "beta",
+                                      "C",      "mode",   "impl",  "stream", NULL};
   (void)out;
   char ta, tb;
   double alpha, beta;
@@ -230,10 +252,14 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       same_batch(A, "A", C, "C", err, errlen) < 0)
     return -1;
   const sk_arg *sa = sk_karg_find(args, nargs, "stream");
-  if (sa && (sa->view || sa->str || sk_karg_i64(args, nargs, "stream", 0, 0, &stream, err,
-                                                  errlen) < 0 || stream < 0 || stream > 1)) {
+  if (sa && (sa->view || sa->str ||
+             sk_karg_i64(args, nargs, "stream", 0, 0, &stream, err, errlen) < 0 ||
+             stream < 0 || stream > 1)) {
     sk_err(err, errlen, SK_E_STREAM_MUST_TRUE, sa->str ? "\"" : "",
-           sa->str ? sa->str : sa->view ? "a view" : "a number", sa->str ? "\"" : "");
+           sa->str    ? sa->str
+           : sa->view ? "a view"
+                      : "a number",
+           sa->str ? "\"" : "");
     return -1;
   }
   int64_t am = ta == 'N' ? A->extent[1] : A->extent[2];
@@ -242,7 +268,8 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t bn = tb == 'N' ? B->extent[2] : B->extent[1];
   if (am != C->extent[1] || bn != C->extent[2] || ak != bk) {
     sk_err(err, errlen, SK_E_SHAPES_DO_NOT, (long long)am, (long long)ak, (long long)bk,
-           (long long)bn, (long long)C->extent[1], (long long)C->extent[2], (long long)nbatch(C));
+           (long long)bn, (long long)C->extent[1], (long long)C->extent[2],
+           (long long)nbatch(C));
     return -1;
   }
   int impl;
@@ -251,29 +278,33 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
    * kernels elsewhere, and for "auto": they are the point here) */
-  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST && A->rank == 3 && B->rank == 3 &&
-      C->rank == 3 &&
-      sk_vendor_gpu_gemm_batched(dt, ta, tb, C->extent[1], C->extent[2], ak, alpha, A->data,
-                                 A->stride[1], A->stride[2], A->stride[0], B->data,
-                                 B->stride[1], B->stride[2], B->stride[0], beta, C->data,
-                                 C->stride[1], C->stride[2], C->stride[0],
+  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST && A->rank == 3 &&
+      B->rank == 3 && C->rank == 3 &&
+      sk_vendor_gpu_gemm_batched(dt, ta, tb, C->extent[1], C->extent[2], ak, alpha,
+                                 A->data, A->stride[1], A->stride[2], A->stride[0],
+                                 B->data, B->stride[1], B->stride[2], B->stride[0], beta,
+                                 C->data, C->stride[1], C->stride[2], C->stride[0],
                                  C->extent[0]) == SK_VENDOR_OK)
     return sk_dense_vendor_done(C, err, errlen);
   int64_t n = C->extent[1];
   int64_t fixed = ta == 'N' && tb == 'N' && n == C->extent[2] && n == ak && n >= 2 &&
-                  n <= 16 && alpha != 0 ? n : 0;
+                      n <= 16 && alpha != 0
+                    ? n
+                    : 0;
   sk_view a, b, c;
   sk_dense_strided(A, &a);
   sk_dense_strided(B, &b);
   sk_dense_strided(C, &c);
-  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_view("C", &c),
-                 sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), sk_arg_f64("alpha", alpha),
-                 sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec",
-                                                      fixed)};
+  sk_arg ka[] = {
+    sk_arg_view("A", &a),     sk_arg_view("B", &b),
+    sk_arg_view("C", &c),     sk_arg_i64("ta", ta),
+    sk_arg_i64("tb", tb),     sk_arg_f64("alpha", alpha),
+    sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec", fixed)};
   /* the host's fast path: float64 or float32, square 2..16, rank 3 (any
    * trans, strides) */
-  if (mode == MODE_SERIAL && (dt == SK_F64 || dt == SK_F32) && A->rank == 3 && B->rank == 3 &&
-      C->rank == 3 && n == C->extent[2] && n == ak && n >= 2 && n <= 16 && alpha != 0) {
+  if (mode == MODE_SERIAL && (dt == SK_F64 || dt == SK_F32) && A->rank == 3 &&
+      B->rank == 3 && C->rank == 3 && n == C->extent[2] && n == ak && n >= 2 && n <= 16 &&
+      alpha != 0) {
     const sk_backend *hb = sk_dense_backend(err, errlen);
     if (!hb) return -1;
     if (hb->code == SK_CODE_HOST) {
@@ -287,8 +318,16 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                    C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0;
       int64_t grp = nt ? SMALL_GROUP_NT : SMALL_GROUP;
       while (!nt && grp < SMALL_GROUP_MAX && nb / (2 * grp) >= SMALL_ITEMS) grp *= 2;
-      sk_arg ks[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
-                     sk_arg_i64("fixed", n), sk_arg_i64("nb", nb), sk_arg_i64("nt", nt),
+      sk_arg ks[] = {ka[0],
+                     ka[1],
+                     ka[2],
+                     ka[3],
+                     ka[4],
+                     ka[5],
+                     ka[6],
+                     sk_arg_i64("fixed", n),
+                     sk_arg_i64("nb", nb),
+                     sk_arg_i64("nt", nt),
                      sk_arg_i64("grp", grp)};
       return nb ? sk_dense_range(dt == SK_F64 ? &k_gemm_small : &k_gemm_small_f,
                                  (nb + grp - 1) / grp, ks, NELEM(ks), err, errlen)
@@ -303,10 +342,17 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                    sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
     return sk_dense_range(&k_gemm_p, C->extent[0], kp, NELEM(kp), err, errlen);
   }
-  if (mode == MODE_ROWS) {   /* a work item per ROWS_PER rows of C */
+  if (mode == MODE_ROWS) { /* a work item per ROWS_PER rows of C */
     int64_t rb = fixed ? ROWS_PER(fixed) : 1;
-    sk_arg kr[] = {ka[0], ka[1], ka[2], ka[3], ka[4], ka[5], ka[6],
-                   sk_arg_i64("fixed", fixed), sk_arg_i64("rb", rb)};
+    sk_arg kr[] = {ka[0],
+                   ka[1],
+                   ka[2],
+                   ka[3],
+                   ka[4],
+                   ka[5],
+                   ka[6],
+                   sk_arg_i64("fixed", fixed),
+                   sk_arg_i64("rb", rb)};
     int64_t items = nbatch(C) * (C->extent[1] / rb);
     return items ? sk_dense_range(&k_gemm_r, items, kr, NELEM(kr), err, errlen) : 0;
   }
@@ -315,8 +361,8 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 
 /* -- trsm, trmm -------------------------------------------------------------------- */
 static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen) {
-  static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha", "A", "B",
-                                      "mode", NULL};
+  static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha",
+                                      "A",    "B",    "mode",   NULL};
   char side, uplo, tr, diag;
   double alpha;
   int dt = -1, mode;
@@ -338,14 +384,15 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
            sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
     return -1;
   }
-  if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0) return -1;
+  if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0)
+    return -1;
   sk_view a, b;
   sk_dense_strided(A, &a);
   sk_dense_strided(B, &b);
-  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_i64("side", side),
-                 sk_arg_i64("uplo", uplo), sk_arg_i64("trans", tr),
-                 sk_arg_i64("diag", diag), sk_arg_f64("alpha", alpha),
-                 sk_arg_i64("mm", mm), sk_arg_i64("vec", 0)};
+  sk_arg ka[] = {
+    sk_arg_view("A", &a),       sk_arg_view("B", &b),    sk_arg_i64("side", side),
+    sk_arg_i64("uplo", uplo),   sk_arg_i64("trans", tr), sk_arg_i64("diag", diag),
+    sk_arg_f64("alpha", alpha), sk_arg_i64("mm", mm),    sk_arg_i64("vec", 0)};
   return launch(&k_tri_s, &k_tri_t, mode, nbatch(B), ka, NELEM(ka), err, errlen);
 }
 
@@ -388,23 +435,24 @@ static int check_info(int op, const sk_view *A, const sk_view *info, int64_t nba
       piv = h[i] - 1;
     }
   free(h);
-  sk_err(err, errlen, SK_E_MATRIX_VIEW_SINGULAR, (long long)first, A->label, (long long)piv,
-         (long long)nbad, (long long)n);
+  sk_err(err, errlen, SK_E_MATRIX_VIEW_SINGULAR, (long long)first, A->label,
+         (long long)piv, (long long)nbad, (long long)n);
   (void)op;
   return -1;
 }
 
 static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                 size_t errlen) {
-  static const char *const known[] = {"A", "B", "uplo", "diag", "pivot", "ipiv", "info",
-                                      "check", "mode", NULL};
+  static const char *const known[] = {"A",    "B",    "uplo",  "diag", "pivot",
+                                      "ipiv", "info", "check", "mode", NULL};
   char uplo = 'U', diag = 'N';
   int dt = -1, mode;
   int64_t pivot = op >= 2, check = 1;
   const sk_view *A, *B = NULL, *ipiv = NULL, *info = NULL;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      (op == 0 && (sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
-                   sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0)) ||
+      (op == 0 &&
+       (sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+        sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0)) ||
       !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
       (op == 3 && !(B = bmat(args, nargs, "B", &dt, err, errlen))) ||
       (op == 1 && sk_karg_i64(args, nargs, "pivot", 1, 0, &pivot, err, errlen) < 0) ||
@@ -416,8 +464,8 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
   if (op == 0 || op == 3) {
     if (m != n) {
       char s[64];
-      sk_err(err, errlen, SK_E_VIEW_NEEDS_SQUARE, A->label, sk_dense_shape(A, s, sizeof s),
-             op_name[op]);
+      sk_err(err, errlen, SK_E_VIEW_NEEDS_SQUARE, A->label,
+             sk_dense_shape(A, s, sizeof s), op_name[op]);
       return -1;
     }
   }
@@ -433,8 +481,9 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
     if (ipiv->dtype != SK_I64 || ipiv->extent[0] != batch || ipiv->extent[1] != kn ||
         ipiv->space != A->space) {
       char s[64];
-      sk_err(err, errlen, SK_E_IPIV_VIEW_MUST, ipiv->label, (long long)batch, (long long)kn,
-             sk_dtypes[ipiv->dtype].name, sk_dense_shape(ipiv, s, sizeof s));
+      sk_err(err, errlen, SK_E_IPIV_VIEW_MUST, ipiv->label, (long long)batch,
+             (long long)kn, sk_dtypes[ipiv->dtype].name,
+             sk_dense_shape(ipiv, s, sizeof s));
       return -1;
     }
   }
@@ -451,7 +500,7 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
   memset(&P, 0, sizeof P);
   memset(&I, 0, sizeof I);
   memset(&dummy, 0, sizeof dummy);
-  if (!B) {   /* B unused: a separate allocation keeps the signature alias-free */
+  if (!B) { /* B unused: a separate allocation keeps the signature alias-free */
     int64_t one[3] = {1, 1, 1};
     if (sk_view_create(&dummy, "unused", dt, 3, one, SK_RIGHT, A->space, 1, NULL, err,
                        errlen) < 0)
@@ -481,10 +530,10 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
   sk_dense_strided(A, &a);
   sk_dense_strided(B ? B : &dummy, &b);
   if (rc == 0) {
-    sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_view("P", &P),
-                   sk_arg_view("info", &I), sk_arg_i64("op", op),
-                   sk_arg_i64("uplo", uplo), sk_arg_i64("diag", diag),
-                   sk_arg_i64("vec", 0)};
+    sk_arg ka[] = {sk_arg_view("A", &a),     sk_arg_view("B", &b),
+                   sk_arg_view("P", &P),     sk_arg_view("info", &I),
+                   sk_arg_i64("op", op),     sk_arg_i64("uplo", uplo),
+                   sk_arg_i64("diag", diag), sk_arg_i64("vec", 0)};
     rc = launch(&k_fac_s, &k_fac_t, mode, batch, ka, NELEM(ka), err, errlen);
   }
   int64_t nbad = 0;
@@ -500,7 +549,8 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
   if (rc == 0 && nbad > 0 && check) rc = check_info(op, A, &I, nbad, err, errlen);
   if (rc == 0) out->i64 = nbad;
   if (rc == 0 && own_i) rc = sk_kout_view(out, "info", &I, err, errlen), own_i = 0;
-  if (rc == 0 && own_p && op >= 2) rc = sk_kout_view(out, "ipiv", &P, err, errlen), own_p = 0;
+  if (rc == 0 && own_p && op >= 2)
+    rc = sk_kout_view(out, "ipiv", &P, err, errlen), own_p = 0;
   if (own_i) sk_view_release(&I);
   if (own_p) sk_view_release(&P);
   if (!B) sk_view_release(&dummy);
@@ -511,8 +561,7 @@ static int btrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                   size_t errlen) {
   return bfac(0, args, nargs, out, err, errlen);
 }
-static int blu(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-               size_t errlen) {
+static int blu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   return bfac(1, args, nargs, out, err, errlen);
 }
 static int bgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -527,12 +576,14 @@ static int bgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
  * is padded with identity matrices (harmless to every operation). */
 #define PACK_SIG(VT) "range V=" VT "[3,stride] P=" VT "[4] nb=int64"
 static const char *const sig_pack[] = {PACK_SIG("float64"), PACK_SIG("float32"), NULL};
-static const sk_kbody k_pack = {
-  .label = "batched.pack", .body = sk_body_batched_pack, .pattern = SK_FOR,
-  .sigs = sig_pack};
-static const sk_kbody k_unpack = {
-  .label = "batched.unpack", .body = sk_body_batched_unpack, .pattern = SK_FOR,
-  .sigs = sig_pack};
+static const sk_kbody k_pack = {.label = "batched.pack",
+                                .body = sk_body_batched_pack,
+                                .pattern = SK_FOR,
+                                .sigs = sig_pack};
+static const sk_kbody k_unpack = {.label = "batched.unpack",
+                                  .body = sk_body_batched_unpack,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_pack};
 
 static int bpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
@@ -575,9 +626,10 @@ static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       !(P = sk_karg_view(args, nargs, "P", 4, err, errlen)) ||
       !(V = sk_dense_mat(args, nargs, "V", 1, &dt, err, errlen)))
     return -1;
-  if (P->dtype != V->dtype || P->extent[1] != V->extent[1] || P->extent[2] != V->extent[2] ||
-      nbatch(P) < V->extent[0] || nbatch(P) - V->extent[0] >= P->extent[3] ||
-      P->layout != SK_RIGHT || P->space != V->space) {
+  if (P->dtype != V->dtype || P->extent[1] != V->extent[1] ||
+      P->extent[2] != V->extent[2] || nbatch(P) < V->extent[0] ||
+      nbatch(P) - V->extent[0] >= P->extent[3] || P->layout != SK_RIGHT ||
+      P->space != V->space) {
     char sp[64], sv[64];
     snprintf(sp, sizeof sp, "%lldx%lldx%lldx%lld", (long long)P->extent[0],
              (long long)P->extent[1], (long long)P->extent[2], (long long)P->extent[3]);
@@ -587,7 +639,8 @@ static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   sk_view v;
   sk_dense_strided(V, &v);
-  sk_arg ka[] = {sk_arg_view("V", &v), sk_arg_view("P", P), sk_arg_i64("nb", V->extent[0])};
+  sk_arg ka[] = {sk_arg_view("V", &v), sk_arg_view("P", P),
+                 sk_arg_i64("nb", V->extent[0])};
   return sk_dense_range(&k_unpack, V->extent[0], ka, NELEM(ka), err, errlen);
 }
 
@@ -595,8 +648,8 @@ static int bunpack(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const sk_kentry e_pack = {"batched.pack", "V [, width]", SK_KRES_NONE, bpack};
 static const sk_kentry e_unpack = {"batched.unpack", "P, V", SK_KRES_NONE, bunpack};
 static const sk_kentry e_gemm = {
-  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode, impl, stream]", SK_KRES_NONE,
-  bgemm};
+  "batched.gemm", "transA, transB, alpha, A, B, beta, C [, mode, impl, stream]",
+  SK_KRES_NONE, bgemm};
 static const sk_kentry e_trsm = {
   "batched.trsm", "side, uplo, transA, diag, alpha, A, B [, mode]", SK_KRES_NONE, btrsm};
 static const sk_kentry e_trmm = {
@@ -608,10 +661,10 @@ static const sk_kentry e_lu = {"batched.lu", "A [, pivot, ipiv, info, check, mod
 static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mode]",
                                  SK_KRES_I64, bgesv};
 
-static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm, &e_trtri, &e_lu,
+static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm,   &e_trtri, &e_lu,
                                            &e_gesv, &e_pack, &e_unpack, NULL};
-static const sk_kbody *const bodies[] = {&k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r,
-                                         &k_gemm_t, &k_gemm_p, &k_tri_s, &k_tri_t, &k_fac_s,
-                                         &k_fac_t, &k_count, &k_pack, &k_unpack, NULL};
+static const sk_kbody *const bodies[] = {
+  &k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r, &k_gemm_t, &k_gemm_p, &k_tri_s,
+  &k_tri_t,  &k_fac_s,      &k_fac_t,        &k_count,  &k_pack,   &k_unpack, NULL};
 const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};
 const sk_kbody *const *const sk_batched_bodies[] = {bodies, NULL};

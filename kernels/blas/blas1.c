@@ -20,43 +20,61 @@
 #include "kbodies.h"
 
 /* -- bodies ------------------------------------------------------------------ */
-static const sk_kbody k_dot = {
-  .label = "blas.dot", .body = sk_body_blas_dot, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .views = {"x", "y", NULL}};
-static const sk_kbody k_sumsq = {
-  .label = "blas.nrm2", .body = sk_body_blas_nrm2_sumsq, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .views = {"x", NULL}};
+static const sk_kbody k_dot = {.label = "blas.dot",
+                               .body = sk_body_blas_dot,
+                               .pattern = SK_REDUCE,
+                               .red_op = SK_RED_SUM,
+                               .views = {"x", "y", NULL}};
+static const sk_kbody k_sumsq = {.label = "blas.nrm2",
+                                 .body = sk_body_blas_nrm2_sumsq,
+                                 .pattern = SK_REDUCE,
+                                 .red_op = SK_RED_SUM,
+                                 .views = {"x", NULL}};
 /* scaled by 2^-e in two exact steps (s * s2), so the largest magnitude
  * lands in [0.5, 1) with no rounding and no overflow of the scale */
-static const sk_kbody k_sumsq_scaled = {
-  .label = "blas.nrm2", .body = sk_body_blas_nrm2_scaled, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .views = {"x", NULL}, .scalars = {"s", "s2", NULL}};
-static const sk_kbody k_amax = {
-  .label = "blas.nrm2", .body = sk_body_blas_nrm2_amax, .pattern = SK_REDUCE,
-  .red_op = SK_RED_MAX, .views = {"x", NULL}};
-static const sk_kbody k_asum = {
-  .label = "blas.asum", .body = sk_body_blas_asum, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .views = {"x", NULL}};
-static const sk_kbody k_iamax = {
-  .label = "blas.iamax", .body = sk_body_blas_iamax, .pattern = SK_REDUCE,
-  .red_op = SK_RED_MAXLOC, .views = {"x", NULL}};
-static const sk_kbody k_scal = {
-  .label = "blas.scal", .body = sk_body_blas_scal, .pattern = SK_FOR,
-  .views = {"x", NULL}, .scalars = {"a", NULL}};
-static const sk_kbody k_axpy = {
-  .label = "blas.axpy", .body = sk_body_blas_axpy, .pattern = SK_FOR,
-  .views = {"x", "y", NULL}, .scalars = {"a", NULL}};
-static const sk_kbody k_axpby = {
-  .label = "blas.axpby", .body = sk_body_blas_axpby, .pattern = SK_FOR,
-  .views = {"x", "y", NULL}, .scalars = {"a", "b", NULL}};
+static const sk_kbody k_sumsq_scaled = {.label = "blas.nrm2",
+                                        .body = sk_body_blas_nrm2_scaled,
+                                        .pattern = SK_REDUCE,
+                                        .red_op = SK_RED_SUM,
+                                        .views = {"x", NULL},
+                                        .scalars = {"s", "s2", NULL}};
+static const sk_kbody k_amax = {.label = "blas.nrm2",
+                                .body = sk_body_blas_nrm2_amax,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_MAX,
+                                .views = {"x", NULL}};
+static const sk_kbody k_asum = {.label = "blas.asum",
+                                .body = sk_body_blas_asum,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .views = {"x", NULL}};
+static const sk_kbody k_iamax = {.label = "blas.iamax",
+                                 .body = sk_body_blas_iamax,
+                                 .pattern = SK_REDUCE,
+                                 .red_op = SK_RED_MAXLOC,
+                                 .views = {"x", NULL}};
+static const sk_kbody k_scal = {.label = "blas.scal",
+                                .body = sk_body_blas_scal,
+                                .pattern = SK_FOR,
+                                .views = {"x", NULL},
+                                .scalars = {"a", NULL}};
+static const sk_kbody k_axpy = {.label = "blas.axpy",
+                                .body = sk_body_blas_axpy,
+                                .pattern = SK_FOR,
+                                .views = {"x", "y", NULL},
+                                .scalars = {"a", NULL}};
+static const sk_kbody k_axpby = {.label = "blas.axpby",
+                                 .body = sk_body_blas_axpby,
+                                 .pattern = SK_FOR,
+                                 .views = {"x", "y", NULL},
+                                 .scalars = {"a", "b", NULL}};
 
-const sk_kbody *const sk_blas_bodies[] = {
-  &k_dot, &k_sumsq, &k_sumsq_scaled, &k_amax, &k_asum, &k_iamax, &k_scal,
-  &k_axpy, &k_axpby, NULL};
+const sk_kbody *const sk_blas_bodies[] = {&k_dot,   &k_sumsq, &k_sumsq_scaled, &k_amax,
+                                          &k_asum,  &k_iamax, &k_scal,         &k_axpy,
+                                          &k_axpby, NULL};
 
 /* -- argument checks ---------------------------------------------------------- */
-static int same_length(const sk_view *x, const sk_view *y, char *err,
-                       size_t errlen) {
+static int same_length(const sk_view *x, const sk_view *y, char *err, size_t errlen) {
   if (x->extent[0] == y->extent[0]) return 0;
   sk_err(err, errlen, SK_E_X_VIEW_ELEMENTS, x->label, (long long)x->extent[0], y->label,
          (long long)y->extent[0]);
@@ -65,8 +83,7 @@ static int same_length(const sk_view *x, const sk_view *y, char *err,
 
 /* x, and y when 'want_y', as rank-1 views of one length; no other names */
 static int views_xy(const sk_arg *args, int nargs, const char *const *known,
-                    const sk_view **x, const sk_view **y, char *err,
-                    size_t errlen) {
+                    const sk_view **x, const sk_view **y, char *err, size_t errlen) {
   if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
   *x = sk_karg_view(args, nargs, "x", 1, err, errlen);
   if (!*x) return -1;
@@ -77,28 +94,25 @@ static int views_xy(const sk_arg *args, int nargs, const char *const *known,
 }
 
 /* -- drivers ---------------------------------------------------------------- */
-static int dot(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-               size_t errlen) {
+static int dot(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"x", "y", NULL};
   const sk_view *v[2];
   if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0) return -1;
   sk_result r;
-  if (sk_kbody_run(&k_dot, v[0]->extent[0], v, NULL, &r, err, errlen) < 0)
-    return -1;
+  if (sk_kbody_run(&k_dot, v[0]->extent[0], v, NULL, &r, err, errlen) < 0) return -1;
   out->f64 = sk_result_f64(&r, 0);
   return 0;
 }
 
-static int reduce1(const sk_kbody *kb, const sk_view *x, const double *s,
-                   double *val, char *err, size_t errlen) {
+static int reduce1(const sk_kbody *kb, const sk_view *x, const double *s, double *val,
+                   char *err, size_t errlen) {
   sk_result r;
   if (sk_kbody_run(kb, x->extent[0], &x, s, &r, err, errlen) < 0) return -1;
   *val = sk_result_f64(&r, 0);
   return 0;
 }
 
-static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"x", NULL};
   const sk_view *x;
   if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
@@ -115,7 +129,7 @@ static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       return 0;
     }
     int e;
-    frexp(m, &e);   /* m = f * 2^e, f in [0.5, 1) */
+    frexp(m, &e); /* m = f * 2^e, f in [0.5, 1) */
     int e1 = -e / 2, e2 = -e - e1;
     double s[2] = {ldexp(1.0, e1), ldexp(1.0, e2)};
     if (reduce1(&k_sumsq_scaled, x, s, &ss, err, errlen) < 0) return -1;
@@ -126,8 +140,7 @@ static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return 0;
 }
 
-static int asum(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int asum(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"x", NULL};
   const sk_view *x;
   if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
@@ -140,14 +153,12 @@ static int iamax(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const sk_view *x;
   if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
   sk_result r;
-  if (sk_kbody_run(&k_iamax, x->extent[0], &x, NULL, &r, err, errlen) < 0)
-    return -1;
+  if (sk_kbody_run(&k_iamax, x->extent[0], &x, NULL, &r, err, errlen) < 0) return -1;
   out->i64 = sk_result_loc(&r, 0);
   return 0;
 }
 
-static int scal(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int scal(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"a", "x", NULL};
   (void)out;
   const sk_view *x;
@@ -158,8 +169,7 @@ static int scal(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_kbody_run(&k_scal, x->extent[0], &x, &a, NULL, err, errlen);
 }
 
-static int axpy(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int axpy(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"a", "x", "y", NULL};
   (void)out;
   const sk_view *v[2];
@@ -167,7 +177,7 @@ static int axpy(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "a", &a, err, errlen) < 0)
     return -1;
-  if (a == 0) return 0;   /* y unchanged, x not read (BLAS) */
+  if (a == 0) return 0; /* y unchanged, x not read (BLAS) */
   return sk_kbody_run(&k_axpy, v[0]->extent[0], v, &a, NULL, err, errlen);
 }
 
@@ -196,5 +206,5 @@ static const sk_kentry e_scal = {"blas.scal", "a, x", SK_KRES_NONE, scal};
 static const sk_kentry e_axpy = {"blas.axpy", "a, x, y", SK_KRES_NONE, axpy};
 static const sk_kentry e_axpby = {"blas.axpby", "a, x, b, y", SK_KRES_NONE, axpby};
 
-const sk_kentry *const sk_blas_entries[] = {
-  &e_dot, &e_nrm2, &e_asum, &e_iamax, &e_scal, &e_axpy, &e_axpby, NULL};
+const sk_kentry *const sk_blas_entries[] = {&e_dot,  &e_nrm2, &e_asum,  &e_iamax,
+                                            &e_scal, &e_axpy, &e_axpby, NULL};

@@ -30,12 +30,11 @@ void sk_dense_strided(const sk_view *v, sk_view *out) {
 
 const char *sk_dense_shape(const sk_view *v, char *buf, size_t n) {
   if (v->rank == 3)
-    snprintf(buf, n, "%lldx%lldx%lld", (long long)v->extent[0],
-             (long long)v->extent[1], (long long)v->extent[2]);
+    snprintf(buf, n, "%lldx%lldx%lld", (long long)v->extent[0], (long long)v->extent[1],
+             (long long)v->extent[2]);
   else if (v->rank == 2)
     snprintf(buf, n, "%lldx%lld", (long long)v->extent[0], (long long)v->extent[1]);
-  else
-    snprintf(buf, n, "%lld", (long long)v->extent[0]);
+  else snprintf(buf, n, "%lld", (long long)v->extent[0]);
   return buf;
 }
 
@@ -49,12 +48,13 @@ int sk_dense_vendor_done(const sk_view *C, char *err, size_t errlen) {
   return b && b->fence ? b->fence(err, errlen) : 0;
 }
 
-const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
-                            int batched, int *dtype, char *err, size_t errlen) {
+const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name, int batched,
+                            int *dtype, char *err, size_t errlen) {
   const sk_view *v = sk_karg_view(args, nargs, name, batched ? 3 : 2, err, errlen);
   if (!v) return NULL;
   if (v->dtype != SK_F64 && v->dtype != SK_F32) {
-    sk_err(err, errlen, SK_E_VIEW_FLOAT64_FLOAT32, name, v->label, sk_dtypes[v->dtype].name);
+    sk_err(err, errlen, SK_E_VIEW_FLOAT64_FLOAT32, name, v->label,
+           sk_dtypes[v->dtype].name);
     return NULL;
   }
   if (sk_layout_tiled(v->layout) || v->agg) {
@@ -63,8 +63,8 @@ const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
     return NULL;
   }
   if (*dtype >= 0 && v->dtype != *dtype) {
-    sk_err(err, errlen, SK_E_VIEW_OTHER_MATRICES, name, v->label, sk_dtypes[v->dtype].name,
-           sk_dtypes[*dtype].name);
+    sk_err(err, errlen, SK_E_VIEW_OTHER_MATRICES, name, v->label,
+           sk_dtypes[v->dtype].name, sk_dtypes[*dtype].name);
     return NULL;
   }
   const sk_backend *b = sk_dense_backend(err, errlen);
@@ -79,9 +79,8 @@ const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
   return v;
 }
 
-int sk_dense_char(const sk_arg *args, int nargs, const char *name,
-                  const char *allowed, char dflt, char *c, char *err,
-                  size_t errlen) {
+int sk_dense_char(const sk_arg *args, int nargs, const char *name, const char *allowed,
+                  char dflt, char *c, char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a && dflt) {
     *c = dflt;
@@ -94,16 +93,15 @@ int sk_dense_char(const sk_arg *args, int nargs, const char *name,
       size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s\"%c\"", p == allowed ? "" : " | ", *p);
     }
-    sk_err(err, errlen, SK_E_MUST, name, list, s ? " (got \"" : "",
-           s ? s : "", s ? "\")" : "");
+    sk_err(err, errlen, SK_E_MUST, name, list, s ? " (got \"" : "", s ? s : "",
+           s ? "\")" : "");
     return -1;
   }
   *c = (char)(s[0] & ~0x20);
   return 0;
 }
 
-int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err,
-                  size_t errlen) {
+int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err, size_t errlen) {
   const char *s = sk_karg_str(args, nargs, "impl", "auto", err, errlen);
   if (!s) return -1;
   if (strcmp(s, "native") == 0) *impl = SK_IMPL_NATIVE;
@@ -116,9 +114,8 @@ int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err,
   return 0;
 }
 
-int sk_dense_team(const sk_kbody *kb, int64_t league, int team,
-                  int64_t scratch, const sk_arg *args, int nargs, char *err,
-                  size_t errlen) {
+int sk_dense_team(const sk_kbody *kb, int64_t league, int team, int64_t scratch,
+                  const sk_arg *args, int nargs, char *err, size_t errlen) {
   if (league <= 0) return 0;
   sk_policy p;
   sk_policy_init(&p, SK_POL_TEAM);
@@ -131,8 +128,8 @@ int sk_dense_team(const sk_kbody *kb, int64_t league, int team,
   return sk_kbody_launch(kb, &p, args, nargs, NULL, err, errlen);
 }
 
-int sk_dense_range(const sk_kbody *kb, int64_t n, const sk_arg *args,
-                   int nargs, char *err, size_t errlen) {
+int sk_dense_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                   char *err, size_t errlen) {
   if (n <= 0) return 0;
   sk_policy p;
   sk_policy_init(&p, SK_POL_RANGE);
@@ -140,16 +137,14 @@ int sk_dense_range(const sk_kbody *kb, int64_t n, const sk_arg *args,
   return sk_kbody_launch(kb, &p, args, nargs, NULL, err, errlen);
 }
 
-int sk_dense_ivec(sk_view *v, const char *label, int64_t n, int space,
-                  char *err, size_t errlen) {
-  if (sk_view_create(v, label, SK_I64, 1, &n, SK_RIGHT, space, 1, NULL, err,
-                     errlen) < 0)
+int sk_dense_ivec(sk_view *v, const char *label, int64_t n, int space, char *err,
+                  size_t errlen) {
+  if (sk_view_create(v, label, SK_I64, 1, &n, SK_RIGHT, space, 1, NULL, err, errlen) < 0)
     return -1;
   return sk_view_fill(v, 0, 0, err, errlen);
 }
 
-int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
-                     size_t errlen) {
+int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen) {
   if (v->space == SK_SPACE_HOST) {
     *x = sk_view_get_i(v, i * v->stride[0]);
     return 0;
@@ -157,8 +152,8 @@ int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
   sk_view h, s;
   int64_t one = 1;
   int64_t cell = 0;
-  if (sk_view_create(&h, "info", SK_I64, 1, &one, SK_RIGHT, SK_SPACE_HOST, 0,
-                     &cell, err, errlen) < 0)
+  if (sk_view_create(&h, "info", SK_I64, 1, &one, SK_RIGHT, SK_SPACE_HOST, 0, &cell, err,
+                     errlen) < 0)
     return -1;
   s = *v;
   s.data = (char *)v->data + i * v->stride[0] * 8;
@@ -169,8 +164,8 @@ int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
   return rc;
 }
 
-void sk_dense_block(const sk_view *v, int64_t r0, int64_t c0, int64_t m,
-                    int64_t n, sk_view *out) {
+void sk_dense_block(const sk_view *v, int64_t r0, int64_t c0, int64_t m, int64_t n,
+                    sk_view *out) {
   *out = *v;
   out->layout = SK_STRIDE;
   out->data = (char *)v->data +
@@ -203,7 +198,7 @@ static int use_vendor(int impl, const sk_view *v, const sk_view *o1, const sk_vi
     if (all[i] && (sk_space_remote(all[i]->space) ||
                    (all[i]->space == SK_SPACE_HOST) != (v->space == SK_SPACE_HOST)))
       return 0;
-  if (v->space != SK_SPACE_HOST) {   /* the vendor BLAS of a back end reaching it */
+  if (v->space != SK_SPACE_HOST) { /* the vendor BLAS of a back end reaching it */
     const sk_backend *vb = sk_backend_blas_for(v->space);
     return vb && vb->blas->available() ? 2 : 0;
   }
@@ -218,18 +213,22 @@ static int use_vendor(int impl, const sk_view *v, const sk_view *o1, const sk_vi
 /* the precompiled signatures of a body over matrices: float64 and float32,
  * its matrices apart or one allocation ('!': A and B in A*A) */
 #define MAT_SIGS(SIG) \
-  {SIG("float64", ""), SIG("float32", ""), SIG("float64", "!"), SIG("float32", "!"), NULL}
-#define GEMM_SIG(VT, al) "team" MAT2(VT, "A", al) MAT2(VT, "B", al) MAT2(VT, "C", al) \
-  " ta=int64 tb=int64 alpha=float64 beta=float64 mc=int64 nc=int64 kc=int64 tri=int64"
+  { \
+    SIG("float64", ""), SIG("float32", ""), SIG("float64", "!"), SIG("float32", "!"), \
+      NULL \
+  }
+#define GEMM_SIG(VT, al) \
+  "team" MAT2(VT, "A", al) MAT2(VT, "B", al) MAT2( \
+    VT, "C", \
+    al) " ta=int64 tb=int64 alpha=float64 beta=float64 mc=int64 nc=int64 kc=int64 tri=int64"
 static const char *const sig_gemm[] = MAT_SIGS(GEMM_SIG);
 /* One mc x nc tile of C per team (of one thread), league rank row-major
  * over the tiles; 'tri' 'L' / 'U': only that triangle of C (syrk). */
 static const sk_kbody k_gemm = {
   .label = "blas.gemm", .body = sk_body_blas_gemm, .pattern = SK_FOR, .sigs = sig_gemm};
 
-int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A,
-                  const sk_view *B, double beta, const sk_view *C, char tri,
-                  char *err, size_t errlen) {
+int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A, const sk_view *B,
+                  double beta, const sk_view *C, char tri, char *err, size_t errlen) {
   int64_t m = C->extent[0], n = C->extent[1];
   if (m == 0 || n == 0) return 0;
   const sk_backend *b = sk_dense_backend(err, errlen);
@@ -253,11 +252,11 @@ int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A,
   sk_dense_strided(A, &a);
   sk_dense_strided(B, &bb);
   sk_dense_strided(C, &c);
-  sk_arg args[] = {sk_arg_view("A", &a), sk_arg_view("B", &bb), sk_arg_view("C", &c),
-                   sk_arg_i64("ta", ta), sk_arg_i64("tb", tb),
-                   sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta),
-                   sk_arg_i64("mc", mc), sk_arg_i64("nc", nc), sk_arg_i64("kc", kc),
-                   sk_arg_i64("tri", tri)};
+  sk_arg args[] = {
+    sk_arg_view("A", &a),     sk_arg_view("B", &bb), sk_arg_view("C", &c),
+    sk_arg_i64("ta", ta),     sk_arg_i64("tb", tb),  sk_arg_f64("alpha", alpha),
+    sk_arg_f64("beta", beta), sk_arg_i64("mc", mc),  sk_arg_i64("nc", nc),
+    sk_arg_i64("kc", kc),     sk_arg_i64("tri", tri)};
   int64_t es = (int64_t)sk_dtypes[C->dtype].size;
   int64_t scratch = (mc * kc + kc * (nc + 6)) * es + 256;
   int64_t league = ((m + mc - 1) / mc) * ((n + nc - 1) / nc);
@@ -272,8 +271,8 @@ static int gemm_shapes(char ta, char tb, const sk_view *A, const sk_view *B,
   int64_t bk = tb == 'N' ? B->extent[0] : B->extent[1];
   int64_t bn = tb == 'N' ? B->extent[1] : B->extent[0];
   if (am == C->extent[0] && bn == C->extent[1] && ak == bk) return 0;
-  sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_OP, (long long)am, (long long)ak, (long long)bk,
-         (long long)bn, (long long)C->extent[0], (long long)C->extent[1]);
+  sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_OP, (long long)am, (long long)ak,
+         (long long)bk, (long long)bn, (long long)C->extent[0], (long long)C->extent[1]);
   return -1;
 }
 
@@ -283,12 +282,11 @@ static int gemm_shapes(char ta, char tb, const sk_view *A, const sk_view *B,
  * launch costs more than the product) to n = 4000 (native 0.65x), so auto
  * takes the vendor library for every size when it is there. */
 #define GEMM_CROSS 0.0
-#define TRI_CROSS 0.0
+#define TRI_CROSS  0.0
 
-static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
-  static const char *const known[] = {"transA", "transB", "alpha", "A", "B", "beta",
-                                      "C", "impl", NULL};
+static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"transA", "transB", "alpha", "A", "B",
+                                      "beta",   "C",      "impl",  NULL};
   (void)out;
   char ta, tb;
   double alpha, beta;
@@ -309,17 +307,16 @@ static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int v = use_vendor(impl, C, A, B, 2.0 * m * n * k, GEMM_CROSS);
   if (v && (v == 1 ? sk_vendor_gemm : sk_vendor_gpu_gemm)(
              dt, ta, tb, m, n, k, alpha, A->data, A->stride[0], A->stride[1], B->data,
-             B->stride[0], B->stride[1], beta, C->data, C->stride[0], C->stride[1]) ==
-             SK_VENDOR_OK)
+             B->stride[0], B->stride[1], beta, C->data, C->stride[0],
+             C->stride[1]) == SK_VENDOR_OK)
     return v == 2 ? sk_dense_vendor_done(C, err, errlen) : 0;
   return sk_dense_gemm(ta, tb, alpha, A, B, beta, C, 0, err, errlen);
 }
 
 /* -- syrk ---------------------------------------------------------------------- */
-static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
-  static const char *const known[] = {"uplo", "trans", "alpha", "A", "beta", "C",
-                                      "impl", NULL};
+static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"uplo", "trans", "alpha", "A",
+                                      "beta", "C",     "impl",  NULL};
   (void)out;
   char uplo, tr;
   double alpha, beta;
@@ -351,17 +348,17 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- gemv ------------------------------------------------------------------------ */
-#define GEMV_SIG(VT) "range" MAT2(VT, "A", "") " x=" VT "[1] y=" VT "[1]" \
-  " ta=int64 alpha=float64 beta=float64"
+#define GEMV_SIG(VT) \
+  "range" MAT2(VT, "A", "") " x=" VT "[1] y=" VT "[1]" \
+                            " ta=int64 alpha=float64 beta=float64"
 static const char *const sig_gemv[] = {GEMV_SIG("float64"), GEMV_SIG("float32"), NULL};
 /* y(i) = alpha op(A)(i, :) x + beta y(i) */
 static const sk_kbody k_gemv = {
   .label = "blas.gemv", .body = sk_body_blas_gemv, .pattern = SK_FOR, .sigs = sig_gemv};
 
-static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
-  static const char *const known[] = {"trans", "alpha", "A", "x", "beta", "y",
-                                      "impl", NULL};
+static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"trans", "alpha", "A",    "x",
+                                      "beta",  "y",     "impl", NULL};
   (void)out;
   char ta;
   double alpha, beta;
@@ -395,33 +392,33 @@ static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return 0;
   sk_view a;
   sk_dense_strided(A, &a);
-  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("x", x), sk_arg_view("y", y),
-                 sk_arg_i64("ta", ta), sk_arg_f64("alpha", alpha),
-                 sk_arg_f64("beta", beta)};
+  sk_arg ka[] = {sk_arg_view("A", &a),       sk_arg_view("x", x),
+                 sk_arg_view("y", y),        sk_arg_i64("ta", ta),
+                 sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
   return sk_dense_range(&k_gemv, m, ka, NELEM(ka), err, errlen);
 }
 
 /* -- trsm, trmm ---------------------------------------------------------------------
  * The unblocked kernel: one independent vector of B per work item (a
  * column for side L, a row for side R), solved or multiplied in place. */
-#define TRI_SIG(VT, al) "range" MAT2(VT, "A", al) MAT2(VT, "B", al) \
-  " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64"
+#define TRI_SIG(VT, al) \
+  "range" MAT2(VT, "A", al) MAT2( \
+    VT, "B", al) " side=int64 uplo=int64 trans=int64 diag=int64 alpha=float64 mm=int64"
 static const char *const sig_tri[] = MAT_SIGS(TRI_SIG);
 static const sk_kbody k_tri = {
   .label = "blas.trsm", .body = sk_body_blas_trsm, .pattern = SK_FOR, .sigs = sig_tri};
 
-static int tri_kernel(int mm, char side, char uplo, char trans, char diag,
-                      double alpha, const sk_view *A, const sk_view *B, char *err,
-                      size_t errlen) {
+static int tri_kernel(int mm, char side, char uplo, char trans, char diag, double alpha,
+                      const sk_view *A, const sk_view *B, char *err, size_t errlen) {
   sk_view a, b;
   sk_dense_strided(A, &a);
   sk_dense_strided(B, &b);
-  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("B", &b), sk_arg_i64("side", side),
-                 sk_arg_i64("uplo", uplo), sk_arg_i64("trans", trans),
-                 sk_arg_i64("diag", diag), sk_arg_f64("alpha", alpha),
-                 sk_arg_i64("mm", mm)};
-  return sk_dense_range(&k_tri, side == 'L' ? B->extent[1] : B->extent[0], ka,
-                        NELEM(ka), err, errlen);
+  sk_arg ka[] = {sk_arg_view("A", &a),       sk_arg_view("B", &b),
+                 sk_arg_i64("side", side),   sk_arg_i64("uplo", uplo),
+                 sk_arg_i64("trans", trans), sk_arg_i64("diag", diag),
+                 sk_arg_f64("alpha", alpha), sk_arg_i64("mm", mm)};
+  return sk_dense_range(&k_tri, side == 'L' ? B->extent[1] : B->extent[0], ka, NELEM(ka),
+                        err, errlen);
 }
 
 #define TRSM_NB 128
@@ -451,8 +448,8 @@ int sk_dense_trsm(char side, char uplo, char trans, char diag, double alpha,
     return tri_kernel(0, 'L', lower ? 'L' : 'U', 'N', diag, alpha, &a, &b, err, errlen);
   for (int64_t s = 0; s < m; s += TRSM_NB) {
     int64_t nb = m - s < TRSM_NB ? m - s : TRSM_NB;
-    int64_t k0 = lower ? s : m - s - nb;        /* this diagonal block */
-    double sc = s == 0 ? alpha : 1.0;            /* later rows: scaled by the first update */
+    int64_t k0 = lower ? s : m - s - nb; /* this diagonal block */
+    double sc = s == 0 ? alpha : 1.0;    /* later rows: scaled by the first update */
     sk_view d, x, rest, arest;
     sk_dense_block(&a, k0, k0, nb, nb, &d);
     sk_dense_block(&b, k0, 0, nb, n, &x);
@@ -474,11 +471,11 @@ int sk_dense_trsm(char side, char uplo, char trans, char diag, double alpha,
 }
 
 /* the arguments of trsm / trmm: side, uplo, transA, diag, alpha, A, B */
-static int tri_args(const sk_arg *args, int nargs, char *side, char *uplo,
-                    char *tr, char *diag, double *alpha, const sk_view **A,
-                    const sk_view **B, int *impl, char *err, size_t errlen) {
-  static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha", "A",
-                                      "B", "impl", NULL};
+static int tri_args(const sk_arg *args, int nargs, char *side, char *uplo, char *tr,
+                    char *diag, double *alpha, const sk_view **A, const sk_view **B,
+                    int *impl, char *err, size_t errlen) {
+  static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha",
+                                      "A",    "B",    "impl",   NULL};
   int dt = -1;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "side", "LR", 0, side, err, errlen) < 0 ||
@@ -493,8 +490,8 @@ static int tri_args(const sk_arg *args, int nargs, char *side, char *uplo,
   int64_t need = *side == 'L' ? (*B)->extent[0] : (*B)->extent[1];
   if ((*A)->extent[0] != (*A)->extent[1] || (*A)->extent[0] != need) {
     char sa[48], sb[48];
-    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE, sk_dense_shape(*A, sa, sizeof sa),
-           sk_dense_shape(*B, sb, sizeof sb), *side,
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE,
+           sk_dense_shape(*A, sa, sizeof sa), sk_dense_shape(*B, sb, sizeof sb), *side,
            *side == 'L' ? "rows" : "columns");
     return -1;
   }
@@ -511,26 +508,27 @@ static int tri_entry(int mm, const sk_arg *args, int nargs, char *err, size_t er
   if (tri_args(args, nargs, &side, &uplo, &tr, &diag, &alpha, &A, &B, &impl, err,
                errlen) < 0)
     return -1;
-  double na = (double)A->extent[0], nb = (double)(side == 'L' ? B->extent[1] : B->extent[0]);
+  double na = (double)A->extent[0],
+         nb = (double)(side == 'L' ? B->extent[1] : B->extent[0]);
   int v = use_vendor(impl, B, A, NULL, na * na * nb, TRI_CROSS);
-  if (mm && v == 2) v = 0;   /* no device trmm */
-  if (v && (mm ? sk_vendor_trmm : v == 1 ? sk_vendor_trsm : sk_vendor_gpu_trsm)(
-             B->dtype, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
-             A->stride[0], A->stride[1], B->data, B->stride[0], B->stride[1]) ==
-             SK_VENDOR_OK)
+  if (mm && v == 2) v = 0; /* no device trmm */
+  if (v && (mm       ? sk_vendor_trmm
+            : v == 1 ? sk_vendor_trsm
+                     : sk_vendor_gpu_trsm)(B->dtype, side, uplo, tr, diag, B->extent[0],
+                                           B->extent[1], alpha, A->data, A->stride[0],
+                                           A->stride[1], B->data, B->stride[0],
+                                           B->stride[1]) == SK_VENDOR_OK)
     return v == 2 ? sk_dense_vendor_done(B, err, errlen) : 0;
   if (mm) return tri_kernel(1, side, uplo, tr, diag, alpha, A, B, err, errlen);
   return sk_dense_trsm(side, uplo, tr, diag, alpha, A, B, err, errlen);
 }
 
-static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int trsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   (void)out;
   return tri_entry(0, args, nargs, err, errlen);
 }
 
-static int trmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int trmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   (void)out;
   return tri_entry(1, args, nargs, err, errlen);
 }
@@ -547,6 +545,6 @@ static const sk_kentry e_trsm = {
 static const sk_kentry e_trmm = {
   "blas.trmm", "side, uplo, transA, diag, alpha, A, B [, impl]", SK_KRES_NONE, trmm};
 
-const sk_kentry *const sk_blas3_entries[] = {&e_gemv, &e_gemm, &e_syrk, &e_trsm,
-                                             &e_trmm, NULL};
+const sk_kentry *const sk_blas3_entries[] = {&e_gemv, &e_gemm, &e_syrk,
+                                             &e_trsm, &e_trmm, NULL};
 const sk_kbody *const sk_blas3_bodies[] = {&k_gemm, &k_gemv, &k_tri, NULL};

@@ -20,17 +20,15 @@ const char *sk_dense_shape(const sk_view *v, char *buf, size_t n);
 /* A rank-2 (rank 3 when 'batched') float view named 'name' of dtype
  * 'dtype' (-1: any float; the first matrix fixes it), in the active
  * back end's space. */
-const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name,
-                            int batched, int *dtype, char *err, size_t errlen);
+const sk_view *sk_dense_mat(const sk_arg *args, int nargs, const char *name, int batched,
+                            int *dtype, char *err, size_t errlen);
 /* the one-character option 'name' (a string), one of 'allowed'; 'dflt'
  * when absent (0: required) */
-int sk_dense_char(const sk_arg *args, int nargs, const char *name,
-                  const char *allowed, char dflt, char *c, char *err,
-                  size_t errlen);
+int sk_dense_char(const sk_arg *args, int nargs, const char *name, const char *allowed,
+                  char dflt, char *c, char *err, size_t errlen);
 /* impl "native" | "vendor" | "auto" (default auto) -> SK_IMPL_* */
 enum { SK_IMPL_NATIVE, SK_IMPL_VENDOR, SK_IMPL_AUTO };
-int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err,
-                  size_t errlen);
+int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err, size_t errlen);
 /* the active back end (NULL with a message) */
 const sk_backend *sk_dense_backend(char *err, size_t errlen);
 /* after a GPU vendor call wrote 'C': wait for it when C is host visible
@@ -39,18 +37,16 @@ int sk_dense_vendor_done(const sk_view *C, char *err, size_t errlen);
 
 /* a team launch of 'kb': 'league' teams of 'team' members (0: auto),
  * 'scratch' bytes of level-1 thread scratch per member */
-int sk_dense_team(const sk_kbody *kb, int64_t league, int team,
-                  int64_t scratch, const sk_arg *args, int nargs, char *err,
-                  size_t errlen);
-int sk_dense_range(const sk_kbody *kb, int64_t n, const sk_arg *args,
-                   int nargs, char *err, size_t errlen);
+int sk_dense_team(const sk_kbody *kb, int64_t league, int team, int64_t scratch,
+                  const sk_arg *args, int nargs, char *err, size_t errlen);
+int sk_dense_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                   char *err, size_t errlen);
 
 /* An int64 view of 'n' entries in 'space', zeroed; and its entry 0 read
  * back (info views) */
-int sk_dense_ivec(sk_view *v, const char *label, int64_t n, int space,
-                  char *err, size_t errlen);
-int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
-                     size_t errlen);
+int sk_dense_ivec(sk_view *v, const char *label, int64_t n, int space, char *err,
+                  size_t errlen);
+int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen);
 
 /* The native level-3 building blocks on the active back end (views any
  * layout; no argument checks: the drivers made them), used by the
@@ -58,13 +54,12 @@ int sk_dense_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
  *   gemm: C = alpha op(A) op(B) + beta C; with 'tri' 'L' / 'U' only that
  *         triangle of C is written (syrk), 0 all of it
  *   trsm: B = alpha op(A)^-1 B (side L) or alpha B op(A)^-1 (side R) */
-int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A,
-                  const sk_view *B, double beta, const sk_view *C, char tri,
-                  char *err, size_t errlen);
+int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A, const sk_view *B,
+                  double beta, const sk_view *C, char tri, char *err, size_t errlen);
 int sk_dense_trsm(char side, char uplo, char trans, char diag, double alpha,
                   const sk_view *A, const sk_view *B, char *err, size_t errlen);
 /* the rows [r0, r0+m) and columns [c0, c0+n) of rank-2 'v' */
-void sk_dense_block(const sk_view *v, int64_t r0, int64_t c0, int64_t m,
-                    int64_t n, sk_view *out);
+void sk_dense_block(const sk_view *v, int64_t r0, int64_t c0, int64_t m, int64_t n,
+                    sk_view *out);
 
 #endif

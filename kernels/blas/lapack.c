@@ -20,58 +20,62 @@
 #include "dense.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)    ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAT2(VT, n) " " n "=" VT "[2,stride]"
 
 /* -- bodies -------------------------------------------------------------------- */
 #define POTRF_SIG(VT) "team" MAT2(VT, "A") " info=int64[1] base=int64"
-static const char *const sig_potrf[] = {POTRF_SIG("float64"), POTRF_SIG("float32"),
-                                        NULL};
+static const char *const sig_potrf[] = {POTRF_SIG("float64"), POTRF_SIG("float32"), NULL};
 /* the diagonal block at offset 'base', lower; info(0) = base + its info */
-static const sk_kbody k_potrf = {
-  .label = "blas.potrf", .body = sk_body_blas_potrf, .pattern = SK_FOR,
-  .sigs = sig_potrf};
+static const sk_kbody k_potrf = {.label = "blas.potrf",
+                                 .body = sk_body_blas_potrf,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_potrf};
 
 #define GETRF_SIG(VT, PT) "team" MAT2(VT, "A") " P=int64[1] ipiv=" PT "[1] info=int64[1]"
 static const char *const sig_getrf[] = {
   GETRF_SIG("float64", "int64"), GETRF_SIG("float32", "int64"),
   GETRF_SIG("float64", "int32"), GETRF_SIG("float32", "int32"), NULL};
 /* one team: pivots into P (int64, contiguous), then the caller's ipiv */
-static const sk_kbody k_getrf = {
-  .label = "blas.getrf", .body = sk_body_blas_getrf, .pattern = SK_FOR,
-  .sigs = sig_getrf};
+static const sk_kbody k_getrf = {.label = "blas.getrf",
+                                 .body = sk_body_blas_getrf,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_getrf};
 
 #define GETRS_SIG(VT) "team" MAT2(VT, "A") MAT2(VT, "B") " P=int64[1]"
-static const char *const sig_getrs[] = {GETRS_SIG("float64"), GETRS_SIG("float32"),
-                                        NULL};
-static const sk_kbody k_getrs = {
-  .label = "blas.getrs", .body = sk_body_blas_getrs, .pattern = SK_FOR,
-  .sigs = sig_getrs};
+static const char *const sig_getrs[] = {GETRS_SIG("float64"), GETRS_SIG("float32"), NULL};
+static const sk_kbody k_getrs = {.label = "blas.getrs",
+                                 .body = sk_body_blas_getrs,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_getrs};
 
 #define TRTRI_SIG(VT) "team" MAT2(VT, "A") " info=int64[1] uplo=int64 diag=int64"
-static const char *const sig_trtri[] = {TRTRI_SIG("float64"), TRTRI_SIG("float32"),
-                                        NULL};
-static const sk_kbody k_trtri = {
-  .label = "blas.trtri", .body = sk_body_blas_trtri, .pattern = SK_FOR,
-  .sigs = sig_trtri};
+static const char *const sig_trtri[] = {TRTRI_SIG("float64"), TRTRI_SIG("float32"), NULL};
+static const sk_kbody k_trtri = {.label = "blas.trtri",
+                                 .body = sk_body_blas_trtri,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_trtri};
 
 #define PIVCP_SIG(PT) "range P=int64[1] ipiv=" PT "[1]"
 static const char *const sig_pivcp[] = {PIVCP_SIG("int64"), PIVCP_SIG("int32"), NULL};
 /* the caller's pivots (int32 or int64) into P */
-static const sk_kbody k_pivcp = {
-  .label = "blas.getrs", .body = sk_body_blas_getrs_pivots, .pattern = SK_FOR,
-  .sigs = sig_pivcp};
+static const sk_kbody k_pivcp = {.label = "blas.getrs",
+                                 .body = sk_body_blas_getrs_pivots,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_pivcp};
 
 /* -- helpers ------------------------------------------------------------------- */
 static int square(const char *name, const sk_view *A, char *err, size_t errlen) {
   if (A->extent[0] == A->extent[1]) return 0;
   char s[48];
-  sk_err(err, errlen, SK_E_VIEW_SQUARE_MATRIX, name, A->label, sk_dense_shape(A, s, sizeof s));
+  sk_err(err, errlen, SK_E_VIEW_SQUARE_MATRIX, name, A->label,
+         sk_dense_shape(A, s, sizeof s));
   return -1;
 }
 
 static int not_spd(const sk_view *A, int64_t info, char *err, size_t errlen) {
-  sk_err(err, errlen, SK_E_VIEW_NOT_POSITIVE, A->label, (long long)info, (long long)(info - 1));
+  sk_err(err, errlen, SK_E_VIEW_NOT_POSITIVE, A->label, (long long)info,
+         (long long)(info - 1));
   return -1;
 }
 
@@ -85,7 +89,8 @@ static int team_size(void) {
   char e[64];
   const sk_backend *b = sk_dense_backend(e, sizeof e);
   if (!b) return 1;
-  if (sk_space_host_accessible(b->space)) return sk_rt_threads() > 0 ? sk_rt_threads() : 1;
+  if (sk_space_host_accessible(b->space))
+    return sk_rt_threads() > 0 ? sk_rt_threads() : 1;
   return 0;
 }
 
@@ -93,7 +98,7 @@ static int team_size(void) {
 static int vendor_ok(int impl, const sk_view *A, double flops) {
   if (impl == SK_IMPL_NATIVE || A->space != SK_SPACE_HOST) return 0;
   if (!sk_vendor_host_available()) return 0;
-  (void)flops;   /* auto: the vendor at every size (blas3.c's GEMM_CROSS says why) */
+  (void)flops; /* auto: the vendor at every size (blas3.c's GEMM_CROSS says why) */
   sk_vendor_host_threads(sk_rt_threads());
   return 1;
 }
@@ -136,8 +141,7 @@ static int potrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     int64_t nb = n - k < POTRF_NB ? n - k : POTRF_NB, rest = n - k - nb;
     sk_view d, p, t;
     sk_dense_block(&a, k, k, nb, nb, &d);
-    sk_arg ka[] = {sk_arg_view("A", &d), sk_arg_view("info", &iv),
-                   sk_arg_i64("base", k)};
+    sk_arg ka[] = {sk_arg_view("A", &d), sk_arg_view("info", &iv), sk_arg_i64("base", k)};
     if (sk_dense_team(&k_potrf, 1, 1, 0, ka, NELEM(ka), err, errlen) < 0 ||
         sk_dense_get_i64(&iv, 0, &info, err, errlen) < 0) {
       rc = -1;
@@ -170,7 +174,8 @@ static const sk_view *pivots(const sk_arg *args, int nargs, int64_t n, int need,
     return NULL;
   }
   if (p->extent[0] != n) {
-    sk_err(err, errlen, SK_E_IPIV_VIEW_ELEMENTS, p->label, (long long)p->extent[0], (long long)n);
+    sk_err(err, errlen, SK_E_IPIV_VIEW_ELEMENTS, p->label, (long long)p->extent[0],
+           (long long)n);
     return NULL;
   }
   return p;
@@ -193,7 +198,8 @@ static int factor(const sk_view *A, const sk_view *P, const sk_view *ipiv, int i
         SK_VENDOR_OK) {
       memcpy(P->data, h, (size_t)kn * sizeof *h);
       if (ipiv)
-        for (int64_t k = 0; k < kn; k++) sk_view_set_i((sk_view *)ipiv, k * ipiv->stride[0], h[k]);
+        for (int64_t k = 0; k < kn; k++)
+          sk_view_set_i((sk_view *)ipiv, k * ipiv->stride[0], h[k]);
       free(h);
       return 0;
     }
@@ -295,8 +301,7 @@ static int getrs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return gesv_like(0, args, nargs, err, errlen);
 }
 
-static int gesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int gesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   (void)out;
   return gesv_like(1, args, nargs, err, errlen);
 }
@@ -325,8 +330,8 @@ static int trtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view a, iv;
   sk_dense_strided(A, &a);
   if (sk_dense_ivec(&iv, "info", 1, A->space, err, errlen) < 0) return -1;
-  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("info", &iv),
-                 sk_arg_i64("uplo", uplo), sk_arg_i64("diag", diag)};
+  sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("info", &iv), sk_arg_i64("uplo", uplo),
+                 sk_arg_i64("diag", diag)};
   int rc = sk_dense_team(&k_trtri, 1, team_size(), 0, ka, NELEM(ka), err, errlen);
   if (rc == 0) rc = sk_dense_get_i64(&iv, 0, &info, err, errlen);
   sk_view_release(&iv);
@@ -337,12 +342,13 @@ static int trtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 /* -- entries ---------------------------------------------------------------------- */
 static const sk_kentry e_potrf = {"blas.potrf", "uplo, A [, impl]", SK_KRES_NONE, potrf};
 static const sk_kentry e_getrf = {"blas.getrf", "A, ipiv [, impl]", SK_KRES_NONE, getrf};
-static const sk_kentry e_getrs = {"blas.getrs", "A, ipiv, B [, impl]", SK_KRES_NONE, getrs};
+static const sk_kentry e_getrs = {"blas.getrs", "A, ipiv, B [, impl]", SK_KRES_NONE,
+                                  getrs};
 static const sk_kentry e_gesv = {"blas.gesv", "A, B [, ipiv, impl]", SK_KRES_NONE, gesv};
 static const sk_kentry e_trtri = {"blas.trtri", "uplo, diag, A [, impl]", SK_KRES_NONE,
                                   trtri};
 
-const sk_kentry *const sk_lapack_entries[] = {&e_potrf, &e_getrf, &e_getrs, &e_gesv,
-                                              &e_trtri, NULL};
-const sk_kbody *const sk_lapack_bodies[] = {&k_potrf, &k_getrf, &k_getrs, &k_trtri,
-                                            &k_pivcp, NULL};
+const sk_kentry *const sk_lapack_entries[] = {&e_potrf, &e_getrf, &e_getrs,
+                                              &e_gesv,  &e_trtri, NULL};
+const sk_kbody *const sk_lapack_bodies[] = {&k_potrf, &k_getrf, &k_getrs,
+                                            &k_trtri, &k_pivcp, NULL};

@@ -34,40 +34,50 @@
 #include "core/view.h"
 
 /* -- the library ---------------------------------------------------------- */
-enum { CM = 102, NT = 111, TR = 112, UP = 121, LO = 122, NU = 131, UN = 132,
-       LEFT = 141, RIGHT = 142 };
+enum {
+  CM = 102,
+  NT = 111,
+  TR = 112,
+  UP = 121,
+  LO = 122,
+  NU = 131,
+  UN = 132,
+  LEFT = 141,
+  RIGHT = 142
+};
 typedef void (*gemm_fn)(int, int, int, int, int, int, double, const void *, int,
                         const void *, int, double, void *, int);
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const void *, int,
                          const void *, int, float, void *, int);
-typedef void (*gemv_fn)(int, int, int, int, double, const void *, int,
-                        const void *, int, double, void *, int);
-typedef void (*sgemv_fn)(int, int, int, int, float, const void *, int,
-                         const void *, int, float, void *, int);
-typedef void (*syrk_fn)(int, int, int, int, int, double, const void *, int,
+typedef void (*gemv_fn)(int, int, int, int, double, const void *, int, const void *, int,
                         double, void *, int);
-typedef void (*ssyrk_fn)(int, int, int, int, int, float, const void *, int,
+typedef void (*sgemv_fn)(int, int, int, int, float, const void *, int, const void *, int,
                          float, void *, int);
-typedef void (*trsm_fn)(int, int, int, int, int, int, int, double,
-                        const void *, int, void *, int);
-typedef void (*strsm_fn)(int, int, int, int, int, int, int, float,
-                         const void *, int, void *, int);
-typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *,
-                         size_t);
-typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *,
-                         int *);
+typedef void (*syrk_fn)(int, int, int, int, int, double, const void *, int, double,
+                        void *, int);
+typedef void (*ssyrk_fn)(int, int, int, int, int, float, const void *, int, float, void *,
+                         int);
+typedef void (*trsm_fn)(int, int, int, int, int, int, int, double, const void *, int,
+                        void *, int);
+typedef void (*strsm_fn)(int, int, int, int, int, int, int, float, const void *, int,
+                         void *, int);
+typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, size_t);
+typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *, int *);
 typedef void (*getrs_fn)(const char *, const int *, const int *, const void *,
-                         const int *, const int *, void *, const int *, int *,
-                         size_t);
-typedef void (*trtri_fn)(const char *, const char *, const int *, void *,
-                         const int *, int *, size_t, size_t);
+                         const int *, const int *, void *, const int *, int *, size_t);
+typedef void (*trtri_fn)(const char *, const char *, const int *, void *, const int *,
+                         int *, size_t, size_t);
 
 static struct {
   void *h;
-  gemm_fn dgemm; sgemm_fn sgemm;
-  gemv_fn dgemv; sgemv_fn sgemv;
-  syrk_fn dsyrk; ssyrk_fn ssyrk;
-  trsm_fn dtrsm, dtrmm; strsm_fn strsm, strmm;
+  gemm_fn dgemm;
+  sgemm_fn sgemm;
+  gemv_fn dgemv;
+  sgemv_fn sgemv;
+  syrk_fn dsyrk;
+  ssyrk_fn ssyrk;
+  trsm_fn dtrsm, dtrmm;
+  strsm_fn strsm, strmm;
   potrf_fn dpotrf, spotrf;
   getrf_fn dgetrf, sgetrf;
   getrs_fn dgetrs, sgetrs;
@@ -83,7 +93,7 @@ static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 /* a core OpenBLAS would run without AVX-512 */
 static int core_without_avx512(const char *c) {
   static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids",
-                                     "zen4", "zen5", NULL};
+                                     "zen4",     "zen5",       NULL};
   char low[64];
   size_t n = 0;
   for (; c[n] && n + 1 < sizeof low; n++)
@@ -135,22 +145,31 @@ static void load(void) {
     return;
   }
 #define SYM(field, s) *(void **)&lib.field = dlsym(lib.h, s)
-  SYM(dgemm, "cblas_dgemm"); SYM(sgemm, "cblas_sgemm");
-  SYM(dgemv, "cblas_dgemv"); SYM(sgemv, "cblas_sgemv");
-  SYM(dsyrk, "cblas_dsyrk"); SYM(ssyrk, "cblas_ssyrk");
-  SYM(dtrsm, "cblas_dtrsm"); SYM(strsm, "cblas_strsm");
-  SYM(dtrmm, "cblas_dtrmm"); SYM(strmm, "cblas_strmm");
-  SYM(dpotrf, "dpotrf_"); SYM(spotrf, "spotrf_");
-  SYM(dgetrf, "dgetrf_"); SYM(sgetrf, "sgetrf_");
-  SYM(dgetrs, "dgetrs_"); SYM(sgetrs, "sgetrs_");
-  SYM(dtrtri, "dtrtri_"); SYM(strtri, "strtri_");
+  SYM(dgemm, "cblas_dgemm");
+  SYM(sgemm, "cblas_sgemm");
+  SYM(dgemv, "cblas_dgemv");
+  SYM(sgemv, "cblas_sgemv");
+  SYM(dsyrk, "cblas_dsyrk");
+  SYM(ssyrk, "cblas_ssyrk");
+  SYM(dtrsm, "cblas_dtrsm");
+  SYM(strsm, "cblas_strsm");
+  SYM(dtrmm, "cblas_dtrmm");
+  SYM(strmm, "cblas_strmm");
+  SYM(dpotrf, "dpotrf_");
+  SYM(spotrf, "spotrf_");
+  SYM(dgetrf, "dgetrf_");
+  SYM(sgetrf, "sgetrf_");
+  SYM(dgetrs, "dgetrs_");
+  SYM(sgetrs, "sgetrs_");
+  SYM(dtrtri, "dtrtri_");
+  SYM(strtri, "strtri_");
   SYM(set_threads, "openblas_set_num_threads");
   SYM(corename, "openblas_get_corename");
 #undef SYM
-  if (!lib.dgemm || !lib.sgemm || !lib.dgemv || !lib.sgemv || !lib.dsyrk ||
-      !lib.ssyrk || !lib.dtrsm || !lib.strsm || !lib.dtrmm || !lib.strmm ||
-      !lib.dpotrf || !lib.spotrf || !lib.dgetrf || !lib.sgetrf || !lib.dgetrs ||
-      !lib.sgetrs || !lib.dtrtri || !lib.strtri) {
+  if (!lib.dgemm || !lib.sgemm || !lib.dgemv || !lib.sgemv || !lib.dsyrk || !lib.ssyrk ||
+      !lib.dtrsm || !lib.strsm || !lib.dtrmm || !lib.strmm || !lib.dpotrf ||
+      !lib.spotrf || !lib.dgetrf || !lib.sgetrf || !lib.dgetrs || !lib.sgetrs ||
+      !lib.dtrtri || !lib.strtri) {
     sk_err(lib.status, sizeof lib.status, SK_E_LACKS_BLAS_LAPACK, name);
     dlclose(lib.h);
     lib.h = NULL;
@@ -178,10 +197,10 @@ void sk_vendor_host_threads(int threads) {
 }
 
 /* -- column-major forms: core/blasplan.h ---------------------------------- */
-int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
-                   int64_t k, double alpha, const void *A, int64_t rsa,
-                   int64_t csa, const void *B, int64_t rsb, int64_t csb,
-                   double beta, void *C, int64_t rsc, int64_t csc) {
+int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                   double alpha, const void *A, int64_t rsa, int64_t csa, const void *B,
+                   int64_t rsb, int64_t csb, double beta, void *C, int64_t rsc,
+                   int64_t csc) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   sk_cm_plan p;
   if (sk_cm_gemm_plan(ta, tb, m, n, k, A, rsa, csa, B, rsb, csb, rsc, csc, &p) < 0)
@@ -193,14 +212,14 @@ int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
     lib.dgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, alpha, p.X, p.ldx, p.Y,
               p.ldy, beta, C, p.ldc);
   else
-    lib.sgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, (float)alpha, p.X,
-              p.ldx, p.Y, p.ldy, (float)beta, C, p.ldc);
+    lib.sgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, (float)alpha, p.X, p.ldx,
+              p.Y, p.ldy, (float)beta, C, p.ldc);
   return SK_VENDOR_OK;
 }
 
 int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
-                   const void *A, int64_t rsa, int64_t csa, const void *x,
-                   int64_t incx, double beta, void *y, int64_t incy) {
+                   const void *A, int64_t rsa, int64_t csa, const void *x, int64_t incx,
+                   double beta, void *y, int64_t incy) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   int sa, lda;
   if (sk_cm_as(m, n, rsa, csa, &sa, &lda) < 0 || incx < 1 || incy < 1 ||
@@ -208,43 +227,41 @@ int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
     return SK_VENDOR_UNSUPPORTED;
   int f = sk_cm_flag(trans) ^ sa;
   int sm = (int)(sa ? n : m), sn = (int)(sa ? m : n);
-  if (m == 0 || n == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
+  if (m == 0 || n == 0) return SK_VENDOR_UNSUPPORTED; /* quick return: beta unapplied */
   if (dtype == SK_F64)
-    lib.dgemv(CM, f ? TR : NT, sm, sn, alpha, A, lda, x, (int)incx, beta, y,
-              (int)incy);
+    lib.dgemv(CM, f ? TR : NT, sm, sn, alpha, A, lda, x, (int)incx, beta, y, (int)incy);
   else
-    lib.sgemv(CM, f ? TR : NT, sm, sn, (float)alpha, A, lda, x, (int)incx,
-              (float)beta, y, (int)incy);
+    lib.sgemv(CM, f ? TR : NT, sm, sn, (float)alpha, A, lda, x, (int)incx, (float)beta, y,
+              (int)incy);
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
-                   double alpha, const void *A, int64_t rsa, int64_t csa,
-                   double beta, void *C, int64_t rsc, int64_t csc) {
+int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                   const void *A, int64_t rsa, int64_t csa, double beta, void *C,
+                   int64_t rsc, int64_t csc) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   int ft = sk_cm_flag(trans), sa, sc, lda, ldc;
   if (!sk_cm_fits(k) || sk_cm_as(ft ? k : n, ft ? n : k, rsa, csa, &sa, &lda) < 0 ||
       sk_cm_as(n, n, rsc, csc, &sc, &ldc) < 0)
     return SK_VENDOR_UNSUPPORTED;
-  if (k == 0) return SK_VENDOR_UNSUPPORTED;   /* quick return: beta unapplied */
+  if (k == 0) return SK_VENDOR_UNSUPPORTED; /* quick return: beta unapplied */
   if (n == 0) return SK_VENDOR_OK;
   int lo = sk_cm_low(uplo) ^ sc;
   ft ^= sa;
   if (dtype == SK_F64)
-    lib.dsyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, alpha, A, lda,
-              beta, C, ldc);
+    lib.dsyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, alpha, A, lda, beta, C,
+              ldc);
   else
-    lib.ssyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, (float)alpha, A,
-              lda, (float)beta, C, ldc);
+    lib.ssyrk(CM, lo ? LO : UP, ft ? TR : NT, (int)n, (int)k, (float)alpha, A, lda,
+              (float)beta, C, ldc);
   return SK_VENDOR_OK;
 }
 
-static int tri(int dtype, int mm, char side, char uplo, char trans, char diag,
-               int64_t m, int64_t n, double alpha, const void *A, int64_t rsa,
-               int64_t csa, void *B, int64_t rsb, int64_t csb) {
+static int tri(int dtype, int mm, char side, char uplo, char trans, char diag, int64_t m,
+               int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa, void *B,
+               int64_t rsb, int64_t csb) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  int left = side == 'L' || side == 'l', na = (int)(left ? m : n), sa, sb, lda,
-      ldb;
+  int left = side == 'L' || side == 'l', na = (int)(left ? m : n), sa, sb, lda, ldb;
   if (sk_cm_as(left ? m : n, left ? m : n, rsa, csa, &sa, &lda) < 0 ||
       sk_cm_as(m, n, rsb, csb, &sb, &ldb) < 0)
     return SK_VENDOR_UNSUPPORTED;
@@ -258,36 +275,30 @@ static int tri(int dtype, int mm, char side, char uplo, char trans, char diag,
       d = diag == 'U' || diag == 'u' ? UN : NU;
   if (dtype == SK_F64)
     (mm ? lib.dtrmm : lib.dtrsm)(CM, s, u, t, d, bm, bn, alpha, A, lda, B, ldb);
-  else
-    (mm ? lib.strmm : lib.strsm)(CM, s, u, t, d, bm, bn, (float)alpha, A, lda,
-                                 B, ldb);
+  else (mm ? lib.strmm : lib.strsm)(CM, s, u, t, d, bm, bn, (float)alpha, A, lda, B, ldb);
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_trsm(int dtype, char side, char uplo, char trans, char diag,
-                   int64_t m, int64_t n, double alpha, const void *A,
-                   int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                   int64_t csb) {
-  return tri(dtype, 0, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb,
-             csb);
+int sk_vendor_trsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                   int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                   void *B, int64_t rsb, int64_t csb) {
+  return tri(dtype, 0, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb, csb);
 }
 
-int sk_vendor_trmm(int dtype, char side, char uplo, char trans, char diag,
-                   int64_t m, int64_t n, double alpha, const void *A,
-                   int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                   int64_t csb) {
-  return tri(dtype, 1, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb,
-             csb);
+int sk_vendor_trmm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                   int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                   void *B, int64_t rsb, int64_t csb) {
+  return tri(dtype, 1, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb, csb);
 }
 
 /* -- LAPACK: column-major in place, or a column-major copy ------------------ */
 typedef struct cmbuf {
-  void *a;          /* what LAPACK sees */
+  void *a; /* what LAPACK sees */
   int ld, copied;
 } cmbuf;
 
-static int cm_open(cmbuf *c, int dtype, int64_t m, int64_t n, void *A,
-                   int64_t rs, int64_t cs) {
+static int cm_open(cmbuf *c, int dtype, int64_t m, int64_t n, void *A, int64_t rs,
+                   int64_t cs) {
   int t, ld;
   if (!sk_cm_fits(m) || !sk_cm_fits(n)) return -1;
   if (sk_cm_as(m, n, rs, cs, &t, &ld) == 0 && t == 0) {
@@ -305,28 +316,26 @@ static int cm_open(cmbuf *c, int dtype, int64_t m, int64_t n, void *A,
     for (int64_t i = 0; i < m; i++) {
       if (dtype == SK_F64)
         ((double *)c->a)[j * c->ld + i] = ((double *)A)[i * rs + j * cs];
-      else
-        ((float *)c->a)[j * c->ld + i] = ((float *)A)[i * rs + j * cs];
+      else ((float *)c->a)[j * c->ld + i] = ((float *)A)[i * rs + j * cs];
     }
   return 0;
 }
 
-static void cm_close(cmbuf *c, int dtype, int64_t m, int64_t n, void *A,
-                     int64_t rs, int64_t cs, int write) {
+static void cm_close(cmbuf *c, int dtype, int64_t m, int64_t n, void *A, int64_t rs,
+                     int64_t cs, int write) {
   if (!c->copied) return;
   if (write)
     for (int64_t j = 0; j < n; j++)
       for (int64_t i = 0; i < m; i++) {
         if (dtype == SK_F64)
           ((double *)A)[i * rs + j * cs] = ((double *)c->a)[j * c->ld + i];
-        else
-          ((float *)A)[i * rs + j * cs] = ((float *)c->a)[j * c->ld + i];
+        else ((float *)A)[i * rs + j * cs] = ((float *)c->a)[j * c->ld + i];
       }
   free(c->a);
 }
 
-int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs,
-                    int64_t cs, int64_t *info) {
+int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64_t cs,
+                    int64_t *info) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   cmbuf c;
   *info = 0;
@@ -340,8 +349,8 @@ int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs,
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs,
-                    int64_t cs, int64_t *ipiv, int64_t *info) {
+int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
+                    int64_t *ipiv, int64_t *info) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   *info = 0;
   int64_t kn = m < n ? m : n;
@@ -361,9 +370,8 @@ int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs,
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A,
-                    int64_t rs, int64_t cs, const int64_t *ipiv, void *B,
-                    int64_t rsb, int64_t csb) {
+int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A, int64_t rs,
+                    int64_t cs, const int64_t *ipiv, void *B, int64_t rsb, int64_t csb) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   if (n == 0 || nrhs == 0) return SK_VENDOR_OK;
   cmbuf a, b;
@@ -381,16 +389,16 @@ int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A,
   for (int64_t k = 0; k < n; k++) p[k] = (int)ipiv[k] + 1;
   int nn = (int)n, nr = (int)nrhs, in = 0;
   char t = 'N';
-  (dtype == SK_F64 ? lib.dgetrs : lib.sgetrs)(&t, &nn, &nr, a.a, &a.ld, p, b.a,
-                                              &b.ld, &in, 1);
+  (dtype == SK_F64 ? lib.dgetrs : lib.sgetrs)(&t, &nn, &nr, a.a, &a.ld, p, b.a, &b.ld,
+                                              &in, 1);
   cm_close(&b, dtype, n, nrhs, B, rsb, csb, 1);
   cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
   free(p);
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
-                    int64_t rs, int64_t cs, int64_t *info) {
+int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,
+                    int64_t cs, int64_t *info) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
   *info = 0;
   if (n == 0) return SK_VENDOR_OK;
@@ -424,39 +432,36 @@ const char *sk_vendor_gpu_status(void) {
   return v ? v->status() : "no device vendor BLAS";
 }
 
-int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
-                       int64_t k, double alpha, const void *A, int64_t rsa,
-                       int64_t csa, const void *B, int64_t rsb, int64_t csb,
-                       double beta, void *C, int64_t rsc, int64_t csc) {
-  return sk_vendor_gpu_gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, 0, B,
-                                    rsb, csb, 0, beta, C, rsc, csc, 0, 1);
+int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                       double alpha, const void *A, int64_t rsa, int64_t csa,
+                       const void *B, int64_t rsb, int64_t csb, double beta, void *C,
+                       int64_t rsc, int64_t csc) {
+  return sk_vendor_gpu_gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, 0, B, rsb,
+                                    csb, 0, beta, C, rsc, csc, 0, 1);
 }
 
-int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
-                               int64_t n, int64_t k, double alpha,
-                               const void *A, int64_t rsa, int64_t csa,
-                               int64_t sa, const void *B, int64_t rsb,
-                               int64_t csb, int64_t sb, double beta, void *C,
-                               int64_t rsc, int64_t csc, int64_t sc,
-                               int64_t batch) {
+int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m, int64_t n,
+                               int64_t k, double alpha, const void *A, int64_t rsa,
+                               int64_t csa, int64_t sa, const void *B, int64_t rsb,
+                               int64_t csb, int64_t sb, double beta, void *C, int64_t rsc,
+                               int64_t csc, int64_t sc, int64_t batch) {
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
-  return dev_blas()->gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, sa,
-                                  B, rsb, csb, sb, beta, C, rsc, csc, sc, batch);
+  return dev_blas()->gemm_batched(dtype, ta, tb, m, n, k, alpha, A, rsa, csa, sa, B, rsb,
+                                  csb, sb, beta, C, rsc, csc, sc, batch);
 }
 
-int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
-                       int64_t m, int64_t n, double alpha, const void *A,
-                       int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                       int64_t csb) {
+int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                       int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                       void *B, int64_t rsb, int64_t csb) {
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
-  return dev_blas()->trsm(dtype, side, uplo, trans, diag, m, n, alpha, A, rsa, csa,
-                          B, rsb, csb);
+  return dev_blas()->trsm(dtype, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B,
+                          rsb, csb);
 }
 
 int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
-                       double alpha, const void *A, int64_t rsa, int64_t csa,
-                       double beta, void *C, int64_t rsc, int64_t csc) {
+                       double alpha, const void *A, int64_t rsa, int64_t csa, double beta,
+                       void *C, int64_t rsc, int64_t csc) {
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
-  return dev_blas()->syrk(dtype, uplo, trans, n, k, alpha, A, rsa, csa, beta, C,
-                          rsc, csc);
+  return dev_blas()->syrk(dtype, uplo, trans, n, k, alpha, A, rsa, csa, beta, C, rsc,
+                          csc);
 }

@@ -32,36 +32,33 @@ const char *sk_vendor_host_status(void);
 /* let the library use 'threads' threads (speck's host thread count) */
 void sk_vendor_host_threads(int threads);
 
-int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
-                   int64_t k, double alpha, const void *A, int64_t rsa,
-                   int64_t csa, const void *B, int64_t rsb, int64_t csb,
-                   double beta, void *C, int64_t rsc, int64_t csc);
+int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                   double alpha, const void *A, int64_t rsa, int64_t csa, const void *B,
+                   int64_t rsb, int64_t csb, double beta, void *C, int64_t rsc,
+                   int64_t csc);
 int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
-                   const void *A, int64_t rsa, int64_t csa, const void *x,
-                   int64_t incx, double beta, void *y, int64_t incy);
+                   const void *A, int64_t rsa, int64_t csa, const void *x, int64_t incx,
+                   double beta, void *y, int64_t incy);
 /* C (n x n, triangle 'uplo') = alpha op(A) op(A)^T + beta C; op(A) n x k */
-int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
-                   double alpha, const void *A, int64_t rsa, int64_t csa,
-                   double beta, void *C, int64_t rsc, int64_t csc);
+int sk_vendor_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k, double alpha,
+                   const void *A, int64_t rsa, int64_t csa, double beta, void *C,
+                   int64_t rsc, int64_t csc);
 /* B (m x n) = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R') */
-int sk_vendor_trsm(int dtype, char side, char uplo, char trans, char diag,
-                   int64_t m, int64_t n, double alpha, const void *A,
-                   int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                   int64_t csb);
-int sk_vendor_trmm(int dtype, char side, char uplo, char trans, char diag,
-                   int64_t m, int64_t n, double alpha, const void *A,
-                   int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                   int64_t csb);
-int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs,
-                    int64_t cs, int64_t *info);
-int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs,
-                    int64_t cs, int64_t *ipiv, int64_t *info);
+int sk_vendor_trsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                   int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                   void *B, int64_t rsb, int64_t csb);
+int sk_vendor_trmm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                   int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                   void *B, int64_t rsb, int64_t csb);
+int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64_t cs,
+                    int64_t *info);
+int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
+                    int64_t *ipiv, int64_t *info);
 /* B (n x nrhs) = A^-1 B with getrf's factors and pivots */
-int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A,
-                    int64_t rs, int64_t cs, const int64_t *ipiv, void *B,
-                    int64_t rsb, int64_t csb);
-int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
-                    int64_t rs, int64_t cs, int64_t *info);
+int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A, int64_t rs,
+                    int64_t cs, const int64_t *ipiv, void *B, int64_t rsb, int64_t csb);
+int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,
+                    int64_t cs, int64_t *info);
 
 /* -- the GPU: cuBLAS -------------------------------------------------------
  * libcublas.so.12 (or SPECK_CUBLAS) by dlopen, on the CUDA space's stream
@@ -71,24 +68,21 @@ int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A,
  * are cuSOLVER's): the native kernels run there. */
 int sk_vendor_gpu_available(void);
 const char *sk_vendor_gpu_status(void);
-int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n,
-                       int64_t k, double alpha, const void *A, int64_t rsa,
-                       int64_t csa, const void *B, int64_t rsb, int64_t csb,
-                       double beta, void *C, int64_t rsc, int64_t csc);
-/* 'batch' products, matrix b of X at X + b * sX elements (strided batched) */
-int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m,
-                               int64_t n, int64_t k, double alpha,
-                               const void *A, int64_t rsa, int64_t csa,
-                               int64_t sa, const void *B, int64_t rsb,
-                               int64_t csb, int64_t sb, double beta, void *C,
-                               int64_t rsc, int64_t csc, int64_t sc,
-                               int64_t batch);
-int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag,
-                       int64_t m, int64_t n, double alpha, const void *A,
-                       int64_t rsa, int64_t csa, void *B, int64_t rsb,
-                       int64_t csb);
-int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
+int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
                        double alpha, const void *A, int64_t rsa, int64_t csa,
-                       double beta, void *C, int64_t rsc, int64_t csc);
+                       const void *B, int64_t rsb, int64_t csb, double beta, void *C,
+                       int64_t rsc, int64_t csc);
+/* 'batch' products, matrix b of X at X + b * sX elements (strided batched) */
+int sk_vendor_gpu_gemm_batched(int dtype, char ta, char tb, int64_t m, int64_t n,
+                               int64_t k, double alpha, const void *A, int64_t rsa,
+                               int64_t csa, int64_t sa, const void *B, int64_t rsb,
+                               int64_t csb, int64_t sb, double beta, void *C, int64_t rsc,
+                               int64_t csc, int64_t sc, int64_t batch);
+int sk_vendor_gpu_trsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                       int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
+                       void *B, int64_t rsb, int64_t csb);
+int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
+                       double alpha, const void *A, int64_t rsa, int64_t csa, double beta,
+                       void *C, int64_t rsc, int64_t csc);
 
 #endif

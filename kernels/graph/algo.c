@@ -16,7 +16,7 @@ int sk_galgo_degree_range_chunk(const sk_kbody *kb, int64_t n, int64_t chunk,
   p.end = n;
   const sk_backend *be = sk_rt_backend(err, errlen);
   if (!be) return -1;
-  if (be->code == SK_CODE_HOST) {   /* (a GPU's chunk would be its block size) */
+  if (be->code == SK_CODE_HOST) { /* (a GPU's chunk would be its block size) */
     p.schedule = SK_DYNAMIC;
     p.chunk = chunk;
   }
@@ -38,9 +38,11 @@ int sk_galgo_warp(char *err, size_t errlen) {
 
 /* -- graph.count_loops ----------------------------------------------------- */
 static const char *const sig_loops[] = {"range" G3, NULL};
-static const sk_kbody k_loops = {
-  .label = "graph.count_loops", .body = sk_body_graph_count_loops, .pattern = SK_REDUCE,
-  .sigs = sig_loops, .reds = "sum:int64"};
+static const sk_kbody k_loops = {.label = "graph.count_loops",
+                                 .body = sk_body_graph_count_loops,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_loops,
+                                 .reds = "sum:int64"};
 
 /* graph.count_loops: G_* -> the number of arcs u -> u */
 static int count_loops(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -62,6 +64,7 @@ static int count_loops(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count_loops};
 
 const sk_kentry *const sk_galgo_entries[] = {
-  &sk_galgo_bfs, &sk_galgo_cc, &sk_galgo_pr, &sk_galgo_tri, &sk_galgo_color,
-  &sk_galgo_color_bip, &e_loops, &sk_galgo_mis2, &sk_galgo_minitri, &sk_galgo_coarsen, NULL};
+  &sk_galgo_bfs,     &sk_galgo_cc,        &sk_galgo_pr, &sk_galgo_tri,
+  &sk_galgo_color,   &sk_galgo_color_bip, &e_loops,     &sk_galgo_mis2,
+  &sk_galgo_minitri, &sk_galgo_coarsen,   NULL};
 const sk_kbody *const sk_galgo_bodies[] = {&k_loops, NULL};

@@ -28,8 +28,8 @@ int sk_galgo_warp(char *err, size_t errlen);
 /* the entries, each in its file, listed by algo.c in one order (the
  * order of the family in messages), and one list of bodies per file
  * (graph.c registers them) */
-extern const sk_kentry sk_galgo_bfs, sk_galgo_cc, sk_galgo_pr, sk_galgo_tri, sk_galgo_color,
-  sk_galgo_color_bip, sk_galgo_mis2, sk_galgo_minitri, sk_galgo_coarsen;
+extern const sk_kentry sk_galgo_bfs, sk_galgo_cc, sk_galgo_pr, sk_galgo_tri,
+  sk_galgo_color, sk_galgo_color_bip, sk_galgo_mis2, sk_galgo_minitri, sk_galgo_coarsen;
 extern const sk_kbody *const sk_gbfs_bodies[];
 extern const sk_kbody *const sk_gcc_bodies[];
 extern const sk_kbody *const sk_gpr_bodies[];

@@ -23,24 +23,29 @@
  * optimisation off). */
 static const char *const sig_bfs_init[] = {
   "range" R1("level", "int64") R1("parent", "int64"), NULL};
-static const sk_kbody k_bfs_init = {
-  .label = "graph.bfs_init", .body = sk_body_graph_bfs_init, .pattern = SK_FOR,
-  .sigs = sig_bfs_init};
+static const sk_kbody k_bfs_init = {.label = "graph.bfs_init",
+                                    .body = sk_body_graph_bfs_init,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_bfs_init};
 
-static const char *const sig_bfs_seed[] = {
-  "range" R1("src", "int64") R1("level", "int64") R1("parent", "int64")
-  R1("q", "int32") R1("cnt", "int64"), NULL};
-static const sk_kbody k_bfs_seed = {
-  .label = "graph.bfs_seed", .body = sk_body_graph_bfs_seed, .pattern = SK_FOR,
-  .sigs = sig_bfs_seed};
+static const char *const sig_bfs_seed[] = {"range" R1("src", "int64") R1("level", "int64")
+                                             R1("parent", "int64") R1("q", "int32")
+                                               R1("cnt", "int64"),
+                                           NULL};
+static const sk_kbody k_bfs_seed = {.label = "graph.bfs_seed",
+                                    .body = sk_body_graph_bfs_seed,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_bfs_seed};
 
 static const char *const sig_bfs_td[] = {
-  "range" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32")
-  R1("nq", "int32") R1("cnt", "int64") " l1=int64", NULL};
-static const sk_kbody k_bfs_td = {
-  .label = "graph.bfs_top_down", .body = sk_body_graph_bfs_top_down,
-  .pattern = SK_REDUCE, .sigs = sig_bfs_td, .reds = "sum:int64"};
-
+  "range" G3 R1("level", "int64") R1("parent", "int64") R1("q", "int32") R1("nq", "int32")
+    R1("cnt", "int64") " l1=int64",
+  NULL};
+static const sk_kbody k_bfs_td = {.label = "graph.bfs_top_down",
+                                  .body = sk_body_graph_bfs_top_down,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_bfs_td,
+                                  .reds = "sum:int64"};
 
 /* The host's bottom-up step (Beamer's, as GAP's bfs.cc): the frontier
  * is a bitmap (a bit a vertex, 128 KB at a million vertices: it stays in
@@ -53,26 +58,33 @@ static const sk_kbody k_bfs_td = {
  * and rows. Words are int64 views. */
 static const char *const sig_bfs_bub[] = {
   "range" G3 R1("level", "int64") R1("parent", "int64") R1("front", "int64")
-  R1("next", "int64") R1("done", "int64") " l1=int64 nv=int64", NULL};
-static const sk_kbody k_bfs_bu_bits = {
-  .label = "graph.bfs_bottom_up_bitmap", .body = sk_body_graph_bfs_bottom_up_bitmap,
-  .pattern = SK_REDUCE, .sigs = sig_bfs_bub, .reds = "sum:int64 sum:int64"};
+    R1("next", "int64") R1("done", "int64") " l1=int64 nv=int64",
+  NULL};
+static const sk_kbody k_bfs_bu_bits = {.label = "graph.bfs_bottom_up_bitmap",
+                                       .body = sk_body_graph_bfs_bottom_up_bitmap,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_bfs_bub,
+                                       .reds = "sum:int64 sum:int64"};
 
 /* the frontier's bitmap from its queue (the bitmap cleared before) */
-static const char *const sig_bfs_q2b[] = {"range" R1("q", "int32") R1("front", "int64"), NULL};
-static const sk_kbody k_bfs_q2b = {
-  .label = "graph.bfs_queue_to_bitmap", .body = sk_body_graph_bfs_queue_to_bitmap,
-  .pattern = SK_FOR, .sigs = sig_bfs_q2b};
+static const char *const sig_bfs_q2b[] = {"range" R1("q", "int32") R1("front", "int64"),
+                                          NULL};
+static const sk_kbody k_bfs_q2b = {.label = "graph.bfs_queue_to_bitmap",
+                                   .body = sk_body_graph_bfs_queue_to_bitmap,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_bfs_q2b};
 static const char *const sig_bfs_clr[] = {"range" R1("front", "int64"), NULL};
-static const sk_kbody k_bfs_clr = {
-  .label = "graph.bfs_bitmap_clear", .body = sk_body_graph_bfs_bitmap_clear,
-  .pattern = SK_FOR, .sigs = sig_bfs_clr};
+static const sk_kbody k_bfs_clr = {.label = "graph.bfs_bitmap_clear",
+                                   .body = sk_body_graph_bfs_bitmap_clear,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_bfs_clr};
 /* the queue from the bitmap (a word a work item) */
 static const char *const sig_bfs_b2q[] = {
   "range" R1("front", "int64") R1("q", "int32") R1("cnt", "int64"), NULL};
-static const sk_kbody k_bfs_b2q = {
-  .label = "graph.bfs_bitmap_to_queue", .body = sk_body_graph_bfs_bitmap_to_queue,
-  .pattern = SK_FOR, .sigs = sig_bfs_b2q};
+static const sk_kbody k_bfs_b2q = {.label = "graph.bfs_bitmap_to_queue",
+                                   .body = sk_body_graph_bfs_bitmap_to_queue,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_bfs_b2q};
 
 /* Direction-optimising BFS on the host (undirected, no visitor): the
  * levels from the seeded queue 'q' (qn vertices), top-down steps as
@@ -88,8 +100,10 @@ static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view 
   memset(&dn, 0, sizeof dn);
   int rc = -1, bottom_up = 0;
   int64_t l = 0, mf = 0, mu = g->narcs;
-  if (sk_sp_view(&front, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0 ||
-      sk_sp_view(&next, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0 ||
+  if (sk_sp_view(&front, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&next, "frontier bitmap", SK_I64, nw, level->space, 0, err, errlen) <
+        0 ||
       sk_sp_view(&dn, "done bitmap", SK_I64, nw, level->space, 0, err, errlen) < 0)
     goto done;
   {
@@ -114,11 +128,17 @@ static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view 
         goto done;
     }
     if (bottom_up) {
-      sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                    sk_arg_view("level", level), sk_arg_view("parent", parent),
-                    sk_arg_view("front", &front), sk_arg_view("next", &next),
-                    sk_arg_view("done", &dn), sk_arg_i64("l1", l + 1), sk_arg_i64("nv", nv)};
-      if (sk_galgo_degree_range_chunk(&k_bfs_bu_bits, nw, 4, a, NELEM(a), &r, err, errlen) < 0)
+      sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                    sk_arg_view("colidx", g->colidx),
+                    sk_arg_view("level", level),
+                    sk_arg_view("parent", parent),
+                    sk_arg_view("front", &front),
+                    sk_arg_view("next", &next),
+                    sk_arg_view("done", &dn),
+                    sk_arg_i64("l1", l + 1),
+                    sk_arg_i64("nv", nv)};
+      if (sk_galgo_degree_range_chunk(&k_bfs_bu_bits, nw, 4, a, NELEM(a), &r, err,
+                                      errlen) < 0)
         goto done;
       qn = sk_result_i64(&r, 0);
       mf = sk_result_i64(&r, 1);
@@ -126,10 +146,14 @@ static int bfs_host(const sk_graph *g, sk_view *level, sk_view *parent, sk_view 
       front = next;
       next = t;
     } else {
-      sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                    sk_arg_view("level", level), sk_arg_view("parent", parent),
-                    sk_arg_view("q", q), sk_arg_view("nq", nq),
-                    sk_arg_view("cnt", cnt), sk_arg_i64("l1", l + 1)};
+      sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                    sk_arg_view("colidx", g->colidx),
+                    sk_arg_view("level", level),
+                    sk_arg_view("parent", parent),
+                    sk_arg_view("q", q),
+                    sk_arg_view("nq", nq),
+                    sk_arg_view("cnt", cnt),
+                    sk_arg_i64("l1", l + 1)};
       if (sk_g_set0(cnt, 0, err, errlen) < 0 ||
           sk_galgo_degree_range(&k_bfs_td, qn, a, NELEM(a), &r, err, errlen) < 0 ||
           sk_sp_get_i64(cnt, 0, &qn, err, errlen) < 0)
@@ -152,9 +176,11 @@ done:
 }
 
 static const char *const sig_firstbad[] = {"range" R1("v", "int64") " n=int64", NULL};
-static const sk_kbody k_firstbad = {
-  .label = "graph.first_bad_id", .body = sk_body_graph_first_bad_id,
-  .pattern = SK_REDUCE, .sigs = sig_firstbad, .reds = "min:int64"};
+static const sk_kbody k_firstbad = {.label = "graph.first_bad_id",
+                                    .body = sk_body_graph_first_bad_id,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_firstbad,
+                                    .reds = "min:int64"};
 
 /* -- visitors -----------------------------------------------------------------
  * A BFS visitor (seed 003 Table 4.2) is dialect code compiled into the
@@ -177,9 +203,9 @@ static int visitor_arg(const sk_arg *args, int nargs, bfs_visitor *vis, char *er
   const char **dst[4] = {&vis->examine, &vis->filter, &vis->tree, &vis->discover};
   memset(vis, 0, sizeof *vis);
   for (int k = 0; k < 4; k++) {
-    *dst[k] = sk_karg_find(args, nargs, names[k]) ? sk_karg_str(args, nargs, names[k],
-                                                               NULL, err, errlen)
-                                                  : "";
+    *dst[k] = sk_karg_find(args, nargs, names[k])
+                ? sk_karg_str(args, nargs, names[k], NULL, err, errlen)
+                : "";
     if (!*dst[k]) return -1;
     vis->on |= **dst[k] != '\0';
   }
@@ -220,32 +246,32 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
  * conversion (1 to bitmap, 2 to queue), 12 conversion tail, 13 chunks
  * queued (bq: vertex << 32 | chunk); 16 + 8 k (k < 64): counters spread over cache lines (count,
  * arcs), so the warps' adds do not queue on one word. */
-#define DBFS_ST (16 + 64 * 8)
-#define DBFS_BIG 512   /* 256 / 512 / 1024: level within noise on an H200 */
+#define DBFS_ST    (16 + 64 * 8)
+#define DBFS_BIG   512 /* 256 / 512 / 1024: level within noise on an H200 */
 #define DBFS_CHUNK 256
 /* the vertices of a bitmap word (a uint32_t: fb0, fb1, vis) */
 #define DBFS_WORD 32
-static const sk_kbody k_dbfs_st = {
-  .label = "graph.bfs_device_state", .body = sk_body_graph_bfs_device_state,
-  .pattern = SK_FOR};
-static const sk_kbody k_dbfs_seed = {
-  .label = "graph.bfs_device_seed", .body = sk_body_graph_bfs_device_seed,
-  .pattern = SK_FOR};
-static const sk_kbody k_dbfs_decide = {
-  .label = "graph.bfs_device_decide", .body = sk_body_graph_bfs_device_decide,
-  .pattern = SK_FOR};
-static const sk_kbody k_dbfs_convert = {
-  .label = "graph.bfs_device_convert", .body = sk_body_graph_bfs_device_convert,
-  .pattern = SK_FOR};
-static const sk_kbody k_dbfs_td = {
-  .label = "graph.bfs_device_top_down", .body = sk_body_graph_bfs_device_top_down,
-  .pattern = SK_FOR};
-static const sk_kbody k_dbfs_td_big = {
-  .label = "graph.bfs_device_top_down_big",
-  .body = sk_body_graph_bfs_device_top_down_big, .pattern = SK_FOR};
-static const sk_kbody k_dbfs_bu = {
-  .label = "graph.bfs_device_bottom_up", .body = sk_body_graph_bfs_device_bottom_up,
-  .pattern = SK_FOR};
+static const sk_kbody k_dbfs_st = {.label = "graph.bfs_device_state",
+                                   .body = sk_body_graph_bfs_device_state,
+                                   .pattern = SK_FOR};
+static const sk_kbody k_dbfs_seed = {.label = "graph.bfs_device_seed",
+                                     .body = sk_body_graph_bfs_device_seed,
+                                     .pattern = SK_FOR};
+static const sk_kbody k_dbfs_decide = {.label = "graph.bfs_device_decide",
+                                       .body = sk_body_graph_bfs_device_decide,
+                                       .pattern = SK_FOR};
+static const sk_kbody k_dbfs_convert = {.label = "graph.bfs_device_convert",
+                                        .body = sk_body_graph_bfs_device_convert,
+                                        .pattern = SK_FOR};
+static const sk_kbody k_dbfs_td = {.label = "graph.bfs_device_top_down",
+                                   .body = sk_body_graph_bfs_device_top_down,
+                                   .pattern = SK_FOR};
+static const sk_kbody k_dbfs_td_big = {.label = "graph.bfs_device_top_down_big",
+                                       .body = sk_body_graph_bfs_device_top_down_big,
+                                       .pattern = SK_FOR};
+static const sk_kbody k_dbfs_bu = {.label = "graph.bfs_device_bottom_up",
+                                   .body = sk_body_graph_bfs_device_bottom_up,
+                                   .pattern = SK_FOR};
 
 /* the captures of 'a' that 'names' (space-separated) lists, into 'out':
  * each launch passes only what its body reads (a launch's cost grows with
@@ -288,20 +314,33 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   sk_view *all[] = {&fb0, &fb1, &vis, &bq, &st};
   sk_prepared *ph[5] = {NULL, NULL, NULL, NULL, NULL};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&vis, "visited bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) < 0 ||
+  if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err,
+                 errlen) < 0 ||
+      sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&vis, "visited bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) <
+        0 ||
       sk_sp_view(&bq, "big vertices' chunks", SK_I64, nbq, space, 0, err, errlen) < 0 ||
       sk_sp_view(&st, "BFS state", SK_I64, DBFS_ST, space, 0, err, errlen) < 0)
     goto done;
-  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                sk_arg_view("level", level), sk_arg_view("parent", parent),
-                sk_arg_view("q0", q), sk_arg_view("q1", nq), sk_arg_view("fb0", &fb0),
-                sk_arg_view("fb1", &fb1), sk_arg_view("vis", &vis), sk_arg_view("bq", &bq),
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                sk_arg_view("colidx", g->colidx),
+                sk_arg_view("level", level),
+                sk_arg_view("parent", parent),
+                sk_arg_view("q0", q),
+                sk_arg_view("q1", nq),
+                sk_arg_view("fb0", &fb0),
+                sk_arg_view("fb1", &fb1),
+                sk_arg_view("vis", &vis),
+                sk_arg_view("bq", &bq),
                 sk_arg_view("st", &st),
-                sk_arg_view("src", src), sk_arg_i64("nv", nv), sk_arg_i64("nw", nw),
-                sk_arg_i64("alpha", alpha), sk_arg_i64("beta", beta),
-                sk_arg_i64("big", DBFS_BIG), sk_arg_i64("chunk", DBFS_CHUNK),
+                sk_arg_view("src", src),
+                sk_arg_i64("nv", nv),
+                sk_arg_i64("nw", nw),
+                sk_arg_i64("alpha", alpha),
+                sk_arg_i64("beta", beta),
+                sk_arg_i64("big", DBFS_BIG),
+                sk_arg_i64("chunk", DBFS_CHUNK),
                 sk_arg_i64("mu", g->narcs)};
   const int na = NELEM(a);
   sk_arg ast[2], asd[5], adc[4], acv[10], atd[10], abu[10];
@@ -309,15 +348,17 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
             nsd = dbfs_pick(a, na, "src level parent q0 st", asd),
             ndc = dbfs_pick(a, na, "st nv alpha beta", adc),
             ncv = dbfs_pick(a, na, "st rowptr level fb0 fb1 vis q0 q1 nv nw", acv),
-            ntd = dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big chunk", atd),
-            nbu = dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 vis nv nw", abu);
+            ntd =
+              dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big chunk", atd),
+            nbu =
+              dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 vis nv nw", abu);
   if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
       sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
     goto done;
   sk_policy pdc, ptd, pbu;
   sk_policy_init(&pdc, SK_POL_TEAM);
   pdc.league_size = 1;
-  pdc.team_size = warp < 64 ? 64 / warp : 1;   /* a team of 64 threads (decide) */
+  pdc.team_size = warp < 64 ? 64 / warp : 1; /* a team of 64 threads (decide) */
   pdc.vector_length = warp;
   sk_policy_init(&ptd, SK_POL_TEAM);
   ptd.league_size = lt;
@@ -351,7 +392,7 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
           goto done;
     queued += round;
     if (sk_sp_get_i64(&st, 4, &done, err, errlen) < 0) goto done;
-    if (!done && queued > nv + 1) {   /* cannot happen: a level reaches a vertex */
+    if (!done && queued > nv + 1) { /* cannot happen: a level reaches a vertex */
       sk_err(err, errlen, SK_E_GRAPH_BFS_NO, (long long)queued);
       goto done;
     }
@@ -369,14 +410,20 @@ done:
  * visit_examine_edge, visit_filter, visit_tree_edge, visit_discover_vertex
  * and the visitor's captures (any other view or number)] -> level, parent
  * (int64 views), nlevels. A visitor turns direction optimisation off. */
-static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-               size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "sources",
-                                      "directed", "direction_optimizing",
-                                      "visit_examine_edge", "visit_filter",
-                                      "visit_tree_edge", "visit_discover_vertex", NULL};
-  static const char *const taken[] = {"rowptr", "colidx", "level", "parent", "q", "nq",
-                                      "cnt", "l1", "src", NULL};
+static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"G_rowptr",
+                                      "G_colidx",
+                                      "G_weights",
+                                      "sources",
+                                      "directed",
+                                      "direction_optimizing",
+                                      "visit_examine_edge",
+                                      "visit_filter",
+                                      "visit_tree_edge",
+                                      "visit_discover_vertex",
+                                      NULL};
+  static const char *const taken[] = {"rowptr", "colidx", "level", "parent", "q",
+                                      "nq",     "cnt",    "l1",    "src",    NULL};
   sk_graph g;
   int directed, dopt;
   const sk_view *src;
@@ -422,7 +469,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     int64_t bad = sk_result_i64(&r, 0), s = 0;
     if (bad != INT64_MAX) {
       if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0) return -1;
-      sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv, (long long)nv - 1);
+      sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv,
+             (long long)nv - 1);
       return -1;
     }
   }
@@ -458,7 +506,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const sk_backend *bk = sk_sp_backend(err, errlen);
   if (!bk) goto done;
   if (!vis.on && !sk_sp_host(bk)) {
-    if (bfs_device(&g, src, directed, dopt, &level, &parent, &q, &nq, &l, err, errlen) < 0)
+    if (bfs_device(&g, src, directed, dopt, &level, &parent, &q, &nq, &l, err, errlen) <
+        0)
       goto done;
     goto out;
   }
@@ -481,10 +530,14 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   /* top-down only: a visitor, a directed graph, or no direction optimising */
   for (; qn > 0; l++) {
-    sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                           sk_arg_view("level", &level), sk_arg_view("parent", &parent),
-                           sk_arg_view("q", &q), sk_arg_view("nq", &nq),
-                           sk_arg_view("cnt", &cnt), sk_arg_i64("l1", l + 1)};
+    sk_arg a[SK_MAXCAP] = {sk_arg_view("rowptr", g.rowptr),
+                           sk_arg_view("colidx", g.colidx),
+                           sk_arg_view("level", &level),
+                           sk_arg_view("parent", &parent),
+                           sk_arg_view("q", &q),
+                           sk_arg_view("nq", &nq),
+                           sk_arg_view("cnt", &cnt),
+                           sk_arg_i64("l1", l + 1)};
     int na = 8;
     for (int k = 0; k < nuser; k++) a[na++] = user[k];
     sk_result r;
@@ -510,9 +563,9 @@ done:
 }
 
 /* -- registration --------------------------------------------------------- */
-const sk_kentry sk_galgo_bfs = {"graph.bfs",
-  "G_*, sources [, directed, direction_optimizing]", SK_KRES_NONE, bfs};
+const sk_kentry sk_galgo_bfs = {
+  "graph.bfs", "G_*, sources [, directed, direction_optimizing]", SK_KRES_NONE, bfs};
 
-const sk_kbody *const sk_gbfs_bodies[] = {
-  &k_bfs_bu_bits, &k_bfs_q2b, &k_bfs_clr, &k_bfs_b2q, &k_bfs_init, &k_bfs_seed,
-  &k_bfs_td, &k_firstbad, NULL};
+const sk_kbody *const sk_gbfs_bodies[] = {&k_bfs_bu_bits, &k_bfs_q2b,  &k_bfs_clr,
+                                          &k_bfs_b2q,     &k_bfs_init, &k_bfs_seed,
+                                          &k_bfs_td,      &k_firstbad, NULL};

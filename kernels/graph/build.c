@@ -23,8 +23,7 @@
 #include "kbodies.h"
 
 /* -- arguments ------------------------------------------------------------ */
-int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err,
-             size_t errlen) {
+int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (!(g->rowptr = sk_karg_view(args, nargs, "G_rowptr", 1, err, errlen)) ||
       !(g->colidx = sk_karg_view(args, nargs, "G_colidx", 1, err, errlen)))
@@ -48,8 +47,8 @@ int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err,
   return 0;
 }
 
-int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt,
-              int *x, char *err, size_t errlen) {
+int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt, int *x,
+              char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, name);
   if (!a) {
     *x = dflt;
@@ -68,8 +67,7 @@ int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt,
   return 0;
 }
 
-int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err,
-              size_t errlen) {
+int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err, size_t errlen) {
   if (sk_g_flag(args, nargs, "directed", 0, &o->directed, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "dedupe", 1, &o->dedupe, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "self_loops", 0, &o->self_loops, err, errlen) < 0)
@@ -105,54 +103,64 @@ int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen) {
 #define IDS_SIG(IT) "range" R1("src", IT) R1("dst", IT) " nv=int64"
 static const char *const sig_idcheck[] = {IDS_SIG("int64"), IDS_SIG("int32"), NULL};
 /* the first edge with an endpoint out of range */
-static const sk_kbody k_idcheck = {
-  .label = "graph.id_check", .body = sk_body_graph_id_check, .pattern = SK_REDUCE,
-  .sigs = sig_idcheck, .reds = "min:int64"};
+static const sk_kbody k_idcheck = {.label = "graph.id_check",
+                                   .body = sk_body_graph_id_check,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_idcheck,
+                                   .reds = "min:int64"};
 
-#define CNT_SIG(IT) "range" R1("src", IT) R1("dst", IT) R1("cnt", "int64") \
-  " directed=int64 loops=int64 n=int64"
+#define CNT_SIG(IT) \
+  "range" R1("src", IT) R1("dst", IT) \
+    R1("cnt", "int64") " directed=int64 loops=int64 n=int64"
 static const char *const sig_ecount[] = {CNT_SIG("int64"), CNT_SIG("int32"), NULL};
 /* the arcs edge i makes (cnt has n + 1 entries for the scan) */
-static const sk_kbody k_ecount = {
-  .label = "graph.edge_count", .body = sk_body_graph_edge_count, .pattern = SK_FOR,
-  .sigs = sig_ecount};
+static const sk_kbody k_ecount = {.label = "graph.edge_count",
+                                  .body = sk_body_graph_edge_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_ecount};
 
-#define EXP_SIG(IT) "range" R1("src", IT) R1("dst", IT) R1("off", "int64") \
-  R1("rows", "int32") R1("cols", "int32")
+#define EXP_SIG(IT) \
+  "range" R1("src", IT) R1("dst", IT) R1("off", "int64") R1("rows", "int32") \
+    R1("cols", "int32")
 #define EXPW_SIG(IT) EXP_SIG(IT) R1("w", "float64") R1("vals", "float64")
 static const char *const sig_expand[] = {EXP_SIG("int64"), EXP_SIG("int32"), NULL};
 static const char *const sig_expandw[] = {EXPW_SIG("int64"), EXPW_SIG("int32"), NULL};
 /* edge i's arcs at off(i) .. off(i + 1) */
-static const sk_kbody k_expand = {
-  .label = "graph.expand", .body = sk_body_graph_expand, .pattern = SK_FOR,
-  .sigs = sig_expand};
-static const sk_kbody k_expandw = {
-  .label = "graph.expand_w", .body = sk_body_graph_expand_w, .pattern = SK_FOR,
-  .sigs = sig_expandw};
+static const sk_kbody k_expand = {.label = "graph.expand",
+                                  .body = sk_body_graph_expand,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_expand};
+static const sk_kbody k_expandw = {.label = "graph.expand_w",
+                                   .body = sk_body_graph_expand_w,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_expandw};
 
 /* runs of equal columns per (sorted) row */
-static const char *const sig_runs[] = {
-  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("cnt", "int64") " n=int64",
-  NULL};
-static const sk_kbody k_runs = {
-  .label = "graph.dedupe_count", .body = sk_body_graph_dedupe_count, .pattern = SK_FOR,
-  .sigs = sig_runs};
+static const char *const sig_runs[] = {"range" R1("rowptr", "int64") R1("colidx", "int32")
+                                         R1("cnt", "int64") " n=int64",
+                                       NULL};
+static const sk_kbody k_runs = {.label = "graph.dedupe_count",
+                                .body = sk_body_graph_dedupe_count,
+                                .pattern = SK_FOR,
+                                .sigs = sig_runs};
 
-#define DF_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
-  R1("rp", "int64") R1("ci", "int32")
+#define DF_SIG \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("rp", "int64") R1("ci", "int32")
 static const char *const sig_dfill[] = {DF_SIG, NULL};
-static const char *const sig_dfillw[] = {DF_SIG R1("values", "float64") R1("w", "float64"),
-                                         NULL};
-static const sk_kbody k_dfill = {
-  .label = "graph.dedupe_fill", .body = sk_body_graph_dedupe_fill, .pattern = SK_FOR,
-  .sigs = sig_dfill};
-static const sk_kbody k_dfillw = {
-  .label = "graph.dedupe_fill_w", .body = sk_body_graph_dedupe_fill_w, .pattern = SK_FOR,
-  .sigs = sig_dfillw};
+static const char *const sig_dfillw[] = {
+  DF_SIG R1("values", "float64") R1("w", "float64"), NULL};
+static const sk_kbody k_dfill = {.label = "graph.dedupe_fill",
+                                 .body = sk_body_graph_dedupe_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_dfill};
+static const sk_kbody k_dfillw = {.label = "graph.dedupe_fill_w",
+                                  .body = sk_body_graph_dedupe_fill_w,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_dfillw};
 
 /* -- building ---------------------------------------------------------------- */
-int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst,
-                   char *err, size_t errlen) {
+int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst, char *err,
+                   size_t errlen) {
   int64_t n = src->extent[0];
   if (n == 0) return 0;
   sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("dst", dst), sk_arg_i64("nv", nv)};
@@ -164,14 +172,13 @@ int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst,
   if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0 ||
       sk_sp_get_i64(dst, bad, &d, err, errlen) < 0)
     return -1;
-  sk_err(err, errlen, SK_E_EDGE_VERTEX_OUTSIDE, (long long)bad, (long long)s, (long long)d,
-         (long long)(s < 0 || s >= nv ? s : d), (long long)nv - 1);
+  sk_err(err, errlen, SK_E_EDGE_VERTEX_OUTSIDE, (long long)bad, (long long)s,
+         (long long)d, (long long)(s < 0 || s >= nv ? s : d), (long long)nv - 1);
   return 1;
 }
 
-int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
-               const sk_view *w, const sk_gopts *o, sk_kvalue *out, char *err,
-               size_t errlen) {
+int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst, const sk_view *w,
+               const sk_gopts *o, sk_kvalue *out, char *err, size_t errlen) {
   int64_t n = src->extent[0], narcs = 0;
   /* out of core: the arcs (and the build's arc-sized work) go to the
    * spill space when the builder's peak does not fit in the device's room
@@ -182,7 +189,7 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
   int vspace = sk_g_vertex_space(src->space);
   int space = src->space == vspace
                 ? sk_g_edge_space(vspace, 16 * ((uint64_t)n + 1) + 88 * (uint64_t)n +
-                                           (w ? 48 * (uint64_t)n : 0))
+                                            (w ? 48 * (uint64_t)n : 0))
                 : src->space;
   int rc = -1;
   sk_view cnt, off, rows, cols, vals, rp, ci, va, rp2, ci2, w2;
@@ -205,9 +212,12 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
       sk_sp_view(&off, "arc offsets", SK_I64, n + 1, space, 0, err, errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("dst", dst),
-                  sk_arg_view("cnt", &cnt), sk_arg_i64("directed", o->directed),
-                  sk_arg_i64("loops", o->self_loops), sk_arg_i64("n", n)};
+    sk_arg a[] = {sk_arg_view("src", src),
+                  sk_arg_view("dst", dst),
+                  sk_arg_view("cnt", &cnt),
+                  sk_arg_i64("directed", o->directed),
+                  sk_arg_i64("loops", o->self_loops),
+                  sk_arg_i64("n", n)};
     if (sk_sp_range(&k_ecount, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   if (sk_sp_scan(&cnt, &off, n, &narcs, err, errlen) < 0) goto done;
@@ -217,16 +227,16 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
       (w && sk_sp_view(&vals, "arc weights", SK_F64, narcs, space, 0, err, errlen) < 0))
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("dst", dst),
-                  sk_arg_view("off", &off), sk_arg_view("rows", &rows),
+    sk_arg a[] = {sk_arg_view("src", src),    sk_arg_view("dst", dst),
+                  sk_arg_view("off", &off),   sk_arg_view("rows", &rows),
                   sk_arg_view("cols", &cols), sk_arg_view("w", w ? w : src),
                   sk_arg_view("vals", &vals)};
     if (sk_sp_range(w ? &k_expandw : &k_expand, n, a, w ? 7 : 5, NULL, err, errlen) < 0)
       goto done;
   }
   sk_view_release(&off);
-  if (sk_sp_coo_to_csr(nv, nv, &rows, &cols, w ? &vals : NULL, SK_F64, 0, 1, space,
-                       &rp, &ci, &va, err, errlen) < 0)
+  if (sk_sp_coo_to_csr(nv, nv, &rows, &cols, w ? &vals : NULL, SK_F64, 0, 1, space, &rp,
+                       &ci, &va, err, errlen) < 0)
     goto done;
   sk_view_release(&rows);
   sk_view_release(&cols);
@@ -247,15 +257,21 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
       goto done;
     {
       sk_arg a[] = {sk_arg_view("rowptr", &rp), sk_arg_view("colidx", &ci),
-                    sk_arg_view("rp", &rp2), sk_arg_view("ci", &ci2),
+                    sk_arg_view("rp", &rp2),    sk_arg_view("ci", &ci2),
                     sk_arg_view("values", &va), sk_arg_view("w", &w2)};
       if (sk_sp_range(w ? &k_dfillw : &k_dfill, nv, a, w ? 6 : 4, NULL, err, errlen) < 0)
         goto done;
     }
     sk_view t;
-    t = rp; rp = rp2; rp2 = t;
-    t = ci; ci = ci2; ci2 = t;
-    t = va; va = w2; w2 = t;
+    t = rp;
+    rp = rp2;
+    rp2 = t;
+    t = ci;
+    ci = ci2;
+    ci2 = t;
+    t = va;
+    va = w2;
+    w2 = t;
   }
   if (sk_kout_view(out, "G_rowptr", &rp, err, errlen) < 0 ||
       sk_kout_view(out, "G_colidx", &ci, err, errlen) < 0 ||
@@ -269,8 +285,7 @@ done:
 
 /* an edge list argument: int64 or int32 rank-1 views of one length */
 static int edge_views(const sk_arg *args, int nargs, const sk_view **src,
-                      const sk_view **dst, const sk_view **w, char *err,
-                      size_t errlen) {
+                      const sk_view **dst, const sk_view **w, char *err, size_t errlen) {
   if (!(*src = sk_karg_view(args, nargs, "src", 1, err, errlen)) ||
       !(*dst = sk_karg_view(args, nargs, "dst", 1, err, errlen)))
     return -1;
@@ -316,8 +331,8 @@ static int check_nv(int64_t nv, char *err, size_t errlen) {
  * -> G_rowptr, G_colidx [, G_weights] */
 static int from_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                       size_t errlen) {
-  static const char *const known[] = {"nv", "src", "dst", "weights", "directed",
-                                      "dedupe", "self_loops", NULL};
+  static const char *const known[] = {"nv",       "src",    "dst",        "weights",
+                                      "directed", "dedupe", "self_loops", NULL};
   const sk_view *src, *dst, *w;
   int64_t nv;
   sk_gopts o;
@@ -332,18 +347,19 @@ static int from_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* the row of each stored entry (a CSR matrix to an edge list) */
-static const char *const sig_rows[] = {
-  "range" R1("rowptr", "int64") R1("rows", "int32"), NULL};
-static const sk_kbody k_rows = {
-  .label = "graph.csr_rows", .body = sk_body_graph_csr_rows, .pattern = SK_FOR,
-  .sigs = sig_rows};
+static const char *const sig_rows[] = {"range" R1("rowptr", "int64") R1("rows", "int32"),
+                                       NULL};
+static const sk_kbody k_rows = {.label = "graph.csr_rows",
+                                .body = sk_body_graph_csr_rows,
+                                .pattern = SK_FOR,
+                                .sigs = sig_rows};
 
 /* graph.from_csr: A_rowptr, A_colidx [, A_values] (a square matrix),
  * directed, dedupe, self_loops -> G_*: the matrix's entries as edges */
 static int from_csr(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "directed", "dedupe", "self_loops", NULL};
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",   "A_ncols",
+                                      "directed", "dedupe",   "self_loops", NULL};
   sk_csr A;
   sk_gopts o;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -390,7 +406,7 @@ static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "space",
-                                      "edges", "directed", NULL};
+                                      "edges",    "directed", NULL};
   sk_graph g;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0)
@@ -401,7 +417,9 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!en) return -1;
   int vspace = sk_space_parse(sn), spill = vspace >= 0 ? sk_space_spill(vspace) : -1;
   uint64_t ebytes = (uint64_t)g.narcs * (g.weights ? 12 : 4);
-  int espace = vspace < 0 ? -1 : en[0] ? sk_space_parse(en) : sk_g_edge_space(vspace, ebytes);
+  int espace = vspace < 0 ? -1
+               : en[0]    ? sk_space_parse(en)
+                          : sk_g_edge_space(vspace, ebytes);
   if (espace < 0) {
     char names[256];
     sk_space_names(names, sizeof names);
@@ -412,8 +430,7 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (espace != vspace && espace != spill) {
     if (spill >= 0)
       sk_err(err, errlen, SK_E_EDGES_VERTICES_EDGES, en, sn, sn, sk_space_name(spill));
-    else
-      sk_err(err, errlen, SK_E_EDGES_VERTICES_EDGES_GRAPH, en, sn, sn, sn);
+    else sk_err(err, errlen, SK_E_EDGES_VERTICES_EDGES_GRAPH, en, sn, sn, sn);
     return -1;
   }
   sk_view rp, ci, w;
@@ -424,8 +441,9 @@ static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_view_deep_copy(&rp, g.rowptr, err, errlen) < 0 ||
       sk_sp_view(&ci, "colidx", SK_I32, g.narcs, espace, 0, err, errlen) < 0 ||
       sk_view_deep_copy(&ci, g.colidx, err, errlen) < 0 ||
-      (g.weights && (sk_sp_view(&w, "weights", SK_F64, g.narcs, espace, 0, err, errlen) < 0 ||
-                     sk_view_deep_copy(&w, g.weights, err, errlen) < 0)))
+      (g.weights &&
+       (sk_sp_view(&w, "weights", SK_F64, g.narcs, espace, 0, err, errlen) < 0 ||
+        sk_view_deep_copy(&w, g.weights, err, errlen) < 0)))
     goto done;
   if (sk_kout_view(out, "G_rowptr", &rp, err, errlen) < 0 ||
       sk_kout_view(out, "G_colidx", &ci, err, errlen) < 0 ||
@@ -440,7 +458,8 @@ done:
 }
 
 int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen) {
-  if (sk_sp_view(rows, "arc sources", SK_I32, g->narcs, g->rowptr->space, 0, err, errlen) < 0)
+  if (sk_sp_view(rows, "arc sources", SK_I32, g->narcs, g->rowptr->space, 0, err,
+                 errlen) < 0)
     return -1;
   sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("rows", rows)};
   if (sk_sp_range(&k_rows, g->nv, a, NELEM(a), NULL, err, errlen) < 0) {
@@ -456,15 +475,19 @@ int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen)
  * xor-shift, multiply) as Graph500 permutes them */
 static const char *const sig_kron[] = {
   "range" R1("src", "int32") R1("dst", "int32") " scale=int64 seed=int64", NULL};
-static const sk_kbody k_kron = {
-  .label = "graph.kronecker", .body = sk_body_graph_kronecker, .pattern = SK_FOR,
-  .sigs = sig_kron, .prelude = sk_body_graph_prelude};
+static const sk_kbody k_kron = {.label = "graph.kronecker",
+                                .body = sk_body_graph_kronecker,
+                                .pattern = SK_FOR,
+                                .sigs = sig_kron,
+                                .prelude = sk_body_graph_prelude};
 
 static const char *const sig_er[] = {
   "range" R1("src", "int32") R1("dst", "int32") " nv=int64 seed=int64", NULL};
-static const sk_kbody k_er = {
-  .label = "graph.erdos_renyi", .body = sk_body_graph_erdos_renyi, .pattern = SK_FOR,
-  .sigs = sig_er, .prelude = sk_body_graph_prelude};
+static const sk_kbody k_er = {.label = "graph.erdos_renyi",
+                              .body = sk_body_graph_erdos_renyi,
+                              .pattern = SK_FOR,
+                              .sigs = sig_er,
+                              .prelude = sk_body_graph_prelude};
 
 /* vertex i = x + nx*(y + ny*z) to its +x, +y, +z neighbours (itself where
  * none: a self-loop the build drops) */
@@ -492,7 +515,8 @@ static int gen_build(const sk_kbody *kb, int64_t nv, int64_t ne, sk_arg *extra,
   if (space < 0) return -1;
   /* the drawn edges with the build's peak (about 100 bytes an edge) out
    * of core when they do not fit in the device's room */
-  space = sk_g_edge_space(space, 8 * (uint64_t)ne + 16 * ((uint64_t)ne + 1) + 88 * (uint64_t)ne);
+  space = sk_g_edge_space(space,
+                          8 * (uint64_t)ne + 16 * ((uint64_t)ne + 1) + 88 * (uint64_t)ne);
   sk_view src, dst;
   memset(&dst, 0, sizeof dst);
   if (sk_sp_view(&src, "src", SK_I32, ne, space, 0, err, errlen) < 0) return -1;
@@ -560,8 +584,7 @@ static int erdos_renyi(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* graph.grid: nx, ny, nz (>= 1 each; nz 1: a 2D grid) -> G_*, nv */
-static int grid(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int grid(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"nx", "ny", "nz", NULL};
   int64_t d[3];
   const char *nm[3] = {"nx", "ny", "nz"};
@@ -575,8 +598,8 @@ static int grid(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   double nvd = (double)d[0] * (double)d[1] * (double)d[2];
   if (nvd > INT32_MAX - 1) {
-    sk_err(err, errlen, SK_E_X_X_GRID, (long long)d[0], (long long)d[1], (long long)d[2], nvd,
-           INT32_MAX - 1);
+    sk_err(err, errlen, SK_E_X_X_GRID, (long long)d[0], (long long)d[1], (long long)d[2],
+           nvd, INT32_MAX - 1);
     return -1;
   }
   int64_t nv = d[0] * d[1] * d[2];
@@ -586,20 +609,22 @@ static int grid(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- registration ------------------------------------------------------------ */
-static const sk_kentry e_from_edges = {"graph.from_edges",
-  "nv, src, dst [, weights, directed, dedupe, self_loops]", SK_KRES_NONE, from_edges};
-static const sk_kentry e_from_csr = {"graph.from_csr",
-  "A_* [, directed, dedupe, self_loops]", SK_KRES_NONE, from_csr};
+static const sk_kentry e_from_edges = {
+  "graph.from_edges", "nv, src, dst [, weights, directed, dedupe, self_loops]",
+  SK_KRES_NONE, from_edges};
+static const sk_kentry e_from_csr = {
+  "graph.from_csr", "A_* [, directed, dedupe, self_loops]", SK_KRES_NONE, from_csr};
 static const sk_kentry e_arcsrc = {"graph.arc_sources", "G_*", SK_KRES_NONE, arc_sources};
 static const sk_kentry e_kron = {"graph.kronecker", "scale, edgefactor [, seed]",
                                  SK_KRES_NONE, kronecker};
-static const sk_kentry e_er = {"graph.erdos_renyi", "nv, nedges [, seed]",
-                               SK_KRES_NONE, erdos_renyi};
+static const sk_kentry e_er = {"graph.erdos_renyi", "nv, nedges [, seed]", SK_KRES_NONE,
+                               erdos_renyi};
 static const sk_kentry e_grid = {"graph.grid", "nx, ny [, nz]", SK_KRES_NONE, grid};
-static const sk_kentry e_to = {"graph.to", "G_*, space [, edges]", SK_KRES_NONE, to_space};
+static const sk_kentry e_to = {"graph.to", "G_*, space [, edges]", SK_KRES_NONE,
+                               to_space};
 
-const sk_kentry *const sk_gbuild_entries[] = {&e_from_edges, &e_from_csr, &e_arcsrc, &e_kron,
-                                              &e_er, &e_grid, &e_to, NULL};
+const sk_kentry *const sk_gbuild_entries[] = {
+  &e_from_edges, &e_from_csr, &e_arcsrc, &e_kron, &e_er, &e_grid, &e_to, NULL};
 const sk_kbody *const sk_gbuild_bodies[] = {
-  &k_set0, &k_idcheck, &k_ecount, &k_expand, &k_expandw, &k_runs, &k_dfill,
-  &k_dfillw, &k_rows, &k_kron, &k_er, &k_grid, NULL};
+  &k_set0,   &k_idcheck, &k_ecount, &k_expand, &k_expandw, &k_runs, &k_dfill,
+  &k_dfillw, &k_rows,    &k_kron,   &k_er,     &k_grid,    NULL};

@@ -18,15 +18,18 @@
  * each vertex's first two neighbours, finds the most frequent label on a
  * sample, and then skips the vertices of that (giant) component. */
 static const char *const sig_cc_init[] = {"range" R1("lab", "int64"), NULL};
-static const sk_kbody k_cc_init = {
-  .label = "graph.cc_init", .body = sk_body_graph_cc_init, .pattern = SK_FOR,
-  .sigs = sig_cc_init};
+static const sk_kbody k_cc_init = {.label = "graph.cc_init",
+                                   .body = sk_body_graph_cc_init,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_cc_init};
 
 static const char *const sig_cc_hook[] = {
   "range" G3 R1("lab", "int64") " lo=int64 hi=int64 skip=int64", NULL};
-static const sk_kbody k_cc_hook = {
-  .label = "graph.cc_hook", .body = sk_body_graph_cc_hook, .pattern = SK_REDUCE,
-  .sigs = sig_cc_hook, .reds = "sum:int64"};
+static const sk_kbody k_cc_hook = {.label = "graph.cc_hook",
+                                   .body = sk_body_graph_cc_hook,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_cc_hook,
+                                   .reds = "sum:int64"};
 
 /* Afforest's link (Sutton et al., as GAP's cc.cc): the ends' trees
  * joined, the larger root under the smaller, by a compare-and-swap that
@@ -37,9 +40,10 @@ static const sk_kbody k_cc_hook = {
  * the last pass writes. */
 static const char *const sig_cc_link[] = {
   "range" G3 R1("lab", "int32") " lo=int64 hi=int64 skip=int64", NULL};
-static const sk_kbody k_cc_link = {
-  .label = "graph.cc_link", .body = sk_body_graph_cc_link, .pattern = SK_FOR,
-  .sigs = sig_cc_link};
+static const sk_kbody k_cc_link = {.label = "graph.cc_link",
+                                   .body = sk_body_graph_cc_link,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_cc_link};
 
 /* the last linking pass, with the compress folded in: each vertex walks
  * up to its root, or to 'skip' (the giant component's root when it was
@@ -49,44 +53,57 @@ static const sk_kbody k_cc_link = {
  * and, outside the giant component, links its arcs from 'lo' on */
 static const char *const sig_cc_final[] = {
   "range" G3 R1("lab", "int32") " lo=int64 skip=int64", NULL};
-static const sk_kbody k_cc_final = {
-  .label = "graph.cc_link_final", .body = sk_body_graph_cc_link_final, .pattern = SK_FOR,
-  .sigs = sig_cc_final};
+static const sk_kbody k_cc_final = {.label = "graph.cc_link_final",
+                                    .body = sk_body_graph_cc_link_final,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_cc_final};
 /* the roots of 1024 vertices drawn by a fixed hash (no compress pass
  * before: each walks to its root) */
 static const char *const sig_cc_sample[] = {
   "range" R1("lab", "int32") R1("s", "int64") " nv=int64", NULL};
-static const sk_kbody k_cc_sample = {
-  .label = "graph.cc_sample", .body = sk_body_graph_cc_sample, .pattern = SK_FOR,
-  .sigs = sig_cc_sample, .prelude = sk_body_graph_prelude};
+static const sk_kbody k_cc_sample = {.label = "graph.cc_sample",
+                                     .body = sk_body_graph_cc_sample,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_cc_sample,
+                                     .prelude = sk_body_graph_prelude};
 
 static const char *const sig_cc_init32[] = {"range" R1("lab", "int32"), NULL};
-static const sk_kbody k_cc_init32 = {
-  .label = "graph.cc_init32", .body = sk_body_graph_cc_init32, .pattern = SK_FOR,
-  .sigs = sig_cc_init32};
+static const sk_kbody k_cc_init32 = {.label = "graph.cc_init32",
+                                     .body = sk_body_graph_cc_init32,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_cc_init32};
 /* the last pass: each vertex's root into the int64 output, the roots
  * counted (the labels are not written: only reads, no pass after it) */
-static const char *const sig_cc_out[] = {
-  "range" R1("lab", "int32") R1("out", "int64"), NULL};
-static const sk_kbody k_cc_out = {
-  .label = "graph.cc_out", .body = sk_body_graph_cc_out, .pattern = SK_REDUCE,
-  .sigs = sig_cc_out, .reds = "sum:int64"};
+static const char *const sig_cc_out[] = {"range" R1("lab", "int32") R1("out", "int64"),
+                                         NULL};
+static const sk_kbody k_cc_out = {.label = "graph.cc_out",
+                                  .body = sk_body_graph_cc_out,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_cc_out,
+                                  .reds = "sum:int64"};
 
-static const sk_kbody k_cc_compress = {
-  .label = "graph.cc_compress", .body = sk_body_graph_cc_compress, .pattern = SK_FOR,
-  .sigs = sig_cc_init};
+static const sk_kbody k_cc_compress = {.label = "graph.cc_compress",
+                                       .body = sk_body_graph_cc_compress,
+                                       .pattern = SK_FOR,
+                                       .sigs = sig_cc_init};
 
-static const sk_kbody k_cc_count = {
-  .label = "graph.cc_count", .body = sk_body_graph_cc_count, .pattern = SK_REDUCE,
-  .sigs = sig_cc_init, .reds = "sum:int64"};
+static const sk_kbody k_cc_count = {.label = "graph.cc_count",
+                                    .body = sk_body_graph_cc_count,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_cc_init,
+                                    .reds = "sum:int64"};
 
 static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi,
                    int64_t skip, int64_t *changes, char *err, size_t errlen) {
-  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                sk_arg_view("lab", lab), sk_arg_i64("lo", lo), sk_arg_i64("hi", hi),
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                sk_arg_view("colidx", g->colidx),
+                sk_arg_view("lab", lab),
+                sk_arg_i64("lo", lo),
+                sk_arg_i64("hi", hi),
                 sk_arg_i64("skip", skip)};
   sk_result r;
-  if (sk_galgo_degree_range(&k_cc_hook, g->nv, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  if (sk_galgo_degree_range(&k_cc_hook, g->nv, a, NELEM(a), &r, err, errlen) < 0)
+    return -1;
   sk_arg c[] = {sk_arg_view("lab", lab)};
   if (sk_sp_range(&k_cc_compress, g->nv, c, 1, NULL, err, errlen) < 0) return -1;
   *changes = sk_result_i64(&r, 0);
@@ -97,8 +114,11 @@ static int cc_hook(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi
  * labels) */
 static int cc_link(const sk_graph *g, const sk_view *lab, int64_t lo, int64_t hi,
                    int64_t skip, char *err, size_t errlen) {
-  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                sk_arg_view("lab", lab), sk_arg_i64("lo", lo), sk_arg_i64("hi", hi),
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                sk_arg_view("colidx", g->colidx),
+                sk_arg_view("lab", lab),
+                sk_arg_i64("lo", lo),
+                sk_arg_i64("hi", hi),
                 sk_arg_i64("skip", skip)};
   return sk_galgo_degree_range(&k_cc_link, g->nv, a, NELEM(a), NULL, err, errlen);
 }
@@ -139,8 +159,8 @@ static int cc_sample(const sk_view *lab, int64_t nv, int64_t *mode, char *err,
  * a directed graph's weak components */
 static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                       size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "algorithm", NULL};
+  static const char *const known[] = {"G_rowptr", "G_colidx",  "G_weights",
+                                      "directed", "algorithm", NULL};
   sk_graph g;
   int directed;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -182,7 +202,8 @@ static int components(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_arg f[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                   sk_arg_view("lab", &lab32), sk_arg_i64("lo", directed ? 0 : 2),
                   sk_arg_i64("skip", skip)};
-    if (sk_galgo_degree_range(&k_cc_final, g.nv, f, NELEM(f), NULL, err, errlen) < 0) goto done;
+    if (sk_galgo_degree_range(&k_cc_final, g.nv, f, NELEM(f), NULL, err, errlen) < 0)
+      goto done;
     sk_result r;
     sk_arg o[] = {sk_arg_view("lab", &lab32), sk_arg_view("out", &lab)};
     if (sk_sp_range(&k_cc_out, g.nv, o, NELEM(o), &r, err, errlen) < 0) goto done;
@@ -207,8 +228,8 @@ done:
 
 /* -- registration --------------------------------------------------------- */
 const sk_kentry sk_galgo_cc = {"graph.connected_components",
-  "G_* [, directed, algorithm]", SK_KRES_NONE, components};
+                               "G_* [, directed, algorithm]", SK_KRES_NONE, components};
 
 const sk_kbody *const sk_gcc_bodies[] = {
-  &k_cc_init, &k_cc_hook, &k_cc_compress, &k_cc_count, &k_cc_link, &k_cc_init32,
-  &k_cc_out, &k_cc_final, &k_cc_sample, NULL};
+  &k_cc_init,   &k_cc_hook, &k_cc_compress, &k_cc_count,  &k_cc_link,
+  &k_cc_init32, &k_cc_out,  &k_cc_final,    &k_cc_sample, NULL};

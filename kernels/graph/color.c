@@ -23,43 +23,49 @@
  * (color_vb), then every other vertex in id order (the already colored
  * ones skipped). On a Kronecker graph of scale 20 that is 185-192
  * colors, against 239-248 in id order. */
-static const char *const sig_col_assign[] = {
-  "range" G3 R1("color", "int32") R1("work", "int32") R1("sus", "int32")
-  R1("scnt", "int64"), NULL};
-static const sk_kbody k_col_assign = {
-  .label = "graph.color_assign", .body = sk_body_graph_color_assign, .pattern = SK_FOR,
-  .sigs = sig_col_assign};
+static const char *const sig_col_assign[] = {"range" G3 R1("color", "int32")
+                                               R1("work", "int32") R1("sus", "int32")
+                                                 R1("scnt", "int64"),
+                                             NULL};
+static const sk_kbody k_col_assign = {.label = "graph.color_assign",
+                                      .body = sk_body_graph_color_assign,
+                                      .pattern = SK_FOR,
+                                      .sigs = sig_col_assign};
 
-static const char *const sig_col_fix[] = {
-  "range" G3 R1("color", "int32") R1("sus", "int32") R1("next", "int32")
-  R1("cnt", "int64"), NULL};
-static const sk_kbody k_col_fix = {
-  .label = "graph.color_conflicts", .body = sk_body_graph_color_conflicts,
-  .pattern = SK_FOR, .sigs = sig_col_fix};
+static const char *const sig_col_fix[] = {"range" G3 R1("color", "int32")
+                                            R1("sus", "int32") R1("next", "int32")
+                                              R1("cnt", "int64"),
+                                          NULL};
+static const sk_kbody k_col_fix = {.label = "graph.color_conflicts",
+                                   .body = sk_body_graph_color_conflicts,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_col_fix};
 
 static const char *const sig_iota[] = {"range" R1("work", "int32"), NULL};
 static const sk_kbody k_iota = {
-  .label = "graph.iota", .body = sk_body_graph_iota, .pattern = SK_FOR,
-  .sigs = sig_iota};
+  .label = "graph.iota", .body = sk_body_graph_iota, .pattern = SK_FOR, .sigs = sig_iota};
 
 /* the vertices of degree >= t by decreasing degree, roughly: in buckets
  * of floor(log2(degree)), the highest first (a count, offsets, a scatter;
  * within a bucket in no particular order) */
 static const char *const sig_col_hcount[] = {
   "range" R1("rowptr", "int64") R1("cnt", "int64") " t=int64", NULL};
-static const sk_kbody k_col_hcount = {
-  .label = "graph.color_heavy_count", .body = sk_body_graph_color_heavy_count,
-  .pattern = SK_FOR, .sigs = sig_col_hcount};
+static const sk_kbody k_col_hcount = {.label = "graph.color_heavy_count",
+                                      .body = sk_body_graph_color_heavy_count,
+                                      .pattern = SK_FOR,
+                                      .sigs = sig_col_hcount};
 /* (one index) cnt(q) becomes bucket q's offset, cnt(47) the total */
 static const char *const sig_col_hscan[] = {"range" R1("cnt", "int64"), NULL};
-static const sk_kbody k_col_hscan = {
-  .label = "graph.color_heavy_offsets", .body = sk_body_graph_color_heavy_offsets,
-  .pattern = SK_FOR, .sigs = sig_col_hscan};
+static const sk_kbody k_col_hscan = {.label = "graph.color_heavy_offsets",
+                                     .body = sk_body_graph_color_heavy_offsets,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_col_hscan};
 static const char *const sig_col_hfill[] = {
   "range" R1("rowptr", "int64") R1("cnt", "int64") R1("work", "int32") " t=int64", NULL};
-static const sk_kbody k_col_hfill = {
-  .label = "graph.color_heavy_fill", .body = sk_body_graph_color_heavy_fill,
-  .pattern = SK_FOR, .sigs = sig_col_hfill};
+static const sk_kbody k_col_hfill = {.label = "graph.color_heavy_fill",
+                                     .body = sk_body_graph_color_heavy_fill,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_col_hfill};
 
 /* the heavy vertices on a GPU: one team takes them one after another in
  * the list's order (a sequential greedy over the hubs, each hub's arcs
@@ -67,9 +73,9 @@ static const sk_kbody k_col_hfill = {
  * 512-color mask in scratch. The hubs of a power-law graph are nearly a
  * clique: colored in parallel, every round settled one of them (one
  * thread's scan of 10^4-10^5 arcs a round), which took seconds. */
-static const sk_kbody k_col_heavy = {
-  .label = "graph.color_heavy_team", .body = sk_body_graph_color_heavy_team,
-  .pattern = SK_FOR};
+static const sk_kbody k_col_heavy = {.label = "graph.color_heavy_team",
+                                     .body = sk_body_graph_color_heavy_team,
+                                     .pattern = SK_FOR};
 
 /* the vertices of degree >= VB_HEAVY times the mean (and >= 32) into
  * 'work', bucket by bucket of floor(log2(degree)), the highest first; hcnt
@@ -98,11 +104,12 @@ static int color_hubs_team(const sk_graph *g, const sk_view *col, const sk_view 
   sk_policy p;
   sk_policy_init(&p, SK_POL_TEAM);
   p.league_size = 1;
-  p.team_size = warp < 1024 ? 1024 / warp : 1;   /* 1,024 threads, a warp's lanes each */
+  p.team_size = warp < 1024 ? 1024 / warp : 1; /* 1,024 threads, a warp's lanes each */
   p.vector_length = warp;
   p.scratch_team[0] = 64;
   sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                sk_arg_view("color", col), sk_arg_view("work", work), sk_arg_i64("nh", nh)};
+                sk_arg_view("color", col), sk_arg_view("work", work),
+                sk_arg_i64("nh", nh)};
   return sk_kbody_launch(&k_col_heavy, &p, a, NELEM(a), NULL, err, errlen);
 }
 
@@ -115,46 +122,55 @@ static int color_hubs_team(const sk_graph *g, const sk_view *col, const sk_view 
  * vertex is uncolored: of each conflict the smaller end keeps its color.
  * (The sk_sp_scan of degrees needs the worklist's count array to have
  * one more entry than the worklist.) */
-static const char *const sig_eb_forbid[] = {
-  "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32")
-  R1("base", "int32") R1("forb", "int64"), NULL};
-static const sk_kbody k_eb_forbid = {
-  .label = "graph.color_eb_forbid", .body = sk_body_graph_color_eb_forbid,
-  .pattern = SK_FOR, .sigs = sig_eb_forbid};
+static const char *const sig_eb_forbid[] = {"range" R1("src", "int32")
+                                              R1("colidx", "int32") R1("color", "int32")
+                                                R1("base", "int32") R1("forb", "int64"),
+                                            NULL};
+static const sk_kbody k_eb_forbid = {.label = "graph.color_eb_forbid",
+                                     .body = sk_body_graph_color_eb_forbid,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_eb_forbid};
 
 static const char *const sig_eb_fix[] = {
   "range" R1("src", "int32") R1("colidx", "int32") R1("color", "int32"), NULL};
-static const sk_kbody k_eb_fix = {
-  .label = "graph.color_eb_conflicts", .body = sk_body_graph_color_eb_conflicts,
-  .pattern = SK_FOR, .sigs = sig_eb_fix};
+static const sk_kbody k_eb_fix = {.label = "graph.color_eb_conflicts",
+                                  .body = sk_body_graph_color_eb_conflicts,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_eb_fix};
 
 /* the worklist's arcs: degrees (scanned into offsets), then each worklist
  * vertex writes its arcs (source, target) at its offset */
 static const char *const sig_ebw_deg[] = {
   "range" R1("rowptr", "int64") R1("work", "int32") R1("cnt", "int64"), NULL};
-static const sk_kbody k_ebw_deg = {
-  .label = "graph.color_eb_degrees", .body = sk_body_graph_color_eb_degrees,
-  .pattern = SK_FOR, .sigs = sig_ebw_deg};
-static const char *const sig_ebw_fill[] = {
-  "range" G3 R1("work", "int32") R1("ptr", "int64") R1("asrc", "int32")
-  R1("adst", "int32"), NULL};
-static const sk_kbody k_ebw_fill = {
-  .label = "graph.color_eb_arcs", .body = sk_body_graph_color_eb_arcs, .pattern = SK_FOR,
-  .sigs = sig_ebw_fill};
+static const sk_kbody k_ebw_deg = {.label = "graph.color_eb_degrees",
+                                   .body = sk_body_graph_color_eb_degrees,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_ebw_deg};
+static const char *const sig_ebw_fill[] = {"range" G3 R1("work", "int32")
+                                             R1("ptr", "int64") R1("asrc", "int32")
+                                               R1("adst", "int32"),
+                                           NULL};
+static const sk_kbody k_ebw_fill = {.label = "graph.color_eb_arcs",
+                                    .body = sk_body_graph_color_eb_arcs,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_ebw_fill};
 /* the pick over the worklist */
-static const char *const sig_ebw_pick[] = {
-  "range" R1("color", "int32") R1("base", "int32") R1("forb", "int64") R1("work", "int32"),
-  NULL};
-static const sk_kbody k_ebw_pick = {
-  .label = "graph.color_eb_pick_work", .body = sk_body_graph_color_eb_pick_work,
-  .pattern = SK_FOR, .sigs = sig_ebw_pick};
+static const char *const sig_ebw_pick[] = {"range" R1("color", "int32")
+                                             R1("base", "int32") R1("forb", "int64")
+                                               R1("work", "int32"),
+                                           NULL};
+static const sk_kbody k_ebw_pick = {.label = "graph.color_eb_pick_work",
+                                    .body = sk_body_graph_color_eb_pick_work,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_ebw_pick};
 /* the uncolored vertices of the worklist into the next one */
 static const char *const sig_ebw_next[] = {
   "range" R1("color", "int32") R1("work", "int32") R1("next", "int32") R1("cnt", "int64"),
   NULL};
-static const sk_kbody k_ebw_next = {
-  .label = "graph.color_eb_next", .body = sk_body_graph_color_eb_next, .pattern = SK_FOR,
-  .sigs = sig_ebw_next};
+static const sk_kbody k_ebw_next = {.label = "graph.color_eb_next",
+                                    .body = sk_body_graph_color_eb_next,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_ebw_next};
 
 /* the next round: its worklist is what this one put in 'next' ('work'
  * and 'next' swap) */
@@ -202,9 +218,10 @@ static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char
     int64_t nh = 0;
     sk_view hcnt;
     memset(&hcnt, 0, sizeof hcnt);
-    int bad = sk_sp_view(&hcnt, "degree buckets", SK_I64, 48, space, 1, err, errlen) < 0 ||
-              color_hubs_list(g, &next, &hcnt, &nh, err, errlen) < 0 ||
-              (nh > 0 && color_hubs_team(g, col, &next, nh, err, errlen) < 0);
+    int bad =
+      sk_sp_view(&hcnt, "degree buckets", SK_I64, 48, space, 1, err, errlen) < 0 ||
+      color_hubs_list(g, &next, &hcnt, &nh, err, errlen) < 0 ||
+      (nh > 0 && color_hubs_team(g, col, &next, nh, err, errlen) < 0);
     sk_view_release(&hcnt);
     if (bad) goto done;
     if (nh > 0) {
@@ -225,8 +242,8 @@ static int color_eb(const sk_graph *g, const sk_view *col, int64_t *rounds, char
         sk_sp_scan(&cnt, &ptr, wn, &na, err, errlen) < 0)
       goto done;
     sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("work", &work), sk_arg_view("ptr", &ptr),
-                  sk_arg_view("asrc", &asrc), sk_arg_view("adst", &adst)};
+                  sk_arg_view("work", &work),       sk_arg_view("ptr", &ptr),
+                  sk_arg_view("asrc", &asrc),       sk_arg_view("adst", &adst)};
     sk_arg a[] = {sk_arg_view("src", &asrc), sk_arg_view("colidx", &adst),
                   sk_arg_view("color", col), sk_arg_view("base", &base),
                   sk_arg_view("forb", &forb)};
@@ -266,38 +283,47 @@ done:
  * the next window (base + 64, taken when a round colors nobody). Then in
  * both a worklist vertex that shares a net with a smaller vertex of its
  * color gives the color up and goes to the next worklist. */
-#define D2SIG                                                                 \
-  "range" R1("rp1", "int64") R1("ci1", "int32") R1("rp2", "int64")            \
-  R1("ci2", "int32") R1("color", "int32") R1("work", "int32")
+#define D2SIG \
+  "range" R1("rp1", "int64") R1("ci1", "int32") R1("rp2", "int64") R1("ci2", "int32") \
+    R1("color", "int32") R1("work", "int32")
 static const char *const sig_d2_assign[] = {D2SIG " closed=int64", NULL};
-static const sk_kbody k_d2_assign = {
-  .label = "graph.color_d2_assign", .body = sk_body_graph_color_d2_assign,
-  .pattern = SK_FOR, .sigs = sig_d2_assign};
+static const sk_kbody k_d2_assign = {.label = "graph.color_d2_assign",
+                                     .body = sk_body_graph_color_d2_assign,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_d2_assign};
 
 static const char *const sig_d2_fix[] = {
   D2SIG R1("next", "int32") R1("cnt", "int64") " closed=int64", NULL};
-static const sk_kbody k_d2_fix = {
-  .label = "graph.color_d2_conflicts", .body = sk_body_graph_color_d2_conflicts,
-  .pattern = SK_FOR, .sigs = sig_d2_fix};
+static const sk_kbody k_d2_fix = {.label = "graph.color_d2_conflicts",
+                                  .body = sk_body_graph_color_d2_conflicts,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_d2_fix};
 
 static const char *const sig_nb_gather[] = {
-  "range" R1("rp2", "int64") R1("ci2", "int32") R1("color", "int32") R1("mask", "int64")
-  " base=int64 closed=int64", NULL};
-static const sk_kbody k_nb_gather = {
-  .label = "graph.color_nb_gather", .body = sk_body_graph_color_nb_gather,
-  .pattern = SK_FOR, .sigs = sig_nb_gather};
+  "range" R1("rp2", "int64") R1("ci2", "int32") R1("color", "int32")
+    R1("mask", "int64") " base=int64 closed=int64",
+  NULL};
+static const sk_kbody k_nb_gather = {.label = "graph.color_nb_gather",
+                                     .body = sk_body_graph_color_nb_gather,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_nb_gather};
 
-static const char *const sig_nb_assign[] = {
-  "range" R1("rp1", "int64") R1("ci1", "int32") R1("color", "int32") R1("work", "int32")
-  R1("mask", "int64") " base=int64", NULL};
-static const sk_kbody k_nb_assign = {
-  .label = "graph.color_nb_assign", .body = sk_body_graph_color_nb_assign,
-  .pattern = SK_REDUCE, .sigs = sig_nb_assign, .reds = "sum:int64"};
+static const char *const sig_nb_assign[] = {"range" R1("rp1", "int64") R1("ci1", "int32")
+                                              R1("color", "int32") R1("work", "int32")
+                                                R1("mask", "int64") " base=int64",
+                                            NULL};
+static const sk_kbody k_nb_assign = {.label = "graph.color_nb_assign",
+                                     .body = sk_body_graph_color_nb_assign,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_nb_assign,
+                                     .reds = "sum:int64"};
 
 static const char *const sig_maxc[] = {"range" R1("color", "int32"), NULL};
-static const sk_kbody k_maxc = {
-  .label = "graph.max_color", .body = sk_body_graph_max_color, .pattern = SK_REDUCE,
-  .sigs = sig_maxc, .reds = "max:int64"};
+static const sk_kbody k_maxc = {.label = "graph.max_color",
+                                .body = sk_body_graph_max_color,
+                                .pattern = SK_REDUCE,
+                                .sigs = sig_maxc,
+                                .reds = "max:int64"};
 
 /* the nets of a distance-2 or bipartite coloring (see above) */
 typedef struct nets {
@@ -327,23 +353,23 @@ static int color_nets(const nets *nt, int nb, const sk_view *col, int64_t *round
   int64_t wn = n, base = 0;
   *rounds = 0;
   while (wn > 0) {
-    sk_arg a[] = {sk_arg_view("rp1", nt->rp1), sk_arg_view("ci1", nt->ci1),
-                  sk_arg_view("rp2", nt->rp2), sk_arg_view("ci2", nt->ci2),
-                  sk_arg_view("color", col), sk_arg_view("work", &work),
+    sk_arg a[] = {sk_arg_view("rp1", nt->rp1),      sk_arg_view("ci1", nt->ci1),
+                  sk_arg_view("rp2", nt->rp2),      sk_arg_view("ci2", nt->ci2),
+                  sk_arg_view("color", col),        sk_arg_view("work", &work),
                   sk_arg_i64("closed", nt->closed), sk_arg_view("next", &next),
                   sk_arg_view("cnt", &cnt)};
     if (nb) {
       sk_arg g[] = {sk_arg_view("rp2", nt->rp2), sk_arg_view("ci2", nt->ci2),
-                    sk_arg_view("color", col), sk_arg_view("mask", &mask),
-                    sk_arg_i64("base", base), sk_arg_i64("closed", nt->closed)};
+                    sk_arg_view("color", col),   sk_arg_view("mask", &mask),
+                    sk_arg_i64("base", base),    sk_arg_i64("closed", nt->closed)};
       sk_arg s[] = {sk_arg_view("rp1", nt->rp1), sk_arg_view("ci1", nt->ci1),
-                    sk_arg_view("color", col), sk_arg_view("work", &work),
-                    sk_arg_view("mask", &mask), sk_arg_i64("base", base)};
+                    sk_arg_view("color", col),   sk_arg_view("work", &work),
+                    sk_arg_view("mask", &mask),  sk_arg_i64("base", base)};
       sk_result r;
       if (sk_sp_range(&k_nb_gather, nt->nnets, g, NELEM(g), NULL, err, errlen) < 0 ||
           sk_sp_range(&k_nb_assign, wn, s, NELEM(s), &r, err, errlen) < 0)
         goto done;
-      if (sk_result_i64(&r, 0) == 0) base += 64;   /* every one's window is full */
+      if (sk_result_i64(&r, 0) == 0) base += 64; /* every one's window is full */
     } else if (sk_sp_range(&k_d2_assign, wn, a, 7, NULL, err, errlen) < 0) {
       goto done;
     }
@@ -384,17 +410,18 @@ static int color_vb_rounds(const sk_graph *g, const sk_view *col, const sk_view 
   for (int b = 0; wn > 0; b ^= 1) {
     int64_t ns = 0;
     sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("color", col), sk_arg_view("work", cur),
-                  sk_arg_view("sus", sus), sk_arg_view("scnt", scnt)};
+                  sk_arg_view("color", col),        sk_arg_view("work", cur),
+                  sk_arg_view("sus", sus),          sk_arg_view("scnt", scnt)};
     sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("color", col), sk_arg_view("sus", sus),
-                  sk_arg_view("next", buf[b]), sk_arg_view("cnt", cnt)};
+                  sk_arg_view("color", col),        sk_arg_view("sus", sus),
+                  sk_arg_view("next", buf[b]),      sk_arg_view("cnt", cnt)};
     if (sk_g_set0(scnt, 0, err, errlen) < 0 ||
-        sk_galgo_degree_range_chunk(&k_col_assign, wn, chunk, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_galgo_degree_range_chunk(&k_col_assign, wn, chunk, a, NELEM(a), NULL, err,
+                                    errlen) < 0 ||
         sk_sp_get_i64(scnt, 0, &ns, err, errlen) < 0 ||
         sk_g_set0(cnt, 0, err, errlen) < 0 ||
-        (ns > 0 &&
-         sk_galgo_degree_range_chunk(&k_col_fix, ns, chunk, f, NELEM(f), NULL, err, errlen) < 0) ||
+        (ns > 0 && sk_galgo_degree_range_chunk(&k_col_fix, ns, chunk, f, NELEM(f), NULL,
+                                               err, errlen) < 0) ||
         sk_sp_get_i64(cnt, 0, &wn, err, errlen) < 0)
       return -1;
     cur = buf[b];
@@ -467,8 +494,8 @@ done:
  * 1..ncolors), ncolors, rounds */
 static int color(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "algorithm", "distance", "order", NULL};
+  static const char *const known[] = {"G_rowptr",  "G_colidx", "G_weights", "directed",
+                                      "algorithm", "distance", "order",     NULL};
   sk_graph g;
   int directed;
   int64_t dist;
@@ -526,8 +553,8 @@ done:
  * ncolors, rounds */
 static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                            size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "T_rowptr", "T_colidx", "T_values", "T_ncols",
+  static const char *const known[] = {"A_rowptr",  "A_colidx", "A_values", "A_ncols",
+                                      "T_rowptr",  "T_colidx", "T_values", "T_ncols",
                                       "algorithm", NULL};
   sk_csr A, T;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -536,8 +563,8 @@ static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *
     return -1;
   if (T.nrows != A.ncols || T.ncols != A.nrows || T.nnz != A.nnz) {
     char a[64], t[64];
-    sk_err(err, errlen, SK_E_T_MUST_TRANSPOSE, sk_csr_shape(&A, a, sizeof a), (long long)A.nnz,
-           sk_csr_shape(&T, t, sizeof t), (long long)T.nnz);
+    sk_err(err, errlen, SK_E_T_MUST_TRANSPOSE, sk_csr_shape(&A, a, sizeof a),
+           (long long)A.nnz, sk_csr_shape(&T, t, sizeof t), (long long)T.nnz);
     return -1;
   }
   const char *alg = sk_karg_str(args, nargs, "algorithm", "nb", err, errlen);
@@ -560,12 +587,12 @@ static int color_bipartite(const sk_arg *args, int nargs, sk_kvalue *out, char *
 }
 
 /* -- registration --------------------------------------------------------- */
-const sk_kentry sk_galgo_color = {"graph.color", "G_* [, algorithm, distance]", SK_KRES_NONE,
-                                  color};
+const sk_kentry sk_galgo_color = {"graph.color", "G_* [, algorithm, distance]",
+                                  SK_KRES_NONE, color};
 const sk_kentry sk_galgo_color_bip = {"graph.color_bipartite", "A_*, T_* [, algorithm]",
                                       SK_KRES_NONE, color_bipartite};
 
 const sk_kbody *const sk_gcolor_bodies[] = {
-  &k_col_assign, &k_col_fix, &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_d2_assign,
-  &k_d2_fix, &k_nb_gather, &k_nb_assign, &k_eb_forbid, &k_eb_fix, &k_ebw_deg,
-  &k_ebw_fill, &k_ebw_pick, &k_ebw_next, &k_iota, &k_maxc, NULL};
+  &k_col_assign, &k_col_fix,   &k_col_hcount, &k_col_hscan, &k_col_hfill, &k_d2_assign,
+  &k_d2_fix,     &k_nb_gather, &k_nb_assign,  &k_eb_forbid, &k_eb_fix,    &k_ebw_deg,
+  &k_ebw_fill,   &k_ebw_pick,  &k_ebw_next,   &k_iota,      &k_maxc,      NULL};

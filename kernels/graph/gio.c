@@ -42,11 +42,9 @@ static int tok_id(rd *r, const char *t, int64_t *x) {
   char *end;
   errno = 0;
   long long v = strtoll(t, &end, 10);
-  if (end == t || *end || errno == ERANGE)
-    return rd_fail(r, SK_E_NOT_VERTEX_ID, t);
+  if (end == t || *end || errno == ERANGE) return rd_fail(r, SK_E_NOT_VERTEX_ID, t);
   if (v < 0) return rd_fail(r, SK_E_VERTEX_ID_NEGATIVE, t);
-  if (v > INT32_MAX - 2)
-    return rd_fail(r, SK_E_VERTEX_ID_TOO, t, INT32_MAX - 2);
+  if (v > INT32_MAX - 2) return rd_fail(r, SK_E_VERTEX_ID_TOO, t, INT32_MAX - 2);
   *x = v;
   return 0;
 }
@@ -214,8 +212,8 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       rc = sk_view_create(&hd, "dst", SK_I32, 1, ext, SK_RIGHT, SK_SPACE_HOST, 0,
                           e.dst ? (void *)e.dst : none, err, errlen);
     if (rc == 0 && weighted)
-      rc = sk_view_create(&hw, "weights", SK_F64, 1, ext, SK_RIGHT, SK_SPACE_HOST, 0,
-                          e.w, err, errlen);
+      rc = sk_view_create(&hw, "weights", SK_F64, 1, ext, SK_RIGHT, SK_SPACE_HOST, 0, e.w,
+                          err, errlen);
   }
   const sk_view *ps = &hs, *pd = &hd, *pw = weighted ? &hw : NULL;
   const sk_backend *b = rc == 0 ? sk_sp_backend(err, errlen) : NULL;
@@ -225,7 +223,8 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     space = sk_g_edge_space(space, (uint64_t)e.n * (weighted ? 160 : 112));
     if (sk_sp_view(&ds, "src", SK_I32, e.n, space, 0, err, errlen) < 0 ||
         sk_sp_view(&dd, "dst", SK_I32, e.n, space, 0, err, errlen) < 0 ||
-        (weighted && sk_sp_view(&dw, "weights", SK_F64, e.n, space, 0, err, errlen) < 0) ||
+        (weighted &&
+         sk_sp_view(&dw, "weights", SK_F64, e.n, space, 0, err, errlen) < 0) ||
         sk_view_deep_copy(&ds, &hs, err, errlen) < 0 ||
         sk_view_deep_copy(&dd, &hd, err, errlen) < 0 ||
         (weighted && sk_view_deep_copy(&dw, &hw, err, errlen) < 0))
@@ -245,12 +244,11 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return rc;
 }
 
-
 /* graph.write_edges: path, G_* [, directed, format "snap" | "edges"] */
 static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  static const char *const known[] = {"path", "G_rowptr", "G_colidx", "G_weights",
-                                      "directed", "format", NULL};
+  static const char *const known[] = {"path",     "G_rowptr", "G_colidx", "G_weights",
+                                      "directed", "format",   NULL};
   (void)out;
   sk_graph g;
   int directed;
@@ -287,7 +285,8 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (strcmp(fmt, "snap") == 0)
     fprintf(f, "# %s graph written by speck\n", directed ? "Directed" : "Undirected");
   fprintf(f, "# Nodes: %lld Edges: %lld\n", (long long)g.nv, (long long)ne);
-  if (strcmp(fmt, "snap") == 0) fprintf(f, "# FromNodeId\tToNodeId%s\n", wt ? "\tWeight" : "");
+  if (strcmp(fmt, "snap") == 0)
+    fprintf(f, "# FromNodeId\tToNodeId%s\n", wt ? "\tWeight" : "");
   for (int64_t u = 0; u < g.nv; u++)
     for (int64_t k = ptr[u]; k < ptr[u + 1]; k++) {
       if (!directed && col[k] < u) continue;
@@ -305,8 +304,8 @@ done:
   return rc;
 }
 
-static const sk_kentry e_read = {"graph.read_edges",
-  "path [, directed, dedupe, self_loops]", SK_KRES_NONE, read_edges};
-static const sk_kentry e_write = {"graph.write_edges",
-  "path, G_* [, directed, format]", SK_KRES_NONE, write_edges};
+static const sk_kentry e_read = {
+  "graph.read_edges", "path [, directed, dedupe, self_loops]", SK_KRES_NONE, read_edges};
+static const sk_kentry e_write = {"graph.write_edges", "path, G_* [, directed, format]",
+                                  SK_KRES_NONE, write_edges};
 const sk_kentry *const sk_gio_entries[] = {&e_read, &e_write, NULL};

@@ -5,8 +5,16 @@
 #include "algo.h"
 
 const sk_kentry *const *const sk_graph_entries[] = {sk_gbuild_entries, sk_gio_entries,
-                                                    sk_galgo_entries, sk_grecur_entries,
-                                                    sk_gmesh_entries, NULL};
-const sk_kbody *const *const sk_graph_bodies[] = {
-  sk_gbuild_bodies, sk_gbfs_bodies, sk_gcc_bodies, sk_gpr_bodies, sk_gtri_bodies,
-  sk_gcolor_bodies, sk_gmis_bodies, sk_galgo_bodies, sk_grecur_bodies, sk_gmesh_bodies, NULL};
+                                                    sk_galgo_entries,  sk_grecur_entries,
+                                                    sk_gmesh_entries,  NULL};
+const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
+                                                  sk_gbfs_bodies,
+                                                  sk_gcc_bodies,
+                                                  sk_gpr_bodies,
+                                                  sk_gtri_bodies,
+                                                  sk_gcolor_bodies,
+                                                  sk_gmis_bodies,
+                                                  sk_galgo_bodies,
+                                                  sk_grecur_bodies,
+                                                  sk_gmesh_bodies,
+                                                  NULL};

@@ -14,43 +14,40 @@
 
 #include "../sparse/sparse.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
 
 typedef struct sk_graph {
-  const sk_view *rowptr, *colidx, *weights;   /* weights NULL: unweighted */
+  const sk_view *rowptr, *colidx, *weights; /* weights NULL: unweighted */
   int64_t nv, narcs;
 } sk_graph;
 
 /* the graph of arguments G_rowptr, G_colidx [, G_weights] */
-int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err,
-             size_t errlen);
+int sk_g_arg(const sk_arg *args, int nargs, sk_graph *g, char *err, size_t errlen);
 
 /* Options of building a graph from edges. */
 typedef struct sk_gopts {
-  int directed;     /* 0: each edge also stored reversed */
-  int dedupe;       /* 1: repeated arcs merged (the last weight kept) */
-  int self_loops;   /* 0: arcs u -> u dropped */
+  int directed;   /* 0: each edge also stored reversed */
+  int dedupe;     /* 1: repeated arcs merged (the last weight kept) */
+  int self_loops; /* 0: arcs u -> u dropped */
 } sk_gopts;
 
 /* Build a graph of 'nv' vertices from edges src(i) -> dst(i) (int64 or
  * int32 views of one space, ids already checked to be in [0, nv)) and
  * weights 'w' (float64 or NULL) into the outputs G_rowptr, G_colidx
  * [, G_weights] of 'out'. */
-int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst,
-               const sk_view *w, const sk_gopts *o, sk_kvalue *out, char *err,
-               size_t errlen);
+int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst, const sk_view *w,
+               const sk_gopts *o, sk_kvalue *out, char *err, size_t errlen);
 /* the first edge with an endpoint outside [0, nv) as a message; 1 when
  * one was found, 0 none, -1 error */
-int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst,
-                   char *err, size_t errlen);
+int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst, char *err,
+                   size_t errlen);
 /* the build options from the arguments directed, dedupe, self_loops
  * (integers or booleans) */
-int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err,
-              size_t errlen);
+int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err, size_t errlen);
 /* a boolean or integer argument (0/1) */
-int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt,
-              int *x, char *err, size_t errlen);
+int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt, int *x,
+              char *err, size_t errlen);
 /* the source vertex of every arc of 'g' into new int32 view 'rows' */
 int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen);
 /* the default space (views of the library's results) */
@@ -72,9 +69,10 @@ int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen);
  * numbers on every back end (splitmix64 of a seed and a counter). It is
  * build.sk's text 'prelude': sk_body_graph_prelude (kbodies.h). */
 
-extern const sk_kentry *const sk_gbuild_entries[], *const sk_gio_entries[],
-  *const sk_galgo_entries[], *const sk_grecur_entries[], *const sk_gmesh_entries[];
-extern const sk_kbody *const sk_gbuild_bodies[], *const sk_galgo_bodies[],
-  *const sk_grecur_bodies[], *const sk_gmesh_bodies[];
+extern const sk_kentry *const sk_gbuild_entries[],
+  *const sk_gio_entries[], *const sk_galgo_entries[], *const sk_grecur_entries[],
+                                                        *const sk_gmesh_entries[];
+extern const sk_kbody *const sk_gbuild_bodies[],
+  *const sk_galgo_bodies[], *const sk_grecur_bodies[], *const sk_gmesh_bodies[];
 
 #endif

@@ -45,7 +45,8 @@ static int umap_make(umap *m, int64_t cap, int space, char *err, size_t errlen) 
 }
 
 /* the map capture 'p' ("m" / "o" / "n") of 'm' at a[*n] */
-static void umap_args(const umap *m, const char *p, char names[4][16], sk_arg *a, int *n) {
+static void umap_args(const umap *m, const char *p, char names[4][16], sk_arg *a,
+                      int *n) {
   static const char *const sfx[] = {"_keys", "_vals", "_flags", "_meta"};
   const sk_view *v[] = {&m->keys, &m->vals, &m->flags, &m->meta};
   for (int k = 0; k < 4; k++) {
@@ -54,46 +55,57 @@ static void umap_args(const umap *m, const char *p, char names[4][16], sk_arg *a
   }
 }
 
-#define MAPSIG(p) R1(p "_keys", "int64") R1(p "_vals", "int32") R1(p "_flags", "int32") \
-  R1(p "_meta", "int64")
+#define MAPSIG(p) \
+  R1(p "_keys", "int64") \
+  R1(p "_vals", "int32") R1(p "_flags", "int32") R1(p "_meta", "int64")
 
 /* the smallest and largest node id */
 static const char *const sig_ids[] = {"mdrange2 e=int64[2]", NULL};
-static const sk_kbody k_ids = {
-  .label = "graph.mesh_ids", .body = sk_body_graph_mesh_ids, .pattern = SK_REDUCE,
-  .sigs = sig_ids, .reds = "min:int64 max:int64"};
+static const sk_kbody k_ids = {.label = "graph.mesh_ids",
+                               .body = sk_body_graph_mesh_ids,
+                               .pattern = SK_REDUCE,
+                               .sigs = sig_ids,
+                               .reds = "min:int64 max:int64"};
 
 /* the first bad entry (row-major position) and its id */
-static const sk_kbody k_firstbad = {
-  .label = "graph.mesh_first_bad", .body = sk_body_graph_mesh_first_bad,
-  .pattern = SK_REDUCE, .reds = "min:int64"};
-static const sk_kbody k_entry = {
-  .label = "graph.mesh_entry", .body = sk_body_graph_mesh_entry, .pattern = SK_REDUCE,
-  .reds = "max:int64"};
+static const sk_kbody k_firstbad = {.label = "graph.mesh_first_bad",
+                                    .body = sk_body_graph_mesh_first_bad,
+                                    .pattern = SK_REDUCE,
+                                    .reds = "min:int64"};
+static const sk_kbody k_entry = {.label = "graph.mesh_entry",
+                                 .body = sk_body_graph_mesh_entry,
+                                 .pattern = SK_REDUCE,
+                                 .reds = "max:int64"};
 
 static const char *const sig_insert[] = {
   "range e=int64[2]" MAPSIG("m") R1("cnt", "int64") " nv=int64", NULL};
-static const sk_kbody k_insert = {
-  .label = "graph.mesh_insert", .body = sk_body_graph_mesh_insert, .pattern = SK_FOR,
-  .sigs = sig_insert};
+static const sk_kbody k_insert = {.label = "graph.mesh_insert",
+                                  .body = sk_body_graph_mesh_insert,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_insert};
 
 static const char *const sig_rehash[] = {"range" MAPSIG("o") MAPSIG("n"), NULL};
-static const sk_kbody k_rehash = {
-  .label = "graph.mesh_rehash", .body = sk_body_graph_mesh_rehash, .pattern = SK_FOR,
-  .sigs = sig_rehash};
+static const sk_kbody k_rehash = {.label = "graph.mesh_rehash",
+                                  .body = sk_body_graph_mesh_rehash,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_rehash};
 
-static const char *const sig_fill[] = {
-  "range" MAPSIG("m") R1("rowptr", "int64") R1("fill", "int64") R1("colidx", "int32")
-  " nv=int64", NULL};
-static const sk_kbody k_fill = {
-  .label = "graph.mesh_fill", .body = sk_body_graph_mesh_fill, .pattern = SK_FOR,
-  .sigs = sig_fill};
+static const char *const sig_fill[] = {"range" MAPSIG("m") R1("rowptr", "int64")
+                                         R1("fill", "int64")
+                                           R1("colidx", "int32") " nv=int64",
+                                       NULL};
+static const sk_kbody k_fill = {.label = "graph.mesh_fill",
+                                .body = sk_body_graph_mesh_fill,
+                                .pattern = SK_FOR,
+                                .sigs = sig_fill};
 
 static const char *const sig_sortrows[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32"), NULL};
-static const sk_kbody k_sortrows = {
-  .label = "graph.mesh_sort_rows", .body = sk_body_graph_mesh_sort_rows,
-  .pattern = SK_FOR, .sigs = sig_sortrows, .prelude = sk_body_sparse_prelude};
+static const sk_kbody k_sortrows = {.label = "graph.mesh_sort_rows",
+                                    .body = sk_body_graph_mesh_sort_rows,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_sortrows,
+                                    .prelude = sk_body_sparse_prelude};
 
 static int64_t pow2_at_least(int64_t n) {
   int64_t p = 16;
@@ -112,7 +124,8 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       !(e = sk_karg_view(args, nargs, "elems", -1, err, errlen)))
     return -1;
   if (e->rank != 2 || e->agg || (e->dtype != SK_I64 && e->dtype != SK_I32)) {
-    sk_err(err, errlen, SK_E_ELEMS_VIEW_MUST, e->label, sk_dtypes[e->dtype].name, e->rank);
+    sk_err(err, errlen, SK_E_ELEMS_VIEW_MUST, e->label, sk_dtypes[e->dtype].name,
+           e->rank);
     return -1;
   }
   int64_t nel = e->extent[0], npe = e->extent[1], nv = -1, cap0 = 0;
@@ -155,11 +168,11 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_kbody_launch(&k_entry, &md, c, 2, &r, err, errlen) < 0) return -1;
     x = sk_result_i64(&r, 0);
     if (x < 0)
-      sk_err(err, errlen, SK_E_ELEMENT_NODE_NODE, (long long)(p / npe), (long long)(p % npe),
-             (long long)x);
+      sk_err(err, errlen, SK_E_ELEMENT_NODE_NODE, (long long)(p / npe),
+             (long long)(p % npe), (long long)x);
     else
-      sk_err(err, errlen, SK_E_ELEMENT_NODE_MESH, (long long)(p / npe), (long long)(p % npe),
-             (long long)x, (long long)nv, (long long)nv - 1);
+      sk_err(err, errlen, SK_E_ELEMENT_NODE_MESH, (long long)(p / npe),
+             (long long)(p % npe), (long long)x, (long long)nv, (long long)nv - 1);
     return -1;
   }
   if (nv > INT32_MAX || (nv > 0 && nv > INT64_MAX / nv)) {
@@ -182,9 +195,10 @@ static int from_mesh(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_arg a[] = {sk_arg_view("d", &ev), sk_arg_view("s", e)};
     static const sk_kbody k_widen = {
       .label = "graph.mesh_widen", .body = sk_body_graph_mesh_widen, .pattern = SK_FOR};
-    if (sk_view_create(&ev, "mesh elements", SK_I64, 2, ext, sk_space_default_layout(space),
-                       space, 0, NULL, err, errlen) < 0 ||
-        (nel > 0 && npe > 0 && sk_kbody_launch(&k_widen, &md, a, 2, NULL, err, errlen) < 0))
+    if (sk_view_create(&ev, "mesh elements", SK_I64, 2, ext,
+                       sk_space_default_layout(space), space, 0, NULL, err, errlen) < 0 ||
+        (nel > 0 && npe > 0 &&
+         sk_kbody_launch(&k_widen, &md, a, 2, NULL, err, errlen) < 0))
       goto done;
     el = &ev;
   }

@@ -19,33 +19,40 @@
  * tuple is its own and leaves when it belongs to a set member. */
 static const char *const sig_mis_tuple[] = {
   "range" R1("state", "int32") R1("t", "int64") " pass=int64", NULL};
-static const sk_kbody k_mis_tuple = {
-  .label = "graph.mis2_tuple", .body = sk_body_graph_mis2_tuple, .pattern = SK_FOR,
-  .sigs = sig_mis_tuple, .prelude = sk_body_graph_prelude};
+static const sk_kbody k_mis_tuple = {.label = "graph.mis2_tuple",
+                                     .body = sk_body_graph_mis2_tuple,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_mis_tuple,
+                                     .prelude = sk_body_graph_prelude};
 
-static const char *const sig_mis_max[] = {
-  "range" G3 R1("t", "int64") R1("m", "int64"), NULL};
-static const sk_kbody k_mis_max = {
-  .label = "graph.mis2_max", .body = sk_body_graph_mis2_max, .pattern = SK_FOR,
-  .sigs = sig_mis_max};
+static const char *const sig_mis_max[] = {"range" G3 R1("t", "int64") R1("m", "int64"),
+                                          NULL};
+static const sk_kbody k_mis_max = {.label = "graph.mis2_max",
+                                   .body = sk_body_graph_mis2_max,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_mis_max};
 
 static const char *const sig_mis_decide[] = {
   "range" R1("state", "int32") R1("m", "int64"), NULL};
-static const sk_kbody k_mis_decide = {
-  .label = "graph.mis2_decide", .body = sk_body_graph_mis2_decide, .pattern = SK_REDUCE,
-  .sigs = sig_mis_decide, .reds = "sum:int64"};
+static const sk_kbody k_mis_decide = {.label = "graph.mis2_decide",
+                                      .body = sk_body_graph_mis2_decide,
+                                      .pattern = SK_REDUCE,
+                                      .sigs = sig_mis_decide,
+                                      .reds = "sum:int64"};
 
 static const char *const sig_mis_out[] = {"range" R1("state", "int32"), NULL};
-static const sk_kbody k_mis_out = {
-  .label = "graph.mis2_members", .body = sk_body_graph_mis2_members,
-  .pattern = SK_REDUCE, .sigs = sig_mis_out, .reds = "sum:int64"};
-static const sk_kbody k_mis_init = {
-  .label = "graph.mis2_init", .body = sk_body_graph_mis2_init, .pattern = SK_FOR,
-  .sigs = sig_mis_out};
+static const sk_kbody k_mis_out = {.label = "graph.mis2_members",
+                                   .body = sk_body_graph_mis2_members,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_mis_out,
+                                   .reds = "sum:int64"};
+static const sk_kbody k_mis_init = {.label = "graph.mis2_init",
+                                    .body = sk_body_graph_mis2_init,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_mis_out};
 
 /* graph.mis2: G_* (undirected) -> members (int32: 1 in the set), count, rounds */
-static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
                                       NULL};
   sk_graph g;
@@ -72,7 +79,8 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   int64_t left = g.nv, round = 0;
   while (left > 0) {
-    sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t), sk_arg_i64("pass", round)};
+    sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t),
+                  sk_arg_i64("pass", round)};
     sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                    sk_arg_view("t", &t), sk_arg_view("m", &m)};
     sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
@@ -110,30 +118,33 @@ done:
  * smallest aggregate among their neighbours of the first pass. */
 static const char *const sig_cm_count[] = {
   "range" R1("members", "int32") R1("cnt", "int64") " n=int64", NULL};
-static const sk_kbody k_cm_count = {
-  .label = "graph.coarsen_count", .body = sk_body_graph_coarsen_count, .pattern = SK_FOR,
-  .sigs = sig_cm_count};
+static const sk_kbody k_cm_count = {.label = "graph.coarsen_count",
+                                    .body = sk_body_graph_coarsen_count,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_cm_count};
 
 static const char *const sig_cm_root[] = {
   "range" R1("members", "int32") R1("ptr", "int64") R1("lab", "int64"), NULL};
-static const sk_kbody k_cm_root = {
-  .label = "graph.coarsen_roots", .body = sk_body_graph_coarsen_roots, .pattern = SK_FOR,
-  .sigs = sig_cm_root};
+static const sk_kbody k_cm_root = {.label = "graph.coarsen_roots",
+                                   .body = sk_body_graph_coarsen_roots,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_cm_root};
 
 static const char *const sig_cm_join[] = {
   "range" G3 R1("lab", "int64") R1("nlab", "int64"), NULL};
 /* an unlabelled vertex takes the smallest label among its labelled
  * neighbours (double-buffered: the first pass sees only the roots') */
-static const sk_kbody k_cm_join = {
-  .label = "graph.coarsen_join", .body = sk_body_graph_coarsen_join, .pattern = SK_FOR,
-  .sigs = sig_cm_join};
+static const sk_kbody k_cm_join = {.label = "graph.coarsen_join",
+                                   .body = sk_body_graph_coarsen_join,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_cm_join};
 
 /* graph.coarsen_mis2: G_*, members (int32, from graph.mis2) -> labels
  * (int64, 0..ncoarse-1), ncoarse */
 static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                         size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "members", NULL};
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights",
+                                      "directed", "members",  NULL};
   sk_graph g;
   const sk_view *mem;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -141,8 +152,8 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
       !(mem = sk_karg_view(args, nargs, "members", 1, err, errlen)))
     return -1;
   if (mem->dtype != SK_I32 || mem->extent[0] != g.nv) {
-    sk_err(err, errlen, SK_E_MEMBERS_MUST_INT32, (long long)g.nv, sk_dtypes[mem->dtype].name,
-           (long long)mem->extent[0]);
+    sk_err(err, errlen, SK_E_MEMBERS_MUST_INT32, (long long)g.nv,
+           sk_dtypes[mem->dtype].name, (long long)mem->extent[0]);
     return -1;
   }
   int space = g.rowptr->space, rc = -1;
@@ -189,6 +200,6 @@ const sk_kentry sk_galgo_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 const sk_kentry sk_galgo_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
                                     coarsen_mis2};
 
-const sk_kbody *const sk_gmis_bodies[] = {
-  &k_mis_tuple, &k_mis_max, &k_mis_decide, &k_mis_out, &k_mis_init, &k_cm_count,
-  &k_cm_root, &k_cm_join, NULL};
+const sk_kbody *const sk_gmis_bodies[] = {&k_mis_tuple, &k_mis_max,  &k_mis_decide,
+                                          &k_mis_out,   &k_mis_init, &k_cm_count,
+                                          &k_cm_root,   &k_cm_join,  NULL};

@@ -19,12 +19,14 @@
 static const char *const sig_pr_outw[] = {
   "range" R1("rowptr", "int64") R1("outw", "float64"),
   "range" R1("rowptr", "int64") R1("outw", "float64") R1("w", "float64"), NULL};
-static const sk_kbody k_pr_deg = {
-  .label = "graph.pr_outdeg", .body = sk_body_graph_pr_outdeg, .pattern = SK_FOR,
-  .sigs = sig_pr_outw};
-static const sk_kbody k_pr_outw = {
-  .label = "graph.pr_outweight", .body = sk_body_graph_pr_outweight, .pattern = SK_FOR,
-  .sigs = sig_pr_outw + 1};
+static const sk_kbody k_pr_deg = {.label = "graph.pr_outdeg",
+                                  .body = sk_body_graph_pr_outdeg,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_pr_outw};
+static const sk_kbody k_pr_outw = {.label = "graph.pr_outweight",
+                                   .body = sk_body_graph_pr_outweight,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_pr_outw + 1};
 
 /* the first contributions c = x / W and the dangling rank. Ranks and
  * contributions are float64, or float32 with dtype = "float32" (half the
@@ -34,52 +36,65 @@ static const sk_kbody k_pr_outw = {
 static const char *const sig_pr_contrib[] = {
   "range" R1("x", "float64") R1("outw", "float64") R1("c", "float64"),
   "range" R1("x", "float32") R1("outw", "float64") R1("c", "float32"), NULL};
-static const sk_kbody k_pr_contrib = {
-  .label = "graph.pr_contrib", .body = sk_body_graph_pr_contrib, .pattern = SK_REDUCE,
-  .sigs = sig_pr_contrib, .reds = "sum:float64"};
+static const sk_kbody k_pr_contrib = {.label = "graph.pr_contrib",
+                                      .body = sk_body_graph_pr_contrib,
+                                      .pattern = SK_REDUCE,
+                                      .sigs = sig_pr_contrib,
+                                      .reds = "sum:float64"};
 
 /* one iteration: the new ranks, their contributions for the next one,
  * the change sum |x' - x| and the new dangling rank */
-#define PULL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
-  R1("c", "float64") R1("x", "float64") R1("xn", "float64") R1("outw", "float64") \
-  R1("cn", "float64") " d=float64 base=float64"
-#define PULL_SIG32 "range" R1("rowptr", "int64") R1("colidx", "int32") \
-  R1("c", "float32") R1("x", "float32") R1("xn", "float32") R1("outw", "float64") \
-  R1("cn", "float32") " d=float64 base=float64"
+#define PULL_SIG \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float64") \
+    R1("x", "float64") R1("xn", "float64") R1("outw", "float64") \
+      R1("cn", "float64") " d=float64 base=float64"
+#define PULL_SIG32 \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float32") \
+    R1("x", "float32") R1("xn", "float32") R1("outw", "float64") \
+      R1("cn", "float32") " d=float64 base=float64"
 static const char *const sig_pr_pull[] = {PULL_SIG, PULL_SIG32, NULL};
 static const char *const sig_pr_pullw[] = {PULL_SIG R1("w", "float64"),
                                            PULL_SIG32 R1("w", "float64"), NULL};
-static const sk_kbody k_pr_pull = {
-  .label = "graph.pr_pull", .body = sk_body_graph_pr_pull, .pattern = SK_REDUCE,
-  .sigs = sig_pr_pull, .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_pr_pull = {.label = "graph.pr_pull",
+                                   .body = sk_body_graph_pr_pull,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_pr_pull,
+                                   .reds = "sum:float64 sum:float64"};
 /* an undirected unweighted graph: the out-degree is the row's length
  * (no out-weight array read), the ranks updated in place (each vertex
  * writes its own), and the sum in four partial sums (the gathers are
  * independent, not one chain of dependent adds) */
 static const char *const sig_pr_pull_u[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float64")
-  R1("x", "float64") R1("cn", "float64") " d=float64 base=float64 big=int64",
+    R1("x", "float64") R1("cn", "float64") " d=float64 base=float64 big=int64",
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("c", "float32")
-  R1("x", "float32") R1("cn", "float32") " d=float64 base=float64 big=int64", NULL};
+    R1("x", "float32") R1("cn", "float32") " d=float64 base=float64 big=int64",
+  NULL};
 /* (rows of 'big' arcs or more are skipped: a GPU sums them in chunks, see
  * k_pr_heavy_list; the host passes INT64_MAX, and its rows then follow
  * one another in chunks of 256 claimed by free threads) */
-static const sk_kbody k_pr_pull_u = {
-  .label = "graph.pr_pull_undirected", .body = sk_body_graph_pr_pull_undirected,
-  .pattern = SK_REDUCE, .sigs = sig_pr_pull_u, .reds = "sum:float64 sum:float64"};
-static const sk_kbody k_pr_pullw = {
-  .label = "graph.pr_pull_w", .body = sk_body_graph_pr_pull_w, .pattern = SK_REDUCE,
-  .sigs = sig_pr_pullw, .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_pr_pull_u = {.label = "graph.pr_pull_undirected",
+                                     .body = sk_body_graph_pr_pull_undirected,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_pr_pull_u,
+                                     .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_pr_pullw = {.label = "graph.pr_pull_w",
+                                    .body = sk_body_graph_pr_pull_w,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_pr_pullw,
+                                    .reds = "sum:float64 sum:float64"};
 
 /* the same pulls on a GPU: a warp a row (its lanes over the row's arcs,
  * a tree sum), so a hub's 10^5 in-arcs are not one thread's walk (a
  * thread a row: 19 ms an iteration at Kronecker scale 22) */
-static const sk_kbody k_pr_pull_team = {
-  .label = "graph.pr_pull_team", .body = sk_body_graph_pr_pull_team,
-  .pattern = SK_REDUCE, .reds = "sum:float64 sum:float64"};
-static const sk_kbody k_pr_pullw_team = {
-  .label = "graph.pr_pull_w_team", .body = sk_body_graph_pr_pull_w_team,
-  .pattern = SK_REDUCE, .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_pr_pull_team = {.label = "graph.pr_pull_team",
+                                        .body = sk_body_graph_pr_pull_team,
+                                        .pattern = SK_REDUCE,
+                                        .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_pr_pullw_team = {.label = "graph.pr_pull_w_team",
+                                         .body = sk_body_graph_pr_pull_w_team,
+                                         .pattern = SK_REDUCE,
+                                         .reds = "sum:float64 sum:float64"};
 /* A thread a row leaves a hub's 10^5 arcs to one thread (19 ms an
  * iteration at Kronecker scale 22, longer than all the other rows
  * together), a warp a row to 3,000 steps of one warp (8 ms). The rows of
@@ -89,16 +104,16 @@ static const sk_kbody k_pr_pullw_team = {
  * (hr: their list) and clears their slots. An H200 at scale 22: 1.8 ms an
  * iteration (PR_BIG 64; 128, 256 and 512 with 2 or 4 lanes a light row:
  * 2.0-3.1 ms). */
-#define PR_BIG 64
+#define PR_BIG   64
 #define PR_CHUNK 1024
 static const sk_kbody k_pr_heavy_list = {
-  .label = "graph.pr_heavy_list", .body = sk_body_graph_pr_heavy_list,
-  .pattern = SK_FOR};
+  .label = "graph.pr_heavy_list", .body = sk_body_graph_pr_heavy_list, .pattern = SK_FOR};
 static const sk_kbody k_pr_heavy_sum = {
   .label = "graph.pr_heavy_sum", .body = sk_body_graph_pr_heavy_sum, .pattern = SK_FOR};
-static const sk_kbody k_pr_heavy_end = {
-  .label = "graph.pr_heavy_end", .body = sk_body_graph_pr_heavy_end,
-  .pattern = SK_REDUCE, .reds = "sum:float64"};
+static const sk_kbody k_pr_heavy_end = {.label = "graph.pr_heavy_end",
+                                        .body = sk_body_graph_pr_heavy_end,
+                                        .pattern = SK_REDUCE,
+                                        .reds = "sum:float64"};
 
 /* a warp per item of n (teams of 8 warps; 'warp' lanes each) */
 static void pr_warps(sk_policy *p, int64_t n, int warp) {
@@ -111,11 +126,12 @@ static void pr_warps(sk_policy *p, int64_t n, int warp) {
 /* one pull of a directed or weighted graph: a thread a row (chunks of 256
  * rows claimed by free threads) on the host, 'dev' a warp a row on a GPU;
  * a[na] is free for 'n' */
-static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, sk_arg *a, int na,
-                   sk_result *r, char *err, size_t errlen) {
+static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, sk_arg *a,
+                   int na, sk_result *r, char *err, size_t errlen) {
   const sk_backend *be = sk_rt_backend(err, errlen);
   if (!be) return -1;
-  if (be->code == SK_CODE_HOST) return sk_galgo_degree_range(host, n, a, na, r, err, errlen);
+  if (be->code == SK_CODE_HOST)
+    return sk_galgo_degree_range(host, n, a, na, r, err, errlen);
   const int warp = sk_galgo_warp(err, errlen);
   if (warp < 0) return -1;
   sk_policy p;
@@ -127,19 +143,21 @@ static int pr_pull(const sk_kbody *host, const sk_kbody *dev, int64_t n, sk_arg 
 /* the heavy rows' chunks and their end (see k_pr_heavy_list), after the
  * light rows' pull: their sum |x' - x| into *change */
 static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view *c,
-                    const sk_view *x, const sk_view *cn, const sk_view *hq, const sk_view *hr,
-                    const sk_view *hs, int64_t nq, int64_t nh, double d, double base,
-                    double *change, char *err, size_t errlen) {
+                    const sk_view *x, const sk_view *cn, const sk_view *hq,
+                    const sk_view *hr, const sk_view *hs, int64_t nq, int64_t nh,
+                    double d, double base, double *change, char *err, size_t errlen) {
   const int warp = sk_galgo_warp(err, errlen);
   if (warp < 0) return -1;
   sk_policy p;
   pr_warps(&p, nq, warp);
   sk_arg a[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("colidx", colidx),
-                sk_arg_view("c", c), sk_arg_view("hq", hq), sk_arg_view("hs", hs),
-                sk_arg_i64("nq", nq), sk_arg_i64("chunk", PR_CHUNK)};
+                sk_arg_view("c", c),           sk_arg_view("hq", hq),
+                sk_arg_view("hs", hs),         sk_arg_i64("nq", nq),
+                sk_arg_i64("chunk", PR_CHUNK)};
   sk_arg e[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("hr", hr),
-                sk_arg_view("hs", hs), sk_arg_view("x", x), sk_arg_view("cn", cn),
-                sk_arg_f64("d", d), sk_arg_f64("base", base)};
+                sk_arg_view("hs", hs),         sk_arg_view("x", x),
+                sk_arg_view("cn", cn),         sk_arg_f64("d", d),
+                sk_arg_f64("base", base)};
   sk_result re;
   if (sk_kbody_launch(&k_pr_heavy_sum, &p, a, NELEM(a), NULL, err, errlen) < 0 ||
       sk_sp_range(&k_pr_heavy_end, nh, e, NELEM(e), &re, err, errlen) < 0)
@@ -171,39 +189,46 @@ static int pr_heavy(const sk_view *rowptr, const sk_view *colidx, const sk_view 
  * the group */
 static const char *const sig_prg_hist[] = {
   "range" R1("rowptr", "int64") R1("hist", "int64") " n=int64 cs=int64 nch=int64", NULL};
-static const sk_kbody k_prg_hist = {
-  .label = "graph.pr_order_count", .body = sk_body_graph_pr_order_count,
-  .pattern = SK_FOR, .sigs = sig_prg_hist};
+static const sk_kbody k_prg_hist = {.label = "graph.pr_order_count",
+                                    .body = sk_body_graph_pr_order_count,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_prg_hist};
 /* each vertex's new id from the scanned counts, and its degree there */
 static const char *const sig_prg_perm[] = {
-  "range" R1("rowptr", "int64") R1("off", "int64") R1("perm", "int32") R1("deg", "int64")
-  " n=int64 cs=int64 nch=int64", NULL};
-static const sk_kbody k_prg_perm = {
-  .label = "graph.pr_order_place", .body = sk_body_graph_pr_order_place,
-  .pattern = SK_FOR, .sigs = sig_prg_perm};
+  "range" R1("rowptr", "int64") R1("off", "int64") R1("perm", "int32")
+    R1("deg", "int64") " n=int64 cs=int64 nch=int64",
+  NULL};
+static const sk_kbody k_prg_perm = {.label = "graph.pr_order_place",
+                                    .body = sk_body_graph_pr_order_place,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_prg_perm};
 /* row i's arcs, renamed, at its new place (the rows read in order: the
  * reads stream, the writes go to a new place a row) */
 static const char *const sig_prg_fill[] = {
   "range" G3 R1("perm", "int32") R1("rp2", "int64") R1("ci2", "int32"), NULL};
-static const sk_kbody k_prg_fill = {
-  .label = "graph.pr_order_arcs", .body = sk_body_graph_pr_order_arcs, .pattern = SK_FOR,
-  .sigs = sig_prg_fill};
+static const sk_kbody k_prg_fill = {.label = "graph.pr_order_arcs",
+                                    .body = sk_body_graph_pr_order_arcs,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_prg_fill};
 /* the first ranks and contributions of the vertices with arcs */
 static const char *const sig_prg_init[] = {
   "range" R1("rp2", "int64") R1("x", "float64") R1("c", "float64") " x0=float64",
   "range" R1("rp2", "int64") R1("x", "float32") R1("c", "float32") " x0=float64", NULL};
-static const sk_kbody k_prg_init = {
-  .label = "graph.pr_order_init", .body = sk_body_graph_pr_order_init, .pattern = SK_FOR,
-  .sigs = sig_prg_init};
+static const sk_kbody k_prg_init = {.label = "graph.pr_order_init",
+                                    .body = sk_body_graph_pr_order_init,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_prg_init};
 /* the ranks in the graph's order; the vertices without arcs: 'tail' */
 static const char *const sig_prg_out[] = {
-  "range" R1("perm", "int32") R1("x", "float64") R1("rank", "float64")
-  " nz=int64 tail=float64",
-  "range" R1("perm", "int32") R1("x", "float32") R1("rank", "float32")
-  " nz=int64 tail=float64", NULL};
-static const sk_kbody k_prg_out = {
-  .label = "graph.pr_order_out", .body = sk_body_graph_pr_order_out, .pattern = SK_FOR,
-  .sigs = sig_prg_out};
+  "range" R1("perm", "int32") R1("x", "float64")
+    R1("rank", "float64") " nz=int64 tail=float64",
+  "range" R1("perm", "int32") R1("x", "float32")
+    R1("rank", "float32") " nz=int64 tail=float64",
+  NULL};
+static const sk_kbody k_prg_out = {.label = "graph.pr_order_out",
+                                   .body = sk_body_graph_pr_order_out,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_prg_out};
 
 /* PageRank of an undirected unweighted graph (n = g->nv > 0) on the host
  * over the reordered copy: the ranks into 'rank' (dtype rdt, n), the
@@ -221,7 +246,8 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
   sk_view *all[] = {&hist, &off, &perm, &deg, &rp2, &ci2, &x, &c, &cn};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   int64_t nz = 0, m2 = 0;
-  if (sk_sp_view(&hist, "group counts", SK_I64, PRG_GROUPS * nch, space, 1, err, errlen) < 0 ||
+  if (sk_sp_view(&hist, "group counts", SK_I64, PRG_GROUPS * nch, space, 1, err, errlen) <
+        0 ||
       sk_sp_view(&off, "group offsets", SK_I64, PRG_GROUPS * nch + 1, space, 0, err,
                  errlen) < 0 ||
       sk_sp_view(&perm, "new ids", SK_I32, n, space, 0, err, errlen) < 0 ||
@@ -231,9 +257,13 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
   {
     sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("hist", &hist),
                   sk_arg_i64("n", n), sk_arg_i64("cs", cs), sk_arg_i64("nch", nch)};
-    sk_arg b[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("off", &off),
-                  sk_arg_view("perm", &perm), sk_arg_view("deg", &deg), sk_arg_i64("n", n),
-                  sk_arg_i64("cs", cs), sk_arg_i64("nch", nch)};
+    sk_arg b[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("off", &off),
+                  sk_arg_view("perm", &perm),
+                  sk_arg_view("deg", &deg),
+                  sk_arg_i64("n", n),
+                  sk_arg_i64("cs", cs),
+                  sk_arg_i64("nch", nch)};
     /* the vertices with arcs: the groups before the last */
     if (sk_sp_range(&k_prg_hist, nch, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_scan(&hist, &off, PRG_GROUPS * nch, NULL, err, errlen) < 0 ||
@@ -263,7 +293,8 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
   /* the vertices without arcs all have one rank: 'prev' as stored (in
    * the views' type), 'base' as computed; all are dangling */
   const double niso = (double)(n - nz);
-  double prev = rdt == SK_F32 ? (double)(float)(1.0 / (double)n) : 1.0 / (double)n, base = 0;
+  double prev = rdt == SK_F32 ? (double)(float)(1.0 / (double)n) : 1.0 / (double)n,
+         base = 0;
   double dangling = niso * prev;
   int64_t it;
   for (it = 1; it <= maxiter; it++) {
@@ -272,13 +303,14 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
     double delta = 0;
     if (nz > 0) {
       sk_arg pu[] = {sk_arg_view("rowptr", &rp2), sk_arg_view("colidx", &ci2),
-                     sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("cn", &cn),
-                     sk_arg_f64("d", d), sk_arg_f64("base", base),
-                     sk_arg_i64("big", INT64_MAX)};
-      if (sk_galgo_degree_range(&k_pr_pull_u, nz, pu, NELEM(pu), &r, err, errlen) < 0) goto done;
+                     sk_arg_view("c", &c),        sk_arg_view("x", &x),
+                     sk_arg_view("cn", &cn),      sk_arg_f64("d", d),
+                     sk_arg_f64("base", base),    sk_arg_i64("big", INT64_MAX)};
+      if (sk_galgo_degree_range(&k_pr_pull_u, nz, pu, NELEM(pu), &r, err, errlen) < 0)
+        goto done;
       delta = sk_result_f64(&r, 0);
     }
-    delta += niso * fabs(base - prev);   /* the new rank against the stored one */
+    delta += niso * fabs(base - prev); /* the new rank against the stored one */
     prev = rdt == SK_F32 ? (double)(float)base : base;
     dangling = niso * base;
     sk_view t = c;
@@ -289,7 +321,8 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
   *iters = it > maxiter ? maxiter : it;
   {
     sk_arg a[] = {sk_arg_view("perm", &perm), sk_arg_view("x", &x),
-                  sk_arg_view("rank", rank), sk_arg_i64("nz", nz), sk_arg_f64("tail", base)};
+                  sk_arg_view("rank", rank), sk_arg_i64("nz", nz),
+                  sk_arg_f64("tail", base)};
     if (sk_sp_range(&k_prg_out, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   rc = 0;
@@ -302,8 +335,9 @@ done:
  * | "float32"] -> rank (of that dtype), iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "damping", "tol", "maxiter", "dtype", NULL};
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights",
+                                      "directed", "damping",  "tol",
+                                      "maxiter",  "dtype",    NULL};
   sk_graph g;
   int directed;
   double d = 0.85, tol = 1e-6;
@@ -314,7 +348,8 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
       (sk_karg_find(args, nargs, "damping") &&
        sk_karg_f64(args, nargs, "damping", &d, err, errlen) < 0) ||
-      (sk_karg_find(args, nargs, "tol") && sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0) ||
+      (sk_karg_find(args, nargs, "tol") &&
+       sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0) ||
       sk_karg_i64(args, nargs, "maxiter", 1, 100, &maxiter, err, errlen) < 0 ||
       !(dts = sk_karg_str(args, nargs, "dtype", "float64", err, errlen)))
     return -1;
@@ -391,14 +426,14 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (heavy) {
     const int64_t mh = g.narcs / PR_BIG + 1;
     if (sk_sp_view(&hcnt, "heavy rows' count", SK_I64, 2, space, 1, err, errlen) < 0 ||
-        sk_sp_view(&hq, "heavy rows' chunks", SK_I64, g.narcs / PR_CHUNK + mh, space, 0, err,
-                   errlen) < 0 ||
+        sk_sp_view(&hq, "heavy rows' chunks", SK_I64, g.narcs / PR_CHUNK + mh, space, 0,
+                   err, errlen) < 0 ||
         sk_sp_view(&hr, "heavy rows", SK_I64, mh, space, 0, err, errlen) < 0 ||
         sk_sp_view(&hs, "heavy rows' sums", SK_F64, n, space, 1, err, errlen) < 0)
       goto done;
     sk_arg a[] = {sk_arg_view("rowptr", trp), sk_arg_view("cnt", &hcnt),
-                  sk_arg_view("hq", &hq), sk_arg_view("hr", &hr), sk_arg_i64("big", PR_BIG),
-                  sk_arg_i64("chunk", PR_CHUNK)};
+                  sk_arg_view("hq", &hq),     sk_arg_view("hr", &hr),
+                  sk_arg_i64("big", PR_BIG),  sk_arg_i64("chunk", PR_CHUNK)};
     if (sk_sp_range(&k_pr_heavy_list, n, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_get_i64(&hcnt, 0, &nq, err, errlen) < 0 ||
         sk_sp_get_i64(&hcnt, 1, &nh, err, errlen) < 0)
@@ -416,14 +451,16 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     double base = (d * dangling + 1 - d) / (double)n;
     /* (a slot more for pr_pull's n) */
     sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
-                  sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("xn", &xn),
-                  sk_arg_view("outw", &outw), sk_arg_view("cn", &cn),
-                  sk_arg_f64("d", d), sk_arg_f64("base", base),
-                  sk_arg_view("w", tw ? tw : &x), sk_arg_i64("n", n)};
-    sk_arg pu[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
-                   sk_arg_view("c", &c), sk_arg_view("x", &x), sk_arg_view("cn", &cn),
-                   sk_arg_f64("d", d), sk_arg_f64("base", base),
-                   sk_arg_i64("big", heavy ? PR_BIG : INT64_MAX)};
+                  sk_arg_view("c", &c),       sk_arg_view("x", &x),
+                  sk_arg_view("xn", &xn),     sk_arg_view("outw", &outw),
+                  sk_arg_view("cn", &cn),     sk_arg_f64("d", d),
+                  sk_arg_f64("base", base),   sk_arg_view("w", tw ? tw : &x),
+                  sk_arg_i64("n", n)};
+    sk_arg pu[] = {
+      sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
+      sk_arg_view("c", &c),       sk_arg_view("x", &x),
+      sk_arg_view("cn", &cn),     sk_arg_f64("d", d),
+      sk_arg_f64("base", base),   sk_arg_i64("big", heavy ? PR_BIG : INT64_MAX)};
     double change = 0;
     if (!directed && !tw) {
       if (sk_galgo_degree_range(&k_pr_pull_u, n, pu, NELEM(pu), &r, err, errlen) < 0 ||
@@ -458,9 +495,9 @@ done:
 }
 
 /* -- registration --------------------------------------------------------- */
-const sk_kentry sk_galgo_pr = {"graph.pagerank",
-  "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
+const sk_kentry sk_galgo_pr = {
+  "graph.pagerank", "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
 
 const sk_kbody *const sk_gpr_bodies[] = {
-  &k_pr_deg, &k_pr_outw, &k_pr_contrib, &k_pr_pull, &k_pr_pullw, &k_pr_pull_u,
-  &k_prg_hist, &k_prg_perm, &k_prg_fill, &k_prg_init, &k_prg_out, NULL};
+  &k_pr_deg,   &k_pr_outw,  &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
+  &k_prg_hist, &k_prg_perm, &k_prg_fill,   &k_prg_init, &k_prg_out,  NULL};

@@ -19,7 +19,7 @@
 
 /* the block size of the host and of a GPU */
 #define BS_HOST_MIN 4096
-#define BS_GPU 1024
+#define BS_GPU      1024
 
 #define SIG_BLK(T) "range" R1("x", T) R1("agg", T) " n=int64 bs=int64"
 #define SIG_CAR(T) "range" R1("agg", T) " nb=int64"
@@ -27,16 +27,19 @@ static const char *const sig_blk[] = {SIG_BLK("float64"), SIG_BLK("int64"), NULL
 static const char *const sig_car[] = {SIG_CAR("float64"), SIG_CAR("int64"), NULL};
 
 /* the three bodies of one operation (recur.sk: a template of it) */
-#define OPS(NAME)                                                             \
-  static const sk_kbody k_red_##NAME = {                                      \
-    .label = "graph.recurrence_fold_" #NAME,                                  \
-    .body = sk_body_graph_recurrence_fold_##NAME, .pattern = SK_FOR, .sigs = sig_blk}; \
-  static const sk_kbody k_car_##NAME = {                                      \
-    .label = "graph.recurrence_carry_" #NAME,                                 \
-    .body = sk_body_graph_recurrence_carry_##NAME, .pattern = SK_FOR, .sigs = sig_car}; \
-  static const sk_kbody k_app_##NAME = {                                      \
-    .label = "graph.recurrence_apply_" #NAME,                                 \
-    .body = sk_body_graph_recurrence_apply_##NAME, .pattern = SK_FOR, .sigs = sig_blk};
+#define OPS(NAME) \
+  static const sk_kbody k_red_##NAME = {.label = "graph.recurrence_fold_" #NAME, \
+                                        .body = sk_body_graph_recurrence_fold_##NAME, \
+                                        .pattern = SK_FOR, \
+                                        .sigs = sig_blk}; \
+  static const sk_kbody k_car_##NAME = {.label = "graph.recurrence_carry_" #NAME, \
+                                        .body = sk_body_graph_recurrence_carry_##NAME, \
+                                        .pattern = SK_FOR, \
+                                        .sigs = sig_car}; \
+  static const sk_kbody k_app_##NAME = {.label = "graph.recurrence_apply_" #NAME, \
+                                        .body = sk_body_graph_recurrence_apply_##NAME, \
+                                        .pattern = SK_FOR, \
+                                        .sigs = sig_blk};
 
 OPS(sum)
 OPS(prod)
@@ -44,20 +47,24 @@ OPS(min)
 OPS(max)
 
 /* the affine recurrence: the fold of a block is the map z -> A z + B */
-#define SIG_ABLK(T) "range" R1("x", T) R1("a", T) R1("agg", T) R1("aggA", T) " n=int64 bs=int64"
+#define SIG_ABLK(T) \
+  "range" R1("x", T) R1("a", T) R1("agg", T) R1("aggA", T) " n=int64 bs=int64"
 #define SIG_ACAR(T) "range" R1("agg", T) R1("aggA", T) " nb=int64"
 static const char *const sig_ablk[] = {SIG_ABLK("float64"), NULL};
 static const char *const sig_acar[] = {SIG_ACAR("float64"), NULL};
-static const sk_kbody k_red_aff = {
-  .label = "graph.recurrence_fold_affine", .body = sk_body_graph_recurrence_fold_affine,
-  .pattern = SK_FOR, .sigs = sig_ablk};
+static const sk_kbody k_red_aff = {.label = "graph.recurrence_fold_affine",
+                                   .body = sk_body_graph_recurrence_fold_affine,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_ablk};
 /* agg(b) becomes z entering block b (the recurrence's value before it) */
-static const sk_kbody k_car_aff = {
-  .label = "graph.recurrence_carry_affine",
-  .body = sk_body_graph_recurrence_carry_affine, .pattern = SK_FOR, .sigs = sig_acar};
-static const sk_kbody k_app_aff = {
-  .label = "graph.recurrence_apply_affine",
-  .body = sk_body_graph_recurrence_apply_affine, .pattern = SK_FOR, .sigs = sig_ablk};
+static const sk_kbody k_car_aff = {.label = "graph.recurrence_carry_affine",
+                                   .body = sk_body_graph_recurrence_carry_affine,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_acar};
+static const sk_kbody k_app_aff = {.label = "graph.recurrence_apply_affine",
+                                   .body = sk_body_graph_recurrence_apply_affine,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_ablk};
 
 /* graph.linear_recurrence: x (rank-1, numeric) [, op "sum" | "prod" |
  * "min" | "max", a (coefficients, x's dtype and extent; op sum only)] */
@@ -95,7 +102,8 @@ static int recurrence(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
     if (a->dtype != x->dtype || a->extent[0] != x->extent[0] || a->agg) {
       sk_err(err, errlen, SK_E_COEFFICIENTS_VIEW_MUST, a->label, sk_dtypes[a->dtype].name,
-             (long long)a->extent[0], x->label, sk_dtypes[x->dtype].name, (long long)x->extent[0]);
+             (long long)a->extent[0], x->label, sk_dtypes[x->dtype].name,
+             (long long)x->extent[0]);
       return -1;
     }
   }
@@ -113,15 +121,16 @@ static int recurrence(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t nb = (n + bs - 1) / bs;
   sk_view agg, aggA;
   memset(&aggA, 0, sizeof aggA);
-  if (sk_sp_view(&agg, "block folds", x->dtype, nb, x->space, 0, err, errlen) < 0) return -1;
+  if (sk_sp_view(&agg, "block folds", x->dtype, nb, x->space, 0, err, errlen) < 0)
+    return -1;
   int rc = -1;
-  if (a && sk_sp_view(&aggA, "block coefficients", x->dtype, nb, x->space, 0, err,
-                      errlen) < 0)
+  if (a &&
+      sk_sp_view(&aggA, "block coefficients", x->dtype, nb, x->space, 0, err, errlen) < 0)
     goto done;
   {
-    sk_arg blk[] = {sk_arg_view("x", x), sk_arg_view("agg", &agg), sk_arg_i64("n", n),
-                    sk_arg_i64("bs", bs), sk_arg_view("a", a ? a : x),
-                    sk_arg_view("aggA", a ? &aggA : &agg)};
+    sk_arg blk[] = {sk_arg_view("x", x),         sk_arg_view("agg", &agg),
+                    sk_arg_i64("n", n),          sk_arg_i64("bs", bs),
+                    sk_arg_view("a", a ? a : x), sk_arg_view("aggA", a ? &aggA : &agg)};
     sk_arg c[] = {sk_arg_view("agg", &agg), sk_arg_i64("nb", nb),
                   sk_arg_view("aggA", a ? &aggA : &agg)};
     int nblk = a ? 6 : 4, nc = a ? 3 : 2;
@@ -143,5 +152,5 @@ static const sk_kentry e_recur = {"graph.linear_recurrence", "x [, op, a]", SK_K
 const sk_kentry *const sk_grecur_entries[] = {&e_recur, NULL};
 const sk_kbody *const sk_grecur_bodies[] = {
   &k_red_sum, &k_car_sum, &k_app_sum, &k_red_prod, &k_car_prod, &k_app_prod,
-  &k_red_min, &k_car_min, &k_app_min, &k_red_max, &k_car_max, &k_app_max,
+  &k_red_min, &k_car_min, &k_app_min, &k_red_max,  &k_car_max,  &k_app_max,
   &k_red_aff, &k_car_aff, &k_app_aff, NULL};

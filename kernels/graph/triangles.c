@@ -17,30 +17,34 @@
  * counted (atomics). On the host the intersections are bit tests instead
  * of merges (below). */
 static const char *const sig_tri_cnt[] = {"range" G3 R1("cnt", "int64") " n=int64", NULL};
-static const sk_kbody k_tri_cnt = {
-  .label = "graph.tri_count", .body = sk_body_graph_tri_count, .pattern = SK_FOR,
-  .sigs = sig_tri_cnt};
+static const sk_kbody k_tri_cnt = {.label = "graph.tri_count",
+                                   .body = sk_body_graph_tri_count,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_tri_cnt};
 
-static const char *const sig_tri_fill[] = {"range" G3 R1("op", "int64") R1("oc", "int32"), NULL};
-static const sk_kbody k_tri_fill = {
-  .label = "graph.tri_orient", .body = sk_body_graph_tri_orient, .pattern = SK_FOR,
-  .sigs = sig_tri_fill};
+static const char *const sig_tri_fill[] = {"range" G3 R1("op", "int64") R1("oc", "int32"),
+                                           NULL};
+static const sk_kbody k_tri_fill = {.label = "graph.tri_orient",
+                                    .body = sk_body_graph_tri_orient,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_tri_fill};
 
 /* Each triangle is found once, at its lowest-ranked corner u: for every
  * kept v of u, the kept lists of u and v are merged. On a GPU a thread
  * per kept arc (u, v) (osrc: the arcs' u) -- a thread per vertex left the
  * hubs' merges to a few threads (1.14 s at Kronecker scale 22); an arc's
  * merge is bounded by two kept lists. */
-static const sk_kbody k_tri_arc_total = {
-  .label = "graph.triangles_arcs", .body = sk_body_graph_triangles_arcs,
-  .pattern = SK_REDUCE, .reds = "sum:int64"};
-static const sk_kbody k_tri_arc = {
-  .label = "graph.triangles_arcs_per_vertex",
-  .body = sk_body_graph_triangles_arcs_per_vertex, .pattern = SK_REDUCE,
-  .reds = "sum:int64"};
-static const sk_kbody k_tri_src = {
-  .label = "graph.triangles_arc_sources", .body = sk_body_graph_triangles_arc_sources,
-  .pattern = SK_FOR};
+static const sk_kbody k_tri_arc_total = {.label = "graph.triangles_arcs",
+                                         .body = sk_body_graph_triangles_arcs,
+                                         .pattern = SK_REDUCE,
+                                         .reds = "sum:int64"};
+static const sk_kbody k_tri_arc = {.label = "graph.triangles_arcs_per_vertex",
+                                   .body = sk_body_graph_triangles_arcs_per_vertex,
+                                   .pattern = SK_REDUCE,
+                                   .reds = "sum:int64"};
+static const sk_kbody k_tri_src = {.label = "graph.triangles_arc_sources",
+                                   .body = sk_body_graph_triangles_arc_sources,
+                                   .pattern = SK_FOR};
 
 /* the total on the host: each vertex u marks its kept neighbours in a
  * bitmap in thread scratch (nv bits), then every kept v of u counts the
@@ -49,23 +53,26 @@ static const sk_kbody k_tri_src = {
  * takes a block of 'chunk' vertices, scheduled dynamically. */
 static const char *const sig_tri_bits[] = {
   "team" R1("op", "int64") R1("oc", "int32") " nv=int64 chunk=int64", NULL};
-static const char *const sig_tri_bitsv[] = {
-  "team" R1("op", "int64") R1("oc", "int32") R1("tri", "int64") " nv=int64 chunk=int64",
-  NULL};
-static const sk_kbody k_tri_bits = {
-  .label = "graph.triangles_bitmap", .body = sk_body_graph_triangles_bitmap,
-  .pattern = SK_REDUCE, .sigs = sig_tri_bits, .reds = "sum:int64"};
-static const sk_kbody k_tri_bitsv = {
-  .label = "graph.triangles_bitmap_per_vertex",
-  .body = sk_body_graph_triangles_bitmap_per_vertex, .pattern = SK_REDUCE,
-  .sigs = sig_tri_bitsv, .reds = "sum:int64"};
+static const char *const sig_tri_bitsv[] = {"team" R1("op", "int64") R1("oc", "int32")
+                                              R1("tri", "int64") " nv=int64 chunk=int64",
+                                            NULL};
+static const sk_kbody k_tri_bits = {.label = "graph.triangles_bitmap",
+                                    .body = sk_body_graph_triangles_bitmap,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_tri_bits,
+                                    .reds = "sum:int64"};
+static const sk_kbody k_tri_bitsv = {.label = "graph.triangles_bitmap_per_vertex",
+                                     .body = sk_body_graph_triangles_bitmap_per_vertex,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_tri_bitsv,
+                                     .reds = "sum:int64"};
 
 /* graph.triangles: G_* (undirected) [, per_vertex (default 1)] -> total,
  * per_vertex (when asked) */
 static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                      size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
-                                      "per_vertex", NULL};
+  static const char *const known[] = {"G_rowptr", "G_colidx",   "G_weights",
+                                      "directed", "per_vertex", NULL};
   sk_graph g;
   int directed, per;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -114,16 +121,17 @@ static int triangles(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       p.team_size = 1;
       p.schedule = SK_DYNAMIC;
       p.scratch_thread[1] = ((g.nv + 63) / 64) * 8 + 64;
-      sk_arg t[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_i64("nv", g.nv),
-                    sk_arg_i64("chunk", chunk), sk_arg_view("tri", &tri)};
+      sk_arg t[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc),
+                    sk_arg_i64("nv", g.nv), sk_arg_i64("chunk", chunk),
+                    sk_arg_view("tri", &tri)};
       if (sk_kbody_launch(per ? &k_tri_bitsv : &k_tri_bits, &p, t, per ? 5 : 4, &r, err,
                           errlen) < 0)
         goto done;
     } else if (g.nv > 0) {
       /* a GPU: a thread per kept arc */
       sk_arg s1[] = {sk_arg_view("op", &op), sk_arg_view("osrc", &osrc)};
-      sk_arg t[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc), sk_arg_view("osrc", &osrc),
-                    sk_arg_view("tri", &tri)};
+      sk_arg t[] = {sk_arg_view("op", &op), sk_arg_view("oc", &oc),
+                    sk_arg_view("osrc", &osrc), sk_arg_view("tri", &tri)};
       if (sk_sp_view(&osrc, "kept arcs' sources", SK_I32, m > 0 ? m : 1, space, 0, err,
                      errlen) < 0 ||
           sk_sp_range(&k_tri_src, g.nv, s1, NELEM(s1), NULL, err, errlen) < 0 ||
@@ -150,20 +158,24 @@ done:
  * merging the two rows (self-loops skipped); triangles are enumerated at
  * their smallest corner u < v < w by merging rows u and v above v. */
 static const char *const sig_mt_te[] = {"range" G3 R1("te", "int64"), NULL};
-static const sk_kbody k_mt_te = {
-  .label = "graph.minitri_edges", .body = sk_body_graph_minitri_edges, .pattern = SK_FOR,
-  .sigs = sig_mt_te};
+static const sk_kbody k_mt_te = {.label = "graph.minitri_edges",
+                                 .body = sk_body_graph_minitri_edges,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_mt_te};
 
 static const char *const sig_mt_hist[] = {
   "range" G3 R1("tv", "int64") R1("te", "int64") R1("hist", "int64"), NULL};
-static const sk_kbody k_mt_hist = {
-  .label = "graph.minitri_hist", .body = sk_body_graph_minitri_hist, .pattern = SK_FOR,
-  .sigs = sig_mt_hist};
+static const sk_kbody k_mt_hist = {.label = "graph.minitri_hist",
+                                   .body = sk_body_graph_minitri_hist,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_mt_hist};
 
 static const char *const sig_maxdeg[] = {"range" R1("rowptr", "int64"), NULL};
-static const sk_kbody k_maxdeg = {
-  .label = "graph.max_degree", .body = sk_body_graph_max_degree, .pattern = SK_REDUCE,
-  .sigs = sig_maxdeg, .reds = "max:int64"};
+static const sk_kbody k_maxdeg = {.label = "graph.max_degree",
+                                  .body = sk_body_graph_max_degree,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_maxdeg,
+                                  .reds = "max:int64"};
 
 /* graph.minitri: G_* (undirected) -> hist (int64: hist(k) triangles of
  * value k, k in 0..maxdeg + 2) */
@@ -214,7 +226,8 @@ static int minitri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   {
     sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                  sk_arg_view("tv", tvv), sk_arg_view("te", &te), sk_arg_view("hist", &hist)};
+                  sk_arg_view("tv", tvv), sk_arg_view("te", &te),
+                  sk_arg_view("hist", &hist)};
     if (sk_sp_range(&k_mt_hist, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   if (sk_kout_view(out, "hist", &hist, err, errlen) < 0) goto done;
@@ -230,6 +243,6 @@ done:
 const sk_kentry sk_galgo_tri = {"graph.triangles", "G_*", SK_KRES_NONE, triangles};
 const sk_kentry sk_galgo_minitri = {"graph.minitri", "G_*", SK_KRES_NONE, minitri};
 
-const sk_kbody *const sk_gtri_bodies[] = {
-  &k_tri_cnt, &k_tri_fill, &k_tri_bits, &k_tri_bitsv, &k_mt_te, &k_mt_hist, &k_maxdeg,
-  NULL};
+const sk_kbody *const sk_gtri_bodies[] = {&k_tri_cnt,   &k_tri_fill, &k_tri_bits,
+                                          &k_tri_bitsv, &k_mt_te,    &k_mt_hist,
+                                          &k_maxdeg,    NULL};

@@ -26,7 +26,7 @@
 
 #include "core/err.h"
 
-#include "../graph/graph.h"   /* sk_g_flag; sparse.h: views and launches */
+#include "../graph/graph.h" /* sk_g_flag; sparse.h: views and launches */
 #include "kbodies.h"
 /* the block of the bitonic sort (keys per team) */
 #define BS 1024
@@ -39,24 +39,37 @@
 #define STABLE(E, ER) "(" E ") || (!(" ER ") && va < vb)"
 
 /* -- the kinds of body and their precompiled signatures ------------------ */
-enum { K_STEP, K_STEPX, K_BLOCK, K_BLOCKX, K_LOCAL, K_LOCALX, K_CHUNK, K_CHUNKV,
-       K_MERGE, K_MERGEV, NKIND };
+enum {
+  K_STEP,
+  K_STEPX,
+  K_BLOCK,
+  K_BLOCKX,
+  K_LOCAL,
+  K_LOCALX,
+  K_CHUNK,
+  K_CHUNKV,
+  K_MERGE,
+  K_MERGEV,
+  NKIND
+};
 
 /* the template of each kind (the comparator as "@E@") */
 static const char *const kind_tmpl[NKIND] = {
-  sk_body_sort_step, sk_body_sort_step_kv, sk_body_sort_block, sk_body_sort_block_kv,
+  sk_body_sort_step,  sk_body_sort_step_kv,  sk_body_sort_block, sk_body_sort_block_kv,
   sk_body_sort_local, sk_body_sort_local_kv, sk_body_sort_chunk, sk_body_sort_chunk_kv,
   sk_body_sort_merge, sk_body_sort_merge_kv};
 
-#define SIG_STEP(T) "range" R1("v", T) " n=int64 kk=int64 jj=int64"
-#define SIG_STEPX(T) "range" R1("v", T) R1("x", "int64") " n=int64 kk=int64 jj=int64"
-#define SIG_BLOCK(T) "team" R1("v", T) " n=int64 bs=int64"
+#define SIG_STEP(T)   "range" R1("v", T) " n=int64 kk=int64 jj=int64"
+#define SIG_STEPX(T)  "range" R1("v", T) R1("x", "int64") " n=int64 kk=int64 jj=int64"
+#define SIG_BLOCK(T)  "team" R1("v", T) " n=int64 bs=int64"
 #define SIG_BLOCKX(T) "team" R1("v", T) R1("x", "int64") " n=int64 bs=int64"
-#define SIG_CHUNK(T) "range" R1("v", T) R1("tv", T) " n=int64 cs=int64"
-#define SIG_CHUNKV(T, V) "range" R1("v", T) R1("tv", T) R1("u", V) R1("tu", V) " n=int64 cs=int64"
+#define SIG_CHUNK(T)  "range" R1("v", T) R1("tv", T) " n=int64 cs=int64"
+#define SIG_CHUNKV(T, V) \
+  "range" R1("v", T) R1("tv", T) R1("u", V) R1("tu", V) " n=int64 cs=int64"
 #define SIG_MERGE(T) "range" R1("s", T) R1("d", T) " n=int64 w=int64 sl=int64"
-#define SIG_MERGEV(T, V) "range" R1("s", T) R1("d", T) R1("su", V) R1("du", V) " n=int64 w=int64 sl=int64"
-#define FOUR(M) M("float64"), M("float32"), M("int64"), M("int32")
+#define SIG_MERGEV(T, V) \
+  "range" R1("s", T) R1("d", T) R1("su", V) R1("du", V) " n=int64 w=int64 sl=int64"
+#define FOUR(M)     M("float64"), M("float32"), M("int64"), M("int32")
 #define FOURV(M, V) M("float64", V), M("float32", V), M("int64", V), M("int32", V)
 
 static const char *const sig_step[] = {SIG_STEP("float64"), NULL};
@@ -71,24 +84,23 @@ static const char *const sig_mergev[] = {FOURV(SIG_MERGEV, "int64"),
                                          FOURV(SIG_MERGEV, "float64"), NULL};
 
 /* the precompiled bodies of one direction (sort.sk: <kind>_asc, _desc) */
-#define KBODY(K, SFX, LABEL, SIGS)                                            \
-  static const sk_kbody k_##K##_##SFX = {                                     \
-    .label = LABEL, .body = sk_body_sort_##K##_##SFX, .pattern = SK_FOR,      \
-    .sigs = SIGS};
-#define BODIES(SFX)                                                           \
-  KBODY(step, SFX, "sort.bitonic_step", sig_step)                             \
-  KBODY(step_kv, SFX, "sort.bitonic_step_kv", sig_stepx)                      \
-  KBODY(block, SFX, "sort.bitonic_block", sig_block)                          \
-  KBODY(block_kv, SFX, "sort.bitonic_block_kv", sig_blockx)                   \
-  KBODY(local, SFX, "sort.bitonic_local", sig_block)                          \
-  KBODY(local_kv, SFX, "sort.bitonic_local_kv", sig_blockx)                   \
-  KBODY(chunk, SFX, "sort.merge_chunk", sig_chunk)                            \
-  KBODY(chunk_kv, SFX, "sort.merge_chunk_kv", sig_chunkv)                     \
-  KBODY(merge, SFX, "sort.merge_pass", sig_merge)                             \
-  KBODY(merge_kv, SFX, "sort.merge_pass_kv", sig_mergev)                      \
-  static const sk_kbody *const kinds_##SFX[NKIND] = {                         \
-    &k_step_##SFX, &k_step_kv_##SFX, &k_block_##SFX, &k_block_kv_##SFX,       \
-    &k_local_##SFX, &k_local_kv_##SFX, &k_chunk_##SFX, &k_chunk_kv_##SFX,     \
+#define KBODY(K, SFX, LABEL, SIGS) \
+  static const sk_kbody k_##K##_##SFX = { \
+    .label = LABEL, .body = sk_body_sort_##K##_##SFX, .pattern = SK_FOR, .sigs = SIGS};
+#define BODIES(SFX) \
+  KBODY(step, SFX, "sort.bitonic_step", sig_step) \
+  KBODY(step_kv, SFX, "sort.bitonic_step_kv", sig_stepx) \
+  KBODY(block, SFX, "sort.bitonic_block", sig_block) \
+  KBODY(block_kv, SFX, "sort.bitonic_block_kv", sig_blockx) \
+  KBODY(local, SFX, "sort.bitonic_local", sig_block) \
+  KBODY(local_kv, SFX, "sort.bitonic_local_kv", sig_blockx) \
+  KBODY(chunk, SFX, "sort.merge_chunk", sig_chunk) \
+  KBODY(chunk_kv, SFX, "sort.merge_chunk_kv", sig_chunkv) \
+  KBODY(merge, SFX, "sort.merge_pass", sig_merge) \
+  KBODY(merge_kv, SFX, "sort.merge_pass_kv", sig_mergev) \
+  static const sk_kbody *const kinds_##SFX[NKIND] = { \
+    &k_step_##SFX,  &k_step_kv_##SFX,  &k_block_##SFX, &k_block_kv_##SFX, \
+    &k_local_##SFX, &k_local_kv_##SFX, &k_chunk_##SFX, &k_chunk_kv_##SFX, \
     &k_merge_##SFX, &k_merge_kv_##SFX};
 
 BODIES(asc)
@@ -283,11 +295,11 @@ static int merge(const bodies *bd, const sk_backend *b, const sk_view *v,
       (u && sk_sp_view(&tu, "sort values", u->dtype, n, u->space, 0, err, errlen) < 0))
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("v", v), sk_arg_view("tv", &tv), sk_arg_i64("n", n),
-                  sk_arg_i64("cs", cs), sk_arg_view("u", u ? u : v),
-                  sk_arg_view("tu", u ? &tu : &tv)};
-    if (sk_sp_range(&bd->k[u ? K_CHUNKV : K_CHUNK], P, a, u ? 6 : 4, NULL, err,
-                    errlen) < 0)
+    sk_arg a[] = {sk_arg_view("v", v),         sk_arg_view("tv", &tv),
+                  sk_arg_i64("n", n),          sk_arg_i64("cs", cs),
+                  sk_arg_view("u", u ? u : v), sk_arg_view("tu", u ? &tu : &tv)};
+    if (sk_sp_range(&bd->k[u ? K_CHUNKV : K_CHUNK], P, a, u ? 6 : 4, NULL, err, errlen) <
+        0)
       goto done;
   }
   const sk_view *src = v, *dst = &tv, *usrc = u, *udst = &tu;
@@ -295,11 +307,15 @@ static int merge(const bodies *bd, const sk_backend *b, const sk_view *v,
   int64_t sl = (n + 8 * conc - 1) / (8 * conc);
   if (sl < 4096) sl = 4096;
   for (int64_t w = cs; w < n; w *= 2) {
-    sk_arg a[] = {sk_arg_view("s", src), sk_arg_view("d", dst), sk_arg_i64("n", n),
-                  sk_arg_i64("w", w), sk_arg_i64("sl", sl),
-                  sk_arg_view("su", u ? usrc : src), sk_arg_view("du", u ? udst : dst)};
-    if (sk_sp_range(&bd->k[u ? K_MERGEV : K_MERGE], (n + sl - 1) / sl, a, u ? 7 : 5,
-                    NULL, err, errlen) < 0)
+    sk_arg a[] = {sk_arg_view("s", src),
+                  sk_arg_view("d", dst),
+                  sk_arg_i64("n", n),
+                  sk_arg_i64("w", w),
+                  sk_arg_i64("sl", sl),
+                  sk_arg_view("su", u ? usrc : src),
+                  sk_arg_view("du", u ? udst : dst)};
+    if (sk_sp_range(&bd->k[u ? K_MERGEV : K_MERGE], (n + sl - 1) / sl, a, u ? 7 : 5, NULL,
+                    err, errlen) < 0)
       goto done;
     const sk_view *t = src;
     src = dst;
@@ -325,8 +341,8 @@ done:
 
 static int sortable(const sk_view *v, const char *what, char *err, size_t errlen) {
   if (v->agg) {
-    sk_err(err, errlen, SK_E_VIEW_HOLDS_ELEMENTS,
-           what, v->label, v->agg == SK_AGG_FAD ? "fad" : "ensemble");
+    sk_err(err, errlen, SK_E_VIEW_HOLDS_ELEMENTS, what, v->label,
+           v->agg == SK_AGG_FAD ? "fad" : "ensemble");
     return -1;
   }
   if (v->rank != 1) {
@@ -340,15 +356,16 @@ static int sortable(const sk_view *v, const char *what, char *err, size_t errlen
 static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errlen) {
   static const char *const known1[] = {"keys", "descending", "comparator", "algorithm",
                                        NULL};
-  static const char *const known2[] = {"keys", "values", "descending", "comparator",
-                                       "algorithm", NULL};
+  static const char *const known2[] = {"keys",       "values",    "descending",
+                                       "comparator", "algorithm", NULL};
   const sk_view *v, *u = NULL;
   int desc = 0;
   if (sk_karg_known(args, nargs, kv ? known2 : known1, err, errlen) < 0 ||
       !(v = sk_karg_view(args, nargs, "keys", -1, err, errlen)) ||
       (kv && !(u = sk_karg_view(args, nargs, "values", -1, err, errlen))) ||
       sk_g_flag(args, nargs, "descending", 0, &desc, err, errlen) < 0 ||
-      sortable(v, "keys", err, errlen) < 0 || (u && sortable(u, "values", err, errlen) < 0))
+      sortable(v, "keys", err, errlen) < 0 ||
+      (u && sortable(u, "values", err, errlen) < 0))
     return -1;
   const char *alg = sk_karg_str(args, nargs, "algorithm", "auto", err, errlen);
   if (!alg) return -1;
@@ -363,8 +380,8 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
     if (check_comparator(cmp, err, errlen) < 0) return -1;
   }
   if (u && u->extent[0] != v->extent[0]) {
-    sk_err(err, errlen, SK_E_KEYS_VIEW_ENTRIES, v->label, (long long)v->extent[0], u->label,
-           (long long)u->extent[0]);
+    sk_err(err, errlen, SK_E_KEYS_VIEW_ENTRIES, v->label, (long long)v->extent[0],
+           u->label, (long long)u->extent[0]);
     return -1;
   }
   if (u && u->space != v->space) {
@@ -378,7 +395,8 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
   const sk_backend *b = sk_sp_backend(err, errlen);
   if (!b) return -1;
   int contiguous = v->stride[0] == 1 && (!u || u->stride[0] == 1);
-  int use_merge = strcmp(alg, "merge") == 0 || (strcmp(alg, "auto") == 0 && sk_sp_host(b));
+  int use_merge =
+    strcmp(alg, "merge") == 0 || (strcmp(alg, "auto") == 0 && sk_sp_host(b));
   int64_t n = v->extent[0];
   if (n < 2) return 0;
   bodies bd;
@@ -396,13 +414,15 @@ static int do_sort(const sk_arg *args, int nargs, int kv, char *err, size_t errl
     sk_arg ab[] = {sk_arg_view("d", v), sk_arg_view("s", &t)};
     sk_arg cb[] = {sk_arg_view("d", u ? u : v), sk_arg_view("s", &cu)};
     rc = sk_sp_view(&t, "sort keys", v->dtype, n, v->space, 0, err, errlen) < 0 ||
-         (u && sk_sp_view(&cu, "sort values", u->dtype, n, u->space, 0, err, errlen) < 0) ||
-         sk_sp_range(&k_copy, n, a, 2, NULL, err, errlen) < 0 ||
-         (u && sk_sp_range(&k_copy, n, c, 2, NULL, err, errlen) < 0) ||
-         merge(&bd, b, &t, u ? &cu : NULL, err, errlen) < 0 ||
-         sk_sp_range(&k_copy, n, ab, 2, NULL, err, errlen) < 0 ||
-         (u && sk_sp_range(&k_copy, n, cb, 2, NULL, err, errlen) < 0)
-           ? -1 : 0;
+             (u && sk_sp_view(&cu, "sort values", u->dtype, n, u->space, 0, err, errlen) <
+                     0) ||
+             sk_sp_range(&k_copy, n, a, 2, NULL, err, errlen) < 0 ||
+             (u && sk_sp_range(&k_copy, n, c, 2, NULL, err, errlen) < 0) ||
+             merge(&bd, b, &t, u ? &cu : NULL, err, errlen) < 0 ||
+             sk_sp_range(&k_copy, n, ab, 2, NULL, err, errlen) < 0 ||
+             (u && sk_sp_range(&k_copy, n, cb, 2, NULL, err, errlen) < 0)
+           ? -1
+           : 0;
     sk_view_release(&cu);
   } else if (use_merge) {
     rc = merge(&bd, b, v, u, err, errlen);
@@ -442,15 +462,21 @@ static int sort2(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return do_sort(args, nargs, 1, err, errlen);
 }
 
-static const sk_kentry e_sort = {"sort.sort",
-  "keys [, descending, comparator, algorithm]", SK_KRES_NONE, sort1};
+static const sk_kentry e_sort = {
+  "sort.sort", "keys [, descending, comparator, algorithm]", SK_KRES_NONE, sort1};
 static const sk_kentry e_sort_kv = {"sort.sort_by_key",
-  "keys, values [, descending, comparator, algorithm]", SK_KRES_NONE, sort2};
+                                    "keys, values [, descending, comparator, algorithm]",
+                                    SK_KRES_NONE, sort2};
 
 const sk_kentry *const sk_sort_entries[] = {&e_sort, &e_sort_kv, NULL};
-const sk_kbody *const sk_sort_bodies[] = {
-  &k_step_asc, &k_step_kv_asc, &k_block_asc, &k_block_kv_asc, &k_local_asc, &k_local_kv_asc,
-  &k_chunk_asc, &k_chunk_kv_asc, &k_merge_asc, &k_merge_kv_asc,
-  &k_step_desc, &k_step_kv_desc, &k_block_desc, &k_block_kv_desc, &k_local_desc,
-  &k_local_kv_desc, &k_chunk_desc, &k_chunk_kv_desc, &k_merge_desc, &k_merge_kv_desc,
-  &k_iota, NULL};
+const sk_kbody *const sk_sort_bodies[] = {&k_step_asc,   &k_step_kv_asc,
+                                          &k_block_asc,  &k_block_kv_asc,
+                                          &k_local_asc,  &k_local_kv_asc,
+                                          &k_chunk_asc,  &k_chunk_kv_asc,
+                                          &k_merge_asc,  &k_merge_kv_asc,
+                                          &k_step_desc,  &k_step_kv_desc,
+                                          &k_block_desc, &k_block_kv_desc,
+                                          &k_local_desc, &k_local_kv_desc,
+                                          &k_chunk_desc, &k_chunk_kv_desc,
+                                          &k_merge_desc, &k_merge_kv_desc,
+                                          &k_iota,       NULL};

@@ -17,40 +17,46 @@
 #include "sparse.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
-#define MAT(VT) R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
+#define MAT(VT)      R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 
 /* host: Ap = A*p over run i of 'nchunk', and acc = sum p(r)*Ap(r) */
 #define SD_SIG(VT) "range" MAT(VT) R1("p", VT) R1("ap", VT) " nchunk=int64"
 static const char *const sig_spmv_dot[] = {SD_SIG("float64"), SD_SIG("float32"), NULL};
-static const sk_kbody k_spmv_dot = {
-  .label = "sparse.cg_spmv_dot", .body = sk_body_sparse_cg_spmv_dot,
-  .prelude = sk_body_sparse_row_split, .pattern = SK_REDUCE, .red_op = SK_RED_SUM,
-  .sigs = sig_spmv_dot};
+static const sk_kbody k_spmv_dot = {.label = "sparse.cg_spmv_dot",
+                                    .body = sk_body_sparse_cg_spmv_dot,
+                                    .prelude = sk_body_sparse_row_split,
+                                    .pattern = SK_REDUCE,
+                                    .red_op = SK_RED_SUM,
+                                    .sigs = sig_spmv_dot};
 
 #define DOT_SIG(VT) "range" R1("u", VT) R1("v", VT)
 static const char *const sig_dot[] = {DOT_SIG("float64"), DOT_SIG("float32"), NULL};
-static const sk_kbody k_dot = {
-  .label = "sparse.cg_dot", .body = sk_body_sparse_cg_dot, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .sigs = sig_dot};
+static const sk_kbody k_dot = {.label = "sparse.cg_dot",
+                               .body = sk_body_sparse_cg_dot,
+                               .pattern = SK_REDUCE,
+                               .red_op = SK_RED_SUM,
+                               .sigs = sig_dot};
 
 /* x += a*p; r -= a*Ap; acc = r.r */
 #define UP_SIG(VT) "range" R1("x", VT) R1("r", VT) R1("p", VT) R1("ap", VT) " a=float64"
 static const char *const sig_update[] = {UP_SIG("float64"), UP_SIG("float32"), NULL};
-static const sk_kbody k_update = {
-  .label = "sparse.cg_update", .body = sk_body_sparse_cg_update, .pattern = SK_REDUCE,
-  .red_op = SK_RED_SUM, .sigs = sig_update};
+static const sk_kbody k_update = {.label = "sparse.cg_update",
+                                  .body = sk_body_sparse_cg_update,
+                                  .pattern = SK_REDUCE,
+                                  .red_op = SK_RED_SUM,
+                                  .sigs = sig_update};
 
 /* p = r + b*p */
 #define PU_SIG(VT) "range" R1("p", VT) R1("r", VT) " b=float64"
 static const char *const sig_pupdate[] = {PU_SIG("float64"), PU_SIG("float32"), NULL};
-static const sk_kbody k_pupdate = {
-  .label = "sparse.cg_direction", .body = sk_body_sparse_cg_direction, .pattern = SK_FOR,
-  .sigs = sig_pupdate};
+static const sk_kbody k_pupdate = {.label = "sparse.cg_direction",
+                                   .body = sk_body_sparse_cg_direction,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_pupdate};
 
-static int dot(const sk_view *u, const sk_view *v, double *d, char *err,
-               size_t errlen) {
+static int dot(const sk_view *u, const sk_view *v, double *d, char *err, size_t errlen) {
   sk_arg a[] = {sk_arg_view("u", u), sk_arg_view("v", v)};
   sk_result r;
   if (sk_sp_range(&k_dot, u->extent[0], a, NELEM(a), &r, err, errlen) < 0) return -1;
@@ -68,9 +74,12 @@ static int spmv_dot(const sk_backend *b, const sk_csr *A, const sk_view *p,
   int64_t nchunk = b->concurrency ? b->concurrency() : 1;
   if (nchunk < 1) nchunk = 1;
   if (nchunk > A->nrows) nchunk = A->nrows;
-  sk_arg a[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
-                sk_arg_view("values", A->values), sk_arg_view("p", p),
-                sk_arg_view("ap", ap), sk_arg_i64("nchunk", nchunk)};
+  sk_arg a[] = {sk_arg_view("rowptr", A->rowptr),
+                sk_arg_view("colidx", A->colidx),
+                sk_arg_view("values", A->values),
+                sk_arg_view("p", p),
+                sk_arg_view("ap", ap),
+                sk_arg_i64("nchunk", nchunk)};
   sk_result r;
   if (sk_sp_range(&k_spmv_dot, nchunk, a, NELEM(a), &r, err, errlen) < 0) return -1;
   *pap = sk_result_f64(&r, 0);
@@ -80,8 +89,8 @@ static int spmv_dot(const sk_backend *b, const sk_csr *A, const sk_view *p,
 /* sparse.cg: A_*, b [, x0, tol (1e-10), maxiter (1000)] -> x (a new view),
  * iters, resid (the final ||r||) */
 static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "b", "x0", "tol", "maxiter", NULL};
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", "b",
+                                      "x0",       "tol",      "maxiter",  NULL};
   sk_csr A;
   double tol = 1e-10;
   int64_t maxiter = 1000;
@@ -104,8 +113,8 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     return -1;
   }
   if (bv->extent[0] != A.nrows || (x0 && x0->extent[0] != A.nrows)) {
-    sk_err(err, errlen, SK_E_B_VIEW_ROWS, sh, bv->label,
-           (long long)bv->extent[0], x0 ? ", x0 " : "");
+    sk_err(err, errlen, SK_E_B_VIEW_ROWS, sh, bv->label, (long long)bv->extent[0],
+           x0 ? ", x0 " : "");
     if (x0) {
       size_t l = strlen(err);
       sk_err(err + l, errlen - l, SK_E_VIEW, x0->label, (long long)x0->extent[0]);
@@ -113,9 +122,9 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     return -1;
   }
   if (bv->dtype != A.values->dtype || (x0 && x0->dtype != A.values->dtype)) {
-    sk_err(err, errlen, SK_E_B_VIEW_ALL,
-           sk_dtypes[A.values->dtype].name, bv->label, sk_dtypes[bv->dtype].name,
-           x0 ? ", x0 " : "", x0 ? sk_dtypes[x0->dtype].name : "");
+    sk_err(err, errlen, SK_E_B_VIEW_ALL, sk_dtypes[A.values->dtype].name, bv->label,
+           sk_dtypes[bv->dtype].name, x0 ? ", x0 " : "",
+           x0 ? sk_dtypes[x0->dtype].name : "");
     return -1;
   }
   if (!(tol >= 0) || maxiter < 0) {
@@ -182,5 +191,4 @@ done:
 static const sk_kentry e_cg = {"sparse.cg", "A_*, b [, x0, tol, maxiter]", SK_KRES_NONE,
                                cg};
 const sk_kentry *const sk_cg_entries[] = {&e_cg, NULL};
-const sk_kbody *const sk_cg_bodies[] = {&k_spmv_dot, &k_dot, &k_update, &k_pupdate,
-                                        NULL};
+const sk_kbody *const sk_cg_bodies[] = {&k_spmv_dot, &k_dot, &k_update, &k_pupdate, NULL};

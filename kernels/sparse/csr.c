@@ -23,8 +23,8 @@ static const char *dt_name(int dt) { return sk_dtypes[dt].name; }
 
 int sk_sp_is_float(int dt) { return dt == SK_F64 || dt == SK_F32; }
 
-int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values,
-               sk_csr *m, char *err, size_t errlen) {
+int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values, sk_csr *m,
+               char *err, size_t errlen) {
   char nm[64];
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%s", p);
@@ -38,15 +38,18 @@ int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values,
   snprintf(nm, sizeof nm, "%s_ncols", p);
   if (sk_karg_i64(args, nargs, nm, 0, 0, &m->ncols, err, errlen) < 0) return -1;
   if (m->rowptr->dtype != SK_I64) {
-    sk_err(err, errlen, SK_E_ROWPTR_VIEW_MUST, p, m->rowptr->label, dt_name(m->rowptr->dtype));
+    sk_err(err, errlen, SK_E_ROWPTR_VIEW_MUST, p, m->rowptr->label,
+           dt_name(m->rowptr->dtype));
     return -1;
   }
   if (m->colidx->dtype != SK_I32) {
-    sk_err(err, errlen, SK_E_COLIDX_VIEW_MUST, p, m->colidx->label, dt_name(m->colidx->dtype));
+    sk_err(err, errlen, SK_E_COLIDX_VIEW_MUST, p, m->colidx->label,
+           dt_name(m->colidx->dtype));
     return -1;
   }
   if (m->values && !sk_sp_is_float(m->values->dtype)) {
-    sk_err(err, errlen, SK_E_VALUES_VIEW_MUST, p, m->values->label, dt_name(m->values->dtype));
+    sk_err(err, errlen, SK_E_VALUES_VIEW_MUST, p, m->values->label,
+           dt_name(m->values->dtype));
     return -1;
   }
   if (m->rowptr->extent[0] < 1) {
@@ -72,8 +75,8 @@ const char *sk_csr_shape(const sk_csr *m, char *buf, size_t n) {
   return buf;
 }
 
-void sk_csr_args(const sk_csr *m, const char *p, char names[4][32],
-                 sk_arg *args, int *n) {
+void sk_csr_args(const sk_csr *m, const char *p, char names[4][32], sk_arg *args,
+                 int *n) {
   snprintf(names[0], 32, "%s_rowptr", p);
   snprintf(names[1], 32, "%s_colidx", p);
   snprintf(names[2], 32, "%s_values", p);
@@ -85,18 +88,18 @@ void sk_csr_args(const sk_csr *m, const char *p, char names[4][32],
 }
 
 /* -- views ------------------------------------------------------------------- */
-int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space,
-               int init, char *err, size_t errlen) {
+int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space, int init,
+               char *err, size_t errlen) {
   int64_t ext[1] = {n};
-  return sk_view_create(v, label, dtype, 1, ext, sk_space_default_layout(space),
-                        space, init, NULL, err, errlen);
+  return sk_view_create(v, label, dtype, 1, ext, sk_space_default_layout(space), space,
+                        init, NULL, err, errlen);
 }
 
 /* one element of 'v' into host memory 'cell' */
-static int get_cell(const sk_view *v, int64_t i, void *cell, char *err,
-                    size_t errlen) {
+static int get_cell(const sk_view *v, int64_t i, void *cell, char *err, size_t errlen) {
   if (i < 0 || i >= v->extent[0]) {
-    sk_err(err, errlen, SK_E_INDEX_OUTSIDE_VIEW, (long long)i, v->label, (long long)v->extent[0]);
+    sk_err(err, errlen, SK_E_INDEX_OUTSIDE_VIEW, (long long)i, v->label,
+           (long long)v->extent[0]);
     return -1;
   }
   size_t es = sk_dtypes[v->dtype].size;
@@ -117,8 +120,7 @@ static int get_cell(const sk_view *v, int64_t i, void *cell, char *err,
   return b->copy(cell, SK_SPACE_HOST, src, v->space, es, err, errlen);
 }
 
-int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
-                  size_t errlen) {
+int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen) {
   unsigned char cell[16];
   if (get_cell(v, i, cell, err, errlen) < 0) return -1;
   sk_view one = *v;
@@ -128,8 +130,7 @@ int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
   return 0;
 }
 
-int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err,
-                  size_t errlen) {
+int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err, size_t errlen) {
   unsigned char cell[16];
   if (get_cell(v, i, cell, err, errlen) < 0) return -1;
   sk_view one = *v;
@@ -158,98 +159,104 @@ int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
 
 static const char *const sig_scan[] = {
   "range" R1("cnt", "int64") R1("ptr", "int64") " n=int64", NULL};
-const sk_kbody sk_sp_k_scan = {
-  .label = "sparse.scan", .body = sk_body_sparse_scan, .pattern = SK_SCAN,
-  .sigs = sig_scan, .reds = "int64"};
+const sk_kbody sk_sp_k_scan = {.label = "sparse.scan",
+                               .body = sk_body_sparse_scan,
+                               .pattern = SK_SCAN,
+                               .sigs = sig_scan,
+                               .reds = "int64"};
 
-int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n,
-               int64_t *total, char *err, size_t errlen) {
-  sk_arg a[] = {sk_arg_view("cnt", cnt), sk_arg_view("ptr", ptr),
-                sk_arg_i64("n", n)};
+int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n, int64_t *total,
+               char *err, size_t errlen) {
+  sk_arg a[] = {sk_arg_view("cnt", cnt), sk_arg_view("ptr", ptr), sk_arg_i64("n", n)};
   sk_result r;
-  if (sk_sp_range(&sk_sp_k_scan, n + 1, a, NELEM(a), &r, err, errlen) < 0)
-    return -1;
+  if (sk_sp_range(&sk_sp_k_scan, n + 1, a, NELEM(a), &r, err, errlen) < 0) return -1;
   if (total) *total = sk_result_i64(&r, 0);
   return 0;
 }
 
-#define COO_SIG(IT)                                                          \
-  "range" R1("rows", IT) R1("cols", IT) " nrows=int64 ncols=int64"
-static const char *const sig_coo_check[] = {COO_SIG("int64"), COO_SIG("int32"),
-                                            NULL};
+#define COO_SIG(IT) "range" R1("rows", IT) R1("cols", IT) " nrows=int64 ncols=int64"
+static const char *const sig_coo_check[] = {COO_SIG("int64"), COO_SIG("int32"), NULL};
 /* the first entry out of range */
-static const sk_kbody k_coo_check = {
-  .label = "sparse.coo_check", .body = sk_body_sparse_coo_check, .pattern = SK_REDUCE,
-  .sigs = sig_coo_check, .reds = "min:int64"};
+static const sk_kbody k_coo_check = {.label = "sparse.coo_check",
+                                     .body = sk_body_sparse_coo_check,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_coo_check,
+                                     .reds = "min:int64"};
 
 #define CNT_SIG(IT) "range" R1("rows", IT) R1("cnt", "int64")
 static const char *const sig_count[] = {CNT_SIG("int64"), CNT_SIG("int32"), NULL};
-static const sk_kbody k_count = {
-  .label = "sparse.count", .body = sk_body_sparse_count, .pattern = SK_FOR,
-  .sigs = sig_count};
+static const sk_kbody k_count = {.label = "sparse.count",
+                                 .body = sk_body_sparse_count,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_count};
 
 /* entry i to the next place of its row; key: its column (sorted rows) or
  * nothing (input order) */
-#define SCAT_SIG(IT)                                                         \
-  "range" R1("rows", IT) R1("cols", IT) R1("cur", "int64")                   \
-  R1("perm", "int64") R1("key", "int64") " bycol=int64"
-static const char *const sig_scatter[] = {SCAT_SIG("int64"), SCAT_SIG("int32"),
-                                          NULL};
-static const sk_kbody k_scatter = {
-  .label = "sparse.coo_scatter", .body = sk_body_sparse_coo_scatter, .pattern = SK_FOR,
-  .sigs = sig_scatter};
+#define SCAT_SIG(IT) \
+  "range" R1("rows", IT) R1("cols", IT) R1("cur", "int64") R1("perm", "int64") \
+    R1("key", "int64") " bycol=int64"
+static const char *const sig_scatter[] = {SCAT_SIG("int64"), SCAT_SIG("int32"), NULL};
+static const sk_kbody k_scatter = {.label = "sparse.coo_scatter",
+                                   .body = sk_body_sparse_coo_scatter,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_scatter};
 
 /* sort each row's (key, perm) pairs by key, then perm */
 static const char *const sig_rowsort[] = {
   "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64"), NULL};
-static const sk_kbody k_rowsort = {
-  .label = "sparse.row_sort", .body = sk_body_sparse_row_sort, .pattern = SK_FOR,
-  .sigs = sig_rowsort, .prelude = sk_body_sparse_prelude};
+static const sk_kbody k_rowsort = {.label = "sparse.row_sort",
+                                   .body = sk_body_sparse_row_sort,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_rowsort,
+                                   .prelude = sk_body_sparse_prelude};
 
 /* distinct keys per sorted row (all entries when not merging) */
 static const char *const sig_ucount[] = {
-  "range" R1("ptr", "int64") R1("key", "int64") R1("cnt", "int64") " merge=int64",
-  NULL};
-static const sk_kbody k_ucount = {
-  .label = "sparse.row_unique", .body = sk_body_sparse_row_unique, .pattern = SK_FOR,
-  .sigs = sig_ucount};
+  "range" R1("ptr", "int64") R1("key", "int64") R1("cnt", "int64") " merge=int64", NULL};
+static const sk_kbody k_ucount = {.label = "sparse.row_unique",
+                                  .body = sk_body_sparse_row_unique,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_ucount};
 
 /* write row i: columns from 'cols' through 'perm', values summed over
  * equal keys (in perm order) when merging; 'first' gets each output's
  * first input entry */
-#define FILL_SIG(IT, VT, OT)                                                  \
-  "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64")           \
-  R1("cols", IT) R1("vals", VT) R1("rowptr", "int64") R1("colidx", "int32")   \
-  R1("values", OT) R1("first", "int64") " merge=int64"
+#define FILL_SIG(IT, VT, OT) \
+  "range" R1("ptr", "int64") R1("key", "int64") R1("perm", "int64") R1("cols", IT) \
+    R1("vals", VT) R1("rowptr", "int64") R1("colidx", "int32") R1("values", OT) \
+      R1("first", "int64") " merge=int64"
 static const char *const sig_fill[] = {
   FILL_SIG("int64", "float64", "float64"), FILL_SIG("int32", "float64", "float64"),
-  FILL_SIG("int64", "float32", "float32"), FILL_SIG("int32", "float32", "float32"),
-  NULL};
-static const sk_kbody k_fill = {
-  .label = "sparse.coo_fill", .body = sk_body_sparse_coo_fill, .pattern = SK_FOR,
-  .sigs = sig_fill};
+  FILL_SIG("int64", "float32", "float32"), FILL_SIG("int32", "float32", "float32"), NULL};
+static const sk_kbody k_fill = {.label = "sparse.coo_fill",
+                                .body = sk_body_sparse_coo_fill,
+                                .pattern = SK_FOR,
+                                .sigs = sig_fill};
 
 /* sort the entries of row i of (colidx, values) by 'first' */
-#define REORD_SIG(VT)                                                         \
-  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)        \
-  R1("first", "int64")
-static const char *const sig_reorder[] = {REORD_SIG("float64"),
-                                          REORD_SIG("float32"), NULL};
-static const sk_kbody k_reorder = {
-  .label = "sparse.row_reorder", .body = sk_body_sparse_row_reorder, .pattern = SK_FOR,
-  .sigs = sig_reorder, .prelude = sk_body_sparse_prelude};
+#define REORD_SIG(VT) \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT) \
+    R1("first", "int64")
+static const char *const sig_reorder[] = {REORD_SIG("float64"), REORD_SIG("float32"),
+                                          NULL};
+static const sk_kbody k_reorder = {.label = "sparse.row_reorder",
+                                   .body = sk_body_sparse_row_reorder,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_reorder,
+                                   .prelude = sk_body_sparse_prelude};
 
 static const char *const sig_fill1[] = {"range" R1("v", "float64"),
                                         "range" R1("v", "float32"), NULL};
-static const sk_kbody k_ones = {
-  .label = "sparse.ones", .body = sk_body_sparse_ones, .pattern = SK_FOR,
-  .sigs = sig_fill1};
+static const sk_kbody k_ones = {.label = "sparse.ones",
+                                .body = sk_body_sparse_ones,
+                                .pattern = SK_FOR,
+                                .sigs = sig_fill1};
 
 /* -- COO to CSR -------------------------------------------------------------- */
 int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
-                     const sk_view *cols, const sk_view *vals, int dtype,
-                     int sum_dup, int sort, int space, sk_view *rp,
-                     sk_view *ci, sk_view *va, char *err, size_t errlen) {
+                     const sk_view *cols, const sk_view *vals, int dtype, int sum_dup,
+                     int sort, int space, sk_view *rp, sk_view *ci, sk_view *va,
+                     char *err, size_t errlen) {
   int64_t n = rows->extent[0], nnz = 0;
   sk_view cnt, ptr, perm, key, first, ones;
   sk_view *tmp[] = {&cnt, &ptr, &perm, &key, &first, &ones};
@@ -276,8 +283,8 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
     uint64_t need = 3 * ((uint64_t)nrows + 1) * 8 + (uint64_t)n * 40;
     char msg[512];
     if (sk_host_room(need, msg, sizeof msg) < 0) {
-      sk_err(err, errlen, SK_E_X_MATRIX_ENTRIES, (long long)nrows, (long long)ncols, (long long)n,
-             msg);
+      sk_err(err, errlen, SK_E_X_MATRIX_ENTRIES, (long long)nrows, (long long)ncols,
+             (long long)n, msg);
       return -1;
     }
   }
@@ -301,8 +308,8 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
     /* 'cnt' becomes the cursor: a copy of the starts */
     if (sk_view_deep_copy(&cnt, &ptr, err, errlen) < 0) goto done;
     sk_arg a[] = {sk_arg_view("rows", rows), sk_arg_view("cols", cols),
-                  sk_arg_view("cur", &cnt), sk_arg_view("perm", &perm),
-                  sk_arg_view("key", &key), sk_arg_i64("bycol", bycol)};
+                  sk_arg_view("cur", &cnt),  sk_arg_view("perm", &perm),
+                  sk_arg_view("key", &key),  sk_arg_i64("bycol", bycol)};
     if (sk_sp_range(&k_scatter, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   {
@@ -323,10 +330,10 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
       sk_sp_view(&first, "first entries", SK_I64, nnz, space, 0, err, errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("ptr", &ptr), sk_arg_view("key", &key),
-                  sk_arg_view("perm", &perm), sk_arg_view("cols", cols),
-                  sk_arg_view("vals", vals), sk_arg_view("rowptr", rp),
-                  sk_arg_view("colidx", ci), sk_arg_view("values", va),
+    sk_arg a[] = {sk_arg_view("ptr", &ptr),     sk_arg_view("key", &key),
+                  sk_arg_view("perm", &perm),   sk_arg_view("cols", cols),
+                  sk_arg_view("vals", vals),    sk_arg_view("rowptr", rp),
+                  sk_arg_view("colidx", ci),    sk_arg_view("values", va),
                   sk_arg_view("first", &first), sk_arg_i64("merge", sum_dup)};
     if (sk_sp_range(&k_fill, nrows, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
@@ -353,7 +360,7 @@ done:
  * C_values in the space of 'rows'. */
 static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"nrows", "ncols", "rows", "cols", "vals",
+  static const char *const known[] = {"nrows", "ncols",          "rows", "cols", "vals",
                                       "dtype", "sum_duplicates", "sort", NULL};
   int64_t nrows, ncols, sum_dup, sort;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -378,18 +385,19 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   }
   if (nrows < 0 || ncols < 0 || nrows > INT32_MAX || ncols > INT32_MAX) {
-    sk_err(err, errlen, SK_E_X_MATRIX_ROWS, (long long)nrows, (long long)ncols, INT32_MAX);
+    sk_err(err, errlen, SK_E_X_MATRIX_ROWS, (long long)nrows, (long long)ncols,
+           INT32_MAX);
     return -1;
   }
   if (rows->dtype != cols->dtype || (rows->dtype != SK_I64 && rows->dtype != SK_I32)) {
-    sk_err(err, errlen, SK_E_ROWS_VIEW_COLS, rows->label, dt_name(rows->dtype), cols->label,
-           dt_name(cols->dtype));
+    sk_err(err, errlen, SK_E_ROWS_VIEW_COLS, rows->label, dt_name(rows->dtype),
+           cols->label, dt_name(cols->dtype));
     return -1;
   }
   int64_t n = rows->extent[0];
   if (cols->extent[0] != n || (vals && vals->extent[0] != n)) {
-    sk_err(err, errlen, SK_E_ROWS_ENTRIES_COLS, (long long)n,
-           (long long)cols->extent[0], vals ? ", vals " : "");
+    sk_err(err, errlen, SK_E_ROWS_ENTRIES_COLS, (long long)n, (long long)cols->extent[0],
+           vals ? ", vals " : "");
     if (vals) {
       size_t l = strlen(err);
       snprintf(err + l, errlen - l, "%lld", (long long)vals->extent[0]);
@@ -415,13 +423,13 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_sp_get_i64(rows, bad, &ri, err, errlen) < 0 ||
         sk_sp_get_i64(cols, bad, &cj, err, errlen) < 0)
       return -1;
-    sk_err(err, errlen, SK_E_ENTRY_OUTSIDE_X, (long long)bad, (long long)ri, (long long)cj,
-           (long long)nrows, (long long)ncols);
+    sk_err(err, errlen, SK_E_ENTRY_OUTSIDE_X, (long long)bad, (long long)ri,
+           (long long)cj, (long long)nrows, (long long)ncols);
     return -1;
   }
   sk_view rp, ci, va;
-  if (sk_sp_coo_to_csr(nrows, ncols, rows, cols, vals, dtype, (int)sum_dup,
-                       (int)sort, rows->space, &rp, &ci, &va, err, errlen) < 0)
+  if (sk_sp_coo_to_csr(nrows, ncols, rows, cols, vals, dtype, (int)sum_dup, (int)sort,
+                       rows->space, &rp, &ci, &va, err, errlen) < 0)
     return -1;
   sk_kout_view(out, "C_rowptr", &rp, err, errlen);
   sk_kout_view(out, "C_colidx", &ci, err, errlen);
@@ -431,18 +439,21 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 /* -- checks ------------------------------------------------------------------- */
 /* per row: rowptr decreasing (the first such row), a column out of range
  * (the first such row), columns not strictly increasing (rows counted) */
-#define VAL_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") " ncols=int64 nnz=int64"
+#define VAL_SIG \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") " ncols=int64 nnz=int64"
 static const char *const sig_validate[] = {VAL_SIG, NULL};
-static const sk_kbody k_validate = {
-  .label = "sparse.validate", .body = sk_body_sparse_validate, .pattern = SK_REDUCE,
-  .sigs = sig_validate, .reds = "min:int64 min:int64 sum:int64"};
+static const sk_kbody k_validate = {.label = "sparse.validate",
+                                    .body = sk_body_sparse_validate,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_validate,
+                                    .reds = "min:int64 min:int64 sum:int64"};
 
 /* sparse.validate: A_*; returns 1 when every row is sorted without
  * duplicates, 0 otherwise; an error names the first broken row. */
 static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",
-                                      "A_ncols", NULL};
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0)
@@ -478,33 +489,37 @@ static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- transpose ------------------------------------------------------------------ */
-static const char *const sig_colcount[] = {"range" R1("colidx", "int32") R1("cnt", "int64"),
-                                           NULL};
-static const sk_kbody k_colcount = {
-  .label = "sparse.col_count", .body = sk_body_sparse_col_count, .pattern = SK_FOR,
-  .sigs = sig_colcount};
+static const char *const sig_colcount[] = {
+  "range" R1("colidx", "int32") R1("cnt", "int64"), NULL};
+static const sk_kbody k_colcount = {.label = "sparse.col_count",
+                                    .body = sk_body_sparse_col_count,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_colcount};
 
 /* row i's entries to their column's next place: entry number and row */
-static const char *const sig_tscatter[] = {
-  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("cur", "int64")
-  R1("perm", "int64") R1("key", "int64"), NULL};
-static const sk_kbody k_tscatter = {
-  .label = "sparse.transpose_scatter", .body = sk_body_sparse_transpose_scatter,
-  .pattern = SK_FOR, .sigs = sig_tscatter};
+static const char *const sig_tscatter[] = {"range" R1("rowptr", "int64")
+                                             R1("colidx", "int32") R1("cur", "int64")
+                                               R1("perm", "int64") R1("key", "int64"),
+                                           NULL};
+static const sk_kbody k_tscatter = {.label = "sparse.transpose_scatter",
+                                    .body = sk_body_sparse_transpose_scatter,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_tscatter};
 
-#define TG_SIG(VT)                                                           \
-  "range" R1("perm", "int64") R1("key", "int64") R1("values", VT)             \
-  R1("tcol", "int32") R1("tval", VT)
+#define TG_SIG(VT) \
+  "range" R1("perm", "int64") R1("key", "int64") R1("values", VT) R1("tcol", "int32") \
+    R1("tval", VT)
 static const char *const sig_tgather[] = {TG_SIG("float64"), TG_SIG("float32"), NULL};
-static const sk_kbody k_tgather = {
-  .label = "sparse.transpose_gather", .body = sk_body_sparse_transpose_gather,
-  .pattern = SK_FOR, .sigs = sig_tgather};
+static const sk_kbody k_tgather = {.label = "sparse.transpose_gather",
+                                   .body = sk_body_sparse_transpose_gather,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_tgather};
 
 /* sparse.transpose: A_* -> C_* (rows sorted) */
 static int transpose(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                      size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",
-                                      "A_ncols", NULL};
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
@@ -557,20 +572,24 @@ done:
 }
 
 /* -- dense ---------------------------------------------------------------------- */
-#define DC_SIG(VT, L) "range" " V=" VT "[2" L "]" R1("cnt", "int64")
+#define DC_SIG(VT, L) \
+  "range" \
+  " V=" VT "[2" L "]" R1("cnt", "int64")
 static const char *const sig_dcount[] = {DC_SIG("float64", ""), DC_SIG("float32", ""),
                                          DC_SIG("float64", ",left"), NULL};
-static const sk_kbody k_dcount = {
-  .label = "sparse.dense_count", .body = sk_body_sparse_dense_count, .pattern = SK_FOR,
-  .sigs = sig_dcount};
+static const sk_kbody k_dcount = {.label = "sparse.dense_count",
+                                  .body = sk_body_sparse_dense_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_dcount};
 
-#define DF_SIG(VT, L)                                                        \
+#define DF_SIG(VT, L) \
   "range V=" VT "[2" L "]" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 static const char *const sig_dfill[] = {DF_SIG("float64", ""), DF_SIG("float32", ""),
                                         DF_SIG("float64", ",left"), NULL};
-static const sk_kbody k_dfill = {
-  .label = "sparse.dense_fill", .body = sk_body_sparse_dense_fill, .pattern = SK_FOR,
-  .sigs = sig_dfill};
+static const sk_kbody k_dfill = {.label = "sparse.dense_fill",
+                                 .body = sk_body_sparse_dense_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_dfill};
 
 /* sparse.from_dense: V (rank-2 float view) -> C_* (explicit zeros dropped) */
 static int from_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -618,21 +637,21 @@ done:
   return rc;
 }
 
-#define TD_SIG(VT, L)                                                        \
-  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)        \
-  " D=" VT "[2" L "]"
+#define TD_SIG(VT, L) \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT) " D=" VT "[2" L "]"
 static const char *const sig_todense[] = {TD_SIG("float64", ""), TD_SIG("float32", ""),
                                           NULL};
-static const sk_kbody k_todense = {
-  .label = "sparse.to_dense", .body = sk_body_sparse_to_dense, .pattern = SK_FOR,
-  .sigs = sig_todense};
+static const sk_kbody k_todense = {.label = "sparse.to_dense",
+                                   .body = sk_body_sparse_to_dense,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_todense};
 
 /* sparse.to_dense: A_* -> D (a new zero-filled nrows x ncols view, the
  * space's default layout; duplicates summed) */
 static int to_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values",
-                                      "A_ncols", NULL};
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
@@ -640,8 +659,8 @@ static int to_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int space = A.rowptr->space;
   int64_t ext[2] = {A.nrows, A.ncols};
   sk_view D;
-  if (sk_view_create(&D, "dense", A.values->dtype, 2, ext,
-                     sk_space_default_layout(space), space, 1, NULL, err, errlen) < 0)
+  if (sk_view_create(&D, "dense", A.values->dtype, 2, ext, sk_space_default_layout(space),
+                     space, 1, NULL, err, errlen) < 0)
     return -1;
   sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
                 sk_arg_view("values", A.values), sk_arg_view("D", &D)};
@@ -653,19 +672,21 @@ static int to_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- registration ------------------------------------------------------------------ */
-static const sk_kentry e_from_coo = {"sparse.from_coo",
-  "nrows, ncols, rows, cols [, vals, dtype, sum_duplicates, sort]", SK_KRES_NONE, from_coo};
+static const sk_kentry e_from_coo = {
+  "sparse.from_coo", "nrows, ncols, rows, cols [, vals, dtype, sum_duplicates, sort]",
+  SK_KRES_NONE, from_coo};
 static const sk_kentry e_validate = {"sparse.validate", "A_*", SK_KRES_I64, validate};
 static const sk_kentry e_transpose = {"sparse.transpose", "A_*", SK_KRES_NONE, transpose};
-static const sk_kentry e_from_dense = {"sparse.from_dense", "V", SK_KRES_NONE, from_dense};
+static const sk_kentry e_from_dense = {"sparse.from_dense", "V", SK_KRES_NONE,
+                                       from_dense};
 static const sk_kentry e_to_dense = {"sparse.to_dense", "A_*", SK_KRES_NONE, to_dense};
 
-const sk_kentry *const sk_csr_entries[] = {&e_from_coo, &e_validate, &e_transpose,
+const sk_kentry *const sk_csr_entries[] = {&e_from_coo,   &e_validate, &e_transpose,
                                            &e_from_dense, &e_to_dense, NULL};
 const sk_kbody *const sk_csr_bodies[] = {
-  &sk_sp_k_scan, &k_coo_check, &k_count, &k_scatter, &k_rowsort, &k_ucount,
-  &k_fill, &k_reorder, &k_ones, &k_validate, &k_colcount, &k_tscatter,
-  &k_tgather, &k_dcount, &k_dfill, &k_todense, NULL};
+  &sk_sp_k_scan, &k_coo_check, &k_count, &k_scatter,  &k_rowsort,  &k_ucount,
+  &k_fill,       &k_reorder,   &k_ones,  &k_validate, &k_colcount, &k_tscatter,
+  &k_tgather,    &k_dcount,    &k_dfill, &k_todense,  NULL};
 
 int sk_sp_host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
   if (sk_space_host_accessible(v->space)) {

@@ -43,8 +43,7 @@ int sk_sp_line_fail_(char *err, size_t errlen, const char *path, int64_t lineno,
   size_t n = errlen ? strlen(err) : 0;
   va_list ap;
   va_start(ap, id);
-  if (n + 1 < errlen)
-    sk_verr(err + n, errlen - n, id, ap);
+  if (n + 1 < errlen) sk_verr(err + n, errlen - n, id, ap);
   va_end(ap);
   return -1;
 }
@@ -84,8 +83,7 @@ static char *rd_line(mm_reader *r) {
   if (n < 0) return NULL;
   r->lineno++;
   r->bytes += (double)n;
-  while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
-    r->line[--n] = '\0';
+  while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r')) r->line[--n] = '\0';
   if ((r->lineno & 0x3fff) == 0) sk_progress_step(&r->prog, r->bytes);
   return r->line;
 }
@@ -108,8 +106,7 @@ static int tok_int(mm_reader *r, const char *t, const char *what, int64_t *x) {
   char *end;
   errno = 0;
   long long v = strtoll(t, &end, 10);
-  if (end == t || *end || errno == ERANGE)
-    return rd_fail(r, SK_E_NOT_INTEGER, what, t);
+  if (end == t || *end || errno == ERANGE) return rd_fail(r, SK_E_NOT_INTEGER, what, t);
   *x = v;
   return 0;
 }
@@ -119,8 +116,7 @@ static int tok_value(mm_reader *r, const char *t, int field, double *x) {
   if (field == MM_INTEGER) {
     errno = 0;
     long long v = strtoll(t, &end, 10);
-    if (end == t || *end || errno == ERANGE)
-      return rd_fail(r, SK_E_VALUE_NOT_INTEGER, t);
+    if (end == t || *end || errno == ERANGE) return rd_fail(r, SK_E_VALUE_NOT_INTEGER, t);
     *x = (double)v;
     return 0;
   }
@@ -145,18 +141,15 @@ static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
   while (n < 6 && (t[n] = sk_sp_token(&p)) != NULL) n++;
   if (n < 1 || strcasecmp(t[0], "%%MatrixMarket") != 0)
     return rd_fail(r, SK_E_NOT_MATRIX_MARKET, shown);
-  if (n != 5)
-    return rd_fail(r, SK_E_BANNER_WORDS_EXPECTED, n);
-  if (strcasecmp(t[1], "matrix") != 0)
-    return rd_fail(r, SK_E_OBJECT_NOT_SUPPORTED, t[1]);
+  if (n != 5) return rd_fail(r, SK_E_BANNER_WORDS_EXPECTED, n);
+  if (strcasecmp(t[1], "matrix") != 0) return rd_fail(r, SK_E_OBJECT_NOT_SUPPORTED, t[1]);
   if (strcasecmp(t[2], "coordinate") == 0) *format = MM_COORD;
   else if (strcasecmp(t[2], "array") == 0) *format = MM_ARRAY;
   else return rd_fail(r, SK_E_FORMAT_NOT_COORDINATE, t[2]);
   if (strcasecmp(t[3], "real") == 0 || strcasecmp(t[3], "double") == 0) *field = MM_REAL;
   else if (strcasecmp(t[3], "integer") == 0) *field = MM_INTEGER;
   else if (strcasecmp(t[3], "pattern") == 0) *field = MM_PATTERN;
-  else if (strcasecmp(t[3], "complex") == 0)
-    return rd_fail(r, SK_E_FIELD_COMPLEX_NOT);
+  else if (strcasecmp(t[3], "complex") == 0) return rd_fail(r, SK_E_FIELD_COMPLEX_NOT);
   else return rd_fail(r, SK_E_FIELD_NOT_REAL, t[3]);
   if (strcasecmp(t[4], "general") == 0) *sym = MM_GENERAL;
   else if (strcasecmp(t[4], "symmetric") == 0) *sym = MM_SYMMETRIC;
@@ -207,15 +200,16 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     return rd_fail(r, SK_E_X_MATRIX_OVERFLOWS, (long long)m, (long long)nc, INT32_MAX);
   if (sym != MM_GENERAL && m != nc)
     return rd_fail(r, SK_E_MATRIX_MUST_SQUARE,
-                   sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
-                   (long long)m, (long long)nc);
+                   sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric", (long long)m,
+                   (long long)nc);
   if (format == MM_COORD) {
     nnz = sz[2];
     if (nnz > m * nc)
       return rd_fail(r, SK_E_ENTRIES_DO_NOT, (long long)nnz, (long long)m, (long long)nc);
   } else {
-    nnz = sym == MM_GENERAL ? m * nc : sym == MM_SYMMETRIC ? m * (m + 1) / 2
-                                                           : m * (m - 1) / 2;
+    nnz = sym == MM_GENERAL     ? m * nc
+          : sym == MM_SYMMETRIC ? m * (m + 1) / 2
+                                : m * (m - 1) / 2;
   }
   *nrows = m;
   *ncols = nc;
@@ -233,12 +227,15 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     if (cap > most) cap = most;
   }
   char msg[256];
-  if (sk_sp_view(&c->rows, "mm rows", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
-      sk_sp_view(&c->cols, "mm cols", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0 ||
-      sk_sp_view(&c->vals, "mm values", dtype, cap, SK_SPACE_HOST, 0, msg, sizeof msg) < 0)
+  if (sk_sp_view(&c->rows, "mm rows", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) <
+        0 ||
+      sk_sp_view(&c->cols, "mm cols", SK_I64, cap, SK_SPACE_HOST, 0, msg, sizeof msg) <
+        0 ||
+      sk_sp_view(&c->vals, "mm values", dtype, cap, SK_SPACE_HOST, 0, msg, sizeof msg) <
+        0)
     return rd_fail(r, SK_E_ENTRIES, (long long)nnz, msg);
   c->cap = cap;
-  int64_t k = 0, ai = 0, aj = 0;   /* array: the next (row, column) */
+  int64_t k = 0, ai = 0, aj = 0; /* array: the next (row, column) */
   if (format == MM_ARRAY && sym == MM_SKEW) ai = 1;
   while (k < nnz && (s = rd_data(r)) != NULL) {
     p = s;
@@ -246,20 +243,20 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     double v = 1;
     if (format == MM_COORD) {
       char *ti = sk_sp_token(&p), *tj = sk_sp_token(&p);
-      if (!tj) return rd_fail(r, SK_E_ENTRY_EXPECTED_ROW,
-                              (long long)k + 1, (long long)nnz,
-                              field == MM_PATTERN ? "" : " value", s);
+      if (!tj)
+        return rd_fail(r, SK_E_ENTRY_EXPECTED_ROW, (long long)k + 1, (long long)nnz,
+                       field == MM_PATTERN ? "" : " value", s);
       if (tok_int(r, ti, "row index", &i) < 0 || tok_int(r, tj, "column index", &j) < 0)
         return -1;
-      if (i < 1 || i > m)
-        return rd_fail(r, SK_E_ROW_INDEX_OUTSIDE, ti, (long long)m);
+      if (i < 1 || i > m) return rd_fail(r, SK_E_ROW_INDEX_OUTSIDE, ti, (long long)m);
       if (j < 1 || j > nc)
         return rd_fail(r, SK_E_COLUMN_INDEX_OUTSIDE, tj, (long long)nc);
       i--;
       j--;
       if (field != MM_PATTERN) {
         char *tv = sk_sp_token(&p);
-        if (!tv) return rd_fail(r, SK_E_ENTRY_NO_VALUE, (long long)i + 1, (long long)j + 1);
+        if (!tv)
+          return rd_fail(r, SK_E_ENTRY_NO_VALUE, (long long)i + 1, (long long)j + 1);
         if (tok_value(r, tv, field, &v) < 0) return -1;
       }
     } else {
@@ -292,8 +289,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     r->lineno++;
     return rd_fail(r, SK_E_FILE_ENDS_AFTER, (long long)k, (long long)nnz);
   }
-  if ((s = rd_data(r)) != NULL)
-    return rd_fail(r, SK_E_MORE_ENTRIES_THAN, (long long)nnz);
+  if ((s = rd_data(r)) != NULL) return rd_fail(r, SK_E_MORE_ENTRIES_THAN, (long long)nnz);
   return 0;
 }
 
@@ -304,7 +300,8 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   static const char *const known[] = {"path", "dtype", "space", NULL};
   if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
   const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
-  const char *dts = path ? sk_karg_str(args, nargs, "dtype", "float64", err, errlen) : NULL;
+  const char *dts =
+    path ? sk_karg_str(args, nargs, "dtype", "float64", err, errlen) : NULL;
   if (!dts) return -1;
   int dtype = sk_dtype_parse(dts);
   if (!sk_sp_is_float(dtype)) {
@@ -365,8 +362,8 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     pc = &dc;
     pv = &dv;
   }
-  rc = sk_sp_coo_to_csr(nrows, ncols, pr, pc, pv, dtype, 1, 1, space, &rp, &ci,
-                        &va, err, errlen);
+  rc = sk_sp_coo_to_csr(nrows, ncols, pr, pc, pv, dtype, 1, 1, space, &rp, &ci, &va, err,
+                        errlen);
   sk_view_release(&dr);
   sk_view_release(&dc);
   sk_view_release(&dv);
@@ -422,7 +419,8 @@ static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
       double w;
       if (i == j) {
         if (sym == MM_SKEW && v != 0) {
-          sk_err(err, errlen, SK_E_SYMMETRY_SKEW_SYMMETRIC, (long long)i, (long long)j, v);
+          sk_err(err, errlen, SK_E_SYMMETRY_SKEW_SYMMETRIC, (long long)i, (long long)j,
+                 v);
           return -1;
         }
         n += sym == MM_SYMMETRIC;
@@ -431,10 +429,12 @@ static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
       int has = mm_entry(ptr, col, va, j, i, &w);
       if (field == MM_PATTERN) w = has;
       if (!has || w != (sym == MM_SKEW ? -v : v)) {
-        if (!has) sk_err(err, errlen, SK_E_SYMMETRY_NO_ENTRY, what, (long long)i, (long long)j, v,
-                         (long long)j, (long long)i);
-        else sk_err(err, errlen, SK_E_SYMMETRY_BUT, what, (long long)i, (long long)j, v,
-                    (long long)j, (long long)i, w);
+        if (!has)
+          sk_err(err, errlen, SK_E_SYMMETRY_NO_ENTRY, what, (long long)i, (long long)j, v,
+                 (long long)j, (long long)i);
+        else
+          sk_err(err, errlen, SK_E_SYMMETRY_BUT, what, (long long)i, (long long)j, v,
+                 (long long)j, (long long)i, w);
         return -1;
       }
       n += i > j;
@@ -453,8 +453,9 @@ static void mm_value(FILE *f, int field, int f32, double v) {
  * ("coordinate" | "array") */
 static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"path", "field", "symmetry", "format", "A_rowptr",
-                                      "A_colidx", "A_values", "A_ncols", NULL};
+  static const char *const known[] = {"path",     "field",    "symmetry",
+                                      "format",   "A_rowptr", "A_colidx",
+                                      "A_values", "A_ncols",  NULL};
   static const char *const syms[] = {"general", "symmetric", "skew-symmetric"};
   (void)out;
   sk_csr A;
@@ -463,11 +464,15 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
   const char *fs = path ? sk_karg_str(args, nargs, "field", "real", err, errlen) : NULL;
-  const char *ss = fs ? sk_karg_str(args, nargs, "symmetry", "general", err, errlen) : NULL;
-  const char *ms = ss ? sk_karg_str(args, nargs, "format", "coordinate", err, errlen) : NULL;
+  const char *ss =
+    fs ? sk_karg_str(args, nargs, "symmetry", "general", err, errlen) : NULL;
+  const char *ms =
+    ss ? sk_karg_str(args, nargs, "format", "coordinate", err, errlen) : NULL;
   if (!ms) return -1;
-  int field = strcmp(fs, "real") == 0 ? MM_REAL : strcmp(fs, "integer") == 0 ? MM_INTEGER
-              : strcmp(fs, "pattern") == 0 ? MM_PATTERN : -1;
+  int field = strcmp(fs, "real") == 0      ? MM_REAL
+              : strcmp(fs, "integer") == 0 ? MM_INTEGER
+              : strcmp(fs, "pattern") == 0 ? MM_PATTERN
+                                           : -1;
   if (field < 0) {
     sk_err(err, errlen, SK_E_FIELD_NOT_REAL, fs);
     return -1;
@@ -479,8 +484,9 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_err(err, errlen, SK_E_SYMMETRY_NOT_GENERAL, ss);
     return -1;
   }
-  int format = strcmp(ms, "coordinate") == 0 ? MM_COORD : strcmp(ms, "array") == 0 ? MM_ARRAY
-               : -1;
+  int format = strcmp(ms, "coordinate") == 0 ? MM_COORD
+               : strcmp(ms, "array") == 0    ? MM_ARRAY
+                                             : -1;
   if (format < 0) {
     sk_err(err, errlen, SK_E_FORMAT_NOT_COORDINATE, ms);
     return -1;
@@ -575,7 +581,6 @@ done:
 
 static const sk_kentry e_read_mm = {"sparse.read_mm", "path [, dtype, space]",
                                     SK_KRES_NONE, read_mm};
-static const sk_kentry e_write_mm = {"sparse.write_mm",
-                                     "path, A_* [, field, symmetry, format]",
-                                     SK_KRES_NONE, write_mm};
+static const sk_kentry e_write_mm = {
+  "sparse.write_mm", "path, A_* [, field, symmetry, format]", SK_KRES_NONE, write_mm};
 const sk_kentry *const sk_mmio_entries[] = {&e_read_mm, &e_write_mm, NULL};

@@ -19,52 +19,64 @@
 #include "sparse.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
-#define PAT(p) R1(p "rp", "int64") R1(p "ci", "int32")
+#define PAT(p)       R1(p "rp", "int64") R1(p "ci", "int32")
 
 /* -- bodies ------------------------------------------------------------------ */
 /* rows of (rp, ci) whose columns decrease somewhere */
-static const char *const sig_order[] = {"range" R1("rp", "int64") R1("ci", "int32"), NULL};
-static const sk_kbody k_order = {
-  .label = "sparse.spadd_order", .body = sk_body_sparse_spadd_order,
-  .pattern = SK_REDUCE, .sigs = sig_order, .reds = "sum:int64"};
+static const char *const sig_order[] = {"range" R1("rp", "int64") R1("ci", "int32"),
+                                        NULL};
+static const sk_kbody k_order = {.label = "sparse.spadd_order",
+                                 .body = sk_body_sparse_spadd_order,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_order,
+                                 .reds = "sum:int64"};
 
 /* sorted rows: merge A's row i and B's, counting distinct columns; with
  * 'fill', write them at C's offsets with every source entry's place */
-#define MERGE_SIG "range" PAT("a") PAT("b") R1("cnt", "int64") R1("crp", "int64") \
-  R1("cci", "int32") R1("apos", "int64") R1("bpos", "int64") " fill=int64"
+#define MERGE_SIG \
+  "range" PAT("a") PAT("b") R1("cnt", "int64") R1("crp", "int64") R1("cci", "int32") \
+    R1("apos", "int64") R1("bpos", "int64") " fill=int64"
 static const char *const sig_merge[] = {MERGE_SIG, NULL};
-static const sk_kbody k_merge = {
-  .label = "sparse.spadd_merge", .body = sk_body_sparse_spadd_merge, .pattern = SK_FOR,
-  .sigs = sig_merge};
+static const sk_kbody k_merge = {.label = "sparse.spadd_merge",
+                                 .body = sk_body_sparse_spadd_merge,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_merge};
 
 /* unsorted rows: row i's entries of A and B (numbered e < nA for A, nA + k
  * for B) sorted by (column, number) at offset arp(i) + brp(i) of 'key' and
  * 'perm', and the distinct columns counted */
-#define SORT_SIG "range" PAT("a") PAT("b") R1("key", "int64") R1("perm", "int64") \
-  R1("cnt", "int64") " na=int64"
+#define SORT_SIG \
+  "range" PAT("a") PAT("b") R1("key", "int64") R1("perm", "int64") \
+    R1("cnt", "int64") " na=int64"
 static const char *const sig_usort[] = {SORT_SIG, NULL};
-static const sk_kbody k_usort = {
-  .label = "sparse.spadd_sort", .body = sk_body_sparse_spadd_sort, .pattern = SK_FOR,
-  .sigs = sig_usort, .prelude = sk_body_sparse_prelude};
+static const sk_kbody k_usort = {.label = "sparse.spadd_sort",
+                                 .body = sk_body_sparse_spadd_sort,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_usort,
+                                 .prelude = sk_body_sparse_prelude};
 
-#define UFILL_SIG "range" R1("arp", "int64") R1("brp", "int64") R1("key", "int64") \
-  R1("perm", "int64") R1("crp", "int64") R1("cci", "int32") R1("apos", "int64") \
-  R1("bpos", "int64") " na=int64"
+#define UFILL_SIG \
+  "range" R1("arp", "int64") R1("brp", "int64") R1("key", "int64") R1("perm", "int64") \
+    R1("crp", "int64") R1("cci", "int32") R1("apos", "int64") \
+      R1("bpos", "int64") " na=int64"
 static const char *const sig_ufill[] = {UFILL_SIG, NULL};
-static const sk_kbody k_ufill = {
-  .label = "sparse.spadd_fill", .body = sk_body_sparse_spadd_fill, .pattern = SK_FOR,
-  .sigs = sig_ufill};
+static const sk_kbody k_ufill = {.label = "sparse.spadd_fill",
+                                 .body = sk_body_sparse_spadd_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_ufill};
 
 /* numeric: row i of C zeroed, then alpha*A and beta*B scattered in order */
-#define NUM_SIG(VT) "range" R1("arp", "int64") R1("av", VT) R1("brp", "int64") \
-  R1("bv", VT) R1("crp", "int64") R1("cv", VT) R1("apos", "int64") R1("bpos", "int64") \
-  " alpha=float64 beta=float64"
+#define NUM_SIG(VT) \
+  "range" R1("arp", "int64") R1("av", VT) R1("brp", "int64") R1("bv", VT) \
+    R1("crp", "int64") R1("cv", VT) R1("apos", "int64") \
+      R1("bpos", "int64") " alpha=float64 beta=float64"
 static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"), NULL};
-static const sk_kbody k_numeric = {
-  .label = "sparse.spadd_numeric", .body = sk_body_sparse_spadd_numeric,
-  .pattern = SK_FOR, .sigs = sig_num};
+static const sk_kbody k_numeric = {.label = "sparse.spadd_numeric",
+                                   .body = sk_body_sparse_spadd_numeric,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_num};
 
 /* -- drivers ------------------------------------------------------------------ */
 static int unsorted_rows(const sk_csr *m, int64_t *n, char *err, size_t errlen) {
@@ -109,9 +121,9 @@ static int symbolic(const sk_csr *A, const sk_csr *B, sk_view *crp, sk_view *cci
   if (*sorted_path) {
     sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
                   sk_arg_view("brp", B->rowptr), sk_arg_view("bci", B->colidx),
-                  sk_arg_view("cnt", &cnt), sk_arg_view("crp", crp),
+                  sk_arg_view("cnt", &cnt),      sk_arg_view("crp", crp),
                   sk_arg_view("cci", A->colidx), sk_arg_view("apos", apos),
-                  sk_arg_view("bpos", bpos), sk_arg_i64("fill", 0)};
+                  sk_arg_view("bpos", bpos),     sk_arg_i64("fill", 0)};
     if (sk_sp_range(&k_merge, A->nrows, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_scan(&cnt, crp, A->nrows, &nnz, err, errlen) < 0 ||
         sk_sp_view(cci, "C_colidx", SK_I32, nnz, space, 0, err, errlen) < 0)
@@ -126,16 +138,16 @@ static int symbolic(const sk_csr *A, const sk_csr *B, sk_view *crp, sk_view *cci
       goto done;
     sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
                   sk_arg_view("brp", B->rowptr), sk_arg_view("bci", B->colidx),
-                  sk_arg_view("key", &key), sk_arg_view("perm", &perm),
-                  sk_arg_view("cnt", &cnt), sk_arg_i64("na", A->nnz)};
+                  sk_arg_view("key", &key),      sk_arg_view("perm", &perm),
+                  sk_arg_view("cnt", &cnt),      sk_arg_i64("na", A->nnz)};
     if (sk_sp_range(&k_usort, A->nrows, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_scan(&cnt, crp, A->nrows, &nnz, err, errlen) < 0 ||
         sk_sp_view(cci, "C_colidx", SK_I32, nnz, space, 0, err, errlen) < 0)
       goto done;
     sk_arg f[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("brp", B->rowptr),
-                  sk_arg_view("key", &key), sk_arg_view("perm", &perm),
-                  sk_arg_view("crp", crp), sk_arg_view("cci", cci),
-                  sk_arg_view("apos", apos), sk_arg_view("bpos", bpos),
+                  sk_arg_view("key", &key),      sk_arg_view("perm", &perm),
+                  sk_arg_view("crp", crp),       sk_arg_view("cci", cci),
+                  sk_arg_view("apos", apos),     sk_arg_view("bpos", bpos),
                   sk_arg_i64("na", A->nnz)};
     if (sk_sp_range(&k_ufill, A->nrows, f, NELEM(f), NULL, err, errlen) < 0) goto done;
   }
@@ -152,16 +164,16 @@ static int numeric(double alpha, const sk_csr *A, double beta, const sk_csr *B,
                    const sk_view *cv, char *err, size_t errlen) {
   sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("av", A->values),
                 sk_arg_view("brp", B->rowptr), sk_arg_view("bv", B->values),
-                sk_arg_view("crp", crp), sk_arg_view("cv", cv),
-                sk_arg_view("apos", apos), sk_arg_view("bpos", bpos),
-                sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
+                sk_arg_view("crp", crp),       sk_arg_view("cv", cv),
+                sk_arg_view("apos", apos),     sk_arg_view("bpos", bpos),
+                sk_arg_f64("alpha", alpha),    sk_arg_f64("beta", beta)};
   return sk_sp_range(&k_numeric, A->nrows, a, NELEM(a), NULL, err, errlen);
 }
 
 static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
                                     "B_rowptr", "B_colidx", "B_values", "B_ncols",
-                                    "alpha", "beta", "C_rowptr", "C_values", "A_pos",
-                                    "B_pos", NULL};
+                                    "alpha",    "beta",     "C_rowptr", "C_values",
+                                    "A_pos",    "B_pos",    NULL};
 
 /* sparse.spadd_symbolic: A_*, B_* (values optional) -> C_rowptr, C_colidx,
  * A_pos, B_pos, sorted (1: the merge path was taken) */
@@ -288,5 +300,5 @@ static const sk_kentry e_numeric = {"sparse.spadd_numeric",
                                     "alpha, A_*, beta, B_*, C_rowptr, A_pos, B_pos",
                                     SK_KRES_NONE, spadd_numeric};
 const sk_kentry *const sk_spadd_entries[] = {&e_spadd, &e_symbolic, &e_numeric, NULL};
-const sk_kbody *const sk_spadd_bodies[] = {&k_order, &k_merge, &k_usort, &k_ufill,
-                                           &k_numeric, NULL};
+const sk_kbody *const sk_spadd_bodies[] = {&k_order, &k_merge,   &k_usort,
+                                           &k_ufill, &k_numeric, NULL};

@@ -18,32 +18,29 @@
 
 /* -- matrices ------------------------------------------------------------- */
 typedef struct sk_csr {
-  const sk_view *rowptr, *colidx, *values;   /* values NULL: a pattern */
+  const sk_view *rowptr, *colidx, *values; /* values NULL: a pattern */
   int64_t nrows, ncols, nnz;
-  char name[16];                              /* "A" for messages */
+  char name[16]; /* "A" for messages */
 } sk_csr;
 
 /* Matrix 'p' ("A") from the arguments p_rowptr, p_colidx, p_values,
  * p_ncols; 'need_values' 0 makes p_values optional. */
-int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values,
-               sk_csr *m, char *err, size_t errlen);
+int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values, sk_csr *m,
+               char *err, size_t errlen);
 /* "300x250" */
 const char *sk_csr_shape(const sk_csr *m, char *buf, size_t n);
 /* the arguments p_rowptr .. p_ncols of 'm' appended at args[*n] ('names'
  * holds the four names, 32 bytes each) */
-void sk_csr_args(const sk_csr *m, const char *p, char names[4][32],
-                 sk_arg *args, int *n);
+void sk_csr_args(const sk_csr *m, const char *p, char names[4][32], sk_arg *args, int *n);
 
 /* -- views ------------------------------------------------------------------ */
 /* A new rank-1 view of 'n' elements in 'space' (zero-filled when 'init'). */
-int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space,
-               int init, char *err, size_t errlen);
+int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space, int init,
+               char *err, size_t errlen);
 /* element 'i' of a rank-1 integer / float view in any space (a copy of one
  * element when the host cannot read it) */
-int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err,
-                  size_t errlen);
-int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err,
-                  size_t errlen);
+int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen);
+int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err, size_t errlen);
 /* 1 if 'dt' is float64 or float32 */
 int sk_sp_is_float(int dt);
 /* the active back end (NULL with a message) */
@@ -53,8 +50,8 @@ int sk_sp_host(const sk_backend *b);
 
 /* Exclusive scan of 'cnt' (int64, n + 1 entries; the last is ignored) into
  * 'ptr' (may be 'cnt'); the total lands in ptr(n) and '*total'. */
-int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n,
-               int64_t *total, char *err, size_t errlen);
+int sk_sp_scan(const sk_view *cnt, const sk_view *ptr, int64_t n, int64_t *total,
+               char *err, size_t errlen);
 /* a range launch of 'kb' over [0, n) with 'args' */
 int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
                 sk_result *res, char *err, size_t errlen);
@@ -75,23 +72,24 @@ int sk_sp_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
  * sorted by column when 'sort' (else in input order, duplicates at their
  * first place). The new views land in 'rp', 'ci', 'va' (space 'space'). */
 int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
-                     const sk_view *cols, const sk_view *vals, int dtype,
-                     int sum_dup, int sort, int space, sk_view *rp,
-                     sk_view *ci, sk_view *va, char *err, size_t errlen);
+                     const sk_view *cols, const sk_view *vals, int dtype, int sum_dup,
+                     int sort, int space, sk_view *rp, sk_view *ci, sk_view *va,
+                     char *err, size_t errlen);
 
 /* y = beta*y + alpha*op(A)*x (spmv.c), arguments checked; CG calls it */
-int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x,
-               double beta, const sk_view *y, const char *algo, char *err,
-               size_t errlen);
+int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, double beta,
+               const sk_view *y, const char *algo, char *err, size_t errlen);
 
 /* -- families ----------------------------------------------------------------- */
-extern const sk_kentry *const sk_csr_entries[], *const sk_mmio_entries[],
-  *const sk_spmv_entries[], *const sk_spgemm_entries[],
-  *const sk_spadd_entries[], *const sk_sptrsv_entries[],
-  *const sk_cg_entries[];
-extern const sk_kbody *const sk_csr_bodies[], *const sk_spmv_bodies[],
-  *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
-  *const sk_sptrsv_bodies[], *const sk_cg_bodies[];
+extern const sk_kentry *const sk_csr_entries[],
+  *const sk_mmio_entries[], *const sk_spmv_entries[], *const sk_spgemm_entries[],
+                                                        *const sk_spadd_entries[],
+                                                          *const sk_sptrsv_entries[],
+                                                            *const sk_cg_entries[];
+extern const sk_kbody *const sk_csr_bodies[],
+  *const sk_spmv_bodies[], *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
+                                                        *const sk_sptrsv_bodies[],
+                                                          *const sk_cg_bodies[];
 
 /* -- text files (mmio.c; graph/gio.c too) ------------------------------------ */
 /* A reader's failure: "'path' line N: " then core/errmsg.h's 'id' with the
@@ -99,8 +97,8 @@ extern const sk_kbody *const sk_csr_bodies[], *const sk_spmv_bodies[],
  * reader 'r' (any struct with path, lineno, err and errlen). */
 int sk_sp_line_fail_(char *err, size_t errlen, const char *path, int64_t lineno, int id,
                      ...);
-#define sk_sp_line_fail(r, id, ...)                                            \
-  (SK_ERRCHK(id, ##__VA_ARGS__),                                               \
+#define sk_sp_line_fail(r, id, ...) \
+  (SK_ERRCHK(id, ##__VA_ARGS__), \
    sk_sp_line_fail_((r)->err, (r)->errlen, (r)->path, (r)->lineno, id, ##__VA_ARGS__))
 /* the next whitespace-separated token of *p (NUL-terminated in place,
  * *p moved past it), NULL when none */

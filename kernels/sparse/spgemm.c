@@ -30,64 +30,76 @@
 #include "sparse.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
-#define PAT(p) R1(p "rp", "int64") R1(p "ci", "int32")
+#define PAT(p)       R1(p "rp", "int64") R1(p "ci", "int32")
 
 /* -- bodies ------------------------------------------------------------------ */
 /* row i's upper bound on its entries in C: max and sum (the flops) */
 /* A*A: A and B share memory (a signature of its own) */
 #define R1S(name, dt) " " name "=" dt "[1]!"
-#define PATS(p) R1S(p "rp", "int64") R1S(p "ci", "int32")
+#define PATS(p)       R1S(p "rp", "int64") R1S(p "ci", "int32")
 static const char *const sig_ub[] = {"range" PAT("a") PAT("b") " jacobi=int64",
                                      "range" PATS("a") PATS("b") " jacobi=int64", NULL};
-static const sk_kbody k_ub = {
-  .label = "sparse.spgemm_bound", .body = sk_body_sparse_spgemm_bound,
-  .pattern = SK_REDUCE, .sigs = sig_ub, .reds = "max:int64 sum:int64"};
+static const sk_kbody k_ub = {.label = "sparse.spgemm_bound",
+                              .body = sk_body_sparse_spgemm_bound,
+                              .pattern = SK_REDUCE,
+                              .sigs = sig_ub,
+                              .reds = "max:int64 sum:int64"};
 
-#define SYM_SIG "team" PAT("a") PAT("b") R1("cnt", "int64") \
-  " c1=int64 c2=int64 rpt=int64 jacobi=int64"
-#define SYM_SIG2 "team" PATS("a") PATS("b") R1("cnt", "int64") \
-  " c1=int64 c2=int64 rpt=int64 jacobi=int64"
+#define SYM_SIG \
+  "team" PAT("a") PAT("b") R1("cnt", "int64") " c1=int64 c2=int64 rpt=int64 jacobi=int64"
+#define SYM_SIG2 \
+  "team" PATS("a") PATS("b") \
+    R1("cnt", "int64") " c1=int64 c2=int64 rpt=int64 jacobi=int64"
 static const char *const sig_sym[] = {SYM_SIG, SYM_SIG2, NULL};
-static const sk_kbody k_symbolic = {
-  .label = "sparse.spgemm_symbolic", .body = sk_body_sparse_spgemm_symbolic,
-  .pattern = SK_FOR, .sigs = sig_sym};
+static const sk_kbody k_symbolic = {.label = "sparse.spgemm_symbolic",
+                                    .body = sk_body_sparse_spgemm_symbolic,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_sym};
 
 /* the host's symbolic phase: a dense marker per thread (the seed's dense
  * accumulator, a bit vector in Kokkos Kernels; here the row that last saw
  * a column), counting without branches; B's columns fit one thread's
  * level-1 scratch */
-#define DSYM_SIG(S) "team" S("a") S("b") R1("cnt", "int64") " nb=int64 rpt=int64 jacobi=int64"
+#define DSYM_SIG(S) \
+  "team" S("a") S("b") R1("cnt", "int64") " nb=int64 rpt=int64 jacobi=int64"
 static const char *const sig_dsym[] = {DSYM_SIG(PAT), DSYM_SIG(PATS), NULL};
-static const sk_kbody k_symbolic_dense = {
-  .label = "sparse.spgemm_symbolic_dense", .body = sk_body_sparse_spgemm_symbolic_dense,
-  .pattern = SK_FOR, .sigs = sig_dsym};
+static const sk_kbody k_symbolic_dense = {.label = "sparse.spgemm_symbolic_dense",
+                                          .body = sk_body_sparse_spgemm_symbolic_dense,
+                                          .pattern = SK_FOR,
+                                          .sigs = sig_dsym};
 
-
-#define NUM_SIG(VT) "team" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
-  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
-  " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
-#define NUM_SIG2(VT) "team" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) \
-  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64") \
-  " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
+#define NUM_SIG(VT) \
+  "team" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) R1("crp", "int64") \
+    R1("cci", "int32") R1("cv", VT) \
+      R1("bad", "int64") " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
+#define NUM_SIG2(VT) \
+  "team" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) R1("crp", "int64") \
+    R1("cci", "int32") R1("cv", VT) \
+      R1("bad", "int64") " c1=int64 c2=int64 rpt=int64 jacobi=int64 omega=float64"
 static const char *const sig_num[] = {NUM_SIG("float64"), NUM_SIG("float32"),
                                       NUM_SIG2("float64"), NULL};
-static const sk_kbody k_numeric = {
-  .label = "sparse.spgemm_numeric", .body = sk_body_sparse_spgemm_numeric,
-  .pattern = SK_FOR, .sigs = sig_num, .prelude = sk_body_sparse_prelude};
+static const sk_kbody k_numeric = {.label = "sparse.spgemm_numeric",
+                                   .body = sk_body_sparse_spgemm_numeric,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_num,
+                                   .prelude = sk_body_sparse_prelude};
 
 /* the first row of A whose diagonal is zero or missing */
 #define DG_SIG(VT) "range" PAT("a") R1("av", VT)
 static const char *const sig_diag[] = {DG_SIG("float64"), DG_SIG("float32"), NULL};
-static const sk_kbody k_diag = {
-  .label = "sparse.spgemm_diag", .body = sk_body_sparse_spgemm_diag,
-  .pattern = SK_REDUCE, .sigs = sig_diag, .reds = "min:int64"};
+static const sk_kbody k_diag = {.label = "sparse.spgemm_diag",
+                                .body = sk_body_sparse_spgemm_diag,
+                                .pattern = SK_REDUCE,
+                                .sigs = sig_diag,
+                                .reds = "min:int64"};
 
 static const char *const sig_fill64[] = {"range" R1("v", "int64") " x=int64", NULL};
-static const sk_kbody k_fill64 = {
-  .label = "sparse.fill_int64", .body = sk_body_sparse_fill_int64, .pattern = SK_FOR,
-  .sigs = sig_fill64};
+static const sk_kbody k_fill64 = {.label = "sparse.fill_int64",
+                                  .body = sk_body_sparse_fill_int64,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_fill64};
 
 /* -- the merge path: a thread per row -------------------------------------------
  * Where A's rows are short (at most MERGE_K entries) and B's rows sorted,
@@ -96,29 +108,35 @@ static const sk_kbody k_fill64 = {
  * products summed), so C's row comes out sorted with no table, no reset
  * and no sort, and a row per thread keeps every thread busy (the GPU's
  * best form for matrices like the 5-point Laplacian's square). */
-#define MERGE_K 16
+#define MERGE_K     16
 #define MSYM_SIG(S) "range" S("a") S("b") R1("cnt", "int64")
 static const char *const sig_msym[] = {MSYM_SIG(PAT), MSYM_SIG(PATS), NULL};
-#define MNUM_SIG(VT) "range" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) \
-  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64")
-#define MNUM_SIG2(VT) "range" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) \
-  R1("crp", "int64") R1("cci", "int32") R1("cv", VT) R1("bad", "int64")
+#define MNUM_SIG(VT) \
+  "range" PAT("a") R1("av", VT) PAT("b") R1("bv", VT) R1("crp", "int64") \
+    R1("cci", "int32") R1("cv", VT) R1("bad", "int64")
+#define MNUM_SIG2(VT) \
+  "range" PATS("a") R1S("av", VT) PATS("b") R1S("bv", VT) R1("crp", "int64") \
+    R1("cci", "int32") R1("cv", VT) R1("bad", "int64")
 static const char *const sig_mnum[] = {MNUM_SIG("float64"), MNUM_SIG("float32"),
                                        MNUM_SIG2("float64"), NULL};
-static const sk_kbody k_symbolic_merge = {
-  .label = "sparse.spgemm_symbolic_merge", .body = sk_body_sparse_spgemm_symbolic_merge,
-  .pattern = SK_FOR, .sigs = sig_msym};
-static const sk_kbody k_numeric_merge = {
-  .label = "sparse.spgemm_numeric_merge", .body = sk_body_sparse_spgemm_numeric_merge,
-  .pattern = SK_FOR, .sigs = sig_mnum};
+static const sk_kbody k_symbolic_merge = {.label = "sparse.spgemm_symbolic_merge",
+                                          .body = sk_body_sparse_spgemm_symbolic_merge,
+                                          .pattern = SK_FOR,
+                                          .sigs = sig_msym};
+static const sk_kbody k_numeric_merge = {.label = "sparse.spgemm_numeric_merge",
+                                         .body = sk_body_sparse_spgemm_numeric_merge,
+                                         .pattern = SK_FOR,
+                                         .sigs = sig_mnum};
 
 /* over max(A's rows, B's rows): A's longest row, B's rows not strictly
  * increasing */
 static const char *const sig_mcheck[] = {"range" PAT("a") PAT("b"),
                                          "range" PATS("a") PATS("b"), NULL};
-static const sk_kbody k_merge_check = {
-  .label = "sparse.spgemm_merge_check", .body = sk_body_sparse_spgemm_merge_check,
-  .pattern = SK_REDUCE, .sigs = sig_mcheck, .reds = "max:int64 sum:int64"};
+static const sk_kbody k_merge_check = {.label = "sparse.spgemm_merge_check",
+                                       .body = sk_body_sparse_spgemm_merge_check,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_mcheck,
+                                       .reds = "max:int64 sum:int64"};
 
 /* 'algorithm' "auto" (the merge path on the GPU where it applies: on the
  * host the hashmap with its dense-marker symbolic phase is faster), "hash"
@@ -151,8 +169,7 @@ static int choose_merge(const sk_backend *b, const sk_arg *args, int nargs,
   if (want && !*merge) {
     if (longest > MERGE_K)
       sk_err(err, errlen, SK_E_ALGORITHM_MERGE_TAKES, MERGE_K, (long long)longest);
-    else
-      sk_err(err, errlen, SK_E_ALGORITHM_MERGE_NEEDS, (long long)unsorted);
+    else sk_err(err, errlen, SK_E_ALGORITHM_MERGE_NEEDS, (long long)unsorted);
     return -1;
   }
   return 0;
@@ -261,8 +278,8 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
   if (A->nrows > 0) {
     sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
                   sk_arg_view("brp", B->rowptr), sk_arg_view("bci", B->colidx),
-                  sk_arg_view("cnt", &cnt), sk_arg_i64("c1", pl->c1),
-                  sk_arg_i64("c2", pl->c2), sk_arg_i64("rpt", pl->rpt),
+                  sk_arg_view("cnt", &cnt),      sk_arg_i64("c1", pl->c1),
+                  sk_arg_i64("c2", pl->c2),      sk_arg_i64("rpt", pl->rpt),
                   sk_arg_i64("jacobi", jacobi)};
     sk_policy p;
     team_policy(pl, A->nrows, 0, 0, &p);
@@ -282,8 +299,14 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
       L = (L + conc - 1) / conc * conc;
       int64_t rpt = (A->nrows + L - 1) / L;
       p.league_size = (A->nrows + rpt - 1) / rpt;
-      sk_arg d[] = {a[0], a[1], a[2], a[3], a[4], sk_arg_i64("nb", B->ncols),
-                    sk_arg_i64("rpt", rpt), sk_arg_i64("jacobi", jacobi)};
+      sk_arg d[] = {a[0],
+                    a[1],
+                    a[2],
+                    a[3],
+                    a[4],
+                    sk_arg_i64("nb", B->ncols),
+                    sk_arg_i64("rpt", rpt),
+                    sk_arg_i64("jacobi", jacobi)};
       rc = sk_kbody_launch(&k_symbolic_dense, &p, d, NELEM(d), NULL, err, errlen);
     } else {
       rc = sk_kbody_launch(&k_symbolic, &p, a, NELEM(a), NULL, err, errlen);
@@ -306,12 +329,12 @@ static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega, i
   int rc = sk_sp_range(&k_fill64, 1, f, NELEM(f), NULL, err, errlen);
   if (rc == 0) {
     sk_arg a[] = {sk_arg_view("arp", A->rowptr), sk_arg_view("aci", A->colidx),
-                  sk_arg_view("av", A->values), sk_arg_view("brp", B->rowptr),
+                  sk_arg_view("av", A->values),  sk_arg_view("brp", B->rowptr),
                   sk_arg_view("bci", B->colidx), sk_arg_view("bv", B->values),
-                  sk_arg_view("crp", crp), sk_arg_view("cci", cci),
-                  sk_arg_view("cv", cv), sk_arg_view("bad", &bad),
-                  sk_arg_i64("c1", pl->c1), sk_arg_i64("c2", pl->c2),
-                  sk_arg_i64("rpt", pl->rpt), sk_arg_i64("jacobi", jacobi),
+                  sk_arg_view("crp", crp),       sk_arg_view("cci", cci),
+                  sk_arg_view("cv", cv),         sk_arg_view("bad", &bad),
+                  sk_arg_i64("c1", pl->c1),      sk_arg_i64("c2", pl->c2),
+                  sk_arg_i64("rpt", pl->rpt),    sk_arg_i64("jacobi", jacobi),
                   sk_arg_f64("omega", omega)};
     sk_policy p;
     team_policy(pl, A->nrows, 1, sk_dtypes[cv->dtype].size, &p);
@@ -330,9 +353,9 @@ static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega, i
 
 /* -- arguments ------------------------------------------------------------------- */
 static const char *const known_ab[] = {
-  "A_rowptr", "A_colidx", "A_values", "A_ncols", "B_rowptr", "B_colidx", "B_values",
-  "B_ncols", "C_rowptr", "C_colidx", "C_values", "maxub", "omega", "P_rowptr",
-  "P_colidx", "P_values", "P_ncols", "algorithm", NULL};
+  "A_rowptr", "A_colidx", "A_values", "A_ncols",   "B_rowptr", "B_colidx", "B_values",
+  "B_ncols",  "C_rowptr", "C_colidx", "C_values",  "maxub",    "omega",    "P_rowptr",
+  "P_colidx", "P_values", "P_ncols",  "algorithm", NULL};
 
 /* A and B (or P) with A's columns = B's rows and one dtype */
 static int two(const sk_arg *args, int nargs, const char *bn, int values, sk_csr *A,
@@ -365,7 +388,7 @@ static int get_plan(const sk_backend *b, const sk_arg *args, int nargs, const sk
   memset(pl, 0, sizeof *pl);
   if (sk_karg_find(args, nargs, "maxub")) {
     if (sk_karg_i64(args, nargs, "maxub", 0, 0, &pl->maxub, err, errlen) < 0) return -1;
-    pl->flops = pl->maxub * A->nrows;   /* an upper bound */
+    pl->flops = pl->maxub * A->nrows; /* an upper bound */
   } else if (bounds(A, B, jacobi, pl, err, errlen) < 0) {
     return -1;
   }
@@ -385,10 +408,10 @@ static int outputs(const sk_arg *args, int nargs, const sk_view *crp, int dtype,
     *pci = sk_karg_view(args, nargs, "C_colidx", 1, err, errlen);
     *pcv = *pci ? sk_karg_view(args, nargs, "C_values", 1, err, errlen) : NULL;
     if (!*pcv) return -1;
-    if ((*pci)->dtype != SK_I32 || (*pcv)->dtype != dtype ||
-        (*pci)->extent[0] != nnz || (*pcv)->extent[0] != nnz) {
-      sk_err(err, errlen, SK_E_C_VIEWS_MUST, (*pci)->label, (*pcv)->label, sk_dtypes[dtype].name,
-             (long long)nnz);
+    if ((*pci)->dtype != SK_I32 || (*pcv)->dtype != dtype || (*pci)->extent[0] != nnz ||
+        (*pcv)->extent[0] != nnz) {
+      sk_err(err, errlen, SK_E_C_VIEWS_MUST, (*pci)->label, (*pcv)->label,
+             sk_dtypes[dtype].name, (long long)nnz);
       return -1;
     }
     return 0;
@@ -460,8 +483,8 @@ static int spgemm_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *e
 }
 
 /* A*B or (I - omega D^-1 A)*P in one call */
-static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi,
-                   char *err, size_t errlen) {
+static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi, char *err,
+                   size_t errlen) {
   sk_csr A, B;
   plan pl;
   double omega = 0;
@@ -526,7 +549,6 @@ static const sk_kentry e_jacobi = {"sparse.spgemm_jacobi", "omega, A_*, P_*",
                                    SK_KRES_NONE, spgemm_jacobi};
 const sk_kentry *const sk_spgemm_entries[] = {&e_spgemm, &e_symbolic, &e_numeric,
                                               &e_jacobi, NULL};
-const sk_kbody *const sk_spgemm_bodies[] = {&k_ub, &k_symbolic, &k_symbolic_dense,
-                                            &k_numeric, &k_diag,
-                                            &k_fill64, &k_symbolic_merge,
-                                            &k_numeric_merge, &k_merge_check, NULL};
+const sk_kbody *const sk_spgemm_bodies[] = {
+  &k_ub,     &k_symbolic,       &k_symbolic_dense, &k_numeric,     &k_diag,
+  &k_fill64, &k_symbolic_merge, &k_numeric_merge,  &k_merge_check, NULL};

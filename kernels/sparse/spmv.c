@@ -20,73 +20,79 @@
 #include "sparse.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
 #define R2(name, dt) " " name "=" dt "[2]"
-#define MAT(VT) R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
+#define MAT(VT)      R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 
 /* -- bodies ------------------------------------------------------------------ */
 /* host, plain, one vector: chunk i of 'nchunk' runs of rows */
-#define HN_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) \
-  " alpha=float64 beta=float64 nchunk=int64"
+#define HN_SIG(VT) \
+  "range" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 nchunk=int64"
 static const char *const sig_hn[] = {HN_SIG("float64"), HN_SIG("float32"), NULL};
-static const sk_kbody k_spmv_host = {
-  .label = "sparse.spmv", .body = sk_body_sparse_spmv, .prelude = sk_body_sparse_row_split,
-  .pattern = SK_FOR, .sigs = sig_hn};
+static const sk_kbody k_spmv_host = {.label = "sparse.spmv",
+                                     .body = sk_body_sparse_spmv,
+                                     .prelude = sk_body_sparse_row_split,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_hn};
 
 /* GPU form (also runs on the host): a team per 'rpt' rows */
-#define TN_SIG(VT) "team" MAT(VT) R1("x", VT) R1("y", VT) \
-  " alpha=float64 beta=float64 rpt=int64"
+#define TN_SIG(VT) \
+  "team" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 rpt=int64"
 static const char *const sig_tn[] = {TN_SIG("float64"), NULL};
-static const sk_kbody k_spmv_team = {
-  .label = "sparse.spmv_team", .body = sk_body_sparse_spmv_team, .pattern = SK_FOR,
-  .sigs = sig_tn};
+static const sk_kbody k_spmv_team = {.label = "sparse.spmv_team",
+                                     .body = sk_body_sparse_spmv_team,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_tn};
 
 /* plain, multivector: a row per index */
 #define MN_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64 beta=float64"
 static const char *const sig_mn[] = {MN_SIG("float64"), MN_SIG("float32"), NULL};
-static const sk_kbody k_spmv_mv = {
-  .label = "sparse.spmv_mv", .body = sk_body_sparse_spmv_mv, .pattern = SK_FOR,
-  .sigs = sig_mn};
+static const sk_kbody k_spmv_mv = {.label = "sparse.spmv_mv",
+                                   .body = sk_body_sparse_spmv_mv,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_mn};
 
 /* transpose, one vector: row i scatters alpha*x(i)*A(i,:) into y */
 #define HT_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64"
 static const char *const sig_ht[] = {HT_SIG("float64"), HT_SIG("float32"), NULL};
-static const sk_kbody k_spmv_t = {
-  .label = "sparse.spmv_t", .body = sk_body_sparse_spmv_t, .pattern = SK_FOR,
-  .sigs = sig_ht};
+static const sk_kbody k_spmv_t = {.label = "sparse.spmv_t",
+                                  .body = sk_body_sparse_spmv_t,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_ht};
 
 #define MT_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64"
 static const char *const sig_mt[] = {MT_SIG("float64"), MT_SIG("float32"), NULL};
-static const sk_kbody k_spmv_mv_t = {
-  .label = "sparse.spmv_mv_t", .body = sk_body_sparse_spmv_mv_t, .pattern = SK_FOR,
-  .sigs = sig_mt};
+static const sk_kbody k_spmv_mv_t = {.label = "sparse.spmv_mv_t",
+                                     .body = sk_body_sparse_spmv_mv_t,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_mt};
 
 /* y = beta*y (beta = 0: zeros), a row per index */
-static const char *const sig_scale[] = {
-  "range" R1("y", "float64") " beta=float64", "range" R1("y", "float32") " beta=float64",
-  NULL};
-static const sk_kbody k_scale = {
-  .label = "sparse.scale", .body = sk_body_sparse_scale, .pattern = SK_FOR,
-  .sigs = sig_scale};
-static const char *const sig_scale2[] = {
-  "range" R2("y", "float64") " beta=float64", "range" R2("y", "float32") " beta=float64",
-  NULL};
-static const sk_kbody k_scale2 = {
-  .label = "sparse.scale_mv", .body = sk_body_sparse_scale_mv, .pattern = SK_FOR,
-  .sigs = sig_scale2};
+static const char *const sig_scale[] = {"range" R1("y", "float64") " beta=float64",
+                                        "range" R1("y", "float32") " beta=float64", NULL};
+static const sk_kbody k_scale = {.label = "sparse.scale",
+                                 .body = sk_body_sparse_scale,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_scale};
+static const char *const sig_scale2[] = {"range" R2("y", "float64") " beta=float64",
+                                         "range" R2("y", "float32") " beta=float64",
+                                         NULL};
+static const sk_kbody k_scale2 = {.label = "sparse.scale_mv",
+                                  .body = sk_body_sparse_scale_mv,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_scale2};
 
 /* -- the driver ------------------------------------------------------------- */
 static int scale(const sk_view *y, double beta, char *err, size_t errlen) {
   if (beta == 1) return 0;
   sk_arg a[] = {sk_arg_view("y", y), sk_arg_f64("beta", beta)};
-  return sk_sp_range(y->rank == 1 ? &k_scale : &k_scale2, y->extent[0], a,
-                     NELEM(a), NULL, err, errlen);
+  return sk_sp_range(y->rank == 1 ? &k_scale : &k_scale2, y->extent[0], a, NELEM(a), NULL,
+                     err, errlen);
 }
 
 /* vector lanes for rows of 'avg' entries, and the team shape */
-static void team_shape(const sk_backend *b, double avg, int *T, int *V,
-                       int64_t *rpt) {
+static void team_shape(const sk_backend *b, double avg, int *T, int *V, int64_t *rpt) {
   sk_team_limits lim;
   b->team_limits(&lim);
   int v = 1;
@@ -106,9 +112,8 @@ static void team_shape(const sk_backend *b, double avg, int *T, int *V,
   *rpt = sk_sp_host(b) ? 256 : (int64_t)*T;
 }
 
-int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x,
-               double beta, const sk_view *y, const char *algo, char *err,
-               size_t errlen) {
+int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, double beta,
+               const sk_view *y, const char *algo, char *err, size_t errlen) {
   const sk_backend *b = sk_sp_backend(err, errlen);
   if (!b) return -1;
   int trans = mode == 'T' || mode == 'H';
@@ -126,12 +131,11 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x,
   a[n++] = sk_arg_f64("alpha", alpha);
   if (trans) {
     if (scale(y, beta, err, errlen) < 0) return -1;
-    return sk_sp_range(y->rank == 1 ? &k_spmv_t : &k_spmv_mv_t, A->nrows, a, n,
-                       NULL, err, errlen);
+    return sk_sp_range(y->rank == 1 ? &k_spmv_t : &k_spmv_mv_t, A->nrows, a, n, NULL, err,
+                       errlen);
   }
   a[n++] = sk_arg_f64("beta", beta);
-  if (y->rank == 2)
-    return sk_sp_range(&k_spmv_mv, A->nrows, a, n, NULL, err, errlen);
+  if (y->rank == 2) return sk_sp_range(&k_spmv_mv, A->nrows, a, n, NULL, err, errlen);
   int team = !sk_sp_host(b) || (algo && strcmp(algo, "team") == 0);
   if (!team) {
     int64_t nchunk = b->concurrency ? b->concurrency() : 1;
@@ -153,8 +157,8 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x,
 }
 
 /* the vector argument 'name' as a float view of rank 1 or 2 */
-static const sk_view *vec_arg(const sk_arg *args, int nargs, const char *name,
-                              char *err, size_t errlen) {
+static const sk_view *vec_arg(const sk_arg *args, int nargs, const char *name, char *err,
+                              size_t errlen) {
   const sk_view *v = sk_karg_view(args, nargs, name, -1, err, errlen);
   if (!v) return NULL;
   if (v->rank != 1 && v->rank != 2) {
@@ -170,8 +174,7 @@ static const sk_view *vec_arg(const sk_arg *args, int nargs, const char *name,
 
 /* mode, A, x, y checked: dtypes, ranks, shapes (named both ways) */
 static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
-                     const sk_view **x, const sk_view **y, char *err,
-                     size_t errlen) {
+                     const sk_view **x, const sk_view **y, char *err, size_t errlen) {
   const char *ms = sk_karg_str(args, nargs, "mode", "N", err, errlen);
   if (!ms) return -1;
   if (strlen(ms) != 1 || !strchr("NTCH", ms[0])) {
@@ -188,17 +191,19 @@ static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
   char sh[64];
   sk_csr_shape(A, sh, sizeof sh);
   if ((*x)->rank != (*y)->rank) {
-    sk_err(err, errlen, SK_E_X_VIEW_RANK, (*x)->label, (*x)->rank, (*y)->label, (*y)->rank);
+    sk_err(err, errlen, SK_E_X_VIEW_RANK, (*x)->label, (*x)->rank, (*y)->label,
+           (*y)->rank);
     return -1;
   }
   if ((*x)->extent[0] != xn || (*y)->extent[0] != yn) {
-    sk_err(err, errlen, SK_E_MODE_X_VIEW, *mode, sh, (*x)->label, (long long)(*x)->extent[0],
-           (*y)->label, (long long)(*y)->extent[0], (long long)xn, (long long)yn);
+    sk_err(err, errlen, SK_E_MODE_X_VIEW, *mode, sh, (*x)->label,
+           (long long)(*x)->extent[0], (*y)->label, (long long)(*y)->extent[0],
+           (long long)xn, (long long)yn);
     return -1;
   }
   if ((*x)->rank == 2 && (*x)->extent[1] != (*y)->extent[1]) {
-    sk_err(err, errlen, SK_E_X_VIEW_COLUMNS, (*x)->label, (long long)(*x)->extent[1], (*y)->label,
-           (long long)(*y)->extent[1]);
+    sk_err(err, errlen, SK_E_X_VIEW_COLUMNS, (*x)->label, (long long)(*x)->extent[1],
+           (*y)->label, (long long)(*y)->extent[1]);
     return -1;
   }
   if ((*x)->data && (*x)->alloc && (*x)->alloc == (*y)->alloc) {
@@ -209,11 +214,10 @@ static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
 }
 
 /* sparse.spmv: mode ("N"), alpha, A_*, x, beta, y [, algorithm] */
-static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
-  static const char *const known[] = {"mode", "alpha", "beta", "x", "y", "A_rowptr",
-                                      "A_colidx", "A_values", "A_ncols",
-                                      "algorithm", NULL};
+static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"mode",    "alpha",     "beta",     "x",
+                                      "y",       "A_rowptr",  "A_colidx", "A_values",
+                                      "A_ncols", "algorithm", NULL};
   (void)out;
   sk_csr A;
   const sk_view *x, *y;
@@ -246,33 +250,39 @@ static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
  * 9 and 27 points: runs of three neighbours in x, centred at off[3j + 1]
  * (written out: a loop over off[] makes gathers) */
 
-#define ST_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) \
-  " alpha=float64 beta=float64 nx=int64 ny=int64 nz=int64 stencil=int64"
+#define ST_SIG(VT) \
+  "range" MAT(VT) R1("x", VT) \
+    R1("y", VT) " alpha=float64 beta=float64 nx=int64 ny=int64 nz=int64 stencil=int64"
 static const char *const sig_struct[] = {ST_SIG("float64"), ST_SIG("float32"), NULL};
 /* host: line i of the box (iy = i % ny, iz = i / ny), its rows in x order */
-static const sk_kbody k_spmv_struct = {
-  .label = "sparse.spmv_struct", .body = sk_body_sparse_spmv_struct, .pattern = SK_FOR,
-  .sigs = sig_struct};
+static const sk_kbody k_spmv_struct = {.label = "sparse.spmv_struct",
+                                       .body = sk_body_sparse_spmv_struct,
+                                       .pattern = SK_FOR,
+                                       .sigs = sig_struct};
 /* GPU: row i (neighbouring threads read neighbouring rows) */
-static const sk_kbody k_spmv_struct_row = {
-  .label = "sparse.spmv_struct_row", .body = sk_body_sparse_spmv_struct_row,
-  .pattern = SK_FOR, .sigs = sig_struct};
+static const sk_kbody k_spmv_struct_row = {.label = "sparse.spmv_struct_row",
+                                           .body = sk_body_sparse_spmv_struct_row,
+                                           .pattern = SK_FOR,
+                                           .sigs = sig_struct};
 
 /* the first interior row whose columns are not the stencil's */
-#define SC_SIG "range" R1("rowptr", "int64") R1("colidx", "int32") \
-  " nx=int64 ny=int64 nz=int64 stencil=int64"
+#define SC_SIG \
+  "range" R1("rowptr", "int64") \
+    R1("colidx", "int32") " nx=int64 ny=int64 nz=int64 stencil=int64"
 static const char *const sig_scheck[] = {SC_SIG, NULL};
-static const sk_kbody k_struct_check = {
-  .label = "sparse.spmv_struct_check", .body = sk_body_sparse_spmv_struct_check,
-  .pattern = SK_REDUCE, .sigs = sig_scheck, .reds = "min:int64"};
+static const sk_kbody k_struct_check = {.label = "sparse.spmv_struct_check",
+                                        .body = sk_body_sparse_spmv_struct_check,
+                                        .pattern = SK_REDUCE,
+                                        .sigs = sig_scheck,
+                                        .reds = "min:int64"};
 
 /* sparse.spmv_struct: stencil, nx, ny, nz, alpha, A_*, x, beta, y
  * [, checked = 1: the column pattern was checked before] */
 static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  static const char *const known[] = {"stencil", "nx", "ny", "nz", "alpha", "beta",
-                                      "x", "y", "A_rowptr", "A_colidx", "A_values",
-                                      "A_ncols", "checked", "mode", NULL};
+  static const char *const known[] = {
+    "stencil",  "nx",       "ny",       "nz",      "alpha",   "beta", "x", "y",
+    "A_rowptr", "A_colidx", "A_values", "A_ncols", "checked", "mode", NULL};
   (void)out;
   sk_csr A;
   const sk_view *x, *y;
@@ -326,8 +336,8 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_sp_range(&k_struct_check, A.nrows, a, n, &r, err, errlen) < 0) return -1;
     int64_t bad = sk_result_i64(&r, 0);
     if (A.nrows > 0 && bad != INT64_MAX) {
-      sk_err(err, errlen, SK_E_NOT_POINT_STENCIL, (long long)st, (long long)nx, (long long)ny,
-             (long long)nz, (long long)bad);
+      sk_err(err, errlen, SK_E_NOT_POINT_STENCIL, (long long)st, (long long)nx,
+             (long long)ny, (long long)nz, (long long)bad);
       return -1;
     }
   }
@@ -343,7 +353,8 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
    * read a row's values together (a row per thread reading 27 apart took
    * 406 us on an H200 against its 286 us for the 27-point 128^3; a team
    * form without colidx, 1.45 ms); 3, 5 and 7 a row per thread */
-  if (!sk_sp_host(b) && st >= 9) return sk_sp_spmv('N', alpha, &A, x, beta, y, NULL, err, errlen);
+  if (!sk_sp_host(b) && st >= 9)
+    return sk_sp_spmv('N', alpha, &A, x, beta, y, NULL, err, errlen);
   if (!sk_sp_host(b))
     return sk_sp_range(&k_spmv_struct_row, A.nrows, a, n, NULL, err, errlen);
   return sk_sp_range(&k_spmv_struct, ny * nz, a, n, NULL, err, errlen);
@@ -351,11 +362,11 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 
 static const sk_kentry e_spmv = {"sparse.spmv", "mode, alpha, A_*, x, beta, y",
                                  SK_KRES_NONE, spmv};
-static const sk_kentry e_spmv_struct = {
-  "sparse.spmv_struct", "stencil, nx, ny, nz, alpha, A_*, x, beta, y", SK_KRES_NONE,
-  spmv_struct};
+static const sk_kentry e_spmv_struct = {"sparse.spmv_struct",
+                                        "stencil, nx, ny, nz, alpha, A_*, x, beta, y",
+                                        SK_KRES_NONE, spmv_struct};
 const sk_kentry *const sk_spmv_entries[] = {&e_spmv, &e_spmv_struct, NULL};
-const sk_kbody *const sk_spmv_bodies[] = {&k_spmv_host, &k_spmv_team, &k_spmv_mv,
-                                          &k_spmv_t, &k_spmv_mv_t, &k_scale,
-                                          &k_scale2, &k_spmv_struct, &k_spmv_struct_row,
-                                          &k_struct_check, NULL};
+const sk_kbody *const sk_spmv_bodies[] = {
+  &k_spmv_host,       &k_spmv_team,    &k_spmv_mv, &k_spmv_t,
+  &k_spmv_mv_t,       &k_scale,        &k_scale2,  &k_spmv_struct,
+  &k_spmv_struct_row, &k_struct_check, NULL};

@@ -21,32 +21,37 @@
 #include "sparse.h"
 #include "kbodies.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
-#define MAT(VT) R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
+#define MAT(VT)      R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 
 /* -- bodies ------------------------------------------------------------------ */
 
-#define LV_SIG(VT) "range" MAT(VT) R1("rows", "int64") R1("b", VT) R1("x", VT) \
-  R1("bad", "int64") " first=int64 unit=int64"
+#define LV_SIG(VT) \
+  "range" MAT(VT) R1("rows", "int64") R1("b", VT) R1("x", VT) \
+    R1("bad", "int64") " first=int64 unit=int64"
 static const char *const sig_level[] = {LV_SIG("float64"), LV_SIG("float32"), NULL};
 /* the rows rows(first + i) of one level */
-static const sk_kbody k_level = {
-  .label = "sparse.sptrsv_level", .body = sk_body_sparse_sptrsv_level, .pattern = SK_FOR,
-  .sigs = sig_level};
+static const sk_kbody k_level = {.label = "sparse.sptrsv_level",
+                                 .body = sk_body_sparse_sptrsv_level,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_level};
 
-#define CH_SIG(VT) "team" MAT(VT) R1("rows", "int64") R1("lp", "int64") R1("b", VT) \
-  R1("x", VT) R1("bad", "int64") " la=int64 lb=int64 unit=int64"
+#define CH_SIG(VT) \
+  "team" MAT(VT) R1("rows", "int64") R1("lp", "int64") R1("b", VT) R1("x", VT) \
+    R1("bad", "int64") " la=int64 lb=int64 unit=int64"
 static const char *const sig_chain[] = {CH_SIG("float64"), CH_SIG("float32"), NULL};
 /* levels la..lb-1 in one team, a barrier between levels */
-static const sk_kbody k_chain = {
-  .label = "sparse.sptrsv_chain", .body = sk_body_sparse_sptrsv_chain, .pattern = SK_FOR,
-  .sigs = sig_chain};
+static const sk_kbody k_chain = {.label = "sparse.sptrsv_chain",
+                                 .body = sk_body_sparse_sptrsv_chain,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_chain};
 
 static const char *const sig_fill64[] = {"range" R1("v", "int64") " x=int64", NULL};
-static const sk_kbody k_fill64 = {
-  .label = "sparse.sptrsv_fill", .body = sk_body_sparse_sptrsv_fill, .pattern = SK_FOR,
-  .sigs = sig_fill64};
+static const sk_kbody k_fill64 = {.label = "sparse.sptrsv_fill",
+                                  .body = sk_body_sparse_sptrsv_fill,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_fill64};
 
 /* -- the messages of both algorithms ------------------------------------------------ */
 static int not_triangular(int64_t r, int64_t c, int lower, char *err, size_t errlen) {
@@ -74,8 +79,8 @@ static void *to_host(const sk_view *v, char *err, size_t errlen) {
   }
   sk_view w;
   int64_t n = v->extent[0];
-  if (sk_view_create(&w, "host copy", v->dtype, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, h,
-                     err, errlen) < 0 ||
+  if (sk_view_create(&w, "host copy", v->dtype, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, h, err,
+                     errlen) < 0 ||
       sk_view_deep_copy(&w, v, err, errlen) < 0) {
     sk_view_release(&w);
     free(h);
@@ -110,7 +115,7 @@ static int64_t level_plan(const int64_t *lev, int64_t n, int64_t nlev, int64_t t
                           int64_t *order, int64_t *lp, int64_t *plan) {
   for (int64_t r = 0; r < n; r++) lp[lev[r] + 1]++;
   for (int64_t l = 0; l < nlev; l++) lp[l + 1] += lp[l];
-  for (int64_t r = 0; r < n; r++) order[lp[lev[r]]++] = r;   /* lp[l] becomes lp[l + 1] */
+  for (int64_t r = 0; r < n; r++) order[lp[lev[r]]++] = r; /* lp[l] becomes lp[l + 1] */
   for (int64_t l = nlev; l > 0; l--) lp[l] = lp[l - 1];
   lp[0] = 0;
   int64_t np = 0;
@@ -125,7 +130,7 @@ static int64_t level_plan(const int64_t *lev, int64_t n, int64_t nlev, int64_t t
     int64_t e = l;
     while (e < nlev && lp[e + 1] - lp[e] < thin) e++;
     plan[2 * np] = l;
-    plan[2 * np + 1] = -e;   /* a chain of levels l..e-1 */
+    plan[2 * np + 1] = -e; /* a chain of levels l..e-1 */
     np++;
     l = e;
   }
@@ -169,7 +174,7 @@ static int tri_args(const sk_arg *args, int nargs, const sk_csr *A, int *lower, 
 static int sptrsv_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                            size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "uplo", "diag", NULL};
+                                      "uplo",     "diag",     NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0)
@@ -220,7 +225,8 @@ static int sptrsv_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *
   int space = A.rowptr->space;
   if (up_view(&vrows, "level rows", SK_I64, rows, n, space, err, errlen) < 0 ||
       up_view(&vlp, "level offsets", SK_I64, lp, nlev + 1, space, err, errlen) < 0 ||
-      up_view(&vplan, "launches", SK_I64, plan, 2 * nplan, SK_SPACE_HOST, err, errlen) < 0)
+      up_view(&vplan, "launches", SK_I64, plan, 2 * nplan, SK_SPACE_HOST, err, errlen) <
+        0)
     goto done;
   sk_kout_view(out, "rows", &vrows, err, errlen);
   sk_kout_view(out, "lp", &vlp, err, errlen);
@@ -266,7 +272,8 @@ static int check_bx(const sk_csr *A, const sk_view *bv, const sk_view *x, char *
 static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                         size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "rows", "lp", "plan", "unit", "b", "x", NULL};
+                                      "rows",     "lp",       "plan",     "unit",
+                                      "b",        "x",        NULL};
   (void)out;
   sk_csr A;
   int64_t unit;
@@ -309,16 +316,27 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
         rc = -1;
         break;
       }
-      sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                    sk_arg_view("values", A.values), sk_arg_view("rows", rows),
-                    sk_arg_view("b", bv), sk_arg_view("x", x), sk_arg_view("bad", &bad),
-                    sk_arg_i64("first", r0), sk_arg_i64("unit", unit)};
+      sk_arg a[] = {sk_arg_view("rowptr", A.rowptr),
+                    sk_arg_view("colidx", A.colidx),
+                    sk_arg_view("values", A.values),
+                    sk_arg_view("rows", rows),
+                    sk_arg_view("b", bv),
+                    sk_arg_view("x", x),
+                    sk_arg_view("bad", &bad),
+                    sk_arg_i64("first", r0),
+                    sk_arg_i64("unit", unit)};
       rc = sk_sp_range(&k_level, r1 - r0, a, NELEM(a), NULL, err, errlen);
     } else {
-      sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                    sk_arg_view("values", A.values), sk_arg_view("rows", rows),
-                    sk_arg_view("lp", lp), sk_arg_view("b", bv), sk_arg_view("x", x),
-                    sk_arg_view("bad", &bad), sk_arg_i64("la", la), sk_arg_i64("lb", -lb),
+      sk_arg a[] = {sk_arg_view("rowptr", A.rowptr),
+                    sk_arg_view("colidx", A.colidx),
+                    sk_arg_view("values", A.values),
+                    sk_arg_view("rows", rows),
+                    sk_arg_view("lp", lp),
+                    sk_arg_view("b", bv),
+                    sk_arg_view("x", x),
+                    sk_arg_view("bad", &bad),
+                    sk_arg_i64("la", la),
+                    sk_arg_i64("lb", -lb),
                     sk_arg_i64("unit", unit)};
       sk_policy pol;
       sk_policy_init(&pol, SK_POL_TEAM);
@@ -334,7 +352,6 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   sk_view_release(&bad);
   return rc;
 }
-
 
 /* -- supernodal (seed 000 section 2.4.2) -----------------------------------------------
  * The lower triangle L (A, or A^T for uplo "U") by columns falls into
@@ -359,21 +376,25 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
 /* ix: the int64 arrays of the handle one after the other (ix(s) the first
  * column of s, ix(orp + s) its rows' offset, ix(obp + s) its block's, the
  * solve's order at ix(oo + q) and level offsets at ix(olp + l)) */
-#define SN_SIG(VT) "team" R1("ix", "int64") R1("ri", "int64") R1("blk", VT) R1("b", VT) \
-  R1("w", VT) R1("x", VT) " la=int64 lb=int64 back=int64 orp=int64 obp=int64 oo=int64" \
-  " olp=int64"
+#define SN_SIG(VT) \
+  "team" R1("ix", "int64") R1("ri", "int64") R1("blk", VT) R1("b", VT) R1("w", VT) \
+    R1("x", VT) " la=int64 lb=int64 back=int64 orp=int64 obp=int64 oo=int64" \
+                " olp=int64"
 static const char *const sig_sn[] = {SN_SIG("float64"), SN_SIG("float32"), NULL};
-static const sk_kbody k_sn = {
-  .label = "sparse.sptrsv_supernodal", .body = sk_body_sparse_sptrsv_supernodal,
-  .pattern = SK_FOR, .sigs = sig_sn};
+static const sk_kbody k_sn = {.label = "sparse.sptrsv_supernodal",
+                              .body = sk_body_sparse_sptrsv_supernodal,
+                              .pattern = SK_FOR,
+                              .sigs = sig_sn};
 
-#define INV_SIG(VT) "team" R1("ix", "int64") R1("blk", VT) R1("bad", "int64") \
-  " unit=int64 orp=int64 obp=int64"
+#define INV_SIG(VT) \
+  "team" R1("ix", "int64") R1("blk", VT) \
+    R1("bad", "int64") " unit=int64 orp=int64 obp=int64"
 static const char *const sig_inv[] = {INV_SIG("float64"), INV_SIG("float32"), NULL};
 /* each supernode's diagonal block inverted in place (the dialect's trtri) */
-static const sk_kbody k_inv = {
-  .label = "sparse.sptrsv_invert", .body = sk_body_sparse_sptrsv_invert,
-  .pattern = SK_FOR, .sigs = sig_inv};
+static const sk_kbody k_inv = {.label = "sparse.sptrsv_invert",
+                               .body = sk_body_sparse_sptrsv_invert,
+                               .pattern = SK_FOR,
+                               .sigs = sig_inv};
 
 /* where each array of the handle starts in its one int64 view */
 typedef struct sn_off {
@@ -431,7 +452,7 @@ static int sn_levels(const int64_t *lev, int64_t nsn, int64_t thin, int64_t *ord
 static int sn_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "uplo", "diag", NULL};
+                                      "uplo",     "diag",     NULL};
   sk_csr A;
   int lower, unit, rc = -1;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -607,7 +628,7 @@ static int sn_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     int r = sk_sp_range(&k_fill64, 1, f, NELEM(f), NULL, err, errlen);
     sk_arg a[] = {sk_arg_view("ix", &V[0]), sk_arg_view("blk", &V[2]),
                   sk_arg_view("bad", &bad), sk_arg_i64("unit", unit),
-                  sk_arg_i64("orp", o.rp), sk_arg_i64("obp", o.bp)};
+                  sk_arg_i64("orp", o.rp),  sk_arg_i64("obp", o.bp)};
     sk_policy pol;
     sk_policy_init(&pol, SK_POL_TEAM);
     pol.league_size = nsn;
@@ -631,9 +652,29 @@ oom:
   sk_err(err, errlen, SK_E_OUT_MEMORY_ROWS_ENTRIES, (long long)n, (long long)nnz);
 done:
   for (int q = 0; q < 4; q++) sk_view_release(&V[q]);
-  free(ix); free(hp); free(rp); free(ci); free(va); free(cp); free(cnext); free(hasd); free(L);
-  free(sp); free(srp); free(ri); free(bp); free(snof); free(lev); free(fo); free(bo);
-  free(flp); free(blp); free(fplan); free(bplan); free(blk); free(blkf);
+  free(ix);
+  free(hp);
+  free(rp);
+  free(ci);
+  free(va);
+  free(cp);
+  free(cnext);
+  free(hasd);
+  free(L);
+  free(sp);
+  free(srp);
+  free(ri);
+  free(bp);
+  free(snof);
+  free(lev);
+  free(fo);
+  free(bo);
+  free(flp);
+  free(blp);
+  free(fplan);
+  free(bplan);
+  free(blk);
+  free(blkf);
   return rc;
 }
 
@@ -641,9 +682,9 @@ done:
  * nlevels, nlevels_t, lower), trans, b, x */
 static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "ix", "ri", "blk", "plan", "nsupernodes", "nlevels",
-                                      "nlevels_t", "lower", "trans", "b", "x", NULL};
+  static const char *const known[] = {
+    "A_rowptr",    "A_colidx", "A_values",  "A_ncols", "ix",    "ri", "blk", "plan",
+    "nsupernodes", "nlevels",  "nlevels_t", "lower",   "trans", "b",  "x",   NULL};
   (void)out;
   sk_csr A;
   int64_t lower, trans, nsn, nfl, nbl;
@@ -668,8 +709,7 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const int64_t *pl = plan->data;
   if (ix->dtype == SK_I64 && ix->extent[0] == o.total && ix->extent[0] > nsn &&
       plan->dtype == SK_I64 && plan->space == SK_SPACE_HOST && plan->extent[0] >= 1 &&
-      blk->dtype == A.values->dtype &&
-      sk_sp_get_i64(ix, nsn, &last, err, errlen) < 0)
+      blk->dtype == A.values->dtype && sk_sp_get_i64(ix, nsn, &last, err, errlen) < 0)
     return -1;
   if (last != A.nrows || pl[0] < 0 || 1 + 2 * pl[0] > plan->extent[0]) {
     sk_err(err, errlen, SK_E_HANDLE_DOES_NOT_BELONG, sk_csr_shape(&A, sh, sizeof sh));
@@ -693,11 +733,13 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (T < 1) T = 1;
   for (int64_t p = 0; p < np && rc == 0; p++) {
     int64_t la = pl[p0 + 2 * p], lb = pl[p0 + 2 * p + 1];
-    sk_arg a[] = {sk_arg_view("ix", ix), sk_arg_view("ri", ri), sk_arg_view("blk", blk),
-                  sk_arg_view("b", bv), sk_arg_view("w", &w), sk_arg_view("x", x),
-                  sk_arg_i64("la", la), sk_arg_i64("lb", lb > 0 ? lb : -lb),
+    sk_arg a[] = {sk_arg_view("ix", ix),    sk_arg_view("ri", ri),
+                  sk_arg_view("blk", blk),  sk_arg_view("b", bv),
+                  sk_arg_view("w", &w),     sk_arg_view("x", x),
+                  sk_arg_i64("la", la),     sk_arg_i64("lb", lb > 0 ? lb : -lb),
                   sk_arg_i64("back", back), sk_arg_i64("orp", o.rp),
-                  sk_arg_i64("obp", o.bp), sk_arg_i64("oo", oo), sk_arg_i64("olp", olp)};
+                  sk_arg_i64("obp", o.bp),  sk_arg_i64("oo", oo),
+                  sk_arg_i64("olp", olp)};
     sk_policy pol;
     sk_policy_init(&pol, SK_POL_TEAM);
     pol.vector_length = 1;
@@ -722,9 +764,8 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 
 static const sk_kentry e_symbolic = {"sparse.sptrsv_symbolic", "A_* [, uplo, diag]",
                                      SK_KRES_NONE, sptrsv_symbolic};
-static const sk_kentry e_solve = {"sparse.sptrsv_solve",
-                                  "A_*, rows, lp, plan, unit, b, x", SK_KRES_NONE,
-                                  sptrsv_solve};
+static const sk_kentry e_solve = {
+  "sparse.sptrsv_solve", "A_*, rows, lp, plan, unit, b, x", SK_KRES_NONE, sptrsv_solve};
 static const sk_kentry e_sn_symbolic = {"sparse.sptrsv_sn_symbolic", "A_* [, uplo, diag]",
                                         SK_KRES_NONE, sn_symbolic};
 static const sk_kentry e_sn_solve = {
@@ -733,5 +774,5 @@ static const sk_kentry e_sn_solve = {
   SK_KRES_NONE, sn_solve};
 const sk_kentry *const sk_sptrsv_entries[] = {&e_symbolic, &e_solve, &e_sn_symbolic,
                                               &e_sn_solve, NULL};
-const sk_kbody *const sk_sptrsv_bodies[] = {&k_level, &k_chain, &k_fill64, &k_sn, &k_inv,
-                                            NULL};
+const sk_kbody *const sk_sptrsv_bodies[] = {&k_level, &k_chain, &k_fill64,
+                                            &k_sn,    &k_inv,   NULL};

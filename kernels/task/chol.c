@@ -33,7 +33,7 @@
 #include "task.h"
 #include "kbodies.h"
 
-#define RELAX 8   /* supernodes may take columns with other structures up to this size */
+#define RELAX 8 /* supernodes may take columns with other structures up to this size */
 /* Work blocks (the products of an update, the row map) come from a cache
  * of blocks by power-of-two size class (2^UB_MIN_LOG doubles and up) that
  * keeps every block for the whole factorisation: a block malloc'd and
@@ -51,26 +51,28 @@
 
 struct sk_chol {
   int n;
-  int *perm;                 /* perm[k]: the matrix row that goes k-th */
+  int *perm; /* perm[k]: the matrix row that goes k-th */
   int nsn;
-  int *first;                /* supernode s: columns [first[s], first[s+1]) */
-  int64_t *rp;               /* rows of s: rows[rp[s] .. rp[s+1]), its columns first */
+  int *first;  /* supernode s: columns [first[s], first[s+1]) */
+  int64_t *rp; /* rows of s: rows[rp[s] .. rp[s+1]), its columns first */
   int *rows;
-  int64_t *lp;               /* its L block (m x k, column major) at lx + lp[s] */
+  int64_t *lp; /* its L block (m x k, column major) at lx + lp[s] */
   double *lx;
   int *parent;
-  int64_t *kp, *kids;        /* children of s: kids[kp[s] .. kp[s+1]) */
-  unsigned char *trunk;      /* 1: s runs alone (the root and only children above) */
+  int64_t *kp, *kids;   /* children of s: kids[kp[s] .. kp[s+1]) */
+  unsigned char *trunk; /* 1: s runs alone (the root and only children above) */
   int threads;
   /* the updates supernode s takes from its descendants: entries
    * ud[up[s] .. up[s+1]) -- descendant d's rows [i1, i2) are s's columns */
   int64_t *up;
-  struct upd_ent { int d, i1, i2; } *ud;
+  struct upd_ent {
+    int d, i1, i2;
+  } * ud;
   /* numeric: the permuted lower triangle */
   int64_t *cp;
   int *ci;
   double *cx;
-  _Atomic int bad;           /* 1 + the column whose pivot failed; -1: no memory */
+  _Atomic int bad; /* 1 + the column whose pivot failed; -1: no memory */
   sk_chol_info info;
   /* work blocks done with, by size class (ub_get / ub_put): a
    * free block's first word links the list */
@@ -91,7 +93,7 @@ static void *big_alloc(size_t bytes) {
   void *p = NULL;
   if (r < bytes || posix_memalign(&p, (size_t)2 << 20, r) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
-  (void)madvise(p, r, MADV_HUGEPAGE);   /* a refusal changes nothing */
+  (void)madvise(p, r, MADV_HUGEPAGE); /* a refusal changes nothing */
 #endif
   return p;
 }
@@ -105,7 +107,10 @@ static int ub_class(size_t n) {
 /* A block: a header of UB_HEAD doubles (its class, the free list's
  * link), then the caller's part. */
 #define UB_HEAD 8
-typedef struct ub_head { int64_t cls; void *next; } ub_head;
+typedef struct ub_head {
+  int64_t cls;
+  void *next;
+} ub_head;
 
 /* a block of at least n doubles (its contents undefined), NULL: no memory */
 static double *ub_get(sk_chol *c, size_t n) {
@@ -148,10 +153,21 @@ static void ub_drop_all(sk_chol *c) {
 void sk_chol_free(sk_chol *c) {
   if (!c) return;
   ub_drop_all(c);
-  free(c->perm); free(c->first); free(c->rp); free(c->rows); free(c->lp);
-  free(c->lx); free(c->parent); free(c->kp); free(c->kids); free(c->trunk);
-  free(c->up); free(c->ud);
-  free(c->cp); free(c->ci); free(c->cx);
+  free(c->perm);
+  free(c->first);
+  free(c->rp);
+  free(c->rows);
+  free(c->lp);
+  free(c->lx);
+  free(c->parent);
+  free(c->kp);
+  free(c->kids);
+  free(c->trunk);
+  free(c->up);
+  free(c->ud);
+  free(c->cp);
+  free(c->ci);
+  free(c->cx);
   free(c);
 }
 
@@ -212,7 +228,9 @@ static int permute_rows(int n, const int64_t *rowptr, const int32_t *colidx,
   int *rowc = malloc((size_t)rcnt[n] * sizeof *rowc + 1);
   int64_t *rnext = malloc((size_t)n * sizeof *rnext);
   if (!rowc || !rnext) {
-    free(rowc); free(rnext); free(rcnt);
+    free(rowc);
+    free(rnext);
+    free(rcnt);
     return -1;
   }
   memcpy(rnext, rcnt, (size_t)n * sizeof *rnext);
@@ -244,7 +262,9 @@ static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
       cnt[(a > b ? b : a) + 1]++;
     }
   for (int k = 0; k < n; k++) cnt[k + 1] += cnt[k];
-  free(c->cp); free(c->ci); free(c->cx);
+  free(c->cp);
+  free(c->ci);
+  free(c->cx);
   c->cp = cnt;
   c->ci = malloc((size_t)cnt[n] * sizeof *c->ci + 1);
   c->cx = malloc((size_t)cnt[n] * sizeof *c->cx + 1);
@@ -276,7 +296,7 @@ static void col_counts(int n, const int64_t *cp, const int *ci, const int *paren
                        int *cc, int *first, int *maxfirst, int *prevleaf, int *anc) {
   for (int j = 0; j < n; j++) first[j] = maxfirst[j] = prevleaf[j] = -1;
   for (int k = 0; k < n; k++) {
-    cc[k] = first[k] == -1;   /* 1 at a leaf */
+    cc[k] = first[k] == -1; /* 1 at a leaf */
     for (int j = k; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
   }
   for (int i = 0; i < n; i++) anc[i] = i;
@@ -296,7 +316,7 @@ static void col_counts(int n, const int64_t *cp, const int *ci, const int *paren
        * and j is counted once */
       int q = jprev;
       while (q != anc[q]) q = anc[q];
-      for (int t = jprev, tp; t != q; t = tp) {   /* path compression */
+      for (int t = jprev, tp; t != q; t = tp) { /* path compression */
         tp = anc[t];
         anc[t] = q;
       }
@@ -352,13 +372,13 @@ static int find_row(const int *R, int k, int m, int f, int r) {
  * is in the supernode's subtree, done before its task runs; no update
  * matrix is kept (the multifrontal form's stack of them touched as much
  * memory again as the factor). */
-#define UPD_DIRECT 4096   /* products of fewer multiply-adds: a loop, no BLAS call */
+#define UPD_DIRECT 4096 /* products of fewer multiply-adds: a loop, no BLAS call */
 /* A supernode whose updates take at least PART_WORK multiply-adds has
  * them done by one task per thread, each on its own columns of the panel
  * (about equal work: no two write the same entry); the root's updates
  * are a third of the 40^3 factorisation's work. At most PART_MAX parts. */
 #define PART_WORK 20000000.0
-#define PART_MAX 62
+#define PART_MAX  62
 /* OpenBLAS's threads synchronise where ThreadSanitizer cannot see (an
  * uninstrumented library): under it the blocks keep one thread, else its
  * workers' writes to a block read after the call are reported as races */
@@ -467,11 +487,12 @@ static int sn_update(sk_chol *c, int s, int c0, int c1) {
     int kd = c->first[d + 1] - c->first[d], md = (int)(c->rp[d + 1] - c->rp[d]);
     const int *Rd0 = c->rows + c->rp[d];
     /* d's rows that are the columns [c0, c1) */
-    int j0 = lower_bound(Rd0, e->i1, e->i2, f + c0), j1 = lower_bound(Rd0, j0, e->i2, f + c1);
+    int j0 = lower_bound(Rd0, e->i1, e->i2, f + c0),
+        j1 = lower_bound(Rd0, j0, e->i2, f + c1);
     if (j0 == j1) continue;
     int nr = md - j0, nc = j1 - j0;
     const int *Rd = Rd0 + j0;
-    const double *Ld = c->lx + c->lp[d] + j0;   /* row j0 of d's block, ld md */
+    const double *Ld = c->lx + c->lp[d] + j0; /* row j0 of d's block, ld md */
     for (int i = 0; i < nr; i++) rel[i] = map[Rd[i]];
     if ((size_t)nr * (size_t)nc * (size_t)kd < UPD_DIRECT) {
       for (int t = 0; t < kd; t++) {
@@ -541,8 +562,7 @@ static sk_i64 numeric(sk_i64 ctx, sk_i64 op) {
     if (on_trunk) sk_cb_threads(1);
   } else {
     int parts = sn_parts(c), cut[PART_MAX + 1];
-    if (sn_cuts(c, s, parts, cut) < 0 ||
-        sn_update(c, s, cut[code - 1], cut[code]) < 0)
+    if (sn_cuts(c, s, parts, cut) < 0 || sn_update(c, s, cut[code - 1], cut[code]) < 0)
       set_bad(c, -1);
   }
   return 0;
@@ -563,8 +583,10 @@ static int run_dag(sk_chol *c, char *err, size_t errlen) {
     f.fields[k].dtype = k == 5 ? SK_I32 : SK_I64;
   }
   f.ret = -1;
-  f.body = (char *)sk_body_task_chol_sn;   /* chol.sk */
-  int rc = sk_sched_functor(s, &f, err, errlen) < 0 || sk_sched_compile(s, err, errlen) < 0 ? -1 : 0;
+  f.body = (char *)sk_body_task_chol_sn; /* chol.sk */
+  int rc =
+    sk_sched_functor(s, &f, err, errlen) < 0 || sk_sched_compile(s, err, errlen) < 0 ? -1
+                                                                                     : 0;
   int64_t v[5] = {(int64_t)(intptr_t)c, (int64_t)(intptr_t)numeric,
                   (int64_t)(intptr_t)c->kids, (int64_t)(intptr_t)c->kp, 0};
   for (int r = 0; rc == 0 && r < c->nsn; r++) {
@@ -581,6 +603,11 @@ static int run_dag(sk_chol *c, char *err, size_t errlen) {
   return rc;
 }
 
+/* free each of 'n' blocks (the symbolic phase's work arrays) */
+static void free_all(void *const *p, int n) {
+  for (int i = 0; i < n; i++) free(p[i]);
+}
+
 sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
                         const double *val, char *err, size_t errlen) {
   if (n64 <= 0 || n64 >= ((int64_t)1 << 30)) {
@@ -592,7 +619,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     return NULL;
   }
   if (sk_cb_available(err, errlen) < 0) return NULL;
-  sk_cb_threads(1);   /* a block a thread: the parallelism is the task DAG's */
+  sk_cb_threads(1); /* a block a thread: the parallelism is the task DAG's */
   double t0 = now_s();
   int n = (int)n64;
   sk_chol *c = calloc(1, sizeof *c);
@@ -614,7 +641,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   }
   /* the elimination tree, its postorder folded into the ordering (the
    * tree relabelled, not recomputed) */
-  for (int k = 0; k < n; k++) cc[c->perm[k]] = k;   /* cc: the inverse, for now */
+  for (int k = 0; k < n; k++) cc[c->perm[k]] = k; /* cc: the inverse, for now */
   if (permute_rows(n, rowptr, colidx, cc, &rowp, &rowc) < 0) goto oom;
   etree(n, rowp, rowc, par, anc);
   free(rowp);
@@ -623,7 +650,10 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   rowc = NULL;
   for (int j = 0; j < n; j++) head[j] = -1;
   for (int j = n - 1; j >= 0; j--)
-    if (par[j] >= 0) { nxt[j] = head[par[j]]; head[par[j]] = j; }
+    if (par[j] >= 0) {
+      nxt[j] = head[par[j]];
+      head[par[j]] = j;
+    }
   int np = 0;
   for (int r = 0; r < n; r++) {
     if (par[r] >= 0) continue;
@@ -631,7 +661,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
     stack[top++] = r;
     while (top) {
       int j = stack[top - 1];
-      if (head[j] >= 0) {   /* descend into the next child */
+      if (head[j] >= 0) { /* descend into the next child */
         int ch = head[j];
         head[j] = nxt[ch];
         stack[top++] = ch;
@@ -643,7 +673,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   }
   for (int k = 0; k < n; k++) {
     anc[k] = c->perm[post[k]];
-    nxt[post[k]] = k;   /* nxt: the postorder's inverse */
+    nxt[post[k]] = k; /* nxt: the postorder's inverse */
   }
   memcpy(c->perm, anc, (size_t)n * sizeof *anc);
   for (int k = 0; k < n; k++) anc[k] = par[post[k]] < 0 ? -1 : nxt[par[post[k]]];
@@ -653,14 +683,14 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   col_counts(n, c->cp, c->ci, par, cc, anc, head, nxt, stack);
   /* supernodes */
   c->first = malloc(((size_t)n + 1) * sizeof *c->first);
-  int *snof = post;   /* reused */
+  int *snof = post; /* reused */
   if (!c->first) goto oom;
   c->nsn = 0;
   c->first[0] = 0;
   for (int j = 0; j < n; j++) {
     int start = c->first[c->nsn];
-    if (j > start && !(par[j - 1] == j &&
-                       (cc[j - 1] == cc[j] + 1 || j - start < RELAX))) {
+    if (j > start &&
+        !(par[j - 1] == j && (cc[j - 1] == cc[j] + 1 || j - start < RELAX))) {
       c->nsn++;
       c->first[c->nsn] = j;
     }
@@ -690,7 +720,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   if (!c->trunk) goto oom;
   int roots = 0;
   for (int s = 0; s < nsn; s++) roots += c->parent[s] < 0;
-  for (int s = nsn - 1; s >= 0; s--) {   /* parents come after their children */
+  for (int s = nsn - 1; s >= 0; s--) { /* parents come after their children */
     int p = c->parent[s];
     c->trunk[s] = p < 0 ? roots == 1 : c->trunk[p] && c->kp[p + 1] - c->kp[p] == 1;
   }
@@ -698,7 +728,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   int64_t cap = 4 * (int64_t)n + 16, used = 0;
   c->rows = malloc((size_t)cap * sizeof *c->rows);
   if (!c->rows) goto oom;
-  for (int j = 0; j < n; j++) anc[j] = -1;   /* mark: the supernode that took j */
+  for (int j = 0; j < n; j++) anc[j] = -1; /* mark: the supernode that took j */
   int64_t nnz_l = 0, maxf = 0;
   for (int s = 0; s < nsn; s++) {
     int f = c->first[s], l = c->first[s + 1];
@@ -715,18 +745,27 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
       if (!r) goto oom;
       c->rows = r;
     }
-    for (int j = f; j < l; j++) { c->rows[used++] = j; anc[j] = s; }
+    for (int j = f; j < l; j++) {
+      c->rows[used++] = j;
+      anc[j] = s;
+    }
     int64_t below = used;
     for (int j = f; j < l; j++)
       for (int64_t p = c->cp[j]; p < c->cp[j + 1]; p++) {
         int r = c->ci[p];
-        if (anc[r] != s) { anc[r] = s; c->rows[used++] = r; }
+        if (anc[r] != s) {
+          anc[r] = s;
+          c->rows[used++] = r;
+        }
       }
     for (int64_t q = c->kp[s]; q < c->kp[s + 1]; q++) {
       int ch = (int)c->kids[q], kc = c->first[ch + 1] - c->first[ch];
       for (int64_t p = c->rp[ch] + kc; p < c->rp[ch + 1]; p++) {
         int r = c->rows[p];
-        if (anc[r] != s) { anc[r] = s; c->rows[used++] = r; }
+        if (anc[r] != s) {
+          anc[r] = s;
+          c->rows[used++] = r;
+        }
       }
     }
     qsort(c->rows + below, (size_t)(used - below), sizeof *c->rows, cmp_int);
@@ -773,8 +812,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   c->info.max_front = maxf;
   double t1 = now_s();
   c->info.symbolic_s = t1 - t0;
-  free(ap); free(anc); free(par); free(cc); free(post); free(head); free(nxt);
-  free(stack); free(rowp); free(rowc);
+  free_all((void *[]){ap, anc, par, cc, post, head, nxt, stack, rowp, rowc}, 10);
   ap = anc = par = cc = post = head = nxt = stack = rowc = NULL;
   rowp = NULL;
   int dag = run_dag(c, err, errlen);
@@ -787,14 +825,21 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   }
   if (bad < 0) goto oom;
   c->info.numeric_s = now_s() - t1;
-  free(c->cp); free(c->ci); free(c->cx); free(c->up); free(c->ud);
-  c->cp = NULL; c->ci = NULL; c->cx = NULL; c->up = NULL; c->ud = NULL;
+  free(c->cp);
+  free(c->ci);
+  free(c->cx);
+  free(c->up);
+  free(c->ud);
+  c->cp = NULL;
+  c->ci = NULL;
+  c->cx = NULL;
+  c->up = NULL;
+  c->ud = NULL;
   return c;
 oom:
   sk_err(err, errlen, SK_E_OUT_MEMORY_FACTORISATION);
 fail:
-  free(ap); free(anc); free(par); free(cc); free(post); free(head); free(nxt);
-  free(stack); free(rowp); free(rowc);
+  free_all((void *[]){ap, anc, par, cc, post, head, nxt, stack, rowp, rowc}, 10);
   sk_chol_free(c);
   return NULL;
 }
@@ -802,14 +847,16 @@ fail:
 int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
                   size_t errlen) {
   int n = c->n;
-  double *y = malloc((size_t)n * sizeof *y), *t = malloc((size_t)(c->info.max_front + 1) * sizeof *t);
+  double *y = malloc((size_t)n * sizeof *y),
+         *t = malloc((size_t)(c->info.max_front + 1) * sizeof *t);
   if (!y || !t) {
-    free(y); free(t);
+    free(y);
+    free(t);
     sk_err(err, errlen, SK_E_OUT_MEMORY_SOLVE);
     return -1;
   }
   for (int k = 0; k < n; k++) y[k] = b[c->perm[k]];
-  for (int s = 0; s < c->nsn; s++) {   /* L y = b */
+  for (int s = 0; s < c->nsn; s++) { /* L y = b */
     int f = c->first[s], k = c->first[s + 1] - f, m = (int)(c->rp[s + 1] - c->rp[s]);
     const double *L = c->lx + c->lp[s];
     const int *R = c->rows + c->rp[s];
@@ -820,7 +867,7 @@ int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
       for (int a = 0; a < m - k; a++) y[R[k + a]] += t[a];
     }
   }
-  for (int s = c->nsn - 1; s >= 0; s--) {   /* L^T x = y */
+  for (int s = c->nsn - 1; s >= 0; s--) { /* L^T x = y */
     int f = c->first[s], k = c->first[s + 1] - f, m = (int)(c->rp[s + 1] - c->rp[s]);
     const double *L = c->lx + c->lp[s];
     const int *R = c->rows + c->rp[s];

@@ -28,8 +28,8 @@ void sk_cb_syrk0(int n, int k, const double *a, int lda, double *c, int ldc);
 void sk_cb_gemm_nt(int m, int n, int k, const double *a, int lda, const double *b,
                    int ldb, double *c, int ldc);
 /* y -= op(a) x, a m x n (trans: a^T) */
-void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
-                const double *x, double *y);
+void sk_cb_gemv(int trans, int m, int n, const double *a, int lda, const double *x,
+                double *y);
 /* the block operations' own threads (1 while several tasks run) */
 void sk_cb_threads(int n);
 /* x := l^-1 x (trans: l^-T x), l k x k lower */
@@ -44,8 +44,7 @@ typedef struct sk_chol sk_chol;
 sk_chol *sk_chol_factor(int64_t n, const int64_t *rowptr, const int32_t *colidx,
                         const double *val, char *err, size_t errlen);
 /* x = A^-1 b ('x' may be 'b') */
-int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err,
-                  size_t errlen);
+int sk_chol_solve(const sk_chol *c, const double *b, double *x, char *err, size_t errlen);
 void sk_chol_free(sk_chol *c);
 /* The factor L of P A P^T = L L^T as CSR (rows sorted; the supernodes'
  * blocks whole, the zeros of relaxed supernodes kept, so the supernodal

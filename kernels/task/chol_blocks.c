@@ -64,11 +64,13 @@ void sk_cb_trsm(int m, int k, const double *l, int ldl, double *b, int ldb) {
 }
 
 void sk_cb_syrk(int m, int k, const double *a, int lda, double *c, int ldc) {
-  if (m > 0 && k > 0) sk_vendor_syrk(SK_F64, 'L', 'N', m, k, -1.0, a, 1, lda, 1.0, c, 1, ldc);
+  if (m > 0 && k > 0)
+    sk_vendor_syrk(SK_F64, 'L', 'N', m, k, -1.0, a, 1, lda, 1.0, c, 1, ldc);
 }
 
 void sk_cb_syrk0(int n, int k, const double *a, int lda, double *c, int ldc) {
-  if (n > 0 && k > 0) sk_vendor_syrk(SK_F64, 'L', 'N', n, k, 1.0, a, 1, lda, 0.0, c, 1, ldc);
+  if (n > 0 && k > 0)
+    sk_vendor_syrk(SK_F64, 'L', 'N', n, k, 1.0, a, 1, lda, 0.0, c, 1, ldc);
 }
 
 void sk_cb_gemm_nt(int m, int n, int k, const double *a, int lda, const double *b,
@@ -77,15 +79,17 @@ void sk_cb_gemm_nt(int m, int n, int k, const double *a, int lda, const double *
     sk_vendor_gemm(SK_F64, 'N', 'T', m, n, k, 1.0, a, 1, lda, b, 1, ldb, 0.0, c, 1, ldc);
 }
 
-void sk_cb_gemv(int trans, int m, int n, const double *a, int lda,
-                const double *x, double *y) {
+void sk_cb_gemv(int trans, int m, int n, const double *a, int lda, const double *x,
+                double *y) {
   if (m > 0 && n > 0)
     sk_vendor_gemv(SK_F64, trans ? 'T' : 'N', m, n, -1.0, a, 1, lda, x, 1, 1.0, y, 1);
 }
 
 /* x = L^-1 x or L^-T x: a triangular solve with one right-hand side */
 void sk_cb_trsv(int trans, int k, const double *l, int ldl, double *x) {
-  if (k > 0) sk_vendor_trsm(SK_F64, 'L', 'L', trans ? 'T' : 'N', 'N', k, 1, 1.0, l, 1, ldl, x, 1, k);
+  if (k > 0)
+    sk_vendor_trsm(SK_F64, 'L', 'L', trans ? 'T' : 'N', 'N', k, 1, 1.0, l, 1, ldl, x, 1,
+                   k);
 }
 
 void sk_cb_threads(int n) { sk_vendor_host_threads(n < 1 ? 1 : n); }

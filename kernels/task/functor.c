@@ -28,15 +28,59 @@ static int is_ident(const char *s) {
 /* a field is a struct member: only C keywords, object-like macros of the
  * dialect and the generator's prefixes cannot be one */
 static int bad_member(const char *n) {
-  static const char *const words[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do",
-    "double", "else", "enum", "extern", "float", "for", "goto", "if",
-    "inline", "int", "long", "register", "restrict", "return", "short",
-    "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-    "unsigned", "void", "volatile", "while", "_Bool", "_Generic", "_Alignof",
-    "_Alignas", "_Static_assert", "_Noreturn", "_Thread_local", "NULL",
-    "INFINITY", "NAN", "true", "false", "self", "SPECK_FN", "TASK_HIGH",
-    "TASK_REGULAR", "TASK_LOW", "future", NULL};
+  static const char *const words[] = {"auto",
+                                      "break",
+                                      "case",
+                                      "char",
+                                      "const",
+                                      "continue",
+                                      "default",
+                                      "do",
+                                      "double",
+                                      "else",
+                                      "enum",
+                                      "extern",
+                                      "float",
+                                      "for",
+                                      "goto",
+                                      "if",
+                                      "inline",
+                                      "int",
+                                      "long",
+                                      "register",
+                                      "restrict",
+                                      "return",
+                                      "short",
+                                      "signed",
+                                      "sizeof",
+                                      "static",
+                                      "struct",
+                                      "switch",
+                                      "typedef",
+                                      "union",
+                                      "unsigned",
+                                      "void",
+                                      "volatile",
+                                      "while",
+                                      "_Bool",
+                                      "_Generic",
+                                      "_Alignof",
+                                      "_Alignas",
+                                      "_Static_assert",
+                                      "_Noreturn",
+                                      "_Thread_local",
+                                      "NULL",
+                                      "INFINITY",
+                                      "NAN",
+                                      "true",
+                                      "false",
+                                      "self",
+                                      "SPECK_FN",
+                                      "TASK_HIGH",
+                                      "TASK_REGULAR",
+                                      "TASK_LOW",
+                                      "future",
+                                      NULL};
   for (int k = 0; words[k]; k++)
     if (strcmp(n, words[k]) == 0) return 1;
   return strncmp(n, "sk_", 3) == 0 || strncmp(n, "SK_", 3) == 0 ||
@@ -45,9 +89,9 @@ static int bad_member(const char *n) {
 
 static int task_word(const char *n) {
   static const char *const words[] = {
-    "self", "future", "task_spawn", "task_spawn_team", "task_respawn",
-    "when_all", "future_get", "future_is_null", "task_return", "pool_alloc",
-    "pool_free", "TASK_HIGH", "TASK_REGULAR", "TASK_LOW", NULL};
+    "self",      "future",     "task_spawn",     "task_spawn_team", "task_respawn",
+    "when_all",  "future_get", "future_is_null", "task_return",     "pool_alloc",
+    "pool_free", "TASK_HIGH",  "TASK_REGULAR",   "TASK_LOW",        NULL};
   for (int k = 0; words[k]; k++)
     if (strcmp(n, words[k]) == 0) return 1;
   return 0;
@@ -157,7 +201,10 @@ static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
   const char *it = o + 1;
   while (it < e) {
     const char *a = it;
-    while (a < e && isspace((unsigned char)*a)) { sk_buf_add(b, a, 1); a++; }
+    while (a < e && isspace((unsigned char)*a)) {
+      sk_buf_add(b, a, 1);
+      a++;
+    }
     if (a >= e) break;
     /* the item's end: a comma at depth 0 */
     const char *z = a;
@@ -171,7 +218,7 @@ static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
       }
       z++;
     }
-    if (*a == '.') {   /* .name = value */
+    if (*a == '.') { /* .name = value */
       const char *nm = a + 1, *ne = nm;
       while (ne < z && (isalnum((unsigned char)*ne) || *ne == '_')) ne++;
       const char *eq = ne;
@@ -182,7 +229,7 @@ static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
         sk_buf_puts(b, " = (");
         rewrite(b, fx, n, f, eq + 1, z, 1);
         sk_buf_puts(b, ");");
-      } else {   /* not a designator: the compiler says so */
+      } else { /* not a designator: the compiler says so */
         rewrite(b, fx, n, f, a, z, 1);
       }
     } else {
@@ -282,11 +329,11 @@ static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor 
                 "#define self (*sk__self)\n",
                 l, l, l);
   if (f->ret >= 0)
-    sk_buf_printf(b, "#define task_return(v) do { *(%s *)sk__res = (%s)(v); "
+    sk_buf_printf(b,
+                  "#define task_return(v) do { *(%s *)sk__res = (%s)(v); "
                   "return; } while (0)\n",
                   sk_dtypes[f->ret].ctype, sk_dtypes[f->ret].ctype);
-  else
-    sk_buf_puts(b, "#define task_return(...) return\n");
+  else sk_buf_puts(b, "#define task_return(...) return\n");
   for (int k = 0; k < f->nfields; k++) {
     const sk_tfield *fd = &f->fields[k];
     if (fd->kind != SK_TF_VIEW) continue;
@@ -302,15 +349,17 @@ static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor 
   rewrite(b, fx, n, f, f->body, f->body + strlen(f->body), cxx);
   int lines = 1;
   for (const char *p = f->body; *p && p[1]; p++) lines += *p == '\n';
-  sk_buf_printf(b, "\n#line %d \"%s\"\n}\n#line 1 \"generated\"\n"
-                "#undef self\n#undef task_return\n", lines, l);
+  sk_buf_printf(b,
+                "\n#line %d \"%s\"\n}\n#line 1 \"generated\"\n"
+                "#undef self\n#undef task_return\n",
+                lines, l);
   for (int k = 0; k < f->nfields; k++)
     if (f->fields[k].kind == SK_TF_VIEW)
       sk_buf_printf(b, "#undef sk__self_%s\n", f->fields[k].name);
 }
 
-char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
-                      char *err, size_t errlen) {
+char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target, char *err,
+                      size_t errlen) {
   const sk_jit_target *t = sk_jit_target_find(target);
   if (!t) {
     sk_err(err, errlen, SK_E_JIT_NO_CODE, target);
@@ -334,7 +383,7 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
   }
   for (int f = 0; f < n; f++) {
     const char *l = fx[f].label;
-    if (t->cxx) {   /* the fields come as a struct (spawn_fields), the priority after */
+    if (t->cxx) { /* the fields come as a struct (spawn_fields), the priority after */
       sk_buf_printf(&b,
                     "SK__TFN future sk__spawn1_%s(const sk_task_env *e, int team, "
                     "sk__tf_%s fl, int prio = 0) {\n"
@@ -359,15 +408,16 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
   sk_buf_printf(&b, "#define future_get(f) ((%s)SK__T_GET_%s(sk__env, (f)))\n",
                 sk_dtypes[ct].ctype, sk_dtypes[ct].is_float ? "F64" : "I64");
   for (int f = 0; f < n; f++) gen_body(&b, fx, n, &fx[f], t->cxx);
-  if (t->image) {   /* the dispatch and the results the device runtime reads */
+  if (t->image) { /* the dispatch and the results the device runtime reads */
     sk_buf_puts(&b, "SK_DEV void sk__task_call(int f, const sk_task_env *e, void *self, "
-                "void *res) {\n  switch (f) {\n");
+                    "void *res) {\n  switch (f) {\n");
     for (int f = 0; f < n; f++)
       sk_buf_printf(&b, "  case %d: sk__tb_%s(e, self, res); break;\n", f, fx[f].label);
     sk_buf_puts(&b, "  }\n}\n");
     for (int as_f = 0; as_f < 2; as_f++) {
-      sk_buf_printf(&b, "SK_DEV %s sk__gt_res_%s(const sk_gtask *t) {\n  switch (t->functor) {\n",
-                    as_f ? "double" : "sk_i64", as_f ? "f64" : "i64");
+      sk_buf_printf(
+        &b, "SK_DEV %s sk__gt_res_%s(const sk_gtask *t) {\n  switch (t->functor) {\n",
+        as_f ? "double" : "sk_i64", as_f ? "f64" : "i64");
       for (int f = 0; f < n; f++)
         if (fx[f].ret >= 0)
           sk_buf_printf(&b, "  case %d: return (%s)*(const %s *)&t->result;\n", f,
@@ -381,11 +431,13 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
   sk_buf_printf(&b, "static void sk__task_fill(sk_task_table *t) {\n  t->n = %d;\n", n);
   for (int f = 0; f < n; f++) {
     const char *l = fx[f].label;
-    sk_buf_printf(&b, "  t->fn[%d] = sk__tb_%s;\n  t->size[%d] = (sk_i64)sizeof(sk__tf_%s);\n",
-                  f, l, f, l);
+    sk_buf_printf(
+      &b, "  t->fn[%d] = sk__tb_%s;\n  t->size[%d] = (sk_i64)sizeof(sk__tf_%s);\n", f, l,
+      f, l);
     for (int k = 0; k < fx[f].nfields; k++)
-      sk_buf_printf(&b, "  t->off[%d][%d] = (sk_i64)((char *)&((sk__tf_%s *)0)->%s - (char *)0);\n",
-                    f, k, l, fx[f].fields[k].name);
+      sk_buf_printf(
+        &b, "  t->off[%d][%d] = (sk_i64)((char *)&((sk__tf_%s *)0)->%s - (char *)0);\n",
+        f, k, l, fx[f].fields[k].name);
   }
   sk_buf_puts(&b, "}\n");
   char *src = sk_buf_take(&b);
@@ -394,8 +446,8 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
 }
 
 /* "fib:3: error: x" (libtcc, gcc) -> "functor 'fib' line 3: error: x" */
-void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,
-                             char *err, size_t errlen) {
+void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg, char *err,
+                             size_t errlen) {
   sk_buf b;
   sk_buf_init(&b);
   const char *p = msg;

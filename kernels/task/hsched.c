@@ -39,28 +39,28 @@
 
 typedef struct sk_hsched sk_hsched;
 
-#define COMPLETE ((sk_task *)1)
+#define COMPLETE   ((sk_task *)1)
 #define TEAM_SETUP ((sk_task *)2)
-#define TEAM_MAX 64
-void sk_team_barrier(sk_team_ctx *t);   /* the dialect's (backends/host) */
+#define TEAM_MAX   64
+void sk_team_barrier(sk_team_ctx *t); /* the dialect's (backends/host) */
 typedef struct sk_tworker sk_tworker;
 static int team_member(sk_tworker *w, struct sk_hsched *s);
-#define MAG_CLASSES 13            /* blocks of 2^4 .. 2^16 bytes */
-#define MAG_CAP 64
+#define MAG_CLASSES 13 /* blocks of 2^4 .. 2^16 bytes */
+#define MAG_CAP     64
 
 typedef struct sk_task {
   _Atomic int32_t refs;
-  int16_t functor;              /* -1: a when_all aggregate */
+  int16_t functor; /* -1: a when_all aggregate */
   uint8_t prio, team;
-  int32_t cls;                  /* its block's size class (log2) */
-  uint8_t via;                  /* 1: 'dep' is a when_all it walks itself */
-  _Atomic uint8_t active;       /* when_all: started waiting on its deps */
-  _Atomic uint8_t owns;         /* when_all: holds references to its deps
+  int32_t cls;            /* its block's size class (log2) */
+  uint8_t via;            /* 1: 'dep' is a when_all it walks itself */
+  _Atomic uint8_t active; /* when_all: started waiting on its deps */
+  _Atomic uint8_t owns;   /* when_all: holds references to its deps
                                    (until then its maker's body or fields do) */
   _Atomic(struct sk_task *) waiters;
-  struct sk_task *next;         /* in a waiter list or a locked queue */
-  struct sk_task *dep;          /* the dependence waited on (a reference) */
-  int32_t ndeps, idep;          /* aggregate */
+  struct sk_task *next; /* in a waiter list or a locked queue */
+  struct sk_task *dep;  /* the dependence waited on (a reference) */
+  int32_t ndeps, idep;  /* aggregate */
   uint64_t result;
   _Alignas(16) unsigned char fields[];
 } sk_task;
@@ -68,7 +68,7 @@ typedef struct sk_task {
 /* -- Chase-Lev deque (Le, Pop, Cohen, Zappa Nardelli 2013) -------------- */
 typedef struct dq_array {
   int64_t cap;
-  struct dq_array *retired;     /* older arrays, freed with the scheduler */
+  struct dq_array *retired; /* older arrays, freed with the scheduler */
   _Atomic(sk_task *) a[];
 } dq_array;
 
@@ -84,7 +84,7 @@ struct sk_tworker {
   int id;
   int64_t ran, completed, spawned, respawns, steals;
   sk_task *cur;
-  sk_task *next;                /* run next, bypassing the deque */
+  sk_task *next; /* run next, bypassing the deque */
   int resp, resp_prio;
   sk_task *resp_dep;
   sk_task **temps;
@@ -98,10 +98,10 @@ struct sk_tworker {
   uint64_t rng;
 };
 
-typedef struct lockq {          /* locked queues: a LIFO or FIFO per priority */
+typedef struct lockq { /* locked queues: a LIFO or FIFO per priority */
   atomic_flag lock;
   sk_task *head[3], *tail[3];
-  _Atomic int64_t count, high;   /* tasks queued, of them high priority */
+  _Atomic int64_t count, high; /* tasks queued, of them high priority */
 } lockq;
 
 struct sk_hsched {
@@ -134,10 +134,10 @@ struct sk_hsched {
 };
 
 /* state word: registered (bits 0-15), idle (16-31), done, abort */
-#define ST_IDLE1 ((uint64_t)1 << 16)
-#define ST_DONE ((uint64_t)1 << 62)
-#define ST_ABORT ((uint64_t)1 << 63)
-#define ST_REG(x) ((x) & 0xffff)
+#define ST_IDLE1  ((uint64_t)1 << 16)
+#define ST_DONE   ((uint64_t)1 << 62)
+#define ST_ABORT  ((uint64_t)1 << 63)
+#define ST_REG(x) ((x)&0xffff)
 #define ST_IDL(x) (((x) >> 16) & 0xffff)
 
 static inline void cpu_relax(void) {
@@ -147,8 +147,7 @@ static inline void cpu_relax(void) {
 }
 
 static void lock(lockq *q) {
-  while (atomic_flag_test_and_set_explicit(&q->lock, memory_order_acquire))
-    cpu_relax();
+  while (atomic_flag_test_and_set_explicit(&q->lock, memory_order_acquire)) cpu_relax();
 }
 static void unlock(lockq *q) {
   atomic_flag_clear_explicit(&q->lock, memory_order_release);
@@ -157,8 +156,7 @@ static void unlock(lockq *q) {
 /* -- errors --------------------------------------------------------------- */
 /* The first error of a wait wins; every worker stops at its next task. */
 static void fail_(sk_hsched *s, int id, ...);
-#define fail(a0, id, ...) \
-  (SK_ERRCHK(id, ##__VA_ARGS__), fail_(a0, id, ##__VA_ARGS__))
+#define fail(a0, id, ...) (SK_ERRCHK(id, ##__VA_ARGS__), fail_(a0, id, ##__VA_ARGS__))
 static void fail_(sk_hsched *s, int id, ...) {
   int expect = 0;
   if (!atomic_compare_exchange_strong(&s->failed, &expect, 1)) return;
@@ -203,16 +201,16 @@ static int dq_push(deque *d, sk_task *x) {
   int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
   int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
   dq_array *a = atomic_load_explicit(&d->arr, memory_order_relaxed);
-  if (b - t > a->cap - 1) {   /* grow: the old array stays readable */
+  if (b - t > a->cap - 1) { /* grow: the old array stays readable */
     dq_array *n = malloc(sizeof *n + 2 * (size_t)a->cap * sizeof(sk_task *));
     if (!n) return -1;
     n->cap = 2 * a->cap;
     n->retired = a;
     for (int64_t k = t; k < b; k++)
-      atomic_store_explicit(&n->a[k & (n->cap - 1)],
-                            atomic_load_explicit(&a->a[k & (a->cap - 1)],
-                                                 memory_order_relaxed),
-                            memory_order_relaxed);
+      atomic_store_explicit(
+        &n->a[k & (n->cap - 1)],
+        atomic_load_explicit(&a->a[k & (a->cap - 1)], memory_order_relaxed),
+        memory_order_relaxed);
     atomic_store_explicit(&d->arr, n, memory_order_release);
     a = n;
   }
@@ -231,9 +229,8 @@ static sk_task *dq_take(deque *d) {
   if (t <= b) {
     x = atomic_load_explicit(&a->a[b & (a->cap - 1)], memory_order_relaxed);
     if (t == b) {
-      if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
-                                                   memory_order_seq_cst,
-                                                   memory_order_relaxed))
+      if (!atomic_compare_exchange_strong_explicit(
+            &d->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
         x = NULL;
       atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     }
@@ -250,8 +247,7 @@ static sk_task *dq_steal(deque *d) {
   if (t >= b) return NULL;
   dq_array *a = atomic_load_explicit(&d->arr, memory_order_acquire);
   sk_task *x = atomic_load_explicit(&a->a[t & (a->cap - 1)], memory_order_relaxed);
-  if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
-                                               memory_order_seq_cst,
+  if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                memory_order_relaxed))
     return NULL;
   return x;
@@ -311,7 +307,7 @@ static void *block_get(sk_tworker *w, sk_hsched *s, int64_t bytes) {
   if (c < 0) c = 0;
   if (w && c < MAG_CLASSES && w->nmag[c] > 0) return w->mag[c][--w->nmag[c]];
   void *p = sk_mpool_alloc(s->pool, bytes);
-  if (!p && w) {   /* hand this worker's cached blocks back, then retry */
+  if (!p && w) { /* hand this worker's cached blocks back, then retry */
     for (int k = 0; k < MAG_CLASSES; k++) {
       while (w->nmag[k] > 0) sk_mpool_release(s->pool, w->mag[k][--w->nmag[k]]);
     }
@@ -358,13 +354,14 @@ static inline void release(sk_tworker *w, sk_hsched *s, sk_task *t) {
 
 /* -- ready tasks ---------------------------------------------------------- */
 static void push_ready(sk_tworker *w, sk_hsched *s, sk_task *t) {
-  if (t->prio == SK_PRIO_HIGH) atomic_fetch_add_explicit(&s->nhigh, 1, memory_order_relaxed);
+  if (t->prio == SK_PRIO_HIGH)
+    atomic_fetch_add_explicit(&s->nhigh, 1, memory_order_relaxed);
   if (!w) {
     lq_push(&s->inbox, t, 1);
   } else if (s->queue == SK_QUEUE_SINGLE) {
     lq_push(&s->global, t, 0);
   } else if (dq_push(&w->dq[t->prio], t) < 0) {
-    lq_push(&s->global, t, 0);   /* no memory to grow: the shared queue */
+    lq_push(&s->global, t, 0); /* no memory to grow: the shared queue */
   }
 }
 
@@ -421,8 +418,7 @@ out:
 
 static int work_visible(sk_hsched *s) {
   sk_task *tt = atomic_load_explicit(&s->team_task, memory_order_relaxed);
-  if (tt && tt != TEAM_SETUP &&
-      atomic_load(&s->team_joined) < atomic_load(&s->team_size))
+  if (tt && tt != TEAM_SETUP && atomic_load(&s->team_joined) < atomic_load(&s->team_size))
     return 1;
   if (atomic_load_explicit(&s->inbox.count, memory_order_relaxed) > 0 ||
       atomic_load_explicit(&s->global.count, memory_order_relaxed) > 0)
@@ -441,9 +437,8 @@ static int enqueue_waiter(sk_task *dep, sk_task *x) {
   do {
     if (head == COMPLETE) return 0;
     x->next = head;
-  } while (!atomic_compare_exchange_weak_explicit(&dep->waiters, &head, x,
-                                                  memory_order_acq_rel,
-                                                  memory_order_acquire));
+  } while (!atomic_compare_exchange_weak_explicit(
+    &dep->waiters, &head, x, memory_order_acq_rel, memory_order_acquire));
   return 1;
 }
 
@@ -462,7 +457,7 @@ static void advance(sk_tworker *w, sk_hsched *s, sk_task *a) {
     if (x && enqueue_waiter(x, a)) return;
     a->idep++;
   }
-  for (int k = 0; k < a->ndeps; k++)   /* an active when_all owns its deps */
+  for (int k = 0; k < a->ndeps; k++) /* an active when_all owns its deps */
     if (d[k]) release(w, s, d[k]);
   finish(w, s, a);
 }
@@ -573,8 +568,8 @@ static void wait_on(sk_tworker *w, sk_hsched *s, sk_task *x, sk_task *dep) {
 }
 
 /* -- tasks ------------------------------------------------------------------- */
-static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
-                         int prio, int team) {
+static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields, int prio,
+                         int team) {
   const sk_tfunctor *fx = &s->reg->fx[f];
   int64_t bytes = s->tbytes[f];
   sk_task *t = block_get(w, s, bytes);
@@ -597,7 +592,7 @@ static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
   t->ndeps = t->idep = 0;
   t->result = 0;
   int64_t fsz = s->reg->tab.size[f];
-  if (fsz <= 64 && !(fsz & 7)) {   /* small fields: words, no memcpy call */
+  if (fsz <= 64 && !(fsz & 7)) { /* small fields: words, no memcpy call */
     uint64_t *d = (uint64_t *)(void *)t->fields;
     const unsigned char *src = fields;
     for (int64_t q = 0; q < fsz / 8; q++) memcpy(&d[q], src + 8 * q, 8);
@@ -644,22 +639,20 @@ static int temp_take(sk_tworker *w, sk_task *t) {
 }
 
 /* -- the API generated code calls (dialect/task.h) --------------------- */
-static sk_task *api_spawn(sk_tworker *w, int f, const void *fields, int prio,
-                          int team) {
+static sk_task *api_spawn(sk_tworker *w, int f, const void *fields, int prio, int team) {
   sk_hsched *s = w->s;
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return NULL;
   if (prio < 0 || prio > 3) {
     fail(s, SK_E_PRIORITY_NOT_TASK, "task_spawn", label_of(s, w->cur), (long long)prio);
     return NULL;
   }
-  prio = prio ? prio - 1 : SK_PRIO_REGULAR;   /* the dialect's codes; 0: none */
+  prio = prio ? prio - 1 : SK_PRIO_REGULAR; /* the dialect's codes; 0: none */
   sk_task *t = task_new(w, s, f, fields, prio, team);
   if (!t) return NULL;
   w->spawned++;
   if (!w->next && prio == SK_PRIO_REGULAR && w->cur && !w->cur->team)
-    w->next = t;   /* the first child runs next on this worker */
-  else
-    push_ready(w, s, t);
+    w->next = t; /* the first child runs next on this worker */
+  else push_ready(w, s, t);
   temp_add(w, t);
   return t;
 }
@@ -689,9 +682,9 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
   a->result = 0;
   atomic_store_explicit(&a->owns, 0, memory_order_relaxed);
   sk_task **d = agg_deps(a);
-  for (int k = 0; k < n; k++) d[k] = deps[k];   /* borrowed: see own_deps */
+  for (int k = 0; k < n; k++) d[k] = deps[k]; /* borrowed: see own_deps */
   temp_add(w, a);
-  return a;   /* dormant until waited on or read (activate) */
+  return a; /* dormant until waited on or read (activate) */
 }
 
 static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
@@ -706,7 +699,7 @@ static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
   }
   w->resp = 1;
   w->resp_dep = dep;
-  w->resp_prio = prio - 1;   /* -1: keep the task's */
+  w->resp_prio = prio - 1; /* -1: keep the task's */
 }
 
 static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) {
@@ -775,8 +768,8 @@ static void api_free(sk_tworker *w, void *p) {
     fail(s, SK_E_POOL_FREE_NOT, label_of(s, w->cur), p);
 }
 
-static const sk_task_api api = {api_spawn, api_when_all, api_respawn,
-                                api_get_i64, api_get_f64, api_alloc, api_free};
+static const sk_task_api api = {api_spawn,   api_when_all, api_respawn, api_get_i64,
+                                api_get_f64, api_alloc,    api_free};
 
 /* -- team tasks -------------------------------------------------------------
  * A team task runs on every worker of the scheduler (at most TEAM_MAX): the worker
@@ -881,7 +874,7 @@ static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
   w->resp = 0;
   w->ntemps = 0;
   if (t->team && s->nthreads > 1) {
-    if (team_lead(w, s, t) < 0) return;   /* cancelled: the wait failed */
+    if (team_lead(w, s, t) < 0) return; /* cancelled: the wait failed */
   } else {
     s->reg->tab.fn[f](&w->env, t->fields, &t->result);
   }
@@ -900,7 +893,7 @@ static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
     for (int k = 0; walk_it && k < nfut; k++)
       walk_it = *(sk_task **)(t->fields + s->futoff[f][k]) != a;
     if (walk_it) walk_it = temp_take(w, a);
-    if (walk_it) {   /* deps the task's fields hold stay borrowed */
+    if (walk_it) { /* deps the task's fields hold stay borrowed */
       sk_task **d = agg_deps(a);
       int all_held = 1;
       for (int q = 0; q < a->ndeps && all_held; q++) {
@@ -962,7 +955,7 @@ static void worker_loop(sk_hsched *s) {
   unsigned n = 0;
   for (;;) {
     sk_task *t = w->next;
-    if (t) {   /* unless higher-priority work or a team is waiting */
+    if (t) { /* unless higher-priority work or a team is waiting */
       w->next = NULL;
       if (atomic_load_explicit(&s->nhigh, memory_order_relaxed) > 0 ||
           atomic_load_explicit(&s->inbox.high, memory_order_relaxed) > 0 ||
@@ -996,7 +989,7 @@ static void worker_loop(sk_hsched *s) {
         if (atomic_compare_exchange_strong(&s->state, &st, st | ST_DONE)) return;
         continue;
       }
-      if (spin < 256) {   /* look again soon, without hammering the owners' lines */
+      if (spin < 256) { /* look again soon, without hammering the owners' lines */
         for (int k = 0; k < 16; k++) cpu_relax();
       } else {
         if (sk_interrupted()) fail(s, SK_E_INTERRUPTED);
@@ -1196,7 +1189,7 @@ static int hs_wait(void *impl, char *err, size_t errlen) {
     mag_flush(s, w);
   }
   s->spawned_total += spawned;
-  s->host_spawned = spawned - completed;   /* still pending */
+  s->host_spawned = spawned - completed; /* still pending */
   if (rc == 0 && atomic_load(&s->failed)) {
     sk_err(err, errlen, SK_E_MSG, s->msg);
     rc = -1;
@@ -1238,7 +1231,8 @@ static int hs_compiled(void *impl, char *err, size_t errlen) {
     const sk_tfunctor *fx = &s->reg->fx[f];
     int n = 0;
     for (int k = 0; k < fx->nfields; k++)
-      if (fx->fields[k].kind == SK_TF_FUTURE) s->futoff[f][n++] = (int)s->reg->tab.off[f][k];
+      if (fx->fields[k].kind == SK_TF_FUTURE)
+        s->futoff[f][n++] = (int)s->reg->tab.off[f][k];
     s->nfut[f] = n;
     s->nview[f] = 0;
     for (int k = 0; k < fx->nfields; k++) s->nview[f] += fx->fields[k].kind == SK_TF_VIEW;

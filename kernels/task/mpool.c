@@ -29,20 +29,20 @@
 #include "core/err.h"
 #include "task.h"
 
-#define CLS_SHIFT 24
-#define CNT_MASK 0xffffffu
-#define MIN_LOG2 4
+#define CLS_SHIFT   24
+#define CNT_MASK    0xffffffu
+#define MIN_LOG2    4
 #define MAX_CLASSES 32
-#define HINTS 8
+#define HINTS       8
 
 struct sk_mpool {
-  sk_mpool_head head;        /* first: what kernels capture */
+  sk_mpool_head head; /* first: what kernels capture */
   char *base;
-  int sb_log2, nsb, wps;     /* words of bitset per superblock */
+  int sb_log2, nsb, wps; /* words of bitset per superblock */
   _Atomic uint32_t *state;
   _Atomic uint64_t *bits;
   _Atomic uint32_t hint[MAX_CLASSES][HINTS];
-  _Atomic int64_t used_sb, high_sb, failures;   /* superblocks in use */
+  _Atomic int64_t used_sb, high_sb, failures; /* superblocks in use */
 };
 
 /* Each thread searches from its own hint per class, so that threads
@@ -69,8 +69,7 @@ static void head_free(sk_mpool_head *h, void *ptr) {
   sk_mpool_release((sk_mpool *)h, ptr);
 }
 
-sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
-                       size_t errlen) {
+sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err, size_t errlen) {
   if (bytes <= 0) {
     sk_err(err, errlen, SK_E_MEMORY_POOL_SIZE, (long long)bytes);
     return NULL;
@@ -78,7 +77,7 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
   int sb_log2;
   if (sb_bytes > 0) {
     sb_log2 = ceil_log2(sb_bytes);
-  } else {   /* about 32 superblocks, 4 KiB to 1 MiB each */
+  } else { /* about 32 superblocks, 4 KiB to 1 MiB each */
     sb_log2 = ceil_log2(bytes / 32 > 0 ? bytes / 32 : 1);
     if (sb_log2 < 12) sb_log2 = 12;
     if (sb_log2 > 20) sb_log2 = 20;
@@ -102,8 +101,7 @@ sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
   p->wps = wps;
   p->state = calloc((size_t)nsb, sizeof *p->state);
   p->bits = calloc((size_t)nsb * (size_t)wps, sizeof *p->bits);
-  if (posix_memalign((void **)&p->base, 4096, (size_t)(nsb * sb)) != 0)
-    p->base = NULL;
+  if (posix_memalign((void **)&p->base, 4096, (size_t)(nsb * sb)) != 0) p->base = NULL;
   if (!p->state || !p->bits || !p->base) goto oom;
   for (int L = 0; L < MAX_CLASSES; L++)
     for (int h = 0; h < HINTS; h++)
@@ -131,15 +129,13 @@ sk_mpool_head *sk_mpool_head_of(sk_mpool *p) { return &p->head; }
 
 /* a superblock went from empty to used (+1) or back (-1) */
 static void account(sk_mpool *p, int64_t delta) {
-  int64_t now = atomic_fetch_add_explicit(&p->used_sb, delta,
-                                          memory_order_relaxed) + delta;
+  int64_t now =
+    atomic_fetch_add_explicit(&p->used_sb, delta, memory_order_relaxed) + delta;
   if (delta <= 0) return;
   int64_t hw = atomic_load_explicit(&p->high_sb, memory_order_relaxed);
-  while (now > hw &&
-         !atomic_compare_exchange_weak_explicit(&p->high_sb, &hw, now,
-                                                memory_order_relaxed,
-                                                memory_order_relaxed)) {
-  }
+  while (now > hw && !atomic_compare_exchange_weak_explicit(&p->high_sb, &hw, now,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed)) {}
 }
 
 /* reserve a block of class L in some superblock: its index, -1 if none */
@@ -155,9 +151,8 @@ static int reserve(sk_mpool *p, int L, uint32_t cap, uint32_t *cnt_out) {
       uint32_t cls = st >> CLS_SHIFT, cnt = st & CNT_MASK;
       if (!(cnt == 0 || (cls == (uint32_t)L && cnt < cap))) break;
       uint32_t nst = ((uint32_t)L << CLS_SHIFT) | (cnt + 1);
-      if (atomic_compare_exchange_weak_explicit(&p->state[s], &st, nst,
-                                                memory_order_acquire,
-                                                memory_order_relaxed)) {
+      if (atomic_compare_exchange_weak_explicit(
+            &p->state[s], &st, nst, memory_order_acquire, memory_order_relaxed)) {
         if (s != start)
           atomic_store_explicit(&p->hint[L][h], (uint32_t)s, memory_order_relaxed);
         if (cnt == 0) account(p, 1);
@@ -188,8 +183,8 @@ void *sk_mpool_alloc(sk_mpool *p, int64_t bytes) {
   int w = (int)((cnt / 64 + rot++) % (unsigned)words);
   for (;; w = w + 1 < words ? w + 1 : 0) {
     uint64_t valid = cap - (uint32_t)w * 64 >= 64
-                         ? ~(uint64_t)0
-                         : (((uint64_t)1 << (cap - (uint32_t)w * 64)) - 1);
+                       ? ~(uint64_t)0
+                       : (((uint64_t)1 << (cap - (uint32_t)w * 64)) - 1);
     uint64_t x = atomic_load_explicit(&bits[w], memory_order_relaxed);
     uint64_t fr = ~x & valid;
     while (fr) {
@@ -197,8 +192,7 @@ void *sk_mpool_alloc(sk_mpool *p, int64_t bytes) {
       uint64_t m = (uint64_t)1 << b;
       uint64_t old = atomic_fetch_or_explicit(&bits[w], m, memory_order_acquire);
       if (!(old & m)) {
-        return p->base + ((size_t)s << p->sb_log2) +
-               ((size_t)(w * 64 + b) << L);
+        return p->base + ((size_t)s << p->sb_log2) + ((size_t)(w * 64 + b) << L);
       }
       fr = ~old & valid;
     }
@@ -206,11 +200,10 @@ void *sk_mpool_alloc(sk_mpool *p, int64_t bytes) {
 }
 
 /* the superblock, class and bit of a block, -1 if 'ptr' cannot be one */
-static int locate(const sk_mpool *p, const void *ptr, int *s, int *L,
-                  int *w, uint64_t *m) {
+static int locate(const sk_mpool *p, const void *ptr, int *s, int *L, int *w,
+                  uint64_t *m) {
   const char *c = ptr;
-  if (!c || c < p->base || c >= p->base + ((size_t)p->nsb << p->sb_log2))
-    return -1;
+  if (!c || c < p->base || c >= p->base + ((size_t)p->nsb << p->sb_log2)) return -1;
   size_t off = (size_t)(c - p->base);
   *s = (int)(off >> p->sb_log2);
   uint32_t st = atomic_load_explicit(&p->state[*s], memory_order_relaxed);
@@ -229,10 +222,9 @@ int sk_mpool_release(sk_mpool *p, void *ptr) {
   uint64_t m;
   if (locate(p, ptr, &s, &L, &w, &m) < 0) return -1;
   uint64_t old = atomic_fetch_and_explicit(
-      &p->bits[(size_t)s * (size_t)p->wps + (size_t)w], ~m, memory_order_release);
-  if (!(old & m)) return -1;   /* freed twice at once: only one counts */
-  if ((atomic_fetch_sub_explicit(&p->state[s], 1, memory_order_release) &
-       CNT_MASK) == 1)
+    &p->bits[(size_t)s * (size_t)p->wps + (size_t)w], ~m, memory_order_release);
+  if (!(old & m)) return -1; /* freed twice at once: only one counts */
+  if ((atomic_fetch_sub_explicit(&p->state[s], 1, memory_order_release) & CNT_MASK) == 1)
     account(p, -1);
   return 0;
 }
@@ -268,12 +260,9 @@ void sk_mpool_stats_get(const sk_mpool *p, sk_mpool_stats *st) {
 }
 
 static const char *human(int64_t b, char *buf, size_t n) {
-  if (b >= (1 << 20))
-    sk_err(buf, n, SK_E_MIB, (double)b / (1 << 20));
-  else if (b >= 1024)
-    sk_err(buf, n, SK_E_KIB, (double)b / 1024);
-  else
-    sk_err(buf, n, SK_E_BYTES, (long long)b);
+  if (b >= (1 << 20)) sk_err(buf, n, SK_E_MIB, (double)b / (1 << 20));
+  else if (b >= 1024) sk_err(buf, n, SK_E_KIB, (double)b / 1024);
+  else sk_err(buf, n, SK_E_BYTES, (long long)b);
   return buf;
 }
 

@@ -14,20 +14,20 @@
 
 struct sk_sched {
   const sk_backend *b;
-  const sk_task_ops *ops;       /* b->tasks, or the host's (sk_host_tasks) */
-  void *impl;                   /* the ops' scheduler */
+  const sk_task_ops *ops; /* b->tasks, or the host's (sk_host_tasks) */
+  void *impl;             /* the ops' scheduler */
   /* the back end the functors' table is compiled for: b, or the host's
    * when the tasks run elsewhere (the fields' layout is the same there) */
   const sk_backend *hb;
   int nthreads;
-  sk_tfunctors fn;              /* functor.c fills these through sk_sched_functor/compile */
+  sk_tfunctors fn; /* functor.c fills these through sk_sched_functor/compile */
   uint64_t generation;
 };
 
 /* -- the scheduler -------------------------------------------------------- */
-sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
-                       char *err, size_t errlen) {
-  if (!b) {   /* the active back end, or the host's when it runs no host code */
+sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue, char *err,
+                       size_t errlen) {
+  if (!b) { /* the active back end, or the host's when it runs no host code */
     if (!(b = sk_rt_backend(err, errlen))) return NULL;
     if (b->code != SK_CODE_HOST) b = sk_backend_for_space(SK_SPACE_HOST);
     if (!b) {
@@ -66,7 +66,9 @@ void sk_sched_free(sk_sched *s) {
   free(s);
 }
 
-sk_mpool *sk_sched_pool(sk_sched *s) { return s->ops->pool ? s->ops->pool(s->impl) : NULL; }
+sk_mpool *sk_sched_pool(sk_sched *s) {
+  return s->ops->pool ? s->ops->pool(s->impl) : NULL;
+}
 int sk_sched_threads(const sk_sched *s) { return s->nthreads; }
 uint64_t sk_sched_generation(const sk_sched *s) { return s->generation; }
 
@@ -77,8 +79,8 @@ int sk_sched_reaches(const sk_sched *s, int space) {
   return s->ops->reaches(s->impl, space);
 }
 
-struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio,
-                        int team, char *err, size_t errlen) {
+struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio, int team,
+                               char *err, size_t errlen) {
   if (f < 0 || f >= s->fn.compiled) {
     sk_err(err, errlen, SK_E_FUNCTOR_NOT_COMPILED, f);
     return NULL;
@@ -106,7 +108,7 @@ int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v, int 
 int sk_sched_wait(sk_sched *s, char *err, size_t errlen) {
   if (sk_sched_compile(s, err, errlen) < 0) return -1;
   int rc = s->ops->wait(s->impl, err, errlen);
-  if (rc < 0) s->generation++;   /* its tasks are gone */
+  if (rc < 0) s->generation++; /* its tasks are gone */
   return rc;
 }
 
@@ -115,8 +117,7 @@ void sk_sched_stats_get(const sk_sched *s, sk_sched_stats *st) {
 }
 
 /* -- functors ------------------------------------------------------------- */
-int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err,
-                     size_t errlen) {
+int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err, size_t errlen) {
   if (sk_task_check_functor(f, err, errlen) < 0) return -1;
   if (sk_sched_find(s, f->label) >= 0) {
     sk_err(err, errlen, SK_E_FUNCTOR_DECLARED_ALREADY, f->label);

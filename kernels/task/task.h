@@ -23,8 +23,7 @@ typedef struct sk_mpool sk_mpool;
 
 /* A pool of about 'bytes' (at least one superblock; superblocks of
  * 'sb_bytes', 0: chosen from 'bytes'). NULL with a message. */
-sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err,
-                       size_t errlen);
+sk_mpool *sk_mpool_new(int64_t bytes, int64_t sb_bytes, char *err, size_t errlen);
 void sk_mpool_free(sk_mpool *p);
 /* a block of at least 'bytes' (16-byte aligned), NULL when exhausted or
  * larger than a superblock */
@@ -51,18 +50,18 @@ void sk_mpool_describe(const sk_mpool *p, int64_t asked, char *buf, size_t n);
 enum { SK_TF_SCALAR, SK_TF_FUTURE, SK_TF_VIEW };
 typedef struct sk_tfield {
   char name[48];
-  int kind;        /* SK_TF_* */
-  int dtype;       /* scalar: its dtype; view: the element dtype */
+  int kind;  /* SK_TF_* */
+  int dtype; /* scalar: its dtype; view: the element dtype */
   int rank, layout;
-  sk_varg view;    /* view: the declared view (the default) */
+  sk_varg view; /* view: the declared view (the default) */
 } sk_tfield;
 
 typedef struct sk_tfunctor {
   char label[64];
   int nfields;
-  sk_tfield fields[SK_TASK_MAXFIELDS];   /* sorted by name */
-  int ret;         /* dtype of task_return's value, -1: none */
-  char *body;      /* malloc'd */
+  sk_tfield fields[SK_TASK_MAXFIELDS]; /* sorted by name */
+  int ret;                             /* dtype of task_return's value, -1: none */
+  char *body;                          /* malloc'd */
 } sk_tfunctor;
 
 /* -- functor.c: checks and the generated source ------------------------- */
@@ -72,12 +71,12 @@ int sk_task_check_functor(const sk_tfunctor *f, char *err, size_t errlen);
  * the code target named 'target' (jit/target.h; NULL: host C) in its task
  * dialect: with host code the table filler 'sk__task_fill', with an image
  * the dispatch the device workers call (malloc'd), NULL with a message */
-char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target,
-                      char *err, size_t errlen);
+char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target, char *err,
+                      size_t errlen);
 /* a compiler message about the generated source, its "label:line:" turned
  * into "functor 'label' line N:" */
-void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg,
-                             char *err, size_t errlen);
+void sk_task_compile_message(const sk_tfunctor *fx, int n, const char *msg, char *err,
+                             size_t errlen);
 
 /* -- scheduler (sched.c) ---------------------------------------------- */
 typedef struct sk_sched sk_sched;
@@ -88,16 +87,15 @@ enum { SK_QUEUE_MULTIPLE, SK_QUEUE_SINGLE };
 /* A scheduler on back end 'b' (NULL: the active one) with a pool of
  * 'memory' bytes and queues of 'queue' kind; with NULL on a back end that
  * runs no host code (a GPU), the host's back end. */
-sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue,
-                       char *err, size_t errlen);
+sk_sched *sk_sched_new(const sk_backend *b, int64_t memory, int queue, char *err,
+                       size_t errlen);
 void sk_sched_free(sk_sched *s);
 /* Declare functor 'f' (copied); checks the label, the fields and the
  * body's text. Returns its index or -1 with a message. */
-int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err,
-                     size_t errlen);
+int sk_sched_functor(sk_sched *s, const sk_tfunctor *f, char *err, size_t errlen);
 int sk_sched_nfunctors(const sk_sched *s);
 const sk_tfunctor *sk_sched_functor_at(const sk_sched *s, int i);
-int sk_sched_find(const sk_sched *s, const char *label);   /* -1: none */
+int sk_sched_find(const sk_sched *s, const char *label); /* -1: none */
 /* Compile the functors declared so far (nothing when up to date). */
 int sk_sched_compile(sk_sched *s, char *err, size_t errlen);
 /* The byte offset of field 'k' of functor 'f' in its fields struct and
@@ -107,8 +105,8 @@ int64_t sk_sched_fields_size(const sk_sched *s, int f);
 /* Spawn functor 'f' from the host with its fields struct 'fields' (the
  * layout above); the returned future holds one reference for the caller
  * (sk_sched_release). prio SK_PRIO_*; team 1 for a team task. */
-struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields,
-                               int prio, int team, char *err, size_t errlen);
+struct sk_task *sk_sched_spawn(sk_sched *s, int f, const void *fields, int prio, int team,
+                               char *err, size_t errlen);
 /* Run every spawned task to completion on the back end's threads. */
 int sk_sched_wait(sk_sched *s, char *err, size_t errlen);
 /* the generation of the scheduler's tasks: a failed wait discards every
@@ -117,9 +115,9 @@ uint64_t sk_sched_generation(const sk_sched *s);
 void sk_sched_retain(sk_sched *s, struct sk_task *t);
 void sk_sched_release(sk_sched *s, struct sk_task *t);
 /* a completed task's result: 0, or -1 when it has not completed */
-int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v,
-                    int *dtype, char *err, size_t errlen);
-int sk_sched_task_functor(const struct sk_task *t);   /* -1: when_all */
+int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v, int *dtype,
+                    char *err, size_t errlen);
+int sk_sched_task_functor(const struct sk_task *t); /* -1: when_all */
 typedef struct sk_sched_stats {
   int64_t tasks, respawns, steals, pool_high_water, pool_in_use, spawned, pending;
 } sk_sched_stats;
@@ -136,9 +134,9 @@ int sk_sched_threads(const sk_sched *s);
 typedef struct sk_tfunctors {
   sk_tfunctor *fx;
   int nf, capf;
-  int compiled;                 /* functors in the compiled table */
-  sk_task_table tab;            /* their layout and entry points */
-  char *source;                 /* the generated functor source */
+  int compiled;      /* functors in the compiled table */
+  sk_task_table tab; /* their layout and entry points */
+  char *source;      /* the generated functor source */
 } sk_tfunctors;
 
 typedef struct sk_task_ops {
@@ -147,12 +145,12 @@ typedef struct sk_task_ops {
   int compile_once;
   /* a scheduler on 'b' over the functors 'reg' (the facade's, alive as
    * long as it), 'memory' bytes for its tasks, queues SK_QUEUE_* */
-  void *(*create)(const sk_backend *b, const sk_tfunctors *reg, int64_t memory,
-                  int queue, char *err, size_t errlen);
+  void *(*create)(const sk_backend *b, const sk_tfunctors *reg, int64_t memory, int queue,
+                  char *err, size_t errlen);
   void (*destroy)(void *sch);
-  int (*lanes)(void *sch);                 /* the threads that run tasks */
-  int (*team_size)(void *sch);             /* a team task's threads */
-  int (*reaches)(void *sch, int space);    /* 1 when its tasks reach 'space' */
+  int (*lanes)(void *sch);              /* the threads that run tasks */
+  int (*team_size)(void *sch);          /* a team task's threads */
+  int (*reaches)(void *sch, int space); /* 1 when its tasks reach 'space' */
   /* after every compile of the functors (reg->tab is new) */
   int (*compiled)(void *sch, char *err, size_t errlen);
   /* functor f (compiled) from the host; the future holds one reference */
@@ -168,7 +166,7 @@ typedef struct sk_task_ops {
   /* run every spawned task to completion; -1 discards every task */
   int (*wait)(void *sch, char *err, size_t errlen);
   void (*stats)(void *sch, sk_sched_stats *st);
-  sk_mpool *(*pool)(void *sch);            /* its host pool; NULL: none */
+  sk_mpool *(*pool)(void *sch); /* its host pool; NULL: none */
   /* optional: a task.MemoryPool in the back end's memory (sk_gpool_*) */
   void *(*pool_new)(const sk_backend *b, int64_t bytes, char *err, size_t errlen);
   void (*pool_free)(const sk_backend *b, void *pool);
@@ -183,7 +181,7 @@ int sk_sched_team_size(const sk_sched *s);
 /* 1 when the scheduler's tasks reach memory of 'space' */
 int sk_sched_reaches(const sk_sched *s, int space);
 
-#define SK_GPU_SUPERBLOCK 65536   /* dialect/task_cuda.h's SK_GT_SB */
+#define SK_GPU_SUPERBLOCK 65536 /* dialect/task_cuda.h's SK_GT_SB */
 /* a task.MemoryPool in GPU memory: its arena (what a kernel captures),
  * NULL with a message; its stats read back from the device (the back
  * end's scheduler ops, 'pool_new' ..) */

@@ -19,15 +19,18 @@
 
 static struct {
   int allocs, frees, copies_in, copies_out, copies_dev, launches, fences;
-  int space;                /* the id its space got at registration */
+  int space; /* the id its space got at registration */
 } devlike_count = {.space = -1};
 
-static sk_backend devlike;   /* filled by devlike_register */
+static sk_backend devlike; /* filled by devlike_register */
 
 /* nothing budgets it: no 'budget' */
 static const sk_space_desc devlike_spaces[] = {
-  {.name = "devlike", .id = -1, .host_accessible = 0,
-   .default_layout = SK_LEFT, .tools_name = "DevLike"},
+  {.name = "devlike",
+   .id = -1,
+   .host_accessible = 0,
+   .default_layout = SK_LEFT,
+   .tools_name = "DevLike"},
   {.name = NULL},
 };
 
@@ -54,8 +57,8 @@ static void devlike_free(void *p, int space) {
 }
 
 /* host <-> device and device <-> device; anything else is refused */
-static int devlike_copy(void *dst, int dspace, const void *src, int sspace,
-                        size_t bytes, char *err, size_t errlen) {
+static int devlike_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                        char *err, size_t errlen) {
   int dd = dspace == devlike_count.space, sd = sspace == devlike_count.space;
   int dh = sk_space_host_accessible(dspace), sh = sk_space_host_accessible(sspace);
   if (!((dd || dh) && (sd || sh)) || (!dd && !sd)) {
@@ -81,7 +84,7 @@ static int devlike_fence(char *err, size_t errlen) {
 
 static int devlike_launch(const sk_launch *l, char *err, size_t errlen) {
   devlike_count.launches++;
-  return sk_backend_serial.launch(l, err, errlen);   /* serial's host code */
+  return sk_backend_serial.launch(l, err, errlen); /* serial's host code */
 }
 
 static void devlike_info(char *buf, size_t n) {
@@ -94,7 +97,7 @@ static int devlike_register(char *err, size_t errlen) {
   int id = sk_space_register(&devlike_spaces[0], err, errlen);
   if (id < 0) return -1;
   devlike_count.space = id;
-  devlike = sk_backend_serial;          /* start from the reference */
+  devlike = sk_backend_serial; /* start from the reference */
   devlike.name = "devlike";
   devlike.space = id;
   devlike.spaces = devlike_spaces;

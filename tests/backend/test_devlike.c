@@ -16,19 +16,18 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* one launch of 'body' with policy 'p' on the active back end */
-static int run(const char *label, int pattern, const char *body,
-               const sk_policy *p, sk_arg *args, int nargs, sk_result *res,
-               char *err, size_t errlen) {
+static int run(const char *label, int pattern, const char *body, const sk_policy *p,
+               sk_arg *args, int nargs, sk_result *res, char *err, size_t errlen) {
   sk_kdesc d;
   memset(&d, 0, sizeof d);
   d.label = label;
@@ -51,8 +50,8 @@ static sk_policy range(int64_t n) {
 static void to_host(sk_view *h, const sk_view *v, char *err, size_t errlen) {
   int64_t ext[SK_MAXRANK];
   for (int d = 0; d < v->rank; d++) ext[d] = v->extent[d];
-  CHECK(sk_view_create(h, "h", v->dtype, v->rank, ext, v->layout, SK_SPACE_HOST,
-                       0, NULL, err, errlen) == 0);
+  CHECK(sk_view_create(h, "h", v->dtype, v->rank, ext, v->layout, SK_SPACE_HOST, 0, NULL,
+                       err, errlen) == 0);
   CHECK(sk_view_deep_copy(h, v, err, errlen) == 0);
 }
 
@@ -83,13 +82,13 @@ int main(void) {
   enum { N = 1000, M = 7 };
   int64_t n = N;
   sk_view hx, x, y;
-  CHECK(sk_view_create(&hx, "hx", SK_F64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, NULL,
-                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&hx, "hx", SK_F64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                       sizeof err) == 0);
   for (int i = 0; i < N; i++) ((double *)hx.data)[i] = i;
-  CHECK(sk_view_create(&x, "x", SK_F64, 1, &n, sk_space_default_layout(sp), sp, 1,
-                       NULL, err, sizeof err) == 0);
-  CHECK(sk_view_create(&y, "y", SK_F64, 1, &n, sk_space_default_layout(sp), sp, 1,
-                       NULL, err, sizeof err) == 0);
+  CHECK(sk_view_create(&x, "x", SK_F64, 1, &n, sk_space_default_layout(sp), sp, 1, NULL,
+                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&y, "y", SK_F64, 1, &n, sk_space_default_layout(sp), sp, 1, NULL,
+                       err, sizeof err) == 0);
   CHECK(devlike_count.allocs == 2);
   /* host -> device through the table's copy */
   int in0 = devlike_count.copies_in;
@@ -99,8 +98,8 @@ int main(void) {
   /* range for */
   sk_policy p = range(N);
   sk_arg a[3] = {sk_arg_view("x", &x), sk_arg_view("y", &y), sk_arg_f64("a", 2.0)};
-  CHECK(run("axpy", SK_FOR, "y(i) = a * x(i) + y(i);", &p, a, 3, NULL, err,
-            sizeof err) == 0);
+  CHECK(run("axpy", SK_FOR, "y(i) = a * x(i) + y(i);", &p, a, 3, NULL, err, sizeof err) ==
+        0);
   sk_view h;
   to_host(&h, &y, err, sizeof err);
   int ok = 1;
@@ -110,13 +109,12 @@ int main(void) {
 
   /* reduce */
   sk_result r;
-  CHECK(run("sum", SK_REDUCE, "acc += y(i);", &p, a + 1, 1, &r, err,
-            sizeof err) == 0);
+  CHECK(run("sum", SK_REDUCE, "acc += y(i);", &p, a + 1, 1, &r, err, sizeof err) == 0);
   CHECK(sk_result_f64(&r, 0) == (double)N * (N - 1));
 
   /* scan: an exclusive prefix sum of x into y */
-  CHECK(run("scan", SK_SCAN, "if (final) y(i) = acc; acc += x(i);", &p, a, 2, &r,
-            err, sizeof err) == 0);
+  CHECK(run("scan", SK_SCAN, "if (final) y(i) = acc; acc += x(i);", &p, a, 2, &r, err,
+            sizeof err) == 0);
   CHECK(sk_result_f64(&r, 0) == (double)N * (N - 1) / 2);
   to_host(&h, &y, err, sizeof err);
   CHECK(((double *)h.data)[10] == 45 &&
@@ -126,8 +124,8 @@ int main(void) {
   /* MDRange over a 2-D view in the device space, layout left */
   int64_t e2[2] = {N / 10, M};
   sk_view A;
-  CHECK(sk_view_create(&A, "A", SK_F64, 2, e2, sk_space_default_layout(sp), sp, 1,
-                       NULL, err, sizeof err) == 0);
+  CHECK(sk_view_create(&A, "A", SK_F64, 2, e2, sk_space_default_layout(sp), sp, 1, NULL,
+                       err, sizeof err) == 0);
   CHECK(A.layout == SK_LEFT);
   sk_policy md;
   sk_policy_init(&md, SK_POL_MDRANGE);
@@ -135,8 +133,8 @@ int main(void) {
   md.md_hi[0] = e2[0];
   md.md_hi[1] = e2[1];
   sk_arg aA[1] = {sk_arg_view("A", &A)};
-  CHECK(run("md", SK_FOR, "A(i, j) = 10 * i + j;", &md, aA, 1, NULL, err,
-            sizeof err) == 0);
+  CHECK(run("md", SK_FOR, "A(i, j) = 10 * i + j;", &md, aA, 1, NULL, err, sizeof err) ==
+        0);
   to_host(&h, &A, err, sizeof err);
   ok = 1;
   for (int64_t i = 0; i < e2[0]; i++)
@@ -152,11 +150,11 @@ int main(void) {
   sk_policy_init(&tp, SK_POL_TEAM);
   tp.league_size = e2[0];
   CHECK(run("team", SK_FOR,
-            "TEAM_FOR(j, 0, A.extent[1]) { A(team.league_rank, j) = -(double)j; }",
-            &tp, aA, 1, NULL, err, sizeof err) == 0);
+            "TEAM_FOR(j, 0, A.extent[1]) { A(team.league_rank, j) = -(double)j; }", &tp,
+            aA, 1, NULL, err, sizeof err) == 0);
   CHECK(run("teamsum", SK_REDUCE, "acc += A(i % A.extent[0], i / A.extent[0]);",
-            &(sk_policy){.kind = SK_POL_RANGE, .end = e2[0] * e2[1]}, aA, 1, &r,
-            err, sizeof err) == 0);
+            &(sk_policy){.kind = SK_POL_RANGE, .end = e2[0] * e2[1]}, aA, 1, &r, err,
+            sizeof err) == 0);
   CHECK(sk_result_f64(&r, 0) == -(double)e2[0] * (M * (M - 1) / 2));
 
   /* library kernels from the registry, on the active back end */
@@ -180,8 +178,7 @@ int main(void) {
   int in1 = devlike_count.copies_in;
   CHECK(sk_view_fill(&y, 3.0, 3, err, sizeof err) == 0);
   CHECK(devlike_count.copies_in > in1);
-  CHECK(run("sum3", SK_REDUCE, "acc += y(i);", &p, a + 1, 1, &r, err,
-            sizeof err) == 0);
+  CHECK(run("sum3", SK_REDUCE, "acc += y(i);", &p, a + 1, 1, &r, err, sizeof err) == 0);
   CHECK(sk_result_f64(&r, 0) == 3.0 * N);
 
   /* its kernels reach its own space only: a host view is refused */

@@ -15,13 +15,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* -- the checked back end ------------------------------------------------ */
@@ -33,12 +33,11 @@ static int check_args(const sk_launch *l, char *err, size_t errlen) {
   launches++;
   for (int a = 0; a < l->nargs; a++) {
     const sk_varg *v = &l->args[a].v;
-    if (v->rank < 0 || v->rank > SK_MAXRANK) continue;   /* a scalar slot */
+    if (v->rank < 0 || v->rank > SK_MAXRANK) continue; /* a scalar slot */
     for (int d = 0; d < v->rank; d++)
       if (v->extent[d] < 0) {
         refused++;
-        snprintf(err, errlen, "checked: argument %d has extent %ld", a,
-                 v->extent[d]);
+        snprintf(err, errlen, "checked: argument %d has extent %ld", a, v->extent[d]);
         return -1;
       }
   }
@@ -49,9 +48,8 @@ static int c_launch(const sk_launch *l, char *e, size_t n) {
   return check_args(l, e, n) < 0 ? -1 : sk_backend_serial.launch(l, e, n);
 }
 
-static int run1(const char *label, int pattern, const char *body, int64_t n,
-                sk_arg *args, int nargs, sk_result *res, char *err,
-                size_t errlen) {
+static int run1(const char *label, int pattern, const char *body, int64_t n, sk_arg *args,
+                int nargs, sk_result *res, char *err, size_t errlen) {
   sk_kdesc d;
   memset(&d, 0, sizeof d);
   d.label = label;
@@ -68,7 +66,7 @@ static int run1(const char *label, int pattern, const char *body, int64_t n,
 
 int main(void) {
   char err[4096];
-  checked = sk_backend_serial;            /* start from the reference */
+  checked = sk_backend_serial; /* start from the reference */
   checked.name = "checked";
   checked.launch = c_launch;
   CHECK(sk_backend_register(&checked, err, sizeof err) == 0);
@@ -86,17 +84,17 @@ int main(void) {
   enum { N = 1000 };
   sk_view x, y;
   int64_t n = N;
-  CHECK(sk_view_create(&x, "x", SK_F64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 1, NULL,
-                       err, sizeof err) == 0);
-  CHECK(sk_view_create(&y, "y", SK_F64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 1, NULL,
-                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&x, "x", SK_F64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 1, NULL, err,
+                       sizeof err) == 0);
+  CHECK(sk_view_create(&y, "y", SK_F64, 1, &n, SK_RIGHT, SK_SPACE_HOST, 1, NULL, err,
+                       sizeof err) == 0);
   double *xd = x.data, *yd = y.data;
   for (int i = 0; i < N; i++) xd[i] = i;
 
   /* parallel_for */
   sk_arg a[3] = {sk_arg_view("x", &x), sk_arg_view("y", &y), sk_arg_f64("a", 2.0)};
-  CHECK(run1("axpy", SK_FOR, "y(i) = a * x(i) + y(i);", N, a, 3, NULL, err,
-             sizeof err) == 0);
+  CHECK(run1("axpy", SK_FOR, "y(i) = a * x(i) + y(i);", N, a, 3, NULL, err, sizeof err) ==
+        0);
   int ok = 1;
   for (int i = 0; i < N; i++) ok &= yd[i] == 2.0 * i;
   CHECK(ok);
@@ -104,14 +102,13 @@ int main(void) {
 
   /* parallel_reduce */
   sk_result r;
-  CHECK(run1("sum", SK_REDUCE, "acc += y(i);", N, a + 1, 1, &r, err,
-             sizeof err) == 0);
+  CHECK(run1("sum", SK_REDUCE, "acc += y(i);", N, a + 1, 1, &r, err, sizeof err) == 0);
   CHECK(sk_result_f64(&r, 0) == (double)N * (N - 1));
   CHECK(launches == 2);
 
   /* parallel_scan: an exclusive prefix sum of x into y */
-  CHECK(run1("scan", SK_SCAN, "if (final) y(i) = acc; acc += x(i);", N, a, 2,
-             &r, err, sizeof err) == 0);
+  CHECK(run1("scan", SK_SCAN, "if (final) y(i) = acc; acc += x(i);", N, a, 2, &r, err,
+             sizeof err) == 0);
   CHECK(sk_result_f64(&r, 0) == (double)N * (N - 1) / 2);
   CHECK(yd[0] == 0 && yd[10] == 45 && yd[N - 1] == (double)(N - 1) * (N - 2) / 2);
   CHECK(launches == 3);
@@ -151,11 +148,11 @@ int main(void) {
   sk_policy_init(&p, SK_POL_TEAM);
   p.league_size = 1;
   p.team_size = 1;
-  p.scratch_team[0] = INT64_MAX;   /* + 1 x 16 per thread wraps */
+  p.scratch_team[0] = INT64_MAX; /* + 1 x 16 per thread wraps */
   p.scratch_thread[0] = 16;
   CHECK(sk_run(&d, &p, NULL, 0, NULL, err, sizeof err) < 0);
   CHECK(strstr(err, "scratch level 0 asks more than 2^63 - 1 bytes") != NULL);
-  p.scratch_team[0] = 16;          /* fits in int64, above the limit */
+  p.scratch_team[0] = 16; /* fits in int64, above the limit */
   p.scratch_thread[0] = ((int64_t)1 << 62) + 16;
   CHECK(sk_run(&d, &p, NULL, 0, NULL, err, sizeof err) < 0);
   CHECK(strstr(err, "scratch level 0 asks 4611686018427387936 bytes") != NULL);

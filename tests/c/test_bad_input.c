@@ -12,23 +12,24 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 static speck_runtime *rt;
-static speck_view *x, *m;       /* x: float64[16] = 2i; m: int32[3][4] = 10i + j */
+static speck_view *x, *m; /* x: float64[16] = 2i; m: int32[3][4] = 10i + j */
 static char err[2048];
 
 /* status 'rc' is 'want_rc' and the message is exactly 'want' */
 static int is(int rc, int want_rc, const char *want) {
   if (rc == want_rc && strcmp(err, want) == 0) return 1;
-  printf("  status %d (wanted %d)\n  message: %s\n  wanted:  %s\n", rc, want_rc, err, want);
+  printf("  status %d (wanted %d)\n  message: %s\n  wanted:  %s\n", rc, want_rc, err,
+         want);
   return 0;
 }
 
@@ -52,12 +53,14 @@ static int intact(void) {
   double r = 0;
   e[0] = '\0';
   if (speck_run_reduce(rt, "ok_sum", 0, 16, &ax, 1, "acc += x(i);", NULL, &r, e,
-                       sizeof e) != 0 || r != 240.0) {
+                       sizeof e) != 0 ||
+      r != 240.0) {
     printf("  ok_sum: %g %s\n", r, e);
     return 0;
   }
-  if (speck_run_reduce(rt, "ok_m", 0, 3, &am, 1, "if (m(i, 3) > acc) acc = m(i, 3);", "max",
-                       &r, e, sizeof e) != 0 || r != 23.0) {
+  if (speck_run_reduce(rt, "ok_m", 0, 3, &am, 1, "if (m(i, 3) > acc) acc = m(i, 3);",
+                       "max", &r, e, sizeof e) != 0 ||
+      r != 23.0) {
     printf("  ok_m: %g %s\n", r, e);
     return 0;
   }
@@ -68,11 +71,11 @@ static int intact(void) {
   return 1;
 }
 
-#define CASE(c)                                                             \
-  do {                                                                      \
-    err[0] = '\0';                                                          \
-    CHECK(c);                                                               \
-    CHECK(intact());                                                        \
+#define CASE(c) \
+  do { \
+    err[0] = '\0'; \
+    CHECK(c); \
+    CHECK(intact()); \
   } while (0)
 
 int main(void) {
@@ -102,12 +105,14 @@ int main(void) {
   /* -- runtimes -------------------------------------------------------------- */
   CASE(null_with(speck_runtime_open("serial", -2, err, sizeof err),
                  "speck_runtime_open: threads -2 is negative"));
-  CASE(null_with(speck_runtime_open("mars", 0, err, sizeof err),
-                 "speck_runtime_open: unknown space 'mars' (expected serial, openmp or cuda)"));
+  CASE(null_with(
+    speck_runtime_open("mars", 0, err, sizeof err),
+    "speck_runtime_open: unknown space 'mars' (expected serial, openmp or cuda)"));
   CASE(null_with(speck_runtime_open("openmp", 0, err, sizeof err),
                  "speck_runtime_open: already running with space 'serial', asked for "
                  "'openmp' (call speck.finalize() first)"));
-  CASE(is(speck_fence(NULL, err, sizeof err), SPECK_EARG, "speck_fence: runtime is NULL"));
+  CASE(
+    is(speck_fence(NULL, err, sizeof err), SPECK_EARG, "speck_fence: runtime is NULL"));
 
   /* -- views ------------------------------------------------------------------- */
   CASE(null_with(speck_view_new(rt, "v", "complex", 1, &n, NULL, err, sizeof err),
@@ -125,9 +130,10 @@ int main(void) {
   CASE(null_with(speck_view_new(rt, "v", "float64", 1, &big, NULL, err, sizeof err),
                  "speck_view_new 'v': cannot allocate 9223372036854775808 bytes"));
   int64_t big2[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
-  CASE(null_with(speck_view_new(rt, "v", "int8", 2, big2, NULL, err, sizeof err),
-                 "speck_view_new 'v': cannot allocate [1099511627776][1099511627776] int8: "
-                 "the size overflows 64 bits"));
+  CASE(
+    null_with(speck_view_new(rt, "v", "int8", 2, big2, NULL, err, sizeof err),
+              "speck_view_new 'v': cannot allocate [1099511627776][1099511627776] int8: "
+              "the size overflows 64 bits"));
   CASE(null_with(speck_view_new(NULL, "v", "float64", 1, &n, NULL, err, sizeof err),
                  "speck_view_new 'v': runtime is NULL"));
   CASE(null_with(speck_view_wrap(rt, "w", "float64", 1, &n, NULL, err, sizeof err),
@@ -135,12 +141,14 @@ int main(void) {
   CASE(is(speck_deep_copy(x, m, err, sizeof err), SPECK_ERUN,
           "speck_deep_copy 'x' <- 'm': dtypes differ: 'x' is float64, 'm' is int32 "
           "(deep_copy does not convert)"));
-  CASE(is(speck_deep_copy(NULL, x, err, sizeof err), SPECK_EARG, "speck_deep_copy: dst is NULL"));
-  CASE(is(speck_deep_copy(x, NULL, err, sizeof err), SPECK_EARG, "speck_deep_copy: src is NULL"));
+  CASE(is(speck_deep_copy(NULL, x, err, sizeof err), SPECK_EARG,
+          "speck_deep_copy: dst is NULL"));
+  CASE(is(speck_deep_copy(x, NULL, err, sizeof err), SPECK_EARG,
+          "speck_deep_copy: src is NULL"));
 
   /* -- kernels ------------------------------------------------------------------ */
-  CASE(is(speck_run_for(NULL, "k", 0, 4, &ax, 1, "x(i) = 0;", err, sizeof err), SPECK_EARG,
-          "speck_run_for 'k': runtime is NULL"));
+  CASE(is(speck_run_for(NULL, "k", 0, 4, &ax, 1, "x(i) = 0;", err, sizeof err),
+          SPECK_EARG, "speck_run_for 'k': runtime is NULL"));
   CASE(is(speck_run_for(rt, "k", 0, 4, &ax, 1, NULL, err, sizeof err), SPECK_EARG,
           "speck_run_for 'k': body is NULL"));
   CASE(is(speck_run_for(rt, "k", 0, 4, &ax, -1, "x(i) = 0;", err, sizeof err), SPECK_EARG,
@@ -148,50 +156,56 @@ int main(void) {
   CASE(is(speck_run_for(rt, "k", 0, 4, NULL, 2, "x(i) = 0;", err, sizeof err), SPECK_EARG,
           "speck_run_for 'k': 2 arguments (0..64, and not NULL)"));
   speck_arg noview = {"x", SPECK_ARG_VIEW, NULL, 0, 0, NULL};
-  CASE(is(speck_run_for(rt, "k", 0, 4, &noview, 1, "x(i) = 0;", err, sizeof err), SPECK_EARG,
-          "speck_run_for 'k': argument 'x' has no view"));
+  CASE(is(speck_run_for(rt, "k", 0, 4, &noview, 1, "x(i) = 0;", err, sizeof err),
+          SPECK_EARG, "speck_run_for 'k': argument 'x' has no view"));
   speck_arg oddkind = {"q", 42, NULL, 0, 0, NULL};
-  CASE(is(speck_run_for(rt, "k", 0, 4, &oddkind, 1, "(void)i;", err, sizeof err), SPECK_EARG,
-          "speck_run_for 'k': argument 'q' has unknown kind 42"));
+  CASE(is(speck_run_for(rt, "k", 0, 4, &oddkind, 1, "(void)i;", err, sizeof err),
+          SPECK_EARG, "speck_run_for 'k': argument 'q' has unknown kind 42"));
   speck_arg twice[2] = {ax, ax};
-  CASE(is(speck_run_for(rt, "k", 0, 4, twice, 2, "x(i) = 0;", err, sizeof err), SPECK_ERUN,
-          "speck_run_for 'k': capture 'x' is given twice"));
+  CASE(is(speck_run_for(rt, "k", 0, 4, twice, 2, "x(i) = 0;", err, sizeof err),
+          SPECK_ERUN, "speck_run_for 'k': capture 'x' is given twice"));
   speck_arg noname = speck_arg_view(NULL, x);
-  CASE(is(speck_run_for(rt, "k", 0, 4, &noname, 1, "(void)i;", err, sizeof err), SPECK_ERUN,
-          "speck_run_for 'k': capture 1 has no name"));
+  CASE(is(speck_run_for(rt, "k", 0, 4, &noname, 1, "(void)i;", err, sizeof err),
+          SPECK_ERUN, "speck_run_for 'k': capture 1 has no name"));
   speck_arg badname = speck_arg_f64("a b", 1.0);
-  CASE(is(speck_run_for(rt, "k", 0, 4, &badname, 1, "(void)i;", err, sizeof err), SPECK_ERUN,
-          "speck_run_for 'k': capture name 'a b' is not a C identifier"));
+  CASE(is(speck_run_for(rt, "k", 0, 4, &badname, 1, "(void)i;", err, sizeof err),
+          SPECK_ERUN, "speck_run_for 'k': capture name 'a b' is not a C identifier"));
   CASE(is(speck_run_for(rt, "k", 5, 2, &ax, 1, "x(i) = 0;", err, sizeof err), SPECK_ERUN,
           "speck_run_for 'k': range end 2 is before begin 5"));
-  CASE(is(speck_run_for(rt, "k", 0, 4, &ax, 1, "x(i, 0) = 1;", err, sizeof err), SPECK_ERUN,
-          "speck_run_for 'k': view 'x' is rank 1, body indexes it with 2 indices (body line 1)"));
-  CASE(is(speck_run_for(rt, "k", 0, 4, &am, 1, "m(i, 0) = 0; }", err, sizeof err), SPECK_ERUN,
+  CASE(is(
+    speck_run_for(rt, "k", 0, 4, &ax, 1, "x(i, 0) = 1;", err, sizeof err), SPECK_ERUN,
+    "speck_run_for 'k': view 'x' is rank 1, body indexes it with 2 indices (body line 1)"));
+  CASE(is(speck_run_for(rt, "k", 0, 4, &am, 1, "m(i, 0) = 0; }", err, sizeof err),
+          SPECK_ERUN,
           "speck_run_for 'k': '}' on body line 1 closes nothing: the body cannot close a "
           "block it did not open"));
-  CASE(is(speck_run_for(rt, "k", 0, 4, &ax, 1, "x(i) = nope;", err, sizeof err), SPECK_ERUN,
-          "speck_run_for 'k': body does not compile:\nbody line 1: error: 'nope' undeclared"));
+  CASE(is(
+    speck_run_for(rt, "k", 0, 4, &ax, 1, "x(i) = nope;", err, sizeof err), SPECK_ERUN,
+    "speck_run_for 'k': body does not compile:\nbody line 1: error: 'nope' undeclared"));
   CASE(is(speck_run_for(rt, "k", 0, 4, &ax, 1, "team_barrier(team);", err, sizeof err),
           SPECK_ERUN,
           "speck_run_for 'k': 'team_barrier' is a team construct, but this kernel runs a "
           "RangePolicy (use a TeamPolicy) (body line 1)"));
-  CASE(is(speck_run_reduce(rt, "k", 0, 4, &ax, 1, "acc += x(i);", "avg", &r, err, sizeof err),
-          SPECK_EARG,
-          "speck_run_reduce 'k': unknown reducer 'avg' (sum, prod, min, max, minloc, "
-          "maxloc, land, lor, band, bor)"));
+  CASE(is(
+    speck_run_reduce(rt, "k", 0, 4, &ax, 1, "acc += x(i);", "avg", &r, err, sizeof err),
+    SPECK_EARG,
+    "speck_run_reduce 'k': unknown reducer 'avg' (sum, prod, min, max, minloc, "
+    "maxloc, land, lor, band, bor)"));
   CASE(is(speck_run_reduce(rt, "k", 0, 4, &ax, 1, "acc += x(i);", "minmax", &r, err,
                            sizeof err),
           SPECK_EARG,
           "speck_run_reduce 'k': unknown reducer 'minmax' (sum, prod, min, max, minloc, "
           "maxloc, land, lor, band, bor)"));
-  CASE(is(speck_run_scan(rt, "k", 0, 4, &ax, 1, "if (final) x(i) = acc; acc += ;", &r, err,
-                         sizeof err),
-          SPECK_ERUN, "speck_run_scan 'k': body does not compile:\nbody line 1: error: "
-                      "identifier expected"));
+  CASE(is(speck_run_scan(rt, "k", 0, 4, &ax, 1, "if (final) x(i) = acc; acc += ;", &r,
+                         err, sizeof err),
+          SPECK_ERUN,
+          "speck_run_scan 'k': body does not compile:\nbody line 1: error: "
+          "identifier expected"));
 
   /* -- library kernels ------------------------------------------------------------ */
-  CASE(is(speck_call(rt, "no.such", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
-          "speck_call: no library kernel 'no.such' (families: blas, batched, sparse, graph, sort)"));
+  CASE(is(
+    speck_call(rt, "no.such", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
+    "speck_call: no library kernel 'no.such' (families: blas, batched, sparse, graph, sort)"));
   CASE(is(speck_call(rt, "blas.nosuch", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
           "speck_call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, "
           "blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby, blas.gemv, "
@@ -206,10 +220,10 @@ int main(void) {
           "speck_call: runtime is NULL"));
 
   /* -- interrupts -------------------------------------------------------------------- */
-  CHECK(speck_interrupt() == 0);   /* nothing was running */
+  CHECK(speck_interrupt() == 0); /* nothing was running */
   err[0] = '\0';
-  CHECK(is(speck_run_for(rt, "k", 0, 16, &ax, 1, "x(i) = -1;", err, sizeof err), SPECK_ERUN,
-           "speck_run_for 'k': interrupted"));
+  CHECK(is(speck_run_for(rt, "k", 0, 16, &ax, 1, "x(i) = -1;", err, sizeof err),
+           SPECK_ERUN, "speck_run_for 'k': interrupted"));
   speck_interrupt_clear();
   CHECK(intact());
 

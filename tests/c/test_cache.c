@@ -13,17 +13,16 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
-static sk_kspec spec(const char *label, const char *body, sk_capture *caps,
-                     int ncap) {
+static sk_kspec spec(const char *label, const char *body, sk_capture *caps, int ncap) {
   sk_kspec s;
   memset(&s, 0, sizeof s);
   s.label = label;
@@ -79,7 +78,7 @@ static void test_cache_table(void) {
   CHECK(sk_cache_last("alias") == a);
   sk_cache_label("alias", b);
   CHECK(sk_cache_last("alias") == b);
-  CHECK(sk_cache_next(NULL) == b);   /* newest first */
+  CHECK(sk_cache_next(NULL) == b); /* newest first */
   CHECK(sk_cache_next(b) == a);
   sk_jit_totals t;
   sk_cache_totals(&t);

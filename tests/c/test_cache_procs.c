@@ -24,13 +24,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 enum { N = 1000 };
@@ -91,7 +91,9 @@ static int run_all(int nk, int k0, int *hits) {
 }
 
 static int rm_entry(const char *p, const struct stat *s, int f, struct FTW *w) {
-  (void)s; (void)f; (void)w;
+  (void)s;
+  (void)f;
+  (void)w;
   return remove(p);
 }
 
@@ -120,8 +122,8 @@ int main(void) {
     if (pids[p] == 0) {
       int hits;
       int wrong = run_all(nk, p * nk / procs, &hits);
-      printf("process %d: %d kernels, %d loaded from the cache, %d wrong\n", p, nk,
-             hits, wrong);
+      printf("process %d: %d kernels, %d loaded from the cache, %d wrong\n", p, nk, hits,
+             wrong);
       fflush(stdout);
       _exit(wrong ? 1 : 0);
     }
@@ -159,8 +161,8 @@ int main(void) {
   }
   if (d) closedir(d);
   CHECK(bad == 0);
-  CHECK(other == 0);     /* no temporary file left behind */
-  CHECK(entries == nk);  /* one per kernel */
+  CHECK(other == 0);    /* no temporary file left behind */
+  CHECK(entries == nk); /* one per kernel */
 
   /* -- a last process finds every kernel on disk -------------------------- */
   int hits = 0;

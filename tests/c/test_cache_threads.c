@@ -16,23 +16,23 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* in the threads: count what went wrong, CHECKed once at the end */
 static int bad;
-#define EXPECT(c)                                                           \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      __atomic_add_fetch(&bad, 1, __ATOMIC_RELAXED);                        \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define EXPECT(c) \
+  do { \
+    if (!(c)) { \
+      __atomic_add_fetch(&bad, 1, __ATOMIC_RELAXED); \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 enum { NTHREAD = 4, NKERNEL = 6, ROUNDS = 40, N = 64 };
@@ -41,15 +41,13 @@ static sk_capture cap_x;
 
 /* kernel 'm': for (m odd) x(i) = m * i, else the reduction sum of x(i) */
 static const char *body_of(int m, char *buf, size_t n) {
-  if (m % 2)
-    snprintf(buf, n, "x(i) = %d.0 * (double)i;", m);
-  else
-    snprintf(buf, n, "acc += x(i) + %d;", m);
+  if (m % 2) snprintf(buf, n, "x(i) = %d.0 * (double)i;", m);
+  else snprintf(buf, n, "acc += x(i) + %d;", m);
   return buf;
 }
 
-static sk_kspec spec_of(int m, const char *label, const char *body,
-                        sk_reducer *red, int tier) {
+static sk_kspec spec_of(int m, const char *label, const char *body, sk_reducer *red,
+                        int tier) {
   sk_kspec s;
   memset(&s, 0, sizeof s);
   s.label = label;
@@ -156,7 +154,7 @@ static void test_threads(void) {
     CHECK(pthread_create(&t[i], NULL, work, (void *)(intptr_t)i) == 0);
   for (int i = 0; i < NTHREAD; i++) pthread_join(t[i], NULL);
   pthread_barrier_destroy(&start);
-  CHECK(bad == 0);   /* every launch's result, look-up and stats */
+  CHECK(bad == 0); /* every launch's result, look-up and stats */
   sk_jit_drain();
   /* one kernel per key, every launch counted, one tier-up at most */
   sk_jit_totals tot;
@@ -227,8 +225,7 @@ static void test_label_bound(void) {
   CHECK(sk_cache_last(label) == NULL);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-                    struct FTW *f) {
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
   (void)st;
   (void)flag;
   (void)f;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
-#include "backends/cuda/cuda_int.h"   /* its spaces' ids */
+#include "backends/cuda/cuda_int.h" /* its spaces' ids */
 
 extern const sk_backend sk_backend_cuda;
 #include "jit/nvrtc.h"
@@ -27,15 +27,15 @@ extern const sk_backend sk_backend_cuda;
 static int passed, failed;
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    pthread_mutex_lock(&count_lock);                                        \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
-    pthread_mutex_unlock(&count_lock);                                      \
+#define CHECK(c) \
+  do { \
+    pthread_mutex_lock(&count_lock); \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
+    pthread_mutex_unlock(&count_lock); \
   } while (0)
 
 static const sk_backend *cuda = &sk_backend_cuda;
@@ -43,8 +43,7 @@ static sk_capture xcap;
 static sk_reducer sum64;
 
 /* a range kernel spec over view 'x' (int64, rank 1, cuda memory) */
-static sk_kspec spec(const char *label, const char *body, int pattern,
-                     const char *arch) {
+static sk_kspec spec(const char *label, const char *body, int pattern, const char *arch) {
   sk_kspec s;
   memset(&s, 0, sizeof s);
   s.label = label;
@@ -77,7 +76,7 @@ static void test_images(void) {
   CHECK(k->image != NULL && k->fn == NULL && k->tier == SK_TIER_IMAGE);
   CHECK(k->image->size > 0 && !k->image->is_binary);
   CHECK(strncmp(k->image->arch, "compute_", 8) == 0);
-  CHECK(k->image->data[k->image->size - 1] == '\0');   /* PTX ends in NUL */
+  CHECK(k->image->data[k->image->size - 1] == '\0'); /* PTX ends in NUL */
   CHECK(k->image->pattern == SK_FOR && k->image->nargs == 1);
   CHECK(!k->image->host_visible);
   /* the same spec for an architecture: another kernel, a cubin */
@@ -181,7 +180,7 @@ static void test_threads(void) {
   s = spec("sum", "acc += x(i);", SK_REDUCE, arch);
   CHECK(sk_jit_get(&s, &ks, err, sizeof err) == 0);
   if (!kf || !ks) return;
-  CHECK(kf->image->is_binary);   /* a cubin for the device when NVRTC knows it */
+  CHECK(kf->image->is_binary); /* a cubin for the device when NVRTC knows it */
   void *df = cuda->load(kf->image, "iota", err, sizeof err);
   void *ds = cuda->load(ks->image, "sum", err, sizeof err);
   CHECK(df && ds);
@@ -236,10 +235,8 @@ int main(void) {
     return 0;
   }
   test_images();
-  if (cuda->available(why, sizeof why))
-    test_threads();
-  else
-    printf("no device (%s): launches skipped\n", why);
+  if (cuda->available(why, sizeof why)) test_threads();
+  else printf("no device (%s): launches skipped\n", why);
   sk_cache_clear();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;

@@ -25,15 +25,15 @@
 
 static int passed, failed;
 
-#define CHECK(c, ...)                                                       \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                   \
-      printf(__VA_ARGS__);                                                  \
-      printf("\n");                                                         \
-    }                                                                       \
+#define CHECK(c, ...) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
   } while (0)
 
 static double rnd(unsigned *s) {
@@ -86,11 +86,11 @@ static void api_tests(void) {
   speck_view *vs = speck_view_wrap(rt, "S", "float64", 2, ext, S, err, sizeof err);
   CHECK(va && vb && vc && vs, "%s", err);
   for (int impl = 0; impl < 2; impl++) {
-    speck_arg args[] = {speck_arg_str("transA", "N"), speck_arg_str("transB", "N"),
-                        speck_arg_f64("alpha", 1.0), speck_arg_view("A", va),
-                        speck_arg_view("B", vb), speck_arg_f64("beta", 0.0),
-                        speck_arg_view("C", vc),
-                        speck_arg_str("impl", impl ? "vendor" : "native")};
+    speck_arg args[] = {
+      speck_arg_str("transA", "N"), speck_arg_str("transB", "N"),
+      speck_arg_f64("alpha", 1.0),  speck_arg_view("A", va),
+      speck_arg_view("B", vb),      speck_arg_f64("beta", 0.0),
+      speck_arg_view("C", vc),      speck_arg_str("impl", impl ? "vendor" : "native")};
     int rc = speck_call(rt, "blas.gemm", args, 8, NULL, err, sizeof err);
     CHECK(rc == 0, "blas.gemm: %s", err);
     ref_gemm(N, A, B, R);
@@ -125,18 +125,19 @@ static void api_tests(void) {
       R[i * N + j] = t;
     }
   memcpy(C, R, sizeof R);
-  speck_arg ta[] = {speck_arg_str("side", "L"), speck_arg_str("uplo", "L"),
+  speck_arg ta[] = {speck_arg_str("side", "L"),   speck_arg_str("uplo", "L"),
                     speck_arg_str("transA", "N"), speck_arg_str("diag", "N"),
-                    speck_arg_f64("alpha", 1.0), speck_arg_view("A", vs),
+                    speck_arg_f64("alpha", 1.0),  speck_arg_view("A", vs),
                     speck_arg_view("B", vc)};
   CHECK(speck_call(rt, "blas.trsm", ta, 7, NULL, err, sizeof err) == 0, "%s", err);
-  CHECK(maxdiff(N * N, C, B) < 1e-11, "trsm: X differs from B by %g", maxdiff(N * N, C, B));
+  CHECK(maxdiff(N * N, C, B) < 1e-11, "trsm: X differs from B by %g",
+        maxdiff(N * N, C, B));
   /* a shape mismatch names both shapes */
   int64_t e2[2] = {N, 3};
   speck_view *vx = speck_view_wrap(rt, "X", "float64", 2, e2, R, err, sizeof err);
   speck_arg bad[] = {speck_arg_str("transA", "N"), speck_arg_str("transB", "N"),
-                     speck_arg_f64("alpha", 1.0), speck_arg_view("A", vx),
-                     speck_arg_view("B", vb), speck_arg_f64("beta", 0.0),
+                     speck_arg_f64("alpha", 1.0),  speck_arg_view("A", vx),
+                     speck_arg_view("B", vb),      speck_arg_f64("beta", 0.0),
                      speck_arg_view("C", vc)};
   int rc = speck_call(rt, "blas.gemm", bad, 7, NULL, err, sizeof err);
   CHECK(rc != 0 && strstr(err, "op(A) is 37x3, op(B) 37x37, C 37x37") != NULL, "%s", err);
@@ -151,9 +152,9 @@ static void api_tests(void) {
   speck_view *bb = speck_view_wrap(rt, "bB", "float64", 3, e3, bB, err, sizeof err);
   speck_view *bc = speck_view_wrap(rt, "bC", "float64", 3, e3, bC, err, sizeof err);
   speck_arg ga[] = {speck_arg_str("transA", "N"), speck_arg_str("transB", "N"),
-                    speck_arg_f64("alpha", 1.0), speck_arg_view("A", ba),
-                    speck_arg_view("B", bb), speck_arg_f64("beta", 0.0),
-                    speck_arg_view("C", bc), speck_arg_str("mode", "team")};
+                    speck_arg_f64("alpha", 1.0),  speck_arg_view("A", ba),
+                    speck_arg_view("B", bb),      speck_arg_f64("beta", 0.0),
+                    speck_arg_view("C", bc),      speck_arg_str("mode", "team")};
   CHECK(speck_call(rt, "batched.gemm", ga, 8, NULL, err, sizeof err) == 0, "%s", err);
   for (int b = 0; b < 5; b++) {
     double r[16];
@@ -169,7 +170,8 @@ static void api_tests(void) {
 static void vendor_tests(void) {
   if (!sk_vendor_host_available()) {
     CHECK(sk_vendor_gemm(SK_F64, 'N', 'N', 1, 1, 1, 1, NULL, 1, 1, NULL, 1, 1, 0, NULL, 1,
-                         1) == SK_VENDOR_MISSING, "missing library");
+                         1) == SK_VENDOR_MISSING,
+          "missing library");
     printf("vendor tests: %s\n", sk_vendor_host_status());
     return;
   }
@@ -186,20 +188,23 @@ static void vendor_tests(void) {
     }
   /* row-major A, B, C */
   CHECK(sk_vendor_gemm(SK_F64, 'N', 'N', M, N, K, 1, A, K, 1, B, N, 1, 0, C, N, 1) ==
-          SK_VENDOR_OK, "gemm row major");
+          SK_VENDOR_OK,
+        "gemm row major");
   CHECK(maxdiff(M * N, C, R) < 1e-14, "gemm row major");
   /* A given transposed and column-major C */
   for (int i = 0; i < M; i++)
     for (int k = 0; k < K; k++) At[k * M + i] = A[i * K + k];
   CHECK(sk_vendor_gemm(SK_F64, 'T', 'N', M, N, K, 1, At, M, 1, B, N, 1, 0, Ct, 1, M) ==
-          SK_VENDOR_OK, "gemm T, column major C");
+          SK_VENDOR_OK,
+        "gemm T, column major C");
   double worst = 0;
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) worst = fmax(worst, fabs(Ct[j * M + i] - R[i * N + j]));
   CHECK(worst < 1e-14, "gemm T, column major C: %g", worst);
   /* no unit stride: unsupported */
   CHECK(sk_vendor_gemm(SK_F64, 'N', 'N', M, N, K, 1, A, 2 * K, 2, B, N, 1, 0, C, N, 1) ==
-          SK_VENDOR_UNSUPPORTED, "strided A");
+          SK_VENDOR_UNSUPPORTED,
+        "strided A");
   /* potrf of a row-major SPD matrix, info of a singular one */
   double S[9] = {4, 2, 2, 2, 5, 3, 2, 3, 6}, Z[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
   int64_t info = -1;
@@ -210,7 +215,8 @@ static void vendor_tests(void) {
   int64_t piv[3];
   CHECK(sk_vendor_getrf(SK_F64, 3, 3, Z, 3, 1, piv, &info) == SK_VENDOR_OK && info == 2,
         "getrf of a singular matrix: info %lld", (long long)info);
-  CHECK(strstr(sk_vendor_host_status(), "OpenBLAS") != NULL, "%s", sk_vendor_host_status());
+  CHECK(strstr(sk_vendor_host_status(), "OpenBLAS") != NULL, "%s",
+        sk_vendor_host_status());
 }
 
 /* -- NVRTC compile checks --------------------------------------------------------- */
@@ -225,8 +231,8 @@ static void nvrtc_tests(void) {
   for (int i = 0;; i++) {
     const sk_kbody *kb = sk_kbody_at(i);
     if (!kb) break;
-    if (!kb->sigs || (strncmp(kb->label, "batched.", 8) != 0 &&
-                      (strncmp(kb->label, "blas.", 5) != 0)))
+    if (!kb->sigs ||
+        (strncmp(kb->label, "batched.", 8) != 0 && (strncmp(kb->label, "blas.", 5) != 0)))
       continue;
     for (int s = 0; kb->sigs[s]; s++) {
       int rc = sk_kbody_compile(kb, s, cu, err, sizeof err);

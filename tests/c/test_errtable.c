@@ -14,13 +14,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* the slots of a printf format; -1 for a malformed or unknown one */
@@ -32,11 +32,13 @@ static int slots(const char *t) {
     if (*t == '%') continue;
     while (*t && strchr("-+ #0", *t)) t++;
     if (*t == '*') n++, t++;
-    else while (*t >= '0' && *t <= '9') t++;
+    else
+      while (*t >= '0' && *t <= '9') t++;
     if (*t == '.') {
       t++;
       if (*t == '*') n++, t++;
-      else while (*t >= '0' && *t <= '9') t++;
+      else
+        while (*t >= '0' && *t <= '9') t++;
     }
     if (t[0] == 'h' && t[1] == 'h') t += 2;
     else if (t[0] == 'l' && t[1] == 'l') t += 2;
@@ -60,7 +62,8 @@ static void test_table(void) {
     const char *nm = sk_err_name(i), *t = sk_err_text(i);
     if (!nm[0] || !t[0]) bad_names++;
     for (const char *p = nm; *p; p++)
-      if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) bad_names++;
+      if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+        bad_names++;
     if (sk_err_id(nm) != i) {
       dup_names++;
       printf("id %s is defined twice\n", nm);

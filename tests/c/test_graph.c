@@ -23,15 +23,15 @@
 
 static int passed, failed;
 
-#define CHECK(c, ...)                                                       \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                   \
-      printf(__VA_ARGS__);                                                  \
-      printf("\n");                                                         \
-    }                                                                       \
+#define CHECK(c, ...) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
   } while (0)
 
 static speck_out *find_out(speck_out *o, int n, const char *name) {
@@ -105,8 +105,11 @@ static void api_tests(void) {
   src0 = NV;
   CHECK(speck_deep_copy(src, sw, err, sizeof err) == 0, "%s", err);
   rc = speck_call_out(rt, "graph.bfs", ba, 3, NULL, b, 8, &nb, err, sizeof err);
-  CHECK(rc != 0 && strcmp(err, "speck_call graph.bfs: source 30 is not a vertex (the graph has 30: "
-                          "0..29)") == 0, "bad source: %s", err);
+  CHECK(rc != 0 &&
+          strcmp(err,
+                 "speck_call graph.bfs: source 30 is not a vertex (the graph has 30: "
+                 "0..29)") == 0,
+        "bad source: %s", err);
   speck_view_release(sw);
   speck_view_release(src);
   for (int i = 0; i < no; i++) speck_view_release(o[i].view);

@@ -15,13 +15,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* -- progress ------------------------------------------------------------- */
@@ -55,7 +55,7 @@ static void test_progress(void) {
   CHECK(reports == 2 && finals == 1 && last_done == 100 && last_total == 100);
   /* no interval: every step reports */
   reports = finals = 0;
-  sk_progress_set_timing(-1, 0);   /* negative: keep the delay */
+  sk_progress_set_timing(-1, 0); /* negative: keep the delay */
   double d, iv;
   sk_progress_get_timing(&d, &iv);
   CHECK(d == 0 && iv == 0);
@@ -86,8 +86,8 @@ static void test_npy(void) {
   for (int layout = SK_RIGHT; layout <= SK_LEFT; layout++) {
     sk_view v, w;
     memset(&w, 0, sizeof w);
-    CHECK(sk_view_create(&v, "a", SK_F64, 2, ext, layout, SK_SPACE_HOST, 0, a,
-                         err, sizeof err) == 0);
+    CHECK(sk_view_create(&v, "a", SK_F64, 2, ext, layout, SK_SPACE_HOST, 0, a, err,
+                         sizeof err) == 0);
     CHECK(sk_npy_save(path, &v, err, sizeof err) == 0);
     FILE *f = fopen(path, "rb");
     char head[128];
@@ -98,8 +98,8 @@ static void test_npy(void) {
     CHECK(n == 128 && size == 128 + 96 && memcmp(head, "\x93NUMPY\x01\x00", 8) == 0);
     CHECK(head[8] == 118 && head[9] == 0 && head[127] == '\n');
     const char *want = layout == SK_RIGHT
-      ? "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }"
-      : "{'descr': '<f8', 'fortran_order': True, 'shape': (3, 4), }";
+                         ? "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }"
+                         : "{'descr': '<f8', 'fortran_order': True, 'shape': (3, 4), }";
     CHECK(memcmp(head + 10, want, strlen(want)) == 0);
     CHECK(sk_npy_load(&w, path, SK_SPACE_HOST, -1, NULL, err, sizeof err) == 0);
     CHECK(w.layout == layout && w.rank == 2 && w.extent[0] == 3 && w.extent[1] == 4);
@@ -115,8 +115,8 @@ static void test_npy(void) {
     int64_t e = 64 / (int64_t)sk_dtypes[t].size;
     sk_view v, w;
     memset(&w, 0, sizeof w);
-    CHECK(sk_view_create(&v, "b", t, 1, &e, SK_RIGHT, SK_SPACE_HOST, 0, bytes,
-                         err, sizeof err) == 0);
+    CHECK(sk_view_create(&v, "b", t, 1, &e, SK_RIGHT, SK_SPACE_HOST, 0, bytes, err,
+                         sizeof err) == 0);
     CHECK(sk_npy_save(path, &v, err, sizeof err) == 0);
     CHECK(sk_npy_load(&w, path, SK_SPACE_HOST, -1, "b", err, sizeof err) == 0);
     CHECK(w.dtype == t && w.extent[0] == e && memcmp(w.data, bytes, 64) == 0);

@@ -12,13 +12,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* 'rc' failed with a message holding 'want' */
@@ -62,14 +62,14 @@ int main(void) {
   double total = 0;
   speck_arg ax[] = {speck_arg_view("x", x)};
   CHECK(speck_run_scan(rt, "cumsum", 0, n, ax, 1,
-                       "double v = x(i); if (final) x(i) = acc; acc += v;",
-                       &total, err, sizeof err) == 0);
+                       "double v = x(i); if (final) x(i) = acc; acc += v;", &total, err,
+                       sizeof err) == 0);
   CHECK(total == 4950 && xd[0] == 0 && xd[99] == 4851);
 
   /* double -> uint64 needs libtcc1.a (__fixunsdfdi): found without Lua */
   speck_arg au[] = {speck_arg_view("u", u), speck_arg_f64("s", 2.5)};
-  int rc = speck_run_for(rt, "to_u64", 0, n, au, 2,
-                         "u(i) = (uint64_t)(s * (double)i);", err, sizeof err);
+  int rc = speck_run_for(rt, "to_u64", 0, n, au, 2, "u(i) = (uint64_t)(s * (double)i);",
+                         err, sizeof err);
   if (rc) printf("  %s\n", err);
   CHECK(rc == 0 && ((uint64_t *)speck_view_data(u))[3] == 7);
 
@@ -97,11 +97,11 @@ int main(void) {
              "speck_run_for 'k': range end 2 is before begin 5"));
   CHECK(says(speck_run_for(rt, "k", 0, 4, ax, 1, NULL, err, sizeof err), err,
              "speck_run_for 'k': body is NULL"));
-  CHECK(says(speck_run_for(rt, "k", 0, 4, ax, 1, "x(i, 0) = 1;", err, sizeof err),
-             err, "speck_run_for 'k': view 'x' is rank 1, body indexes it with 2 indices"));
-  CHECK(says(speck_run_reduce(rt, "k", 0, 4, ax, 1, "acc += x(i);", "avg", &r,
-                              err, sizeof err),
-             err, "speck_run_reduce 'k': unknown reducer 'avg'"));
+  CHECK(says(speck_run_for(rt, "k", 0, 4, ax, 1, "x(i, 0) = 1;", err, sizeof err), err,
+             "speck_run_for 'k': view 'x' is rank 1, body indexes it with 2 indices"));
+  CHECK(says(
+    speck_run_reduce(rt, "k", 0, 4, ax, 1, "acc += x(i);", "avg", &r, err, sizeof err),
+    err, "speck_run_reduce 'k': unknown reducer 'avg'"));
   CHECK(says(speck_run_for(NULL, "k", 0, 4, ax, 1, "", err, sizeof err), err,
              "speck_run_for 'k': runtime is NULL"));
   CHECK(speck_view_new(rt, "v", "complex", 1, &n, NULL, err, sizeof err) == NULL &&
@@ -114,11 +114,14 @@ int main(void) {
         strstr(err, "speck_view_wrap 'w': host_data is NULL"));
   int64_t m = 7;
   speck_view *y = speck_view_new(rt, "y", "float64", 1, &m, NULL, err, sizeof err);
-  CHECK(says(speck_deep_copy(y, x, err, sizeof err), err, "speck_deep_copy 'y' <- 'x': "));
-  CHECK(says(speck_deep_copy(NULL, x, err, sizeof err), err, "speck_deep_copy: dst is NULL"));
+  CHECK(
+    says(speck_deep_copy(y, x, err, sizeof err), err, "speck_deep_copy 'y' <- 'x': "));
+  CHECK(
+    says(speck_deep_copy(NULL, x, err, sizeof err), err, "speck_deep_copy: dst is NULL"));
   /* everything still works */
   CHECK(speck_run_reduce(rt, "sum", 0, n, ax, 1, "acc += 1;", NULL, &r, err,
-                         sizeof err) == 0 && r == 100);
+                         sizeof err) == 0 &&
+        r == 100);
   CHECK(speck_fence(rt, err, sizeof err) == 0);
 
   speck_view_release(x);

@@ -13,23 +13,23 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
-#define CHECK_STR(a, b)                                                     \
-  do {                                                                      \
-    const char *a_ = (a), *b_ = (b);                                        \
-    if (strcmp(a_, b_) == 0) passed++;                                      \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_, b_);     \
-    }                                                                       \
+#define CHECK_STR(a, b) \
+  do { \
+    const char *a_ = (a), *b_ = (b); \
+    if (strcmp(a_, b_) == 0) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_, b_); \
+    } \
   } while (0)
 
 static double buf[4096];
@@ -38,8 +38,8 @@ static double buf[4096];
 static sk_view wrap(int dtype, int rank, const int64_t *ext, int layout) {
   sk_view v;
   char err[256];
-  int st = sk_view_create(&v, "w", dtype, rank, ext, layout, SK_SPACE_HOST, 0,
-                          buf, err, sizeof err);
+  int st = sk_view_create(&v, "w", dtype, rank, ext, layout, SK_SPACE_HOST, 0, buf, err,
+                          sizeof err);
   if (st != 0) printf("create failed: %s\n", err);
   CHECK(st == 0);
   return v;
@@ -63,7 +63,7 @@ static void test_names(void) {
   CHECK(sk_space_parse("host") == SK_SPACE_HOST);
   CHECK(dev > 0 && pinned > 0 && uvm > 0);
   CHECK(sk_space_parse("gpu") == -1);
-  CHECK(sk_space_parse("remote") == -1);   /* made by remote.View only */
+  CHECK(sk_space_parse("remote") == -1); /* made by remote.View only */
   CHECK_STR(sk_layout_name(SK_LEFT), "left");
   CHECK_STR(sk_space_name(pinned), "cuda_pinned");
   CHECK(sk_space_host_accessible(SK_SPACE_HOST));
@@ -122,7 +122,7 @@ static void test_size_offset(void) {
   sk_view r = wrap(SK_F64, 2, e2, SK_RIGHT), l = wrap(SK_F64, 2, e2, SK_LEFT);
   CHECK(sk_view_size(&r) == 12 && sk_view_span(&r) == 12);
   CHECK(sk_view_contiguous(&r) && sk_view_contiguous(&l));
-  CHECK(r.extent[2] == 1 && r.stride[2] == 0);   /* unused dims */
+  CHECK(r.extent[2] == 1 && r.stride[2] == 0); /* unused dims */
   int64_t idx[2] = {2, 1};
   CHECK(sk_view_offset(&r, idx) == 9);
   CHECK(sk_view_offset(&l, idx) == 5);
@@ -134,7 +134,7 @@ static void test_size_offset(void) {
   sk_view_release(&l);
   CHECK(r.alloc == NULL && r.data == NULL);
 
-  sk_view s = wrap(SK_F64, 0, NULL, SK_RIGHT);   /* rank 0: one element */
+  sk_view s = wrap(SK_F64, 0, NULL, SK_RIGHT); /* rank 0: one element */
   CHECK(sk_view_size(&s) == 1 && sk_view_span(&s) == 1);
   CHECK(sk_view_offset(&s, idx) == 0);
   CHECK_STR(sk_view_format_extents(&s, b, sizeof b), "");
@@ -157,28 +157,28 @@ static void test_size_offset(void) {
 
   char err[256];
   int64_t huge[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
-  CHECK(sk_view_create(&big, "big", SK_F64, 2, huge, SK_RIGHT, SK_SPACE_HOST,
-                       1, NULL, err, sizeof err) < 0);
+  CHECK(sk_view_create(&big, "big", SK_F64, 2, huge, SK_RIGHT, SK_SPACE_HOST, 1, NULL,
+                       err, sizeof err) < 0);
   CHECK_STR(err, "cannot allocate [1099511627776][1099511627776] float64: "
                  "the size overflows 64 bits");
   int64_t e61[1] = {(int64_t)1 << 61};
-  CHECK(sk_view_create(&big, "big", SK_F64, 1, e61, SK_RIGHT, SK_SPACE_HOST,
-                       1, NULL, err, sizeof err) < 0);
+  CHECK(sk_view_create(&big, "big", SK_F64, 1, e61, SK_RIGHT, SK_SPACE_HOST, 1, NULL, err,
+                       sizeof err) < 0);
   CHECK(strstr(err, "overflows") != NULL);
   CHECK(big.alloc == NULL);
 
   /* argument errors */
   int64_t neg[2] = {3, -3};
-  CHECK(sk_view_create(&big, "A", SK_F64, 2, neg, SK_RIGHT, SK_SPACE_HOST, 1,
-                       buf, err, sizeof err) < 0);
+  CHECK(sk_view_create(&big, "A", SK_F64, 2, neg, SK_RIGHT, SK_SPACE_HOST, 1, buf, err,
+                       sizeof err) < 0);
   CHECK_STR(err, "extent 1 is -3 (must be a non-negative integer)");
-  CHECK(sk_view_create(&big, "A", SK_F64, 9, e2, SK_RIGHT, SK_SPACE_HOST, 1,
-                       buf, err, sizeof err) < 0);
+  CHECK(sk_view_create(&big, "A", SK_F64, 9, e2, SK_RIGHT, SK_SPACE_HOST, 1, buf, err,
+                       sizeof err) < 0);
   CHECK_STR(err, "rank 9 exceeds the maximum 8");
-  CHECK(sk_view_create(&big, "A", SK_F64, 2, e2, SK_STRIDE, SK_SPACE_HOST, 1,
-                       buf, err, sizeof err) < 0);
-  CHECK(sk_view_create(&big, "A", SK_NDTYPE, 2, e2, SK_RIGHT, SK_SPACE_HOST,
-                       1, buf, err, sizeof err) < 0);
+  CHECK(sk_view_create(&big, "A", SK_F64, 2, e2, SK_STRIDE, SK_SPACE_HOST, 1, buf, err,
+                       sizeof err) < 0);
+  CHECK(sk_view_create(&big, "A", SK_NDTYPE, 2, e2, SK_RIGHT, SK_SPACE_HOST, 1, buf, err,
+                       sizeof err) < 0);
 }
 
 static void test_subview(void) {
@@ -318,7 +318,7 @@ static void test_elements(void) {
   v = wrap(SK_U64, 1, e, SK_RIGHT);
   sk_view_set_i(&v, 0, -1);
   CHECK((uint64_t)sk_view_get_i(&v, 0) == UINT64_MAX);
-  sk_view_set_f(&v, 1, 1e300);     /* saturates, no UB */
+  sk_view_set_f(&v, 1, 1e300); /* saturates, no UB */
   CHECK((uint64_t)sk_view_get_i(&v, 1) == UINT64_MAX);
   sk_view_release(&v);
   v = wrap(SK_F32, 1, e, SK_RIGHT);
@@ -333,23 +333,23 @@ static void test_deep_copy(void) {
   char err[256];
   int64_t e2[2] = {3, 4}, e3[2] = {4, 3};
   sk_view r, l, t;
-  CHECK(sk_view_create(&r, "r", SK_F64, 2, e2, SK_RIGHT, SK_SPACE_HOST, 0, a,
-                       err, sizeof err) == 0);
-  CHECK(sk_view_create(&l, "l", SK_F64, 2, e2, SK_LEFT, SK_SPACE_HOST, 0, b,
-                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&r, "r", SK_F64, 2, e2, SK_RIGHT, SK_SPACE_HOST, 0, a, err,
+                       sizeof err) == 0);
+  CHECK(sk_view_create(&l, "l", SK_F64, 2, e2, SK_LEFT, SK_SPACE_HOST, 0, b, err,
+                       sizeof err) == 0);
   for (int k = 0; k < 12; k++) a[k] = k;
   CHECK(sk_view_deep_copy(&l, &r, err, sizeof err) == 0);
   int ok = 1;
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 4; j++) ok &= b[i + 3 * j] == a[4 * i + j];
   CHECK(ok);
-  CHECK(sk_view_create(&t, "t", SK_F64, 2, e3, SK_RIGHT, SK_SPACE_HOST, 0, b,
-                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&t, "t", SK_F64, 2, e3, SK_RIGHT, SK_SPACE_HOST, 0, b, err,
+                       sizeof err) == 0);
   CHECK(sk_view_deep_copy(&t, &r, err, sizeof err) < 0);
   CHECK_STR(err, "extents differ: 't' is [4][3], 'r' is [3][4]");
   sk_view_release(&t);
-  CHECK(sk_view_create(&t, "t", SK_F32, 2, e2, SK_RIGHT, SK_SPACE_HOST, 0, b,
-                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&t, "t", SK_F32, 2, e2, SK_RIGHT, SK_SPACE_HOST, 0, b, err,
+                       sizeof err) == 0);
   CHECK(sk_view_deep_copy(&t, &r, err, sizeof err) < 0);
   CHECK_STR(err, "dtypes differ: 't' is float32, 'r' is float64 "
                  "(deep_copy does not convert)");
@@ -363,7 +363,7 @@ static void test_deep_copy(void) {
   CHECK(sk_view_subview(&w, &l, row, 2, err, sizeof err) == 0);
   CHECK(sk_view_deep_copy(&w, &c, err, sizeof err) == 0);
   CHECK(b[2 + 3 * 1] == 1 && b[2 + 3 * 2] == 5 && b[2 + 3 * 3] == 9);
-  CHECK(b[2] == 8);     /* l(2, 0) untouched */
+  CHECK(b[2] == 8); /* l(2, 0) untouched */
   CHECK(sk_view_fill(&w, 7.0, 7, err, sizeof err) == 0);
   CHECK(b[2 + 3 * 1] == 7 && b[2 + 3 * 3] == 7 && b[2] == 8);
   sk_view_release(&c);
@@ -378,8 +378,8 @@ static void test_tiled(void) {
   char err[256];
   int64_t e[2] = {5, 7}, t[2] = {2, 4}, tb[2] = {3, 4}, t3[3] = {2, 2, 4};
   sk_view A, R, T;
-  CHECK(sk_view_create_tiled(&A, "A", SK_I64, 2, e, SK_RIGHT, t, SK_SPACE_HOST,
-                             1, err, sizeof err) == 0);
+  CHECK(sk_view_create_tiled(&A, "A", SK_I64, 2, e, SK_RIGHT, t, SK_SPACE_HOST, 1, err,
+                             sizeof err) == 0);
   CHECK(A.layout == SK_TILED_RIGHT);
   CHECK(sk_view_span(&A) == 6 * 8);
   CHECK(!sk_view_contiguous(&A));
@@ -394,8 +394,8 @@ static void test_tiled(void) {
     }
   CHECK(ok);
   /* to and from layout left */
-  CHECK(sk_view_create(&R, "R", SK_I64, 2, e, SK_LEFT, SK_SPACE_HOST, 1, NULL,
-                       err, sizeof err) == 0);
+  CHECK(sk_view_create(&R, "R", SK_I64, 2, e, SK_LEFT, SK_SPACE_HOST, 1, NULL, err,
+                       sizeof err) == 0);
   CHECK(sk_view_deep_copy(&R, &A, err, sizeof err) == 0);
   ok = 1;
   for (int64_t i = 0; i < 5; i++)
@@ -424,20 +424,20 @@ static void test_tiled(void) {
   sk_view_release(&R);
   sk_view_release(&A);
   /* errors */
-  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 2, e, SK_RIGHT, tb, SK_SPACE_HOST,
-                             1, err, sizeof err) < 0);
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 2, e, SK_RIGHT, tb, SK_SPACE_HOST, 1, err,
+                             sizeof err) < 0);
   CHECK_STR(err, "tile size 3 of dimension 0 is not a power of two between 1 "
                  "and 65536");
-  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 1, e, SK_RIGHT, t, SK_SPACE_HOST,
-                             1, err, sizeof err) < 0);
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 1, e, SK_RIGHT, t, SK_SPACE_HOST, 1, err,
+                             sizeof err) < 0);
   CHECK_STR(err, "a tiled layout needs rank 2 or 3, the view has rank 1");
-  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 2, e, SK_STRIDE, t, SK_SPACE_HOST,
-                             1, err, sizeof err) < 0);
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 2, e, SK_STRIDE, t, SK_SPACE_HOST, 1, err,
+                             sizeof err) < 0);
   CHECK_STR(err, "unknown tile order 2 (expected right or left)");
   /* rank 3, left: the map */
   int64_t e3[3] = {3, 5, 6};
-  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 3, e3, SK_LEFT, t3, SK_SPACE_HOST,
-                             1, err, sizeof err) == 0);
+  CHECK(sk_view_create_tiled(&A, "A", SK_F64, 3, e3, SK_LEFT, t3, SK_SPACE_HOST, 1, err,
+                             sizeof err) == 0);
   CHECK(A.stride[0] == 16 && A.stride[1] == 32 && A.stride[2] == 96);
   int64_t i3[3] = {2, 3, 5};
   CHECK(sk_view_offset(&A, i3) == 1 * 16 + 1 * 32 + 1 * 96 + (0 + 1 * 2 + 1 * 4));

@@ -18,13 +18,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 static int threads(void) {
@@ -59,7 +59,7 @@ static int round_of_work(int round) {
       ok &= speck_run_for(rt, label, 0, n, &a, 1, body, err, sizeof err) == 0;
   }
   ok &= ((double *)speck_view_data(x))[7] == round * 5 + 7;
-  CHECK(threads() > 1);   /* the pool and the compiler run */
+  CHECK(threads() > 1); /* the pool and the compiler run */
   speck_view_release(x);
   speck_runtime_close(rt);
   return ok;
@@ -72,7 +72,7 @@ int main(void) {
   unsetenv("SPECK_JIT");
   for (int round = 1; round <= 2; round++) {
     CHECK(round_of_work(round));
-    CHECK(threads() == 1);   /* only main: nothing runs speck's code */
+    CHECK(threads() == 1); /* only main: nothing runs speck's code */
   }
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

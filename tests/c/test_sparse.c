@@ -26,20 +26,20 @@
 
 static int passed, failed;
 
-#define CHECK(c, ...)                                                       \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                   \
-      printf(__VA_ARGS__);                                                  \
-      printf("\n");                                                         \
-    }                                                                       \
+#define CHECK(c, ...) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
   } while (0)
 
 /* a view of the default space holding 'n' values of host array 'h' */
-static speck_view *device_copy(speck_runtime *rt, const char *label,
-                               const char *dtype, int64_t n, void *h) {
+static speck_view *device_copy(speck_runtime *rt, const char *label, const char *dtype,
+                               int64_t n, void *h) {
   char err[512];
   speck_view *w = speck_view_wrap(rt, label, dtype, 1, &n, h, err, sizeof err);
   speck_view *d = speck_view_new(rt, label, dtype, 1, &n, NULL, err, sizeof err);
@@ -52,8 +52,8 @@ static speck_view *device_copy(speck_runtime *rt, const char *label,
 }
 
 /* host copy of 'n' values of 'v' */
-static void host_copy(speck_runtime *rt, speck_view *v, const char *dtype,
-                      int64_t n, void *h) {
+static void host_copy(speck_runtime *rt, speck_view *v, const char *dtype, int64_t n,
+                      void *h) {
   char err[512];
   speck_view *w = speck_view_wrap(rt, "h", dtype, 1, &n, h, err, sizeof err);
   if (!w || speck_deep_copy(w, v, err, sizeof err)) {
@@ -85,14 +85,14 @@ static void random_dense(double *d, int rows, int cols, unsigned seed, int per_r
 }
 
 /* CSR views of dense 'd' through "sparse.from_coo" */
-static int build(speck_runtime *rt, const double *d, int rows, int cols,
-                 speck_view **rp, speck_view **ci, speck_view **va) {
+static int build(speck_runtime *rt, const double *d, int rows, int cols, speck_view **rp,
+                 speck_view **ci, speck_view **va) {
   int64_t n = 0;
   int64_t *r = malloc(sizeof(int64_t) * (size_t)(rows * cols));
   int64_t *c = malloc(sizeof(int64_t) * (size_t)(rows * cols));
   double *v = malloc(sizeof(double) * (size_t)(rows * cols));
   for (int i = 0; i < rows; i++)
-    for (int j = cols - 1; j >= 0; j--)   /* unsorted on purpose */
+    for (int j = cols - 1; j >= 0; j--) /* unsorted on purpose */
       if (d[i * cols + j] != 0) {
         r[n] = i;
         c[n] = j;
@@ -170,10 +170,10 @@ static void api_tests(void) {
   speck_view *x = device_copy(rt, "x", "float64", K, hx);
   speck_view *y = device_copy(rt, "y", "float64", M, hy);
   speck_view *z = device_copy(rt, "z", "float64", K, hx);
-  speck_arg a[] = {speck_arg_str("mode", "N"), speck_arg_f64("alpha", 2.0),
+  speck_arg a[] = {speck_arg_str("mode", "N"),      speck_arg_f64("alpha", 2.0),
                    speck_arg_view("A_rowptr", arp), speck_arg_view("A_colidx", aci),
                    speck_arg_view("A_values", ava), speck_arg_i64("A_ncols", K),
-                   speck_arg_view("x", x), speck_arg_f64("beta", -1.0),
+                   speck_arg_view("x", x),          speck_arg_f64("beta", -1.0),
                    speck_arg_view("y", y)};
   int rc = speck_call(rt, "sparse.spmv", a, 9, NULL, err, sizeof err);
   CHECK(rc == 0, "spmv: %s", err);
@@ -218,10 +218,10 @@ static void api_tests(void) {
       Cd[i][p] = 0;
       for (int j = 0; j < K; j++) Cd[i][p] += Ad[i][j] * Bd[j][p];
     }
-  speck_arg g[] = {speck_arg_view("A_rowptr", arp), speck_arg_view("A_colidx", aci),
-                   speck_arg_view("A_values", ava), speck_arg_i64("A_ncols", K),
-                   speck_arg_view("B_rowptr", brp), speck_arg_view("B_colidx", bci),
-                   speck_arg_view("B_values", bva), speck_arg_i64("B_ncols", P),
+  speck_arg g[] = {speck_arg_view("A_rowptr", arp),  speck_arg_view("A_colidx", aci),
+                   speck_arg_view("A_values", ava),  speck_arg_i64("A_ncols", K),
+                   speck_arg_view("B_rowptr", brp),  speck_arg_view("B_colidx", bci),
+                   speck_arg_view("B_values", bva),  speck_arg_i64("B_ncols", P),
                    speck_arg_view("C_rowptr", NULL), speck_arg_view("C_colidx", NULL),
                    speck_arg_view("C_values", NULL)};
   speck_out o[8];
@@ -233,7 +233,8 @@ static void api_tests(void) {
               find_out(o, no, "C_values")->view, M, P, &Cd[0][0], "spgemm");
     for (int i = 0; i < no; i++) speck_view_release(o[i].view);
   }
-  rc = speck_call_out(rt, "sparse.spgemm_symbolic", g, 8, NULL, o, 8, &no, err, sizeof err);
+  rc =
+    speck_call_out(rt, "sparse.spgemm_symbolic", g, 8, NULL, o, 8, &no, err, sizeof err);
   CHECK(rc == 0, "spgemm_symbolic: %s", err);
   if (rc == 0) {
     speck_out *h = find_out(o, no, "C_rowptr");
@@ -275,7 +276,9 @@ static void sptrsv_sn_tests(void) {
   /* a lower triangle: dense 6x6 diagonal blocks with shared rows below, and sparse rows */
   for (int i = 0; i < TN; i++)
     for (int j = 0; j <= i; j++)
-      Td[i][j] = i == j ? 4.0 + i % 3 : (j / 6 == i / 6 || (i + 2 * j) % 7 == 0) ? 1.0 / (1 + i + j) : 0;
+      Td[i][j] = i == j                                     ? 4.0 + i % 3
+                 : (j / 6 == i / 6 || (i + 2 * j) % 7 == 0) ? 1.0 / (1 + i + j)
+                                                            : 0;
   speck_view *rp, *ci, *va;
   if (build(rt, &Td[0][0], TN, TN, &rp, &ci, &va)) {
     speck_runtime_close(rt);
@@ -283,7 +286,7 @@ static void sptrsv_sn_tests(void) {
   }
   speck_arg a[] = {speck_arg_view("A_rowptr", rp), speck_arg_view("A_colidx", ci),
                    speck_arg_view("A_values", va), speck_arg_i64("A_ncols", TN),
-                   speck_arg_str("uplo", "L"), speck_arg_str("diag", "N")};
+                   speck_arg_str("uplo", "L"),     speck_arg_str("diag", "N")};
   speck_out o[8];
   int no = 0;
   int rc = speck_call_out(rt, "sparse.sptrsv_sn_symbolic", a, 6, NULL, o, 8, &no, err,
@@ -295,31 +298,37 @@ static void sptrsv_sn_tests(void) {
     speck_view *b = device_copy(rt, "b", "float64", TN, hb);
     speck_view *x = device_copy(rt, "x", "float64", TN, hb);
     for (int trans = 0; trans <= 1; trans++) {
-      speck_arg s[] = {speck_arg_view("A_rowptr", rp), speck_arg_view("A_colidx", ci),
-                       speck_arg_view("A_values", va), speck_arg_i64("A_ncols", TN),
-                       speck_arg_view("ix", find_out(o, no, "ix")->view),
-                       speck_arg_view("ri", find_out(o, no, "ri")->view),
-                       speck_arg_view("blk", find_out(o, no, "blk")->view),
-                       speck_arg_view("plan", find_out(o, no, "plan")->view),
-                       speck_arg_f64("nsupernodes", find_out(o, no, "nsupernodes")->value),
-                       speck_arg_f64("nlevels", find_out(o, no, "nlevels")->value),
-                       speck_arg_f64("nlevels_t", find_out(o, no, "nlevels_t")->value),
-                       speck_arg_f64("lower", find_out(o, no, "lower")->value),
-                       speck_arg_i64("trans", trans), speck_arg_view("b", b),
-                       speck_arg_view("x", x)};
+      speck_arg s[] = {
+        speck_arg_view("A_rowptr", rp),
+        speck_arg_view("A_colidx", ci),
+        speck_arg_view("A_values", va),
+        speck_arg_i64("A_ncols", TN),
+        speck_arg_view("ix", find_out(o, no, "ix")->view),
+        speck_arg_view("ri", find_out(o, no, "ri")->view),
+        speck_arg_view("blk", find_out(o, no, "blk")->view),
+        speck_arg_view("plan", find_out(o, no, "plan")->view),
+        speck_arg_f64("nsupernodes", find_out(o, no, "nsupernodes")->value),
+        speck_arg_f64("nlevels", find_out(o, no, "nlevels")->value),
+        speck_arg_f64("nlevels_t", find_out(o, no, "nlevels_t")->value),
+        speck_arg_f64("lower", find_out(o, no, "lower")->value),
+        speck_arg_i64("trans", trans),
+        speck_arg_view("b", b),
+        speck_arg_view("x", x)};
       rc = speck_call(rt, "sparse.sptrsv_sn_solve", s, 15, NULL, err, sizeof err);
       CHECK(rc == 0, "sptrsv_sn_solve (trans %d): %s", trans, err);
       host_copy(rt, x, "float64", TN, hx);
-      for (int t = 0; t < TN; t++) {   /* substitution: forward, or backward with L^T */
+      for (int t = 0; t < TN; t++) { /* substitution: forward, or backward with L^T */
         int i = trans ? TN - 1 - t : t;
         double r = hb[i];
         for (int j = 0; j < TN; j++)
-          if (j != i && (trans ? j > i : j < i)) r -= (trans ? Td[j][i] : Td[i][j]) * want[j];
+          if (j != i && (trans ? j > i : j < i))
+            r -= (trans ? Td[j][i] : Td[i][j]) * want[j];
         want[i] = r / Td[i][i];
       }
       double worst = 0;
       for (int i = 0; i < TN; i++) worst = fmax(worst, fabs(hx[i] - want[i]));
-      CHECK(worst < 1e-13, "sptrsv_sn_solve (trans %d): largest difference %g", trans, worst);
+      CHECK(worst < 1e-13, "sptrsv_sn_solve (trans %d): largest difference %g", trans,
+            worst);
     }
     CHECK(find_out(o, no, "nsupernodes")->value < TN, "no supernode found (%g)",
           find_out(o, no, "nsupernodes")->value);
@@ -339,7 +348,7 @@ static void sptrsv_sn_tests(void) {
     rc = speck_call_out(rt, "sparse.sptrsv_sn_symbolic", a, 6, NULL, o, 8, &no, err,
                         sizeof err);
     CHECK(rc != 0 && no == 0 &&
-          strstr(err, "row 9 of A has no diagonal entry (diag = \"N\")") != NULL,
+            strstr(err, "row 9 of A has no diagonal entry (diag = \"N\")") != NULL,
           "missing diagonal: %s", err);
     speck_view_release(rp);
     speck_view_release(ci);

@@ -14,19 +14,19 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* -- the pool under threads ------------------------------------------------ */
 static sk_mpool *pool;
 #define ITERS 50000
-#define LIVE 8
+#define LIVE  8
 
 static void *hammer(void *arg) {
   long id = (long)arg, bad = 0;
@@ -36,16 +36,23 @@ static void *hammer(void *arg) {
   for (long it = 0; it < ITERS; it++) {
     int k = (int)(it % LIVE);
     if (p[k]) {
-      for (int64_t q = 0; q < n[k]; q++) bad += p[k][q] != (uint64_t)(id * 1000003 + it - LIVE);
+      for (int64_t q = 0; q < n[k]; q++)
+        bad += p[k][q] != (uint64_t)(id * 1000003 + it - LIVE);
       bad += sk_mpool_release(pool, p[k]) != 0;
     }
-    r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+    r ^= r << 13;
+    r ^= r >> 7;
+    r ^= r << 17;
     n[k] = 1 + (int64_t)(r % 200);
     p[k] = sk_mpool_alloc(pool, n[k] * 8);
-    if (!p[k]) { bad++; continue; }
+    if (!p[k]) {
+      bad++;
+      continue;
+    }
     for (int64_t q = 0; q < n[k]; q++) p[k][q] = (uint64_t)(id * 1000003 + it);
   }
-  for (int k = 0; k < LIVE; k++) if (p[k]) bad += sk_mpool_release(pool, p[k]) != 0;
+  for (int k = 0; k < LIVE; k++)
+    if (p[k]) bad += sk_mpool_release(pool, p[k]) != 0;
   return (void *)bad;
 }
 
@@ -86,19 +93,18 @@ static void test_pool(void) {
 }
 
 /* -- the scheduler --------------------------------------------------------------- */
-static const char *FIB =
-    "if (self.n < 2) task_return(self.n);\n"
-    "if (future_is_null(self.f1)) {\n"
-    "  self.f1 = task_spawn(fib, {.n = self.n - 1});\n"
-    "  self.f2 = task_spawn(fib, {.n = self.n - 2}, TASK_HIGH);\n"
-    "  task_respawn(when_all(self.f1, self.f2));\n"
-    "  return;\n"
-    "}\n"
-    "int64_t *p = (int64_t *)pool_alloc(32);\n"
-    "p[0] = future_get(self.f1); p[1] = future_get(self.f2);\n"
-    "int64_t r = p[0] + p[1];\n"
-    "pool_free(p);\n"
-    "task_return(r);\n";
+static const char *FIB = "if (self.n < 2) task_return(self.n);\n"
+                         "if (future_is_null(self.f1)) {\n"
+                         "  self.f1 = task_spawn(fib, {.n = self.n - 1});\n"
+                         "  self.f2 = task_spawn(fib, {.n = self.n - 2}, TASK_HIGH);\n"
+                         "  task_respawn(when_all(self.f1, self.f2));\n"
+                         "  return;\n"
+                         "}\n"
+                         "int64_t *p = (int64_t *)pool_alloc(32);\n"
+                         "p[0] = future_get(self.f1); p[1] = future_get(self.f2);\n"
+                         "int64_t r = p[0] + p[1];\n"
+                         "pool_free(p);\n"
+                         "task_return(r);\n";
 
 static void test_sched(int queue) {
   char err[4096];
@@ -134,7 +140,11 @@ static void test_sched(int queue) {
     int dt;
     CHECK(sk_sched_result(s, t, &v, &dt, err, sizeof err) == 0);
     int64_t a = 0, b = 1;
-    for (int k = 0; k < n; k++) { int64_t c = a + b; a = b; b = c; }
+    for (int k = 0; k < n; k++) {
+      int64_t c = a + b;
+      a = b;
+      b = c;
+    }
     CHECK(dt == SK_I64 && v.i64 == a);
     sk_sched_release(s, t);
   }
@@ -143,7 +153,7 @@ static void test_sched(int queue) {
   CHECK(st.tasks == 1 + 287 + 57313);
   sk_mpool_stats ps;
   sk_mpool_stats_get(sk_sched_pool(s), &ps);
-  CHECK(ps.in_use == 0);   /* every task and block returned */
+  CHECK(ps.in_use == 0); /* every task and block returned */
   sk_sched_free(s);
 }
 
@@ -172,11 +182,10 @@ static void test_deadlock(void) {
   f.fields[2].kind = SK_TF_SCALAR;
   f.fields[2].dtype = SK_I64;
   f.ret = SK_I64;
-  f.body = (char *)
-      "if (self.w) task_return(1);\n"
-      "self.w = 1;\n"
-      "if (self.cell) task_respawn(*(future *)self.cell);\n"
-      "else task_respawn(self.dep);\n";
+  f.body = (char *)"if (self.w) task_return(1);\n"
+                   "self.w = 1;\n"
+                   "if (self.cell) task_respawn(*(future *)self.cell);\n"
+                   "else task_respawn(self.dep);\n";
   CHECK(sk_sched_functor(s, &f, err, sizeof err) == 0);
   CHECK(sk_sched_compile(s, err, sizeof err) == 0);
   unsigned char fa[64] = {0}, fb[64] = {0};

@@ -15,13 +15,13 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 /* a reduce spec: acc += x(i) * a over a rank-1 float64 view */
@@ -30,7 +30,8 @@ static sk_reducer sum = {SK_RED_SUM, SK_F64, NULL, NULL, 0, 0};
 
 static sk_kspec make_spec(const char *target) {
   caps[0] = (sk_capture){"a", SK_CAP_SCALAR, SK_F64, 0, 0, 0, 0, 0, {0, 0, 0}, 0, 0};
-  caps[1] = (sk_capture){"x", SK_CAP_VIEW, SK_F64, 1, SK_RIGHT, SK_SPACE_HOST, 0, 0, {0, 0, 0}, 0, 0};
+  caps[1] = (sk_capture){"x", SK_CAP_VIEW, SK_F64,    1, SK_RIGHT, SK_SPACE_HOST,
+                         0,   0,           {0, 0, 0}, 0, 0};
   sk_kspec s;
   memset(&s, 0, sizeof s);
   s.label = "tier";

@@ -24,20 +24,22 @@
 
 static int passed, failed;
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (c) passed++;                                                        \
-    else {                                                                  \
-      failed++;                                                             \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
-    }                                                                       \
+#define CHECK(c) \
+  do { \
+    if (c) passed++; \
+    else { \
+      failed++; \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+    } \
   } while (0)
 
 enum { ROUNDS = 24, N = 4096 };
 
 /* Run by each VM, with the global 'tid' (1 or 2) and 'rounds' set. */
 static const char *const script =
-  "local n = " "4096" "\n"
+  "local n = "
+  "4096"
+  "\n"
   "local x = speck.View('x', 'float64', n)\n"
   "local y = speck.View('y', 'float64', n)\n"
   "local function check(ok, what, got)\n"
@@ -92,7 +94,7 @@ typedef struct worker {
 
 static void *work(void *arg) {
   worker *w = arg;
-  pthread_barrier_wait(w->start);   /* both VMs are created at once */
+  pthread_barrier_wait(w->start); /* both VMs are created at once */
   char why[512];
   speck_vm *vm = speck_vm_new(NULL, why, sizeof why);
   if (!vm) {
@@ -116,8 +118,7 @@ static int lua_ok(speck_vm *vm, const char *code) {
   return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-                    struct FTW *f) {
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
   (void)st;
   (void)flag;
   (void)f;
@@ -165,43 +166,42 @@ int main(void) {
     char set[64];
     snprintf(set, sizeof set, "rounds = %d", ROUNDS);
     CHECK(lua_ok(vm, set));
-    CHECK(lua_ok(vm,
-      "ks = {}\n"
-      "for _, k in ipairs(speck.jit.stats().per_kernel) do ks[k.label] = k end\n"
-      "cc = speck.info().compilers.cc.available\n"
-      "for _, l in ipairs{'fill', 'sum', 'max', 'scale1', 'scale2', 'dot1',\n"
-      "                   'dot2', 'tiers'} do\n"
-      "  assert(ks[l], 'no kernel ' .. l)\n"
-      "end\n"));
+    CHECK(lua_ok(
+      vm, "ks = {}\n"
+          "for _, k in ipairs(speck.jit.stats().per_kernel) do ks[k.label] = k end\n"
+          "cc = speck.info().compilers.cc.available\n"
+          "for _, l in ipairs{'fill', 'sum', 'max', 'scale1', 'scale2', 'dot1',\n"
+          "                   'dot2', 'tiers'} do\n"
+          "  assert(ks[l], 'no kernel ' .. l)\n"
+          "end\n"));
     /* every launch counted: 'sum' ran under its label and the aliases */
-    CHECK(lua_ok(vm,
-      "assert(ks.sum.launches == 4 * rounds, 'sum launches ' .. ks.sum.launches)\n"
-      "assert(ks.fill.launches == 2 * rounds, 'fill launches ' .. ks.fill.launches)\n"
-      "assert(ks.dot1.launches == rounds and ks.dot2.launches == rounds)\n"
-      "assert(ks.tiers.launches == 24, 'tiers launches ' .. ks.tiers.launches)\n"
-      "for r = 1, rounds do\n"
-      "  local k = ks['new' .. r]\n"
-      "  assert(k and k.launches == 2 and k.compiles.tcc == 1, 'new' .. r)\n"
-      "end\n"
-      "assert(#speck.jit.stats().per_kernel == 8 + rounds, 'one kernel per key')\n"));
+    CHECK(lua_ok(
+      vm, "assert(ks.sum.launches == 4 * rounds, 'sum launches ' .. ks.sum.launches)\n"
+          "assert(ks.fill.launches == 2 * rounds, 'fill launches ' .. ks.fill.launches)\n"
+          "assert(ks.dot1.launches == rounds and ks.dot2.launches == rounds)\n"
+          "assert(ks.tiers.launches == 24, 'tiers launches ' .. ks.tiers.launches)\n"
+          "for r = 1, rounds do\n"
+          "  local k = ks['new' .. r]\n"
+          "  assert(k and k.launches == 2 and k.compiles.tcc == 1, 'new' .. r)\n"
+          "end\n"
+          "assert(#speck.jit.stats().per_kernel == 8 + rounds, 'one kernel per key')\n"));
     /* one tier-up per kernel however many VMs launched it */
-    CHECK(lua_ok(vm,
-      "if cc then\n"
-      "  for _, l in ipairs{'fill', 'sum', 'max', 'scale1', 'dot2'} do\n"
-      "    local k = ks[l]\n"
-      "    assert(k.tier == 'cc', l .. ' tier ' .. k.tier)\n"
-      "    assert(k.tierups == 1, l .. ' tierups ' .. k.tierups)\n"
-      "    assert(k.compiles.tcc == 1, l .. ' tcc compiles ' .. k.compiles.tcc)\n"
-      "    assert(k.warning == nil, k.warning)\n"
-      "  end\n"
-      "  assert(ks.tiers.tier == 'cc' and ks.tiers.tierups == 0)\n"
-      "  assert(ks.tiers.compiles.tcc >= 1 and ks.tiers.compiles.tcc <= 2)\n"
-      "end\n"));
+    CHECK(lua_ok(
+      vm, "if cc then\n"
+          "  for _, l in ipairs{'fill', 'sum', 'max', 'scale1', 'dot2'} do\n"
+          "    local k = ks[l]\n"
+          "    assert(k.tier == 'cc', l .. ' tier ' .. k.tier)\n"
+          "    assert(k.tierups == 1, l .. ' tierups ' .. k.tierups)\n"
+          "    assert(k.compiles.tcc == 1, l .. ' tcc compiles ' .. k.compiles.tcc)\n"
+          "    assert(k.warning == nil, k.warning)\n"
+          "  end\n"
+          "  assert(ks.tiers.tier == 'cc' and ks.tiers.tierups == 0)\n"
+          "  assert(ks.tiers.compiles.tcc >= 1 and ks.tiers.compiles.tcc <= 2)\n"
+          "end\n"));
     /* the labels of this run are found; the latest launch wins */
-    CHECK(lua_ok(vm,
-      "assert(speck.jit.source('sum_1_' .. rounds))\n"
-      "assert(speck.jit.source('sum_2_1'))\n"
-      "assert(speck.jit.source('nope') == nil)\n"));
+    CHECK(lua_ok(vm, "assert(speck.jit.source('sum_1_' .. rounds))\n"
+                     "assert(speck.jit.source('sum_2_1'))\n"
+                     "assert(speck.jit.source('nope') == nil)\n"));
   }
   speck_vm_free(vm);
   nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -44,11 +44,38 @@ typedef struct in {
 
 static int byte(in *s) { return s->i < s->n ? s->p[s->i++] : 0; }
 
-static const int64_t vals[] = {
-  0, 1, 2, 3, 4, 7, 8, 16, 31, 32, 64, 100, 1000, 4096, 65536, 1 << 20,
-  -1, -2, -100, INT32_MAX, INT32_MIN, (int64_t)INT32_MAX + 1, INT64_MAX,
-  INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, (int64_t)1 << 40, (int64_t)1 << 62,
-  SK_AUTO, 1024, 1025, 33};
+static const int64_t vals[] = {0,
+                               1,
+                               2,
+                               3,
+                               4,
+                               7,
+                               8,
+                               16,
+                               31,
+                               32,
+                               64,
+                               100,
+                               1000,
+                               4096,
+                               65536,
+                               1 << 20,
+                               -1,
+                               -2,
+                               -100,
+                               INT32_MAX,
+                               INT32_MIN,
+                               (int64_t)INT32_MAX + 1,
+                               INT64_MAX,
+                               INT64_MIN,
+                               INT64_MAX - 1,
+                               INT64_MIN + 1,
+                               (int64_t)1 << 40,
+                               (int64_t)1 << 62,
+                               SK_AUTO,
+                               1024,
+                               1025,
+                               33};
 #define NVALS (int)(sizeof vals / sizeof vals[0])
 
 static int64_t val(in *s) { return vals[byte(s) % NVALS]; }
@@ -78,21 +105,20 @@ typedef struct lex {
 
 #define MAXDIR 1024
 typedef struct dir {
-  size_t at, end;   /* the '#', the end of its line */
-  int depth;        /* bracket depth there */
+  size_t at, end; /* the '#', the end of its line */
+  int depth;      /* bracket depth there */
 } dir;
 
 static void fail(const char *what, const char *src) {
-  fprintf(stderr, "fuzz_codegen: %s\n---- source ----\n%s\n----\n", what,
-          src ? src : "");
+  fprintf(stderr, "fuzz_codegen: %s\n---- source ----\n%s\n----\n", what, src ? src : "");
   abort();
 }
 
 /* Lex p[from, to) from state 'x'; every position's state and depth goes
  * to st/dp (when not NULL), directives in code at line starts to d[]. The
  * depth may go negative: the caller judges. */
-static int run_lex(lex *x, size_t from, size_t to, unsigned char *st, int *dp,
-                   dir *d, int maxd) {
+static int run_lex(lex *x, size_t from, size_t to, unsigned char *st, int *dp, dir *d,
+                   int maxd) {
   int nd = 0;
   for (size_t i = from; i < to; i++) {
     char c = x->p[i];
@@ -127,7 +153,7 @@ static int run_lex(lex *x, size_t from, size_t to, unsigned char *st, int *dp,
         if (dp) dp[i + 1] = x->depth;
         i++;
       } else if (c == (x->state == STR ? '"' : '\'') || c == '\n') {
-        x->state = CODE;   /* an unclosed literal ends at the line (C) */
+        x->state = CODE; /* an unclosed literal ends at the line (C) */
         if (c == '\n') x->bol = 1;
       }
       break;
@@ -146,7 +172,7 @@ static int run_lex(lex *x, size_t from, size_t to, unsigned char *st, int *dp,
         if (st) st[i + 1] = BCOMMENT;
         if (dp) dp[i + 1] = x->depth;
         i++;
-        break;   /* 'bol' kept: a comment is a space */
+        break; /* 'bol' kept: a comment is a space */
       }
       if ((c == '#' || (c == '%' && i + 1 < to && x->p[i + 1] == ':')) && x->bol) {
         if (nd < maxd) {
@@ -172,7 +198,7 @@ static int run_lex(lex *x, size_t from, size_t to, unsigned char *st, int *dp,
       else if (c == '(' || c == '[' || c == '{') x->depth++;
       else if (c == ')' || c == ']' || c == '}') x->depth--;
       else if (c == '<' && i + 1 < to && (x->p[i + 1] == '%' || x->p[i + 1] == ':'))
-        x->depth += 1000;   /* a digraph: never balanced by accident */
+        x->depth += 1000; /* a digraph: never balanced by accident */
       else if ((c == '%' || c == ':') && i + 1 < to && x->p[i + 1] == '>')
         x->depth -= 1000;
     }
@@ -194,8 +220,8 @@ static int dir_is(const char *src, const dir *d, const char *text) {
 /* The user text that follows directive 'd' must be 'text' (when given),
  * and everything up to 'end' must stay in code at the depth of its start
  * without going below it. */
-static void region(const char *src, const unsigned char *st, const int *dp,
-                   size_t b, size_t e, const char *what) {
+static void region(const char *src, const unsigned char *st, const int *dp, size_t b,
+                   size_t e, const char *what) {
   int d0 = dp[b];
   if (st[b] != CODE) fail(what, src);
   for (size_t i = b; i < e; i++)
@@ -204,8 +230,8 @@ static void region(const char *src, const unsigned char *st, const int *dp,
       fail(what, src);
     }
   if (st[e] != CODE || dp[e] != d0) {
-    fprintf(stderr, "%s: ends in state %d at depth %d (started %d)\n", what,
-            st[e], dp[e], d0);
+    fprintf(stderr, "%s: ends in state %d at depth %d (started %d)\n", what, st[e], dp[e],
+            d0);
     fail(what, src);
   }
   if (has_trigraph(src + b, e - b)) fail(what, src);
@@ -250,7 +276,8 @@ static void judge(const char *src, const sk_kspec *s, int cuda) {
   int nd = run_lex(&x, from, n, st, dp, d, MAXDIR);
   st[n] = (unsigned char)x.state;
   dp[n] = x.depth;
-  if (x.state != CODE && x.state != LCOMMENT) fail("source ends inside a comment or literal", src);
+  if (x.state != CODE && x.state != LCOMMENT)
+    fail("source ends inside a comment or literal", src);
   if (x.depth != 0) fail("source ends at a non-zero depth", src);
   if (nd > MAXDIR) nd = MAXDIR;
   int bodies = 0, inits = 0, joins = 0;
@@ -350,8 +377,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     headers_init();
   }
   in s = {data, size, 0};
-  int pattern = byte(&s) % 4;          /* 3: unknown */
-  int kind = byte(&s) % 4;             /* 3: unknown */
+  int pattern = byte(&s) % 4; /* 3: unknown */
+  int kind = byte(&s) % 4;    /* 3: unknown */
   int md_rank = byte(&s) % 8;
   int flags = byte(&s);
   int ncap = byte(&s);
@@ -388,7 +415,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int c = 0; c < ncap; c++) {
     int k = byte(&s), dt = byte(&s), rk = byte(&s), lay = byte(&s), tr = byte(&s);
     kinds[c] = k & 1;
-    dts[c] = dt % (SK_NDTYPE + 1);      /* SK_NDTYPE: unknown (scalars) */
+    dts[c] = dt % (SK_NDTYPE + 1); /* SK_NDTYPE: unknown (scalars) */
     sk_view *v = &views[c];
     memset(v, 0, sizeof *v);
     v->dtype = dt % SK_NDTYPE;
@@ -442,7 +469,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(body, s.p + s.i, blen);
   body[blen] = '\0';
   d.body = body;
-  d.body_len = blen;   /* 0: strlen(""), also 0 */
+  d.body_len = blen; /* 0: strlen(""), also 0 */
 
   for (int c = 0; c < ncap; c++) {
     if (kinds[c]) {
@@ -471,7 +498,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rc = sk_exec_spec(&d, p.kind, p.md_rank, args, ncap, b, &spec, err, sizeof err);
   if (rc == 0) rc = sk_jit_check(&spec.spec, err, sizeof err);
   if (rc < 0) {
-    if (!err[0] || !memchr(err, '\0', sizeof err)) fail("refused without a message", NULL);
+    if (!err[0] || !memchr(err, '\0', sizeof err))
+      fail("refused without a message", NULL);
     if (getenv("FUZZ_VERBOSE")) fprintf(stderr, "refused: %s\n", err);
     free(body);
     return 0;

@@ -61,8 +61,8 @@ static uint64_t le64(const unsigned char *p) {
 static int valid(const unsigned char *p, size_t n) {
   if (n < 32) return 0;
   const unsigned char *t = p + n - 32;
-  return memcmp(t, "SPECKC01", 8) == 0 && le64(t + 8) == KEY &&
-         le64(t + 16) == n - 32 && le64(t + 24) == fnv(p, n - 32, KEY);
+  return memcmp(t, "SPECKC01", 8) == 0 && le64(t + 8) == KEY && le64(t + 16) == n - 32 &&
+         le64(t + 24) == fnv(p, n - 32, KEY);
 }
 
 static void rm_rf_entries(void) {
@@ -97,7 +97,8 @@ static void cleanup(void) {
 }
 
 static void setup(void) {
-  snprintf(dir, sizeof dir, "%s/speck-fuzz-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  snprintf(dir, sizeof dir, "%s/speck-fuzz-XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(dir)) fail("mkdtemp");
   char cache[sizeof dir];
   if (snprintf(cache, sizeof cache, "%.400s/cache", dir) < 0) fail("snprintf");

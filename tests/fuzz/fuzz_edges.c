@@ -22,7 +22,8 @@ static long long declared_nodes(const uint8_t *p, size_t n) {
       long long v = 0;
       size_t k = i + 6;
       while (k < n && (p[k] == ' ' || p[k] == '\t')) k++;
-      while (k < n && p[k] >= '0' && p[k] <= '9' && v < (1LL << 40)) v = v * 10 + (p[k++] - '0');
+      while (k < n && p[k] >= '0' && p[k] <= '9' && v < (1LL << 40))
+        v = v * 10 + (p[k++] - '0');
       return v;
     }
   return -1;
@@ -44,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     err[0] = '\0';
     int kind;
     if (sk_kernel_call("graph.read_edges", a, 4, &v, &kind, err, sizeof err) < 0) {
-      if (!err[0] || !strstr(err, reader_path)) reader_fail("refused without naming the file");
+      if (!err[0] || !strstr(err, reader_path))
+        reader_fail("refused without naming the file");
       if (v.nout) reader_fail("a refusal left outputs");
       return 0;
     }

@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     err[0] = '\0';
     int kind;
     if (sk_kernel_call("sparse.read_mm", a, 2, &v, &kind, err, sizeof err) < 0) {
-      if (!err[0] || !strstr(err, reader_path)) reader_fail("refused without naming the file");
+      if (!err[0] || !strstr(err, reader_path))
+        reader_fail("refused without naming the file");
       if (v.nout) reader_fail("a refusal left outputs");
       continue;
     }
@@ -28,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const sk_view *rp = reader_out(&v, "C_rowptr"), *ci = reader_out(&v, "C_colidx"),
                   *va = reader_out(&v, "C_values");
     reader_check_csr(rp, ci, m, n);
-    if (!va || va->extent[0] != ci->extent[0]) reader_fail("values do not match the columns");
+    if (!va || va->extent[0] != ci->extent[0])
+      reader_fail("values do not match the columns");
     sk_kout_release(&v);
   }
   return 0;

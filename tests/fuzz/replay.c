@@ -17,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define STR2(x) #x
-#define STR(x) STR2(x)
+#define STR(x)  STR2(x)
 
 static int run_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -38,7 +38,7 @@ static int run_file(const char *path) {
   }
   fclose(f);
   if (!buf) return 0;
-  fprintf(stderr, "%s\n", path);   /* named before a failure aborts */
+  fprintf(stderr, "%s\n", path); /* named before a failure aborts */
   LLVMFuzzerTestOneInput(buf, n);
   free(buf);
   return 1;

@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct { char name[64]; } SpaceHandle;
-typedef struct { uint32_t deviceID; } KokkosPDeviceInfo;
+typedef struct {
+  char name[64];
+} SpaceHandle;
+typedef struct {
+  uint32_t deviceID;
+} KokkosPDeviceInfo;
 
 static FILE *out;
 static uint64_t next = 100;
@@ -18,7 +22,8 @@ static void line(const char *fmt, const char *a, const char *b, unsigned long lo
   fflush(out);
 }
 
-void kokkosp_init_library(int seq, uint64_t version, uint32_t ndev, KokkosPDeviceInfo *d) {
+void kokkosp_init_library(int seq, uint64_t version, uint32_t ndev,
+                          KokkosPDeviceInfo *d) {
   const char *path = getenv("TOOL_LOG");
   out = path ? fopen(path, "a") : NULL;
   (void)seq;
@@ -37,26 +42,49 @@ static void begin(const char *what, const char *name, uint64_t *id) {
   line("begin_%s %s %llu", what, name, (unsigned long long)*id);
 }
 
-void kokkosp_begin_parallel_for(const char *n, uint32_t dev, uint64_t *id) { (void)dev; begin("for", n, id); }
-void kokkosp_begin_parallel_reduce(const char *n, uint32_t dev, uint64_t *id) { (void)dev; begin("reduce", n, id); }
-void kokkosp_begin_parallel_scan(const char *n, uint32_t dev, uint64_t *id) { (void)dev; begin("scan", n, id); }
-void kokkosp_end_parallel_for(uint64_t id) { line("end_for%s%s %llu", "", "", (unsigned long long)id); }
-void kokkosp_end_parallel_reduce(uint64_t id) { line("end_reduce%s%s %llu", "", "", (unsigned long long)id); }
-void kokkosp_end_parallel_scan(uint64_t id) { line("end_scan%s%s %llu", "", "", (unsigned long long)id); }
-void kokkosp_begin_fence(const char *n, uint32_t dev, uint64_t *id) { (void)dev; begin("fence", n, id); }
-void kokkosp_end_fence(uint64_t id) { line("end_fence%s%s %llu", "", "", (unsigned long long)id); }
+void kokkosp_begin_parallel_for(const char *n, uint32_t dev, uint64_t *id) {
+  (void)dev;
+  begin("for", n, id);
+}
+void kokkosp_begin_parallel_reduce(const char *n, uint32_t dev, uint64_t *id) {
+  (void)dev;
+  begin("reduce", n, id);
+}
+void kokkosp_begin_parallel_scan(const char *n, uint32_t dev, uint64_t *id) {
+  (void)dev;
+  begin("scan", n, id);
+}
+void kokkosp_end_parallel_for(uint64_t id) {
+  line("end_for%s%s %llu", "", "", (unsigned long long)id);
+}
+void kokkosp_end_parallel_reduce(uint64_t id) {
+  line("end_reduce%s%s %llu", "", "", (unsigned long long)id);
+}
+void kokkosp_end_parallel_scan(uint64_t id) {
+  line("end_scan%s%s %llu", "", "", (unsigned long long)id);
+}
+void kokkosp_begin_fence(const char *n, uint32_t dev, uint64_t *id) {
+  (void)dev;
+  begin("fence", n, id);
+}
+void kokkosp_end_fence(uint64_t id) {
+  line("end_fence%s%s %llu", "", "", (unsigned long long)id);
+}
 void kokkosp_push_profile_region(const char *n) { line("push %s%s", n, "", 0); }
 void kokkosp_pop_profile_region(void) { line("pop%s%s", "", "", 0); }
-void kokkosp_allocate_data(SpaceHandle s, const char *label, const void *p, uint64_t size) {
+void kokkosp_allocate_data(SpaceHandle s, const char *label, const void *p,
+                           uint64_t size) {
   (void)p;
   line("alloc %s %s %llu", s.name, label, (unsigned long long)size);
 }
-void kokkosp_deallocate_data(SpaceHandle s, const char *label, const void *p, uint64_t size) {
+void kokkosp_deallocate_data(SpaceHandle s, const char *label, const void *p,
+                             uint64_t size) {
   (void)p;
   line("dealloc %s %s %llu", s.name, label, (unsigned long long)size);
 }
-void kokkosp_begin_deep_copy(SpaceHandle ds, const char *dn, const void *dp, SpaceHandle ss,
-                             const char *sn, const void *sp, uint64_t size) {
+void kokkosp_begin_deep_copy(SpaceHandle ds, const char *dn, const void *dp,
+                             SpaceHandle ss, const char *sn, const void *sp,
+                             uint64_t size) {
   (void)dp;
   (void)sp;
   (void)ds;

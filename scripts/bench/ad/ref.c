@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define ND 8
+#define ND   8
 #define REPS 9
 
 static int cmp(const void *a, const void *b) {
@@ -36,15 +36,18 @@ int main(int argc, char **argv) {
 #pragma omp parallel for
   for (long i = 0; i < n; i++) {
     xv[i] = 0.5 + (double)(i % 1000) * 1e-3;
-    for (int k = 0; k < ND; k++) { xd[k][i] = k == i % ND; yd[k][i] = 0; }
+    for (int k = 0; k < ND; k++) {
+      xd[k][i] = k == i % ND;
+      yd[k][i] = 0;
+    }
     yv[i] = 0;
   }
   const double *restrict X = xv, *restrict X0 = xd[0], *restrict X1 = xd[1],
-               *restrict X2 = xd[2], *restrict X3 = xd[3], *restrict X4 = xd[4],
-               *restrict X5 = xd[5], *restrict X6 = xd[6], *restrict X7 = xd[7];
+                         *restrict X2 = xd[2], *restrict X3 = xd[3], *restrict X4 = xd[4],
+                         *restrict X5 = xd[5], *restrict X6 = xd[6], *restrict X7 = xd[7];
   double *restrict Y = yv, *restrict Y0 = yd[0], *restrict Y1 = yd[1],
-         *restrict Y2 = yd[2], *restrict Y3 = yd[3], *restrict Y4 = yd[4],
-         *restrict Y5 = yd[5], *restrict Y6 = yd[6], *restrict Y7 = yd[7];
+                   *restrict Y2 = yd[2], *restrict Y3 = yd[3], *restrict Y4 = yd[4],
+                   *restrict Y5 = yd[5], *restrict Y6 = yd[6], *restrict Y7 = yd[7];
   for (int variant = 0; variant < 2; variant++) {
     double t[REPS + 2];
     for (int r = 0; r < REPS + 2; r++) {
@@ -63,8 +66,14 @@ int main(int argc, char **argv) {
             dy[k] = da * x + a * dx[k];
           }
           Y[i] = a * x;
-          Y0[i] = dy[0]; Y1[i] = dy[1]; Y2[i] = dy[2]; Y3[i] = dy[3];
-          Y4[i] = dy[4]; Y5[i] = dy[5]; Y6[i] = dy[6]; Y7[i] = dy[7];
+          Y0[i] = dy[0];
+          Y1[i] = dy[1];
+          Y2[i] = dy[2];
+          Y3[i] = dy[3];
+          Y4[i] = dy[4];
+          Y5[i] = dy[5];
+          Y6[i] = dy[6];
+          Y7[i] = dy[7];
         }
       } else {
         /* the derivative derived by hand: y' = (e q + e / (2 q)) x + e q */
@@ -75,8 +84,14 @@ int main(int argc, char **argv) {
           double a = e * q, da = e * q + e * (0.5 / q);
           double dv = da * x + a;
           Y[i] = a * x;
-          Y0[i] = dv * X0[i]; Y1[i] = dv * X1[i]; Y2[i] = dv * X2[i]; Y3[i] = dv * X3[i];
-          Y4[i] = dv * X4[i]; Y5[i] = dv * X5[i]; Y6[i] = dv * X6[i]; Y7[i] = dv * X7[i];
+          Y0[i] = dv * X0[i];
+          Y1[i] = dv * X1[i];
+          Y2[i] = dv * X2[i];
+          Y3[i] = dv * X3[i];
+          Y4[i] = dv * X4[i];
+          Y5[i] = dv * X5[i];
+          Y6[i] = dv * X6[i];
+          Y7[i] = dv * X7[i];
         }
       }
       t[r] = omp_get_wtime() - t0;

@@ -65,7 +65,7 @@ static void bench_blas(speck_runtime *rt, const char *kernel, int64_t n) {
   blas_call c = {rt, dot ? "blas.dot" : "blas.axpy", a, dot ? 2 : 3, 0};
   double t = time_reps(call_blas, &c), s = c.s;
   if (!dot) {
-    speck_arg ay = speck_arg_view("x", y);   /* y > 0: asum is its sum */
+    speck_arg ay = speck_arg_view("x", y); /* y > 0: asum is its sum */
     check(speck_call(rt, "blas.asum", &ay, 1, &s, err, sizeof err));
   }
   record(kernel, t, (dot ? 16.0 : 24.0) * (double)n, s);
@@ -77,8 +77,8 @@ static speck_runtime *the_rt;
 
 static void empty_launch(void *arg) {
   (void)arg;
-  check(speck_run_for(the_rt, "bench_empty", 0, 1024, NULL, 0, "/* empty */",
-                      err, sizeof err));
+  check(speck_run_for(the_rt, "bench_empty", 0, 1024, NULL, 0, "/* empty */", err,
+                      sizeof err));
   check(speck_fence(the_rt, err, sizeof err));
 }
 

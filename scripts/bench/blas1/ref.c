@@ -64,8 +64,10 @@ int main(int argc, char **argv) {
   int launches = argc > 3 ? atoi(argv[3]) : 20000;
   printf("I\tref\tthreads\t%d\n", omp_get_max_threads());
   if (strcmp(k, "dot") == 0) bench_xy_run("dot", (int64_t)1 << log2n, loop_dot, 1);
-  else if (strcmp(k, "axpy") == 0) bench_xy_run("axpy", (int64_t)1 << log2n, loop_axpy, 1);
-  else if (strcmp(k, "empty") == 0) record("empty", per_launch(empty_call, NULL, launches, 0), 0, 0);
+  else if (strcmp(k, "axpy") == 0)
+    bench_xy_run("axpy", (int64_t)1 << log2n, loop_axpy, 1);
+  else if (strcmp(k, "empty") == 0)
+    record("empty", per_launch(empty_call, NULL, launches, 0), 0, 0);
   else if (strcmp(k, "pingpong") == 0) pingpong(launches);
   else {
     fprintf(stderr, "usage: ref dot|axpy|empty|pingpong [log2n [launches]]\n");

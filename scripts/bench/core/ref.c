@@ -85,13 +85,17 @@ int main(int argc, char **argv) {
   int64_t gn = argc > 4 ? atoll(argv[4]) : 2048;
   int launches = argc > 5 ? atoi(argv[5]) : 20000;
   printf("I\tref\tthreads\t%d\n", omp_get_max_threads());
-  if (strcmp(k, "empty") == 0) record("empty", per_launch(empty_call, NULL, launches, 0), 0, 0);
-  else if (strcmp(k, "axpy") == 0) bench_xy_run("axpy", (int64_t)1 << log2n, loop_axpy, 0);
+  if (strcmp(k, "empty") == 0)
+    record("empty", per_launch(empty_call, NULL, launches, 0), 0, 0);
+  else if (strcmp(k, "axpy") == 0)
+    bench_xy_run("axpy", (int64_t)1 << log2n, loop_axpy, 0);
   else if (strcmp(k, "dot") == 0) bench_xy_run("dot", (int64_t)1 << log2n, loop_dot, 0);
   else if (strcmp(k, "stencil") == 0) bench_stencil(sn);
   else if (strcmp(k, "spmv") == 0) bench_spmv(gn, gn);
   else {
-    fprintf(stderr, "usage: ref empty|axpy|dot|stencil|spmv [log2n [stencil_n [grid_n [launches]]]]\n");
+    fprintf(
+      stderr,
+      "usage: ref empty|axpy|dot|stencil|spmv [log2n [stencil_n [grid_n [launches]]]]\n");
     return 2;
   }
   return 0;

@@ -41,44 +41,43 @@ static double sum(const double *x, long n) {
 }
 
 /* the triple loop, OpenMP over the batch (double and float) */
-#define SK_NAIVE(name, T)                                                     \
-  static void name(int n, long nb, const T *A, const T *B, T *C) {           \
-    _Pragma("omp parallel for schedule(static)")                             \
-    for (long b = 0; b < nb; b++) {                                          \
-      const T *a = A + b * n * n, *bb = B + b * n * n;                       \
-      T *c = C + b * n * n;                                                  \
-      for (int i = 0; i < n; i++)                                            \
-        for (int j = 0; j < n; j++) {                                        \
-          T s = 0;                                                           \
-          for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j];     \
-          c[i * n + j] = s;                                                  \
-        }                                                                    \
-    }                                                                        \
+#define SK_NAIVE(name, T) \
+  static void name(int n, long nb, const T *A, const T *B, T *C) { \
+    _Pragma("omp parallel for schedule(static)") for (long b = 0; b < nb; b++) { \
+      const T *a = A + b * n * n, *bb = B + b * n * n; \
+      T *c = C + b * n * n; \
+      for (int i = 0; i < n; i++) \
+        for (int j = 0; j < n; j++) { \
+          T s = 0; \
+          for (int k = 0; k < n; k++) s += a[i * n + k] * bb[k * n + j]; \
+          c[i * n + j] = s; \
+        } \
+    } \
   }
 SK_NAIVE(naive, double)
 SK_NAIVE(naivef, float)
 
 /* reps rounds of the implementations im[0..nim): one untimed call, then
  * INNER timed ones; one record each with the sum of C (double and float) */
-#define SK_TIME_IMPLS(fn, T)                                                  \
-  typedef struct fn##_impl {                                                  \
-    const char *name;                                                         \
-    void (*f)(int, long, const T *, const T *, T *);                          \
-  } fn##_impl;                                                                \
-  static void fn(int n, long nb, int reps, const T *A, const T *B, T *C,      \
-                 const fn##_impl *im, int nim) {                              \
-    long tot = nb * n * n;                                                    \
-    for (int r = 0; r < reps; r++)                                            \
-      for (int k = 0; k < nim; k++) {                                         \
-        im[k].f(n, nb, A, B, C);   /* warm */                                 \
-        double t = now();                                                     \
-        for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C);           \
-        t = (now() - t) / INNER;                                              \
-        double s = 0;                                                         \
-        for (long i = 0; i < tot; i++) s += C[i];                             \
-        printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, s);               \
-        fflush(stdout);                                                       \
-      }                                                                       \
+#define SK_TIME_IMPLS(fn, T) \
+  typedef struct fn##_impl { \
+    const char *name; \
+    void (*f)(int, long, const T *, const T *, T *); \
+  } fn##_impl; \
+  static void fn(int n, long nb, int reps, const T *A, const T *B, T *C, \
+                 const fn##_impl *im, int nim) { \
+    long tot = nb * n * n; \
+    for (int r = 0; r < reps; r++) \
+      for (int k = 0; k < nim; k++) { \
+        im[k].f(n, nb, A, B, C); /* warm */ \
+        double t = now(); \
+        for (int it = 0; it < INNER; it++) im[k].f(n, nb, A, B, C); \
+        t = (now() - t) / INNER; \
+        double s = 0; \
+        for (long i = 0; i < tot; i++) s += C[i]; \
+        printf("R\t%s\t%d\t%.6f\t%.6e\n", im[k].name, n, t, s); \
+        fflush(stdout); \
+      } \
   }
 SK_TIME_IMPLS(time_impls, double)
 SK_TIME_IMPLS(time_implsf, float)
@@ -101,8 +100,8 @@ static void xsmm(int n, long nb, const double *A, const double *B, double *C) {
 static void oblasf(int n, long nb, const float *A, const float *B, float *C) {
 #pragma omp parallel for schedule(static)
   for (long b = 0; b < nb; b++)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A + b * n * n, n,
-                B + b * n * n, n, 0.0f, C + b * n * n, n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A + b * n * n,
+                n, B + b * n * n, n, 0.0f, C + b * n * n, n);
 }
 
 static libxsmm_smmfunction xkf;
@@ -133,7 +132,7 @@ static int batchedf(int n, long nb, int reps) {
   xkf = libxsmm_smmdispatch(n, n, n, NULL, NULL, NULL, &one, &zero, &flags, &pf);
   const time_implsf_impl im[] = {
     {"naive32", naivef}, {"openblas32", oblasf}, {"libxsmm32", xsmmf}};
-  time_implsf(n, nb, reps, A, B, C, im, xkf ? 3 : 2);   /* LIBXSMM: if it dispatched */
+  time_implsf(n, nb, reps, A, B, C, im, xkf ? 3 : 2); /* LIBXSMM: if it dispatched */
   free(A);
   free(B);
   free(C);
@@ -169,13 +168,17 @@ static int triad(long n, int reps) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 4 && strcmp(argv[1], "triad") == 0) return triad(atol(argv[2]), atoi(argv[3]));
+  if (argc == 4 && strcmp(argv[1], "triad") == 0)
+    return triad(atol(argv[2]), atoi(argv[3]));
   if (argc < 4 && !(argc == 4 && strcmp(argv[1], "large") == 0)) {
-    fprintf(stderr, "usage: peer batched|batchedf N BATCH REPS | peer large N REPS | peer triad N REPS\n");
+    fprintf(
+      stderr,
+      "usage: peer batched|batchedf N BATCH REPS | peer large N REPS | peer triad N REPS\n");
     return 2;
   }
   int n = atoi(argv[2]);
-  if (argc == 5 && strcmp(argv[1], "batchedf") == 0) return batchedf(n, atol(argv[3]), atoi(argv[4]));
+  if (argc == 5 && strcmp(argv[1], "batchedf") == 0)
+    return batchedf(n, atol(argv[3]), atoi(argv[4]));
   if (strcmp(argv[1], "large") == 0) {
     int reps = atoi(argv[3]);
     long nn = (long)n * n;
@@ -185,8 +188,8 @@ int main(int argc, char **argv) {
     openblas_set_num_threads(omp_get_max_threads());
     for (int r = 0; r < reps; r++) {
       double t = now();
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0,
-                  C, n);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n,
+                  0.0, C, n);
       t = now() - t;
       printf("R\topenblas\t%d\t%.6f\t%.6e\n", n, t, sum(C, nn));
       fflush(stdout);
@@ -206,6 +209,6 @@ int main(int argc, char **argv) {
   int flags = LIBXSMM_GEMM_FLAG_NONE, pf = LIBXSMM_PREFETCH_NONE;
   xk = libxsmm_dmmdispatch(n, n, n, NULL, NULL, NULL, &one, &zero, &flags, &pf);
   const time_impls_impl im[] = {{"naive", naive}, {"openblas", oblas}, {"libxsmm", xsmm}};
-  time_impls(n, nb, reps, A, B, C, im, xk ? 3 : 2);   /* LIBXSMM: if it dispatched */
+  time_impls(n, nb, reps, A, B, C, im, xk ? 3 : 2); /* LIBXSMM: if it dispatched */
   return 0;
 }

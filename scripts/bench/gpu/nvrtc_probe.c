@@ -101,7 +101,8 @@ int main(int argc, char **argv) {
     prog p;
     int rc = create(&p, s, "probe.cu", 0, NULL, NULL);
     if (rc == 0) rc = compile(p, argc - 3, (const char *const *)argv + 3);
-    double w = clock_ms(CLOCK_MONOTONIC) - w0, c = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double w = clock_ms(CLOCK_MONOTONIC) - w0,
+           c = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (rc != 0) {
       size_t ls = 0;
       logsize(p, &ls);
@@ -121,8 +122,8 @@ int main(int argc, char **argv) {
       best_c = c;
     }
   }
-  printf("%s: first %.1f ms (cpu %.1f), best of %d more %.1f ms (cpu %.1f)\n",
-         argv[1], first_w, first_c, reps - 1, best_w, best_c);
+  printf("%s: first %.1f ms (cpu %.1f), best of %d more %.1f ms (cpu %.1f)\n", argv[1],
+         first_w, first_c, reps - 1, best_w, best_c);
   free(src);
   return 0;
 }

@@ -18,8 +18,8 @@ F(cuDevicePrimaryCtxRetain, CUctx *, int);
 F(cuCtxSetCurrent, CUctx);
 F(cuModuleLoad, CUmod *, const char *);
 F(cuModuleGetFunction, CUfn *, CUmod, const char *);
-F(cuLaunchKernel, CUfn, unsigned, unsigned, unsigned, unsigned, unsigned,
-  unsigned, unsigned, void *, void **, void **);
+F(cuLaunchKernel, CUfn, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+  unsigned, void *, void **, void **);
 F(cuCtxSynchronize, void);
 F(cuMemAlloc_v2, CUdp *, size_t);
 F(cuMemsetD8_v2, CUdp, unsigned char, size_t);
@@ -28,7 +28,14 @@ F(cuEventRecord, CUev, void *);
 F(cuEventSynchronize, CUev);
 F(cuEventElapsedTime, float *, CUev, CUev);
 
-#define CK(x) do { CUresult r_ = (x); if (r_) { fprintf(stderr, "%s: %d\n", #x, r_); exit(1); } } while (0)
+#define CK(x) \
+  do { \
+    CUresult r_ = (x); \
+    if (r_) { \
+      fprintf(stderr, "%s: %d\n", #x, r_); \
+      exit(1); \
+    } \
+  } while (0)
 
 static double now(void) {
   struct timespec t;
@@ -43,12 +50,25 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   void *h = dlopen("libcuda.so.1", RTLD_NOW);
-  if (!h) { fprintf(stderr, "no libcuda\n"); return 1; }
+  if (!h) {
+    fprintf(stderr, "no libcuda\n");
+    return 1;
+  }
 #define L(name) *(void **)&name = dlsym(h, #name)
-  L(cuInit); L(cuDeviceGet); L(cuDevicePrimaryCtxRetain); L(cuCtxSetCurrent);
-  L(cuModuleLoad); L(cuModuleGetFunction); L(cuLaunchKernel);
-  L(cuCtxSynchronize); L(cuMemAlloc_v2); L(cuMemsetD8_v2); L(cuEventCreate);
-  L(cuEventRecord); L(cuEventSynchronize); L(cuEventElapsedTime);
+  L(cuInit);
+  L(cuDeviceGet);
+  L(cuDevicePrimaryCtxRetain);
+  L(cuCtxSetCurrent);
+  L(cuModuleLoad);
+  L(cuModuleGetFunction);
+  L(cuLaunchKernel);
+  L(cuCtxSynchronize);
+  L(cuMemAlloc_v2);
+  L(cuMemsetD8_v2);
+  L(cuEventCreate);
+  L(cuEventRecord);
+  L(cuEventSynchronize);
+  L(cuEventElapsedTime);
   int dev;
   CUctx ctx;
   CUmod mod;
@@ -61,12 +81,14 @@ int main(int argc, char **argv) {
     int n = atoi(argv[2]);
     CUfn f;
     CK(cuModuleGetFunction(&f, mod, "empty"));
-    for (int i = 0; i < 100; i++) CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, NULL, NULL));
+    for (int i = 0; i < 100; i++)
+      CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, NULL, NULL));
     CK(cuCtxSynchronize());
     double best = 1e9;
     for (int rep = 0; rep < 5; rep++) {
       double t0 = now();
-      for (int i = 0; i < n; i++) CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, NULL, NULL));
+      for (int i = 0; i < n; i++)
+        CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, NULL, NULL));
       CK(cuCtxSynchronize());
       double t = (now() - t0) / n;
       if (t < best) best = t;
@@ -84,7 +106,8 @@ int main(int argc, char **argv) {
     CK(cuMemsetD8_v2(in, 1, bytes));
     void *args[] = {&in, &out, &n};
     unsigned bx = 32, by = 8, bz = 1;
-    unsigned gx = (n - 2 + bx - 1) / bx, gy = (n - 2 + by - 1) / by, gz = (n - 2 + bz - 1) / bz;
+    unsigned gx = (n - 2 + bx - 1) / bx, gy = (n - 2 + by - 1) / by,
+             gz = (n - 2 + bz - 1) / bz;
     CUev e0, e1;
     CK(cuEventCreate(&e0, 0));
     CK(cuEventCreate(&e1, 0));

@@ -8,13 +8,13 @@
 
 #include "snap.h"
 
-#define OK(x)                                                          \
-  do {                                                                 \
-    GrB_Info i_ = (x);                                                 \
-    if (i_ != GrB_SUCCESS && i_ != GrB_NO_VALUE) {                     \
-      fprintf(stderr, "gb_peer: %s failed: %d\n", #x, (int)i_);        \
-      exit(1);                                                         \
-    }                                                                  \
+#define OK(x) \
+  do { \
+    GrB_Info i_ = (x); \
+    if (i_ != GrB_SUCCESS && i_ != GrB_NO_VALUE) { \
+      fprintf(stderr, "gb_peer: %s failed: %d\n", #x, (int)i_); \
+      exit(1); \
+    } \
   } while (0)
 
 static GrB_Index bfs(GrB_Matrix A, GrB_Index n, GrB_Index s) {
@@ -54,7 +54,8 @@ static void pagerank(GrB_Matrix A, GrB_Index n, int iters) {
     OK(GrB_eWiseMult(w, NULL, NULL, GrB_DIV_FP64, r, d, NULL));
     OK(GrB_mxv(t, NULL, NULL, GxB_PLUS_SECOND_FP64, A, w, NULL));
     /* r = tele + damp*dm/n everywhere, plus damp*t */
-    OK(GrB_Vector_assign_FP64(r, NULL, NULL, tele + damp * dm / (double)n, GrB_ALL, n, NULL));
+    OK(GrB_Vector_assign_FP64(r, NULL, NULL, tele + damp * dm / (double)n, GrB_ALL, n,
+                              NULL));
     OK(GrB_Vector_apply_BinaryOp2nd_FP64(t, NULL, NULL, GrB_TIMES_FP64, t, damp, NULL));
     OK(GrB_eWiseAdd(r, NULL, NULL, GrB_PLUS_FP64, r, t, NULL));
   }
@@ -110,7 +111,7 @@ int main(int argc, char **argv) {
   snprintf(extra, sizeof extra, "%llu arcs", (unsigned long long)nv);
   record("generate", "graphblas", now() - t0, extra);
 
-  bfs(A, n, (GrB_Index)g.src[0]);   /* warm-up */
+  bfs(A, n, (GrB_Index)g.src[0]); /* warm-up */
   double tb = 0;
   for (int s = 0; s < g.nsrc; s++) {
     t0 = now();

@@ -12,8 +12,8 @@
 #include <time.h>
 
 typedef struct {
-  int64_t n, m;       /* vertices, edges */
-  int64_t *u, *v;     /* the edges */
+  int64_t n, m;   /* vertices, edges */
+  int64_t *u, *v; /* the edges */
   int64_t src[16];
   int nsrc;
 } snap;
@@ -31,7 +31,10 @@ static void record(const char *op, const char *impl, double t, const char *extra
 
 static void snap_read(const char *path, snap *g) {
   FILE *f = fopen(path, "r");
-  if (!f) { perror(path); exit(1); }
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
   char line[256];
   int64_t cap = 1 << 20, maxid = -1;
   memset(g, 0, sizeof *g);
@@ -61,7 +64,10 @@ static void snap_read(const char *path, snap *g) {
   char sp[4096];
   snprintf(sp, sizeof sp, "%s.sources", path);
   f = fopen(sp, "r");
-  if (!f) { perror(sp); exit(1); }
+  if (!f) {
+    perror(sp);
+    exit(1);
+  }
   long long s;
   while (g->nsrc < 16 && fscanf(f, "%lld", &s) == 1) g->src[g->nsrc++] = s;
   fclose(f);

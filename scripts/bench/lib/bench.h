@@ -33,7 +33,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 /* the loops below: OpenMP 'parallel for', and one with reduction(+ : s) */
-#define BENCH_FOR _Pragma("omp parallel for schedule(static)")
+#define BENCH_FOR       _Pragma("omp parallel for schedule(static)")
 #define BENCH_FOR_SUM_S _Pragma("omp parallel for schedule(static) reduction(+ : s)")
 #else
 #define BENCH_FOR
@@ -99,7 +99,8 @@ static inline double time_reps(void (*f)(void *), void *arg) {
 
 /* one call of f(arg) at a time: warm for 1000 calls and at least 'warm_s'
  * seconds, then the median of 'launches' */
-static inline double per_launch(void (*f)(void *), void *arg, int launches, double warm_s) {
+static inline double per_launch(void (*f)(void *), void *arg, int launches,
+                                double warm_s) {
   double t0 = now();
   for (int r = 0; r < 1000 || now() - t0 < warm_s; r++) f(arg);
   double *t = xmalloc((size_t)launches * sizeof *t);
@@ -117,7 +118,7 @@ static inline double per_launch(void (*f)(void *), void *arg, int launches, doub
 /* x and y as every implementation of dot and axpy fills them (prime
  * periods: no page deduplication or compression makes them smaller) */
 static inline void init_xy(double *x, double *y, int64_t n) {
-BENCH_FOR
+  BENCH_FOR
   for (int64_t i = 0; i < n; i++) {
     x[i] = 1.0 + (double)(i % 1000003) * 1e-6;
     y[i] = 2.0 - (double)(i % 999983) * 1e-6;
@@ -136,7 +137,7 @@ static inline void loop_dot(void *arg) {
   const int64_t n = v->n;
   const double *x = v->x, *y = v->y;
   double s = 0;
-BENCH_FOR_SUM_S
+  BENCH_FOR_SUM_S
   for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
   v->s = s;
 }
@@ -146,7 +147,7 @@ static inline void loop_axpy(void *arg) {
   const int64_t n = v->n;
   const double a = 0.5, *x = v->x;
   double *y = v->y;
-BENCH_FOR
+  BENCH_FOR
   for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + y[i];
 }
 
@@ -155,13 +156,13 @@ BENCH_FOR
  * for axpy the sum of y after all WARM + REPS updates (sum_y) or 0 */
 static inline void bench_xy_run(const char *kernel, int64_t n, void (*call)(void *),
                                 int sum_y) {
-  bench_xy v = {n, xmalloc((size_t)n * sizeof(double)), xmalloc((size_t)n * sizeof(double)),
-                0};
+  bench_xy v = {n, xmalloc((size_t)n * sizeof(double)),
+                xmalloc((size_t)n * sizeof(double)), 0};
   init_xy(v.x, v.y, n);
   int dot = strcmp(kernel, "dot") == 0;
   double t = time_reps(call, &v), s = dot ? v.s : 0;
   if (!dot && sum_y) {
-BENCH_FOR_SUM_S
+    BENCH_FOR_SUM_S
     for (int64_t i = 0; i < n; i++) s += v.y[i];
   }
   record(kernel, t, (dot ? 16.0 : 24.0) * (double)n, s);
@@ -185,14 +186,27 @@ static inline int64_t laplacian_csr(int64_t nx, int64_t ny, int64_t **rowptr_out
   const int64_t nnz = rowptr[n];
   int32_t *col = xmalloc((size_t)nnz * sizeof *col);
   double *val = xmalloc((size_t)nnz * sizeof *val);
-BENCH_FOR
+  BENCH_FOR
   for (int64_t r = 0; r < n; r++) {
     int64_t gi = r / ny, gj = r % ny, p = rowptr[r];
-    if (gi > 0) { col[p] = (int32_t)(r - ny); val[p++] = -1.0; }
-    if (gj > 0) { col[p] = (int32_t)(r - 1); val[p++] = -1.0; }
-    col[p] = (int32_t)r; val[p++] = 4.0;
-    if (gj < ny - 1) { col[p] = (int32_t)(r + 1); val[p++] = -1.0; }
-    if (gi < nx - 1) { col[p] = (int32_t)(r + ny); val[p++] = -1.0; }
+    if (gi > 0) {
+      col[p] = (int32_t)(r - ny);
+      val[p++] = -1.0;
+    }
+    if (gj > 0) {
+      col[p] = (int32_t)(r - 1);
+      val[p++] = -1.0;
+    }
+    col[p] = (int32_t)r;
+    val[p++] = 4.0;
+    if (gj < ny - 1) {
+      col[p] = (int32_t)(r + 1);
+      val[p++] = -1.0;
+    }
+    if (gi < nx - 1) {
+      col[p] = (int32_t)(r + ny);
+      val[p++] = -1.0;
+    }
   }
   *rowptr_out = rowptr;
   *col_out = col;
@@ -215,7 +229,7 @@ static inline void bench_spmv_call(void *arg) {
   const int32_t *col = A->col;
   const double *val = A->val, *x = A->x;
   double *y = A->y;
-BENCH_FOR
+  BENCH_FOR
   for (int64_t r = 0; r < n; r++) {
     double s = 0;
     for (int64_t p = rowptr[r]; p < rowptr[r + 1]; p++) s += val[p] * x[col[p]];
@@ -228,7 +242,7 @@ BENCH_FOR
 static inline double spmv_time(int64_t n, const int64_t *rowptr, const int32_t *col,
                                const double *val, double *check) {
   double *x = xmalloc((size_t)n * sizeof *x), *y = xmalloc((size_t)n * sizeof *y);
-BENCH_FOR
+  BENCH_FOR
   for (int64_t r = 0; r < n; r++) {
     x[r] = 1.0 + (double)(r % 1000003) * 1e-6;
     y[r] = 0;
@@ -236,7 +250,7 @@ BENCH_FOR
   bench_csr A = {n, rowptr, col, val, x, y};
   double t = time_reps(bench_spmv_call, &A);
   double s = 0;
-BENCH_FOR_SUM_S
+  BENCH_FOR_SUM_S
   for (int64_t r = 0; r < n; r++) s += y[r] * (double)(1 + r % 3);
   *check = s;
   free(x);

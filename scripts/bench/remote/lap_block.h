@@ -9,9 +9,9 @@
 #include <stdlib.h>
 
 typedef struct lap_block {
-  long b, nloc, nnz;   /* the first row, the rows, the entries */
-  long *rp, *ci;       /* row pointers (nloc + 1), columns (nnz) */
-  double *va;          /* values (nnz) */
+  long b, nloc, nnz; /* the first row, the rows, the entries */
+  long *rp, *ci;     /* row pointers (nloc + 1), columns (nnz) */
+  double *va;        /* values (nnz) */
 } lap_block;
 
 static lap_block lap_block_new(long n, int me, int np) {
@@ -24,7 +24,12 @@ static lap_block lap_block_new(long n, int me, int np) {
   for (long i = 0; i < nloc; i++) {
     long g = b + i, ix = g % n, iy = g / n;
     rp[i] = k;
-#define COL(c, v) do { ci[k] = (c) - b + n; va[k] = (v); k++; } while (0)
+#define COL(c, v) \
+  do { \
+    ci[k] = (c)-b + n; \
+    va[k] = (v); \
+    k++; \
+  } while (0)
     if (iy > 0) COL(g - n, -1.0);
     if (ix > 0) COL(g - 1, -1.0);
     COL(g, 4.0);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SPAN 1024          /* elements cycled through */
-#define MIB (1 << 20)
+#define SPAN 1024 /* elements cycled through */
+#define MIB  (1 << 20)
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

@@ -71,11 +71,24 @@ static csr m5(void) {
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < n; r++) {
     int64_t gi = r / g, gj = r % g, p = A.rowptr[r];
-    if (gi > 0) { A.col[p] = (int32_t)(r - g); A.val[p++] = -1.0; }
-    if (gj > 0) { A.col[p] = (int32_t)(r - 1); A.val[p++] = -1.0; }
-    A.col[p] = (int32_t)r; A.val[p++] = 4.0;
-    if (gj < g - 1) { A.col[p] = (int32_t)(r + 1); A.val[p++] = -1.0; }
-    if (gi < g - 1) { A.col[p] = (int32_t)(r + g); A.val[p++] = -1.0; }
+    if (gi > 0) {
+      A.col[p] = (int32_t)(r - g);
+      A.val[p++] = -1.0;
+    }
+    if (gj > 0) {
+      A.col[p] = (int32_t)(r - 1);
+      A.val[p++] = -1.0;
+    }
+    A.col[p] = (int32_t)r;
+    A.val[p++] = 4.0;
+    if (gj < g - 1) {
+      A.col[p] = (int32_t)(r + 1);
+      A.val[p++] = -1.0;
+    }
+    if (gi < g - 1) {
+      A.col[p] = (int32_t)(r + g);
+      A.val[p++] = -1.0;
+    }
   }
   return A;
 }
@@ -120,8 +133,10 @@ static void rmat(int64_t e, int scale, int64_t *s, int64_t *d) {
   int64_t u = 0, v = 0;
   for (int l = 0; l < scale; l++) {
     double p = (double)(splitmix64(((uint64_t)e << 6) | (uint64_t)l) >> 11) * 0x1.0p-53;
-    if (p >= 0.57 + 0.19 + 0.19) { u |= (int64_t)1 << l; v |= (int64_t)1 << l; }
-    else if (p >= 0.57 + 0.19) u |= (int64_t)1 << l;
+    if (p >= 0.57 + 0.19 + 0.19) {
+      u |= (int64_t)1 << l;
+      v |= (int64_t)1 << l;
+    } else if (p >= 0.57 + 0.19) u |= (int64_t)1 << l;
     else if (p >= 0.57) v |= (int64_t)1 << l;
   }
   *s = u;
@@ -194,9 +209,14 @@ static void drop(csr *A) {
 /* -- kernels ---------------------------------------------------------------- */
 static void triad(void) {
   const int64_t n = (int64_t)1 << 25;
-  double *a = xmalloc((size_t)n * 8), *b = xmalloc((size_t)n * 8), *c = xmalloc((size_t)n * 8);
+  double *a = xmalloc((size_t)n * 8), *b = xmalloc((size_t)n * 8),
+         *c = xmalloc((size_t)n * 8);
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++) { a[i] = 0; b[i] = 1.0 + (double)(i % 7); c[i] = 2.0; }
+  for (int64_t i = 0; i < n; i++) {
+    a[i] = 0;
+    b[i] = 1.0 + (double)(i % 7);
+    c[i] = 2.0;
+  }
   double t[REPS];
   for (int rep = -WARM; rep < REPS; rep++) {
     double t0 = omp_get_wtime();
@@ -218,7 +238,10 @@ static void spmv(const char *name) {
   int64_t n = A.n;
   double *x = xmalloc((size_t)n * 8), *y = xmalloc((size_t)n * 8);
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < n; r++) { x[r] = 1.0 + (double)(r % 1000003) * 1e-6; y[r] = 0; }
+  for (int64_t r = 0; r < n; r++) {
+    x[r] = 1.0 + (double)(r % 1000003) * 1e-6;
+    y[r] = 0;
+  }
   double t[REPS];
   for (int rep = -WARM; rep < REPS; rep++) {
     double t0 = omp_get_wtime();
@@ -236,7 +259,8 @@ static void spmv(const char *name) {
   for (int64_t r = 0; r < n; r++) s += y[r] * (double)(1 + r % 3);
   char k[64];
   snprintf(k, sizeof k, "spmv-%s", name);
-  record(k, median(t, REPS), 12.0 * (double)A.nnz + 8.0 * (double)(n + 1) + 16.0 * (double)n, s);
+  record(k, median(t, REPS),
+         12.0 * (double)A.nnz + 8.0 * (double)(n + 1) + 16.0 * (double)n, s);
   printf("I\tref\tnnz-%s\t%lld\n", name, (long long)A.nnz);
   free(x);
   free(y);

@@ -25,7 +25,11 @@ int main(int argc, char **argv) {
   double dt = omp_get_wtime() - t0;
   /* calls = 2 fib(n+1) - 1, each a task but the root (run inline) */
   long a = 0, b = 1;
-  for (int k = 0; k < n + 1; k++) { long c = a + b; a = b; b = c; }
+  for (int k = 0; k < n + 1; k++) {
+    long c = a + b;
+    a = b;
+    b = c;
+  }
   printf("fib omp %ld %.6f %ld\n", 2 * a - 1, dt, r);
   return 0;
 }

@@ -14,7 +14,10 @@ static void *run(void *arg) {
   for (long i = base; i < base + n_per; i++) {
     size_t bytes = (size_t)16 << (i & 4);
     char *p = malloc(bytes);
-    if (!p) { bad++; continue; }
+    if (!p) {
+      bad++;
+      continue;
+    }
     p[0] = (char)i;
     bad += p[0] != (char)i;
     free(p);
@@ -31,9 +34,14 @@ int main(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &a);
   for (int k = 0; k < t; k++) pthread_create(&th[k], NULL, run, (void *)(k * n_per));
   long bad = 0;
-  for (int k = 0; k < t; k++) { void *r; pthread_join(th[k], &r); bad += (long)r; }
+  for (int k = 0; k < t; k++) {
+    void *r;
+    pthread_join(th[k], &r);
+    bad += (long)r;
+  }
   clock_gettime(CLOCK_MONOTONIC, &b);
   if (bad) return 1;
-  printf("pool malloc %ld %.6f\n", n_per * t, (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+  printf("pool malloc %ld %.6f\n", n_per * t,
+         (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
   return 0;
 }

@@ -71,7 +71,8 @@ static void kron_edge(uint64_t e, int scale, int32_t *u, int32_t *v) {
  * order by one serial pass, so the column order is reproducible */
 static void bench_kron(int scale, int ef) {
   const int64_t n = (int64_t)1 << scale, m = n * ef;
-  int32_t *src = xmalloc((size_t)m * sizeof *src), *dst = xmalloc((size_t)m * sizeof *dst);
+  int32_t *src = xmalloc((size_t)m * sizeof *src),
+          *dst = xmalloc((size_t)m * sizeof *dst);
 #pragma omp parallel for schedule(static)
   for (int64_t e = 0; e < m; e++) kron_edge((uint64_t)e, scale, &src[e], &dst[e]);
   int64_t *rowptr = xmalloc((size_t)(n + 1) * sizeof *rowptr);
@@ -146,7 +147,8 @@ static void tensor_call(void *arg) {
     for (int64_t d = 0; d < D; d++)
       for (int64_t e = 0; e < E; e++) {
         double s = 0;
-        for (int64_t p = 0; p < P; p++) s += A[(c * P + p) * D + d] * B[(c * P + p) * E + e];
+        for (int64_t p = 0; p < P; p++)
+          s += A[(c * P + p) * D + d] * B[(c * P + p) * E + e];
         V[(c * D + d) * E + e] = s;
       }
 }
