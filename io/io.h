@@ -57,6 +57,14 @@ FILE *sk_afile_open(sk_afile *a, const char *path, char *err, size_t errlen);
 int sk_afile_commit(sk_afile *a, FILE *f, char *err, size_t errlen);
 void sk_afile_abandon(sk_afile *a);
 
+/* -- files read (afile.c) --------------------------------------------------
+ * sk_rfile_open opens 'path' for reading when it is a regular file, never
+ * blocking on it: a FIFO, a device, a directory or a socket is refused
+ * before it is opened (a FIFO would block, a device never end). NULL with
+ * '*kind' naming what the path is ("a FIFO (named pipe)"), or with '*kind'
+ * NULL and errno set when it cannot be opened. */
+FILE *sk_rfile_open(const char *path, const char **kind);
+
 /* -- NumPy .npy (format 1.0 written; 1.0, 2.0 and 3.0 read) --------------
  * Every speck dtype: float64 '<f8', float32 '<f4', int64 '<i8', int32
  * '<i4', int16 '<i2', int8 '|i1', uint64 '<u8', uint32 '<u4', uint8 '|u1',

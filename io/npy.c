@@ -286,7 +286,9 @@ static int read_data(FILE *f, const char *path, void *dst, size_t bytes,
 int sk_npy_load(sk_view *out, const char *path, int space, int layout, const char *label,
                 char *err, size_t errlen) {
   npy_header h;
-  FILE *f = fopen(path, "rb");
+  const char *kind;
+  FILE *f = sk_rfile_open(path, &kind);
+  if (!f && kind) return sk_err(err, errlen, SK_E_NOT_REGULAR_READ, kind);
   if (!f) return sk_err(err, errlen, SK_E_CANNOT_OPEN, strerror(errno));
   if (read_header(f, &h, err, errlen) < 0) {
     fclose(f);
@@ -399,7 +401,11 @@ int sk_npy_save(const char *path, const sk_view *v, char *err, size_t errlen) {
     make_header(src, src->layout == SK_LEFT && src->rank > 1, head, sizeof head);
   size_t bytes = (size_t)n * sk_dtypes[v->dtype].size;
   int rc = 0;
-  FILE *f = fopen(path, "wb");
+  /* written to a temporary file beside 'path' and renamed over it when
+   * complete: a failed write (a full disk, a size limit) leaves the file
+   * that was there */
+  sk_afile af;
+  FILE *f = sk_afile_open(&af, path, msg, sizeof msg);
   if (!f) {
     rc = sk_err(err, errlen, SK_E_CANNOT_OPEN_WRITING, strerror(errno));
   } else {
@@ -416,10 +422,15 @@ int sk_npy_save(const char *path, const sk_view *v, char *err, size_t errlen) {
       sk_progress_step(&pr, (double)done);
     }
     sk_progress_end(&pr);
-    if (fclose(f) != 0) ok = 0;
+    if (ok && fflush(f) != 0)
+      ok = 0; /* the last bytes out: their error is a write error */
     if (!ok) {
-      rc = sk_err(err, errlen, SK_E_WRITE_ERROR, strerror(errno));
-      remove(path);
+      int e = errno;
+      fclose(f);
+      sk_afile_abandon(&af);
+      rc = sk_err(err, errlen, SK_E_WRITE_ERROR, strerror(e));
+    } else if (sk_afile_commit(&af, f, msg, sizeof msg) < 0) {
+      rc = sk_err(err, errlen, SK_E_MSG, msg);
     }
   }
   sk_view_release(&tmp);

@@ -246,6 +246,16 @@ describe("speck.io.load_npy", function()
       edit("brace.npy", "{", "["))
     assert.are.equal(P .. "missing.npy': cannot open: No such file or directory",
       e("missing.npy"))
+    -- only regular files: a FIFO would block the read, a device never end
+    assert(os.execute("mkfifo " .. quote(dir .. "/fifo.npy")))
+    assert.are.equal(P .. "fifo.npy': cannot read a FIFO (named pipe): only regular "
+      .. "files are read (reading it could block or never end)", e("fifo.npy"))
+    assert.are.equal("speck.io.load_npy '/dev/zero': cannot read a character device: "
+      .. "only regular files are read (reading it could block or never end)",
+      err_of(L, "/dev/zero"))
+    assert.are.equal("speck.io.load_npy '" .. dir .. "': cannot read a directory: "
+      .. "only regular files are read (reading it could block or never end)",
+      err_of(L, dir))
   end)
 
   it("refuses bad arguments, naming the option", function()
@@ -324,6 +334,32 @@ describe("speck.io.save_npy", function()
         assert.are.equal(0, (#read_bytes(path) - 12 * es) % 64)
       end
     end
+  end)
+
+  it("replaces a file whole or not at all: a failed write keeps the old file", function()
+    local path = dir .. "/keep.npy"
+    speck.io.save_npy(path, speck.View("old", "float64", 4, {space = HS}):fill(1))
+    local old = read_bytes(path)
+    -- a child whose file size limit (dash's 'ulimit -f', 512-byte blocks:
+    -- 32 KiB) stops the write midway; SIGXFSZ ignored, so the write fails
+    -- with EFBIG instead of killing the process
+    local script = dir .. "/limit.lua"
+    write_bytes(script, ([[
+      local ok, e = pcall(speck.io.save_npy, %q, speck.View("new", "float64", 1 << 16):fill(2))
+      print(ok, e)
+    ]]):format(path))
+    local out = sh("/bin/sh -c " .. quote("trap '' XFSZ; ulimit -f 64; exec " .. quote(SPECK)
+      .. " " .. quote(script)))
+    assert.are.equal("false\tspeck.io.save_npy '" .. path .. "': write error: File too large\n", out)
+    assert.are.equal(old, read_bytes(path))
+    -- no temporary file left beside it
+    assert.are.equal("keep.npy\n", sh("ls " .. quote(dir) .. " | grep '^keep'"))
+    -- a write that completes replaces the file
+    speck.io.save_npy(path, speck.View("new", "int32", {2, 3}, {space = HS}):fill(7))
+    local v = speck.io.load_npy(path, {space = HS})
+    assert.are.equal("int32", v:dtype())
+    assert.are.same({{7, 7, 7}, {7, 7, 7}}, v:totable())
+    assert.are.equal("keep.npy\n", sh("ls " .. quote(dir) .. " | grep '^keep'"))
   end)
 
   it("refuses bad arguments and unwritable paths", function()

@@ -9,8 +9,14 @@
  * offending token; nothing is built then. Lines: blank lines and lines
  * starting with '#' or '%' are skipped; a '#' or '%' token ends a line's
  * fields (a trailing comment). A "# Nodes: N" comment (SNAP's header)
- * gives the vertex count, else it is the largest id + 1. Weights are on
- * every data line or on none. A long read reports through io/'s progress.
+ * gives the vertex count, or the largest id + 1 when that is more (SNAP's
+ * header is a count, not a bound: its AS graphs' ids exceed it), else it
+ * is the largest id + 1; its "Edges: M" is checked: a file of fewer edge
+ * lines ends early, an error; counts that are not counts are errors too.
+ * Only regular files are read (a FIFO would block); a byte that is not
+ * text (a NUL, a control character) is refused with its offset. Weights
+ * are on every data line or on none. A long read reports through io/'s
+ * progress.
  *
  * The writer copies the graph to the host when it lives elsewhere and
  * writes "# Nodes: N Edges: M" then one line per edge (an undirected
@@ -68,13 +74,30 @@ static int grow(edges *e, int weighted) {
   return 0;
 }
 
-/* "# Nodes: 10 Edges: 20" (SNAP) or "# Nodes: 10": the count, else -1 */
-static int64_t nodes_comment(const char *s) {
-  const char *p = strstr(s, "Nodes:");
-  if (!p) return -1;
+/* the count after "Nodes:" or "Edges:" at 'p': a non-negative integer
+ * ending the word; -1 when it is not one */
+static int64_t header_count(const char *p) {
+  while (*p == ' ' || *p == '\t') p++;
+  if (!isdigit((unsigned char)*p)) return -1;
   char *end;
-  long long v = strtoll(p + 6, &end, 10);
-  return end == p + 6 || v < 0 ? -1 : v;
+  errno = 0;
+  long long v = strtoll(p, &end, 10);
+  if (errno == ERANGE || (*end && !isspace((unsigned char)*end))) return -1;
+  return v;
+}
+
+/* "# Nodes: 10 Edges: 20" (SNAP) or "# Nodes: 10": 1 with the counts
+ * ('*edges' -1 without one), 0 when the comment has no "Nodes:" word, -1
+ * when its counts are not counts */
+static int nodes_comment(const char *s, int64_t *nodes, int64_t *edges) {
+  const char *p = s;
+  while ((p = strstr(p, "Nodes:")) != NULL && p > s && isalnum((unsigned char)p[-1])) p++;
+  if (!p) return 0;
+  *nodes = header_count(p + 6);
+  *edges = -1;
+  const char *q = strstr(p + 6, "Edges:");
+  if (q) *edges = header_count(q + 6);
+  return *nodes < 0 || (q && *edges < 0) ? -1 : 1;
 }
 
 /* Read 'path' into 'e'; '*nv' the vertex count, '*weighted' whether the
@@ -85,18 +108,33 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
   size_t cap = 0;
   ssize_t len;
   double bytes = 0;
-  int64_t declared = -1, maxid = -1;
+  int64_t declared = -1, maxid = -1, nedges = -1;
   int rc = 0;
   *weighted = -1;
   while ((len = getline(&line, &cap, f)) >= 0) {
     r->lineno++;
+    int64_t at = sk_sp_not_text(line, (size_t)len);
+    if (at >= 0) {
+      rc = rd_fail(r, SK_E_NOT_TEXT_BYTE, (unsigned)(unsigned char)line[at],
+                   (long long)bytes + at);
+      break;
+    }
     bytes += (double)len;
     if ((r->lineno & 0x3fff) == 0) sk_progress_step(prog, bytes);
     char *p = line, *t[3];
     while (*p && isspace((unsigned char)*p)) p++;
     if (*p == '#' || *p == '%') {
-      int64_t d = nodes_comment(p);
-      if (d >= 0 && declared < 0) {
+      int64_t d, de;
+      int h = nodes_comment(p, &d, &de);
+      if (h < 0) {
+        size_t n = strlen(p);
+        while (n > 0 && isspace((unsigned char)p[n - 1])) p[--n] = '\0';
+        char shown[64];
+        snprintf(shown, sizeof shown, "%.60s", p);
+        rc = rd_fail(r, SK_E_NODES_HEADER_MALFORMED, shown);
+        break;
+      }
+      if (h > 0 && declared < 0) {
         if (e->n > 0) {
           rc = rd_fail(r, SK_E_NODES_COMMENT_AFTER);
           break;
@@ -106,6 +144,7 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
           break;
         }
         declared = d;
+        nedges = de;
       }
       continue;
     }
@@ -145,11 +184,6 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
         break;
       }
     }
-    if (declared >= 0 && (u >= declared || v >= declared)) {
-      rc = rd_fail(r, SK_E_VERTEX_ID_OUTSIDE, (long long)(u >= declared ? u : v),
-                   (long long)declared - 1, (long long)declared);
-      break;
-    }
     if (e->n == e->cap && grow(e, hasw) < 0) {
       rc = rd_fail(r, SK_E_OUT_MEMORY_AFTER, (long long)e->n);
       break;
@@ -166,8 +200,16 @@ static int read_text(rd *r, FILE *f, sk_progress *prog, edges *e, int64_t *nv,
     sk_err(r->err, r->errlen, SK_E_CANNOT_READ, r->path, strerror(errno));
     rc = -1;
   }
+  /* fewer edges than the header's count: cut short (more are read: the
+   * count is SNAP's, and a list may hold repeats) */
+  if (rc == 0 && nedges >= 0 && e->n < nedges) {
+    r->lineno++;
+    rc = rd_fail(r, SK_E_FILE_ENDS_EDGES, (long long)e->n, (long long)nedges);
+  }
   sk_progress_step(prog, bytes);
-  *nv = declared >= 0 ? declared : maxid + 1;
+  /* the header's count is a count, not a bound: ids beyond it (SNAP's AS
+   * graphs name vertices by number) give max id + 1 vertices */
+  *nv = declared > maxid ? declared : maxid + 1;
   if (*weighted < 0) *weighted = 0;
   return rc;
 }
@@ -182,9 +224,11 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!path || sk_g_opts(args, nargs, &o, err, errlen) < 0) return -1;
   int space = sk_g_space(err, errlen);
   if (space < 0) return -1;
-  FILE *f = fopen(path, "rb");
+  const char *kind;
+  FILE *f = sk_rfile_open(path, &kind);
   if (!f) {
-    sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
+    if (kind) sk_err(err, errlen, SK_E_PATH_NOT_REGULAR, path, kind);
+    else sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
     return -1;
   }
   rd r = {path, 0, err, errlen};

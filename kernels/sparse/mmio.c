@@ -5,7 +5,11 @@
  * sized by the size line (twice the entries for a symmetric file), checks
  * every line as it goes (an error names the file, the line and the
  * offending token; nothing is built), then builds the matrix in the
- * target space with sk_sp_coo_to_csr (duplicates summed, rows sorted).
+ * target space with sk_sp_coo_to_csr (duplicates summed, rows sorted: a
+ * file may hold more entries than m*n, as SciPy reads it). Only regular
+ * files are read (a FIFO would block); a byte that is not text (a NUL, a
+ * control character) is refused with its offset, and a file that ends
+ * before the entries its size line announces is an error naming the line.
  * Supported: coordinate and array formats; real, integer and pattern
  * fields (pattern entries are 1); general, symmetric and skew-symmetric
  * symmetry (expanded: a symmetric file stores the lower triangle). Complex
@@ -73,15 +77,35 @@ typedef struct mm_reader {
   sk_progress prog;
   char *err;
   size_t errlen;
+  int failed; /* rd_line refused a line (the message is in err) */
 } mm_reader;
 
 #define rd_fail sk_sp_line_fail
 
-/* the next line (without its newline) or NULL at the end of the file */
+/* the offset in 's' (n bytes) of a byte that is not text -- a NUL or a
+ * control character other than whitespace -- or -1 (bytes from 0x80 are
+ * UTF-8's, in comments) */
+int64_t sk_sp_not_text(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c < 0x20 && !(c >= '\t' && c <= '\r')) || c == 0x7f) return (int64_t)i;
+  }
+  return -1;
+}
+
+/* the next line (without its newline) or NULL at the end of the file, or
+ * on a line that is not text ('failed' set, the message written) */
 static char *rd_line(mm_reader *r) {
   ssize_t n = getline(&r->line, &r->cap, r->f);
   if (n < 0) return NULL;
   r->lineno++;
+  int64_t at = sk_sp_not_text(r->line, (size_t)n);
+  if (at >= 0) {
+    r->failed = 1;
+    rd_fail(r, SK_E_NOT_TEXT_BYTE, (unsigned)(unsigned char)r->line[at],
+            (long long)r->bytes + at);
+    return NULL;
+  }
   r->bytes += (double)n;
   while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r')) r->line[--n] = '\0';
   if ((r->lineno & 0x3fff) == 0) sk_progress_step(&r->prog, r->bytes);
@@ -129,6 +153,7 @@ static int tok_value(mm_reader *r, const char *t, int field, double *x) {
 /* the banner: "%%MatrixMarket matrix <format> <field> <symmetry>" */
 static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
   char *s = rd_line(r);
+  if (!s && r->failed) return -1;
   if (!s) {
     r->lineno = 1;
     return rd_fail(r, SK_E_FILE_EMPTY_NO);
@@ -179,6 +204,7 @@ static void coo_put(mm_coo *c, int64_t i, int64_t j, double v, int dtype) {
 static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
                       int64_t *nrows, int64_t *ncols, mm_coo *c) {
   char *s = rd_data(r);
+  if (!s && r->failed) return -1;
   if (!s) {
     r->lineno++;
     return rd_fail(r, SK_E_FILE_ENDS_BEFORE);
@@ -203,9 +229,9 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
                    sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric", (long long)m,
                    (long long)nc);
   if (format == MM_COORD) {
+    /* more entries than m*n are legal: duplicates, summed (SciPy's and
+     * GAP's reading); the room below is bounded by the file's size */
     nnz = sz[2];
-    if (nnz > m * nc)
-      return rd_fail(r, SK_E_ENTRIES_DO_NOT, (long long)nnz, (long long)m, (long long)nc);
   } else {
     nnz = sym == MM_GENERAL     ? m * nc
           : sym == MM_SYMMETRIC ? m * (m + 1) / 2
@@ -213,7 +239,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   }
   *nrows = m;
   *ncols = nc;
-  int64_t cap = sym == MM_GENERAL ? nnz : 2 * nnz;
+  int64_t cap = sym == MM_GENERAL ? nnz : nnz > INT64_MAX / 2 ? INT64_MAX : 2 * nnz;
   /* never more room than the rest of the file can fill: an entry takes at
    * least 2 bytes ("1\n" in an array file, 4 for "1 1\n" in a coordinate
    * one), so a short file announcing billions of entries allocates for
@@ -285,12 +311,13 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
     if (sym != MM_GENERAL && i != j) coo_put(c, j, i, sym == MM_SKEW ? -v : v, dtype);
     k++;
   }
+  if (r->failed) return -1;
   if (k < nnz) {
     r->lineno++;
     return rd_fail(r, SK_E_FILE_ENDS_AFTER, (long long)k, (long long)nnz);
   }
   if ((s = rd_data(r)) != NULL) return rd_fail(r, SK_E_MORE_ENTRIES_THAN, (long long)nnz);
-  return 0;
+  return r->failed ? -1 : 0;
 }
 
 /* sparse.read_mm: path, dtype ("float64"), space (the runtime's default)
@@ -319,9 +346,11 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   r.path = path;
   r.err = err;
   r.errlen = errlen;
-  r.f = fopen(path, "rb");
+  const char *kind;
+  r.f = sk_rfile_open(path, &kind);
   if (!r.f) {
-    sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
+    if (kind) sk_err(err, errlen, SK_E_PATH_NOT_REGULAR, path, kind);
+    else sk_err(err, errlen, SK_E_CANNOT_OPEN_PATH, path, strerror(errno));
     return -1;
   }
   struct stat st;

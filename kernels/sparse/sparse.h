@@ -103,6 +103,9 @@ int sk_sp_line_fail_(char *err, size_t errlen, const char *path, int64_t lineno,
 /* the next whitespace-separated token of *p (NUL-terminated in place,
  * *p moved past it), NULL when none */
 char *sk_sp_token(char **p);
+/* the offset of the first byte of s[0..n) that is not text (a NUL, a
+ * control character other than whitespace), -1 when all are */
+int64_t sk_sp_not_text(const char *s, size_t n);
 
 /* a host-readable copy of rank-1 'v' into 'h': 'v' itself (retained, its
  * space fenced) when the host reaches it, else a new host view (the
