@@ -922,6 +922,40 @@ describe("speck.graph readers and writers", function()
     assert.equal(7, n:num_vertices())
   end)
 
+  it("reads ids beyond '# Nodes:' (a count, not a bound) and more edges than 'Edges:'", function()
+    -- SNAP's AS graphs: ids are names, larger than the vertex count
+    local p = write_file("as.txt", "# Undirected graph: as.txt\n# Nodes: 3\tEdges: 3\n"
+      .. "# FromNodeId\tToNodeId\n0\t1\n1\t7\n7\t12\n")
+    local g = graph.read(p)
+    assert.equal(13, g:num_vertices())
+    assert.equal(3, g:num_edges())
+    assert.same({1}, {g.colidx:totable()[1]})
+    local d = graph.read(p, {directed = true})
+    assert.equal(13, d:num_vertices())
+    assert.same({0, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3}, d.rowptr:totable())
+    assert.same({1, 7, 12}, d.colidx:totable())
+    -- a consistent header still gives its count (isolated vertices kept)
+    assert.equal(9, graph.read(write_file("n9.txt", "# Nodes: 9 Edges: 2\n0 1\n3 4\n")):num_vertices())
+    -- more edge lines than 'Edges:' (repeats) are read
+    local r = graph.read(write_file("more.txt", "# Nodes: 3 Edges: 1\n0 1\n1 0\n1 2\n"))
+    assert.equal(3, r:num_vertices())
+    assert.equal(2, r:num_edges())
+  end)
+
+  it("refuses what is not a regular file, before it could block", function()
+    local fifo = DIR .. "/fifo.txt"
+    assert(os.execute("mkfifo '" .. fifo .. "'"))
+    local tail = ": only regular files are read (reading it could block or never end)"
+    assert.equal("speck.graph.read: cannot read '" .. fifo .. "', a FIFO (named pipe)" .. tail,
+                 err_of(graph.read, fifo))
+    assert.equal("speck.graph.read: cannot read '" .. fifo .. "', a FIFO (named pipe)" .. tail,
+                 err_of(graph.read, fifo, {format = "mm"}))
+    assert.equal("speck.graph.read: cannot read '/dev/zero', a character device" .. tail,
+                 err_of(graph.read, "/dev/zero"))
+    assert.equal("speck.graph.read: cannot read '" .. DIR .. "', a directory" .. tail,
+                 err_of(graph.read, DIR))
+  end)
+
   it("shows speck.progress's bar on a long load", function()
     local bin = os.getenv("SPECK_BIN")
     if not bin then pending("SPECK_BIN is not set") return end
@@ -952,7 +986,20 @@ describe("speck.graph readers and writers", function()
       {"0 1 2.5\n1 2\n", "line 2: 2 fields, earlier lines have 3 (weights go on every line or on none)"},
       {"0 1 abc\n", "line 1: weight 'abc' is not a number"},
       {"0 1 2 3\n", "line 1: unexpected '3' after 'u v w'"},
-      {"# Nodes: 3\n0 1\n1 3\n", "line 3: vertex id 3 is outside 0..2 (the file's '# Nodes: 3')"},
+      -- what the header promises: the edges, and counts that are counts
+      {"# Nodes: 4 Edges: 3\n0 1\n1 2\n", "line 4: the file ends after 2 of the 3 edges its header announces (truncated?)"},
+      {"# Nodes: 4\tEdges: 5\n# c\n0 1\n\n", "line 5: the file ends after 1 of the 5 edges its header announces (truncated?)"},
+      {"# Nodes: 4 Edges: 1\n", "line 2: the file ends after 0 of the 1 edges its header announces (truncated?)"},
+      {"# Nodes: abc\n0 1\n", "line 1: malformed '# Nodes:' header '# Nodes: abc' (expected '# Nodes: N' or '# Nodes: N Edges: M', N and M non-negative integers)"},
+      {"# Nodes: -4\n0 1\n", "line 1: malformed '# Nodes:' header '# Nodes: -4' (expected '# Nodes: N' or '# Nodes: N Edges: M', N and M non-negative integers)"},
+      {"# c\n# Nodes: 4x Edges: 2\n0 1\n", "line 2: malformed '# Nodes:' header '# Nodes: 4x Edges: 2' (expected '# Nodes: N' or '# Nodes: N Edges: M', N and M non-negative integers)"},
+      {"# Nodes: 4 Edges: many\r\n0 1\n", "line 1: malformed '# Nodes:' header '# Nodes: 4 Edges: many' (expected '# Nodes: N' or '# Nodes: N Edges: M', N and M non-negative integers)"},
+      {"# Nodes:\n0 1\n", "line 1: malformed '# Nodes:' header '# Nodes:' (expected '# Nodes: N' or '# Nodes: N Edges: M', N and M non-negative integers)"},
+      -- text only: a NUL byte, a binary file
+      {"0 1\n1 2\0 junk\n", "line 2: byte 0x00 at offset 7 is not text (a binary file?)"},
+      {"\0\0\0\0\0\0\0\0", "line 1: byte 0x00 at offset 0 is not text (a binary file?)"},
+      {"\x1f\x8b\x08\x00\x00\x00", "line 1: byte 0x1f at offset 0 is not text (a binary file?)"},
+      {"# ok\n0 1\n\x93NUMPY\x01\x00v\x00{'descr'", "line 3: byte 0x01 at offset 15 is not text (a binary file?)"},
       {"0 99999999999\n", "line 1: vertex id 99999999999 is too large (at most 2147483645: int32 ids)"},
       {"0 1\n# Nodes: 5\n", "line 2: a '# Nodes:' comment after the first edge"},
     }

@@ -226,6 +226,42 @@ describe("speck.sparse Matrix Market", function()
     assert.are.equal(0, A:nrows())
   end)
 
+  it("reads more entries than m*n: the duplicates summed, as SciPy reads them", function()
+    local B = "%%MatrixMarket matrix coordinate "
+    local lines = {B .. "real general", "% 10 entries in a 2x2 matrix", "2 2 10"}
+    for k = 1, 10 do lines[#lines + 1] = ("%d %d %g"):format((k % 2) + 1, (k % 3 == 0) and 2 or 1, k) end
+    local path = mm_file("dups.mtx", table.concat(lines, "\n") .. "\n")
+    local A = sparse.read_mm(path)
+    assert.are.equal(2, A:nrows())
+    local got = dense_of(A)
+    assert.are.same({{2 + 4 + 8 + 10, 6}, {1 + 5 + 7, 3 + 9}}, got)
+    if U.HAVE_SCIPY then
+      local out = U.sh(U.PY .. " -c \"import scipy.io, sys; a = scipy.io.mmread(sys.argv[1]).toarray(); " ..
+                       "print(' '.join(repr(float(v)) for v in a.ravel()))\" " .. path)
+      local flat = {}
+      for w in out:gmatch("%S+") do flat[#flat + 1] = tonumber(w) end
+      assert.are.same({got[1][1], got[1][2], got[2][1], got[2][2]}, flat)
+    end
+    -- symmetric: 5 entries of a 2x2 lower triangle (3 places), mirrored
+    A = sparse.read_mm(mm_file("dupsym.mtx", B .. "integer symmetric\n2 2 5\n1 1 1\n2 1 2\n2 1 3\n2 2 4\n1 1 5\n"))
+    assert.are.same({{6, 5}, {5, 4}}, dense_of(A))
+    -- a pattern file's duplicates count (SciPy's sum of ones)
+    A = sparse.read_mm(mm_file("duppat.mtx", B .. "pattern general\n1 2 4\n1 1\n1 2\n1 1\n1 1\n"))
+    assert.are.same({{3, 1}}, dense_of(A))
+  end)
+
+  it("refuses what is not a regular file, before it could block", function()
+    local fifo = DIR .. "/fifo.mtx"
+    assert(os.execute("mkfifo '" .. fifo .. "'"))
+    local tail = ": only regular files are read (reading it could block or never end)"
+    assert.are.equal("speck.sparse.read_mm: cannot read '" .. fifo .. "', a FIFO (named pipe)" .. tail,
+                     err_of(sparse.read_mm, fifo))
+    assert.are.equal("speck.sparse.read_mm: cannot read '/dev/null', a character device" .. tail,
+                     err_of(sparse.read_mm, "/dev/null"))
+    assert.are.equal("speck.sparse.read_mm: cannot read '" .. DIR .. "', a directory" .. tail,
+                     err_of(sparse.read_mm, DIR))
+  end)
+
   for _, case in ipairs(CASES) do
     for _, dtype in ipairs{"float64", "float32"} do
       it(("round trips a matrix (%s, %s)"):format(case.shape.name, dtype), function()
@@ -336,7 +372,14 @@ describe("speck.sparse Matrix Market", function()
       {"%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1\n", "line 3: entry (2, 2) is on the diagonal of a skew-symmetric matrix"},
       {"%%MatrixMarket matrix coordinate real symmetric\n3 2 0\n", "line 2: a symmetric matrix must be square, the size line says 3x2"},
       {B .. "3000000000 3 0\n", "line 2: a 3000000000x3 matrix overflows int32 column indices (at most 2147483647)"},
-      {B .. "2 2 5\n", "line 2: 5 entries do not fit a 2x2 matrix"},
+      {B .. "2 2 5\n", "line 3: the file ends after 0 of 5 entries (truncated?)"},
+      {B .. "2 2 5\n1 1 1\n1 1 2\n% c\n", "line 6: the file ends after 2 of 5 entries (truncated?)"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n2 1 2\n", "line 5: the file ends after 2 of 3 entries (truncated?)"},
+      -- text only: a NUL byte, a binary file
+      {B .. "3 3 2\n1 1 1\n2 2\0 3\n", "line 4: byte 0x00 at offset 61 is not text (a binary file?)"},
+      {B .. "3 3 1\n1 1 1\n\0\0\0\0", "line 4: byte 0x00 at offset 58 is not text (a binary file?)"},
+      {"\x93NUMPY\x01\x00v\x00{'descr'", "line 1: byte 0x01 at offset 6 is not text (a binary file?)"},
+      {"%%MatrixMarket matrix coordinate real general\r\n% \x1b[1mbold\x1b[0m\r\n", "line 2: byte 0x1b at offset 49 is not text (a binary file?)"},
       {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", "line 6: the file ends after 3 of 4 entries (truncated?)"},
       {"%%MatrixMarket matrix array pattern general\n2 2\n", "line 1: an array file cannot have field 'pattern'"},
     }
