@@ -190,6 +190,13 @@ MM = {
     "complex": b"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
     "bad_banner": b"%%MatrixMarkt matrix coordinate real general\n1 1 1\n1 1 1\n",
     "nan_inf": b"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 -inf\n",
+    # issue 30: duplicates beyond m*n (summed), a file cut short, bytes that are not text
+    "duplicates_beyond": b"%%MatrixMarket matrix coordinate real general\n1 2 5\n"
+                         b"1 1 1\n1 2 2\n1 1 3\n1 1 4\n1 2 5\n",
+    "truncated_symmetric": b"%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n"
+                           b"1 1 1\n2 1 2\n",
+    "nul_byte": b"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2\0 3\n",
+    "binary": b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xed\xc1\x01\x0d\x00\x00\x00",
 }
 
 EDGES = {
@@ -204,6 +211,14 @@ EDGES = {
     "negative": b"0 -1\n",
     "nodes_after_edge": b"0 1\n# Nodes: 5\n",
     "empty": b"",
+    # issue 30: the header's promises (ids beyond '# Nodes:' are read, fewer
+    # edges than 'Edges:' are not), malformed counts, bytes that are not text
+    "ids_beyond_nodes": b"# Undirected graph\n# Nodes: 3\tEdges: 3\n0\t1\n1\t7\n7\t12\n",
+    "truncated_edges": b"# Nodes: 5 Edges: 4\n0 1\n1 2\n",
+    "nodes_malformed": b"# Nodes: 5x Edges: 2\n0 1\n1 2\n",
+    "edges_malformed": b"# Nodes: 5 Edges: -2\n0 1\n1 2\n",
+    "nul_byte": b"0 1\n1 2\0 3\n2 3\n",
+    "binary": b"\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00",
 }
 
 
