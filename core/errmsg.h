@@ -780,4 +780,8 @@ SK_ERRDEF(ALLREDUCE_ELEMENT, "element %d is %s (expected a number)")
 SK_ERRDEF(KERNEL_HANDLE_CLOSED, "kernel handle is closed")
 SK_ERRDEF(UNKNOWN_TARGET, "unknown target '%s' (%s)")
 SK_ERRDEF(UNKNOWN_SPACE_EXPECTED_3, "unknown space %s (expected %s)")
+/* -- issue 30: task functors that do not compile, messages (task30) -- */
+SK_ERRDEF(FUNCTORS_FORGOTTEN, "%s\n(forgotten: %s; the scheduler's other functors still run)")
+SK_ERRDEF(NOT_A_CAPTURE, "'%s' is not a capture")
+SK_ERRDEF(FUNCTOR_FORGOTTEN, "functor '%s' did not compile and is forgotten (declare it again)")
 // clang-format on

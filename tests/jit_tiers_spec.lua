@@ -192,9 +192,10 @@ for _ = 2, 20 do assert(hot() == first) end
 cold() cold()
 local mid = kstat("hot")
 speck.jit.wait()
+local waited = kstat("hot")
 local last = hot()
 emit{first = first, last = last, hot = kstat("hot"), cold = kstat("cold"),
-     mid_tier = mid.tier}
+     mid_tier = mid.tier, waited = waited}
 ]]
 
 describe("tiered host JIT", function()
@@ -264,6 +265,10 @@ describe("tiered host JIT", function()
       assert.are.equal(0, r.cold.tierups)
       assert.are.equal(0, r.cold.compiles.cc)
       assert.are.equal(2, r.cold.launches)
+      -- current right after jit.wait(), before any launch installs it
+      assert.are.equal("cc", r.waited.tier)
+      assert.are.equal(1, r.waited.tierups)
+      assert.are.equal(20, r.waited.launches)
     end)
 
     it("jit = 'tcc' never tiers up (per launch and SPECK_JIT=tcc)", function()
