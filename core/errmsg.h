@@ -778,10 +778,14 @@ SK_ERRDEF(ALLREDUCE_ELEMENT, "element %d is %s (expected a number)")
 SK_ERRDEF(KERNEL_HANDLE_CLOSED, "kernel handle is closed")
 SK_ERRDEF(UNKNOWN_TARGET, "unknown target '%s' (%s)")
 SK_ERRDEF(UNKNOWN_SPACE_EXPECTED_3, "unknown space %s (expected %s)")
-/* -- issue 30: files -- */
+/* -- files read and written whole (io/afile.c, the readers) -- */
 SK_ERRDEF(NOT_REGULAR_READ, "cannot read %s: only regular files are read (reading it could block or never end)")
 SK_ERRDEF(PATH_NOT_REGULAR, "cannot read '%s', %s: only regular files are read (reading it could block or never end)")
 SK_ERRDEF(NOT_TEXT_BYTE, "byte 0x%02x at offset %lld is not text (a binary file?)")
 SK_ERRDEF(NODES_HEADER_MALFORMED, "malformed '# Nodes:' header '%s' (expected '# Nodes: N' or '# Nodes: N Edges: M', N and M non-negative integers)")
 SK_ERRDEF(FILE_ENDS_EDGES, "the file ends after %lld of the %lld edges its header announces (truncated?)")
+/* -- task functors that do not compile; names a body did not capture -- */
+SK_ERRDEF(FUNCTORS_FORGOTTEN, "%s\n(forgotten: %s; the scheduler's other functors still run)")
+SK_ERRDEF(NOT_A_CAPTURE, "'%s' is not a capture")
+SK_ERRDEF(FUNCTOR_FORGOTTEN, "functor '%s' did not compile and is forgotten (declare it again)")
 // clang-format on

@@ -583,16 +583,66 @@ static sk_buf *key_buffer(void) {
   return &keybuf;
 }
 
+/* A name the body calls but did not capture: C compilers say "warning:
+ * implicit declaration of function 'y'" (and tcc's linker "undefined
+ * symbol 'y'" later). 'log' with those lines in the language's words,
+ * "<where>: error: 'y' is not a capture" (malloc'd; NULL: none such). */
+static char *uncaptured(const char *log) {
+  static const char IMPL[] = "implicit declaration of function '";
+  if (!strstr(log, IMPL)) return NULL;
+  char names[16][64];
+  int nn = 0;
+  sk_buf b;
+  sk_buf_init(&b);
+  for (const char *p = log; *p;) { /* the diagnostics, the names noted */
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)len, p);
+    char *at = strstr(line, IMPL), *q = at ? strchr(at + sizeof IMPL - 1, '\'') : NULL;
+    char *kind = at ? strstr(line, "warning: ") : NULL;
+    if (!kind || kind > at) kind = at ? strstr(line, "error: ") : NULL;
+    if (at && q && kind && kind < at) {
+      *q = 0;
+      const char *name = at + sizeof IMPL - 1;
+      if (nn < 16) snprintf(names[nn++], sizeof names[0], "%s", name);
+      sk_buf_add(&b, line, (size_t)(kind - line));
+      char msg[128];
+      sk_err(msg, sizeof msg, SK_E_NOT_A_CAPTURE, name);
+      sk_buf_printf(&b, "error: %s\n", msg);
+    } else {
+      int drop = 0; /* the linker's echo of a name already reported */
+      for (int k = 0; k < nn && !drop; k++) {
+        char sym[96];
+        snprintf(sym, sizeof sym, "undefined symbol '%s'", names[k]);
+        drop = strstr(line, sym) != NULL;
+      }
+      if (!drop) {
+        sk_buf_add(&b, p, len);
+        sk_buf_puts(&b, "\n");
+      }
+    }
+    p += len + (nl ? 1 : 0);
+  }
+  if (b.n && b.s[b.n - 1] == '\n') b.s[--b.n] = 0;
+  return sk_buf_take(&b);
+}
+
 int sk_jit_diag(char *err, size_t errlen, const char *log) {
   static const int parts[] = {SK_E_DIAG_BODY, SK_E_DIAG_PRELUDE, SK_E_DIAG_INIT,
                               SK_E_DIAG_JOIN};
-  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+  char *own = uncaptured(log);
+  if (own) log = own;
+  int rc = -1, done = 0;
+  for (size_t i = 0; i < sizeof parts / sizeof *parts && !done; i++) {
     /* the id's text is "<part> line %s" */
     const char *t = sk_err_text(parts[i]);
     size_t n = strlen(t) - 2;
-    if (strncmp(log, t, n) == 0) return sk_err_(err, errlen, parts[i], log + n);
+    if (strncmp(log, t, n) == 0) rc = sk_err_(err, errlen, parts[i], log + n), done = 1;
   }
-  return sk_err(err, errlen, SK_E_MSG, log);
+  if (!done) rc = sk_err(err, errlen, SK_E_MSG, log);
+  free(own);
+  return rc;
 }
 
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {

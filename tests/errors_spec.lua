@@ -85,6 +85,9 @@ local CASES = {
    "speck.parallel_reduce 'bad':", "init line 1: error: 'zz' undeclared"},
   {"a call to an undefined function", function() pf("bad", 4, {}, "nosuch(i);") end,
    "speck.parallel_for 'bad': body does not compile:", "nosuch"},
+  {"a name the body did not capture, called", function() pf("bad", 4, {x = x}, "x(i) = y(i);") end,
+   "speck.parallel_for 'bad': body does not compile:\nbody line 1: error: " ..
+   (SPACE == "cuda" and "'y' undeclared" or "'y' is not a capture")},
   {"a missing body", function() pf("bad", 4, {}) end,
    "speck.parallel_for 'bad': body must be a string, got no value"},
   {"a body that is not a string (nil)", function() pf("bad", 4, {}, nil) end,
@@ -357,6 +360,19 @@ describe("errors on " .. SPACE, function()
     ]])
     for i = 0, 9 do assert.are.equal(2 * (i + 1), y(i)) end
     assert.are.equal(55, pr("ro_sum", 10, {ro = ro}, "acc += ro(i);"))
+  end)
+
+  it("says a name the body calls is not a capture (no compiler's words)", function()
+    local msg = message(function() pf("uncap", 4, {x = x}, "x(i) = 1;\nx(i) = y(i) + yy(2);") end)
+      :gsub("^[^\n]-:%d+: ", "", 1)
+    if SPACE == "cuda" then -- NVRTC: 'identifier "y" is undefined', said as the host's
+      assert.truthy(msg:find("body line 2: error: 'y' undeclared", 1, true), msg)
+    else
+      assert.are.equal("speck.parallel_for 'uncap': body does not compile:\n" ..
+                       "body line 2: error: 'y' is not a capture\n" ..
+                       "body line 2: error: 'yy' is not a capture", msg)
+    end
+    vm_ok()
   end)
 
   for _, c in ipairs(CASES) do

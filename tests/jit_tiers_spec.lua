@@ -192,9 +192,10 @@ for _ = 2, 20 do assert(hot() == first) end
 cold() cold()
 local mid = kstat("hot")
 speck.jit.wait()
+local waited = kstat("hot")
 local last = hot()
 emit{first = first, last = last, hot = kstat("hot"), cold = kstat("cold"),
-     mid_tier = mid.tier}
+     mid_tier = mid.tier, waited = waited}
 ]]
 
 describe("tiered host JIT", function()
@@ -260,10 +261,19 @@ describe("tiered host JIT", function()
       assert.are.equal(1, r.hot.compiles.cc)
       assert.are.equal(21, r.hot.launches)
       assert.is_nil(r.hot.warning)
-      assert.are.equal("tcc", r.cold.tier)
-      assert.are.equal(0, r.cold.tierups)
-      assert.are.equal(0, r.cold.compiles.cc)
       assert.are.equal(2, r.cold.launches)
+      -- two launches stay on tcc unless they ran 5 ms (SK_TIERUP_SECONDS:
+      -- a loaded machine's first OpenMP launch can); jit.stats() shows a
+      -- finished tier-up at once, so the tier is checked against the rule
+      if r.cold.run_seconds < 0.005 then
+        assert.are.equal("tcc", r.cold.tier)
+        assert.are.equal(0, r.cold.tierups)
+        assert.are.equal(0, r.cold.compiles.cc)
+      end
+      -- current right after jit.wait(), before any launch installs it
+      assert.are.equal("cc", r.waited.tier)
+      assert.are.equal(1, r.waited.tierups)
+      assert.are.equal(20, r.waited.launches)
     end)
 
     it("jit = 'tcc' never tiers up (per launch and SPECK_JIT=tcc)", function()

@@ -57,4 +57,40 @@ describe("scripts/bench/plot", function()
     assert.are.equal(1, code)
     assert.are.equal("plot: cannot open /nonexistent.md\n", out)
   end)
+
+  it("runs nothing a table says: backquotes, $(...) and quotes are drawn as text", function()
+    if not slurp("scripts/bench/plot") then return pending("no scripts/ here (a bundle)") end
+    if select(2, sh("command -v gnuplot")) ~= 0 then return pending("no gnuplot") end
+    local mark = os.tmpname()
+    os.remove(mark)
+    local evil = "`touch " .. mark .. "1` $(touch " .. mark .. "2) 'q' \"dq\" \\ @m"
+    local md = os.tmpname()
+    local f = assert(io.open(md, "w"))
+    f:write("## core `touch " .. mark .. "3`\n\n### " .. evil .. "\n\n",
+            "| kernel | speck | peer | ratio |\n| --- | --- | --- | ---: |\n",
+            "| k1 " .. evil .. " | cc $(touch " .. mark .. "4) | gcc`touch " .. mark .. "5` | 2.5 |\n",
+            "| k2 'a''b\" | tcc | x | 0.5 |\n")
+    f:close()
+    -- the output directory's name is data too
+    local out_dir = dir .. "/o`touch " .. mark .. "6`$(touch " .. mark .. "7)'\""
+    local out, code = sh("scripts/bench/plot " .. quote(md) .. " " .. quote(out_dir))
+    os.remove(md)
+    for k = 1, 7 do
+      assert.is_nil(io.open(mark .. k), "ran the text of a table: " .. mark .. k)
+    end
+    assert.are.equal(0, code, out)
+    assert.are.equal(out_dir .. "/bench-core.svg\n" .. out_dir .. "/bench-core.png\n", out)
+    local svg = assert(slurp(out_dir .. "/bench-core.svg"))
+    -- the title and labels as written (Markdown's code quotes dropped)
+    local shown = "touch " .. mark .. "1 $(touch " .. mark .. "2) 'q' \"dq\" \\ @m"
+    local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
+    local function has(s)
+      return svg:find(s, 1, true) or svg:find(esc(s), 1, true)
+        or svg:find((esc(s):gsub("'", "&apos;"):gsub('"', "&quot;")), 1, true)
+    end
+    assert.truthy(has("speck against its peers: core, " .. shown), svg)
+    assert.truthy(has("k1 touch " .. mark .. "1 $(touch " .. mark .. "2) 'q'"), svg)
+    assert.truthy(has("k2 'a''b\" [tcc vs x]"), svg)
+    assert.are.equal("\137PNG", (slurp(out_dir .. "/bench-core.png") or ""):sub(1, 4))
+  end)
 end)

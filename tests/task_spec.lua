@@ -417,6 +417,15 @@ describe("speck.task memory pool", function()
     end
   end)
 
+  it_host("takes a whole number of bytes written as a float, as View and Scheduler do", function()
+    local pool = task.MemoryPool(2^20, {superblock = 2^12})
+    assert.are.equal(1 << 20, pool:stats().capacity)
+    assert.are.equal("speck.task.MemoryPool: bytes must be an integer, got 1.5",
+                     err_of(task.MemoryPool, 1.5))
+    assert.are.equal("speck.task.MemoryPool: superblock must be an integer, got 4096.5",
+                     err_of(task.MemoryPool, 2^20, {superblock = 4096.5}))
+  end)
+
   it_all("serves task bodies; an exhausted pool is an error naming it", function()
     -- a GPU's pool: superblocks per size class for each of its lane groups
     local s = task.Scheduler{memory = (GPU and 64 or 1) * 1024 * 1024}
@@ -474,6 +483,46 @@ describe("speck.task bad input", function()
     -- a body that cannot be pasted is refused at once
     assert.matches("speck.task.sched:functor 'raw': functor 'raw': a preprocessor directive on body line 1",
                    err_of(s.functor, s, "raw", {}, nil, "#include <stdio.h>\n"), 1, true)
+  end)
+
+  it_all("reports a functor that does not compile and forgets it; the others run on", function()
+    local s = task.Scheduler{}
+    local before = s:functor("before", {n = "int64"}, "int64", [[ task_return(self.n + 1); ]])
+    local f0 = s:spawn(before, {n = 1})
+    s:wait()
+    assert.are.equal(2, f0:get())
+    local bad = s:functor("bad", {n = "int64"}, "int64", "int x = 1;\n task_return(self.m);\n")
+    local after = s:functor("after", {n = "int64"}, "int64", [[ task_return(self.n * 2); ]])
+    -- the first compile that meets it reports it, naming the functor
+    local err = err_of(s.spawn, s, after, {n = 1})
+    assert.matches("speck.task.sched:spawn 'after': functor 'bad' line 2: error: ", err, 1, true)
+    assert.matches("\n(forgotten: 'bad'; the scheduler's other functors still run)", err, 1, true)
+    -- then it is gone: spawning it says so, the others run
+    assert.are.equal("speck.task.sched:spawn 'bad': functor 'bad' did not compile and is forgotten (declare it again)",
+                     err_of(s.spawn, s, bad, {n = 1}))
+    local f1, f2 = s:spawn(before, {n = 10}), s:spawn(after, {n = 21})
+    s:wait()
+    assert.are.equal(11, f1:get())
+    assert.are.equal(42, f2:get())
+    -- a functor declared later, and 'bad' declared again, corrected
+    local later = s:functor("later", {n = "int64"}, "int64", [[ task_return(self.n - 1); ]])
+    local fixed = s:functor("bad", {n = "int64"}, "int64", [[ task_return(self.n * 3); ]])
+    assert.are.equal("speck.task.Scheduler:spawn: functor 'bad' did not compile and is forgotten (declare it again)",
+                     err_of(s.spawn, s, bad, {n = 1}))
+    local f3, f4, f5 = s:spawn(later, {n = 5}), s:spawn(fixed, {n = 5}), s:spawn(after, {n = 5})
+    s:wait()
+    assert.are.equal(4, f3:get())
+    assert.are.equal(15, f4:get())
+    assert.are.equal(10, f5:get())
+    -- a functor calling a name it did not capture, through sched:compile
+    s:functor("uncap", {}, nil, [[ y(1); ]])
+    assert.are.equal("speck.task.sched:compile: functor 'uncap' line 1: error: 'y' is not a capture\n" ..
+                     "(forgotten: 'uncap'; the scheduler's other functors still run)",
+                     err_of(s.compile, s))
+    s:compile()
+    local f6 = s:spawn(later, {n = 8})
+    s:wait()
+    assert.are.equal(7, f6:get())
   end)
 
   it_all("refuses bad labels, fields and options", function()

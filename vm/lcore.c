@@ -717,6 +717,9 @@ static const char *const tier_names[SK_NTIER] = {"auto", "tcc", "cc", "nvrtc",
                                                  "precompiled"};
 
 static int l_jit_stats(lua_State *L) {
+  /* a tier-up compiled in the background is installed first (a launch
+   * would install it): the tiers shown are current after jit.wait() */
+  for (sk_kernel *k = sk_cache_next(NULL); k; k = sk_cache_next(k)) sk_jit_refresh(k);
   sk_jit_totals t;
   sk_cache_totals(&t);
   lua_createtable(L, 0, 8);

@@ -232,19 +232,24 @@ static sk_sched *future_sched(lua_State *L, int idx, lfuture **out, const char *
   return ls->s;
 }
 
-/* sched:spawn(index, fields, prio, team) -> future */
+/* sched:spawn(label, fields, prio, team) -> future. The functor is found
+ * by its label: one that did not compile is forgotten and the others
+ * move down the table (sk_sched_compile). */
 static int l_spawn(lua_State *L) {
   const char *fname = "sched:spawn";
   lsched *ls = check_sched(L, 1, fname);
   sk_sched *s = ls->s;
-  int f = (int)luaL_checkinteger(L, 2);
-  const sk_tfunctor *fx = sk_sched_functor_at(s, f);
-  if (!fx) return sk_lerror(L, fname, NULL, SK_E_NOT_FUNCTOR_SCHEDULER);
+  const char *label = luaL_checkstring(L, 2);
+  if (sk_sched_find(s, label) < 0)
+    return sk_lerror(L, fname, label, SK_E_FUNCTOR_FORGOTTEN, label);
   int prio = luaL_checkoption(L, 4, "regular", prio_names);
   int team = lua_toboolean(L, 5);
   char err[4096];
   if (sk_sched_compile(s, err, sizeof err) < 0)
-    return sk_lerror(L, fname, fx->label, SK_E_MSG, err);
+    return sk_lerror(L, fname, label, SK_E_MSG, err);
+  int f = sk_sched_find(s, label);
+  const sk_tfunctor *fx = sk_sched_functor_at(s, f);
+  if (!fx) return sk_lerror(L, fname, NULL, SK_E_NOT_FUNCTOR_SCHEDULER);
   _Alignas(16) unsigned char fields[SK_TASK_MAXFIELDS * sizeof(sk_varg) + 64];
   memset(fields, 0, sizeof fields);
   if (!lua_isnoneornil(L, 3)) {

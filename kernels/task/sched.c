@@ -157,14 +157,13 @@ int64_t sk_sched_field_offset(const sk_sched *s, int f, int k) {
 }
 int64_t sk_sched_fields_size(const sk_sched *s, int f) { return s->fn.tab.size[f]; }
 
-/* Generate the functors' source when new ones came, and look it up (or
- * compile it) through sk_run at every wait, so the table follows the
- * JIT's tier-ups; then the scheduler takes what it needs of the layout
- * (ops 'compiled'; once per set of functors with 'compile_once': a
- * device's kernel). */
-int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
-  if (s->fn.nf == 0) return 0;
-  if (s->ops->compile_once && s->fn.compiled == s->fn.nf) return 0;
+/* One try at the functors' table: generate the source when new ones
+ * came, and look it up (or compile it) through sk_run at every wait, so
+ * the table follows the JIT's tier-ups; then the scheduler takes what it
+ * needs of the layout (ops 'compiled'; once per set of functors with
+ * 'compile_once': a device's kernel). A compiler's message names the
+ * functors ("functor 'fib' line 3: ..."). */
+static int try_compile(sk_sched *s, char *err, size_t errlen) {
   if (!s->fn.source || s->fn.compiled != s->fn.nf) {
     free(s->fn.source);
     s->fn.source = sk_task_codegen(s->fn.fx, s->fn.nf, NULL, err, errlen);
@@ -196,6 +195,51 @@ int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
   if (s->ops->compiled(s->impl, err, errlen) < 0) return -1;
   s->fn.compiled = s->fn.nf;
   return 0;
+}
+
+/* 1 when message 'msg' names functor 'label' ("functor 'label' line") */
+static int names(const char *msg, const char *label) {
+  char key[96];
+  snprintf(key, sizeof key, "functor '%s' line ", label);
+  return strstr(msg, key) != NULL;
+}
+
+/* Compile the functors declared since the last table (issue 30 item 7).
+ * A functor that does not compile is reported and forgotten: the ones
+ * the compiler's message names are dropped (all the new ones when it
+ * names none) and the rest compiled again, so the scheduler keeps
+ * working for every other functor; the call still fails with the first
+ * message and the names of the functors forgotten. Only functors not yet
+ * in a table are dropped: no task or future refers to them. */
+int sk_sched_compile(sk_sched *s, char *err, size_t errlen) {
+  if (s->fn.nf == 0) return 0;
+  if (s->ops->compile_once && s->fn.compiled == s->fn.nf) return 0;
+  char first[4096], gone[1024];
+  first[0] = gone[0] = 0;
+  size_t ng = 0;
+  while (try_compile(s, err, errlen) < 0) {
+    if (s->fn.compiled == s->fn.nf) return -1; /* nothing new to blame */
+    if (!first[0]) snprintf(first, sizeof first, "%s", err);
+    int named = 0;
+    for (int k = s->fn.compiled; k < s->fn.nf; k++)
+      named |= names(err, s->fn.fx[k].label);
+    for (int k = s->fn.nf - 1; k >= s->fn.compiled; k--) {
+      if (named && !names(err, s->fn.fx[k].label)) continue;
+      if (ng < sizeof gone)
+        ng += (size_t)snprintf(gone + ng, sizeof gone - ng, "%s'%s'", ng ? ", " : "",
+                               s->fn.fx[k].label);
+      free(s->fn.fx[k].body);
+      memmove(&s->fn.fx[k], &s->fn.fx[k + 1],
+              (size_t)(s->fn.nf - k - 1) * sizeof *s->fn.fx);
+      s->fn.nf--;
+    }
+    free(s->fn.source);
+    s->fn.source = NULL;
+    if (s->fn.compiled == s->fn.nf) break;
+  }
+  if (!first[0]) return 0;
+  sk_err(err, errlen, SK_E_FUNCTORS_FORGOTTEN, first, gone);
+  return -1;
 }
 
 /* -- a task.MemoryPool in a back end's memory (its scheduler's ops) -------- */

@@ -70,7 +70,7 @@ return {
     "Compile once; k(policy, captures) launches with new data and no lookup cost."},
   ["speck.jit.source"] = {"speck.jit.source(label)", "The generated source of the last kernel with that label."},
   ["speck.jit.stats"] = {"speck.jit.stats()", "Compiles, cache hits, tier-ups, time spent compiling, and every kernel."},
-  ["speck.jit.wait"] = {"speck.jit.wait()", "Wait for the background (cc tier) compiles."},
+  ["speck.jit.wait"] = {"speck.jit.wait()", "Wait for the background (cc tier) compiles; speck.jit.stats() then shows their tiers."},
   -- profile regions (Kokkos Tools)
   ["speck.profile.push"] = {"speck.profile.push(name)",
     "Open a profile region: a Kokkos tool (KOKKOS_TOOLS_LIBS) sees kokkosp_push_profile_region; nothing without a tool."},

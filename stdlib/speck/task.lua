@@ -107,7 +107,11 @@ function Scheduler:spawn(f, fields, opts)
     end
     team = opts.team and true or false
   end
-  return call(self._s.spawn, self._s, f.index, fields, prio, team)
+  if self._functors[f.label] ~= f then -- declared again after it failed
+    fail("Scheduler:spawn", "functor '%s' did not compile and is forgotten (declare it again)",
+         f.label)
+  end
+  return call(self._s.spawn, self._s, f.label, fields, prio, team)
 end
 
 --- sched:wait(): run every spawned task to completion
@@ -128,13 +132,17 @@ Scheduler.__close = Scheduler.close
 --- task.MemoryPool(bytes [, {superblock = bytes}]): a pool a kernel captures
 --- ({mp = pool}) and uses with pool_alloc(mp, bytes) / pool_free(mp, p)
 function task.MemoryPool(bytes, opts)
+  -- a whole number of bytes, 2^20 as well as 1048576 (as View and
+  -- Scheduler{memory =} take it)
+  local function whole(v) return math.type(v) == "float" and (math.tointeger(v) or v) or v end
+  bytes = whole(bytes)
   if math.type(bytes) ~= "integer" then
     fail("MemoryPool", "bytes must be an integer, got %s", tostring(bytes))
   end
   local sb = 0
   if opts ~= nil then
     if type(opts) ~= "table" then fail("MemoryPool", "options must be a table") end
-    sb = opts.superblock or 0
+    sb = whole(opts.superblock or 0)
     if math.type(sb) ~= "integer" then
       fail("MemoryPool", "superblock must be an integer, got %s", tostring(sb))
     end

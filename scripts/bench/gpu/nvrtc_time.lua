@@ -102,8 +102,12 @@ if own then
   os.remove(dir)
 end
 local seed = os.time() % 100000 * 1000 + math.random(0, 999)
+-- a word for sh: single-quoted, so no $(...), `...` or \ in a path runs
+-- (Lua's %q is a double-quoted string, which sh expands)
+local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 local function run()
-  local cmd = ("SPECK_CACHE_DIR=%q %q %q probe %d %d"):format(dir, bin, script, seed, n)
+  local cmd = ("SPECK_CACHE_DIR=%s %s %s probe %d %d"):format(shq(dir), shq(bin), shq(script),
+                                                              seed, n)
   local p = assert(io.popen(cmd, "r"))
   local out = {}
   for line in p:lines() do
@@ -118,7 +122,7 @@ local function run()
   return out
 end
 local first, again = run(), run()
-if own then os.execute(("rm -rf %q"):format(dir)) end
+if own then os.execute("rm -rf -- " .. shq(dir)) end
 local info = speck.info()
 print(("%s, NVRTC %s, arch %s, %d kernels per kind"):format(
   info.spaces.cuda.available and "device" or "compile only",
