@@ -260,7 +260,7 @@ float fmaf(float, float, float);
     for (sk_i64 c = 0; c < A.n; c++) {                                         \
       T d = sk_at(A, c, c);                                                    \
       for (sk_i64 p = 0; p < c; p++) d -= sk_at(A, c, p) * sk_at(A, c, p);     \
-      if (!(d > 0) || d - d != 0) { sk_at(A, c, c) = d; return c + 1; }       \
+      if (!(d > 0) || d - d != 0) { sk_at(A, c, c) = d; return c + 1; }        \
       d = (T)sqrt(d);                                                          \
       sk_at(A, c, c) = d;                                                      \
       for (sk_i64 r = c + 1; r < A.m; r++) {                                   \
