@@ -788,4 +788,15 @@ SK_ERRDEF(FILE_ENDS_EDGES, "the file ends after %lld of the %lld edges its heade
 SK_ERRDEF(FUNCTORS_FORGOTTEN, "%s\n(forgotten: %s; the scheduler's other functors still run)")
 SK_ERRDEF(NOT_A_CAPTURE, "'%s' is not a capture")
 SK_ERRDEF(FUNCTOR_FORGOTTEN, "functor '%s' did not compile and is forgotten (declare it again)")
+/* -- numerical breakdown: non-finite inputs, pivots, aliasing, capture ranges -- */
+SK_ERRDEF(CAPTURE_OUT_RANGE, "capture '%s': %s is out of the range of %s [%lld, %lld]")
+SK_ERRDEF(CAPTURE_OUT_RANGE_U64, "capture '%s': %s is out of the range of %s [0, %llu]")
+SK_ERRDEF(CAPTURE_OUT_RANGE_F32, "capture '%s': %s is out of the range of float32 (magnitude at most %g)")
+SK_ERRDEF(CG_B_NONFINITE, "the right-hand side b (view '%s') holds %s at row %lld")
+SK_ERRDEF(CG_X0_NONFINITE, "the initial guess x0 (view '%s') holds %s at row %lld")
+SK_ERRDEF(CG_A_NONFINITE, "the operator A holds %s at row %lld, column %lld")
+SK_ERRDEF(CG_OVERFLOW, "%s = %g at iteration %lld: the iteration overflowed (A, b and x0 are finite)")
+SK_ERRDEF(MATRIX_PIVOT_NONFINITE, "the matrix is not positive definite: the pivot of row %d is %s (column %d of the AMD-ordered matrix)")
+SK_ERRDEF(VIEW_PIVOT_NONFINITE, "A (view '%s') is not positive definite: the pivot of row %lld, column %lld is %s")
+SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory: the output must not alias an input")
 // clang-format on

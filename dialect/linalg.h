@@ -19,8 +19,9 @@
  * a team barrier, so calls can follow each other. Chars as in BLAS:
  * trans 'N' 'T' 'C', side 'L' 'R', uplo 'U' 'L', diag 'N' 'U'.
  * Factorisations return LAPACK's info: 0, or k + 1 where pivot k is zero
- * (lu, getrf, trtri) or not positive (potrf); the matrix is then left as
- * far as the factorisation got. beta = 0 overwrites C even where it holds
+ * (lu, getrf, trtri) or not positive or not finite (potrf, which leaves
+ * the failed pivot in A(k, k) as LAPACK does, to tell NaN from negative);
+ * the matrix is then left as far as the factorisation got. beta = 0 overwrites C even where it holds
  * NaN (the BLAS rule); alpha = 0 does not read A or B.
  *
  * The operations are written once, for a type T, as macros expanded for
@@ -259,7 +260,7 @@ float fmaf(float, float, float);
     for (sk_i64 c = 0; c < A.n; c++) {                                         \
       T d = sk_at(A, c, c);                                                    \
       for (sk_i64 p = 0; p < c; p++) d -= sk_at(A, c, p) * sk_at(A, c, p);     \
-      if (!(d > 0)) return c + 1;                                              \
+      if (!(d > 0) || d - d != 0) { sk_at(A, c, c) = d; return c + 1; }        \
       d = (T)sqrt(d);                                                          \
       sk_at(A, c, c) = d;                                                      \
       for (sk_i64 r = c + 1; r < A.m; r++) {                                   \

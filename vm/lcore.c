@@ -9,8 +9,11 @@
  * (STYLE.md point 7).
  */
 #define _GNU_SOURCE
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +191,28 @@ static int l_check_policy(lua_State *L) {
 }
 
 /* -- captures ----------------------------------------------------------- */
+/* an integer capture's value 'v' (the Lua value at -1) within dtype 'd''s
+ * range, else an error naming the capture, the value and the range */
+static void capture_range(lua_State *L, const char *name, const sk_dtype_info *t, int d,
+                          lua_Integer v, const char *fname, const char *label) {
+  long long lo = 0, hi = 0;
+  switch (d) {
+  case SK_I64: return;
+  case SK_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+  case SK_I16: lo = INT16_MIN, hi = INT16_MAX; break;
+  case SK_I8: lo = INT8_MIN, hi = INT8_MAX; break;
+  case SK_U64: lo = 0, hi = LLONG_MAX; break;
+  case SK_U32: lo = 0, hi = UINT32_MAX; break;
+  default: lo = 0, hi = UINT8_MAX; break;
+  }
+  if (v >= lo && v <= hi) return;
+  const char *vs = luaL_tolstring(L, -1, NULL);
+  if (d == SK_U64)
+    sk_lerror(L, fname, label, SK_E_CAPTURE_OUT_RANGE_U64, name, vs, t->name,
+              (unsigned long long)UINT64_MAX);
+  sk_lerror(L, fname, label, SK_E_CAPTURE_OUT_RANGE, name, vs, t->name, lo, hi);
+}
+
 static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
                          const char *label) {
   /* {dtype, value} at idx */
@@ -205,10 +230,14 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
     s->u8 = (unsigned char)(lua_toboolean(L, -1) ? 1 : 0);
   } else if (t->is_float) {
     double v = lua_tonumberx(L, -1, &ok);
+    if (ok && d == SK_F32 && isfinite(v) && fabs(v) > FLT_MAX)
+      sk_lerror(L, fname, label, SK_E_CAPTURE_OUT_RANGE_F32, a->name,
+                luaL_tolstring(L, -1, NULL), (double)FLT_MAX);
     if (d == SK_F64) s->f64 = v;
     else s->f32 = (float)v;
   } else {
     lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (ok) capture_range(L, a->name, t, d, v, fname, label);
     switch (d) {
     case SK_I64: s->i64 = v; break;
     case SK_I32: s->i32 = (int)v; break;

@@ -263,6 +263,16 @@ int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A, const sk_vie
   return sk_dense_team(&k_gemm, league, 1, scratch, args, NELEM(args), err, errlen);
 }
 
+/* An output 'o' (named 'on') that shares an allocation with input 'i'
+ * ('in') is refused, as sparse.spmv refuses y sharing x: the kernels read
+ * the inputs while writing the output, so the product would be wrong. */
+static int no_alias(const char *in, const sk_view *i, const char *on, const sk_view *o,
+                    char *err, size_t errlen) {
+  if (!(i->data && i->alloc && i->alloc == o->alloc)) return 0;
+  sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, in, i->label, on, o->label);
+  return -1;
+}
+
 /* "op(A) is 3x4, op(B) 5x6, C 3x6" */
 static int gemm_shapes(char ta, char tb, const sk_view *A, const sk_view *B,
                        const sk_view *C, char *err, size_t errlen) {
@@ -301,7 +311,9 @@ static int gemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       !(B = sk_dense_mat(args, nargs, "B", 0, &dt, err, errlen)) ||
       !(C = sk_dense_mat(args, nargs, "C", 0, &dt, err, errlen)) ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0 ||
-      gemm_shapes(ta, tb, A, B, C, err, errlen) < 0)
+      gemm_shapes(ta, tb, A, B, C, err, errlen) < 0 ||
+      no_alias("A", A, "C", C, err, errlen) < 0 ||
+      no_alias("B", B, "C", C, err, errlen) < 0)
     return -1;
   int64_t m = C->extent[0], n = C->extent[1], k = ta == 'N' ? A->extent[1] : A->extent[0];
   int v = use_vendor(impl, C, A, B, 2.0 * m * n * k, GEMM_CROSS);
@@ -329,7 +341,8 @@ static int syrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0 ||
       !(A = sk_dense_mat(args, nargs, "A", 0, &dt, err, errlen)) ||
       !(C = sk_dense_mat(args, nargs, "C", 0, &dt, err, errlen)) ||
-      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 ||
+      no_alias("A", A, "C", C, err, errlen) < 0)
     return -1;
   int64_t n = tr == 'N' ? A->extent[0] : A->extent[1];
   int64_t k = tr == 'N' ? A->extent[1] : A->extent[0];
@@ -371,7 +384,9 @@ static int gemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       !(A = sk_dense_mat(args, nargs, "A", 0, &dt, err, errlen)) ||
       !(x = sk_karg_view(args, nargs, "x", 1, err, errlen)) ||
       !(y = sk_karg_view(args, nargs, "y", 1, err, errlen)) ||
-      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 ||
+      no_alias("A", A, "y", y, err, errlen) < 0 ||
+      no_alias("x", x, "y", y, err, errlen) < 0)
     return -1;
   if (x->dtype != dt || y->dtype != dt) {
     sk_err(err, errlen, SK_E_X_VIEW_Y, x->label, sk_dtypes[x->dtype].name, y->label,
@@ -485,7 +500,8 @@ static int tri_args(const sk_arg *args, int nargs, char *side, char *uplo, char 
       sk_karg_f64(args, nargs, "alpha", alpha, err, errlen) < 0 ||
       !(*A = sk_dense_mat(args, nargs, "A", 0, &dt, err, errlen)) ||
       !(*B = sk_dense_mat(args, nargs, "B", 0, &dt, err, errlen)) ||
-      sk_dense_impl(args, nargs, impl, err, errlen) < 0)
+      sk_dense_impl(args, nargs, impl, err, errlen) < 0 ||
+      no_alias("A", *A, "B", *B, err, errlen) < 0)
     return -1;
   int64_t need = *side == 'L' ? (*B)->extent[0] : (*B)->extent[1];
   if ((*A)->extent[0] != (*A)->extent[1] || (*A)->extent[0] != need) {

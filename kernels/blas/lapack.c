@@ -12,6 +12,7 @@
  * 0-based, LAPACK's swap sequence, into an int32 or int64 view. Bodies:
  * lapack.sk.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,45 @@ static int not_spd(const sk_view *A, int64_t info, char *err, size_t errlen) {
   return -1;
 }
 
+/* A(j, j) of a float matrix in any space (one element copied to the host
+ * where the host cannot read it) */
+static int diag_get(const sk_view *A, int64_t j, double *x, char *err, size_t errlen) {
+  int64_t off = j * (A->stride[0] + A->stride[1]);
+  if (A->space == SK_SPACE_HOST) {
+    *x = sk_view_get_f(A, off);
+    return 0;
+  }
+  sk_view h, s;
+  int64_t one = 1;
+  double cell[2] = {0, 0};
+  if (sk_view_create(&h, "pivot", A->dtype, 1, &one, SK_RIGHT, SK_SPACE_HOST, 0, cell,
+                     err, errlen) < 0)
+    return -1;
+  s = *A;
+  s.rank = 1;
+  s.data = (char *)A->data + off * (int64_t)sk_dtypes[A->dtype].size;
+  s.extent[0] = 1;
+  s.extent[1] = 1;
+  s.stride[0] = 1;
+  s.stride[1] = 0;
+  s.layout = SK_RIGHT;
+  int rc = sk_view_deep_copy(&h, &s, err, errlen);
+  *x = sk_view_get_f(&h, 0);
+  sk_view_release(&h);
+  return rc;
+}
+
+/* potrf's pivot 'info' - 1 failed: NaN or Inf (the pivot the body left in
+ * A(k, k), as LAPACK), or not positive */
+static int potrf_fail(const sk_view *A, int64_t info, char *err, size_t errlen) {
+  double d;
+  if (diag_get(A, info - 1, &d, err, errlen) < 0) return -1;
+  if (isfinite(d)) return not_spd(A, info, err, errlen);
+  sk_err(err, errlen, SK_E_VIEW_PIVOT_NONFINITE, A->label, (long long)(info - 1),
+         (long long)(info - 1), isnan(d) ? "NaN" : "Inf");
+  return -1;
+}
+
 static int singular(const sk_view *A, int64_t info, char *err, size_t errlen) {
   sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
   return -1;
@@ -123,8 +163,14 @@ static int potrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (n == 0) return 0;
   if (vendor_ok(impl, A, (double)n * n * n / 3) &&
       sk_vendor_potrf(dt, uplo, n, A->data, A->stride[0], A->stride[1], &info) ==
-        SK_VENDOR_OK)
-    return info ? not_spd(A, info, err, errlen) : 0;
+        SK_VENDOR_OK) {
+    /* a vendor's potrf takes a NaN (NaN <= 0 is false) or an Inf pivot:
+     * the factor's diagonal says (n reads beside n^3 / 3 flops) */
+    for (int64_t j = 0; j < (info ? info - 1 : n); j++)
+      if (!isfinite(sk_view_get_f(A, j * (A->stride[0] + A->stride[1]))))
+        return potrf_fail(A, j + 1, err, errlen);
+    return info ? potrf_fail(A, info, err, errlen) : 0;
+  }
   /* upper: the lower factor of the transposed view (A is symmetric) */
   sk_view a;
   sk_dense_strided(A, &a);
@@ -148,7 +194,7 @@ static int potrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       break;
     }
     if (info) {
-      rc = not_spd(A, info, err, errlen);
+      rc = potrf_fail(A, info, err, errlen);
       break;
     }
     if (rest == 0) break;

@@ -6,8 +6,10 @@
  * sparse.spmv; on a GPU the team SpMV then a dot), then x += a*p and
  * r -= a*Ap fused with r.r, then p = r + b*p. It stops when
  * ||r|| <= tol*||b|| (the recurrence residual) or after maxiter
- * iterations; a non-positive p.Ap (A not positive definite) is an error
- * naming the iteration.
+ * iterations (the reason "converged" or "maxiter"); a negative p.Ap (A
+ * not positive definite) is an error naming the iteration, a zero one
+ * stops with the reason "breakdown"; a NaN or Inf in b'b, r'r or p.Ap is
+ * an error naming the input that holds one (or the overflow).
  */
 #include <math.h>
 #include <stdio.h>
@@ -86,8 +88,77 @@ static int spmv_dot(const sk_backend *b, const sk_csr *A, const sk_view *p,
   return 0;
 }
 
+/* -- non-finite values ----------------------------------------------------
+ * The iteration checks only what it already reduces: b'b, r'r and p'Ap.
+ * When one is not finite, the inputs are searched (once, on the way out)
+ * for the first NaN or Inf: b, then x0, then A's values; none found means
+ * the iteration itself overflowed. */
+
+/* "a NaN", "an Inf", "a -Inf" */
+static const char *nonfinite_name(double x) {
+  return isnan(x) ? "a NaN" : x > 0 ? "an Inf" : "a -Inf";
+}
+
+/* the first non-finite element of rank-1 'v' into *at (-1: none), *val */
+static int first_nonfinite(const sk_view *v, int64_t *at, double *val, char *err,
+                           size_t errlen) {
+  sk_view h;
+  if (sk_sp_host_copy(v, &h, err, errlen) < 0) return -1;
+  *at = -1;
+  for (int64_t i = 0; i < h.extent[0]; i++) {
+    double x = sk_view_get_f(&h, sk_view_offset(&h, &i));
+    if (!isfinite(x)) {
+      *at = i, *val = x;
+      break;
+    }
+  }
+  sk_view_release(&h);
+  return 0;
+}
+
+/* the message for a non-finite 'what' (= 'x') at iteration 'it'; -1 */
+static int cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
+                        const char *what, double x, int64_t it, char *err,
+                        size_t errlen) {
+  int64_t at;
+  double val = 0;
+  if (first_nonfinite(bv, &at, &val, err, errlen) < 0) return -1;
+  if (at >= 0) {
+    sk_err(err, errlen, SK_E_CG_B_NONFINITE, bv->label, nonfinite_name(val),
+           (long long)at);
+    return -1;
+  }
+  if (x0) {
+    if (first_nonfinite(x0, &at, &val, err, errlen) < 0) return -1;
+    if (at >= 0) {
+      sk_err(err, errlen, SK_E_CG_X0_NONFINITE, x0->label, nonfinite_name(val),
+             (long long)at);
+      return -1;
+    }
+  }
+  if (first_nonfinite(A->values, &at, &val, err, errlen) < 0) return -1;
+  if (at >= 0) {
+    int64_t row = 0, col = 0, lo = 0, hi = A->nrows;
+    /* the row holding entry 'at': the last row whose rowptr <= at */
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2, rp;
+      if (sk_sp_get_i64(A->rowptr, mid, &rp, err, errlen) < 0) return -1;
+      if (rp <= at) lo = mid;
+      else hi = mid;
+    }
+    row = lo;
+    if (sk_sp_get_i64(A->colidx, at, &col, err, errlen) < 0) return -1;
+    sk_err(err, errlen, SK_E_CG_A_NONFINITE, nonfinite_name(val), (long long)row,
+           (long long)col);
+    return -1;
+  }
+  sk_err(err, errlen, SK_E_CG_OVERFLOW, what, x, (long long)it);
+  return -1;
+}
+
 /* sparse.cg: A_*, b [, x0, tol (1e-10), maxiter (1000)] -> x (a new view),
- * iters, resid (the final ||r||) */
+ * iters, resid (the final ||r||), reason (0 converged, 1 maxiter, 2
+ * breakdown: p'Ap = 0 with r not yet small, A singular) */
 static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", "b",
                                       "x0",       "tol",      "maxiter",  NULL};
@@ -154,12 +225,29 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
   if (dot(bv, bv, &bb, err, errlen) < 0 || dot(&r, &r, &rr, err, errlen) < 0 ||
       sk_view_deep_copy(&p, &r, err, errlen) < 0)
     goto done;
+  if (!isfinite(bb)) {
+    cg_nonfinite(&A, bv, x0, "b'b", bb, 0, err, errlen);
+    goto done;
+  }
+  if (!isfinite(rr)) {
+    cg_nonfinite(&A, bv, x0, "r'r", rr, 0, err, errlen);
+    goto done;
+  }
   double stop = tol * sqrt(bb);
   int64_t it = 0;
+  int reason = 0;
   while (it < maxiter && sqrt(rr) > stop) {
     double pap, rr1;
     if (spmv_dot(be, &A, &p, &ap, &pap, err, errlen) < 0) goto done;
-    if (!(pap > 0)) {
+    if (!isfinite(pap)) {
+      cg_nonfinite(&A, bv, x0, "p'Ap", pap, it + 1, err, errlen);
+      goto done;
+    }
+    if (pap == 0) {
+      reason = 2;
+      break;
+    }
+    if (pap < 0) {
       sk_err(err, errlen, SK_E_P_AP_ITERATION, pap, (long long)it + 1);
       goto done;
     }
@@ -170,6 +258,10 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     if (sk_sp_range(&k_update, n, a, NELEM(a), &res, err, errlen) < 0) goto done;
     rr1 = sk_result_f64(&res, 0);
     it++;
+    if (!isfinite(rr1)) {
+      cg_nonfinite(&A, bv, x0, "r'r", rr1, it, err, errlen);
+      goto done;
+    }
     if (sqrt(rr1) <= stop || it >= maxiter) {
       rr = rr1;
       break;
@@ -180,7 +272,12 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
   }
   if (sk_kout_view(out, "x", &x, err, errlen) < 0 ||
       sk_kout_num(out, "iters", (double)it, err, errlen) < 0 ||
-      sk_kout_num(out, "resid", sqrt(rr), err, errlen) < 0)
+      sk_kout_num(out, "resid", sqrt(rr), err, errlen) < 0 ||
+      sk_kout_num(out, "reason",
+                  reason             ? reason
+                  : sqrt(rr) <= stop ? 0
+                                     : 1,
+                  err, errlen) < 0)
     goto done;
   rc = 0;
 done:

@@ -72,7 +72,8 @@ struct sk_chol {
   int64_t *cp;
   int *ci;
   double *cx;
-  _Atomic int bad; /* 1 + the column whose pivot failed; -1: no memory */
+  _Atomic int bad; /* 4 * (1 + the column whose pivot failed) + (0 not
+                      positive, 1 NaN, 2 Inf); -1: no memory */
   sk_chol_info info;
   /* work blocks done with, by size class (ub_get / ub_put): a
    * free block's first word links the list */
@@ -521,10 +522,11 @@ static void sn_factor(sk_chol *c, int s) {
   int f = c->first[s], k = c->first[s + 1] - f;
   int m = (int)(c->rp[s + 1] - c->rp[s]);
   double *P = c->lx + c->lp[s];
-  int info = sk_cb_potrf(k, P, m);
+  int nonfinite;
+  int info = sk_cb_potrf(k, P, m, &nonfinite);
   if (info) {
     int expect = 0;
-    atomic_compare_exchange_strong(&c->bad, &expect, f + info);
+    atomic_compare_exchange_strong(&c->bad, &expect, 4 * (f + info) + nonfinite);
   } else {
     sk_cb_trsm(m - k, k, P, m, P + k, m);
   }
@@ -820,7 +822,11 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   if (dag < 0) goto fail;
   int bad = atomic_load(&c->bad);
   if (bad > 0) {
-    sk_err(err, errlen, SK_E_MATRIX_NOT_POSITIVE, c->perm[bad - 1], bad - 1);
+    int col = (bad >> 2) - 1;
+    if (bad & 3)
+      sk_err(err, errlen, SK_E_MATRIX_PIVOT_NONFINITE, c->perm[col],
+             (bad & 3) == 1 ? "NaN" : "Inf", col);
+    else sk_err(err, errlen, SK_E_MATRIX_NOT_POSITIVE, c->perm[col], col);
     goto fail;
   }
   if (bad < 0) goto oom;

@@ -16,8 +16,9 @@ int sk_cb_available(char *err, size_t errlen);
  * perm[k] = the row that goes k-th. 0 or -1 */
 int sk_cb_amd(int n, const int *ap, const int *ai, int *perm);
 /* Cholesky of the leading k x k block of a (column major, lower): 0, or
- * the 1-based column whose pivot is not positive */
-int sk_cb_potrf(int k, double *a, int lda);
+ * the 1-based column whose pivot is not positive or not finite
+ * (*nonfinite 1: NaN, 2: Inf, 0: not positive) */
+int sk_cb_potrf(int k, double *a, int lda, int *nonfinite);
 /* b (m x k) := b * l^-T, l k x k lower */
 void sk_cb_trsm(int m, int k, const double *l, int ldl, double *b, int ldb);
 /* c (m x m, lower) -= a a^T, a m x k */

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,9 +53,19 @@ int sk_cb_amd(int n, const int *ap, const int *ai, int *perm) {
   return B.amd(n, ap, ai, perm, NULL, NULL) >= 0 ? 0 : -1;
 }
 
-int sk_cb_potrf(int k, double *a, int lda) {
+int sk_cb_potrf(int k, double *a, int lda, int *nonfinite) {
   int64_t info = 0;
+  *nonfinite = 0;
   if (k > 0) sk_vendor_potrf(SK_F64, 'L', k, a, 1, lda, &info);
+  /* the vendor's potrf takes a NaN pivot (NaN <= 0 is false) and an Inf
+   * one: the diagonal of the factor says (k reads beside k^3 / 3 flops) */
+  for (int j = 0; j < (info ? (int)info : k); j++) {
+    double d = a[(size_t)j * (size_t)lda + (size_t)j];
+    if (!isfinite(d)) {
+      *nonfinite = isnan(d) ? 1 : 2;
+      return j + 1;
+    }
+  }
   return (int)info;
 }
 

@@ -244,8 +244,11 @@ function sparse.spmv_struct(stencil, dims, alpha, A, x, beta, y)
 end
 
 -- -- CG ---------------------------------------------------------------------------
--- x, iters, resid = cg(A, b [, {tol = 1e-10, maxiter = 1000, x0 = v}]):
--- stops when ||r|| <= tol*||b||; resid is the final ||r|| (the recurrence's)
+-- x, iters, resid, reason = cg(A, b [, {tol = 1e-10, maxiter = 1000, x0 = v}]):
+-- stops when ||r|| <= tol*||b||; resid is the final ||r|| (the recurrence's);
+-- reason "converged", "maxiter" or "breakdown" (p'Ap = 0); a NaN or Inf in
+-- A, b, x0 or the residual is an error naming which
+local cg_reasons = {[0] = "converged", "maxiter", "breakdown"}
 function sparse.cg(A, b, opts)
   local f = "cg"
   check_matrix(f, "A", A)
@@ -257,7 +260,7 @@ function sparse.cg(A, b, opts)
   end
   local _, outs = call(f, "sparse.cg", margs({b = b, x0 = opts.x0, tol = opts.tol,
                                                maxiter = opts.maxiter}, "A", A))
-  return outs.x, math.tointeger(outs.iters), outs.resid
+  return outs.x, math.tointeger(outs.iters), outs.resid, cg_reasons[outs.reason]
 end
 
 -- -- SpGEMM -------------------------------------------------------------------------
