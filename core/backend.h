@@ -209,7 +209,7 @@ typedef struct sk_backend {
    * stack (kernels with recursion, whose frames the compiler cannot add up) */
   int (*stack)(size_t bytes, char *err, size_t errlen);
 
-  /* -- what the back end brings and knows (issue 25: one folder) -------- */
+  /* -- what the back end brings and knows (one folder) ------------------ */
   /* the memory spaces it brings, ending with an entry whose name is NULL
    * (NULL: none; openmp inherits serial's 'host', registered once).
    * Registered with the back end (core/space.c); built-in back ends' at

@@ -60,11 +60,12 @@ function speck.UnorderedMap(t)
 end
 
 -- -- policies --------------------------------------------------------------
-local function check_opts(fname, opts)
-  if opts ~= nil and type(opts) ~= "table" then
-    error(("%s: options must be a table, got %s"):format(fname, type(opts)), 3)
-  end
-  return opts or {}
+local check_options = require "speck.opts"
+
+-- the options of a policy: errors at the caller of the policy function
+local function check_opts(fname, opts, keys)
+  local o = check_options(fname, opts, keys, 3)
+  return o   -- not a tail call: the levels count this frame
 end
 
 local function check_int(fname, what, v)
@@ -90,7 +91,7 @@ function Policy:__tostring()
 end
 
 function speck.RangePolicy(b, e, opts)
-  opts = check_opts("speck.RangePolicy", opts)
+  opts = check_opts("speck.RangePolicy", opts, {"chunk", "schedule", "space"})
   check_int("speck.RangePolicy", "begin", b)
   check_int("speck.RangePolicy", "end", e)
   return core.check_policy("speck.RangePolicy",
@@ -100,7 +101,7 @@ function speck.RangePolicy(b, e, opts)
 end
 
 function speck.MDRangePolicy(lower, upper, opts)
-  opts = check_opts("speck.MDRangePolicy", opts)
+  opts = check_opts("speck.MDRangePolicy", opts, {"space", "tile"})
   if type(lower) ~= "table" or type(upper) ~= "table" then
     error("speck.MDRangePolicy: lower and upper bounds must be tables", 2)
   end
@@ -145,7 +146,7 @@ function speck.TeamPolicy(league_size, team_size, vector_length, opts)
   if type(vector_length) == "table" and opts == nil then
     opts, vector_length = vector_length, nil
   end
-  opts = check_opts("speck.TeamPolicy", opts)
+  opts = check_opts("speck.TeamPolicy", opts, {"chunk", "schedule", "scratch", "space"})
   check_int("speck.TeamPolicy", "league size", league_size)
   local ts = auto_or_int("speck.TeamPolicy", "team size", team_size)
   local vl = auto_or_int("speck.TeamPolicy", "vector length", vector_length)
@@ -167,17 +168,10 @@ end
 
 -- -- sorting (kernels/sort/): in place, the comparator a C expression over
 -- a and b (true when a comes before b) compiled into the sort
-local SORT_OPTS = {descending = true, comparator = true, algorithm = true}
+local SORT_OPTS = {"algorithm", "comparator", "descending"}
 
 local function sort_call(fname, entry, t, opts)
-  if opts ~= nil and type(opts) ~= "table" then
-    error(("%s: options must be a table, got %s"):format(fname, type(opts)), 3)
-  end
-  for k, x in pairs(opts or {}) do
-    if not SORT_OPTS[k] then
-      error(("%s: unknown option '%s' (descending, comparator, algorithm)")
-            :format(fname, tostring(k)), 3)
-    end
+  for k, x in pairs(check_options(fname, opts, SORT_OPTS, 3)) do
     if k == "descending" and type(x) ~= "boolean" then
       error(("%s: option descending must be a boolean, got %s"):format(fname, type(x)), 3)
     elseif k ~= "descending" and type(x) ~= "string" then

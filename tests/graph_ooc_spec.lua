@@ -189,7 +189,7 @@ describe("graph:to", function()
     assert.are.equal("speck.graph.to: space must be a string, got number", err_of(g.to, g, 1))
     assert.are.equal("speck.graph.to: option edges must be a string, got boolean",
                      err_of(g.to, g, sp, {edges = true}))
-    assert.are.equal("speck.graph.to: unknown option 'edge' (edges)",
+    assert.are.equal("speck.graph.to: unknown option 'edge' (valid: edges)",
                      err_of(g.to, g, sp, {edge = "cuda"}))
     -- the VM and the graph are fine afterwards
     assert.are.equal(g:num_edges(), g:to(sp):num_edges())

@@ -699,7 +699,7 @@ for line in open('%s'):
                  err_of(graph.linear_recurrence, {1, 2}))
     assert.equal("speck.graph.linear_recurrence: op must be \"sum\", \"prod\", \"min\" or \"max\", got \"avg\"",
                  err_of(graph.linear_recurrence, x, {op = "avg"}))
-    assert.equal("speck.graph.linear_recurrence: unknown option 'operator' (op, coeff)",
+    assert.equal("speck.graph.linear_recurrence: unknown option 'operator' (valid: coeff, op)",
                  err_of(graph.linear_recurrence, x, {operator = "sum"}))
     assert.equal("speck.graph.linear_recurrence: the coefficients (view 'a', float64[3]) must match the property map (view 'x', float64[4])",
                  err_of(graph.linear_recurrence, x, {coeff = speck.View("a", "float64", 3)}))
@@ -809,7 +809,7 @@ describe("speck.graph.from_mesh", function()
                  err_of(graph.from_mesh, {{0, 1, 2}, {3, 4}}))
     assert.equal("speck.graph.from_mesh: capacity is 0, must be at least 1",
                  err_of(graph.from_mesh, {{0, 1}}, {capacity = 0}))
-    assert.equal("speck.graph.from_mesh: unknown option 'directed' (nodes, capacity)",
+    assert.equal("speck.graph.from_mesh: unknown option 'directed' (valid: capacity, nodes)",
                  err_of(graph.from_mesh, {{0, 1}}, {directed = true}))
   end)
 end)
@@ -878,7 +878,7 @@ describe("speck.graph.from_edges", function()
                  err_of(graph.from_edges, 5, {0, "x"}, {1, 2}))
     assert.equal("speck.graph.from_edges: nv must be a non-negative integer, got -1",
                  err_of(graph.from_edges, -1, {}, {}))
-    assert.equal("speck.graph.from_edges: unknown option 'directd' (directed, weights, dedupe, self_loops)",
+    assert.equal("speck.graph.from_edges: unknown option 'directd' (valid: dedupe, directed, self_loops, weights)",
                  err_of(graph.from_edges, 2, {0}, {1}, {directd = true}))
     assert.equal("speck.graph.from_edges: option directed must be a boolean, got string",
                  err_of(graph.from_edges, 2, {0}, {1}, {directed = "yes"}))
@@ -1113,7 +1113,7 @@ describe("speck.graph algorithms refuse bad input", function()
     assert.equal("speck.graph.bfs: source must be a vertex (an integer), a list or a view, got the float 1.5",
                  err_of(graph.bfs, g, 1.5))
     assert.equal("speck.graph.bfs: g must be a Graph, got table", err_of(graph.bfs, {}, 0))
-    assert.equal("speck.graph.bfs: unknown option 'dir' (direction_optimizing, visitor)",
+    assert.equal("speck.graph.bfs: unknown option 'dir' (valid: direction_optimizing, visitor)",
                  err_of(graph.bfs, g, 0, {dir = 1}))
     assert.equal("speck.graph.bfs: unknown visitor field 'discover' (examine_edge, filter, tree_edge, discover_vertex, captures)",
                  err_of(graph.bfs, g, 0, {visitor = {discover = ""}}))

@@ -271,8 +271,8 @@ describe("speck.io.load_npy", function()
       .. "(expected 'right' or 'left')", err_of(L, "x.npy", {layout = "stride"}))
     assert.are.equal("speck.io.load_npy 'x.npy': label must be a string (got number)",
                      err_of(L, "x.npy", {label = 1}))
-    assert.are.equal("speck.io.load_npy 'x.npy': unknown option 'lay' (space, "
-      .. "layout, label)", err_of(L, "x.npy", {lay = "left"}))
+    assert.are.equal("speck.io.load_npy 'x.npy': unknown option 'lay' (valid: "
+      .. "label, layout, space)", err_of(L, "x.npy", {lay = "left"}))
   end)
 end)
 
@@ -406,7 +406,7 @@ describe("speck.progress", function()
                      err_of(speck.progress, {mode = "yes"}))
     assert.are.equal("speck.progress: delay must be a number of seconds >= 0 (got -1)",
                      err_of(speck.progress, {delay = -1}))
-    assert.are.equal("speck.progress: unknown option 'speed' (mode, delay, interval)",
+    assert.are.equal("speck.progress: unknown option 'speed' (valid: delay, interval, mode)",
                      err_of(speck.progress, {speed = 1}))
     assert.are.equal("speck.progress: options must be a table (got string)",
                      err_of(speck.progress, "on"))

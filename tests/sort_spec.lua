@@ -182,7 +182,7 @@ describe("speck.sort", function()
     local v = speck.View("v", "float64", 10)
     for i = 0, 9 do v[i] = 10 - i end
     assert.equal("speck.sort: v must be a view, got table", err_of(speck.sort, {3, 2, 1}))
-    assert.equal("speck.sort: unknown option 'stable' (descending, comparator, algorithm)",
+    assert.equal("speck.sort: unknown option 'stable' (valid: algorithm, comparator, descending)",
                  err_of(speck.sort, v, {stable = true}))
     assert.equal("speck.sort: option descending must be a boolean, got string",
                  err_of(speck.sort, v, {descending = "yes"}))

@@ -368,7 +368,7 @@ describe("speck.sparse.cg", function()
       err_of(sparse.cg, A, b))
     assert.are.equal("speck.sparse.cg: A is 2x2, b (view 'v') has 3 rows",
       err_of(sparse.cg, A, speck.View("v", "float64", 3)))
-    assert.are.equal("speck.sparse.cg: unknown option 'tolerance' (tol, maxiter, x0)",
+    assert.are.equal("speck.sparse.cg: unknown option 'tolerance' (valid: maxiter, tol, x0)",
       err_of(sparse.cg, A, b, {tolerance = 1}))
   end)
 end)

@@ -139,7 +139,7 @@ describe("speck.UnorderedMap", function()
                  err_of(speck.UnorderedMap, {capacity = 0}))
     assert.equal("speck.UnorderedMap: expects a table {capacity = n, key = dtype, value = dtype}, got number",
                  err_of(speck.UnorderedMap, 5))
-    assert.equal("speck.UnorderedMap: unknown field 'size' (capacity, key, value)",
+    assert.equal("speck.UnorderedMap: unknown option 'size' (valid: capacity, key, value)",
                  err_of(speck.UnorderedMap, {capacity = 4, size = 3}))
     assert.equal("speck.UnorderedMap: key must be \"int64\" (pack smaller or composite keys into one), got int32",
                  err_of(speck.UnorderedMap, {capacity = 4, key = "int32"}))

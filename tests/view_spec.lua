@@ -319,7 +319,8 @@ describe("speck.View errors", function()
     assert_error("speck.View: label must be a string (got 5)", V, 5, "float64", 3)
     assert_error("speck.View 'A': options must be a table (got 'left')",
                  speck.View, "A", "float64", 3, "left")
-    assert_error("speck.View 'A': unknown option 'layuot'",
+    assert_error("speck.View 'A': unknown option 'layuot' (valid: atomic, data, init, "
+                 .. "label, layout, random_access, restrict, space)",
                  V, "A", "float64", 3, {layuot = "left"})
     assert_error("speck.View 'A': unknown layout 'diag' (expected 'right' or 'left')",
                  V, "A", "float64", 3, {layout = "diag"})
@@ -708,7 +709,8 @@ describe("View.from and totable", function()
                  speck.View.from, {1}, "int3")
     assert_error("speck.View.from 'from': rank 9 exceeds the maximum 8",
                  speck.View.from, {{{{{{{{{1}}}}}}}}}, "float64")
-    assert_error("speck.View.from 'from': option 'data' is not accepted here",
+    assert_error("speck.View.from 'from': unknown option 'data' (valid: atomic, init, label, "
+                 .. "layout, random_access, restrict, space)",
                  speck.View.from, {1}, "float64", {data = keep})
   end)
 

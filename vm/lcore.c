@@ -43,6 +43,82 @@ int sk_lerror_(lua_State *L, const char *fname, const char *label, int id, ...) 
   return lua_error(L);
 }
 
+/* -- options ------------------------------------------------------------ */
+/* The one option checker: every function that takes an options
+ * table refuses a key it does not document with SK_E_OPTION_UNKNOWN,
+ * "unknown option 'k' (valid: a, b, ...)", the valid keys sorted. C
+ * bindings call sk_lopts_check; the Lua modules reach the same code
+ * through core.check_opts (speck/opts.lua). */
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key of the table at 'idx' not in 'keys' (NULL-terminated),
+ * rendered into 'kb', and the valid keys sorted into 'vb'; NULL if all
+ * are known. Leaves the stack as it was. */
+static const char *opts_unknown(lua_State *L, int idx, const char *const *keys, char *kb,
+                                size_t kn, char *vb, size_t vn) {
+  const char *bad = NULL;
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (!bad && lua_next(L, idx)) {
+    lua_pop(L, 1);
+    int known = 0;
+    if (lua_type(L, -1) == LUA_TSTRING)
+      for (int i = 0; keys[i] && !known; i++)
+        known = strcmp(keys[i], lua_tostring(L, -1)) == 0;
+    if (known) continue;
+    if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
+      snprintf(kb, kn, "%s",
+               lua_tostring(L, -1)); /* a number converts in place: a copy */
+    else snprintf(kb, kn, "%s", luaL_typename(L, -1));
+    lua_pop(L, 1);
+    bad = kb;
+  }
+  if (!bad) return NULL;
+  const char *sorted[64];
+  int n = 0;
+  while (keys[n] && n < 64) sorted[n] = keys[n], n++;
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_str);
+  size_t at = 0;
+  vb[0] = 0;
+  for (int i = 0; i < n && at < vn; i++)
+    at += (size_t)snprintf(vb + at, vn - at, "%s%s", i ? ", " : "", sorted[i]);
+  return bad;
+}
+
+void sk_lopts_check(lua_State *L, int idx, const char *fname, const char *label,
+                    const char *const *keys) {
+  char kb[128], vb[1024];
+  if (lua_type(L, idx) != LUA_TTABLE) return;
+  const char *bad = opts_unknown(L, idx, keys, kb, sizeof kb, vb, sizeof vb);
+  if (bad && !keys[0]) sk_lerror(L, fname, label, SK_E_OPTION_UNKNOWN_NONE, bad);
+  if (bad) sk_lerror(L, fname, label, SK_E_OPTION_UNKNOWN, bad, vb);
+}
+
+/* core.check_opts(fname, opts, keys [, label]) --> nil, or the message
+ * "<fname>[ 'label']: unknown option ..." for the caller to raise at its
+ * user's line (keys a list of strings) */
+static int l_check_opts(lua_State *L) {
+  const char *fname = luaL_checkstring(L, 1), *label = luaL_optstring(L, 4, NULL);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  if (lua_type(L, 2) != LUA_TTABLE) return 0;
+  const char *keys[65];
+  int n = 0;
+  for (; n < 64 && lua_geti(L, 3, n + 1) == LUA_TSTRING; n++)
+    keys[n] = lua_tostring(L, -1); /* anchored by the keys table */
+  lua_pop(L, n + 1);
+  keys[n] = NULL;
+  char kb[128], vb[1024], msg[1400];
+  const char *bad = opts_unknown(L, 2, keys, kb, sizeof kb, vb, sizeof vb);
+  if (!bad) return 0;
+  if (n) sk_err(msg, sizeof msg, SK_E_OPTION_UNKNOWN, bad, vb);
+  else sk_err(msg, sizeof msg, SK_E_OPTION_UNKNOWN_NONE, bad);
+  if (label) lua_pushfstring(L, "%s '%s': %s", fname, label, msg);
+  else lua_pushfstring(L, "%s: %s", fname, msg);
+  return 1;
+}
+
 static const sk_backend *backend(lua_State *L, const char *fname) {
   char err[512];
   const sk_backend *b = sk_rt_backend(err, sizeof err);
@@ -326,6 +402,8 @@ static void parse_reducer(lua_State *L, int idx, sk_reducer *r, const char *fnam
   }
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, SK_E_REDUCER_MUST_STRING, luaL_typename(L, idx));
+  static const char *const reducer_keys[] = {"dtype", "init", "join", "op", NULL};
+  sk_lopts_check(L, idx, fname, label, reducer_keys);
   lua_getfield(L, idx, "op");
   lua_getfield(L, idx, "dtype");
   lua_getfield(L, idx, "init");
@@ -431,6 +509,12 @@ static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, SK_E_OPTIONS_MUST_TABLE, luaL_typename(L, idx));
+  static const char *const launch_keys[] = {"bounds_check", "dtype",   "index",
+                                            "jit",          "prelude", NULL};
+  static const char *const kernel_keys[] = {"bounds_check", "dtype",   "index",
+                                            "jit",          "pattern", "prelude",
+                                            "reducer",      "target",  NULL};
+  sk_lopts_check(L, idx, fname, label, target ? kernel_keys : launch_keys);
   lua_getfield(L, idx, "prelude");
   d->prelude = lua_tostring(L, -1); /* anchored by the options table */
   lua_pop(L, 1);
@@ -793,6 +877,9 @@ static int l_initialize(lua_State *L) {
   int tier = -1, bounds = -1;
   if (!lua_isnoneornil(L, 1)) {
     luaL_checktype(L, 1, LUA_TTABLE);
+    static const char *const keys[] = {"bounds_check", "device",  "jit",
+                                       "space",        "threads", NULL};
+    sk_lopts_check(L, 1, "speck.initialize", NULL, keys);
     lua_getfield(L, 1, "space");
     rs.space = lua_tostring(L, -1);
     lua_getfield(L, 1, "threads");
@@ -998,6 +1085,7 @@ static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
                                       {"parallel_scan", l_parallel_scan},
                                       {"kernel", l_kernel},
                                       {"initialize", l_initialize},
+                                      {"check_opts", l_check_opts},
                                       {"finalize", l_finalize},
                                       {"fence", l_fence},
                                       {"info", l_info},

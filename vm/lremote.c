@@ -105,10 +105,12 @@ static int l_view(lua_State *L) {
   int rank = sk_lview_dims(L, 3, fname, label, ext);
   int dist = SK_REMOTE_BLOCKED, atomic = 0, space = -1;
   if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TTABLE);
+    static const char *const keys[] = {"atomic", "layout", "space", NULL};
+    sk_lopts_check(L, 4, fname, label, keys);
     lua_getfield(L, 4, "atomic");
     atomic = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    luaL_checktype(L, 4, LUA_TTABLE);
     lua_getfield(L, 4, "layout");
     if (!lua_isnil(L, -1)) {
       const char *s = lua_tostring(L, -1);

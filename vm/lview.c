@@ -438,6 +438,13 @@ static void parse_opts(lua_State *L, int idx, const char *fname, const char *lab
   if (!lua_istable(L, idx))
     lv_raise(L, fname, label, SK_E_OPTIONS_MUST_TABLE_GOT, show(L, idx, b, sizeof b));
   idx = lua_absindex(L, idx);
+  static const char *const keys[] = {"atomic",   "data",   "init",
+                                     "label",    "layout", "random_access",
+                                     "restrict", "space",  NULL};
+  /* View.from: no 'data' */
+  static const char *const from_keys[] = {"atomic",        "init",     "label", "layout",
+                                          "random_access", "restrict", "space", NULL};
+  sk_lopts_check(L, idx, fname, label, allow_data ? keys : from_keys);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
@@ -462,10 +469,6 @@ static void parse_opts(lua_State *L, int idx, const char *fname, const char *lab
     } else if (strcmp(k, "label") == 0) {
       if (lua_type(L, -1) != LUA_TSTRING)
         lv_raise(L, fname, label, SK_E_LABEL_MUST_STRING, show(L, -1, b, sizeof b));
-    } else if (strcmp(k, "data") == 0) {
-      if (!allow_data) lv_raise(L, fname, label, SK_E_OPTION_DATA_NOT);
-    } else {
-      lv_raise(L, fname, label, SK_E_UNKNOWN_OPTION, show(L, -2, b, sizeof b));
     }
     lua_pop(L, 1);
   }

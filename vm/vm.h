@@ -37,6 +37,10 @@ int luaopen_speck_core(lua_State *L);
 /* Raise "fname 'label': message" at the caller's file:line, after the
  * caller has freed what it owns; the message is core/errmsg.h's 'id' with
  * the arguments (checked against its text by the macro). */
+/* the one option checker: raise if the options table at 'idx' has a key
+ * not in 'keys' (NULL-terminated); nil or none is no options (lcore.c) */
+void sk_lopts_check(lua_State *L, int idx, const char *fname, const char *label,
+                    const char *const *keys);
 int sk_lerror_(lua_State *L, const char *fname, const char *label, int id, ...);
 #define sk_lerror(L, fname, label, id, ...) \
   (SK_ERRCHK(id, ##__VA_ARGS__), sk_lerror_(L, fname, label, id, ##__VA_ARGS__))

@@ -336,6 +336,7 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   }
   const char *sps = sk_karg_str(args, nargs, "space", "", err, errlen);
+  if (!sps) return -1; /* not a string: err says so */
   int space = *sps ? sk_space_parse(sps) : sk_rt_default_space(err, errlen);
   if (space < 0) {
     if (*sps) sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NAMED, sps);

@@ -204,7 +204,7 @@ static int names(const char *msg, const char *label) {
   return strstr(msg, key) != NULL;
 }
 
-/* Compile the functors declared since the last table (issue 30 item 7).
+/* Compile the functors declared since the last table.
  * A functor that does not compile is reported and forgotten: the ones
  * the compiler's message names are dropped (all the new ones when it
  * names none) and the rest compiled again, so the scheduler keeps

@@ -11,11 +11,10 @@ local core = require "speck.core"
 
 local batched = {}
 
-local function with(opts, args, names)
+local check_opts = require "speck.opts"
+local function with(fname, opts, args, names)
   if opts ~= nil then
-    if type(opts) ~= "table" then
-      error("bad options (a table expected, got " .. type(opts) .. ")", 3)
-    end
+    check_opts("speck.batched." .. fname, opts, names, 3)
     for _, k in ipairs(names) do
       local v = opts[k]
       if k == "check" or k == "pivot" then
@@ -31,38 +30,38 @@ end
 
 -- C_b = alpha op(A_b) op(B_b) + beta C_b
 function batched.gemm(transA, transB, alpha, A, B, beta, C, opts)
-  core.call("batched.gemm", with(opts, {transA = transA, transB = transB, alpha = alpha,
-                                        A = A, B = B, beta = beta, C = C},
-                     {"mode", "impl", "stream"}))
+  core.call("batched.gemm", with("gemm", opts, {transA = transA, transB = transB, alpha = alpha,
+                                                A = A, B = B, beta = beta, C = C},
+                             {"mode", "impl", "stream"}))
 end
 -- B_b = alpha op(A_b)^-1 B_b (side "L") or alpha B_b op(A_b)^-1 ("R")
 function batched.trsm(side, uplo, transA, diag, alpha, A, B, opts)
-  core.call("batched.trsm", with(opts, {side = side, uplo = uplo, transA = transA,
-                                        diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
+  core.call("batched.trsm", with("trsm", opts, {side = side, uplo = uplo, transA = transA,
+                                                diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
 end
 -- B_b = alpha op(A_b) B_b (side "L") or alpha B_b op(A_b) ("R")
 function batched.trmm(side, uplo, transA, diag, alpha, A, B, opts)
-  core.call("batched.trmm", with(opts, {side = side, uplo = uplo, transA = transA,
-                                        diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
+  core.call("batched.trmm", with("trmm", opts, {side = side, uplo = uplo, transA = transA,
+                                                diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
 end
 
 local FAC = {"mode", "check", "info", "ipiv", "pivot"}
 
 -- in place: the inverse of each triangle; returns info
 function batched.trtri(uplo, diag, A, opts)
-  local _, out = core.call("batched.trtri", with(opts, {uplo = uplo, diag = diag, A = A}, FAC))
+  local _, out = core.call("batched.trtri", with("trtri", opts, {uplo = uplo, diag = diag, A = A}, FAC))
   return (out and out.info) or (opts and opts.info)
 end
 -- in place LU of each matrix: opts.pivot (partial pivoting, pivots into
 -- opts.ipiv or a new int64 batch x min(m, n) view); returns info, ipiv
 function batched.lu(A, opts)
-  local _, out = core.call("batched.lu", with(opts, {A = A}, FAC))
+  local _, out = core.call("batched.lu", with("lu", opts, {A = A}, FAC))
   return (out and out.info) or (opts and opts.info), (out and out.ipiv) or (opts and opts.ipiv)
 end
 -- B_b = A_b^-1 B_b by LU with partial pivoting (A_b overwritten by its
 -- factors); returns info, ipiv
 function batched.gesv(A, B, opts)
-  local _, out = core.call("batched.gesv", with(opts, {A = A, B = B}, FAC))
+  local _, out = core.call("batched.gesv", with("gesv", opts, {A = A, B = B}, FAC))
   return (out and out.info) or (opts and opts.info), (out and out.ipiv) or (opts and opts.ipiv)
 end
 

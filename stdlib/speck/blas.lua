@@ -26,61 +26,57 @@ end
 -- active back end's space; opts last on any call: {impl = "native" |
 -- "vendor" | "auto"} (vendor: OpenBLAS on the host; auto: the vendor above
 -- the crossover of docs/bench.md). Errors name the function and the view.
-local function impl(opts, args)
-  if opts ~= nil then
-    if type(opts) ~= "table" then
-      error("bad options (a table {impl = ...} expected, got " .. type(opts) .. ")", 3)
-    end
-    args.impl = opts.impl
-  end
+local check_opts = require "speck.opts"
+local function impl(fname, opts, args)
+  args.impl = check_opts("speck.blas." .. fname, opts, {"impl"}, 3).impl
   return args
 end
 
 -- y = alpha op(A) x + beta y
 function blas.gemv(trans, alpha, A, x, beta, y, opts)
-  core.call("blas.gemv", impl(opts, {trans = trans, alpha = alpha, A = A, x = x,
-                                     beta = beta, y = y}))
+  core.call("blas.gemv", impl("gemv", opts, {trans = trans, alpha = alpha, A = A, x = x,
+                                             beta = beta, y = y}))
 end
 -- C = alpha op(A) op(B) + beta C (beta = 0 overwrites C, NaN included)
 function blas.gemm(transA, transB, alpha, A, B, beta, C, opts)
-  core.call("blas.gemm", impl(opts, {transA = transA, transB = transB, alpha = alpha,
-                                     A = A, B = B, beta = beta, C = C}))
+  core.call("blas.gemm", impl("gemm", opts, {transA = transA, transB = transB, alpha = alpha,
+                                             A = A, B = B, beta = beta, C = C}))
 end
 -- C = alpha op(A) op(A)^T + beta C, triangle uplo of C only
 function blas.syrk(uplo, trans, alpha, A, beta, C, opts)
-  core.call("blas.syrk", impl(opts, {uplo = uplo, trans = trans, alpha = alpha, A = A,
-                                     beta = beta, C = C}))
+  core.call("blas.syrk", impl("syrk", opts, {uplo = uplo, trans = trans, alpha = alpha, A = A,
+                                             beta = beta, C = C}))
 end
 -- B = alpha op(A)^-1 B (side "L") or alpha B op(A)^-1 ("R")
 function blas.trsm(side, uplo, transA, diag, alpha, A, B, opts)
-  core.call("blas.trsm", impl(opts, {side = side, uplo = uplo, transA = transA,
-                                     diag = diag, alpha = alpha, A = A, B = B}))
+  core.call("blas.trsm", impl("trsm", opts, {side = side, uplo = uplo, transA = transA,
+                                             diag = diag, alpha = alpha, A = A, B = B}))
 end
 -- B = alpha op(A) B (side "L") or alpha B op(A) ("R")
 function blas.trmm(side, uplo, transA, diag, alpha, A, B, opts)
-  core.call("blas.trmm", impl(opts, {side = side, uplo = uplo, transA = transA,
-                                     diag = diag, alpha = alpha, A = A, B = B}))
+  core.call("blas.trmm", impl("trmm", opts, {side = side, uplo = uplo, transA = transA,
+                                             diag = diag, alpha = alpha, A = A, B = B}))
 end
 -- in place: the inverse of triangle uplo of A
 function blas.trtri(uplo, diag, A, opts)
-  core.call("blas.trtri", impl(opts, {uplo = uplo, diag = diag, A = A}))
+  core.call("blas.trtri", impl("trtri", opts, {uplo = uplo, diag = diag, A = A}))
 end
 -- in place: the Cholesky factor in triangle uplo of A
 function blas.potrf(uplo, A, opts)
-  core.call("blas.potrf", impl(opts, {uplo = uplo, A = A}))
+  core.call("blas.potrf", impl("potrf", opts, {uplo = uplo, A = A}))
 end
 -- in place: P A = L U (unit L below the diagonal); 0-based pivots into ipiv
 function blas.getrf(A, ipiv, opts)
-  core.call("blas.getrf", impl(opts, {A = A, ipiv = ipiv}))
+  core.call("blas.getrf", impl("getrf", opts, {A = A, ipiv = ipiv}))
 end
 -- B = A^-1 B with getrf's factors and pivots
 function blas.getrs(A, ipiv, B, opts)
-  core.call("blas.getrs", impl(opts, {A = A, ipiv = ipiv, B = B}))
+  core.call("blas.getrs", impl("getrs", opts, {A = A, ipiv = ipiv, B = B}))
 end
 -- B = A^-1 B (A overwritten by its factors, the pivots into ipiv if given)
 function blas.gesv(A, B, ipiv, opts)
   if type(ipiv) == "table" and opts == nil then ipiv, opts = nil, ipiv end
-  core.call("blas.gesv", impl(opts, {A = A, B = B, ipiv = ipiv}))
+  core.call("blas.gesv", impl("gesv", opts, {A = A, B = B, ipiv = ipiv}))
 end
 
 return blas

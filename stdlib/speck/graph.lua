@@ -16,17 +16,10 @@ local graph = {}
 local user_level, fail, call = require("speck.raise")("speck.graph.")
 
 -- 'opts' a table (or nil) whose keys are all in 'known' (a list)
+local check_options = require "speck.opts"
 local function check_opts(fname, opts, known)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then fail(fname, "options must be a table, got %s", type(opts)) end
-  for k in pairs(opts) do
-    local ok = false
-    for _, n in ipairs(known) do ok = ok or n == k end
-    if not ok then
-      fail(fname, "unknown option '%s' (%s)", tostring(k), table.concat(known, ", "))
-    end
-  end
-  return opts
+  local o = check_options("speck.graph." .. fname, opts, known, user_level())
+  return o   -- not a tail call: the levels count this frame
 end
 
 local function check_bool(fname, what, x)

@@ -16,11 +16,11 @@ local sparse = {}
 -- -- errors ----------------------------------------------------------------
 local user_level, fail, call = require("speck.raise")("speck.sparse.")
 
-local function check_opts(fname, opts)
-  if opts ~= nil and type(opts) ~= "table" then
-    fail(fname, "options must be a table, got %s", type(opts))
-  end
-  return opts or {}
+-- 'opts' a table (or nil) whose keys are all in 'keys' (speck/opts.lua)
+local check_options = require "speck.opts"
+local function check_opts(fname, opts, keys)
+  local o = check_options("speck.sparse." .. fname, opts, keys, user_level())
+  return o   -- not a tail call: the levels count this frame
 end
 
 -- -- matrices ---------------------------------------------------------------
@@ -149,7 +149,7 @@ end
 -- from_coo(m, n, rows, cols, vals [, {sum_duplicates, sort, dtype, space}])
 function sparse.from_coo(m, n, rows, cols, vals, opts)
   local f = "from_coo"
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"dtype", "sort", "space", "sum_duplicates"})
   if math.type(m) ~= "integer" or math.type(n) ~= "integer" then
     fail(f, "the shape must be two integers, got %s and %s", tostring(m), tostring(n))
   end
@@ -186,7 +186,7 @@ end
 -- -- Matrix Market ------------------------------------------------------------
 function sparse.read_mm(path, opts)
   local f = "read_mm"
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"dtype", "space"})
   if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
   local _, outs = call(f, "sparse.read_mm", {path = path, dtype = opts.dtype,
                                              space = opts.space})
@@ -195,7 +195,7 @@ end
 
 function sparse.write_mm(path, A, opts)
   local f = "write_mm"
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"field", "format", "symmetry"})
   if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
   check_matrix(f, "A", A)
   call(f, "sparse.write_mm", margs({path = path, field = opts.field, symmetry = opts.symmetry,
@@ -215,7 +215,7 @@ function sparse.spmv(mode, alpha, A, x, beta, y, opts)
   local f = "spmv"
   check_mode(f, mode)
   check_matrix(f, "A", A)
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"algorithm"})
   call(f, "sparse.spmv", margs({mode = mode, alpha = alpha, x = x, beta = beta,
                                 y = y, algorithm = opts.algorithm}, "A", A))
 end
@@ -252,12 +252,7 @@ local cg_reasons = {[0] = "converged", "maxiter", "breakdown"}
 function sparse.cg(A, b, opts)
   local f = "cg"
   check_matrix(f, "A", A)
-  opts = check_opts(f, opts)
-  for k in pairs(opts) do
-    if k ~= "tol" and k ~= "maxiter" and k ~= "x0" then
-      fail(f, "unknown option '%s' (tol, maxiter, x0)", tostring(k))
-    end
-  end
+  opts = check_opts(f, opts, {"maxiter", "tol", "x0"})
   local _, outs = call(f, "sparse.cg", margs({b = b, x0 = opts.x0, tol = opts.tol,
                                                maxiter = opts.maxiter}, "A", A))
   return outs.x, math.tointeger(outs.iters), outs.resid, cg_reasons[outs.reason]
@@ -275,7 +270,7 @@ end
 function sparse.spgemm_symbolic(A, B, opts)
   local f = "spgemm_symbolic"
   check_product(f, A, B, "B")
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"algorithm"})
   local _, outs = call(f, "sparse.spgemm_symbolic",
                        margs(margs({algorithm = opts.algorithm}, "A", A), "B", B))
   return {rowptr = outs.C_rowptr, nnz = math.tointeger(outs.nnz),
@@ -294,7 +289,7 @@ function sparse.spgemm_numeric(h, A, B, C, opts)
   local f = "spgemm_numeric"
   check_handle(f, h, "spgemm")
   check_product(f, A, B, "B")
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"algorithm"})
   local t = margs(margs({C_rowptr = h.rowptr, maxub = h.maxub, algorithm = opts.algorithm},
                         "A", A), "B", B)
   if C ~= nil then
@@ -309,7 +304,7 @@ end
 function sparse.spgemm(A, B, opts)
   local f = "spgemm"
   check_product(f, A, B, "B")
-  opts = check_opts(f, opts)
+  opts = check_opts(f, opts, {"algorithm"})
   local _, outs = call(f, "sparse.spgemm",
                        margs(margs({algorithm = opts.algorithm}, "A", A), "B", B))
   return from_outs(outs, A._nrows, B._ncols, true)
@@ -389,13 +384,9 @@ function sparse.cholesky_lower(F)
   return make(n, n, rowptr, colidx, values, true), perm
 end
 
+local TRI_KEYS = {"algorithm", "diag", "uplo"}
 local function tri_opts(f, opts)
-  opts = check_opts(f, opts)
-  for k in pairs(opts) do
-    if k ~= "uplo" and k ~= "diag" and k ~= "algorithm" then
-      fail(f, "unknown option '%s' (uplo, diag, algorithm)", tostring(k))
-    end
-  end
+  opts = check_opts(f, opts, TRI_KEYS)
   local uplo, diag, algo = opts.uplo or "L", opts.diag or "N", opts.algorithm or "levelset"
   if uplo ~= "L" and uplo ~= "U" then fail(f, "uplo must be \"L\" or \"U\", got %s", tostring(uplo)) end
   if diag ~= "N" and diag ~= "U" then fail(f, "diag must be \"N\" or \"U\", got %s", tostring(diag)) end
@@ -415,7 +406,7 @@ function sparse.sptrsv_symbolic(A, opts)
   local factor
   if is_factor(A) then
     factor = A
-    opts = check_opts(f, opts)
+    opts = check_opts(f, opts, TRI_KEYS)
     if opts.uplo ~= nil and opts.uplo ~= "L" then
       fail(f, "a Cholesky factor's L is lower triangular: uplo must be \"L\", got %s", tostring(opts.uplo))
     end
@@ -453,10 +444,7 @@ end
 function sparse.sptrsv_solve(h, A, b, x, opts)
   local f = "sptrsv_solve"
   check_handle(f, h, "sptrsv")
-  opts = check_opts(f, opts)
-  for k in pairs(opts) do
-    if k ~= "trans" then fail(f, "unknown option '%s' (trans)", tostring(k)) end
-  end
+  opts = check_opts(f, opts, {"trans"})
   local trans = opts.trans or "N"
   if trans ~= "N" and trans ~= "T" then fail(f, "trans must be \"N\" or \"T\", got %s", tostring(trans)) end
   if is_factor(A) then
@@ -480,7 +468,7 @@ end
 
 -- one solve; opts: the symbolic phase's and trans
 function sparse.sptrsv(A, b, x, opts)
-  opts = check_opts("sptrsv", opts)
+  opts = check_opts("sptrsv", opts, {"algorithm", "diag", "trans", "uplo"})
   local so, trans = {}, nil
   for k, v in pairs(opts) do
     if k == "trans" then trans = v else so[k] = v end

@@ -10,6 +10,7 @@ local task = {}
 
 -- -- errors -------------------------------------------------------------------
 local user_level, fail = require("speck.raise")("speck.task.")
+local check_opts = require "speck.opts"
 
 -- call C, its errors raised at the user's line and named "speck.task.<what>"
 local function call(f, ...)
@@ -28,15 +29,7 @@ local DEFAULT_MEMORY = 64 * 1024 * 1024
 
 --- task.Scheduler{space =, memory = bytes, queue = "single" | "multiple"}
 function task.Scheduler(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    fail("Scheduler", "options must be a table, got %s", type(opts))
-  end
-  for k in pairs(opts) do
-    if k ~= "space" and k ~= "memory" and k ~= "queue" then
-      fail("Scheduler", "unknown option '%s' (space, memory, queue)", tostring(k))
-    end
-  end
+  opts = check_opts("speck.task.Scheduler", opts, {"memory", "queue", "space"}, user_level())
   local space = opts.space
   if space ~= nil and type(space) ~= "string" then
     fail("Scheduler", "space must be a back end's name, got %s", type(space))
@@ -92,14 +85,7 @@ function Scheduler:spawn(f, fields, opts)
   end
   local prio, team = "regular", false
   if opts ~= nil then
-    if type(opts) ~= "table" then
-      fail("Scheduler:spawn", "'%s': options must be a table, got %s", f.label, type(opts))
-    end
-    for k in pairs(opts) do
-      if k ~= "priority" and k ~= "team" then
-        fail("Scheduler:spawn", "'%s': unknown option '%s' (priority, team)", f.label, tostring(k))
-      end
-    end
+    check_opts("speck.task.Scheduler:spawn", opts, {"priority", "team"}, user_level(), f.label)
     prio = opts.priority or "regular"
     if not PRIO[prio] then
       fail("Scheduler:spawn", "'%s': priority must be \"high\", \"regular\" or \"low\", got %s",
@@ -141,7 +127,7 @@ function task.MemoryPool(bytes, opts)
   end
   local sb = 0
   if opts ~= nil then
-    if type(opts) ~= "table" then fail("MemoryPool", "options must be a table") end
+    check_opts("speck.task.MemoryPool", opts, {"superblock"}, user_level())
     sb = whole(opts.superblock or 0)
     if math.type(sb) ~= "integer" then
       fail("MemoryPool", "superblock must be an integer, got %s", tostring(sb))

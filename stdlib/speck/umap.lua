@@ -45,11 +45,7 @@ end
 -- (value nil: a set; its values are uint8 zeros)
 function speck.UnorderedMap(t)
   if type(t) ~= "table" then fail("", "expects a table {capacity = n, key = dtype, value = dtype}, got %s", type(t)) end
-  for k in pairs(t) do
-    if k ~= "capacity" and k ~= "key" and k ~= "value" then
-      fail("", "unknown field '%s' (capacity, key, value)", tostring(k))
-    end
-  end
+  require "speck.opts"("speck.UnorderedMap", t, {"capacity", "key", "value"})
   if math.type(t.capacity) ~= "integer" or t.capacity < 1 then
     fail("", "capacity must be a positive integer, got %s", tostring(t.capacity))
   end

@@ -292,7 +292,7 @@ case("distributed CG matches single-process CG: iterations and solution", functi
   local p = remote.View("probe", "float64", N)   -- the same blocks as the solve's
   local b = p:local_range()
   local worst = speck.parallel_reduce("diff", x:extent(0), {x = x, xs = xs, b = b},
-    [[ const double d = fabs(x(i) - xs(b + i)); if (d > acc) acc = d; ]], {reducer = "max"})
+    [[ const double d = fabs(x(i) - xs(b + i)); if (d > acc) acc = d; ]], "max")
   check(remote.allreduce(worst, "max") < 1e-9, "solution differs by " .. worst)
 end)
 
