@@ -277,7 +277,11 @@ static void capture_range(lua_State *L, const char *name, const sk_dtype_info *t
   case SK_I32: lo = INT32_MIN, hi = INT32_MAX; break;
   case SK_I16: lo = INT16_MIN, hi = INT16_MAX; break;
   case SK_I8: lo = INT8_MIN, hi = INT8_MAX; break;
-  case SK_U64: lo = 0, hi = LLONG_MAX; break;
+  case SK_U64:   /* a Lua integer is its bit pattern (2^63 and above wrap, as
+                 * parallel_reduce returns them); a float must not be negative */
+    if (lua_isinteger(L, -1)) return;
+    lo = 0, hi = LLONG_MAX;
+    break;
   case SK_U32: lo = 0, hi = UINT32_MAX; break;
   default: lo = 0, hi = UINT8_MAX; break;
   }
