@@ -64,9 +64,11 @@ static const char *opts_unknown(lua_State *L, int idx, const char *const *keys, 
   while (!bad && lua_next(L, idx)) {
     lua_pop(L, 1);
     int known = 0;
-    if (lua_type(L, -1) == LUA_TSTRING)
+    if (lua_type(L, -1) == LUA_TSTRING) { /* on every launch: the key read once */
+      const char *k = lua_tostring(L, -1);
       for (int i = 0; keys[i] && !known; i++)
-        known = strcmp(keys[i], lua_tostring(L, -1)) == 0;
+        known = keys[i][0] == k[0] && strcmp(keys[i], k) == 0;
+    }
     if (known) continue;
     if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
       snprintf(kb, kn, "%s",
@@ -277,7 +279,7 @@ static void capture_range(lua_State *L, const char *name, const sk_dtype_info *t
   case SK_I32: lo = INT32_MIN, hi = INT32_MAX; break;
   case SK_I16: lo = INT16_MIN, hi = INT16_MAX; break;
   case SK_I8: lo = INT8_MIN, hi = INT8_MAX; break;
-  case SK_U64:   /* a Lua integer is its bit pattern (2^63 and above wrap, as
+  case SK_U64: /* a Lua integer is its bit pattern (2^63 and above wrap, as
                  * parallel_reduce returns them); a float must not be negative */
     if (lua_isinteger(L, -1)) return;
     lo = 0, hi = LLONG_MAX;
