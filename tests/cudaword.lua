@@ -20,14 +20,13 @@ M.roots = {"core", "api", "exec", "jit", "dialect", "backends", "kernels",
 -- where CUDA words belong: the CUDA back end, its dialect headers, the
 -- NVRTC tier and the CUDA code generator
 M.exempt = {"^backends/cuda/", "^dialect/cuda%.h$", "^dialect/task_cuda%.h$",
-            "^jit/nvrtc", "^jit/codegen_cuda%.[ch]$",
-            -- the one message table: user-visible texts (the CUDA back
-            -- end's among them, as help texts are) and their ids
-            "^core/errmsg%.h$"}
+            "^jit/nvrtc", "^jit/codegen_cuda%.[ch]$"}
 
 -- lines allowed to carry a CUDA word in a string: {file, plain text the
 -- line contains, reason}
 M.allow = {
+  {"backends/errmsg.h", "backends/cuda/errmsg.h",
+   "the one list of the back ends' message files, a line each (as the registry)"},
   {"jit/target.c", "sk_jit_target_cuda",
    "the one list of the JIT's code targets, a line each (as backends/registry.c lists back ends)"},
   {"backends/registry.c", "&sk_backend_cuda",

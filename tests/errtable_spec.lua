@@ -20,11 +20,21 @@ local function read(path)
   return s
 end
 
+-- the table's files: core/errmsg.h and the parts it includes (the back
+-- ends' own messages, each in its folder), in order
+local function table_files(path, out)
+  out = out or {}
+  out[#out + 1] = path
+  for inc in read(path):gmatch('\n#include "([^"]+)"') do table_files(inc, out) end
+  return out
+end
+
 local function sources()
-  local out = {}
+  local out, parts = {}, {}
+  for _, f in ipairs(table_files(TABLE)) do parts[f] = true end
   local p = io.popen("find " .. table.concat(LAYERS, " ") .. " -name '*.[ch]' | sort")
   for l in p:lines() do
-    if l ~= TABLE then out[#out + 1] = l end
+    if not parts[l] then out[#out + 1] = l end
   end
   p:close()
   return out
@@ -140,11 +150,13 @@ end
 -- the table: id -> text
 local function load_table()
   local t, order = {}, {}
-  local src = strip_comments(read(TABLE))
-  for pos, id in src:gmatch("()SK_ERRDEF%((%w[%w_]*),") do
-    local args = call_args(src, src:find("(", pos, true))
-    t[id] = (literals(args[2]))
-    order[#order + 1] = id
+  for _, f in ipairs(table_files(TABLE)) do
+    local src = strip_comments(read(f))
+    for pos, id in src:gmatch("()SK_ERRDEF%((%w[%w_]*),") do
+      local args = call_args(src, src:find("(", pos, true))
+      t[id] = (literals(args[2]))
+      order[#order + 1] = id
+    end
   end
   return t, order
 end

@@ -565,7 +565,9 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
     }
   free(all);
   if (mem == 2) {
-    sk_err(err, errlen, SK_E_REMOTE_VIEW_SPACE, v->label, sk_space_name(space));
+    const sk_backend *gb = gpu_backend();
+    sk_err(err, errlen, SK_E_REMOTE_VIEW_SPACE, v->label, sk_space_name(space),
+           gb ? sk_space_name(gb->space) : "none");
     return -1;
   }
   if (collect_dead(err, errlen) < 0) return -1;
