@@ -69,7 +69,7 @@ enum { SK_CODE_HOST, SK_CODE_IMAGE, SK_NCODE };
 /* what a back end can do beyond the common patterns */
 enum { SK_FEAT_MDRANGE_SCAN = 1 };
 
-/* A device code object made by the JIT (jit/nvrtc.c) with the launch
+/* A device code object made by the JIT (an image target's compiler) with the launch
  * facts the generator decided; a back end whose code target is an image
  * turns it into its launchable form with 'load'. */
 typedef struct sk_image {
@@ -216,7 +216,7 @@ typedef struct sk_backend {
    * the first question about a space. */
   const sk_space_desc *spaces;
   /* optional (NULL: always 'space'): the space of new views when the back
-   * end runs (CUDA's SPECK_CUDA_UVM=1 makes it managed memory) */
+   * end runs (a GPU's managed memory, when its back end is asked for it) */
   int (*default_space)(void);
   /* optional (NULL: none): its devices for speck.info(), at most 'max'
    * into 'd'; returns how many (0 without a driver) */

@@ -114,7 +114,7 @@ const char *sk_env_jit_name(int tier) {
   return tier >= 0 && tier < 3 ? jit_words[tier] : "?";
 }
 
-/* "serial, openmp or cuda": the registered back ends, then (with
+/* "serial, openmp or ...": the registered back ends, then (with
  * 'memory') the memory spaces no back end is named after, for messages */
 void sk_env_space_names(char *buf, size_t n, int memory) {
   const char *names[64];

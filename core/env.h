@@ -23,7 +23,7 @@ int sk_env_jit(int *tier, char *err, size_t errlen);
 const char *sk_env_jit_name(int tier);
 /* SPECK_SPACE: a registered back end's name */
 int sk_env_space(const char **space, char *err, size_t errlen);
-/* "serial, openmp or cuda" (with 'memory': and the other memory spaces) */
+/* the registered back ends' names, "serial, openmp or ..." (with 'memory': and the other memory spaces) */
 void sk_env_space_names(char *buf, size_t n, int memory);
 /* a positive number of seconds (a fraction allowed) at most 'max' */
 int sk_env_seconds(const char *name, double max, double *out, char *err, size_t errlen);

@@ -53,7 +53,7 @@ SK_ERRDEF(SPECK_CALL_OUT, "speck_call %s: out of memory")
 SK_ERRDEF(SPECK_CALL_NAMED, "speck_call %s")
 SK_ERRDEF(SPECK_CALL_UNKNOWN, "speck_call: %s")
 
-/* -- backends/cuda ----------------------------------------------------- */
+/* -- teams and tasks (the host and device schedulers) ------------------- */
 SK_ERRDEF(SCRATCH_REQUEST_BYTES, "a scratch request of %lld bytes does not fit the policy's scratch (team %lld/%lld, thread %lld/%lld bytes at levels 0/1)")
 SK_ERRDEF(PRIORITY_NOT_TASK, "%s in '%s': priority %lld is not TASK_HIGH, TASK_REGULAR or TASK_LOW")
 SK_ERRDEF(TASK_RESPAWN_TASK, "task_respawn in '%s': a task cannot depend on itself")

@@ -58,7 +58,7 @@ static int init_locked(const sk_rt_settings *s, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_SPACE_NOT_AVAILABLE, space, why);
     return -1;
   }
-  /* -1 (not asked): the back end's default (cuda: $SPECK_CUDA_DEVICE, or
+  /* -1 (not asked): the back end's default (a GPU's: its device variable, or
    * the rank's GPU on its node in an MPI job) */
   int device = s->device < 0 ? 0 : s->device;
   if (b->init(s->threads, s->device, err, errlen) < 0) return -1;
@@ -132,8 +132,8 @@ const sk_backend *sk_rt_backend(char *err, size_t errlen) {
 }
 
 /* The memory space of new views: the active back end's, or the one its
- * 'default_space' picks (the CUDA back end's managed memory under
- * SPECK_CUDA_UVM=1, as Kokkos built with CUDA_UVM), so scripts can read
+ * 'default_space' picks (a GPU back end's managed memory when its
+ * variable asks for it, as Kokkos built with UVM), so scripts can read
  * results from Lua. */
 int sk_rt_default_space(char *err, size_t errlen) {
   const sk_backend *b = sk_rt_backend(err, errlen);

@@ -167,7 +167,7 @@ int sk_space_default_layout(int space) {
 /* Bytes of live views this library allocated, per budget: the spaces of
  * one budget function share one count, kept at the first of them (host
  * and a device's page-locked memory count as host memory; device memory
- * under its back end's variable, e.g. SPECK_CUDA_MEMORY_MAX). With the
+ * under its back end's variable, a device's memory budget variable). With the
  * budget, a request that fits alone but not beside what is held is
  * refused before allocating (a 13-byte edge list once made the graph builder allocate
  * and touch 24 GB, one view at a time, until the kernel killed the

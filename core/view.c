@@ -531,7 +531,7 @@ int sk_view_check_memory(const sk_view *v, char *err, size_t errlen) {
 }
 
 /* -- deep_copy with device-only memory ------------------------------------
- * 'D' is the side in device-only memory (cuda), 'H' the host side. The
+ * 'D' is the side in device-only memory, 'H' the host side. The
  * host side is used in place when dense, else packed into (or unpacked
  * from) a dense host image by a host sk_walk over host memory only. The
  * device side takes one memcpy when it is dense with the image's index
@@ -666,7 +666,7 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
                   sk_space_name(sp));
   }
 
-  /* both sides reachable by a device back end's kernels (cuda, pinned,
+  /* both sides reachable by a device back end's kernels (device, pinned,
    * managed): one pack kernel, no host sk_walk over device memory */
   /* (a remote view's elements are reached through its owner's copy
    * only: staged below, never a kernel over its addresses) */

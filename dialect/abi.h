@@ -1,14 +1,14 @@
 /* abi.h: the binary contract between generated kernels and the back ends.
  *
  * Header only and free of system headers: it is included by the generated
- * source (through host.h / cuda.h) and by the runtime, so both sides agree
+ * source (through each back end's header) and by the runtime, so both sides agree
  * on the argument block, the launch context and the chunk-function type.
  * Integer types come from whoever includes it ('sk_i64' etc. below).
  */
 #ifndef SK_DIALECT_ABI_H
 #define SK_DIALECT_ABI_H
 
-typedef long sk_i64;            /* LP64: the host and CUDA on Linux */
+typedef long sk_i64;            /* LP64: the host and the GPU on Linux */
 typedef unsigned long sk_u64;
 
 #define SK_MAXRANK 8

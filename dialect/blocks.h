@@ -1,7 +1,7 @@
 /* blocks.h: building blocks of the dialect written once, in its own
  * vocabulary, for every back end: the team bitonic sort, the unordered
  * map (speck.UnorderedMap) and the hashmap accumulator. Each back end's
- * header (host.h, cuda.h) defines the vocabulary first and includes this
+ * header (host.h, ...) defines the vocabulary first and includes this
  * file at its end, so it is pasted after that header in generated
  * source (jit/: the code target's dialect list) and compiled as part of
  * it by the precompiled kernels.

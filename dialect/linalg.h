@@ -1,6 +1,6 @@
 /* linalg.h: dense linear algebra on one matrix, callable from any kernel
  * body (seed 000 section 3.2, Kokkos Kernels' batched interface), on
- * every back end: the host (tcc and gcc) and CUDA (NVRTC).
+ * every back end: the host (tcc and gcc) and the GPU.
  *
  * A matrix is an 'sk_mat' (float64) or 'sk_matf' (float32): a pointer,
  * its extents 'm' x 'n' and the strides of a row and of a column step, in
@@ -25,7 +25,7 @@
  * NaN (the BLAS rule); alpha = 0 does not read A or B.
  *
  * The operations are written once, for a type T, as macros expanded for
- * double and float; C picks the instance with _Generic, C++ (NVRTC) with
+ * double and float; C picks the instance with _Generic, C++ (a GPU's compiler) with
  * overloads of the same names.
  */
 #ifndef SK_DIALECT_LINALG_H
@@ -64,7 +64,7 @@ float fmaf(float, float, float);
 
 /* a * b + c rounded once, the same on every host tier (tcc: libm's fma,
  * registered by backends/host/symbols.c), so packed and unpacked, JIT and
- * precompiled kernels agree bit for bit; CUDA: nvcc contracts it */
+ * precompiled kernels agree bit for bit; a GPU's compiler contracts it */
 #if defined(SK__LA_DEV)
 #define sk_fma(a, b, c) ((a) * (b) + (c))
 #elif defined(__TINYC__)
@@ -272,7 +272,7 @@ float fmaf(float, float, float);
     return 0;                                                                  \
   }                                                                            \
   /* -- team level: rows (gemm, lu) or independent columns (trsm, trmm) of  \
-   * the work go to the members; on CUDA the vector lanes of a member other \
+   * the work go to the members; on a GPU the vector lanes of a member other \
    * than lane 0 wait (team_) or take their share (teamvector_) */           \
   SK__LA void team_gemm_##S(SK__LA_TEAM, int ta, int tb, T alpha, M A, M B,    \
                             T beta, M C) {                                     \
@@ -427,7 +427,7 @@ SK__LA_OPS(float, sk_matf, f)
  * columns (the last chunk overlapping too; NC = T1 or T1f: a chunk of W
  * and the last column alone), the block's RB x NC chunks in registers: a
  * vector of W lanes (AVX-512 builds with gcc) or an array (tcc, other
- * hosts; the launch path runs it on the host only, CUDA merely compiles
+ * hosts; the launch path runs it on the host only, a GPU merely compiles
  * it). W names the lanes and the type: 8 4 2 1 doubles, f16 f8 f4 f1
  * floats. */
 #define SK__SG_R1(X, W, NC) X(0, W, NC)
@@ -713,9 +713,9 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
       SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, (T)0); \
   }
 #if defined(SK__LA_DEV)
-/* CUDA compiles batched.gemm_small but never runs it (the host's fast
+/* A GPU compiles batched.gemm_small but never runs it (the host's fast
  * path): serial_gemm per matrix, the size read back from a volatile so
- * that nothing is unrolled (NVRTC took 170 s for the unrolled loops of
+ * that nothing is unrolled (its compiler took 170 s for the unrolled loops of
  * every size, 60-90 s with serial_gemm at constant sizes) */
 #define SK__SGB(T, S, N, W, NC, RB)                                            \
   SK__SG_FN void sk__sgb_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb,  \

@@ -125,7 +125,7 @@ static inline void sk__pool_free2(void *v, void *p) {
 #undef task_return
 #define task_spawn(F, ...) sk__spawn_##F(0, __VA_ARGS__)
 #define task_spawn_team(F, ...) sk__spawn_##F(1, __VA_ARGS__)
-/* the generated code's spellings (dialect/task_cuda.h has the GPU's) */
+/* the generated code's spellings (the GPU's task header has its own) */
 #define SK__TFN static inline
 /* a body is not inline: tcc compiles inline functions late, and its
  * messages would name the wrong line */

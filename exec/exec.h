@@ -114,7 +114,7 @@ int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err, size_t 
 typedef struct sk_prepared sk_prepared;
 /* Compile 'd' for policy kind 'pol_kind' (MDRange rank 'md_rank') and the
  * signature of 'args' (values ignored). With 'compile_only' the captures'
- * spaces are not checked against the back end (NVRTC checks on a machine
+ * spaces are not checked against the back end (a device compiler checks on a machine
  * without a GPU). */
 sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,
                         int nargs, int compile_only, char *err, size_t errlen);
@@ -128,7 +128,7 @@ const char *sk_prepared_label(const sk_prepared *h);
 int sk_prepared_pattern(const sk_prepared *h);
 void sk_prepared_free(sk_prepared *h);
 
-/* start the one-time set-up of the active back end's compiler (NVRTC's,
+/* start the one-time set-up of the active back end's compiler (a device compiler's,
  * on a thread of its own), so its first kernel compiles at warm speed */
 void sk_exec_warm(void);
 

@@ -317,7 +317,7 @@ static int check_readonly(const sk_kspec *s, char *err, size_t errlen) {
  * brackets, every comment and literal closed, no preprocessor directive
  * (it could undefine the generator's macros or swallow its lines), no
  * line splice, trigraph or digraph (which a compiler turns into the
- * above), no raw string or digit separator (NVRTC reads C++) and no
+ * above), no raw string or digit separator (a device compiler may read C++) and no
  * name of the generator's own (sk__, SK__). This lexer is deliberately
  * stricter than C: it refuses, it never repairs. */
 #define MAXNEST 256

@@ -1,5 +1,5 @@
 /* codegen.c: the code-generation core both generators stand on
- * (codegen_host.c: host C; codegen_cuda.c: CUDA C++), each filling its
+ * (codegen_host.c: host C; the GPU's: C++), each filling its
  * code target's table (target.h).
  *
  * What they share: the reserved names, the reducers' types, identities
@@ -52,7 +52,7 @@ static const char *const reserved[] = {
   "TASK_REGULAR", "TASK_LOW",
   /* names the dialect headers define or declare for their own use */
   "typeof", "malloc", "free", "sched_yield",
-  /* C++ (NVRTC compiles the same body) and CUDA built-ins */
+  /* C++ (a GPU's compiler reads the same body) and its built-ins */
   "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char16_t",
   "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
   "const_cast", "consteval", "constexpr", "constinit", "decltype", "delete",
@@ -380,7 +380,7 @@ void sk_cg_remote_upd(sk_buf *b, const sk_capture *k, const char *ctx) {
  * index of its element 0) and its macros: x(..) reads, sk__x_at(..) is
  * the global index, P / U / F / C the rewritten writes (check.c). 'ctx'
  * is the last argument of the helpers (the host's launch context, the
- * CUDA kernel's bounds record), which both generators define with the
+ * device kernel's bounds record), which both generators define with the
  * same parameters: get(w, l, lo, n, g, ctx), put(.., g, v, ctx),
  * upd(.., g, op, v, ctx), fop(w, g, op, a, e, ctx). */
 void sk_cg_remote_unpack(sk_buf *b, const sk_kspec *s, const sk_capture *k, int c,

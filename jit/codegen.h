@@ -1,7 +1,7 @@
 /* codegen.h: kernel source generation from a spec; no compiler, no
  * device. One core (codegen.c, agg.c: what every generator shares) with a
  * generator per code target on top (codegen_host.c: host C;
- * codegen_cuda.c), each filling its target's table (target.h).
+ * the GPU's), each filling its target's table (target.h).
  */
 #ifndef SK_CODEGEN_H
 #define SK_CODEGEN_H

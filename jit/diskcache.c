@@ -1,4 +1,4 @@
-/* diskcache.c: the on-disk cache of compiled kernels (cc .so, NVRTC cubin).
+/* diskcache.c: the on-disk cache of compiled kernels (cc .so, device images).
  *
  * Directory: $SPECK_CACHE_DIR, else $XDG_CACHE_HOME/speck, else
  * ~/.cache/speck; created 0700; refused when owned by another user or
@@ -11,7 +11,7 @@
  * size, magic, key and hash and deletes what fails (it is rebuilt).
  * Least-recently-used eviction (mtime, refreshed on every load) keeps
  * the directory under SPECK_CACHE_MAX bytes (default 256M): every kind
- * of entry counts (cc .so, NVRTC .cubin and .ptx, any later kind named
+ * of entry counts (cc .so, device images and their text, any later kind named
  * '<16 hex digits>.<suffix>'). It runs when the cache is first used and
  * after each write. A malformed SPECK_CACHE_MAX disables the cache and
  * is reported by sk_disk_config (the JIT refuses to compile with it).
@@ -345,7 +345,7 @@ out:
   return rc;
 }
 
-/* Store a payload held in memory (NVRTC cubins). */
+/* Store a payload held in memory (device images). */
 int sk_disk_write(uint64_t key, const char *suffix, const void *data, size_t len) {
   if (!sk_disk_enabled()) return -1;
   char tmp[4200], final[4200];

@@ -31,3 +31,15 @@ int sk_jit_target_index(const sk_jit_target *t) {
     if (targets[i] == t) return i;
   return 0;
 }
+
+/* A tier's name (speck.jit.stats): the image tier is named after the image
+ * targets' compiler. */
+const char *sk_jit_tier_name(int tier) {
+  static const char *const names[SK_NTIER] = {"auto", "tcc", "cc", "image",
+                                              "precompiled"};
+  if (tier < 0 || tier >= SK_NTIER) return "?";
+  if (tier == SK_TIER_IMAGE)
+    for (int t = 0; targets[t]; t++)
+      if (targets[t]->image && targets[t]->compiler) return targets[t]->compiler;
+  return names[tier];
+}

@@ -61,6 +61,8 @@ typedef struct sk_jit_target {
 const sk_jit_target *sk_jit_target_find(const char *name);
 /* every target, in target.c's order, NULL-terminated */
 const sk_jit_target *const *sk_jit_targets(void);
+/* a tier's name for speck.jit.stats ("tcc", "cc", the image compiler's) */
+const char *sk_jit_tier_name(int tier);
 /* the target of a spec (its 'gen'; NULL: host C) */
 const sk_jit_target *sk_jit_target_of(const sk_kspec *spec);
 /* its place in the list (0: host C): the kernel key's first byte */

@@ -10,7 +10,7 @@
  * (scripts/kgen.c generates the sources); at run time those entries seed
  * the JIT cache, so a library launch and a user launch are looked up,
  * timed and reported alike, and any other signature (another dtype, a
- * strided view, a GPU) is compiled from the same text by the JIT (NVRTC
+ * strided view, a GPU) is compiled from the same text by the JIT (the device compiler
  * on the GPU, cached on disk). An entry ('sk_kentry') is what callers
  * name: "blas.dot" -> a driver that checks its arguments and calls sk_run
  * once or in phases.
@@ -35,7 +35,7 @@
  * (a view in host memory; layout right unless 'left' or 'stride' is given
  * -- the dense kernels take every matrix as 'stride'; a trailing
  * '!' marks views that share one allocation, as A and B do in A*A). Any
- * other signature is JIT-compiled from the same text (NVRTC on a GPU). */
+ * other signature is JIT-compiled from the same text (the device compiler on a GPU). */
 #define SK_KBODY_MAXCAP 4
 typedef struct sk_kbody {
   const char *label;                      /* "blas.dot" */
@@ -65,7 +65,7 @@ int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d, char *er
                   size_t errlen);
 
 /* Compile signature 'sig' (an index into kb->sigs) of 'kb' for back end
- * 'b' without launching (views in b's space; NVRTC compile checks on a
+ * 'b' without launching (views in b's space; device compile checks on a
  * machine without a GPU). */
 int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
                      size_t errlen);

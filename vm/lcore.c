@@ -26,6 +26,7 @@
 #include "../kernels/blas/vendor.h"
 #include "core/err.h"
 #include "core/tools.h"
+#include "jit/target.h"
 #include "../exec/exec.h"
 #include "../kernels/kernels.h"
 
@@ -832,9 +833,6 @@ static int l_jit_source(lua_State *L) {
   return 1;
 }
 
-static const char *const tier_names[SK_NTIER] = {"auto", "tcc", "cc", "nvrtc",
-                                                 "precompiled"};
-
 static int l_jit_stats(lua_State *L) {
   /* a tier-up compiled in the background is installed first (a launch
    * would install it): the tiers shown are current after jit.wait() */
@@ -855,7 +853,7 @@ static int l_jit_stats(lua_State *L) {
     sk_jit_kstats(k, &ks);
     lua_createtable(L, 0, 8);
     sk_lset_str(L, "label", k->label);
-    sk_lset_str(L, "tier", tier_names[ks.tier]);
+    sk_lset_str(L, "tier", sk_jit_tier_name(ks.tier));
     sk_lset_int(L, "launches", ks.launches);
     sk_lset_int(L, "hits", ks.hits);
     sk_lset_int(L, "tierups", ks.tierups);
@@ -865,7 +863,7 @@ static int l_jit_stats(lua_State *L) {
     if (ks.warning[0]) { sk_lset_str(L, "warning", ks.warning); }
     lua_createtable(L, 0, SK_NTIER);
     for (int t2 = 1; t2 < SK_NTIER; t2++) {
-      sk_lset_int(L, tier_names[t2], ks.compiles[t2]);
+      sk_lset_int(L, sk_jit_tier_name(t2), ks.compiles[t2]);
     }
     lua_setfield(L, -2, "compiles");
     lua_rawseti(L, -2, i++);

@@ -36,7 +36,7 @@ typedef struct lfuture {
 
 typedef struct lpool {
   sk_mpool *p;
-  void *gpu;           /* or a pool in GPU memory (backends/cuda/tasks.c) */
+  void *gpu;           /* or a pool in GPU memory (its back end's task scheduler) */
   const sk_backend *b; /* its back end */
   sk_view head;        /* what a kernel captures: the pool's head */
 } lpool;

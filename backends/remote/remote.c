@@ -17,12 +17,12 @@
  * directly (atomics still go through MPI); remote.fence's MPI_Win_sync and
  * barrier order them.
  *
- * In GPU memory (the 'remote_cuda' space, asked for by the space option
- * or by running on the cuda back end) a rank's part is NVSHMEM symmetric
- * memory (backends/cuda/nvshmem.c) instead of a window: kernels on the
- * cuda back end load and store every element through the window's peer
+ * In GPU memory (the remote space over a device back end's memory, asked
+ * for by the space option or by running on that back end) a rank's part
+ * is the back end's symmetric memory (its table's 'symmetric': NVSHMEM)
+ * instead of a window: kernels on that back end load and store every element through the window's peer
  * pointers (nvshmem_ptr), atomics are the dialect's on those addresses,
- * and copies from the host go through the CUDA back end's copy. MPI
+ * and copies from the host go through that back end's copy. MPI
  * still carries the collectives (creation's agreement, barrier,
  * allreduce) and NVSHMEM's bootstrap.
  *
@@ -214,7 +214,7 @@ static rwin *find_addr(const void *p) {
 }
 
 /* the device back end whose memory remote views can lie in: the first
- * with symmetric memory (NVSHMEM on the CUDA back end), NULL if none */
+ * with symmetric memory (NVSHMEM on a GPU back end), NULL if none */
 static const sk_backend *gpu_backend(void) {
   for (const sk_backend *const *b = sk_backend_list(); *b; b++)
     if ((*b)->symmetric) return *b;

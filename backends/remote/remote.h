@@ -47,8 +47,8 @@ int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen);
 
 /* Collective: a remote view of 'dtype' and global dims 'ext' ('rank' of
  * them) spread by 'dist' (SK_REMOTE_*), in host memory (space host: MPI
- * windows, space SK_SPACE_REMOTE) or GPU memory (cuda or cuda_uvm:
- * NVSHMEM, space SK_SPACE_REMOTE_CUDA); 'space' -1: the running back
+ * windows, space SK_SPACE_REMOTE) or GPU memory (a device back end's
+ * space: its symmetric memory, NVSHMEM); 'space' -1: the running back
  * end's. Every rank checks that all ask for the same dtype, dims, layout
  * and memory first and fails with the same message if not. */
 int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,

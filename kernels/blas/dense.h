@@ -32,7 +32,7 @@ int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err, size_t er
 /* the active back end (NULL with a message) */
 const sk_backend *sk_dense_backend(char *err, size_t errlen);
 /* after a GPU vendor call wrote 'C': wait for it when C is host visible
- * (cuda_uvm, cuda_pinned), as a parallel_for does; 0, or -1 with a message */
+ * (managed, pinned), as a parallel_for does; 0, or -1 with a message */
 int sk_dense_vendor_done(const sk_view *C, char *err, size_t errlen);
 
 /* a team launch of 'kb': 'league' teams of 'team' members (0: auto),

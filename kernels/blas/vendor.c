@@ -413,8 +413,8 @@ int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t
 }
 
 /* -- a device's vendor BLAS ------------------------------------------------- */
-/* The device back end's hook (its table's 'blas': the CUDA back end's is
- * cuBLAS on its stream, backends/cuda/blas.c); the first registered back
+/* The device back end's hook (its table's 'blas': a GPU back end's vendor
+ * BLAS on its stream); the first registered back
  * end that has one. */
 static const sk_vendor_blas *dev_blas(void) {
   for (const sk_backend *const *b = sk_backend_list(); *b; b++)

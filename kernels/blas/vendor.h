@@ -61,8 +61,8 @@ int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t
                     int64_t cs, int64_t *info);
 
 /* -- the GPU: cuBLAS -------------------------------------------------------
- * libcublas.so.12 (or SPECK_CUBLAS) by dlopen, on the CUDA space's stream
- * (backends/cuda), so it is ordered with speck's kernels and copies. The
+ * the device back end's vendor BLAS (its table's 'blas' hook: cuBLAS on
+ * its space's stream), so it is ordered with speck's kernels and copies. The
  * pointers are device (or managed) memory; the same matrix conventions
  * and statuses as above. potrf / getrf / trtri have no cuBLAS entry (they
  * are cuSOLVER's): the native kernels run there. */

@@ -400,7 +400,7 @@ static int arc_sources(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 
 /* graph.to: G_*, space [, edges] -> G_* copied: the vertex arrays
  * (rowptr) to 'space', the arcs (colidx, weights) to 'edges' -- 'space'
- * or its spill space (cuda_pinned for cuda and cuda_uvm) -- or, not
+ * or its spill space (a GPU's pinned host memory) -- or, not
  * given, to 'space' when they fit in its room and to its spill space when
  * not (out of core, seed 003 4.7) */
 static int to_space(const sk_arg *args, int nargs, sk_kvalue *out, char *err,

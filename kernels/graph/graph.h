@@ -54,8 +54,8 @@ int sk_g_arc_sources(const sk_graph *g, sk_view *rows, char *err, size_t errlen)
 int sk_g_space(char *err, size_t errlen);
 /* Out of core (seed 003 4.7): the space for 'bytes' of a graph's arc
  * arrays whose vertex arrays live in 'space' -- 'space' when they fit in
- * its room (sk_space_room: free device memory, SPECK_CUDA_MEMORY_MAX),
- * else its spill space (cuda -> cuda_pinned: host memory the GPU reads in
+ * its room (sk_space_room: free device memory, its budget variable),
+ * else its spill space (device -> pinned host memory the GPU reads in
  * place), else 'space' (the allocation then says what does not fit) */
 int sk_g_edge_space(int space, uint64_t bytes);
 /* the space of a graph's vertex arrays when its arcs are in 'espace':

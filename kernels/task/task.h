@@ -128,7 +128,7 @@ int sk_sched_threads(const sk_sched *s);
 /* -- scheduler ops ------------------------------------------------------
  * What runs the tasks of a scheduler: the host's threads (hsched.c,
  * sk_host_tasks) or a back end's own, named by its table's 'tasks' entry
- * (a GPU's persistent workers, backends/cuda/tasks.c). sched.c is the
+ * (a GPU's persistent workers, in its back end's folder). sched.c is the
  * facade over them: it owns the functors and compiles their table
  * through sk_run, the ops see them through 'reg'. */
 typedef struct sk_tfunctors {
@@ -181,7 +181,7 @@ int sk_sched_team_size(const sk_sched *s);
 /* 1 when the scheduler's tasks reach memory of 'space' */
 int sk_sched_reaches(const sk_sched *s, int space);
 
-#define SK_GPU_SUPERBLOCK 65536 /* dialect/task_cuda.h's SK_GT_SB */
+#define SK_GPU_SUPERBLOCK 65536 /* the GPU task header's superblock */
 /* a task.MemoryPool in GPU memory: its arena (what a kernel captures),
  * NULL with a message; its stats read back from the device (the back
  * end's scheduler ops, 'pool_new' ..) */

@@ -70,13 +70,13 @@ function G:is_directed() return self._directed end
 function G:is_weighted() return self.weights ~= nil end
 function G:space() return self.rowptr:space() end
 -- where the arcs (colidx, weights) live: the graph's space, or host memory
--- the device reads in place (cuda_pinned) when they did not fit in device
+-- the device reads in place (pinned host memory) when they did not fit in device
 -- memory (out of core)
 function G:edge_space() return self.colidx:space() end
 -- g:to(space [, {edges = space}]): a copy in 'space'; the arcs go where
--- 'edges' says ('space' or cuda_pinned for cuda), by default to 'space'
--- when they fit in its free memory (under SPECK_CUDA_MEMORY_MAX) and to
--- cuda_pinned when they do not
+-- 'edges' says ('space' or, on a GPU, its pinned host memory), by default to 'space'
+-- when they fit in its free memory (under the device's memory budget) and to
+-- pinned host memory when they do not
 function G:to(space, opts)
   local f = "to"
   opts = check_opts(f, opts, {"edges"})

@@ -138,7 +138,7 @@ MT.__tostring = function(m)
 end
 
 -- a capture named 'name' holding a map: its four views, and the body
--- mentions them (so CUDA's generator sees they may be written)
+-- mentions them (so a GPU's generator sees they may be written)
 speck._expanders[MT] = function(name, m, out)
   m:captures(name, out)
   return ("(void)%s_keys.data; (void)%s_vals.data; (void)%s_flags.data; (void)%s_meta.data; ")
