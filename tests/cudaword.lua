@@ -51,6 +51,19 @@ M.allow = {
 local words_ci = {"cuda", "nvrtc", "cubin", "ptx"}
 local words_cs = {"CU_", "__syncthreads"}
 
+-- the end of the string literal (or character constant) opening at src[i]
+-- (a line ends an unterminated one)
+local function string_end(src, i)
+  local c, j, n = src:sub(i, i), i + 1, #src
+  while j <= n do
+    local x = src:sub(j, j)
+    if x == "\\" then j = j + 2
+    elseif x == c or x == "\n" then break
+    else j = j + 1 end
+  end
+  return j
+end
+
 -- 'src' with its comments blanked (newlines kept), strings kept
 local function strip_c(src)
   local out, i, n = {}, 1, #src
@@ -64,13 +77,7 @@ local function strip_c(src)
       local e = src:find("\n", i, true) or n + 1
       i = e
     elseif c == '"' or c == "'" then
-      local j = i + 1
-      while j <= n do
-        local x = src:sub(j, j)
-        if x == "\\" then j = j + 2
-        elseif x == c or x == "\n" then break
-        else j = j + 1 end
-      end
+      local j = string_end(src, i)
       out[#out + 1] = src:sub(i, j)
       i = j + 1
     else
@@ -103,13 +110,7 @@ local function strip_lua(src)
       out[#out + 1] = src:sub(i, stop)
       i = stop + 1
     elseif c == '"' or c == "'" then
-      local j = i + 1
-      while j <= n do
-        local x = src:sub(j, j)
-        if x == "\\" then j = j + 2
-        elseif x == c or x == "\n" then break
-        else j = j + 1 end
-      end
+      local j = string_end(src, i)
       out[#out + 1] = src:sub(i, j)
       i = j + 1
     else
@@ -192,4 +193,5 @@ if not pcall(debug.getlocal, 4, 1) then   -- run as a script
   os.exit(#found == 0 and 0 or 1)
 end
 
+M.strip_c = strip_c
 return M

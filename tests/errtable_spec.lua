@@ -40,33 +40,9 @@ local function sources()
   return out
 end
 
--- the source with comments blanked (newlines kept, so lines still count)
-local function strip_comments(s)
-  local out, i, n = {}, 1, #s
-  while i <= n do
-    local c, c2 = s:sub(i, i), s:sub(i, i + 1)
-    if c2 == "/*" then
-      local j = s:find("*/", i + 2, true) or n
-      out[#out + 1] = s:sub(i, j + 1):gsub("[^\n]", " ")
-      i = j + 2
-    elseif c2 == "//" then
-      local j = s:find("\n", i, true) or n + 1
-      out[#out + 1] = (" "):rep(j - i)
-      i = j
-    elseif c == '"' or c == "'" then
-      local j = i + 1
-      while j <= n and s:sub(j, j) ~= c do
-        j = j + (s:sub(j, j) == "\\" and 2 or 1)
-      end
-      out[#out + 1] = s:sub(i, j)
-      i = j + 1
-    else
-      out[#out + 1] = c
-      i = i + 1
-    end
-  end
-  return table.concat(out)
-end
+-- the source with comments blanked (newlines kept, so lines still count),
+-- strings kept: the CUDA-word check's reader
+local strip_comments = dofile("tests/cudaword.lua").strip_c
 
 -- the arguments of the call whose '(' is at s[open]: a list of strings
 local function call_args(s, open)
