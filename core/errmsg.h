@@ -676,13 +676,13 @@ SK_ERRDEF(INDEX_OUT_RANGE, "index %d is %lld, out of range [0, %lld)")
 SK_ERRDEF(CANNOT_STORE_NUMBER, "cannot store %s in %s (a number, or a table of %d numbers)")
 SK_ERRDEF(CANNOT_STORE, "cannot store %s in %s%s")
 SK_ERRDEF(OPTION_MUST_BOOLEAN, "option '%s' must be a boolean (got %s)")
-SK_ERRDEF(UNKNOWN_LAYOUT_KEY, "unknown layout key %s (expected 'tile' or 'order')")
+SK_ERRDEF(UNKNOWN_LAYOUT_KEY, "unknown layout key %s (expected 'tile', 'order' or 'stride')")
 SK_ERRDEF(LAYOUT_TABLE_NEEDS, "layout table needs 'tile', an array of tile sizes (got %s)")
 SK_ERRDEF(LAYOUT_TILE_MUST, "layout.tile[%d] is %s (must be an integer)")
 SK_ERRDEF(LAYOUT_ORDER_EXPECTED, "layout.order is %s (expected 'right' or 'left')")
-SK_ERRDEF(LAYOUT_STRIDE_ONLY, "layout 'stride' is only for subviews (use 'right' or 'left')")
+SK_ERRDEF(LAYOUT_STRIDE_ONLY, "layout 'stride' needs its strides: {layout = {stride = {s1, s2, ...}}}")
 SK_ERRDEF(OPTION_DATA_MUST, "option 'data' must be a lightuserdata, userdata or view (got %s)")
-SK_ERRDEF(OPTION_DATA_NOT_ACCEPTED, "option 'data' is not accepted with a tiled layout")
+SK_ERRDEF(OPTION_DATA_NOT_ACCEPTED, "option 'data' is not accepted with a %s layout")
 SK_ERRDEF(LAYOUT_TILE_SIZE, "layout.tile has %d size%s, the view has rank %d")
 SK_ERRDEF(OPTION_DATA_NULL, "option 'data' is a NULL pointer")
 SK_ERRDEF(DATA_VIEW_HOLDS, "data view '%s' holds %lld bytes, the view needs %lld")
@@ -734,6 +734,13 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 /* -- options tables: one checker (vm/lcore.c sk_lopts_check) -- */
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
+/* -- LayoutStride views built directly (core/view.c sk_view_create_strided) -- */
+SK_ERRDEF(STRIDE_MUST_POSITIVE, "layout.stride[%d] is %lld (strides must be integers >= 1)")
+SK_ERRDEF(STRIDE_OVERLAP, "layout.stride[%d] = %lld overlaps dimension %d (it must be at least %lld, the span of the dimensions of smaller stride)")
+SK_ERRDEF(STRIDE_SPAN_OVERFLOW, "layout.stride[%d] = %lld with extent %lld: the span does not fit in 64 bits")
+SK_ERRDEF(STRIDE_COUNT, "layout.stride has %d stride%s, the view has rank %d")
+SK_ERRDEF(STRIDE_ENTRY_MUST, "layout.stride[%d] is %s (must be an integer)")
+SK_ERRDEF(LAYOUT_TABLE_KIND, "layout table takes either 'tile' (and 'order') or 'stride', not both")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

@@ -283,6 +283,54 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
   return 0;
 }
 
+/* A view with the given strides (LayoutStride built directly): one block
+ * of span elements holding every index, refused when two indices would
+ * share an element (taken in increasing stride, each dimension's stride at
+ * least the span of those before it -- the same test Kokkos' layouts pass)
+ * or the span does not fit. Extents of 0 or 1 place no constraint. */
+int sk_view_create_strided(sk_view *v, const char *label, int dtype, int rank,
+                           const int64_t *ext, const int64_t *stride, int space, int init,
+                           char *err, size_t errlen) {
+  int ord[SK_MAXRANK], n = 0;
+  if (rank < 1 || rank > SK_MAXRANK)
+    return sk_err(err, errlen, SK_E_RANK_EXCEEDS_MAXIMUM, rank, SK_MAXRANK);
+  for (int d = 0; d < rank; d++) {
+    if (stride[d] < 1) return sk_err(err, errlen, SK_E_STRIDE_MUST_POSITIVE, d + 1,
+                                     (long long)stride[d]);
+    if (ext[d] < 0) return sk_err(err, errlen, SK_E_EXTENT_MUST_NON, d, (long long)ext[d]);
+    if (ext[d] > 1) ord[n++] = d;
+  }
+  for (int i = 1; i < n; i++) /* insertion sort by stride (rank <= 8) */
+    for (int j = i; j > 0 && stride[ord[j]] < stride[ord[j - 1]]; j--) {
+      int t = ord[j];
+      ord[j] = ord[j - 1];
+      ord[j - 1] = t;
+    }
+  int64_t span = 1;
+  for (int i = 0; i < n; i++) {
+    int d = ord[i];
+    if (stride[d] < span)
+      return sk_err(err, errlen, SK_E_STRIDE_OVERLAP, d + 1, (long long)stride[d],
+                    ord[i - 1] + 1, (long long)span);
+    int64_t add;
+    if (__builtin_mul_overflow(ext[d] - 1, stride[d], &add) ||
+        __builtin_add_overflow(span, add, &span))
+      return sk_err(err, errlen, SK_E_STRIDE_SPAN_OVERFLOW, d + 1, (long long)stride[d],
+                    (long long)ext[d]);
+  }
+  for (int d = 0; d < rank; d++)
+    if (ext[d] == 0) span = 0;
+  if (sk_view_create(v, label, dtype, 1, &span, SK_RIGHT, space, init, NULL, err, errlen) < 0)
+    return -1;
+  v->rank = rank;
+  v->layout = SK_STRIDE;
+  for (int d = 0; d < SK_MAXRANK; d++) {
+    v->extent[d] = d < rank ? ext[d] : 1;
+    v->stride[d] = d < rank ? stride[d] : 0;
+  }
+  return 0;
+}
+
 void sk_view_retain(sk_view *v) {
   if (v->alloc)
     atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1, memory_order_relaxed);

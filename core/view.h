@@ -148,6 +148,12 @@ int64_t sk_view_offset(const sk_view *v, const int64_t *idx);
 int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int64_t *ext,
                    int layout, int space, int init, void *ext_data, char *err,
                    size_t errlen);
+/* A view of the given strides (in elements, >= 1) over one new block of
+ * its span; two indices sharing an element or a span past int64 are
+ * refused. Its layout is SK_STRIDE. */
+int sk_view_create_strided(sk_view *v, const char *label, int dtype, int rank,
+                           const int64_t *ext, const int64_t *stride, int space, int init,
+                           char *err, size_t errlen);
 /* Create a tiled view: 'order' SK_RIGHT or SK_LEFT, 'tile[d]' for each of
  * the 'rank' (2 or 3) dimensions a power of two >= 1 and <= 2^16, at most
  * 2^20 elements per tile; a tile larger than its extent is allowed (the

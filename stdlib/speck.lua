@@ -59,6 +59,12 @@ function speck.UnorderedMap(t)
   return speck.UnorderedMap(t)
 end
 
+-- speck.DualView(label, dtype, dims [, opts]): speck/dualview.lua
+function speck.DualView(label, dtype, dims, opts)
+  require "speck.dualview"
+  return speck.DualView(label, dtype, dims, opts)
+end
+
 -- -- policies --------------------------------------------------------------
 local check_options = require "speck.opts"
 

@@ -402,7 +402,7 @@ describe("tiled layout on " .. DEFAULT, function()
                    mk, {8, 8}, {tile = {2.5, 4}})
       assert_error("speck.View 'A': layout.order is 'stride' (expected 'right' or 'left')",
                    mk, {8, 8}, {tile = {4, 4}, order = "stride"})
-      assert_error("speck.View 'A': unknown layout key 'size' (expected 'tile' or 'order')",
+      assert_error("speck.View 'A': unknown layout key 'size' (expected 'tile', 'order' or 'stride')",
                    mk, {8, 8}, {tile = {4, 4}, size = 2})
       local U = speck.View("U", "float64", 64, {space = HS})
       assert_error("speck.View 'A': option 'data' is not accepted with a tiled layout",

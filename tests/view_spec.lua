@@ -324,8 +324,8 @@ describe("speck.View errors", function()
                  V, "A", "float64", 3, {layuot = "left"})
     assert_error("speck.View 'A': unknown layout 'diag' (expected 'right' or 'left')",
                  V, "A", "float64", 3, {layout = "diag"})
-    assert_error("speck.View 'A': layout 'stride' is only for subviews "
-                 .. "(use 'right' or 'left')", V, "A", "float64", 3, {layout = "stride"})
+    assert_error("speck.View 'A': layout 'stride' needs its strides: "
+                 .. "{layout = {stride = {s1, s2, ...}}}", V, "A", "float64", 3, {layout = "stride"})
     assert_error("speck.View 'A': unknown space 'gpu' (expected 'host', 'cuda', "
                  .. "'cuda_pinned' or 'cuda_uvm')", V, "A", "float64", 3, {space = "gpu"})
     assert_error("speck.View 'A': option 'data' must be a lightuserdata, userdata "

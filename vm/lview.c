@@ -374,6 +374,8 @@ typedef struct lopts {
   int layout, space, init; /* -1: not given */
   int ntile;               /* tiled layout: the number of tile sizes */
   int64_t tile[SK_MAXRANK];
+  int nstride; /* layout = {stride = {...}}: the number of strides */
+  int64_t stride[SK_MAXRANK];
   unsigned traits;
   int data; /* stack index of the data value, 0: none */
   const char *label;
@@ -388,15 +390,42 @@ static int opt_bool(lua_State *L, const char *key, const char *fname, const char
 
 /* layout = {tile = {t0, t1 [, t2]} [, order = 'right' | 'left']} at the
  * top of the stack (sizes are checked by sk_view_create_tiled) */
+/* layout = {stride = {s1, ..., sr}}: a LayoutStride view's strides */
+static void parse_strides(lua_State *L, int t, const char *fname, const char *label,
+                          lopts *o) {
+  char b[64];
+  lua_getfield(L, t, "stride");
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (!lua_istable(L, -1) || n < 1 || n > SK_MAXRANK)
+    lv_raise(L, fname, label, SK_E_STRIDE_COUNT, (int)n, n == 1 ? "" : "s", -1);
+  for (int d = 0; d < n; d++) {
+    int ok = 0;
+    lua_rawgeti(L, -1, d + 1);
+    lua_Integer x = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
+    if (!ok)
+      lv_raise(L, fname, label, SK_E_STRIDE_ENTRY_MUST, d + 1, show(L, -1, b, sizeof b));
+    o->stride[d] = x;
+    lua_pop(L, 1);
+  }
+  o->nstride = (int)n;
+  lua_pop(L, 1);
+}
+
 static void parse_tiled(lua_State *L, const char *fname, const char *label, lopts *o) {
   char b[64];
-  int t = lua_gettop(L);
+  int t = lua_gettop(L), tiled = 0, strided = 0;
   lua_pushnil(L);
   while (lua_next(L, t)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-    if (strcmp(k, "tile") != 0 && strcmp(k, "order") != 0)
-      lv_raise(L, fname, label, SK_E_UNKNOWN_LAYOUT_KEY, show(L, -2, b, sizeof b));
+    if (strcmp(k, "stride") == 0) strided = 1;
+    else if (strcmp(k, "tile") == 0 || strcmp(k, "order") == 0) tiled = 1;
+    else lv_raise(L, fname, label, SK_E_UNKNOWN_LAYOUT_KEY, show(L, -2, b, sizeof b));
     lua_pop(L, 1);
+  }
+  if (strided && tiled) lv_raise(L, fname, label, SK_E_LAYOUT_TABLE_KIND);
+  if (strided) {
+    parse_strides(L, t, fname, label, o);
+    return;
   }
   if (lua_getfield(L, t, "tile") != LUA_TTABLE)
     lv_raise(L, fname, label, SK_E_LAYOUT_TABLE_NEEDS, show(L, -1, b, sizeof b));
@@ -431,6 +460,7 @@ static void parse_opts(lua_State *L, int idx, const char *fname, const char *lab
   char b[64];
   o->layout = o->space = o->init = -1;
   o->ntile = 0;
+  o->nstride = 0;
   o->traits = 0;
   o->data = 0;
   o->label = NULL;
@@ -503,9 +533,21 @@ static sk_view *push_view(lua_State *L, const char *fname, const char *label, in
   }
   if (space < 0) space = default_space(L, fname, label);
   int layout = o->layout >= 0 ? o->layout : sk_space_default_layout(space);
+  if (o->nstride) {
+    if (o->data) lv_raise(L, fname, label, SK_E_OPTION_DATA_NOT_ACCEPTED, "strided");
+    if (o->nstride != rank)
+      lv_raise(L, fname, label, SK_E_STRIDE_COUNT, o->nstride, o->nstride == 1 ? "" : "s",
+               rank);
+    sk_view *v = sk_lview_new(L);
+    if (sk_view_create_strided(v, label, dtype, rank, ext, o->stride, space, o->init != 0,
+                               err, sizeof err) < 0)
+      lv_raise(L, fname, label, SK_E_MSG, err);
+    v->traits |= o->traits;
+    return v;
+  }
   if (o->ntile) {
     char err[ERRLEN];
-    if (o->data) lv_raise(L, fname, label, SK_E_OPTION_DATA_NOT_ACCEPTED);
+    if (o->data) lv_raise(L, fname, label, SK_E_OPTION_DATA_NOT_ACCEPTED, "tiled");
     if (o->ntile != rank)
       lv_raise(L, fname, label, SK_E_LAYOUT_TILE_SIZE, o->ntile, o->ntile == 1 ? "" : "s",
                rank);
@@ -1109,31 +1151,51 @@ static sk_view *push_like(lua_State *L, int idx, int space, int init, const char
   return push_view(L, fname, label, v->dtype, v->rank, v->extent, &o);
 }
 
+/* The arguments of the mirror functions, in either order: (v [, space])
+ * or (space, v), Kokkos' spelling; the space defaults to the host. Sets
+ * *vi to the view's stack index and returns the space. */
+static int mirror_args(lua_State *L, const char *fname, int *vi) {
+  if (sk_lview_test(L, 1)) {
+    *vi = 1;
+    sk_view *v = sk_lview_check(L, 1);
+    return lua_isnoneornil(L, 2) ? SK_SPACE_HOST : sk_lview_space(L, 2, fname, v->label);
+  }
+  *vi = 2;
+  sk_view *v = sk_lview_check(L, 2);
+  return sk_lview_space(L, 1, fname, v->label);
+}
+
+/* 'v' can serve as the mirror in 'space': it lives there, or 'space' is
+ * the host and v is host accessible */
+static int mirror_is_self(const sk_view *v, int space) {
+  return v->space == space || (space == SK_SPACE_HOST && sk_space_host_accessible(v->space));
+}
+
 static int l_create_mirror(lua_State *L) {
-  push_like(L, 1, SK_SPACE_HOST, 1, "speck.create_mirror");
+  int vi, space = mirror_args(L, "speck.create_mirror", &vi);
+  push_like(L, vi, space, 1, "speck.create_mirror");
   return 1;
 }
 
 static int l_create_mirror_view(lua_State *L) {
-  sk_view *v = sk_lview_check(L, 1);
-  if (sk_space_host_accessible(v->space)) lua_settop(L, 1);
-  else push_like(L, 1, SK_SPACE_HOST, 1, "speck.create_mirror_view");
+  int vi, space = mirror_args(L, "speck.create_mirror_view", &vi);
+  if (mirror_is_self(sk_lview_check(L, vi), space)) lua_pushvalue(L, vi);
+  else push_like(L, vi, space, 1, "speck.create_mirror_view");
   return 1;
 }
 
-/* create_mirror_view_and_copy(space, v): v itself when it already is in
- * 'space' (or 'space' is host and v host accessible), else a copy. */
+/* create_mirror_view_and_copy(space, v) (or (v, space)): v itself when it
+ * can serve in 'space', else a copy there. */
 static int l_create_mirror_view_and_copy(lua_State *L) {
   const char *fname = "speck.create_mirror_view_and_copy";
   char err[ERRLEN];
-  sk_view *v = sk_lview_check(L, 2);
-  int space = sk_lview_space(L, 1, fname, v->label);
-  if (v->space == space ||
-      (space == SK_SPACE_HOST && sk_space_host_accessible(v->space))) {
-    lua_settop(L, 2);
+  int vi, space = mirror_args(L, fname, &vi);
+  sk_view *v = sk_lview_check(L, vi);
+  if (mirror_is_self(v, space)) {
+    lua_pushvalue(L, vi);
     return 1;
   }
-  sk_view *m = push_like(L, 2, space, 0, fname);
+  sk_view *m = push_like(L, vi, space, 0, fname);
   if (sk_view_deep_copy(m, v, err, sizeof err) < 0)
     lv_raise(L, fname, v->label, SK_E_MSG, err);
   return 1;
