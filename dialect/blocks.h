@@ -1,6 +1,7 @@
 /* blocks.h: building blocks of the dialect written once, in its own
  * vocabulary, for every back end: the team bitonic sort, the unordered
- * map (speck.UnorderedMap) and the hashmap accumulator. Each back end's
+ * map (speck.UnorderedMap), the hashmap accumulator and the random pools
+ * (speck.random.Pool). Each back end's
  * header (host.h, ...) defines the vocabulary first and includes this
  * file at its end, so it is pasted after that header in generated
  * source (jit/: the code target's dialect list) and compiled as part of
@@ -29,6 +30,10 @@
  *                              builds one external copy for libtcc code)
  *   SK__RT_EXTERN              defined when such functions are external
  *                              (libtcc kernels link the runtime's copy)
+ *   SK__RAND_HINT(lk, n)       where a thread starts looking for a free
+ *                              random state among n (the host: a ticket
+ *                              from the counter lk[n]; a GPU: its global
+ *                              thread index)
  */
 #ifndef SK_DIALECT_BLOCKS_H
 #define SK_DIALECT_BLOCKS_H
@@ -273,5 +278,114 @@ SK__ATF int32_t sk_hashmap_insert_atomic(hashmap *h, int32_t key) {
 }
 #endif
 #define hashmap_insert_atomic(h, key) sk_hashmap_insert_atomic((h), (key))
+
+/* -- random pools (speck.random.Pool; Kokkos' Random_XorShift64_Pool and
+ * Random_XorShift1024_Pool) ------------------------------------------------
+ * A pool captured as P is the views P_st (uint64: n states of w words,
+ * w = 1 for xorshift64*, 17 for xorshift1024*: 16 words and the index p)
+ * and P_lk (int32: a lock per state, then the host's ticket counter).
+ * rand_get_state(P) takes a free state (spinning on its lock, looking on
+ * from SK__RAND_HINT), rand_free_state(P, st) stores it back and frees
+ * it. The generators are Vigna's xorshift64* and xorshift1024*, as
+ * Kokkos' pools; doubles take the top 53 bits; normal() is Marsaglia's
+ * polar method. The Lua front end turns Kokkos' spelling
+ * (auto st = rp.get_state(); st.drand(lo, hi); rp.free_state(st)) into
+ * these words (stdlib/speck/random.lua). */
+typedef struct rand_state {
+  uint64_t s[16];
+  int p, w;
+  sk_i64 idx;
+} rand_state;
+
+SK_INLINE void sk_rand_load(rand_state *r, const uint64_t *st, sk_i64 i, sk_i64 w) {
+  r->idx = i;
+  r->w = (int)w;
+  r->p = 0;
+  if (w == 1) {
+    r->s[0] = st[i];
+    return;
+  }
+  for (int k = 0; k < 16; k++) r->s[k] = st[i * 17 + k];
+  r->p = (int)(st[i * 17 + 16] & 15);
+}
+
+SK_INLINE rand_state sk_rand_get(uint64_t *st, int32_t *lk, sk_i64 n, sk_i64 w,
+                                 sk_i64 hint) {
+  rand_state r;
+  sk_i64 i = (sk_i64)((uint64_t)hint % (uint64_t)n);
+  while (atomic_cas(&lk[i], (int32_t)0, (int32_t)1) != 0) i = i + 1 == n ? 0 : i + 1;
+  SK__FENCE();
+  sk_rand_load(&r, st, i, w);
+  return r;
+}
+
+SK_INLINE void sk_rand_store(const rand_state *r, uint64_t *st) {
+  if (r->w == 1) {
+    st[r->idx] = r->s[0];
+    return;
+  }
+  for (int k = 0; k < 16; k++) st[r->idx * 17 + k] = r->s[k];
+  st[r->idx * 17 + 16] = (uint64_t)r->p;
+}
+
+SK_INLINE void sk_rand_free(uint64_t *st, int32_t *lk, const rand_state *r) {
+  sk_rand_store(r, st);
+  SK__REL_ST(lk[r->idx], (int32_t)0);
+}
+
+SK_INLINE uint64_t rand_urand64(rand_state *r) {
+  if (r->w == 1) {
+    uint64_t x = r->s[0];
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->s[0] = x;
+    return x * (uint64_t)2685821657736338717ull;
+  }
+  uint64_t s0 = r->s[r->p];
+  r->p = (r->p + 1) & 15;
+  uint64_t s1 = r->s[r->p];
+  s1 ^= s1 << 31;
+  r->s[r->p] = s1 ^ s0 ^ (s1 >> 11) ^ (s0 >> 30);
+  return r->s[r->p] * (uint64_t)1181783497276652981ull;
+}
+
+/* [0, 1): the top 53 bits */
+SK_INLINE double rand_drand0(rand_state *r) {
+  return (double)(rand_urand64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+SK_INLINE double rand_drand1(rand_state *r, double hi) { return hi * rand_drand0(r); }
+SK_INLINE double rand_drand2(rand_state *r, double lo, double hi) {
+  return lo + (hi - lo) * rand_drand0(r);
+}
+SK_INLINE float rand_frand2(rand_state *r, float lo, float hi) {
+  return lo + (hi - lo) * (float)(rand_urand64(r) >> 40) * (1.0f / 16777216.0f);
+}
+/* Kokkos' rand(): an int in [0, 2^31 - 1); rand(hi), rand(lo, hi) in [lo, hi) */
+SK_INLINE int32_t rand_rand0(rand_state *r) {
+  return (int32_t)((rand_urand64(r) >> 33) % 2147483647u);
+}
+SK_INLINE sk_i64 rand_rand2(rand_state *r, sk_i64 lo, sk_i64 hi) {
+  uint64_t span = (uint64_t)(hi - lo);
+  return span ? lo + (sk_i64)(rand_urand64(r) % span) : lo;
+}
+SK_INLINE sk_i64 rand_rand1(rand_state *r, sk_i64 hi) { return rand_rand2(r, 0, hi); }
+SK_INLINE double rand_normal2(rand_state *r, double mean, double sd) {
+  double u, v, q;
+  do {
+    u = 2.0 * rand_drand0(r) - 1.0;
+    v = 2.0 * rand_drand0(r) - 1.0;
+    q = u * u + v * v;
+  } while (q >= 1.0 || q == 0.0);
+  return mean + sd * u * sqrt(-2.0 * log(q) / q);
+}
+SK_INLINE double rand_normal0(rand_state *r) { return rand_normal2(r, 0.0, 1.0); }
+
+#define rand_get_state(P)                                                    \
+  sk_rand_get(&P##_st(0), &P##_lk(0), (sk_i64)P##_lk.extent[0] - 1,          \
+              (sk_i64)P##_st.extent[0] / ((sk_i64)P##_lk.extent[0] - 1),    \
+              SK__RAND_HINT(&P##_lk(0), (sk_i64)P##_lk.extent[0] - 1))
+#define rand_free_state(P, r) sk_rand_free(&P##_st(0), &P##_lk(0), &(r))
+#define rand_num_states(P) ((sk_i64)P##_lk.extent[0] - 1)
 
 #endif

@@ -388,6 +388,7 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
 #define SK__REL_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #endif
 #define hashmap_insert_vector(h, key) hashmap_insert((h), (key))
+#define SK__RAND_HINT(lk, n) atomic_fetch_add(&(lk)[n], (int32_t)1)
 #define vector_barrier(tm) ((void)(tm))
 #define vector_atomic_add(p, v) ((void)(*(p) += (v)))
 

@@ -6,35 +6,45 @@ local speck = {}
 for k, v in pairs(core) do speck[k] = v end
 
 -- -- captures that are containers ---------------------------------------------
--- A capture whose metatable has an expander (speck.UnorderedMap's) becomes
--- the views it stands for, and the body gets a prefix on its first line.
+-- A capture whose metatable has an expander (speck.UnorderedMap's,
+-- speck.random.Pool's) becomes the views it stands for, and the body gets
+-- a prefix on its first line; an expander may also return a function that
+-- rewrites the body (a pool's Kokkos spelling into the dialect's words).
 -- The launch functions are wrapped only once an expander is registered
 -- (a launch without containers keeps calling the C functions directly);
 -- the wrapped ones raise errors at their caller's line, as those do.
 local HERE = debug.getinfo(1, "S").short_src
 
 local function expand(caps, body)
-  local out, pre
+  local out, pre, rw
   for k, v in pairs(caps) do
     local ex = type(v) == "table" and speck._expanders[getmetatable(v)]
     if ex then
       if not out then
-        out, pre = {}, {}
+        out, pre, rw = {}, {}, {}
         for k2, v2 in pairs(caps) do out[k2] = v2 end
       end
       out[k] = nil
-      pre[#pre + 1] = ex(k, v, out)
+      local p, f = ex(k, v, out)
+      pre[#pre + 1] = p
+      rw[#rw + 1] = f
     end
   end
   if not out then return caps, body end
-  return out, type(body) == "string" and table.concat(pre) .. body or body
+  if type(body) ~= "string" then return out, body end
+  for _, f in ipairs(rw) do body = f(body) end
+  return out, table.concat(pre) .. body
 end
 
 local function wrap_launches()
   for _, name in ipairs{"parallel_for", "parallel_reduce", "parallel_scan", "kernel"} do
     local f = core[name]
     speck[name] = function(label, policy, caps, body, ...)
-      if type(caps) == "table" then caps, body = expand(caps, body) end
+      if type(caps) == "table" then
+        local ok, c, b = pcall(expand, caps, body)
+        if not ok then error(("speck.%s '%s': %s"):format(name, tostring(label), c), 2) end
+        caps, body = c, b
+      end
       local r = table.pack(pcall(f, label, policy, caps, body, ...))
       if not r[1] then
         local msg = r[2]
@@ -58,6 +68,14 @@ function speck.UnorderedMap(t)
   require "speck.umap"
   return speck.UnorderedMap(t)
 end
+
+-- speck.random: speck/random.lua (loaded on first use)
+speck.random = setmetatable({}, {__index = function(t, k)
+  local r = require "speck.random"
+  setmetatable(t, nil)
+  for name, f in pairs(r) do rawset(t, name, f) end
+  return rawget(t, k)
+end})
 
 -- speck.DualView(label, dtype, dims [, opts]): speck/dualview.lua
 function speck.DualView(label, dtype, dims, opts)

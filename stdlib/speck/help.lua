@@ -52,6 +52,10 @@ return {
     "A view of v in 'space' (v itself where it can serve there), with v's data."},
   ["speck.DualView"] = {"local dv = speck.DualView(label, dtype, dims [, {space =, layout =, init =}])",
     "A device view dv.d and its host mirror dv.h with Kokkos' flags: dv:modify_host() dv:modify_device() dv:sync_host() dv:sync_device() dv:need_sync_host() dv:need_sync_device() dv:clear_sync_state() dv:resize(dims) dv:realloc(dims). Marking a side while the other has unsynced changes is an error."},
+  ["speck.random.Pool"] = {"local pool = speck.random.Pool(seed [, {kind = \"xorshift64\"|\"xorshift1024\", states = n, space = s}])",
+    "A random pool captured into bodies ({rp = pool}): auto st = rp.get_state(); st.drand(lo, hi) st.frand(lo, hi) st.rand(lo, hi) st.urand64() st.normal(mean, sd); rp.free_state(st);"},
+  ["speck.random.fill"] = {"speck.random.fill(view, pool, lo, hi)",
+    "Uniform random numbers in [lo, hi) (integers for integer views), the same for a seed and number of states on every back end."},
   ["speck.resize"] = {"speck.resize(v, dims)", "New extents, keeping the overlapping elements."},
   ["speck.realloc"] = {"speck.realloc(v, dims)", "New extents, zero-filled (no copy)."},
   -- policies

@@ -1,0 +1,242 @@
+-- speck/random.lua: random pools (Kokkos' Random_XorShift64_Pool and
+-- Random_XorShift1024_Pool) and fill_random. Loaded on first use of
+-- speck.random.
+--
+--   local pool = speck.random.Pool(seed [, {kind = "xorshift64" | "xorshift1024",
+--                                           states = n, space = s}])
+--   speck.parallel_for("mc", n, {rp = pool, hits = hits}, [[
+--     auto st = rp.get_state();
+--     double x = st.drand(0.0, 1.0), y = st.drand(0.0, 1.0);
+--     if (x * x + y * y < 1.0) atomic_add(&hits(0), (int64_t)1);
+--     rp.free_state(st);
+--   ]])
+--   speck.random.fill(view, pool, lo, hi)
+--
+-- A pool is n generator states in its space (views <name>_st and
+-- <name>_lk, with a lock per state); the dialect's words are in
+-- dialect/blocks.h ("random pools"). In a body the pool's Kokkos spelling
+-- is rewritten here into those words before the body is compiled:
+--   auto st = rp.get_state()   ->  rand_state st = rand_get_state(rp)
+--   rp.free_state(st)          ->  rand_free_state(rp, st)
+--   st.drand() / (hi) / (lo, hi), st.frand(...), st.rand() / (hi) / (lo, hi),
+--   st.urand64(), st.normal() / (mean, sd)  ->  rand_drand2(&st, lo, hi) ...
+local speck = require "speck"
+local check_options = require "speck.opts"
+local _, fail = require("speck.raise")("speck.random.")
+
+local M = {}
+local Pool = {}
+Pool.__index = Pool
+
+local KINDS = {xorshift64 = 1, xorshift1024 = 17}   -- words per state
+local DEVICE_STATES = 1 << 18
+
+local function is_pool(x) return getmetatable(x) == Pool end
+
+function Pool:__tostring()
+  return ("random.Pool<%s, %d states, seed %d, %s>"):format(self.kind, self.n, self.seed,
+                                                            self.space)
+end
+function Pool:num_states() return self.n end
+
+-- the states of a pool: word j of state i from splitmix64 of (seed, i, j),
+-- never all zero (xorshift's one fixed point)
+local SEED_BODY = [[
+  for (sk_i64 j = 0; j < w; j++) {
+    uint64_t z = (uint64_t)seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i * w + j + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    st(i * w + j) = (j == 16) ? 0 : (z ? z : 0x9E3779B97F4A7C15ull);
+  }
+]]
+
+function M.Pool(seed, opts)
+  local fname = "Pool"
+  if math.type(seed) ~= "integer" then
+    if type(seed) == "number" and seed == math.floor(seed) and math.abs(seed) < 2^63 then
+      seed = math.tointeger(seed)
+    else
+      fail(fname, "seed must be an integer, got %s", tostring(seed))
+    end
+  end
+  opts = check_options("speck.random.Pool", opts, {"kind", "states", "space"}, 2)
+  local kind = opts.kind or "xorshift64"
+  local w = KINDS[kind]
+  if not w then
+    fail(fname, "unknown kind '%s' (expected 'xorshift64' or 'xorshift1024')", tostring(kind))
+  end
+  local space = opts.space or speck.info().default_space
+  local probe = speck.View("random.Pool", "int32", 0, {space = space})
+  space = probe:space()
+  local n = opts.states
+  if n == nil then
+    n = speck.host_accessible(space) and 4 * math.max(1, speck.info().threads or 1)
+        or DEVICE_STATES
+  elseif math.type(n) ~= "integer" or n < 1 or n > 1 << 30 then
+    fail(fname, "states must be an integer in [1, 2^30], got %s", tostring(n))
+  end
+  local p = setmetatable({
+    kind = kind, n = n, w = w, seed = seed, space = space,
+    st = speck.View("random.Pool_states", "uint64", n * w, {space = space, init = false}),
+    lk = speck.View("random.Pool_locks", "int32", n + 1, {space = space}),
+  }, Pool)
+  speck.parallel_for("random.Pool_seed", n,
+                     {st = p.st, w = {"int64", w}, seed = {"int64", seed}}, SEED_BODY)
+  return p
+end
+
+-- -- the body's spelling -----------------------------------------------------
+local METHODS = {drand = {[0] = 1, 1, 1}, frand = {[0] = 1, 1, 1}, rand = {[0] = 1, 1, 1},
+                 urand64 = {[0] = 1}, normal = {[0] = 1, [2] = 1}}
+local WORD = {drand = "rand_drand", frand = "rand_frand", rand = "rand_rand",
+              urand64 = "rand_urand64", normal = "rand_normal"}
+
+-- the end of the argument list whose '(' is at 'open', and its number of
+-- top-level arguments
+local function args_of(body, open)
+  local depth, commas, nonblank = 0, 0, false
+  for k = open, #body do
+    local c = body:sub(k, k)
+    if c == "(" or c == "[" or c == "{" then
+      depth = depth + 1
+    elseif c == ")" or c == "]" or c == "}" then
+      depth = depth - 1
+      if depth == 0 then return k, nonblank and commas + 1 or 0 end
+    elseif c == "," and depth == 1 then
+      commas = commas + 1
+    elseif depth >= 1 and not c:match("%s") then
+      nonblank = true
+    end
+  end
+  return nil
+end
+
+local function line_of(body, pos)
+  local _, n = body:sub(1, pos):gsub("\n", "")
+  return n + 1
+end
+
+local function rewrite(name, body)
+  local P = name:gsub("%p", "%%%0")
+  local states, freed = {}, {}
+  body = body:gsub("auto(%s+)([%a_][%w_]*)(%s*=%s*)" .. P .. "%s*%.%s*get_state%s*%(%s*%)",
+                   function(sp, x, eq)
+                     states[x] = true
+                     return "rand_state" .. sp .. x .. eq .. "rand_get_state(" .. name .. ")"
+                   end)
+  body = body:gsub("rand_state(%s+)([%a_][%w_]*)(%s*=%s*)" .. P ..
+                   "%s*%.%s*get_state%s*%(%s*%)", function(sp, x, eq)
+                     states[x] = true
+                     return "rand_state" .. sp .. x .. eq .. "rand_get_state(" .. name .. ")"
+                   end)
+  body = body:gsub("%f[%w_]" .. P .. "%s*%.%s*get_state%s*%(%s*%)",
+                   "rand_get_state(" .. name .. ")")
+  body = body:gsub("%f[%w_]" .. P .. "%s*%.%s*free_state%s*%(%s*([%a_][%w_]*)%s*%)()",
+                   function(x, pos)
+                     freed[#freed + 1] = {x = x, pos = pos}
+                     return "rand_free_state(" .. name .. ", " .. x .. ")"
+                   end)
+  for x in pairs(states) do
+    local X = x:gsub("%p", "%%%0")
+    local out, at = {}, 1
+    while true do
+      local s, e, m = body:find("%f[%w_]" .. X .. "%s*%.%s*([%a_][%w_]*)%s*%(", at)
+      if not s then break end
+      if not METHODS[m] then
+        error(("random pool '%s': state '%s' has no method '%s' (body line %d; methods: " ..
+               "drand, frand, rand, urand64, normal)"):format(name, x, m, line_of(body, s)), 0)
+      end
+      local close, nargs = args_of(body, e)
+      if not close or not METHODS[m][nargs] then
+        error(("random pool '%s': %s.%s takes %s (body line %d)"):format(name, x, m,
+              m == "urand64" and "no arguments" or m == "normal" and "0 or 2 arguments"
+              or "0, 1 or 2 arguments", line_of(body, s)), 0)
+      end
+      for _, f in ipairs(freed) do
+        if f.x == x and f.pos <= s then
+          error(("random pool '%s': state '%s' is used after %s.free_state(%s) (body line %d)")
+                :format(name, x, name, x, line_of(body, s)), 0)
+        end
+      end
+      local word = WORD[m] .. (m == "urand64" and "" or tostring(nargs))
+      local inner = body:sub(e + 1, close - 1)
+      out[#out + 1] = body:sub(at, s - 1) .. word .. "(&" .. x ..
+                      (nargs > 0 and ", " .. inner or "") .. ")"
+      at = close + 1
+    end
+    out[#out + 1] = body:sub(at)
+    body = table.concat(out)
+  end
+  return body
+end
+
+speck._expanders[Pool] = function(name, p, out)
+  out[name .. "_st"], out[name .. "_lk"] = p.st, p.lk
+  return ("(void)%s_st.data; (void)%s_lk.data; "):format(name, name),
+         function(body) return rewrite(name, body) end
+end
+
+-- -- fill_random ---------------------------------------------------------------
+-- state i fills elements i, i + n, i + 2n, ... of the view in index order
+-- (row-major over its extents, whatever its layout): the same seed and
+-- number of states give the same numbers on every back end
+local FILL = [[
+  rand_state r;
+  sk_rand_load(&r, &rp_st(0), i, w);
+  for (sk_i64 e = i; e < total; e += n) {
+    sk_i64 q = e;
+%s
+    v(%s) = %s;
+  }
+  sk_rand_store(&r, &rp_st(0));
+]]
+
+function M.fill(v, pool, lo, hi)
+  local fname = "fill"
+  if type(v) ~= "userdata" or not pcall(v.dtype, v) then
+    fail(fname, "argument 1 must be a view, got %s", type(v))
+  end
+  if not is_pool(pool) then
+    fail(fname, "argument 2 must be a speck.random.Pool, got %s", type(pool))
+  end
+  if type(lo) ~= "number" or type(hi) ~= "number" or not (lo < hi) then
+    fail(fname, "view '%s': the range [%s, %s) is empty or not numbers", v:label(),
+         tostring(lo), tostring(hi))
+  end
+  local dt = v:dtype()
+  local float = dt == "float64" or dt == "float32"
+  if not float and not (dt:match("^u?int%d+$")) then
+    fail(fname, "view '%s': dtype %s cannot be filled with random numbers", v:label(), dt)
+  end
+  if not float and (math.type(lo) ~= "integer" or math.type(hi) ~= "integer") then
+    fail(fname, "view '%s' (%s): lo and hi must be integers", v:label(), dt)
+  end
+  if v:space() ~= pool.space then
+    fail(fname, "view '%s' is in space '%s', the pool in '%s'", v:label(), v:space(),
+         pool.space)
+  end
+  local rank, decode, idx = v:rank(), {}, {}
+  local total = 1
+  for d = rank - 1, 0, -1 do
+    local ext = v:extent(d)
+    total = total * ext
+    if d > 0 then
+      decode[#decode + 1] = ("    const sk_i64 i%d = q %% %d; q /= %d;"):format(d, ext, ext)
+    else
+      decode[#decode + 1] = "    const sk_i64 i0 = q;"
+    end
+  end
+  for d = 0, rank - 1 do idx[#idx + 1] = "i" .. d end
+  if rank == 0 then decode, idx = {"    (void)q;"}, {} end
+  local value = float and "rand_drand2(&r, lo, hi)" or "rand_rand2(&r, lo, hi)"
+  local ctype = float and "float64" or "int64"
+  local body = FILL:format(table.concat(decode, "\n"), table.concat(idx, ", "), value)
+  speck.parallel_for("random.fill", pool.n,
+                     {v = v, rp = pool, w = {"int64", pool.w}, n = {"int64", pool.n},
+                      total = {"int64", total}, lo = {ctype, lo}, hi = {ctype, hi}}, body)
+  return v
+end
+
+M.is_pool = is_pool
+return M
