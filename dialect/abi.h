@@ -120,7 +120,8 @@ typedef struct sk_oob {
 
 /* Per-launch context handed to every chunk call. MDRange: lower bounds,
  * tile sizes and tile counts per dimension, dimension 0 outermost.
- * Scan: 'final' is 0 in the up-sweep, 1 in the final pass. */
+ * Scan: 'final' is 0 in the up-sweep, 1 in the final pass. 'thread':
+ * the host thread running the call, in [0, threads) (sk_thread_index()). */
 typedef struct sk_ctx {
   sk_i64 md_lo[SK_MAXMD];
   sk_i64 md_hi[SK_MAXMD];
@@ -130,6 +131,7 @@ typedef struct sk_ctx {
   int final;
   sk_team_ctx *team;
   sk_oob *oob;          /* bounds-check mode only */
+  int thread;
 } sk_ctx;
 
 /* A compiled kernel body: process work items [b, e) (range indices,

@@ -30,6 +30,10 @@
  *                              builds one external copy for libtcc code)
  *   SK__RT_EXTERN              defined when such functions are external
  *                              (libtcc kernels link the runtime's copy)
+ *   sk_thread_index()          the running thread's index (the host: in
+ *                              [0, threads), from the chunk's context; a
+ *                              GPU: its global index) -- a ScatterView's
+ *                              copy on the host
  *   SK__RAND_HINT(lk, n)       where a thread starts looking for a free
  *                              random state among n (the host: a ticket
  *                              from the counter lk[n]; a GPU: its global
@@ -352,14 +356,14 @@ SK_INLINE uint64_t rand_urand64(rand_state *r) {
 
 /* [0, 1): the top 53 bits */
 SK_INLINE double rand_drand0(rand_state *r) {
-  return (double)(rand_urand64(r) >> 11) * (1.0 / 9007199254740992.0);
+  return (double)(sk_i64)(rand_urand64(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 SK_INLINE double rand_drand1(rand_state *r, double hi) { return hi * rand_drand0(r); }
 SK_INLINE double rand_drand2(rand_state *r, double lo, double hi) {
   return lo + (hi - lo) * rand_drand0(r);
 }
 SK_INLINE float rand_frand2(rand_state *r, float lo, float hi) {
-  return lo + (hi - lo) * (float)(rand_urand64(r) >> 40) * (1.0f / 16777216.0f);
+  return lo + (hi - lo) * (float)(sk_i64)(rand_urand64(r) >> 40) * (1.0f / 16777216.0f);
 }
 /* Kokkos' rand(): an int in [0, 2^31 - 1); rand(hi), rand(lo, hi) in [lo, hi) */
 SK_INLINE int32_t rand_rand0(rand_state *r) {

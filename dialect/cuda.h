@@ -761,8 +761,8 @@ template <class T, class V> SK_DEV void sk__vst(T &x, V v) { *(volatile T *)&x =
 #define SK_INLINE SK_DEV
 #define SK__ATF SK_DEV
 #define hashmap_insert_vector(h, key) hashmap_insert_atomic((h), (key))
-#define SK__RAND_HINT(lk, n)                                                 \
-  ((sk_i64)blockIdx.x * blockDim.x * blockDim.y * blockDim.z + sk__tid())
+#define sk_thread_index() ((sk_i64)blockIdx.x * blockDim.x * blockDim.y * blockDim.z + sk__tid())
+#define SK__RAND_HINT(lk, n) sk_thread_index()
 SK_DEV void sk__vbarrier(const sk__team_t &t) {
   int vl = t.vector_length;
   if (vl <= 1) return;

@@ -389,6 +389,7 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
 #endif
 #define hashmap_insert_vector(h, key) hashmap_insert((h), (key))
 #define SK__RAND_HINT(lk, n) atomic_fetch_add(&(lk)[n], (int32_t)1)
+#define sk_thread_index() (sk__ctx->thread)
 #define vector_barrier(tm) ((void)(tm))
 #define vector_atomic_add(p, v) ((void)(*(p) += (v)))
 

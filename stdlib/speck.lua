@@ -77,6 +77,16 @@ speck.random = setmetatable({}, {__index = function(t, k)
   return rawget(t, k)
 end})
 
+-- speck.ScatterView(view [, opts]), speck.contribute(view, sv): speck/scatter.lua
+function speck.ScatterView(view, opts)
+  require "speck.scatter"
+  return speck.ScatterView(view, opts)
+end
+function speck.contribute(view, sv)
+  require "speck.scatter"
+  return speck.contribute(view, sv)
+end
+
 -- speck.DualView(label, dtype, dims [, opts]): speck/dualview.lua
 function speck.DualView(label, dtype, dims, opts)
   require "speck.dualview"

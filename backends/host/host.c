@@ -229,7 +229,7 @@ static int stop_here(job *j) {
  * few calls. The pieces accumulate into the one partial in order, so a
  * reduction or scan gives the same bits as one call. Returns -1 when it
  * stopped. */
-static int run_pieces(job *j, int64_t b, int64_t e, void *acc) {
+static int run_pieces(job *j, const sk_ctx *c, int64_t b, int64_t e, void *acc) {
   int64_t piece = j->piece_min;
   double t0 = sk_host_now();
   for (int64_t s = b, t; s < e; s = t) {
@@ -238,7 +238,7 @@ static int run_pieces(job *j, int64_t b, int64_t e, void *acc) {
       piece = sk_host_next_piece(piece, j->piece_min, &t0);
     }
     t = e - s > piece ? s + piece : e;
-    j->fn(j->l->args, s, t, acc, &j->ctx);
+    j->fn(j->l->args, s, t, acc, c);
   }
   return 0;
 }
@@ -248,12 +248,20 @@ static void block_bounds(const job *j, int blk, int nblk, int64_t *b, int64_t *e
   *e = j->b + j->n * (blk + 1) / nblk;
 }
 
+/* each thread's copy of the context, which names the thread */
+static void thread_ctx(sk_ctx *c, const job *j, int tid) {
+  *c = j->ctx;
+  c->thread = tid;
+}
+
 static void for_part(void *arg, int tid, int nt) {
   job *j = arg;
+  sk_ctx c;
+  thread_ctx(&c, j, tid);
   if (!j->dynamic) {
     int64_t b, e;
     block_bounds(j, tid, nt, &b, &e);
-    if (b < e) run_pieces(j, b, e, NULL);
+    if (b < e) run_pieces(j, &c, b, e, NULL);
     return;
   }
   for (;;) {
@@ -261,40 +269,42 @@ static void for_part(void *arg, int tid, int nt) {
     int64_t s = atomic_fetch_add(&j->next, j->chunk);
     if (s >= j->n) break;
     int64_t e = s + j->chunk < j->n ? s + j->chunk : j->n;
-    j->fn(j->l->args, j->b + s, j->b + e, NULL, &j->ctx);
+    j->fn(j->l->args, j->b + s, j->b + e, NULL, &c);
   }
 }
 
 /* one block of a reduction or scan pass: the partial starts from the
  * identity (reduce, scan pass 1) or from the block's prefix (scan pass 2,
  * already stored in 'partial') */
-static void run_block(job *j, int blk) {
+static void run_block(job *j, const sk_ctx *c, int blk) {
   int64_t b, e;
   block_bounds(j, blk, j->nblocks, &b, &e);
   void *acc = j->partial + (size_t)blk * j->pstride;
   if (!j->ctx.final) j->l->init(acc);
   if (!j->dynamic || j->chunk <= 0) {
-    if (b < e) run_pieces(j, b, e, acc);
+    if (b < e) run_pieces(j, c, b, e, acc);
     return;
   }
   for (int64_t s = b; s < e; s += j->chunk) {
     if (s > b && stop_here(j)) return;
     int64_t t = s + j->chunk < e ? s + j->chunk : e;
-    j->fn(j->l->args, s, t, acc, &j->ctx);
+    j->fn(j->l->args, s, t, acc, c);
   }
 }
 
 static void reduce_part(void *arg, int tid, int nt) {
   job *j = arg;
+  sk_ctx c;
+  thread_ctx(&c, j, tid);
   if (!j->dynamic) {
-    for (int blk = tid; blk < j->nblocks && !stop_here(j); blk += nt) run_block(j, blk);
+    for (int blk = tid; blk < j->nblocks && !stop_here(j); blk += nt) run_block(j, &c, blk);
     return;
   }
   for (;;) {
     if (stop_here(j)) break;
     long long blk = atomic_fetch_add(&j->next, 1);
     if (blk >= j->nblocks) break;
-    run_block(j, (int)blk);
+    run_block(j, &c, (int)blk);
   }
 }
 
@@ -426,7 +436,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
   }
   if (use_pool) sk_pool_run(reduce_part, &j);
   else
-    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, blk);
+    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, &j.ctx, blk);
   if (atomic_load(&j.stopped)) return interrupted(err, errlen);
   l->init(total);
   if (l->pattern == SK_REDUCE) {
@@ -445,7 +455,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
   j.ctx.final = 1;
   if (use_pool) sk_pool_run(reduce_part, &j);
   else
-    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, blk);
+    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, &j.ctx, blk);
   if (atomic_load(&j.stopped)) return interrupted(err, errlen);
   memcpy(l->result, total, acc);
   return 0;

@@ -268,6 +268,7 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     memset(t, 0, sizeof *t);
     memset(&ctxs[tid], 0, sizeof ctxs[tid]);
     ctxs[tid].team = t;
+    ctxs[tid].thread = tid;
     ctxs[tid].oob = l->oob;
     if (g >= j.G) continue;
     char *a = (char *)(((size_t)arena[g] + 63) & ~(size_t)63);

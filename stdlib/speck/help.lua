@@ -56,6 +56,9 @@ return {
     "A random pool captured into bodies ({rp = pool}): auto st = rp.get_state(); st.drand(lo, hi) st.frand(lo, hi) st.rand(lo, hi) st.urand64() st.normal(mean, sd); rp.free_state(st);"},
   ["speck.random.fill"] = {"speck.random.fill(view, pool, lo, hi)",
     "Uniform random numbers in [lo, hi) (integers for integer views), the same for a seed and number of states on every back end."},
+  ["speck.ScatterView"] = {"local sv = speck.ScatterView(view [, {op = \"sum\"|\"min\"|\"max\", duplication = \"auto\"|\"duplicated\"|\"non_duplicated\"}])",
+    "Contributions to shared entries: in a body auto a = s.access(); a(i) += v (sum) or a(i).update(v) (min, max); then speck.contribute(view, sv). Copies per host thread or atomics, per back end."},
+  ["speck.contribute"] = {"speck.contribute(view, sv)", "Combine a ScatterView's copies into its view and reset them."},
   ["speck.resize"] = {"speck.resize(v, dims)", "New extents, keeping the overlapping elements."},
   ["speck.realloc"] = {"speck.realloc(v, dims)", "New extents, zero-filled (no copy)."},
   -- policies
