@@ -403,6 +403,93 @@ describe("speck.graph properties refuse bad input on " .. SPACE, function()
   end)
 end)
 
+-- -- the GPU target: every body compiles with NVRTC (compile only) --------------------------
+describe("speck.graph properties' bodies for the GPU target", function()
+  local info = speck.info()
+  local nv = info.compilers.nvrtc
+  it("compile with NVRTC", function()
+    if not (nv and nv.available) then
+      pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
+      return
+    end
+    local function bodies(path)
+      local t, cur = {}, nil
+      local fh = io.open(path)
+      if not fh then return nil end
+      fh:close()
+      for line in io.lines(path) do
+        local name = line:match("^//: (%S+)")
+        if name then cur = name; t[cur] = {}
+        elseif cur and not line:match("^//|") then table.insert(t[cur], line) end
+      end
+      for k, v in pairs(t) do t[k] = table.concat(v, "\n") end
+      return t
+    end
+    local P = bodies(HERE .. "/../kernels/graph/props.sk")
+    local R = bodies(HERE .. "/../kernels/graph/pagerank.sk")
+    if not (P and R) then pending("kernels/graph/*.sk are not beside the tests") return end
+    local V = function(dt, n) return speck.View("v", dt, n or 4) end
+    local function with(t)
+      local r = {rowptr = V("int64", 5), colidx = V("int32", 8)}
+      for k, v in pairs(t) do r[k] = v end
+      return r
+    end
+    local I64 = function(op) return {op = op, dtype = "int64"} end
+    local function red(...) return {pattern = "reduce", reducer = {...}} end
+    local F = V("float64")
+    local jobs = {
+      {"clustering", "range", with{tri = V("int64"), c = F}, red(I64"sum", I64"sum")},
+      {"pairs_first_bad", "range", {us = V("int64"), vs = V("int64"), n = {"int64", 4}},
+       red(I64"min")},
+      {"similarity", "range", with{us = V("int32"), vs = V("int32"), s = F,
+                                   overlap = {"int64", 0}}, {}},
+      {"degrees", "range", with{deg = V("int64"), directed = {"int64", 1}, mode = {"int64", 2}},
+       {}},
+      {"degree_range", "range", {deg = V("int64")}, red(I64"min", I64"max", I64"sum")},
+      {"degree_count", "range", {deg = V("int64"), hist = V("int64")}, {}},
+      {"hits_pull", "range", with{x = F, y = V("float64")}, red("max")},
+      {"hits_pull_w", "range", with{x = F, y = V("float64"), w = V("float64", 8)}, red("max")},
+      {"hits_scale", "range", {hn = F, h = V("float64"), a = V("float64"), sh = 1.0, sa = 1.0},
+       red("sum")},
+      {"hits_norm", "range", {h = F, a = V("float64"), sh = 1.0, sa = 1.0}, {}},
+      {"hits_sums", "range", {h = F, a = V("float64")}, red("sum", "sum")},
+      {"ppr_check", "range", {p = F}, red(I64"min", "sum")},
+      {"ppr_scale", "range", {p = F, q = V("float64"), sc = 1.0}, {}},
+    }
+    local function pr(t)
+      local r = with{c = F, x = V("float64"), xn = V("float64"), outw = V("float64"),
+                     cn = V("float64"), d = 0.85, base = 0.1, p = V("float64")}
+      for k, v in pairs(t) do r[k] = v end
+      return r
+    end
+    local rjobs = {
+      {"ppr_pull", "range", pr{}, red("sum", "sum")},
+      {"ppr_pull_w", "range", pr{w = V("float64", 8)}, red("sum", "sum")},
+      {"ppr_pull_team", "team", pr{n = {"int64", 4}}, red("sum", "sum")},
+      {"ppr_pull_w_team", "team", pr{n = {"int64", 4}, w = V("float64", 8)}, red("sum", "sum")},
+    }
+    local n = 0
+    for _, list in ipairs{{P, jobs}, {R, rjobs}} do
+      for _, j in ipairs(list[2]) do
+        assert.is_string(list[1][j[1]], j[1])
+        local o = j[4]
+        o.target = "cuda"
+        speck.kernel("gpu_" .. j[1], j[2], j[3], list[1][j[1]], o)
+        n = n + 1
+      end
+    end
+    local seen = 0
+    for _, k in ipairs(speck.jit.stats().per_kernel) do
+      if k.label:match("^gpu_") then
+        assert.equal("nvrtc", k.tier, k.label)
+        seen = seen + 1
+      end
+    end
+    assert.equal(17, n)
+    assert.is_true(seen >= n)
+  end)
+end)
+
 -- -- device launches ---------------------------------------------------------------------
 describe("speck.graph properties run their kernels on " .. SPACE, function()
   it("each algorithm launched its kernels" .. (ON_HOST and "" or " on the device"), function()
