@@ -208,6 +208,12 @@ describe("speck.graph properties against NetworkX on " .. SPACE, function()
       for v = 1, n do pv[v - 1] = c.pers[v] * 8 end
       near(t, graph.pagerank(g, {personalization = pv, tol = 1e-14, maxiter = 10000}):totable(),
            1e-13, "personalization as a view")
+      -- float32 ranks: about 7 digits (150 iterations, no tolerance)
+      local r32, it32 = graph.pagerank(g, {personalization = c.pers, dtype = "float32",
+                                           tol = 1e-300, maxiter = 150})
+      assert.equal("float32", r32:dtype())
+      assert.equal(150, it32)
+      near(r.ppr, r32:totable(), 1e-6, "personalized PageRank in float32")
       -- uniform personalization: PageRank itself
       local ones = {}
       for v = 1, n do ones[v] = 1 end
