@@ -331,6 +331,18 @@ describe("speck.graph properties by hand on " .. SPACE, function()
   it("a repeated arc counts once in a neighbourhood", function()
     local g = graph.from_edges(4, {0, 0, 0, 1, 1}, {2, 2, 3, 2, 3}, {dedupe = false, directed = true})
     assert.same({1, 1}, graph.jaccard(g, {0, 1}, {1, 0}):totable())
+    -- undirected: every arc's score (the repeats too) as the pairs give it
+    local u = graph.from_edges(6, {0, 0, 0, 1, 1, 2, 4, 4}, {2, 2, 3, 2, 3, 3, 5, 1},
+                               {dedupe = false})
+    local rp, ci = u.rowptr:totable(), u.colidx:totable()
+    local us, vs = {}, {}
+    for a = 0, 5 do
+      for k = rp[a + 1], rp[a + 2] - 1 do us[#us + 1], vs[#vs + 1] = a, ci[k + 1] end
+    end
+    assert.is_true(#us > u:num_edges() * 2 - 1)
+    for _, f in ipairs{graph.jaccard, graph.overlap} do
+      assert.same(f(u, us, vs):totable(), f(u):totable())
+    end
   end)
   it("HITS of a directed star: the centre is the only hub", function()
     local g = graph.from_edges(4, {0, 0, 0}, {1, 2, 3}, {directed = true})
@@ -447,7 +459,8 @@ describe("speck.graph properties' bodies for the GPU target", function()
       {"clustering", "range", with{tri = V("int64"), c = F}, red(I64"sum", I64"sum")},
       {"pairs_first_bad", "range", {us = V("int64"), vs = V("int64"), n = {"int64", 4}},
        red(I64"min")},
-      {"similarity", "range", with{us = V("int32"), vs = V("int32"), s = F,
+      {"distinct_degree", "range", with{dd = V("int64")}, red(I64"sum")},
+      {"similarity", "range", with{dd = V("int64"), us = V("int32"), vs = V("int32"), s = F,
                                    overlap = {"int64", 0}}, {}},
       {"degrees", "range", with{deg = V("int64"), directed = {"int64", 1}, mode = {"int64", 2}},
        {}},
@@ -491,7 +504,7 @@ describe("speck.graph properties' bodies for the GPU target", function()
         seen = seen + 1
       end
     end
-    assert.equal(17, n)
+    assert.equal(18, n)
     assert.is_true(seen >= n)
   end)
 end)
@@ -512,7 +525,10 @@ describe("speck.graph properties run their kernels on " .. SPACE, function()
       {"graph.clustering", function() graph.clustering(g) end},
       {"graph.triangles_" .. (ON_HOST and "bitmap" or "arcs") .. "_per_vertex",
        function() graph.transitivity(g) end},
-      {"graph.similarity", function() graph.jaccard(g) end},
+      {ON_HOST and "graph.similarity_arcs_bitmap" or "graph.similarity",
+       function() graph.jaccard(g) end},
+      {"graph.similarity", function() graph.jaccard(g, {0, 1, 2}, {3, 4, 5}) end},
+      {"graph.distinct_degree", function() graph.overlap(g) end},
       {"graph.pairs_first_bad", function() graph.overlap(g, {0, 1}, {2, 3}) end},
       {"graph.degrees", function() graph.degree_stats(d, {mode = "in"}) end},
       {"graph.degree_count", function() graph.degree_histogram(g) end},

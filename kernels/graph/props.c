@@ -78,7 +78,10 @@ done:
 
 /* -- Jaccard and overlap similarity ----------------------------------------------
  * A pair (u, v) is scored from the sorted rows of u and v (their
- * out-neighbours; an undirected graph's neighbours), a thread a pair:
+ * out-neighbours; an undirected graph's neighbours), a thread a pair
+ * (a merge, or binary searches of a row 16 times longer than the other),
+ * and the distinct neighbours of every vertex (one pass over the arcs);
+ * every arc of an undirected graph on the host: bitmaps (k_sim_bits):
  * Jaccard |N(u) & N(v)| / |N(u) | N(v)| (NetworkX's jaccard_coefficient),
  * overlap |N(u) & N(v)| / min(|N(u)|, |N(v)|) (cuGraph's); 0 where the
  * denominator is 0. Every arc: the pairs (src(k), colidx(k)). */
@@ -89,9 +92,28 @@ static const sk_kbody k_pairs_bad = {.label = "graph.pairs_first_bad",
                                      .pattern = SK_REDUCE,
                                      .sigs = sig_pairs_bad,
                                      .reds = "min:int64"};
+static const char *const sig_dd[] = {"range" G3 R1("dd", "int64"), NULL};
+static const sk_kbody k_dd = {.label = "graph.distinct_degree",
+                              .body = sk_body_graph_distinct_degree,
+                              .pattern = SK_REDUCE,
+                              .sigs = sig_dd,
+                              .reds = "sum:int64"};
+/* every arc's on the host, an undirected graph without repeated arcs:
+ * a bitmap of N(u) per vertex and bit tests of the lower-ranked
+ * neighbour's row (see props.sk); a league rank takes 'chunk' vertices */
+static const char *const sig_sim_bits[] = {
+  "team" G3 R1("s", "float64") " nv=int64 chunk=int64 overlap=int64", NULL};
+static const sk_kbody k_sim_bits = {.label = "graph.similarity_arcs_bitmap",
+                                    .body = sk_body_graph_similarity_arcs_bitmap,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_sim_bits};
 static const char *const sig_sim[] = {
-  "range" G3 R1("us", "int64") R1("vs", "int64") R1("s", "float64") " overlap=int64",
-  "range" G3 R1("us", "int32") R1("vs", "int32") R1("s", "float64") " overlap=int64", NULL};
+  "range" G3 R1("dd", "int64") R1("us", "int64") R1("vs", "int64") R1("s", "float64")
+    " overlap=int64",
+  /* every arc: vs is colidx */
+  "range" R1("rowptr", "int64") " colidx=int32[1]!" R1("dd", "int64") R1("us", "int32")
+    " vs=int32[1]!" R1("s", "float64") " overlap=int64",
+  NULL};
 static const sk_kbody k_sim = {.label = "graph.similarity",
                                .body = sk_body_graph_similarity,
                                .pattern = SK_FOR,
@@ -117,8 +139,10 @@ static int similarity(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                       "measure",  "us",       "vs",        NULL};
   sk_graph g;
   const char *measure;
+  int directed;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
       !(measure = sk_karg_str(args, nargs, "measure", "jaccard", err, errlen)))
     return -1;
   const int overlap = strcmp(measure, "overlap") == 0;
@@ -156,27 +180,58 @@ static int similarity(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   }
   int rc = -1;
-  sk_view src, s;
+  sk_view src, s, dd;
   memset(&src, 0, sizeof src);
   memset(&s, 0, sizeof s);
-  if (!pairs) {
-    if (sk_g_arc_sources(&g, &src, err, errlen) < 0) return -1;
-    us = &src;
-    vs = g.colidx;
-  }
-  const int64_t np = us->extent[0];
+  memset(&dd, 0, sizeof dd);
+  const int64_t np = pairs ? us->extent[0] : g.narcs;
   if (sk_sp_view(&s, measure, SK_F64, np, g.rowptr->space, 0, err, errlen) < 0) goto done;
   if (np > 0) {
-    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                  sk_arg_view("us", us),           sk_arg_view("vs", vs),
-                  sk_arg_view("s", &s),            sk_arg_i64("overlap", overlap)};
-    if (sk_sp_range(&k_sim, np, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    sk_arg d[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                  sk_arg_view("dd", &dd)};
+    sk_result r;
+    if (sk_sp_view(&dd, "distinct degrees", SK_I64, g.nv, g.rowptr->space, 0, err, errlen) <
+          0 ||
+        sk_galgo_degree_range(&k_dd, g.nv, d, NELEM(d), &r, err, errlen) < 0)
+      goto done;
+    const int64_t repeats = sk_result_i64(&r, 0);
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    if (!pairs && !directed && repeats == 0 && sk_sp_host(be)) {
+      /* the bitmap kernel (a block of vertices per league rank, 16 per
+       * thread, as graph.triangles') */
+      int64_t conc = be->concurrency ? be->concurrency() : 1;
+      if (conc < 1) conc = 1;
+      const int64_t chunk = (g.nv + 64 * conc - 1) / (64 * conc);
+      sk_policy p;
+      sk_policy_init(&p, SK_POL_TEAM);
+      p.league_size = (g.nv + chunk - 1) / chunk;
+      p.team_size = 1;
+      p.schedule = SK_DYNAMIC;
+      p.scratch_thread[1] = ((g.nv + 63) / 64) * 8 + 64;
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("s", &s),            sk_arg_i64("nv", g.nv),
+                    sk_arg_i64("chunk", chunk),      sk_arg_i64("overlap", overlap)};
+      if (sk_kbody_launch(&k_sim_bits, &p, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    } else {
+      if (!pairs) {
+        if (sk_g_arc_sources(&g, &src, err, errlen) < 0) goto done;
+        us = &src;
+        vs = g.colidx;
+      }
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("dd", &dd),          sk_arg_view("us", us),
+                    sk_arg_view("vs", vs),           sk_arg_view("s", &s),
+                    sk_arg_i64("overlap", overlap)};
+      if (sk_sp_range(&k_sim, np, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    }
   }
   if (sk_kout_view(out, "s", &s, err, errlen) < 0) goto done;
   rc = 0;
 done:
   sk_view_release(&src);
   sk_view_release(&s);
+  sk_view_release(&dd);
   return rc;
 }
 
@@ -457,5 +512,5 @@ static const sk_kentry e_hits = {"graph.hits", "G_* [, directed, tol, maxiter]",
 
 const sk_kentry *const sk_gprops_entries[] = {&e_clust, &e_sim, &e_deg, &e_hits, NULL};
 const sk_kbody *const sk_gprops_bodies[] = {
-  &k_clust,      &k_pairs_bad, &k_sim,       &k_deg,       &k_deg_range, &k_deg_count,
+  &k_clust,      &k_pairs_bad, &k_dd,        &k_sim,       &k_sim_bits,       &k_deg,       &k_deg_range, &k_deg_count,
   &k_hits,       &k_hits_w,    &k_hits_scale, &k_hits_norm, &k_hits_sums, NULL};
