@@ -487,6 +487,10 @@ describe("speck.graph properties' bodies for the GPU target", function()
       {"ppr_pull_team", "team", pr{n = {"int64", 4}}, red("sum", "sum")},
       {"ppr_pull_w_team", "team", pr{n = {"int64", 4}, w = V("float64", 8)}, red("sum", "sum")},
     }
+    jobs[#jobs + 1] = {"hits_pull_team", "team", with{x = F, y = V("float64"), n = {"int64", 4}},
+                       red("max")}
+    jobs[#jobs + 1] = {"hits_pull_w_team", "team", with{x = F, y = V("float64"),
+                       n = {"int64", 4}, w = V("float64", 8)}, red("max")}
     local n = 0
     for _, list in ipairs{{P, jobs}, {R, rjobs}} do
       for _, j in ipairs(list[2]) do
@@ -504,7 +508,7 @@ describe("speck.graph properties' bodies for the GPU target", function()
         seen = seen + 1
       end
     end
-    assert.equal(18, n)
+    assert.equal(20, n)
     assert.is_true(seen >= n)
   end)
 end)
@@ -532,7 +536,7 @@ describe("speck.graph properties run their kernels on " .. SPACE, function()
       {"graph.pairs_first_bad", function() graph.overlap(g, {0, 1}, {2, 3}) end},
       {"graph.degrees", function() graph.degree_stats(d, {mode = "in"}) end},
       {"graph.degree_count", function() graph.degree_histogram(g) end},
-      {"graph.hits_pull", function() graph.hits(d) end},
+      {ON_HOST and "graph.hits_pull" or "graph.hits_pull_team", function() graph.hits(d) end},
       {"graph.hits_scale", function() graph.hits(g) end},
       {"graph.ppr_check", function()
         local p = {}

@@ -119,8 +119,8 @@ static const sk_kbody k_pr_heavy_end = {.label = "graph.pr_heavy_end",
  * dangling rank going to the personalization p (normalised to sum 1):
  * x'(v) = d * sum + (d * dangling + 1 - d) * p(v) */
 static const char *const sig_ppr_pull[] = {PULL_SIG R1("p", "float64"), NULL};
-static const char *const sig_ppr_pullw[] = {PULL_SIG R1("w", "float64") R1("p", "float64"),
-                                            NULL};
+static const char *const sig_ppr_pullw[] = {
+  PULL_SIG R1("w", "float64") R1("p", "float64"), NULL};
 static const sk_kbody k_ppr_pull = {.label = "graph.ppr_pull",
                                     .body = sk_body_graph_ppr_pull,
                                     .pattern = SK_REDUCE,
@@ -416,10 +416,9 @@ done:
  * | "float32"] -> rank (of that dtype), iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights",
-                                      "directed", "damping",  "tol",
-                                      "maxiter",  "dtype",    "personalization",
-                                      NULL};
+  static const char *const known[] = {
+    "G_rowptr", "G_colidx", "G_weights", "directed",        "damping",
+    "tol",      "maxiter",  "dtype",     "personalization", NULL};
   sk_graph g;
   int directed;
   double d = 0.85, tol = 1e-6;
@@ -560,8 +559,8 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     sk_arg_view("p", &pq),      sk_arg_i64("n", n)};
       if (!tw) q[9] = q[10];
       if (pr_pull(tw ? &k_ppr_pullw : &k_ppr_pull,
-                  tw ? &k_ppr_pullw_team : &k_ppr_pull_team, n, q, tw ? 11 : 10, &r,
-                  err, errlen) < 0)
+                  tw ? &k_ppr_pullw_team : &k_ppr_pull_team, n, q, tw ? 11 : 10, &r, err,
+                  errlen) < 0)
         goto done;
       sk_view t = x;
       x = xn;
@@ -604,6 +603,6 @@ const sk_kentry sk_galgo_pr = {
   SK_KRES_NONE, pagerank};
 
 const sk_kbody *const sk_gpr_bodies[] = {
-  &k_pr_deg,   &k_pr_outw,  &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
-  &k_prg_hist, &k_prg_perm, &k_prg_fill,   &k_prg_init, &k_prg_out,  &k_ppr_pull,
-  &k_ppr_pullw, &k_ppr_check, &k_ppr_scale, NULL};
+  &k_pr_deg,    &k_pr_outw,   &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
+  &k_prg_hist,  &k_prg_perm,  &k_prg_fill,   &k_prg_init, &k_prg_out,  &k_ppr_pull,
+  &k_ppr_pullw, &k_ppr_check, &k_ppr_scale,  NULL};

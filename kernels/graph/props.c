@@ -16,8 +16,8 @@
  * ignored, self-loops not neighbours): c(v) = 2 T(v) / (d(v) (d(v) - 1)),
  * transitivity = 3 * triangles / connected triples = sum 2 T(v) / sum
  * d(v) (d(v) - 1). T(v) comes from graph.triangles. */
-static const char *const sig_clust[] = {
-  "range" G3 R1("tri", "int64") R1("c", "float64"), NULL};
+static const char *const sig_clust[] = {"range" G3 R1("tri", "int64") R1("c", "float64"),
+                                        NULL};
 static const sk_kbody k_clust = {.label = "graph.clustering",
                                  .body = sk_body_graph_clustering,
                                  .pattern = SK_REDUCE,
@@ -108,11 +108,11 @@ static const sk_kbody k_sim_bits = {.label = "graph.similarity_arcs_bitmap",
                                     .pattern = SK_FOR,
                                     .sigs = sig_sim_bits};
 static const char *const sig_sim[] = {
-  "range" G3 R1("dd", "int64") R1("us", "int64") R1("vs", "int64") R1("s", "float64")
-    " overlap=int64",
+  "range" G3 R1("dd", "int64") R1("us", "int64") R1("vs", "int64")
+    R1("s", "float64") " overlap=int64",
   /* every arc: vs is colidx */
-  "range" R1("rowptr", "int64") " colidx=int32[1]!" R1("dd", "int64") R1("us", "int32")
-    " vs=int32[1]!" R1("s", "float64") " overlap=int64",
+  "range" R1("rowptr", "int64") " colidx=int32[1]!" R1("dd", "int64")
+    R1("us", "int32") " vs=int32[1]!" R1("s", "float64") " overlap=int64",
   NULL};
 static const sk_kbody k_sim = {.label = "graph.similarity",
                                .body = sk_body_graph_similarity,
@@ -120,8 +120,8 @@ static const sk_kbody k_sim = {.label = "graph.similarity",
                                .sigs = sig_sim};
 
 /* an int64 or int32 rank-1 view argument */
-static const sk_view *pair_view(const sk_arg *args, int nargs, const char *name, char *err,
-                                size_t errlen) {
+static const sk_view *pair_view(const sk_arg *args, int nargs, const char *name,
+                                char *err, size_t errlen) {
   const sk_view *v = sk_karg_view(args, nargs, name, 1, err, errlen);
   if (v && v->dtype != SK_I64 && v->dtype != SK_I32) {
     sk_err(err, errlen, SK_E_PAIRS_MUST_INTEGER, name, sk_dtypes[v->dtype].name);
@@ -190,8 +190,8 @@ static int similarity(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_arg d[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                   sk_arg_view("dd", &dd)};
     sk_result r;
-    if (sk_sp_view(&dd, "distinct degrees", SK_I64, g.nv, g.rowptr->space, 0, err, errlen) <
-          0 ||
+    if (sk_sp_view(&dd, "distinct degrees", SK_I64, g.nv, g.rowptr->space, 0, err,
+                   errlen) < 0 ||
         sk_galgo_degree_range(&k_dd, g.nv, d, NELEM(d), &r, err, errlen) < 0)
       goto done;
     const int64_t repeats = sk_result_i64(&r, 0);
@@ -209,9 +209,12 @@ static int similarity(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       p.team_size = 1;
       p.schedule = SK_DYNAMIC;
       p.scratch_thread[1] = ((g.nv + 63) / 64) * 8 + 64;
-      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                    sk_arg_view("s", &s),            sk_arg_i64("nv", g.nv),
-                    sk_arg_i64("chunk", chunk),      sk_arg_i64("overlap", overlap)};
+      sk_arg a[] = {sk_arg_view("rowptr", g.rowptr),
+                    sk_arg_view("colidx", g.colidx),
+                    sk_arg_view("s", &s),
+                    sk_arg_i64("nv", g.nv),
+                    sk_arg_i64("chunk", chunk),
+                    sk_arg_i64("overlap", overlap)};
       if (sk_kbody_launch(&k_sim_bits, &p, a, NELEM(a), NULL, err, errlen) < 0) goto done;
     } else {
       if (!pairs) {
@@ -254,8 +257,8 @@ static const sk_kbody k_deg_range = {.label = "graph.degree_range",
                                      .pattern = SK_REDUCE,
                                      .sigs = sig_deg_range,
                                      .reds = "min:int64 max:int64 sum:int64"};
-static const char *const sig_deg_count[] = {"range" R1("deg", "int64") R1("hist", "int64"),
-                                            NULL};
+static const char *const sig_deg_count[] = {
+  "range" R1("deg", "int64") R1("hist", "int64"), NULL};
 static const sk_kbody k_deg_count = {.label = "graph.degree_count",
                                      .body = sk_body_graph_degree_count,
                                      .pattern = SK_FOR,
@@ -325,10 +328,10 @@ static int degrees(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     for (int64_t k = 0; k <= dmax; k++)
       if (h[k]) var += (double)h[k] * ((double)k - mean) * ((double)k - mean);
     var /= (double)n;
-    const double med =
-      n % 2 ? (double)hist_at(h, dmax + 1, n / 2)
-            : ((double)hist_at(h, dmax + 1, n / 2 - 1) + (double)hist_at(h, dmax + 1, n / 2)) /
-                2;
+    const double med = n % 2 ? (double)hist_at(h, dmax + 1, n / 2)
+                             : ((double)hist_at(h, dmax + 1, n / 2 - 1) +
+                                (double)hist_at(h, dmax + 1, n / 2)) /
+                                 2;
     if (sk_kout_num(out, "min", (double)dmin, err, errlen) < 0 ||
         sk_kout_num(out, "max", (double)dmax, err, errlen) < 0 ||
         sk_kout_num(out, "mean", mean, err, errlen) < 0 ||
@@ -351,8 +354,8 @@ done:
  * scaled by 1 / their largest entry, until sum |h' - h| < tol; then each
  * divided by its sum. Weights count when the graph has them (A's
  * entries). A graph whose products vanish (no arcs) gives 1/n each. */
-static const char *const sig_hits[] = {
-  "range" G3 R1("x", "float64") R1("y", "float64"), NULL};
+static const char *const sig_hits[] = {"range" G3 R1("x", "float64") R1("y", "float64"),
+                                       NULL};
 static const char *const sig_hits_w[] = {
   "range" G3 R1("x", "float64") R1("y", "float64") R1("w", "float64"), NULL};
 static const sk_kbody k_hits = {.label = "graph.hits_pull",
@@ -365,8 +368,18 @@ static const sk_kbody k_hits_w = {.label = "graph.hits_pull_w",
                                   .pattern = SK_REDUCE,
                                   .sigs = sig_hits_w,
                                   .reds = "max:float64"};
+/* on a GPU a warp a row (a hub's arcs are not one thread's walk) */
+static const sk_kbody k_hits_team = {.label = "graph.hits_pull_team",
+                                     .body = sk_body_graph_hits_pull_team,
+                                     .pattern = SK_REDUCE,
+                                     .reds = "max:float64"};
+static const sk_kbody k_hits_w_team = {.label = "graph.hits_pull_w_team",
+                                       .body = sk_body_graph_hits_pull_w_team,
+                                       .pattern = SK_REDUCE,
+                                       .reds = "max:float64"};
 static const char *const sig_hits_scale[] = {
-  "range" R1("hn", "float64") R1("h", "float64") R1("a", "float64") " sh=float64 sa=float64",
+  "range" R1("hn", "float64") R1("h", "float64")
+    R1("a", "float64") " sh=float64 sa=float64",
   NULL};
 static const sk_kbody k_hits_scale = {.label = "graph.hits_scale",
                                       .body = sk_body_graph_hits_scale,
@@ -387,16 +400,35 @@ static const sk_kbody k_hits_sums = {.label = "graph.hits_sums",
                                      .sigs = sig_hits_sums,
                                      .reds = "sum:float64 sum:float64"};
 
-/* y = rows' sums of x (max into *mx) */
+/* y = rows' sums of x (max into *mx): a thread a row on the host
+ * (chunks claimed by free threads), a warp a row (teams of 8 warps) on a
+ * GPU */
 static int hits_pull(const sk_view *rp, const sk_view *ci, const sk_view *w,
                      const sk_view *x, const sk_view *y, int64_t n, double *mx, char *err,
                      size_t errlen) {
-  sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("x", x),
-                sk_arg_view("y", y), sk_arg_view("w", w ? w : x)};
+  sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci),
+                sk_arg_view("x", x),       sk_arg_view("y", y),
+                sk_arg_i64("n", n),        sk_arg_view("w", w ? w : x)};
+  const int na = w ? 6 : 5;
   sk_result r;
-  if (sk_galgo_degree_range(w ? &k_hits_w : &k_hits, n, a, w ? 5 : 4, &r, err, errlen) <
-      0)
-    return -1;
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (sk_sp_host(be)) {
+    a[4] = a[5]; /* (no n) */
+    if (sk_galgo_degree_range(w ? &k_hits_w : &k_hits, n, a, na - 1, &r, err, errlen) < 0)
+      return -1;
+  } else {
+    const int warp = sk_galgo_warp(err, errlen);
+    if (warp < 0) return -1;
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_TEAM);
+    p.team_size = 8;
+    p.vector_length = warp;
+    p.league_size = (n + p.team_size - 1) / p.team_size;
+    if (sk_kbody_launch(w ? &k_hits_w_team : &k_hits_team, &p, a, na, &r, err, errlen) <
+        0)
+      return -1;
+  }
   *mx = sk_result_f64(&r, 0);
   return 0;
 }
@@ -512,5 +544,6 @@ static const sk_kentry e_hits = {"graph.hits", "G_* [, directed, tol, maxiter]",
 
 const sk_kentry *const sk_gprops_entries[] = {&e_clust, &e_sim, &e_deg, &e_hits, NULL};
 const sk_kbody *const sk_gprops_bodies[] = {
-  &k_clust,      &k_pairs_bad, &k_dd,        &k_sim,       &k_sim_bits,       &k_deg,       &k_deg_range, &k_deg_count,
-  &k_hits,       &k_hits_w,    &k_hits_scale, &k_hits_norm, &k_hits_sums, NULL};
+  &k_clust,      &k_pairs_bad, &k_dd,        &k_sim,  &k_sim_bits,
+  &k_deg,        &k_deg_range, &k_deg_count, &k_hits, &k_hits_w,
+  &k_hits_scale, &k_hits_norm, &k_hits_sums, NULL};
