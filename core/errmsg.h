@@ -741,6 +741,18 @@ SK_ERRDEF(STRIDE_SPAN_OVERFLOW, "layout.stride[%d] = %lld with extent %lld: the 
 SK_ERRDEF(STRIDE_COUNT, "layout.stride has %d stride%s, the view has rank %d")
 SK_ERRDEF(STRIDE_ENTRY_MUST, "layout.stride[%d] is %s (must be an integer)")
 SK_ERRDEF(LAYOUT_TABLE_KIND, "layout table takes either 'tile' (and 'order') or 'stride', not both")
+/* -- graph properties and similarity (kernels/graph/props.c, personalized PageRank in pagerank.c) -- */
+SK_ERRDEF(PPR_PERSONALIZATION_DTYPE, "personalization must be a float64 view or a Lua array of numbers, got a %s view")
+SK_ERRDEF(PPR_PERSONALIZATION_LENGTH, "personalization has %lld entries, the graph has %lld vertices")
+SK_ERRDEF(PPR_PERSONALIZATION_NEGATIVE, "personalization of vertex %lld is %g: weights must be finite and non-negative")
+SK_ERRDEF(PPR_PERSONALIZATION_ZERO, "personalization is all zero: at least one vertex needs a positive weight")
+SK_ERRDEF(PPR_PERSONALIZATION_SUM, "personalization sums to %g: the weights overflow")
+SK_ERRDEF(GRAPH_DIRECTED_CLUSTERING, "the graph is directed: %s is computed on undirected graphs (NetworkX's definition)")
+SK_ERRDEF(PAIRS_LENGTHS_DIFFER, "us has %lld vertices and vs %lld: the pairs need one of each")
+SK_ERRDEF(PAIRS_MUST_INTEGER, "%s must be an int64 or int32 view, got %s")
+SK_ERRDEF(PAIR_NOT_VERTEX, "pair %lld (from 0) is (%lld, %lld): %lld is not a vertex (the graph has %lld: 0..%lld)")
+SK_ERRDEF(SIMILARITY_MEASURE, "measure must be \"jaccard\" or \"overlap\", got \"%s\"")
+SK_ERRDEF(DEGREE_MODE, "mode must be \"in\", \"out\" or \"total\", got \"%s\"")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

@@ -36,5 +36,8 @@ extern const sk_kbody *const sk_gpr_bodies[];
 extern const sk_kbody *const sk_gtri_bodies[];
 extern const sk_kbody *const sk_gcolor_bodies[];
 extern const sk_kbody *const sk_gmis_bodies[];
+/* graph properties and similarity (props.c): a list of entries of its own */
+extern const sk_kentry *const sk_gprops_entries[];
+extern const sk_kbody *const sk_gprops_bodies[];
 
 #endif

@@ -115,6 +115,87 @@ static const sk_kbody k_pr_heavy_end = {.label = "graph.pr_heavy_end",
                                         .pattern = SK_REDUCE,
                                         .reds = "sum:float64"};
 
+/* personalized PageRank: the same pulls with the teleport and the
+ * dangling rank going to the personalization p (normalised to sum 1):
+ * x'(v) = d * sum + (d * dangling + 1 - d) * p(v) */
+static const char *const sig_ppr_pull[] = {PULL_SIG R1("p", "float64"), NULL};
+static const char *const sig_ppr_pullw[] = {
+  PULL_SIG R1("w", "float64") R1("p", "float64"), NULL};
+static const sk_kbody k_ppr_pull = {.label = "graph.ppr_pull",
+                                    .body = sk_body_graph_ppr_pull,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_ppr_pull,
+                                    .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_ppr_pullw = {.label = "graph.ppr_pull_w",
+                                     .body = sk_body_graph_ppr_pull_w,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_ppr_pullw,
+                                     .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_ppr_pull_team = {.label = "graph.ppr_pull_team",
+                                         .body = sk_body_graph_ppr_pull_team,
+                                         .pattern = SK_REDUCE,
+                                         .reds = "sum:float64 sum:float64"};
+static const sk_kbody k_ppr_pullw_team = {.label = "graph.ppr_pull_w_team",
+                                          .body = sk_body_graph_ppr_pull_w_team,
+                                          .pattern = SK_REDUCE,
+                                          .reds = "sum:float64 sum:float64"};
+/* the personalization's first bad weight and its sum; its normalised copy */
+static const char *const sig_ppr_check[] = {"range" R1("p", "float64"), NULL};
+static const sk_kbody k_ppr_check = {.label = "graph.ppr_check",
+                                     .body = sk_body_graph_ppr_check,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_ppr_check,
+                                     .reds = "min:int64 sum:float64"};
+static const char *const sig_ppr_scale[] = {
+  "range" R1("p", "float64") R1("q", "float64") " sc=float64", NULL};
+static const sk_kbody k_ppr_scale = {.label = "graph.ppr_scale",
+                                     .body = sk_body_graph_ppr_scale,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_ppr_scale};
+
+/* the personalization 'p' of a graph of n vertices checked (float64, n
+ * entries, finite, non-negative, not all 0) and normalised into new view
+ * 'q' (p / its sum, as NetworkX divides) */
+static int ppr_vector(const sk_view *p, int64_t n, int space, sk_view *q, char *err,
+                      size_t errlen) {
+  if (p->dtype != SK_F64) {
+    sk_err(err, errlen, SK_E_PPR_PERSONALIZATION_DTYPE, sk_dtypes[p->dtype].name);
+    return -1;
+  }
+  if (p->extent[0] != n) {
+    sk_err(err, errlen, SK_E_PPR_PERSONALIZATION_LENGTH, (long long)p->extent[0],
+           (long long)n);
+    return -1;
+  }
+  if (n == 0) return sk_sp_view(q, "personalization", SK_F64, 0, space, 0, err, errlen);
+  sk_result r;
+  sk_arg a[] = {sk_arg_view("p", p)};
+  if (sk_sp_range(&k_ppr_check, n, a, NELEM(a), &r, err, errlen) < 0) return -1;
+  const int64_t bad = sk_result_i64(&r, 0);
+  const double sum = sk_result_f64(&r, 1);
+  if (bad != INT64_MAX) {
+    double x = 0;
+    if (sk_sp_get_f64(p, bad, &x, err, errlen) < 0) return -1;
+    sk_err(err, errlen, SK_E_PPR_PERSONALIZATION_NEGATIVE, (long long)bad, x);
+    return -1;
+  }
+  if (!(sum > 0)) {
+    sk_err(err, errlen, SK_E_PPR_PERSONALIZATION_ZERO);
+    return -1;
+  }
+  if (!(sum <= 1.7976931348623157e308)) {
+    sk_err(err, errlen, SK_E_PPR_PERSONALIZATION_SUM, sum);
+    return -1;
+  }
+  if (sk_sp_view(q, "personalization", SK_F64, n, space, 0, err, errlen) < 0) return -1;
+  sk_arg b[] = {sk_arg_view("p", p), sk_arg_view("q", q), sk_arg_f64("sc", sum)};
+  if (sk_sp_range(&k_ppr_scale, n, b, NELEM(b), NULL, err, errlen) < 0) {
+    sk_view_release(q);
+    return -1;
+  }
+  return 0;
+}
+
 /* a warp per item of n (teams of 8 warps; 'warp' lanes each) */
 static void pr_warps(sk_policy *p, int64_t n, int warp) {
   sk_policy_init(p, SK_POL_TEAM);
@@ -335,9 +416,9 @@ done:
  * | "float32"] -> rank (of that dtype), iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights",
-                                      "directed", "damping",  "tol",
-                                      "maxiter",  "dtype",    NULL};
+  static const char *const known[] = {
+    "G_rowptr", "G_colidx", "G_weights", "directed",        "damping",
+    "tol",      "maxiter",  "dtype",     "personalization", NULL};
   sk_graph g;
   int directed;
   double d = 0.85, tol = 1e-6;
@@ -370,18 +451,23 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_err(err, errlen, SK_E_MAXITER_MUST_LEAST, (long long)maxiter);
     return -1;
   }
+  const sk_view *pers = NULL;
+  if (sk_karg_find(args, nargs, "personalization") &&
+      !(pers = sk_karg_view(args, nargs, "personalization", 1, err, errlen)))
+    return -1;
   int64_t n = g.nv;
   int space = g.rowptr->space, rc = -1;
-  sk_view outw, x, xn, c, cn, ones, hcnt, hq, hr, hs;
+  sk_view outw, x, xn, c, cn, ones, hcnt, hq, hr, hs, pq;
   sk_kvalue tv;
   memset(&tv, 0, sizeof tv);
-  sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones, &hcnt, &hq, &hr, &hs};
+  sk_view *all[] = {&outw, &x, &xn, &c, &cn, &ones, &hcnt, &hq, &hr, &hs, &pq};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   int64_t it = 0;
+  if (pers && ppr_vector(pers, n, space, &pq, err, errlen) < 0) return -1;
   const sk_backend *be = sk_sp_backend(err, errlen);
   if (!be) goto done;
   /* the host, undirected and unweighted: over a copy in degree order */
-  if (!directed && !g.weights && n > 0 && sk_sp_host(be)) {
+  if (!pers && !directed && !g.weights && n > 0 && sk_sp_host(be)) {
     if (sk_sp_view(&x, "rank", rdt, n, space, 0, err, errlen) < 0 ||
         pagerank_ordered(&g, rdt, d, tol, maxiter, &x, &it, err, errlen) < 0)
       goto done;
@@ -421,7 +507,7 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   /* a GPU, undirected and unweighted: the rows of PR_BIG arcs or more in
    * chunks (see k_pr_heavy_list) */
-  const int heavy = !sk_sp_host(be) && !directed && !tw && n > 0;
+  const int heavy = !pers && !sk_sp_host(be) && !directed && !tw && n > 0;
   int64_t nq = 0, nh = 0;
   if (heavy) {
     const int64_t mh = g.narcs / PR_BIG + 1;
@@ -449,6 +535,7 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   for (it = 1; it <= maxiter && n > 0; it++) {
     sk_result r;
     double base = (d * dangling + 1 - d) / (double)n;
+    if (pers) base = d * dangling + 1 - d; /* times p(v) */
     /* (a slot more for pr_pull's n) */
     sk_arg p[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
                   sk_arg_view("c", &c),       sk_arg_view("x", &x),
@@ -462,7 +549,23 @@ static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_arg_view("cn", &cn),     sk_arg_f64("d", d),
       sk_arg_f64("base", base),   sk_arg_i64("big", heavy ? PR_BIG : INT64_MAX)};
     double change = 0;
-    if (!directed && !tw) {
+    if (pers) {
+      /* (p before pr_pull's n) */
+      sk_arg q[] = {sk_arg_view("rowptr", trp), sk_arg_view("colidx", tci),
+                    sk_arg_view("c", &c),       sk_arg_view("x", &x),
+                    sk_arg_view("xn", &xn),     sk_arg_view("outw", &outw),
+                    sk_arg_view("cn", &cn),     sk_arg_f64("d", d),
+                    sk_arg_f64("base", base),   sk_arg_view("w", tw ? tw : &x),
+                    sk_arg_view("p", &pq),      sk_arg_i64("n", n)};
+      if (!tw) q[9] = q[10];
+      if (pr_pull(tw ? &k_ppr_pullw : &k_ppr_pull,
+                  tw ? &k_ppr_pullw_team : &k_ppr_pull_team, n, q, tw ? 11 : 10, &r, err,
+                  errlen) < 0)
+        goto done;
+      sk_view t = x;
+      x = xn;
+      xn = t;
+    } else if (!directed && !tw) {
       if (sk_galgo_degree_range(&k_pr_pull_u, n, pu, NELEM(pu), &r, err, errlen) < 0 ||
           (heavy && nh > 0 &&
            pr_heavy(trp, tci, &c, &x, &cn, &hq, &hr, &hs, nq, nh, d, base, &change, err,
@@ -496,8 +599,10 @@ done:
 
 /* -- registration --------------------------------------------------------- */
 const sk_kentry sk_galgo_pr = {
-  "graph.pagerank", "G_* [, directed, damping, tol, maxiter]", SK_KRES_NONE, pagerank};
+  "graph.pagerank", "G_* [, directed, damping, tol, maxiter, dtype, personalization]",
+  SK_KRES_NONE, pagerank};
 
 const sk_kbody *const sk_gpr_bodies[] = {
-  &k_pr_deg,   &k_pr_outw,  &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
-  &k_prg_hist, &k_prg_perm, &k_prg_fill,   &k_prg_init, &k_prg_out,  NULL};
+  &k_pr_deg,    &k_pr_outw,   &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
+  &k_prg_hist,  &k_prg_perm,  &k_prg_fill,   &k_prg_init, &k_prg_out,  &k_ppr_pull,
+  &k_ppr_pullw, &k_ppr_check, &k_ppr_scale,  NULL};

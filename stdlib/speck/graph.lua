@@ -317,7 +317,9 @@ local VISIT = {examine_edge = true, filter = true, tree_edge = true, discover_ve
                captures = true}
 
 -- level, parent = bfs(g, source(s) [, {direction_optimizing = true}]):
--- int64 views; level -1 and parent -1 where unreached, a source its own parent
+-- int64 views; level -1 and parent -1 where unreached, a source its own parent;
+-- several sources (a Lua list or an int64 view, not empty): level is the
+-- distance to the nearest one
 function graph.bfs(g, source, opts)
   local f = "bfs"
   check_graph(f, g)
@@ -331,6 +333,7 @@ function graph.bfs(g, source, opts)
     src = id_view(f, "sources", source)
   elseif type(source) == "userdata" then
     src = source
+    if src:rank() == 1 and src:extent(0) == 0 then fail(f, "sources must not be empty") end
   else
     fail(f, "source must be a vertex (an integer), a list or a view, got %s",
          math.type(source) == "float" and "the float " .. tostring(source) or type(source))
@@ -380,11 +383,14 @@ function graph.connected_components(g, opts)
   return outs.labels, math.tointeger(outs.ncomp)
 end
 
--- rank, iters: NetworkX's pagerank (weights when the graph has them)
+-- rank, iters: NetworkX's pagerank (weights when the graph has them);
+-- {personalization = p}: a float64 view or Lua array of n non-negative
+-- weights (not all 0, normalised to sum 1) that the teleport and the
+-- dangling rank go to (NetworkX's personalization, dangling = None)
 function graph.pagerank(g, opts)
   local f = "pagerank"
   check_graph(f, g)
-  opts = check_opts(f, opts, {"damping", "tol", "maxiter", "dtype"})
+  opts = check_opts(f, opts, {"damping", "tol", "maxiter", "dtype", "personalization"})
   if opts.dtype ~= nil and opts.dtype ~= "float64" and opts.dtype ~= "float32" then
     fail(f, "dtype must be \"float64\" or \"float32\", got %s", tostring(opts.dtype))
   end
@@ -396,8 +402,19 @@ function graph.pagerank(g, opts)
   if opts.maxiter ~= nil and math.type(opts.maxiter) ~= "integer" then
     fail(f, "option maxiter must be an integer, got %s", tostring(opts.maxiter))
   end
+  local p = opts.personalization
+  if type(p) == "table" then
+    for i = 1, #p do
+      if type(p[i]) ~= "number" then
+        fail(f, "personalization[%d] must be a number, got %s", i, type(p[i]))
+      end
+    end
+    p = #p > 0 and speck.View.from(p, "float64") or speck.View("personalization", "float64", 0)
+  elseif p ~= nil and type(p) ~= "userdata" then
+    fail(f, "option personalization must be a view or a Lua array of numbers, got %s", type(p))
+  end
   local _, outs = call(f, "graph.pagerank", gargs({damping = opts.damping, tol = opts.tol,
-    maxiter = opts.maxiter, dtype = opts.dtype}, g))
+    maxiter = opts.maxiter, dtype = opts.dtype, personalization = p}, g))
   return outs.rank, math.tointeger(outs.iters)
 end
 
@@ -602,6 +619,118 @@ function graph.coarsen_mis2(g)
   local _, o1 = call(f, "graph.mis2", gargs({}, g))
   local _, outs = call(f, "graph.coarsen_mis2", gargs({members = o1.members}, g))
   return outs.labels, math.tointeger(outs.ncoarse)
+end
+
+
+-- -- properties and similarity -------------------------------------------------
+-- (issue 26: clustering, transitivity, Jaccard and overlap, HITS, degree
+-- statistics; personalized PageRank and multi-source BFS extend
+-- graph.pagerank and graph.bfs above)
+
+-- c: float64 local clustering coefficient per vertex (networkx.clustering:
+-- an undirected graph, weights ignored, self-loops not neighbours)
+function graph.clustering(g)
+  local f = "clustering"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.clustering", gargs({}, g))
+  return outs.clustering
+end
+
+-- t: networkx.transitivity (3 * triangles / connected triples)
+function graph.transitivity(g)
+  local f = "transitivity"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.clustering", gargs({what = "transitivity"}, g))
+  return outs.transitivity
+end
+
+-- a list of vertex ids (an int64 view) or an int64 / int32 view
+local function pair_view(f, what, t)
+  if type(t) == "table" then
+    if #t == 0 then return speck.View(what, "int64", 0) end
+    return id_view(f, what, t)
+  end
+  if type(t) ~= "userdata" then
+    fail(f, "%s must be a view or a Lua array of vertices, got %s", what, type(t))
+  end
+  return t
+end
+
+local function similarity(f, g, us, vs)
+  check_graph(f, g)
+  local args = {measure = f}
+  if us ~= nil or vs ~= nil then
+    if us == nil or vs == nil then
+      fail(f, "give both us and vs (the pairs), or neither (every arc)")
+    end
+    args.us, args.vs = pair_view(f, "us", us), pair_view(f, "vs", vs)
+  end
+  local _, outs = call(f, "graph.similarity", gargs(args, g))
+  return outs.s
+end
+
+-- s = jaccard(g [, us, vs]): float64 |N(u) & N(v)| / |N(u) | N(v)| per pair
+-- (us(k), vs(k)) (networkx.jaccard_coefficient; 0 when both have no
+-- neighbours), or with no pairs of every arc, aligned with g.colidx; a
+-- directed graph's out-neighbours
+function graph.jaccard(g, us, vs)
+  local s = similarity("jaccard", g, us, vs)
+  return s
+end
+
+-- s = overlap(g [, us, vs]): |N(u) & N(v)| / min(|N(u)|, |N(v)|) (cuGraph's
+-- overlap coefficient; 0 when either has no neighbours), as jaccard
+function graph.overlap(g, us, vs)
+  local s = similarity("overlap", g, us, vs)
+  return s
+end
+
+-- hubs, authorities, iters: networkx.hits (each sums to 1; weights count);
+-- {tol = 1e-8, maxiter = 100}: until sum |h' - h| < tol, the hubs scaled
+-- to a largest entry of 1 (NetworkX's power iteration)
+function graph.hits(g, opts)
+  local f = "hits"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"tol", "maxiter"})
+  if opts.tol ~= nil and type(opts.tol) ~= "number" then
+    fail(f, "option tol must be a number, got %s", type(opts.tol))
+  end
+  if opts.maxiter ~= nil and math.type(opts.maxiter) ~= "integer" then
+    fail(f, "option maxiter must be an integer, got %s", tostring(opts.maxiter))
+  end
+  local _, outs = call(f, "graph.hits", gargs({tol = opts.tol, maxiter = opts.maxiter}, g))
+  return outs.hubs, outs.authorities, math.tointeger(outs.iters)
+end
+
+local function degree_call(f, g, opts)
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"mode"})
+  if opts.mode ~= nil and type(opts.mode) ~= "string" then
+    fail(f, "option mode must be a string, got %s", type(opts.mode))
+  end
+  local _, outs = call(f, "graph.degrees", gargs({mode = opts.mode}, g))
+  return outs
+end
+
+-- hist: int64 view, hist(k) the vertices of degree k, k = 0..max degree
+-- (networkx.degree_histogram as a view); {mode = "total"|"in"|"out"}
+-- for a directed graph (default "total", NetworkX's G.degree)
+function graph.degree_histogram(g, opts)
+  local outs = degree_call("degree_histogram", g, opts)
+  return outs.hist
+end
+
+-- {n, min, max, mean, stddev, median} of the degrees (stddev: the
+-- population's, numpy.std; median: numpy.median); only n = 0 when the
+-- graph has no vertices; mode as degree_histogram
+function graph.degree_stats(g, opts)
+  local outs = degree_call("degree_stats", g, opts)
+  local st = {n = g._nv}
+  if g._nv > 0 then
+    st.min, st.max = math.tointeger(outs.min), math.tointeger(outs.max)
+    st.mean, st.stddev, st.median = outs.mean, outs.stddev, outs.median
+  end
+  return st
 end
 
 return graph
