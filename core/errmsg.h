@@ -734,6 +734,11 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 /* -- options tables: one checker (vm/lcore.c sk_lopts_check) -- */
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
+/* -- graph: k-core, SCC/WCC, Louvain, label propagation (kernels/graph/kcore.c, scc.c, louvain.c, lpa.c) -- */
+SK_ERRDEF(GCOMM_NO_OUTPUT, "%s gave no '%s' output")
+SK_ERRDEF(GCOMM_DIRECTED, "%s needs an undirected graph and g is directed (build it with directed = false: each arc then counts both ways)")
+SK_ERRDEF(GCOMM_RESOLUTION, "resolution must be a positive finite number, got %g")
+SK_ERRDEF(GCOMM_WEIGHT, "the weight %g of arc %lld -> %lld is negative or not finite (modularity needs weights >= 0)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on
