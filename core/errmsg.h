@@ -739,6 +739,7 @@ SK_ERRDEF(GCOMM_NO_OUTPUT, "%s gave no '%s' output")
 SK_ERRDEF(GCOMM_DIRECTED, "%s needs an undirected graph and g is directed (build it with directed = false: each arc then counts both ways)")
 SK_ERRDEF(GCOMM_RESOLUTION, "resolution must be a positive finite number, got %g")
 SK_ERRDEF(GCOMM_WEIGHT, "the weight %g of arc %lld -> %lld is negative or not finite (modularity needs weights >= 0)")
+SK_ERRDEF(GCOMM_WEIGHT_NAN, "the weight of arc %lld -> %lld is NaN (modularity needs weights >= 0)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

@@ -13,6 +13,15 @@
 int sk_gcomm_canon(const sk_view *lab, int64_t nv, const sk_view *out, int64_t *n,
                    char *err, size_t errlen);
 
+/* Independent classes of the vertices of rowptr/colidx (Jones-Plassmann:
+ * round r takes each vertex without a class whose priority, splitmix64 of
+ * 'seed' and its id, beats its classless neighbours'): class r's vertices
+ * at q[off[r] .. off[r + 1]) ('off' holds nv + 1), *nclass classes; 'col'
+ * (int64, nv) gets each vertex's class, 'cnt' (int64, 1) is a counter */
+int sk_gcomm_classes(const sk_view *rowptr, const sk_view *colidx, int64_t nv, int64_t seed,
+                     const sk_view *col, const sk_view *q, const sk_view *cnt, int64_t *off,
+                     int64_t *nclass, char *err, size_t errlen);
+
 /* the transpose of 'g' (the in-arcs of a directed graph) into new views
  * 'trp' (int64, nv + 1) and 'tci' (int32, narcs) */
 int sk_gcomm_transpose(const sk_graph *g, sk_view *trp, sk_view *tci, char *err,

@@ -6,23 +6,25 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
 #include "comm.h"
 
 /* -- the sweeps -------------------------------------------------------------------
- * A sweep computes every vertex's move from the communities of the
- * previous one (read from 'comm', written to 'nxt'), as cuGraph's Louvain
- * does: moves alternate between sweeps that may only go to a larger
- * community id and sweeps that may only go to a smaller one, so two
- * vertices never swap. The community degrees are summed in fixed point
- * (int64, 2m scaled under 2^52) so that the atomic sums come out the
- * same in any order: the result depends on the graph, the seed (which
- * breaks ties between equal gains) and nothing else -- not the thread
- * count, not the back end's order. A sweep is kept when the modularity
- * grew, else undone; the phase ends after two sweeps in a row that move
- * nothing, are undone or gain under 1e-7. */
+ * Each level's vertices are split into independent classes
+ * (Jones-Plassmann, seeded; no two vertices of a class adjacent), and a
+ * sweep moves the classes in turn, each class's vertices in parallel, as
+ * Grappolo does (Lu, Halappanavar and Kalyanaraman): a vertex's best
+ * community is computed from its neighbours' communities, which no vertex
+ * of its class changes, and the community degrees at the class's start;
+ * then the class's moves are applied. The community degrees are summed in
+ * fixed point (int64, 2m scaled under 2^52), so the atomic sums come out
+ * the same in any order: the result depends on the graph and the seed
+ * (the classes' priorities and the ties between equal gains) -- not the
+ * thread count, not the back end. The phase ends when a sweep moves
+ * nothing or gains under 1e-7 of modularity. */
 #define LV_W R1("rowptr", "int64") R1("colidx", "int32") R1("w", "float64")
 static const char *const sig_lv_wcheck[] = {"range" R1("w", "float64"), NULL};
 static const sk_kbody k_lv_wcheck = {.label = "graph.louvain_weights",
@@ -70,8 +72,8 @@ static const sk_kbody k_lv_q = {.label = "graph.louvain_modularity",
                                 .reds = "sum:float64 sum:float64"};
 static const char *const sig_lv_move[] = {
   "range" LV_W R1("comm", "int32") R1("nxt", "int32") R1("kdeg", "float64")
-    R1("stot", "int64") R1("keys", "int32") R1("vals", "float64")
-      " gamma=float64 iscale=float64 inv2m=float64 up=int64 seed=int64",
+    R1("stot", "int64") R1("keys", "int32") R1("vals", "float64") R1("q", "int32")
+      " gamma=float64 iscale=float64 inv2m=float64 base=int64 seed=int64",
   NULL};
 static const sk_kbody k_lv_move = {.label = "graph.louvain_move",
                                    .body = sk_body_graph_lv_move,
@@ -79,6 +81,14 @@ static const sk_kbody k_lv_move = {.label = "graph.louvain_move",
                                    .sigs = sig_lv_move,
                                    .prelude = sk_body_sparse_prelude,
                                    .reds = "sum:int64"};
+static const char *const sig_lv_apply[] = {
+  "range" R1("comm", "int32") R1("nxt", "int32") R1("stot", "int64") R1("kfix", "int64")
+    R1("q", "int32") " base=int64",
+  NULL};
+static const sk_kbody k_lv_apply = {.label = "graph.louvain_apply",
+                                    .body = sk_body_graph_lv_apply,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_lv_apply};
 static const char *const sig_lv_coo[] = {"range" LV_W R1("cid", "int32") R1("rows", "int32")
                                            R1("cols", "int32") R1("vals", "float64")
                                              " lf=float64",
@@ -104,7 +114,8 @@ typedef struct lv_level {
 } lv_level;
 
 typedef struct lv_state {
-  sk_view comm, nxt, kdeg, kfix, stot, keys, vals;
+  sk_view comm, nxt, kdeg, kfix, stot, keys, vals, col, q, cnt;
+  int64_t *off;
   double two_m, scale, iscale, gamma;
   int64_t seed;
 } lv_state;
@@ -154,54 +165,49 @@ static int lv_degrees(const lv_level *L, lv_state *S, char *err, size_t errlen) 
   return 0;
 }
 
-/* the move phase on level L from singletons; *moved: a sweep was kept */
+/* the move phase on level L from singletons; *moved: a vertex moved */
 static int lv_phase(const lv_level *L, lv_state *S, int level, int *moved, char *err,
                     size_t errlen) {
   sk_arg in[] = {sk_arg_view("comm", &S->comm), sk_arg_view("stot", &S->stot),
                  sk_arg_view("kfix", &S->kfix)};
+  const int64_t seed = S->seed + 0x632BE59BD9B4E019LL * level;
   double q;
+  int64_t nclass = 0;
   *moved = 0;
   if (sk_sp_range(&k_lv_init, L->nv, in, NELEM(in), NULL, err, errlen) < 0 ||
-      lv_modularity(L, S, &S->comm, &q, err, errlen) < 0)
+      lv_modularity(L, S, &S->comm, &q, err, errlen) < 0 ||
+      sk_gcomm_classes(L->rowptr, L->colidx, L->nv, seed, &S->col, &S->q, &S->cnt, S->off,
+                       &nclass, err, errlen) < 0)
     return -1;
-  for (int sweep = 0, stall = 0; sweep < 500 && stall < 2; sweep++) {
-    sk_arg a[] = {sk_arg_view("rowptr", L->rowptr),
-                  sk_arg_view("colidx", L->colidx),
-                  sk_arg_view("w", L->wt),
-                  sk_arg_view("comm", &S->comm),
-                  sk_arg_view("nxt", &S->nxt),
-                  sk_arg_view("kdeg", &S->kdeg),
-                  sk_arg_view("stot", &S->stot),
-                  sk_arg_view("keys", &S->keys),
-                  sk_arg_view("vals", &S->vals),
-                  sk_arg_f64("gamma", S->gamma),
-                  sk_arg_f64("iscale", S->iscale),
-                  sk_arg_f64("inv2m", 1.0 / S->two_m),
-                  sk_arg_i64("up", (sweep & 1) == 0),
-                  sk_arg_i64("seed", S->seed + 0x632BE59BD9B4E019LL * level)};
-    sk_result r;
-    if (sk_galgo_degree_range_chunk(&k_lv_move, L->nv, 64, a, NELEM(a), &r, err, errlen) <
-        0)
-      return -1;
-    if (sk_result_i64(&r, 0) == 0) {
-      stall++;
-      continue;
+  for (int sweep = 0; sweep < 1000; sweep++) {
+    int64_t moves = 0;
+    for (int64_t c = 0; c < nclass; c++) {
+      const int64_t len = S->off[c + 1] - S->off[c];
+      sk_arg a[] = {sk_arg_view("rowptr", L->rowptr), sk_arg_view("colidx", L->colidx),
+                    sk_arg_view("w", L->wt),          sk_arg_view("comm", &S->comm),
+                    sk_arg_view("nxt", &S->nxt),      sk_arg_view("kdeg", &S->kdeg),
+                    sk_arg_view("stot", &S->stot),    sk_arg_view("keys", &S->keys),
+                    sk_arg_view("vals", &S->vals),    sk_arg_view("q", &S->q),
+                    sk_arg_f64("gamma", S->gamma),    sk_arg_f64("iscale", S->iscale),
+                    sk_arg_f64("inv2m", 1.0 / S->two_m), sk_arg_i64("base", S->off[c]),
+                    sk_arg_i64("seed", seed)};
+      sk_arg p[] = {sk_arg_view("comm", &S->comm), sk_arg_view("nxt", &S->nxt),
+                    sk_arg_view("stot", &S->stot), sk_arg_view("kfix", &S->kfix),
+                    sk_arg_view("q", &S->q),       sk_arg_i64("base", S->off[c])};
+      sk_result r;
+      if (sk_galgo_degree_range_chunk(&k_lv_move, len, 64, a, NELEM(a), &r, err, errlen) <
+            0 ||
+          sk_sp_range(&k_lv_apply, len, p, NELEM(p), NULL, err, errlen) < 0)
+        return -1;
+      moves += sk_result_i64(&r, 0);
     }
+    if (moves == 0) break;
+    *moved = 1;
     double q1;
-    if (lv_totals(L, S, &S->nxt, err, errlen) < 0 ||
-        lv_modularity(L, S, &S->nxt, &q1, err, errlen) < 0)
-      return -1;
-    if (q1 > q) {
-      sk_view t = S->comm;
-      S->comm = S->nxt;
-      S->nxt = t;
-      *moved = 1;
-      stall = q1 - q < 1e-7 ? stall + 1 : 0;
-      q = q1;
-    } else {
-      if (lv_totals(L, S, &S->comm, err, errlen) < 0) return -1;
-      stall++;
-    }
+    if (lv_modularity(L, S, &S->comm, &q1, err, errlen) < 0) return -1;
+    const double gain = q1 - q;
+    q = q1;
+    if (gain < 1e-7) break;
   }
   return 0;
 }
@@ -225,7 +231,8 @@ static int lv_check_weights(const sk_graph *g, char *err, size_t errlen) {
   if (sk_sp_get_i64(g->colidx, k, &x, err, errlen) < 0 ||
       sk_sp_get_f64(g->weights, k, &wk, err, errlen) < 0)
     return -1;
-  sk_err(err, errlen, SK_E_GCOMM_WEIGHT, wk, (long long)lo, (long long)x);
+  if (wk != wk) sk_err(err, errlen, SK_E_GCOMM_WEIGHT_NAN, (long long)lo, (long long)x);
+  else sk_err(err, errlen, SK_E_GCOMM_WEIGHT, wk, (long long)lo, (long long)x);
   return 1;
 }
 
@@ -264,8 +271,8 @@ static int louvain(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   lv_level L;
   memset(&L, 0, sizeof L);
   sk_view fin, res, ones;
-  sk_view *tmp[] = {&S.comm, &S.nxt,  &S.kdeg, &S.kfix, &S.stot, &S.keys,
-                    &S.vals, &fin,    &ones,   &L.rp,   &L.ci,   &L.w, &res};
+  sk_view *tmp[] = {&S.comm, &S.nxt, &S.kdeg, &S.kfix, &S.stot, &S.keys, &S.vals, &S.col,
+                    &S.q,    &S.cnt, &fin,    &ones,   &L.rp,   &L.ci,   &L.w,    &res};
   for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
   int rc = -1;
   int64_t ncomm = 0;
@@ -282,8 +289,16 @@ static int louvain(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_sp_view(&S.stot, "community degrees", SK_I64, nv1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&S.keys, "neighbour communities", SK_I32, na, espace, 0, err, errlen) <
         0 ||
-      sk_sp_view(&S.vals, "neighbour weights", SK_F64, na, espace, 0, err, errlen) < 0)
+      sk_sp_view(&S.vals, "neighbour weights", SK_F64, na, espace, 0, err, errlen) < 0 ||
+      sk_sp_view(&S.col, "classes", SK_I64, nv1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&S.q, "class lists", SK_I32, nv1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&S.cnt, "class count", SK_I64, 1, space, 1, err, errlen) < 0)
     goto done;
+  S.off = malloc(sizeof *S.off * (size_t)(g.nv + 1));
+  if (!S.off) {
+    sk_err(err, errlen, SK_E_NOMEM);
+    goto done;
+  }
   {
     sk_arg a[] = {sk_arg_view("fin", &fin)};
     if (sk_sp_range(&k_lv_iota, g.nv, a, 1, NULL, err, errlen) < 0) goto done;
@@ -378,6 +393,7 @@ ok:
     goto done;
   rc = 0;
 done:
+  free(S.off);
   for (int t = 0; t < NELEM(tmp); t++) sk_view_release(tmp[t]);
   return rc;
 }
@@ -387,7 +403,7 @@ const sk_kentry sk_gcomm_louvain = {"graph.louvain", "G_* [, seed, resolution]",
 
 const sk_kbody *const sk_glouvain_bodies[] = {
   &k_lv_wcheck, &k_lv_ones, &k_lv_iota, &k_lv_deg, &k_lv_init, &k_lv_zero,
-  &k_lv_stot,   &k_lv_q,    &k_lv_move, &k_lv_coo, &k_lv_map,  NULL};
+  &k_lv_stot,   &k_lv_q,    &k_lv_move, &k_lv_apply, &k_lv_coo, &k_lv_map, NULL};
 
 /* -- the family's list (comm.h) --------------------------------------------------- */
 const sk_kentry *const sk_gcomm_entries[] = {&sk_gcomm_kcore, &sk_gcomm_scc, &sk_gcomm_wcc,

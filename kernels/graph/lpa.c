@@ -32,6 +32,35 @@ static const sk_kbody k_lp_jp = {.label = "graph.lpa_classes",
                                  .sigs = sig_lp_jp,
                                  .reds = "sum:int64"};
 
+static const char *const sig_lp_cinit[] = {"range" R1("col", "int64"), NULL};
+static const sk_kbody k_lp_cinit = {.label = "graph.lpa_classes_init",
+                                    .body = sk_body_graph_lp_cinit,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_lp_cinit};
+
+int sk_gcomm_classes(const sk_view *rowptr, const sk_view *colidx, int64_t nv, int64_t seed,
+                     const sk_view *col, const sk_view *q, const sk_view *cnt, int64_t *off,
+                     int64_t *nclass, char *err, size_t errlen) {
+  sk_arg c[] = {sk_arg_view("col", col)};
+  if (sk_sp_range(&k_lp_cinit, nv, c, 1, NULL, err, errlen) < 0 ||
+      sk_g_set0(cnt, 0, err, errlen) < 0)
+    return -1;
+  int64_t r = 0;
+  off[0] = 0;
+  while (off[r] < nv) {
+    sk_arg a[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("colidx", colidx),
+                  sk_arg_view("col", col),       sk_arg_view("q", q),
+                  sk_arg_view("cnt", cnt),       sk_arg_i64("r", r),
+                  sk_arg_i64("seed", seed)};
+    if (sk_galgo_degree_range(&k_lp_jp, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(cnt, 0, &off[r + 1], err, errlen) < 0)
+      return -1;
+    r++;
+  }
+  *nclass = r;
+  return 0;
+}
+
 /* -- the updates ---------------------------------------------------------------------
  * A class's vertices (no two adjacent: each reads only other classes'
  * labels, so the result is the same for any order or thread count) each
@@ -94,17 +123,9 @@ static int lpa(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
     if (sk_sp_range(&k_lp_init, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   int64_t nclass = 0;
-  off[0] = 0;
-  while (off[nclass] < g.nv) {
-    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                  sk_arg_view("col", &col),        sk_arg_view("q", &q),
-                  sk_arg_view("cnt", &cnt),        sk_arg_i64("r", nclass),
-                  sk_arg_i64("seed", seed)};
-    if (sk_galgo_degree_range(&k_lp_jp, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
-        sk_sp_get_i64(&cnt, 0, &off[nclass + 1], err, errlen) < 0)
-      goto done;
-    nclass++;
-  }
+  if (sk_gcomm_classes(g.rowptr, g.colidx, g.nv, seed, &col, &q, &cnt, off, &nclass, err,
+                        errlen) < 0)
+    goto done;
   for (int64_t changes = 1; changes > 0;) {
     changes = 0;
     for (int64_t c = 0; c < nclass; c++) {
@@ -134,4 +155,5 @@ done:
 const sk_kentry sk_gcomm_lpa = {"graph.label_propagation", "G_* [, seed]", SK_KRES_NONE,
                                 lpa};
 
-const sk_kbody *const sk_glpa_bodies[] = {&k_lp_init, &k_lp_jp, &k_lp_up, NULL};
+const sk_kbody *const sk_glpa_bodies[] = {&k_lp_init, &k_lp_cinit, &k_lp_jp, &k_lp_up,
+                                          NULL};

@@ -657,6 +657,10 @@ function graph.louvain(g, opts)
   if res ~= nil and type(res) ~= "number" then
     fail(f, "option resolution must be a number, got %s", type(res))
   end
+  if res ~= nil and not (res > 0 and res < math.huge) then
+    fail(f, "option resolution must be a positive finite number, got %s",
+         res ~= res and "nan" or tostring(res))
+  end
   local _, outs = call(f, "graph.louvain", gargs({seed = seed, resolution = res}, g))
   return outs.comm, outs.q
 end
