@@ -17,20 +17,23 @@
  * each neighbour still above k, and the neighbour whose degree drops to k
  * (the one decrement that sees k + 1: exactly one) gets core k and joins
  * the next frontier; the level ends when a frontier is empty, and the
- * next level is the smallest degree left. The core numbers are unique,
- * so the result does not depend on the order of the atomics. */
-#define KC_SIG(T) \
-  "range" G3 R1("trp", "int64") R1("tci", "int32") R1("deg", "int64") \
-    R1("core", "int32") " two=int64" T
-static const char *const sig_kc_deg[] = {KC_SIG(""), NULL};
+ * next level is the smallest degree left. The vertices left are listed
+ * (rem), the list made again after each level, so a level's passes visit
+ * the vertices left, not all (most of a skewed graph's vertices leave at
+ * the first levels). The core numbers are unique, so the result does not
+ * depend on the order of the atomics. */
+static const char *const sig_kc_deg[] = {
+  "range" G3 R1("trp", "int64") R1("tci", "int32") R1("deg", "int64") R1("core", "int32")
+    R1("rem", "int32") " two=int64",
+  NULL};
 static const sk_kbody k_kc_deg = {.label = "graph.kcore_degree",
                                   .body = sk_body_graph_kc_deg,
                                   .pattern = SK_REDUCE,
                                   .sigs = sig_kc_deg,
                                   .reds = "min:int64"};
 static const char *const sig_kc_scan[] = {
-  "range" R1("deg", "int64") R1("core", "int32") R1("q", "int32") R1("cnt", "int64")
-    " lvl=int64",
+  "range" R1("deg", "int64") R1("core", "int32") R1("rem", "int32") R1("q", "int32")
+    R1("cnt", "int64") " lvl=int64",
   NULL};
 static const sk_kbody k_kc_scan = {.label = "graph.kcore_scan",
                                    .body = sk_body_graph_kc_scan,
@@ -44,13 +47,15 @@ static const sk_kbody k_kc_peel = {.label = "graph.kcore_peel",
                                    .body = sk_body_graph_kc_peel,
                                    .pattern = SK_FOR,
                                    .sigs = sig_kc_peel};
-static const char *const sig_kc_left[] = {"range" R1("deg", "int64") R1("core", "int32"),
-                                          NULL};
+static const char *const sig_kc_left[] = {
+  "range" R1("deg", "int64") R1("core", "int32") R1("rem", "int32") R1("rem2", "int32")
+    R1("cnt", "int64"),
+  NULL};
 static const sk_kbody k_kc_left = {.label = "graph.kcore_left",
                                    .body = sk_body_graph_kc_left,
                                    .pattern = SK_REDUCE,
                                    .sigs = sig_kc_left,
-                                   .reds = "min:int64 sum:int64"};
+                                   .reds = "min:int64"};
 
 int sk_gcomm_transpose(const sk_graph *g, sk_view *trp, sk_view *tci, char *err,
                        size_t errlen) {
@@ -76,8 +81,8 @@ static int kcore(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0)
     return -1;
   const int space = g.rowptr->space;
-  sk_view core, deg, q, nq, cnt, trp, tci;
-  sk_view *tmp[] = {&deg, &q, &nq, &cnt, &trp, &tci};
+  sk_view core, deg, q, nq, cnt, trp, tci, rem, rem2;
+  sk_view *tmp[] = {&deg, &q, &nq, &cnt, &trp, &tci, &rem, &rem2};
   for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
   if (sk_sp_view(&core, "core", SK_I32, g.nv, space, 0, err, errlen) < 0) return -1;
   int rc = -1;
@@ -88,6 +93,8 @@ static int kcore(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   if (sk_sp_view(&deg, "degrees", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&q, "frontier", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next frontier", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&rem, "vertices left", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&rem2, "vertices left", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&cnt, "frontier count", SK_I64, 1, space, 1, err, errlen) < 0)
     goto done;
   const sk_view *trv = directed ? &trp : g.rowptr, *tcv = directed ? &tci : g.colidx;
@@ -96,17 +103,19 @@ static int kcore(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
     sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                   sk_arg_view("trp", trv),         sk_arg_view("tci", tcv),
                   sk_arg_view("deg", &deg),        sk_arg_view("core", &core),
-                  sk_arg_i64("two", directed)};
+                  sk_arg_view("rem", &rem),        sk_arg_i64("two", directed)};
     if (sk_galgo_degree_range(&k_kc_deg, g.nv, a, NELEM(a), &r, err, errlen) < 0)
       goto done;
   }
   int64_t k = sk_result_i64(&r, 0), left = g.nv;
+  sk_view *rl = &rem, *rn = &rem2;
   while (left > 0) {
     int64_t n;
     if (sk_g_set0(&cnt, 0, err, errlen) < 0) goto done;
     sk_arg s[] = {sk_arg_view("deg", &deg), sk_arg_view("core", &core),
-                  sk_arg_view("q", &q), sk_arg_view("cnt", &cnt), sk_arg_i64("lvl", k)};
-    if (sk_sp_range(&k_kc_scan, g.nv, s, NELEM(s), NULL, err, errlen) < 0 ||
+                  sk_arg_view("rem", rl),   sk_arg_view("q", &q),
+                  sk_arg_view("cnt", &cnt), sk_arg_i64("lvl", k)};
+    if (sk_sp_range(&k_kc_scan, left, s, NELEM(s), NULL, err, errlen) < 0 ||
         sk_sp_get_i64(&cnt, 0, &n, err, errlen) < 0)
       goto done;
     for (int flip = 0; n > 0; flip ^= 1) {
@@ -123,10 +132,17 @@ static int kcore(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
           sk_sp_get_i64(&cnt, 0, &n, err, errlen) < 0)
         goto done;
     }
-    sk_arg l[] = {sk_arg_view("deg", &deg), sk_arg_view("core", &core)};
-    if (sk_sp_range(&k_kc_left, g.nv, l, NELEM(l), &r, err, errlen) < 0) goto done;
-    left = sk_result_i64(&r, 1);
+    if (sk_g_set0(&cnt, 0, err, errlen) < 0) goto done;
+    sk_arg l[] = {sk_arg_view("deg", &deg), sk_arg_view("core", &core),
+                  sk_arg_view("rem", rl),   sk_arg_view("rem2", rn),
+                  sk_arg_view("cnt", &cnt)};
+    if (sk_sp_range(&k_kc_left, left, l, NELEM(l), &r, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, 0, &left, err, errlen) < 0)
+      goto done;
     k = sk_result_i64(&r, 0);
+    sk_view *t = rl;
+    rl = rn;
+    rn = t;
   }
 ok:
   if (sk_kout_view(out, "core", &core, err, errlen) < 0) goto done;

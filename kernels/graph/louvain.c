@@ -23,8 +23,10 @@
  * fixed point (int64, 2m scaled under 2^52), so the atomic sums come out
  * the same in any order: the result depends on the graph and the seed
  * (the classes' priorities and the ties between equal gains) -- not the
- * thread count, not the back end. The phase ends when a sweep moves
- * nothing or gains under 1e-7 of modularity. */
+ * thread count, not the back end. A vertex is weighed again only when a
+ * neighbour moved since its last weighing (pruning: Ryu and Kim; Leiden's
+ * queue). The phase ends when a sweep moves nothing or gains under 1e-7
+ * of modularity. */
 #define LV_W R1("rowptr", "int64") R1("colidx", "int32") R1("w", "float64")
 static const char *const sig_lv_wcheck[] = {"range" R1("w", "float64"), NULL};
 static const sk_kbody k_lv_wcheck = {.label = "graph.louvain_weights",
@@ -50,10 +52,13 @@ static const sk_kbody k_lv_deg = {.label = "graph.louvain_degree",
                                   .reds = "sum:float64"};
 static const char *const sig_lv_init[] = {
   "range" R1("comm", "int32") R1("stot", "int64") R1("kfix", "int64"), NULL};
+static const char *const sig_lv_init_a[] = {
+  "range" R1("comm", "int32") R1("stot", "int64") R1("kfix", "int64") R1("act", "int32"),
+  NULL};
 static const sk_kbody k_lv_init = {.label = "graph.louvain_init",
                                    .body = sk_body_graph_lv_init,
                                    .pattern = SK_FOR,
-                                   .sigs = sig_lv_init};
+                                   .sigs = sig_lv_init_a};
 static const char *const sig_lv_zero[] = {"range" R1("stot", "int64"), NULL};
 static const sk_kbody k_lv_zero = {.label = "graph.louvain_zero",
                                    .body = sk_body_graph_lv_zero,
@@ -73,7 +78,7 @@ static const sk_kbody k_lv_q = {.label = "graph.louvain_modularity",
 static const char *const sig_lv_move[] = {
   "range" LV_W R1("comm", "int32") R1("nxt", "int32") R1("kdeg", "float64")
     R1("stot", "int64") R1("keys", "int32") R1("vals", "float64") R1("q", "int32")
-      " gamma=float64 iscale=float64 inv2m=float64 base=int64 seed=int64",
+      R1("act", "int32") " gamma=float64 iscale=float64 inv2m=float64 base=int64 seed=int64",
   NULL};
 static const sk_kbody k_lv_move = {.label = "graph.louvain_move",
                                    .body = sk_body_graph_lv_move,
@@ -82,8 +87,8 @@ static const sk_kbody k_lv_move = {.label = "graph.louvain_move",
                                    .prelude = sk_body_sparse_prelude,
                                    .reds = "sum:int64"};
 static const char *const sig_lv_apply[] = {
-  "range" R1("comm", "int32") R1("nxt", "int32") R1("stot", "int64") R1("kfix", "int64")
-    R1("q", "int32") " base=int64",
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("comm", "int32") R1("nxt", "int32")
+    R1("stot", "int64") R1("kfix", "int64") R1("q", "int32") R1("act", "int32") " base=int64",
   NULL};
 static const sk_kbody k_lv_apply = {.label = "graph.louvain_apply",
                                     .body = sk_body_graph_lv_apply,
@@ -114,7 +119,7 @@ typedef struct lv_level {
 } lv_level;
 
 typedef struct lv_state {
-  sk_view comm, nxt, kdeg, kfix, stot, keys, vals, col, q, cnt;
+  sk_view comm, nxt, kdeg, kfix, stot, keys, vals, col, q, cnt, act;
   int64_t *off;
   double two_m, scale, iscale, gamma;
   int64_t seed;
@@ -169,7 +174,7 @@ static int lv_degrees(const lv_level *L, lv_state *S, char *err, size_t errlen) 
 static int lv_phase(const lv_level *L, lv_state *S, int level, int *moved, char *err,
                     size_t errlen) {
   sk_arg in[] = {sk_arg_view("comm", &S->comm), sk_arg_view("stot", &S->stot),
-                 sk_arg_view("kfix", &S->kfix)};
+                 sk_arg_view("kfix", &S->kfix), sk_arg_view("act", &S->act)};
   const int64_t seed = S->seed + 0x632BE59BD9B4E019LL * level;
   double q;
   int64_t nclass = 0;
@@ -188,12 +193,14 @@ static int lv_phase(const lv_level *L, lv_state *S, int level, int *moved, char 
                     sk_arg_view("nxt", &S->nxt),      sk_arg_view("kdeg", &S->kdeg),
                     sk_arg_view("stot", &S->stot),    sk_arg_view("keys", &S->keys),
                     sk_arg_view("vals", &S->vals),    sk_arg_view("q", &S->q),
-                    sk_arg_f64("gamma", S->gamma),    sk_arg_f64("iscale", S->iscale),
+                    sk_arg_view("act", &S->act),      sk_arg_f64("gamma", S->gamma),    sk_arg_f64("iscale", S->iscale),
                     sk_arg_f64("inv2m", 1.0 / S->two_m), sk_arg_i64("base", S->off[c]),
                     sk_arg_i64("seed", seed)};
-      sk_arg p[] = {sk_arg_view("comm", &S->comm), sk_arg_view("nxt", &S->nxt),
-                    sk_arg_view("stot", &S->stot), sk_arg_view("kfix", &S->kfix),
-                    sk_arg_view("q", &S->q),       sk_arg_i64("base", S->off[c])};
+      sk_arg p[] = {sk_arg_view("rowptr", L->rowptr), sk_arg_view("colidx", L->colidx),
+                    sk_arg_view("comm", &S->comm),    sk_arg_view("nxt", &S->nxt),
+                    sk_arg_view("stot", &S->stot),    sk_arg_view("kfix", &S->kfix),
+                    sk_arg_view("q", &S->q),          sk_arg_view("act", &S->act),
+                    sk_arg_i64("base", S->off[c])};
       sk_result r;
       if (sk_galgo_degree_range_chunk(&k_lv_move, len, 64, a, NELEM(a), &r, err, errlen) <
             0 ||
@@ -272,7 +279,7 @@ static int louvain(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   memset(&L, 0, sizeof L);
   sk_view fin, res, ones;
   sk_view *tmp[] = {&S.comm, &S.nxt, &S.kdeg, &S.kfix, &S.stot, &S.keys, &S.vals, &S.col,
-                    &S.q,    &S.cnt, &fin,    &ones,   &L.rp,   &L.ci,   &L.w,    &res};
+                    &S.q,    &S.cnt, &S.act, &fin,    &ones,   &L.rp,   &L.ci,   &L.w,    &res};
   for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
   int rc = -1;
   int64_t ncomm = 0;
@@ -292,7 +299,8 @@ static int louvain(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_sp_view(&S.vals, "neighbour weights", SK_F64, na, espace, 0, err, errlen) < 0 ||
       sk_sp_view(&S.col, "classes", SK_I64, nv1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&S.q, "class lists", SK_I32, nv1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&S.cnt, "class count", SK_I64, 1, space, 1, err, errlen) < 0)
+      sk_sp_view(&S.cnt, "class count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&S.act, "active", SK_I32, nv1, space, 0, err, errlen) < 0)
     goto done;
   S.off = malloc(sizeof *S.off * (size_t)(g.nv + 1));
   if (!S.off) {

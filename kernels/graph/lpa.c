@@ -13,8 +13,10 @@
 
 /* -- the classes ---------------------------------------------------------------------
  * Round r puts in class r every vertex without a class whose priority
- * (splitmix64 of the seed and its id; ties by id) beats those of its
- * neighbours without a class when the round starts: an independent set.
+ * (splitmix64 of the seed and its id, then its id) beats
+ * those of its neighbours without a class when the round starts: an
+ * independent set. The vertices without a class are listed again after
+ * each round, so a round visits only them.
  * The classes are listed one after the other in q, class r at
  * q[off[r] .. off[r + 1]). */
 static const char *const sig_lp_init[] = {"range" R1("lab", "int64") R1("col", "int64"),
@@ -24,41 +26,61 @@ static const sk_kbody k_lp_init = {.label = "graph.lpa_init",
                                    .pattern = SK_FOR,
                                    .sigs = sig_lp_init};
 static const char *const sig_lp_jp[] = {
-  "range" G3 R1("col", "int64") R1("q", "int32") R1("cnt", "int64") " r=int64 seed=int64",
+  "range" G3 R1("col", "int64") R1("rem", "int32") R1("rem2", "int32") R1("q", "int32")
+    R1("cnt", "int64") R1("cnt2", "int64") " r=int64 seed=int64",
   NULL};
 static const sk_kbody k_lp_jp = {.label = "graph.lpa_classes",
                                  .body = sk_body_graph_lp_jp,
-                                 .pattern = SK_REDUCE,
-                                 .sigs = sig_lp_jp,
-                                 .reds = "sum:int64"};
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_lp_jp};
 
-static const char *const sig_lp_cinit[] = {"range" R1("col", "int64"), NULL};
-static const sk_kbody k_lp_cinit = {.label = "graph.lpa_classes_init",
-                                    .body = sk_body_graph_lp_cinit,
-                                    .pattern = SK_FOR,
-                                    .sigs = sig_lp_cinit};
+static const char *const sig_lp_iota[] = {"range" R1("rem", "int32") R1("col", "int64"),
+                                          NULL};
+static const sk_kbody k_lp_iota = {.label = "graph.lpa_classes_init",
+                                   .body = sk_body_graph_lp_iota,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_lp_iota};
 
 int sk_gcomm_classes(const sk_view *rowptr, const sk_view *colidx, int64_t nv, int64_t seed,
                      const sk_view *col, const sk_view *q, const sk_view *cnt, int64_t *off,
                      int64_t *nclass, char *err, size_t errlen) {
-  sk_arg c[] = {sk_arg_view("col", col)};
-  if (sk_sp_range(&k_lp_cinit, nv, c, 1, NULL, err, errlen) < 0 ||
+  sk_view rem, rem2, cnt2;
+  sk_view *tmp[] = {&rem, &rem2, &cnt2};
+  for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
+  int rc = -1;
+  const int space = col->space;
+  if (sk_sp_view(&rem, "classless vertices", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&rem2, "classless vertices", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt2, "classless count", SK_I64, 1, space, 1, err, errlen) < 0)
+    goto done;
+  sk_arg c[] = {sk_arg_view("rem", &rem), sk_arg_view("col", col)};
+  if (sk_sp_range(&k_lp_iota, nv, c, NELEM(c), NULL, err, errlen) < 0 ||
       sk_g_set0(cnt, 0, err, errlen) < 0)
-    return -1;
-  int64_t r = 0;
+    goto done;
+  int64_t r = 0, left = nv;
+  sk_view *rl = &rem, *rn = &rem2;
   off[0] = 0;
-  while (off[r] < nv) {
+  while (left > 0) {
     sk_arg a[] = {sk_arg_view("rowptr", rowptr), sk_arg_view("colidx", colidx),
-                  sk_arg_view("col", col),       sk_arg_view("q", q),
-                  sk_arg_view("cnt", cnt),       sk_arg_i64("r", r),
-                  sk_arg_i64("seed", seed)};
-    if (sk_galgo_degree_range(&k_lp_jp, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
-        sk_sp_get_i64(cnt, 0, &off[r + 1], err, errlen) < 0)
-      return -1;
+                  sk_arg_view("col", col),       sk_arg_view("rem", rl),
+                  sk_arg_view("rem2", rn),       sk_arg_view("q", q),
+                  sk_arg_view("cnt", cnt),       sk_arg_view("cnt2", &cnt2),
+                  sk_arg_i64("r", r),            sk_arg_i64("seed", seed)};
+    if (sk_g_set0(&cnt2, 0, err, errlen) < 0 ||
+        sk_galgo_degree_range(&k_lp_jp, left, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(cnt, 0, &off[r + 1], err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt2, 0, &left, err, errlen) < 0)
+      goto done;
+    sk_view *t = rl;
+    rl = rn;
+    rn = t;
     r++;
   }
   *nclass = r;
-  return 0;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(tmp); t++) sk_view_release(tmp[t]);
+  return rc;
 }
 
 /* -- the updates ---------------------------------------------------------------------
@@ -155,5 +177,5 @@ done:
 const sk_kentry sk_gcomm_lpa = {"graph.label_propagation", "G_* [, seed]", SK_KRES_NONE,
                                 lpa};
 
-const sk_kbody *const sk_glpa_bodies[] = {&k_lp_init, &k_lp_cinit, &k_lp_jp, &k_lp_up,
+const sk_kbody *const sk_glpa_bodies[] = {&k_lp_init, &k_lp_iota, &k_lp_jp, &k_lp_up,
                                           NULL};
