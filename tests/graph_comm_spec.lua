@@ -9,7 +9,8 @@ local graph = require "speck.graph"
 -- q equal to networkx's modularity of the partition it returns (1e-9),
 -- at resolutions 1, 0.5 and 2; label propagation's defining property (every
 -- vertex's label among the most frequent of its neighbours'); the same
--- seed, the same result; every bad input's message. tests/run.sh runs it
+-- seed, the same result (serial and openmp with 2 and 3 threads, in child
+-- processes); every bad input's message. tests/run.sh runs it
 -- once per back end; under cuda each algorithm must have launched device
 -- kernels (speck.jit.stats(), tier "nvrtc").
 
@@ -401,6 +402,48 @@ describe("graph.label_propagation", function()
     local labels, n = graph.label_propagation(g, {seed = 4})
     assert_lpa_valid(g, labels:totable())
     assert.is_true(n >= 5 and n <= 10, "communities: " .. n)
+  end)
+end)
+
+-- -- the same result on every thread count ----------------------------------------------
+describe("deterministic for a seed", function()
+  local SPECK = os.getenv("SPECK_BIN") or "build/bin/speck"
+  local CODE = [[
+local graph = require "speck.graph"
+local g = graph.kronecker(9, 8, {seed = 7})
+local s, d, w = {}, {}, {}
+local x = 5
+for i = 1, 3000 do
+  x = (x * 1103515245 + 12345) % 2147483648
+  s[i], d[i] = x % 400, (x // 400) % 400
+  w[i] = 1 + (x // 160000) % 9 + 0.25
+end
+local wg = graph.from_edges(400, s, d, {weights = w})
+local out = {}
+for _, h in ipairs{g, wg} do
+  local c, q = graph.louvain(h, {seed = 3})
+  local l, n = graph.label_propagation(h, {seed = 3})
+  out[#out + 1] = table.concat(c:totable(), ",") .. ("|%.12f|"):format(q)
+    .. table.concat(l:totable(), ",") .. "|" .. n
+end
+io.write(table.concat(out, "\n"))
+]]
+  local function run(envs)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(CODE)
+    f:close()
+    local p = assert(io.popen(("env %s %s %s 2>&1"):format(envs, SPECK, path)))
+    local out = p:read("a")
+    p:close()
+    os.remove(path)
+    return out
+  end
+  it("louvain and label_propagation: serial, openmp with 2 and 3 threads agree", function()
+    local ref = run("SPECK_SPACE=serial")
+    assert.truthy(ref:match("^[%d,]+|"), ref)
+    assert.equal(ref, run("SPECK_SPACE=openmp SPECK_THREADS=2"))
+    assert.equal(ref, run("SPECK_SPACE=openmp SPECK_THREADS=3"))
   end)
 end)
 
