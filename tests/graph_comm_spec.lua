@@ -38,9 +38,9 @@ local function err_of(f, ...)
 end
 
 local seed = 2718
-local function rint(n)
+local function rint(n)   -- the generator's high bits (its low bits repeat)
   seed = (seed * 1103515245 + 12345) % 2147483648
-  return seed % n
+  return (seed >> 12) % n
 end
 
 -- launches at the device tier (the image tier, named by its compiler) of
