@@ -753,6 +753,12 @@ SK_ERRDEF(PAIRS_MUST_INTEGER, "%s must be an int64 or int32 view, got %s")
 SK_ERRDEF(PAIR_NOT_VERTEX, "pair %lld (from 0) is (%lld, %lld): %lld is not a vertex (the graph has %lld: 0..%lld)")
 SK_ERRDEF(SIMILARITY_MEASURE, "measure must be \"jaccard\" or \"overlap\", got \"%s\"")
 SK_ERRDEF(DEGREE_MODE, "mode must be \"in\", \"out\" or \"total\", got \"%s\"")
+/* -- graph: k-core, SCC/WCC, Louvain, label propagation (kernels/graph/kcore.c, scc.c, louvain.c, lpa.c) -- */
+SK_ERRDEF(GCOMM_NO_OUTPUT, "%s gave no '%s' output")
+SK_ERRDEF(GCOMM_DIRECTED, "%s needs an undirected graph and g is directed (build it with directed = false: each arc then counts both ways)")
+SK_ERRDEF(GCOMM_RESOLUTION, "resolution must be a positive finite number, got %g")
+SK_ERRDEF(GCOMM_WEIGHT, "the weight %g of arc %lld -> %lld is negative or not finite (modularity needs weights >= 0)")
+SK_ERRDEF(GCOMM_WEIGHT_NAN, "the weight of arc %lld -> %lld is NaN (modularity needs weights >= 0)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

@@ -3,10 +3,12 @@
  * the precompiled variants.
  */
 #include "algo.h"
+#include "comm.h"
 
 const sk_kentry *const *const sk_graph_entries[] = {sk_gbuild_entries, sk_gio_entries,
                                                     sk_galgo_entries,  sk_grecur_entries,
                                                     sk_gmesh_entries,  sk_gprops_entries,
+                                                    sk_gcomm_entries,
                                                     NULL};
 const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_gbfs_bodies,
@@ -19,4 +21,8 @@ const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_grecur_bodies,
                                                   sk_gmesh_bodies,
                                                   sk_gprops_bodies,
+                                                  sk_gkcore_bodies,
+                                                  sk_gscc_bodies,
+                                                  sk_glpa_bodies,
+                                                  sk_glouvain_bodies,
                                                   NULL};

@@ -733,4 +733,82 @@ function graph.degree_stats(g, opts)
   return st
 end
 
+-- -- structural and community algorithms (kernels/graph/kcore.c, scc.c,
+-- louvain.c, lpa.c) -----------------------------------------------------------
+-- Labels are canonical: 0..n-1 numbered in the order of each class's
+-- smallest vertex (vertex 0 is in class 0), so equal partitions give
+-- equal label views.
+
+-- core (int32 view): the core number of each vertex (networkx.core_number);
+-- self-loops are left out of the degrees (networkx refuses them); a
+-- directed graph's degree is in- plus out-degree, its arcs taken both ways
+function graph.kcore(g)
+  local f = "kcore"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.kcore", gargs({}, g))
+  return outs.core
+end
+
+-- labels (int64 view), n: strongly connected components of a directed
+-- graph; an undirected graph's strong components are its connected
+-- components (each edge goes both ways), so there it equals graph.wcc
+function graph.scc(g)
+  local f = "scc"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.scc", gargs({}, g))
+  return outs.labels, math.tointeger(outs.n)
+end
+
+-- labels (int64 view), n: weakly connected components (a directed graph's
+-- arcs taken both ways; connected components of an undirected one)
+function graph.wcc(g)
+  local f = "wcc"
+  check_graph(f, g)
+  local _, outs = call(f, "graph.wcc", gargs({}, g))
+  return outs.labels, math.tointeger(outs.n)
+end
+
+-- comm (int32 view, 0..k-1), q: Louvain communities and their modularity
+-- (networkx.community.modularity with the same resolution); the weights
+-- count when the graph has them (negative or non-finite ones are
+-- refused); a directed graph is refused. The same result for a seed on
+-- every back end and thread count. A graph without edges: every vertex
+-- its own community, q = 0.
+function graph.louvain(g, opts)
+  local f = "louvain"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"seed", "resolution"})
+  local seed = opts.seed or 1
+  if math.type(seed) ~= "integer" then
+    fail(f, "option seed must be an integer, got %s", tostring(seed))
+  end
+  local res = opts.resolution
+  if res ~= nil and type(res) ~= "number" then
+    fail(f, "option resolution must be a number, got %s", type(res))
+  end
+  if res ~= nil and not (res > 0 and res < math.huge) then
+    fail(f, "option resolution must be a positive finite number, got %s",
+         res ~= res and "nan" or tostring(res))
+  end
+  local _, outs = call(f, "graph.louvain", gargs({seed = seed, resolution = res}, g))
+  return outs.comm, outs.q
+end
+
+-- labels (int64 view), n: communities by semi-synchronous label
+-- propagation (networkx's label_propagation_communities); at the end
+-- every vertex's label is among the most frequent of its neighbours'
+-- labels; the same result for a seed everywhere; a directed graph is
+-- refused
+function graph.label_propagation(g, opts)
+  local f = "label_propagation"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"seed"})
+  local seed = opts.seed or 1
+  if math.type(seed) ~= "integer" then
+    fail(f, "option seed must be an integer, got %s", tostring(seed))
+  end
+  local _, outs = call(f, "graph.label_propagation", gargs({seed = seed}, g))
+  return outs.labels, math.tointeger(outs.n)
+end
+
 return graph

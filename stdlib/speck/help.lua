@@ -182,4 +182,15 @@ return {
     "networkx.pagerank (weights count). personalization: a float64 view or Lua array of n non-negative weights, not all 0 (normalised to sum 1); the teleport and the dangling rank go to it, as NetworkX's with dangling = None."},
   ["speck.graph.bfs"] = {"local level, parent, nlevels = graph.bfs(g, source(s) [, {direction_optimizing = true, visitor = {...}}])",
     "int64 levels and parents (-1 unreached, a source its own parent). Sources: a vertex, or a Lua list or int64 view of vertices (not empty): level is then the distance to the nearest source."},
+  -- speck.graph: k-core, components, communities (kernels/graph/kcore.c, scc.c, louvain.c, lpa.c)
+  ["speck.graph.kcore"] = {"local core = graph.kcore(g)",
+    "int32 core number of each vertex (networkx.core_number) by parallel peeling; self-loops are left out; a directed graph's degree is in- plus out-degree."},
+  ["speck.graph.scc"] = {"local labels, n = graph.scc(g)",
+    "Strongly connected components (trimming, then coloring and backward passes): int64 labels 0..n-1 in the order of each component's smallest vertex. An undirected graph: its connected components (= graph.wcc)."},
+  ["speck.graph.wcc"] = {"local labels, n = graph.wcc(g)",
+    "Weakly connected components (a directed graph's arcs both ways): int64 labels 0..n-1 in the order of each component's smallest vertex."},
+  ["speck.graph.louvain"] = {"local comm, q = graph.louvain(g [, {seed = 1, resolution = 1.0}])",
+    "Louvain communities (parallel moves, aggregation, repeated): int32 comm 0..k-1 by first vertex and its modularity q (networkx.community.modularity); weights count; deterministic for a seed on every back end; a directed graph or a negative weight is refused."},
+  ["speck.graph.label_propagation"] = {"local labels, n = graph.label_propagation(g [, {seed = 1}])",
+    "Semi-synchronous label propagation (networkx's label_propagation_communities): int64 labels 0..n-1 by first vertex; each vertex's label is among its neighbours' most frequent; deterministic for a seed; undirected graphs only."},
 }
