@@ -110,7 +110,7 @@ local CASES = {
    function(o) return graph.bfs(g, 0, o) end},
   {"speck.graph.connected_components", {"algorithm"},
    function(o) return graph.connected_components(g, o) end},
-  {"speck.graph.pagerank", {"damping", "dtype", "maxiter", "tol"},
+  {"speck.graph.pagerank", {"damping", "dtype", "maxiter", "personalization", "tol"},
    function(o) return graph.pagerank(g, o) end},
   {"speck.graph.triangles", {"per_vertex"}, function(o) return graph.triangles(g, o) end},
   {"speck.graph.color", {"algorithm", "order"}, function(o) return graph.color(g, o) end},
