@@ -116,8 +116,7 @@ static int first_nonfinite(const sk_view *v, int64_t *at, double *val, char *err
   return 0;
 }
 
-/* the message for a non-finite 'what' (= 'x') at iteration 'it'; -1 */
-static int cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
+int sk_sp_cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
                         const char *what, double x, int64_t it, char *err,
                         size_t errlen) {
   int64_t at;
@@ -136,8 +135,8 @@ static int cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
       return -1;
     }
   }
-  if (first_nonfinite(A->values, &at, &val, err, errlen) < 0) return -1;
-  if (at >= 0) {
+  if (A && first_nonfinite(A->values, &at, &val, err, errlen) < 0) return -1;
+  if (A && at >= 0) {
     int64_t row = 0, col = 0, lo = 0, hi = A->nrows;
     /* the row holding entry 'at': the last row whose rowptr <= at */
     while (hi - lo > 1) {
@@ -226,11 +225,11 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
       sk_view_deep_copy(&p, &r, err, errlen) < 0)
     goto done;
   if (!isfinite(bb)) {
-    cg_nonfinite(&A, bv, x0, "b'b", bb, 0, err, errlen);
+    sk_sp_cg_nonfinite(&A, bv, x0, "b'b", bb, 0, err, errlen);
     goto done;
   }
   if (!isfinite(rr)) {
-    cg_nonfinite(&A, bv, x0, "r'r", rr, 0, err, errlen);
+    sk_sp_cg_nonfinite(&A, bv, x0, "r'r", rr, 0, err, errlen);
     goto done;
   }
   double stop = tol * sqrt(bb);
@@ -240,7 +239,7 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     double pap, rr1;
     if (spmv_dot(be, &A, &p, &ap, &pap, err, errlen) < 0) goto done;
     if (!isfinite(pap)) {
-      cg_nonfinite(&A, bv, x0, "p'Ap", pap, it + 1, err, errlen);
+      sk_sp_cg_nonfinite(&A, bv, x0, "p'Ap", pap, it + 1, err, errlen);
       goto done;
     }
     if (pap == 0) {
@@ -259,7 +258,7 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     rr1 = sk_result_f64(&res, 0);
     it++;
     if (!isfinite(rr1)) {
-      cg_nonfinite(&A, bv, x0, "r'r", rr1, it, err, errlen);
+      sk_sp_cg_nonfinite(&A, bv, x0, "r'r", rr1, it, err, errlen);
       goto done;
     }
     if (sqrt(rr1) <= stop || it >= maxiter) {

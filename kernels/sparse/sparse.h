@@ -80,6 +80,13 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
 int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, double beta,
                const sk_view *y, const char *algo, char *err, size_t errlen);
 
+/* A non-finite 'what' (= 'x', "r'r") at iteration 'it' of an iterative
+ * solve (cg.c): the message names the first NaN or Inf of b, then x0
+ * (may be NULL), then A's values (A may be NULL: an operator without
+ * values), or else the overflow. Returns -1. */
+int sk_sp_cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
+                       const char *what, double x, int64_t it, char *err, size_t errlen);
+
 /* -- families ----------------------------------------------------------------- */
 extern const sk_kentry *const sk_csr_entries[],
   *const sk_mmio_entries[], *const sk_spmv_entries[], *const sk_spgemm_entries[],
