@@ -92,8 +92,8 @@ function solve.jacobi(A, opts)
                      {l1 = l1, omega = omega})
 end
 
--- gauss_seidel(A [, {symmetric = false, multicolor = (A on a GPU), sweeps = 1,
--- omega = 1}]): z from z = 0 by 'sweeps' Gauss-Seidel / SOR sweeps
+-- gauss_seidel(A [, {symmetric = false, multicolor = (A not in host memory),
+-- sweeps = 1, omega = 1}]): z from z = 0 by 'sweeps' Gauss-Seidel / SOR sweeps
 -- (symmetric: each a forward and a backward sweep); multicolor: the rows of
 -- each color of graph.color (on A's symmetrized pattern) updated at once,
 -- one launch per color; else in row order on one thread
@@ -103,7 +103,7 @@ function solve.gauss_seidel(A, opts)
   opts = check_opts(f, opts, {"symmetric", "multicolor", "sweeps", "omega"})
   local sym = check_bool(f, "symmetric", opts.symmetric)
   local mc = opts.multicolor
-  if mc == nil then mc = not core.host_accessible(A:space()) end
+  if mc == nil then mc = A:space() ~= "host" end
   mc = check_bool(f, "multicolor", mc)
   local sweeps = opts.sweeps == nil and 1 or opts.sweeps
   if math.type(sweeps) ~= "integer" or sweeps < 1 then
