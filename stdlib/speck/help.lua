@@ -154,4 +154,15 @@ return {
   ["View:set"] = {"v:set(i, j, ..., x)", "Store x at (i, j, ...); v[i] = x for rank 1. v(i, j, ...) reads."},
   ["View:fill"] = {"v:fill(x)", "Store x in every element."},
   ["View:totable"] = {"v:totable()", "The elements as nested Lua lists (1-based)."},
+  -- speck.solve (Krylov methods and point preconditioners; docs/guide.md "Solvers")
+  ["speck.solve.cg"] = {"local x, info = solve.cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = P}])",
+    "Preconditioned CG (A SPD, P symmetric), one fused reduction per iteration. A: a CrsMatrix (runs where A lives) or a body {n =, body = \"y(i) = ... x(...)\", captures =}. info = {iters, resid (true ||b - Ax|| / ||b||), reason = \"converged\"|\"maxiter\"|\"breakdown\", history (relative residuals, iteration 0 first)}."},
+  ["speck.solve.bicgstab"] = {"local x, info = solve.bicgstab(A, b [, opts])",
+    "Right-preconditioned BiCGStab for nonsymmetric A; options and info as solve.cg."},
+  ["speck.solve.gmres"] = {"local x, info = solve.gmres(A, b [, {restart = 30, ...}])",
+    "Right-preconditioned restarted GMRES (classical Gram-Schmidt, a second pass when needed); iters counts operator applications after the first; options and info as solve.cg."},
+  ["speck.solve.jacobi"] = {"local P = solve.jacobi(A [, {l1 = false, omega = 1}])",
+    "Jacobi: z = omega D^-1 r; l1 = true: D the rows' sums of |a_ij|. A zero diagonal is an error naming the row."},
+  ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = false, multicolor = (A not on the host), sweeps = 1, omega = 1}])",
+    "Gauss-Seidel / SOR from z = 0: in row order (one thread) or multicolor (graph.color's colors, one launch per color: the GPU's form); symmetric = forward then backward (SSOR, for CG)."},
 }
