@@ -117,7 +117,7 @@ static const sk_kbody k_bi_update = {.label = "solve.bicg_update",
                                      .sigs = sig_bi_up};
 
 static const char *const sig_gm_mdot[] = {
-  "team" R2("V", "float64") R1("h", "float64") " j1=int64", NULL};
+  "team" R2("V", "float64") R1("h", "float64") " j1=int64 nch=int64", NULL};
 static const sk_kbody k_gm_mdot = {.label = "solve.gmres_mdot",
                                    .body = sk_body_solve_gmres_mdot,
                                    .pattern = SK_FOR,
@@ -551,14 +551,25 @@ static int vrow(const sk_view *V, int64_t j, sk_view *r, char *err, size_t errle
   return sk_view_subview(r, V, s, 2, err, errlen);
 }
 
-/* h = V(0..j1, :) . V(j1, :) on the host (hh, j1 + 1 values) */
+/* h = V(0..j1, :) . V(j1, :) on the host (hh, j1 + 1 values): a team per
+ * vector and chunk of the columns (chunks of about 64k on a GPU, one per
+ * thread on the host), each adding its part to h */
 static int mdot(kry *k, const sk_view *V, const sk_view *h, const sk_view *hv, int64_t j1,
                 double *hh, char *err, size_t errlen) {
-  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("h", h), sk_arg_i64("j1", j1)};
+  int64_t nch = sk_sp_host(k->be) ? (k->be->concurrency ? k->be->concurrency() : 1)
+                                  : (k->n + 65535) / 65536;
+  if (nch > 256) nch = 256;
+  if (nch > k->n) nch = k->n;
+  if (nch < 1) nch = 1;
+  sk_arg z[] = {sk_arg_view("z", h)};
+  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("h", h), sk_arg_i64("j1", j1),
+                sk_arg_i64("nch", nch)};
   sk_policy pol;
   sk_policy_init(&pol, SK_POL_TEAM);
-  pol.league_size = j1 + 1;
-  if (sk_kbody_launch(&k_gm_mdot, &pol, a, NELEM(a), NULL, err, errlen) < 0) return -1;
+  pol.league_size = (j1 + 1) * nch;
+  if (sk_solve_range(&sk_solve_k_zero, 0, j1 + 1, z, 1, NULL, err, errlen) < 0 ||
+      sk_kbody_launch(&k_gm_mdot, &pol, a, NELEM(a), NULL, err, errlen) < 0)
+    return -1;
   const sk_view *src = h;
   if (hv != h) {
     if (sk_view_deep_copy((sk_view *)hv, h, err, errlen) < 0) return -1;
@@ -568,7 +579,6 @@ static int mdot(kry *k, const sk_view *V, const sk_view *h, const sk_view *hv, i
     if (h->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0) return -1;
   }
   for (int64_t q = 0; q <= j1; q++) hh[q] = ((const double *)src->data)[q];
-  (void)k;
   return 0;
 }
 
