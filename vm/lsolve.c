@@ -1,5 +1,5 @@
 /* lsolve.c: speck.solve's binding of preconditioners written in Lua --
- * core.solve_with(fn, name, args, fname) calls library entry 'name' (a
+ * core._solve.with(fn, name, args, fname) calls library entry 'name' (a
  * Krylov method with precond "callback") as core.call does, with this
  * thread's solve callback set to call fn(r, z) (views of the method's
  * vectors: z = M^-1 r written in place) for the length of the call.
@@ -65,8 +65,12 @@ static int l_solve_with(lua_State *L) {
   return lua_gettop(L) - base;
 }
 
+/* core._solve = {with = ...}: a table, so that speck (which copies the
+ * core's functions) shows no internal function */
 void sk_lsolve_open(lua_State *L) {
-  lua_getfield(L, -1, "call");
+  lua_createtable(L, 0, 1);
+  lua_getfield(L, -2, "call");
   lua_pushcclosure(L, l_solve_with, 1);
-  lua_setfield(L, -2, "solve_with");
+  lua_setfield(L, -2, "with");
+  lua_setfield(L, -2, "_solve");
 }

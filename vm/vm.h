@@ -86,7 +86,7 @@ void sk_lremote_open(lua_State *L);
 /* the last Lua state closes: free the windows, finalise MPI */
 void sk_lremote_close(void);
 
-/* -- lsolve.c: core.solve_with (speck.solve's Lua preconditioners) ------ */
+/* -- lsolve.c: core._solve.with (speck.solve's Lua preconditioners) ---- */
 void sk_lsolve_open(lua_State *L);
 
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */

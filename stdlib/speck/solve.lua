@@ -197,7 +197,7 @@ local function krylov(f, A, b, opts, keys)
   local fn = pc_args(f, opts.precond, n, args)
   local outs
   if fn then
-    local ok, _, o = pcall(core.solve_with, fn, "solve." .. f, args, "speck.solve." .. f)
+    local ok, _, o = pcall(core._solve.with, fn, "solve." .. f, args, "speck.solve." .. f)
     if not ok then error(_, user_level()) end
     outs = o
   else
