@@ -332,6 +332,35 @@ describe("speck.solve on " .. SPACE, function()
     end)
   end)
 
+  describe("float32", function()
+    it("every method and preconditioner solves a float32 system to 1e-5", function()
+      local t = coo()
+      local m = 16
+      for y = 0, m - 1 do
+        for x = 0, m - 1 do
+          local i = y * m + x
+          t.add(i, i, 4)
+          if x > 0 then t.add(i, i - 1, -1) end
+          if x < m - 1 then t.add(i, i + 1, -1) end
+          if y > 0 then t.add(i, i - m, -1) end
+          if y < m - 1 then t.add(i, i + m, -1) end
+        end
+      end
+      local A = sparse.from_coo(m * m, m * m, t.r, t.c, t.v, {space = MEM, dtype = "float32"})
+      local b = speck.View("b", "float32", m * m)
+      speck.deep_copy(b, 1.0)
+      for _, meth in ipairs({"cg", "bicgstab", "gmres"}) do
+        for _, P in ipairs({false, solve.jacobi(A), solve.gauss_seidel(A, {symmetric = true}),
+                            solve.gauss_seidel(A, {symmetric = true, multicolor = true})}) do
+          local x, info = solve[meth](A, b, {tol = 1e-5, precond = P or nil})
+          assert.are.equal("float32", x:dtype())
+          assert.are.equal("converged", info.reason)
+          assert.is_true(info.resid <= 1e-5)
+        end
+      end
+    end)
+  end)
+
   describe("residual histories and info", function()
     it("GMRES' history never increases; CG's falls by 1e-10 in windows", function()
       local A = A_OF.poisson2d

@@ -238,7 +238,7 @@ int sk_precond_arg(const sk_arg *args, int nargs, sk_precond *P, char *err,
     sk_err(err, errlen, SK_E_SOLVE_SWEEPS, (long long)P->sweeps);
     return -1;
   }
-  if (P->M.nrows != P->n || P->M.ncols != P->n || P->M.values->dtype != SK_F64) {
+  if (P->M.nrows != P->n || P->M.ncols != P->n || !sk_sp_is_float(P->M.values->dtype)) {
     char sh[64];
     sk_err(err, errlen, SK_E_SOLVE_GS_MATRIX, sk_csr_shape(&P->M, sh, sizeof sh),
            (long long)P->n);
@@ -315,17 +315,17 @@ int sk_precond_apply(const sk_precond *P, const sk_view *r, const sk_view *z, ch
 }
 
 /* -- entries ---------------------------------------------------------------------- */
-/* the square float64 matrix "A" of 'args' */
-static int square_f64(const sk_arg *args, int nargs, sk_csr *A, char *err, size_t errlen) {
+/* the square float64 or float32 matrix "A" of 'args' */
+static int square_float(const sk_arg *args, int nargs, sk_csr *A, char *err, size_t errlen) {
   if (sk_csr_arg(args, nargs, "A", 1, A, err, errlen) < 0) return -1;
   char sh[64];
   if (A->nrows != A->ncols) {
     sk_err(err, errlen, SK_E_SOLVE_NEEDS_SQUARE, sk_csr_shape(A, sh, sizeof sh));
     return -1;
   }
-  if (A->values->dtype != SK_F64) {
-    sk_err(err, errlen, SK_E_SOLVE_ARG_DTYPE, "A_values", A->values->label, "float64",
-           sk_dtypes[A->values->dtype].name);
+  if (!sk_sp_is_float(A->values->dtype)) {
+    sk_err(err, errlen, SK_E_SOLVE_ARG_DTYPE, "A_values", A->values->label,
+           "float64 or float32", sk_dtypes[A->values->dtype].name);
     return -1;
   }
   return 0;
@@ -377,7 +377,7 @@ static int jacobi(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t l1 = 0;
   double omega = 1.0;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      square_f64(args, nargs, &A, err, errlen) < 0 ||
+      square_float(args, nargs, &A, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "l1", 1, 0, &l1, err, errlen) < 0 ||
       (sk_karg_find(args, nargs, "omega") &&
        sk_karg_f64(args, nargs, "omega", &omega, err, errlen) < 0))
@@ -454,7 +454,7 @@ static int gauss_seidel(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   sk_csr A;
   int64_t mc = 0;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      square_f64(args, nargs, &A, err, errlen) < 0 ||
+      square_float(args, nargs, &A, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "multicolor", 1, 0, &mc, err, errlen) < 0)
     return -1;
   sk_view dinv, perm, cptr;
