@@ -495,6 +495,28 @@ describe("speck.solve on " .. SPACE, function()
       assert.are.equal(before + info.iters + 1, launches(lab))
     end)
 
+    it("BiCGStab and GMRES: one read (host-result reduction) per iteration", function()
+      local A = A_OF.convdiff
+      local b = rhs(A:nrows())
+      local reads = {"solve.dot", "solve.resid", "solve.bicg_dots", "solve.cg_dots",
+                     "solve.cg_spmv_dots"}
+      local function count()
+        local s = 0
+        for _, l in ipairs(reads) do s = s + launches(l) end
+        return s
+      end
+      local before, bd = count(), launches("solve.bicg_dots")
+      local _, info = solve.bicgstab(A, b, {tol = 1e-8, precond = solve.jacobi(A)})
+      assert.are.equal(bd + info.iters, launches("solve.bicg_dots"))
+      -- b'b, the first and the last true residual besides
+      assert.is_true(count() - before <= info.iters + 3, (count() - before) .. " reads")
+      local m0 = launches("solve.gmres_mdot")
+      local _, g = solve.gmres(A, b, {tol = 1e-8, restart = 200})
+      -- one team launch (one read) per iteration, a second when DGKS reorthogonalises
+      assert.is_true(launches("solve.gmres_mdot") - m0 >= g.iters)
+      assert.is_true(launches("solve.gmres_mdot") - m0 <= 2 * g.iters)
+    end)
+
     it("on a GPU the solvers' kernels ran on the device", function()
       if ON_HOST then
         pending("host back end " .. SPACE .. ": no device kernels to check")

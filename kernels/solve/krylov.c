@@ -9,9 +9,10 @@
  *           and r'r (on the host one launch over runs of rows, as
  *           sparse.cg's; on a GPU the SpMV then one reduction): one read
  *           per iteration.
- *   BiCGStab  right-preconditioned; two reads per iteration, one per
- *           operator application (rhat'v, then t's and s's five dots
- *           together; the next rho and ||r|| follow from them).
+ *   BiCGStab  right-preconditioned; one read per iteration: rhat'v stays
+ *           on the device (chunked partial sums folded in order, read by
+ *           the launch that forms s), the read brings t's and s's five
+ *           dots and rhat'v together; the next rho and ||r|| follow.
  *   GMRES   right-preconditioned, restarted; Arnoldi by classical
  *           Gram-Schmidt whose dots and ||w||^2 come from one team
  *           reduction (one read); a second pass (DGKS: when the new
@@ -95,18 +96,19 @@ static const sk_kbody k_bi_p = {.label = "solve.bicg_p",
                                 .pattern = SK_FOR,
                                 .sigs = sig_bi_p};
 static const char *const sig_bi_s[] = {
-  "range" R1("rv", "float64") R1("v", "float64") " alpha=float64", NULL};
+  "range" R1("rv", "float64") R1("v", "float64") R1("sc", "float64") " rho=float64", NULL};
 static const sk_kbody k_bi_s = {.label = "solve.bicg_s",
                                 .body = sk_body_solve_bicg_s,
                                 .pattern = SK_FOR,
                                 .sigs = sig_bi_s};
-static const char *const sig_bi_dots[] = {"range" VEC3("t", "rv", "rh"), NULL};
+static const char *const sig_bi_dots[] = {"range" VEC3("t", "rv", "rh") R1("sc", "float64"),
+                                          NULL};
 static const sk_kbody k_bi_dots = {
   .label = "solve.bicg_dots",
   .body = sk_body_solve_bicg_dots,
   .pattern = SK_REDUCE,
   .sigs = sig_bi_dots,
-  .reds = "sum:float64 sum:float64 sum:float64 sum:float64 sum:float64"};
+  .reds = "sum:float64 sum:float64 sum:float64 sum:float64 sum:float64 sum:float64"};
 static const char *const sig_bi_up[] = {
   "range" VEC3("x", "ph", "sh") R1("rv", "float64") R1("t", "float64")
   " alpha=float64 omega=float64",
@@ -117,11 +119,23 @@ static const sk_kbody k_bi_update = {.label = "solve.bicg_update",
                                      .sigs = sig_bi_up};
 
 static const char *const sig_gm_mdot[] = {
-  "team" R2("V", "float64") R1("h", "float64") " j1=int64 nch=int64", NULL};
+  "team" R2("V", "float64") R1("part", "float64") " j1=int64 nch=int64", NULL};
 static const sk_kbody k_gm_mdot = {.label = "solve.gmres_mdot",
                                    .body = sk_body_solve_gmres_mdot,
                                    .pattern = SK_FOR,
                                    .sigs = sig_gm_mdot};
+static const char *const sig_pdot[] = {
+  "team" R1("u", "float64") R1("v", "float64") R1("part", "float64") " nch=int64", NULL};
+static const sk_kbody k_pdot = {.label = "solve.pdot",
+                                .body = sk_body_solve_pdot,
+                                .pattern = SK_FOR,
+                                .sigs = sig_pdot};
+static const char *const sig_fold[] = {
+  "range" R1("part", "float64") R1("out", "float64") " nch=int64", NULL};
+static const sk_kbody k_fold = {.label = "solve.fold",
+                                .body = sk_body_solve_fold,
+                                .pattern = SK_FOR,
+                                .sigs = sig_fold};
 static const char *const sig_gm_orth[] = {
   "range" R2("V", "float64") R1("h", "float64") " j1=int64 scale=float64", NULL};
 static const sk_kbody k_gm_orth = {.label = "solve.gmres_orth",
@@ -349,6 +363,31 @@ static int spmv_dots(kry *k, const sk_view *u, const sk_view *w, const sk_view *
   return 0;
 }
 
+/* chunks of a device-side dot product: about 64k elements on a GPU, one
+ * per thread on the host (at most 256) */
+static int64_t nchunks(const kry *k) {
+  int64_t nch = sk_sp_host(k->be) ? (k->be->concurrency ? k->be->concurrency() : 1)
+                                  : (k->n + 65535) / 65536;
+  if (nch > 256) nch = 256;
+  if (nch > k->n) nch = k->n;
+  return nch < 1 ? 1 : nch;
+}
+
+/* out(0) = u . v, on the device (no host read): pdot's partial sums, then
+ * fold's ordered total */
+static int dev_dot(const kry *k, const sk_view *u, const sk_view *v, const sk_view *part,
+                   const sk_view *out, char *err, size_t errlen) {
+  int64_t nch = nchunks(k);
+  sk_arg a[] = {sk_arg_view("u", u), sk_arg_view("v", v), sk_arg_view("part", part),
+                sk_arg_i64("nch", nch)};
+  sk_arg f[] = {sk_arg_view("part", part), sk_arg_view("out", out), sk_arg_i64("nch", nch)};
+  sk_policy pol;
+  sk_policy_init(&pol, SK_POL_TEAM);
+  pol.league_size = nch;
+  if (sk_kbody_launch(&k_pdot, &pol, a, NELEM(a), NULL, err, errlen) < 0) return -1;
+  return sk_solve_range(&k_fold, 0, 1, f, NELEM(f), NULL, err, errlen);
+}
+
 /* -- CG ---------------------------------------------------------------------------- */
 static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
   sk_view rv, u, w, p, s;
@@ -439,14 +478,16 @@ done:
 
 /* -- BiCGStab ---------------------------------------------------------------------- */
 static int run_bicgstab(kry *k, double *rr_out, char *err, size_t errlen) {
-  sk_view rv, rh, p, v, t, ph, sh;
-  sk_view *all[] = {&rv, &rh, &p, &v, &t, &ph, &sh};
+  sk_view rv, rh, p, v, t, ph, sh, part, sc;
+  sk_view *all[] = {&rv, &rh, &p, &v, &t, &ph, &sh, &part, &sc};
   for (int q = 0; q < NELEM(all); q++) memset(all[q], 0, sizeof *all[q]);
   int rc = -1, none = k->P.kind == SK_PC_NONE;
   double rr;
   if (vec(k, &rv, "r", err, errlen) < 0 || vec(k, &rh, "rhat", err, errlen) < 0 ||
       vec(k, &p, "p", err, errlen) < 0 || vec(k, &v, "v", err, errlen) < 0 ||
       vec(k, &t, "t", err, errlen) < 0 ||
+      sk_sp_view(&part, "part", SK_F64, nchunks(k), k->space, 1, err, errlen) < 0 ||
+      sk_sp_view(&sc, "rhat'v", SK_F64, 1, k->space, 1, err, errlen) < 0 ||
       (!none && (vec(k, &ph, "phat", err, errlen) < 0 || vec(k, &sh, "shat", err, errlen) < 0)))
     goto done;
   const sk_view *php = none ? &p : &ph, *shp = none ? &rv : &sh;
@@ -475,28 +516,32 @@ static int run_bicgstab(kry *k, double *rr_out, char *err, size_t errlen) {
         (!none && precond(k, &p, php, err, errlen) < 0) ||
         sk_solve_op_apply(&k->op, php, &v, err, errlen) < 0)
       goto done;
-    double rhv;
-    if (dot(&rh, &v, k->n, &rhv, err, errlen) < 0) goto done;
+    /* rhat'v stays on the device: s = r - (rho / rhat'v) v reads it there */
+    sk_arg as[] = {sk_arg_view("rv", &rv), sk_arg_view("v", &v), sk_arg_view("sc", &sc),
+                   sk_arg_f64("rho", rho)};
+    if (dev_dot(k, &rh, &v, &part, &sc, err, errlen) < 0 ||
+        sk_solve_range(&k_bi_s, 0, k->n, as, NELEM(as), NULL, err, errlen) < 0 ||
+        (!none && precond(k, &rv, shp, err, errlen) < 0) ||
+        sk_solve_op_apply(&k->op, shp, &t, err, errlen) < 0)
+      goto done;
+    /* the iteration's one read: t's and s's dots, and rhat'v */
+    sk_arg ad[] = {sk_arg_view("t", &t), sk_arg_view("rv", &rv), sk_arg_view("rh", &rh),
+                   sk_arg_view("sc", &sc)};
+    sk_result res;
+    if (sk_solve_range(&k_bi_dots, 0, k->n, ad, NELEM(ad), &res, err, errlen) < 0) goto done;
+    double ts = sk_result_f64(&res, 0), tt = sk_result_f64(&res, 1),
+           ss = sk_result_f64(&res, 2), rhs = sk_result_f64(&res, 3),
+           rht = sk_result_f64(&res, 4), rhv = sk_result_f64(&res, 5);
     if (!isfinite(rhv)) {
       nonfinite(k, "rhat'v", rhv, err, errlen);
       goto done;
     }
     if (rhv == 0) {
+      /* s is not formed (r / 0): x stays the last iterate */
       k->reason = R_BREAKDOWN;
       break;
     }
     alpha = rho / rhv;
-    sk_arg as[] = {sk_arg_view("rv", &rv), sk_arg_view("v", &v), sk_arg_f64("alpha", alpha)};
-    if (sk_solve_range(&k_bi_s, 0, k->n, as, NELEM(as), NULL, err, errlen) < 0 ||
-        (!none && precond(k, &rv, shp, err, errlen) < 0) ||
-        sk_solve_op_apply(&k->op, shp, &t, err, errlen) < 0)
-      goto done;
-    sk_arg ad[] = {sk_arg_view("t", &t), sk_arg_view("rv", &rv), sk_arg_view("rh", &rh)};
-    sk_result res;
-    if (sk_solve_range(&k_bi_dots, 0, k->n, ad, NELEM(ad), &res, err, errlen) < 0) goto done;
-    double ts = sk_result_f64(&res, 0), tt = sk_result_f64(&res, 1),
-           ss = sk_result_f64(&res, 2), rhs = sk_result_f64(&res, 3),
-           rht = sk_result_f64(&res, 4);
     k->it++;
     if (!isfinite(ts + tt + ss + rhs + rht)) {
       nonfinite(k, "s's", !isfinite(ss) ? ss : ts + tt + rhs + rht, err, errlen);
@@ -551,24 +596,20 @@ static int vrow(const sk_view *V, int64_t j, sk_view *r, char *err, size_t errle
   return sk_view_subview(r, V, s, 2, err, errlen);
 }
 
-/* h = V(0..j1, :) . V(j1, :) on the host (hh, j1 + 1 values): a team per
- * vector and chunk of the columns (chunks of about 64k on a GPU, one per
- * thread on the host), each adding its part to h */
-static int mdot(kry *k, const sk_view *V, const sk_view *h, const sk_view *hv, int64_t j1,
-                double *hh, char *err, size_t errlen) {
-  int64_t nch = sk_sp_host(k->be) ? (k->be->concurrency ? k->be->concurrency() : 1)
-                                  : (k->n + 65535) / 65536;
-  if (nch > 256) nch = 256;
-  if (nch > k->n) nch = k->n;
-  if (nch < 1) nch = 1;
-  sk_arg z[] = {sk_arg_view("z", h)};
-  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("h", h), sk_arg_i64("j1", j1),
+/* h = V(0..j1, :) . V(j1, :), on the host in hh (j1 + 1 values): a team
+ * per vector and chunk of the columns into 'part', fold's totals into h,
+ * one read */
+static int mdot(kry *k, const sk_view *V, const sk_view *part, const sk_view *h,
+                const sk_view *hv, int64_t j1, double *hh, char *err, size_t errlen) {
+  int64_t nch = nchunks(k);
+  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("part", part), sk_arg_i64("j1", j1),
                 sk_arg_i64("nch", nch)};
+  sk_arg f[] = {sk_arg_view("part", part), sk_arg_view("out", h), sk_arg_i64("nch", nch)};
   sk_policy pol;
   sk_policy_init(&pol, SK_POL_TEAM);
   pol.league_size = (j1 + 1) * nch;
-  if (sk_solve_range(&sk_solve_k_zero, 0, j1 + 1, z, 1, NULL, err, errlen) < 0 ||
-      sk_kbody_launch(&k_gm_mdot, &pol, a, NELEM(a), NULL, err, errlen) < 0)
+  if (sk_kbody_launch(&k_gm_mdot, &pol, a, NELEM(a), NULL, err, errlen) < 0 ||
+      sk_solve_range(&k_fold, 0, j1 + 1, f, NELEM(f), NULL, err, errlen) < 0)
     return -1;
   const sk_view *src = h;
   if (hv != h) {
@@ -586,8 +627,8 @@ static int run_gmres(kry *k, double *rr_out, char *err, size_t errlen) {
   int64_t m = k->restart;
   if (m > k->maxiter) m = k->maxiter;
   int none = k->P.kind == SK_PC_NONE, rc = -1;
-  sk_view V, rv, w, z, u, h, hv, y, yh, vj, vj1;
-  sk_view *all[] = {&V, &rv, &w, &z, &u, &h, &hv, &y, &yh, &vj, &vj1};
+  sk_view V, rv, w, z, u, h, hv, y, yh, vj, vj1, part;
+  sk_view *all[] = {&V, &rv, &w, &z, &u, &h, &hv, &y, &yh, &vj, &vj1, &part};
   for (int q = 0; q < NELEM(all); q++) memset(all[q], 0, sizeof *all[q]);
   double *H = calloc((size_t)((m + 1) * m + 4 * (m + 2)), sizeof(double));
   if (!H) {
@@ -601,6 +642,7 @@ static int run_gmres(kry *k, double *rr_out, char *err, size_t errlen) {
       vec(k, &rv, "r", err, errlen) < 0 || vec(k, &w, "w", err, errlen) < 0 ||
       vec(k, &u, "u", err, errlen) < 0 || (!none && vec(k, &z, "z", err, errlen) < 0) ||
       sk_sp_view(&h, "h", SK_F64, m + 2, k->space, 1, err, errlen) < 0 ||
+      sk_sp_view(&part, "part", SK_F64, (m + 2) * nchunks(k), k->space, 1, err, errlen) < 0 ||
       sk_sp_view(&y, "y", SK_F64, m + 1, k->space, 1, err, errlen) < 0 ||
       (!host && (sk_sp_view(&hv, "h", SK_F64, m + 2, SK_SPACE_HOST, 1, err, errlen) < 0 ||
                  sk_sp_view(&yh, "y", SK_F64, m + 1, SK_SPACE_HOST, 1, err, errlen) < 0)))
@@ -633,7 +675,7 @@ static int run_gmres(kry *k, double *rr_out, char *err, size_t errlen) {
         zz = &z;
       }
       if (sk_solve_op_apply(&k->op, zz, &vj1, err, errlen) < 0 ||
-          mdot(k, &V, &h, hvp, j + 1, hh, err, errlen) < 0)
+          mdot(k, &V, &part, &h, hvp, j + 1, hh, err, errlen) < 0)
         goto done;
       double ww = hh[j + 1], hs = 0;
       if (!isfinite(ww)) {
@@ -647,7 +689,7 @@ static int run_gmres(kry *k, double *rr_out, char *err, size_t errlen) {
         sk_arg ao[] = {sk_arg_view("V", &V), sk_arg_view("h", &h), sk_arg_i64("j1", j + 1),
                        sk_arg_f64("scale", 1.0)};
         if (sk_solve_range(&k_gm_orth, 0, k->n, ao, NELEM(ao), NULL, err, errlen) < 0 ||
-            mdot(k, &V, &h, hvp, j + 1, hh, err, errlen) < 0)
+            mdot(k, &V, &part, &h, hvp, j + 1, hh, err, errlen) < 0)
           goto done;
         hs = 0;
         for (int64_t q = 0; q <= j; q++) H[q * m + j] += hh[q], hs += hh[q] * hh[q];
@@ -736,6 +778,18 @@ static int krylov(int method, const sk_arg *args, int nargs, sk_kvalue *out, cha
          : method == M_BICGSTAB ? run_bicgstab(&k, &rr, err, errlen)
                                 : run_gmres(&k, &rr, err, errlen);
     if (rc == 0 && k.reason == R_CONVERGED && sqrt(rr) > k.stop) k.reason = R_MAXITER;
+    if (rc == 0 && k.reason != R_CONVERGED) {
+      /* resid is that of the x returned, also when the method stopped short */
+      sk_view w, rv;
+      memset(&w, 0, sizeof w);
+      memset(&rv, 0, sizeof rv);
+      rc = vec(&k, &w, "w", err, errlen) < 0 || vec(&k, &rv, "r", err, errlen) < 0 ||
+               true_resid(&k, &w, &rv, &rr, err, errlen) < 0
+             ? -1
+             : 0;
+      sk_view_release(&w);
+      sk_view_release(&rv);
+    }
   }
   if (rc == 0) rc = finish(&k, rr, out, err, errlen);
   sk_view_release(&k.x);
@@ -762,7 +816,8 @@ const sk_kentry *const sk_krylov_entries[] = {&e_cg, &e_bicgstab, &e_gmres, NULL
 const sk_kbody *const sk_krylov_bodies[] = {
   &k_cg_spmv_dots, &k_cg_dots, &k_cg_step, &k_dot,       &k_resid,    &sk_solve_k_copy,
   &sk_solve_k_zero, &k_axpy,   &k_bi_p,    &k_bi_s,      &k_bi_dots,  &k_bi_update,
-  &k_gm_mdot,      &k_gm_orth, &k_gm_scale, &k_gm_comb,  NULL};
+  &k_gm_mdot,      &k_gm_orth, &k_gm_scale, &k_gm_comb,  &k_pdot,     &k_fold,
+  NULL};
 
 const sk_kentry *const *const sk_solve_entries[] = {sk_krylov_entries, sk_precond_entries,
                                                     NULL};
