@@ -397,6 +397,21 @@ describe("speck.solve on " .. SPACE, function()
       end
     end)
 
+    it("a singular A stops with reason 'breakdown' and the true residual of the x returned", function()
+      local A = sparse.from_coo(2, 2, {0, 1}, {0, 1}, {1.0, 0.0}, {space = MEM})
+      local bh = speck.View.from({1.0, 1.0}, "float64", {space = "host"})
+      local b = MEM == "host" and bh or speck.create_mirror_view_and_copy(MEM, bh)
+      for _, meth in ipairs({"cg", "bicgstab", "gmres"}) do
+        local x, info = solve[meth](A, b)
+        assert.are.equal("breakdown", info.reason, meth)
+        assert.are.equal(info.iters + 1, #info.history, meth)
+        local xh = host(x)
+        -- b - A x = (1 - x0, 1): ||.|| / sqrt(2)
+        local want = math.sqrt((1 - xh(0)) ^ 2 + 1) / math.sqrt(2)
+        assert.is_true(math.abs(info.resid - want) < 1e-14, meth .. " resid " .. info.resid)
+      end
+    end)
+
     it("x0 is the start: the exact solution stops at once, b = 0 gives x = 0", function()
       local A = A_OF.poisson2d
       local b = rhs(A:nrows())

@@ -716,6 +716,8 @@ static int run_gmres(kry *k, double *rr_out, char *err, size_t errlen) {
       }
       double a = H[j * m + j], r = hypot(a, hn);
       if (r == 0) {
+        /* a singular Hessenberg column: the residual stays where it was */
+        if (push(k, fabs(g[j]) / k->bn, err, errlen) < 0) goto done;
         k->reason = R_BREAKDOWN;
         ncol = j;
         break;
