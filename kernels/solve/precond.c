@@ -49,6 +49,13 @@ static const sk_kbody k_gs_color = {.label = "solve.gs_color",
                                     .pattern = SK_FOR,
                                     .sigs = sig_gcolor};
 
+static const char *const sig_psym[] = {"range rowptr=int64[1] colidx=int32[1]", NULL};
+static const sk_kbody k_pattern_sym = {.label = "solve.pattern_sym",
+                                       .body = sk_body_solve_pattern_sym,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_psym,
+                                       .reds = "sum:int64"};
+
 /* -- the callback ---------------------------------------------------------------- */
 static _Thread_local sk_solve_cb cb_fn;
 static _Thread_local void *cb_ctx;
@@ -404,10 +411,19 @@ static int color_order(const sk_csr *A, sk_view *perm, sk_view *cptr, int64_t *n
   sk_view hc, hp;
   memset(&hc, 0, sizeof hc);
   memset(&hp, 0, sizeof hp);
-  if (sk_kernel_call("graph.from_csr", ga, NELEM(ga), &g, NULL, err, errlen) < 0) return -1;
-  sk_arg ca[2];
-  for (int k = 0, m = 0; k < g.nout; k++)
-    if (g.out[k].is_view && m < 2) ca[m++] = sk_arg_view(g.out[k].name, &g.out[k].view);
+  /* a symmetric pattern with sorted rows is a graph as it is (graph.color
+   * skips the diagonal); else graph.from_csr symmetrizes it */
+  sk_arg pa[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx)};
+  sk_result pr;
+  if (sk_solve_range(&k_pattern_sym, 0, A->nrows, pa, NELEM(pa), &pr, err, errlen) < 0)
+    return -1;
+  sk_arg ca[2] = {sk_arg_view("G_rowptr", A->rowptr), sk_arg_view("G_colidx", A->colidx)};
+  if (A->nrows > 0 && sk_result_i64(&pr, 0) > 0) {
+    if (sk_kernel_call("graph.from_csr", ga, NELEM(ga), &g, NULL, err, errlen) < 0)
+      return -1;
+    for (int k = 0, m = 0; k < g.nout; k++)
+      if (g.out[k].is_view && m < 2) ca[m++] = sk_arg_view(g.out[k].name, &g.out[k].view);
+  }
   if (sk_kernel_call("graph.color", ca, 2, &c, NULL, err, errlen) < 0) goto done;
   const sk_view *col = NULL;
   double nc = 0;
@@ -509,5 +525,5 @@ static const sk_kentry e_gs = {"solve.gauss_seidel", "A_* [, multicolor]", SK_KR
 static const sk_kentry e_apply = {"solve.precond_apply", "precond, M_*, r, z",
                                   SK_KRES_NONE, precond_apply};
 const sk_kentry *const sk_precond_entries[] = {&e_jacobi, &e_gs, &e_apply, NULL};
-const sk_kbody *const sk_precond_bodies[] = {&k_jdiag, &k_japply, &k_gs_seq, &k_gs_color,
-                                             NULL};
+const sk_kbody *const sk_precond_bodies[] = {&k_jdiag,    &k_japply,      &k_gs_seq,
+                                             &k_gs_color, &k_pattern_sym, NULL};
