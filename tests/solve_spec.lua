@@ -200,10 +200,10 @@ local function preconds(A)
     {"none", nil},
     {"jacobi", solve.jacobi(A)},
     {"l1-jacobi", solve.jacobi(A, {l1 = true})},
-    {"gs", solve.gauss_seidel(A, {multicolor = false})},
+    {"gs", solve.gauss_seidel(A, {symmetric = false, multicolor = false})},
     {"sgs", solve.gauss_seidel(A, {symmetric = true, multicolor = false})},
-    {"mc-gs", solve.gauss_seidel(A, {multicolor = true})},
-    {"mc-sgs", solve.gauss_seidel(A, {symmetric = true, multicolor = true})},
+    {"mc-gs", solve.gauss_seidel(A, {symmetric = false, multicolor = true})},
+    {"mc-sgs", solve.gauss_seidel(A)},
   }
 end
 
@@ -316,8 +316,10 @@ describe("speck.solve on " .. SPACE, function()
         if i < n - 1 then t.add(i, i + 1, -1) end
       end
       local A = t.matrix(n)
-      local P = solve.gauss_seidel(A, {multicolor = true})
+      local P = solve.gauss_seidel(A, {symmetric = false})
       assert.are.equal(2, P:info().ncolors)
+      assert.are.same({kind = "gauss_seidel", rows = n, symmetric = false, multicolor = true,
+                       sweeps = 1, omega = 1.0, ncolors = 2}, P:info())
       local z = host(P(rhs(n)))
       -- forward sweep by colors: first color's rows get r_i / 2, the
       -- second's (r_i + z_{i-1} + z_{i+1}) / 2 with the first's values
@@ -350,7 +352,7 @@ describe("speck.solve on " .. SPACE, function()
       local b = speck.View("b", "float32", m * m)
       speck.deep_copy(b, 1.0)
       for _, meth in ipairs({"cg", "bicgstab", "gmres"}) do
-        for _, P in ipairs({false, solve.jacobi(A), solve.gauss_seidel(A, {symmetric = true}),
+        for _, P in ipairs({false, solve.jacobi(A), solve.gauss_seidel(A, {symmetric = true, multicolor = false}),
                             solve.gauss_seidel(A, {symmetric = true, multicolor = true})}) do
           local x, info = solve[meth](A, b, {tol = 1e-5, precond = P or nil})
           assert.are.equal("float32", x:dtype())

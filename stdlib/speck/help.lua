@@ -163,6 +163,6 @@ return {
     "Right-preconditioned restarted GMRES (classical Gram-Schmidt, a second pass when needed); iters counts operator applications after the first; options and info as solve.cg."},
   ["speck.solve.jacobi"] = {"local P = solve.jacobi(A [, {l1 = false, omega = 1}])",
     "Jacobi: z = omega D^-1 r; l1 = true: D the rows' sums of |a_ij|. A zero diagonal is an error naming the row."},
-  ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = false, multicolor = (A not on the host), sweeps = 1, omega = 1}])",
-    "Gauss-Seidel / SOR from z = 0: in row order (one thread) or multicolor (graph.color's colors, one launch per color: the GPU's form); symmetric = forward then backward (SSOR, for CG)."},
+  ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = true, multicolor = true, sweeps = 1, omega = 1}])",
+    "Gauss-Seidel / SOR from z = 0: multicolor (graph.color's colors, one launch per color: the parallel form, the GPU's) or in row order on one thread (multicolor = false); symmetric = forward then backward (SSOR, for CG), false: forward only."},
 }

@@ -72,11 +72,11 @@ local function check_number(f, what, x)
   return x
 end
 
-local function check_bool(f, what, x)
-  if x ~= nil and type(x) ~= "boolean" then
-    fail(f, "%s must be a boolean, got %s", what, type(x))
-  end
-  return x == true
+-- boolean option 'x' ('dflt' when nil)
+local function check_bool(f, what, x, dflt)
+  if x == nil then return dflt == true end
+  if type(x) ~= "boolean" then fail(f, "%s must be a boolean, got %s", what, type(x)) end
+  return x
 end
 
 -- jacobi(A [, {l1 = false, omega = 1}]): z = omega D^-1 r; l1: D the rows'
@@ -92,19 +92,18 @@ function solve.jacobi(A, opts)
                      {l1 = l1, omega = omega})
 end
 
--- gauss_seidel(A [, {symmetric = false, multicolor = (A not in host memory),
--- sweeps = 1, omega = 1}]): z from z = 0 by 'sweeps' Gauss-Seidel / SOR sweeps
--- (symmetric: each a forward and a backward sweep); multicolor: the rows of
--- each color of graph.color (on A's symmetrized pattern) updated at once,
--- one launch per color; else in row order on one thread
+-- gauss_seidel(A [, {symmetric = true, multicolor = true, sweeps = 1,
+-- omega = 1}]) (SPEC.md's defaults): z from z = 0 by 'sweeps' Gauss-Seidel /
+-- SOR sweeps (symmetric: each a forward and a backward sweep, SSOR: the one
+-- for CG); multicolor: the rows of each color of graph.color (on A's
+-- symmetrized pattern) updated at once, one launch per color; false: in row
+-- order on one thread (the host's sequential form)
 function solve.gauss_seidel(A, opts)
   local f = "gauss_seidel"
   sparse._check_matrix(f, "A", A)
   opts = check_opts(f, opts, {"symmetric", "multicolor", "sweeps", "omega"})
-  local sym = check_bool(f, "symmetric", opts.symmetric)
-  local mc = opts.multicolor
-  if mc == nil then mc = A:space() ~= "host" end
-  mc = check_bool(f, "multicolor", mc)
+  local sym = check_bool(f, "symmetric", opts.symmetric, true)
+  local mc = check_bool(f, "multicolor", opts.multicolor, true)
   local sweeps = opts.sweeps == nil and 1 or opts.sweeps
   if math.type(sweeps) ~= "integer" or sweeps < 1 then
     fail(f, "sweeps must be a positive integer, got %s", tostring(sweeps))
