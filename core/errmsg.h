@@ -761,6 +761,5 @@ SK_ERRDEF(SOLVE_MAXITER, "maxiter %lld must be at least 1")
 SK_ERRDEF(SOLVE_RESTART, "restart %lld must be at least 1")
 SK_ERRDEF(SOLVE_PRECOND_ROWS, "the preconditioner (%s) has %lld rows, A has %lld")
 SK_ERRDEF(SOLVE_PRECOND_NOT_SPD, "r'z = %g at iteration %lld: the preconditioner is not positive definite")
-SK_ERRDEF(SOLVE_ZAZ_NEGATIVE, "z'Az = %g at iteration %lld: A is not positive definite")
 #include "backends/errmsg.h"
 // clang-format on

@@ -428,10 +428,6 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
       sk_err(err, errlen, SK_E_SOLVE_PRECOND_NOT_SPD, gamma, (long long)k->it + 1);
       goto done;
     }
-    if (delta < 0) {
-      sk_err(err, errlen, SK_E_SOLVE_ZAZ_NEGATIVE, delta, (long long)k->it + 1);
-      goto done;
-    }
     double beta = 0, denom = delta;
     if (!fresh) {
       beta = gamma / gamma_old;
@@ -761,6 +757,55 @@ static int run_gmres(kry *k, double *rr_out, char *err, size_t errlen) {
 done:
   for (int q = 0; q < NELEM(all); q++) sk_view_release(all[q]);
   free(H);
+  return rc;
+}
+
+/* -- sparse.cg's iteration ---------------------------------------------------------- */
+int sk_solve_cg_plain(const sk_csr *A, const sk_view *b, const sk_view *x0, double tol,
+                      int64_t maxiter, sk_view *x, int64_t *iters, double *rnorm,
+                      int *reason, char *err, size_t errlen) {
+  kry k;
+  memset(&k, 0, sizeof k);
+  memset(x, 0, sizeof *x);
+  k.method = M_CG;
+  k.op.A = *A;
+  k.op.n = k.n = A->nrows;
+  k.P.kind = SK_PC_NONE;
+  k.P.n = -1;
+  k.b = b, k.x0 = x0, k.tol = tol, k.maxiter = maxiter;
+  k.dt = A->values->dtype;
+  k.space = b->space;
+  double bb, rr = 0;
+  int rc = -1;
+  if (!(k.be = sk_sp_backend(err, errlen)) || vec(&k, &k.x, "x", err, errlen) < 0 ||
+      (x0 && sk_view_deep_copy(&k.x, x0, err, errlen) < 0) ||
+      dot(b, b, k.n, &bb, err, errlen) < 0)
+    goto done;
+  if (!isfinite(bb)) {
+    nonfinite(&k, "b'b", bb, err, errlen);
+    goto done;
+  }
+  k.bn = sqrt(bb);
+  k.stop = tol * k.bn;
+  if (run_cg(&k, &rr, err, errlen) < 0) goto done;
+  if (k.reason == R_CONVERGED && sqrt(rr) > k.stop) k.reason = R_MAXITER;
+  if (k.reason != R_CONVERGED) {
+    sk_view w, rv;
+    memset(&w, 0, sizeof w);
+    memset(&rv, 0, sizeof rv);
+    int bad = vec(&k, &w, "w", err, errlen) < 0 || vec(&k, &rv, "r", err, errlen) < 0 ||
+              true_resid(&k, &w, &rv, &rr, err, errlen) < 0;
+    sk_view_release(&w);
+    sk_view_release(&rv);
+    if (bad) goto done;
+  }
+  *x = k.x;
+  memset(&k.x, 0, sizeof k.x);
+  *iters = k.it, *rnorm = sqrt(rr), *reason = k.reason;
+  rc = 0;
+done:
+  sk_view_release(&k.x);
+  free(k.hist);
   return rc;
 }
 

@@ -87,6 +87,14 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
 int sk_sp_cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
                        const char *what, double x, int64_t it, char *err, size_t errlen);
 
+/* CG without a preconditioner (speck.solve's, kernels/solve/krylov.c) for
+ * sparse.cg: A square, b and x0 (NULL: zero) checked by the caller, tol >= 0,
+ * maxiter >= 0. Sets x (a new view), the iterations, the final true
+ * ||b - A x|| and the reason (0 converged, 1 maxiter, 2 breakdown). */
+int sk_solve_cg_plain(const sk_csr *A, const sk_view *b, const sk_view *x0, double tol,
+                      int64_t maxiter, sk_view *x, int64_t *iters, double *rnorm,
+                      int *reason, char *err, size_t errlen);
+
 /* -- families ----------------------------------------------------------------- */
 extern const sk_kentry *const sk_csr_entries[],
   *const sk_mmio_entries[], *const sk_spmv_entries[], *const sk_spgemm_entries[],
@@ -95,8 +103,7 @@ extern const sk_kentry *const sk_csr_entries[],
                                                             *const sk_cg_entries[];
 extern const sk_kbody *const sk_csr_bodies[],
   *const sk_spmv_bodies[], *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
-                                                        *const sk_sptrsv_bodies[],
-                                                          *const sk_cg_bodies[];
+                                                        *const sk_sptrsv_bodies[];
 
 /* -- text files (mmio.c; graph/gio.c too) ------------------------------------ */
 /* A reader's failure: "'path' line N: " then core/errmsg.h's 'id' with the
