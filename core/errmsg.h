@@ -756,6 +756,7 @@ SK_ERRDEF(SOLVE_PRECOND_FAILED, "the preconditioner (%s) failed at iteration %ll
 SK_ERRDEF(SOLVE_RESTART_GMRES, "restart is an option of GMRES only")
 SK_ERRDEF(SOLVE_VEC_ROWS, "A has %lld rows, %s (view '%s') has %lld")
 SK_ERRDEF(SOLVE_VEC_DTYPE, "A is %s, %s (view '%s') is %s")
+SK_ERRDEF(SOLVE_VEC_SPACE, "A is in space '%s', %s (view '%s') in '%s': the solve runs where A lives")
 SK_ERRDEF(SOLVE_TOL, "tol %g must be a non-negative number")
 SK_ERRDEF(SOLVE_MAXITER, "maxiter %lld must be at least 1")
 SK_ERRDEF(SOLVE_RESTART, "restart %lld must be at least 1")

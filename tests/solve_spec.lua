@@ -544,6 +544,10 @@ describe("speck.solve on " .. SPACE, function()
       solve.cg(A, b, {precond = solve.gauss_seidel(A, {symmetric = true})})
       solve.gmres(A, b, {precond = solve.jacobi(A)})
       solve.bicgstab(A, b)
+      -- a vector in host memory is refused: the solve runs where A lives
+      local bh = speck.View("bh", "float64", A:nrows(), {space = "host"})
+      assert.are.equal(("speck.solve.cg: A is in space '%s', b (view 'bh') in 'host': the solve runs where A lives"):format(A:space()),
+                       err_of(solve.cg, A, bh))
       for _, lab in ipairs({"solve.cg_dots", "solve.cg_step", "solve.gs_color",
                             "solve.gmres_mdot", "solve.gmres_orth", "solve.jacobi_apply",
                             "solve.bicg_dots", "solve.jacobi_diag"}) do

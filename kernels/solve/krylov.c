@@ -276,6 +276,14 @@ static int setup(kry *k, int method, const sk_arg *args, int nargs, char *err,
            (long long)k->x0->extent[0]);
     return -1;
   }
+  for (int t = 0; t < 2 && !k->op.is_body; t++) {
+    const sk_view *v = t ? k->x0 : k->b;
+    if (v && v->space != k->op.A.values->space) {
+      sk_err(err, errlen, SK_E_SOLVE_VEC_SPACE, sk_space_name(k->op.A.values->space),
+             t ? "x0" : "b", v->label, sk_space_name(v->space));
+      return -1;
+    }
+  }
   k->dt = k->op.is_body ? k->b->dtype : k->op.A.values->dtype;
   if (!sk_sp_is_float(k->dt)) {
     sk_err(err, errlen, SK_E_SOLVE_ARG_DTYPE, "b", k->b->label, "float64 or float32",
