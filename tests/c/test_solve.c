@@ -6,8 +6,10 @@
  *    outputs passed back as the M_* arguments of "solve.cg",
  *    "solve.bicgstab" and "solve.gmres"; each solution checked against the
  *    exact one (x_i = (i + 1)(n - i) / 2 for b = 1); a user body as the
- *    operator; the bad inputs of issue 27 (GMRES restart 0, maxiter 0, a
- *    preconditioner of another size) with their messages.
+ *    operator; "solve.precond_apply" (one Jacobi application); the bad
+ *    inputs of issue 27 (GMRES restart 0, maxiter 0, a preconditioner of
+ *    another size) and precond "callback" with no callback set, with their
+ *    messages.
  * 2. Where libnvrtc loads: every solve body compiles for the GPU back
  *    end (its first precompiled signature).
  * Runs on the space of SPECK_SPACE. Last line: 'N passed, M failed'.
@@ -181,6 +183,25 @@ static void api_tests(void) {
                                "10 rows, A has 50") == 0,
         "precond size: %s", err);
   speck_view_release(d10);
+  speck_arg cb[] = {MAT("A"), speck_arg_view("b", b), speck_arg_str("precond", "callback")};
+  rc = speck_call_out(rt, "solve.cg", cb, 6, NULL, o, 8, &no, err, sizeof err);
+  CHECK(rc != 0 && strcmp(err, "speck_call solve.cg: precond 'callback' but the host program "
+                               "set no callback") == 0,
+        "callback: %s", err);
+
+  /* one application: z = D^-1 r = r / 2 */
+  double zh[N];
+  speck_view *z = to_dev(rt, "z", "float64", N, bh);
+  speck_arg pa[] = {speck_arg_str("precond", "jacobi"), speck_arg_view("M_dinv", dinv),
+                    speck_arg_view("r", b), speck_arg_view("z", z)};
+  rc = speck_call(rt, "solve.precond_apply", pa, 4, NULL, err, sizeof err);
+  CHECK(rc == 0, "precond_apply: %s", err);
+  int64_t nn = N;
+  speck_view *zw = speck_view_wrap(rt, "zh", "float64", 1, &nn, zh, err, sizeof err);
+  CHECK(zw && speck_deep_copy(zw, z, err, sizeof err) == 0 && zh[0] == 0.5 && zh[N - 1] == 0.5,
+        "precond_apply: z = %g .. %g", zh[0], zh[N - 1]);
+  speck_view_release(zw);
+  speck_view_release(z);
   for (int q = 0; q < njo; q++)
     if (jo[q].view) speck_view_release(jo[q].view);
   for (int q = 0; q < ngo; q++)
