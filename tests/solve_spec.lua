@@ -579,6 +579,9 @@ describe("speck.solve on " .. SPACE, function()
       local obj = {n = 7, kind = "ilu", apply = function() end}
       assert.are.equal("speck.solve.bicgstab: the preconditioner (ilu) has 7 rows, A has 576",
                        err_of(solve.bicgstab, A, b, {precond = obj}))
+      local far = {n = n, kind = "amg", space = "elsewhere", apply = function() end}
+      assert.are.equal(("speck.solve.cg: the preconditioner (amg) is in space 'elsewhere', A in '%s'"):format(A:space()),
+                       err_of(solve.cg, A, b, {precond = far}))
       assert.are.equal("speck.solve.cg: the preconditioner (body) has 5 rows, A has 576",
                        err_of(solve.cg, A, b, {precond = {n = 5, body = "z(i) = rv(i);"}}))
       usable()

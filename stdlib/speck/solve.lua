@@ -154,11 +154,19 @@ local function op_args(f, A, args)
        type(A) == "userdata" and "a view" or type(A))
 end
 
--- the preconditioner's arguments; a Lua function(r, z) for a callback
-local function pc_args(f, P, n, args)
+-- the preconditioner's arguments; a Lua function(r, z) for a callback.
+-- 'space': A's (nil for a body operator)
+local function pc_args(f, P, n, space, args)
   if P == nil then return nil end
+  local function check_space(kind)
+    local ok, ps = pcall(function() return P.space end)
+    if space and ok and ps ~= nil and ps ~= space then
+      fail(f, "the preconditioner (%s) is in space '%s', A in '%s'", kind, tostring(ps), space)
+    end
+  end
   if is_precond(P) then
     if P.n ~= n then fail(f, "the preconditioner (%s) has %d rows, A has %d", P.kind, P.n, n) end
+    check_space(P.kind)
     for k, v in pairs(P._args) do args[k] = v end
     return nil
   end
@@ -173,6 +181,7 @@ local function pc_args(f, P, n, args)
       fail(f, "the preconditioner (%s) has %s rows, A has %d", tostring(P.kind or "object"),
            tostring(pn), n)
     end
+    check_space(tostring(P.kind or "object"))
     args.precond = "callback"
     return function(r, z) P:apply(r, z) end
   end
@@ -193,7 +202,7 @@ local function krylov(f, A, b, opts, keys)
   local args = {b = b, x0 = opts.x0, tol = opts.tol, maxiter = opts.maxiter,
                 restart = opts.restart}
   local n = op_args(f, A, args)
-  local fn = pc_args(f, opts.precond, n, args)
+  local fn = pc_args(f, opts.precond, n, sparse.is_matrix(A) and A:space() or nil, args)
   local outs
   if fn then
     local ok, _, o = pcall(core._solve.with, fn, "solve." .. f, args, "speck.solve." .. f)
