@@ -6,9 +6,10 @@
  * method allows (a reduction's value is the host's one wait on a GPU):
  *   CG      Chronopoulos and Gear's form: one update launch (p, s = A p,
  *           x, r), the preconditioner, then w = A u fused with r'u, w'u
- *           and r'r (on the host one launch over runs of rows, as
- *           sparse.cg's; on a GPU the SpMV then one reduction): one read
- *           per iteration.
+ *           and r'r (on the host one launch over sparse.spmv's merge-path
+ *           runs of rows; on a GPU the SpMV then one reduction): one read
+ *           per iteration. sparse.cg is this CG without a
+ *           preconditioner (sk_solve_cg_plain).
  *   BiCGStab  right-preconditioned; one read per iteration: rhat'v stays
  *           on the device (chunked partial sums folded in order, read by
  *           the launch that forms s), the read brings t's and s's five
