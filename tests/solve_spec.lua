@@ -179,7 +179,12 @@ if HAVE_SCIPY then
   for _, nm in ipairs(names) do
     local x = {}
     for line in io.lines(DIR .. "/" .. nm .. ".x") do
-      if not line:match("^resid") then x[#x + 1] = tonumber(line) end
+      local c0, c1 = line:match("^cg (%d+) (%d+)")
+      if c0 then
+        x.cg, x.jcg = tonumber(c0), tonumber(c1)
+      elseif not line:match("^resid") then
+        x[#x + 1] = tonumber(line)
+      end
     end
     REF[nm] = x
   end
@@ -279,6 +284,25 @@ describe("speck.solve on " .. SPACE, function()
           local _, info = solve.cg(A, b, {tol = 1e-8, precond = P})
           assert.is_true(info.iters < i0.iters,
             ("%s mc=%s: %d, CG %d"):format(nm, tostring(mc), info.iters, i0.iters))
+        end
+      end
+    end)
+
+    it("CG and Jacobi-PCG take SciPy's cg's iterations (within 1) on every SPD matrix", function()
+      if not HAVE_SCIPY then
+        pending("python3-scipy is not installed (scripts/install-deps.sh)")
+        return
+      end
+      for _, m in ipairs(MATS) do
+        if m.spd then
+          local A = A_OF[m.name]
+          local b = rhs(A:nrows())
+          local _, i0 = solve.cg(A, b, {tol = 1e-8})
+          local _, i1 = solve.cg(A, b, {tol = 1e-8, precond = solve.jacobi(A)})
+          assert.is_true(math.abs(i0.iters - REF[m.name].cg) <= 1,
+            ("%s: CG %d, SciPy %d"):format(m.name, i0.iters, REF[m.name].cg))
+          assert.is_true(math.abs(i1.iters - REF[m.name].jcg) <= 1,
+            ("%s: Jacobi-PCG %d, SciPy %d"):format(m.name, i1.iters, REF[m.name].jcg))
         end
       end
     end)
