@@ -179,6 +179,8 @@ extern const sk_kentry *const *const sk_batched_entries[];
 extern const sk_kbody *const *const sk_batched_bodies[];
 extern const sk_kentry *const *const sk_graph_entries[];
 extern const sk_kbody *const *const sk_graph_bodies[];
+extern const sk_kentry *const *const sk_solve_entries[];
+extern const sk_kbody *const *const sk_solve_bodies[];
 extern const sk_kentry *const sk_sort_entries[];
 extern const sk_kbody *const sk_sort_bodies[];
 

@@ -1,15 +1,14 @@
-/* cg.c: the conjugate gradient method (seed 001's CG solve; miniFE's
- * solver, seed 004 section 6.1) for a symmetric positive definite A.
- *
- * Three launches per iteration: Ap = A*p fused with the dot product p.Ap
- * (on the host the SpMV body is a reduction over the same runs of rows as
- * sparse.spmv; on a GPU the team SpMV then a dot), then x += a*p and
- * r -= a*Ap fused with r.r, then p = r + b*p. It stops when
- * ||r|| <= tol*||b|| (the recurrence residual) or after maxiter
- * iterations (the reason "converged" or "maxiter"); a negative p.Ap (A
- * not positive definite) is an error naming the iteration, a zero one
- * stops with the reason "breakdown"; a NaN or Inf in b'b, r'r or p.Ap is
- * an error naming the input that holds one (or the overflow).
+/* cg.c: sparse.cg, the conjugate gradient method (seed 001's CG solve;
+ * miniFE's solver, seed 004 section 6.1) for a symmetric positive
+ * definite A: its arguments checked here, the iteration speck.solve's CG
+ * without a preconditioner (kernels/solve/krylov.c: Chronopoulos and
+ * Gear's form, the SpMV fused with the dots, one reduction per
+ * iteration). It stops when ||r|| <= tol*||b|| (the true residual) or after
+ * maxiter iterations (the reason "converged" or "maxiter"); a negative
+ * p'Ap (A not positive definite) is an error naming the iteration, a zero
+ * one stops with the reason "breakdown"; a NaN or Inf in b'b, r'r or p'Ap
+ * is an error naming the input that holds one (or the overflow): the
+ * search for it lives here (sk_sp_cg_nonfinite), for every solver.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,76 +16,6 @@
 
 #include "core/err.h"
 #include "sparse.h"
-#include "kbodies.h"
-
-#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
-#define R1(name, dt) " " name "=" dt "[1]"
-#define MAT(VT)      R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
-
-/* host: Ap = A*p over run i of 'nchunk', and acc = sum p(r)*Ap(r) */
-#define SD_SIG(VT) "range" MAT(VT) R1("p", VT) R1("ap", VT) " nchunk=int64"
-static const char *const sig_spmv_dot[] = {SD_SIG("float64"), SD_SIG("float32"), NULL};
-static const sk_kbody k_spmv_dot = {.label = "sparse.cg_spmv_dot",
-                                    .body = sk_body_sparse_cg_spmv_dot,
-                                    .prelude = sk_body_sparse_row_split,
-                                    .pattern = SK_REDUCE,
-                                    .red_op = SK_RED_SUM,
-                                    .sigs = sig_spmv_dot};
-
-#define DOT_SIG(VT) "range" R1("u", VT) R1("v", VT)
-static const char *const sig_dot[] = {DOT_SIG("float64"), DOT_SIG("float32"), NULL};
-static const sk_kbody k_dot = {.label = "sparse.cg_dot",
-                               .body = sk_body_sparse_cg_dot,
-                               .pattern = SK_REDUCE,
-                               .red_op = SK_RED_SUM,
-                               .sigs = sig_dot};
-
-/* x += a*p; r -= a*Ap; acc = r.r */
-#define UP_SIG(VT) "range" R1("x", VT) R1("r", VT) R1("p", VT) R1("ap", VT) " a=float64"
-static const char *const sig_update[] = {UP_SIG("float64"), UP_SIG("float32"), NULL};
-static const sk_kbody k_update = {.label = "sparse.cg_update",
-                                  .body = sk_body_sparse_cg_update,
-                                  .pattern = SK_REDUCE,
-                                  .red_op = SK_RED_SUM,
-                                  .sigs = sig_update};
-
-/* p = r + b*p */
-#define PU_SIG(VT) "range" R1("p", VT) R1("r", VT) " b=float64"
-static const char *const sig_pupdate[] = {PU_SIG("float64"), PU_SIG("float32"), NULL};
-static const sk_kbody k_pupdate = {.label = "sparse.cg_direction",
-                                   .body = sk_body_sparse_cg_direction,
-                                   .pattern = SK_FOR,
-                                   .sigs = sig_pupdate};
-
-static int dot(const sk_view *u, const sk_view *v, double *d, char *err, size_t errlen) {
-  sk_arg a[] = {sk_arg_view("u", u), sk_arg_view("v", v)};
-  sk_result r;
-  if (sk_sp_range(&k_dot, u->extent[0], a, NELEM(a), &r, err, errlen) < 0) return -1;
-  *d = sk_result_f64(&r, 0);
-  return 0;
-}
-
-/* Ap = A*p, *pap = p.Ap */
-static int spmv_dot(const sk_backend *b, const sk_csr *A, const sk_view *p,
-                    const sk_view *ap, double *pap, char *err, size_t errlen) {
-  if (!sk_sp_host(b) || A->nrows == 0) {
-    if (sk_sp_spmv('N', 1.0, A, p, 0.0, ap, NULL, err, errlen) < 0) return -1;
-    return dot(p, ap, pap, err, errlen);
-  }
-  int64_t nchunk = b->concurrency ? b->concurrency() : 1;
-  if (nchunk < 1) nchunk = 1;
-  if (nchunk > A->nrows) nchunk = A->nrows;
-  sk_arg a[] = {sk_arg_view("rowptr", A->rowptr),
-                sk_arg_view("colidx", A->colidx),
-                sk_arg_view("values", A->values),
-                sk_arg_view("p", p),
-                sk_arg_view("ap", ap),
-                sk_arg_i64("nchunk", nchunk)};
-  sk_result r;
-  if (sk_sp_range(&k_spmv_dot, nchunk, a, NELEM(a), &r, err, errlen) < 0) return -1;
-  *pap = sk_result_f64(&r, 0);
-  return 0;
-}
 
 /* -- non-finite values ----------------------------------------------------
  * The iteration checks only what it already reduces: b'b, r'r and p'Ap.
@@ -116,8 +45,7 @@ static int first_nonfinite(const sk_view *v, int64_t *at, double *val, char *err
   return 0;
 }
 
-/* the message for a non-finite 'what' (= 'x') at iteration 'it'; -1 */
-static int cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
+int sk_sp_cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
                         const char *what, double x, int64_t it, char *err,
                         size_t errlen) {
   int64_t at;
@@ -136,8 +64,8 @@ static int cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
       return -1;
     }
   }
-  if (first_nonfinite(A->values, &at, &val, err, errlen) < 0) return -1;
-  if (at >= 0) {
+  if (A && first_nonfinite(A->values, &at, &val, err, errlen) < 0) return -1;
+  if (A && at >= 0) {
     int64_t row = 0, col = 0, lo = 0, hi = A->nrows;
     /* the row holding entry 'at': the last row whose rowptr <= at */
     while (hi - lo > 1) {
@@ -156,9 +84,9 @@ static int cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
   return -1;
 }
 
-/* sparse.cg: A_*, b [, x0, tol (1e-10), maxiter (1000)] -> x (a new view),
- * iters, resid (the final ||r||), reason (0 converged, 1 maxiter, 2
- * breakdown: p'Ap = 0 with r not yet small, A singular) */
+/* sparse.cg: A_*, b [, x0, tol (1e-10), maxiter (1000, 0 allowed)] -> x (a
+ * new view), iters, resid (the final ||b - A x||), reason (0 converged, 1
+ * maxiter, 2 breakdown: p'Ap = 0 with r not yet small, A singular) */
 static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", "b",
                                       "x0",       "tol",      "maxiter",  NULL};
@@ -202,90 +130,22 @@ static int cg(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     sk_err(err, errlen, SK_E_TOL_MAXITER_MUST, tol, (long long)maxiter);
     return -1;
   }
-  const sk_backend *be = sk_sp_backend(err, errlen);
-  if (!be) return -1;
-  int64_t n = A.nrows;
-  int space = bv->space, dt = bv->dtype, rc = -1;
-  sk_view x, r, p, ap;
-  sk_view *all[] = {&x, &r, &p, &ap};
-  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  if (sk_sp_view(&x, "x", dt, n, space, 1, err, errlen) < 0 ||
-      sk_sp_view(&r, "r", dt, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&p, "p", dt, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&ap, "Ap", dt, n, space, 0, err, errlen) < 0)
-    goto done;
-  /* r = b - A*x0 */
-  if (sk_view_deep_copy(&r, bv, err, errlen) < 0) goto done;
-  if (x0) {
-    if (sk_view_deep_copy(&x, x0, err, errlen) < 0 ||
-        sk_sp_spmv('N', -1.0, &A, &x, 1.0, &r, NULL, err, errlen) < 0)
-      goto done;
-  }
-  double bb, rr;
-  if (dot(bv, bv, &bb, err, errlen) < 0 || dot(&r, &r, &rr, err, errlen) < 0 ||
-      sk_view_deep_copy(&p, &r, err, errlen) < 0)
-    goto done;
-  if (!isfinite(bb)) {
-    cg_nonfinite(&A, bv, x0, "b'b", bb, 0, err, errlen);
-    goto done;
-  }
-  if (!isfinite(rr)) {
-    cg_nonfinite(&A, bv, x0, "r'r", rr, 0, err, errlen);
-    goto done;
-  }
-  double stop = tol * sqrt(bb);
-  int64_t it = 0;
-  int reason = 0;
-  while (it < maxiter && sqrt(rr) > stop) {
-    double pap, rr1;
-    if (spmv_dot(be, &A, &p, &ap, &pap, err, errlen) < 0) goto done;
-    if (!isfinite(pap)) {
-      cg_nonfinite(&A, bv, x0, "p'Ap", pap, it + 1, err, errlen);
-      goto done;
-    }
-    if (pap == 0) {
-      reason = 2;
-      break;
-    }
-    if (pap < 0) {
-      sk_err(err, errlen, SK_E_P_AP_ITERATION, pap, (long long)it + 1);
-      goto done;
-    }
-    double alpha = rr / pap;
-    sk_arg a[] = {sk_arg_view("x", &x), sk_arg_view("r", &r), sk_arg_view("p", &p),
-                  sk_arg_view("ap", &ap), sk_arg_f64("a", alpha)};
-    sk_result res;
-    if (sk_sp_range(&k_update, n, a, NELEM(a), &res, err, errlen) < 0) goto done;
-    rr1 = sk_result_f64(&res, 0);
-    it++;
-    if (!isfinite(rr1)) {
-      cg_nonfinite(&A, bv, x0, "r'r", rr1, it, err, errlen);
-      goto done;
-    }
-    if (sqrt(rr1) <= stop || it >= maxiter) {
-      rr = rr1;
-      break;
-    }
-    sk_arg q[] = {sk_arg_view("p", &p), sk_arg_view("r", &r), sk_arg_f64("b", rr1 / rr)};
-    if (sk_sp_range(&k_pupdate, n, q, NELEM(q), NULL, err, errlen) < 0) goto done;
-    rr = rr1;
-  }
+  /* the iteration is speck.solve's CG (kernels/solve/krylov.c) without a
+   * preconditioner */
+  sk_view x;
+  int64_t it;
+  double rnorm;
+  int reason;
+  if (sk_solve_cg_plain(&A, bv, x0, tol, maxiter, &x, &it, &rnorm, &reason, err, errlen) < 0)
+    return -1;
   if (sk_kout_view(out, "x", &x, err, errlen) < 0 ||
       sk_kout_num(out, "iters", (double)it, err, errlen) < 0 ||
-      sk_kout_num(out, "resid", sqrt(rr), err, errlen) < 0 ||
-      sk_kout_num(out, "reason",
-                  reason             ? reason
-                  : sqrt(rr) <= stop ? 0
-                                     : 1,
-                  err, errlen) < 0)
-    goto done;
-  rc = 0;
-done:
-  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
-  return rc;
+      sk_kout_num(out, "resid", rnorm, err, errlen) < 0 ||
+      sk_kout_num(out, "reason", reason, err, errlen) < 0)
+    return -1;
+  return 0;
 }
 
 static const sk_kentry e_cg = {"sparse.cg", "A_*, b [, x0, tol, maxiter]", SK_KRES_NONE,
                                cg};
 const sk_kentry *const sk_cg_entries[] = {&e_cg, NULL};
-const sk_kbody *const sk_cg_bodies[] = {&k_spmv_dot, &k_dot, &k_update, &k_pupdate, NULL};

@@ -80,6 +80,21 @@ int sk_sp_coo_to_csr(int64_t nrows, int64_t ncols, const sk_view *rows,
 int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, double beta,
                const sk_view *y, const char *algo, char *err, size_t errlen);
 
+/* A non-finite 'what' (= 'x', "r'r") at iteration 'it' of an iterative
+ * solve (cg.c): the message names the first NaN or Inf of b, then x0
+ * (may be NULL), then A's values (A may be NULL: an operator without
+ * values), or else the overflow. Returns -1. */
+int sk_sp_cg_nonfinite(const sk_csr *A, const sk_view *bv, const sk_view *x0,
+                       const char *what, double x, int64_t it, char *err, size_t errlen);
+
+/* CG without a preconditioner (speck.solve's, kernels/solve/krylov.c) for
+ * sparse.cg: A square, b and x0 (NULL: zero) checked by the caller, tol >= 0,
+ * maxiter >= 0. Sets x (a new view), the iterations, the final true
+ * ||b - A x|| and the reason (0 converged, 1 maxiter, 2 breakdown). */
+int sk_solve_cg_plain(const sk_csr *A, const sk_view *b, const sk_view *x0, double tol,
+                      int64_t maxiter, sk_view *x, int64_t *iters, double *rnorm,
+                      int *reason, char *err, size_t errlen);
+
 /* -- families ----------------------------------------------------------------- */
 extern const sk_kentry *const sk_csr_entries[],
   *const sk_mmio_entries[], *const sk_spmv_entries[], *const sk_spgemm_entries[],
@@ -88,8 +103,7 @@ extern const sk_kentry *const sk_csr_entries[],
                                                             *const sk_cg_entries[];
 extern const sk_kbody *const sk_csr_bodies[],
   *const sk_spmv_bodies[], *const sk_spgemm_bodies[], *const sk_spadd_bodies[],
-                                                        *const sk_sptrsv_bodies[],
-                                                          *const sk_cg_bodies[];
+                                                        *const sk_sptrsv_bodies[];
 
 /* -- text files (mmio.c; graph/gio.c too) ------------------------------------ */
 /* A reader's failure: "'path' line N: " then core/errmsg.h's 'id' with the

@@ -193,4 +193,15 @@ return {
     "Louvain communities (parallel moves, aggregation, repeated): int32 comm 0..k-1 by first vertex and its modularity q (networkx.community.modularity); weights count; deterministic for a seed on every back end; a directed graph or a negative weight is refused."},
   ["speck.graph.label_propagation"] = {"local labels, n = graph.label_propagation(g [, {seed = 1}])",
     "Semi-synchronous label propagation (networkx's label_propagation_communities): int64 labels 0..n-1 by first vertex; each vertex's label is among its neighbours' most frequent; deterministic for a seed; undirected graphs only."},
+  -- speck.solve (Krylov methods and point preconditioners; docs/guide.md "Solvers")
+  ["speck.solve.cg"] = {"local x, info = solve.cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = P}])",
+    "Preconditioned CG (A SPD, P symmetric), one fused reduction per iteration. A: a CrsMatrix (runs where A lives) or a body {n =, body = \"y(i) = ... x(...)\", captures =}. info = {iters, resid (true ||b - Ax|| / ||b||), reason = \"converged\"|\"maxiter\"|\"breakdown\", history (relative residuals, iteration 0 first)}."},
+  ["speck.solve.bicgstab"] = {"local x, info = solve.bicgstab(A, b [, opts])",
+    "Right-preconditioned BiCGStab for nonsymmetric A; options and info as solve.cg."},
+  ["speck.solve.gmres"] = {"local x, info = solve.gmres(A, b [, {restart = 30, ...}])",
+    "Right-preconditioned restarted GMRES (classical Gram-Schmidt, a second pass when needed); iters counts operator applications after the first; options and info as solve.cg."},
+  ["speck.solve.jacobi"] = {"local P = solve.jacobi(A [, {l1 = false, omega = 1}])",
+    "Jacobi: z = omega D^-1 r; l1 = true: D the rows' sums of |a_ij|. A zero diagonal is an error naming the row."},
+  ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = true, multicolor = true, sweeps = 1, omega = 1}])",
+    "Gauss-Seidel / SOR from z = 0: multicolor (graph.color's colors, one launch per color: the parallel form, the GPU's) or in row order on one thread (multicolor = false); symmetric = forward then backward (SSOR, for CG), false: forward only."},
 }

@@ -245,7 +245,7 @@ end
 
 -- -- CG ---------------------------------------------------------------------------
 -- x, iters, resid, reason = cg(A, b [, {tol = 1e-10, maxiter = 1000, x0 = v}]):
--- stops when ||r|| <= tol*||b||; resid is the final ||r|| (the recurrence's);
+-- stops when ||r|| <= tol*||b||; resid is the final ||b - A x|| (speck.solve.cg's iteration);
 -- reason "converged", "maxiter" or "breakdown" (p'Ap = 0); a NaN or Inf in
 -- A, b, x0 or the residual is an error naming which
 local cg_reasons = {[0] = "converged", "maxiter", "breakdown"}

@@ -205,7 +205,7 @@ int main(void) {
   /* -- library kernels ------------------------------------------------------------ */
   CASE(is(
     speck_call(rt, "no.such", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
-    "speck_call: no library kernel 'no.such' (families: blas, batched, sparse, graph, sort)"));
+    "speck_call: no library kernel 'no.such' (families: blas, batched, sparse, graph, sort, solve)"));
   CASE(is(speck_call(rt, "blas.nosuch", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
           "speck_call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, "
           "blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby, blas.gemv, "
