@@ -734,6 +734,22 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 /* -- options tables: one checker (vm/lcore.c sk_lopts_check) -- */
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
+/* -- preconditioners: Chebyshev, IC(0)/ILU(k), smoothed aggregation (kernels/solve/ cheby.c, ilu.c, amg.c) -- */
+SK_ERRDEF(PC_NOT_SQUARE, "%s must be square, it is %s")
+SK_ERRDEF(PC_NOT_F64, "%s must have float64 values, got %s")
+SK_ERRDEF(PC_VEC, "%s (view '%s') must be float64 with %lld entries, got %s[%lld]")
+SK_ERRDEF(PC_VEC_SPACE, "%s (view '%s') is not in A's memory space")
+SK_ERRDEF(PC_ZERO_ROW, "A's row %lld is zero")
+SK_ERRDEF(PC_ZERO_DIAG, "A's row %lld has a zero (or no) diagonal entry")
+SK_ERRDEF(PC_ITERS, "iters must be at least 1, got %lld")
+SK_ERRDEF(PC_DEGREE, "degree must be at least 1, got %lld")
+SK_ERRDEF(PC_BOUNDS, "the eigenvalue bounds must satisfy 0 < lmin < lmax, got lmin %g and lmax %g")
+SK_ERRDEF(ILU_K_NEGATIVE, "the level of fill k must be >= 0, got %lld")
+SK_ERRDEF(ILU_HANDLE, "the factor's views do not fit together (a handle from solve.ilu_symbolic and solve.ilu_pattern expected)")
+SK_ERRDEF(ILU_ZERO_PIVOT, "zero pivot at row %lld: the incomplete factor is singular")
+SK_ERRDEF(IC0_PIVOT, "non-positive pivot %g at row %lld: A is not positive definite enough for IC(0) (the option shift = alpha factors A + alpha*diag(A))")
+SK_ERRDEF(AMG_TENTATIVE_ARGS, "labels (int64, %lld rows) and b (float64, rows times k = %lld, same space) expected")
+SK_ERRDEF(AMG_RANK, "aggregate %lld (%lld rows) leaves the %lld near-null-space vectors linearly dependent: each aggregate must keep them independent")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

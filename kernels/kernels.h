@@ -181,5 +181,8 @@ extern const sk_kentry *const *const sk_graph_entries[];
 extern const sk_kbody *const *const sk_graph_bodies[];
 extern const sk_kentry *const sk_sort_entries[];
 extern const sk_kbody *const sk_sort_bodies[];
+/* kernels/solve/'s preconditioners (Chebyshev, ILU, AMG: amg_reg.c) */
+extern const sk_kentry *const *const sk_precond_entries[];
+extern const sk_kbody *const *const sk_precond_bodies[];
 
 #endif

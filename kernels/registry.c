@@ -21,10 +21,14 @@ static const sk_kbody *const *const sort_body_lists[] = {sk_sort_bodies, NULL};
 
 static const sk_kentry *const *const *const families[] = {
   blas_entry_lists, sk_batched_entries, sk_sparse_entries,
-  sk_graph_entries, sort_entry_lists,   NULL};
+  sk_graph_entries, sort_entry_lists,
+  sk_precond_entries, /* kernels/solve/: Chebyshev, ILU, AMG */
+  NULL};
 static const sk_kbody *const *const *const body_families[] = {
   blas_body_lists, sk_batched_bodies, sk_sparse_bodies,
-  sk_graph_bodies, sort_body_lists,   NULL};
+  sk_graph_bodies, sort_body_lists,
+  sk_precond_bodies, /* kernels/solve/: Chebyshev, ILU, AMG */
+  NULL};
 
 const sk_kentry *sk_kernel_find(const char *name) {
   for (int f = 0; families[f]; f++)

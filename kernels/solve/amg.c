@@ -1,0 +1,160 @@
+/* amg.c: smoothed aggregation's setup steps that are not SpGEMM (MueLu's
+ * algorithm, seed 000 sections 2.2.2 and 4.3): the near-null space as a
+ * flat array, and the tentative prolongator of a set of aggregates (from
+ * graph.coarsen_mis2): the rows of each aggregate gathered by a counting
+ * sort, then one QR per aggregate of its block of the near-null space
+ * (modified Gram-Schmidt): the block of P_tent is Q, the coarse level's
+ * near-null space is R. Everything runs where the views live; speck/
+ * precond_ml.lua strings the levels together (prolongator smoothing by
+ * sparse.spgemm_jacobi, R A P by sparse.spgemm's two phases).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "amg.h"
+
+/* -- bodies -------------------------------------------------------------------- */
+static const char *const sig_count[] = {"range" PC_R1("lab", "int64") PC_R1("cnt", "int64"),
+                                        NULL};
+static const sk_kbody k_count = {.label = "solve.amg_count",
+                                 .body = sk_body_solve_amg_count,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_count};
+static const char *const sig_fill[] = {"range" PC_R1("lab", "int64") PC_R1("aptr", "int64")
+                                         PC_R1("cur", "int64") PC_R1("arows", "int64"),
+                                       NULL};
+static const sk_kbody k_fill = {.label = "solve.amg_fill",
+                                .body = sk_body_solve_amg_fill,
+                                .pattern = SK_FOR,
+                                .sigs = sig_fill};
+static const char *const sig_flat[] = {"range V=float64[2] b=float64[1] k=int64",
+                                       "range V=float64[2,left] b=float64[1] k=int64", NULL};
+static const sk_kbody k_flat = {.label = "solve.amg_flat",
+                                .body = sk_body_solve_amg_flat,
+                                .pattern = SK_FOR,
+                                .sigs = sig_flat};
+static const char *const sig_qr[] = {
+  "range" PC_R1("aptr", "int64") PC_R1("arows", "int64") PC_R1("bf", "float64")
+    PC_R1("pv", "float64") PC_R1("pc", "int32") PC_R1("bc", "float64") PC_R1("bad", "int64")
+      " k=int64",
+  NULL};
+static const sk_kbody k_qr = {.label = "solve.amg_qr",
+                              .body = sk_body_solve_amg_qr,
+                              .pattern = SK_FOR,
+                              .sigs = sig_qr};
+static const char *const sig_rp[] = {"range" PC_R1("rp", "int64") " k=int64", NULL};
+static const sk_kbody k_rp = {.label = "solve.amg_rowptr",
+                              .body = sk_body_solve_amg_rowptr,
+                              .pattern = SK_FOR,
+                              .sigs = sig_rp};
+
+/* solve.amg_nullspace: V (rank 2, float64, n x k) -> b (flat, n*k, V's
+ * space), k */
+static int amg_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                         size_t errlen) {
+  static const char *const known[] = {"V", NULL};
+  const sk_view *V;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(V = sk_karg_view(args, nargs, "V", 2, err, errlen)))
+    return -1;
+  if (V->dtype != SK_F64) {
+    sk_err(err, errlen, SK_E_PC_NOT_F64, "V", sk_dtypes[V->dtype].name);
+    return -1;
+  }
+  const int64_t n = V->extent[0], k = V->extent[1];
+  sk_view b;
+  if (sk_sp_view(&b, "near-null space", SK_F64, n * k, V->space, 0, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("b", &b), sk_arg_i64("k", k)};
+  if ((n > 0 && sk_sp_range(&k_flat, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+      sk_kout_num(out, "k", (double)k, err, errlen) < 0) {
+    sk_view_release(&b);
+    return -1;
+  }
+  return sk_kout_view(out, "b", &b, err, errlen);
+}
+
+/* solve.amg_tentative: labels (int64, n: the aggregate of each row, 0 ..
+ * nagg - 1), nagg, b (float64, n*k: the near-null space, flat), k ->
+ * P_rowptr, P_colidx, P_values (n x nagg*k, k entries a row), bc (the
+ * coarse near-null space, flat, nagg*k x k) */
+static int amg_tentative(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                         size_t errlen) {
+  static const char *const known[] = {"labels", "nagg", "b", "k", NULL};
+  const sk_view *lab, *bf;
+  int64_t nagg, k;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(lab = sk_karg_view(args, nargs, "labels", 1, err, errlen)) ||
+      !(bf = sk_karg_view(args, nargs, "b", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nagg", 0, 0, &nagg, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "k", 0, 0, &k, err, errlen) < 0)
+    return -1;
+  const int64_t n = lab->extent[0];
+  if (lab->dtype != SK_I64 || bf->dtype != SK_F64 || k < 1 || nagg < 0 ||
+      bf->extent[0] != n * k || bf->space != lab->space) {
+    sk_err(err, errlen, SK_E_AMG_TENTATIVE_ARGS, (long long)n, (long long)k);
+    return -1;
+  }
+  const int space = lab->space;
+  int rc = -1;
+  int64_t tot = 0, row = INT64_MAX;
+  sk_view cnt, cur, arows, bad, v[4];
+  sk_view *tmp[] = {&cnt, &cur, &arows, &bad};
+  for (int q = 0; q < 4; q++) memset(tmp[q], 0, sizeof(sk_view)), memset(&v[q], 0, sizeof v[q]);
+  if (sk_sp_view(&cnt, "aggregate pointers", SK_I64, nagg + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&cur, "aggregate cursors", SK_I64, nagg + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&arows, "aggregate rows", SK_I64, n, space, 0, err, errlen) < 0 ||
+      sk_pc_flag(&bad, space, err, errlen) < 0 ||
+      sk_sp_view(&v[0], "P rowptr", SK_I64, n + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[1], "P colidx", SK_I32, n * k, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[2], "P values", SK_F64, n * k, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[3], "coarse near-null space", SK_F64, nagg * k * k, space, 0, err,
+                 errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("cnt", &cnt)};
+    sk_arg f[] = {sk_arg_view("lab", lab), sk_arg_view("aptr", &cnt),
+                  sk_arg_view("cur", &cur), sk_arg_view("arows", &arows)};
+    sk_arg r[] = {sk_arg_view("rp", &v[0]), sk_arg_i64("k", k)};
+    if ((n > 0 && sk_sp_range(&k_count, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+        sk_sp_scan(&cnt, &cnt, nagg, &tot, err, errlen) < 0 ||
+        (n > 0 && sk_sp_range(&k_fill, n, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+        sk_sp_range(&k_rp, n + 1, r, PC_NELEM(r), NULL, err, errlen) < 0)
+      goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("aptr", &cnt), sk_arg_view("arows", &arows),
+                  sk_arg_view("bf", bf),     sk_arg_view("pv", &v[2]),
+                  sk_arg_view("pc", &v[1]),  sk_arg_view("bc", &v[3]),
+                  sk_arg_view("bad", &bad),  sk_arg_i64("k", k)};
+    if (nagg > 0 && sk_sp_range(&k_qr, nagg, a, PC_NELEM(a), NULL, err, errlen) < 0)
+      goto done;
+  }
+  if (sk_pc_flag_read(&bad, &row, err, errlen) < 0) goto done;
+  if (row != INT64_MAX) {
+    int64_t b0, e0;
+    if (sk_sp_get_i64(&cnt, row, &b0, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, row + 1, &e0, err, errlen) < 0)
+      goto done;
+    sk_err(err, errlen, SK_E_AMG_RANK, (long long)row, (long long)(e0 - b0), (long long)k);
+    goto done;
+  }
+  static const char *const names[] = {"P_rowptr", "P_colidx", "P_values", "bc"};
+  for (int q = 0; q < 4; q++)
+    if (sk_kout_view(out, names[q], &v[q], err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  for (int q = 0; q < 4; q++) sk_view_release(tmp[q]);
+  if (rc < 0)
+    for (int q = 0; q < 4; q++) sk_view_release(&v[q]);
+  return rc;
+}
+
+static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
+                                      amg_nullspace};
+static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
+                                      SK_KRES_NONE, amg_tentative};
+const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative, NULL};
+const sk_kbody *const sk_pc_amg_bodies[] = {&k_count, &k_fill, &k_flat,
+                                            &k_qr,    &k_rp,   NULL};
