@@ -28,8 +28,8 @@ static const sk_kbody k_fill = {.label = "solve.amg_fill",
                                 .body = sk_body_solve_amg_fill,
                                 .pattern = SK_FOR,
                                 .sigs = sig_fill};
-static const char *const sig_flat[] = {"range V=float64[2] b=float64[1] k=int64",
-                                       "range V=float64[2,left] b=float64[1] k=int64", NULL};
+static const char *const sig_flat[] = {"range V=float64[2] b=float64[1] nk=int64",
+                                       "range V=float64[2,left] b=float64[1] nk=int64", NULL};
 static const sk_kbody k_flat = {.label = "solve.amg_flat",
                                 .body = sk_body_solve_amg_flat,
                                 .pattern = SK_FOR,
@@ -37,13 +37,13 @@ static const sk_kbody k_flat = {.label = "solve.amg_flat",
 static const char *const sig_qr[] = {
   "range" PC_R1("aptr", "int64") PC_R1("arows", "int64") PC_R1("bf", "float64")
     PC_R1("pv", "float64") PC_R1("pc", "int32") PC_R1("bc", "float64") PC_R1("bad", "int64")
-      " k=int64",
+      " nk=int64",
   NULL};
 static const sk_kbody k_qr = {.label = "solve.amg_qr",
                               .body = sk_body_solve_amg_qr,
                               .pattern = SK_FOR,
                               .sigs = sig_qr};
-static const char *const sig_rp[] = {"range" PC_R1("rp", "int64") " k=int64", NULL};
+static const char *const sig_rp[] = {"range" PC_R1("rp", "int64") " nk=int64", NULL};
 static const sk_kbody k_rp = {.label = "solve.amg_rowptr",
                               .body = sk_body_solve_amg_rowptr,
                               .pattern = SK_FOR,
@@ -66,7 +66,7 @@ static int amg_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *er
   sk_view b;
   if (sk_sp_view(&b, "near-null space", SK_F64, n * k, V->space, 0, err, errlen) < 0)
     return -1;
-  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("b", &b), sk_arg_i64("k", k)};
+  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("b", &b), sk_arg_i64("nk", k)};
   if ((n > 0 && sk_sp_range(&k_flat, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
       sk_kout_num(out, "k", (double)k, err, errlen) < 0) {
     sk_view_release(&b);
@@ -116,7 +116,7 @@ static int amg_tentative(const sk_arg *args, int nargs, sk_kvalue *out, char *er
     sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("cnt", &cnt)};
     sk_arg f[] = {sk_arg_view("lab", lab), sk_arg_view("aptr", &cnt),
                   sk_arg_view("cur", &cur), sk_arg_view("arows", &arows)};
-    sk_arg r[] = {sk_arg_view("rp", &v[0]), sk_arg_i64("k", k)};
+    sk_arg r[] = {sk_arg_view("rp", &v[0]), sk_arg_i64("nk", k)};
     if ((n > 0 && sk_sp_range(&k_count, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
         sk_sp_scan(&cnt, &cnt, nagg, &tot, err, errlen) < 0 ||
         (n > 0 && sk_sp_range(&k_fill, n, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
@@ -127,7 +127,7 @@ static int amg_tentative(const sk_arg *args, int nargs, sk_kvalue *out, char *er
     sk_arg a[] = {sk_arg_view("aptr", &cnt), sk_arg_view("arows", &arows),
                   sk_arg_view("bf", bf),     sk_arg_view("pv", &v[2]),
                   sk_arg_view("pc", &v[1]),  sk_arg_view("bc", &v[3]),
-                  sk_arg_view("bad", &bad),  sk_arg_i64("k", k)};
+                  sk_arg_view("bad", &bad),  sk_arg_i64("nk", k)};
     if (nagg > 0 && sk_sp_range(&k_qr, nagg, a, PC_NELEM(a), NULL, err, errlen) < 0)
       goto done;
   }
