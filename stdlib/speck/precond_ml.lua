@@ -257,7 +257,7 @@ local AMG_KEYS = {"coarse_size", "cycle", "degree", "eig_iters", "eig_ratio", "m
                   "nullspace", "smoother"}
 
 -- amg(A [, {nullspace = V, smoother = "chebyshev" | "gs", cycle = "V" | "W",
---          coarse_size = 500, max_levels = 10, degree = 2, eig_ratio = 20}])
+--          coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20}])
 function M.amg(A, opts)
   local f = "amg"
   check_A(f, A)
@@ -268,7 +268,7 @@ function M.amg(A, opts)
     fail(f, "smoother must be \"chebyshev\" or \"gs\", got %s", tostring(smoother))
   end
   if cyc ~= "V" and cyc ~= "W" then fail(f, "cycle must be \"V\" or \"W\", got %s", tostring(cyc)) end
-  local co = cheby_opts(f, {degree = opts.degree or 2, eig_ratio = opts.eig_ratio or 20,
+  local co = cheby_opts(f, {degree = opts.degree or 3, eig_ratio = opts.eig_ratio or 20,
                             eig_iters = opts.eig_iters})
   local coarse_size, max_levels = opts.coarse_size or 500, opts.max_levels or 10
   check_int(f, "coarse_size", coarse_size, 1)
