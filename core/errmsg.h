@@ -749,6 +749,7 @@ SK_ERRDEF(ILU_HANDLE, "the factor's views do not fit together (a handle from sol
 SK_ERRDEF(ILU_ZERO_PIVOT, "zero pivot at row %lld: the incomplete factor is singular")
 SK_ERRDEF(IC0_PIVOT, "non-positive pivot %g at row %lld: A is not positive definite enough for IC(0) (the option shift = alpha factors A + alpha*diag(A))")
 SK_ERRDEF(AMG_TENTATIVE_ARGS, "labels (int64, %lld rows) and b (float64, rows times k = %lld, same space) expected")
+SK_ERRDEF(AMG_DROP_TOL, "the drop tolerance must be >= 0, got %g")
 SK_ERRDEF(AMG_RANK, "aggregate %lld (%lld rows) leaves the %lld near-null-space vectors linearly dependent: each aggregate must keep them independent")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"

@@ -46,17 +46,19 @@ local function coo(n, entries)
 end
 
 -- the 7-point (3D) or 5-point (2D, nz = 1) Laplacian with Dirichlet boundaries
-local function poisson(nx, ny, nz)
+-- (ez: the z couplings' weight, 1 unless given: anisotropic for ez << 1)
+local function poisson(nx, ny, nz, ez)
   local e = {}
+  ez = ez or 1.0
   local function id(x, y, z) return x + nx * (y + ny * z) end
-  local d = nz > 1 and 6.0 or 4.0
+  local d = nz > 1 and 4.0 + 2 * ez or 4.0
   for z = 0, nz - 1 do for y = 0, ny - 1 do for x = 0, nx - 1 do
     local i = id(x, y, z)
     e[#e + 1] = {i, i, d}
     for _, s in ipairs{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}} do
       local a, b, c = x + s[1], y + s[2], z + s[3]
       if a >= 0 and a < nx and b >= 0 and b < ny and c >= 0 and c < nz then
-        e[#e + 1] = {i, id(a, b, c), -1.0}
+        e[#e + 1] = {i, id(a, b, c), s[3] ~= 0 and -ez or -1.0}
       end
     end
   end end end
@@ -261,6 +263,17 @@ describe("speck.solve preconditioners on " .. SPACE, function()
       assert.is_true(w <= v and w < 200)
     end)
 
+    it("drop_tol: aggregation on the strong couplings of an anisotropic matrix", function()
+      local A = poisson(16, 16, 16, 0.01)
+      local P0 = pc.amg(A, {coarse_size = 50})
+      local P1 = pc.amg(A, {coarse_size = 50, drop_tol = 0.1})
+      assert.are.equal(0.1, P1:info().drop_tol)
+      local i0, i1 = stationary(A, P0, 1e-8, 300), stationary(A, P1, 1e-8, 300)
+      assert.is_true(i1 < i0, ("drop_tol 0.1: %d iterations, 0: %d"):format(i1, i0))
+      assert.are.equal("speck.solve.amg: drop_tol must be a number >= 0, got -1",
+                       err_of(pc.amg, A, {drop_tol = -1}))
+    end)
+
     it("a rigid-body-like near-null space on an elasticity-like block matrix", function()
       -- 2 unknowns a node on a 12 x 12 grid: the 2D Laplacian times the
       -- block [2 1; 1 2]; the near-null space: two translations, a rotation
@@ -380,7 +393,7 @@ describe("speck.solve preconditioners on " .. SPACE, function()
                        err_of(pc.amg, A, {smoother = "jacobi"}))
       assert.are.equal("speck.solve.amg: cycle must be \"V\" or \"W\", got F",
                        err_of(pc.amg, A, {cycle = "F"}))
-      assert.are.equal("speck.solve.amg: unknown option 'levels' (valid: coarse_size, cycle, degree, eig_iters, eig_ratio, max_levels, nullspace, smoother)",
+      assert.are.equal("speck.solve.amg: unknown option 'levels' (valid: coarse_size, cycle, degree, drop_tol, eig_iters, eig_ratio, max_levels, nullspace, smoother)",
                        err_of(pc.amg, A, {levels = 3}))
       local ok, solve = pcall(require, "speck.solve")
       if not (ok and type(solve) == "table" and solve.gauss_seidel) then

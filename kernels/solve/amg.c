@@ -49,6 +49,66 @@ static const sk_kbody k_rp = {.label = "solve.amg_rowptr",
                               .pattern = SK_FOR,
                               .sigs = sig_rp};
 
+static const char *const sig_fcount[] = {"range" PC_MAT PC_R1("dinv", "float64")
+                                           PC_R1("cnt", "int64") " theta=float64 n=int64",
+                                         NULL};
+static const sk_kbody k_fcount = {.label = "solve.amg_filter_count",
+                                  .body = sk_body_solve_amg_filter_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_fcount};
+static const char *const sig_ffill[] = {"range" PC_MAT PC_R1("dinv", "float64")
+                                          PC_R1("gp", "int64") PC_R1("gc", "int32")
+                                            " theta=float64",
+                                        NULL};
+static const sk_kbody k_ffill = {.label = "solve.amg_filter_fill",
+                                 .body = sk_body_solve_amg_filter_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_ffill};
+
+/* solve.amg_filter: A_*, dinv (float64, D^-1), theta -> G_rowptr,
+ * G_colidx: the graph aggregation runs on (the diagonal and the entries
+ * with |a_ij| > theta sqrt(|a_ii a_jj|)) */
+static int amg_filter(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "dinv",     "theta",    NULL};
+  sk_csr A;
+  const sk_view *dinv;
+  double theta;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      !(dinv = sk_pc_vec(args, nargs, "dinv", A.nrows, &A, err, errlen)) ||
+      sk_karg_f64(args, nargs, "theta", &theta, err, errlen) < 0)
+    return -1;
+  if (!(theta >= 0)) {
+    sk_err(err, errlen, SK_E_AMG_DROP_TOL, theta);
+    return -1;
+  }
+  const int space = A.rowptr->space;
+  int64_t nnz = 0;
+  sk_view gp, gc;
+  memset(&gc, 0, sizeof gc);
+  if (sk_sp_view(&gp, "G rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+                sk_arg_view("cnt", &gp),         sk_arg_f64("theta", theta),
+                sk_arg_i64("n", A.nrows)};
+  sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+                sk_arg_view("gp", &gp),          sk_arg_view("gc", &gc),
+                sk_arg_f64("theta", theta)};
+  if ((A.nrows > 0 && sk_sp_range(&k_fcount, A.nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+      sk_sp_scan(&gp, &gp, A.nrows, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&gc, "G colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      (A.nrows > 0 && sk_sp_range(&k_ffill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+      sk_kout_view(out, "G_rowptr", &gp, err, errlen) < 0) {
+    sk_view_release(&gp);
+    sk_view_release(&gc);
+    return -1;
+  }
+  return sk_kout_view(out, "G_colidx", &gc, err, errlen);
+}
+
 /* solve.amg_nullspace: V (rank 2, float64, n x k) -> b (flat, n*k, V's
  * space), k */
 static int amg_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -155,6 +215,8 @@ static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KR
                                       amg_nullspace};
 static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
                                       SK_KRES_NONE, amg_tentative};
-const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative, NULL};
-const sk_kbody *const sk_pc_amg_bodies[] = {&k_count, &k_fill, &k_flat,
-                                            &k_qr,    &k_rp,   NULL};
+static const sk_kentry e_filter = {"solve.amg_filter", "A_*, dinv, theta", SK_KRES_NONE,
+                                   amg_filter};
+const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative, &e_filter, NULL};
+const sk_kbody *const sk_pc_amg_bodies[] = {&k_count, &k_fill,   &k_flat,  &k_qr,
+                                            &k_rp,    &k_fcount, &k_ffill, NULL};

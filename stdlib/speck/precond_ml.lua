@@ -253,11 +253,13 @@ local function coarse_inverse(f, L)
   L.inv = I
 end
 
-local AMG_KEYS = {"coarse_size", "cycle", "degree", "eig_iters", "eig_ratio", "max_levels",
-                  "nullspace", "smoother"}
+local AMG_KEYS = {"coarse_size", "cycle", "degree", "drop_tol", "eig_iters", "eig_ratio",
+                  "max_levels", "nullspace", "smoother"}
 
 -- amg(A [, {nullspace = V, smoother = "chebyshev" | "gs", cycle = "V" | "W",
---          coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20}])
+--          coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20,
+--          drop_tol = 0}]): drop_tol > 0 aggregates on the graph of the
+-- entries with |a_ij| > drop_tol sqrt(|a_ii a_jj|)
 function M.amg(A, opts)
   local f = "amg"
   check_A(f, A)
@@ -273,6 +275,10 @@ function M.amg(A, opts)
   local coarse_size, max_levels = opts.coarse_size or 500, opts.max_levels or 10
   check_int(f, "coarse_size", coarse_size, 1)
   check_int(f, "max_levels", max_levels, 1)
+  local drop_tol = opts.drop_tol or 0
+  if type(drop_tol) ~= "number" or not (drop_tol >= 0) or drop_tol == math.huge then
+    fail(f, "drop_tol must be a number >= 0, got %s", tostring(drop_tol))
+  end
   local gs
   if smoother == "gs" then
     local ok, solve = pcall(require, "speck.solve")
@@ -316,8 +322,13 @@ function M.amg(A, opts)
     levels[#levels + 1] = L
     L.cheby = cheby_state(f, Al, co)
     if L.n <= coarse_size or #levels == max_levels then break end
-    local _, mo = call(f, "graph.mis2", {G_rowptr = Al.rowptr, G_colidx = Al.colidx})
-    local _, co2 = call(f, "graph.coarsen_mis2", {G_rowptr = Al.rowptr, G_colidx = Al.colidx,
+    local G = {G_rowptr = Al.rowptr, G_colidx = Al.colidx}
+    if drop_tol > 0 then
+      local _, g = call(f, "solve.amg_filter", margs({dinv = L.cheby.dinv, theta = drop_tol}, "A", Al))
+      G = {G_rowptr = g.G_rowptr, G_colidx = g.G_colidx}
+    end
+    local _, mo = call(f, "graph.mis2", G)
+    local _, co2 = call(f, "graph.coarsen_mis2", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
                                                   members = mo.members})
     local nagg = math.tointeger(co2.ncoarse)
     if nagg * k >= L.n then break end   -- no coarsening: this level is the coarsest
@@ -404,7 +415,7 @@ function M.amg(A, opts)
       tot = tot + L.A:nnz()
     end
     return {kind = f, levels = lv, operator_complexity = A:nnz() > 0 and tot / A:nnz() or 1,
-            cycle = cyc, smoother = smoother, nullspace_dim = k}
+            cycle = cyc, smoother = smoother, nullspace_dim = k, drop_tol = drop_tol}
   end
   return P
 end
