@@ -109,6 +109,37 @@ static int amg_filter(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_kout_view(out, "G_colidx", &gc, err, errlen);
 }
 
+static const char *const sig_sym[] = {"range" PC_MAT " sorted=int64", NULL};
+static const sk_kbody k_sym = {.label = "solve.amg_symmetry",
+                               .body = sk_body_solve_amg_symmetry,
+                               .pattern = SK_REDUCE,
+                               .sigs = sig_sym,
+                               .reds = "sum:float64 sum:float64"};
+
+/* solve.amg_symmetry: A_* [, sorted = 0] -> diff = sum |a_ij - a_ji|,
+ * total = sum |a_ij| (one pass, no transpose) */
+static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                        size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "sorted",   NULL};
+  sk_csr A;
+  int64_t sorted;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "sorted", 1, 0, &sorted, err, errlen) < 0)
+    return -1;
+  double d = 0, t = 0;
+  if (A.nrows > 0) {
+    sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                  sk_arg_view("values", A.values), sk_arg_i64("sorted", sorted != 0)};
+    sk_result r;
+    if (sk_sp_range(&k_sym, A.nrows, a, PC_NELEM(a), &r, err, errlen) < 0) return -1;
+    d = sk_result_f64(&r, 0), t = sk_result_f64(&r, 1);
+  }
+  if (sk_kout_num(out, "diff", d, err, errlen) < 0) return -1;
+  return sk_kout_num(out, "total", t, err, errlen);
+}
+
 /* solve.amg_nullspace: V (rank 2, float64, n x k) -> b (flat, n*k, V's
  * space), k */
 static int amg_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -217,6 +248,9 @@ static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k
                                       SK_KRES_NONE, amg_tentative};
 static const sk_kentry e_filter = {"solve.amg_filter", "A_*, dinv, theta", SK_KRES_NONE,
                                    amg_filter};
-const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative, &e_filter, NULL};
-const sk_kbody *const sk_pc_amg_bodies[] = {&k_count, &k_fill,   &k_flat,  &k_qr,
-                                            &k_rp,    &k_fcount, &k_ffill, NULL};
+static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted]", SK_KRES_NONE,
+                                     amg_symmetry};
+const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative, &e_filter,
+                                              &e_symmetry, NULL};
+const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,  &k_fill,  &k_flat, &k_qr, &k_rp,
+                                            &k_fcount, &k_ffill, &k_sym,  NULL};

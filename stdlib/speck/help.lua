@@ -161,6 +161,6 @@ return {
     "IC(0) of a symmetric A (as L D L^T), applied by the level-set SpTRSV where A lives; a non-positive pivot is an error naming the row; shift = alpha factors A + alpha*diag(A). P.factors() --> L, U."},
   ["speck.solve.ilu"] = {"local P = solve.ilu(A [, {k = 0}])",
     "ILU(k) by levels of fill: symbolic phase once (host), numeric phase where A lives by level sets, again by P:update(A) for new values; applied by the level-set SpTRSV. P.factors() --> L (unit, diagonal not stored), U."},
-  ["speck.solve.amg"] = {"local P = solve.amg(A [, {nullspace = V, smoother = \"chebyshev\"|\"gs\", cycle = \"V\"|\"W\", coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20}])",
-    "Smoothed-aggregation AMG of a symmetric A: MIS-2 aggregates, tentative prolongator from the near-null space V (n x k; constants by default), P = (I - 4/3 lambda^-1 D^-1 A) P_tent, R A P by SpGEMM, Chebyshev smoothing, a dense coarsest solve. P:info() --> {levels = {{rows =, nnz =}, ...}, operator_complexity =}; P:update(A) reuses the aggregates and SpGEMM symbolic phases."},
+  ["speck.solve.amg"] = {"local P = solve.amg(A [, {nullspace = V, smoother = \"chebyshev\"|\"gs\", cycle = \"V\"|\"W\", coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20, drop_tol = 0}])",
+    "Smoothed-aggregation AMG of a symmetric A: MIS-2 aggregates (of the entries with |a_ij| > drop_tol sqrt(|a_ii a_jj|)), tentative prolongator from the near-null space V (n x k; constants by default), P = (I - 4/3 lambda^-1 D^-1 A) P_tent, R A P by SpGEMM, Chebyshev smoothing, a dense coarsest solve. P:info() --> {levels = {{rows =, nnz =}, ...}, operator_complexity =}; P:update(A) reuses the aggregates and SpGEMM symbolic phases."},
 }
