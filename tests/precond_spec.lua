@@ -433,6 +433,14 @@ describe("speck.solve preconditioners on " .. SPACE, function()
                        err_of(pc.amg, nonsym(10)))
       assert.are.equal("speck.solve.amg: nullspace has 15 rows, A has 16",
                        err_of(pc.amg, A, {nullspace = speck.View("V", "float64", {15, 2})}))
+      local V = speck.View("V", "float64", {16, 2}, {space = "host"})
+      for i = 0, 15 do V:set(i, 0, 1.0) V:set(i, 1, 2.0) end
+      if A:space() ~= "host" then V = speck.create_mirror_view_and_copy(A:space(), V) end
+      assert.truthy(err_of(pc.amg, A, {nullspace = V, coarse_size = 2}):find(
+        "^speck%.solve%.amg: aggregate %d+ %(%d+ rows%) leaves the 2 near%-null%-space vectors linearly dependent: each aggregate must keep them independent$"))
+      local I = coo(2, {{0, 0, 1.0}, {0, 1, 2.0}, {1, 0, 2.0}, {1, 1, 1.0}})
+      assert.are.equal("speck.solve.amg: the coarsest matrix (2 rows) is not positive definite: speck.blas.potrf: A (view 'dense') is not positive definite: the leading minor of order 2 is not positive (pivot 1)",
+                       err_of(pc.amg, I))
       assert.are.equal("speck.solve.amg: smoother must be \"chebyshev\" or \"gs\", got jacobi",
                        err_of(pc.amg, A, {smoother = "jacobi"}))
       assert.are.equal("speck.solve.amg: cycle must be \"V\" or \"W\", got F",

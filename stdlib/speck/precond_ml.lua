@@ -234,22 +234,22 @@ local function symmetric(f, A)
   return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
 end
 
--- the coarsest level's inverse (host: dense Cholesky, two triangular
--- solves on the identity), copied where the levels live
+-- the coarsest level's inverse, where the levels live: its dense form
+-- factored by blas.potrf (Cholesky), then two blas.trsm on the identity
+-- (L^-T L^-1); a cycle applies it with blas.gemv
 local function coarse_inverse(f, L)
-  local m = L.A:nrows()
+  local m, space = L.A:nrows(), L.A:space()
   local D = L.A:to_dense()
-  if D:space() ~= "host" then D = speck.create_mirror_view_and_copy("host", D) end
   local ok, e = pcall(blas.potrf, "L", D)
   if not ok then
     fail(f, "the coarsest matrix (%d rows) is not positive definite: %s", m,
          (tostring(e):gsub("^[^\n]-:%d+: ", "", 1)))
   end
-  local I = speck.View("coarse inverse", "float64", {m, m})
-  for i = 0, m - 1 do I:set(i, i, 1.0) end
+  local ids, ones = {}, {}
+  for i = 1, m do ids[i], ones[i] = i - 1, 1.0 end
+  local I = sparse.from_coo(m, m, ids, ids, ones, {space = space}):to_dense()
   blas.trsm("L", "L", "N", "N", 1.0, D, I)
   blas.trsm("L", "L", "T", "N", 1.0, D, I)
-  if L.A:space() ~= "host" then I = speck.create_mirror_view_and_copy(L.A:space(), I) end
   L.inv = I
 end
 
