@@ -75,6 +75,7 @@ function PC:apply(r, z)
   local f = self.kind .. ":apply"
   check_vec(self, f, "r", r)
   check_vec(self, f, "z", z)
+  if r:data() == z:data() then fail(f, "r and z share memory: z must be another view") end
   self._apply(r, z)
   return z
 end
@@ -222,6 +223,7 @@ end
 
 -- -- smoothed aggregation AMG ------------------------------------------------------------
 local DAMPING = 4 / 3   -- MueLu's prolongator damping, over lambda_max(D^-1 A)
+local DENSE_MAX = 3000  -- the largest coarsest level solved by its dense inverse
 
 local function resid(A, b, x, t)
   speck.deep_copy(t, b)
@@ -345,8 +347,20 @@ function M.amg(A, opts)
   end
   local last = levels[#levels]
   last.coarse = true
-  last.cheby = nil
-  if last.n > 0 then coarse_inverse(f, last) end
+  -- the coarsest solve: the dense inverse, or (a coarsening that stalled
+  -- above DENSE_MAX rows) a Chebyshev polynomial of twice the degree
+  local dense = last.n <= math.max(DENSE_MAX, coarse_size)
+  local cco = {degree = 2 * co.degree, eig_ratio = co.eig_ratio, eig_iters = co.eig_iters}
+  local function coarse_setup(L)
+    if L.n == 0 then return end
+    if dense then
+      L.cheby = nil
+      coarse_inverse(f, L)
+    else
+      L.cheby = cheby_state(f, L.A, cco)
+    end
+  end
+  coarse_setup(last)
   -- smoothers and vectors
   local function make_smoothers()
     for i = 1, #levels - 1 do
@@ -371,7 +385,8 @@ function M.amg(A, opts)
   local function cycle(l, b, x)
     local L = levels[l]
     if L.coarse then
-      if L.n > 0 then blas.gemv("N", 1.0, L.inv, b, 0.0, x) end
+      if L.n == 0 then return end
+      if dense then blas.gemv("N", 1.0, L.inv, b, 0.0, x) else cheby_apply(f, L.cheby, b, x) end
       return
     end
     local C = levels[l + 1]
@@ -396,7 +411,7 @@ function M.amg(A, opts)
     for i, L in ipairs(levels) do
       L.A = Al2
       if L.coarse then
-        if L.n > 0 then coarse_inverse(f, L) end
+        coarse_setup(L)
         break
       end
       L.cheby = cheby_state(f, Al2, co)
@@ -415,7 +430,8 @@ function M.amg(A, opts)
       tot = tot + L.A:nnz()
     end
     return {kind = f, levels = lv, operator_complexity = A:nnz() > 0 and tot / A:nnz() or 1,
-            cycle = cyc, smoother = smoother, nullspace_dim = k, drop_tol = drop_tol}
+            cycle = cyc, smoother = smoother, nullspace_dim = k, drop_tol = drop_tol,
+            coarse_solve = dense and "dense" or "chebyshev"}
   end
   return P
 end
