@@ -375,7 +375,8 @@ describe("speck.solve preconditioners on " .. SPACE, function()
       P:update(B)
       local it = stationary(B, P, 1e-8, 200)
       local fresh = stationary(B, pc.amg(B, {coarse_size = 50}), 1e-8, 200)
-      assert.are.equal(fresh, it)
+      -- (the same hierarchy; a device's reductions may round differently)
+      assert.is_true(math.abs(fresh - it) <= 1, ("updated %d, fresh %d"):format(it, fresh))
     end)
 
     if SPACE == "cuda" then
