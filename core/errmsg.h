@@ -750,6 +750,8 @@ SK_ERRDEF(ILU_ZERO_PIVOT, "zero pivot at row %lld: the incomplete factor is sing
 SK_ERRDEF(IC0_PIVOT, "non-positive pivot %g at row %lld: A is not positive definite enough for IC(0) (the option shift = alpha factors A + alpha*diag(A))")
 SK_ERRDEF(AMG_TENTATIVE_ARGS, "labels (int64, %lld rows) and b (float64, rows times k = %lld, same space) expected")
 SK_ERRDEF(AMG_DROP_TOL, "the drop tolerance must be >= 0, got %g")
+SK_ERRDEF(AMG_GRAPH, "G_rowptr (int64) and G_colidx (int32) expected")
+SK_ERRDEF(AMG_BLOCK_SIZE, "block_size %lld must be between 1 and 16 and divide the %lld rows")
 SK_ERRDEF(AMG_RANK, "aggregate %lld (%lld rows) leaves the %lld near-null-space vectors linearly dependent: each aggregate must keep them independent")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"

@@ -363,6 +363,19 @@ describe("speck.solve preconditioners on " .. SPACE, function()
       assert.are.equal(0, info.levels[2].rows % 3)
       local it = stationary(A, P, 1e-8, 200)
       assert.is_true(it < 60, "needed " .. it)
+      -- the nodes aggregated (block_size 2): with the rigid-body modes, and
+      -- with the default near-null space of a system (a constant a component)
+      local Pb = pc.amg(A, {nullspace = V, coarse_size = 40, block_size = 2})
+      assert.are.equal(2, Pb:info().block_size)
+      assert.is_true(stationary(A, Pb, 1e-8, 200) < 60)
+      local Pc = pc.amg(A, {coarse_size = 40, block_size = 2})
+      assert.are.equal(2, Pc:info().nullspace_dim)
+      assert.are.equal(0, Pc:info().levels[2].rows % 2)
+      assert.is_true(stationary(A, Pc, 1e-8, 200) < 100)
+      assert.are.equal("speck.solve.amg: block_size 5 does not divide A's 288 rows",
+                       err_of(pc.amg, A, {block_size = 5}))
+      assert.are.equal("speck.solve.amg: block_size must be an integer from 1 to 16, got 17",
+                       err_of(pc.amg, A, {block_size = 17}))
     end)
 
     it("P:update(A) reuses the setup for new values", function()
@@ -463,7 +476,7 @@ describe("speck.solve preconditioners on " .. SPACE, function()
                        err_of(pc.amg, A, {smoother = "jacobi"}))
       assert.are.equal("speck.solve.amg: cycle must be \"V\" or \"W\", got F",
                        err_of(pc.amg, A, {cycle = "F"}))
-      assert.are.equal("speck.solve.amg: unknown option 'levels' (valid: coarse_size, cycle, degree, drop_tol, eig_iters, eig_ratio, max_levels, nullspace, smoother)",
+      assert.are.equal("speck.solve.amg: unknown option 'levels' (valid: block_size, coarse_size, cycle, degree, drop_tol, eig_iters, eig_ratio, max_levels, nullspace, smoother)",
                        err_of(pc.amg, A, {levels = 3}))
       local ok, solve = pcall(require, "speck.solve")
       if not (ok and type(solve) == "table" and solve.gauss_seidel) then

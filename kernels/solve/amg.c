@@ -140,6 +140,126 @@ static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   return sk_kout_num(out, "total", t, err, errlen);
 }
 
+static const char *const sig_acount[] = {"range" PC_R1("rowptr", "int64")
+                                           PC_R1("colidx", "int32") PC_R1("cnt", "int64")
+                                             " nb=int64 n=int64",
+                                         NULL};
+static const sk_kbody k_acount = {.label = "solve.amg_amalg_count",
+                                  .body = sk_body_solve_amg_amalg_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_acount};
+static const char *const sig_afill[] = {"range" PC_R1("rowptr", "int64")
+                                          PC_R1("colidx", "int32") PC_R1("gp", "int64")
+                                            PC_R1("gc", "int32") " nb=int64",
+                                        NULL};
+static const sk_kbody k_afill = {.label = "solve.amg_amalg_fill",
+                                 .body = sk_body_solve_amg_amalg_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_afill};
+static const char *const sig_expand[] = {
+  "range" PC_R1("nlab", "int64") PC_R1("lab", "int64") " nb=int64", NULL};
+static const sk_kbody k_expand = {.label = "solve.amg_expand",
+                                  .body = sk_body_solve_amg_expand,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_expand};
+
+/* solve.amg_amalgamate: G_rowptr, G_colidx (rows sorted), nb (1..16: the
+ * unknowns a node, dividing the rows) -> N_rowptr, N_colidx: the graph of
+ * the nodes */
+static int amg_amalgamate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                          size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "nb", NULL};
+  const sk_view *rp, *ci;
+  int64_t nb;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(rp = sk_karg_view(args, nargs, "G_rowptr", 1, err, errlen)) ||
+      !(ci = sk_karg_view(args, nargs, "G_colidx", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nb", 0, 0, &nb, err, errlen) < 0)
+    return -1;
+  const int64_t n = rp->extent[0] - 1;
+  if (rp->dtype != SK_I64 || ci->dtype != SK_I32 || n < 0) {
+    sk_err(err, errlen, SK_E_AMG_GRAPH);
+    return -1;
+  }
+  if (nb < 1 || nb > 16 || n % nb != 0) {
+    sk_err(err, errlen, SK_E_AMG_BLOCK_SIZE, (long long)nb, (long long)n);
+    return -1;
+  }
+  const int64_t nn = n / nb;
+  const int space = rp->space;
+  int64_t nnz = 0;
+  sk_view gp, gc;
+  memset(&gc, 0, sizeof gc);
+  if (sk_sp_view(&gp, "N rowptr", SK_I64, nn + 1, space, 1, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("cnt", &gp),
+                sk_arg_i64("nb", nb), sk_arg_i64("n", nn)};
+  sk_arg f[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("gp", &gp),
+                sk_arg_view("gc", &gc), sk_arg_i64("nb", nb)};
+  if ((nn > 0 && sk_sp_range(&k_acount, nn, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+      sk_sp_scan(&gp, &gp, nn, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&gc, "N colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      (nn > 0 && sk_sp_range(&k_afill, nn, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+      sk_kout_view(out, "N_rowptr", &gp, err, errlen) < 0) {
+    sk_view_release(&gp);
+    sk_view_release(&gc);
+    return -1;
+  }
+  return sk_kout_view(out, "N_colidx", &gc, err, errlen);
+}
+
+/* solve.amg_expand: nlab (int64, the aggregate of each node), nb ->
+ * labels (int64, nb entries a node: its unknowns') */
+static int amg_expand(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"nlab", "nb", NULL};
+  const sk_view *nl;
+  int64_t nb;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(nl = sk_karg_view(args, nargs, "nlab", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nb", 0, 0, &nb, err, errlen) < 0)
+    return -1;
+  if (nl->dtype != SK_I64 || nb < 1 || nb > 16) {
+    sk_err(err, errlen, SK_E_AMG_BLOCK_SIZE, (long long)nb, (long long)(nl->extent[0] * nb));
+    return -1;
+  }
+  const int64_t n = nl->extent[0] * nb;
+  sk_view lab;
+  if (sk_sp_view(&lab, "labels", SK_I64, n, nl->space, 0, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("nlab", nl), sk_arg_view("lab", &lab), sk_arg_i64("nb", nb)};
+  if (n > 0 && sk_sp_range(&k_expand, n, a, PC_NELEM(a), NULL, err, errlen) < 0) {
+    sk_view_release(&lab);
+    return -1;
+  }
+  return sk_kout_view(out, "labels", &lab, err, errlen);
+}
+
+static const char *const sig_bns[] = {"range" PC_R1("b", "float64") " nb=int64", NULL};
+static const sk_kbody k_bns = {.label = "solve.amg_block_ns",
+                               .body = sk_body_solve_amg_block_ns,
+                               .pattern = SK_FOR,
+                               .sigs = sig_bns};
+
+/* solve.amg_block_nullspace: b (float64, n*nb), nb: b = the nb constant
+ * vectors of a system, one a component (flat, row-major n x nb) */
+static int amg_block_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                               size_t errlen) {
+  static const char *const known[] = {"b", "nb", NULL};
+  (void)out;
+  const sk_view *b;
+  int64_t nb;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(b = sk_karg_view(args, nargs, "b", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nb", 0, 0, &nb, err, errlen) < 0)
+    return -1;
+  if (b->dtype != SK_F64 || nb < 1 || nb > 16 || b->extent[0] % (nb * nb) != 0) {
+    sk_err(err, errlen, SK_E_AMG_BLOCK_SIZE, (long long)nb, (long long)(b->extent[0] / nb));
+    return -1;
+  }
+  const int64_t n = b->extent[0] / nb;
+  sk_arg a[] = {sk_arg_view("b", b), sk_arg_i64("nb", nb)};
+  return n > 0 ? sk_sp_range(&k_bns, n, a, PC_NELEM(a), NULL, err, errlen) : 0;
+}
+
 /* solve.amg_nullspace: V (rank 2, float64, n x k) -> b (flat, n*k, V's
  * space), k */
 static int amg_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -250,7 +370,15 @@ static const sk_kentry e_filter = {"solve.amg_filter", "A_*, dinv, theta", SK_KR
                                    amg_filter};
 static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted]", SK_KRES_NONE,
                                      amg_symmetry};
-const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative, &e_filter,
-                                              &e_symmetry, NULL};
-const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,  &k_fill,  &k_flat, &k_qr, &k_rp,
-                                            &k_fcount, &k_ffill, &k_sym,  NULL};
+static const sk_kentry e_amalgamate = {"solve.amg_amalgamate", "G_rowptr, G_colidx, nb",
+                                       SK_KRES_NONE, amg_amalgamate};
+static const sk_kentry e_expand = {"solve.amg_expand", "nlab, nb", SK_KRES_NONE, amg_expand};
+static const sk_kentry e_block_ns = {"solve.amg_block_nullspace", "b, nb", SK_KRES_NONE,
+                                     amg_block_nullspace};
+const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
+                                              &e_symmetry,  &e_amalgamate, &e_expand,
+                                              &e_block_ns,  NULL};
+const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,  &k_fill,   &k_flat,  &k_qr,
+                                            &k_rp,     &k_fcount, &k_ffill, &k_sym,
+                                            &k_acount, &k_afill,  &k_expand, &k_bns,
+                                            NULL};

@@ -255,13 +255,16 @@ local function coarse_inverse(f, L)
   L.inv = I
 end
 
-local AMG_KEYS = {"coarse_size", "cycle", "degree", "drop_tol", "eig_iters", "eig_ratio",
-                  "max_levels", "nullspace", "smoother"}
+local AMG_KEYS = {"block_size", "coarse_size", "cycle", "degree", "drop_tol", "eig_iters",
+                  "eig_ratio", "max_levels", "nullspace", "smoother"}
 
 -- amg(A [, {nullspace = V, smoother = "chebyshev" | "gs", cycle = "V" | "W",
 --          coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20,
---          drop_tol = 0}]): drop_tol > 0 aggregates on the graph of the
--- entries with |a_ij| > drop_tol sqrt(|a_ii a_jj|)
+--          drop_tol = 0, block_size = 1}]): drop_tol > 0 aggregates on the
+-- graph of the entries with |a_ij| > drop_tol sqrt(|a_ii a_jj|);
+-- block_size b > 1 (b unknowns a node, numbered node by node) aggregates
+-- the nodes (the graph amalgamated) and defaults the near-null space to b
+-- constant vectors, one a component
 function M.amg(A, opts)
   local f = "amg"
   check_A(f, A)
@@ -281,6 +284,14 @@ function M.amg(A, opts)
   if type(drop_tol) ~= "number" or not (drop_tol >= 0) or drop_tol == math.huge then
     fail(f, "drop_tol must be a number >= 0, got %s", tostring(drop_tol))
   end
+  local bs = opts.block_size or 1
+  if math.type(bs) ~= "integer" or bs < 1 or bs > 16 then
+    fail(f, "block_size must be an integer from 1 to 16, got %s", tostring(bs))
+  end
+  if n % bs ~= 0 then fail(f, "block_size %d does not divide A's %d rows", bs, n) end
+  if bs > 1 and not A:is_sorted() then
+    fail(f, "block_size needs A's rows sorted without duplicates (sparse.from_coo sorts them)")
+  end
   local gs
   if smoother == "gs" then
     local ok, solve = pcall(require, "speck.solve")
@@ -293,8 +304,12 @@ function M.amg(A, opts)
   local B, k
   local V = opts.nullspace
   if V == nil then
-    B, k = vec("near-null space", n, space), 1
-    speck.deep_copy(B, 1.0)
+    B, k = vec("near-null space", n * bs, space), bs
+    if bs == 1 then
+      speck.deep_copy(B, 1.0)
+    else
+      call(f, "solve.amg_block_nullspace", {b = B, nb = bs})
+    end
   else
     if type(V) ~= "userdata" or not pcall(V.rank, V) then
       fail(f, "nullspace must be a rank-2 view (n x k), got %s", type(V))
@@ -329,9 +344,21 @@ function M.amg(A, opts)
       local _, g = call(f, "solve.amg_filter", margs({dinv = L.cheby.dinv, theta = drop_tol}, "A", Al))
       G = {G_rowptr = g.G_rowptr, G_colidx = g.G_colidx}
     end
+    -- unknowns a node: block_size on the first level, the near-null
+    -- space's dimension below (an aggregate's k coarse unknowns)
+    local nb = #levels == 1 and bs or (k <= 16 and k or 1)
+    if nb > 1 then
+      local _, g = call(f, "solve.amg_amalgamate", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
+                                                    nb = nb})
+      G = {G_rowptr = g.N_rowptr, G_colidx = g.N_colidx}
+    end
     local _, mo = call(f, "graph.mis2", G)
     local _, co2 = call(f, "graph.coarsen_mis2", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
                                                   members = mo.members})
+    if nb > 1 then
+      local _, e = call(f, "solve.amg_expand", {nlab = co2.labels, nb = nb})
+      co2.labels = e.labels
+    end
     local nagg = math.tointeger(co2.ncoarse)
     if nagg * k >= L.n then break end   -- no coarsening: this level is the coarsest
     local _, t = call(f, "solve.amg_tentative", {labels = co2.labels, nagg = nagg, b = B, k = k})
@@ -431,7 +458,7 @@ function M.amg(A, opts)
     end
     return {kind = f, levels = lv, operator_complexity = A:nnz() > 0 and tot / A:nnz() or 1,
             cycle = cyc, smoother = smoother, nullspace_dim = k, drop_tol = drop_tol,
-            coarse_solve = dense and "dense" or "chebyshev"}
+            coarse_solve = dense and "dense" or "chebyshev", block_size = bs}
   end
   return P
 end
