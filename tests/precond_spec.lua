@@ -258,6 +258,25 @@ describe("speck.solve preconditioners on " .. SPACE, function()
       assert.are.equal(info.lambda_max / 30, info.lambda_min)
       assert.are.equal(3, info.degree)
     end)
+    it("P:update(A) re-estimates the bound for new values", function()
+      local A = poisson(8, 8, 8)
+      local P = pc.chebyshev(A)
+      local l1 = P:info().lambda_max
+      local B = sparse.CrsMatrix{nrows = A:nrows(), ncols = A:ncols(), rowptr = A.rowptr,
+                                 colidx = A.colidx, values = speck.View("v", "float64", A:nnz())}
+      speck.deep_copy(B.values, A.values)
+      blas.scal(5.0, B.values)
+      P:update(B)
+      -- D^-1 A does not change when A is scaled: the same bound, the apply scaled
+      assert.is_true(math.abs(P:info().lambda_max - l1) <= 1e-12 * l1)
+      local r = speck.View("r", "float64", A:nrows())
+      speck.deep_copy(r, 1.0)
+      local z1 = pc.chebyshev(A)(r)
+      local z5 = P(r)
+      blas.axpy(-0.2, z1, z5)
+      assert.is_true(blas.nrm2(z5) <= 1e-12 * blas.nrm2(z1))
+    end)
+
     it("takes lambda_max when given", function()
       local A = poisson(6, 6, 6)
       local info = pc.chebyshev(A, {lambda_max = 2.0, eig_ratio = 10}):info()
@@ -441,6 +460,8 @@ describe("speck.solve preconditioners on " .. SPACE, function()
       assert.are.equal(2.0, P:info().shift)
       assert.are.equal("speck.solve.ic0: shift must be a number >= 0, got -1",
                        err_of(pc.ic0, B, {shift = -1}))
+      assert.are.equal("speck.solve.ic0: A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = 0.187): IC(0) needs a symmetric matrix (ilu takes any)",
+                       err_of(pc.ic0, nonsym(10)))
       usable()
     end)
 

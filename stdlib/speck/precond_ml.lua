@@ -48,6 +48,12 @@ local function check_num(f, what, x)
   end
 end
 
+-- sum of |a_ij - a_ji| <= 1e-10 sum of |a_ij|, over A's entries (one pass)
+local function symmetric(f, A)
+  local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0}, "A", A))
+  return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
+end
+
 local function vec(label, n, space)
   return speck.View(label, "float64", n, {space = space})
 end
@@ -208,6 +214,10 @@ function M.ic0(A, opts)
   if type(shift) ~= "number" or shift ~= shift or shift < 0 then
     fail(f, "shift must be a number >= 0, got %s", tostring(shift))
   end
+  local sym, rel = symmetric(f, A)
+  if not sym then
+    fail(f, "A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): IC(0) needs a symmetric matrix (ilu takes any)", rel)
+  end
   return ilu_make(f, A, 0, true, shift)
 end
 
@@ -230,11 +240,6 @@ local function resid(A, b, x, t)
   sparse.spmv("N", -1.0, A, x, 1.0, t)
 end
 
--- sum of |a_ij - a_ji| <= 1e-10 sum of |a_ij|, over A's entries (one pass)
-local function symmetric(f, A)
-  local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0}, "A", A))
-  return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
-end
 
 -- the coarsest level's inverse, where the levels live: its dense form
 -- factored by blas.potrf (Cholesky), then two blas.trsm on the identity
