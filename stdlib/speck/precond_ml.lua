@@ -305,6 +305,10 @@ function M.amg(A, opts)
       fail(f, "smoother \"gs\" needs speck.solve.gauss_seidel, which this build does not have")
     end
   end
+  local sym, rel = symmetric(f, A)
+  if not sym then
+    fail(f, "A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix", rel)
+  end
   -- the near-null space, flat (row-major n x k)
   local B, k
   local V = opts.nullspace
@@ -331,10 +335,6 @@ function M.amg(A, opts)
       local _, outs = call(f, "solve.amg_nullspace", {V = V})
       B = outs.b
     end
-  end
-  local sym, rel = symmetric(f, A)
-  if not sym then
-    fail(f, "A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix", rel)
   end
   -- the levels
   local levels = {}
@@ -398,7 +398,9 @@ function M.amg(A, opts)
     for i = 1, #levels - 1 do
       local L = levels[i]
       if gs then
-        local S = gs(L.A)
+        -- symmetric (forward then backward) so that the cycle stays
+        -- symmetric for CG; multicolor: the parallel (and GPU) form
+        local S = gs(L.A, {symmetric = true, multicolor = true})
         L.smooth = function(b, x) S:apply(b, x) end
       else
         local s = L.cheby
