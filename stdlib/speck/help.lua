@@ -204,4 +204,13 @@ return {
     "Jacobi: z = omega D^-1 r; l1 = true: D the rows' sums of |a_ij|. A zero diagonal is an error naming the row."},
   ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = true, multicolor = true, sweeps = 1, omega = 1}])",
     "Gauss-Seidel / SOR from z = 0: multicolor (graph.color's colors, one launch per color: the parallel form, the GPU's) or in row order on one thread (multicolor = false); symmetric = forward then backward (SSOR, for CG), false: forward only."},
+  -- speck.solve's preconditioners from speck/precond_ml.lua (Chebyshev, IC(0)/ILU(k), AMG)
+  ["speck.solve.chebyshev"] = {"local P = solve.chebyshev(A [, {degree = 3, eig_ratio = 30, eig_iters = 10, lambda_max =}])",
+    "Chebyshev polynomial preconditioner in D^-1 A on [lambda_max/eig_ratio, lambda_max]; lambda_max = 1.1 x the power iteration's Rayleigh quotient (eig_iters steps) unless given. P:apply(r, z)  P(r)  P:info()  P:update(A)."},
+  ["speck.solve.ic0"] = {"local P = solve.ic0(A [, {shift = 0}])",
+    "IC(0) of a symmetric A (as L D L^T), applied by the level-set SpTRSV where A lives; a non-positive pivot is an error naming the row; shift = alpha factors A + alpha*diag(A). P.factors() --> L, U."},
+  ["speck.solve.ilu"] = {"local P = solve.ilu(A [, {k = 0}])",
+    "ILU(k) by levels of fill: symbolic phase once (host), numeric phase where A lives by level sets, again by P:update(A) for new values; applied by the level-set SpTRSV. P.factors() --> L (unit, diagonal not stored), U."},
+  ["speck.solve.amg"] = {"local P = solve.amg(A [, {nullspace = V, smoother = \"chebyshev\"|\"gs\", cycle = \"V\"|\"W\", coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20, drop_tol = 0, block_size = 1}])",
+    "Smoothed-aggregation AMG of a symmetric A: MIS-2 aggregates (of the nodes when block_size > 1; of the entries with |a_ij| > drop_tol sqrt(|a_ii a_jj|)), tentative prolongator from the near-null space V (n x k; constants by default), P = (I - 4/3 lambda^-1 D^-1 A) P_tent, R A P by SpGEMM, Chebyshev smoothing, a dense coarsest solve. P:info() --> {levels = {{rows =, nnz =}, ...}, operator_complexity =}; P:update(A) reuses the aggregates and SpGEMM symbolic phases."},
 }
