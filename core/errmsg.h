@@ -734,6 +734,32 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 /* -- options tables: one checker (vm/lcore.c sk_lopts_check) -- */
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
+/* -- graphs as values and real files (kernels/graph/gvalues.c, gio.c, gnames.c; io/lines.c) -- */
+SK_ERRDEF(SUBGRAPH_MASK_LENGTH, "the mask (view '%s') has %lld entries, the graph %lld vertices (an int32 view is a mask of length nv)")
+SK_ERRDEF(SUBGRAPH_VERTICES_DTYPE, "vertices (view '%s') is %s: an int64 view holds vertex ids, an int32 view of length %lld is a mask")
+SK_ERRDEF(SUBGRAPH_ID_OUTSIDE, "vertices(%lld) = %lld is not a vertex (0..%lld)")
+SK_ERRDEF(SUBGRAPH_VERTICES_SPACE, "vertices (view '%s') must be in the graph's space")
+SK_ERRDEF(FILTER_CAPTURE_NAME, "capture '%s' is a name the predicate's kernel uses")
+SK_ERRDEF(FILTER_CAPTURE_STRING, "capture '%s' is a string: a predicate captures views and numbers")
+SK_ERRDEF(FILTER_MORE_THAN, "a predicate takes at most %d captures")
+SK_ERRDEF(COMBINE_NV, "nv %lld is fewer than a graph's vertices")
+SK_ERRDEF(GZIP_CORRUPT, "'%s': corrupt gzip data at byte %lld (%s)")
+SK_ERRDEF(GZIP_TRUNCATED, "'%s': the gzip stream ends early at byte %lld, the end of the file (truncated?)")
+SK_ERRDEF(NAME_EMPTY, "an empty name (a vertex's name is a token of at least one character)")
+SK_ERRDEF(NAMES_SAME_INTEGER, "names '%s: two names of one vertex (integer names are compared as numbers)")
+SK_ERRDEF(CSV_UNCLOSED_QUOTE, "a quoted field is not closed on its line")
+SK_ERRDEF(CSV_NO_COLUMN, "the header has no column '%s' (the %s column; the header names %s)")
+SK_ERRDEF(CSV_MISSING_FIELD, "%d field%s, but column '%s' (the %s) is field %d")
+SK_ERRDEF(CSV_EMPTY_FIELD, "the %s field is empty")
+SK_ERRDEF(CSV_NO_HEADER, "'%s' has no header line (a %s file's first line names its columns)")
+SK_ERRDEF(NAMES_VIEWS, "names must be a host uint8 view and name_offsets a host int64 view of %lld entries")
+SK_ERRDEF(CSV_COLUMNS_MAX, "%lld columns: at most %d")
+SK_ERRDEF(CSV_COLUMN_DTYPE, "column '%s' (view '%s') is %s: a column holds numbers (float64, float32, int64, int32)")
+SK_ERRDEF(CSV_COLUMN_LENGTH, "column '%s' (view '%s') has %lld entries, column '%s' %lld")
+SK_ERRDEF(STRINGS_RANGE, "first %lld and count %lld do not fit %lld strings (or the offsets are not increasing)")
+SK_ERRDEF(PREDICATE_LINE, "predicate line %ld")
+SK_ERRDEF(PREDICATE_NOT_COMPILE, "the predicate does not compile:\n%s")
+SK_ERRDEF(COMBINE_WEIGHTS, "the first graph is %sweighted, the second %sweighted: both or neither")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

@@ -177,8 +177,37 @@ static int l_load_npy(lua_State *L) {
   return 1;
 }
 
+/* speck.io.strings(bytes, offsets [, first, count]): the strings
+ * bytes[offsets(i) .. offsets(i + 1)) for i = first .. first + count - 1
+ * (default: all) as a Lua list -- a graph's vertex names (uint8 and int64
+ * host views, as graph.read makes them) */
+static int l_strings(lua_State *L) {
+  const char *fname = "speck.io.strings";
+  sk_view *b = sk_lview_check(L, 1), *o = sk_lview_check(L, 2);
+  if (b->dtype != SK_U8 || o->dtype != SK_I64 || b->rank != 1 || o->rank != 1 ||
+      !sk_space_host_accessible(b->space) || !sk_space_host_accessible(o->space))
+    return sk_lerror(L, fname, NULL, SK_E_NAMES_VIEWS, (long long)o->extent[0]);
+  int64_t n = o->extent[0] - 1;
+  lua_Integer first = luaL_optinteger(L, 3, 0), count = luaL_optinteger(L, 4, n - first);
+  if (first < 0 || count < 0 || first + count > n)
+    return sk_lerror(L, fname, NULL, SK_E_STRINGS_RANGE, (long long)first,
+                     (long long)count, (long long)n);
+  const int64_t *off = o->data;
+  const char *bytes = b->data;
+  lua_createtable(L, (int)count, 0);
+  for (lua_Integer i = 0; i < count; i++) {
+    int64_t a = off[first + i], e = off[first + i + 1];
+    if (a < 0 || e < a || e > b->extent[0])
+      return sk_lerror(L, fname, NULL, SK_E_STRINGS_RANGE, (long long)first + i, 1LL,
+                       (long long)n);
+    lua_pushlstring(L, bytes + a, (size_t)(e - a));
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static const luaL_Reg io_funcs[] = {
-  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {NULL, NULL}};
+  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {"strings", l_strings}, {NULL, NULL}};
 
 void sk_lio_close(void) { sk_progress_set_hook(NULL); }
 

@@ -6,7 +6,7 @@
 
 const sk_kentry *const *const sk_graph_entries[] = {sk_gbuild_entries, sk_gio_entries,
                                                     sk_galgo_entries,  sk_grecur_entries,
-                                                    sk_gmesh_entries,  NULL};
+                                                    sk_gmesh_entries,  sk_gvalues_entries, sk_gread_entries, NULL};
 const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_gbfs_bodies,
                                                   sk_gcc_bodies,
@@ -17,4 +17,5 @@ const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_galgo_bodies,
                                                   sk_grecur_bodies,
                                                   sk_gmesh_bodies,
+                                                  sk_gvalues_bodies,
                                                   NULL};
