@@ -1012,8 +1012,8 @@ describe("speck.graph readers and writers", function()
     local mm = write_file("bad.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n")
     assert.equal("speck.graph.read: '" .. mm .. "' is a 3x4 matrix: an adjacency matrix is square",
                  err_of(graph.read, mm))
-    assert.equal("speck.graph.read: format must be \"snap\", \"mm\" or \"edges\", got csv",
-                 err_of(graph.read, mm, {format = "csv"}))
+    assert.equal("speck.graph.read: format must be \"snap\", \"edges\", \"mm\", \"csv\" or \"tsv\", got json",
+                 err_of(graph.read, mm, {format = "json"}))
   end)
 end)
 

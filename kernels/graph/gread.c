@@ -52,6 +52,7 @@ typedef struct rd {
 typedef struct layout {
   char delim; /* 0: whitespace; ',' or '\t' */
   const char *col[3]; /* the source, target, weight columns' names (delimited) */
+  char hname[3][64];  /* the header's names of the columns used */
   int at[3];          /* their fields (0-based), -1: none */
   int header_seen;
   sk_names *names; /* NULL: integer ids */
@@ -166,7 +167,12 @@ static const char *const role[3] = {"source", "target", "weight"};
 /* the header of a delimited file: each chosen column's field */
 static int header(rd *r, layout *ly, char **f, int n) {
   for (int c = 0; c < 3; c++) {
-    if (!ly->col[c]) continue;
+    if (!ly->col[c]) {
+      if (ly->at[c] >= n) return rd_fail(r, SK_E_CSV_HEADER_FEW, n, n == 1 ? "" : "s");
+      if (ly->at[c] >= 0) snprintf(ly->hname[c], sizeof ly->hname[c], "%s", f[ly->at[c]]);
+      continue;
+    }
+    snprintf(ly->hname[c], sizeof ly->hname[c], "%s", ly->col[c]);
     ly->at[c] = -1;
     for (int k = 0; k < n && k < MAXF && ly->at[c] < 0; k++)
       if (strcmp(f[k], ly->col[c]) == 0) ly->at[c] = k;
@@ -252,7 +258,7 @@ static int read_text(rd *r, sk_lines *ls, sk_progress *prog, edges *e, layout *l
       for (int c = 0; c < 3 && rc == 0; c++) {
         if (ly->at[c] < 0) continue;
         if (ly->at[c] >= nf) {
-          rc = rd_fail(r, SK_E_CSV_MISSING_FIELD, nf, nf == 1 ? "" : "s", ly->col[c],
+          rc = rd_fail(r, SK_E_CSV_MISSING_FIELD, nf, nf == 1 ? "" : "s", ly->hname[c],
                        role[c], ly->at[c] + 1);
           break;
         }

@@ -146,7 +146,10 @@ return function(graph, I)
       fail("original_id", "vertex %s is not in 0..%d", tostring(v), self._nv - 1)
     end
     if not self._orig then return v end
-    return math.tointeger(self._orig(v))
+    if not self._orig_host then   -- one host copy, kept (the ids may live on a device)
+      self._orig_host = speck.create_mirror_view_and_copy("host", self._orig)
+    end
+    return math.tointeger(self._orig_host(v))
   end
   -- the original ids as an int64 view (nil for a graph that is no subgraph)
   function G:original_ids() return self._orig end
