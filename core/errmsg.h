@@ -760,6 +760,7 @@ SK_ERRDEF(CSV_COLUMN_LENGTH, "column '%s' (view '%s') has %lld entries, column '
 SK_ERRDEF(STRINGS_RANGE, "first %lld and count %lld do not fit %lld strings (or the offsets are not increasing)")
 SK_ERRDEF(PREDICATE_LINE, "predicate line %ld")
 SK_ERRDEF(PREDICATE_NOT_COMPILE, "the predicate does not compile:\n%s")
+SK_ERRDEF(PACK_NOT_STRING, "element %lld is %s (expected a string)")
 SK_ERRDEF(COMBINE_WEIGHTS, "the first graph is %sweighted, the second %sweighted: both or neither")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"

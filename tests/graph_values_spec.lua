@@ -390,6 +390,27 @@ describe("speck.graph files on " .. SPACE, function()
                  err_of(graph.read, c, {names = true}))
   end)
 
+  it("g:set_names names a graph's vertices; a name of two vertices is refused", function()
+    local g = graph.grid2d(2, 2)
+    g:set_names({"nw", "ne", "sw", "se"})
+    assert.equal("se", g:name(3))
+    assert.equal(1, g:id("ne"))
+    assert.same({"ne", "se"}, g:subgraph({1, 3}):names())
+    local out = DIR .. "/grid.csv"
+    graph.write(out, g)
+    assert.equal("source,target\nnw,ne\nnw,sw\nne,se\nsw,se\n", read_file(out))
+    assert.equal("speck.graph.set_names: names[3] = 'a' and names[4] = 'a' name one vertex: two vertices with one name",
+                 err_of(g.set_names, g, {"b", "c", "a", "a"}))
+    assert.equal("speck.graph.set_names: names[1] = '7' and names[2] = '07' name one vertex: two vertices with one name",
+                 err_of(g.set_names, g, {"7", "07", "x", "y"}))
+    assert.equal("speck.graph.set_names: 3 names for 4 vertices", err_of(g.set_names, g, {"a", "b", "c"}))
+    assert.equal("speck.graph.set_names: names[2] must be a non-empty string, got number",
+                 err_of(g.set_names, g, {"a", 2, "c", "d"}))
+    -- the names refused left the old ones
+    assert.equal("se", g:name(3))
+    assert.is_false(g:set_names(nil):has_names())
+  end)
+
   it("keeps integer ids as the file has them; a SNAP count below the largest id is a note", function()
     local p = write_file("as.txt", "# Nodes: 4 Edges: 2\n0 1\n2 9\n")
     local g = graph.read(p)

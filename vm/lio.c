@@ -206,8 +206,50 @@ static int l_strings(lua_State *L) {
   return 1;
 }
 
+/* speck.io.pack_strings(list) -> bytes, offsets: the strings of a Lua
+ * list packed as speck.io.strings reads them (host uint8 and int64 views) */
+static int l_pack_strings(lua_State *L) {
+  const char *fname = "speck.io.pack_strings";
+  char err[1024];
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, 1);
+  size_t total = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    size_t len;
+    if (lua_rawgeti(L, 1, i) != LUA_TSTRING)
+      return sk_lerror(L, fname, NULL, SK_E_PACK_NOT_STRING, (long long)i,
+                       luaL_typename(L, -1));
+    lua_tolstring(L, -1, &len);
+    total += len;
+    lua_pop(L, 1);
+  }
+  int64_t eb[1] = {total > 0 ? (int64_t)total : 1}, eo[1] = {(int64_t)n + 1};
+  sk_view *b = sk_lview_new(L);
+  if (sk_view_create(b, "names", SK_U8, 1, eb, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
+  sk_view *o = sk_lview_new(L);
+  if (sk_view_create(o, "name offsets", SK_I64, 1, eo, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
+  sk_lview_gcstep(L, total + 8 * ((size_t)n + 1));
+  char *pb = b->data;
+  int64_t *po = o->data, at = 0;
+  po[0] = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    size_t len;
+    lua_rawgeti(L, 1, i);
+    const char *s = lua_tolstring(L, -1, &len);
+    memcpy(pb + at, s, len);
+    at += (int64_t)len;
+    po[i] = at;
+    lua_pop(L, 1);
+  }
+  return 2;
+}
+
 static const luaL_Reg io_funcs[] = {
-  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {"strings", l_strings}, {NULL, NULL}};
+  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {"strings", l_strings}, {"pack_strings", l_pack_strings}, {NULL, NULL}};
 
 void sk_lio_close(void) { sk_progress_set_hook(NULL); }
 

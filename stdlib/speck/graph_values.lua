@@ -110,6 +110,35 @@ return function(graph, I)
     if not self._names then return tostring(v) end
     return name_list(self)[v + 1]
   end
+  -- g:set_names(list): name the vertices (a Lua list of nv strings,
+  -- names[v + 1] for vertex v); a name given twice -- or two spellings of
+  -- one integer, "7" and "07" -- would be two vertices with one name, and
+  -- is refused. nil removes the names. Returns g.
+  function G:set_names(list)
+    local f = "set_names"
+    if list == nil then
+      self._names, self._name_list, self._name_ids = nil, nil, nil
+      return self
+    end
+    if type(list) ~= "table" then fail(f, "names must be a Lua list of strings, got %s", type(list)) end
+    if #list ~= self._nv then fail(f, "%d names for %d vertices", #list, self._nv) end
+    local seen = {}
+    for i = 1, #list do
+      local s = list[i]
+      if type(s) ~= "string" or s == "" then
+        fail(f, "names[%d] must be a non-empty string, got %s", i, type(s) == "string" and "''" or type(s))
+      end
+      local k = s:match("^[+-]?%d+$") and math.tointeger(tonumber(s)) or s
+      if seen[k] then
+        fail(f, "names[%d] = '%s' and names[%d] = '%s' name one vertex: two vertices with one name",
+             seen[k], list[seen[k]], i, s)
+      end
+      seen[k] = i
+    end
+    local bytes, off = sio.pack_strings(list)
+    self._names, self._name_list, self._name_ids = {bytes = bytes, off = off}, nil, nil
+    return self
+  end
   -- all names as a Lua list (1-based: names[v + 1]); nil without names
   function G:names()
     if not self._names then return nil end

@@ -82,6 +82,8 @@ return {
     "Read a NumPy .npy file (format 1.0-3.0, any byte order) into a new view: the file's order (C: right, Fortran: left) unless 'layout' asks for the other; the default space unless 'space'."},
   ["speck.io.strings"] = {"local t = speck.io.strings(bytes, offsets [, first, count])",
     "The strings bytes[offsets(i) .. offsets(i + 1)) as a Lua list (host uint8 and int64 views): a graph's vertex names."},
+  ["speck.io.pack_strings"] = {"local bytes, offsets = speck.io.pack_strings(list)",
+    "A Lua list of strings packed into host uint8 and int64 views, as speck.io.strings reads them."},
   -- blas
   ["speck.blas.dot"] = {"blas.dot(x, y)", "Sum of x(i) * y(i), rank-1 views."},
   ["speck.blas.nrm2"] = {"blas.nrm2(x)", "The Euclidean norm."},
@@ -143,7 +145,7 @@ return {
     "A named rank-1 view of nv entries that follows subgraphs (gathered) and filters (kept)."},
   ["speck.graph.set_edge_property"] = {"g:set_edge_property(name, view)   g:edge_property(name)   g:edge_properties()",
     "A named view of one entry per arc (g.colidx's order) that follows subgraphs and filters; dropped by reverse / to_undirected / symmetrize."},
-  ["speck.graph.name"] = {"g:name(v)   g:names()   g:id(name)   g:has_names()",
+  ["speck.graph.name"] = {"g:name(v)   g:names()   g:id(name)   g:has_names()   g:set_names(list)",
     "Vertex names of graph.read(path, {names = true}) (order of first appearance; integer names compared as numbers)."},
   ["speck.graph.read"] = {"local g = graph.read(path [, {format = \"snap\"|\"edges\"|\"csv\"|\"tsv\"|\"mm\", names = false, source =, target =, weight =, directed = false, dedupe = true, self_loops = false}])",
     "Edge lists, CSV/TSV by header columns, Matrix Market; gzip read directly (errors name the file and line, or the byte offset of corrupt or truncated gzip data); g.note when ids exceed SNAP's '# Nodes:'."},
