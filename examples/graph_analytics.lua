@@ -49,5 +49,5 @@ local top = h:subgraph(speck.subview(ids, {0, math.min(20, h:num_vertices())}))
 
 local cols = {}
 for _, k in ipairs(top:vertex_properties()) do cols[k] = top:vertex_property(k) end
-graph.write_csv(out, cols, {order = {"vertex", "pagerank", "degree", "triangles", "color"}})
+graph.write_csv(out, cols, {order = {"vertex", "pagerank", "degree", "triangles", "color"}, id = false})
 print("wrote " .. out .. " (the top 20 vertices by PageRank, by vertex id)")

@@ -7,6 +7,7 @@
 -- CSV written with a line per station. No Lua loop over the vertices.
 --
 --   speck examples/graph_workflow.lua [edges.csv.gz [stations.csv]]
+local speck = require "speck"
 local graph = require "speck.graph"
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
@@ -28,9 +29,11 @@ print(("kept %d of %d edges; the largest component:"):format(busy:num_edges(), g
 local community, q = graph.louvain(h, {seed = 1})
 local between = graph.betweenness(h)
 local rank = graph.pagerank(h)
-print(("Louvain: modularity %.4f"):format(q))
+local _, hub = speck.parallel_reduce("most_central", h:num_vertices(), {bc = between},
+  "if (bc(i) > acc.val) { acc.val = bc(i); acc.loc = i; }", "maxloc")
+print(("Louvain: modularity %.4f; the most central station: %s"):format(q, h:name(hub)))
 
 graph.write_csv(out, {community = community, betweenness = between, pagerank = rank},
                 {graph = h, order = {"community", "betweenness", "pagerank"}})
-print(("wrote %s (%d stations: id, name, community, betweenness, pagerank); %s is %s"):format(
-  out, h:num_vertices(), "station 0", h:name(0)))
+print(("wrote %s (%d stations: id, name, community, betweenness, pagerank)"):format(
+  out, h:num_vertices()))

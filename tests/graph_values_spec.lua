@@ -516,6 +516,8 @@ describe("speck.graph files on " .. SPACE, function()
     local out = DIR .. "/res.csv"
     graph.write_csv(out, {rank = r, degree = deg}, {graph = g})
     assert.equal("id,name,degree,rank\n0,a,1,0.25\n1,b,2,0.5\n2,c,1,0.25\n", read_file(out))
+    graph.write_csv(out, {rank = r, degree = deg}, {graph = g, id = false})
+    assert.equal("name,degree,rank\na,1,0.25\nb,2,0.5\nc,1,0.25\n", read_file(out))
     graph.write_csv(out, {rank = r, degree = deg}, {order = {"rank", "degree"}})
     assert.equal("id,rank,degree\n0,0.25,1\n1,0.5,2\n2,0.25,1\n", read_file(out))
     assert.equal("speck.graph.write_csv: column 'x' (view 'x') has 2 entries, column 'rank' 3",

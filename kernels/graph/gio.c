@@ -143,15 +143,19 @@ done:
 }
 
 /* graph.write_csv: path, ncols, col1 .. colK (rank-1 views of one length
- * n, numbers), head1 .. headK (their headings) [, names, name_offsets]
- * -> a CSV file "id[,name],head1,..." with a line per vertex */
+ * n, numbers), head1 .. headK (their headings) [, names, name_offsets,
+ * id (default 1)] -> a CSV file "[id,][name,]head1,..." with a line per
+ * vertex */
 static int write_csv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                      size_t errlen) {
   (void)out;
   enum { MAXC = 48 };
   int64_t nc;
+  int with_id;
   const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
-  if (!path || sk_karg_i64(args, nargs, "ncols", 0, 0, &nc, err, errlen) < 0) return -1;
+  if (!path || sk_karg_i64(args, nargs, "ncols", 0, 0, &nc, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "id", 1, &with_id, err, errlen) < 0)
+    return -1;
   if (nc < 0 || nc > MAXC) {
     sk_err(err, errlen, SK_E_CSV_COLUMNS_MAX, (long long)nc, (int)MAXC);
     return -1;
@@ -195,27 +199,37 @@ static int write_csv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   af.tmp[0] = '\0';
   FILE *f = sk_afile_open(&af, path, err, errlen);
   if (!f) goto done;
-  fputs(nb ? "id,name" : "id", f);
+  int col = 0; /* fields written on the line so far */
+  if (with_id) {
+    fputs("id", f);
+    col++;
+  }
+  if (nb) fputs(col++ ? ",name" : "name", f);
   for (int k = 0; k < nc; k++) {
-    putc(',', f);
+    if (col++) putc(',', f);
     int64_t one[2] = {0, (int64_t)strlen(h[k])};
     put_vertex(f, 0, h[k], one, ',');
   }
   putc('\n', f);
   for (int64_t i = 0; i < n; i++) {
-    fprintf(f, "%lld", (long long)i);
+    int c = 0;
+    if (with_id) {
+      fprintf(f, "%lld", (long long)i);
+      c++;
+    }
     if (nb) {
-      putc(',', f);
+      if (c++) putc(',', f);
       put_vertex(f, i, nb, no, ',');
     }
     for (int k = 0; k < nc; k++) {
       const void *d = hc[k].data;
       int64_t at = i * hc[k].stride[0];
+      if (c++) putc(',', f);
       switch (hc[k].dtype) {
-      case SK_F64: fprintf(f, ",%.17g", ((const double *)d)[at]); break;
-      case SK_F32: fprintf(f, ",%.9g", (double)((const float *)d)[at]); break;
-      case SK_I64: fprintf(f, ",%lld", (long long)((const int64_t *)d)[at]); break;
-      default: fprintf(f, ",%d", ((const int32_t *)d)[at]); break;
+      case SK_F64: fprintf(f, "%.17g", ((const double *)d)[at]); break;
+      case SK_F32: fprintf(f, "%.9g", (double)((const float *)d)[at]); break;
+      case SK_I64: fprintf(f, "%lld", (long long)((const int64_t *)d)[at]); break;
+      default: fprintf(f, "%d", ((const int32_t *)d)[at]); break;
       }
     }
     putc('\n', f);

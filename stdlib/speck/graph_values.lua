@@ -422,13 +422,15 @@ return function(graph, I)
     call(f, "graph.write_edges", t)
   end
 
-  -- write_csv(path, columns [, {graph = g, order = {...}}]): a CSV file
-  -- with a line per vertex: "id", the name when 'graph' has names, then
-  -- the columns (a table name -> rank-1 view of numbers, one length), in
-  -- 'order' or sorted by name; written whole or not at all
+  -- write_csv(path, columns [, {graph = g, order = {...}, id = true}]): a
+  -- CSV file with a line per vertex: "id" (unless id = false), the name
+  -- when 'graph' has names, then the columns (a table name -> rank-1 view
+  -- of numbers, one length), in 'order' or sorted by name; written whole
+  -- or not at all
   function graph.write_csv(path, columns, opts)
     local f = "write_csv"
-    opts = check_opts(f, opts, {"graph", "order"})
+    opts = check_opts(f, opts, {"graph", "order", "id"})
+    check_bool(f, "id", opts.id)
     if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
     if type(columns) ~= "table" then
       fail(f, "columns must be a table (heading -> view), got %s", type(columns))
@@ -452,7 +454,7 @@ return function(graph, I)
       end
       table.sort(order)
     end
-    local t = {path = path, ncols = #order}
+    local t = {path = path, ncols = #order, id = opts.id ~= false}
     for i, k in ipairs(order) do
       local v = columns[k]
       if type(v) ~= "userdata" then fail(f, "column '%s' must be a view, got %s", k, type(v)) end

@@ -151,7 +151,7 @@ return {
     "Edge lists, CSV/TSV by header columns, Matrix Market; gzip read directly (errors name the file and line, or the byte offset of corrupt or truncated gzip data); g.note when ids exceed SNAP's '# Nodes:'."},
   ["speck.graph.write"] = {"graph.write(path, g [, format])",
     "snap / edges / csv / tsv (by name when g has names) / mm; written whole or not at all."},
-  ["speck.graph.write_csv"] = {"graph.write_csv(path, columns [, {graph = g, order = {...}}])",
+  ["speck.graph.write_csv"] = {"graph.write_csv(path, columns [, {graph = g, order = {...}, id = true}])",
     "A line per vertex: id, name (when g has names), then the columns (heading -> view), in 'order' or by heading."},
   -- view methods
   ["View:label"] = {"v:label()", "The view's label."},
