@@ -325,6 +325,9 @@ describe("speck.graph values on " .. SPACE, function()
     -- the compiler's own words differ by back end (libtcc, NVRTC); the line is the predicate's
     local e1 = err_of(g.filter_edges, g, "w >> > 2")
     assert.truthy(e1:find("^speck%.graph%.filter_edges: the predicate does not compile:\npredicate line 1: error: "), e1)
+    -- an expression cut short is found at its end: still the predicate's last line
+    local e3 = err_of(g.filter_edges, g, "w >")
+    assert.truthy(e3:find("^speck%.graph%.filter_edges: the predicate does not compile:\npredicate line 1: error: "), e3)
     local e2 = err_of(g.filter_edges, g, "w > 1 &&\n  foo(3)")
     assert.truthy(e2:find("^speck%.graph%.filter_edges: the predicate does not compile:\npredicate line 2: error: 'foo' "), e2)
     if SPACE ~= "cuda" then

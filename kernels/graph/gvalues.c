@@ -251,9 +251,10 @@ static char *filter_body(const char *fmt, const char *wexpr, const char *pred, i
 }
 
 /* a compiler's message about the body as one about the predicate: "body
- * line N" -> "predicate line N - line + 1" (the predicate's own lines),
- * in place */
-static void predicate_lines(char *err, size_t errlen, int line) {
+ * line N" -> "predicate line N - line + 1" (the predicate's own lines, at
+ * most 'nlines': an expression cut short is seen at the parenthesis that
+ * closes it, on the line after), in place */
+static void predicate_lines(char *err, size_t errlen, int line, int nlines) {
   if (sk_err_last() != SK_E_BODY_NOT_COMPILE) return;
   char pre[64];
   sk_err(pre, sizeof pre, SK_E_BODY_NOT_COMPILE, "");
@@ -273,7 +274,8 @@ static void predicate_lines(char *err, size_t errlen, int line) {
       long n = strtol(p + kl, &end, 10);
       if (end != p + kl) {
         char t[48];
-        sk_err(t, sizeof t, SK_E_PREDICATE_LINE, n - line + 1);
+        long pl = n - line + 1;
+        sk_err(t, sizeof t, SK_E_PREDICATE_LINE, pl < 1 ? 1 : pl > nlines ? (long)nlines : pl);
         size_t tl = strlen(t);
         if (o + tl + 1 >= errlen) break;
         memcpy(out + o, t, tl);
@@ -332,6 +334,8 @@ static int filter_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     return -1;
   int space = g.rowptr->space, espace = g.colidx->space, rc = -1, lc = 1, lf = 1;
   const char *wexpr = g.weights ? "weights(k)" : "1.0";
+  int nlines = 1;
+  for (const char *q = pred; *q; q++) nlines += *q == '\n';
   char *bc = filter_body(sk_body_graph_filter_count_fmt, wexpr, pred, &lc);
   char *bf = filter_body(sk_body_graph_filter_fill_fmt, wexpr, pred, &lf);
   sk_kbody kc = k_fcount, kf = k_ffill;
@@ -358,7 +362,7 @@ static int filter_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     a[na++] = sk_arg_view("cnt", &cnt);
     a[na++] = sk_arg_i64("n", g.nv);
     if (sk_galgo_degree_range(&kc, g.nv, a, na, NULL, err, errlen) < 0) {
-      predicate_lines(err, errlen, lc);
+      predicate_lines(err, errlen, lc, nlines);
       goto done;
     }
     if (sk_sp_scan(&cnt, &rp, g.nv, &nk, err, errlen) < 0 ||
@@ -370,7 +374,7 @@ static int filter_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     a[na++] = sk_arg_view("ci", &ci);
     a[na++] = sk_arg_view("amap", &amap);
     if (sk_galgo_degree_range(&kf, g.nv, a, na, NULL, err, errlen) < 0) {
-      predicate_lines(err, errlen, lf);
+      predicate_lines(err, errlen, lf, nlines);
       goto done;
     }
     (void)n0;
