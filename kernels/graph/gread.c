@@ -20,8 +20,9 @@
  * counts that are not counts are errors too. Only regular files are read
  * (a FIFO would block); a byte that is not text (a NUL, a control
  * character) is refused with its offset. Weights are on every data line
- * or on none. A long read reports through io/'s progress (the bytes of
- * the file, compressed or not).
+ * or on none; a UTF-8 byte order mark before the first line is skipped.
+ * A long read reports through io/'s progress (the bytes of the file,
+ * compressed or not).
  *
  * With 'names' the ids are tokens (gnames.c): 0..n-1 in order of first
  * appearance, the names kept as the outputs "names" and "name_offsets";
@@ -212,6 +213,8 @@ static int read_text(rd *r, sk_lines *ls, sk_progress *prog, edges *e, layout *l
     }
     bytes += (double)len;
     if ((r->lineno & 0x3fff) == 0) sk_progress_step(prog, ls->raw);
+    /* a UTF-8 byte order mark (spreadsheets write one) is not a field's */
+    if (r->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3;
     char *p = line, *t[3];
     while (*p && isspace((unsigned char)*p)) p++;
     if (!*p) continue;
