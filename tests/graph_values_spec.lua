@@ -513,6 +513,10 @@ describe("speck.graph files on " .. SPACE, function()
     assert.equal("speck.graph.read: '" .. h .. "': the gzip stream ends early at byte 5, the end of the file (truncated?)",
                  err_of(graph.read, h))
     assert.equal(3, graph.read((write_gz("fine.gz", "0 1\n1 2\n"))):num_vertices())
+    assert.equal("speck.graph.read: 'm.mtx.gz': a compressed Matrix Market file is not read (gunzip it first)",
+                 err_of(graph.read, "m.mtx.gz"))
+    assert.equal("speck.graph.write: 'out.txt.gz': compressed files are read, not written",
+                 err_of(graph.write, "out.txt.gz", graph.grid2d(2, 2)))
   end)
 
   it("writes per-vertex results as CSV, atomically", function()
