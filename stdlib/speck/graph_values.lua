@@ -14,8 +14,9 @@
 -- are kept by name; a subgraph gathers them through its renumbering, a
 -- filter through the arcs it keeps; reverse / to_undirected / symmetrize
 -- keep the vertex properties (the same views) and drop the edge ones
--- (their arcs are rebuilt). Vertex names (graph.read with names = true)
--- are a property too: they follow every one of these.
+-- (their arcs are rebuilt). Vertex names (graph.read with names = true,
+-- g:set_names) follow every one of these; graph.union keeps no
+-- properties and no names.
 local speck = require "speck"
 local sparse = require "speck.sparse"
 local sio = speck.io
