@@ -67,11 +67,19 @@ static int grow_slots(sk_names *t) {
   return 0;
 }
 
-/* 1 when 'tok' is an integer of int64: its canonical text into 'buf' */
+/* 1 when 'tok' is an integer of int64: its canonical text into 'buf';
+ * 2 when 'tok' is that text already (the common case: no conversion) */
 static int int_key(const char *tok, char *buf, size_t n) {
   const char *p = tok;
   if (*p == '+' || *p == '-') p++;
   if (*p < '0' || *p > '9') return 0;
+  const char *d = p;
+  while (*d >= '0' && *d <= '9') d++;
+  if (*d) return 0;
+  /* canonical: no '+', no leading zero, not "-0", short enough for int64 */
+  if (*tok != '+' && (p[0] != '0' || d - p == 1) && !(*tok == '-' && p[0] == '0') &&
+      d - p < 19)
+    return 2;
   char *end;
   errno = 0;
   long long v = strtoll(tok, &end, 10);
@@ -80,13 +88,12 @@ static int int_key(const char *tok, char *buf, size_t n) {
   return 1;
 }
 
-int64_t sk_names_intern(sk_names *t, const char *tok, int64_t lineno, char *dup,
-                        size_t duplen) {
+int64_t sk_names_intern(sk_names *t, const char *tok, int64_t lineno, int64_t *same) {
   char ibuf[32];
   size_t tn = strlen(tok);
   int isint = int_key(tok, ibuf, sizeof ibuf);
-  const char *key = isint ? ibuf : tok;
-  size_t kn = isint ? strlen(ibuf) : tn;
+  const char *key = isint == 1 ? ibuf : tok;
+  size_t kn = isint == 1 ? strlen(ibuf) : tn;
   if (2 * (t->n + 1) > t->nslot && grow_slots(t) < 0) return -1;
   uint64_t j = fnv(key, kn) & (uint64_t)(t->nslot - 1);
   for (; t->slot[j] >= 0; j = (j + 1) & (uint64_t)(t->nslot - 1)) {
@@ -97,9 +104,7 @@ int64_t sk_names_intern(sk_names *t, const char *tok, int64_t lineno, char *dup,
     const char *nm = t->bytes + t->off[id];
     size_t nn = (size_t)(t->off[id + 1] - t->off[id]);
     if (isint && (nn != tn || memcmp(nm, tok, tn) != 0)) {
-      snprintf(dup, duplen, "%.*s' (line %lld) and '%s' (line %lld) are the same integer %s",
-               (int)(nn > 60 ? 60 : nn), nm, (long long)t->line[id], tok,
-               (long long)lineno, ibuf);
+      *same = id;
       return -2;
     }
     return id;
@@ -126,6 +131,11 @@ int64_t sk_names_intern(sk_names *t, const char *tok, int64_t lineno, char *dup,
   t->line[id] = lineno;
   t->slot[j] = (int32_t)id;
   return id;
+}
+
+const char *sk_names_name(const sk_names *t, int64_t id, int *len) {
+  *len = (int)(t->off[id + 1] - t->off[id]);
+  return t->bytes + t->off[id];
 }
 
 int sk_names_out(sk_names *t, int space, sk_kvalue *out, char *err, size_t errlen) {

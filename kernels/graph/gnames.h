@@ -17,10 +17,10 @@ typedef struct sk_names {
 
 /* the id of token 'tok' (a new one when unseen); -1 out of memory (or
  * past int32 ids), -2 when 'tok' spells an integer already named
- * otherwise ('dup' then holds "'07' (line 9) and '7' (line 3) are the
- * same integer 7" without its opening quote) */
-int64_t sk_names_intern(sk_names *t, const char *tok, int64_t lineno, char *dup,
-                        size_t duplen);
+ * otherwise ('*same' then that vertex) */
+int64_t sk_names_intern(sk_names *t, const char *tok, int64_t lineno, int64_t *same);
+/* the name of vertex 'id' ('*len' bytes, not NUL-terminated) */
+const char *sk_names_name(const sk_names *t, int64_t id, int *len);
 /* the names into output views "names" (uint8) and "name_offsets" (int64) */
 int sk_names_out(sk_names *t, int space, sk_kvalue *out, char *err, size_t errlen);
 void sk_names_free(sk_names *t);

@@ -73,9 +73,15 @@ static int tok_id(rd *r, const char *t, int64_t *x) {
 static int vertex(rd *r, layout *ly, const char *t, int64_t *x) {
   if (!ly->names) return tok_id(r, t, x);
   if (!*t) return rd_fail(r, SK_E_NAME_EMPTY);
-  char dup[256];
-  int64_t id = sk_names_intern(ly->names, t, r->lineno, dup, sizeof dup);
-  if (id == -2) return rd_fail(r, SK_E_NAMES_SAME_INTEGER, dup);
+  int64_t same = -1;
+  int64_t id = sk_names_intern(ly->names, t, r->lineno, &same);
+  if (id == -2) {
+    int len;
+    const char *first = sk_names_name(ly->names, same, &len);
+    return rd_fail(r, SK_E_NAMES_SAME_INTEGER, len > 60 ? 60 : len, first,
+                   (long long)ly->names->line[same], t, (long long)r->lineno,
+                   strtoll(t, NULL, 10));
+  }
   if (id < 0) return rd_fail(r, SK_E_OUT_MEMORY_AFTER, (long long)ly->names->n);
   *x = id;
   return 0;
