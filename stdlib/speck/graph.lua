@@ -173,58 +173,7 @@ function graph.from_matrix(A, opts)
   return make(A:nrows(), outs, directed)
 end
 
-local FORMATS = {snap = true, mm = true, edges = true}
-
-local function format_of(f, path, fmt)
-  if fmt == nil then
-    if path:match("%.mtx$") or path:match("%.mm$") then return "mm" end
-    return "snap"
-  end
-  if not FORMATS[fmt] then fail(f, "format must be \"snap\", \"mm\" or \"edges\", got %s", tostring(fmt)) end
-  return fmt
-end
-
--- read(path [, {format, directed, dedupe, self_loops}])
-function graph.read(path, opts)
-  local f = "read"
-  opts = check_opts(f, opts, {"format", "directed", "dedupe", "self_loops"})
-  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-  local directed, dedupe, loops = build_flags(f, opts)
-  local fmt = format_of(f, path, opts.format)
-  if fmt == "mm" then
-    local _, o = call(f, "sparse.read_mm", {path = path})
-    local A = sparse._from_outs(o, math.tointeger(o.nrows), math.tointeger(o.ncols), true)
-    if A:nrows() ~= A:ncols() then
-      fail(f, "'%s' is a %s matrix: an adjacency matrix is square", path, A:shape())
-    end
-    local t = sparse._margs({directed = directed, dedupe = dedupe, self_loops = loops}, "A", A)
-    -- a pattern file has no weights (read_mm gives ones)
-    local fh = io.open(path, "rb")
-    local banner = fh and fh:read("l") or ""
-    if fh then fh:close() end
-    if banner:lower():find("pattern", 1, true) then t.A_values = nil end
-    local _, outs = call(f, "graph.from_csr", t)
-    return make(A:nrows(), outs, directed)
-  end
-  local _, outs = call(f, "graph.read_edges", {path = path, directed = directed,
-    dedupe = dedupe, self_loops = loops})
-  return make(math.tointeger(outs.nv), outs, directed)
-end
-
--- write(path, g [, format]): snap / edges ("# Nodes: N" kept, an undirected
--- edge once) or mm (the adjacency matrix, general)
-function graph.write(path, g, fmt)
-  local f = "write"
-  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-  check_graph(f, g)
-  fmt = format_of(f, path, fmt)
-  if fmt == "mm" then
-    call(f, "sparse.write_mm", sparse._margs({path = path,
-      field = g.weights and "real" or "pattern"}, "A", g:matrix()))
-    return
-  end
-  call(f, "graph.write_edges", gargs({path = path, format = fmt}, g))
-end
+-- graph.read, graph.write and graph.write_csv: stdlib/speck/graph_values.lua
 
 -- from_mesh(elem_nodes [, {nodes = N, capacity = c}]): the node graph of a
 -- finite element mesh (seed 002): elem_nodes a rank-2 int64 or int32 view
@@ -810,5 +759,10 @@ function graph.label_propagation(g, opts)
   local _, outs = call(f, "graph.label_propagation", gargs({seed = seed}, g))
   return outs.labels, math.tointeger(outs.n)
 end
+-- graphs as values (subgraphs, filters, reversed and combined graphs,
+-- properties) and files (graph.read, graph.write, graph.write_csv):
+-- stdlib/speck/graph_values.lua
+require("speck.graph_values")(graph, {G = G, make = make, gargs = gargs,
+                                      check_graph = check_graph})
 
 return graph
