@@ -17,4 +17,6 @@ const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_galgo_bodies,
                                                   sk_grecur_bodies,
                                                   sk_gmesh_bodies,
+                                                  sk_gsssp_bodies,
+                                                  sk_gbc_bodies,
                                                   NULL};

@@ -1,0 +1,218 @@
+/* bc.c: graph.betweenness: betweenness centrality by Brandes' algorithm
+ * (unweighted: shortest paths count arcs, as GAP's bc.cc), level-
+ * synchronous on every back end with the levels in device memory. Bodies:
+ * bc.sk.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "algo.h"
+
+/* -- Brandes ---------------------------------------------------------------
+ * For each source s in turn: a breadth-first search by levels appends the
+ * vertices to 'order' level after level (the level starts kept here) and
+ * counts the shortest paths sigma(v) (pushed along the arcs into the next
+ * level, atomically); then the levels backwards from the last but one,
+ * each vertex u pulling delta(u) = sum over its successors v of
+ * sigma(u) / sigma(v) (1 + delta(v)) -- no atomics -- and adding it to
+ * bc(u). The vertices reached are reset from 'order' for the next source.
+ * The sum over sources is then scaled as NetworkX's betweenness_centrality
+ * (and betweenness_centrality_subset, the same factor): normalized,
+ * 1 / ((n - 1)(n - 2)) (n > 2); not normalized, 1/2 on an undirected
+ * graph (each pair was counted from both ends), 1 on a directed one. */
+static const char *const sig_init[] = {
+  "range" R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64"), NULL};
+static const sk_kbody k_init = {.label = "graph.bc_init",
+                                .body = sk_body_graph_bc_init,
+                                .pattern = SK_FOR,
+                                .sigs = sig_init};
+static const char *const sig_seed[] = {"range" R1("depth", "int32") R1("sigma", "float64")
+                                         R1("order", "int32") R1("cnt", "int64") " s=int64",
+                                       NULL};
+static const sk_kbody k_seed = {.label = "graph.bc_seed",
+                                .body = sk_body_graph_bc_seed,
+                                .pattern = SK_FOR,
+                                .sigs = sig_seed};
+static const char *const sig_fwd[] = {"range" G3 R1("depth", "int32") R1("sigma", "float64")
+                                        R1("order", "int32") R1("cnt", "int64")
+                                          " lb=int64 l=int64",
+                                      NULL};
+static const sk_kbody k_fwd = {.label = "graph.bc_forward",
+                               .body = sk_body_graph_bc_forward,
+                               .pattern = SK_REDUCE,
+                               .sigs = sig_fwd,
+                               .reds = "sum:int64"};
+static const char *const sig_bwd[] = {
+  "range" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
+    R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64",
+  NULL};
+static const sk_kbody k_bwd = {.label = "graph.bc_backward",
+                               .body = sk_body_graph_bc_backward,
+                               .pattern = SK_FOR,
+                               .sigs = sig_bwd};
+static const char *const sig_reset[] = {"range" R1("order", "int32") R1("depth", "int32")
+                                          R1("sigma", "float64") R1("delta", "float64"),
+                                        NULL};
+static const sk_kbody k_reset = {.label = "graph.bc_reset",
+                                 .body = sk_body_graph_bc_reset,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_reset};
+static const char *const sig_scale[] = {"range" R1("bc", "float64") " f=float64", NULL};
+static const sk_kbody k_scale = {.label = "graph.bc_scale",
+                                 .body = sk_body_graph_bc_scale,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_scale};
+
+typedef struct bc_state {
+  const sk_graph *g;
+  sk_view *depth, *sigma, *delta, *order, *cnt, *bc;
+  int64_t *lstart; /* level l: order(lstart[l] .. lstart[l + 1]) */
+} bc_state;
+
+/* one source's dependencies added to bc */
+static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  sk_arg sa[] = {sk_arg_view("depth", st->depth), sk_arg_view("sigma", st->sigma),
+                 sk_arg_view("order", st->order), sk_arg_view("cnt", st->cnt),
+                 sk_arg_i64("s", s)};
+  if (sk_sp_range(&k_seed, 1, sa, NELEM(sa), NULL, err, errlen) < 0) return -1;
+  int64_t nl = 0, end = 1;
+  st->lstart[0] = 0;
+  st->lstart[1] = 1;
+  /* forward: level nl is order(lstart[nl] .. lstart[nl + 1]) */
+  while (end > st->lstart[nl]) {
+    const int64_t lb = st->lstart[nl], n = end - lb;
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("depth", st->depth),  sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("order", st->order),  sk_arg_view("cnt", st->cnt),
+                  sk_arg_i64("lb", lb),             sk_arg_i64("l", nl)};
+    if (sk_galgo_degree_range(&k_fwd, n, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_get_i64(st->cnt, 0, &end, err, errlen) < 0)
+      return -1;
+    nl++;
+    st->lstart[nl + 1] = end;
+  }
+  /* levels 0 .. nl - 1 are not empty; backward from nl - 2 down to 1 */
+  for (int64_t l = nl - 2; l >= 1; l--) {
+    const int64_t lb = st->lstart[l], n = st->lstart[l + 1] - lb;
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("depth", st->depth),  sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("delta", st->delta),  sk_arg_view("order", st->order),
+                  sk_arg_view("bc", st->bc),        sk_arg_i64("lb", lb),
+                  sk_arg_i64("l", l),               sk_arg_i64("s", s)};
+    if (sk_galgo_degree_range(&k_bwd, n, a, NELEM(a), NULL, err, errlen) < 0) return -1;
+  }
+  sk_arg ra[] = {sk_arg_view("order", st->order), sk_arg_view("depth", st->depth),
+                 sk_arg_view("sigma", st->sigma), sk_arg_view("delta", st->delta)};
+  return sk_sp_range(&k_reset, end, ra, NELEM(ra), NULL, err, errlen);
+}
+
+/* graph.betweenness: G_* [, sources (int64 view), normalized, directed]
+ * -> bc (float64 per vertex) */
+static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx",   "G_weights", "directed",
+                                      "sources",  "normalized", NULL};
+  sk_graph g;
+  int directed, normalized;
+  const sk_view *src = NULL;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "normalized", 1, &normalized, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "sources") &&
+       !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))))
+    return -1;
+  const int64_t nv = g.nv;
+  int64_t ns = nv, *hs = NULL;
+  unsigned char *seen = NULL;
+  sk_view hsrc;
+  memset(&hsrc, 0, sizeof hsrc);
+  if (src) {
+    if (src->dtype != SK_I64) {
+      sk_err(err, errlen, SK_E_SOURCES_MUST_INT64, sk_dtypes[src->dtype].name);
+      return -1;
+    }
+    ns = src->extent[0];
+    if (ns == 0) {
+      sk_err(err, errlen, SK_E_BC_SOURCES_EMPTY);
+      return -1;
+    }
+    /* the sources on the host: the driver runs them one after another */
+    if (sk_sp_host_copy(src, &hsrc, err, errlen) < 0) return -1;
+    hs = (int64_t *)hsrc.data;
+    if (!(seen = calloc((size_t)nv + 1, 1))) {
+      sk_view_release(&hsrc);
+      sk_err(err, errlen, SK_E_NOMEM);
+      return -1;
+    }
+    for (int64_t k = 0; k < ns; k++) {
+      const int64_t s = hs[k];
+      if (s < 0 || s >= nv) {
+        sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv,
+               (long long)nv - 1);
+        goto bad;
+      }
+      if (seen[s]) {
+        sk_err(err, errlen, SK_E_BC_SOURCE_TWICE, (long long)s);
+        goto bad;
+      }
+      seen[s] = 1;
+    }
+    free(seen);
+    seen = NULL;
+  }
+  const int space = g.rowptr->space;
+  int rc = -1;
+  sk_view depth, sigma, delta, order, cnt, bc;
+  sk_view *all[] = {&depth, &sigma, &delta, &order, &cnt, &bc};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL};
+  if (!(st.lstart = malloc(((size_t)nv + 3) * sizeof *st.lstart))) {
+    sk_err(err, errlen, SK_E_NOMEM);
+    goto done;
+  }
+  if (sk_sp_view(&depth, "depth", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&sigma, "path counts", SK_F64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&delta, "dependencies", SK_F64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&order, "search order", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&bc, "bc", SK_F64, nv, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("depth", &depth), sk_arg_view("sigma", &sigma),
+                  sk_arg_view("delta", &delta)};
+    if (sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  for (int64_t k = 0; k < ns; k++)
+    if (bc_source(&st, hs ? hs[k] : k, err, errlen) < 0) goto done;
+  {
+    const double f = normalized ? (nv > 2 ? 1.0 / ((double)(nv - 1) * (double)(nv - 2)) : 1.0)
+                                : (directed ? 1.0 : 0.5);
+    sk_arg a[] = {sk_arg_view("bc", &bc), sk_arg_f64("f", f)};
+    if (f != 1.0 && sk_sp_range(&k_scale, nv, a, NELEM(a), NULL, err, errlen) < 0)
+      goto done;
+  }
+  if (sk_kout_view(out, "bc", &bc, err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  free(st.lstart);
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  sk_view_release(&hsrc);
+  return rc;
+bad:
+  free(seen);
+  sk_view_release(&hsrc);
+  return -1;
+}
+
+/* -- registration ------------------------------------------------------------ */
+const sk_kentry sk_galgo_bc = {"graph.betweenness",
+                               "G_* [, sources, normalized, directed]", SK_KRES_NONE,
+                               betweenness};
+
+const sk_kbody *const sk_gbc_bodies[] = {&k_init,  &k_seed,  &k_fwd,  &k_bwd,
+                                         &k_reset, &k_scale, NULL};
