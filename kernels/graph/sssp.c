@@ -415,6 +415,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     st.idelta = INT64_MAX;
     st.fdelta = DBL_MAX;
   } else {
+    if (darg && choose_delta(&st, darg, err, errlen) < 0) return -1;
     if (w && g.narcs > 0) {
       sk_arg a[] = {sk_arg_view("w", w)};
       sk_result res;
@@ -422,7 +423,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       const int64_t k = sk_result_i64(&res, 0);
       if (k != INT64_MAX) return negative_weight(&g, w, k, err, errlen);
     }
-    if (choose_delta(&st, darg, err, errlen) < 0) return -1;
+    if (!darg && choose_delta(&st, NULL, err, errlen) < 0) return -1;
   }
   const int64_t nv = g.nv;
   const int space = g.rowptr->space, fl = st.kind == KIND_F;
