@@ -138,6 +138,20 @@ local function build_flags(fname, opts)
   return opts.directed == true, opts.dedupe ~= false, opts.self_loops == true
 end
 
+-- integer weights (the paths block at the end says how they are kept):
+-- the dtype of an int32 or int64 view, else nil; a copy of view w as 'dtype'
+local function int_weights_of(w)
+  local dt = w.dtype and w:dtype()
+  return (dt == "int32" or dt == "int64") and dt or nil
+end
+
+local function weights_as(w, dtype)
+  local out = speck.View("weights", dtype, w:extent(0))
+  speck.parallel_for("graph.weights_as_" .. dtype, w:extent(0), {a = w, b = out},
+    dtype == "float64" and "b(i) = (double)a(i);" or "b(i) = a(i);")
+  return out
+end
+
 -- from_edges(nv, src, dst [, {directed, weights, dedupe, self_loops, space}])
 function graph.from_edges(nv, src, dst, opts)
   local f = "from_edges"
@@ -148,8 +162,8 @@ function graph.from_edges(nv, src, dst, opts)
   local directed, dedupe, loops = build_flags(f, opts)
   local s, d = id_view(f, "src", src), id_view(f, "dst", dst)
   local w = opts.weights
-  local iw = type(w) == "userdata" and graph._int_weights_of(w)   -- (the paths block below)
-  if iw then w = graph._weights_as(w, "float64") end
+  local iw = type(w) == "userdata" and int_weights_of(w)
+  if iw then w = weights_as(w, "float64") end
   if type(w) == "table" then
     for i = 1, #w do
       if type(w[i]) ~= "number" then fail(f, "weights[%d] must be a number, got %s", i, type(w[i])) end
@@ -614,18 +628,6 @@ end
 -- algorithm reads) and remembers the integer dtype in g._int_weights;
 -- sssp then reads an integer copy of the arc weights (made once, kept in
 -- g._iweights) and gives int64 distances.
-function graph._int_weights_of(w)
-  local dt = w.dtype and w:dtype()
-  return (dt == "int32" or dt == "int64") and dt or nil
-end
-
-function graph._weights_as(w, dtype)
-  local out = speck.View("weights", dtype, w:extent(0))
-  speck.parallel_for("graph.weights_as_" .. dtype, w:extent(0), {a = w, b = out},
-    dtype == "float64" and "b(i) = (double)a(i);" or "b(i) = a(i);")
-  return out
-end
-
 local SSSP_ALG = {delta = true, bellman_ford = true}
 
 -- dist [, pred] = sssp(g, source [, {delta, predecessors, algorithm}])
@@ -650,7 +652,7 @@ function graph.sssp(g, source, opts)
   local args = gargs({source = source, delta = opts.delta, algorithm = opts.algorithm,
                       predecessors = opts.predecessors == true}, g)
   if g._int_weights and g.weights then
-    g._iweights = g._iweights or graph._weights_as(g.weights, g._int_weights)
+    g._iweights = g._iweights or weights_as(g.weights, g._int_weights)
     args.G_weights = g._iweights
   end
   local _, outs = call(f, "graph.sssp", args)

@@ -154,4 +154,9 @@ return {
   ["View:set"] = {"v:set(i, j, ..., x)", "Store x at (i, j, ...); v[i] = x for rank 1. v(i, j, ...) reads."},
   ["View:fill"] = {"v:fill(x)", "Store x in every element."},
   ["View:totable"] = {"v:totable()", "The elements as nested Lua lists (1-based)."},
+  -- speck.graph: shortest paths and betweenness (kernels/graph/sssp.c, bc.c)
+  ["speck.graph.sssp"] = {"local dist [, pred] = graph.sssp(g, source [, {delta = d, predecessors = true, algorithm = \"delta\" | \"bellman_ford\"}])",
+    "Single-source shortest paths: delta-stepping (delta: the largest weight over the mean out-degree, rounded up for integer weights, unless given), or Bellman-Ford (negative weights; a negative cycle reachable from the source is an error). dist: int64 for integer weights (from_edges given an int32/int64 view) and unweighted graphs (weight 1; unreached math.maxinteger), else float64 (unreached math.huge); pred: int64, -1 for the source and unreached."},
+  ["speck.graph.betweenness"] = {"local bc = graph.betweenness(g [, {sources = list_or_view, normalized = true}])",
+    "Betweenness centrality by Brandes' algorithm, unweighted (hop counts), as NetworkX's betweenness_centrality; with sources, the sum over those sources only (betweenness_centrality_subset, every vertex a target). Scaled by 1/((n-1)(n-2)) when normalized, else by 1/2 on an undirected graph. Sources: distinct vertex ids, not empty."},
 }
