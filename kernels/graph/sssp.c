@@ -16,24 +16,30 @@
  * k holds the vertices whose distance is in [k delta, (k + 1) delta). The
  * current bucket b is worked in rounds: each round relaxes every arc of
  * the frontier q; a vertex lowered into bucket b joins the next frontier,
- * one lowered past it joins the pile of later buckets (GAP keeps one bin a
- * bucket a thread; here one pile in device memory, its entries' buckets
- * read from dist when the bucket is chosen). When b's frontier is empty,
- * the next bucket is the smallest bucket of a pile entry past b; the
- * entries of that bucket become the frontier, those past it a compacted
- * pile, those at or below b (lowered since, and settled) are dropped.
- * Every arc is relaxed (GAP's choice: no light/heavy split, whose extra
- * pass costs more than the few heavy relaxations it saves on graphs of
- * short weights). A vertex enters the frontier and the pile at most once
- * a round (stamps nmark, pmark), so a round adds at most nv entries to the
- * pile: a pile of 2 nv entries compacted when it could overflow never does.
+ * one lowered past it goes on the pile of later buckets with its bucket
+ * (GAP keeps a bin a bucket a thread; here one pile in the graph's space,
+ * an entry a vertex and the bucket it was pushed for). When b's frontier
+ * is empty, the next bucket is the smallest pushed (each round and split
+ * reduces it): the entries pushed for it whose vertex is still in it
+ * become the frontier, those of later buckets a new pile (copied, not
+ * read: no distance loaded), the rest -- stale: their vertex fell since,
+ * and was pushed again -- are dropped. A vertex is pushed once a bucket
+ * (pbk: the smallest bucket it was pushed for), so a pile's live entries
+ * are at most nv; a round that overflows the pile's 2 nv entries (its
+ * pushes past the end are counted, not stored) has the pile made again
+ * from the distances. Every arc is relaxed (GAP's choice: no light/heavy
+ * split, whose extra pass costs more than the few heavy relaxations it
+ * saves on graphs of short weights). The host's bodies buffer their
+ * pushes (an atomic a buffer of 64) and take several frontier vertices or
+ * 512 pile entries a work item; the device's take one and reserve per
+ * push with atomic_fetch_add_combined (an atomic a warp).
  *
  * Bellman-Ford is the same loop with one bucket (delta = the largest
  * distance): rounds until no distance falls; a frontier still active after
  * nv rounds means a negative cycle reachable from the source. */
 enum { KIND_I, KIND_U, KIND_F }; /* int weights, none (1), float weights */
 
-#define SIG_VS R1("nmark", "int32") R1("pmark", "int32")
+#define SIG_VS R1("nmark", "int32") R1("pbk", "int64")
 static const char *const sig_init[] = {
   "range" R1("dist", "int64") SIG_VS " inf=int64",
   "range" R1("dist", "float64") SIG_VS " inf=float64", NULL};
@@ -58,71 +64,87 @@ static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
                                 .pattern = SK_FOR,
                                 .sigs = sig_setc};
 
+/* a round's relaxation: [0] the device's (a frontier vertex a work item),
+ * [1] the host's (ch vertices a work item, pushes buffered); by kind */
 #define RELAX_TAIL \
-  R1("nmark", "int32") R1("pmark", "int32") R1("q", "int32") R1("nq", "int32") \
-    R1("pile", "int32") R1("cnt", "int64")
+  R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32") \
+    R1("pv", "int32") R1("pb", "int64") R1("cnt", "int64")
+#define RELAX_SC_I " delta=int64 b=int64 r=int64 cap=int64"
+#define RELAX_SC_F " delta=float64 b=int64 r=int64 cap=int64"
 static const char *const sig_relax_i[] = {
-  "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL " delta=int64 b=int64 r=int64",
-  "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL " delta=int64 b=int64 r=int64",
+  "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I,
+  "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I, NULL};
+static const char *const sig_relax_u[] = {"range" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I,
+                                          NULL};
+static const char *const sig_relax_f[] = {
+  "range" G3 R1("w", "float64") R1("dist", "float64") RELAX_TAIL RELAX_SC_F, NULL};
+static const char *const sig_relax_ih[] = {
+  "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
+  "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
   NULL};
-static const char *const sig_relax_u[] = {
-  "range" G3 R1("dist", "int64") RELAX_TAIL " delta=int64 b=int64 r=int64", NULL};
-static const char *const sig_relax_f[] = {"range" G3 R1("w", "float64") R1(
-                                            "dist", "float64") RELAX_TAIL
-                                          " delta=float64 b=int64 r=int64",
-                                          NULL};
-static const sk_kbody k_relax[3] = {{.label = "graph.sssp_relax_i",
-                                     .body = sk_body_graph_sssp_relax_i,
-                                     .pattern = SK_REDUCE,
-                                     .sigs = sig_relax_i,
-                                     .reds = "sum:int64"},
-                                    {.label = "graph.sssp_relax_u",
-                                     .body = sk_body_graph_sssp_relax_u,
-                                     .pattern = SK_REDUCE,
-                                     .sigs = sig_relax_u,
-                                     .reds = "sum:int64"},
-                                    {.label = "graph.sssp_relax_f",
-                                     .body = sk_body_graph_sssp_relax_f,
-                                     .pattern = SK_REDUCE,
-                                     .sigs = sig_relax_f,
-                                     .reds = "sum:int64"}};
+static const char *const sig_relax_uh[] = {
+  "range" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64", NULL};
+static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
+                                             "dist", "float64") RELAX_TAIL RELAX_SC_F
+                                           " qn=int64 ch=int64",
+                                           NULL};
+#define RELAX_K(name, sig)                                                              \
+  {                                                                                     \
+    .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
+    .sigs = sig, .reds = "sum:int64 min:int64"                                          \
+  }
+static const sk_kbody k_relax[2][3] = {
+  {RELAX_K(sssp_relax_dev_i, sig_relax_i), RELAX_K(sssp_relax_dev_u, sig_relax_u),
+   RELAX_K(sssp_relax_dev_f, sig_relax_f)},
+  {RELAX_K(sssp_relax_host_i, sig_relax_ih), RELAX_K(sssp_relax_host_u, sig_relax_uh),
+   RELAX_K(sssp_relax_host_f, sig_relax_fh)}};
 
-static const char *const sig_minb_i[] = {
-  "range" R1("dist", "int64") R1("pile", "int32") " delta=int64 b=int64", NULL};
-static const char *const sig_minb_f[] = {
-  "range" R1("dist", "float64") R1("pile", "int32") " delta=float64 b=int64", NULL};
-static const sk_kbody k_minb[2] = {{.label = "graph.sssp_min_bucket_i",
-                                    .body = sk_body_graph_sssp_min_bucket_i,
-                                    .pattern = SK_REDUCE,
-                                    .sigs = sig_minb_i,
-                                    .reds = "min:int64"},
-                                   {.label = "graph.sssp_min_bucket_f",
-                                    .body = sk_body_graph_sssp_min_bucket_f,
-                                    .pattern = SK_REDUCE,
-                                    .sigs = sig_minb_f,
-                                    .reds = "min:int64"}};
-
+/* the next bucket's frontier from the pile: [0] the device's (an entry a
+ * work item), [1] the host's (512 entries a work item); int or float */
 #define SPLIT_TAIL \
-  R1("nmark", "int32") R1("pmark", "int32") R1("q", "int32") R1("pile", "int32") \
-    R1("pile2", "int32") R1("cnt", "int64")
-static const char *const sig_split_i[] = {"range" R1("rowptr", "int64") R1(
-                                            "dist", "int64") SPLIT_TAIL
-                                          " delta=int64 b=int64 bsel=int64 r=int64",
-                                          NULL};
-static const char *const sig_split_f[] = {"range" R1("rowptr", "int64") R1(
-                                            "dist", "float64") SPLIT_TAIL
-                                          " delta=float64 b=int64 bsel=int64 r=int64",
-                                          NULL};
-static const sk_kbody k_split[2] = {{.label = "graph.sssp_split_i",
-                                     .body = sk_body_graph_sssp_split_i,
-                                     .pattern = SK_REDUCE,
-                                     .sigs = sig_split_i,
-                                     .reds = "sum:int64"},
-                                    {.label = "graph.sssp_split_f",
-                                     .body = sk_body_graph_sssp_split_f,
-                                     .pattern = SK_REDUCE,
-                                     .sigs = sig_split_f,
-                                     .reds = "sum:int64"}};
+  R1("q", "int32") R1("pv", "int32") R1("pb", "int64") R1("pv2", "int32") \
+    R1("pb2", "int64") R1("cnt", "int64")
+static const char *const sig_split_i[] = {
+  "range" R1("rowptr", "int64") R1("dist", "int64") SPLIT_TAIL " delta=int64 bsel=int64",
+  NULL};
+static const char *const sig_split_f[] = {
+  "range" R1("rowptr", "int64") R1("dist", "float64") SPLIT_TAIL " delta=float64 bsel=int64",
+  NULL};
+static const char *const sig_split_ih[] = {"range" R1("rowptr", "int64") R1(
+                                             "dist", "int64") SPLIT_TAIL
+                                           " delta=int64 bsel=int64 n=int64",
+                                           NULL};
+static const char *const sig_split_fh[] = {"range" R1("rowptr", "int64") R1(
+                                             "dist", "float64") SPLIT_TAIL
+                                           " delta=float64 bsel=int64 n=int64",
+                                           NULL};
+#define SPLIT_K(name, sig)                                                              \
+  {                                                                                     \
+    .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
+    .sigs = sig, .reds = "sum:int64 min:int64"                                          \
+  }
+static const sk_kbody k_split[2][2] = {
+  {SPLIT_K(sssp_split_dev_i, sig_split_i), SPLIT_K(sssp_split_dev_f, sig_split_f)},
+  {SPLIT_K(sssp_split_host_i, sig_split_ih), SPLIT_K(sssp_split_host_f, sig_split_fh)}};
+
+static const char *const sig_rebuild_i[] = {
+  "range" R1("dist", "int64") R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")
+    R1("cnt", "int64") " inf=int64 delta=int64 b=int64",
+  NULL};
+static const char *const sig_rebuild_f[] = {
+  "range" R1("dist", "float64") R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")
+    R1("cnt", "int64") " inf=float64 delta=float64 b=int64",
+  NULL};
+static const sk_kbody k_rebuild[2] = {{.label = "graph.sssp_rebuild_i",
+                                       .body = sk_body_graph_sssp_rebuild_i,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_rebuild_i,
+                                       .reds = "min:int64"},
+                                      {.label = "graph.sssp_rebuild_f",
+                                       .body = sk_body_graph_sssp_rebuild_f,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_rebuild_f,
+                                       .reds = "min:int64"}};
 
 #define PRED_TAIL R1("pred", "int64") " inf=int64 s=int64"
 static const char *const sig_pred_i[] = {
@@ -176,9 +198,12 @@ typedef struct sssp_state {
   const sk_graph *g;
   const sk_view *w; /* NULL: unweighted */
   int kind;         /* KIND_* */
+  int host;         /* the host's bodies (1) or the device's (0) */
+  int threads;      /* the back end's concurrency */
   int64_t idelta;   /* the bucket width (integer kinds) */
   double fdelta;    /* (float kind) */
-  sk_view *dist, *nmark, *pmark, *q, *nq, *pile, *pile2, *cnt;
+  int64_t cap;      /* the piles' entries */
+  sk_view *dist, *nmark, *pbk, *q, *nq, *pv, *pb, *pv2, *pb2, *cnt;
 } sssp_state;
 
 static sk_arg delta_arg(const sssp_state *st) {
@@ -192,33 +217,112 @@ static int set_counts(const sssp_state *st, int64_t c0, int64_t c1, char *err,
   return sk_sp_range(&k_setc, 1, a, NELEM(a), NULL, err, errlen);
 }
 
-/* pile entries of bucket 'bsel' to the frontier (bsel -1: none), those
- * past 'b' to a new pile; '*qn', '*pn', '*farcs' the new sizes and the
- * frontier's arcs */
-static int split(sssp_state *st, int64_t pn, int64_t b, int64_t bsel, int64_t r,
-                 int64_t *qn, int64_t *npn, int64_t *farcs, char *err, size_t errlen) {
-  sk_arg a[] = {sk_arg_view("rowptr", st->g->rowptr),
-                sk_arg_view("dist", st->dist),
-                sk_arg_view("nmark", st->nmark),
-                sk_arg_view("pmark", st->pmark),
-                sk_arg_view("q", st->q),
-                sk_arg_view("pile", st->pile),
-                sk_arg_view("pile2", st->pile2),
+static void swap_piles(sssp_state *st) {
+  sk_view t = *st->pv;
+  *st->pv = *st->pv2;
+  *st->pv2 = t;
+  t = *st->pb;
+  *st->pb = *st->pb2;
+  *st->pb2 = t;
+}
+
+/* a pile that overflowed made again from the distances (at most nv
+ * entries); '*pn' its size, '*minb' its smallest bucket */
+static int rebuild(sssp_state *st, int64_t b, int64_t *pn, int64_t *minb, char *err,
+                   size_t errlen) {
+  const int fl = st->kind == KIND_F;
+  sk_arg a[] = {sk_arg_view("dist", st->dist),
+                sk_arg_view("pbk", st->pbk),
+                sk_arg_view("pv", st->pv),
+                sk_arg_view("pb", st->pb),
                 sk_arg_view("cnt", st->cnt),
+                fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX),
                 delta_arg(st),
-                sk_arg_i64("b", b),
-                sk_arg_i64("bsel", bsel),
-                sk_arg_i64("r", r)};
+                sk_arg_i64("b", b)};
   sk_result res;
   if (set_counts(st, 0, 0, err, errlen) < 0 ||
-      sk_sp_range(&k_split[st->kind == KIND_F], pn, a, NELEM(a), &res, err, errlen) < 0 ||
+      sk_sp_range(&k_rebuild[fl], st->g->nv, a, NELEM(a), &res, err, errlen) < 0 ||
+      sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
+    return -1;
+  *minb = sk_result_i64(&res, 0);
+  return 0;
+}
+
+/* a round: the frontier's qn vertices relaxed in bucket b (stamp r);
+ * '*qn', '*pn' the next frontier's and the pile's sizes, '*farcs' the next
+ * frontier's arcs, '*minb' lowered to the smallest bucket pushed */
+static int relax(sssp_state *st, int64_t b, int64_t r, int64_t *qn, int64_t *pn,
+                 int64_t *farcs, int64_t *minb, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  int na = 0;
+  sk_arg a[20];
+  a[na++] = sk_arg_view("rowptr", g->rowptr);
+  a[na++] = sk_arg_view("colidx", g->colidx);
+  if (st->w) a[na++] = sk_arg_view("w", st->w);
+  a[na++] = sk_arg_view("dist", st->dist);
+  a[na++] = sk_arg_view("nmark", st->nmark);
+  a[na++] = sk_arg_view("pbk", st->pbk);
+  a[na++] = sk_arg_view("q", st->q);
+  a[na++] = sk_arg_view("nq", st->nq);
+  a[na++] = sk_arg_view("pv", st->pv);
+  a[na++] = sk_arg_view("pb", st->pb);
+  a[na++] = sk_arg_view("cnt", st->cnt);
+  a[na++] = delta_arg(st);
+  a[na++] = sk_arg_i64("b", b);
+  a[na++] = sk_arg_i64("r", r);
+  a[na++] = sk_arg_i64("cap", st->cap);
+  int64_t items = *qn;
+  if (st->host) {
+    /* ch vertices a work item: about 64 items a thread, at most 64 each */
+    int64_t ch = *qn / (64 * (int64_t)st->threads);
+    ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
+    items = (*qn + ch - 1) / ch;
+    a[na++] = sk_arg_i64("qn", *qn);
+    a[na++] = sk_arg_i64("ch", ch);
+  }
+  sk_result res;
+  if (set_counts(st, 0, *pn, err, errlen) < 0 ||
+      sk_galgo_degree_range_chunk(&k_relax[st->host][st->kind], items, st->host ? 2 : 256, a,
+                                  na, &res, err, errlen) < 0 ||
       sk_sp_get_i64(st->cnt, 0, qn, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 1, npn, err, errlen) < 0)
+      sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
     return -1;
   *farcs = sk_result_i64(&res, 0);
-  sk_view t = *st->pile;
-  *st->pile = *st->pile2;
-  *st->pile2 = t;
+  const int64_t m = sk_result_i64(&res, 1);
+  if (m < *minb) *minb = m;
+  sk_view t = *st->q;
+  *st->q = *st->nq;
+  *st->nq = t;
+  return *pn > st->cap ? rebuild(st, b, pn, minb, err, errlen) : 0;
+}
+
+/* the pile's entries of bucket 'bsel' (still in it) to the frontier, those
+ * of later buckets to a new pile; '*qn', '*pn' the sizes, '*farcs' the
+ * frontier's arcs, '*minb' the smallest bucket kept */
+static int split(sssp_state *st, int64_t bsel, int64_t *qn, int64_t *pn, int64_t *farcs,
+                 int64_t *minb, char *err, size_t errlen) {
+  sk_arg a[] = {sk_arg_view("rowptr", st->g->rowptr),
+                sk_arg_view("dist", st->dist),
+                sk_arg_view("q", st->q),
+                sk_arg_view("pv", st->pv),
+                sk_arg_view("pb", st->pb),
+                sk_arg_view("pv2", st->pv2),
+                sk_arg_view("pb2", st->pb2),
+                sk_arg_view("cnt", st->cnt),
+                delta_arg(st),
+                sk_arg_i64("bsel", bsel),
+                sk_arg_i64("n", *pn)};
+  const int fl = st->kind == KIND_F;
+  sk_result res;
+  if (set_counts(st, 0, 0, err, errlen) < 0 ||
+      sk_sp_range(&k_split[st->host][fl], st->host ? (*pn + 511) / 512 : *pn, a,
+                  NELEM(a) - !st->host, &res, err, errlen) < 0 ||
+      sk_sp_get_i64(st->cnt, 0, qn, err, errlen) < 0 ||
+      sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
+    return -1;
+  *farcs = sk_result_i64(&res, 0);
+  *minb = sk_result_i64(&res, 1);
+  swap_piles(st);
   return 0;
 }
 
@@ -226,64 +330,26 @@ static int split(sssp_state *st, int64_t pn, int64_t b, int64_t bsel, int64_t r,
  * negative cycles detected) from 'source' */
 static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t errlen) {
   const sk_graph *g = st->g;
-  const int64_t nv = g->nv, cap = 2 * nv;
-  int64_t qn = 1, pn = 0, b = 0, r = 0, farcs = 0, rounds = 0;
-  if (sk_sp_get_i64(g->rowptr, source + 1, &farcs, err, errlen) < 0) return -1;
-  {
-    int64_t r0;
-    if (sk_sp_get_i64(g->rowptr, source, &r0, err, errlen) < 0) return -1;
-    farcs -= r0;
-  }
+  const int64_t nv = g->nv;
+  int64_t qn = 1, pn = 0, b = 0, r = 0, farcs = 0, rounds = 0, minb = INT64_MAX, r0;
+  if (sk_sp_get_i64(g->rowptr, source + 1, &farcs, err, errlen) < 0 ||
+      sk_sp_get_i64(g->rowptr, source, &r0, err, errlen) < 0)
+    return -1;
+  farcs -= r0;
   for (;;) {
     while (qn > 0) {
       if (bf && rounds >= nv) {
         sk_err(err, errlen, SK_E_SSSP_NEGATIVE_CYCLE, (long long)source);
         return -1;
       }
-      /* a round adds at most min(farcs, nv) pile entries */
-      if (pn + (farcs < nv ? farcs : nv) > cap) {
-        int64_t q0, f0;
-        if (split(st, pn, b, -1, ++r, &q0, &pn, &f0, err, errlen) < 0) return -1;
-      }
-      r++;
+      if (relax(st, b, ++r, &qn, &pn, &farcs, &minb, err, errlen) < 0) return -1;
       rounds++;
-      int na = 0;
-      sk_arg a[16];
-      a[na++] = sk_arg_view("rowptr", g->rowptr);
-      a[na++] = sk_arg_view("colidx", g->colidx);
-      if (st->w) a[na++] = sk_arg_view("w", st->w);
-      a[na++] = sk_arg_view("dist", st->dist);
-      a[na++] = sk_arg_view("nmark", st->nmark);
-      a[na++] = sk_arg_view("pmark", st->pmark);
-      a[na++] = sk_arg_view("q", st->q);
-      a[na++] = sk_arg_view("nq", st->nq);
-      a[na++] = sk_arg_view("pile", st->pile);
-      a[na++] = sk_arg_view("cnt", st->cnt);
-      a[na++] = delta_arg(st);
-      a[na++] = sk_arg_i64("b", b);
-      a[na++] = sk_arg_i64("r", r);
-      sk_result res;
-      if (set_counts(st, 0, pn, err, errlen) < 0 ||
-          sk_galgo_degree_range(&k_relax[st->kind], qn, a, na, &res, err, errlen) < 0 ||
-          sk_sp_get_i64(st->cnt, 0, &qn, err, errlen) < 0 ||
-          sk_sp_get_i64(st->cnt, 1, &pn, err, errlen) < 0)
-        return -1;
-      farcs = sk_result_i64(&res, 0);
-      sk_view t = *st->q;
-      *st->q = *st->nq;
-      *st->nq = t;
     }
-    if (pn == 0) break;
-    /* the next bucket: the smallest of a pile entry past b */
-    sk_arg a[] = {sk_arg_view("dist", st->dist), sk_arg_view("pile", st->pile),
-                  delta_arg(st), sk_arg_i64("b", b)};
-    sk_result res;
-    if (sk_sp_range(&k_minb[st->kind == KIND_F], pn, a, NELEM(a), &res, err, errlen) < 0)
-      return -1;
-    const int64_t bsel = sk_result_i64(&res, 0);
-    if (bsel == INT64_MAX) break; /* every entry settled */
-    if (split(st, pn, b, bsel, ++r, &qn, &pn, &farcs, err, errlen) < 0) return -1;
-    b = bsel;
+    /* the next bucket: the smallest pushed (its entries may all be stale:
+     * then the split finds no frontier and the next one is tried) */
+    if (pn == 0 || minb == INT64_MAX) break;
+    b = minb;
+    if (split(st, b, &qn, &pn, &farcs, &minb, err, errlen) < 0) return -1;
   }
   return 0;
 }
@@ -368,9 +434,12 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
  * (int64 for integer or no weights, float64 for float weights), pred
  * (int64) with predecessors */
 static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"G_rowptr",     "G_colidx",  "G_weights",
-                                      "directed",     "source",    "delta",
-                                      "predecessors", "algorithm", NULL};
+  /* pile_capacity, device_bodies: for the specs (a pile that overflows;
+   * the device's bodies run on the host) */
+  static const char *const known[] = {"G_rowptr",     "G_colidx",      "G_weights",
+                                      "directed",     "source",        "delta",
+                                      "predecessors", "algorithm",     "pile_capacity",
+                                      "device_bodies", NULL};
   if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
   /* the graph without its weights (any of three dtypes here) */
   sk_arg ga[16];
@@ -428,29 +497,47 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   const int64_t nv = g.nv;
   const int space = g.rowptr->space, fl = st.kind == KIND_F;
   int rc = -1;
-  sk_view dist, nmark, pmark, q, nq, pile, pile2, cnt, pred;
-  sk_view *all[] = {&dist, &nmark, &pmark, &q, &nq, &pile, &pile2, &cnt, &pred};
+  sk_view dist, nmark, pbk, q, nq, pv, pb, pv2, pb2, cnt, pred;
+  sk_view *all[] = {&dist, &nmark, &pbk, &q, &nq, &pv, &pb, &pv2, &pb2, &cnt, &pred};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&dist, "dist", fl ? SK_F64 : SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nmark, "frontier stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pmark, "pile stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbk, "pushed buckets", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&q, "frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pile, "pile", SK_I32, 2 * nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pile2, "pile", SK_I32, 2 * nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pv, "pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pb, "pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pv2, "pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pb2, "pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&cnt, "counts", SK_I64, 2, space, 1, err, errlen) < 0)
     goto done;
   st.dist = &dist;
   st.nmark = &nmark;
-  st.pmark = &pmark;
+  st.pbk = &pbk;
   st.q = &q;
   st.nq = &nq;
-  st.pile = &pile;
-  st.pile2 = &pile2;
+  st.pv = &pv;
+  st.pb = &pb;
+  st.pv2 = &pv2;
+  st.pb2 = &pb2;
   st.cnt = &cnt;
+  st.cap = 2 * nv > 0 ? 2 * nv : 1;
+  {
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    int devb;
+    int64_t pcap;
+    if (sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
+        sk_karg_i64(args, nargs, "pile_capacity", 1, st.cap, &pcap, err, errlen) < 0)
+      goto done;
+    if (pcap >= 1 && pcap < st.cap) st.cap = pcap;
+    st.host = sk_sp_host(be) && !devb;
+    st.threads = be->concurrency ? be->concurrency() : 1;
+    if (st.threads < 1) st.threads = 1;
+  }
   {
     sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
-                  sk_arg_view("pmark", &pmark),
+                  sk_arg_view("pbk", &pbk),
                   fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX)};
     sk_arg s[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
                   sk_arg_view("q", &q), sk_arg_view("cnt", &cnt),
@@ -492,6 +579,8 @@ const sk_kentry sk_galgo_sssp = {
   "graph.sssp", "G_*, source [, delta, predecessors, algorithm]", SK_KRES_NONE, sssp};
 
 const sk_kbody *const sk_gsssp_bodies[] = {
-  &k_init,     &k_seed,     &k_setc,     &k_relax[0], &k_relax[1], &k_relax[2],
-  &k_minb[0],  &k_minb[1],  &k_split[0], &k_split[1], &k_pred[0],  &k_pred[1],
-  &k_pred[2],  &k_pred_init, &k_wrange[0], &k_wrange[1], &k_fneg,   NULL};
+  &k_init,         &k_seed,         &k_setc,         &k_relax[0][0],  &k_relax[0][1],
+  &k_relax[0][2],  &k_relax[1][0],  &k_relax[1][1],  &k_relax[1][2],  &k_split[0][0],
+  &k_split[0][1],  &k_split[1][0],  &k_split[1][1],  &k_rebuild[0],   &k_rebuild[1],
+  &k_pred[0],      &k_pred[1],      &k_pred[2],      &k_pred_init,    &k_wrange[0],
+  &k_wrange[1],    &k_fneg,         NULL};
