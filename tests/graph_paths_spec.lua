@@ -359,6 +359,20 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     end
   end)
 
+  it("betweenness with the device's bodies equals the host's", function()
+    local core = require "speck.core"
+    for _, c in ipairs(CASES) do
+      local g = c.g
+      for _, norm in ipairs{true, false} do
+        local want = graph.betweenness(g, {normalized = norm}):totable()
+        local _, outs = core.call("graph.betweenness", {G_rowptr = g.rowptr,
+          G_colidx = g.colidx, directed = g:is_directed(), normalized = norm,
+          device_bodies = true})
+        check_bc(outs.bc:totable(), want)
+      end
+    end
+  end)
+
   it("the automatic delta: the largest weight over the mean degree", function()
     -- GAP weights on a graph of mean degree 8 (ring of 4 neighbours each side)
     local nv, s, d, w = 64, {}, {}, {}
@@ -392,8 +406,8 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
       if k.tier == "nvrtc" and k.launches > 0 then seen[k.label] = true end
     end
-    for _, l in ipairs{"graph.sssp_relax_i", "graph.sssp_split_i", "graph.bc_forward",
-                       "graph.bc_backward"} do
+    for _, l in ipairs{"graph.sssp_relax_dev_i", "graph.sssp_split_dev_i", "graph.bc_forward_dev",
+                       "graph.bc_backward_dev"} do
       assert.is_true(seen[l] == true, l .. " did not run as a device kernel")
     end
   end)

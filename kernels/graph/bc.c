@@ -41,9 +41,17 @@ static const char *const sig_fwd[] = {"range" G3 R1("depth", "int32") R1("sigma"
                                       NULL};
 static const sk_kbody k_fwd = {.label = "graph.bc_forward",
                                .body = sk_body_graph_bc_forward,
-                               .pattern = SK_REDUCE,
-                               .sigs = sig_fwd,
-                               .reds = "sum:int64"};
+                               .pattern = SK_FOR,
+                               .sigs = sig_fwd};
+/* the device's: a warp a vertex (teams of 8), its arcs over the lanes */
+static const char *const sig_fwd_dev[] = {
+  "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("order", "int32")
+    R1("cnt", "int64") " lb=int64 l=int64 n=int64",
+  NULL};
+static const sk_kbody k_fwd_dev = {.label = "graph.bc_forward_dev",
+                                   .body = sk_body_graph_bc_forward_dev,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_fwd_dev};
 static const char *const sig_bwd[] = {
   "range" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
     R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64",
@@ -52,6 +60,14 @@ static const sk_kbody k_bwd = {.label = "graph.bc_backward",
                                .body = sk_body_graph_bc_backward,
                                .pattern = SK_FOR,
                                .sigs = sig_bwd};
+static const char *const sig_bwd_dev[] = {
+  "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
+    R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64 n=int64",
+  NULL};
+static const sk_kbody k_bwd_dev = {.label = "graph.bc_backward_dev",
+                                   .body = sk_body_graph_bc_backward_dev,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_bwd_dev};
 static const char *const sig_reset[] = {"range" R1("order", "int32") R1("depth", "int32")
                                           R1("sigma", "float64") R1("delta", "float64"),
                                         NULL};
@@ -69,7 +85,23 @@ typedef struct bc_state {
   const sk_graph *g;
   sk_view *depth, *sigma, *delta, *order, *cnt, *bc;
   int64_t *lstart; /* level l: order(lstart[l] .. lstart[l + 1]) */
+  int host;        /* the host's bodies (1) or the device's (0) */
+  int warp;
 } bc_state;
+
+/* level body 'kh' (host: a vertex a work item, following the degrees) or
+ * 'kd' (device: a warp a vertex) over n vertices; a[na] is free */
+static int bc_level(const bc_state *st, const sk_kbody *kh, const sk_kbody *kd, int64_t n,
+                    sk_arg *a, int na, char *err, size_t errlen) {
+  if (st->host) return sk_galgo_degree_range(kh, n, a, na, NULL, err, errlen);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.team_size = st->warp > 1 ? 8 : 1;
+  p.vector_length = st->warp;
+  p.league_size = (n + p.team_size - 1) / p.team_size;
+  a[na] = sk_arg_i64("n", n);
+  return sk_kbody_launch(kd, &p, a, na + 1, NULL, err, errlen);
+}
 
 /* one source's dependencies added to bc */
 static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
@@ -84,11 +116,16 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
   /* forward: level nl is order(lstart[nl] .. lstart[nl + 1]) */
   while (end > st->lstart[nl]) {
     const int64_t lb = st->lstart[nl], n = end - lb;
-    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("depth", st->depth),  sk_arg_view("sigma", st->sigma),
-                  sk_arg_view("order", st->order),  sk_arg_view("cnt", st->cnt),
-                  sk_arg_i64("lb", lb),             sk_arg_i64("l", nl)};
-    if (sk_galgo_degree_range(&k_fwd, n, a, NELEM(a), NULL, err, errlen) < 0 ||
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("depth", st->depth),
+                  sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("order", st->order),
+                  sk_arg_view("cnt", st->cnt),
+                  sk_arg_i64("lb", lb),
+                  sk_arg_i64("l", nl),
+                  {0}};
+    if (bc_level(st, &k_fwd, &k_fwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0 ||
         sk_sp_get_i64(st->cnt, 0, &end, err, errlen) < 0)
       return -1;
     nl++;
@@ -97,12 +134,18 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
   /* levels 0 .. nl - 1 are not empty; backward from nl - 2 down to 1 */
   for (int64_t l = nl - 2; l >= 1; l--) {
     const int64_t lb = st->lstart[l], n = st->lstart[l + 1] - lb;
-    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("depth", st->depth),  sk_arg_view("sigma", st->sigma),
-                  sk_arg_view("delta", st->delta),  sk_arg_view("order", st->order),
-                  sk_arg_view("bc", st->bc),        sk_arg_i64("lb", lb),
-                  sk_arg_i64("l", l),               sk_arg_i64("s", s)};
-    if (sk_galgo_degree_range(&k_bwd, n, a, NELEM(a), NULL, err, errlen) < 0) return -1;
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("depth", st->depth),
+                  sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("delta", st->delta),
+                  sk_arg_view("order", st->order),
+                  sk_arg_view("bc", st->bc),
+                  sk_arg_i64("lb", lb),
+                  sk_arg_i64("l", l),
+                  sk_arg_i64("s", s),
+                  {0}};
+    if (bc_level(st, &k_bwd, &k_bwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0) return -1;
   }
   sk_arg ra[] = {sk_arg_view("order", st->order), sk_arg_view("depth", st->depth),
                  sk_arg_view("sigma", st->sigma), sk_arg_view("delta", st->delta)};
@@ -113,15 +156,18 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
  * -> bc (float64 per vertex) */
 static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx",   "G_weights", "directed",
-                                      "sources",  "normalized", NULL};
+  /* device_bodies: for the specs (the device's bodies run on the host) */
+  static const char *const known[] = {"G_rowptr",   "G_colidx", "G_weights",
+                                      "directed",   "sources",  "normalized",
+                                      "device_bodies", NULL};
   sk_graph g;
-  int directed, normalized;
+  int directed, normalized, devb;
   const sk_view *src = NULL;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "normalized", 1, &normalized, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
       (sk_karg_find(args, nargs, "sources") &&
        !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))))
     return -1;
@@ -169,7 +215,12 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view depth, sigma, delta, order, cnt, bc;
   sk_view *all[] = {&depth, &sigma, &delta, &order, &cnt, &bc};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL};
+  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL, 1, 1};
+  {
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be || (st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
+    st.host = sk_sp_host(be) && !devb;
+  }
   if (!(st.lstart = malloc(((size_t)nv + 3) * sizeof *st.lstart))) {
     sk_err(err, errlen, SK_E_NOMEM);
     goto done;
@@ -214,5 +265,6 @@ const sk_kentry sk_galgo_bc = {"graph.betweenness",
                                "G_* [, sources, normalized, directed]", SK_KRES_NONE,
                                betweenness};
 
-const sk_kbody *const sk_gbc_bodies[] = {&k_init,  &k_seed,  &k_fwd,  &k_bwd,
-                                         &k_reset, &k_scale, NULL};
+const sk_kbody *const sk_gbc_bodies[] = {&k_init,  &k_seed,    &k_fwd,     &k_bwd,
+                                         &k_reset, &k_scale,   &k_fwd_dev, &k_bwd_dev,
+                                         NULL};

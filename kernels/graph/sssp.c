@@ -71,13 +71,6 @@ static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
     R1("pv", "int32") R1("pb", "int64") R1("cnt", "int64")
 #define RELAX_SC_I " delta=int64 b=int64 r=int64 cap=int64"
 #define RELAX_SC_F " delta=float64 b=int64 r=int64 cap=int64"
-static const char *const sig_relax_i[] = {
-  "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I,
-  "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I, NULL};
-static const char *const sig_relax_u[] = {"range" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I,
-                                          NULL};
-static const char *const sig_relax_f[] = {
-  "range" G3 R1("w", "float64") R1("dist", "float64") RELAX_TAIL RELAX_SC_F, NULL};
 static const char *const sig_relax_ih[] = {
   "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
   "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
@@ -93,9 +86,18 @@ static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
     .sigs = sig, .reds = "sum:int64 min:int64"                                          \
   }
+static const char *const sig_relax_id[] = {
+  "team" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64",
+  "team" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64", NULL};
+static const char *const sig_relax_ud[] = {
+  "team" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64", NULL};
+static const char *const sig_relax_fd[] = {
+  "team" G3 R1("w", "float64") R1("dist", "float64") RELAX_TAIL RELAX_SC_F " qn=int64", NULL};
+#define RELAX_DEV(name, sig)                                                            \
+  {.label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_FOR, .sigs = sig}
 static const sk_kbody k_relax[2][3] = {
-  {RELAX_K(sssp_relax_dev_i, sig_relax_i), RELAX_K(sssp_relax_dev_u, sig_relax_u),
-   RELAX_K(sssp_relax_dev_f, sig_relax_f)},
+  {RELAX_DEV(sssp_relax_dev_i, sig_relax_id), RELAX_DEV(sssp_relax_dev_u, sig_relax_ud),
+   RELAX_DEV(sssp_relax_dev_f, sig_relax_fd)},
   {RELAX_K(sssp_relax_host_i, sig_relax_ih), RELAX_K(sssp_relax_host_u, sig_relax_uh),
    RELAX_K(sssp_relax_host_f, sig_relax_fh)}};
 
@@ -200,6 +202,7 @@ typedef struct sssp_state {
   int kind;         /* KIND_* */
   int host;         /* the host's bodies (1) or the device's (0) */
   int threads;      /* the back end's concurrency */
+  int warp;         /* its warp (the device's vector length) */
   int64_t idelta;   /* the bucket width (integer kinds) */
   double fdelta;    /* (float kind) */
   int64_t cap;      /* the piles' entries */
@@ -224,6 +227,17 @@ static void swap_piles(sssp_state *st) {
   t = *st->pb;
   *st->pb = *st->pb2;
   *st->pb2 = t;
+}
+
+/* the four counts (frontier, pile, the frontier's arcs, the smallest
+ * bucket pushed) in one copy */
+static int get_counts(const sssp_state *st, int64_t c[4], char *err, size_t errlen) {
+  sk_view h;
+  memset(&h, 0, sizeof h);
+  if (sk_sp_host_copy(st->cnt, &h, err, errlen) < 0) return -1;
+  memcpy(c, h.data, 4 * sizeof *c);
+  sk_view_release(&h);
+  return 0;
 }
 
 /* a pile that overflowed made again from the distances (at most nv
@@ -271,22 +285,40 @@ static int relax(sssp_state *st, int64_t b, int64_t r, int64_t *qn, int64_t *pn,
   a[na++] = sk_arg_i64("b", b);
   a[na++] = sk_arg_i64("r", r);
   a[na++] = sk_arg_i64("cap", st->cap);
-  int64_t items = *qn;
+  sk_result res;
+  if (set_counts(st, 0, *pn, err, errlen) < 0) return -1;
   if (st->host) {
     /* ch vertices a work item: about 64 items a thread, at most 64 each */
     int64_t ch = *qn / (64 * (int64_t)st->threads);
     ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
-    items = (*qn + ch - 1) / ch;
     a[na++] = sk_arg_i64("qn", *qn);
     a[na++] = sk_arg_i64("ch", ch);
+    if (sk_galgo_degree_range_chunk(&k_relax[1][st->kind], (*qn + ch - 1) / ch, 2, a, na,
+                                    &res, err, errlen) < 0 ||
+        sk_sp_get_i64(st->cnt, 0, qn, err, errlen) < 0 ||
+        sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
+      return -1;
+  } else {
+    /* a warp a vertex, teams of 8 */
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_TEAM);
+    p.team_size = st->warp > 1 ? 8 : 1;
+    p.vector_length = st->warp;
+    p.league_size = (*qn + p.team_size - 1) / p.team_size;
+    a[na++] = sk_arg_i64("qn", *qn);
+    int64_t c[4];
+    if (sk_kbody_launch(&k_relax[0][st->kind], &p, a, na, NULL, err, errlen) < 0 ||
+        get_counts(st, c, err, errlen) < 0)
+      return -1;
+    *qn = c[0];
+    *pn = c[1];
+    *farcs = c[2];
+    if (c[3] < *minb) *minb = c[3];
+    sk_view t = *st->q;
+    *st->q = *st->nq;
+    *st->nq = t;
+    return *pn > st->cap ? rebuild(st, b, pn, minb, err, errlen) : 0;
   }
-  sk_result res;
-  if (set_counts(st, 0, *pn, err, errlen) < 0 ||
-      sk_galgo_degree_range_chunk(&k_relax[st->host][st->kind], items, st->host ? 2 : 256, a,
-                                  na, &res, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 0, qn, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
-    return -1;
   *farcs = sk_result_i64(&res, 0);
   const int64_t m = sk_result_i64(&res, 1);
   if (m < *minb) *minb = m;
@@ -509,7 +541,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       sk_sp_view(&pb, "pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&pv2, "pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&pb2, "pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "counts", SK_I64, 2, space, 1, err, errlen) < 0)
+      sk_sp_view(&cnt, "counts", SK_I64, 4, space, 1, err, errlen) < 0)
     goto done;
   st.dist = &dist;
   st.nmark = &nmark;
@@ -532,6 +564,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       goto done;
     if (pcap >= 1 && pcap < st.cap) st.cap = pcap;
     st.host = sk_sp_host(be) && !devb;
+    if ((st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
     st.threads = be->concurrency ? be->concurrency() : 1;
     if (st.threads < 1) st.threads = 1;
   }
