@@ -57,8 +57,8 @@ static const sk_kbody k_seed = {.label = "graph.sssp_seed",
                                 .body = sk_body_graph_sssp_seed,
                                 .pattern = SK_FOR,
                                 .sigs = sig_seed};
-static const char *const sig_setc[] = {"range" R1("cnt", "int64") " c0=int64 c1=int64",
-                                       NULL};
+static const char *const sig_setc[] = {
+  "range" R1("cnt", "int64") " c0=int64 c1=int64 c4=int64", NULL};
 static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
                                 .body = sk_body_graph_sssp_set_counts,
                                 .pattern = SK_FOR,
@@ -66,11 +66,12 @@ static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
 
 /* a round's relaxation: [0] the device's (a frontier vertex a work item),
  * [1] the host's (ch vertices a work item, pushes buffered); by kind */
-#define RELAX_TAIL \
-  R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32") \
-    R1("pv", "int32") R1("pb", "int64") R1("cnt", "int64")
-#define RELAX_SC_I " delta=int64 b=int64 r=int64 cap=int64"
-#define RELAX_SC_F " delta=float64 b=int64 r=int64 cap=int64"
+#define RELAX_TAIL                                                                  \
+  R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32")        \
+    R1("pv", "int32") R1("pb", "int64") R1("pvf", "int32") R1("pbf", "int64")       \
+      R1("cnt", "int64")
+#define RELAX_SC_I " delta=int64 b=int64 r=int64 cap=int64 lim=int64"
+#define RELAX_SC_F " delta=float64 b=int64 r=int64 cap=int64 lim=int64"
 static const char *const sig_relax_ih[] = {
   "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
   "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
@@ -84,7 +85,7 @@ static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
 #define RELAX_K(name, sig)                                                              \
   {                                                                                     \
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
-    .sigs = sig, .reds = "sum:int64 min:int64"                                          \
+    .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
   }
 static const char *const sig_relax_id[] = {
   "team" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64",
@@ -103,50 +104,50 @@ static const sk_kbody k_relax[2][3] = {
 
 /* the next bucket's frontier from the pile: [0] the device's (an entry a
  * work item), [1] the host's (512 entries a work item); int or float */
-#define SPLIT_TAIL \
-  R1("q", "int32") R1("pv", "int32") R1("pb", "int64") R1("pv2", "int32") \
-    R1("pb2", "int64") R1("cnt", "int64")
-static const char *const sig_split_i[] = {
-  "range" R1("rowptr", "int64") R1("dist", "int64") SPLIT_TAIL " delta=int64 bsel=int64",
-  NULL};
-static const char *const sig_split_f[] = {
-  "range" R1("rowptr", "int64") R1("dist", "float64") SPLIT_TAIL " delta=float64 bsel=int64",
-  NULL};
+#define SPLIT_TAIL                                                                  \
+  R1("q", "int32") R1("iv", "int32") R1("ib", "int64") R1("ov", "int32")           \
+    R1("ob", "int64") R1("xv", "int32") R1("xb", "int64") R1("cnt", "int64")
+static const char *const sig_split_i[] = {"range" R1("rowptr", "int64") R1(
+                                            "dist", "int64") SPLIT_TAIL
+                                          " delta=int64 bsel=int64 lim=int64",
+                                          NULL};
+static const char *const sig_split_f[] = {"range" R1("rowptr", "int64") R1(
+                                            "dist", "float64") SPLIT_TAIL
+                                          " delta=float64 bsel=int64 lim=int64",
+                                          NULL};
 static const char *const sig_split_ih[] = {"range" R1("rowptr", "int64") R1(
                                              "dist", "int64") SPLIT_TAIL
-                                           " delta=int64 bsel=int64 n=int64",
+                                           " delta=int64 bsel=int64 lim=int64 n=int64",
                                            NULL};
 static const char *const sig_split_fh[] = {"range" R1("rowptr", "int64") R1(
                                              "dist", "float64") SPLIT_TAIL
-                                           " delta=float64 bsel=int64 n=int64",
+                                           " delta=float64 bsel=int64 lim=int64 n=int64",
                                            NULL};
 #define SPLIT_K(name, sig)                                                              \
   {                                                                                     \
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
-    .sigs = sig, .reds = "sum:int64 min:int64"                                          \
+    .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
   }
 static const sk_kbody k_split[2][2] = {
   {SPLIT_K(sssp_split_dev_i, sig_split_i), SPLIT_K(sssp_split_dev_f, sig_split_f)},
   {SPLIT_K(sssp_split_host_i, sig_split_ih), SPLIT_K(sssp_split_host_f, sig_split_fh)}};
 
-static const char *const sig_rebuild_i[] = {
-  "range" R1("dist", "int64") R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")
-    R1("cnt", "int64") " inf=int64 delta=int64 b=int64",
-  NULL};
-static const char *const sig_rebuild_f[] = {
-  "range" R1("dist", "float64") R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")
-    R1("cnt", "int64") " inf=float64 delta=float64 b=int64",
-  NULL};
+#define REBUILD_SIG(dt)                                                                  \
+  "range" R1("dist", dt) R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")        \
+    R1("pvf", "int32") R1("pbf", "int64") R1("cnt", "int64") " inf=" dt " delta=" dt \
+    " b=int64 lim=int64"
+static const char *const sig_rebuild_i[] = {REBUILD_SIG("int64"), NULL};
+static const char *const sig_rebuild_f[] = {REBUILD_SIG("float64"), NULL};
 static const sk_kbody k_rebuild[2] = {{.label = "graph.sssp_rebuild_i",
                                        .body = sk_body_graph_sssp_rebuild_i,
                                        .pattern = SK_REDUCE,
                                        .sigs = sig_rebuild_i,
-                                       .reds = "min:int64"},
+                                       .reds = "min:int64 min:int64"},
                                       {.label = "graph.sssp_rebuild_f",
                                        .body = sk_body_graph_sssp_rebuild_f,
                                        .pattern = SK_REDUCE,
                                        .sigs = sig_rebuild_f,
-                                       .reds = "min:int64"}};
+                                       .reds = "min:int64 min:int64"}};
 
 #define PRED_TAIL R1("pred", "int64") " inf=int64 s=int64"
 static const char *const sig_pred_i[] = {
@@ -205,8 +206,13 @@ typedef struct sssp_state {
   int warp;         /* its warp (the device's vector length) */
   int64_t idelta;   /* the bucket width (integer kinds) */
   double fdelta;    /* (float kind) */
-  int64_t cap;      /* the piles' entries */
-  sk_view *dist, *nmark, *pbk, *q, *nq, *pv, *pb, *pv2, *pb2, *cnt;
+  int64_t cap;      /* each pile's entries */
+  int64_t win;      /* the near piles' buckets */
+  sk_view *dist, *nmark, *pbk, *q, *nq, *cnt;
+  sk_view *pv, *pb, *pv2, *pb2, *pvf, *pbf, *pvf2, *pbf2; /* near, far (and their next) */
+  /* where the search is: bucket b; near pile below lim, far from it;
+   * their sizes and smallest buckets pushed */
+  int64_t b, lim, qn, nn, fn, farcs, minn, minf;
 } sssp_state;
 
 static sk_arg delta_arg(const sssp_state *st) {
@@ -214,62 +220,63 @@ static sk_arg delta_arg(const sssp_state *st) {
                             : sk_arg_i64("delta", st->idelta);
 }
 
-static int set_counts(const sssp_state *st, int64_t c0, int64_t c1, char *err,
+static int set_counts(const sssp_state *st, int64_t c0, int64_t c1, int64_t c4, char *err,
                       size_t errlen) {
-  sk_arg a[] = {sk_arg_view("cnt", st->cnt), sk_arg_i64("c0", c0), sk_arg_i64("c1", c1)};
+  sk_arg a[] = {sk_arg_view("cnt", st->cnt), sk_arg_i64("c0", c0), sk_arg_i64("c1", c1),
+                sk_arg_i64("c4", c4)};
   return sk_sp_range(&k_setc, 1, a, NELEM(a), NULL, err, errlen);
 }
 
-static void swap_piles(sssp_state *st) {
-  sk_view t = *st->pv;
-  *st->pv = *st->pv2;
-  *st->pv2 = t;
-  t = *st->pb;
-  *st->pb = *st->pb2;
-  *st->pb2 = t;
-}
-
-/* the four counts (frontier, pile, the frontier's arcs, the smallest
- * bucket pushed) in one copy */
-static int get_counts(const sssp_state *st, int64_t c[4], char *err, size_t errlen) {
+/* the six counts (frontier, near pile, the frontier's arcs, the smallest
+ * bucket pushed near, far pile, the smallest bucket pushed far) in one
+ * copy */
+static int get_counts(const sssp_state *st, int64_t c[6], char *err, size_t errlen) {
   sk_view h;
   memset(&h, 0, sizeof h);
   if (sk_sp_host_copy(st->cnt, &h, err, errlen) < 0) return -1;
-  memcpy(c, h.data, 4 * sizeof *c);
+  memcpy(c, h.data, 6 * sizeof *c);
   sk_view_release(&h);
   return 0;
 }
 
-/* a pile that overflowed made again from the distances (at most nv
- * entries); '*pn' its size, '*minb' its smallest bucket */
-static int rebuild(sssp_state *st, int64_t b, int64_t *pn, int64_t *minb, char *err,
-                   size_t errlen) {
+static void swap_views(sk_view *a, sk_view *b) {
+  sk_view t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* piles that overflowed made again from the distances (at most nv
+ * entries together) */
+static int rebuild(sssp_state *st, char *err, size_t errlen) {
   const int fl = st->kind == KIND_F;
   sk_arg a[] = {sk_arg_view("dist", st->dist),
                 sk_arg_view("pbk", st->pbk),
                 sk_arg_view("pv", st->pv),
                 sk_arg_view("pb", st->pb),
+                sk_arg_view("pvf", st->pvf),
+                sk_arg_view("pbf", st->pbf),
                 sk_arg_view("cnt", st->cnt),
                 fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX),
                 delta_arg(st),
-                sk_arg_i64("b", b)};
+                sk_arg_i64("b", st->b),
+                sk_arg_i64("lim", st->lim)};
   sk_result res;
-  if (set_counts(st, 0, 0, err, errlen) < 0 ||
+  if (set_counts(st, 0, 0, 0, err, errlen) < 0 ||
       sk_sp_range(&k_rebuild[fl], st->g->nv, a, NELEM(a), &res, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
+      sk_sp_get_i64(st->cnt, 1, &st->nn, err, errlen) < 0 ||
+      sk_sp_get_i64(st->cnt, 4, &st->fn, err, errlen) < 0)
     return -1;
-  *minb = sk_result_i64(&res, 0);
+  st->minn = sk_result_i64(&res, 0);
+  st->minf = sk_result_i64(&res, 1);
   return 0;
 }
 
-/* a round: the frontier's qn vertices relaxed in bucket b (stamp r);
- * '*qn', '*pn' the next frontier's and the pile's sizes, '*farcs' the next
- * frontier's arcs, '*minb' lowered to the smallest bucket pushed */
-static int relax(sssp_state *st, int64_t b, int64_t r, int64_t *qn, int64_t *pn,
-                 int64_t *farcs, int64_t *minb, char *err, size_t errlen) {
+/* a round: the frontier relaxed in bucket b (stamp r): the next frontier,
+ * the piles grown */
+static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
   const sk_graph *g = st->g;
   int na = 0;
-  sk_arg a[20];
+  sk_arg a[24];
   a[na++] = sk_arg_view("rowptr", g->rowptr);
   a[na++] = sk_arg_view("colidx", g->colidx);
   if (st->w) a[na++] = sk_arg_view("w", st->w);
@@ -280,81 +287,104 @@ static int relax(sssp_state *st, int64_t b, int64_t r, int64_t *qn, int64_t *pn,
   a[na++] = sk_arg_view("nq", st->nq);
   a[na++] = sk_arg_view("pv", st->pv);
   a[na++] = sk_arg_view("pb", st->pb);
+  a[na++] = sk_arg_view("pvf", st->pvf);
+  a[na++] = sk_arg_view("pbf", st->pbf);
   a[na++] = sk_arg_view("cnt", st->cnt);
   a[na++] = delta_arg(st);
-  a[na++] = sk_arg_i64("b", b);
+  a[na++] = sk_arg_i64("b", st->b);
   a[na++] = sk_arg_i64("r", r);
   a[na++] = sk_arg_i64("cap", st->cap);
-  sk_result res;
-  if (set_counts(st, 0, *pn, err, errlen) < 0) return -1;
+  a[na++] = sk_arg_i64("lim", st->lim);
+  a[na++] = sk_arg_i64("qn", st->qn);
+  int64_t mn, mf;
+  if (set_counts(st, 0, st->nn, st->fn, err, errlen) < 0) return -1;
   if (st->host) {
     /* ch vertices a work item: about 64 items a thread, at most 64 each */
-    int64_t ch = *qn / (64 * (int64_t)st->threads);
+    int64_t ch = st->qn / (64 * (int64_t)st->threads);
     ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
-    a[na++] = sk_arg_i64("qn", *qn);
     a[na++] = sk_arg_i64("ch", ch);
-    if (sk_galgo_degree_range_chunk(&k_relax[1][st->kind], (*qn + ch - 1) / ch, 2, a, na,
+    sk_result res;
+    if (sk_galgo_degree_range_chunk(&k_relax[1][st->kind], (st->qn + ch - 1) / ch, 2, a, na,
                                     &res, err, errlen) < 0 ||
-        sk_sp_get_i64(st->cnt, 0, qn, err, errlen) < 0 ||
-        sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
+        sk_sp_get_i64(st->cnt, 0, &st->qn, err, errlen) < 0 ||
+        sk_sp_get_i64(st->cnt, 1, &st->nn, err, errlen) < 0 ||
+        sk_sp_get_i64(st->cnt, 4, &st->fn, err, errlen) < 0)
       return -1;
+    st->farcs = sk_result_i64(&res, 0);
+    mn = sk_result_i64(&res, 1);
+    mf = sk_result_i64(&res, 2);
   } else {
     /* a warp a vertex, teams of 8 */
     sk_policy p;
     sk_policy_init(&p, SK_POL_TEAM);
     p.team_size = st->warp > 1 ? 8 : 1;
     p.vector_length = st->warp;
-    p.league_size = (*qn + p.team_size - 1) / p.team_size;
-    a[na++] = sk_arg_i64("qn", *qn);
-    int64_t c[4];
+    p.league_size = (st->qn + p.team_size - 1) / p.team_size;
+    int64_t c[6];
     if (sk_kbody_launch(&k_relax[0][st->kind], &p, a, na, NULL, err, errlen) < 0 ||
         get_counts(st, c, err, errlen) < 0)
       return -1;
-    *qn = c[0];
-    *pn = c[1];
-    *farcs = c[2];
-    if (c[3] < *minb) *minb = c[3];
-    sk_view t = *st->q;
-    *st->q = *st->nq;
-    *st->nq = t;
-    return *pn > st->cap ? rebuild(st, b, pn, minb, err, errlen) : 0;
+    st->qn = c[0];
+    st->nn = c[1];
+    st->farcs = c[2];
+    mn = c[3];
+    st->fn = c[4];
+    mf = c[5];
   }
-  *farcs = sk_result_i64(&res, 0);
-  const int64_t m = sk_result_i64(&res, 1);
-  if (m < *minb) *minb = m;
-  sk_view t = *st->q;
-  *st->q = *st->nq;
-  *st->nq = t;
-  return *pn > st->cap ? rebuild(st, b, pn, minb, err, errlen) : 0;
+  if (mn < st->minn) st->minn = mn;
+  if (mf < st->minf) st->minf = mf;
+  swap_views(st->q, st->nq);
+  return st->nn > st->cap || st->fn > st->cap ? rebuild(st, err, errlen) : 0;
 }
 
-/* the pile's entries of bucket 'bsel' (still in it) to the frontier, those
- * of later buckets to a new pile; '*qn', '*pn' the sizes, '*farcs' the
- * frontier's arcs, '*minb' the smallest bucket kept */
-static int split(sssp_state *st, int64_t bsel, int64_t *qn, int64_t *pn, int64_t *farcs,
-                 int64_t *minb, char *err, size_t errlen) {
+/* the next bucket bsel from the near pile, or (it empty) from the far one,
+ * whose split moves the window to [bsel, bsel + win): the entries of bsel
+ * still in it to the frontier, the later ones to new piles */
+static int split(sssp_state *st, char *err, size_t errlen) {
+  const int near = st->nn > 0 && st->minn != INT64_MAX;
+  const int64_t bsel = near ? st->minn : st->minf, n = near ? st->nn : st->fn;
+  if (!near) st->lim = bsel + st->win > bsel ? bsel + st->win : INT64_MAX;
+  /* near: into the other near pile, far entries appended to the far pile
+   * (none: the near ones are below lim); far: into the near pile (empty)
+   * and the other far pile */
+  sk_view *ov = near ? st->pv2 : st->pv, *ob = near ? st->pb2 : st->pb;
+  sk_view *xv = near ? st->pvf : st->pvf2, *xb = near ? st->pbf : st->pbf2;
   sk_arg a[] = {sk_arg_view("rowptr", st->g->rowptr),
                 sk_arg_view("dist", st->dist),
                 sk_arg_view("q", st->q),
-                sk_arg_view("pv", st->pv),
-                sk_arg_view("pb", st->pb),
-                sk_arg_view("pv2", st->pv2),
-                sk_arg_view("pb2", st->pb2),
+                sk_arg_view("iv", near ? st->pv : st->pvf),
+                sk_arg_view("ib", near ? st->pb : st->pbf),
+                sk_arg_view("ov", ov),
+                sk_arg_view("ob", ob),
+                sk_arg_view("xv", xv),
+                sk_arg_view("xb", xb),
                 sk_arg_view("cnt", st->cnt),
                 delta_arg(st),
                 sk_arg_i64("bsel", bsel),
-                sk_arg_i64("n", *pn)};
+                sk_arg_i64("lim", st->lim),
+                sk_arg_i64("n", n)};
   const int fl = st->kind == KIND_F;
   sk_result res;
-  if (set_counts(st, 0, 0, err, errlen) < 0 ||
-      sk_sp_range(&k_split[st->host][fl], st->host ? (*pn + 511) / 512 : *pn, a,
+  if (set_counts(st, 0, 0, near ? st->fn : 0, err, errlen) < 0 ||
+      sk_sp_range(&k_split[st->host][fl], st->host ? (n + 511) / 512 : n, a,
                   NELEM(a) - !st->host, &res, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 0, qn, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 1, pn, err, errlen) < 0)
+      sk_sp_get_i64(st->cnt, 0, &st->qn, err, errlen) < 0 ||
+      sk_sp_get_i64(st->cnt, 1, &st->nn, err, errlen) < 0 ||
+      sk_sp_get_i64(st->cnt, 4, &st->fn, err, errlen) < 0)
     return -1;
-  *farcs = sk_result_i64(&res, 0);
-  *minb = sk_result_i64(&res, 1);
-  swap_piles(st);
+  st->farcs = sk_result_i64(&res, 0);
+  st->minn = sk_result_i64(&res, 1);
+  const int64_t mf = sk_result_i64(&res, 2);
+  if (near) {
+    swap_views(st->pv, st->pv2);
+    swap_views(st->pb, st->pb2);
+    if (mf < st->minf) st->minf = mf;
+  } else {
+    swap_views(st->pvf, st->pvf2);
+    swap_views(st->pbf, st->pbf2);
+    st->minf = mf;
+  }
+  st->b = bsel;
   return 0;
 }
 
@@ -363,25 +393,30 @@ static int split(sssp_state *st, int64_t bsel, int64_t *qn, int64_t *pn, int64_t
 static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t errlen) {
   const sk_graph *g = st->g;
   const int64_t nv = g->nv;
-  int64_t qn = 1, pn = 0, b = 0, r = 0, farcs = 0, rounds = 0, minb = INT64_MAX, r0;
-  if (sk_sp_get_i64(g->rowptr, source + 1, &farcs, err, errlen) < 0 ||
+  int64_t r = 0, rounds = 0, r0;
+  st->b = 0;
+  st->lim = st->win;
+  st->qn = 1;
+  st->nn = st->fn = 0;
+  st->minn = st->minf = INT64_MAX;
+  if (sk_sp_get_i64(g->rowptr, source + 1, &st->farcs, err, errlen) < 0 ||
       sk_sp_get_i64(g->rowptr, source, &r0, err, errlen) < 0)
     return -1;
-  farcs -= r0;
+  st->farcs -= r0;
   for (;;) {
-    while (qn > 0) {
+    while (st->qn > 0) {
       if (bf && rounds >= nv) {
         sk_err(err, errlen, SK_E_SSSP_NEGATIVE_CYCLE, (long long)source);
         return -1;
       }
-      if (relax(st, b, ++r, &qn, &pn, &farcs, &minb, err, errlen) < 0) return -1;
+      if (relax(st, ++r, err, errlen) < 0) return -1;
       rounds++;
     }
     /* the next bucket: the smallest pushed (its entries may all be stale:
      * then the split finds no frontier and the next one is tried) */
-    if (pn == 0 || minb == INT64_MAX) break;
-    b = minb;
-    if (split(st, b, &qn, &pn, &farcs, &minb, err, errlen) < 0) return -1;
+    if ((st->nn == 0 || st->minn == INT64_MAX) && (st->fn == 0 || st->minf == INT64_MAX))
+      break;
+    if (split(st, err, errlen) < 0) return -1;
   }
   return 0;
 }
@@ -445,20 +480,28 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
   if (!st->w || g->narcs == 0) {
     st->idelta = 1;
     st->fdelta = 1;
+    st->win = 2; /* pushes land one bucket ahead */
     return 0;
   }
   sk_arg a[] = {sk_arg_view("w", st->w)};
   sk_result res;
   if (sk_sp_range(&k_wrange[st->kind == KIND_F], g->narcs, a, 1, &res, err, errlen) < 0)
     return -1;
+  double ahead; /* how many buckets past b a push can land */
   if (st->kind == KIND_F) {
     const double mx = sk_result_f64(&res, 1);
     st->fdelta = mx > 0 && isfinite(mx) ? mx / (deg > 1 ? deg : 1) : 1;
+    ahead = mx > 0 && isfinite(mx) ? mx / st->fdelta : 1;
   } else {
     const int64_t mx = sk_result_i64(&res, 1);
     const double d = ceil((double)mx / (deg > 1 ? deg : 1));
     st->idelta = d >= 1 ? (int64_t)d : 1;
+    ahead = (double)mx / (double)st->idelta;
   }
+  /* the near window: an entry is copied about win / 2 times near and
+   * ahead / win times far, least at win = sqrt(2 ahead) */
+  const double wn = ceil(sqrt(2 * (ahead + 1)));
+  st->win = wn < 2 ? 2 : wn > 64 ? 64 : (int64_t)wn;
   return 0;
 }
 
@@ -511,6 +554,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.g = &g;
   st.w = w;
   st.kind = !w ? KIND_U : w->dtype == SK_F64 ? KIND_F : KIND_I;
+  st.win = 8; /* the near window with a given delta (no pass over the weights) */
   const sk_arg *darg = sk_karg_find(args, nargs, "delta");
   if (bf) {
     st.idelta = INT64_MAX;
@@ -529,19 +573,24 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   const int64_t nv = g.nv;
   const int space = g.rowptr->space, fl = st.kind == KIND_F;
   int rc = -1;
-  sk_view dist, nmark, pbk, q, nq, pv, pb, pv2, pb2, cnt, pred;
-  sk_view *all[] = {&dist, &nmark, &pbk, &q, &nq, &pv, &pb, &pv2, &pb2, &cnt, &pred};
+  sk_view dist, nmark, pbk, q, nq, pv, pb, pv2, pb2, pvf, pbf, pvf2, pbf2, cnt, pred;
+  sk_view *all[] = {&dist, &nmark, &pbk, &q,    &nq,   &pv,  &pb,  &pv2,
+                    &pb2,  &pvf,   &pbf, &pvf2, &pbf2, &cnt, &pred};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&dist, "dist", fl ? SK_F64 : SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nmark, "frontier stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&pbk, "pushed buckets", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&q, "frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pv, "pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pb, "pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pv2, "pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pb2, "pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cnt, "counts", SK_I64, 4, space, 1, err, errlen) < 0)
+      sk_sp_view(&pv, "near pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pb, "near pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pv2, "near pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pb2, "near pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pvf, "far pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbf, "far pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pvf2, "far pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbf2, "far pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "counts", SK_I64, 6, space, 1, err, errlen) < 0)
     goto done;
   st.dist = &dist;
   st.nmark = &nmark;
@@ -552,6 +601,10 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.pb = &pb;
   st.pv2 = &pv2;
   st.pb2 = &pb2;
+  st.pvf = &pvf;
+  st.pbf = &pbf;
+  st.pvf2 = &pvf2;
+  st.pbf2 = &pbf2;
   st.cnt = &cnt;
   st.cap = 2 * nv > 0 ? 2 * nv : 1;
   {
