@@ -16,23 +16,28 @@
  * k holds the vertices whose distance is in [k delta, (k + 1) delta). The
  * current bucket b is worked in rounds: each round relaxes every arc of
  * the frontier q; a vertex lowered into bucket b joins the next frontier,
- * one lowered past it goes on the pile of later buckets with its bucket
- * (GAP keeps a bin a bucket a thread; here one pile in the graph's space,
- * an entry a vertex and the bucket it was pushed for). When b's frontier
- * is empty, the next bucket is the smallest pushed (each round and split
- * reduces it): the entries pushed for it whose vertex is still in it
- * become the frontier, those of later buckets a new pile (copied, not
+ * one lowered past it goes on a pile with its bucket (GAP keeps a bin a
+ * bucket a thread; here two piles in the graph's space, an entry a vertex
+ * and the bucket it was pushed for): the near pile holds the buckets of a
+ * window [.., lim), the far pile those from lim. When b's frontier is
+ * empty, the next bucket is the smallest pushed near (each round and
+ * split reduces it): the near entries pushed for it whose vertex is still
+ * in it become the frontier, the later ones a new near pile (copied, not
  * read: no distance loaded), the rest -- stale: their vertex fell since,
- * and was pushed again -- are dropped. A vertex is pushed once a bucket
- * (pbk: the smallest bucket it was pushed for), so a pile's live entries
- * are at most nv; a round that overflows the pile's 2 nv entries (its
- * pushes past the end are counted, not stored) has the pile made again
- * from the distances. Every arc is relaxed (GAP's choice: no light/heavy
- * split, whose extra pass costs more than the few heavy relaxations it
- * saves on graphs of short weights). The host's bodies buffer their
- * pushes (an atomic a buffer of 64) and take several frontier vertices or
- * 512 pile entries a work item; the device's take one and reserve per
- * push with atomic_fetch_add_combined (an atomic a warp).
+ * and was pushed again -- are dropped. When the near pile is empty, the
+ * far pile is split so, the window moved to [bsel, bsel + win): an entry
+ * is copied about win / 2 times near and (how far ahead it landed) / win
+ * times far, where one pile would copy it once a bucket. A vertex is
+ * pushed once a bucket (pbk: the smallest bucket it was pushed for), so
+ * the live entries are at most nv; a round that overflows a pile's 2 nv
+ * entries (its pushes past the end are counted, not stored) has the
+ * piles made again from the distances. Every arc is relaxed (GAP's
+ * choice: no light/heavy split, whose extra pass costs more than the few
+ * heavy relaxations it saves on graphs of short weights). The host's
+ * bodies buffer their pushes (an atomic a buffer of 64) and take several
+ * frontier vertices or 512 pile entries a work item; the device's give a
+ * frontier vertex a warp (its arcs over the lanes) and reserve with
+ * atomic_fetch_add_combined (an atomic a warp).
  *
  * Bellman-Ford is the same loop with one bucket (delta = the largest
  * distance): rounds until no distance falls; a frontier still active after
@@ -450,10 +455,11 @@ static int negative_weight(const sk_graph *g, const sk_view *w, int64_t k, char 
   return -1;
 }
 
-/* the bucket width: 'delta' given, or the automatic rule -- the largest
- * weight over the mean out-degree (Meyer and Sanders' Theta(1 / degree)
- * for weights scaled to [0, 1]): a vertex's arcs then put about one
- * neighbour a bucket; integer weights: rounded up, at least 1 */
+/* the weights checked (>= 0) and the bucket width: 'delta' given, or the
+ * automatic rule -- the largest weight over the mean out-degree (Meyer
+ * and Sanders' Theta(1 / degree) for weights scaled to [0, 1]): a
+ * vertex's arcs then put about one neighbour a bucket; integer weights:
+ * rounded up, at least 1 */
 static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t errlen) {
   const sk_graph *g = st->g;
   char xs[64];
@@ -474,19 +480,28 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
       }
       st->idelta = (int64_t)d;
     }
-    return 0;
   }
   const double deg = g->nv > 0 ? (double)g->narcs / (double)g->nv : 1;
   if (!st->w || g->narcs == 0) {
-    st->idelta = 1;
-    st->fdelta = 1;
-    st->win = 2; /* pushes land one bucket ahead */
+    if (!darg) {
+      st->idelta = 1;
+      st->fdelta = 1;
+      st->win = 2; /* pushes land one bucket ahead */
+    }
     return 0;
   }
+  /* one pass over the weights: the smallest (a negative one is refused,
+   * named) and the largest */
   sk_arg a[] = {sk_arg_view("w", st->w)};
   sk_result res;
   if (sk_sp_range(&k_wrange[st->kind == KIND_F], g->narcs, a, 1, &res, err, errlen) < 0)
     return -1;
+  if (st->kind == KIND_F ? sk_result_f64(&res, 0) < 0 : sk_result_i64(&res, 0) < 0) {
+    sk_result r1;
+    if (sk_sp_range(&k_fneg, g->narcs, a, 1, &r1, err, errlen) < 0) return -1;
+    return negative_weight(g, st->w, sk_result_i64(&r1, 0), err, errlen);
+  }
+  if (darg) return 0;
   double ahead; /* how many buckets past b a push can land */
   if (st->kind == KIND_F) {
     const double mx = sk_result_f64(&res, 1);
@@ -560,15 +575,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     st.idelta = INT64_MAX;
     st.fdelta = DBL_MAX;
   } else {
-    if (darg && choose_delta(&st, darg, err, errlen) < 0) return -1;
-    if (w && g.narcs > 0) {
-      sk_arg a[] = {sk_arg_view("w", w)};
-      sk_result res;
-      if (sk_sp_range(&k_fneg, g.narcs, a, 1, &res, err, errlen) < 0) return -1;
-      const int64_t k = sk_result_i64(&res, 0);
-      if (k != INT64_MAX) return negative_weight(&g, w, k, err, errlen);
-    }
-    if (!darg && choose_delta(&st, NULL, err, errlen) < 0) return -1;
+    if (choose_delta(&st, darg, err, errlen) < 0) return -1;
   }
   const int64_t nv = g.nv;
   const int space = g.rowptr->space, fl = st.kind == KIND_F;
