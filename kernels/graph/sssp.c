@@ -69,7 +69,7 @@ static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
                                 .pattern = SK_FOR,
                                 .sigs = sig_setc};
 
-/* a round's relaxation: [0] the device's (a frontier vertex a work item),
+/* a round's relaxation: [0] the device's (a warp a frontier vertex),
  * [1] the host's (ch vertices a work item, pushes buffered); by kind */
 #define RELAX_TAIL                                                                  \
   R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32")        \
