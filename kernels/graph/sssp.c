@@ -234,7 +234,7 @@ static int set_counts(const sssp_state *st, int64_t c0, int64_t c1, int64_t c4, 
 
 /* the six counts (frontier, near pile, the frontier's arcs, the smallest
  * bucket pushed near, far pile, the smallest bucket pushed far) in one
- * copy */
+ * copy (on the host, the view itself) */
 static int get_counts(const sssp_state *st, int64_t c[6], char *err, size_t errlen) {
   sk_view h;
   memset(&h, 0, sizeof h);
@@ -266,11 +266,13 @@ static int rebuild(sssp_state *st, char *err, size_t errlen) {
                 sk_arg_i64("b", st->b),
                 sk_arg_i64("lim", st->lim)};
   sk_result res;
+  int64_t c[6];
   if (set_counts(st, 0, 0, 0, err, errlen) < 0 ||
       sk_sp_range(&k_rebuild[fl], st->g->nv, a, NELEM(a), &res, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 1, &st->nn, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 4, &st->fn, err, errlen) < 0)
+      get_counts(st, c, err, errlen) < 0)
     return -1;
+  st->nn = c[1];
+  st->fn = c[4];
   st->minn = sk_result_i64(&res, 0);
   st->minf = sk_result_i64(&res, 1);
   return 0;
@@ -309,12 +311,14 @@ static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
     ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
     a[na++] = sk_arg_i64("ch", ch);
     sk_result res;
+    int64_t c[6];
     if (sk_galgo_degree_range_chunk(&k_relax[1][st->kind], (st->qn + ch - 1) / ch, 2, a, na,
                                     &res, err, errlen) < 0 ||
-        sk_sp_get_i64(st->cnt, 0, &st->qn, err, errlen) < 0 ||
-        sk_sp_get_i64(st->cnt, 1, &st->nn, err, errlen) < 0 ||
-        sk_sp_get_i64(st->cnt, 4, &st->fn, err, errlen) < 0)
+        get_counts(st, c, err, errlen) < 0)
       return -1;
+    st->qn = c[0];
+    st->nn = c[1];
+    st->fn = c[4];
     st->farcs = sk_result_i64(&res, 0);
     mn = sk_result_i64(&res, 1);
     mf = sk_result_i64(&res, 2);
@@ -370,13 +374,15 @@ static int split(sssp_state *st, char *err, size_t errlen) {
                 sk_arg_i64("n", n)};
   const int fl = st->kind == KIND_F;
   sk_result res;
+  int64_t c[6];
   if (set_counts(st, 0, 0, near ? st->fn : 0, err, errlen) < 0 ||
       sk_sp_range(&k_split[st->host][fl], st->host ? (n + 511) / 512 : n, a,
                   NELEM(a) - !st->host, &res, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 0, &st->qn, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 1, &st->nn, err, errlen) < 0 ||
-      sk_sp_get_i64(st->cnt, 4, &st->fn, err, errlen) < 0)
+      get_counts(st, c, err, errlen) < 0)
     return -1;
+  st->qn = c[0];
+  st->nn = c[1];
+  st->fn = c[4];
   st->farcs = sk_result_i64(&res, 0);
   st->minn = sk_result_i64(&res, 1);
   const int64_t mf = sk_result_i64(&res, 2);
