@@ -81,6 +81,85 @@ static const sk_kbody k_scale = {.label = "graph.bc_scale",
                                  .pattern = SK_FOR,
                                  .sigs = sig_scale};
 
+/* -- many sources on the host --------------------------------------------------
+ * With many sources (every vertex, say) the levels of one search are too
+ * small to share among threads, and their launches cost more than their
+ * work: L slots (four a thread) each run whole searches, one source after
+ * another (sources i, i + L, ...), in their own rows of L x nv arrays,
+ * adding into their own row of 'part'; bc(v) is then the sum of v's
+ * column in slot order (the same for a thread count, no atomics). Used
+ * on the host when there are at least 2 L sources and the rows take at
+ * most 1 GiB. */
+#define R2(name, dt) " " name "=" dt "[2]"
+static const char *const sig_bysrc[] = {
+  "range" G3 R2("dep", "int32") R2("sig", "float64") R2("del", "float64")
+    R2("que", "int32") R2("part", "float64") R1("srcs", "int64") " ns=int64 all=int64",
+  NULL};
+static const sk_kbody k_bysrc = {.label = "graph.bc_by_source",
+                                 .body = sk_body_graph_bc_by_source,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_bysrc};
+static const char *const sig_sum_parts[] = {
+  "range" R2("part", "float64") R1("bc", "float64") " f=float64", NULL};
+static const sk_kbody k_sum_parts = {.label = "graph.bc_sum_parts",
+                                     .body = sk_body_graph_bc_sum_parts,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_sum_parts};
+static const char *const sig_init_slots[] = {
+  "range" R2("dep", "int32") R2("sig", "float64") R2("del", "float64") R2("part", "float64"),
+  NULL};
+static const sk_kbody k_init_slots = {.label = "graph.bc_init_slots",
+                                      .body = sk_body_graph_bc_init_slots,
+                                      .pattern = SK_FOR,
+                                      .sigs = sig_init_slots};
+
+/* bc (nv, zeroed) = f x the sum over sources hs[0..ns) (NULL: 0..ns-1)
+ * of their dependencies, 'nsl' slots */
+static int bc_by_source(const sk_graph *g, const sk_view *hsrc, int64_t ns, int64_t nsl,
+                        double f, sk_view *bc, char *err, size_t errlen) {
+  const int64_t nv = g->nv, ext[2] = {nsl, nv > 0 ? nv : 1};
+  const int space = g->rowptr->space;
+  sk_view dep, sig, del, que, part, none;
+  sk_view *all[] = {&dep, &sig, &del, &que, &part, &none};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  int rc = -1;
+  if (sk_view_create(&dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
+        0 ||
+      sk_view_create(&sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&que, "queues", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
+        0 ||
+      sk_view_create(&part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
+        0 ||
+      (!hsrc && sk_sp_view(&none, "sources", SK_I64, 1, space, 1, err, errlen) < 0))
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("dep", &dep), sk_arg_view("sig", &sig),
+                  sk_arg_view("del", &del), sk_arg_view("part", &part)};
+    sk_arg b[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("dep", &dep),
+                  sk_arg_view("sig", &sig),
+                  sk_arg_view("del", &del),
+                  sk_arg_view("que", &que),
+                  sk_arg_view("part", &part),
+                  sk_arg_view("srcs", hsrc ? hsrc : &none),
+                  sk_arg_i64("ns", ns),
+                  sk_arg_i64("all", !hsrc)};
+    sk_arg c[] = {sk_arg_view("part", &part), sk_arg_view("bc", bc), sk_arg_f64("f", f)};
+    if (sk_sp_range(&k_init_slots, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_galgo_degree_range_chunk(&k_bysrc, nsl, 1, b, NELEM(b), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_sum_parts, nv, c, NELEM(c), NULL, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
 typedef struct bc_state {
   const sk_graph *g;
   sk_view *depth, *sigma, *delta, *order, *cnt, *bc;
@@ -156,18 +235,21 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
  * -> bc (float64 per vertex) */
 static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  /* device_bodies: for the specs (the device's bodies run on the host) */
-  static const char *const known[] = {"G_rowptr",   "G_colidx", "G_weights",
-                                      "directed",   "sources",  "normalized",
-                                      "device_bodies", NULL};
+  /* device_bodies, by_source: for the specs (the device's bodies run on
+   * the host; the searches one source a slot (1) or level by level (0)) */
+  static const char *const known[] = {"G_rowptr",      "G_colidx",  "G_weights",
+                                      "directed",      "sources",   "normalized",
+                                      "device_bodies", "by_source", NULL};
   sk_graph g;
   int directed, normalized, devb;
+  int64_t bysrc;
   const sk_view *src = NULL;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "normalized", 1, &normalized, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "by_source", 1, -1, &bysrc, err, errlen) < 0 ||
       (sk_karg_find(args, nargs, "sources") &&
        !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))))
     return -1;
@@ -238,14 +320,23 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                   sk_arg_view("delta", &delta)};
     if (sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  for (int64_t k = 0; k < ns; k++)
-    if (bc_source(&st, hs ? hs[k] : k, err, errlen) < 0) goto done;
   {
     const double f = normalized ? (nv > 2 ? 1.0 / ((double)(nv - 1) * (double)(nv - 2)) : 1.0)
                                 : (directed ? 1.0 : 0.5);
-    sk_arg a[] = {sk_arg_view("bc", &bc), sk_arg_f64("f", f)};
-    if (f != 1.0 && sk_sp_range(&k_scale, nv, a, NELEM(a), NULL, err, errlen) < 0)
-      goto done;
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    const int64_t nsl = 4 * (int64_t)(be->concurrency ? be->concurrency() : 1);
+    const int slots = st.host && (bysrc == 1 || (bysrc < 0 && ns >= 2 * nsl &&
+                                                   (double)nsl * (double)nv * 32 <= 1 << 30));
+    if (slots) {
+      if (bc_by_source(&g, src ? &hsrc : NULL, ns, nsl, f, &bc, err, errlen) < 0) goto done;
+    } else {
+      for (int64_t k = 0; k < ns; k++)
+        if (bc_source(&st, hs ? hs[k] : k, err, errlen) < 0) goto done;
+      sk_arg a[] = {sk_arg_view("bc", &bc), sk_arg_f64("f", f)};
+      if (f != 1.0 && sk_sp_range(&k_scale, nv, a, NELEM(a), NULL, err, errlen) < 0)
+        goto done;
+    }
   }
   if (sk_kout_view(out, "bc", &bc, err, errlen) < 0) goto done;
   rc = 0;
@@ -265,6 +356,6 @@ const sk_kentry sk_galgo_bc = {"graph.betweenness",
                                "G_* [, sources, normalized, directed]", SK_KRES_NONE,
                                betweenness};
 
-const sk_kbody *const sk_gbc_bodies[] = {&k_init,  &k_seed,    &k_fwd,     &k_bwd,
-                                         &k_reset, &k_scale,   &k_fwd_dev, &k_bwd_dev,
-                                         NULL};
+const sk_kbody *const sk_gbc_bodies[] = {
+  &k_init,    &k_seed,    &k_fwd,   &k_bwd,       &k_reset,      &k_scale,
+  &k_fwd_dev, &k_bwd_dev, &k_bysrc, &k_sum_parts, &k_init_slots, NULL};
