@@ -834,5 +834,14 @@ SK_ERRDEF(SOLVE_MAXITER, "maxiter %lld must be at least 1")
 SK_ERRDEF(SOLVE_RESTART, "restart %lld must be at least 1")
 SK_ERRDEF(SOLVE_PRECOND_ROWS, "the preconditioner (%s) has %lld rows, A has %lld")
 SK_ERRDEF(SOLVE_PRECOND_NOT_SPD, "r'z = %g at iteration %lld: the preconditioner is not positive definite")
+/* -- graph shortest paths and betweenness (kernels/graph/sssp.c, bc.c) -- */
+SK_ERRDEF(SSSP_WEIGHTS_MUST, "weights must be int32, int64 or float64 with one per arc (%lld), got %s[%lld]")
+SK_ERRDEF(SSSP_ALGORITHM, "algorithm must be \"delta\" or \"bellman_ford\", got \"%s\"")
+SK_ERRDEF(SSSP_DELTA_INT, "delta must be an integer >= 1 (the weights are integers), got %s")
+SK_ERRDEF(SSSP_DELTA_FLOAT, "delta must be a positive finite number, got %s")
+SK_ERRDEF(SSSP_NEGATIVE_WEIGHT, "edge (%lld, %lld) has weight %s: delta-stepping needs weights >= 0 (algorithm = \"bellman_ford\" takes negative ones)")
+SK_ERRDEF(SSSP_NEGATIVE_CYCLE, "a negative cycle is reachable from source %lld")
+SK_ERRDEF(BC_SOURCES_EMPTY, "sources is empty (leave it out for every vertex)")
+SK_ERRDEF(BC_SOURCE_TWICE, "source %lld appears twice in sources")
 #include "backends/errmsg.h"
 // clang-format on

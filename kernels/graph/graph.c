@@ -26,4 +26,6 @@ const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_glpa_bodies,
                                                   sk_glouvain_bodies,
                                                   sk_gvalues_bodies,
+                                                  sk_gsssp_bodies,
+                                                  sk_gbc_bodies,
                                                   NULL};
