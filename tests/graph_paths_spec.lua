@@ -400,6 +400,23 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     assert.equal(255 / 8, outs.delta)
   end)
 
+  it("reads integer weights from a file as integers (int64 distances), real ones as float64",
+     function()
+    local pi, pf = DIR .. "/w_int.wel", DIR .. "/w_real.wel"
+    local f = assert(io.open(pi, "w"))
+    f:write("0 1 5\n1 2 7\n0 2 20\n2 3 1\n")
+    f:close()
+    f = assert(io.open(pf, "w"))
+    f:write("0 1 5\n1 2 7.5\n0 2 20\n2 3 1\n")
+    f:close()
+    local di = graph.sssp(graph.read(pi, {format = "edges", directed = true}), 0)
+    assert.equal("int64", di:dtype())
+    assert.same({0, 5, 12, 13}, speck.create_mirror_view_and_copy("host", di):totable())
+    local df = graph.sssp(graph.read(pf, {format = "edges", directed = true}), 0)
+    assert.equal("float64", df:dtype())
+    assert.same({0, 5, 12.5, 13.5}, speck.create_mirror_view_and_copy("host", df):totable())
+  end)
+
   it("launches device kernels on a GPU space", function()
     if SPACE ~= "cuda" then
       pending("the device check runs under SPECK_SPACES=cuda")

@@ -91,6 +91,7 @@ typedef struct edges {
   int32_t *src, *dst;
   double *w;
   int64_t n, cap;
+  int real_w; /* a weight was not an integer literal (or beyond 2^53) */
 } edges;
 
 static int grow(edges *e, int weighted) {
@@ -313,6 +314,10 @@ static int read_text(rd *r, sk_lines *ls, sk_progress *prog, edges *e, layout *l
         rc = rd_fail(r, SK_E_WEIGHT_NOT_NUMBER, t[2]);
         break;
       }
+      if (!e->real_w) {
+        long long iw = strtoll(t[2], &end, 10);
+        if (*end || iw > ((long long)1 << 53) || iw < -((long long)1 << 53)) e->real_w = 1;
+      }
     }
     if (e->n == e->cap && grow(e, hasw) < 0) {
       rc = rd_fail(r, SK_E_OUT_MEMORY_AFTER, (long long)e->n);
@@ -347,7 +352,8 @@ static int read_text(rd *r, sk_lines *ls, sk_progress *prog, edges *e, layout *l
 
 /* graph.read_edges: path [, directed, dedupe, self_loops, format
  * "snap" | "edges" | "csv" | "tsv", names, source, target, weight] ->
- * G_*, nv, weighted, declared [, names, name_offsets] */
+ * G_*, nv, weighted (0, 1, or 2: every weight an integer literal),
+ * declared [, names, name_offsets] */
 static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                       size_t errlen) {
   static const char *const known[] = {"path",  "directed", "dedupe", "self_loops", "format",
@@ -433,7 +439,8 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (rc == 0 && sk_g_build(nv, ps, pd, pw, &o, out, err, errlen) < 0)
     rc = sk_kerr_file(err, errlen, path);
   if (rc == 0) rc = sk_kout_num(out, "nv", (double)nv, err, errlen);
-  if (rc == 0) rc = sk_kout_num(out, "weighted", weighted, err, errlen);
+  /* weighted: 2 when every weight is an integer literal */
+  if (rc == 0) rc = sk_kout_num(out, "weighted", weighted ? 2 - e.real_w : 0, err, errlen);
   if (rc == 0) rc = sk_kout_num(out, "declared", (double)declared, err, errlen);
   if (rc == 0 && use_names) rc = sk_names_out(&names, space, out, err, errlen);
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);

@@ -394,6 +394,9 @@ return function(graph, I)
       source = opts.source, target = opts.target, weight = opts.weight})
     local nv = math.tointeger(o.nv)
     local g = make(nv, o, opts.directed == true)
+    -- integer weights (GAP's .wel, SNAP's weighted lists): sssp gives int64
+    -- distances, as from_edges with an integer weights view
+    if o.weighted == 2 then g._int_weights = "int64" end
     if o.names then g._names = {bytes = o.names, off = o.name_offsets} end
     local declared = math.tointeger(o.declared)
     if declared and declared >= 0 and nv > declared then
