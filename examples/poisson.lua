@@ -12,7 +12,6 @@
 -- continuous problem's is 0.05623; n = 32 gives 0.0560).
 local speck = require "speck"
 local sparse = require "speck.sparse"
-local blas = require "speck.blas"
 local precond = require "speck.precond_ml"
 local ok_solve, solve = pcall(require, "speck.solve")
 if not ok_solve then solve = {} end
@@ -53,27 +52,8 @@ for l, lv in ipairs(info.levels) do print(("  level %d: %8d rows %10d entries"):
 print(("  operator complexity %.3f"):format(info.operator_complexity))
 
 local t1 = speck.Timer()
-local x, iters, resid, how
-if solve.cg then
-  local inf
-  x, inf = solve.cg(A, b, {precond = P, tol = 1e-8, maxiter = 200})
-  iters, resid, how = inf.iters, inf.resid, "AMG-PCG"
-else
-  -- the stationary iteration
-  x = speck.View("x", "float64", N)
-  local r, z = speck.View("r", "float64", N), speck.View("z", "float64", N)
-  local nb = blas.nrm2(b)
-  iters, how = 0, "AMG stationary iteration"
-  while true do
-    speck.deep_copy(r, b)
-    sparse.spmv("N", -1.0, A, x, 1.0, r)
-    resid = blas.nrm2(r) / nb
-    if resid <= 1e-8 or iters >= 200 then break end
-    P:apply(r, z)
-    blas.axpy(1.0, z, x)
-    iters = iters + 1
-  end
-end
+local x, info = solve.cg(A, b, {precond = P, tol = 1e-8, maxiter = 200})
+local iters, resid, how = info.iters, info.resid, "AMG-PCG"
 local t = t1:seconds()
 local c = (n // 2) + n * ((n // 2) + n * (n // 2))
 local xh = x:space() == "host" and x or speck.create_mirror_view_and_copy("host", x)
