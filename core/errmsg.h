@@ -759,6 +759,14 @@ SK_ERRDEF(GCOMM_DIRECTED, "%s needs an undirected graph and g is directed (build
 SK_ERRDEF(GCOMM_RESOLUTION, "resolution must be a positive finite number, got %g")
 SK_ERRDEF(GCOMM_WEIGHT, "the weight %g of arc %lld -> %lld is negative or not finite (modularity needs weights >= 0)")
 SK_ERRDEF(GCOMM_WEIGHT_NAN, "the weight of arc %lld -> %lld is NaN (modularity needs weights >= 0)")
+/* -- speck.dist: distributed maps, halo plans, agreement (backends/dist, vm/ldist.c) -- */
+SK_ERRDEF(DIST_COLUMN, "local row %lld has column %lld, outside the matrix's %lld columns")
+SK_ERRDEF(DIST_NOMEM, "speck.dist: no room for %lld entries")
+SK_ERRDEF(DIST_COUNT, "speck.dist: %lld entries for rank %d: more than MPI's int counts hold")
+SK_ERRDEF(DIST_PLAN_OWNER, "speck.dist: a rank asked this rank for an entry it does not own (the ranks' maps differ)")
+SK_ERRDEF(DIST_DISAGREE_CALL, "speck.dist: the ranks are in different collective calls: rank %d in %s, rank %d in %s")
+SK_ERRDEF(DIST_DISAGREE, "%s: the ranks disagree on %s: rank %d has %lld, rank %d has %lld")
+SK_ERRDEF(DIST_NO_MPI, "speck.dist: this speck was built without MPI")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on
