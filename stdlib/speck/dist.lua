@@ -1,0 +1,646 @@
+-- speck/dist.lua: distributed sparse matrices, vectors, solvers and graphs
+-- over the ranks of an MPI job (host ranks; `mpirun -np N speck script.lua`).
+-- Rows (vertices) are split over the ranks by a row map -- contiguous
+-- blocks in rank order (the default) or a partition vector; each rank
+-- holds its own rows and the halo (the remote entries its rows reference),
+-- nothing more, except gather(). The MPI side is speck.core.dist
+-- (vm/ldist.c over backends/dist): halo plans built once from a matrix's
+-- column indices and replayed by MPI_Ineighbor_alltoallv, agreement
+-- checks before collective calls, allgather(v) and alltoallv. The local
+-- work is the library's: sparse.spmv on the local interior and boundary
+-- blocks, blas dot/axpy, and kernels in the dialect for the graph steps.
+--
+--   dist.map(n [, {partition = p}])   dist.read_mm(path)   dist.from_local(m, n, first_row, A)
+--   dist.assemble(m, n, rows, cols, vals)   dist.vector(A | map [, value])
+--   x:local_view() x:local_range() x:local_ids() x:gather()
+--   dist.spmv(alpha, A, x, beta, y)  dist.dot(x, y)  dist.norm2(x)  dist.axpy(a, x, y)
+--   dist.cg(A, b [, opts])  dist.gmres(A, b [, opts])
+--   dist.read_graph(path [, opts])  dist.from_edges(nv, src, dst)  dist.bfs(g, s)
+--   dist.connected_components(g)  dist.pagerank(g [, opts])  dist.triangles(g)
+local speck = require "speck"
+local remote = require "speck.remote" -- starts MPI
+local sparse = require "speck.sparse"
+local blas = require "speck.blas"
+local c = require("speck.core").dist
+
+local dist = {}
+local user_level, fail = require("speck.raise")("speck.dist.")
+local check_options = require "speck.opts"
+local function check_opts(fname, opts, keys)
+  local o = check_options("speck.dist." .. fname, opts, keys, user_level())
+  return o
+end
+
+local me, np = remote.rank(), remote.size()
+dist.rank, dist.size, dist.barrier = remote.rank, remote.size, remote.barrier
+
+-- -- agreement: every collective entry point first agrees with the other
+-- ranks on what it is called with (an allreduce of a small descriptor),
+-- so a disagreement is the same error on every rank, never a hang
+local function agree(fname, desc, names)
+  local msg = c.agree("speck.dist." .. fname, desc, names)
+  if msg then error(msg, user_level()) end
+end
+
+-- run f(); if it fails on any rank, every rank raises the first failing
+-- rank's message (a rank that fails alone would leave the others waiting)
+local function together(f, ...)
+  local r = table.pack(pcall(f, ...))
+  local msg = c.consensus(not r[1] and tostring(r[2]) or nil)
+  if msg then error(msg, user_level()) end
+  return table.unpack(r, 2, r.n)
+end
+local function lfail(fname, fmt, ...)  -- a local failure, raised inside together()
+  error(("speck.dist.%s: " .. fmt):format(fname, ...), 0)
+end
+
+-- -- maps -----------------------------------------------------------------------------
+local Map = {}
+Map.__index = Map
+local next_id = 0
+local function new_id() next_id = next_id + 1 return next_id end
+
+local function blocks(fname, n)
+  if n < np then
+    fail(fname, "%d ranks but only %d rows: every rank needs at least one row (run with at most %d ranks)",
+         np, n, n)
+  end
+  local off = {}
+  for r = 0, np do off[r + 1] = (r * n) // np end
+  return off
+end
+
+local function map_from_offsets(n, off)
+  local m = setmetatable({n = n, off = off, kind = "blocks", id = new_id()}, Map)
+  m.c = c.map(n, off)
+  m.b, m.e = off[me + 1], off[me + 2]
+  m.nloc = m.e - m.b
+  return m
+end
+
+-- map(n [, {partition = p}]): contiguous blocks in rank order, or the
+-- owner of each global index given by 'p' (an int32/int64 view or Lua
+-- array of n ranks, the same on every rank)
+function dist.map(n, opts)
+  local f = "map"
+  opts = check_opts(f, opts, {"partition"})
+  if math.type(n) ~= "integer" or n < 0 then fail(f, "n must be a non-negative integer, got %s", tostring(n)) end
+  agree(f, {n, opts.partition and 1 or 0}, {"n", "partition"})
+  if not opts.partition then return map_from_offsets(n, blocks(f, n)) end
+  local p = opts.partition
+  if type(p) == "table" then p = speck.View.from(p, "int64")
+  elseif type(p) ~= "userdata" or (p:dtype() ~= "int64" and p:dtype() ~= "int32") then
+    fail(f, "partition must be an int32/int64 view or a Lua array of ranks, got %s",
+         type(p) == "userdata" and "a " .. p:dtype() .. " view" or type(p))
+  end
+  if p:extent(0) ~= n then
+    fail(f, "partition has %d entries, the map has %d indices", p:extent(0), n)
+  end
+  -- every owner in [0, np), every rank owning at least one index
+  local i = speck.parallel_reduce("dist_part_check", n, {p = p, np = np},
+    "if ((p(i) < 0 || p(i) >= np) && i < acc) acc = i;", {op = "min", dtype = "int64"})
+  if i < n then
+    fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
+  end
+  local counts = speck.View("counts", "int64", np)
+  speck.parallel_for("dist_part_count", n, {p = p, cnt = counts},
+    "atomic_add(&cnt(p(i)), (int64_t)1);")
+  for r = 0, np - 1 do
+    if counts(r) == 0 then
+      fail(f, "partition gives rank %d no index: every rank needs at least one (%d ranks, %d indices)",
+           r, np, n)
+    end
+  end
+  local nloc = counts(me)
+  local ids = speck.View("local_ids", "int64", nloc)
+  local k = 0
+  for i = 0, n - 1 do
+    if p(i) == me then ids[k] = i k = k + 1 end
+  end
+  local m = setmetatable({n = n, kind = "partition", part = p, ids = ids, nloc = nloc,
+                          id = new_id()}, Map)
+  m.c = c.map(n, p, ids)
+  return m
+end
+
+function Map:owner(g)
+  if math.type(g) ~= "integer" or g < 0 or g >= self.n then
+    fail("owner", "index %s is outside the map's [0, %d)", tostring(g), self.n)
+  end
+  return self.c:owner(g)
+end
+function Map:local_range()
+  if self.kind ~= "blocks" then
+    fail("local_range", "the map comes from a partition vector: its rows are not a range (use local_ids())")
+  end
+  return self.b, self.e
+end
+function Map:local_ids()
+  if not self.ids then
+    local ids = speck.View("local_ids", "int64", self.nloc)
+    speck.parallel_for("dist_iota", self.nloc, {v = ids, b = self.b}, "v(i) = b + i;")
+    self.ids = ids
+  end
+  return self.ids
+end
+dist.Map = Map
+
+-- -- vectors --------------------------------------------------------------------------
+local Vec = {}
+Vec.__index = Vec
+local VMT = {__index = Vec, __name = "speck.dist.Vector"}
+local function is_vec(x) return getmetatable(x) == VMT end
+
+local function new_vec(map, v)
+  return setmetatable({map = map, v = v or speck.View("dist_vector", "float64", map.nloc)}, VMT)
+end
+
+function Vec:local_view() return self.v end
+function Vec:local_range() return self.map:local_range() end
+function Vec:local_ids() return self.map:local_ids() end
+function Vec:size() return self.map.n end
+function Vec:map_of() return self.map end
+-- the whole vector on every rank (the one call that holds it)
+function Vec:gather()
+  local m = self.map
+  agree("gather", {m.id, m.n}, {"the vector's map", "its length"})
+  local counts = c.allgather(m.nloc)
+  local out = speck.View("gathered", self.v:dtype(), m.n)
+  if m.kind == "blocks" then
+    c.allgatherv(self.v, counts, out)
+    return out
+  end
+  local tmp = speck.View("gathered_local", self.v:dtype(), m.n)
+  local ids = speck.View("gathered_ids", "int64", m.n)
+  c.allgatherv(self.v, counts, tmp)
+  c.allgatherv(m.ids, counts, ids)
+  speck.parallel_for("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, "o(ids(i)) = t(i);")
+  return out
+end
+
+-- vector(A | g | map [, value | local view]): a float64 vector over the
+-- rows of a matrix (or a map); 'value' fills it
+function dist.vector(A, value)
+  local f = "vector"
+  local map = A and (A.map or (getmetatable(A) == Map and A))
+  if not map then fail(f, "expects a distributed matrix, graph or map, got %s", type(A)) end
+  local x = new_vec(map)
+  if type(value) == "number" then speck.deep_copy(x.v, value)
+  elseif type(value) == "userdata" then
+    if value:extent(0) ~= map.nloc then
+      fail(f, "the local view has %d entries, this rank owns %d rows", value:extent(0), map.nloc)
+    end
+    speck.deep_copy(x.v, value)
+  end
+  return x
+end
+
+local function check_vec(fname, what, x, map)
+  if not is_vec(x) then fail(fname, "%s must be a distributed vector, got %s", what, type(x)) end
+  if map and x.map ~= map then
+    fail(fname, "%s is a vector of another map (%d rows, map %d; expected %d rows, map %d)",
+         what, x.map.n, x.map.id, map.n, map.id)
+  end
+end
+
+local function ldot(x, y) return blas.dot(x.v, y.v) end
+local function gdot(x, y) return remote.allreduce(ldot(x, y), "sum") end
+
+function dist.dot(x, y)
+  check_vec("dot", "x", x)
+  check_vec("dot", "y", y)
+  agree("dot", {x.map.id, y.map.id}, {"x's map", "y's map"})
+  check_vec("dot", "y", y, x.map)
+  return gdot(x, y)
+end
+function dist.norm2(x)
+  check_vec("norm2", "x", x)
+  agree("norm2", {x.map.id}, {"x's map"})
+  return math.sqrt(gdot(x, x))
+end
+-- y = a*x + y (local: no communication)
+function dist.axpy(a, x, y)
+  check_vec("axpy", "x", x)
+  check_vec("axpy", "y", y, x.map)
+  blas.axpy(a, x.v, y.v)
+end
+function dist.scal(a, x) check_vec("scal", "x", x) blas.scal(a, x.v) end
+function dist.copy(x, y) check_vec("copy", "x", x) check_vec("copy", "y", y, x.map) speck.deep_copy(y.v, x.v) end
+
+-- -- matrices -------------------------------------------------------------------------
+local DM = {}
+DM.__index = DM
+local DMT = {__index = DM, __name = "speck.dist.CrsMatrix"}
+local function is_dm(A) return getmetatable(A) == DMT end
+
+-- a distributed matrix from this rank's rows (global column ids) over 'map'
+local function build(fname, map, ncols, A)
+  local t0 = c.wtime()
+  local dom = map
+  if ncols ~= map.n then dom = map_from_offsets(ncols, blocks(fname, ncols)) end
+  local ip, ic, iv, bp, bc, bv, halo = together(c.split, dom.c, ncols, A.rowptr, A.colidx, A.values)
+  local M = setmetatable({map = map, domain = dom, nrows = map.n, ncols = ncols, id = new_id()}, DMT)
+  local nloc = map.nloc
+  M.interior = sparse.CrsMatrix{nrows = nloc, ncols = dom.nloc, rowptr = ip, colidx = ic, values = iv}
+  M.nhalo = halo:extent(0)
+  M.halo_ids = halo
+  M.boundary = sparse.CrsMatrix{nrows = nloc, ncols = math.max(M.nhalo, 1), rowptr = bp, colidx = bc, values = bv}
+  M.halo = speck.View("halo", "float64", M.nhalo)
+  M.plan = c.plan(dom.c, halo)
+  M.nnz_local = ic:extent(0) + bc:extent(0)
+  M.build_seconds = c.wtime() - t0
+  return M
+end
+
+function DM:nrows_global() return self.nrows end
+function DM:ncols_global() return self.ncols end
+function DM:local_range() return self.map:local_range() end
+function DM:local_ids() return self.map:local_ids() end
+function DM:nnz() return remote.allreduce(self.nnz_local, "sum") end
+-- the halo plan's numbers: {build_seconds, halo, sent, sources, destinations}
+function DM:plan_info()
+  local t = self.plan:info()
+  t.matrix_build_seconds = self.build_seconds
+  return t
+end
+-- the bytes this rank's part holds (its rows, the halo ids and values)
+function DM:memory()
+  local s = 0
+  for _, v in ipairs{self.interior.rowptr, self.interior.colidx, self.interior.values,
+                     self.boundary.rowptr, self.boundary.colidx, self.boundary.values,
+                     self.halo, self.halo_ids} do
+    s = s + c.bytes(v)
+  end
+  return s
+end
+
+-- check this rank's local CRS and the row blocks of all ranks
+function dist.from_local(nrows, ncols, first_row, A, opts)
+  local f = "from_local"
+  opts = check_opts(f, opts, {"map"})
+  for _, p in ipairs{{"nrows_global", nrows}, {"ncols_global", ncols}, {"first_row", first_row}} do
+    if math.type(p[2]) ~= "integer" or p[2] < 0 then
+      fail(f, "%s must be a non-negative integer, got %s", p[1], tostring(p[2]))
+    end
+  end
+  if not sparse.is_matrix(A) then fail(f, "local_crs must be a CrsMatrix, got %s", type(A)) end
+  agree(f, {nrows, ncols}, {"nrows_global", "ncols_global"})
+  if np > nrows then
+    fail(f, "%d ranks but only %d rows: every rank needs at least one row (run with at most %d ranks)",
+         np, nrows, nrows)
+  end
+  local map = opts.map
+  if map then
+    if getmetatable(map) ~= Map then fail(f, "option map must be a dist.map, got %s", type(map)) end
+    together(function()
+      if map.n ~= nrows then lfail(f, "the map has %d rows, nrows_global is %d", map.n, nrows) end
+      if A:nrows() ~= map.nloc then
+        lfail(f, "rank %d's local_crs has %d rows, the map gives it %d", me, A:nrows(), map.nloc)
+      end
+    end)
+  else
+    local firsts, counts = c.allgather(first_row), c.allgather(A:nrows())
+    local off, at = {}, 0
+    for r = 1, np do
+      if firsts[r] ~= at then
+        fail(f, "rank %d's rows start at %d, but the ranks before it end at %d (rows must come in contiguous blocks in rank order)",
+             r - 1, firsts[r], at)
+      end
+      if counts[r] == 0 then fail(f, "rank %d has no rows: every rank needs at least one", r - 1) end
+      off[r] = at
+      at = at + counts[r]
+    end
+    if at ~= nrows then fail(f, "the ranks' rows end at %d, nrows_global is %d", at, nrows) end
+    off[np + 1] = at
+    map = map_from_offsets(nrows, off)
+  end
+  together(function()
+    if A:ncols() ~= ncols then
+      lfail(f, "rank %d's local_crs has %d columns, ncols_global is %d (columns are global ids)", me, A:ncols(), ncols)
+    end
+  end)
+  return build(f, map, ncols, A)
+end
+
+-- assemble(nrows, ncols, rows, cols, vals [, {map = m}]): global COO
+-- contributions from any rank (views or Lua arrays, 0-based global ids);
+-- each goes to the rank owning its row and duplicates are summed there
+-- (Tpetra's export with ADD)
+function dist.assemble(nrows, ncols, rows, cols, vals, opts)
+  local f = "assemble"
+  opts = check_opts(f, opts, {"map"})
+  agree(f, {nrows, ncols}, {"nrows_global", "ncols_global"})
+  local map = opts.map or map_from_offsets(nrows, blocks(f, nrows))
+  local function asview(t, dt) return type(t) == "table" and speck.View.from(t, dt) or t end
+  rows, cols, vals = asview(rows, "int64"), asview(cols, "int64"), asview(vals, "float64")
+  local n = rows:extent(0)
+  together(function()
+    if cols:extent(0) ~= n or vals:extent(0) ~= n then
+      lfail(f, "rows, cols and vals have %d, %d and %d entries", n, cols:extent(0), vals:extent(0))
+    end
+    for k = 0, n - 1 do
+      if rows(k) < 0 or rows(k) >= nrows or cols(k) < 0 or cols(k) >= ncols then
+        lfail(f, "entry %d (from 0) on rank %d is (%d, %d): outside the %dx%d matrix", k, me,
+              rows(k), cols(k), nrows, ncols)
+      end
+    end
+  end)
+  -- bucket by owner
+  local cnt = {}
+  for r = 1, np do cnt[r] = 0 end
+  local own = {}
+  for k = 0, n - 1 do
+    local o = map.c:owner(rows(k))
+    own[k] = o
+    cnt[o + 1] = cnt[o + 1] + 1
+  end
+  local pos, at = {}, 0
+  for r = 1, np do pos[r] = at at = at + cnt[r] end
+  local sr, sc, sv = speck.View("r", "int64", n), speck.View("c", "int64", n), speck.View("v", "float64", n)
+  for k = 0, n - 1 do
+    local o = own[k] + 1
+    local p = pos[o]
+    pos[o] = p + 1
+    sr[p], sc[p], sv[p] = rows(k), cols(k), vals(k)
+  end
+  local rr = c.alltoallv(sr, cnt)
+  local rc = c.alltoallv(sc, cnt)
+  local rv = c.alltoallv(sv, cnt)
+  local m = rr:extent(0)
+  local lr = speck.View("lr", "int64", m)
+  for k = 0, m - 1 do lr[k] = map.c:lid(rr(k)) end
+  local A = sparse.from_coo(map.nloc, ncols, lr, rc, rv, {sum_duplicates = true})
+  return build(f, map, ncols, A)
+end
+
+-- read_mm(path): every rank reads the file and keeps its rows (so no
+-- rank holds more than its rows); a rank that cannot read it fails the
+-- call on every rank
+function dist.read_mm(path, opts)
+  local f = "read_mm"
+  opts = check_opts(f, opts, {})
+  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
+  agree(f, {#path}, {"the path's length"})
+  local hdr = together(function()
+    local fh, why = io.open(path, "rb")
+    if not fh then lfail(f, "rank %d cannot read '%s': %s", me, path, why) end
+    local banner = fh:read("l") or ""
+    local lb = banner:lower()
+    if not lb:find("^%%%%matrixmarket%s+matrix%s+coordinate") then
+      fh:close()
+      lfail(f, "'%s' line 1: not a Matrix Market coordinate matrix ('%s')", path, banner)
+    end
+    local h = {fh = fh, pattern = lb:find("pattern") ~= nil,
+               sym = lb:find("symmetric") ~= nil or lb:find("hermitian") ~= nil,
+               skew = lb:find("skew") ~= nil, line = 1}
+    if lb:find("complex") then fh:close() lfail(f, "'%s': complex matrices are not supported", path) end
+    for l in fh:lines() do
+      h.line = h.line + 1
+      if not l:find("^%s*%%") and l:find("%S") then
+        local m, n, nz = l:match("^%s*(%d+)%s+(%d+)%s+(%d+)")
+        if not m then fh:close() lfail(f, "'%s' line %d: bad size line '%s'", path, h.line, l) end
+        h.m, h.n, h.nz = math.tointeger(tonumber(m)), math.tointeger(tonumber(n)), math.tointeger(tonumber(nz))
+        break
+      end
+    end
+    if not h.m then fh:close() lfail(f, "'%s': no size line", path) end
+    return h
+  end)
+  agree(f, {hdr.m, hdr.n}, {"the rows in the file", "the columns in the file"})
+  local map = map_from_offsets(hdr.m, blocks(f, hdr.m))
+  local b, e = map.b, map.e
+  local A = together(function()
+    local R, C, V, k = {}, {}, {}, 0
+    local fh, line = hdr.fh, hdr.line
+    local function add(i, j, v)
+      if i >= b and i < e then k = k + 1 R[k], C[k], V[k] = i - b, j, v end
+    end
+    for l in fh:lines() do
+      line = line + 1
+      if l:find("%S") and not l:find("^%s*%%") then
+        local si, sj, sv = l:match("^%s*(%S+)%s+(%S+)%s*(%S*)")
+        local i, j = math.tointeger(tonumber(si)), math.tointeger(tonumber(sj))
+        local v = hdr.pattern and 1.0 or tonumber(sv)
+        if not i or not j or not v or i < 1 or i > hdr.m or j < 1 or j > hdr.n then
+          fh:close()
+          lfail(f, "'%s' line %d: bad entry '%s'", path, line, l)
+        end
+        add(i - 1, j - 1, v)
+        if hdr.sym and i ~= j then add(j - 1, i - 1, hdr.skew and -v or v) end
+      end
+    end
+    fh:close()
+    return sparse.from_coo(e - b, hdr.n, R, C, V, {sum_duplicates = true})
+  end)
+  return build(f, map, hdr.n, A)
+end
+
+-- y = beta*y + alpha*A*x: the halo exchange starts, the interior block
+-- runs, the exchange completes, the boundary block adds its part
+local function spmv(alpha, A, x, beta, y)
+  A.plan:start(x.v, A.halo)
+  sparse.spmv("N", alpha, A.interior, x.v, beta, y.v)
+  A.plan:wait()
+  if A.nhalo > 0 then sparse.spmv("N", alpha, A.boundary, A.halo, 1.0, y.v) end
+end
+
+function dist.spmv(alpha, A, x, beta, y)
+  local f = "spmv"
+  if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+  check_vec(f, "x", x)
+  check_vec(f, "y", y)
+  agree(f, {A.id, x.map.id, y.map.id}, {"A", "x's map", "y's map"})
+  check_vec(f, "x", x, A.domain)
+  check_vec(f, "y", y, A.map)
+  if x == y then fail(f, "x and y are the same vector: the output must not alias the input") end
+  spmv(alpha, A, x, beta, y)
+end
+
+-- the local diagonal's inverse (Jacobi); a zero diagonal is an error
+local function jacobi(fname, A)
+  if A.nrows ~= A.ncols then fail(fname, "Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
+  local d = new_vec(A.map)
+  local I = A.interior
+  local zero = speck.parallel_reduce("dist_jacobi", A.map.nloc,
+    {rp = I.rowptr, ci = I.colidx, va = I.values, d = d.v}, [[
+    double s = 0.0;
+    for (int64_t k = rp(i); k < rp(i + 1); k++) if (ci(k) == i) s += va(k);
+    if (s == 0.0) { d(i) = 1.0; if (i < acc) acc = i; } else d(i) = 1.0 / s;
+  ]], {op = "min", dtype = "int64"})
+  local nloc = A.map.nloc
+  local first = c.allreduce_int({zero < nloc and (A.map.kind == "blocks" and A.map.b + zero
+                                 or A.map.ids(zero)) or A.nrows}, "min")[1]
+  if first < A.nrows then
+    fail(fname, "Jacobi: row %d has a zero diagonal", first)
+  end
+  return function(r, z) -- z = D^-1 r
+    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v}, "z(i) = d(i) * r(i);")
+  end
+end
+
+local function solver_opts(f, A, b, opts, extra)
+  local keys = {"tol", "maxiter", "x0", "precond"}
+  for _, k in ipairs(extra or {}) do keys[#keys + 1] = k end
+  opts = check_opts(f, opts, keys)
+  if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+  check_vec(f, "b", b)
+  if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
+  local pc = opts.precond
+  if pc ~= nil and pc ~= "jacobi" and pc ~= "none" then
+    fail(f, "precond must be \"jacobi\" or \"none\", got %s", tostring(pc))
+  end
+  local tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
+  if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
+  if math.type(maxiter) ~= "integer" or maxiter < 0 then
+    fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter))
+  end
+  agree(f, {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1, pc == "jacobi" and 1 or 0,
+            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0},
+        {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart"})
+  check_vec(f, "b", b, A.map)
+  if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
+  if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
+  local M = pc == "jacobi" and jacobi(f, A) or function(r, z) speck.deep_copy(z.v, r.v) end
+  return opts, tol, maxiter, M
+end
+
+local function true_resid(A, b, x, r)
+  speck.deep_copy(r.v, b.v)
+  spmv(-1.0, A, x, 1.0, r)
+  return math.sqrt(gdot(r, r))
+end
+
+-- x, info = cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = "jacobi" | "none"}]):
+-- preconditioned CG, stopping when ||r|| <= tol*||b|| (the recurrence's r);
+-- info = {iters, resid (the true relative residual at exit), reason, history}
+function dist.cg(A, b, opts)
+  local f = "cg"
+  local o, tol, maxiter, M = solver_opts(f, A, b, opts)
+  local map = A.map
+  local x, r, z, p, q = new_vec(map), new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  if o.x0 then speck.deep_copy(x.v, o.x0.v) end
+  local bn = math.sqrt(gdot(b, b))
+  local info = {history = {}, iters = 0}
+  if bn == 0 then
+    speck.deep_copy(x.v, 0.0)
+    info.resid, info.reason = 0.0, "converged"
+    return x, info
+  end
+  local rn = true_resid(A, b, x, r) / bn
+  info.history[1] = rn
+  M(r, z)
+  speck.deep_copy(p.v, z.v)
+  local rz = gdot(r, z)
+  info.reason = "maxiter"
+  if rn <= tol then info.reason = "converged" end
+  local it = 0
+  while info.reason ~= "converged" and it < maxiter do
+    spmv(1.0, A, p, 0.0, q)
+    local pq = gdot(p, q)
+    if pq == 0 or pq ~= pq then info.reason = "breakdown" break end
+    local alpha = rz / pq
+    blas.axpy(alpha, p.v, x.v)
+    blas.axpy(-alpha, q.v, r.v)
+    it = it + 1
+    rn = math.sqrt(gdot(r, r)) / bn
+    info.history[#info.history + 1] = rn
+    if rn ~= rn or rn == math.huge then
+      fail(f, "the residual is %s at iteration %d: the iteration overflowed", tostring(rn), it)
+    end
+    if rn <= tol then info.reason = "converged" break end
+    M(r, z)
+    local rz1 = gdot(r, z)
+    blas.axpby(1.0, z.v, rz1 / rz, p.v)
+    rz = rz1
+  end
+  info.iters = it
+  info.resid = true_resid(A, b, x, r) / bn
+  return x, info
+end
+
+-- x, info = gmres(A, b [, {restart = 30, tol, maxiter, x0, precond}]):
+-- restarted GMRES with right preconditioning (modified Gram-Schmidt,
+-- Givens rotations); info.iters counts inner iterations
+function dist.gmres(A, b, opts)
+  local f = "gmres"
+  local o, tol, maxiter, M = solver_opts(f, A, b, opts, {"restart"})
+  local m = o.restart or 30
+  if math.type(m) ~= "integer" or m < 1 then fail(f, "restart must be a positive integer, got %s", tostring(m)) end
+  local map = A.map
+  local x, r, w, z = new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  if o.x0 then speck.deep_copy(x.v, o.x0.v) end
+  local bn = math.sqrt(gdot(b, b))
+  local info = {history = {}, iters = 0}
+  if bn == 0 then
+    speck.deep_copy(x.v, 0.0)
+    info.resid, info.reason = 0.0, "converged"
+    return x, info
+  end
+  local V = {}
+  for i = 1, m + 1 do V[i] = new_vec(map) end
+  local it = 0
+  local beta = true_resid(A, b, x, r)
+  info.history[1] = beta / bn
+  info.reason = beta / bn <= tol and "converged" or "maxiter"
+  while info.reason ~= "converged" and it < maxiter do
+    speck.deep_copy(V[1].v, r.v)
+    blas.scal(1.0 / beta, V[1].v)
+    local H, cs, sn, g = {}, {}, {}, {beta}
+    local k = 0
+    while k < m and it < maxiter do
+      k = k + 1
+      it = it + 1
+      M(V[k], z)
+      spmv(1.0, A, z, 0.0, w)
+      H[k] = {}
+      for j = 1, k do
+        local h = gdot(w, V[j])
+        H[k][j] = h
+        blas.axpy(-h, V[j].v, w.v)
+      end
+      local hn = math.sqrt(gdot(w, w))
+      H[k][k + 1] = hn
+      for j = 1, k - 1 do -- earlier rotations
+        local a, bb = H[k][j], H[k][j + 1]
+        H[k][j], H[k][j + 1] = cs[j] * a + sn[j] * bb, -sn[j] * a + cs[j] * bb
+      end
+      local a, bb = H[k][k], H[k][k + 1]
+      local den = math.sqrt(a * a + bb * bb)
+      if den == 0 then info.reason = "breakdown" k = k - 1 break end
+      cs[k], sn[k] = a / den, bb / den
+      H[k][k], H[k][k + 1] = den, 0.0
+      g[k + 1] = -sn[k] * g[k]
+      g[k] = cs[k] * g[k]
+      info.history[#info.history + 1] = math.abs(g[k + 1]) / bn
+      if hn ~= 0 then
+        speck.deep_copy(V[k + 1].v, w.v)
+        blas.scal(1.0 / hn, V[k + 1].v)
+      end
+      if math.abs(g[k + 1]) / bn <= tol or hn == 0 then break end
+    end
+    -- y = H \ g, x += M^-1 (V y)
+    local y = {}
+    for i = k, 1, -1 do
+      local s = g[i]
+      for j = i + 1, k do s = s - H[j][i] * y[j] end
+      y[i] = s / H[i][i]
+    end
+    speck.deep_copy(w.v, 0.0)
+    for j = 1, k do blas.axpy(y[j], V[j].v, w.v) end
+    M(w, z)
+    blas.axpy(1.0, z.v, x.v)
+    beta = true_resid(A, b, x, r)
+    if beta / bn <= tol then info.reason = "converged"
+    elseif info.reason == "breakdown" then break end
+  end
+  info.iters = it
+  info.resid = beta / bn
+  return x, info
+end
+
+dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
+                  map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
+                  is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
+                  check_opts = check_opts, lfail = lfail, DMT = DMT}
+require("speck.dist_graph")(dist)
+return dist
