@@ -197,7 +197,7 @@ static int l_agree(lua_State *L) {
   int n = (int)lua_rawlen(L, 2);
   int64_t d[32];
   const char *names[32];
-  if (n > 32) n = 32;
+  if (n > 15) n = 15;
   for (int i = 0; i < n; i++) {
     lua_rawgeti(L, 2, i + 1);
     d[i] = (int64_t)lua_tonumber(L, -1);

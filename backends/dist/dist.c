@@ -240,6 +240,7 @@ int sk_dist_consensus(int failed, const char *mine, char *msg, size_t msglen) {
 }
 
 #define NAME_HASH_MAX 64
+#define SK_DIST_DESC 16
 static int64_t name_hash(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -252,23 +253,26 @@ int sk_dist_agree(const char *call, const int64_t *desc, const char *const *name
   size_t errlen = msglen;
   int me;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  /* n + 1 fields (the call first), each as (min, -max) in one MPI_MIN */
-  int64_t *d = malloc(4 * (size_t)(n + 1) * sizeof *d);
+  /* SK_DIST_DESC fields on every rank whatever the call (the call first,
+   * unused ones 0), each as (min, -max) in one MPI_MIN */
+  if (n > SK_DIST_DESC - 1) n = SK_DIST_DESC - 1;
+  int64_t *d = malloc(4 * (size_t)SK_DIST_DESC * sizeof *d);
   if (!d) return nomem(err, errlen, n);
-  int64_t *mine = d + 2 * (n + 1);
+  int64_t *mine = d + 2 * SK_DIST_DESC;
+  memset(mine, 0, (size_t)SK_DIST_DESC * sizeof *mine);
   mine[0] = name_hash(call);
   for (int i = 0; i < n; i++) mine[i + 1] = desc[i];
-  for (int i = 0; i <= n; i++) {
+  for (int i = 0; i < SK_DIST_DESC; i++) {
     d[2 * i] = mine[i];
     d[2 * i + 1] = -mine[i];
   }
-  int rc = MPI_Allreduce(MPI_IN_PLACE, d, 2 * (n + 1), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  int rc = MPI_Allreduce(MPI_IN_PLACE, d, 2 * SK_DIST_DESC, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS) {
     free(d);
     return mpi_fail(err, errlen, "MPI_Allreduce", rc);
   }
   int bad = -1;
-  for (int i = 0; i <= n && bad < 0; i++)
+  for (int i = 0; i < SK_DIST_DESC && bad < 0; i++)
     if (d[2 * i] != -d[2 * i + 1]) bad = i;
   if (bad < 0) {
     free(d);
@@ -285,9 +289,10 @@ int sk_dist_agree(const char *call, const int64_t *desc, const char *const *name
       MPI_Bcast(nm[k], NAME_HASH_MAX, MPI_CHAR, who[k], MPI_COMM_WORLD);
       nm[k][NAME_HASH_MAX - 1] = 0;
     }
-    sk_err(msg, msglen, SK_E_DIST_DISAGREE_CALL, who[0], nm[0], who[1], nm[1]);
+    int lo = who[0] < who[1] ? 0 : 1; /* the lower rank first */
+    sk_err(msg, msglen, SK_E_DIST_DISAGREE_CALL, who[lo], nm[lo], who[1 - lo], nm[1 - lo]);
   } else {
-    sk_err(msg, msglen, SK_E_DIST_DISAGREE, call, names[bad - 1], who[0],
+    sk_err(msg, msglen, SK_E_DIST_DISAGREE, call, bad - 1 < n ? names[bad - 1] : "?", who[0],
            (long long)d[2 * bad], who[1], (long long)-d[2 * bad + 1]);
   }
   free(d);

@@ -76,7 +76,7 @@ int sk_dist_split(const sk_dist_map *m, int64_t ncols, int64_t nloc, const int64
 
 /* Collective agreement before a collective call: every rank passes the
  * call's name and n integers describing it (sizes, map ids, ...); if any
- * rank differs, every rank gets the same message naming the call (or the
+ * rank differs (at most 15 fields count), every rank gets the same message naming the call (or the
  * two calls) and the first field that differs, with its smallest and
  * largest values and a rank holding each. 1: disagreement (msg filled),
  * 0: agreed, -1: MPI failure (msg filled). */

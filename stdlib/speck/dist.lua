@@ -195,9 +195,19 @@ function dist.vector(A, value)
   return x
 end
 
+-- maps are the same when they are one object, or blocks of the same
+-- offsets, or built from the same partition view
+local function same_map(a, b)
+  if a == b then return true end
+  if a.n ~= b.n or a.kind ~= b.kind then return false end
+  if a.kind == "partition" then return a.part == b.part end
+  for r = 1, np + 1 do if a.off[r] ~= b.off[r] then return false end end
+  return true
+end
+
 local function check_vec(fname, what, x, map)
   if not is_vec(x) then fail(fname, "%s must be a distributed vector, got %s", what, type(x)) end
-  if map and x.map ~= map then
+  if map and not same_map(x.map, map) then
     fail(fname, "%s is a vector of another map (%d rows, map %d; expected %d rows, map %d)",
          what, x.map.n, x.map.id, map.n, map.id)
   end
