@@ -648,9 +648,109 @@ function dist.gmres(A, b, opts)
   return x, info
 end
 
+-- -- SpGEMM ---------------------------------------------------------------------------
+-- fetch_rows(map, ids, rowptr, colidx [, values]): the rows 'ids' (global,
+-- sorted by owner: a halo) of a CRS whose local rows are 'rowptr/colidx/
+-- values' over 'map', from their owners: lens (int64, one per id), cols
+-- (int64) and vals (float64, or nil) in the order of 'ids'
+local function fetch_rows(map, ids, rowptr, colidx, values)
+  local cnt = {}
+  for r = 1, np do cnt[r] = 0 end
+  for k = 0, ids:extent(0) - 1 do
+    local o = map.c:owner(ids(k)) + 1
+    cnt[o] = cnt[o] + 1
+  end
+  local req, rcnt = c.alltoallv(ids, cnt)
+  local nreq = req:extent(0)
+  local lens, total = speck.View("lens", "int64", nreq), 0
+  local lid = {}
+  for k = 0, nreq - 1 do
+    local l = map.c:lid(req(k))
+    lid[k] = l
+    lens[k] = rowptr(l + 1) - rowptr(l)
+    total = total + lens(k)
+  end
+  local cols = speck.View("cols", "int64", total)
+  local vals = values and speck.View("vals", "float64", total)
+  local at, colcnt, q = 0, {}, 0
+  for r = 1, np do
+    local s = 0
+    for _ = 1, rcnt[r] do
+      local l = lid[q]
+      for e = rowptr(l), rowptr(l + 1) - 1 do
+        cols[at] = colidx(e)
+        if vals then vals[at] = values(e) end
+        at = at + 1
+      end
+      s = s + lens(q)
+      q = q + 1
+    end
+    colcnt[r] = s
+  end
+  return c.alltoallv(lens, rcnt), c.alltoallv(cols, colcnt), vals and c.alltoallv(vals, colcnt)
+end
+
+-- this rank's rows of A with global column ids (sorted), kept on A
+local function global_rows(A)
+  if A._glob then return A._glob end
+  local I, B, nloc = A.interior, A.boundary, A.map.nloc
+  local nnz = A.nnz_local
+  local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
+  speck.parallel_for("dist_global_rows", nloc,
+    {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = B.rowptr, bc = B.colidx, bv = B.values,
+     gid = A.domain:local_ids(), hid = A.halo_ids, R = R, C = C, V = V}, [[
+    int64_t o = ip(i) + bp(i);
+    for (int64_t k = ip(i); k < ip(i + 1); k++, o++) { R(o) = i; C(o) = gid(ic(k)); V(o) = iv(k); }
+    for (int64_t k = bp(i); k < bp(i + 1); k++, o++) { R(o) = i; C(o) = hid(bc(k)); V(o) = bv(k); }
+  ]])
+  A._glob = sparse.from_coo(nloc, A.ncols, R, C, V, {sum_duplicates = true})
+  return A._glob
+end
+
+-- C = spgemm(A, B): row-wise; each rank fetches the rows of B its halo
+-- names (once a call) and multiplies its rows by the local and fetched rows
+function dist.spgemm(A, B)
+  local f = "spgemm"
+  if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+  if not is_dm(B) then fail(f, "B must be a distributed matrix, got %s", type(B)) end
+  agree(f, {A.id, B.id}, {"A", "B"})
+  if A.ncols ~= B.nrows or not same_map(A.domain, B.map) then
+    fail(f, "A is %dx%d and B %dx%d: A's columns must be B's rows, split alike", A.nrows, A.ncols, B.nrows, B.ncols)
+  end
+  local Bg = global_rows(B)
+  local hl, hc, hv = fetch_rows(B.map, A.halo_ids, Bg.rowptr, Bg.colidx, Bg.values)
+  local nd, nh = A.domain.nloc, A.nhalo
+  -- B's rows as A's local columns see them: this rank's, then the halo's
+  local nb = Bg.colidx:extent(0)
+  local erp = speck.View("erp", "int64", nd + nh + 1)
+  local ecol = speck.View("ecol", "int32", nb + hc:extent(0))
+  local eval = speck.View("eval", "float64", nb + hc:extent(0))
+  speck.parallel_for("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, "erp(i) = rp(i);")
+  for k = 0, nh - 1 do erp[nd + k + 1] = erp(nd + k) + hl(k) end
+  speck.parallel_for("dist_ext_cols", nb, {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
+    "e(i) = c(i); ev(i) = v(i);")
+  speck.parallel_for("dist_ext_hcols", hc:extent(0), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
+    "e(o + i) = (int32_t)h(i); ev(o + i) = hv(i);")
+  local Bext = sparse.CrsMatrix{nrows = nd + nh, ncols = B.ncols, rowptr = erp, colidx = ecol, values = eval}
+  -- A's rows with columns numbered as Bext's rows
+  local I, Bd, nloc = A.interior, A.boundary, A.map.nloc
+  local nnz = A.nnz_local
+  local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
+  speck.parallel_for("dist_ext_a", nloc,
+    {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = Bd.rowptr, bc = Bd.colidx, bv = Bd.values,
+     nd = nd, R = R, C = C, V = V}, [[
+    int64_t o = ip(i) + bp(i);
+    for (int64_t k = ip(i); k < ip(i + 1); k++, o++) { R(o) = i; C(o) = ic(k); V(o) = iv(k); }
+    for (int64_t k = bp(i); k < bp(i + 1); k++, o++) { R(o) = i; C(o) = nd + bc(k); V(o) = bv(k); }
+  ]])
+  local Aext = sparse.from_coo(nloc, nd + nh, R, C, V, {sum_duplicates = true})
+  local Cl = sparse.spgemm(Aext, Bext)
+  return build(f, A.map, B.ncols, Cl)
+end
+
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
                   is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
-                  check_opts = check_opts, lfail = lfail, DMT = DMT}
+                  check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows}
 require("speck.dist_graph")(dist)
 return dist

@@ -298,35 +298,8 @@ return function(dist)
     agree(f, {g.id}, {"g"})
     local map, A, adj = g.map, g.A, g.adj
     local nh = A.nhalo
-    -- ask the owners for the halo rows
-    local cnt = {}
-    for r = 1, np do cnt[r] = 0 end
-    for k = 0, nh - 1 do
-      local o = map.c:owner(A.halo_ids(k)) + 1
-      cnt[o] = cnt[o] + 1
-    end
-    local req, rcnt = c.alltoallv(A.halo_ids, cnt)
-    local nreq = req:extent(0)
-    local lens, total = speck.View("lens", "int64", nreq), 0
-    for k = 0, nreq - 1 do
-      local l = req(k) - map.b
-      lens[k] = adj.rowptr(l + 1) - adj.rowptr(l)
-      total = total + lens(k)
-    end
-    local cols = speck.View("cols", "int64", total)
-    local at, colcnt, q = 0, {}, 0
-    for r = 1, np do
-      local s = 0
-      for _ = 1, rcnt[r] do
-        local l = req(q) - map.b
-        for e = adj.rowptr(l), adj.rowptr(l + 1) - 1 do cols[at] = adj.colidx(e) at = at + 1 end
-        s = s + lens(q)
-        q = q + 1
-      end
-      colcnt[r] = s
-    end
-    local hlens = c.alltoallv(lens, rcnt)
-    local hcols = c.alltoallv(cols, colcnt)
+    -- the halo rows from their owners
+    local hlens, hcols = I.fetch_rows(map, A.halo_ids, adj.rowptr, adj.colidx)
     -- the extended rows: this rank's, then the halo's
     local nloc = map.nloc
     local nl = adj.colidx:extent(0)

@@ -177,6 +177,17 @@ case("a partition map: from_local over it, spmv, gather", function()
   close(y:gather(), yf, N, 1e-12, "partitioned spmv")
 end)
 
+case("spgemm A*A against sparse.spgemm on the whole matrix", function()
+  local C = dist.spgemm(A, A)
+  local Cf = sparse.spgemm(full, full)
+  eq(C:nnz(), Cf:nnz(), "nnz of A*A")
+  local x, y = distvec(C, XF), dist.vector(C)
+  dist.spmv(1.0, C, x, 0.0, y)
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, Cf, fullvec(XF), 0.0, yf)
+  close(y:gather(), yf, N, 1e-12, "(A*A) x")
+end)
+
 case("dot, norm2, axpy against the whole vectors", function()
   local x, y = distvec(A, XF), distvec(A, function(i) return 1.0 / (i + 1) end)
   local d = 0
