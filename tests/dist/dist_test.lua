@@ -353,6 +353,36 @@ case("each rank holds its rows and the halo only (matrix, vectors, solver output
   check(c.bytes(lev:local_view()) <= round(8 * g.map.nloc), "levels: own rows only")
 end)
 
+case("no call but gather() makes a view larger than this rank's rows plus the halo", function()
+  -- every view speck.View makes during the calls, counted (dist.lua makes
+  -- its views through speck.View; the library's outputs are checked above)
+  local View = speck.View
+  local largest, what = 0, ""
+  speck.View = setmetatable({}, {__index = View, __call = function(_, label, dt, dims, ...)
+    local n = type(dims) == "table" and 1 or dims
+    if type(dims) == "table" then for _, d in ipairs(dims) do n = n * d end end
+    if n > largest then largest, what = n, label end
+    return View(label, dt, dims, ...)
+  end})
+  local ok, e = pcall(function()
+    local b = dist.vector(A, 1.0)
+    local y = dist.vector(A)
+    dist.spmv(1.0, A, b, 0.0, y)
+    dist.cg(A, b, {tol = 1e-6, precond = "jacobi"})
+    dist.gmres(A, b, {tol = 1e-6, restart = 5})
+    dist.bfs(g, 0)
+    dist.connected_components(g)
+    dist.pagerank(g)
+  end)
+  speck.View = View
+  assert(ok, e)
+  local b, e2 = A:local_range()
+  local gb, ge = g:local_range()
+  local bound = math.max(e2 - b + 1, A:plan_info().halo, ge - gb + 1, g.A.nhalo)
+  check(largest <= bound, ("view '%s' of %d elements > %d (rows + 1 or halo)"):format(what, largest, bound))
+  if np == 3 then check(largest < N, "smaller than a whole vector") end
+end)
+
 -- -- bad input: the same error on every rank, no hang, the VM usable ----------------------------
 case("ranks in different collective calls: every rank gets the same error", function()
   if np == 1 then return end
