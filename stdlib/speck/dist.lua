@@ -488,6 +488,22 @@ local function jacobi(fname, A)
   end
 end
 
+-- block Jacobi: each rank's diagonal block (its interior: rows and
+-- columns it owns) solved exactly by sparse Cholesky (kernels/task/chol.c);
+-- no communication. A block that is not SPD fails the call on every rank.
+local function block_jacobi(fname, A)
+  if A.nrows ~= A.ncols then fail(fname, "block Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
+  local F = together(function()
+    local ok, F = pcall(sparse.cholesky, A.interior)
+    if not ok then
+      lfail(fname, "block Jacobi: rank %d's diagonal block: %s", me, tostring(F):gsub("^.-speck%.sparse%.cholesky: ", ""))
+    end
+    return F
+  end)
+  A._block_jacobi = F
+  return function(r, z) speck.deep_copy(z.v, F:solve(r.v)) end
+end
+
 local function solver_opts(f, A, b, opts, extra)
   local keys = {"tol", "maxiter", "x0", "precond"}
   for _, k in ipairs(extra or {}) do keys[#keys + 1] = k end
@@ -496,21 +512,22 @@ local function solver_opts(f, A, b, opts, extra)
   check_vec(f, "b", b)
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
   local pc = opts.precond
-  if pc ~= nil and pc ~= "jacobi" and pc ~= "none" then
-    fail(f, "precond must be \"jacobi\" or \"none\", got %s", tostring(pc))
+  if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "none" then
+    fail(f, "precond must be \"jacobi\", \"block_jacobi\" or \"none\", got %s", tostring(pc))
   end
   local tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
   if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
   if math.type(maxiter) ~= "integer" or maxiter < 0 then
     fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter))
   end
-  agree(f, {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1, pc == "jacobi" and 1 or 0,
+  agree(f, {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1, ({jacobi = 1, block_jacobi = 2})[pc] or 0,
             maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0},
         {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart"})
   check_vec(f, "b", b, A.map)
   if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
-  local M = pc == "jacobi" and jacobi(f, A) or function(r, z) speck.deep_copy(z.v, r.v) end
+  local M = pc == "jacobi" and jacobi(f, A) or pc == "block_jacobi" and block_jacobi(f, A)
+            or function(r, z) speck.deep_copy(z.v, r.v) end
   return opts, tol, maxiter, M
 end
 

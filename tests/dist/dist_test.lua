@@ -248,6 +248,23 @@ case("cg (Jacobi and none) against the whole system and the 1-rank run", functio
   end
 end)
 
+case("cg with block Jacobi (local sparse Cholesky): one iteration on one rank, converged on all", function()
+  local b = distvec(A, function(i) return 1.0 + (i % 3) end)
+  local bf = fullvec(function(i) return 1.0 + (i % 3) end)
+  local x, info = dist.cg(A, b, {tol = 1e-10, precond = "block_jacobi"})
+  eq(info.reason, "converged", "reason")
+  if np == 1 then eq(info.iters, 1, "an exact preconditioner on one rank") end
+  local _, jinfo = dist.cg(A, b, {tol = 1e-10, precond = "jacobi"})
+  check(info.iters < jinfo.iters, ("fewer iterations than Jacobi (%d, %d)"):format(info.iters, jinfo.iters))
+  local xg = x:gather()
+  local r = speck.View("r", "float64", N)
+  speck.deep_copy(r, bf)
+  sparse.spmv("N", -1.0, full, xg, 1.0, r)
+  local rn, bn = 0, 0
+  for i = 0, N - 1 do rn, bn = rn + r(i) ^ 2, bn + bf(i) ^ 2 end
+  check(math.sqrt(rn / bn) <= 2e-10, "||b - A x|| / ||b|| = " .. math.sqrt(rn / bn))
+end)
+
 case("gmres (restarted, Jacobi) on a nonsymmetric matrix against the whole system and the 1-rank run", function()
   local m = dist.map(N)
   local b, e = m:local_range()
