@@ -371,6 +371,18 @@ int sk_dist_plan_build(sk_dist_plan *p, const sk_dist_map *m, const int64_t *hal
     sk_dist_plan_free(p);
     return mpi_fail(err, errlen, "MPI_Dist_graph_create_adjacent", mr);
   }
+  /* the reverse graph: halo entries back to their owners (exports) */
+  p->rcomm = malloc(sizeof(MPI_Comm));
+  mr = p->rcomm ? MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, p->ndst, p->dst, p->scount,
+                                                 p->nsrc, p->src, p->rcount, MPI_INFO_NULL, 0,
+                                                 (MPI_Comm *)p->rcomm)
+                : MPI_ERR_NO_MEM;
+  if (mr != MPI_SUCCESS) {
+    free(p->rcomm);
+    p->rcomm = NULL;
+    sk_dist_plan_free(p);
+    return mpi_fail(err, errlen, "MPI_Dist_graph_create_adjacent", mr);
+  }
   p->build_s = MPI_Wtime() - t0;
   return 0;
 }
@@ -396,9 +408,9 @@ int sk_dist_plan_wait(sk_dist_plan *p, char *err, size_t errlen) {
 
 int sk_dist_plan_export_add(sk_dist_plan *p, const void *halo, void *xloc, int isf64,
                             char *err, size_t errlen) {
-  /* the reverse graph: halo entries go back to their owners */
+  /* over the reverse graph: halo entries go back to their owners */
   MPI_TRY(MPI_Neighbor_alltoallv(halo, p->rcount, p->rdispl, MPI_UINT64_T, p->sbuf,
-                                 p->scount, p->sdispl, MPI_UINT64_T, *(MPI_Comm *)p->comm),
+                                 p->scount, p->sdispl, MPI_UINT64_T, *(MPI_Comm *)p->rcomm),
           "MPI_Neighbor_alltoallv");
   for (int64_t k = 0; k < p->nsend; k++) {
     if (isf64) {
@@ -418,6 +430,12 @@ void sk_dist_plan_free(sk_dist_plan *p) {
     MPI_Finalized(&fin);
     if (!fin) MPI_Comm_free((MPI_Comm *)p->comm);
     free(p->comm);
+  }
+  if (p->rcomm) {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Comm_free((MPI_Comm *)p->rcomm);
+    free(p->rcomm);
   }
   free(p->slid);
   free(p->sbuf);

@@ -41,6 +41,7 @@ typedef struct sk_dist_plan {
   int64_t *slid;           /* local indices to send, by destination */
   uint64_t *sbuf;          /* packed send buffer (nsend) */
   void *comm;              /* the dist-graph communicator (MPI_Comm *) */
+  void *rcomm;             /* the reverse graph, for exports (MPI_Comm *) */
   void *req;               /* the exchange in flight (MPI_Request *) */
   int busy;
   double build_s;          /* build time, seconds */

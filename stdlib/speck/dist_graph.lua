@@ -181,41 +181,90 @@ return function(dist)
     return t
   end
 
-  -- level = bfs(g, source): hops from 'source' (-1: unreached) as an int64
-  -- distributed vector. Level-synchronous and bottom-up: each level, every
-  -- unvisited vertex looks for a neighbour on the frontier, the frontier
-  -- of the halo arriving by the graph's plan.
-  function dist.bfs(g, source)
+  -- level = bfs(g, source [, {direction = "auto" | "top_down" | "bottom_up"}]):
+  -- hops from 'source' (-1: unreached) as an int64 distributed vector.
+  -- Level-synchronous and direction-optimizing (Beamer's switch: top-down
+  -- while the frontier's edges are fewer than 1/14 of the unvisited
+  -- vertices' edges, bottom-up while the frontier holds more than n/24
+  -- vertices). Bottom-up: each unvisited vertex looks for a neighbour on
+  -- the frontier, the halo's levels arriving by the graph's plan. Top-down:
+  -- each frontier vertex marks its unvisited local neighbours and its halo
+  -- neighbours; the halo marks go back to their owners by the plan's
+  -- reverse exchange (an export with ADD).
+  local BFS_DIR = {auto = 0, top_down = 1, bottom_up = 2}
+  function dist.bfs(g, source, opts)
     local f = "bfs"
     check_graph(f, g)
+    opts = I.check_opts(f, opts, {"direction"})
+    local dir = BFS_DIR[opts.direction or "auto"]
+    if not dir then
+      fail(f, "direction must be \"auto\", \"top_down\" or \"bottom_up\", got %s", tostring(opts.direction))
+    end
     if math.type(source) ~= "integer" then fail(f, "source must be a vertex (an integer), got %s", type(source)) end
-    agree(f, {g.id, source}, {"g", "source"})
+    agree(f, {g.id, source, dir}, {"g", "source", "direction"})
     if source < 0 or source >= g.nv then
       fail(f, "source %d is not a vertex (the graph has %d: 0..%d)", source, g.nv, g.nv - 1)
     end
     local map, A = g.map, g.A
-    local cur, nxt = speck.View("level", "int64", map.nloc), speck.View("level", "int64", map.nloc)
+    local nloc = map.nloc
+    local cur, nxt = speck.View("level", "int64", nloc), speck.View("level", "int64", nloc)
     speck.deep_copy(cur, -1)
     if source >= map.b and source < map.e then cur[source - map.b] = 0 end
     local hl = speck.View("halo_level", "int64", A.nhalo)
-    local L = 0
+    local got = speck.View("marks", "int64", nloc)
+    local m_total = 2 * g:num_edges()
+    local L, topdown, frontier, m_front, m_unvis = 0, dir ~= 2, 1, 0, m_total
+    local steps = {}
     while true do
-      A.plan:start(cur, hl)
-      A.plan:wait()
-      local found = speck.parallel_reduce("dist_bfs_step", map.nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}), [[
-        int64_t l = cur(i);
-        if (l < 0) {
-          for (int64_t k = ip(i); k < ip(i + 1) && l < 0; k++) if (cur(ic(k)) == L) l = L + 1;
-          for (int64_t k = bp(i); k < bp(i + 1) && l < 0; k++) if (hl(bc(k)) == L) l = L + 1;
-          if (l >= 0) acc += 1;
-        }
-        nxt(i) = l;
-      ]], {op = "sum", dtype = "int64"})
+      if dir == 0 then -- Beamer's switch on the last level's numbers
+        if topdown and m_front > m_unvis / 14 then topdown = false
+        elseif not topdown and frontier < g.nv / 24 then topdown = true end
+      end
+      steps[#steps + 1] = topdown and "T" or "B"
+      local found
+      if topdown then
+        speck.deep_copy(hl, 0)
+        speck.deep_copy(got, 0)
+        speck.deep_copy(nxt, cur)
+        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}), [[
+          if (cur(i) == L) {
+            for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < 0) nxt(ic(k)) = L + 1;
+            for (int64_t k = bp(i); k < bp(i + 1); k++) hl(bc(k)) = 1;
+          }
+        ]])
+        A.plan:export_add(hl, got)
+        found = speck.parallel_reduce("dist_bfs_marks", nloc, {cur = cur, nxt = nxt, got = got, L = L}, [[
+          if (cur(i) < 0 && (got(i) > 0 || nxt(i) == L + 1)) { nxt(i) = L + 1; acc += 1; }
+        ]], {op = "sum", dtype = "int64"})
+      else
+        A.plan:start(cur, hl)
+        A.plan:wait()
+        found = speck.parallel_reduce("dist_bfs_step", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}), [[
+          int64_t l = cur(i);
+          if (l < 0) {
+            for (int64_t k = ip(i); k < ip(i + 1) && l < 0; k++) if (cur(ic(k)) == L) l = L + 1;
+            for (int64_t k = bp(i); k < bp(i + 1) && l < 0; k++) if (hl(bc(k)) == L) l = L + 1;
+            if (l >= 0) acc += 1;
+          }
+          nxt(i) = l;
+        ]], {op = "sum", dtype = "int64"})
+      end
       cur, nxt = nxt, cur
-      if c.allreduce_int({found}, "sum")[1] == 0 then break end
+      -- the new frontier's size and edges, and the unvisited vertices' edges
+      local fe, ue = 0, 0
+      if dir == 0 then
+        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L}, [[
+          if (cur(i) == L + 1) acc0 += d(i); else if (cur(i) < 0) acc1 += d(i);
+        ]], {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
+      end
+      local t = c.allreduce_int({found, fe, ue}, "sum")
+      if t[1] == 0 then break end
+      frontier, m_front, m_unvis = t[1], t[2], t[3]
       L = L + 1
     end
-    return I.new_vec(map, cur)
+    local lev = I.new_vec(map, cur)
+    lev.directions = table.concat(steps)
+    return lev
   end
 
   -- labels, n = connected_components(g): each vertex's label is the

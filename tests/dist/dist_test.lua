@@ -310,12 +310,22 @@ case("read_graph (byte ranges) against the whole graph", function()
   eq(g:num_edges(), whole:num_edges(), "edges")
 end)
 
-case("bfs levels bit-identical to graph.bfs", function()
+case("bfs levels bit-identical to graph.bfs, top-down, bottom-up and switching", function()
+  local switched = false
   for _, s in ipairs{0, 17, 250, 295} do
-    local lev = dist.bfs(g, s):gather()
     local want = graph.bfs(whole, s)
-    for v = 0, NV_G - 1 do eq(lev(v), want(v), ("level of %d from %d"):format(v, s)) end
+    for _, d in ipairs{"auto", "top_down", "bottom_up"} do
+      local l = dist.bfs(g, s, {direction = d})
+      if d == "auto" and l.directions:find("T") and l.directions:find("B") then switched = true end
+      if d == "top_down" then check(not l.directions:find("B"), "top-down only") end
+      if d == "bottom_up" then check(not l.directions:find("T"), "bottom-up only") end
+      local lev = l:gather()
+      for v = 0, NV_G - 1 do eq(lev(v), want(v), ("level of %d from %d (%s)"):format(v, s, d)) end
+    end
   end
+  check(switched, "the auto direction switched at least once")
+  fails_with("speck.dist.bfs: direction must be \"auto\", \"top_down\" or \"bottom_up\", got sideways",
+             dist.bfs, g, 0, {direction = "sideways"})
 end)
 
 case("connected components: the same partition as graph.connected_components", function()
