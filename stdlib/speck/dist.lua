@@ -504,29 +504,73 @@ local function block_jacobi(fname, A)
   return function(r, z) speck.deep_copy(z.v, F:solve(r.v)) end
 end
 
+-- Chebyshev: a degree-k polynomial in D^-1 A (Ifpack2's iteration, zero
+-- initial guess) on [lmax / 30, lmax], lmax of D^-1 A estimated by 15
+-- power iterations (times 1.1); k products with A, no reductions per use
+local function chebyshev(fname, A, degree)
+  local dinv = jacobi(fname, A)
+  local map = A.map
+  local v, w, t = new_vec(map), new_vec(map), new_vec(map)
+  speck.parallel_for("dist_cheb_start", map.nloc, {v = v.v, gid = map:local_ids()},
+    "v(i) = 1.0 + 0.5 * sin(0.7 * (double)gid(i));")
+  local lmax = 1.0
+  for _ = 1, 15 do
+    local nv = math.sqrt(gdot(v, v))
+    blas.scal(1.0 / nv, v.v)
+    spmv(1.0, A, v, 0.0, w)
+    dinv(w, t)
+    lmax = gdot(v, t)
+    speck.deep_copy(v.v, t.v)
+  end
+  lmax = 1.1 * lmax
+  local lmin = lmax / 30
+  local theta, delta = (lmax + lmin) / 2, (lmax - lmin) / 2
+  local sigma = theta / delta
+  local d, res = new_vec(map), new_vec(map)
+  return function(r, z)
+    dinv(r, d)
+    blas.scal(1.0 / theta, d.v)
+    speck.deep_copy(z.v, d.v)
+    local rho = 1.0 / sigma
+    for _ = 2, degree do
+      local rho1 = 1.0 / (2.0 * sigma - rho)
+      speck.deep_copy(res.v, r.v)
+      spmv(-1.0, A, z, 1.0, res)
+      dinv(res, w)
+      blas.axpby(2.0 * rho1 / delta, w.v, rho1 * rho, d.v)
+      blas.axpy(1.0, d.v, z.v)
+      rho = rho1
+    end
+  end
+end
+
 local function solver_opts(f, A, b, opts, extra)
-  local keys = {"tol", "maxiter", "x0", "precond"}
+  local keys = {"tol", "maxiter", "x0", "precond", "degree"}
   for _, k in ipairs(extra or {}) do keys[#keys + 1] = k end
   opts = check_opts(f, opts, keys)
   if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
   check_vec(f, "b", b)
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
   local pc = opts.precond
-  if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "none" then
-    fail(f, "precond must be \"jacobi\", \"block_jacobi\" or \"none\", got %s", tostring(pc))
+  if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "chebyshev" and pc ~= "none" then
+    fail(f, "precond must be \"jacobi\", \"block_jacobi\", \"chebyshev\" or \"none\", got %s", tostring(pc))
   end
+  local deg = opts.degree or 3
+  if math.type(deg) ~= "integer" or deg < 1 then fail(f, "degree must be a positive integer, got %s", tostring(deg)) end
   local tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
   if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
   if math.type(maxiter) ~= "integer" or maxiter < 0 then
     fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter))
   end
-  agree(f, {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1, ({jacobi = 1, block_jacobi = 2})[pc] or 0,
-            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0},
-        {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart"})
+  agree(f, {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1,
+            ({jacobi = 1, block_jacobi = 2, chebyshev = 3})[pc] or 0,
+            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg},
+        {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree"})
   check_vec(f, "b", b, A.map)
   if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
   local M = pc == "jacobi" and jacobi(f, A) or pc == "block_jacobi" and block_jacobi(f, A)
+            or pc == "chebyshev" and chebyshev(f, A, deg)
             or function(r, z) speck.deep_copy(z.v, r.v) end
   return opts, tol, maxiter, M
 end
@@ -579,6 +623,73 @@ function dist.cg(A, b, opts)
     local rz1 = gdot(r, z)
     blas.axpby(1.0, z.v, rz1 / rz, p.v)
     rz = rz1
+  end
+  info.iters = it
+  info.resid = true_resid(A, b, x, r) / bn
+  return x, info
+end
+
+-- x, info = bicgstab(A, b [, opts]): right-preconditioned BiCGStab;
+-- stops when ||r|| <= tol*||b|| (the recurrence's r)
+function dist.bicgstab(A, b, opts)
+  local f = "bicgstab"
+  local o, tol, maxiter, M = solver_opts(f, A, b, opts)
+  local map = A.map
+  local x, r, rh, p, v, ph, s, sh, t = new_vec(map), new_vec(map), new_vec(map), new_vec(map),
+    new_vec(map), new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  if o.x0 then speck.deep_copy(x.v, o.x0.v) end
+  local bn = math.sqrt(gdot(b, b))
+  local info = {history = {}, iters = 0}
+  if bn == 0 then
+    speck.deep_copy(x.v, 0.0)
+    info.resid, info.reason = 0.0, "converged"
+    return x, info
+  end
+  local rn = true_resid(A, b, x, r) / bn
+  info.history[1] = rn
+  speck.deep_copy(rh.v, r.v)
+  local rho, alpha, omega = 1.0, 1.0, 1.0
+  info.reason = rn <= tol and "converged" or "maxiter"
+  local it = 0
+  while info.reason ~= "converged" and it < maxiter do
+    local rho1 = gdot(rh, r)
+    if rho1 == 0 then info.reason = "breakdown" break end
+    local beta = (rho1 / rho) * (alpha / omega)
+    blas.axpy(-omega, v.v, p.v)            -- p = r + beta (p - omega v)
+    blas.axpby(1.0, r.v, beta, p.v)
+    M(p, ph)
+    spmv(1.0, A, ph, 0.0, v)
+    local rv = gdot(rh, v)
+    if rv == 0 then info.reason = "breakdown" break end
+    alpha = rho1 / rv
+    speck.deep_copy(s.v, r.v)
+    blas.axpy(-alpha, v.v, s.v)
+    it = it + 1
+    local sn = math.sqrt(gdot(s, s)) / bn
+    if sn <= tol then
+      blas.axpy(alpha, ph.v, x.v)
+      speck.deep_copy(r.v, s.v)
+      info.history[#info.history + 1] = sn
+      info.reason = "converged"
+      break
+    end
+    M(s, sh)
+    spmv(1.0, A, sh, 0.0, t)
+    local tt = gdot(t, t)
+    if tt == 0 then info.reason = "breakdown" break end
+    omega = gdot(t, s) / tt
+    blas.axpy(alpha, ph.v, x.v)
+    blas.axpy(omega, sh.v, x.v)
+    speck.deep_copy(r.v, s.v)
+    blas.axpy(-omega, t.v, r.v)
+    rn = math.sqrt(gdot(r, r)) / bn
+    info.history[#info.history + 1] = rn
+    if rn ~= rn or rn == math.huge then
+      fail(f, "the residual is %s at iteration %d: the iteration overflowed", tostring(rn), it)
+    end
+    if rn <= tol then info.reason = "converged" end
+    if omega == 0 then info.reason = info.reason == "converged" and "converged" or "breakdown" break end
+    rho = rho1
   end
   info.iters = it
   info.resid = true_resid(A, b, x, r) / bn

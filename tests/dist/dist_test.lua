@@ -242,7 +242,7 @@ end
 case("cg (Jacobi and none) against the whole system and the 1-rank run", function()
   local b = distvec(A, function(i) return 1.0 + (i % 3) end)
   local bf = fullvec(function(i) return 1.0 + (i % 3) end)
-  for _, pc in ipairs{"jacobi", "none"} do
+  for _, pc in ipairs{"jacobi", "none", "chebyshev"} do
     local x, info = dist.cg(A, b, {tol = 1e-10, precond = pc})
     solved("cg_" .. pc, A, bf, x, info, full, 1e-10)
   end
@@ -265,7 +265,7 @@ case("cg with block Jacobi (local sparse Cholesky): one iteration on one rank, c
   check(math.sqrt(rn / bn) <= 2e-10, "||b - A x|| / ||b|| = " .. math.sqrt(rn / bn))
 end)
 
-case("gmres (restarted, Jacobi) on a nonsymmetric matrix against the whole system and the 1-rank run", function()
+case("gmres (restarted; Jacobi, Chebyshev) and bicgstab on a nonsymmetric matrix against the whole system and the 1-rank run", function()
   local m = dist.map(N)
   local b, e = m:local_range()
   local R, C, V = {}, {}, {}
@@ -278,6 +278,10 @@ case("gmres (restarted, Jacobi) on a nonsymmetric matrix against the whole syste
   local x, info = dist.gmres(B, rhs, {tol = 1e-10, restart = 20, precond = "jacobi"})
   solved("gmres_jacobi", B, bf, x, info, fulln, 1e-10)
   check(info.iters > 20, "restarted at least once (" .. info.iters .. " iterations)")
+  x, info = dist.bicgstab(B, rhs, {tol = 1e-10, precond = "jacobi"})
+  solved("bicgstab_jacobi", B, bf, x, info, fulln, 1e-10)
+  x, info = dist.gmres(B, rhs, {tol = 1e-10, restart = 20, precond = "chebyshev", degree = 2})
+  solved("gmres_chebyshev", B, bf, x, info, fulln, 1e-10)
 end)
 
 -- -- graphs ----------------------------------------------------------------------------------
