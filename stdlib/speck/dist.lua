@@ -383,14 +383,17 @@ function dist.assemble(nrows, ncols, rows, cols, vals, opts)
   return build(f, map, ncols, A)
 end
 
--- read_mm(path): every rank reads the file and keeps its rows (so no
--- rank holds more than its rows); a rank that cannot read it fails the
--- call on every rank
+-- read_mm(path [, {map = m}]): every rank reads the file and keeps its
+-- rows (contiguous blocks, or map m's; no rank holds more than its rows);
+-- a rank that cannot read it fails the call on every rank
 function dist.read_mm(path, opts)
   local f = "read_mm"
-  opts = check_opts(f, opts, {})
+  opts = check_opts(f, opts, {"map"})
   if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-  agree(f, {#path}, {"the path's length"})
+  if opts.map ~= nil and getmetatable(opts.map) ~= Map then
+    fail(f, "option map must be a dist.map, got %s", type(opts.map))
+  end
+  agree(f, {#path, opts.map and opts.map.id or -1}, {"the path's length", "the map"})
   local hdr = together(function()
     local fh, why = io.open(path, "rb")
     if not fh then lfail(f, "rank %d cannot read '%s': %s", me, path, why) end
@@ -417,13 +420,19 @@ function dist.read_mm(path, opts)
     return h
   end)
   agree(f, {hdr.m, hdr.n}, {"the rows in the file", "the columns in the file"})
-  local map = map_from_offsets(hdr.m, blocks(f, hdr.m))
-  local b, e = map.b, map.e
+  local map = opts.map
+  if map and map.n ~= hdr.m then
+    hdr.fh:close()
+    fail(f, "'%s' has %d rows, the map %d", path, hdr.m, map.n)
+  end
+  map = map or map_from_offsets(hdr.m, blocks(f, hdr.m))
   local A = together(function()
     local R, C, V, k = {}, {}, {}, 0
     local fh, line = hdr.fh, hdr.line
+    local mc = map.c
     local function add(i, j, v)
-      if i >= b and i < e then k = k + 1 R[k], C[k], V[k] = i - b, j, v end
+      local l = mc:lid(i)
+      if l >= 0 then k = k + 1 R[k], C[k], V[k] = l, j, v end
     end
     for l in fh:lines() do
       line = line + 1
@@ -440,7 +449,7 @@ function dist.read_mm(path, opts)
       end
     end
     fh:close()
-    return sparse.from_coo(e - b, hdr.n, R, C, V, {sum_duplicates = true})
+    return sparse.from_coo(map.nloc, hdr.n, R, C, V, {sum_duplicates = true})
   end)
   return build(f, map, hdr.n, A)
 end

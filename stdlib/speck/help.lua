@@ -196,7 +196,7 @@ return {
   -- speck.dist: distributed matrices, solvers and graphs over MPI (issue 28)
   ["speck.dist.map"] = {"local m = dist.map(n [, {partition = p}])",
     "A row map: contiguous blocks in rank order (m:local_range()), or the owner of each index from p (int32/int64 view or Lua array of ranks; m:local_ids()). m:owner(g). Every rank needs a row; an owner outside [0, ranks) is an error."},
-  ["speck.dist.read_mm"] = {"local A = dist.read_mm(path)",
+  ["speck.dist.read_mm"] = {"local A = dist.read_mm(path [, {map = m}])",
     "A distributed CrsMatrix from a Matrix Market file: every rank reads the file and keeps its block of rows (symmetric files expanded, duplicates summed). A rank that cannot read it fails the call on every rank."},
   ["speck.dist.from_local"] = {"local A = dist.from_local(nrows_global, ncols_global, first_row, local_crs [, {map = m}])",
     "This rank's rows (a CrsMatrix with global column ids); the ranks' blocks must tile the rows in rank order (or follow map m). Builds the halo plan (A:plan_info())."},

@@ -158,7 +158,7 @@ case("from_local and assemble give read_mm's operator", function()
   close(ye:gather(), yf, N, 1e-12, "assemble")
 end)
 
-case("a partition map: from_local over it, spmv, gather", function()
+case("a partition map: from_local and read_mm over it, spmv, cg, gather", function()
   local part = {}
   for i = 0, N - 1 do part[i + 1] = ((i // 5) * 3 + i) % np end
   local m = dist.map(N, {partition = part})
@@ -175,6 +175,15 @@ case("a partition map: from_local over it, spmv, gather", function()
   local yf = fullvec(function() return 0 end)
   sparse.spmv("N", 1.0, full, fullvec(XF), 0.0, yf)
   close(y:gather(), yf, N, 1e-12, "partitioned spmv")
+  -- read_mm over the same map
+  local Bm = dist.read_mm(MTX, {map = m})
+  local y2 = dist.vector(Bm)
+  dist.spmv(1.0, Bm, x, 0.0, y2)
+  close(y2:gather(), yf, N, 1e-12, "read_mm over a partition map")
+  local _, info = dist.cg(Bm, distvec(Bm, function() return 1.0 end), {tol = 1e-10})
+  eq(info.reason, "converged", "cg over a partition map")
+  fails_with("speck.dist.read_mm: '" .. MTX .. "' has " .. N .. " rows, the map 17", dist.read_mm, MTX,
+             {map = dist.map(17)})
 end)
 
 case("spgemm A*A against sparse.spgemm on the whole matrix", function()
