@@ -31,6 +31,17 @@ local function check_opts(fname, opts, keys)
   return o
 end
 
+-- the distributed objects are host views: a back end whose views the host
+-- cannot read (a GPU's) is refused here, once, rather than at each call
+do
+  local probe = speck.View("dist_probe", "float64", 1)
+  if not pcall(function() return probe(0) end) then
+    error(("speck.dist: the distributed objects live in host memory, and the running back end's "
+           .. "views (space %s) do not; GPU ranks are not done: run on the serial or openmp back end")
+          :format(tostring(probe:space())), 2)
+  end
+end
+
 local me, np = remote.rank(), remote.size()
 dist.rank, dist.size, dist.barrier = remote.rank, remote.size, remote.barrier
 
