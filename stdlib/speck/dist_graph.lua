@@ -1,9 +1,11 @@
 -- speck/dist_graph.lua: speck.dist's graphs (1D vertex partition in
 -- contiguous blocks): read_graph / from_edges, bfs, connected_components,
 -- pagerank, triangles. Loaded by speck/dist.lua, which passes its table.
--- A graph is a distributed pattern matrix (its rows: this rank's vertices,
--- split into interior and boundary columns with a halo plan) plus this
--- rank's adjacency rows with global ids (for triangles). Each step is a
+-- A graph is a distributed pattern matrix of out-arcs (its rows: this
+-- rank's vertices, split into interior and boundary columns with a halo
+-- plan; undirected: each edge both ways), for a directed graph a second
+-- one of in-arcs, plus this rank's adjacency rows with global ids (for
+-- triangles). Each step is a
 -- kernel over the local vertices and one halo exchange; levels, labels
 -- and ranks come back as distributed vectors (gather() for the whole).
 local speck = require "speck"
@@ -23,16 +25,21 @@ return function(dist)
   end
 
   function G:num_vertices() return self.nv end
-  function G:num_edges() return remote.allreduce(self.A.nnz_local, "sum") // 2 end
+  function G:num_edges()
+    local m = c.allreduce_int({self.A.nnz_local}, "sum")[1]
+    return self.directed and m or m // 2
+  end
   function G:local_range() return self.map:local_range() end
-  function G:is_directed() return false end
-  function G:memory() return self.A:memory() + c.bytes(self.adj.rowptr) + c.bytes(self.adj.colidx) end
+  function G:is_directed() return self.directed end
+  function G:memory()
+    local s = self.A:memory() + c.bytes(self.adj.rowptr) + c.bytes(self.adj.colidx)
+    return self.directed and s + self.Ain:memory() or s
+  end
 
-  -- the graph from this rank's arcs (src, dst: int64 views, global ids):
-  -- each arc goes both ways to the owners of its ends; self-loops dropped,
-  -- duplicates merged
-  local function from_arcs(f, nv, src, dst)
-    local map = I.map_from_offsets(nv, I.blocks(f, nv))
+  -- a local pattern CRS of the arcs (src -> dst) sent to the owners of
+  -- their sources; self-loops dropped, duplicates merged. Undirected: each
+  -- arc both ways.
+  local function arcs_to_owners(map, nv, src, dst, both)
     local n = src:extent(0)
     local cnt = {}
     for r = 1, np do cnt[r] = 0 end
@@ -40,10 +47,14 @@ return function(dist)
     for k = 0, n - 1 do
       local u, v = src(k), dst(k)
       if u ~= v then
-        local ou, ov = map.c:owner(u) + 1, map.c:owner(v) + 1
+        local ou = map.c:owner(u) + 1
         cnt[ou] = cnt[ou] + 1
-        cnt[ov] = cnt[ov] + 1
-        kept = kept + 2
+        kept = kept + 1
+        if both then
+          local ov = map.c:owner(v) + 1
+          cnt[ov] = cnt[ov] + 1
+          kept = kept + 1
+        end
       end
     end
     local pos, at = {}, 0
@@ -57,16 +68,29 @@ return function(dist)
     end
     for k = 0, n - 1 do
       local u, v = src(k), dst(k)
-      if u ~= v then put(u, v) put(v, u) end
+      if u ~= v then
+        put(u, v)
+        if both then put(v, u) end
+      end
     end
     local rs = c.alltoallv(ss, cnt)
     local rd = c.alltoallv(sd, cnt)
     local m = rs:extent(0)
     local lr = speck.View("lr", "int64", m)
     speck.parallel_for("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, "lr(i) = rs(i) - b;")
-    local A = sparse.from_coo(map.nloc, nv, lr, rd, speck.View("ones", "float64", m), {sum_duplicates = true})
+    return sparse.from_coo(map.nloc, nv, lr, rd, speck.View("ones", "float64", m), {sum_duplicates = true})
+  end
+
+  -- the graph from this rank's arcs (src, dst: int64 views, global ids).
+  -- A: the out-arcs of this rank's vertices (undirected: every edge both
+  -- ways), Ain: the in-arcs (undirected: A itself), each with its plan
+  local function from_arcs(f, nv, src, dst, directed)
+    local map = I.map_from_offsets(nv, I.blocks(f, nv))
+    local A = arcs_to_owners(map, nv, src, dst, not directed)
     local M = I.build(f, map, nv, A)
-    local g = setmetatable({map = map, nv = nv, A = M, adj = A, id = M.id}, GMT)
+    local g = setmetatable({map = map, nv = nv, A = M, Ain = M, adj = A, id = M.id,
+                            directed = directed and true or false}, GMT)
+    if directed then g.Ain = I.build(f, map, nv, arcs_to_owners(map, nv, dst, src, false)) end
     local deg = speck.View("degree", "int64", map.nloc)
     speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr}, "d(i) = rp(i + 1) - rp(i);")
     g.degree = deg
@@ -90,9 +114,8 @@ return function(dist)
   function dist.from_edges(nv, src, dst, opts)
     local f = "from_edges"
     opts = I.check_opts(f, opts, {"directed"})
-    if opts.directed then fail(f, "directed graphs are not supported (undirected only)") end
     if math.type(nv) ~= "integer" or nv < 0 then fail(f, "nv must be a non-negative integer, got %s", tostring(nv)) end
-    agree(f, {nv}, {"nv"})
+    agree(f, {nv, opts.directed and 1 or 0}, {"nv", "directed"})
     if np > nv then
       fail(f, "%d ranks but only %d vertices: every rank needs at least one vertex (run with at most %d ranks)", np, nv, nv)
     end
@@ -105,7 +128,7 @@ return function(dist)
         end
       end
     end)
-    return from_arcs(f, nv, s, d)
+    return from_arcs(f, nv, s, d, opts.directed)
   end
 
   -- read_graph(path [, {nv = n}]): an edge list ("u v" a line, 0-based;
@@ -116,9 +139,8 @@ return function(dist)
   function dist.read_graph(path, opts)
     local f = "read_graph"
     opts = I.check_opts(f, opts, {"directed", "nv"})
-    if opts.directed then fail(f, "directed graphs are not supported (undirected only)") end
     if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-    agree(f, {#path, opts.nv or -1}, {"the path's length", "nv"})
+    agree(f, {#path, opts.nv or -1, opts.directed and 1 or 0}, {"the path's length", "nv", "directed"})
     local gz = path:sub(-3) == ".gz"
     local S, D, maxid, nodes = together(function()
       local S, D, k, maxid, nodes = {}, {}, 0, -1, -1
@@ -172,11 +194,13 @@ return function(dist)
     end
     local s = #S > 0 and speck.View.from(S, "int64") or speck.View("s", "int64", 0)
     local d = #D > 0 and speck.View.from(D, "int64") or speck.View("d", "int64", 0)
-    return from_arcs(f, nv, s, d)
+    return from_arcs(f, nv, s, d, opts.directed)
   end
 
-  local function gcaps(g, t)
-    local A = g.A
+  -- the interior and boundary blocks of A (g.A: out-arcs by default) as
+  -- captures ip, ic, bp, bc
+  local function gcaps(g, t, A)
+    A = A or g.A
     t.ip, t.ic, t.bp, t.bc = A.interior.rowptr, A.interior.colidx, A.boundary.rowptr, A.boundary.colidx
     return t
   end
@@ -211,8 +235,9 @@ return function(dist)
     speck.deep_copy(cur, -1)
     if source >= map.b and source < map.e then cur[source - map.b] = 0 end
     local hl = speck.View("halo_level", "int64", A.nhalo)
+    local hli = g.directed and speck.View("halo_level_in", "int64", g.Ain.nhalo) or hl
     local got = speck.View("marks", "int64", nloc)
-    local m_total = 2 * g:num_edges()
+    local m_total = c.allreduce_int({A.nnz_local}, "sum")[1]
     local L, topdown, frontier, m_front, m_unvis = 0, dir ~= 2, 1, 0, m_total
     local steps = {}
     while true do
@@ -237,9 +262,9 @@ return function(dist)
           if (cur(i) < 0 && (got(i) > 0 || nxt(i) == L + 1)) { nxt(i) = L + 1; acc += 1; }
         ]], {op = "sum", dtype = "int64"})
       else
-        A.plan:start(cur, hl)
-        A.plan:wait()
-        found = speck.parallel_reduce("dist_bfs_step", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}), [[
+        g.Ain.plan:start(cur, hli)
+        g.Ain.plan:wait()
+        found = speck.parallel_reduce("dist_bfs_step", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain), [[
           int64_t l = cur(i);
           if (l < 0) {
             for (int64_t k = ip(i); k < ip(i + 1) && l < 0; k++) if (cur(ic(k)) == L) l = L + 1;
@@ -278,9 +303,13 @@ return function(dist)
     local cur, nxt = speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)
     speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, "v(i) = b + i;")
     local hl = speck.View("halo_labels", "int64", A.nhalo)
+    local hli = g.directed and speck.View("halo_labels_in", "int64", g.Ain.nhalo)
+    local B = g.Ain
     while true do
       A.plan:start(cur, hl)
+      if hli then B.plan:start(cur, hli) end
       A.plan:wait()
+      if hli then B.plan:wait() end
       local changed = speck.parallel_reduce("dist_cc_step", map.nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl}), [[
         int64_t m = cur(i);
         for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < m) m = cur(ic(k));
@@ -288,6 +317,15 @@ return function(dist)
         if (m != cur(i)) acc += 1;
         nxt(i) = m;
       ]], {op = "sum", dtype = "int64"})
+      if hli then -- a directed graph's components are weak: the in-arcs too
+        changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
+          gcaps(g, {cur = nxt, hl = hli}, B), [[
+          int64_t m = cur(i), m0 = m;
+          for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < m) m = cur(ic(k));
+          for (int64_t k = bp(i); k < bp(i + 1); k++) if (hl(bc(k)) < m) m = hl(bc(k));
+          if (m != m0) { acc += 1; cur(i) = m; }
+        ]], {op = "sum", dtype = "int64"})
+      end
       cur, nxt = nxt, cur
       if c.allreduce_int({changed}, "sum")[1] == 0 then break end
     end
@@ -313,18 +351,19 @@ return function(dist)
     local x, xn = speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)
     local y = speck.View("contrib", "float64", map.nloc)
     speck.deep_copy(x, 1.0 / N)
-    local hy = speck.View("halo_contrib", "float64", A.nhalo)
+    local B = g.Ain
+    local hy = speck.View("halo_contrib", "float64", B.nhalo)
     local it = 0
     while it < maxiter do
       it = it + 1
       local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc, {x = x, y = y, deg = g.degree}, [[
         if (deg(i) > 0) y(i) = x(i) / (double)deg(i); else { y(i) = 0.0; acc += x(i); }
       ]])
-      A.plan:start(y, hy)
+      B.plan:start(y, hy)
       dang = remote.allreduce(dang, "sum")
-      A.plan:wait()
+      B.plan:wait()
       local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
-        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}), [[
+        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B), [[
         double s = 0.0;
         for (int64_t k = ip(i); k < ip(i + 1); k++) s += y(ic(k));
         for (int64_t k = bp(i); k < bp(i + 1); k++) s += hy(bc(k));
@@ -345,6 +384,7 @@ return function(dist)
     local f = "triangles"
     check_graph(f, g)
     agree(f, {g.id}, {"g"})
+    if g.directed then fail(f, "g is directed: triangles are counted on undirected graphs") end
     local map, A, adj = g.map, g.A, g.adj
     local nh = A.nhalo
     -- the halo rows from their owners

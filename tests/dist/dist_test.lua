@@ -372,6 +372,31 @@ case("triangles: the total of graph.triangles; a .gz file (rank 0 reads it) give
   eq(dist.triangles(gz), want, "triangles of the .gz")
 end)
 
+case("a directed graph: bfs along out-arcs, weak components, pagerank against the library", function()
+  local dg = dist.read_graph(GEDGES, {directed = true})
+  local wd = graph.from_edges(NV_G, GS, GD, {directed = true})
+  check(dg:is_directed(), "directed")
+  eq(dg:num_edges(), wd:num_edges(), "arcs")
+  for _, s in ipairs{0, 17, 250} do
+    local want = graph.bfs(wd, s)
+    for _, d in ipairs{"auto", "top_down", "bottom_up"} do
+      local lev = dist.bfs(dg, s, {direction = d}):gather()
+      for v = 0, NV_G - 1 do eq(lev(v), want(v), ("level of %d from %d (%s)"):format(v, s, d)) end
+    end
+  end
+  local lab, n = dist.connected_components(dg)
+  local want, wn = graph.wcc(wd)
+  eq(n, wn, "weak components")
+  local l, fw = lab:gather(), {}
+  for v = 0, NV_G - 1 do
+    if fw[l(v)] == nil then fw[l(v)] = want(v) end
+    eq(fw[l(v)], want(v), "partition at " .. v)
+  end
+  local r = dist.pagerank(dg, {tol = 1e-13, maxiter = 500})
+  close(r:gather(), graph.pagerank(wd, {tol = 1e-13, maxiter = 500}), NV_G, 1e-10, "directed pagerank")
+  fails_with("speck.dist.triangles: g is directed", dist.triangles, dg)
+end)
+
 -- -- memory: no rank holds more than its rows plus the halo ------------------------------------
 case("each rank holds its rows and the halo only (matrix, vectors, solver output, graph)", function()
   local b, e = A:local_range()
