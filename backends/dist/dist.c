@@ -356,6 +356,10 @@ int sk_dist_plan_build(sk_dist_plan *p, const sk_dist_map *m, const int64_t *hal
   }
   free(want);
   free(rc);
+  /* a rank asked for what another does not own: the maps differ; every
+   * rank learns it before the collective graph creation */
+  if (MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    bad = 1;
   if (bad) {
     sk_dist_plan_free(p);
     sk_err(err, errlen, SK_E_DIST_PLAN_OWNER);

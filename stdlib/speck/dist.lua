@@ -113,6 +113,10 @@ function dist.map(n, opts)
   if i < n then
     fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
   end
+  -- every rank must pass the same partition: agree on a checksum of it
+  local sum = speck.parallel_reduce("dist_part_sum", n, {p = p},
+    "acc += (p(i) + 1) * ((i * 40503) % 65521 + 1);", {op = "sum", dtype = "int64"})
+  agree(f, {sum}, {"the partition's checksum"})
   local counts = speck.View("counts", "int64", np)
   speck.parallel_for("dist_part_count", n, {p = p, cnt = counts},
     "atomic_add(&cnt(p(i)), (int64_t)1);")

@@ -467,6 +467,11 @@ case("a partition vector with an out-of-range or missing owner", function()
     fails_with("speck.dist.map: partition gives rank 1 no index", dist.map, 4, {partition = {0, 0, 0, 0}})
   end
   fails_with("speck.dist.map: partition has 3 entries, the map has 4 indices", dist.map, 4, {partition = {0, 0, 0}})
+  if np > 1 then -- rank 0 passes another partition than the others
+    local part = {}
+    for i = 0, 9 do part[i + 1] = (me == 0 and i + 1 or i) % np end
+    fails_with("speck.dist.map: the ranks disagree on the partition's checksum", dist.map, 10, {partition = part})
+  end
 end)
 
 case("a matrix file the last rank cannot read: every rank gets its error", function()
