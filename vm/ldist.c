@@ -264,6 +264,21 @@ static int l_allgatherv(lua_State *L) {
   return 0;
 }
 
+/* gatherv(src, counts, dst | nil, root): every rank's src in rank order
+ * into dst on rank 'root' */
+static int l_gatherv(lua_State *L) {
+  sk_view *s = hostview(L, 1, 0), *d = hostview(L, 3, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int root = (int)luaL_checkinteger(L, 4);
+  int np = sk_remote_size();
+  int64_t *c = counts_table(L, 2, np);
+  char err[ERRLEN];
+  if (sk_dist_gatherv(s->data, vlen(s), c, (int)sk_dtypes[s->dtype].size, d ? d->data : NULL,
+                      root, err, sizeof err) < 0)
+    return raise(L, err);
+  return 0;
+}
+
 /* alltoallv(send, counts) -> recv view (same dtype), recv counts */
 static int l_alltoallv(lua_State *L) {
   sk_view *s = hostview(L, 1, 0);
@@ -330,7 +345,7 @@ static int l_bytes(lua_State *L) {
 static const luaL_Reg dist_funcs[] = {
   {"map", l_map},           {"split", l_split},         {"plan", l_plan},
   {"agree", l_agree},       {"consensus", l_consensus}, {"allgather", l_allgather},
-  {"allgatherv", l_allgatherv}, {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
+  {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
   {"wtime", l_wtime},       {"bytes", l_bytes},         {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};

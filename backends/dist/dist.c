@@ -190,6 +190,25 @@ int sk_dist_allgatherv(const void *mine, int64_t nmine, const int64_t *counts, i
   return rc;
 }
 
+int sk_dist_gatherv(const void *mine, int64_t nmine, const int64_t *counts, int esize,
+                    void *out, int root, char *err, size_t errlen) {
+  int np;
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  int *cnt = malloc(2 * (size_t)np * sizeof *cnt);
+  if (!cnt) return nomem(err, errlen, np);
+  int rc = counts_of(counts, np, cnt, cnt + np, err, errlen);
+  if (rc == 0) {
+    MPI_Datatype t;
+    MPI_Type_contiguous(esize, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    int m = MPI_Gatherv(mine, (int)nmine, t, out, cnt, cnt + np, t, root, MPI_COMM_WORLD);
+    MPI_Type_free(&t);
+    if (m != MPI_SUCCESS) rc = mpi_fail(err, errlen, "MPI_Gatherv", m);
+  }
+  free(cnt);
+  return rc;
+}
+
 int sk_dist_alltoallv(const void *sbuf, const int64_t *scount, int esize, void **rbuf,
                       int64_t *rcount, char *err, size_t errlen) {
   int np;
@@ -465,6 +484,11 @@ int sk_dist_allgather_i64(int64_t x, int64_t *out, char *err, size_t errlen) {
 int sk_dist_allgatherv(const void *mine, int64_t nmine, const int64_t *counts, int esize,
                        void *out, char *err, size_t errlen) {
   (void)mine, (void)nmine, (void)counts, (void)esize, (void)out;
+  return no_mpi(err, errlen);
+}
+int sk_dist_gatherv(const void *mine, int64_t nmine, const int64_t *counts, int esize,
+                    void *out, int root, char *err, size_t errlen) {
+  (void)mine, (void)nmine, (void)counts, (void)esize, (void)out, (void)root;
   return no_mpi(err, errlen);
 }
 int sk_dist_alltoallv(const void *sbuf, const int64_t *scount, int esize, void **rbuf,

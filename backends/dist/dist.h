@@ -92,6 +92,10 @@ int sk_dist_allgather_i64(int64_t x, int64_t *out, char *err, size_t errlen);
  * order, into 'out' on every rank */
 int sk_dist_allgatherv(const void *mine, int64_t nmine, const int64_t *counts, int esize,
                        void *out, char *err, size_t errlen);
+/* Collective: the same into 'out' on rank 'root' only ('out' unused
+ * elsewhere) */
+int sk_dist_gatherv(const void *mine, int64_t nmine, const int64_t *counts, int esize,
+                    void *out, int root, char *err, size_t errlen);
 /* Collective: 'scount[r]' elements of 'esize' bytes (in rank order in
  * 'sbuf') to rank r; *rbuf (malloc'd) receives rcount[r] from each */
 int sk_dist_alltoallv(const void *sbuf, const int64_t *scount, int esize, void **rbuf,

@@ -175,20 +175,29 @@ function Vec:local_range() return self.map:local_range() end
 function Vec:local_ids() return self.map:local_ids() end
 function Vec:size() return self.map.n end
 function Vec:map_of() return self.map end
--- the whole vector on every rank (the one call that holds it)
-function Vec:gather()
+-- gather([root]): the whole vector on every rank (the one call that
+-- holds it), or on rank 'root' only (the others get nil)
+function Vec:gather(root)
   local m = self.map
-  agree("gather", {m.id, m.n}, {"the vector's map", "its length"})
+  if root ~= nil and (math.type(root) ~= "integer" or root < 0 or root >= np) then
+    fail("gather", "root must be a rank in [0, %d), got %s", np, tostring(root))
+  end
+  agree("gather", {m.id, m.n, root or -1}, {"the vector's map", "its length", "root"})
   local counts = c.allgather(m.nloc)
-  local out = speck.View("gathered", self.v:dtype(), m.n)
+  local here = root == nil or root == me
+  local out = here and speck.View("gathered", self.v:dtype(), m.n) or nil
+  local function collect(src, dst)
+    if root == nil then c.allgatherv(src, counts, dst) else c.gatherv(src, counts, dst, root) end
+  end
   if m.kind == "blocks" then
-    c.allgatherv(self.v, counts, out)
+    collect(self.v, out)
     return out
   end
-  local tmp = speck.View("gathered_local", self.v:dtype(), m.n)
-  local ids = speck.View("gathered_ids", "int64", m.n)
-  c.allgatherv(self.v, counts, tmp)
-  c.allgatherv(m.ids, counts, ids)
+  local tmp = here and speck.View("gathered_local", self.v:dtype(), m.n) or nil
+  local ids = here and speck.View("gathered_ids", "int64", m.n) or nil
+  collect(self.v, tmp)
+  collect(m.ids, ids)
+  if not here then return nil end
   speck.parallel_for("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, "o(ids(i)) = t(i);")
   return out
 end

@@ -203,7 +203,7 @@ return {
   ["speck.dist.assemble"] = {"local A = dist.assemble(nrows, ncols, rows, cols, vals [, {map = m}])",
     "FE-style assembly: global COO contributions from any rank go to the owners of their rows and are summed there (Tpetra's export with ADD)."},
   ["speck.dist.vector"] = {"local x = dist.vector(A | g | map [, value | local_view])",
-    "A float64 distributed vector over A's rows: x:local_view(), x:local_range(), x:local_ids(), x:gather() (the whole vector on every rank)."},
+    "A float64 distributed vector over A's rows: x:local_view(), x:local_range(), x:local_ids(), x:gather() (the whole vector on every rank), x:gather(root) (on rank root only; nil elsewhere)."},
   ["speck.dist.spmv"] = {"dist.spmv(alpha, A, x, beta, y)",
     "y = beta*y + alpha*A*x: the halo exchange (MPI_Ineighbor_alltoallv over the plan) overlaps the interior block's product; then the boundary block. x of another map is an error."},
   ["speck.dist.dot"] = {"dist.dot(x, y)   dist.norm2(x)   dist.axpy(a, x, y)",

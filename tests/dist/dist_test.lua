@@ -108,6 +108,15 @@ case("partition map: local_ids, owner, gather puts each entry at its id", functi
   for k = 0, ids:extent(0) - 1 do x:local_view()[k] = 100 + ids(k) end
   local g = x:gather()
   for i = 0, 16 do eq(g(i), 100.0 + i, "gathered " .. i) end
+  -- to one rank only
+  local root = np - 1
+  local g1 = x:gather(root)
+  if me == root then
+    for i = 0, 16 do eq(g1(i), 100.0 + i, "gathered to the last rank " .. i) end
+  else
+    eq(g1, nil, "nothing on the other ranks")
+  end
+  fails_with("speck.dist.gather: root must be a rank in [0, " .. np .. "), got " .. np, x.gather, x, np)
 end)
 
 -- -- matrices --------------------------------------------------------------------------------
@@ -207,6 +216,8 @@ case("dot, norm2, axpy against the whole vectors", function()
   check(math.abs(dist.norm2(x) - math.sqrt(n2)) <= 1e-12 * math.sqrt(n2), "norm2")
   dist.axpy(3.0, x, y)
   close(y:gather(), fullvec(function(i) return 3.0 * XF(i) + 1.0 / (i + 1) end), N, 1e-12, "axpy")
+  local y0 = y:gather(0)
+  if me == 0 then close(y0, y:gather(), N, 0, "gathered to rank 0") else eq(y0, nil, "not gathered here") end
 end)
 
 -- -- solvers ------------------------------------------------------------------------------------
