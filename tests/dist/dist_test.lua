@@ -216,8 +216,8 @@ case("dot, norm2, axpy against the whole vectors", function()
   check(math.abs(dist.norm2(x) - math.sqrt(n2)) <= 1e-12 * math.sqrt(n2), "norm2")
   dist.axpy(3.0, x, y)
   close(y:gather(), fullvec(function(i) return 3.0 * XF(i) + 1.0 / (i + 1) end), N, 1e-12, "axpy")
-  local y0 = y:gather(0)
-  if me == 0 then close(y0, y:gather(), N, 0, "gathered to rank 0") else eq(y0, nil, "not gathered here") end
+  local y0, yall = y:gather(0), y:gather()
+  if me == 0 then close(y0, yall, N, 0, "gathered to rank 0") else eq(y0, nil, "not gathered here") end
 end)
 
 -- -- solvers ------------------------------------------------------------------------------------
