@@ -286,6 +286,8 @@ local function build(fname, map, ncols, A)
   return M
 end
 
+function DM:row_map() return self.map end
+function DM:domain_map() return self.domain end   -- x's map in spmv (the row map when square)
 function DM:nrows_global() return self.nrows end
 function DM:ncols_global() return self.ncols end
 function DM:local_range() return self.map:local_range() end

@@ -167,6 +167,32 @@ case("from_local and assemble give read_mm's operator", function()
   close(ye:gather(), yf, N, 1e-12, "assemble")
 end)
 
+case("a rectangular matrix: x over the domain map, y over the rows", function()
+  local M = N + 7
+  local m = dist.map(N)
+  local b, e = m:local_range()
+  local R, C, V = {}, {}, {}
+  for i = b, e - 1 do
+    for _, j in ipairs{i, (i * 5 + 3) % M, M - 1 - (i % 11)} do R[#R + 1], C[#C + 1], V[#V + 1] = i - b, j, 1.0 + j % 4 end
+  end
+  local B = dist.from_local(N, M, b, sparse.from_coo(e - b, M, R, C, V, {sum_duplicates = true}))
+  local x, y = dist.vector(B:domain_map(), 0.0), dist.vector(B)
+  local ids = x:local_ids()
+  for k = 0, ids:extent(0) - 1 do x:local_view()[k] = XF(ids(k)) end
+  dist.spmv(1.0, B, x, 0.0, y)
+  local FR, FC, FV = {}, {}, {}
+  for i = 0, N - 1 do
+    for _, j in ipairs{i, (i * 5 + 3) % M, M - 1 - (i % 11)} do FR[#FR + 1], FC[#FC + 1], FV[#FV + 1] = i, j, 1.0 + j % 4 end
+  end
+  local Bf = sparse.from_coo(N, M, FR, FC, FV, {sum_duplicates = true})
+  local xf = speck.View("xf", "float64", M)
+  for j = 0, M - 1 do xf[j] = XF(j) end
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, Bf, xf, 0.0, yf)
+  close(y:gather(), yf, N, 1e-12, "rectangular spmv")
+  fails_with("speck.dist.spmv: x is a vector of another map", dist.spmv, 1.0, B, y, 0.0, dist.vector(B))
+end)
+
 case("a partition map: from_local and read_mm over it, spmv, cg, gather", function()
   local part = {}
   for i = 0, N - 1 do part[i + 1] = ((i // 5) * 3 + i) % np end
