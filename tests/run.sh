@@ -432,6 +432,19 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
       remote_run "dist, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
       "$SPECK_BIN" tests/dist/dist_test.lua
   done
+  # a rank that dies mid-solve (tests/dist/dist_fail.lua): mpirun ends the
+  # job and names the rank; the survivor neither hangs nor goes on
+  SPECK_THREADS=1 timeout 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
+    tests/dist/dist_fail.lua >"$tmp/out" 2>&1
+  rc=$?
+  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/out" &&
+     ! grep -q survived "$tmp/out"; then
+    passed=$((passed + 1))
+    echo "dist (a rank dies mid-solve): the job ended (status $rc), no hang"
+  else
+    cat "$tmp/out"
+    fail "dist (a rank dies mid-solve): status $rc"
+  fi
 fi
 
 [ "$pending" -gt 0 ] && echo "($pending pending)"
