@@ -99,13 +99,21 @@ function dist.map(n, opts)
   agree(f, {n, opts.partition and 1 or 0}, {"n", "partition"})
   if not opts.partition then return map_from_offsets(n, blocks(f, n)) end
   local p = opts.partition
-  if type(p) == "table" then p = speck.View.from(p, "int64")
-  elseif type(p) ~= "userdata" or (p:dtype() ~= "int64" and p:dtype() ~= "int32") then
-    fail(f, "partition must be an int32/int64 view or a Lua array of ranks, got %s",
-         type(p) == "userdata" and "a " .. p:dtype() .. " view" or type(p))
-  end
-  if p:extent(0) ~= n then
-    fail(f, "partition has %d entries, the map has %d indices", p:extent(0), n)
+  -- every rank must pass the same partition: agree on its length and a
+  -- checksum first, so the checks below fail alike on every rank
+  local len, sum = together(function()
+    if type(p) == "table" then
+      p = #p > 0 and speck.View.from(p, "int64") or speck.View("partition", "int64", 0)
+    elseif type(p) ~= "userdata" or (p:dtype() ~= "int64" and p:dtype() ~= "int32") then
+      lfail(f, "partition must be an int32/int64 view or a Lua array of ranks, got %s",
+            type(p) == "userdata" and "a " .. p:dtype() .. " view" or type(p))
+    end
+    return p:extent(0), speck.parallel_reduce("dist_part_sum", p:extent(0), {p = p},
+      "acc += (p(i) + 1) * ((i * 40503) % 65521 + 1);", {op = "sum", dtype = "int64"})
+  end)
+  agree(f, {len, sum}, {"the partition's length", "the partition's checksum"})
+  if len ~= n then
+    fail(f, "partition has %d entries, the map has %d indices", len, n)
   end
   -- every owner in [0, np), every rank owning at least one index
   local i = speck.parallel_reduce("dist_part_check", n, {p = p, np = np},
@@ -113,10 +121,6 @@ function dist.map(n, opts)
   if i < n then
     fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
   end
-  -- every rank must pass the same partition: agree on a checksum of it
-  local sum = speck.parallel_reduce("dist_part_sum", n, {p = p},
-    "acc += (p(i) + 1) * ((i * 40503) % 65521 + 1);", {op = "sum", dtype = "int64"})
-  agree(f, {sum}, {"the partition's checksum"})
   local counts = speck.View("counts", "int64", np)
   speck.parallel_for("dist_part_count", n, {p = p, cnt = counts},
     "atomic_add(&cnt(p(i)), (int64_t)1);")

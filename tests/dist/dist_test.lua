@@ -508,6 +508,12 @@ case("a partition vector with an out-of-range or missing owner", function()
     local part = {}
     for i = 0, 9 do part[i + 1] = (me == 0 and i + 1 or i) % np end
     fails_with("speck.dist.map: the ranks disagree on the partition's checksum", dist.map, 10, {partition = part})
+    -- and an out-of-range owner on rank 0 alone: the same error everywhere, no hang
+    part = {}
+    for i = 0, 9 do part[i + 1] = (me == 0 and i == 4) and 99 or i % np end
+    fails_with("speck.dist.map: the ranks disagree on the partition's checksum", dist.map, 10, {partition = part})
+    fails_with("speck.dist.map: the ranks disagree on the partition's length: rank 1 has 3, rank 0 has 4",
+               dist.map, 4, {partition = me == 0 and {0, 0, 0, 1} or {0, 0, 1}})
   end
 end)
 
