@@ -53,6 +53,26 @@ local function agree(fname, desc, names)
   if msg then error(msg, user_level()) end
 end
 
+-- the argument checks 'check' of a collective call, then agree(): a
+-- rank whose arguments are wrong joins the agreement with a flag instead of
+-- raising alone (which would leave the others waiting), and every rank
+-- raises the message of the lowest failing rank. 'descf' gives the
+-- descriptor once the checks passed.
+local function agree_checked(fname, check, descf, names)
+  local ok, err = pcall(check)
+  local desc = {ok and 0 or 1}
+  local nm = {"the argument checks"}
+  for k, v in ipairs(ok and descf() or {}) do desc[k + 1] = v end
+  for k, v in ipairs(names) do nm[k + 1] = v end
+  for k = #desc + 1, #nm do desc[k] = 0 end
+  local msg = c.agree("speck.dist." .. fname, desc, nm)
+  if msg then
+    local first = c.consensus(not ok and tostring(err) or nil)
+    error(first or msg, user_level())
+  end
+  if not ok then error(tostring(err), user_level()) end
+end
+
 -- run f(); if it fails on any rank, every rank raises the first failing
 -- rank's message (a rank that fails alone would leave the others waiting)
 local function together(f, ...)
@@ -245,15 +265,16 @@ local function ldot(x, y) return blas.dot(x.v, y.v) end
 local function gdot(x, y) return remote.allreduce(ldot(x, y), "sum") end
 
 function dist.dot(x, y)
-  check_vec("dot", "x", x)
-  check_vec("dot", "y", y)
-  agree("dot", {x.map.id, y.map.id}, {"x's map", "y's map"})
+  agree_checked("dot", function()
+    check_vec("dot", "x", x)
+    check_vec("dot", "y", y)
+  end, function() return {x.map.id, y.map.id} end, {"x's map", "y's map"})
   check_vec("dot", "y", y, x.map)
   return gdot(x, y)
 end
 function dist.norm2(x)
-  check_vec("norm2", "x", x)
-  agree("norm2", {x.map.id}, {"x's map"})
+  agree_checked("norm2", function() check_vec("norm2", "x", x) end,
+                function() return {x.map.id} end, {"x's map"})
   return math.sqrt(gdot(x, x))
 end
 -- y = a*x + y (local: no communication)
@@ -498,10 +519,11 @@ end
 
 function dist.spmv(alpha, A, x, beta, y)
   local f = "spmv"
-  if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
-  check_vec(f, "x", x)
-  check_vec(f, "y", y)
-  agree(f, {A.id, x.map.id, y.map.id}, {"A", "x's map", "y's map"})
+  agree_checked(f, function()
+    if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+    check_vec(f, "x", x)
+    check_vec(f, "y", y)
+  end, function() return {A.id, x.map.id, y.map.id} end, {"A", "x's map", "y's map"})
   check_vec(f, "x", x, A.domain)
   check_vec(f, "y", y, A.map)
   if x == y then fail(f, "x and y are the same vector: the output must not alias the input") end
@@ -589,25 +611,28 @@ end
 local function solver_opts(f, A, b, opts, extra)
   local keys = {"tol", "maxiter", "x0", "precond", "degree"}
   for _, k in ipairs(extra or {}) do keys[#keys + 1] = k end
-  opts = check_opts(f, opts, keys)
-  if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
-  check_vec(f, "b", b)
-  if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
-  local pc = opts.precond
-  if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "chebyshev" and pc ~= "none" then
-    fail(f, "precond must be \"jacobi\", \"block_jacobi\", \"chebyshev\" or \"none\", got %s", tostring(pc))
-  end
-  local deg = opts.degree or 3
-  if math.type(deg) ~= "integer" or deg < 1 then fail(f, "degree must be a positive integer, got %s", tostring(deg)) end
-  local tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
-  if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
-  if math.type(maxiter) ~= "integer" or maxiter < 0 then
-    fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter))
-  end
-  agree(f, {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1,
+  local pc, deg, tol, maxiter
+  agree_checked(f, function()
+    opts = check_opts(f, opts, keys)
+    if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+    check_vec(f, "b", b)
+    if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
+    pc = opts.precond
+    if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "chebyshev" and pc ~= "none" then
+      fail(f, "precond must be \"jacobi\", \"block_jacobi\", \"chebyshev\" or \"none\", got %s", tostring(pc))
+    end
+    deg = opts.degree or 3
+    if math.type(deg) ~= "integer" or deg < 1 then fail(f, "degree must be a positive integer, got %s", tostring(deg)) end
+    tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
+    if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
+    if math.type(maxiter) ~= "integer" or maxiter < 0 then
+      fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter))
+    end
+  end, function()
+    return {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1,
             ({jacobi = 1, block_jacobi = 2, chebyshev = 3})[pc] or 0,
-            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg},
-        {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree"})
+            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg}
+  end, {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree"})
   check_vec(f, "b", b, A.map)
   if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end

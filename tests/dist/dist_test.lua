@@ -493,6 +493,11 @@ case("ranks in different collective calls: every rank gets the same error", func
   if me == 0 then fails_with(want, dist.dot, x, x) else fails_with(want, dist.norm2, x) end
   fails_with("speck.dist.bfs: the ranks disagree on source: rank 0 has 0, rank " .. (np - 1) .. " has " .. (np - 1),
              dist.bfs, g, me)
+  -- a bad argument on one rank only: every rank gets that rank's message
+  local want2 = "speck.dist.cg: tol must be a positive number, got -1.0"
+  fails_with(want2, dist.cg, A, x, {tol = me == np - 1 and -1.0 or 1e-8})
+  fails_with("speck.dist.spmv: y must be a distributed vector, got nil", dist.spmv, 1.0, A, x, 0.0,
+             me ~= 0 and dist.vector(A) or nil)
   eq(dist.dot(x, x), N * 1.0, "usable after")
 end)
 
