@@ -946,7 +946,8 @@ end
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
                   is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
-                  check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows}
+                  check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,
+                  agree_checked = agree_checked}
 -- -- graphs ---------------------------------------------------------------------------
 -- 1D vertex partition in contiguous blocks. A graph is a distributed
 -- pattern matrix of out-arcs (its rows: this rank's vertices, split into
@@ -1162,14 +1163,16 @@ do
   local BFS_DIR = {auto = 0, top_down = 1, bottom_up = 2}
   function dist.bfs(g, source, opts)
     local f = "bfs"
-    check_graph(f, g)
-    opts = I.check_opts(f, opts, {"direction"})
-    local dir = BFS_DIR[opts.direction or "auto"]
-    if not dir then
-      fail(f, "direction must be \"auto\", \"top_down\" or \"bottom_up\", got %s", tostring(opts.direction))
-    end
-    if math.type(source) ~= "integer" then fail(f, "source must be a vertex (an integer), got %s", type(source)) end
-    agree(f, {g.id, source, dir}, {"g", "source", "direction"})
+    local dir
+    I.agree_checked(f, function()
+      check_graph(f, g)
+      opts = I.check_opts(f, opts, {"direction"})
+      dir = BFS_DIR[opts.direction or "auto"]
+      if not dir then
+        fail(f, "direction must be \"auto\", \"top_down\" or \"bottom_up\", got %s", tostring(opts.direction))
+      end
+      if math.type(source) ~= "integer" then fail(f, "source must be a vertex (an integer), got %s", type(source)) end
+    end, function() return {g.id, source, dir} end, {"g", "source", "direction"})
     if source < 0 or source >= g.nv then
       fail(f, "source %d is not a vertex (the graph has %d: 0..%d)", source, g.nv, g.nv - 1)
     end
@@ -1283,14 +1286,16 @@ do
   -- rank over all; stops when sum |x' - x| < N * tol
   function dist.pagerank(g, opts)
     local f = "pagerank"
-    check_graph(f, g)
-    opts = I.check_opts(f, opts, {"damping", "tol", "maxiter"})
-    local d, tol, maxiter = opts.damping or 0.85, opts.tol or 1e-6, opts.maxiter or 100
-    if type(d) ~= "number" or d < 0 or d > 1 then fail(f, "damping must be a number in [0, 1], got %s", tostring(d)) end
-    if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
-    if math.type(maxiter) ~= "integer" or maxiter < 0 then fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter)) end
-    agree(f, {g.id, maxiter, math.floor(d * 2 ^ 40), math.floor(-math.log(tol, 2) * 1024)},
-          {"g", "maxiter", "damping", "tol"})
+    local d, tol, maxiter
+    I.agree_checked(f, function()
+      check_graph(f, g)
+      opts = I.check_opts(f, opts, {"damping", "tol", "maxiter"})
+      d, tol, maxiter = opts.damping or 0.85, opts.tol or 1e-6, opts.maxiter or 100
+      if type(d) ~= "number" or d < 0 or d > 1 then fail(f, "damping must be a number in [0, 1], got %s", tostring(d)) end
+      if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
+      if math.type(maxiter) ~= "integer" or maxiter < 0 then fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter)) end
+    end, function() return {g.id, maxiter, math.floor(d * 2 ^ 40), math.floor(-math.log(tol, 2) * 1024)} end,
+    {"g", "maxiter", "damping", "tol"})
     local map, A, N = g.map, g.A, g.nv
     local x, xn = speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)
     local y = speck.View("contrib", "float64", map.nloc)
