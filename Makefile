@@ -156,6 +156,7 @@ $(OBJ_DIR)/%.o: %.c | $(TCC_INC)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(OBJ_DIR)/backends/remote/%.o: CPPFLAGS += $(MPI_CPPFLAGS)
+$(OBJ_DIR)/backends/dist/%.o: CPPFLAGS += $(MPI_CPPFLAGS)
 
 $(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC) $(KBODY_H)
 	@mkdir -p $(@D)

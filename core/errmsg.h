@@ -806,6 +806,16 @@ SK_ERRDEF(PREDICATE_LINE, "predicate line %ld")
 SK_ERRDEF(PREDICATE_NOT_COMPILE, "the predicate does not compile:\n%s")
 SK_ERRDEF(PACK_NOT_STRING, "element %lld is %s (expected a string)")
 SK_ERRDEF(COMBINE_WEIGHTS, "the first graph is %sweighted, the second %sweighted: both or neither")
+/* -- speck.dist: distributed maps, halo plans, agreement (backends/dist, vm/ldist.c) -- */
+SK_ERRDEF(DIST_COLUMN, "local row %lld has column %lld, outside the matrix's %lld columns")
+SK_ERRDEF(DIST_NOMEM, "speck.dist: no room for %lld entries")
+SK_ERRDEF(DIST_HOST_VIEW, "must be a contiguous view in host memory")
+SK_ERRDEF(DIST_MAP_NOMEM, "out of memory for the offsets of %d ranks")
+SK_ERRDEF(DIST_COUNT, "speck.dist: %lld entries for rank %d: more than MPI's int counts hold")
+SK_ERRDEF(DIST_PLAN_OWNER, "speck.dist: a rank asked this rank for an entry it does not own (the ranks' maps differ)")
+SK_ERRDEF(DIST_DISAGREE_CALL, "speck.dist: the ranks are in different collective calls: rank %d in %s, rank %d in %s")
+SK_ERRDEF(DIST_DISAGREE, "%s: the ranks disagree on %s: rank %d has %lld, rank %d has %lld")
+SK_ERRDEF(DIST_NO_MPI, "speck.dist: this speck was built without MPI")
 /* -- the back ends' own messages, each in its back end's folder -- */
 /* -- speck.solve: Krylov methods and point preconditioners (kernels/solve/) -- */
 SK_ERRDEF(SOLVE_BODY_NEEDS_N, "%s needs %s (the length of its index range)")

@@ -417,6 +417,36 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
   fi
 fi
 
+# -- 8. speck.dist: tests/dist/dist_test.lua on 1, 2 and 3 ranks under
+#      mpirun (3 ranks catch off-by-one splits), each operation against
+#      the library on one rank; the 1-rank run writes the CG/GMRES
+#      reference (SPECK_DIST_REF) the 2- and 3-rank runs compare with.
+#      Counted and cut off as the remote runs are (remote_run).
+if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
+   "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
+  root_flag=
+  [ "$(id -u)" -eq 0 ] && root_flag=--allow-run-as-root
+  rm -f "$tmp/dist_ref"
+  for np in 1 2 3; do
+    SPECK_DIST_REF="$tmp/dist_ref" SPECK_DIST_TMP="$tmp/dist" SPECK_THREADS=1 \
+      remote_run "dist, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
+      "$SPECK_BIN" tests/dist/dist_test.lua
+  done
+  # a rank that dies mid-solve (tests/dist/dist_fail.lua): mpirun ends the
+  # job and names the rank; the survivor neither hangs nor goes on
+  SPECK_THREADS=1 timeout 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
+    tests/dist/dist_fail.lua >"$tmp/out" 2>&1
+  rc=$?
+  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/out" &&
+     ! grep -q survived "$tmp/out"; then
+    passed=$((passed + 1))
+    echo "dist (a rank dies mid-solve): the job ended (status $rc), no hang"
+  else
+    cat "$tmp/out"
+    fail "dist (a rank dies mid-solve): status $rc"
+  fi
+fi
+
 [ "$pending" -gt 0 ] && echo "($pending pending)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1161,5 +1161,6 @@ int luaopen_speck_core(lua_State *L) {
   sk_ltask_open(L);
   sk_lremote_open(L);
   sk_lsolve_open(L);
+  sk_ldist_open(L);
   return 1;
 }

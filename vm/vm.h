@@ -88,6 +88,8 @@ void sk_lremote_close(void);
 
 /* -- lsolve.c: core._solve.with (speck.solve's Lua preconditioners) ---- */
 void sk_lsolve_open(lua_State *L);
+/* -- ldist.c: speck.dist's C side (core.dist) --------------------------- */
+void sk_ldist_open(lua_State *L);
 
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */

@@ -1,0 +1,1375 @@
+-- speck/dist.lua: distributed sparse matrices, vectors, solvers and graphs
+-- over the ranks of an MPI job (host ranks; `mpirun -np N speck script.lua`).
+-- Rows (vertices) are split over the ranks by a row map -- contiguous
+-- blocks in rank order (the default) or a partition vector; each rank
+-- holds its own rows and the halo (the remote entries its rows reference),
+-- nothing more, except gather(). The MPI side is speck.core.dist
+-- (vm/ldist.c over backends/dist): halo plans built once from a matrix's
+-- column indices and replayed by MPI_Ineighbor_alltoallv, agreement
+-- checks before collective calls, allgather(v) and alltoallv. The local
+-- work is the library's: sparse.spmv on the local interior and boundary
+-- blocks, blas dot/axpy, and kernels in the dialect for the graph steps.
+--
+--   dist.map(n [, {partition = p}])   dist.read_mm(path)   dist.from_local(m, n, first_row, A)
+--   dist.assemble(m, n, rows, cols, vals)   dist.vector(A | map [, value])
+--   x:local_view() x:local_range() x:local_ids() x:gather()
+--   dist.spmv(alpha, A, x, beta, y)  dist.dot(x, y)  dist.norm2(x)  dist.axpy(a, x, y)
+--   dist.cg(A, b [, opts])  dist.gmres(A, b [, opts])
+--   dist.read_graph(path [, opts])  dist.from_edges(nv, src, dst)  dist.bfs(g, s)
+--   dist.connected_components(g)  dist.pagerank(g [, opts])  dist.triangles(g)
+local speck = require "speck"
+local remote = require "speck.remote" -- starts MPI
+local sparse = require "speck.sparse"
+local blas = require "speck.blas"
+local c = require("speck.core").dist
+
+local dist = {}
+local user_level, fail = require("speck.raise")("speck.dist.")
+local check_options = require "speck.opts"
+local function check_opts(fname, opts, keys)
+  local o = check_options("speck.dist." .. fname, opts, keys, user_level())
+  return o
+end
+
+-- the distributed objects are host views: a back end whose views the host
+-- cannot read (a GPU's) is refused here, once, rather than at each call
+do
+  local probe = speck.View("dist_probe", "float64", 1)
+  if not pcall(function() return probe(0) end) then
+    error(("speck.dist: the distributed objects live in host memory, and the running back end's "
+           .. "views (space %s) do not; GPU ranks are not done: run on the serial or openmp back end")
+          :format(tostring(probe:space())), 2)
+  end
+end
+
+local me, np = remote.rank(), remote.size()
+dist.rank, dist.size, dist.barrier = remote.rank, remote.size, remote.barrier
+
+-- -- agreement: every collective entry point first agrees with the other
+-- ranks on what it is called with (an allreduce of a small descriptor),
+-- so a disagreement is the same error on every rank, never a hang
+local function agree(fname, desc, names)
+  local msg = c.agree("speck.dist." .. fname, desc, names)
+  if msg then error(msg, user_level()) end
+end
+
+-- the argument checks 'check' of a collective call, then agree(): a
+-- rank whose arguments are wrong joins the agreement with a flag instead of
+-- raising alone (which would leave the others waiting), and every rank
+-- raises the message of the lowest failing rank. 'descf' gives the
+-- descriptor once the checks passed.
+local function agree_checked(fname, check, descf, names)
+  local ok, err = pcall(check)
+  local desc = {ok and 0 or 1}
+  local nm = {"the argument checks"}
+  for k, v in ipairs(ok and descf() or {}) do desc[k + 1] = v end
+  for k, v in ipairs(names) do nm[k + 1] = v end
+  for k = #desc + 1, #nm do desc[k] = 0 end
+  local msg = c.agree("speck.dist." .. fname, desc, nm)
+  if msg then
+    local first = c.consensus(not ok and tostring(err) or nil)
+    error(first or msg, user_level())
+  end
+  if not ok then error(tostring(err), user_level()) end
+end
+
+-- run f(); if it fails on any rank, every rank raises the first failing
+-- rank's message (a rank that fails alone would leave the others waiting)
+local function together(f, ...)
+  local r = table.pack(pcall(f, ...))
+  local msg = c.consensus(not r[1] and tostring(r[2]) or nil)
+  if msg then error(msg, user_level()) end
+  return table.unpack(r, 2, r.n)
+end
+local function lfail(fname, fmt, ...)  -- a local failure, raised inside together()
+  error(("speck.dist.%s: " .. fmt):format(fname, ...), 0)
+end
+
+-- -- maps -----------------------------------------------------------------------------
+local Map = {}
+Map.__index = Map
+local next_id = 0
+local function new_id() next_id = next_id + 1 return next_id end
+
+local function blocks(fname, n)
+  if n < np then
+    fail(fname, "%d ranks but only %d rows: every rank needs at least one row (run with at most %d ranks)",
+         np, n, n)
+  end
+  local off = {}
+  for r = 0, np do off[r + 1] = (r * n) // np end
+  return off
+end
+
+local function map_from_offsets(n, off)
+  local m = setmetatable({n = n, off = off, kind = "blocks", id = new_id()}, Map)
+  m.c = c.map(n, off)
+  m.b, m.e = off[me + 1], off[me + 2]
+  m.nloc = m.e - m.b
+  return m
+end
+
+-- map(n [, {partition = p}]): contiguous blocks in rank order, or the
+-- owner of each global index given by 'p' (an int32/int64 view or Lua
+-- array of n ranks, the same on every rank)
+function dist.map(n, opts)
+  local f = "map"
+  opts = check_opts(f, opts, {"partition"})
+  if math.type(n) ~= "integer" or n < 0 then fail(f, "n must be a non-negative integer, got %s", tostring(n)) end
+  agree(f, {n, opts.partition and 1 or 0}, {"n", "partition"})
+  if not opts.partition then return map_from_offsets(n, blocks(f, n)) end
+  local p = opts.partition
+  -- every rank must pass the same partition: agree on its length and a
+  -- checksum first, so the checks below fail alike on every rank
+  local len, sum = together(function()
+    if type(p) == "table" then
+      p = #p > 0 and speck.View.from(p, "int64") or speck.View("partition", "int64", 0)
+    elseif type(p) ~= "userdata" or (p:dtype() ~= "int64" and p:dtype() ~= "int32") then
+      lfail(f, "partition must be an int32/int64 view or a Lua array of ranks, got %s",
+            type(p) == "userdata" and "a " .. p:dtype() .. " view" or type(p))
+    end
+    return p:extent(0), speck.parallel_reduce("dist_part_sum", p:extent(0), {p = p},
+      "acc += (p(i) + 1) * ((i * 40503) % 65521 + 1);", {op = "sum", dtype = "int64"})
+  end)
+  agree(f, {len, sum}, {"the partition's length", "the partition's checksum"})
+  if len ~= n then
+    fail(f, "partition has %d entries, the map has %d indices", len, n)
+  end
+  -- every owner in [0, np), every rank owning at least one index
+  local i = speck.parallel_reduce("dist_part_check", n, {p = p, np = np},
+    "if ((p(i) < 0 || p(i) >= np) && i < acc) acc = i;", {op = "min", dtype = "int64"})
+  if i < n then
+    fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
+  end
+  local counts = speck.View("counts", "int64", np)
+  speck.parallel_for("dist_part_count", n, {p = p, cnt = counts},
+    "atomic_add(&cnt(p(i)), (int64_t)1);")
+  for r = 0, np - 1 do
+    if counts(r) == 0 then
+      fail(f, "partition gives rank %d no index: every rank needs at least one (%d ranks, %d indices)",
+           r, np, n)
+    end
+  end
+  local nloc = counts(me)
+  local ids = speck.View("local_ids", "int64", nloc)
+  local k = 0
+  for i = 0, n - 1 do
+    if p(i) == me then ids[k] = i k = k + 1 end
+  end
+  local m = setmetatable({n = n, kind = "partition", part = p, ids = ids, nloc = nloc,
+                          id = new_id()}, Map)
+  m.c = c.map(n, p, ids)
+  return m
+end
+
+function Map:owner(g)
+  if math.type(g) ~= "integer" or g < 0 or g >= self.n then
+    fail("owner", "index %s is outside the map's [0, %d)", tostring(g), self.n)
+  end
+  return self.c:owner(g)
+end
+function Map:local_range()
+  if self.kind ~= "blocks" then
+    fail("local_range", "the map comes from a partition vector: its rows are not a range (use local_ids())")
+  end
+  return self.b, self.e
+end
+function Map:local_ids()
+  if not self.ids then
+    local ids = speck.View("local_ids", "int64", self.nloc)
+    speck.parallel_for("dist_iota", self.nloc, {v = ids, b = self.b}, "v(i) = b + i;")
+    self.ids = ids
+  end
+  return self.ids
+end
+dist.Map = Map
+
+-- -- vectors --------------------------------------------------------------------------
+local Vec = {}
+Vec.__index = Vec
+local VMT = {__index = Vec, __name = "speck.dist.Vector"}
+local function is_vec(x) return getmetatable(x) == VMT end
+
+local function new_vec(map, v)
+  return setmetatable({map = map, v = v or speck.View("dist_vector", "float64", map.nloc)}, VMT)
+end
+
+function Vec:local_view() return self.v end
+function Vec:local_range() return self.map:local_range() end
+function Vec:local_ids() return self.map:local_ids() end
+function Vec:size() return self.map.n end
+function Vec:map_of() return self.map end
+-- gather([root]): the whole vector on every rank (the one call that
+-- holds it), or on rank 'root' only (the others get nil)
+function Vec:gather(root)
+  local m = self.map
+  if root ~= nil and (math.type(root) ~= "integer" or root < 0 or root >= np) then
+    fail("gather", "root must be a rank in [0, %d), got %s", np, tostring(root))
+  end
+  agree("gather", {m.id, m.n, root or -1}, {"the vector's map", "its length", "root"})
+  local counts = c.allgather(m.nloc)
+  local here = root == nil or root == me
+  local out = here and speck.View("gathered", self.v:dtype(), m.n) or nil
+  local function collect(src, dst)
+    if root == nil then c.allgatherv(src, counts, dst) else c.gatherv(src, counts, dst, root) end
+  end
+  if m.kind == "blocks" then
+    collect(self.v, out)
+    return out
+  end
+  local tmp = here and speck.View("gathered_local", self.v:dtype(), m.n) or nil
+  local ids = here and speck.View("gathered_ids", "int64", m.n) or nil
+  collect(self.v, tmp)
+  collect(m.ids, ids)
+  if not here then return nil end
+  speck.parallel_for("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, "o(ids(i)) = t(i);")
+  return out
+end
+
+-- vector(A | g | map [, value | local view]): a float64 vector over the
+-- rows of a matrix (or a map); 'value' fills it
+function dist.vector(A, value)
+  local f = "vector"
+  local map = A and (A.map or (getmetatable(A) == Map and A))
+  if not map then fail(f, "expects a distributed matrix, graph or map, got %s", type(A)) end
+  local x = new_vec(map)
+  if type(value) == "number" then speck.deep_copy(x.v, value)
+  elseif type(value) == "userdata" then
+    if value:extent(0) ~= map.nloc then
+      fail(f, "the local view has %d entries, this rank owns %d rows", value:extent(0), map.nloc)
+    end
+    speck.deep_copy(x.v, value)
+  end
+  return x
+end
+
+-- maps are the same when they are one object, or blocks of the same
+-- offsets, or built from the same partition view
+local function same_map(a, b)
+  if a == b then return true end
+  if a.n ~= b.n or a.kind ~= b.kind then return false end
+  if a.kind == "partition" then return a.part == b.part end
+  for r = 1, np + 1 do if a.off[r] ~= b.off[r] then return false end end
+  return true
+end
+
+local function check_vec(fname, what, x, map)
+  if not is_vec(x) then fail(fname, "%s must be a distributed vector, got %s", what, type(x)) end
+  if map and not same_map(x.map, map) then
+    fail(fname, "%s is a vector of another map (%d rows, map %d; expected %d rows, map %d)",
+         what, x.map.n, x.map.id, map.n, map.id)
+  end
+end
+
+local function ldot(x, y) return blas.dot(x.v, y.v) end
+local function gdot(x, y) return remote.allreduce(ldot(x, y), "sum") end
+
+function dist.dot(x, y)
+  agree_checked("dot", function()
+    check_vec("dot", "x", x)
+    check_vec("dot", "y", y)
+  end, function() return {x.map.id, y.map.id} end, {"x's map", "y's map"})
+  check_vec("dot", "y", y, x.map)
+  return gdot(x, y)
+end
+function dist.norm2(x)
+  agree_checked("norm2", function() check_vec("norm2", "x", x) end,
+                function() return {x.map.id} end, {"x's map"})
+  return math.sqrt(gdot(x, x))
+end
+-- y = a*x + y (local: no communication)
+function dist.axpy(a, x, y)
+  check_vec("axpy", "x", x)
+  check_vec("axpy", "y", y, x.map)
+  blas.axpy(a, x.v, y.v)
+end
+function dist.scal(a, x) check_vec("scal", "x", x) blas.scal(a, x.v) end
+function dist.copy(x, y) check_vec("copy", "x", x) check_vec("copy", "y", y, x.map) speck.deep_copy(y.v, x.v) end
+
+-- -- matrices -------------------------------------------------------------------------
+local DM = {}
+DM.__index = DM
+local DMT = {__index = DM, __name = "speck.dist.CrsMatrix"}
+local function is_dm(A) return getmetatable(A) == DMT end
+
+-- a distributed matrix from this rank's rows (global column ids) over 'map'
+local function build(fname, map, ncols, A)
+  local t0 = c.wtime()
+  local dom = map
+  if ncols ~= map.n then dom = map_from_offsets(ncols, blocks(fname, ncols)) end
+  local ip, ic, iv, bp, bc, bv, halo = together(c.split, dom.c, ncols, A.rowptr, A.colidx, A.values)
+  local M = setmetatable({map = map, domain = dom, nrows = map.n, ncols = ncols, id = new_id()}, DMT)
+  local nloc = map.nloc
+  M.interior = sparse.CrsMatrix{nrows = nloc, ncols = dom.nloc, rowptr = ip, colidx = ic, values = iv}
+  M.nhalo = halo:extent(0)
+  M.halo_ids = halo
+  M.boundary = sparse.CrsMatrix{nrows = nloc, ncols = math.max(M.nhalo, 1), rowptr = bp, colidx = bc, values = bv}
+  M.halo = speck.View("halo", "float64", M.nhalo)
+  M.plan = c.plan(dom.c, halo)
+  M.nnz_local = ic:extent(0) + bc:extent(0)
+  M.build_seconds = c.wtime() - t0
+  return M
+end
+
+function DM:row_map() return self.map end
+function DM:domain_map() return self.domain end   -- x's map in spmv (the row map when square)
+function DM:nrows_global() return self.nrows end
+function DM:ncols_global() return self.ncols end
+function DM:local_range() return self.map:local_range() end
+function DM:local_ids() return self.map:local_ids() end
+function DM:nnz()
+  agree("nnz", {self.id}, {"A"})
+  return c.allreduce_int({self.nnz_local}, "sum")[1]
+end
+-- the halo plan's numbers: {build_seconds, halo, sent, sources, destinations}
+function DM:plan_info()
+  local t = self.plan:info()
+  t.matrix_build_seconds = self.build_seconds
+  return t
+end
+-- the bytes this rank's part holds (its rows, the halo ids and values)
+function DM:memory()
+  local s = 0
+  for _, v in ipairs{self.interior.rowptr, self.interior.colidx, self.interior.values,
+                     self.boundary.rowptr, self.boundary.colidx, self.boundary.values,
+                     self.halo, self.halo_ids} do
+    s = s + c.bytes(v)
+  end
+  return s
+end
+
+-- check this rank's local CRS and the row blocks of all ranks
+function dist.from_local(nrows, ncols, first_row, A, opts)
+  local f = "from_local"
+  opts = check_opts(f, opts, {"map"})
+  for _, p in ipairs{{"nrows_global", nrows}, {"ncols_global", ncols}, {"first_row", first_row}} do
+    if math.type(p[2]) ~= "integer" or p[2] < 0 then
+      fail(f, "%s must be a non-negative integer, got %s", p[1], tostring(p[2]))
+    end
+  end
+  if not sparse.is_matrix(A) then fail(f, "local_crs must be a CrsMatrix, got %s", type(A)) end
+  agree(f, {nrows, ncols, opts.map and opts.map.id or -1}, {"nrows_global", "ncols_global", "the map"})
+  if np > nrows then
+    fail(f, "%d ranks but only %d rows: every rank needs at least one row (run with at most %d ranks)",
+         np, nrows, nrows)
+  end
+  local map = opts.map
+  if map then
+    if getmetatable(map) ~= Map then fail(f, "option map must be a dist.map, got %s", type(map)) end
+    together(function()
+      if map.n ~= nrows then lfail(f, "the map has %d rows, nrows_global is %d", map.n, nrows) end
+      if A:nrows() ~= map.nloc then
+        lfail(f, "rank %d's local_crs has %d rows, the map gives it %d", me, A:nrows(), map.nloc)
+      end
+    end)
+  else
+    local firsts, counts = c.allgather(first_row), c.allgather(A:nrows())
+    local off, at = {}, 0
+    for r = 1, np do
+      if firsts[r] ~= at then
+        fail(f, "rank %d's rows start at %d, but the ranks before it end at %d (rows must come in contiguous blocks in rank order)",
+             r - 1, firsts[r], at)
+      end
+      if counts[r] == 0 then fail(f, "rank %d has no rows: every rank needs at least one", r - 1) end
+      off[r] = at
+      at = at + counts[r]
+    end
+    if at ~= nrows then fail(f, "the ranks' rows end at %d, nrows_global is %d", at, nrows) end
+    off[np + 1] = at
+    map = map_from_offsets(nrows, off)
+  end
+  together(function()
+    if A:ncols() ~= ncols then
+      lfail(f, "rank %d's local_crs has %d columns, ncols_global is %d (columns are global ids)", me, A:ncols(), ncols)
+    end
+  end)
+  return build(f, map, ncols, A)
+end
+
+-- assemble(nrows, ncols, rows, cols, vals [, {map = m}]): global COO
+-- contributions from any rank (views or Lua arrays, 0-based global ids);
+-- each goes to the rank owning its row and duplicates are summed there
+-- (Tpetra's export with ADD)
+function dist.assemble(nrows, ncols, rows, cols, vals, opts)
+  local f = "assemble"
+  opts = check_opts(f, opts, {"map"})
+  agree(f, {nrows, ncols, opts.map and opts.map.id or -1}, {"nrows_global", "ncols_global", "the map"})
+  local map = opts.map or map_from_offsets(nrows, blocks(f, nrows))
+  local function asview(t, dt) return type(t) == "table" and speck.View.from(t, dt) or t end
+  rows, cols, vals = asview(rows, "int64"), asview(cols, "int64"), asview(vals, "float64")
+  local n = rows:extent(0)
+  together(function()
+    if cols:extent(0) ~= n or vals:extent(0) ~= n then
+      lfail(f, "rows, cols and vals have %d, %d and %d entries", n, cols:extent(0), vals:extent(0))
+    end
+    for k = 0, n - 1 do
+      if rows(k) < 0 or rows(k) >= nrows or cols(k) < 0 or cols(k) >= ncols then
+        lfail(f, "entry %d (from 0) on rank %d is (%d, %d): outside the %dx%d matrix", k, me,
+              rows(k), cols(k), nrows, ncols)
+      end
+    end
+  end)
+  -- bucket by owner
+  local cnt = {}
+  for r = 1, np do cnt[r] = 0 end
+  local own = {}
+  for k = 0, n - 1 do
+    local o = map.c:owner(rows(k))
+    own[k] = o
+    cnt[o + 1] = cnt[o + 1] + 1
+  end
+  local pos, at = {}, 0
+  for r = 1, np do pos[r] = at at = at + cnt[r] end
+  local sr, sc, sv = speck.View("r", "int64", n), speck.View("c", "int64", n), speck.View("v", "float64", n)
+  for k = 0, n - 1 do
+    local o = own[k] + 1
+    local p = pos[o]
+    pos[o] = p + 1
+    sr[p], sc[p], sv[p] = rows(k), cols(k), vals(k)
+  end
+  local rr = c.alltoallv(sr, cnt)
+  local rc = c.alltoallv(sc, cnt)
+  local rv = c.alltoallv(sv, cnt)
+  local m = rr:extent(0)
+  local lr = speck.View("lr", "int64", m)
+  for k = 0, m - 1 do lr[k] = map.c:lid(rr(k)) end
+  local A = sparse.from_coo(map.nloc, ncols, lr, rc, rv, {sum_duplicates = true})
+  return build(f, map, ncols, A)
+end
+
+-- read_mm(path [, {map = m}]): every rank reads the file and keeps its
+-- rows (contiguous blocks, or map m's; no rank holds more than its rows);
+-- a rank that cannot read it fails the call on every rank
+function dist.read_mm(path, opts)
+  local f = "read_mm"
+  opts = check_opts(f, opts, {"map"})
+  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
+  if opts.map ~= nil and getmetatable(opts.map) ~= Map then
+    fail(f, "option map must be a dist.map, got %s", type(opts.map))
+  end
+  agree(f, {#path, opts.map and opts.map.id or -1}, {"the path's length", "the map"})
+  local hdr = together(function()
+    local fh, why = io.open(path, "rb")
+    if not fh then lfail(f, "rank %d cannot read '%s': %s", me, path, why) end
+    local banner = fh:read("l") or ""
+    local lb = banner:lower()
+    if not lb:find("^%%%%matrixmarket%s+matrix%s+coordinate") then
+      fh:close()
+      lfail(f, "'%s' line 1: not a Matrix Market coordinate matrix ('%s')", path, banner)
+    end
+    local h = {fh = fh, pattern = lb:find("pattern") ~= nil,
+               sym = lb:find("symmetric") ~= nil or lb:find("hermitian") ~= nil,
+               skew = lb:find("skew") ~= nil, line = 1}
+    if lb:find("complex") then fh:close() lfail(f, "'%s': complex matrices are not supported", path) end
+    for l in fh:lines() do
+      h.line = h.line + 1
+      if not l:find("^%s*%%") and l:find("%S") then
+        local m, n, nz = l:match("^%s*(%d+)%s+(%d+)%s+(%d+)")
+        if not m then fh:close() lfail(f, "'%s' line %d: bad size line '%s'", path, h.line, l) end
+        h.m, h.n, h.nz = math.tointeger(tonumber(m)), math.tointeger(tonumber(n)), math.tointeger(tonumber(nz))
+        break
+      end
+    end
+    if not h.m then fh:close() lfail(f, "'%s': no size line", path) end
+    return h
+  end)
+  agree(f, {hdr.m, hdr.n}, {"the rows in the file", "the columns in the file"})
+  local map = opts.map
+  if map and map.n ~= hdr.m then
+    hdr.fh:close()
+    fail(f, "'%s' has %d rows, the map %d", path, hdr.m, map.n)
+  end
+  map = map or map_from_offsets(hdr.m, blocks(f, hdr.m))
+  local A = together(function()
+    local R, C, V, k = {}, {}, {}, 0
+    local fh, line = hdr.fh, hdr.line
+    local mc = map.c
+    local function add(i, j, v)
+      local l = mc:lid(i)
+      if l >= 0 then k = k + 1 R[k], C[k], V[k] = l, j, v end
+    end
+    for l in fh:lines() do
+      line = line + 1
+      if l:find("%S") and not l:find("^%s*%%") then
+        local si, sj, sv = l:match("^%s*(%S+)%s+(%S+)%s*(%S*)")
+        local i, j = math.tointeger(tonumber(si)), math.tointeger(tonumber(sj))
+        local v = hdr.pattern and 1.0 or tonumber(sv)
+        if not i or not j or not v or i < 1 or i > hdr.m or j < 1 or j > hdr.n then
+          fh:close()
+          lfail(f, "'%s' line %d: bad entry '%s'", path, line, l)
+        end
+        add(i - 1, j - 1, v)
+        if hdr.sym and i ~= j then add(j - 1, i - 1, hdr.skew and -v or v) end
+      end
+    end
+    fh:close()
+    return sparse.from_coo(map.nloc, hdr.n, R, C, V, {sum_duplicates = true})
+  end)
+  return build(f, map, hdr.n, A)
+end
+
+-- y = beta*y + alpha*A*x: the halo exchange starts, the interior block
+-- runs, the exchange completes, the boundary block adds its part
+local function spmv(alpha, A, x, beta, y)
+  A.plan:start(x.v, A.halo)
+  sparse.spmv("N", alpha, A.interior, x.v, beta, y.v)
+  A.plan:wait()
+  if A.nhalo > 0 then sparse.spmv("N", alpha, A.boundary, A.halo, 1.0, y.v) end
+end
+
+function dist.spmv(alpha, A, x, beta, y)
+  local f = "spmv"
+  agree_checked(f, function()
+    if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+    check_vec(f, "x", x)
+    check_vec(f, "y", y)
+  end, function() return {A.id, x.map.id, y.map.id} end, {"A", "x's map", "y's map"})
+  check_vec(f, "x", x, A.domain)
+  check_vec(f, "y", y, A.map)
+  if x == y then fail(f, "x and y are the same vector: the output must not alias the input") end
+  spmv(alpha, A, x, beta, y)
+end
+
+-- the local diagonal's inverse (Jacobi); a zero diagonal is an error
+local function jacobi(fname, A)
+  if A.nrows ~= A.ncols then fail(fname, "Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
+  local d = new_vec(A.map)
+  local I = A.interior
+  local zero = speck.parallel_reduce("dist_jacobi", A.map.nloc,
+    {rp = I.rowptr, ci = I.colidx, va = I.values, d = d.v}, [[
+    double s = 0.0;
+    for (int64_t k = rp(i); k < rp(i + 1); k++) if (ci(k) == i) s += va(k);
+    if (s == 0.0) { d(i) = 1.0; if (i < acc) acc = i; } else d(i) = 1.0 / s;
+  ]], {op = "min", dtype = "int64"})
+  local nloc = A.map.nloc
+  local first = c.allreduce_int({zero < nloc and (A.map.kind == "blocks" and A.map.b + zero
+                                 or A.map.ids(zero)) or A.nrows}, "min")[1]
+  if first < A.nrows then
+    fail(fname, "Jacobi: row %d has a zero diagonal", first)
+  end
+  return function(r, z) -- z = D^-1 r
+    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v}, "z(i) = d(i) * r(i);")
+  end
+end
+
+-- block Jacobi: each rank's diagonal block (its interior: rows and
+-- columns it owns) solved exactly by sparse Cholesky (kernels/task/chol.c);
+-- no communication. A block that is not SPD fails the call on every rank.
+local function block_jacobi(fname, A)
+  if A.nrows ~= A.ncols then fail(fname, "block Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
+  local F = together(function()
+    local ok, F = pcall(sparse.cholesky, A.interior)
+    if not ok then
+      lfail(fname, "block Jacobi: rank %d's diagonal block: %s", me, tostring(F):gsub("^.-speck%.sparse%.cholesky: ", ""))
+    end
+    return F
+  end)
+  A._block_jacobi = F
+  return function(r, z) speck.deep_copy(z.v, F:solve(r.v)) end
+end
+
+-- Chebyshev: a degree-k polynomial in D^-1 A (Ifpack2's iteration, zero
+-- initial guess) on [lmax / 30, lmax], lmax of D^-1 A estimated by 15
+-- power iterations (times 1.1); k products with A, no reductions per use
+local function chebyshev(fname, A, degree)
+  local dinv = jacobi(fname, A)
+  local map = A.map
+  local v, w, t = new_vec(map), new_vec(map), new_vec(map)
+  speck.parallel_for("dist_cheb_start", map.nloc, {v = v.v, gid = map:local_ids()},
+    "v(i) = 1.0 + 0.5 * sin(0.7 * (double)gid(i));")
+  local lmax = 1.0
+  for _ = 1, 15 do
+    local nv = math.sqrt(gdot(v, v))
+    blas.scal(1.0 / nv, v.v)
+    spmv(1.0, A, v, 0.0, w)
+    dinv(w, t)
+    lmax = gdot(v, t)
+    speck.deep_copy(v.v, t.v)
+  end
+  lmax = 1.1 * lmax
+  local lmin = lmax / 30
+  local theta, delta = (lmax + lmin) / 2, (lmax - lmin) / 2
+  local sigma = theta / delta
+  local d, res = new_vec(map), new_vec(map)
+  return function(r, z)
+    dinv(r, d)
+    blas.scal(1.0 / theta, d.v)
+    speck.deep_copy(z.v, d.v)
+    local rho = 1.0 / sigma
+    for _ = 2, degree do
+      local rho1 = 1.0 / (2.0 * sigma - rho)
+      speck.deep_copy(res.v, r.v)
+      spmv(-1.0, A, z, 1.0, res)
+      dinv(res, w)
+      blas.axpby(2.0 * rho1 / delta, w.v, rho1 * rho, d.v)
+      blas.axpy(1.0, d.v, z.v)
+      rho = rho1
+    end
+  end
+end
+
+local function solver_opts(f, A, b, opts, extra)
+  local keys = {"tol", "maxiter", "x0", "precond", "degree"}
+  for _, k in ipairs(extra or {}) do keys[#keys + 1] = k end
+  local pc, deg, tol, maxiter
+  agree_checked(f, function()
+    opts = check_opts(f, opts, keys)
+    if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+    check_vec(f, "b", b)
+    if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
+    pc = opts.precond
+    if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "chebyshev" and pc ~= "none" then
+      fail(f, "precond must be \"jacobi\", \"block_jacobi\", \"chebyshev\" or \"none\", got %s", tostring(pc))
+    end
+    deg = opts.degree or 3
+    if math.type(deg) ~= "integer" or deg < 1 then fail(f, "degree must be a positive integer, got %s", tostring(deg)) end
+    tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
+    if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
+    if math.type(maxiter) ~= "integer" or maxiter < 0 then
+      fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter))
+    end
+  end, function()
+    return {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1,
+            ({jacobi = 1, block_jacobi = 2, chebyshev = 3})[pc] or 0,
+            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg}
+  end, {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree"})
+  check_vec(f, "b", b, A.map)
+  if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
+  if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
+  local M = pc == "jacobi" and jacobi(f, A) or pc == "block_jacobi" and block_jacobi(f, A)
+            or pc == "chebyshev" and chebyshev(f, A, deg)
+            or function(r, z) speck.deep_copy(z.v, r.v) end
+  return opts, tol, maxiter, M
+end
+
+local function true_resid(A, b, x, r)
+  speck.deep_copy(r.v, b.v)
+  spmv(-1.0, A, x, 1.0, r)
+  return math.sqrt(gdot(r, r))
+end
+
+-- x, info = cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = "jacobi" | "none"}]):
+-- preconditioned CG, stopping when ||r|| <= tol*||b|| (the recurrence's r);
+-- info = {iters, resid (the true relative residual at exit), reason, history}
+function dist.cg(A, b, opts)
+  local f = "cg"
+  local o, tol, maxiter, M = solver_opts(f, A, b, opts)
+  local map = A.map
+  local x, r, z, p, q = new_vec(map), new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  if o.x0 then speck.deep_copy(x.v, o.x0.v) end
+  local bn = math.sqrt(gdot(b, b))
+  local info = {history = {}, iters = 0}
+  if bn == 0 then
+    speck.deep_copy(x.v, 0.0)
+    info.resid, info.reason = 0.0, "converged"
+    return x, info
+  end
+  local rn = true_resid(A, b, x, r) / bn
+  info.history[1] = rn
+  M(r, z)
+  speck.deep_copy(p.v, z.v)
+  local rz = gdot(r, z)
+  info.reason = "maxiter"
+  if rn <= tol then info.reason = "converged" end
+  local it = 0
+  while info.reason ~= "converged" and it < maxiter do
+    spmv(1.0, A, p, 0.0, q)
+    local pq = gdot(p, q)
+    if pq == 0 or pq ~= pq then info.reason = "breakdown" break end
+    local alpha = rz / pq
+    blas.axpy(alpha, p.v, x.v)
+    blas.axpy(-alpha, q.v, r.v)
+    it = it + 1
+    rn = math.sqrt(gdot(r, r)) / bn
+    info.history[#info.history + 1] = rn
+    if rn ~= rn or rn == math.huge then
+      fail(f, "the residual is %s at iteration %d: the iteration overflowed", tostring(rn), it)
+    end
+    if rn <= tol then info.reason = "converged" break end
+    M(r, z)
+    local rz1 = gdot(r, z)
+    blas.axpby(1.0, z.v, rz1 / rz, p.v)
+    rz = rz1
+  end
+  info.iters = it
+  info.resid = true_resid(A, b, x, r) / bn
+  return x, info
+end
+
+-- x, info = bicgstab(A, b [, opts]): right-preconditioned BiCGStab;
+-- stops when ||r|| <= tol*||b|| (the recurrence's r)
+function dist.bicgstab(A, b, opts)
+  local f = "bicgstab"
+  local o, tol, maxiter, M = solver_opts(f, A, b, opts)
+  local map = A.map
+  local x, r, rh, p, v, ph, s, sh, t = new_vec(map), new_vec(map), new_vec(map), new_vec(map),
+    new_vec(map), new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  if o.x0 then speck.deep_copy(x.v, o.x0.v) end
+  local bn = math.sqrt(gdot(b, b))
+  local info = {history = {}, iters = 0}
+  if bn == 0 then
+    speck.deep_copy(x.v, 0.0)
+    info.resid, info.reason = 0.0, "converged"
+    return x, info
+  end
+  local rn = true_resid(A, b, x, r) / bn
+  info.history[1] = rn
+  speck.deep_copy(rh.v, r.v)
+  local rho, alpha, omega = 1.0, 1.0, 1.0
+  info.reason = rn <= tol and "converged" or "maxiter"
+  local it = 0
+  while info.reason ~= "converged" and it < maxiter do
+    local rho1 = gdot(rh, r)
+    if rho1 == 0 then info.reason = "breakdown" break end
+    local beta = (rho1 / rho) * (alpha / omega)
+    blas.axpy(-omega, v.v, p.v)            -- p = r + beta (p - omega v)
+    blas.axpby(1.0, r.v, beta, p.v)
+    M(p, ph)
+    spmv(1.0, A, ph, 0.0, v)
+    local rv = gdot(rh, v)
+    if rv == 0 then info.reason = "breakdown" break end
+    alpha = rho1 / rv
+    speck.deep_copy(s.v, r.v)
+    blas.axpy(-alpha, v.v, s.v)
+    it = it + 1
+    local sn = math.sqrt(gdot(s, s)) / bn
+    if sn <= tol then
+      blas.axpy(alpha, ph.v, x.v)
+      speck.deep_copy(r.v, s.v)
+      info.history[#info.history + 1] = sn
+      info.reason = "converged"
+      break
+    end
+    M(s, sh)
+    spmv(1.0, A, sh, 0.0, t)
+    local tt = gdot(t, t)
+    if tt == 0 then info.reason = "breakdown" break end
+    omega = gdot(t, s) / tt
+    blas.axpy(alpha, ph.v, x.v)
+    blas.axpy(omega, sh.v, x.v)
+    speck.deep_copy(r.v, s.v)
+    blas.axpy(-omega, t.v, r.v)
+    rn = math.sqrt(gdot(r, r)) / bn
+    info.history[#info.history + 1] = rn
+    if rn ~= rn or rn == math.huge then
+      fail(f, "the residual is %s at iteration %d: the iteration overflowed", tostring(rn), it)
+    end
+    if rn <= tol then info.reason = "converged" end
+    if omega == 0 then info.reason = info.reason == "converged" and "converged" or "breakdown" break end
+    rho = rho1
+  end
+  info.iters = it
+  info.resid = true_resid(A, b, x, r) / bn
+  return x, info
+end
+
+-- x, info = gmres(A, b [, {restart = 30, tol, maxiter, x0, precond}]):
+-- restarted GMRES with right preconditioning (modified Gram-Schmidt,
+-- Givens rotations); info.iters counts inner iterations
+function dist.gmres(A, b, opts)
+  local f = "gmres"
+  local o, tol, maxiter, M = solver_opts(f, A, b, opts, {"restart"})
+  local m = o.restart or 30
+  if math.type(m) ~= "integer" or m < 1 then fail(f, "restart must be a positive integer, got %s", tostring(m)) end
+  local map = A.map
+  local x, r, w, z = new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  if o.x0 then speck.deep_copy(x.v, o.x0.v) end
+  local bn = math.sqrt(gdot(b, b))
+  local info = {history = {}, iters = 0}
+  if bn == 0 then
+    speck.deep_copy(x.v, 0.0)
+    info.resid, info.reason = 0.0, "converged"
+    return x, info
+  end
+  local V = {}
+  for i = 1, m + 1 do V[i] = new_vec(map) end
+  local it = 0
+  local beta = true_resid(A, b, x, r)
+  info.history[1] = beta / bn
+  info.reason = beta / bn <= tol and "converged" or "maxiter"
+  while info.reason ~= "converged" and it < maxiter do
+    speck.deep_copy(V[1].v, r.v)
+    blas.scal(1.0 / beta, V[1].v)
+    local H, cs, sn, g = {}, {}, {}, {beta}
+    local k = 0
+    while k < m and it < maxiter do
+      k = k + 1
+      it = it + 1
+      M(V[k], z)
+      spmv(1.0, A, z, 0.0, w)
+      H[k] = {}
+      for j = 1, k do
+        local h = gdot(w, V[j])
+        H[k][j] = h
+        blas.axpy(-h, V[j].v, w.v)
+      end
+      local hn = math.sqrt(gdot(w, w))
+      H[k][k + 1] = hn
+      for j = 1, k - 1 do -- earlier rotations
+        local a, bb = H[k][j], H[k][j + 1]
+        H[k][j], H[k][j + 1] = cs[j] * a + sn[j] * bb, -sn[j] * a + cs[j] * bb
+      end
+      local a, bb = H[k][k], H[k][k + 1]
+      local den = math.sqrt(a * a + bb * bb)
+      if den == 0 then info.reason = "breakdown" k = k - 1 break end
+      cs[k], sn[k] = a / den, bb / den
+      H[k][k], H[k][k + 1] = den, 0.0
+      g[k + 1] = -sn[k] * g[k]
+      g[k] = cs[k] * g[k]
+      info.history[#info.history + 1] = math.abs(g[k + 1]) / bn
+      if hn ~= 0 then
+        speck.deep_copy(V[k + 1].v, w.v)
+        blas.scal(1.0 / hn, V[k + 1].v)
+      end
+      if math.abs(g[k + 1]) / bn <= tol or hn == 0 then break end
+    end
+    -- y = H \ g, x += M^-1 (V y)
+    local y = {}
+    for i = k, 1, -1 do
+      local s = g[i]
+      for j = i + 1, k do s = s - H[j][i] * y[j] end
+      y[i] = s / H[i][i]
+    end
+    speck.deep_copy(w.v, 0.0)
+    for j = 1, k do blas.axpy(y[j], V[j].v, w.v) end
+    M(w, z)
+    blas.axpy(1.0, z.v, x.v)
+    beta = true_resid(A, b, x, r)
+    if beta / bn <= tol then info.reason = "converged"
+    elseif info.reason == "breakdown" then break end
+  end
+  info.iters = it
+  info.resid = beta / bn
+  return x, info
+end
+
+-- -- SpGEMM ---------------------------------------------------------------------------
+-- fetch_rows(map, ids, rowptr, colidx [, values]): the rows 'ids' (global,
+-- sorted by owner: a halo) of a CRS whose local rows are 'rowptr/colidx/
+-- values' over 'map', from their owners: lens (int64, one per id), cols
+-- (int64) and vals (float64, or nil) in the order of 'ids'
+local function fetch_rows(map, ids, rowptr, colidx, values)
+  local cnt = {}
+  for r = 1, np do cnt[r] = 0 end
+  for k = 0, ids:extent(0) - 1 do
+    local o = map.c:owner(ids(k)) + 1
+    cnt[o] = cnt[o] + 1
+  end
+  local req, rcnt = c.alltoallv(ids, cnt)
+  local nreq = req:extent(0)
+  local lens, total = speck.View("lens", "int64", nreq), 0
+  local lid = {}
+  for k = 0, nreq - 1 do
+    local l = map.c:lid(req(k))
+    lid[k] = l
+    lens[k] = rowptr(l + 1) - rowptr(l)
+    total = total + lens(k)
+  end
+  local cols = speck.View("cols", "int64", total)
+  local vals = values and speck.View("vals", "float64", total)
+  local at, colcnt, q = 0, {}, 0
+  for r = 1, np do
+    local s = 0
+    for _ = 1, rcnt[r] do
+      local l = lid[q]
+      for e = rowptr(l), rowptr(l + 1) - 1 do
+        cols[at] = colidx(e)
+        if vals then vals[at] = values(e) end
+        at = at + 1
+      end
+      s = s + lens(q)
+      q = q + 1
+    end
+    colcnt[r] = s
+  end
+  return c.alltoallv(lens, rcnt), c.alltoallv(cols, colcnt), vals and c.alltoallv(vals, colcnt)
+end
+
+-- this rank's rows of A with global column ids (sorted), kept on A
+local function global_rows(A)
+  if A._glob then return A._glob end
+  local I, B, nloc = A.interior, A.boundary, A.map.nloc
+  local nnz = A.nnz_local
+  local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
+  speck.parallel_for("dist_global_rows", nloc,
+    {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = B.rowptr, bc = B.colidx, bv = B.values,
+     gid = A.domain:local_ids(), hid = A.halo_ids, R = R, C = C, V = V}, [[
+    int64_t o = ip(i) + bp(i);
+    for (int64_t k = ip(i); k < ip(i + 1); k++, o++) { R(o) = i; C(o) = gid(ic(k)); V(o) = iv(k); }
+    for (int64_t k = bp(i); k < bp(i + 1); k++, o++) { R(o) = i; C(o) = hid(bc(k)); V(o) = bv(k); }
+  ]])
+  A._glob = sparse.from_coo(nloc, A.ncols, R, C, V, {sum_duplicates = true})
+  return A._glob
+end
+
+-- C = spgemm(A, B): row-wise; each rank fetches the rows of B its halo
+-- names (once a call) and multiplies its rows by the local and fetched rows
+function dist.spgemm(A, B)
+  local f = "spgemm"
+  if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+  if not is_dm(B) then fail(f, "B must be a distributed matrix, got %s", type(B)) end
+  agree(f, {A.id, B.id}, {"A", "B"})
+  if A.ncols ~= B.nrows or not same_map(A.domain, B.map) then
+    fail(f, "A is %dx%d and B %dx%d: A's columns must be B's rows, split alike", A.nrows, A.ncols, B.nrows, B.ncols)
+  end
+  local Bg = global_rows(B)
+  local hl, hc, hv = fetch_rows(B.map, A.halo_ids, Bg.rowptr, Bg.colidx, Bg.values)
+  local nd, nh = A.domain.nloc, A.nhalo
+  -- B's rows as A's local columns see them: this rank's, then the halo's
+  local nb = Bg.colidx:extent(0)
+  local erp = speck.View("erp", "int64", nd + nh + 1)
+  local ecol = speck.View("ecol", "int32", nb + hc:extent(0))
+  local eval = speck.View("eval", "float64", nb + hc:extent(0))
+  speck.parallel_for("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, "erp(i) = rp(i);")
+  for k = 0, nh - 1 do erp[nd + k + 1] = erp(nd + k) + hl(k) end
+  speck.parallel_for("dist_ext_cols", nb, {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
+    "e(i) = c(i); ev(i) = v(i);")
+  speck.parallel_for("dist_ext_hcols", hc:extent(0), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
+    "e(o + i) = (int32_t)h(i); ev(o + i) = hv(i);")
+  local Bext = sparse.CrsMatrix{nrows = nd + nh, ncols = B.ncols, rowptr = erp, colidx = ecol, values = eval}
+  -- A's rows with columns numbered as Bext's rows
+  local I, Bd, nloc = A.interior, A.boundary, A.map.nloc
+  local nnz = A.nnz_local
+  local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
+  speck.parallel_for("dist_ext_a", nloc,
+    {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = Bd.rowptr, bc = Bd.colidx, bv = Bd.values,
+     nd = nd, R = R, C = C, V = V}, [[
+    int64_t o = ip(i) + bp(i);
+    for (int64_t k = ip(i); k < ip(i + 1); k++, o++) { R(o) = i; C(o) = ic(k); V(o) = iv(k); }
+    for (int64_t k = bp(i); k < bp(i + 1); k++, o++) { R(o) = i; C(o) = nd + bc(k); V(o) = bv(k); }
+  ]])
+  local Aext = sparse.from_coo(nloc, nd + nh, R, C, V, {sum_duplicates = true})
+  local Cl = sparse.spgemm(Aext, Bext)
+  return build(f, A.map, B.ncols, Cl)
+end
+
+dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
+                  map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
+                  is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
+                  check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,
+                  agree_checked = agree_checked}
+-- -- graphs ---------------------------------------------------------------------------
+-- 1D vertex partition in contiguous blocks. A graph is a distributed
+-- pattern matrix of out-arcs (its rows: this rank's vertices, split into
+-- interior and boundary columns with a halo plan; undirected: each edge
+-- both ways), for a directed graph a second one of in-arcs, plus this
+-- rank's adjacency rows with global ids (for triangles). Each step is a
+-- kernel over the local vertices and one halo exchange; levels, labels and
+-- ranks come back as distributed vectors (gather() for the whole).
+do
+  local I = dist._internal
+  local c, agree, together, fail, lfail = I.c, I.agree, I.together, I.fail, I.lfail
+  local me, np = remote.rank(), remote.size()
+
+  local G = {}
+  G.__index = G
+  local GMT = {__index = G, __name = "speck.dist.Graph"}
+  local function check_graph(f, g)
+    if getmetatable(g) ~= GMT then fail(f, "g must be a distributed graph, got %s", type(g)) end
+  end
+
+  function G:num_vertices() return self.nv end
+  function G:num_edges()
+    agree("num_edges", {self.id}, {"g"})
+    local m = c.allreduce_int({self.A.nnz_local}, "sum")[1]
+    return self.directed and m or m // 2
+  end
+  function G:local_range() return self.map:local_range() end
+  function G:is_directed() return self.directed end
+  function G:memory()
+    local s = self.A:memory() + c.bytes(self.adj.rowptr) + c.bytes(self.adj.colidx)
+    return self.directed and s + self.Ain:memory() or s
+  end
+
+  -- a local pattern CRS of the arcs (src -> dst) sent to the owners of
+  -- their sources; self-loops dropped, duplicates merged. Undirected: each
+  -- arc both ways.
+  local function arcs_to_owners(map, nv, src, dst, both)
+    local n = src:extent(0)
+    local cnt = {}
+    for r = 1, np do cnt[r] = 0 end
+    local kept = 0
+    for k = 0, n - 1 do
+      local u, v = src(k), dst(k)
+      if u ~= v then
+        local ou = map.c:owner(u) + 1
+        cnt[ou] = cnt[ou] + 1
+        kept = kept + 1
+        if both then
+          local ov = map.c:owner(v) + 1
+          cnt[ov] = cnt[ov] + 1
+          kept = kept + 1
+        end
+      end
+    end
+    local pos, at = {}, 0
+    for r = 1, np do pos[r] = at at = at + cnt[r] end
+    local ss, sd = speck.View("s", "int64", kept), speck.View("d", "int64", kept)
+    local function put(u, v)
+      local o = map.c:owner(u) + 1
+      local p = pos[o]
+      pos[o] = p + 1
+      ss[p], sd[p] = u, v
+    end
+    for k = 0, n - 1 do
+      local u, v = src(k), dst(k)
+      if u ~= v then
+        put(u, v)
+        if both then put(v, u) end
+      end
+    end
+    local rs = c.alltoallv(ss, cnt)
+    local rd = c.alltoallv(sd, cnt)
+    local m = rs:extent(0)
+    local lr = speck.View("lr", "int64", m)
+    speck.parallel_for("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, "lr(i) = rs(i) - b;")
+    return sparse.from_coo(map.nloc, nv, lr, rd, speck.View("ones", "float64", m), {sum_duplicates = true})
+  end
+
+  -- the graph from this rank's arcs (src, dst: int64 views, global ids).
+  -- A: the out-arcs of this rank's vertices (undirected: every edge both
+  -- ways), Ain: the in-arcs (undirected: A itself), each with its plan
+  local function from_arcs(f, nv, src, dst, directed)
+    local map = I.map_from_offsets(nv, I.blocks(f, nv))
+    local A = arcs_to_owners(map, nv, src, dst, not directed)
+    local M = I.build(f, map, nv, A)
+    local g = setmetatable({map = map, nv = nv, A = M, Ain = M, adj = A, id = M.id,
+                            directed = directed and true or false}, GMT)
+    if directed then g.Ain = I.build(f, map, nv, arcs_to_owners(map, nv, dst, src, false)) end
+    local deg = speck.View("degree", "int64", map.nloc)
+    speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr}, "d(i) = rp(i + 1) - rp(i);")
+    g.degree = deg
+    return g
+  end
+
+  local function id_view(f, what, t)
+    if type(t) == "table" then return speck.View.from(#t > 0 and t or {}, "int64") end
+    if type(t) ~= "userdata" or (t:dtype() ~= "int64" and t:dtype() ~= "int32") then
+      fail(f, "%s must be an int64/int32 view or a Lua array, got %s", what, type(t))
+    end
+    if t:dtype() == "int32" then
+      local v = speck.View(what, "int64", t:extent(0))
+      speck.parallel_for("dist_widen", t:extent(0), {v = v, t = t}, "v(i) = t(i);")
+      return v
+    end
+    return t
+  end
+
+  -- from_edges(nv, src, dst): this rank's share of the edges (any split)
+  function dist.from_edges(nv, src, dst, opts)
+    local f = "from_edges"
+    opts = I.check_opts(f, opts, {"directed"})
+    if math.type(nv) ~= "integer" or nv < 0 then fail(f, "nv must be a non-negative integer, got %s", tostring(nv)) end
+    agree(f, {nv, opts.directed and 1 or 0}, {"nv", "directed"})
+    if np > nv then
+      fail(f, "%d ranks but only %d vertices: every rank needs at least one vertex (run with at most %d ranks)", np, nv, nv)
+    end
+    local s, d = id_view(f, "src", src), id_view(f, "dst", dst)
+    together(function()
+      if s:extent(0) ~= d:extent(0) then lfail(f, "src has %d ids and dst %d", s:extent(0), d:extent(0)) end
+      for k = 0, s:extent(0) - 1 do
+        if s(k) < 0 or s(k) >= nv or d(k) < 0 or d(k) >= nv then
+          lfail(f, "edge %d (from 0) on rank %d is %d -> %d: not a vertex (the graph has %d)", k, me, s(k), d(k), nv)
+        end
+      end
+    end)
+    return from_arcs(f, nv, s, d, opts.directed)
+  end
+
+  -- read_graph(path [, {nv = n}]): an edge list ("u v" a line, 0-based;
+  -- '#' and '%' lines are comments, "# Nodes: N" gives the vertex count);
+  -- each rank reads its byte range of the file (lines belong to the rank
+  -- whose range holds their first byte). A .gz file is read by rank 0 alone
+  -- (gzip -dc) and its edges sent to their owners.
+  function dist.read_graph(path, opts)
+    local f = "read_graph"
+    opts = I.check_opts(f, opts, {"directed", "nv"})
+    if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
+    agree(f, {#path, opts.nv or -1, opts.directed and 1 or 0}, {"the path's length", "nv", "directed"})
+    local gz = path:sub(-3) == ".gz"
+    local S, D, maxid, nodes = together(function()
+      local S, D, k, maxid, nodes = {}, {}, 0, -1, -1
+      local function line_of(l, where)
+        if l:find("^%s*[#%%]") then
+          local n = l:match("[Nn]odes:%s*(%d+)")
+          if n then nodes = math.max(nodes, math.tointeger(tonumber(n))) end
+          return
+        end
+        if not l:find("%S") then return end
+        local u, v = l:match("^%s*(%d+)[%s,;]+(%d+)")
+        if not u then lfail(f, "'%s' %s: bad edge line '%s' (expected two vertex ids)", path, where, l) end
+        u, v = math.tointeger(tonumber(u)), math.tointeger(tonumber(v))
+        k = k + 1
+        S[k], D[k] = u, v
+        if u > maxid then maxid = u end
+        if v > maxid then maxid = v end
+      end
+      if gz then
+        if me == 0 then
+          local fh = io.open(path, "rb")
+          if not fh then lfail(f, "rank 0 cannot read '%s'", path) end
+          fh:close()
+          local p = io.popen("gzip -dc '" .. path:gsub("'", "'\\''") .. "' 2>/dev/null", "r")
+          local n = 0
+          for l in p:lines() do n = n + 1 line_of(l, "line " .. n) end
+          if not p:close() then lfail(f, "'%s': gzip -dc failed (not a gzip file?)", path) end
+        end
+        return S, D, maxid, nodes
+      end
+      local fh, why = io.open(path, "rb")
+      if not fh then lfail(f, "rank %d cannot read '%s': %s", me, path, why) end
+      local size = fh:seek("end")
+      local b, e = (size * me) // np, (size * (me + 1)) // np
+      if b > 0 then fh:seek("set", b - 1) fh:read("l") else fh:seek("set", 0) end
+      while true do
+        local pos = fh:seek()
+        if pos >= e then break end
+        local l = fh:read("l")
+        if not l then break end
+        line_of(l, "byte " .. pos)
+      end
+      fh:close()
+      return S, D, maxid, nodes
+    end)
+    local t = c.allreduce_int({maxid, nodes, opts.nv or -1}, "max")
+    local nv = math.max(t[1] + 1, t[2], t[3])
+    if opts.nv and t[1] >= opts.nv then fail(f, "'%s' has vertex %d, but nv is %d", path, t[1], opts.nv) end
+    if np > nv then
+      fail(f, "%d ranks but only %d vertices: every rank needs at least one vertex (run with at most %d ranks)", np, nv, nv)
+    end
+    local s = #S > 0 and speck.View.from(S, "int64") or speck.View("s", "int64", 0)
+    local d = #D > 0 and speck.View.from(D, "int64") or speck.View("d", "int64", 0)
+    return from_arcs(f, nv, s, d, opts.directed)
+  end
+
+  -- the interior and boundary blocks of A (g.A: out-arcs by default) as
+  -- captures ip, ic, bp, bc
+  local function gcaps(g, t, A)
+    A = A or g.A
+    t.ip, t.ic, t.bp, t.bc = A.interior.rowptr, A.interior.colidx, A.boundary.rowptr, A.boundary.colidx
+    return t
+  end
+
+  -- level = bfs(g, source [, {direction = "auto" | "top_down" | "bottom_up"}]):
+  -- hops from 'source' (-1: unreached) as an int64 distributed vector.
+  -- Level-synchronous and direction-optimizing (Beamer's switch: top-down
+  -- while the frontier's edges are fewer than 1/14 of the unvisited
+  -- vertices' edges, bottom-up while the frontier holds more than n/24
+  -- vertices). Bottom-up: each unvisited vertex looks for a neighbour on
+  -- the frontier, the halo's levels arriving by the graph's plan. Top-down:
+  -- each frontier vertex marks its unvisited local neighbours and its halo
+  -- neighbours; the halo marks go back to their owners by the plan's
+  -- reverse exchange (an export with ADD).
+  local BFS_DIR = {auto = 0, top_down = 1, bottom_up = 2}
+  function dist.bfs(g, source, opts)
+    local f = "bfs"
+    local dir
+    I.agree_checked(f, function()
+      check_graph(f, g)
+      opts = I.check_opts(f, opts, {"direction"})
+      dir = BFS_DIR[opts.direction or "auto"]
+      if not dir then
+        fail(f, "direction must be \"auto\", \"top_down\" or \"bottom_up\", got %s", tostring(opts.direction))
+      end
+      if math.type(source) ~= "integer" then fail(f, "source must be a vertex (an integer), got %s", type(source)) end
+    end, function() return {g.id, source, dir} end, {"g", "source", "direction"})
+    if source < 0 or source >= g.nv then
+      fail(f, "source %d is not a vertex (the graph has %d: 0..%d)", source, g.nv, g.nv - 1)
+    end
+    local map, A = g.map, g.A
+    local nloc = map.nloc
+    local cur, nxt = speck.View("level", "int64", nloc), speck.View("level", "int64", nloc)
+    speck.deep_copy(cur, -1)
+    if source >= map.b and source < map.e then cur[source - map.b] = 0 end
+    local hl = speck.View("halo_level", "int64", A.nhalo)
+    local hli = g.directed and speck.View("halo_level_in", "int64", g.Ain.nhalo) or hl
+    local got = speck.View("marks", "int64", nloc)
+    local m_total = c.allreduce_int({A.nnz_local}, "sum")[1]
+    local L, topdown, frontier, m_front, m_unvis = 0, dir ~= 2, 1, 0, m_total
+    local steps = {}
+    while true do
+      if dir == 0 then -- Beamer's switch on the last level's numbers
+        if topdown and m_front > m_unvis / 14 then topdown = false
+        elseif not topdown and frontier < g.nv / 24 then topdown = true end
+      end
+      steps[#steps + 1] = topdown and "T" or "B"
+      local found
+      if topdown then
+        speck.deep_copy(hl, 0)
+        speck.deep_copy(got, 0)
+        speck.deep_copy(nxt, cur)
+        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}), [[
+          if (cur(i) == L) {
+            for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < 0) nxt(ic(k)) = L + 1;
+            for (int64_t k = bp(i); k < bp(i + 1); k++) hl(bc(k)) = 1;
+          }
+        ]])
+        A.plan:export_add(hl, got)
+        found = speck.parallel_reduce("dist_bfs_marks", nloc, {cur = cur, nxt = nxt, got = got, L = L}, [[
+          if (cur(i) < 0 && (got(i) > 0 || nxt(i) == L + 1)) { nxt(i) = L + 1; acc += 1; }
+        ]], {op = "sum", dtype = "int64"})
+      else
+        g.Ain.plan:start(cur, hli)
+        g.Ain.plan:wait()
+        found = speck.parallel_reduce("dist_bfs_step", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain), [[
+          int64_t l = cur(i);
+          if (l < 0) {
+            for (int64_t k = ip(i); k < ip(i + 1) && l < 0; k++) if (cur(ic(k)) == L) l = L + 1;
+            for (int64_t k = bp(i); k < bp(i + 1) && l < 0; k++) if (hl(bc(k)) == L) l = L + 1;
+            if (l >= 0) acc += 1;
+          }
+          nxt(i) = l;
+        ]], {op = "sum", dtype = "int64"})
+      end
+      cur, nxt = nxt, cur
+      -- the new frontier's size and edges, and the unvisited vertices' edges
+      local fe, ue = 0, 0
+      if dir == 0 then
+        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L}, [[
+          if (cur(i) == L + 1) acc0 += d(i); else if (cur(i) < 0) acc1 += d(i);
+        ]], {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
+      end
+      local t = c.allreduce_int({found, fe, ue}, "sum")
+      if t[1] == 0 then break end
+      frontier, m_front, m_unvis = t[1], t[2], t[3]
+      L = L + 1
+    end
+    local lev = I.new_vec(map, cur)
+    lev.directions = table.concat(steps)
+    return lev
+  end
+
+  -- labels, n = connected_components(g): each vertex's label is the
+  -- smallest vertex id of its component (min-label propagation over the
+  -- halo); n the number of components
+  function dist.connected_components(g)
+    local f = "connected_components"
+    check_graph(f, g)
+    agree(f, {g.id}, {"g"})
+    local map, A = g.map, g.A
+    local cur, nxt = speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)
+    speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, "v(i) = b + i;")
+    local hl = speck.View("halo_labels", "int64", A.nhalo)
+    local hli = g.directed and speck.View("halo_labels_in", "int64", g.Ain.nhalo)
+    local B = g.Ain
+    while true do
+      A.plan:start(cur, hl)
+      if hli then B.plan:start(cur, hli) end
+      A.plan:wait()
+      if hli then B.plan:wait() end
+      local changed = speck.parallel_reduce("dist_cc_step", map.nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl}), [[
+        int64_t m = cur(i);
+        for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < m) m = cur(ic(k));
+        for (int64_t k = bp(i); k < bp(i + 1); k++) if (hl(bc(k)) < m) m = hl(bc(k));
+        if (m != cur(i)) acc += 1;
+        nxt(i) = m;
+      ]], {op = "sum", dtype = "int64"})
+      if hli then -- a directed graph's components are weak: the in-arcs too
+        changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
+          gcaps(g, {cur = nxt, hl = hli}, B), [[
+          int64_t m = cur(i), m0 = m;
+          for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < m) m = cur(ic(k));
+          for (int64_t k = bp(i); k < bp(i + 1); k++) if (hl(bc(k)) < m) m = hl(bc(k));
+          if (m != m0) { acc += 1; cur(i) = m; }
+        ]], {op = "sum", dtype = "int64"})
+      end
+      cur, nxt = nxt, cur
+      if c.allreduce_int({changed}, "sum")[1] == 0 then break end
+    end
+    local roots = speck.parallel_reduce("dist_cc_roots", map.nloc, {v = cur, b = map.b},
+      "if (v(i) == b + i) acc += 1;", {op = "sum", dtype = "int64"})
+    return I.new_vec(map, cur), c.allreduce_int({roots}, "sum")[1]
+  end
+
+  -- rank, iters = pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}]):
+  -- NetworkX's (as graph.pagerank): a vertex without edges spreads its
+  -- rank over all; stops when sum |x' - x| < N * tol
+  function dist.pagerank(g, opts)
+    local f = "pagerank"
+    local d, tol, maxiter
+    I.agree_checked(f, function()
+      check_graph(f, g)
+      opts = I.check_opts(f, opts, {"damping", "tol", "maxiter"})
+      d, tol, maxiter = opts.damping or 0.85, opts.tol or 1e-6, opts.maxiter or 100
+      if type(d) ~= "number" or d < 0 or d > 1 then fail(f, "damping must be a number in [0, 1], got %s", tostring(d)) end
+      if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
+      if math.type(maxiter) ~= "integer" or maxiter < 0 then fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter)) end
+    end, function() return {g.id, maxiter, math.floor(d * 2 ^ 40), math.floor(-math.log(tol, 2) * 1024)} end,
+    {"g", "maxiter", "damping", "tol"})
+    local map, A, N = g.map, g.A, g.nv
+    local x, xn = speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)
+    local y = speck.View("contrib", "float64", map.nloc)
+    speck.deep_copy(x, 1.0 / N)
+    local B = g.Ain
+    local hy = speck.View("halo_contrib", "float64", B.nhalo)
+    local it = 0
+    while it < maxiter do
+      it = it + 1
+      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc, {x = x, y = y, deg = g.degree}, [[
+        if (deg(i) > 0) y(i) = x(i) / (double)deg(i); else { y(i) = 0.0; acc += x(i); }
+      ]])
+      B.plan:start(y, hy)
+      dang = remote.allreduce(dang, "sum")
+      B.plan:wait()
+      local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
+        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B), [[
+        double s = 0.0;
+        for (int64_t k = ip(i); k < ip(i + 1); k++) s += y(ic(k));
+        for (int64_t k = bp(i); k < bp(i + 1); k++) s += hy(bc(k));
+        double v = dd * s + dn;
+        xn(i) = v;
+        acc += fabs(v - x(i));
+      ]])
+      x, xn = xn, x
+      if remote.allreduce(delta, "sum") < N * tol then break end
+    end
+    return I.new_vec(map, x), it
+  end
+
+  -- total = triangles(g): triangles u < v < w, each counted by the owner
+  -- of u; the adjacency rows of the halo vertices are fetched once from
+  -- their owners (as a distributed SpGEMM fetches the remote rows of B)
+  function dist.triangles(g)
+    local f = "triangles"
+    check_graph(f, g)
+    agree(f, {g.id}, {"g"})
+    if g.directed then fail(f, "g is directed: triangles are counted on undirected graphs") end
+    local map, A, adj = g.map, g.A, g.adj
+    local nh = A.nhalo
+    -- the halo rows from their owners
+    local hlens, hcols = I.fetch_rows(map, A.halo_ids, adj.rowptr, adj.colidx)
+    -- the extended rows: this rank's, then the halo's
+    local nloc = map.nloc
+    local nl = adj.colidx:extent(0)
+    local erp = speck.View("erp", "int64", nloc + nh + 1)
+    local ecol = speck.View("ecol", "int64", nl + hcols:extent(0))
+    speck.parallel_for("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr}, "erp(i) = rp(i);")
+    for k = 0, nh - 1 do erp[nloc + k + 1] = erp(nloc + k) + hlens(k) end
+    speck.parallel_for("dist_tri_cols", nl, {e = ecol, c = adj.colidx}, "e(i) = c(i);")
+    speck.parallel_for("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl}, "e(o + i) = h(i);")
+    local mine = speck.parallel_reduce("dist_triangles", nloc,
+      {rp = adj.rowptr, ci = adj.colidx, erp = erp, ecol = ecol, hid = A.halo_ids,
+       b = map.b, e = map.e, nloc = nloc, nh = nh}, [[
+      int64_t gu = b + i, cnt = 0, pe = rp(i + 1);
+      for (int64_t k = rp(i); k < pe; k++) {
+        int64_t v = ci(k);
+        if (v <= gu) continue;
+        int64_t rv;
+        if (v >= b && v < e) rv = v - b;
+        else {
+          int64_t lo = 0, hi = nh;
+          while (lo < hi) { int64_t mid = (lo + hi) / 2; if (hid(mid) < v) lo = mid + 1; else hi = mid; }
+          rv = nloc + lo;
+        }
+        int64_t p = k + 1, q = erp(rv), qe = erp(rv + 1);
+        while (p < pe && q < qe) {
+          int64_t a = ci(p), w = ecol(q);
+          if (a < w) p++; else if (a > w) q++; else { cnt++; p++; q++; }
+        }
+      }
+      acc += cnt;
+    ]], {op = "sum", dtype = "int64"})
+    return c.allreduce_int({mine}, "sum")[1]
+  end
+end
+return dist

@@ -1,0 +1,593 @@
+-- dist_test.lua: speck.dist on every rank of an MPI job (tests/run.sh runs
+-- it on 1, 2 and 3 ranks under mpirun). Each distributed operation is
+-- checked against the same operation of the library on one rank (the whole
+-- matrix or graph, built here on every rank for the comparison): integer
+-- results bit-identical, floating point within 1e-12 relative (PageRank
+-- 1e-10). CG and GMRES are also checked against the 1-rank run of this
+-- script: with SPECK_DIST_REF=file the 1-rank run writes its iterations
+-- and solutions there and the others compare. A case passes when it passes
+-- on all ranks; rank 0 prints 'N passed, M failed'.
+--
+--   mpirun -np 3 speck tests/dist/dist_test.lua
+local speck = require "speck"
+local dist = require "speck.dist"
+local sparse = require "speck.sparse"
+local graph = require "speck.graph"
+local remote = require "speck.remote"
+local me, np = dist.rank(), dist.size()
+local REF = os.getenv("SPECK_DIST_REF")
+local TMP = os.getenv("SPECK_DIST_TMP") or ("/tmp/speck_dist_test_" .. (os.getenv("USER") or "u"))
+
+local cases = {}
+local function case(name, f) cases[#cases + 1] = {name = name, f = f} end
+local function check(c, msg) if not c then error(msg or "check failed", 2) end end
+local function eq(a, b, what)
+  if a ~= b then error(("%s: expected %s, got %s"):format(what or "value", tostring(b), tostring(a)), 2) end
+end
+local function fails_with(want, f, ...)
+  local ok, e = pcall(f, ...)
+  if ok then error("no error (expected '" .. want .. "')", 2) end
+  if not tostring(e):find(want, 1, true) then error(("error '%s' lacks '%s'"):format(tostring(e), want), 2) end
+end
+-- a and b (views of n) within rtol relative to max |b|
+local function close(a, b, n, rtol, what)
+  local m = 0
+  for i = 0, n - 1 do m = math.max(m, math.abs(b(i))) end
+  for i = 0, n - 1 do
+    if math.abs(a(i) - b(i)) > rtol * math.max(m, 1e-300) then
+      error(("%s: entry %d is %.17g, expected %.17g"):format(what, i, a(i), b(i)), 2)
+    end
+  end
+end
+
+if me == 0 then os.execute("mkdir -p '" .. TMP .. "'") end
+remote.barrier()
+
+-- -- the test matrix: a 5-point Poisson on an nx x ny grid with a
+-- nonsymmetric convection term (GMRES), written as a general file
+local NX, NY = 13, 11
+local N = NX * NY
+local function poisson(conv)
+  local R, C, V = {}, {}, {}
+  local function add(i, j, v) R[#R + 1], C[#C + 1], V[#V + 1] = i, j, v end
+  for y = 0, NY - 1 do
+    for x = 0, NX - 1 do
+      local i = y * NX + x
+      add(i, i, 4.0 + 0.01 * (i % 7))
+      if x > 0 then add(i, i - 1, -1.0 - conv) end
+      if x < NX - 1 then add(i, i + 1, -1.0 + conv) end
+      if y > 0 then add(i, i - NX, -1.0) end
+      if y < NY - 1 then add(i, i + NX, -1.0) end
+    end
+  end
+  return R, C, V
+end
+local PR, PC, PV = poisson(0.0)
+local full = sparse.from_coo(N, N, PR, PC, PV, {sum_duplicates = true})
+local NR, NC, NV = poisson(0.3)
+local fulln = sparse.from_coo(N, N, NR, NC, NV, {sum_duplicates = true})
+local MTX = TMP .. "/poisson.mtx"
+if me == 0 then sparse.write_mm(MTX, full) end
+remote.barrier()
+
+-- the whole of a vector function on every rank (reference input)
+local function fullvec(f)
+  local v = speck.View("full", "float64", N)
+  for i = 0, N - 1 do v[i] = f(i) end
+  return v
+end
+local function distvec(A, f)
+  local x = dist.vector(A)
+  local ids = x:local_ids()
+  for k = 0, ids:extent(0) - 1 do x:local_view()[k] = f(ids(k)) end
+  return x
+end
+local XF = function(i) return math.sin(i + 1) + 0.25 * (i % 5) end
+
+-- -- maps ------------------------------------------------------------------------------------
+case("blocks: local_range tiles [0, n) in rank order; owner", function()
+  local m = dist.map(10)
+  local b, e = m:local_range()
+  local all = dist._internal.c.allgather(b)
+  eq(all[1], 0, "rank 0 starts at")
+  for r = 0, np - 1 do eq(all[r + 1], (r * 10) // np, "start of rank " .. r) end
+  eq(e, ((me + 1) * 10) // np, "end")
+  for g = 0, 9 do check(g >= (m:owner(g) * 10) // np and g < ((m:owner(g) + 1) * 10) // np, "owner of " .. g) end
+  eq(remote.allreduce(e - b, "sum"), 10, "rows over the ranks")
+end)
+
+case("partition map: local_ids, owner, gather puts each entry at its id", function()
+  local part = {}
+  for i = 0, 16 do part[i + 1] = (i * 7 + 3) % np end
+  local m = dist.map(17, {partition = part})
+  local ids = m:local_ids()
+  for k = 0, ids:extent(0) - 1 do eq(part[ids(k) + 1], me, "owner of local id " .. ids(k)) end
+  for g = 0, 16 do eq(m:owner(g), part[g + 1], "owner " .. g) end
+  fails_with("the map comes from a partition vector", m.local_range, m)
+  local x = dist.vector(m)
+  for k = 0, ids:extent(0) - 1 do x:local_view()[k] = 100 + ids(k) end
+  local g = x:gather()
+  for i = 0, 16 do eq(g(i), 100.0 + i, "gathered " .. i) end
+  -- to one rank only
+  local root = np - 1
+  local g1 = x:gather(root)
+  if me == root then
+    for i = 0, 16 do eq(g1(i), 100.0 + i, "gathered to the last rank " .. i) end
+  else
+    eq(g1, nil, "nothing on the other ranks")
+  end
+  fails_with("speck.dist.gather: root must be a rank in [0, " .. np .. "), got " .. np, x.gather, x, np)
+end)
+
+-- -- matrices --------------------------------------------------------------------------------
+local A -- read_mm's
+case("read_mm + spmv against sparse.spmv on the whole matrix", function()
+  A = dist.read_mm(MTX)
+  eq(A:nnz(), full:nnz(), "nnz")
+  local x, y = distvec(A, XF), distvec(A, function(i) return i * 0.5 end)
+  dist.spmv(2.0, A, x, -0.5, y)
+  local yf = fullvec(function(i) return i * 0.5 end)
+  sparse.spmv("N", 2.0, full, fullvec(XF), -0.5, yf)
+  close(y:gather(), yf, N, 1e-12, "y")
+  local info = A:plan_info()
+  check(info.build_seconds >= 0 and info.matrix_build_seconds >= info.build_seconds, "build times")
+  eq(info.halo, np == 1 and 0 or info.halo, "halo")
+  if np > 1 then check(info.halo > 0 and #info.sources > 0, "a halo on " .. np .. " ranks") end
+  -- the plan is reused: a second product gives the same
+  local y2 = dist.vector(A)
+  dist.spmv(1.0, A, x, 0.0, y2)
+  local y3 = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, full, fullvec(XF), 0.0, y3)
+  close(y2:gather(), y3, N, 1e-12, "y again")
+end)
+
+case("from_local and assemble give read_mm's operator", function()
+  local m = dist.map(N)
+  local b, e = m:local_range()
+  local R, C, V = {}, {}, {}
+  for k = 1, #PR do
+    if PR[k] >= b and PR[k] < e then R[#R + 1], C[#C + 1], V[#V + 1] = PR[k] - b, PC[k], PV[k] end
+  end
+  local B = dist.from_local(N, N, b, sparse.from_coo(e - b, N, R, C, V))
+  -- assembly: every rank contributes half of every entry of a slice (off-rank rows summed by owners)
+  local R2, C2, V2 = {}, {}, {}
+  for k = 1, #PR do
+    if k % np == me then
+      for _ = 1, 2 do R2[#R2 + 1], C2[#C2 + 1], V2[#V2 + 1] = PR[k], PC[k], PV[k] / 2 end
+    end
+  end
+  local E = dist.assemble(N, N, R2, C2, V2)
+  local x = distvec(B, XF)
+  local yb, ye = dist.vector(B), dist.vector(E)
+  dist.spmv(1.0, B, x, 0.0, yb)
+  dist.spmv(1.0, E, x, 0.0, ye)
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, full, fullvec(XF), 0.0, yf)
+  close(yb:gather(), yf, N, 1e-12, "from_local")
+  close(ye:gather(), yf, N, 1e-12, "assemble")
+end)
+
+case("a rectangular matrix: x over the domain map, y over the rows", function()
+  local M = N + 7
+  local m = dist.map(N)
+  local b, e = m:local_range()
+  local R, C, V = {}, {}, {}
+  for i = b, e - 1 do
+    for _, j in ipairs{i, (i * 5 + 3) % M, M - 1 - (i % 11)} do R[#R + 1], C[#C + 1], V[#V + 1] = i - b, j, 1.0 + j % 4 end
+  end
+  local B = dist.from_local(N, M, b, sparse.from_coo(e - b, M, R, C, V, {sum_duplicates = true}))
+  local x, y = dist.vector(B:domain_map(), 0.0), dist.vector(B)
+  local ids = x:local_ids()
+  for k = 0, ids:extent(0) - 1 do x:local_view()[k] = XF(ids(k)) end
+  dist.spmv(1.0, B, x, 0.0, y)
+  local FR, FC, FV = {}, {}, {}
+  for i = 0, N - 1 do
+    for _, j in ipairs{i, (i * 5 + 3) % M, M - 1 - (i % 11)} do FR[#FR + 1], FC[#FC + 1], FV[#FV + 1] = i, j, 1.0 + j % 4 end
+  end
+  local Bf = sparse.from_coo(N, M, FR, FC, FV, {sum_duplicates = true})
+  local xf = speck.View("xf", "float64", M)
+  for j = 0, M - 1 do xf[j] = XF(j) end
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, Bf, xf, 0.0, yf)
+  close(y:gather(), yf, N, 1e-12, "rectangular spmv")
+  fails_with("speck.dist.spmv: x is a vector of another map", dist.spmv, 1.0, B, y, 0.0, dist.vector(B))
+end)
+
+case("a partition map: from_local and read_mm over it, spmv, cg, gather", function()
+  local part = {}
+  for i = 0, N - 1 do part[i + 1] = ((i // 5) * 3 + i) % np end
+  local m = dist.map(N, {partition = part})
+  local ids = m:local_ids()
+  local lid = {}
+  for k = 0, ids:extent(0) - 1 do lid[ids(k)] = k end
+  local R, C, V = {}, {}, {}
+  for k = 1, #PR do
+    if lid[PR[k]] then R[#R + 1], C[#C + 1], V[#V + 1] = lid[PR[k]], PC[k], PV[k] end
+  end
+  local B = dist.from_local(N, N, 0, sparse.from_coo(ids:extent(0), N, R, C, V), {map = m})
+  local x, y = distvec(B, XF), dist.vector(B)
+  dist.spmv(1.0, B, x, 0.0, y)
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, full, fullvec(XF), 0.0, yf)
+  close(y:gather(), yf, N, 1e-12, "partitioned spmv")
+  -- read_mm over the same map
+  local Bm = dist.read_mm(MTX, {map = m})
+  local y2 = dist.vector(Bm)
+  dist.spmv(1.0, Bm, x, 0.0, y2)
+  close(y2:gather(), yf, N, 1e-12, "read_mm over a partition map")
+  local _, info = dist.cg(Bm, distvec(Bm, function() return 1.0 end), {tol = 1e-10})
+  eq(info.reason, "converged", "cg over a partition map")
+  fails_with("speck.dist.read_mm: '" .. MTX .. "' has " .. N .. " rows, the map 17", dist.read_mm, MTX,
+             {map = dist.map(17)})
+end)
+
+case("spgemm A*A against sparse.spgemm on the whole matrix", function()
+  local C = dist.spgemm(A, A)
+  local Cf = sparse.spgemm(full, full)
+  eq(C:nnz(), Cf:nnz(), "nnz of A*A")
+  local x, y = distvec(C, XF), dist.vector(C)
+  dist.spmv(1.0, C, x, 0.0, y)
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, Cf, fullvec(XF), 0.0, yf)
+  close(y:gather(), yf, N, 1e-12, "(A*A) x")
+end)
+
+case("dot, norm2, axpy against the whole vectors", function()
+  local x, y = distvec(A, XF), distvec(A, function(i) return 1.0 / (i + 1) end)
+  local d = 0
+  for i = 0, N - 1 do d = d + XF(i) / (i + 1) end
+  check(math.abs(dist.dot(x, y) - d) <= 1e-12 * math.abs(d), "dot")
+  local n2 = 0
+  for i = 0, N - 1 do n2 = n2 + XF(i) ^ 2 end
+  check(math.abs(dist.norm2(x) - math.sqrt(n2)) <= 1e-12 * math.sqrt(n2), "norm2")
+  dist.axpy(3.0, x, y)
+  close(y:gather(), fullvec(function(i) return 3.0 * XF(i) + 1.0 / (i + 1) end), N, 1e-12, "axpy")
+  local y0, yall = y:gather(0), y:gather()
+  if me == 0 then close(y0, yall, N, 0, "gathered to rank 0") else eq(y0, nil, "not gathered here") end
+end)
+
+-- -- solvers ------------------------------------------------------------------------------------
+-- the 1-rank run's numbers (written by np = 1, read by the others)
+local ref = {}
+local function record(key, iters, x)
+  ref[key] = {iters = iters, x = x}
+end
+local function compare(key, iters, xg)
+  if np == 1 or not REF then return end
+  local fh = assert(io.open(REF, "r"))
+  local want
+  for l in fh:lines() do
+    local k, it, rest = l:match("^(%S+) (%d+) (.*)$")
+    if k == key then
+      want = {iters = math.tointeger(tonumber(it)), x = {}}
+      for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
+    end
+  end
+  fh:close()
+  check(want, "no 1-rank reference for " .. key)
+  eq(iters, want.iters, key .. " iterations against 1 rank")
+  local xr = speck.View.from(want.x, "float64")
+  close(xg, xr, N, 1e-12, key .. " solution against 1 rank")
+end
+
+local function solved(key, B, bfull, x, info, Afull, tol)
+  eq(info.reason, "converged", key .. " reason")
+  check(info.resid <= tol, key .. " resid " .. info.resid)
+  eq(#info.history, info.iters + 1, key .. " history length")
+  local xg = x:gather()
+  local r = speck.View("r", "float64", N)
+  speck.deep_copy(r, bfull)
+  sparse.spmv("N", -1.0, Afull, xg, 1.0, r)
+  local rn, bn = 0, 0
+  for i = 0, N - 1 do rn, bn = rn + r(i) ^ 2, bn + bfull(i) ^ 2 end
+  check(math.sqrt(rn / bn) <= 2 * tol, key .. ": ||b - A x|| / ||b|| on one rank is " .. math.sqrt(rn / bn))
+  check(math.abs(math.sqrt(rn / bn) - info.resid) <= 1e-12 + 1e-6 * info.resid, key .. " info.resid")
+  if np == 1 then record(key, info.iters, xg) else compare(key, info.iters, xg) end
+end
+
+case("cg (Jacobi and none) against the whole system and the 1-rank run", function()
+  local b = distvec(A, function(i) return 1.0 + (i % 3) end)
+  local bf = fullvec(function(i) return 1.0 + (i % 3) end)
+  for _, pc in ipairs{"jacobi", "none", "chebyshev"} do
+    local x, info = dist.cg(A, b, {tol = 1e-10, precond = pc})
+    solved("cg_" .. pc, A, bf, x, info, full, 1e-10)
+  end
+end)
+
+case("cg with block Jacobi (local sparse Cholesky): one iteration on one rank, converged on all", function()
+  local b = distvec(A, function(i) return 1.0 + (i % 3) end)
+  local bf = fullvec(function(i) return 1.0 + (i % 3) end)
+  local x, info = dist.cg(A, b, {tol = 1e-10, precond = "block_jacobi"})
+  eq(info.reason, "converged", "reason")
+  if np == 1 then eq(info.iters, 1, "an exact preconditioner on one rank") end
+  local _, jinfo = dist.cg(A, b, {tol = 1e-10, precond = "jacobi"})
+  check(info.iters < jinfo.iters, ("fewer iterations than Jacobi (%d, %d)"):format(info.iters, jinfo.iters))
+  local xg = x:gather()
+  local r = speck.View("r", "float64", N)
+  speck.deep_copy(r, bf)
+  sparse.spmv("N", -1.0, full, xg, 1.0, r)
+  local rn, bn = 0, 0
+  for i = 0, N - 1 do rn, bn = rn + r(i) ^ 2, bn + bf(i) ^ 2 end
+  check(math.sqrt(rn / bn) <= 2e-10, "||b - A x|| / ||b|| = " .. math.sqrt(rn / bn))
+end)
+
+case("gmres (restarted; Jacobi, Chebyshev) and bicgstab on a nonsymmetric matrix against the whole system and the 1-rank run", function()
+  local m = dist.map(N)
+  local b, e = m:local_range()
+  local R, C, V = {}, {}, {}
+  for k = 1, #NR do
+    if NR[k] >= b and NR[k] < e then R[#R + 1], C[#C + 1], V[#V + 1] = NR[k] - b, NC[k], NV[k] end
+  end
+  local B = dist.from_local(N, N, b, sparse.from_coo(e - b, N, R, C, V))
+  local rhs = distvec(B, function(i) return 1.0 + (i % 3) end)
+  local bf = fullvec(function(i) return 1.0 + (i % 3) end)
+  local x, info = dist.gmres(B, rhs, {tol = 1e-10, restart = 20, precond = "jacobi"})
+  solved("gmres_jacobi", B, bf, x, info, fulln, 1e-10)
+  check(info.iters > 20, "restarted at least once (" .. info.iters .. " iterations)")
+  x, info = dist.bicgstab(B, rhs, {tol = 1e-10, precond = "jacobi"})
+  solved("bicgstab_jacobi", B, bf, x, info, fulln, 1e-10)
+  x, info = dist.gmres(B, rhs, {tol = 1e-10, restart = 20, precond = "chebyshev", degree = 2})
+  solved("gmres_chebyshev", B, bf, x, info, fulln, 1e-10)
+end)
+
+-- -- graphs ----------------------------------------------------------------------------------
+local NV_G = 300
+local GEDGES = TMP .. "/graph.txt"
+local GS, GD = {}, {}
+do -- a random graph of two parts (so components count), deterministic
+  local s = 12345
+  local function rnd(n) s = (s * 1103515245 + 12345) % 2147483648 return s % n end
+  for _ = 1, 700 do
+    local u = rnd(200)
+    GS[#GS + 1], GD[#GD + 1] = u, rnd(200)
+  end
+  for _ = 1, 60 do GS[#GS + 1], GD[#GD + 1] = 200 + rnd(90), 200 + rnd(90) end
+  -- vertices 290..299 stay isolated
+end
+if me == 0 then
+  local fh = assert(io.open(GEDGES, "w"))
+  fh:write("# a test graph\n# Nodes: " .. NV_G .. " Edges: " .. #GS .. "\n")
+  for k = 1, #GS do fh:write(GS[k], "\t", GD[k], "\n") end
+  fh:close()
+  os.execute("gzip -c '" .. GEDGES .. "' > '" .. GEDGES .. ".gz'")
+end
+remote.barrier()
+local whole = graph.from_edges(NV_G, GS, GD)
+local g
+case("read_graph (byte ranges) against the whole graph", function()
+  g = dist.read_graph(GEDGES)
+  eq(g:num_vertices(), NV_G, "vertices")
+  eq(g:num_edges(), whole:num_edges(), "edges")
+end)
+
+case("bfs levels bit-identical to graph.bfs, top-down, bottom-up and switching", function()
+  local switched = false
+  for _, s in ipairs{0, 17, 250, 295} do
+    local want = graph.bfs(whole, s)
+    for _, d in ipairs{"auto", "top_down", "bottom_up"} do
+      local l = dist.bfs(g, s, {direction = d})
+      if d == "auto" and l.directions:find("T") and l.directions:find("B") then switched = true end
+      if d == "top_down" then check(not l.directions:find("B"), "top-down only") end
+      if d == "bottom_up" then check(not l.directions:find("T"), "bottom-up only") end
+      local lev = l:gather()
+      for v = 0, NV_G - 1 do eq(lev(v), want(v), ("level of %d from %d (%s)"):format(v, s, d)) end
+    end
+  end
+  check(switched, "the auto direction switched at least once")
+  fails_with("speck.dist.bfs: direction must be \"auto\", \"top_down\" or \"bottom_up\", got sideways",
+             dist.bfs, g, 0, {direction = "sideways"})
+end)
+
+case("connected components: the same partition as graph.connected_components", function()
+  local lab, n = dist.connected_components(g)
+  local want, wn = graph.connected_components(whole)
+  eq(n, wn, "components")
+  local l = lab:gather()
+  local fw, bw = {}, {}
+  for v = 0, NV_G - 1 do
+    local a, b = l(v), want(v)
+    if fw[a] == nil then fw[a] = b end
+    if bw[b] == nil then bw[b] = a end
+    eq(fw[a], b, "partition at " .. v)
+    eq(bw[b], a, "partition at " .. v)
+    check(l(v) <= v, "label is the smallest id")
+  end
+end)
+
+case("pagerank within 1e-10 of graph.pagerank", function()
+  local r, it = dist.pagerank(g, {tol = 1e-13, maxiter = 500})
+  local want = graph.pagerank(whole, {tol = 1e-13, maxiter = 500})
+  check(it > 1, "iterations")
+  close(r:gather(), want, NV_G, 1e-10, "pagerank")
+end)
+
+case("triangles: the total of graph.triangles; a .gz file (rank 0 reads it) gives the same graph", function()
+  local want = graph.triangles(whole)
+  eq(dist.triangles(g), want, "triangles")
+  local gz = dist.read_graph(GEDGES .. ".gz")
+  eq(gz:num_edges(), whole:num_edges(), "edges of the .gz")
+  eq(dist.triangles(gz), want, "triangles of the .gz")
+end)
+
+case("a directed graph: bfs along out-arcs, weak components, pagerank against the library", function()
+  local dg = dist.read_graph(GEDGES, {directed = true})
+  local wd = graph.from_edges(NV_G, GS, GD, {directed = true})
+  check(dg:is_directed(), "directed")
+  eq(dg:num_edges(), wd:num_edges(), "arcs")
+  for _, s in ipairs{0, 17, 250} do
+    local want = graph.bfs(wd, s)
+    for _, d in ipairs{"auto", "top_down", "bottom_up"} do
+      local lev = dist.bfs(dg, s, {direction = d}):gather()
+      for v = 0, NV_G - 1 do eq(lev(v), want(v), ("level of %d from %d (%s)"):format(v, s, d)) end
+    end
+  end
+  local lab, n = dist.connected_components(dg)
+  local want, wn = graph.wcc(wd)
+  eq(n, wn, "weak components")
+  local l, fw = lab:gather(), {}
+  for v = 0, NV_G - 1 do
+    if fw[l(v)] == nil then fw[l(v)] = want(v) end
+    eq(fw[l(v)], want(v), "partition at " .. v)
+  end
+  local r = dist.pagerank(dg, {tol = 1e-13, maxiter = 500})
+  close(r:gather(), graph.pagerank(wd, {tol = 1e-13, maxiter = 500}), NV_G, 1e-10, "directed pagerank")
+  fails_with("speck.dist.triangles: g is directed", dist.triangles, dg)
+end)
+
+-- -- memory: no rank holds more than its rows plus the halo ------------------------------------
+case("each rank holds its rows and the halo only (matrix, vectors, solver output, graph)", function()
+  local b, e = A:local_range()
+  local nloc = e - b
+  local nnz_mine = 0
+  for k = 1, #PR do if PR[k] >= b and PR[k] < e then nnz_mine = nnz_mine + 1 end end
+  local h = A:plan_info().halo
+  local c = dist._internal.c
+  local round = function(x) return (x + 63) // 64 * 64 end
+  -- rowptr twice, colidx int32 + values float64 per entry, halo values and ids
+  local allowed = 2 * round(8 * (nloc + 1)) + 2 * round(4 * nnz_mine) + 2 * round(8 * nnz_mine)
+                  + 2 * round(8 * h) + 4 * 64
+  check(A:memory() <= allowed, ("matrix part %d bytes > %d"):format(A:memory(), allowed))
+  if np == 3 then check(A:memory() < c.bytes(full.values) + c.bytes(full.colidx), "less than the whole") end
+  local x = dist.cg(A, dist.vector(A, 1.0), {tol = 1e-6})
+  check(c.bytes(x:local_view()) <= round(8 * nloc), "solution: own rows only")
+  check(g:memory() < 3 * c.bytes(whole.colidx) * 2 // np + 4096, "graph part")
+  local lev = dist.bfs(g, 0)
+  check(c.bytes(lev:local_view()) <= round(8 * g.map.nloc), "levels: own rows only")
+end)
+
+case("no call but gather() makes a view larger than this rank's rows plus the halo", function()
+  -- every view speck.View makes during the calls, counted (dist.lua makes
+  -- its views through speck.View; the library's outputs are checked above)
+  local View = speck.View
+  local largest, what = 0, ""
+  speck.View = setmetatable({}, {__index = View, __call = function(_, label, dt, dims, ...)
+    local n = type(dims) == "table" and 1 or dims
+    if type(dims) == "table" then for _, d in ipairs(dims) do n = n * d end end
+    if n > largest then largest, what = n, label end
+    return View(label, dt, dims, ...)
+  end})
+  local ok, e = pcall(function()
+    local b = dist.vector(A, 1.0)
+    local y = dist.vector(A)
+    dist.spmv(1.0, A, b, 0.0, y)
+    dist.cg(A, b, {tol = 1e-6, precond = "jacobi"})
+    dist.gmres(A, b, {tol = 1e-6, restart = 5})
+    dist.bfs(g, 0)
+    dist.connected_components(g)
+    dist.pagerank(g)
+  end)
+  speck.View = View
+  assert(ok, e)
+  local b, e2 = A:local_range()
+  local gb, ge = g:local_range()
+  local bound = math.max(e2 - b + 1, A:plan_info().halo, ge - gb + 1, g.A.nhalo)
+  check(largest <= bound, ("view '%s' of %d elements > %d (rows + 1 or halo)"):format(what, largest, bound))
+  if np == 3 then check(largest < N, "smaller than a whole vector") end
+end)
+
+-- -- bad input: the same error on every rank, no hang, the VM usable ----------------------------
+case("ranks in different collective calls: every rank gets the same error", function()
+  if np == 1 then return end
+  local x = dist.vector(A, 1.0)
+  local want = "speck.dist: the ranks are in different collective calls: rank 0 in speck.dist.dot, rank 1 in speck.dist.norm2"
+  if me == 0 then fails_with(want, dist.dot, x, x) else fails_with(want, dist.norm2, x) end
+  fails_with("speck.dist.bfs: the ranks disagree on source: rank 0 has 0, rank " .. (np - 1) .. " has " .. (np - 1),
+             dist.bfs, g, me)
+  -- a bad argument on one rank only: every rank gets that rank's message
+  local want2 = "speck.dist.cg: tol must be a positive number, got -1.0"
+  fails_with(want2, dist.cg, A, x, {tol = me == np - 1 and -1.0 or 1e-8})
+  fails_with("speck.dist.spmv: y must be a distributed vector, got nil", dist.spmv, 1.0, A, x, 0.0,
+             me ~= 0 and dist.vector(A) or nil)
+  eq(dist.dot(x, x), N * 1.0, "usable after")
+end)
+
+case("a partition vector with an out-of-range or missing owner", function()
+  fails_with("speck.dist.map: partition[2] (from 0) is " .. np .. ": an owner must be a rank in [0, " .. np .. ")",
+             dist.map, 4, {partition = {0, 0, np, 0}})
+  fails_with("speck.dist.map: partition[1] (from 0) is -1", dist.map, 4, {partition = {0, -1, 0, 0}})
+  if np > 1 then
+    fails_with("speck.dist.map: partition gives rank 1 no index", dist.map, 4, {partition = {0, 0, 0, 0}})
+  end
+  fails_with("speck.dist.map: partition has 3 entries, the map has 4 indices", dist.map, 4, {partition = {0, 0, 0}})
+  if np > 1 then -- rank 0 passes another partition than the others
+    local part = {}
+    for i = 0, 9 do part[i + 1] = (me == 0 and i + 1 or i) % np end
+    fails_with("speck.dist.map: the ranks disagree on the partition's checksum", dist.map, 10, {partition = part})
+    -- and an out-of-range owner on rank 0 alone: the same error everywhere, no hang
+    part = {}
+    for i = 0, 9 do part[i + 1] = (me == 0 and i == 4) and 99 or i % np end
+    fails_with("speck.dist.map: the ranks disagree on the partition's checksum", dist.map, 10, {partition = part})
+    fails_with("speck.dist.map: the ranks disagree on the partition's length: rank 1 has 3, rank 0 has 4",
+               dist.map, 4, {partition = me == 0 and {0, 0, 0, 1} or {0, 0, 1}})
+  end
+end)
+
+case("a matrix file the last rank cannot read: every rank gets its error", function()
+  local path = me == np - 1 and (TMP .. "/missing.mtx") or (TMP .. "/poisson.mtx")
+  fails_with("speck.dist.read_mm: rank " .. (np - 1) .. " cannot read '" .. TMP .. "/missing.mtx'", dist.read_mm, path)
+  fails_with("speck.dist.read_graph: rank " .. (np - 1) .. " cannot read '" .. TMP .. "/missing.mtx'",
+             dist.read_graph, path)
+end)
+
+case("more ranks than rows", function()
+  fails_with(("speck.dist.map: %d ranks but only %d rows: every rank needs at least one row"):format(np, np - 1),
+             dist.map, np - 1)
+  local small = TMP .. "/small.mtx"
+  if me == 0 then
+    sparse.write_mm(small, sparse.from_coo(np - 1 + (np == 1 and 1 or 0), 2, {0}, {0}, {1.0}))
+  end
+  remote.barrier()
+  if np > 1 then
+    fails_with(("speck.dist.read_mm: %d ranks but only %d rows"):format(np, np - 1), dist.read_mm, small)
+  end
+end)
+
+case("a vector of another map passed to spmv, and other wrong arguments", function()
+  local xb = dist.vector(dist.map(N + np))
+  local y = dist.vector(A)
+  fails_with("speck.dist.spmv: x is a vector of another map (" .. (N + np) .. " rows", dist.spmv, 1.0, A, xb, 0.0, y)
+  fails_with("speck.dist.spmv: A must be a distributed matrix, got table", dist.spmv, 1.0, {}, y, 0.0, y)
+  fails_with("speck.dist.cg: unknown option 'tolerance'", dist.cg, A, y, {tolerance = 1})
+  fails_with("speck.dist.bfs: source 300 is not a vertex (the graph has 300: 0..299)", dist.bfs, g, 300)
+  local x = dist.vector(A, 1.0)
+  dist.spmv(1.0, A, x, 0.0, y) -- usable after
+  eq(dist.dot(y, y) > 0, true, "usable")
+end)
+
+case("a zero diagonal under Jacobi names the row", function()
+  local m = dist.map(N)
+  local b, e = m:local_range()
+  local R, C, V = {}, {}, {}
+  for k = 1, #PR do
+    if PR[k] >= b and PR[k] < e and not (PR[k] == 7 and PC[k] == 7) then
+      R[#R + 1], C[#C + 1], V[#V + 1] = PR[k] - b, PC[k], PV[k]
+    end
+  end
+  local Z = dist.from_local(N, N, b, sparse.from_coo(e - b, N, R, C, V))
+  fails_with("speck.dist.cg: Jacobi: row 7 has a zero diagonal", dist.cg, Z, dist.vector(Z, 1.0), {precond = "jacobi"})
+end)
+
+-- -- run ---------------------------------------------------------------------------------------
+local passed, failed = 0, 0
+for _, c in ipairs(cases) do
+  if os.getenv("SPECK_TEST_VERBOSE") then io.stderr:write(("rank %d: %s\n"):format(me, c.name)) end
+  local ok, e = pcall(c.f)
+  collectgarbage()
+  local all = remote.allreduce(ok and 1 or 0, "min")
+  if not ok then io.stderr:write(("rank %d: %s: %s\n"):format(me, c.name, tostring(e))) end
+  if all == 1 then passed = passed + 1 else failed = failed + 1 end
+  remote.barrier()
+end
+if np == 1 and REF then
+  local fh = assert(io.open(REF, "w"))
+  for k, r in pairs(ref) do
+    local t = {}
+    for i = 0, N - 1 do t[#t + 1] = ("%.17g"):format(r.x(i)) end
+    fh:write(k, " ", r.iters, " ", table.concat(t, " "), "\n")
+  end
+  fh:close()
+end
+if me == 0 then
+  print(("dist (%d rank%s, %s): %d cases"):format(np, np == 1 and "" or "s", speck.info().default_space, #cases))
+  print(("%d passed, %d failed"):format(passed, failed))
+end

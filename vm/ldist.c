@@ -1,0 +1,373 @@
+/* ldist.c: the C side of speck.dist (stdlib/speck/dist.lua), bound as
+ * speck.core.dist: row maps, the split of a local CRS into interior and
+ * boundary columns, halo plans, agreement checks and the collectives of
+ * backends/dist. Views passed here are contiguous host views. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "vm.h"
+#include "../backends/dist/dist.h"
+#include "../backends/remote/remote.h"
+
+#define ERRLEN 1024
+#define MAP_MT "speck.dist.map"
+#define PLAN_MT "speck.dist.plan"
+
+static int raise(lua_State *L, const char *msg) {
+  luaL_where(L, 1);
+  lua_pushstring(L, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+/* a contiguous host view at 'idx' (nil allowed when 'opt') */
+static sk_view *hostview(lua_State *L, int idx, int opt) {
+  if (opt && lua_isnoneornil(L, idx)) return NULL;
+  sk_view *v = sk_lview_check(L, idx);
+  if (!sk_space_host_accessible(v->space) || !sk_view_contiguous(v))
+    sk_lerror(L, "speck.dist", v->label, SK_E_DIST_HOST_VIEW);
+  return v;
+}
+
+static int64_t vlen(const sk_view *v) {
+  int64_t n = 1;
+  for (int i = 0; i < v->rank; i++) n *= v->extent[i];
+  return n;
+}
+
+/* a new host view of 'n' elements of 'dtype' pushed; its data */
+static void *newview(lua_State *L, const char *label, int dtype, int64_t n) {
+  sk_view *v = sk_lview_new(L);
+  char err[ERRLEN];
+  if (sk_view_create(v, label, dtype, 1, &n, SK_RIGHT, SK_SPACE_HOST, 1, NULL, err,
+                     sizeof err) < 0)
+    raise(L, err);
+  return v->data;
+}
+
+/* -- maps --------------------------------------------------------------- */
+static int map_gc(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  free(m->off);
+  m->off = NULL;
+  return 0;
+}
+
+/* map(n, offsets) | map(n, part_view, ids_view): offsets a table of
+ * nranks + 1 integers; part int32/int64 of n, ids int64 sorted */
+static int l_map(lua_State *L) {
+  int64_t n = luaL_checkinteger(L, 1);
+  sk_dist_map *m = lua_newuserdatauv(L, sizeof *m, 2);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, MAP_MT);
+  m->n = n;
+  m->nranks = sk_remote_size();
+  m->me = sk_remote_rank();
+  if (lua_istable(L, 2)) {
+    m->off = malloc(((size_t)m->nranks + 1) * sizeof *m->off);
+    if (!m->off) return sk_lerror(L, "speck.dist.map", NULL, SK_E_DIST_MAP_NOMEM, m->nranks);
+    for (int r = 0; r <= m->nranks; r++) {
+      lua_rawgeti(L, 2, r + 1);
+      m->off[r] = lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    m->nloc = m->off[m->me + 1] - m->off[m->me];
+    return 1;
+  }
+  sk_view *p = hostview(L, 2, 0), *ids = hostview(L, 3, 0);
+  m->part = p->data;
+  m->part64 = p->dtype == SK_I64;
+  m->ids = ids->data;
+  m->nloc = vlen(ids);
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, 3);
+  lua_setiuservalue(L, -2, 2);
+  return 1;
+}
+
+static int m_owner(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  lua_pushinteger(L, sk_dist_owner(m, luaL_checkinteger(L, 2)));
+  return 1;
+}
+
+static int m_lid(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  lua_pushinteger(L, sk_dist_lid(m, luaL_checkinteger(L, 2)));
+  return 1;
+}
+
+/* split(map, ncols, rowptr, colidx [, values]) -> ip, ic, iv, bp, bc, bv, halo */
+static int l_split(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  int64_t ncols = luaL_checkinteger(L, 2);
+  sk_view *rp = hostview(L, 3, 0), *ci = hostview(L, 4, 0), *va = hostview(L, 5, 1);
+  int64_t nloc = vlen(rp) - 1, ni, nb, nh, *halo = NULL;
+  char err[ERRLEN];
+  if (sk_dist_split(m, ncols, nloc, rp->data, ci->data, ci->dtype == SK_I64,
+                    va ? va->data : NULL, &ni, &nb, &halo, &nh, NULL, NULL, NULL, NULL, NULL,
+                    NULL, err, sizeof err) < 0)
+    return raise(L, err);
+  int64_t *ip = newview(L, "interior_rowptr", SK_I64, nloc + 1);
+  int32_t *ic = newview(L, "interior_colidx", SK_I32, ni);
+  double *iv = newview(L, "interior_values", SK_F64, ni);
+  int64_t *bp = newview(L, "boundary_rowptr", SK_I64, nloc + 1);
+  int32_t *bc = newview(L, "boundary_colidx", SK_I32, nb);
+  double *bv = newview(L, "boundary_values", SK_F64, nb);
+  int64_t *h = newview(L, "halo_ids", SK_I64, nh);
+  if (nh) memcpy(h, halo, (size_t)nh * sizeof *h);
+  sk_dist_split(m, ncols, nloc, rp->data, ci->data, ci->dtype == SK_I64, va ? va->data : NULL,
+                &ni, &nb, &halo, &nh, ip, ic, iv, bp, bc, bv, err, sizeof err);
+  free(halo);
+  return 7;
+}
+
+/* -- plans -------------------------------------------------------------- */
+static int plan_gc(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  sk_dist_plan_free(p);
+  return 0;
+}
+
+static int l_plan(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  sk_view *h = hostview(L, 2, 0);
+  sk_dist_plan *p = lua_newuserdatauv(L, sizeof *p, 0);
+  memset(p, 0, sizeof *p);
+  char err[ERRLEN];
+  if (sk_dist_plan_build(p, m, h->data, vlen(h), err, sizeof err) < 0) return raise(L, err);
+  luaL_setmetatable(L, PLAN_MT);
+  return 1;
+}
+
+static int p_start(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  sk_view *x = hostview(L, 2, 0), *h = hostview(L, 3, 0);
+  char err[ERRLEN];
+  if (sk_dist_plan_start(p, x->data, h->data, err, sizeof err) < 0) return raise(L, err);
+  return 0;
+}
+
+static int p_wait(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  char err[ERRLEN];
+  if (sk_dist_plan_wait(p, err, sizeof err) < 0) return raise(L, err);
+  return 0;
+}
+
+static int p_export_add(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  sk_view *h = hostview(L, 2, 0), *x = hostview(L, 3, 0);
+  char err[ERRLEN];
+  if (sk_dist_plan_export_add(p, h->data, x->data, x->dtype == SK_F64, err, sizeof err) < 0)
+    return raise(L, err);
+  return 0;
+}
+
+static int p_info(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  lua_createtable(L, 0, 5);
+  lua_pushnumber(L, p->build_s);
+  lua_setfield(L, -2, "build_seconds");
+  lua_pushinteger(L, p->nhalo);
+  lua_setfield(L, -2, "halo");
+  lua_pushinteger(L, p->nsend);
+  lua_setfield(L, -2, "sent");
+  lua_createtable(L, p->nsrc, 0);
+  for (int i = 0; i < p->nsrc; i++) {
+    lua_pushinteger(L, p->src[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "sources");
+  lua_createtable(L, p->ndst, 0);
+  for (int i = 0; i < p->ndst; i++) {
+    lua_pushinteger(L, p->dst[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "destinations");
+  return 1;
+}
+
+/* -- collectives -------------------------------------------------------- */
+/* agree(call, {ints}, {names}) -> nil | the message every rank gets */
+static int l_agree(lua_State *L) {
+  const char *call = luaL_checkstring(L, 1);
+  int n = (int)lua_rawlen(L, 2);
+  int64_t d[32];
+  const char *names[32];
+  if (n > 15) n = 15;
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, i + 1);
+    d[i] = (int64_t)lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_rawgeti(L, 3, i + 1);
+    names[i] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    if (!names[i]) names[i] = "?";
+  }
+  char msg[ERRLEN];
+  int rc = sk_dist_agree(call, d, names, n, msg, sizeof msg);
+  if (rc < 0) return raise(L, msg);
+  if (rc == 0) return 0;
+  lua_pushstring(L, msg);
+  return 1;
+}
+
+/* consensus(msg | nil) -> nil | the lowest failing rank's message */
+static int l_consensus(lua_State *L) {
+  const char *mine = lua_tostring(L, 1);
+  char msg[ERRLEN];
+  int rc = sk_dist_consensus(mine != NULL, mine, msg, sizeof msg);
+  if (rc < 0) return raise(L, msg);
+  if (rc == 0) return 0;
+  lua_pushstring(L, msg);
+  return 1;
+}
+
+/* allgather(n) -> {n of rank 0, n of rank 1, ...} */
+static int l_allgather(lua_State *L) {
+  int64_t x = luaL_checkinteger(L, 1);
+  int np = sk_remote_size();
+  int64_t *out = lua_newuserdatauv(L, (size_t)np * sizeof *out, 0);
+  char err[ERRLEN];
+  if (sk_dist_allgather_i64(x, out, err, sizeof err) < 0) return raise(L, err);
+  lua_createtable(L, np, 0);
+  for (int r = 0; r < np; r++) {
+    lua_pushinteger(L, out[r]);
+    lua_rawseti(L, -2, r + 1);
+  }
+  return 1;
+}
+
+static int64_t *counts_table(lua_State *L, int idx, int np) {
+  int64_t *c = lua_newuserdatauv(L, (size_t)np * sizeof *c, 0);
+  for (int r = 0; r < np; r++) {
+    lua_rawgeti(L, idx, r + 1);
+    c[r] = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  return c;
+}
+
+/* allgatherv(src, counts, dst): every rank's src in rank order into dst */
+static int l_allgatherv(lua_State *L) {
+  sk_view *s = hostview(L, 1, 0), *d = hostview(L, 3, 0);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int np = sk_remote_size();
+  int64_t *c = counts_table(L, 2, np);
+  char err[ERRLEN];
+  if (sk_dist_allgatherv(s->data, vlen(s), c, (int)sk_dtypes[s->dtype].size, d->data, err,
+                         sizeof err) < 0)
+    return raise(L, err);
+  return 0;
+}
+
+/* gatherv(src, counts, dst | nil, root): every rank's src in rank order
+ * into dst on rank 'root' */
+static int l_gatherv(lua_State *L) {
+  sk_view *s = hostview(L, 1, 0), *d = hostview(L, 3, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int root = (int)luaL_checkinteger(L, 4);
+  int np = sk_remote_size();
+  int64_t *c = counts_table(L, 2, np);
+  char err[ERRLEN];
+  if (sk_dist_gatherv(s->data, vlen(s), c, (int)sk_dtypes[s->dtype].size, d ? d->data : NULL,
+                      root, err, sizeof err) < 0)
+    return raise(L, err);
+  return 0;
+}
+
+/* alltoallv(send, counts) -> recv view (same dtype), recv counts */
+static int l_alltoallv(lua_State *L) {
+  sk_view *s = hostview(L, 1, 0);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int np = sk_remote_size();
+  int64_t *c = counts_table(L, 2, np);
+  int64_t *rc = lua_newuserdatauv(L, (size_t)np * sizeof *rc, 0);
+  void *rbuf = NULL;
+  char err[ERRLEN];
+  size_t es = sk_dtypes[s->dtype].size;
+  if (sk_dist_alltoallv(s->data, c, (int)es, &rbuf, rc, err, sizeof err) < 0)
+    return raise(L, err);
+  int64_t nr = 0;
+  for (int r = 0; r < np; r++) nr += rc[r];
+  sk_view *v = sk_lview_new(L);
+  if (sk_view_create(v, "received", s->dtype, 1, &nr, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0) {
+    free(rbuf);
+    return raise(L, err);
+  }
+  if (nr) memcpy(v->data, rbuf, (size_t)nr * es);
+  free(rbuf);
+  lua_createtable(L, np, 0);
+  for (int r = 0; r < np; r++) {
+    lua_pushinteger(L, rc[r]);
+    lua_rawseti(L, -2, r + 1);
+  }
+  return 2;
+}
+
+/* allreduce_int(table, op): int64 sums / min / max, exact */
+static int l_allreduce_int(lua_State *L) {
+  static const char *const ops[] = {"sum", "min", "max", NULL};
+  int op = luaL_checkoption(L, 2, "sum", ops);
+  int n = (int)lua_rawlen(L, 1);
+  int64_t *x = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *x, 0);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, 1, i + 1);
+    x[i] = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  char err[ERRLEN];
+  if (sk_dist_allreduce_i64(x, n, op, err, sizeof err) < 0) return raise(L, err);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_pushinteger(L, x[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+static int l_wtime(lua_State *L) {
+  lua_pushnumber(L, sk_dist_wtime());
+  return 1;
+}
+
+/* bytes(view): the bytes a view's allocation holds (the memory checks) */
+static int l_bytes(lua_State *L) {
+  sk_view *v = sk_lview_check(L, 1);
+  lua_pushinteger(L, v->alloc ? (lua_Integer)v->alloc->bytes : 0);
+  return 1;
+}
+
+static const luaL_Reg dist_funcs[] = {
+  {"map", l_map},           {"split", l_split},         {"plan", l_plan},
+  {"agree", l_agree},       {"consensus", l_consensus}, {"allgather", l_allgather},
+  {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
+  {"wtime", l_wtime},       {"bytes", l_bytes},         {NULL, NULL}};
+
+static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
+static const luaL_Reg plan_methods[] = {{"start", p_start},
+                                        {"wait", p_wait},
+                                        {"export_add", p_export_add},
+                                        {"info", p_info},
+                                        {NULL, NULL}};
+
+static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
+  luaL_newmetatable(L, name);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+}
+
+void sk_ldist_open(lua_State *L) {
+  new_mt(L, MAP_MT, map_methods, map_gc);
+  new_mt(L, PLAN_MT, plan_methods, plan_gc);
+  luaL_newlib(L, dist_funcs);
+  lua_setfield(L, -2, "dist");
+}
