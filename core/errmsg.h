@@ -734,6 +734,13 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 /* -- options tables: one checker (vm/lcore.c sk_lopts_check) -- */
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
+/* -- reliability (issue 30): faults inside kernel bodies (backends/host/guard.c) -- */
+SK_ERRDEF(BODY_FAULT_ACCESS, "the body faulted (invalid memory access at %#llx)")
+SK_ERRDEF(BODY_FAULT_BUS, "the body faulted (bus error at %#llx: misaligned access or memory of a truncated file)")
+SK_ERRDEF(BODY_FAULT_STACK, "the body faulted (stack overflow at %#llx: the body's locals need more than the thread's stack of %zu KiB)")
+SK_ERRDEF(BODY_FAULT_DIVZERO, "the body faulted (integer division by zero or overflow)")
+SK_ERRDEF(BODY_FAULT_ARITH, "the body faulted (arithmetic exception %d)")
+SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at %#llx)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

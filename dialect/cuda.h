@@ -65,6 +65,9 @@ typedef unsigned long uint64_t;
  * roughly double a new kernel's NVRTC time for no gain in a memory-bound
  * loop at full occupancy) and the shuffle steps of the block reductions */
 #define SK__ROLLED _Pragma("unroll 1")
+/* the back-edge poll of a user body's loops (jit/check.c sk_body_polls):
+ * none on the device yet -- a device kernel runs to its end */
+#define SK__POLL() ((void)0)
 /* GNU C's __typeof__ (bodies use it): the type without the reference
  * decltype adds to an lvalue */
 template <class T> struct sk__rr { typedef T t; };

@@ -161,6 +161,12 @@ SK__ATF void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n) 
   o->extent = n;
 }
 #endif
+/* The poll on the back edges of a user body's loops (codegen.c
+ * rewrites them): one load of the launch's stop word; when it is set,
+ * sk_ctx.poll leaves the body or returns. 'sk__stop' is the chunk
+ * function's copy of sk__ctx->stop. */
+#define SK__POLL()                                                           \
+  (__builtin_expect(*sk__stop != 0, 0) ? (void)sk__ctx->poll() : (void)0)
 SK_INLINE sk_i64 sk__bc(sk_i64 i, sk_i64 n, int c, int d, const sk_ctx *ctx) {
   if ((sk_u64)i < (sk_u64)n) return i;
   sk_oob_report(ctx, c, d, i, n);
@@ -205,6 +211,9 @@ SK__ATF void sk_team_barrier(sk_team_ctx *t) {
 #endif
       } else {
         sched_yield();
+        /* a member that faulted or was interrupted never comes: leave
+         * through the launch's poll (dialect/abi.h) */
+        if (t->stop && __atomic_load_n(t->stop, __ATOMIC_RELAXED) && t->poll) t->poll();
       }
     }
   }

@@ -843,3 +843,60 @@ char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
   sk_buf_add(&o, p + copied, n - copied);
   return sk_buf_take(&o);
 }
+
+/* -- loop polls ------------------------------------------------------------
+ * Every loop written in a user's body polls the launch's stop word on its
+ * back edge (dialect: SK__POLL, see docs/hardening.md), so one iteration
+ * that never ends can still be interrupted or abandoned:
+ *   while (c)          while ( SK__POLL(), c)        (do ... while too)
+ *   for (a; b; c)      for (a; SK__POLL(), b; c)     (an empty b: 1)
+ * The condition is evaluated before every iteration: a loop the compiler
+ * keeps polls once per iteration. Loops of the dialect's constructs and
+ * of preludes are not rewritten; neither are goto loops. No newline is
+ * added, so body line numbers stay right. */
+char *sk_body_polls(const char *p, size_t n) {
+  size_t i = 0, b, len, copied = 0;
+  sk_buf o;
+  sk_buf_init(&o);
+  int any = 0;
+  while (next_ident(p, n, &i, &b, &len)) {
+    int is_while = len == 5 && memcmp(p + b, "while", 5) == 0;
+    int is_for = len == 3 && memcmp(p + b, "for", 3) == 0;
+    if (!is_while && !is_for) continue;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    size_t at = k + 1; /* where the poll goes */
+    int empty = 0;
+    if (is_for) { /* after the first ';' at depth 0 */
+      int depth = 0;
+      size_t q = k + 1;
+      while (q < end - 1) {
+        size_t j = skip_lit(p, q, n);
+        if (j != q) {
+          q = j;
+          continue;
+        }
+        char c = p[q];
+        if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') depth--;
+        else if (c == ';' && depth == 0) break;
+        q++;
+      }
+      if (q >= end - 1) continue; /* no ';': the compiler reports it */
+      at = q + 1;
+      size_t r = skip_ws(p, at, n);
+      empty = r < n && p[r] == ';';
+    }
+    sk_buf_add(&o, p + copied, at - copied);
+    sk_buf_puts(&o, empty ? " SK__POLL(), 1 " : " SK__POLL(), ");
+    copied = at;
+    i = at;
+    any = 1;
+  }
+  if (!any) {
+    sk_buf_free(&o);
+    return NULL;
+  }
+  sk_buf_add(&o, p + copied, n - copied);
+  return sk_buf_take(&o);
+}

@@ -8,7 +8,14 @@
  * Interrupts: every launch runs in pieces (growing from 1024 indices or
  * one MDRange tile until a piece takes about a millisecond) and checks
  * sk_interrupted() between them, so Ctrl-C ends a long kernel within
- * milliseconds with the error SK_INTERRUPTED.
+ * milliseconds with the error SK_INTERRUPTED; a loop in a user's body
+ * polls the same flag on its back edges (codegen.c), so one iteration
+ * that never ends is stopped too.
+ *
+ * Faults: every thread runs its share inside a guard (guard.c); a fault
+ * in a body, or a poll that sees the launch abandoned, brings the thread
+ * back to it, the other threads leave at their next piece boundary or
+ * poll, and the launch fails with the fault's message.
  *
  * Determinism: a reduction is computed as per-block partials, where the
  * blocks depend only on (work items, chunk, thread count), joined by the
@@ -30,6 +37,7 @@
 
 #include "core/backend.h"
 #include "core/err.h"
+#include "guard.h"
 #include "host.h"
 #include "pool.h"
 
@@ -194,7 +202,9 @@ typedef struct job {
   char *partial;     /* nblocks * pstride bytes */
   size_t pstride;
   int64_t piece_min;  /* fewest items between two interrupt checks */
-  atomic_int stopped; /* a piece saw the interrupt: the launch fails */
+  atomic_int stopped; /* 1 interrupted, 2 a body faulted: the launch fails */
+  atomic_int faulted; /* the first fault is recorded in 'fault' */
+  sk_fault fault;
 } job;
 
 /* -- interrupts ------------------------------------------------------------ */
@@ -217,8 +227,24 @@ int64_t sk_host_next_piece(int64_t piece, int64_t min, double *t0) {
 static int stop_here(job *j) {
   if (atomic_load_explicit(&j->stopped, memory_order_relaxed)) return 1;
   if (!sk_interrupted()) return 0;
-  atomic_store_explicit(&j->stopped, 1, memory_order_relaxed);
+  int none = 0;
+  atomic_compare_exchange_strong(&j->stopped, &none, 1);
   return 1;
+}
+
+/* A thread came back to its guard (guard.h): record why in the job. */
+static void job_left(job *j, const sk_guard *g) {
+  if (g->why == SK_GUARD_FAULT) {
+    int none = 0;
+    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) {
+      j->fault = g->fault;
+      sk_body_fault_mark(1); /* polls in other threads' bodies leave too */
+    }
+    atomic_store(&j->stopped, 2);
+  } else if (g->why == SK_GUARD_INTERRUPT) {
+    int none = 0;
+    atomic_compare_exchange_strong(&j->stopped, &none, 1);
+  }
 }
 
 /* Run the chunk function over [b, e) ('acc': NULL or the block's
@@ -238,7 +264,7 @@ static int run_pieces(job *j, int64_t b, int64_t e, void *acc) {
       piece = sk_host_next_piece(piece, j->piece_min, &t0);
     }
     t = e - s > piece ? s + piece : e;
-    j->fn(j->l->args, s, t, acc, &j->ctx);
+    SK_BODY_CALL(j->fn(j->l->args, s, t, acc, &j->ctx));
   }
   return 0;
 }
@@ -261,7 +287,7 @@ static void for_part(void *arg, int tid, int nt) {
     int64_t s = atomic_fetch_add(&j->next, j->chunk);
     if (s >= j->n) break;
     int64_t e = s + j->chunk < j->n ? s + j->chunk : j->n;
-    j->fn(j->l->args, j->b + s, j->b + e, NULL, &j->ctx);
+    SK_BODY_CALL(j->fn(j->l->args, j->b + s, j->b + e, NULL, &j->ctx));
   }
 }
 
@@ -280,12 +306,16 @@ static void run_block(job *j, int blk) {
   for (int64_t s = b; s < e; s += j->chunk) {
     if (s > b && stop_here(j)) return;
     int64_t t = s + j->chunk < e ? s + j->chunk : e;
-    j->fn(j->l->args, s, t, acc, &j->ctx);
+    SK_BODY_CALL(j->fn(j->l->args, s, t, acc, &j->ctx));
   }
 }
 
 static void reduce_part(void *arg, int tid, int nt) {
   job *j = arg;
+  if (nt == 1) { /* the calling thread alone: every block in order */
+    for (int blk = 0; blk < j->nblocks && !stop_here(j); blk++) run_block(j, blk);
+    return;
+  }
   if (!j->dynamic) {
     for (int blk = tid; blk < j->nblocks && !stop_here(j); blk += nt) run_block(j, blk);
     return;
@@ -296,6 +326,18 @@ static void reduce_part(void *arg, int tid, int nt) {
     if (blk >= j->nblocks) break;
     run_block(j, (int)blk);
   }
+}
+
+/* Each thread's share inside its guard. */
+static void guarded(job *j, sk_pool_fn part, int tid, int nt) {
+  sk_guard g;
+  SK_GUARDED(g, &j->stopped, part(j, tid, nt));
+  if (g.why) job_left(j, &g);
+}
+
+static void for_guarded(void *arg, int tid, int nt) { guarded(arg, for_part, tid, nt); }
+static void reduce_guarded(void *arg, int tid, int nt) {
+  guarded(arg, reduce_part, tid, nt);
 }
 
 /* Reduction partials: a buffer per launching thread, grown and reused;
@@ -327,6 +369,8 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
   j->l = l;
   j->fn = (sk_chunk_fn)l->fn;
   j->ctx.oob = l->oob;
+  j->ctx.stop = sk_body_flag();
+  j->ctx.poll = sk_guard_poll;
   j->dynamic = p->schedule == SK_DYNAMIC;
   j->chunk = p->chunk;
   /* indices are cheap items, MDRange tiles are not */
@@ -366,8 +410,19 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
 
 /* Shared by both back ends: 'pooled' says whether to use the pool. */
 static int interrupted(char *err, size_t errlen) {
+  sk_interrupt_reported();
   sk_err(err, errlen, SK_E_INTERRUPTED);
   return -1;
+}
+
+/* How a launch ended: 0, or the fault's or the interrupt's error. */
+static int finished(job *j, char *err, size_t errlen) {
+  if (atomic_load(&j->faulted)) {
+    sk_body_fault_mark(-1);
+    sk_guard_message(&j->fault, err, errlen);
+    return -1;
+  }
+  return atomic_load(&j->stopped) ? interrupted(err, errlen) : 0;
 }
 
 static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errlen);
@@ -390,11 +445,11 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     if (j.n == 0) return 0;
     if (nt == 1 || j.n == 1) {
       j.dynamic = 0;
-      for_part(&j, 0, 1);
+      for_guarded(&j, 0, 1);
     } else {
-      sk_pool_run(for_part, &j);
+      sk_pool_run(for_guarded, &j);
     }
-    return atomic_load(&j.stopped) ? interrupted(err, errlen) : 0;
+    return finished(&j, err, errlen);
   }
   /* reduce and scan: partial blocks */
   size_t acc = l->acc_size;
@@ -424,10 +479,9 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     memcpy(l->result, total, acc);
     return 0;
   }
-  if (use_pool) sk_pool_run(reduce_part, &j);
-  else
-    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, blk);
-  if (atomic_load(&j.stopped)) return interrupted(err, errlen);
+  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  else reduce_guarded(&j, 0, 1);
+  if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   l->init(total);
   if (l->pattern == SK_REDUCE) {
     for (int blk = 0; blk < j.nblocks; blk++)
@@ -443,10 +497,9 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     l->join(total, tmp);
   }
   j.ctx.final = 1;
-  if (use_pool) sk_pool_run(reduce_part, &j);
-  else
-    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, blk);
-  if (atomic_load(&j.stopped)) return interrupted(err, errlen);
+  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  else reduce_guarded(&j, 0, 1);
+  if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   memcpy(l->result, total, acc);
   return 0;
 }
