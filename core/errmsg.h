@@ -741,6 +741,9 @@ SK_ERRDEF(BODY_FAULT_STACK, "the body faulted (stack overflow at %#llx: the body
 SK_ERRDEF(BODY_FAULT_DIVZERO, "the body faulted (integer division by zero or overflow)")
 SK_ERRDEF(BODY_FAULT_ARITH, "the body faulted (arithmetic exception %d)")
 SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at %#llx)")
+/* -- reliability (issue 30): MPI jobs end (backends/remote, vm/lremote.c) -- */
+SK_ERRDEF(REMOTE_REFUSED_ON_RANK, "%s (refused on rank %d; every rank refuses the call)")
+SK_ERRDEF(REMOTE_ALLREDUCE_MISMATCH, "remote.allreduce: the ranks pass different lengths or operations")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on
