@@ -21,7 +21,9 @@
 /* lock-free: stored from signal handlers, read between launch pieces and
  * by loops in bodies. 'body_flag': bit 0 the interrupt request, 2 per
  * launch abandoned after a fault; 'running': launches in flight */
-static int body_flag, running;
+int sk_body_stop_word; /* the flag itself: libtcc-compiled bodies read it by name */
+#define body_flag sk_body_stop_word
+static int running;
 _Static_assert(__atomic_always_lock_free(sizeof(int), 0), "int atomics");
 
 int sk_interrupt_request(void) {

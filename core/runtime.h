@@ -66,6 +66,7 @@ void sk_interrupt_reported(void);
  * request, plus 2 for every launch abandoning its threads after a fault
  * (sk_body_fault_mark(+1 / -1) around that). */
 const int *sk_body_flag(void);
+extern int sk_body_stop_word; /* that word (backends/host/symbols.c) */
 void sk_body_fault_mark(int delta);
 
 /* -- host memory ---------------------------------------------------------- */

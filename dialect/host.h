@@ -164,9 +164,17 @@ SK__ATF void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n) 
 /* The poll on the back edges of a user body's loops (codegen.c
  * rewrites them): one load of the launch's stop word; when it is set,
  * sk_ctx.poll leaves the body or returns. 'sk__stop' is the chunk
- * function's copy of sk__ctx->stop. */
+ * function's copy of sk__ctx->stop (gcc keeps it in a register). */
+#if defined(__TINYC__)
+/* libtcc's code: the word itself by name (one load fewer, tcc keeps no
+ * local in a register) */
+extern volatile int sk_body_stop_word;
+#define SK__POLL()                                                           \
+  (sk_body_stop_word && sk__ctx->poll ? (void)sk__ctx->poll() : (void)0)
+#else
 #define SK__POLL()                                                           \
   (__builtin_expect(*sk__stop != 0, 0) ? (void)sk__ctx->poll() : (void)0)
+#endif
 SK_INLINE sk_i64 sk__bc(sk_i64 i, sk_i64 n, int c, int d, const sk_ctx *ctx) {
   if ((sk_u64)i < (sk_u64)n) return i;
   sk_oob_report(ctx, c, d, i, n);
