@@ -67,6 +67,9 @@ void sk_interrupt_reported(void);
  * (sk_body_fault_mark(+1 / -1) around that). */
 const int *sk_body_flag(void);
 extern int sk_body_stop_word; /* that word (backends/host/symbols.c) */
+/* 'word' (or NULL) gets a copy of the interrupt bit from now on: a device
+ * back end's mapped word its kernels poll */
+void sk_body_flag_mirror(int *word);
 void sk_body_fault_mark(int delta);
 
 /* -- host memory ---------------------------------------------------------- */

@@ -161,19 +161,23 @@ SK__ATF void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n) 
   o->extent = n;
 }
 #endif
-/* The poll on the back edges of a user body's loops (codegen.c
- * rewrites them): one load of the launch's stop word; when it is set,
- * sk_ctx.poll leaves the body or returns. 'sk__stop' is the chunk
- * function's copy of sk__ctx->stop (gcc keeps it in a register). */
+/* The poll on the back edges of a user body's loops (jit/check.c
+ * rewrites their conditions to "SK__GO() && (c)"): one load of the
+ * launch's stop word; when it is set, sk_ctx.poll leaves the body (a jump
+ * to the launch's guard) or returns, and SK__GO is 1. 'sk__stop' is the
+ * chunk function's copy of sk__ctx->stop (gcc keeps it in a register). */
 #if defined(__TINYC__)
 /* libtcc's code: the word itself by name (one load fewer, tcc keeps no
  * local in a register) */
 extern volatile int sk_body_stop_word;
-#define SK__POLL()                                                           \
-  (sk_body_stop_word && sk__ctx->poll ? (void)sk__ctx->poll() : (void)0)
+static int sk__go_slow(const sk_ctx *c) {
+  if (c->poll) c->poll();
+  return 1;
+}
+#define SK__GO() (!sk_body_stop_word || sk__go_slow(sk__ctx))
 #else
-#define SK__POLL()                                                           \
-  (__builtin_expect(*sk__stop != 0, 0) ? (void)sk__ctx->poll() : (void)0)
+#define SK__GO()                                                             \
+  (__builtin_expect(*sk__stop != 0, 0) ? (sk__ctx->poll(), 1) : 1)
 #endif
 SK_INLINE sk_i64 sk__bc(sk_i64 i, sk_i64 n, int c, int d, const sk_ctx *ctx) {
   if ((sk_u64)i < (sk_u64)n) return i;

@@ -846,14 +846,15 @@ char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
 
 /* -- loop polls ------------------------------------------------------------
  * Every loop written in a user's body polls the launch's stop word on its
- * back edge (dialect: SK__POLL, see docs/hardening.md), so one iteration
+ * back edge (dialect: SK__GO, see docs/hardening.md), so one iteration
  * that never ends can still be interrupted or abandoned:
- *   while (c)          while ( SK__POLL(), c)        (do ... while too)
- *   for (a; b; c)      for (a; SK__POLL(), b; c)     (an empty b: 1)
- * The condition is evaluated before every iteration: a loop the compiler
- * keeps polls once per iteration. Loops of the dialect's constructs and
- * of preludes are not rewritten; neither are goto loops. No newline is
- * added, so body line numbers stay right. */
+ *   while (c)          while ( SK__GO() && (c ))        (do ... while too)
+ *   for (a; b; c)      for (a; SK__GO() && (b ); c)     (an empty b: SK__GO())
+ * The condition is evaluated before every iteration. On the host SK__GO
+ * leaves the body (a jump to the launch's guard) or is 1; on a device it
+ * is 0 once the stop word is set, which ends the loop. Loops of the
+ * dialect's constructs and of preludes are not rewritten; neither are
+ * goto loops. No newline is added, so body line numbers stay right. */
 char *sk_body_polls(const char *p, size_t n) {
   size_t i = 0, b, len, copied = 0;
   sk_buf o;
@@ -865,12 +866,12 @@ char *sk_body_polls(const char *p, size_t n) {
     if (!is_while && !is_for) continue;
     size_t k = skip_ws(p, i, n), end;
     if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
-    size_t at = k + 1; /* where the poll goes */
-    int empty = 0;
-    if (is_for) { /* after the first ';' at depth 0 */
-      int depth = 0;
-      size_t q = k + 1;
-      while (q < end - 1) {
+    /* the condition: [cb, ce) */
+    size_t cb = k + 1, ce = end - 1;
+    if (is_for) { /* between the first and the second ';' at depth 0 */
+      size_t semi[2];
+      int found = 0, depth = 0;
+      for (size_t q = k + 1; q < end - 1 && found < 2;) {
         size_t j = skip_lit(p, q, n);
         if (j != q) {
           q = j;
@@ -879,18 +880,24 @@ char *sk_body_polls(const char *p, size_t n) {
         char c = p[q];
         if (c == '(' || c == '[' || c == '{') depth++;
         else if (c == ')' || c == ']' || c == '}') depth--;
-        else if (c == ';' && depth == 0) break;
+        else if (c == ';' && depth == 0) semi[found++] = q;
         q++;
       }
-      if (q >= end - 1) continue; /* no ';': the compiler reports it */
-      at = q + 1;
-      size_t r = skip_ws(p, at, n);
-      empty = r < n && p[r] == ';';
+      if (found < 2) continue; /* the compiler reports it */
+      cb = semi[0] + 1;
+      ce = semi[1];
     }
-    sk_buf_add(&o, p + copied, at - copied);
-    sk_buf_puts(&o, empty ? " SK__POLL(), 1 " : " SK__POLL(), ");
-    copied = at;
-    i = at;
+    int empty = skip_ws(p, cb, n) >= ce;
+    sk_buf_add(&o, p + copied, cb - copied);
+    if (empty) {
+      sk_buf_puts(&o, " SK__GO() ");
+    } else {
+      sk_buf_puts(&o, " SK__GO() && (");
+      sk_buf_add(&o, p + cb, ce - cb);
+      sk_buf_puts(&o, " )");
+    }
+    copied = ce;
+    i = ce;
     any = 1;
   }
   if (!any) {

@@ -33,7 +33,7 @@ char *sk_body_atomic(const sk_kspec *spec, int remote_only);
  * NULL when no capture is remote */
 char *sk_body_remote(const sk_kspec *spec, const char *p, size_t n);
 /* 'p' (n bytes) with a poll of the launch's stop word on the back edge
- * of every for, while and do loop (SK__POLL; malloc'd), or NULL when it
+ * of every for, while and do loop (SK__GO; malloc'd), or NULL when it
  * has no loop */
 char *sk_body_polls(const char *p, size_t n);
 

@@ -137,6 +137,15 @@ static int open_device(char *err, size_t errlen) {
     return -1;
   }
   snprintf(sk_cuda.arch, sizeof sk_cuda.arch, "sm_%d%d", sk_cuda.major, sk_cuda.minor);
+  /* the interrupt word (kept for the process, as the context): without
+   * it kernels run to their end */
+  void *sw = NULL;
+  if (sk_cu->cuMemHostAlloc(&sw, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) ==
+      0) {
+    memset(sw, 0, 64);
+    sk_cuda.stop_word = sw;
+    sk_body_flag_mirror(sw);
+  }
   thread_ctx = sk_cuda.ctx;
   __atomic_store_n(&sk_cuda.ready, 1, __ATOMIC_RELEASE);
   return 0;

@@ -28,7 +28,7 @@
 double fma(double, double, double);
 float fmaf(float, float, float);
 
-/* the word loops in bodies poll (core/runtime.c; dialect/host.h SK__POLL) */
+/* the word loops in bodies poll (core/runtime.c; dialect/host.h SK__GO) */
 extern int sk_body_stop_word;
 
 /* libtcc emits calls to these for struct copies and initialisers */
