@@ -174,7 +174,9 @@ int sk_cuda_ensure(char *err, size_t errlen) {
 int sk_cuda_sync(const char *what, char *err, size_t errlen) {
   if (!sk_cuda_ready()) return 0;
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  sk_interruptible_enter(); /* Ctrl-C stops the kernels' loops */
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  sk_interruptible_leave();
   if (rc) return sk_cuda_fail(rc, what, NULL, err, errlen);
   return 0;
 }

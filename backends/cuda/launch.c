@@ -159,7 +159,11 @@ static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res, int ch
       RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0), sk_cuda.stream);
     if (rc) return sk_cuda_fail(rc, "reading the result", l->label, err, errlen);
   }
+  /* waiting for the device counts as a running launch: Ctrl-C stops
+   * the kernel's loops (sk_interrupt_request) */
+  sk_interruptible_enter();
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  sk_interruptible_leave();
   if (rc) return sk_cuda_fail(rc, "kernel", l->label, err, errlen);
   /* interrupted while it ran: its loops ended early, its result is not
    * the body's (reported once, as on the host) */
