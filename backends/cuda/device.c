@@ -178,6 +178,12 @@ int sk_cuda_sync(const char *what, char *err, size_t errlen) {
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
   sk_interruptible_leave();
   if (rc) return sk_cuda_fail(rc, what, NULL, err, errlen);
+  /* a kernel waited for here had its loops ended by an interrupt */
+  if (sk_cuda.stop_word && (__atomic_load_n(sk_cuda.stop_word, __ATOMIC_RELAXED) & 1)) {
+    sk_interrupt_reported();
+    sk_err(err, errlen, SK_E_INTERRUPTED);
+    return -1;
+  }
   return 0;
 }
 
