@@ -190,7 +190,8 @@ int speck_call_out(speck_runtime *rt, const char *kernel, const speck_arg *args,
  * keeps what was written; a launch that reported it answers the request
  * (later launches run), as does speck_interrupt_clear. Returns 1 when a
  * host launch was running (it will stop), else 0. Safe in a signal
- * handler (atomic loads and stores). GPU kernels are not interrupted. */
+ * handler (atomic loads and stores). On a GPU the loops in bodies end
+ * and the launch or fence waiting for the kernel fails alike. */
 int speck_interrupt(void);
 void speck_interrupt_clear(void);
 
