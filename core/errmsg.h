@@ -735,12 +735,12 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
 /* -- reliability (issue 30): faults inside kernel bodies (backends/host/guard.c) -- */
-SK_ERRDEF(BODY_FAULT_ACCESS, "the body faulted (invalid memory access at %#llx)")
-SK_ERRDEF(BODY_FAULT_BUS, "the body faulted (bus error at %#llx: misaligned access or memory of a truncated file)")
-SK_ERRDEF(BODY_FAULT_STACK, "the body faulted (stack overflow at %#llx: the body's locals need more than the thread's stack of %zu KiB)")
+SK_ERRDEF(BODY_FAULT_ACCESS, "the body faulted (invalid memory access at 0x%llx)")
+SK_ERRDEF(BODY_FAULT_BUS, "the body faulted (bus error at 0x%llx: misaligned access or memory of a truncated file)")
+SK_ERRDEF(BODY_FAULT_STACK, "the body faulted (stack overflow at 0x%llx: the body's locals need more than the thread's stack of %zu KiB)")
 SK_ERRDEF(BODY_FAULT_DIVZERO, "the body faulted (integer division by zero or overflow)")
 SK_ERRDEF(BODY_FAULT_ARITH, "the body faulted (arithmetic exception %d)")
-SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at %#llx)")
+SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at 0x%llx)")
 /* -- reliability (issue 30): MPI jobs end (backends/remote, vm/lremote.c) -- */
 SK_ERRDEF(REMOTE_REFUSED_ON_RANK, "%s (refused on rank %d; every rank refuses the call)")
 SK_ERRDEF(REMOTE_ALLREDUCE_MISMATCH, "remote.allreduce: the ranks pass different lengths or operations")

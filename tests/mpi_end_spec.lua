@@ -74,7 +74,7 @@ print("rank " .. r .. " past the barrier")
 speck.remote.start()
 local r = speck.remote.rank()
 local x = speck.View("x", "float64", 4)
-if r == 0 then speck.parallel_for("far", 4, {x = x}, "x(i + 100000000000) = 1;") end
+if r == 0 then speck.parallel_for("far", 4, {x = x}, "x(i - 100000000000) = 1;") end
 speck.remote.barrier()
 print("rank " .. r .. " past the barrier")
 ]])
