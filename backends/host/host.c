@@ -204,6 +204,7 @@ typedef struct job {
   int64_t piece_min;  /* fewest items between two interrupt checks */
   atomic_int stopped; /* 1 interrupted, 2 a body faulted: the launch fails */
   atomic_int faulted; /* the first fault is recorded in 'fault' */
+  atomic_int marked;  /* a thread left early: the body word is marked */
   sk_fault fault;
 } job;
 
@@ -232,17 +233,19 @@ static int stop_here(job *j) {
   return 1;
 }
 
-/* A thread came back to its guard (guard.h): record why in the job. */
+/* A thread came back to its guard (guard.h): record why in the job.
+ * The body word stays marked until the launch ends, so the other threads'
+ * polls leave too -- even when another launch answers the interrupt and
+ * clears it meanwhile. */
 static void job_left(job *j, const sk_guard *g) {
+  int none = 0;
+  if (atomic_compare_exchange_strong(&j->marked, &none, 1)) sk_body_fault_mark(1);
   if (g->why == SK_GUARD_FAULT) {
-    int none = 0;
-    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) {
-      j->fault = g->fault;
-      sk_body_fault_mark(1); /* polls in other threads' bodies leave too */
-    }
+    none = 0;
+    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) j->fault = g->fault;
     atomic_store(&j->stopped, 2);
   } else if (g->why == SK_GUARD_INTERRUPT) {
-    int none = 0;
+    none = 0;
     atomic_compare_exchange_strong(&j->stopped, &none, 1);
   }
 }
@@ -417,8 +420,8 @@ static int interrupted(char *err, size_t errlen) {
 
 /* How a launch ended: 0, or the fault's or the interrupt's error. */
 static int finished(job *j, char *err, size_t errlen) {
+  if (atomic_load(&j->marked)) sk_body_fault_mark(-1);
   if (atomic_load(&j->faulted)) {
-    sk_body_fault_mark(-1);
     sk_guard_message(&j->fault, err, errlen);
     return -1;
   }

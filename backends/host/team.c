@@ -63,6 +63,7 @@ typedef struct tjob {
   size_t pstride;
   atomic_int stopped; /* 1 a team saw the interrupt, 2 a body faulted */
   atomic_int faulted; /* the first fault is recorded in 'fault' */
+  atomic_int marked;  /* a member left early: the body word is marked */
   sk_fault fault;
 } tjob;
 
@@ -184,12 +185,15 @@ static void member_guarded(void *arg, int tid, int nt) {
   tjob *j = arg;
   sk_guard g;
   SK_GUARDED(g, &j->stopped, member(j, tid, nt));
+  if (g.why == SK_GUARD_NONE) return;
+  /* the body word stays marked until the launch ends: the teammates
+   * waiting in a barrier for this member leave through its poll, even
+   * when another launch answers the interrupt meanwhile */
+  int none = 0;
+  if (atomic_compare_exchange_strong(&j->marked, &none, 1)) sk_body_fault_mark(1);
   if (g.why == SK_GUARD_FAULT) {
-    int none = 0;
-    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) {
-      j->fault = g.fault;
-      sk_body_fault_mark(1);
-    }
+    none = 0;
+    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) j->fault = g.fault;
     atomic_store(&j->stopped, 2);
   } else if (g.why == SK_GUARD_INTERRUPT) {
     tjob_interrupted(j);
@@ -337,8 +341,8 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     free(tctx[tid].overflow);
     tctx[tid].overflow = NULL;
   }
+  if (atomic_load(&j.marked)) sk_body_fault_mark(-1);
   if (atomic_load(&j.faulted)) {
-    sk_body_fault_mark(-1);
     sk_guard_message(&j.fault, err, errlen);
     return -1;
   }
