@@ -148,13 +148,15 @@ end
 describe("an endless loop in a body on " .. SPACE, function()
   local envs = "SPECK_SPACE=" .. SPACE .. (SPACE == "openmp" and " SPECK_THREADS=2" or "")
   -- ctrl_c(s): a child shell sends SIGINT to the REPL s seconds later,
-  -- noting the time it sent it (date +%s.%N) in a file; late() is the
-  -- time from that note to now, the launch having returned
+  -- noting the time it sent it in a file; late() is the time from that
+  -- note to now, the launch having returned. The clock is /proc/uptime
+  -- (10 ms steps), read by the shell's builtins and by io.open: no
+  -- process is started between the two readings
   local PROLOGUE = [[
 pid = io.open("/proc/self/stat"):read("l"):match("^(%d+)")
 sent = os.tmpname()
-function ctrl_c(s) os.execute(("(sleep %g; date +%%s.%%N > %s; kill -INT %s) &"):format(s, sent, pid)) end
-function now() local p = io.popen("date +%s.%N") local t = tonumber(p:read("l")) p:close() return t end
+function ctrl_c(s) os.execute(("(sleep %g; read t rest < /proc/uptime; echo $t > %s; kill -INT %s) &"):format(s, sent, pid)) end
+function now() local f = io.open("/proc/uptime") local t = tonumber(f:read("l"):match("^%S+")) f:close() return t end
 function late() local f = io.open(sent) local t = tonumber(f:read("l")) f:close() return now() - t end
 x = speck.View("x", "float64", 8)
 x:fill(5)
