@@ -129,6 +129,9 @@ TOOL_SO     := $(BUILD)/tests/tools/libspeck_testtool.so
 OUTPUTS := $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
            $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN) \
            $(TOOL_SO)
+# a second copy with its own ids and log (several tools at once)
+TOOL2_SO    := $(BUILD)/tests/tools/libspeck_testtool2.so
+OUTPUTS     += $(TOOL2_SO)
 
 # a static Lua whose whole API is exported (-E), so C modules load into it
 LUA_STATIC := -Wl,--whole-archive $(LUA_A) -Wl,--no-whole-archive -Wl,-E
@@ -278,6 +281,11 @@ $(BUILD)/tests/c/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIBSPECK
 $(TOOL_SO): tests/tools/tool.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -o $@ $<
+
+$(TOOL2_SO): tests/tools/tool.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -DTOOL_ID_BASE=5000 \
+	  -DTOOL_LOG_VAR='"TOOL_LOG2"' -o $@ $<
 
 # -- staged files --------------------------------------------------------
 $(BUILD)/share/lua/5.4/%.lua: stdlib/%.lua

@@ -183,12 +183,15 @@ int speck_call_out(speck_runtime *rt, const char *kernel, const speck_arg *args,
                    int nargs, double *result, speck_out *out, int maxout, int *nout,
                    char *err, size_t errlen);
 
-/* Ask every running host kernel to stop at its next chunk boundary (the
- * CLI calls it on Ctrl-C): those launches, and any started before
- * speck_interrupt_clear, fail with the message "interrupted" and every
- * view keeps what the finished chunks wrote. Returns 1 when a host
- * launch was running (it will stop), else 0. Safe in a signal handler
- * (atomic loads and stores). GPU kernels are not interrupted. */
+/* Ask every running host kernel to stop (the CLI calls it on Ctrl-C): at
+ * its next chunk boundary, or on the next back edge of a loop in its body
+ * (an endless iteration stops too). Those launches -- or, when none runs,
+ * the next one -- fail with the message "interrupted", and every view
+ * keeps what was written; a launch that reported it answers the request
+ * (later launches run), as does speck_interrupt_clear. Returns 1 when a
+ * host launch was running (it will stop), else 0. Safe in a signal
+ * handler (atomic loads and stores). On a GPU the loops in bodies end
+ * and the launch or fence waiting for the kernel fails alike. */
 int speck_interrupt(void);
 void speck_interrupt_clear(void);
 

@@ -816,6 +816,16 @@ SK_ERRDEF(DIST_PLAN_OWNER, "speck.dist: a rank asked this rank for an entry it d
 SK_ERRDEF(DIST_DISAGREE_CALL, "speck.dist: the ranks are in different collective calls: rank %d in %s, rank %d in %s")
 SK_ERRDEF(DIST_DISAGREE, "%s: the ranks disagree on %s: rank %d has %lld, rank %d has %lld")
 SK_ERRDEF(DIST_NO_MPI, "speck.dist: this speck was built without MPI")
+/* -- reliability (issue 30): faults inside kernel bodies (backends/host/guard.c) -- */
+SK_ERRDEF(BODY_FAULT_ACCESS, "the body faulted (invalid memory access at 0x%llx)")
+SK_ERRDEF(BODY_FAULT_BUS, "the body faulted (bus error at 0x%llx: misaligned access or memory of a truncated file)")
+SK_ERRDEF(BODY_FAULT_STACK, "the body faulted (stack overflow at 0x%llx: the body's locals need more than the thread's stack of %zu KiB)")
+SK_ERRDEF(BODY_FAULT_DIVZERO, "the body faulted (integer division by zero or overflow)")
+SK_ERRDEF(BODY_FAULT_ARITH, "the body faulted (arithmetic exception %d)")
+SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at 0x%llx)")
+/* -- reliability (issue 30): MPI jobs end (backends/remote, vm/lremote.c) -- */
+SK_ERRDEF(REMOTE_REFUSED_ON_RANK, "%s (refused on rank %d; every rank refuses the call)")
+SK_ERRDEF(REMOTE_ALLREDUCE_MISMATCH, "remote.allreduce: the ranks pass different lengths or operations")
 /* -- the back ends' own messages, each in its back end's folder -- */
 /* -- speck.solve: Krylov methods and point preconditioners (kernels/solve/) -- */
 SK_ERRDEF(SOLVE_BODY_NEEDS_N, "%s needs %s (the length of its index range)")

@@ -18,19 +18,43 @@
 #include "core/tools.h"
 
 /* -- interrupts ------------------------------------------------------------ */
-/* lock-free: stored from signal handlers, read between launch pieces */
-static int interrupt_flag, running; /* 'running': launches in flight */
+/* lock-free: stored from signal handlers, read between launch pieces and
+ * by loops in bodies. 'body_flag': bit 0 the interrupt request, 2 per
+ * launch abandoned after a fault; 'running': launches in flight */
+int sk_body_stop_word; /* the flag itself: libtcc-compiled bodies read it by name */
+#define body_flag sk_body_stop_word
+static int running;
 _Static_assert(__atomic_always_lock_free(sizeof(int), 0), "int atomics");
 
+/* a copy of bit 0 that a device back end's kernels read (host memory
+ * mapped into the device: dialect/cuda.h SK__GO) */
+static int *body_mirror;
+
+void sk_body_flag_mirror(int *word) {
+  if (word) *word = __atomic_load_n(&body_flag, __ATOMIC_RELAXED) & 1;
+  __atomic_store_n(&body_mirror, word, __ATOMIC_RELEASE);
+}
+
 int sk_interrupt_request(void) {
-  __atomic_store_n(&interrupt_flag, 1, __ATOMIC_RELAXED);
+  __atomic_or_fetch(&body_flag, 1, __ATOMIC_RELAXED);
+  int *m = __atomic_load_n(&body_mirror, __ATOMIC_ACQUIRE);
+  if (m) __atomic_store_n(m, 1, __ATOMIC_RELAXED);
   return __atomic_load_n(&running, __ATOMIC_RELAXED) > 0;
 }
 
 void sk_interruptible_enter(void) { __atomic_add_fetch(&running, 1, __ATOMIC_RELAXED); }
 void sk_interruptible_leave(void) { __atomic_sub_fetch(&running, 1, __ATOMIC_RELAXED); }
-void sk_interrupt_clear(void) { __atomic_store_n(&interrupt_flag, 0, __ATOMIC_RELAXED); }
-int sk_interrupted(void) { return __atomic_load_n(&interrupt_flag, __ATOMIC_RELAXED); }
+void sk_interrupt_clear(void) {
+  __atomic_and_fetch(&body_flag, ~1, __ATOMIC_RELAXED);
+  int *m = __atomic_load_n(&body_mirror, __ATOMIC_ACQUIRE);
+  if (m) __atomic_store_n(m, 0, __ATOMIC_RELAXED);
+}
+int sk_interrupted(void) { return __atomic_load_n(&body_flag, __ATOMIC_RELAXED) & 1; }
+void sk_interrupt_reported(void) { sk_interrupt_clear(); }
+const int *sk_body_flag(void) { return &body_flag; }
+void sk_body_fault_mark(int delta) {
+  __atomic_add_fetch(&body_flag, 2 * delta, __ATOMIC_RELAXED);
+}
 
 /* -- the active back end ------------------------------------------------------ */
 static const sk_backend *active;

@@ -45,12 +45,13 @@ int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
 int sk_rt_fence(const char *space, char *err, size_t errlen);
 
 /* -- interrupts (core/runtime.c) ------------------------------------ */
-/* A request that running launches stop at their next chunk boundary
- * (Ctrl-C in the REPL). Setting it is one lock-free atomic store, safe in
- * a signal handler; the host back ends read it between the pieces of a
- * launch and end the launch with the error SK_INTERRUPTED, every view
- * keeping what the finished pieces wrote. It stays set (so a loop of
- * launches stops too) until the front end clears it before new work. */
+/* A request that running launches stop (Ctrl-C in the REPL). Setting it
+ * is one lock-free atomic store, safe in a signal handler; the host back
+ * ends read it between the pieces of a launch and on every back edge of
+ * a loop in a user's body (sk_body_flag) and end the launch with the
+ * error SK_INTERRUPTED, every view keeping what was written. It stays set
+ * (a loop of launches stops too) until a launch has reported it once
+ * (sk_interrupt_reported) or the front end clears it. */
 #define SK_INTERRUPTED "interrupted"
 /* returns 1 when an interruptible launch was running (it will stop) */
 int sk_interrupt_request(void);
@@ -59,6 +60,17 @@ int sk_interrupted(void);
 /* an interruptible launch starts / ends (the host back ends) */
 void sk_interruptible_enter(void);
 void sk_interruptible_leave(void);
+/* a launch failed with SK_INTERRUPTED: the request is answered */
+void sk_interrupt_reported(void);
+/* The word bodies poll (dialect/abi.h sk_ctx.stop): bit 0 the interrupt
+ * request, plus 2 for every launch abandoning its threads after a fault
+ * (sk_body_fault_mark(+1 / -1) around that). */
+const int *sk_body_flag(void);
+extern int sk_body_stop_word; /* that word (backends/host/symbols.c) */
+/* 'word' (or NULL) gets a copy of the interrupt bit from now on: a device
+ * back end's mapped word its kernels poll */
+void sk_body_flag_mirror(int *word);
+void sk_body_fault_mark(int delta);
 
 /* -- host memory ---------------------------------------------------------- */
 /* The most memory this process can have on the host -- RAM and swap, or a

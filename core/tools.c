@@ -10,6 +10,16 @@
  * profile regions. With no tool loaded every hook is one relaxed load.
  * A library that cannot be loaded, or has none of the hooks, is skipped
  * with a warning (sk_tools_warning) and the run goes on.
+ *
+ * Several libraries: each is initialised (its kokkosp_init_library's
+ * sequence number its place in the list) and gets every event; each
+ * hands out its own kernel and fence ids, and its end hooks get its own
+ * id back (a table per event, indexed by speck's id). KOKKOS_TOOLS_ARGS
+ * (or SPECK_TOOLS_ARGS), split at spaces, reaches each library's
+ * kokkosp_parse_args after its initialisation, argv[0] the library's
+ * path, as Kokkos passes it. A kernel or fence without a label reaches
+ * tools under a generated name ("speck.parallel_for (unnamed)"): Kokkos
+ * never hands a tool an empty name.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,6 +49,7 @@ typedef void (*mem_fn)(kp_space, const char *, const void *, uint64_t);
 typedef void (*bcopy_fn)(kp_space, const char *, const void *, kp_space, const char *,
                          const void *, uint64_t);
 typedef void (*ecopy_fn)(void);
+typedef void (*args_fn)(int, char **);
 
 #define KP_INTERFACE_VERSION 20211015ULL
 #define MAXTOOLS             8
@@ -56,7 +67,13 @@ typedef struct tool {
   mem_fn alloc, dealloc;
   bcopy_fn begin_copy;
   ecopy_fn end_copy;
+  args_fn parse_args;
+  char path[256];
 } tool;
+
+/* each tool's id of the events in flight: speck's id modulo IDSLOTS */
+#define IDSLOTS 4096
+static uint64_t tool_ids[IDSLOTS][MAXTOOLS];
 
 static tool tools[MAXTOOLS];
 static int ntools;
@@ -108,6 +125,8 @@ static void load_one(const char *path) {
   t->dealloc = (mem_fn)sym(dl, "kokkosp_deallocate_data");
   t->begin_copy = (bcopy_fn)sym(dl, "kokkosp_begin_deep_copy");
   t->end_copy = (ecopy_fn)sym(dl, "kokkosp_end_deep_copy");
+  t->parse_args = (args_fn)sym(dl, "kokkosp_parse_args");
+  snprintf(t->path, sizeof t->path, "%s", path);
   int any = t->init || t->fin || t->push || t->alloc || t->begin_copy;
   for (int p = 0; p < 3; p++) any |= t->begin[p] || t->end[p];
   if (!any) {
@@ -137,13 +156,39 @@ void sk_tools_load(void) {
   pthread_mutex_unlock(&lock);
 }
 
+/* KOKKOS_TOOLS_ARGS to one tool: argv[0] its path, then the words */
+static void parse_args(tool *t, const char *args) {
+  char *copy = strdup(args);
+  size_t words = 2;
+  for (const char *c = args; *c; c++) words += *c == ' ';
+  char **argv = calloc(words + 1, sizeof *argv);
+  if (!copy || !argv) {
+    free(copy);
+    free(argv);
+    return;
+  }
+  int argc = 0;
+  argv[argc++] = t->path;
+  char *save = NULL;
+  for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+    argv[argc++] = w;
+  argv[argc] = NULL;
+  t->parse_args(argc, argv);
+  free(argv);
+  free(copy);
+}
+
 void sk_tools_start(void) {
   sk_tools_load();
   pthread_mutex_lock(&lock);
   if (ntools && !active) {
     kp_device dev = {0};
-    for (int i = 0; i < ntools; i++)
+    const char *args = getenv("KOKKOS_TOOLS_ARGS");
+    if (!args || !*args) args = getenv("SPECK_TOOLS_ARGS");
+    for (int i = 0; i < ntools; i++) {
       if (tools[i].init) tools[i].init(i, KP_INTERFACE_VERSION, 1, &dev);
+      if (tools[i].parse_args && args && *args) parse_args(&tools[i], args);
+    }
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&lock);
@@ -172,36 +217,47 @@ const char *sk_tools_names(void) {
 }
 
 /* -- events --------------------------------------------------------------- */
+static const char *const unnamed[4] = {"speck.parallel_for (unnamed)",
+                                       "speck.parallel_reduce (unnamed)",
+                                       "speck.parallel_scan (unnamed)", "speck.fence (unnamed)"};
+
+/* speck's id of an event; each tool's own id kept in its slot */
+static uint64_t begin_event(begin_fn const *hooks, size_t stride, const char *name) {
+  uint64_t id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+  uint64_t *slot = tool_ids[id % IDSLOTS];
+  for (int i = 0; i < ntools; i++) {
+    begin_fn f = *(begin_fn const *)((const char *)hooks + (size_t)i * stride);
+    uint64_t k = id; /* a tool that sets no id gets speck's back */
+    if (f) f(name, 0, &k);
+    slot[i] = k;
+  }
+  return id;
+}
+
 uint64_t sk_tools_begin(int kind, const char *label) {
   if (!sk_tools_active() || kind < 0 || kind > 2) return 0;
-  uint64_t id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
-  for (int i = 0; i < ntools; i++)
-    if (tools[i].begin[kind]) {
-      uint64_t k = id;
-      tools[i].begin[kind](label, 0, &k);
-      if (i == 0) id = k; /* the first tool's id is the one ended */
-    }
-  return id;
+  return begin_event(&tools[0].begin[kind], sizeof(tool),
+                     label && *label ? label : unnamed[kind]);
 }
 
 void sk_tools_end(int kind, uint64_t id) {
   if (!sk_tools_active() || kind < 0 || kind > 2) return;
+  const uint64_t *slot = tool_ids[id % IDSLOTS];
   for (int i = 0; i < ntools; i++)
-    if (tools[i].end[kind]) tools[i].end[kind](id);
+    if (tools[i].end[kind]) tools[i].end[kind](slot[i]);
 }
 
 uint64_t sk_tools_begin_fence(const char *name) {
   if (!sk_tools_active()) return 0;
-  uint64_t id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
-  for (int i = 0; i < ntools; i++)
-    if (tools[i].begin_fence) tools[i].begin_fence(name, 0, &id);
-  return id;
+  return begin_event(&tools[0].begin_fence, sizeof(tool),
+                     name && *name ? name : unnamed[3]);
 }
 
 void sk_tools_end_fence(uint64_t id) {
   if (!sk_tools_active()) return;
+  const uint64_t *slot = tool_ids[id % IDSLOTS];
   for (int i = 0; i < ntools; i++)
-    if (tools[i].end_fence) tools[i].end_fence(id);
+    if (tools[i].end_fence) tools[i].end_fence(slot[i]);
 }
 
 void sk_tools_push_region(const char *name) {

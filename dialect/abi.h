@@ -104,6 +104,10 @@ typedef struct sk_team_ctx {
   sk_i64 scratch_level, scratch_bytes;
   void *overflow;         /* malloc'd stand-in handed out for such a request */
   sk_i64 overflow_bytes;
+  /* the launch's stop word and poll (as in sk_ctx): a barrier waiting
+   * for a member that faulted or was interrupted leaves through them */
+  const int *stop;
+  int (*poll)(void);
 } sk_team_ctx;
 
 /* why a team_scratch / thread_scratch request failed */
@@ -132,6 +136,12 @@ typedef struct sk_ctx {
   sk_team_ctx *team;
   sk_oob *oob;          /* bounds-check mode only */
   int thread;
+  /* Interrupt and fault polls (docs/hardening.md): loops in a user's body
+   * read '*stop' on every back edge and, when it is not 0, call poll(),
+   * which leaves the body (for an interrupt, or when another thread of
+   * the launch faulted) or returns 0. NULL: no polls. */
+  const int *stop;
+  int (*poll)(void);
 } sk_ctx;
 
 /* A compiled kernel body: process work items [b, e) (range indices,

@@ -37,6 +37,7 @@ typedef struct sk_cuctx {
   sk_oob *oob;                   /* bounds-check mode: first bad index */
   int pass;                      /* scan: 0 up-sweep, 1 final */
   int team_size, vector_length, teams_per_block;
+  const volatile int *stop;      /* the interrupt word (host-mapped) or NULL */
 } sk_cuctx;
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
@@ -65,6 +66,15 @@ typedef unsigned long uint64_t;
  * roughly double a new kernel's NVRTC time for no gain in a memory-bound
  * loop at full occupancy) and the shuffle steps of the block reductions */
 #define SK__ROLLED _Pragma("unroll 1")
+/* The back-edge poll of a user body's loops (jit/check.c sk_body_polls:
+ * "SK__GO() && (c)"): every 4096th iteration of a thread reads the stop
+ * word, host memory mapped into the device (sk_cuctx.stop; the host's
+ * interrupt sets it), and once it is set every loop of the body ends --
+ * the thread finishes its body and the kernel its work (block reductions
+ * and barriers outside the loops still meet); the launch then reports
+ * the interrupt. 'sk__polls' is the kernel's per-thread counter. */
+#define SK__GO()                                                             \
+  (!sk__C.stop || (++sk__polls & 4095u) != 0 || !(*sk__C.stop & 1))
 /* GNU C's __typeof__ (bodies use it): the type without the reference
  * decltype adds to an lvalue */
 template <class T> struct sk__rr { typedef T t; };

@@ -161,6 +161,24 @@ SK__ATF void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n) 
   o->extent = n;
 }
 #endif
+/* The poll on the back edges of a user body's loops (jit/check.c
+ * rewrites their conditions to "SK__GO() && (c)"): one load of the
+ * launch's stop word; when it is set, sk_ctx.poll leaves the body (a jump
+ * to the launch's guard) or returns, and SK__GO is 1. 'sk__stop' is the
+ * chunk function's copy of sk__ctx->stop (gcc keeps it in a register). */
+#if defined(__TINYC__)
+/* libtcc's code: the word itself by name (one load fewer, tcc keeps no
+ * local in a register) */
+extern volatile int sk_body_stop_word;
+static int sk__go_slow(const sk_ctx *c) {
+  if (c->poll) c->poll();
+  return 1;
+}
+#define SK__GO() (!sk_body_stop_word || sk__go_slow(sk__ctx))
+#else
+#define SK__GO()                                                             \
+  (__builtin_expect(*sk__stop != 0, 0) ? (sk__ctx->poll(), 1) : 1)
+#endif
 SK_INLINE sk_i64 sk__bc(sk_i64 i, sk_i64 n, int c, int d, const sk_ctx *ctx) {
   if ((sk_u64)i < (sk_u64)n) return i;
   sk_oob_report(ctx, c, d, i, n);
@@ -205,6 +223,9 @@ SK__ATF void sk_team_barrier(sk_team_ctx *t) {
 #endif
       } else {
         sched_yield();
+        /* a member that faulted or was interrupted never comes: leave
+         * through the launch's poll (dialect/abi.h) */
+        if (t->stop && __atomic_load_n(t->stop, __ATOMIC_RELAXED) && t->poll) t->poll();
       }
     }
   }

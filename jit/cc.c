@@ -9,7 +9,9 @@
  * compiler's identity (its --version line), the flags, the CPU model and
  * speck's version; with the disk cache on it is stored there. A compile
  * that runs longer than SPECK_CC_TIMEOUT seconds (default 60) is killed
- * with everything it started, and fails (the kernel keeps libtcc code).
+ * with everything it started, and fails (the kernel keeps libtcc code);
+ * so is a compile whose process dies (a guardian in the compiler's
+ * process group, PR_SET_PDEATHSIG).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,10 +19,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,7 +33,12 @@
 
 extern char **environ;
 
-#define DEFAULT_CFLAGS "-O3 -march=native -ffp-contract=off -fno-fast-math"
+/* -fstack-clash-protection: a frame larger than a page touches each page
+ * as it grows, so a body's locals that overflow a thread's stack fault on
+ * its guard page (caught: backends/host/guard.c) instead of landing in
+ * the memory below it */
+#define DEFAULT_CFLAGS \
+  "-O3 -march=native -ffp-contract=off -fno-fast-math -fstack-clash-protection"
 
 static double now_s(void) {
   struct timespec t;
@@ -55,7 +62,8 @@ static int tmpfile_name(char *out, size_t n, const char *suffix) {
   const char *d = sk_disk_dir();
   if (!d) d = getenv("TMPDIR");
   if (!d || !*d) d = "/tmp";
-  snprintf(out, n, "%s/.tmp-speck-XXXXXX%s", d, suffix);
+  /* the pid: a file its process left behind is reaped (diskcache.c) */
+  snprintf(out, n, "%s/.tmp-%d-speck-XXXXXX%s", d, (int)getpid(), suffix);
   int fd = mkstemps(out, (int)strlen(suffix));
   if (fd < 0) return -1;
   close(fd);
@@ -89,23 +97,57 @@ static int find_in_path(const char *name, char *out, size_t n) {
  * -1 if it could not start, or RUN_TIMEOUT when it ran longer than
  * SPECK_CC_TIMEOUT seconds: then the compiler and everything it started
  * (its own process group: cc1, as, ld) are killed. */
+/* The compiler's guardian (a child of this process, in its own process
+ * group, which the compiler and everything it starts join): it runs the
+ * compiler and exits with its status. When this process dies -- killed
+ * mid-compile, even by SIGKILL -- the kernel sends the guardian SIGTERM
+ * (PR_SET_PDEATHSIG), and it kills its whole group: no compiler is left
+ * running. Only async-signal-safe calls after fork (this process has
+ * threads). */
+static void guardian_term(int sig) {
+  (void)sig;
+  kill(0, SIGKILL); /* the group: the compiler, its children, the guardian */
+}
+
+static void guardian(char *const argv[], const char *errfile, pid_t parent) {
+  setpgid(0, 0);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = guardian_term;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigset_t all;
+  sigemptyset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, NULL);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(128); /* it died before prctl */
+  int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) _exit(127);
+  pid_t c = fork();
+  if (c == 0) {
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGTERM, &sa, NULL);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execve(argv[0], argv, environ);
+    _exit(127);
+  }
+  if (c < 0) _exit(127);
+  int st;
+  while (waitpid(c, &st, 0) < 0)
+    if (errno != EINTR) _exit(127);
+  _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+}
+
 static int run(char *const argv[], const char *errfile) {
   double limit;
   char msg[256];
   if (sk_env_cc_timeout(&limit, msg, sizeof msg) < 0) limit = SK_CC_TIMEOUT_DEFAULT;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  if (rc != 0) return -1;
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) guardian(argv, errfile, parent);
+  setpgid(pid, pid); /* (the child does it too: whichever runs first) */
   /* poll, sleeping 1 ms growing to 20 ms: compiles take tens of ms */
   double t0 = now_s(), nap = 1e-3;
   int st;

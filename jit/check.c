@@ -843,3 +843,67 @@ char *sk_body_remote(const sk_kspec *s, const char *p, size_t n) {
   sk_buf_add(&o, p + copied, n - copied);
   return sk_buf_take(&o);
 }
+
+/* -- loop polls ------------------------------------------------------------
+ * Every loop written in a user's body polls the launch's stop word on its
+ * back edge (dialect: SK__GO, see docs/hardening.md), so one iteration
+ * that never ends can still be interrupted or abandoned:
+ *   while (c)          while ( SK__GO() && (c ))        (do ... while too)
+ *   for (a; b; c)      for (a; SK__GO() && (b ); c)     (an empty b: SK__GO())
+ * The condition is evaluated before every iteration. On the host SK__GO
+ * leaves the body (a jump to the launch's guard) or is 1; on a device it
+ * is 0 once the stop word is set, which ends the loop. Loops of the
+ * dialect's constructs and of preludes are not rewritten; neither are
+ * goto loops. No newline is added, so body line numbers stay right. */
+char *sk_body_polls(const char *p, size_t n) {
+  size_t i = 0, b, len, copied = 0;
+  sk_buf o;
+  sk_buf_init(&o);
+  int any = 0;
+  while (next_ident(p, n, &i, &b, &len)) {
+    int is_while = len == 5 && memcmp(p + b, "while", 5) == 0;
+    int is_for = len == 3 && memcmp(p + b, "for", 3) == 0;
+    if (!is_while && !is_for) continue;
+    size_t k = skip_ws(p, i, n), end;
+    if (k >= n || p[k] != '(' || count_args(p, k, n, &end) < 0) continue;
+    /* the condition: [cb, ce) */
+    size_t cb = k + 1, ce = end - 1;
+    if (is_for) { /* between the first and the second ';' at depth 0 */
+      size_t semi[2];
+      int found = 0, depth = 0;
+      for (size_t q = k + 1; q < end - 1 && found < 2;) {
+        size_t j = skip_lit(p, q, n);
+        if (j != q) {
+          q = j;
+          continue;
+        }
+        char c = p[q];
+        if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') depth--;
+        else if (c == ';' && depth == 0) semi[found++] = q;
+        q++;
+      }
+      if (found < 2) continue; /* the compiler reports it */
+      cb = semi[0] + 1;
+      ce = semi[1];
+    }
+    int empty = skip_ws(p, cb, n) >= ce;
+    sk_buf_add(&o, p + copied, cb - copied);
+    if (empty) {
+      sk_buf_puts(&o, " SK__GO() ");
+    } else {
+      sk_buf_puts(&o, " SK__GO() && (");
+      sk_buf_add(&o, p + cb, ce - cb);
+      sk_buf_puts(&o, " )");
+    }
+    copied = ce;
+    i = ce;
+    any = 1;
+  }
+  if (!any) {
+    sk_buf_free(&o);
+    return NULL;
+  }
+  sk_buf_add(&o, p + copied, n - copied);
+  return sk_buf_take(&o);
+}

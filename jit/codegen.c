@@ -439,6 +439,14 @@ void sk_cg_body(sk_buf *b, const sk_kspec *s, const char *indent, const char *la
     free(rewritten);
     rewritten = remote;
   }
+  /* a user's loops poll the stop word (the library's own loops end) */
+  char *polled = s->library ? NULL
+                            : sk_body_polls(rewritten ? rewritten : s->body,
+                                            rewritten ? strlen(rewritten) : s->body_len);
+  if (polled) {
+    free(rewritten);
+    rewritten = polled;
+  }
   if (rewritten) {
     sk_buf_puts(b, rewritten);
     free(rewritten);

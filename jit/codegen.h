@@ -32,6 +32,10 @@ char *sk_body_atomic(const sk_kspec *spec, int remote_only);
  * and atomics of remote views made calls of their helpers (malloc'd), or
  * NULL when no capture is remote */
 char *sk_body_remote(const sk_kspec *spec, const char *p, size_t n);
+/* 'p' (n bytes) with a poll of the launch's stop word on the back edge
+ * of every for, while and do loop (SK__GO; malloc'd), or NULL when it
+ * has no loop */
+char *sk_body_polls(const char *p, size_t n);
 
 /* -- codegen.c: the core --------------------------------------------------- */
 /* 1 if 'name' is a C keyword or a dialect word */

@@ -465,7 +465,9 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
                 "typedef struct { sk_slot a[%d]; } sk__args_t;\n"
                 "extern \"C\" __global__ void sk__kernel(const __grid_constant__ "
                 "sk__args_t sk__A, const __grid_constant__ sk_cuctx sk__C) {\n"
-                "  const sk_slot *sk__args = sk__A.a; (void)sk__args;\n",
+                "  const sk_slot *sk__args = sk__A.a; (void)sk__args;\n"
+                /* the counter of the body's loop polls (SK__GO) */
+                "  unsigned sk__polls = 0; (void)sk__polls;\n",
                 s->ncap > 0 ? s->ncap : 1);
   gen_unpack(&b, s);
   if (s->pattern == SK_SCAN) {

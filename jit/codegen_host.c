@@ -215,7 +215,12 @@ char *sk_codegen_host(const sk_kspec *s, char *err, size_t errlen) {
   if (s->pattern != SK_FOR) sk_codegen_acc(&b, s, &sk_jit_target_host);
   sk_buf_puts(&b, "\nvoid sk__kernel(const sk_slot *sk__args, sk_i64 sk__b, "
                   "sk_i64 sk__e, void *sk__accv, const sk_ctx *sk__ctx) {\n"
-                  "  (void)sk__ctx; (void)sk__accv;\n");
+                  "  (void)sk__ctx; (void)sk__accv;\n"
+                  /* the stop word the body's loops poll (SK__GO) */
+                  "  static const int sk__nostop = 0;\n"
+                  "  const volatile int *const sk__stop =\n"
+                  "    sk__ctx->stop ? sk__ctx->stop : &sk__nostop;\n"
+                  "  (void)sk__stop;\n");
   gen_unpack(&b, s);
   gen_acc_locals(&b, s);
   switch (s->policy_kind) {

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,31 @@ void sk_disk_evict(void) {
   if (sk_disk_enabled()) evict();
 }
 
+/* A temporary file ".tmp-<pid>-..." (sk_disk_tmpname, the cc tier's
+ * sources, objects and logs) is stale, and removed, once it is older than
+ * a minute and its process is gone (a process killed mid-compile or
+ * mid-write; a zombie counts as gone), or older than an hour whoever wrote it (a name without a
+ * pid, or a pid that was reused). */
+static int stale_tmp(const char *name, time_t age) {
+  if (age > 3600) return 1;
+  if (age <= 60) return 0;
+  const char *p = name + 5;
+  long pid = 0;
+  while (*p >= '0' && *p <= '9' && pid < 1L << 30) pid = 10 * pid + (*p++ - '0');
+  if (*p != '-' || pid <= 0 || pid == (long)getpid()) return 0;
+  if (kill((pid_t)pid, 0) < 0) return errno == ESRCH;
+  /* a zombie (killed, not yet reaped by its parent) is gone too */
+  char stat[64], buf[256];
+  snprintf(stat, sizeof stat, "/proc/%ld/stat", pid);
+  FILE *f = fopen(stat, "re");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *e = strrchr(buf, ')'); /* "pid (comm) S ..." */
+  return e && e[1] == ' ' && e[2] == 'Z';
+}
+
 /* sk_disk_evict once the directory is known good (also from init) */
 static void evict(void) {
   pthread_mutex_lock(&evict_lock);
@@ -285,7 +311,7 @@ static void evict(void) {
   time_t now = time(NULL);
   while ((e = readdir(d))) {
     if (strncmp(e->d_name, ".tmp-", 5) == 0) {
-      if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && now - st.st_mtime > 3600)
+      if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && stale_tmp(e->d_name, now - st.st_mtime))
         unlinkat(dirfd(d), e->d_name, 0);
       continue;
     }

@@ -90,11 +90,11 @@ print("done")
     local script = path:match("[^/]+$")
     assert.truthy(out:find("fault\tfalse\t", 1, true), out)
     -- the launch's error: the script's line, the pattern and label, the fault
-    assert.truthy(out:find("speck.parallel_reduce 'wild': kernel 'wild' faulted on device 0: ", 1, true), out)
+    assert.truthy(out:find("speck.parallel_reduce 'wild': kernel 'wild': the body faulted on device 0 (", 1, true), out)
     assert.truthy(out:find("the CUDA context is unusable, restart the process", 1, true), out)
     for _, what in ipairs{"fence", "view", "launch", "copy"} do
       local line = out:match("\n" .. what .. "\t([^\n]*)")
-      assert.truthy(line and line:find("^false\t") and line:find("kernel 'wild' faulted", 1, true),
+      assert.truthy(line and line:find("^false\t") and line:find("kernel 'wild': the body faulted", 1, true),
                     what .. ": " .. tostring(line) .. "\n" .. out)
     end
     assert.truthy(out:find("host\t0.5\t3.5", 1, true), out)
@@ -112,7 +112,7 @@ pcall(speck.parallel_for, "wild_for", 4, {x = x}, "int64_t *p = (int64_t *)0x10;
 print("fence", pcall(speck.fence))
 print("done")
 ]])
-    assert.truthy(out:find("kernel 'wild_for' faulted", 1, true), out)
+    assert.truthy(out:find("kernel 'wild_for': the body faulted", 1, true), out)
     assert.truthy(out:find("done", 1, true), out)
   end)
 end)

@@ -26,6 +26,7 @@
 
 #include "api/speck.h"
 #include "vm.h"
+#include "../backends/remote/remote.h"
 #include "core/tools.h"
 
 static const char *progname = "speck";
@@ -672,6 +673,16 @@ int main(int argc, char **argv) {
   int status = lua_pcall(L, 4, 1, 0);
   int ok = lua_toboolean(L, -1);
   report(L, status);
+  /* an MPI job (speck.remote, more than one rank): an uncaught error
+   * (its message printed above) ends every rank, as mpi4py does, unless
+   * the script said speck.remote.abort_on_error(false) -- the other
+   * ranks would wait for this one in their next collective call */
+  if (!(ok && status == LUA_OK) && sk_remote_aborts()) {
+    fprintf(stderr, "%s: rank %d: an uncaught error ends the MPI job (MPI_Abort)\n",
+            progname, sk_remote_rank());
+    fflush(stderr);
+    sk_remote_abort(1);
+  }
   lua_close(L);
   return (ok && status == LUA_OK) ? 0 : 1;
 }

@@ -42,6 +42,10 @@ typedef struct sk_cuda_dev {
    * set once, after 'dead_msg', with release order) */
   int dead;
   char dead_msg[512];
+  /* the interrupt word kernels poll (sk_cuctx.stop): page-locked host
+   * memory mapped into the device, a mirror of the runtime's interrupt
+   * bit (sk_body_flag_mirror); NULL when it could not be had */
+  int *stop_word;
 } sk_cuda_dev;
 
 extern sk_cuda_dev sk_cuda;

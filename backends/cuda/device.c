@@ -137,6 +137,15 @@ static int open_device(char *err, size_t errlen) {
     return -1;
   }
   snprintf(sk_cuda.arch, sizeof sk_cuda.arch, "sm_%d%d", sk_cuda.major, sk_cuda.minor);
+  /* the interrupt word (kept for the process, as the context): without
+   * it kernels run to their end */
+  void *sw = NULL;
+  if (sk_cu->cuMemHostAlloc(&sw, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) ==
+      0) {
+    memset(sw, 0, 64);
+    sk_cuda.stop_word = sw;
+    sk_body_flag_mirror(sw);
+  }
   thread_ctx = sk_cuda.ctx;
   __atomic_store_n(&sk_cuda.ready, 1, __ATOMIC_RELEASE);
   return 0;
@@ -165,8 +174,16 @@ int sk_cuda_ensure(char *err, size_t errlen) {
 int sk_cuda_sync(const char *what, char *err, size_t errlen) {
   if (!sk_cuda_ready()) return 0;
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  sk_interruptible_enter(); /* Ctrl-C stops the kernels' loops */
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  sk_interruptible_leave();
   if (rc) return sk_cuda_fail(rc, what, NULL, err, errlen);
+  /* a kernel waited for here had its loops ended by an interrupt */
+  if (sk_cuda.stop_word && (__atomic_load_n(sk_cuda.stop_word, __ATOMIC_RELAXED) & 1)) {
+    sk_interrupt_reported();
+    sk_err(err, errlen, SK_E_INTERRUPTED);
+    return -1;
+  }
   return 0;
 }
 

@@ -4,7 +4,7 @@
  * the table is read once per SK_ERRDEF definition). */
 /* a table, one message a line: */
 // clang-format off
-SK_ERRDEF(KERNEL_FAULTED_DEVICE, "kernel '%s' faulted on device %d: %s; the CUDA context is unusable, restart the process")
+SK_ERRDEF(KERNEL_FAULTED_DEVICE, "kernel '%s': the body faulted on device %d (%s); the CUDA context is unusable, restart the process")
 SK_ERRDEF(DEVICE_WAS_ASKED, "device %d was asked for, but this process already uses device %d (one device per process)")
 SK_ERRDEF(CUDA_NOT_AVAILABLE, "cuda is not available: %s")
 SK_ERRDEF(DEVICE_OUT_RANGE, "device %d is out of range (%d CUDA device%s found)")

@@ -159,8 +159,19 @@ static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res, int ch
       RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0), sk_cuda.stream);
     if (rc) return sk_cuda_fail(rc, "reading the result", l->label, err, errlen);
   }
+  /* waiting for the device counts as a running launch: Ctrl-C stops
+   * the kernel's loops (sk_interrupt_request) */
+  sk_interruptible_enter();
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  sk_interruptible_leave();
   if (rc) return sk_cuda_fail(rc, "kernel", l->label, err, errlen);
+  /* interrupted while it ran: its loops ended early, its result is not
+   * the body's (reported once, as on the host) */
+  if (sk_cuda.stop_word && (__atomic_load_n(sk_cuda.stop_word, __ATOMIC_RELAXED) & 1)) {
+    sk_interrupt_reported();
+    sk_err(err, errlen, SK_E_INTERRUPTED);
+    return -1;
+  }
   if (oob) memcpy(l->oob, pin + OOB_OFF, sizeof *l->oob);
   if (check_flag && l->policy->kind == SK_POL_TEAM) {
     int64_t bad;
@@ -189,6 +200,7 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
                                          sizeof(sk_oob), sk_cuda.stream);
     if (rc) return sk_cuda_fail(rc, "bounds record", l->label, err, errlen);
   }
+  C->stop = sk_cuda.stop_word; /* the loops' interrupt polls (dialect/cuda.h) */
   void *args = l->nargs > 0 ? (void *)l->args : (void *)&none;
   void *params[] = {args, C};
   CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz, smem,

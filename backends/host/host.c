@@ -8,7 +8,14 @@
  * Interrupts: every launch runs in pieces (growing from 1024 indices or
  * one MDRange tile until a piece takes about a millisecond) and checks
  * sk_interrupted() between them, so Ctrl-C ends a long kernel within
- * milliseconds with the error SK_INTERRUPTED.
+ * milliseconds with the error SK_INTERRUPTED; a loop in a user's body
+ * polls the same flag on its back edges (codegen.c), so one iteration
+ * that never ends is stopped too.
+ *
+ * Faults: every thread runs its share inside a guard (guard.c); a fault
+ * in a body, or a poll that sees the launch abandoned, brings the thread
+ * back to it, the other threads leave at their next piece boundary or
+ * poll, and the launch fails with the fault's message.
  *
  * Determinism: a reduction is computed as per-block partials, where the
  * blocks depend only on (work items, chunk, thread count), joined by the
@@ -30,6 +37,7 @@
 
 #include "core/backend.h"
 #include "core/err.h"
+#include "guard.h"
 #include "host.h"
 #include "pool.h"
 
@@ -194,7 +202,10 @@ typedef struct job {
   char *partial;     /* nblocks * pstride bytes */
   size_t pstride;
   int64_t piece_min;  /* fewest items between two interrupt checks */
-  atomic_int stopped; /* a piece saw the interrupt: the launch fails */
+  atomic_int stopped; /* 1 interrupted, 2 a body faulted: the launch fails */
+  atomic_int faulted; /* the first fault is recorded in 'fault' */
+  atomic_int marked;  /* a thread left early: the body word is marked */
+  sk_fault fault;
 } job;
 
 /* -- interrupts ------------------------------------------------------------ */
@@ -217,8 +228,26 @@ int64_t sk_host_next_piece(int64_t piece, int64_t min, double *t0) {
 static int stop_here(job *j) {
   if (atomic_load_explicit(&j->stopped, memory_order_relaxed)) return 1;
   if (!sk_interrupted()) return 0;
-  atomic_store_explicit(&j->stopped, 1, memory_order_relaxed);
+  int none = 0;
+  atomic_compare_exchange_strong(&j->stopped, &none, 1);
   return 1;
+}
+
+/* A thread came back to its guard (guard.h): record why in the job.
+ * The body word stays marked until the launch ends, so the other threads'
+ * polls leave too -- even when another launch answers the interrupt and
+ * clears it meanwhile. */
+static void job_left(job *j, const sk_guard *g) {
+  int none = 0;
+  if (atomic_compare_exchange_strong(&j->marked, &none, 1)) sk_body_fault_mark(1);
+  if (g->why == SK_GUARD_FAULT) {
+    none = 0;
+    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) j->fault = g->fault;
+    atomic_store(&j->stopped, 2);
+  } else if (g->why == SK_GUARD_INTERRUPT) {
+    none = 0;
+    atomic_compare_exchange_strong(&j->stopped, &none, 1);
+  }
 }
 
 /* Run the chunk function over [b, e) ('acc': NULL or the block's
@@ -238,7 +267,7 @@ static int run_pieces(job *j, const sk_ctx *c, int64_t b, int64_t e, void *acc) 
       piece = sk_host_next_piece(piece, j->piece_min, &t0);
     }
     t = e - s > piece ? s + piece : e;
-    j->fn(j->l->args, s, t, acc, c);
+    SK_BODY_CALL(j->fn(j->l->args, s, t, acc, c));
   }
   return 0;
 }
@@ -269,7 +298,7 @@ static void for_part(void *arg, int tid, int nt) {
     int64_t s = atomic_fetch_add(&j->next, j->chunk);
     if (s >= j->n) break;
     int64_t e = s + j->chunk < j->n ? s + j->chunk : j->n;
-    j->fn(j->l->args, j->b + s, j->b + e, NULL, &c);
+    SK_BODY_CALL(j->fn(j->l->args, j->b + s, j->b + e, NULL, &c));
   }
 }
 
@@ -288,7 +317,7 @@ static void run_block(job *j, const sk_ctx *c, int blk) {
   for (int64_t s = b; s < e; s += j->chunk) {
     if (s > b && stop_here(j)) return;
     int64_t t = s + j->chunk < e ? s + j->chunk : e;
-    j->fn(j->l->args, s, t, acc, c);
+    SK_BODY_CALL(j->fn(j->l->args, s, t, acc, c));
   }
 }
 
@@ -296,6 +325,10 @@ static void reduce_part(void *arg, int tid, int nt) {
   job *j = arg;
   sk_ctx c;
   thread_ctx(&c, j, tid);
+  if (nt == 1) { /* the calling thread alone: every block in order */
+    for (int blk = 0; blk < j->nblocks && !stop_here(j); blk++) run_block(j, &c, blk);
+    return;
+  }
   if (!j->dynamic) {
     for (int blk = tid; blk < j->nblocks && !stop_here(j); blk += nt) run_block(j, &c, blk);
     return;
@@ -306,6 +339,18 @@ static void reduce_part(void *arg, int tid, int nt) {
     if (blk >= j->nblocks) break;
     run_block(j, &c, (int)blk);
   }
+}
+
+/* Each thread's share inside its guard. */
+static void guarded(job *j, sk_pool_fn part, int tid, int nt) {
+  sk_guard g;
+  SK_GUARDED(g, &j->stopped, part(j, tid, nt));
+  if (g.why) job_left(j, &g);
+}
+
+static void for_guarded(void *arg, int tid, int nt) { guarded(arg, for_part, tid, nt); }
+static void reduce_guarded(void *arg, int tid, int nt) {
+  guarded(arg, reduce_part, tid, nt);
 }
 
 /* Reduction partials: a buffer per launching thread, grown and reused;
@@ -337,6 +382,8 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
   j->l = l;
   j->fn = (sk_chunk_fn)l->fn;
   j->ctx.oob = l->oob;
+  j->ctx.stop = sk_body_flag();
+  j->ctx.poll = sk_guard_poll;
   j->dynamic = p->schedule == SK_DYNAMIC;
   j->chunk = p->chunk;
   /* indices are cheap items, MDRange tiles are not */
@@ -376,8 +423,19 @@ static int setup(job *j, const sk_launch *l, char *err, size_t errlen) {
 
 /* Shared by both back ends: 'pooled' says whether to use the pool. */
 static int interrupted(char *err, size_t errlen) {
+  sk_interrupt_reported();
   sk_err(err, errlen, SK_E_INTERRUPTED);
   return -1;
+}
+
+/* How a launch ended: 0, or the fault's or the interrupt's error. */
+static int finished(job *j, char *err, size_t errlen) {
+  if (atomic_load(&j->marked)) sk_body_fault_mark(-1);
+  if (atomic_load(&j->faulted)) {
+    sk_guard_message(&j->fault, err, errlen);
+    return -1;
+  }
+  return atomic_load(&j->stopped) ? interrupted(err, errlen) : 0;
 }
 
 static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errlen);
@@ -400,11 +458,11 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     if (j.n == 0) return 0;
     if (nt == 1 || j.n == 1) {
       j.dynamic = 0;
-      for_part(&j, 0, 1);
+      for_guarded(&j, 0, 1);
     } else {
-      sk_pool_run(for_part, &j);
+      sk_pool_run(for_guarded, &j);
     }
-    return atomic_load(&j.stopped) ? interrupted(err, errlen) : 0;
+    return finished(&j, err, errlen);
   }
   /* reduce and scan: partial blocks */
   size_t acc = l->acc_size;
@@ -434,10 +492,9 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     memcpy(l->result, total, acc);
     return 0;
   }
-  if (use_pool) sk_pool_run(reduce_part, &j);
-  else
-    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, &j.ctx, blk);
-  if (atomic_load(&j.stopped)) return interrupted(err, errlen);
+  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  else reduce_guarded(&j, 0, 1);
+  if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   l->init(total);
   if (l->pattern == SK_REDUCE) {
     for (int blk = 0; blk < j.nblocks; blk++)
@@ -453,10 +510,9 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     l->join(total, tmp);
   }
   j.ctx.final = 1;
-  if (use_pool) sk_pool_run(reduce_part, &j);
-  else
-    for (int blk = 0; blk < j.nblocks && !stop_here(&j); blk++) run_block(&j, &j.ctx, blk);
-  if (atomic_load(&j.stopped)) return interrupted(err, errlen);
+  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  else reduce_guarded(&j, 0, 1);
+  if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   memcpy(l->result, total, acc);
   return 0;
 }

@@ -28,6 +28,9 @@
 double fma(double, double, double);
 float fmaf(float, float, float);
 
+/* the word loops in bodies poll (core/runtime.c; dialect/host.h SK__GO) */
+extern int sk_body_stop_word;
+
 /* libtcc emits calls to these for struct copies and initialisers */
 void *memcpy(void *, const void *, size_t);
 void *memmove(void *, const void *, size_t);
@@ -38,6 +41,7 @@ static const sk_host_symbol table[] = {
     SK_MATH2(SK__M){"sk_team_barrier", (const void *)sk_team_barrier},
   {"sk_team_alloc", (const void *)sk_team_alloc},
   {"sk_oob_report", (const void *)sk_oob_report},
+  {"sk_body_stop_word", (const void *)&sk_body_stop_word},
   {"sk_hashmap_insert_atomic", (const void *)sk_hashmap_insert_atomic},
   {"fma", (const void *)fma},
   {"fmaf", (const void *)fmaf},

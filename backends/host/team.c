@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "guard.h"
 #include "host.h"
 #include "pool.h"
 
@@ -60,8 +61,21 @@ typedef struct tjob {
   int dynamic, reduce;
   atomic_llong next;
   size_t pstride;
-  atomic_int stopped; /* a team saw the interrupt: the launch fails */
+  atomic_int stopped; /* 1 a team saw the interrupt, 2 a body faulted */
+  atomic_int faulted; /* the first fault is recorded in 'fault' */
+  atomic_int marked;  /* a member left early: the body word is marked */
+  sk_fault fault;
 } tjob;
+
+/* the launch stops: interrupted, or abandoned after a fault */
+static int tjob_stops(tjob *j) {
+  return sk_interrupted() || atomic_load_explicit(&j->stopped, memory_order_relaxed);
+}
+
+static void tjob_interrupted(tjob *j) {
+  int none = 0;
+  atomic_compare_exchange_strong(&j->stopped, &none, 1);
+}
 
 static void block_range(const tjob *j, int64_t blk, int64_t *b, int64_t *e) {
   if (j->per_block > 0) {
@@ -89,20 +103,20 @@ static volatile int64_t *team_word(const tjob *j, int tid) {
 static int team_stop(tjob *j, int tid, int r, int64_t *piece, double *t0) {
   int stop;
   if (j->T == 1) {
-    stop = sk_interrupted();
+    stop = tjob_stops(j);
     *piece = sk_host_next_piece(*piece, 1, t0);
   } else {
     volatile int64_t *w = team_word(j, tid);
     sk_team_barrier(&tctx[tid]);
     if (r == 0)
-      __atomic_store_n(w, sk_interrupted() ? -1 : sk_host_next_piece(*piece, 64, t0),
+      __atomic_store_n(w, tjob_stops(j) ? -1 : sk_host_next_piece(*piece, 64, t0),
                        __ATOMIC_RELAXED);
     sk_team_barrier(&tctx[tid]);
     int64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
     stop = v < 0;
     if (!stop) *piece = v;
   }
-  if (stop) atomic_store_explicit(&j->stopped, 1, memory_order_relaxed);
+  if (stop) tjob_interrupted(j);
   return stop;
 }
 
@@ -124,7 +138,7 @@ static int run_block(tjob *j, int64_t blk, int tid, int r) {
   for (int64_t s = b, t; s < e; s = t) {
     if (s > b && team_stop(j, tid, r, &piece, &t0)) return -1;
     t = e - s > piece ? s + piece : e;
-    j->fn(j->l->args, s, t, acc, &ctxs[tid]);
+    SK_BODY_CALL(j->fn(j->l->args, s, t, acc, &ctxs[tid]));
   }
   return 0;
 }
@@ -146,21 +160,43 @@ static void member(void *arg, int tid, int nt) {
     /* an interrupted lead claims past the end: the team agrees through
      * the claim's own barriers */
     if (j->T == 1) {
-      blk = sk_interrupted() ? j->nblocks : atomic_fetch_add(&j->next, 1);
+      blk = tjob_stops(j) ? j->nblocks : atomic_fetch_add(&j->next, 1);
     } else {
       sk_team_barrier(t);
       if (r == 0)
         __atomic_store_n(
-          claim, sk_interrupted() ? j->nblocks : (int64_t)atomic_fetch_add(&j->next, 1),
+          claim, tjob_stops(j) ? j->nblocks : (int64_t)atomic_fetch_add(&j->next, 1),
           __ATOMIC_RELAXED);
       sk_team_barrier(t);
       blk = __atomic_load_n(claim, __ATOMIC_RELAXED);
     }
     if (blk >= j->nblocks) {
-      if (sk_interrupted()) atomic_store_explicit(&j->stopped, 1, memory_order_relaxed);
+      if (tjob_stops(j)) tjob_interrupted(j);
       break;
     }
     if (run_block(j, blk, tid, r) < 0) return;
+  }
+}
+
+/* Each member inside its guard (guard.h): a fault, or a poll that saw
+ * the launch abandoned (a member of the team faulted; a barrier polls),
+ * brings it back here. */
+static void member_guarded(void *arg, int tid, int nt) {
+  tjob *j = arg;
+  sk_guard g;
+  SK_GUARDED(g, &j->stopped, member(j, tid, nt));
+  if (g.why == SK_GUARD_NONE) return;
+  /* the body word stays marked until the launch ends: the teammates
+   * waiting in a barrier for this member leave through its poll, even
+   * when another launch answers the interrupt meanwhile */
+  int none = 0;
+  if (atomic_compare_exchange_strong(&j->marked, &none, 1)) sk_body_fault_mark(1);
+  if (g.why == SK_GUARD_FAULT) {
+    none = 0;
+    if (atomic_compare_exchange_strong(&j->faulted, &none, 1)) j->fault = g.fault;
+    atomic_store(&j->stopped, 2);
+  } else if (g.why == SK_GUARD_INTERRUPT) {
+    tjob_interrupted(j);
   }
 }
 
@@ -270,6 +306,10 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     ctxs[tid].team = t;
     ctxs[tid].thread = tid;
     ctxs[tid].oob = l->oob;
+    ctxs[tid].stop = sk_body_flag();
+    ctxs[tid].poll = sk_guard_poll;
+    t->stop = sk_body_flag();
+    t->poll = sk_guard_poll;
     if (g >= j.G) continue;
     char *a = (char *)(((size_t)arena[g] + 63) & ~(size_t)63);
     t->league_size = j.L;
@@ -293,8 +333,8 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     if (grow((void **)&partials, &partials_cap, want) < 0) goto oom;
   }
   if (j.nblocks > 0) {
-    if (nt > 1) sk_pool_run(member, &j);
-    else member(&j, 0, 1);
+    if (nt > 1) sk_pool_run(member_guarded, &j);
+    else member_guarded(&j, 0, 1);
   }
   const sk_team_ctx *bad = NULL;
   for (int tid = 0; tid < nt; tid++) {
@@ -302,7 +342,13 @@ static int launch_locked(const sk_launch *l, int pooled, char *err, size_t errle
     free(tctx[tid].overflow);
     tctx[tid].overflow = NULL;
   }
+  if (atomic_load(&j.marked)) sk_body_fault_mark(-1);
+  if (atomic_load(&j.faulted)) {
+    sk_guard_message(&j.fault, err, errlen);
+    return -1;
+  }
   if (atomic_load(&j.stopped)) {
+    sk_interrupt_reported();
     sk_err(err, errlen, SK_E_INTERRUPTED);
     return -1;
   }

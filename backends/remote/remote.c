@@ -416,6 +416,45 @@ int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen) {
   return rc == MPI_SUCCESS ? 0 : mpi_fail(err, errlen, "MPI_Allreduce", rc);
 }
 
+/* -- agreement and the job's end (issue 30) ----------------------------- */
+int sk_remote_agree(int failed, const int *what, int n, const char *mismatch, char *err,
+                    size_t errlen) {
+  if (!sk_remote_started() || nranks <= 1) return failed ? -1 : 0;
+  /* the lowest failing rank; then whether every rank passed the same
+   * 'what' (its maximum and the maximum of its negation) */
+  int mine = failed ? me : nranks, first = nranks;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < nranks) {
+    char msg[1024] = "";
+    if (first == me) snprintf(msg, sizeof msg, "%s", err);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
+    msg[sizeof msg - 1] = '\0';
+    sk_err(err, errlen, SK_E_REMOTE_REFUSED_ON_RANK, msg, first);
+    return -1;
+  }
+  if (n <= 0) return 0;
+  int lo_hi[2 * 8], got[2 * 8];
+  if (n > 8) n = 8;
+  for (int i = 0; i < n; i++) {
+    lo_hi[2 * i] = what[i];
+    lo_hi[2 * i + 1] = -what[i];
+  }
+  MPI_Allreduce(lo_hi, got, 2 * n, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < n; i++)
+    if (got[2 * i] != -got[2 * i + 1]) {
+      sk_err(err, errlen, SK_E_MSG, mismatch);
+      return -1;
+    }
+  return 0;
+}
+
+static int abort_on_error = 1;
+void sk_remote_abort_on_error(int on) { abort_on_error = on != 0; }
+int sk_remote_aborts(void) { return abort_on_error && sk_remote_started() && nranks > 1; }
+void sk_remote_abort(int code) {
+  if (sk_remote_aborts()) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 /* -- collective creation ------------------------------------------------ */
 #define DESC_N (4 + SK_MAXRANK)
 
@@ -915,6 +954,18 @@ int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen) {
   (void)op;
   return no_mpi("remote.allreduce", err, errlen);
 }
+int sk_remote_agree(int failed, const int *what, int n, const char *mismatch, char *err,
+                    size_t errlen) {
+  (void)what;
+  (void)n;
+  (void)mismatch;
+  (void)err;
+  (void)errlen;
+  return failed ? -1 : 0;
+}
+void sk_remote_abort_on_error(int on) { (void)on; }
+int sk_remote_aborts(void) { return 0; }
+void sk_remote_abort(int code) { (void)code; }
 int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
                           const int64_t *ext, int dist, int space, char *err,
                           size_t errlen) {

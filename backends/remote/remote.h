@@ -44,6 +44,22 @@ int sk_remote_fence(char *err, size_t errlen);
 /* collective: 'x[0..n)' reduced over the ranks in place; op 0 sum,
  * 1 min, 2 max */
 int sk_remote_allreduce(double *x, int n, int op, char *err, size_t errlen);
+/* Collective: the ranks agree whether a collective call goes ahead.
+ * 'failed': this rank's own checks refused it (the message in 'err').
+ * When any rank failed, every rank returns -1 with the same message: the
+ * lowest failing rank's, "<its message> (refused on rank R; every rank
+ * refuses the call)"; else 0. One rank or MPI not started: 'failed' as it
+ * is. 'what' (an int array of 'n') must be equal on every rank too (a
+ * length, an operation), else every rank fails with 'mismatch'. */
+int sk_remote_agree(int failed, const int *what, int n, const char *mismatch, char *err,
+                    size_t errlen);
+/* An uncaught error ends the job (bin/speck's scripts and -e, with more
+ * than one rank): MPI_Abort(MPI_COMM_WORLD, code) unless the script turned
+ * it off with speck.remote.abort_on_error(false). Returns when it did not
+ * abort. */
+void sk_remote_abort_on_error(int on);
+int sk_remote_aborts(void);
+void sk_remote_abort(int code);
 
 /* Collective: a remote view of 'dtype' and global dims 'ext' ('rank' of
  * them) spread by 'dist' (SK_REMOTE_*), in host memory (space host: MPI

@@ -164,6 +164,8 @@ static void fail_(sk_hsched *s, int id, ...) {
   va_start(ap, id);
   sk_verr(s->msg, sizeof s->msg, id, ap);
   va_end(ap);
+  /* an interrupt is answered once, as a launch answers it */
+  if (id == SK_E_INTERRUPTED) sk_interrupt_reported();
   atomic_fetch_or(&s->state, ST_ABORT);
 }
 

@@ -6,6 +6,7 @@
 --   remote.rank()  remote.size()  remote.barrier()  remote.fence()
 --   remote.View(label, dtype, dims [, {layout = "blocked" | "partitioned"}])
 --   v:local_view()  v:local_range()  remote.allreduce(x [, "sum"|"min"|"max"])
+--   remote.abort_on_error(on)  (an uncaught error ends the job; default true)
 local core = require "speck.core"
 local c = core.remote
 
@@ -14,6 +15,7 @@ c.start()
 local M = {
   rank = c.rank, size = c.size, barrier = c.barrier, fence = c.fence,
   allreduce = c.allreduce, View = c.View, info = c.info,
+  abort_on_error = c.abort_on_error,
 }
 
 -- local_view / local_range as functions too (they are view methods)

@@ -220,6 +220,82 @@ static int dir_is(const char *src, const dir *d, const char *text) {
 /* The user text that follows directive 'd' must be 'text' (when given),
  * and everything up to 'end' must stay in code at the depth of its start
  * without going below it. */
+/* The body region without the loop polls the generator adds (jit/check.c
+ * sk_body_polls): " SK__GO() " (an empty condition) and " SK__GO() && ("
+ * with the " )" that closes its '(' -- found here by counting brackets
+ * outside the user's literals and comments. NULL when an inserted '('
+ * is not closed by " )". */
+static size_t lit_end(const char *p, size_t i, size_t n) {
+  if (p[i] == '/' && i + 1 < n && p[i + 1] == '/') {
+    while (i < n && p[i] != '\n') i++;
+    return i;
+  }
+  if (p[i] == '/' && i + 1 < n && p[i + 1] == '*') {
+    for (i += 2; i + 1 < n && !(p[i] == '*' && p[i + 1] == '/'); i++) {}
+    return i + 2 < n ? i + 2 : n;
+  }
+  if (p[i] == '"' || p[i] == '\'') {
+    char q = p[i++];
+    while (i < n && p[i] != q) i += p[i] == '\\' ? 2 : 1;
+    return i + 1 < n ? i + 1 : n;
+  }
+  return i;
+}
+
+static char *unpoll(const char *p, size_t n, size_t *outn) {
+  static const char open_[] = " SK__GO() && (", empty[] = " SK__GO() ";
+  const size_t lo = sizeof open_ - 1, le = sizeof empty - 1;
+  char *o = malloc(n + 1);
+  unsigned char *skip = calloc(n + 1, 1); /* bytes to drop */
+  if (!o || !skip) {
+    free(o);
+    free(skip);
+    return NULL;
+  }
+  for (size_t i = 0; i < n;) {
+    size_t j = lit_end(p, i, n);
+    if (j != i) {
+      i = j;
+      continue;
+    }
+    if (i + lo <= n && memcmp(p + i, open_, lo) == 0) {
+      memset(skip + i, 1, lo);
+      int depth = 1;
+      size_t k = i + lo;
+      while (k < n && depth > 0) {
+        size_t m = lit_end(p, k, n);
+        if (m != k) {
+          k = m;
+          continue;
+        }
+        depth += p[k] == '(' ? 1 : p[k] == ')' ? -1 : 0;
+        k++;
+      }
+      if (depth != 0 || k < 2 || p[k - 2] != ' ') {
+        free(o);
+        free(skip);
+        return NULL;
+      }
+      skip[k - 2] = skip[k - 1] = 1;
+      i += lo;
+      continue;
+    }
+    if (i + le <= n && memcmp(p + i, empty, le) == 0) {
+      memset(skip + i, 1, le);
+      i += le;
+      continue;
+    }
+    i++;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!skip[i]) o[m++] = p[i];
+  o[m] = '\0';
+  free(skip);
+  *outn = m;
+  return o;
+}
+
 static void region(const char *src, const unsigned char *st, const int *dp, size_t b,
                    size_t e, const char *what) {
   int d0 = dp[b];
@@ -299,8 +375,12 @@ static void judge(const char *src, const sk_kspec *s, int cuda) {
       int atomic = 0;
       for (int c = 0; c < s->ncap; c++)
         atomic |= s->caps[c].kind == SK_CAP_VIEW && (s->caps[c].traits & SK_TRAIT_ATOMIC);
-      if (!atomic && (e - 1 - b != s->body_len || memcmp(src + b, s->body, s->body_len)))
+      /* (less the back-edge polls put into its loops' conditions) */
+      size_t un = 0;
+      char *plain = atomic ? NULL : unpoll(src + b, e - 1 - b, &un);
+      if (!atomic && (!plain || un != s->body_len || memcmp(plain, s->body, s->body_len)))
         fail("body region differs from the body", src);
+      free(plain);
       /* then '#line <last line> "body"' puts the closing brace on the
        * body's last line */
       if (k + 2 >= nd || strncmp(src + d[k + 2].at, "#line ", 6) != 0)

@@ -91,6 +91,29 @@ SEEDS = {
     "bad_splice": codegen(FOR, RANGE, [(1, F64, 1, 0, 0)], "x(i) = 1; // \\\n"),
 }
 
+# issue 30 (reliability): loops whose conditions get the back-edge poll
+# (jit/check.c sk_body_polls), and bodies that fault when run
+SEEDS.update({
+    "loops_endless": codegen(FOR, RANGE, [(1, F64, 1, 0, 0)],
+                             "while (1) {}\nfor (;;) { break; }\nint k = 0; do { k++; } while (k < 3);"),
+    "loops_tricky": codegen(REDUCE, RANGE, [(1, I64, 1, 0, 0)],
+                            "/* while (0) */ const char *w = \"for (;;)\"; (void)w;\n"
+                            "for (int64_t p = 0, q = 1; p < 4, q < 8; p++, q *= 2) acc += x(p);\n"
+                            "for (int64_t p = 0; p < (int64_t)sizeof(int[2]); p++) { while ((p & 1) && 0) {} }\n"
+                            "int n = 0; while (n < 2) for (int j = 0; j < 2; j++) n++;",
+                            reds=[(SUM, I64)]),
+    "loops_team": codegen(FOR, TEAM, [(1, F64, 2, 0, 0)],
+                          "for (int r = 0; r < 2; r++) { TEAM_FOR(j, 0, x.extent[1]) { x(team.league_rank, j) += r; } team_barrier(team); }",
+                          pol=[0, V0, V0, V0, V8, V1, AUTO, V0, V0, V0, V0]),
+    "loops_cuda": codegen(FOR, RANGE, [(1, F64, 1, 1, 0)],
+                          "int k = 0; while (k < 10) k++; for (;;) { break; } x(i) = k;", flags=2),
+    "fault_far": codegen(FOR, RANGE, [(1, F64, 1, 0, 0)], "x(i + 100000000000) = 1;"),
+    "fault_div": codegen(FOR, RANGE, [(1, F64, 1, 0, 0), (0, I64, 0, 0, 0)],
+                         "x(i) = (double)(7 / y);", names=["x", "y"]),
+    "fault_stack": codegen(FOR, RANGE, [(1, F64, 1, 0, 0)],
+                           "volatile double big[1 << 24]; big[0] = i; x(i) = big[0];"),
+})
+
 # -- fuzz_diskcache ------------------------------------------------------------
 # layout: op byte, mode byte, kind byte, then the file's content
 MAGIC = b"SPECKC01"
