@@ -734,6 +734,11 @@ SK_ERRDEF(ARG_VIEW_SHARE_MEMORY, "%s (view '%s') and %s (view '%s') share memory
 /* -- options tables: one checker (vm/lcore.c sk_lopts_check) -- */
 SK_ERRDEF(OPTION_UNKNOWN, "unknown option '%s' (valid: %s)")
 SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
+/* -- speck.plot's numbers (vm/lplot.c; the shapes are checked in plot.lua) -- */
+SK_ERRDEF(PLOT_NOT_HOST, "the view is not in host memory (plot.lua copies device views first)")
+SK_ERRDEF(PLOT_RANK, "%s must be a rank-%d view, got rank %d")
+SK_ERRDEF(PLOT_NOT_NUMBER, "%s[%lld] is a %s, not a number")
+SK_ERRDEF(PLOT_SPY_MALFORMED, "the CSR arrays do not describe a %lldx%lld matrix (a row pointer or column index out of range)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

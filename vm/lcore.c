@@ -1160,5 +1160,6 @@ int luaopen_speck_core(lua_State *L) {
   sk_lio_open(L);
   sk_ltask_open(L);
   sk_lremote_open(L);
+  sk_lplot_open(L);
   return 1;
 }

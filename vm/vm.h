@@ -86,6 +86,9 @@ void sk_lremote_open(lua_State *L);
 /* the last Lua state closes: free the windows, finalise MPI */
 void sk_lremote_close(void);
 
+/* -- lplot.c: the numbers of speck.plot (the 'plot' table of speck.core) */
+void sk_lplot_open(lua_State *L);
+
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);

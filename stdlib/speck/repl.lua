@@ -275,7 +275,8 @@ function repl.format(v, opts)
   return head .. "\n" .. render(1, "")
 end
 
--- print(...) with views shown by format (the REPL's '= expr')
+-- print(...) with views shown by format (the REPL's '= expr'); a plot is
+-- saved to an SVG file whose path is printed
 function repl.print(...)
   local n = select("#", ...)
   local parts, multi = {}, false
@@ -284,6 +285,10 @@ function repl.print(...)
     if is_view(x) then
       parts[i] = repl.format(x)
       multi = true
+    elseif type(x) == "table" and getmetatable(x)
+           and rawget(getmetatable(x), "__name") == "speck.Plot" then
+      -- a terminal shows no picture: the plot goes to a file
+      parts[i] = tostring(x) .. " saved to " .. require("speck.plot").show_in_terminal(x)
     else
       parts[i] = tostring(x)
     end
