@@ -202,6 +202,9 @@ local function fmt_elem(x)
   return ("%.6g"):format(x)
 end
 
+-- an element as the REPL shows it (1.0, 2.5, nan, {1.0, 2.0} for aggregates)
+repl.format_element = fmt_elem
+
 -- The view's header and its elements as nested brackets; more than
 -- opts.limit elements (1000) shows the first and last opts.edge (3) of
 -- each long dimension with '...' between. Device views are copied to the
