@@ -696,22 +696,30 @@ local function render_graph(p, out, x0, y0, x1, y1)
   end
   out[#out + 1] = ('<path class="edges" fill="none" stroke="#888" stroke-opacity="0.7" stroke-width="%s" d="%s"/>')
     :format(s.n <= 100 and "1" or "0.5", table.concat(d))
-  local clo, chi, categorical
+  -- colours: integers with at most 64 distinct values are categories
+  -- (component or community labels), numbered in order of appearance;
+  -- anything else a viridis scale
+  local clo, chi, category
   if s.color then
     clo, chi = C.range(s.color, false)
-    categorical = true
+    category = {}
+    local k = 0
     for i = 1, s.n do
       local c = s.color[i]
-      if c ~= math.floor(c) then categorical = false break end
+      if c ~= math.floor(c) then category = nil break end
+      if not category[c] then
+        k = k + 1
+        if k > 64 then category = nil break end
+        category[c] = k
+      end
     end
-    if categorical and chi and chi - clo > 64 then categorical = false end
   end
   out[#out + 1] = '<g class="vertices">'
   for i = 0, s.n - 1 do
     local fill = PALETTE[1]
     if s.color then
       local c = s.color[i + 1]
-      if categorical then fill = PALETTE[math.floor(c - clo) % #PALETTE + 1]
+      if category then fill = PALETTE[(category[c] - 1) % #PALETTE + 1]
       else fill = viridis(chi > clo and (c - clo) / (chi - clo) or 0.5) end
     end
     out[#out + 1] = ('<circle cx="%s" cy="%s" r="%s" fill="%s" stroke="white" stroke-width="0.5"/>')
