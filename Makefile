@@ -129,6 +129,9 @@ TOOL_SO     := $(BUILD)/tests/tools/libspeck_testtool.so
 # the Jupyter kernel (jupyter/speck_kernel.py) as the build tree's kernelspec:
 # JUPYTER_PATH=build/share/jupyter finds it (tests/notebook_test.py)
 JUPYTER_PYTHON ?= /usr/bin/python3
+# make install registers the kernelspec with Jupyter (0: only write it,
+# as the suite's temporary installation does)
+JUPYTER_REGISTER ?= 1
 KERNELSPEC  := $(BUILD)/share/jupyter/kernels/speck/kernel.json
 
 OUTPUTS := $(KERNELSPEC) $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
@@ -312,7 +315,7 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@inst=; if [ -z "$(SAN)" ]; then \
 	  inst=$$(mktemp -d "$${TMPDIR:-/tmp}/speck-install.XXXXXX") || exit 1; \
-	  $(MAKE) --no-print-directory install PREFIX=$$inst DESTDIR= \
+	  $(MAKE) --no-print-directory install PREFIX=$$inst DESTDIR= JUPYTER_REGISTER=0 \
 	    >$$inst/install.log 2>&1 || { cat $$inst/install.log; exit 1; }; \
 	fi; \
 	BUILD=$(BUILD) SPECK_INSTALLED=$$inst $(TEST_ENV) tests/run.sh; rc=$$?; \
@@ -359,7 +362,8 @@ install: all
 	install -m 644 jupyter/speck_kernel.py $(DESTDIR)$(PREFIX)/share/speck/jupyter/
 	scripts/kernelspec.sh write $(DESTDIR)$(PREFIX)/share/jupyter/kernels/speck \
 	  $(JUPYTER_PYTHON) $(PREFIX)/share/speck/jupyter/speck_kernel.py $(PREFIX)/lib/libspeck.so
-	@if [ -z "$(DESTDIR)" ]; then scripts/kernelspec.sh register $(PREFIX)/share/jupyter/kernels/speck; fi
+	@if [ -z "$(DESTDIR)" ] && [ "$(JUPYTER_REGISTER)" = 1 ]; then \
+	  scripts/kernelspec.sh register $(PREFIX)/share/jupyter/kernels/speck; fi
 
 # Sanitizer builds: their own folders, the whole suite run with the
 # sanitized bin/speck as the Lua interpreter (a system lua could not load

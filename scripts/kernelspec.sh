@@ -36,7 +36,7 @@ register)
     exit 0
   fi
   if jupyter kernelspec install --user --replace --name speck "$dir" >/dev/null 2>&1; then
-    echo "speck: Jupyter kernel 'speck' registered ($(jupyter kernelspec list | grep '^ *speck '))"
+    echo "speck: Jupyter kernel 'speck' registered ($(jupyter kernelspec list 2>/dev/null | grep '^ *speck '))"
   else
     echo "speck: 'jupyter kernelspec install --user --name speck $dir' failed; the kernel is not registered"
   fi

@@ -25,6 +25,9 @@
 #      own 'N passed, M failed') and examples/luajit.lua, once per space.
 #      Without luajit this is a failure, unless SPECK_SKIP_LUAJIT=1 (the
 #      GPU bundle on a host that has none).
+#   5b. the Jupyter kernel: tests/notebook_test.py runs the example
+#      notebooks headless and drives the kernel's protocol (its own 'N
+#      passed, M failed'); SPECK_SKIP_NOTEBOOKS=1 skips it.
 #   6. the installed tree, when SPECK_INSTALLED names a prefix that 'make
 #      install PREFIX=...' filled ('make test' makes one): its speck
 #      --version, require "speck" from Debian's lua5.4 and from busted
@@ -273,6 +276,24 @@ else
       fail "luajit examples/luajit.lua ($space)"
     fi
   done
+fi
+
+# -- 5b. the Jupyter kernel: tests/notebook_test.py (the example notebooks run
+# headless, the protocol, the kernelspec) with Debian's Python, under the
+# first space of $SPECK_SPACES; SPECK_SKIP_NOTEBOOKS=1 skips it (a GPU
+# bundle on a host without Jupyter)
+if [ "${SPECK_SKIP_NOTEBOOKS:-0}" = 1 ]; then
+  echo "notebooks: skipped (SPECK_SKIP_NOTEBOOKS=1)"
+elif ! /usr/bin/python3 -c 'import ipykernel, jupyter_client, nbclient, nbformat' 2>/dev/null; then
+  fail "notebooks: /usr/bin/python3 lacks ipykernel, jupyter_client, nbclient or nbformat (make deps)"
+else
+  nb_space=$(echo "$SPECK_SPACES" | awk '{print $1}')
+  envs="SPECK_SPACE=$nb_space"
+  [ "$nb_space" = openmp ] && envs="$envs SPECK_THREADS=2"
+  # shellcheck disable=SC2086
+  env $envs BUILD="$BUILD" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off \
+    tests/notebook_test.py >"$tmp/out" 2>&1
+  count_prog "$tmp/out" "notebooks ($nb_space)" $?
 fi
 
 # -- 6. the installed tree ------------------------------------------------------

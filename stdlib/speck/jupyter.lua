@@ -386,7 +386,9 @@ function jupyter.inspect(code, pos)
   if word ~= "" then
     local obj = resolve(word)
     local doc = repl.doc(obj ~= nil and obj or word)
-    if obj ~= nil and doc:match("^help: no entry") then
+    -- a value with no entry (a view, a number, a table) shows itself; a
+    -- function with none is not found
+    if obj ~= nil and type(obj) ~= "function" and doc:match("^help: no entry") then
       local okb, b = pcall(jupyter.bundle, obj)
       doc = okb and b["text/plain"] or tostring(obj)
     end
