@@ -500,6 +500,7 @@ gpu-bundle: all
 	mkdir -p $(BUNDLE)/tests/fuzz
 	for d in tests/fuzz/*/; do cp -R $$d $(BUNDLE)/tests/fuzz/; done
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
+	cp -R jupyter examples/notebooks $(BUNDLE)/ && mv $(BUNDLE)/notebooks $(BUNDLE)/examples/
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh
 	@echo "speck: $(BUNDLE)/ ready ($$(du -sh $(BUNDLE) | cut -f1));" \
