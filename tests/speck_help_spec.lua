@@ -118,4 +118,28 @@ describe("speck.jupyter's rich display", function()
     assert.truthy(b["text/html"]:find("<table", 1, true))
     assert.are.equal("42", jupyter.bundle(42)["text/plain"])
   end)
+  it("shows a cell's last line when it is an expression, and names the cell in errors", function()
+    local reg = debug.getregistry()
+    local old, got = reg["speck.output"], {}
+    reg["speck.output"] = function(stream, m) got[#got + 1] = {stream, m} end
+    local function run(code)
+      got = {}
+      jupyter.run(code, 7)
+      return got[1] and got[1][2]
+    end
+    local ok, e = pcall(function()
+      assert.are.equal('{"data":{"text/plain":"4"},"type":"result"}', run("yy = 5\n- 1\nyy"))
+      assert.is_nil(run("yy = 5\n- 1"))      -- "- 1" continues the line before
+      assert.are.equal(4, yy)
+      assert.is_nil(run("for i = 1, 2 do\n  yy = yy + i\nend"))   -- not "return end"
+      assert.are.equal(7, yy)
+      assert.are.equal('{"data":{"text/plain":"8"},"type":"result"}', run("= yy + 1"))
+      assert.are.equal('{"ename":"Error","evalue":"cell 7:2: boom","traceback":["cell 7:2: boom","\\tcell 7:2: in main chunk"],"type":"error"}',
+                       run("local a = 1\nerror('boom')"))
+      assert.truthy(run("x = = 1"):find('"ename":"SyntaxError","evalue":"cell 7:1:', 1, true))
+    end)
+    reg["speck.output"] = old
+    yy = nil
+    assert.is_true(ok, e)
+  end)
 end)

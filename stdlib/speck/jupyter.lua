@@ -282,8 +282,10 @@ local function compile(code, name)
   local body = code:gsub("%s+$", "")
   local head, last = body:match("^(.*\n)([^\n]*)$")
   -- (the last line must be an expression on its own: "end" would make
-  -- "return end", a statement)
-  if head and load("return " .. last, "=expr", "t") and not last:match("^%s*%-%-") then
+  -- "return end", a statement; and one that cannot continue the line
+  -- before: "- 1", "(x)", "{...}" or a string would be an operand or the
+  -- arguments of a call there)
+  if head and load("return " .. last, "=expr", "t") and not last:match("^%s*[-(%[{\"']") then
     f = load(head .. "return " .. last .. "\n;", name, "t")
     if f then return f end
   end
