@@ -738,6 +738,7 @@ SK_ERRDEF(OPTION_UNKNOWN_NONE, "unknown option '%s' (it takes no options)")
 SK_ERRDEF(PLOT_NOT_HOST, "the view is not in host memory (plot.lua copies device views first)")
 SK_ERRDEF(PLOT_RANK, "%s must be a rank-%d view, got rank %d")
 SK_ERRDEF(PLOT_NOT_NUMBER, "%s[%lld] is a %s, not a number")
+SK_ERRDEF(PLOT_PNG_SHAPE, "a %dx%d image needs w*h index bytes and 3 bytes a colour (1..256 colours), got %lld and %lld")
 SK_ERRDEF(PLOT_SPY_MALFORMED, "the CSR arrays do not describe a %lldx%lld matrix (a row pointer or column index out of range)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "io/plot.h"
 
 int64_t sk_plot_thin_line(const double *x, const double *y, int64_t n, int64_t nb,
@@ -222,7 +224,7 @@ void sk_plot_layout_force(int64_t nv, const int64_t *off, const int64_t *adj, in
 }
 
 /* v -= (v . u) u / (u . u) */
-static void deflate(int64_t n, double *v, const double *u) {
+static void project_out(int64_t n, double *v, const double *u) {
   double a = 0, b = 0;
   for (int64_t i = 0; i < n; i++) {
     a += v[i] * u[i];
@@ -283,12 +285,72 @@ void sk_plot_layout_spectral(int64_t nv, const int64_t *off, const int64_t *adj,
         t[i] = c * v[i] - lv;
       }
       memcpy(v, t, sizeof *t * (size_t)nv);
-      deflate(nv, v, one);
-      if (q == 1) deflate(nv, v, x);
+      project_out(nv, v, one);
+      if (q == 1) project_out(nv, v, x);
       unitise(nv, v);
     }
   }
   free(one);
   free(t);
   normalise(nv, x, y);
+}
+
+/* -- PNG ----------------------------------------------------------------- */
+static unsigned char *put32(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)(v >> 24);
+  p[1] = (unsigned char)(v >> 16);
+  p[2] = (unsigned char)(v >> 8);
+  p[3] = (unsigned char)v;
+  return p + 4;
+}
+
+/* a chunk: length, type, data, CRC of type and data */
+static unsigned char *chunk(unsigned char *p, const char *type, const unsigned char *data,
+                            size_t n) {
+  p = put32(p, (uint32_t)n);
+  memcpy(p, type, 4);
+  if (n) memcpy(p + 4, data, n);
+  uLong crc = crc32(0L, p, (uInt)(n + 4));
+  return put32(p + 4 + n, (uint32_t)crc);
+}
+
+unsigned char *sk_plot_png_indexed(int w, int h, const unsigned char *index,
+                                   const unsigned char *palette, int ncolors, size_t *len) {
+  if (w < 1 || h < 1 || ncolors < 1 || ncolors > 256) return NULL;
+  /* the scanlines: filter byte 0, then the row */
+  size_t raw_n = (size_t)h * ((size_t)w + 1);
+  unsigned char *raw = malloc(raw_n);
+  uLongf z_n = compressBound((uLong)raw_n);
+  unsigned char *z = malloc(z_n);
+  unsigned char *png = malloc(8 + 25 + 12 + 3 * (size_t)ncolors + 12 + z_n + 12);
+  if (raw == NULL || z == NULL || png == NULL) {
+    free(raw), free(z), free(png);
+    return NULL;
+  }
+  for (int r = 0; r < h; r++) {
+    raw[(size_t)r * ((size_t)w + 1)] = 0;
+    memcpy(raw + (size_t)r * ((size_t)w + 1) + 1, index + (size_t)r * (size_t)w, (size_t)w);
+  }
+  if (compress2(z, &z_n, raw, (uLong)raw_n, 9) != Z_OK) {
+    free(raw), free(z), free(png);
+    return NULL;
+  }
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  unsigned char ihdr[13], *p = png;
+  put32(ihdr, (uint32_t)w);
+  put32(ihdr + 4, (uint32_t)h);
+  ihdr[8] = 8;  /* bit depth */
+  ihdr[9] = 3;  /* palette */
+  ihdr[10] = 0; /* deflate */
+  ihdr[11] = 0; /* adaptive filters */
+  ihdr[12] = 0; /* not interlaced */
+  memcpy(p, sig, 8);
+  p = chunk(p + 8, "IHDR", ihdr, 13);
+  p = chunk(p, "PLTE", palette, 3 * (size_t)ncolors);
+  p = chunk(p, "IDAT", z, z_n);
+  p = chunk(p, "IEND", NULL, 0);
+  *len = (size_t)(p - png);
+  free(raw);
+  free(z);
+  return png;
 }

@@ -61,4 +61,12 @@ void sk_plot_layout_force(int64_t nv, const int64_t *off, const int64_t *adj, in
 void sk_plot_layout_spectral(int64_t nv, const int64_t *off, const int64_t *adj,
                              int iters, double *x, double *y);
 
+/* A PNG of w x h palette indices (row-major, one byte each) with the
+ * 'ncolors' RGB triples of 'palette' (at most 256), deflated by zlib:
+ * a malloc'd buffer (the caller frees it) and its length in '*len', NULL
+ * when out of memory. speck.plot embeds it in an SVG for a grid of more
+ * cells than rectangles would draw quickly (spy, heatmap). */
+unsigned char *sk_plot_png_indexed(int w, int h, const unsigned char *index,
+                                   const unsigned char *palette, int ncolors, size_t *len);
+
 #endif

@@ -15,8 +15,9 @@ python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev \
 libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev \
 libopenmpi-dev openmpi-bin libsuitesparse-dev libtbb-dev libxsmm-dev \
 libgraphblas-dev libigraph-dev"
-# speck.plot's PNG (rsvg-convert) and the Jupyter kernel and its notebook tests
-PKGS="$PKGS librsvg2-bin python3-ipykernel jupyter-client jupyter-nbconvert \
+# speck.plot's PNG (rsvg-convert; zlib for rasters in SVG), the Jupyter
+# kernel and its notebook tests (chromium: the screenshot test)
+PKGS="$PKGS zlib1g-dev librsvg2-bin chromium python3-ipykernel jupyter-client jupyter-nbconvert \
 python3-nbformat python3-nbclient"
 # 'install-deps.sh fuzz' (make fuzz): clang and its libFuzzer runtime
 # (libclang_rt.fuzzer); the ASan/UBSan/TSan builds use gcc's own runtimes

@@ -15,7 +15,10 @@ nbclient, nbformat).
      spy, a graph's drawing or its summary past 300 vertices, a plot as
      SVG and PNG, jit.stats() as a table, display() in a cell), a progress
      bar updated in place, completion, inspection and is_complete replies;
-  3. the kernelspec: `jupyter kernelspec list` shows 'speck'.
+  3. the kernelspec: `jupyter kernelspec list` shows 'speck';
+  4. the graph notebook's HTML export (nbconvert) in headless Chromium:
+     its SVG and PNG pictures drawn at their size, a screenshot not blank
+     (SPECK_SKIP_SCREENSHOT=1 skips it).
 
 The last line is 'N passed, M failed'. BUILD (default <root>/build) names
 the build tree; SPECK_SPACE picks the kernel's back end.
@@ -57,6 +60,7 @@ from jupyter_client.manager import start_new_kernel  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
 passed = failed = 0
+EXECUTED = {}  # the example notebooks as run, for the screenshot test
 
 
 def check(name, ok, detail=""):
@@ -91,6 +95,7 @@ def run_notebooks():
         except Exception as e:  # the kernel died or a cell timed out
             check("notebook %s runs" % name, False, str(e)[-2000:])
             continue
+        EXECUTED[name] = nb
         ncells = 0
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
@@ -349,7 +354,105 @@ def register_without_jupyter():
           repr((out.returncode, out.stdout, out.stderr)))
 
 
-for part in (kernelspec, register_without_jupyter, protocol, run_notebooks):
+# -- 4. the pictures in a browser -------------------------------------------------------
+REPORT = """<script>
+window.addEventListener("load", function () {
+  var r = [];
+  document.querySelectorAll("svg.speck-plot").forEach(function (s) {
+    var b = s.getBoundingClientRect();
+    r.push(["svg", Math.round(b.width), Math.round(b.height), s.querySelectorAll("g.series").length]);
+  });
+  document.querySelectorAll("img").forEach(function (i) {
+    r.push(["img", i.naturalWidth, i.naturalHeight, i.complete ? 1 : 0]);
+  });
+  var p = document.createElement("pre");
+  p.id = "speck-report";
+  p.textContent = JSON.stringify(r);
+  document.body.appendChild(p);
+});
+</script>"""
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+PNG_FIRST = ["text/html", "text/markdown", "image/png", "image/svg+xml", "text/plain"]
+
+
+def browse(chromium, nb, tmp, tag):
+    """export 'nb' to HTML, load it in headless Chromium: the pictures it
+    measured, and a screenshot's path. tag "svg": the SVG inline (nbconvert
+    6.5's clean_html filter, which drops inline SVG, left out); "png": the
+    PNG first (the export a user makes with
+    --NbConvertBase.display_data_priority, docs/guide.md)"""
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+    if tag == "svg":
+        exporter = HTMLExporter(filters={"clean_html": lambda text: text})
+    else:
+        exporter = HTMLExporter(config=Config({"NbConvertBase": {"display_data_priority": PNG_FIRST}}))
+    html, _ = exporter.from_notebook_node(nb)
+    html = html.replace("</body>", REPORT + "</body>")
+    page = os.path.join(tmp, tag + ".html")
+    with open(page, "w") as f:
+        f.write(html)
+    base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--virtual-time-budget=15000", "--user-data-dir=" + os.path.join(tmp, "profile")]
+    dom = subprocess.run(base + ["--dump-dom", "file://" + page], capture_output=True,
+                         text=True, timeout=120).stdout
+    i, j = dom.find('<pre id="speck-report">'), dom.find("</pre>", dom.find('<pre id="speck-report">'))
+    report = json.loads(dom[i + len('<pre id="speck-report">'):j]) if i >= 0 else None
+    shot = os.path.join(tmp, tag + ".png")
+    subprocess.run(base + ["--window-size=1000,2000", "--screenshot=" + shot, "file://" + page],
+                   capture_output=True, timeout=120)
+    return report, shot
+
+
+def screenshot():
+    """the graph notebook's HTML export in headless Chromium: every picture
+    is drawn at its size (inline SVG; PNG), and a screenshot of the page is
+    an image of the window's size that is not blank"""
+    if os.environ.get("SPECK_SKIP_SCREENSHOT") == "1":
+        print("screenshot: skipped (SPECK_SKIP_SCREENSHOT=1)")
+        return
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    check("chromium is installed (make deps)", chromium)
+    nb = EXECUTED.get("graph_workflow.ipynb")
+    check("the graph notebook ran", nb is not None)
+    if not chromium or nb is None:
+        return
+    tmp = tempfile.mkdtemp(prefix="speck-shot.")
+    try:
+        # as exported: HTML before SVG before PNG
+        svgs = sum(1 for c in nb.cells for o in c.get("outputs", [])
+                   if "image/svg+xml" in o.get("data", {}) and "text/html" not in o.get("data", {}))
+        report, shot = browse(chromium, nb, tmp, "svg")
+        got = [r for r in (report or []) if r[0] == "svg"]
+        check("Chromium draws every SVG picture at 640x420 with its series",
+              report is not None and len(got) == svgs and svgs >= 4 and
+              all(r[1] == 640 and r[2] == 420 and r[3] >= 1 for r in got), repr((svgs, report)))
+        size = png_size(shot) if os.path.exists(shot) else None
+        check("a screenshot of the page: 1000x2000, not blank",
+              size == (1000, 2000) and os.path.getsize(shot) > 40000,
+              repr((size, os.path.exists(shot) and os.path.getsize(shot))))
+        # the PNGs, exported before the SVGs
+        pngs = sum(1 for c in nb.cells for o in c.get("outputs", [])
+                   if "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {}))
+        report, _ = browse(chromium, nb, tmp, "png")
+        got = [r for r in (report or []) if r[0] == "img"]
+        check("Chromium decodes every PNG picture at 640x420",
+              report is not None and len(got) == pngs and pngs >= 4 and
+              all(r[1] == 640 and r[2] == 420 and r[3] == 1 for r in got), repr((pngs, report)))
+    finally:
+        shutil.rmtree(tmp, True)
+
+
+for part in (kernelspec, register_without_jupyter, protocol, run_notebooks, screenshot):
     try:
         part()
     except Exception:

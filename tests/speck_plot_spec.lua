@@ -159,6 +159,24 @@ describe("speck.plot", function()
     local B = speck.View("B", "float64", {1000, 500})
     s = series(plot.heatmap(B):svg())
     assert.truthy(s[1].attrs:find('data-grid="120x160"', 1, true))
+    -- past plot.max_cells rectangles: one PNG of the grid inside the SVG
+    speck.parallel_for("b", speck.MDRangePolicy({0, 0}, {1000, 500}), {B = B},
+                       "B(i, j) = sin(i * 0.01) * cos(j * 0.02);")
+    s = series(plot.heatmap(B):svg())
+    assert.are.equal(0, count(s[1].body, "<rect"))
+    local b64 = s[1].body:match('<image class="raster"[^>]* xlink:href="data:image/png;base64,([^"]+)"')
+    assert.truthy(b64)
+    -- the PNG's first 24 bytes, decoded from base64 here
+    local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    local bytes = {}
+    for i = 1, 32, 4 do
+      local n = 0
+      for k = 0, 3 do n = n * 64 + (B64:find(b64:sub(i + k, i + k), 1, true) - 1) end
+      bytes[#bytes + 1] = string.char(n >> 16, (n >> 8) & 255, n & 255)
+    end
+    local head = table.concat(bytes)
+    assert.are.equal("\137PNG\r\n\26\n", head:sub(1, 8))
+    assert.are.same({160, 120}, {string.unpack(">I4", head, 17), (string.unpack(">I4", head, 21))})
   end)
 
   it("draws the spy of a CrsMatrix, and of a 10^6-row matrix in under a second", function()

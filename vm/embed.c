@@ -320,8 +320,12 @@ int speck_vm_set_output(speck_vm *vm, speck_output_fn fn, void *ud) {
 static void stop_hook(lua_State *L, lua_Debug *ar) {
   lua_sethook(L, NULL, 0, 0);
   if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
-    luaL_error(L, "%s:%d: interrupted", ar->short_src, ar->currentline);
-  luaL_error(L, "interrupted");
+    lua_pushfstring(L, "%s:%d: ", ar->short_src, ar->currentline);
+  else
+    lua_pushliteral(L, "");
+  lua_pushstring(L, sk_err_text(SK_E_INTERRUPTED));
+  lua_concat(L, 2);
+  lua_error(L);
 }
 
 int speck_vm_interrupt(speck_vm *vm) {

@@ -210,7 +210,25 @@ static int l_layout(lua_State *L) {
   return 2;
 }
 
+/* png(w, h, indices, palette) --> PNG bytes: 'indices' w*h bytes, row
+ * by row, 'palette' 3 bytes (RGB) per colour */
+static int l_png(lua_State *L) {
+  int w = (int)luaL_checkinteger(L, 1), h = (int)luaL_checkinteger(L, 2);
+  size_t ni, np, len = 0;
+  const char *idx = luaL_checklstring(L, 3, &ni);
+  const char *pal = luaL_checklstring(L, 4, &np);
+  if (w < 1 || h < 1 || ni != (size_t)w * (size_t)h || np % 3 != 0 || np < 3 || np > 768)
+    return sk_lerror(L, FN, NULL, SK_E_PLOT_PNG_SHAPE, w, h, (long long)ni, (long long)np);
+  unsigned char *png = sk_plot_png_indexed(w, h, (const unsigned char *)idx,
+                                           (const unsigned char *)pal, (int)(np / 3), &len);
+  if (png == NULL) return sk_lerror(L, FN, NULL, SK_E_NOMEM);
+  lua_pushlstring(L, (const char *)png, len);
+  free(png);
+  return 1;
+}
+
 static const luaL_Reg plot_funcs[] = {
+    {"png", l_png},
     {"thin_line", l_thin_line}, {"thin_scatter", l_thin_scatter}, {"range", l_range},
     {"hist", l_hist},           {"grid", l_grid},                 {"spy", l_spy},
     {"layout", l_layout},       {NULL, NULL}};

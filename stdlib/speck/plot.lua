@@ -514,23 +514,68 @@ local function viridis(t)
     math.floor(a[2] + (b[2] - a[2]) * u + 0.5), math.floor(a[3] + (b[3] - a[3]) * u + 0.5))
 end
 
--- rows of cells as rectangles, runs of one colour merged; color(k) is a
--- colour or nil (nothing drawn) for cell k (0-based, row-major)
+local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function base64(str)
+  local out = {}
+  for i = 1, #str, 3 do
+    local a, b, c = str:byte(i, i + 2)
+    local n = a * 65536 + (b or 0) * 256 + (c or 0)
+    local q1, q2, q3, q4 = (n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63
+    out[#out + 1] = B64:sub(q1 + 1, q1 + 1) .. B64:sub(q2 + 1, q2 + 1)
+      .. (b and B64:sub(q3 + 1, q3 + 1) or "=") .. (c and B64:sub(q4 + 1, q4 + 1) or "=")
+  end
+  return table.concat(out)
+end
+
+-- at most this many rectangles a grid (spy, heatmap); past it the grid is
+-- one PNG image inside the SVG (a browser or an HTML exporter handles
+-- one element faster than tens of thousands)
+plot.max_cells = 2000
+
+-- a grid of cells: color(k) is a colour "#rrggbb" or nil (nothing drawn)
+-- for cell k (0-based, row-major). Rows of rectangles with runs of one
+-- colour merged, or past plot.max_cells rectangles a PNG of the grid
+-- (empty cells white) stretched over the same box.
 local function cells(out, gh, gw, x0, y0, cw, ch, color)
+  local runs = {}
   for r = 0, gh - 1 do
     local c = 0
     while c < gw do
       local col = color(r * gw + c)
       local c2 = c + 1
       while c2 < gw and color(r * gw + c2) == col do c2 = c2 + 1 end
-      if col then
-        out[#out + 1] = ('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>')
-          :format(fmt(x0 + c * cw), fmt(y0 + r * ch), fmt((c2 - c) * cw + 0.3),
-                  fmt(ch + 0.3), col)
-      end
+      if col then runs[#runs + 1] = {r, c, c2, col} end
       c = c2
     end
   end
+  if #runs <= plot.max_cells then
+    for _, u in ipairs(runs) do
+      out[#out + 1] = ('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>')
+        :format(fmt(x0 + u[2] * cw), fmt(y0 + u[1] * ch), fmt((u[3] - u[2]) * cw + 0.3),
+                fmt(ch + 0.3), u[4])
+    end
+    return
+  end
+  local index, palette, pal = {["#ffffff"] = 0}, {"\255\255\255"}, 1
+  local rows = {}
+  for r = 0, gh - 1 do
+    local row = {}
+    for c = 0, gw - 1 do
+      local col = color(r * gw + c) or "#ffffff"
+      local k = index[col]
+      if not k then
+        k = pal
+        index[col], pal = k, pal + 1
+        palette[#palette + 1] = string.char(tonumber(col:sub(2, 3), 16),
+          tonumber(col:sub(4, 5), 16), tonumber(col:sub(6, 7), 16))
+      end
+      row[c + 1] = k
+    end
+    rows[r + 1] = string.char(table.unpack(row))
+  end
+  local png = C.png(gw, gh, table.concat(rows), table.concat(palette))
+  out[#out + 1] = ('<image class="raster" x="%s" y="%s" width="%s" height="%s" preserveAspectRatio="none" image-rendering="optimizeSpeed" style="image-rendering: pixelated" xlink:href="data:image/png;base64,%s"/>')
+    :format(fmt(x0), fmt(y0), fmt(gw * cw), fmt(gh * ch), base64(png))
 end
 
 local function render_xy(p, out, x0, y0, x1, y1, clip)
@@ -741,7 +786,7 @@ function Plot:svg()
   if not is_plot(self) then fail("svg", "call it as p:svg(), got %s", describe(self)) end
   local out = {}
   local w, h = self.width, self.height
-  out[1] = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" class="speck-plot" data-kind="%s" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">')
+  out[1] = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="%d" height="%d" viewBox="0 0 %d %d" class="speck-plot" data-kind="%s" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">')
     :format(w, h, w, h, self.kind)
   out[2] = '<rect width="100%" height="100%" fill="white"/>'
   local x0, y0, x1, y1 = ML, MT, w - MR, h - MB
