@@ -14,11 +14,11 @@ write)
   mkdir -p "$dir"
   cat > "$dir/kernel.json" <<JSON
 {
-  "argv": [$(json_str "$py"), $(json_str "$kpy"), "-f", "{connection_file}"],
+  "argv": [$(json_str "$py"), "-Xfrozen_modules=off", $(json_str "$kpy"), "-f", "{connection_file}"],
   "display_name": "speck",
   "language": "lua",
   "interrupt_mode": "signal",
-  "env": {"SPECK_LIBSPECK": $(json_str "$lib")},
+  "env": {"SPECK_LIBSPECK": $(json_str "$lib"), "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
   "metadata": {"debugger": false}
 }
 JSON

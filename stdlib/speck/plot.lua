@@ -394,6 +394,7 @@ end
 
 local function num(x)
   if x ~= x then return "nan" end
+  if x == math.floor(x) and math.abs(x) < 1e7 then return ("%d"):format(math.floor(x)) end
   local s = ("%.4g"):format(x)
   if s == "-0" then s = "0" end
   return s
@@ -718,7 +719,7 @@ local function render_spy(p, out, x0, y0, x1, y1)
     return SPY_SHADES[math.max(1, math.ceil(math.log(c + 1) / lm * #SPY_SHADES))]
   end)
   out[#out + 1] = '</g>'
-  local xt, yt = nice_ticks(0, s.cols, 5), nice_ticks(0, s.rows, 5)
+  local xt, yt = nice_ticks(0, s.cols, 4), nice_ticks(0, s.rows, 5)
   local xl, yl = {}, {}
   for i, t in ipairs(xt) do xl[i] = num(t) end
   for i, t in ipairs(yt) do yl[i] = num(t) end
