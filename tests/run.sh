@@ -350,6 +350,21 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
       assert(sf.lib_path == '$P/lib/libspeck.so', sf.lib_path)
       print('OK ' .. sf.lib_path)"
   fi
+  # the installed Jupyter kernel (make install writes its kernelspec under
+  # the prefix): one cell run through it
+  if [ "${SPECK_SKIP_NOTEBOOKS:-0}" != 1 ]; then
+    check "Jupyter kernel" with_prefix "$P" env JUPYTER_PATH="$P/share/jupyter" \
+      PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -c "
+from jupyter_client.manager import start_new_kernel
+km, kc = start_new_kernel(kernel_name='speck', startup_timeout=60)
+out = {}
+kc.execute_interactive('speck.parallel_reduce(\\'r\\', 10, {}, \\'acc += i;\\')', timeout=60,
+    output_hook=lambda m: out.update(m['content'].get('data', {})))
+kc.stop_channels(); km.shutdown_kernel(now=True)
+assert out.get('text/plain') in ('45', '45.0'), out
+import os, sys
+print('OK the installed kernel ran a cell'); sys.stdout.flush(); os._exit(0)"
+  fi
   check "pkg-config build" sh -c "
     [ \"\$(PKG_CONFIG_PATH='$P/lib/pkgconfig' pkg-config --modversion speck)\" = '$version' ] &&
     cc -o '$tmp/kapi' examples/kernel_api/kernel_api.c \
