@@ -14,8 +14,8 @@ API (api/speck.h) with ctypes:
                                      Lua code at its next instruction
 
 The VM runs on one thread of its own (every call, from its creation on),
-so the main thread stays free to take SIGINT while a cell runs: ipykernel
-raises KeyboardInterrupt there, and the kernel asks the VM to stop.
+so the main thread stays free to take SIGINT while a cell runs: a handler
+of the kernel's asks the VM to stop.
 
 Run as `python3 speck_kernel.py -f <connection file>`; the library is
 $SPECK_LIBSPECK, else libspeck.so of the build tree or installation this
@@ -25,6 +25,7 @@ import ctypes
 import json
 import os
 import queue
+import signal
 import threading
 
 from ipykernel.kernelbase import Kernel
@@ -205,19 +206,27 @@ class SpeckKernel(Kernel):
                                    {"name": name, "text": data.decode("utf-8", errors="replace")})
 
     def _call(self, code, silent=False):
-        """run 'code' on the VM, forwarding its output as it comes; an
-        interrupt (KeyboardInterrupt here) asks the VM to stop. Returns
-        (status, error text, the JSON messages of stream 16)."""
+        """run 'code' on the VM, forwarding its output as it comes; SIGINT
+        (Jupyter's interrupt) asks the VM to stop. Returns (status, error
+        text, the JSON messages of stream 16).
+
+        While the cell runs, SIGINT has a handler of ours that only asks
+        the VM to stop: ipykernel's (KeyboardInterrupt) could land in the
+        middle of sending a message and leave it half-sent."""
         job = self.speck.run(code)
         msgs = []
         _box, done = job
-        while True:
-            try:
-                while not done.wait(0.02):
-                    self._drain(silent, msgs)
-                break
-            except KeyboardInterrupt:
+
+        def on_sigint(_sig, _frame):
+            if not done.is_set():
                 self.speck.interrupt()
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            while not done.wait(0.02):
+                self._drain(silent, msgs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
         st, err = VM.wait(job)
         self._drain(silent, msgs)
         return st, err, msgs
