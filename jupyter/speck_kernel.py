@@ -77,7 +77,10 @@ class VM:
         self._thread = threading.Thread(target=self._loop, name="speck-vm", daemon=True)
         self._thread.start()
         self.vm = None
-        self.vm = self.wait(self.submit(self._open))
+        self.open_error = None
+        # the VM starts while ipykernel sets itself up; the first cell
+        # queues behind it
+        self.submit(self._open)
 
     def _on_output(self, _ud, stream, data, n):
         self.events.put((stream, ctypes.string_at(data, n)))
@@ -108,17 +111,21 @@ class VM:
         err = ctypes.create_string_buffer(8192)
         vm = self.lib.speck_vm_new(None, err, len(err))
         if not vm:
-            raise RuntimeError("speck: cannot create a VM: " + err.value.decode(errors="replace"))
+            self.open_error = "cannot create a VM: " + err.value.decode(errors="replace")
+            return None
         self.lib.speck_vm_set_output(vm, self._out, None)
         self.vm = vm
         st, msg = self._dostring('jupyter = require "speck.jupyter"\n'
                                  'display = jupyter.display\nhelp = speck.help\n'
                                  'plot = require "speck.plot"')
         if st != 0:
-            raise RuntimeError("speck: " + msg)
-        return vm
+            self.open_error = msg
+            self.vm = None
+        return self.vm
 
     def _dostring(self, code):
+        if self.vm is None:
+            return -5, "speck: the VM did not start: %s" % self.open_error
         self.lib.speck_vm_interrupt_clear(self.vm)
         err = ctypes.create_string_buffer(16384)
         st = self.lib.speck_vm_dostring(self.vm, code.encode("utf-8"), err, len(err))
@@ -129,7 +136,8 @@ class VM:
         return self.submit(lambda: self._dostring(code))
 
     def interrupt(self):
-        self.lib.speck_vm_interrupt(self.vm)
+        if self.vm is not None:
+            self.lib.speck_vm_interrupt(self.vm)
 
 
 class SpeckKernel(Kernel):
