@@ -126,7 +126,15 @@ KAPI_BIN    := $(BUILD)/bin/kernel-api-example
 # a Kokkos Tools library for the tests (tests/tools_spec.lua)
 TOOL_SO     := $(BUILD)/tests/tools/libspeck_testtool.so
 
-OUTPUTS := $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
+# the Jupyter kernel (jupyter/speck_kernel.py) as the build tree's kernelspec:
+# JUPYTER_PATH=build/share/jupyter finds it (tests/notebook_test.py)
+JUPYTER_PYTHON ?= /usr/bin/python3
+# make install registers the kernelspec with Jupyter (0: only write it,
+# as the suite's temporary installation does)
+JUPYTER_REGISTER ?= 1
+KERNELSPEC  := $(BUILD)/share/jupyter/kernels/speck/kernel.json
+
+OUTPUTS := $(KERNELSPEC) $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
            $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN) \
            $(TOOL_SO)
 # a second copy with its own ids and log (several tools at once)
@@ -292,6 +300,10 @@ $(BUILD)/share/lua/5.4/%.lua: stdlib/%.lua
 	@mkdir -p $(@D)
 	cp $< $@
 
+$(KERNELSPEC): scripts/kernelspec.sh Makefile
+	scripts/kernelspec.sh write $(@D) $(JUPYTER_PYTHON) $(abspath jupyter/speck_kernel.py) \
+	  $(abspath $(LIBSPECK_SO))
+
 $(TCC1_A): $(TCC_DIR)/libtcc1.a
 	@mkdir -p $(@D)
 	cp $< $@
@@ -312,7 +324,7 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@inst=; if [ -z "$(SAN)" ]; then \
 	  inst=$$(mktemp -d "$${TMPDIR:-/tmp}/speck-install.XXXXXX") || exit 1; \
-	  $(MAKE) --no-print-directory install PREFIX=$$inst DESTDIR= \
+	  $(MAKE) --no-print-directory install PREFIX=$$inst DESTDIR= JUPYTER_REGISTER=0 \
 	    >$$inst/install.log 2>&1 || { cat $$inst/install.log; exit 1; }; \
 	fi; \
 	BUILD=$(BUILD) SPECK_INSTALLED=$$inst $(TEST_ENV) tests/run.sh; rc=$$?; \
@@ -355,6 +367,12 @@ install: all
 	install -m 644 $(TCC1_A) $(DESTDIR)$(TCC_LIBDIR)/
 	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(LUA_LDIR)/
 	install -m 644 stdlib/speck/ffi.lua $(DESTDIR)$(LUAJIT_LDIR)/speck/
+	install -d $(DESTDIR)$(PREFIX)/share/speck/jupyter
+	install -m 644 jupyter/speck_kernel.py $(DESTDIR)$(PREFIX)/share/speck/jupyter/
+	scripts/kernelspec.sh write $(DESTDIR)$(PREFIX)/share/jupyter/kernels/speck \
+	  $(JUPYTER_PYTHON) $(PREFIX)/share/speck/jupyter/speck_kernel.py $(PREFIX)/lib/libspeck.so
+	@if [ -z "$(DESTDIR)" ] && [ "$(JUPYTER_REGISTER)" = 1 ]; then \
+	  scripts/kernelspec.sh register $(PREFIX)/share/jupyter/kernels/speck; fi
 
 # Sanitizer builds: their own folders, the whole suite run with the
 # sanitized bin/speck as the Lua interpreter (a system lua could not load
@@ -491,6 +509,7 @@ gpu-bundle: all
 	mkdir -p $(BUNDLE)/tests/fuzz
 	for d in tests/fuzz/*/; do cp -R $$d $(BUNDLE)/tests/fuzz/; done
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
+	cp -R jupyter examples/notebooks $(BUNDLE)/ && mv $(BUNDLE)/notebooks $(BUNDLE)/examples/
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh
 	@echo "speck: $(BUNDLE)/ ready ($$(du -sh $(BUNDLE) | cut -f1));" \

@@ -86,6 +86,35 @@ int speck_vm_set_view(speck_vm *vm, const char *global, void *data, const char *
 /* The VM's Lua state, for anything the calls above do not cover. */
 lua_State *speck_vm_lua(speck_vm *vm);
 
+/* Where a VM's output goes, for hosts that show it themselves (a
+ * notebook kernel): after speck_vm_set_output, the VM's 'print' and
+ * 'io.write' call 'fn' with SPECK_OUTPUT_STDOUT and the bytes they would
+ * have written (print's line with its newline), on the thread that runs
+ * the chunk. Long loads and library calls report their progress to 'fn'
+ * too, as SPECK_OUTPUT_PROGRESS with the text "done total elapsed
+ * finished what" (numbers as %.17g, finished 0 or 1; rate-limited as on
+ * a terminal: speck.progress sets the timing; mode "auto" reports), in
+ * place of the bar on stderr -- one hook a process: the VM that set it
+ * last. Scripts reach 'fn' themselves through the registry's
+ * "speck.output" function: speck.output(stream, text), streams from
+ * SPECK_OUTPUT_HOST up being the host's own protocol. 'fn' NULL restores
+ * the standard output and the bar. */
+#define SPECK_OUTPUT_STDOUT   1
+#define SPECK_OUTPUT_STDERR   2
+#define SPECK_OUTPUT_PROGRESS 3
+#define SPECK_OUTPUT_HOST     16
+typedef void (*speck_output_fn)(void *ud, int stream, const char *data, size_t len);
+int speck_vm_set_output(speck_vm *vm, speck_output_fn fn, void *ud);
+
+/* Stop the chunk the VM runs (from another thread or a signal handler;
+ * async-signal-safe): running host kernels stop at their next chunk
+ * boundary, Lua code at its next instruction, and the run returns
+ * SPECK_ERUN with a message saying "interrupted". Later launches fail
+ * too until speck_vm_interrupt_clear, which the host calls (on the VM's
+ * thread) before its next run. */
+int speck_vm_interrupt(speck_vm *vm);
+void speck_vm_interrupt_clear(speck_vm *vm);
+
 /* Close the Lua state (collecting its views) and free the VM; NULL is a
  * no-op. */
 void speck_vm_free(speck_vm *vm);

@@ -826,6 +826,12 @@ SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at 0x%llx)")
 /* -- reliability (issue 30): MPI jobs end (backends/remote, vm/lremote.c) -- */
 SK_ERRDEF(REMOTE_REFUSED_ON_RANK, "%s (refused on rank %d; every rank refuses the call)")
 SK_ERRDEF(REMOTE_ALLREDUCE_MISMATCH, "remote.allreduce: the ranks pass different lengths or operations")
+/* -- speck.plot's numbers (vm/lplot.c; the shapes are checked in plot.lua) -- */
+SK_ERRDEF(PLOT_NOT_HOST, "the view is not in host memory (plot.lua copies device views first)")
+SK_ERRDEF(PLOT_RANK, "%s must be a rank-%d view, got rank %d")
+SK_ERRDEF(PLOT_NOT_NUMBER, "%s[%lld] is a %s, not a number")
+SK_ERRDEF(PLOT_PNG_SHAPE, "a %dx%d image needs w*h index bytes and 3 bytes a colour (1..256 colours), got %lld and %lld")
+SK_ERRDEF(PLOT_SPY_MALFORMED, "the CSR arrays do not describe a %lldx%lld matrix (a row pointer or column index out of range)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 /* -- speck.solve: Krylov methods and point preconditioners (kernels/solve/) -- */
 SK_ERRDEF(SOLVE_BODY_NEEDS_N, "%s needs %s (the length of its index range)")

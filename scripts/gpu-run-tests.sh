@@ -34,8 +34,12 @@ if [ -z "${SPECK_NVSHMEM_LIB:-}" ]; then
 fi
 # LuaJIT's speck.ffi runs where the host has luajit
 command -v luajit >/dev/null 2>&1 || SPECK_SKIP_LUAJIT=1
+# the Jupyter kernel's tests run where Debian's Python has Jupyter
+/usr/bin/python3 -c 'import ipykernel, jupyter_client, nbclient, nbformat' 2>/dev/null ||
+  SPECK_SKIP_NOTEBOOKS=1
+command -v chromium >/dev/null 2>&1 || SPECK_SKIP_SCREENSHOT=1
 export LUA_PATH LUA_CPATH SPECK_LUA BUSTED BUILD SPECK_TEST_JOBS SPECK_TEST_SHARDS \
-  SPECK_SKIP_LUAJIT
+  SPECK_SKIP_LUAJIT SPECK_SKIP_NOTEBOOKS SPECK_SKIP_SCREENSHOT
 own_cache=
 if [ -z "${SPECK_CACHE_DIR:-}" ]; then
   own_cache=$(mktemp -d "${TMPDIR:-/tmp}/speck-cache.XXXXXX") || exit 1

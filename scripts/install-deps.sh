@@ -14,7 +14,12 @@ gcc g++ make bzip2 curl pkg-config luarocks gnuplot-nox \
 python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev \
 libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev \
 libopenmpi-dev openmpi-bin libsuitesparse-dev libtbb-dev libxsmm-dev \
-libgraphblas-dev libigraph-dev zlib1g-dev"
+libgraphblas-dev libigraph-dev"
+# speck.plot's PNG (rsvg-convert; zlib for rasters in SVG and gzip'd
+# graphs), the Jupyter kernel and its notebook tests (chromium: the
+# screenshot test); python3-igraph: the graph specs' second oracle
+PKGS="$PKGS zlib1g-dev librsvg2-bin chromium python3-ipykernel jupyter-client jupyter-nbconvert \
+python3-nbformat python3-nbclient python3-igraph"
 # 'install-deps.sh fuzz' (make fuzz): clang and its libFuzzer runtime
 # (libclang_rt.fuzzer); the ASan/UBSan/TSan builds use gcc's own runtimes
 if [ "${1:-}" = fuzz ]; then

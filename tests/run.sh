@@ -25,6 +25,9 @@
 #      own 'N passed, M failed') and examples/luajit.lua, once per space.
 #      Without luajit this is a failure, unless SPECK_SKIP_LUAJIT=1 (the
 #      GPU bundle on a host that has none).
+#   5b. the Jupyter kernel: tests/notebook_test.py runs the example
+#      notebooks headless and drives the kernel's protocol (its own 'N
+#      passed, M failed'); SPECK_SKIP_NOTEBOOKS=1 skips it.
 #   6. the installed tree, when SPECK_INSTALLED names a prefix that 'make
 #      install PREFIX=...' filled ('make test' makes one): its speck
 #      --version, require "speck" from Debian's lua5.4 and from busted
@@ -275,6 +278,24 @@ else
   done
 fi
 
+# -- 5b. the Jupyter kernel: tests/notebook_test.py (the example notebooks run
+# headless, the protocol, the kernelspec) with Debian's Python, under the
+# first space of $SPECK_SPACES; SPECK_SKIP_NOTEBOOKS=1 skips it (a GPU
+# bundle on a host without Jupyter)
+if [ "${SPECK_SKIP_NOTEBOOKS:-0}" = 1 ]; then
+  echo "notebooks: skipped (SPECK_SKIP_NOTEBOOKS=1)"
+elif ! /usr/bin/python3 -c 'import ipykernel, jupyter_client, nbclient, nbformat' 2>/dev/null; then
+  fail "notebooks: /usr/bin/python3 lacks ipykernel, jupyter_client, nbclient or nbformat (make deps)"
+else
+  nb_space=$(echo "$SPECK_SPACES" | awk '{print $1}')
+  envs="SPECK_SPACE=$nb_space"
+  [ "$nb_space" = openmp ] && envs="$envs SPECK_THREADS=2"
+  # shellcheck disable=SC2086
+  env $envs BUILD="$BUILD" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off \
+    tests/notebook_test.py >"$tmp/out" 2>&1
+  count_prog "$tmp/out" "notebooks ($nb_space)" $?
+fi
+
 # -- 6. the installed tree ------------------------------------------------------
 # check NAME CMD...: one test, passed when CMD exits 0 and prints a last
 # line starting with OK (or, for busted, its summary shows no failure)
@@ -328,6 +349,21 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
       local sf = require 'speck.ffi'
       assert(sf.lib_path == '$P/lib/libspeck.so', sf.lib_path)
       print('OK ' .. sf.lib_path)"
+  fi
+  # the installed Jupyter kernel (make install writes its kernelspec under
+  # the prefix): one cell run through it
+  if [ "${SPECK_SKIP_NOTEBOOKS:-0}" != 1 ]; then
+    check "Jupyter kernel" with_prefix "$P" env JUPYTER_PATH="$P/share/jupyter" \
+      PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -c "
+from jupyter_client.manager import start_new_kernel
+km, kc = start_new_kernel(kernel_name='speck', startup_timeout=60)
+out = {}
+kc.execute_interactive('speck.parallel_reduce(\\'r\\', 10, {}, \\'acc += i;\\')', timeout=60,
+    output_hook=lambda m: out.update(m['content'].get('data', {})))
+kc.stop_channels(); km.shutdown_kernel(now=True)
+assert out.get('text/plain') in ('45', '45.0'), out
+import os, sys
+print('OK the installed kernel ran a cell'); sys.stdout.flush(); os._exit(0)"
   fi
   check "pkg-config build" sh -c "
     [ \"\$(PKG_CONFIG_PATH='$P/lib/pkgconfig' pkg-config --modversion speck)\" = '$version' ] &&

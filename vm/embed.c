@@ -17,6 +17,8 @@
 
 struct speck_vm {
   lua_State *L;
+  speck_output_fn out; /* speck_vm_set_output's hook, NULL: stdout */
+  void *out_ud;
 };
 
 /* -- helpers ----------------------------------------------------------- */
@@ -105,6 +107,8 @@ speck_vm *speck_vm_new(const speck_options *opt, char *err, size_t errlen) {
     set_err(err, errlen, "speck_vm_new: out of memory");
     return NULL;
   }
+  vm->out = NULL;
+  vm->out_ud = NULL;
   vm->L = luaL_newstate();
   if (vm->L == NULL) {
     free(vm);
@@ -191,10 +195,158 @@ int speck_vm_set_view(speck_vm *vm, const char *global, void *data, const char *
   return status_of(st);
 }
 
+/* -- output hook ---------------------------------------------------------- */
+/* the VM of a closure (its first upvalue) */
+static speck_vm *vm_of(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+/* print(...): as Lua's, into the hook */
+static int l_print(lua_State *L) {
+  speck_vm *vm = vm_of(L);
+  int n = lua_gettop(L);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= n; i++) {
+    size_t len;
+    const char *s = luaL_tolstring(L, i, &len);
+    if (i > 1) luaL_addchar(&b, '\t');
+    (void)s;
+    (void)len;
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, '\n');
+  luaL_pushresult(&b);
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  if (vm->out != NULL) vm->out(vm->out_ud, SPECK_OUTPUT_STDOUT, s, len);
+  return 0;
+}
+
+/* io.write(...): strings and numbers written as Lua's io.write writes
+ * them; returns io.stdout */
+static int l_write(lua_State *L) {
+  speck_vm *vm = vm_of(L);
+  int n = lua_gettop(L);
+  for (int i = 1; i <= n; i++) {
+    char buf[64];
+    size_t len;
+    const char *s = buf;
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      int k = lua_isinteger(L, i)
+                ? snprintf(buf, sizeof buf, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, i))
+                : snprintf(buf, sizeof buf, LUA_NUMBER_FMT, (LUAI_UACNUMBER)lua_tonumber(L, i));
+      len = k > 0 ? (size_t)k : 0;
+    } else {
+      s = luaL_checklstring(L, i, &len);
+    }
+    if (vm->out != NULL) vm->out(vm->out_ud, SPECK_OUTPUT_STDOUT, s, len);
+  }
+  lua_getglobal(L, "io");
+  if (lua_istable(L, -1)) lua_getfield(L, -1, "stdout");
+  return 1;
+}
+
+/* speck.output(stream, text) (the registry's "speck.output") */
+static int l_output(lua_State *L) {
+  speck_vm *vm = vm_of(L);
+  lua_Integer stream = luaL_checkinteger(L, 1);
+  size_t len;
+  const char *s = luaL_checklstring(L, 2, &len);
+  if (vm->out != NULL) vm->out(vm->out_ud, (int)stream, s, len);
+  return 0;
+}
+
+static void progress_sink(void *ud, const char *what, double done, double total,
+                          double elapsed, int finished) {
+  speck_vm *vm = ud;
+  char buf[512];
+  int n = snprintf(buf, sizeof buf, "%.17g %.17g %.17g %d %s", done, total, elapsed,
+                   finished ? 1 : 0, what);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
+  speck_output_fn fn = vm->out;
+  if (fn != NULL) fn(vm->out_ud, SPECK_OUTPUT_PROGRESS, buf, (size_t)n);
+}
+
+/* Under pcall: the hook's print, io.write and speck.output, or Lua's own
+ * print and io.write back (kept in the registry when first replaced).
+ * Argument 1: the VM. */
+static int install_output(lua_State *L) {
+  speck_vm *vm = lua_touserdata(L, 1);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, "speck.output.print") == LUA_TNIL) {
+    lua_getglobal(L, "print");
+    lua_setfield(L, LUA_REGISTRYINDEX, "speck.output.print");
+    lua_getglobal(L, "io");
+    lua_getfield(L, -1, "write");
+    lua_setfield(L, LUA_REGISTRYINDEX, "speck.output.write");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_getglobal(L, "io");
+  if (vm->out != NULL) {
+    lua_pushlightuserdata(L, vm);
+    lua_pushcclosure(L, l_print, 1);
+    lua_setglobal(L, "print");
+    lua_pushlightuserdata(L, vm);
+    lua_pushcclosure(L, l_write, 1);
+    lua_setfield(L, -2, "write");
+    lua_pushlightuserdata(L, vm);
+    lua_pushcclosure(L, l_output, 1);
+  } else {
+    lua_getfield(L, LUA_REGISTRYINDEX, "speck.output.print");
+    lua_setglobal(L, "print");
+    lua_getfield(L, LUA_REGISTRYINDEX, "speck.output.write");
+    lua_setfield(L, -2, "write");
+    lua_pushnil(L);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, "speck.output");
+  return 0;
+}
+
+int speck_vm_set_output(speck_vm *vm, speck_output_fn fn, void *ud) {
+  if (vm == NULL) return SPECK_EARG;
+  vm->out = fn;
+  vm->out_ud = ud;
+  sk_lio_set_progress_sink(fn != NULL ? progress_sink : NULL, vm);
+  lua_pushcfunction(vm->L, install_output);
+  lua_pushlightuserdata(vm->L, vm);
+  int st = docall(vm->L, 1);
+  if (st != LUA_OK) lua_pop(vm->L, 1);
+  return status_of(st);
+}
+
+/* -- interrupts -------------------------------------------------------------- */
+/* raise "interrupted" at the line the chunk had reached ("cell 3:12:
+ * interrupted") */
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+  lua_sethook(L, NULL, 0, 0);
+  if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+    lua_pushfstring(L, "%s:%d: ", ar->short_src, ar->currentline);
+  else
+    lua_pushliteral(L, "");
+  lua_pushstring(L, sk_err_text(SK_E_INTERRUPTED));
+  lua_concat(L, 2);
+  lua_error(L);
+}
+
+int speck_vm_interrupt(speck_vm *vm) {
+  if (vm == NULL) return SPECK_EARG;
+  speck_interrupt();
+  lua_sethook(vm->L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT,
+              1);
+  return SPECK_OK;
+}
+
+void speck_vm_interrupt_clear(speck_vm *vm) {
+  if (vm == NULL) return;
+  lua_sethook(vm->L, NULL, 0, 0);
+  speck_interrupt_clear();
+}
+
 lua_State *speck_vm_lua(speck_vm *vm) { return vm != NULL ? vm->L : NULL; }
 
 void speck_vm_free(speck_vm *vm) {
   if (vm == NULL) return;
+  if (vm->out != NULL) sk_lio_set_progress_sink(NULL, NULL);
   lua_close(vm->L);
   free(vm);
 }

@@ -1162,5 +1162,6 @@ int luaopen_speck_core(lua_State *L) {
   sk_lremote_open(L);
   sk_lsolve_open(L);
   sk_ldist_open(L);
+  sk_lplot_open(L);
   return 1;
 }

@@ -37,10 +37,25 @@ static void fmt_secs(char *buf, size_t n, double s) {
 /* The hook of io/progress.c (already rate-limited there): one line
  * rewritten in place, "what [#####.....]  45%  ETA 12s", and a last one
  * with the time taken. */
+static sk_lio_sink_fn bar_sink;
+static void *bar_sink_ud;
+
+void sk_lio_set_progress_sink(sk_lio_sink_fn fn, void *ud) {
+  bar_sink_ud = ud;
+  bar_sink = fn;
+}
+
 static void draw_bar(const char *what, double done, double total, double elapsed,
                      int finished) {
   int mode = __atomic_load_n(&bar_mode, __ATOMIC_RELAXED);
-  if (mode == 0 || (mode == 1 && !isatty(STDERR_FILENO))) return;
+  if (mode == 0) return;
+  /* a host that shows output itself (a notebook) draws its own bar */
+  sk_lio_sink_fn sink = bar_sink;
+  if (sink != NULL) {
+    sink(bar_sink_ud, what, done, total, elapsed, finished);
+    return;
+  }
+  if (mode == 1 && !isatty(STDERR_FILENO)) return;
   double frac = total > 0 ? done / total : 1;
   if (frac < 0) frac = 0;
   if (frac > 1) frac = 1;

@@ -468,16 +468,38 @@ static char *input_line(const char *prompt) {
 
 /* -- REPL -------------------------------------------------------------- */
 
+/* Set when the chunk being read began "= expr": history stores it as
+ * typed, not as the "return expr" that runs. */
+static int typed_eq = 0;
+
 /* Read a first line; "= expr" becomes "return expr". Pushes it, or
  * returns 0 at the end of input. */
 static int pushline(lua_State *L, int firstline) {
   const char *prompt = in.interactive ? (firstline ? "> " : ">> ") : "";
   char *b = input_line(prompt);
   if (b == NULL) return 0;
+  if (firstline) typed_eq = b[0] == '=';
   if (firstline && b[0] == '=') lua_pushfstring(L, "return %s", b + 1);
   else lua_pushstring(L, b);
   free(b);
   return 1;
+}
+
+/* add the chunk 'line' (as it runs) to the history as it was typed */
+static void add_typed_history(const char *line) {
+  static const char ret[] = "return ";
+  if (!in.add_history) return;
+  if (typed_eq && strncmp(line, ret, sizeof ret - 1) == 0) {
+    size_t n = strlen(line + sizeof ret - 1);
+    char *t = malloc(n + 2);
+    if (t == NULL) return;
+    t[0] = '=';
+    memcpy(t + 1, line + sizeof ret - 1, n + 1);
+    in.add_history(t);
+    free(t);
+  } else {
+    in.add_history(line);
+  }
 }
 
 /* Try the line as 'return <line>' so expressions print their values. */
@@ -487,7 +509,7 @@ static int addreturn(lua_State *L) {
   int status = luaL_loadbuffer(L, retline, strlen(retline), "=stdin");
   if (status == LUA_OK) {
     lua_remove(L, -2);
-    if (line[0] != '\0' && in.add_history) in.add_history(line);
+    if (line[0] != '\0') add_typed_history(line);
   } else {
     lua_pop(L, 2);
   }
@@ -517,7 +539,7 @@ static int multiline(lua_State *L) {
     const char *line = lua_tolstring(L, 1, &len);
     int status = luaL_loadbuffer(L, line, len, "=stdin");
     if (!incomplete(L, status) || !pushline(L, 0)) {
-      if (in.add_history) in.add_history(line);
+      add_typed_history(line);
       return status;
     }
     lua_pushliteral(L, "\n");

@@ -70,6 +70,11 @@ static inline void sk_lset_bool(lua_State *L, const char *name, int v) {
 void sk_lio_open(lua_State *L);
 /* clear the progress hook (the last Lua state is closing) */
 void sk_lio_close(void);
+/* a host's own sink for the progress bar (the embedding API's output
+ * hook; NULL: the bar on stderr) */
+typedef void (*sk_lio_sink_fn)(void *ud, const char *what, double done, double total,
+                               double elapsed, int finished);
+void sk_lio_set_progress_sink(sk_lio_sink_fn fn, void *ud);
 
 /* -- ltask.c: speck.task's bindings (the 'task' table of speck.core) ---- */
 void sk_ltask_open(lua_State *L);
@@ -90,6 +95,8 @@ void sk_lremote_close(void);
 void sk_lsolve_open(lua_State *L);
 /* -- ldist.c: speck.dist's C side (core.dist) --------------------------- */
 void sk_ldist_open(lua_State *L);
+/* -- lplot.c: the numbers of speck.plot (the 'plot' table of speck.core) */
+void sk_lplot_open(lua_State *L);
 
 /* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */

@@ -202,6 +202,9 @@ local function fmt_elem(x)
   return ("%.6g"):format(x)
 end
 
+-- an element as the REPL shows it (1.0, 2.5, nan, {1.0, 2.0} for aggregates)
+repl.format_element = fmt_elem
+
 -- The view's header and its elements as nested brackets; more than
 -- opts.limit elements (1000) shows the first and last opts.edge (3) of
 -- each long dimension with '...' between. Device views are copied to the
@@ -275,7 +278,8 @@ function repl.format(v, opts)
   return head .. "\n" .. render(1, "")
 end
 
--- print(...) with views shown by format (the REPL's '= expr')
+-- print(...) with views shown by format (the REPL's '= expr'); a plot is
+-- saved to an SVG file whose path is printed
 function repl.print(...)
   local n = select("#", ...)
   local parts, multi = {}, false
@@ -284,6 +288,10 @@ function repl.print(...)
     if is_view(x) then
       parts[i] = repl.format(x)
       multi = true
+    elseif type(x) == "table" and getmetatable(x)
+           and rawget(getmetatable(x), "__name") == "speck.Plot" then
+      -- a terminal shows no picture: the plot goes to a file
+      parts[i] = tostring(x) .. " saved to " .. require("speck.plot").show_in_terminal(x)
     else
       parts[i] = tostring(x)
     end
