@@ -138,6 +138,8 @@ int sk_cuda_copy_async(void *dst, int dspace, const void *src, int sspace, size_
  * what the default stream holds now; 0 or -1 (a message naming 'label') */
 int sk_cuda_inst_stream(void *inst, CUstream *s, const char *label, char *err,
                         size_t errlen);
+/* 1 while an instance exists (one atomic load) */
+int sk_cuda_inst_any(void);
 /* the default stream waits for every instance's work queued so far
  * (before it frees memory or packs views); nothing without instances */
 void sk_cuda_inst_drain(void);

@@ -44,7 +44,8 @@ typedef struct sk_cuda_inst {
 static pthread_mutex_t inst_lock = PTHREAD_MUTEX_INITIALIZER;
 static sk_cuda_inst *head;
 
-static int any(void) { return __atomic_load_n(&head, __ATOMIC_ACQUIRE) != NULL; }
+int sk_cuda_inst_any(void) { return __atomic_load_n(&head, __ATOMIC_ACQUIRE) != NULL; }
+static int any(void) { return sk_cuda_inst_any(); }
 
 void *sk_cuda_inst_create(char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return NULL;

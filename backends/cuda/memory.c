@@ -208,10 +208,10 @@ void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
     return NULL;
   }
   /* zeroed: the reduction counter lives at the start of RESULT; waited
-   * for, as the launch that asked may run on an instance's stream (grown
-   * rarely: the wait costs nothing in a loop) */
+   * for while instances exist, as the launch that asked may run on an
+   * instance's stream, ordered after the default stream before this */
   sk_cu->cuMemsetD8Async(p, 0, want, sk_cuda.stream);
-  sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  if (sk_cuda_inst_any()) sk_cu->cuStreamSynchronize(sk_cuda.stream);
   scr[which] = (void *)(uintptr_t)p;
   scr_cap[which] = want;
   return scr[which];
