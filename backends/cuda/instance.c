@@ -45,7 +45,6 @@ static pthread_mutex_t inst_lock = PTHREAD_MUTEX_INITIALIZER;
 static sk_cuda_inst *head;
 
 int sk_cuda_inst_any(void) { return __atomic_load_n(&head, __ATOMIC_ACQUIRE) != NULL; }
-static int any(void) { return sk_cuda_inst_any(); }
 
 void *sk_cuda_inst_create(char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return NULL;
@@ -131,7 +130,7 @@ int sk_cuda_inst_stream(void *h, CUstream *s, const char *label, char *err,
 }
 
 void sk_cuda_inst_drain(void) {
-  if (!any()) return;
+  if (!sk_cuda_inst_any()) return;
   pthread_mutex_lock(&inst_lock);
   for (sk_cuda_inst *in = head; in; in = in->next) drain_one(in);
   pthread_mutex_unlock(&inst_lock);
@@ -140,7 +139,7 @@ void sk_cuda_inst_drain(void) {
 /* every instance's stream synchronised; the first error mapped ('err'
  * may be NULL: frees, which have no one to tell) */
 int sk_cuda_inst_sync_all(const char *what, char *err, size_t errlen) {
-  if (!any()) return 0;
+  if (!sk_cuda_inst_any()) return 0;
   int st = 0;
   pthread_mutex_lock(&inst_lock);
   for (sk_cuda_inst *in = head; in; in = in->next) {
