@@ -19,6 +19,16 @@ typedef enum sk_pattern { SK_FOR, SK_REDUCE, SK_SCAN } sk_pattern;
 typedef enum sk_policy_kind { SK_POL_RANGE, SK_POL_MDRANGE, SK_POL_TEAM } sk_policy_kind;
 typedef enum sk_schedule { SK_STATIC, SK_DYNAMIC } sk_schedule;
 
+struct sk_backend;
+/* An execution-space instance (speck.Instance, Kokkos' execution space
+ * instance): one of a back end's independent queues of work (a GPU's
+ * streams). 'handle' is the back end's (its 'instance_create' made it);
+ * NULL: the back end's default instance, where launches without one run. */
+typedef struct sk_instance {
+  const struct sk_backend *backend;
+  void *handle;
+} sk_instance;
+
 /* An execution policy, validated by exec/ (sk_policy_check) before a
  * back end sees it: team_size and vector_length are then resolved. */
 typedef struct sk_policy {
@@ -32,6 +42,10 @@ typedef struct sk_policy {
   int team_size, vector_length;
   int64_t scratch_team[2], scratch_thread[2];
   int md_tiled; /* 1: md_tile was given */
+  /* where the launch runs, as Kokkos' policy carries its instance (NULL:
+   * the back end's default instance); sk_policy_check refuses an
+   * instance of another back end */
+  const sk_instance *instance;
 } sk_policy;
 
 /* One launch: the compiled code (back-end specific 'fn'), its arguments
@@ -49,6 +63,8 @@ typedef struct sk_launch {
   int nargs;
   void *result;
   sk_oob *oob; /* bounds-check mode: first bad index */
+  /* the policy's instance, its back end's handle (NULL: the default) */
+  void *instance;
 } sk_launch;
 
 /* What a back end allows for TeamPolicy. */
@@ -239,6 +255,24 @@ typedef struct sk_backend {
    * (jit/target.h: its generator, compiler tiers and dialect headers);
    * NULL: host C (libtcc, then the cc tier). It makes what 'code' says. */
   const char *target;
+
+  /* -- execution-space instances (speck.Instance) --------------------------
+   * optional (NULL: the back end has its default instance only; its
+   * launches and copies are done when they return, so an instance has
+   * nothing of its own to wait for). create: a new independent queue of
+   * work, in order within itself, unordered with the others' except that
+   * its work starts after what the default instance queued before it,
+   * and memory is given back only after every instance's earlier work;
+   * destroy: give it back (queued work still runs; not waited for);
+   * fence: wait for the work queued on it. The launch's instance is
+   * sk_launch.instance. copy_async: 'copy' queued on instance 'inst'
+   * (contiguous bytes; it may return before the bytes arrive, as its
+   * back end documents); 'fence' waits for every instance. */
+  void *(*instance_create)(char *err, size_t errlen);
+  void (*instance_destroy)(void *inst);
+  int (*instance_fence)(void *inst, char *err, size_t errlen);
+  int (*copy_async)(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                    void *inst, char *err, size_t errlen);
 } sk_backend;
 
 /* -- the reference table ------------------------------------------------

@@ -869,5 +869,9 @@ SK_ERRDEF(SSSP_NEGATIVE_WEIGHT, "edge (%lld, %lld) has weight %s: delta-stepping
 SK_ERRDEF(SSSP_NEGATIVE_CYCLE, "a negative cycle is reachable from source %lld")
 SK_ERRDEF(BC_SOURCES_EMPTY, "sources is empty (leave it out for every vertex)")
 SK_ERRDEF(BC_SOURCE_TWICE, "source %lld appears twice in sources")
+/* -- execution-space instances (speck.Instance: core/runtime.c, vm/linst.c, exec/policy.c) -- */
+SK_ERRDEF(INSTANCE_OTHER_SPACE, "an instance of space '%s' cannot launch on space '%s'")
+SK_ERRDEF(INSTANCE_MUST, "%s must be an Instance (speck.Instance), got %s")
+SK_ERRDEF(INSTANCE_SPACE_MUST, "space must be a back end or memory space name (a string), got %s")
 #include "backends/errmsg.h"
 // clang-format on

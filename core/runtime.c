@@ -178,20 +178,52 @@ static int fence(const sk_backend *b, char *err, size_t errlen) {
   return rc;
 }
 
-int sk_rt_fence(const char *space, char *err, size_t errlen) {
-  const sk_backend *b;
-  if (!space) {
-    b = sk_rt_backend(err, errlen);
-    return b ? fence(b, err, errlen) : -1;
-  }
-  b = sk_backend_find(space);
-  if (!b) {
+/* the back end 'space' names (NULL: the active one), NULL with a message */
+static const sk_backend *named(const char *space, char *err, size_t errlen) {
+  if (!space) return sk_rt_backend(err, errlen);
+  const sk_backend *b = sk_backend_find(space);
+  if (!b) { /* a memory space: the active back end when it reaches it */
     int ms = sk_space_parse(space);
-    b = ms >= 0 ? sk_backend_for_space(ms) : NULL;
+    char e[256];
+    const sk_backend *a = ms >= 0 ? sk_rt_backend(e, sizeof e) : NULL;
+    b = a && a->reaches(ms) ? a : ms >= 0 ? sk_backend_for_space(ms) : NULL;
   }
-  if (b) return fence(b, err, errlen);
+  if (b) return b;
   char names[512];
   sk_env_space_names(names, sizeof names, 1);
   sk_err(err, errlen, SK_E_UNKNOWN_SPACE_NAMED_OF, space, names);
-  return -1;
+  return NULL;
+}
+
+int sk_rt_fence(const char *space, char *err, size_t errlen) {
+  const sk_backend *b = named(space, err, errlen);
+  return b ? fence(b, err, errlen) : -1;
+}
+
+/* -- execution-space instances ------------------------------------------- */
+/* A back end without instance entries has its default instance only: its
+ * launches and copies are finished when they return. */
+int sk_rt_instance_create(const char *space, sk_instance *out, char *err,
+                          size_t errlen) {
+  out->backend = NULL;
+  out->handle = NULL;
+  const sk_backend *b = named(space, err, errlen);
+  if (!b) return -1;
+  if (b->instance_create && !(out->handle = b->instance_create(err, errlen))) return -1;
+  out->backend = b;
+  return 0;
+}
+
+int sk_rt_instance_fence(const sk_instance *inst, char *err, size_t errlen) {
+  if (!inst->handle || !inst->backend->instance_fence) return 0;
+  uint64_t id = sk_tools_begin_fence("speck.Instance:fence");
+  int rc = inst->backend->instance_fence(inst->handle, err, errlen);
+  sk_tools_end_fence(id);
+  return rc;
+}
+
+void sk_rt_instance_release(sk_instance *inst) {
+  if (inst->handle && inst->backend && inst->backend->instance_destroy)
+    inst->backend->instance_destroy(inst->handle);
+  inst->handle = NULL;
 }

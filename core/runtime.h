@@ -44,6 +44,20 @@ int sk_rt_start(const sk_rt_settings *s, char *err, size_t errlen);
  * end that owns it). An unknown name is an error listing the known ones. */
 int sk_rt_fence(const char *space, char *err, size_t errlen);
 
+/* -- execution-space instances (core/runtime.c): speck.Instance ------ */
+struct sk_instance;
+/* A new instance of 'space' (NULL: the active back end; else a back
+ * end's name or a memory space's, as sk_rt_fence reads it) into 'out':
+ * the back end's own queue of work when it has instances (a GPU's
+ * stream), else its default instance (handle NULL). 0 or -1. */
+int sk_rt_instance_create(const char *space, struct sk_instance *out, char *err,
+                          size_t errlen);
+/* wait for the work queued on 'inst' (nothing for a default instance) */
+int sk_rt_instance_fence(const struct sk_instance *inst, char *err, size_t errlen);
+/* give the instance back (its queued work still runs); 'inst' is then
+ * the default instance of its back end */
+void sk_rt_instance_release(struct sk_instance *inst);
+
 /* -- interrupts (core/runtime.c) ------------------------------------ */
 /* A request that running launches stop (Ctrl-C in the REPL). Setting it
  * is one lock-free atomic store, safe in a signal handler; the host back

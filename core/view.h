@@ -182,6 +182,15 @@ void sk_view_release(sk_view *v); /* drops the allocation reference */
  * fill: a scalar given as double and as int64 (the dtype picks: floats use
  * 'd', integers 'i', bool 'i != 0'). */
 int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen);
+/* deep_copy on an execution-space instance (core/instance.c): dense views
+ * of one index map whose device side belongs to the instance's back end
+ * take that back end's 'copy_async' on the instance (it may return before
+ * the bytes arrive: fence the instance); anything else waits for the
+ * instance and is sk_view_deep_copy. NULL or a default instance: the
+ * plain deep_copy. */
+struct sk_instance;
+int sk_view_deep_copy_on(sk_view *dst, const sk_view *src, const struct sk_instance *inst,
+                         char *err, size_t errlen);
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen);
 
 /* element load/store as double / int64 (host-accessible views) */

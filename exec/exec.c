@@ -369,6 +369,7 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern, const sk_polic
   l.label = label;
   l.pattern = pattern;
   l.policy = p;
+  l.instance = p->instance ? p->instance->handle : NULL;
   if (sk_jit_entry(k, &l.fn, &l.init, &l.join, err, errlen) < 0) return -1;
   if (k->image && !(l.fn = load_image(b, k, label, err, errlen))) return -1;
   l.acc_size = k->acc_size;

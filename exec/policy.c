@@ -110,6 +110,11 @@ static int resolve_team(sk_policy *p, const sk_backend *b, char *err, size_t err
 int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
                     size_t errlen) {
   if (p->chunk < 0) return sk_err(err, errlen, SK_E_CHUNK_NEGATIVE, (long long)p->chunk);
+  /* an instance runs work of its own back end only */
+  if (b && p->instance && p->instance->backend != b &&
+      strcmp(p->instance->backend->name, b->name) != 0)
+    return sk_err(err, errlen, SK_E_INSTANCE_OTHER_SPACE, p->instance->backend->name,
+                  b->name);
   switch (p->kind) {
   case SK_POL_RANGE: return check_range(p, err, errlen);
   case SK_POL_MDRANGE:

@@ -26,17 +26,21 @@ local TMP = os.tmpname()
 
 -- {name in the message, keys as documented, call(opts)}
 local CASES = {
-  {"speck.parallel_for 'k'", {"bounds_check", "dtype", "index", "jit", "prelude"},
+  {"speck.parallel_for 'k'", {"bounds_check", "dtype", "index", "instance", "jit", "prelude"},
    function(o) speck.parallel_for("k", 4, {x = x}, "x(i) = 1;", o) end},
-  {"speck.parallel_reduce 'k'", {"bounds_check", "dtype", "index", "jit", "prelude"},
+  {"speck.parallel_reduce 'k'", {"bounds_check", "dtype", "index", "instance", "jit", "prelude"},
    function(o) return speck.parallel_reduce("k", 4, {}, "acc += 1;", "sum", o) end},
   {"speck.parallel_reduce 'k'", {"dtype", "init", "join", "op"},   -- a reducer table
    function(o) return speck.parallel_reduce("k", 4, {}, "acc += 1;", o) end, {op = "sum"}},
-  {"speck.parallel_scan 'k'", {"bounds_check", "dtype", "index", "jit", "prelude"},
+  {"speck.parallel_scan 'k'", {"bounds_check", "dtype", "index", "instance", "jit", "prelude"},
    function(o) return speck.parallel_scan("k", 4, {}, "if (final) {} acc += 1;", o) end},
   {"speck.kernel 'k'", {"bounds_check", "dtype", "index", "jit", "pattern", "prelude",
                         "reducer", "target"},
    function(o) return speck.kernel("k", "range", {x = x}, "x(i) = 1;", o) end},
+  {"speck.kernel 'kc'", {"instance"},   -- a kernel handle's call
+   function(o) return speck.kernel("kc", "range", {x = x}, "x(i) = 1;")(4, {x = x}, o) end},
+  {"speck.deep_copy", {"instance"},
+   function(o) speck.deep_copy(x, speck.View("x2", "float64", 4), o) end},
   {"speck.RangePolicy", {"chunk", "schedule", "space"},
    function(o) return speck.RangePolicy(0, 4, o) end},
   {"speck.MDRangePolicy", {"space", "tile"},

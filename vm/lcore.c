@@ -509,19 +509,23 @@ static int push_results(lua_State *L, int pattern, const sk_result *res) {
 
 /* -- launching ------------------------------------------------------------ */
 /* opts.target: compile for another back end (speck.kernel) */
+/* opts.instance: where a launch runs (speck.Instance; NULL for speck.kernel,
+ * whose handle takes it per call) */
 static void parse_opts(lua_State *L, int idx, sk_kdesc *d, const char **target,
-                       const char *fname, const char *label) {
+                       const sk_instance **inst, const char *fname, const char *label) {
   d->bounds = -1;
   if (target) *target = NULL;
+  if (inst) *inst = NULL;
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
     sk_lerror(L, fname, label, SK_E_OPTIONS_MUST_TABLE, luaL_typename(L, idx));
-  static const char *const launch_keys[] = {"bounds_check", "dtype",   "index",
+  static const char *const launch_keys[] = {"bounds_check", "dtype",   "index",   "instance",
                                             "jit",          "prelude", NULL};
   static const char *const kernel_keys[] = {"bounds_check", "dtype",   "index",
                                             "jit",          "pattern", "prelude",
                                             "reducer",      "target",  NULL};
   sk_lopts_check(L, idx, fname, label, target ? kernel_keys : launch_keys);
+  if (inst) *inst = sk_linst_option(L, idx, fname, label);
   lua_getfield(L, idx, "prelude");
   d->prelude = lua_tostring(L, -1); /* anchored by the options table */
   lua_pop(L, 1);
@@ -572,8 +576,8 @@ static const char *fname_of(int pattern) {
 
 /* the reducer and options arguments of parallel_reduce/scan/for from
  * 'idx': parallel_reduce's is a reducer unless it is an options table */
-static void parse_tail(lua_State *L, int idx, sk_kdesc *d, const char *fname,
-                       const char *label) {
+static void parse_tail(lua_State *L, int idx, sk_kdesc *d, const sk_instance **inst,
+                       const char *fname, const char *label) {
   if (d->pattern == SK_REDUCE) {
     int is_opts = 0;
     if (lua_type(L, idx) == LUA_TTABLE && lua_rawlen(L, idx) == 0) {
@@ -584,7 +588,7 @@ static void parse_tail(lua_State *L, int idx, sk_kdesc *d, const char *fname,
     }
     if (!is_opts) d->nred = parse_reducers(L, idx++, d->reds, fname, label);
   }
-  parse_opts(L, idx, d, NULL, fname, label);
+  parse_opts(L, idx, d, NULL, inst, fname, label);
 }
 
 /* parallel_for/reduce/scan(label, policy, captures, body [, reducer] [, opts]) */
@@ -599,7 +603,7 @@ static int launch(lua_State *L, int pattern) {
     return sk_lerror(L, fname, d.label, SK_E_BODY_MUST_STRING, luaL_typename(L, 4));
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, d.label);
-  parse_tail(L, 5, &d, fname, d.label);
+  parse_tail(L, 5, &d, &pol.instance, fname, d.label);
   sk_arg args[SK_MAXCAP];
   int nargs = collect_args(L, 3, args, fname, d.label);
   sk_result res;
@@ -660,7 +664,7 @@ static int l_kernel(lua_State *L) {
   int kind = SK_POL_RANGE, md_rank = 0;
   parse_kind(L, 2, &kind, &md_rank, fname, d.label);
   const char *target;
-  parse_opts(L, 5, &d, &target, fname, d.label);
+  parse_opts(L, 5, &d, &target, NULL, fname, d.label);
   d.pattern = SK_FOR;
   if (lua_type(L, 5) == LUA_TTABLE) {
     lua_getfield(L, 5, "pattern");
@@ -703,13 +707,20 @@ static khandle *check_handle(lua_State *L) {
   return kh;
 }
 
-/* k(policy, captures) */
+/* k(policy, captures [, opts]): opts.instance as a launch's */
 static int l_kernel_call(lua_State *L) {
   khandle *kh = check_handle(L);
   const char *fname = "speck.kernel";
   const char *label = sk_prepared_label(kh->h);
   sk_policy pol;
   parse_policy(L, 2, &pol, fname, label);
+  if (!lua_isnoneornil(L, 4)) {
+    static const char *const call_keys[] = {"instance", NULL};
+    if (lua_type(L, 4) != LUA_TTABLE)
+      return sk_lerror(L, fname, label, SK_E_OPTIONS_MUST_TABLE, luaL_typename(L, 4));
+    sk_lopts_check(L, 4, fname, label, call_keys);
+    pol.instance = sk_linst_option(L, 4, fname, label);
+  }
   sk_arg args[SK_MAXCAP];
   int nargs = collect_args(L, 3, args, fname, label);
   sk_result res;
@@ -1163,5 +1174,6 @@ int luaopen_speck_core(lua_State *L) {
   sk_lsolve_open(L);
   sk_ldist_open(L);
   sk_lplot_open(L);
+  sk_linst_open(L);
   return 1;
 }

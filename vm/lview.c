@@ -1105,18 +1105,30 @@ static int l_tile_subview(lua_State *L) {
 }
 
 /* -- deep_copy, mirrors, resize ---------------------------------------- */
+/* speck.deep_copy(dst, src [, opts]): opts.instance queues the copy on an
+ * instance (core/instance.c); a scalar fill waits for the instance first */
 static int l_deep_copy(lua_State *L) {
   char err[ERRLEN], b[64];
   sk_view *dst = sk_lview_test(L, 1);
   if (!dst)
     lv_raise(L, "speck.deep_copy", NULL, SK_E_MUST_VIEW_GOT, "the destination",
              show(L, 1, b, sizeof b));
+  const sk_instance *inst = NULL;
+  if (!lua_isnoneornil(L, 3)) {
+    static const char *const keys[] = {"instance", NULL};
+    if (lua_type(L, 3) != LUA_TTABLE)
+      lv_raise(L, "speck.deep_copy", NULL, SK_E_OPTIONS_MUST_TABLE, luaL_typename(L, 3));
+    sk_lopts_check(L, 3, "speck.deep_copy", NULL, keys);
+    inst = sk_linst_option(L, 3, "speck.deep_copy", NULL);
+  }
   sk_view *src = sk_lview_test(L, 2);
   if (src) {
-    if (sk_view_deep_copy(dst, src, err, sizeof err) < 0)
+    if (sk_view_deep_copy_on(dst, src, inst, err, sizeof err) < 0)
       lv_raise(L, "speck.deep_copy", NULL, SK_E_MSG, err);
     return 0;
   }
+  if (inst && sk_rt_instance_fence(inst, err, sizeof err) < 0)
+    lv_raise(L, "speck.deep_copy", dst->label, SK_E_MSG, err);
   conv c;
   if (!dst->data && sk_view_size(dst) > 0)
     lv_raise(L, "speck.deep_copy", dst->label, SK_E_NO_MEMORY_RELEASED);

@@ -64,6 +64,15 @@ static inline void sk_lset_bool(lua_State *L, const char *name, int v) {
   lua_setfield(L, -2, name);
 }
 
+/* -- linst.c: execution-space instances (speck.Instance) --------------- */
+/* register Instance into the table at the top of the stack */
+void sk_linst_open(lua_State *L);
+/* the instance of the options table at 'idx' ('instance' key), NULL when
+ * none (no table, or no such key); raises naming 'fname' and 'label' when
+ * it is not an Instance. Anchored by the options table. */
+const sk_instance *sk_linst_option(lua_State *L, int idx, const char *fname,
+                                   const char *label);
+
 /* -- lio.c: speck.io (NumPy .npy) and speck.progress ------------------ */
 /* register 'io' and 'progress' into the table at the top of the stack and
  * set the library's progress hook (a bar on stderr) */

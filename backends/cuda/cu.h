@@ -18,6 +18,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef size_t (*CUoccupancyB2DSize)(int block);
 
@@ -70,6 +71,7 @@ enum {
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEM_ATTACH_GLOBAL = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_LIMIT_STACK_SIZE = 0 };
 
 /* -- the function table -------------------------------------------------- */
@@ -90,6 +92,11 @@ enum { CU_LIMIT_STACK_SIZE = 0 };
   X(cuCtxSetLimit, CUresult, (int, size_t)) \
   X(cuStreamCreate, CUresult, (CUstream *, unsigned)) \
   X(cuStreamSynchronize, CUresult, (CUstream)) \
+  X(cuStreamDestroy_v2, CUresult, (CUstream)) \
+  X(cuStreamWaitEvent, CUresult, (CUstream, CUevent, unsigned)) \
+  X(cuEventCreate, CUresult, (CUevent *, unsigned)) \
+  X(cuEventDestroy_v2, CUresult, (CUevent)) \
+  X(cuEventRecord, CUresult, (CUevent, CUstream)) \
   X(cuMemAlloc_v2, CUresult, (CUdeviceptr *, size_t)) \
   X(cuMemFree_v2, CUresult, (CUdeviceptr)) \
   X(cuMemAllocAsync, CUresult, (CUdeviceptr *, size_t, CUstream)) \

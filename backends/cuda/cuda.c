@@ -4,7 +4,7 @@
  * context, stream, errors, the architecture to compile for), memory.c
  * (the cuda, cuda_pinned and cuda_uvm spaces), pack.c (device-side
  * strided copies and fills), launch.c (loading the JIT's images, grids
- * and launches), nvshmem.c (symmetric memory for remote views), blas.c
+ * and launches), instance.c (speck.Instance: a stream each), nvshmem.c (symmetric memory for remote views), blas.c
  * (cuBLAS). Its spaces, devices, vendor BLAS and symmetric memory are
  * all in the table: no layer above names CUDA. Its code target is CUDA C: the JIT compiles kernels for
  * the architecture 'arch' names into images that 'load' takes; the back
@@ -41,6 +41,7 @@ static int cuda_init(int threads, int device, char *err, size_t errlen) {
 static void cuda_finalize(void) {
   char err[256];
   sk_cuda_sync("finalize", err, sizeof err);
+  sk_cuda_inst_sync_all("finalize", NULL, 0);
 }
 
 static int cuda_concurrency(void) {
@@ -53,7 +54,9 @@ static int cuda_fence(char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_MSG, sk_cuda.dead_msg);
     return -1;
   }
-  return sk_cuda_sync("fence", err, errlen);
+  /* every instance too: speck.fence() waits for all the space's work */
+  if (sk_cuda_sync("fence", err, errlen) < 0) return -1;
+  return sk_cuda_inst_sync_all("fence", err, errlen);
 }
 
 static void cuda_info(char *buf, size_t n) {
@@ -206,5 +209,9 @@ const sk_backend sk_backend_cuda = {
   .blas = &sk_cuda_blas,
   .symmetric = &cuda_symmetric,
   .tasks = &sk_cuda_tasks,
+  .instance_create = sk_cuda_inst_create,
+  .instance_destroy = sk_cuda_inst_destroy,
+  .instance_fence = sk_cuda_inst_fence,
+  .copy_async = sk_cuda_copy_async,
 };
 SK_FROM_SERIAL_END

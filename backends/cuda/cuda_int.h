@@ -23,9 +23,10 @@ enum {
 /* cuBLAS (blas.c), the table's vendor BLAS */
 extern const sk_vendor_blas sk_cuda_blas;
 
-/* The device in use: its primary context and the space instance's
- * stream. Filled by sk_cuda_ensure (lazily: the first allocation or
- * launch, or speck.initialize{space = "cuda", device = d}). */
+/* The device in use: its primary context and the space's stream (the
+ * default instance; instance.c adds a stream per speck.Instance). Filled
+ * by sk_cuda_ensure (lazily: the first allocation or launch, or
+ * speck.initialize{space = "cuda", device = d}). */
 typedef struct sk_cuda_dev {
   int ready;
   int index;
@@ -129,6 +130,26 @@ int64_t sk_cuda_room(int space);
 /* -- pack.c: device-side strided copies and fills --------------------------- */
 int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err, size_t errlen);
 int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err, size_t errlen);
+
+/* -- instance.c: execution-space instances (a stream each) ---------------- */
+/* the table's instance_create / instance_destroy / instance_fence / copy_async */
+void *sk_cuda_inst_create(char *err, size_t errlen);
+void sk_cuda_inst_destroy(void *inst);
+int sk_cuda_inst_fence(void *inst, char *err, size_t errlen);
+int sk_cuda_copy_async(void *dst, int dspace, const void *src, int sspace, size_t bytes,
+                       void *inst, char *err, size_t errlen);
+/* the stream for work on 'inst' (NULL: the default stream), ordered after
+ * what the default stream holds now; 0 or -1 (a message naming 'label') */
+int sk_cuda_inst_stream(void *inst, CUstream *s, const char *label, char *err,
+                        size_t errlen);
+/* 1 while an instance exists (one atomic load) */
+int sk_cuda_inst_any(void);
+/* the default stream waits for every instance's work queued so far
+ * (before it frees memory or packs views); nothing without instances */
+void sk_cuda_inst_drain(void);
+/* every instance's stream synchronised (not the default one); 'err' NULL:
+ * errors ignored */
+int sk_cuda_inst_sync_all(const char *what, char *err, size_t errlen);
 
 /* -- launch.c ------------------------------------------------------------ */
 int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen);

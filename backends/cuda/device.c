@@ -6,7 +6,8 @@
  * speck.initialize{space = "cuda"} retains the device's primary context
  * (one per device, shared with any other CUDA user in the process) and
  * creates one non-blocking stream, where every kernel and copy of the
- * space runs in order.
+ * space runs in order (the default instance; work on a speck.Instance
+ * runs on that instance's own stream: instance.c).
  *
  * A kernel that faults (illegal address, ...) leaves the context unusable;
  * the back end then answers every call with a message naming the kernel

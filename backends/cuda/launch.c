@@ -13,11 +13,13 @@
  * limit) is the block size; MDRange tile is the block shape; TeamPolicy
  * team_size / vector_length are the block's y / x.
  *
- * Kernels run asynchronously on the space's stream; reduce and scan wait
- * for their result, a parallel_for waits only when a capture is host
- * visible (cuda_pinned, cuda_uvm), a team body asks for scratch (its
- * overflow flag comes back) or SPECK_CUDA_SYNC=1 (then a fault is pinned
- * on the kernel that caused it).
+ * Kernels run asynchronously on the space's stream, or on the stream of
+ * the policy's instance (speck.Instance: instance.c orders it after the
+ * space's stream); reduce and scan wait for their result on that
+ * stream, a parallel_for waits only when a capture is host visible
+ * (cuda_pinned, cuda_uvm), a team body asks for scratch (its overflow
+ * flag comes back) or SPECK_CUDA_SYNC=1 (then a fault is pinned on the
+ * kernel that caused it).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -35,6 +37,9 @@
 
 static int sync_always = -1;
 static int waves = -1;
+/* the stream of the launch in progress (under sk_cuda_launch_lock): the
+ * space's stream, or the policy's instance's (instance.c) */
+static CUstream run_on;
 
 static int64_t up64(int64_t v) { return (v + 63) & ~(int64_t)63; }
 
@@ -156,13 +161,13 @@ static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res, int ch
   if (pin) {
     CUresult rc = sk_cu->cuMemcpyAsync(
       (CUdeviceptr)(uintptr_t)pin, (CUdeviceptr)(uintptr_t)res,
-      RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0), sk_cuda.stream);
+      RESULT_OFF + (l->pattern != SK_FOR ? l->acc_size : 0), run_on);
     if (rc) return sk_cuda_fail(rc, "reading the result", l->label, err, errlen);
   }
   /* waiting for the device counts as a running launch: Ctrl-C stops
    * the kernel's loops (sk_interrupt_request) */
   sk_interruptible_enter();
-  CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  CUresult rc = sk_cu->cuStreamSynchronize(run_on);
   sk_interruptible_leave();
   if (rc) return sk_cuda_fail(rc, "kernel", l->label, err, errlen);
   /* interrupted while it ran: its loops ended early, its result is not
@@ -197,14 +202,14 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
     if (!res) return -1;
     C->oob = (sk_oob *)(res + OOB_OFF);
     CUresult rc = sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)C->oob, 0,
-                                         sizeof(sk_oob), sk_cuda.stream);
+                                         sizeof(sk_oob), run_on);
     if (rc) return sk_cuda_fail(rc, "bounds record", l->label, err, errlen);
   }
   C->stop = sk_cuda.stop_word; /* the loops' interrupt polls (dialect/cuda.h) */
   void *args = l->nargs > 0 ? (void *)l->args : (void *)&none;
   void *params[] = {args, C};
   CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz, smem,
-                                      sk_cuda.stream, params, NULL);
+                                      run_on, params, NULL);
   if (rc) {
     char what[256];
     sk_err(what, sizeof what, SK_E_CANNOT_LAUNCH_GRID, gx, gy, gz, bx, by, bz, smem);
@@ -448,7 +453,7 @@ static int launch_team(const sk_launch *l, sk_cuda_kernel *c, char *err, size_t 
    * flag: its launch stays asynchronous (a parallel_for is not waited for) */
   if (c->scratch) {
     CUresult rc =
-      sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8, sk_cuda.stream);
+      sk_cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)(res + 8), 0, 8, run_on);
     if (rc) return sk_cuda_fail(rc, "team launch", l->label, err, errlen);
   }
   if (go(l, c, (unsigned)g, 1, 1, (unsigned)V, (unsigned)T, (unsigned)tpb, (unsigned)smem,
@@ -475,6 +480,12 @@ int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen) {
   if (load_module(c, l, err, errlen) < 0) return -1;
   pthread_mutex_lock(&sk_cuda_launch_lock);
   int rc;
+  if (!l->instance) {
+    run_on = sk_cuda.stream;
+  } else if (sk_cuda_inst_stream(l->instance, &run_on, l->label, err, errlen) < 0) {
+    pthread_mutex_unlock(&sk_cuda_launch_lock);
+    return -1;
+  }
   switch (l->policy->kind) {
   case SK_POL_MDRANGE: rc = launch_mdrange(l, c, err, errlen); break;
   case SK_POL_TEAM: rc = launch_team(l, c, err, errlen); break;

@@ -20,6 +20,8 @@
  * view's label. Copies run on the space's stream; they return when the
  * bytes are in place (deep_copy is blocking, as Kokkos' two-argument
  * form), except device-to-device copies, which stay ordered on the stream.
+ * Copies on an instance's stream (speck.deep_copy's {instance = inst})
+ * are instance.c's. Frees wait for the instances' earlier work there.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -141,10 +143,12 @@ void sk_cuda_free(void *p, int space) {
   /* pool memory is freed in stream order; otherwise kernels still queued
    * may use the memory */
   if (space == SK_SPACE_CUDA && pool_on) {
+    sk_cuda_inst_drain(); /* after the instances' work too (instance.c) */
     sk_cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)p, sk_cuda.stream);
     return;
   }
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
+  sk_cuda_inst_sync_all("free", NULL, 0);
   if (space == SK_SPACE_CUDA_PINNED) sk_cu->cuMemFreeHost(p);
   else sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
 }
@@ -183,8 +187,9 @@ static size_t scr_cap[SK_NSCR];
 
 void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
   if (bytes <= scr_cap[which] && scr[which]) return scr[which];
-  if (scr[which]) {
+  if (scr[which]) { /* launches on every stream may still use it */
     sk_cu->cuStreamSynchronize(sk_cuda.stream);
+    sk_cuda_inst_sync_all("free", NULL, 0);
     sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)scr[which]);
     scr[which] = NULL;
     scr_cap[which] = 0;
@@ -202,8 +207,11 @@ void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_OUT_DEVICE_MEMORY_LAUNCH, want, info);
     return NULL;
   }
-  /* zeroed: the reduction counter lives at the start of RESULT */
+  /* zeroed: the reduction counter lives at the start of RESULT; waited
+   * for while instances exist, as the launch that asked may run on an
+   * instance's stream, ordered after the default stream before this */
   sk_cu->cuMemsetD8Async(p, 0, want, sk_cuda.stream);
+  if (sk_cuda_inst_any()) sk_cu->cuStreamSynchronize(sk_cuda.stream);
   scr[which] = (void *)(uintptr_t)p;
   scr_cap[which] = want;
   return scr[which];

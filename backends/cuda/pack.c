@@ -76,6 +76,7 @@ static int run(CUfunction f, void **params, int64_t n, char *err, size_t errlen)
   int64_t g = (n + block - 1) / block, cap = (int64_t)sk_cuda.sms * 16;
   if (g > cap) g = cap;
   if (g < 1) g = 1;
+  sk_cuda_inst_drain(); /* deep_copy follows every instance's work */
   pthread_mutex_lock(&sk_cuda_launch_lock);
   CUresult rc = sk_cu->cuLaunchKernel(f, (unsigned)g, 1, 1, (unsigned)block, 1, 1, 0,
                                       sk_cuda.stream, params, NULL);

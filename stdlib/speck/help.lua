@@ -399,4 +399,9 @@ return {
     "A task scheduler: sched:functor(label, fields, ret, body), sched:spawn(f, fields [, {priority =, team =}]) --> future, sched:wait(), future:get(), sched:stats()."},
   ["speck.task.MemoryPool"] = {"task.MemoryPool(bytes [, {superblock = bytes}]) --> pool",
     "A pool a kernel captures ({mp = pool}) and uses with pool_alloc(mp, bytes) / pool_free(mp, p)."},
+  -- execution-space instances (vm/linst.c; docs/guide.md "Execution-space instances")
+  ["speck.Instance"] = {"local inst = speck.Instance([space])   ... {instance = inst}   inst:fence()",
+    "An execution-space instance of 'space' (a back end's or memory space's name; default: the active back end): on a GPU back end a stream of its own, on the host back ends (serial, openmp) the default instance (launches finish before they return; fence does nothing). {instance = inst} is an option of parallel_for/reduce/scan, of a speck.kernel handle's call k(policy, captures, {instance = inst}) and of speck.deep_copy(dst, src, {instance = inst}): work on one instance runs in order, after what the default instance queued before it, unordered with other instances (copy and compute overlap). deep_copy on an instance may return before the bytes arrive when both views are dense with one index map and the device side is the instance's (device, managed, page-locked memory); with pageable host memory, other layouts or a scalar fill it is done when it returns. Fence the instance (or speck.fence(), which waits for every instance) before reading its results elsewhere. An instance of another back end is refused."},
+  ["Instance:fence"] = {"inst:fence()", "Wait for the kernels and copies queued on the instance."},
+  ["Instance:space"] = {"inst:space() --> \"openmp\"", "The back end the instance belongs to."},
 }
