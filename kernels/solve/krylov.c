@@ -876,6 +876,6 @@ const sk_kbody *const sk_krylov_bodies[] = {
   NULL};
 
 const sk_kentry *const *const sk_solve_entries[] = {sk_krylov_entries, sk_precond_entries,
-                                                    NULL};
+                                                    sk_lu_entries, NULL};
 const sk_kbody *const *const sk_solve_bodies[] = {sk_krylov_bodies, sk_precond_bodies,
-                                                  NULL};
+                                                  sk_lu_bodies, NULL};

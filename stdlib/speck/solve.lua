@@ -243,4 +243,5 @@ if package.searchpath("speck.precond_ml", package.path) then
     if solve[k] == nil then solve[k] = v end
   end
 end
+for k, v in pairs(require "speck.solve_direct") do solve[k] = v end   -- spsolve, lu, lobpcg
 return solve
