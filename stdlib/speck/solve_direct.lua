@@ -24,7 +24,9 @@ local function is_view(v)
 end
 
 local function check_square(f, A)
-  sparse._check_matrix(f, "A", A)
+  if not sparse.is_matrix(A) then
+    fail(f, "A must be a CrsMatrix, got %s", is_view(A) and "a view" or type(A))
+  end
   if A:nrows() ~= A:ncols() then
     fail(f, "A is %dx%d: it must be square", A:nrows(), A:ncols())
   end
