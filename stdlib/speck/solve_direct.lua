@@ -333,7 +333,7 @@ function M.lobpcg(A, k, opts)
   speck.random.fill(z, pool, -1, 1)
   sparse.spmv("N", 1.0, A, z, 0.0, y1)
   sparse.spmv("T", 1.0, A, z, 0.0, y2)
-  local ny = blas.nrm2(y1)
+  local ny, nz = blas.nrm2(y1), blas.nrm2(z)
   blas.axpy(-1.0, y1, y2)
   local asym = blas.nrm2(y2)
   local symtol = dt == "float32" and 1e-5 or 1e-12
@@ -351,7 +351,9 @@ function M.lobpcg(A, k, opts)
   end
   sparse.spmv("N", 1.0, A, X, 0.0, AX)
   -- Rayleigh-Ritz on X alone
-  local theta, scale = {}, 0.0
+  -- the residuals are relative to 'scale', a lower bound of ||A||_2 (||A z||
+  -- / ||z||, then the largest |Ritz value| seen)
+  local theta, scale = {}, nz > 0 and ny / nz or 0.0
   do
     local d, V = sym_eig(gram(w, X, AX), k)
     local C, order = {}, {}
