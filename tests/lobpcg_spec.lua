@@ -102,6 +102,9 @@ local function check_pairs(A, vals, vecs)
   return res, orth
 end
 
+-- NumPy / NetworkX may be missing on a GPU host
+local HAVE_PY = select(2, sh(PY .. " -c 'import scipy.sparse.linalg, networkx'"))
+
 local function rel(a, b) return math.abs(a - b) / math.abs(b) end
 
 describe("speck.solve.lobpcg", function()
@@ -136,6 +139,10 @@ describe("speck.solve.lobpcg", function()
   end)
 
   it("numpy.linalg.eigh agrees (smallest and largest 4)", function()
+    if not HAVE_PY then
+      pending("python3-scipy / python3-networkx are not installed (scripts/install-deps.sh)")
+      return
+    end
     sparse.write_mm(DIR .. "/p.mtx", A)
     local out, ok = sh(PY .. " " .. ORACLE .. " eig " .. DIR .. " p 4")
     assert(ok, out)
@@ -196,14 +203,17 @@ describe("speck.solve.lobpcg", function()
       t.add(i, i, d)
     end
     local L = t.matrix(2 * c)
-    sparse.write_mm(DIR .. "/lap.mtx", L)
-    local out, ok = sh(PY .. " " .. ORACLE .. " fiedler " .. DIR .. " lap")
-    assert(ok, out)
-    local alg = tonumber(io.lines(DIR .. "/lap.fiedler")())
     local vals, vecs, info = solve.lobpcg(L, 2, {tol = 1e-10})
     assert.is_true(info.converged)
     assert.is_true(math.abs(vals(0)) < 1e-9)
-    assert.is_true(rel(vals(1), alg) < 1e-8, vals(1) .. " " .. alg)
+    assert.is_true(check_pairs(L, vals, vecs) < 1e-8)
+    if HAVE_PY then
+      sparse.write_mm(DIR .. "/lap.mtx", L)
+      local out, ok = sh(PY .. " " .. ORACLE .. " fiedler " .. DIR .. " lap")
+      assert(ok, out)
+      local alg = tonumber(io.lines(DIR .. "/lap.fiedler")())
+      assert.is_true(rel(vals(1), alg) < 1e-8, vals(1) .. " " .. alg)
+    end
     local X = host(vecs)
     local s0 = X(0, 1) > 0
     for i = 0, 2 * c - 1 do
