@@ -793,10 +793,12 @@ SK_ERRDEF(LU_TOO_LARGE, "A has %lld rows: the sparse LU takes at most 2^31 - 2")
 SK_ERRDEF(LU_NONFINITE, "A has the non-finite value %g at row %lld, column %lld")
 SK_ERRDEF(LU_STRUCT_SINGULAR, "A is structurally singular: the matching leaves row %lld unmatched (no augmenting path reaches column %lld), so no permutation puts a nonzero on every pivot")
 SK_ERRDEF(LU_PIVOT_NONFINITE, "the pivot at row %lld, column %lld of A is %g: not finite")
+SK_ERRDEF(LU_ZERO_PIVOT, "the pivot at row %lld, column %lld of A is %g after elimination (at most %g, zero to working precision): A is numerically singular")
 SK_ERRDEF(LU_PIVTOL, "pivtol %g must be in [0, 1)")
 SK_ERRDEF(LU_FACTOR_ARG, "%s (view '%s') is not a factor of solve.lu for this matrix")
 SK_ERRDEF(LU_REFINE_STEPS, "refine %lld must not be negative")
 SK_ERRDEF(LU_STATIC_FAILED, "static pivoting failed: the backward error is %g > tol %g after %lld refinement steps (largest residual at row %lld); %lld tiny pivots were replaced, the first at row %lld, column %lld of A: A is singular or too ill-conditioned for LU with static pivoting")
+SK_ERRDEF(LU_STATIC_MOVES, "static pivoting failed: a refinement step still moves x by %g relative (backward error %g); %lld tiny pivots were replaced, the first at row %lld, column %lld of A: A is singular or too ill-conditioned for LU with static pivoting")
 SK_ERRDEF(LU_REFINE_FAILED, "the backward error is %g > tol %g after %lld refinement steps (largest residual at row %lld): A is too ill-conditioned for LU with static pivoting")
 #include "backends/errmsg.h"
 // clang-format on

@@ -9,12 +9,15 @@
  *   3. a left-looking LU (Gilbert-Peierls: each column a sparse triangular
  *      solve with L, its pattern from a depth-first search) with no row
  *      exchange: a pivot below pivtol * max|c_ij| (sqrt(eps) by default)
- *      is replaced by that threshold with its sign, and counted;
+ *      is replaced by that threshold with its sign, and counted; one at
+ *      or below n eps max|c_ij| (zero to working precision: A is
+ *      numerically singular) is an error naming it;
  *   4. solves: x from the factors, then iterative refinement against the
  *      original A until the normwise backward error ||b - A x|| / (||A||
  *      ||x|| + ||b||) (infinity norms) reaches eps or stops improving; a
  *      result above 'tol' is an error naming the first replaced pivot,
- *      never a returned x.
+ *      never a returned x; with replaced pivots one more correction must
+ *      move x by at most 1e-6 relative (a singular A's x keeps moving).
  * The factorization and the solves run on the host; a matrix or b in a
  * device space is copied to the host and x copied back (kernels/solve
  * has no device LU). Nothing dense of size n x n is ever formed.
@@ -192,7 +195,7 @@ typedef struct {
 
 /* factor C (CSC, permuted and scaled) into f's L, U */
 static int numeric(lu_f *f, const int64_t *cp, const int32_t *ci, const double *cx,
-                   double tau, lu_stats *st, char *err, size_t errlen) {
+                   double tau, double zero, lu_stats *st, char *err, size_t errlen) {
   int64_t n = f->n;
   int rc = -1;
   double *x = calloc((size_t)n + 1, sizeof *x);
@@ -224,6 +227,11 @@ static int numeric(lu_f *f, const int64_t *cp, const int32_t *ci, const double *
     if (!isfinite(piv)) {
       sk_err(err, errlen, SK_E_LU_PIVOT_NONFINITE, (long long)f->rperm[j],
              (long long)f->cperm[j], piv);
+      goto out;
+    }
+    if (fabs(piv) <= zero) {
+      sk_err(err, errlen, SK_E_LU_ZERO_PIVOT, (long long)f->rperm[j], (long long)f->cperm[j],
+             piv, zero);
       goto out;
     }
     if (fabs(piv) < tau) {
@@ -337,7 +345,10 @@ static int factor(const hmat *m, double pivtol, lu_f *f, lu_stats *st, char *err
     cp2[k + 1] = q;
   }
   st->tau = pivtol * cmax;
-  if (numeric(f, cp2, ci2, cx2, st->tau, st, err, errlen) < 0) goto out;
+  /* a pivot at or below n eps max|c_ij| is zero to working precision:
+   * A is numerically singular, which no static pivot repairs */
+  if (numeric(f, cp2, ci2, cx2, st->tau, (double)n * DBL_EPSILON * cmax, st, err, errlen) < 0)
+    goto out;
   rc = 0;
   goto out;
 oom:
@@ -609,6 +620,26 @@ static int lu_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     last = e;
     lu_apply(&F, r, d);
     for (int64_t i = 0; i < n; i++) xx[i] += d[i];
+  }
+  /* with replaced pivots, x must also be determined: one more correction
+   * moves it little (a singular A's huge x keeps moving along the null
+   * space, however small its backward error looks) */
+  double moved = 0;
+  if (st[0] > 0 && berr <= tol) {
+    int64_t w;
+    backward_error(&m, anorm, bb, best, r, &w);
+    lu_apply(&F, r, d);
+    double dn = 0, xn = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (!(fabs(d[i]) <= dn)) dn = fabs(d[i]);
+      if (fabs(best[i]) > xn) xn = fabs(best[i]);
+    }
+    moved = xn > 0 ? dn / xn : (dn > 0 ? INFINITY : 0);
+    if (!(moved <= 1e-6)) {
+      sk_err(err, errlen, SK_E_LU_STATIC_MOVES, moved, berr, (long long)st[0],
+             (long long)st[1], (long long)st[2]);
+      goto done;
+    }
   }
   if (!(berr <= tol)) {
     if (st[0] > 0)
