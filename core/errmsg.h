@@ -794,6 +794,7 @@ SK_ERRDEF(LU_NONFINITE, "A has the non-finite value %g at row %lld, column %lld"
 SK_ERRDEF(LU_STRUCT_SINGULAR, "A is structurally singular: the matching leaves row %lld unmatched (no augmenting path reaches column %lld), so no permutation puts a nonzero on every pivot")
 SK_ERRDEF(LU_PIVOT_NONFINITE, "the pivot at row %lld, column %lld of A is %g: not finite")
 SK_ERRDEF(LU_ZERO_PIVOT, "the pivot at row %lld, column %lld of A is %g after elimination (at most %g, zero to working precision): A is numerically singular")
+SK_ERRDEF(LU_ORDERING, "ordering '%s' is not auto, amd or rcm")
 SK_ERRDEF(LU_PIVTOL, "pivtol %g must be in [0, 1)")
 SK_ERRDEF(LU_FACTOR_ARG, "%s (view '%s') is not a factor of solve.lu for this matrix")
 SK_ERRDEF(LU_REFINE_STEPS, "refine %lld must not be negative")

@@ -7,7 +7,8 @@ local solve = require "speck.solve"
 -- a 2D convection-diffusion matrix, a random sparse nonsymmetric one, the
 -- convection-diffusion rows shifted by one (zeros on the whole diagonal:
 -- only the matching finds the pivots), a Matrix Market file read by
--- sparse.read_mm; the factor reused for several right-hand sides; the
+-- sparse.read_mm, each in AMD's and in reverse Cuthill-McKee's order;
+-- the factor reused for several right-hand sides; the
 -- backward error after refinement; errors naming the structurally singular
 -- row and the failed static pivot, bad inputs with their exact messages,
 -- the VM usable after each. The factorization runs on the host for every
@@ -177,6 +178,11 @@ describe("speck.solve.spsolve", function()
       assert.is_true(info.berr <= 1e-10)
       assert.is_true(info.steps >= 0 and info.steps <= 10)
       assert.is_true(info.nnz_L >= 0 and info.nnz_U >= 0)
+      -- reverse Cuthill-McKee (the order where libamd is missing) agrees
+      local xr, ir = solve.spsolve(A, b, {ordering = "rcm"})
+      assert.are.equal("rcm", ir.ordering)
+      assert.is_true(berr(A, xr, b) < 1e-14)
+      assert.is_true(rel_error(xr, REF[m.name]) < 1e-10)
     end)
   end
 
@@ -211,6 +217,7 @@ describe("speck.solve.spsolve", function()
     assert.is_true(info.nnz_L > 0 and info.nnz_U > 0 and info.static_pivots == 0)
     assert.are.equal(-1, info.static_row)
     assert.truthy(tostring(F):match("^speck.solve.LU%(300 rows"))
+    assert.truthy(info.ordering == "amd" or info.ordering == "rcm")
     for _, s in ipairs({1, -3, 0.5}) do
       local b = rhs(A:nrows(), s)
       local x, si = F:solve(b)
@@ -285,6 +292,8 @@ describe("speck.solve.spsolve", function()
       assert.are.equal("speck.solve.spsolve: A must be a CrsMatrix, got number", err_of(solve.spsolve, 3, rhs(2)))
       assert.are.equal("speck.solve.spsolve: pivtol 2 must be in [0, 1)",
                        err_of(solve.spsolve, B, rhs(B:nrows()), {pivtol = 2}))
+      assert.are.equal("speck.solve.spsolve: ordering must be \"auto\", \"amd\" or \"rcm\", got metis",
+                       err_of(solve.spsolve, B, rhs(B:nrows()), {ordering = "metis"}))
       assert.are.equal("speck.solve.spsolve: refine must be a non-negative integer, got -1",
                        err_of(solve.spsolve, B, rhs(B:nrows()), {refine = -1}))
       assert.truthy(err_of(solve.spsolve, B, rhs(B:nrows()), {pivot = 1}):match("^speck%.solve%.spsolve: .*pivot"))

@@ -5,7 +5,8 @@
  *      every other entry at most 1;
  *   2. SuiteSparse's AMD orders the matched matrix's A + A^T pattern (the
  *      fill-reducing order, applied symmetrically so the matched diagonal
- *      stays the diagonal);
+ *      stays the diagonal); where libamd cannot be loaded, reverse
+ *      Cuthill-McKee on the same pattern (more fill, the same answers);
  *   3. a left-looking LU (Gilbert-Peierls: each column a sparse triangular
  *      solve with L, its pattern from a depth-first search) with no row
  *      exchange: a pivot below pivtol * max|c_ij| (sqrt(eps) by default)
@@ -23,13 +24,13 @@
  * has no device LU). Nothing dense of size n x n is ever formed.
  *
  * Entries:
- *   solve.lu: A_* [, pivtol] -> the factor as four host views: F_ip (int64:
+ *   solve.lu: A_* [, pivtol, ordering ("auto" | "amd" | "rcm")] -> the factor as four host views: F_ip (int64:
  *     Lp, Up (n + 1 each; L unit lower, its strict part by columns, U's
  *     strict upper part by columns), rperm, cperm (the row / column of A
  *     at each position)), F_ii (int32: Li, Ui), F_x (float64: Lx, Ux, Ud
  *     (U's diagonal), dr, dc (the scalings, by A's rows / columns)),
  *     F_info (float64: static pivots, the first one's row and column in
- *     A (-1: none), tau, nnz(L), nnz(U))
+ *     A (-1: none), tau, nnz(L), nnz(U), 1 for AMD's order or 0 for RCM's)
  *   solve.lu_solve: A_*, F_*, b [, refine (10), tol (1e-10)] -> x (b's
  *     space, A's dtype), berr, steps
  */
@@ -191,6 +192,7 @@ static int64_t dfs(int64_t j, const lu_f *f, int64_t jlim, int64_t top, int64_t 
 typedef struct {
   int64_t nstatic, srow, scol;
   double tau;
+  int amd; /* 1: AMD's order, 0: RCM's (no libamd) */
 } lu_stats;
 
 /* factor C (CSC, permuted and scaled) into f's L, U */
@@ -266,8 +268,90 @@ out:
   return rc;
 }
 
-/* the whole factorization of the host matrix m */
-static int factor(const hmat *m, double pivtol, lu_f *f, lu_stats *st, char *err,
+/* Reverse Cuthill-McKee on the pattern of B + B^T (B by columns: ap, ai),
+ * the order when SuiteSparse's AMD cannot be loaded: each component from a
+ * pseudo-peripheral vertex (two breadth-first sweeps from one of least
+ * degree), neighbours by increasing degree, the whole order reversed.
+ * perm[k] = the vertex eliminated k-th. 0, or -1 out of memory. */
+static int rcm_order(int64_t n, const int *ap, const int *ai, int *perm) {
+  int64_t nnz = ap[n];
+  int64_t *xp = calloc((size_t)n + 1, sizeof *xp);
+  int *adj = malloc(((size_t)2 * nnz + 1) * sizeof *adj), *deg = calloc((size_t)n + 1, sizeof *deg);
+  int *lev = malloc(((size_t)n + 1) * sizeof *lev), *q = malloc(((size_t)n + 1) * sizeof *q);
+  int rc = -1;
+  if (!xp || !adj || !deg || !lev || !q) goto out;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = ap[j]; p < ap[j + 1]; p++)
+      if (ai[p] != j) deg[ai[p]]++, deg[j]++;
+  for (int64_t i = 0; i < n; i++) xp[i + 1] = xp[i] + deg[i];
+  for (int64_t i = 0; i < n; i++) deg[i] = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = ap[j]; p < ap[j + 1]; p++) {
+      int i = ai[p];
+      if (i == j) continue;
+      adj[xp[i] + deg[i]++] = (int)j;
+      adj[xp[j] + deg[j]++] = i;
+    }
+  for (int64_t i = 0; i < n; i++) lev[i] = -1;
+  int64_t head = 0;
+  for (;;) {
+    /* an unvisited vertex of least degree */
+    int s = -1;
+    for (int64_t i = 0; i < n; i++)
+      if (lev[i] < 0 && (s < 0 || deg[i] < deg[s])) s = (int)i;
+    if (s < 0) break;
+    /* two sweeps toward a pseudo-peripheral vertex (levels marked -2) */
+    for (int sweep = 0; sweep < 2; sweep++) {
+      int64_t qh = 0, qt = 0;
+      q[qt++] = s;
+      lev[s] = -2;
+      int last = s;
+      while (qh < qt) {
+        int v = q[qh++];
+        last = v;
+        for (int64_t p = xp[v]; p < xp[v + 1]; p++)
+          if (lev[adj[p]] == -1) lev[adj[p]] = -2, q[qt++] = adj[p];
+      }
+      for (int64_t t = 0; t < qt; t++) lev[q[t]] = -1;
+      s = last;
+    }
+    /* Cuthill-McKee from s into perm[head..] */
+    int64_t qh = head, qt = head;
+    perm[qt++] = s;
+    lev[s] = 0;
+    while (qh < qt) {
+      int v = perm[qh++];
+      int64_t first = qt;
+      for (int64_t p = xp[v]; p < xp[v + 1]; p++)
+        if (lev[adj[p]] < 0) lev[adj[p]] = 0, perm[qt++] = adj[p];
+      /* insertion sort of the new ones by degree */
+      for (int64_t a = first + 1; a < qt; a++) {
+        int x = perm[a];
+        int64_t b = a;
+        while (b > first && deg[perm[b - 1]] > deg[x]) perm[b] = perm[b - 1], b--;
+        perm[b] = x;
+      }
+    }
+    head = qt;
+  }
+  for (int64_t a = 0, b = n - 1; a < b; a++, b--) {
+    int t = perm[a];
+    perm[a] = perm[b];
+    perm[b] = t;
+  }
+  rc = 0;
+out:
+  free(xp);
+  free(adj);
+  free(deg);
+  free(lev);
+  free(q);
+  return rc;
+}
+
+/* the whole factorization of the host matrix m ('order' 0: AMD where
+ * libamd loads, else RCM; 1: AMD; 2: RCM) */
+static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st, char *err,
                   size_t errlen) {
   int64_t n = m->n, nnz = m->nnz;
   int rc = -1;
@@ -317,10 +401,17 @@ static int factor(const hmat *m, double pivtol, lu_f *f, lu_stats *st, char *err
   for (int64_t j = 0; j < n; j++) rinv[cm[j]] = j;
   for (int64_t j = 0; j <= n; j++) ap[j] = (int)cp[j];
   for (int64_t p = 0; p < nnz; p++) ai[p] = (int)rinv[ci[p]];
-  if (n > 0 && sk_cb_amd((int)n, ap, ai, perm) < 0) {
+  char why[512];
+  st->amd = order != 2 && sk_cb_available(why, sizeof why) == 0;
+  if (order == 1 && !st->amd) {
+    sk_err(err, errlen, SK_E_MSG, why);
+    goto out;
+  }
+  if (n > 0 && st->amd && sk_cb_amd((int)n, ap, ai, perm) < 0) {
     sk_err(err, errlen, SK_E_AMD_ORDERING_FAILED);
     goto out;
   }
+  if (n > 0 && !st->amd && rcm_order(n, ap, ai, perm) < 0) goto oom;
   for (int64_t k = 0; k < n; k++) {
     f->cperm[k] = perm[k];
     f->rperm[k] = cm[perm[k]];
@@ -372,7 +463,7 @@ out:
 /* solve.lu */
 static int lu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "pivtol", NULL};
+                                      "pivtol", "ordering", NULL};
   sk_csr A;
   hmat m;
   double pivtol = sqrt(DBL_EPSILON);
@@ -384,11 +475,18 @@ static int lu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     sk_err(err, errlen, SK_E_LU_PIVTOL, pivtol);
     return -1;
   }
-  if (sk_cb_available(err, errlen) < 0) return -1;
+  const char *os = sk_karg_str(args, nargs, "ordering", "auto", err, errlen);
+  if (!os) return -1;
+  int order = strcmp(os, "auto") == 0 ? 0 : strcmp(os, "amd") == 0 ? 1
+            : strcmp(os, "rcm") == 0  ? 2 : -1;
+  if (order < 0) {
+    sk_err(err, errlen, SK_E_LU_ORDERING, os);
+    return -1;
+  }
   if (host_matrix(args, nargs, &A, &m, err, errlen) < 0) return -1;
   lu_f f;
-  lu_stats st = {0, -1, -1, 0};
-  int rc = factor(&m, pivtol, &f, &st, err, errlen);
+  lu_stats st = {0, -1, -1, 0, 0};
+  int rc = factor(&m, pivtol, order, &f, &st, err, errlen);
   hmat_free(&m);
   if (rc < 0) return -1;
   int64_t n = f.n, ln = f.Lp[n], un = f.Up[n];
@@ -401,7 +499,7 @@ static int lu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     goto done;
   if (sk_sp_view(&ii, "F_ii", SK_I32, ln + un, SK_SPACE_HOST, 0, err, errlen) < 0 ||
       sk_sp_view(&fx, "F_x", SK_F64, ln + un + 3 * n, SK_SPACE_HOST, 0, err, errlen) < 0 ||
-      sk_sp_view(&fi, "F_info", SK_F64, 6, SK_SPACE_HOST, 0, err, errlen) < 0) {
+      sk_sp_view(&fi, "F_info", SK_F64, 7, SK_SPACE_HOST, 0, err, errlen) < 0) {
     sk_view_release(&ip);
     sk_view_release(&ii);
     sk_view_release(&fx);
@@ -428,6 +526,7 @@ static int lu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
   pf[3] = st.tau;
   pf[4] = (double)ln;
   pf[5] = (double)un;
+  pf[6] = st.amd;
   if (sk_kout_view(out, "F_ip", &ip, err, errlen) < 0 ||
       sk_kout_view(out, "F_ii", &ii, err, errlen) < 0 ||
       sk_kout_view(out, "F_x", &fx, err, errlen) < 0 ||
@@ -481,8 +580,9 @@ static int factor_arg(const sk_arg *args, int nargs, int64_t n, lu_v *F, int64_t
     }
   }
   const double *fi = v[3]->data;
-  int64_t ln = v[3]->extent[0] == 6 ? (int64_t)fi[4] : -1, un = (int64_t)fi[5];
-  int64_t ext[4] = {4 * n + 2, ln + un, ln + un + 3 * n, 6};
+  int64_t ln = v[3]->extent[0] == 7 ? (int64_t)fi[4] : -1;
+  int64_t un = ln >= 0 ? (int64_t)fi[5] : -1;
+  int64_t ext[4] = {4 * n + 2, ln + un, ln + un + 3 * n, 7};
   for (int k = 0; k < 4; k++)
     if (ln < 0 || un < 0 || v[k]->extent[0] != ext[k]) {
       sk_err(err, errlen, SK_E_LU_FACTOR_ARG, FNAMES[k], v[k]->label);
@@ -678,7 +778,7 @@ done:
   return rc;
 }
 
-static const sk_kentry e_lu = {"solve.lu", "A_* [, pivtol]", SK_KRES_NONE, lu};
+static const sk_kentry e_lu = {"solve.lu", "A_* [, pivtol, ordering]", SK_KRES_NONE, lu};
 static const sk_kentry e_lu_solve = {"solve.lu_solve", "A_*, F_*, b [, refine, tol]",
                                      SK_KRES_NONE, lu_solve};
 const sk_kentry *const sk_lu_entries[] = {&e_lu, &e_lu_solve, NULL};

@@ -65,13 +65,18 @@ local function lu_factor(f, A, opts)
       fail(f, "pivtol %s must be in [0, 1)", tostring(pivtol))
     end
   end
-  local _, outs = call(f, "solve.lu", sparse._margs({pivtol = pivtol}, "A", A))
+  local ord = opts.ordering
+  if ord ~= nil and ord ~= "auto" and ord ~= "amd" and ord ~= "rcm" then
+    fail(f, "ordering must be \"auto\", \"amd\" or \"rcm\", got %s", tostring(ord))
+  end
+  local _, outs = call(f, "solve.lu", sparse._margs({pivtol = pivtol, ordering = ord}, "A", A))
   local F = {n = A:nrows(), space = A:space(), _A = A, _f = {}}
   for _, k in ipairs(FVIEWS) do F._f[k] = outs[k] end
   local fi = outs.F_info
   F._info = {rows = A:nrows(), nnz_L = math.tointeger(fi(4)), nnz_U = math.tointeger(fi(5)),
              static_pivots = math.tointeger(fi(0)), static_row = math.tointeger(fi(1)),
-             static_col = math.tointeger(fi(2)), tau = fi(3)}
+             static_col = math.tointeger(fi(2)), tau = fi(3),
+             ordering = fi(6) == 1 and "amd" or "rcm"}
   return setmetatable(F, LUMT)
 end
 
@@ -94,12 +99,13 @@ local function lu_solve(f, F, b, refine, tol)
   return outs.x, {berr = outs.berr, steps = math.tointeger(outs.steps)}
 end
 
--- F = lu(A [, {pivtol = sqrt(eps)}]): the factor of a square sparse A
--- (host memory; A kept for the refinement)
+-- F = lu(A [, {pivtol = sqrt(eps), ordering = "auto"}]): the factor of a
+-- square sparse A (host memory; A kept for the refinement); ordering "auto":
+-- AMD where SuiteSparse's libamd loads, else reverse Cuthill-McKee
 function M.lu(A, opts)
   local f = "lu"
   check_square(f, A)
-  opts = check_opts(f, opts, {"pivtol"})
+  opts = check_opts(f, opts, {"pivtol", "ordering"})
   return lu_factor(f, A, opts)
 end
 
@@ -124,12 +130,12 @@ function LUMT.__tostring(self)
                                                                    self._info.nnz_U)
 end
 
--- x, info = spsolve(A, b [, {pivtol =, refine = 10, tol = 1e-10}])
+-- x, info = spsolve(A, b [, {pivtol =, ordering =, refine = 10, tol = 1e-10}])
 function M.spsolve(A, b, opts)
   local f = "spsolve"
   check_square(f, A)
   check_rhs(f, A, b)
-  opts = check_opts(f, opts, {"pivtol", "refine", "tol"})
+  opts = check_opts(f, opts, {"pivtol", "ordering", "refine", "tol"})
   local refine, tol = solve_opts(f, opts)
   local F = lu_factor(f, A, opts)
   local x, info = lu_solve(f, F, b, refine, tol)
@@ -438,7 +444,7 @@ function M.lobpcg(A, k, opts)
     speck.deep_copy(cols(w.Q, k, 2 * k), Pn)
     havep = true
   end
-  local vals = speck.View("vals", "float64", k)
+  local vals = speck.View("vals", "float64", k, {space = "host"})
   for i = 1, k do vals:set(i - 1, theta[i]) end
   local vecs = speck.View("vecs", dt, {n, k}, {space = sp, layout = "left", init = false})
   speck.deep_copy(vecs, X)
