@@ -255,6 +255,13 @@ describe("speck.solve.lobpcg", function()
                      err_of(solve.lobpcg, A, 3, {X0 = X0}))
     assert.are.equal("speck.solve.lobpcg: X0 (view 'X0') has rank below k = 2",
                      err_of(solve.lobpcg, A, 2, {X0 = X0}))
+    local X32 = speck.View("X32", "float32", {n, 2}, {space = MEM, layout = "left"})
+    assert.are.equal("speck.solve.lobpcg: X0 (view 'X32') is float32, A is float64",
+                     err_of(solve.lobpcg, A, 2, {X0 = X32}))
+    assert.are.equal("speck.solve.lobpcg: X0 must be a view, got table",
+                     err_of(solve.lobpcg, A, 2, {X0 = {}}))
+    assert.are.equal("speck.solve.lobpcg: maxiter must be a positive integer, got 0",
+                     err_of(solve.lobpcg, A, 2, {maxiter = 0}))
     assert.are.equal("speck.solve.lobpcg: largest must be a boolean, got string",
                      err_of(solve.lobpcg, A, 2, {largest = "yes"}))
     assert.are.equal("speck.solve.lobpcg: precond must be a preconditioner (an object with apply) or a function(r, z), got number",

@@ -316,6 +316,11 @@ function M.lobpcg(A, k, opts)
       fail(f, "the preconditioner (%s) has %s rows, A has %d", tostring(P.kind or "object"),
            tostring(pn), n)
     end
+    local oks, ps = pcall(function() return P.space end)
+    if type(P) ~= "function" and oks and ps ~= nil and ps ~= A:space() then
+      fail(f, "the preconditioner (%s) is in space '%s', A in '%s'", tostring(P.kind or "object"),
+           tostring(ps), A:space())
+    end
   end
   local X0 = opts.X0
   if X0 ~= nil then
@@ -330,6 +335,9 @@ function M.lobpcg(A, k, opts)
   local dt = A.values:dtype()
   if dt ~= "float64" and dt ~= "float32" then
     fail(f, "A must be float64 or float32, got %s", dt)
+  end
+  if X0 ~= nil and X0:dtype() ~= dt then
+    fail(f, "X0 (view '%s') is %s, A is %s", X0:label(), X0:dtype(), dt)
   end
   -- symmetry: A z = A^T z for a random z (a nonsymmetric A is refused)
   local sp = A:space()
