@@ -210,6 +210,22 @@ describe("speck.solve.spsolve", function()
                    math.abs(x(2) - 0.2) < 1e-14)
   end)
 
+  it("duplicate entries of a CrsMatrix add up", function()
+    local function v(t, dt)
+      local h = speck.View.from(t, dt)
+      if MEM == "host" then return h end
+      local d = speck.View(h:label(), dt, #t, {space = MEM})
+      speck.deep_copy(d, h)
+      return d
+    end
+    -- [[1 + 1, 1], [0, 2]] with row 0's (0, 0) given twice
+    local A = sparse.CrsMatrix{nrows = 2, ncols = 2, rowptr = v({0, 3, 4}, "int64"),
+                               colidx = v({0, 0, 1, 1}, "int32"), values = v({1, 1, 1, 2}, "float64")}
+    local x = host((solve.spsolve(A, v({3, 2}, "float64"))))
+    assert.are.equal(1.0, x(0))
+    assert.are.equal(1.0, x(1))
+  end)
+
   it("solve.lu's factor serves several right-hand sides", function()
     local A = A_OF.random
     local F = solve.lu(A)

@@ -383,6 +383,22 @@ static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st
     }
   for (int64_t j = n; j > 0; j--) cp[j] = cp[j - 1];
   cp[0] = 0;
+  /* duplicates (a CrsMatrix may hold them) are adjacent in a column: sum */
+  int64_t q = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t b = cp[j], e = cp[j + 1];
+    cp[j] = q;
+    for (int64_t p = b; p < e; p++) {
+      if (q > cp[j] && ci[q - 1] == ci[p]) {
+        cx[q - 1] += cx[p];
+      } else {
+        ci[q] = ci[p];
+        cx[q++] = cx[p];
+      }
+    }
+  }
+  cp[n] = q;
+  nnz = q;
   /* 1. matching and scaling */
   if (!(cm = malloc(((size_t)n + 1) * sizeof *cm))) goto oom;
   int64_t brow, bcol;
