@@ -243,6 +243,31 @@ describe("speck.solve.spsolve", function()
       assert.is_true(rel_error(x, REF.random, s) < 1e-10)
       assert.is_true(si.berr <= 1e-10)
     end
+    -- several right-hand sides at once: the columns of a rank-2 b
+    local n = A:nrows()
+    local Bh = speck.View("B", "float64", {n, 3}, {space = "host"})
+    for i = 0, n - 1 do
+      for j, s in ipairs({1, -3, 0.5}) do Bh:set(i, j - 1, s * (1 + (i % 7) / 7)) end
+    end
+    local B = Bh
+    if MEM ~= "host" then
+      B = speck.View("B", "float64", {n, 3}, {space = MEM, layout = "right"})
+      speck.deep_copy(B, Bh)
+    end
+    local X, bi = F:solve(B)
+    assert.are.equal(2, X:rank())
+    assert.are.equal(n, X:extent(0))
+    assert.are.equal(3, X:extent(1))
+    assert.are.equal(B:space(), X:space())
+    assert.is_true(bi.berr <= 1e-10)
+    local Xh = host(X)
+    for j, s in ipairs({1, -3, 0.5}) do
+      local xj = speck.View("xj", "float64", n, {space = "host"})
+      for i = 0, n - 1 do xj:set(i, Xh(i, j - 1)) end
+      assert.is_true(rel_error(xj, REF.random, s) < 1e-10)
+    end
+    local X2 = solve.spsolve(A, B)
+    assert.are.equal(Xh(7, 1), host(X2)(7, 1))
     local x0 = F:solve(rhs(A:nrows()), {refine = 0})
     assert.is_true(rel_error(x0, REF.random) < 1e-8)
   end)
@@ -311,6 +336,8 @@ describe("speck.solve.spsolve", function()
       assert.are.equal(("speck.solve.spsolve: A has %d rows, b (view 'b') has 7"):format(B:nrows()),
                        err_of(solve.spsolve, B, rhs(7)))
       assert.are.equal("speck.solve.spsolve: b must be a view, got table", err_of(solve.spsolve, B, {1, 2}))
+      assert.are.equal("speck.solve.spsolve: b must be a rank-1 or rank-2 view, got rank 3",
+                       err_of(solve.spsolve, B, speck.View("b3", "float64", {2, 2, 2}, {space = MEM})))
       assert.are.equal("speck.solve.spsolve: A must be a CrsMatrix, got number", err_of(solve.spsolve, 3, rhs(2)))
       assert.are.equal("speck.solve.spsolve: pivtol 2 must be in [0, 1)",
                        err_of(solve.spsolve, B, rhs(B:nrows()), {pivtol = 2}))

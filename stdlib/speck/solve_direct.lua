@@ -32,10 +32,13 @@ local function check_square(f, A)
   end
 end
 
--- b: a float rank-1 view of A's rows in A's space
+-- b: a rank-1 view (or rank 2: one right-hand side a column) of A's rows
+-- in A's space
 local function check_rhs(f, A, b)
   if not is_view(b) then fail(f, "b must be a view, got %s", type(b)) end
-  if b:rank() ~= 1 then fail(f, "b must be a rank-1 view, got rank %d", b:rank()) end
+  if b:rank() ~= 1 and b:rank() ~= 2 then
+    fail(f, "b must be a rank-1 or rank-2 view, got rank %d", b:rank())
+  end
   if b:extent(0) ~= A:nrows() then
     fail(f, "A has %d rows, b (view '%s') has %d", A:nrows(), b:label(), b:extent(0))
   end
@@ -92,11 +95,27 @@ local function solve_opts(f, opts)
   return refine, tol
 end
 
-local function lu_solve(f, F, b, refine, tol)
+local function lu_solve1(f, F, b, refine, tol)
   local args = sparse._margs({b = b, refine = refine, tol = tol}, "A", F._A)
   for k, v in pairs(F._f) do args[k] = v end
   local _, outs = call(f, "solve.lu_solve", args)
   return outs.x, {berr = outs.berr, steps = math.tointeger(outs.steps)}
+end
+
+-- x for a rank-1 b; X (b's shape, layout and space) column by column for a
+-- rank-2 b, info's berr and steps the largest over the columns
+local function lu_solve(f, F, b, refine, tol)
+  if b:rank() == 1 then return lu_solve1(f, F, b, refine, tol) end
+  local m = b:extent(1)
+  local X = speck.View("x", F._A.values:dtype(), {b:extent(0), m},
+                       {space = b:space(), layout = b:layout() == "left" and "left" or "right"})
+  local info = {berr = 0.0, steps = 0}
+  for j = 0, m - 1 do
+    local x, i = lu_solve1(f, F, speck.subview(b, speck.ALL, j), refine, tol)
+    speck.deep_copy(speck.subview(X, speck.ALL, j), x)
+    info.berr, info.steps = math.max(info.berr, i.berr), math.max(info.steps, i.steps)
+  end
+  return X, info
 end
 
 -- F = lu(A [, {pivtol = sqrt(eps), ordering = "auto"}]): the factor of a
