@@ -53,7 +53,7 @@ CFLAGS   = -std=c11 $(WARN) $(OPT) -fPIC -pthread $(SAN)
 CPPFLAGS = -I$(LUA_INC) -I$(BUILD)/deps/include -I.
 DEPFLAGS = -MMD -MP
 LDFLAGS  = $(SAN)
-LDLIBS   = -lm -ldl -pthread
+LDLIBS   = -lm -ldl -pthread -lz
 # MPI for the remote space (backends/remote): mpicc's flags when it is
 # there (Debian: libopenmpi-dev); without it speck builds and says why in
 # speck --info and at require "speck.remote"

@@ -104,9 +104,10 @@ if A:space() == "host" then
     return solve.gauss_seidel(A, {symmetric = true, multicolor = false})
   end})
 end
-if solve.ic0 then pcs[#pcs + 1] = {"ic0", function() return solve.ic0(A) end} end
-if solve.ilu then pcs[#pcs + 1] = {"ilu0", function() return solve.ilu(A, {k = 0}) end} end
-if solve.amg then pcs[#pcs + 1] = {"amg", function() return solve.amg(A) end} end
+pcs[#pcs + 1] = {"chebyshev", function() return solve.chebyshev(A) end}
+pcs[#pcs + 1] = {"ic0", function() return solve.ic0(A) end}
+pcs[#pcs + 1] = {"ilu0", function() return solve.ilu(A, {k = 0}) end}
+pcs[#pcs + 1] = {"amg", function() return solve.amg(A) end}
 print("  speck.solve.cg to 1e-8:")
 for _, pc in ipairs(pcs) do
   local ts = speck.Timer()

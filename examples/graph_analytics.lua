@@ -2,9 +2,11 @@
 -- edge list (written from a Kronecker generator on the first run, since no
 -- data set can be downloaded here), takes the largest connected component,
 -- ranks its vertices by PageRank, counts triangles per vertex, colors it,
--- and writes a CSV of the top vertices.
+-- and writes a CSV of the top vertices -- every step a library call over
+-- the whole graph, no Lua loop over its vertices.
 --
---   speck examples/graph_analytics.lua [edges.txt [top.csv]]
+--   speck examples/graph_analytics.lua [edges.txt[.gz] [top.csv]]
+local speck = require "speck"
 local graph = require "speck.graph"
 
 local path = arg[1] or "kron12.snap"
@@ -16,43 +18,36 @@ end
 
 local g = graph.read(path)
 print("read", g)
+if g.note then print(g.note) end
 
--- the largest component, renumbered 0..n-1
-local labels, ncomp = graph.connected_components(g)
-local lab = labels:totable()
-local size, giant = {}, nil
-for _, l in ipairs(lab) do
-  size[l] = (size[l] or 0) + 1
-  if not giant or size[l] > size[giant] then giant = l end
-end
-local new, old = {}, {}
-for v, l in ipairs(lab) do
-  if l == giant then old[#old + 1] = v - 1; new[v - 1] = #old - 1 end
-end
-local rp, ci = g.rowptr:totable(), g.colidx:totable()
-local src, dst = {}, {}
-for _, u in ipairs(old) do
-  for k = rp[u + 1], rp[u + 2] - 1 do
-    local v = ci[k + 1]
-    if u < v then src[#src + 1], dst[#dst + 1] = new[u], new[v] end
-  end
-end
-local h = graph.from_edges(#old, src, dst)
+-- the largest component, renumbered 0..n-1 (h:original_ids() the ids of the file)
+local _, ncomp = graph.connected_components(g)
+local h = graph.largest_component(g)
 print(("%d components; the largest:"):format(ncomp), h)
 
 local rank, iters = graph.pagerank(h)
 local total, tri = graph.triangles(h)
 local colors, ncolors = graph.color(h)
+local degree = speck.View("degree", "int64", h:num_vertices())
+graph.forall_vertices(h, {degree = degree}, "degree(v) = rowptr(v + 1) - rowptr(v);")
 print(("pagerank: %d iterations; %d triangles; %d colors"):format(iters, total, ncolors))
 
-local order = {}
-for v = 0, h:num_vertices() - 1 do order[#order + 1] = v end
-table.sort(order, function(a, b) return rank(a) > rank(b) end)
-local f = assert(io.open(out, "w"))
-f:write("vertex,pagerank,degree,triangles,color\n")
-for i = 1, math.min(20, #order) do
-  local v = order[i]
-  f:write(("%d,%.9g,%d,%d,%d\n"):format(old[v + 1], rank(v), h:degree(v), tri(v), colors(v)))
-end
-f:close()
-print("wrote " .. out .. " (the top 20 vertices by PageRank)")
+-- the results as vertex properties: they follow the subgraph of the top 20
+h:set_vertex_property("pagerank", rank)
+h:set_vertex_property("triangles", tri)
+h:set_vertex_property("color", colors)
+h:set_vertex_property("degree", degree)
+h:set_vertex_property("vertex", h:original_ids())
+
+-- the 20 vertices of highest rank: sort (rank, vertex) pairs by rank, keep the first 20
+local keys = speck.View("keys", "float64", h:num_vertices())
+speck.deep_copy(keys, rank)
+local ids = speck.View("ids", "int64", h:num_vertices())
+speck.parallel_for("iota", h:num_vertices(), {ids = ids}, "ids(i) = i;")
+speck.sort_by_key(keys, ids, {descending = true})
+local top = h:subgraph(speck.subview(ids, {0, math.min(20, h:num_vertices())}))
+
+local cols = {}
+for _, k in ipairs(top:vertex_properties()) do cols[k] = top:vertex_property(k) end
+graph.write_csv(out, cols, {order = {"vertex", "pagerank", "degree", "triangles", "color"}, id = false})
+print("wrote " .. out .. " (the top 20 vertices by PageRank, by vertex id)")

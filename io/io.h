@@ -65,6 +65,28 @@ void sk_afile_abandon(sk_afile *a);
  * NULL and errno set when it cannot be opened. */
 FILE *sk_rfile_open(const char *path, const char **kind);
 
+/* -- text read line by line, plain or gzip (lines.c) ---------------------
+ * sk_lines_open opens a regular file (refusals as sk_rfile_open's, with
+ * the message); a file starting with gzip's magic is inflated as it is
+ * read (streaming; members concatenated as gzip -d does). sk_lines_next
+ * gives the next line ('*line' NUL-terminated, its newline kept; valid
+ * until the next call) and its length, 0 at the end, -1 with a message
+ * naming the file (corrupt or truncated compressed data: the byte offset
+ * in the file too). 'raw' counts the bytes of the file read so far and
+ * 'size' is its size (progress); 'gz' says whether it is compressed. */
+typedef struct sk_lines {
+  const char *path;
+  FILE *f;
+  void *z; /* the inflate state */
+  int gz, eof;
+  char *buf, *line;
+  size_t cap, len, pos, lcap;
+  double raw, size;
+} sk_lines;
+int sk_lines_open(sk_lines *s, const char *path, char *err, size_t errlen);
+int64_t sk_lines_next(sk_lines *s, char **line, char *err, size_t errlen);
+void sk_lines_close(sk_lines *s);
+
 /* -- NumPy .npy (format 1.0 written; 1.0, 2.0 and 3.0 read) --------------
  * Every speck dtype: float64 '<f8', float32 '<f4', int64 '<i8', int32
  * '<i4', int16 '<i2', int8 '|i1', uint64 '<u8', uint32 '<u4', uint8 '|u1',

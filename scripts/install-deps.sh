@@ -14,7 +14,7 @@ gcc g++ make bzip2 curl pkg-config luarocks gnuplot-nox \
 python3-numpy python3-scipy python3-numba python3-networkx libopenblas-dev \
 libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev \
 libopenmpi-dev openmpi-bin libsuitesparse-dev libtbb-dev libxsmm-dev \
-libgraphblas-dev libigraph-dev"
+libgraphblas-dev libigraph-dev zlib1g-dev"
 # 'install-deps.sh fuzz' (make fuzz): clang and its libFuzzer runtime
 # (libclang_rt.fuzzer); the ASan/UBSan/TSan builds use gcc's own runtimes
 if [ "${1:-}" = fuzz ]; then

@@ -100,7 +100,7 @@ local CASES = {
    function(o) return graph.from_edges(2, {0}, {1}, o) end},
   {"speck.graph.from_matrix", {"dedupe", "directed", "self_loops", "weighted"},
    function(o) return graph.from_matrix(A, o) end},
-  {"speck.graph.read", {"dedupe", "directed", "format", "self_loops"},
+  {"speck.graph.read", {"dedupe", "directed", "format", "names", "self_loops", "source", "target", "weight"},
    function(o) return graph.read(TMP, o) end},
   {"speck.graph.from_mesh", {"capacity", "nodes"},
    function(o) return graph.from_mesh({{0, 1, 2}}, o) end},

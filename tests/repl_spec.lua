@@ -46,7 +46,7 @@ describe("speck.repl.complete", function()
     local function c(w) return repl.complete(w, env) end
     assert.are.same({"speck.parallel_for", "speck.parallel_reduce", "speck.parallel_scan"},
                     c("speck.par"))
-    assert.are.same({"speck.io.load_npy", "speck.io.save_npy"}, c("speck.io."))
+    assert.are.same({"speck.io.load_npy", "speck.io.pack_strings", "speck.io.save_npy", "speck.io.strings"}, c("speck.io."))
     assert.are.same({"speck.View.from"}, c("speck.View.fr"))
     assert.are.same({"speck"}, c("spec"))
     assert.are.same({"speck.jit.source", "speck.jit.stats"}, c("speck.jit.s"))

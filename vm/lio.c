@@ -177,8 +177,79 @@ static int l_load_npy(lua_State *L) {
   return 1;
 }
 
+/* speck.io.strings(bytes, offsets [, first, count]): the strings
+ * bytes[offsets(i) .. offsets(i + 1)) for i = first .. first + count - 1
+ * (default: all) as a Lua list -- a graph's vertex names (uint8 and int64
+ * host views, as graph.read makes them) */
+static int l_strings(lua_State *L) {
+  const char *fname = "speck.io.strings";
+  sk_view *b = sk_lview_check(L, 1), *o = sk_lview_check(L, 2);
+  if (b->dtype != SK_U8 || o->dtype != SK_I64 || b->rank != 1 || o->rank != 1 ||
+      !sk_space_host_accessible(b->space) || !sk_space_host_accessible(o->space))
+    return sk_lerror(L, fname, NULL, SK_E_NAMES_VIEWS, (long long)o->extent[0]);
+  int64_t n = o->extent[0] - 1;
+  lua_Integer first = luaL_optinteger(L, 3, 0), count = luaL_optinteger(L, 4, n - first);
+  if (first < 0 || count < 0 || first + count > n)
+    return sk_lerror(L, fname, NULL, SK_E_STRINGS_RANGE, (long long)first,
+                     (long long)count, (long long)n);
+  const int64_t *off = o->data;
+  const char *bytes = b->data;
+  lua_createtable(L, (int)count, 0);
+  for (lua_Integer i = 0; i < count; i++) {
+    int64_t a = off[first + i], e = off[first + i + 1];
+    if (a < 0 || e < a || e > b->extent[0])
+      return sk_lerror(L, fname, NULL, SK_E_STRINGS_RANGE, (long long)first + i, 1LL,
+                       (long long)n);
+    lua_pushlstring(L, bytes + a, (size_t)(e - a));
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* speck.io.pack_strings(list) -> bytes, offsets: the strings of a Lua
+ * list packed as speck.io.strings reads them (host uint8 and int64 views) */
+static int l_pack_strings(lua_State *L) {
+  const char *fname = "speck.io.pack_strings";
+  char err[1024];
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, 1);
+  size_t total = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    size_t len;
+    if (lua_rawgeti(L, 1, i) != LUA_TSTRING)
+      return sk_lerror(L, fname, NULL, SK_E_PACK_NOT_STRING, (long long)i,
+                       luaL_typename(L, -1));
+    lua_tolstring(L, -1, &len);
+    total += len;
+    lua_pop(L, 1);
+  }
+  int64_t eb[1] = {total > 0 ? (int64_t)total : 1}, eo[1] = {(int64_t)n + 1};
+  sk_view *b = sk_lview_new(L);
+  if (sk_view_create(b, "names", SK_U8, 1, eb, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
+  sk_view *o = sk_lview_new(L);
+  if (sk_view_create(o, "name offsets", SK_I64, 1, eo, SK_RIGHT, SK_SPACE_HOST, 0, NULL, err,
+                     sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
+  sk_lview_gcstep(L, total + 8 * ((size_t)n + 1));
+  char *pb = b->data;
+  int64_t *po = o->data, at = 0;
+  po[0] = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    size_t len;
+    lua_rawgeti(L, 1, i);
+    const char *s = lua_tolstring(L, -1, &len);
+    memcpy(pb + at, s, len);
+    at += (int64_t)len;
+    po[i] = at;
+    lua_pop(L, 1);
+  }
+  return 2;
+}
+
 static const luaL_Reg io_funcs[] = {
-  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {NULL, NULL}};
+  {"save_npy", l_save_npy}, {"load_npy", l_load_npy}, {"strings", l_strings}, {"pack_strings", l_pack_strings}, {NULL, NULL}};
 
 void sk_lio_close(void) { sk_progress_set_hook(NULL); }
 

@@ -66,5 +66,5 @@ static const sk_kentry e_loops = {"graph.count_loops", "G_*", SK_KRES_I64, count
 const sk_kentry *const sk_galgo_entries[] = {
   &sk_galgo_bfs,     &sk_galgo_cc,        &sk_galgo_pr, &sk_galgo_tri,
   &sk_galgo_color,   &sk_galgo_color_bip, &e_loops,     &sk_galgo_mis2,
-  &sk_galgo_minitri, &sk_galgo_coarsen,   NULL};
+  &sk_galgo_minitri, &sk_galgo_coarsen,   &sk_galgo_sssp, &sk_galgo_bc, NULL};
 const sk_kbody *const sk_galgo_bodies[] = {&k_loops, NULL};

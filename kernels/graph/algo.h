@@ -30,6 +30,10 @@ int sk_galgo_warp(char *err, size_t errlen);
  * (graph.c registers them) */
 extern const sk_kentry sk_galgo_bfs, sk_galgo_cc, sk_galgo_pr, sk_galgo_tri,
   sk_galgo_color, sk_galgo_color_bip, sk_galgo_mis2, sk_galgo_minitri, sk_galgo_coarsen;
+/* shortest paths and betweenness (sssp.c, bc.c) */
+extern const sk_kentry sk_galgo_sssp, sk_galgo_bc;
+extern const sk_kbody *const sk_gsssp_bodies[];
+extern const sk_kbody *const sk_gbc_bodies[];
 extern const sk_kbody *const sk_gbfs_bodies[];
 extern const sk_kbody *const sk_gcc_bodies[];
 extern const sk_kbody *const sk_gpr_bodies[];

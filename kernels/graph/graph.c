@@ -8,8 +8,8 @@
 const sk_kentry *const *const sk_graph_entries[] = {sk_gbuild_entries, sk_gio_entries,
                                                     sk_galgo_entries,  sk_grecur_entries,
                                                     sk_gmesh_entries,  sk_gprops_entries,
-                                                    sk_gcomm_entries,
-                                                    NULL};
+                                                    sk_gcomm_entries,  sk_gvalues_entries,
+                                                    sk_gread_entries,  NULL};
 const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_gbfs_bodies,
                                                   sk_gcc_bodies,
@@ -25,4 +25,7 @@ const sk_kbody *const *const sk_graph_bodies[] = {sk_gbuild_bodies,
                                                   sk_gscc_bodies,
                                                   sk_glpa_bodies,
                                                   sk_glouvain_bodies,
+                                                  sk_gvalues_bodies,
+                                                  sk_gsssp_bodies,
+                                                  sk_gbc_bodies,
                                                   NULL};

@@ -71,8 +71,10 @@ int sk_g_set0(const sk_view *v, int64_t x, char *err, size_t errlen);
 
 extern const sk_kentry *const sk_gbuild_entries[],
   *const sk_gio_entries[], *const sk_galgo_entries[], *const sk_grecur_entries[],
-                                                        *const sk_gmesh_entries[];
+                                                        *const sk_gmesh_entries[],
+  *const sk_gvalues_entries[], *const sk_gread_entries[];
 extern const sk_kbody *const sk_gbuild_bodies[],
-  *const sk_galgo_bodies[], *const sk_grecur_bodies[], *const sk_gmesh_bodies[];
+  *const sk_galgo_bodies[], *const sk_grecur_bodies[], *const sk_gmesh_bodies[],
+  *const sk_gvalues_bodies[];
 
 #endif

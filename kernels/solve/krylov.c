@@ -875,7 +875,3 @@ const sk_kbody *const sk_krylov_bodies[] = {
   &k_gm_mdot,      &k_gm_orth, &k_gm_scale, &k_gm_comb,  &k_pdot,     &k_fold,
   NULL};
 
-const sk_kentry *const *const sk_solve_entries[] = {sk_krylov_entries, sk_precond_entries,
-                                                    sk_lu_entries, NULL};
-const sk_kbody *const *const sk_solve_bodies[] = {sk_krylov_bodies, sk_precond_bodies,
-                                                  sk_lu_bodies, NULL};

@@ -138,6 +138,20 @@ local function build_flags(fname, opts)
   return opts.directed == true, opts.dedupe ~= false, opts.self_loops == true
 end
 
+-- integer weights (the paths block at the end says how they are kept):
+-- the dtype of an int32 or int64 view, else nil; a copy of view w as 'dtype'
+local function int_weights_of(w)
+  local dt = w.dtype and w:dtype()
+  return (dt == "int32" or dt == "int64") and dt or nil
+end
+
+local function weights_as(w, dtype)
+  local out = speck.View("weights", dtype, w:extent(0))
+  speck.parallel_for("graph.weights_as_" .. dtype, w:extent(0), {a = w, b = out},
+    dtype == "float64" and "b(i) = (double)a(i);" or "b(i) = a(i);")
+  return out
+end
+
 -- from_edges(nv, src, dst [, {directed, weights, dedupe, self_loops, space}])
 function graph.from_edges(nv, src, dst, opts)
   local f = "from_edges"
@@ -148,6 +162,8 @@ function graph.from_edges(nv, src, dst, opts)
   local directed, dedupe, loops = build_flags(f, opts)
   local s, d = id_view(f, "src", src), id_view(f, "dst", dst)
   local w = opts.weights
+  local iw = type(w) == "userdata" and int_weights_of(w)
+  if iw then w = weights_as(w, "float64") end
   if type(w) == "table" then
     for i = 1, #w do
       if type(w[i]) ~= "number" then fail(f, "weights[%d] must be a number, got %s", i, type(w[i])) end
@@ -158,7 +174,9 @@ function graph.from_edges(nv, src, dst, opts)
   end
   local _, outs = call(f, "graph.from_edges", {nv = nv, src = s, dst = d, weights = w,
     directed = directed, dedupe = dedupe, self_loops = loops})
-  return make(nv, outs, directed)
+  local g = make(nv, outs, directed)
+  g._int_weights = iw or nil
+  return g
 end
 
 -- a graph whose edges are the entries of square CrsMatrix A (values as weights)
@@ -173,58 +191,7 @@ function graph.from_matrix(A, opts)
   return make(A:nrows(), outs, directed)
 end
 
-local FORMATS = {snap = true, mm = true, edges = true}
-
-local function format_of(f, path, fmt)
-  if fmt == nil then
-    if path:match("%.mtx$") or path:match("%.mm$") then return "mm" end
-    return "snap"
-  end
-  if not FORMATS[fmt] then fail(f, "format must be \"snap\", \"mm\" or \"edges\", got %s", tostring(fmt)) end
-  return fmt
-end
-
--- read(path [, {format, directed, dedupe, self_loops}])
-function graph.read(path, opts)
-  local f = "read"
-  opts = check_opts(f, opts, {"format", "directed", "dedupe", "self_loops"})
-  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-  local directed, dedupe, loops = build_flags(f, opts)
-  local fmt = format_of(f, path, opts.format)
-  if fmt == "mm" then
-    local _, o = call(f, "sparse.read_mm", {path = path})
-    local A = sparse._from_outs(o, math.tointeger(o.nrows), math.tointeger(o.ncols), true)
-    if A:nrows() ~= A:ncols() then
-      fail(f, "'%s' is a %s matrix: an adjacency matrix is square", path, A:shape())
-    end
-    local t = sparse._margs({directed = directed, dedupe = dedupe, self_loops = loops}, "A", A)
-    -- a pattern file has no weights (read_mm gives ones)
-    local fh = io.open(path, "rb")
-    local banner = fh and fh:read("l") or ""
-    if fh then fh:close() end
-    if banner:lower():find("pattern", 1, true) then t.A_values = nil end
-    local _, outs = call(f, "graph.from_csr", t)
-    return make(A:nrows(), outs, directed)
-  end
-  local _, outs = call(f, "graph.read_edges", {path = path, directed = directed,
-    dedupe = dedupe, self_loops = loops})
-  return make(math.tointeger(outs.nv), outs, directed)
-end
-
--- write(path, g [, format]): snap / edges ("# Nodes: N" kept, an undirected
--- edge once) or mm (the adjacency matrix, general)
-function graph.write(path, g, fmt)
-  local f = "write"
-  if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-  check_graph(f, g)
-  fmt = format_of(f, path, fmt)
-  if fmt == "mm" then
-    call(f, "sparse.write_mm", sparse._margs({path = path,
-      field = g.weights and "real" or "pattern"}, "A", g:matrix()))
-    return
-  end
-  call(f, "graph.write_edges", gargs({path = path, format = fmt}, g))
-end
+-- graph.read, graph.write and graph.write_csv: stdlib/speck/graph_values.lua
 
 -- from_mesh(elem_nodes [, {nodes = N, capacity = c}]): the node graph of a
 -- finite element mesh (seed 002): elem_nodes a rank-2 int64 or int32 view
@@ -809,6 +776,67 @@ function graph.label_propagation(g, opts)
   end
   local _, outs = call(f, "graph.label_propagation", gargs({seed = seed}, g))
   return outs.labels, math.tointeger(outs.n)
+end
+-- graphs as values (subgraphs, filters, reversed and combined graphs,
+-- properties) and files (graph.read, graph.write, graph.write_csv):
+-- stdlib/speck/graph_values.lua
+require("speck.graph_values")(graph, {G = G, make = make, gargs = gargs,
+                                      check_graph = check_graph})
+
+-- -- shortest paths and betweenness (kernels/graph/sssp.c, bc.c) ---------------
+-- Integer weights: from_edges given an int32 or int64 weights view keeps
+-- the graph's weights in float64 (exact below 2^53, what every other
+-- algorithm reads) and remembers the integer dtype in g._int_weights;
+-- sssp then reads an integer copy of the arc weights (made once, kept in
+-- g._iweights) and gives int64 distances.
+local SSSP_ALG = {delta = true, bellman_ford = true}
+
+-- dist [, pred] = sssp(g, source [, {delta, predecessors, algorithm}])
+function graph.sssp(g, source, opts)
+  local f = "sssp"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"delta", "predecessors", "algorithm"})
+  if math.type(source) ~= "integer" then
+    fail(f, "source must be a vertex (an integer), got %s",
+         math.type(source) == "float" and "the float " .. tostring(source) or type(source))
+  end
+  check_bool(f, "predecessors", opts.predecessors)
+  if opts.delta ~= nil and type(opts.delta) ~= "number" then
+    fail(f, "option delta must be a number, got %s", type(opts.delta))
+  end
+  if opts.algorithm ~= nil and not SSSP_ALG[opts.algorithm] then
+    fail(f, "algorithm must be \"delta\" or \"bellman_ford\", got %s", tostring(opts.algorithm))
+  end
+  if opts.delta ~= nil and opts.algorithm == "bellman_ford" then
+    fail(f, "option delta is for algorithm \"delta\" (Bellman-Ford has no buckets)")
+  end
+  local args = gargs({source = source, delta = opts.delta, algorithm = opts.algorithm,
+                      predecessors = opts.predecessors == true}, g)
+  if g._int_weights and g.weights then
+    g._iweights = g._iweights or weights_as(g.weights, g._int_weights)
+    args.G_weights = g._iweights
+  end
+  local _, outs = call(f, "graph.sssp", args)
+  if opts.predecessors then return outs.dist, outs.pred end
+  return outs.dist
+end
+
+-- bc = betweenness(g [, {sources = list_or_view, normalized = true}])
+function graph.betweenness(g, opts)
+  local f = "betweenness"
+  check_graph(f, g)
+  opts = check_opts(f, opts, {"sources", "normalized"})
+  check_bool(f, "normalized", opts.normalized)
+  local src = opts.sources
+  if src ~= nil then
+    if type(src) == "table" and #src == 0 and next(src) == nil then
+      fail(f, "sources is empty (leave it out for every vertex)")
+    end
+    src = id_view(f, "sources", src)
+  end
+  local _, outs = call(f, "graph.betweenness", gargs({sources = src,
+    normalized = opts.normalized ~= false}, g))
+  return outs.bc
 end
 
 return graph

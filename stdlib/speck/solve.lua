@@ -236,12 +236,7 @@ end
 solve._is_precond = is_precond
 
 -- the multilevel and factorization preconditioners (speck/precond_ml.lua:
--- chebyshev, ic0, ilu, amg), written against the contract above, join
--- this module when the installation has them
-if package.searchpath("speck.precond_ml", package.path) then
-  for k, v in pairs(require "speck.precond_ml") do
-    if solve[k] == nil then solve[k] = v end
-  end
-end
+-- chebyshev, ic0, ilu, amg), written against the contract above
+for k, v in pairs(require "speck.precond_ml") do solve[k] = v end
 for k, v in pairs(require "speck.solve_direct") do solve[k] = v end   -- spsolve, lu, lobpcg
 return solve

@@ -1,0 +1,361 @@
+/* bc.c: graph.betweenness: betweenness centrality by Brandes' algorithm
+ * (unweighted: shortest paths count arcs, as GAP's bc.cc), level-
+ * synchronous on every back end with the levels in device memory. Bodies:
+ * bc.sk.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "algo.h"
+
+/* -- Brandes ---------------------------------------------------------------
+ * For each source s in turn: a breadth-first search by levels appends the
+ * vertices to 'order' level after level (the level starts kept here) and
+ * counts the shortest paths sigma(v) (pushed along the arcs into the next
+ * level, atomically); then the levels backwards from the last but one,
+ * each vertex u pulling delta(u) = sum over its successors v of
+ * sigma(u) / sigma(v) (1 + delta(v)) -- no atomics -- and adding it to
+ * bc(u). The vertices reached are reset from 'order' for the next source.
+ * The sum over sources is then scaled as NetworkX's betweenness_centrality
+ * (and betweenness_centrality_subset, the same factor): normalized,
+ * 1 / ((n - 1)(n - 2)) (n > 2); not normalized, 1/2 on an undirected
+ * graph (each pair was counted from both ends), 1 on a directed one. */
+static const char *const sig_init[] = {
+  "range" R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64"), NULL};
+static const sk_kbody k_init = {.label = "graph.bc_init",
+                                .body = sk_body_graph_bc_init,
+                                .pattern = SK_FOR,
+                                .sigs = sig_init};
+static const char *const sig_seed[] = {"range" R1("depth", "int32") R1("sigma", "float64")
+                                         R1("order", "int32") R1("cnt", "int64") " s=int64",
+                                       NULL};
+static const sk_kbody k_seed = {.label = "graph.bc_seed",
+                                .body = sk_body_graph_bc_seed,
+                                .pattern = SK_FOR,
+                                .sigs = sig_seed};
+static const char *const sig_fwd[] = {"range" G3 R1("depth", "int32") R1("sigma", "float64")
+                                        R1("order", "int32") R1("cnt", "int64")
+                                          " lb=int64 l=int64",
+                                      NULL};
+static const sk_kbody k_fwd = {.label = "graph.bc_forward",
+                               .body = sk_body_graph_bc_forward,
+                               .pattern = SK_FOR,
+                               .sigs = sig_fwd};
+/* the device's: a warp a vertex (teams of 8), its arcs over the lanes */
+static const char *const sig_fwd_dev[] = {
+  "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("order", "int32")
+    R1("cnt", "int64") " lb=int64 l=int64 n=int64",
+  NULL};
+static const sk_kbody k_fwd_dev = {.label = "graph.bc_forward_dev",
+                                   .body = sk_body_graph_bc_forward_dev,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_fwd_dev};
+static const char *const sig_bwd[] = {
+  "range" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
+    R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64",
+  NULL};
+static const sk_kbody k_bwd = {.label = "graph.bc_backward",
+                               .body = sk_body_graph_bc_backward,
+                               .pattern = SK_FOR,
+                               .sigs = sig_bwd};
+static const char *const sig_bwd_dev[] = {
+  "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
+    R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64 n=int64",
+  NULL};
+static const sk_kbody k_bwd_dev = {.label = "graph.bc_backward_dev",
+                                   .body = sk_body_graph_bc_backward_dev,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_bwd_dev};
+static const char *const sig_reset[] = {"range" R1("order", "int32") R1("depth", "int32")
+                                          R1("sigma", "float64") R1("delta", "float64"),
+                                        NULL};
+static const sk_kbody k_reset = {.label = "graph.bc_reset",
+                                 .body = sk_body_graph_bc_reset,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_reset};
+static const char *const sig_scale[] = {"range" R1("bc", "float64") " f=float64", NULL};
+static const sk_kbody k_scale = {.label = "graph.bc_scale",
+                                 .body = sk_body_graph_bc_scale,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_scale};
+
+/* -- many sources on the host --------------------------------------------------
+ * With many sources (every vertex, say) the levels of one search are too
+ * small to share among threads, and their launches cost more than their
+ * work: L slots (four a thread) each run whole searches, one source after
+ * another (sources i, i + L, ...), in their own rows of L x nv arrays,
+ * adding into their own row of 'part'; bc(v) is then the sum of v's
+ * column in slot order (the same for a thread count, no atomics). Used
+ * on the host when there are at least 2 L sources and the rows take at
+ * most 1 GiB. */
+#define R2(name, dt) " " name "=" dt "[2]"
+static const char *const sig_bysrc[] = {
+  "range" G3 R2("dep", "int32") R2("sig", "float64") R2("del", "float64")
+    R2("que", "int32") R2("part", "float64") R1("srcs", "int64") " ns=int64 all=int64",
+  NULL};
+static const sk_kbody k_bysrc = {.label = "graph.bc_by_source",
+                                 .body = sk_body_graph_bc_by_source,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_bysrc};
+static const char *const sig_sum_parts[] = {
+  "range" R2("part", "float64") R1("bc", "float64") " f=float64", NULL};
+static const sk_kbody k_sum_parts = {.label = "graph.bc_sum_parts",
+                                     .body = sk_body_graph_bc_sum_parts,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_sum_parts};
+static const char *const sig_init_slots[] = {
+  "range" R2("dep", "int32") R2("sig", "float64") R2("del", "float64") R2("part", "float64"),
+  NULL};
+static const sk_kbody k_init_slots = {.label = "graph.bc_init_slots",
+                                      .body = sk_body_graph_bc_init_slots,
+                                      .pattern = SK_FOR,
+                                      .sigs = sig_init_slots};
+
+/* bc (nv, zeroed) = f x the sum over sources hs[0..ns) (NULL: 0..ns-1)
+ * of their dependencies, 'nsl' slots */
+static int bc_by_source(const sk_graph *g, const sk_view *hsrc, int64_t ns, int64_t nsl,
+                        double f, sk_view *bc, char *err, size_t errlen) {
+  const int64_t nv = g->nv, ext[2] = {nsl, nv > 0 ? nv : 1};
+  const int space = g->rowptr->space;
+  sk_view dep, sig, del, que, part, none;
+  sk_view *all[] = {&dep, &sig, &del, &que, &part, &none};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  int rc = -1;
+  if (sk_view_create(&dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
+        0 ||
+      sk_view_create(&sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&que, "queues", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
+        0 ||
+      sk_view_create(&part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
+        0 ||
+      (!hsrc && sk_sp_view(&none, "sources", SK_I64, 1, space, 1, err, errlen) < 0))
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("dep", &dep), sk_arg_view("sig", &sig),
+                  sk_arg_view("del", &del), sk_arg_view("part", &part)};
+    sk_arg b[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("dep", &dep),
+                  sk_arg_view("sig", &sig),
+                  sk_arg_view("del", &del),
+                  sk_arg_view("que", &que),
+                  sk_arg_view("part", &part),
+                  sk_arg_view("srcs", hsrc ? hsrc : &none),
+                  sk_arg_i64("ns", ns),
+                  sk_arg_i64("all", !hsrc)};
+    sk_arg c[] = {sk_arg_view("part", &part), sk_arg_view("bc", bc), sk_arg_f64("f", f)};
+    if (sk_sp_range(&k_init_slots, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_galgo_degree_range_chunk(&k_bysrc, nsl, 1, b, NELEM(b), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_sum_parts, nv, c, NELEM(c), NULL, err, errlen) < 0)
+      goto done;
+  }
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+typedef struct bc_state {
+  const sk_graph *g;
+  sk_view *depth, *sigma, *delta, *order, *cnt, *bc;
+  int64_t *lstart; /* level l: order(lstart[l] .. lstart[l + 1]) */
+  int host;        /* the host's bodies (1) or the device's (0) */
+  int warp;
+} bc_state;
+
+/* level body 'kh' (host: a vertex a work item, following the degrees) or
+ * 'kd' (device: a warp a vertex) over n vertices; a[na] is free */
+static int bc_level(const bc_state *st, const sk_kbody *kh, const sk_kbody *kd, int64_t n,
+                    sk_arg *a, int na, char *err, size_t errlen) {
+  if (st->host) return sk_galgo_degree_range(kh, n, a, na, NULL, err, errlen);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.team_size = st->warp > 1 ? 8 : 1;
+  p.vector_length = st->warp;
+  p.league_size = (n + p.team_size - 1) / p.team_size;
+  a[na] = sk_arg_i64("n", n);
+  return sk_kbody_launch(kd, &p, a, na + 1, NULL, err, errlen);
+}
+
+/* one source's dependencies added to bc */
+static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  sk_arg sa[] = {sk_arg_view("depth", st->depth), sk_arg_view("sigma", st->sigma),
+                 sk_arg_view("order", st->order), sk_arg_view("cnt", st->cnt),
+                 sk_arg_i64("s", s)};
+  if (sk_sp_range(&k_seed, 1, sa, NELEM(sa), NULL, err, errlen) < 0) return -1;
+  int64_t nl = 0, end = 1;
+  st->lstart[0] = 0;
+  st->lstart[1] = 1;
+  /* forward: level nl is order(lstart[nl] .. lstart[nl + 1]) */
+  while (end > st->lstart[nl]) {
+    const int64_t lb = st->lstart[nl], n = end - lb;
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("depth", st->depth),
+                  sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("order", st->order),
+                  sk_arg_view("cnt", st->cnt),
+                  sk_arg_i64("lb", lb),
+                  sk_arg_i64("l", nl),
+                  {0}};
+    if (bc_level(st, &k_fwd, &k_fwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0 ||
+        sk_sp_get_i64(st->cnt, 0, &end, err, errlen) < 0)
+      return -1;
+    nl++;
+    st->lstart[nl + 1] = end;
+  }
+  /* levels 0 .. nl - 1 are not empty; backward from nl - 2 down to 1 */
+  for (int64_t l = nl - 2; l >= 1; l--) {
+    const int64_t lb = st->lstart[l], n = st->lstart[l + 1] - lb;
+    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
+                  sk_arg_view("colidx", g->colidx),
+                  sk_arg_view("depth", st->depth),
+                  sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("delta", st->delta),
+                  sk_arg_view("order", st->order),
+                  sk_arg_view("bc", st->bc),
+                  sk_arg_i64("lb", lb),
+                  sk_arg_i64("l", l),
+                  sk_arg_i64("s", s),
+                  {0}};
+    if (bc_level(st, &k_bwd, &k_bwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0) return -1;
+  }
+  sk_arg ra[] = {sk_arg_view("order", st->order), sk_arg_view("depth", st->depth),
+                 sk_arg_view("sigma", st->sigma), sk_arg_view("delta", st->delta)};
+  return sk_sp_range(&k_reset, end, ra, NELEM(ra), NULL, err, errlen);
+}
+
+/* graph.betweenness: G_* [, sources (int64 view), normalized, directed]
+ * -> bc (float64 per vertex) */
+static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  /* device_bodies, by_source: for the specs (the device's bodies run on
+   * the host; the searches one source a slot (1) or level by level (0)) */
+  static const char *const known[] = {"G_rowptr",      "G_colidx",  "G_weights",
+                                      "directed",      "sources",   "normalized",
+                                      "device_bodies", "by_source", NULL};
+  sk_graph g;
+  int directed, normalized, devb;
+  int64_t bysrc;
+  const sk_view *src = NULL;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "normalized", 1, &normalized, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "by_source", 1, -1, &bysrc, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "sources") &&
+       !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))))
+    return -1;
+  const int64_t nv = g.nv;
+  int64_t ns = nv, *hs = NULL;
+  unsigned char *seen = NULL;
+  sk_view hsrc;
+  memset(&hsrc, 0, sizeof hsrc);
+  if (src) {
+    if (src->dtype != SK_I64) {
+      sk_err(err, errlen, SK_E_SOURCES_MUST_INT64, sk_dtypes[src->dtype].name);
+      return -1;
+    }
+    ns = src->extent[0];
+    if (ns == 0) {
+      sk_err(err, errlen, SK_E_BC_SOURCES_EMPTY);
+      return -1;
+    }
+    /* the sources on the host: the driver runs them one after another */
+    if (sk_sp_host_copy(src, &hsrc, err, errlen) < 0) return -1;
+    hs = (int64_t *)hsrc.data;
+    if (!(seen = calloc((size_t)nv + 1, 1))) {
+      sk_view_release(&hsrc);
+      sk_err(err, errlen, SK_E_NOMEM);
+      return -1;
+    }
+    for (int64_t k = 0; k < ns; k++) {
+      const int64_t s = hs[k];
+      if (s < 0 || s >= nv) {
+        sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv,
+               (long long)nv - 1);
+        goto bad;
+      }
+      if (seen[s]) {
+        sk_err(err, errlen, SK_E_BC_SOURCE_TWICE, (long long)s);
+        goto bad;
+      }
+      seen[s] = 1;
+    }
+    free(seen);
+    seen = NULL;
+  }
+  const int space = g.rowptr->space;
+  int rc = -1;
+  sk_view depth, sigma, delta, order, cnt, bc;
+  sk_view *all[] = {&depth, &sigma, &delta, &order, &cnt, &bc};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL, 1, 1};
+  {
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be || (st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
+    st.host = sk_sp_host(be) && !devb;
+  }
+  if (!(st.lstart = malloc(((size_t)nv + 3) * sizeof *st.lstart))) {
+    sk_err(err, errlen, SK_E_NOMEM);
+    goto done;
+  }
+  if (sk_sp_view(&depth, "depth", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&sigma, "path counts", SK_F64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&delta, "dependencies", SK_F64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&order, "search order", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&bc, "bc", SK_F64, nv, space, 1, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("depth", &depth), sk_arg_view("sigma", &sigma),
+                  sk_arg_view("delta", &delta)};
+    if (sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
+  {
+    const double f = normalized ? (nv > 2 ? 1.0 / ((double)(nv - 1) * (double)(nv - 2)) : 1.0)
+                                : (directed ? 1.0 : 0.5);
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    const int64_t nsl = 4 * (int64_t)(be->concurrency ? be->concurrency() : 1);
+    const int slots = st.host && (bysrc == 1 || (bysrc < 0 && ns >= 2 * nsl &&
+                                                   (double)nsl * (double)nv * 32 <= 1 << 30));
+    if (slots) {
+      if (bc_by_source(&g, src ? &hsrc : NULL, ns, nsl, f, &bc, err, errlen) < 0) goto done;
+    } else {
+      for (int64_t k = 0; k < ns; k++)
+        if (bc_source(&st, hs ? hs[k] : k, err, errlen) < 0) goto done;
+      sk_arg a[] = {sk_arg_view("bc", &bc), sk_arg_f64("f", f)};
+      if (f != 1.0 && sk_sp_range(&k_scale, nv, a, NELEM(a), NULL, err, errlen) < 0)
+        goto done;
+    }
+  }
+  if (sk_kout_view(out, "bc", &bc, err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  free(st.lstart);
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  sk_view_release(&hsrc);
+  return rc;
+bad:
+  free(seen);
+  sk_view_release(&hsrc);
+  return -1;
+}
+
+/* -- registration ------------------------------------------------------------ */
+const sk_kentry sk_galgo_bc = {"graph.betweenness",
+                               "G_* [, sources, normalized, directed]", SK_KRES_NONE,
+                               betweenness};
+
+const sk_kbody *const sk_gbc_bodies[] = {
+  &k_init,    &k_seed,    &k_fwd,   &k_bwd,       &k_reset,      &k_scale,
+  &k_fwd_dev, &k_bwd_dev, &k_bysrc, &k_sum_parts, &k_init_slots, NULL};

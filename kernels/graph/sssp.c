@@ -1,0 +1,685 @@
+/* sssp.c: graph.sssp: single-source shortest paths by delta-stepping
+ * (Meyer and Sanders; GAP's sssp.cc) or Bellman-Ford, bucket-synchronous
+ * with the frontiers in device memory on every back end. Bodies: sssp.sk.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "algo.h"
+
+/* -- delta-stepping ------------------------------------------------------------
+ * dist(v) starts at infinity (int64: INT64_MAX), dist(source) = 0. Bucket
+ * k holds the vertices whose distance is in [k delta, (k + 1) delta). The
+ * current bucket b is worked in rounds: each round relaxes every arc of
+ * the frontier q; a vertex lowered into bucket b joins the next frontier,
+ * one lowered past it goes on a pile with its bucket (GAP keeps a bin a
+ * bucket a thread; here two piles in the graph's space, an entry a vertex
+ * and the bucket it was pushed for): the near pile holds the buckets of a
+ * window [.., lim), the far pile those from lim. When b's frontier is
+ * empty, the next bucket is the smallest pushed near (each round and
+ * split reduces it): the near entries pushed for it whose vertex is still
+ * in it become the frontier, the later ones a new near pile (copied, not
+ * read: no distance loaded), the rest -- stale: their vertex fell since,
+ * and was pushed again -- are dropped. When the near pile is empty, the
+ * far pile is split so, the window moved to [bsel, bsel + win): an entry
+ * is copied about win / 2 times near and (how far ahead it landed) / win
+ * times far, where one pile would copy it once a bucket. A vertex is
+ * pushed once a bucket (pbk: the smallest bucket it was pushed for), so
+ * the live entries are at most nv; a round that overflows a pile's 2 nv
+ * entries (its pushes past the end are counted, not stored) has the
+ * piles made again from the distances. Every arc is relaxed (GAP's
+ * choice: no light/heavy split, whose extra pass costs more than the few
+ * heavy relaxations it saves on graphs of short weights). The host's
+ * bodies buffer their pushes (an atomic a buffer of 64) and take several
+ * frontier vertices or 512 pile entries a work item; the device's give a
+ * frontier vertex a warp (its arcs over the lanes) and reserve with
+ * atomic_fetch_add_combined (an atomic a warp).
+ *
+ * Bellman-Ford is the same loop with one bucket (delta = the largest
+ * distance): rounds until no distance falls; a frontier still active after
+ * nv rounds means a negative cycle reachable from the source. */
+enum { KIND_I, KIND_U, KIND_F }; /* int weights, none (1), float weights */
+
+#define SIG_VS R1("nmark", "int32") R1("pbk", "int64")
+static const char *const sig_init[] = {
+  "range" R1("dist", "int64") SIG_VS " inf=int64",
+  "range" R1("dist", "float64") SIG_VS " inf=float64", NULL};
+static const sk_kbody k_init = {.label = "graph.sssp_init",
+                                .body = sk_body_graph_sssp_init,
+                                .pattern = SK_FOR,
+                                .sigs = sig_init};
+static const char *const sig_seed[] = {
+  "range" R1("dist", "int64") R1("nmark", "int32") R1("q", "int32") R1("cnt", "int64")
+    " s=int64",
+  "range" R1("dist", "float64") R1("nmark", "int32") R1("q", "int32") R1("cnt", "int64")
+    " s=int64",
+  NULL};
+static const sk_kbody k_seed = {.label = "graph.sssp_seed",
+                                .body = sk_body_graph_sssp_seed,
+                                .pattern = SK_FOR,
+                                .sigs = sig_seed};
+static const char *const sig_setc[] = {
+  "range" R1("cnt", "int64") " c0=int64 c1=int64 c4=int64", NULL};
+static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
+                                .body = sk_body_graph_sssp_set_counts,
+                                .pattern = SK_FOR,
+                                .sigs = sig_setc};
+
+/* a round's relaxation: [0] the device's (a warp a frontier vertex),
+ * [1] the host's (ch vertices a work item, pushes buffered); by kind */
+#define RELAX_TAIL                                                                  \
+  R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32")        \
+    R1("pv", "int32") R1("pb", "int64") R1("pvf", "int32") R1("pbf", "int64")       \
+      R1("cnt", "int64")
+#define RELAX_SC_I " delta=int64 b=int64 r=int64 cap=int64 lim=int64"
+#define RELAX_SC_F " delta=float64 b=int64 r=int64 cap=int64 lim=int64"
+static const char *const sig_relax_ih[] = {
+  "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
+  "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
+  NULL};
+static const char *const sig_relax_uh[] = {
+  "range" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64", NULL};
+static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
+                                             "dist", "float64") RELAX_TAIL RELAX_SC_F
+                                           " qn=int64 ch=int64",
+                                           NULL};
+#define RELAX_K(name, sig)                                                              \
+  {                                                                                     \
+    .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
+    .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
+  }
+static const char *const sig_relax_id[] = {
+  "team" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64",
+  "team" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64", NULL};
+static const char *const sig_relax_ud[] = {
+  "team" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64", NULL};
+static const char *const sig_relax_fd[] = {
+  "team" G3 R1("w", "float64") R1("dist", "float64") RELAX_TAIL RELAX_SC_F " qn=int64", NULL};
+#define RELAX_DEV(name, sig)                                                            \
+  {.label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_FOR, .sigs = sig}
+static const sk_kbody k_relax[2][3] = {
+  {RELAX_DEV(sssp_relax_dev_i, sig_relax_id), RELAX_DEV(sssp_relax_dev_u, sig_relax_ud),
+   RELAX_DEV(sssp_relax_dev_f, sig_relax_fd)},
+  {RELAX_K(sssp_relax_host_i, sig_relax_ih), RELAX_K(sssp_relax_host_u, sig_relax_uh),
+   RELAX_K(sssp_relax_host_f, sig_relax_fh)}};
+
+/* the next bucket's frontier from the pile: [0] the device's (an entry a
+ * work item), [1] the host's (512 entries a work item); int or float */
+#define SPLIT_TAIL                                                                  \
+  R1("q", "int32") R1("iv", "int32") R1("ib", "int64") R1("ov", "int32")           \
+    R1("ob", "int64") R1("xv", "int32") R1("xb", "int64") R1("cnt", "int64")
+static const char *const sig_split_i[] = {"range" R1("rowptr", "int64") R1(
+                                            "dist", "int64") SPLIT_TAIL
+                                          " delta=int64 bsel=int64 lim=int64",
+                                          NULL};
+static const char *const sig_split_f[] = {"range" R1("rowptr", "int64") R1(
+                                            "dist", "float64") SPLIT_TAIL
+                                          " delta=float64 bsel=int64 lim=int64",
+                                          NULL};
+static const char *const sig_split_ih[] = {"range" R1("rowptr", "int64") R1(
+                                             "dist", "int64") SPLIT_TAIL
+                                           " delta=int64 bsel=int64 lim=int64 n=int64",
+                                           NULL};
+static const char *const sig_split_fh[] = {"range" R1("rowptr", "int64") R1(
+                                             "dist", "float64") SPLIT_TAIL
+                                           " delta=float64 bsel=int64 lim=int64 n=int64",
+                                           NULL};
+#define SPLIT_K(name, sig)                                                              \
+  {                                                                                     \
+    .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
+    .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
+  }
+static const sk_kbody k_split[2][2] = {
+  {SPLIT_K(sssp_split_dev_i, sig_split_i), SPLIT_K(sssp_split_dev_f, sig_split_f)},
+  {SPLIT_K(sssp_split_host_i, sig_split_ih), SPLIT_K(sssp_split_host_f, sig_split_fh)}};
+
+#define REBUILD_SIG(dt)                                                                  \
+  "range" R1("dist", dt) R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")        \
+    R1("pvf", "int32") R1("pbf", "int64") R1("cnt", "int64") " inf=" dt " delta=" dt \
+    " b=int64 lim=int64"
+static const char *const sig_rebuild_i[] = {REBUILD_SIG("int64"), NULL};
+static const char *const sig_rebuild_f[] = {REBUILD_SIG("float64"), NULL};
+static const sk_kbody k_rebuild[2] = {{.label = "graph.sssp_rebuild_i",
+                                       .body = sk_body_graph_sssp_rebuild_i,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_rebuild_i,
+                                       .reds = "min:int64 min:int64"},
+                                      {.label = "graph.sssp_rebuild_f",
+                                       .body = sk_body_graph_sssp_rebuild_f,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_rebuild_f,
+                                       .reds = "min:int64 min:int64"}};
+
+#define PRED_TAIL R1("pred", "int64") " inf=int64 s=int64"
+static const char *const sig_pred_i[] = {
+  "range" G3 R1("w", "int32") R1("dist", "int64") PRED_TAIL,
+  "range" G3 R1("w", "int64") R1("dist", "int64") PRED_TAIL, NULL};
+static const char *const sig_pred_u[] = {"range" G3 R1("dist", "int64") PRED_TAIL, NULL};
+static const char *const sig_pred_f[] = {"range" G3 R1("w", "float64") R1("dist", "float64")
+                                           R1("pred", "int64") " inf=float64 s=int64",
+                                         NULL};
+static const sk_kbody k_pred[3] = {{.label = "graph.sssp_pred_i",
+                                    .body = sk_body_graph_sssp_pred_i,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_pred_i},
+                                   {.label = "graph.sssp_pred_u",
+                                    .body = sk_body_graph_sssp_pred_u,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_pred_u},
+                                   {.label = "graph.sssp_pred_f",
+                                    .body = sk_body_graph_sssp_pred_f,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_pred_f}};
+static const char *const sig_pred_init[] = {"range" R1("pred", "int64"), NULL};
+static const sk_kbody k_pred_init = {.label = "graph.sssp_pred_init",
+                                     .body = sk_body_graph_sssp_pred_init,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_pred_init};
+
+static const char *const sig_wrange_i[] = {"range" R1("w", "int32"), "range" R1("w", "int64"),
+                                           NULL};
+static const char *const sig_wrange_f[] = {"range" R1("w", "float64"), NULL};
+static const sk_kbody k_wrange[2] = {{.label = "graph.sssp_wrange_i",
+                                      .body = sk_body_graph_sssp_wrange_i,
+                                      .pattern = SK_REDUCE,
+                                      .sigs = sig_wrange_i,
+                                      .reds = "min:int64 max:int64"},
+                                     {.label = "graph.sssp_wrange_f",
+                                      .body = sk_body_graph_sssp_wrange_f,
+                                      .pattern = SK_REDUCE,
+                                      .sigs = sig_wrange_f,
+                                      .reds = "min:float64 max:float64"}};
+static const char *const sig_fneg[] = {"range" R1("w", "int32"), "range" R1("w", "int64"),
+                                       "range" R1("w", "float64"), NULL};
+static const sk_kbody k_fneg = {.label = "graph.sssp_first_negative",
+                                .body = sk_body_graph_sssp_first_negative,
+                                .pattern = SK_REDUCE,
+                                .sigs = sig_fneg,
+                                .reds = "min:int64"};
+
+/* -- the loop ------------------------------------------------------------------ */
+typedef struct sssp_state {
+  const sk_graph *g;
+  const sk_view *w; /* NULL: unweighted */
+  int kind;         /* KIND_* */
+  int host;         /* the host's bodies (1) or the device's (0) */
+  int threads;      /* the back end's concurrency */
+  int warp;         /* its warp (the device's vector length) */
+  int64_t idelta;   /* the bucket width (integer kinds) */
+  double fdelta;    /* (float kind) */
+  int64_t cap;      /* each pile's entries */
+  int64_t win;      /* the near piles' buckets */
+  sk_view *dist, *nmark, *pbk, *q, *nq, *cnt;
+  sk_view *pv, *pb, *pv2, *pb2, *pvf, *pbf, *pvf2, *pbf2; /* near, far (and their next) */
+  /* where the search is: bucket b; near pile below lim, far from it;
+   * their sizes and smallest buckets pushed */
+  int64_t b, lim, qn, nn, fn, farcs, minn, minf;
+} sssp_state;
+
+static sk_arg delta_arg(const sssp_state *st) {
+  return st->kind == KIND_F ? sk_arg_f64("delta", st->fdelta)
+                            : sk_arg_i64("delta", st->idelta);
+}
+
+static int set_counts(const sssp_state *st, int64_t c0, int64_t c1, int64_t c4, char *err,
+                      size_t errlen) {
+  sk_arg a[] = {sk_arg_view("cnt", st->cnt), sk_arg_i64("c0", c0), sk_arg_i64("c1", c1),
+                sk_arg_i64("c4", c4)};
+  return sk_sp_range(&k_setc, 1, a, NELEM(a), NULL, err, errlen);
+}
+
+/* the six counts (frontier, near pile, the frontier's arcs, the smallest
+ * bucket pushed near, far pile, the smallest bucket pushed far) in one
+ * copy (on the host, the view itself) */
+static int get_counts(const sssp_state *st, int64_t c[6], char *err, size_t errlen) {
+  sk_view h;
+  memset(&h, 0, sizeof h);
+  if (sk_sp_host_copy(st->cnt, &h, err, errlen) < 0) return -1;
+  memcpy(c, h.data, 6 * sizeof *c);
+  sk_view_release(&h);
+  return 0;
+}
+
+static void swap_views(sk_view *a, sk_view *b) {
+  sk_view t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* piles that overflowed made again from the distances (at most nv
+ * entries together) */
+static int rebuild(sssp_state *st, char *err, size_t errlen) {
+  const int fl = st->kind == KIND_F;
+  sk_arg a[] = {sk_arg_view("dist", st->dist),
+                sk_arg_view("pbk", st->pbk),
+                sk_arg_view("pv", st->pv),
+                sk_arg_view("pb", st->pb),
+                sk_arg_view("pvf", st->pvf),
+                sk_arg_view("pbf", st->pbf),
+                sk_arg_view("cnt", st->cnt),
+                fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX),
+                delta_arg(st),
+                sk_arg_i64("b", st->b),
+                sk_arg_i64("lim", st->lim)};
+  sk_result res;
+  int64_t c[6];
+  if (set_counts(st, 0, 0, 0, err, errlen) < 0 ||
+      sk_sp_range(&k_rebuild[fl], st->g->nv, a, NELEM(a), &res, err, errlen) < 0 ||
+      get_counts(st, c, err, errlen) < 0)
+    return -1;
+  st->nn = c[1];
+  st->fn = c[4];
+  st->minn = sk_result_i64(&res, 0);
+  st->minf = sk_result_i64(&res, 1);
+  return 0;
+}
+
+/* a round: the frontier relaxed in bucket b (stamp r): the next frontier,
+ * the piles grown */
+static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  int na = 0;
+  sk_arg a[24];
+  a[na++] = sk_arg_view("rowptr", g->rowptr);
+  a[na++] = sk_arg_view("colidx", g->colidx);
+  if (st->w) a[na++] = sk_arg_view("w", st->w);
+  a[na++] = sk_arg_view("dist", st->dist);
+  a[na++] = sk_arg_view("nmark", st->nmark);
+  a[na++] = sk_arg_view("pbk", st->pbk);
+  a[na++] = sk_arg_view("q", st->q);
+  a[na++] = sk_arg_view("nq", st->nq);
+  a[na++] = sk_arg_view("pv", st->pv);
+  a[na++] = sk_arg_view("pb", st->pb);
+  a[na++] = sk_arg_view("pvf", st->pvf);
+  a[na++] = sk_arg_view("pbf", st->pbf);
+  a[na++] = sk_arg_view("cnt", st->cnt);
+  a[na++] = delta_arg(st);
+  a[na++] = sk_arg_i64("b", st->b);
+  a[na++] = sk_arg_i64("r", r);
+  a[na++] = sk_arg_i64("cap", st->cap);
+  a[na++] = sk_arg_i64("lim", st->lim);
+  a[na++] = sk_arg_i64("qn", st->qn);
+  int64_t mn, mf;
+  if (set_counts(st, 0, st->nn, st->fn, err, errlen) < 0) return -1;
+  if (st->host) {
+    /* ch vertices a work item: about 64 items a thread, at most 64 each */
+    int64_t ch = st->qn / (64 * (int64_t)st->threads);
+    ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
+    a[na++] = sk_arg_i64("ch", ch);
+    sk_result res;
+    int64_t c[6];
+    if (sk_galgo_degree_range_chunk(&k_relax[1][st->kind], (st->qn + ch - 1) / ch, 2, a, na,
+                                    &res, err, errlen) < 0 ||
+        get_counts(st, c, err, errlen) < 0)
+      return -1;
+    st->qn = c[0];
+    st->nn = c[1];
+    st->fn = c[4];
+    st->farcs = sk_result_i64(&res, 0);
+    mn = sk_result_i64(&res, 1);
+    mf = sk_result_i64(&res, 2);
+  } else {
+    /* a warp a vertex, teams of 8 */
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_TEAM);
+    p.team_size = st->warp > 1 ? 8 : 1;
+    p.vector_length = st->warp;
+    p.league_size = (st->qn + p.team_size - 1) / p.team_size;
+    int64_t c[6];
+    if (sk_kbody_launch(&k_relax[0][st->kind], &p, a, na, NULL, err, errlen) < 0 ||
+        get_counts(st, c, err, errlen) < 0)
+      return -1;
+    st->qn = c[0];
+    st->nn = c[1];
+    st->farcs = c[2];
+    mn = c[3];
+    st->fn = c[4];
+    mf = c[5];
+  }
+  if (mn < st->minn) st->minn = mn;
+  if (mf < st->minf) st->minf = mf;
+  swap_views(st->q, st->nq);
+  return st->nn > st->cap || st->fn > st->cap ? rebuild(st, err, errlen) : 0;
+}
+
+/* the next bucket bsel from the near pile, or (it empty) from the far one,
+ * whose split moves the window to [bsel, bsel + win): the entries of bsel
+ * still in it to the frontier, the later ones to new piles */
+static int split(sssp_state *st, char *err, size_t errlen) {
+  const int near = st->nn > 0 && st->minn != INT64_MAX;
+  const int64_t bsel = near ? st->minn : st->minf, n = near ? st->nn : st->fn;
+  if (!near) st->lim = bsel + st->win > bsel ? bsel + st->win : INT64_MAX;
+  /* near: into the other near pile, far entries appended to the far pile
+   * (none: the near ones are below lim); far: into the near pile (empty)
+   * and the other far pile */
+  sk_view *ov = near ? st->pv2 : st->pv, *ob = near ? st->pb2 : st->pb;
+  sk_view *xv = near ? st->pvf : st->pvf2, *xb = near ? st->pbf : st->pbf2;
+  sk_arg a[] = {sk_arg_view("rowptr", st->g->rowptr),
+                sk_arg_view("dist", st->dist),
+                sk_arg_view("q", st->q),
+                sk_arg_view("iv", near ? st->pv : st->pvf),
+                sk_arg_view("ib", near ? st->pb : st->pbf),
+                sk_arg_view("ov", ov),
+                sk_arg_view("ob", ob),
+                sk_arg_view("xv", xv),
+                sk_arg_view("xb", xb),
+                sk_arg_view("cnt", st->cnt),
+                delta_arg(st),
+                sk_arg_i64("bsel", bsel),
+                sk_arg_i64("lim", st->lim),
+                sk_arg_i64("n", n)};
+  const int fl = st->kind == KIND_F;
+  sk_result res;
+  int64_t c[6];
+  if (set_counts(st, 0, 0, near ? st->fn : 0, err, errlen) < 0 ||
+      sk_sp_range(&k_split[st->host][fl], st->host ? (n + 511) / 512 : n, a,
+                  NELEM(a) - !st->host, &res, err, errlen) < 0 ||
+      get_counts(st, c, err, errlen) < 0)
+    return -1;
+  st->qn = c[0];
+  st->nn = c[1];
+  st->fn = c[4];
+  st->farcs = sk_result_i64(&res, 0);
+  st->minn = sk_result_i64(&res, 1);
+  const int64_t mf = sk_result_i64(&res, 2);
+  if (near) {
+    swap_views(st->pv, st->pv2);
+    swap_views(st->pb, st->pb2);
+    if (mf < st->minf) st->minf = mf;
+  } else {
+    swap_views(st->pvf, st->pvf2);
+    swap_views(st->pbf, st->pbf2);
+    st->minf = mf;
+  }
+  st->b = bsel;
+  return 0;
+}
+
+/* the search from the seeded frontier; 'bf': Bellman-Ford (one bucket,
+ * negative cycles detected) from 'source' */
+static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  const int64_t nv = g->nv;
+  int64_t r = 0, rounds = 0, r0;
+  st->b = 0;
+  st->lim = st->win;
+  st->qn = 1;
+  st->nn = st->fn = 0;
+  st->minn = st->minf = INT64_MAX;
+  if (sk_sp_get_i64(g->rowptr, source + 1, &st->farcs, err, errlen) < 0 ||
+      sk_sp_get_i64(g->rowptr, source, &r0, err, errlen) < 0)
+    return -1;
+  st->farcs -= r0;
+  for (;;) {
+    while (st->qn > 0) {
+      if (bf && rounds >= nv) {
+        sk_err(err, errlen, SK_E_SSSP_NEGATIVE_CYCLE, (long long)source);
+        return -1;
+      }
+      if (relax(st, ++r, err, errlen) < 0) return -1;
+      rounds++;
+    }
+    /* the next bucket: the smallest pushed (its entries may all be stale:
+     * then the split finds no frontier and the next one is tried) */
+    if ((st->nn == 0 || st->minn == INT64_MAX) && (st->fn == 0 || st->minf == INT64_MAX))
+      break;
+    if (split(st, err, errlen) < 0) return -1;
+  }
+  return 0;
+}
+
+/* the first arc of negative (or NaN) weight as the message */
+static int negative_weight(const sk_graph *g, const sk_view *w, int64_t k, char *err,
+                           size_t errlen) {
+  int64_t lo = 0, hi = g->nv; /* the row u with rowptr(u) <= k < rowptr(u + 1) */
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    int64_t x;
+    if (sk_sp_get_i64(g->rowptr, mid, &x, err, errlen) < 0) return -1;
+    if (x <= k)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  int64_t v;
+  char ws[64];
+  if (sk_sp_get_i64(g->colidx, k, &v, err, errlen) < 0) return -1;
+  if (w->dtype == SK_F64) {
+    double x;
+    if (sk_sp_get_f64(w, k, &x, err, errlen) < 0) return -1;
+    snprintf(ws, sizeof ws, "%.17g", x);
+  } else {
+    int64_t x;
+    if (sk_sp_get_i64(w, k, &x, err, errlen) < 0) return -1;
+    snprintf(ws, sizeof ws, "%lld", (long long)x);
+  }
+  sk_err(err, errlen, SK_E_SSSP_NEGATIVE_WEIGHT, (long long)lo, (long long)v, ws);
+  return -1;
+}
+
+/* the weights checked (>= 0) and the bucket width: 'delta' given, or the
+ * automatic rule -- the largest weight over the mean out-degree (Meyer
+ * and Sanders' Theta(1 / degree) for weights scaled to [0, 1]): a
+ * vertex's arcs then put about one neighbour a bucket; integer weights:
+ * rounded up, at least 1 */
+static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  char xs[64];
+  if (darg) {
+    double d;
+    if (sk_karg_f64(darg, 1, darg->name, &d, err, errlen) < 0) return -1;
+    snprintf(xs, sizeof xs, "%.17g", d);
+    if (st->kind == KIND_F) {
+      if (!(d > 0) || !isfinite(d)) {
+        sk_err(err, errlen, SK_E_SSSP_DELTA_FLOAT, xs);
+        return -1;
+      }
+      st->fdelta = d;
+    } else {
+      if (!(d >= 1) || d != floor(d) || d > 9.2e18) {
+        sk_err(err, errlen, SK_E_SSSP_DELTA_INT, xs);
+        return -1;
+      }
+      st->idelta = (int64_t)d;
+    }
+  }
+  const double deg = g->nv > 0 ? (double)g->narcs / (double)g->nv : 1;
+  if (!st->w || g->narcs == 0) {
+    if (!darg) {
+      st->idelta = 1;
+      st->fdelta = 1;
+      st->win = 2; /* pushes land one bucket ahead */
+    }
+    return 0;
+  }
+  /* one pass over the weights: the smallest (a negative one is refused,
+   * named) and the largest */
+  sk_arg a[] = {sk_arg_view("w", st->w)};
+  sk_result res;
+  if (sk_sp_range(&k_wrange[st->kind == KIND_F], g->narcs, a, 1, &res, err, errlen) < 0)
+    return -1;
+  if (st->kind == KIND_F ? sk_result_f64(&res, 0) < 0 : sk_result_i64(&res, 0) < 0) {
+    sk_result r1;
+    if (sk_sp_range(&k_fneg, g->narcs, a, 1, &r1, err, errlen) < 0) return -1;
+    return negative_weight(g, st->w, sk_result_i64(&r1, 0), err, errlen);
+  }
+  if (darg) return 0;
+  double ahead; /* how many buckets past b a push can land */
+  if (st->kind == KIND_F) {
+    const double mx = sk_result_f64(&res, 1);
+    st->fdelta = mx > 0 && isfinite(mx) ? mx / (deg > 1 ? deg : 1) : 1;
+    ahead = mx > 0 && isfinite(mx) ? mx / st->fdelta : 1;
+  } else {
+    const int64_t mx = sk_result_i64(&res, 1);
+    const double d = ceil((double)mx / (deg > 1 ? deg : 1));
+    st->idelta = d >= 1 ? (int64_t)d : 1;
+    ahead = (double)mx / (double)st->idelta;
+  }
+  /* the near window: an entry is copied about win / 2 times near and
+   * ahead / win times far, least at win = sqrt(2 ahead) */
+  const double wn = ceil(sqrt(2 * (ahead + 1)));
+  st->win = wn < 2 ? 2 : wn > 64 ? 64 : (int64_t)wn;
+  return 0;
+}
+
+/* graph.sssp: G_*, source [, delta, predecessors, algorithm] -> dist
+ * (int64 for integer or no weights, float64 for float weights), pred
+ * (int64) with predecessors */
+static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  /* pile_capacity, device_bodies: for the specs (a pile that overflows;
+   * the device's bodies run on the host) */
+  static const char *const known[] = {"G_rowptr",     "G_colidx",      "G_weights",
+                                      "directed",     "source",        "delta",
+                                      "predecessors", "algorithm",     "pile_capacity",
+                                      "device_bodies", NULL};
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
+  /* the graph without its weights (any of three dtypes here) */
+  sk_arg ga[16];
+  int nga = 0;
+  for (int k = 0; k < nargs && nga < 16; k++)
+    if (strcmp(args[k].name, "G_weights") != 0) ga[nga++] = args[k];
+  sk_graph g;
+  const sk_view *w = NULL;
+  int64_t source;
+  int preds;
+  const char *alg;
+  if (sk_g_arg(ga, nga, &g, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "G_weights") &&
+       !(w = sk_karg_view(args, nargs, "G_weights", 1, err, errlen))) ||
+      sk_karg_i64(args, nargs, "source", 0, 0, &source, err, errlen) < 0 ||
+      sk_g_flag(args, nargs, "predecessors", 0, &preds, err, errlen) < 0 ||
+      !(alg = sk_karg_str(args, nargs, "algorithm", "delta", err, errlen)))
+    return -1;
+  if (w && ((w->dtype != SK_I32 && w->dtype != SK_I64 && w->dtype != SK_F64) ||
+            w->extent[0] != g.narcs)) {
+    sk_err(err, errlen, SK_E_SSSP_WEIGHTS_MUST, (long long)g.narcs,
+           sk_dtypes[w->dtype].name, (long long)w->extent[0]);
+    return -1;
+  }
+  const int bf = strcmp(alg, "bellman_ford") == 0;
+  if (!bf && strcmp(alg, "delta") != 0) {
+    sk_err(err, errlen, SK_E_SSSP_ALGORITHM, alg);
+    return -1;
+  }
+  if (source < 0 || source >= g.nv) {
+    sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)source, (long long)g.nv,
+           (long long)g.nv - 1);
+    return -1;
+  }
+  sssp_state st;
+  memset(&st, 0, sizeof st);
+  st.g = &g;
+  st.w = w;
+  st.kind = !w ? KIND_U : w->dtype == SK_F64 ? KIND_F : KIND_I;
+  st.win = 8; /* the near window with a given delta (no pass over the weights) */
+  const sk_arg *darg = sk_karg_find(args, nargs, "delta");
+  if (bf) {
+    st.idelta = INT64_MAX;
+    st.fdelta = DBL_MAX;
+  } else {
+    if (choose_delta(&st, darg, err, errlen) < 0) return -1;
+  }
+  const int64_t nv = g.nv;
+  const int space = g.rowptr->space, fl = st.kind == KIND_F;
+  int rc = -1;
+  sk_view dist, nmark, pbk, q, nq, pv, pb, pv2, pb2, pvf, pbf, pvf2, pbf2, cnt, pred;
+  sk_view *all[] = {&dist, &nmark, &pbk, &q,    &nq,   &pv,  &pb,  &pv2,
+                    &pb2,  &pvf,   &pbf, &pvf2, &pbf2, &cnt, &pred};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (sk_sp_view(&dist, "dist", fl ? SK_F64 : SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&nmark, "frontier stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbk, "pushed buckets", SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&q, "frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&nq, "next frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pv, "near pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pb, "near pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pv2, "near pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pb2, "near pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pvf, "far pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbf, "far pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pvf2, "far pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbf2, "far pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "counts", SK_I64, 6, space, 1, err, errlen) < 0)
+    goto done;
+  st.dist = &dist;
+  st.nmark = &nmark;
+  st.pbk = &pbk;
+  st.q = &q;
+  st.nq = &nq;
+  st.pv = &pv;
+  st.pb = &pb;
+  st.pv2 = &pv2;
+  st.pb2 = &pb2;
+  st.pvf = &pvf;
+  st.pbf = &pbf;
+  st.pvf2 = &pvf2;
+  st.pbf2 = &pbf2;
+  st.cnt = &cnt;
+  st.cap = 2 * nv > 0 ? 2 * nv : 1;
+  {
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    int devb;
+    int64_t pcap;
+    if (sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
+        sk_karg_i64(args, nargs, "pile_capacity", 1, st.cap, &pcap, err, errlen) < 0)
+      goto done;
+    if (pcap >= 1 && pcap < st.cap) st.cap = pcap;
+    st.host = sk_sp_host(be) && !devb;
+    if ((st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
+    st.threads = be->concurrency ? be->concurrency() : 1;
+    if (st.threads < 1) st.threads = 1;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
+                  sk_arg_view("pbk", &pbk),
+                  fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX)};
+    sk_arg s[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
+                  sk_arg_view("q", &q), sk_arg_view("cnt", &cnt),
+                  sk_arg_i64("s", source)};
+    if (sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_seed, 1, s, NELEM(s), NULL, err, errlen) < 0)
+      goto done;
+  }
+  if (sssp_loop(&st, bf, source, err, errlen) < 0) goto done;
+  if (preds) {
+    if (sk_sp_view(&pred, "pred", SK_I64, nv, space, 0, err, errlen) < 0) goto done;
+    int na = 0;
+    sk_arg a[8];
+    a[na++] = sk_arg_view("rowptr", g.rowptr);
+    a[na++] = sk_arg_view("colidx", g.colidx);
+    if (w) a[na++] = sk_arg_view("w", w);
+    a[na++] = sk_arg_view("dist", &dist);
+    a[na++] = sk_arg_view("pred", &pred);
+    a[na++] = fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX);
+    a[na++] = sk_arg_i64("s", source);
+    sk_arg p[] = {sk_arg_view("pred", &pred)};
+    if (sk_sp_range(&k_pred_init, nv, p, 1, NULL, err, errlen) < 0 ||
+        sk_galgo_degree_range(&k_pred[st.kind], nv, a, na, NULL, err, errlen) < 0)
+      goto done;
+  }
+  if (sk_kout_view(out, "dist", &dist, err, errlen) < 0 ||
+      (preds && sk_kout_view(out, "pred", &pred, err, errlen) < 0) ||
+      (!bf &&
+       sk_kout_num(out, "delta", fl ? st.fdelta : (double)st.idelta, err, errlen) < 0))
+    goto done;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  return rc;
+}
+
+/* -- registration ------------------------------------------------------------ */
+const sk_kentry sk_galgo_sssp = {
+  "graph.sssp", "G_*, source [, delta, predecessors, algorithm]", SK_KRES_NONE, sssp};
+
+const sk_kbody *const sk_gsssp_bodies[] = {
+  &k_init,         &k_seed,         &k_setc,         &k_relax[0][0],  &k_relax[0][1],
+  &k_relax[0][2],  &k_relax[1][0],  &k_relax[1][1],  &k_relax[1][2],  &k_split[0][0],
+  &k_split[0][1],  &k_split[1][0],  &k_split[1][1],  &k_rebuild[0],   &k_rebuild[1],
+  &k_pred[0],      &k_pred[1],      &k_pred[2],      &k_pred_init,    &k_wrange[0],
+  &k_wrange[1],    &k_fneg,         NULL};

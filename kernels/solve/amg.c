@@ -1,0 +1,384 @@
+/* amg.c: smoothed aggregation's setup steps that are not SpGEMM (MueLu's
+ * algorithm, seed 000 sections 2.2.2 and 4.3): the near-null space as a
+ * flat array, and the tentative prolongator of a set of aggregates (from
+ * graph.coarsen_mis2): the rows of each aggregate gathered by a counting
+ * sort, then one QR per aggregate of its block of the near-null space
+ * (modified Gram-Schmidt): the block of P_tent is Q, the coarse level's
+ * near-null space is R. Everything runs where the views live; speck/
+ * precond_ml.lua strings the levels together (prolongator smoothing by
+ * sparse.spgemm_jacobi, R A P by sparse.spgemm's two phases).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "amg.h"
+
+/* -- bodies -------------------------------------------------------------------- */
+static const char *const sig_count[] = {"range" PC_R1("lab", "int64") PC_R1("cnt", "int64"),
+                                        NULL};
+static const sk_kbody k_count = {.label = "solve.amg_count",
+                                 .body = sk_body_solve_amg_count,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_count};
+static const char *const sig_fill[] = {"range" PC_R1("lab", "int64") PC_R1("aptr", "int64")
+                                         PC_R1("cur", "int64") PC_R1("arows", "int64"),
+                                       NULL};
+static const sk_kbody k_fill = {.label = "solve.amg_fill",
+                                .body = sk_body_solve_amg_fill,
+                                .pattern = SK_FOR,
+                                .sigs = sig_fill};
+static const char *const sig_flat[] = {"range V=float64[2] b=float64[1] nk=int64",
+                                       "range V=float64[2,left] b=float64[1] nk=int64", NULL};
+static const sk_kbody k_flat = {.label = "solve.amg_flat",
+                                .body = sk_body_solve_amg_flat,
+                                .pattern = SK_FOR,
+                                .sigs = sig_flat};
+static const char *const sig_qr[] = {
+  "range" PC_R1("aptr", "int64") PC_R1("arows", "int64") PC_R1("bf", "float64")
+    PC_R1("pv", "float64") PC_R1("pc", "int32") PC_R1("bc", "float64") PC_R1("bad", "int64")
+      " nk=int64",
+  NULL};
+static const sk_kbody k_qr = {.label = "solve.amg_qr",
+                              .body = sk_body_solve_amg_qr,
+                              .pattern = SK_FOR,
+                              .sigs = sig_qr};
+static const char *const sig_rp[] = {"range" PC_R1("rp", "int64") " nk=int64", NULL};
+static const sk_kbody k_rp = {.label = "solve.amg_rowptr",
+                              .body = sk_body_solve_amg_rowptr,
+                              .pattern = SK_FOR,
+                              .sigs = sig_rp};
+
+static const char *const sig_fcount[] = {"range" PC_MAT PC_R1("dinv", "float64")
+                                           PC_R1("cnt", "int64") " theta=float64 n=int64",
+                                         NULL};
+static const sk_kbody k_fcount = {.label = "solve.amg_filter_count",
+                                  .body = sk_body_solve_amg_filter_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_fcount};
+static const char *const sig_ffill[] = {"range" PC_MAT PC_R1("dinv", "float64")
+                                          PC_R1("gp", "int64") PC_R1("gc", "int32")
+                                            " theta=float64",
+                                        NULL};
+static const sk_kbody k_ffill = {.label = "solve.amg_filter_fill",
+                                 .body = sk_body_solve_amg_filter_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_ffill};
+
+/* solve.amg_filter: A_*, dinv (float64, D^-1), theta -> G_rowptr,
+ * G_colidx: the graph aggregation runs on (the diagonal and the entries
+ * with |a_ij| > theta sqrt(|a_ii a_jj|)) */
+static int amg_filter(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "dinv",     "theta",    NULL};
+  sk_csr A;
+  const sk_view *dinv;
+  double theta;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      !(dinv = sk_pc_vec(args, nargs, "dinv", A.nrows, &A, err, errlen)) ||
+      sk_karg_f64(args, nargs, "theta", &theta, err, errlen) < 0)
+    return -1;
+  if (!(theta >= 0)) {
+    sk_err(err, errlen, SK_E_AMG_DROP_TOL, theta);
+    return -1;
+  }
+  const int space = A.rowptr->space;
+  int64_t nnz = 0;
+  sk_view gp, gc;
+  memset(&gc, 0, sizeof gc);
+  if (sk_sp_view(&gp, "G rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+                sk_arg_view("cnt", &gp),         sk_arg_f64("theta", theta),
+                sk_arg_i64("n", A.nrows)};
+  sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+                sk_arg_view("gp", &gp),          sk_arg_view("gc", &gc),
+                sk_arg_f64("theta", theta)};
+  if ((A.nrows > 0 && sk_sp_range(&k_fcount, A.nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+      sk_sp_scan(&gp, &gp, A.nrows, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&gc, "G colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      (A.nrows > 0 && sk_sp_range(&k_ffill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+      sk_kout_view(out, "G_rowptr", &gp, err, errlen) < 0) {
+    sk_view_release(&gp);
+    sk_view_release(&gc);
+    return -1;
+  }
+  return sk_kout_view(out, "G_colidx", &gc, err, errlen);
+}
+
+static const char *const sig_sym[] = {"range" PC_MAT " sorted=int64", NULL};
+static const sk_kbody k_sym = {.label = "solve.amg_symmetry",
+                               .body = sk_body_solve_amg_symmetry,
+                               .pattern = SK_REDUCE,
+                               .sigs = sig_sym,
+                               .reds = "sum:float64 sum:float64"};
+
+/* solve.amg_symmetry: A_* [, sorted = 0] -> diff = sum |a_ij - a_ji|,
+ * total = sum |a_ij| (one pass, no transpose) */
+static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                        size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "sorted",   NULL};
+  sk_csr A;
+  int64_t sorted;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "sorted", 1, 0, &sorted, err, errlen) < 0)
+    return -1;
+  double d = 0, t = 0;
+  if (A.nrows > 0) {
+    sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                  sk_arg_view("values", A.values), sk_arg_i64("sorted", sorted != 0)};
+    sk_result r;
+    if (sk_sp_range(&k_sym, A.nrows, a, PC_NELEM(a), &r, err, errlen) < 0) return -1;
+    d = sk_result_f64(&r, 0), t = sk_result_f64(&r, 1);
+  }
+  if (sk_kout_num(out, "diff", d, err, errlen) < 0) return -1;
+  return sk_kout_num(out, "total", t, err, errlen);
+}
+
+static const char *const sig_acount[] = {"range" PC_R1("rowptr", "int64")
+                                           PC_R1("colidx", "int32") PC_R1("cnt", "int64")
+                                             " nb=int64 n=int64",
+                                         NULL};
+static const sk_kbody k_acount = {.label = "solve.amg_amalg_count",
+                                  .body = sk_body_solve_amg_amalg_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_acount};
+static const char *const sig_afill[] = {"range" PC_R1("rowptr", "int64")
+                                          PC_R1("colidx", "int32") PC_R1("gp", "int64")
+                                            PC_R1("gc", "int32") " nb=int64",
+                                        NULL};
+static const sk_kbody k_afill = {.label = "solve.amg_amalg_fill",
+                                 .body = sk_body_solve_amg_amalg_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_afill};
+static const char *const sig_expand[] = {
+  "range" PC_R1("nlab", "int64") PC_R1("lab", "int64") " nb=int64", NULL};
+static const sk_kbody k_expand = {.label = "solve.amg_expand",
+                                  .body = sk_body_solve_amg_expand,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_expand};
+
+/* solve.amg_amalgamate: G_rowptr, G_colidx (rows sorted), nb (1..16: the
+ * unknowns a node, dividing the rows) -> N_rowptr, N_colidx: the graph of
+ * the nodes */
+static int amg_amalgamate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                          size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "nb", NULL};
+  const sk_view *rp, *ci;
+  int64_t nb;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(rp = sk_karg_view(args, nargs, "G_rowptr", 1, err, errlen)) ||
+      !(ci = sk_karg_view(args, nargs, "G_colidx", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nb", 0, 0, &nb, err, errlen) < 0)
+    return -1;
+  const int64_t n = rp->extent[0] - 1;
+  if (rp->dtype != SK_I64 || ci->dtype != SK_I32 || n < 0) {
+    sk_err(err, errlen, SK_E_AMG_GRAPH);
+    return -1;
+  }
+  if (nb < 1 || nb > 16 || n % nb != 0) {
+    sk_err(err, errlen, SK_E_AMG_BLOCK_SIZE, (long long)nb, (long long)n);
+    return -1;
+  }
+  const int64_t nn = n / nb;
+  const int space = rp->space;
+  int64_t nnz = 0;
+  sk_view gp, gc;
+  memset(&gc, 0, sizeof gc);
+  if (sk_sp_view(&gp, "N rowptr", SK_I64, nn + 1, space, 1, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("cnt", &gp),
+                sk_arg_i64("nb", nb), sk_arg_i64("n", nn)};
+  sk_arg f[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("gp", &gp),
+                sk_arg_view("gc", &gc), sk_arg_i64("nb", nb)};
+  if ((nn > 0 && sk_sp_range(&k_acount, nn, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+      sk_sp_scan(&gp, &gp, nn, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&gc, "N colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      (nn > 0 && sk_sp_range(&k_afill, nn, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+      sk_kout_view(out, "N_rowptr", &gp, err, errlen) < 0) {
+    sk_view_release(&gp);
+    sk_view_release(&gc);
+    return -1;
+  }
+  return sk_kout_view(out, "N_colidx", &gc, err, errlen);
+}
+
+/* solve.amg_expand: nlab (int64, the aggregate of each node), nb ->
+ * labels (int64, nb entries a node: its unknowns') */
+static int amg_expand(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"nlab", "nb", NULL};
+  const sk_view *nl;
+  int64_t nb;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(nl = sk_karg_view(args, nargs, "nlab", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nb", 0, 0, &nb, err, errlen) < 0)
+    return -1;
+  if (nl->dtype != SK_I64 || nb < 1 || nb > 16) {
+    sk_err(err, errlen, SK_E_AMG_BLOCK_SIZE, (long long)nb, (long long)(nl->extent[0] * nb));
+    return -1;
+  }
+  const int64_t n = nl->extent[0] * nb;
+  sk_view lab;
+  if (sk_sp_view(&lab, "labels", SK_I64, n, nl->space, 0, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("nlab", nl), sk_arg_view("lab", &lab), sk_arg_i64("nb", nb)};
+  if (n > 0 && sk_sp_range(&k_expand, n, a, PC_NELEM(a), NULL, err, errlen) < 0) {
+    sk_view_release(&lab);
+    return -1;
+  }
+  return sk_kout_view(out, "labels", &lab, err, errlen);
+}
+
+static const char *const sig_bns[] = {"range" PC_R1("b", "float64") " nb=int64", NULL};
+static const sk_kbody k_bns = {.label = "solve.amg_block_ns",
+                               .body = sk_body_solve_amg_block_ns,
+                               .pattern = SK_FOR,
+                               .sigs = sig_bns};
+
+/* solve.amg_block_nullspace: b (float64, n*nb), nb: b = the nb constant
+ * vectors of a system, one a component (flat, row-major n x nb) */
+static int amg_block_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                               size_t errlen) {
+  static const char *const known[] = {"b", "nb", NULL};
+  (void)out;
+  const sk_view *b;
+  int64_t nb;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(b = sk_karg_view(args, nargs, "b", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nb", 0, 0, &nb, err, errlen) < 0)
+    return -1;
+  if (b->dtype != SK_F64 || nb < 1 || nb > 16 || b->extent[0] % (nb * nb) != 0) {
+    sk_err(err, errlen, SK_E_AMG_BLOCK_SIZE, (long long)nb, (long long)(b->extent[0] / nb));
+    return -1;
+  }
+  const int64_t n = b->extent[0] / nb;
+  sk_arg a[] = {sk_arg_view("b", b), sk_arg_i64("nb", nb)};
+  return n > 0 ? sk_sp_range(&k_bns, n, a, PC_NELEM(a), NULL, err, errlen) : 0;
+}
+
+/* solve.amg_nullspace: V (rank 2, float64, n x k) -> b (flat, n*k, V's
+ * space), k */
+static int amg_nullspace(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                         size_t errlen) {
+  static const char *const known[] = {"V", NULL};
+  const sk_view *V;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(V = sk_karg_view(args, nargs, "V", 2, err, errlen)))
+    return -1;
+  if (V->dtype != SK_F64) {
+    sk_err(err, errlen, SK_E_PC_NOT_F64, "V", sk_dtypes[V->dtype].name);
+    return -1;
+  }
+  const int64_t n = V->extent[0], k = V->extent[1];
+  sk_view b;
+  if (sk_sp_view(&b, "near-null space", SK_F64, n * k, V->space, 0, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("V", V), sk_arg_view("b", &b), sk_arg_i64("nk", k)};
+  if ((n > 0 && sk_sp_range(&k_flat, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+      sk_kout_num(out, "k", (double)k, err, errlen) < 0) {
+    sk_view_release(&b);
+    return -1;
+  }
+  return sk_kout_view(out, "b", &b, err, errlen);
+}
+
+/* solve.amg_tentative: labels (int64, n: the aggregate of each row, 0 ..
+ * nagg - 1), nagg, b (float64, n*k: the near-null space, flat), k ->
+ * P_rowptr, P_colidx, P_values (n x nagg*k, k entries a row), bc (the
+ * coarse near-null space, flat, nagg*k x k) */
+static int amg_tentative(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                         size_t errlen) {
+  static const char *const known[] = {"labels", "nagg", "b", "k", NULL};
+  const sk_view *lab, *bf;
+  int64_t nagg, k;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(lab = sk_karg_view(args, nargs, "labels", 1, err, errlen)) ||
+      !(bf = sk_karg_view(args, nargs, "b", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nagg", 0, 0, &nagg, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "k", 0, 0, &k, err, errlen) < 0)
+    return -1;
+  const int64_t n = lab->extent[0];
+  if (lab->dtype != SK_I64 || bf->dtype != SK_F64 || k < 1 || nagg < 0 ||
+      bf->extent[0] != n * k || bf->space != lab->space) {
+    sk_err(err, errlen, SK_E_AMG_TENTATIVE_ARGS, (long long)n, (long long)k);
+    return -1;
+  }
+  const int space = lab->space;
+  int rc = -1;
+  int64_t tot = 0, row = INT64_MAX;
+  sk_view cnt, cur, arows, bad, v[4];
+  sk_view *tmp[] = {&cnt, &cur, &arows, &bad};
+  for (int q = 0; q < 4; q++) memset(tmp[q], 0, sizeof(sk_view)), memset(&v[q], 0, sizeof v[q]);
+  if (sk_sp_view(&cnt, "aggregate pointers", SK_I64, nagg + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&cur, "aggregate cursors", SK_I64, nagg + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&arows, "aggregate rows", SK_I64, n, space, 0, err, errlen) < 0 ||
+      sk_pc_flag(&bad, space, err, errlen) < 0 ||
+      sk_sp_view(&v[0], "P rowptr", SK_I64, n + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[1], "P colidx", SK_I32, n * k, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[2], "P values", SK_F64, n * k, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[3], "coarse near-null space", SK_F64, nagg * k * k, space, 0, err,
+                 errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("cnt", &cnt)};
+    sk_arg f[] = {sk_arg_view("lab", lab), sk_arg_view("aptr", &cnt),
+                  sk_arg_view("cur", &cur), sk_arg_view("arows", &arows)};
+    sk_arg r[] = {sk_arg_view("rp", &v[0]), sk_arg_i64("nk", k)};
+    if ((n > 0 && sk_sp_range(&k_count, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+        sk_sp_scan(&cnt, &cnt, nagg, &tot, err, errlen) < 0 ||
+        (n > 0 && sk_sp_range(&k_fill, n, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+        sk_sp_range(&k_rp, n + 1, r, PC_NELEM(r), NULL, err, errlen) < 0)
+      goto done;
+  }
+  {
+    sk_arg a[] = {sk_arg_view("aptr", &cnt), sk_arg_view("arows", &arows),
+                  sk_arg_view("bf", bf),     sk_arg_view("pv", &v[2]),
+                  sk_arg_view("pc", &v[1]),  sk_arg_view("bc", &v[3]),
+                  sk_arg_view("bad", &bad),  sk_arg_i64("nk", k)};
+    if (nagg > 0 && sk_sp_range(&k_qr, nagg, a, PC_NELEM(a), NULL, err, errlen) < 0)
+      goto done;
+  }
+  if (sk_pc_flag_read(&bad, &row, err, errlen) < 0) goto done;
+  if (row != INT64_MAX) {
+    int64_t b0, e0;
+    if (sk_sp_get_i64(&cnt, row, &b0, err, errlen) < 0 ||
+        sk_sp_get_i64(&cnt, row + 1, &e0, err, errlen) < 0)
+      goto done;
+    sk_err(err, errlen, SK_E_AMG_RANK, (long long)row, (long long)(e0 - b0), (long long)k);
+    goto done;
+  }
+  static const char *const names[] = {"P_rowptr", "P_colidx", "P_values", "bc"};
+  for (int q = 0; q < 4; q++)
+    if (sk_kout_view(out, names[q], &v[q], err, errlen) < 0) goto done;
+  rc = 0;
+done:
+  for (int q = 0; q < 4; q++) sk_view_release(tmp[q]);
+  if (rc < 0)
+    for (int q = 0; q < 4; q++) sk_view_release(&v[q]);
+  return rc;
+}
+
+static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
+                                      amg_nullspace};
+static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
+                                      SK_KRES_NONE, amg_tentative};
+static const sk_kentry e_filter = {"solve.amg_filter", "A_*, dinv, theta", SK_KRES_NONE,
+                                   amg_filter};
+static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted]", SK_KRES_NONE,
+                                     amg_symmetry};
+static const sk_kentry e_amalgamate = {"solve.amg_amalgamate", "G_rowptr, G_colidx, nb",
+                                       SK_KRES_NONE, amg_amalgamate};
+static const sk_kentry e_expand = {"solve.amg_expand", "nlab, nb", SK_KRES_NONE, amg_expand};
+static const sk_kentry e_block_ns = {"solve.amg_block_nullspace", "b, nb", SK_KRES_NONE,
+                                     amg_block_nullspace};
+const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
+                                              &e_symmetry,  &e_amalgamate, &e_expand,
+                                              &e_block_ns,  NULL};
+const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,  &k_fill,   &k_flat,  &k_qr,
+                                            &k_rp,     &k_fcount, &k_ffill, &k_sym,
+                                            &k_acount, &k_afill,  &k_expand, &k_bns,
+                                            NULL};
