@@ -7,10 +7,11 @@ local solve = require "speck.solve"
 -- /usr/bin/python3): the smallest and the largest eigenvalues within
 -- 1e-8 relative, the eigenvectors' residuals ||A x - lambda x|| small and
 -- their orthonormality, with and without a preconditioner (Jacobi, Gauss-
--- Seidel, a Lua function), from a given X0; the Fiedler vector of the
--- Laplacian of a two-cluster graph from speck.graph: the second eigenvalue
--- against networkx.algebraic_connectivity and the sign split of the
--- vector against the clusters; bad inputs with their exact messages, the
+-- Seidel, a Lua function, smoothed-aggregation AMG), from a given X0;
+-- the Fiedler vector of the Laplacian of a two-cluster graph from
+-- speck.graph (also AMG-preconditioned, as Sphynx does): the second
+-- eigenvalue against networkx.algebraic_connectivity and the sign split of
+-- the vector against the clusters; bad inputs with their exact messages, the
 -- VM usable after each. On a GPU, speck.jit.stats() shows the device
 -- kernels of the block operations. tests/run.sh runs it once per back end.
 
@@ -169,6 +170,15 @@ describe("speck.solve.lobpcg", function()
     assert.is_true(gs.iters < plain.iters, gs.iters .. " " .. plain.iters)
   end)
 
+  it("with smoothed-aggregation AMG (Sphynx's preconditioner): a fraction of the iterations", function()
+    local _, _, plain = solve.lobpcg(A, 4)
+    local vals, vecs, info = solve.lobpcg(A, 4, {precond = solve.amg(A)})
+    assert.is_true(info.converged)
+    for j = 1, 4 do assert.is_true(rel(vals(j - 1), ex[j]) < 1e-8) end
+    assert.is_true(check_pairs(A, vals, vecs) < 1e-6)
+    assert.is_true(4 * info.iters < plain.iters, info.iters .. " " .. plain.iters)
+  end)
+
   it("from X0: the converged vectors restart in a few iterations", function()
     local _, vecs, first = solve.lobpcg(A, 3)
     local vals, _, info = solve.lobpcg(A, 3, {X0 = vecs})
@@ -205,6 +215,11 @@ describe("speck.solve.lobpcg", function()
     local L = t.matrix(2 * c)
     local vals, vecs, info = solve.lobpcg(L, 2, {tol = 1e-10})
     assert.is_true(info.converged)
+    -- AMG of L + 1e-3 I (L itself is singular) as the preconditioner
+    for i = 0, 2 * c - 1 do t.add(i, i, 1e-3) end
+    local av, _, ainfo = solve.lobpcg(L, 2, {tol = 1e-10, precond = solve.amg(t.matrix(2 * c))})
+    assert.is_true(ainfo.converged and ainfo.iters < info.iters, ainfo.iters .. " " .. info.iters)
+    assert.is_true(rel(av(1), vals(1)) < 1e-9)
     assert.is_true(math.abs(vals(0)) < 1e-9)
     assert.is_true(check_pairs(L, vals, vecs) < 1e-8)
     if HAVE_PY then
