@@ -101,6 +101,8 @@ int sk_solve_range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args,
 /* -- families ------------------------------------------------------------------------ */
 extern const sk_kentry *const sk_krylov_entries[], *const sk_precond_entries[];
 extern const sk_kbody *const sk_krylov_bodies[], *const sk_precond_bodies[];
+extern const sk_kentry *const sk_lu_entries[]; /* lu.c */
+extern const sk_kbody *const sk_lu_bodies[];
 extern const sk_kentry *const *const sk_solve_entries[];
 extern const sk_kbody *const *const sk_solve_bodies[];
 

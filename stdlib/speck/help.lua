@@ -235,6 +235,13 @@ return {
     "Jacobi: z = omega D^-1 r; l1 = true: D the rows' sums of |a_ij|. A zero diagonal is an error naming the row."},
   ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = true, multicolor = true, sweeps = 1, omega = 1}])",
     "Gauss-Seidel / SOR from z = 0: multicolor (graph.color's colors, one launch per color: the parallel form, the GPU's) or in row order on one thread (multicolor = false); symmetric = forward then backward (SSOR, for CG), false: forward only."},
+  -- speck.solve direct solves and eigenvalues (docs/guide.md "Direct solves and eigenvalues")
+  ["speck.solve.spsolve"] = {"local x, info = solve.spsolve(A, b [, {pivtol = sqrt(eps), ordering = \"auto\"|\"amd\"|\"rcm\", refine = 10, tol = 1e-10}])",
+    "Direct solve of a square sparse (nonsymmetric) A x = b: LU with static pivoting after a maximum-product matching and scaling (MC64), AMD order (reverse Cuthill-McKee where libamd is missing), iterative refinement to the normwise backward error tol; a structurally singular A (the unmatched row) or a refinement short of tol (the first replaced pivot) is an error, never an x. Factors on the host; x in b's space; a rank-2 b: one right-hand side a column. info = {berr, steps, nnz_L, nnz_U, static_pivots, static_row, static_col, tau, ordering, rows}."},
+  ["speck.solve.lu"] = {"local F = solve.lu(A [, {pivtol = sqrt(eps), ordering = \"auto\"}])   local x, info = F:solve(b [, {refine = 10, tol = 1e-10}])   F:info()",
+    "The factor of solve.spsolve, kept for several right-hand sides (host memory; A is kept for the refinement). F:info() = {rows, nnz_L, nnz_U, static_pivots, static_row, static_col, tau, ordering}."},
+  ["speck.solve.lobpcg"] = {"local vals, vecs, info = solve.lobpcg(A, k [, {largest = false, precond = P, tol = 1e-8, maxiter = 500, X0 = V}])",
+    "LOBPCG (Knyazev): the k (1 <= k <= n/3) smallest (largest = true: largest) eigenpairs of a symmetric A, any preconditioner of the speck.solve contract or a function(r, z). vals: a host float64 view (ascending; largest: descending), vecs: n x k (layout left) in A's space. Converged when ||A x - lambda x|| <= tol * (an estimate of ||A||) for every pair. info = {iters, resid, converged, reason}. A nonsymmetric A is refused."},
   -- speck.solve's preconditioners from speck/precond_ml.lua (Chebyshev, IC(0)/ILU(k), AMG)
   ["speck.solve.chebyshev"] = {"local P = solve.chebyshev(A [, {degree = 3, eig_ratio = 30, eig_iters = 10, lambda_max =}])",
     "Chebyshev polynomial preconditioner in D^-1 A on [lambda_max/eig_ratio, lambda_max]; lambda_max = 1.1 x the power iteration's Rayleigh quotient (eig_iters steps) unless given. P:apply(r, z)  P(r)  P:info()  P:update(A)."},

@@ -238,4 +238,5 @@ solve._is_precond = is_precond
 -- the multilevel and factorization preconditioners (speck/precond_ml.lua:
 -- chebyshev, ic0, ilu, amg), written against the contract above
 for k, v in pairs(require "speck.precond_ml") do solve[k] = v end
+for k, v in pairs(require "speck.solve_direct") do solve[k] = v end   -- spsolve, lu, lobpcg
 return solve

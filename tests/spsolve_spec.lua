@@ -1,0 +1,357 @@
+local speck = require "speck"
+local sparse = require "speck.sparse"
+local solve = require "speck.solve"
+-- spsolve_spec.lua: speck.solve.spsolve and speck.solve.lu (sparse LU with
+-- static pivoting after a maximum-product matching) against SciPy's
+-- scipy.sparse.linalg.spsolve (tests/direct_oracle.py, /usr/bin/python3):
+-- a 2D convection-diffusion matrix, a random sparse nonsymmetric one, the
+-- convection-diffusion rows shifted by one (zeros on the whole diagonal:
+-- only the matching finds the pivots), a Matrix Market file read by
+-- sparse.read_mm, each in AMD's and in reverse Cuthill-McKee's order;
+-- the factor reused for several right-hand sides; the
+-- backward error after refinement; errors naming the structurally singular
+-- row and the failed static pivot, bad inputs with their exact messages,
+-- the VM usable after each. The factorization runs on the host for every
+-- space; x comes back in A's space. tests/run.sh runs it once per back end.
+
+local PY = "/usr/bin/python3"
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local ORACLE = HERE .. "/direct_oracle.py"
+local DIR = os.tmpname()
+os.remove(DIR)
+os.execute("mkdir -p " .. DIR)
+teardown(function() os.execute("rm -rf '" .. DIR .. "'") end)
+
+local MEM = speck.View("probe", "float64", 1):space()
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1", "r"))
+  local out = p:read("a")
+  local ok = p:close()
+  return out, ok
+end
+
+local function err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok)
+  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
+end
+
+local function host(v)
+  if v:space() == "host" then return v end
+  return speck.create_mirror_view_and_copy("host", v)
+end
+
+local function coo()
+  local t = {r = {}, c = {}, v = {}}
+  function t.add(i, j, x)
+    local k = #t.r + 1
+    t.r[k], t.c[k], t.v[k] = i, j, x
+  end
+  function t.matrix(n, m) return sparse.from_coo(n, m or n, t.r, t.c, t.v, {space = MEM}) end
+  return t
+end
+
+-- upwind convection-diffusion on an m x m grid; 'shift' moves row i to i - 2
+-- (cyclically: no entry stays on the diagonal)
+local function convdiff(m, shift)
+  local t, n = coo(), m * m
+  for y = 0, m - 1 do
+    for x = 0, m - 1 do
+      local i = y * m + x
+      local r = shift and (i + n - 2) % n or i
+      t.add(r, i, 4 + 0.9)
+      if x > 0 then t.add(r, i - 1, -1 - 0.6) end
+      if x < m - 1 then t.add(r, i + 1, -1 + 0.3) end
+      if y > 0 then t.add(r, i - m, -1 - 0.2) end
+      if y < m - 1 then t.add(r, i + m, -1 + 0.1) end
+    end
+  end
+  return t.matrix(n)
+end
+
+-- a random sparse nonsymmetric matrix (an LCG: the same on every run)
+local function randmat(n, per_row)
+  local t, s = coo(), 12345
+  local function rnd()
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s / 2147483648
+  end
+  for i = 0, n - 1 do
+    local seen = {[i] = true}
+    t.add(i, i, 0.5 + rnd())
+    for _ = 1, per_row do
+      local j = math.floor(rnd() * n)
+      if not seen[j] then
+        seen[j] = true
+        t.add(i, j, 2 * rnd() - 1)
+      end
+    end
+  end
+  return t.matrix(n)
+end
+
+local function mm_matrix()
+  local path = DIR .. "/general.mtx"
+  local f = assert(io.open(path, "w"))
+  f:write("%%MatrixMarket matrix coordinate real general\n% zeros on the diagonal\n6 6 12\n",
+          "1 2 3.5\n2 1 -2\n2 3 1\n3 4 4\n4 3 -1.5\n4 5 2\n5 6 7\n6 5 1\n6 1 0.25\n",
+          "1 6 -3\n3 2 0.5\n5 4 1\n")
+  f:close()
+  local A = sparse.read_mm(path)
+  if MEM == "host" then return A end
+  return sparse.CrsMatrix{nrows = 6, ncols = 6, rowptr = speck.create_mirror_view_and_copy(MEM, A.rowptr),
+                          colidx = speck.create_mirror_view_and_copy(MEM, A.colidx),
+                          values = speck.create_mirror_view_and_copy(MEM, A.values)}
+end
+
+local MATS = {
+  {name = "convdiff", make = function() return convdiff(15) end},
+  {name = "random", make = function() return randmat(300, 4) end},
+  {name = "shifted", make = function() return convdiff(12, true) end},
+  {name = "general", make = mm_matrix},
+}
+
+local function rhs(n, scale)
+  local h = speck.View("b", "float64", n, {space = "host"})
+  for i = 0, n - 1 do h:set(i, (scale or 1) * (1 + (i % 7) / 7)) end
+  if MEM == "host" then return h end
+  local d = speck.View("b", "float64", n, {space = MEM})
+  speck.deep_copy(d, h)
+  return d
+end
+
+local A_OF, REF = {}, {}
+for _, m in ipairs(MATS) do
+  A_OF[m.name] = m.make()
+  sparse.write_mm(DIR .. "/" .. m.name .. ".mtx", A_OF[m.name])
+end
+-- SciPy may be missing on a GPU host: then x is checked by its residual alone
+local HAVE_SCIPY = select(2, sh(PY .. " -c 'import scipy.sparse.linalg, networkx'"))
+if HAVE_SCIPY then
+  local names = {}
+  for _, m in ipairs(MATS) do names[#names + 1] = m.name end
+  local out, ok = sh(PY .. " " .. ORACLE .. " spsolve " .. DIR .. " " .. table.concat(names, " "))
+  assert(ok, out)
+  for _, nm in ipairs(names) do
+    local x = {}
+    for line in io.lines(DIR .. "/" .. nm .. ".x") do x[#x + 1] = tonumber(line) end
+    REF[nm] = x
+  end
+end
+
+-- ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), on the host
+local function berr(A, x, b)
+  local rp, ci, va, xh, bh = host(A.rowptr), host(A.colidx), host(A.values), host(x), host(b)
+  local rn, an, xn, bn = 0, 0, 0, 0
+  for i = 0, A:nrows() - 1 do
+    local s, a = bh(i), 0
+    for p = rp(i), rp(i + 1) - 1 do
+      s = s - va(p) * xh(ci(p))
+      a = a + math.abs(va(p))
+    end
+    rn, an = math.max(rn, math.abs(s)), math.max(an, a)
+    xn, bn = math.max(xn, math.abs(xh(i))), math.max(bn, math.abs(bh(i)))
+  end
+  return rn / (an * xn + bn)
+end
+
+-- max |x - ref| / max |ref| (0 without SciPy: berr checks x then)
+local function rel_error(x, ref, scale)
+  if not ref then return 0 end
+  local xh, e, s = host(x), 0, 0
+  for i = 1, #ref do
+    e = math.max(e, math.abs(xh(i - 1) - (scale or 1) * ref[i]))
+    s = math.max(s, math.abs((scale or 1) * ref[i]))
+  end
+  return e / s
+end
+
+describe("speck.solve.spsolve", function()
+  for _, m in ipairs(MATS) do
+    it("matches scipy.sparse.linalg.spsolve on " .. m.name, function()
+      local A = A_OF[m.name]
+      local b = rhs(A:nrows())
+      local x, info = solve.spsolve(A, b)
+      assert.is_true(berr(A, x, b) < 1e-14)
+      assert.are.equal(A:space(), x:space())
+      assert.are.equal(A:nrows(), x:extent(0))
+      assert.is_true(rel_error(x, REF[m.name]) < 1e-10, m.name .. " " .. rel_error(x, REF[m.name]))
+      assert.is_true(info.berr <= 1e-10)
+      assert.is_true(info.steps >= 0 and info.steps <= 10)
+      assert.is_true(info.nnz_L >= 0 and info.nnz_U >= 0)
+      -- reverse Cuthill-McKee (the order where libamd is missing) agrees
+      local xr, ir = solve.spsolve(A, b, {ordering = "rcm"})
+      assert.are.equal("rcm", ir.ordering)
+      assert.is_true(berr(A, xr, b) < 1e-14)
+      assert.is_true(rel_error(xr, REF[m.name]) < 1e-10)
+    end)
+  end
+
+  it("the shifted matrix has no nonzero on its diagonal: the matching finds the pivots", function()
+    local A = A_OF.shifted
+    local rp, ci = host(A.rowptr), host(A.colidx)
+    for i = 0, A:nrows() - 1 do
+      for p = rp(i), rp(i + 1) - 1 do assert.are_not.equal(i, ci(p)) end
+    end
+    local x, info = solve.spsolve(A, rhs(A:nrows()))
+    assert.are.equal(0, info.static_pivots)
+    assert.is_true(rel_error(x, REF.shifted) < 1e-10)
+  end)
+
+  it("a 3x3 with zeros on the diagonal, exactly", function()
+    local t = coo()
+    t.add(0, 1, 2) t.add(1, 0, 1) t.add(1, 2, 3) t.add(2, 1, 4) t.add(2, 2, 5)
+    local A = t.matrix(3)
+    local b = speck.View.from({1, 2, 3}, "float64")
+    if MEM ~= "host" then b = speck.create_mirror_view_and_copy(MEM, b) end
+    local x = host((solve.spsolve(A, b)))
+    assert.is_true(math.abs(x(0) - 1.4) < 1e-14 and math.abs(x(1) - 0.5) < 1e-14 and
+                   math.abs(x(2) - 0.2) < 1e-14)
+  end)
+
+  it("duplicate entries of a CrsMatrix add up", function()
+    local function v(t, dt)
+      local h = speck.View.from(t, dt)
+      if MEM == "host" then return h end
+      local d = speck.View(h:label(), dt, #t, {space = MEM})
+      speck.deep_copy(d, h)
+      return d
+    end
+    -- [[1 + 1, 1], [0, 2]] with row 0's (0, 0) given twice
+    local A = sparse.CrsMatrix{nrows = 2, ncols = 2, rowptr = v({0, 3, 4}, "int64"),
+                               colidx = v({0, 0, 1, 1}, "int32"), values = v({1, 1, 1, 2}, "float64")}
+    local x = host((solve.spsolve(A, v({3, 2}, "float64"))))
+    assert.are.equal(1.0, x(0))
+    assert.are.equal(1.0, x(1))
+  end)
+
+  it("solve.lu's factor serves several right-hand sides", function()
+    local A = A_OF.random
+    local F = solve.lu(A)
+    assert.are.equal(A:nrows(), F.n)
+    local info = F:info()
+    assert.are.equal(A:nrows(), info.rows)
+    assert.is_true(info.nnz_L > 0 and info.nnz_U > 0 and info.static_pivots == 0)
+    assert.are.equal(-1, info.static_row)
+    assert.truthy(tostring(F):match("^speck.solve.LU%(300 rows"))
+    assert.truthy(info.ordering == "amd" or info.ordering == "rcm")
+    for _, s in ipairs({1, -3, 0.5}) do
+      local b = rhs(A:nrows(), s)
+      local x, si = F:solve(b)
+      assert.is_true(berr(A, x, b) < 1e-14)
+      assert.is_true(rel_error(x, REF.random, s) < 1e-10)
+      assert.is_true(si.berr <= 1e-10)
+    end
+    -- several right-hand sides at once: the columns of a rank-2 b
+    local n = A:nrows()
+    local Bh = speck.View("B", "float64", {n, 3}, {space = "host"})
+    for i = 0, n - 1 do
+      for j, s in ipairs({1, -3, 0.5}) do Bh:set(i, j - 1, s * (1 + (i % 7) / 7)) end
+    end
+    local B = Bh
+    if MEM ~= "host" then
+      B = speck.View("B", "float64", {n, 3}, {space = MEM, layout = "right"})
+      speck.deep_copy(B, Bh)
+    end
+    local X, bi = F:solve(B)
+    assert.are.equal(2, X:rank())
+    assert.are.equal(n, X:extent(0))
+    assert.are.equal(3, X:extent(1))
+    assert.are.equal(B:space(), X:space())
+    assert.is_true(bi.berr <= 1e-10)
+    local Xh = host(X)
+    for j, s in ipairs({1, -3, 0.5}) do
+      local xj = speck.View("xj", "float64", n, {space = "host"})
+      for i = 0, n - 1 do xj:set(i, Xh(i, j - 1)) end
+      assert.is_true(rel_error(xj, REF.random, s) < 1e-10)
+    end
+    local X2 = solve.spsolve(A, B)
+    assert.are.equal(Xh(7, 1), host(X2)(7, 1))
+    local x0 = F:solve(rhs(A:nrows()), {refine = 0})
+    assert.is_true(rel_error(x0, REF.random) < 1e-8)
+  end)
+
+  it("pivots below pivtol are replaced and refinement recovers x", function()
+    local A = A_OF.convdiff
+    local b = rhs(A:nrows())
+    local x, info = solve.spsolve(A, b, {pivtol = 0.9, refine = 30})
+    assert.is_true(berr(A, x, b) < 1e-14)
+    assert.is_true(info.static_pivots > 0 and info.static_row >= 0 and info.static_col >= 0)
+    assert.is_true(info.steps > 1)
+    assert.is_true(rel_error(x, REF.convdiff) < 1e-10)
+    local e = err_of(solve.spsolve, A, rhs(A:nrows()), {pivtol = 0.9, refine = 0, ordering = "rcm"})
+    assert.truthy(e:match("^speck%.solve%.spsolve: static pivoting failed: the backward error is .- > tol 1e%-10 after 0 refinement steps"), e)
+  end)
+
+  describe("errors", function()
+    it("a structurally singular matrix names the unmatched row", function()
+      local t = coo()
+      t.add(0, 0, 1) t.add(1, 0, 2) t.add(2, 0, 3) t.add(2, 1, 1) t.add(2, 2, 1)
+      local A = t.matrix(3)
+      assert.are.equal("speck.solve.spsolve: A is structurally singular: the matching leaves row 0 unmatched (no augmenting path reaches column 2), so no permutation puts a nonzero on every pivot",
+                       err_of(solve.spsolve, A, rhs(3)))
+      assert.are.equal("speck.solve.lu: A is structurally singular: the matching leaves row 0 unmatched (no augmenting path reaches column 2), so no permutation puts a nonzero on every pivot",
+                       err_of(solve.lu, A))
+    end)
+
+    -- the pivots named depend on the order: RCM's, which every host has
+    it("a numerically singular matrix: the zero pivot is named, no x", function()
+      local t = coo()
+      t.add(0, 0, 1) t.add(0, 1, 2) t.add(1, 0, 2) t.add(1, 1, 4)
+      local A = t.matrix(2)
+      assert.are.equal("speck.solve.spsolve: the pivot at row 1, column 0 of A is 0 after elimination (at most 4.44089e-16, zero to working precision): A is numerically singular",
+                       err_of(solve.spsolve, A, rhs(2), {ordering = "rcm"}))
+      assert.are.equal("speck.solve.lu: the pivot at row 1, column 0 of A is 0 after elimination (at most 4.44089e-16, zero to working precision): A is numerically singular",
+                       err_of(solve.lu, A, {ordering = "rcm"}))
+      assert.truthy(err_of(solve.spsolve, A, rhs(2)):match("^speck%.solve%.spsolve: the pivot at row %d, column %d of A is 0 after elimination"))
+    end)
+
+    it("a pivot static pivoting cannot handle: refinement fails, the pivot is named, no x", function()
+      local t = coo()
+      t.add(0, 0, 1) t.add(0, 1, 2) t.add(1, 0, 2) t.add(1, 1, 4 + 1e-10)
+      local A = t.matrix(2)
+      local function vec(a, b)
+        local h = speck.View.from({a, b}, "float64")
+        if MEM == "host" then return h end
+        local d = speck.View("b", "float64", 2, {space = MEM})
+        speck.deep_copy(d, h)
+        return d
+      end
+      assert.are.equal("speck.solve.spsolve: static pivoting failed: the backward error is 8.25066e-10 > tol 1e-10 after 2 refinement steps (largest residual at row 0); 1 tiny pivots were replaced, the first at row 0, column 0 of A: A is singular or too ill-conditioned for LU with static pivoting",
+                       err_of(solve.spsolve, A, vec(1, 3), {ordering = "rcm"}))
+      -- a small backward error is not enough: x must settle
+      assert.are.equal("speck.solve.spsolve: static pivoting failed: a refinement step still moves x by 0.00335544 relative (backward error 4.99328e-12); 1 tiny pivots were replaced, the first at row 0, column 0 of A: A is singular or too ill-conditioned for LU with static pivoting",
+                       err_of(solve.spsolve, A, vec(1, 2), {ordering = "rcm"}))
+      assert.truthy(err_of(solve.spsolve, A, vec(1, 3)):match("^speck%.solve%.spsolve: static pivoting failed: "))
+    end)
+
+    it("bad inputs", function()
+      local R = coo()
+      R.add(0, 0, 1) R.add(1, 2, 1)
+      local A = R.matrix(2, 3)
+      assert.are.equal("speck.solve.spsolve: A is 2x3: it must be square", err_of(solve.spsolve, A, rhs(2)))
+      assert.are.equal("speck.solve.lu: A is 2x3: it must be square", err_of(solve.lu, A))
+      local B = A_OF.convdiff
+      assert.are.equal(("speck.solve.spsolve: A has %d rows, b (view 'b') has 7"):format(B:nrows()),
+                       err_of(solve.spsolve, B, rhs(7)))
+      assert.are.equal("speck.solve.spsolve: b must be a view, got table", err_of(solve.spsolve, B, {1, 2}))
+      assert.are.equal("speck.solve.spsolve: b must be a rank-1 or rank-2 view, got rank 3",
+                       err_of(solve.spsolve, B, speck.View("b3", "float64", {2, 2, 2}, {space = MEM})))
+      assert.are.equal("speck.solve.spsolve: A must be a CrsMatrix, got number", err_of(solve.spsolve, 3, rhs(2)))
+      assert.are.equal("speck.solve.spsolve: pivtol 2 must be in [0, 1)",
+                       err_of(solve.spsolve, B, rhs(B:nrows()), {pivtol = 2}))
+      assert.are.equal("speck.solve.spsolve: ordering must be \"auto\", \"amd\" or \"rcm\", got metis",
+                       err_of(solve.spsolve, B, rhs(B:nrows()), {ordering = "metis"}))
+      assert.are.equal("speck.solve.spsolve: refine must be a non-negative integer, got -1",
+                       err_of(solve.spsolve, B, rhs(B:nrows()), {refine = -1}))
+      assert.truthy(err_of(solve.spsolve, B, rhs(B:nrows()), {pivot = 1}):match("^speck%.solve%.spsolve: .*pivot"))
+      local F = solve.lu(B)
+      assert.are.equal(("speck.solve.LU:solve: A has %d rows, b (view 'b') has 3"):format(B:nrows()),
+                       err_of(F.solve, F, rhs(3)))
+      -- the VM is usable after each
+      local x = solve.spsolve(B, rhs(B:nrows()))
+      assert.is_true(rel_error(x, REF.convdiff) < 1e-10)
+    end)
+  end)
+end)
