@@ -843,5 +843,8 @@ SK_ERRDEF(SSSP_NEGATIVE_WEIGHT, "edge (%lld, %lld) has weight %s: delta-stepping
 SK_ERRDEF(SSSP_NEGATIVE_CYCLE, "a negative cycle is reachable from source %lld")
 SK_ERRDEF(BC_SOURCES_EMPTY, "sources is empty (leave it out for every vertex)")
 SK_ERRDEF(BC_SOURCE_TWICE, "source %lld appears twice in sources")
+/* -- sparse Cholesky by level sets, on the device; L D L^T (kernels/task/chol_ls.c) -- */
+SK_ERRDEF(CHOL_LDL_SINGULAR, "the matrix is singular: the pivot of row %d is zero (column %d of the AMD-ordered matrix)")
+SK_ERRDEF(CHOL_B_SPACE, "b must be a contiguous float64 view of %lld entries in space '%s' (the factor's)")
 #include "backends/errmsg.h"
 // clang-format on
