@@ -79,6 +79,10 @@ KB(k_bdiag, chol_ls_bdiag, DIAG_SIG);
 KB(k_fbelow, chol_ls_fbelow, BELOW_SIG);
 KB(k_bbelow, chol_ls_bbelow, BELOW_SIG);
 
+const sk_kbody *const sk_chol_bodies[] = {
+  &k_assemble, &k_scatter, &k_scale,  &k_panel,  &k_gather, &k_unperm,
+  &k_dscale,   &k_fdiag,   &k_bdiag,  &k_fbelow, &k_bbelow, NULL};
+
 /* -- the factor in the back end's space ---------------------------------------- */
 typedef struct big_upd {
   int64_t s, d, j0, nr, nc, kd;
