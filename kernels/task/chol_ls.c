@@ -9,7 +9,7 @@
  *   assemble: one range launch over the level's panel entries: each the
  *     matrix's entry minus the small updates of the descendants (a dot
  *     product of two of a descendant's rows);
- *   big updates (at least BIG_UPD multiply-adds): a gemm of the
+ *   big updates (at least BIG_UPD_* multiply-adds): a gemm of the
  *     descendant's rows (the vendor layer: cuBLAS on the device, OpenBLAS
  *     on the host; else speck's dense gemm) into a work block and a
  *     scatter launch;
@@ -40,7 +40,11 @@
 #include "kbodies.h"
 
 #define NB      32            /* panel width: larger supernodes are blocked */
-#define BIG_UPD (64 * 64 * 16) /* updates of at least this many multiply-adds: gemm */
+/* updates of at least this many multiply-adds go to gemm (the host's
+ * vendor library is quick at small sizes; on the device a launch costs
+ * more than a small product: only large ones) */
+#define BIG_UPD_HOST   (32 * 32 * 8)
+#define BIG_UPD_DEVICE (128 * 128 * 32)
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(n, dt) " " n "=" dt "[1]"
 
@@ -54,14 +58,16 @@
 #define PREF_ARGS R1("order", "int64") R1("pref", "int64") R1("first", "int64") R1("rp", "int64")
 KB(k_assemble, chol_ls_assemble,
    "range" PREF_ARGS R1("rows", "int32") R1("lp", "int64") R1("lx", "float64")
-     R1("cp", "int64") R1("ci", "int32") R1("cx", "float64") R1("up", "int64")
-       R1("ud", "int64") R1("dd", "float64") " q0=int64 q1=int64 p0=int64 ldl=int64");
+     R1("cp", "int64") R1("ci", "int32") R1("cx", "float64") R1("cup", "int64")
+       R1("cul", "int64") R1("dd", "float64") " q0=int64 q1=int64 p0=int64 ldl=int64");
 KB(k_scatter, chol_ls_scatter,
    "range" R1("W", "float64") R1("rows", "int32") R1("rp", "int64") R1("first", "int64")
      R1("lp", "int64") R1("lx", "float64") " s=int64 d=int64 j0=int64 nr=int64");
 KB(k_scale, chol_ls_scale,
    "range" R1("W", "float64") R1("lx", "float64") R1("dd", "float64")
      " off=int64 ld=int64 nr=int64 c0=int64");
+KB(k_dcols, chol_ls_dcols,
+   "range" R1("lx", "float64") R1("dd", "float64") " off=int64 ld=int64 nr=int64 c0=int64");
 KB(k_panel, chol_ls_panel,
    "team" R1("tk", "int64") R1("lx", "float64") R1("dd", "float64") R1("bad", "int64")
      R1("npiv", "int64") " t0=int64 ldl=int64 tol=float64");
@@ -70,7 +76,7 @@ KB(k_unperm, chol_ls_unperm, "range" R1("x", "float64") R1("y", "float64") R1("p
 KB(k_dscale, chol_ls_dscale, "range" R1("y", "float64") R1("dd", "float64"));
 #define DIAG_SIG                                                                        \
   "team" R1("order", "int64") R1("first", "int64") R1("rp", "int64") R1("lp", "int64")  \
-    R1("lx", "float64") R1("y", "float64") " q0=int64 unit=int64"
+    R1("lx", "float64") R1("y", "float64") " q0=int64 unit=int64 kmax=int64"
 KB(k_fdiag, chol_ls_fdiag, DIAG_SIG);
 KB(k_bdiag, chol_ls_bdiag, DIAG_SIG);
 #define BELOW_SIG                                                                       \
@@ -80,8 +86,8 @@ KB(k_fbelow, chol_ls_fbelow, BELOW_SIG);
 KB(k_bbelow, chol_ls_bbelow, BELOW_SIG);
 
 const sk_kbody *const sk_chol_bodies[] = {
-  &k_assemble, &k_scatter, &k_scale,  &k_panel,  &k_gather, &k_unperm,
-  &k_dscale,   &k_fdiag,   &k_bdiag,  &k_fbelow, &k_bbelow, NULL};
+  &k_assemble, &k_scatter, &k_scale,  &k_dcols,  &k_panel, &k_gather,
+  &k_unperm,   &k_dscale,  &k_fdiag,  &k_bdiag,  &k_fbelow, &k_bbelow, NULL};
 
 /* -- the factor in the back end's space ---------------------------------------- */
 typedef struct big_upd {
@@ -99,7 +105,7 @@ struct sk_chol_dev {
                                   each's first task */
   big_upd *bu;                 /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
   int64_t *bulv;
-  int64_t wsize;
+  int64_t wsize, big_upd;
 };
 
 static void dev_views(struct sk_chol_dev *d, sk_view **v) {
@@ -200,6 +206,31 @@ static int ls_gemm(const struct sk_chol_dev *D, const sk_view *A, int64_t aoff,
   return sk_dense_gemm('N', 'T', alpha, &va, &vb, beta, &vc, 0, err, errlen);
 }
 
+/* B (m x n at boff, ld ldb) = B op(L)^-1 (side 'R', L n x n) or op(L)^-1 B
+ * (side 'L', L m x m), L the lower triangle at aoff (diag 'U': unit) */
+static int ls_trsm(const struct sk_chol_dev *D, char side, char trans, char diag,
+                   const sk_view *A, int64_t aoff, int64_t lda, const sk_view *B,
+                   int64_t boff, int64_t ldb, int64_t m, int64_t n, char *err,
+                   size_t errlen) {
+  if (m <= 0 || n <= 0) return 0;
+  const double *a = (const double *)A->data + aoff;
+  double *b = (double *)B->data + boff;
+  if (D->space == SK_SPACE_HOST) {
+    if (sk_vendor_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
+        SK_VENDOR_OK)
+      return 0;
+  } else if (sk_vendor_gpu_available() &&
+             sk_vendor_gpu_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1,
+                                ldb) == SK_VENDOR_OK) {
+    return 0;
+  }
+  int64_t ka = side == 'R' ? n : m;
+  sk_view va, vb;
+  blk(A, aoff, ka, ka, lda, &va);
+  blk(B, boff, m, n, ldb, &vb);
+  return sk_dense_trsm(side, 'L', trans, diag, 1.0, &va, &vb, err, errlen);
+}
+
 static int team(const sk_kbody *kb, int64_t league, const sk_arg *a, int na, char *err,
                 size_t errlen) {
   return sk_dense_team(kb, league, 0, 0, a, na, err, errlen);
@@ -252,7 +283,7 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
     for (int64_t e = c->up[s]; e < c->up[s + 1]; e++) {
       const struct upd_ent *u = &c->ud[e];
       int64_t md = c->rp[u->d + 1] - c->rp[u->d], kd = c->first[u->d + 1] - c->first[u->d];
-      if ((md - u->i1) * (u->i2 - u->i1) * kd >= BIG_UPD) nbu++;
+      if ((md - u->i1) * (u->i2 - u->i1) * kd >= D->big_upd) nbu++;
     }
   }
   D->htk = malloc((size_t)(5 * ntask + 1) * sizeof *D->htk);
@@ -288,7 +319,7 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
         int64_t md = c->rp[ue->d + 1] - c->rp[ue->d],
                 kd = c->first[ue->d + 1] - c->first[ue->d];
         int64_t nr = md - ue->i1, nc = ue->i2 - ue->i1;
-        if (nr * nc * kd < BIG_UPD) continue;
+        if (nr * nc * kd < D->big_upd) continue;
         D->bu[u++] = (big_upd){s, ue->d, ue->i1, nr, nc, kd};
         /* W: (L D L^T) the scaled rows (nr x kd), then the product */
         int64_t need = (c->ldl ? nr * kd : 0) + nr * nc;
@@ -300,9 +331,9 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
       for (int64_t k0 = 0; k0 < k; k0 += NB) {
         int64_t nb = k - k0 < NB ? k - k0 : NB;
         int64_t *T = D->htk + 5 * t++;
-        T[0] = c->lp[s] + k0 * m + k0;
+        T[0] = c->lp[s] + k0 * m + k0; /* the diagonal block; trsm the rows below */
         T[1] = m;
-        T[2] = m - k0;
+        T[2] = nb;
         T[3] = nb;
         T[4] = c->first[s] + k0;
         if (c->ldl && (m - k0 - nb) * nb > D->wsize) D->wsize = (m - k0 - nb) * nb;
@@ -328,10 +359,11 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   if (!D) goto oom;
   c->dev = D;
   D->space = be->space;
+  D->big_upd = D->space == SK_SPACE_HOST ? BIG_UPD_HOST : BIG_UPD_DEVICE;
   int ntask = plan(c, D, &order);
   if (ntask < 0) goto oom;
   int n = c->n, nsn = c->nsn;
-  int64_t nud = c->up[nsn];
+  int64_t nud = 0;
   /* the arrays into the back end's space */
   int sp = D->space;
   if (!(w = wide(c->first, nsn + 1)) ||
@@ -342,30 +374,55 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   if (!(w = wide(c->perm, n)) || put(&D->perm, "chol perm", SK_I64, w, n, sp, err, errlen) < 0)
     goto fail;
   free(w);
-  if (!(w = malloc((size_t)(4 * nud + 1) * sizeof *w))) goto oom;
-  /* every big update's flag */
-  for (int s = 0; s < nsn; s++)
-    for (int64_t e = c->up[s]; e < c->up[s + 1]; e++) {
-      const struct upd_ent *u = &c->ud[e];
-      int64_t md = c->rp[u->d + 1] - c->rp[u->d], kd = c->first[u->d + 1] - c->first[u->d];
-      w[4 * e] = u->d;
-      w[4 * e + 1] = u->i1;
-      w[4 * e + 2] = u->i2;
-      w[4 * e + 3] = (md - u->i1) * (u->i2 - u->i1) * kd >= BIG_UPD;
+  w = NULL;
+  /* each column's small updates: (d, the column's position among d's
+   * rows), by column (the big ones are gemm's) */
+  int64_t *cup = calloc((size_t)n + 1, sizeof *cup);
+  if (!cup) goto oom;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int s = 0; s < nsn; s++)
+      for (int64_t e = c->up[s]; e < c->up[s + 1]; e++) {
+        const struct upd_ent *u = &c->ud[e];
+        int64_t md = c->rp[u->d + 1] - c->rp[u->d], kd = c->first[u->d + 1] - c->first[u->d];
+        if ((md - u->i1) * (u->i2 - u->i1) * kd >= D->big_upd) continue;
+        const int *Rd = c->rows + c->rp[u->d];
+        for (int p = u->i1; p < u->i2; p++) {
+          if (pass == 0) {
+            cup[Rd[p] + 1]++;
+          } else {
+            int64_t q = cup[Rd[p]]++;
+            w[2 * q] = u->d;
+            w[2 * q + 1] = p;
+          }
+        }
+      }
+    if (pass == 0) {
+      for (int j = 0; j < n; j++) cup[j + 1] += cup[j];
+      nud = cup[n];
+      if (!(w = malloc((size_t)(2 * nud + 1) * sizeof *w))) {
+        free(cup);
+        goto oom;
+      }
+    } else {
+      for (int j = n; j > 0; j--) cup[j] = cup[j - 1];
+      cup[0] = 0;
     }
+  }
+  int prc = put(&D->up, "chol column updates", SK_I64, cup, n + 1, sp, err, errlen);
+  free(cup);
+  if (prc < 0) goto fail;
   /* static pivoting's size: sqrt(eps) times the largest entry */
   double amax = 0;
   for (int64_t p = 0; p < c->cp[n]; p++)
     if (fabs(c->cx[p]) > amax) amax = fabs(c->cx[p]);
   const double tol = sqrt(DBL_EPSILON) * amax;
-  if (put(&D->ud, "chol updates", SK_I64, w, 4 * nud, sp, err, errlen) < 0 ||
+  if (put(&D->ud, "chol update list", SK_I64, w, 2 * nud, sp, err, errlen) < 0 ||
       put(&D->rp, "chol rp", SK_I64, c->rp, nsn + 1, sp, err, errlen) < 0 ||
       put(&D->rows, "chol rows", SK_I32, c->rows, c->rp[nsn], sp, err, errlen) < 0 ||
       put(&D->lp, "chol lp", SK_I64, c->lp, nsn + 1, sp, err, errlen) < 0 ||
       put(&D->cp, "chol cp", SK_I64, c->cp, n + 1, sp, err, errlen) < 0 ||
       put(&D->ci, "chol ci", SK_I32, c->ci, c->cp[n], sp, err, errlen) < 0 ||
       put(&D->cx, "chol cx", SK_F64, c->cx, c->cp[n], sp, err, errlen) < 0 ||
-      put(&D->up, "chol up", SK_I64, c->up, nsn + 1, sp, err, errlen) < 0 ||
       put(&D->order, "chol order", SK_I64, order, nsn, sp, err, errlen) < 0 ||
       put(&D->ppref, "chol panel prefix", SK_I64, D->hpp, nsn + 1, sp, err, errlen) < 0 ||
       put(&D->bpref, "chol below prefix", SK_I64, D->hbp, nsn + 1, sp, err, errlen) < 0 ||
@@ -389,7 +446,7 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
                    sk_arg_view("rows", &D->rows),   sk_arg_view("lp", &D->lp),
                    sk_arg_view("lx", &D->lx),       sk_arg_view("cp", &D->cp),
                    sk_arg_view("ci", &D->ci),       sk_arg_view("cx", &D->cx),
-                   sk_arg_view("up", &D->up),       sk_arg_view("ud", &D->ud),
+                   sk_arg_view("cup", &D->up),      sk_arg_view("cul", &D->ud),
                    sk_arg_view("dd", &D->dd),       sk_arg_i64("q0", q0),
                    sk_arg_i64("q1", q1),            sk_arg_i64("p0", D->hpp[q0]),
                    sk_arg_i64("ldl", ldl)};
@@ -444,7 +501,18 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
                        sk_arg_view("npiv", &D->npiv), sk_arg_i64("t0", t),
                        sk_arg_i64("ldl", ldl),      sk_arg_f64("tol", tol)};
         if (team(&k_panel, 1, pb, NELEM(pb), err, errlen) < 0) goto fail;
-        if (kr == 0) break;
+        /* the rows below the diagonal block: B L^-T (L D L^T: B L^-T D^-1) */
+        int64_t dg = L0 + k0 * m + k0;
+        if (ls_trsm(D, 'R', 'T', ldl ? 'U' : 'N', &D->lx, dg, m, &D->lx, dg + nb, m, mr,
+                    nb, err, errlen) < 0)
+          goto fail;
+        if (ldl) {
+          sk_arg ca[] = {sk_arg_view("lx", &D->lx), sk_arg_view("dd", &D->dd),
+                         sk_arg_i64("off", dg + nb), sk_arg_i64("ld", m),
+                         sk_arg_i64("nr", mr),       sk_arg_i64("c0", c->first[s] + k0)};
+          if (sk_dense_range(&k_dcols, mr * nb, ca, NELEM(ca), err, errlen) < 0) goto fail;
+        }
+        if (kr == 0) continue;
         /* the trailing columns: P[k0+nb:, k0+nb:k] -= P[k0+nb:, blk] (D) P[k0+nb:k, blk]^T */
         const sk_view *A = &D->lx;
         int64_t aoff = L0 + k0 * m + k0 + nb, lda = m;
@@ -500,6 +568,21 @@ fail:
 }
 
 /* -- solve --------------------------------------------------------------------- */
+/* the diagonal blocks of level l's supernodes of more than NB columns:
+ * y_s = op(L_ss)^-1 y_s by the vendor's trsm */
+static int big_diag(const sk_chol *c, int64_t l, char trans, sk_view *y, char *err,
+                    size_t errlen) {
+  const struct sk_chol_dev *D = c->dev;
+  for (int64_t x = D->blv[l]; x < D->blv[l + 1]; x++) {
+    int s = (int)D->bsn[x];
+    int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s];
+    if (ls_trsm(D, 'L', trans, c->ldl ? 'U' : 'N', &D->lx, c->lp[s], m, y, c->first[s], k,
+                k, 1, err, errlen) < 0)
+      return -1;
+  }
+  return 0;
+}
+
 int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
                      size_t errlen) {
   const struct sk_chol_dev *D = c->dev;
@@ -514,7 +597,8 @@ int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
     sk_arg da[] = {sk_arg_view("order", &D->order), sk_arg_view("first", &D->first),
                    sk_arg_view("rp", &D->rp),       sk_arg_view("lp", &D->lp),
                    sk_arg_view("lx", &D->lx),       sk_arg_view("y", &y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("unit", unit)};
+                   sk_arg_i64("q0", q0),            sk_arg_i64("unit", unit),
+                   sk_arg_i64("kmax", NB)};
     sk_arg ba[] = {sk_arg_view("order", &D->order), sk_arg_view("pref", &D->bpref),
                    sk_arg_view("first", &D->first), sk_arg_view("rp", &D->rp),
                    sk_arg_view("rows", &D->rows),   sk_arg_view("lp", &D->lp),
@@ -522,6 +606,7 @@ int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
                    sk_arg_i64("q0", q0),            sk_arg_i64("q1", q1),
                    sk_arg_i64("p0", D->hbp[q0])};
     if (team(&k_fdiag, q1 - q0, da, NELEM(da), err, errlen) < 0 ||
+        big_diag(c, l, 'N', &y, err, errlen) < 0 ||
         sk_dense_range(&k_fbelow, D->hbp[q1] - D->hbp[q0], ba, NELEM(ba), err, errlen) < 0)
       goto done;
   }
@@ -540,9 +625,11 @@ int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
     sk_arg da[] = {sk_arg_view("order", &D->order), sk_arg_view("first", &D->first),
                    sk_arg_view("rp", &D->rp),       sk_arg_view("lp", &D->lp),
                    sk_arg_view("lx", &D->lx),       sk_arg_view("y", &y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("unit", unit)};
+                   sk_arg_i64("q0", q0),            sk_arg_i64("unit", unit),
+                   sk_arg_i64("kmax", NB)};
     if (sk_dense_range(&k_bbelow, D->hcp[q1] - D->hcp[q0], ba, NELEM(ba), err, errlen) < 0 ||
-        team(&k_bdiag, q1 - q0, da, NELEM(da), err, errlen) < 0)
+        team(&k_bdiag, q1 - q0, da, NELEM(da), err, errlen) < 0 ||
+        big_diag(c, l, 'T', &y, err, errlen) < 0)
       goto done;
   }
   sk_arg ua[] = {sk_arg_view("x", x), sk_arg_view("y", &y), sk_arg_view("perm", &D->perm)};
