@@ -179,6 +179,7 @@ describe("speck.sparse.cholesky by level sets", function()
     check_same("lap2d", lap2d(40))
     check_same("lap3d", lap3d27(9))
     check_same("rand", random_sym(500, 4, 7))
+    assert.is_true(sparse.cholesky(lap3d27(9), {schedule = "levels"}):info().gemm_updates > 0)
   end)
 
   it("equals the dense Cholesky of P A P^T", function()
@@ -191,6 +192,14 @@ describe("speck.sparse.cholesky by level sets", function()
     F = sparse.cholesky(A, LEVELS)
     assert.is_true(F:info().max_front > 32)   -- blocked supernodes, gemm updates
     check_dense("lap3d", A, F)
+  end)
+
+  it("equals the dense Cholesky on a 27-point 14^3 matrix (large updates by gemm)", function()
+    local A = lap3d27(14)
+    local F = sparse.cholesky(A, LEVELS)
+    assert.is_true(F:info().max_front > 150)
+    check_dense("lap3d14", A, F)
+    check_solve("lap3d14", A, F, A:nrows())
   end)
 
   it("solves against SciPy, again with the same factor", function()
@@ -292,14 +301,20 @@ describe("speck.sparse.cholesky on a GPU", function()
     local F = sparse.cholesky(A)
     assert.are.equal("levels", F:info().schedule)
     F:solve(rhs(A, n))
+    local A2 = lap3d27(16)
+    local F2 = sparse.cholesky(A2)
+    check_solve("dev16", A2, F2, A2:nrows())
     local seen = {}
     for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
       if k.tier == "nvrtc" and k.launches > 0 then seen[k.label] = true end
     end
-    for _, l in ipairs{"task.chol_ls_assemble", "task.chol_ls_scatter", "task.chol_ls_panel",
+    for _, l in ipairs{"task.chol_ls_assemble", "task.chol_ls_panel",
                        "task.chol_ls_gather", "task.chol_ls_fdiag", "task.chol_ls_fbelow",
                        "task.chol_ls_bbelow", "task.chol_ls_bdiag", "task.chol_ls_unperm"} do
       assert.is_true(seen[l] == true, l .. " did not run as a device kernel")
+    end
+    if F2:info().gemm_updates > 0 then
+      assert.is_true(seen["task.chol_ls_scatter"] == true, "task.chol_ls_scatter did not run as a device kernel")
     end
   end)
 end)

@@ -578,6 +578,7 @@ static int l_chol_info(lua_State *L) {
   sk_lset_num(L, "numeric_seconds", in.numeric_s);
   sk_lset_int(L, "levels", in.levels);
   sk_lset_int(L, "static_pivots", in.static_pivots);
+  sk_lset_int(L, "gemm_updates", in.gemm_updates);
   sk_lset_str(L, "schedule", in.levels ? "levels" : "dag");
   sk_lset_str(L, "space", sk_space_name(lc->space));
   lua_pushboolean(L, in.ldl);

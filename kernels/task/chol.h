@@ -61,6 +61,7 @@ typedef struct sk_chol_info {
   /* the level-set schedule: its levels (0: the task DAG's factor), the
    * pivots static pivoting replaced (L D L^T), 1 for L D L^T */
   int64_t levels, static_pivots;
+  int64_t gemm_updates; /* the level-set schedule's updates done by gemm */
   int ldl;
 } sk_chol_info;
 /* levels: the numeric phase by level sets of the supernodal tree on the

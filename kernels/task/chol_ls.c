@@ -548,6 +548,7 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   }
   c->info.levels = D->nlev;
   c->info.static_pivots = npiv;
+  c->info.gemm_updates = D->bulv[D->nlev];
   /* the solve reads only these */
   drop(&D->cp);
   drop(&D->ci);
