@@ -39,23 +39,24 @@
 #include "chol_int.h"
 #include "kbodies.h"
 
-#define NB      32            /* panel width: larger supernodes are blocked */
+#define NB 32 /* panel width: larger supernodes are blocked */
 /* updates of at least this many multiply-adds go to gemm (the host's
  * vendor library is quick at small sizes; on the device a launch costs
  * more than a small product: only large ones) */
 #define BIG_UPD_HOST   (32 * 32 * 8)
 #define BIG_UPD_DEVICE (128 * 128 * 32)
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define R1(n, dt) " " n "=" dt "[1]"
+#define NELEM(a)       ((int)(sizeof(a) / sizeof((a)[0])))
+#define R1(n, dt)      " " n "=" dt "[1]"
 
 /* -- bodies -------------------------------------------------------------------- */
-#define KB(var, name, sig)                                                              \
-  static const char *const var##_sig[] = {sig, NULL};                                   \
-  static const sk_kbody var = {.label = "task." #name,                                  \
-                               .body = sk_body_task_##name,                             \
-                               .pattern = SK_FOR,                                       \
+#define KB(var, name, sig) \
+  static const char *const var##_sig[] = {sig, NULL}; \
+  static const sk_kbody var = {.label = "task." #name, \
+                               .body = sk_body_task_##name, \
+                               .pattern = SK_FOR, \
                                .sigs = var##_sig}
-#define PREF_ARGS R1("order", "int64") R1("pref", "int64") R1("first", "int64") R1("rp", "int64")
+#define PREF_ARGS \
+  R1("order", "int64") R1("pref", "int64") R1("first", "int64") R1("rp", "int64")
 KB(k_assemble, chol_ls_assemble,
    "range" PREF_ARGS R1("rows", "int32") R1("lp", "int64") R1("lx", "float64")
      R1("cp", "int64") R1("ci", "int32") R1("cx", "float64") R1("cup", "int64")
@@ -64,30 +65,33 @@ KB(k_scatter, chol_ls_scatter,
    "range" R1("W", "float64") R1("rows", "int32") R1("rp", "int64") R1("first", "int64")
      R1("lp", "int64") R1("lx", "float64") " s=int64 d=int64 j0=int64 nr=int64");
 KB(k_scale, chol_ls_scale,
-   "range" R1("W", "float64") R1("lx", "float64") R1("dd", "float64")
-     " off=int64 ld=int64 nr=int64 c0=int64");
+   "range" R1("W", "float64") R1("lx", "float64")
+     R1("dd", "float64") " off=int64 ld=int64 nr=int64 c0=int64");
 KB(k_dcols, chol_ls_dcols,
-   "range" R1("lx", "float64") R1("dd", "float64") " off=int64 ld=int64 nr=int64 c0=int64");
+   "range" R1("lx", "float64")
+     R1("dd", "float64") " off=int64 ld=int64 nr=int64 c0=int64");
 KB(k_panel, chol_ls_panel,
    "team" R1("tk", "int64") R1("lx", "float64") R1("dd", "float64") R1("bad", "int64")
      R1("npiv", "int64") " t0=int64 ldl=int64 tol=float64");
-KB(k_gather, chol_ls_gather, "range" R1("y", "float64") R1("b", "float64") R1("perm", "int64"));
-KB(k_unperm, chol_ls_unperm, "range" R1("x", "float64") R1("y", "float64") R1("perm", "int64"));
+KB(k_gather, chol_ls_gather,
+   "range" R1("y", "float64") R1("b", "float64") R1("perm", "int64"));
+KB(k_unperm, chol_ls_unperm,
+   "range" R1("x", "float64") R1("y", "float64") R1("perm", "int64"));
 KB(k_dscale, chol_ls_dscale, "range" R1("y", "float64") R1("dd", "float64"));
-#define DIAG_SIG                                                                        \
-  "team" R1("order", "int64") R1("first", "int64") R1("rp", "int64") R1("lp", "int64")  \
+#define DIAG_SIG \
+  "team" R1("order", "int64") R1("first", "int64") R1("rp", "int64") R1("lp", "int64") \
     R1("lx", "float64") R1("y", "float64") " q0=int64 unit=int64 kmax=int64"
 KB(k_fdiag, chol_ls_fdiag, DIAG_SIG);
 KB(k_bdiag, chol_ls_bdiag, DIAG_SIG);
-#define BELOW_SIG                                                                       \
-  "range" PREF_ARGS R1("rows", "int32") R1("lp", "int64") R1("lx", "float64")           \
+#define BELOW_SIG \
+  "range" PREF_ARGS R1("rows", "int32") R1("lp", "int64") R1("lx", "float64") \
     R1("y", "float64") " q0=int64 q1=int64 p0=int64"
 KB(k_fbelow, chol_ls_fbelow, BELOW_SIG);
 KB(k_bbelow, chol_ls_bbelow, BELOW_SIG);
 
 const sk_kbody *const sk_chol_bodies[] = {
-  &k_assemble, &k_scatter, &k_scale,  &k_dcols,  &k_panel, &k_gather,
-  &k_unperm,   &k_dscale,  &k_fdiag,  &k_bdiag,  &k_fbelow, &k_bbelow, NULL};
+  &k_assemble, &k_scatter, &k_scale, &k_dcols,  &k_panel,  &k_gather, &k_unperm,
+  &k_dscale,   &k_fdiag,   &k_bdiag, &k_fbelow, &k_bbelow, NULL};
 
 /* -- the factor in the back end's space ---------------------------------------- */
 typedef struct big_upd {
@@ -98,20 +102,21 @@ struct sk_chol_dev {
   int space;
   sk_view first, rp, rows, lp, lx, cp, ci, cx, up, ud, order, ppref, bpref, cpref, tk, dd,
     perm, W, bad, npiv;
-  int64_t nlev, *lvp;          /* level l: order[lvp[l] .. lvp[l+1]) */
-  int64_t *hpp, *hbp, *hcp;    /* the prefixes over 'order' (host) */
-  int64_t *htk, *tlv;          /* panel tasks; level l's batched ones [tlv[l], tlv[l+1]) */
-  int64_t *bsn, *blv, *btask;  /* level l's blocked supernodes bsn[blv[l] .. blv[l+1]),
+  int64_t nlev, *lvp;         /* level l: order[lvp[l] .. lvp[l+1]) */
+  int64_t *hpp, *hbp, *hcp;   /* the prefixes over 'order' (host) */
+  int64_t *htk, *tlv;         /* panel tasks; level l's batched ones [tlv[l], tlv[l+1]) */
+  int64_t *bsn, *blv, *btask; /* level l's blocked supernodes bsn[blv[l] .. blv[l+1]),
                                   each's first task */
-  big_upd *bu;                 /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
+  big_upd *bu;                /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
   int64_t *bulv;
   int64_t wsize, big_upd;
 };
 
 static void dev_views(struct sk_chol_dev *d, sk_view **v) {
-  sk_view *all[] = {&d->first, &d->rp,    &d->rows,  &d->lp,    &d->lx, &d->cp, &d->ci,
-                    &d->cx,    &d->up,    &d->ud,    &d->order, &d->ppref, &d->bpref,
-                    &d->cpref, &d->tk,    &d->dd,    &d->perm,  &d->W,  &d->bad, &d->npiv};
+  sk_view *all[] = {&d->first, &d->rp,    &d->rows,  &d->lp,    &d->lx,
+                    &d->cp,    &d->ci,    &d->cx,    &d->up,    &d->ud,
+                    &d->order, &d->ppref, &d->bpref, &d->cpref, &d->tk,
+                    &d->dd,    &d->perm,  &d->W,     &d->bad,   &d->npiv};
   memcpy(v, all, sizeof all);
 }
 #define NDEV 20
@@ -220,8 +225,8 @@ static int ls_trsm(const struct sk_chol_dev *D, char side, char trans, char diag
         SK_VENDOR_OK)
       return 0;
   } else if (sk_vendor_gpu_available() &&
-             sk_vendor_gpu_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1,
-                                ldb) == SK_VENDOR_OK) {
+             sk_vendor_gpu_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b,
+                                1, ldb) == SK_VENDOR_OK) {
     return 0;
   }
   int64_t ka = side == 'R' ? n : m;
@@ -244,7 +249,8 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
   if (!lev || !order) goto oom;
   int64_t nlev = 0;
   for (int s = 0; s < nsn; s++) { /* children come before their parents */
-    if (c->parent[s] >= 0 && lev[c->parent[s]] < lev[s] + 1) lev[c->parent[s]] = lev[s] + 1;
+    if (c->parent[s] >= 0 && lev[c->parent[s]] < lev[s] + 1)
+      lev[c->parent[s]] = lev[s] + 1;
     if (lev[s] + 1 > nlev) nlev = lev[s] + 1;
   }
   D->nlev = nlev;
@@ -255,7 +261,8 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
   D->tlv = calloc((size_t)nlev + 1, sizeof *D->tlv);
   D->blv = calloc((size_t)nlev + 1, sizeof *D->blv);
   D->bulv = calloc((size_t)nlev + 1, sizeof *D->bulv);
-  if (!D->lvp || !D->hpp || !D->hbp || !D->hcp || !D->tlv || !D->blv || !D->bulv) goto oom;
+  if (!D->lvp || !D->hpp || !D->hbp || !D->hcp || !D->tlv || !D->blv || !D->bulv)
+    goto oom;
   for (int s = 0; s < nsn; s++) D->lvp[lev[s] + 1]++;
   for (int64_t l = 0; l < nlev; l++) D->lvp[l + 1] += D->lvp[l];
   {
@@ -282,7 +289,8 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
     }
     for (int64_t e = c->up[s]; e < c->up[s + 1]; e++) {
       const struct upd_ent *u = &c->ud[e];
-      int64_t md = c->rp[u->d + 1] - c->rp[u->d], kd = c->first[u->d + 1] - c->first[u->d];
+      int64_t md = c->rp[u->d + 1] - c->rp[u->d],
+              kd = c->first[u->d + 1] - c->first[u->d];
       if ((md - u->i1) * (u->i2 - u->i1) * kd >= D->big_upd) nbu++;
     }
   }
@@ -371,7 +379,8 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
     goto fail;
   free(w);
   w = NULL;
-  if (!(w = wide(c->perm, n)) || put(&D->perm, "chol perm", SK_I64, w, n, sp, err, errlen) < 0)
+  if (!(w = wide(c->perm, n)) ||
+      put(&D->perm, "chol perm", SK_I64, w, n, sp, err, errlen) < 0)
     goto fail;
   free(w);
   w = NULL;
@@ -383,7 +392,8 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
     for (int s = 0; s < nsn; s++)
       for (int64_t e = c->up[s]; e < c->up[s + 1]; e++) {
         const struct upd_ent *u = &c->ud[e];
-        int64_t md = c->rp[u->d + 1] - c->rp[u->d], kd = c->first[u->d + 1] - c->first[u->d];
+        int64_t md = c->rp[u->d + 1] - c->rp[u->d],
+                kd = c->first[u->d + 1] - c->first[u->d];
         if ((md - u->i1) * (u->i2 - u->i1) * kd >= D->big_upd) continue;
         const int *Rd = c->rows + c->rp[u->d];
         for (int p = u->i1; p < u->i2; p++) {
@@ -426,8 +436,10 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
       put(&D->order, "chol order", SK_I64, order, nsn, sp, err, errlen) < 0 ||
       put(&D->ppref, "chol panel prefix", SK_I64, D->hpp, nsn + 1, sp, err, errlen) < 0 ||
       put(&D->bpref, "chol below prefix", SK_I64, D->hbp, nsn + 1, sp, err, errlen) < 0 ||
-      put(&D->cpref, "chol column prefix", SK_I64, D->hcp, nsn + 1, sp, err, errlen) < 0 ||
-      put(&D->tk, "chol tasks", SK_I64, D->htk, 5 * (int64_t)ntask, sp, err, errlen) < 0 ||
+      put(&D->cpref, "chol column prefix", SK_I64, D->hcp, nsn + 1, sp, err, errlen) <
+        0 ||
+      put(&D->tk, "chol tasks", SK_I64, D->htk, 5 * (int64_t)ntask, sp, err, errlen) <
+        0 ||
       put(&D->dd, "chol D", SK_F64, NULL, n, sp, err, errlen) < 0 ||
       put(&D->W, "chol work", SK_F64, NULL, D->wsize, sp, err, errlen) < 0 ||
       put(&D->npiv, "chol pivots", SK_I64, NULL, 1, sp, err, errlen) < 0)
@@ -441,16 +453,25 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   const int64_t ldl = c->ldl;
   for (int64_t l = 0; l < D->nlev; l++) {
     const int64_t q0 = D->lvp[l], q1 = D->lvp[l + 1];
-    sk_arg aa[] = {sk_arg_view("order", &D->order), sk_arg_view("pref", &D->ppref),
-                   sk_arg_view("first", &D->first), sk_arg_view("rp", &D->rp),
-                   sk_arg_view("rows", &D->rows),   sk_arg_view("lp", &D->lp),
-                   sk_arg_view("lx", &D->lx),       sk_arg_view("cp", &D->cp),
-                   sk_arg_view("ci", &D->ci),       sk_arg_view("cx", &D->cx),
-                   sk_arg_view("cup", &D->up),      sk_arg_view("cul", &D->ud),
-                   sk_arg_view("dd", &D->dd),       sk_arg_i64("q0", q0),
-                   sk_arg_i64("q1", q1),            sk_arg_i64("p0", D->hpp[q0]),
+    sk_arg aa[] = {sk_arg_view("order", &D->order),
+                   sk_arg_view("pref", &D->ppref),
+                   sk_arg_view("first", &D->first),
+                   sk_arg_view("rp", &D->rp),
+                   sk_arg_view("rows", &D->rows),
+                   sk_arg_view("lp", &D->lp),
+                   sk_arg_view("lx", &D->lx),
+                   sk_arg_view("cp", &D->cp),
+                   sk_arg_view("ci", &D->ci),
+                   sk_arg_view("cx", &D->cx),
+                   sk_arg_view("cup", &D->up),
+                   sk_arg_view("cul", &D->ud),
+                   sk_arg_view("dd", &D->dd),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("q1", q1),
+                   sk_arg_i64("p0", D->hpp[q0]),
                    sk_arg_i64("ldl", ldl)};
-    if (sk_dense_range(&k_assemble, D->hpp[q1] - D->hpp[q0], aa, NELEM(aa), err, errlen) < 0)
+    if (sk_dense_range(&k_assemble, D->hpp[q1] - D->hpp[q0], aa, NELEM(aa), err, errlen) <
+        0)
       goto fail;
     for (int64_t x = D->bulv[l]; x < D->bulv[l + 1]; x++) {
       const big_upd *u = &D->bu[x];
@@ -459,9 +480,12 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
       const sk_view *A = &D->lx;
       int64_t aoff = L0 + u->j0, lda = md;
       if (ldl) {
-        sk_arg sa[] = {sk_arg_view("W", &D->W),     sk_arg_view("lx", &D->lx),
-                       sk_arg_view("dd", &D->dd),   sk_arg_i64("off", L0 + u->j0),
-                       sk_arg_i64("ld", md),        sk_arg_i64("nr", u->nr),
+        sk_arg sa[] = {sk_arg_view("W", &D->W),
+                       sk_arg_view("lx", &D->lx),
+                       sk_arg_view("dd", &D->dd),
+                       sk_arg_i64("off", L0 + u->j0),
+                       sk_arg_i64("ld", md),
+                       sk_arg_i64("nr", u->nr),
                        sk_arg_i64("c0", c->first[u->d])};
         if (sk_dense_range(&k_scale, u->nr * u->kd, sa, NELEM(sa), err, errlen) < 0)
           goto fail;
@@ -476,18 +500,18 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
       sk_view wv = D->W;
       wv.data = (double *)D->W.data + wo;
       wv.extent[0] = u->nr * u->nc;
-      sk_arg sc[] = {sk_arg_view("W", &wv),       sk_arg_view("rows", &D->rows),
-                     sk_arg_view("rp", &D->rp),   sk_arg_view("first", &D->first),
-                     sk_arg_view("lp", &D->lp),   sk_arg_view("lx", &D->lx),
-                     sk_arg_i64("s", u->s),       sk_arg_i64("d", u->d),
-                     sk_arg_i64("j0", u->j0),     sk_arg_i64("nr", u->nr)};
+      sk_arg sc[] = {sk_arg_view("W", &wv),     sk_arg_view("rows", &D->rows),
+                     sk_arg_view("rp", &D->rp), sk_arg_view("first", &D->first),
+                     sk_arg_view("lp", &D->lp), sk_arg_view("lx", &D->lx),
+                     sk_arg_i64("s", u->s),     sk_arg_i64("d", u->d),
+                     sk_arg_i64("j0", u->j0),   sk_arg_i64("nr", u->nr)};
       if (sk_dense_range(&k_scatter, u->nr * u->nc, sc, NELEM(sc), err, errlen) < 0)
         goto fail;
     }
-    sk_arg pa[] = {sk_arg_view("tk", &D->tk),   sk_arg_view("lx", &D->lx),
-                   sk_arg_view("dd", &D->dd),   sk_arg_view("bad", &D->bad),
+    sk_arg pa[] = {sk_arg_view("tk", &D->tk),     sk_arg_view("lx", &D->lx),
+                   sk_arg_view("dd", &D->dd),     sk_arg_view("bad", &D->bad),
                    sk_arg_view("npiv", &D->npiv), sk_arg_i64("t0", D->tlv[l]),
-                   sk_arg_i64("ldl", ldl),      sk_arg_f64("tol", tol)};
+                   sk_arg_i64("ldl", ldl),        sk_arg_f64("tol", tol)};
     if (team(&k_panel, D->tlv[l + 1] - D->tlv[l], pa, NELEM(pa), err, errlen) < 0)
       goto fail;
     for (int64_t x = D->blv[l]; x < D->blv[l + 1]; x++) {
@@ -496,10 +520,10 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
       int64_t L0 = c->lp[s];
       for (int64_t k0 = 0, t = D->btask[x]; k0 < k; k0 += NB, t++) {
         int64_t nb = k - k0 < NB ? k - k0 : NB, kr = k - k0 - nb, mr = m - k0 - nb;
-        sk_arg pb[] = {sk_arg_view("tk", &D->tk),   sk_arg_view("lx", &D->lx),
-                       sk_arg_view("dd", &D->dd),   sk_arg_view("bad", &D->bad),
+        sk_arg pb[] = {sk_arg_view("tk", &D->tk),     sk_arg_view("lx", &D->lx),
+                       sk_arg_view("dd", &D->dd),     sk_arg_view("bad", &D->bad),
                        sk_arg_view("npiv", &D->npiv), sk_arg_i64("t0", t),
-                       sk_arg_i64("ldl", ldl),      sk_arg_f64("tol", tol)};
+                       sk_arg_i64("ldl", ldl),        sk_arg_f64("tol", tol)};
         if (team(&k_panel, 1, pb, NELEM(pb), err, errlen) < 0) goto fail;
         /* the rows below the diagonal block: B L^-T (L D L^T: B L^-T D^-1) */
         int64_t dg = L0 + k0 * m + k0;
@@ -507,21 +531,26 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
                     nb, err, errlen) < 0)
           goto fail;
         if (ldl) {
-          sk_arg ca[] = {sk_arg_view("lx", &D->lx), sk_arg_view("dd", &D->dd),
+          sk_arg ca[] = {sk_arg_view("lx", &D->lx),  sk_arg_view("dd", &D->dd),
                          sk_arg_i64("off", dg + nb), sk_arg_i64("ld", m),
                          sk_arg_i64("nr", mr),       sk_arg_i64("c0", c->first[s] + k0)};
-          if (sk_dense_range(&k_dcols, mr * nb, ca, NELEM(ca), err, errlen) < 0) goto fail;
+          if (sk_dense_range(&k_dcols, mr * nb, ca, NELEM(ca), err, errlen) < 0)
+            goto fail;
         }
         if (kr == 0) continue;
         /* the trailing columns: P[k0+nb:, k0+nb:k] -= P[k0+nb:, blk] (D) P[k0+nb:k, blk]^T */
         const sk_view *A = &D->lx;
         int64_t aoff = L0 + k0 * m + k0 + nb, lda = m;
         if (ldl) {
-          sk_arg sa[] = {sk_arg_view("W", &D->W),   sk_arg_view("lx", &D->lx),
-                         sk_arg_view("dd", &D->dd), sk_arg_i64("off", aoff),
-                         sk_arg_i64("ld", m),       sk_arg_i64("nr", mr),
+          sk_arg sa[] = {sk_arg_view("W", &D->W),
+                         sk_arg_view("lx", &D->lx),
+                         sk_arg_view("dd", &D->dd),
+                         sk_arg_i64("off", aoff),
+                         sk_arg_i64("ld", m),
+                         sk_arg_i64("nr", mr),
                          sk_arg_i64("c0", c->first[s] + k0)};
-          if (sk_dense_range(&k_scale, mr * nb, sa, NELEM(sa), err, errlen) < 0) goto fail;
+          if (sk_dense_range(&k_scale, mr * nb, sa, NELEM(sa), err, errlen) < 0)
+            goto fail;
           A = &D->W;
           aoff = 0;
           lda = mr;
@@ -541,8 +570,9 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   if (bad != INT64_MAX) {
     int col = (int)(bad >> 2), kind = (int)(bad & 3);
     if (kind == 3) sk_err(err, errlen, SK_E_CHOL_LDL_SINGULAR, c->perm[col], col);
-    else if (kind) sk_err(err, errlen, SK_E_MATRIX_PIVOT_NONFINITE, c->perm[col],
-                          kind == 1 ? "NaN" : "Inf", col);
+    else if (kind)
+      sk_err(err, errlen, SK_E_MATRIX_PIVOT_NONFINITE, c->perm[col],
+             kind == 1 ? "NaN" : "Inf", col);
     else sk_err(err, errlen, SK_E_MATRIX_NOT_POSITIVE, c->perm[col], col);
     goto fail;
   }
@@ -591,24 +621,35 @@ int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
   if (put(&y, "chol y", SK_F64, NULL, c->n, D->space, err, errlen) < 0) return -1;
   const int64_t unit = c->ldl;
   int rc = -1;
-  sk_arg ga[] = {sk_arg_view("y", &y), sk_arg_view("b", b), sk_arg_view("perm", &D->perm)};
+  sk_arg ga[] = {sk_arg_view("y", &y), sk_arg_view("b", b),
+                 sk_arg_view("perm", &D->perm)};
   if (sk_dense_range(&k_gather, c->n, ga, NELEM(ga), err, errlen) < 0) goto done;
   for (int64_t l = 0; l < D->nlev; l++) { /* L z = P b */
     const int64_t q0 = D->lvp[l], q1 = D->lvp[l + 1];
-    sk_arg da[] = {sk_arg_view("order", &D->order), sk_arg_view("first", &D->first),
-                   sk_arg_view("rp", &D->rp),       sk_arg_view("lp", &D->lp),
-                   sk_arg_view("lx", &D->lx),       sk_arg_view("y", &y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("unit", unit),
+    sk_arg da[] = {sk_arg_view("order", &D->order),
+                   sk_arg_view("first", &D->first),
+                   sk_arg_view("rp", &D->rp),
+                   sk_arg_view("lp", &D->lp),
+                   sk_arg_view("lx", &D->lx),
+                   sk_arg_view("y", &y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("unit", unit),
                    sk_arg_i64("kmax", NB)};
-    sk_arg ba[] = {sk_arg_view("order", &D->order), sk_arg_view("pref", &D->bpref),
-                   sk_arg_view("first", &D->first), sk_arg_view("rp", &D->rp),
-                   sk_arg_view("rows", &D->rows),   sk_arg_view("lp", &D->lp),
-                   sk_arg_view("lx", &D->lx),       sk_arg_view("y", &y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("q1", q1),
+    sk_arg ba[] = {sk_arg_view("order", &D->order),
+                   sk_arg_view("pref", &D->bpref),
+                   sk_arg_view("first", &D->first),
+                   sk_arg_view("rp", &D->rp),
+                   sk_arg_view("rows", &D->rows),
+                   sk_arg_view("lp", &D->lp),
+                   sk_arg_view("lx", &D->lx),
+                   sk_arg_view("y", &y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("q1", q1),
                    sk_arg_i64("p0", D->hbp[q0])};
     if (team(&k_fdiag, q1 - q0, da, NELEM(da), err, errlen) < 0 ||
         big_diag(c, l, 'N', &y, err, errlen) < 0 ||
-        sk_dense_range(&k_fbelow, D->hbp[q1] - D->hbp[q0], ba, NELEM(ba), err, errlen) < 0)
+        sk_dense_range(&k_fbelow, D->hbp[q1] - D->hbp[q0], ba, NELEM(ba), err, errlen) <
+          0)
       goto done;
   }
   if (unit) {
@@ -617,23 +658,34 @@ int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
   }
   for (int64_t l = D->nlev - 1; l >= 0; l--) { /* L^T w = z */
     const int64_t q0 = D->lvp[l], q1 = D->lvp[l + 1];
-    sk_arg ba[] = {sk_arg_view("order", &D->order), sk_arg_view("pref", &D->cpref),
-                   sk_arg_view("first", &D->first), sk_arg_view("rp", &D->rp),
-                   sk_arg_view("rows", &D->rows),   sk_arg_view("lp", &D->lp),
-                   sk_arg_view("lx", &D->lx),       sk_arg_view("y", &y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("q1", q1),
+    sk_arg ba[] = {sk_arg_view("order", &D->order),
+                   sk_arg_view("pref", &D->cpref),
+                   sk_arg_view("first", &D->first),
+                   sk_arg_view("rp", &D->rp),
+                   sk_arg_view("rows", &D->rows),
+                   sk_arg_view("lp", &D->lp),
+                   sk_arg_view("lx", &D->lx),
+                   sk_arg_view("y", &y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("q1", q1),
                    sk_arg_i64("p0", D->hcp[q0])};
-    sk_arg da[] = {sk_arg_view("order", &D->order), sk_arg_view("first", &D->first),
-                   sk_arg_view("rp", &D->rp),       sk_arg_view("lp", &D->lp),
-                   sk_arg_view("lx", &D->lx),       sk_arg_view("y", &y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("unit", unit),
+    sk_arg da[] = {sk_arg_view("order", &D->order),
+                   sk_arg_view("first", &D->first),
+                   sk_arg_view("rp", &D->rp),
+                   sk_arg_view("lp", &D->lp),
+                   sk_arg_view("lx", &D->lx),
+                   sk_arg_view("y", &y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("unit", unit),
                    sk_arg_i64("kmax", NB)};
-    if (sk_dense_range(&k_bbelow, D->hcp[q1] - D->hcp[q0], ba, NELEM(ba), err, errlen) < 0 ||
+    if (sk_dense_range(&k_bbelow, D->hcp[q1] - D->hcp[q0], ba, NELEM(ba), err, errlen) <
+          0 ||
         team(&k_bdiag, q1 - q0, da, NELEM(da), err, errlen) < 0 ||
         big_diag(c, l, 'T', &y, err, errlen) < 0)
       goto done;
   }
-  sk_arg ua[] = {sk_arg_view("x", x), sk_arg_view("y", &y), sk_arg_view("perm", &D->perm)};
+  sk_arg ua[] = {sk_arg_view("x", x), sk_arg_view("y", &y),
+                 sk_arg_view("perm", &D->perm)};
   rc = sk_dense_range(&k_unperm, c->n, ua, NELEM(ua), err, errlen);
 done:
   sk_view_release(&y);

@@ -49,8 +49,7 @@ int main(void) {
   const sk_backend *dev = sk_backend_find("cuda");
   if (!dev || !sk_nvrtc_status(why, sizeof why))
     printf("device compile checks skipped: %s\n", dev ? why : "no device back end");
-  else
-    printf("device: %d chol bodies compiled\n", compile_all(dev));
+  else printf("device: %d chol bodies compiled\n", compile_all(dev));
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
