@@ -7,7 +7,9 @@
 --   speck chol_gpu.lua lap3d|lap2d G LABEL [levels]
 -- prints "chol<name> LABEL 1 <seconds>" (ordering + symbolic + numeric,
 -- as CHOLMOD's analyze + factorize) and, on stderr, the phases, the
--- factor's size, the solve's time and its relative residual.
+-- factor's size, the solve's time and its relative residual, and the
+-- level-set kernels' launches and run seconds (speck.jit.stats) in the
+-- factorization and in the solve.
 local speck = require "speck"
 local sparse = require "speck.sparse"
 local kind, g, label, sched = arg[1], tonumber(arg[2]), arg[3] or "speck", arg[4]
@@ -53,11 +55,35 @@ local W = build("lap3d", 8)
 sparse.cholesky(W, opts):solve(speck.View("w", "float64", W:nrows()))
 local A = build(kind, g)
 local nn = A:nrows()
+-- the level-set kernels' launches and run time so far (speck.jit.stats)
+local function kstats()
+  local t = {}
+  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+    local name = k.label:match("^task%.chol_ls_(.*)")
+    if name then
+      local e = t[name] or {n = 0, s = 0}
+      e.n, e.s = e.n + k.launches, e.s + (k.run_seconds or 0)
+      t[name] = e
+    end
+  end
+  return t
+end
+local function kdiff(a, b)
+  local out = {}
+  for name, e in pairs(b) do
+    local o = a[name] or {n = 0, s = 0}
+    if e.n > o.n then out[#out + 1] = ("%s %d/%.3f s"):format(name, e.n - o.n, e.s - o.s) end
+  end
+  table.sort(out)
+  return table.concat(out, ", ")
+end
 speck.fence()
+local k0 = kstats()
 local t0 = speck.now()
 local F = sparse.cholesky(A, opts)
 speck.fence()
 local dt = speck.now() - t0
+local k1 = kstats()
 local info = F:info()
 local b = speck.View("b", "float64", nn)
 speck.parallel_for("fill_b", nn, {b = b}, [[ b(i) = 1.0 + (i * 37 % 11) - 0.5 * (i % 3); ]])
@@ -66,6 +92,7 @@ local t1 = speck.now()
 local x = F:solve(b)
 speck.fence()
 local ds = speck.now() - t1
+local k2 = kstats()
 local r = speck.View("r", "float64", nn)
 speck.deep_copy(r, b)
 sparse.spmv("N", -1.0, A, x, 1.0, r)
@@ -76,3 +103,6 @@ io.stderr:write(("%s %s: %s schedule (%d levels) in '%s', symbolic %.3f s, numer
                 :format(label, kind, info.schedule, info.levels, info.space, info.symbolic_seconds,
                         info.numeric_seconds, info.nnz_l, info.supernodes, ds, math.sqrt(rr / bb)))
 print(("chol%s%d %s 1 %.6f"):format(kind, g, label, dt))
+if next(k1) then
+  io.stderr:write(("%s-kernels %s: factor: %s; solve: %s\n"):format(label, kind, kdiff(k0, k1), kdiff(k1, k2)))
+end
