@@ -202,6 +202,18 @@ describe("speck.sparse.cholesky by level sets", function()
     check_solve("lap3d14", A, F, A:nrows())
   end)
 
+  it("takes every update by gemm, or none (gemm_min)", function()
+    local A = lap3d27(9)
+    local F = sparse.cholesky(A, levels_opts{gemm_min = 1})
+    assert.is_true(F:info().gemm_updates > 0)
+    check_dense("gemm_all", A, F)
+    F = sparse.cholesky(A, levels_opts{gemm_min = 1000000000000})
+    assert.are.equal(0, F:info().gemm_updates)
+    check_dense("gemm_none", A, F)
+    F = sparse.cholesky(lap2d(24, 2.3), levels_opts{gemm_min = 1, ldl = true})
+    check_solve("gemm_ldl", lap2d(24, 2.3), F, 576)
+  end)
+
   it("solves against SciPy, again with the same factor", function()
     for _, c in ipairs{{"lap2d", lap2d(40)}, {"lap3d", lap3d27(9)}, {"rand", random_sym(600, 3, 3)},
                        {"one", coo(1, {{0, 0, 4.0}})}} do
@@ -269,6 +281,10 @@ describe("speck.sparse.cholesky by level sets: bad input", function()
                    err_of(sparse.cholesky, A, {schedule = "tasks"}), 1, true)
     assert.matches("speck.sparse.cholesky: space must be a string, got number",
                    err_of(sparse.cholesky, A, {space = 3}), 1, true)
+    assert.matches("speck.sparse.cholesky: gemm_min must be a positive integer, got 0",
+                   err_of(sparse.cholesky, A, {gemm_min = 0}), 1, true)
+    assert.matches("speck.sparse.cholesky: gemm_min must be a positive integer, got 2.5",
+                   err_of(sparse.cholesky, A, levels_opts{gemm_min = 2.5}), 1, true)
     assert.matches("speck.sparse.cholesky: unknown option 'pivot'",
                    err_of(sparse.cholesky, A, {pivot = true}), 1, true)
     if HOST then
@@ -276,6 +292,8 @@ describe("speck.sparse.cholesky by level sets: bad input", function()
                      err_of(sparse.cholesky, A, {space = "cuda"}), 1, true)
       assert.matches("speck.sparse.cholesky: ldl = true runs on the level-set schedule: schedule must be \"levels\"",
                      err_of(sparse.cholesky, A, {ldl = true, schedule = "dag"}), 1, true)
+      assert.matches("speck.sparse.cholesky: gemm_min is an option of the level-set schedule: schedule must be \"levels\"",
+                     err_of(sparse.cholesky, A, {gemm_min = 64}), 1, true)
     else
       assert.matches("speck.sparse.cholesky: schedule = \"dag\" runs on the host: space must be \"host\", got '" .. A:space() .. "'",
                      err_of(sparse.cholesky, A, {schedule = "dag"}), 1, true)

@@ -477,12 +477,13 @@ static const sk_view *dense_view(lua_State *L, int idx, int dtype, int64_t n,
   return v;
 }
 
-/* cholesky(n, rowptr, colidx, values [, levels, ldl]) -> factor (host
- * arrays; levels: the level-set schedule on the active back end) */
+/* cholesky(n, rowptr, colidx, values [, levels, ldl, gemm_min]) -> factor
+ * (host arrays; levels: the level-set schedule on the active back end) */
 static int l_cholesky(lua_State *L) {
   const char *fname = "speck.sparse.cholesky";
   lua_Integer n = luaL_checkinteger(L, 1);
-  sk_chol_opts o = {lua_toboolean(L, 5), lua_toboolean(L, 6)};
+  sk_chol_opts o = {lua_toboolean(L, 5), lua_toboolean(L, 6),
+                    (int64_t)luaL_optinteger(L, 7, 0)};
   const sk_view *rp = dense_view(L, 2, SK_I64, n + 1, fname, "rowptr");
   const int64_t *r = rp->data;
   const sk_view *ci = dense_view(L, 3, SK_I32, r[n], fname, "colidx");

@@ -584,7 +584,7 @@ static void free_all(void *const *p, int n) {
 
 sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
                         const double *val, char *err, size_t errlen) {
-  sk_chol_opts o = {0, 0};
+  sk_chol_opts o = {0, 0, 0};
   return sk_chol_factor_ex(n64, rowptr, colidx, val, &o, err, errlen);
 }
 
@@ -614,6 +614,7 @@ sk_chol *sk_chol_factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *co
   if (!c || !ap || !anc || !par || !cc || !post || !head || !nxt || !stack) goto oom;
   c->n = n;
   c->ldl = opt->ldl;
+  c->gemm_min = opt->gemm_min;
   c->perm = malloc((size_t)n * sizeof *c->perm);
   if (!c->perm) goto oom;
   for (int i = 0; i <= n; i++) ap[i] = (int)rowptr[i];

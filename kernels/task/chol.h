@@ -70,6 +70,9 @@ typedef struct sk_chol_info {
  * level-set schedule) */
 typedef struct sk_chol_opts {
   int levels, ldl;
+  /* levels: updates of at least this many multiply-adds by gemm (0: the
+   * default of the space) */
+  int64_t gemm_min;
 } sk_chol_opts;
 sk_chol *sk_chol_factor_ex(int64_t n, const int64_t *rowptr, const int32_t *colidx,
                            const double *val, const sk_chol_opts *o, char *err,

@@ -44,6 +44,7 @@ struct sk_chol {
   /* the level-set schedule (chol_ls.c): NULL for the task DAG's factor */
   struct sk_chol_dev *dev;
   int ldl; /* 1: L D L^T (unit L; D on L's diagonal) */
+  int64_t gemm_min; /* chol_ls.c: updates by gemm from this size (0: default) */
   /* work blocks done with, by size class (ub_get / ub_put): a
    * free block's first word links the list */
   pthread_mutex_t ub_mu;

@@ -367,7 +367,9 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   if (!D) goto oom;
   c->dev = D;
   D->space = be->space;
-  D->big_upd = D->space == SK_SPACE_HOST ? BIG_UPD_HOST : BIG_UPD_DEVICE;
+  D->big_upd = c->gemm_min > 0                 ? c->gemm_min
+               : D->space == SK_SPACE_HOST ? BIG_UPD_HOST
+                                           : BIG_UPD_DEVICE;
   int ntask = plan(c, D, &order);
   if (ntask < 0) goto oom;
   int n = c->n, nsn = c->nsn;

@@ -488,12 +488,15 @@ end
 -- opts: space (where the factor lives: "host" or the active back end's
 -- device space; default A's), ldl = true (L D L^T of a symmetric indefinite
 -- matrix, static pivoting as Tacho's: tiny pivots replaced, counted in
--- F:info().static_pivots), schedule = "dag" | "levels".
+-- F:info().static_pivots), schedule = "dag" | "levels", gemm_min (levels:
+-- updates of at least that many multiply-adds by the vendor's gemm, the
+-- rest by one dialect launch a level; default 8192 on the host, 524288 on
+-- a device).
 -- F:solve(b) -> x (b in the factor's space), F:info() -> {n, nnz_l,
 -- supernodes, max_front, schedule, levels, space, ldl, static_pivots, ...}
 function sparse.cholesky(A, opts)
   check_matrix("cholesky", "A", A)
-  opts = check_opts("cholesky", opts, {"ldl", "schedule", "space"})
+  opts = check_opts("cholesky", opts, {"gemm_min", "ldl", "schedule", "space"})
   if A._nrows ~= A._ncols then
     fail("cholesky", "A is %dx%d, not square", A._nrows, A._ncols)
   end
@@ -506,6 +509,10 @@ function sparse.cholesky(A, opts)
   end
   if schedule ~= nil and schedule ~= "dag" and schedule ~= "levels" then
     fail("cholesky", "schedule must be \"dag\" or \"levels\", got %s", tostring(schedule))
+  end
+  local gemm_min = opts.gemm_min
+  if gemm_min ~= nil and (math.type(gemm_min) ~= "integer" or gemm_min < 1) then
+    fail("cholesky", "gemm_min must be a positive integer, got %s", tostring(gemm_min))
   end
   if space ~= nil and type(space) ~= "string" then
     fail("cholesky", "space must be a string, got %s", type(space))
@@ -530,10 +537,13 @@ function sparse.cholesky(A, opts)
   if ldl and schedule == "dag" then
     fail("cholesky", "ldl = true runs on the level-set schedule: schedule must be \"levels\"")
   end
+  if gemm_min and schedule == "dag" then
+    fail("cholesky", "gemm_min is an option of the level-set schedule: schedule must be \"levels\"")
+  end
   local H = A
   if A:space() ~= "host" then H = A:to("host") end   -- the symbolic phase is the host's
   local ok, F = pcall(core.task.cholesky, H._nrows, H.rowptr, H.colidx, H.values,
-                      schedule == "levels", ldl == true)
+                      schedule == "levels", ldl == true, gemm_min)
   if not ok then
     error((tostring(F):gsub("^[^\n]-:%d+: ", "", 1)), user_level())
   end

@@ -51,6 +51,11 @@ end
 
 -- a small one first: the kernels compiled (and cached) before the clock
 local opts = sched == "levels" and {schedule = "levels"} or nil
+local gm = math.tointeger(tonumber(os.getenv("BENCH_GEMM_MIN") or ""))
+if gm and (sched == "levels" or speck.View("p", "float64", 0):space() ~= "host") then
+  opts = opts or {}
+  opts.gemm_min = gm   -- the level-set schedule's gemm threshold
+end
 local W = build("lap3d", 8)
 sparse.cholesky(W, opts):solve(speck.View("w", "float64", W:nrows()))
 local A = build(kind, g)
