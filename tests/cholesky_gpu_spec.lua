@@ -326,7 +326,7 @@ describe("speck.sparse.cholesky on a GPU", function()
     for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
       if k.tier == "nvrtc" and k.launches > 0 then seen[k.label] = true end
     end
-    for _, l in ipairs{"task.chol_ls_assemble", "task.chol_ls_panel",
+    for _, l in ipairs{"task.chol_ls_assemble", "task.chol_ls_small", "task.chol_ls_panel",
                        "task.chol_ls_gather", "task.chol_ls_fdiag", "task.chol_ls_fbelow",
                        "task.chol_ls_bbelow", "task.chol_ls_bdiag", "task.chol_ls_unperm"} do
       assert.is_true(seen[l] == true, l .. " did not run as a device kernel")

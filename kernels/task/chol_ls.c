@@ -6,24 +6,28 @@
  * space once; then per level of the tree (leaves first; a supernode's
  * level one more than its highest child's), every supernode of the level
  * at once:
- *   assemble: one range launch over the level's panel entries: each the
- *     matrix's entry minus the small updates of the descendants (a dot
- *     product of two of a descendant's rows);
- *   big updates (at least BIG_UPD_* multiply-adds): a gemm of the
- *     descendant's rows (the vendor layer: cuBLAS on the device, OpenBLAS
- *     on the host; else speck's dense gemm) into a work block and a
- *     scatter launch;
+ *   assemble: one range launch over the level's panel entries (the
+ *     matrix's entries);
+ *   small updates: one range launch over the entries of the level's
+ *     small updates (a product of two of a descendant's rows, subtracted
+ *     atomically from the ancestor's entry);
+ *   big updates (at least gemm_min multiply-adds, BIG_UPD_* by default):
+ *     a gemm of the descendant's rows (the vendor layer: cuBLAS on the
+ *     device, OpenBLAS on the host; else speck's dense gemm) into a work
+ *     block and a scatter launch;
  *   factor: the supernodes of at most NB columns in one team launch (one
- *     team a panel: potrf of the diagonal block and trsm of the rows
- *     below, left-looking by columns); a larger one blocked by NB columns
- *     (a panel launch, then the trailing update by gemm).
+ *     team a panel: potrf of the diagonal block and the rows below,
+ *     left-looking by columns); a larger one blocked by NB columns (the
+ *     team potrf of the diagonal block, the vendor's trsm of the rows
+ *     below, the trailing columns by gemm).
  * The pivots are checked once at the end (one read of a flag). L D L^T
  * (ldl) is the same schedule with the pivots in D and static pivoting as
  * Tacho's: a pivot smaller in magnitude than sqrt(eps) max|A| is replaced
  * by that size with its sign, and counted; a zero one fails.
  *
  * Solve: the permutation, then forward by levels (a team a supernode for
- * its diagonal block, a range launch over the rows below that subtracts
+ * its diagonal block, the vendor's trsm for one of more than NB columns,
+ * a range launch over the rows below that subtracts
  * from the ancestors' rows atomically), D^-1 for L D L^T, backward by
  * levels from the root (a range launch over the level's columns gathering
  * from the ancestors, then the diagonal blocks). Bodies: chol_ls.sk.
@@ -59,8 +63,11 @@
   R1("order", "int64") R1("pref", "int64") R1("first", "int64") R1("rp", "int64")
 KB(k_assemble, chol_ls_assemble,
    "range" PREF_ARGS R1("rows", "int32") R1("lp", "int64") R1("lx", "float64")
-     R1("cp", "int64") R1("ci", "int32") R1("cx", "float64") R1("cup", "int64")
-       R1("cul", "int64") R1("dd", "float64") " q0=int64 q1=int64 p0=int64 ldl=int64");
+     R1("cp", "int64") R1("ci", "int32") R1("cx", "float64") " q0=int64 q1=int64 p0=int64");
+KB(k_small, chol_ls_small,
+   "range" R1("sul", "int64") R1("pref", "int64") R1("first", "int64") R1("rp", "int64")
+     R1("rows", "int32") R1("lp", "int64") R1("lx", "float64") R1("dd", "float64")
+       " q0=int64 q1=int64 p0=int64 ldl=int64");
 KB(k_scatter, chol_ls_scatter,
    "range" R1("W", "float64") R1("rows", "int32") R1("rp", "int64") R1("first", "int64")
      R1("lp", "int64") R1("lx", "float64") " s=int64 d=int64 j0=int64 nr=int64");
@@ -90,7 +97,7 @@ KB(k_fbelow, chol_ls_fbelow, BELOW_SIG);
 KB(k_bbelow, chol_ls_bbelow, BELOW_SIG);
 
 const sk_kbody *const sk_chol_bodies[] = {
-  &k_assemble, &k_scatter, &k_scale, &k_dcols,  &k_panel,  &k_gather, &k_unperm,
+  &k_assemble, &k_small, &k_scatter, &k_scale, &k_dcols,  &k_panel,  &k_gather, &k_unperm,
   &k_dscale,   &k_fdiag,   &k_bdiag, &k_fbelow, &k_bbelow, NULL};
 
 /* -- the factor in the back end's space ---------------------------------------- */
@@ -107,8 +114,10 @@ struct sk_chol_dev {
   int64_t *htk, *tlv;         /* panel tasks; level l's batched ones [tlv[l], tlv[l+1]) */
   int64_t *bsn, *blv, *btask; /* level l's blocked supernodes bsn[blv[l] .. blv[l+1]),
                                   each's first task */
-  big_upd *bu;                /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
+  big_upd *bu; /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
   int64_t *bulv;
+  int64_t *hsl, *hsp, *sulv; /* level l's small updates [sulv[l], sulv[l+1]): s, d,
+                                j0, nr, nc each (hsl), prefix of nr * nc (hsp) */
   int64_t wsize, big_upd;
 };
 
@@ -143,6 +152,9 @@ void sk_chol_ls_free(struct sk_chol_dev *d) {
   free(d->btask);
   free(d->bu);
   free(d->bulv);
+  free(d->hsl);
+  free(d->hsp);
+  free(d->sulv);
   free(d);
 }
 
@@ -274,7 +286,7 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
   }
   /* prefixes over the order: panel entries, rows below, columns */
   D->hpp[0] = D->hbp[0] = D->hcp[0] = 0;
-  int64_t ntask = 0, nbig = 0, nbu = 0;
+  int64_t ntask = 0, nbig = 0, nbu = 0, nsm = 0;
   for (int q = 0; q < nsn; q++) {
     int s = (int)order[q];
     int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s];
@@ -292,15 +304,21 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
       int64_t md = c->rp[u->d + 1] - c->rp[u->d],
               kd = c->first[u->d + 1] - c->first[u->d];
       if ((md - u->i1) * (u->i2 - u->i1) * kd >= D->big_upd) nbu++;
+      else nsm++;
     }
   }
   D->htk = malloc((size_t)(5 * ntask + 1) * sizeof *D->htk);
   D->bsn = malloc((size_t)(nbig + 1) * sizeof *D->bsn);
   D->btask = malloc((size_t)(nbig + 1) * sizeof *D->btask);
   D->bu = malloc((size_t)(nbu + 1) * sizeof *D->bu);
-  if (!D->htk || !D->bsn || !D->btask || !D->bu) goto oom;
+  D->hsl = malloc((size_t)(5 * nsm + 1) * sizeof *D->hsl);
+  D->hsp = malloc((size_t)(nsm + 1) * sizeof *D->hsp);
+  D->sulv = calloc((size_t)nlev + 1, sizeof *D->sulv);
+  if (!D->htk || !D->bsn || !D->btask || !D->bu || !D->hsl || !D->hsp || !D->sulv)
+    goto oom;
   /* batched tasks level by level, then the blocked supernodes' tasks */
-  int64_t t = 0, b = 0, u = 0;
+  int64_t t = 0, b = 0, u = 0, v = 0;
+  D->hsp[0] = 0;
   for (int64_t l = 0; l < nlev; l++) {
     D->tlv[l] = t;
     for (int64_t q = D->lvp[l]; q < D->lvp[l + 1]; q++) {
@@ -319,6 +337,7 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
   for (int64_t l = 0; l < nlev; l++) {
     D->blv[l] = b;
     D->bulv[l] = u;
+    D->sulv[l] = v;
     for (int64_t q = D->lvp[l]; q < D->lvp[l + 1]; q++) {
       int s = (int)order[q];
       int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s];
@@ -327,7 +346,17 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
         int64_t md = c->rp[ue->d + 1] - c->rp[ue->d],
                 kd = c->first[ue->d + 1] - c->first[ue->d];
         int64_t nr = md - ue->i1, nc = ue->i2 - ue->i1;
-        if (nr * nc * kd < D->big_upd) continue;
+        if (nr * nc * kd < D->big_upd) { /* one launch a level: an entry a thread */
+          int64_t *S = D->hsl + 5 * v;
+          S[0] = s;
+          S[1] = ue->d;
+          S[2] = ue->i1;
+          S[3] = nr;
+          S[4] = nc;
+          D->hsp[v + 1] = D->hsp[v] + nr * nc;
+          v++;
+          continue;
+        }
         D->bu[u++] = (big_upd){s, ue->d, ue->i1, nr, nc, kd};
         /* W: (L D L^T) the scaled rows (nr x kd), then the product */
         int64_t need = (c->ldl ? nr * kd : 0) + nr * nc;
@@ -350,6 +379,7 @@ static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
   }
   D->blv[nlev] = b;
   D->bulv[nlev] = u;
+  D->sulv[nlev] = v;
   free(lev);
   *order_out = order;
   return (int)t;
@@ -373,7 +403,6 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   int ntask = plan(c, D, &order);
   if (ntask < 0) goto oom;
   int n = c->n, nsn = c->nsn;
-  int64_t nud = 0;
   /* the arrays into the back end's space */
   int sp = D->space;
   if (!(w = wide(c->first, nsn + 1)) ||
@@ -386,49 +415,14 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
     goto fail;
   free(w);
   w = NULL;
-  /* each column's small updates: (d, the column's position among d's
-   * rows), by column (the big ones are gemm's) */
-  int64_t *cup = calloc((size_t)n + 1, sizeof *cup);
-  if (!cup) goto oom;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int s = 0; s < nsn; s++)
-      for (int64_t e = c->up[s]; e < c->up[s + 1]; e++) {
-        const struct upd_ent *u = &c->ud[e];
-        int64_t md = c->rp[u->d + 1] - c->rp[u->d],
-                kd = c->first[u->d + 1] - c->first[u->d];
-        if ((md - u->i1) * (u->i2 - u->i1) * kd >= D->big_upd) continue;
-        const int *Rd = c->rows + c->rp[u->d];
-        for (int p = u->i1; p < u->i2; p++) {
-          if (pass == 0) {
-            cup[Rd[p] + 1]++;
-          } else {
-            int64_t q = cup[Rd[p]]++;
-            w[2 * q] = u->d;
-            w[2 * q + 1] = p;
-          }
-        }
-      }
-    if (pass == 0) {
-      for (int j = 0; j < n; j++) cup[j + 1] += cup[j];
-      nud = cup[n];
-      if (!(w = malloc((size_t)(2 * nud + 1) * sizeof *w))) {
-        free(cup);
-        goto oom;
-      }
-    } else {
-      for (int j = n; j > 0; j--) cup[j] = cup[j - 1];
-      cup[0] = 0;
-    }
-  }
-  int prc = put(&D->up, "chol column updates", SK_I64, cup, n + 1, sp, err, errlen);
-  free(cup);
-  if (prc < 0) goto fail;
   /* static pivoting's size: sqrt(eps) times the largest entry */
   double amax = 0;
   for (int64_t p = 0; p < c->cp[n]; p++)
     if (fabs(c->cx[p]) > amax) amax = fabs(c->cx[p]);
   const double tol = sqrt(DBL_EPSILON) * amax;
-  if (put(&D->ud, "chol update list", SK_I64, w, 2 * nud, sp, err, errlen) < 0 ||
+  int64_t nsm = D->sulv[D->nlev];
+  if (put(&D->ud, "chol small updates", SK_I64, D->hsl, 5 * nsm, sp, err, errlen) < 0 ||
+      put(&D->up, "chol small prefix", SK_I64, D->hsp, nsm + 1, sp, err, errlen) < 0 ||
       put(&D->rp, "chol rp", SK_I64, c->rp, nsn + 1, sp, err, errlen) < 0 ||
       put(&D->rows, "chol rows", SK_I32, c->rows, c->rp[nsn], sp, err, errlen) < 0 ||
       put(&D->lp, "chol lp", SK_I64, c->lp, nsn + 1, sp, err, errlen) < 0 ||
@@ -465,15 +459,21 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
                    sk_arg_view("cp", &D->cp),
                    sk_arg_view("ci", &D->ci),
                    sk_arg_view("cx", &D->cx),
-                   sk_arg_view("cup", &D->up),
-                   sk_arg_view("cul", &D->ud),
-                   sk_arg_view("dd", &D->dd),
                    sk_arg_i64("q0", q0),
                    sk_arg_i64("q1", q1),
-                   sk_arg_i64("p0", D->hpp[q0]),
-                   sk_arg_i64("ldl", ldl)};
+                   sk_arg_i64("p0", D->hpp[q0])};
     if (sk_dense_range(&k_assemble, D->hpp[q1] - D->hpp[q0], aa, NELEM(aa), err, errlen) <
         0)
+      goto fail;
+    const int64_t u0 = D->sulv[l], u1 = D->sulv[l + 1];
+    sk_arg ma[] = {sk_arg_view("sul", &D->ud),     sk_arg_view("pref", &D->up),
+                   sk_arg_view("first", &D->first), sk_arg_view("rp", &D->rp),
+                   sk_arg_view("rows", &D->rows),   sk_arg_view("lp", &D->lp),
+                   sk_arg_view("lx", &D->lx),       sk_arg_view("dd", &D->dd),
+                   sk_arg_i64("q0", u0),            sk_arg_i64("q1", u1),
+                   sk_arg_i64("p0", D->hsp[u0]),    sk_arg_i64("ldl", ldl)};
+    if (u1 > u0 &&
+        sk_dense_range(&k_small, D->hsp[u1] - D->hsp[u0], ma, NELEM(ma), err, errlen) < 0)
       goto fail;
     for (int64_t x = D->bulv[l]; x < D->bulv[l + 1]; x++) {
       const big_upd *u = &D->bu[x];

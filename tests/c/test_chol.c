@@ -42,7 +42,7 @@ int main(void) {
   CHECK(host != NULL, "no serial back end");
   if (host) {
     int n = compile_all(host);
-    CHECK(n == 12, "%d level-set bodies found, 12 expected", n);
+    CHECK(n == 13, "%d level-set bodies found, 13 expected", n);
     printf("serial: %d chol bodies compiled\n", n);
   }
   char why[256];
