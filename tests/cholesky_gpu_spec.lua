@@ -140,7 +140,8 @@ end
 
 -- the factor L against NumPy's dense Cholesky of P A P^T
 local function check_dense(name, A, F)
-  local L, perm = sparse.cholesky_lower(F)
+  local L, perm = sparse.cholesky_lower(F)   -- host views
+  if A:space() ~= "host" then L = L:to(A:space()) end
   local mtx, pt, lt = TMP .. "/" .. name .. ".mtx", TMP .. "/perm.txt", TMP .. "/L.mtx"
   sparse.write_mm(mtx, A)
   sparse.write_mm(lt, L)
