@@ -183,5 +183,7 @@ extern const sk_kentry *const *const sk_solve_entries[];
 extern const sk_kbody *const *const sk_solve_bodies[];
 extern const sk_kentry *const sk_sort_entries[];
 extern const sk_kbody *const sk_sort_bodies[];
+/* kernels/task/chol_ls.c: the sparse Cholesky's level-set bodies */
+extern const sk_kbody *const sk_chol_bodies[];
 
 #endif

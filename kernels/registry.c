@@ -22,9 +22,10 @@ static const sk_kbody *const *const sort_body_lists[] = {sk_sort_bodies, NULL};
 static const sk_kentry *const *const *const families[] = {
   blas_entry_lists, sk_batched_entries, sk_sparse_entries,
   sk_graph_entries, sort_entry_lists,   sk_solve_entries, NULL};
+static const sk_kbody *const *const task_body_lists[] = {sk_chol_bodies, NULL};
 static const sk_kbody *const *const *const body_families[] = {
-  blas_body_lists, sk_batched_bodies, sk_sparse_bodies,
-  sk_graph_bodies, sort_body_lists,   sk_solve_bodies, NULL};
+  blas_body_lists, sk_batched_bodies, sk_sparse_bodies, sk_graph_bodies,
+  sort_body_lists, sk_solve_bodies,   task_body_lists,  NULL};
 
 const sk_kentry *sk_kernel_find(const char *name) {
   for (int f = 0; families[f]; f++)

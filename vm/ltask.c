@@ -464,6 +464,7 @@ const sk_view *sk_ltask_pool_view(lua_State *L, int idx) {
 /* -- Cholesky (kernels/task/chol.c) ------------------------------------ */
 typedef struct lchol {
   sk_chol *c;
+  int space; /* where the factor lives (the level-set one: the back end's) */
 } lchol;
 
 static const sk_view *dense_view(lua_State *L, int idx, int dtype, int64_t n,
@@ -476,20 +477,28 @@ static const sk_view *dense_view(lua_State *L, int idx, int dtype, int64_t n,
   return v;
 }
 
-/* cholesky(n, rowptr, colidx, values) -> factor */
+/* cholesky(n, rowptr, colidx, values [, levels, ldl, gemm_min]) -> factor
+ * (host arrays; levels: the level-set schedule on the active back end) */
 static int l_cholesky(lua_State *L) {
   const char *fname = "speck.sparse.cholesky";
   lua_Integer n = luaL_checkinteger(L, 1);
+  sk_chol_opts o = {lua_toboolean(L, 5), lua_toboolean(L, 6),
+                    (int64_t)luaL_optinteger(L, 7, 0)};
   const sk_view *rp = dense_view(L, 2, SK_I64, n + 1, fname, "rowptr");
   const int64_t *r = rp->data;
   const sk_view *ci = dense_view(L, 3, SK_I32, r[n], fname, "colidx");
   const sk_view *va = dense_view(L, 4, SK_F64, r[n], fname, "values");
   lchol *lc = lua_newuserdatauv(L, sizeof *lc, 0);
   lc->c = NULL;
+  lc->space = SK_SPACE_HOST;
   luaL_setmetatable(L, CHOL_MT);
   char err[1024];
-  lc->c = sk_chol_factor((int64_t)n, r, ci->data, va->data, err, sizeof err);
+  lc->c = sk_chol_factor_ex((int64_t)n, r, ci->data, va->data, &o, err, sizeof err);
   if (!lc->c) return sk_lerror(L, fname, NULL, SK_E_MSG, err);
+  if (sk_chol_levels(lc->c)) {
+    const sk_backend *b = sk_rt_backend(err, sizeof err);
+    if (b) lc->space = b->space;
+  }
   return 1;
 }
 
@@ -505,6 +514,22 @@ static int l_chol_solve(lua_State *L) {
   lchol *lc = check_chol(L, fname);
   sk_chol_info in;
   sk_chol_info_get(lc->c, &in);
+  if (sk_chol_levels(lc->c)) { /* the factor in the back end's space: b there too */
+    const sk_view *b = sk_lview_test(L, 2);
+    int space = lc->space;
+    if (!b || b->dtype != SK_F64 || b->rank != 1 || b->extent[0] != in.n ||
+        b->space != space || !sk_view_contiguous(b))
+      return sk_lerror(L, fname, NULL, SK_E_CHOL_B_SPACE, (long long)in.n,
+                       sk_space_name(space));
+    sk_view *x = sk_lview_new(L);
+    char err[512];
+    int64_t ext[1] = {in.n};
+    if (sk_view_create(x, "x", SK_F64, 1, ext, SK_RIGHT, space, 0, NULL, err, sizeof err) <
+          0 ||
+        sk_chol_solve_view(lc->c, b, x, err, sizeof err) < 0)
+      return sk_lerror(L, fname, NULL, SK_E_MSG, err);
+    return 1;
+  }
   const sk_view *b = dense_view(L, 2, SK_F64, in.n, fname, "b");
   sk_view *x = sk_lview_new(L);
   char err[512];
@@ -535,7 +560,9 @@ static int l_chol_lower(lua_State *L) {
                        NULL, err, sizeof err) < 0)
       return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   }
-  sk_chol_lower(lc->c, v[0]->data, v[1]->data, v[2]->data, v[3]->data);
+  if (sk_chol_lower(lc->c, v[0]->data, v[1]->data, v[2]->data, v[3]->data, err,
+                    sizeof err) < 0)
+    return sk_lerror(L, fname, NULL, SK_E_MSG, err);
   return 4;
 }
 
@@ -550,6 +577,13 @@ static int l_chol_info(lua_State *L) {
   sk_lset_int(L, "max_front", in.max_front);
   sk_lset_num(L, "symbolic_seconds", in.symbolic_s);
   sk_lset_num(L, "numeric_seconds", in.numeric_s);
+  sk_lset_int(L, "levels", in.levels);
+  sk_lset_int(L, "static_pivots", in.static_pivots);
+  sk_lset_int(L, "gemm_updates", in.gemm_updates);
+  sk_lset_str(L, "schedule", in.levels ? "levels" : "dag");
+  sk_lset_str(L, "space", sk_space_name(lc->space));
+  lua_pushboolean(L, in.ldl);
+  lua_setfield(L, -2, "ldl");
   return 1;
 }
 

@@ -30,6 +30,7 @@
 
 #include "core/err.h"
 #include "chol.h"
+#include "chol_int.h"
 #include "task.h"
 #include "kbodies.h"
 
@@ -41,7 +42,6 @@
  * kernel's zeroing) and an munmap whose TLB shootdown interrupts the other
  * threads. */
 #define UB_MIN_LOG 9
-#define UB_CLASSES 40
 /* Blocks of at least HUGE_MIN bytes (the factor, large work blocks) are
  * 2 MiB-aligned and offered transparent huge pages: their first touch then
  * takes 512 times fewer page faults, which on a virtual machine cost a
@@ -49,37 +49,6 @@
  * phase was 2x faster with them there). */
 #define HUGE_MIN ((size_t)4 << 20)
 
-struct sk_chol {
-  int n;
-  int *perm; /* perm[k]: the matrix row that goes k-th */
-  int nsn;
-  int *first;  /* supernode s: columns [first[s], first[s+1]) */
-  int64_t *rp; /* rows of s: rows[rp[s] .. rp[s+1]), its columns first */
-  int *rows;
-  int64_t *lp; /* its L block (m x k, column major) at lx + lp[s] */
-  double *lx;
-  int *parent;
-  int64_t *kp, *kids;   /* children of s: kids[kp[s] .. kp[s+1]) */
-  unsigned char *trunk; /* 1: s runs alone (the root and only children above) */
-  int threads;
-  /* the updates supernode s takes from its descendants: entries
-   * ud[up[s] .. up[s+1]) -- descendant d's rows [i1, i2) are s's columns */
-  int64_t *up;
-  struct upd_ent {
-    int d, i1, i2;
-  } * ud;
-  /* numeric: the permuted lower triangle */
-  int64_t *cp;
-  int *ci;
-  double *cx;
-  _Atomic int bad; /* 4 * (1 + the column whose pivot failed) + (0 not
-                      positive, 1 NaN, 2 Inf); -1: no memory */
-  sk_chol_info info;
-  /* work blocks done with, by size class (ub_get / ub_put): a
-   * free block's first word links the list */
-  pthread_mutex_t ub_mu;
-  void *ub_free[UB_CLASSES];
-};
 
 static double now_s(void) {
   struct timespec t;
@@ -153,6 +122,7 @@ static void ub_drop_all(sk_chol *c) {
 
 void sk_chol_free(sk_chol *c) {
   if (!c) return;
+  sk_chol_ls_free(c->dev);
   ub_drop_all(c);
   free(c->perm);
   free(c->first);
@@ -183,8 +153,9 @@ int64_t sk_chol_lower_nnz(const sk_chol *c) {
   return nnz;
 }
 
-void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *val,
-                   int64_t *perm) {
+int sk_chol_lower(sk_chol *c, int64_t *rowptr, int32_t *colidx, double *val,
+                  int64_t *perm, char *err, size_t errlen) {
+  if (c->dev && sk_chol_ls_fetch(c, err, errlen) < 0) return -1;
   int n = c->n;
   for (int i = 0; i <= n; i++) rowptr[i] = 0;
   for (int s = 0; s < c->nsn; s++) {
@@ -209,6 +180,7 @@ void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *v
   for (int i = n; i > 0; i--) rowptr[i] = rowptr[i - 1];
   rowptr[0] = 0;
   for (int k = 0; k < n; k++) perm[k] = c->perm[k];
+  return 0;
 }
 
 /* The rows of the lower triangle of the matrix's lower entries under the
@@ -612,6 +584,13 @@ static void free_all(void *const *p, int n) {
 
 sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
                         const double *val, char *err, size_t errlen) {
+  sk_chol_opts o = {0, 0, 0};
+  return sk_chol_factor_ex(n64, rowptr, colidx, val, &o, err, errlen);
+}
+
+sk_chol *sk_chol_factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
+                           const double *val, const sk_chol_opts *opt, char *err,
+                           size_t errlen) {
   if (n64 <= 0 || n64 >= ((int64_t)1 << 30)) {
     sk_err(err, errlen, SK_E_MATRIX_ROWS, (long long)n64);
     return NULL;
@@ -634,6 +613,8 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   int *rowc = NULL;
   if (!c || !ap || !anc || !par || !cc || !post || !head || !nxt || !stack) goto oom;
   c->n = n;
+  c->ldl = opt->ldl;
+  c->gemm_min = opt->gemm_min;
   c->perm = malloc((size_t)n * sizeof *c->perm);
   if (!c->perm) goto oom;
   for (int i = 0; i <= n; i++) ap[i] = (int)rowptr[i];
@@ -805,18 +786,26 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
       for (int t = 0; t < nsn; t++) head[t] = (int)c->up[t];
     }
   }
-  if (sk_host_room((uint64_t)nnz_l * 8, err, errlen) < 0) goto fail;
-  c->lx = big_alloc((size_t)nnz_l * sizeof *c->lx + 1);
-  if (!c->lx) goto oom;
   c->info.n = n;
   c->info.nnz_l = nnz_l;
   c->info.supernodes = nsn;
   c->info.max_front = maxf;
-  double t1 = now_s();
-  c->info.symbolic_s = t1 - t0;
+  c->info.ldl = opt->ldl;
   free_all((void *[]){ap, anc, par, cc, post, head, nxt, stack, rowp, rowc}, 10);
   ap = anc = par = cc = post = head = nxt = stack = rowc = NULL;
   rowp = NULL;
+  if (opt->levels || opt->ldl) { /* the level-set schedule (chol_ls.c) */
+    double t1 = now_s();
+    c->info.symbolic_s = t1 - t0;
+    if (sk_chol_ls_numeric(c, err, errlen) < 0) goto fail;
+    c->info.numeric_s = now_s() - t1;
+    goto done;
+  }
+  if (sk_host_room((uint64_t)nnz_l * 8, err, errlen) < 0) goto fail;
+  c->lx = big_alloc((size_t)nnz_l * sizeof *c->lx + 1);
+  if (!c->lx) goto oom;
+  double t1 = now_s();
+  c->info.symbolic_s = t1 - t0;
   int dag = run_dag(c, err, errlen);
   ub_drop_all(c);
   if (dag < 0) goto fail;
@@ -831,6 +820,7 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   }
   if (bad < 0) goto oom;
   c->info.numeric_s = now_s() - t1;
+done:
   free(c->cp);
   free(c->ci);
   free(c->cx);

@@ -53,12 +53,37 @@ void sk_chol_free(sk_chol *c);
  * of the caller's arrays (sk_chol_lower_nnz gives nnz); perm[k] = the
  * matrix row that goes k-th. */
 int64_t sk_chol_lower_nnz(const sk_chol *c);
-void sk_chol_lower(const sk_chol *c, int64_t *rowptr, int32_t *colidx, double *val,
-                   int64_t *perm);
+int sk_chol_lower(sk_chol *c, int64_t *rowptr, int32_t *colidx, double *val,
+                  int64_t *perm, char *err, size_t errlen);
 typedef struct sk_chol_info {
   int64_t n, nnz_l, supernodes, max_front;
   double symbolic_s, numeric_s;
+  /* the level-set schedule: its levels (0: the task DAG's factor), the
+   * pivots static pivoting replaced (L D L^T), 1 for L D L^T */
+  int64_t levels, static_pivots;
+  int64_t gemm_updates; /* the level-set schedule's updates done by gemm */
+  int ldl;
 } sk_chol_info;
+/* levels: the numeric phase by level sets of the supernodal tree on the
+ * active back end (the device's where it is one: the factor stays there,
+ * solves take views of its space); ldl: L D L^T with static pivoting (the
+ * level-set schedule) */
+typedef struct sk_chol_opts {
+  int levels, ldl;
+  /* levels: updates of at least this many multiply-adds by gemm (0: the
+   * default of the space) */
+  int64_t gemm_min;
+} sk_chol_opts;
+sk_chol *sk_chol_factor_ex(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                           const double *val, const sk_chol_opts *o, char *err,
+                           size_t errlen);
+/* 1 when 'c' is the level-set schedule's (solve with sk_chol_solve_view) */
+int sk_chol_levels(const sk_chol *c);
+struct sk_view;
+/* x = A^-1 b for the level-set factor: b, x float64 views of n entries in
+ * the back end's space (x may be b) */
+int sk_chol_solve_view(const sk_chol *c, const struct sk_view *b, struct sk_view *x,
+                       char *err, size_t errlen);
 void sk_chol_info_get(const sk_chol *c, sk_chol_info *i);
 
 #endif

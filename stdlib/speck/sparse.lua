@@ -477,20 +477,73 @@ function sparse.sptrsv(A, b, x, opts)
   return sparse.sptrsv_solve(h, A, b, x, {trans = trans})
 end
 
--- cholesky(A): the sparse Cholesky factor of a symmetric positive definite
--- CrsMatrix (both triangles stored; the lower one is read), by supernodes
--- as a task DAG on speck.task's scheduler (kernels/task/chol.c): AMD
--- ordering, elimination tree, supernodes, multifrontal blocks.
--- F:solve(b) -> x, F:info() -> {n, nnz_l, supernodes, max_front, ...}
-function sparse.cholesky(A)
+-- cholesky(A [, opts]): the sparse Cholesky factor of a symmetric positive
+-- definite CrsMatrix (both triangles stored; the lower one is read): AMD
+-- ordering, elimination tree, supernodes (kernels/task/chol.c, host), then
+-- the numeric phase by one of two schedules:
+--   "dag"    (host matrices' default): a task DAG on speck.task's scheduler;
+--   "levels" (a device space's, and L D L^T's): level sets of the supernodal
+--            tree on the active back end (kernels/task/chol_ls.c: dialect
+--            kernels and the vendor BLAS), the factor kept in its space.
+-- opts: space (where the factor lives: "host" or the active back end's
+-- device space; default A's), ldl = true (L D L^T of a symmetric indefinite
+-- matrix, static pivoting as Tacho's: tiny pivots replaced, counted in
+-- F:info().static_pivots), schedule = "dag" | "levels", gemm_min (levels:
+-- updates of at least that many multiply-adds by the vendor's gemm, the
+-- rest by one dialect launch a level; default 8192 on the host, 524288 on
+-- a device).
+-- F:solve(b) -> x (b in the factor's space), F:info() -> {n, nnz_l,
+-- supernodes, max_front, schedule, levels, space, ldl, static_pivots, ...}
+function sparse.cholesky(A, opts)
   check_matrix("cholesky", "A", A)
+  opts = check_opts("cholesky", opts, {"gemm_min", "ldl", "schedule", "space"})
   if A._nrows ~= A._ncols then
     fail("cholesky", "A is %dx%d, not square", A._nrows, A._ncols)
   end
   if A.values == nil or A.values:dtype() ~= "float64" then
     fail("cholesky", "A must have float64 values")
   end
-  local ok, F = pcall(core.task.cholesky, A._nrows, A.rowptr, A.colidx, A.values)
+  local ldl, schedule, space = opts.ldl, opts.schedule, opts.space
+  if ldl ~= nil and type(ldl) ~= "boolean" then
+    fail("cholesky", "ldl must be a boolean, got %s", type(ldl))
+  end
+  if schedule ~= nil and schedule ~= "dag" and schedule ~= "levels" then
+    fail("cholesky", "schedule must be \"dag\" or \"levels\", got %s", tostring(schedule))
+  end
+  local gemm_min = opts.gemm_min
+  if gemm_min ~= nil and (math.type(gemm_min) ~= "integer" or gemm_min < 1) then
+    fail("cholesky", "gemm_min must be a positive integer, got %s", tostring(gemm_min))
+  end
+  if space ~= nil and type(space) ~= "string" then
+    fail("cholesky", "space must be a string, got %s", type(space))
+  end
+  space = space or A:space()
+  local backend = speck.info().default_space
+  local bspace = speck.View("cholesky", "float64", 0):space()   -- the back end's space
+  if space ~= "host" then
+    if space ~= bspace then
+      fail("cholesky", "space '%s' is not the active back end's (%s works in '%s')", space, backend, bspace)
+    end
+    if schedule == "dag" then
+      fail("cholesky", "schedule = \"dag\" runs on the host: space must be \"host\", got '%s'", space)
+    end
+    schedule = "levels"
+  else
+    schedule = schedule or (ldl and "levels" or "dag")
+    if schedule == "levels" and bspace ~= "host" then
+      fail("cholesky", "schedule = \"levels\" runs on the active back end (%s): space must be '%s', got 'host'", backend, bspace)
+    end
+  end
+  if ldl and schedule == "dag" then
+    fail("cholesky", "ldl = true runs on the level-set schedule: schedule must be \"levels\"")
+  end
+  if gemm_min and schedule == "dag" then
+    fail("cholesky", "gemm_min is an option of the level-set schedule: schedule must be \"levels\"")
+  end
+  local H = A
+  if A:space() ~= "host" then H = A:to("host") end   -- the symbolic phase is the host's
+  local ok, F = pcall(core.task.cholesky, H._nrows, H.rowptr, H.colidx, H.values,
+                      schedule == "levels", ldl == true, gemm_min)
   if not ok then
     error((tostring(F):gsub("^[^\n]-:%d+: ", "", 1)), user_level())
   end

@@ -1,0 +1,65 @@
+/* chol_int.h: the sparse Cholesky's factor as chol.c (symbolic phase, the
+ * task DAG's numeric phase, the host solve) and chol_ls.c (the level-set
+ * numeric phase and solve on the active back end: the device's) share it.
+ */
+#ifndef SK_CHOL_INT_H
+#define SK_CHOL_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "chol.h"
+
+#define UB_CLASSES 40
+
+struct sk_chol_dev; /* chol_ls.c: the factor in the back end's space */
+
+struct sk_chol {
+  int n;
+  int *perm; /* perm[k]: the matrix row that goes k-th */
+  int nsn;
+  int *first;  /* supernode s: columns [first[s], first[s+1]) */
+  int64_t *rp; /* rows of s: rows[rp[s] .. rp[s+1]), its columns first */
+  int *rows;
+  int64_t *lp; /* its L block (m x k, column major) at lx + lp[s] */
+  double *lx;
+  int *parent;
+  int64_t *kp, *kids;   /* children of s: kids[kp[s] .. kp[s+1]) */
+  unsigned char *trunk; /* 1: s runs alone (the root and only children above) */
+  int threads;
+  /* the updates supernode s takes from its descendants: entries
+   * ud[up[s] .. up[s+1]) -- descendant d's rows [i1, i2) are s's columns */
+  int64_t *up;
+  struct upd_ent {
+    int d, i1, i2;
+  } * ud;
+  /* numeric: the permuted lower triangle */
+  int64_t *cp;
+  int *ci;
+  double *cx;
+  _Atomic int bad; /* 4 * (1 + the column whose pivot failed) + (0 not
+                      positive, 1 NaN, 2 Inf); -1: no memory */
+  sk_chol_info info;
+  /* the level-set schedule (chol_ls.c): NULL for the task DAG's factor */
+  struct sk_chol_dev *dev;
+  int ldl; /* 1: L D L^T (unit L; D on L's diagonal) */
+  int64_t gemm_min; /* chol_ls.c: updates by gemm from this size (0: default) */
+  /* work blocks done with, by size class (ub_get / ub_put): a
+   * free block's first word links the list */
+  pthread_mutex_t ub_mu;
+  void *ub_free[UB_CLASSES];
+};
+
+/* chol_ls.c: the numeric phase by level sets of the supernodal tree on the
+ * active back end (c's symbolic arrays set, c->lx not used); 0, or -1 with
+ * a message (a pivot names its row and column) */
+int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen);
+/* x = A^-1 b, b and x views of n float64 in the back end's space */
+int sk_chol_ls_solve(const sk_chol *c, const struct sk_view *b, struct sk_view *x,
+                     char *err, size_t errlen);
+/* the factor's values into c->lx (host), for sk_chol_lower */
+int sk_chol_ls_fetch(sk_chol *c, char *err, size_t errlen);
+void sk_chol_ls_free(struct sk_chol_dev *d);
+
+#endif
