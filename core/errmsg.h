@@ -759,6 +759,12 @@ SK_ERRDEF(GCOMM_DIRECTED, "%s needs an undirected graph and g is directed (build
 SK_ERRDEF(GCOMM_RESOLUTION, "resolution must be a positive finite number, got %g")
 SK_ERRDEF(GCOMM_WEIGHT, "the weight %g of arc %lld -> %lld is negative or not finite (modularity needs weights >= 0)")
 SK_ERRDEF(GCOMM_WEIGHT_NAN, "the weight of arc %lld -> %lld is NaN (modularity needs weights >= 0)")
+/* -- complex dtypes (complex64, complex128: jit/jit.c, exec/exec.c, io/npy.c, kernels/sparse/mmio.c, kernels/blas) -- */
+SK_ERRDEF(COMPLEX_NEEDS_CC, "a kernel with complex values is built by the cc tier only (libtcc has no complex type), and that failed: %s")
+SK_ERRDEF(COMPLEX_REDUCER, "reducer '%s' is not defined on %s (complex reductions: sum, prod)")
+SK_ERRDEF(COMPLEX_TRAIT, "capture '%s': a %s view with the atomic trait is not supported (use atomic_add on its elements)")
+SK_ERRDEF(COMPLEX_REMOTE, "capture '%s': remote views of %s are not supported")
+SK_ERRDEF(COMPLEX_NOT_REAL, "%s is %s; a real (float64/float32) view is required here")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on
