@@ -91,6 +91,11 @@ SK__CM2(hypot)
  * a class of two parts {re, im} (the views' layout) with its operators;
  * a real operand converts. Trivially constructible, so it can live in
  * shared memory and reducers. */
+template <class F> struct sk_cplx;
+template <bool B, class T = int> struct sk__en {};
+template <class T> struct sk__en<true, T> { typedef T type; };
+template <class T> struct sk__isc { enum { v = 0 }; typedef T P; };
+template <class F> struct sk__isc<sk_cplx<F> > { enum { v = 1 }; typedef F P; };
 template <class F> struct sk_cplx {
   F re, im;
   sk_cplx() = default;
@@ -98,44 +103,62 @@ template <class F> struct sk_cplx {
   __device__ __forceinline__ sk_cplx(F r, F i) : re(r), im(i) {}
   template <class G> __device__ __forceinline__ sk_cplx(const sk_cplx<G> &z)
     : re((F)z.re), im((F)z.im) {}
-  __device__ __forceinline__ friend sk_cplx operator+(sk_cplx a, sk_cplx b) {
-    return sk_cplx(a.re + b.re, a.im + b.im); }
-  __device__ __forceinline__ friend sk_cplx operator-(sk_cplx a, sk_cplx b) {
-    return sk_cplx(a.re - b.re, a.im - b.im); }
-  __device__ __forceinline__ friend sk_cplx operator*(sk_cplx a, sk_cplx b) {
-    return sk_cplx(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
-  __device__ __forceinline__ friend sk_cplx operator/(sk_cplx a, sk_cplx b) {
-    /* Smith's algorithm: no overflow of |b|^2 */
-    if (sk_m_fabs(b.re) >= sk_m_fabs(b.im)) {
-      F r = b.im / b.re, d = b.re + b.im * r;
-      return sk_cplx((a.re + a.im * r) / d, (a.im - a.re * r) / d);
-    }
-    F r = b.re / b.im, d = b.re * r + b.im;
-    return sk_cplx((a.re * r + a.im) / d, (a.im * r - a.re) / d);
-  }
-  __device__ __forceinline__ friend sk_cplx operator-(sk_cplx a) {
-    return sk_cplx(-a.re, -a.im); }
-  __device__ __forceinline__ friend sk_cplx operator+(sk_cplx a) { return a; }
-  __device__ __forceinline__ friend bool operator==(sk_cplx a, sk_cplx b) {
-    return a.re == b.re && a.im == b.im; }
-  __device__ __forceinline__ friend bool operator!=(sk_cplx a, sk_cplx b) {
-    return !(a == b); }
-  __device__ __forceinline__ sk_cplx &operator+=(sk_cplx b) { return *this = *this + b; }
-  __device__ __forceinline__ sk_cplx &operator-=(sk_cplx b) { return *this = *this - b; }
-  __device__ __forceinline__ sk_cplx &operator*=(sk_cplx b) { return *this = *this * b; }
-  __device__ __forceinline__ sk_cplx &operator/=(sk_cplx b) { return *this = *this / b; }
+  template <class B> __device__ __forceinline__ sk_cplx &operator+=(const B &b);
+  template <class B> __device__ __forceinline__ sk_cplx &operator-=(const B &b);
+  template <class B> __device__ __forceinline__ sk_cplx &operator*=(const B &b);
+  template <class B> __device__ __forceinline__ sk_cplx &operator/=(const B &b);
 };
 typedef sk_cplx<double> sk_c128;
 typedef sk_cplx<float> sk_c64;
-/* mixed precision: the wider type (as C's usual conversions) */
-SK_DEV sk_c128 operator+(sk_c64 a, sk_c128 b) { return sk_c128(a) + b; }
-SK_DEV sk_c128 operator+(sk_c128 a, sk_c64 b) { return a + sk_c128(b); }
-SK_DEV sk_c128 operator-(sk_c64 a, sk_c128 b) { return sk_c128(a) - b; }
-SK_DEV sk_c128 operator-(sk_c128 a, sk_c64 b) { return a - sk_c128(b); }
-SK_DEV sk_c128 operator*(sk_c64 a, sk_c128 b) { return sk_c128(a) * b; }
-SK_DEV sk_c128 operator*(sk_c128 a, sk_c64 b) { return a * sk_c128(b); }
-SK_DEV sk_c128 operator/(sk_c64 a, sk_c128 b) { return sk_c128(a) / b; }
-SK_DEV sk_c128 operator/(sk_c128 a, sk_c64 b) { return a / sk_c128(b); }
+/* binary operators: at least one complex operand; the result's part type
+ * follows C's usual conversions of the parts (float with an integer stays
+ * float, anything with double is double) */
+#define SK__CXT(A, B)                                                         \
+  sk_cplx<decltype(typename sk__isc<A>::P() + typename sk__isc<B>::P())>
+#define SK__CXOP(op, ...)                                                     \
+  template <class A, class B,                                                 \
+            typename sk__en<sk__isc<A>::v || sk__isc<B>::v>::type = 0>        \
+  SK_DEV SK__CXT(A, B) operator op(const A &a_, const B &b_) {                \
+    typedef SK__CXT(A, B) C;                                                  \
+    typedef decltype(C().re) P;                                               \
+    const C a(a_), b(b_);                                                     \
+    __VA_ARGS__                                                               \
+  }
+SK__CXOP(+, return C(a.re + b.re, a.im + b.im);)
+SK__CXOP(-, return C(a.re - b.re, a.im - b.im);)
+SK__CXOP(*, return C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);)
+/* Smith's algorithm: no overflow of |b|^2 */
+SK__CXOP(/, if (sk_m_fabs(b.re) >= sk_m_fabs(b.im)) {
+  P r = b.im / b.re, d = b.re + b.im * r;
+  return C((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+} else {
+  P r = b.re / b.im, d = b.re * r + b.im;
+  return C((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+})
+#undef SK__CXOP
+template <class A, class B, typename sk__en<sk__isc<A>::v || sk__isc<B>::v>::type = 0>
+SK_DEV bool operator==(const A &a_, const B &b_) {
+  const SK__CXT(A, B) a(a_), b(b_);
+  return a.re == b.re && a.im == b.im;
+}
+template <class A, class B, typename sk__en<sk__isc<A>::v || sk__isc<B>::v>::type = 0>
+SK_DEV bool operator!=(const A &a, const B &b) { return !(a == b); }
+#undef SK__CXT
+template <class F> SK_DEV sk_cplx<F> operator-(const sk_cplx<F> &a) {
+  return sk_cplx<F>(-a.re, -a.im); }
+template <class F> SK_DEV sk_cplx<F> operator+(const sk_cplx<F> &a) { return a; }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator+=(const B &b) {
+  return *this = sk_cplx<F>(*this + b); }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator-=(const B &b) {
+  return *this = sk_cplx<F>(*this - b); }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator*=(const B &b) {
+  return *this = sk_cplx<F>(*this * b); }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator/=(const B &b) {
+  return *this = sk_cplx<F>(*this / b); }
 SK_DEV sk_c128 cmplx(double re, double im) { return sk_c128(re, im); }
 template <class F> SK_DEV sk_cplx<F> conj(sk_cplx<F> z) { return sk_cplx<F>(z.re, -z.im); }
 SK_DEV sk_c128 conj(double x) { return sk_c128(x); }
