@@ -764,7 +764,7 @@ SK_ERRDEF(COMPLEX_NEEDS_CC, "a kernel with complex values is built by the cc tie
 SK_ERRDEF(COMPLEX_REDUCER, "reducer '%s' is not defined on %s (complex reductions: sum, prod)")
 SK_ERRDEF(COMPLEX_TRAIT, "capture '%s': a %s view with the atomic trait is not supported (use atomic_add on its elements)")
 SK_ERRDEF(COMPLEX_REMOTE, "capture '%s': remote views of %s are not supported")
-SK_ERRDEF(COMPLEX_NOT_REAL, "%s is %s; a real (float64/float32) view is required here")
+SK_ERRDEF(COMPLEX_NOT_REAL, "%s view '%s' is %s; a real dtype is required (complex values are not supported here)")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on

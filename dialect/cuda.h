@@ -182,6 +182,9 @@ template <class F> SK_DEV sk_cplx<F> csqrt(sk_cplx<F> z) {
   return sk_cplx<F>((F)(sk_m_fabs(b) / (2 * t)), (F)(b < 0 ? -t : t));
 }
 SK_DEV sk_c128 csqrt(double x) { return csqrt(sk_c128(x)); }
+/* the element types' names in bodies */
+typedef sk_c128 complex128_t;
+typedef sk_c64 complex64_t;
 
 #define sqrt(x) sk_m_sqrt((double)(x))
 #define exp(x) sk_m_exp((double)(x))

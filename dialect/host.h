@@ -78,6 +78,9 @@ typedef float _Complex sk_c64;
 #define csqrt(z) (_Generic((z), sk_c64: __builtin_csqrtf, float: __builtin_csqrtf, \
                            default: __builtin_csqrt)(z))
 #endif
+/* the element types' names in bodies */
+typedef sk_c128 complex128_t;
+typedef sk_c64 complex64_t;
 
 /* -- atomics ------------------------------------------------------------ */
 /* sk_atomic_<op>_<tag>(p, v) returns the old value. Types: */

@@ -470,6 +470,8 @@ static double load_f64(int dtype, const void *p) {
   case SK_U64: return (double)*(const uint64_t *)p;
   case SK_U32: return *(const uint32_t *)p;
   case SK_U8: return *(const uint8_t *)p;
+  case SK_C128: return *(const double *)p; /* complex: the real part */
+  case SK_C64: return *(const float *)p;
   default: return *(const unsigned char *)p != 0;
   }
 }

@@ -1,0 +1,331 @@
+local speck = require "speck"
+-- complex_spec.lua: the complex dtypes complex64 and complex128 against
+-- NumPy (tests/complex_oracle.py, run with /usr/bin/python3 on .npy files
+-- written here): element access from Lua as {re, im} at every rank and
+-- layout, fill / deep_copy of a scalar, View.from, printing; every
+-- operator and word of a kernel body (+ - * / conj cabs cexp csqrt real
+-- imag cmplx, compound assignment) element by element; sum and prod
+-- reductions; atomic_add under contention; .npy round trips in both byte
+-- orders; bad input (a complex value into an integer view, reducers and
+-- traits complex values do not have, speck.sort's keys, graph weights).
+-- tests/run.sh runs it once per back end; every view is in the default
+-- space, and the bodies must be built by the cc tier on the host ("cc" in
+-- speck.jit.stats) and by NVRTC on a GPU ("nvrtc").
+
+local PY = "/usr/bin/python3"
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local ORACLE = HERE .. "/complex_oracle.py"
+local DIR = os.tmpname()
+os.remove(DIR)
+os.execute("mkdir -p " .. DIR)
+teardown(function() os.execute("rm -rf '" .. DIR .. "'") end)
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1", "r"))
+  local out = p:read("a")
+  local ok = p:close()
+  return out, ok
+end
+local HAVE_NP = select(2, sh(PY .. " -c 'import numpy'"))
+local SPACE = speck.info().default_space
+local DEVICE = SPACE == "cuda"
+local TIER = DEVICE and "nvrtc" or "cc"
+
+local function err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok)
+  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
+end
+
+local seed = 97
+local function rnd()
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+end
+
+-- a host copy of any view (device views through a mirror)
+local function host(v)
+  return speck.create_mirror_view_and_copy("host", v)
+end
+
+-- a rank-1 view of dtype dt in the default space from {{re, im}, ...}
+local function from(t, dt, opts)
+  return speck.View.from(t, dt, opts)
+end
+
+-- run the oracle: job, then input views (saved as .npy); the result view
+local njob = 0
+local function oracle(job, ...)
+  njob = njob + 1
+  local ins = {}
+  for k, v in ipairs{...} do
+    local p = DIR .. "/in" .. njob .. "_" .. k .. ".npy"
+    speck.io.save_npy(p, host(v))
+    ins[k] = p
+  end
+  local out = DIR .. "/out" .. njob .. ".npy"
+  local msg, ok = sh(PY .. " " .. ORACLE .. " " .. job .. " " .. out .. " " .. table.concat(ins, " "))
+  assert(ok, msg)
+  return speck.io.load_npy(out, {space = "host"})
+end
+
+local function close(a, b, tol, what)
+  local re, im = a[1] - b[1], a[2] - b[2]
+  local d = math.sqrt(re * re + im * im)
+  local m = math.max(1, math.sqrt(b[1] * b[1] + b[2] * b[2]))
+  if not (d <= tol * m) then
+    error(string.format("%s: got %.17g%+.17gi, expected %.17g%+.17gi", what, a[1], a[2],
+                        b[1], b[2]), 2)
+  end
+end
+
+local function tier_of(label)
+  for _, k in ipairs(speck.jit.stats().per_kernel) do
+    if k.label == label then return k.tier end
+  end
+end
+
+local TOL = {complex128 = 1e-12, complex64 = 2e-5}
+
+describe("complex views", function()
+  it("are created with either name and print their dtype", function()
+    for _, dt in ipairs{"complex128", "complex64"} do
+      local z = speck.View("z", dt, {3, 4})
+      assert.are.equal(dt, z:dtype())
+      assert.truthy(tostring(z):find("View<" .. dt .. "[3][4]", 1, true))
+      assert.are.equal(12, #z)
+    end
+  end)
+
+  it("give {re, im} at every rank and layout, and take numbers and tables", function()
+    for _, dt in ipairs{"complex128", "complex64"} do
+      for rank = 0, 8 do
+        for _, layout in ipairs{"right", "left"} do
+          local dims = {}
+          for d = 1, rank do dims[d] = (d % 3) + 1 end
+          local v = speck.View("v", dt, dims, {layout = layout, space = "host"})
+          local idx = {}
+          for d = 1, rank do idx[d] = dims[d] - 1 end
+          idx[rank + 1] = {1.5, -2.25}
+          v:set(table.unpack(idx))
+          local e = v(table.unpack(idx, 1, rank))
+          assert.are.same({1.5, -2.25}, e)
+          idx[rank + 1] = {re = -3, im = 0.5}
+          v:set(table.unpack(idx))
+          assert.are.same({-3, 0.5}, v(table.unpack(idx, 1, rank)))
+          idx[rank + 1] = 7 -- a real number: im = 0
+          v:set(table.unpack(idx))
+          assert.are.same({7, 0}, v(table.unpack(idx, 1, rank)))
+        end
+      end
+    end
+  end)
+
+  it("fill, deep_copy of a scalar, View.from and totable", function()
+    for _, dt in ipairs{"complex128", "complex64"} do
+      local z = speck.View("z", dt, {2, 3})
+      z:fill({0.5, -0.25})
+      local h = host(z)
+      assert.are.same({0.5, -0.25}, h(1, 2))
+      speck.deep_copy(z, 4)
+      assert.are.same({{{4, 0}, {4, 0}, {4, 0}}, {{4, 0}, {4, 0}, {4, 0}}}, host(z):totable())
+      speck.deep_copy(z, {re = 1, im = 2})
+      assert.are.same({1, 2}, host(z)(0, 0))
+      local f = from({{{1, 2}, {3, 4}}, {{5, 6}, {7, -8}}}, dt)
+      assert.are.same({2, 2}, f:extents())
+      assert.are.same({{{1, 2}, {3, 4}}, {{5, 6}, {7, -8}}}, host(f):totable())
+      local g = from({{1, 2}, 3, {re = 4}}, dt)
+      assert.are.same({{1, 2}, {3, 0}, {4, 0}}, host(g):totable())
+      -- strided subviews and layouts copy element by element
+      local L = speck.View("L", dt, {3, 4}, {layout = "left", space = "host"})
+      for i = 0, 2 do for j = 0, 3 do L:set(i, j, {i, j}) end end
+      local R = speck.View("R", dt, {3, 4}, {layout = "right"})
+      speck.deep_copy(R, L)
+      local s = speck.subview(R, speck.ALL, 2)
+      assert.are.same({{0, 2}, {1, 2}, {2, 2}}, host(s):totable())
+    end
+  end)
+
+  it("refuse complex values where they do not fit", function()
+    local i = speck.View("i", "int32", 2, {space = "host"})
+    assert.are.equal("View 'i': cannot store a table in int32", err_of(function() i[0] = {1, 2} end))
+    local r = speck.View("r", "float64", 2, {space = "host"})
+    assert.are.equal("View 'r': cannot store a table in float64", err_of(function() r[0] = {1, 2} end))
+    local z = speck.View("z", "complex128", 2)
+    assert.truthy(err_of(speck.deep_copy, speck.View("i", "int32", 2), z):find("dtype", 1, true))
+    assert.are.equal("View 'z': cannot store 'x' in complex128 (use a number, {re, im} or {re = x, im = y})",
+      err_of(function() z:fill("x") end))
+    assert.are.equal("speck.parallel_reduce 'm': reducer 'max' is not defined on complex128 "
+      .. "(complex reductions: sum, prod)",
+      err_of(speck.parallel_reduce, "m", 2, {z = z}, "acc = z(i);", {op = "max", dtype = "complex128"}))
+    assert.are.equal("speck.parallel_for 't': capture 'a': a complex64 view with the atomic trait "
+      .. "is not supported (use atomic_add on its elements)",
+      err_of(speck.parallel_for, "t", 2, {a = speck.View("a", "complex64", 2, {atomic = true})},
+             "a(i) += 1;"))
+    assert.are.equal("speck.sort: keys view 'z' is complex128; a real dtype is required "
+      .. "(complex values are not supported here)", err_of(speck.sort, z))
+    local graph = require "speck.graph"
+    local s = speck.View.from({0, 1}, "int64")
+    assert.are.equal("speck.graph.from_edges: weights (view 'from') is complex128, must be float64",
+      err_of(graph.from_edges, 3, s, s, {weights = from({{1, 0}, {2, 0}}, "complex128")}))
+    -- the VM stays usable
+    z:fill(1)
+    assert.are.same({1, 0}, host(z)(1))
+  end)
+end)
+
+describe("complex kernel bodies", function()
+  local WORDS = [[
+    Y(0, i) = x(i) + w(i);
+    Y(1, i) = x(i) - w(i);
+    Y(2, i) = x(i) * w(i);
+    Y(3, i) = x(i) / w(i);
+    Y(4, i) = conj(x(i));
+    Y(5, i) = cabs(x(i));
+    Y(6, i) = cexp(x(i));
+    Y(7, i) = csqrt(x(i));
+    Y(8, i) = real(x(i));
+    Y(9, i) = imag(x(i));
+    Y(10, i) = cmplx(imag(x(i)), real(x(i)));
+    Y(11, i) = -x(i);
+    Y(12, i) = 2.5 * x(i) + 1;
+    { T t = x(i); t *= w(i); t /= (w(i) + x(i)); t -= conj(w(i)); Y(13, i) = t; }
+  ]]
+
+  for _, dt in ipairs{"complex128", "complex64"} do
+    it("every operator and word agrees with NumPy (" .. dt .. ")", function()
+      if not HAVE_NP then return pending("no NumPy at " .. PY) end
+      local n = 64
+      local xt, wt = {}, {}
+      for k = 1, n do
+        xt[k] = {(rnd() - 0.5) * 6, (rnd() - 0.5) * 6}
+        wt[k] = {(rnd() - 0.5) * 4, (rnd() - 0.5) * 4}
+      end
+      xt[1] = {-4, 0} -- csqrt on the negative real axis
+      xt[2] = {-4, -0.0}
+      xt[3] = {0, 0}
+      local x, w = from(xt, dt), from(wt, dt)
+      local Y = speck.View("Y", dt, {14, n})
+      local label = "words_" .. dt
+      speck.parallel_for(label, n, {x = x, w = w, Y = Y},
+                         (WORDS:gsub("T t", dt .. "_t t")))
+      assert.are.equal(TIER, tier_of(label))
+      local want = oracle("words", x, w)
+      local got = host(Y)
+      local names = {"+", "-", "*", "/", "conj", "cabs", "cexp", "csqrt", "real", "imag",
+                     "cmplx", "unary -", "2.5 * x + 1", "compound"}
+      for r = 0, 13 do
+        for k = 0, n - 1 do
+          close(got(r, k), want(r, k), TOL[dt] * (r == 13 and 100 or 1),
+                names[r + 1] .. " at " .. k .. " of " .. dt)
+        end
+      end
+    end)
+
+    it("captures a complex scalar and mixes real and complex operands (" .. dt .. ")", function()
+      local x = from({{1, 2}, {3, -1}}, dt)
+      local y = speck.View("y", dt, 2)
+      speck.parallel_for("scalar_" .. dt, 2, {x = x, y = y, a = {dt, {0, 1}}, b = 2.0, c = 3},
+                         "y(i) = a * x(i) * b + c - x(i) / c;")
+      local h = host(y)
+      -- i*(1+2i)*2 + 3 - (1+2i)/3 = -4+2i + 3 - 1/3 - 2i/3
+      close(h(0), {-4 + 3 - 1 / 3, 2 - 2 / 3}, TOL[dt], "scalar 0")
+      close(h(1), {2 + 3 - 1, 6 + 1 / 3}, TOL[dt], "scalar 1")
+    end)
+
+    it("sum and prod reductions agree with NumPy (" .. dt .. ")", function()
+      if not HAVE_NP then return pending("no NumPy at " .. PY) end
+      local n = 1000
+      local t = {}
+      for k = 1, n do
+        local th, r = rnd() * 2 * math.pi, 1 + (rnd() - 0.5) * 0.01
+        t[k] = {r * math.cos(th), r * math.sin(th)}
+      end
+      local x = from(t, dt)
+      local s = speck.parallel_reduce("csum_" .. dt, n, {x = x}, "acc += x(i);",
+                                      {op = "sum", dtype = dt})
+      local p = speck.parallel_reduce("cprod_" .. dt, n, {x = x}, "acc *= x(i);",
+                                      {op = "prod", dtype = dt})
+      assert.are.equal(TIER, tier_of("csum_" .. dt))
+      local want = oracle("reduce", x)
+      close(s, want(0), TOL[dt] * 100, "sum")
+      close(p, want(1), TOL[dt] * 1000, "prod")
+      -- several reducers at once, complex beside real
+      local s2, c = speck.parallel_reduce("cmix_" .. dt, n, {x = x}, "acc0 += x(i); acc1 += 1;",
+                                          {{op = "sum", dtype = dt}, "sum"})
+      close(s2, want(0), TOL[dt] * 100, "sum beside a real reducer")
+      assert.are.equal(n, c)
+    end)
+
+    it("atomic_add sums both parts under contention (" .. dt .. ")", function()
+      local h = speck.View("h", dt, 4)
+      local n = 200000
+      speck.parallel_for("cat_" .. dt, n, {h = h},
+                         "atomic_add(&h(i % 4), cmplx(1, -0.5) * (double)(i % 3));")
+      local r = host(h)
+      for b = 0, 3 do
+        local want = 0
+        for i = b, n - 1, 4 do want = want + i % 3 end
+        assert.are.same({want, -want / 2}, r(b))
+      end
+    end)
+  end
+
+  it("runs MDRange and team bodies over rank-2 complex views of both layouts", function()
+    for _, layout in ipairs{"right", "left"} do
+      local A = speck.View("A", "complex128", {5, 7}, {layout = layout})
+      speck.parallel_for("md_" .. layout, speck.MDRangePolicy({0, 0}, {5, 7}), {A = A},
+                         "A(i, j) = cmplx(i, j) * cmplx(0, 1);")
+      local s = speck.parallel_reduce("team_" .. layout, speck.TeamPolicy(5, 1),
+                                      {A = A}, [[
+        complex128_t r = 0;
+        TEAM_REDUCE(sum, j, 0, 7, r) { r += A(team.league_rank, j); }
+        SINGLE_TEAM(team) { acc += r; }
+      ]], {op = "sum", dtype = "complex128"})
+      local h = host(A)
+      assert.are.same({-6, 4}, h(4, 6))
+      -- sum of i*(i + j i) = sum(-j) + i sum(i): -5*21, 7*10
+      assert.are.same({-105, 70}, s)
+    end
+  end)
+
+  it("compiles its bodies for the GPU (NVRTC, compile only)", function()
+    local nv = speck.info().compilers.nvrtc
+    if not (nv and nv.available) then return pending("no NVRTC") end
+    for _, dt in ipairs{"complex128", "complex64"} do
+      local x, w = speck.View("x", dt, 2, {space = "host"}), speck.View("w", dt, 2, {space = "host"})
+      local Y = speck.View("Y", dt, {14, 2}, {space = "host"})
+      speck.kernel("gpu_words_" .. dt, "range", {x = x, w = w, Y = Y},
+                   (WORDS:gsub("T t", dt .. "_t t")), {target = "cuda"})
+      speck.kernel("gpu_sum_" .. dt, "range", {x = x}, "acc += x(i) * 2.0;",
+                   {target = "cuda", pattern = "reduce", reducer = {op = "sum", dtype = dt}})
+      speck.kernel("gpu_prod_" .. dt, "range", {x = x}, "acc *= x(i);",
+                   {target = "cuda", pattern = "reduce", reducer = {op = "prod", dtype = dt}})
+      speck.kernel("gpu_atomic_" .. dt, "range", {x = x, a = {dt, {1, 2}}},
+                   "atomic_add(&x(0), a); atomic_add(&x(1), 1.0);", {target = "cuda"})
+      assert.are.equal("nvrtc", tier_of("gpu_words_" .. dt))
+      assert.are.equal("nvrtc", tier_of("gpu_sum_" .. dt))
+    end
+  end)
+end)
+
+describe("complex .npy files", function()
+  it("round-trip both dtypes and layouts, and read big-endian files", function()
+    if not HAVE_NP then return pending("no NumPy at " .. PY) end
+    for _, dt in ipairs{"complex128", "complex64"} do
+      for _, layout in ipairs{"right", "left"} do
+        local A = speck.View("A", dt, {3, 2}, {layout = layout, space = "host"})
+        for i = 0, 2 do for j = 0, 1 do A:set(i, j, {i + 0.5, -j - 0.25}) end end
+        local p = DIR .. "/rt_" .. dt .. layout .. ".npy"
+        speck.io.save_npy(p, A)
+        local B = speck.io.load_npy(p)
+        assert.are.equal(dt, B:dtype())
+        assert.are.same(A:totable(), host(B):totable())
+        -- NumPy writes it big-endian; speck reads it
+        local be = oracle("save_be", A)
+        assert.are.equal(dt, be:dtype())
+        assert.are.same(A:totable(), be:totable())
+      end
+    end
+  end)
+end)
