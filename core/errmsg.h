@@ -765,6 +765,11 @@ SK_ERRDEF(COMPLEX_REDUCER, "reducer '%s' is not defined on %s (complex reduction
 SK_ERRDEF(COMPLEX_TRAIT, "capture '%s': a %s view with the atomic trait is not supported (use atomic_add on its elements)")
 SK_ERRDEF(COMPLEX_REMOTE, "capture '%s': remote views of %s are not supported")
 SK_ERRDEF(COMPLEX_NOT_REAL, "%s view '%s' is %s; a real dtype is required (complex values are not supported here)")
+SK_ERRDEF(ZBLAS_DTYPE, "%s (view '%s') is %s; the complex BLAS takes complex128 or complex64 views (plain, not tiled)")
+SK_ERRDEF(ZBLAS_MIXED, "%s (view '%s') is %s, the other views %s")
+SK_ERRDEF(ZBLAS_TRANS, "%s must be \"N\", \"T\" or \"C\", got \"%s\"")
+SK_ERRDEF(ZBLAS_SHAPE, "%s (view '%s') has %lld entries, expected %lld")
+SK_ERRDEF(ZBLAS_GEMM_SHAPE, "op(A) is %lld x %lld and op(B) %lld x %lld, C (view '%s') is %lld x %lld")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on
