@@ -6,7 +6,8 @@
 #              2.5*x + 1, x*w/(w+x) - conj(w)  (the body's order)
 #   reduce x:  [sum(x), prod(x)]
 #   blas1 x y a: [dotu(x, y), dotc(x, y), nrm2(x), a*x + y, a*x]
-#   gemv A x: [A x, A^T x, A^H x]; gemm A B: (A B, A^T B, A^H B, A B^H) stacked
+#   gemv A x: [A x] when the shapes fit, else [A^T x, A^H x]
+#   gemm A B: [A^T B, A^H B] (A is k x m, B k x n); gemm_nc A B: [A B^H]
 #   spmv A.mtx x: [A x, conj(A) x, A^T x, A^H x] (scipy.io.mmread)
 #   mmread A.mtx: the dense matrix of a Matrix Market file
 #   save_be x: x saved big-endian (OUT), for speck's reader
@@ -45,11 +46,16 @@ def main():
         np.save(out, np.concatenate([r, s * x + y, s * x]))
     elif job == "gemv":
         A, x = (v.astype(np.complex128) for v in a)
-        np.save(out, np.stack([A @ x, A.T @ x, np.conj(A).T @ x]))
+        if A.shape[1] == x.shape[0]:
+            np.save(out, np.stack([A @ x]))
+        else:
+            np.save(out, np.stack([A.T @ x, np.conj(A).T @ x]))
     elif job == "gemm":
         A, B = (v.astype(np.complex128) for v in a)
-        H = lambda M: np.conj(M).T
-        np.save(out, np.stack([A @ B, A.T @ B, H(A) @ B, A @ H(B)]))
+        np.save(out, np.stack([A.T @ B, np.conj(A).T @ B]))
+    elif job == "gemm_nc":
+        A, B = (v.astype(np.complex128) for v in a)
+        np.save(out, np.stack([A @ np.conj(B).T]))
     elif job == "save_be":
         x = a[0]
         np.save(out, x.astype(x.dtype.newbyteorder(">")))

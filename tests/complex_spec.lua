@@ -329,3 +329,112 @@ describe("complex .npy files", function()
     end
   end)
 end)
+
+describe("complex speck.blas", function()
+  local blas = require "speck.blas"
+  local function rvec(n, dt)
+    local t = {}
+    for k = 1, n do t[k] = {(rnd() - 0.5) * 4, (rnd() - 0.5) * 4} end
+    return from(t, dt)
+  end
+  local function rmat(m, n, dt, layout)
+    local t = {}
+    for i = 1, m do
+      t[i] = {}
+      for j = 1, n do t[i][j] = {(rnd() - 0.5) * 4, (rnd() - 0.5) * 4} end
+    end
+    return from(t, dt, {layout = layout})
+  end
+
+  for _, dt in ipairs{"complex128", "complex64"} do
+    it("dot, dotc, nrm2, axpy and scal agree with NumPy (" .. dt .. ")", function()
+      if not HAVE_NP then return pending("no NumPy at " .. PY) end
+      local n = 37
+      local x, y = rvec(n, dt), rvec(n, dt)
+      local a = {0.75, -1.5}
+      local want = oracle("blas1", x, y, from({a}, "complex128"))
+      close(blas.dot(x, y), want(0), TOL[dt] * 10, "dot")
+      close(blas.dotc(x, y), want(1), TOL[dt] * 10, "dotc")
+      close({blas.nrm2(x), 0}, want(2), TOL[dt] * 10, "nrm2")
+      local y2 = speck.View("y2", dt, n)
+      speck.deep_copy(y2, y)
+      blas.axpy(a, x, y2)
+      local h = host(y2)
+      for k = 0, n - 1 do close(h(k), want(3 + k), TOL[dt] * 10, "axpy " .. k) end
+      blas.scal(a, x)
+      h = host(x)
+      for k = 0, n - 1 do close(h(k), want(3 + n + k), TOL[dt] * 10, "scal " .. k) end
+      -- a = 0 zeroes x, NaN included
+      x:fill({0 / 0, 1})
+      blas.scal(0, x)
+      assert.are.same({0, 0}, host(x)(3))
+    end)
+
+    it("gemv and gemm with N, T and C agree with NumPy (" .. dt .. ")", function()
+      if not HAVE_NP then return pending("no NumPy at " .. PY) end
+      for _, layout in ipairs{"right", "left"} do
+        local m, n, k = 7, 5, 6
+        local A, x = rmat(m, n, dt, layout), rvec(n, dt)
+        local xt = rvec(m, dt)
+        local want = oracle("gemv", A, x)
+        local wantT = oracle("gemv", A, xt)
+        local y = speck.View("y", dt, m)
+        blas.gemv("N", 1, A, x, 0, y)
+        local h = host(y)
+        for i = 0, m - 1 do close(h(i), want(0, i), TOL[dt] * 10, "gemv N") end
+        local yt = speck.View("yt", dt, n)
+        for r, tr in ipairs{"T", "C"} do
+          blas.gemv(tr, {1, 0}, A, xt, {0, 0}, yt)
+          h = host(yt)
+          for i = 0, n - 1 do close(h(i), wantT(r - 1, i), TOL[dt] * 10, "gemv " .. tr) end
+        end
+        -- alpha, beta complex: y = alpha A x + beta y
+        speck.deep_copy(y, {1, 1})
+        blas.gemv("N", {0, 2}, A, x, {0.5, 0}, y)
+        h = host(y)
+        for i = 0, m - 1 do
+          local w = want(0, i)
+          close(h(i), {-2 * w[2] + 0.5, 2 * w[1] + 0.5}, TOL[dt] * 10, "gemv alpha beta")
+        end
+        local G, B = rmat(k, m, dt, layout), rmat(k, n, dt, layout)
+        local wg = oracle("gemm", G, B) -- G^T B, G^H B
+        local C = speck.View("C", dt, {m, n}, {layout = layout})
+        for r, tr in ipairs{"T", "C"} do
+          blas.gemm(tr, "N", 1, G, B, 0, C)
+          local hc = host(C)
+          for i = 0, m - 1 do
+            for j = 0, n - 1 do close(hc(i, j), wg(r - 1, i, j), TOL[dt] * 10, "gemm " .. tr .. "N") end
+          end
+        end
+        -- C = P Q^H: "C" on the right, beta = 0 overwrites NaN
+        local P, Q = rmat(m, k, dt, layout), rmat(n, k, dt, layout)
+        local wp = oracle("gemm_nc", P, Q)
+        C:fill({0 / 0, 0})
+        blas.gemm("N", "C", 1, P, Q, 0, C)
+        local hc = host(C)
+        for i = 0, m - 1 do
+          for j = 0, n - 1 do close(hc(i, j), wp(0, i, j), TOL[dt] * 10, "gemm NC") end
+        end
+      end
+    end)
+  end
+
+  it("refuses what the complex BLAS does not take", function()
+    local z = speck.View("z", "complex128", 3)
+    local f = speck.View("f", "complex64", 3)
+    assert.are.equal("speck.blas.asum: x view 'z' is complex128; a real dtype is required "
+      .. "(complex values are not supported here)", err_of(blas.asum, z))
+    assert.are.equal("speck.blas.zdot: y (view 'f') is complex64, the other views complex128",
+      err_of(blas.dot, z, f))
+    assert.are.equal("speck.blas.zdot: y (view 'r') is float64; the complex BLAS takes "
+      .. "complex128 or complex64 views (plain, not tiled)",
+      err_of(blas.dot, z, speck.View("r", "float64", 3)))
+    local A = speck.View("A", "complex128", {3, 3})
+    assert.are.equal("speck.blas.zgemv: trans must be \"N\", \"T\" or \"C\", got \"X\"",
+      err_of(blas.gemv, "X", 1, A, z, 0, z))
+    assert.are.equal("speck.blas.zgemm: op(A) is 3 x 3 and op(B) 3 x 3, C (view 'C') is 2 x 3",
+      err_of(blas.gemm, "N", "N", 1, A, A, 0, speck.View("C", "complex128", {2, 3})))
+    assert.truthy(err_of(blas.gemm, "N", "N", 1, speck.View("R", "float64", {3, 3}), A, 0, A)
+      :find("is float64; the complex BLAS takes", 1, true))
+  end)
+end)
