@@ -477,9 +477,8 @@ SK_ERRDEF(NOT_MATRIX_MARKET, "not a Matrix Market file: the banner '%s' does not
 SK_ERRDEF(BANNER_WORDS_EXPECTED, "the banner has %d words, expected 5 (%%%%MatrixMarket matrix format field symmetry)")
 SK_ERRDEF(OBJECT_NOT_SUPPORTED, "object '%s' is not supported (only 'matrix')")
 SK_ERRDEF(FORMAT_NOT_COORDINATE, "format '%s' is not coordinate or array")
-SK_ERRDEF(FIELD_COMPLEX_NOT, "field 'complex' is not supported (real, integer, pattern)")
 SK_ERRDEF(FIELD_NOT_REAL, "field '%s' is not real, integer or pattern")
-SK_ERRDEF(SYMMETRY_HERMITIAN_NOT, "symmetry 'hermitian' is not supported (complex values)")
+SK_ERRDEF(SYMMETRY_HERMITIAN_NOT, "symmetry 'hermitian' needs the field 'complex'")
 SK_ERRDEF(SYMMETRY_NOT_GENERAL, "symmetry '%s' is not general, symmetric or skew-symmetric")
 SK_ERRDEF(ARRAY_FILE_CANNOT, "an array file cannot have field 'pattern'")
 SK_ERRDEF(FILE_ENDS_BEFORE, "the file ends before the size line")
@@ -773,6 +772,12 @@ SK_ERRDEF(ZBLAS_GEMM_SHAPE, "op(A) is %lld x %lld and op(B) %lld x %lld, C (view
 SK_ERRDEF(ZSPMV_DTYPE, "%s (view '%s') is %s; a complex matrix's SpMV takes x and y of its dtype %s")
 SK_ERRDEF(ZSPMV_REAL, "A.values (view '%s') is %s: complex x, y, alpha or beta need a complex matrix")
 SK_ERRDEF(ZSPMV_RANK, "%s (view '%s') has rank %d; a complex matrix's SpMV takes rank-1 x and y")
+SK_ERRDEF(MM_NO_IMAG, "entry (%lld, %lld) has no imaginary part (a complex field needs \"re im\")")
+SK_ERRDEF(MM_COMPLEX_DTYPE, "the file's field is complex and dtype '%s' is real (use complex128 or complex64)")
+SK_ERRDEF(MM_COMPLEX_FIELD, "A's values are %s: the field must be \"complex\" (the default for complex values), got \"%s\"")
+SK_ERRDEF(MM_REAL_FIELD, "field '%s' needs complex values, A's are %s")
+SK_ERRDEF(MM_COMPLEX_ARRAY, "complex values are written in the coordinate format only")
+SK_ERRDEF(MM_CSYM_BUT, "not %s: A(%lld, %lld) = %.17g%+.17gi but A(%lld, %lld) = %.17g%+.17gi")
 /* -- the back ends' own messages, each in its back end's folder -- */
 #include "backends/errmsg.h"
 // clang-format on
