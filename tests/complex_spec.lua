@@ -43,9 +43,11 @@ local function rnd()
   return seed / 2147483648
 end
 
--- a host copy of any view (device views through a mirror)
+-- a host copy of any view (a new one: later changes of v do not show)
 local function host(v)
-  return speck.create_mirror_view_and_copy("host", v)
+  local m = speck.create_mirror(v)
+  speck.deep_copy(m, v)
+  return m
 end
 
 -- a rank-1 view of dtype dt in the default space from {{re, im}, ...}
@@ -437,4 +439,126 @@ describe("complex speck.blas", function()
     assert.truthy(err_of(blas.gemm, "N", "N", 1, speck.View("R", "float64", {3, 3}), A, 0, A)
       :find("is float64; the complex BLAS takes", 1, true))
   end)
+end)
+
+describe("complex speck.sparse", function()
+  local sparse = require "speck.sparse"
+  local function write(name, text)
+    local p = DIR .. "/" .. name
+    local f = assert(io.open(p, "w"))
+    f:write(text)
+    f:close()
+    return p
+  end
+  -- a random n x n complex matrix in Matrix Market, general or hermitian
+  local function random_mm(name, n, hermitian)
+    local lines = {}
+    for i = 1, n do
+      for j = 1, (hermitian and i or n) do
+        if i == j or rnd() < 0.3 then
+          local re, im = (rnd() - 0.5) * 4, (rnd() - 0.5) * 4
+          if hermitian and i == j then im = 0 end
+          lines[#lines + 1] = ("%d %d %.17g %.17g"):format(i, j, re, im)
+        end
+      end
+    end
+    return write(name, ("%%%%MatrixMarket matrix coordinate complex %s\n%d %d %d\n%s\n"):format(
+      hermitian and "hermitian" or "general", n, n, #lines, table.concat(lines, "\n")))
+  end
+  local function dense_of(A) return host(A:to_dense()) end
+
+  it("reads complex and hermitian Matrix Market files as SciPy does", function()
+    if not HAVE_NP then return pending("no NumPy at " .. PY) end
+    for _, herm in ipairs{false, true} do
+      local p = random_mm(herm and "h.mtx" or "g.mtx", 9, herm)
+      local A = sparse.read_mm(p)
+      assert.are.equal("complex128", A:dtype())
+      local D = dense_of(A)
+      local msg, ok = sh(PY .. " " .. ORACLE .. " mmread " .. DIR .. "/want.npy " .. p)
+      assert(ok, msg)
+      local W = speck.io.load_npy(DIR .. "/want.npy", {space = "host"})
+      for i = 0, 8 do
+        for j = 0, 8 do close(D(i, j), W(i, j), 1e-15, "entry " .. i .. "," .. j) end
+      end
+      assert.are.equal("complex64", sparse.read_mm(p, {dtype = "complex64"}):dtype())
+    end
+  end)
+
+  it("writes and reads back complex files, general and hermitian", function()
+    local p = random_mm("rt.mtx", 7, true)
+    local A = sparse.read_mm(p)
+    for _, sym in ipairs{"general", "hermitian"} do
+      local q = DIR .. "/rt_" .. sym .. ".mtx"
+      sparse.write_mm(q, A, {symmetry = sym})
+      local first = io.open(q):read("l")
+      assert.are.equal("%%MatrixMarket matrix coordinate complex " .. sym, first)
+      assert.are.same(dense_of(A):totable(), dense_of(sparse.read_mm(q)):totable())
+    end
+    -- complex64 values round-trip at their precision
+    local F = sparse.read_mm(p, {dtype = "complex64"})
+    sparse.write_mm(DIR .. "/f.mtx", F)
+    assert.are.same(dense_of(F):totable(), dense_of(sparse.read_mm(DIR .. "/f.mtx", {dtype = "complex64"})):totable())
+  end)
+
+  it("refuses complex files and values where they do not fit", function()
+    local p = write("c.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n")
+    assert.are.equal("speck.sparse.read_mm: '" .. p .. "' line 1: the file's field is complex and "
+      .. "dtype 'float64' is real (use complex128 or complex64)",
+      err_of(sparse.read_mm, p, {dtype = "float64"}))
+    local A = sparse.read_mm(p)
+    assert.are.equal("speck.sparse.write_mm: A's values are complex128: the field must be "
+      .. "\"complex\" (the default for complex values), got \"real\"",
+      err_of(sparse.write_mm, DIR .. "/x.mtx", A, {field = "real"}))
+    local H = sparse.read_mm(write("nh.mtx", "%%MatrixMarket matrix coordinate complex general\n"
+      .. "2 2 2\n1 2 1 1\n2 1 1 1\n"))
+    assert.are.equal("speck.sparse.write_mm: not hermitian: A(0, 1) = 1+1i but A(1, 0) = 1+1i",
+      err_of(sparse.write_mm, DIR .. "/x.mtx", H, {symmetry = "hermitian"}))
+    assert.are.equal("speck.sparse.write_mm: complex values are written in the coordinate format only",
+      err_of(sparse.write_mm, DIR .. "/x.mtx", H, {format = "array"}))
+    -- operations without a complex path name the dtype
+    local x = speck.View("x", "complex128", 2)
+    for _, f in ipairs{
+      {"spadd", function() return sparse.spadd(1, H, 1, H) end},
+      {"spgemm", function() return sparse.spgemm(H, H) end},
+      {"cg", function() return sparse.cg(H, x) end},
+    } do
+      assert.are.equal("speck.sparse." .. f[1] .. ": A.values (view 'values') is complex128, "
+        .. "must be float64 or float32", err_of(f[2]))
+    end
+    assert.are.equal("speck.sparse.spmv: x (view 'r') is float64; a complex matrix's SpMV "
+      .. "takes x and y of its dtype complex128",
+      err_of(sparse.spmv, "N", 1, H, speck.View("r", "float64", 2), 0, x))
+  end)
+
+  for _, dt in ipairs{"complex128", "complex64"} do
+    it("SpMV in modes N, C, T and H agrees with SciPy (" .. dt .. ")", function()
+      if not HAVE_NP then return pending("no NumPy at " .. PY) end
+      local n = 40
+      local p = random_mm("spmv_" .. dt .. ".mtx", n, false)
+      local A = sparse.read_mm(p, {dtype = dt})
+      local xt = {}
+      for k = 1, n do xt[k] = {(rnd() - 0.5) * 2, (rnd() - 0.5) * 2} end
+      local x = from(xt, dt)
+      local hx = DIR .. "/spmv_x_" .. dt .. ".npy"
+      speck.io.save_npy(hx, host(speck.View.from(xt, "complex128")))
+      local msg, ok = sh(PY .. " " .. ORACLE .. " spmv " .. DIR .. "/spmv_w.npy " .. p .. " " .. hx)
+      assert(ok, msg)
+      local W = speck.io.load_npy(DIR .. "/spmv_w.npy", {space = "host"})
+      local y = speck.View("y", dt, n)
+      for r, mode in ipairs{"N", "C", "T", "H"} do
+        y:fill({1, -1})
+        sparse.spmv(mode, 1, A, x, 0, y)
+        local h = host(y)
+        for i = 0, n - 1 do close(h(i), W(r - 1, i), TOL[dt] * 10, mode .. " row " .. i) end
+        -- complex alpha and beta: y = (0.5 + 2i) op(A) x + (1 - i) y
+        sparse.spmv(mode, {0.5, 2}, A, x, {1, -1}, y)
+        local h2 = host(y)
+        for i = 0, n - 1 do
+          local w, o = W(r - 1, i), h(i)
+          close(h2(i), {0.5 * w[1] - 2 * w[2] + o[1] + o[2], 0.5 * w[2] + 2 * w[1] + o[2] - o[1]},
+                TOL[dt] * 10, mode .. " alpha beta row " .. i)
+        end
+      end
+    end)
+  end
 end)
