@@ -335,8 +335,10 @@ describe("speck.sparse Matrix Market", function()
       err_of(sparse.write_mm, path, sparse.from_coo(2, 2, {1}, {1}, {1.0}), {symmetry = "skew-symmetric"}))
     assert.are.equal("speck.sparse.write_mm: symmetry 'symmetric': A is 2x3, not square",
       err_of(sparse.write_mm, path, G, {symmetry = "symmetric"}))
-    assert.are.equal("speck.sparse.write_mm: symmetry 'hermitian' is not general, symmetric or skew-symmetric",
+    assert.are.equal("speck.sparse.write_mm: symmetry 'hermitian' needs the field 'complex'",
       err_of(sparse.write_mm, path, G, {symmetry = "hermitian"}))
+    assert.are.equal("speck.sparse.write_mm: symmetry 'upper' is not general, symmetric, skew-symmetric or hermitian",
+      err_of(sparse.write_mm, path, G, {symmetry = "upper"}))
     assert.are.equal("speck.sparse.write_mm: format 'dense' is not coordinate or array",
       err_of(sparse.write_mm, path, G, {format = "dense"}))
     assert.are.equal("speck.sparse.write_mm: format 'array' holds values: field 'pattern' needs 'coordinate'",

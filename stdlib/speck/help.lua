@@ -90,7 +90,11 @@ return {
   ["speck.io.load_npy"] = {"local v = speck.io.load_npy(path [, {space =, layout =, label =}])",
     "Read a NumPy .npy file (format 1.0-3.0, any byte order) into a new view: the file's order (C: right, Fortran: left) unless 'layout' asks for the other; the default space unless 'space'."},
   -- blas
-  ["speck.blas.dot"] = {"blas.dot(x, y)", "Sum of x(i) * y(i), rank-1 views."},
+  ["speck.blas.dot"] = {"blas.dot(x, y)", "Sum of x(i) * y(i), rank-1 views (complex views: {re, im}, no conjugate)."},
+  -- complex values (kernels/blas/zblas.c, kernels/sparse/zspmv.c)
+  ["speck.blas.dotc"] = {"blas.dotc(x, y)", "Sum of conj(x(i)) * y(i) as {re, im} for complex views; blas.dot for real ones."},
+  ["speck.complex128"] = {"speck.View(label, \"complex128\" | \"complex64\", dims)",
+    "Complex views: an element is {re, im} from Lua (a store takes {re, im}, {re =, im =} or a number); bodies use + - * / and cmplx conj cabs cexp csqrt real imag (built by the cc tier on the host); sum/prod reductions; atomic_add is one atomic add per part. .npy <c16/<c8, Matrix Market complex/hermitian, speck.blas dot/dotc/nrm2/scal/axpy/gemv/gemm ('C' transposes), sparse.spmv modes N C T H."},
   ["speck.blas.nrm2"] = {"blas.nrm2(x)", "The Euclidean norm."},
   ["speck.blas.asum"] = {"blas.asum(x)", "Sum of |x(i)|."},
   ["speck.blas.iamax"] = {"blas.iamax(x)", "0-based index of the first entry of largest magnitude; -1 when empty."},
