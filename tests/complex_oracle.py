@@ -10,6 +10,7 @@
 #   gemm A B: [A^T B, A^H B] (A is k x m, B k x n); gemm_nc A B: [A B^H]
 #   spmv A.mtx x: [A x, conj(A) x, A^T x, A^H x] (scipy.io.mmread)
 #   mmread A.mtx: the dense matrix of a Matrix Market file
+#   solve A.mtx b: [x] with A x = b (numpy.linalg.solve)
 #   save_be x: x saved big-endian (OUT), for speck's reader
 import sys
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 
 def main():
     job, out, ins = sys.argv[1], sys.argv[2], sys.argv[3:]
-    if job == "mmread" or job == "spmv":
+    if job == "mmread" or job == "spmv" or job == "solve":
         import scipy.io
         A = scipy.io.mmread(ins[0])
         A = A.toarray() if hasattr(A, "toarray") else np.asarray(A)
@@ -25,6 +26,9 @@ def main():
             np.save(out, A.astype(np.complex128))
             return
         x = np.load(ins[1])
+        if job == "solve":
+            np.save(out, np.stack([np.linalg.solve(A, x)]).astype(np.complex128))
+            return
         r = np.stack([A @ x, np.conj(A) @ x, A.T @ x, np.conj(A).T @ x])
         np.save(out, r.astype(np.complex128))
         return

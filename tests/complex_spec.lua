@@ -520,7 +520,6 @@ describe("complex speck.sparse", function()
     for _, f in ipairs{
       {"spadd", function() return sparse.spadd(1, H, 1, H) end},
       {"spgemm", function() return sparse.spgemm(H, H) end},
-      {"cg", function() return sparse.cg(H, x) end},
     } do
       assert.are.equal("speck.sparse." .. f[1] .. ": A.values (view 'values') is complex128, "
         .. "must be float64 or float32", err_of(f[2]))
@@ -561,4 +560,69 @@ describe("complex speck.sparse", function()
       end
     end)
   end
+end)
+
+describe("complex CG", function()
+  local sparse = require "speck.sparse"
+  for _, dt in ipairs{"complex128", "complex64"} do
+    it("solves a Hermitian positive definite system as NumPy does (" .. dt .. ")", function()
+      if not HAVE_NP then return pending("no NumPy at " .. PY) end
+      -- diagonally dominant Hermitian: random off-diagonal entries, a real
+      -- diagonal larger than the row's sum of magnitudes
+      local n, lines, rowsum = 60, {}, {}
+      for i = 1, n do rowsum[i] = 0 end
+      for i = 2, n do
+        for j = 1, i - 1 do
+          if rnd() < 0.1 then
+            local re, im = (rnd() - 0.5) * 2, (rnd() - 0.5) * 2
+            lines[#lines + 1] = ("%d %d %.17g %.17g"):format(i, j, re, im)
+            local m = math.sqrt(re * re + im * im)
+            rowsum[i], rowsum[j] = rowsum[i] + m, rowsum[j] + m
+          end
+        end
+      end
+      for i = 1, n do lines[#lines + 1] = ("%d %d %.17g 0"):format(i, i, rowsum[i] + 1) end
+      local p = DIR .. "/hpd.mtx"
+      local f = assert(io.open(p, "w"))
+      f:write(("%%%%MatrixMarket matrix coordinate complex hermitian\n%d %d %d\n%s\n"):format(
+        n, n, #lines, table.concat(lines, "\n")))
+      f:close()
+      local A = sparse.read_mm(p, {dtype = dt})
+      local bt = {}
+      for k = 1, n do bt[k] = {(rnd() - 0.5) * 2, (rnd() - 0.5) * 2} end
+      local b = from(bt, dt)
+      local x, iters, resid, reason = sparse.cg(A, b, {tol = dt == "complex128" and 1e-12 or 1e-5})
+      assert.are.equal("converged", reason)
+      assert.is_true(iters > 0 and iters <= n)
+      assert.is_true(resid >= 0)
+      assert.are.equal(dt, x:dtype())
+      local hb = DIR .. "/hpd_b.npy"
+      speck.io.save_npy(hb, host(speck.View.from(bt, "complex128")))
+      local msg, ok = sh(PY .. " " .. ORACLE .. " solve " .. DIR .. "/hpd_x.npy " .. p .. " " .. hb)
+      assert(ok, msg)
+      local W = speck.io.load_npy(DIR .. "/hpd_x.npy", {space = "host"})
+      local h = host(x)
+      for i = 0, n - 1 do close(h(i), W(0, i), dt == "complex128" and 1e-10 or 1e-4, "x " .. i) end
+      -- x0 = the solution: no iteration
+      local _, it0, _, why0 = sparse.cg(A, b, {x0 = x, tol = dt == "complex128" and 1e-8 or 1e-3})
+      assert.are.equal(0, it0)
+      assert.are.equal("converged", why0)
+    end)
+  end
+
+  it("names what is wrong", function()
+    local p = DIR .. "/small.mtx"
+    local f = assert(io.open(p, "w"))
+    f:write("%%MatrixMarket matrix coordinate complex general\n2 3 1\n1 1 1 0\n")
+    f:close()
+    local R = sparse.read_mm(p)
+    assert.are.equal("speck.sparse.cg: A is 2x3; CG needs a square (symmetric positive definite) matrix",
+      err_of(sparse.cg, R, speck.View("b", "complex128", 2)))
+    f = assert(io.open(p, "w"))
+    f:write("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 0\n")
+    f:close()
+    local S = sparse.read_mm(p)
+    assert.are.equal("speck.sparse.cg: b (view 'b') is float64; a complex matrix's SpMV takes "
+      .. "x and y of its dtype complex128", err_of(sparse.cg, S, speck.View("b", "float64", 2)))
+  end)
 end)

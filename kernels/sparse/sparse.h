@@ -115,6 +115,9 @@ int64_t sk_sp_not_text(const char *s, size_t n);
  * writers of files, sparse.write_mm and graph.write) */
 int sk_sp_host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen);
 
+/* zcg.c: CG for Hermitian positive definite complex matrices */
+extern const sk_kbody *const sk_zcg_bodies[];
+extern const sk_kentry *const sk_zcg_entries[];
 /* zspmv.c: SpMV of a complex matrix, alpha and beta {re, im} */
 extern const sk_kbody *const sk_zspmv_bodies[];
 int sk_sp_zspmv(char mode, const double *alpha, const sk_csr *A, const sk_view *x,

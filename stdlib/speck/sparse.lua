@@ -258,7 +258,10 @@ function sparse.cg(A, b, opts)
   local f = "cg"
   check_matrix(f, "A", A)
   opts = check_opts(f, opts, {"maxiter", "tol", "x0"})
-  local _, outs = call(f, "sparse.cg", margs({b = b, x0 = opts.x0, tol = opts.tol,
+  -- a complex matrix (Hermitian positive definite): kernels/sparse/zcg.c
+  local d = A:dtype()
+  local entry = (d == "complex128" or d == "complex64") and "sparse.zcg" or "sparse.cg"
+  local _, outs = call(f, entry, margs({b = b, x0 = opts.x0, tol = opts.tol,
                                                maxiter = opts.maxiter}, "A", A))
   return outs.x, math.tointeger(outs.iters), outs.resid, cg_reasons[outs.reason]
 end
