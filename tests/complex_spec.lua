@@ -170,6 +170,11 @@ describe("complex views", function()
     local s = speck.View.from({0, 1}, "int64")
     assert.are.equal("speck.graph.from_edges: weights (view 'from') is complex128, must be float64",
       err_of(graph.from_edges, 3, s, s, {weights = from({{1, 0}, {2, 0}}, "complex128")}))
+    -- values may be complex where only keys are ordered
+    local k = speck.View.from({3, 1, 2}, "int64")
+    local v = from({{3, 3}, {1, 1}, {2, 2}}, "complex128")
+    speck.sort_by_key(k, v)
+    assert.are.same({{1, 1}, {2, 2}, {3, 3}}, host(v):totable())
     -- the VM stays usable
     z:fill(1)
     assert.are.same({1, 0}, host(z)(1))
@@ -305,6 +310,15 @@ describe("complex kernel bodies", function()
                    {target = "cuda", pattern = "reduce", reducer = {op = "prod", dtype = dt}})
       speck.kernel("gpu_atomic_" .. dt, "range", {x = x, a = {dt, {1, 2}}},
                    "atomic_add(&x(0), a); atomic_add(&x(1), 1.0);", {target = "cuda"})
+      local A = speck.View("A", dt, {3, 4}, {space = "host", layout = "left"})
+      speck.kernel("gpu_team_" .. dt, "team", {A = A}, [[
+        complex128_t r = 0;
+        TEAM_REDUCE(sum, j, 0, A.extent[1], r) { r += A(team.league_rank, j); }
+        SINGLE_TEAM(team) { acc += r; }
+      ]], {target = "cuda", pattern = "reduce", reducer = {op = "sum", dtype = "complex128"}})
+      speck.kernel("gpu_md_" .. dt, "mdrange2", {A = A},
+                   "A(i, j) = cmplx(i, j) * conj(A(i, j)) / (A(i, j) + 1);", {target = "cuda"})
+      assert.are.equal("nvrtc", tier_of("gpu_team_" .. dt))
       assert.are.equal("nvrtc", tier_of("gpu_words_" .. dt))
       assert.are.equal("nvrtc", tier_of("gpu_sum_" .. dt))
     end
