@@ -159,7 +159,7 @@ describe("speck.sparse CrsMatrix", function()
       err_of(sparse.from_coo, 3, 4, {0, 1}, {1}, {1.0, 2.0}))
     assert.are.equal("speck.sparse.from_coo: rows[2] must be an integer, got 1.5",
       err_of(sparse.from_coo, 3, 4, {0, 1.5}, {1, 1}, {1.0, 2.0}))
-    assert.are.equal("speck.sparse.from_coo: dtype 'int32': values must be float64 or float32",
+    assert.are.equal("speck.sparse.from_coo: dtype 'int32': values must be float64, float32, complex128 or complex64",
       err_of(sparse.from_coo, 3, 4, {0}, {1}, nil, {dtype = "int32"}))
     assert.are.equal("speck.sparse.from_coo: a 3x3000000000 matrix: rows and columns must be in 0..2147483647 (int32 column indices)",
       err_of(sparse.from_coo, 3, 3000000000, {0}, {1}, {1.0}))
@@ -392,7 +392,7 @@ describe("speck.sparse Matrix Market", function()
     end
     assert.are.equal(("speck.sparse.read_mm: cannot open '%s/none.mtx': No such file or directory"):format(DIR),
                      err_of(sparse.read_mm, DIR .. "/none.mtx"))
-    assert.are.equal("speck.sparse.read_mm: dtype 'int64': values must be float64 or float32",
+    assert.are.equal("speck.sparse.read_mm: dtype 'int64': values must be float64, float32, complex128 or complex64",
                      err_of(sparse.read_mm, DIR .. "/gen.mtx", {dtype = "int64"}))
   end)
 end)

@@ -383,7 +383,7 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                 vals ? dt_name(vals->dtype) : "float64", err, errlen);
   if (!dts) return -1;
   int dtype = sk_dtype_parse(dts);
-  if (!sk_sp_is_float(dtype)) {
+  if (!sk_sp_is_float(dtype) && !(dtype >= 0 && sk_dtypes[dtype].is_complex)) {
     sk_err(err, errlen, SK_E_DTYPE_VALUES_MUST, dts);
     return -1;
   }
@@ -407,7 +407,7 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
     return -1;
   }
-  if (vals && !sk_sp_is_float(vals->dtype)) {
+  if (vals && !sk_sp_is_float(vals->dtype) && !sk_dtypes[vals->dtype].is_complex) {
     sk_err(err, errlen, SK_E_VALS_VIEW_MUST, vals->label, dt_name(vals->dtype));
     return -1;
   }
