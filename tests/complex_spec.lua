@@ -532,7 +532,6 @@ describe("complex speck.sparse", function()
     -- operations without a complex path name the dtype
     local x = speck.View("x", "complex128", 2)
     for _, f in ipairs{
-      {"spadd", function() return sparse.spadd(1, H, 1, H) end},
       {"spgemm", function() return sparse.spgemm(H, H) end},
     } do
       assert.are.equal("speck.sparse." .. f[1] .. ": A.values (view 'values') is complex128, "
@@ -541,6 +540,20 @@ describe("complex speck.sparse", function()
     assert.are.equal("speck.sparse.spmv: x (view 'r') is float64; a complex matrix's SpMV "
       .. "takes x and y of its dtype complex128",
       err_of(sparse.spmv, "N", 1, H, speck.View("r", "float64", 2), 0, x))
+  end)
+
+  it("adds complex matrices (SpAdd, real alpha and beta)", function()
+    local A = sparse.read_mm(random_mm("add_a.mtx", 8, false))
+    local B = sparse.read_mm(random_mm("add_b.mtx", 8, true))
+    local C = sparse.spadd(2, A, -0.5, B)
+    assert.are.equal("complex128", C:dtype())
+    local DA, DB, DC = dense_of(A), dense_of(B), dense_of(C)
+    for i = 0, 7 do
+      for j = 0, 7 do
+        local a, b = DA(i, j), DB(i, j)
+        close(DC(i, j), {2 * a[1] - 0.5 * b[1], 2 * a[2] - 0.5 * b[2]}, 1e-15, "spadd " .. i .. "," .. j)
+      end
+    end
   end)
 
   for _, dt in ipairs{"complex128", "complex64"} do
