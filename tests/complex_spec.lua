@@ -148,6 +148,20 @@ describe("complex views", function()
     end
   end)
 
+  it("take tiled layouts: element access, bodies, deep_copy and fill", function()
+    local A = speck.View("A", "complex128", {10, 12}, {layout = {tile = {4, 4}}, space = "host"})
+    A:set(3, 5, {1, 2})
+    assert.are.same({1, 2}, A(3, 5))
+    speck.parallel_for("tiled", speck.MDRangePolicy({0, 0}, {10, 12}), {A = A},
+                       "A(i, j) = cmplx(i, j) * A(i, j) + cmplx(i, -j);")
+    local U = speck.View("U", "complex128", {10, 12}, {space = "host"})
+    speck.deep_copy(U, A)
+    assert.are.same({-4, 6}, U(3, 5))
+    assert.are.same({9, -11}, U(9, 11))
+    A:fill({7, 8})
+    assert.are.same({7, 8}, A(9, 11))
+  end)
+
   it("refuse complex values where they do not fit", function()
     local i = speck.View("i", "int32", 2, {space = "host"})
     assert.are.equal("View 'i': cannot store a table in int32", err_of(function() i[0] = {1, 2} end))
