@@ -545,15 +545,31 @@ describe("complex speck.sparse", function()
       err_of(sparse.write_mm, DIR .. "/x.mtx", H, {format = "array"}))
     -- operations without a complex path name the dtype
     local x = speck.View("x", "complex128", 2)
-    for _, f in ipairs{
-      {"spgemm", function() return sparse.spgemm(H, H) end},
-    } do
-      assert.are.equal("speck.sparse." .. f[1] .. ": A.values (view 'values') is complex128, "
-        .. "must be float64 or float32", err_of(f[2]))
-    end
+    assert.are.equal("speck.sparse.cholesky: A must have float64 values", err_of(sparse.cholesky, H))
     assert.are.equal("speck.sparse.spmv: x (view 'r') is float64; a complex matrix's SpMV "
       .. "takes x and y of its dtype complex128",
       err_of(sparse.spmv, "N", 1, H, speck.View("r", "float64", 2), 0, x))
+  end)
+
+  it("multiplies complex matrices (SpGEMM, every algorithm)", function()
+    local A = sparse.read_mm(random_mm("mul_a.mtx", 12, false))
+    local B = sparse.read_mm(random_mm("mul_b.mtx", 12, true))
+    local DA, DB = dense_of(A), dense_of(B)
+    for _, alg in ipairs{"auto", "hash", "merge"} do
+      local C = sparse.spgemm(A, B, {algorithm = alg})
+      assert.are.equal("complex128", C:dtype())
+      local DC = dense_of(C)
+      for i = 0, 11 do
+        for j = 0, 11 do
+          local re, im = 0, 0
+          for k = 0, 11 do
+            local a, b = DA(i, k), DB(k, j)
+            re, im = re + a[1] * b[1] - a[2] * b[2], im + a[1] * b[2] + a[2] * b[1]
+          end
+          close(DC(i, j), {re, im}, 1e-13, alg .. " " .. i .. "," .. j)
+        end
+      end
+    end
   end)
 
   it("adds complex matrices (SpAdd, real alpha and beta)", function()

@@ -94,7 +94,7 @@ return {
   -- complex values (kernels/blas/zblas.c, kernels/sparse/zspmv.c)
   ["speck.blas.dotc"] = {"blas.dotc(x, y)", "Sum of conj(x(i)) * y(i) as {re, im} for complex views; blas.dot for real ones."},
   ["speck.complex128"] = {"speck.View(label, \"complex128\" | \"complex64\", dims)",
-    "Complex views: an element is {re, im} from Lua (a store takes {re, im}, {re =, im =} or a number); bodies use + - * / and cmplx conj cabs cexp csqrt real imag (built by the cc tier on the host); sum/prod reductions; atomic_add is one atomic add per part. .npy <c16/<c8, Matrix Market complex/hermitian, speck.blas dot/dotc/nrm2/scal/axpy/gemv/gemm ('C' transposes), sparse: from_coo, spmv modes N C T H, spadd, cg (Hermitian positive definite)."},
+    "Complex views: an element is {re, im} from Lua (a store takes {re, im}, {re =, im =} or a number); bodies use + - * / and cmplx conj cabs cexp csqrt real imag (built by the cc tier on the host); sum/prod reductions; atomic_add is one atomic add per part. .npy <c16/<c8, Matrix Market complex/hermitian, speck.blas dot/dotc/nrm2/scal/axpy/gemv/gemm ('C' transposes), sparse: from_coo, spmv modes N C T H, spadd, spgemm, cg (Hermitian positive definite)."},
   ["speck.blas.nrm2"] = {"blas.nrm2(x)", "The Euclidean norm."},
   ["speck.blas.asum"] = {"blas.asum(x)", "Sum of |x(i)|."},
   ["speck.blas.iamax"] = {"blas.iamax(x)", "0-based index of the first entry of largest magnitude; -1 when empty."},
