@@ -768,6 +768,7 @@ SK_ERRDEF(ZBLAS_DTYPE, "%s (view '%s') is %s; the complex BLAS takes complex128 
 SK_ERRDEF(ZBLAS_MIXED, "%s (view '%s') is %s, the other views %s")
 SK_ERRDEF(ZBLAS_TRANS, "%s must be \"N\", \"T\" or \"C\", got \"%s\"")
 SK_ERRDEF(ZBLAS_SHAPE, "%s (view '%s') has %lld entries, expected %lld")
+SK_ERRDEF(ZBLAS_ALIAS, "C (view '%s') shares its memory with %s (view '%s')")
 SK_ERRDEF(ZBLAS_GEMM_SHAPE, "op(A) is %lld x %lld and op(B) %lld x %lld, C (view '%s') is %lld x %lld")
 SK_ERRDEF(ZSPMV_DTYPE, "%s (view '%s') is %s; a complex matrix's SpMV takes x and y of its dtype %s")
 SK_ERRDEF(ZSPMV_REAL, "A.values (view '%s') is %s: complex x, y, alpha or beta need a complex matrix")

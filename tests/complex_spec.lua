@@ -429,21 +429,40 @@ describe("complex speck.blas", function()
         local G, B = rmat(k, m, dt, layout), rmat(k, n, dt, layout)
         local wg = oracle("gemm", G, B) -- G^T B, G^H B
         local C = speck.View("C", dt, {m, n}, {layout = layout})
-        for r, tr in ipairs{"T", "C"} do
-          blas.gemm(tr, "N", 1, G, B, 0, C)
-          local hc = host(C)
-          for i = 0, m - 1 do
-            for j = 0, n - 1 do close(hc(i, j), wg(r - 1, i, j), TOL[dt] * 10, "gemm " .. tr .. "N") end
+        -- the native kernel and the vendor's (OpenBLAS zgemm/cgemm on the
+        -- host when present; the native kernel otherwise)
+        for _, im in ipairs{"native", "vendor", "auto"} do
+          for r, tr in ipairs{"T", "C"} do
+            C:fill({0 / 0, 0})
+            blas.gemm(tr, "N", 1, G, B, 0, C, {impl = im})
+            local hc = host(C)
+            for i = 0, m - 1 do
+              for j = 0, n - 1 do
+                close(hc(i, j), wg(r - 1, i, j), TOL[dt] * 10, "gemm " .. tr .. "N " .. im)
+              end
+            end
           end
         end
         -- C = P Q^H: "C" on the right, beta = 0 overwrites NaN
         local P, Q = rmat(m, k, dt, layout), rmat(n, k, dt, layout)
         local wp = oracle("gemm_nc", P, Q)
-        C:fill({0 / 0, 0})
-        blas.gemm("N", "C", 1, P, Q, 0, C)
+        for _, im in ipairs{"native", "vendor"} do
+          C:fill({0 / 0, 0})
+          blas.gemm("N", "C", 1, P, Q, 0, C, {impl = im})
+          local hc = host(C)
+          for i = 0, m - 1 do
+            for j = 0, n - 1 do close(hc(i, j), wp(0, i, j), TOL[dt] * 10, "gemm NC " .. im) end
+          end
+        end
+        -- complex alpha and beta through the vendor: C = i P Q^H + 2 C
+        local C0 = host(C)
+        blas.gemm("N", "C", {0, 1}, P, Q, 2, C, {impl = "vendor"})
         local hc = host(C)
         for i = 0, m - 1 do
-          for j = 0, n - 1 do close(hc(i, j), wp(0, i, j), TOL[dt] * 10, "gemm NC") end
+          for j = 0, n - 1 do
+            local w, o = wp(0, i, j), C0(i, j)
+            close(hc(i, j), {-w[2] + 2 * o[1], w[1] + 2 * o[2]}, TOL[dt] * 10, "gemm alpha beta")
+          end
         end
       end
     end)
@@ -462,6 +481,8 @@ describe("complex speck.blas", function()
     local A = speck.View("A", "complex128", {3, 3})
     assert.are.equal("speck.blas.zgemv: trans must be \"N\", \"T\" or \"C\", got \"X\"",
       err_of(blas.gemv, "X", 1, A, z, 0, z))
+    assert.are.equal("speck.blas.zgemm: C (view 'A') shares its memory with A (view 'A')",
+      err_of(blas.gemm, "N", "N", 1, A, A, 0, A))
     assert.are.equal("speck.blas.zgemm: op(A) is 3 x 3 and op(B) 3 x 3, C (view 'C') is 2 x 3",
       err_of(blas.gemm, "N", "N", 1, A, A, 0, speck.View("C", "complex128", {2, 3})))
     assert.truthy(err_of(blas.gemm, "N", "N", 1, speck.View("R", "float64", {3, 3}), A, 0, A)

@@ -7,15 +7,19 @@
  * real drivers (blas1.c, blas3.c) refuse complex views; stdlib's
  * speck.blas routes complex views here.
  *
- * Not here (yet): a vendor path (zgemm of OpenBLAS / the GPU's BLAS), a
- * blocked gemm, nrm2's rescaling of overflowing squares.
+ * gemm of host views takes OpenBLAS's zgemm / cgemm when impl is "vendor",
+ * or "auto" (the default) above ZGEMM_CROSS flops, for views all
+ * row-major or all column-major. Not here (yet): the GPU's vendor BLAS, a
+ * blocked native gemm, nrm2's rescaling of overflowing squares.
  */
 #include <math.h>
 #include <string.h>
 
 #include "core/err.h"
 #include "../kernels.h"
+#include "dense.h"
 #include "kbodies.h"
+#include "vendor.h"
 
 /* -- bodies ------------------------------------------------------------------ */
 /* precompiled (gcc, at build time) for contiguous views of both dtypes;
@@ -228,9 +232,12 @@ static int zgemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   return sk_kbody_launch(&k_zgemv, &p, a, 6, NULL, err, errlen);
 }
 
+/* below this many flops (8 m n k) "auto" keeps the native kernel */
+#define ZGEMM_CROSS 2e5
+
 static int zgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"transA",  "transB", "alpha_re", "alpha_im", "A",
-                                      "B",       "beta_re", "beta_im", "C",        NULL};
+  static const char *const known[] = {"transA", "transB",  "alpha_re", "alpha_im", "A", "B",
+                                      "beta_re", "beta_im", "C",        "impl",     NULL};
   (void)out;
   int dt = -1;
   char ta, tb;
@@ -255,6 +262,24 @@ static int zgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
     return -1;
   }
   if (m == 0 || n == 0) return 0;
+  const sk_view *in[2] = {A, B};
+  for (int q = 0; q < 2; q++)
+    if (in[q]->alloc && in[q]->alloc == C->alloc) {
+      sk_err(err, errlen, SK_E_ZBLAS_ALIAS, C->label, q ? "B" : "A", in[q]->label);
+      return -1;
+    }
+  int impl;
+  if (sk_dense_impl(args, nargs, &impl, err, errlen) < 0) return -1;
+  const double al[2] = {ar, ai}, be[2] = {br, bi};
+  if (impl != SK_IMPL_NATIVE && A->space == SK_SPACE_HOST && B->space == SK_SPACE_HOST &&
+      C->space == SK_SPACE_HOST && sk_vendor_host_available() &&
+      (impl == SK_IMPL_VENDOR || 8.0 * (double)m * (double)n * (double)k >= ZGEMM_CROSS)) {
+    sk_vendor_host_threads(sk_rt_threads());
+    if (sk_vendor_zgemm(dt, ta, tb, m, n, k, al, A->data, A->stride[0], A->stride[1],
+                        B->data, B->stride[0], B->stride[1], be, C->data, C->stride[0],
+                        C->stride[1]) == SK_VENDOR_OK)
+      return 0;
+  }
   sk_policy p;
   sk_policy_init(&p, SK_POL_MDRANGE);
   p.md_rank = 2;

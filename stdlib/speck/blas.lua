@@ -90,12 +90,12 @@ end
 -- C = alpha op(A) op(B) + beta C (beta = 0 overwrites C, NaN included)
 function blas.gemm(transA, transB, alpha, A, B, beta, C, opts)
   if cx(A) or cx(B) or cx(C) then
-    check_opts("speck.blas.gemm", opts, {"impl"}, 3)
     local ar, ai = parts(alpha)
     local br, bi = parts(beta)
-    return core.call("blas.zgemm", {transA = transA, transB = transB, alpha_re = ar,
-                                    alpha_im = ai, A = A, B = B, beta_re = br, beta_im = bi,
-                                    C = C})
+    return core.call("blas.zgemm", impl("gemm", opts, {transA = transA, transB = transB,
+                                                       alpha_re = ar, alpha_im = ai, A = A,
+                                                       B = B, beta_re = br, beta_im = bi,
+                                                       C = C}))
   end
   if transA == "C" then transA = "T" end
   if transB == "C" then transB = "T" end
