@@ -704,3 +704,24 @@ describe("complex CG", function()
       .. "x and y of its dtype complex128", err_of(sparse.cg, S, speck.View("b", "float64", 2)))
   end)
 end)
+
+describe("complex library kernels", function()
+  it("run where the back end runs them (device kernels on a GPU)", function()
+    local blas, sparse = require "speck.blas", require "speck.sparse"
+    local x = from({{1, 2}, {3, 4}}, "complex128")
+    local y = from({{1, -1}, {2, 0}}, "complex128")
+    close(blas.dotc(x, y), {5, -11}, 1e-15, "dotc")
+    local A = sparse.from_coo(2, 2, speck.View.from({0, 1}, "int64"), speck.View.from({1, 0}, "int64"),
+                              from({{0, 1}, {2, 0}}, "complex128"))
+    sparse.spmv("H", 1, A, x, 0, y)
+    close(host(y)(0), {6, 8}, 1e-15, "spmv H")
+    for _, label in ipairs{"blas.zdot", "sparse.zspmv_t", "sparse.zscale"} do
+      local t = tier_of(label)
+      if DEVICE then
+        assert.are.equal("nvrtc", t, label)
+      else
+        assert.truthy(t == "precompiled" or t == "cc", label .. ": " .. tostring(t))
+      end
+    end
+  end)
+end)
