@@ -23,17 +23,21 @@
 
 /* -- dtypes and layouts ----------------------------------------------- */
 const sk_dtype_info sk_dtypes[SK_NDTYPE] = {
-  /* name       alias     ctype       tag    size fl sg bo */
-  {"float64", "double", "double", "f64", 8, 1, 1, 0},
-  {"float32", "float", "float", "f32", 4, 1, 1, 0},
-  {"int64", NULL, "int64_t", "i64", 8, 0, 1, 0},
-  {"int32", NULL, "int32_t", "i32", 4, 0, 1, 0},
-  {"int16", NULL, "int16_t", "i16", 2, 0, 1, 0},
-  {"int8", NULL, "int8_t", "i8", 1, 0, 1, 0},
-  {"uint64", NULL, "uint64_t", "u64", 8, 0, 0, 0},
-  {"uint32", NULL, "uint32_t", "u32", 4, 0, 0, 0},
-  {"uint8", NULL, "uint8_t", "u8", 1, 0, 0, 0},
-  {"bool", NULL, "bool", "b8", 1, 0, 0, 1},
+  /* name       alias     ctype       tag    size fl sg bo cx */
+  {"float64", "double", "double", "f64", 8, 1, 1, 0, 0},
+  {"float32", "float", "float", "f32", 4, 1, 1, 0, 0},
+  {"int64", NULL, "int64_t", "i64", 8, 0, 1, 0, 0},
+  {"int32", NULL, "int32_t", "i32", 4, 0, 1, 0, 0},
+  {"int16", NULL, "int16_t", "i16", 2, 0, 1, 0, 0},
+  {"int8", NULL, "int8_t", "i8", 1, 0, 1, 0, 0},
+  {"uint64", NULL, "uint64_t", "u64", 8, 0, 0, 0, 0},
+  {"uint32", NULL, "uint32_t", "u32", 4, 0, 0, 0, 0},
+  {"uint8", NULL, "uint8_t", "u8", 1, 0, 0, 0, 0},
+  {"bool", NULL, "bool", "b8", 1, 0, 0, 1, 0},
+  /* complex: sk_c128 / sk_c64 are the dialect's types (double _Complex
+   * under the cc tier, a class of two parts on a GPU), laid out {re, im} */
+  {"complex128", NULL, "sk_c128", "c128", 16, 1, 1, 0, 1},
+  {"complex64", NULL, "sk_c64", "c64", 8, 1, 1, 0, 1},
 };
 
 static const char *const layout_names[] = {"right", "left", "stride", "tiled_right",
@@ -372,6 +376,8 @@ static uint64_t d2u64(double x) {
 }
 
 #define ELEM(T) (((T *)v->data)[off])
+/* part k of a complex element of part type T */
+#define CPART(T, k) (((T *)v->data)[2 * off + (k)])
 
 double sk_view_get_f(const sk_view *v, int64_t off) {
   switch (v->dtype) {
@@ -385,6 +391,8 @@ double sk_view_get_f(const sk_view *v, int64_t off) {
   case SK_U32: return ELEM(uint32_t);
   case SK_U8: return ELEM(uint8_t);
   case SK_BOOL: return ELEM(uint8_t) != 0;
+  case SK_C128: return CPART(double, 0);
+  case SK_C64: return CPART(float, 0);
   }
   return 0;
 }
@@ -401,6 +409,8 @@ int64_t sk_view_get_i(const sk_view *v, int64_t off) {
   case SK_U32: return ELEM(uint32_t);
   case SK_U8: return ELEM(uint8_t);
   case SK_BOOL: return ELEM(uint8_t) != 0;
+  case SK_C128: return d2i64(CPART(double, 0));
+  case SK_C64: return d2i64(CPART(float, 0));
   }
   return 0;
 }
@@ -417,6 +427,8 @@ void sk_view_set_f(sk_view *v, int64_t off, double x) {
   case SK_U32: ELEM(uint32_t) = (uint32_t)d2u64(x); break;
   case SK_U8: ELEM(uint8_t) = (uint8_t)d2u64(x); break;
   case SK_BOOL: ELEM(uint8_t) = x != 0; break;
+  case SK_C128: CPART(double, 0) = x; CPART(double, 1) = 0; break;
+  case SK_C64: CPART(float, 0) = (float)x; CPART(float, 1) = 0; break;
   }
 }
 
@@ -432,10 +444,38 @@ void sk_view_set_i(sk_view *v, int64_t off, int64_t x) {
   case SK_U32: ELEM(uint32_t) = (uint32_t)x; break;
   case SK_U8: ELEM(uint8_t) = (uint8_t)x; break;
   case SK_BOOL: ELEM(uint8_t) = x != 0; break;
+  case SK_C128: CPART(double, 0) = (double)x; CPART(double, 1) = 0; break;
+  case SK_C64: CPART(float, 0) = (float)x; CPART(float, 1) = 0; break;
+  }
+}
+
+void sk_view_get_c(const sk_view *v, int64_t off, double *re, double *im) {
+  if (v->dtype == SK_C128) {
+    *re = CPART(double, 0);
+    *im = CPART(double, 1);
+  } else if (v->dtype == SK_C64) {
+    *re = CPART(float, 0);
+    *im = CPART(float, 1);
+  } else {
+    *re = sk_view_get_f(v, off);
+    *im = 0;
+  }
+}
+
+void sk_view_set_c(sk_view *v, int64_t off, double re, double im) {
+  if (v->dtype == SK_C128) {
+    CPART(double, 0) = re;
+    CPART(double, 1) = im;
+  } else if (v->dtype == SK_C64) {
+    CPART(float, 0) = (float)re;
+    CPART(float, 1) = (float)im;
+  } else {
+    sk_view_set_f(v, off, re);
   }
 }
 
 #undef ELEM
+#undef CPART
 
 /* -- strided walks ----------------------------------------------------- */
 /* A walk visits every index of 'n' dimensions (outermost first) and hands
@@ -465,6 +505,9 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n,
   ds *= (int64_t)es;
   ss *= (int64_t)es;
   switch (es) {
+  case 16: /* complex128 */
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 16);
+    break;
   case 8:
     for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, s + k * ss, 8);
     break;
@@ -483,6 +526,9 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n,
 static void fill_run(char *d, int64_t ds, const void *x, int64_t n, size_t es) {
   ds *= (int64_t)es;
   switch (es) {
+  case 16: /* complex128 */
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 16);
+    break;
   case 8:
     for (int64_t k = 0; k < n; k++) memcpy(d + k * ds, x, 8);
     break;
@@ -744,6 +790,8 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   return sk_stage_close(&ds, dst, 1, err, errlen);
 }
 
+static int fill_cell(sk_view *v, const void *cell, char *err, size_t errlen);
+
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   int64_t n = sk_view_size(v);
   if (n == 0) return 0;
@@ -762,11 +810,27 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
   }
   if (sk_view_check_memory(v, err, errlen) < 0) return -1;
   /* the value, converted once, in a one-element scratch view */
-  uint64_t cell = 0;
+  uint64_t cell[2] = {0, 0};
   sk_view one = *v;
-  one.data = &cell;
+  one.data = cell;
   if (sk_dtypes[v->dtype].is_float) sk_view_set_f(&one, 0, d);
   else sk_view_set_i(&one, 0, i);
+  return fill_cell(v, cell, err, errlen);
+}
+
+int sk_view_fill_c(sk_view *v, double re, double im, char *err, size_t errlen) {
+  if (!sk_dtypes[v->dtype].is_complex || v->agg) return sk_view_fill(v, re, 0, err, errlen);
+  if (sk_view_size(v) == 0) return 0;
+  if (sk_view_check_memory(v, err, errlen) < 0) return -1;
+  uint64_t cell[2] = {0, 0};
+  sk_view one = *v;
+  one.data = cell;
+  sk_view_set_c(&one, 0, re, im);
+  return fill_cell(v, cell, err, errlen);
+}
+
+/* fill 'v' with the element 'cell' (its dtype's bytes) */
+static int fill_cell(sk_view *v, const void *cell, char *err, size_t errlen) {
   size_t es = sk_dtypes[v->dtype].size;
   if (sk_layout_tiled(v->layout)) { /* the whole span, padding included */
     sk_view flat = *v;
@@ -777,17 +841,17 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
       flat.stride[k] = k ? 0 : 1;
     }
     for (int k = 0; k < SK_MAXTILERANK; k++) flat.tile_log2[k] = 0;
-    return sk_view_fill(&flat, d, i, err, errlen);
+    return fill_cell(&flat, cell, err, errlen);
   }
   if (!sk_space_host_accessible(v->space)) {
     const sk_backend *b = sk_backend_for_space(v->space);
-    if (b && b->fill_view) return b->fill_view(v, &cell, err, errlen);
+    if (b && b->fill_view) return b->fill_view(v, cell, err, errlen);
   }
   sk_stage s;
   if (sk_stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;
   sk_walk w;
   sk_walk_init(&w, &s.h, NULL);
-  sk_walk_run(&w, s.h.data, NULL, &cell, es);
+  sk_walk_run(&w, s.h.data, NULL, cell, es);
   return sk_stage_close(&s, v, 1, err, errlen);
 }
 

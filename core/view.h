@@ -27,6 +27,8 @@ typedef enum sk_dtype {
   SK_U32,
   SK_U8,
   SK_BOOL,
+  SK_C128, /* complex128: two float64, real part first (C99 double _Complex) */
+  SK_C64,  /* complex64: two float32 */
   SK_NDTYPE
 } sk_dtype;
 
@@ -74,6 +76,7 @@ typedef struct sk_dtype_info {
   const char *tag;   /* short tag for signatures: "f64" */
   size_t size;
   int is_float, is_signed, is_bool;
+  int is_complex; /* complex64/128: is_float too; 'size' holds both parts */
 } sk_dtype_info;
 
 extern const sk_dtype_info sk_dtypes[SK_NDTYPE];
@@ -198,6 +201,12 @@ double sk_view_get_f(const sk_view *v, int64_t off);
 int64_t sk_view_get_i(const sk_view *v, int64_t off);
 void sk_view_set_f(sk_view *v, int64_t off, double x);
 void sk_view_set_i(sk_view *v, int64_t off, int64_t x);
+/* complex element load/store (re, im); on a real view get gives im = 0
+ * and set stores re (im must then be 0: callers check) */
+void sk_view_get_c(const sk_view *v, int64_t off, double *re, double *im);
+void sk_view_set_c(sk_view *v, int64_t off, double re, double im);
+/* fill with re + im*i (any dtype: a real view takes re) */
+int sk_view_fill_c(sk_view *v, double re, double im, char *err, size_t errlen);
 
 /* -- spaces (space.c): what the back ends' tables say ------------------- */
 /* 1 if the CPU can load and store the space's memory directly (host, and

@@ -70,6 +70,8 @@ typedef union sk_slot {
   short i16;
   signed char i8;
   unsigned char u8;
+  double c128[2]; /* complex128 {re, im} */
+  float c64[2];   /* complex64 */
 } sk_slot;
 
 /* The team part of the context (TeamPolicy launches), one per thread.

@@ -96,6 +96,106 @@ SK__CM2(pow) SK__CM2(fmin) SK__CM2(fmax) SK__CM2(atan2) SK__CM2(fmod)
 SK__CM2(hypot)
 #undef SK__CM1
 #undef SK__CM2
+/* -- complex (complex64, complex128) ------------------------------------
+ * The same words as host.h's, where the host compiler has C99 _Complex:
+ * a class of two parts {re, im} (the views' layout) with its operators;
+ * a real operand converts. Trivially constructible, so it can live in
+ * shared memory and reducers. */
+template <class F> struct sk_cplx;
+template <bool B, class T = int> struct sk__en {};
+template <class T> struct sk__en<true, T> { typedef T type; };
+template <class T> struct sk__isc { enum { v = 0 }; typedef T P; };
+template <class F> struct sk__isc<sk_cplx<F> > { enum { v = 1 }; typedef F P; };
+template <class F> struct sk_cplx {
+  F re, im;
+  sk_cplx() = default;
+  __device__ __forceinline__ sk_cplx(double r) : re((F)r), im((F)0) {}
+  __device__ __forceinline__ sk_cplx(F r, F i) : re(r), im(i) {}
+  template <class G> __device__ __forceinline__ sk_cplx(const sk_cplx<G> &z)
+    : re((F)z.re), im((F)z.im) {}
+  template <class B> __device__ __forceinline__ sk_cplx &operator+=(const B &b);
+  template <class B> __device__ __forceinline__ sk_cplx &operator-=(const B &b);
+  template <class B> __device__ __forceinline__ sk_cplx &operator*=(const B &b);
+  template <class B> __device__ __forceinline__ sk_cplx &operator/=(const B &b);
+};
+typedef sk_cplx<double> sk_c128;
+typedef sk_cplx<float> sk_c64;
+/* binary operators: at least one complex operand; the result's part type
+ * follows C's usual conversions of the parts (float with an integer stays
+ * float, anything with double is double) */
+#define SK__CXT(A, B)                                                         \
+  sk_cplx<decltype(typename sk__isc<A>::P() + typename sk__isc<B>::P())>
+#define SK__CXOP(op, ...)                                                     \
+  template <class A, class B,                                                 \
+            typename sk__en<sk__isc<A>::v || sk__isc<B>::v>::type = 0>        \
+  SK_DEV SK__CXT(A, B) operator op(const A &a_, const B &b_) {                \
+    typedef SK__CXT(A, B) C;                                                  \
+    typedef decltype(C().re) P;                                               \
+    const C a(a_), b(b_);                                                     \
+    __VA_ARGS__                                                               \
+  }
+SK__CXOP(+, return C(a.re + b.re, a.im + b.im);)
+SK__CXOP(-, return C(a.re - b.re, a.im - b.im);)
+SK__CXOP(*, return C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);)
+/* Smith's algorithm: no overflow of |b|^2 */
+SK__CXOP(/, if (sk_m_fabs(b.re) >= sk_m_fabs(b.im)) {
+  P r = b.im / b.re, d = b.re + b.im * r;
+  return C((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+} else {
+  P r = b.re / b.im, d = b.re * r + b.im;
+  return C((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+})
+#undef SK__CXOP
+template <class A, class B, typename sk__en<sk__isc<A>::v || sk__isc<B>::v>::type = 0>
+SK_DEV bool operator==(const A &a_, const B &b_) {
+  const SK__CXT(A, B) a(a_), b(b_);
+  return a.re == b.re && a.im == b.im;
+}
+template <class A, class B, typename sk__en<sk__isc<A>::v || sk__isc<B>::v>::type = 0>
+SK_DEV bool operator!=(const A &a, const B &b) { return !(a == b); }
+#undef SK__CXT
+template <class F> SK_DEV sk_cplx<F> operator-(const sk_cplx<F> &a) {
+  return sk_cplx<F>(-a.re, -a.im); }
+template <class F> SK_DEV sk_cplx<F> operator+(const sk_cplx<F> &a) { return a; }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator+=(const B &b) {
+  return *this = sk_cplx<F>(*this + b); }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator-=(const B &b) {
+  return *this = sk_cplx<F>(*this - b); }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator*=(const B &b) {
+  return *this = sk_cplx<F>(*this * b); }
+template <class F> template <class B>
+__device__ __forceinline__ sk_cplx<F> &sk_cplx<F>::operator/=(const B &b) {
+  return *this = sk_cplx<F>(*this / b); }
+SK_DEV sk_c128 cmplx(double re, double im) { return sk_c128(re, im); }
+template <class F> SK_DEV sk_cplx<F> conj(sk_cplx<F> z) { return sk_cplx<F>(z.re, -z.im); }
+SK_DEV sk_c128 conj(double x) { return sk_c128(x); }
+template <class F> SK_DEV F real(sk_cplx<F> z) { return z.re; }
+SK_DEV double real(double x) { return x; }
+template <class F> SK_DEV F imag(sk_cplx<F> z) { return z.im; }
+SK_DEV double imag(double x) { return 0.0 * x; }
+template <class F> SK_DEV F cabs(sk_cplx<F> z) { return (F)sk_m_hypot(z.re, z.im); }
+SK_DEV double cabs(double x) { return sk_m_fabs(x); }
+template <class F> SK_DEV sk_cplx<F> cexp(sk_cplx<F> z) {
+  double e = sk_m_exp(z.re);
+  return sk_cplx<F>((F)(e * sk_m_cos(z.im)), (F)(e * sk_m_sin(z.im)));
+}
+SK_DEV sk_c128 cexp(double x) { return cexp(sk_c128(x)); }
+/* the principal root (C99's csqrt): re >= 0, im with the sign of z.im */
+template <class F> SK_DEV sk_cplx<F> csqrt(sk_cplx<F> z) {
+  double a = z.re, b = z.im;
+  if (a == 0 && b == 0) return sk_cplx<F>((F)0, (F)b);
+  double t = sk_m_sqrt(0.5 * (sk_m_fabs(a) + sk_m_hypot(a, b)));
+  if (a >= 0) return sk_cplx<F>((F)t, (F)(b / (2 * t)));
+  return sk_cplx<F>((F)(sk_m_fabs(b) / (2 * t)), (F)(b < 0 ? -t : t));
+}
+SK_DEV sk_c128 csqrt(double x) { return csqrt(sk_c128(x)); }
+/* the element types' names in bodies */
+typedef sk_c128 complex128_t;
+typedef sk_c64 complex64_t;
+
 #define sqrt(x) sk_m_sqrt((double)(x))
 #define exp(x) sk_m_exp((double)(x))
 #define log(x) sk_m_log((double)(x))
@@ -249,6 +349,20 @@ SK_DEV double sk__at_xchg(double *p, double v) {
   return __longlong_as_double(
       (sk__ll)atomicExch((sk__ull *)p, (sk__ull)__double_as_longlong(v)));
 }
+/* complex: the real and the imaginary part each added atomically -- two
+ * atomic operations, not one (another thread may see one part added) */
+SK_DEV sk_c128 sk__at_add(sk_c128 *p, sk_c128 v) {
+  double *q = (double *)p;
+  double r = atomicAdd(q, v.re), i = atomicAdd(q + 1, v.im);
+  return sk_c128(r, i);
+}
+SK_DEV sk_c64 sk__at_add(sk_c64 *p, sk_c64 v) {
+  float *q = (float *)p;
+  float r = atomicAdd(q, v.re), i = atomicAdd(q + 1, v.im);
+  return sk_c64(r, i);
+}
+SK_DEV sk_c128 sk__at_sub(sk_c128 *p, sk_c128 v) { return sk__at_add(p, -v); }
+SK_DEV sk_c64 sk__at_sub(sk_c64 *p, sk_c64 v) { return sk__at_add(p, -v); }
 /* CAS compares bytes (as the host's __atomic_compare_exchange) */
 template <class T> SK_DEV bool sk__same(const T &a, const T &b) {
   const unsigned char *x = (const unsigned char *)&a, *y = (const unsigned char *)&b;

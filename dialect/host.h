@@ -54,6 +54,34 @@ SK_MATH2(SK__DECL2)
 #undef SK__DECL1
 #undef SK__DECL2
 
+/* -- complex (complex64, complex128) -------------------------------------
+ * The cc tier's compiler has C99 _Complex: + - * / and the words below are
+ * native (the GPU dialect spells the same words over a class). libtcc has
+ * no _Complex: a kernel that uses complex values or these words is built
+ * by the cc tier only (jit.c); under libtcc the types are plain pairs, for
+ * the host half of a device kernel's complex reduction. Layout {re, im}. */
+#if defined(__TINYC__)
+typedef struct sk_c128 { double re, im; } sk_c128;
+typedef struct sk_c64 { float re, im; } sk_c64;
+#else
+typedef double _Complex sk_c128;
+typedef float _Complex sk_c64;
+#define cmplx(re, im) __builtin_complex((double)(re), (double)(im))
+#define real(z) (__real__(z))
+#define imag(z) (__imag__(z))
+#define conj(z) (_Generic((z), sk_c64: __builtin_conjf, float: __builtin_conjf, \
+                          default: __builtin_conj)(z))
+#define cabs(z) (_Generic((z), sk_c64: __builtin_cabsf, float: __builtin_cabsf, \
+                          default: __builtin_cabs)(z))
+#define cexp(z) (_Generic((z), sk_c64: __builtin_cexpf, float: __builtin_cexpf, \
+                          default: __builtin_cexp)(z))
+#define csqrt(z) (_Generic((z), sk_c64: __builtin_csqrtf, float: __builtin_csqrtf, \
+                           default: __builtin_csqrt)(z))
+#endif
+/* the element types' names in bodies */
+typedef sk_c128 complex128_t;
+typedef sk_c64 complex64_t;
+
 /* -- atomics ------------------------------------------------------------ */
 /* sk_atomic_<op>_<tag>(p, v) returns the old value. Types: */
 #define SK_ATOMIC_TYPES(X) X(double, f64) X(float, f32) X(int64_t, i64)   \
@@ -110,6 +138,29 @@ SK_ATOMIC_INT_TYPES(SK__AT_IPROTO)
   SK__AT_LOOP(T, t, xor, o ^ v)
 SK_ATOMIC_TYPES(SK__AT_DEF)
 SK_ATOMIC_INT_TYPES(SK__AT_IDEF)
+/* complex add / sub: each part added atomically -- two atomic operations,
+ * not one (another thread may see one part added); the old value is the
+ * pair of the parts' old values */
+#define SK__AT_CPLX(T, P, t, pt)                                            \
+  SK__ATF T sk_atomic_add_##t(T *p, T v) {                                  \
+    P *q = (P *)p;                                                          \
+    P r = sk_atomic_add_##pt(q, __real__ v), i = sk_atomic_add_##pt(q + 1, __imag__ v); \
+    return __builtin_complex(r, i);                                         \
+  }                                                                         \
+  SK__ATF T sk_atomic_sub_##t(T *p, T v) { return sk_atomic_add_##t(p, -v); }
+SK__AT_CPLX(sk_c128, double, c128, f64)
+SK__AT_CPLX(sk_c64, float, c64, f32)
+#define SK__AT_CSEL(op, p)                                                  \
+  _Generic(*(p), sk_c128: sk_atomic_##op##_c128, sk_c64: sk_atomic_##op##_c64, \
+           double: sk_atomic_##op##_f64, float: sk_atomic_##op##_f32,       \
+           int64_t: sk_atomic_##op##_i64, int32_t: sk_atomic_##op##_i32,    \
+           int16_t: sk_atomic_##op##_i16, int8_t: sk_atomic_##op##_i8,      \
+           uint64_t: sk_atomic_##op##_u64, uint32_t: sk_atomic_##op##_u32,  \
+           uint16_t: sk_atomic_##op##_u16, uint8_t: sk_atomic_##op##_u8,    \
+           bool: sk_atomic_##op##_b8)
+#endif
+#if defined(__TINYC__)
+#define SK__AT_CSEL(op, p) SK__AT_SEL(op, p)
 #endif
 
 #define SK__AT_SEL(op, p)                                                   \
@@ -126,8 +177,8 @@ SK_ATOMIC_INT_TYPES(SK__AT_IDEF)
            uint32_t: sk_atomic_##op##_u32, uint16_t: sk_atomic_##op##_u16,  \
            uint8_t: sk_atomic_##op##_u8, bool: sk_atomic_##op##_b8)
 
-#define atomic_fetch_add(p, v) (SK__AT_SEL(add, p)((p), (v)))
-#define atomic_fetch_sub(p, v) (SK__AT_SEL(sub, p)((p), (v)))
+#define atomic_fetch_add(p, v) (SK__AT_CSEL(add, p)((p), (v)))
+#define atomic_fetch_sub(p, v) (SK__AT_CSEL(sub, p)((p), (v)))
 #define atomic_fetch_min(p, v) (SK__AT_SEL(min, p)((p), (v)))
 #define atomic_fetch_max(p, v) (SK__AT_SEL(max, p)((p), (v)))
 #define atomic_fetch_and(p, v) (SK__AT_ISEL(and, p)((p), (v)))

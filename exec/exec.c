@@ -154,6 +154,14 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, c
         return -1;
       }
     }
+    if (sk_dtypes[v->dtype].is_complex && (v->traits & SK_TRAIT_ATOMIC)) {
+      sk_err(err, errlen, SK_E_COMPLEX_TRAIT, a->name, sk_dtypes[v->dtype].name);
+      return -1;
+    }
+    if (sk_dtypes[v->dtype].is_complex && sk_space_remote(v->space)) {
+      sk_err(err, errlen, SK_E_COMPLEX_REMOTE, a->name, sk_dtypes[v->dtype].name);
+      return -1;
+    }
     c->space = v->space;
     c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
     s->view[k] = v;
@@ -217,6 +225,11 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_REDUCER_NOT_DEFINED,
            r->op == SK_RED_CUSTOM ? "custom" : redop_names[r->op],
            r->agg == SK_AGG_FAD ? "fad" : "ensemble", r->agg_n);
+    return -1;
+  }
+  if (sk_dtypes[r->dtype].is_complex && !r->agg && r->op != SK_RED_SUM &&
+      r->op != SK_RED_PROD && r->op != SK_RED_CUSTOM) {
+    sk_err(err, errlen, SK_E_COMPLEX_REDUCER, redop_names[r->op], sk_dtypes[r->dtype].name);
     return -1;
   }
   if (r->op == SK_RED_CUSTOM && (!r->init || !r->join)) {
@@ -458,6 +471,8 @@ static double load_f64(int dtype, const void *p) {
   case SK_U64: return (double)*(const uint64_t *)p;
   case SK_U32: return *(const uint32_t *)p;
   case SK_U8: return *(const uint8_t *)p;
+  case SK_C128: return *(const double *)p; /* complex: the real part */
+  case SK_C64: return *(const float *)p;
   default: return *(const unsigned char *)p != 0;
   }
 }

@@ -37,7 +37,7 @@ static const struct {
 } npy_of[SK_NDTYPE] = {
   [SK_F64] = {'f', 8}, [SK_F32] = {'f', 4},  [SK_I64] = {'i', 8}, [SK_I32] = {'i', 4},
   [SK_I16] = {'i', 2}, [SK_I8] = {'i', 1},   [SK_U64] = {'u', 8}, [SK_U32] = {'u', 4},
-  [SK_U8] = {'u', 1},  [SK_BOOL] = {'b', 1},
+  [SK_U8] = {'u', 1},  [SK_BOOL] = {'b', 1},  [SK_C128] = {'c', 16}, [SK_C64] = {'c', 8},
 };
 
 /* "<f8" for 'dtype' into buf (little-endian: the hosts speck runs on) */
@@ -68,7 +68,7 @@ static const char *numpy_name(char kind, int size) {
  * data are big-endian; -1 with a message. */
 static int parse_descr(const char *d, int *dtype, int *swap, char *err, size_t errlen) {
   static const char have[] = "float64 float32 int64 int32 int16 int8 uint64 "
-                             "uint32 uint8 bool";
+                             "uint32 uint8 bool complex128 complex64";
   char order = d[0];
   if (order != '<' && order != '>' && order != '|' && order != '=')
     return sk_err(err, errlen, SK_E_MALFORMED_HEADER_DTYPE, d);
@@ -330,7 +330,9 @@ int sk_npy_load(sk_view *out, const char *path, int space, int layout, const cha
   }
   int rc = read_data(f, path, dst->data, bytes, &h, err, errlen);
   fclose(f);
-  if (rc == 0 && h.swap) byteswap(dst->data, n, es);
+  /* complex: each part is swapped on its own */
+  if (rc == 0 && h.swap && sk_dtypes[h.dtype].is_complex) byteswap(dst->data, 2 * n, es / 2);
+  else if (rc == 0 && h.swap) byteswap(dst->data, n, es);
   if (rc == 0 && h.dtype == SK_BOOL) {
     unsigned char *b = dst->data; /* any non-zero byte is true */
     for (int64_t i = 0; i < n; i++) b[i] = b[i] != 0;

@@ -127,8 +127,34 @@ static void red_type(sk_buf *b, const sk_reducer *r) {
 }
 
 /* statements setting 'D' (an lvalue of reducer r's type) to the identity */
+/* complex sum / prod, part by part (the same text for every target: C99
+ * _Complex, the libtcc pair, the GPU's class): part k of D */
+#define CX_PART "((%s *)&(%s))[%d]"
+static void red_init_cx(sk_buf *b, const sk_reducer *r, const char *d) {
+  const char *pt = r->dtype == SK_C128 ? "double" : "float";
+  sk_buf_printf(b, CX_PART " = %d; " CX_PART " = 0;", pt, d, 0,
+                r->op == SK_RED_PROD ? 1 : 0, pt, d, 1);
+}
+static void red_join_cx(sk_buf *b, const sk_reducer *r, const char *d, const char *s) {
+  const char *pt = r->dtype == SK_C128 ? "double" : "float";
+  if (r->op == SK_RED_PROD) {
+    sk_buf_printf(b,
+                  "{ %s sk__a = " CX_PART ", sk__b = " CX_PART ", sk__c = ((const %s *)&(%s))[0], "
+                  "sk__e = ((const %s *)&(%s))[1]; " CX_PART " = sk__a * sk__c - sk__b * sk__e; "
+                  CX_PART " = sk__a * sk__e + sk__b * sk__c; }",
+                  pt, pt, d, 0, pt, d, 1, pt, s, pt, s, pt, d, 0, pt, d, 1);
+    return;
+  }
+  for (int k = 0; k < 2; k++)
+    sk_buf_printf(b, CX_PART " += ((const %s *)&(%s))[%d]; ", pt, d, k, pt, s, k);
+}
+
 static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
   int dt = r->dtype;
+  if (sk_dtypes[dt].is_complex && !r->agg && r->op != SK_RED_CUSTOM) {
+    red_init_cx(b, r, d);
+    return;
+  }
   if (r->agg) { /* sum: every component 0 */
     sk_buf_printf(
       b, "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] = 0;",
@@ -163,6 +189,10 @@ static void red_init(sk_buf *b, const sk_reducer *r, const char *d) {
 
 /* statements joining 'S' into 'D' (lvalues of reducer r's type) */
 static void red_join(sk_buf *b, const sk_reducer *r, const char *d, const char *s) {
+  if (sk_dtypes[r->dtype].is_complex && !r->agg && r->op != SK_RED_CUSTOM) {
+    red_join_cx(b, r, d, s);
+    return;
+  }
   if (r->agg) { /* sum: component by component */
     sk_buf_printf(b,
                   "for (int sk__c = 0; sk__c < %d; sk__c++) ((double *)&(%s))[sk__c] += "
@@ -271,6 +301,8 @@ const char *sk_cg_slot(int dt) {
   case SK_I8: return "i8";
   case SK_U64: return "u64";
   case SK_U32: return "u32";
+  case SK_C128: return "c128";
+  case SK_C64: return "c64";
   default: return "u8"; /* uint8, bool */
   }
 }

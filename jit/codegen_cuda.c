@@ -186,6 +186,11 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     const sk_capture *k = &s->caps[c];
     const sk_dtype_info *t = &sk_dtypes[k->dtype];
     const char *n = k->name;
+    if (k->kind == SK_CAP_SCALAR && t->is_complex) { /* the slot's {re, im} */
+      sk_buf_printf(b, "  const %s %s = *(const %s *)sk__args[%d].%s; (void)%s;\n",
+                    t->ctype, n, t->ctype, c, sk_cg_slot(k->dtype), n);
+      continue;
+    }
     if (k->kind == SK_CAP_SCALAR) {
       sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s; (void)%s;\n", t->ctype, n,
                     t->ctype, c, sk_cg_slot(k->dtype), n);
@@ -196,6 +201,7 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     int ro = !atomic && (k->traits & SK_TRAIT_RANDOM) != 0;
     int cst = ro || (!atomic && !k->alias && read_only(s, n));
     if (k->agg) atomic = ro = cst = 0; /* element structs: plain access */
+    if (t->is_complex) atomic = ro = 0; /* the class: plain loads and stores */
     const char *rs = k->alias ? "" : "__restrict__ ";
     sk_buf_printf(b, "  const sk__view_%s %s = *(const sk__view_%s *)&sk__args[%d].v;\n",
                   t->tag, n, t->tag, c);

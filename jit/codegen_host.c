@@ -78,6 +78,11 @@ static void gen_unpack(sk_buf *b, const sk_kspec *s) {
     const sk_capture *k = &s->caps[c];
     const sk_dtype_info *t = &sk_dtypes[k->dtype];
     const char *n = k->name;
+    if (k->kind == SK_CAP_SCALAR && t->is_complex) { /* the slot's {re, im} */
+      sk_buf_printf(b, "  const %s %s = *(const %s *)sk__args[%d].%s;\n", t->ctype, n,
+                    t->ctype, c, sk_cg_slot(k->dtype));
+      continue;
+    }
     if (k->kind == SK_CAP_SCALAR) {
       sk_buf_printf(b, "  const %s %s = (%s)sk__args[%d].%s;\n", t->ctype, n, t->ctype, c,
                     sk_cg_slot(k->dtype));

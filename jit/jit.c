@@ -645,6 +645,38 @@ int sk_jit_diag(char *err, size_t errlen, const char *log) {
   return rc;
 }
 
+/* 1 if the kernel uses complex values (a capture or reducer of a complex
+ * dtype) or the complex words (cmplx, conj, cabs, cexp, csqrt, real,
+ * imag called in its body or prelude): host code for it needs C99
+ * _Complex, which libtcc lacks, so it is built by the cc tier only. */
+static int word_call(const char *p, size_t n) {
+  static const char *const words[] = {"cmplx", "conj", "cabs", "cexp", "csqrt", "real",
+                                      "imag", NULL};
+  if (!p) return 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0 && (p[i - 1] == '_' || p[i - 1] == '.' || (p[i - 1] >= '0' && p[i - 1] <= '9') ||
+                  ((p[i - 1] | 32) >= 'a' && (p[i - 1] | 32) <= 'z')))
+      continue;
+    for (int w = 0; words[w]; w++) {
+      size_t l = strlen(words[w]);
+      if (i + l > n || memcmp(p + i, words[w], l) != 0) continue;
+      size_t j = i + l;
+      while (j < n && (p[j] == ' ' || p[j] == '\t')) j++;
+      if (j < n && p[j] == '(') return 1;
+    }
+  }
+  return 0;
+}
+
+int sk_jit_spec_complex(const sk_kspec *s) {
+  for (int c = 0; c < s->ncap; c++)
+    if (sk_dtypes[s->caps[c].dtype].is_complex) return 1;
+  for (int r = 0; r < s->nred; r++)
+    if (sk_dtypes[s->reds[r].dtype].is_complex) return 1;
+  return word_call(s->body, s->body_len) ||
+         (s->prelude && word_call(s->prelude, strlen(s->prelude)));
+}
+
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   encode_key(key_buffer(), s);
   if (keybuf.oom) {
@@ -653,6 +685,9 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   }
   int tier = sk_jit_tier(s->tier, err, errlen);
   if (tier < 0) return -1;
+  /* complex kernels: the cc tier only (libtcc has no _Complex) */
+  int cplx = !sk_jit_target_of(s)->image && sk_jit_spec_complex(s);
+  if (cplx) tier = SK_TIER_CC;
   uint64_t h = key_hash(keybuf.s, keybuf.n);
   sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {
@@ -717,6 +752,11 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     install_cc(k, &c); /* a previous process compiled it */
   } else {
     if (tier == SK_TIER_CC) want_cc_now(k);
+    if (cplx && k->tier != SK_TIER_CC) {
+      sk_err(err, errlen, SK_E_COMPLEX_NEEDS_CC, k->warning[0] ? k->warning : "no compiler");
+      sk_kernel_free(k);
+      return -1;
+    }
     if (k->tier != SK_TIER_CC) {
       if (tcc_compile(k, k->source, err, errlen) < 0) {
         sk_kernel_free(k);

@@ -184,10 +184,9 @@ describe("speck.io.load_npy", function()
     local L = speck.io.load_npy
     local function e(name, opts) return err_of(L, dir .. "/" .. name, opts) end
     local P = "speck.io.load_npy '" .. dir .. "/"
-    assert.are.equal(P .. "bad_complex.npy': dtype '<c16' (complex128) has no "
+    assert.are.equal(P .. "bad_uint16.npy': dtype '<u2' (uint16) has no "
       .. "speck dtype (float64 float32 int64 int32 int16 int8 uint64 uint32 "
-      .. "uint8 bool)", e("bad_complex.npy"))
-    assert.truthy(e("bad_uint16.npy"):find("dtype '<u2' (uint16) has no speck dtype", 1, true))
+      .. "uint8 bool complex128 complex64)", e("bad_uint16.npy"))
     assert.truthy(e("bad_float16.npy"):find("dtype '<f2' (float16) has no speck dtype", 1, true))
     assert.truthy(e("bad_str.npy"):find("dtype '<U2' (str) has no speck dtype", 1, true))
     assert.are.equal(P .. "bad_struct.npy': a structured dtype (a list of "

@@ -159,7 +159,7 @@ describe("speck.sparse CrsMatrix", function()
       err_of(sparse.from_coo, 3, 4, {0, 1}, {1}, {1.0, 2.0}))
     assert.are.equal("speck.sparse.from_coo: rows[2] must be an integer, got 1.5",
       err_of(sparse.from_coo, 3, 4, {0, 1.5}, {1, 1}, {1.0, 2.0}))
-    assert.are.equal("speck.sparse.from_coo: dtype 'int32': values must be float64 or float32",
+    assert.are.equal("speck.sparse.from_coo: dtype 'int32': values must be float64, float32, complex128 or complex64",
       err_of(sparse.from_coo, 3, 4, {0}, {1}, nil, {dtype = "int32"}))
     assert.are.equal("speck.sparse.from_coo: a 3x3000000000 matrix: rows and columns must be in 0..2147483647 (int32 column indices)",
       err_of(sparse.from_coo, 3, 3000000000, {0}, {1}, {1.0}))
@@ -335,8 +335,10 @@ describe("speck.sparse Matrix Market", function()
       err_of(sparse.write_mm, path, sparse.from_coo(2, 2, {1}, {1}, {1.0}), {symmetry = "skew-symmetric"}))
     assert.are.equal("speck.sparse.write_mm: symmetry 'symmetric': A is 2x3, not square",
       err_of(sparse.write_mm, path, G, {symmetry = "symmetric"}))
-    assert.are.equal("speck.sparse.write_mm: symmetry 'hermitian' is not general, symmetric or skew-symmetric",
+    assert.are.equal("speck.sparse.write_mm: symmetry 'hermitian' needs the field 'complex'",
       err_of(sparse.write_mm, path, G, {symmetry = "hermitian"}))
+    assert.are.equal("speck.sparse.write_mm: symmetry 'upper' is not general, symmetric, skew-symmetric or hermitian",
+      err_of(sparse.write_mm, path, G, {symmetry = "upper"}))
     assert.are.equal("speck.sparse.write_mm: format 'dense' is not coordinate or array",
       err_of(sparse.write_mm, path, G, {format = "dense"}))
     assert.are.equal("speck.sparse.write_mm: format 'array' holds values: field 'pattern' needs 'coordinate'",
@@ -352,9 +354,9 @@ describe("speck.sparse Matrix Market", function()
       {"", "line 1: the file is empty (no %%MatrixMarket banner)"},
       {"%%MatrixMarket matrix coordinate real\n", "line 1: the banner has 4 words, expected 5 (%%MatrixMarket matrix format field symmetry)"},
       {"hello world\n", "line 1: not a Matrix Market file: the banner 'hello world' does not start with %%MatrixMarket"},
-      {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "line 1: field 'complex' is not supported (real, integer, pattern)"},
+      {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1\n", "line 3: entry (1, 1) has no imaginary part (a complex field needs \"re im\")"},
       {"%%MatrixMarket vector coordinate real general\n", "line 1: object 'vector' is not supported (only 'matrix')"},
-      {"%%MatrixMarket matrix coordinate real hermitian\n", "line 1: symmetry 'hermitian' is not supported (complex values)"},
+      {"%%MatrixMarket matrix coordinate real hermitian\n", "line 1: symmetry 'hermitian' needs the field 'complex'"},
       {B .. "3 3\n", "line 2: the size line has 2 numbers, expected 3 (rows columns entries)"},
       {B .. "% only comments\n", "line 3: the file ends before the size line"},
       {B .. "3 3 x\n", "line 2: size 'x' is not an integer"},
@@ -390,7 +392,7 @@ describe("speck.sparse Matrix Market", function()
     end
     assert.are.equal(("speck.sparse.read_mm: cannot open '%s/none.mtx': No such file or directory"):format(DIR),
                      err_of(sparse.read_mm, DIR .. "/none.mtx"))
-    assert.are.equal("speck.sparse.read_mm: dtype 'int64': values must be float64 or float32",
+    assert.are.equal("speck.sparse.read_mm: dtype 'int64': values must be float64, float32, complex128 or complex64",
                      err_of(sparse.read_mm, DIR .. "/gen.mtx", {dtype = "int64"}))
   end)
 end)

@@ -309,7 +309,26 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
   sk_slot *s = &a->value;
   const sk_dtype_info *t = &sk_dtypes[d];
   int ok = 1;
-  if (t->is_bool) {
+  if (t->is_complex) { /* a number, {re, im} or {re = x, im = y} */
+    double part[2] = {0, 0};
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+      part[0] = lua_tonumber(L, -1);
+    } else if (lua_type(L, -1) == LUA_TTABLE) {
+      for (int k = 0; k < 2 && ok; k++) {
+        if (lua_rawgeti(L, -1, k + 1) == LUA_TNIL) {
+          lua_pop(L, 1);
+          lua_getfield(L, -1, k ? "im" : "re");
+        }
+        part[k] = lua_tonumberx(L, -1, &ok);
+        if (!ok && k == 1 && lua_isnil(L, -1)) ok = 1; /* {re} alone */
+        lua_pop(L, 1);
+      }
+    } else {
+      ok = 0;
+    }
+    if (d == SK_C128) s->c128[0] = part[0], s->c128[1] = part[1];
+    else s->c64[0] = (float)part[0], s->c64[1] = (float)part[1];
+  } else if (t->is_bool) {
     s->u8 = (unsigned char)(lua_toboolean(L, -1) ? 1 : 0);
   } else if (t->is_float) {
     double v = lua_tonumberx(L, -1, &ok);
@@ -468,6 +487,22 @@ static void push_scalar(lua_State *L, int dtype, const void *p) {
   case SK_U64: lua_pushinteger(L, (lua_Integer) * (const uint64_t *)p); break;
   case SK_U32: lua_pushinteger(L, *(const uint32_t *)p); break;
   case SK_U8: lua_pushinteger(L, *(const uint8_t *)p); break;
+  case SK_C128:
+  case SK_C64: { /* {re, im} */
+    double re, im;
+    if (dtype == SK_C128) memcpy(&re, p, 8), memcpy(&im, (const char *)p + 8, 8);
+    else {
+      float f[2];
+      memcpy(f, p, sizeof f);
+      re = f[0], im = f[1];
+    }
+    lua_createtable(L, 2, 0);
+    lua_pushnumber(L, re);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, im);
+    lua_rawseti(L, -2, 2);
+    break;
+  }
   default: lua_pushboolean(L, *(const unsigned char *)p != 0); break;
   }
 }

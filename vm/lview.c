@@ -108,6 +108,7 @@ void sk_lview_gcstep(lua_State *L, size_t bytes) {
  * in T (reason)" minus the prefix: "X", "T" and the reason in 3 parts. */
 typedef struct conv {
   double d;
+  double im; /* complex dtypes: the imaginary part */
   int64_t i;
   char what[64];   /* the value as shown */
   const char *why; /* " (not an integer)" etc. */
@@ -123,8 +124,32 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
   const sk_dtype_info *t = &sk_dtypes[dtype];
   int type = lua_type(L, idx);
   c->d = 0;
+  c->im = 0;
   c->i = 0;
   c->why = "";
+  if (t->is_complex) { /* a number, {re, im} or {re = x, im = y} */
+    if (type == LUA_TNUMBER) {
+      c->d = lua_tonumber(L, idx);
+      return 0;
+    }
+    if (type == LUA_TTABLE) {
+      int ok = 1, nf = 0;
+      for (int k = 0; k < 2 && ok; k++) {
+        int ty = lua_rawgeti(L, idx, k + 1);
+        if (ty == LUA_TNIL) {
+          lua_pop(L, 1);
+          ty = lua_getfield(L, idx, k ? "im" : "re");
+        }
+        if (ty == LUA_TNUMBER) (k ? &c->im : &c->d)[0] = lua_tonumber(L, -1), nf++;
+        else ok = ty == LUA_TNIL && k == 1; /* {re} alone: im = 0 */
+        lua_pop(L, 1);
+      }
+      if (ok && nf > 0) return 0;
+    }
+    show(L, idx, c->what, sizeof c->what);
+    c->why = " (use a number, {re, im} or {re = x, im = y})";
+    return -1;
+  }
   if (t->is_bool) {
     if (type == LUA_TBOOLEAN) {
       c->i = lua_toboolean(L, idx);
@@ -183,7 +208,8 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
 }
 
 static void store(sk_view *v, int64_t off, const conv *c) {
-  if (sk_dtypes[v->dtype].is_float) sk_view_set_f(v, off, c->d);
+  if (sk_dtypes[v->dtype].is_complex) sk_view_set_c(v, off, c->d, c->im);
+  else if (sk_dtypes[v->dtype].is_float) sk_view_set_f(v, off, c->d);
   else sk_view_set_i(v, off, c->i);
 }
 
@@ -201,7 +227,15 @@ static void push_elem(lua_State *L, const sk_view *v, int64_t off) {
     }
     return;
   }
-  if (t->is_bool) {
+  if (t->is_complex) { /* {re, im} */
+    double re, im;
+    sk_view_get_c(v, off, &re, &im);
+    lua_createtable(L, 2, 0);
+    lua_pushnumber(L, re);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, im);
+    lua_rawseti(L, -2, 2);
+  } else if (t->is_bool) {
     lua_pushboolean(L, sk_view_get_i(v, off) != 0);
   } else if (t->is_float) {
     lua_pushnumber(L, sk_view_get_f(v, off));
@@ -681,7 +715,7 @@ static void from_fill(lua_State *L, sk_view *v, int t, int d, int64_t off, int64
       from_fill(L, v, lua_gettop(L), d + 1, o, path, fname);
     } else {
       conv c;
-      if (lua_istable(L, -1))
+      if (lua_istable(L, -1) && !sk_dtypes[v->dtype].is_complex)
         lv_raise(L, fname, v->label, SK_E_RAGGED_TABLE_TABLE,
                  path_str(path, d + 1, p, sizeof p));
       if (to_value(L, -1, v->dtype, &c) < 0)
@@ -708,6 +742,13 @@ static int l_view_from(lua_State *L) {
 
   lua_pushvalue(L, 1);
   while (lua_istable(L, -1)) {
+    if (sk_dtypes[dtype].is_complex) { /* {re, im} / {re =, im =} is an element */
+      int t1 = lua_rawgeti(L, -1, 1);
+      lua_pop(L, 1);
+      int tr = lua_getfield(L, -1, "re");
+      lua_pop(L, 1);
+      if (t1 == LUA_TNUMBER || tr != LUA_TNIL) break;
+    }
     if (rank == SK_MAXRANK)
       lv_raise(L, fname, label, SK_E_RANK_EXCEEDS_MAXIMUM, rank + 1, SK_MAXRANK);
     ext[rank] = (int64_t)lua_rawlen(L, -1);
@@ -947,7 +988,8 @@ static int f_fill(lua_State *L) {
   if (to_value(L, 2, v->dtype, &c) < 0)
     lv_raise(L, "View", v->label, SK_E_CANNOT_STORE, c.what, sk_dtypes[v->dtype].name,
              c.why);
-  if (sk_view_fill(v, c.d, c.i, err, sizeof err) < 0)
+  if ((sk_dtypes[v->dtype].is_complex ? sk_view_fill_c(v, c.d, c.im, err, sizeof err)
+                                       : sk_view_fill(v, c.d, c.i, err, sizeof err)) < 0)
     lv_raise(L, "View", v->label, SK_E_MSG, err);
   lua_settop(L, 1);
   return 1;
@@ -1135,7 +1177,8 @@ static int l_deep_copy(lua_State *L) {
   if (to_value(L, 2, dst->dtype, &c) < 0)
     lv_raise(L, "speck.deep_copy", dst->label, SK_E_CANNOT_STORE, c.what,
              sk_dtypes[dst->dtype].name, c.why);
-  if (sk_view_fill(dst, c.d, c.i, err, sizeof err) < 0)
+  if ((sk_dtypes[dst->dtype].is_complex ? sk_view_fill_c(dst, c.d, c.im, err, sizeof err)
+                                         : sk_view_fill(dst, c.d, c.i, err, sizeof err)) < 0)
     lv_raise(L, "speck.deep_copy", dst->label, SK_E_MSG, err);
   return 0;
 }

@@ -69,6 +69,10 @@ static void describe(pack_desc *d, const sk_view *dst, const sk_view *src) {
     d->ds[j] = dst->stride[k];
     d->ss[j] = src ? src->stride[k] : 0;
   }
+  if (d->es == 16) { /* complex128: each part as an 8-byte element (halves) */
+    d->es = 8;
+    for (int k = 0; k < d->rank; k++) d->ds[k] *= 2, d->ss[k] *= 2;
+  }
 }
 
 static int run(CUfunction f, void **params, int64_t n, char *err, size_t errlen) {
@@ -94,7 +98,13 @@ int sk_cuda_copy_view(const sk_view *dst, const sk_view *src, char *err, size_t 
   void *dp = dst->data;
   const void *sp = src->data;
   void *params[] = {&dp, &sp, &d};
-  return run(f_copy, params, d.n, err, errlen);
+  int halves = sk_dtypes[dst->dtype].size == 16 ? 2 : 1;
+  for (int h = 0; h < halves; h++) {
+    dp = (char *)dst->data + 8 * h;
+    sp = (const char *)src->data + 8 * h;
+    if (run(f_copy, params, d.n, err, errlen) < 0) return -1;
+  }
+  return 0;
 }
 
 int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err, size_t errlen) {
@@ -103,8 +113,13 @@ int sk_cuda_fill_view(const sk_view *v, const void *cell, char *err, size_t errl
   describe(&d, v, NULL);
   if (d.n == 0) return 0;
   unsigned long long c = 0;
-  memcpy(&c, cell, (size_t)d.es);
   void *dp = v->data;
   void *params[] = {&dp, &d, &c};
-  return run(f_fill, params, d.n, err, errlen);
+  int halves = sk_dtypes[v->dtype].size == 16 ? 2 : 1;
+  for (int h = 0; h < halves; h++) { /* complex128: the real, then the imaginary parts */
+    memcpy(&c, (const char *)cell + 8 * h, (size_t)d.es);
+    dp = (char *)v->data + 8 * h;
+    if (run(f_fill, params, d.n, err, errlen) < 0) return -1;
+  }
+  return 0;
 }

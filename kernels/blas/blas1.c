@@ -87,9 +87,15 @@ static int views_xy(const sk_arg *args, int nargs, const char *const *known,
   if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
   *x = sk_karg_view(args, nargs, "x", 1, err, errlen);
   if (!*x) return -1;
+  if (sk_dtypes[(*x)->dtype].is_complex) /* zblas.c's */
+    return sk_err(err, errlen, SK_E_COMPLEX_NOT_REAL, "x", (*x)->label,
+                  sk_dtypes[(*x)->dtype].name);
   if (!y) return 0;
   *y = sk_karg_view(args, nargs, "y", 1, err, errlen);
   if (!*y) return -1;
+  if (sk_dtypes[(*y)->dtype].is_complex)
+    return sk_err(err, errlen, SK_E_COMPLEX_NOT_REAL, "y", (*y)->label,
+                  sk_dtypes[(*y)->dtype].name);
   return same_length(*x, *y, err, errlen);
 }
 

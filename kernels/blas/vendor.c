@@ -68,8 +68,13 @@ typedef void (*getrs_fn)(const char *, const int *, const int *, const void *,
 typedef void (*trtri_fn)(const char *, const char *, const int *, void *, const int *,
                          int *, size_t, size_t);
 
+/* complex: alpha and beta by pointer */
+typedef void (*zgemm_fn)(int, int, int, int, int, int, const void *, const void *, int,
+                         const void *, int, const void *, void *, int);
+
 static struct {
   void *h;
+  zgemm_fn zgemm, cgemm; /* optional: complex gemm runs natively without */
   gemm_fn dgemm;
   sgemm_fn sgemm;
   gemv_fn dgemv;
@@ -145,6 +150,8 @@ static void load(void) {
     return;
   }
 #define SYM(field, s) *(void **)&lib.field = dlsym(lib.h, s)
+  SYM(zgemm, "cblas_zgemm");
+  SYM(cgemm, "cblas_cgemm");
   SYM(dgemm, "cblas_dgemm");
   SYM(sgemm, "cblas_sgemm");
   SYM(dgemv, "cblas_dgemv");
@@ -214,6 +221,46 @@ int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
   else
     lib.sgemm(CM, p.fx ? TR : NT, p.fy ? TR : NT, p.m, p.n, p.k, (float)alpha, p.X, p.ldx,
               p.Y, p.ldy, (float)beta, C, p.ldc);
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_zgemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                    const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    const void *B, int64_t rsb, int64_t csb, const double *beta, void *C,
+                    int64_t rsc, int64_t csc) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  zgemm_fn f = dtype == SK_C128 ? lib.zgemm : lib.cgemm;
+  if (!f) return SK_VENDOR_MISSING;
+  if (k == 0) return SK_VENDOR_UNSUPPORTED; /* beta applied natively */
+  if (m == 0 || n == 0) return SK_VENDOR_OK;
+  /* CBLAS's row-major order (101) when every column step is 1, its
+   * column-major order (102) when every row step is 1 */
+  int row = csa == 1 && csb == 1 && csc == 1, col = rsa == 1 && rsb == 1 && rsc == 1;
+  if (!row && !col) return SK_VENDOR_UNSUPPORTED;
+  int64_t lda = row ? rsa : csa, ldb = row ? rsb : csb, ldc = row ? rsc : csc;
+  int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
+  int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
+  /* the leading dimensions the library checks (a dimension of extent 1
+   * may carry any stride) */
+  int64_t wa = row ? ca : ra, wb = row ? cb : rb, wc = row ? n : m;
+  if (lda < wa) lda = wa;
+  if (ldb < wb) ldb = wb;
+  if (ldc < wc) ldc = wc;
+  if (!sk_cm_fits(m) || !sk_cm_fits(n) || !sk_cm_fits(k) || !sk_cm_fits(lda) ||
+      !sk_cm_fits(ldb) || !sk_cm_fits(ldc))
+    return SK_VENDOR_UNSUPPORTED;
+  int op[2];
+  const char t[2] = {ta, tb};
+  for (int q = 0; q < 2; q++) op[q] = t[q] == 'N' ? NT : t[q] == 'T' ? TR : 113;
+  if (dtype == SK_C128) {
+    f(row ? 101 : CM, op[0], op[1], (int)m, (int)n, (int)k, alpha, A, (int)lda, B, (int)ldb,
+      beta, C, (int)ldc);
+  } else {
+    const float al[2] = {(float)alpha[0], (float)alpha[1]};
+    const float be[2] = {(float)beta[0], (float)beta[1]};
+    f(row ? 101 : CM, op[0], op[1], (int)m, (int)n, (int)k, al, A, (int)lda, B, (int)ldb, be,
+      C, (int)ldc);
+  }
   return SK_VENDOR_OK;
 }
 

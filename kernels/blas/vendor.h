@@ -36,6 +36,14 @@ int sk_vendor_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
                    double alpha, const void *A, int64_t rsa, int64_t csa, const void *B,
                    int64_t rsb, int64_t csb, double beta, void *C, int64_t rsc,
                    int64_t csc);
+/* complex gemm (cblas_zgemm / cblas_cgemm): dtype SK_C128 or SK_C64, trans
+ * 'N', 'T' or 'C', alpha / beta {re, im}; A, B and C all row-major (unit
+ * column step) or all column-major (unit row step), else
+ * SK_VENDOR_UNSUPPORTED */
+int sk_vendor_zgemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                    const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    const void *B, int64_t rsb, int64_t csb, const double *beta, void *C,
+                    int64_t rsc, int64_t csc);
 int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
                    const void *A, int64_t rsa, int64_t csa, const void *x, int64_t incx,
                    double beta, void *y, int64_t incy);

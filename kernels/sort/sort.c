@@ -349,6 +349,10 @@ static int sortable(const sk_view *v, const char *what, char *err, size_t errlen
     sk_err(err, errlen, SK_E_VIEW_RANK_EXPECTED_RANK, what, v->label, v->rank);
     return -1;
   }
+  if (sk_dtypes[v->dtype].is_complex && strcmp(what, "keys") == 0) { /* no order */
+    sk_err(err, errlen, SK_E_COMPLEX_NOT_REAL, what, v->label, sk_dtypes[v->dtype].name);
+    return -1;
+  }
   return 0;
 }
 

@@ -33,6 +33,8 @@ int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values, sk
   snprintf(nm, sizeof nm, "%s_colidx", p);
   if (!(m->colidx = sk_karg_view(args, nargs, nm, 1, err, errlen))) return -1;
   snprintf(nm, sizeof nm, "%s_values", p);
+  int cplx_ok = (need_values & SK_CSR_CPLX) != 0;
+  need_values &= 1;
   if (need_values || sk_karg_find(args, nargs, nm))
     if (!(m->values = sk_karg_view(args, nargs, nm, 1, err, errlen))) return -1;
   snprintf(nm, sizeof nm, "%s_ncols", p);
@@ -47,7 +49,8 @@ int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values, sk
            dt_name(m->colidx->dtype));
     return -1;
   }
-  if (m->values && !sk_sp_is_float(m->values->dtype)) {
+  if (m->values && !(cplx_ok && sk_dtypes[m->values->dtype].is_complex) &&
+      !sk_sp_is_float(m->values->dtype)) {
     sk_err(err, errlen, SK_E_VALUES_VIEW_MUST, p, m->values->label,
            dt_name(m->values->dtype));
     return -1;
@@ -380,7 +383,7 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                 vals ? dt_name(vals->dtype) : "float64", err, errlen);
   if (!dts) return -1;
   int dtype = sk_dtype_parse(dts);
-  if (!sk_sp_is_float(dtype)) {
+  if (!sk_sp_is_float(dtype) && !(dtype >= 0 && sk_dtypes[dtype].is_complex)) {
     sk_err(err, errlen, SK_E_DTYPE_VALUES_MUST, dts);
     return -1;
   }
@@ -404,7 +407,7 @@ static int from_coo(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
     return -1;
   }
-  if (vals && !sk_sp_is_float(vals->dtype)) {
+  if (vals && !sk_sp_is_float(vals->dtype) && !sk_dtypes[vals->dtype].is_complex) {
     sk_err(err, errlen, SK_E_VALS_VIEW_MUST, vals->label, dt_name(vals->dtype));
     return -1;
   }
@@ -456,7 +459,7 @@ static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                       NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", SK_CSR_CPLX, &A, err, errlen) < 0)
     return -1;
   int64_t first = 0, last = 0;
   if (sk_sp_get_i64(A.rowptr, 0, &first, err, errlen) < 0 ||
@@ -522,7 +525,7 @@ static int transpose(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                       NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0)
     return -1;
   int space = A.rowptr->space, rc = -1;
   int64_t m = A.ncols, nnz = 0;
@@ -654,7 +657,7 @@ static int to_dense(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                       NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0)
     return -1;
   int space = A.rowptr->space;
   int64_t ext[2] = {A.nrows, A.ncols};

@@ -37,8 +37,12 @@
 #include "sparse.h"
 
 enum { MM_COORD, MM_ARRAY };
-enum { MM_REAL, MM_INTEGER, MM_PATTERN };
-enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
+enum { MM_REAL, MM_INTEGER, MM_PATTERN, MM_COMPLEX };
+enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW, MM_HERMITIAN };
+/* the symmetry's name in messages */
+static const char *sym_name(int sym) {
+  return sym == MM_SYMMETRIC ? "symmetric" : sym == MM_SKEW ? "skew-symmetric" : "hermitian";
+}
 
 /* -- text files (graph/gio.c reads with these too) -------------------------- */
 int sk_sp_line_fail_(char *err, size_t errlen, const char *path, int64_t lineno, int id,
@@ -174,11 +178,12 @@ static int rd_banner(mm_reader *r, int *format, int *field, int *sym) {
   if (strcasecmp(t[3], "real") == 0 || strcasecmp(t[3], "double") == 0) *field = MM_REAL;
   else if (strcasecmp(t[3], "integer") == 0) *field = MM_INTEGER;
   else if (strcasecmp(t[3], "pattern") == 0) *field = MM_PATTERN;
-  else if (strcasecmp(t[3], "complex") == 0) return rd_fail(r, SK_E_FIELD_COMPLEX_NOT);
+  else if (strcasecmp(t[3], "complex") == 0) *field = MM_COMPLEX;
   else return rd_fail(r, SK_E_FIELD_NOT_REAL, t[3]);
   if (strcasecmp(t[4], "general") == 0) *sym = MM_GENERAL;
   else if (strcasecmp(t[4], "symmetric") == 0) *sym = MM_SYMMETRIC;
   else if (strcasecmp(t[4], "skew-symmetric") == 0) *sym = MM_SKEW;
+  else if (strcasecmp(t[4], "hermitian") == 0 && *field == MM_COMPLEX) *sym = MM_HERMITIAN;
   else if (strcasecmp(t[4], "hermitian") == 0)
     return rd_fail(r, SK_E_SYMMETRY_HERMITIAN_NOT);
   else return rd_fail(r, SK_E_SYMMETRY_NOT_GENERAL, t[4]);
@@ -192,11 +197,12 @@ typedef struct mm_coo {
   int64_t n, cap;
 } mm_coo;
 
-static void coo_put(mm_coo *c, int64_t i, int64_t j, double v, int dtype) {
+static void coo_put(mm_coo *c, int64_t i, int64_t j, double v, double vi, int dtype) {
   ((int64_t *)c->rows.data)[c->n] = i;
   ((int64_t *)c->cols.data)[c->n] = j;
   if (dtype == SK_F64) ((double *)c->vals.data)[c->n] = v;
-  else ((float *)c->vals.data)[c->n] = (float)v;
+  else if (dtype == SK_F32) ((float *)c->vals.data)[c->n] = (float)v;
+  else sk_view_set_c(&c->vals, c->n, v, vi); /* complex */
   c->n++;
 }
 
@@ -225,17 +231,13 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   if (m > INT32_MAX || nc > INT32_MAX)
     return rd_fail(r, SK_E_X_MATRIX_OVERFLOWS, (long long)m, (long long)nc, INT32_MAX);
   if (sym != MM_GENERAL && m != nc)
-    return rd_fail(r, SK_E_MATRIX_MUST_SQUARE,
-                   sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric", (long long)m,
-                   (long long)nc);
+    return rd_fail(r, SK_E_MATRIX_MUST_SQUARE, sym_name(sym), (long long)m, (long long)nc);
   if (format == MM_COORD) {
     /* more entries than m*n are legal: duplicates, summed (SciPy's and
      * GAP's reading); the room below is bounded by the file's size */
     nnz = sz[2];
   } else {
-    nnz = sym == MM_GENERAL     ? m * nc
-          : sym == MM_SYMMETRIC ? m * (m + 1) / 2
-                                : m * (m - 1) / 2;
+    nnz = sym == MM_GENERAL ? m * nc : sym == MM_SKEW ? m * (m - 1) / 2 : m * (m + 1) / 2;
   }
   *nrows = m;
   *ncols = nc;
@@ -266,7 +268,7 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
   while (k < nnz && (s = rd_data(r)) != NULL) {
     p = s;
     int64_t i = 0, j = 0;
-    double v = 1;
+    double v = 1, vi = 0;
     if (format == MM_COORD) {
       char *ti = sk_sp_token(&p), *tj = sk_sp_token(&p);
       if (!tj)
@@ -284,31 +286,44 @@ static int rd_entries(mm_reader *r, int format, int field, int sym, int dtype,
         if (!tv)
           return rd_fail(r, SK_E_ENTRY_NO_VALUE, (long long)i + 1, (long long)j + 1);
         if (tok_value(r, tv, field, &v) < 0) return -1;
+        if (field == MM_COMPLEX) { /* "re im" */
+          char *ti2 = sk_sp_token(&p);
+          if (!ti2) return rd_fail(r, SK_E_MM_NO_IMAG, (long long)i + 1, (long long)j + 1);
+          if (tok_value(r, ti2, field, &vi) < 0) return -1;
+        }
       }
     } else {
       char *tv = sk_sp_token(&p);
       if (tok_value(r, tv, field, &v) < 0) return -1;
+      if (field == MM_COMPLEX) {
+        char *ti2 = sk_sp_token(&p);
+        if (!ti2) return rd_fail(r, SK_E_MM_NO_IMAG, (long long)ai + 1, (long long)aj + 1);
+        if (tok_value(r, ti2, field, &vi) < 0) return -1;
+      }
       i = ai;
       j = aj;
       /* column-major; symmetric: the lower triangle, skew: below it */
       if (++ai >= m) {
         aj++;
-        ai = sym == MM_GENERAL ? 0 : sym == MM_SYMMETRIC ? aj : aj + 1;
+        ai = sym == MM_GENERAL ? 0 : sym == MM_SKEW ? aj + 1 : aj;
       }
     }
     char *extra = sk_sp_token(&p);
     if (extra) return rd_fail(r, SK_E_UNEXPECTED_AFTER_ENTRY, extra);
     if (sym != MM_GENERAL && j > i)
       return rd_fail(r, SK_E_ENTRY_ABOVE_DIAGONAL, (long long)i + 1, (long long)j + 1,
-                     sym == MM_SYMMETRIC ? "symmetric" : "skew-symmetric");
+                     sym_name(sym));
     if (sym == MM_SKEW && i == j)
       return rd_fail(r, SK_E_ENTRY_DIAGONAL_SKEW, (long long)i + 1, (long long)j + 1);
-    if (format == MM_ARRAY && v == 0) {
+    if (format == MM_ARRAY && v == 0 && vi == 0) {
       k++;
       continue;
     }
-    coo_put(c, i, j, v, dtype);
-    if (sym != MM_GENERAL && i != j) coo_put(c, j, i, sym == MM_SKEW ? -v : v, dtype);
+    coo_put(c, i, j, v, vi, dtype);
+    /* the mirror: A(j,i) = A(i,j), -A(i,j) (skew) or conj(A(i,j)) (hermitian) */
+    if (sym != MM_GENERAL && i != j)
+      coo_put(c, j, i, sym == MM_SKEW ? -v : v,
+              sym == MM_SKEW ? -vi : sym == MM_HERMITIAN ? -vi : vi, dtype);
     k++;
   }
   if (r->failed) return -1;
@@ -331,7 +346,8 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     path ? sk_karg_str(args, nargs, "dtype", "float64", err, errlen) : NULL;
   if (!dts) return -1;
   int dtype = sk_dtype_parse(dts);
-  if (!sk_sp_is_float(dtype)) {
+  int dtype_given = sk_karg_find(args, nargs, "dtype") != NULL;
+  if (!sk_sp_is_float(dtype) && !(dtype >= 0 && sk_dtypes[dtype].is_complex)) {
     sk_err(err, errlen, SK_E_DTYPE_VALUES_MUST, dts);
     return -1;
   }
@@ -362,9 +378,16 @@ static int read_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   memset(&c, 0, sizeof c);
   int format = 0, field = 0, sym = 0, rc = -1, read = 0;
   int64_t nrows = 0, ncols = 0;
-  if (rd_banner(&r, &format, &field, &sym) < 0 ||
-      rd_entries(&r, format, field, sym, dtype, &nrows, &ncols, &c) < 0)
-    goto done;
+  if (rd_banner(&r, &format, &field, &sym) < 0) goto done;
+  /* a complex file: complex128 unless a complex dtype was asked for */
+  if (field == MM_COMPLEX && !sk_dtypes[dtype].is_complex) {
+    if (dtype_given) {
+      rd_fail(&r, SK_E_MM_COMPLEX_DTYPE, dts);
+      goto done;
+    }
+    dtype = SK_C128;
+  }
+  if (rd_entries(&r, format, field, sym, dtype, &nrows, &ncols, &c) < 0) goto done;
   sk_progress_step(&r.prog, r.bytes);
   read = 1;
   /* only the entries read count; the allocation stays as it was */
@@ -473,6 +496,47 @@ static int mm_check_sym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
   return 0;
 }
 
+/* complex values: symmetric, skew-symmetric or hermitian (A(j,i) =
+ * conj(A(i,j)), a real diagonal) checked as mm_check_sym does */
+static int mm_check_csym(const sk_csr *A, const int64_t *ptr, const int32_t *col,
+                         const sk_view *va, int sym, int64_t *nlow, char *err,
+                         size_t errlen) {
+  char sh[64];
+  if (A->nrows != A->ncols) {
+    sk_err(err, errlen, SK_E_SYMMETRY_NOT_SQUARE, sym_name(sym),
+           sk_csr_shape(A, sh, sizeof sh));
+    return -1;
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < A->nrows; i++)
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      const int64_t j = col[k];
+      double vr, vi, wr = 0, wi = 0;
+      sk_view_get_c(va, k, &vr, &vi);
+      int has = i == j;
+      if (i == j) {
+        wr = vr, wi = vi; /* the diagonal's own mirror */
+      } else {
+        for (int64_t q = ptr[j]; q < ptr[j + 1]; q++)
+          if (col[q] == i) {
+            sk_view_get_c(va, q, &wr, &wi);
+            has = 1;
+            break;
+          }
+      }
+      double er = sym == MM_SKEW ? -vr : vr;
+      double ei = sym == MM_SYMMETRIC ? vi : -vi;
+      if (!has || wr != er || wi != ei) {
+        sk_err(err, errlen, SK_E_MM_CSYM_BUT, sym_name(sym), (long long)i, (long long)j, vr,
+               vi, (long long)j, (long long)i, wr, wi);
+        return -1;
+      }
+      n += sym == MM_SKEW ? i > j : i >= j;
+    }
+  *nlow = n;
+  return 0;
+}
+
 static void mm_value(FILE *f, int field, int f32, double v) {
   if (field == MM_INTEGER) fprintf(f, " %lld\n", (long long)v);
   else fprintf(f, f32 ? " %.9g\n" : " %.17g\n", v);
@@ -486,14 +550,16 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   static const char *const known[] = {"path",     "field",    "symmetry",
                                       "format",   "A_rowptr", "A_colidx",
                                       "A_values", "A_ncols",  NULL};
-  static const char *const syms[] = {"general", "symmetric", "skew-symmetric"};
+  static const char *const syms[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
   (void)out;
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0)
     return -1;
+  const int cplx = sk_dtypes[A.values->dtype].is_complex;
   const char *path = sk_karg_str(args, nargs, "path", NULL, err, errlen);
-  const char *fs = path ? sk_karg_str(args, nargs, "field", "real", err, errlen) : NULL;
+  const char *fs =
+    path ? sk_karg_str(args, nargs, "field", cplx ? "complex" : "real", err, errlen) : NULL;
   const char *ss =
     fs ? sk_karg_str(args, nargs, "symmetry", "general", err, errlen) : NULL;
   const char *ms =
@@ -502,16 +568,26 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int field = strcmp(fs, "real") == 0      ? MM_REAL
               : strcmp(fs, "integer") == 0 ? MM_INTEGER
               : strcmp(fs, "pattern") == 0 ? MM_PATTERN
+              : strcmp(fs, "complex") == 0 ? MM_COMPLEX
                                            : -1;
   if (field < 0) {
     sk_err(err, errlen, SK_E_FIELD_NOT_REAL, fs);
     return -1;
   }
+  if (cplx && field != MM_COMPLEX) {
+    sk_err(err, errlen, SK_E_MM_COMPLEX_FIELD, sk_dtypes[A.values->dtype].name, fs);
+    return -1;
+  }
+  if (!cplx && field == MM_COMPLEX) {
+    sk_err(err, errlen, SK_E_MM_REAL_FIELD, fs, sk_dtypes[A.values->dtype].name);
+    return -1;
+  }
   int sym = -1;
-  for (int t = 0; t < 3; t++)
+  for (int t = 0; t < 4; t++)
     if (strcmp(ss, syms[t]) == 0) sym = t;
-  if (sym < 0) {
-    sk_err(err, errlen, SK_E_SYMMETRY_NOT_GENERAL, ss);
+  if (sym < 0 || (sym == MM_HERMITIAN && !cplx)) {
+    if (sym == MM_HERMITIAN) sk_err(err, errlen, SK_E_SYMMETRY_HERMITIAN_NOT);
+    else sk_err(err, errlen, SK_E_SYMMETRY_NOT_GENERAL, ss);
     return -1;
   }
   int format = strcmp(ms, "coordinate") == 0 ? MM_COORD
@@ -523,6 +599,10 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   if (format == MM_ARRAY && field == MM_PATTERN) {
     sk_err(err, errlen, SK_E_FORMAT_ARRAY_HOLDS);
+    return -1;
+  }
+  if (format == MM_ARRAY && cplx) {
+    sk_err(err, errlen, SK_E_MM_COMPLEX_ARRAY);
     return -1;
   }
   if (field == MM_PATTERN && sym == MM_SKEW) {
@@ -561,22 +641,30 @@ static int write_mm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   int64_t nwrite = A.nnz;
   if (sym != MM_GENERAL &&
-      mm_check_sym(&A, ptr, col, &va, sym, field, &nwrite, err, errlen) < 0)
+      (cplx ? mm_check_csym(&A, ptr, col, &va, sym, &nwrite, err, errlen)
+            : mm_check_sym(&A, ptr, col, &va, sym, field, &nwrite, err, errlen)) < 0)
     goto done;
   f = sk_afile_open(&af, path, err, errlen);
   if (!f) goto done;
   fprintf(f, "%%%%MatrixMarket matrix %s %s %s\n%% written by speck\n",
           format == MM_ARRAY ? "array" : "coordinate", fs, ss);
-  const int f32 = va.dtype == SK_F32;
+  const int f32 = va.dtype == SK_F32 || va.dtype == SK_C64;
   if (format == MM_COORD) {
     fprintf(f, "%lld %lld %lld\n", (long long)A.nrows, (long long)A.ncols,
             (long long)nwrite);
     for (int64_t i = 0; i < A.nrows; i++)
       for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
-        if (sym == MM_SYMMETRIC ? col[k] > i : sym == MM_SKEW ? col[k] >= i : 0) continue;
+        if (sym == MM_SKEW ? col[k] >= i : sym != MM_GENERAL ? col[k] > i : 0) continue;
         fprintf(f, "%lld %d", (long long)i + 1, col[k] + 1);
-        if (field == MM_PATTERN) fputc('\n', f);
-        else mm_value(f, field, f32, sk_view_get_f(&va, k));
+        if (field == MM_PATTERN) {
+          fputc('\n', f);
+        } else if (cplx) { /* "re im" */
+          double re, im;
+          sk_view_get_c(&va, k, &re, &im);
+          fprintf(f, f32 ? " %.9g %.9g\n" : " %.17g %.17g\n", re, im);
+        } else {
+          mm_value(f, field, f32, sk_view_get_f(&va, k));
+        }
       }
   } else {
     /* column-major; symmetric: the lower triangle, skew: below the diagonal.

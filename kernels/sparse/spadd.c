@@ -2,6 +2,7 @@
  * phase (C's pattern and, for every entry of A and of B, its place in C)
  * and a numeric phase that scatters alpha*A and beta*B into C's values;
  * the numeric phase can be rerun for new values of the same patterns.
+ * Complex values (complex128, complex64) add as any: alpha, beta real.
  *
  * Both inputs may hold several entries of one column in a row (they are
  * merged). Rows sorted by column (duplicates allowed) merge like two
@@ -181,8 +182,8 @@ static int spadd_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *e
                           size_t errlen) {
   sk_csr A, B;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "B", 0, &B, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", SK_CSR_CPLX, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "B", SK_CSR_CPLX, &B, err, errlen) < 0 ||
       shapes(&A, &B, err, errlen) < 0)
     return -1;
   sk_view crp, cci, apos, bpos;
@@ -221,8 +222,8 @@ static int spadd_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *er
   double alpha, beta;
   const sk_view *crp, *apos, *bpos;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "B", 1, &B, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "B", 1 | SK_CSR_CPLX, &B, err, errlen) < 0 ||
       shapes(&A, &B, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0 ||
@@ -261,8 +262,8 @@ static int spadd(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_csr A, B;
   double alpha, beta;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "B", 1, &B, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "B", 1 | SK_CSR_CPLX, &B, err, errlen) < 0 ||
       shapes(&A, &B, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0)

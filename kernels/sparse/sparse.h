@@ -24,7 +24,10 @@ typedef struct sk_csr {
 } sk_csr;
 
 /* Matrix 'p' ("A") from the arguments p_rowptr, p_colidx, p_values,
- * p_ncols; 'need_values' 0 makes p_values optional. */
+ * p_ncols; 'need_values' 0 makes p_values optional; with SK_CSR_CPLX or'ed
+ * in, complex values are taken too (callers that handle them), else
+ * refused as every other non-float dtype. */
+#define SK_CSR_CPLX 2
 int sk_csr_arg(const sk_arg *args, int nargs, const char *p, int need_values, sk_csr *m,
                char *err, size_t errlen);
 /* "300x250" */
@@ -125,5 +128,13 @@ int64_t sk_sp_not_text(const char *s, size_t n);
  * space fenced) when the host reaches it, else a new host view (the
  * writers of files, sparse.write_mm and graph.write) */
 int sk_sp_host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen);
+
+/* zcg.c: CG for Hermitian positive definite complex matrices */
+extern const sk_kbody *const sk_zcg_bodies[];
+extern const sk_kentry *const sk_zcg_entries[];
+/* zspmv.c: SpMV of a complex matrix, alpha and beta {re, im} */
+extern const sk_kbody *const sk_zspmv_bodies[];
+int sk_sp_zspmv(char mode, const double *alpha, const sk_csr *A, const sk_view *x,
+                const double *beta, const sk_view *y, char *err, size_t errlen);
 
 #endif

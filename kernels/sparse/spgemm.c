@@ -1,6 +1,7 @@
 /* spgemm.c: C = A*B (seed 000 section 2.2.1) and the Jacobi-fused
  * C = (I - omega*D^-1*A)*P (section 2.2.2), with separate symbolic and
- * numeric phases and a reusable handle (C's row offsets).
+ * numeric phases and a reusable handle (C's row offsets). Complex values
+ * (complex128, complex64) multiply as any: the bodies are generic.
  *
  * Gustavson's algorithm, a row of C at a time, accumulated in the
  * dialect's two-level hashmap: the first level in fast memory (thread
@@ -361,8 +362,8 @@ static const char *const known_ab[] = {
 static int two(const sk_arg *args, int nargs, const char *bn, int values, sk_csr *A,
                sk_csr *B, char *err, size_t errlen) {
   if (sk_karg_known(args, nargs, known_ab, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", values, A, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, bn, values, B, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", values | SK_CSR_CPLX, A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, bn, values | SK_CSR_CPLX, B, err, errlen) < 0)
     return -1;
   char sa[64], sb[64];
   if (A->ncols != B->nrows) {

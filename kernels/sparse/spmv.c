@@ -165,7 +165,7 @@ static const sk_view *vec_arg(const sk_arg *args, int nargs, const char *name, c
     sk_err(err, errlen, SK_E_VIEW_RANK_MUST, name, v->label, v->rank);
     return NULL;
   }
-  if (!sk_sp_is_float(v->dtype)) {
+  if (!sk_sp_is_float(v->dtype) && !sk_dtypes[v->dtype].is_complex) { /* zspmv.c's */
     sk_err(err, errlen, SK_E_VIEW_MUST_FLOAT64, name, v->label, sk_dtypes[v->dtype].name);
     return NULL;
   }
@@ -182,7 +182,7 @@ static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
     return -1;
   }
   *mode = ms[0];
-  if (sk_csr_arg(args, nargs, "A", 1, A, err, errlen) < 0) return -1;
+  if (sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, A, err, errlen) < 0) return -1;
   if (!(*x = vec_arg(args, nargs, "x", err, errlen)) ||
       !(*y = vec_arg(args, nargs, "y", err, errlen)))
     return -1;
@@ -215,19 +215,32 @@ static int spmv_args(const sk_arg *args, int nargs, char *mode, sk_csr *A,
 
 /* sparse.spmv: mode ("N"), alpha, A_*, x, beta, y [, algorithm] */
 static int spmv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"mode",    "alpha",     "beta",     "x",
-                                      "y",       "A_rowptr",  "A_colidx", "A_values",
-                                      "A_ncols", "algorithm", NULL};
+  static const char *const known[] = {"mode",     "alpha",    "beta",     "x",
+                                      "y",        "A_rowptr", "A_colidx", "A_values",
+                                      "A_ncols",  "algorithm", "alpha_im", "beta_im",
+                                      NULL};
   (void)out;
   sk_csr A;
   const sk_view *x, *y;
   char mode;
-  double alpha, beta;
+  double alpha, beta, ai = 0, bi = 0;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       spmv_args(args, nargs, &mode, &A, &x, &y, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
-      sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0)
+      sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "alpha_im") &&
+       sk_karg_f64(args, nargs, "alpha_im", &ai, err, errlen) < 0) ||
+      (sk_karg_find(args, nargs, "beta_im") &&
+       sk_karg_f64(args, nargs, "beta_im", &bi, err, errlen) < 0))
     return -1;
+  if (sk_dtypes[A.values->dtype].is_complex) { /* zspmv.c */
+    const double al[2] = {alpha, ai}, be[2] = {beta, bi};
+    return sk_sp_zspmv(mode, al, &A, x, be, y, err, errlen);
+  }
+  if (ai != 0 || bi != 0 || sk_dtypes[x->dtype].is_complex || sk_dtypes[y->dtype].is_complex) {
+    sk_err(err, errlen, SK_E_ZSPMV_REAL, A.values->label, sk_dtypes[A.values->dtype].name);
+    return -1;
+  }
   const char *algo = sk_karg_str(args, nargs, "algorithm", "auto", err, errlen);
   if (!algo) return -1;
   if (strcmp(algo, "auto") != 0 && strcmp(algo, "team") != 0 &&
@@ -299,6 +312,15 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
       sk_karg_f64(args, nargs, "beta", &beta, err, errlen) < 0)
     return -1;
+  const sk_view *cv = sk_dtypes[A.values->dtype].is_complex ? A.values
+                      : sk_dtypes[x->dtype].is_complex      ? x
+                      : sk_dtypes[y->dtype].is_complex      ? y
+                                                            : NULL;
+  if (cv) {
+    sk_err(err, errlen, SK_E_COMPLEX_NOT_REAL, cv == A.values ? "A.values" : cv == x ? "x" : "y",
+           cv->label, sk_dtypes[cv->dtype].name);
+    return -1;
+  }
   int dim = st == 3 ? 1 : st == 5 || st == 9 ? 2 : st == 7 || st == 27 ? 3 : 0;
   if (!dim) {
     sk_err(err, errlen, SK_E_STENCIL_NOT, (long long)st);

@@ -7,15 +7,55 @@ local core = require "speck.core"
 
 local blas = {}
 
-function blas.dot(x, y) return core.call("blas.dot", {x = x, y = y}) end
-function blas.nrm2(x) return core.call("blas.nrm2", {x = x}) end
+-- complex views (complex128, complex64) go to the complex BLAS
+-- (kernels/blas/zblas.c): results and scalars are {re, im} (a plain
+-- number is a real scalar)
+local function cx(v)
+  local ok, d = pcall(function() return v:dtype() end)
+  return ok and (d == "complex128" or d == "complex64")
+end
+local function parts(a)
+  if type(a) == "table" then return a[1] or a.re, a[2] or a.im or 0 end
+  return a, 0
+end
+local function zdot(x, y, conj)
+  local _, r = core.call("blas.zdot", {x = x, y = y, conj = conj})
+  return {r.re, r.im}
+end
+
+-- x . y (complex: dotu, no conjugate)
+function blas.dot(x, y)
+  if cx(x) or cx(y) then return zdot(x, y, 0) end
+  return core.call("blas.dot", {x = x, y = y})
+end
+-- conj(x) . y (real views: dot)
+function blas.dotc(x, y)
+  if cx(x) or cx(y) then return zdot(x, y, 1) end
+  return core.call("blas.dot", {x = x, y = y})
+end
+function blas.nrm2(x)
+  if cx(x) then return core.call("blas.znrm2", {x = x}) end
+  return core.call("blas.nrm2", {x = x})
+end
 function blas.asum(x) return core.call("blas.asum", {x = x}) end
 -- 0-based index of the first entry of largest magnitude; -1 when empty
 function blas.iamax(x) return core.call("blas.iamax", {x = x}) end
 -- x = a*x (a = 0 zeroes x, NaN included)
-function blas.scal(a, x) core.call("blas.scal", {a = a, x = x}) end
+function blas.scal(a, x)
+  if cx(x) then
+    local re, im = parts(a)
+    return core.call("blas.zscal", {a_re = re, a_im = im, x = x})
+  end
+  core.call("blas.scal", {a = a, x = x})
+end
 -- y = a*x + y (a = 0 leaves y and does not read x)
-function blas.axpy(a, x, y) core.call("blas.axpy", {a = a, x = x, y = y}) end
+function blas.axpy(a, x, y)
+  if cx(x) or cx(y) then
+    local re, im = parts(a)
+    return core.call("blas.zaxpy", {a_re = re, a_im = im, x = x, y = y})
+  end
+  core.call("blas.axpy", {a = a, x = x, y = y})
+end
 -- y = a*x + b*y (b = 0 overwrites y, NaN included)
 function blas.axpby(a, x, b, y)
   core.call("blas.axpby", {a = a, x = x, b = b, y = y})
@@ -33,12 +73,32 @@ local function impl(fname, opts, args)
 end
 
 -- y = alpha op(A) x + beta y
+-- trans "C": the conjugate transpose ("T" for real views); complex views
+-- take complex alpha, beta ({re, im} or numbers)
 function blas.gemv(trans, alpha, A, x, beta, y, opts)
+  if cx(A) or cx(x) or cx(y) then
+    check_opts("speck.blas.gemv", opts, {"impl"}, 3)
+    local ar, ai = parts(alpha)
+    local br, bi = parts(beta)
+    return core.call("blas.zgemv", {trans = trans, alpha_re = ar, alpha_im = ai, A = A, x = x,
+                                    beta_re = br, beta_im = bi, y = y})
+  end
+  if trans == "C" then trans = "T" end
   core.call("blas.gemv", impl("gemv", opts, {trans = trans, alpha = alpha, A = A, x = x,
                                              beta = beta, y = y}))
 end
 -- C = alpha op(A) op(B) + beta C (beta = 0 overwrites C, NaN included)
 function blas.gemm(transA, transB, alpha, A, B, beta, C, opts)
+  if cx(A) or cx(B) or cx(C) then
+    local ar, ai = parts(alpha)
+    local br, bi = parts(beta)
+    return core.call("blas.zgemm", impl("gemm", opts, {transA = transA, transB = transB,
+                                                       alpha_re = ar, alpha_im = ai, A = A,
+                                                       B = B, beta_re = br, beta_im = bi,
+                                                       C = C}))
+  end
+  if transA == "C" then transA = "T" end
+  if transB == "C" then transB = "T" end
   core.call("blas.gemm", impl("gemm", opts, {transA = transA, transB = transB, alpha = alpha,
                                              A = A, B = B, beta = beta, C = C}))
 end

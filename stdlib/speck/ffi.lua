@@ -105,6 +105,7 @@ local CTYPE = {
   float64 = "double", double = "double", float32 = "float", float = "float",
   int64 = "int64_t", int32 = "int32_t", int16 = "int16_t", int8 = "int8_t",
   uint64 = "uint64_t", uint32 = "uint32_t", uint8 = "uint8_t", bool = "bool",
+  complex128 = "complex", complex64 = "complex float", -- LuaJIT's complex types: {re, im}
 }
 local CANON = {double = "float64", float = "float32"}
 

@@ -94,7 +94,11 @@ return {
   ["speck.io.pack_strings"] = {"local bytes, offsets = speck.io.pack_strings(list)",
     "A Lua list of strings packed into host uint8 and int64 views, as speck.io.strings reads them."},
   -- blas
-  ["speck.blas.dot"] = {"blas.dot(x, y)", "Sum of x(i) * y(i), rank-1 views."},
+  ["speck.blas.dot"] = {"blas.dot(x, y)", "Sum of x(i) * y(i), rank-1 views (complex views: {re, im}, no conjugate)."},
+  -- complex values (kernels/blas/zblas.c, kernels/sparse/zspmv.c)
+  ["speck.blas.dotc"] = {"blas.dotc(x, y)", "Sum of conj(x(i)) * y(i) as {re, im} for complex views; blas.dot for real ones."},
+  ["speck.complex128"] = {"speck.View(label, \"complex128\" | \"complex64\", dims)",
+    "Complex views: an element is {re, im} from Lua (a store takes {re, im}, {re =, im =} or a number); bodies use + - * / and cmplx conj cabs cexp csqrt real imag (built by the cc tier on the host); sum/prod reductions; atomic_add is one atomic add per part. .npy <c16/<c8, Matrix Market complex/hermitian, speck.blas dot/dotc/nrm2/scal/axpy/gemv/gemm ('C' transposes), sparse: from_coo, spmv modes N C T H, spadd, spgemm, cg (Hermitian positive definite)."},
   ["speck.blas.nrm2"] = {"blas.nrm2(x)", "The Euclidean norm."},
   ["speck.blas.asum"] = {"blas.asum(x)", "Sum of |x(i)|."},
   ["speck.blas.iamax"] = {"blas.iamax(x)", "0-based index of the first entry of largest magnitude; -1 when empty."},

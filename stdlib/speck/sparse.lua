@@ -216,8 +216,13 @@ function sparse.spmv(mode, alpha, A, x, beta, y, opts)
   check_mode(f, mode)
   check_matrix(f, "A", A)
   opts = check_opts(f, opts, {"algorithm"})
+  -- complex alpha / beta: {re, im} (a complex matrix's SpMV, zspmv.c)
+  local ai, bi
+  if type(alpha) == "table" then alpha, ai = alpha[1] or alpha.re, alpha[2] or alpha.im or 0 end
+  if type(beta) == "table" then beta, bi = beta[1] or beta.re, beta[2] or beta.im or 0 end
   call(f, "sparse.spmv", margs({mode = mode, alpha = alpha, x = x, beta = beta,
-                                y = y, algorithm = opts.algorithm}, "A", A))
+                                y = y, algorithm = opts.algorithm, alpha_im = ai,
+                                beta_im = bi}, "A", A))
 end
 
 local STENCIL_DIMS = {[3] = 1, [5] = 2, [9] = 2, [7] = 3, [27] = 3}
@@ -253,7 +258,10 @@ function sparse.cg(A, b, opts)
   local f = "cg"
   check_matrix(f, "A", A)
   opts = check_opts(f, opts, {"maxiter", "tol", "x0"})
-  local _, outs = call(f, "sparse.cg", margs({b = b, x0 = opts.x0, tol = opts.tol,
+  -- a complex matrix (Hermitian positive definite): kernels/sparse/zcg.c
+  local d = A:dtype()
+  local entry = (d == "complex128" or d == "complex64") and "sparse.zcg" or "sparse.cg"
+  local _, outs = call(f, entry, margs({b = b, x0 = opts.x0, tol = opts.tol,
                                                maxiter = opts.maxiter}, "A", A))
   return outs.x, math.tointeger(outs.iters), outs.resid, cg_reasons[outs.reason]
 end

@@ -87,9 +87,9 @@ static void test_names(void) {
     sk_space_names(names, sizeof names);
     CHECK_STR(names, "'host', 'cuda', 'cuda_pinned' or 'cuda_uvm'");
   }
-  size_t sizes[SK_NDTYPE] = {8, 4, 8, 4, 2, 1, 8, 4, 1, 1};
-  const char *tags[SK_NDTYPE] = {"f64", "f32", "i64", "i32", "i16",
-                                 "i8",  "u64", "u32", "u8",  "b8"};
+  size_t sizes[SK_NDTYPE] = {8, 4, 8, 4, 2, 1, 8, 4, 1, 1, 16, 8};
+  const char *tags[SK_NDTYPE] = {"f64", "f32", "i64", "i32", "i16",  "i8",
+                                 "u64", "u32", "u8",  "b8",  "c128", "c64"};
   for (int t = 0; t < SK_NDTYPE; t++) {
     CHECK(sk_dtypes[t].size == sizes[t]);
     CHECK_STR(sk_dtypes[t].tag, tags[t]);
@@ -99,6 +99,8 @@ static void test_names(void) {
   CHECK(sk_dtypes[SK_F32].is_float && !sk_dtypes[SK_I8].is_float);
   CHECK(sk_dtypes[SK_I8].is_signed && !sk_dtypes[SK_U8].is_signed);
   CHECK(sk_dtypes[SK_BOOL].is_bool);
+  CHECK(sk_dtypes[SK_C128].is_complex && sk_dtypes[SK_C64].is_complex &&
+        !sk_dtypes[SK_F64].is_complex);
 }
 
 static void test_strides(void) {
