@@ -20,6 +20,11 @@ libgraphblas-dev libigraph-dev zlib1g-dev"
 if [ "${1:-}" = fuzz ]; then
   PKGS="$PKGS clang libclang-rt-14-dev"
 fi
+# 'install-deps.sh bench' (make bench): the solver benchmark's peers, hypre
+# (BoomerAMG) and PETSc (GAMG), scripts/bench/solve/amgpcg
+if [ "${1:-}" = bench ]; then
+  PKGS="$PKGS libhypre-dev petsc-dev"
+fi
 
 missing=""
 for p in $PKGS; do
