@@ -4,9 +4,8 @@
  * matrix of mats.h, assembled through the IJ interface (rows split evenly
  * over the MPI ranks). Times the setup (HYPRE_ParCSRPCGSetup, which runs
  * BoomerAMG's setup) and the solve apart, after one untimed setup + solve
- * (first touch of the memory; BENCH_PEER_WARM=0 in the environment skips
- * it), and prints the records of scripts/bench/lib
- * (rank 0):
+ * (first touch of the memory) unless BENCH_PEER_WARM=0 in the environment
+ * (amgpcg's default), and prints the records of scripts/bench/lib (rank 0):
  *   R <case>.setup|.solve|.total <impl> <seconds> 0 <relative residual>
  *   I <impl> <case>.iters|.oc|.levels|.resid <value>
  * with <impl> = hypre-np<ranks>, <case> = amgpcg-<kind><size>.

@@ -3,9 +3,9 @@
  * ||b - A x|| <= 1e-8 ||b|| on a matrix of mats.h, a MatMPIAIJ (rows split
  * evenly over the MPI ranks, preallocated exactly). Times the setup
  * (KSPSetUp, which runs GAMG's) and the solve apart, after one untimed
- * setup + solve on a KSP of its own (first touch of the memory;
- * BENCH_PEER_WARM=0 in the environment skips it), and prints the records
- * of scripts/bench/lib (rank 0):
+ * setup + solve on a KSP of its own (first touch of the memory) unless
+ * BENCH_PEER_WARM=0 in the environment (amgpcg's default), and prints the
+ * records of scripts/bench/lib (rank 0):
  *   R <case>.setup|.solve|.total <impl> <seconds> 0 <relative residual>
  *   I <impl> <case>.iters|.oc|.levels|.resid <value>
  * with <impl> = petsc-np<ranks>, <case> = amgpcg-<kind><size>.
