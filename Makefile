@@ -335,6 +335,7 @@ demo: deps
 	$(SPECK_BIN) examples/quickstart.lua
 
 bench: all
+	@scripts/install-deps.sh bench
 	@status=0; for r in scripts/bench/*/run; do \
 	  [ -x "$$r" ] || continue; \
 	  echo "== $$r"; \

@@ -25,6 +25,11 @@ python3-nbformat python3-nbclient python3-igraph"
 if [ "${1:-}" = fuzz ]; then
   PKGS="$PKGS clang libclang-rt-14-dev"
 fi
+# 'install-deps.sh bench' (make bench): the solver benchmark's peers, hypre
+# (BoomerAMG) and PETSc (GAMG), scripts/bench/solve/amgpcg
+if [ "${1:-}" = bench ]; then
+  PKGS="$PKGS libhypre-dev petsc-dev"
+fi
 
 missing=""
 for p in $PKGS; do
