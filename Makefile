@@ -29,6 +29,8 @@ LUA_SHARE_SYS ?= /usr/share/lua/5.4
 LUA_CMOD_SYS  ?= /usr/lib/x86_64-linux-gnu/lua/5.4
 # Lua's shared library, which libspeck.so needs (copied into gpu-bundle)
 LUA_SO_SYS    ?= /usr/lib/x86_64-linux-gnu/liblua5.4.so.0
+AMD_SO_SYS    ?= /usr/lib/x86_64-linux-gnu/libamd.so.2 \
+                 /usr/lib/x86_64-linux-gnu/libsuitesparseconfig.so.5
 # the position-independent libtcc built by scripts/build-libtcc.sh
 TCC_DIR  ?= .deps/tcc
 # output folder; the sanitizer targets use build-asan/ and build-tsan/
@@ -500,13 +502,15 @@ gpu-bundle: all
 	cp -R $(BUILD)/bin $(BUILD)/lib $(BUILD)/share $(BUILD)/include $(BUNDLE)/build/
 	[ ! -d $(BUILD)/tests ] || cp -R $(BUILD)/tests $(BUNDLE)/build/
 	cp -L $(LUA_SO_SYS) $(BUNDLE)/build/lib/
+	# SuiteSparse AMD, which the Cholesky's ordering opens at run time
+	for l in $(AMD_SO_SYS); do [ ! -e $$l ] || cp -L $$l $(BUNDLE)/build/lib/; done
 	cp -RL $(LUA_SHARE_SYS)/. $(BUNDLE)/lua/share/
 	cp -RL $(LUA_CMOD_SYS)/. $(BUNDLE)/lua/lib/
 	cp $(BUSTED) $(BUNDLE)/busted
 	mkdir -p $(BUNDLE)/tests $(BUNDLE)/examples
 	cp tests/run.sh $(BUNDLE)/tests/
 	cp tests/*.lua tests/*.py $(BUNDLE)/tests/ 2>/dev/null || true
-	cp -R tests/luajit tests/remote $(BUNDLE)/tests/
+	cp -R tests/luajit tests/remote tests/dist $(BUNDLE)/tests/
 	mkdir -p $(BUNDLE)/tests/fuzz
 	for d in tests/fuzz/*/; do cp -R $$d $(BUNDLE)/tests/fuzz/; done
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true

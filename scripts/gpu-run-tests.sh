@@ -18,6 +18,9 @@ LUA_CPATH="$here/lua/lib/?.so;;"
 SPECK_LUA="$here/build/bin/speck"
 BUSTED="$here/busted"
 BUILD="$here/build"
+# the bundled shared libraries (Lua's, SuiteSparse AMD for the Cholesky)
+LD_LIBRARY_PATH="$here/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
 SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # shards per file from the cuda suite's times on an H100 (one process:
 # teams 95 s, reducers 32, patterns 17 + 10 child processes, cuda_codegen

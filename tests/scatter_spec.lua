@@ -22,7 +22,7 @@ local function key(i) return (i * 2654435761) % 1000003 end
 
 local function choices(v)
   local c = {"auto", "non_duplicated"}
-  if speck.host_accessible(v:space()) then c[#c + 1] = "duplicated" end
+  if v:space() == "host" then c[#c + 1] = "duplicated" end
   return c
 end
 
@@ -121,7 +121,7 @@ describe("speck.ScatterView", function()
   it("chooses copies on multi-threaded host spaces and atomics elsewhere", function()
     local v = speck.View("c", "float64", 4)
     local sv = speck.ScatterView(v)
-    local host_space = speck.host_accessible(v:space())
+    local host_space = v:space() == "host"
     assert.equal(host_space and (INFO.threads or 1) > 1, sv:is_duplicated())
     assert.is_false(speck.ScatterView(v, {duplication = "non_duplicated"}):is_duplicated())
   end)
@@ -171,7 +171,7 @@ describe("speck.ScatterView", function()
                  err_of(speck.contribute, w, sv))
     assert.equal("speck.contribute: argument 2 must be a speck.ScatterView, got table",
                  err_of(speck.contribute, v, {}))
-    if not speck.host_accessible(v:space()) then
+    if v:space() ~= "host" then
       assert.equal(("speck.ScatterView: view 'q': duplication 'duplicated' needs a host " ..
                     "space (the view is in '%s', where updates are atomic)"):format(v:space()),
                    err_of(speck.ScatterView, v, {duplication = "duplicated"}))

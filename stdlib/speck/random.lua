@@ -51,6 +51,13 @@ local SEED_BODY = [[
   }
 ]]
 
+-- a range policy that runs where views of 'space' live: host views on the
+-- host whatever the default space
+local function policy_in(space, n)
+  if space == "host" then return speck.RangePolicy(0, n, {space = "host"}) end
+  return n
+end
+
 function M.Pool(seed, opts)
   local fname = "Pool"
   if math.type(seed) ~= "integer" then
@@ -66,9 +73,10 @@ function M.Pool(seed, opts)
   if not w then
     fail(fname, "unknown kind '%s' (expected 'xorshift64' or 'xorshift1024')", tostring(kind))
   end
-  local space = opts.space or speck.info().default_space
-  local probe = speck.View("random.Pool", "int32", 0, {space = space})
-  space = probe:space()
+  -- the space views get when none is named (the default space's memory,
+  -- which SPECK_CUDA_UVM may make managed), or the one named
+  local probe = speck.View("random.Pool", "int32", 0, opts.space and {space = opts.space})
+  local space = probe:space()
   local n = opts.states
   if n == nil then
     n = speck.host_accessible(space) and 4 * math.max(1, speck.info().threads or 1)
@@ -81,7 +89,7 @@ function M.Pool(seed, opts)
     st = speck.View("random.Pool_states", "uint64", n * w, {space = space, init = false}),
     lk = speck.View("random.Pool_locks", "int32", n + 1, {space = space}),
   }, Pool)
-  speck.parallel_for("random.Pool_seed", n,
+  speck.parallel_for("random.Pool_seed", policy_in(space, n),
                      {st = p.st, w = {"int64", w}, seed = {"int64", seed}}, SEED_BODY)
   return p
 end
@@ -212,7 +220,8 @@ function M.fill(v, pool, lo, hi)
   if not float and (math.type(lo) ~= "integer" or math.type(hi) ~= "integer") then
     fail(fname, "view '%s' (%s): lo and hi must be integers", v:label(), dt)
   end
-  if v:space() ~= pool.space then
+  if speck.host_accessible(v:space()) ~= speck.host_accessible(pool.space) and
+     (v:space() == "host" or pool.space == "host") then
     fail(fname, "view '%s' is in space '%s', the pool in '%s'", v:label(), v:space(),
          pool.space)
   end
@@ -232,7 +241,7 @@ function M.fill(v, pool, lo, hi)
   local value = float and "rand_drand2(&r, lo, hi)" or "rand_rand2(&r, lo, hi)"
   local ctype = float and "float64" or "int64"
   local body = FILL:format(table.concat(decode, "\n"), table.concat(idx, ", "), value)
-  speck.parallel_for("random.fill", pool.n,
+  speck.parallel_for("random.fill", policy_in(v:space(), pool.n),
                      {v = v, rp = pool, w = {"int64", pool.w}, n = {"int64", pool.n},
                       total = {"int64", total}, lo = {ctype, lo}, hi = {ctype, hi}}, body)
   return v

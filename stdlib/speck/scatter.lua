@@ -68,7 +68,9 @@ function speck.ScatterView(view, opts)
     fail(fname, "view '%s': rank %d (a ScatterView takes ranks 1 to 7)", label, rank)
   end
   local space = view:space()
-  local host = speck.host_accessible(space)
+  -- copies per thread only where host threads run the kernels (managed GPU
+  -- memory is host accessible, but its kernels run on the GPU)
+  local host = space == "host"
   local threads = math.max(1, speck.info().threads or 1)
   local d = opts.duplication or "auto"
   local dup
@@ -262,7 +264,7 @@ function speck.contribute(view, sv)
     -- the copies hold +-inf (deep_copy's fill); keep that identity
     body = body:gsub("= ident;", sv.op == "min" and "= INFINITY;" or "= -INFINITY;")
   end
-  speck.parallel_for("ScatterView.contribute", total,
+  speck.parallel_for("ScatterView.contribute", speck.RangePolicy(0, total, {space = "host"}),
                      {v = view, d = sv.copies, nc = {"int64", sv.ncopies},
                       ident = {ctype, ctype == "int64" and math.tointeger(ident) or ident}},
                      body)
