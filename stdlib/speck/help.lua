@@ -140,7 +140,7 @@ return {
   ["speck.batched.pack"] = {"local P = batched.pack(V [, width])",
     "SIMD interleaving: a rank-4 (groups, rows, cols, width) copy of V; every batched call accepts it; gemm on packed views vectorises across the batch."},
   ["speck.batched.unpack"] = {"batched.unpack(P, V)", "Copy the matrices of packed P back into rank-3 V."},
-  -- graphs as values and real files (speck.graph; docs/guide.md "Graphs as values and real files")
+  -- graphs as values and real files (speck.graph; docs/graph.md "Graphs as values and real files")
   ["speck.graph.subgraph"] = {"local h = g:subgraph(vertices)",
     "The induced subgraph of 'vertices' (a Lua list or int64 view of ids, or an int32 mask of nv entries), renumbered in increasing old id; h:original_id(v), h:original_ids(); properties and names follow."},
   ["speck.graph.filter_edges"] = {"local h = g:filter_edges(pred [, captures])",
@@ -228,7 +228,7 @@ return {
     "Louvain communities (parallel moves, aggregation, repeated): int32 comm 0..k-1 by first vertex and its modularity q (networkx.community.modularity); weights count; deterministic for a seed on every back end; a directed graph or a negative weight is refused."},
   ["speck.graph.label_propagation"] = {"local labels, n = graph.label_propagation(g [, {seed = 1}])",
     "Semi-synchronous label propagation (networkx's label_propagation_communities): int64 labels 0..n-1 by first vertex; each vertex's label is among its neighbours' most frequent; deterministic for a seed; undirected graphs only."},
-  -- speck.solve (Krylov methods and point preconditioners; docs/guide.md "Solvers")
+  -- speck.solve (Krylov methods and point preconditioners; docs/solve.md)
   ["speck.solve.cg"] = {"local x, info = solve.cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = P}])",
     "Preconditioned CG (A SPD, P symmetric), one fused reduction per iteration. A: a CrsMatrix (runs where A lives) or a body {n =, body = \"y(i) = ... x(...)\", captures =}. info = {iters, resid (true ||b - Ax|| / ||b||), reason = \"converged\"|\"maxiter\"|\"breakdown\", history (relative residuals, iteration 0 first)}."},
   ["speck.solve.bicgstab"] = {"local x, info = solve.bicgstab(A, b [, opts])",
@@ -239,7 +239,7 @@ return {
     "Jacobi: z = omega D^-1 r; l1 = true: D the rows' sums of |a_ij|. A zero diagonal is an error naming the row."},
   ["speck.solve.gauss_seidel"] = {"local P = solve.gauss_seidel(A [, {symmetric = true, multicolor = true, sweeps = 1, omega = 1}])",
     "Gauss-Seidel / SOR from z = 0: multicolor (graph.color's colors, one launch per color: the parallel form, the GPU's) or in row order on one thread (multicolor = false); symmetric = forward then backward (SSOR, for CG), false: forward only."},
-  -- speck.solve direct solves and eigenvalues (docs/guide.md "Direct solves and eigenvalues")
+  -- speck.solve direct solves and eigenvalues (docs/solve.md "Direct solves and eigenvalues")
   ["speck.solve.spsolve"] = {"local x, info = solve.spsolve(A, b [, {pivtol = sqrt(eps), ordering = \"auto\"|\"amd\"|\"rcm\", refine = 10, tol = 1e-10}])",
     "Direct solve of a square sparse (nonsymmetric) A x = b: LU with static pivoting after a maximum-product matching and scaling (MC64), AMD order (reverse Cuthill-McKee where libamd is missing), iterative refinement to the normwise backward error tol; a structurally singular A (the unmatched row) or a refinement short of tol (the first replaced pivot) is an error, never an x. Factors on the host; x in b's space; a rank-2 b: one right-hand side a column. info = {berr, steps, nnz_L, nnz_U, static_pivots, static_row, static_col, tau, ordering, rows}."},
   ["speck.solve.lu"] = {"local F = solve.lu(A [, {pivtol = sqrt(eps), ordering = \"auto\"}])   local x, info = F:solve(b [, {refine = 10, tol = 1e-10}])   F:info()",

@@ -9,7 +9,7 @@
 -- (a parallel_for over i in [0, N) that writes y = A x).
 --
 -- The preconditioner contract (any object that keeps it plugs into every
--- method, docs/guide.md "speck.solve"): P:apply(r, z) writes z = M^-1 r
+-- method, docs/solve.md): P:apply(r, z) writes z = M^-1 r
 -- into the existing view z (no allocation per call); P(r) returns a new
 -- view z; P.n is its number of rows, P.space its memory space; P:info()
 -- a table. A Krylov method also takes a user body {body = "z(i) = ...
