@@ -975,6 +975,9 @@ describe("speck.graph readers and writers", function()
     f:close()
     assert.is_truthy(err:find("graph.read " .. p, 1, true), err)
     assert.is_truthy(err:find("100%", 1, true), err)
+    -- the bar covers the graph's build after the file: the read ends at
+    -- 50 %, the build's sort at 90 %
+    assert.is_truthy(err:find(" 90%", 1, true), "the bar skips the build: " .. err)
   end)
 
   it("names the file and the line of every malformed line", function()

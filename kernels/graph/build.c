@@ -20,6 +20,7 @@
 
 #include "core/err.h"
 #include "graph.h"
+#include "io/io.h"
 #include "kbodies.h"
 
 /* -- arguments ------------------------------------------------------------ */
@@ -68,6 +69,7 @@ int sk_g_flag(const sk_arg *args, int nargs, const char *name, int dflt, int *x,
 }
 
 int sk_g_opts(const sk_arg *args, int nargs, sk_gopts *o, char *err, size_t errlen) {
+  memset(o, 0, sizeof *o);
   if (sk_g_flag(args, nargs, "directed", 0, &o->directed, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "dedupe", 1, &o->dedupe, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "self_loops", 0, &o->self_loops, err, errlen) < 0)
@@ -177,6 +179,11 @@ int sk_g_check_ids(int64_t nv, const sk_view *src, const sk_view *dst, char *err
   return 1;
 }
 
+/* the reader's bar, 'f' of the way through the build */
+static void build_step(const sk_gopts *o, double f) {
+  if (o->prog) sk_progress_step(o->prog, o->prog_from + f * (o->prog_to - o->prog_from));
+}
+
 int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst, const sk_view *w,
                const sk_gopts *o, sk_kvalue *out, char *err, size_t errlen) {
   int64_t n = src->extent[0], narcs = 0;
@@ -221,6 +228,7 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst, const sk_view
     if (sk_sp_range(&k_ecount, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   if (sk_sp_scan(&cnt, &off, n, &narcs, err, errlen) < 0) goto done;
+  build_step(o, 0.1);
   sk_view_release(&cnt);
   if (sk_sp_view(&rows, "arc sources", SK_I32, narcs, space, 0, err, errlen) < 0 ||
       sk_sp_view(&cols, "arc targets", SK_I32, narcs, space, 0, err, errlen) < 0 ||
@@ -235,12 +243,14 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst, const sk_view
       goto done;
   }
   sk_view_release(&off);
+  build_step(o, 0.25);
   if (sk_sp_coo_to_csr(nv, nv, &rows, &cols, w ? &vals : NULL, SK_F64, 0, 1, space, &rp,
                        &ci, &va, err, errlen) < 0)
     goto done;
   sk_view_release(&rows);
   sk_view_release(&cols);
   sk_view_release(&vals);
+  build_step(o, 0.8);
   if (o->dedupe) {
     int64_t m = 0;
     if (sk_sp_view(&cnt, "run counts", SK_I64, nv + 1, vspace, 1, err, errlen) < 0 ||
@@ -273,6 +283,7 @@ int sk_g_build(int64_t nv, const sk_view *src, const sk_view *dst, const sk_view
     va = w2;
     w2 = t;
   }
+  build_step(o, 1.0);
   if (sk_kout_view(out, "G_rowptr", &rp, err, errlen) < 0 ||
       sk_kout_view(out, "G_colidx", &ci, err, errlen) < 0 ||
       (w && sk_kout_view(out, "G_weights", &va, err, errlen) < 0))
@@ -527,7 +538,7 @@ static int gen_build(const sk_kbody *kb, int64_t nv, int64_t ne, sk_arg *extra,
     int64_t n = kb == &k_grid ? nv : ne;
     rc = sk_sp_range(kb, n, a, 2 + nextra, NULL, err, errlen);
   }
-  sk_gopts o = {0, 1, loops};
+  sk_gopts o = {.directed = 0, .dedupe = 1, .self_loops = loops};
   if (rc == 0) rc = sk_g_build(nv, &src, &dst, NULL, &o, out, err, errlen);
   sk_view_release(&src);
   sk_view_release(&dst);

@@ -30,6 +30,10 @@ typedef struct sk_gopts {
   int directed;   /* 0: each edge also stored reversed */
   int dedupe;     /* 1: repeated arcs merged (the last weight kept) */
   int self_loops; /* 0: arcs u -> u dropped */
+  /* a reader's progress the build goes on stepping, from 'prog_from' to
+   * 'prog_to' of its units (NULL: none) */
+  struct sk_progress *prog;
+  double prog_from, prog_to;
 } sk_gopts;
 
 /* Build a graph of 'nv' vertices from edges src(i) -> dst(i) (int64 or

@@ -395,13 +395,17 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_progress prog;
   char what[300];
   sk_err(what, sizeof what, SK_E_GRAPH_READ, path);
-  sk_progress_begin(&prog, what, ls.size);
+  /* the bar covers the read (the file's bytes) and the build after it
+   * (as many units again): it reaches its end when the graph is built */
+  sk_progress_begin(&prog, what, 2.0 * (double)ls.size);
   edges e;
   memset(&e, 0, sizeof e);
   int64_t nv = 0, declared = -1;
   int weighted = 0;
   int rc = read_text(&r, &ls, &prog, &e, &ly, &nv, &weighted, &declared);
-  sk_progress_end(&prog);
+  o.prog = &prog;
+  o.prog_from = (double)ls.size;
+  o.prog_to = 2.0 * (double)ls.size;
   sk_lines_close(&ls);
   sk_view hs, hd, hw, ds, dd, dw;
   sk_view *all[] = {&hs, &hd, &hw, &ds, &dd, &dw};
@@ -438,6 +442,7 @@ static int read_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   if (rc == 0 && sk_g_build(nv, ps, pd, pw, &o, out, err, errlen) < 0)
     rc = sk_kerr_file(err, errlen, path);
+  sk_progress_end(&prog);
   if (rc == 0) rc = sk_kout_num(out, "nv", (double)nv, err, errlen);
   /* weighted: 2 when every weight is an integer literal */
   if (rc == 0) rc = sk_kout_num(out, "weighted", weighted ? 2 - e.real_w : 0, err, errlen);

@@ -437,7 +437,7 @@ static int combine(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_graph g, h;
   int two = sk_karg_find(args, nargs, "H_rowptr") != NULL, grev, hrev;
   int64_t nv;
-  sk_gopts o = {0, 1, 1};
+  sk_gopts o = {.directed = 0, .dedupe = 1, .self_loops = 1};
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
       (two && h_arg(args, nargs, &h, err, errlen) < 0) ||
