@@ -393,7 +393,7 @@ TSAN_FLAGS = -fsanitize=thread
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
 	  SAN="$(ASAN_FLAGS)" \
-	  TEST_ENV="SPECK_LUA=build-asan/bin/speck \
+	  TEST_ENV="SPECK_LUA=build-asan/bin/speck SPECK_SKIP_NOTEBOOKS=1 \
 	    SPECK_PRELOAD=$(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:detect_odr_violation=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1" test
@@ -403,18 +403,20 @@ asan:
 # boundary, the C API and 8 processes on one disk cache -- and the specs
 # that drive the pool (teams, patterns, interrupts, tiers), the task
 # scheduler, its memory pool and the Cholesky's task DAG on openmp
-# (luajit cannot load a TSan libspeck.so: its static TLS is too small;
+# (luajit and Python's ctypes -- the notebooks -- cannot load a TSan
+# libspeck.so: its static TLS is too small;
 # speck.remote's MPI runs are left out: Open MPI is not instrumented).
 TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
               test_kernel_api test_cache_procs test_bad_input test_task
 TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
               tests/interrupt_spec.lua tests/jit_tiers_spec.lua tests/task_spec.lua \
-              tests/cholesky_spec.lua
+              tests/cholesky_spec.lua tests/scatter_spec.lua tests/faults_spec.lua
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \
 	  SAN="$(TSAN_FLAGS)" \
 	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck SPECK_SPACES=openmp SPECK_SKIP_LUAJIT=1 SPECK_SKIP_MPI=1 \
+	    SPECK_SKIP_NOTEBOOKS=1 \
 	    SPECK_CTESTS='$(TSAN_CTESTS)' SPECK_SPECS='$(TSAN_SPECS)' \
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1" test
 

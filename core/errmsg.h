@@ -910,6 +910,6 @@ SK_ERRDEF(INSTANCE_MUST, "%s must be an Instance (speck.Instance), got %s")
 SK_ERRDEF(INSTANCE_SPACE_MUST, "space must be a back end or memory space name (a string), got %s")
 /* -- sparse Cholesky by level sets, on the device; L D L^T (kernels/task/chol_ls.c) -- */
 SK_ERRDEF(CHOL_LDL_SINGULAR, "the matrix is singular: the pivot of row %d is zero (column %d of the AMD-ordered matrix)")
-SK_ERRDEF(CHOL_B_SPACE, "b must be a contiguous float64 view of %lld entries in space '%s' (the factor's)")
+SK_ERRDEF(CHOL_B_SPACE, "b must be a contiguous float64 view of %lld entries in space '%s' (the factor's back end's)")
 #include "backends/errmsg.h"
 // clang-format on

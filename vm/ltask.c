@@ -517,14 +517,17 @@ static int l_chol_solve(lua_State *L) {
   if (sk_chol_levels(lc->c)) { /* the factor in the back end's space: b there too */
     const sk_view *b = sk_lview_test(L, 2);
     int space = lc->space;
+    /* b in any space of the factor's back end (its managed memory too);
+     * x where b is */
     if (!b || b->dtype != SK_F64 || b->rank != 1 || b->extent[0] != in.n ||
-        b->space != space || !sk_view_contiguous(b))
+        sk_backend_for_space(b->space) != sk_backend_for_space(space) ||
+        !sk_view_contiguous(b))
       return sk_lerror(L, fname, NULL, SK_E_CHOL_B_SPACE, (long long)in.n,
                        sk_space_name(space));
     sk_view *x = sk_lview_new(L);
     char err[512];
     int64_t ext[1] = {in.n};
-    if (sk_view_create(x, "x", SK_F64, 1, ext, SK_RIGHT, space, 0, NULL, err, sizeof err) <
+    if (sk_view_create(x, "x", SK_F64, 1, ext, SK_RIGHT, b->space, 0, NULL, err, sizeof err) <
           0 ||
         sk_chol_solve_view(lc->c, b, x, err, sizeof err) < 0)
       return sk_lerror(L, fname, NULL, SK_E_MSG, err);

@@ -51,6 +51,22 @@ local SEED_BODY = [[
   }
 ]]
 
+-- word j of state i as SEED_BODY makes it (Lua's integers wrap and its >>
+-- is logical, as uint64_t's)
+local function seed_word(seed, i, j, w)
+  if j == 16 then return 0 end
+  local z = seed + 0x9E3779B97F4A7C15 * (i * w + j + 1)
+  z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
+  z = (z ~ (z >> 27)) * 0x94D049BB133111EB
+  z = z ~ (z >> 31)
+  return z ~= 0 and z or 0x9E3779B97F4A7C15
+end
+
+-- whether kernels run on the host: the default space's views are host views
+local function kernels_on_host()
+  return speck.View("random.probe", "int32", 0):space() == "host"
+end
+
 -- a range policy that runs where views of 'space' live: host views on the
 -- host whatever the default space
 local function policy_in(space, n)
@@ -86,11 +102,21 @@ function M.Pool(seed, opts)
   end
   local p = setmetatable({
     kind = kind, n = n, w = w, seed = seed, space = space,
-    st = speck.View("random.Pool_states", "uint64", n * w, {space = space, init = false}),
     lk = speck.View("random.Pool_locks", "int32", n + 1, {space = space}),
   }, Pool)
-  speck.parallel_for("random.Pool_seed", policy_in(space, n),
-                     {st = p.st, w = {"int64", w}, seed = {"int64", seed}}, SEED_BODY)
+  if space == "host" and not kernels_on_host() then
+    -- host states while kernels run on a device (for host code, or a body
+    -- compiled for another target): seeded here, as SEED_BODY seeds them
+    p.raw = speck.View("random.Pool_states", "int64", n * w, {space = "host"})
+    for i = 0, n - 1 do
+      for j = 0, w - 1 do p.raw:set(i * w + j, seed_word(seed, i, j, w)) end
+    end
+    p.st = speck.View("random.Pool_states", "uint64", n * w, {space = "host", data = p.raw})
+  else
+    p.st = speck.View("random.Pool_states", "uint64", n * w, {space = space, init = false})
+    speck.parallel_for("random.Pool_seed", policy_in(space, n),
+                       {st = p.st, w = {"int64", w}, seed = {"int64", seed}}, SEED_BODY)
+  end
   return p
 end
 
@@ -219,6 +245,10 @@ function M.fill(v, pool, lo, hi)
   end
   if not float and (math.type(lo) ~= "integer" or math.type(hi) ~= "integer") then
     fail(fname, "view '%s' (%s): lo and hi must be integers", v:label(), dt)
+  end
+  if v:space() == "host" and not kernels_on_host() then
+    fail(fname, "view '%s' is in host memory and kernels run on %s: fill a view of that space",
+         v:label(), speck.info().default_space)
   end
   if speck.host_accessible(v:space()) ~= speck.host_accessible(pool.space) and
      (v:space() == "host" or pool.space == "host") then
