@@ -404,13 +404,14 @@ asan:
 # that drive the pool (teams, patterns, interrupts, tiers), the task
 # scheduler, its memory pool and the Cholesky's task DAG on openmp
 # (luajit and Python's ctypes -- the notebooks -- cannot load a TSan
-# libspeck.so: its static TLS is too small;
+# libspeck.so: its static TLS is too small; faults_spec is left out:
+# TSan defers signals, so a faulting body cannot be caught under it;
 # speck.remote's MPI runs are left out: Open MPI is not instrumented).
 TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
               test_kernel_api test_cache_procs test_bad_input test_task
 TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
               tests/interrupt_spec.lua tests/jit_tiers_spec.lua tests/task_spec.lua \
-              tests/cholesky_spec.lua tests/scatter_spec.lua tests/faults_spec.lua
+              tests/cholesky_spec.lua tests/scatter_spec.lua
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \
