@@ -28,8 +28,6 @@ import queue
 import signal
 import threading
 
-from ipykernel.kernelbase import Kernel
-
 OUTPUT_STDOUT, OUTPUT_STDERR, OUTPUT_PROGRESS, OUTPUT_HOST = 1, 2, 3, 16
 OUT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int,
                           ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
@@ -140,6 +138,14 @@ class VM:
             self.lib.speck_vm_interrupt(self.vm)
 
 
+# Started as a program, the VM starts now, on its thread, while Python
+# imports ipykernel (and IPython under it): the C start-up and the imports
+# overlap (ctypes calls release the GIL).
+_EARLY_VM = VM(find_library()) if __name__ == "__main__" else None
+
+from ipykernel.kernelbase import Kernel  # noqa: E402 (after the early VM)
+
+
 class SpeckKernel(Kernel):
     implementation = "speck"
     implementation_version = "0.1.0"
@@ -156,7 +162,7 @@ class SpeckKernel(Kernel):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.speck = VM(find_library())
+        self.speck = _EARLY_VM or VM(find_library())
         self._progress = {}
         self._seq = 0
 
