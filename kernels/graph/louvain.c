@@ -175,7 +175,8 @@ static int lv_phase(const lv_level *L, lv_state *S, int level, int *moved, char 
                     size_t errlen) {
   sk_arg in[] = {sk_arg_view("comm", &S->comm), sk_arg_view("stot", &S->stot),
                  sk_arg_view("kfix", &S->kfix), sk_arg_view("act", &S->act)};
-  const int64_t seed = S->seed + 0x632BE59BD9B4E019LL * level;
+  /* unsigned: the mix wraps (a signed overflow would be undefined) */
+  const int64_t seed = (int64_t)((uint64_t)S->seed + 0x632BE59BD9B4E019ULL * (uint64_t)level);
   double q;
   int64_t nclass = 0;
   *moved = 0;
