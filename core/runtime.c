@@ -27,7 +27,7 @@ static int running;
 _Static_assert(__atomic_always_lock_free(sizeof(int), 0), "int atomics");
 
 /* a copy of bit 0 that a device back end's kernels read (host memory
- * mapped into the device: dialect/cuda.h SK__GO) */
+ * mapped into the device: the GPU dialect's SK__GO) */
 static int *body_mirror;
 
 void sk_body_flag_mirror(int *word) {

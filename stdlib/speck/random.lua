@@ -90,7 +90,7 @@ function M.Pool(seed, opts)
     fail(fname, "unknown kind '%s' (expected 'xorshift64' or 'xorshift1024')", tostring(kind))
   end
   -- the space views get when none is named (the default space's memory,
-  -- which SPECK_CUDA_UVM may make managed), or the one named
+  -- which a back end may make managed memory), or the one named
   local probe = speck.View("random.Pool", "int32", 0, opts.space and {space = opts.space})
   local space = probe:space()
   local n = opts.states
