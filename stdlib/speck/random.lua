@@ -22,6 +22,7 @@
 --   st.urand64(), st.normal() / (mean, sd)  ->  rand_drand2(&st, lo, hi) ...
 local speck = require "speck"
 local check_options = require "speck.opts"
+local flat_index = require "speck.flat_index"
 local _, fail = require("speck.raise")("speck.random.")
 
 local M = {}
@@ -255,22 +256,10 @@ function M.fill(v, pool, lo, hi)
     fail(fname, "view '%s' is in space '%s', the pool in '%s'", v:label(), v:space(),
          pool.space)
   end
-  local rank, decode, idx = v:rank(), {}, {}
-  local total = 1
-  for d = rank - 1, 0, -1 do
-    local ext = v:extent(d)
-    total = total * ext
-    if d > 0 then
-      decode[#decode + 1] = ("    const sk_i64 i%d = q %% %d; q /= %d;"):format(d, ext, ext)
-    else
-      decode[#decode + 1] = "    const sk_i64 i0 = q;"
-    end
-  end
-  for d = 0, rank - 1 do idx[#idx + 1] = "i" .. d end
-  if rank == 0 then decode, idx = {"    (void)q;"}, {} end
+  local decode, idx, total = flat_index(v)
   local value = float and "rand_drand2(&r, lo, hi)" or "rand_rand2(&r, lo, hi)"
   local ctype = float and "float64" or "int64"
-  local body = FILL:format(table.concat(decode, "\n"), table.concat(idx, ", "), value)
+  local body = FILL:format(decode, idx, value)
   speck.parallel_for("random.fill", policy_in(v:space(), pool.n),
                      {v = v, rp = pool, w = {"int64", pool.w}, n = {"int64", pool.n},
                       total = {"int64", total}, lo = {ctype, lo}, hi = {ctype, hi}}, body)

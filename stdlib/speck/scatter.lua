@@ -17,6 +17,7 @@
 -- does not match the op is refused naming the body line.
 local speck = require "speck"
 local check_options = require "speck.opts"
+local flat_index = require "speck.flat_index"
 local _, fail = require("speck.raise")("speck.")
 
 local Scatter = {}
@@ -241,21 +242,10 @@ function speck.contribute(view, sv)
          sv.view:label())
   end
   if not sv.dup then return view end
-  local decode, idx, total = {}, {}, 1
-  for d = sv.rank - 1, 0, -1 do
-    local ext = view:extent(d)
-    total = total * ext
-    if d > 0 then
-      decode[#decode + 1] = ("  const sk_i64 i%d = q %% %d; q /= %d;"):format(d, ext, ext)
-    else
-      decode[#decode + 1] = "  const sk_i64 i0 = q;"
-    end
-  end
-  for d = 0, sv.rank - 1 do idx[#idx + 1] = "i" .. d end
-  local ix = table.concat(idx, ", ")
+  local decode, ix, total = flat_index(view)
   local join = sv.op == "sum" and "x += y;" or
                ("if (y %s x) x = y;"):format(sv.op == "min" and "<" or ">")
-  local body = CONTRIBUTE:format(table.concat(decode, "\n"), ix, ix, ix, join, ix, ix)
+  local body = CONTRIBUTE:format(decode, ix, ix, ix, join, ix, ix)
   local ctype = sv.dtype:match("^float") and "float64" or "int64"
   local ident = identity(sv.op, sv.dtype)
   if ctype == "float64" and ident == math.huge then ident = 1.7976931348623157e308
