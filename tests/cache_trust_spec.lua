@@ -92,7 +92,7 @@ local CLEAR = "-u SPECK_JIT -u SPECK_CC -u SPECK_CFLAGS -u SPECK_CACHE -u SPECK_
 local function run(envs, code)
   local script, errpath = os.tmpname(), os.tmpname()
   spit(script, code)
-  local out, status = sh(("timeout 120 env %s %s %s %s 2>%s </dev/null"):format(
+  local out, status = sh(("timeout -k 10 120 env %s %s %s %s 2>%s </dev/null"):format(
     CLEAR, envs, quote(SPECK), quote(script), quote(errpath)))
   local err = slurp(errpath)
   os.remove(script)

@@ -117,7 +117,7 @@ print("survived")
 os.execute("kill -SEGV " .. io.open("/proc/self/stat"):read("l"):match("^(%d+)"))
 print("not reached")
 ]]
-    local p = assert(io.popen(("SPECK_SPACE=%s timeout 60 %s -e '%s' 2>&1; echo status=$?")
+    local p = assert(io.popen(("SPECK_SPACE=%s timeout -k 10 60 %s -e '%s' 2>&1; echo status=$?")
                               :format(SPACE, SPECK, code:gsub("'", "'\\''"))))
     local out = p:read("a")
     p:close()
@@ -133,7 +133,7 @@ local function repl(input, envs)
   local f = assert(io.open(inpath, "wb"))
   f:write(input)
   f:close()
-  local p = assert(io.popen(("env %s timeout 60 %s <%s 2>%s"):format(envs, SPECK, inpath,
+  local p = assert(io.popen(("env %s timeout -k 10 60 %s <%s 2>%s"):format(envs, SPECK, inpath,
                                                                      errpath)))
   local out = p:read("a")
   p:close()

@@ -19,7 +19,7 @@ local function repl(input)
   local f = assert(io.open(inpath, "wb"))
   f:write(input)
   f:close()
-  local p = assert(io.popen(("env SPECK_SPACE=cuda timeout 120 %s <%s 2>%s"):format(
+  local p = assert(io.popen(("env SPECK_SPACE=cuda timeout -k 10 120 %s <%s 2>%s"):format(
     SPECK, inpath, errpath)))
   local out = p:read("a")
   p:close()

@@ -96,7 +96,7 @@ local CLEAR = { "SPECK_JIT", "SPECK_CC", "SPECK_CFLAGS", "SPECK_CACHE",
 -- of the caller's environment minus CLEAR. 'args' is already quoted.
 local function speck_cmd(env, args)
   -- a hung process (e.g. blocked opening a cache entry) fails, not hangs
-  local parts = { "timeout 60 env" }
+  local parts = { "timeout -k 10 60 env" }
   for _, k in ipairs(CLEAR) do parts[#parts + 1] = "-u " .. k end
   local keys = {}
   for k in pairs(env or {}) do keys[#keys + 1] = k end

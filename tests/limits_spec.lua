@@ -25,7 +25,7 @@ local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 -- run 'code' with bin/speck -e under 'envs'; stdout, stderr, status
 local function speck_e(code, envs)
   local errpath = os.tmpname()
-  local p = assert(io.popen(("env %s timeout 120 %s -e %s 2>%s"):format(
+  local p = assert(io.popen(("env %s timeout -k 10 120 %s -e %s 2>%s"):format(
     envs or "", quote(SPECK), quote(code), quote(errpath))))
   local out = p:read("a")
   local _, _, status = p:close()

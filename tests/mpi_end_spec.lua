@@ -43,7 +43,7 @@ local function job(code)
   -- Open MPI's own allocations are not freed at exit: no leak check in
   -- sanitized runs (as tests/run.sh runs speck.remote's ranks)
   local out, status = sh(("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" " ..
-                          "SPECK_SPACE=%s SPECK_THREADS=1 timeout 60 mpirun %s --oversubscribe -np 2 %s %s")
+                          "SPECK_SPACE=%s SPECK_THREADS=1 timeout -k 10 60 mpirun %s --oversubscribe -np 2 %s %s")
                          :format(SPACE, root, SPECK, path))
   local dt = os.time() - t0
   os.remove(path)

@@ -44,6 +44,9 @@
 # SPECK_TEST_SHARDS, SPECK_SPECS (the spec files to run, default every
 # tests/*_spec.lua; 'make tsan' runs a slice), SPECK_CTESTS (the C test
 # programs to run, names under $BUILD/tests/c, default every test_*).
+# SPECK_JOB_TIMEOUT (seconds, default 900): one C test program or one
+# busted process (a shard) that runs longer is killed and counted as a
+# failure naming it, so a hang cannot stall the whole suite.
 # The specs find the CLI as $SPECK_BIN.
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,14 +75,26 @@ fail() {
   failed=$((failed + 1))
 }
 
+job_timeout=${SPECK_JOB_TIMEOUT:-900}
+case $job_timeout in ''|*[!0-9]*|0) job_timeout=900 ;; esac
+export job_timeout
+# a status of timeout(1)'s kill ($1) for the thing named $2
+timed_out() {
+  case $1 in
+    124|137) fail "$2 was killed at its time limit (SPECK_JOB_TIMEOUT=$job_timeout s a job)" ;;
+    *) return 1 ;;
+  esac
+}
+
 # -- 1. C unit tests ------------------------------------------------------
 ctests=
 for c in ${SPECK_CTESTS:-}; do ctests="$ctests $BUILD/tests/c/$c"; done
 for t in ${ctests:-"$BUILD"/tests/c/test_*}; do
   [ -f "$t" ] && [ -x "$t" ] || continue
   name=${t##*/}
-  "$t" >"$tmp/out" 2>&1
+  timeout -k 10 "$job_timeout" "$t" >"$tmp/out" 2>&1
   rc=$?
+  timed_out "$rc" "$name" && { tail -n 20 "$tmp/out"; continue; }
   counts=$(tail -n 1 "$tmp/out" |
     sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p')
   bad=0
@@ -157,10 +172,11 @@ for space in $SPECK_SPACES; do
   echo "== busted, $envs"
   if [ "$jobs" -le 1 ]; then
     # shellcheck disable=SC2086
-    env $envs ${SPECK_LUA:+"$SPECK_LUA"} "$BUSTED" -o plainTerminal $specs \
-      >"$tmp/out" 2>&1
+    env $envs timeout -k 10 $((job_timeout * 4)) ${SPECK_LUA:+"$SPECK_LUA"} \
+      "$BUSTED" -o plainTerminal $specs >"$tmp/out" 2>&1
     rc=$?
     cat "$tmp/out"
+    timed_out "$rc" "busted ($space)" && continue
     count "$tmp/out" "$space" "$rc"
     continue
   fi
@@ -184,15 +200,17 @@ for space in $SPECK_SPACES; do
   # shellcheck disable=SC2016
   env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_LUA="${SPECK_LUA:-}" \
     BUSTED="$BUSTED" xargs -P "$jobs" -n 4 sh -c '
-      SPECK_TEST_SHARD="$3/$4" ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
+      SPECK_TEST_SHARD="$3/$4" timeout -k 10 "$job_timeout" \
+        ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
         "$BUSTED" -o plainTerminal --helper=tests/shard.lua "$2" \
         >"$SPECK_TEST_TMP/job.$1" 2>&1
       echo $? >"$SPECK_TEST_TMP/job.$1.rc"' sh <"$tmp/jobs"
   while read -r id s k ns; do
     echo "-- $s, shard $k/$ns"
     cat "$tmp/job.$id"
-    count "$tmp/job.$id" "$space, $s shard $k/$ns" \
-      "$(cat "$tmp/job.$id.rc" 2>/dev/null || echo 1)"
+    jrc=$(cat "$tmp/job.$id.rc" 2>/dev/null || echo 1)
+    timed_out "$jrc" "busted ($space, $s shard $k/$ns)" && continue
+    count "$tmp/job.$id" "$space, $s shard $k/$ns" "$jrc"
   done <"$tmp/jobs"
 done
 
@@ -403,7 +421,7 @@ remote_run() {   # $1: what, then the command
   # at MPI_Finalize, leaving what they allocated unattributable; the leak
   # reports of 'make asan' here named no speck frame)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    timeout 120 "$@" >"$tmp/out" 2>&1
+    timeout -k 10 120 "$@" >"$tmp/out" 2>&1
   rc=$?
   counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/out" | tail -n 1 |
     sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
@@ -472,7 +490,7 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   # job and names the rank; the survivor neither hangs nor goes on
   # (no leak check in sanitized runs: Open MPI keeps its allocations)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    SPECK_THREADS=1 timeout 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
+    SPECK_THREADS=1 timeout -k 10 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
     tests/dist/dist_fail.lua >"$tmp/out" 2>&1
   rc=$?
   if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/out" &&

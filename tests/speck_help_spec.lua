@@ -38,41 +38,18 @@ describe("help", function()
     local okpy = probe:read("a") == "1\n"
     probe:close()
     assert.is_true(okpy, "/usr/bin/python3 with pty is needed (Debian's python3)")
-    local script = [==[
-import os, pty, sys, time, select
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["HOME"] = sys.argv[2]
-    os.execv(sys.argv[1], [sys.argv[1]])
-def read_until(mark, t):
-    out, end = b"", time.time() + t
-    while time.time() < end and mark not in out:
-        r, _, _ = select.select([fd], [], [], 0.05)
-        if r:
-            try: out += os.read(fd, 4096)
-            except OSError: break
-    return out
-read_until(b"> ", 10.0)
-os.write(fd, b"= 1 +\n")
-read_until(b">> ", 10.0)
-os.write(fd, b"2\n")
-read_until(b"3", 10.0)
-os.write(fd, b"= 40 + 2\n")
-read_until(b"42", 10.0)
-os.write(fd, b"\x04")
-os.waitpid(pid, 0)
-sys.stdout.write(open(os.path.join(sys.argv[2], ".speck_history")).read())
-]==]
     local home = os.tmpname()
     os.remove(home)
     os.execute("mkdir -p " .. quote(home))
-    local path = home .. "/drive_history.py"
-    local f = assert(io.open(path, "w"))
-    f:write(script)
-    f:close()
-    local p = assert(io.popen(py .. " " .. quote(path) .. " " .. quote(SPECK) .. " " .. quote(home)))
-    local out = p:read("a")
-    p:close()
+    local p = assert(io.popen(("timeout -k 10 300 %s tests/pty_drive.py %s %s %s %s %s %s %s %s 2>&1")
+      :format(py, quote(SPECK), quote(home), quote("= 1 +\\n"), quote(">> "), quote("2\\n"), quote("3"),
+              quote("= 40 + 2\\n"), quote("42"))))
+    local drive = p:read("a")
+    local ok = p:close()
+    assert.is_true(ok, drive)
+    local h = io.open(home .. "/.speck_history")
+    local out = h and h:read("a")
+    if h then h:close() end
     os.execute("rm -rf " .. quote(home))
     assert.are.equal("= 1 +\n2\n= 40 + 2\n", out)
   end)

@@ -652,7 +652,7 @@ describe("TeamPolicy on " .. SPACE, function()
           local ok, e = pcall(speck.parallel_for, "big", speck.TeamPolicy(1, 1, {%s}), {x = x}, "%s")
           io.write(ok and "ran" or e)
         ]]):format(case[2], case[3])
-        local f = io.popen(("(ulimit -c 0; SPECK_SPACE=%s timeout 20 %s -e '%s'; echo \" rc=$?\") 2>&1"):format(
+        local f = io.popen(("(ulimit -c 0; SPECK_SPACE=%s timeout -k 10 20 %s -e '%s'; echo \" rc=$?\") 2>&1"):format(
           SPACE, SPECK_BIN, code))
         local out = f:read("a")
         f:close()
@@ -678,7 +678,7 @@ describe("TeamPolicy on " .. SPACE, function()
           "int64_t *s = (int64_t *)team_scratch(team, 0, 128); s[0] = 1; x(team.league_rank) = s[0];")
         io.write(ok and "ran" or e)
       ]]
-      local f = io.popen(("(ulimit -c 0; SPECK_SPACE=%s timeout 20 %s -e '%s'; echo \" rc=$?\") 2>&1"):format(
+      local f = io.popen(("(ulimit -c 0; SPECK_SPACE=%s timeout -k 10 20 %s -e '%s'; echo \" rc=$?\") 2>&1"):format(
         SPACE, SPECK_BIN, code))
       local out = f:read("a")
       f:close()
