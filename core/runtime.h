@@ -71,7 +71,8 @@ void sk_rt_instance_release(struct sk_instance *inst);
 int sk_interrupt_request(void);
 void sk_interrupt_clear(void);
 int sk_interrupted(void);
-/* an interruptible launch starts / ends (the host back ends) */
+/* an interruptible launch starts / ends (the exec layer around a
+ * launch's compile, the back ends around its run) */
 void sk_interruptible_enter(void);
 void sk_interruptible_leave(void);
 /* a launch failed with SK_INTERRUPTED: the request is answered */

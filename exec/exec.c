@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "core/err.h"
+#include "core/runtime.h"
 #include "core/tools.h"
 #include "exec.h"
 
@@ -432,8 +433,14 @@ int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
   sk_kspec ks;
   sk_reducer reds[SK_MAXRED];
   if (make_spec(&ks, reds, d, pol.kind, pol.md_rank, &s, b, err, errlen) < 0) return -1;
+  /* a launch is interruptible from its compile on: a Ctrl-C while the
+   * body compiles ends this launch with "interrupted" (the back end sees
+   * the request at its start), as it would a running kernel */
   sk_kernel *k;
-  if (get_kernel(&ks, &k, err, errlen) < 0) return -1;
+  sk_interruptible_enter();
+  int rc = get_kernel(&ks, &k, err, errlen);
+  sk_interruptible_leave();
+  if (rc < 0) return -1;
   return launch(b, k, d->pattern, &pol, &s, res, ks.label, err, errlen);
 }
 

@@ -26,6 +26,7 @@ import json
 import os
 import queue
 import signal
+import sys
 import threading
 
 OUTPUT_STDOUT, OUTPUT_STDERR, OUTPUT_PROGRESS, OUTPUT_HOST = 1, 2, 3, 16
@@ -142,6 +143,15 @@ class VM:
 # imports ipykernel (and IPython under it): the C start-up and the imports
 # overlap (ctypes calls release the GIL).
 _EARLY_VM = VM(find_library()) if __name__ == "__main__" else None
+
+# Cells complete and inspect through speck's own REPL, and there is no
+# Python to debug: IPython's completer (jedi) and ipykernel's debugger
+# (debugpy) are kept out -- a module set to None in sys.modules is one that
+# is not installed, which IPython and ipykernel handle -- and with them a
+# third of the imports' time (docs/bench.md, notebook start-up).
+if __name__ == "__main__":
+    for _unused in ("jedi", "debugpy"):
+        sys.modules.setdefault(_unused, None)
 
 from ipykernel.kernelbase import Kernel  # noqa: E402 (after the early VM)
 

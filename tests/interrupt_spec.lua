@@ -126,6 +126,28 @@ print('done')
     assert.truthy(out:find("intact\ttrue\ndone", 1, true), out .. err)
   end)
 
+  it("ends a launch whose body is still compiling, not the next Lua line", function()
+    -- a C compiler that takes 2 s (the cc tier): Ctrl-C at 0.3 s lands
+    -- while the body compiles; the launch reports it once compiled
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+    local slow = dir .. "/slowcc"
+    local f = assert(io.open(slow, "w"))
+    f:write('#!/bin/sh\ncase "$1" in --version) exec cc --version;; esac\nsleep 2\nexec cc "$@"\n')
+    f:close()
+    assert(os.execute("chmod +x " .. slow))
+    local out, err = repl(PROLOGUE .. [[
+ctrl_c(0.3) speck.parallel_for("compiling", 1000, {keep = keep}, "keep(i) += 0.0 * 3;", {jit = "cc"})
+intact()
+print('done')
+]], envs .. " SPECK_CACHE=off SPECK_CC=" .. slow)
+    os.execute("rm -rf " .. dir)
+    assert.truthy(err:find("speck.parallel_for 'compiling': interrupted", 1, true), err)
+    assert.falsy(err:find("interrupted!", 1, true), err)
+    assert.truthy(out:find("intact\ttrue\ndone", 1, true), out .. err)
+  end)
+
   it("answers a request once (C API: speck_interrupt)", function()
     -- in this process: no kernel runs, so nothing stops; the flag stays
     -- until a launch has reported it (that launch leaves views alone) or
