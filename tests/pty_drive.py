@@ -5,9 +5,10 @@ the specs that test what only a terminal shows (Tab completion, history).
 
 starts SPECK with HOME set, waits for its first prompt, then for each pair
 writes SEND (Python escapes: \\t, \\n, \\x04) and waits until EXPECT has
-appeared in what the REPL printed since. At the end it sends Ctrl-D and
-waits for the REPL to leave; one still running then is killed, so a lost
-keystroke cannot hang the suite. Prints what the REPL wrote (all of it) on
+appeared in what the REPL printed since. At the end it sends Ctrl-D at
+the next prompt (again every 5 s) and waits for the REPL to leave; one
+still running after 30 s is killed, so a lost keystroke cannot hang the
+suite. Prints what the REPL wrote (all of it) on
 stdout; exit status 0, or 3 when a wait timed out (its mark on stderr).
 Waits are long (a sanitized build on a loaded machine starts slowly): 120 s
 for the prompt, 60 s a mark.
@@ -52,9 +53,16 @@ def main():
         if not read_until(mark, 60.0):
             sys.stderr.write("pty_drive: no %r after %r in 60 s\n" % (mark, send))
             status = 3
-    os.write(fd, b"\x04")
-    end = time.time() + 30.0
+    # Ctrl-D at the next prompt (one typed before readline has the
+    # terminal again can be flushed), again every 5 s until the REPL
+    # leaves (a second one at an empty prompt does no harm)
+    end, again = time.time() + 30.0, 0.0
     while time.time() < end:
+        if time.time() >= again:
+            if not seen[0].rstrip(b" ").endswith(b">"):
+                read_until(b"> ", 5.0)
+            os.write(fd, b"\x04")
+            again = time.time() + 5.0
         read_until(b"\x00", 0.1)
         if os.waitpid(pid, os.WNOHANG)[0] == pid:
             break
