@@ -538,7 +538,8 @@ local function jacobi(fname, A)
   local d = new_vec(A.map)
   local I = A.interior
   local zero = speck.parallel_reduce("dist_jacobi", A.map.nloc,
-    {rp = I.rowptr, ci = I.colidx, va = I.values, d = d.v}, text("dist_jacobi"), {op = "min", dtype = "int64"})
+    {rp = I.rowptr, ci = I.colidx, va = I.values, d = d.v}, text("dist_jacobi"),
+    {op = "min", dtype = "int64"})
   local nloc = A.map.nloc
   local first = c.allreduce_int({zero < nloc and (A.map.kind == "blocks" and A.map.b + zero
                                  or A.map.ids(zero)) or A.nrows}, "min")[1]
@@ -546,7 +547,8 @@ local function jacobi(fname, A)
     fail(fname, "Jacobi: row %d has a zero diagonal", first)
   end
   return function(r, z) -- z = D^-1 r
-    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v}, text("dist_jacobi_apply"))
+    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v},
+                       text("dist_jacobi_apply"))
   end
 end
 
@@ -1027,7 +1029,8 @@ do
                             directed = directed and true or false}, GMT)
     if directed then g.Ain = I.build(f, map, nv, arcs_to_owners(map, nv, dst, src, false)) end
     local deg = speck.View("degree", "int64", map.nloc)
-    speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr}, text("dist_graph_degree"))
+    speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr},
+                       text("dist_graph_degree"))
     g.degree = deg
     return g
   end
@@ -1191,12 +1194,14 @@ do
         speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}),
                            text("dist_bfs_push"))
         A.plan:export_add(hl, got)
-        found = speck.parallel_reduce("dist_bfs_marks", nloc, {cur = cur, nxt = nxt, got = got, L = L},
+        found = speck.parallel_reduce("dist_bfs_marks", nloc,
+                                      {cur = cur, nxt = nxt, got = got, L = L},
                                       text("dist_bfs_marks"), {op = "sum", dtype = "int64"})
       else
         g.Ain.plan:start(cur, hli)
         g.Ain.plan:wait()
-        found = speck.parallel_reduce("dist_bfs_step", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain),
+        found = speck.parallel_reduce("dist_bfs_step", nloc,
+                                      gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain),
                                       text("dist_bfs_step"), {op = "sum", dtype = "int64"})
       end
       cur, nxt = nxt, cur
@@ -1204,7 +1209,8 @@ do
       local fe, ue = 0, 0
       if dir == 0 then
         fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L},
-                                         text("dist_bfs_edges"), {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
+                                       text("dist_bfs_edges"),
+                                       {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
       end
       local t = c.allreduce_int({found, fe, ue}, "sum")
       if t[1] == 0 then break end
@@ -1234,11 +1240,13 @@ do
       if hli then B.plan:start(cur, hli) end
       A.plan:wait()
       if hli then B.plan:wait() end
-      local changed = speck.parallel_reduce("dist_cc_step", map.nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl}),
-                                              text("dist_cc_step"), {op = "sum", dtype = "int64"})
+      local changed = speck.parallel_reduce("dist_cc_step", map.nloc,
+                                            gcaps(g, {cur = cur, nxt = nxt, hl = hl}),
+                                            text("dist_cc_step"), {op = "sum", dtype = "int64"})
       if hli then -- a directed graph's components are weak: the in-arcs too
         changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
-          gcaps(g, {cur = nxt, hl = hli}, B), text("dist_cc_step_in"), {op = "sum", dtype = "int64"})
+          gcaps(g, {cur = nxt, hl = hli}, B), text("dist_cc_step_in"),
+          {op = "sum", dtype = "int64"})
       end
       cur, nxt = nxt, cur
       if c.allreduce_int({changed}, "sum")[1] == 0 then break end
@@ -1272,13 +1280,14 @@ do
     local it = 0
     while it < maxiter do
       it = it + 1
-      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc, {x = x, y = y, deg = g.degree},
-                                         text("dist_pr_contrib"))
+      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc,
+                                         {x = x, y = y, deg = g.degree}, text("dist_pr_contrib"))
       B.plan:start(y, hy)
       dang = remote.allreduce(dang, "sum")
       B.plan:wait()
       local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
-        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B), text("dist_pr_step"))
+        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B),
+        text("dist_pr_step"))
       x, xn = xn, x
       if remote.allreduce(delta, "sum") < N * tol then break end
     end
@@ -1302,13 +1311,16 @@ do
     local nl = adj.colidx:extent(0)
     local erp = speck.View("erp", "int64", nloc + nh + 1)
     local ecol = speck.View("ecol", "int64", nl + hcols:extent(0))
-    speck.parallel_for("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr}, text("dist_copy_rowptr"))
+    speck.parallel_for("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr},
+                       text("dist_copy_rowptr"))
     for k = 0, nh - 1 do erp[nloc + k + 1] = erp(nloc + k) + hlens(k) end
     speck.parallel_for("dist_tri_cols", nl, {e = ecol, c = adj.colidx}, text("dist_tri_cols"))
-    speck.parallel_for("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl}, text("dist_tri_hcols"))
+    speck.parallel_for("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl},
+                       text("dist_tri_hcols"))
     local mine = speck.parallel_reduce("dist_triangles", nloc,
       {rp = adj.rowptr, ci = adj.colidx, erp = erp, ecol = ecol, hid = A.halo_ids,
-       b = map.b, e = map.e, nloc = nloc, nh = nh}, text("dist_triangles"), {op = "sum", dtype = "int64"})
+       b = map.b, e = map.e, nloc = nloc, nh = nh}, text("dist_triangles"),
+      {op = "sum", dtype = "int64"})
     return c.allreduce_int({mine}, "sum")[1]
   end
 end

@@ -238,7 +238,8 @@ function speck.contribute(view, sv)
   if ctype == "float64" and ident == math.huge then ident = 1.7976931348623157e308
   elseif ctype == "float64" and ident == -math.huge then ident = -1.7976931348623157e308 end
   -- float min / max: the copies hold +-inf (deep_copy's fill); keep that identity
-  local name = "scatter_contribute_" .. sv.op .. ((sv.op ~= "sum" and ctype == "float64") and "_inf" or "")
+  local name = "scatter_contribute_" .. sv.op ..
+               ((sv.op ~= "sum" and ctype == "float64") and "_inf" or "")
   speck.parallel_for("ScatterView.contribute", speck.RangePolicy(0, total, {space = "host"}),
                      {v = view, d = sv.copies, nc = {"int64", sv.ncopies},
                       ident = {ctype, ctype == "int64" and math.tointeger(ident) or ident}},
