@@ -57,6 +57,45 @@ describe("the stdlib drivers' kernel texts", function()
     assert.are.equal("v(i) = b + i;", speck.kernel_text("dist_iota"))
   end)
 
+  it("are indexed by the build (scripts/embed.lua), the header rewritten only for new names", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p '" .. dir .. "/zz'")
+    local function sk(body)
+      local f = assert(io.open(dir .. "/zz/t.sk", "w"))
+      f:write("// t.sk: a test file\n//| a note\n//: beta\n" .. body .. "\n\n//: alpha part\n"
+              .. "x(i) = @V@;\n\n//: gamma\n//+ alpha\n//@ V 2\n")
+      f:close()
+      local cmd = ("lua5.4 scripts/embed.lua '%s/k.c' --header '%s/k.h' '%s/zz/t.sk' 2>&1")
+        :format(dir, dir, dir)
+      local p = assert(io.popen(cmd))
+      local out = p:read("a")
+      assert.is_true(p:close(), out)
+      local function read(name)
+        local f = assert(io.open(dir .. "/" .. name, "rb"))
+        local t = f:read("a")
+        f:close()
+        return t
+      end
+      local st = assert(io.popen("stat -c %y '" .. dir .. "/k.h'"))
+      local stamp = st:read("a")
+      st:close()
+      return read("k.c"), read("k.h"), stamp
+    end
+    local c, h, stamp = sk("y(i) = 1;")
+    -- sorted by name, NULL-terminated; the parts too
+    assert.truthy(c:find('const char *const sk_ktext_index[] = {\n  "zz_alpha", sk_body_zz_alpha,\n'
+                         .. '  "zz_beta", sk_body_zz_beta,\n  "zz_gamma", sk_body_zz_gamma,\n  0};',
+                         1, true))
+    assert.truthy(h:find("extern const char *const sk_ktext_index[];", 1, true))
+    os.execute("sleep 0.05")
+    local c2, h2, stamp2 = sk("y(i) = 2;")
+    assert.truthy(c2:find('"y(i) = 2;"', 1, true))
+    assert.are.equal(h, h2)
+    assert.are.equal(stamp, stamp2) -- not rewritten: its includers are not rebuilt
+    os.execute("rm -rf '" .. dir .. "'")
+  end)
+
   it("names a text in every text(name) of the stdlib modules", function()
     local p = assert(io.popen("find stdlib -name '*.lua' -type f | sort"))
     local bad, n = {}, 0
