@@ -911,5 +911,10 @@ SK_ERRDEF(INSTANCE_SPACE_MUST, "space must be a back end or memory space name (a
 /* -- sparse Cholesky by level sets, on the device; L D L^T (kernels/task/chol_ls.c) -- */
 SK_ERRDEF(CHOL_LDL_SINGULAR, "the matrix is singular: the pivot of row %d is zero (column %d of the AMD-ordered matrix)")
 SK_ERRDEF(CHOL_B_SPACE, "b must be a contiguous float64 view of %lld entries in space '%s' (the factor's back end's)")
+/* -- the Lua drivers' kernel texts by name (speck.core's kernel_text: vm/lcore.c) -- */
+SK_ERRDEF(KTEXT_MISSING, "no library kernel text '%s' (the texts are in kernels/<area>/*.sk)")
+SK_ERRDEF(KTEXT_UNFILLED, "text '%s' is a template: placeholder @%s@ has no value")
+SK_ERRDEF(KTEXT_UNUSED, "text '%s' has no placeholder @%s@")
+SK_ERRDEF(KTEXT_VALUE, "text '%s': the value of @%s@ must be a string or a number, got %s")
 #include "backends/errmsg.h"
 // clang-format on

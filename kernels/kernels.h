@@ -148,6 +148,12 @@ int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x, char
 int sk_karg_known(const sk_arg *args, int nargs, const char *const *known, char *err,
                   size_t errlen);
 
+/* -- texts by name -------------------------------------------------------- */
+/* The text of the .sk files of kernels/<area>/ named 'name' ("dist_jacobi_apply": the
+ * constant sk_body_dist_jacobi_apply), NULL if none: how the Lua drivers
+ * of stdlib/ get their bodies (speck.core's kernel_text). */
+const char *sk_kernel_text(const char *name);
+
 /* -- precompiled code (the generated table; scripts/kgen.c) --------------- */
 typedef struct sk_kpre {
   void *fn, *init, *join, *layout;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "kbodies.h"
 #include "kernels.h"
 
 /* -- families ---------------------------------------------------------------
@@ -52,6 +53,15 @@ const sk_kentry *const *sk_kernel_entries(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, build_entries);
   return all_entries;
+}
+
+/* -- texts by name ------------------------------------------------------------
+ * sk_ktext_index (scripts/embed.lua): name, text pairs; the Lua drivers
+ * keep what they looked up (speck/ktext.lua), so a scan will do */
+const char *sk_kernel_text(const char *name) {
+  for (size_t i = 0; sk_ktext_index[i]; i += 2)
+    if (strcmp(sk_ktext_index[i], name) == 0) return sk_ktext_index[i + 1];
+  return NULL;
 }
 
 /* -- arguments -------------------------------------------------------------- */

@@ -28,6 +28,16 @@
 -- includer. Included texts may include others. With --header, OUT.h declares every constant
 -- (rewritten only when it changes, so the C files that include it are
 -- not rebuilt for an edit of a text).
+--
+-- With dialect files, OUT.c also defines the index of their texts,
+-- `const char *const sk_ktext_index[]`: name, text, name, text, ...,
+-- NULL, sorted by name, a text's name being its constant's without
+-- 'sk_body_' ("dist_jacobi_apply"). Lua drivers get texts by name through
+-- it (sk_kernel_text, kernels/registry.c; speck.core's kernel_text). A
+-- text that keeps placeholders '@P@' to the end (no '//@' gave them a
+-- value) is a template of its Lua driver, which fills every one at run
+-- time: kernel_text(name, {P = value, ...}) refuses a placeholder left
+-- without a value and a value no placeholder takes.
 
 local out = arg[1]
 if not out then
@@ -201,7 +211,7 @@ while i <= #arg do
   end
 end
 
-local decls = {}
+local decls, index = {}, {}
 for _, input in ipairs(inputs) do
   local text, note = input.text, ""
   if not text then
@@ -217,6 +227,17 @@ for _, input in ipairs(inputs) do
   parts[#parts + 1] = string.format("\n/* %s%s */\nconst char %s[] =\n%s;\n",
     input.path, note, input.name, cstring(text))
   decls[#decls + 1] = string.format("extern const char %s[];\n", input.name)
+  if input.short then index[#index + 1] = input.name end
+end
+if #index > 0 then
+  table.sort(index)
+  local rows = {}
+  for _, name in ipairs(index) do
+    rows[#rows + 1] = string.format('  "%s", %s,\n', name:sub(#"sk_body_" + 1), name)
+  end
+  parts[#parts + 1] = "\n/* the texts by name (sorted), NULL-terminated */\n"
+    .. "const char *const sk_ktext_index[] = {\n" .. table.concat(rows) .. "  0};\n"
+  decls[#decls + 1] = "extern const char *const sk_ktext_index[];\n"
 end
 
 local f = assert(io.open(out, "wb"))

@@ -90,7 +90,7 @@ describe("help", function()
     require "speck.blas"
     -- the core's helpers that speck.lua wraps or re-exports under other names
     local internal = {check_policy = true, check_opts = true, team_limits = true, now = true,
-                      call = true, profile_push = true, profile_pop = true}
+                      call = true, kernel_text = true, profile_push = true, profile_pop = true}
     local missing = {}
     local function need(x, what)
       if repl.doc(x):find("^help: no entry") then missing[#missing + 1] = what end

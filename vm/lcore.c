@@ -9,6 +9,7 @@
  * (STYLE.md point 7).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -867,6 +868,68 @@ static int l_call(lua_State *L) {
   return nres;
 }
 
+/* core.kernel_text(name [, values]): text 'name' of a kernels/<area>/ .sk file
+ * ("dist_jacobi_apply", sk_kernel_text), for the Lua drivers of stdlib/
+ * (speck/ktext.lua). A template's placeholders @P@ are filled from
+ * 'values' (P -> a string or a number); a placeholder without a value, a
+ * value no placeholder takes and an unknown name are errors naming the
+ * text. */
+static int placeholder_len(const char *at) { /* 'at' at '@': of "@P@", else 0 */
+  size_t n = 1;
+  if (!isalpha((unsigned char)at[1]) && at[1] != '_') return 0;
+  while (isalnum((unsigned char)at[n]) || at[n] == '_') n++;
+  return at[n] == '@' && n < 64 ? (int)n + 1 : 0;
+}
+
+static int l_kernel_text(lua_State *L) {
+  static const char fname[] = "speck.kernel_text";
+  const char *name = luaL_checkstring(L, 1);
+  const char *text = sk_kernel_text(name);
+  if (!text) return sk_lerror(L, fname, NULL, SK_E_KTEXT_MISSING, name);
+  int vals = !lua_isnoneornil(L, 2);
+  if (vals) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+      int vt = lua_type(L, -1);
+      lua_pop(L, 1);
+      if (lua_type(L, -1) != LUA_TSTRING) {
+        const char *k = luaL_tolstring(L, -1, NULL);
+        return sk_lerror(L, fname, NULL, SK_E_KTEXT_UNUSED, name, k);
+      }
+      const char *k = lua_tostring(L, -1);
+      const char *ph = lua_pushfstring(L, "@%s@", k);
+      if (!strstr(text, ph)) return sk_lerror(L, fname, NULL, SK_E_KTEXT_UNUSED, name, k);
+      lua_pop(L, 1);
+      if (vt != LUA_TSTRING && vt != LUA_TNUMBER)
+        return sk_lerror(L, fname, NULL, SK_E_KTEXT_VALUE, name, k, lua_typename(L, vt));
+    }
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (const char *p = text;;) {
+    const char *at = strchr(p, '@');
+    int n = at ? placeholder_len(at) : 0;
+    if (!at) {
+      luaL_addstring(&b, p);
+      break;
+    }
+    luaL_addlstring(&b, p, (size_t)(at - p) + (n ? 0 : 1));
+    p = at + (n ? n : 1);
+    if (!n) continue;
+    char key[64];
+    memcpy(key, at + 1, (size_t)n - 2);
+    key[n - 2] = 0;
+    if (!vals) return sk_lerror(L, fname, NULL, SK_E_KTEXT_UNFILLED, name, key);
+    lua_pushstring(L, key);
+    if (lua_gettable(L, 2) == LUA_TNIL)
+      return sk_lerror(L, fname, NULL, SK_E_KTEXT_UNFILLED, name, key);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
 /* -- jit ---------------------------------------------------------------- */
 static int l_jit_source(lua_State *L) {
   const char *label = luaL_checkstring(L, 1);
@@ -1143,6 +1206,7 @@ static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
                                       {"team_limits", l_team_limits},
                                       {"check_policy", l_check_policy},
                                       {"call", l_call},
+                                      {"kernel_text", l_kernel_text},
                                       {"err_last", l_err_last},
                                       {"err_text", l_err_text},
                                       {"profile_push", l_profile_push},

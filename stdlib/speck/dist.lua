@@ -26,6 +26,8 @@ local c = require("speck.core").dist
 local dist = {}
 local user_level, fail = require("speck.raise")("speck.dist.")
 local check_options = require "speck.opts"
+-- the kernel bodies: kernels/dist/dist.sk
+local text = require "speck.ktext"
 local function check_opts(fname, opts, keys)
   local o = check_options("speck.dist." .. fname, opts, keys, user_level())
   return o
@@ -129,7 +131,7 @@ function dist.map(n, opts)
             type(p) == "userdata" and "a " .. p:dtype() .. " view" or type(p))
     end
     return p:extent(0), speck.parallel_reduce("dist_part_sum", p:extent(0), {p = p},
-      "acc += (p(i) + 1) * ((i * 40503) % 65521 + 1);", {op = "sum", dtype = "int64"})
+      text("dist_part_sum"), {op = "sum", dtype = "int64"})
   end)
   agree(f, {len, sum}, {"the partition's length", "the partition's checksum"})
   if len ~= n then
@@ -137,13 +139,13 @@ function dist.map(n, opts)
   end
   -- every owner in [0, np), every rank owning at least one index
   local i = speck.parallel_reduce("dist_part_check", n, {p = p, np = np},
-    "if ((p(i) < 0 || p(i) >= np) && i < acc) acc = i;", {op = "min", dtype = "int64"})
+    text("dist_part_check"), {op = "min", dtype = "int64"})
   if i < n then
     fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
   end
   local counts = speck.View("counts", "int64", np)
   speck.parallel_for("dist_part_count", n, {p = p, cnt = counts},
-    "atomic_add(&cnt(p(i)), (int64_t)1);")
+    text("dist_part_count"))
   for r = 0, np - 1 do
     if counts(r) == 0 then
       fail(f, "partition gives rank %d no index: every rank needs at least one (%d ranks, %d indices)",
@@ -177,7 +179,7 @@ end
 function Map:local_ids()
   if not self.ids then
     local ids = speck.View("local_ids", "int64", self.nloc)
-    speck.parallel_for("dist_iota", self.nloc, {v = ids, b = self.b}, "v(i) = b + i;")
+    speck.parallel_for("dist_iota", self.nloc, {v = ids, b = self.b}, text("dist_iota"))
     self.ids = ids
   end
   return self.ids
@@ -222,7 +224,7 @@ function Vec:gather(root)
   collect(self.v, tmp)
   collect(m.ids, ids)
   if not here then return nil end
-  speck.parallel_for("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, "o(ids(i)) = t(i);")
+  speck.parallel_for("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, text("dist_scatter"))
   return out
 end
 
@@ -536,11 +538,8 @@ local function jacobi(fname, A)
   local d = new_vec(A.map)
   local I = A.interior
   local zero = speck.parallel_reduce("dist_jacobi", A.map.nloc,
-    {rp = I.rowptr, ci = I.colidx, va = I.values, d = d.v}, [[
-    double s = 0.0;
-    for (int64_t k = rp(i); k < rp(i + 1); k++) if (ci(k) == i) s += va(k);
-    if (s == 0.0) { d(i) = 1.0; if (i < acc) acc = i; } else d(i) = 1.0 / s;
-  ]], {op = "min", dtype = "int64"})
+    {rp = I.rowptr, ci = I.colidx, va = I.values, d = d.v}, text("dist_jacobi"),
+    {op = "min", dtype = "int64"})
   local nloc = A.map.nloc
   local first = c.allreduce_int({zero < nloc and (A.map.kind == "blocks" and A.map.b + zero
                                  or A.map.ids(zero)) or A.nrows}, "min")[1]
@@ -548,7 +547,8 @@ local function jacobi(fname, A)
     fail(fname, "Jacobi: row %d has a zero diagonal", first)
   end
   return function(r, z) -- z = D^-1 r
-    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v}, "z(i) = d(i) * r(i);")
+    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v},
+                       text("dist_jacobi_apply"))
   end
 end
 
@@ -576,7 +576,7 @@ local function chebyshev(fname, A, degree)
   local map = A.map
   local v, w, t = new_vec(map), new_vec(map), new_vec(map)
   speck.parallel_for("dist_cheb_start", map.nloc, {v = v.v, gid = map:local_ids()},
-    "v(i) = 1.0 + 0.5 * sin(0.7 * (double)gid(i));")
+    text("dist_cheb_start"))
   local lmax = 1.0
   for _ = 1, 15 do
     local nv = math.sqrt(gdot(v, v))
@@ -893,11 +893,7 @@ local function global_rows(A)
   local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
   speck.parallel_for("dist_global_rows", nloc,
     {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = B.rowptr, bc = B.colidx, bv = B.values,
-     gid = A.domain:local_ids(), hid = A.halo_ids, R = R, C = C, V = V}, [[
-    int64_t o = ip(i) + bp(i);
-    for (int64_t k = ip(i); k < ip(i + 1); k++, o++) { R(o) = i; C(o) = gid(ic(k)); V(o) = iv(k); }
-    for (int64_t k = bp(i); k < bp(i + 1); k++, o++) { R(o) = i; C(o) = hid(bc(k)); V(o) = bv(k); }
-  ]])
+     gid = A.domain:local_ids(), hid = A.halo_ids, R = R, C = C, V = V}, text("dist_global_rows"))
   A._glob = sparse.from_coo(nloc, A.ncols, R, C, V, {sum_duplicates = true})
   return A._glob
 end
@@ -920,12 +916,12 @@ function dist.spgemm(A, B)
   local erp = speck.View("erp", "int64", nd + nh + 1)
   local ecol = speck.View("ecol", "int32", nb + hc:extent(0))
   local eval = speck.View("eval", "float64", nb + hc:extent(0))
-  speck.parallel_for("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, "erp(i) = rp(i);")
+  speck.parallel_for("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, text("dist_copy_rowptr"))
   for k = 0, nh - 1 do erp[nd + k + 1] = erp(nd + k) + hl(k) end
   speck.parallel_for("dist_ext_cols", nb, {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
-    "e(i) = c(i); ev(i) = v(i);")
+    text("dist_ext_cols"))
   speck.parallel_for("dist_ext_hcols", hc:extent(0), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
-    "e(o + i) = (int32_t)h(i); ev(o + i) = hv(i);")
+    text("dist_ext_hcols"))
   local Bext = sparse.CrsMatrix{nrows = nd + nh, ncols = B.ncols, rowptr = erp, colidx = ecol, values = eval}
   -- A's rows with columns numbered as Bext's rows
   local I, Bd, nloc = A.interior, A.boundary, A.map.nloc
@@ -933,11 +929,7 @@ function dist.spgemm(A, B)
   local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
   speck.parallel_for("dist_ext_a", nloc,
     {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = Bd.rowptr, bc = Bd.colidx, bv = Bd.values,
-     nd = nd, R = R, C = C, V = V}, [[
-    int64_t o = ip(i) + bp(i);
-    for (int64_t k = ip(i); k < ip(i + 1); k++, o++) { R(o) = i; C(o) = ic(k); V(o) = iv(k); }
-    for (int64_t k = bp(i); k < bp(i + 1); k++, o++) { R(o) = i; C(o) = nd + bc(k); V(o) = bv(k); }
-  ]])
+     nd = nd, R = R, C = C, V = V}, text("dist_ext_a"))
   local Aext = sparse.from_coo(nloc, nd + nh, R, C, V, {sum_duplicates = true})
   local Cl = sparse.spgemm(Aext, Bext)
   return build(f, A.map, B.ncols, Cl)
@@ -1022,7 +1014,7 @@ do
     local rd = c.alltoallv(sd, cnt)
     local m = rs:extent(0)
     local lr = speck.View("lr", "int64", m)
-    speck.parallel_for("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, "lr(i) = rs(i) - b;")
+    speck.parallel_for("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, text("dist_graph_lid"))
     return sparse.from_coo(map.nloc, nv, lr, rd, speck.View("ones", "float64", m), {sum_duplicates = true})
   end
 
@@ -1037,7 +1029,8 @@ do
                             directed = directed and true or false}, GMT)
     if directed then g.Ain = I.build(f, map, nv, arcs_to_owners(map, nv, dst, src, false)) end
     local deg = speck.View("degree", "int64", map.nloc)
-    speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr}, "d(i) = rp(i + 1) - rp(i);")
+    speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr},
+                       text("dist_graph_degree"))
     g.degree = deg
     return g
   end
@@ -1049,7 +1042,7 @@ do
     end
     if t:dtype() == "int32" then
       local v = speck.View(what, "int64", t:extent(0))
-      speck.parallel_for("dist_widen", t:extent(0), {v = v, t = t}, "v(i) = t(i);")
+      speck.parallel_for("dist_widen", t:extent(0), {v = v, t = t}, text("dist_widen"))
       return v
     end
     return t
@@ -1198,36 +1191,26 @@ do
         speck.deep_copy(hl, 0)
         speck.deep_copy(got, 0)
         speck.deep_copy(nxt, cur)
-        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}), [[
-          if (cur(i) == L) {
-            for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < 0) nxt(ic(k)) = L + 1;
-            for (int64_t k = bp(i); k < bp(i + 1); k++) hl(bc(k)) = 1;
-          }
-        ]])
+        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}),
+                           text("dist_bfs_push"))
         A.plan:export_add(hl, got)
-        found = speck.parallel_reduce("dist_bfs_marks", nloc, {cur = cur, nxt = nxt, got = got, L = L}, [[
-          if (cur(i) < 0 && (got(i) > 0 || nxt(i) == L + 1)) { nxt(i) = L + 1; acc += 1; }
-        ]], {op = "sum", dtype = "int64"})
+        found = speck.parallel_reduce("dist_bfs_marks", nloc,
+                                      {cur = cur, nxt = nxt, got = got, L = L},
+                                      text("dist_bfs_marks"), {op = "sum", dtype = "int64"})
       else
         g.Ain.plan:start(cur, hli)
         g.Ain.plan:wait()
-        found = speck.parallel_reduce("dist_bfs_step", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain), [[
-          int64_t l = cur(i);
-          if (l < 0) {
-            for (int64_t k = ip(i); k < ip(i + 1) && l < 0; k++) if (cur(ic(k)) == L) l = L + 1;
-            for (int64_t k = bp(i); k < bp(i + 1) && l < 0; k++) if (hl(bc(k)) == L) l = L + 1;
-            if (l >= 0) acc += 1;
-          }
-          nxt(i) = l;
-        ]], {op = "sum", dtype = "int64"})
+        found = speck.parallel_reduce("dist_bfs_step", nloc,
+                                      gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain),
+                                      text("dist_bfs_step"), {op = "sum", dtype = "int64"})
       end
       cur, nxt = nxt, cur
       -- the new frontier's size and edges, and the unvisited vertices' edges
       local fe, ue = 0, 0
       if dir == 0 then
-        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L}, [[
-          if (cur(i) == L + 1) acc0 += d(i); else if (cur(i) < 0) acc1 += d(i);
-        ]], {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
+        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L},
+                                       text("dist_bfs_edges"),
+                                       {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
       end
       local t = c.allreduce_int({found, fe, ue}, "sum")
       if t[1] == 0 then break end
@@ -1248,7 +1231,7 @@ do
     agree(f, {g.id}, {"g"})
     local map, A = g.map, g.A
     local cur, nxt = speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)
-    speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, "v(i) = b + i;")
+    speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, text("dist_iota"))
     local hl = speck.View("halo_labels", "int64", A.nhalo)
     local hli = g.directed and speck.View("halo_labels_in", "int64", g.Ain.nhalo)
     local B = g.Ain
@@ -1257,27 +1240,19 @@ do
       if hli then B.plan:start(cur, hli) end
       A.plan:wait()
       if hli then B.plan:wait() end
-      local changed = speck.parallel_reduce("dist_cc_step", map.nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl}), [[
-        int64_t m = cur(i);
-        for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < m) m = cur(ic(k));
-        for (int64_t k = bp(i); k < bp(i + 1); k++) if (hl(bc(k)) < m) m = hl(bc(k));
-        if (m != cur(i)) acc += 1;
-        nxt(i) = m;
-      ]], {op = "sum", dtype = "int64"})
+      local changed = speck.parallel_reduce("dist_cc_step", map.nloc,
+                                            gcaps(g, {cur = cur, nxt = nxt, hl = hl}),
+                                            text("dist_cc_step"), {op = "sum", dtype = "int64"})
       if hli then -- a directed graph's components are weak: the in-arcs too
         changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
-          gcaps(g, {cur = nxt, hl = hli}, B), [[
-          int64_t m = cur(i), m0 = m;
-          for (int64_t k = ip(i); k < ip(i + 1); k++) if (cur(ic(k)) < m) m = cur(ic(k));
-          for (int64_t k = bp(i); k < bp(i + 1); k++) if (hl(bc(k)) < m) m = hl(bc(k));
-          if (m != m0) { acc += 1; cur(i) = m; }
-        ]], {op = "sum", dtype = "int64"})
+          gcaps(g, {cur = nxt, hl = hli}, B), text("dist_cc_step_in"),
+          {op = "sum", dtype = "int64"})
       end
       cur, nxt = nxt, cur
       if c.allreduce_int({changed}, "sum")[1] == 0 then break end
     end
     local roots = speck.parallel_reduce("dist_cc_roots", map.nloc, {v = cur, b = map.b},
-      "if (v(i) == b + i) acc += 1;", {op = "sum", dtype = "int64"})
+      text("dist_cc_roots"), {op = "sum", dtype = "int64"})
     return I.new_vec(map, cur), c.allreduce_int({roots}, "sum")[1]
   end
 
@@ -1305,21 +1280,14 @@ do
     local it = 0
     while it < maxiter do
       it = it + 1
-      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc, {x = x, y = y, deg = g.degree}, [[
-        if (deg(i) > 0) y(i) = x(i) / (double)deg(i); else { y(i) = 0.0; acc += x(i); }
-      ]])
+      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc,
+                                         {x = x, y = y, deg = g.degree}, text("dist_pr_contrib"))
       B.plan:start(y, hy)
       dang = remote.allreduce(dang, "sum")
       B.plan:wait()
       local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
-        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B), [[
-        double s = 0.0;
-        for (int64_t k = ip(i); k < ip(i + 1); k++) s += y(ic(k));
-        for (int64_t k = bp(i); k < bp(i + 1); k++) s += hy(bc(k));
-        double v = dd * s + dn;
-        xn(i) = v;
-        acc += fabs(v - x(i));
-      ]])
+        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B),
+        text("dist_pr_step"))
       x, xn = xn, x
       if remote.allreduce(delta, "sum") < N * tol then break end
     end
@@ -1343,32 +1311,16 @@ do
     local nl = adj.colidx:extent(0)
     local erp = speck.View("erp", "int64", nloc + nh + 1)
     local ecol = speck.View("ecol", "int64", nl + hcols:extent(0))
-    speck.parallel_for("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr}, "erp(i) = rp(i);")
+    speck.parallel_for("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr},
+                       text("dist_copy_rowptr"))
     for k = 0, nh - 1 do erp[nloc + k + 1] = erp(nloc + k) + hlens(k) end
-    speck.parallel_for("dist_tri_cols", nl, {e = ecol, c = adj.colidx}, "e(i) = c(i);")
-    speck.parallel_for("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl}, "e(o + i) = h(i);")
+    speck.parallel_for("dist_tri_cols", nl, {e = ecol, c = adj.colidx}, text("dist_tri_cols"))
+    speck.parallel_for("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl},
+                       text("dist_tri_hcols"))
     local mine = speck.parallel_reduce("dist_triangles", nloc,
       {rp = adj.rowptr, ci = adj.colidx, erp = erp, ecol = ecol, hid = A.halo_ids,
-       b = map.b, e = map.e, nloc = nloc, nh = nh}, [[
-      int64_t gu = b + i, cnt = 0, pe = rp(i + 1);
-      for (int64_t k = rp(i); k < pe; k++) {
-        int64_t v = ci(k);
-        if (v <= gu) continue;
-        int64_t rv;
-        if (v >= b && v < e) rv = v - b;
-        else {
-          int64_t lo = 0, hi = nh;
-          while (lo < hi) { int64_t mid = (lo + hi) / 2; if (hid(mid) < v) lo = mid + 1; else hi = mid; }
-          rv = nloc + lo;
-        }
-        int64_t p = k + 1, q = erp(rv), qe = erp(rv + 1);
-        while (p < pe && q < qe) {
-          int64_t a = ci(p), w = ecol(q);
-          if (a < w) p++; else if (a > w) q++; else { cnt++; p++; q++; }
-        }
-      }
-      acc += cnt;
-    ]], {op = "sum", dtype = "int64"})
+       b = map.b, e = map.e, nloc = nloc, nh = nh}, text("dist_triangles"),
+      {op = "sum", dtype = "int64"})
     return c.allreduce_int({mine}, "sum")[1]
   end
 end

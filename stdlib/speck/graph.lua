@@ -9,6 +9,8 @@
 local core = require "speck.core"
 local speck = require "speck"
 local sparse = require "speck.sparse"
+-- the bodies it launches itself: kernels/graph/graph_lua.sk
+local text = require "speck.ktext"
 
 local graph = {}
 
@@ -148,7 +150,7 @@ end
 local function weights_as(w, dtype)
   local out = speck.View("weights", dtype, w:extent(0))
   speck.parallel_for("graph.weights_as_" .. dtype, w:extent(0), {a = w, b = out},
-    dtype == "float64" and "b(i) = (double)a(i);" or "b(i) = a(i);")
+    text(dtype == "float64" and "graph_weights_as_float64" or "graph_weights_as_int"))
   return out
 end
 
@@ -536,7 +538,7 @@ function graph.forall_edges(g, captures, body)
   local caps = graph_caps(f, g, captures)
   caps.src = arc_sources(g)
   run(f, speck.parallel_for, "graph.forall_edges", g:num_arcs(), caps,
-      "const int64_t u = src(e), v = colidx(e);\n" .. body, {index = {"e"}})
+      text("graph_arc_ends") .. body, {index = {"e"}})
 end
 
 -- parallel_reduce over the vertices 'v' (acc, reducer as speck.parallel_reduce)
@@ -556,7 +558,7 @@ function graph.reduce_edges(g, captures, body, reducer)
   local caps = graph_caps(f, g, captures)
   caps.src = arc_sources(g)
   return run(f, speck.parallel_reduce, "graph.reduce_edges", g:num_arcs(), caps,
-             "const int64_t u = src(e), v = colidx(e);\n" .. body, reducer or "sum",
+             text("graph_arc_ends") .. body, reducer or "sum",
              {index = {"e"}})
 end
 

@@ -23,6 +23,8 @@
 local speck = require "speck"
 local check_options = require "speck.opts"
 local flat_index = require "speck.flat_index"
+-- the bodies: kernels/random/random.sk
+local text = require "speck.ktext"
 local _, fail = require("speck.raise")("speck.random.")
 
 local M = {}
@@ -41,19 +43,9 @@ end
 function Pool:num_states() return self.n end
 
 -- the states of a pool: word j of state i from splitmix64 of (seed, i, j),
--- never all zero (xorshift's one fixed point)
-local SEED_BODY = [[
-  for (sk_i64 j = 0; j < w; j++) {
-    uint64_t z = (uint64_t)seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i * w + j + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    st(i * w + j) = (j == 16) ? 0 : (z ? z : 0x9E3779B97F4A7C15ull);
-  }
-]]
-
--- word j of state i as SEED_BODY makes it (Lua's integers wrap and its >>
--- is logical, as uint64_t's)
+-- never all zero (xorshift's one fixed point), made by the body
+-- random_pool_seed; seed_word makes word j of state i alike (Lua's
+-- integers wrap and its >> is logical, as uint64_t's)
 local function seed_word(seed, i, j, w)
   if j == 16 then return 0 end
   local z = seed + 0x9E3779B97F4A7C15 * (i * w + j + 1)
@@ -107,7 +99,7 @@ function M.Pool(seed, opts)
   }, Pool)
   if space == "host" and not kernels_on_host() then
     -- host states while kernels run on a device (for host code, or a body
-    -- compiled for another target): seeded here, as SEED_BODY seeds them
+    -- compiled for another target): seeded here, as random_pool_seed seeds them
     p.raw = speck.View("random.Pool_states", "int64", n * w, {space = "host"})
     for i = 0, n - 1 do
       for j = 0, w - 1 do p.raw:set(i * w + j, seed_word(seed, i, j, w)) end
@@ -116,7 +108,8 @@ function M.Pool(seed, opts)
   else
     p.st = speck.View("random.Pool_states", "uint64", n * w, {space = space, init = false})
     speck.parallel_for("random.Pool_seed", policy_in(space, n),
-                       {st = p.st, w = {"int64", w}, seed = {"int64", seed}}, SEED_BODY)
+                       {st = p.st, w = {"int64", w}, seed = {"int64", seed}},
+                       text("random_pool_seed"))
   end
   return p
 end
@@ -216,17 +209,6 @@ end
 -- state i fills elements i, i + n, i + 2n, ... of the view in index order
 -- (row-major over its extents, whatever its layout): the same seed and
 -- number of states give the same numbers on every back end
-local FILL = [[
-  rand_state r;
-  sk_rand_load(&r, &rp_st(0), i, w);
-  for (sk_i64 e = i; e < total; e += n) {
-    sk_i64 q = e;
-%s
-    v(%s) = %s;
-  }
-  sk_rand_store(&r, &rp_st(0));
-]]
-
 function M.fill(v, pool, lo, hi)
   local fname = "fill"
   if type(v) ~= "userdata" or not pcall(v.dtype, v) then
@@ -257,12 +239,12 @@ function M.fill(v, pool, lo, hi)
          pool.space)
   end
   local decode, idx, total = flat_index(v)
-  local value = float and "rand_drand2(&r, lo, hi)" or "rand_rand2(&r, lo, hi)"
   local ctype = float and "float64" or "int64"
-  local body = FILL:format(decode, idx, value)
   speck.parallel_for("random.fill", policy_in(v:space(), pool.n),
                      {v = v, rp = pool, w = {"int64", pool.w}, n = {"int64", pool.n},
-                      total = {"int64", total}, lo = {ctype, lo}, hi = {ctype, hi}}, body)
+                      total = {"int64", total}, lo = {ctype, lo}, hi = {ctype, hi}},
+                     text(float and "random_fill_float" or "random_fill_int",
+                          {DECODE = decode, IDX = idx}))
   return v
 end
 

@@ -18,6 +18,8 @@
 local speck = require "speck"
 local check_options = require "speck.opts"
 local flat_index = require "speck.flat_index"
+-- the bodies: kernels/scatter/scatter.sk
+local text = require "speck.ktext"
 local _, fail = require("speck.raise")("speck.")
 
 local Scatter = {}
@@ -219,18 +221,6 @@ end
 
 -- -- contribute ----------------------------------------------------------------
 -- each element of the view combined with its copies, the copies reset
-local CONTRIBUTE = [[
-  sk_i64 q = i;
-%s
-  __typeof__(v(%s)) x = v(%s);
-  for (sk_i64 c = 0; c < nc; c++) {
-    const __typeof__(x) y = d(c, %s);
-    %s
-    d(c, %s) = ident;
-  }
-  v(%s) = x;
-]]
-
 function speck.contribute(view, sv)
   local fname = "contribute"
   if getmetatable(sv) ~= Scatter then
@@ -243,21 +233,17 @@ function speck.contribute(view, sv)
   end
   if not sv.dup then return view end
   local decode, ix, total = flat_index(view)
-  local join = sv.op == "sum" and "x += y;" or
-               ("if (y %s x) x = y;"):format(sv.op == "min" and "<" or ">")
-  local body = CONTRIBUTE:format(decode, ix, ix, ix, join, ix, ix)
   local ctype = sv.dtype:match("^float") and "float64" or "int64"
   local ident = identity(sv.op, sv.dtype)
   if ctype == "float64" and ident == math.huge then ident = 1.7976931348623157e308
   elseif ctype == "float64" and ident == -math.huge then ident = -1.7976931348623157e308 end
-  if sv.op ~= "sum" and ctype == "float64" then
-    -- the copies hold +-inf (deep_copy's fill); keep that identity
-    body = body:gsub("= ident;", sv.op == "min" and "= INFINITY;" or "= -INFINITY;")
-  end
+  -- float min / max: the copies hold +-inf (deep_copy's fill); keep that identity
+  local name = "scatter_contribute_" .. sv.op ..
+               ((sv.op ~= "sum" and ctype == "float64") and "_inf" or "")
   speck.parallel_for("ScatterView.contribute", speck.RangePolicy(0, total, {space = "host"}),
                      {v = view, d = sv.copies, nc = {"int64", sv.ncopies},
                       ident = {ctype, ctype == "int64" and math.tointeger(ident) or ident}},
-                     body)
+                     text(name, {DECODE = decode, IDX = ix}))
   return view
 end
 

@@ -8,6 +8,8 @@
 -- map full are counted; the caller then rehashes into a larger map and
 -- runs the inserts again (a key already in keeps its slot and value).
 local speck = require "speck"
+-- the bodies: kernels/umap/umap.sk
+local text = require "speck.ktext"
 
 local M = {}
 local MT = {__index = M, __name = "speck.UnorderedMap"}
@@ -99,12 +101,7 @@ function M:rehash(capacity)
   local caps = {}
   self:captures("o", caps)
   setmetatable(new, MT):captures("n", caps)
-  speck.parallel_for("UnorderedMap.rehash", self:capacity(), caps, [[
-    (void)n_keys.data; (void)n_vals.data; (void)n_flags.data; (void)n_meta.data;
-    if (o_flags(i) == 2) {
-      const int64_t r = umap_insert(n, o_keys(i));
-      if (r >= 0) n_vals(r) = o_vals(i);
-    }]])
+  speck.parallel_for("UnorderedMap.rehash", self:capacity(), caps, text("umap_rehash"))
   self.keys, self.values, self.flags, self.meta = new.keys, new.values, new.flags, new.meta
   return self
 end
@@ -113,7 +110,7 @@ end
 function M:find(key)
   if math.type(key) ~= "integer" then fail(":find", "key must be an integer, got %s", tostring(key)) end
   local slot = speck.parallel_reduce("UnorderedMap.find", 1, self:captures("m", {key = key}),
-    "(void)m_keys.data; (void)m_flags.data; acc = umap_find(m, key);", {op = "max", dtype = "int64"})
+    text("umap_find"), {op = "max", dtype = "int64"})
   if slot < 0 then return nil end
   return get(self.values, slot), slot
 end
@@ -123,11 +120,8 @@ function M:export()
   local n = self:size()
   local k = speck.View("umap keys", "int64", n)
   local v = speck.View("umap values", self._vdtype, n)
-  speck.parallel_scan("UnorderedMap.export", self:capacity(), self:captures("m", {ok = k, ov = v}), [[
-    if (m_flags(i) == 2) {
-      if (final) { ok(acc) = m_keys(i); ov(acc) = m_vals(i); }
-      acc += 1;
-    }]], {dtype = "int64"})
+  speck.parallel_scan("UnorderedMap.export", self:capacity(), self:captures("m", {ok = k, ov = v}),
+                    text("umap_export"), {dtype = "int64"})
   speck.sort_by_key(k, v)
   return k, v
 end
