@@ -42,7 +42,9 @@ static void put_str(sk_buf *b, const char *s) {
   else sk_buf_add(b, "", 1);
 }
 
-static void encode_key(sk_buf *b, const sk_kspec *s) {
+/* The key up to the prelude: target, pattern, policy, captures, reducers,
+ * index names (small: a few bytes a capture). */
+static void encode_head(sk_buf *b, const sk_kspec *s) {
   unsigned char head[7] = {'s',
                            'k',
                            code_target(s),
@@ -80,6 +82,10 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
   }
   sk_buf_add(b, "|", 1);
   for (int d = 0; d < SK_MAXMD; d++) put_str(b, s->index[d]);
+}
+
+static void encode_key(sk_buf *b, const sk_kspec *s) {
+  encode_head(b, s);
   put_str(b, s->prelude);
   sk_buf_add(b, s->body, s->body_len);
 }
@@ -677,19 +683,78 @@ int sk_jit_spec_complex(const sk_kspec *s) {
          (s->prelude && word_call(s->prelude, strlen(s->prelude)));
 }
 
+/* -- the launch memo ---------------------------------------------------
+ * A launch repeating a recent one (the same body and prelude text at the
+ * same addresses: a library kernel's embedded body, a Lua string still
+ * alive, a C program's literal) finds its kernel here without encoding
+ * and hashing the whole key, taking the cache's lock or scanning the
+ * body for complex words: the key's head (target, pattern, policy,
+ * captures, reducers, index names: a few bytes a capture) is encoded and
+ * the kernel's stored key is compared with it, the prelude and the body,
+ * so a hit is exactly a cache hit. A few entries a thread, picked by the
+ * body's address and the head; the cache's epoch (sk_cache_clear frees
+ * kernels) invalidates them all. */
+#define MEMO_N 32
+
+typedef struct memo_ent {
+  const char *body, *prelude;
+  size_t body_len;
+  sk_kernel *k;
+  unsigned epoch;
+  int cplx;
+} memo_ent;
+
+static _Thread_local memo_ent memo[MEMO_N];
+
+static memo_ent *memo_slot(const sk_kspec *s, const sk_buf *head) {
+  uint64_t h = key_hash(head->s, head->n) ^ ((uint64_t)(uintptr_t)s->body * 0x9E3779B97F4A7C15ull);
+  return &memo[(h >> 40) % MEMO_N];
+}
+
+/* the kernel of 's' when its slot holds it (keybuf: the head of its key) */
+static sk_kernel *memo_find(const memo_ent *e, const sk_kspec *s, unsigned epoch) {
+  if (e->body != s->body || e->prelude != s->prelude || e->body_len != s->body_len ||
+      e->epoch != epoch)
+    return NULL;
+  const sk_kernel *k = e->k;
+  size_t pl = s->prelude ? strlen(s->prelude) + 1 : 1;
+  if (k->keylen != keybuf.n + pl + s->body_len || memcmp(k->key, keybuf.s, keybuf.n) != 0)
+    return NULL;
+  const char *p = k->key + keybuf.n;
+  if (s->prelude ? memcmp(p, s->prelude, pl) != 0 : p[0] != 0) return NULL;
+  if (memcmp(p + pl, s->body, s->body_len) != 0) return NULL;
+  return e->k;
+}
+
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
-  encode_key(key_buffer(), s);
+  encode_head(key_buffer(), s);
   if (keybuf.oom) {
     sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
     return -1;
   }
   int tier = sk_jit_tier(s->tier, err, errlen);
   if (tier < 0) return -1;
-  /* complex kernels: the cc tier only (libtcc has no _Complex) */
-  int cplx = !sk_jit_target_of(s)->image && sk_jit_spec_complex(s);
+  unsigned epoch = sk_cache_epoch();
+  memo_ent *me = memo_slot(s, &keybuf);
+  sk_kernel *k = memo_find(me, s, epoch);
+  int cplx;
+  uint64_t h = 0;
+  if (k) {
+    cplx = me->cplx;
+  } else {
+    put_str(&keybuf, s->prelude);
+    sk_buf_add(&keybuf, s->body, s->body_len);
+    if (keybuf.oom) {
+      sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
+      return -1;
+    }
+    /* complex kernels: the cc tier only (libtcc has no _Complex) */
+    cplx = !sk_jit_target_of(s)->image && sk_jit_spec_complex(s);
+    h = key_hash(keybuf.s, keybuf.n);
+    k = sk_cache_find(h, keybuf.s, keybuf.n);
+    if (k) *me = (memo_ent){s->body, s->prelude, s->body_len, k, epoch, cplx};
+  }
   if (cplx) tier = SK_TIER_CC;
-  uint64_t h = key_hash(keybuf.s, keybuf.n);
-  sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {
     count(&k->hits, 1);
     count(&k->launches, 1);
@@ -767,6 +832,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     }
   }
   *out = publish(k, s, tier);
+  *me = (memo_ent){s->body, s->prelude, s->body_len, *out, epoch, cplx};
   return 0;
 }
 
