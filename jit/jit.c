@@ -37,9 +37,21 @@ static unsigned char code_target(const sk_kspec *s) {
 
 /* Bytes, not text: this runs on every launch. Strings end with their
  * NUL, small integers are one byte each. */
+/* sk_buf_add inline while the buffer has room (the key's head is a few
+ * dozen small pieces) */
+static inline void put(sk_buf *b, const void *p, size_t n) {
+  if (__builtin_expect(b->n + n + 1 <= b->cap, 1)) {
+    memcpy(b->s + b->n, p, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+  } else {
+    sk_buf_add(b, p, n);
+  }
+}
+
 static void put_str(sk_buf *b, const char *s) {
-  if (s) sk_buf_add(b, s, strlen(s) + 1);
-  else sk_buf_add(b, "", 1);
+  if (s) put(b, s, strlen(s) + 1);
+  else put(b, "", 1);
 }
 
 /* The key up to the prelude: target, pattern, policy, captures, reducers,
@@ -53,7 +65,7 @@ static void encode_head(sk_buf *b, const sk_kspec *s) {
                            (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
   if (sk_jit_target_of(s)->image) put_str(b, s->arch);
-  sk_buf_add(b, (const char *)head, sizeof head);
+  put(b, head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
     /* the memory space too: a kernel for device memory may skip the
@@ -66,21 +78,21 @@ static void encode_head(sk_buf *b, const sk_kspec *s) {
                            (unsigned char)k->tile_log2[2], (unsigned char)k->agg,
                            (unsigned char)k->agg_n};
     put_str(b, k->name);
-    sk_buf_add(b, (const char *)f, sizeof f);
-    sk_buf_add(b, (const char *)tl, sizeof tl);
+    put(b, f, sizeof f);
+    put(b, tl, sizeof tl);
   }
-  sk_buf_add(b, "|", 1);
+  put(b, "|", 1);
   for (int r = 0; r < s->nred; r++) {
     const sk_reducer *q = &s->reds[r];
     unsigned char f[4] = {(unsigned char)q->op, (unsigned char)q->dtype,
                           (unsigned char)q->agg, (unsigned char)q->agg_n};
-    sk_buf_add(b, (const char *)f, sizeof f);
+    put(b, f, sizeof f);
     if (q->op == SK_RED_CUSTOM) {
       put_str(b, q->init);
       put_str(b, q->join);
     }
   }
-  sk_buf_add(b, "|", 1);
+  put(b, "|", 1);
   for (int d = 0; d < SK_MAXMD; d++) put_str(b, s->index[d]);
 }
 

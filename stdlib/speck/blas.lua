@@ -10,10 +10,11 @@ local blas = {}
 -- complex views (complex128, complex64) go to the complex BLAS
 -- (kernels/blas/zblas.c): results and scalars are {re, im} (a plain
 -- number is a real scalar)
-local function cx(v)
-  local ok, d = pcall(function() return v:dtype() end)
-  return ok and (d == "complex128" or d == "complex64")
-end
+-- (core.complex: a view of a complex dtype; a non-view is false, and the
+-- call below names it)
+local cx = core.complex
+-- the level-1 calls pass their arguments as pairs (core.callv), no table
+local callv = core.callv
 local function parts(a)
   if type(a) == "table" then return a[1] or a.re, a[2] or a.im or 0 end
   return a, 0
@@ -26,27 +27,27 @@ end
 -- x . y (complex: dotu, no conjugate)
 function blas.dot(x, y)
   if cx(x) or cx(y) then return zdot(x, y, 0) end
-  return core.call("blas.dot", {x = x, y = y})
+  return callv("blas.dot", "x", x, "y", y)
 end
 -- conj(x) . y (real views: dot)
 function blas.dotc(x, y)
   if cx(x) or cx(y) then return zdot(x, y, 1) end
-  return core.call("blas.dot", {x = x, y = y})
+  return callv("blas.dot", "x", x, "y", y)
 end
 function blas.nrm2(x)
   if cx(x) then return core.call("blas.znrm2", {x = x}) end
-  return core.call("blas.nrm2", {x = x})
+  return callv("blas.nrm2", "x", x)
 end
-function blas.asum(x) return core.call("blas.asum", {x = x}) end
+function blas.asum(x) return callv("blas.asum", "x", x) end
 -- 0-based index of the first entry of largest magnitude; -1 when empty
-function blas.iamax(x) return core.call("blas.iamax", {x = x}) end
+function blas.iamax(x) return callv("blas.iamax", "x", x) end
 -- x = a*x (a = 0 zeroes x, NaN included)
 function blas.scal(a, x)
   if cx(x) then
     local re, im = parts(a)
     return core.call("blas.zscal", {a_re = re, a_im = im, x = x})
   end
-  core.call("blas.scal", {a = a, x = x})
+  callv("blas.scal", "a", a, "x", x)
 end
 -- y = a*x + y (a = 0 leaves y and does not read x)
 function blas.axpy(a, x, y)
@@ -54,11 +55,11 @@ function blas.axpy(a, x, y)
     local re, im = parts(a)
     return core.call("blas.zaxpy", {a_re = re, a_im = im, x = x, y = y})
   end
-  core.call("blas.axpy", {a = a, x = x, y = y})
+  callv("blas.axpy", "a", a, "x", x, "y", y)
 end
 -- y = a*x + b*y (b = 0 overwrites y, NaN included)
 function blas.axpby(a, x, b, y)
-  core.call("blas.axpby", {a = a, x = x, b = b, y = y})
+  callv("blas.axpby", "a", a, "x", x, "b", b, "y", y)
 end
 
 -- -- levels 2 and 3, LAPACK (kernels/blas/blas3.c, lapack.c) -----------------
