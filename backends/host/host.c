@@ -178,7 +178,7 @@ void sk_openmp_first_touch(void *p, size_t bytes) {
     return;
   }
   touch_job j = {p, bytes};
-  sk_pool_run(touch_part, &j);
+  sk_pool_run_parts(touch_part, &j);
 }
 
 void sk_serial_first_touch(void *p, size_t bytes) { memset(p, 0, bytes); }
@@ -460,7 +460,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
       j.dynamic = 0;
       for_guarded(&j, 0, 1);
     } else {
-      sk_pool_run(for_guarded, &j);
+      sk_pool_run_parts(for_guarded, &j);
     }
     return finished(&j, err, errlen);
   }
@@ -492,7 +492,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     memcpy(l->result, total, acc);
     return 0;
   }
-  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  if (use_pool) sk_pool_run_parts(reduce_guarded, &j);
   else reduce_guarded(&j, 0, 1);
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   l->init(total);
@@ -510,7 +510,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     l->join(total, tmp);
   }
   j.ctx.final = 1;
-  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  if (use_pool) sk_pool_run_parts(reduce_guarded, &j);
   else reduce_guarded(&j, 0, 1);
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   memcpy(l->result, total, acc);
