@@ -545,8 +545,16 @@ static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue
     else sk_err(err, errlen, SK_E_MSG, msg);
     return -1;
   }
-  if (out) *out = v;
-  else sk_kout_release(&v);
+  if (out) { /* the filled slots only (the whole value is kilobytes) */
+    memcpy(out, &v, offsetof(sk_kvalue, out));
+    memcpy(out->out, v.out, (size_t)v.nout * sizeof v.out[0]);
+    for (int k = v.nout; k < SK_KOUT_MAX; k++) {
+      out->out[k].name = NULL;
+      out->out[k].is_view = 0;
+    }
+  } else {
+    sk_kout_release(&v);
+  }
   if (result_kind) *result_kind = e->result;
   return 0;
 }
