@@ -36,27 +36,43 @@ static unsigned char code_target(const sk_kspec *s) {
 }
 
 /* Bytes, not text: this runs on every launch. Strings end with their
- * NUL, small integers are one byte each. */
-/* sk_buf_add inline while the buffer has room (the key's head is a few
- * dozen small pieces) */
-static inline void put(sk_buf *b, const void *p, size_t n) {
-  if (__builtin_expect(b->n + n + 1 <= b->cap, 1)) {
-    memcpy(b->s + b->n, p, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-  } else {
-    sk_buf_add(b, p, n);
+ * NUL, small integers are one byte each. The key is either written into
+ * a buffer ('b') or compared with a stored one ('b' NULL: 'at' walks it,
+ * 'ok' drops to 0 at the first difference): one description of the
+ * layout serves both. */
+typedef struct kemit {
+  sk_buf *b;
+  const char *at, *end;
+  int ok;
+} kemit;
+
+static inline void put(kemit *e, const void *p, size_t n) {
+  sk_buf *b = e->b;
+  if (b) { /* sk_buf_add inline while the buffer has room */
+    if (__builtin_expect(b->n + n + 1 <= b->cap, 1)) {
+      memcpy(b->s + b->n, p, n);
+      b->n += n;
+      b->s[b->n] = '\0';
+    } else {
+      sk_buf_add(b, p, n);
+    }
+    return;
   }
+  if (!e->ok || (size_t)(e->end - e->at) < n || memcmp(e->at, p, n) != 0) {
+    e->ok = 0;
+    return;
+  }
+  e->at += n;
 }
 
-static void put_str(sk_buf *b, const char *s) {
-  if (s) put(b, s, strlen(s) + 1);
-  else put(b, "", 1);
+static inline void put_str(kemit *e, const char *s) {
+  if (s) put(e, s, strlen(s) + 1);
+  else put(e, "", 1);
 }
 
 /* The key up to the prelude: target, pattern, policy, captures, reducers,
  * index names (small: a few bytes a capture). */
-static void encode_head(sk_buf *b, const sk_kspec *s) {
+static void encode_head(kemit *b, const sk_kspec *s) {
   unsigned char head[7] = {'s',
                            'k',
                            code_target(s),
@@ -96,10 +112,20 @@ static void encode_head(sk_buf *b, const sk_kspec *s) {
   for (int d = 0; d < SK_MAXMD; d++) put_str(b, s->index[d]);
 }
 
-static void encode_key(sk_buf *b, const sk_kspec *s) {
-  encode_head(b, s);
-  put_str(b, s->prelude);
-  sk_buf_add(b, s->body, s->body_len);
+static void encode_key(sk_buf *buf, const sk_kspec *s) {
+  kemit b = {buf, NULL, NULL, 1};
+  encode_head(&b, s);
+  put_str(&b, s->prelude);
+  sk_buf_add(buf, s->body, s->body_len);
+}
+
+/* 1 when 'key' (a kernel's) is the key of 's' */
+static int key_equals(const char *key, size_t keylen, const sk_kspec *s) {
+  kemit c = {NULL, key, key + keylen, 1};
+  encode_head(&c, s);
+  put_str(&c, s->prelude);
+  return c.ok && (size_t)(c.end - c.at) == s->body_len &&
+         memcmp(c.at, s->body, s->body_len) == 0;
 }
 
 /* The in-memory cache's hash of a key (every launch computes it: a
@@ -700,13 +726,12 @@ int sk_jit_spec_complex(const sk_kspec *s) {
  * same addresses: a library kernel's embedded body, a Lua string still
  * alive, a C program's literal) finds its kernel here without encoding
  * and hashing the whole key, taking the cache's lock or scanning the
- * body for complex words: the key's head (target, pattern, policy,
- * captures, reducers, index names: a few bytes a capture) is encoded and
- * the kernel's stored key is compared with it, the prelude and the body,
- * so a hit is exactly a cache hit. A few entries a thread, picked by the
- * body's address and the head; the cache's epoch (sk_cache_clear frees
- * kernels) invalidates them all. */
-#define MEMO_N 32
+ * body for complex words: the spec is compared with the kernel's stored
+ * key field by field (key_equals, the layout encode_key writes), so a
+ * hit is exactly a cache hit. Two ways a set, picked by the body's
+ * address; the cache's epoch (sk_cache_clear frees kernels) invalidates
+ * every entry. */
+#define MEMO_SETS 32
 
 typedef struct memo_ent {
   const char *body, *prelude;
@@ -716,46 +741,43 @@ typedef struct memo_ent {
   int cplx;
 } memo_ent;
 
-static _Thread_local memo_ent memo[MEMO_N];
+static _Thread_local memo_ent memo[MEMO_SETS][2];
 
-static memo_ent *memo_slot(const sk_kspec *s, const sk_buf *head) {
-  uint64_t h = key_hash(head->s, head->n) ^ ((uint64_t)(uintptr_t)s->body * 0x9E3779B97F4A7C15ull);
-  return &memo[(h >> 40) % MEMO_N];
+static memo_ent *memo_set(const sk_kspec *s) {
+  uint64_t h = ((uint64_t)(uintptr_t)s->body ^ (uint64_t)(uintptr_t)s->prelude) *
+               0x9E3779B97F4A7C15ull;
+  return memo[(h >> 40) % MEMO_SETS];
 }
 
-/* the kernel of 's' when its slot holds it (keybuf: the head of its key) */
-static sk_kernel *memo_find(const memo_ent *e, const sk_kspec *s, unsigned epoch) {
-  if (e->body != s->body || e->prelude != s->prelude || e->body_len != s->body_len ||
-      e->epoch != epoch)
-    return NULL;
-  const sk_kernel *k = e->k;
-  size_t pl = s->prelude ? strlen(s->prelude) + 1 : 1;
-  if (k->keylen != keybuf.n + pl + s->body_len || memcmp(k->key, keybuf.s, keybuf.n) != 0)
-    return NULL;
-  const char *p = k->key + keybuf.n;
-  if (s->prelude ? memcmp(p, s->prelude, pl) != 0 : p[0] != 0) return NULL;
-  if (memcmp(p + pl, s->body, s->body_len) != 0) return NULL;
-  return e->k;
+static memo_ent *memo_find(memo_ent *set, const sk_kspec *s, unsigned epoch) {
+  for (int w = 0; w < 2; w++) {
+    memo_ent *e = &set[w];
+    if (e->body == s->body && e->prelude == s->prelude && e->body_len == s->body_len &&
+        e->epoch == epoch && key_equals(e->k->key, e->k->keylen, s))
+      return e;
+  }
+  return NULL;
+}
+
+/* remember k (the newest in way 0) */
+static void memo_put(memo_ent *set, const sk_kspec *s, sk_kernel *k, unsigned epoch,
+                     int cplx) {
+  set[1] = set[0];
+  set[0] = (memo_ent){s->body, s->prelude, s->body_len, k, epoch, cplx};
 }
 
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
-  encode_head(key_buffer(), s);
-  if (keybuf.oom) {
-    sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
-    return -1;
-  }
   int tier = sk_jit_tier(s->tier, err, errlen);
   if (tier < 0) return -1;
   unsigned epoch = sk_cache_epoch();
-  memo_ent *me = memo_slot(s, &keybuf);
-  sk_kernel *k = memo_find(me, s, epoch);
+  memo_ent *set = memo_set(s), *me = memo_find(set, s, epoch);
+  sk_kernel *k = me ? me->k : NULL;
   int cplx;
   uint64_t h = 0;
   if (k) {
     cplx = me->cplx;
   } else {
-    put_str(&keybuf, s->prelude);
-    sk_buf_add(&keybuf, s->body, s->body_len);
+    encode_key(key_buffer(), s);
     if (keybuf.oom) {
       sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
       return -1;
@@ -764,7 +786,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     cplx = !sk_jit_target_of(s)->image && sk_jit_spec_complex(s);
     h = key_hash(keybuf.s, keybuf.n);
     k = sk_cache_find(h, keybuf.s, keybuf.n);
-    if (k) *me = (memo_ent){s->body, s->prelude, s->body_len, k, epoch, cplx};
+    if (k) memo_put(set, s, k, epoch, cplx);
   }
   if (cplx) tier = SK_TIER_CC;
   if (k) {
@@ -844,7 +866,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     }
   }
   *out = publish(k, s, tier);
-  *me = (memo_ent){s->body, s->prelude, s->body_len, *out, epoch, cplx};
+  memo_put(set, s, *out, epoch, cplx);
   return 0;
 }
 
