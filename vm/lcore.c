@@ -840,7 +840,7 @@ static void call_fname(char *fname, const char *name, const char *pub) {
 }
 
 static int call_args(lua_State *L, const char *name, const char *pub, const char *fname,
-                     sk_arg *args, int n);
+                     sk_arg *args, int n, int level);
 
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
@@ -849,7 +849,7 @@ static int l_call(lua_State *L) {
   char fname[128];
   call_fname(fname, name, pub);
   int n = collect_args_str(L, 2, args, fname, NULL, 1);
-  return call_args(L, name, pub, fname, args, n);
+  return call_args(L, name, pub, fname, args, n, 2);
 }
 
 /* core.callv(name, key1, value1, key2, value2, ...): core.call with the
@@ -871,7 +871,57 @@ static int l_callv(lua_State *L) {
     a->name = lua_tostring(L, i);
     one_arg(L, i + 1, a, fname, NULL, 1);
   }
-  return call_args(L, name, NULL, fname, args, n);
+  return call_args(L, name, NULL, fname, args, n, 2);
+}
+
+/* A library kernel bound to its argument names (core.bind): upvalues 1 the
+ * kernel's name, 2 the fallback (nil or a function), 3 the count of
+ * names, 4.. the names. Called as the public function itself, so errors
+ * are at level 1 (the caller's line). */
+static int l_bound(lua_State *L) {
+  const char *name = lua_tostring(L, lua_upvalueindex(1));
+  int na = (int)lua_tointeger(L, lua_upvalueindex(3));
+  if (na > SK_MAXCAP) na = SK_MAXCAP;
+  if (!lua_isnil(L, lua_upvalueindex(2)))
+    for (int i = 1; i <= na; i++) {
+      const sk_view *v = lua_type(L, i) == LUA_TUSERDATA ? sk_lview_test(L, i) : NULL;
+      if (v && sk_dtypes[v->dtype].is_complex) { /* the complex BLAS, in Lua */
+        lua_settop(L, na);
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_insert(L, 1);
+        lua_call(L, na, LUA_MULTRET);
+        return lua_gettop(L);
+      }
+    }
+  sk_arg args[SK_MAXCAP];
+  char fname[128];
+  call_fname(fname, name, NULL);
+  int n = 0;
+  for (int i = 1; i <= na; i++) {
+    if (lua_isnoneornil(L, i)) continue; /* absent, as in a table */
+    sk_arg *a = &args[n++];
+    memset(a, 0, sizeof *a);
+    a->name = lua_tostring(L, lua_upvalueindex(3 + i));
+    one_arg(L, i, a, fname, NULL, 1);
+  }
+  return call_args(L, name, NULL, fname, args, n, 1);
+}
+
+/* core.bind(name, fallback, argname1, argname2, ...): a function f(v1,
+ * v2, ...) that calls library kernel 'name' with v1 as argname1 and so on
+ * (core.callv's pairs, without the names on every call); when any
+ * argument is a view of a complex dtype and 'fallback' is a function, f
+ * returns fallback(v1, v2, ...) instead. The stdlib's BLAS-1 functions. */
+static int l_bind(lua_State *L) {
+  luaL_checkstring(L, 1);
+  if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
+  int top = lua_gettop(L), na = top - 2;
+  if (na > SK_MAXCAP) return luaL_error(L, "core.bind: at most %d arguments", SK_MAXCAP);
+  for (int i = 3; i <= top; i++) luaL_checkstring(L, i);
+  lua_pushinteger(L, na);
+  lua_insert(L, 3); /* name, fallback, count, names... */
+  lua_pushcclosure(L, l_bound, top + 1);
+  return 1;
 }
 
 /* core.complex(v): true when v is a view of a complex dtype (anything
@@ -883,13 +933,13 @@ static int l_complex(lua_State *L) {
 }
 
 static int call_args(lua_State *L, const char *name, const char *pub, const char *fname,
-                     sk_arg *args, int n) {
+                     sk_arg *args, int n, int level) {
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
   if (sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err) < 0) {
     if (pub) lua_pushliteral(L, "");
-    else luaL_where(L, 2);
+    else luaL_where(L, level);
     /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
     if (sk_kernel_find(name)) lua_pushfstring(L, "%s: %s", fname, err);
     else lua_pushfstring(L, "speck.call: %s", err);
@@ -1201,6 +1251,7 @@ static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
                                       {"check_policy", l_check_policy},
                                       {"call", l_call},
                                       {"callv", l_callv},
+                                      {"bind", l_bind},
                                       {"complex", l_complex},
                                       {"err_last", l_err_last},
                                       {"err_text", l_err_text},
