@@ -20,6 +20,11 @@
 static sk_kernel *bucket[NBUCKET];
 static sk_kernel *newest;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* bumped by sk_cache_clear: pointers to kernels kept outside the cache
+ * (jit.c's launch memo) are stale once it changes */
+static unsigned epoch = 1;
+
+unsigned sk_cache_epoch(void) { return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE); }
 
 /* -- labels -------------------------------------------------------------
  * The same body and signature launched under a new label is one kernel;
@@ -160,6 +165,7 @@ void sk_cache_clear(void) {
   pthread_mutex_lock(&lock);
   sk_kernel *k = newest;
   newest = NULL;
+  __atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);
   memset(bucket, 0, sizeof bucket);
   for (int i = 0; i < ALIAS_SETS; i++)
     for (int w = 0; w < ALIAS_WAYS; w++) free(aliases[i][w].label);

@@ -36,13 +36,43 @@ static unsigned char code_target(const sk_kspec *s) {
 }
 
 /* Bytes, not text: this runs on every launch. Strings end with their
- * NUL, small integers are one byte each. */
-static void put_str(sk_buf *b, const char *s) {
-  if (s) sk_buf_add(b, s, strlen(s) + 1);
-  else sk_buf_add(b, "", 1);
+ * NUL, small integers are one byte each. The key is either written into
+ * a buffer ('b') or compared with a stored one ('b' NULL: 'at' walks it,
+ * 'ok' drops to 0 at the first difference): one description of the
+ * layout serves both. */
+typedef struct kemit {
+  sk_buf *b;
+  const char *at, *end;
+  int ok;
+} kemit;
+
+static inline void put(kemit *e, const void *p, size_t n) {
+  sk_buf *b = e->b;
+  if (b) { /* sk_buf_add inline while the buffer has room */
+    if (__builtin_expect(b->n + n + 1 <= b->cap, 1)) {
+      memcpy(b->s + b->n, p, n);
+      b->n += n;
+      b->s[b->n] = '\0';
+    } else {
+      sk_buf_add(b, p, n);
+    }
+    return;
+  }
+  if (!e->ok || (size_t)(e->end - e->at) < n || memcmp(e->at, p, n) != 0) {
+    e->ok = 0;
+    return;
+  }
+  e->at += n;
 }
 
-static void encode_key(sk_buf *b, const sk_kspec *s) {
+static inline void put_str(kemit *e, const char *s) {
+  if (s) put(e, s, strlen(s) + 1);
+  else put(e, "", 1);
+}
+
+/* The key up to the prelude: target, pattern, policy, captures, reducers,
+ * index names (small: a few bytes a capture). */
+static void encode_head(kemit *b, const sk_kspec *s) {
   unsigned char head[7] = {'s',
                            'k',
                            code_target(s),
@@ -51,7 +81,7 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
                            (unsigned char)s->md_rank,
                            (unsigned char)s->bounds};
   if (sk_jit_target_of(s)->image) put_str(b, s->arch);
-  sk_buf_add(b, (const char *)head, sizeof head);
+  put(b, head, sizeof head);
   for (int c = 0; c < s->ncap; c++) {
     const sk_capture *k = &s->caps[c];
     /* the memory space too: a kernel for device memory may skip the
@@ -64,24 +94,38 @@ static void encode_key(sk_buf *b, const sk_kspec *s) {
                            (unsigned char)k->tile_log2[2], (unsigned char)k->agg,
                            (unsigned char)k->agg_n};
     put_str(b, k->name);
-    sk_buf_add(b, (const char *)f, sizeof f);
-    sk_buf_add(b, (const char *)tl, sizeof tl);
+    put(b, f, sizeof f);
+    put(b, tl, sizeof tl);
   }
-  sk_buf_add(b, "|", 1);
+  put(b, "|", 1);
   for (int r = 0; r < s->nred; r++) {
     const sk_reducer *q = &s->reds[r];
     unsigned char f[4] = {(unsigned char)q->op, (unsigned char)q->dtype,
                           (unsigned char)q->agg, (unsigned char)q->agg_n};
-    sk_buf_add(b, (const char *)f, sizeof f);
+    put(b, f, sizeof f);
     if (q->op == SK_RED_CUSTOM) {
       put_str(b, q->init);
       put_str(b, q->join);
     }
   }
-  sk_buf_add(b, "|", 1);
+  put(b, "|", 1);
   for (int d = 0; d < SK_MAXMD; d++) put_str(b, s->index[d]);
-  put_str(b, s->prelude);
-  sk_buf_add(b, s->body, s->body_len);
+}
+
+static void encode_key(sk_buf *buf, const sk_kspec *s) {
+  kemit b = {buf, NULL, NULL, 1};
+  encode_head(&b, s);
+  put_str(&b, s->prelude);
+  sk_buf_add(buf, s->body, s->body_len);
+}
+
+/* 1 when 'key' (a kernel's) is the key of 's' */
+static int key_equals(const char *key, size_t keylen, const sk_kspec *s) {
+  kemit c = {NULL, key, key + keylen, 1};
+  encode_head(&c, s);
+  put_str(&c, s->prelude);
+  return c.ok && (size_t)(c.end - c.at) == s->body_len &&
+         memcmp(c.at, s->body, s->body_len) == 0;
 }
 
 /* The in-memory cache's hash of a key (every launch computes it: a
@@ -677,19 +721,74 @@ int sk_jit_spec_complex(const sk_kspec *s) {
          (s->prelude && word_call(s->prelude, strlen(s->prelude)));
 }
 
-int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
-  encode_key(key_buffer(), s);
-  if (keybuf.oom) {
-    sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
-    return -1;
+/* -- the launch memo ---------------------------------------------------
+ * A launch repeating a recent one (the same body and prelude text at the
+ * same addresses: a library kernel's embedded body, a Lua string still
+ * alive, a C program's literal) finds its kernel here without encoding
+ * and hashing the whole key, taking the cache's lock or scanning the
+ * body for complex words: the spec is compared with the kernel's stored
+ * key field by field (key_equals, the layout encode_key writes), so a
+ * hit is exactly a cache hit. Two ways a set, picked by the body's
+ * address; the cache's epoch (sk_cache_clear frees kernels) invalidates
+ * every entry. */
+#define MEMO_SETS 32
+
+typedef struct memo_ent {
+  const char *body, *prelude;
+  size_t body_len;
+  sk_kernel *k;
+  unsigned epoch;
+  int cplx;
+} memo_ent;
+
+static _Thread_local memo_ent memo[MEMO_SETS][2];
+
+static memo_ent *memo_set(const sk_kspec *s) {
+  uint64_t h = ((uint64_t)(uintptr_t)s->body ^ (uint64_t)(uintptr_t)s->prelude) *
+               0x9E3779B97F4A7C15ull;
+  return memo[(h >> 40) % MEMO_SETS];
+}
+
+static memo_ent *memo_find(memo_ent *set, const sk_kspec *s, unsigned epoch) {
+  for (int w = 0; w < 2; w++) {
+    memo_ent *e = &set[w];
+    if (e->body == s->body && e->prelude == s->prelude && e->body_len == s->body_len &&
+        e->epoch == epoch && key_equals(e->k->key, e->k->keylen, s))
+      return e;
   }
+  return NULL;
+}
+
+/* remember k (the newest in way 0) */
+static void memo_put(memo_ent *set, const sk_kspec *s, sk_kernel *k, unsigned epoch,
+                     int cplx) {
+  set[1] = set[0];
+  set[0] = (memo_ent){s->body, s->prelude, s->body_len, k, epoch, cplx};
+}
+
+int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
   int tier = sk_jit_tier(s->tier, err, errlen);
   if (tier < 0) return -1;
-  /* complex kernels: the cc tier only (libtcc has no _Complex) */
-  int cplx = !sk_jit_target_of(s)->image && sk_jit_spec_complex(s);
+  unsigned epoch = sk_cache_epoch();
+  memo_ent *set = memo_set(s), *me = memo_find(set, s, epoch);
+  sk_kernel *k = me ? me->k : NULL;
+  int cplx;
+  uint64_t h = 0;
+  if (k) {
+    cplx = me->cplx;
+  } else {
+    encode_key(key_buffer(), s);
+    if (keybuf.oom) {
+      sk_err(err, errlen, SK_E_OUT_MEMORY_ENCODING);
+      return -1;
+    }
+    /* complex kernels: the cc tier only (libtcc has no _Complex) */
+    cplx = !sk_jit_target_of(s)->image && sk_jit_spec_complex(s);
+    h = key_hash(keybuf.s, keybuf.n);
+    k = sk_cache_find(h, keybuf.s, keybuf.n);
+    if (k) memo_put(set, s, k, epoch, cplx);
+  }
   if (cplx) tier = SK_TIER_CC;
-  uint64_t h = key_hash(keybuf.s, keybuf.n);
-  sk_kernel *k = sk_cache_find(h, keybuf.s, keybuf.n);
   if (k) {
     count(&k->hits, 1);
     count(&k->launches, 1);
@@ -767,6 +866,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     }
   }
   *out = publish(k, s, tier);
+  memo_put(set, s, *out, epoch, cplx);
   return 0;
 }
 

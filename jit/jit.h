@@ -177,6 +177,8 @@ void sk_cache_label(const char *label, sk_kernel *k);
 sk_kernel *sk_cache_next(sk_kernel *prev);
 /* free every kernel: only when no thread launches or looks up kernels */
 void sk_cache_clear(void);
+/* changes at every sk_cache_clear (kernel pointers held elsewhere go stale) */
+unsigned sk_cache_epoch(void);
 /* 1 if spec 's' uses complex values or words: built by the cc tier only */
 int sk_jit_spec_complex(const sk_kspec *s);
 typedef struct sk_jit_totals {

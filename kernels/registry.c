@@ -2,6 +2,7 @@
  * and the argument helpers every driver uses.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +29,19 @@ static const sk_kbody *const *const *const body_families[] = {
   blas_body_lists, sk_batched_bodies, sk_sparse_bodies, sk_graph_bodies,
   sort_body_lists, sk_solve_bodies,   task_body_lists,  NULL};
 
-const sk_kentry *sk_kernel_find(const char *name) {
-  for (int f = 0; families[f]; f++)
-    for (int l = 0; families[f][l]; l++)
-      for (int e = 0; families[f][l][e]; e++)
-        if (strcmp(families[f][l][e]->name, name) == 0) return families[f][l][e];
-  return NULL;
-}
-
-/* the families concatenated, built once */
+/* the families concatenated, and an open-addressing table of them by
+ * name (every library call looks its entry up), built once */
 #define SK_MAXENTRY 256
+#define NAME_SLOTS 1024 /* a power of two, at least 2 * SK_MAXENTRY */
 static const sk_kentry *all_entries[SK_MAXENTRY + 1];
+static const sk_kentry *by_name[NAME_SLOTS];
+static pthread_once_t entries_once = PTHREAD_ONCE_INIT;
+
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
 
 static void build_entries(void) {
   int n = 0;
@@ -47,11 +50,22 @@ static void build_entries(void) {
       for (int e = 0; families[f][l][e] && n < SK_MAXENTRY; e++)
         all_entries[n++] = families[f][l][e];
   all_entries[n] = NULL;
+  /* in list order, the first of a name kept (as the linear search did) */
+  for (int i = 0; i < n; i++) {
+    unsigned h = name_hash(all_entries[i]->name);
+    for (;; h++) {
+      const sk_kentry **slot = &by_name[h & (NAME_SLOTS - 1)];
+      if (!*slot) {
+        *slot = all_entries[i];
+        break;
+      }
+      if (strcmp((*slot)->name, all_entries[i]->name) == 0) break;
+    }
+  }
 }
 
 const sk_kentry *const *sk_kernel_entries(void) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, build_entries);
+  pthread_once(&entries_once, build_entries);
   return all_entries;
 }
 
@@ -62,6 +76,14 @@ const char *sk_kernel_text(const char *name) {
   for (size_t i = 0; sk_ktext_index[i]; i += 2)
     if (strcmp(sk_ktext_index[i], name) == 0) return sk_ktext_index[i + 1];
   return NULL;
+}
+
+const sk_kentry *sk_kernel_find(const char *name) {
+  pthread_once(&entries_once, build_entries);
+  for (unsigned h = name_hash(name);; h++) {
+    const sk_kentry *e = by_name[h & (NAME_SLOTS - 1)];
+    if (!e || strcmp(e->name, name) == 0) return e;
+  }
 }
 
 /* -- arguments -------------------------------------------------------------- */
@@ -518,8 +540,14 @@ static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue
     return -1;
   }
   sk_kernels_seed();
+  /* no outputs: the counts and each slot's flag (the slots themselves,
+   * a few kilobytes, are written by sk_kout_view / sk_kout_num) */
   sk_kvalue v;
-  memset(&v, 0, sizeof v);
+  memset(&v, 0, offsetof(sk_kvalue, out));
+  for (int k = 0; k < SK_KOUT_MAX; k++) {
+    v.out[k].name = NULL;
+    v.out[k].is_view = 0;
+  }
   char msg[2048];
   if (e->call(args, nargs, &v, msg, sizeof msg) < 0) {
     sk_kout_release(&v);
@@ -527,8 +555,16 @@ static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue
     else sk_err(err, errlen, SK_E_MSG, msg);
     return -1;
   }
-  if (out) *out = v;
-  else sk_kout_release(&v);
+  if (out) { /* the filled slots only (the whole value is kilobytes) */
+    memcpy(out, &v, offsetof(sk_kvalue, out));
+    memcpy(out->out, v.out, (size_t)v.nout * sizeof v.out[0]);
+    for (int k = v.nout; k < SK_KOUT_MAX; k++) {
+      out->out[k].name = NULL;
+      out->out[k].is_view = 0;
+    }
+  } else {
+    sk_kout_release(&v);
+  }
   if (result_kind) *result_kind = e->result;
   return 0;
 }

@@ -3,7 +3,12 @@
 local core = require "speck.core"
 
 local speck = {}
-for k, v in pairs(core) do speck[k] = v end
+-- the core's helpers for the library's own modules (binding library
+-- calls, complex scalars) stay in speck.core
+local library_only = {bind = true, callv = true, complex = true}
+for k, v in pairs(core) do
+  if not library_only[k] then speck[k] = v end
+end
 
 -- -- captures that are containers ---------------------------------------------
 -- A capture whose metatable has an expander (speck.UnorderedMap's,

@@ -358,6 +358,43 @@ static void typed_scalar(lua_State *L, int idx, sk_arg *a, const char *fname,
 /* The captures table at 'idx' as arguments; returns their count. The
  * names point into the table's keys and the views into their userdata,
  * alive while the table is on the stack. */
+/* argument 'a' (its name set) from the value at absolute index 'vi' */
+static void one_arg(lua_State *L, int vi, sk_arg *a, const char *fname, const char *label,
+                    int strings) {
+  const sk_view *v;
+  switch (lua_type(L, vi)) {
+  case LUA_TNUMBER:
+    if (lua_isinteger(L, vi)) {
+      a->dtype = SK_I64;
+      a->value.i64 = lua_tointeger(L, vi);
+    } else {
+      a->dtype = SK_F64;
+      a->value.f64 = lua_tonumber(L, vi);
+    }
+    break;
+  case LUA_TBOOLEAN:
+    a->dtype = SK_BOOL;
+    a->value.u8 = (unsigned char)lua_toboolean(L, vi);
+    break;
+  case LUA_TTABLE: typed_scalar(L, vi, a, fname, label); break;
+  case LUA_TSTRING:
+    if (strings) { /* alive: the value stays where it is */
+      a->str = lua_tostring(L, vi);
+      break;
+    }
+    goto bad;
+  case LUA_TUSERDATA:
+    if ((v = sk_lview_test(L, vi)) != NULL || (v = sk_ltask_pool_view(L, vi)) != NULL) {
+      a->view = v;
+      break;
+    }
+    /* fall through */
+  default:
+  bad:
+    sk_lerror(L, fname, label, SK_E_CAPTURE_CAPTURES_MUST, a->name, luaL_typename(L, vi));
+  }
+}
+
 static int collect_args_str(lua_State *L, int idx, sk_arg *args, const char *fname,
                             const char *label, int strings) {
   int n = 0;
@@ -372,39 +409,7 @@ static int collect_args_str(lua_State *L, int idx, sk_arg *args, const char *fna
     sk_arg *a = &args[n++];
     memset(a, 0, sizeof *a);
     a->name = lua_tostring(L, -2);
-    const sk_view *v;
-    switch (lua_type(L, -1)) {
-    case LUA_TNUMBER:
-      if (lua_isinteger(L, -1)) {
-        a->dtype = SK_I64;
-        a->value.i64 = lua_tointeger(L, -1);
-      } else {
-        a->dtype = SK_F64;
-        a->value.f64 = lua_tonumber(L, -1);
-      }
-      break;
-    case LUA_TBOOLEAN:
-      a->dtype = SK_BOOL;
-      a->value.u8 = (unsigned char)lua_toboolean(L, -1);
-      break;
-    case LUA_TTABLE: typed_scalar(L, lua_gettop(L), a, fname, label); break;
-    case LUA_TSTRING:
-      if (strings) { /* alive: the value stays in the table */
-        a->str = lua_tostring(L, -1);
-        break;
-      }
-      goto bad;
-    case LUA_TUSERDATA:
-      if ((v = sk_lview_test(L, -1)) != NULL || (v = sk_ltask_pool_view(L, -1)) != NULL) {
-        a->view = v;
-        break;
-      }
-      /* fall through */
-    default:
-    bad:
-      sk_lerror(L, fname, label, SK_E_CAPTURE_CAPTURES_MUST, a->name,
-                luaL_typename(L, -1));
-    }
+    one_arg(L, lua_gettop(L), a, fname, label, strings);
     lua_pop(L, 1);
   }
   return n;
@@ -820,20 +825,122 @@ static int l_profile_pop(lua_State *L) {
  * 'fname' ("speck.graph.read": the public function a wrapper implements)
  * errors are named after it and carry no position: a wrapper that calls
  * through pcall raises them at its user's level as they are. */
+/* "speck.<name>" (or 'pub') into fname[128], without printf: every
+ * library call from Lua makes it */
+static void call_fname(char *fname, const char *name, const char *pub) {
+  size_t o = 0;
+  if (!pub) {
+    memcpy(fname, "speck.", 6);
+    o = 6;
+  }
+  const char *src = pub ? pub : name;
+  size_t l = strlen(src);
+  if (l > 127 - o) l = 127 - o;
+  memcpy(fname + o, src, l);
+  fname[o + l] = '\0';
+}
+
+static int call_args(lua_State *L, const char *name, const char *pub, const char *fname,
+                     sk_arg *args, int n, int level);
+
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   const char *pub = luaL_optstring(L, 3, NULL);
   sk_arg args[SK_MAXCAP];
   char fname[128];
-  if (pub) snprintf(fname, sizeof fname, "%s", pub);
-  else snprintf(fname, sizeof fname, "speck.%s", name);
+  call_fname(fname, name, pub);
   int n = collect_args_str(L, 2, args, fname, NULL, 1);
+  return call_args(L, name, pub, fname, args, n, 2);
+}
+
+/* core.callv(name, key1, value1, key2, value2, ...): core.call with the
+ * arguments as pairs on the stack, no table made (the stdlib's BLAS-1
+ * wrappers, called in loops); errors as core.call's without 'fname' */
+static int l_callv(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  sk_arg args[SK_MAXCAP];
+  char fname[128];
+  call_fname(fname, name, NULL);
+  int top = lua_gettop(L), n = 0;
+  for (int i = 2; i <= top; i += 2) {
+    if (lua_isnoneornil(L, i + 1)) continue; /* absent, as in a table */
+    if (lua_type(L, i) != LUA_TSTRING)
+      sk_lerror(L, fname, NULL, SK_E_CAPTURE_NAMES_MUST, luaL_typename(L, i));
+    if (n >= SK_MAXCAP) sk_lerror(L, fname, NULL, SK_E_MORE_THAN_CAPTURES, SK_MAXCAP);
+    sk_arg *a = &args[n++];
+    memset(a, 0, sizeof *a);
+    a->name = lua_tostring(L, i);
+    one_arg(L, i + 1, a, fname, NULL, 1);
+  }
+  return call_args(L, name, NULL, fname, args, n, 2);
+}
+
+/* A library kernel bound to its argument names (core.bind): upvalues 1 the
+ * kernel's name, 2 the fallback (nil or a function), 3 the count of
+ * names, 4.. the names. Called as the public function itself, so errors
+ * are at level 1 (the caller's line). */
+static int l_bound(lua_State *L) {
+  const char *name = lua_tostring(L, lua_upvalueindex(1));
+  int na = (int)lua_tointeger(L, lua_upvalueindex(3));
+  if (na > SK_MAXCAP) na = SK_MAXCAP;
+  if (!lua_isnil(L, lua_upvalueindex(2)))
+    for (int i = 1; i <= na; i++) {
+      const sk_view *v = lua_type(L, i) == LUA_TUSERDATA ? sk_lview_test(L, i) : NULL;
+      if (v && sk_dtypes[v->dtype].is_complex) { /* the complex BLAS, in Lua */
+        lua_settop(L, na);
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_insert(L, 1);
+        lua_call(L, na, LUA_MULTRET);
+        return lua_gettop(L);
+      }
+    }
+  sk_arg args[SK_MAXCAP];
+  char fname[128];
+  call_fname(fname, name, NULL);
+  int n = 0;
+  for (int i = 1; i <= na; i++) {
+    if (lua_isnoneornil(L, i)) continue; /* absent, as in a table */
+    sk_arg *a = &args[n++];
+    memset(a, 0, sizeof *a);
+    a->name = lua_tostring(L, lua_upvalueindex(3 + i));
+    one_arg(L, i, a, fname, NULL, 1);
+  }
+  return call_args(L, name, NULL, fname, args, n, 1);
+}
+
+/* core.bind(name, fallback, argname1, argname2, ...): a function f(v1,
+ * v2, ...) that calls library kernel 'name' with v1 as argname1 and so on
+ * (core.callv's pairs, without the names on every call); when any
+ * argument is a view of a complex dtype and 'fallback' is a function, f
+ * returns fallback(v1, v2, ...) instead. The stdlib's BLAS-1 functions. */
+static int l_bind(lua_State *L) {
+  luaL_checkstring(L, 1);
+  if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
+  int top = lua_gettop(L), na = top - 2;
+  if (na > SK_MAXCAP) return luaL_error(L, "core.bind: at most %d arguments", SK_MAXCAP);
+  for (int i = 3; i <= top; i++) luaL_checkstring(L, i);
+  lua_pushinteger(L, na);
+  lua_insert(L, 3); /* name, fallback, count, names... */
+  lua_pushcclosure(L, l_bound, top + 1);
+  return 1;
+}
+
+/* core.complex(v): true when v is a view of a complex dtype (anything
+ * else, a non-view included, is false: no error) */
+static int l_complex(lua_State *L) {
+  const sk_view *v = sk_lview_test(L, 1);
+  lua_pushboolean(L, v && sk_dtypes[v->dtype].is_complex);
+  return 1;
+}
+
+static int call_args(lua_State *L, const char *name, const char *pub, const char *fname,
+                     sk_arg *args, int n, int level) {
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
   if (sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err) < 0) {
     if (pub) lua_pushliteral(L, "");
-    else luaL_where(L, 2);
+    else luaL_where(L, level);
     /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
     if (sk_kernel_find(name)) lua_pushfstring(L, "%s: %s", fname, err);
     else lua_pushfstring(L, "speck.call: %s", err);
@@ -1207,6 +1314,9 @@ static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
                                       {"check_policy", l_check_policy},
                                       {"call", l_call},
                                       {"kernel_text", l_kernel_text},
+                                      {"callv", l_callv},
+                                      {"bind", l_bind},
+                                      {"complex", l_complex},
                                       {"err_last", l_err_last},
                                       {"err_text", l_err_text},
                                       {"profile_push", l_profile_push},

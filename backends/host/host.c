@@ -178,7 +178,7 @@ void sk_openmp_first_touch(void *p, size_t bytes) {
     return;
   }
   touch_job j = {p, bytes};
-  sk_pool_run(touch_part, &j);
+  sk_pool_run_parts(touch_part, &j);
 }
 
 void sk_serial_first_touch(void *p, size_t bytes) { memset(p, 0, bytes); }
@@ -260,7 +260,9 @@ static void job_left(job *j, const sk_guard *g) {
  * stopped. */
 static int run_pieces(job *j, const sk_ctx *c, int64_t b, int64_t e, void *acc) {
   int64_t piece = j->piece_min;
-  double t0 = sk_host_now();
+  /* the clock only when there is a second piece (a launch's share of a
+   * few thousand indices makes one call) */
+  double t0 = e - b > piece ? sk_host_now() : 0;
   for (int64_t s = b, t; s < e; s = t) {
     if (s > b) {
       if (stop_here(j)) return -1;
@@ -460,7 +462,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
       j.dynamic = 0;
       for_guarded(&j, 0, 1);
     } else {
-      sk_pool_run(for_guarded, &j);
+      sk_pool_run_parts(for_guarded, &j);
     }
     return finished(&j, err, errlen);
   }
@@ -492,7 +494,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     memcpy(l->result, total, acc);
     return 0;
   }
-  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  if (use_pool) sk_pool_run_parts(reduce_guarded, &j);
   else reduce_guarded(&j, 0, 1);
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   l->init(total);
@@ -510,7 +512,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     l->join(total, tmp);
   }
   j.ctx.final = 1;
-  if (use_pool) sk_pool_run(reduce_guarded, &j);
+  if (use_pool) sk_pool_run_parts(reduce_guarded, &j);
   else reduce_guarded(&j, 0, 1);
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   memcpy(l->result, total, acc);

@@ -5,11 +5,24 @@
  * futex_wait. The spin pauses only briefly and then yields: a long PAUSE
  * loop gets a virtual CPU descheduled by the hypervisor, and a spinning
  * thread that shares a CPU with the one it waits for must let it run
- * (both seen on these machines as launches of 1-2 ms instead of 1 us). A launch publishes the job, bumps 'gen' (release), wakes
- * sleepers if there are any, runs its own share as tid 0 and spins until
- * 'pending' reaches zero. 'sleepers' and 'gen' are accessed seq_cst on
- * both sides, so either the worker sees the new generation or the
- * launcher sees the sleeper and wakes it (no lost wake-up).
+ * (both seen on these machines as launches of 1-2 ms instead of 1 us). A
+ * launch publishes the job, bumps 'gen' (release), wakes sleepers if there
+ * are any, runs its own share as tid 0 and spins until 'pending' reaches
+ * zero. 'sleepers' and 'gen' are accessed seq_cst on both sides, so
+ * either the worker sees the new generation or the launcher sees the
+ * sleeper and wakes it (no lost wake-up).
+ *
+ * Parts are claimed: part t of generation g is run by whoever moves
+ * claim[t] to g first (a CAS), its worker or -- in sk_pool_run_parts,
+ * whose parts are independent -- the launching thread once its own part
+ * is done. A loaded machine then costs a launch nothing when a worker is
+ * late (descheduled, asleep, or sharing the launcher's CPU: the scheduler
+ * keeps two spinning threads on one CPU for seconds when the other is
+ * busy, and each launch then waited for the worker's turn, 24 us
+ * instead of 1). A worker reads the job only after its claim succeeded:
+ * generation g cannot end before a claimed part is done, so the job it
+ * reads is g's. A worker that finds itself on the CPU of the last launch
+ * yields at once instead of spinning on it.
  */
 #define _GNU_SOURCE
 #include "core/err.h"
@@ -30,15 +43,22 @@
 #define SPIN_NS  2e6 /* idle workers stay awake 2 ms, */
 #define PAUSE_NS 2e4 /* pausing for the first 20 us, then yielding */
 
+/* a part's claim word, alone on its cache line */
+typedef struct claim {
+  _Alignas(64) atomic_uint gen; /* the generation that claimed it last */
+} claim;
+
 static struct {
   int n;
   pthread_t *tids;
-  atomic_uint gen;
-  atomic_int pending;
-  atomic_int sleepers;
-  atomic_int stop;
-  sk_pool_fn fn;
+  claim *claims; /* [n]; part 0 is always the launcher's */
+  _Alignas(64) atomic_uint gen;
+  sk_pool_fn fn; /* the job: written before 'gen' moves */
   void *arg;
+  atomic_int cpu; /* the launching thread's CPU at the last launch */
+  _Alignas(64) atomic_int pending; /* parts 1..n-1 not yet done */
+  _Alignas(64) atomic_int sleepers;
+  atomic_int stop;
 } P;
 
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,13 +83,22 @@ static void futex_wake(atomic_uint *w) {
   syscall(SYS_futex, (unsigned *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* Claim part t for generation g: 1 when this thread is to run it. The
+ * comparison is modulo 2^32: a claim word never runs ahead of 'gen'. */
+static int claim_part(int t, unsigned g) {
+  unsigned cur = atomic_load_explicit(&P.claims[t].gen, memory_order_relaxed);
+  return (int)(g - cur) > 0 &&
+         atomic_compare_exchange_strong(&P.claims[t].gen, &cur, g);
+}
+
 static void *worker(void *p) {
   int tid = (int)(size_t)p;
   unsigned seen = 0;
   for (;;) {
     unsigned g = seen;
     /* spin (a short pause loop, then yielding) for about SPIN_NS before
-     * sleeping: a launch soon after the last one finds us awake */
+     * sleeping: a launch soon after the last one finds us awake. On the
+     * launcher's CPU, yield at once: spinning there only delays it. */
     double t0 = now_ns();
     for (int k = 0;; k++) {
       g = atomic_load_explicit(&P.gen, memory_order_acquire);
@@ -77,7 +106,9 @@ static void *worker(void *p) {
       if ((k & 63) == 63) {
         double dt = now_ns() - t0;
         if (dt > SPIN_NS) break;
-        if (dt > PAUSE_NS) sched_yield();
+        if (dt > PAUSE_NS ||
+            sched_getcpu() == atomic_load_explicit(&P.cpu, memory_order_relaxed))
+          sched_yield();
       }
       cpu_relax();
     }
@@ -88,6 +119,7 @@ static void *worker(void *p) {
     }
     seen = g;
     if (atomic_load_explicit(&P.stop, memory_order_acquire)) return NULL;
+    if (!claim_part(tid, g)) continue; /* the launcher ran it */
     P.fn(P.arg, tid, P.n);
     atomic_fetch_sub_explicit(&P.pending, 1, memory_order_release);
   }
@@ -97,10 +129,17 @@ int sk_pool_start(int nthreads, char *err, size_t errlen) {
   if (P.n) sk_pool_stop();
   if (nthreads < 1) nthreads = 1;
   P.tids = calloc((size_t)nthreads, sizeof *P.tids);
-  if (!P.tids) {
+  P.claims = aligned_alloc(64, (size_t)nthreads * sizeof *P.claims);
+  if (!P.tids || !P.claims) {
+    free(P.tids);
+    free(P.claims);
+    P.tids = NULL;
+    P.claims = NULL;
     sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_THREAD);
     return -1;
   }
+  for (int t = 0; t < nthreads; t++) atomic_init(&P.claims[t].gen, 0);
+  atomic_store(&P.cpu, -1);
   atomic_store(&P.gen, 0);
   atomic_store(&P.pending, 0);
   atomic_store(&P.sleepers, 0);
@@ -126,14 +165,16 @@ void sk_pool_stop(void) {
   futex_wake(&P.gen);
   for (int t = 1; t < P.n; t++) pthread_join(P.tids[t], NULL);
   free(P.tids);
+  free(P.claims);
   P.tids = NULL;
+  P.claims = NULL;
   P.n = 0;
   pthread_mutex_unlock(&run_lock);
 }
 
 int sk_pool_size(void) { return P.n; }
 
-void sk_pool_run(sk_pool_fn fn, void *arg) {
+static void run(sk_pool_fn fn, void *arg, int steal) {
   pthread_mutex_lock(&run_lock);
   int n = P.n;
   if (n <= 1) {
@@ -143,13 +184,28 @@ void sk_pool_run(sk_pool_fn fn, void *arg) {
   }
   P.fn = fn;
   P.arg = arg;
+  atomic_store_explicit(&P.cpu, sched_getcpu(), memory_order_relaxed);
   atomic_store_explicit(&P.pending, n - 1, memory_order_relaxed);
-  atomic_fetch_add(&P.gen, 1);
+  /* the launcher is the only writer of 'gen' (under run_lock) */
+  unsigned g = atomic_fetch_add(&P.gen, 1) + 1;
   if (atomic_load(&P.sleepers) > 0) futex_wake(&P.gen);
   fn(arg, 0, n);
+  if (steal) { /* the parts no worker has started: ours */
+    int done = 0;
+    for (int t = 1; t < n; t++)
+      if (claim_part(t, g)) {
+        fn(arg, t, n);
+        done++;
+      }
+    if (done) atomic_fetch_sub_explicit(&P.pending, done, memory_order_relaxed);
+  }
   for (unsigned k = 0; atomic_load_explicit(&P.pending, memory_order_acquire) > 0; k++) {
     if (k < 64) cpu_relax();
     else sched_yield();
   }
   pthread_mutex_unlock(&run_lock);
 }
+
+void sk_pool_run(sk_pool_fn fn, void *arg) { run(fn, arg, 0); }
+
+void sk_pool_run_parts(sk_pool_fn fn, void *arg) { run(fn, arg, 1); }

@@ -14,5 +14,10 @@ int sk_pool_size(void); /* 0 when not started */
 /* Run fn on every thread and return when all are done. Launches from
  * several host threads are serialised. */
 void sk_pool_run(sk_pool_fn fn, void *arg);
+/* sk_pool_run for a job whose parts are independent (no part waits for
+ * another): a part no worker has started when the caller's own part is
+ * done is run by the caller (tid as given), so a late worker (asleep,
+ * descheduled, sharing the caller's CPU) does not delay the launch. */
+void sk_pool_run_parts(sk_pool_fn fn, void *arg);
 
 #endif

@@ -10,10 +10,9 @@ local blas = {}
 -- complex views (complex128, complex64) go to the complex BLAS
 -- (kernels/blas/zblas.c): results and scalars are {re, im} (a plain
 -- number is a real scalar)
-local function cx(v)
-  local ok, d = pcall(function() return v:dtype() end)
-  return ok and (d == "complex128" or d == "complex64")
-end
+-- (core.complex: a view of a complex dtype; a non-view is false, and the
+-- call below names it)
+local cx = core.complex
 local function parts(a)
   if type(a) == "table" then return a[1] or a.re, a[2] or a.im or 0 end
   return a, 0
@@ -23,43 +22,30 @@ local function zdot(x, y, conj)
   return {r.re, r.im}
 end
 
+-- Level 1 are library calls bound to their argument names (core.bind: a
+-- C function, no table and no Lua frame a call); a complex view goes to
+-- the complex BLAS through the fallback given.
 -- x . y (complex: dotu, no conjugate)
-function blas.dot(x, y)
-  if cx(x) or cx(y) then return zdot(x, y, 0) end
-  return core.call("blas.dot", {x = x, y = y})
-end
+blas.dot = core.bind("blas.dot", function(x, y) return zdot(x, y, 0) end, "x", "y")
 -- conj(x) . y (real views: dot)
-function blas.dotc(x, y)
-  if cx(x) or cx(y) then return zdot(x, y, 1) end
-  return core.call("blas.dot", {x = x, y = y})
-end
-function blas.nrm2(x)
-  if cx(x) then return core.call("blas.znrm2", {x = x}) end
-  return core.call("blas.nrm2", {x = x})
-end
-function blas.asum(x) return core.call("blas.asum", {x = x}) end
+blas.dotc = core.bind("blas.dot", function(x, y) return zdot(x, y, 1) end, "x", "y")
+blas.nrm2 = core.bind("blas.nrm2", function(x) return core.call("blas.znrm2", {x = x}) end,
+                      "x")
+blas.asum = core.bind("blas.asum", nil, "x")
 -- 0-based index of the first entry of largest magnitude; -1 when empty
-function blas.iamax(x) return core.call("blas.iamax", {x = x}) end
+blas.iamax = core.bind("blas.iamax", nil, "x")
 -- x = a*x (a = 0 zeroes x, NaN included)
-function blas.scal(a, x)
-  if cx(x) then
-    local re, im = parts(a)
-    return core.call("blas.zscal", {a_re = re, a_im = im, x = x})
-  end
-  core.call("blas.scal", {a = a, x = x})
-end
+blas.scal = core.bind("blas.scal", function(a, x)
+  local re, im = parts(a)
+  return core.call("blas.zscal", {a_re = re, a_im = im, x = x})
+end, "a", "x")
 -- y = a*x + y (a = 0 leaves y and does not read x)
-function blas.axpy(a, x, y)
-  if cx(x) or cx(y) then
-    local re, im = parts(a)
-    return core.call("blas.zaxpy", {a_re = re, a_im = im, x = x, y = y})
-  end
-  core.call("blas.axpy", {a = a, x = x, y = y})
-end
+blas.axpy = core.bind("blas.axpy", function(a, x, y)
+  local re, im = parts(a)
+  return core.call("blas.zaxpy", {a_re = re, a_im = im, x = x, y = y})
+end, "a", "x", "y")
 -- y = a*x + b*y (b = 0 overwrites y, NaN included)
-function blas.axpby(a, x, b, y)
-  core.call("blas.axpby", {a = a, x = x, b = b, y = y})
-end
+blas.axpby = core.bind("blas.axpby", nil, "a", "x", "b", "y")
 
 -- -- levels 2 and 3, LAPACK (kernels/blas/blas3.c, lapack.c) -----------------
 -- Rank-2 views of any layout (strided too), float64 or float32, in the
