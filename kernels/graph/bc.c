@@ -17,7 +17,8 @@
  * level, atomically); then the levels backwards from the last but one,
  * each vertex u pulling delta(u) = sum over its successors v of
  * sigma(u) / sigma(v) (1 + delta(v)) -- no atomics -- and adding it to
- * bc(u). The vertices reached are reset from 'order' for the next source.
+ * bc(u) ('delta' keeps each vertex's term (1 + delta(v)) / sigma(v), made
+ * once a vertex: the last level's by k_leaves). The vertices reached are reset from 'order' for the next source.
  * The sum over sources is then scaled as NetworkX's betweenness_centrality
  * (and betweenness_centrality_subset, the same factor): normalized,
  * 1 / ((n - 1)(n - 2)) (n > 2); not normalized, 1/2 on an undirected
@@ -68,6 +69,15 @@ static const sk_kbody k_bwd_dev = {.label = "graph.bc_backward_dev",
                                    .body = sk_body_graph_bc_backward_dev,
                                    .pattern = SK_FOR,
                                    .sigs = sig_bwd_dev};
+/* the last level's terms (bc_backward keeps a vertex's term, not its
+ * dependency, in 'delta') */
+static const char *const sig_leaves[] = {
+  "range" R1("order", "int32") R1("sigma", "float64") R1("delta", "float64") " lb=int64",
+  NULL};
+static const sk_kbody k_leaves = {.label = "graph.bc_leaves",
+                                  .body = sk_body_graph_bc_leaves,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_leaves};
 static const char *const sig_reset[] = {"range" R1("order", "int32") R1("depth", "int32")
                                           R1("sigma", "float64") R1("delta", "float64"),
                                         NULL};
@@ -210,7 +220,15 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
     nl++;
     st->lstart[nl + 1] = end;
   }
-  /* levels 0 .. nl - 1 are not empty; backward from nl - 2 down to 1 */
+  /* levels 0 .. nl - 1 are not empty; the last level's terms, then
+   * backward from nl - 2 down to 1 */
+  if (nl >= 3) {
+    sk_arg a[] = {sk_arg_view("order", st->order), sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("delta", st->delta), sk_arg_i64("lb", st->lstart[nl - 1])};
+    if (sk_sp_range(&k_leaves, end - st->lstart[nl - 1], a, NELEM(a), NULL, err, errlen) <
+        0)
+      return -1;
+  }
   for (int64_t l = nl - 2; l >= 1; l--) {
     const int64_t lb = st->lstart[l], n = st->lstart[l + 1] - lb;
     sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
