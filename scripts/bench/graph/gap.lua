@@ -1,7 +1,7 @@
 -- gap.lua: speck's six GAP kernels beside the GAP benchmark suite's own
--- programs, side by side in one run (scripts/bench/graph/gap-run runs it).
+-- programs, side by side in one run.
 --
--- Usage: speck gap.lua GAPBS DIR ROUNDS [OP ...]
+-- Usage: SPECK_SPACE=openmp SPECK_THREADS=2 speck gap.lua GAPBS DIR ROUNDS [OP ...]
 --   GAPBS  a build of github.com/sbeamer/gapbs (fetched and built by hand,
 --          never committed: bfs, cc, pr, tc, sssp, bc, converter)
 --   DIR    where the graphs live: k.sg and kw.wsg, GAP's binary files of
