@@ -17,13 +17,17 @@
  * level, atomically); then the levels backwards from the last but one,
  * each vertex u pulling delta(u) = sum over its successors v of
  * sigma(u) / sigma(v) (1 + delta(v)) -- no atomics -- and adding it to
- * bc(u). The vertices reached are reset from 'order' for the next source.
+ * bc(u) ('delta' keeps each vertex's term (1 + delta(v)) / sigma(v), made
+ * once a vertex, the last level's by k_leaves, in two rows of nv by the
+ * level's parity: see bc_backward). The vertices reached are reset from
+ * 'order' for the next source.
  * The sum over sources is then scaled as NetworkX's betweenness_centrality
  * (and betweenness_centrality_subset, the same factor): normalized,
  * 1 / ((n - 1)(n - 2)) (n > 2); not normalized, 1/2 on an undirected
  * graph (each pair was counted from both ends), 1 on a directed one. */
 static const char *const sig_init[] = {
-  "range" R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64"), NULL};
+  "range" R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64") " nv=int64",
+  NULL};
 static const sk_kbody k_init = {.label = "graph.bc_init",
                                 .body = sk_body_graph_bc_init,
                                 .pattern = SK_FOR,
@@ -41,8 +45,19 @@ static const char *const sig_fwd[] = {"range" G3 R1("depth", "int32") R1("sigma"
                                       NULL};
 static const sk_kbody k_fwd = {.label = "graph.bc_forward",
                                .body = sk_body_graph_bc_forward,
-                               .pattern = SK_FOR,
-                               .sigs = sig_fwd};
+                               .pattern = SK_REDUCE,
+                               .sigs = sig_fwd,
+                               .reds = "sum:int64"};
+/* the host's bottom-up level: 64 vertices a work item */
+static const char *const sig_fwd_pull[] = {
+  "range" G3 R1("depth", "int32") R1("sigma", "float64") R1("order", "int32")
+    R1("cnt", "int64") " l=int64 nv=int64",
+  NULL};
+static const sk_kbody k_fwd_pull = {.label = "graph.bc_forward_pull",
+                                    .body = sk_body_graph_bc_forward_pull,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_fwd_pull,
+                                    .reds = "sum:int64"};
 /* the device's: a warp a vertex (teams of 8), its arcs over the lanes */
 static const char *const sig_fwd_dev[] = {
   "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("order", "int32")
@@ -53,23 +68,34 @@ static const sk_kbody k_fwd_dev = {.label = "graph.bc_forward_dev",
                                    .pattern = SK_FOR,
                                    .sigs = sig_fwd_dev};
 static const char *const sig_bwd[] = {
-  "range" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
-    R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64",
+  "range" G3 R1("sigma", "float64") R1("delta", "float64") R1("order", "int32")
+    R1("bc", "float64") " lb=int64 s=int64 ro=int64 wo=int64",
   NULL};
 static const sk_kbody k_bwd = {.label = "graph.bc_backward",
                                .body = sk_body_graph_bc_backward,
                                .pattern = SK_FOR,
                                .sigs = sig_bwd};
 static const char *const sig_bwd_dev[] = {
-  "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("delta", "float64")
-    R1("order", "int32") R1("bc", "float64") " lb=int64 l=int64 s=int64 n=int64",
+  "team" G3 R1("sigma", "float64") R1("delta", "float64") R1("order", "int32")
+    R1("bc", "float64") " lb=int64 s=int64 ro=int64 wo=int64 n=int64",
   NULL};
 static const sk_kbody k_bwd_dev = {.label = "graph.bc_backward_dev",
                                    .body = sk_body_graph_bc_backward_dev,
                                    .pattern = SK_FOR,
                                    .sigs = sig_bwd_dev};
+/* the last level's terms (bc_backward keeps a vertex's term, not its
+ * dependency, in 'delta') */
+static const char *const sig_leaves[] = {
+  "range" R1("order", "int32") R1("sigma", "float64") R1("delta", "float64")
+    " lb=int64 wo=int64",
+  NULL};
+static const sk_kbody k_leaves = {.label = "graph.bc_leaves",
+                                  .body = sk_body_graph_bc_leaves,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_leaves};
 static const char *const sig_reset[] = {"range" R1("order", "int32") R1("depth", "int32")
-                                          R1("sigma", "float64") R1("delta", "float64"),
+                                          R1("sigma", "float64") R1("delta", "float64")
+                                            " nv=int64",
                                         NULL};
 static const sk_kbody k_reset = {.label = "graph.bc_reset",
                                  .body = sk_body_graph_bc_reset,
@@ -166,6 +192,7 @@ typedef struct bc_state {
   int64_t *lstart; /* level l: order(lstart[l] .. lstart[l + 1]) */
   int host;        /* the host's bodies (1) or the device's (0) */
   int warp;
+  int pull; /* the host on an undirected graph: levels may be pulled */
 } bc_state;
 
 /* level body 'kh' (host: a vertex a work item, following the degrees) or
@@ -192,7 +219,21 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
   int64_t nl = 0, end = 1;
   st->lstart[0] = 0;
   st->lstart[1] = 1;
-  /* forward: level nl is order(lstart[nl] .. lstart[nl + 1]) */
+  /* forward: level nl is order(lstart[nl] .. lstart[nl + 1]). The host
+   * pulls (bottom-up) a level whose frontier's arcs mf reach half the
+   * arcs mu of the vertices not reached: a pushed arc costs an atomic
+   * add, a pulled one a load, and a pull reads the arcs of every vertex
+   * not reached. mf, mu: from the source's degree, then the levels' sums
+   * (a directed graph's levels, and the device's, are pushed: pulling
+   * needs the in-arcs) */
+  int64_t mf = 0, mu = g->narcs;
+  if (st->pull) {
+    if (sk_sp_get_i64(g->rowptr, s + 1, &mf, err, errlen) < 0 ||
+        sk_sp_get_i64(g->rowptr, s, &mu, err, errlen) < 0)
+      return -1;
+    mf -= mu;
+    mu = g->narcs - mf;
+  }
   while (end > st->lstart[nl]) {
     const int64_t lb = st->lstart[nl], n = end - lb;
     sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
@@ -204,30 +245,54 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
                   sk_arg_i64("lb", lb),
                   sk_arg_i64("l", nl),
                   {0}};
-    if (bc_level(st, &k_fwd, &k_fwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0 ||
-        sk_sp_get_i64(st->cnt, 0, &end, err, errlen) < 0)
+    if (st->host) {
+      sk_result r;
+      int rcl;
+      if (st->pull && 2 * mf >= mu) {
+        sk_arg b[] = {a[0], a[1], a[2], a[3], a[4], a[5], a[7], sk_arg_i64("nv", g->nv)};
+        rcl = sk_galgo_degree_range_chunk(&k_fwd_pull, (g->nv + 63) / 64, 4, b, NELEM(b),
+                                          &r, err, errlen);
+      } else {
+        rcl = sk_galgo_degree_range(&k_fwd, n, a, NELEM(a) - 1, &r, err, errlen);
+      }
+      if (rcl < 0) return -1;
+      mf = sk_result_i64(&r, 0);
+      mu -= mf;
+    } else if (bc_level(st, &k_fwd, &k_fwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0) {
       return -1;
+    }
+    if (sk_sp_get_i64(st->cnt, 0, &end, err, errlen) < 0) return -1;
     nl++;
     st->lstart[nl + 1] = end;
   }
-  /* levels 0 .. nl - 1 are not empty; backward from nl - 2 down to 1 */
+  /* levels 0 .. nl - 1 are not empty; the last level's terms, then
+   * backward from nl - 2 down to 1 */
+  if (nl >= 3) {
+    sk_arg a[] = {sk_arg_view("order", st->order), sk_arg_view("sigma", st->sigma),
+                  sk_arg_view("delta", st->delta), sk_arg_i64("lb", st->lstart[nl - 1]),
+                  sk_arg_i64("wo", ((nl - 1) & 1) * g->nv)};
+    if (sk_sp_range(&k_leaves, end - st->lstart[nl - 1], a, NELEM(a), NULL, err, errlen) <
+        0)
+      return -1;
+  }
   for (int64_t l = nl - 2; l >= 1; l--) {
     const int64_t lb = st->lstart[l], n = st->lstart[l + 1] - lb;
     sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
                   sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("depth", st->depth),
                   sk_arg_view("sigma", st->sigma),
                   sk_arg_view("delta", st->delta),
                   sk_arg_view("order", st->order),
                   sk_arg_view("bc", st->bc),
                   sk_arg_i64("lb", lb),
-                  sk_arg_i64("l", l),
                   sk_arg_i64("s", s),
+                  sk_arg_i64("ro", ((l + 1) & 1) * g->nv),
+                  sk_arg_i64("wo", (l & 1) * g->nv),
                   {0}};
     if (bc_level(st, &k_bwd, &k_bwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0) return -1;
   }
   sk_arg ra[] = {sk_arg_view("order", st->order), sk_arg_view("depth", st->depth),
-                 sk_arg_view("sigma", st->sigma), sk_arg_view("delta", st->delta)};
+                 sk_arg_view("sigma", st->sigma), sk_arg_view("delta", st->delta),
+                 sk_arg_i64("nv", g->nv)};
   return sk_sp_range(&k_reset, end, ra, NELEM(ra), NULL, err, errlen);
 }
 
@@ -297,11 +362,12 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view depth, sigma, delta, order, cnt, bc;
   sk_view *all[] = {&depth, &sigma, &delta, &order, &cnt, &bc};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL, 1, 1};
+  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL, 1, 1, 0};
   {
     const sk_backend *be = sk_sp_backend(err, errlen);
     if (!be || (st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
     st.host = sk_sp_host(be) && !devb;
+    st.pull = st.host && !directed;
   }
   if (!(st.lstart = malloc(((size_t)nv + 3) * sizeof *st.lstart))) {
     sk_err(err, errlen, SK_E_NOMEM);
@@ -309,7 +375,7 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   if (sk_sp_view(&depth, "depth", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&sigma, "path counts", SK_F64, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&delta, "dependencies", SK_F64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&delta, "dependencies", SK_F64, 2 * nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&order, "search order", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) <
         0 ||
       sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
@@ -317,7 +383,7 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     goto done;
   {
     sk_arg a[] = {sk_arg_view("depth", &depth), sk_arg_view("sigma", &sigma),
-                  sk_arg_view("delta", &delta)};
+                  sk_arg_view("delta", &delta), sk_arg_i64("nv", nv)};
     if (sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   {
@@ -358,4 +424,5 @@ const sk_kentry sk_galgo_bc = {"graph.betweenness",
 
 const sk_kbody *const sk_gbc_bodies[] = {
   &k_init,    &k_seed,    &k_fwd,   &k_bwd,       &k_reset,      &k_scale,
-  &k_fwd_dev, &k_bwd_dev, &k_bysrc, &k_sum_parts, &k_init_slots, NULL};
+  &k_fwd_dev, &k_bwd_dev, &k_bysrc, &k_sum_parts, &k_init_slots, &k_leaves,
+  &k_fwd_pull, NULL};
