@@ -125,12 +125,15 @@ static void map_log(const char *log, char *err, size_t errlen) {
   sk_buf_free(&b);
 }
 
-/* Compile 'source' to an image (malloc'd). */
-static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
-                   int cubin, const char *flags, char **img, size_t *len, char *err,
-                   size_t errlen) {
+/* Compile 'source' to an image (malloc'd), with the in-memory headers
+ * 'hdrs' (named 'names') and automatic PCH when 'pch'. *pch_failed is
+ * set when NVRTC's log blames its PCH (its folder gone: see below). */
+static int compile(const sk_nvrtc_api *nv, const char *source, int nhdr,
+                   const char *const *hdrs, const char *const *names, const char *arch,
+                   int cubin, const char *flags, int pch, int *pch_failed, char **img,
+                   size_t *len, char *err, size_t errlen) {
   nvrtcProgram prog;
-  int rc = nv->nvrtcCreateProgram(&prog, source, "speck_kernel.cu", 0, NULL, NULL);
+  int rc = nv->nvrtcCreateProgram(&prog, source, "speck_kernel.cu", nhdr, hdrs, names);
   if (rc != 0) {
     sk_err(err, errlen, SK_E_NVRTCCREATEPROGRAM, nv->nvrtcGetErrorString(rc));
     return -1;
@@ -141,6 +144,11 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
   const char *opts[64];
   int no = 0;
   opts[no++] = archopt;
+  if (pch) {
+    opts[no++] = "-pch";
+    opts[no++] = "-pch-messages=false";
+    opts[no++] = "-pch-verbose=false";
+  }
   for (char *save = NULL, *t = strtok_r(fl, " \t", &save); t && no < 63;
        t = strtok_r(NULL, " \t", &save))
     opts[no++] = t;
@@ -151,6 +159,7 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
     char *log = malloc(ls + 1);
     if (log && nv->nvrtcGetProgramLog(prog, log) == 0) {
       log[ls] = '\0';
+      if (pch && pch_failed && strstr(log, "PCH")) *pch_failed = 1;
       map_log(log, err, errlen);
     } else {
       sk_err(err, errlen, SK_E_NVRTC, nv->nvrtcGetErrorString(rc));
@@ -184,28 +193,226 @@ static void nvrtc_flags(char *flags, size_t n) {
            extra && *extra ? " " : "", extra && *extra ? extra : "");
 }
 
+/* -- the dialect as a precompiled header --------------------------------
+ * A kernel's source is its title line, the dialect (about 125 KB, the
+ * same for every kernel: sk_codegen_cuda_dialect) and the kernel's own
+ * part. Parsing the dialect was most of a small kernel's NVRTC time, so
+ * the compile hands NVRTC the dialect as in-memory headers that the
+ * source includes instead ('split'), the same text, which gives the same
+ * code: linalg.h only when the kernel's part names one of its words
+ * (uses_linalg), and, from NVRTC 12.8, with automatic PCH (-pch): the
+ * first compile of the process for a virtual architecture saves NVRTC's
+ * state after the headers (a file in NVRTC's temporary folder, removed
+ * at exit), later ones load it instead of parsing (docs/bench.md, "NVRTC
+ * compile time"). The warm-up thread makes that state for the device's
+ * architecture. A compile without linalg.h that fails on an undeclared
+ * name is made again with it (its messages are then those of the whole
+ * text); one whose log blames the PCH (its folder removed under the
+ * process: a forked child's exit does that) is made again without, and
+ * PCH stays off in the process. SPECK_NVRTC_PCH=0 turns PCH off. The
+ * disk cache's key is the whole text's, as before. */
+#define PCH_FROM 12080 /* NVRTC version with automatic PCH */
+static const char *const hdr_names[2] = {"speck_dialect.h", "speck_linalg.h"};
+static int pch_dead; /* a compile blamed the PCH: off for the process */
+
+static int pch_wanted(void) {
+  if (__atomic_load_n(&pch_dead, __ATOMIC_ACQUIRE) || sk_nvrtc_version() < PCH_FROM)
+    return 0;
+  const char *e = getenv("SPECK_NVRTC_PCH");
+  return !(e && strcmp(e, "0") == 0);
+}
+
+/* linalg.h's words: the names it #defines, and its identifiers of five
+ * or more characters with an underscore that part 0 never uses (its
+ * functions and types), but not its private ones (sk__, SK__: the
+ * generator's names start so too); a hash set, built once */
+#define LA_SET 4096
+static uint64_t la_set[LA_SET];
+static pthread_once_t la_once = PTHREAD_ONCE_INIT;
+static size_t dialect_len[2];
+
+static int is_id(char c, int first) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         (!first && c >= '0' && c <= '9');
+}
+
+/* the next identifier of [p, end) outside comments, strings and
+ * characters: its start, *n its length, *def whether '#define' precedes
+ * it; NULL at the end */
+static const char *next_id(const char **pp, const char *end, size_t *n, int *def) {
+  const char *p = *pp;
+  int hash = 0, after_define = 0;
+  while (p < end) {
+    char c = *p;
+    if (c == '/' && p + 1 < end && p[1] == '*') {
+      const char *q = memmem(p + 2, (size_t)(end - p - 2), "*/", 2);
+      p = q ? q + 2 : end;
+    } else if (c == '/' && p + 1 < end && p[1] == '/') {
+      const char *q = memchr(p, '\n', (size_t)(end - p));
+      p = q ? q : end;
+    } else if (c == '"' || c == '\'') {
+      for (p++; p < end && *p != c && *p != '\n'; p++)
+        if (*p == '\\' && p + 1 < end) p++;
+      if (p < end) p++;
+    } else if (is_id(c, 1)) {
+      const char *b = p;
+      while (p < end && is_id(*p, 0)) p++;
+      if (hash && (size_t)(p - b) == 6 && memcmp(b, "define", 6) == 0) {
+        hash = 0;
+        after_define = 1;
+        continue;
+      }
+      *n = (size_t)(p - b);
+      *def = after_define;
+      *pp = p;
+      return b;
+    } else if (c >= '0' && c <= '9') {
+      while (p < end && is_id(*p, 0)) p++;
+    } else {
+      if (c == '#') hash = 1;
+      else if (c == '\n') hash = after_define = 0;
+      else if (c != ' ' && c != '\t') hash = 0;
+      p++;
+    }
+  }
+  *pp = end;
+  return NULL;
+}
+
+static uint64_t id_hash(const char *s, size_t n) { return sk_hash(s, n, 0x1a) | 1; }
+
+static void set_add(uint64_t *set, uint64_t h) {
+  for (size_t i = h % LA_SET;; i = (i + 1) % LA_SET) {
+    if (set[i] == h) return;
+    if (!set[i]) {
+      set[i] = h;
+      return;
+    }
+  }
+}
+
+static int set_has(const uint64_t *set, uint64_t h) {
+  for (size_t i = h % LA_SET; set[i]; i = (i + 1) % LA_SET)
+    if (set[i] == h) return 1;
+  return 0;
+}
+
+static void la_build(void) {
+  const char *d0 = sk_codegen_cuda_dialect(0), *d1 = sk_codegen_cuda_dialect(1);
+  if (!d0 || !d1) return;
+  dialect_len[0] = strlen(d0);
+  dialect_len[1] = strlen(d1);
+  uint64_t *core = calloc(LA_SET * 4, sizeof *core); /* part 0's identifiers */
+  if (!core) {
+    dialect_len[0] = 0; /* no split */
+    return;
+  }
+  size_t n;
+  int def, added = 0;
+  const char *p = d0, *e = d0 + dialect_len[0], *id;
+  while ((id = next_id(&p, e, &n, &def))) {
+    uint64_t h = id_hash(id, n);
+    for (size_t i = h % (LA_SET * 4);; i = (i + 1) % (LA_SET * 4)) {
+      if (core[i] == h) break;
+      if (!core[i]) {
+        core[i] = h;
+        break;
+      }
+    }
+  }
+  for (p = d1, e = d1 + dialect_len[1]; (id = next_id(&p, e, &n, &def));) {
+    uint64_t h = id_hash(id, n);
+    int in_core = 0;
+    for (size_t i = h % (LA_SET * 4); core[i]; i = (i + 1) % (LA_SET * 4))
+      if (core[i] == h) in_core = 1;
+    int priv = n > 4 && (memcmp(id, "sk__", 4) == 0 || memcmp(id, "SK__", 4) == 0);
+    if (!priv && (def || (n >= 5 && memchr(id, '_', n) && !in_core)) && added < LA_SET / 2) {
+      set_add(la_set, h);
+      added++;
+    }
+  }
+  free(core);
+  if (added >= LA_SET / 2) dialect_len[0] = 0; /* the set is full: no split */
+}
+
+/* 1 if the kernel's part 'rest' names a word of linalg.h (or one of its
+ * functions for a type: the word with _d or _f) */
+static int uses_linalg(const char *rest) {
+  const char *p = rest, *e = rest + strlen(rest), *id;
+  size_t n;
+  int def;
+  while ((id = next_id(&p, e, &n, &def))) {
+    if (set_has(la_set, id_hash(id, n))) return 1;
+    if (n > 2 && id[n - 2] == '_' && (id[n - 1] == 'd' || id[n - 1] == 'f') &&
+        set_has(la_set, id_hash(id, n - 2)))
+      return 1;
+  }
+  return 0;
+}
+
+/* 1 if 'source' is its title line, then the dialect: *title_len and
+ * *rest (the kernel's part) set */
+static int split(const char *source, size_t *title_len, const char **rest) {
+  pthread_once(&la_once, la_build);
+  const char *d0 = sk_codegen_cuda_dialect(0), *d1 = sk_codegen_cuda_dialect(1);
+  const char *nl = strchr(source, '\n');
+  if (!dialect_len[0] || !nl) return 0;
+  const char *p = nl + 1;
+  if (strncmp(p, d0, dialect_len[0]) != 0 ||
+      strncmp(p + dialect_len[0], d1, dialect_len[1]) != 0)
+    return 0;
+  *title_len = (size_t)(p - source);
+  *rest = p + dialect_len[0] + dialect_len[1];
+  return 1;
+}
+
 /* -- warm-up ------------------------------------------------------------- */
 /* NVRTC's first compile in a process pays a one-time set-up (its builtin
  * headers and ptxas, paged in and initialised): 10-25 ms over a warm
- * compile. sk_nvrtc_warm pays it on a thread of its own while the caller
- * goes on (exec/ calls it when a back end with a CUDA code target starts,
- * as device set-up takes longer). The process waits for that thread at
- * exit, so NVRTC is never torn down under it. */
+ * compile, and the first compile with PCH for an architecture makes the
+ * dialect's PCH (another 20-40 ms). sk_nvrtc_warm pays both on a thread
+ * of its own for the architecture the back end's kernels will use,
+ * while the caller goes on (exec/ calls it when a back end with a CUDA
+ * code target starts). A kernel compiled for that architecture while the
+ * thread is at work does without PCH rather than wait for it. The
+ * process waits for that thread at exit, so NVRTC is never torn down
+ * under it. */
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static pthread_t warm_thread;
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
+static char warm_want[24], warm_arch[24]; /* asked for; compiled for */
+static int warm_busy;
+
+static int warm_busy_for(const char *arch) {
+  pthread_mutex_lock(&warm_lock);
+  int busy = warm_busy && strcmp(warm_arch, arch) == 0;
+  pthread_mutex_unlock(&warm_lock);
+  return busy;
+}
 
 static void *warm_main(void *arg) {
   (void)arg;
   const sk_nvrtc_api *nv = sk_nvrtc_load(NULL, 0);
-  int cc = sk_nvrtc_best_below(1 << 20);
-  if (!nv || !cc) return NULL;
+  const char *d0 = sk_codegen_cuda_dialect(0);
   char arch[24], flags[1024], err[256], *data = NULL;
   size_t len;
-  snprintf(arch, sizeof arch, "sm_%d", cc);
+  int cubin, pch = nv && d0 && pch_wanted();
+  pick_arch(warm_want[0] ? warm_want : NULL, arch, sizeof arch, &cubin);
   nvrtc_flags(flags, sizeof flags);
-  if (compile(nv, "extern \"C\" __global__ void sk__warm() {}\n", arch, 1, flags, &data,
-              &len, err, sizeof err) == 0)
+  pthread_mutex_lock(&warm_lock);
+  snprintf(warm_arch, sizeof warm_arch, "%s", arch);
+  pthread_mutex_unlock(&warm_lock);
+  const char *src = pch ? "#include \"speck_dialect.h\"\n"
+                          "extern \"C\" __global__ void sk__warm() {}\n"
+                        : "extern \"C\" __global__ void sk__warm() {}\n";
+  int failed = 0;
+  if (nv && compile(nv, src, pch, &d0, hdr_names, arch, cubin, flags, pch, &failed, &data,
+                    &len, err, sizeof err) == 0)
     free(data);
+  if (failed) __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
+  pthread_mutex_lock(&warm_lock);
+  warm_busy = 0;
+  pthread_mutex_unlock(&warm_lock);
   return NULL;
 }
 
@@ -213,11 +420,59 @@ static void warm_join(void) { pthread_join(warm_thread, NULL); }
 
 static void warm_start(void) {
   if (!sk_nvrtc_load(NULL, 0)) return;
-  if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) return;
+  warm_busy = 1;
+  if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) {
+    warm_busy = 0;
+    return;
+  }
   if (atexit(warm_join) != 0) pthread_detach(warm_thread);
 }
 
-void sk_nvrtc_warm(void) { pthread_once(&warm_once, warm_start); }
+void sk_nvrtc_warm(const char *arch) {
+  pthread_mutex_lock(&warm_lock);
+  if (!warm_want[0] && arch) snprintf(warm_want, sizeof warm_want, "%s", arch);
+  pthread_mutex_unlock(&warm_lock);
+  pthread_once(&warm_once, warm_start);
+}
+
+/* Compile 'source' for 'arch': split into the dialect's headers and the
+ * kernel's part where it can be, else as one text. */
+static int build_image(const sk_nvrtc_api *nv, const char *source, const char *arch,
+                       int cubin, const char *flags, char **img, size_t *len, char *err,
+                       size_t errlen) {
+  size_t tl;
+  const char *rest;
+  if (split(source, &tl, &rest)) {
+    const char *hdrs[2] = {sk_codegen_cuda_dialect(0), sk_codegen_cuda_dialect(1)};
+    int linalg = uses_linalg(rest), pch = pch_wanted() && !warm_busy_for(arch);
+    size_t rl = strlen(rest);
+    char *src = malloc(tl + rl + 64);
+    while (src) {
+      memcpy(src, source, tl);
+      size_t k = tl;
+      for (int h = 0; h <= linalg; h++)
+        k += (size_t)sprintf(src + k, "#include \"%s\"\n", hdr_names[h]);
+      memcpy(src + k, rest, rl + 1);
+      int failed = 0;
+      if (compile(nv, src, 1 + linalg, hdrs, hdr_names, arch, cubin, flags, pch, &failed,
+                  img, len, err, errlen) == 0) {
+        free(src);
+        return 0;
+      }
+      if (failed) {
+        __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
+        pch = 0;
+      } else if (!linalg && (strstr(err, "undeclared") || strstr(err, "undefined"))) {
+        linalg = 1; /* a word of linalg.h the scan missed? */
+      } else {
+        free(src);
+        return -1;
+      }
+    }
+  }
+  return compile(nv, source, 0, NULL, NULL, arch, cubin, flags, 0, NULL, img, len, err,
+                 errlen);
+}
 
 int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
                    int *from_disk_out, char *err, size_t errlen) {
@@ -253,7 +508,7 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
     data[len] = '\0';
   }
   if (!data) {
-    if (compile(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0) return -1;
+    if (build_image(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0) return -1;
     sk_disk_write(key, suffix, data, len);
   }
   sk_image *img = calloc(1, sizeof *img);
