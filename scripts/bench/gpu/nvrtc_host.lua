@@ -18,7 +18,12 @@
 -- spread over the rounds. Environment: NVRTC_HOST_ARCH (sm_90: as on an
 -- H100/H200), NVRTC_HOST_BEFORE (another speck binary, e.g. a build
 -- before a change, measured in the same rounds), CC (cc, for
--- nvrtc_probe). Prints a Markdown table and RESULT lines.
+-- nvrtc_probe), NVRTC_HOST_DEVICE (1 or 2, on a GPU host: every process
+-- first holds a CUDA context as a speck process on the device does --
+-- speck starts the cuda space, whose warm-up thread makes the PCH; the
+-- probe runs with PROBE_CUDA=1 or 2, 2 adding managed memory -- so the
+-- ratio shows what a context does to NVRTC). Prints a Markdown table and
+-- RESULT lines.
 local mode = arg[1]
 
 local function median(t)
@@ -34,6 +39,11 @@ end
 
 if mode == "probe" then
   local seed, n = tonumber(arg[2]), tonumber(arg[3])
+  local dev = tonumber(os.getenv("NVRTC_HOST_DEVICE") or "0") or 0
+  if dev > 0 then
+    speck.initialize{space = "cuda"}
+    if dev > 1 then speck.View("m", "float64", 1 << 17, {space = "cuda_uvm"}) end
+  end
   local x = speck.View("x", "float64", 1024)
   local y = speck.View("y", "float64", 1024)
   local cpu = {}
@@ -94,8 +104,10 @@ local function speck_round(b, seed, r)
 end
 
 local function raw_round()
-  local out = lines(("%s %s %d -arch=%s 2>&1"):format(shq(probe), shq(here .. "/raw_axpy.cu"),
-                                                      n + 1, archopt))
+  local dev = os.getenv("NVRTC_HOST_DEVICE")
+  local out = lines(("PROBE_CUDA=%s %s %s %d -arch=%s 2>&1"):format(
+    dev and dev ~= "" and shq(dev) or "0", shq(probe), shq(here .. "/raw_axpy.cu"), n + 1,
+    archopt))
   local fw, fc, mw, mc = out:match(
     "first (%S+) ms %(cpu (%S+)%).-median (%S+) ms %(cpu (%S+)%)")
   assert(fw, out)
@@ -118,8 +130,10 @@ end
 os.execute("rm -rf -- " .. shq(tmp))
 
 local info = speck.info()
-print(("%s, arch %s, %d rounds of %d new kernels after a first, %s"):format(
-  info.compilers.nvrtc.version or "-", archopt, rounds, n, os.date("!%Y-%m-%d %H:%M UTC")))
+print(("%s, arch %s, %d rounds of %d new kernels after a first, %s, %s"):format(
+  info.compilers.nvrtc.version or "-", archopt, rounds, n,
+  (os.getenv("NVRTC_HOST_DEVICE") or "0") ~= "0" and "with a CUDA context" or "no CUDA context",
+  os.date("!%Y-%m-%d %H:%M UTC")))
 print("| compile of a new kernel | CPU ms, median [min..max] of rounds | wall ms | first of the process, CPU ms | CPU ratio to raw NVRTC, median [min..max] |")
 print("| --- | ---: | ---: | ---: | ---: |")
 local names = {speck = "speck (range-for axpy, whole JIT path)",
