@@ -509,29 +509,32 @@ static const char *const cuda_dialect[] = {
   sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h, NULL};
 
 /* The dialect text that sk_codegen_cuda pastes after a source's title
- * line (sk_cg_dialect over cuda_dialect), in two parts: 0 the headers
- * before linalg.h, 1 linalg.h (the last). Built once, kept. */
-static char *dialect_part[2];
+ * line (sk_cg_dialect over cuda_dialect), in three parts: 0 the headers
+ * before blocks.h, 1 blocks.h, 2 linalg.h (the last). Built once, kept. */
+static char *dialect_part[3];
 static pthread_once_t dialect_once = PTHREAD_ONCE_INIT;
 
 static void dialect_build(void) {
   sk_buf b;
   sk_buf_init(&b);
+  int p = 0, ok = 1;
   for (int h = 0; cuda_dialect[h]; h++) {
-    if (cuda_dialect[h] == sk_dialect_linalg_h) dialect_part[0] = sk_buf_take(&b);
+    if ((cuda_dialect[h] == sk_dialect_blocks_h || cuda_dialect[h] == sk_dialect_linalg_h) &&
+        p < 2)
+      ok &= (dialect_part[p++] = sk_buf_take(&b)) != NULL;
     sk_cg_header(&b, cuda_dialect[h]);
   }
-  dialect_part[1] = sk_buf_take(&b);
-  if (!dialect_part[0] || !dialect_part[1]) {
-    free(dialect_part[0]);
-    free(dialect_part[1]);
-    dialect_part[0] = dialect_part[1] = NULL;
-  }
+  ok &= p == 2 && (dialect_part[2] = sk_buf_take(&b)) != NULL;
+  if (!ok)
+    for (p = 0; p < 3; p++) {
+      free(dialect_part[p]);
+      dialect_part[p] = NULL;
+    }
 }
 
 const char *sk_codegen_cuda_dialect(int part) {
   pthread_once(&dialect_once, dialect_build);
-  return part == 0 || part == 1 ? dialect_part[part] : NULL;
+  return part >= 0 && part < 3 ? dialect_part[part] : NULL;
 }
 
 const sk_jit_target sk_jit_target_cuda = {

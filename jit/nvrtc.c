@@ -199,20 +199,29 @@ static void nvrtc_flags(char *flags, size_t n) {
  * part. Parsing the dialect was most of a small kernel's NVRTC time, so
  * the compile hands NVRTC the dialect as in-memory headers that the
  * source includes instead ('split'), the same text, which gives the same
- * code: linalg.h only when the kernel's part names one of its words
- * (uses_linalg), and, from NVRTC 12.8, with automatic PCH (-pch): the
- * first compile of the process for a virtual architecture saves NVRTC's
- * state after the headers (a file in NVRTC's temporary folder, removed
- * at exit), later ones load it instead of parsing (docs/bench.md, "NVRTC
- * compile time"). The warm-up thread makes that state for the device's
- * architecture. A compile without linalg.h that fails on an undeclared
- * name is made again with it (its messages are then those of the whole
- * text); one whose log blames the PCH (its folder removed under the
- * process: a forked child's exit does that) is made again without, and
- * PCH stays off in the process. SPECK_NVRTC_PCH=0 turns PCH off. The
- * disk cache's key is the whole text's, as before. */
+ * code, and from NVRTC 12.8 with automatic PCH (-pch): the first compile
+ * of the process for a virtual architecture and sequence of headers
+ * saves NVRTC's state after them (a file in NVRTC's temporary folder,
+ * removed at exit), later ones load it instead of parsing -- about 1 ms
+ * a MB of that state (docs/bench.md, "NVRTC compile time"), so a kernel
+ * gets no more than it names, in one of three forms:
+ *   lean    a range or MDRange parallel_for with no atomic, complex,
+ *           remote or aggregate capture that names no word of the parts
+ *           cuda.h keeps under SK__LEAN (complex numbers, atomics, teams)
+ *           or of blocks.h: abi.h and cuda.h with SK__LEAN defined
+ *   full    abi.h, cuda.h and blocks.h
+ *   linalg  those and linalg.h, when the kernel names one of its words
+ * The warm-up thread makes the lean and full states for the device's
+ * architecture. A compile that fails on an undeclared name is made again
+ * with every header (its messages are then those of the whole text); one
+ * whose log blames the PCH (its folder removed under the process: a
+ * forked child's exit does that) is made again without, and PCH stays
+ * off in the process. SPECK_NVRTC_PCH=0 turns PCH off. The disk cache's
+ * key is the whole text's, as before. */
 #define PCH_FROM 12080 /* NVRTC version with automatic PCH */
-static const char *const hdr_names[2] = {"speck_dialect.h", "speck_linalg.h"};
+static const char *const hdr_names[3] = {"speck_dialect.h", "speck_blocks.h",
+                                         "speck_linalg.h"};
+enum { FORM_LEAN, FORM_FULL, FORM_LINALG };
 static int pch_dead; /* a compile blamed the PCH: off for the process */
 
 static int pch_wanted(void) {
@@ -222,14 +231,16 @@ static int pch_wanted(void) {
   return !(e && strcmp(e, "0") == 0);
 }
 
-/* linalg.h's words: the names it #defines, and its identifiers of five
- * or more characters with an underscore that part 0 never uses (its
- * functions and types), but not its private ones (sk__, SK__: the
- * generator's names start so too); a hash set, built once */
-#define LA_SET 4096
-static uint64_t la_set[LA_SET];
-static pthread_once_t la_once = PTHREAD_ONCE_INIT;
-static size_t dialect_len[2];
+/* The words that call for a form: set 0 (full) those of cuda.h's SK__LEAN
+ * parts and of blocks.h, set 1 (linalg) those of linalg.h -- the names
+ * they #define, and their identifiers of five or more characters with an
+ * underscore that the text before them never uses (functions and types),
+ * but not private ones (sk__, SK__: the generator's names start so too);
+ * hash sets, built once. */
+#define WSET 4096
+static uint64_t wset[2][WSET];
+static pthread_once_t words_once = PTHREAD_ONCE_INIT;
+static size_t dialect_len[3]; /* 0: no split */
 
 static int is_id(char c, int first) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -281,102 +292,158 @@ static const char *next_id(const char **pp, const char *end, size_t *n, int *def
 
 static uint64_t id_hash(const char *s, size_t n) { return sk_hash(s, n, 0x1a) | 1; }
 
-static void set_add(uint64_t *set, uint64_t h) {
-  for (size_t i = h % LA_SET;; i = (i + 1) % LA_SET) {
-    if (set[i] == h) return;
+/* open addressing over 'cap' slots; 0 when full */
+static int set_add(uint64_t *set, size_t cap, uint64_t h) {
+  for (size_t i = h % cap, k = 0; k < cap; i = (i + 1) % cap, k++) {
+    if (set[i] == h) return 1;
     if (!set[i]) {
       set[i] = h;
-      return;
+      return 1;
     }
   }
+  return 0;
 }
 
-static int set_has(const uint64_t *set, uint64_t h) {
-  for (size_t i = h % LA_SET; set[i]; i = (i + 1) % LA_SET)
+static int set_has(const uint64_t *set, size_t cap, uint64_t h) {
+  for (size_t i = h % cap, k = 0; k < cap && set[i]; i = (i + 1) % cap, k++)
     if (set[i] == h) return 1;
   return 0;
 }
 
-static void la_build(void) {
-  const char *d0 = sk_codegen_cuda_dialect(0), *d1 = sk_codegen_cuda_dialect(1);
-  if (!d0 || !d1) return;
-  dialect_len[0] = strlen(d0);
-  dialect_len[1] = strlen(d1);
-  uint64_t *core = calloc(LA_SET * 4, sizeof *core); /* part 0's identifiers */
-  if (!core) {
-    dialect_len[0] = 0; /* no split */
-    return;
-  }
-  size_t n;
-  int def, added = 0;
-  const char *p = d0, *e = d0 + dialect_len[0], *id;
-  while ((id = next_id(&p, e, &n, &def))) {
-    uint64_t h = id_hash(id, n);
-    for (size_t i = h % (LA_SET * 4);; i = (i + 1) % (LA_SET * 4)) {
-      if (core[i] == h) break;
-      if (!core[i]) {
-        core[i] = h;
-        break;
-      }
+/* the SK__LEAN parts of 'd' ('in' 1) or the rest ('in' 0), through 'add' */
+#define LEAN_OPEN  "#ifndef SK__LEAN\n"
+#define LEAN_CLOSE "#endif /* SK__LEAN */"
+static void lean_parts(const char *d, int in, void (*add)(const char *, const char *, void *),
+                       void *u) {
+  const char *p = d, *e = d + strlen(d);
+  while (p < e) {
+    const char *o = strstr(p, LEAN_OPEN);
+    const char *c = o ? strstr(o, LEAN_CLOSE) : NULL;
+    if (!o || !c) {
+      if (!in) add(p, e, u);
+      return;
     }
+    if (in) add(o, c, u);
+    else add(p, o, u);
+    p = c + strlen(LEAN_CLOSE);
   }
-  for (p = d1, e = d1 + dialect_len[1]; (id = next_id(&p, e, &n, &def));) {
-    uint64_t h = id_hash(id, n);
-    int in_core = 0;
-    for (size_t i = h % (LA_SET * 4); core[i]; i = (i + 1) % (LA_SET * 4))
-      if (core[i] == h) in_core = 1;
-    int priv = n > 4 && (memcmp(id, "sk__", 4) == 0 || memcmp(id, "SK__", 4) == 0);
-    if (!priv && (def || (n >= 5 && memchr(id, '_', n) && !in_core)) && added < LA_SET / 2) {
-      set_add(la_set, h);
-      added++;
-    }
-  }
-  free(core);
-  if (added >= LA_SET / 2) dialect_len[0] = 0; /* the set is full: no split */
 }
 
-/* 1 if the kernel's part 'rest' names a word of linalg.h (or one of its
- * functions for a type: the word with _d or _f) */
-static int uses_linalg(const char *rest) {
+typedef struct { uint64_t *set; size_t cap; int ok; } idset;
+
+static void add_ids(const char *b, const char *e, void *u) {
+  idset *s = u;
+  size_t n;
+  int def;
+  for (const char *id; (id = next_id(&b, e, &n, &def));)
+    s->ok &= set_add(s->set, s->cap, id_hash(id, n));
+}
+
+/* add to wset[w] the words of [b, e) that 'before' (all identifiers of
+ * the text before them) lacks */
+typedef struct { const idset *before; int w, ok; } wctx;
+
+static void add_words(const char *b, const char *e, void *u) {
+  wctx *c = u;
+  size_t n;
+  int def;
+  for (const char *id; (id = next_id(&b, e, &n, &def));) {
+    uint64_t h = id_hash(id, n);
+    int priv = n > 4 && (memcmp(id, "sk__", 4) == 0 || memcmp(id, "SK__", 4) == 0);
+    if (!priv && (def || (n >= 5 && memchr(id, '_', n) &&
+                          !set_has(c->before->set, c->before->cap, h))))
+      c->ok &= set_add(wset[c->w], WSET / 2, h);
+  }
+}
+
+static void words_build(void) {
+  const char *d[3];
+  for (int i = 0; i < 3; i++)
+    if (!(d[i] = sk_codegen_cuda_dialect(i))) return;
+  idset core = {calloc(WSET * 8, sizeof(uint64_t)), WSET * 8, 1};
+  if (!core.set) return;
+  /* full: what lean leaves out, against what it keeps */
+  lean_parts(d[0], 0, add_ids, &core);
+  wctx c = {&core, 0, 1};
+  lean_parts(d[0], 1, add_words, &c);
+  add_words(d[1], d[1] + strlen(d[1]), &c);
+  /* linalg: linalg.h against everything before it */
+  lean_parts(d[0], 1, add_ids, &core);
+  add_ids(d[1], d[1] + strlen(d[1]), &core);
+  wctx l = {&core, 1, 1};
+  add_words(d[2], d[2] + strlen(d[2]), &l);
+  if (core.ok && c.ok && l.ok)
+    for (int i = 0; i < 3; i++) dialect_len[i] = strlen(d[i]);
+  free(core.set);
+}
+
+/* 1 if 'rest' names a word of set 'w' (or one of its functions for a
+ * type: the word with _d or _f) */
+static int names_word(const char *rest, int w) {
   const char *p = rest, *e = rest + strlen(rest), *id;
   size_t n;
   int def;
   while ((id = next_id(&p, e, &n, &def))) {
-    if (set_has(la_set, id_hash(id, n))) return 1;
+    if (set_has(wset[w], WSET / 2, id_hash(id, n))) return 1;
     if (n > 2 && id[n - 2] == '_' && (id[n - 1] == 'd' || id[n - 1] == 'f') &&
-        set_has(la_set, id_hash(id, n - 2)))
+        set_has(wset[w], WSET / 2, id_hash(id, n - 2)))
       return 1;
   }
   return 0;
 }
 
+/* the form kernel 's' (its part 'rest') is compiled in */
+static int form_of(const sk_kspec *s, const char *rest) {
+  if (names_word(rest, 1)) return FORM_LINALG;
+  int lean = s->pattern == SK_FOR && s->policy_kind != SK_POL_TEAM;
+  for (int i = 0; lean && i < s->ncap; i++) {
+    const sk_capture *k = &s->caps[i];
+    if ((k->kind == SK_CAP_VIEW &&
+         ((k->traits & SK_TRAIT_ATOMIC) || k->agg || sk_space_remote(k->space))) ||
+        sk_dtypes[k->dtype].is_complex)
+      lean = 0;
+  }
+  return lean && !names_word(rest, 0) ? FORM_LEAN : FORM_FULL;
+}
+
+/* the text of 'form' that stands for the dialect */
+static const char *form_text(int form) {
+  switch (form) {
+  case FORM_LEAN: return "#define SK__LEAN 1\n#include \"speck_dialect.h\"\n";
+  case FORM_FULL: return "#include \"speck_dialect.h\"\n#include \"speck_blocks.h\"\n";
+  default:
+    return "#include \"speck_dialect.h\"\n#include \"speck_blocks.h\"\n"
+           "#include \"speck_linalg.h\"\n";
+  }
+}
+
 /* 1 if 'source' is its title line, then the dialect: *title_len and
  * *rest (the kernel's part) set */
 static int split(const char *source, size_t *title_len, const char **rest) {
-  pthread_once(&la_once, la_build);
-  const char *d0 = sk_codegen_cuda_dialect(0), *d1 = sk_codegen_cuda_dialect(1);
+  pthread_once(&words_once, words_build);
   const char *nl = strchr(source, '\n');
   if (!dialect_len[0] || !nl) return 0;
   const char *p = nl + 1;
-  if (strncmp(p, d0, dialect_len[0]) != 0 ||
-      strncmp(p + dialect_len[0], d1, dialect_len[1]) != 0)
-    return 0;
-  *title_len = (size_t)(p - source);
-  *rest = p + dialect_len[0] + dialect_len[1];
+  for (int i = 0; i < 3; i++) {
+    if (strncmp(p, sk_codegen_cuda_dialect(i), dialect_len[i]) != 0) return 0;
+    p += dialect_len[i];
+  }
+  *title_len = (size_t)(nl + 1 - source);
+  *rest = p;
   return 1;
 }
 
 /* -- warm-up ------------------------------------------------------------- */
 /* NVRTC's first compile in a process pays a one-time set-up (its builtin
  * headers and ptxas, paged in and initialised): 10-25 ms over a warm
- * compile, and the first compile with PCH for an architecture makes the
- * dialect's PCH (another 20-40 ms). sk_nvrtc_warm pays both on a thread
- * of its own for the architecture the back end's kernels will use,
- * while the caller goes on (exec/ calls it when a back end with a CUDA
- * code target starts). A kernel compiled for that architecture while the
- * thread is at work does without PCH rather than wait for it. The
- * process waits for that thread at exit, so NVRTC is never torn down
- * under it. */
+ * compile, and the first compile of each form with PCH for an
+ * architecture makes its PCH (another 20-40 ms). sk_nvrtc_warm pays the
+ * set-up and the lean and full forms' PCH on a thread of its own, for
+ * the architecture the back end's kernels will use, while the caller
+ * goes on (exec/ calls it when a back end with a CUDA code target
+ * starts). A kernel compiled for that architecture while the thread is
+ * at work does without PCH rather than wait for it. The process waits
+ * for that thread at exit, so NVRTC is never torn down under it. */
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static pthread_t warm_thread;
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -393,23 +460,28 @@ static int warm_busy_for(const char *arch) {
 static void *warm_main(void *arg) {
   (void)arg;
   const sk_nvrtc_api *nv = sk_nvrtc_load(NULL, 0);
-  const char *d0 = sk_codegen_cuda_dialect(0);
-  char arch[24], flags[1024], err[256], *data = NULL;
+  const char *hdrs[3];
+  for (int i = 0; i < 3; i++) hdrs[i] = sk_codegen_cuda_dialect(i);
+  pthread_once(&words_once, words_build);
+  char arch[24], flags[1024], err[256], src[256], *data = NULL;
   size_t len;
-  int cubin, pch = nv && d0 && pch_wanted();
+  int cubin, pch = nv && dialect_len[0] && pch_wanted();
   pick_arch(warm_want[0] ? warm_want : NULL, arch, sizeof arch, &cubin);
   nvrtc_flags(flags, sizeof flags);
   pthread_mutex_lock(&warm_lock);
   snprintf(warm_arch, sizeof warm_arch, "%s", arch);
   pthread_mutex_unlock(&warm_lock);
-  const char *src = pch ? "#include \"speck_dialect.h\"\n"
-                          "extern \"C\" __global__ void sk__warm() {}\n"
-                        : "extern \"C\" __global__ void sk__warm() {}\n";
-  int failed = 0;
-  if (nv && compile(nv, src, pch, &d0, hdr_names, arch, cubin, flags, pch, &failed, &data,
-                    &len, err, sizeof err) == 0)
-    free(data);
-  if (failed) __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
+  /* with PCH: the lean and the full form's state; else a tiny kernel */
+  for (int form = FORM_LEAN; nv && form <= (pch ? FORM_FULL : FORM_LEAN); form++) {
+    snprintf(src, sizeof src, "%sextern \"C\" __global__ void sk__warm() {}\n",
+             pch ? form_text(form) : "");
+    int failed = 0;
+    if (compile(nv, src, pch ? 3 : 0, hdrs, hdr_names, arch, cubin, flags, pch, &failed,
+                &data, &len, err, sizeof err) == 0)
+      free(data);
+    data = NULL;
+    if (failed) __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
+  }
   pthread_mutex_lock(&warm_lock);
   warm_busy = 0;
   pthread_mutex_unlock(&warm_lock);
@@ -435,35 +507,35 @@ void sk_nvrtc_warm(const char *arch) {
   pthread_once(&warm_once, warm_start);
 }
 
-/* Compile 'source' for 'arch': split into the dialect's headers and the
- * kernel's part where it can be, else as one text. */
-static int build_image(const sk_nvrtc_api *nv, const char *source, const char *arch,
-                       int cubin, const char *flags, char **img, size_t *len, char *err,
-                       size_t errlen) {
+/* Compile kernel 's' ('source') for 'arch': split into the dialect's
+ * headers and the kernel's part where it can be, else as one text. */
+static int build_image(const sk_nvrtc_api *nv, const sk_kspec *s, const char *source,
+                       const char *arch, int cubin, const char *flags, char **img,
+                       size_t *len, char *err, size_t errlen) {
   size_t tl;
   const char *rest;
   if (split(source, &tl, &rest)) {
-    const char *hdrs[2] = {sk_codegen_cuda_dialect(0), sk_codegen_cuda_dialect(1)};
-    int linalg = uses_linalg(rest), pch = pch_wanted() && !warm_busy_for(arch);
+    const char *hdrs[3];
+    for (int i = 0; i < 3; i++) hdrs[i] = sk_codegen_cuda_dialect(i);
+    int form = form_of(s, rest), pch = pch_wanted() && !warm_busy_for(arch);
     size_t rl = strlen(rest);
-    char *src = malloc(tl + rl + 64);
+    char *src = malloc(tl + rl + 128);
     while (src) {
       memcpy(src, source, tl);
-      size_t k = tl;
-      for (int h = 0; h <= linalg; h++)
-        k += (size_t)sprintf(src + k, "#include \"%s\"\n", hdr_names[h]);
+      size_t k = tl + (size_t)sprintf(src + tl, "%s", form_text(form));
       memcpy(src + k, rest, rl + 1);
       int failed = 0;
-      if (compile(nv, src, 1 + linalg, hdrs, hdr_names, arch, cubin, flags, pch, &failed,
-                  img, len, err, errlen) == 0) {
+      if (compile(nv, src, 3, hdrs, hdr_names, arch, cubin, flags, pch, &failed, img, len,
+                  err, errlen) == 0) {
         free(src);
         return 0;
       }
       if (failed) {
         __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
         pch = 0;
-      } else if (!linalg && (strstr(err, "undeclared") || strstr(err, "undefined"))) {
-        linalg = 1; /* a word of linalg.h the scan missed? */
+      } else if (form != FORM_LINALG &&
+                 (strstr(err, "undeclared") || strstr(err, "undefined"))) {
+        form = FORM_LINALG; /* a word the scan missed? */
       } else {
         free(src);
         return -1;
@@ -508,7 +580,8 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
     data[len] = '\0';
   }
   if (!data) {
-    if (build_image(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0) return -1;
+    if (build_image(nv, s, source, arch, cubin, flags, &data, &len, err, errlen) < 0)
+      return -1;
     sk_disk_write(key, suffix, data, len);
   }
   sk_image *img = calloc(1, sizeof *img);
