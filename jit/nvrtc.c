@@ -448,7 +448,7 @@ static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static pthread_t warm_thread;
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warm_want[24], warm_arch[24]; /* asked for; compiled for */
-static int warm_busy;
+static int warm_busy, warm_cubin;
 
 static int warm_busy_for(const char *arch) {
   pthread_mutex_lock(&warm_lock);
@@ -465,12 +465,12 @@ static void *warm_main(void *arg) {
   pthread_once(&words_once, words_build);
   char arch[24], flags[1024], err[256], src[256], *data = NULL;
   size_t len;
-  int cubin, pch = nv && dialect_len[0] && pch_wanted();
-  pick_arch(warm_want[0] ? warm_want : NULL, arch, sizeof arch, &cubin);
-  nvrtc_flags(flags, sizeof flags);
+  int pch = nv && dialect_len[0] && pch_wanted();
   pthread_mutex_lock(&warm_lock);
-  snprintf(warm_arch, sizeof warm_arch, "%s", arch);
+  snprintf(arch, sizeof arch, "%s", warm_arch);
+  int cubin = warm_cubin;
   pthread_mutex_unlock(&warm_lock);
+  nvrtc_flags(flags, sizeof flags);
   /* with PCH: the lean and the full form's state; else a tiny kernel */
   for (int form = FORM_LEAN; nv && form <= (pch ? FORM_FULL : FORM_LEAN); form++) {
     snprintf(src, sizeof src, "%sextern \"C\" __global__ void sk__warm() {}\n",
@@ -492,9 +492,14 @@ static void warm_join(void) { pthread_join(warm_thread, NULL); }
 
 static void warm_start(void) {
   if (!sk_nvrtc_load(NULL, 0)) return;
+  pthread_mutex_lock(&warm_lock);
+  pick_arch(warm_want[0] ? warm_want : NULL, warm_arch, sizeof warm_arch, &warm_cubin);
   warm_busy = 1;
+  pthread_mutex_unlock(&warm_lock);
   if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) {
+    pthread_mutex_lock(&warm_lock);
     warm_busy = 0;
+    pthread_mutex_unlock(&warm_lock);
     return;
   }
   if (atexit(warm_join) != 0) pthread_detach(warm_thread);
