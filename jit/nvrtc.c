@@ -442,13 +442,14 @@ static int split(const char *source, size_t *title_len, const char **rest) {
  * the architecture the back end's kernels will use, while the caller
  * goes on (exec/ calls it when a back end with a CUDA code target
  * starts). A kernel compiled for that architecture while the thread is
- * at work does without PCH rather than wait for it. The process waits
- * for that thread at exit, so NVRTC is never torn down under it. */
+ * at work does without PCH rather than wait for it. At exit the process
+ * waits for the compile at work (NVRTC is never torn down under it) but
+ * starts no other. */
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static pthread_t warm_thread;
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warm_want[24], warm_arch[24]; /* asked for; compiled for */
-static int warm_busy, warm_cubin;
+static int warm_busy, warm_cubin, warm_stop; /* stop: the process exits */
 
 static int warm_busy_for(const char *arch) {
   pthread_mutex_lock(&warm_lock);
@@ -473,6 +474,10 @@ static void *warm_main(void *arg) {
   nvrtc_flags(flags, sizeof flags);
   /* with PCH: the lean and the full form's state; else a tiny kernel */
   for (int form = FORM_LEAN; nv && form <= (pch ? FORM_FULL : FORM_LEAN); form++) {
+    pthread_mutex_lock(&warm_lock);
+    int stop = warm_stop;
+    pthread_mutex_unlock(&warm_lock);
+    if (stop) break;
     snprintf(src, sizeof src, "%sextern \"C\" __global__ void sk__warm() {}\n",
              pch ? form_text(form) : "");
     int failed = 0;
@@ -488,7 +493,13 @@ static void *warm_main(void *arg) {
   return NULL;
 }
 
-static void warm_join(void) { pthread_join(warm_thread, NULL); }
+/* at exit: no further form is started; the one at work finishes */
+static void warm_join(void) {
+  pthread_mutex_lock(&warm_lock);
+  warm_stop = 1;
+  pthread_mutex_unlock(&warm_lock);
+  pthread_join(warm_thread, NULL);
+}
 
 static void warm_start(void) {
   if (!sk_nvrtc_load(NULL, 0)) return;
