@@ -313,8 +313,8 @@ static int set_has(const uint64_t *set, size_t cap, uint64_t h) {
 /* the SK__LEAN parts of 'd' ('in' 1) or the rest ('in' 0), through 'add' */
 #define LEAN_OPEN  "#ifndef SK__LEAN\n"
 #define LEAN_CLOSE "#endif /* SK__LEAN */"
-static void lean_parts(const char *d, int in, void (*add)(const char *, const char *, void *),
-                       void *u) {
+static void lean_parts(const char *d, int in,
+                       void (*add)(const char *, const char *, void *), void *u) {
   const char *p = d, *e = d + strlen(d);
   while (p < e) {
     const char *o = strstr(p, LEAN_OPEN);
@@ -329,7 +329,11 @@ static void lean_parts(const char *d, int in, void (*add)(const char *, const ch
   }
 }
 
-typedef struct { uint64_t *set; size_t cap; int ok; } idset;
+typedef struct {
+  uint64_t *set;
+  size_t cap;
+  int ok;
+} idset;
 
 static void add_ids(const char *b, const char *e, void *u) {
   idset *s = u;
@@ -341,7 +345,10 @@ static void add_ids(const char *b, const char *e, void *u) {
 
 /* add to wset[w] the words of [b, e) that 'before' (all identifiers of
  * the text before them) lacks */
-typedef struct { const idset *before; int w, ok; } wctx;
+typedef struct {
+  const idset *before;
+  int w, ok;
+} wctx;
 
 static void add_words(const char *b, const char *e, void *u) {
   wctx *c = u;

@@ -108,7 +108,8 @@ static char *code_of(char *ptx) {
   for (char *r = ptx; *r;) {
     char *nl = strchr(r, '\n');
     size_t n = nl ? (size_t)(nl - r + 1) : strlen(r);
-    int dummy = strncmp(r, ".global .align 1 .u8 ", 21) == 0 && memmem(r, n, "__nv_atomic_triv_cp_helper", 26);
+    int dummy = strncmp(r, ".global .align 1 .u8 ", 21) == 0 &&
+                memmem(r, n, "__nv_atomic_triv_cp_helper", 26);
     if (!dummy) {
       memmove(w, r, n);
       w += n;
@@ -130,7 +131,8 @@ static int same_as_whole(const sk_nvrtc_api *nv, int kind, const char *label) {
   if (src && sk_nvrtc_build(&s, src, &img, &from_disk, err, sizeof err) == 0) {
     char *ref = whole(nv, src);
     ok = ref && !img->is_binary && from_disk == 0 &&
-         strcmp(code_of(img->data), code_of(ref)) == 0 && strstr(ref, ".entry sk__kernel");
+         strcmp(code_of(img->data), code_of(ref)) == 0 &&
+         strstr(ref, ".entry sk__kernel");
     free(ref);
     sk_image_free(img);
   } else {
