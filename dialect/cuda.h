@@ -96,6 +96,9 @@ SK__CM2(pow) SK__CM2(fmin) SK__CM2(fmax) SK__CM2(atan2) SK__CM2(fmod)
 SK__CM2(hypot)
 #undef SK__CM1
 #undef SK__CM2
+/* SK__LEAN (jit/nvrtc.c: kernels that need none of it) leaves out
+ * complex numbers and the atomics */
+#ifndef SK__LEAN
 /* -- complex (complex64, complex128) ------------------------------------
  * The same words as host.h's, where the host compiler has C99 _Complex:
  * a class of two parts {re, im} (the views' layout) with its operators;
@@ -442,6 +445,7 @@ template <class T, class V> SK_DEV T atomic_fetch_add_combined(T *p, V v) {
   base = __shfl_sync(g, base, first);
   return (T)(base + pre);
 }
+#endif /* SK__LEAN */
 
 /* -- bounds-check mode: an index out of range is recorded (first one
  * wins) and replaced by 0, so no memory outside the view is touched */
@@ -467,6 +471,9 @@ SK__LDG(unsigned long) SK__LDG(short) SK__LDG(unsigned short)
 SK__LDG(signed char) SK__LDG(unsigned char) SK__LDG(char)
 #undef SK__LDG
 
+/* SK__LEAN (jit/nvrtc.c: kernels that need none of it) leaves out
+ * the atomic views' proxy */
+#ifndef SK__LEAN
 template <class T> struct sk__aref {
   T *p;
   __device__ operator T() const { return *(volatile T *)p; }
@@ -492,6 +499,7 @@ template <class T> struct sk__aref {
   __device__ T operator++(int) const { return sk__at_add(p, (T)1); }
   __device__ T operator--(int) const { return sk__at_sub(p, (T)1); }
 };
+#endif /* SK__LEAN */
 
 /* -- shuffles of any trivially copyable value ------------------------------ */
 #define SK__SHFL(name, call)                                                  \
@@ -667,6 +675,9 @@ SK_DEV typename R::T sk__block_prefix(const sk_cuctx &C, unsigned nb,
   return a;
 }
 
+/* SK__LEAN (jit/nvrtc.c: kernels that need none of it) leaves out
+ * teams and the building blocks' words */
+#ifndef SK__LEAN
 /* -- teams (TeamPolicy kernels) ---------------------------------------- */
 struct sk__vptr {   /* team_scratch's result converts to any pointer */
   void *p;
@@ -897,6 +908,7 @@ SK_DEV void sk__vbarrier(const sk__team_t &t) {
 #define vector_barrier(tm) sk__vbarrier(tm)
 #define vector_atomic_add(p, v) atomic_add((p), (v))
 
+#endif /* SK__LEAN */
 #include "blocks.h"
 #endif /* device code */
 #endif

@@ -459,7 +459,9 @@ int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *arg
 void sk_exec_warm(void) {
   char err[256];
   const sk_backend *b = sk_rt_backend(err, sizeof err);
-  if (b) sk_jit_warm(b->target);
+  if (!b) return;
+  char arch[24];
+  sk_jit_warm(b->target, b->arch && b->arch(arch, sizeof arch) ? arch : NULL);
 }
 
 /* -- results -------------------------------------------------------------- */

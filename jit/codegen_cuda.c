@@ -27,6 +27,7 @@
  * messages name the body's lines.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,6 +507,35 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
  * cuda back end loads; reductions' host half is host C (jit.c). */
 static const char *const cuda_dialect[] = {
   sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h, NULL};
+
+/* The dialect text that sk_codegen_cuda pastes after a source's title
+ * line (sk_cg_dialect over cuda_dialect), in three parts: 0 the headers
+ * before blocks.h, 1 blocks.h, 2 linalg.h (the last). Built once, kept. */
+static char *dialect_part[3];
+static pthread_once_t dialect_once = PTHREAD_ONCE_INIT;
+
+static void dialect_build(void) {
+  sk_buf b;
+  sk_buf_init(&b);
+  int p = 0, ok = 1;
+  for (int h = 0; cuda_dialect[h]; h++) {
+    if ((cuda_dialect[h] == sk_dialect_blocks_h || cuda_dialect[h] == sk_dialect_linalg_h) &&
+        p < 2)
+      ok &= (dialect_part[p++] = sk_buf_take(&b)) != NULL;
+    sk_cg_header(&b, cuda_dialect[h]);
+  }
+  ok &= p == 2 && (dialect_part[2] = sk_buf_take(&b)) != NULL;
+  if (!ok)
+    for (p = 0; p < 3; p++) {
+      free(dialect_part[p]);
+      dialect_part[p] = NULL;
+    }
+}
+
+const char *sk_codegen_cuda_dialect(int part) {
+  pthread_once(&dialect_once, dialect_build);
+  return part >= 0 && part < 3 ? dialect_part[part] : NULL;
+}
 
 const sk_jit_target sk_jit_target_cuda = {
   .name = "cuda",

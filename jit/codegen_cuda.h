@@ -11,5 +11,9 @@
 char *sk_codegen_cuda(const sk_kspec *spec, char *err, size_t errlen);
 /* MDRange dimensions in thread order, fastest (threadIdx.x) first */
 void sk_codegen_cuda_perm(const sk_kspec *spec, int *perm);
+/* The dialect text every source of sk_codegen_cuda has after its title
+ * line, in the order pasted: part 0 (abi.h, cuda.h), part 1 (blocks.h),
+ * part 2 (linalg.h); NULL when out of memory. Built once, kept. */
+const char *sk_codegen_cuda_dialect(int part);
 
 #endif

@@ -914,7 +914,7 @@ int sk_jit_seed(const sk_kspec *s, void *fn, void *init, void *join, void *layou
   return 0;
 }
 
-void sk_jit_warm(const char *target) {
+void sk_jit_warm(const char *target, const char *arch) {
   const sk_jit_target *t = sk_jit_target_find(target);
-  if (t && t->warm) t->warm();
+  if (t && t->warm) t->warm(arch);
 }

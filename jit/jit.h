@@ -132,8 +132,10 @@ void sk_jit_install(sk_kernel *k, void *fn, void *init, void *join, void *layout
                     int tier);
 
 /* warm the compiler of the code target named 'target' (a back end's
- * 'target'; NULL: host C): its 'warm' hook, nothing when it has none */
-void sk_jit_warm(const char *target);
+ * 'target'; NULL: host C) for the architecture 'arch' (the back end's
+ * 'arch'; NULL: none or unknown): its 'warm' hook, nothing when it has
+ * none */
+void sk_jit_warm(const char *target, const char *arch);
 
 /* -- tiers (jit.c) ------------------------------------------------------ */
 /* default tier from SPECK_JIT / speck.initialize{jit=} */

@@ -125,12 +125,15 @@ static void map_log(const char *log, char *err, size_t errlen) {
   sk_buf_free(&b);
 }
 
-/* Compile 'source' to an image (malloc'd). */
-static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
-                   int cubin, const char *flags, char **img, size_t *len, char *err,
-                   size_t errlen) {
+/* Compile 'source' to an image (malloc'd), with the in-memory headers
+ * 'hdrs' (named 'names') and automatic PCH when 'pch'. *pch_failed is
+ * set when NVRTC's log blames its PCH (its folder gone: see below). */
+static int compile(const sk_nvrtc_api *nv, const char *source, int nhdr,
+                   const char *const *hdrs, const char *const *names, const char *arch,
+                   int cubin, const char *flags, int pch, int *pch_failed, char **img,
+                   size_t *len, char *err, size_t errlen) {
   nvrtcProgram prog;
-  int rc = nv->nvrtcCreateProgram(&prog, source, "speck_kernel.cu", 0, NULL, NULL);
+  int rc = nv->nvrtcCreateProgram(&prog, source, "speck_kernel.cu", nhdr, hdrs, names);
   if (rc != 0) {
     sk_err(err, errlen, SK_E_NVRTCCREATEPROGRAM, nv->nvrtcGetErrorString(rc));
     return -1;
@@ -141,6 +144,11 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
   const char *opts[64];
   int no = 0;
   opts[no++] = archopt;
+  if (pch) {
+    opts[no++] = "-pch";
+    opts[no++] = "-pch-messages=false";
+    opts[no++] = "-pch-verbose=false";
+  }
   for (char *save = NULL, *t = strtok_r(fl, " \t", &save); t && no < 63;
        t = strtok_r(NULL, " \t", &save))
     opts[no++] = t;
@@ -151,6 +159,7 @@ static int compile(const sk_nvrtc_api *nv, const char *source, const char *arch,
     char *log = malloc(ls + 1);
     if (log && nv->nvrtcGetProgramLog(prog, log) == 0) {
       log[ls] = '\0';
+      if (pch && pch_failed && strstr(log, "PCH")) *pch_failed = 1;
       map_log(log, err, errlen);
     } else {
       sk_err(err, errlen, SK_E_NVRTC, nv->nvrtcGetErrorString(rc));
@@ -184,40 +193,381 @@ static void nvrtc_flags(char *flags, size_t n) {
            extra && *extra ? " " : "", extra && *extra ? extra : "");
 }
 
+/* -- the dialect as a precompiled header --------------------------------
+ * A kernel's source is its title line, the dialect (about 125 KB, the
+ * same for every kernel: sk_codegen_cuda_dialect) and the kernel's own
+ * part. Parsing the dialect was most of a small kernel's NVRTC time, so
+ * the compile hands NVRTC the dialect as in-memory headers that the
+ * source includes instead ('split'), the same text, which gives the same
+ * code, and from NVRTC 12.8 with automatic PCH (-pch): the first compile
+ * of the process for a virtual architecture and sequence of headers
+ * saves NVRTC's state after them (a file in NVRTC's temporary folder,
+ * removed at exit), later ones load it instead of parsing -- about 1 ms
+ * a MB of that state (docs/bench.md, "NVRTC compile time"), so a kernel
+ * gets no more than it names, in one of three forms:
+ *   lean    a range or MDRange parallel_for with no atomic, complex,
+ *           remote or aggregate capture that names no word of the parts
+ *           cuda.h keeps under SK__LEAN (complex numbers, atomics, teams)
+ *           or of blocks.h: abi.h and cuda.h with SK__LEAN defined
+ *   full    abi.h, cuda.h and blocks.h
+ *   linalg  those and linalg.h, when the kernel names one of its words
+ * The warm-up thread makes the lean and full states for the device's
+ * architecture. A compile that fails on an undeclared name is made again
+ * with every header (its messages are then those of the whole text); one
+ * whose log blames the PCH (its folder removed under the process: a
+ * forked child's exit does that) is made again without, and PCH stays
+ * off in the process. SPECK_NVRTC_PCH=0 turns PCH off. The disk cache's
+ * key is the whole text's, as before. */
+#define PCH_FROM 12080 /* NVRTC version with automatic PCH */
+static const char *const hdr_names[3] = {"speck_dialect.h", "speck_blocks.h",
+                                         "speck_linalg.h"};
+enum { FORM_LEAN, FORM_FULL, FORM_LINALG };
+static int pch_dead; /* a compile blamed the PCH: off for the process */
+
+static int pch_wanted(void) {
+  if (__atomic_load_n(&pch_dead, __ATOMIC_ACQUIRE) || sk_nvrtc_version() < PCH_FROM)
+    return 0;
+  const char *e = getenv("SPECK_NVRTC_PCH");
+  return !(e && strcmp(e, "0") == 0);
+}
+
+/* The words that call for a form: set 0 (full) those of cuda.h's SK__LEAN
+ * parts and of blocks.h, set 1 (linalg) those of linalg.h -- the names
+ * they #define, and their identifiers of five or more characters with an
+ * underscore that the text before them never uses (functions and types),
+ * but not private ones (sk__, SK__: the generator's names start so too);
+ * hash sets, built once. */
+#define WSET 4096
+static uint64_t wset[2][WSET];
+static pthread_once_t words_once = PTHREAD_ONCE_INIT;
+static size_t dialect_len[3]; /* 0: no split */
+
+static int is_id(char c, int first) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         (!first && c >= '0' && c <= '9');
+}
+
+/* the next identifier of [p, end) outside comments, strings and
+ * characters: its start, *n its length, *def whether '#define' precedes
+ * it; NULL at the end */
+static const char *next_id(const char **pp, const char *end, size_t *n, int *def) {
+  const char *p = *pp;
+  int hash = 0, after_define = 0;
+  while (p < end) {
+    char c = *p;
+    if (c == '/' && p + 1 < end && p[1] == '*') {
+      const char *q = memmem(p + 2, (size_t)(end - p - 2), "*/", 2);
+      p = q ? q + 2 : end;
+    } else if (c == '/' && p + 1 < end && p[1] == '/') {
+      const char *q = memchr(p, '\n', (size_t)(end - p));
+      p = q ? q : end;
+    } else if (c == '"' || c == '\'') {
+      for (p++; p < end && *p != c && *p != '\n'; p++)
+        if (*p == '\\' && p + 1 < end) p++;
+      if (p < end) p++;
+    } else if (is_id(c, 1)) {
+      const char *b = p;
+      while (p < end && is_id(*p, 0)) p++;
+      if (hash && (size_t)(p - b) == 6 && memcmp(b, "define", 6) == 0) {
+        hash = 0;
+        after_define = 1;
+        continue;
+      }
+      *n = (size_t)(p - b);
+      *def = after_define;
+      *pp = p;
+      return b;
+    } else if (c >= '0' && c <= '9') {
+      while (p < end && is_id(*p, 0)) p++;
+    } else {
+      if (c == '#') hash = 1;
+      else if (c == '\n') hash = after_define = 0;
+      else if (c != ' ' && c != '\t') hash = 0;
+      p++;
+    }
+  }
+  *pp = end;
+  return NULL;
+}
+
+static uint64_t id_hash(const char *s, size_t n) { return sk_hash(s, n, 0x1a) | 1; }
+
+/* open addressing over 'cap' slots; 0 when full */
+static int set_add(uint64_t *set, size_t cap, uint64_t h) {
+  for (size_t i = h % cap, k = 0; k < cap; i = (i + 1) % cap, k++) {
+    if (set[i] == h) return 1;
+    if (!set[i]) {
+      set[i] = h;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int set_has(const uint64_t *set, size_t cap, uint64_t h) {
+  for (size_t i = h % cap, k = 0; k < cap && set[i]; i = (i + 1) % cap, k++)
+    if (set[i] == h) return 1;
+  return 0;
+}
+
+/* the SK__LEAN parts of 'd' ('in' 1) or the rest ('in' 0), through 'add' */
+#define LEAN_OPEN  "#ifndef SK__LEAN\n"
+#define LEAN_CLOSE "#endif /* SK__LEAN */"
+static void lean_parts(const char *d, int in,
+                       void (*add)(const char *, const char *, void *), void *u) {
+  const char *p = d, *e = d + strlen(d);
+  while (p < e) {
+    const char *o = strstr(p, LEAN_OPEN);
+    const char *c = o ? strstr(o, LEAN_CLOSE) : NULL;
+    if (!o || !c) {
+      if (!in) add(p, e, u);
+      return;
+    }
+    if (in) add(o, c, u);
+    else add(p, o, u);
+    p = c + strlen(LEAN_CLOSE);
+  }
+}
+
+typedef struct {
+  uint64_t *set;
+  size_t cap;
+  int ok;
+} idset;
+
+static void add_ids(const char *b, const char *e, void *u) {
+  idset *s = u;
+  size_t n;
+  int def;
+  for (const char *id; (id = next_id(&b, e, &n, &def));)
+    s->ok &= set_add(s->set, s->cap, id_hash(id, n));
+}
+
+/* add to wset[w] the words of [b, e) that 'before' (all identifiers of
+ * the text before them) lacks */
+typedef struct {
+  const idset *before;
+  int w, ok;
+} wctx;
+
+static void add_words(const char *b, const char *e, void *u) {
+  wctx *c = u;
+  size_t n;
+  int def;
+  for (const char *id; (id = next_id(&b, e, &n, &def));) {
+    uint64_t h = id_hash(id, n);
+    int priv = n > 4 && (memcmp(id, "sk__", 4) == 0 || memcmp(id, "SK__", 4) == 0);
+    if (!priv && (def || (n >= 5 && memchr(id, '_', n) &&
+                          !set_has(c->before->set, c->before->cap, h))))
+      c->ok &= set_add(wset[c->w], WSET / 2, h);
+  }
+}
+
+static void words_build(void) {
+  const char *d[3];
+  for (int i = 0; i < 3; i++)
+    if (!(d[i] = sk_codegen_cuda_dialect(i))) return;
+  idset core = {calloc(WSET * 8, sizeof(uint64_t)), WSET * 8, 1};
+  if (!core.set) return;
+  /* full: what lean leaves out, against what it keeps */
+  lean_parts(d[0], 0, add_ids, &core);
+  wctx c = {&core, 0, 1};
+  lean_parts(d[0], 1, add_words, &c);
+  add_words(d[1], d[1] + strlen(d[1]), &c);
+  /* linalg: linalg.h against everything before it */
+  lean_parts(d[0], 1, add_ids, &core);
+  add_ids(d[1], d[1] + strlen(d[1]), &core);
+  wctx l = {&core, 1, 1};
+  add_words(d[2], d[2] + strlen(d[2]), &l);
+  if (core.ok && c.ok && l.ok)
+    for (int i = 0; i < 3; i++) dialect_len[i] = strlen(d[i]);
+  free(core.set);
+}
+
+/* 1 if 'rest' names a word of set 'w' (or one of its functions for a
+ * type: the word with _d or _f) */
+static int names_word(const char *rest, int w) {
+  const char *p = rest, *e = rest + strlen(rest), *id;
+  size_t n;
+  int def;
+  while ((id = next_id(&p, e, &n, &def))) {
+    if (set_has(wset[w], WSET / 2, id_hash(id, n))) return 1;
+    if (n > 2 && id[n - 2] == '_' && (id[n - 1] == 'd' || id[n - 1] == 'f') &&
+        set_has(wset[w], WSET / 2, id_hash(id, n - 2)))
+      return 1;
+  }
+  return 0;
+}
+
+/* the form kernel 's' (its part 'rest') is compiled in */
+static int form_of(const sk_kspec *s, const char *rest) {
+  if (names_word(rest, 1)) return FORM_LINALG;
+  int lean = s->pattern == SK_FOR && s->policy_kind != SK_POL_TEAM;
+  for (int i = 0; lean && i < s->ncap; i++) {
+    const sk_capture *k = &s->caps[i];
+    if ((k->kind == SK_CAP_VIEW &&
+         ((k->traits & SK_TRAIT_ATOMIC) || k->agg || sk_space_remote(k->space))) ||
+        sk_dtypes[k->dtype].is_complex)
+      lean = 0;
+  }
+  return lean && !names_word(rest, 0) ? FORM_LEAN : FORM_FULL;
+}
+
+/* the text of 'form' that stands for the dialect */
+static const char *form_text(int form) {
+  switch (form) {
+  case FORM_LEAN: return "#define SK__LEAN 1\n#include \"speck_dialect.h\"\n";
+  case FORM_FULL: return "#include \"speck_dialect.h\"\n#include \"speck_blocks.h\"\n";
+  default:
+    return "#include \"speck_dialect.h\"\n#include \"speck_blocks.h\"\n"
+           "#include \"speck_linalg.h\"\n";
+  }
+}
+
+/* 1 if 'source' is its title line, then the dialect: *title_len and
+ * *rest (the kernel's part) set */
+static int split(const char *source, size_t *title_len, const char **rest) {
+  pthread_once(&words_once, words_build);
+  const char *nl = strchr(source, '\n');
+  if (!dialect_len[0] || !nl) return 0;
+  const char *p = nl + 1;
+  for (int i = 0; i < 3; i++) {
+    if (strncmp(p, sk_codegen_cuda_dialect(i), dialect_len[i]) != 0) return 0;
+    p += dialect_len[i];
+  }
+  *title_len = (size_t)(nl + 1 - source);
+  *rest = p;
+  return 1;
+}
+
 /* -- warm-up ------------------------------------------------------------- */
 /* NVRTC's first compile in a process pays a one-time set-up (its builtin
  * headers and ptxas, paged in and initialised): 10-25 ms over a warm
- * compile. sk_nvrtc_warm pays it on a thread of its own while the caller
- * goes on (exec/ calls it when a back end with a CUDA code target starts,
- * as device set-up takes longer). The process waits for that thread at
- * exit, so NVRTC is never torn down under it. */
+ * compile, and the first compile of each form with PCH for an
+ * architecture makes its PCH (another 20-40 ms). sk_nvrtc_warm pays the
+ * set-up and the lean and full forms' PCH on a thread of its own, for
+ * the architecture the back end's kernels will use, while the caller
+ * goes on (exec/ calls it when a back end with a CUDA code target
+ * starts). A kernel compiled for that architecture while the thread is
+ * at work does without PCH rather than wait for it. At exit the process
+ * waits for the compile at work (NVRTC is never torn down under it) but
+ * starts no other. */
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static pthread_t warm_thread;
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
+static char warm_want[24], warm_arch[24]; /* asked for; compiled for */
+static int warm_busy, warm_cubin, warm_stop; /* stop: the process exits */
+
+static int warm_busy_for(const char *arch) {
+  pthread_mutex_lock(&warm_lock);
+  int busy = warm_busy && strcmp(warm_arch, arch) == 0;
+  pthread_mutex_unlock(&warm_lock);
+  return busy;
+}
 
 static void *warm_main(void *arg) {
   (void)arg;
   const sk_nvrtc_api *nv = sk_nvrtc_load(NULL, 0);
-  int cc = sk_nvrtc_best_below(1 << 20);
-  if (!nv || !cc) return NULL;
-  char arch[24], flags[1024], err[256], *data = NULL;
+  const char *hdrs[3];
+  for (int i = 0; i < 3; i++) hdrs[i] = sk_codegen_cuda_dialect(i);
+  pthread_once(&words_once, words_build);
+  char arch[24], flags[1024], err[256], src[256], *data = NULL;
   size_t len;
-  snprintf(arch, sizeof arch, "sm_%d", cc);
+  int pch = nv && dialect_len[0] && pch_wanted();
+  pthread_mutex_lock(&warm_lock);
+  snprintf(arch, sizeof arch, "%s", warm_arch);
+  int cubin = warm_cubin;
+  pthread_mutex_unlock(&warm_lock);
   nvrtc_flags(flags, sizeof flags);
-  if (compile(nv, "extern \"C\" __global__ void sk__warm() {}\n", arch, 1, flags, &data,
-              &len, err, sizeof err) == 0)
-    free(data);
+  /* with PCH: the lean and the full form's state; else a tiny kernel */
+  for (int form = FORM_LEAN; nv && form <= (pch ? FORM_FULL : FORM_LEAN); form++) {
+    pthread_mutex_lock(&warm_lock);
+    int stop = warm_stop;
+    pthread_mutex_unlock(&warm_lock);
+    if (stop) break;
+    snprintf(src, sizeof src, "%sextern \"C\" __global__ void sk__warm() {}\n",
+             pch ? form_text(form) : "");
+    int failed = 0;
+    if (compile(nv, src, pch ? 3 : 0, hdrs, hdr_names, arch, cubin, flags, pch, &failed,
+                &data, &len, err, sizeof err) == 0)
+      free(data);
+    data = NULL;
+    if (failed) __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_lock(&warm_lock);
+  warm_busy = 0;
+  pthread_mutex_unlock(&warm_lock);
   return NULL;
 }
 
-static void warm_join(void) { pthread_join(warm_thread, NULL); }
+/* at exit: no further form is started; the one at work finishes */
+static void warm_join(void) {
+  pthread_mutex_lock(&warm_lock);
+  warm_stop = 1;
+  pthread_mutex_unlock(&warm_lock);
+  pthread_join(warm_thread, NULL);
+}
 
 static void warm_start(void) {
   if (!sk_nvrtc_load(NULL, 0)) return;
-  if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) return;
+  pthread_mutex_lock(&warm_lock);
+  pick_arch(warm_want[0] ? warm_want : NULL, warm_arch, sizeof warm_arch, &warm_cubin);
+  warm_busy = 1;
+  pthread_mutex_unlock(&warm_lock);
+  if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) {
+    pthread_mutex_lock(&warm_lock);
+    warm_busy = 0;
+    pthread_mutex_unlock(&warm_lock);
+    return;
+  }
   if (atexit(warm_join) != 0) pthread_detach(warm_thread);
 }
 
-void sk_nvrtc_warm(void) { pthread_once(&warm_once, warm_start); }
+void sk_nvrtc_warm(const char *arch) {
+  pthread_mutex_lock(&warm_lock);
+  if (!warm_want[0] && arch) snprintf(warm_want, sizeof warm_want, "%s", arch);
+  pthread_mutex_unlock(&warm_lock);
+  pthread_once(&warm_once, warm_start);
+}
+
+/* Compile kernel 's' ('source') for 'arch': split into the dialect's
+ * headers and the kernel's part where it can be, else as one text. */
+static int build_image(const sk_nvrtc_api *nv, const sk_kspec *s, const char *source,
+                       const char *arch, int cubin, const char *flags, char **img,
+                       size_t *len, char *err, size_t errlen) {
+  size_t tl;
+  const char *rest;
+  if (split(source, &tl, &rest)) {
+    const char *hdrs[3];
+    for (int i = 0; i < 3; i++) hdrs[i] = sk_codegen_cuda_dialect(i);
+    int form = form_of(s, rest), pch = pch_wanted() && !warm_busy_for(arch);
+    size_t rl = strlen(rest);
+    char *src = malloc(tl + rl + 128);
+    while (src) {
+      memcpy(src, source, tl);
+      size_t k = tl + (size_t)sprintf(src + tl, "%s", form_text(form));
+      memcpy(src + k, rest, rl + 1);
+      int failed = 0;
+      if (compile(nv, src, 3, hdrs, hdr_names, arch, cubin, flags, pch, &failed, img, len,
+                  err, errlen) == 0) {
+        free(src);
+        return 0;
+      }
+      if (failed) {
+        __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
+        pch = 0;
+      } else if (form != FORM_LINALG &&
+                 (strstr(err, "undeclared") || strstr(err, "undefined"))) {
+        form = FORM_LINALG; /* a word the scan missed? */
+      } else {
+        free(src);
+        return -1;
+      }
+    }
+  }
+  return compile(nv, source, 0, NULL, NULL, arch, cubin, flags, 0, NULL, img, len, err,
+                 errlen);
+}
 
 int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
                    int *from_disk_out, char *err, size_t errlen) {
@@ -253,7 +603,8 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
     data[len] = '\0';
   }
   if (!data) {
-    if (compile(nv, source, arch, cubin, flags, &data, &len, err, errlen) < 0) return -1;
+    if (build_image(nv, s, source, arch, cubin, flags, &data, &len, err, errlen) < 0)
+      return -1;
     sk_disk_write(key, suffix, data, len);
   }
   sk_image *img = calloc(1, sizeof *img);

@@ -13,11 +13,12 @@
  * name the body's lines. */
 int sk_nvrtc_build(const sk_kspec *spec, const char *source, sk_image **out,
                    int *from_disk, char *err, size_t errlen);
-/* Start NVRTC's one-time set-up on a thread of its own (once per process;
- * nothing when NVRTC is missing), so that the first kernel compiles at
- * the warm speed: the CUDA target's warm-up hook, called by exec/ when a
- * back end of that target starts. */
-void sk_nvrtc_warm(void);
+/* Start NVRTC's one-time set-up, and the dialect's precompiled header
+ * for 'arch' (as spec->arch; NULL: compile only), on a thread of its own
+ * (once per process; nothing when NVRTC is missing), so that the first
+ * kernel compiles at the warm speed: the CUDA target's warm-up hook,
+ * called by exec/ when a back end of that target starts. */
+void sk_nvrtc_warm(const char *arch);
 /* NVRTC status for speck.info(): 1 usable, with "NVRTC 13.0 (path)" in
  * buf, else 0 and the reason */
 int sk_nvrtc_status(char *buf, size_t n);

@@ -30,8 +30,9 @@ typedef struct sk_jit_target {
   int (*build)(const sk_kspec *spec, const char *source, sk_image **out, int *from_disk,
                char *err, size_t errlen);
   /* optional: start the compiler's one-time set-up (a back end of this
-   * target is starting) */
-  void (*warm)(void);
+   * target is starting; 'arch' is the architecture its kernels will be
+   * compiled for, as spec->arch, NULL if unknown) */
+  void (*warm)(const char *arch);
   /* image targets: the compiler's name among speck.info's compilers and
    * its status: 1 usable (its version in 'buf'), else 0 (why in 'buf') */
   const char *compiler;

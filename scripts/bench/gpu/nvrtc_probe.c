@@ -7,8 +7,8 @@
  *   ./nvrtc_probe FILE REPS [NVRTC options...]
  *
  * Each rep compiles FILE with a distinct trailing comment (so nothing can
- * be memoised) and prints the first compile and the fastest of the rest,
- * wall and process CPU time, in milliseconds. libnvrtc: $SPECK_NVRTC_LIB,
+ * be memoised) and prints the first compile, the fastest of the rest and
+ * their median, wall and process CPU time, in milliseconds. libnvrtc: $SPECK_NVRTC_LIB,
  * else /usr/local/cuda/lib64/libnvrtc.so, else libnvrtc.so.
  * PROBE_CUDA=1: first make a CUDA context current (and, =2, allocate some
  * managed memory), as a speck process on a GPU has, to see what that does
@@ -33,6 +33,11 @@ static double clock_ms(clockid_t c) {
   struct timespec t;
   clock_gettime(c, &t);
   return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
 }
 
 static char *slurp(const char *path) {
@@ -92,7 +97,10 @@ int main(int argc, char **argv) {
     }
   }
   int reps = atoi(argv[2]);
+  if (reps < 1) reps = 1;
   double first_w = 0, first_c = 0, best_w = 0, best_c = 0;
+  double *rw = calloc((size_t)reps, sizeof *rw), *rc_ = calloc((size_t)reps, sizeof *rc_);
+  if (!rw || !rc_) return 1;
   for (int r = 0; r < reps; r++) {
     size_t n = strlen(src) + 64;
     char *s = malloc(n);
@@ -114,6 +122,10 @@ int main(int argc, char **argv) {
     }
     destroy(&p);
     free(s);
+    if (r > 0) {
+      rw[r - 1] = w;
+      rc_[r - 1] = c;
+    }
     if (r == 0) {
       first_w = w;
       first_c = c;
@@ -122,8 +134,15 @@ int main(int argc, char **argv) {
       best_c = c;
     }
   }
-  printf("%s: first %.1f ms (cpu %.1f), best of %d more %.1f ms (cpu %.1f)\n", argv[1],
-         first_w, first_c, reps - 1, best_w, best_c);
+  qsort(rw, (size_t)(reps - 1), sizeof *rw, cmp_double);
+  qsort(rc_, (size_t)(reps - 1), sizeof *rc_, cmp_double);
+  int m = (reps - 2) / 2;
+  printf("%s: first %.1f ms (cpu %.1f), best of %d more %.1f ms (cpu %.1f), median %.1f ms "
+         "(cpu %.1f)\n",
+         argv[1], first_w, first_c, reps - 1, best_w, best_c, reps > 1 ? rw[m] : 0.0,
+         reps > 1 ? rc_[m] : 0.0);
+  free(rw);
+  free(rc_);
   free(src);
   return 0;
 }
