@@ -349,6 +349,14 @@ local CASES = {
 describe("errors on " .. SPACE, function()
   it("the VM works before any error", vm_ok)
 
+  it("the library's call binder refuses more arguments than a launch takes", function()
+    local names = {}
+    for i = 1, 65 do names[i] = "a" .. i end
+    local ok, e = pcall(require("speck.core").bind, "blas.scal", nil, table.unpack(names))
+    assert.is_false(ok)
+    assert.are.equal("core.bind: 65 captures, at most 64", e)
+  end)
+
   it("a random_access view can be read, compared and have its address read", function()
     local y = speck.View("y", "float64", 10)
     -- on cuda an element of a random_access view is a value read through

@@ -917,7 +917,7 @@ static int l_bind(lua_State *L) {
   luaL_checkstring(L, 1);
   if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
   int top = lua_gettop(L), na = top - 2;
-  if (na > SK_MAXCAP) return luaL_error(L, "core.bind: at most %d arguments", SK_MAXCAP);
+  if (na > SK_MAXCAP) return sk_lerror(L, "core.bind", NULL, SK_E_CAPTURES_MOST, na, SK_MAXCAP);
   for (int i = 3; i <= top; i++) luaL_checkstring(L, i);
   lua_pushinteger(L, na);
   lua_insert(L, 3); /* name, fallback, count, names... */
