@@ -273,6 +273,7 @@ local AMG_KEYS = {"block_size", "coarse_size", "cycle", "degree", "drop_tol", "e
 function M.amg(A, opts)
   local f = "amg"
   check_A(f, A)
+  local user_opts = opts
   opts = check_opts(f, opts, AMG_KEYS)
   local n, space = A:nrows(), A:space()
   local smoother, cyc = opts.smoother or "chebyshev", opts.cycle or "V"
@@ -336,9 +337,19 @@ function M.amg(A, opts)
       B = outs.b
     end
   end
+  -- the finest level without A's stored zeros (the same operator, fewer
+  -- entries to smooth and multiply; a Dirichlet row's zeros leave it
+  -- isolated, so that it gets no aggregate below); keep: their places in A
+  local A1, keep = A, nil
+  do
+    local _, c = call(f, "solve.amg_compact", margs({}, "A", A))
+    if c.zeros > 0 then
+      A1, keep = make(n, n, c.B_rowptr, c.B_colidx, c.B_values, A:is_sorted()), c.keep
+    end
+  end
   -- the levels
   local levels = {}
-  local Al = A
+  local Al = A1
   while true do
     local L = {A = Al, n = Al:nrows()}
     levels[#levels + 1] = L
@@ -360,12 +371,20 @@ function M.amg(A, opts)
     local _, mo = call(f, "graph.mis2", G)
     local _, co2 = call(f, "graph.coarsen_mis2", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
                                                   members = mo.members})
+    -- aggregates of isolated nodes only (Dirichlet rows) left out: their
+    -- rows of P are zero, the smoother alone treats them (MueLu's rule)
+    local _, di = call(f, "solve.amg_drop_isolated", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
+                                                      labels = co2.labels,
+                                                      nagg = math.tointeger(co2.ncoarse)})
+    if di.labels then co2.labels = di.labels end
+    co2.ncoarse = di.nagg
     if nb > 1 then
       local _, e = call(f, "solve.amg_expand", {nlab = co2.labels, nb = nb})
       co2.labels = e.labels
     end
     local nagg = math.tointeger(co2.ncoarse)
-    if nagg * k >= L.n then break end   -- no coarsening: this level is the coarsest
+    -- no coarsening (or nothing to coarsen): this level is the coarsest
+    if nagg == 0 or nagg * k >= L.n then break end
     local _, t = call(f, "solve.amg_tentative", {labels = co2.labels, nagg = nagg, b = B, k = k})
     L.Pt = make(L.n, nagg * k, t.P_rowptr, t.P_colidx, t.P_values, true)
     L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
@@ -442,6 +461,17 @@ function M.amg(A, opts)
   P._apply = function(r, z) cycle(1, r, z) end
   P._update = function(A2)
     local Al2 = A2
+    if keep then
+      -- A2's values at the kept places; a nonzero elsewhere changes the
+      -- finest level's pattern: the whole setup again
+      local _, c = call(f, "solve.amg_compact", margs({keep = keep, B_values = A1.values}, "A", A2))
+      if c.lost > 0 then
+        local Q = M.amg(A2, user_opts)
+        P._apply, P._update, P._info = Q._apply, Q._update, Q._info
+        return
+      end
+      Al2 = A1
+    end
     for i, L in ipairs(levels) do
       L.A = Al2
       if L.coarse then
@@ -463,7 +493,9 @@ function M.amg(A, opts)
       lv[i] = {rows = L.n, nnz = L.A:nnz()}
       tot = tot + L.A:nnz()
     end
-    return {kind = f, levels = lv, operator_complexity = A:nnz() > 0 and tot / A:nnz() or 1,
+    local nnz1 = levels[1].A:nnz()
+    return {kind = f, levels = lv, operator_complexity = nnz1 > 0 and tot / nnz1 or 1,
+            zeros_dropped = A:nnz() - nnz1,
             cycle = cyc, smoother = smoother, nullspace_dim = k, drop_tol = drop_tol,
             coarse_solve = dense and "dense" or "chebyshev", block_size = bs}
   end
