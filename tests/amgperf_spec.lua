@@ -217,15 +217,27 @@ describe("the AMG setup's fast paths on " .. SPACE, function()
     end
 
     it("SpGEMM (A*B and the Jacobi product) equals the dense reference", function()
-      local A, B = random(120, 90, 7), random(90, 140, 6)
-      local C = sparse.spgemm(A, B)
-      local DA, DB, DC = dense(A), dense(B), dense(C)
-      for i = 1, 120 do
-        for j = 1, 140 do
-          local s = 0
-          for k = 1, 90 do s = s + DA[i][k] * DB[k][j] end
-          assert.is_true(math.abs(DC[i][j] - s) <= 1e-12 * (1 + math.abs(s)))
+      -- short rows of C (insertion sort) and long ones (over 64: heapsort)
+      for _, sh in ipairs{{120, 90, 140, 7, 6}, {30, 200, 300, 60, 12}} do
+        local A, B = random(sh[1], sh[2], sh[4]), random(sh[2], sh[3], sh[5])
+        local C = sparse.spgemm(A, B)
+        assert.is_true(C:is_sorted())
+        local DA, DB, DC = dense(A), dense(B), dense(C)
+        for i = 1, sh[1] do
+          for j = 1, sh[3] do
+            local s = 0
+            for k = 1, sh[2] do s = s + DA[i][k] * DB[k][j] end
+            assert.is_true(math.abs(DC[i][j] - s) <= 1e-12 * (1 + math.abs(s)))
+          end
         end
+        local H = C:space() == "host" and C or C:to("host")
+        local rp, ci = H.rowptr:totable(), H.colidx:totable()
+        local longest = 0
+        for i = 1, sh[1] do
+          longest = math.max(longest, rp[i + 1] - rp[i])
+          for k = rp[i] + 2, rp[i + 1] do assert.is_true(ci[k] > ci[k - 1]) end
+        end
+        if sh[1] == 30 then assert.is_true(longest > 64, "longest row " .. longest) end
       end
       -- (I - omega D^-1 S) P on a square S with a full diagonal
       local e = {}
@@ -298,6 +310,108 @@ describe("the AMG setup's fast paths on " .. SPACE, function()
       speck.deep_copy(b, 1.0)
       local _, info = solve.bicgstab(A, b, {tol = 1e-10, precond = P})
       assert.are.equal("converged", info.reason)
+    end)
+  end)
+
+  -- -- the GPU target: the new bodies compile with NVRTC (compile only) -------------------
+  describe("the new bodies for the GPU target", function()
+    local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+    -- the texts of a .sk file (scripts/embed.lua's format: '//: name
+    -- [part] [eol]', '//| notes', '//+ part' includes)
+    local function bodies(path)
+      local fh = io.open(path)
+      if not fh then return nil end
+      fh:close()
+      local t, cur = {}, nil
+      for line in io.lines(path) do
+        local name = line:match("^//: (%S+)")
+        if name then cur = name; t[cur] = {}
+        elseif cur and not line:match("^//|") then table.insert(t[cur], line) end
+      end
+      local function expand(name)
+        local out = {}
+        for _, l in ipairs(t[name]) do
+          local inc = l:match("^//%+ (%S+)")
+          if inc then out[#out + 1] = expand(inc) else out[#out + 1] = l end
+        end
+        return table.concat(out, "\n")
+      end
+      local r = {}
+      for k in pairs(t) do r[k] = expand(k) .. "\n" end
+      return r
+    end
+    it("compile with NVRTC", function()
+      local nv = speck.info().compilers.nvrtc
+      if not (nv and nv.available) then
+        pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
+        return
+      end
+      local CSR = bodies(HERE .. "/../kernels/sparse/csr.sk")
+      local GEMM = bodies(HERE .. "/../kernels/sparse/spgemm.sk")
+      local AMG = bodies(HERE .. "/../kernels/solve/amg.sk")
+      local SOL = bodies(HERE .. "/../kernels/solve/solve.sk")
+      if not (CSR and GEMM and AMG and SOL) then
+        pending("kernels/*/*.sk are not beside the tests")
+        return
+      end
+      local V = function(dt, n) return speck.View("v", dt, n or 8) end
+      local I = function(x) return {"int64", x} end
+      local red = function() return {pattern = "reduce", reducer = {{op = "sum", dtype = "int64"}}} end
+      local mat = function(t)
+        local r = {rowptr = V("int64", 5), colidx = V("int32"), values = V("float64")}
+        for k, v in pairs(t or {}) do r[k] = v end
+        return r
+      end
+      local jobs = {
+        {CSR, "transpose_bcount", "range", {rowptr = V("int64", 5), colidx = V("int32"),
+                                            cnt = V("int64"), nb = I(2), rpb = I(2)}, {}},
+        {CSR, "transpose_bptr", "range", {off = V("int64"), rp = V("int64"), nb = I(2)}, {}},
+        {CSR, "transpose_bmove", "range", {rowptr = V("int64", 5), colidx = V("int32"),
+                                           values = V("float64"), off = V("int64"),
+                                           tcol = V("int32"), tval = V("float64"), nb = I(2),
+                                           rpb = I(2)}, {}},
+        {GEMM, "spgemm_numeric_dense", "team",
+         {arp = V("int64", 5), aci = V("int32"), av = V("float64"), brp = V("int64", 5),
+          bci = V("int32"), bv = V("float64"), crp = V("int64", 5), cci = V("int32"),
+          cv = V("float64"), bad = V("int64", 1), nb = I(8), rpt = I(2), jacobi = I(0),
+          omega = 1.0}, {}},
+        {AMG, "amg_count", "range", {lab = V("int64"), cnt = V("int64"), rc = V("int64"),
+                                     nk = I(1)}, {}},
+        {AMG, "amg_fill", "range", {lab = V("int64"), aptr = V("int64"), cur = V("int64"),
+                                    arows = V("int64")}, {}},
+        {AMG, "amg_qr", "range", {aptr = V("int64"), arows = V("int64"), bf = V("float64"),
+                                  rp = V("int64"), pv = V("float64"), pc = V("int32"),
+                                  bc = V("float64"), bad = V("int64", 1), nk = I(1)}, {}},
+        {AMG, "amg_iso_keep", "range", {rowptr = V("int64", 5), colidx = V("int32"),
+                                        lab = V("int64"), keep = V("int64")}, {}},
+        {AMG, "amg_relabel", "range", {lab = V("int64"), keep = V("int64"), nid = V("int64"),
+                                       out = V("int64")}, {}},
+        {AMG, "amg_nz_count", "range", mat{cnt = V("int64")}, red()},
+        {AMG, "amg_nz_fill", "range", mat{bp = V("int64"), bc = V("int32"), bv = V("float64"),
+                                          keep = V("int64")}, {}},
+        {AMG, "amg_nz_gather", "range", {values = V("float64"), keep = V("int64"),
+                                         bv = V("float64")}, red()},
+        {AMG, "amg_nz_total", "range", mat(), red()},
+        {SOL, "gs_unsorted", "range", {rowptr = V("int64", 5), colidx = V("int32")}, red()},
+        {SOL, "gs_union", "range", {rowptr = V("int64", 5), colidx = V("int32"),
+                                    tp = V("int64", 5), tc = V("int32"), gp = V("int64"),
+                                    gc = V("int32"), fill = I(1)}, {}},
+      }
+      for _, j in ipairs(jobs) do
+        local text = j[1][j[2]]
+        assert.is_string(text, j[2])
+        local o = j[5]
+        o.target = "cuda"
+        speck.kernel("amgperf_gpu_" .. j[2], j[3], j[4], text, o)
+      end
+      local seen = {}
+      for _, k in ipairs(speck.jit.stats().per_kernel) do
+        if k.label:match("^amgperf_gpu_") then
+          assert.are.equal("nvrtc", k.tier, k.label)
+          seen[k.label] = true
+        end
+      end
+      for _, j in ipairs(jobs) do assert.is_true(seen["amgperf_gpu_" .. j[2]], j[2]) end
     end)
   end)
 end)

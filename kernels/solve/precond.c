@@ -61,17 +61,13 @@ static const sk_kbody k_gs_unsorted = {.label = "solve.gs_unsorted",
                                        .pattern = SK_REDUCE,
                                        .sigs = sig_psym,
                                        .reds = "sum:int64"};
-#define UN_SIG "range rowptr=int64[1] colidx=int32[1] tp=int64[1] tc=int32[1]"
-static const char *const sig_ucount[] = {UN_SIG R1("cnt", "int64"), NULL};
-static const sk_kbody k_gs_ucount = {.label = "solve.gs_union_count",
-                                     .body = sk_body_solve_gs_union_count,
-                                     .pattern = SK_FOR,
-                                     .sigs = sig_ucount};
-static const char *const sig_ufill[] = {UN_SIG R1("gp", "int64") R1("gc", "int32"), NULL};
-static const sk_kbody k_gs_ufill = {.label = "solve.gs_union_fill",
-                                    .body = sk_body_solve_gs_union_fill,
+static const char *const sig_union[] = {"range rowptr=int64[1] colidx=int32[1] tp=int64[1]"
+                                        " tc=int32[1] gp=int64[1] gc=int32[1] fill=int64",
+                                        NULL};
+static const sk_kbody k_gs_union = {.label = "solve.gs_union",
+                                    .body = sk_body_solve_gs_union,
                                     .pattern = SK_FOR,
-                                    .sigs = sig_ufill};
+                                    .sigs = sig_union};
 
 /* -- the callback ---------------------------------------------------------------- */
 static _Thread_local sk_solve_cb cb_fn;
@@ -440,15 +436,17 @@ static int sym_pattern(const sk_csr *A, sk_view *gp, sk_view *gc, char *err, siz
   }
   if (sk_sp_view(gp, "G rowptr", SK_I64, n + 1, space, 1, err, errlen) < 0) goto done;
   {
+    /* the count pass writes no column: tc stands in for gc */
     sk_arg c[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
-                  sk_arg_view("tp", tp), sk_arg_view("tc", tc), sk_arg_view("cnt", gp)};
+                  sk_arg_view("tp", tp), sk_arg_view("tc", tc), sk_arg_view("gp", gp),
+                  sk_arg_view("gc", tc), sk_arg_i64("fill", 0)};
     sk_arg f[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
                   sk_arg_view("tp", tp), sk_arg_view("tc", tc), sk_arg_view("gp", gp),
-                  sk_arg_view("gc", gc)};
-    if ((n > 0 && sk_solve_range(&k_gs_ucount, 0, n, c, NELEM(c), NULL, err, errlen) < 0) ||
+                  sk_arg_view("gc", gc), sk_arg_i64("fill", 1)};
+    if ((n > 0 && sk_solve_range(&k_gs_union, 0, n, c, NELEM(c), NULL, err, errlen) < 0) ||
         sk_sp_scan(gp, gp, n, &nnz, err, errlen) < 0 ||
         sk_sp_view(gc, "G colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
-        (n > 0 && sk_solve_range(&k_gs_ufill, 0, n, f, NELEM(f), NULL, err, errlen) < 0)) {
+        (n > 0 && sk_solve_range(&k_gs_union, 0, n, f, NELEM(f), NULL, err, errlen) < 0)) {
       sk_view_release(gp);
       sk_view_release(gc);
       goto done;
@@ -604,4 +602,4 @@ static const sk_kentry e_apply = {"solve.precond_apply", "precond, M_*, r, z",
 const sk_kentry *const sk_precond_entries[] = {&e_jacobi, &e_gs, &e_apply, NULL};
 const sk_kbody *const sk_precond_bodies[] = {&k_jdiag,       &k_japply,      &k_gs_seq,
                                              &k_gs_color,    &k_pattern_sym, &k_gs_unsorted,
-                                             &k_gs_ucount,   &k_gs_ufill,    NULL};
+                                             &k_gs_union,    NULL};

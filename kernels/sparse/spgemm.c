@@ -96,8 +96,7 @@ static const char *const sig_dnum[] = {DNUM_SIG(PAT, R1, "float64"), DNUM_SIG(PA
 static const sk_kbody k_numeric_dense = {.label = "sparse.spgemm_numeric_dense",
                                          .body = sk_body_sparse_spgemm_numeric_dense,
                                          .pattern = SK_FOR,
-                                         .sigs = sig_dnum,
-                                         .prelude = sk_body_sparse_prelude};
+                                         .sigs = sig_dnum};
 
 /* the first row of A whose diagonal is zero or missing */
 #define DG_SIG(VT) "range" PAT("a") R1("av", VT)
