@@ -306,7 +306,19 @@ function M.amg(A, opts)
       fail(f, "smoother \"gs\" needs speck.solve.gauss_seidel, which this build does not have")
     end
   end
-  local sym, rel = symmetric(f, A)
+  -- the finest level without A's stored zeros (the same operator, fewer
+  -- entries to check, smooth and multiply; a Dirichlet row's zeros leave
+  -- it isolated, so that it gets no aggregate below); keep: their places
+  -- in A
+  local A1, keep = A, nil
+  do
+    local _, c = call(f, "solve.amg_compact", margs({}, "A", A))
+    if c.zeros > 0 then
+      A1, keep = make(n, n, c.B_rowptr, c.B_colidx, c.B_values, A:is_sorted()), c.keep
+    end
+  end
+  -- (the stored zeros add nothing to either sum)
+  local sym, rel = symmetric(f, A1)
   if not sym then
     fail(f, "A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix", rel)
   end
@@ -335,16 +347,6 @@ function M.amg(A, opts)
       if k < 1 then fail(f, "nullspace has no columns") end
       local _, outs = call(f, "solve.amg_nullspace", {V = V})
       B = outs.b
-    end
-  end
-  -- the finest level without A's stored zeros (the same operator, fewer
-  -- entries to smooth and multiply; a Dirichlet row's zeros leave it
-  -- isolated, so that it gets no aggregate below); keep: their places in A
-  local A1, keep = A, nil
-  do
-    local _, c = call(f, "solve.amg_compact", margs({}, "A", A))
-    if c.zeros > 0 then
-      A1, keep = make(n, n, c.B_rowptr, c.B_colidx, c.B_values, A:is_sorted()), c.keep
     end
   end
   -- the levels
