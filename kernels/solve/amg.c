@@ -66,26 +66,20 @@ static const sk_kbody k_nzcount = {.label = "solve.amg_nz_count",
                                    .sigs = sig_nzcount,
                                    .reds = "sum:int64"};
 static const char *const sig_nzfill[] = {"range" PC_MAT PC_R1("bp", "int64") PC_R1("bc", "int32")
-                                           PC_R1("bv", "float64") PC_R1("keep", "int64"),
+                                           PC_R1("bv", "float64"),
                                          NULL};
 static const sk_kbody k_nzfill = {.label = "solve.amg_nz_fill",
                                   .body = sk_body_solve_amg_nz_fill,
                                   .pattern = SK_FOR,
                                   .sigs = sig_nzfill};
-static const char *const sig_nzgather[] = {"range" PC_R1("values", "float64")
-                                             PC_R1("keep", "int64") PC_R1("bv", "float64"),
-                                           NULL};
-static const sk_kbody k_nzgather = {.label = "solve.amg_nz_gather",
-                                    .body = sk_body_solve_amg_nz_gather,
-                                    .pattern = SK_REDUCE,
-                                    .sigs = sig_nzgather,
-                                    .reds = "sum:int64"};
-static const char *const sig_nztotal[] = {"range" PC_MAT, NULL};
-static const sk_kbody k_nztotal = {.label = "solve.amg_nz_total",
-                                   .body = sk_body_solve_amg_nz_total,
-                                   .pattern = SK_REDUCE,
-                                   .sigs = sig_nztotal,
-                                   .reds = "sum:int64"};
+static const char *const sig_pdiff[] = {"range" PC_R1("ap", "int64") PC_R1("ac", "int32")
+                                          PC_R1("bp", "int64") PC_R1("bc", "int32"),
+                                        NULL};
+static const sk_kbody k_pdiff = {.label = "solve.amg_pattern_diff",
+                                 .body = sk_body_solve_amg_pattern_diff,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_pdiff,
+                                 .reds = "sum:int64"};
 
 static const char *const sig_fcount[] = {"range" PC_MAT PC_R1("dinv", "float64")
                                            PC_R1("cnt", "int64") " theta=float64 n=int64",
@@ -460,48 +454,18 @@ done:
 }
 
 /* solve.amg_compact: A_* -> zeros (the stored zeros off the diagonal),
- * and where there are any B_rowptr, B_colidx, B_values (A without them)
- * and keep (int64: the position in A of each entry of B); with keep and
- * B_values given: B_values = A's values at keep, and lost = the nonzeros
- * of A elsewhere (then B is not A) */
+ * and where there are any B_rowptr, B_colidx, B_values: A without them */
 static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "keep",     "B_values", NULL};
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0)
     return -1;
   const int space = A.rowptr->space;
   sk_result r;
-  if (sk_karg_find(args, nargs, "keep")) {
-    const sk_view *keep, *bv;
-    if (!(keep = sk_karg_view(args, nargs, "keep", 1, err, errlen)) ||
-        !(bv = sk_karg_view(args, nargs, "B_values", 1, err, errlen)))
-      return -1;
-    if (keep->dtype != SK_I64 || bv->dtype != SK_F64 || bv->extent[0] != keep->extent[0] ||
-        keep->space != space || bv->space != space) {
-      sk_err(err, errlen, SK_E_AMG_TENTATIVE_ARGS, (long long)keep->extent[0], (long long)1);
-      return -1;
-    }
-    int64_t tot = 0, in = 0;
-    sk_arg g[] = {sk_arg_view("values", A.values), sk_arg_view("keep", keep),
-                  sk_arg_view("bv", bv)};
-    sk_arg t[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                  sk_arg_view("values", A.values)};
-    if (keep->extent[0] > 0) {
-      if (sk_sp_range(&k_nzgather, keep->extent[0], g, PC_NELEM(g), &r, err, errlen) < 0)
-        return -1;
-      in = sk_result_i64(&r, 0);
-    }
-    if (A.nrows > 0) {
-      if (sk_sp_range(&k_nztotal, A.nrows, t, PC_NELEM(t), &r, err, errlen) < 0) return -1;
-      tot = sk_result_i64(&r, 0);
-    }
-    return sk_kout_num(out, "lost", (double)(tot - in), err, errlen);
-  }
   int64_t zeros = 0, nnz = 0;
-  sk_view bp, v[3];
+  sk_view bp, v[2];
   memset(v, 0, sizeof v);
   if (sk_sp_view(&bp, "B rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
   sk_arg c[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
@@ -518,24 +482,53 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   {
     sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
                   sk_arg_view("values", A.values), sk_arg_view("bp", &bp),
-                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1]),
-                  sk_arg_view("keep", &v[2])};
+                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1])};
     if (sk_sp_scan(&bp, &bp, A.nrows, &nnz, err, errlen) < 0 ||
         sk_sp_view(&v[0], "B colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
         sk_sp_view(&v[1], "B values", SK_F64, nnz, space, 0, err, errlen) < 0 ||
-        sk_sp_view(&v[2], "kept positions", SK_I64, nnz, space, 0, err, errlen) < 0 ||
         (A.nrows > 0 && sk_sp_range(&k_nzfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0))
       goto fail;
   }
-  if (sk_kout_view(out, "B_rowptr", &bp, err, errlen) < 0) goto fail;
-  static const char *const names[] = {"B_colidx", "B_values", "keep"};
-  for (int q = 0; q < 3; q++)
-    if (sk_kout_view(out, names[q], &v[q], err, errlen) < 0) goto fail;
+  if (sk_kout_view(out, "B_rowptr", &bp, err, errlen) < 0 ||
+      sk_kout_view(out, "B_colidx", &v[0], err, errlen) < 0 ||
+      sk_kout_view(out, "B_values", &v[1], err, errlen) < 0)
+    goto fail;
   return 0;
 fail:
   sk_view_release(&bp);
-  for (int q = 0; q < 3; q++) sk_view_release(&v[q]);
+  for (int q = 0; q < 2; q++) sk_view_release(&v[q]);
   return -1;
+}
+
+/* solve.amg_pattern_diff: A_rowptr, A_colidx, B_rowptr, B_colidx (as many
+ * rows) -> rows (where the two patterns differ) */
+static int amg_pattern_diff(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                            size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "B_rowptr", "B_colidx", NULL};
+  const sk_view *ap, *ac, *bp, *bc;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(ap = sk_karg_view(args, nargs, "A_rowptr", 1, err, errlen)) ||
+      !(ac = sk_karg_view(args, nargs, "A_colidx", 1, err, errlen)) ||
+      !(bp = sk_karg_view(args, nargs, "B_rowptr", 1, err, errlen)) ||
+      !(bc = sk_karg_view(args, nargs, "B_colidx", 1, err, errlen)))
+    return -1;
+  const int64_t n = ap->extent[0] - 1;
+  if (ap->dtype != SK_I64 || bp->dtype != SK_I64 || ac->dtype != SK_I32 ||
+      bc->dtype != SK_I32 || n < 0 || bp->extent[0] != n + 1) {
+    sk_err(err, errlen, SK_E_AMG_GRAPH);
+    return -1;
+  }
+  int64_t d = 0;
+  if (ac->extent[0] != bc->extent[0]) {
+    d = n > 0 ? n : 1;
+  } else if (n > 0) {
+    sk_arg a[] = {sk_arg_view("ap", ap), sk_arg_view("ac", ac), sk_arg_view("bp", bp),
+                  sk_arg_view("bc", bc)};
+    sk_result r;
+    if (sk_sp_range(&k_pdiff, n, a, PC_NELEM(a), &r, err, errlen) < 0) return -1;
+    d = sk_result_i64(&r, 0);
+  }
+  return sk_kout_num(out, "rows", (double)d, err, errlen);
 }
 
 static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
@@ -554,14 +547,16 @@ static const sk_kentry e_block_ns = {"solve.amg_block_nullspace", "b, nb", SK_KR
 static const sk_kentry e_drop_isolated = {"solve.amg_drop_isolated",
                                           "G_rowptr, G_colidx, labels, nagg", SK_KRES_NONE,
                                           amg_drop_isolated};
-static const sk_kentry e_compact = {"solve.amg_compact", "A_* [, keep, B_values]",
-                                    SK_KRES_NONE, amg_compact};
+static const sk_kentry e_compact = {"solve.amg_compact", "A_*", SK_KRES_NONE, amg_compact};
+static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
+                                         "A_rowptr, A_colidx, B_rowptr, B_colidx", SK_KRES_NONE,
+                                         amg_pattern_diff};
 const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
                                               &e_symmetry,  &e_amalgamate, &e_expand,
                                               &e_block_ns,  &e_drop_isolated, &e_compact,
-                                              NULL};
+                                              &e_pattern_diff, NULL};
 const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    &k_qr,
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
-                                            &k_relabel, &k_nzcount, &k_nzfill,  &k_nzgather,
-                                            &k_nztotal, NULL};
+                                            &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
+                                            NULL};

@@ -308,15 +308,13 @@ function M.amg(A, opts)
   end
   -- the finest level without A's stored zeros (the same operator, fewer
   -- entries to check, smooth and multiply; a Dirichlet row's zeros leave
-  -- it isolated, so that it gets no aggregate below); keep: their places
-  -- in A
-  local A1, keep = A, nil
-  do
-    local _, c = call(f, "solve.amg_compact", margs({}, "A", A))
-    if c.zeros > 0 then
-      A1, keep = make(n, n, c.B_rowptr, c.B_colidx, c.B_values, A:is_sorted()), c.keep
-    end
+  -- it isolated, so that it gets no aggregate below)
+  local function compact(B)
+    local _, c = call(f, "solve.amg_compact", margs({}, "A", B))
+    if c.zeros == 0 then return B, false end
+    return make(n, n, c.B_rowptr, c.B_colidx, c.B_values, B:is_sorted()), true
   end
+  local A1, compacted = compact(A)
   -- (the stored zeros add nothing to either sum)
   local sym, rel = symmetric(f, A1)
   if not sym then
@@ -463,16 +461,19 @@ function M.amg(A, opts)
   P._apply = function(r, z) cycle(1, r, z) end
   P._update = function(A2)
     local Al2 = A2
-    if keep then
-      -- A2's values at the kept places; a nonzero elsewhere changes the
-      -- finest level's pattern: the whole setup again
-      local _, c = call(f, "solve.amg_compact", margs({keep = keep, B_values = A1.values}, "A", A2))
-      if c.lost > 0 then
+    if compacted then
+      -- A2 without its zeros; a nonzero where A had a zero (or a new
+      -- zero) changes the finest level's pattern: the whole setup again
+      local B2 = compact(A2)
+      local L1 = levels[1].A
+      local _, d = call(f, "solve.amg_pattern_diff", {A_rowptr = L1.rowptr, A_colidx = L1.colidx,
+                                                      B_rowptr = B2.rowptr, B_colidx = B2.colidx})
+      if d.rows > 0 then
         local Q = M.amg(A2, user_opts)
         P._apply, P._update, P._info = Q._apply, Q._update, Q._info
         return
       end
-      Al2 = A1
+      Al2 = B2
     end
     for i, L in ipairs(levels) do
       L.A = Al2
