@@ -15,7 +15,8 @@
 #include "amg.h"
 
 /* -- bodies -------------------------------------------------------------------- */
-static const char *const sig_count[] = {"range" PC_R1("lab", "int64") PC_R1("cnt", "int64"),
+static const char *const sig_count[] = {"range" PC_R1("lab", "int64") PC_R1("cnt", "int64")
+                                          PC_R1("rc", "int64") " nk=int64",
                                         NULL};
 static const sk_kbody k_count = {.label = "solve.amg_count",
                                  .body = sk_body_solve_amg_count,
@@ -36,18 +37,49 @@ static const sk_kbody k_flat = {.label = "solve.amg_flat",
                                 .sigs = sig_flat};
 static const char *const sig_qr[] = {
   "range" PC_R1("aptr", "int64") PC_R1("arows", "int64") PC_R1("bf", "float64")
-    PC_R1("pv", "float64") PC_R1("pc", "int32") PC_R1("bc", "float64") PC_R1("bad", "int64")
-      " nk=int64",
+    PC_R1("rp", "int64") PC_R1("pv", "float64") PC_R1("pc", "int32") PC_R1("bc", "float64")
+      PC_R1("bad", "int64") " nk=int64",
   NULL};
 static const sk_kbody k_qr = {.label = "solve.amg_qr",
                               .body = sk_body_solve_amg_qr,
                               .pattern = SK_FOR,
                               .sigs = sig_qr};
-static const char *const sig_rp[] = {"range" PC_R1("rp", "int64") " nk=int64", NULL};
-static const sk_kbody k_rp = {.label = "solve.amg_rowptr",
-                              .body = sk_body_solve_amg_rowptr,
-                              .pattern = SK_FOR,
-                              .sigs = sig_rp};
+static const char *const sig_isokeep[] = {"range" PC_R1("rowptr", "int64")
+                                            PC_R1("colidx", "int32") PC_R1("lab", "int64")
+                                              PC_R1("keep", "int64"),
+                                          NULL};
+static const sk_kbody k_isokeep = {.label = "solve.amg_iso_keep",
+                                   .body = sk_body_solve_amg_iso_keep,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_isokeep};
+static const char *const sig_relabel[] = {"range" PC_R1("lab", "int64") PC_R1("keep", "int64")
+                                            PC_R1("nid", "int64") PC_R1("out", "int64"),
+                                          NULL};
+static const sk_kbody k_relabel = {.label = "solve.amg_relabel",
+                                   .body = sk_body_solve_amg_relabel,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_relabel};
+static const char *const sig_nzcount[] = {"range" PC_MAT PC_R1("cnt", "int64"), NULL};
+static const sk_kbody k_nzcount = {.label = "solve.amg_nz_count",
+                                   .body = sk_body_solve_amg_nz_count,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_nzcount,
+                                   .reds = "sum:int64"};
+static const char *const sig_nzfill[] = {"range" PC_MAT PC_R1("bp", "int64") PC_R1("bc", "int32")
+                                           PC_R1("bv", "float64"),
+                                         NULL};
+static const sk_kbody k_nzfill = {.label = "solve.amg_nz_fill",
+                                  .body = sk_body_solve_amg_nz_fill,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_nzfill};
+static const char *const sig_pdiff[] = {"range" PC_R1("ap", "int64") PC_R1("ac", "int32")
+                                          PC_R1("bp", "int64") PC_R1("bc", "int32"),
+                                        NULL};
+static const sk_kbody k_pdiff = {.label = "solve.amg_pattern_diff",
+                                 .body = sk_body_solve_amg_pattern_diff,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_pdiff,
+                                 .reds = "sum:int64"};
 
 static const char *const sig_fcount[] = {"range" PC_MAT PC_R1("dinv", "float64")
                                            PC_R1("cnt", "int64") " theta=float64 n=int64",
@@ -309,7 +341,7 @@ static int amg_tentative(const sk_arg *args, int nargs, sk_kvalue *out, char *er
   }
   const int space = lab->space;
   int rc = -1;
-  int64_t tot = 0, row = INT64_MAX;
+  int64_t tot = 0, pn = 0, row = INT64_MAX;
   sk_view cnt, cur, arows, bad, v[4];
   sk_view *tmp[] = {&cnt, &cur, &arows, &bad};
   for (int q = 0; q < 4; q++) memset(tmp[q], 0, sizeof(sk_view)), memset(&v[q], 0, sizeof v[q]);
@@ -317,28 +349,29 @@ static int amg_tentative(const sk_arg *args, int nargs, sk_kvalue *out, char *er
       sk_sp_view(&cur, "aggregate cursors", SK_I64, nagg + 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&arows, "aggregate rows", SK_I64, n, space, 0, err, errlen) < 0 ||
       sk_pc_flag(&bad, space, err, errlen) < 0 ||
-      sk_sp_view(&v[0], "P rowptr", SK_I64, n + 1, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&v[1], "P colidx", SK_I32, n * k, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&v[2], "P values", SK_F64, n * k, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&v[0], "P rowptr", SK_I64, n + 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&v[3], "coarse near-null space", SK_F64, nagg * k * k, space, 0, err,
                  errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("cnt", &cnt)};
+    sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("cnt", &cnt), sk_arg_view("rc", &v[0]),
+                  sk_arg_i64("nk", k)};
     sk_arg f[] = {sk_arg_view("lab", lab), sk_arg_view("aptr", &cnt),
                   sk_arg_view("cur", &cur), sk_arg_view("arows", &arows)};
-    sk_arg r[] = {sk_arg_view("rp", &v[0]), sk_arg_i64("nk", k)};
     if ((n > 0 && sk_sp_range(&k_count, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
         sk_sp_scan(&cnt, &cnt, nagg, &tot, err, errlen) < 0 ||
+        sk_sp_scan(&v[0], &v[0], n, &pn, err, errlen) < 0 ||
         (n > 0 && sk_sp_range(&k_fill, n, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
-        sk_sp_range(&k_rp, n + 1, r, PC_NELEM(r), NULL, err, errlen) < 0)
+        sk_sp_view(&v[1], "P colidx", SK_I32, pn, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&v[2], "P values", SK_F64, pn, space, 0, err, errlen) < 0)
       goto done;
   }
   {
     sk_arg a[] = {sk_arg_view("aptr", &cnt), sk_arg_view("arows", &arows),
-                  sk_arg_view("bf", bf),     sk_arg_view("pv", &v[2]),
-                  sk_arg_view("pc", &v[1]),  sk_arg_view("bc", &v[3]),
-                  sk_arg_view("bad", &bad),  sk_arg_i64("nk", k)};
+                  sk_arg_view("bf", bf),     sk_arg_view("rp", &v[0]),
+                  sk_arg_view("pv", &v[2]),  sk_arg_view("pc", &v[1]),
+                  sk_arg_view("bc", &v[3]),  sk_arg_view("bad", &bad),
+                  sk_arg_i64("nk", k)};
     if (nagg > 0 && sk_sp_range(&k_qr, nagg, a, PC_NELEM(a), NULL, err, errlen) < 0)
       goto done;
   }
@@ -362,6 +395,142 @@ done:
   return rc;
 }
 
+/* solve.amg_drop_isolated: G_rowptr, G_colidx, labels (int64, the
+ * aggregate of each node), nagg -> labels, nagg: the aggregates whose
+ * nodes have no neighbour in G (isolated: Dirichlet rows) dropped, their
+ * nodes labelled -1 (no coarse unknown, a zero row of P), the others
+ * renumbered in order; no labels given back where no aggregate is dropped */
+static int amg_drop_isolated(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                             size_t errlen) {
+  static const char *const known[] = {"G_rowptr", "G_colidx", "labels", "nagg", NULL};
+  const sk_view *rp, *ci, *lab;
+  int64_t nagg;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(rp = sk_karg_view(args, nargs, "G_rowptr", 1, err, errlen)) ||
+      !(ci = sk_karg_view(args, nargs, "G_colidx", 1, err, errlen)) ||
+      !(lab = sk_karg_view(args, nargs, "labels", 1, err, errlen)) ||
+      sk_karg_i64(args, nargs, "nagg", 0, 0, &nagg, err, errlen) < 0)
+    return -1;
+  const int64_t n = rp->extent[0] - 1;
+  if (rp->dtype != SK_I64 || ci->dtype != SK_I32 || n < 0) {
+    sk_err(err, errlen, SK_E_AMG_GRAPH);
+    return -1;
+  }
+  if (lab->dtype != SK_I64 || lab->extent[0] != n || nagg < 0) {
+    sk_err(err, errlen, SK_E_AMG_TENTATIVE_ARGS, (long long)n, (long long)1);
+    return -1;
+  }
+  const int space = rp->space;
+  int rc = -1;
+  int64_t kept = 0;
+  sk_view keep, nid, nl;
+  memset(&nid, 0, sizeof nid);
+  memset(&nl, 0, sizeof nl);
+  if (sk_sp_view(&keep, "kept aggregates", SK_I64, nagg + 1, space, 1, err, errlen) < 0)
+    return -1;
+  if (sk_sp_view(&nid, "new aggregate numbers", SK_I64, nagg + 1, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci),
+                  sk_arg_view("lab", lab), sk_arg_view("keep", &keep)};
+    if ((n > 0 && sk_sp_range(&k_isokeep, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+        sk_sp_scan(&keep, &nid, nagg, &kept, err, errlen) < 0)
+      goto done;
+  }
+  if (kept < nagg) {
+    sk_arg a[] = {sk_arg_view("lab", lab), sk_arg_view("keep", &keep), sk_arg_view("nid", &nid),
+                  sk_arg_view("out", &nl)};
+    if (sk_sp_view(&nl, "labels", SK_I64, n, space, 0, err, errlen) < 0 ||
+        (n > 0 && sk_sp_range(&k_relabel, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+        sk_kout_view(out, "labels", &nl, err, errlen) < 0)
+      goto done;
+  }
+  rc = sk_kout_num(out, "nagg", (double)kept, err, errlen);
+done:
+  sk_view_release(&keep);
+  sk_view_release(&nid);
+  sk_view_release(&nl);
+  return rc;
+}
+
+/* solve.amg_compact: A_* -> zeros (the stored zeros off the diagonal),
+ * and where there are any B_rowptr, B_colidx, B_values: A without them */
+static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", NULL};
+  sk_csr A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0)
+    return -1;
+  const int space = A.rowptr->space;
+  sk_result r;
+  int64_t zeros = 0, nnz = 0;
+  sk_view bp, v[2];
+  memset(v, 0, sizeof v);
+  if (sk_sp_view(&bp, "B rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
+  sk_arg c[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                sk_arg_view("values", A.values), sk_arg_view("cnt", &bp)};
+  if (A.nrows > 0) {
+    if (sk_sp_range(&k_nzcount, A.nrows, c, PC_NELEM(c), &r, err, errlen) < 0) goto fail;
+    zeros = sk_result_i64(&r, 0);
+  }
+  if (sk_kout_num(out, "zeros", (double)zeros, err, errlen) < 0) goto fail;
+  if (zeros == 0) {
+    sk_view_release(&bp);
+    return 0;
+  }
+  {
+    sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+                  sk_arg_view("values", A.values), sk_arg_view("bp", &bp),
+                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1])};
+    if (sk_sp_scan(&bp, &bp, A.nrows, &nnz, err, errlen) < 0 ||
+        sk_sp_view(&v[0], "B colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&v[1], "B values", SK_F64, nnz, space, 0, err, errlen) < 0 ||
+        (A.nrows > 0 && sk_sp_range(&k_nzfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0))
+      goto fail;
+  }
+  if (sk_kout_view(out, "B_rowptr", &bp, err, errlen) < 0 ||
+      sk_kout_view(out, "B_colidx", &v[0], err, errlen) < 0 ||
+      sk_kout_view(out, "B_values", &v[1], err, errlen) < 0)
+    goto fail;
+  return 0;
+fail:
+  sk_view_release(&bp);
+  for (int q = 0; q < 2; q++) sk_view_release(&v[q]);
+  return -1;
+}
+
+/* solve.amg_pattern_diff: A_rowptr, A_colidx, B_rowptr, B_colidx (as many
+ * rows) -> rows (where the two patterns differ) */
+static int amg_pattern_diff(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                            size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "B_rowptr", "B_colidx", NULL};
+  const sk_view *ap, *ac, *bp, *bc;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(ap = sk_karg_view(args, nargs, "A_rowptr", 1, err, errlen)) ||
+      !(ac = sk_karg_view(args, nargs, "A_colidx", 1, err, errlen)) ||
+      !(bp = sk_karg_view(args, nargs, "B_rowptr", 1, err, errlen)) ||
+      !(bc = sk_karg_view(args, nargs, "B_colidx", 1, err, errlen)))
+    return -1;
+  const int64_t n = ap->extent[0] - 1;
+  if (ap->dtype != SK_I64 || bp->dtype != SK_I64 || ac->dtype != SK_I32 ||
+      bc->dtype != SK_I32 || n < 0 || bp->extent[0] != n + 1) {
+    sk_err(err, errlen, SK_E_AMG_GRAPH);
+    return -1;
+  }
+  int64_t d = 0;
+  if (ac->extent[0] != bc->extent[0]) {
+    d = n > 0 ? n : 1;
+  } else if (n > 0) {
+    sk_arg a[] = {sk_arg_view("ap", ap), sk_arg_view("ac", ac), sk_arg_view("bp", bp),
+                  sk_arg_view("bc", bc)};
+    sk_result r;
+    if (sk_sp_range(&k_pdiff, n, a, PC_NELEM(a), &r, err, errlen) < 0) return -1;
+    d = sk_result_i64(&r, 0);
+  }
+  return sk_kout_num(out, "rows", (double)d, err, errlen);
+}
+
 static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
                                       amg_nullspace};
 static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
@@ -375,10 +544,19 @@ static const sk_kentry e_amalgamate = {"solve.amg_amalgamate", "G_rowptr, G_coli
 static const sk_kentry e_expand = {"solve.amg_expand", "nlab, nb", SK_KRES_NONE, amg_expand};
 static const sk_kentry e_block_ns = {"solve.amg_block_nullspace", "b, nb", SK_KRES_NONE,
                                      amg_block_nullspace};
+static const sk_kentry e_drop_isolated = {"solve.amg_drop_isolated",
+                                          "G_rowptr, G_colidx, labels, nagg", SK_KRES_NONE,
+                                          amg_drop_isolated};
+static const sk_kentry e_compact = {"solve.amg_compact", "A_*", SK_KRES_NONE, amg_compact};
+static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
+                                         "A_rowptr, A_colidx, B_rowptr, B_colidx", SK_KRES_NONE,
+                                         amg_pattern_diff};
 const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
                                               &e_symmetry,  &e_amalgamate, &e_expand,
-                                              &e_block_ns,  NULL};
-const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,  &k_fill,   &k_flat,  &k_qr,
-                                            &k_rp,     &k_fcount, &k_ffill, &k_sym,
-                                            &k_acount, &k_afill,  &k_expand, &k_bns,
+                                              &e_block_ns,  &e_drop_isolated, &e_compact,
+                                              &e_pattern_diff, NULL};
+const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    &k_qr,
+                                            &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
+                                            &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
+                                            &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
                                             NULL};

@@ -56,6 +56,19 @@ static const sk_kbody k_pattern_sym = {.label = "solve.pattern_sym",
                                        .sigs = sig_psym,
                                        .reds = "sum:int64"};
 
+static const sk_kbody k_gs_unsorted = {.label = "solve.gs_unsorted",
+                                       .body = sk_body_solve_gs_unsorted,
+                                       .pattern = SK_REDUCE,
+                                       .sigs = sig_psym,
+                                       .reds = "sum:int64"};
+static const char *const sig_union[] = {"range rowptr=int64[1] colidx=int32[1] tp=int64[1]"
+                                        " tc=int32[1] gp=int64[1] gc=int32[1] fill=int64",
+                                        NULL};
+static const sk_kbody k_gs_union = {.label = "solve.gs_union",
+                                    .body = sk_body_solve_gs_union,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_union};
+
 /* -- the callback ---------------------------------------------------------------- */
 static _Thread_local sk_solve_cb cb_fn;
 static _Thread_local void *cb_ctx;
@@ -398,6 +411,53 @@ static int jacobi(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_kout_view(out, "M_dinv", &dinv, err, errlen);
 }
 
+/* the pattern of A + A^T (rows ascending) into gp, gc: A's transpose
+ * (sparse.transpose, a counting sort) merged row by row with A; A's rows
+ * ascending */
+static int sym_pattern(const sk_csr *A, sk_view *gp, sk_view *gc, char *err, size_t errlen) {
+  sk_arg ta[] = {sk_arg_view("A_rowptr", A->rowptr), sk_arg_view("A_colidx", A->colidx),
+                 sk_arg_view("A_values", A->values), sk_arg_i64("A_ncols", A->ncols)};
+  sk_kvalue t;
+  memset(&t, 0, sizeof t);
+  memset(gc, 0, sizeof *gc);
+  if (sk_kernel_call("sparse.transpose", ta, NELEM(ta), &t, NULL, err, errlen) < 0) return -1;
+  const sk_view *tp = NULL, *tc = NULL;
+  for (int k = 0; k < t.nout; k++) {
+    if (strcmp(t.out[k].name, "C_rowptr") == 0) tp = &t.out[k].view;
+    if (strcmp(t.out[k].name, "C_colidx") == 0) tc = &t.out[k].view;
+  }
+  const int64_t n = A->nrows;
+  const int space = A->rowptr->space;
+  int64_t nnz = 0;
+  int rc = -1;
+  if (!tp || !tc) {
+    sk_err(err, errlen, SK_E_AMG_GRAPH);
+    goto done;
+  }
+  if (sk_sp_view(gp, "G rowptr", SK_I64, n + 1, space, 1, err, errlen) < 0) goto done;
+  {
+    /* the count pass writes no column: tc stands in for gc */
+    sk_arg c[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
+                  sk_arg_view("tp", tp), sk_arg_view("tc", tc), sk_arg_view("gp", gp),
+                  sk_arg_view("gc", tc), sk_arg_i64("fill", 0)};
+    sk_arg f[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
+                  sk_arg_view("tp", tp), sk_arg_view("tc", tc), sk_arg_view("gp", gp),
+                  sk_arg_view("gc", gc), sk_arg_i64("fill", 1)};
+    if ((n > 0 && sk_solve_range(&k_gs_union, 0, n, c, NELEM(c), NULL, err, errlen) < 0) ||
+        sk_sp_scan(gp, gp, n, &nnz, err, errlen) < 0 ||
+        sk_sp_view(gc, "G colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+        (n > 0 && sk_solve_range(&k_gs_union, 0, n, f, NELEM(f), NULL, err, errlen) < 0)) {
+      sk_view_release(gp);
+      sk_view_release(gc);
+      goto done;
+    }
+  }
+  rc = 0;
+done:
+  sk_kout_release(&t);
+  return rc;
+}
+
 /* rows ordered by color (host counting sort of graph.color's colors) */
 static int color_order(const sk_csr *A, sk_view *perm, sk_view *cptr, int64_t *ncolors,
                        char *err, size_t errlen) {
@@ -418,11 +478,24 @@ static int color_order(const sk_csr *A, sk_view *perm, sk_view *cptr, int64_t *n
   if (sk_solve_range(&k_pattern_sym, 0, A->nrows, pa, NELEM(pa), &pr, err, errlen) < 0)
     return -1;
   sk_arg ca[2] = {sk_arg_view("G_rowptr", A->rowptr), sk_arg_view("G_colidx", A->colidx)};
+  sk_view sp, sc;
+  memset(&sp, 0, sizeof sp);
+  memset(&sc, 0, sizeof sc);
   if (A->nrows > 0 && sk_result_i64(&pr, 0) > 0) {
-    if (sk_kernel_call("graph.from_csr", ga, NELEM(ga), &g, NULL, err, errlen) < 0)
+    /* rows ascending: A + A^T by a transpose and a merge (linear); else
+     * graph.from_csr (sorts every edge) */
+    if (sk_solve_range(&k_gs_unsorted, 0, A->nrows, pa, NELEM(pa), &pr, err, errlen) < 0)
       return -1;
-    for (int k = 0, m = 0; k < g.nout; k++)
-      if (g.out[k].is_view && m < 2) ca[m++] = sk_arg_view(g.out[k].name, &g.out[k].view);
+    if (sk_result_i64(&pr, 0) == 0) {
+      if (sym_pattern(A, &sp, &sc, err, errlen) < 0) return -1;
+      ca[0] = sk_arg_view("G_rowptr", &sp);
+      ca[1] = sk_arg_view("G_colidx", &sc);
+    } else {
+      if (sk_kernel_call("graph.from_csr", ga, NELEM(ga), &g, NULL, err, errlen) < 0)
+        return -1;
+      for (int k = 0, m = 0; k < g.nout; k++)
+        if (g.out[k].is_view && m < 2) ca[m++] = sk_arg_view(g.out[k].name, &g.out[k].view);
+    }
   }
   if (sk_kernel_call("graph.color", ca, 2, &c, NULL, err, errlen) < 0) goto done;
   const sk_view *col = NULL;
@@ -456,6 +529,8 @@ done:
   if (rc < 0 && cptr->alloc) sk_view_release(cptr);
   sk_view_release(&hc);
   sk_view_release(&hp);
+  sk_view_release(&sp);
+  sk_view_release(&sc);
   sk_kout_release(&g);
   sk_kout_release(&c);
   return rc;
@@ -525,5 +600,6 @@ static const sk_kentry e_gs = {"solve.gauss_seidel", "A_* [, multicolor]", SK_KR
 static const sk_kentry e_apply = {"solve.precond_apply", "precond, M_*, r, z",
                                   SK_KRES_NONE, precond_apply};
 const sk_kentry *const sk_precond_entries[] = {&e_jacobi, &e_gs, &e_apply, NULL};
-const sk_kbody *const sk_precond_bodies[] = {&k_jdiag,    &k_japply,      &k_gs_seq,
-                                             &k_gs_color, &k_pattern_sym, NULL};
+const sk_kbody *const sk_precond_bodies[] = {&k_jdiag,       &k_japply,      &k_gs_seq,
+                                             &k_gs_color,    &k_pattern_sym, &k_gs_unsorted,
+                                             &k_gs_union,    NULL};

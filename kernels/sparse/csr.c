@@ -518,6 +518,64 @@ static const sk_kbody k_tgather = {.label = "sparse.transpose_gather",
                                    .pattern = SK_FOR,
                                    .sigs = sig_tgather};
 
+/* the host's form: blocks of rows counted and moved in order */
+static const char *const sig_tbcount[] = {
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("cnt", "int64") " nb=int64 rpb=int64",
+  NULL};
+static const sk_kbody k_tbcount = {.label = "sparse.transpose_bcount",
+                                   .body = sk_body_sparse_transpose_bcount,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_tbcount};
+static const char *const sig_tbptr[] = {"range" R1("off", "int64") R1("rp", "int64")
+                                          " nb=int64",
+                                        NULL};
+static const sk_kbody k_tbptr = {.label = "sparse.transpose_bptr",
+                                 .body = sk_body_sparse_transpose_bptr,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_tbptr};
+#define TB_SIG(VT) \
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT) R1("off", "int64") \
+    R1("tcol", "int32") R1("tval", VT) " nb=int64 rpb=int64"
+static const char *const sig_tbmove[] = {TB_SIG("float64"), TB_SIG("float32"), NULL};
+static const sk_kbody k_tbmove = {.label = "sparse.transpose_bmove",
+                                  .body = sk_body_sparse_transpose_bmove,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_tbmove};
+
+/* the transpose on the host: nb blocks of rows (one a thread, fewer where
+ * the m*nb counters would outgrow the matrix), each counting its entries
+ * a column, one scan over (column, block), then each block moving its
+ * entries in row order: the transpose's rows come out sorted */
+static int transpose_host(const sk_csr *A, int64_t conc, sk_view *rp, sk_view *ci,
+                          sk_view *va, char *err, size_t errlen) {
+  const int64_t m = A->ncols, n = A->nrows;
+  int64_t nb = conc < 1 ? 1 : conc > 64 ? 64 : conc;
+  while (nb > 1 && m * nb > 4 * (A->nnz + n)) nb /= 2;
+  if (nb > n && n > 0) nb = n;
+  if (nb < 1) nb = 1;
+  const int64_t rpb = n > 0 ? (n + nb - 1) / nb : 1;
+  const int space = A->rowptr->space;
+  int64_t nnz = 0;
+  sk_view off;
+  if (sk_sp_view(&off, "column offsets", SK_I64, m * nb + 1, space, 1, err, errlen) < 0)
+    return -1;
+  sk_arg c[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
+                sk_arg_view("cnt", &off), sk_arg_i64("nb", nb), sk_arg_i64("rpb", rpb)};
+  sk_arg p[] = {sk_arg_view("off", &off), sk_arg_view("rp", rp), sk_arg_i64("nb", nb)};
+  sk_arg v[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
+                sk_arg_view("values", A->values), sk_arg_view("off", &off),
+                sk_arg_view("tcol", ci),          sk_arg_view("tval", va),
+                sk_arg_i64("nb", nb),             sk_arg_i64("rpb", rpb)};
+  int rc = 0;
+  if ((n > 0 && sk_sp_range(&k_tbcount, nb, c, NELEM(c), NULL, err, errlen) < 0) ||
+      sk_sp_scan(&off, &off, m * nb, &nnz, err, errlen) < 0 ||
+      sk_sp_range(&k_tbptr, m + 1, p, NELEM(p), NULL, err, errlen) < 0 ||
+      (n > 0 && sk_sp_range(&k_tbmove, nb, v, NELEM(v), NULL, err, errlen) < 0))
+    rc = -1;
+  sk_view_release(&off);
+  return rc;
+}
+
 /* sparse.transpose: A_* -> C_* (rows sorted) */
 static int transpose(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                      size_t errlen) {
@@ -532,6 +590,22 @@ static int transpose(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view cnt, ptr, perm, key, rp, ci, va;
   sk_view *all[] = {&cnt, &ptr, &perm, &key, &rp, &ci, &va};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (sk_sp_host(be) &&
+      (A.values->dtype == SK_F64 || A.values->dtype == SK_F32)) {
+    if (sk_sp_view(&rp, "rowptr", SK_I64, m + 1, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&ci, "colidx", SK_I32, A.nnz, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&va, "values", A.values->dtype, A.nnz, space, 0, err, errlen) < 0 ||
+        transpose_host(&A, be->concurrency ? be->concurrency() : 1, &rp, &ci, &va, err,
+                       errlen) < 0 ||
+        sk_kout_view(out, "C_rowptr", &rp, err, errlen) < 0 ||
+        sk_kout_view(out, "C_colidx", &ci, err, errlen) < 0 ||
+        sk_kout_view(out, "C_values", &va, err, errlen) < 0)
+      goto done;
+    rc = 0;
+    goto done;
+  }
   if (sk_sp_view(&cnt, "column counts", SK_I64, m + 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&perm, "permutation", SK_I64, A.nnz, space, 0, err, errlen) < 0 ||
       sk_sp_view(&key, "rows", SK_I64, A.nnz, space, 0, err, errlen) < 0 ||
@@ -689,7 +763,8 @@ const sk_kentry *const sk_csr_entries[] = {&e_from_coo,   &e_validate, &e_transp
 const sk_kbody *const sk_csr_bodies[] = {
   &sk_sp_k_scan, &k_coo_check, &k_count, &k_scatter,  &k_rowsort,  &k_ucount,
   &k_fill,       &k_reorder,   &k_ones,  &k_validate, &k_colcount, &k_tscatter,
-  &k_tgather,    &k_dcount,    &k_dfill, &k_todense,  NULL};
+  &k_tgather,    &k_dcount,    &k_dfill, &k_todense,  &k_tbcount, &k_tbptr,
+  &k_tbmove,     NULL};
 
 int sk_sp_host_copy(const sk_view *v, sk_view *h, char *err, size_t errlen) {
   if (sk_space_host_accessible(v->space)) {

@@ -87,6 +87,17 @@ static const sk_kbody k_numeric = {.label = "sparse.spgemm_numeric",
                                    .sigs = sig_num,
                                    .prelude = sk_body_sparse_prelude};
 
+/* the host's numeric phase: a dense accumulator per thread */
+#define DNUM_SIG(S, S1, VT) \
+  "team" S("a") S1("av", VT) S("b") S1("bv", VT) R1("crp", "int64") R1("cci", "int32") \
+    R1("cv", VT) R1("bad", "int64") " nb=int64 rpt=int64 jacobi=int64 omega=float64"
+static const char *const sig_dnum[] = {DNUM_SIG(PAT, R1, "float64"), DNUM_SIG(PAT, R1, "float32"),
+                                       DNUM_SIG(PATS, R1S, "float64"), NULL};
+static const sk_kbody k_numeric_dense = {.label = "sparse.spgemm_numeric_dense",
+                                         .body = sk_body_sparse_spgemm_numeric_dense,
+                                         .pattern = SK_FOR,
+                                         .sigs = sig_dnum};
+
 /* the first row of A whose diagonal is zero or missing */
 #define DG_SIG(VT) "range" PAT("a") R1("av", VT)
 static const char *const sig_diag[] = {DG_SIG("float64"), DG_SIG("float32"), NULL};
@@ -264,6 +275,28 @@ static void team_policy(const plan *pl, int64_t nrows, int numeric, size_t vsize
  * thread) */
 #define DENSE_MAX ((int64_t)1 << 24)
 
+/* B's columns up to which the host's numeric phase accumulates densely
+ * (12 bytes a column a thread) */
+#define DENSE_NUM_MAX ((int64_t)1 << 22)
+
+/* the dense marker's teams: blocks of rows whose work pays the marker's
+ * reset eight times over, a multiple of the threads, at most 16 per
+ * thread; 'bytes' of level-1 scratch a column */
+static void dense_policy(const sk_backend *b, const sk_csr *A, const sk_csr *B,
+                         const plan *pl, int64_t bytes, sk_policy *p, int64_t *rpt) {
+  team_policy(pl, A->nrows, 0, 0, p);
+  p->scratch_thread[0] = 0;
+  p->scratch_thread[1] = bytes * B->ncols + 64;
+  int64_t conc = b->concurrency ? b->concurrency() : 1;
+  if (conc < 1) conc = 1;
+  int64_t L = pl->flops / (8 * (B->ncols + 1));
+  if (L < conc) L = conc;
+  if (L > 16 * conc) L = 16 * conc;
+  L = (L + conc - 1) / conc * conc;
+  *rpt = (A->nrows + L - 1) / L;
+  p->league_size = (A->nrows + *rpt - 1) / *rpt;
+}
+
 static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int jacobi,
                     int merge, const plan *pl, sk_view *crp, int64_t *nnz, char *err,
                     size_t errlen) {
@@ -288,18 +321,8 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
       rc = sk_sp_range(&k_symbolic_merge, A->nrows, a, 5, NULL, err, errlen);
     } else if (sk_sp_host(b) && B->ncols <= DENSE_MAX) {
       /* the dense marker: one column of B per int32 */
-      p.scratch_thread[0] = 0;
-      p.scratch_thread[1] = 4 * B->ncols + 64;
-      /* blocks of rows whose work pays the marker's reset eight times
-       * over, a multiple of the threads, at most 16 per thread */
-      int64_t conc = b->concurrency ? b->concurrency() : 1;
-      if (conc < 1) conc = 1;
-      int64_t L = pl->flops / (8 * (B->ncols + 1));
-      if (L < conc) L = conc;
-      if (L > 16 * conc) L = 16 * conc;
-      L = (L + conc - 1) / conc * conc;
-      int64_t rpt = (A->nrows + L - 1) / L;
-      p.league_size = (A->nrows + rpt - 1) / rpt;
+      int64_t rpt;
+      dense_policy(b, A, B, pl, 4, &p, &rpt);
       sk_arg d[] = {a[0],
                     a[1],
                     a[2],
@@ -319,9 +342,9 @@ static int symbolic(const sk_backend *b, const sk_csr *A, const sk_csr *B, int j
   return rc;
 }
 
-static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega, int merge,
-                   const plan *pl, const sk_view *crp, const sk_view *cci,
-                   const sk_view *cv, char *err, size_t errlen) {
+static int numeric(const sk_backend *b, const sk_csr *A, const sk_csr *B, int jacobi,
+                   double omega, int merge, const plan *pl, const sk_view *crp,
+                   const sk_view *cci, const sk_view *cv, char *err, size_t errlen) {
   if (A->nrows == 0) return 0;
   sk_view bad;
   if (sk_sp_view(&bad, "bad row", SK_I64, 1, A->rowptr->space, 0, err, errlen) < 0)
@@ -339,8 +362,18 @@ static int numeric(const sk_csr *A, const sk_csr *B, int jacobi, double omega, i
                   sk_arg_f64("omega", omega)};
     sk_policy p;
     team_policy(pl, A->nrows, 1, sk_dtypes[cv->dtype].size, &p);
-    if (merge) rc = sk_sp_range(&k_numeric_merge, A->nrows, a, 10, NULL, err, errlen);
-    else rc = sk_kbody_launch(&k_numeric, &p, a, NELEM(a), NULL, err, errlen);
+    if (merge) {
+      rc = sk_sp_range(&k_numeric_merge, A->nrows, a, 10, NULL, err, errlen);
+    } else if (sk_sp_host(b) && B->ncols <= DENSE_NUM_MAX) {
+      int64_t rpt;
+      dense_policy(b, A, B, pl, (int64_t)sk_dtypes[cv->dtype].size + 4, &p, &rpt);
+      sk_arg d[] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
+                    sk_arg_i64("nb", B->ncols), sk_arg_i64("rpt", rpt),
+                    sk_arg_i64("jacobi", jacobi), sk_arg_f64("omega", omega)};
+      rc = sk_kbody_launch(&k_numeric_dense, &p, d, NELEM(d), NULL, err, errlen);
+    } else {
+      rc = sk_kbody_launch(&k_numeric, &p, a, NELEM(a), NULL, err, errlen);
+    }
   }
   int64_t row = INT64_MAX;
   if (rc == 0) rc = sk_sp_get_i64(&bad, 0, &row, err, errlen);
@@ -470,7 +503,7 @@ static int spgemm_numeric(const sk_arg *args, int nargs, sk_kvalue *out, char *e
   const sk_view *pci, *pcv;
   if (outputs(args, nargs, crp, A.values->dtype, &ci, &cv, &pci, &pcv, err, errlen) < 0)
     return -1;
-  if (numeric(&A, &B, 0, 0, merge, &pl, crp, pci, pcv, err, errlen) < 0) {
+  if (numeric(b, &A, &B, 0, 0, merge, &pl, crp, pci, pcv, err, errlen) < 0) {
     sk_view_release(&ci);
     sk_view_release(&cv);
     return -1;
@@ -519,7 +552,7 @@ static int product(const sk_arg *args, int nargs, sk_kvalue *out, int jacobi, ch
   if (symbolic(b, &A, &B, jacobi, merge, &pl, &crp, &nnz, err, errlen) < 0) return -1;
   sk_arg none[1];
   if (outputs(none, 0, &crp, A.values->dtype, &ci, &cv, &pci, &pcv, err, errlen) < 0 ||
-      numeric(&A, &B, jacobi, omega, merge, &pl, &crp, pci, pcv, err, errlen) < 0) {
+      numeric(b, &A, &B, jacobi, omega, merge, &pl, &crp, pci, pcv, err, errlen) < 0) {
     sk_view_release(&crp);
     sk_view_release(&ci);
     sk_view_release(&cv);
@@ -552,4 +585,5 @@ const sk_kentry *const sk_spgemm_entries[] = {&e_spgemm, &e_symbolic, &e_numeric
                                               &e_jacobi, NULL};
 const sk_kbody *const sk_spgemm_bodies[] = {
   &k_ub,     &k_symbolic,       &k_symbolic_dense, &k_numeric,     &k_diag,
-  &k_fill64, &k_symbolic_merge, &k_numeric_merge,  &k_merge_check, NULL};
+  &k_fill64, &k_symbolic_merge, &k_numeric_merge,  &k_merge_check, &k_numeric_dense,
+  NULL};

@@ -273,6 +273,7 @@ local AMG_KEYS = {"block_size", "coarse_size", "cycle", "degree", "drop_tol", "e
 function M.amg(A, opts)
   local f = "amg"
   check_A(f, A)
+  local user_opts = opts
   opts = check_opts(f, opts, AMG_KEYS)
   local n, space = A:nrows(), A:space()
   local smoother, cyc = opts.smoother or "chebyshev", opts.cycle or "V"
@@ -305,7 +306,17 @@ function M.amg(A, opts)
       fail(f, "smoother \"gs\" needs speck.solve.gauss_seidel, which this build does not have")
     end
   end
-  local sym, rel = symmetric(f, A)
+  -- the finest level without A's stored zeros (the same operator, fewer
+  -- entries to check, smooth and multiply; a Dirichlet row's zeros leave
+  -- it isolated, so that it gets no aggregate below)
+  local function compact(B)
+    local _, c = call(f, "solve.amg_compact", margs({}, "A", B))
+    if c.zeros == 0 then return B, false end
+    return make(n, n, c.B_rowptr, c.B_colidx, c.B_values, B:is_sorted()), true
+  end
+  local A1, compacted = compact(A)
+  -- (the stored zeros add nothing to either sum)
+  local sym, rel = symmetric(f, A1)
   if not sym then
     fail(f, "A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix", rel)
   end
@@ -338,7 +349,7 @@ function M.amg(A, opts)
   end
   -- the levels
   local levels = {}
-  local Al = A
+  local Al = A1
   while true do
     local L = {A = Al, n = Al:nrows()}
     levels[#levels + 1] = L
@@ -360,12 +371,20 @@ function M.amg(A, opts)
     local _, mo = call(f, "graph.mis2", G)
     local _, co2 = call(f, "graph.coarsen_mis2", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
                                                   members = mo.members})
+    -- aggregates of isolated nodes only (Dirichlet rows) left out: their
+    -- rows of P are zero, the smoother alone treats them (MueLu's rule)
+    local _, di = call(f, "solve.amg_drop_isolated", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
+                                                      labels = co2.labels,
+                                                      nagg = math.tointeger(co2.ncoarse)})
+    if di.labels then co2.labels = di.labels end
+    co2.ncoarse = di.nagg
     if nb > 1 then
       local _, e = call(f, "solve.amg_expand", {nlab = co2.labels, nb = nb})
       co2.labels = e.labels
     end
     local nagg = math.tointeger(co2.ncoarse)
-    if nagg * k >= L.n then break end   -- no coarsening: this level is the coarsest
+    -- no coarsening (or nothing to coarsen): this level is the coarsest
+    if nagg == 0 or nagg * k >= L.n then break end
     local _, t = call(f, "solve.amg_tentative", {labels = co2.labels, nagg = nagg, b = B, k = k})
     L.Pt = make(L.n, nagg * k, t.P_rowptr, t.P_colidx, t.P_values, true)
     L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
@@ -442,6 +461,20 @@ function M.amg(A, opts)
   P._apply = function(r, z) cycle(1, r, z) end
   P._update = function(A2)
     local Al2 = A2
+    if compacted then
+      -- A2 without its zeros; a nonzero where A had a zero (or a new
+      -- zero) changes the finest level's pattern: the whole setup again
+      local B2 = compact(A2)
+      local L1 = levels[1].A
+      local _, d = call(f, "solve.amg_pattern_diff", {A_rowptr = L1.rowptr, A_colidx = L1.colidx,
+                                                      B_rowptr = B2.rowptr, B_colidx = B2.colidx})
+      if d.rows > 0 then
+        local Q = M.amg(A2, user_opts)
+        P._apply, P._update, P._info = Q._apply, Q._update, Q._info
+        return
+      end
+      Al2 = B2
+    end
     for i, L in ipairs(levels) do
       L.A = Al2
       if L.coarse then
@@ -463,7 +496,9 @@ function M.amg(A, opts)
       lv[i] = {rows = L.n, nnz = L.A:nnz()}
       tot = tot + L.A:nnz()
     end
-    return {kind = f, levels = lv, operator_complexity = A:nnz() > 0 and tot / A:nnz() or 1,
+    local nnz1 = levels[1].A:nnz()
+    return {kind = f, levels = lv, operator_complexity = nnz1 > 0 and tot / nnz1 or 1,
+            zeros_dropped = A:nnz() - nnz1,
             cycle = cyc, smoother = smoother, nullspace_dim = k, drop_tol = drop_tol,
             coarse_solve = dense and "dense" or "chebyshev", block_size = bs}
   end

@@ -24,7 +24,9 @@ local function case_order(c)
 end
 table.sort(cases, function(a, b) return case_order(a) < case_order(b) end)
 
-local NAMES = {speck = "speck (AMG-PCG, 2 threads)"}
+local NAMES = {speck = "speck (AMG-PCG, 2 threads)",
+               ["speck-base"] = "speck before (SPECK_BASE, 2 threads)"}
+local OURS = {speck = true, ["speck-base"] = true}
 local function name(impl)
   local peer, np = impl:match("^(%a+)%-np(%d+)$")
   if peer == "hypre" then return ("hypre BoomerAMG-PCG, %s MPI rank%s"):format(np, np == "1" and "" or "s") end
@@ -47,6 +49,7 @@ for _, c in ipairs(cases) do
   for impl in pairs(tot) do impls[#impls + 1] = impl end
   table.sort(impls, function(a, b)
     if (a == "speck") ~= (b == "speck") then return a == "speck" end
+    if (a == "speck-base") ~= (b == "speck-base") then return a == "speck-base" end
     return a < b
   end)
   local sp = tot.speck
@@ -61,13 +64,15 @@ for _, c in ipairs(cases) do
       f("iters"), f("oc"), f("levels"), records.fmt_time(res[c .. ".setup"][impl].t),
       records.fmt_time(res[c .. ".solve"][impl].t), records.fmt_time(r.t), ratio))
   end
-  -- per round: the fastest peer's total over speck's
-  if sp then
+  -- per round: the fastest peer's total over speck's (and over the base
+  -- build's), the median and the spread (min - max) of the rounds
+  for _, who_ in ipairs{"speck", "speck-base"} do
+    local mine = tot[who_]
     local per, best = {}, {}
-    for i, ts in ipairs(sp.ts) do
+    for i, ts in ipairs(mine and mine.ts or {}) do
       local fastest, who
       for impl, r in pairs(tot) do
-        if impl ~= "speck" and r.ts[i] and (not fastest or r.ts[i] < fastest) then
+        if not OURS[impl] and r.ts[i] and (not fastest or r.ts[i] < fastest) then
           fastest, who = r.ts[i], impl
         end
       end
@@ -81,8 +86,11 @@ for _, c in ipairs(cases) do
       for who, k in pairs(best) do whos[#whos + 1] = ("%s %d"):format(name(who), k) end
       table.sort(whos)
       local m = records.median(per)
-      summary[#summary + 1] = ("%s: fastest peer / speck = %.2f (median of %d rounds; speck at %.2fx the fastest peer, the goal <= 0.8x: %s); fastest peer by rounds: %s")
-        :format(rows_of(c), m, #per, 1 / m, m >= 1.25 and "met" or "NOT met", table.concat(whos, ", "))
+      local lo, hi = math.huge, -math.huge
+      for _, v in ipairs(per) do lo, hi = math.min(lo, v), math.max(hi, v) end
+      summary[#summary + 1] = ("%s, %s: fastest peer / %s = %.2f (median of %d rounds, spread %.2f - %.2f; %s at %.2fx the fastest peer, the goal <= 0.8x: %s); fastest peer by rounds: %s")
+        :format(rows_of(c), who_, who_, m, #per, lo, hi, who_, 1 / m,
+                m >= 1.25 and "met" or "NOT met", table.concat(whos, ", "))
     end
   end
 end
