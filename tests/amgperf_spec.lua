@@ -42,7 +42,7 @@ local function poisson_entries(m, base, e)
 end
 
 local function host_table(v)
-  local h = v:space() == "host" and v or v:to("host")
+  local h = v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v)
   return h:totable()
 end
 
