@@ -62,6 +62,26 @@ static const sk_kbody k_seed = {.label = "graph.sssp_seed",
                                 .body = sk_body_graph_sssp_seed,
                                 .pattern = SK_FOR,
                                 .sigs = sig_seed};
+/* integer distances beside their pushed buckets (dp: 2 nv) */
+static const char *const sig_init_p[] = {
+  "range" R1("dp", "int64") R1("nmark", "int32") " inf=int64", NULL};
+static const sk_kbody k_init_p = {.label = "graph.sssp_init_p",
+                                  .body = sk_body_graph_sssp_init_p,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_init_p};
+static const char *const sig_seed_p[] = {
+  "range" R1("dp", "int64") R1("nmark", "int32") R1("q", "int32") R1("cnt", "int64")
+    " s=int64",
+  NULL};
+static const sk_kbody k_seed_p = {.label = "graph.sssp_seed_p",
+                                  .body = sk_body_graph_sssp_seed_p,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_seed_p};
+static const char *const sig_dout[] = {"range" R1("dist", "int64") R1("dp", "int64"), NULL};
+static const sk_kbody k_dout = {.label = "graph.sssp_dist_out",
+                                .body = sk_body_graph_sssp_dist_out,
+                                .pattern = SK_FOR,
+                                .sigs = sig_dout};
 static const char *const sig_setc[] = {
   "range" R1("cnt", "int64") " c0=int64 c1=int64 c4=int64", NULL};
 static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
@@ -75,14 +95,18 @@ static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
   R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32")        \
     R1("pv", "int32") R1("pb", "int64") R1("pvf", "int32") R1("pbf", "int64")       \
       R1("cnt", "int64")
+/* (integer kinds: the pushed buckets in dp) */
+#define RELAX_TAIL_P                                                                \
+  R1("nmark", "int32") R1("q", "int32") R1("nq", "int32") R1("pv", "int32")         \
+    R1("pb", "int64") R1("pvf", "int32") R1("pbf", "int64") R1("cnt", "int64")
 #define RELAX_SC_I " delta=int64 b=int64 r=int64 cap=int64 lim=int64"
 #define RELAX_SC_F " delta=float64 b=int64 r=int64 cap=int64 lim=int64"
 static const char *const sig_relax_ih[] = {
-  "range" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
-  "range" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64",
+  "range" G3 R1("w", "int32") R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64 ch=int64",
+  "range" G3 R1("w", "int64") R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64 ch=int64",
   NULL};
 static const char *const sig_relax_uh[] = {
-  "range" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64 ch=int64", NULL};
+  "range" G3 R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64 ch=int64", NULL};
 static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
                                              "dist", "float64") RELAX_TAIL RELAX_SC_F
                                            " qn=int64 ch=int64",
@@ -93,10 +117,10 @@ static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
     .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
   }
 static const char *const sig_relax_id[] = {
-  "team" G3 R1("w", "int32") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64",
-  "team" G3 R1("w", "int64") R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64", NULL};
+  "team" G3 R1("w", "int32") R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64",
+  "team" G3 R1("w", "int64") R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64", NULL};
 static const char *const sig_relax_ud[] = {
-  "team" G3 R1("dist", "int64") RELAX_TAIL RELAX_SC_I " qn=int64", NULL};
+  "team" G3 R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64", NULL};
 static const char *const sig_relax_fd[] = {
   "team" G3 R1("w", "float64") R1("dist", "float64") RELAX_TAIL RELAX_SC_F " qn=int64", NULL};
 #define RELAX_DEV(name, sig)                                                            \
@@ -113,7 +137,7 @@ static const sk_kbody k_relax[2][3] = {
   R1("q", "int32") R1("iv", "int32") R1("ib", "int64") R1("ov", "int32")           \
     R1("ob", "int64") R1("xv", "int32") R1("xb", "int64") R1("cnt", "int64")
 static const char *const sig_split_i[] = {"range" R1("rowptr", "int64") R1(
-                                            "dist", "int64") SPLIT_TAIL
+                                            "dp", "int64") SPLIT_TAIL
                                           " delta=int64 bsel=int64 lim=int64",
                                           NULL};
 static const char *const sig_split_f[] = {"range" R1("rowptr", "int64") R1(
@@ -121,7 +145,7 @@ static const char *const sig_split_f[] = {"range" R1("rowptr", "int64") R1(
                                           " delta=float64 bsel=int64 lim=int64",
                                           NULL};
 static const char *const sig_split_ih[] = {"range" R1("rowptr", "int64") R1(
-                                             "dist", "int64") SPLIT_TAIL
+                                             "dp", "int64") SPLIT_TAIL
                                            " delta=int64 bsel=int64 lim=int64 n=int64",
                                            NULL};
 static const char *const sig_split_fh[] = {"range" R1("rowptr", "int64") R1(
@@ -141,8 +165,12 @@ static const sk_kbody k_split[2][2] = {
   "range" R1("dist", dt) R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")        \
     R1("pvf", "int32") R1("pbf", "int64") R1("cnt", "int64") " inf=" dt " delta=" dt \
     " b=int64 lim=int64"
-static const char *const sig_rebuild_i[] = {REBUILD_SIG("int64"), NULL};
+static const char *const sig_rebuild_i[] = {
+  "range" R1("dp", "int64") R1("pv", "int32") R1("pb", "int64") R1("pvf", "int32")
+    R1("pbf", "int64") R1("cnt", "int64") " inf=int64 delta=int64 b=int64 lim=int64",
+  NULL};
 static const char *const sig_rebuild_f[] = {REBUILD_SIG("float64"), NULL};
+#undef REBUILD_SIG
 static const sk_kbody k_rebuild[2] = {{.label = "graph.sssp_rebuild_i",
                                        .body = sk_body_graph_sssp_rebuild_i,
                                        .pattern = SK_REDUCE,
@@ -213,7 +241,8 @@ typedef struct sssp_state {
   double fdelta;    /* (float kind) */
   int64_t cap;      /* each pile's entries */
   int64_t win;      /* the near piles' buckets */
-  sk_view *dist, *nmark, *pbk, *q, *nq, *cnt;
+  int pair;         /* integer kinds: the distances and pushed buckets in dp */
+  sk_view *dist, *nmark, *pbk, *q, *nq, *cnt, *dp;
   sk_view *pv, *pb, *pv2, *pb2, *pvf, *pbf, *pvf2, *pbf2; /* near, far (and their next) */
   /* where the search is: bucket b; near pile below lim, far from it;
    * their sizes and smallest buckets pushed */
@@ -254,21 +283,27 @@ static void swap_views(sk_view *a, sk_view *b) {
  * entries together) */
 static int rebuild(sssp_state *st, char *err, size_t errlen) {
   const int fl = st->kind == KIND_F;
-  sk_arg a[] = {sk_arg_view("dist", st->dist),
-                sk_arg_view("pbk", st->pbk),
-                sk_arg_view("pv", st->pv),
-                sk_arg_view("pb", st->pb),
-                sk_arg_view("pvf", st->pvf),
-                sk_arg_view("pbf", st->pbf),
-                sk_arg_view("cnt", st->cnt),
-                fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX),
-                delta_arg(st),
-                sk_arg_i64("b", st->b),
-                sk_arg_i64("lim", st->lim)};
+  sk_arg a[12];
+  int na = 0;
+  if (st->pair) {
+    a[na++] = sk_arg_view("dp", st->dp);
+  } else {
+    a[na++] = sk_arg_view("dist", st->dist);
+    a[na++] = sk_arg_view("pbk", st->pbk);
+  }
+  a[na++] = sk_arg_view("pv", st->pv);
+  a[na++] = sk_arg_view("pb", st->pb);
+  a[na++] = sk_arg_view("pvf", st->pvf);
+  a[na++] = sk_arg_view("pbf", st->pbf);
+  a[na++] = sk_arg_view("cnt", st->cnt);
+  a[na++] = fl ? sk_arg_f64("inf", HUGE_VAL) : sk_arg_i64("inf", INT64_MAX);
+  a[na++] = delta_arg(st);
+  a[na++] = sk_arg_i64("b", st->b);
+  a[na++] = sk_arg_i64("lim", st->lim);
   sk_result res;
   int64_t c[6];
   if (set_counts(st, 0, 0, 0, err, errlen) < 0 ||
-      sk_sp_range(&k_rebuild[fl], st->g->nv, a, NELEM(a), &res, err, errlen) < 0 ||
+      sk_sp_range(&k_rebuild[fl], st->g->nv, a, na, &res, err, errlen) < 0 ||
       get_counts(st, c, err, errlen) < 0)
     return -1;
   st->nn = c[1];
@@ -287,9 +322,14 @@ static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
   a[na++] = sk_arg_view("rowptr", g->rowptr);
   a[na++] = sk_arg_view("colidx", g->colidx);
   if (st->w) a[na++] = sk_arg_view("w", st->w);
-  a[na++] = sk_arg_view("dist", st->dist);
-  a[na++] = sk_arg_view("nmark", st->nmark);
-  a[na++] = sk_arg_view("pbk", st->pbk);
+  if (st->pair) {
+    a[na++] = sk_arg_view("dp", st->dp);
+    a[na++] = sk_arg_view("nmark", st->nmark);
+  } else {
+    a[na++] = sk_arg_view("dist", st->dist);
+    a[na++] = sk_arg_view("nmark", st->nmark);
+    a[na++] = sk_arg_view("pbk", st->pbk);
+  }
   a[na++] = sk_arg_view("q", st->q);
   a[na++] = sk_arg_view("nq", st->nq);
   a[na++] = sk_arg_view("pv", st->pv);
@@ -359,7 +399,7 @@ static int split(sssp_state *st, char *err, size_t errlen) {
   sk_view *ov = near ? st->pv2 : st->pv, *ob = near ? st->pb2 : st->pb;
   sk_view *xv = near ? st->pvf : st->pvf2, *xb = near ? st->pbf : st->pbf2;
   sk_arg a[] = {sk_arg_view("rowptr", st->g->rowptr),
-                sk_arg_view("dist", st->dist),
+                st->pair ? sk_arg_view("dp", st->dp) : sk_arg_view("dist", st->dist),
                 sk_arg_view("q", st->q),
                 sk_arg_view("iv", near ? st->pv : st->pvf),
                 sk_arg_view("ib", near ? st->pb : st->pbf),
@@ -590,9 +630,12 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   sk_view *all[] = {&dist, &nmark, &pbk, &q,    &nq,   &pv,  &pb,  &pv2,
                     &pb2,  &pvf,   &pbf, &pvf2, &pbf2, &cnt, &pred};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  /* integer kinds: 'pbk' holds dp, the distances beside the buckets */
+  const int pair = !fl;
   if (sk_sp_view(&dist, "dist", fl ? SK_F64 : SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nmark, "frontier stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&pbk, "pushed buckets", SK_I64, nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&pbk, pair ? "distances and pushed buckets" : "pushed buckets", SK_I64,
+                 pair ? 2 * nv : nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&q, "frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next frontier", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&pv, "near pile", SK_I32, 2 * nv + 1, space, 0, err, errlen) < 0 ||
@@ -605,9 +648,11 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       sk_sp_view(&pbf2, "far pile buckets", SK_I64, 2 * nv + 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&cnt, "counts", SK_I64, 6, space, 1, err, errlen) < 0)
     goto done;
+  st.pair = pair;
   st.dist = &dist;
   st.nmark = &nmark;
-  st.pbk = &pbk;
+  st.pbk = pair ? NULL : &pbk;
+  st.dp = pair ? &pbk : NULL;
   st.q = &q;
   st.nq = &nq;
   st.pv = &pv;
@@ -641,11 +686,21 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     sk_arg s[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
                   sk_arg_view("q", &q), sk_arg_view("cnt", &cnt),
                   sk_arg_i64("s", source)};
-    if (sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_seed, 1, s, NELEM(s), NULL, err, errlen) < 0)
+    sk_arg ap[] = {sk_arg_view("dp", &pbk), sk_arg_view("nmark", &nmark),
+                   sk_arg_i64("inf", INT64_MAX)};
+    sk_arg sp[] = {sk_arg_view("dp", &pbk), sk_arg_view("nmark", &nmark),
+                   sk_arg_view("q", &q), sk_arg_view("cnt", &cnt), sk_arg_i64("s", source)};
+    if (pair ? sk_sp_range(&k_init_p, nv, ap, NELEM(ap), NULL, err, errlen) < 0 ||
+                 sk_sp_range(&k_seed_p, 1, sp, NELEM(sp), NULL, err, errlen) < 0
+             : sk_sp_range(&k_init, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+                 sk_sp_range(&k_seed, 1, s, NELEM(s), NULL, err, errlen) < 0)
       goto done;
   }
   if (sssp_loop(&st, bf, source, err, errlen) < 0) goto done;
+  if (pair) {
+    sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("dp", &pbk)};
+    if (sk_sp_range(&k_dout, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+  }
   if (preds) {
     if (sk_sp_view(&pred, "pred", SK_I64, nv, space, 0, err, errlen) < 0) goto done;
     int na = 0;
@@ -678,6 +733,7 @@ const sk_kentry sk_galgo_sssp = {
   "graph.sssp", "G_*, source [, delta, predecessors, algorithm]", SK_KRES_NONE, sssp};
 
 const sk_kbody *const sk_gsssp_bodies[] = {
+  &k_init_p,       &k_seed_p,       &k_dout,
   &k_init,         &k_seed,         &k_setc,         &k_relax[0][0],  &k_relax[0][1],
   &k_relax[0][2],  &k_relax[1][0],  &k_relax[1][1],  &k_relax[1][2],  &k_split[0][0],
   &k_split[0][1],  &k_split[1][0],  &k_split[1][1],  &k_rebuild[0],   &k_rebuild[1],
