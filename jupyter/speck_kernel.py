@@ -148,7 +148,7 @@ _EARLY_VM = VM(find_library()) if __name__ == "__main__" else None
 # Python to debug: IPython's completer (jedi) and ipykernel's debugger
 # (debugpy) are kept out -- a module set to None in sys.modules is one that
 # is not installed, which IPython and ipykernel handle -- and with them a
-# third of the imports' time (docs/bench.md, notebook start-up).
+# third of the imports' time (docs/bench-library.md, notebook start-up).
 if __name__ == "__main__":
     for _unused in ("jedi", "debugpy"):
         sys.modules.setdefault(_unused, None)

@@ -25,6 +25,16 @@ describe("scripts/bench/plot", function()
   end)
   after_each(function() os.execute("rm -rf " .. quote(dir)) end)
 
+  it("draws the library half's tables too (docs/bench-library.md)", function()
+    if select(2, sh("command -v gnuplot")) ~= 0 then return pending("no gnuplot") end
+    if not slurp("docs/bench-library.md") then return pending("no docs/ here (a bundle)") end
+    local out, code = sh("scripts/bench/plot docs/bench-library.md " .. quote(dir))
+    assert.are.equal(0, code, out)
+    for _, name in ipairs {"graph", "solve"} do
+      assert.truthy(out:find(dir .. "/bench-" .. name .. ".svg\n", 1, true), out)
+    end
+  end)
+
   it("draws every table of docs/bench.md that has a ratio column", function()
     if select(2, sh("command -v gnuplot")) ~= 0 then return pending("no gnuplot") end
     if not slurp("docs/bench.md") then return pending("no docs/bench.md here (a bundle)") end

@@ -199,7 +199,7 @@ static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
   else if (strcmp(s, "auto") == 0) {
     const sk_backend *b = sk_dense_backend(err, errlen);
     if (!b) return -1;
-    /* (the GPU's choices from an H200 sweep, docs/bench.md: a thread per
+    /* (the GPU's choices from an H200 sweep, docs/bench-library.md: a thread per
      * matrix up to 9x9, gemm a thread per rows of C up to 16x16) */
     *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? MODE_SERIAL
             : gemm && rows <= 16 && cols <= 16           ? MODE_ROWS
@@ -313,7 +313,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
        * one-matrix buffer) with stream = true where it can be: beta 0, C
        * contiguous and 64-byte aligned (so every work item's block of C
        * is whole cache lines). Not by default: no faster than cached
-       * stores on the machine of docs/bench.md (session 5) */
+       * stores on the machine of docs/bench-library.md (session 5) */
       int64_t nt = stream == 1 && beta == 0 && C->stride[2] == 1 && C->stride[1] == n &&
                    C->stride[0] == n * n && ((uintptr_t)C->data & 63) == 0;
       int64_t grp = nt ? SMALL_GROUP_NT : SMALL_GROUP;

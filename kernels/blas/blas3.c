@@ -286,7 +286,7 @@ static int gemm_shapes(char ta, char tb, const sk_view *A, const sk_view *B,
   return -1;
 }
 
-/* The crossovers of impl = "auto" in flops (docs/bench.md, "dense"):
+/* The crossovers of impl = "auto" in flops (docs/bench-library.md, "dense"):
  * measured on this machine (2 cores of a Zen 5 EPYC), OpenBLAS was as fast
  * or faster than the native kernels at every size from n = 16 (where a
  * launch costs more than the product) to n = 4000 (native 0.65x), so auto
