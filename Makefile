@@ -93,8 +93,10 @@ LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
 
-DIALECT  := abi host cuda blocks linalg task task_cuda
-DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h))
+DIALECT  := abi host blocks linalg task
+# the GPU back end's dialect headers live in its folder
+DIALECT_DEV := cuda_h=backends/cuda/dialect.h task_cuda_h=backends/cuda/dialect_task.h
+DIALECT_H := $(wildcard $(DIALECT:%=dialect/%.h)) $(foreach p,$(DIALECT_DEV),$(word 2,$(subst =, ,$(p))))
 
 TCC_A    := $(TCC_DIR)/libtcc.a
 TCC_INC  := $(BUILD)/deps/include/libtcc.h
@@ -178,7 +180,8 @@ $(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC) $(KBODY_H)
 $(BUILD)/gen/dialect.c: scripts/embed.lua $(DIALECT_H)
 	@mkdir -p $(@D)
 	$(LUA) scripts/embed.lua $@ --include dialect/dialect_src.h \
-	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=dialect/$(d).h)
+	  $(foreach d,$(DIALECT),sk_dialect_$(d)_h=dialect/$(d).h) \
+	  $(foreach p,$(DIALECT_DEV),sk_dialect_$(p))
 
 # kbodies.h is rewritten only when the names change (an edit of a text
 # rebuilds kbodies.o, not the C files that name the texts)

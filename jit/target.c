@@ -9,7 +9,7 @@
 #include "target.h"
 
 /* host C first: it is the default, and index 0 in kernel keys */
-extern const sk_jit_target sk_jit_target_cuda; /* codegen_cuda.c */
+extern const sk_jit_target sk_jit_target_cuda; /* backends/cuda/codegen.c */
 static const sk_jit_target *const targets[] = {&sk_jit_target_host, &sk_jit_target_cuda,
                                                NULL};
 

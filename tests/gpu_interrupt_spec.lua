@@ -1,7 +1,7 @@
 -- gpu_interrupt_spec.lua: Ctrl-C stops a GPU kernel stuck in a loop
 -- (issue 30, item 2), in the cuda suite (SPECK_SPACE=cuda on a machine
 -- with a GPU); pending elsewhere. Loops in a user's body poll a word of
--- page-locked host memory mapped into the device (dialect/cuda.h SK__GO,
+-- page-locked host memory mapped into the device (backends/cuda/dialect.h SK__GO,
 -- every 4096th iteration of a thread); the host's interrupt sets it, the
 -- loops end, the kernel finishes and the launch that waits for it fails
 -- with "interrupted" (a parallel_for, which is not waited for: the fence

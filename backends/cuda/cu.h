@@ -3,7 +3,7 @@
  * filled by loader.c with dlopen/dlsym.
  *
  * Internal to backends/cuda. The back end runs code; it compiles none
- * (NVRTC belongs to the JIT: jit/nvrtc_lib.h).
+ * (NVRTC belongs to the JIT: backends/cuda/nvrtc_lib.h).
  */
 #ifndef SK_CUDA_CU_H
 #define SK_CUDA_CU_H

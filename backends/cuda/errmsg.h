@@ -1,5 +1,5 @@
 /* backends/cuda/errmsg.h: the CUDA back end's messages and those of its
- * code target's compiler (jit/nvrtc*): a part of the one message table,
+ * code target's compiler (backends/cuda/nvrtc*): a part of the one message table,
  * core/errmsg.h (included through backends/errmsg.h; no include guard:
  * the table is read once per SK_ERRDEF definition). */
 /* a table, one message a line: */
@@ -61,7 +61,7 @@ SK_ERRDEF(CUBLAS_UNUSABLE_IMPL, "cuBLAS unusable (%s): impl \"vendor\" runs the 
 SK_ERRDEF(CUBLASCREATE_FAILED, "cublasCreate failed")
 SK_ERRDEF(MISSING_ENTRIES, "missing entries")
 
-/* -- the CUDA code target: NVRTC (jit/nvrtc.c, jit/nvrtc_lib.c) -- */
+/* -- the CUDA code target: NVRTC (backends/cuda/nvrtc.c, backends/cuda/nvrtc_lib.c) -- */
 SK_ERRDEF(NVRTC_FAILED, "NVRTC failed: %s")
 SK_ERRDEF(NVRTCCREATEPROGRAM, "nvrtcCreateProgram: %s")
 SK_ERRDEF(NVRTC, "NVRTC: %s")

@@ -1,4 +1,4 @@
-/* launch.c: running generated kernels (codegen_cuda.c) on the device.
+/* launch.c: running generated kernels (codegen.c) on the device.
  *
  * A kernel's module is loaded into the context on its first launch; the
  * occupancy API then gives its block size and how many blocks fill the
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "../../dialect/cuda.h"
+#include "dialect.h"
 #include "cuda_int.h"
 
 /* the result area: counter at 0, scratch flag at 8, bounds record
@@ -205,7 +205,7 @@ static int go(const sk_launch *l, sk_cuda_kernel *c, unsigned gx, unsigned gy,
                                          sizeof(sk_oob), run_on);
     if (rc) return sk_cuda_fail(rc, "bounds record", l->label, err, errlen);
   }
-  C->stop = sk_cuda.stop_word; /* the loops' interrupt polls (dialect/cuda.h) */
+  C->stop = sk_cuda.stop_word; /* the loops' interrupt polls (backends/cuda/dialect.h) */
   void *args = l->nargs > 0 ? (void *)l->args : (void *)&none;
   void *params[] = {args, C};
   CUresult rc = sk_cu->cuLaunchKernel((CUfunction)c->fn, gx, gy, gz, bx, by, bz, smem,

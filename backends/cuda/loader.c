@@ -5,7 +5,7 @@
  * $SPECK_CUDA_LIB, then "libcuda.so.1" on the loader path (the driver
  * installs it there; the toolkit's stubs/libcuda.so is refused: it only
  * answers CUDA_ERROR_STUB_LIBRARY). Every failure is kept as a sentence
- * for speck --info. (NVRTC, the compiler, is the JIT's: jit/nvrtc_lib.c.)
+ * for speck --info. (NVRTC, the compiler, is the JIT's: backends/cuda/nvrtc_lib.c.)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
  * §3.3.2) -- the host half, as the scheduler ops of kernels/task/task.h
  * (sk_cuda_tasks, the 'tasks' entry of the back end's table). The device
  * half (queues, pool, dependences, the persistent worker) is
- * dialect/task_cuda.h, compiled with the functors' bodies (functor.c)
+ * backends/cuda/dialect_task.h, compiled with the functors' bodies (functor.c)
  * into one kernel by the back end's JIT through sk_run.
  *
  * The arena (one device allocation):
@@ -22,7 +22,7 @@
 
 #include "core/err.h"
 #include "kernels/task/task.h"
-#include "dialect/task_cuda.h"
+#include "backends/cuda/dialect_task.h"
 #include "cuda_int.h"
 
 #define HOST_REGION_MIN (1 << 20)
@@ -126,7 +126,7 @@ static sk_gsched *gs_new(const sk_backend *b, int64_t memory, char *err, size_t 
   g->st.sbcls = (unsigned char *)g->arena + g->cls_at;
   g->st.vdef = (sk_varg *)(void *)(g->arena + g->vdef_at);
   gs_reset(g);
-  /* the dependence walk recurses (dialect/task_cuda.h): a stack the
+  /* the dependence walk recurses (backends/cuda/dialect_task.h): a stack the
    * compiler cannot size */
   if (b->stack && b->stack(GPU_STACK, err, errlen) < 0) {
     gs_free(g);

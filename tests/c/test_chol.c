@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "jit/nvrtc.h"
+#include "backends/cuda/nvrtc.h"
 
 static int passed, failed;
 

@@ -22,7 +22,7 @@
 #include "backends/cuda/cuda_int.h" /* its spaces' ids */
 
 extern const sk_backend sk_backend_cuda;
-#include "jit/nvrtc.h"
+#include "backends/cuda/nvrtc.h"
 
 static int passed, failed;
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -1,5 +1,5 @@
 /* test_nvrtc_pch.c: the GPU tier hands NVRTC the dialect as in-memory
- * headers with automatic PCH (jit/nvrtc.c, "the dialect as a precompiled
+ * headers with automatic PCH (backends/cuda/nvrtc.c, "the dialect as a precompiled
  * header"): the code it makes must be the code NVRTC makes from the whole
  * generated text with the same options, for every kind of kernel and
  * every form (lean: range and MDRange for; full: reduce, team, an atomic
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "core/view.h"
-#include "jit/codegen_cuda.h"
-#include "jit/nvrtc.h"
-#include "jit/nvrtc_lib.h"
+#include "backends/cuda/codegen.h"
+#include "backends/cuda/nvrtc.h"
+#include "backends/cuda/nvrtc_lib.h"
 #include "jit/target.h"
 
 static int passed, failed;

@@ -21,7 +21,7 @@
 
 #include "kernels/kernels.h"
 #include "api/speck.h"
-#include "jit/nvrtc.h"
+#include "backends/cuda/nvrtc.h"
 
 static int passed, failed;
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "jit/codegen.h"
-#include "jit/codegen_cuda.h"
-#include "jit/nvrtc.h"
+#include "backends/cuda/codegen.h"
+#include "backends/cuda/nvrtc.h"
 #include "jit/target.h"
 #include "jit/tier.h"
 

@@ -32,7 +32,7 @@
 
 #include "../../exec/exec.h"
 #include "../../jit/codegen.h"
-#include "../../jit/codegen_cuda.h"
+#include "../../backends/cuda/codegen.h"
 #include "../../jit/target.h"
 #include "../../jit/strbuf.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "nvrtc_lib.h"
+#include "backends/cuda/nvrtc_lib.h"
 
 #define MAX_ARCHS 128
 

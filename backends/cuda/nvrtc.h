@@ -1,11 +1,11 @@
 /* nvrtc.h: the CUDA code target's compiler tier (nvrtc.c): NVRTC turns
- * the CUDA source of a kernel (codegen_cuda.c) into an image; the target
- * table (sk_jit_target_cuda, codegen_cuda.c) points at these.
+ * the CUDA source of a kernel (codegen.c) into an image; the target
+ * table (sk_jit_target_cuda, codegen.c) points at these.
  */
 #ifndef SK_NVRTC_H
 #define SK_NVRTC_H
 
-#include "tier.h"
+#include "jit/tier.h"
 
 /* Compile 'source' (the CUDA source of 'spec') into an image for
  * spec->arch (a cubin; PTX when no architecture is given or NVRTC does

@@ -1,11 +1,11 @@
-/* codegen_cuda.h: the CUDA generator (codegen_cuda.c), for the CUDA code
+/* codegen.h: the CUDA generator (codegen.c), for the CUDA code
  * target's compiler (nvrtc.c) and the tests; the JIT reaches it through
  * the target's table (target.h).
  */
 #ifndef SK_CODEGEN_CUDA_H
 #define SK_CODEGEN_CUDA_H
 
-#include "spec.h"
+#include "jit/spec.h"
 
 /* the CUDA source (NVRTC, C++) of 'spec' (malloc'd), NULL with 'err' */
 char *sk_codegen_cuda(const sk_kspec *spec, char *err, size_t errlen);

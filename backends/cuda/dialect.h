@@ -17,7 +17,7 @@
 #ifndef SK_DIALECT_CUDA_H
 #define SK_DIALECT_CUDA_H
 
-#include "abi.h"
+#include "../../dialect/abi.h"
 
 /* -- launch context (C and C++) ----------------------------------------- */
 typedef struct sk_cuctx {
@@ -96,7 +96,7 @@ SK__CM2(pow) SK__CM2(fmin) SK__CM2(fmax) SK__CM2(atan2) SK__CM2(fmod)
 SK__CM2(hypot)
 #undef SK__CM1
 #undef SK__CM2
-/* SK__LEAN (jit/nvrtc.c: kernels that need none of it) leaves out
+/* SK__LEAN (backends/cuda/nvrtc.c: kernels that need none of it) leaves out
  * complex numbers and the atomics */
 #ifndef SK__LEAN
 /* -- complex (complex64, complex128) ------------------------------------
@@ -471,7 +471,7 @@ SK__LDG(unsigned long) SK__LDG(short) SK__LDG(unsigned short)
 SK__LDG(signed char) SK__LDG(unsigned char) SK__LDG(char)
 #undef SK__LDG
 
-/* SK__LEAN (jit/nvrtc.c: kernels that need none of it) leaves out
+/* SK__LEAN (backends/cuda/nvrtc.c: kernels that need none of it) leaves out
  * the atomic views' proxy */
 #ifndef SK__LEAN
 template <class T> struct sk__aref {
@@ -675,7 +675,7 @@ SK_DEV typename R::T sk__block_prefix(const sk_cuctx &C, unsigned nb,
   return a;
 }
 
-/* SK__LEAN (jit/nvrtc.c: kernels that need none of it) leaves out
+/* SK__LEAN (backends/cuda/nvrtc.c: kernels that need none of it) leaves out
  * teams and the building blocks' words */
 #ifndef SK__LEAN
 /* -- teams (TeamPolicy kernels) ---------------------------------------- */
@@ -909,6 +909,6 @@ SK_DEV void sk__vbarrier(const sk__team_t &t) {
 #define vector_atomic_add(p, v) atomic_add((p), (v))
 
 #endif /* SK__LEAN */
-#include "blocks.h"
+#include "../../dialect/blocks.h"
 #endif /* device code */
 #endif

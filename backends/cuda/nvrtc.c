@@ -1,5 +1,5 @@
 /* nvrtc.c: the GPU tier: NVRTC compiles the CUDA source of a kernel
- * (codegen_cuda.c) into an image (core/backend.h's sk_image): a cubin
+ * (codegen.c) into an image (core/backend.h's sk_image): a cubin
  * for the architecture the spec names, or PTX when none is named (compile
  * only: no device) or NVRTC does not know that architecture (the driver
  * then finishes the PTX). The image carries the launch facts the
@@ -30,11 +30,11 @@
 #include <time.h>
 
 #include "core/err.h"
-#include "codegen_cuda.h"
-#include "jit.h"
-#include "nvrtc.h"
-#include "nvrtc_lib.h"
-#include "strbuf.h"
+#include "backends/cuda/codegen.h"
+#include "jit/jit.h"
+#include "backends/cuda/nvrtc.h"
+#include "backends/cuda/nvrtc_lib.h"
+#include "jit/strbuf.h"
 
 /* compile only (no architecture given): PTX for this virtual one */
 #define DEFAULT_ARCH "compute_90"

@@ -1,4 +1,4 @@
-/* codegen_cuda.c: kernel source generation for the CUDA back end, on
+/* codegen.c: kernel source generation for the CUDA back end, on
  * the code-generation core (codegen.c), and the CUDA C code target.
  *
  * Input: the same kernel spec as codegen_host.c. Output: one CUDA C++
@@ -8,7 +8,7 @@
  * the capture slots (sk__args_t) and the launch context (sk_cuctx). The
  * back end (backends/cuda/launch.c) picks the grid; the kernel covers
  * whatever it gets with grid-stride loops (those of parallel_for, teams
- * and scans kept rolled: SK__ROLLED in dialect/cuda.h, a third less NVRTC
+ * and scans kept rolled: SK__ROLLED in backends/cuda/dialect.h, a third less NVRTC
  * time than unrolled ones):
  *
  *   range    i = b + global thread id, striding by the grid
@@ -34,15 +34,15 @@
 
 #include "core/err.h"
 #include "dialect/dialect_src.h"
-#include "codegen.h"
-#include "codegen_cuda.h"
-#include "nvrtc.h"
-#include "strbuf.h"
-#include "target.h"
+#include "backends/cuda/codegen.h"
+#include "backends/cuda/nvrtc.h"
+#include "jit/codegen.h"
+#include "jit/strbuf.h"
+#include "jit/target.h"
 
 /* the CUDA dialect (build/gen/dialect.c, as dialect_src.h's headers) */
-extern const char sk_dialect_cuda_h[];      /* dialect/cuda.h */
-extern const char sk_dialect_task_cuda_h[]; /* dialect/task_cuda.h (after cuda.h) */
+extern const char sk_dialect_cuda_h[];      /* backends/cuda/dialect.h */
+extern const char sk_dialect_task_cuda_h[]; /* backends/cuda/dialect_task.h (after cuda.h) */
 extern const sk_jit_target sk_jit_target_cuda;
 
 /* MDRange thread order: dimension 0 fastest (coalesced for layout left,
@@ -503,7 +503,7 @@ char *sk_codegen_cuda(const sk_kspec *s, char *err, size_t errlen) {
 }
 
 /* -- the CUDA C code target ------------------------------------------------
- * codegen_cuda.c's source, compiled by NVRTC (nvrtc.c) into an image the
+ * codegen.c's source, compiled by NVRTC (nvrtc.c) into an image the
  * cuda back end loads; reductions' host half is host C (jit.c). */
 static const char *const cuda_dialect[] = {
   sk_dialect_abi_h, sk_dialect_cuda_h, sk_dialect_blocks_h, sk_dialect_linalg_h, NULL};
