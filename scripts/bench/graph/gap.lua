@@ -27,6 +27,7 @@
 -- Prints a line per round and operation, then per operation the median
 -- ratio GAP/speck with its min and max and the median times.
 local graph = require "speck.graph"
+local weighted = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/gap_weights.lua")
 
 local GAPBS, DIR = assert(arg[1], "usage: gap.lua GAPBS DIR ROUNDS [OP ...]"), assert(arg[2])
 local ROUNDS = tonumber(arg[3]) or 5
@@ -50,24 +51,9 @@ local function sh(cmd)
 end
 
 local g = graph.kronecker(SCALE, 16, {seed = 1})
-local nv, narcs = g:num_vertices(), g:num_arcs()
--- paths.lua's weights: 1 + hash(min(u, v), max(u, v)) % 255, int32
-local rows = speck.View("rows", "int32", narcs)
-local w = speck.View("w", "int32", narcs)
-speck.parallel_for("bench.gap_weights", nv, {rowptr = g.rowptr, colidx = g.colidx,
-                                             rows = rows, w = w}, [[
-  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {
-    const int64_t v = colidx(k), a = i < v ? i : v, b = i < v ? v : i;
-    uint64_t z = (uint64_t)a * 0x9E3779B97F4A7C15ull + (uint64_t)b + 0x2545F4914F6CDD1Dull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    rows(k) = (int32_t)i;
-    w(k) = (int32_t)(z % 255 + 1);
-  }]])
-local gw = graph.from_edges(nv, rows, g.colidx, {weights = w})
-rows, w = nil, nil
-collectgarbage()
+local nv = g:num_vertices()
+-- the weights of gap_weights.lua
+local gw = weighted(g)
 
 -- GAP's files: edge lists without the header lines, through its converter
 local function gap_file(name, h, flag, ext)

@@ -15,6 +15,7 @@
 --             it (bc -i 4), not normalized; the mean over NSOURCES / 4 trials
 -- Records: "R<TAB>op<TAB>speck<TAB>seconds<TAB>extra".
 local graph = require "speck.graph"
+local weighted = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/gap_weights.lua")
 
 local SCALE = tonumber(arg[1]) or 20
 local NS = math.max(4, tonumber(arg[2]) or 8)
@@ -27,25 +28,9 @@ end
 
 timer:reset()
 local u = graph.kronecker(SCALE, 16, {seed = 1})
-local nv, narcs = u:num_vertices(), u:num_arcs()
--- every arc u -> v with weight 1 + hash(min(u, v), max(u, v)) % 255, then
--- from_edges (its dedupe merges the two arcs of an edge: the same graph)
-local rows = speck.View("rows", "int32", narcs)
-local w = speck.View("w", "int32", narcs)
-speck.parallel_for("bench.gap_weights", nv, {rowptr = u.rowptr, colidx = u.colidx,
-                                             rows = rows, w = w}, [[
-  for (int64_t k = rowptr(i); k < rowptr(i + 1); k++) {
-    const int64_t v = colidx(k), a = i < v ? i : v, b = i < v ? v : i;
-    uint64_t z = (uint64_t)a * 0x9E3779B97F4A7C15ull + (uint64_t)b + 0x2545F4914F6CDD1Dull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    rows(k) = (int32_t)i;
-    w(k) = (int32_t)(z % 255 + 1);
-  }]])
-local g = graph.from_edges(nv, rows, u.colidx, {weights = w})
-rows, w = nil, nil
-collectgarbage()
+local nv = u:num_vertices()
+-- the weights of gap_weights.lua
+local g = weighted(u)
 record("generate_weighted", timer:seconds(), tostring(g))
 local edges = g:num_edges()
 
