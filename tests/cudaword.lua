@@ -193,4 +193,5 @@ if not pcall(debug.getlocal, 4, 1) then   -- run as a script
 end
 
 M.strip_c = strip_c
+M.string_end = string_end
 return M

@@ -21,6 +21,9 @@
 
 local M = {}
 
+-- the end of a quoted literal: the CUDA-word check's scanner (one copy)
+local string_end = dofile("tests/cudaword.lua").string_end
+
 local LAUNCH = {parallel_for = true, parallel_reduce = true, parallel_scan = true,
                 kernel = true}
 local KEYWORD = {}
@@ -58,13 +61,7 @@ function M.tokens(src)
       line = line + nl
       i = stop + 1
     elseif c == '"' or c == "'" then
-      local j = i + 1
-      while j <= n do
-        local x = src:sub(j, j)
-        if x == "\\" then j = j + 2
-        elseif x == c or x == "\n" then break
-        else j = j + 1 end
-      end
+      local j = string_end(src, i)
       add("string", src:sub(i, j))
       i = j + 1
     elseif c:match("[%a_]") then
