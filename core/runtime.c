@@ -35,10 +35,25 @@ void sk_body_flag_mirror(int *word) {
   __atomic_store_n(&body_mirror, word, __ATOMIC_RELEASE);
 }
 
+/* the host guard's kick (sk_body_kick_hook) */
+static void (*kick_hook)(void);
+
+void sk_body_kick_hook(void (*kick)(void)) {
+  __atomic_store_n(&kick_hook, kick, __ATOMIC_RELEASE);
+}
+
+int sk_body_kicks(void) { return __atomic_load_n(&kick_hook, __ATOMIC_ACQUIRE) != NULL; }
+
+static void kick(void) {
+  void (*k)(void) = __atomic_load_n(&kick_hook, __ATOMIC_ACQUIRE);
+  if (k) k();
+}
+
 int sk_interrupt_request(void) {
   __atomic_or_fetch(&body_flag, 1, __ATOMIC_RELAXED);
   int *m = __atomic_load_n(&body_mirror, __ATOMIC_ACQUIRE);
   if (m) __atomic_store_n(m, 1, __ATOMIC_RELAXED);
+  kick();
   return __atomic_load_n(&running, __ATOMIC_RELAXED) > 0;
 }
 
@@ -54,6 +69,7 @@ void sk_interrupt_reported(void) { sk_interrupt_clear(); }
 const int *sk_body_flag(void) { return &body_flag; }
 void sk_body_fault_mark(int delta) {
   __atomic_add_fetch(&body_flag, 2 * delta, __ATOMIC_RELAXED);
+  if (delta > 0) kick();
 }
 
 /* -- the active back end ------------------------------------------------------ */

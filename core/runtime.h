@@ -86,6 +86,25 @@ extern int sk_body_stop_word; /* that word (backends/host/symbols.c) */
  * back end's mapped word its kernels poll */
 void sk_body_flag_mirror(int *word);
 void sk_body_fault_mark(int delta);
+/* Who stops bodies asynchronously (the host back ends' guard): called,
+ * from any thread or a signal handler, whenever the interrupt is
+ * requested or a launch is marked faulted; it must be async-signal-safe.
+ * NULL: nobody (the default). */
+void sk_body_kick_hook(void (*kick)(void));
+/* 1 once a kick is installed: the libtcc tier then compiles user bodies
+ * without polls and adds their code ranges */
+int sk_body_kicks(void);
+
+/* -- code ranges (core/coderange.c) --------------------------------------
+ * The machine code of JIT-compiled user bodies that may be left at any
+ * instruction: a body stuck in an endless loop there is stopped by a
+ * signal instead of a poll (backends/host/guard.c). The JIT adds a
+ * range when it publishes such code and removes it before freeing it.
+ * add returns 0 when the table is full (the code is then not added);
+ * has is async-signal-safe. */
+int sk_code_range_add(const void *lo, size_t n);
+void sk_code_range_remove(const void *lo);
+int sk_code_range_has(uintptr_t pc);
 
 /* -- host memory ---------------------------------------------------------- */
 /* The most memory this process can have on the host -- RAM and swap, or a

@@ -217,7 +217,11 @@ SK__ATF void sk_oob_report(const sk_ctx *ctx, int c, int d, sk_i64 i, sk_i64 n) 
  * launch's stop word; when it is set, sk_ctx.poll leaves the body (a jump
  * to the launch's guard) or returns, and SK__GO is 1. 'sk__stop' is the
  * chunk function's copy of sk__ctx->stop (gcc keeps it in a register). */
-#if defined(__TINYC__)
+#if defined(__TINYC__) && defined(SK_KICKED)
+/* libtcc's code of a user's body, left from the outside by a signal
+ * (backends/host/guard.c "kicks"): no poll at all */
+#define SK__GO() 1
+#elif defined(__TINYC__)
 /* libtcc's code: the word itself by name (one load fewer, tcc keeps no
  * local in a register) */
 extern volatile int sk_body_stop_word;

@@ -448,9 +448,10 @@ void sk_jit_refresh(sk_kernel *k) {
  * and code once published is never freed before sk_kernel_free. */
 static pthread_mutex_t tcc_pub = PTHREAD_MUTEX_INITIALIZER;
 
-static int tcc_compile(sk_kernel *k, const char *source, char *err, size_t errlen) {
+static int tcc_compile(sk_kernel *k, const char *source, int user, char *err,
+                       size_t errlen) {
   sk_ccode c;
-  if (sk_tcc_build(source, &c, err, errlen) < 0) return -1;
+  if (sk_tcc_build(source, user, &c, err, errlen) < 0) return -1;
   pthread_mutex_lock(&tcc_pub);
   if (k->tcc_state) {
     /* another thread was first: keep its code, it may be running */
@@ -481,7 +482,7 @@ static int image_compile(sk_kernel *k, const sk_kspec *s, const sk_jit_target *t
   if (t->build(s, k->source, &img, &from_disk, err, errlen) < 0) return -1;
   if (s->pattern != SK_FOR) {
     char *hsrc = sk_codegen_host_acc(s, err, errlen);
-    int rc = hsrc ? tcc_compile(k, hsrc, err, errlen) : -1;
+    int rc = hsrc ? tcc_compile(k, hsrc, 0, err, errlen) : -1;
     free(hsrc);
     if (rc < 0) {
       sk_image_free(img);
@@ -508,7 +509,7 @@ int sk_jit_entry(sk_kernel *k, void **fn, sk_init_fn *init, sk_join_fn *join, ch
   if (e && e->tier == SK_TIER_CC && want_of(k) == SK_TIER_TCC) {
     void *t = __atomic_load_n(&k->tcc_fn, __ATOMIC_ACQUIRE);
     if (!t) {
-      if (tcc_compile(k, k->source, err, errlen) < 0) return -1;
+      if (tcc_compile(k, k->source, k->user, err, errlen) < 0) return -1;
       count(&k->compiles[SK_TIER_TCC], 1);
       t = __atomic_load_n(&k->tcc_fn, __ATOMIC_ACQUIRE);
     }
@@ -808,6 +809,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_NOMEM);
     return -1;
   }
+  k->user = !s->library;
   k->hash = h;
   k->keylen = keybuf.n;
   k->key = malloc(keybuf.n);
@@ -857,7 +859,7 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
       return -1;
     }
     if (k->tier != SK_TIER_CC) {
-      if (tcc_compile(k, k->source, err, errlen) < 0) {
+      if (tcc_compile(k, k->source, k->user, err, errlen) < 0) {
         sk_kernel_free(k);
         return -1;
       }

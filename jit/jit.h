@@ -72,8 +72,9 @@ typedef struct sk_kernel {
   void *dev;
   void (*dev_unload)(void *dev);
   int dev_loaded; /* 'dev' is set (atomic, release) */
-  void *tcc_state;
-  void *tcc_fn; /* the libtcc code, kept after a tier-up */
+  int user;       /* a user's body (not the library's): polled or kicked */
+  void *tcc_state; /* sk_tcc_build's handle */
+  void *tcc_fn;    /* the libtcc code, kept after a tier-up */
   sk_init_fn tcc_init;
   sk_join_fn tcc_join;
   int want;                  /* requested tier of the latest look-up

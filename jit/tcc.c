@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/runtime.h"
 #include "libtcc.h"
 
 #include "../backends/host/symbols.h"
@@ -82,8 +83,16 @@ static void copy_err(sk_buf *m, char *err, size_t errlen) {
   else sk_err(err, errlen, SK_E_LIBTCC_FAILED);
 }
 
+/* What sk_tcc_build returns as the code's handle: the libtcc state and
+ * the memory the code was relocated into (ours, so its range is known). */
+typedef struct tcc_code {
+  TCCState *s;
+  void *mem;
+  int ranged; /* the range was added (core/coderange.c) */
+} tcc_code;
+
 /* libtcc keeps global state: a compile runs under 'tcc_lock'. */
-int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
+int sk_tcc_build(const char *source, int user, sk_ccode *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   sk_buf msg;
   sk_buf_init(&msg);
@@ -99,41 +108,62 @@ int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen) {
   if (dir[0]) tcc_set_lib_path(s, dir);
   tcc_set_options(s, "-nostdlib -nostdinc");
   tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+  /* a user's body left from the outside (backends/host/guard.c): its
+   * loops need no polls (dialect/host.h SK__GO) */
+  int kicked = user && sk_body_kicks();
+  if (kicked) tcc_define_symbol(s, "SK_KICKED", "1");
   int rc = tcc_compile_string(s, source);
+  void *mem = NULL;
+  int size = 0;
   if (rc == 0) {
     for (const sk_host_symbol *y = sk_host_symbols(); y->name; y++)
       tcc_add_symbol(s, y->name, y->addr);
     char path[4200];
     snprintf(path, sizeof path, "%s/libtcc1.a", dir);
     if (dir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
-    rc = tcc_relocate(s, TCC_RELOCATE_AUTO);
+    size = tcc_relocate(s, NULL);
+    rc = size < 0 ? -1 : 0;
   }
-  if (rc < 0) {
-    copy_err(&msg, err, errlen);
+  if (rc == 0) {
+    mem = malloc((size_t)size);
+    rc = mem ? tcc_relocate(s, mem) : -1;
+  }
+  tcc_code *h = rc == 0 ? malloc(sizeof *h) : NULL;
+  if (rc < 0 || !h) {
+    if (rc < 0) copy_err(&msg, err, errlen);
+    else sk_err(err, errlen, SK_E_NOMEM);
     tcc_delete(s);
+    free(mem);
     pthread_mutex_unlock(&tcc_lock);
     sk_buf_free(&msg);
     return -1;
   }
+  h->s = s;
+  h->mem = mem;
+  h->ranged = kicked && sk_code_range_add(mem, (size_t)size);
   out->fn = tcc_get_symbol(s, "sk__kernel");
   out->init = tcc_get_symbol(s, "sk__init");
   out->join = tcc_get_symbol(s, "sk__join");
   out->layout = tcc_get_symbol(s, "sk__layout");
   sk_buf_free(&msg);
+  out->dl = h;
+  pthread_mutex_unlock(&tcc_lock);
   if (!out->fn) {
-    tcc_delete(s);
-    pthread_mutex_unlock(&tcc_lock);
+    sk_tcc_free(h);
+    memset(out, 0, sizeof *out);
     sk_err(err, errlen, SK_E_LIBTCC_GENERATED_CODE);
     return -1;
   }
-  out->dl = s;
-  pthread_mutex_unlock(&tcc_lock);
   return 0;
 }
 
-void sk_tcc_free(void *state) {
-  if (!state) return;
+void sk_tcc_free(void *code) {
+  tcc_code *h = code;
+  if (!h) return;
+  if (h->ranged) sk_code_range_remove(h->mem);
   pthread_mutex_lock(&tcc_lock);
-  tcc_delete(state);
+  tcc_delete(h->s);
   pthread_mutex_unlock(&tcc_lock);
+  free(h->mem);
+  free(h);
 }

@@ -32,8 +32,8 @@ void sk_image_free(sk_image *img);
 /* Compile 'source' with libtcc into memory: out->dl is the libtcc state
  * (free it with sk_tcc_free), the entry points are the source's. Any
  * thread; libtcc itself is serialised inside. */
-int sk_tcc_build(const char *source, sk_ccode *out, char *err, size_t errlen);
-void sk_tcc_free(void *state);
+int sk_tcc_build(const char *source, int user, sk_ccode *out, char *err, size_t errlen);
+void sk_tcc_free(void *code);
 /* where libtcc1.a lives; set by the VM from the binary's location. A
  * string returned by sk_tcc_libdir stays valid for the process' life. */
 void sk_tcc_set_libdir(const char *dir);

@@ -166,11 +166,17 @@ x:fill(5)
     {"parallel_for", "spin_team", "speck.TeamPolicy(4, 1)", "for (;;) { x(0) += 0; }"},
     {"parallel_reduce", "spin_red", "8", "long k = 0; do { k++; } while (k != 0 || 1); acc += k;"},
   }
+  -- at the libtcc tier a body is left by a signal, not a poll
+  -- (docs/hardening.md "Endless loops"): a goto loop, which no poll
+  -- reaches, stops too
+  local TCC_LOOPS = {table.unpack(LOOPS)}
+  TCC_LOOPS[#TCC_LOOPS + 1] = {"parallel_for", "spin_goto", "8", "again: x(0) += 0; goto again;"}
   for _, tier in ipairs({"tcc", "cc"}) do
+    local loops = tier == "tcc" and TCC_LOOPS or LOOPS
     it(("is stopped by SIGINT within 100 ms at the %s tier; the next launch runs"):format(tier),
        function()
       local lines = {PROLOGUE}
-      for k, l in ipairs(LOOPS) do
+      for k, l in ipairs(loops) do
         local label = l[2] .. "_" .. tier
         -- one Ctrl-C per line: the REPL takes a second one in the same
         -- chunk as a request to stop the Lua code
@@ -183,7 +189,7 @@ speck.parallel_for("after_%d", 8, {x = x}, "x(i) = x(i) + 1;") print("after %d",
       lines[#lines + 1] = "print('done')"
       local out, err = repl(table.concat(lines, "\n") .. "\n", envs)
       assert.truthy(out:find("done", 1, true), out .. err)
-      for k, l in ipairs(LOOPS) do
+      for k, l in ipairs(loops) do
         local label = l[2] .. "_" .. tier
         local msg = ("case %d\tfalse\t[^\n]*speck%%.%s '%s': interrupted\n"):format(k, l[1],
                                                                                   label)
@@ -192,6 +198,24 @@ speck.parallel_for("after_%d", 8, {x = x}, "x(i) = x(i) + 1;") print("after %d",
         -- the interrupt was answered once: the next launch ran
         assert.truthy(out:find(("after %d\t%d.0"):format(k, 5 + k), 1, true), out .. err)
       end
+    end)
+  end
+end)
+
+describe("a fault beside an endless loop on " .. SPACE, function()
+  for _, tier in ipairs({"tcc", "cc"}) do
+    it(("ends the launch with the fault at the %s tier: the looping threads leave"):format(tier),
+       function()
+      -- work item 0 divides by zero; every other one loops for ever: the
+      -- looping threads are made to leave (polls at the cc tier, a signal
+      -- at the libtcc tier), the launch reports the fault, the VM goes on
+      local x = speck.View("x", "float64", 64)
+      local e = err_of(speck.parallel_for, "fault_spin_" .. tier, 64, {x = x, z = 0},
+                       "if (i == 0) x(0) = (double)(7 / z); while (1) {}", {jit = tier})
+      assert.are.equal(("speck.parallel_for 'fault_spin_%s': the body faulted (integer division by zero or overflow)")
+                       :format(tier), e)
+      speck.parallel_for("after_fault_spin_" .. tier, 64, {x = x}, "x(i) = 3;", {jit = tier})
+      assert.are.equal(3, x(63))
     end)
   end
 end)

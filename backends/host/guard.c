@@ -17,14 +17,31 @@
  * Polls (sk_guard_poll, reached from loops in bodies and from team
  * barriers through sk_ctx.poll) jump back the same way, from ordinary
  * code: no handler is involved.
+ *
+ * Kicks (sk_guard_async_setup): code the libtcc tier compiled for a
+ * user's body has no polls; it is left from the outside. Every thread
+ * that runs launches has a slot naming its current guard. When the
+ * interrupt is requested or a launch is marked faulted, the core calls
+ * the kick (a semaphore post, safe in a signal handler); a watchdog
+ * thread then sends SK_KICK_SIG to each thread inside a body, every
+ * 2 ms while the body word is set. The thread's handler jumps back to
+ * its guard -- as a fault does -- only when the interrupted instruction
+ * is in such code (core/coderange.c) and the thread has a reason to
+ * leave; in speck's own code, a library kernel or libm it returns, and
+ * the next kick tries again. Not under ThreadSanitizer, which delivers a
+ * signal only when the thread next calls into its runtime (libtcc's code
+ * never does): there the libtcc tier keeps its polls.
  */
 #define _GNU_SOURCE
 #include "guard.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -82,6 +99,18 @@ static uintptr_t context_sp(void *ucv) {
 #endif
 }
 
+static uintptr_t context_pc(void *ucv) {
+  const ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc) {
   sk_guard *g = sk_guard_cur;
   if (!g || !g->in_body || si->si_code <= 0) {
@@ -108,6 +137,140 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
 
 static void altstack_free(void *p);
 
+/* -- kicks ----------------------------------------------------------------- */
+#if defined(__SANITIZE_THREAD__)
+#define SK_KICKS 0
+#else
+#define SK_KICKS 1
+#endif
+#define SK_KICK_SIG (SIGRTMIN + 7)
+#define SK_KICK_MAGIC 0x5eec
+#define NSLOTS 1024
+
+/* a slot a thread that runs launches: its id and its current guard */
+static struct {
+  pthread_t th;
+  sk_guard *g; /* atomic */
+  int taken;   /* atomic */
+} slots[NSLOTS];
+static int slots_used; /* atomic, grows */
+static _Thread_local int my_slot = -1;
+static pthread_key_t slot_key;
+static sem_t wd_sem;
+static pthread_once_t async_once = PTHREAD_ONCE_INIT;
+static int async_ready;
+
+static void on_kick(int sig, siginfo_t *si, void *uc) {
+  (void)sig;
+  if (si->si_code != SI_QUEUE || si->si_value.sival_int != SK_KICK_MAGIC) return;
+  sk_guard *g = sk_guard_cur;
+  if (!g || !g->in_body || !sk_code_range_has(context_pc(uc))) return;
+  int why = SK_GUARD_NONE;
+  if (sk_interrupted()) why = SK_GUARD_INTERRUPT;
+  else if (g->stop && atomic_load_explicit(g->stop, memory_order_relaxed)) why = SK_GUARD_ABANDON;
+  if (why == SK_GUARD_NONE) return;
+  g->in_body = 0;
+  g->why = why;
+  siglongjmp(g->jb, 1);
+}
+
+static void slot_release(void *p) {
+  int k = (int)(intptr_t)p - 1;
+  __atomic_store_n(&slots[k].g, NULL, __ATOMIC_RELEASE);
+  __atomic_store_n(&slots[k].taken, 0, __ATOMIC_RELEASE);
+}
+
+/* this thread's slot (once a thread); none when all are taken: its
+ * libtcc bodies are then left only at piece boundaries */
+static void slot_claim(void) {
+  if (!async_ready) return;
+  for (int k = 0; k < NSLOTS; k++) {
+    int free_ = 0;
+    if (__atomic_compare_exchange_n(&slots[k].taken, &free_, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED)) {
+      slots[k].th = pthread_self();
+      __atomic_store_n(&slots[k].g, NULL, __ATOMIC_RELAXED);
+      int u = __atomic_load_n(&slots_used, __ATOMIC_RELAXED);
+      while (u < k + 1 && !__atomic_compare_exchange_n(&slots_used, &u, k + 1, 0,
+                                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+      }
+      my_slot = k;
+      pthread_setspecific(slot_key, (void *)(intptr_t)(k + 1));
+      /* kicks reach this thread even where its creator blocked signals */
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, SK_KICK_SIG);
+      pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+      return;
+    }
+  }
+}
+
+static void kick(void) {
+  sem_post(&wd_sem); /* async-signal-safe */
+}
+
+/* the watchdog: kicks the threads inside guards while the body word is
+ * set (an interrupt, or a launch abandoning its threads); stops after
+ * 20 ms with nobody inside a guard (a launch that starts later reads the
+ * interrupt at its first piece boundary) */
+static void *watchdog(void *arg) {
+  (void)arg;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  for (;;) {
+    while (sem_wait(&wd_sem) != 0 && errno == EINTR) {
+    }
+    int idle = 0;
+    while (*sk_body_flag() && idle < 10) {
+      int any = 0, n = __atomic_load_n(&slots_used, __ATOMIC_ACQUIRE);
+      for (int k = 0; k < n; k++) {
+        /* a thread in a guard (not dereferenced: it is the thread's stack;
+         * the handler looks whether the thread is inside a body) */
+        if (!__atomic_load_n(&slots[k].taken, __ATOMIC_ACQUIRE) ||
+            !__atomic_load_n(&slots[k].g, __ATOMIC_ACQUIRE))
+          continue;
+        union sigval v;
+        v.sival_int = SK_KICK_MAGIC;
+        pthread_sigqueue(slots[k].th, SK_KICK_SIG, v);
+        any = 1;
+      }
+      idle = any ? 0 : idle + 1;
+      struct timespec ts = {0, 2000000};
+      nanosleep(&ts, NULL);
+    }
+    /* posts that came while kicking are answered */
+    while (sem_trywait(&wd_sem) == 0) {
+    }
+  }
+  return NULL;
+}
+
+static void async_install(void) {
+  if (!SK_KICKS) return;
+  if (sem_init(&wd_sem, 0, 0) != 0) return;
+  if (pthread_key_create(&slot_key, slot_release) != 0) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_kick;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SK_KICK_SIG, &sa, NULL) != 0) return;
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&a, 64 << 10);
+  pthread_t t;
+  int rc = pthread_create(&t, &a, watchdog, NULL);
+  pthread_attr_destroy(&a);
+  if (rc != 0) return;
+  async_ready = 1;
+  sk_body_kick_hook(kick);
+}
+
+void sk_guard_async_setup(void) { pthread_once(&async_once, async_install); }
+
 static void install(void) {
   pthread_key_create(&altstack_key, altstack_free);
   for (int k = 0; k < NSIGS; k++) {
@@ -132,6 +295,7 @@ static void altstack_free(void *p) {
 
 static void thread_setup(void) {
   thread_ready = 1;
+  slot_claim();
   pthread_attr_t a;
   if (pthread_getattr_np(pthread_self(), &a) == 0) {
     void *lo;
@@ -168,11 +332,13 @@ void sk_guard_begin(sk_guard *g, atomic_int *stop) {
   memset(&g->fault, 0, sizeof g->fault);
   g->prev = sk_guard_cur;
   sk_guard_cur = g;
+  if (my_slot >= 0) __atomic_store_n(&slots[my_slot].g, g, __ATOMIC_RELEASE);
 }
 
 void sk_guard_end(sk_guard *g) {
   g->in_body = 0;
   sk_guard_cur = g->prev;
+  if (my_slot >= 0) __atomic_store_n(&slots[my_slot].g, g->prev, __ATOMIC_RELEASE);
 }
 
 int sk_guard_poll(void) {

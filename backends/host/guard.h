@@ -46,6 +46,9 @@ extern _Thread_local sk_guard *sk_guard_cur;
  * and this thread's alternate stack are set up on first use */
 void sk_guard_begin(sk_guard *g, atomic_int *stop);
 void sk_guard_end(sk_guard *g);
+/* Kicks: libtcc-compiled user bodies are left from the outside (no
+ * polls; guard.c). Called when a host back end starts; once. */
+void sk_guard_async_setup(void);
 /* sk_ctx.poll: leaves the body (a jump to the guard) when the process is
  * interrupted or the launch is being abandoned, else returns 0 */
 int sk_guard_poll(void);

@@ -533,6 +533,7 @@ int sk_serial_init(int threads, int device, char *err, size_t errlen) {
   (void)device;
   (void)err;
   (void)errlen;
+  sk_guard_async_setup();
   return 0;
 }
 
@@ -581,6 +582,7 @@ int sk_openmp_init(int threads, int device, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_THREADS_REQUESTED_MOST, threads, SK_THREADS_MAX);
     return -1;
   }
+  sk_guard_async_setup();
   return sk_pool_start(threads, err, errlen);
 }
 

@@ -85,7 +85,7 @@ int main(void) {
 
   /* tcc: in memory */
   sk_ccode t;
-  CHECK(sk_tcc_build(src, &t, err, sizeof err) == 0);
+  CHECK(sk_tcc_build(src, 0, &t, err, sizeof err) == 0);
   CHECK(t.fn && t.init && t.join && t.layout && t.dl);
   if (t.fn) CHECK(run(&t) == 2.0 * 4950);
   sk_tcc_free(t.dl);
@@ -94,7 +94,7 @@ int main(void) {
   bad.body = "acc += nope;";
   bad.body_len = strlen(bad.body);
   char *bsrc = sk_codegen_host(&bad, err, sizeof err);
-  CHECK(bsrc && sk_tcc_build(bsrc, &t, err, sizeof err) < 0 &&
+  CHECK(bsrc && sk_tcc_build(bsrc, 0, &t, err, sizeof err) < 0 &&
         strstr(err, "body line 1") != NULL);
   free(bsrc);
 

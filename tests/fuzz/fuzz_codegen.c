@@ -421,7 +421,7 @@ static int compile_mode = -1;
 static void compile_check(const char *src, const sk_kspec *s) {
   sk_ccode c;
   char err[4096];
-  if (sk_tcc_build(src, &c, err, sizeof err) == 0) {
+  if (sk_tcc_build(src, 1, &c, err, sizeof err) == 0) {
     sk_tcc_free(c.dl);
     return;
   }
