@@ -13,7 +13,7 @@ local batched = require "speck.batched"
 -- vendor (OpenBLAS) agree within 1e-12; beta = 0 overwrites NaN; bad input
 -- is refused with its message and the VM keeps working.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local SPACE = speck.info().default_space
 local ON_HOST = SPACE ~= "cuda"

@@ -14,7 +14,7 @@ local graph = require "speck.graph"
 -- runs it once per back end; on a GPU back end it checks through
 -- speck.jit.stats() that each algorithm launched device kernels.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/graph_props_oracle.py"
 local SPACE = speck.info().default_space
