@@ -10,7 +10,7 @@
 local speck = require "speck"
 local sparse = require "speck.sparse"
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/cholesky_gpu_oracle.py"
 -- NumPy and SciPy (the oracle): absent on a bare GPU host, where the

@@ -15,6 +15,8 @@ end
 local sparse = require "speck.sparse"
 
 local TMP = os.tmpname()
+-- SciPy's Python: Debian's, or SPECK_PYTHON (a GPU host's image)
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 os.remove(TMP)
 assert(os.execute("mkdir -p " .. TMP))
 
@@ -98,7 +100,7 @@ local function check(name, A, n)
   local f = assert(io.open(bt, "w"))
   for i = 0, n - 1 do f:write(("%.17g\n"):format(b(i))) end
   f:close()
-  assert(os.execute(("/usr/bin/python3 tests/cholesky_oracle.py %s %s %s"):format(mtx, bt, xt)))
+  assert(os.execute((PY .. " tests/cholesky_oracle.py %s %s %s"):format(mtx, bt, xt)))
   local i, worst, xmax = 0, 0, 0
   for line in io.lines(xt) do
     local want = tonumber(line)

@@ -12,7 +12,7 @@ local speck = require "speck"
 -- space, and the bodies must be built by the cc tier on the host ("cc" in
 -- speck.jit.stats) and by NVRTC on a GPU ("nvrtc").
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/complex_oracle.py"
 local DIR = os.tmpname()

@@ -13,7 +13,7 @@ local batched = require "speck.batched"
 -- vendor (OpenBLAS) agree within 1e-12; beta = 0 overwrites NaN; bad input
 -- is refused with its message and the VM keeps working.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local SPACE = speck.info().default_space
 local ON_HOST = SPACE ~= "cuda"
@@ -395,7 +395,7 @@ do
     team_barrier(team);
     TEAM_VECTOR_FOR(r, 0, k.m) for (sk_i64 c = 0; c < k.n; c++) K(e, r, c) = sk_at(k, r, c);
     team_barrier(team);
-    team_gesv(team, k, &P(e, 0), 1, matrix(F, e));]])
+    team_gesv(team, k, &P(e, 0), P.stride[1], matrix(F, e));]])
   KE = F
   -- oracle: (B^T B + I)^-1 f, via two jobs
   local I = make("I", "float64", {ne, n, n}, nil, function(_, i, j) return i == j and 1 or 0 end)

@@ -14,7 +14,7 @@ local graph = require "speck.graph"
 -- once per back end; under cuda each algorithm must have launched device
 -- kernels (speck.jit.stats(), tier "nvrtc").
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/graph_comm_oracle.py"
 local DIR = os.tmpname()

@@ -13,7 +13,7 @@ local graph = require "speck.graph"
 -- after. tests/run.sh runs it once per back end; under cuda it checks
 -- through speck.jit.stats() that the searches ran as device kernels.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/graph_paths_oracle.py"
 local DIR = os.tmpname()

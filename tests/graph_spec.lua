@@ -12,7 +12,7 @@ local graph = require "speck.graph"
 -- every view is in the default space, so it runs on cuda (with
 -- SPECK_CUDA_UVM=1) too.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/graph_oracle.py"
 local DIR = os.tmpname()

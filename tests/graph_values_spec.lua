@@ -12,7 +12,7 @@ local graph = require "speck.graph"
 -- runs it once per back end; on a GPU back end it checks through
 -- speck.jit.stats() that the compactions ran as device kernels.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local SPACE = speck.info().default_space
 local DIR = os.tmpname()
 os.remove(DIR)

@@ -15,7 +15,7 @@ local solve = require "speck.solve"
 -- VM usable after each. On a GPU, speck.jit.stats() shows the device
 -- kernels of the block operations. tests/run.sh runs it once per back end.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/direct_oracle.py"
 local DIR = os.tmpname()

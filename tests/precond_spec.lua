@@ -15,7 +15,7 @@ local pc = require "speck.precond_ml"
 -- message, the VM usable after each. Every view lives in the default
 -- space: under cuda the spec checks that device kernels ran.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/precond_oracle.py"
 local DIR = os.tmpname()

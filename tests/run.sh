@@ -47,6 +47,9 @@
 # SPECK_JOB_TIMEOUT (seconds, default 900): one C test program or one
 # busted process (a shard) that runs longer is killed and counted as a
 # failure naming it, so a hang cannot stall the whole suite.
+# SPECK_PYTHON: the Python the specs' oracles run with (default Debian's
+# /usr/bin/python3; the GPU bundle's run-tests.sh picks one that has NumPy,
+# SciPy and NetworkX).
 # The specs find the CLI as $SPECK_BIN.
 
 root=$(cd "$(dirname "$0")/.." && pwd)

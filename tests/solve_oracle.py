@@ -5,11 +5,18 @@
 # value a line (%.17g), then "resid R" (||b - A x|| / ||b||) and, for a
 # symmetric A, "cg N J": the iterations of scipy.sparse.linalg.cg to
 # ||b - A x|| <= 1e-8 ||b|| without and with Jacobi (M = D^-1).
+import inspect
 import sys
 
 import numpy as np
 import scipy.io
 import scipy.sparse.linalg
+
+
+# cg's relative tolerance: 'rtol' from SciPy 1.12 ('tol' gone in 1.14; a GPU
+# host's image has a newer SciPy than Debian's 1.10)
+cg = scipy.sparse.linalg.cg
+RTOL = "rtol" if "rtol" in inspect.signature(cg).parameters else "tol"
 
 
 def main():
@@ -32,8 +39,7 @@ def main():
                     def count(_):
                         k[0] += 1
 
-                    scipy.sparse.linalg.cg(A, b, tol=1e-8, atol=0.0, maxiter=10000, M=M,
-                                           callback=count)
+                    cg(A, b, atol=0.0, maxiter=10000, M=M, callback=count, **{RTOL: 1e-8})
                     its.append(k[0])
                 f.write("cg %d %d\n" % tuple(its))
 

@@ -18,7 +18,7 @@ local solve = require "speck.solve"
 -- runs it once per back end; every matrix and vector is in the default
 -- space.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/solve_oracle.py"
 local DIR = os.tmpname()

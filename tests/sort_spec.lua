@@ -7,7 +7,7 @@ local speck = require "speck"
 -- stable argsort, the dialect's TEAM_SORT / TEAM_SORT_KV in a user
 -- kernel (and their CUDA compile with NVRTC), and bad input.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local INFO = speck.info()
 local NVRTC = INFO.compilers.nvrtc and INFO.compilers.nvrtc.available
 local HAVE_NP = os.execute(PY .. " -c 'import numpy' 2>/dev/null")

@@ -7,7 +7,7 @@ local sparse = require "speck.sparse"
 -- busted's assert and pending, which live in the spec's environment
 local assert, pending = assert, print
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/sparse_oracle.py"
 

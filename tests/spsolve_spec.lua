@@ -14,7 +14,7 @@ local solve = require "speck.solve"
 -- the VM usable after each. The factorization runs on the host for every
 -- space; x comes back in A's space. tests/run.sh runs it once per back end.
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/direct_oracle.py"
 local DIR = os.tmpname()

@@ -192,7 +192,8 @@ template <class F> SK_DEV sk_cplx<F> csqrt(sk_cplx<F> z) {
   if (a == 0 && b == 0) return sk_cplx<F>((F)0, (F)b);
   double t = sk_m_sqrt(0.5 * (sk_m_fabs(a) + sk_m_hypot(a, b)));
   if (a >= 0) return sk_cplx<F>((F)t, (F)(b / (2 * t)));
-  return sk_cplx<F>((F)(sk_m_fabs(b) / (2 * t)), (F)(b < 0 ? -t : t));
+  /* copysign, not b < 0: on the negative real axis -0.0 gives -t i */
+  return sk_cplx<F>((F)(sk_m_fabs(b) / (2 * t)), (F)::copysign(t, b));
 }
 SK_DEV sk_c128 csqrt(double x) { return csqrt(sk_c128(x)); }
 /* the element types' names in bodies */

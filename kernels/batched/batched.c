@@ -277,8 +277,11 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
-   * kernels elsewhere, and for "auto": they are the point here) */
-  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST && A->rank == 3 &&
+   * kernels elsewhere, and for "auto": they are the point here), where a
+   * back end with a vendor BLAS reaches C's space (not a device-like back
+   * end's memory) */
+  if (impl == SK_IMPL_VENDOR && C->space != SK_SPACE_HOST &&
+      sk_backend_blas_for(C->space) && A->rank == 3 &&
       B->rank == 3 && C->rank == 3 &&
       sk_vendor_gpu_gemm_batched(dt, ta, tb, C->extent[1], C->extent[2], ak, alpha,
                                  A->data, A->stride[1], A->stride[2], A->stride[0],

@@ -197,6 +197,15 @@ static void blk(const sk_view *base, int64_t off, int64_t m, int64_t n, int64_t 
   o->layout = SK_STRIDE;
 }
 
+/* the vendor BLAS of the back end whose kernels reach 'space' (a GPU
+ * back end's, on its stream), loaded, or NULL: a device space that no
+ * vendor library reaches (a device-like back end's) takes speck's dense
+ * kernels -- another back end's library must not get its pointers */
+static const sk_vendor_blas *ls_dev_blas(int space) {
+  const sk_backend *b = sk_backend_blas_for(space);
+  return b && b->blas->available() ? b->blas : NULL;
+}
+
 /* C (m x n at coff, ld ldc) = alpha A B^T + beta C, A m x k, B n x k
  * (column major blocks of float64 views): the vendor layer where it is
  * there, else speck's dense gemm */
@@ -207,13 +216,14 @@ static int ls_gemm(const struct sk_chol_dev *D, const sk_view *A, int64_t aoff,
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   const double *a = (const double *)A->data + aoff, *b = (const double *)B->data + boff;
   double *c = (double *)C->data + coff;
+  const sk_vendor_blas *dv;
   if (D->space == SK_SPACE_HOST) {
     if (sk_vendor_gemm(SK_F64, 'N', 'T', m, n, k, alpha, a, 1, lda, b, 1, ldb, beta, c, 1,
                        ldc) == SK_VENDOR_OK)
       return 0;
-  } else if (sk_vendor_gpu_available() &&
-             sk_vendor_gpu_gemm(SK_F64, 'N', 'T', m, n, k, alpha, a, 1, lda, b, 1, ldb,
-                                beta, c, 1, ldc) == SK_VENDOR_OK) {
+  } else if ((dv = ls_dev_blas(D->space)) &&
+             dv->gemm_batched(SK_F64, 'N', 'T', m, n, k, alpha, a, 1, lda, 0, b, 1, ldb, 0,
+                              beta, c, 1, ldc, 0, 1) == SK_VENDOR_OK) {
     return 0;
   }
   sk_view va, vb, vc;
@@ -232,13 +242,14 @@ static int ls_trsm(const struct sk_chol_dev *D, char side, char trans, char diag
   if (m <= 0 || n <= 0) return 0;
   const double *a = (const double *)A->data + aoff;
   double *b = (double *)B->data + boff;
+  const sk_vendor_blas *dv;
   if (D->space == SK_SPACE_HOST) {
     if (sk_vendor_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
         SK_VENDOR_OK)
       return 0;
-  } else if (sk_vendor_gpu_available() &&
-             sk_vendor_gpu_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b,
-                                1, ldb) == SK_VENDOR_OK) {
+  } else if ((dv = ls_dev_blas(D->space)) &&
+             dv->trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
+                 SK_VENDOR_OK) {
     return 0;
   }
   int64_t ka = side == 'R' ? n : m;
