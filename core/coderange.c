@@ -17,17 +17,20 @@
 
 static struct {
   uintptr_t lo, hi;
+  void *owner;
 } ranges[NRANGES];
+static int (*line_of)(void *owner, uintptr_t pc); /* atomic */
 static int used;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-int sk_code_range_add(const void *lo, size_t n) {
+int sk_code_range_add(const void *lo, size_t n, void *owner) {
   if (!lo || !n) return 0;
   pthread_mutex_lock(&lock);
   int k = 0;
   while (k < NRANGES && __atomic_load_n(&ranges[k].hi, __ATOMIC_RELAXED)) k++;
   if (k < NRANGES) {
     __atomic_store_n(&ranges[k].lo, (uintptr_t)lo, __ATOMIC_RELAXED);
+    ranges[k].owner = owner;
     __atomic_store_n(&ranges[k].hi, (uintptr_t)lo + n, __ATOMIC_RELEASE);
     if (k >= used) __atomic_store_n(&used, k + 1, __ATOMIC_RELEASE);
   }
@@ -54,4 +57,21 @@ int sk_code_range_has(uintptr_t pc) {
     if (hi && pc < hi && pc >= __atomic_load_n(&ranges[k].lo, __ATOMIC_RELAXED)) return 1;
   }
   return 0;
+}
+
+void sk_code_line_resolver(int (*fn)(void *owner, uintptr_t pc)) {
+  __atomic_store_n(&line_of, fn, __ATOMIC_RELEASE);
+}
+
+int sk_code_line(uintptr_t pc) {
+  int (*fn)(void *, uintptr_t) = __atomic_load_n(&line_of, __ATOMIC_ACQUIRE);
+  if (!fn || !pc) return 0;
+  void *owner = NULL;
+  pthread_mutex_lock(&lock);
+  for (int k = 0; k < used && !owner; k++) {
+    uintptr_t hi = __atomic_load_n(&ranges[k].hi, __ATOMIC_RELAXED);
+    if (hi && pc < hi && pc >= ranges[k].lo) owner = ranges[k].owner;
+  }
+  pthread_mutex_unlock(&lock);
+  return owner ? fn(owner, pc) : 0;
 }

@@ -822,6 +822,8 @@ SK_ERRDEF(BODY_FAULT_STACK, "the body faulted (stack overflow at 0x%llx: the bod
 SK_ERRDEF(BODY_FAULT_DIVZERO, "the body faulted (integer division by zero or overflow)")
 SK_ERRDEF(BODY_FAULT_ARITH, "the body faulted (arithmetic exception %d)")
 SK_ERRDEF(BODY_FAULT_ILL, "the body faulted (illegal instruction at 0x%llx)")
+/* a fault's message ("the body faulted (...)" without its ')') and the body line */
+SK_ERRDEF(BODY_FAULT_LINE, "%s, in body line %d)")
 /* -- reliability (issue 30): MPI jobs end (backends/remote, vm/lremote.c) -- */
 SK_ERRDEF(REMOTE_REFUSED_ON_RANK, "%s (refused on rank %d; every rank refuses the call)")
 SK_ERRDEF(REMOTE_ALLREDUCE_MISMATCH, "remote.allreduce: the ranks pass different lengths or operations")

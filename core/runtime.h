@@ -102,9 +102,14 @@ int sk_body_kicks(void);
  * range when it publishes such code and removes it before freeing it.
  * add returns 0 when the table is full (the code is then not added);
  * has is async-signal-safe. */
-int sk_code_range_add(const void *lo, size_t n);
+int sk_code_range_add(const void *lo, size_t n, void *owner);
 void sk_code_range_remove(const void *lo);
 int sk_code_range_has(uintptr_t pc);
+/* The body line of 'pc' in a range's code (0: unknown), answered by the
+ * resolver the JIT sets with the range's 'owner' (not in a signal
+ * handler: it may compile). */
+void sk_code_line_resolver(int (*fn)(void *owner, uintptr_t pc));
+int sk_code_line(uintptr_t pc);
 
 /* -- host memory ---------------------------------------------------------- */
 /* The most memory this process can have on the host -- RAM and swap, or a

@@ -88,51 +88,94 @@ static void copy_err(sk_buf *m, char *err, size_t errlen) {
 typedef struct tcc_code {
   TCCState *s;
   void *mem;
-  int ranged; /* the range was added (core/coderange.c) */
+  const char *source; /* the caller's (a user's body: it outlives the code) */
+  int ranged;         /* the range was added (core/coderange.c) */
 } tcc_code;
 
-/* libtcc keeps global state: a compile runs under 'tcc_lock'. */
-int sk_tcc_build(const char *source, int user, sk_ccode *out, char *err, size_t errlen) {
-  memset(out, 0, sizeof *out);
-  sk_buf msg;
-  sk_buf_init(&msg);
-  pthread_mutex_lock(&tcc_lock);
+/* libtcc's addition (scripts/libtcc_lines.c) */
+int sk_tcc_stab_line(TCCState *s1, unsigned long long pc, const char *file);
+
+/* Compile 'source' into memory of our own (*mem, *size), under
+ * 'tcc_lock'; 'kicked': without polls (dialect/host.h SK__GO); 'debug':
+ * with line information (-g; libtcc's machine code is the same). NULL
+ * with the messages in 'msg' (or none: out of memory). */
+static TCCState *compile_locked(const char *source, int kicked, int debug, void **mem,
+                                int *size, sk_buf *msg, int *created) {
+  *mem = NULL;
   const char *dir = sk_tcc_libdir();
   TCCState *s = tcc_new();
-  if (!s) {
-    pthread_mutex_unlock(&tcc_lock);
-    sk_err(err, errlen, SK_E_LIBTCC_CANNOT_CREATE);
-    return -1;
-  }
-  tcc_set_error_func(s, &msg, on_error);
+  *created = s != NULL;
+  if (!s) return NULL;
+  tcc_set_error_func(s, msg, on_error);
   if (dir[0]) tcc_set_lib_path(s, dir);
-  tcc_set_options(s, "-nostdlib -nostdinc");
+  tcc_set_options(s, debug ? "-nostdlib -nostdinc -g" : "-nostdlib -nostdinc");
   tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
-  /* a user's body left from the outside (backends/host/guard.c): its
-   * loops need no polls (dialect/host.h SK__GO) */
-  int kicked = user && sk_body_kicks();
   if (kicked) tcc_define_symbol(s, "SK_KICKED", "1");
   int rc = tcc_compile_string(s, source);
-  void *mem = NULL;
-  int size = 0;
   if (rc == 0) {
     for (const sk_host_symbol *y = sk_host_symbols(); y->name; y++)
       tcc_add_symbol(s, y->name, y->addr);
     char path[4200];
     snprintf(path, sizeof path, "%s/libtcc1.a", dir);
     if (dir[0] && access(path, R_OK) == 0) tcc_add_file(s, path);
-    size = tcc_relocate(s, NULL);
-    rc = size < 0 ? -1 : 0;
+    *size = tcc_relocate(s, NULL);
+    rc = *size < 0 ? -1 : 0;
   }
   if (rc == 0) {
-    mem = malloc((size_t)size);
-    rc = mem ? tcc_relocate(s, mem) : -1;
+    /* aligned as libtcc aligns the code (64 bytes): the code starts at
+     * the same offset in every compile of one source (code_line) */
+    *mem = aligned_alloc(64, ((size_t)*size + 63) & ~(size_t)63);
+    rc = *mem ? tcc_relocate(s, *mem) : -1;
   }
-  tcc_code *h = rc == 0 ? malloc(sizeof *h) : NULL;
-  if (rc < 0 || !h) {
-    if (rc < 0) copy_err(&msg, err, errlen);
-    else sk_err(err, errlen, SK_E_NOMEM);
+  if (rc < 0) {
     tcc_delete(s);
+    free(*mem);
+    *mem = NULL;
+    return NULL;
+  }
+  return s;
+}
+
+/* core/coderange.c's resolver: the body line of 'pc' in a user's code,
+ * from the same source compiled again with line information (a fault is
+ * rare; the code every launch runs carries none) */
+static int code_line(void *owner, uintptr_t pc) {
+  tcc_code *h = owner;
+  sk_buf msg;
+  sk_buf_init(&msg);
+  void *mem;
+  int size, line = 0, created;
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = compile_locked(h->source, 1, 1, &mem, &size, &msg, &created);
+  if (s) {
+    line = sk_tcc_stab_line(s, (unsigned long long)((uintptr_t)mem + (pc - (uintptr_t)h->mem)),
+                            "body");
+    tcc_delete(s);
+    free(mem);
+  }
+  pthread_mutex_unlock(&tcc_lock);
+  sk_buf_free(&msg);
+  return line;
+}
+
+/* libtcc keeps global state: a compile runs under 'tcc_lock'. */
+int sk_tcc_build(const char *source, int user, sk_ccode *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  sk_buf msg;
+  sk_buf_init(&msg);
+  /* a user's body left from the outside (backends/host/guard.c): its
+   * loops need no polls, and a fault names its line */
+  int kicked = user && sk_body_kicks();
+  void *mem;
+  int size, created;
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = compile_locked(source, kicked, 0, &mem, &size, &msg, &created);
+  tcc_code *h = s ? malloc(sizeof *h) : NULL;
+  if (!h) {
+    if (s) sk_err(err, errlen, SK_E_NOMEM);
+    else if (created) copy_err(&msg, err, errlen);
+    else sk_err(err, errlen, SK_E_LIBTCC_CANNOT_CREATE);
+    if (s) tcc_delete(s);
     free(mem);
     pthread_mutex_unlock(&tcc_lock);
     sk_buf_free(&msg);
@@ -140,7 +183,9 @@ int sk_tcc_build(const char *source, int user, sk_ccode *out, char *err, size_t 
   }
   h->s = s;
   h->mem = mem;
-  h->ranged = kicked && sk_code_range_add(mem, (size_t)size);
+  h->source = source;
+  h->ranged = kicked && sk_code_range_add(mem, (size_t)size, h);
+  if (h->ranged) sk_code_line_resolver(code_line);
   out->fn = tcc_get_symbol(s, "sk__kernel");
   out->init = tcc_get_symbol(s, "sk__init");
   out->join = tcc_get_symbol(s, "sk__join");

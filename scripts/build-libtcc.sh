@@ -16,7 +16,18 @@ deps="$top/.deps"
 dir="$deps/tcc"
 tarball="$deps/$(basename "$URL")"
 
+# speck's addition to libtcc (scripts/libtcc_lines.c: the line of a code
+# address), compiled with libtcc's headers into its libtcc.a
+add_lines() {
+  cc -fPIC -O2 -w -I"$dir" -c "$top/scripts/libtcc_lines.c" -o "$dir/libtcc_lines.o" &&
+    ar rcs "$dir/libtcc.a" "$dir/libtcc_lines.o"
+}
+
 if [ -f "$dir/libtcc.a" ] && [ -f "$dir/libtcc1.a" ] && [ -f "$dir/libtcc.h" ]; then
+  # a build from before the addition (or an older addition) gets it
+  if [ ! -f "$dir/libtcc_lines.o" ] || [ "$top/scripts/libtcc_lines.c" -nt "$dir/libtcc_lines.o" ]; then
+    add_lines
+  fi
   exit 0
 fi
 
@@ -57,4 +68,5 @@ cd "$dir"
 jobs=$(nproc 2>/dev/null || echo 2)
 make -j"$jobs" libtcc.a libtcc1.a >make.log 2>&1 || {
   tail -n 40 make.log >&2; exit 1; }
+add_lines
 echo "speck: built .deps/tcc/libtcc.a and .deps/tcc/libtcc1.a"

@@ -93,12 +93,19 @@ describe("faults in kernel bodies on " .. SPACE, function()
         elseif pol == "team1" then policy = speck.TeamPolicy(16, 1)
         elseif pol == "team2" then policy = speck.TeamPolicy(16, 2) end
         local e = err_of(speck[pattern], label, policy, caps, body, opts)
-        local want = ("^speck%%.%s '%s': %s$"):format(pattern, label, MSG[kind])
-        assert.truthy(e:match(want), e .. "\n(wanted " .. want .. ")")
+        -- libtcc's code names the body line (all these bodies are one
+        -- line); a stack overflow may fault in the frame's set-up, which
+        -- is no body line
+        local msg = MSG[kind]
+        if tier == "tcc" then msg = msg:gsub("%%%)$", ", in body line 1%%)") end
+        local want = ("^speck%%.%s '%s': %s$"):format(pattern, label, msg)
+        local plain = ("^speck%%.%s '%s': %s$"):format(pattern, label, MSG[kind])
+        assert.truthy(e:match(want) or (kind == "stack" and e:match(plain)),
+                      e .. "\n(wanted " .. want .. ")")
         still_works(label)
         -- the same body faults again: nothing was left behind
         local e2 = err_of(speck[pattern], label, policy, caps, body, opts)
-        assert.truthy(e2:match(want), e2)
+        assert.truthy(e2:match(want) or (kind == "stack" and e2:match(plain)), e2)
         still_works(label .. "_again")
       end)
     end
@@ -212,10 +219,25 @@ describe("a fault beside an endless loop on " .. SPACE, function()
       local x = speck.View("x", "float64", 64)
       local e = err_of(speck.parallel_for, "fault_spin_" .. tier, 64, {x = x, z = 0},
                        "if (i == 0) x(0) = (double)(7 / z); while (1) {}", {jit = tier})
-      assert.are.equal(("speck.parallel_for 'fault_spin_%s': the body faulted (integer division by zero or overflow)")
-                       :format(tier), e)
+      assert.are.equal(("speck.parallel_for 'fault_spin_%s': the body faulted (integer division by zero or overflow%s)")
+                       :format(tier, tier == "tcc" and ", in body line 1" or ""), e)
       speck.parallel_for("after_fault_spin_" .. tier, 64, {x = x}, "x(i) = 3;", {jit = tier})
       assert.are.equal(3, x(63))
     end)
   end
+end)
+
+describe("the line of a fault on " .. SPACE, function()
+  it("is named at the libtcc tier, the body's own line", function()
+    local x = speck.View("x", "float64", 8)
+    local body = "double a = 1;\nif (i == 3)\n  x(i) = (double)(7 / z);\nx(i) = a;"
+    assert.are.equal("speck.parallel_for 'line_div': the body faulted (integer division by zero or overflow, in body line 3)",
+                     err_of(speck.parallel_for, "line_div", 8, {x = x, z = 0}, body, {jit = "tcc"}))
+    body = "double a = 1;\n\n\nx(i - 100000000000) = a;\nx(i) = 2;"
+    local e = err_of(speck.parallel_for, "line_far", 8, {x = x}, body, {jit = "tcc"})
+    assert.truthy(e:match("^speck%.parallel_for 'line_far': the body faulted %(invalid memory access at 0x%x+, in body line 4%)$"), e)
+    -- the cc tier's code carries no line table: no line
+    e = err_of(speck.parallel_for, "line_far_cc", 8, {x = x}, body, {jit = "cc"})
+    assert.truthy(e:match("^speck%.parallel_for 'line_far_cc': the body faulted %(invalid memory access at 0x%x+%)$"), e)
+  end)
 end)

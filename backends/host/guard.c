@@ -122,6 +122,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
   g->fault.sig = sig;
   g->fault.code = si->si_code;
   g->fault.addr = (uintptr_t)si->si_addr;
+  g->fault.pc = context_pc(uc);
   g->fault.stack = 0;
   g->fault.stack_size = stack_hi - stack_lo;
   if (sig == SIGSEGV && stack_lo) {
@@ -363,4 +364,11 @@ void sk_guard_message(const sk_fault *f, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_BODY_FAULT_DIVZERO);
   else if (f->sig == SIGFPE) sk_err(err, errlen, SK_E_BODY_FAULT_ARITH, f->code);
   else sk_err(err, errlen, SK_E_BODY_FAULT_ILL, a);
+  int line = sk_code_line(f->pc);
+  size_t n = strlen(err);
+  if (line > 0 && n > 0 && err[n - 1] == ')') {
+    char base[512];
+    snprintf(base, sizeof base, "%.*s", (int)(n - 1), err);
+    sk_err(err, errlen, SK_E_BODY_FAULT_LINE, base, line);
+  }
 }

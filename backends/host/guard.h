@@ -27,6 +27,7 @@ enum { SK_GUARD_NONE, SK_GUARD_FAULT, SK_GUARD_INTERRUPT, SK_GUARD_ABANDON };
 typedef struct sk_fault {
   int sig, code;     /* the signal and its si_code */
   uintptr_t addr;    /* si_addr: the address (SIGSEGV, SIGBUS) or instruction */
+  uintptr_t pc;      /* the faulting instruction */
   int stack;         /* the thread's stack overflowed */
   size_t stack_size; /* its size in bytes (when known) */
 } sk_fault;
@@ -52,7 +53,8 @@ void sk_guard_async_setup(void);
 /* sk_ctx.poll: leaves the body (a jump to the guard) when the process is
  * interrupted or the launch is being abandoned, else returns 0 */
 int sk_guard_poll(void);
-/* the message for a recorded fault: "the body faulted (...)" */
+/* the message for a recorded fault: "the body faulted (...)", with the
+ * body line where the code's range knows it (core/coderange.c) */
 void sk_guard_message(const sk_fault *f, char *err, size_t errlen);
 
 #define SK_GUARDED(g, stopword, call)                                         \
