@@ -156,8 +156,11 @@ deps:
 	@scripts/install-deps.sh
 	@scripts/build-libtcc.sh
 
-$(TCC_A) $(TCC_DIR)/libtcc1.a $(TCC_DIR)/libtcc.h &:
+# (speck's addition to libtcc, scripts/libtcc_lines.c: a newer one is
+# compiled into the existing libtcc.a)
+$(TCC_A) $(TCC_DIR)/libtcc1.a $(TCC_DIR)/libtcc.h &: scripts/libtcc_lines.c
 	scripts/build-libtcc.sh
+	@touch $(TCC_A)
 
 # -- compiling -----------------------------------------------------------
 # libtcc.h is staged alone: .deps/tcc/ also holds headers (elf.h, config.h)
