@@ -104,6 +104,19 @@ static int find_in_path(const char *name, char *out, size_t n) {
  * (PR_SET_PDEATHSIG), and it kills its whole group: no compiler is left
  * running. Only async-signal-safe calls after fork (this process has
  * threads). */
+/* fork without the atfork handlers (glibc 2.34's _Fork): a library's
+ * handler runs in this process before the copy -- OpenBLAS's shuts its
+ * thread pool down, and a BLAS call running meanwhile on another thread
+ * waited for its vanished workers for ever (seen in dense_spec, a
+ * background compile forking during dtrtri). The child only execs. */
+static pid_t fork_bare(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return _Fork();
+#else
+  return fork();
+#endif
+}
+
 static void guardian_term(int sig) {
   (void)sig;
   kill(0, SIGKILL); /* the group: the compiler, its children, the guardian */
@@ -123,7 +136,7 @@ static void guardian(char *const argv[], const char *errfile, pid_t parent) {
   if (getppid() != parent) _exit(128); /* it died before prctl */
   int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) _exit(127);
-  pid_t c = fork();
+  pid_t c = fork_bare();
   if (c == 0) {
     sa.sa_handler = SIG_DFL;
     sigaction(SIGTERM, &sa, NULL);
@@ -144,7 +157,7 @@ static int run(char *const argv[], const char *errfile) {
   char msg[256];
   if (sk_env_cc_timeout(&limit, msg, sizeof msg) < 0) limit = SK_CC_TIMEOUT_DEFAULT;
   pid_t parent = getpid();
-  pid_t pid = fork();
+  pid_t pid = fork_bare();
   if (pid < 0) return -1;
   if (pid == 0) guardian(argv, errfile, parent);
   setpgid(pid, pid); /* (the child does it too: whichever runs first) */
