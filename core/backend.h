@@ -159,6 +159,12 @@ typedef struct sk_vendor_blas {
   int (*syrk)(int dtype, char uplo, char trans, int64_t n, int64_t k, double alpha,
               const void *A, int64_t rsa, int64_t csa, double beta, void *C, int64_t rsc,
               int64_t csc);
+  /* complex128 / complex64 gemm, 'N' 'T' 'C'; alpha, beta {re, im}; NULL
+   * when the back end has none */
+  int (*zgemm)(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+               const double alpha[2], const void *A, int64_t rsa, int64_t csa,
+               const void *B, int64_t rsb, int64_t csb, const double beta[2], void *C,
+               int64_t rsc, int64_t csc);
 } sk_vendor_blas;
 
 /* Symmetric memory over a job's ranks in a back end's device memory (the

@@ -17,6 +17,10 @@ enum { VENDOR_OK = 0, VENDOR_MISSING = 1, VENDOR_UNSUPPORTED = 2 };
 
 typedef int (*cb_create)(void **);
 typedef int (*cb_stream)(void *, void *);
+/* cublasZgemm_v2 / cublasCgemm_v2: complex alpha, beta as {re, im} of the
+ * matrices' precision */
+typedef int (*cb_zgemm)(void *, int, int, int, int, int, const void *, const void *, int,
+                        const void *, int, const void *, void *, int);
 typedef int (*cb_dgemm)(void *, int, int, int, int, int, const double *, const void *,
                         int, const void *, int, const double *, void *, int);
 typedef int (*cb_sgemm)(void *, int, int, int, int, int, const float *, const void *, int,
@@ -48,6 +52,7 @@ static struct {
   cb_strsm strsm;
   cb_dsyrk dsyrk;
   cb_ssyrk ssyrk;
+  cb_zgemm zgemm, cgemm; /* optional: complex gemm goes native without them */
   char status[512];
 } cub;
 static pthread_once_t cub_once = PTHREAD_ONCE_INIT;
@@ -86,6 +91,8 @@ static void cub_load(void) {
   SYM(strsm, "cublasStrsm_v2");
   SYM(dsyrk, "cublasDsyrk_v2");
   SYM(ssyrk, "cublasSsyrk_v2");
+  SYM(zgemm, "cublasZgemm_v2");
+  SYM(cgemm, "cublasCgemm_v2");
 #undef SYM
   char err[256] = "";
   void *stream = sk_cuda_stream(err, sizeof err);
@@ -144,6 +151,46 @@ static int cub_gemm_batched(int dtype, char ta, char tb, int64_t m, int64_t n, i
   return rc == 0 ? VENDOR_OK : VENDOR_UNSUPPORTED;
 }
 
+/* op(X) of a matrix stored as 'stored_t' (1: the memory holds X's
+ * transpose, column-major) as cuBLAS' op of that memory, transposed once
+ * more when 'flip': N T C = 0 1 2; -1 when it needs a conjugate without a
+ * transpose, which BLAS has not */
+static int cub_zop(char op, int stored_t, int flip) {
+  int t = op == 'T' || op == 't' || op == 'C' || op == 'c';
+  int c = op == 'C' || op == 'c';
+  t ^= stored_t ^ flip;
+  if (c && !t) return -1;
+  return c ? 2 : t;
+}
+
+static int cub_zgemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                     const double alpha[2], const void *A, int64_t rsa, int64_t csa,
+                     const void *B, int64_t rsb, int64_t csb, const double beta[2], void *C,
+                     int64_t rsc, int64_t csc) {
+  if (!cub_available() || !cub.zgemm || !cub.cgemm) return VENDOR_MISSING;
+  int fa = sk_cm_flag(ta), fb = sk_cm_flag(tb), sa, sb, sc, lda, ldb, ldc;
+  if (!sk_cm_fits(k) || sk_cm_as(fa ? k : m, fa ? m : k, rsa, csa, &sa, &lda) < 0 ||
+      sk_cm_as(fb ? n : k, fb ? k : n, rsb, csb, &sb, &ldb) < 0 ||
+      sk_cm_as(m, n, rsc, csc, &sc, &ldc) < 0)
+    return VENDOR_UNSUPPORTED;
+  if (k == 0) return VENDOR_UNSUPPORTED;
+  if (m == 0 || n == 0) return VENDOR_OK;
+  /* C stored transposed: C^T = op(B)^T op(A)^T */
+  int oa = cub_zop(ta, sa, sc), ob = cub_zop(tb, sb, sc);
+  if (oa < 0 || ob < 0) return VENDOR_UNSUPPORTED;
+  const void *X = sc ? B : A, *Y = sc ? A : B;
+  int ox = sc ? ob : oa, oy = sc ? oa : ob, ldx = sc ? ldb : lda, ldy = sc ? lda : ldb;
+  int mm = (int)(sc ? n : m), nn = (int)(sc ? m : n), rc;
+  if (dtype == SK_C128) {
+    rc = cub.zgemm(cub.handle, ox, oy, mm, nn, (int)k, alpha, X, ldx, Y, ldy, beta, C, ldc);
+  } else {
+    const float al[2] = {(float)alpha[0], (float)alpha[1]};
+    const float be[2] = {(float)beta[0], (float)beta[1]};
+    rc = cub.cgemm(cub.handle, ox, oy, mm, nn, (int)k, al, X, ldx, Y, ldy, be, C, ldc);
+  }
+  return rc == 0 ? VENDOR_OK : VENDOR_UNSUPPORTED;
+}
+
 static int cub_trsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
                     int64_t n, double alpha, const void *A, int64_t rsa, int64_t csa,
                     void *B, int64_t rsb, int64_t csb) {
@@ -194,4 +241,5 @@ const sk_vendor_blas sk_cuda_blas = {
   .gemm_batched = cub_gemm_batched,
   .trsm = cub_trsm,
   .syrk = cub_syrk,
+  .zgemm = cub_zgemm,
 };

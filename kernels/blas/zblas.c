@@ -9,7 +9,8 @@
  *
  * gemm of host views takes OpenBLAS's zgemm / cgemm when impl is "vendor",
  * or "auto" (the default) above ZGEMM_CROSS flops, for views all
- * row-major or all column-major. Not here (yet): the GPU's vendor BLAS, a
+ * row-major or all column-major; gemm of device views takes the back
+ * end's vendor BLAS (its table's zgemm) unless impl is "native". Not here (yet): a
  * blocked native gemm, nrm2's rescaling of overflowing squares.
  */
 #include <math.h>
@@ -276,6 +277,17 @@ static int zgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
       (impl == SK_IMPL_VENDOR || 8.0 * (double)m * (double)n * (double)k >= ZGEMM_CROSS)) {
     sk_vendor_host_threads(sk_rt_threads());
     if (sk_vendor_zgemm(dt, ta, tb, m, n, k, al, A->data, A->stride[0], A->stride[1],
+                        B->data, B->stride[0], B->stride[1], be, C->data, C->stride[0],
+                        C->stride[1]) == SK_VENDOR_OK)
+      return 0;
+  }
+  /* device views of one space: the vendor BLAS of a back end reaching it,
+   * whatever the size (as the real gemm) */
+  if (impl != SK_IMPL_NATIVE && C->space != SK_SPACE_HOST && !sk_space_remote(C->space) &&
+      A->space == C->space && B->space == C->space) {
+    const sk_backend *vb = sk_backend_blas_for(C->space);
+    if (vb && vb->blas->zgemm && vb->blas->available() &&
+        vb->blas->zgemm(dt, ta, tb, m, n, k, al, A->data, A->stride[0], A->stride[1],
                         B->data, B->stride[0], B->stride[1], be, C->data, C->stride[0],
                         C->stride[1]) == SK_VENDOR_OK)
       return 0;
