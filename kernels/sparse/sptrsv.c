@@ -12,6 +12,10 @@
  * (naming one) and, for a non-unit diagonal, a row without a diagonal
  * entry; the solve names the first row whose diagonal is zero. With
  * diag "U" stored diagonal entries are ignored (LAPACK's rule).
+ *
+ * The level-set solve also takes complex values (complex128, complex64:
+ * the same bodies, b and x of the matrix's dtype); the supernodal one is
+ * real only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +34,9 @@
 #define LV_SIG(VT) \
   "range" MAT(VT) R1("rows", "int64") R1("b", VT) R1("x", VT) \
     R1("bad", "int64") " first=int64 unit=int64"
-static const char *const sig_level[] = {LV_SIG("float64"), LV_SIG("float32"), NULL};
+/* complex values too (level-set solves only; sums in the values' dtype) */
+static const char *const sig_level[] = {LV_SIG("float64"), LV_SIG("float32"),
+                                        LV_SIG("complex128"), LV_SIG("complex64"), NULL};
 /* the rows rows(first + i) of one level */
 static const sk_kbody k_level = {.label = "sparse.sptrsv_level",
                                  .body = sk_body_sparse_sptrsv_level,
@@ -40,7 +46,8 @@ static const sk_kbody k_level = {.label = "sparse.sptrsv_level",
 #define CH_SIG(VT) \
   "team" MAT(VT) R1("rows", "int64") R1("lp", "int64") R1("b", VT) R1("x", VT) \
     R1("bad", "int64") " la=int64 lb=int64 unit=int64"
-static const char *const sig_chain[] = {CH_SIG("float64"), CH_SIG("float32"), NULL};
+static const char *const sig_chain[] = {CH_SIG("float64"), CH_SIG("float32"),
+                                        CH_SIG("complex128"), CH_SIG("complex64"), NULL};
 /* levels la..lb-1 in one team, a barrier between levels */
 static const sk_kbody k_chain = {.label = "sparse.sptrsv_chain",
                                  .body = sk_body_sparse_sptrsv_chain,
@@ -177,7 +184,7 @@ static int sptrsv_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *
                                       "uplo",     "diag",     NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", SK_CSR_CPLX, &A, err, errlen) < 0)
     return -1;
   int lower, unit, rc = -1;
   if (tri_args(args, nargs, &A, &lower, &unit, err, errlen) < 0) return -1;
@@ -278,7 +285,7 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   sk_csr A;
   int64_t unit;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "unit", 0, 0, &unit, err, errlen) < 0)
     return -1;
   const sk_view *rows = sk_karg_view(args, nargs, "rows", 1, err, errlen);

@@ -428,6 +428,14 @@ function sparse.sptrsv_symbolic(A, opts)
   end
   check_matrix(f, "A", A)
   local uplo, diag, algo = tri_opts(f, opts)
+  -- complex values: the level-set solve (the supernodal one is real only)
+  local d = A:dtype()
+  if d == "complex128" or d == "complex64" then
+    if algo == "supernodal" then
+      fail(f, "algorithm \"supernodal\" takes real values, A's are %s (use \"levelset\" or \"auto\")", d)
+    end
+    algo = "levelset"
+  end
   if algo ~= "levelset" then
     local _, outs = call(f, "sparse.sptrsv_sn_symbolic", margs({uplo = uplo, diag = diag}, "A", A))
     local nsn = math.tointeger(outs.nsupernodes)
