@@ -10,7 +10,7 @@
 #   getrf A: [lu (flattened), piv] of scipy.linalg.lu_factor
 #   lucheck A LU piv: [||P A - L U||_max / ||A||_max]
 #   bgemm:ta:tb:ar:ai:br:bi A B C: alpha op(A_b) op(B_b) + beta C_b
-#   sptrsv:uplo:diag T b: x with tri(T) x = b (T dense)
+#   sptrsv:uplo:diag:trans T b: x with op(tri(T)) x = b (T dense)
 import sys
 import numpy as np
 import scipy.linalg as sl
@@ -72,7 +72,8 @@ def main():
         np.save(out, R.ravel())
     elif parts[0] == "sptrsv":
         T, b = a[0].astype(np.complex128), a[1].astype(np.complex128)
-        np.save(out, np.linalg.solve(tri(T, parts[1], parts[2]), b))
+        t = parts[3] if len(parts) > 3 else "N"
+        np.save(out, np.linalg.solve(op(tri(T, parts[1], parts[2]), t), b))
     else:
         raise SystemExit("unknown job " + job)
 

@@ -5,7 +5,7 @@ local speck = require "speck"
 -- incl. "C", diag), potrf (Hermitian, both triangles), getrf (pivots as
 -- LAPACK's), at n = 1, 7, 64, 200, row- and column-major, impl native and
 -- (host) vendor; speck.batched.gemm in every mode; speck.sparse SpTRSV
--- (level-set, lower and upper, unit and not); bad input with its exact
+-- (level-set, lower and upper, unit and not, trans N, T and C); bad input with its exact
 -- message. tests/run.sh runs it once per back end; the views are in the
 -- default space; on a GPU the library kernels must have run there (NVRTC,
 -- speck.jit.stats), and their bodies are compiled for the GPU here when
@@ -313,10 +313,11 @@ describe("complex speck.sparse SpTRSV", function()
           local b1 = speck.View("b1", dt, n)
           speck.parallel_for("zl_col", n, {b1 = b1, b = b}, "b1(i) = b(i, 0);")
           for _, diag in ipairs{"N", "U"} do
-            local want = oracle("sptrsv:" .. uplo .. ":" .. diag, T:to_dense(), b1)
+           for _, tr in ipairs{"N", "T", "C"} do
+            local want = oracle("sptrsv:" .. uplo .. ":" .. diag .. ":" .. tr, T:to_dense(), b1)
             for _, alg in ipairs{"auto", "levelset"} do
               local x = speck.View("x", dt, n)
-              sparse.sptrsv(T, b1, x, {uplo = uplo, diag = diag, algorithm = alg})
+              sparse.sptrsv(T, b1, x, {uplo = uplo, diag = diag, algorithm = alg, trans = tr})
               local h = host(x)
               local e, big = 0, 1
               for i = 0, n - 1 do
@@ -324,17 +325,33 @@ describe("complex speck.sparse SpTRSV", function()
                 e = math.max(e, math.abs(g[1] - w[1]) + math.abs(g[2] - w[2]))
                 big = math.max(big, math.abs(w[1]) + math.abs(w[2]))
               end
-              assert(e / big <= TOL[dt], ("n %d %s%s %s: error %g"):format(n, uplo, diag, alg, e / big))
+              assert(e / big <= TOL[dt], ("n %d %s%s%s %s: error %g"):format(n, uplo, diag, tr, alg, e / big))
             end
+           end
           end
-          -- a handle reused for another right-hand side
+          -- a handle reused: for another right-hand side, and transposed
+          -- after A's values changed (the level-set solve reads them again)
           local h = sparse.sptrsv_symbolic(T, {uplo = uplo})
           assert.are.equal("levelset", h.algorithm)
           local x = speck.View("x", dt, n)
-          sparse.sptrsv_solve(h, T, b1, x)
+          sparse.sptrsv_solve(h, T, b1, x, {trans = "C"})
+          speck.parallel_for("zl_scale", T:nnz(), {v = T.values}, "v(i) = v(i) * cmplx(0, 2);")
+          local want = oracle("sptrsv:" .. uplo .. ":N:C", T:to_dense(), b1)
+          for _, tr in ipairs{"C", "N"} do
+            sparse.sptrsv_solve(h, T, b1, x, {trans = tr})
+            if tr == "C" then
+              local hx = host(x)
+              for i = 0, n - 1 do
+                local g, w = hx(i), want(i)
+                assert(math.abs(g[1] - w[1]) + math.abs(g[2] - w[2]) <= TOL[dt] * math.max(1, math.abs(w[1]) + math.abs(w[2])),
+                       ("n %d %s: reused handle, row %d"):format(n, uplo, i))
+              end
+            end
+          end
         end
       end
       ran_on_device("sparse.sptrsv_level")
+      ran_on_device("sparse.sptrsv_conj")
     end)
   end
 end)
@@ -415,6 +432,13 @@ describe("complex linear algebra: bad input", function()
                      err_of(sparse.sptrsv, T, b, x, {algorithm = "supernodal"}))
     assert.are.equal("speck.sparse.sptrsv_solve: zero on the diagonal in row 1: A is singular",
                      err_of(sparse.sptrsv, T, b, x))
+    assert.are.equal("speck.sparse.sptrsv_solve: zero on the diagonal in row 1: A is singular",
+                     err_of(sparse.sptrsv, T, b, x, {trans = "C"}))
+    assert.are.equal("speck.sparse.sptrsv_solve: trans must be \"N\", \"T\" or \"C\", got H",
+                     err_of(sparse.sptrsv, T, b, x, {trans = "H"}))
+    assert.are.equal("speck.sparse.sptrsv_conj: v (view 'r') is float64: a rank-1 complex128 or "
+                     .. "complex64 view expected",
+                     err_of(speck.call, "sparse.sptrsv_conj", {v = speck.View("r", "float64", 3)}))
     assert.are.equal("speck.sparse.sptrsv_solve: A is complex128, b (view 'r') float64 and x "
                      .. "(view 'x') complex128: all must be one dtype",
                      err_of(sparse.sptrsv, T, speck.View("r", "float64", 3), x))
@@ -455,7 +479,9 @@ describe("complex linear algebra bodies", function()
       speck.kernel("g_sptrsv_" .. dt, "range", lcaps, t("sparse_sptrsv_level"), {target = "cuda"})
       lcaps.first, lcaps.lp, lcaps.la, lcaps.lb = nil, H("int64", 3), i64(0), i64(2)
       speck.kernel("g_sptrsvc_" .. dt, "team", lcaps, t("sparse_sptrsv_chain"), {target = "cuda"})
-      for _, l in ipairs{"g_ztrsv_", "g_zgemmt_", "g_zpotrf_", "g_zgetrf_", "g_zbs_", "g_zbt_", "g_sptrsvc_"} do
+      speck.kernel("g_sconj_" .. dt, "range", {v = v}, t("sparse_sptrsv_conj"), {target = "cuda"})
+      for _, l in ipairs{"g_ztrsv_", "g_zgemmt_", "g_zpotrf_", "g_zgetrf_", "g_zbs_", "g_zbt_", "g_sptrsvc_",
+                     "g_sconj_"} do
         local _, tier = nil, nil
         for _, k in ipairs(speck.jit.stats().per_kernel) do
           if k.label == l .. dt then tier = k.tier end

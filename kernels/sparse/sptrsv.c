@@ -60,6 +60,13 @@ static const sk_kbody k_fill64 = {.label = "sparse.sptrsv_fill",
                                   .pattern = SK_FOR,
                                   .sigs = sig_fill64};
 
+static const char *const sig_conj[] = {"range" R1("v", "complex128"),
+                                       "range" R1("v", "complex64"), NULL};
+static const sk_kbody k_conj = {.label = "sparse.sptrsv_conj",
+                                .body = sk_body_sparse_sptrsv_conj,
+                                .pattern = SK_FOR,
+                                .sigs = sig_conj};
+
 /* -- the messages of both algorithms ------------------------------------------------ */
 static int not_triangular(int64_t r, int64_t c, int lower, char *err, size_t errlen) {
   sk_err(err, errlen, SK_E_ENTRY_DIAGONAL_NOT, (long long)r, (long long)c,
@@ -769,6 +776,24 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return rc;
 }
 
+/* sparse.sptrsv_conj: v (complex, rank 1) conjugated in place: the values
+ * of A^T made those of A^H for a conjugate-transposed level-set solve */
+static int sptrsv_conj(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"v", NULL};
+  (void)out;
+  const sk_view *v;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(v = sk_karg_view(args, nargs, "v", 1, err, errlen)))
+    return -1;
+  if (!sk_dtypes[v->dtype].is_complex || v->agg) {
+    sk_err(err, errlen, SK_E_ZLIN_CONJ_DTYPE, v->label, sk_dtypes[v->dtype].name);
+    return -1;
+  }
+  sk_arg a[] = {sk_arg_view("v", v)};
+  return sk_sp_range(&k_conj, v->extent[0], a, NELEM(a), NULL, err, errlen);
+}
+
 static const sk_kentry e_symbolic = {"sparse.sptrsv_symbolic", "A_* [, uplo, diag]",
                                      SK_KRES_NONE, sptrsv_symbolic};
 static const sk_kentry e_solve = {
@@ -779,7 +804,8 @@ static const sk_kentry e_sn_solve = {
   "sparse.sptrsv_sn_solve",
   "A_*, ix, ri, blk, plan, nsupernodes, nlevels, nlevels_t, lower, b, x [, trans]",
   SK_KRES_NONE, sn_solve};
+static const sk_kentry e_conj = {"sparse.sptrsv_conj", "v", SK_KRES_NONE, sptrsv_conj};
 const sk_kentry *const sk_sptrsv_entries[] = {&e_symbolic, &e_solve, &e_sn_symbolic,
-                                              &e_sn_solve, NULL};
-const sk_kbody *const sk_sptrsv_bodies[] = {&k_level, &k_chain, &k_fill64,
-                                            &k_sn,    &k_inv,   NULL};
+                                              &e_sn_solve, &e_conj,  NULL};
+const sk_kbody *const sk_sptrsv_bodies[] = {&k_level, &k_chain, &k_fill64, &k_sn,
+                                            &k_inv,   &k_conj,  NULL};
