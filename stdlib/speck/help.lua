@@ -401,7 +401,7 @@ return {
   ["speck.sparse.sptrsv_solve"] = {"sparse.sptrsv_solve(h, A, b, x [, {trans = \"N\"|\"T\"}])",
     "Solve op(A) x = b with the handle's schedule (trans \"T\": the supernodal handle only)."},
   ["speck.sparse.sptrsv"] = {"sparse.sptrsv(A, b, x [, {uplo =, diag =, ...}])",
-    "One triangular solve (symbolic and solve phases). Complex matrices: the level-set algorithm."},
+    "One triangular solve (symbolic and solve phases). Complex matrices: the level-set algorithm, trans \"N\", \"T\" or \"C\" (A^H)."},
   ["speck.sparse.cholesky"] = {"sparse.cholesky(A) --> F",
     "The sparse Cholesky factor of an SPD CrsMatrix (AMD ordering, supernodes, a task DAG): F:solve(b) --> x, F:info()."},
   ["speck.sparse.cholesky_lower"] = {"sparse.cholesky_lower(F) --> L, perm",
