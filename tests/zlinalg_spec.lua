@@ -135,14 +135,17 @@ describe("complex speck.blas.trsm", function()
       it("solves every side, uplo, trans (N T C) and diag as NumPy (" .. dt .. ", " .. impl .. ")", function()
         if not HAVE_SCIPY then return pending("no NumPy / SciPy at " .. PY) end
         for _, n in ipairs(SIZES) do
-          for _, lay in ipairs(LAYOUTS) do
+          -- A and B of one layout, and of two (the vendor's trsm takes one
+          -- order for both: the native kernels run)
+          for _, lay2 in ipairs{{"right", "right"}, {"left", "left"}, {"right", "left"}} do
+            local lay, blay = lay2[1], lay2[2]
             -- off-diagonal entries small: every triangle well conditioned
             local A = make("A", dt, {n, n}, lay, function(i, j)
               if i == j then return {2 + rnd(), rnd() - 0.5} end
               return crand(1 / n)
             end)
-            local BL = make("BL", dt, {n, 3}, lay, function() return crand(4) end)
-            local BR = make("BR", dt, {3, n}, lay, function() return crand(4) end)
+            local BL = make("BL", dt, {n, 3}, blay, function() return crand(4) end)
+            local BR = make("BR", dt, {3, n}, blay, function() return crand(4) end)
             local want = oracle("trsm:1.5:-0.5", A, BL, BR)
             local k0 = 0
             for _, side in ipairs{"L", "R"} do
@@ -150,16 +153,38 @@ describe("complex speck.blas.trsm", function()
               for _, uplo in ipairs{"L", "U"} do
                 for _, tr in ipairs{"N", "T", "C"} do
                   for _, diag in ipairs{"N", "U"} do
-                    local X = speck.View("X", dt, {B0:extent(0), B0:extent(1)}, {layout = lay})
+                    local X = speck.View("X", dt, {B0:extent(0), B0:extent(1)}, {layout = blay})
                     speck.deep_copy(X, B0)
                     blas.trsm(side, uplo, tr, diag, {1.5, -0.5}, A, X, {impl = impl})
                     local e = maxerr(host(X), want, k0)
-                    assert(e <= TOL[dt], ("n %d %s %s%s%s%s: error %g"):format(n, lay, side, uplo, tr, diag, e))
+                    assert(e <= TOL[dt], ("n %d %s/%s %s%s%s%s: error %g"):format(n, lay, blay, side, uplo, tr, diag, e))
                     k0 = k0 + #X
                   end
                 end
               end
             end
+          end
+        end
+        -- strided subviews give the contiguous views' answer
+        local n = 40
+        local big = make("big", dt, {n + 3, n + 2}, "right", function(i, j)
+          if i == j + 1 then return {3, 0.5} end
+          return crand(1 / n)
+        end)
+        local A = speck.subview(big, {1, n + 1}, {0, n})
+        local Ac = speck.View("Ac", dt, {n, n})
+        speck.deep_copy(Ac, A)
+        local bigB = make("bigB", dt, {n + 1, 9}, "left", function() return crand(2) end)
+        local B = speck.subview(bigB, {1, n + 1}, {2, 7})
+        local Bc = speck.View("Bc", dt, {n, 5})
+        speck.deep_copy(Bc, B)
+        blas.trsm("L", "U", "C", "N", {0, 1}, A, B, {impl = impl})
+        blas.trsm("L", "U", "C", "N", {0, 1}, Ac, Bc, {impl = impl})
+        local hb, hc = host(B), host(Bc)
+        for i = 0, n - 1 do
+          for j = 0, 4 do
+            local g, w = hb(i, j), hc(i, j)
+            assert(math.abs(g[1] - w[1]) + math.abs(g[2] - w[2]) <= TOL[dt], ("subview (%d, %d)"):format(i, j))
           end
         end
         if impl == "native" then ran_on_device("blas.ztrsm") end
@@ -235,6 +260,21 @@ describe("complex speck.blas.getrf", function()
               local r = oracle("lucheck", A0, A, pv)(0)[1]
               assert(r <= 1e-4, ("n %d %s: ||PA - LU|| / ||A|| = %g"):format(n, lay, r))
             end
+          end
+        end
+        -- rectangular: m > n and m < n
+        if dt == "complex128" then
+          for _, mn in ipairs{{9, 4}, {4, 9}} do
+            local A = make("A", dt, mn, "right", function() return crand(2) end)
+            local A0 = host(A)
+            local k = math.min(mn[1], mn[2])
+            local p = speck.View("p", "int64", k)
+            blas.getrf(A, p, {impl = impl})
+            local want = oracle("getrf", A0)
+            local e = maxerr(host(A), want, 0)
+            assert(e <= 1e-10, ("%dx%d: LU error %g"):format(mn[1], mn[2], e))
+            local hp = host(p)
+            for q = 0, k - 1 do assert.are.equal(math.tointeger(want(mn[1] * mn[2] + q)[1]), hp(q)) end
           end
         end
         if impl == "native" then ran_on_device("blas.zgetrf") end
