@@ -10,6 +10,8 @@
 #   getrf A: [lu (flattened), piv] of scipy.linalg.lu_factor
 #   lucheck A LU piv: [||P A - L U||_max / ||A||_max]
 #   bgemm:ta:tb:ar:ai:br:bi A B C: alpha op(A_b) op(B_b) + beta C_b
+#   btrsm:side:uplo:trans:diag:ar:ai A B: X_b = alpha op(T_b)^-1 B_b (L)
+#       or alpha B_b op(T_b)^-1 (R), flattened
 #   sptrsv:uplo:diag:trans T b: x with op(tri(T)) x = b (T dense)
 import sys
 import numpy as np
@@ -70,6 +72,18 @@ def main():
         A, B, C = (v.astype(np.complex128) for v in a)
         R = np.stack([al * op(A[b], ta) @ op(B[b], tb) + be * C[b] for b in range(C.shape[0])])
         np.save(out, R.ravel())
+    elif parts[0] == "btrsm":
+        side, uplo, t, diag = parts[1:5]
+        alpha = float(parts[5]) + 1j * float(parts[6])
+        A, B = (v.astype(np.complex128) for v in a)
+        res = []
+        for b in range(B.shape[0]):
+            M = op(tri(A[b], uplo, diag), t)
+            if side == "L":
+                res.append(alpha * np.linalg.solve(M, B[b]))
+            else:
+                res.append(alpha * np.linalg.solve(M.T, B[b].T).T)
+        np.save(out, np.stack(res).ravel())
     elif parts[0] == "sptrsv":
         T, b = a[0].astype(np.complex128), a[1].astype(np.complex128)
         t = parts[3] if len(parts) > 3 else "N"

@@ -4,7 +4,7 @@ local speck = require "speck"
 -- on .npy files written here): speck.blas.trsm (every side, uplo, trans
 -- incl. "C", diag), potrf (Hermitian, both triangles), getrf (pivots as
 -- LAPACK's), at n = 1, 7, 64, 200, row- and column-major, impl native and
--- (host) vendor; speck.batched.gemm in every mode; speck.sparse SpTRSV
+-- (host) vendor; speck.batched.gemm and trsm in every mode; speck.sparse SpTRSV
 -- (level-set, lower and upper, unit and not, trans N, T and C); bad input with its exact
 -- message. tests/run.sh runs it once per back end; the views are in the
 -- default space; on a GPU the library kernels must have run there (NVRTC,
@@ -320,6 +320,46 @@ describe("complex speck.batched.gemm", function()
   end
 end)
 
+describe("complex speck.batched.trsm", function()
+  for _, dt in ipairs(DTYPES) do
+    it("solves every matrix of the batch in every mode as NumPy (" .. dt .. ")", function()
+      if not HAVE_SCIPY then return pending("no NumPy / SciPy at " .. PY) end
+      local nb, n, k = 5, 9, 4
+      local cases = {{"L", "L", "N", "N"}, {"L", "U", "C", "U"}, {"R", "L", "T", "N"},
+                     {"R", "U", "C", "N"}, {"L", "L", "T", "U"}, {"R", "L", "C", "U"}}
+      for ci, c in ipairs(cases) do
+        local side, uplo, tr, diag = c[1], c[2], c[3], c[4]
+        local lay = LAYOUTS[ci % 2 + 1]
+        local A = make("A", dt, {nb, n, n}, lay, function(_, i, j)
+          if i == j then return {2 + rnd(), rnd() - 0.5} end
+          return crand(1 / n)
+        end)
+        local dims = side == "L" and {nb, n, k} or {nb, k, n}
+        local B0 = make("B0", dt, dims, lay, function() return crand(4) end)
+        local want = oracle(("btrsm:%s:%s:%s:%s:0.5:-2"):format(side, uplo, tr, diag), A, B0)
+        for _, mode in ipairs{"serial", "team", "teamvector", "auto"} do
+          local B = speck.View("B", dt, dims, {layout = lay})
+          speck.deep_copy(B, B0)
+          batched.trsm(side, uplo, tr, diag, {0.5, -2}, A, B, {mode = mode})
+          local h = host(B)
+          local e, big = 0, 1
+          for b = 0, nb - 1 do
+            for i = 0, dims[2] - 1 do
+              for j = 0, dims[3] - 1 do
+                local g, w = h(b, i, j), want((b * dims[2] + i) * dims[3] + j)
+                e = math.max(e, math.abs(g[1] - w[1]) + math.abs(g[2] - w[2]))
+                big = math.max(big, math.abs(w[1]) + math.abs(w[2]))
+              end
+            end
+          end
+          assert(e / big <= TOL[dt], ("%s%s%s%s %s: error %g"):format(side, uplo, tr, diag, mode, e / big))
+        end
+      end
+      ran_on_device("batched.ztrsm")
+    end)
+  end
+end)
+
 describe("complex speck.sparse SpTRSV", function()
   -- a random triangular n x n matrix (density d off the diagonal) in
   -- Matrix Market, complex general
@@ -460,6 +500,16 @@ describe("complex linear algebra: bad input", function()
                             {mode = "simd"}))
     assert.are.equal("speck.batched.zgemm: C (view 'a') shares its memory with A (view 'a')",
                      err_of(batched.gemm, "N", "N", 1, a3, a3, 0, a3))
+    assert.are.equal("speck.batched.ztrsm: shapes do not match: A is 2x3x3, B 2x4x3 (side L: each A "
+                     .. "square with as many rows as B)",
+                     err_of(batched.trsm, "L", "L", "N", "N", 1, a3, speck.View("b", "complex128", {2, 4, 3})))
+    assert.are.equal("speck.batched.ztrsm: B (view 'b') is float64; the complex BLAS takes complex128 "
+                     .. "or complex64 views (plain, not tiled)",
+                     err_of(batched.trsm, "L", "L", "N", "N", 1, a3, speck.View("b", "float64", {2, 3, 3})))
+    assert.are.equal("speck.batched.ztrsm: mode must be \"serial\" | \"team\" | \"teamvector\" | "
+                     .. "\"auto\" (got \"rows\")",
+                     err_of(batched.trsm, "L", "L", "N", "N", 1, a3, speck.View("b", "complex128", {2, 3, 3}),
+                            {mode = "rows"}))
     -- SpTRSV: the supernodal algorithm is real only; a zero diagonal names its row
     local p = DIR .. "/z.mtx"
     local f = assert(io.open(p, "w"))
@@ -513,6 +563,10 @@ describe("complex linear algebra bodies", function()
       speck.kernel("g_zbr_" .. dt, "range", caps, t("batched_zbgemm_r"), {target = "cuda"})
       caps.vec = i64(1)
       speck.kernel("g_zbt_" .. dt, "team", caps, t("batched_zbgemm_t"), {target = "cuda"})
+      local tcaps = {A = A3, B = B3, lower = i64(1), unit = i64(0), cj = i64(1), tr = i64(1),
+                     sr = i64(0), alpha = c(1, 0)}
+      speck.kernel("g_zbts_" .. dt, "range", tcaps, t("batched_zbtrsm_s"), {target = "cuda"})
+      speck.kernel("g_zbtt_" .. dt, "team", tcaps, t("batched_zbtrsm_t"), {target = "cuda"})
       local rp, ci, v = H("int64", 5), H("int32", 4), H(dt, 4)
       local lcaps = {rowptr = rp, colidx = ci, values = v, rows = H("int64", 4), b = H(dt, 4),
                      x = H(dt, 4), bad = info, first = i64(0), unit = i64(0)}
@@ -521,7 +575,7 @@ describe("complex linear algebra bodies", function()
       speck.kernel("g_sptrsvc_" .. dt, "team", lcaps, t("sparse_sptrsv_chain"), {target = "cuda"})
       speck.kernel("g_sconj_" .. dt, "range", {v = v}, t("sparse_sptrsv_conj"), {target = "cuda"})
       for _, l in ipairs{"g_ztrsv_", "g_zgemmt_", "g_zpotrf_", "g_zgetrf_", "g_zbs_", "g_zbt_", "g_sptrsvc_",
-                     "g_sconj_"} do
+                     "g_sconj_", "g_zbts_", "g_zbtt_"} do
         local _, tier = nil, nil
         for _, k in ipairs(speck.jit.stats().per_kernel) do
           if k.label == l .. dt then tier = k.tier end

@@ -1,4 +1,4 @@
-/* zbatched.c: batched gemm on complex views (complex128, complex64):
+/* zbatched.c: batched gemm and trsm on complex views (complex128, complex64):
  * C_b = alpha op(A_b) op(B_b) + beta C_b for every matrix b of rank-3 views
  * (batch, rows, cols) of any layout, op 'N', 'T' or 'C' (the conjugate
  * transpose), alpha and beta complex. The options are batched.gemm's:
@@ -8,8 +8,14 @@
  * the real gemm does (serial on the host; on a GPU serial up to 9x9, rows
  * up to 16x16, else teamvector); impl and stream are checked as there, and
  * complex views always run these kernels (no vendor batched complex gemm,
- * no streamed stores). Sums accumulate in complex128. Bodies:
- * zbatched.sk. SIMD-packed (rank-4) views are real only.
+ * no streamed stores). Sums accumulate in complex128.
+ *
+ * trsm: B_b = alpha op(A_b)^-1 B_b (side L) or alpha B_b op(A_b)^-1 (R),
+ * transA 'N', 'T' or 'C', reduced to side L as blas.trsm's native path
+ * (zlapack.c); mode "serial" (a thread per matrix) or "team" /
+ * "teamvector" (a team per matrix, B's columns over its members and
+ * lanes), "auto" serial. Bodies: zbatched.sk. SIMD-packed (rank-4) views
+ * are real only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +46,22 @@ static const sk_kbody k_zt = {.label = "batched.zgemm",
                               .body = sk_body_batched_zbgemm_t,
                               .pattern = SK_FOR,
                               .sigs = sig_t};
+
+#define TSIG(VT, POL)                                                                 \
+  POL M3(VT, "A") M3(VT, "B") " lower=int64 unit=int64 cj=int64 tr=int64 sr=int64 " \
+                              "alpha=complex128"
+static const char *const sig_ts[] = {TSIG("complex128", "range"), TSIG("complex64", "range"),
+                                     NULL};
+static const char *const sig_tt[] = {TSIG("complex128", "team"), TSIG("complex64", "team"),
+                                     NULL};
+static const sk_kbody k_zts = {.label = "batched.ztrsm",
+                               .body = sk_body_batched_zbtrsm_s,
+                               .pattern = SK_FOR,
+                               .sigs = sig_ts};
+static const sk_kbody k_ztt = {.label = "batched.ztrsm",
+                               .body = sk_body_batched_zbtrsm_t,
+                               .pattern = SK_FOR,
+                               .sigs = sig_tt};
 
 enum { Z_SERIAL, Z_TEAM, Z_TEAMVECTOR, Z_ROWS };
 
@@ -187,10 +209,75 @@ static int zbgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_dense_team(&k_zt, nb, 0, 0, ka, NELEM(ka), err, errlen);
 }
 
+static int zbtrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha_re",
+                                      "alpha_im", "A", "B", "mode", NULL};
+  (void)out;
+  char side, uplo, trans, diag;
+  double al[2];
+  int dt = -1, mode;
+  const sk_view *A, *B;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transA", "NTC", 'N', &trans, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
+      zscalar(args, nargs, "alpha", al, err, errlen) < 0 ||
+      !(A = zbmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(B = zbmat(args, nargs, "B", &dt, err, errlen)))
+    return -1;
+  if (B->extent[0] != A->extent[0]) {
+    char sa[64], sb[64];
+    sk_err(err, errlen, SK_E_BATCH_SIZES_DIFFER, "A", sk_dense_shape(A, sa, sizeof sa), "B",
+           sk_dense_shape(B, sb, sizeof sb));
+    return -1;
+  }
+  int64_t need = side == 'L' ? B->extent[1] : B->extent[2];
+  if (A->extent[1] != A->extent[2] || A->extent[1] != need) {
+    char sa[64], sb[64];
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
+    return -1;
+  }
+  if (A->alloc && A->alloc == B->alloc) {
+    sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
+    return -1;
+  }
+  const char *ms = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
+  if (!ms) return -1;
+  if (strcmp(ms, "serial") == 0 || strcmp(ms, "auto") == 0) mode = Z_SERIAL;
+  else if (strcmp(ms, "team") == 0) mode = Z_TEAM;
+  else if (strcmp(ms, "teamvector") == 0) mode = Z_TEAMVECTOR;
+  else {
+    sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, ms, "");
+    return -1;
+  }
+  /* side L: M = op(A); side R: M = op(A)^T, B read transposed; the
+   * transposes are index swaps (tr), 'C' a conjugate (cj) */
+  int lower = uplo == 'L', tr = trans != 'N', sr = side == 'R';
+  if (sr) tr = !tr;
+  if (tr) lower = !lower;
+  int64_t nb = B->extent[0];
+  if (nb == 0 || B->extent[1] == 0 || B->extent[2] == 0) return 0;
+  sk_view a, b;
+  sk_dense_strided(A, &a);
+  sk_dense_strided(B, &b);
+  sk_arg ka[] = {sk_arg_view("A", &a),         sk_arg_view("B", &b),
+                 sk_arg_i64("lower", lower),   sk_arg_i64("unit", diag == 'U'),
+                 sk_arg_i64("cj", trans == 'C'), sk_arg_i64("tr", tr),
+                 sk_arg_i64("sr", sr),         arg_c("alpha", al[0], al[1])};
+  if (mode == Z_SERIAL) return sk_dense_range(&k_zts, nb, ka, NELEM(ka), err, errlen);
+  return sk_dense_team(&k_ztt, nb, 0, 0, ka, NELEM(ka), err, errlen);
+}
+
+static const sk_kentry e_zbtrsm = {
+  "batched.ztrsm", "side, uplo, transA, diag, alpha_re [, alpha_im], A, B [, mode]",
+  SK_KRES_NONE, zbtrsm};
 static const sk_kentry e_zbgemm = {"batched.zgemm",
                                    "transA, transB, alpha_re [, alpha_im], A, B, beta_re [, "
                                    "beta_im], C [, mode, impl, stream]",
                                    SK_KRES_NONE, zbgemm};
 
-const sk_kentry *const sk_zbatched_entries[] = {&e_zbgemm, NULL};
-const sk_kbody *const sk_zbatched_bodies[] = {&k_zs, &k_zr, &k_zt, NULL};
+const sk_kentry *const sk_zbatched_entries[] = {&e_zbgemm, &e_zbtrsm, NULL};
+const sk_kbody *const sk_zbatched_bodies[] = {&k_zs, &k_zr, &k_zt, &k_zts, &k_ztt, NULL};

@@ -50,6 +50,12 @@ function batched.gemm(transA, transB, alpha, A, B, beta, C, opts)
 end
 -- B_b = alpha op(A_b)^-1 B_b (side "L") or alpha B_b op(A_b)^-1 ("R")
 function batched.trsm(side, uplo, transA, diag, alpha, A, B, opts)
+  if core.complex(A) or core.complex(B) then
+    local ar, ai = parts(alpha)
+    return core.call("batched.ztrsm", with("trsm", opts, {side = side, uplo = uplo, transA = transA,
+                                                          diag = diag, alpha_re = ar, alpha_im = ai,
+                                                          A = A, B = B}, {"mode"}))
+  end
   core.call("batched.trsm", with("trsm", opts, {side = side, uplo = uplo, transA = transA,
                                                 diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
 end

@@ -98,7 +98,7 @@ return {
   -- complex values (kernels/blas/zblas.c, kernels/sparse/zspmv.c)
   ["speck.blas.dotc"] = {"blas.dotc(x, y)", "Sum of conj(x(i)) * y(i) as {re, im} for complex views; blas.dot for real ones."},
   ["speck.complex128"] = {"speck.View(label, \"complex128\" | \"complex64\", dims)",
-    "Complex views: an element is {re, im} from Lua (a store takes {re, im}, {re =, im =} or a number); bodies use + - * / and cmplx conj cabs cexp csqrt real imag (built by the cc tier on the host); sum/prod reductions; atomic_add is one atomic add per part. .npy <c16/<c8, Matrix Market complex/hermitian, speck.blas dot/dotc/nrm2/scal/axpy/gemv/gemm/trsm ('C' transposes), potrf (Hermitian), getrf, speck.batched.gemm, sparse: from_coo, spmv modes N C T H, spadd, spgemm, sptrsv (level-set), cg (Hermitian positive definite)."},
+    "Complex views: an element is {re, im} from Lua (a store takes {re, im}, {re =, im =} or a number); bodies use + - * / and cmplx conj cabs cexp csqrt real imag (built by the cc tier on the host); sum/prod reductions; atomic_add is one atomic add per part. .npy <c16/<c8, Matrix Market complex/hermitian, speck.blas dot/dotc/nrm2/scal/axpy/gemv/gemm/trsm ('C' transposes), potrf (Hermitian), getrf, speck.batched.gemm/trsm, sparse: from_coo, spmv modes N C T H, spadd, spgemm, sptrsv (level-set), cg (Hermitian positive definite)."},
   ["speck.blas.nrm2"] = {"blas.nrm2(x)", "The Euclidean norm."},
   ["speck.blas.asum"] = {"blas.asum(x)", "Sum of |x(i)|."},
   ["speck.blas.iamax"] = {"blas.iamax(x)", "0-based index of the first entry of largest magnitude; -1 when empty."},
@@ -128,7 +128,7 @@ return {
   ["speck.batched.gemm"] = {"batched.gemm(transA, transB, alpha, A, B, beta, C [, {mode =, impl =}])",
     "C_b = alpha op(A_b) op(B_b) + beta C_b for each matrix of rank-3 (or packed) views; mode \"serial\" | \"team\" | \"teamvector\" | \"auto\". Complex rank-3 views too (op \"C\", alpha / beta {re, im})."},
   ["speck.batched.trsm"] = {"batched.trsm(side, uplo, transA, diag, alpha, A, B [, {mode =}])",
-    "B_b = alpha op(A_b)^-1 B_b (side \"L\") or alpha B_b op(A_b)^-1 (\"R\")."},
+    "B_b = alpha op(A_b)^-1 B_b (side \"L\") or alpha B_b op(A_b)^-1 (\"R\"). Complex rank-3 views too (op \"C\", alpha {re, im}; modes serial, team, teamvector)."},
   ["speck.batched.trmm"] = {"batched.trmm(side, uplo, transA, diag, alpha, A, B [, {mode =}])",
     "B_b = alpha op(A_b) B_b (side \"L\") or alpha B_b op(A_b) (\"R\")."},
   ["speck.batched.trtri"] = {"local info = batched.trtri(uplo, diag, A [, {mode =, check =, info =}])",
