@@ -918,5 +918,9 @@ SK_ERRDEF(KTEXT_MISSING, "no library kernel text '%s' (the texts are in kernels/
 SK_ERRDEF(KTEXT_UNFILLED, "text '%s' is a template: placeholder @%s@ has no value")
 SK_ERRDEF(KTEXT_UNUSED, "text '%s' has no placeholder @%s@")
 SK_ERRDEF(KTEXT_VALUE, "text '%s': the value of @%s@ must be a string or a number, got %s")
+/* -- complex linear algebra (issue 32: kernels/blas/zlapack.c,
+ * kernels/batched/zbatched.c, kernels/sparse/sptrsv.c) -- */
+SK_ERRDEF(ZLIN_CONJ_DTYPE, "v (view '%s') is %s: a rank-1 complex128 or complex64 view expected")
+
 #include "backends/errmsg.h"
 // clang-format on

@@ -178,6 +178,8 @@ extern const sk_kentry *const sk_blas3_entries[];
 extern const sk_kbody *const sk_blas3_bodies[];
 extern const sk_kentry *const sk_zblas_entries[]; /* complex BLAS (zblas.c) */
 extern const sk_kbody *const sk_zblas_bodies[];
+extern const sk_kentry *const sk_zlapack_entries[]; /* complex trsm potrf getrf */
+extern const sk_kbody *const sk_zlapack_bodies[];
 extern const sk_kentry *const sk_lapack_entries[];
 extern const sk_kbody *const sk_lapack_bodies[];
 /* a folder of several files exports one list per file */

@@ -15,9 +15,11 @@
  * One line per folder of kernels/: a folder exports its lists of entries
  * and of bodies (one list per file, NULL-terminated lists of lists). */
 static const sk_kentry *const *const blas_entry_lists[] = {
-  sk_blas_entries, sk_blas3_entries, sk_lapack_entries, sk_zblas_entries, NULL};
+  sk_blas_entries,  sk_blas3_entries,   sk_lapack_entries,
+  sk_zblas_entries, sk_zlapack_entries, NULL};
 static const sk_kbody *const *const blas_body_lists[] = {
-  sk_blas_bodies, sk_blas3_bodies, sk_lapack_bodies, sk_zblas_bodies, NULL};
+  sk_blas_bodies,  sk_blas3_bodies,   sk_lapack_bodies,
+  sk_zblas_bodies, sk_zlapack_bodies, NULL};
 static const sk_kentry *const *const sort_entry_lists[] = {sk_sort_entries, NULL};
 static const sk_kbody *const *const sort_body_lists[] = {sk_sort_bodies, NULL};
 

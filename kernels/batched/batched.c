@@ -669,5 +669,8 @@ static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm,   &e_trtri
 static const sk_kbody *const bodies[] = {
   &k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r, &k_gemm_t, &k_gemm_p, &k_tri_s,
   &k_tri_t,  &k_fac_s,      &k_fac_t,        &k_count,  &k_pack,   &k_unpack, NULL};
-const sk_kentry *const *const sk_batched_entries[] = {entries, NULL};
-const sk_kbody *const *const sk_batched_bodies[] = {bodies, NULL};
+/* the complex batched gemm (zbatched.c) */
+extern const sk_kentry *const sk_zbatched_entries[];
+extern const sk_kbody *const sk_zbatched_bodies[];
+const sk_kentry *const *const sk_batched_entries[] = {entries, sk_zbatched_entries, NULL};
+const sk_kbody *const *const sk_batched_bodies[] = {bodies, sk_zbatched_bodies, NULL};

@@ -71,10 +71,15 @@ typedef void (*trtri_fn)(const char *, const char *, const int *, void *, const 
 /* complex: alpha and beta by pointer */
 typedef void (*zgemm_fn)(int, int, int, int, int, int, const void *, const void *, int,
                          const void *, int, const void *, void *, int);
+typedef void (*ztrsm_fn)(int, int, int, int, int, int, int, const void *, const void *, int,
+                         void *, int);
 
 static struct {
   void *h;
   zgemm_fn zgemm, cgemm; /* optional: complex gemm runs natively without */
+  ztrsm_fn ztrsm, ctrsm; /* optional, as the complex LAPACK below */
+  potrf_fn zpotrf, cpotrf;
+  getrf_fn zgetrf, cgetrf;
   gemm_fn dgemm;
   sgemm_fn sgemm;
   gemv_fn dgemv;
@@ -152,6 +157,12 @@ static void load(void) {
 #define SYM(field, s) *(void **)&lib.field = dlsym(lib.h, s)
   SYM(zgemm, "cblas_zgemm");
   SYM(cgemm, "cblas_cgemm");
+  SYM(ztrsm, "cblas_ztrsm");
+  SYM(ctrsm, "cblas_ctrsm");
+  SYM(zpotrf, "zpotrf_");
+  SYM(cpotrf, "cpotrf_");
+  SYM(zgetrf, "zgetrf_");
+  SYM(cgetrf, "cgetrf_");
   SYM(dgemm, "cblas_dgemm");
   SYM(sgemm, "cblas_sgemm");
   SYM(dgemv, "cblas_dgemv");
@@ -354,30 +365,27 @@ static int cm_open(cmbuf *c, int dtype, int64_t m, int64_t n, void *A, int64_t r
     c->copied = 0;
     return 0;
   }
-  size_t es = dtype == SK_F64 ? 8 : 4;
+  size_t es = sk_dtypes[dtype].size;
   c->a = malloc((size_t)(m > 0 ? m : 1) * (size_t)(n > 0 ? n : 1) * es);
   if (!c->a) return -1;
   c->ld = (int)(m > 1 ? m : 1);
   c->copied = 1;
   for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) {
-      if (dtype == SK_F64)
-        ((double *)c->a)[j * c->ld + i] = ((double *)A)[i * rs + j * cs];
-      else ((float *)c->a)[j * c->ld + i] = ((float *)A)[i * rs + j * cs];
-    }
+    for (int64_t i = 0; i < m; i++)
+      memcpy((char *)c->a + (size_t)(j * c->ld + i) * es,
+             (const char *)A + (size_t)(i * rs + j * cs) * es, es);
   return 0;
 }
 
 static void cm_close(cmbuf *c, int dtype, int64_t m, int64_t n, void *A, int64_t rs,
                      int64_t cs, int write) {
   if (!c->copied) return;
+  size_t es = sk_dtypes[dtype].size;
   if (write)
     for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < m; i++) {
-        if (dtype == SK_F64)
-          ((double *)A)[i * rs + j * cs] = ((double *)c->a)[j * c->ld + i];
-        else ((float *)A)[i * rs + j * cs] = ((float *)c->a)[j * c->ld + i];
-      }
+      for (int64_t i = 0; i < m; i++)
+        memcpy((char *)A + (size_t)(i * rs + j * cs) * es,
+               (const char *)c->a + (size_t)(j * c->ld + i) * es, es);
   free(c->a);
 }
 
@@ -511,4 +519,76 @@ int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
   if (!sk_vendor_gpu_available()) return SK_VENDOR_MISSING;
   return dev_blas()->syrk(dtype, uplo, trans, n, k, alpha, A, rsa, csa, beta, C, rsc,
                           csc);
+}
+
+/* -- complex: ztrsm / ctrsm, zpotrf / cpotrf, zgetrf / cgetrf --------------- */
+int sk_vendor_ztrsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                    int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    void *B, int64_t rsb, int64_t csb) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  ztrsm_fn f = dtype == SK_C128 ? lib.ztrsm : lib.ctrsm;
+  if (!f) return SK_VENDOR_MISSING;
+  if (m == 0 || n == 0) return SK_VENDOR_OK;
+  /* CBLAS's row-major order when both column steps are 1, column-major
+   * when both row steps are 1 (one order for both: a transpose of one
+   * alone would need a conjugate without transpose, which BLAS lacks) */
+  int left = side == 'L' || side == 'l';
+  int64_t na = left ? m : n;
+  int row = csa == 1 && csb == 1, col = rsa == 1 && rsb == 1;
+  if (!row && !col) return SK_VENDOR_UNSUPPORTED;
+  int64_t lda = row ? rsa : csa, ldb = row ? rsb : csb;
+  if (lda < na) lda = na;
+  if (ldb < (row ? n : m)) ldb = row ? n : m;
+  if (!sk_cm_fits(m) || !sk_cm_fits(n) || !sk_cm_fits(lda) || !sk_cm_fits(ldb))
+    return SK_VENDOR_UNSUPPORTED;
+  int t = trans == 'N' || trans == 'n' ? NT : trans == 'T' || trans == 't' ? TR : 113;
+  int s = left ? LEFT : RIGHT, u = sk_cm_low(uplo) ? LO : UP,
+      d = diag == 'U' || diag == 'u' ? UN : NU;
+  if (dtype == SK_C128) {
+    f(row ? 101 : CM, s, u, t, d, (int)m, (int)n, alpha, A, (int)lda, B, (int)ldb);
+  } else {
+    const float al[2] = {(float)alpha[0], (float)alpha[1]};
+    f(row ? 101 : CM, s, u, t, d, (int)m, (int)n, al, A, (int)lda, B, (int)ldb);
+  }
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_zpotrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64_t cs,
+                     int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  potrf_fn f = dtype == SK_C128 ? lib.zpotrf : lib.cpotrf;
+  if (!f) return SK_VENDOR_MISSING;
+  cmbuf c;
+  *info = 0;
+  if (n == 0) return SK_VENDOR_OK;
+  if (cm_open(&c, dtype, n, n, A, rs, cs) < 0) return SK_VENDOR_UNSUPPORTED;
+  int nn = (int)n, in = 0;
+  char u = sk_cm_low(uplo) ? 'L' : 'U';
+  f(&u, &nn, c.a, &c.ld, &in, 1);
+  cm_close(&c, dtype, n, n, A, rs, cs, 1);
+  *info = in;
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_zgetrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
+                     int64_t *ipiv, int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  getrf_fn f = dtype == SK_C128 ? lib.zgetrf : lib.cgetrf;
+  if (!f) return SK_VENDOR_MISSING;
+  *info = 0;
+  int64_t kn = m < n ? m : n;
+  if (kn == 0) return SK_VENDOR_OK;
+  cmbuf c;
+  int *p = malloc((size_t)kn * sizeof *p);
+  if (!p || cm_open(&c, dtype, m, n, A, rs, cs) < 0) {
+    free(p);
+    return SK_VENDOR_UNSUPPORTED;
+  }
+  int mm = (int)m, nn = (int)n, in = 0;
+  f(&mm, &nn, c.a, &c.ld, p, &in);
+  cm_close(&c, dtype, m, n, A, rs, cs, 1);
+  for (int64_t k = 0; k < kn; k++) ipiv[k] = p[k] - 1;
+  free(p);
+  *info = in;
+  return SK_VENDOR_OK;
 }

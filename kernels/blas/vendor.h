@@ -44,6 +44,18 @@ int sk_vendor_zgemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k
                     const double *alpha, const void *A, int64_t rsa, int64_t csa,
                     const void *B, int64_t rsb, int64_t csb, const double *beta, void *C,
                     int64_t rsc, int64_t csc);
+/* complex trsm / potrf / getrf (ztrsm / ctrsm by CBLAS, zpotrf / cpotrf,
+ * zgetrf / cgetrf): dtype SK_C128 or SK_C64, trans 'N', 'T' or 'C', alpha
+ * {re, im}; trsm takes A and B both row-major or both column-major (else
+ * SK_VENDOR_UNSUPPORTED), potrf / getrf any strides (a column-major copy
+ * as the real ones); SK_VENDOR_MISSING also when the library lacks them */
+int sk_vendor_ztrsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                    int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    void *B, int64_t rsb, int64_t csb);
+int sk_vendor_zpotrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64_t cs,
+                     int64_t *info);
+int sk_vendor_zgetrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
+                     int64_t *ipiv, int64_t *info);
 int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
                    const void *A, int64_t rsa, int64_t csa, const void *x, int64_t incx,
                    double beta, void *y, int64_t incy);

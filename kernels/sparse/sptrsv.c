@@ -12,6 +12,10 @@
  * (naming one) and, for a non-unit diagonal, a row without a diagonal
  * entry; the solve names the first row whose diagonal is zero. With
  * diag "U" stored diagonal entries are ignored (LAPACK's rule).
+ *
+ * The level-set solve also takes complex values (complex128, complex64:
+ * the same bodies, b and x of the matrix's dtype); the supernodal one is
+ * real only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +34,9 @@
 #define LV_SIG(VT) \
   "range" MAT(VT) R1("rows", "int64") R1("b", VT) R1("x", VT) \
     R1("bad", "int64") " first=int64 unit=int64"
-static const char *const sig_level[] = {LV_SIG("float64"), LV_SIG("float32"), NULL};
+/* complex values too (level-set solves only; sums in the values' dtype) */
+static const char *const sig_level[] = {LV_SIG("float64"), LV_SIG("float32"),
+                                        LV_SIG("complex128"), LV_SIG("complex64"), NULL};
 /* the rows rows(first + i) of one level */
 static const sk_kbody k_level = {.label = "sparse.sptrsv_level",
                                  .body = sk_body_sparse_sptrsv_level,
@@ -40,7 +46,8 @@ static const sk_kbody k_level = {.label = "sparse.sptrsv_level",
 #define CH_SIG(VT) \
   "team" MAT(VT) R1("rows", "int64") R1("lp", "int64") R1("b", VT) R1("x", VT) \
     R1("bad", "int64") " la=int64 lb=int64 unit=int64"
-static const char *const sig_chain[] = {CH_SIG("float64"), CH_SIG("float32"), NULL};
+static const char *const sig_chain[] = {CH_SIG("float64"), CH_SIG("float32"),
+                                        CH_SIG("complex128"), CH_SIG("complex64"), NULL};
 /* levels la..lb-1 in one team, a barrier between levels */
 static const sk_kbody k_chain = {.label = "sparse.sptrsv_chain",
                                  .body = sk_body_sparse_sptrsv_chain,
@@ -52,6 +59,13 @@ static const sk_kbody k_fill64 = {.label = "sparse.sptrsv_fill",
                                   .body = sk_body_sparse_sptrsv_fill,
                                   .pattern = SK_FOR,
                                   .sigs = sig_fill64};
+
+static const char *const sig_conj[] = {"range" R1("v", "complex128"),
+                                       "range" R1("v", "complex64"), NULL};
+static const sk_kbody k_conj = {.label = "sparse.sptrsv_conj",
+                                .body = sk_body_sparse_sptrsv_conj,
+                                .pattern = SK_FOR,
+                                .sigs = sig_conj};
 
 /* -- the messages of both algorithms ------------------------------------------------ */
 static int not_triangular(int64_t r, int64_t c, int lower, char *err, size_t errlen) {
@@ -177,7 +191,7 @@ static int sptrsv_symbolic(const sk_arg *args, int nargs, sk_kvalue *out, char *
                                       "uplo",     "diag",     NULL};
   sk_csr A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 0, &A, err, errlen) < 0)
+      sk_csr_arg(args, nargs, "A", SK_CSR_CPLX, &A, err, errlen) < 0)
     return -1;
   int lower, unit, rc = -1;
   if (tri_args(args, nargs, &A, &lower, &unit, err, errlen) < 0) return -1;
@@ -278,7 +292,7 @@ static int sptrsv_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   sk_csr A;
   int64_t unit;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "A", 1 | SK_CSR_CPLX, &A, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "unit", 0, 0, &unit, err, errlen) < 0)
     return -1;
   const sk_view *rows = sk_karg_view(args, nargs, "rows", 1, err, errlen);
@@ -762,6 +776,24 @@ static int sn_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return rc;
 }
 
+/* sparse.sptrsv_conj: v (complex, rank 1) conjugated in place: the values
+ * of A^T made those of A^H for a conjugate-transposed level-set solve */
+static int sptrsv_conj(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                       size_t errlen) {
+  static const char *const known[] = {"v", NULL};
+  (void)out;
+  const sk_view *v;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(v = sk_karg_view(args, nargs, "v", 1, err, errlen)))
+    return -1;
+  if (!sk_dtypes[v->dtype].is_complex || v->agg) {
+    sk_err(err, errlen, SK_E_ZLIN_CONJ_DTYPE, v->label, sk_dtypes[v->dtype].name);
+    return -1;
+  }
+  sk_arg a[] = {sk_arg_view("v", v)};
+  return sk_sp_range(&k_conj, v->extent[0], a, NELEM(a), NULL, err, errlen);
+}
+
 static const sk_kentry e_symbolic = {"sparse.sptrsv_symbolic", "A_* [, uplo, diag]",
                                      SK_KRES_NONE, sptrsv_symbolic};
 static const sk_kentry e_solve = {
@@ -772,7 +804,8 @@ static const sk_kentry e_sn_solve = {
   "sparse.sptrsv_sn_solve",
   "A_*, ix, ri, blk, plan, nsupernodes, nlevels, nlevels_t, lower, b, x [, trans]",
   SK_KRES_NONE, sn_solve};
+static const sk_kentry e_conj = {"sparse.sptrsv_conj", "v", SK_KRES_NONE, sptrsv_conj};
 const sk_kentry *const sk_sptrsv_entries[] = {&e_symbolic, &e_solve, &e_sn_symbolic,
-                                              &e_sn_solve, NULL};
-const sk_kbody *const sk_sptrsv_bodies[] = {&k_level, &k_chain, &k_fill64,
-                                            &k_sn,    &k_inv,   NULL};
+                                              &e_sn_solve, &e_conj,  NULL};
+const sk_kbody *const sk_sptrsv_bodies[] = {&k_level, &k_chain, &k_fill64, &k_sn,
+                                            &k_inv,   &k_conj,  NULL};

@@ -28,14 +28,34 @@ local function with(fname, opts, args, names)
   return args
 end
 
--- C_b = alpha op(A_b) op(B_b) + beta C_b
+-- complex views (kernels/batched/zbatched.c): alpha, beta {re, im} or numbers
+local function parts(a)
+  if type(a) == "table" then return a[1] or a.re, a[2] or a.im or 0 end
+  return a, 0
+end
+
+-- C_b = alpha op(A_b) op(B_b) + beta C_b (op "C": the conjugate transpose)
 function batched.gemm(transA, transB, alpha, A, B, beta, C, opts)
+  if core.complex(A) or core.complex(B) or core.complex(C) then
+    local ar, ai = parts(alpha)
+    local br, bi = parts(beta)
+    return core.call("batched.zgemm", with("gemm", opts, {transA = transA, transB = transB,
+                                                          alpha_re = ar, alpha_im = ai, A = A, B = B,
+                                                          beta_re = br, beta_im = bi, C = C},
+                                       {"mode", "impl", "stream"}))
+  end
   core.call("batched.gemm", with("gemm", opts, {transA = transA, transB = transB, alpha = alpha,
                                                 A = A, B = B, beta = beta, C = C},
                              {"mode", "impl", "stream"}))
 end
 -- B_b = alpha op(A_b)^-1 B_b (side "L") or alpha B_b op(A_b)^-1 ("R")
 function batched.trsm(side, uplo, transA, diag, alpha, A, B, opts)
+  if core.complex(A) or core.complex(B) then
+    local ar, ai = parts(alpha)
+    return core.call("batched.ztrsm", with("trsm", opts, {side = side, uplo = uplo, transA = transA,
+                                                          diag = diag, alpha_re = ar, alpha_im = ai,
+                                                          A = A, B = B}, {"mode"}))
+  end
   core.call("batched.trsm", with("trsm", opts, {side = side, uplo = uplo, transA = transA,
                                                 diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
 end

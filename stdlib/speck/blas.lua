@@ -93,8 +93,16 @@ function blas.syrk(uplo, trans, alpha, A, beta, C, opts)
   core.call("blas.syrk", impl("syrk", opts, {uplo = uplo, trans = trans, alpha = alpha, A = A,
                                              beta = beta, C = C}))
 end
--- B = alpha op(A)^-1 B (side "L") or alpha B op(A)^-1 ("R")
+-- B = alpha op(A)^-1 B (side "L") or alpha B op(A)^-1 ("R"); complex views
+-- (kernels/blas/zlapack.c): transA "C" the conjugate transpose, alpha
+-- {re, im} or a number
 function blas.trsm(side, uplo, transA, diag, alpha, A, B, opts)
+  if cx(A) or cx(B) then
+    local ar, ai = parts(alpha)
+    return core.call("blas.ztrsm", impl("trsm", opts, {side = side, uplo = uplo, transA = transA,
+                                                       diag = diag, alpha_re = ar, alpha_im = ai,
+                                                       A = A, B = B}))
+  end
   core.call("blas.trsm", impl("trsm", opts, {side = side, uplo = uplo, transA = transA,
                                              diag = diag, alpha = alpha, A = A, B = B}))
 end
@@ -107,12 +115,15 @@ end
 function blas.trtri(uplo, diag, A, opts)
   core.call("blas.trtri", impl("trtri", opts, {uplo = uplo, diag = diag, A = A}))
 end
--- in place: the Cholesky factor in triangle uplo of A
+-- in place: the Cholesky factor in triangle uplo of A (complex: A
+-- Hermitian, A = L L^H or U^H U)
 function blas.potrf(uplo, A, opts)
+  if cx(A) then return core.call("blas.zpotrf", impl("potrf", opts, {uplo = uplo, A = A})) end
   core.call("blas.potrf", impl("potrf", opts, {uplo = uplo, A = A}))
 end
 -- in place: P A = L U (unit L below the diagonal); 0-based pivots into ipiv
 function blas.getrf(A, ipiv, opts)
+  if cx(A) then return core.call("blas.zgetrf", impl("getrf", opts, {A = A, ipiv = ipiv})) end
   core.call("blas.getrf", impl("getrf", opts, {A = A, ipiv = ipiv}))
 end
 -- B = A^-1 B with getrf's factors and pivots

@@ -428,6 +428,14 @@ function sparse.sptrsv_symbolic(A, opts)
   end
   check_matrix(f, "A", A)
   local uplo, diag, algo = tri_opts(f, opts)
+  -- complex values: the level-set solve (the supernodal one is real only)
+  local d = A:dtype()
+  if d == "complex128" or d == "complex64" then
+    if algo == "supernodal" then
+      fail(f, "algorithm \"supernodal\" takes real values, A's are %s (use \"levelset\" or \"auto\")", d)
+    end
+    algo = "levelset"
+  end
   if algo ~= "levelset" then
     local _, outs = call(f, "sparse.sptrsv_sn_symbolic", margs({uplo = uplo, diag = diag}, "A", A))
     local nsn = math.tointeger(outs.nsupernodes)
@@ -448,18 +456,40 @@ function sparse.sptrsv_symbolic(A, opts)
 end
 
 -- solve op(A) x = b (x a view of A's rows, overwritten); opts.trans "T":
--- A^T x = b (the supernodal handle only)
+-- A^T x = b (the supernodal handle, and complex matrices' level-set one);
+-- "C": A^H x = b (complex matrices)
 function sparse.sptrsv_solve(h, A, b, x, opts)
   local f = "sptrsv_solve"
   check_handle(f, h, "sptrsv")
   opts = check_opts(f, opts, {"trans"})
   local trans = opts.trans or "N"
-  if trans ~= "N" and trans ~= "T" then fail(f, "trans must be \"N\" or \"T\", got %s", tostring(trans)) end
   if is_factor(A) then
     if A ~= h.factor then fail(f, "A is a Cholesky factor, but h was not made from it") end
     A = h.L
   end
   check_matrix(f, "A", A)
+  local d = A:dtype()
+  if d == "complex128" or d == "complex64" then
+    if trans ~= "N" and trans ~= "T" and trans ~= "C" then
+      fail(f, "trans must be \"N\", \"T\" or \"C\", got %s", tostring(trans))
+    end
+    if trans ~= "N" then
+      -- A^T (conjugated for "C": A^H) solved by level sets of its own,
+      -- made once per handle (the values are read again at each solve)
+      local At = A:transpose()
+      if trans == "C" then call(f, "sparse.sptrsv_conj", {v = At.values}) end
+      if not h.transposed then
+        h.transposed = sparse.sptrsv_symbolic(At, {uplo = h.uplo == "L" and "U" or "L",
+                                                   diag = h.diag, algorithm = "levelset"})
+      end
+      local t = h.transposed
+      call(f, "sparse.sptrsv_solve", margs({rows = t.rows, lp = t.lp, plan = t.plan,
+                                            unit = t.unit, b = b, x = x}, "A", At))
+      return x
+    end
+  elseif trans ~= "N" and trans ~= "T" then
+    fail(f, "trans must be \"N\" or \"T\", got %s", tostring(trans))
+  end
   if h.algorithm == "supernodal" then
     local t = margs({lower = h.lower, trans = trans == "T" and 1 or 0, b = b, x = x}, "A", A)
     for _, k in ipairs(SN_KEYS) do t[k] = h[k] end

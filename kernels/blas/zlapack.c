@@ -1,0 +1,449 @@
+/* zlapack.c: trsm, potrf and getrf on complex views (complex128,
+ * complex64), rank 2, any layout, in place as BLAS / LAPACK, built as the
+ * real ones (blas3.c, lapack.c) are:
+ *
+ *  - host views with impl "vendor" or "auto" (the default; the real ones'
+ *    auto takes the vendor at every size, docs/bench-library.md) go to
+ *    OpenBLAS's ztrsm / zpotrf / zgetrf (ctrsm ... for complex64);
+ *  - otherwise (impl "native", a GPU's views, no library) the library's own
+ *    dialect kernels (zlapack.sk): trsm blocked (a triangular solve of
+ *    each diagonal block, its columns in parallel, then a gemm update of
+ *    the rows still to solve); potrf blocked, right-looking (a Cholesky
+ *    of each diagonal block by one thread, a trsm of the panel below it,
+ *    a Hermitian rank-k update of the trailing lower triangle); getrf one
+ *    team kernel (partial pivoting by LAPACK's |re| + |im|, rows below a
+ *    pivot updated by the team's members).
+ *
+ * 'C' is the conjugate transpose. potrf factors a Hermitian matrix, A =
+ * L L^H (uplo "L") or U^H U ("U"), reading one triangle and the real parts
+ * of the diagonal; a pivot that is not positive or not finite is an error
+ * naming it, as the real potrf's; getrf's zero pivot names it too. The
+ * argument checks and messages are zblas.c's (complex views of one dtype)
+ * and lapack.c's (square, pivots). The GPU's vendor library is not used
+ * for complex views yet.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "dense.h"
+#include "kbodies.h"
+#include "vendor.h"
+
+#define NELEM(a)    ((int)(sizeof(a) / sizeof((a)[0])))
+#define MAT2(VT, n) " " n "=" VT "[2,stride]"
+#define SIG2(F)     {F("complex128"), F("complex64"), NULL}
+
+/* -- bodies ------------------------------------------------------------------ */
+#define TRSV_SIG(VT) \
+  "range" MAT2(VT, "A") MAT2(VT, "B") " lower=int64 unit=int64 cj=int64 alpha=complex128"
+static const char *const sig_trsv[] = SIG2(TRSV_SIG);
+/* column i of B: M x = alpha b, M = A or conj(A) */
+static const sk_kbody k_ztrsv = {
+  .label = "blas.ztrsm", .body = sk_body_blas_ztrsv, .pattern = SK_FOR, .sigs = sig_trsv};
+
+#define GEMMT_SIG(VT)                                                              \
+  "mdrange2" MAT2(VT, "A") MAT2(VT, "B") MAT2(VT, "C") " ta=int64 tb=int64 tri=int64 " \
+  "alpha=complex128 beta=complex128"
+static const char *const sig_gemmt[] = SIG2(GEMMT_SIG);
+/* C = alpha op(A) op(B) + beta C, one triangle or all of C */
+static const sk_kbody k_zgemmt = {.label = "blas.zgemm_update",
+                                  .body = sk_body_blas_zgemm_tri,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_gemmt};
+
+#define POTRF_SIG(VT) "team" MAT2(VT, "A") " info=int64[1] base=int64"
+static const char *const sig_potrf[] = SIG2(POTRF_SIG);
+static const sk_kbody k_zpotrf = {
+  .label = "blas.zpotrf", .body = sk_body_blas_zpotrf, .pattern = SK_FOR, .sigs = sig_potrf};
+
+#define GETRF_SIG(VT, PT) "team" MAT2(VT, "A") " P=int64[1] ipiv=" PT "[1] info=int64[1]"
+static const char *const sig_getrf[] = {
+  GETRF_SIG("complex128", "int64"), GETRF_SIG("complex64", "int64"),
+  GETRF_SIG("complex128", "int32"), GETRF_SIG("complex64", "int32"), NULL};
+static const sk_kbody k_zgetrf = {
+  .label = "blas.zgetrf", .body = sk_body_blas_zgetrf, .pattern = SK_FOR, .sigs = sig_getrf};
+
+const sk_kbody *const sk_zlapack_bodies[] = {&k_ztrsv, &k_zgemmt, &k_zpotrf, &k_zgetrf,
+                                             NULL};
+
+/* -- arguments ------------------------------------------------------------------ */
+static sk_arg arg_c(const char *name, double re, double im) {
+  sk_arg a;
+  memset(&a, 0, sizeof a);
+  a.name = name;
+  a.dtype = SK_C128;
+  a.value.c128[0] = re;
+  a.value.c128[1] = im;
+  return a;
+}
+
+/* the complex rank-2 view 'name', of the dtype *dt (set by the first), in
+ * a space the active back end reaches */
+static const sk_view *zmat(const sk_arg *args, int nargs, const char *name, int *dt,
+                           char *err, size_t errlen) {
+  const sk_view *v = sk_karg_view(args, nargs, name, 2, err, errlen);
+  if (!v) return NULL;
+  if (!sk_dtypes[v->dtype].is_complex || v->agg || sk_layout_tiled(v->layout)) {
+    sk_err(err, errlen, SK_E_ZBLAS_DTYPE, name, v->label, sk_dtypes[v->dtype].name);
+    return NULL;
+  }
+  if (*dt >= 0 && v->dtype != *dt) {
+    sk_err(err, errlen, SK_E_ZBLAS_MIXED, name, v->label, sk_dtypes[v->dtype].name,
+           sk_dtypes[*dt].name);
+    return NULL;
+  }
+  const sk_backend *b = sk_dense_backend(err, errlen);
+  if (!b) return NULL;
+  if (v->space != b->space && !b->owns(v->space)) {
+    sk_err(err, errlen, SK_E_VIEW_ANOTHER_MEMORY, name, v->label, b->name);
+    return NULL;
+  }
+  *dt = v->dtype;
+  return v;
+}
+
+/* a complex scalar given as 'name'_re and 'name'_im (im defaults to 0) */
+static int zscalar(const sk_arg *args, int nargs, const char *name, double *z, char *err,
+                   size_t errlen) {
+  char nr[32], ni[32];
+  snprintf(nr, sizeof nr, "%s_re", name);
+  snprintf(ni, sizeof ni, "%s_im", name);
+  z[1] = 0;
+  if (sk_karg_f64(args, nargs, nr, &z[0], err, errlen) < 0) return -1;
+  if (sk_karg_find(args, nargs, ni) && sk_karg_f64(args, nargs, ni, &z[1], err, errlen) < 0)
+    return -1;
+  return 0;
+}
+
+static int square(const sk_view *A, char *err, size_t errlen) {
+  if (A->extent[0] == A->extent[1]) return 0;
+  char s[48];
+  sk_err(err, errlen, SK_E_VIEW_SQUARE_MATRIX, "A", A->label, sk_dense_shape(A, s, sizeof s));
+  return -1;
+}
+
+/* the host vendor library for host views (impl not "native") */
+static int vendor_ok(int impl, const sk_view *A, const sk_view *B) {
+  if (impl == SK_IMPL_NATIVE || A->space != SK_SPACE_HOST) return 0;
+  if (B && B->space != SK_SPACE_HOST) return 0;
+  if (!sk_vendor_host_available()) return 0;
+  sk_vendor_host_threads(sk_rt_threads());
+  return 1;
+}
+
+/* the transpose: the same memory, extents and strides swapped */
+static void transposed(const sk_view *v, sk_view *out) {
+  *out = *v;
+  out->layout = SK_STRIDE;
+  out->extent[0] = v->extent[1];
+  out->extent[1] = v->extent[0];
+  out->stride[0] = v->stride[1];
+  out->stride[1] = v->stride[0];
+}
+
+/* -- the native building blocks --------------------------------------------------- */
+/* C = alpha op(A) op(B) + beta C (op 'N' 'T' 'C' 'R'), triangle 'tri' or all */
+static int zgemm_update(char ta, char tb, const double *alpha, const sk_view *A,
+                        const sk_view *B, const double *beta, const sk_view *C, char tri,
+                        char *err, size_t errlen) {
+  if (C->extent[0] == 0 || C->extent[1] == 0) return 0;
+  sk_view a, b, c;
+  sk_dense_strided(A, &a);
+  sk_dense_strided(B, &b);
+  sk_dense_strided(C, &c);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_MDRANGE);
+  p.md_rank = 2;
+  p.md_hi[0] = C->extent[0];
+  p.md_hi[1] = C->extent[1];
+  sk_arg ka[] = {sk_arg_view("A", &a),
+                 sk_arg_view("B", &b),
+                 sk_arg_view("C", &c),
+                 sk_arg_i64("ta", ta),
+                 sk_arg_i64("tb", tb),
+                 sk_arg_i64("tri", tri),
+                 arg_c("alpha", alpha[0], alpha[1]),
+                 arg_c("beta", beta[0], beta[1])};
+  return sk_kbody_launch(&k_zgemmt, &p, ka, NELEM(ka), NULL, err, errlen);
+}
+
+/* B = M^-1 alpha B, columns in parallel (M = a or conj(a), lower or upper) */
+static int trsv_cols(int lower, int unit, int cj, const double *alpha, const sk_view *a,
+                     const sk_view *b, char *err, size_t errlen) {
+  sk_arg ka[] = {sk_arg_view("A", a),        sk_arg_view("B", b),
+                 sk_arg_i64("lower", lower), sk_arg_i64("unit", unit),
+                 sk_arg_i64("cj", cj),       arg_c("alpha", alpha[0], alpha[1])};
+  return sk_dense_range(&k_ztrsv, b->extent[1], ka, NELEM(ka), err, errlen);
+}
+
+#define ZTRSM_NB 128
+
+/* B = alpha op(A)^-1 B (side L) or alpha B op(A)^-1 (R), natively: reduced
+ * to side L with M = op(A) or op(A)^T as a view of A and a conjugate flag
+ * (side R: X op(A) = B is op(A)^T X^T = B^T, and (A^H)^T = conj(A)), then
+ * per diagonal block a solve and a gemm update of the rows still to solve */
+static int ztrsm_native(char side, char uplo, char trans, char diag, const double *alpha,
+                        const sk_view *A, const sk_view *B, char *err, size_t errlen) {
+  sk_view a, b;
+  int lower = uplo == 'L', cj = trans == 'C', tr = trans != 'N';
+  if (side == 'R') tr = !tr;
+  if (tr) {
+    transposed(A, &a);
+    lower = !lower;
+  } else sk_dense_strided(A, &a);
+  if (side == 'R') transposed(B, &b);
+  else sk_dense_strided(B, &b);
+  int unit = diag == 'U';
+  int64_t m = b.extent[0], n = b.extent[1];
+  if (m == 0 || n == 0) return 0;
+  if (m <= ZTRSM_NB || (alpha[0] == 0 && alpha[1] == 0))
+    return trsv_cols(lower, unit, cj, alpha, &a, &b, err, errlen);
+  const double one[2] = {1, 0}, minus[2] = {-1, 0};
+  for (int64_t s = 0; s < m; s += ZTRSM_NB) {
+    int64_t nb = m - s < ZTRSM_NB ? m - s : ZTRSM_NB;
+    int64_t k0 = lower ? s : m - s - nb; /* this diagonal block */
+    const double *sc = s == 0 ? alpha : one; /* later rows: scaled by the first update */
+    sk_view d, x, rest, arest;
+    sk_dense_block(&a, k0, k0, nb, nb, &d);
+    sk_dense_block(&b, k0, 0, nb, n, &x);
+    if (trsv_cols(lower, unit, cj, sc, &d, &x, err, errlen) < 0) return -1;
+    int64_t left = m - s - nb;
+    if (left == 0) break;
+    if (lower) {
+      sk_dense_block(&a, k0 + nb, k0, left, nb, &arest);
+      sk_dense_block(&b, k0 + nb, 0, left, n, &rest);
+    } else {
+      sk_dense_block(&a, 0, k0, left, nb, &arest);
+      sk_dense_block(&b, 0, 0, left, n, &rest);
+    }
+    if (zgemm_update(cj ? 'R' : 'N', 'N', minus, &arest, &x, sc, &rest, 0, err, errlen) <
+        0)
+      return -1;
+  }
+  return 0;
+}
+
+/* -- trsm ------------------------------------------------------------------------- */
+static int ztrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"side", "uplo",  "transA", "diag", "alpha_re",
+                                      "alpha_im", "A", "B",      "impl", NULL};
+  (void)out;
+  char side, uplo, tr, diag;
+  double alpha[2];
+  int dt = -1, impl;
+  const sk_view *A, *B;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
+      zscalar(args, nargs, "alpha", alpha, err, errlen) < 0 ||
+      !(A = zmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(B = zmat(args, nargs, "B", &dt, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+    return -1;
+  if (A->data && A->alloc && A->alloc == B->alloc) {
+    sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
+    return -1;
+  }
+  int64_t need = side == 'L' ? B->extent[0] : B->extent[1];
+  if (A->extent[0] != A->extent[1] || A->extent[0] != need) {
+    char sa[48], sb[48];
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
+    return -1;
+  }
+  if (vendor_ok(impl, A, B) &&
+      sk_vendor_ztrsm(dt, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
+                      A->stride[0], A->stride[1], B->data, B->stride[0],
+                      B->stride[1]) == SK_VENDOR_OK)
+    return 0;
+  return ztrsm_native(side, uplo, tr, diag, alpha, A, B, err, errlen);
+}
+
+/* -- potrf ------------------------------------------------------------------------ */
+/* A(j, j)'s real part, from any space */
+static int diag_re(const sk_view *A, int64_t j, double *x, char *err, size_t errlen) {
+  int64_t off = j * (A->stride[0] + A->stride[1]);
+  double im;
+  if (A->space == SK_SPACE_HOST) {
+    sk_view_get_c(A, off, x, &im);
+    return 0;
+  }
+  sk_view h, s;
+  int64_t one = 1;
+  double cell[2] = {0, 0};
+  if (sk_view_create(&h, "pivot", A->dtype, 1, &one, SK_RIGHT, SK_SPACE_HOST, 0, cell, err,
+                     errlen) < 0)
+    return -1;
+  s = *A;
+  s.rank = 1;
+  s.data = (char *)A->data + off * (int64_t)sk_dtypes[A->dtype].size;
+  s.extent[0] = 1;
+  s.extent[1] = 1;
+  s.stride[0] = 1;
+  s.stride[1] = 0;
+  s.layout = SK_RIGHT;
+  int rc = sk_view_deep_copy(&h, &s, err, errlen);
+  sk_view_get_c(&h, 0, x, &im);
+  sk_view_release(&h);
+  return rc;
+}
+
+/* pivot info - 1 failed: not finite (NaN, Inf: the value left in A(k, k))
+ * or not positive -- the real potrf's messages */
+static int potrf_fail(const sk_view *A, int64_t info, char *err, size_t errlen) {
+  double d;
+  if (diag_re(A, info - 1, &d, err, errlen) < 0) return -1;
+  if (isfinite(d))
+    sk_err(err, errlen, SK_E_VIEW_NOT_POSITIVE, A->label, (long long)info,
+           (long long)(info - 1));
+  else
+    sk_err(err, errlen, SK_E_VIEW_PIVOT_NONFINITE, A->label, (long long)(info - 1),
+           (long long)(info - 1), isnan(d) ? "NaN" : "Inf");
+  return -1;
+}
+
+#define ZPOTRF_NB 96
+
+static int zpotrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  static const char *const known[] = {"uplo", "A", "impl", NULL};
+  (void)out;
+  char uplo;
+  int dt = -1, impl;
+  const sk_view *A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      !(A = zmat(args, nargs, "A", &dt, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 || square(A, err, errlen) < 0)
+    return -1;
+  int64_t n = A->extent[0], info = 0;
+  if (n == 0) return 0;
+  if (vendor_ok(impl, A, NULL) &&
+      sk_vendor_zpotrf(dt, uplo, n, A->data, A->stride[0], A->stride[1], &info) ==
+        SK_VENDOR_OK) {
+    /* the vendor takes a NaN or an Inf pivot: the factor's diagonal says */
+    for (int64_t j = 0; j < (info ? info - 1 : n); j++) {
+      double re, im;
+      sk_view_get_c(A, j * (A->stride[0] + A->stride[1]), &re, &im);
+      if (!isfinite(re)) return potrf_fail(A, j + 1, err, errlen);
+    }
+    return info ? potrf_fail(A, info, err, errlen) : 0;
+  }
+  /* upper: the lower factor of the transposed view (its values are conj(A),
+   * Hermitian too: conj(A) = L L^H gives A = U^H U with U = L^T, which the
+   * transposed view stores in A's upper triangle) */
+  sk_view a;
+  if (uplo == 'U') transposed(A, &a);
+  else sk_dense_strided(A, &a);
+  sk_view iv;
+  if (sk_dense_ivec(&iv, "info", 1, A->space, err, errlen) < 0) return -1;
+  const double one[2] = {1, 0}, minus[2] = {-1, 0};
+  int rc = 0;
+  for (int64_t k = 0; k < n && rc == 0; k += ZPOTRF_NB) {
+    int64_t nb = n - k < ZPOTRF_NB ? n - k : ZPOTRF_NB, rest = n - k - nb;
+    sk_view d, p, t;
+    sk_dense_block(&a, k, k, nb, nb, &d);
+    sk_arg ka[] = {sk_arg_view("A", &d), sk_arg_view("info", &iv), sk_arg_i64("base", k)};
+    if (sk_dense_team(&k_zpotrf, 1, 1, 0, ka, NELEM(ka), err, errlen) < 0 ||
+        sk_dense_get_i64(&iv, 0, &info, err, errlen) < 0) {
+      rc = -1;
+      break;
+    }
+    if (info) {
+      rc = potrf_fail(A, info, err, errlen);
+      break;
+    }
+    if (rest == 0) break;
+    sk_dense_block(&a, k + nb, k, rest, nb, &p);
+    sk_dense_block(&a, k + nb, k + nb, rest, rest, &t);
+    /* P = P D^-H, then T -= P P^H (its lower triangle) */
+    if (ztrsm_native('R', 'L', 'C', 'N', one, &d, &p, err, errlen) < 0 ||
+        zgemm_update('N', 'C', minus, &p, &p, one, &t, 'L', err, errlen) < 0)
+      rc = -1;
+  }
+  sk_view_release(&iv);
+  return rc;
+}
+
+/* -- getrf ------------------------------------------------------------------------ */
+static int team_size(void) {
+  char e[64];
+  const sk_backend *b = sk_dense_backend(e, sizeof e);
+  if (!b) return 1;
+  if (sk_space_host_accessible(b->space)) return sk_rt_threads() > 0 ? sk_rt_threads() : 1;
+  return 0;
+}
+
+static int zgetrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  static const char *const known[] = {"A", "ipiv", "impl", NULL};
+  (void)out;
+  int dt = -1, impl;
+  const sk_view *A, *ipiv;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(A = zmat(args, nargs, "A", &dt, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 ||
+      !(ipiv = sk_karg_view(args, nargs, "ipiv", 1, err, errlen)))
+    return -1;
+  int64_t m = A->extent[0], n = A->extent[1], kn = m < n ? m : n, info = 0;
+  if (ipiv->dtype != SK_I64 && ipiv->dtype != SK_I32) {
+    sk_err(err, errlen, SK_E_IPIV_VIEW_INT32, ipiv->label, sk_dtypes[ipiv->dtype].name);
+    return -1;
+  }
+  if (ipiv->extent[0] != kn) {
+    sk_err(err, errlen, SK_E_IPIV_VIEW_ELEMENTS, ipiv->label, (long long)ipiv->extent[0],
+           (long long)kn);
+    return -1;
+  }
+  if (ipiv->space != A->space) {
+    sk_err(err, errlen, SK_E_IPIV_VIEW_ANOTHER, ipiv->label);
+    return -1;
+  }
+  if (kn == 0) return 0;
+  int rc = 0;
+  int64_t *h = NULL;
+  if (vendor_ok(impl, A, NULL) && (h = malloc((size_t)kn * sizeof *h)) != NULL &&
+      sk_vendor_zgetrf(dt, m, n, A->data, A->stride[0], A->stride[1], h, &info) ==
+        SK_VENDOR_OK) {
+    for (int64_t k = 0; k < kn; k++)
+      sk_view_set_i((sk_view *)ipiv, k * ipiv->stride[0], h[k]);
+  } else {
+    sk_view a, P, iv;
+    sk_dense_strided(A, &a);
+    if (sk_dense_ivec(&P, "pivots", kn, A->space, err, errlen) < 0) {
+      free(h);
+      return -1;
+    }
+    if (sk_dense_ivec(&iv, "info", 1, A->space, err, errlen) < 0) {
+      sk_view_release(&P);
+      free(h);
+      return -1;
+    }
+    sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("P", &P), sk_arg_view("ipiv", ipiv),
+                   sk_arg_view("info", &iv)};
+    rc = sk_dense_team(&k_zgetrf, 1, team_size(), 0, ka, NELEM(ka), err, errlen);
+    if (rc == 0) rc = sk_dense_get_i64(&iv, 0, &info, err, errlen);
+    sk_view_release(&iv);
+    sk_view_release(&P);
+  }
+  free(h);
+  if (rc == 0 && info) {
+    sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
+    return -1;
+  }
+  return rc;
+}
+
+/* -- entries ------------------------------------------------------------------------ */
+static const sk_kentry e_ztrsm = {
+  "blas.ztrsm", "side, uplo, transA, diag, alpha_re [, alpha_im], A, B [, impl]",
+  SK_KRES_NONE, ztrsm};
+static const sk_kentry e_zpotrf = {"blas.zpotrf", "uplo, A [, impl]", SK_KRES_NONE, zpotrf};
+static const sk_kentry e_zgetrf = {"blas.zgetrf", "A, ipiv [, impl]", SK_KRES_NONE, zgetrf};
+
+const sk_kentry *const sk_zlapack_entries[] = {&e_ztrsm, &e_zpotrf, &e_zgetrf, NULL};
