@@ -229,6 +229,55 @@ static const sk_kbody k_fneg = {.label = "graph.sssp_first_negative",
                                 .sigs = sig_fneg,
                                 .reds = "min:int64"};
 
+/* the host's bucket lists (integer kinds): a round a bucket, lanes with
+ * blocks of their own (sssp.sk's bins) */
+#define BINS_TAIL R1("pool", "int32") R1("bm", "int32") R1("bnx", "int32") R1("lo", "int32") \
+  R1("gs", "int64")
+#define BINS_SC " delta=int64 b=int64 nr=int64 ls=int64 bs=int64 nb=int64"
+static const char *const sig_bround_i[] = {
+  "range" G3 R1("w", "int32") R1("dp", "int64") BINS_TAIL BINS_SC,
+  "range" G3 R1("w", "int64") R1("dp", "int64") BINS_TAIL BINS_SC, NULL};
+static const char *const sig_bround_u[] = {"range" G3 R1("dp", "int64") BINS_TAIL BINS_SC,
+                                           NULL};
+static const sk_kbody k_bround[2] = {{.label = "graph.sssp_bins_round_i",
+                                      .body = sk_body_graph_sssp_bins_round_i,
+                                      .pattern = SK_REDUCE,
+                                      .sigs = sig_bround_i,
+                                      .reds = "min:int64 max:int64"},
+                                     {.label = "graph.sssp_bins_round_u",
+                                      .body = sk_body_graph_sssp_bins_round_u,
+                                      .pattern = SK_REDUCE,
+                                      .sigs = sig_bround_u,
+                                      .reds = "min:int64 max:int64"}};
+static const char *const sig_bfill[] = {
+  "range" R1("dp", "int64") BINS_TAIL BINS_SC " inf=int64 nv=int64 nl=int64", NULL};
+static const sk_kbody k_bfill = {.label = "graph.sssp_bins_fill",
+                                 .body = sk_body_graph_sssp_bins_fill,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_bfill,
+                                 .reds = "min:int64 max:int64"};
+static const char *const sig_breset[] = {
+  "range" R1("lo", "int32") R1("gs", "int64") " nlo=int64 ngs=int64", NULL};
+static const sk_kbody k_breset = {.label = "graph.sssp_bins_reset",
+                                  .body = sk_body_graph_sssp_bins_reset,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_breset};
+static const char *const sig_binit[] = {"range" R1("dp", "int64") " inf=int64", NULL};
+static const sk_kbody k_binit = {.label = "graph.sssp_bins_init",
+                                 .body = sk_body_graph_sssp_bins_init,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_binit};
+static const char *const sig_bseed[] = {
+  "range" R1("dp", "int64") R1("lo", "int32") R1("pool", "int32") R1("bm", "int32")
+    R1("gs", "int64") " s=int64",
+  NULL};
+static const sk_kbody k_bseed = {.label = "graph.sssp_bins_seed",
+                                 .body = sk_body_graph_sssp_bins_seed,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_bseed};
+#undef BINS_TAIL
+#undef BINS_SC
+
 /* -- the loop ------------------------------------------------------------------ */
 typedef struct sssp_state {
   const sk_graph *g;
@@ -238,6 +287,8 @@ typedef struct sssp_state {
   int threads;      /* the back end's concurrency */
   int warp;         /* its warp (the device's vector length) */
   int64_t idelta;   /* the bucket width (integer kinds) */
+  int64_t maxw;     /* the largest weight (integer kinds; 1 unweighted) */
+  int small;        /* pile_capacity given: the bucket lists' pool smallest */
   double fdelta;    /* (float kind) */
   int64_t cap;      /* each pile's entries */
   int64_t win;      /* the near piles' buckets */
@@ -472,6 +523,116 @@ static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t e
   return 0;
 }
 
+/* -- the host's bucket lists ---------------------------------------------------
+ * Integer kinds on the host: a round works one bucket to its end (GAP's
+ * thread-local bins with bin fusion, in sssp.sk's form): nr slots, a
+ * lane a thread, blocks of BINS_BS vertices from a pool of nb blocks
+ * (twice the vertices, plus the lanes' own blocks: the lists made again
+ * from the distances, at most nv entries, always fit). The round's
+ * reduction is the next bucket (the lanes' votes) and whether the pool
+ * ran out, which has the lists made again from the distances. */
+enum { BINS_BS = 256 };
+
+typedef struct bins {
+  sk_view pool, bm, bnx, lo, gs;
+  int64_t nr, ls, nb, lanes; /* slots, a lane's stride in lo, blocks, lanes */
+} bins;
+
+static int bins_reset(const sssp_state *st, bins *bn, char *err, size_t errlen) {
+  const int64_t nlo = bn->lanes * bn->ls, ngs = 3 + 3 * bn->nr;
+  sk_arg a[] = {sk_arg_view("lo", &bn->lo), sk_arg_view("gs", &bn->gs), sk_arg_i64("nlo", nlo),
+                sk_arg_i64("ngs", ngs)};
+  (void)st;
+  return sk_sp_range(&k_breset, nlo > ngs ? nlo : ngs, a, NELEM(a), NULL, err, errlen);
+}
+
+/* a round of bucket b (fill: the lists made from the distances): the
+ * next bucket (INT64_MAX: none) and whether the pool ran out */
+static int bins_pass(const sssp_state *st, bins *bn, int fill, int64_t b, int64_t *next,
+                     int64_t *out, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  sk_arg a[20];
+  int na = 0;
+  if (!fill) {
+    a[na++] = sk_arg_view("rowptr", g->rowptr);
+    a[na++] = sk_arg_view("colidx", g->colidx);
+    if (st->w) a[na++] = sk_arg_view("w", st->w);
+  }
+  a[na++] = sk_arg_view("dp", st->dp);
+  a[na++] = sk_arg_view("pool", &bn->pool);
+  a[na++] = sk_arg_view("bm", &bn->bm);
+  a[na++] = sk_arg_view("bnx", &bn->bnx);
+  a[na++] = sk_arg_view("lo", &bn->lo);
+  a[na++] = sk_arg_view("gs", &bn->gs);
+  a[na++] = sk_arg_i64("delta", st->idelta);
+  a[na++] = sk_arg_i64("b", b);
+  a[na++] = sk_arg_i64("nr", bn->nr);
+  a[na++] = sk_arg_i64("ls", bn->ls);
+  a[na++] = sk_arg_i64("bs", BINS_BS);
+  a[na++] = sk_arg_i64("nb", bn->nb);
+  if (fill) {
+    a[na++] = sk_arg_i64("inf", INT64_MAX);
+    a[na++] = sk_arg_i64("nv", g->nv);
+    a[na++] = sk_arg_i64("nl", bn->lanes);
+  }
+  sk_result res;
+  if (sk_sp_range(fill ? &k_bfill : &k_bround[st->kind == KIND_U], bn->lanes, a, na, &res,
+                  err, errlen) < 0)
+    return -1;
+  *next = sk_result_i64(&res, 0);
+  *out = sk_result_i64(&res, 1);
+  return 0;
+}
+
+/* the search from 'source' in dp (made here, infinite but the source) */
+static int bins_loop(sssp_state *st, int64_t source, char *err, size_t errlen) {
+  const int64_t nv = st->g->nv;
+  bins bn;
+  memset(&bn, 0, sizeof bn);
+  bn.nr = st->maxw / st->idelta + 3;
+  bn.ls = (bn.nr + 15) / 16 * 16;
+  bn.lanes = st->threads;
+  /* (pile_capacity, for the specs: the fewest blocks that hold the lists
+   * made from the distances, so that the pool runs out) */
+  bn.nb = (st->small ? nv : 2 * nv + BINS_BS - 1) / BINS_BS + bn.lanes * bn.nr + 2;
+  const int space = st->g->rowptr->space;
+  int rc = -1;
+  if (sk_sp_view(&bn.pool, "bucket blocks", SK_I32, bn.nb * BINS_BS, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&bn.bm, "bucket block bounds", SK_I32, 16 * bn.nb, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&bn.bnx, "bucket block links", SK_I32, bn.nb, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&bn.lo, "lanes' blocks", SK_I32, bn.lanes * bn.ls, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&bn.gs, "bucket lists", SK_I64, 3 + 3 * bn.nr, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg ai[] = {sk_arg_view("dp", st->dp), sk_arg_i64("inf", INT64_MAX)};
+    sk_arg as[] = {sk_arg_view("dp", st->dp),     sk_arg_view("lo", &bn.lo),
+                   sk_arg_view("pool", &bn.pool), sk_arg_view("bm", &bn.bm),
+                   sk_arg_view("gs", &bn.gs),     sk_arg_i64("s", source)};
+    if (sk_sp_range(&k_binit, nv, ai, NELEM(ai), NULL, err, errlen) < 0 ||
+        bins_reset(st, &bn, err, errlen) < 0 ||
+        sk_sp_range(&k_bseed, 1, as, NELEM(as), NULL, err, errlen) < 0)
+      goto done;
+  }
+  for (int64_t b = 0; b != INT64_MAX;) {
+    int64_t next, ran_out;
+    if (bins_pass(st, &bn, 0, b, &next, &ran_out, err, errlen) < 0) goto done;
+    if (ran_out && (bins_reset(st, &bn, err, errlen) < 0 ||
+                    bins_pass(st, &bn, 1, b, &next, &ran_out, err, errlen) < 0))
+      goto done;
+    b = next;
+  }
+  rc = 0;
+done:
+  sk_view_release(&bn.pool);
+  sk_view_release(&bn.bm);
+  sk_view_release(&bn.bnx);
+  sk_view_release(&bn.lo);
+  sk_view_release(&bn.gs);
+  return rc;
+}
+
 /* the first arc of negative (or NaN) weight as the message */
 static int negative_weight(const sk_graph *g, const sk_view *w, int64_t k, char *err,
                            size_t errlen) {
@@ -528,6 +689,7 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
     }
   }
   const double deg = g->nv > 0 ? (double)g->narcs / (double)g->nv : 1;
+  st->maxw = 1;
   if (!st->w || g->narcs == 0) {
     if (!darg) {
       st->idelta = 1;
@@ -547,6 +709,7 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
     if (sk_sp_range(&k_fneg, g->narcs, a, 1, &r1, err, errlen) < 0) return -1;
     return negative_weight(g, st->w, sk_result_i64(&r1, 0), err, errlen);
   }
+  if (st->kind != KIND_F) st->maxw = sk_result_i64(&res, 1);
   if (darg) return 0;
   double ahead; /* how many buckets past b a push can land */
   if (st->kind == KIND_F) {
@@ -632,6 +795,31 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   /* integer kinds: 'pbk' holds dp, the distances beside the buckets */
   const int pair = !fl;
+  {
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    int devb;
+    if (sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0) goto done;
+    st.host = sk_sp_host(be) && !devb;
+    if ((st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
+    st.threads = be->concurrency ? be->concurrency() : 1;
+    if (st.threads < 1) st.threads = 1;
+    st.small = sk_karg_find(args, nargs, "pile_capacity") != NULL;
+  }
+  /* the host's bucket lists: integer kinds, delta-stepping, a ring of
+   * slots not too long (a given delta far below the weights: the piles) */
+  const int use_bins = st.host && !bf && pair && st.maxw / st.idelta < 65536;
+  if (use_bins) {
+    st.pair = 1;
+    st.dist = &dist;
+    st.dp = &pbk;
+    if (sk_sp_view(&dist, "dist", SK_I64, nv, space, 0, err, errlen) < 0 ||
+        sk_sp_view(&pbk, "distances and pushed buckets", SK_I64, 2 * nv, space, 0, err,
+                   errlen) < 0 ||
+        bins_loop(&st, source, err, errlen) < 0)
+      goto done;
+    goto found;
+  }
   if (sk_sp_view(&dist, "dist", fl ? SK_F64 : SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nmark, "frontier stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&pbk, pair ? "distances and pushed buckets" : "pushed buckets", SK_I64,
@@ -666,18 +854,10 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.cnt = &cnt;
   st.cap = 2 * nv > 0 ? 2 * nv : 1;
   {
-    const sk_backend *be = sk_sp_backend(err, errlen);
-    if (!be) goto done;
-    int devb;
     int64_t pcap;
-    if (sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
-        sk_karg_i64(args, nargs, "pile_capacity", 1, st.cap, &pcap, err, errlen) < 0)
+    if (sk_karg_i64(args, nargs, "pile_capacity", 1, st.cap, &pcap, err, errlen) < 0)
       goto done;
     if (pcap >= 1 && pcap < st.cap) st.cap = pcap;
-    st.host = sk_sp_host(be) && !devb;
-    if ((st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
-    st.threads = be->concurrency ? be->concurrency() : 1;
-    if (st.threads < 1) st.threads = 1;
   }
   {
     sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
@@ -697,6 +877,7 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       goto done;
   }
   if (sssp_loop(&st, bf, source, err, errlen) < 0) goto done;
+found:
   if (pair) {
     sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("dp", &pbk)};
     if (sk_sp_range(&k_dout, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
@@ -738,4 +919,5 @@ const sk_kbody *const sk_gsssp_bodies[] = {
   &k_relax[0][2],  &k_relax[1][0],  &k_relax[1][1],  &k_relax[1][2],  &k_split[0][0],
   &k_split[0][1],  &k_split[1][0],  &k_split[1][1],  &k_rebuild[0],   &k_rebuild[1],
   &k_pred[0],      &k_pred[1],      &k_pred[2],      &k_pred_init,    &k_wrange[0],
-  &k_wrange[1],    &k_fneg,         NULL};
+  &k_wrange[1],    &k_fneg,         &k_bround[0],    &k_bround[1],    &k_bfill,
+  &k_breset,       &k_binit,        &k_bseed,        NULL};
