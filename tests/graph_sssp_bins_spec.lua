@@ -163,18 +163,18 @@ describe("graph.sssp's bucket-list bodies for the GPU target", function()
     end
     local jobs = {
       {"sssp_bins_round_i", g3{w = V("int32", 8), dp = V("int64", 8)}, red},
-      {"sssp_bins_round_j", g3{w = V("int32", 8), d32 = V("int32"), p32 = V("int32")}, red},
-      {"sssp_bins_round_v", g3{d32 = V("int32"), p32 = V("int32")}, red},
+      {"sssp_bins_round_j", g3{w = V("int32", 8), dq = V("int32", 8)}, red},
+      {"sssp_bins_round_v", g3{dq = V("int32", 8)}, red},
       {"sssp_bins_fill_i", with(plus(fill, {dp = V("int64", 8)})), red},
-      {"sssp_bins_fill_j", with(plus(fill, {d32 = V("int32"), p32 = V("int32")})), red},
+      {"sssp_bins_fill_j", with(plus(fill, {dq = V("int32", 8)})), red},
       {"sssp_bins_reset", {lo = V("int32"), gs = V("int64"), nlo = I(4), ngs = I(4)}, {}},
       {"sssp_bins_init", {dp = V("int64", 8), inf = I(1)}, {}},
-      {"sssp_bins_init_j", {d32 = V("int32"), p32 = V("int32")}, {}},
+      {"sssp_bins_init_j", {dq = V("int32", 8), inf = I(1)}, {}},
       {"sssp_bins_seed", {dp = V("int64", 8), lo = V("int32"), pool = V("int32"),
                           bm = V("int32"), gs = V("int64"), s = I(0)}, {}},
-      {"sssp_bins_seed_j", {d32 = V("int32"), lo = V("int32"), pool = V("int32"),
+      {"sssp_bins_seed_j", {dq = V("int32", 8), lo = V("int32"), pool = V("int32"),
                             bm = V("int32"), gs = V("int64"), s = I(0)}, {}},
-      {"sssp_bins_dist_out_j", {dist = V("int64"), d32 = V("int32")}, {}},
+      {"sssp_bins_dist_out_j", {dist = V("int64"), dq = V("int32", 8)}, {}},
     }
     for _, j in ipairs(jobs) do
       local text = speck.kernel_text("graph_" .. j[1])

@@ -239,7 +239,7 @@ static const sk_kbody k_fneg = {.label = "graph.sssp_first_negative",
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
     .sigs = sig, .reds = "min:int64 max:int64"                                          \
   }
-#define B32 R1("d32", "int32") R1("p32", "int32")
+#define B32 R1("dq", "int32")
 static const char *const sig_bround_i[] = {
   "range" G3 R1("w", "int32") R1("dp", "int64") BINS_TAIL BINS_SC,
   "range" G3 R1("w", "int64") R1("dp", "int64") BINS_TAIL BINS_SC, NULL};
@@ -265,7 +265,7 @@ static const sk_kbody k_breset = {.label = "graph.sssp_bins_reset",
                                   .pattern = SK_FOR,
                                   .sigs = sig_breset};
 static const char *const sig_binit[] = {"range" R1("dp", "int64") " inf=int64", NULL};
-static const char *const sig_binit_j[] = {"range" B32, NULL};
+static const char *const sig_binit_j[] = {"range" B32 " inf=int64", NULL};
 static const sk_kbody k_binit[2] = {{.label = "graph.sssp_bins_init",
                                      .body = sk_body_graph_sssp_bins_init,
                                      .pattern = SK_FOR,
@@ -277,7 +277,7 @@ static const sk_kbody k_binit[2] = {{.label = "graph.sssp_bins_init",
 #define SEED_TAIL R1("lo", "int32") R1("pool", "int32") R1("bm", "int32") R1("gs", "int64") \
   " s=int64"
 static const char *const sig_bseed[] = {"range" R1("dp", "int64") SEED_TAIL, NULL};
-static const char *const sig_bseed_j[] = {"range" R1("d32", "int32") SEED_TAIL, NULL};
+static const char *const sig_bseed_j[] = {"range" R1("dq", "int32") SEED_TAIL, NULL};
 #undef SEED_TAIL
 static const sk_kbody k_bseed[2] = {{.label = "graph.sssp_bins_seed",
                                      .body = sk_body_graph_sssp_bins_seed,
@@ -287,7 +287,7 @@ static const sk_kbody k_bseed[2] = {{.label = "graph.sssp_bins_seed",
                                      .body = sk_body_graph_sssp_bins_seed_j,
                                      .pattern = SK_FOR,
                                      .sigs = sig_bseed_j}};
-static const char *const sig_bdout_j[] = {"range" R1("dist", "int64") R1("d32", "int32"),
+static const char *const sig_bdout_j[] = {"range" R1("dist", "int64") R1("dq", "int32"),
                                           NULL};
 static const sk_kbody k_bdout_j = {.label = "graph.sssp_bins_dist_out_j",
                                    .body = sk_body_graph_sssp_bins_dist_out_j,
@@ -308,9 +308,9 @@ typedef struct sssp_state {
   int64_t idelta;   /* the bucket width (integer kinds) */
   int64_t maxw;     /* the largest weight (integer kinds; 1 unweighted) */
   int small;        /* pile_capacity given: the bucket lists' pool smallest */
-  int narrow;       /* the bucket lists with int32 distances (d32, p32) */
+  int narrow;       /* the bucket lists with int32 distances (dq) */
   int autod;        /* delta chosen here (not given) */
-  sk_view *d32, *p32;
+  sk_view *d32;     /* dq: int32 distances beside their pushed buckets */
   double fdelta;    /* (float kind) */
   int64_t cap;      /* each pile's entries */
   int64_t win;      /* the near piles' buckets */
@@ -581,8 +581,7 @@ static int bins_pass(const sssp_state *st, bins *bn, int fill, int64_t b, int64_
     if (st->w) a[na++] = sk_arg_view("w", st->w);
   }
   if (st->narrow) {
-    a[na++] = sk_arg_view("d32", st->d32);
-    a[na++] = sk_arg_view("p32", st->p32);
+    a[na++] = sk_arg_view("dq", st->d32);
   } else {
     a[na++] = sk_arg_view("dp", st->dp);
   }
@@ -635,9 +634,9 @@ static int bins_loop(sssp_state *st, int64_t source, char *err, size_t errlen) {
     goto done;
   {
     const int n32 = st->narrow;
-    sk_arg ai[] = {n32 ? sk_arg_view("d32", st->d32) : sk_arg_view("dp", st->dp),
-                   n32 ? sk_arg_view("p32", st->p32) : sk_arg_i64("inf", INT64_MAX)};
-    sk_arg as[] = {n32 ? sk_arg_view("d32", st->d32) : sk_arg_view("dp", st->dp),
+    sk_arg ai[] = {n32 ? sk_arg_view("dq", st->d32) : sk_arg_view("dp", st->dp),
+                   sk_arg_i64("inf", INT64_MAX)};
+    sk_arg as[] = {n32 ? sk_arg_view("dq", st->d32) : sk_arg_view("dp", st->dp),
                    sk_arg_view("lo", &bn.lo),
                    sk_arg_view("pool", &bn.pool),
                    sk_arg_view("bm", &bn.bm),
@@ -862,17 +861,16 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     st.dist = &dist;
     st.dp = &pbk;
     st.d32 = &nmark;
-    st.p32 = &q;
     if (sk_sp_view(&dist, "dist", SK_I64, nv, space, 0, err, errlen) < 0 ||
         (st.narrow
-           ? sk_sp_view(&nmark, "distances", SK_I32, nv, space, 0, err, errlen) < 0 ||
-               sk_sp_view(&q, "pushed buckets", SK_I32, nv, space, 0, err, errlen) < 0
+           ? sk_sp_view(&nmark, "distances and pushed buckets", SK_I32, 2 * nv, space, 0, err,
+                        errlen) < 0
            : sk_sp_view(&pbk, "distances and pushed buckets", SK_I64, 2 * nv, space, 0, err,
                         errlen) < 0) ||
         bins_loop(&st, source, err, errlen) < 0)
       goto done;
     if (st.narrow) {
-      sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("d32", &nmark)};
+      sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("dq", &nmark)};
       if (sk_sp_range(&k_bdout_j, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
       goto found;
     }
