@@ -1,7 +1,8 @@
 /* sssp.c: graph.sssp: single-source shortest paths by delta-stepping
  * (Meyer and Sanders; GAP's sssp.cc) or Bellman-Ford, bucket-synchronous
- * with the frontiers in device memory on every back end. Bodies: sssp.sk.
- */
+ * with the frontiers in device memory on every back end; on the host,
+ * integer weights (and none) take the bucket lists (bins, below: a round
+ * a bucket, bin fusion). Bodies: sssp.sk. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
