@@ -380,7 +380,7 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     end
   end)
 
-  it("the automatic delta: the largest weight over the mean degree", function()
+  it("the automatic delta: the largest weight over the mean degree (a quarter of it for the host's bucket lists)", function()
     -- GAP weights on a graph of mean degree 8 (ring of 4 neighbours each side)
     local nv, s, d, w = 64, {}, {}, {}
     for u = 0, nv - 1 do
@@ -393,7 +393,13 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     local _, outs = require("speck.core").call("graph.sssp",
       {G_rowptr = g.rowptr, G_colidx = g.colidx, G_weights = speck.View.from(wi, "int32"),
        source = 0})
-    assert.equal(32, outs.delta)   -- ceil(255 / 8)
+    -- ceil(255 / 8) for the piles (the device's); the host's bucket lists
+    -- (integer kinds) a quarter: round(255 / 32)
+    assert.equal(SPACE == "cuda" and 32 or 8, outs.delta)
+    _, outs = require("speck.core").call("graph.sssp",
+      {G_rowptr = g.rowptr, G_colidx = g.colidx, G_weights = speck.View.from(wi, "int32"),
+       source = 0, device_bodies = true})
+    assert.equal(32, outs.delta)
     local gf = graph.from_edges(nv, s, d, {weights = w})
     _, outs = require("speck.core").call("graph.sssp",
       {G_rowptr = gf.rowptr, G_colidx = gf.colidx, G_weights = gf.weights, source = 0})

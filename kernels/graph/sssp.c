@@ -1,7 +1,8 @@
 /* sssp.c: graph.sssp: single-source shortest paths by delta-stepping
  * (Meyer and Sanders; GAP's sssp.cc) or Bellman-Ford, bucket-synchronous
- * with the frontiers in device memory on every back end. Bodies: sssp.sk.
- */
+ * with the frontiers in device memory on every back end; on the host,
+ * integer weights (and none) take the bucket lists (bins, below: a round
+ * a bucket, bin fusion). Bodies: sssp.sk. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -229,6 +230,74 @@ static const sk_kbody k_fneg = {.label = "graph.sssp_first_negative",
                                 .sigs = sig_fneg,
                                 .reds = "min:int64"};
 
+/* the host's bucket lists (integer kinds): a round a bucket, lanes with
+ * blocks of their own (sssp.sk's bins) */
+#define BINS_TAIL R1("pool", "int32") R1("bm", "int32") R1("bnx", "int32") R1("lo", "int32") \
+  R1("gs", "int64")
+#define BINS_SC " delta=int64 b=int64 nr=int64 ls=int64 bs=int64 nb=int64"
+#define BR(name, sig)                                                                   \
+  {                                                                                     \
+    .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
+    .sigs = sig, .reds = "min:int64 max:int64"                                          \
+  }
+#define B32 R1("dq", "int32")
+static const char *const sig_bround_i[] = {
+  "range" G3 R1("w", "int32") R1("dp", "int64") BINS_TAIL BINS_SC,
+  "range" G3 R1("w", "int64") R1("dp", "int64") BINS_TAIL BINS_SC, NULL};
+static const char *const sig_bround_j[] = {"range" G3 R1("w", "int32") B32 BINS_TAIL BINS_SC,
+                                           "range" G3 R1("w", "int64") B32 BINS_TAIL BINS_SC,
+                                           NULL};
+static const char *const sig_bround_v[] = {"range" G3 B32 BINS_TAIL BINS_SC, NULL};
+/* [0] int64 distances (dp), [1] int32, [2] int32 unweighted */
+static const sk_kbody k_bround[3] = {BR(sssp_bins_round_i, sig_bround_i),
+                                     BR(sssp_bins_round_j, sig_bround_j),
+                                     BR(sssp_bins_round_v, sig_bround_v)};
+static const char *const sig_bfill_i[] = {
+  "range" R1("dp", "int64") BINS_TAIL BINS_SC " inf=int64 nv=int64 nl=int64", NULL};
+static const char *const sig_bfill_j[] = {
+  "range" B32 BINS_TAIL BINS_SC " inf=int64 nv=int64 nl=int64", NULL};
+static const sk_kbody k_bfill[2] = {BR(sssp_bins_fill_i, sig_bfill_i),
+                                    BR(sssp_bins_fill_j, sig_bfill_j)};
+#undef BR
+static const char *const sig_breset[] = {
+  "range" R1("lo", "int32") R1("gs", "int64") " nlo=int64 ngs=int64", NULL};
+static const sk_kbody k_breset = {.label = "graph.sssp_bins_reset",
+                                  .body = sk_body_graph_sssp_bins_reset,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_breset};
+static const char *const sig_binit[] = {"range" R1("dp", "int64") " inf=int64", NULL};
+static const char *const sig_binit_j[] = {"range" B32 " inf=int64", NULL};
+static const sk_kbody k_binit[2] = {{.label = "graph.sssp_bins_init",
+                                     .body = sk_body_graph_sssp_bins_init,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_binit},
+                                    {.label = "graph.sssp_bins_init_j",
+                                     .body = sk_body_graph_sssp_bins_init_j,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_binit_j}};
+#define SEED_TAIL R1("lo", "int32") R1("pool", "int32") R1("bm", "int32") R1("gs", "int64") \
+  " s=int64"
+static const char *const sig_bseed[] = {"range" R1("dp", "int64") SEED_TAIL, NULL};
+static const char *const sig_bseed_j[] = {"range" R1("dq", "int32") SEED_TAIL, NULL};
+#undef SEED_TAIL
+static const sk_kbody k_bseed[2] = {{.label = "graph.sssp_bins_seed",
+                                     .body = sk_body_graph_sssp_bins_seed,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_bseed},
+                                    {.label = "graph.sssp_bins_seed_j",
+                                     .body = sk_body_graph_sssp_bins_seed_j,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_bseed_j}};
+static const char *const sig_bdout_j[] = {"range" R1("dist", "int64") R1("dq", "int32"),
+                                          NULL};
+static const sk_kbody k_bdout_j = {.label = "graph.sssp_bins_dist_out_j",
+                                   .body = sk_body_graph_sssp_bins_dist_out_j,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_bdout_j};
+#undef B32
+#undef BINS_TAIL
+#undef BINS_SC
+
 /* -- the loop ------------------------------------------------------------------ */
 typedef struct sssp_state {
   const sk_graph *g;
@@ -238,6 +307,11 @@ typedef struct sssp_state {
   int threads;      /* the back end's concurrency */
   int warp;         /* its warp (the device's vector length) */
   int64_t idelta;   /* the bucket width (integer kinds) */
+  int64_t maxw;     /* the largest weight (integer kinds; 1 unweighted) */
+  int small;        /* pile_capacity given: the bucket lists' pool smallest */
+  int narrow;       /* the bucket lists with int32 distances (dq) */
+  int autod;        /* delta chosen here (not given) */
+  sk_view *d32;     /* dq: int32 distances beside their pushed buckets */
   double fdelta;    /* (float kind) */
   int64_t cap;      /* each pile's entries */
   int64_t win;      /* the near piles' buckets */
@@ -472,6 +546,126 @@ static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t e
   return 0;
 }
 
+/* -- the host's bucket lists ---------------------------------------------------
+ * Integer kinds on the host: a round works one bucket to its end (GAP's
+ * thread-local bins with bin fusion, in sssp.sk's form): nr slots, a
+ * lane a thread, blocks of BINS_BS vertices from a pool of nb blocks
+ * (twice the vertices, plus the lanes' own blocks: the lists made again
+ * from the distances, at most nv entries, always fit). The round's
+ * reduction is the next bucket (the lanes' votes) and whether the pool
+ * ran out, which has the lists made again from the distances. */
+enum { BINS_BS = 256 };
+
+typedef struct bins {
+  sk_view pool, bm, bnx, lo, gs;
+  int64_t nr, ls, nb, lanes; /* slots, a lane's stride in lo, blocks, lanes */
+} bins;
+
+static int bins_reset(const sssp_state *st, bins *bn, char *err, size_t errlen) {
+  const int64_t nlo = bn->lanes * bn->ls, ngs = 3 + 3 * bn->nr;
+  sk_arg a[] = {sk_arg_view("lo", &bn->lo), sk_arg_view("gs", &bn->gs), sk_arg_i64("nlo", nlo),
+                sk_arg_i64("ngs", ngs)};
+  (void)st;
+  return sk_sp_range(&k_breset, nlo > ngs ? nlo : ngs, a, NELEM(a), NULL, err, errlen);
+}
+
+/* a round of bucket b (fill: the lists made from the distances): the
+ * next bucket (INT64_MAX: none) and whether the pool ran out */
+static int bins_pass(const sssp_state *st, bins *bn, int fill, int64_t b, int64_t *next,
+                     int64_t *out, char *err, size_t errlen) {
+  const sk_graph *g = st->g;
+  sk_arg a[20];
+  int na = 0;
+  if (!fill) {
+    a[na++] = sk_arg_view("rowptr", g->rowptr);
+    a[na++] = sk_arg_view("colidx", g->colidx);
+    if (st->w) a[na++] = sk_arg_view("w", st->w);
+  }
+  if (st->narrow) {
+    a[na++] = sk_arg_view("dq", st->d32);
+  } else {
+    a[na++] = sk_arg_view("dp", st->dp);
+  }
+  a[na++] = sk_arg_view("pool", &bn->pool);
+  a[na++] = sk_arg_view("bm", &bn->bm);
+  a[na++] = sk_arg_view("bnx", &bn->bnx);
+  a[na++] = sk_arg_view("lo", &bn->lo);
+  a[na++] = sk_arg_view("gs", &bn->gs);
+  a[na++] = sk_arg_i64("delta", st->idelta);
+  a[na++] = sk_arg_i64("b", b);
+  a[na++] = sk_arg_i64("nr", bn->nr);
+  a[na++] = sk_arg_i64("ls", bn->ls);
+  a[na++] = sk_arg_i64("bs", BINS_BS);
+  a[na++] = sk_arg_i64("nb", bn->nb);
+  if (fill) {
+    a[na++] = sk_arg_i64("inf", st->narrow ? INT32_MAX : INT64_MAX);
+    a[na++] = sk_arg_i64("nv", g->nv);
+    a[na++] = sk_arg_i64("nl", bn->lanes);
+  }
+  sk_result res;
+  const sk_kbody *kb = fill ? &k_bfill[st->narrow]
+                            : &k_bround[!st->narrow ? 0 : st->kind == KIND_U ? 2 : 1];
+  if (sk_sp_range(kb, bn->lanes, a, na, &res, err, errlen) < 0)
+    return -1;
+  *next = sk_result_i64(&res, 0);
+  *out = sk_result_i64(&res, 1);
+  return 0;
+}
+
+/* the search from 'source' in dp (made here, infinite but the source) */
+static int bins_loop(sssp_state *st, int64_t source, char *err, size_t errlen) {
+  const int64_t nv = st->g->nv;
+  bins bn;
+  memset(&bn, 0, sizeof bn);
+  bn.nr = st->maxw / st->idelta + 3;
+  bn.ls = (bn.nr + 15) / 16 * 16;
+  bn.lanes = st->threads;
+  /* (pile_capacity, for the specs: the fewest blocks that hold the lists
+   * made from the distances, so that the pool runs out) */
+  bn.nb = (st->small ? nv : 2 * nv + BINS_BS - 1) / BINS_BS + bn.lanes * bn.nr + 2;
+  const int space = st->g->rowptr->space;
+  int rc = -1;
+  if (sk_sp_view(&bn.pool, "bucket blocks", SK_I32, bn.nb * BINS_BS, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&bn.bm, "bucket block bounds", SK_I32, 16 * bn.nb, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&bn.bnx, "bucket block links", SK_I32, bn.nb, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&bn.lo, "lanes' blocks", SK_I32, bn.lanes * bn.ls, space, 0, err, errlen) <
+        0 ||
+      sk_sp_view(&bn.gs, "bucket lists", SK_I64, 3 + 3 * bn.nr, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    const int n32 = st->narrow;
+    sk_arg ai[] = {n32 ? sk_arg_view("dq", st->d32) : sk_arg_view("dp", st->dp),
+                   sk_arg_i64("inf", INT64_MAX)};
+    sk_arg as[] = {n32 ? sk_arg_view("dq", st->d32) : sk_arg_view("dp", st->dp),
+                   sk_arg_view("lo", &bn.lo),
+                   sk_arg_view("pool", &bn.pool),
+                   sk_arg_view("bm", &bn.bm),
+                   sk_arg_view("gs", &bn.gs),
+                   sk_arg_i64("s", source)};
+    if (sk_sp_range(&k_binit[n32], nv, ai, NELEM(ai), NULL, err, errlen) < 0 ||
+        bins_reset(st, &bn, err, errlen) < 0 ||
+        sk_sp_range(&k_bseed[n32], 1, as, NELEM(as), NULL, err, errlen) < 0)
+      goto done;
+  }
+  for (int64_t b = 0; b != INT64_MAX;) {
+    int64_t next, ran_out;
+    if (bins_pass(st, &bn, 0, b, &next, &ran_out, err, errlen) < 0) goto done;
+    if (ran_out && (bins_reset(st, &bn, err, errlen) < 0 ||
+                    bins_pass(st, &bn, 1, b, &next, &ran_out, err, errlen) < 0))
+      goto done;
+    b = next;
+  }
+  rc = 0;
+done:
+  sk_view_release(&bn.pool);
+  sk_view_release(&bn.bm);
+  sk_view_release(&bn.bnx);
+  sk_view_release(&bn.lo);
+  sk_view_release(&bn.gs);
+  return rc;
+}
+
 /* the first arc of negative (or NaN) weight as the message */
 static int negative_weight(const sk_graph *g, const sk_view *w, int64_t k, char *err,
                            size_t errlen) {
@@ -528,6 +722,7 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
     }
   }
   const double deg = g->nv > 0 ? (double)g->narcs / (double)g->nv : 1;
+  st->maxw = 1;
   if (!st->w || g->narcs == 0) {
     if (!darg) {
       st->idelta = 1;
@@ -547,7 +742,9 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
     if (sk_sp_range(&k_fneg, g->narcs, a, 1, &r1, err, errlen) < 0) return -1;
     return negative_weight(g, st->w, sk_result_i64(&r1, 0), err, errlen);
   }
+  if (st->kind != KIND_F) st->maxw = sk_result_i64(&res, 1);
   if (darg) return 0;
+  st->autod = 1;
   double ahead; /* how many buckets past b a push can land */
   if (st->kind == KIND_F) {
     const double mx = sk_result_f64(&res, 1);
@@ -632,6 +829,54 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   /* integer kinds: 'pbk' holds dp, the distances beside the buckets */
   const int pair = !fl;
+  {
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto done;
+    int devb;
+    if (sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0) goto done;
+    st.host = sk_sp_host(be) && !devb;
+    if ((st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
+    st.threads = be->concurrency ? be->concurrency() : 1;
+    if (st.threads < 1) st.threads = 1;
+    st.small = sk_karg_find(args, nargs, "pile_capacity") != NULL;
+  }
+  /* the host's bucket lists: integer kinds, delta-stepping, a ring of
+   * slots not too long (a given delta far below the weights: the piles) */
+  const int use_bins = st.host && !bf && pair && st.maxw / st.idelta < 65536;
+  if (use_bins) {
+    /* the automatic delta a quarter of the piles' (the largest weight
+     * over four times the mean out-degree, rounded, at least 1): a bucket
+     * costs a round here, no split, and a narrower one relaxes fewer arcs
+     * twice -- on the Kronecker graph of scale 20 with weights 1..255
+     * (mean degree 30) delta 2, GAP's, against 9; 1 to 3 about the same,
+     * 4 and up slower */
+    if (st.autod && st.w && g.nv > 0) {
+      const double dq = floor((double)st.maxw / (4.0 * g.narcs / g.nv) + 0.5);
+      const int64_t d = dq >= 1 ? (int64_t)dq : 1;
+      if (st.maxw / d < 65536) st.idelta = d;
+    }
+    /* int32 distances when any path's length fits (nv arcs of the largest
+     * weight) */
+    st.narrow = (double)st.maxw * (double)(nv + 1) < (double)INT32_MAX;
+    st.pair = 1;
+    st.dist = &dist;
+    st.dp = &pbk;
+    st.d32 = &nmark;
+    if (sk_sp_view(&dist, "dist", SK_I64, nv, space, 0, err, errlen) < 0 ||
+        (st.narrow
+           ? sk_sp_view(&nmark, "distances and pushed buckets", SK_I32, 2 * nv, space, 0, err,
+                        errlen) < 0
+           : sk_sp_view(&pbk, "distances and pushed buckets", SK_I64, 2 * nv, space, 0, err,
+                        errlen) < 0) ||
+        bins_loop(&st, source, err, errlen) < 0)
+      goto done;
+    if (st.narrow) {
+      sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("dq", &nmark)};
+      if (sk_sp_range(&k_bdout_j, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+      goto found;
+    }
+    goto found_pair;
+  }
   if (sk_sp_view(&dist, "dist", fl ? SK_F64 : SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nmark, "frontier stamps", SK_I32, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&pbk, pair ? "distances and pushed buckets" : "pushed buckets", SK_I64,
@@ -666,18 +911,10 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.cnt = &cnt;
   st.cap = 2 * nv > 0 ? 2 * nv : 1;
   {
-    const sk_backend *be = sk_sp_backend(err, errlen);
-    if (!be) goto done;
-    int devb;
     int64_t pcap;
-    if (sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
-        sk_karg_i64(args, nargs, "pile_capacity", 1, st.cap, &pcap, err, errlen) < 0)
+    if (sk_karg_i64(args, nargs, "pile_capacity", 1, st.cap, &pcap, err, errlen) < 0)
       goto done;
     if (pcap >= 1 && pcap < st.cap) st.cap = pcap;
-    st.host = sk_sp_host(be) && !devb;
-    if ((st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
-    st.threads = be->concurrency ? be->concurrency() : 1;
-    if (st.threads < 1) st.threads = 1;
   }
   {
     sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("nmark", &nmark),
@@ -697,10 +934,12 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
       goto done;
   }
   if (sssp_loop(&st, bf, source, err, errlen) < 0) goto done;
+found_pair:
   if (pair) {
     sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("dp", &pbk)};
     if (sk_sp_range(&k_dout, nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
+found:
   if (preds) {
     if (sk_sp_view(&pred, "pred", SK_I64, nv, space, 0, err, errlen) < 0) goto done;
     int na = 0;
@@ -738,4 +977,6 @@ const sk_kbody *const sk_gsssp_bodies[] = {
   &k_relax[0][2],  &k_relax[1][0],  &k_relax[1][1],  &k_relax[1][2],  &k_split[0][0],
   &k_split[0][1],  &k_split[1][0],  &k_split[1][1],  &k_rebuild[0],   &k_rebuild[1],
   &k_pred[0],      &k_pred[1],      &k_pred[2],      &k_pred_init,    &k_wrange[0],
-  &k_wrange[1],    &k_fneg,         NULL};
+  &k_wrange[1],    &k_fneg,         &k_bround[0],    &k_bround[1],    &k_bround[2],
+  &k_bfill[0],     &k_bfill[1],     &k_breset,       &k_binit[0],     &k_binit[1],
+  &k_bseed[0],     &k_bseed[1],     &k_bdout_j,      NULL};
