@@ -159,7 +159,12 @@ static _Thread_local int my_slot = -1;
 static pthread_key_t slot_key;
 static sem_t wd_sem;
 static pthread_once_t async_once = PTHREAD_ONCE_INIT;
-static int async_ready;
+static int async_ready; /* the handler, semaphore and slot key exist */
+/* the watchdog thread: started with a host back end, stopped with it (an
+ * embedding program's finished runtime leaves no thread behind) */
+static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t wd_thread;
+static int wd_running, wd_quit; /* wd_quit atomic */
 
 static void on_kick(int sig, siginfo_t *si, void *uc) {
   (void)sig;
@@ -221,8 +226,12 @@ static void *watchdog(void *arg) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
   for (;;) {
+    /* (read before and after the wait: a stop's post may have been
+     * drained below) */
+    if (__atomic_load_n(&wd_quit, __ATOMIC_ACQUIRE)) return NULL;
     while (sem_wait(&wd_sem) != 0 && errno == EINTR) {
     }
+    if (__atomic_load_n(&wd_quit, __ATOMIC_ACQUIRE)) return NULL;
     int idle = 0;
     while (*sk_body_flag() && idle < 10) {
       int any = 0, n = __atomic_load_n(&slots_used, __ATOMIC_ACQUIRE);
@@ -258,19 +267,38 @@ static void async_install(void) {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   if (sigaction(SK_KICK_SIG, &sa, NULL) != 0) return;
-  pthread_attr_t a;
-  pthread_attr_init(&a);
-  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&a, 64 << 10);
-  pthread_t t;
-  int rc = pthread_create(&t, &a, watchdog, NULL);
-  pthread_attr_destroy(&a);
-  if (rc != 0) return;
   async_ready = 1;
-  sk_body_kick_hook(kick);
 }
 
-void sk_guard_async_setup(void) { pthread_once(&async_once, async_install); }
+void sk_guard_async_setup(void) {
+  pthread_once(&async_once, async_install);
+  if (!async_ready) return;
+  pthread_mutex_lock(&wd_lock);
+  if (!wd_running) {
+    __atomic_store_n(&wd_quit, 0, __ATOMIC_RELEASE);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 << 10);
+    if (pthread_create(&wd_thread, &a, watchdog, NULL) == 0) {
+      wd_running = 1;
+      sk_body_kick_hook(kick);
+    }
+    pthread_attr_destroy(&a);
+  }
+  pthread_mutex_unlock(&wd_lock);
+}
+
+void sk_guard_async_stop(void) {
+  pthread_mutex_lock(&wd_lock);
+  if (wd_running) {
+    sk_body_kick_hook(NULL);
+    __atomic_store_n(&wd_quit, 1, __ATOMIC_RELEASE);
+    sem_post(&wd_sem);
+    pthread_join(wd_thread, NULL);
+    wd_running = 0;
+  }
+  pthread_mutex_unlock(&wd_lock);
+}
 
 static void install(void) {
   pthread_key_create(&altstack_key, altstack_free);

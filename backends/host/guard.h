@@ -48,8 +48,10 @@ extern _Thread_local sk_guard *sk_guard_cur;
 void sk_guard_begin(sk_guard *g, atomic_int *stop);
 void sk_guard_end(sk_guard *g);
 /* Kicks: libtcc-compiled user bodies are left from the outside (no
- * polls; guard.c). Called when a host back end starts; once. */
+ * polls; guard.c). setup when a host back end starts (its watchdog
+ * thread), stop when it finishes (the thread joined). */
 void sk_guard_async_setup(void);
+void sk_guard_async_stop(void);
 /* sk_ctx.poll: leaves the body (a jump to the guard) when the process is
  * interrupted or the launch is being abandoned, else returns 0 */
 int sk_guard_poll(void);

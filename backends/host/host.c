@@ -537,7 +537,7 @@ int sk_serial_init(int threads, int device, char *err, size_t errlen) {
   return 0;
 }
 
-void sk_serial_finalize(void) {}
+void sk_serial_finalize(void) { sk_guard_async_stop(); }
 
 /* host kernels reach every space the CPU can load (a device's page-locked
  * or managed memory too) and remote views whose parts are in host memory
@@ -586,7 +586,10 @@ int sk_openmp_init(int threads, int device, char *err, size_t errlen) {
   return sk_pool_start(threads, err, errlen);
 }
 
-void sk_openmp_finalize(void) { sk_pool_stop(); }
+void sk_openmp_finalize(void) {
+  sk_pool_stop();
+  sk_guard_async_stop();
+}
 
 int sk_openmp_concurrency(void) {
   int n = sk_pool_size();
