@@ -27,7 +27,7 @@ describe("the stdlib drivers' kernel texts", function()
   it("fills a template's placeholders, with numbers or strings", function()
     assert.are.equal("const sk_i64 i2 = q % 5; q /= 5;",
                      text("flat_index_dim", {D = 2, E = 5}))
-    local t = text("random_fill_int", {DECODE = "const sk_i64 i0 = q;", IDX = "i0"})
+    local t = text("random_fill_int", {DECODE = "const sk_i64 i0 = q;", IDX = "i0", BLOCK = 16})
     assert.truthy(t:find("v(i0) = rand_rand2(&r, lo, hi);", 1, true))
     assert.falsy(t:find("@", 1, true))
     local c = text("scatter_contribute_min_inf", {DECODE = "(void)q;", IDX = "i0"})
@@ -44,7 +44,7 @@ describe("the stdlib drivers' kernel texts", function()
     assert.are.equal("speck.kernel_text: no library kernel text 'dist_nothing' "
                      .. "(the texts are in kernels/<area>/*.sk)", err("dist_nothing"))
     assert.are.equal("speck.kernel_text: text 'random_fill_float' is a template: "
-                     .. "placeholder @DECODE@ has no value", err("random_fill_float"))
+                     .. "placeholder @BLOCK@ has no value", err("random_fill_float"))
     assert.are.equal("speck.kernel_text: text 'flat_index_dim' is a template: "
                      .. "placeholder @E@ has no value", err("flat_index_dim", {D = 1}))
     assert.are.equal("speck.kernel_text: text 'dist_iota' has no placeholder @N@",

@@ -81,8 +81,9 @@ describe("speck.random.Pool", function()
     local u = speck.View("u", "float64", {n, 4000})
     speck.random.fill(u, pool, 0.0, 1.0)
     local t = host(u)
-    -- state i fills elements i, i + n, ...: row r, column c of 'u' is
-    -- element r * 4000 + c; correlate draws of states 0..n-2 and 1..n-1
+    -- state i fills blocks i, i + n, ... (of 16 elements on the host, 1
+    -- on a GPU): row r, column c of 'u' is element r * 4000 + c, rows r
+    -- and r + 1 lie in blocks of different states; correlate them
     local sx, sy, sxy, sxx, syy, m = 0, 0, 0, 0, 0, 0
     for r = 0, n - 1 do
       for c = 0, 3999, 7 do
@@ -97,14 +98,16 @@ describe("speck.random.Pool", function()
 
   it("fills with the same numbers for the same seed and number of states on every back end",
      function()
-    -- the numbers of xorshift64* written in Lua: state s fills elements s,
-    -- s + 64, ..., its k-th draw the element s + 64 k
+    -- the numbers of xorshift64* written in Lua: state s fills blocks of
+    -- B elements s, s + 64, ... (B = 16 on the host, 1 on a GPU): its k-th
+    -- draw is element B (s + 64 (k // B)) + k % B
     local function splitmix(z)
       z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
       z = (z ~ (z >> 27)) * 0x94D049BB133111EB
       return z ~ (z >> 31)
     end
     local a = speck.View("a", "float64", 5000)
+    local B = a:space() == "host" and 16 or 1
     speck.random.fill(a, speck.random.Pool(77, {states = 64}), -2.0, 5.0)
     local ta = host(a)
     for s = 0, 63 do
@@ -115,7 +118,7 @@ describe("speck.random.Pool", function()
         x = x ~ (x >> 27)
         local u = ((x * 2685821657736338717) >> 11) * (1.0 / 9007199254740992.0)
         local want = -2.0 + 7.0 * u
-        assert.near(want, ta(s + 64 * k), 1e-14)
+        assert.near(want, ta(B * (s + 64 * (k // B)) + k % B), 1e-14)
       end
     end
     local c = speck.View("c", "float64", 5000)

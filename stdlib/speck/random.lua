@@ -206,9 +206,11 @@ speck._expanders[Pool] = function(name, p, out)
 end
 
 -- -- fill_random ---------------------------------------------------------------
--- state i fills elements i, i + n, i + 2n, ... of the view in index order
--- (row-major over its extents, whatever its layout): the same seed and
--- number of states give the same numbers on every back end
+-- the view's elements in index order (row-major over its extents,
+-- whatever its layout) in blocks -- of 16 on the host, of 1 on a GPU --:
+-- state i fills blocks i, i + n, i + 2n, ...; the same seed and number of
+-- states give the same numbers on the host back ends whatever the thread
+-- count, and on a GPU its own
 function M.fill(v, pool, lo, hi)
   local fname = "fill"
   if type(v) ~= "userdata" or not pcall(v.dtype, v) then
@@ -244,7 +246,8 @@ function M.fill(v, pool, lo, hi)
                      {v = v, rp = pool, w = {"int64", pool.w}, n = {"int64", pool.n},
                       total = {"int64", total}, lo = {ctype, lo}, hi = {ctype, hi}},
                      text(float and "random_fill_float" or "random_fill_int",
-                          {DECODE = decode, IDX = idx}))
+                          {DECODE = decode, IDX = idx,
+                           BLOCK = v:space() == "host" and "16" or "1"}))
   return v
 end
 
