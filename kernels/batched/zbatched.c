@@ -65,52 +65,6 @@ static const sk_kbody k_ztt = {.label = "batched.ztrsm",
 
 enum { Z_SERIAL, Z_TEAM, Z_TEAMVECTOR, Z_ROWS };
 
-static sk_arg arg_c(const char *name, double re, double im) {
-  sk_arg a;
-  memset(&a, 0, sizeof a);
-  a.name = name;
-  a.dtype = SK_C128;
-  a.value.c128[0] = re;
-  a.value.c128[1] = im;
-  return a;
-}
-
-/* a rank-3 complex view of the dtype *dt (set by the first) */
-static const sk_view *zbmat(const sk_arg *args, int nargs, const char *name, int *dt,
-                            char *err, size_t errlen) {
-  const sk_view *v = sk_karg_view(args, nargs, name, 3, err, errlen);
-  if (!v) return NULL;
-  if (!sk_dtypes[v->dtype].is_complex || v->agg || sk_layout_tiled(v->layout)) {
-    sk_err(err, errlen, SK_E_ZBLAS_DTYPE, name, v->label, sk_dtypes[v->dtype].name);
-    return NULL;
-  }
-  if (*dt >= 0 && v->dtype != *dt) {
-    sk_err(err, errlen, SK_E_ZBLAS_MIXED, name, v->label, sk_dtypes[v->dtype].name,
-           sk_dtypes[*dt].name);
-    return NULL;
-  }
-  const sk_backend *b = sk_dense_backend(err, errlen);
-  if (!b) return NULL;
-  if (v->space != b->space && !b->owns(v->space)) {
-    sk_err(err, errlen, SK_E_VIEW_ANOTHER_MEMORY, name, v->label, b->name);
-    return NULL;
-  }
-  *dt = v->dtype;
-  return v;
-}
-
-static int zscalar(const sk_arg *args, int nargs, const char *name, double *z, char *err,
-                   size_t errlen) {
-  char nr[32], ni[32];
-  snprintf(nr, sizeof nr, "%s_re", name);
-  snprintf(ni, sizeof ni, "%s_im", name);
-  z[1] = 0;
-  if (sk_karg_f64(args, nargs, nr, &z[0], err, errlen) < 0) return -1;
-  if (sk_karg_find(args, nargs, ni) && sk_karg_f64(args, nargs, ni, &z[1], err, errlen) < 0)
-    return -1;
-  return 0;
-}
-
 /* mode, as batched.gemm's (its message) */
 static int zmode(const sk_arg *args, int nargs, int64_t rows, int64_t cols, int *mode,
                  char *err, size_t errlen) {
@@ -147,11 +101,11 @@ static int zbgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &ta, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transB", "NTC", 'N', &tb, err, errlen) < 0 ||
-      zscalar(args, nargs, "alpha", al, err, errlen) < 0 ||
-      zscalar(args, nargs, "beta", be, err, errlen) < 0 ||
-      !(A = zbmat(args, nargs, "A", &dt, err, errlen)) ||
-      !(B = zbmat(args, nargs, "B", &dt, err, errlen)) ||
-      !(C = zbmat(args, nargs, "C", &dt, err, errlen)))
+      sk_zscalar(args, nargs, "alpha", al, err, errlen) < 0 ||
+      sk_zscalar(args, nargs, "beta", be, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 3, &dt, 1, err, errlen)) ||
+      !(B = sk_zview(args, nargs, "B", 3, &dt, 1, err, errlen)) ||
+      !(C = sk_zview(args, nargs, "C", 3, &dt, 1, err, errlen)))
     return -1;
   const sk_view *bv[2] = {B, C};
   const char *bn[2] = {"B", "C"};
@@ -202,8 +156,8 @@ static int zbgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_dense_strided(C, &c);
   sk_arg ka[] = {sk_arg_view("A", &a),         sk_arg_view("B", &b),
                  sk_arg_view("C", &c),         sk_arg_i64("ta", ta),
-                 sk_arg_i64("tb", tb),         arg_c("alpha", al[0], al[1]),
-                 arg_c("beta", be[0], be[1]), sk_arg_i64("vec", mode == Z_TEAMVECTOR)};
+                 sk_arg_i64("tb", tb),         sk_zarg("alpha", al[0], al[1]),
+                 sk_zarg("beta", be[0], be[1]), sk_arg_i64("vec", mode == Z_TEAMVECTOR)};
   if (mode == Z_SERIAL) return sk_dense_range(&k_zs, nb, ka, NELEM(ka) - 1, err, errlen);
   if (mode == Z_ROWS) return sk_dense_range(&k_zr, nb * m, ka, NELEM(ka) - 1, err, errlen);
   return sk_dense_team(&k_zt, nb, 0, 0, ka, NELEM(ka), err, errlen);
@@ -223,9 +177,9 @@ static int zbtrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &trans, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
-      zscalar(args, nargs, "alpha", al, err, errlen) < 0 ||
-      !(A = zbmat(args, nargs, "A", &dt, err, errlen)) ||
-      !(B = zbmat(args, nargs, "B", &dt, err, errlen)))
+      sk_zscalar(args, nargs, "alpha", al, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 3, &dt, 1, err, errlen)) ||
+      !(B = sk_zview(args, nargs, "B", 3, &dt, 1, err, errlen)))
     return -1;
   if (B->extent[0] != A->extent[0]) {
     char sa[64], sb[64];
@@ -266,7 +220,7 @@ static int zbtrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_arg ka[] = {sk_arg_view("A", &a),         sk_arg_view("B", &b),
                  sk_arg_i64("lower", lower),   sk_arg_i64("unit", diag == 'U'),
                  sk_arg_i64("cj", trans == 'C'), sk_arg_i64("tr", tr),
-                 sk_arg_i64("sr", sr),         arg_c("alpha", al[0], al[1])};
+                 sk_arg_i64("sr", sr),         sk_zarg("alpha", al[0], al[1])};
   if (mode == Z_SERIAL) return sk_dense_range(&k_zts, nb, ka, NELEM(ka), err, errlen);
   return sk_dense_team(&k_ztt, nb, 0, 0, ka, NELEM(ka), err, errlen);
 }

@@ -31,6 +31,16 @@ enum { SK_IMPL_NATIVE, SK_IMPL_VENDOR, SK_IMPL_AUTO };
 int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err, size_t errlen);
 /* the active back end (NULL with a message) */
 const sk_backend *sk_dense_backend(char *err, size_t errlen);
+
+/* complex arguments (zblas.c; for zlapack.c and batched/zbatched.c): a
+ * complex128 capture; the complex view 'name' of 'rank', of the dtype *dt
+ * (set by the first), with 'reach': in a space the active back end
+ * reaches; a scalar given as 'name'_re and 'name'_im (im defaults to 0) */
+sk_arg sk_zarg(const char *name, double re, double im);
+const sk_view *sk_zview(const sk_arg *args, int nargs, const char *name, int rank, int *dt,
+                        int reach, char *err, size_t errlen);
+int sk_zscalar(const sk_arg *args, int nargs, const char *name, double z[2], char *err,
+               size_t errlen);
 /* after a GPU vendor call wrote 'C': wait for it when C is host visible
  * (managed, pinned), as a parallel_for does; 0, or -1 with a message */
 int sk_dense_vendor_done(const sk_view *C, char *err, size_t errlen);

@@ -63,8 +63,8 @@ static const sk_kbody k_zgemm = {
 const sk_kbody *const sk_zblas_bodies[] = {&k_zdot,  &k_znrm2, &k_zscal,
                                            &k_zaxpy, &k_zgemv, &k_zgemm, NULL};
 
-/* -- arguments ------------------------------------------------------------------ */
-static sk_arg arg_c(const char *name, double re, double im) {
+/* -- arguments (dense.h: shared with zlapack.c and zbatched.c) ------------------ */
+sk_arg sk_zarg(const char *name, double re, double im) {
   sk_arg a;
   memset(&a, 0, sizeof a);
   a.name = name;
@@ -74,9 +74,8 @@ static sk_arg arg_c(const char *name, double re, double im) {
   return a;
 }
 
-/* the complex view 'name' of 'rank', of the dtype *dt (set by the first) */
-static const sk_view *zview(const sk_arg *args, int nargs, const char *name, int rank,
-                            int *dt, char *err, size_t errlen) {
+const sk_view *sk_zview(const sk_arg *args, int nargs, const char *name, int rank, int *dt,
+                        int reach, char *err, size_t errlen) {
   const sk_view *v = sk_karg_view(args, nargs, name, rank, err, errlen);
   if (!v) return NULL;
   if (!sk_dtypes[v->dtype].is_complex || v->agg || sk_layout_tiled(v->layout)) {
@@ -88,20 +87,36 @@ static const sk_view *zview(const sk_arg *args, int nargs, const char *name, int
            sk_dtypes[*dt].name);
     return NULL;
   }
+  if (reach) {
+    const sk_backend *b = sk_dense_backend(err, errlen);
+    if (!b) return NULL;
+    if (v->space != b->space && !b->owns(v->space)) {
+      sk_err(err, errlen, SK_E_VIEW_ANOTHER_MEMORY, name, v->label, b->name);
+      return NULL;
+    }
+  }
   *dt = v->dtype;
   return v;
 }
 
-/* a complex scalar given as 'name'_re and 'name'_im (im defaults to 0) */
-static int zscalar(const sk_arg *args, int nargs, const char *name, double *re, double *im,
-                   char *err, size_t errlen) {
+int sk_zscalar(const sk_arg *args, int nargs, const char *name, double z[2], char *err,
+               size_t errlen) {
   char nr[32], ni[32];
   snprintf(nr, sizeof nr, "%s_re", name);
   snprintf(ni, sizeof ni, "%s_im", name);
-  *im = 0;
-  if (sk_karg_f64(args, nargs, nr, re, err, errlen) < 0) return -1;
-  if (sk_karg_find(args, nargs, ni) && sk_karg_f64(args, nargs, ni, im, err, errlen) < 0)
+  z[1] = 0;
+  if (sk_karg_f64(args, nargs, nr, &z[0], err, errlen) < 0) return -1;
+  if (sk_karg_find(args, nargs, ni) && sk_karg_f64(args, nargs, ni, &z[1], err, errlen) < 0)
     return -1;
+  return 0;
+}
+
+static int zscalar(const sk_arg *args, int nargs, const char *name, double *re, double *im,
+                   char *err, size_t errlen) {
+  double z[2];
+  if (sk_zscalar(args, nargs, name, z, err, errlen) < 0) return -1;
+  *re = z[0];
+  *im = z[1];
   return 0;
 }
 
@@ -139,8 +154,8 @@ static int zdot(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   int64_t cj = 0;
   const sk_view *x, *y;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      !(x = zview(args, nargs, "x", 1, &dt, err, errlen)) ||
-      !(y = zview(args, nargs, "y", 1, &dt, err, errlen)) ||
+      !(x = sk_zview(args, nargs, "x", 1, &dt, 0, err, errlen)) ||
+      !(y = sk_zview(args, nargs, "y", 1, &dt, 0, err, errlen)) ||
       same_len(y, x->extent[0], "y", err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "conj", 1, 0, &cj, err, errlen) < 0)
     return -1;
@@ -161,7 +176,7 @@ static int znrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   int dt = -1;
   const sk_view *x;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      !(x = zview(args, nargs, "x", 1, &dt, err, errlen)))
+      !(x = sk_zview(args, nargs, "x", 1, &dt, 0, err, errlen)))
     return -1;
   out->f64 = 0;
   if (x->extent[0] == 0) return 0;
@@ -180,11 +195,11 @@ static int zscal(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   double re, im;
   const sk_view *x;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      !(x = zview(args, nargs, "x", 1, &dt, err, errlen)) ||
+      !(x = sk_zview(args, nargs, "x", 1, &dt, 0, err, errlen)) ||
       zscalar(args, nargs, "a", &re, &im, err, errlen) < 0)
     return -1;
   sk_policy p = range(x->extent[0]);
-  sk_arg a[] = {sk_arg_view("x", x), arg_c("a", re, im)};
+  sk_arg a[] = {sk_arg_view("x", x), sk_zarg("a", re, im)};
   return sk_kbody_launch(&k_zscal, &p, a, 2, NULL, err, errlen);
 }
 
@@ -195,14 +210,14 @@ static int zaxpy(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   double re, im;
   const sk_view *x, *y;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      !(x = zview(args, nargs, "x", 1, &dt, err, errlen)) ||
-      !(y = zview(args, nargs, "y", 1, &dt, err, errlen)) ||
+      !(x = sk_zview(args, nargs, "x", 1, &dt, 0, err, errlen)) ||
+      !(y = sk_zview(args, nargs, "y", 1, &dt, 0, err, errlen)) ||
       same_len(y, x->extent[0], "y", err, errlen) < 0 ||
       zscalar(args, nargs, "a", &re, &im, err, errlen) < 0)
     return -1;
   if (re == 0 && im == 0) return 0; /* y unchanged, x not read (BLAS) */
   sk_policy p = range(x->extent[0]);
-  sk_arg a[] = {sk_arg_view("x", x), sk_arg_view("y", y), arg_c("a", re, im)};
+  sk_arg a[] = {sk_arg_view("x", x), sk_arg_view("y", y), sk_zarg("a", re, im)};
   return sk_kbody_launch(&k_zaxpy, &p, a, 3, NULL, err, errlen);
 }
 
@@ -217,9 +232,9 @@ static int zgemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   const sk_view *A, *x, *y;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       trans_of(args, nargs, "trans", &t, err, errlen) < 0 ||
-      !(A = zview(args, nargs, "A", 2, &dt, err, errlen)) ||
-      !(x = zview(args, nargs, "x", 1, &dt, err, errlen)) ||
-      !(y = zview(args, nargs, "y", 1, &dt, err, errlen)) ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 0, err, errlen)) ||
+      !(x = sk_zview(args, nargs, "x", 1, &dt, 0, err, errlen)) ||
+      !(y = sk_zview(args, nargs, "y", 1, &dt, 0, err, errlen)) ||
       zscalar(args, nargs, "alpha", &ar, &ai, err, errlen) < 0 ||
       zscalar(args, nargs, "beta", &br, &bi, err, errlen) < 0)
     return -1;
@@ -229,7 +244,7 @@ static int zgemv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
     return -1;
   sk_policy p = range(m);
   sk_arg a[] = {sk_arg_view("A", A),       sk_arg_view("x", x),         sk_arg_view("y", y),
-                sk_arg_i64("t", t),        arg_c("alpha", ar, ai),      arg_c("beta", br, bi)};
+                sk_arg_i64("t", t),        sk_zarg("alpha", ar, ai),      sk_zarg("beta", br, bi)};
   return sk_kbody_launch(&k_zgemv, &p, a, 6, NULL, err, errlen);
 }
 
@@ -247,9 +262,9 @@ static int zgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       trans_of(args, nargs, "transA", &ta, err, errlen) < 0 ||
       trans_of(args, nargs, "transB", &tb, err, errlen) < 0 ||
-      !(A = zview(args, nargs, "A", 2, &dt, err, errlen)) ||
-      !(B = zview(args, nargs, "B", 2, &dt, err, errlen)) ||
-      !(C = zview(args, nargs, "C", 2, &dt, err, errlen)) ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 0, err, errlen)) ||
+      !(B = sk_zview(args, nargs, "B", 2, &dt, 0, err, errlen)) ||
+      !(C = sk_zview(args, nargs, "C", 2, &dt, 0, err, errlen)) ||
       zscalar(args, nargs, "alpha", &ar, &ai, err, errlen) < 0 ||
       zscalar(args, nargs, "beta", &br, &bi, err, errlen) < 0)
     return -1;
@@ -298,8 +313,8 @@ static int zgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
   p.md_hi[0] = m;
   p.md_hi[1] = n;
   sk_arg a[] = {sk_arg_view("A", A), sk_arg_view("B", B), sk_arg_view("C", C),
-                sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), arg_c("alpha", ar, ai),
-                arg_c("beta", br, bi)};
+                sk_arg_i64("ta", ta), sk_arg_i64("tb", tb), sk_zarg("alpha", ar, ai),
+                sk_zarg("beta", br, bi)};
   return sk_kbody_launch(&k_zgemm, &p, a, 7, NULL, err, errlen);
 }
 

@@ -69,55 +69,6 @@ static const sk_kbody k_zgetrf = {
 const sk_kbody *const sk_zlapack_bodies[] = {&k_ztrsv, &k_zgemmt, &k_zpotrf, &k_zgetrf,
                                              NULL};
 
-/* -- arguments ------------------------------------------------------------------ */
-static sk_arg arg_c(const char *name, double re, double im) {
-  sk_arg a;
-  memset(&a, 0, sizeof a);
-  a.name = name;
-  a.dtype = SK_C128;
-  a.value.c128[0] = re;
-  a.value.c128[1] = im;
-  return a;
-}
-
-/* the complex rank-2 view 'name', of the dtype *dt (set by the first), in
- * a space the active back end reaches */
-static const sk_view *zmat(const sk_arg *args, int nargs, const char *name, int *dt,
-                           char *err, size_t errlen) {
-  const sk_view *v = sk_karg_view(args, nargs, name, 2, err, errlen);
-  if (!v) return NULL;
-  if (!sk_dtypes[v->dtype].is_complex || v->agg || sk_layout_tiled(v->layout)) {
-    sk_err(err, errlen, SK_E_ZBLAS_DTYPE, name, v->label, sk_dtypes[v->dtype].name);
-    return NULL;
-  }
-  if (*dt >= 0 && v->dtype != *dt) {
-    sk_err(err, errlen, SK_E_ZBLAS_MIXED, name, v->label, sk_dtypes[v->dtype].name,
-           sk_dtypes[*dt].name);
-    return NULL;
-  }
-  const sk_backend *b = sk_dense_backend(err, errlen);
-  if (!b) return NULL;
-  if (v->space != b->space && !b->owns(v->space)) {
-    sk_err(err, errlen, SK_E_VIEW_ANOTHER_MEMORY, name, v->label, b->name);
-    return NULL;
-  }
-  *dt = v->dtype;
-  return v;
-}
-
-/* a complex scalar given as 'name'_re and 'name'_im (im defaults to 0) */
-static int zscalar(const sk_arg *args, int nargs, const char *name, double *z, char *err,
-                   size_t errlen) {
-  char nr[32], ni[32];
-  snprintf(nr, sizeof nr, "%s_re", name);
-  snprintf(ni, sizeof ni, "%s_im", name);
-  z[1] = 0;
-  if (sk_karg_f64(args, nargs, nr, &z[0], err, errlen) < 0) return -1;
-  if (sk_karg_find(args, nargs, ni) && sk_karg_f64(args, nargs, ni, &z[1], err, errlen) < 0)
-    return -1;
-  return 0;
-}
-
 static int square(const sk_view *A, char *err, size_t errlen) {
   if (A->extent[0] == A->extent[1]) return 0;
   char s[48];
@@ -165,8 +116,8 @@ static int zgemm_update(char ta, char tb, const double *alpha, const sk_view *A,
                  sk_arg_i64("ta", ta),
                  sk_arg_i64("tb", tb),
                  sk_arg_i64("tri", tri),
-                 arg_c("alpha", alpha[0], alpha[1]),
-                 arg_c("beta", beta[0], beta[1])};
+                 sk_zarg("alpha", alpha[0], alpha[1]),
+                 sk_zarg("beta", beta[0], beta[1])};
   return sk_kbody_launch(&k_zgemmt, &p, ka, NELEM(ka), NULL, err, errlen);
 }
 
@@ -175,7 +126,7 @@ static int trsv_cols(int lower, int unit, int cj, const double *alpha, const sk_
                      const sk_view *b, char *err, size_t errlen) {
   sk_arg ka[] = {sk_arg_view("A", a),        sk_arg_view("B", b),
                  sk_arg_i64("lower", lower), sk_arg_i64("unit", unit),
-                 sk_arg_i64("cj", cj),       arg_c("alpha", alpha[0], alpha[1])};
+                 sk_arg_i64("cj", cj),       sk_zarg("alpha", alpha[0], alpha[1])};
   return sk_dense_range(&k_ztrsv, b->extent[1], ka, NELEM(ka), err, errlen);
 }
 
@@ -240,9 +191,9 @@ static int ztrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_
       sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
-      zscalar(args, nargs, "alpha", alpha, err, errlen) < 0 ||
-      !(A = zmat(args, nargs, "A", &dt, err, errlen)) ||
-      !(B = zmat(args, nargs, "B", &dt, err, errlen)) ||
+      sk_zscalar(args, nargs, "alpha", alpha, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
+      !(B = sk_zview(args, nargs, "B", 2, &dt, 1, err, errlen)) ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   if (A->data && A->alloc && A->alloc == B->alloc) {
@@ -318,7 +269,7 @@ static int zpotrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const sk_view *A;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
-      !(A = zmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0 || square(A, err, errlen) < 0)
     return -1;
   int64_t n = A->extent[0], info = 0;
@@ -386,7 +337,7 @@ static int zgetrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int dt = -1, impl;
   const sk_view *A, *ipiv;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      !(A = zmat(args, nargs, "A", &dt, err, errlen)) ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0 ||
       !(ipiv = sk_karg_view(args, nargs, "ipiv", 1, err, errlen)))
     return -1;
