@@ -11,18 +11,11 @@ local sparse = require "speck.sparse"
 local what, n = arg[1], tonumber(arg[2])
 local reps = tonumber(os.getenv("BENCH_REPS") or "7")
 
+local records = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/records.lua")
 local function median(f)
   f()
   speck.fence()
-  local t, s = speck.Timer(), {}
-  for r = 1, reps do
-    t:reset()
-    f()
-    speck.fence()
-    s[r] = t:seconds()
-  end
-  table.sort(s)
-  return s[(reps + 1) // 2]
+  return (records.time_median(f, reps, 1))
 end
 
 if what == "gemm" or what == "gemm_native" then

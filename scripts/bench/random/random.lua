@@ -9,22 +9,14 @@
 local what, n, bins = arg[1], tonumber(arg[2]), tonumber(arg[3] or "256")
 local reps = tonumber(os.getenv("BENCH_REPS") or "7")
 
+local records = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/records.lua")
 -- warm-up: launched often enough for the cc tier, which the background
 -- compiler is then waited for (the steady state a repeated call reaches)
 local function median(f)
   for _ = 1, 10 do f() end
   speck.jit.wait()
-  f()
   speck.fence()
-  local t, s = speck.Timer(), {}
-  for r = 1, reps do
-    t:reset()
-    f()
-    speck.fence()
-    s[r] = t:seconds()
-  end
-  table.sort(s)
-  return s[(reps + 1) // 2]
+  return (records.time_median(f, reps, 1))
 end
 
 if what == "fill" then
