@@ -110,7 +110,10 @@ static int find_in_path(const char *name, char *out, size_t n) {
  * waited for its vanished workers for ever (seen in dense_spec, a
  * background compile forking during dtrtri). The child only execs. */
 static pid_t fork_bare(void) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  /* (not under ThreadSanitizer: the child's calls go through its
+   * interceptors, which need its own fork's care of its locks) */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)) && \
+  !defined(__SANITIZE_THREAD__)
   return _Fork();
 #else
   return fork();
