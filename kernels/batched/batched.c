@@ -22,6 +22,7 @@
 
 #include "core/err.h"
 #include "../blas/dense.h"
+#include "bmode.h"
 #include "kbodies.h"
 
 #define NELEM(a)  ((int)(sizeof(a) / sizeof((a)[0])))
@@ -159,7 +160,6 @@ static const sk_kbody k_count = {.label = "batched.info",
                                  .sigs = sig_count};
 
 /* -- helpers --------------------------------------------------------------------- */
-enum { MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR, MODE_ROWS };
 
 /* matrices in a batch: rank 3 (batch, rows, cols), or SIMD-packed rank 4
  * (groups, rows, cols, width: batched.pack) */
@@ -186,24 +186,24 @@ static const sk_view *bmat(const sk_arg *args, int nargs, const char *name, int 
  * is serial on the host (one matrix per thread vectorises best) and for
  * matrices up to 9x9 on a GPU; there gemm takes rows up to 16x16 and the
  * rest teamvector */
-static int mode_arg(const sk_arg *args, int nargs, int64_t rows, int64_t cols, int *mode,
+int sk_batched_mode(const sk_arg *args, int nargs, int64_t rows, int64_t cols, int *mode,
                     int gemm, char *err, size_t errlen) {
   const char *s = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
   if (!s) return -1;
   /* Kokkos Kernels' batched levels (Serial, Team, TeamVector), not spaces */
   static const char *const levels[] = {"serial", "team", "teamvector", "rows", NULL};
-  static const int level_mode[] = {MODE_SERIAL, MODE_TEAM, MODE_TEAMVECTOR, MODE_ROWS};
+  static const int level_mode[] = {SK_BMODE_SERIAL, SK_BMODE_TEAM, SK_BMODE_TEAMVECTOR, SK_BMODE_ROWS};
   int k = 0;
   while (levels[k] && strcmp(s, levels[k]) != 0) k++;
-  if (levels[k] && (gemm || level_mode[k] != MODE_ROWS)) *mode = level_mode[k];
+  if (levels[k] && (gemm || level_mode[k] != SK_BMODE_ROWS)) *mode = level_mode[k];
   else if (strcmp(s, "auto") == 0) {
     const sk_backend *b = sk_dense_backend(err, errlen);
     if (!b) return -1;
     /* (the GPU's choices from an H200 sweep, docs/bench-library.md: a thread per
      * matrix up to 9x9, gemm a thread per rows of C up to 16x16) */
-    *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? MODE_SERIAL
-            : gemm && rows <= 16 && cols <= 16           ? MODE_ROWS
-                                                         : MODE_TEAMVECTOR;
+    *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? SK_BMODE_SERIAL
+            : gemm && rows <= 16 && cols <= 16           ? SK_BMODE_ROWS
+                                                         : SK_BMODE_TEAMVECTOR;
   } else {
     sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, s, gemm ? "; or \"rows\"" : "");
     return -1;
@@ -223,9 +223,9 @@ static int same_batch(const sk_view *A, const char *an, const sk_view *B, const 
 static int launch(const sk_kbody *ks, const sk_kbody *kt, int mode, int64_t batch,
                   sk_arg *args, int nargs, char *err, size_t errlen) {
   if (batch == 0) return 0;
-  if (mode == MODE_SERIAL) return sk_dense_range(ks, batch, args, nargs, err, errlen);
+  if (mode == SK_BMODE_SERIAL) return sk_dense_range(ks, batch, args, nargs, err, errlen);
   for (int k = 0; k < nargs; k++)
-    if (strcmp(args[k].name, "vec") == 0) args[k].value.i64 = mode == MODE_TEAMVECTOR;
+    if (strcmp(args[k].name, "vec") == 0) args[k].value.i64 = mode == SK_BMODE_TEAMVECTOR;
   return sk_dense_team(kt, batch, 0, 0, args, nargs, err, errlen);
 }
 
@@ -273,7 +273,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     return -1;
   }
   int impl;
-  if (mode_arg(args, nargs, C->extent[1], C->extent[2], &mode, 1, err, errlen) < 0 ||
+  if (sk_batched_mode(args, nargs, C->extent[1], C->extent[2], &mode, 1, err, errlen) < 0 ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
@@ -302,10 +302,10 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_arg_view("A", &a),     sk_arg_view("B", &b),
     sk_arg_view("C", &c),     sk_arg_i64("ta", ta),
     sk_arg_i64("tb", tb),     sk_arg_f64("alpha", alpha),
-    sk_arg_f64("beta", beta), sk_arg_i64(mode == MODE_SERIAL ? "fixed" : "vec", fixed)};
+    sk_arg_f64("beta", beta), sk_arg_i64(mode == SK_BMODE_SERIAL ? "fixed" : "vec", fixed)};
   /* the host's fast path: float64 or float32, square 2..16, rank 3 (any
    * trans, strides) */
-  if (mode == MODE_SERIAL && (dt == SK_F64 || dt == SK_F32) && A->rank == 3 &&
+  if (mode == SK_BMODE_SERIAL && (dt == SK_F64 || dt == SK_F32) && A->rank == 3 &&
       B->rank == 3 && C->rank == 3 && n == C->extent[2] && n == ak && n >= 2 && n <= 16 &&
       alpha != 0) {
     const sk_backend *hb = sk_dense_backend(err, errlen);
@@ -338,14 +338,14 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   }
   /* all three packed alike, not transposed: lanes innermost (vectorised) */
-  if (mode == MODE_SERIAL && A->rank == 4 && B->rank == 4 && C->rank == 4 && ta == 'N' &&
+  if (mode == SK_BMODE_SERIAL && A->rank == 4 && B->rank == 4 && C->rank == 4 && ta == 'N' &&
       tb == 'N' && A->extent[3] == C->extent[3] && B->extent[3] == C->extent[3] &&
       A->layout == SK_RIGHT && B->layout == SK_RIGHT && C->layout == SK_RIGHT) {
     sk_arg kp[] = {sk_arg_view("A", A), sk_arg_view("B", B), sk_arg_view("C", C),
                    sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
     return sk_dense_range(&k_gemm_p, C->extent[0], kp, NELEM(kp), err, errlen);
   }
-  if (mode == MODE_ROWS) { /* a work item per ROWS_PER rows of C */
+  if (mode == SK_BMODE_ROWS) { /* a work item per ROWS_PER rows of C */
     int64_t rb = fixed ? ROWS_PER(fixed) : 1;
     sk_arg kr[] = {ka[0],
                    ka[1],
@@ -387,7 +387,7 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
            sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
     return -1;
   }
-  if (mode_arg(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0)
+  if (sk_batched_mode(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0)
     return -1;
   sk_view a, b;
   sk_dense_strided(A, &a);
@@ -497,7 +497,7 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
       return -1;
     }
   }
-  if (mode_arg(args, nargs, m, n, &mode, 0, err, errlen) < 0) return -1;
+  if (sk_batched_mode(args, nargs, m, n, &mode, 0, err, errlen) < 0) return -1;
   sk_view P, I, a, b, dummy;
   int own_p = 0, own_i = 0, rc = 0;
   memset(&P, 0, sizeof P);

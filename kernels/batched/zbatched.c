@@ -22,6 +22,7 @@
 
 #include "core/err.h"
 #include "../blas/dense.h"
+#include "bmode.h"
 #include "kbodies.h"
 
 #define NELEM(a)  ((int)(sizeof(a) / sizeof((a)[0])))
@@ -62,30 +63,6 @@ static const sk_kbody k_ztt = {.label = "batched.ztrsm",
                                .body = sk_body_batched_zbtrsm_t,
                                .pattern = SK_FOR,
                                .sigs = sig_tt};
-
-enum { Z_SERIAL, Z_TEAM, Z_TEAMVECTOR, Z_ROWS };
-
-/* mode, as batched.gemm's (its message) */
-static int zmode(const sk_arg *args, int nargs, int64_t rows, int64_t cols, int *mode,
-                 char *err, size_t errlen) {
-  const char *s = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
-  if (!s) return -1;
-  if (strcmp(s, "serial") == 0) *mode = Z_SERIAL;
-  else if (strcmp(s, "team") == 0) *mode = Z_TEAM;
-  else if (strcmp(s, "teamvector") == 0) *mode = Z_TEAMVECTOR;
-  else if (strcmp(s, "rows") == 0) *mode = Z_ROWS;
-  else if (strcmp(s, "auto") == 0) {
-    const sk_backend *b = sk_dense_backend(err, errlen);
-    if (!b) return -1;
-    *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? Z_SERIAL
-            : rows <= 16 && cols <= 16                   ? Z_ROWS
-                                                         : Z_TEAMVECTOR;
-  } else {
-    sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, s, "; or \"rows\"");
-    return -1;
-  }
-  return 0;
-}
 
 static int zbgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                   size_t errlen) {
@@ -145,7 +122,7 @@ static int zbgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       return -1;
     }
   }
-  if (zmode(args, nargs, C->extent[1], C->extent[2], &mode, err, errlen) < 0 ||
+  if (sk_batched_mode(args, nargs, C->extent[1], C->extent[2], &mode, 1, err, errlen) < 0 ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   int64_t nb = C->extent[0], m = C->extent[1];
@@ -157,9 +134,9 @@ static int zbgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_arg ka[] = {sk_arg_view("A", &a),         sk_arg_view("B", &b),
                  sk_arg_view("C", &c),         sk_arg_i64("ta", ta),
                  sk_arg_i64("tb", tb),         sk_zarg("alpha", al[0], al[1]),
-                 sk_zarg("beta", be[0], be[1]), sk_arg_i64("vec", mode == Z_TEAMVECTOR)};
-  if (mode == Z_SERIAL) return sk_dense_range(&k_zs, nb, ka, NELEM(ka) - 1, err, errlen);
-  if (mode == Z_ROWS) return sk_dense_range(&k_zr, nb * m, ka, NELEM(ka) - 1, err, errlen);
+                 sk_zarg("beta", be[0], be[1]), sk_arg_i64("vec", mode == SK_BMODE_TEAMVECTOR)};
+  if (mode == SK_BMODE_SERIAL) return sk_dense_range(&k_zs, nb, ka, NELEM(ka) - 1, err, errlen);
+  if (mode == SK_BMODE_ROWS) return sk_dense_range(&k_zr, nb * m, ka, NELEM(ka) - 1, err, errlen);
   return sk_dense_team(&k_zt, nb, 0, 0, ka, NELEM(ka), err, errlen);
 }
 
@@ -198,15 +175,8 @@ static int zbtrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
     return -1;
   }
-  const char *ms = sk_karg_str(args, nargs, "mode", "auto", err, errlen);
-  if (!ms) return -1;
-  if (strcmp(ms, "serial") == 0 || strcmp(ms, "auto") == 0) mode = Z_SERIAL;
-  else if (strcmp(ms, "team") == 0) mode = Z_TEAM;
-  else if (strcmp(ms, "teamvector") == 0) mode = Z_TEAMVECTOR;
-  else {
-    sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, ms, "");
+  if (sk_batched_mode(args, nargs, B->extent[1], B->extent[2], &mode, 0, err, errlen) < 0)
     return -1;
-  }
   /* side L: M = op(A); side R: M = op(A)^T, B read transposed; the
    * transposes are index swaps (tr), 'C' a conjugate (cj) */
   int lower = uplo == 'L', tr = trans != 'N', sr = side == 'R';
@@ -221,7 +191,7 @@ static int zbtrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  sk_arg_i64("lower", lower),   sk_arg_i64("unit", diag == 'U'),
                  sk_arg_i64("cj", trans == 'C'), sk_arg_i64("tr", tr),
                  sk_arg_i64("sr", sr),         sk_zarg("alpha", al[0], al[1])};
-  if (mode == Z_SERIAL) return sk_dense_range(&k_zts, nb, ka, NELEM(ka), err, errlen);
+  if (mode == SK_BMODE_SERIAL) return sk_dense_range(&k_zts, nb, ka, NELEM(ka), err, errlen);
   return sk_dense_team(&k_ztt, nb, 0, 0, ka, NELEM(ka), err, errlen);
 }
 

@@ -6,7 +6,7 @@ return {
   -- runtime
   ["speck.initialize"] = {"speck.initialize{space = \"openmp\", threads = 2, device = 0}",
     "Optional; the first use initialises. Defaults come from SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS / OMP_NUM_THREADS."},
-  ["speck.finalize"] = {"speck.finalize()", "Stop the back end (the thread pool, the CUDA context)."},
+  ["speck.finalize"] = {"speck.finalize()", "Stop the back end (the thread pool, the GPU's context)."},
   ["speck.info"] = {"speck.info() --> table",
     "version, default_space, spaces = {serial=..., openmp=..., cuda=...}, threads, compilers = {tcc=..., cc=..., nvrtc=...}, devices = {...}."},
   ["speck.host_accessible"] = {"speck.host_accessible(space)",
