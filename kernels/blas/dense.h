@@ -31,6 +31,11 @@ enum { SK_IMPL_NATIVE, SK_IMPL_VENDOR, SK_IMPL_AUTO };
 int sk_dense_impl(const sk_arg *args, int nargs, int *impl, char *err, size_t errlen);
 /* the active back end (NULL with a message) */
 const sk_backend *sk_dense_backend(char *err, size_t errlen);
+/* potrf's pivot 'info' - 1 failed with value 'd' (the pivot left in
+ * A(k, k); a complex matrix's real part): NaN or Inf, or not positive --
+ * the message, and -1 (lapack.c; zlapack.c's too) */
+int sk_dense_potrf_fail(const sk_view *A, int64_t info, double d, char *err,
+                        size_t errlen);
 
 /* complex arguments (zblas.c; for zlapack.c and batched/zbatched.c): a
  * complex128 capture; the complex view 'name' of 'rank', of the dtype *dt

@@ -110,13 +110,18 @@ static int diag_get(const sk_view *A, int64_t j, double *x, char *err, size_t er
 
 /* potrf's pivot 'info' - 1 failed: NaN or Inf (the pivot the body left in
  * A(k, k), as LAPACK), or not positive */
-static int potrf_fail(const sk_view *A, int64_t info, char *err, size_t errlen) {
-  double d;
-  if (diag_get(A, info - 1, &d, err, errlen) < 0) return -1;
+int sk_dense_potrf_fail(const sk_view *A, int64_t info, double d, char *err,
+                        size_t errlen) {
   if (isfinite(d)) return not_spd(A, info, err, errlen);
   sk_err(err, errlen, SK_E_VIEW_PIVOT_NONFINITE, A->label, (long long)(info - 1),
          (long long)(info - 1), isnan(d) ? "NaN" : "Inf");
   return -1;
+}
+
+static int potrf_fail(const sk_view *A, int64_t info, char *err, size_t errlen) {
+  double d;
+  if (diag_get(A, info - 1, &d, err, errlen) < 0) return -1;
+  return sk_dense_potrf_fail(A, info, d, err, errlen);
 }
 
 static int singular(const sk_view *A, int64_t info, char *err, size_t errlen) {

@@ -249,13 +249,7 @@ static int diag_re(const sk_view *A, int64_t j, double *x, char *err, size_t err
 static int potrf_fail(const sk_view *A, int64_t info, char *err, size_t errlen) {
   double d;
   if (diag_re(A, info - 1, &d, err, errlen) < 0) return -1;
-  if (isfinite(d))
-    sk_err(err, errlen, SK_E_VIEW_NOT_POSITIVE, A->label, (long long)info,
-           (long long)(info - 1));
-  else
-    sk_err(err, errlen, SK_E_VIEW_PIVOT_NONFINITE, A->label, (long long)(info - 1),
-           (long long)(info - 1), isnan(d) ? "NaN" : "Inf");
-  return -1;
+  return sk_dense_potrf_fail(A, info, d, err, errlen);
 }
 
 #define ZPOTRF_NB 96
