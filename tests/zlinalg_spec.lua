@@ -15,7 +15,7 @@ local blas = require "speck.blas"
 local batched = require "speck.batched"
 local sparse = require "speck.sparse"
 
-local PY = "/usr/bin/python3"
+local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local ORACLE = HERE .. "/zlinalg_oracle.py"
 local DIR = os.tmpname()
