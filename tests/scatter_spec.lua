@@ -138,6 +138,26 @@ describe("speck.ScatterView", function()
                  {target = "cuda"})
   end)
 
+  it("rewrites a repeated body once, per ScatterView setting", function()
+    -- the same capture name and body text for a sum and a max ScatterView:
+    -- each launch gets its own rewrite (the launch layer keeps rewrites by
+    -- the settings they depend on), and a refused body stays refused
+    local v = speck.View("m", "float64", 4)
+    local sum, mx = speck.ScatterView(v), speck.ScatterView(v, {op = "max"})
+    for r = 1, 3 do
+      speck.parallel_for("memo_sum", 8, {s = sum}, "auto a = s.access(); a(i % 4) += 1.0;")
+      speck.contribute(v, sum)
+      assert.equal(2 * r, host(v)(1))
+      assert.equal("speck.parallel_for 'memo_sum': ScatterView 'm' (capture 's'): op 'max' " ..
+                   "takes a(i).update(v), not += (body line 1)",
+                   err_of(speck.parallel_for, "memo_sum", 8, {s = mx},
+                          "auto a = s.access(); a(i % 4) += 1.0;"))
+    end
+    speck.parallel_for("memo_max", 8, {s = mx}, "auto a = s.access(); a(i % 4).update(100.0 + i);")
+    speck.contribute(v, mx)
+    assert.equal(107, host(v)(3))
+  end)
+
   it("refuses bad input by name", function()
     local v = speck.View("q", "float64", 3)
     assert.equal("speck.parallel_for 'bad': ScatterView 'q' (capture 's'): an access is " ..

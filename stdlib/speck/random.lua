@@ -202,7 +202,7 @@ end
 speck._expanders[Pool] = function(name, p, out)
   out[name .. "_st"], out[name .. "_lk"] = p.st, p.lk
   return ("(void)%s_st.data; (void)%s_lk.data; "):format(name, name),
-         function(body) return rewrite(name, body) end
+         function(body) return rewrite(name, body) end, "pool " .. name
 end
 
 -- -- fill_random ---------------------------------------------------------------

@@ -211,12 +211,15 @@ local function rewrite(name, sv, body)
 end
 
 speck._expanders[Scatter] = function(name, sv, out)
+  -- the rewrite depends on the name, op, duplication and copies, and on
+  -- the view's label (in its messages)
+  local key = ("sv %s %s %d %s"):format(name, sv.op, sv.dup and sv.ncopies or 0, sv.view:label())
   if sv.dup then
     out[name .. "_dup"] = sv.copies
-    return ("(void)%s_dup.data; "):format(name), function(b) return rewrite(name, sv, b) end
+    return ("(void)%s_dup.data; "):format(name), function(b) return rewrite(name, sv, b) end, key
   end
   out[name .. "_v"] = sv.view
-  return ("(void)%s_v.data; "):format(name), function(b) return rewrite(name, sv, b) end
+  return ("(void)%s_v.data; "):format(name), function(b) return rewrite(name, sv, b) end, key
 end
 
 -- -- contribute ----------------------------------------------------------------

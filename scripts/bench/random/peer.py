@@ -3,7 +3,10 @@
 # cupy.random: cuRAND XORWOW) filling N float64 uniform in [0, 1), and
 # the histogram of the same keys (numpy.bincount / cupy.bincount).
 # Prints "<numpy|cupy> <kernel> <N> <seconds>" (median of BENCH_REPS).
-#   python3 peer.py numpy|cupy fill N | hist N B
+#   python3 peer.py numpy|cupy fill N | hist N B | fe NX
+# fe: the FE-style assembly of random.lua (NX x NX quads, a quarter of
+# each quad's weight to its four nodes) as bincount with weights over the
+# connectivity (the scatter-add NumPy and CuPy offer).
 import os
 import sys
 import time
@@ -46,6 +49,16 @@ if what == "fill":
         g = xp.random.default_rng(12345)
         f = lambda: g.random(out=v)
     print("%s fill %d %.6g" % (lib, n, median(f)))
+elif what == "fe":
+    nx = n
+    e = xp.arange(nx * nx, dtype=xp.int64)
+    ex, ey = e % nx, e // nx
+    n0 = ey * (nx + 1) + ex
+    conn = xp.stack([n0, n0 + 1, n0 + nx + 1, n0 + nx + 2], axis=1).astype(xp.int32).ravel()
+    w = 0.25 * (1.0 + 1e-3 * ((ex * 7 + ey * 13) % 17).astype(xp.float64))
+    w4 = xp.repeat(w, 4)
+    nn = (nx + 1) * (nx + 1)
+    print("%s fe %d %.6g" % (lib, nx * nx, median(lambda: xp.bincount(conn, weights=w4, minlength=nn))))
 else:
     i = xp.arange(n, dtype=xp.uint64)
     keys = ((i * xp.uint64(2654435761)) % xp.uint64(bins)).astype(xp.int32)
