@@ -1,14 +1,18 @@
 /* afile.c: files written whole or not at all -- the data go to a
  * temporary file beside the target, which replaces the target by one
- * rename once every byte is out -- and files read only when they are
- * regular files (io.h). */
+ * rename once every byte is out, gzip-compressed on the way where asked
+ * (a stdio stream whose writes zlib deflates) -- and files read only when
+ * they are regular files (io.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/err.h"
 #include "io/io.h"
@@ -24,6 +28,87 @@ FILE *sk_afile_open(sk_afile *a, const char *path, char *err, size_t errlen) {
     errno = e;
   }
   return f;
+}
+
+/* -- a stream that gzips what is written to it into 'out' ------------------ */
+typedef struct gzw {
+  FILE *out;
+  z_stream zs;
+  int bad; /* a write of 'out' failed (errno kept) */
+  unsigned char buf[1 << 16];
+} gzw;
+
+/* deflate what zs holds with 'flush', writing every full buffer out */
+static int gzw_pump(gzw *z, int flush) {
+  int r;
+  do {
+    z->zs.next_out = z->buf;
+    z->zs.avail_out = sizeof z->buf;
+    r = deflate(&z->zs, flush);
+    if (r == Z_STREAM_ERROR) {
+      errno = EIO;
+      return -1;
+    }
+    size_t have = sizeof z->buf - z->zs.avail_out;
+    if (have && fwrite(z->buf, 1, have, z->out) != have) return -1;
+  } while (z->zs.avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+  return 0;
+}
+
+static ssize_t gzw_write(void *c, const char *b, size_t n) {
+  gzw *z = c;
+  if (z->bad) return -1;
+  z->zs.next_in = (unsigned char *)(uintptr_t)b;
+  z->zs.avail_in = (uInt)n;
+  if (gzw_pump(z, Z_NO_FLUSH) < 0) {
+    z->bad = errno ? errno : EIO;
+    return -1;
+  }
+  return (ssize_t)n;
+}
+
+static int gzw_close(void *c) {
+  gzw *z = c;
+  int rc = z->bad ? -1 : gzw_pump(z, Z_FINISH);
+  int e = z->bad ? z->bad : errno;
+  deflateEnd(&z->zs);
+  if ((ferror(z->out) | (fclose(z->out) != 0)) && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  free(z);
+  if (rc) errno = e;
+  return rc;
+}
+
+static int ends_gz(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+FILE *sk_afile_open_z(sk_afile *a, const char *path, char *err, size_t errlen) {
+  FILE *f = sk_afile_open(a, path, err, errlen);
+  if (!f || !ends_gz(path)) return f;
+  gzw *z = calloc(1, sizeof *z);
+  /* gzip's wrapper (15 + 16), zlib's default level (gzip's 6) */
+  if (!z || deflateInit2(&z->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                         Z_DEFAULT_STRATEGY) != Z_OK) {
+    free(z);
+    fclose(f);
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, a->tmp, "out of memory for compression");
+    sk_afile_abandon(a);
+    return NULL;
+  }
+  z->out = f;
+  cookie_io_functions_t io = {.write = gzw_write, .close = gzw_close};
+  FILE *g = fopencookie(z, "w", io);
+  if (!g) {
+    int e = errno;
+    gzw_close(z);
+    sk_err(err, errlen, SK_E_CANNOT_WRITE_PATH, a->tmp, strerror(e));
+    sk_afile_abandon(a);
+  }
+  return g;
 }
 
 int sk_afile_commit(sk_afile *a, FILE *f, char *err, size_t errlen) {

@@ -54,6 +54,9 @@ typedef struct sk_afile {
   char tmp[4200]; /* the temporary file's name, "" when none */
 } sk_afile;
 FILE *sk_afile_open(sk_afile *a, const char *path, char *err, size_t errlen);
+/* the same, gzip-compressed when 'path' ends in ".gz" (what sk_lines_open
+ * reads back) */
+FILE *sk_afile_open_z(sk_afile *a, const char *path, char *err, size_t errlen);
 int sk_afile_commit(sk_afile *a, FILE *f, char *err, size_t errlen);
 void sk_afile_abandon(sk_afile *a);
 

@@ -12,6 +12,20 @@ local SPECK = os.getenv("SPECK_BIN") or "build/bin/speck"
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 describe("help", function()
+  it("has one entry a name (a second one would silently replace the first)", function()
+    local f = assert(io.open("stdlib/speck/help.lua"))
+    local seen, twice = {}, {}
+    for line in f:lines() do
+      local k = line:match('^%s*%["([^"]+)"%]%s*=')
+      if k then
+        if seen[k] then twice[#twice + 1] = k end
+        seen[k] = true
+      end
+    end
+    f:close()
+    assert.are.same({}, twice)
+  end)
+
   it("has an entry for every public function of graph, sparse, task and plot", function()
     local missing = {}
     for _, m in ipairs {"graph", "sparse", "task", "plot"} do

@@ -7,7 +7,8 @@
  *
  * A writer copies what lives elsewhere to the host and writes to a
  * temporary name renamed over 'path' (io/afile.c): a reader never sees a
- * half-written file. An undirected edge is written once, as u <= v. With
+ * half-written file; a path ending in ".gz" is written gzip-compressed
+ * (graph.read reads it back). An undirected edge is written once, as u <= v. With
  * names (a graph read with names = true, or one of its subgraphs) the
  * vertices are written by name; a CSV field holding the delimiter, a
  * quote or a space at its ends is quoted ("" for a quote).
@@ -110,7 +111,7 @@ static int write_edges(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int64_t ne = 0;
   for (int64_t u = 0; u < g.nv; u++)
     for (int64_t k = ptr[u]; k < ptr[u + 1]; k++) ne += directed || col[k] >= u;
-  f = sk_afile_open(&af, path, err, errlen);
+  f = sk_afile_open_z(&af, path, err, errlen);
   if (!f) goto done;
   char sep = delim ? delim : '\t';
   if (delim) {
@@ -197,7 +198,7 @@ static int write_csv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (sk_sp_host_copy(c[done_k], &hc[done_k], err, errlen) < 0) goto done;
   sk_afile af;
   af.tmp[0] = '\0';
-  FILE *f = sk_afile_open(&af, path, err, errlen);
+  FILE *f = sk_afile_open_z(&af, path, err, errlen);
   if (!f) goto done;
   int col = 0; /* fields written on the line so far */
   if (with_id) {

@@ -409,14 +409,17 @@ return function(graph, I)
   -- write(path, g [, format]): snap / edges ("# Nodes: N" kept, an
   -- undirected edge once), csv / tsv (a header "source,target[,weight]")
   -- or mm (the adjacency matrix, general); a graph with names is written
-  -- by name (not mm)
+  -- by name (not mm); a path ending in .gz is written gzip-compressed
+  -- (not mm)
   function graph.write(path, g, fmt)
     local f = "write"
     if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
     check_graph(f, g)
     fmt = format_of(f, path, fmt)
-    if path:match("%.gz$") then fail(f, "'%s': compressed files are read, not written", path) end
     if fmt == "mm" then
+      if path:match("%.gz$") then
+        fail(f, "'%s': a compressed Matrix Market file is not written (write it plain)", path)
+      end
       call(f, "sparse.write_mm", sparse._margs({path = path,
         field = g.weights and "real" or "pattern"}, "A", g:matrix()))
       return
