@@ -6,7 +6,8 @@
 # the params file has lines "pairs u1 v1 u2 v2 ...", "pers w0 w1 ..."
 # (a personalization, one weight per vertex) and "src s1 s2 ..." (BFS
 # sources). The out file gets lines "key x1 x2 ..." (floats as repr):
-#   clu, trans          networkx.clustering / transitivity (undirected)
+#   clu, trans          networkx.clustering (directed too) / transitivity
+#                       (undirected)
 #   jac, ovl            Jaccard and overlap of the pairs; jacarcs, ovlarcs
 #                       of every arc in CSR order (rows in vertex order,
 #                       each sorted): sets of out-neighbours; Jaccard is
@@ -97,9 +98,9 @@ def main():
         p = params(pp)
         lines = []
         loops = nx.number_of_selfloops(g) > 0
+        c = nx.clustering(g)
+        lines.append(fmt("clu", [c[v] for v in range(n)]))
         if not directed:
-            c = nx.clustering(g)
-            lines.append(fmt("clu", [c[v] for v in range(n)]))
             lines.append(fmt("trans", [float(nx.transitivity(g))]))
         nb = {u: set(g.successors(u)) if directed else set(g[u]) for u in range(n)}
         pv = [int(x) for x in p.get("pairs", [])]

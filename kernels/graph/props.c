@@ -24,12 +24,40 @@ static const sk_kbody k_clust = {.label = "graph.clustering",
                                  .sigs = sig_clust,
                                  .reds = "sum:int64 sum:int64"};
 
-/* graph.clustering: G_* (undirected) [, what (for the message)] ->
- * clustering (float64 per vertex), transitivity */
+/* a directed graph's clustering (NetworkX's): from its rows and its
+ * reverse's (R_*), a thread a vertex */
+static const char *const sig_dclust[] = {
+  "range" G3 R1("rrowptr", "int64") R1("rcolidx", "int32") R1("c", "float64"), NULL};
+static const sk_kbody k_dclust = {.label = "graph.clustering_directed",
+                                  .body = sk_body_graph_clustering_directed,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_dclust};
+
+static int clustering_directed(const sk_graph *g, const sk_arg *args, int nargs,
+                               sk_kvalue *out, char *err, size_t errlen) {
+  const sk_view *rp = sk_karg_view(args, nargs, "R_rowptr", 1, err, errlen);
+  const sk_view *rc = rp ? sk_karg_view(args, nargs, "R_colidx", 1, err, errlen) : NULL;
+  if (!rc) return -1;
+  sk_view c;
+  memset(&c, 0, sizeof c);
+  if (sk_sp_view(&c, "clustering", SK_F64, g->nv, g->rowptr->space, 0, err, errlen) < 0)
+    return -1;
+  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                sk_arg_view("rrowptr", rp),       sk_arg_view("rcolidx", rc),
+                sk_arg_view("c", &c)};
+  int r = (g->nv > 0 && sk_sp_range(&k_dclust, g->nv, a, NELEM(a), NULL, err, errlen) < 0) ||
+          sk_kout_view(out, "clustering", &c, err, errlen) < 0 ? -1 : 0;
+  sk_view_release(&c);
+  return r;
+}
+
+/* graph.clustering: G_* [, what (for the message); R_* (the reverse) for a
+ * directed graph's clustering] -> clustering (float64 per vertex),
+ * transitivity (undirected) */
 static int clustering(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                       size_t errlen) {
-  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights",
-                                      "directed", "what",     NULL};
+  static const char *const known[] = {"G_rowptr", "G_colidx", "G_weights", "directed",
+                                      "what",     "R_rowptr", "R_colidx",  NULL};
   sk_graph g;
   int directed;
   const char *what;
@@ -38,6 +66,8 @@ static int clustering(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
       !(what = sk_karg_str(args, nargs, "what", "clustering", err, errlen)))
     return -1;
+  if (directed && strcmp(what, "clustering") == 0)
+    return clustering_directed(&g, args, nargs, out, err, errlen);
   if (directed) {
     sk_err(err, errlen, SK_E_GRAPH_DIRECTED_CLUSTERING, what);
     return -1;
@@ -533,7 +563,7 @@ done:
 }
 
 /* -- registration --------------------------------------------------------- */
-static const sk_kentry e_clust = {"graph.clustering", "G_* (undirected)", SK_KRES_NONE,
+static const sk_kentry e_clust = {"graph.clustering", "G_* [, what; R_* when directed]", SK_KRES_NONE,
                                   clustering};
 static const sk_kentry e_sim = {"graph.similarity", "G_*, measure [, us, vs]",
                                 SK_KRES_NONE, similarity};
@@ -544,6 +574,6 @@ static const sk_kentry e_hits = {"graph.hits", "G_* [, directed, tol, maxiter]",
 
 const sk_kentry *const sk_gprops_entries[] = {&e_clust, &e_sim, &e_deg, &e_hits, NULL};
 const sk_kbody *const sk_gprops_bodies[] = {
-  &k_clust,      &k_pairs_bad, &k_dd,        &k_sim,  &k_sim_bits,
+  &k_clust,      &k_dclust,    &k_pairs_bad, &k_dd,   &k_sim,  &k_sim_bits,
   &k_deg,        &k_deg_range, &k_deg_count, &k_hits, &k_hits_w,
   &k_hits_scale, &k_hits_norm, &k_hits_sums, NULL};

@@ -597,11 +597,18 @@ end
 -- graph.pagerank and graph.bfs above)
 
 -- c: float64 local clustering coefficient per vertex (networkx.clustering:
--- an undirected graph, weights ignored, self-loops not neighbours)
+-- weights ignored, self-loops not neighbours; a directed graph's counts
+-- the directed triangles through a vertex, Fagiolo's definition, from its
+-- out-rows and its reverse's)
 function graph.clustering(g)
   local f = "clustering"
   check_graph(f, g)
-  local _, outs = call(f, "graph.clustering", gargs({}, g))
+  local t = gargs({}, g)
+  if g:is_directed() then
+    local r = g:reverse()
+    t.R_rowptr, t.R_colidx = r.rowptr, r.colidx
+  end
+  local _, outs = call(f, "graph.clustering", t)
   return outs.clustering
 end
 

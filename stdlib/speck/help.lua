@@ -200,7 +200,7 @@ return {
   ["View:totable"] = {"v:totable()", "The elements as nested Lua lists (1-based)."},
   -- graph properties and similarity (issue 26)
   ["speck.graph.clustering"] = {"local c = graph.clustering(g)",
-    "float64 local clustering coefficient per vertex (networkx.clustering: 2 T(v) / (d (d - 1)), from graph.triangles' counts); undirected graphs only, weights ignored, self-loops not neighbours."},
+    "float64 local clustering coefficient per vertex (networkx.clustering: 2 T(v) / (d (d - 1)), from graph.triangles' counts); a directed graph's is NetworkX's directed clustering (Fagiolo's, from in- and out-neighbours); weights ignored, self-loops not neighbours."},
   ["speck.graph.transitivity"] = {"local t = graph.transitivity(g)",
     "networkx.transitivity: 3 * triangles / connected triples (0 without triangles); undirected graphs only."},
   ["speck.graph.jaccard"] = {"local s = graph.jaccard(g [, us, vs])",
