@@ -6,7 +6,8 @@
 #      from tests/c/test_*.c). A program may print, as its last line,
 #      'N passed, M failed' to report its own checks; otherwise it counts
 #      as one test, passed when it exits 0. A non-zero exit is always at
-#      least one failure.
+#      least one failure. With SPECK_TEST_JOBS=J > 1 up to J programs run
+#      at a time.
 #   2. busted specs tests/*_spec.lua, once per space in $SPECK_SPACES
 #      (default "serial openmp"; openmp with SPECK_THREADS=2), counted from
 #      busted's summary (successes passed; failures and errors failed;
@@ -90,15 +91,28 @@ timed_out() {
 }
 
 # -- 1. C unit tests ------------------------------------------------------
+# SPECK_TEST_JOBS > 1 runs them side by side (xargs -P, each writing its
+# output and exit status under $tmp/c.<name>); the results are read in
+# name order either way
+jobs=${SPECK_TEST_JOBS:-1}
+case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
 ctests=
 for c in ${SPECK_CTESTS:-}; do ctests="$ctests $BUILD/tests/c/$c"; done
+: >"$tmp/ctests"
 for t in ${ctests:-"$BUILD"/tests/c/test_*}; do
-  [ -f "$t" ] && [ -x "$t" ] || continue
+  [ -f "$t" ] && [ -x "$t" ] && echo "$t" >>"$tmp/ctests"
+done
+# shellcheck disable=SC2016
+SPECK_TEST_TMP="$tmp" xargs -P "$jobs" -n 1 sh -c '
+  n=${1##*/}
+  timeout -k 10 "$job_timeout" "$1" >"$SPECK_TEST_TMP/c.$n" 2>&1
+  echo $? >"$SPECK_TEST_TMP/c.$n.rc"' sh <"$tmp/ctests"
+while read -r t; do
   name=${t##*/}
-  timeout -k 10 "$job_timeout" "$t" >"$tmp/out" 2>&1
-  rc=$?
-  timed_out "$rc" "$name" && { tail -n 20 "$tmp/out"; continue; }
-  counts=$(tail -n 1 "$tmp/out" |
+  out="$tmp/c.$name"
+  rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+  timed_out "$rc" "$name" && { tail -n 20 "$out"; continue; }
+  counts=$(tail -n 1 "$out" |
     sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p')
   bad=0
   if [ -n "$counts" ]; then
@@ -113,9 +127,9 @@ for t in ${ctests:-"$BUILD"/tests/c/test_*}; do
     fail "$name exited with status $rc"
     bad=1
   fi
-  [ "$bad" -ne 0 ] && cat "$tmp/out"
-  echo "c: $name: $(tail -n 1 "$tmp/out")"
-done
+  [ "$bad" -ne 0 ] && cat "$out"
+  echo "c: $name: $(tail -n 1 "$out")"
+done <"$tmp/ctests"
 
 # -- 2. busted specs, once per space ---------------------------------------
 n='\([0-9][0-9]*\)'
@@ -136,9 +150,6 @@ count() {
   [ "$6" -ne 0 ] && [ $(($2 + $3)) -eq 0 ] &&
     fail "busted ($5) exited with status $6"
 }
-
-jobs=${SPECK_TEST_JOBS:-1}
-case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
 
 # shards of spec file $1: its 'name=N' in SPECK_TEST_SHARDS, else the
 # list's bare number, else J
