@@ -105,8 +105,10 @@ done
 # shellcheck disable=SC2016
 SPECK_TEST_TMP="$tmp" xargs -P "$jobs" -n 1 sh -c '
   n=${1##*/}
+  t0=$(date +%s)
   timeout -k 10 "$job_timeout" "$1" >"$SPECK_TEST_TMP/c.$n" 2>&1
-  echo $? >"$SPECK_TEST_TMP/c.$n.rc"' sh <"$tmp/ctests"
+  echo $? >"$SPECK_TEST_TMP/c.$n.rc"
+  echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/c.$n.t"' sh <"$tmp/ctests"
 while read -r t; do
   name=${t##*/}
   out="$tmp/c.$name"
@@ -128,7 +130,7 @@ while read -r t; do
     bad=1
   fi
   [ "$bad" -ne 0 ] && cat "$out"
-  echo "c: $name: $(tail -n 1 "$out")"
+  echo "c: $name: $(tail -n 1 "$out") ($(cat "$out.t" 2>/dev/null || echo '?') s)"
 done <"$tmp/ctests"
 
 # -- 2. busted specs, once per space ---------------------------------------
@@ -214,13 +216,15 @@ for space in $SPECK_SPACES; do
   # shellcheck disable=SC2016
   env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_LUA="${SPECK_LUA:-}" \
     BUSTED="$BUSTED" xargs -P "$jobs" -n 4 sh -c '
+      t0=$(date +%s)
       SPECK_TEST_SHARD="$3/$4" timeout -k 10 "$job_timeout" \
         ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
         "$BUSTED" -o plainTerminal --helper=tests/shard.lua "$2" \
         >"$SPECK_TEST_TMP/job.$1" 2>&1
-      echo $? >"$SPECK_TEST_TMP/job.$1.rc"' sh <"$tmp/jobs"
+      echo $? >"$SPECK_TEST_TMP/job.$1.rc"
+      echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/job.$1.t"' sh <"$tmp/jobs"
   while read -r id s k ns; do
-    echo "-- $s, shard $k/$ns"
+    echo "-- $s, shard $k/$ns ($(cat "$tmp/job.$id.t" 2>/dev/null || echo '?') s)"
     cat "$tmp/job.$id"
     jrc=$(cat "$tmp/job.$id.rc" 2>/dev/null || echo 1)
     timed_out "$jrc" "busted ($space, $s shard $k/$ns)" && continue
