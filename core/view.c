@@ -244,7 +244,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
     const sk_backend *b = sk_backend_for_space(space);
     char why[256] = "";
     char what[SK_LABEL_MAX + 32];
-    snprintf(what, sizeof what, "allocating view '%s'", v->label);
+    sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_ALLOC, v->label);
     if (sk_capture_refuse(what, "a replay reuses the capture's memory: allocate before it",
                           err, errlen) < 0) {
       free(a);
@@ -728,8 +728,8 @@ static int capture_reach(const sk_view *a, const sk_view *b, char *err, size_t e
     int sp = v[k]->space;
     if (sk_space_remote(sp) || !act || !act->reaches(sp)) {
       char what[SK_LABEL_MAX + 96];
-      snprintf(what, sizeof what, "%s view '%s' (space %s)",
-               b ? "a deep_copy with" : "a fill of", v[k]->label, sk_space_name(sp));
+      sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_COPY, b ? "a deep_copy with" : "a fill of",
+             v[k]->label, sk_space_name(sp));
       return sk_capture_refuse(what, "the replay runs on the back end alone", err,
                                errlen);
     }
@@ -877,6 +877,12 @@ static int fill_cell(sk_view *v, const void *cell, char *err, size_t errlen) {
   if (!sk_space_host_accessible(v->space)) {
     const sk_backend *b = sk_backend_for_space(v->space);
     if (b && b->fill_view) return b->fill_view(v, cell, err, errlen);
+  }
+  if (sk_capture_mode()) { /* host-accessible memory a device fills: its kernel, recorded */
+    char e[64];
+    const sk_backend *act = sk_rt_backend(e, sizeof e);
+    if (act && act->fill_view && act->reaches(v->space))
+      return act->fill_view(v, cell, err, errlen);
   }
   sk_stage s;
   if (sk_stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;

@@ -438,8 +438,12 @@ static int capture_check(int pattern, const sk_policy *p, const char *label, cha
                                                   : "its total comes back to the host",
                              err, errlen);
   }
-  if (p->instance && p->instance->handle)
-    return sk_err(err, errlen, SK_E_CAPTURE_INSTANCE, label);
+  /* any instance, a host back end's default one too: the same code must
+   * capture on every back end */
+  if (p->instance) {
+    sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_LAUNCH, label);
+    return sk_err(err, errlen, SK_E_CAPTURE_INSTANCE, what);
+  }
   sk_capture_note(1);
   return 0;
 }

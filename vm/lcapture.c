@@ -112,6 +112,8 @@ static lgraph *check(lua_State *L, const char *fname) {
 static int l_replay(lua_State *L) {
   const char *fname = "LaunchGraph:replay";
   lgraph *h = check(L, fname);
+  if (sk_capture_mode() != SK_CAPTURE_OFF)
+    return sk_lerror(L, fname, h->label, SK_E_CAPTURE_NESTED);
   lua_Integer n = 1;
   if (!lua_isnoneornil(L, 2)) {
     int ok = 0;
