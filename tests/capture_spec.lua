@@ -138,6 +138,44 @@ describe("speck.graph_capture on " .. ACTIVE, function()
     g:free()
   end)
 
+  it("captures MDRange launches and team launches with scratch on both levels", function()
+    local m = speck.View("cm", "int64", {6, 5})
+    local L = 9
+    local t = speck.View("ct", "int64", L)
+    local g = speck.graph_capture(function()
+      speck.parallel_for("cap_md", speck.MDRangePolicy({0, 0}, {6, 5}), {m = m},
+                         "m(i, j) = m(i, j) + 10 * i + j;")
+      speck.parallel_for("cap_team", speck.TeamPolicy(L, 1, 1,
+          {scratch = {per_team = {8, 0}, per_thread = {0, 16}}}), {t = t}, [[
+        const int64_t r = team.league_rank;
+        int64_t *s = (int64_t *)team_scratch(team, 0, 8);
+        int64_t *p = (int64_t *)thread_scratch(team, 1, 16);
+        s[0] = r;
+        p[0] = 2 * r;
+        team_barrier(team);
+        t(r) = t(r) + s[0] + p[0];
+      ]])
+    end)
+    g:replay(3)
+    local hm, ht = host(m), host(t)
+    for i = 0, 5 do for j = 0, 4 do assert.equal(4 * (10 * i + j), hm(i, j)) end end
+    for r = 0, L - 1 do assert.equal(4 * 3 * r, ht[r]) end
+    assert.equal(2, g:info().kernels)
+    g:free()
+  end)
+
+  it("captures a library call made of launches (blas.axpy)", function()
+    local blas = require "speck.blas"
+    local x = speck.View("bx", "float64", 300)
+    local y = speck.View("by", "float64", 300)
+    speck.deep_copy(x, 1.5)
+    local g = speck.graph_capture(function() blas.axpy(2.0, x, y) end)
+    g:replay(3)
+    local h = host(y)
+    for i = 0, 299 do assert.equal(12.0, h[i]) end
+    g:free()
+  end)
+
   it("with warm = false runs nothing at the capture", function()
     local c = speck.View("cold", "int64", 1)
     local g = speck.graph_capture(function()
