@@ -243,10 +243,11 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
   } else {
     const sk_backend *b = sk_backend_for_space(space);
     char why[256] = "";
-    char what[SK_LABEL_MAX + 32];
-    sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_ALLOC, v->label);
-    if (sk_capture_refuse(what, "a replay reuses the capture's memory: allocate before it",
-                          err, errlen) < 0) {
+    if (sk_capture_mode()) { /* (the text formatted only then: sk_err sets err_last) */
+      char what[SK_LABEL_MAX + 32];
+      sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_ALLOC, v->label);
+      sk_capture_refuse(what, "a replay reuses the capture's memory: allocate before it", err,
+                        errlen);
       free(a);
       return -1;
     }
