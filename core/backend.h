@@ -279,6 +279,25 @@ typedef struct sk_backend {
   int (*instance_fence)(void *inst, char *err, size_t errlen);
   int (*copy_async)(void *dst, int dspace, const void *src, int sspace, size_t bytes,
                     void *inst, char *err, size_t errlen);
+
+  /* -- replayed launch sequences (speck.graph_capture, exec/capture.c) -----
+   * optional (NULL: nothing to record -- a host back end's launches are
+   * done when they return, so a replay runs the captured function again).
+   * capture_begin: from now until capture_end, the work queued on the
+   * default instance (launches, copy, copy_view, fill_view) is recorded,
+   * not run; nothing may wait for it (fence returns at once: the layers
+   * above refuse what would need the host, core/runtime.h's
+   * sk_capture_refuse). capture_end: the recorded sequence made
+   * replayable, its operations' count in *nodes ('abandon': discarded,
+   * NULL without a message; else NULL with a message on failure).
+   * replay: the sequence 'n' times on the default instance, in order after
+   * what it holds (waited for when a recorded kernel reaches
+   * host-accessible memory, as such a launch is). replay_free: give it
+   * back. */
+  int (*capture_begin)(char *err, size_t errlen);
+  void *(*capture_end)(int abandon, int64_t *nodes, char *err, size_t errlen);
+  int (*replay)(void *seq, int64_t n, char *err, size_t errlen);
+  void (*replay_free)(void *seq);
 } sk_backend;
 
 /* -- the reference table ------------------------------------------------

@@ -922,5 +922,23 @@ SK_ERRDEF(KTEXT_VALUE, "text '%s': the value of @%s@ must be a string or a numbe
  * kernels/batched/zbatched.c, kernels/sparse/sptrsv.c) -- */
 SK_ERRDEF(ZLIN_CONJ_DTYPE, "v (view '%s') is %s: a rank-1 complex128 or complex64 view expected")
 
+/* -- replayed launch sequences (issue 31: speck.graph_capture; core/capture.c,
+ * exec/capture.c, vm/lcapture.c, a device back end's recorder) -- */
+SK_ERRDEF(CAPTURE_NEEDS_HOST, "speck.graph_capture: %s needs the host during a capture (%s); the capture is abandoned")
+SK_ERRDEF(CAPTURE_NESTED, "speck.graph_capture: a capture is already running (captures do not nest); the capture is abandoned")
+SK_ERRDEF(CAPTURE_INSTANCE, "speck.graph_capture: %s on an instance: a capture records the default instance only; the capture is abandoned")
+SK_ERRDEF(CAPTURE_SCRATCH_GROWS, "speck.graph_capture: a launch needs more device scratch (%zu bytes) than the launches before the recording had: run the function once before recording (warm = true); the capture is abandoned")
+SK_ERRDEF(CAPTURE_WHAT_BOUNDS, "bounds-checked launch '%s'")
+SK_ERRDEF(CAPTURE_WHAT_ALLOC, "allocating view '%s'")
+SK_ERRDEF(CAPTURE_WHAT_COPY, "%s view '%s' (space %s)")
+SK_ERRDEF(CAPTURE_WHAT_LAUNCH, "launch '%s'")
+SK_ERRDEF(CAPTURE_NOT_FUNCTION, "expects a function, got %s")
+SK_ERRDEF(CAPTURE_WARM_BOOLEAN, "option 'warm' must be a boolean, got %s")
+SK_ERRDEF(CAPTURE_LABEL_STRING, "option 'label' must be a string, got %s")
+SK_ERRDEF(CAPTURE_NOT_HANDLE, "expects a LaunchGraph (from speck.graph_capture), got %s")
+SK_ERRDEF(CAPTURE_FREED, "the launch graph was freed")
+SK_ERRDEF(CAPTURE_REPLAY_COUNT, "the count must be a non-negative integer, got %s")
+SK_ERRDEF(CAPTURE_OTHER_BACKEND, "recorded on back end '%s', the active one is '%s'")
+
 #include "backends/errmsg.h"
 // clang-format on

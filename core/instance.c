@@ -43,6 +43,7 @@ static int block_form(const sk_view *dst, const sk_view *src, const sk_backend *
 
 int sk_view_deep_copy_on(sk_view *dst, const sk_view *src, const sk_instance *inst,
                          char *err, size_t errlen) {
+  if (inst && sk_capture_mode()) return sk_err(err, errlen, SK_E_CAPTURE_INSTANCE, "deep_copy");
   if (!inst || !inst->handle) return sk_view_deep_copy(dst, src, err, errlen);
   const sk_backend *b = inst->backend;
   if (!b->copy_async || !block_form(dst, src, b)) {

@@ -212,6 +212,8 @@ static const sk_backend *named(const char *space, char *err, size_t errlen) {
 }
 
 int sk_rt_fence(const char *space, char *err, size_t errlen) {
+  if (sk_capture_refuse("speck.fence()", "it waits for the device's work", err, errlen) < 0)
+    return -1;
   const sk_backend *b = named(space, err, errlen);
   return b ? fence(b, err, errlen) : -1;
 }
@@ -231,6 +233,9 @@ int sk_rt_instance_create(const char *space, sk_instance *out, char *err,
 }
 
 int sk_rt_instance_fence(const sk_instance *inst, char *err, size_t errlen) {
+  if (sk_capture_refuse("Instance:fence()", "it waits for the device's work", err,
+                        errlen) < 0)
+    return -1;
   if (!inst->handle || !inst->backend->instance_fence) return 0;
   uint64_t id = sk_tools_begin_fence("speck.Instance:fence");
   int rc = inst->backend->instance_fence(inst->handle, err, errlen);

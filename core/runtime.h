@@ -111,6 +111,25 @@ int sk_code_range_has(uintptr_t pc);
 void sk_code_line_resolver(int (*fn)(void *owner, uintptr_t pc));
 int sk_code_line(uintptr_t pc);
 
+/* -- captures (core/capture.c): speck.graph_capture ------------------------
+ * While a function's launches are captured (exec/capture.c starts and ends
+ * it), whatever needs the host -- a result read back, a fence, host memory,
+ * a new allocation -- is refused where it is asked for: a replay runs the
+ * captured operations alone, without the host. The floor keeps the state
+ * so that every layer can ask. Mode: SK_CAPTURE_OFF, _CHECK (the launches
+ * run; only the refusals apply: a host back end's capture, a device
+ * back end's first pass) or _RECORD (the active back end records). */
+enum { SK_CAPTURE_OFF, SK_CAPTURE_CHECK, SK_CAPTURE_RECORD };
+int sk_capture_mode(void);
+/* set the mode (exec/capture.c); a new capture's counts start at 0 */
+void sk_capture_set_mode(int mode);
+/* count a launch (1) or a copy or fill (0) of the capture in progress */
+void sk_capture_note(int launch);
+void sk_capture_counted(int64_t *launches, int64_t *copies);
+/* 0 when no capture runs; else -1 with "speck.graph_capture: <what>
+ * needs the host during a capture (<why>) ..." */
+int sk_capture_refuse(const char *what, const char *why, char *err, size_t errlen);
+
 /* -- host memory ---------------------------------------------------------- */
 /* The most memory this process can have on the host -- RAM and swap, or a
  * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'

@@ -243,6 +243,14 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
   } else {
     const sk_backend *b = sk_backend_for_space(space);
     char why[256] = "";
+    if (sk_capture_mode()) { /* (the text formatted only then: sk_err sets err_last) */
+      char what[SK_LABEL_MAX + 32];
+      sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_ALLOC, v->label);
+      sk_capture_refuse(what, "a replay reuses the capture's memory: allocate before it", err,
+                        errlen);
+      free(a);
+      return -1;
+    }
     if (!b || !b->alloc) {
       free(a);
       return sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_BYTES_NO, bytes,
@@ -709,6 +717,28 @@ int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen
   return rc;
 }
 
+/* A capture runs: the copy or fill must stay on the device the active back
+ * end records (memory its kernels reach, no remote view); counted */
+static int capture_reach(const sk_view *a, const sk_view *b, char *err, size_t errlen) {
+  if (!sk_capture_mode()) return 0;
+  char e[64];
+  const sk_backend *act = sk_rt_backend(e, sizeof e);
+  const sk_view *v[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    if (!v[k]) continue;
+    int sp = v[k]->space;
+    if (sk_space_remote(sp) || !act || !act->reaches(sp)) {
+      char what[SK_LABEL_MAX + 96];
+      sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_COPY, b ? "a deep_copy with" : "a fill of",
+             v[k]->label, sk_space_name(sp));
+      return sk_capture_refuse(what, "the replay runs on the back end alone", err,
+                               errlen);
+    }
+  }
+  sk_capture_note(0);
+  return 0;
+}
+
 int sk_view_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
   if (dst->agg != src->agg || dst->agg_n != src->agg_n) {
     char a[32], b[32];
@@ -729,6 +759,7 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
                   src->label, b[0] ? b : "[]");
   }
   int64_t n = sk_view_size(dst);
+  if (capture_reach(dst, src, err, errlen) < 0) return -1;
   if (n == 0) return 0;
   if (sk_view_check_memory(dst, err, errlen) < 0 ||
       sk_view_check_memory(src, err, errlen) < 0)
@@ -831,6 +862,7 @@ int sk_view_fill_c(sk_view *v, double re, double im, char *err, size_t errlen) {
 
 /* fill 'v' with the element 'cell' (its dtype's bytes) */
 static int fill_cell(sk_view *v, const void *cell, char *err, size_t errlen) {
+  if (!sk_layout_tiled(v->layout) && capture_reach(v, NULL, err, errlen) < 0) return -1;
   size_t es = sk_dtypes[v->dtype].size;
   if (sk_layout_tiled(v->layout)) { /* the whole span, padding included */
     sk_view flat = *v;
@@ -846,6 +878,12 @@ static int fill_cell(sk_view *v, const void *cell, char *err, size_t errlen) {
   if (!sk_space_host_accessible(v->space)) {
     const sk_backend *b = sk_backend_for_space(v->space);
     if (b && b->fill_view) return b->fill_view(v, cell, err, errlen);
+  }
+  if (sk_capture_mode()) { /* host-accessible memory a device fills: its kernel, recorded */
+    char e[64];
+    const sk_backend *act = sk_rt_backend(e, sizeof e);
+    if (act && act->fill_view && act->reaches(v->space))
+      return act->fill_view(v, cell, err, errlen);
   }
   sk_stage s;
   if (sk_stage_open(&s, v, !sk_view_contiguous(v), err, errlen) < 0) return -1;

@@ -422,12 +422,40 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern, const sk_polic
   return 0;
 }
 
+/* A capture runs (speck.graph_capture): a reduction's or a scan's result
+ * would come back to the host, and a capture records the default
+ * instance only; refused before anything is compiled. Else the launch is
+ * counted. */
+static int capture_check(int pattern, const sk_policy *p, const char *label, char *err,
+                         size_t errlen) {
+  if (!sk_capture_mode()) return 0;
+  char what[160];
+  if (pattern != SK_FOR) {
+    snprintf(what, sizeof what, "%s '%s'",
+             pattern == SK_REDUCE ? "parallel_reduce" : "parallel_scan", label);
+    return sk_capture_refuse(what,
+                             pattern == SK_REDUCE ? "its result comes back to the host"
+                                                  : "its total comes back to the host",
+                             err, errlen);
+  }
+  /* any instance, a host back end's default one too: the same code must
+   * capture on every back end */
+  if (p->instance) {
+    sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_LAUNCH, label);
+    return sk_err(err, errlen, SK_E_CAPTURE_INSTANCE, what);
+  }
+  sk_capture_note(1);
+  return 0;
+}
+
 int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
            sk_result *res, char *err, size_t errlen) {
   const sk_backend *b = pick_backend(d, err, errlen);
   if (!b) return -1;
   sk_policy pol = *p;
   if (sk_policy_check(&pol, d->pattern, b, err, errlen) < 0) return -1;
+  if (capture_check(d->pattern, &pol, d->label ? d->label : "", err, errlen) < 0)
+    return -1;
   sig s;
   if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
   sk_kspec ks;
@@ -609,6 +637,7 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args, int 
   }
   sk_policy pol = *p;
   if (sk_policy_check(&pol, h->pattern, b, err, errlen) < 0) return -1;
+  if (capture_check(h->pattern, &pol, h->label, err, errlen) < 0) return -1;
   sig s;
   if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
   if (s.n != h->ncap) {

@@ -132,6 +132,31 @@ void sk_prepared_free(sk_prepared *h);
  * on a thread of its own), so its first kernel compiles at warm speed */
 void sk_exec_warm(void);
 
+/* -- captures (capture.c): speck.graph_capture ----------------------------
+ * A capture records the launches, copies and fills a piece of code makes
+ * on the active back end's default instance, for replay. 'record' 0: a
+ * check pass (the code runs; what needs the host is refused,
+ * core/runtime.h); 1: the back end records when it can (its table's
+ * capture entries), else a check pass. A second capture while one runs is
+ * refused. sk_capture_end ends it: 'abandon' discards it, else *out is a
+ * new handle (recorded: the back end replays it; not recorded: the front
+ * end replays by running the code again). */
+typedef struct sk_launch_graph {
+  const sk_backend *backend;
+  void *seq;          /* the back end's recorded sequence; NULL: run again */
+  int64_t launches;   /* kernel launches (sk_run calls) captured */
+  int64_t copies;     /* deep_copy and fill operations captured */
+  int64_t nodes;      /* the back end's recorded operations (0: none) */
+  int64_t replays;    /* replays so far */
+} sk_launch_graph;
+int sk_capture_begin(int record, char *err, size_t errlen);
+int sk_capture_end(int abandon, sk_launch_graph **out, char *err, size_t errlen);
+/* 1 when the active back end records (has capture entries) */
+int sk_capture_records(void);
+/* replay a recorded capture 'n' times (c->seq not NULL) */
+int sk_capture_replay(sk_launch_graph *c, int64_t n, char *err, size_t errlen);
+void sk_capture_free(sk_launch_graph *c);
+
 /* -- installation (prefix.c) ---------------------------------------------- */
 /* The installation prefix (<prefix>/lib/libspeck.so, <prefix>/share/lua...):
  * the nearest folder at or above the object holding this code with

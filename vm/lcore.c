@@ -1384,5 +1384,6 @@ int luaopen_speck_core(lua_State *L) {
   sk_ldist_open(L);
   sk_lplot_open(L);
   sk_linst_open(L);
+  sk_lcapture_open(L);
   return 1;
 }

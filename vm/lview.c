@@ -313,6 +313,9 @@ static int check_dims(lua_State *L, int idx, const char *fname, const char *labe
 
 /* The view must have memory the CPU can touch. */
 static void check_host(lua_State *L, const sk_view *v, const char *fname) {
+  if (sk_capture_mode())
+    lv_raise(L, fname, v->label, SK_E_CAPTURE_NEEDS_HOST, "an element access from Lua",
+             "the host would see the memory before a replay writes it");
   if (!sk_space_host_accessible(v->space))
     lv_raise(L, fname, v->label, SK_E_LIVES_SPACE_NOT, sk_space_name(v->space));
   if (!v->data && sk_view_size(v) > 0)

@@ -67,6 +67,8 @@ static inline void sk_lset_bool(lua_State *L, const char *name, int v) {
 /* -- linst.c: execution-space instances (speck.Instance) --------------- */
 /* register Instance into the table at the top of the stack */
 void sk_linst_open(lua_State *L);
+/* speck.graph_capture and its handle (lcapture.c) */
+void sk_lcapture_open(lua_State *L);
 /* the instance of the options table at 'idx' ('instance' key), NULL when
  * none (no table, or no such key); raises naming 'fname' and 'label' when
  * it is not an Instance. Anchored by the options table. */

@@ -21,6 +21,9 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef size_t (*CUoccupancyB2DSize)(int block);
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
 
 enum {
   CUDA_SUCCESS = 0,
@@ -73,6 +76,9 @@ enum { CU_MEM_ATTACH_GLOBAL = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
 enum { CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_LIMIT_STACK_SIZE = 0 };
+/* stream capture (graph.c): RELAXED lets this thread load modules and ask
+ * occupancy while the stream records */
+enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 
 /* -- the function table -------------------------------------------------- */
 #define SK_CU_FUNCS(X) \
@@ -122,7 +128,14 @@ enum { CU_LIMIT_STACK_SIZE = 0 };
   X(cuOccupancyMaxPotentialBlockSize, CUresult, \
     (int *, int *, CUfunction, CUoccupancyB2DSize, size_t, int)) \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, CUresult, \
-    (int *, CUfunction, int, size_t))
+    (int *, CUfunction, int, size_t)) \
+  X(cuStreamBeginCapture_v2, CUresult, (CUstream, int)) \
+  X(cuStreamEndCapture, CUresult, (CUstream, CUgraph *)) \
+  X(cuGraphGetNodes, CUresult, (CUgraph, CUgraphNode *, size_t *)) \
+  X(cuGraphInstantiateWithFlags, CUresult, (CUgraphExec *, CUgraph, unsigned long long)) \
+  X(cuGraphLaunch, CUresult, (CUgraphExec, CUstream)) \
+  X(cuGraphExecDestroy, CUresult, (CUgraphExec)) \
+  X(cuGraphDestroy, CUresult, (CUgraph))
 
 #define SK__CU_PTR(name, ret, args) ret(*name) args;
 typedef struct sk_cu_api {

@@ -4,7 +4,8 @@
  * context, stream, errors, the architecture to compile for), memory.c
  * (the cuda, cuda_pinned and cuda_uvm spaces), pack.c (device-side
  * strided copies and fills), launch.c (loading the JIT's images, grids
- * and launches), instance.c (speck.Instance: a stream each), nvshmem.c (symmetric memory for remote views), blas.c
+ * and launches), instance.c (speck.Instance: a stream each), graph.c
+ * (speck.graph_capture: stream capture into graphs, replayed), nvshmem.c (symmetric memory for remote views), blas.c
  * (cuBLAS). Its spaces, devices, vendor BLAS and symmetric memory are
  * all in the table: no layer above names CUDA. Its code target is CUDA C: the JIT compiles kernels for
  * the architecture 'arch' names into images that 'load' takes; the back
@@ -49,7 +50,9 @@ static int cuda_concurrency(void) {
 }
 
 static int cuda_fence(char *err, size_t errlen) {
-  if (!sk_cuda_ready()) return 0;
+  /* recording (graph.c): a fence inside a copy is the stream's order; a
+   * user's fence was refused above */
+  if (!sk_cuda_ready() || sk_cuda_recording()) return 0;
   if (sk_cuda_dead()) {
     sk_err(err, errlen, SK_E_MSG, sk_cuda.dead_msg);
     return -1;
@@ -213,5 +216,9 @@ const sk_backend sk_backend_cuda = {
   .instance_destroy = sk_cuda_inst_destroy,
   .instance_fence = sk_cuda_inst_fence,
   .copy_async = sk_cuda_copy_async,
+  .capture_begin = sk_cuda_capture_begin,
+  .capture_end = sk_cuda_capture_end,
+  .replay = sk_cuda_replay,
+  .replay_free = sk_cuda_replay_free,
 };
 SK_FROM_SERIAL_END

@@ -151,6 +151,24 @@ void sk_cuda_inst_drain(void);
  * errors ignored */
 int sk_cuda_inst_sync_all(const char *what, char *err, size_t errlen);
 
+/* -- graph.c: speck.graph_capture (stream capture into a graph) ------------ */
+/* the table's capture_begin / capture_end / replay / replay_free */
+int sk_cuda_capture_begin(char *err, size_t errlen);
+void *sk_cuda_capture_end(int abandon, int64_t *nodes, char *err, size_t errlen);
+int sk_cuda_replay(void *seq, int64_t n, char *err, size_t errlen);
+void sk_cuda_replay_free(void *seq);
+/* 1 while the default stream records: nothing may wait for it (sync and
+ * fence return at once, frees are held back until the recording ends) */
+int sk_cuda_recording(void);
+/* a recorded kernel reaches host-accessible memory: its replays are waited for */
+void sk_cuda_record_host_visible(void);
+/* 1 while a recorded graph exists: kept scratch it uses is not freed */
+int sk_cuda_graphs_live(void);
+/* memory.c: the frees held back during a recording, done now; the kept
+ * scratch the graphs held, given back once none is left */
+void sk_cuda_free_held(void);
+void sk_cuda_scratch_unpark(void);
+
 /* -- launch.c ------------------------------------------------------------ */
 int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen);
 void sk_cuda_team_limits(sk_team_limits *lim);

@@ -173,7 +173,8 @@ int sk_cuda_ensure(char *err, size_t errlen) {
 }
 
 int sk_cuda_sync(const char *what, char *err, size_t errlen) {
-  if (!sk_cuda_ready()) return 0;
+  /* recording: the stream's order is the wait (graph.c) */
+  if (!sk_cuda_ready() || sk_cuda_recording()) return 0;
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
   sk_interruptible_enter(); /* Ctrl-C stops the kernels' loops */
   CUresult rc = sk_cu->cuStreamSynchronize(sk_cuda.stream);

@@ -130,7 +130,8 @@ int sk_cuda_inst_stream(void *h, CUstream *s, const char *label, char *err,
 }
 
 void sk_cuda_inst_drain(void) {
-  if (!sk_cuda_inst_any()) return;
+  /* recording: the instances were waited for when it began (graph.c) */
+  if (!sk_cuda_inst_any() || sk_cuda_recording()) return;
   pthread_mutex_lock(&inst_lock);
   for (sk_cuda_inst *in = head; in; in = in->next) drain_one(in);
   pthread_mutex_unlock(&inst_lock);

@@ -143,6 +143,13 @@ static int load_module(sk_cuda_kernel *c, const sk_launch *l, char *err, size_t 
 static int finish(const sk_launch *l, const sk_cuda_kernel *c, char *res, int check_flag,
                   char *err, size_t errlen) {
   int oob = c->bounds && l->oob;
+  if (sk_cuda_recording()) {
+    /* recorded, not run (graph.c): nothing comes back; the warm run
+     * before the recording checked the team's scratch request, and a
+     * replay that reaches host-accessible memory is waited for */
+    if (c->host_visible) sk_cuda_record_host_visible();
+    return 0;
+  }
   if (oob) check_flag = 1; /* the bounds record comes back with the flag */
   int need = l->pattern != SK_FOR || check_flag || c->host_visible;
   if (sync_always < 0) {
@@ -476,6 +483,12 @@ int sk_cuda_launch(const sk_launch *l, char *err, size_t errlen) {
   if (c->nargs != l->nargs) {
     sk_err(err, errlen, SK_E_KERNEL_COMPILED_CAPTURES, c->nargs, l->nargs);
     return -1;
+  }
+  if (sk_cuda_recording() && c->bounds && l->oob) {
+    char what[300];
+    sk_err(what, sizeof what, SK_E_CAPTURE_WHAT_BOUNDS, l->label);
+    return sk_err(err, errlen, SK_E_CAPTURE_NEEDS_HOST, what,
+                  "its bounds record comes back to the host");
   }
   if (load_module(c, l, err, errlen) < 0) return -1;
   pthread_mutex_lock(&sk_cuda_launch_lock);

@@ -57,7 +57,7 @@ static void pool_start(void) {
 
 /* the pool's kept blocks back to the driver (after the stream's frees) */
 void sk_cuda_pool_trim(void) {
-  if (!pool_on) return;
+  if (!pool_on || sk_cuda_recording()) return;
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
   sk_cu->cuMemPoolTrimTo(pool, 0);
 }
@@ -136,8 +136,43 @@ int64_t sk_cuda_room(int space) {
   return (int64_t)fr;
 }
 
+/* Frees asked for while the stream records (a view collected during a
+ * capture) are held back: a free in stream order would be recorded, and
+ * nothing may wait for the stream. Done when the recording ends. */
+typedef struct held { void *p; int space; } held;
+static held *held_v;
+static size_t held_n, held_cap;
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sk_cuda_free_held(void) {
+  pthread_mutex_lock(&held_lock);
+  held *v = held_v;
+  size_t n = held_n;
+  held_v = NULL;
+  held_n = held_cap = 0;
+  pthread_mutex_unlock(&held_lock);
+  for (size_t i = 0; i < n; i++) sk_cuda_free(v[i].p, v[i].space);
+  free(v);
+}
+
 void sk_cuda_free(void *p, int space) {
   if (!p || !sk_cuda_ready() || sk_cuda_dead()) return;
+  if (sk_cuda_recording()) {
+    pthread_mutex_lock(&held_lock);
+    if (held_n == held_cap) {
+      size_t cap = held_cap ? 2 * held_cap : 16;
+      held *nv = realloc(held_v, cap * sizeof *nv);
+      if (!nv) { /* no room to remember it: the memory stays allocated */
+        pthread_mutex_unlock(&held_lock);
+        return;
+      }
+      held_v = nv;
+      held_cap = cap;
+    }
+    held_v[held_n++] = (held){p, space};
+    pthread_mutex_unlock(&held_lock);
+    return;
+  }
   char err[128];
   if (sk_cuda_ensure(err, sizeof err) < 0) return;
   /* pool memory is freed in stream order; otherwise kernels still queued
@@ -153,9 +188,20 @@ void sk_cuda_free(void *p, int space) {
   else sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
 }
 
+/* memory the device reaches: device, page-locked, managed */
+static int cuda_space(int s) {
+  return s == SK_SPACE_CUDA || s == SK_SPACE_CUDA_PINNED || s == SK_SPACE_CUDA_UVM;
+}
+
 int sk_cuda_copy(void *dst, int dspace, const void *src, int sspace, size_t bytes,
                  char *err, size_t errlen) {
   if (sk_cuda_ensure(err, errlen) < 0) return -1;
+  if (sk_cuda_recording() && (!cuda_space(dspace) || !cuda_space(sspace))) {
+    char what[96];
+    sk_err(what, sizeof what, SK_E_COPY, sk_space_name(sspace), sk_space_name(dspace));
+    return sk_err(err, errlen, SK_E_CAPTURE_NEEDS_HOST, what,
+                  "the device cannot replay a copy of host memory");
+  }
   if (!bytes) return 0;
   CUresult rc = sk_cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
                                      (CUdeviceptr)(uintptr_t)src, bytes, sk_cuda.stream);
@@ -181,12 +227,44 @@ void sk_cuda_first_touch(void *p, size_t bytes) {
 
 /* -- kept scratch ------------------------------------------------------------
  * Grown, never shrunk; callers hold sk_cuda_launch_lock (launch.c), so no
- * launch can hold a pointer that another one frees while growing. */
+ * launch can hold a pointer that another one frees while growing. While
+ * recorded graphs exist (graph.c) a grown-out buffer is parked, not freed:
+ * their kernels keep its address; parked buffers go when the last graph
+ * does. While the stream records, scratch cannot grow (the warm run
+ * before the recording grew it). */
 static void *scr[SK_NSCR];
 static size_t scr_cap[SK_NSCR];
+static void **parked;
+static size_t nparked;
+
+void sk_cuda_scratch_unpark(void) {
+  pthread_mutex_lock(&sk_cuda_launch_lock);
+  if (nparked && !sk_cuda_graphs_live()) {
+    sk_cu->cuStreamSynchronize(sk_cuda.stream);
+    for (size_t i = 0; i < nparked; i++)
+      sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)parked[i]);
+    free(parked);
+    parked = NULL;
+    nparked = 0;
+  }
+  pthread_mutex_unlock(&sk_cuda_launch_lock);
+}
 
 void *sk_cuda_scratch(int which, size_t bytes, char *err, size_t errlen) {
   if (bytes <= scr_cap[which] && scr[which]) return scr[which];
+  if (sk_cuda_recording()) {
+    sk_err(err, errlen, SK_E_CAPTURE_SCRATCH_GROWS, bytes);
+    return NULL;
+  }
+  if (scr[which] && sk_cuda_graphs_live()) { /* graphs hold its address */
+    void **np = realloc(parked, (nparked + 1) * sizeof *np);
+    if (np) {
+      parked = np;
+      parked[nparked++] = scr[which];
+      scr[which] = NULL;
+      scr_cap[which] = 0;
+    }
+  }
   if (scr[which]) { /* launches on every stream may still use it */
     sk_cu->cuStreamSynchronize(sk_cuda.stream);
     sk_cuda_inst_sync_all("free", NULL, 0);
