@@ -67,14 +67,18 @@ typedef unsigned long uint64_t;
  * loop at full occupancy) and the shuffle steps of the block reductions */
 #define SK__ROLLED _Pragma("unroll 1")
 /* The back-edge poll of a user body's loops (jit/check.c sk_body_polls:
- * "SK__GO() && (c)"): every 4096th iteration of a thread reads the stop
+ * "SK__GO() && (c)"): every 65536th iteration of a thread reads the stop
  * word, host memory mapped into the device (sk_cuctx.stop; the host's
- * interrupt sets it), and once it is set every loop of the body ends --
+ * interrupt sets it). Each read crosses the bus: every 4096th iteration
+ * put two million reads on it in a 2^20-thread kernel of 8192 steps,
+ * which queued behind a copy engine's transfer on another stream and
+ * serialised kernel and copy (instance_spec's overlap). Once the word is
+ * set every loop of the body ends --
  * the thread finishes its body and the kernel its work (block reductions
  * and barriers outside the loops still meet); the launch then reports
  * the interrupt. 'sk__polls' is the kernel's per-thread counter. */
 #define SK__GO()                                                             \
-  (!sk__C.stop || (++sk__polls & 4095u) != 0 || !(*sk__C.stop & 1))
+  (!sk__C.stop || (++sk__polls & 65535u) != 0 || !(*sk__C.stop & 1))
 /* GNU C's __typeof__ (bodies use it): the type without the reference
  * decltype adds to an lvalue */
 template <class T> struct sk__rr { typedef T t; };
