@@ -7,6 +7,9 @@
  *    (Haswell: about half the speed here) on a CPU that has it; such a
  *    setting is set aside while the library loads and the status says so.
  *    SPECK_OPENBLAS_CORETYPE, when set, is what the library sees instead.
+ *    With neither set, a CPU with Skylake-X's AVX-512 gets SkylakeX: the
+ *    library falls back to Prescott's SSE3 kernels for a model it does
+ *    not know (a virtual machine's CPU).
  *  - thread pinning: OpenBLAS starts its threads while it loads, and they
  *    inherit the loading thread's CPU mask; an OpenMP runtime with
  *    OMP_PROC_BIND pins that thread to one core, which would put every
@@ -114,6 +117,14 @@ static int core_without_avx512(const char *c) {
   return 1;
 }
 
+/* the CPU and the system run Skylake-X's AVX-512 subsets (libgcc checks
+ * that the system saves the registers) */
+static int avx512_skx(void) {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512cd");
+}
+
 static void load(void) {
   char note[256] = "";
   /* the core: SPECK_OPENBLAS_CORETYPE wins; a narrower forced core on an
@@ -133,6 +144,14 @@ static void load(void) {
     restore = 1;
     unsetenv("OPENBLAS_CORETYPE");
     sk_err(note, sizeof note, SK_E_OPENBLAS_CORETYPE_SET, saved);
+  } else if (!ct && avx512_skx()) {
+    /* OpenBLAS names its core from the CPU's model; a model it does not
+     * know (a virtual machine's "Intel Xeon Processor") gets Prescott,
+     * SSE3 kernels at a fraction of the speed: a CPU with Skylake-X's
+     * AVX-512 set is given SkylakeX, the core OpenBLAS picks for it by
+     * model */
+    restore = 2;
+    setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
   }
   /* threads: the load starts them with this thread's mask; widen it */
   cpu_set_t old, all;
