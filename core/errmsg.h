@@ -922,5 +922,8 @@ SK_ERRDEF(KTEXT_VALUE, "text '%s': the value of @%s@ must be a string or a numbe
  * kernels/batched/zbatched.c, kernels/sparse/sptrsv.c) -- */
 SK_ERRDEF(ZLIN_CONJ_DTYPE, "v (view '%s') is %s: a rank-1 complex128 or complex64 view expected")
 
+/* -- complex getrs gesv trtri trmm syrk herk, batched lu gesv trmm trtri
+ *    (kernels/blas/zlapack.c, kernels/batched/zbatched.c; issue 32) -- */
+SK_ERRDEF(ZHERK_REAL, "%s must be real for herk (C = alpha A A^H + beta C stays Hermitian only so), got %g%+gi")
 #include "backends/errmsg.h"
 // clang-format on
