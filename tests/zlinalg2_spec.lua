@@ -446,6 +446,8 @@ describe("complex dense and batched: bad input", function()
                      err_of(blas.getrs, Z, p, C, {trans = "H"}))
     assert.are.equal("speck.blas.getrs: unknown option 'nb' (valid: impl, trans)",
                      err_of(blas.getrs, Z, p, C, {nb = 2}))
+    assert.are.equal("speck.blas.herk: unknown option 'nb' (valid: impl)",
+                     err_of(blas.herk, "L", "N", 1, Z, 0, C, {nb = 2}))
     assert.are.equal("speck.blas.ztrtri: A (view 'F') is 3x2: a square matrix expected",
                      err_of(blas.trtri, "U", "N", F))
     assert.are.equal("speck.blas.ztrmm: shapes do not match: A is 3x3, B 2x3 (side L: A must be "

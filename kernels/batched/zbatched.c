@@ -1,4 +1,5 @@
-/* zbatched.c: batched gemm and trsm on complex views (complex128, complex64):
+/* zbatched.c: batched gemm, trsm, trmm, trtri, lu and gesv on complex views
+ * (complex128, complex64). gemm:
  * C_b = alpha op(A_b) op(B_b) + beta C_b for every matrix b of rank-3 views
  * (batch, rows, cols) of any layout, op 'N', 'T' or 'C' (the conjugate
  * transpose), alpha and beta complex. The options are batched.gemm's:
@@ -14,8 +15,13 @@
  * transA 'N', 'T' or 'C', reduced to side L as blas.trsm's native path
  * (zlapack.c); mode "serial" (a thread per matrix) or "team" /
  * "teamvector" (a team per matrix, B's columns over its members and
- * lanes), "auto" serial. Bodies: zbatched.sk. SIMD-packed (rank-4) views
- * are real only.
+ * lanes), "auto" serial.
+ *
+ * trmm, trtri, lu (without and with pivoting: LAPACK's |re| + |im|) and
+ * gesv run through batched.c's drivers (bmode.h: sk_batched_tri,
+ * sk_batched_fac: the real ones' options, checks, info and ipiv views and
+ * messages) with the complex kernels below. Bodies: zbatched.sk.
+ * SIMD-packed (rank-4) views are real only.
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,10 +1,12 @@
-/* zlapack.c: trsm, potrf and getrf on complex views (complex128,
- * complex64), rank 2, any layout, in place as BLAS / LAPACK, built as the
- * real ones (blas3.c, lapack.c) are:
+/* zlapack.c: trsm, potrf, getrf, getrs (trans 'N' 'T' 'C'), gesv, trtri,
+ * trmm, syrk and herk on complex views (complex128, complex64), rank 2,
+ * any layout, in place as BLAS / LAPACK, built as the real ones (blas3.c,
+ * lapack.c) are:
  *
  *  - host views with impl "vendor" or "auto" (the default; the real ones'
  *    auto takes the vendor at every size, docs/bench-library.md) go to
- *    OpenBLAS's ztrsm / zpotrf / zgetrf (ctrsm ... for complex64);
+ *    OpenBLAS's ztrsm / zpotrf / zgetrf / zgetrs / ztrtri / ztrmm / zsyrk /
+ *    zherk (ctrsm ... for complex64);
  *  - otherwise (impl "native", a GPU's views, no library) the library's own
  *    dialect kernels (zlapack.sk): trsm blocked (a triangular solve of
  *    each diagonal block, its columns in parallel, then a gemm update of
@@ -12,7 +14,11 @@
  *    of each diagonal block by one thread, a trsm of the panel below it,
  *    a Hermitian rank-k update of the trailing lower triangle); getrf one
  *    team kernel (partial pivoting by LAPACK's |re| + |im|, rows below a
- *    pivot updated by the team's members).
+ *    pivot updated by the team's members); getrs the row interchanges (a
+ *    column of B per work item) and two native trsm; trtri by one thread
+ *    (as the real one); trmm B's columns in parallel; syrk / herk one
+ *    element of C's triangle per work item (herk: real alpha and beta, the
+ *    diagonal's imaginary parts 0, as BLAS).
  *
  * 'C' is the conjugate transpose. potrf factors a Hermitian matrix, A =
  * L L^H (uplo "L") or U^H U ("U"), reading one triangle and the real parts
