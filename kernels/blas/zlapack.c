@@ -359,21 +359,12 @@ static int team_size(void) {
   return 0;
 }
 
-/* the pivots view 'ipiv': int32 or int64, 'n' entries, in A's space
- * (lapack.c's messages) */
+/* the pivots view 'ipiv': int32 or int64, 'n' entries (lapack.c's
+ * sk_dense_pivots), in A's space */
 static const sk_view *zpivots(const sk_arg *args, int nargs, const sk_view *A, int64_t n,
                               char *err, size_t errlen) {
-  const sk_view *ipiv = sk_karg_view(args, nargs, "ipiv", 1, err, errlen);
+  const sk_view *ipiv = sk_dense_pivots(args, nargs, n, 1, err, errlen);
   if (!ipiv) return NULL;
-  if (ipiv->dtype != SK_I64 && ipiv->dtype != SK_I32) {
-    sk_err(err, errlen, SK_E_IPIV_VIEW_INT32, ipiv->label, sk_dtypes[ipiv->dtype].name);
-    return NULL;
-  }
-  if (ipiv->extent[0] != n) {
-    sk_err(err, errlen, SK_E_IPIV_VIEW_ELEMENTS, ipiv->label, (long long)ipiv->extent[0],
-           (long long)n);
-    return NULL;
-  }
   if (ipiv->space != A->space) {
     sk_err(err, errlen, SK_E_IPIV_VIEW_ANOTHER, ipiv->label);
     return NULL;
@@ -414,10 +405,7 @@ static int zfactor(const sk_view *A, const sk_view *ipiv, int impl, char *err,
     sk_view_release(&P);
   }
   free(h);
-  if (rc == 0 && info) {
-    sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
-    return -1;
-  }
+  if (rc == 0 && info) return sk_dense_singular(A, info, err, errlen);
   return rc;
 }
 
@@ -556,10 +544,7 @@ static int ztrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     if (rc == 0) rc = sk_dense_get_i64(&iv, 0, &info, err, errlen);
     sk_view_release(&iv);
   }
-  if (rc == 0 && info) {
-    sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
-    return -1;
-  }
+  if (rc == 0 && info) return sk_dense_singular(A, info, err, errlen);
   return rc;
 }
 
