@@ -940,5 +940,8 @@ SK_ERRDEF(CAPTURE_FREED, "the launch graph was freed")
 SK_ERRDEF(CAPTURE_REPLAY_COUNT, "the count must be a non-negative integer, got %s")
 SK_ERRDEF(CAPTURE_OTHER_BACKEND, "recorded on back end '%s', the active one is '%s'")
 
+/* -- complex getrs gesv trtri trmm syrk herk, batched lu gesv trmm trtri
+ *    (kernels/blas/zlapack.c, kernels/batched/zbatched.c; issue 32) -- */
+SK_ERRDEF(ZHERK_REAL, "%s must be real for herk (C = alpha A A^H + beta C stays Hermitian only so), got %g%+gi")
 #include "backends/errmsg.h"
 // clang-format on

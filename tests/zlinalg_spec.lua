@@ -454,8 +454,12 @@ describe("complex linear algebra: bad input", function()
     assert.are.equal("speck.blas.ztrsm: B (view 'R') is float64; the complex BLAS takes complex128 "
                      .. "or complex64 views (plain, not tiled)",
                      err_of(blas.trsm, "L", "L", "N", "N", 1, Z, R))
-    assert.are.equal("speck.blas.syrk: A (view 'Z') is complex128: float64 or float32 expected",
+    assert.are.equal("speck.blas.zsyrk: C (view 'S') is float64; the complex BLAS takes complex128 "
+                     .. "or complex64 views (plain, not tiled)",
                      err_of(blas.syrk, "L", "N", 1, Z, 0, speck.View("S", "float64", {3, 3})))
+    assert.are.equal("speck.blas.asum: x view 'c' is complex128; a real dtype is required (complex values are "
+                     .. "not supported here)",
+                     err_of(blas.asum, speck.View("c", "complex128", 3)))
     assert.are.equal("speck.blas.zgetrf: ipiv (view 'q') is complex128: int32 or int64 expected",
                      err_of(blas.getrf, Z, speck.View("q", "complex128", 3)))
     assert.are.equal("speck.blas.zgetrf: ipiv (view 'p') has 2 elements, the factorisation 3 pivots",

@@ -363,21 +363,35 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- trsm, trmm -------------------------------------------------------------------- */
-static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen) {
+/* a batch of matrices 'name': real (bmat) or, with 'cx', complex (rank 3,
+ * zblas.c's checks) */
+static const sk_view *bmat_any(int cx, const sk_arg *args, int nargs, const char *name,
+                               int *dtype, char *err, size_t errlen) {
+  if (cx) return sk_zview(args, nargs, name, 3, dtype, 1, err, errlen);
+  return bmat(args, nargs, name, dtype, err, errlen);
+}
+
+/* trsm (mm 0) or trmm (1), real or (cx) complex: alpha, or alpha_re and
+ * alpha_im, passed to the kernels as 'alpha' (float64 / complex128) */
+int sk_batched_tri(int mm, int cx, const sk_kbody *ks, const sk_kbody *kt,
+                   const sk_arg *args, int nargs, char *err, size_t errlen) {
   static const char *const known[] = {"side", "uplo", "transA", "diag", "alpha",
                                       "A",    "B",    "mode",   NULL};
+  static const char *const zknown[] = {"side", "uplo", "transA", "diag", "alpha_re",
+                                       "alpha_im", "A", "B", "mode", NULL};
   char side, uplo, tr, diag;
-  double alpha;
+  double alpha = 0, z[2] = {0, 0};
   int dt = -1, mode;
   const sk_view *A, *B;
-  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+  if (sk_karg_known(args, nargs, cx ? zknown : known, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
       sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
-      sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen) < 0 ||
-      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
-      !(B = bmat(args, nargs, "B", &dt, err, errlen)) ||
+      (cx ? sk_zscalar(args, nargs, "alpha", z, err, errlen)
+          : sk_karg_f64(args, nargs, "alpha", &alpha, err, errlen)) < 0 ||
+      !(A = bmat_any(cx, args, nargs, "A", &dt, err, errlen)) ||
+      !(B = bmat_any(cx, args, nargs, "B", &dt, err, errlen)) ||
       same_batch(A, "A", B, "B", err, errlen) < 0)
     return -1;
   int64_t need = side == 'L' ? B->extent[1] : B->extent[2];
@@ -395,20 +409,25 @@ static int btri(int mm, const sk_arg *args, int nargs, char *err, size_t errlen)
   sk_arg ka[] = {
     sk_arg_view("A", &a),       sk_arg_view("B", &b),    sk_arg_i64("side", side),
     sk_arg_i64("uplo", uplo),   sk_arg_i64("trans", tr), sk_arg_i64("diag", diag),
-    sk_arg_f64("alpha", alpha), sk_arg_i64("mm", mm),    sk_arg_i64("vec", 0)};
-  return launch(&k_tri_s, &k_tri_t, mode, nbatch(B), ka, NELEM(ka), err, errlen);
+    cx ? sk_zarg("alpha", z[0], z[1]) : sk_arg_f64("alpha", alpha),
+    sk_arg_i64("mm", mm),       sk_arg_i64("vec", 0)};
+  if (cx && A->alloc && A->alloc == B->alloc) {
+    sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
+    return -1;
+  }
+  return launch(ks, kt, mode, nbatch(B), ka, NELEM(ka), err, errlen);
 }
 
 static int btrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   (void)out;
-  return btri(0, args, nargs, err, errlen);
+  return sk_batched_tri(0, 0, &k_tri_s, &k_tri_t, args, nargs, err, errlen);
 }
 
 static int btrmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
   (void)out;
-  return btri(1, args, nargs, err, errlen);
+  return sk_batched_tri(1, 0, &k_tri_s, &k_tri_t, args, nargs, err, errlen);
 }
 
 /* -- factorisations ------------------------------------------------------------------ */
@@ -444,8 +463,11 @@ static int check_info(int op, const sk_view *A, const sk_view *info, int64_t nba
   return -1;
 }
 
-static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                size_t errlen) {
+/* trtri (op 0), lu (1; 2 with pivoting), gesv (3), real or (cx) complex
+ * with the kernels ks (serial) and kt (team, teamvector) */
+int sk_batched_fac(int op, int cx, const sk_kbody *ks, const sk_kbody *kt,
+                   const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
   static const char *const known[] = {"A",    "B",    "uplo",  "diag", "pivot",
                                       "ipiv", "info", "check", "mode", NULL};
   char uplo = 'U', diag = 'N';
@@ -456,8 +478,8 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
       (op == 0 &&
        (sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
         sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0)) ||
-      !(A = bmat(args, nargs, "A", &dt, err, errlen)) ||
-      (op == 3 && !(B = bmat(args, nargs, "B", &dt, err, errlen))) ||
+      !(A = bmat_any(cx, args, nargs, "A", &dt, err, errlen)) ||
+      (op == 3 && !(B = bmat_any(cx, args, nargs, "B", &dt, err, errlen))) ||
       (op == 1 && sk_karg_i64(args, nargs, "pivot", 1, 0, &pivot, err, errlen) < 0) ||
       sk_karg_i64(args, nargs, "check", 1, 1, &check, err, errlen) < 0)
     return -1;
@@ -537,7 +559,7 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
                    sk_arg_view("P", &P),     sk_arg_view("info", &I),
                    sk_arg_i64("op", op),     sk_arg_i64("uplo", uplo),
                    sk_arg_i64("diag", diag), sk_arg_i64("vec", 0)};
-    rc = launch(&k_fac_s, &k_fac_t, mode, batch, ka, NELEM(ka), err, errlen);
+    rc = launch(ks, kt, mode, batch, ka, NELEM(ka), err, errlen);
   }
   int64_t nbad = 0;
   if (rc == 0 && batch > 0) {
@@ -562,14 +584,14 @@ static int bfac(int op, const sk_arg *args, int nargs, sk_kvalue *out, char *err
 
 static int btrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                   size_t errlen) {
-  return bfac(0, args, nargs, out, err, errlen);
+  return sk_batched_fac(0, 0, &k_fac_s, &k_fac_t, args, nargs, out, err, errlen);
 }
 static int blu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  return bfac(1, args, nargs, out, err, errlen);
+  return sk_batched_fac(1, 0, &k_fac_s, &k_fac_t, args, nargs, out, err, errlen);
 }
 static int bgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                  size_t errlen) {
-  return bfac(3, args, nargs, out, err, errlen);
+  return sk_batched_fac(3, 0, &k_fac_s, &k_fac_t, args, nargs, out, err, errlen);
 }
 
 /* -- pack, unpack ------------------------------------------------------------------

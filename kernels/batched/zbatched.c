@@ -1,4 +1,5 @@
-/* zbatched.c: batched gemm and trsm on complex views (complex128, complex64):
+/* zbatched.c: batched gemm, trsm, trmm, trtri, lu and gesv on complex views
+ * (complex128, complex64). gemm:
  * C_b = alpha op(A_b) op(B_b) + beta C_b for every matrix b of rank-3 views
  * (batch, rows, cols) of any layout, op 'N', 'T' or 'C' (the conjugate
  * transpose), alpha and beta complex. The options are batched.gemm's:
@@ -14,8 +15,13 @@
  * transA 'N', 'T' or 'C', reduced to side L as blas.trsm's native path
  * (zlapack.c); mode "serial" (a thread per matrix) or "team" /
  * "teamvector" (a team per matrix, B's columns over its members and
- * lanes), "auto" serial. Bodies: zbatched.sk. SIMD-packed (rank-4) views
- * are real only.
+ * lanes), "auto" serial.
+ *
+ * trmm, trtri, lu (without and with pivoting: LAPACK's |re| + |im|) and
+ * gesv run through batched.c's drivers (bmode.h: sk_batched_tri,
+ * sk_batched_fac: the real ones' options, checks, info and ipiv views and
+ * messages) with the complex kernels below. Bodies: zbatched.sk.
+ * SIMD-packed (rank-4) views are real only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -195,6 +201,64 @@ static int zbtrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_dense_team(&k_ztt, nb, 0, 0, ka, NELEM(ka), err, errlen);
 }
 
+/* trmm (and trsm: the driver's mm) and the factorisations through
+ * batched.c's drivers (bmode.h), with its TRI and FAC captures */
+#define ZTRI(VT, pol)                                                              \
+  pol M3(VT, "A") M3(VT, "B") " side=int64 uplo=int64 trans=int64 diag=int64 " \
+                              "alpha=complex128 mm=int64 vec=int64"
+static const char *const sig_tri_s[] = {ZTRI("complex128", "range"),
+                                        ZTRI("complex64", "range"), NULL};
+static const char *const sig_tri_t[] = {ZTRI("complex128", "team"), ZTRI("complex64", "team"),
+                                        NULL};
+static const sk_kbody k_ztri_s = {.label = "batched.ztrmm",
+                                  .body = sk_body_batched_zbtri_s,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_tri_s};
+static const sk_kbody k_ztri_t = {.label = "batched.ztrmm",
+                                  .body = sk_body_batched_zbtri_t,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_tri_t};
+#define ZFAC(VT, pol) \
+  pol M3(VT, "A") M3(VT, "B") " P=int64[2] info=int64[1] op=int64 uplo=int64 diag=int64 vec=int64"
+static const char *const sig_fac_s[] = {ZFAC("complex128", "range"),
+                                        ZFAC("complex64", "range"), NULL};
+static const char *const sig_fac_t[] = {ZFAC("complex128", "team"), ZFAC("complex64", "team"),
+                                        NULL};
+static const sk_kbody k_zfac_s = {.label = "batched.zlu",
+                                  .body = sk_body_batched_zbfac_s,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_fac_s};
+static const sk_kbody k_zfac_t = {.label = "batched.zlu",
+                                  .body = sk_body_batched_zbfac_t,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_fac_t};
+
+static int zbtrmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  (void)out;
+  return sk_batched_tri(1, 1, &k_ztri_s, &k_ztri_t, args, nargs, err, errlen);
+}
+static int zbtrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                   size_t errlen) {
+  return sk_batched_fac(0, 1, &k_zfac_s, &k_zfac_t, args, nargs, out, err, errlen);
+}
+static int zblu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  return sk_batched_fac(1, 1, &k_zfac_s, &k_zfac_t, args, nargs, out, err, errlen);
+}
+static int zbgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  return sk_batched_fac(3, 1, &k_zfac_s, &k_zfac_t, args, nargs, out, err, errlen);
+}
+
+static const sk_kentry e_zbtrmm = {
+  "batched.ztrmm", "side, uplo, transA, diag, alpha_re [, alpha_im], A, B [, mode]",
+  SK_KRES_NONE, zbtrmm};
+static const sk_kentry e_zbtrtri = {"batched.ztrtri", "uplo, diag, A [, info, check, mode]",
+                                    SK_KRES_I64, zbtrtri};
+static const sk_kentry e_zblu = {"batched.zlu", "A [, pivot, ipiv, info, check, mode]",
+                                 SK_KRES_I64, zblu};
+static const sk_kentry e_zbgesv = {"batched.zgesv", "A, B [, ipiv, info, check, mode]",
+                                   SK_KRES_I64, zbgesv};
 static const sk_kentry e_zbtrsm = {
   "batched.ztrsm", "side, uplo, transA, diag, alpha_re [, alpha_im], A, B [, mode]",
   SK_KRES_NONE, zbtrsm};
@@ -203,5 +267,7 @@ static const sk_kentry e_zbgemm = {"batched.zgemm",
                                    "beta_im], C [, mode, impl, stream]",
                                    SK_KRES_NONE, zbgemm};
 
-const sk_kentry *const sk_zbatched_entries[] = {&e_zbgemm, &e_zbtrsm, NULL};
-const sk_kbody *const sk_zbatched_bodies[] = {&k_zs, &k_zr, &k_zt, &k_zts, &k_ztt, NULL};
+const sk_kentry *const sk_zbatched_entries[] = {&e_zbgemm, &e_zbtrsm, &e_zbtrmm, &e_zbtrtri,
+                                                &e_zblu,   &e_zbgesv, NULL};
+const sk_kbody *const sk_zbatched_bodies[] = {&k_zs,     &k_zr,     &k_zt,     &k_zts, &k_ztt,
+                                              &k_ztri_s, &k_ztri_t, &k_zfac_s, &k_zfac_t, NULL};

@@ -37,6 +37,14 @@ const sk_backend *sk_dense_backend(char *err, size_t errlen);
 int sk_dense_potrf_fail(const sk_view *A, int64_t info, double d, char *err,
                         size_t errlen);
 
+/* getrf's / trtri's zero pivot info - 1 (LAPACK's info): "A (view 'S') is
+ * singular: pivot 1 is zero", and -1 (lapack.c; zlapack.c's too) */
+int sk_dense_singular(const sk_view *A, int64_t info, char *err, size_t errlen);
+/* the pivots view 'ipiv': int32 or int64 of 'n' entries, else a message
+ * and NULL; absent and not 'need'ed: NULL, no message (lapack.c) */
+const sk_view *sk_dense_pivots(const sk_arg *args, int nargs, int64_t n, int need,
+                               char *err, size_t errlen);
+
 /* complex arguments (zblas.c; for zlapack.c and batched/zbatched.c): a
  * complex128 capture; the complex view 'name' of 'rank', of the dtype *dt
  * (set by the first), with 'reach': in a space the active back end

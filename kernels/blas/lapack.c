@@ -124,7 +124,9 @@ static int potrf_fail(const sk_view *A, int64_t info, char *err, size_t errlen) 
   return sk_dense_potrf_fail(A, info, d, err, errlen);
 }
 
-static int singular(const sk_view *A, int64_t info, char *err, size_t errlen) {
+/* LAPACK's info (pivot info - 1 is zero): the message, and -1 (dense.h;
+ * zlapack.c's getrf, gesv and trtri too) */
+int sk_dense_singular(const sk_view *A, int64_t info, char *err, size_t errlen) {
   sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
   return -1;
 }
@@ -214,8 +216,10 @@ static int potrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- getrf, getrs, gesv --------------------------------------------------------- */
-static const sk_view *pivots(const sk_arg *args, int nargs, int64_t n, int need,
-                             char *err, size_t errlen) {
+/* the pivots view 'ipiv' (dense.h): int32 or int64 of n entries; absent
+ * and not 'need'ed: NULL without a message */
+const sk_view *sk_dense_pivots(const sk_arg *args, int nargs, int64_t n, int need,
+                               char *err, size_t errlen) {
   const sk_arg *a = sk_karg_find(args, nargs, "ipiv");
   if (!a && !need) return NULL;
   const sk_view *p = sk_karg_view(args, nargs, "ipiv", 1, err, errlen);
@@ -293,7 +297,7 @@ static int getrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
   int64_t kn = A->extent[0] < A->extent[1] ? A->extent[0] : A->extent[1];
-  if (!(ipiv = pivots(args, nargs, kn, 1, err, errlen))) return -1;
+  if (!(ipiv = sk_dense_pivots(args, nargs, kn, 1, err, errlen))) return -1;
   if (ipiv->space != A->space) {
     sk_err(err, errlen, SK_E_IPIV_VIEW_ANOTHER, ipiv->label);
     return -1;
@@ -303,7 +307,7 @@ static int getrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_dense_ivec(&P, "pivots", kn, A->space, err, errlen) < 0) return -1;
   int rc = factor(A, &P, ipiv, impl, &info, err, errlen);
   sk_view_release(&P);
-  if (rc == 0 && info) return singular(A, info, err, errlen);
+  if (rc == 0 && info) return sk_dense_singular(A, info, err, errlen);
   return rc;
 }
 
@@ -325,7 +329,7 @@ static int gesv_like(int factor_too, const sk_arg *args, int nargs, char *err,
     return -1;
   }
   int64_t n = A->extent[0];
-  ipiv = pivots(args, nargs, n, !factor_too, err, errlen);
+  ipiv = sk_dense_pivots(args, nargs, n, !factor_too, err, errlen);
   if (!ipiv && (!factor_too || sk_karg_find(args, nargs, "ipiv"))) return -1;
   sk_view P;
   if (sk_dense_ivec(&P, "pivots", n, A->space, err, errlen) < 0) return -1;
@@ -333,7 +337,7 @@ static int gesv_like(int factor_too, const sk_arg *args, int nargs, char *err,
   int64_t info = 0;
   if (factor_too) {
     rc = factor(A, &P, ipiv, impl, &info, err, errlen);
-    if (rc == 0 && info) rc = singular(A, info, err, errlen);
+    if (rc == 0 && info) rc = sk_dense_singular(A, info, err, errlen);
   } else {
     sk_arg ka[] = {sk_arg_view("P", &P), sk_arg_view("ipiv", ipiv)};
     sk_policy p;
@@ -377,7 +381,7 @@ static int trtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (vendor_ok(impl, A, (double)n * n * n / 3) &&
       sk_vendor_trtri(dt, uplo, diag, n, A->data, A->stride[0], A->stride[1], &info) ==
         SK_VENDOR_OK)
-    return info ? singular(A, info, err, errlen) : 0;
+    return info ? sk_dense_singular(A, info, err, errlen) : 0;
   sk_view a, iv;
   sk_dense_strided(A, &a);
   if (sk_dense_ivec(&iv, "info", 1, A->space, err, errlen) < 0) return -1;
@@ -386,7 +390,7 @@ static int trtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   int rc = sk_dense_team(&k_trtri, 1, team_size(), 0, ka, NELEM(ka), err, errlen);
   if (rc == 0) rc = sk_dense_get_i64(&iv, 0, &info, err, errlen);
   sk_view_release(&iv);
-  if (rc == 0 && info) return singular(A, info, err, errlen);
+  if (rc == 0 && info) return sk_dense_singular(A, info, err, errlen);
   return rc;
 }
 

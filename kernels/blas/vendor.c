@@ -76,6 +76,13 @@ typedef void (*zgemm_fn)(int, int, int, int, int, int, const void *, const void 
                          const void *, int, const void *, void *, int);
 typedef void (*ztrsm_fn)(int, int, int, int, int, int, int, const void *, const void *, int,
                          void *, int);
+/* zsyrk (alpha, beta by pointer); zherk / cherk (real alpha, beta) */
+typedef void (*zsyrk_fn)(int, int, int, int, int, const void *, const void *, int,
+                         const void *, void *, int);
+typedef void (*zherk_fn)(int, int, int, int, int, double, const void *, int, double, void *,
+                         int);
+typedef void (*cherk_fn)(int, int, int, int, int, float, const void *, int, float, void *,
+                         int);
 
 static struct {
   void *h;
@@ -83,6 +90,12 @@ static struct {
   ztrsm_fn ztrsm, ctrsm; /* optional, as the complex LAPACK below */
   potrf_fn zpotrf, cpotrf;
   getrf_fn zgetrf, cgetrf;
+  getrs_fn zgetrs, cgetrs; /* optional (zgetrs.. below) */
+  trtri_fn ztrtri, ctrtri;
+  ztrsm_fn ztrmm, ctrmm;
+  zsyrk_fn zsyrk, csyrk;
+  zherk_fn zherk;
+  cherk_fn cherk;
   gemm_fn dgemm;
   sgemm_fn sgemm;
   gemv_fn dgemv;
@@ -182,6 +195,16 @@ static void load(void) {
   SYM(cpotrf, "cpotrf_");
   SYM(zgetrf, "zgetrf_");
   SYM(cgetrf, "cgetrf_");
+  SYM(zgetrs, "zgetrs_");
+  SYM(cgetrs, "cgetrs_");
+  SYM(ztrtri, "ztrtri_");
+  SYM(ctrtri, "ctrtri_");
+  SYM(ztrmm, "cblas_ztrmm");
+  SYM(ctrmm, "cblas_ctrmm");
+  SYM(zsyrk, "cblas_zsyrk");
+  SYM(csyrk, "cblas_csyrk");
+  SYM(zherk, "cblas_zherk");
+  SYM(cherk, "cblas_cherk");
   SYM(dgemm, "cblas_dgemm");
   SYM(sgemm, "cblas_sgemm");
   SYM(dgemv, "cblas_dgemv");
@@ -541,11 +564,13 @@ int sk_vendor_gpu_syrk(int dtype, char uplo, char trans, int64_t n, int64_t k,
 }
 
 /* -- complex: ztrsm / ctrsm, zpotrf / cpotrf, zgetrf / cgetrf --------------- */
-int sk_vendor_ztrsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
-                    int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
-                    void *B, int64_t rsb, int64_t csb) {
+/* trsm (mm 0) or trmm (1) */
+static int ztri(int mm, int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                void *B, int64_t rsb, int64_t csb) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  ztrsm_fn f = dtype == SK_C128 ? lib.ztrsm : lib.ctrsm;
+  ztrsm_fn f = mm ? (dtype == SK_C128 ? lib.ztrmm : lib.ctrmm)
+                  : (dtype == SK_C128 ? lib.ztrsm : lib.ctrsm);
   if (!f) return SK_VENDOR_MISSING;
   if (m == 0 || n == 0) return SK_VENDOR_OK;
   /* CBLAS's row-major order when both column steps are 1, column-major
@@ -570,6 +595,18 @@ int sk_vendor_ztrsm(int dtype, char side, char uplo, char trans, char diag, int6
     f(row ? 101 : CM, s, u, t, d, (int)m, (int)n, al, A, (int)lda, B, (int)ldb);
   }
   return SK_VENDOR_OK;
+}
+
+int sk_vendor_ztrsm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                    int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    void *B, int64_t rsb, int64_t csb) {
+  return ztri(0, dtype, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb, csb);
+}
+
+int sk_vendor_ztrmm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                    int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    void *B, int64_t rsb, int64_t csb) {
+  return ztri(1, dtype, side, uplo, trans, diag, m, n, alpha, A, rsa, csa, B, rsb, csb);
 }
 
 int sk_vendor_zpotrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64_t cs,
@@ -609,5 +646,87 @@ int sk_vendor_zgetrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64
   for (int64_t k = 0; k < kn; k++) ipiv[k] = p[k] - 1;
   free(p);
   *info = in;
+  return SK_VENDOR_OK;
+}
+
+/* -- complex: zgetrs, ztrtri, zsyrk / zherk ------------------------------------ */
+int sk_vendor_zgetrs(int dtype, char trans, int64_t n, int64_t nrhs, const void *A,
+                     int64_t rs, int64_t cs, const int64_t *ipiv, void *B, int64_t rsb,
+                     int64_t csb) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  getrs_fn f = dtype == SK_C128 ? lib.zgetrs : lib.cgetrs;
+  if (!f) return SK_VENDOR_MISSING;
+  if (n == 0 || nrhs == 0) return SK_VENDOR_OK;
+  cmbuf a, b;
+  int *p = malloc((size_t)n * sizeof *p);
+  if (!p) return SK_VENDOR_UNSUPPORTED;
+  if (cm_open(&a, dtype, n, n, (void *)A, rs, cs) < 0) {
+    free(p);
+    return SK_VENDOR_UNSUPPORTED;
+  }
+  if (cm_open(&b, dtype, n, nrhs, B, rsb, csb) < 0) {
+    cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
+    free(p);
+    return SK_VENDOR_UNSUPPORTED;
+  }
+  for (int64_t k = 0; k < n; k++) p[k] = (int)ipiv[k] + 1;
+  int nn = (int)n, nr = (int)nrhs, in = 0;
+  char t = trans == 'T' || trans == 'C' ? trans : 'N';
+  f(&t, &nn, &nr, a.a, &a.ld, p, b.a, &b.ld, &in, 1);
+  cm_close(&b, dtype, n, nrhs, B, rsb, csb, 1);
+  cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
+  free(p);
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_ztrtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,
+                     int64_t cs, int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  trtri_fn f = dtype == SK_C128 ? lib.ztrtri : lib.ctrtri;
+  if (!f) return SK_VENDOR_MISSING;
+  *info = 0;
+  if (n == 0) return SK_VENDOR_OK;
+  cmbuf c;
+  if (cm_open(&c, dtype, n, n, A, rs, cs) < 0) return SK_VENDOR_UNSUPPORTED;
+  int nn = (int)n, in = 0;
+  char u = sk_cm_low(uplo) ? 'L' : 'U', d = diag == 'U' || diag == 'u' ? 'U' : 'N';
+  f(&u, &d, &nn, c.a, &c.ld, &in, 1, 1);
+  cm_close(&c, dtype, n, n, A, rs, cs, 1);
+  *info = in;
+  return SK_VENDOR_OK;
+}
+
+int sk_vendor_zsyrk(int dtype, int her, char uplo, char trans, int64_t n, int64_t k,
+                    const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    const double *beta, void *C, int64_t rsc, int64_t csc) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  int c128 = dtype == SK_C128;
+  if (her ? (c128 ? !lib.zherk : !lib.cherk) : (c128 ? !lib.zsyrk : !lib.csyrk))
+    return SK_VENDOR_MISSING;
+  if (n == 0) return SK_VENDOR_OK;
+  /* both row-major or both column-major, as ztrsm */
+  int ft = trans != 'N' && trans != 'n';
+  int64_t ar = ft ? k : n, ac = ft ? n : k;
+  int row = csa == 1 && csc == 1, col = rsa == 1 && rsc == 1;
+  if (!row && !col) return SK_VENDOR_UNSUPPORTED;
+  int64_t lda = row ? rsa : csa, ldc = row ? rsc : csc;
+  if (lda < (row ? ac : ar)) lda = row ? ac : ar;
+  if (lda < 1) lda = 1;
+  if (ldc < n) ldc = n;
+  if (!sk_cm_fits(n) || !sk_cm_fits(k) || !sk_cm_fits(lda) || !sk_cm_fits(ldc))
+    return SK_VENDOR_UNSUPPORTED;
+  int o = row ? 101 : CM, u = sk_cm_low(uplo) ? LO : UP, t = ft ? (her ? 113 : TR) : NT;
+  if (her) {
+    if (c128) lib.zherk(o, u, t, (int)n, (int)k, alpha[0], A, (int)lda, beta[0], C, (int)ldc);
+    else
+      lib.cherk(o, u, t, (int)n, (int)k, (float)alpha[0], A, (int)lda, (float)beta[0], C,
+                (int)ldc);
+  } else if (c128) {
+    lib.zsyrk(o, u, t, (int)n, (int)k, alpha, A, (int)lda, beta, C, (int)ldc);
+  } else {
+    const float al[2] = {(float)alpha[0], (float)alpha[1]},
+                be[2] = {(float)beta[0], (float)beta[1]};
+    lib.csyrk(o, u, t, (int)n, (int)k, al, A, (int)lda, be, C, (int)ldc);
+  }
   return SK_VENDOR_OK;
 }

@@ -56,6 +56,22 @@ int sk_vendor_zpotrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64
                      int64_t *info);
 int sk_vendor_zgetrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
                      int64_t *ipiv, int64_t *info);
+/* complex trmm (as ztrsm), getrs (zgetrs_ / cgetrs_: trans 'N' 'T' 'C',
+ * 0-based pivots, any strides), trtri, syrk (her 0: zsyrk, trans 'N' 'T',
+ * alpha / beta {re, im}) and herk (her 1: zherk, trans 'N' 'C', alpha[0]
+ * and beta[0] real); syrk / herk take A and C both row-major or both
+ * column-major, else SK_VENDOR_UNSUPPORTED */
+int sk_vendor_ztrmm(int dtype, char side, char uplo, char trans, char diag, int64_t m,
+                    int64_t n, const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    void *B, int64_t rsb, int64_t csb);
+int sk_vendor_zgetrs(int dtype, char trans, int64_t n, int64_t nrhs, const void *A,
+                     int64_t rs, int64_t cs, const int64_t *ipiv, void *B, int64_t rsb,
+                     int64_t csb);
+int sk_vendor_ztrtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,
+                     int64_t cs, int64_t *info);
+int sk_vendor_zsyrk(int dtype, int her, char uplo, char trans, int64_t n, int64_t k,
+                    const double *alpha, const void *A, int64_t rsa, int64_t csa,
+                    const double *beta, void *C, int64_t rsc, int64_t csc);
 int sk_vendor_gemv(int dtype, char trans, int64_t m, int64_t n, double alpha,
                    const void *A, int64_t rsa, int64_t csa, const void *x, int64_t incx,
                    double beta, void *y, int64_t incy);

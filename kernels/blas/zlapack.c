@@ -1,10 +1,12 @@
-/* zlapack.c: trsm, potrf and getrf on complex views (complex128,
- * complex64), rank 2, any layout, in place as BLAS / LAPACK, built as the
- * real ones (blas3.c, lapack.c) are:
+/* zlapack.c: trsm, potrf, getrf, getrs (trans 'N' 'T' 'C'), gesv, trtri,
+ * trmm, syrk and herk on complex views (complex128, complex64), rank 2,
+ * any layout, in place as BLAS / LAPACK, built as the real ones (blas3.c,
+ * lapack.c) are:
  *
  *  - host views with impl "vendor" or "auto" (the default; the real ones'
  *    auto takes the vendor at every size, docs/bench-library.md) go to
- *    OpenBLAS's ztrsm / zpotrf / zgetrf (ctrsm ... for complex64);
+ *    OpenBLAS's ztrsm / zpotrf / zgetrf / zgetrs / ztrtri / ztrmm / zsyrk /
+ *    zherk (ctrsm ... for complex64);
  *  - otherwise (impl "native", a GPU's views, no library) the library's own
  *    dialect kernels (zlapack.sk): trsm blocked (a triangular solve of
  *    each diagonal block, its columns in parallel, then a gemm update of
@@ -12,7 +14,11 @@
  *    of each diagonal block by one thread, a trsm of the panel below it,
  *    a Hermitian rank-k update of the trailing lower triangle); getrf one
  *    team kernel (partial pivoting by LAPACK's |re| + |im|, rows below a
- *    pivot updated by the team's members).
+ *    pivot updated by the team's members); getrs the row interchanges (a
+ *    column of B per work item) and two native trsm; trtri by one thread
+ *    (as the real one); trmm B's columns in parallel; syrk / herk one
+ *    element of C's triangle per work item (herk: real alpha and beta, the
+ *    diagonal's imaginary parts 0, as BLAS).
  *
  * 'C' is the conjugate transpose. potrf factors a Hermitian matrix, A =
  * L L^H (uplo "L") or U^H U ("U"), reading one triangle and the real parts
@@ -66,7 +72,36 @@ static const char *const sig_getrf[] = {
 static const sk_kbody k_zgetrf = {
   .label = "blas.zgetrf", .body = sk_body_blas_zgetrf, .pattern = SK_FOR, .sigs = sig_getrf};
 
-const sk_kbody *const sk_zlapack_bodies[] = {&k_ztrsv, &k_zgemmt, &k_zpotrf, &k_zgetrf,
+#define LASWP_SIG(VT, PT) "range" MAT2(VT, "B") " ipiv=" PT "[1] rev=int64"
+static const char *const sig_laswp[] = {
+  LASWP_SIG("complex128", "int64"), LASWP_SIG("complex64", "int64"),
+  LASWP_SIG("complex128", "int32"), LASWP_SIG("complex64", "int32"), NULL};
+/* getrs's row interchanges, a column of B per work item */
+static const sk_kbody k_zlaswp = {
+  .label = "blas.zgetrs", .body = sk_body_blas_zlaswp, .pattern = SK_FOR, .sigs = sig_laswp};
+
+#define TRMV_SIG(VT) \
+  "range" MAT2(VT, "A") MAT2(VT, "B") " lower=int64 unit=int64 cj=int64 alpha=complex128"
+static const char *const sig_trmv[] = SIG2(TRMV_SIG);
+/* column i of B: b = alpha M b, M = A or conj(A) */
+static const sk_kbody k_ztrmv = {
+  .label = "blas.ztrmm", .body = sk_body_blas_ztrmv, .pattern = SK_FOR, .sigs = sig_trmv};
+
+#define TRTRI_SIG(VT) "team" MAT2(VT, "A") " info=int64[1] unit=int64"
+static const char *const sig_trtri[] = SIG2(TRTRI_SIG);
+static const sk_kbody k_ztrtri = {
+  .label = "blas.ztrtri", .body = sk_body_blas_ztrtri, .pattern = SK_FOR, .sigs = sig_trtri};
+
+#define SYRK_SIG(VT)                                                                 \
+  "mdrange2" MAT2(VT, "A") MAT2(VT, "C") " t=int64 tri=int64 her=int64 alpha=complex128 " \
+  "beta=complex128"
+static const char *const sig_syrk[] = SIG2(SYRK_SIG);
+/* C(i, j) of syrk / herk, one triangle */
+static const sk_kbody k_zsyrk = {
+  .label = "blas.zsyrk", .body = sk_body_blas_zsyrk, .pattern = SK_FOR, .sigs = sig_syrk};
+
+const sk_kbody *const sk_zlapack_bodies[] = {&k_ztrsv,  &k_zgemmt, &k_zpotrf, &k_zgetrf,
+                                             &k_zlaswp, &k_ztrmv,  &k_ztrtri, &k_zsyrk,
                                              NULL};
 
 static int square(const sk_view *A, char *err, size_t errlen) {
@@ -324,36 +359,29 @@ static int team_size(void) {
   return 0;
 }
 
-static int zgetrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                  size_t errlen) {
-  static const char *const known[] = {"A", "ipiv", "impl", NULL};
-  (void)out;
-  int dt = -1, impl;
-  const sk_view *A, *ipiv;
-  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
-      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 ||
-      !(ipiv = sk_karg_view(args, nargs, "ipiv", 1, err, errlen)))
-    return -1;
-  int64_t m = A->extent[0], n = A->extent[1], kn = m < n ? m : n, info = 0;
-  if (ipiv->dtype != SK_I64 && ipiv->dtype != SK_I32) {
-    sk_err(err, errlen, SK_E_IPIV_VIEW_INT32, ipiv->label, sk_dtypes[ipiv->dtype].name);
-    return -1;
-  }
-  if (ipiv->extent[0] != kn) {
-    sk_err(err, errlen, SK_E_IPIV_VIEW_ELEMENTS, ipiv->label, (long long)ipiv->extent[0],
-           (long long)kn);
-    return -1;
-  }
+/* the pivots view 'ipiv': int32 or int64, 'n' entries (lapack.c's
+ * sk_dense_pivots), in A's space */
+static const sk_view *zpivots(const sk_arg *args, int nargs, const sk_view *A, int64_t n,
+                              char *err, size_t errlen) {
+  const sk_view *ipiv = sk_dense_pivots(args, nargs, n, 1, err, errlen);
+  if (!ipiv) return NULL;
   if (ipiv->space != A->space) {
     sk_err(err, errlen, SK_E_IPIV_VIEW_ANOTHER, ipiv->label);
-    return -1;
+    return NULL;
   }
+  return ipiv;
+}
+
+/* A = P L U in place, the pivots into ipiv; a zero pivot is an error
+ * naming it */
+static int zfactor(const sk_view *A, const sk_view *ipiv, int impl, char *err,
+                   size_t errlen) {
+  int64_t m = A->extent[0], n = A->extent[1], kn = m < n ? m : n, info = 0;
   if (kn == 0) return 0;
   int rc = 0;
   int64_t *h = NULL;
   if (vendor_ok(impl, A, NULL) && (h = malloc((size_t)kn * sizeof *h)) != NULL &&
-      sk_vendor_zgetrf(dt, m, n, A->data, A->stride[0], A->stride[1], h, &info) ==
+      sk_vendor_zgetrf(A->dtype, m, n, A->data, A->stride[0], A->stride[1], h, &info) ==
         SK_VENDOR_OK) {
     for (int64_t k = 0; k < kn; k++)
       sk_view_set_i((sk_view *)ipiv, k * ipiv->stride[0], h[k]);
@@ -377,11 +405,272 @@ static int zgetrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     sk_view_release(&P);
   }
   free(h);
-  if (rc == 0 && info) {
-    sk_err(err, errlen, SK_E_VIEW_SINGULAR_PIVOT, A->label, (long long)(info - 1));
+  if (rc == 0 && info) return sk_dense_singular(A, info, err, errlen);
+  return rc;
+}
+
+static int zgetrf(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  static const char *const known[] = {"A", "ipiv", "impl", NULL};
+  (void)out;
+  int dt = -1, impl;
+  const sk_view *A, *ipiv;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+    return -1;
+  int64_t kn = A->extent[0] < A->extent[1] ? A->extent[0] : A->extent[1];
+  if (!(ipiv = zpivots(args, nargs, A, kn, err, errlen))) return -1;
+  return zfactor(A, ipiv, impl, err, errlen);
+}
+
+/* -- getrs, gesv ------------------------------------------------------------------ */
+/* B = op(A)^-1 B with getrf's factors in A and its pivots: op 'N': P B,
+ * then L and U solved; 'T' / 'C': op(U) then op(L) solved, then P^T */
+static int zsolve(char trans, const sk_view *A, const sk_view *ipiv, const sk_view *B,
+                  int impl, char *err, size_t errlen) {
+  int64_t n = A->extent[0], nrhs = B->extent[1];
+  if (n == 0 || nrhs == 0) return 0;
+  if (vendor_ok(impl, A, B)) {
+    int64_t *h = malloc((size_t)n * sizeof *h);
+    if (!h) {
+      sk_err(err, errlen, SK_E_NOMEM);
+      return -1;
+    }
+    for (int64_t k = 0; k < n; k++) h[k] = sk_view_get_i(ipiv, k * ipiv->stride[0]);
+    int vr = sk_vendor_zgetrs(A->dtype, trans, n, nrhs, A->data, A->stride[0], A->stride[1],
+                              h, B->data, B->stride[0], B->stride[1]);
+    free(h);
+    if (vr == SK_VENDOR_OK) return 0;
+  }
+  const double one[2] = {1, 0};
+  sk_view b;
+  sk_dense_strided(B, &b);
+  sk_arg ka[] = {sk_arg_view("B", &b), sk_arg_view("ipiv", ipiv),
+                 sk_arg_i64("rev", trans != 'N')};
+  if (trans == 'N')
+    return sk_dense_range(&k_zlaswp, nrhs, ka, NELEM(ka), err, errlen) < 0 ||
+               ztrsm_native('L', 'L', 'N', 'U', one, A, B, err, errlen) < 0 ||
+               ztrsm_native('L', 'U', 'N', 'N', one, A, B, err, errlen) < 0
+             ? -1
+             : 0;
+  return ztrsm_native('L', 'U', trans, 'N', one, A, B, err, errlen) < 0 ||
+             ztrsm_native('L', 'L', trans, 'U', one, A, B, err, errlen) < 0 ||
+             sk_dense_range(&k_zlaswp, nrhs, ka, NELEM(ka), err, errlen) < 0
+           ? -1
+           : 0;
+}
+
+/* getrs (factor_too 0: A factored, ipiv given) or gesv (1: A factored
+ * here, the pivots into ipiv when given) */
+static int zgesv_like(int factor_too, const sk_arg *args, int nargs, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"A", "B", "ipiv", "trans", "impl", NULL};
+  int dt = -1, impl;
+  char trans = 'N';
+  const sk_view *A, *B, *ipiv = NULL;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
+      !(B = sk_zview(args, nargs, "B", 2, &dt, 1, err, errlen)) ||
+      (!factor_too &&
+       sk_dense_char(args, nargs, "trans", "NTC", 'N', &trans, err, errlen) < 0) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 || square(A, err, errlen) < 0)
+    return -1;
+  if (B->extent[0] != A->extent[0]) {
+    char sa[48], sb[48];
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb));
     return -1;
   }
+  if (A->alloc && A->alloc == B->alloc) {
+    sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
+    return -1;
+  }
+  int64_t n = A->extent[0];
+  if ((!factor_too || sk_karg_find(args, nargs, "ipiv")) &&
+      !(ipiv = zpivots(args, nargs, A, n, err, errlen)))
+    return -1;
+  if (!factor_too) return zsolve(trans, A, ipiv, B, impl, err, errlen);
+  sk_view own;
+  if (!ipiv) {
+    if (sk_dense_ivec(&own, "ipiv", n, A->space, err, errlen) < 0) return -1;
+    ipiv = &own;
+  }
+  int rc = zfactor(A, ipiv, impl, err, errlen);
+  if (rc == 0) rc = zsolve('N', A, ipiv, B, impl, err, errlen);
+  if (ipiv == &own) sk_view_release(&own);
   return rc;
+}
+
+static int zgetrs(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  (void)out;
+  return zgesv_like(0, args, nargs, err, errlen);
+}
+
+static int zgesv(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  (void)out;
+  return zgesv_like(1, args, nargs, err, errlen);
+}
+
+/* -- trtri, trmm ------------------------------------------------------------------ */
+static int ztrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                  size_t errlen) {
+  static const char *const known[] = {"uplo", "diag", "A", "impl", NULL};
+  (void)out;
+  char uplo, diag;
+  int dt = -1, impl;
+  const sk_view *A;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0 || square(A, err, errlen) < 0)
+    return -1;
+  int64_t n = A->extent[0], info = 0;
+  if (n == 0) return 0;
+  int rc = 0;
+  if (!(vendor_ok(impl, A, NULL) &&
+        sk_vendor_ztrtri(dt, uplo, diag, n, A->data, A->stride[0], A->stride[1], &info) ==
+          SK_VENDOR_OK)) {
+    /* lower: the upper triangle of the transposed view */
+    sk_view a, iv;
+    if (uplo == 'L') transposed(A, &a);
+    else sk_dense_strided(A, &a);
+    if (sk_dense_ivec(&iv, "info", 1, A->space, err, errlen) < 0) return -1;
+    sk_arg ka[] = {sk_arg_view("A", &a), sk_arg_view("info", &iv),
+                   sk_arg_i64("unit", diag == 'U')};
+    rc = sk_dense_team(&k_ztrtri, 1, 1, 0, ka, NELEM(ka), err, errlen);
+    if (rc == 0) rc = sk_dense_get_i64(&iv, 0, &info, err, errlen);
+    sk_view_release(&iv);
+  }
+  if (rc == 0 && info) return sk_dense_singular(A, info, err, errlen);
+  return rc;
+}
+
+/* B = alpha op(A) B (side L) or alpha B op(A) (R), natively: reduced to
+ * side L as ztrsm_native, B's columns in parallel */
+static int ztrmm_native(char side, char uplo, char trans, char diag, const double *alpha,
+                        const sk_view *A, const sk_view *B, char *err, size_t errlen) {
+  sk_view a, b;
+  int lower = uplo == 'L', cj = trans == 'C', tr = trans != 'N';
+  if (side == 'R') tr = !tr;
+  if (tr) {
+    transposed(A, &a);
+    lower = !lower;
+  } else sk_dense_strided(A, &a);
+  if (side == 'R') transposed(B, &b);
+  else sk_dense_strided(B, &b);
+  if (b.extent[0] == 0 || b.extent[1] == 0) return 0;
+  sk_arg ka[] = {sk_arg_view("A", &a),        sk_arg_view("B", &b),
+                 sk_arg_i64("lower", lower),  sk_arg_i64("unit", diag == 'U'),
+                 sk_arg_i64("cj", cj),        sk_zarg("alpha", alpha[0], alpha[1])};
+  return sk_dense_range(&k_ztrmv, b.extent[1], ka, NELEM(ka), err, errlen);
+}
+
+static int ztrmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"side", "uplo",  "transA", "diag", "alpha_re",
+                                      "alpha_im", "A", "B",      "impl", NULL};
+  (void)out;
+  char side, uplo, tr, diag;
+  double alpha[2];
+  int dt = -1, impl;
+  const sk_view *A, *B;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
+      sk_zscalar(args, nargs, "alpha", alpha, err, errlen) < 0 ||
+      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
+      !(B = sk_zview(args, nargs, "B", 2, &dt, 1, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+    return -1;
+  if (A->data && A->alloc && A->alloc == B->alloc) {
+    sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
+    return -1;
+  }
+  int64_t need = side == 'L' ? B->extent[0] : B->extent[1];
+  if (A->extent[0] != A->extent[1] || A->extent[0] != need) {
+    char sa[48], sb[48];
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE, sk_dense_shape(A, sa, sizeof sa),
+           sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
+    return -1;
+  }
+  if (vendor_ok(impl, A, B) &&
+      sk_vendor_ztrmm(dt, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
+                      A->stride[0], A->stride[1], B->data, B->stride[0],
+                      B->stride[1]) == SK_VENDOR_OK)
+    return 0;
+  return ztrmm_native(side, uplo, tr, diag, alpha, A, B, err, errlen);
+}
+
+/* -- syrk, herk ------------------------------------------------------------------- */
+/* her 0: C = alpha op(A) op(A)^T + beta C (trans 'N' / 'T', complex alpha,
+ * beta); her 1: C = alpha op(A) op(A)^H + beta C (trans 'N' / 'C', real
+ * alpha, beta); triangle uplo of C only */
+static int zsyrk_like(int her, const sk_arg *args, int nargs, char *err, size_t errlen) {
+  static const char *const known[] = {"uplo", "trans", "alpha_re", "alpha_im", "A",
+                                      "beta_re", "beta_im", "C", "impl", NULL};
+  char uplo, t;
+  double al[2], be[2];
+  int dt = -1, impl;
+  const sk_view *A, *C;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "trans", her ? "NC" : "NT", 'N', &t, err, errlen) < 0 ||
+      sk_zscalar(args, nargs, "alpha", al, err, errlen) < 0 ||
+      sk_zscalar(args, nargs, "beta", be, err, errlen) < 0)
+    return -1;
+  if (her && (al[1] != 0 || be[1] != 0)) {
+    int a = al[1] != 0;
+    sk_err(err, errlen, SK_E_ZHERK_REAL, a ? "alpha" : "beta", a ? al[0] : be[0],
+           a ? al[1] : be[1]);
+    return -1;
+  }
+  if (!(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
+      !(C = sk_zview(args, nargs, "C", 2, &dt, 1, err, errlen)) ||
+      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+    return -1;
+  int64_t n = t == 'N' ? A->extent[0] : A->extent[1];
+  int64_t k = t == 'N' ? A->extent[1] : A->extent[0];
+  if (C->extent[0] != n || C->extent[1] != n) {
+    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_OP_X, (long long)n, (long long)k,
+           (long long)C->extent[0], (long long)C->extent[1]);
+    return -1;
+  }
+  if (A->alloc && A->alloc == C->alloc) {
+    sk_err(err, errlen, SK_E_ZBLAS_ALIAS, C->label, "A", A->label);
+    return -1;
+  }
+  if (n == 0) return 0;
+  if (vendor_ok(impl, A, C) &&
+      sk_vendor_zsyrk(dt, her, uplo, t, n, k, al, A->data, A->stride[0], A->stride[1], be,
+                      C->data, C->stride[0], C->stride[1]) == SK_VENDOR_OK)
+    return 0;
+  sk_view a, c;
+  sk_dense_strided(A, &a);
+  sk_dense_strided(C, &c);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_MDRANGE);
+  p.md_rank = 2;
+  p.md_hi[0] = n;
+  p.md_hi[1] = n;
+  sk_arg ka[] = {sk_arg_view("A", &a),         sk_arg_view("C", &c),
+                 sk_arg_i64("t", t),           sk_arg_i64("tri", uplo),
+                 sk_arg_i64("her", her),       sk_zarg("alpha", al[0], al[1]),
+                 sk_zarg("beta", be[0], be[1])};
+  return sk_kbody_launch(&k_zsyrk, &p, ka, NELEM(ka), NULL, err, errlen);
+}
+
+static int zsyrk(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  (void)out;
+  return zsyrk_like(0, args, nargs, err, errlen);
+}
+
+static int zherk(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  (void)out;
+  return zsyrk_like(1, args, nargs, err, errlen);
 }
 
 /* -- entries ------------------------------------------------------------------------ */
@@ -391,4 +680,21 @@ static const sk_kentry e_ztrsm = {
 static const sk_kentry e_zpotrf = {"blas.zpotrf", "uplo, A [, impl]", SK_KRES_NONE, zpotrf};
 static const sk_kentry e_zgetrf = {"blas.zgetrf", "A, ipiv [, impl]", SK_KRES_NONE, zgetrf};
 
-const sk_kentry *const sk_zlapack_entries[] = {&e_ztrsm, &e_zpotrf, &e_zgetrf, NULL};
+static const sk_kentry e_zgetrs = {"blas.zgetrs", "A, ipiv, B [, trans, impl]", SK_KRES_NONE,
+                                   zgetrs};
+static const sk_kentry e_zgesv = {"blas.zgesv", "A, B [, ipiv, impl]", SK_KRES_NONE, zgesv};
+static const sk_kentry e_ztrtri = {"blas.ztrtri", "uplo, diag, A [, impl]", SK_KRES_NONE,
+                                   ztrtri};
+static const sk_kentry e_ztrmm = {
+  "blas.ztrmm", "side, uplo, transA, diag, alpha_re [, alpha_im], A, B [, impl]",
+  SK_KRES_NONE, ztrmm};
+static const sk_kentry e_zsyrk = {
+  "blas.zsyrk", "uplo, trans, alpha_re [, alpha_im], A, beta_re [, beta_im], C [, impl]",
+  SK_KRES_NONE, zsyrk};
+static const sk_kentry e_zherk = {"blas.zherk",
+                                  "uplo, trans, alpha_re, A, beta_re, C [, impl]",
+                                  SK_KRES_NONE, zherk};
+
+const sk_kentry *const sk_zlapack_entries[] = {&e_ztrsm,  &e_zpotrf, &e_zgetrf, &e_zgetrs,
+                                               &e_zgesv,  &e_ztrtri, &e_ztrmm,  &e_zsyrk,
+                                               &e_zherk, NULL};

@@ -60,28 +60,41 @@ function batched.trsm(side, uplo, transA, diag, alpha, A, B, opts)
                                                 diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
 end
 -- B_b = alpha op(A_b) B_b (side "L") or alpha B_b op(A_b) ("R")
+-- (complex views: alpha {re, im} or a number, transA "C" the conjugate
+-- transpose)
 function batched.trmm(side, uplo, transA, diag, alpha, A, B, opts)
+  if core.complex(A) or core.complex(B) then
+    local ar, ai = parts(alpha)
+    return core.call("batched.ztrmm", with("trmm", opts, {side = side, uplo = uplo, transA = transA,
+                                                          diag = diag, alpha_re = ar, alpha_im = ai,
+                                                          A = A, B = B}, {"mode"}))
+  end
   core.call("batched.trmm", with("trmm", opts, {side = side, uplo = uplo, transA = transA,
                                                 diag = diag, alpha = alpha, A = A, B = B}, {"mode"}))
 end
 
 local FAC = {"mode", "check", "info", "ipiv", "pivot"}
+-- the factorisations of complex views (kernels/batched/zbatched.c): the
+-- same options, info and ipiv views
+local function fac(name, A, B)
+  return (core.complex(A) or core.complex(B)) and "batched.z" .. name or "batched." .. name
+end
 
 -- in place: the inverse of each triangle; returns info
 function batched.trtri(uplo, diag, A, opts)
-  local _, out = core.call("batched.trtri", with("trtri", opts, {uplo = uplo, diag = diag, A = A}, FAC))
+  local _, out = core.call(fac("trtri", A), with("trtri", opts, {uplo = uplo, diag = diag, A = A}, FAC))
   return (out and out.info) or (opts and opts.info)
 end
 -- in place LU of each matrix: opts.pivot (partial pivoting, pivots into
 -- opts.ipiv or a new int64 batch x min(m, n) view); returns info, ipiv
 function batched.lu(A, opts)
-  local _, out = core.call("batched.lu", with("lu", opts, {A = A}, FAC))
+  local _, out = core.call(fac("lu", A), with("lu", opts, {A = A}, FAC))
   return (out and out.info) or (opts and opts.info), (out and out.ipiv) or (opts and opts.ipiv)
 end
 -- B_b = A_b^-1 B_b by LU with partial pivoting (A_b overwritten by its
 -- factors); returns info, ipiv
 function batched.gesv(A, B, opts)
-  local _, out = core.call("batched.gesv", with("gesv", opts, {A = A, B = B}, FAC))
+  local _, out = core.call(fac("gesv", A, B), with("gesv", opts, {A = A, B = B}, FAC))
   return (out and out.info) or (opts and opts.info), (out and out.ipiv) or (opts and opts.ipiv)
 end
 

@@ -88,9 +88,32 @@ function blas.gemm(transA, transB, alpha, A, B, beta, C, opts)
   core.call("blas.gemm", impl("gemm", opts, {transA = transA, transB = transB, alpha = alpha,
                                              A = A, B = B, beta = beta, C = C}))
 end
--- C = alpha op(A) op(A)^T + beta C, triangle uplo of C only
+-- C = alpha op(A) op(A)^T + beta C, triangle uplo of C only (complex
+-- views: trans "N" | "T", alpha and beta {re, im} or numbers, zsyrk)
 function blas.syrk(uplo, trans, alpha, A, beta, C, opts)
+  if cx(A) or cx(C) then
+    local ar, ai = parts(alpha)
+    local br, bi = parts(beta)
+    return core.call("blas.zsyrk", impl("syrk", opts, {uplo = uplo, trans = trans, alpha_re = ar,
+                                                       alpha_im = ai, A = A, beta_re = br,
+                                                       beta_im = bi, C = C}))
+  end
   core.call("blas.syrk", impl("syrk", opts, {uplo = uplo, trans = trans, alpha = alpha, A = A,
+                                             beta = beta, C = C}))
+end
+-- C = alpha op(A) op(A)^H + beta C, triangle uplo of C only, trans "N" |
+-- "C"; alpha and beta real (a complex one is refused); the diagonal's
+-- imaginary parts are set to 0 (BLAS zherk). Real views: syrk ("C" = "T").
+function blas.herk(uplo, trans, alpha, A, beta, C, opts)
+  if cx(A) or cx(C) then
+    local ar, ai = parts(alpha)
+    local br, bi = parts(beta)
+    return core.call("blas.zherk", impl("herk", opts, {uplo = uplo, trans = trans, alpha_re = ar,
+                                                       alpha_im = ai, A = A, beta_re = br,
+                                                       beta_im = bi, C = C}))
+  end
+  if trans == "C" then trans = "T" end
+  core.call("blas.syrk", impl("herk", opts, {uplo = uplo, trans = trans, alpha = alpha, A = A,
                                              beta = beta, C = C}))
 end
 -- B = alpha op(A)^-1 B (side "L") or alpha B op(A)^-1 ("R"); complex views
@@ -107,12 +130,22 @@ function blas.trsm(side, uplo, transA, diag, alpha, A, B, opts)
                                              diag = diag, alpha = alpha, A = A, B = B}))
 end
 -- B = alpha op(A) B (side "L") or alpha B op(A) ("R")
+-- (complex views: transA "C" the conjugate transpose, alpha {re, im})
 function blas.trmm(side, uplo, transA, diag, alpha, A, B, opts)
+  if cx(A) or cx(B) then
+    local ar, ai = parts(alpha)
+    return core.call("blas.ztrmm", impl("trmm", opts, {side = side, uplo = uplo, transA = transA,
+                                                       diag = diag, alpha_re = ar, alpha_im = ai,
+                                                       A = A, B = B}))
+  end
   core.call("blas.trmm", impl("trmm", opts, {side = side, uplo = uplo, transA = transA,
                                              diag = diag, alpha = alpha, A = A, B = B}))
 end
 -- in place: the inverse of triangle uplo of A
 function blas.trtri(uplo, diag, A, opts)
+  if cx(A) then
+    return core.call("blas.ztrtri", impl("trtri", opts, {uplo = uplo, diag = diag, A = A}))
+  end
   core.call("blas.trtri", impl("trtri", opts, {uplo = uplo, diag = diag, A = A}))
 end
 -- in place: the Cholesky factor in triangle uplo of A (complex: A
@@ -126,13 +159,21 @@ function blas.getrf(A, ipiv, opts)
   if cx(A) then return core.call("blas.zgetrf", impl("getrf", opts, {A = A, ipiv = ipiv})) end
   core.call("blas.getrf", impl("getrf", opts, {A = A, ipiv = ipiv}))
 end
--- B = A^-1 B with getrf's factors and pivots
+-- B = A^-1 B with getrf's factors and pivots (complex views: also
+-- opts.trans = "N" | "T" | "C", B = op(A)^-1 B)
 function blas.getrs(A, ipiv, B, opts)
+  if cx(A) or cx(B) then
+    local o = check_opts("speck.blas.getrs", opts, {"impl", "trans"}, 3)
+    return core.call("blas.zgetrs", {A = A, ipiv = ipiv, B = B, trans = o.trans, impl = o.impl})
+  end
   core.call("blas.getrs", impl("getrs", opts, {A = A, ipiv = ipiv, B = B}))
 end
 -- B = A^-1 B (A overwritten by its factors, the pivots into ipiv if given)
 function blas.gesv(A, B, ipiv, opts)
   if type(ipiv) == "table" and opts == nil then ipiv, opts = nil, ipiv end
+  if cx(A) or cx(B) then
+    return core.call("blas.zgesv", impl("gesv", opts, {A = A, B = B, ipiv = ipiv}))
+  end
   core.call("blas.gesv", impl("gesv", opts, {A = A, B = B, ipiv = ipiv}))
 end
 

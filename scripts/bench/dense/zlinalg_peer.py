@@ -1,8 +1,10 @@
-# zlinalg_peer.py: SciPy's (LAPACK/OpenBLAS ztrsm, zpotrf, zgetrf) and
-# NumPy's (matmul) side of scripts/bench/dense/zlinalg_run, the problems of
-# zlinalg.lua; prints "numpy <kernel> <size> <seconds>" (best of
-# BENCH_REPS runs after a warm-up).
-#   /usr/bin/python3 zlinalg_peer.py trsm|potrf|getrf N | bgemm N BATCH
+# zlinalg_peer.py: SciPy's (LAPACK/OpenBLAS ztrsm, zpotrf, zgetrf, zgesv,
+# ztrtri, ztrmm, zherk) and NumPy's (matmul, linalg.solve) side of
+# scripts/bench/dense/zlinalg_run, the problems of zlinalg.lua; prints
+# "numpy <kernel> <size> <seconds>" (best of BENCH_REPS runs after a
+# warm-up).
+#   /usr/bin/python3 zlinalg_peer.py trsm|potrf|getrf|gesv|trtri|trmm|herk N
+#   /usr/bin/python3 zlinalg_peer.py bgemm|bgesv N BATCH
 import os
 import sys
 import time
@@ -28,6 +30,15 @@ def best(setup, f):
         b = min(b, time.perf_counter() - t)
     return b
 
+
+if what == "bgesv":
+    nb = int(sys.argv[3])
+    b, j, k = np.meshgrid(np.arange(nb), np.arange(n), np.arange(n), indexing="ij")
+    A = ((((b + j * 7 + k) % 13) / 13 - 0.5) + 0.25j).astype(dt)
+    A[:, np.arange(n), np.arange(n)] = n + 1.0
+    B = (np.arange(n)[None, :, None] + 1j + np.zeros((nb, 1, 1))).astype(dt)
+    print("numpy bgesv %dx%d/%d %.6g" % (n, n, nb, best(lambda: None, lambda: np.linalg.solve(A, B))))
+    sys.exit(0)
 
 if what == "bgemm":
     nb = int(sys.argv[3])
@@ -62,3 +73,22 @@ elif what == "potrf":
     print("numpy potrf %d %.6g" % (n, best(restore(H), lambda: potrf(W, lower=1, overwrite_a=1))))
 elif what == "getrf":
     print("numpy getrf %d %.6g" % (n, best(restore(A0), lambda: getrf(W, overwrite_a=1))))
+elif what in ("gesv", "trmm"):
+    W2 = np.empty_like(A0, order="F")
+    gesv = la.zgesv if dt == np.complex128 else la.cgesv
+    trmm = sb.ztrmm if dt == np.complex128 else sb.ctrmm
+
+    def both():
+        W[...] = A0
+        W2[...] = A0
+    if what == "gesv":
+        print("numpy gesv %d %.6g" % (n, best(both, lambda: gesv(W, W2, overwrite_a=1, overwrite_b=1))))
+    else:
+        print("numpy trmm %d %.6g" % (n, best(both, lambda: trmm(1.0, A0, W2, side=0, lower=1,
+                                                                 trans_a=2, overwrite_b=1))))
+elif what == "trtri":
+    trtri = la.ztrtri if dt == np.complex128 else la.ctrtri
+    print("numpy trtri %d %.6g" % (n, best(restore(A0), lambda: trtri(W, lower=0, overwrite_c=1))))
+elif what == "herk":
+    herk = sb.zherk if dt == np.complex128 else sb.cherk
+    print("numpy herk %d %.6g" % (n, best(lambda: None, lambda: herk(1.0, A0, lower=1))))
