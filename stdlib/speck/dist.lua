@@ -549,7 +549,7 @@ local function jacobi(fname, A)
   return function(r, z) -- z = D^-1 r
     speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v},
                        text("dist_jacobi_apply"))
-  end
+  end, d
 end
 
 -- block Jacobi: each rank's diagonal block (its interior: rows and
@@ -636,10 +636,18 @@ local function solver_opts(f, A, b, opts, extra)
   check_vec(f, "b", b, A.map)
   if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
-  local M = pc == "jacobi" and jacobi(f, A) or pc == "block_jacobi" and block_jacobi(f, A)
-            or pc == "chebyshev" and chebyshev(f, A, deg)
-            or function(r, z) speck.deep_copy(z.v, r.v) end
-  return opts, tol, maxiter, M
+  -- d: Jacobi's inverse diagonal (ones without a preconditioner) for
+  -- CG's fused sweep; nil for the others
+  local M, d
+  if pc == "jacobi" then M, d = jacobi(f, A)
+  elseif pc == "block_jacobi" then M = block_jacobi(f, A)
+  elseif pc == "chebyshev" then M = chebyshev(f, A, deg)
+  else
+    M = function(r, z) speck.deep_copy(z.v, r.v) end
+    d = new_vec(A.map)
+    speck.deep_copy(d.v, 1.0)
+  end
+  return opts, tol, maxiter, M, d
 end
 
 local function true_resid(A, b, x, r)
@@ -651,11 +659,54 @@ end
 -- x, info = cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = "jacobi" | "none"}]):
 -- preconditioned CG, stopping when ||r|| <= tol*||b|| (the recurrence's r);
 -- info = {iters, resid (the true relative residual at exit), reason, history}
+-- With Jacobi or no preconditioner: Chronopoulos and Gear's CG, one
+-- sweep a call (kernels/dist/cg.c: the update and the SpMV in one pass,
+-- the halo exchange behind the interior rows, r'u, w'u and r'r in one
+-- MPI_Allreduce); the others: the textbook form below.
+local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
+  local f = "cg"
+  local map = A.map
+  local p, s, w = new_vec(map), new_vec(map), new_vec(map)
+  local rn = true_resid(A, b, x, r) / bn
+  info.history[1] = rn
+  info.reason = rn <= tol and "converged" or "maxiter"
+  local it = 0
+  if info.reason ~= "converged" and maxiter > 0 then
+    local st = c.cg_new(A.plan, A.interior.rowptr, A.interior.colidx, A.interior.values,
+                        A.boundary.rowptr, A.boundary.colidx, A.boundary.values, A.halo,
+                        d.v, x.v, r.v, p.v, s.v, w.v)
+    local gamma, delta = c.cg_sweep(st, 0.0, 0.0) -- w = A u; r'u, w'u
+    local alpha, gamma_old
+    while it < maxiter do
+      local beta, pq = 0.0, delta
+      if it > 0 then
+        beta = gamma / gamma_old
+        pq = delta - beta * gamma / alpha
+      end
+      if pq == 0 or pq ~= pq then info.reason = "breakdown" break end
+      alpha = gamma / pq
+      gamma_old = gamma
+      local rr
+      gamma, delta, rr = c.cg_sweep(st, alpha, beta)
+      it = it + 1
+      rn = math.sqrt(rr) / bn
+      info.history[#info.history + 1] = rn
+      if rn ~= rn or rn == math.huge then
+        fail(f, "the residual is %s at iteration %d: the iteration overflowed", tostring(rn), it)
+      end
+      if rn <= tol then info.reason = "converged" break end
+    end
+  end
+  info.iters = it
+  info.resid = true_resid(A, b, x, r) / bn
+  return x, info
+end
+
 function dist.cg(A, b, opts)
   local f = "cg"
-  local o, tol, maxiter, M = solver_opts(f, A, b, opts)
+  local o, tol, maxiter, M, d = solver_opts(f, A, b, opts)
   local map = A.map
-  local x, r, z, p, q = new_vec(map), new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  local x, r = new_vec(map), new_vec(map)
   if o.x0 then speck.deep_copy(x.v, o.x0.v) end
   local bn = math.sqrt(gdot(b, b))
   local info = {history = {}, iters = 0}
@@ -664,6 +715,8 @@ function dist.cg(A, b, opts)
     info.resid, info.reason = 0.0, "converged"
     return x, info
   end
+  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
+  local z, p, q = new_vec(map), new_vec(map), new_vec(map)
   local rn = true_resid(A, b, x, r) / bn
   info.history[1] = rn
   M(r, z)

@@ -1,0 +1,207 @@
+/* cg.c: speck.dist's fused CG sweep (cg.h) -- Chronopoulos and Gear's
+ * CG, whose one reduction an iteration lets the vector update and the
+ * SpMV run in one sweep over the rows:
+ *
+ *   1. cg_pack forms the u = d r that the other ranks need as the update
+ *      will leave it, and the halo exchange starts (the plan's
+ *      MPI_Ineighbor_alltoallv);
+ *   2. the update (p, s, x, r; r'u, r'r) and the interior block's SpMV
+ *      (w = A u with w'u) run in blocks of rows, the update 'reach' rows
+ *      ahead of the SpMV (the farthest interior column right of a row),
+ *      so the SpMV reads u = d r of rows the update just wrote, from
+ *      cache: one pass over the vectors and the matrix instead of two;
+ *   3. the exchange completes and the boundary rows add the halo's part
+ *      of w and w'u;
+ *   4. r'u, w'u and r'r in one MPI_Allreduce.
+ *
+ * The bodies are kernels/dist/cg.sk. Each launch covers whole rows and
+ * no row depends on another of the same launch, so every back end runs
+ * them as they are; the blocks are the host's cache blocking (one block
+ * on a device).
+ */
+#include "cg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "kbodies.h"
+#include "kernels/kernels.h"
+
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
+#define R1(name, dt) " " name "=" dt "[1]"
+#define F1(name)     R1(name, "float64")
+
+/* -- bodies ------------------------------------------------------------------ */
+static const char *const sig_update[] = {
+  "range" F1("d") F1("x") F1("r") F1("p") F1("s") F1("w") " alpha=float64 beta=float64",
+  NULL};
+static const sk_kbody k_update = {.label = "dist.cg_update",
+                                  .body = sk_body_dist_cg_update,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_update,
+                                  .reds = "sum:float64 sum:float64"};
+static const char *const sig_spmv[] = {
+  "range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w"), NULL};
+static const sk_kbody k_spmv = {.label = "dist.cg_spmv",
+                                .body = sk_body_dist_cg_spmv,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .sigs = sig_spmv};
+static const char *const sig_pack[] = {
+  "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
+  " alpha=float64 beta=float64",
+  NULL};
+static const sk_kbody k_pack = {.label = "dist.cg_pack",
+                                .body = sk_body_dist_cg_pack,
+                                .pattern = SK_FOR,
+                                .sigs = sig_pack};
+static const char *const sig_halo[] = {"range" R1("br", "int64") R1("bp", "int64")
+                                         R1("bc", "int32") F1("bv") F1("hu") F1("d") F1("r")
+                                           F1("w"),
+                                       NULL};
+static const sk_kbody k_halo = {.label = "dist.cg_halo",
+                                .body = sk_body_dist_cg_halo,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .sigs = sig_halo};
+static const char *const sig_reach[] = {"range" R1("ip", "int64") R1("ic", "int32"), NULL};
+static const sk_kbody k_reach = {.label = "dist.cg_reach",
+                                 .body = sk_body_dist_cg_reach,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_reach,
+                                 .reds = "max:int64"};
+static const char *const sig_bcount[] = {"range" R1("bp", "int64"), NULL};
+static const sk_kbody k_bcount = {.label = "dist.cg_bcount",
+                                  .body = sk_body_dist_cg_bcount,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_bcount,
+                                  .reds = "sum:int64"};
+static const char *const sig_brows[] = {"range" R1("bp", "int64") R1("br", "int64"), NULL};
+static const sk_kbody k_brows = {.label = "dist.cg_brows",
+                                 .body = sk_body_dist_cg_brows,
+                                 .pattern = SK_SCAN,
+                                 .sigs = sig_brows,
+                                 .reds = "int64"};
+
+const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,   &k_pack,  &k_halo,
+                                          &k_reach,  &k_bcount, &k_brows, NULL};
+
+static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
+                 sk_result *res, char *err, size_t errlen) {
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.begin = b;
+  p.end = e;
+  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
+}
+
+/* -- set-up ------------------------------------------------------------------ */
+/* rows a block of the sweep: at least the reach (a block's SpMV then needs
+ * the update of at most two blocks ahead), a few thousand rows so the
+ * launches stay cheap beside the work */
+#define SK_DIST_CG_MINBLOCK 8192
+
+int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13],
+                    char *err, size_t errlen) {
+  memset(c, 0, sizeof *c);
+  c->plan = plan;
+  c->ip = v[0], c->ic = v[1], c->iv = v[2], c->bp = v[3], c->bc = v[4], c->bv = v[5];
+  c->hu = v[6], c->d = v[7], c->x = v[8], c->r = v[9], c->p = v[10], c->s = v[11];
+  c->w = v[12];
+  c->n = c->ip->extent[0] - 1;
+  sk_result res;
+  sk_arg ra[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic)};
+  if (range(&k_reach, 0, c->n, ra, NELEM(ra), &res, err, errlen) < 0) return -1;
+  c->reach = sk_result_i64(&res, 0);
+  if (c->reach < 0) c->reach = 0;
+  sk_arg ba[] = {sk_arg_view("bp", c->bp)};
+  if (range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) return -1;
+  c->nbr = sk_result_i64(&res, 0);
+  int64_t one = 1, nbr = c->nbr > 0 ? c->nbr : 1, ns = plan->nsend > 0 ? plan->nsend : 1;
+  if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->d->space, 0,
+                     NULL, err, errlen) < 0)
+    return -1;
+  if (sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->d->space, 0, NULL,
+                     err, errlen) < 0 ||
+      sk_view_create(&c->slid, "halo_send_ids", SK_I64, 1, plan->nsend > 0 ? &ns : &one,
+                     SK_RIGHT, SK_SPACE_HOST, 0, plan->slid, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  sk_arg bra[] = {sk_arg_view("bp", c->bp), sk_arg_view("br", &c->br)};
+  if (c->nbr > 0 && range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  c->block = c->reach > SK_DIST_CG_MINBLOCK ? c->reach : SK_DIST_CG_MINBLOCK;
+  if (!sk_space_host_accessible(c->d->space)) c->block = c->n;
+  return 0;
+}
+
+void sk_dist_cg_free(sk_dist_cg *c) {
+  sk_view_release(&c->br);
+  sk_view_release(&c->sbuf);
+  sk_view_release(&c->slid);
+  memset(c, 0, sizeof *c);
+}
+
+/* -- the sweep --------------------------------------------------------------- */
+/* the interior sweep: the update 'reach' rows ahead of the SpMV; g, rr, dl
+ * its sums */
+static int sweep(sk_dist_cg *c, double alpha, double beta, double *g, double *rr,
+                 double *dl, char *err, size_t errlen) {
+  sk_arg ua[] = {sk_arg_view("d", c->d), sk_arg_view("x", c->x),  sk_arg_view("r", c->r),
+                 sk_arg_view("p", c->p), sk_arg_view("s", c->s),  sk_arg_view("w", c->w),
+                 sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
+  sk_arg sa[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic), sk_arg_view("iv", c->iv),
+                 sk_arg_view("d", c->d),   sk_arg_view("r", c->r),   sk_arg_view("w", c->w)};
+  sk_result res;
+  int64_t done = 0, n = c->n, B = c->block;
+  for (int64_t b0 = 0; b0 < n; b0 += B) {
+    int64_t b1 = b0 + B < n ? b0 + B : n;
+    int64_t need = b1 + c->reach < n ? b1 + c->reach : n;
+    if (need > done) {
+      if (range(&k_update, done, need, ua, NELEM(ua), &res, err, errlen) < 0) return -1;
+      *g += sk_result_f64(&res, 0);
+      *rr += sk_result_f64(&res, 1);
+      done = need;
+    }
+    if (range(&k_spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) return -1;
+    *dl += sk_result_f64(&res, 0);
+  }
+  return 0;
+}
+
+int sk_dist_cg_sweep(sk_dist_cg *c, double alpha, double beta, double out[3], char *err,
+                     size_t errlen) {
+  sk_dist_plan *pl = c->plan;
+  if (pl->nsend > 0) {
+    sk_arg pa[] = {sk_arg_view("sl", &c->slid), sk_arg_view("d", c->d),
+                   sk_arg_view("r", c->r),      sk_arg_view("w", c->w),
+                   sk_arg_view("s", c->s),      sk_arg_view("buf", &c->sbuf),
+                   sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
+    if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
+  }
+  if (sk_dist_plan_start_packed(pl, c->sbuf.data, c->hu->data, err, errlen) < 0) return -1;
+  double g = 0, rr = 0, dl = 0;
+  int rc = sweep(c, alpha, beta, &g, &rr, &dl, err, errlen);
+  /* the exchange completes whatever happened: the other ranks wait on it */
+  char werr[512];
+  if (sk_dist_plan_wait(pl, werr, sizeof werr) < 0 && rc == 0) {
+    snprintf(err, errlen, "%s", werr);
+    return -1;
+  }
+  if (rc < 0) return -1;
+  if (c->nbr > 0) {
+    sk_arg ha[] = {sk_arg_view("br", &c->br), sk_arg_view("bp", c->bp),
+                   sk_arg_view("bc", c->bc),  sk_arg_view("bv", c->bv),
+                   sk_arg_view("hu", c->hu),  sk_arg_view("d", c->d),
+                   sk_arg_view("r", c->r),    sk_arg_view("w", c->w)};
+    sk_result res;
+    if (range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
+    dl += sk_result_f64(&res, 0);
+  }
+  out[0] = g, out[1] = dl, out[2] = rr;
+  return sk_dist_allreduce_sum_f64(out, 3, err, errlen);
+}
