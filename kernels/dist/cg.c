@@ -22,11 +22,13 @@
 #include "cg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
 #include "kbodies.h"
 #include "kernels/kernels.h"
+#include "../sparse/sparse.h"
 
 #define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -48,6 +50,13 @@ static const sk_kbody k_spmv = {.label = "dist.cg_spmv",
                                 .pattern = SK_REDUCE,
                                 .red_op = SK_RED_SUM,
                                 .sigs = sig_spmv};
+static const char *const sig_spmv16[] = {
+  "range" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w"), NULL};
+static const sk_kbody k_spmv16 = {.label = "dist.cg_spmv16",
+                                  .body = sk_body_dist_cg_spmv16,
+                                  .pattern = SK_REDUCE,
+                                  .red_op = SK_RED_SUM,
+                                  .sigs = sig_spmv16};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -70,7 +79,14 @@ static const sk_kbody k_reach = {.label = "dist.cg_reach",
                                  .body = sk_body_dist_cg_reach,
                                  .pattern = SK_REDUCE,
                                  .sigs = sig_reach,
-                                 .reds = "max:int64"};
+                                 .reds = "max:int64 max:int64"};
+static const char *const sig_compress[] = {
+  "range" R1("ip", "int64") R1("ic", "int32") R1("ip32", "int32") R1("io", "int16") " n=int64",
+  NULL};
+static const sk_kbody k_compress = {.label = "dist.cg_compress",
+                                    .body = sk_body_dist_cg_compress,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_compress};
 static const char *const sig_bcount[] = {"range" R1("bp", "int64"), NULL};
 static const sk_kbody k_bcount = {.label = "dist.cg_bcount",
                                   .body = sk_body_dist_cg_bcount,
@@ -84,8 +100,9 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .sigs = sig_brows,
                                  .reds = "int64"};
 
-const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,   &k_pack,  &k_halo,
-                                          &k_reach,  &k_bcount, &k_brows, NULL};
+const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,   &k_spmv16, &k_pack,
+                                          &k_halo,   &k_reach,  &k_bcount, &k_brows,
+                                          &k_compress, NULL};
 
 static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
                  sk_result *res, char *err, size_t errlen) {
@@ -115,6 +132,29 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13
   if (range(&k_reach, 0, c->n, ra, NELEM(ra), &res, err, errlen) < 0) return -1;
   c->reach = sk_result_i64(&res, 0);
   if (c->reach < 0) c->reach = 0;
+  int64_t left = sk_result_i64(&res, 1), nnz = 0;
+  if (sk_sp_get_i64(c->ip, c->n, &nnz, err, errlen) < 0) return -1;
+  /* the leaner index arrays where they fit (every column within 32767 of
+   * its row, the entries within int32) */
+  if (c->reach <= 32767 && left <= 32767 && nnz <= 2147483647) {
+    int64_t n1 = c->n + 1, nz = nnz > 0 ? nnz : 1;
+    if (sk_view_create(&c->ip32, "interior_rowptr32", SK_I32, 1, &n1, SK_RIGHT, c->d->space,
+                       0, NULL, err, errlen) < 0)
+      return -1;
+    if (sk_view_create(&c->io, "interior_offsets", SK_I16, 1, &nz, SK_RIGHT, c->d->space, 0,
+                       NULL, err, errlen) < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
+    sk_arg ca[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic),
+                   sk_arg_view("ip32", &c->ip32), sk_arg_view("io", &c->io),
+                   sk_arg_i64("n", c->n)};
+    if (range(&k_compress, 0, c->n + 1, ca, NELEM(ca), NULL, err, errlen) < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
+    c->lean = 1;
+  }
   sk_arg ba[] = {sk_arg_view("bp", c->bp)};
   if (range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) return -1;
   c->nbr = sk_result_i64(&res, 0);
@@ -136,6 +176,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13
   }
   c->block = c->reach > SK_DIST_CG_MINBLOCK ? c->reach : SK_DIST_CG_MINBLOCK;
   if (!sk_space_host_accessible(c->d->space)) c->block = c->n;
+  if (getenv("SPECK_DIST_CG_BLOCK")) c->block = atoll(getenv("SPECK_DIST_CG_BLOCK")); /* TUNING */
   return 0;
 }
 
@@ -143,6 +184,8 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->br);
   sk_view_release(&c->sbuf);
   sk_view_release(&c->slid);
+  sk_view_release(&c->ip32);
+  sk_view_release(&c->io);
   memset(c, 0, sizeof *c);
 }
 
@@ -154,8 +197,13 @@ static int sweep(sk_dist_cg *c, double alpha, double beta, double *g, double *rr
   sk_arg ua[] = {sk_arg_view("d", c->d), sk_arg_view("x", c->x),  sk_arg_view("r", c->r),
                  sk_arg_view("p", c->p), sk_arg_view("s", c->s),  sk_arg_view("w", c->w),
                  sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
-  sk_arg sa[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic), sk_arg_view("iv", c->iv),
-                 sk_arg_view("d", c->d),   sk_arg_view("r", c->r),   sk_arg_view("w", c->w)};
+  sk_arg sa[] = {c->lean ? sk_arg_view("ip", &c->ip32) : sk_arg_view("ip", c->ip),
+                 c->lean ? sk_arg_view("io", &c->io) : sk_arg_view("ic", c->ic),
+                 sk_arg_view("iv", c->iv),
+                 sk_arg_view("d", c->d),
+                 sk_arg_view("r", c->r),
+                 sk_arg_view("w", c->w)};
+  const sk_kbody *spmv = c->lean ? &k_spmv16 : &k_spmv;
   sk_result res;
   int64_t done = 0, n = c->n, B = c->block;
   for (int64_t b0 = 0; b0 < n; b0 += B) {
@@ -167,7 +215,7 @@ static int sweep(sk_dist_cg *c, double alpha, double beta, double *g, double *rr
       *rr += sk_result_f64(&res, 1);
       done = need;
     }
-    if (range(&k_spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) return -1;
+    if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) return -1;
     *dl += sk_result_f64(&res, 0);
   }
   return 0;

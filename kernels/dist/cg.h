@@ -22,6 +22,10 @@ typedef struct sk_dist_cg {
   sk_view br;   /* the boundary block's rows that hold entries (nbr) */
   sk_view slid; /* the plan's send list (wraps plan->slid) */
   sk_view sbuf; /* the packed values sent (plan->nsend) */
+  /* lean: the interior's columns as int16 offsets from their row (io)
+   * with an int32 row pointer (ip32), where they fit */
+  sk_view ip32, io;
+  int lean;
   int64_t n, nbr, reach, block;
 } sk_dist_cg;
 
