@@ -22,7 +22,6 @@
 #include "cg.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -115,8 +114,11 @@ static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, i
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
- * the update of at most two blocks ahead), a few thousand rows so the
- * launches stay cheap beside the work */
+ * the update of at most two blocks ahead), a few thousand rows a thread
+ * so the launches stay cheap beside the work (on this project's 2-core
+ * host, 8192 to 131072 rows a block timed alike on both Poisson
+ * matrices; the whole range in one block too: its L3 holds much of the
+ * working set); a device runs each pass over all rows at once */
 #define SK_DIST_CG_MINBLOCK 8192
 
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13],
@@ -174,9 +176,15 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13
     sk_dist_cg_free(c);
     return -1;
   }
-  c->block = c->reach > SK_DIST_CG_MINBLOCK ? c->reach : SK_DIST_CG_MINBLOCK;
-  if (!sk_space_host_accessible(c->d->space)) c->block = c->n;
-  if (getenv("SPECK_DIST_CG_BLOCK")) c->block = atoll(getenv("SPECK_DIST_CG_BLOCK")); /* TUNING */
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  int64_t nth = be->concurrency ? be->concurrency() : 1;
+  c->block = SK_DIST_CG_MINBLOCK * (nth > 1 ? nth : 1);
+  if (c->reach > c->block) c->block = c->reach;
+  if (!sk_sp_host(be)) c->block = c->n;
   return 0;
 }
 
