@@ -199,16 +199,16 @@ static int cg_gc(lua_State *L) {
   return 0;
 }
 
-/* cg_new(plan, ip, ic, iv, bp, bc, bv, halo, d, x, r, p, s, w) -> the
- * state of one solve's sweeps (it keeps its arguments alive) */
-static int l_cg_new(lua_State *L) {
+/* cg_matrix(plan, ip, ic, iv, bp, bc, bv, halo) -> a matrix's state for
+ * the sweeps of all its solves (it keeps its arguments alive) */
+static int l_cg_matrix(lua_State *L) {
   sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
-  const sk_view *v[13];
-  for (int i = 0; i < 13; i++) v[i] = hostview(L, i + 2, 0);
+  const sk_view *v[7];
+  for (int i = 0; i < 7; i++) v[i] = hostview(L, i + 2, 0);
   sk_dist_cg *c = lua_newuserdatauv(L, sizeof *c, 1);
   memset(c, 0, sizeof *c);
-  lua_createtable(L, 14, 0);
-  for (int i = 1; i <= 14; i++) {
+  lua_createtable(L, 8, 0);
+  for (int i = 1; i <= 8; i++) {
     lua_pushvalue(L, i);
     lua_rawseti(L, -2, i);
   }
@@ -219,16 +219,26 @@ static int l_cg_new(lua_State *L) {
   return 1;
 }
 
-/* cg_sweep(state, alpha, beta) -> r'u, w'u, r'r summed over the ranks */
+/* cg_sweep(state, d, x, r, p, s, w, alpha, beta) -> r'u, w'u, r'r summed
+ * over the ranks */
 static int l_cg_sweep(lua_State *L) {
   sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  const sk_view *v[6];
+  for (int i = 0; i < 6; i++) v[i] = hostview(L, i + 2, 0);
   double out[3];
   char err[ERRLEN];
-  if (sk_dist_cg_sweep(c, luaL_checknumber(L, 2), luaL_checknumber(L, 3), out, err,
+  if (sk_dist_cg_sweep(c, v, luaL_checknumber(L, 8), luaL_checknumber(L, 9), out, err,
                        sizeof err) < 0)
     return raise(L, err);
   for (int i = 0; i < 3; i++) lua_pushnumber(L, out[i]);
   return 3;
+}
+
+/* state:bytes() -> what the state holds besides the matrix */
+static int cg_bytes(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  lua_pushinteger(L, sk_dist_cg_bytes(c));
+  return 1;
 }
 
 /* -- collectives -------------------------------------------------------- */
@@ -387,7 +397,7 @@ static const luaL_Reg dist_funcs[] = {
   {"map", l_map},           {"split", l_split},         {"plan", l_plan},
   {"agree", l_agree},       {"consensus", l_consensus}, {"allgather", l_allgather},
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
-  {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_new", l_cg_new},
+  {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
   {"cg_sweep", l_cg_sweep}, {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
@@ -397,7 +407,7 @@ static const luaL_Reg plan_methods[] = {{"start", p_start},
                                         {"info", p_info},
                                         {NULL, NULL}};
 
-static const luaL_Reg cg_methods[] = {{NULL, NULL}};
+static const luaL_Reg cg_methods[] = {{"bytes", cg_bytes}, {NULL, NULL}};
 
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
   luaL_newmetatable(L, name);

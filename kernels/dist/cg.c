@@ -121,13 +121,12 @@ static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, i
  * working set); a device runs each pass over all rows at once */
 #define SK_DIST_CG_MINBLOCK 8192
 
-int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13],
+int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7],
                     char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->plan = plan;
   c->ip = v[0], c->ic = v[1], c->iv = v[2], c->bp = v[3], c->bc = v[4], c->bv = v[5];
-  c->hu = v[6], c->d = v[7], c->x = v[8], c->r = v[9], c->p = v[10], c->s = v[11];
-  c->w = v[12];
+  c->hu = v[6];
   c->n = c->ip->extent[0] - 1;
   sk_result res;
   sk_arg ra[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic)};
@@ -140,10 +139,10 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13
    * its row, the entries within int32) */
   if (c->reach <= 32767 && left <= 32767 && nnz <= 2147483647) {
     int64_t n1 = c->n + 1, nz = nnz > 0 ? nnz : 1;
-    if (sk_view_create(&c->ip32, "interior_rowptr32", SK_I32, 1, &n1, SK_RIGHT, c->d->space,
+    if (sk_view_create(&c->ip32, "interior_rowptr32", SK_I32, 1, &n1, SK_RIGHT, c->iv->space,
                        0, NULL, err, errlen) < 0)
       return -1;
-    if (sk_view_create(&c->io, "interior_offsets", SK_I16, 1, &nz, SK_RIGHT, c->d->space, 0,
+    if (sk_view_create(&c->io, "interior_offsets", SK_I16, 1, &nz, SK_RIGHT, c->iv->space, 0,
                        NULL, err, errlen) < 0) {
       sk_dist_cg_free(c);
       return -1;
@@ -161,10 +160,10 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13
   if (range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) return -1;
   c->nbr = sk_result_i64(&res, 0);
   int64_t one = 1, nbr = c->nbr > 0 ? c->nbr : 1, ns = plan->nsend > 0 ? plan->nsend : 1;
-  if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->d->space, 0,
+  if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->iv->space, 0,
                      NULL, err, errlen) < 0)
     return -1;
-  if (sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->d->space, 0, NULL,
+  if (sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->iv->space, 0, NULL,
                      err, errlen) < 0 ||
       sk_view_create(&c->slid, "halo_send_ids", SK_I64, 1, plan->nsend > 0 ? &ns : &one,
                      SK_RIGHT, SK_SPACE_HOST, 0, plan->slid, err, errlen) < 0) {
@@ -188,6 +187,14 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[13
   return 0;
 }
 
+int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
+  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io};
+  int64_t b = 0;
+  for (int i = 0; i < NELEM(v); i++)
+    if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
+  return b;
+}
+
 void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->br);
   sk_view_release(&c->sbuf);
@@ -200,17 +207,17 @@ void sk_dist_cg_free(sk_dist_cg *c) {
 /* -- the sweep --------------------------------------------------------------- */
 /* the interior sweep: the update 'reach' rows ahead of the SpMV; g, rr, dl
  * its sums */
-static int sweep(sk_dist_cg *c, double alpha, double beta, double *g, double *rr,
-                 double *dl, char *err, size_t errlen) {
-  sk_arg ua[] = {sk_arg_view("d", c->d), sk_arg_view("x", c->x),  sk_arg_view("r", c->r),
-                 sk_arg_view("p", c->p), sk_arg_view("s", c->s),  sk_arg_view("w", c->w),
+static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                 double *g, double *rr, double *dl, char *err, size_t errlen) {
+  sk_arg ua[] = {sk_arg_view("d", v[0]), sk_arg_view("x", v[1]),  sk_arg_view("r", v[2]),
+                 sk_arg_view("p", v[3]), sk_arg_view("s", v[4]),  sk_arg_view("w", v[5]),
                  sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
   sk_arg sa[] = {c->lean ? sk_arg_view("ip", &c->ip32) : sk_arg_view("ip", c->ip),
                  c->lean ? sk_arg_view("io", &c->io) : sk_arg_view("ic", c->ic),
                  sk_arg_view("iv", c->iv),
-                 sk_arg_view("d", c->d),
-                 sk_arg_view("r", c->r),
-                 sk_arg_view("w", c->w)};
+                 sk_arg_view("d", v[0]),
+                 sk_arg_view("r", v[2]),
+                 sk_arg_view("w", v[5])};
   const sk_kbody *spmv = c->lean ? &k_spmv16 : &k_spmv;
   sk_result res;
   int64_t done = 0, n = c->n, B = c->block;
@@ -229,19 +236,19 @@ static int sweep(sk_dist_cg *c, double alpha, double beta, double *g, double *rr
   return 0;
 }
 
-int sk_dist_cg_sweep(sk_dist_cg *c, double alpha, double beta, double out[3], char *err,
-                     size_t errlen) {
+int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                     double out[3], char *err, size_t errlen) {
   sk_dist_plan *pl = c->plan;
   if (pl->nsend > 0) {
-    sk_arg pa[] = {sk_arg_view("sl", &c->slid), sk_arg_view("d", c->d),
-                   sk_arg_view("r", c->r),      sk_arg_view("w", c->w),
-                   sk_arg_view("s", c->s),      sk_arg_view("buf", &c->sbuf),
+    sk_arg pa[] = {sk_arg_view("sl", &c->slid), sk_arg_view("d", v[0]),
+                   sk_arg_view("r", v[2]),      sk_arg_view("w", v[5]),
+                   sk_arg_view("s", v[4]),      sk_arg_view("buf", &c->sbuf),
                    sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
     if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
   }
   if (sk_dist_plan_start_packed(pl, c->sbuf.data, c->hu->data, err, errlen) < 0) return -1;
   double g = 0, rr = 0, dl = 0;
-  int rc = sweep(c, alpha, beta, &g, &rr, &dl, err, errlen);
+  int rc = sweep(c, v, alpha, beta, &g, &rr, &dl, err, errlen);
   /* the exchange completes whatever happened: the other ranks wait on it */
   char werr[512];
   if (sk_dist_plan_wait(pl, werr, sizeof werr) < 0 && rc == 0) {
@@ -252,8 +259,8 @@ int sk_dist_cg_sweep(sk_dist_cg *c, double alpha, double beta, double out[3], ch
   if (c->nbr > 0) {
     sk_arg ha[] = {sk_arg_view("br", &c->br), sk_arg_view("bp", c->bp),
                    sk_arg_view("bc", c->bc),  sk_arg_view("bv", c->bv),
-                   sk_arg_view("hu", c->hu),  sk_arg_view("d", c->d),
-                   sk_arg_view("r", c->r),    sk_arg_view("w", c->w)};
+                   sk_arg_view("hu", c->hu),  sk_arg_view("d", v[0]),
+                   sk_arg_view("r", v[2]),    sk_arg_view("w", v[5])};
     sk_result res;
     if (range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
     dl += sk_result_f64(&res, 0);

@@ -14,11 +14,10 @@
 
 typedef struct sk_dist_cg {
   sk_dist_plan *plan;
-  /* the caller's views (host, contiguous; alive while this is): the
+  /* the matrix's views (host, contiguous; alive while this is): the
    * interior block (ip, ic, iv), the boundary block (bp, bc, bv; its
-   * columns index the halo hu), the inverse diagonal d (ones without a
-   * preconditioner) and the iteration's vectors x, r, p, s, w */
-  const sk_view *ip, *ic, *iv, *bp, *bc, *bv, *hu, *d, *x, *r, *p, *s, *w;
+   * columns index the halo hu) */
+  const sk_view *ip, *ic, *iv, *bp, *bc, *bv, *hu;
   sk_view br;   /* the boundary block's rows that hold entries (nbr) */
   sk_view slid; /* the plan's send list (wraps plan->slid) */
   sk_view sbuf; /* the packed values sent (plan->nsend) */
@@ -29,17 +28,21 @@ typedef struct sk_dist_cg {
   int64_t n, nbr, reach, block;
 } sk_dist_cg;
 
-/* Set up 'c' over the views (see the struct): the boundary rows, how far
- * right of its diagonal the interior block reaches (the update's
- * lead over the SpMV), the send buffer. Not collective. */
-int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const views[13],
+/* Set up 'c' for a matrix (views: ip, ic, iv, bp, bc, bv, hu; see the
+ * struct), once for all its solves: the boundary rows, how far right of
+ * its diagonal the interior block reaches (the update's lead over the
+ * SpMV), the lean index arrays, the send buffer. Not collective. */
+int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const views[7],
                     char *err, size_t errlen);
-/* One sweep (collective): with u = d r,
+/* The bytes 'c' holds besides the matrix's views. */
+int64_t sk_dist_cg_bytes(const sk_dist_cg *c);
+/* One sweep (collective) over the vectors v = {d, x, r, p, s, w} (d the
+ * inverse diagonal, ones without a preconditioner): with u = d r,
  *   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s,
  *   w = A u (the new r's u; the halo's u from the other ranks),
  * and out = {r'u, w'u, r'r} summed over the ranks (one MPI_Allreduce).
  * alpha = beta = 0 only forms w, r'u, w'u and r'r of the current r. */
-int sk_dist_cg_sweep(sk_dist_cg *c, double alpha, double beta, double out[3], char *err,
-                     size_t errlen);
+int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                     double out[3], char *err, size_t errlen);
 void sk_dist_cg_free(sk_dist_cg *c);
 #endif

@@ -329,7 +329,8 @@ function DM:plan_info()
   t.matrix_build_seconds = self.build_seconds
   return t
 end
--- the bytes this rank's part holds (its rows, the halo ids and values)
+-- the bytes this rank's part holds (its rows, the halo ids and values;
+-- after a solve, the Jacobi diagonal and CG's index arrays it keeps)
 function DM:memory()
   local s = 0
   for _, v in ipairs{self.interior.rowptr, self.interior.colidx, self.interior.values,
@@ -337,6 +338,8 @@ function DM:memory()
                      self.halo, self.halo_ids} do
     s = s + c.bytes(v)
   end
+  if self._jacobi then s = s + c.bytes(self._jacobi.v) end
+  if self._cg then s = s + self._cg:bytes() end
   return s
 end
 
@@ -535,6 +538,13 @@ end
 -- the local diagonal's inverse (Jacobi); a zero diagonal is an error
 local function jacobi(fname, A)
   if A.nrows ~= A.ncols then fail(fname, "Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
+  local function apply(r, z) -- z = D^-1 r
+    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = A._jacobi.v, r = r.v, z = z.v},
+                       text("dist_jacobi_apply"))
+  end
+  -- the matrix's inverse diagonal, kept for its next solves (a
+  -- distributed matrix does not change)
+  if A._jacobi then return apply, A._jacobi end
   local d = new_vec(A.map)
   local I = A.interior
   local zero = speck.parallel_reduce("dist_jacobi", A.map.nloc,
@@ -546,10 +556,8 @@ local function jacobi(fname, A)
   if first < A.nrows then
     fail(fname, "Jacobi: row %d has a zero diagonal", first)
   end
-  return function(r, z) -- z = D^-1 r
-    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v},
-                       text("dist_jacobi_apply"))
-  end, d
+  A._jacobi = d
+  return apply, d
 end
 
 -- block Jacobi: each rank's diagonal block (its interior: rows and
@@ -672,10 +680,12 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
   info.reason = rn <= tol and "converged" or "maxiter"
   local it = 0
   if info.reason ~= "converged" and maxiter > 0 then
-    local st = c.cg_new(A.plan, A.interior.rowptr, A.interior.colidx, A.interior.values,
-                        A.boundary.rowptr, A.boundary.colidx, A.boundary.values, A.halo,
-                        d.v, x.v, r.v, p.v, s.v, w.v)
-    local gamma, delta = c.cg_sweep(st, 0.0, 0.0) -- w = A u; r'u, w'u
+    -- the matrix's part of the sweeps, once for all its solves
+    A._cg = A._cg or c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx,
+                                 A.interior.values, A.boundary.rowptr, A.boundary.colidx,
+                                 A.boundary.values, A.halo)
+    local st, dv, xv, rv, pv, sv, wv = A._cg, d.v, x.v, r.v, p.v, s.v, w.v
+    local gamma, delta = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, 0.0, 0.0) -- w = A u; r'u, w'u
     local alpha, gamma_old
     while it < maxiter do
       local beta, pq = 0.0, delta
@@ -687,7 +697,7 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
       alpha = gamma / pq
       gamma_old = gamma
       local rr
-      gamma, delta, rr = c.cg_sweep(st, alpha, beta)
+      gamma, delta, rr = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, alpha, beta)
       it = it + 1
       rn = math.sqrt(rr) / bn
       info.history[#info.history + 1] = rn
