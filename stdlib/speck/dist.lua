@@ -652,8 +652,10 @@ local function solver_opts(f, A, b, opts, extra)
   elseif pc == "chebyshev" then M = chebyshev(f, A, deg)
   else
     M = function(r, z) speck.deep_copy(z.v, r.v) end
-    d = new_vec(A.map)
-    speck.deep_copy(d.v, 1.0)
+    if f == "cg" then
+      d = new_vec(A.map)
+      speck.deep_copy(d.v, 1.0)
+    end
   end
   return opts, tol, maxiter, M, d
 end
