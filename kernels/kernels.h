@@ -195,5 +195,7 @@ extern const sk_kentry *const sk_sort_entries[];
 extern const sk_kbody *const sk_sort_bodies[];
 /* kernels/task/chol_ls.c: the sparse Cholesky's level-set bodies */
 extern const sk_kbody *const sk_chol_bodies[];
+/* kernels/dist/cg.c: speck.dist's fused CG sweep */
+extern const sk_kbody *const sk_dist_bodies[];
 
 #endif

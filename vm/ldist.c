@@ -9,10 +9,12 @@
 #include "vm.h"
 #include "../backends/dist/dist.h"
 #include "../backends/remote/remote.h"
+#include "../kernels/dist/cg.h"
 
 #define ERRLEN 1024
 #define MAP_MT "speck.dist.map"
 #define PLAN_MT "speck.dist.plan"
+#define CG_MT "speck.dist.cg"
 
 static int raise(lua_State *L, const char *msg) {
   luaL_where(L, 1);
@@ -190,6 +192,55 @@ static int p_info(lua_State *L) {
   return 1;
 }
 
+/* -- the fused CG (kernels/dist/cg.c) ------------------------------------ */
+static int cg_gc(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  sk_dist_cg_free(c);
+  return 0;
+}
+
+/* cg_matrix(plan, ip, ic, iv, bp, bc, bv, halo) -> a matrix's state for
+ * the sweeps of all its solves (it keeps its arguments alive) */
+static int l_cg_matrix(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  const sk_view *v[7];
+  for (int i = 0; i < 7; i++) v[i] = hostview(L, i + 2, 0);
+  sk_dist_cg *c = lua_newuserdatauv(L, sizeof *c, 1);
+  memset(c, 0, sizeof *c);
+  lua_createtable(L, 8, 0);
+  for (int i = 1; i <= 8; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setiuservalue(L, -2, 1);
+  char err[ERRLEN];
+  if (sk_dist_cg_init(c, p, v, err, sizeof err) < 0) return raise(L, err);
+  luaL_setmetatable(L, CG_MT);
+  return 1;
+}
+
+/* cg_sweep(state, d, x, r, p, s, w, alpha, beta) -> r'u, w'u, r'r summed
+ * over the ranks */
+static int l_cg_sweep(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  const sk_view *v[6];
+  for (int i = 0; i < 6; i++) v[i] = hostview(L, i + 2, 0);
+  double out[3];
+  char err[ERRLEN];
+  if (sk_dist_cg_sweep(c, v, luaL_checknumber(L, 8), luaL_checknumber(L, 9), out, err,
+                       sizeof err) < 0)
+    return raise(L, err);
+  for (int i = 0; i < 3; i++) lua_pushnumber(L, out[i]);
+  return 3;
+}
+
+/* state:bytes() -> what the state holds besides the matrix */
+static int cg_bytes(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  lua_pushinteger(L, sk_dist_cg_bytes(c));
+  return 1;
+}
+
 /* -- collectives -------------------------------------------------------- */
 /* agree(call, {ints}, {names}) -> nil | the message every rank gets */
 static int l_agree(lua_State *L) {
@@ -346,7 +397,8 @@ static const luaL_Reg dist_funcs[] = {
   {"map", l_map},           {"split", l_split},         {"plan", l_plan},
   {"agree", l_agree},       {"consensus", l_consensus}, {"allgather", l_allgather},
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
-  {"wtime", l_wtime},       {"bytes", l_bytes},         {NULL, NULL}};
+  {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
+  {"cg_sweep", l_cg_sweep}, {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
 static const luaL_Reg plan_methods[] = {{"start", p_start},
@@ -354,6 +406,8 @@ static const luaL_Reg plan_methods[] = {{"start", p_start},
                                         {"export_add", p_export_add},
                                         {"info", p_info},
                                         {NULL, NULL}};
+
+static const luaL_Reg cg_methods[] = {{"bytes", cg_bytes}, {NULL, NULL}};
 
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
   luaL_newmetatable(L, name);
@@ -368,6 +422,7 @@ static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_
 void sk_ldist_open(lua_State *L) {
   new_mt(L, MAP_MT, map_methods, map_gc);
   new_mt(L, PLAN_MT, plan_methods, plan_gc);
+  new_mt(L, CG_MT, cg_methods, cg_gc);
   luaL_newlib(L, dist_funcs);
   lua_setfield(L, -2, "dist");
 }

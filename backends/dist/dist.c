@@ -150,6 +150,12 @@ int sk_dist_allreduce_i64(int64_t *x, int n, int op, char *err, size_t errlen) {
   return 0;
 }
 
+int sk_dist_allreduce_sum_f64(double *x, int n, char *err, size_t errlen) {
+  MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+  return 0;
+}
+
 int sk_dist_allgather_i64(int64_t x, int64_t *out, char *err, size_t errlen) {
   MPI_TRY(MPI_Allgather(&x, 1, MPI_INT64_T, out, 1, MPI_INT64_T, MPI_COMM_WORLD),
           "MPI_Allgather");
@@ -414,7 +420,12 @@ int sk_dist_plan_start(sk_dist_plan *p, const void *xloc, void *halo, char *err,
                        size_t errlen) {
   const uint64_t *x = xloc;
   for (int64_t k = 0; k < p->nsend; k++) p->sbuf[k] = x[p->slid[k]];
-  MPI_TRY(MPI_Ineighbor_alltoallv(p->sbuf, p->scount, p->sdispl, MPI_UINT64_T, halo,
+  return sk_dist_plan_start_packed(p, p->sbuf, halo, err, errlen);
+}
+
+int sk_dist_plan_start_packed(sk_dist_plan *p, const void *sbuf, void *halo, char *err,
+                              size_t errlen) {
+  MPI_TRY(MPI_Ineighbor_alltoallv(sbuf, p->scount, p->sdispl, MPI_UINT64_T, halo,
                                   p->rcount, p->rdispl, MPI_UINT64_T, *(MPI_Comm *)p->comm,
                                   (MPI_Request *)p->req),
           "MPI_Ineighbor_alltoallv");
@@ -519,6 +530,15 @@ int sk_dist_plan_start(sk_dist_plan *p, const void *xloc, void *halo, char *err,
 }
 int sk_dist_plan_wait(sk_dist_plan *p, char *err, size_t errlen) {
   (void)p;
+  return no_mpi(err, errlen);
+}
+int sk_dist_plan_start_packed(sk_dist_plan *p, const void *sbuf, void *halo, char *err,
+                              size_t errlen) {
+  (void)p, (void)sbuf, (void)halo;
+  return no_mpi(err, errlen);
+}
+int sk_dist_allreduce_sum_f64(double *x, int n, char *err, size_t errlen) {
+  (void)x, (void)n;
   return no_mpi(err, errlen);
 }
 int sk_dist_plan_export_add(sk_dist_plan *p, const void *halo, void *xloc, int isf64,

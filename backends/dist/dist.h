@@ -56,6 +56,11 @@ int sk_dist_plan_build(sk_dist_plan *p, const sk_dist_map *m, const int64_t *hal
 int sk_dist_plan_start(sk_dist_plan *p, const void *xloc, void *halo, char *err,
                        size_t errlen);
 int sk_dist_plan_wait(sk_dist_plan *p, char *err, size_t errlen);
+/* the same exchange from a send buffer the caller packed ('sbuf': nsend
+ * elements, the values of local entries slid[k], kept untouched until
+ * sk_dist_plan_wait) */
+int sk_dist_plan_start_packed(sk_dist_plan *p, const void *sbuf, void *halo, char *err,
+                              size_t errlen);
 /* Reverse: 'halo' values (nhalo) summed (float64 when 'isf64', else
  * int64) into their owners' 'xloc' -- an export with ADD */
 int sk_dist_plan_export_add(sk_dist_plan *p, const void *halo, void *xloc, int isf64,
@@ -102,5 +107,7 @@ int sk_dist_alltoallv(const void *sbuf, const int64_t *scount, int esize, void *
                       int64_t *rcount, char *err, size_t errlen);
 /* Collective: x[0..n) of int64 reduced in place (op 0 sum, 1 min, 2 max) */
 int sk_dist_allreduce_i64(int64_t *x, int n, int op, char *err, size_t errlen);
+/* Collective: x[0..n) of float64 summed in place (one MPI_Allreduce) */
+int sk_dist_allreduce_sum_f64(double *x, int n, char *err, size_t errlen);
 double sk_dist_wtime(void);
 #endif

@@ -329,7 +329,8 @@ function DM:plan_info()
   t.matrix_build_seconds = self.build_seconds
   return t
 end
--- the bytes this rank's part holds (its rows, the halo ids and values)
+-- the bytes this rank's part holds (its rows, the halo ids and values;
+-- after a solve, the Jacobi diagonal and CG's index arrays it keeps)
 function DM:memory()
   local s = 0
   for _, v in ipairs{self.interior.rowptr, self.interior.colidx, self.interior.values,
@@ -337,6 +338,8 @@ function DM:memory()
                      self.halo, self.halo_ids} do
     s = s + c.bytes(v)
   end
+  if self._jacobi then s = s + c.bytes(self._jacobi.v) end
+  if self._cg then s = s + self._cg:bytes() end
   return s
 end
 
@@ -535,6 +538,13 @@ end
 -- the local diagonal's inverse (Jacobi); a zero diagonal is an error
 local function jacobi(fname, A)
   if A.nrows ~= A.ncols then fail(fname, "Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
+  local function apply(r, z) -- z = D^-1 r
+    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = A._jacobi.v, r = r.v, z = z.v},
+                       text("dist_jacobi_apply"))
+  end
+  -- the matrix's inverse diagonal, kept for its next solves (a
+  -- distributed matrix does not change)
+  if A._jacobi then return apply, A._jacobi end
   local d = new_vec(A.map)
   local I = A.interior
   local zero = speck.parallel_reduce("dist_jacobi", A.map.nloc,
@@ -546,10 +556,8 @@ local function jacobi(fname, A)
   if first < A.nrows then
     fail(fname, "Jacobi: row %d has a zero diagonal", first)
   end
-  return function(r, z) -- z = D^-1 r
-    speck.parallel_for("dist_jacobi_apply", A.map.nloc, {d = d.v, r = r.v, z = z.v},
-                       text("dist_jacobi_apply"))
-  end
+  A._jacobi = d
+  return apply, d
 end
 
 -- block Jacobi: each rank's diagonal block (its interior: rows and
@@ -636,10 +644,20 @@ local function solver_opts(f, A, b, opts, extra)
   check_vec(f, "b", b, A.map)
   if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
-  local M = pc == "jacobi" and jacobi(f, A) or pc == "block_jacobi" and block_jacobi(f, A)
-            or pc == "chebyshev" and chebyshev(f, A, deg)
-            or function(r, z) speck.deep_copy(z.v, r.v) end
-  return opts, tol, maxiter, M
+  -- d: Jacobi's inverse diagonal (ones without a preconditioner) for
+  -- CG's fused sweep; nil for the others
+  local M, d
+  if pc == "jacobi" then M, d = jacobi(f, A)
+  elseif pc == "block_jacobi" then M = block_jacobi(f, A)
+  elseif pc == "chebyshev" then M = chebyshev(f, A, deg)
+  else
+    M = function(r, z) speck.deep_copy(z.v, r.v) end
+    if f == "cg" then
+      d = new_vec(A.map)
+      speck.deep_copy(d.v, 1.0)
+    end
+  end
+  return opts, tol, maxiter, M, d
 end
 
 local function true_resid(A, b, x, r)
@@ -651,11 +669,56 @@ end
 -- x, info = cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = "jacobi" | "none"}]):
 -- preconditioned CG, stopping when ||r|| <= tol*||b|| (the recurrence's r);
 -- info = {iters, resid (the true relative residual at exit), reason, history}
+-- With Jacobi or no preconditioner: Chronopoulos and Gear's CG, one
+-- sweep a call (kernels/dist/cg.c: the update and the SpMV in one pass,
+-- the halo exchange behind the interior rows, r'u, w'u and r'r in one
+-- MPI_Allreduce); the others: the textbook form below.
+local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
+  local f = "cg"
+  local map = A.map
+  local p, s, w = new_vec(map), new_vec(map), new_vec(map)
+  local rn = true_resid(A, b, x, r) / bn
+  info.history[1] = rn
+  info.reason = rn <= tol and "converged" or "maxiter"
+  local it = 0
+  if info.reason ~= "converged" and maxiter > 0 then
+    -- the matrix's part of the sweeps, once for all its solves
+    A._cg = A._cg or c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx,
+                                 A.interior.values, A.boundary.rowptr, A.boundary.colidx,
+                                 A.boundary.values, A.halo)
+    local st, dv, xv, rv, pv, sv, wv = A._cg, d.v, x.v, r.v, p.v, s.v, w.v
+    local gamma, delta = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, 0.0, 0.0) -- w = A u; r'u, w'u
+    local alpha, gamma_old
+    while it < maxiter do
+      local beta, pq = 0.0, delta
+      if it > 0 then
+        beta = gamma / gamma_old
+        pq = delta - beta * gamma / alpha
+      end
+      if pq == 0 or pq ~= pq then info.reason = "breakdown" break end
+      alpha = gamma / pq
+      gamma_old = gamma
+      local rr
+      gamma, delta, rr = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, alpha, beta)
+      it = it + 1
+      rn = math.sqrt(rr) / bn
+      info.history[#info.history + 1] = rn
+      if rn ~= rn or rn == math.huge then
+        fail(f, "the residual is %s at iteration %d: the iteration overflowed", tostring(rn), it)
+      end
+      if rn <= tol then info.reason = "converged" break end
+    end
+  end
+  info.iters = it
+  info.resid = true_resid(A, b, x, r) / bn
+  return x, info
+end
+
 function dist.cg(A, b, opts)
   local f = "cg"
-  local o, tol, maxiter, M = solver_opts(f, A, b, opts)
+  local o, tol, maxiter, M, d = solver_opts(f, A, b, opts)
   local map = A.map
-  local x, r, z, p, q = new_vec(map), new_vec(map), new_vec(map), new_vec(map), new_vec(map)
+  local x, r = new_vec(map), new_vec(map)
   if o.x0 then speck.deep_copy(x.v, o.x0.v) end
   local bn = math.sqrt(gdot(b, b))
   local info = {history = {}, iters = 0}
@@ -664,6 +727,8 @@ function dist.cg(A, b, opts)
     info.resid, info.reason = 0.0, "converged"
     return x, info
   end
+  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
+  local z, p, q = new_vec(map), new_vec(map), new_vec(map)
   local rn = true_resid(A, b, x, r) / bn
   info.history[1] = rn
   M(r, z)

@@ -278,7 +278,7 @@ return {
   ["speck.dist.dot"] = {"dist.dot(x, y)   dist.norm2(x)   dist.axpy(a, x, y)",
     "Global dot product and 2-norm (allreduce); axpy is local."},
   ["speck.dist.cg"] = {"local x, info = dist.cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = \"jacobi\" | \"block_jacobi\" | \"chebyshev\" | \"none\", degree = 3}])",
-    "Distributed preconditioned CG (block_jacobi: each rank's diagonal block by sparse Cholesky); stops when ||r|| <= tol ||b||. info = {iters, resid (true relative residual), reason, history}."},
+    "Distributed preconditioned CG (block_jacobi: each rank's diagonal block by sparse Cholesky); stops when ||r|| <= tol ||b||. info = {iters, resid (true relative residual), reason, history}. With jacobi or none: Chronopoulos-Gear CG, one fused sweep (update ahead of the SpMV, halo exchange behind the interior rows) and one MPI_Allreduce an iteration."},
   ["speck.dist.bicgstab"] = {"local x, info = dist.bicgstab(A, b [, {tol, maxiter, x0, precond, degree}])",
     "Right-preconditioned BiCGStab over a distributed matrix; info as dist.cg."},
   ["speck.dist.gmres"] = {"local x, info = dist.gmres(A, b [, {restart = 30, tol, maxiter, x0, precond}])",

@@ -1,0 +1,275 @@
+/* cg.c: speck.dist's fused CG sweep (cg.h) -- Chronopoulos and Gear's
+ * CG, whose one reduction an iteration lets the vector update and the
+ * SpMV run in one sweep over the rows:
+ *
+ *   1. cg_pack forms the u = d r that the other ranks need as the update
+ *      will leave it, and the halo exchange starts (the plan's
+ *      MPI_Ineighbor_alltoallv);
+ *   2. the update (p, s, x, r; r'u, r'r) and the interior block's SpMV
+ *      (w = A u with w'u) run in blocks of rows, the update 'reach' rows
+ *      ahead of the SpMV (the farthest interior column right of a row),
+ *      so the SpMV reads u = d r of rows the update just wrote, from
+ *      cache: one pass over the vectors and the matrix instead of two
+ *      (where the vectors do not stay in the last-level cache anyway:
+ *      on this project's host, 260 MiB of it, the blocks timed as two
+ *      passes do);
+ *   3. the exchange completes and the boundary rows add the halo's part
+ *      of w and w'u;
+ *   4. r'u, w'u and r'r in one MPI_Allreduce.
+ *
+ * The bodies are kernels/dist/cg.sk. Each launch covers whole rows and
+ * no row depends on another of the same launch, so every back end runs
+ * them as they are; the blocks are the host's cache blocking (one block
+ * on a device).
+ */
+#include "cg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "kbodies.h"
+#include "kernels/kernels.h"
+#include "../sparse/sparse.h"
+
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
+#define R1(name, dt) " " name "=" dt "[1]"
+#define F1(name)     R1(name, "float64")
+
+/* -- bodies ------------------------------------------------------------------ */
+static const char *const sig_update[] = {
+  "range" F1("d") F1("x") F1("r") F1("p") F1("s") F1("w") " alpha=float64 beta=float64",
+  NULL};
+static const sk_kbody k_update = {.label = "dist.cg_update",
+                                  .body = sk_body_dist_cg_update,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_update,
+                                  .reds = "sum:float64 sum:float64"};
+static const char *const sig_spmv[] = {
+  "range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w"), NULL};
+static const sk_kbody k_spmv = {.label = "dist.cg_spmv",
+                                .body = sk_body_dist_cg_spmv,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .sigs = sig_spmv};
+static const char *const sig_spmv16[] = {
+  "range" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w"), NULL};
+static const sk_kbody k_spmv16 = {.label = "dist.cg_spmv16",
+                                  .body = sk_body_dist_cg_spmv16,
+                                  .pattern = SK_REDUCE,
+                                  .red_op = SK_RED_SUM,
+                                  .sigs = sig_spmv16};
+static const char *const sig_pack[] = {
+  "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
+  " alpha=float64 beta=float64",
+  NULL};
+static const sk_kbody k_pack = {.label = "dist.cg_pack",
+                                .body = sk_body_dist_cg_pack,
+                                .pattern = SK_FOR,
+                                .sigs = sig_pack};
+static const char *const sig_halo[] = {"range" R1("br", "int64") R1("bp", "int64")
+                                         R1("bc", "int32") F1("bv") F1("hu") F1("d") F1("r")
+                                           F1("w"),
+                                       NULL};
+static const sk_kbody k_halo = {.label = "dist.cg_halo",
+                                .body = sk_body_dist_cg_halo,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .sigs = sig_halo};
+static const char *const sig_reach[] = {"range" R1("ip", "int64") R1("ic", "int32"), NULL};
+static const sk_kbody k_reach = {.label = "dist.cg_reach",
+                                 .body = sk_body_dist_cg_reach,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_reach,
+                                 .reds = "max:int64 max:int64"};
+static const char *const sig_compress[] = {
+  "range" R1("ip", "int64") R1("ic", "int32") R1("ip32", "int32") R1("io", "int16") " n=int64",
+  NULL};
+static const sk_kbody k_compress = {.label = "dist.cg_compress",
+                                    .body = sk_body_dist_cg_compress,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_compress};
+static const char *const sig_bcount[] = {"range" R1("bp", "int64"), NULL};
+static const sk_kbody k_bcount = {.label = "dist.cg_bcount",
+                                  .body = sk_body_dist_cg_bcount,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_bcount,
+                                  .reds = "sum:int64"};
+static const char *const sig_brows[] = {"range" R1("bp", "int64") R1("br", "int64"), NULL};
+static const sk_kbody k_brows = {.label = "dist.cg_brows",
+                                 .body = sk_body_dist_cg_brows,
+                                 .pattern = SK_SCAN,
+                                 .sigs = sig_brows,
+                                 .reds = "int64"};
+
+const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,   &k_spmv16, &k_pack,
+                                          &k_halo,   &k_reach,  &k_bcount, &k_brows,
+                                          &k_compress, NULL};
+
+static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
+                 sk_result *res, char *err, size_t errlen) {
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.begin = b;
+  p.end = e;
+  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
+}
+
+/* -- set-up ------------------------------------------------------------------ */
+/* rows a block of the sweep: at least the reach (a block's SpMV then needs
+ * the update of at most two blocks ahead), a few thousand rows a thread
+ * so the launches stay cheap beside the work (on this project's 2-core
+ * host, 8192 to 131072 rows a block timed alike on both Poisson
+ * matrices; the whole range in one block too: its L3 holds much of the
+ * working set); a device runs each pass over all rows at once */
+#define SK_DIST_CG_MINBLOCK 8192
+
+int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7],
+                    char *err, size_t errlen) {
+  memset(c, 0, sizeof *c);
+  c->plan = plan;
+  c->ip = v[0], c->ic = v[1], c->iv = v[2], c->bp = v[3], c->bc = v[4], c->bv = v[5];
+  c->hu = v[6];
+  c->n = c->ip->extent[0] - 1;
+  sk_result res;
+  sk_arg ra[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic)};
+  if (range(&k_reach, 0, c->n, ra, NELEM(ra), &res, err, errlen) < 0) return -1;
+  c->reach = sk_result_i64(&res, 0);
+  if (c->reach < 0) c->reach = 0;
+  int64_t left = sk_result_i64(&res, 1), nnz = 0;
+  if (sk_sp_get_i64(c->ip, c->n, &nnz, err, errlen) < 0) return -1;
+  /* the leaner index arrays where they fit (every column within 32767 of
+   * its row, the entries within int32) */
+  if (c->reach <= 32767 && left <= 32767 && nnz <= 2147483647) {
+    int64_t n1 = c->n + 1, nz = nnz > 0 ? nnz : 1;
+    if (sk_view_create(&c->ip32, "interior_rowptr32", SK_I32, 1, &n1, SK_RIGHT, c->iv->space,
+                       0, NULL, err, errlen) < 0)
+      return -1;
+    if (sk_view_create(&c->io, "interior_offsets", SK_I16, 1, &nz, SK_RIGHT, c->iv->space, 0,
+                       NULL, err, errlen) < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
+    sk_arg ca[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic),
+                   sk_arg_view("ip32", &c->ip32), sk_arg_view("io", &c->io),
+                   sk_arg_i64("n", c->n)};
+    if (range(&k_compress, 0, c->n + 1, ca, NELEM(ca), NULL, err, errlen) < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
+    c->lean = 1;
+  }
+  sk_arg ba[] = {sk_arg_view("bp", c->bp)};
+  if (range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  c->nbr = sk_result_i64(&res, 0);
+  int64_t one = 1, nbr = c->nbr > 0 ? c->nbr : 1, ns = plan->nsend > 0 ? plan->nsend : 1;
+  if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->iv->space, 0,
+                     NULL, err, errlen) < 0 ||
+      sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->iv->space, 0, NULL,
+                     err, errlen) < 0 ||
+      sk_view_create(&c->slid, "halo_send_ids", SK_I64, 1, plan->nsend > 0 ? &ns : &one,
+                     SK_RIGHT, SK_SPACE_HOST, 0, plan->slid, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  sk_arg bra[] = {sk_arg_view("bp", c->bp), sk_arg_view("br", &c->br)};
+  if (c->nbr > 0 && range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
+  int64_t nth = be->concurrency ? be->concurrency() : 1;
+  c->block = SK_DIST_CG_MINBLOCK * (nth > 1 ? nth : 1);
+  if (c->reach > c->block) c->block = c->reach;
+  if (!sk_sp_host(be)) c->block = c->n;
+  return 0;
+}
+
+int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
+  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io};
+  int64_t b = 0;
+  for (int i = 0; i < NELEM(v); i++)
+    if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
+  return b;
+}
+
+void sk_dist_cg_free(sk_dist_cg *c) {
+  sk_view_release(&c->br);
+  sk_view_release(&c->sbuf);
+  sk_view_release(&c->slid);
+  sk_view_release(&c->ip32);
+  sk_view_release(&c->io);
+  memset(c, 0, sizeof *c);
+}
+
+/* -- the sweep --------------------------------------------------------------- */
+/* the interior sweep: the update 'reach' rows ahead of the SpMV; g, rr, dl
+ * its sums */
+static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                 double *g, double *rr, double *dl, char *err, size_t errlen) {
+  sk_arg ua[] = {sk_arg_view("d", v[0]), sk_arg_view("x", v[1]),  sk_arg_view("r", v[2]),
+                 sk_arg_view("p", v[3]), sk_arg_view("s", v[4]),  sk_arg_view("w", v[5]),
+                 sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
+  sk_arg sa[] = {c->lean ? sk_arg_view("ip", &c->ip32) : sk_arg_view("ip", c->ip),
+                 c->lean ? sk_arg_view("io", &c->io) : sk_arg_view("ic", c->ic),
+                 sk_arg_view("iv", c->iv),
+                 sk_arg_view("d", v[0]),
+                 sk_arg_view("r", v[2]),
+                 sk_arg_view("w", v[5])};
+  const sk_kbody *spmv = c->lean ? &k_spmv16 : &k_spmv;
+  sk_result res;
+  int64_t done = 0, n = c->n, B = c->block;
+  for (int64_t b0 = 0; b0 < n; b0 += B) {
+    int64_t b1 = b0 + B < n ? b0 + B : n;
+    int64_t need = b1 + c->reach < n ? b1 + c->reach : n;
+    if (need > done) {
+      if (range(&k_update, done, need, ua, NELEM(ua), &res, err, errlen) < 0) return -1;
+      *g += sk_result_f64(&res, 0);
+      *rr += sk_result_f64(&res, 1);
+      done = need;
+    }
+    if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) return -1;
+    *dl += sk_result_f64(&res, 0);
+  }
+  return 0;
+}
+
+int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                     double out[3], char *err, size_t errlen) {
+  sk_dist_plan *pl = c->plan;
+  if (pl->nsend > 0) {
+    sk_arg pa[] = {sk_arg_view("sl", &c->slid), sk_arg_view("d", v[0]),
+                   sk_arg_view("r", v[2]),      sk_arg_view("w", v[5]),
+                   sk_arg_view("s", v[4]),      sk_arg_view("buf", &c->sbuf),
+                   sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
+    if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
+  }
+  if (sk_dist_plan_start_packed(pl, c->sbuf.data, c->hu->data, err, errlen) < 0) return -1;
+  double g = 0, rr = 0, dl = 0;
+  int rc = sweep(c, v, alpha, beta, &g, &rr, &dl, err, errlen);
+  /* the exchange completes whatever happened: the other ranks wait on it */
+  char werr[512];
+  if (sk_dist_plan_wait(pl, werr, sizeof werr) < 0 && rc == 0) {
+    snprintf(err, errlen, "%s", werr);
+    return -1;
+  }
+  if (rc < 0) return -1;
+  if (c->nbr > 0) {
+    sk_arg ha[] = {sk_arg_view("br", &c->br), sk_arg_view("bp", c->bp),
+                   sk_arg_view("bc", c->bc),  sk_arg_view("bv", c->bv),
+                   sk_arg_view("hu", c->hu),  sk_arg_view("d", v[0]),
+                   sk_arg_view("r", v[2]),    sk_arg_view("w", v[5])};
+    sk_result res;
+    if (range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
+    dl += sk_result_f64(&res, 0);
+  }
+  out[0] = g, out[1] = dl, out[2] = rr;
+  return sk_dist_allreduce_sum_f64(out, 3, err, errlen);
+}

@@ -1,0 +1,48 @@
+/* cg.h: speck.dist's fused CG iteration (kernels/dist/cg.c) -- the
+ * sweeps of Chronopoulos and Gear's CG with Jacobi (or no)
+ * preconditioner over a distributed matrix's interior and boundary
+ * blocks and its halo plan, one MPI_Allreduce a sweep. The Lua driver
+ * (stdlib/speck/dist.lua's dist.cg) holds the views and the loop. */
+#ifndef SK_DIST_CG_H
+#define SK_DIST_CG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/view.h"
+#include "../../backends/dist/dist.h"
+
+typedef struct sk_dist_cg {
+  sk_dist_plan *plan;
+  /* the matrix's views (host, contiguous; alive while this is): the
+   * interior block (ip, ic, iv), the boundary block (bp, bc, bv; its
+   * columns index the halo hu) */
+  const sk_view *ip, *ic, *iv, *bp, *bc, *bv, *hu;
+  sk_view br;   /* the boundary block's rows that hold entries (nbr) */
+  sk_view slid; /* the plan's send list (wraps plan->slid) */
+  sk_view sbuf; /* the packed values sent (plan->nsend) */
+  /* lean: the interior's columns as int16 offsets from their row (io)
+   * with an int32 row pointer (ip32), where they fit */
+  sk_view ip32, io;
+  int lean;
+  int64_t n, nbr, reach, block;
+} sk_dist_cg;
+
+/* Set up 'c' for a matrix (views: ip, ic, iv, bp, bc, bv, hu; see the
+ * struct), once for all its solves: the boundary rows, how far right of
+ * its diagonal the interior block reaches (the update's lead over the
+ * SpMV), the lean index arrays, the send buffer. Not collective. */
+int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const views[7],
+                    char *err, size_t errlen);
+/* The bytes 'c' holds besides the matrix's views. */
+int64_t sk_dist_cg_bytes(const sk_dist_cg *c);
+/* One sweep (collective) over the vectors v = {d, x, r, p, s, w} (d the
+ * inverse diagonal, ones without a preconditioner): with u = d r,
+ *   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s,
+ *   w = A u (the new r's u; the halo's u from the other ranks),
+ * and out = {r'u, w'u, r'r} summed over the ranks (one MPI_Allreduce).
+ * alpha = beta = 0 only forms w, r'u, w'u and r'r of the current r. */
+int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                     double out[3], char *err, size_t errlen);
+void sk_dist_cg_free(sk_dist_cg *c);
+#endif
