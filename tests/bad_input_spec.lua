@@ -222,7 +222,8 @@ local CASES = {
    "speck.call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, blas.asum, blas.iamax, "
    .. "blas.scal, blas.axpy, blas.axpby, blas.gemv, blas.gemm, blas.syrk, blas.trsm, blas.trmm, "
    .. "blas.potrf, blas.getrf, blas.getrs, blas.gesv, blas.trtri, blas.zdot, blas.znrm2, blas.zscal, blas.zaxpy, blas.zgemv, "
-   .. "blas.zgemm, blas.ztrsm, blas.zpotrf, blas.zgetrf)"},
+   .. "blas.zgemm, blas.ztrsm, blas.zpotrf, blas.zgetrf, blas.zgetrs, blas.zgesv, blas.ztrtri, "
+   .. "blas.ztrmm, blas.zsyrk, blas.zherk)"},
 
   -- files ------------------------------------------------------------------------------------
   {"load_npy of a missing file", function() speck.io.load_npy("/nonexistent/x.npy") end,

@@ -210,7 +210,9 @@ int main(void) {
           "speck_call: no library kernel 'blas.nosuch' (known: blas.dot, blas.nrm2, "
           "blas.asum, blas.iamax, blas.scal, blas.axpy, blas.axpby, blas.gemv, "
           "blas.gemm, blas.syrk, blas.trsm, blas.trmm, blas.potrf, blas.getrf, "
-          "blas.getrs, blas.gesv, blas.trtri, blas.zdot, blas.znrm2, blas.zscal, " "blas.zaxpy, blas.zgemv, blas.zgemm, blas.ztrsm, blas.zpotrf, blas.zgetrf)"));
+          "blas.getrs, blas.gesv, blas.trtri, blas.zdot, blas.znrm2, blas.zscal, "
+          "blas.zaxpy, blas.zgemv, blas.zgemm, blas.ztrsm, blas.zpotrf, blas.zgetrf, "
+          "blas.zgetrs, blas.zgesv, blas.ztrtri, blas.ztrmm, blas.zsyrk, blas.zherk)"));
   CASE(is(speck_call(rt, "blas.dot", &ax, 1, &r, err, sizeof err), SPECK_ERUN,
           "speck_call blas.dot: y must be a view"));
   speck_arg xm[2] = {ax, speck_arg_view("y", m)};
