@@ -467,9 +467,12 @@ int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A, int64_t rs,
-                    int64_t cs, const int64_t *ipiv, void *B, int64_t rsb, int64_t csb) {
-  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+/* getrs through 'f' (any of the four types' routines): A's LU and pivots
+ * (0-based) solve op(A) X = B in place of B */
+static int getrs_with(getrs_fn f, int dtype, char trans, int64_t n, int64_t nrhs,
+                      const void *A, int64_t rs, int64_t cs, const int64_t *ipiv, void *B,
+                      int64_t rsb, int64_t csb) {
+  if (!f) return SK_VENDOR_MISSING;
   if (n == 0 || nrhs == 0) return SK_VENDOR_OK;
   cmbuf a, b;
   int *p = malloc((size_t)n * sizeof *p);
@@ -485,13 +488,19 @@ int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A, int64_t r
   }
   for (int64_t k = 0; k < n; k++) p[k] = (int)ipiv[k] + 1;
   int nn = (int)n, nr = (int)nrhs, in = 0;
-  char t = 'N';
-  (dtype == SK_F64 ? lib.dgetrs : lib.sgetrs)(&t, &nn, &nr, a.a, &a.ld, p, b.a, &b.ld,
-                                              &in, 1);
+  char t = trans == 'T' || trans == 'C' ? trans : 'N';
+  f(&t, &nn, &nr, a.a, &a.ld, p, b.a, &b.ld, &in, 1);
   cm_close(&b, dtype, n, nrhs, B, rsb, csb, 1);
   cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
   free(p);
   return SK_VENDOR_OK;
+}
+
+int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A, int64_t rs,
+                    int64_t cs, const int64_t *ipiv, void *B, int64_t rsb, int64_t csb) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  return getrs_with(dtype == SK_F64 ? lib.dgetrs : lib.sgetrs, dtype, 'N', n, nrhs, A, rs, cs,
+                    ipiv, B, rsb, csb);
 }
 
 int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,
@@ -654,29 +663,8 @@ int sk_vendor_zgetrs(int dtype, char trans, int64_t n, int64_t nrhs, const void 
                      int64_t rs, int64_t cs, const int64_t *ipiv, void *B, int64_t rsb,
                      int64_t csb) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  getrs_fn f = dtype == SK_C128 ? lib.zgetrs : lib.cgetrs;
-  if (!f) return SK_VENDOR_MISSING;
-  if (n == 0 || nrhs == 0) return SK_VENDOR_OK;
-  cmbuf a, b;
-  int *p = malloc((size_t)n * sizeof *p);
-  if (!p) return SK_VENDOR_UNSUPPORTED;
-  if (cm_open(&a, dtype, n, n, (void *)A, rs, cs) < 0) {
-    free(p);
-    return SK_VENDOR_UNSUPPORTED;
-  }
-  if (cm_open(&b, dtype, n, nrhs, B, rsb, csb) < 0) {
-    cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
-    free(p);
-    return SK_VENDOR_UNSUPPORTED;
-  }
-  for (int64_t k = 0; k < n; k++) p[k] = (int)ipiv[k] + 1;
-  int nn = (int)n, nr = (int)nrhs, in = 0;
-  char t = trans == 'T' || trans == 'C' ? trans : 'N';
-  f(&t, &nn, &nr, a.a, &a.ld, p, b.a, &b.ld, &in, 1);
-  cm_close(&b, dtype, n, nrhs, B, rsb, csb, 1);
-  cm_close(&a, dtype, n, n, (void *)A, rs, cs, 0);
-  free(p);
-  return SK_VENDOR_OK;
+  return getrs_with(dtype == SK_C128 ? lib.zgetrs : lib.cgetrs, dtype, trans, n, nrhs, A, rs,
+                    cs, ipiv, B, rsb, csb);
 }
 
 int sk_vendor_ztrtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,

@@ -213,41 +213,56 @@ static int ztrsm_native(char side, char uplo, char trans, char diag, const doubl
 }
 
 /* -- trsm ------------------------------------------------------------------------- */
-static int ztrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"side", "uplo",  "transA", "diag", "alpha_re",
-                                      "alpha_im", "A", "B",      "impl", NULL};
-  (void)out;
+/* trsm's and trmm's arguments: side, uplo, transA (N, T, C), diag, alpha,
+ * the square triangle A and B (distinct memory, A's order B's rows or
+ * columns by side), impl */
+typedef struct ztri {
   char side, uplo, tr, diag;
   double alpha[2];
-  int dt = -1, impl;
+  int dt, impl;
   const sk_view *A, *B;
+} ztri;
+
+static int ztri_args(const sk_arg *args, int nargs, ztri *z, char *err, size_t errlen) {
+  static const char *const known[] = {"side", "uplo",  "transA", "diag", "alpha_re",
+                                      "alpha_im", "A", "B",      "impl", NULL};
+  z->dt = -1;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
-      sk_zscalar(args, nargs, "alpha", alpha, err, errlen) < 0 ||
-      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
-      !(B = sk_zview(args, nargs, "B", 2, &dt, 1, err, errlen)) ||
-      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
+      sk_dense_char(args, nargs, "side", "LR", 0, &z->side, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "uplo", "UL", 0, &z->uplo, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "transA", "NTC", 'N', &z->tr, err, errlen) < 0 ||
+      sk_dense_char(args, nargs, "diag", "NU", 'N', &z->diag, err, errlen) < 0 ||
+      sk_zscalar(args, nargs, "alpha", z->alpha, err, errlen) < 0 ||
+      !(z->A = sk_zview(args, nargs, "A", 2, &z->dt, 1, err, errlen)) ||
+      !(z->B = sk_zview(args, nargs, "B", 2, &z->dt, 1, err, errlen)) ||
+      sk_dense_impl(args, nargs, &z->impl, err, errlen) < 0)
     return -1;
+  const sk_view *A = z->A, *B = z->B;
   if (A->data && A->alloc && A->alloc == B->alloc) {
     sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
     return -1;
   }
-  int64_t need = side == 'L' ? B->extent[0] : B->extent[1];
+  int64_t need = z->side == 'L' ? B->extent[0] : B->extent[1];
   if (A->extent[0] != A->extent[1] || A->extent[0] != need) {
     char sa[48], sb[48];
     sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE, sk_dense_shape(A, sa, sizeof sa),
-           sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
+           sk_dense_shape(B, sb, sizeof sb), z->side, z->side == 'L' ? "rows" : "columns");
     return -1;
   }
-  if (vendor_ok(impl, A, B) &&
-      sk_vendor_ztrsm(dt, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
-                      A->stride[0], A->stride[1], B->data, B->stride[0],
+  return 0;
+}
+
+static int ztrsm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  (void)out;
+  ztri z;
+  if (ztri_args(args, nargs, &z, err, errlen) < 0) return -1;
+  const sk_view *A = z.A, *B = z.B;
+  if (vendor_ok(z.impl, A, B) &&
+      sk_vendor_ztrsm(z.dt, z.side, z.uplo, z.tr, z.diag, B->extent[0], B->extent[1], z.alpha,
+                      A->data, A->stride[0], A->stride[1], B->data, B->stride[0],
                       B->stride[1]) == SK_VENDOR_OK)
     return 0;
-  return ztrsm_native(side, uplo, tr, diag, alpha, A, B, err, errlen);
+  return ztrsm_native(z.side, z.uplo, z.tr, z.diag, z.alpha, A, B, err, errlen);
 }
 
 /* -- potrf ------------------------------------------------------------------------ */
@@ -569,40 +584,16 @@ static int ztrmm_native(char side, char uplo, char trans, char diag, const doubl
 }
 
 static int ztrmm(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"side", "uplo",  "transA", "diag", "alpha_re",
-                                      "alpha_im", "A", "B",      "impl", NULL};
   (void)out;
-  char side, uplo, tr, diag;
-  double alpha[2];
-  int dt = -1, impl;
-  const sk_view *A, *B;
-  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "side", "LR", 0, &side, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "uplo", "UL", 0, &uplo, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "transA", "NTC", 'N', &tr, err, errlen) < 0 ||
-      sk_dense_char(args, nargs, "diag", "NU", 'N', &diag, err, errlen) < 0 ||
-      sk_zscalar(args, nargs, "alpha", alpha, err, errlen) < 0 ||
-      !(A = sk_zview(args, nargs, "A", 2, &dt, 1, err, errlen)) ||
-      !(B = sk_zview(args, nargs, "B", 2, &dt, 1, err, errlen)) ||
-      sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
-    return -1;
-  if (A->data && A->alloc && A->alloc == B->alloc) {
-    sk_err(err, errlen, SK_E_ARG_VIEW_SHARE_MEMORY, "A", A->label, "B", B->label);
-    return -1;
-  }
-  int64_t need = side == 'L' ? B->extent[0] : B->extent[1];
-  if (A->extent[0] != A->extent[1] || A->extent[0] != need) {
-    char sa[48], sb[48];
-    sk_err(err, errlen, SK_E_SHAPES_DO_NOT_MATCH_B_SIDE, sk_dense_shape(A, sa, sizeof sa),
-           sk_dense_shape(B, sb, sizeof sb), side, side == 'L' ? "rows" : "columns");
-    return -1;
-  }
-  if (vendor_ok(impl, A, B) &&
-      sk_vendor_ztrmm(dt, side, uplo, tr, diag, B->extent[0], B->extent[1], alpha, A->data,
-                      A->stride[0], A->stride[1], B->data, B->stride[0],
+  ztri z;
+  if (ztri_args(args, nargs, &z, err, errlen) < 0) return -1;
+  const sk_view *A = z.A, *B = z.B;
+  if (vendor_ok(z.impl, A, B) &&
+      sk_vendor_ztrmm(z.dt, z.side, z.uplo, z.tr, z.diag, B->extent[0], B->extent[1], z.alpha,
+                      A->data, A->stride[0], A->stride[1], B->data, B->stride[0],
                       B->stride[1]) == SK_VENDOR_OK)
     return 0;
-  return ztrmm_native(side, uplo, tr, diag, alpha, A, B, err, errlen);
+  return ztrmm_native(z.side, z.uplo, z.tr, z.diag, z.alpha, A, B, err, errlen);
 }
 
 /* -- syrk, herk ------------------------------------------------------------------- */
