@@ -91,22 +91,7 @@ def run(job, out, ins):
     np.save(out, np.asarray(r, dtype=np.complex128).ravel())
 
 
-def main():
-    # --serve IN OUT: jobs "job out in..." a line from the FIFO IN, "ok" or
-    # "error: ..." a line to the FIFO OUT (one process for a whole spec
-    # file: NumPy and SciPy imported once); else one job from the arguments
-    if sys.argv[1] == "--serve":
-        with open(sys.argv[2]) as r, open(sys.argv[3], "w") as w:
-            for line in r:
-                t = line.split()
-                try:
-                    run(t[0], t[1], t[2:])
-                    w.write("ok\n")
-                except BaseException as e:  # reported to the spec, the server goes on
-                    w.write("error: %s\n" % str(e).replace("\n", " "))
-                w.flush()
-        return
-    run(sys.argv[1], sys.argv[2], sys.argv[3:])
+from oracle_serve import main  # noqa: E402
 
 
-main()
+main(run)

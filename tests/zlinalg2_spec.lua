@@ -80,41 +80,8 @@ local function copy(v, label)
   return c
 end
 
-local njob = 0
--- one oracle process serves every job through two FIFOs (a Python start
--- with NumPy and SciPy costs a tenth of a second, and the file asks some
--- 300 times); where FIFOs cannot be made, a process a job
-local serve_w, serve_r
-if HAVE_SCIPY and os.execute("mkfifo '" .. DIR .. "/jobs' '" .. DIR .. "/done' 2>/dev/null") then
-  os.execute(PY .. " " .. ORACLE .. " --serve '" .. DIR .. "/jobs' '" .. DIR .. "/done' &")
-  serve_w = io.open(DIR .. "/jobs", "w")
-  serve_r = serve_w and io.open(DIR .. "/done", "r")
-  teardown(function()
-    if serve_w then serve_w:close() end
-    if serve_r then serve_r:close() end
-  end)
-end
-
-local function oracle(job, ...)
-  njob = njob + 1
-  local ins = {}
-  for k, v in ipairs{...} do
-    local p = DIR .. "/in" .. njob .. "_" .. k .. ".npy"
-    speck.io.save_npy(p, host(v))
-    ins[k] = p
-  end
-  local out = DIR .. "/out" .. njob .. ".npy"
-  if serve_r then
-    serve_w:write(job, " ", out, " ", table.concat(ins, " "), "\n")
-    serve_w:flush()
-    local line = serve_r:read("l")
-    assert(line == "ok", "the oracle: " .. tostring(line))
-  else
-    local msg, ok = sh(PY .. " " .. ORACLE .. " '" .. job .. "' " .. out .. " " .. table.concat(ins, " "))
-    assert(ok, msg)
-  end
-  return speck.io.load_npy(out, {space = "host"})
-end
+local oracle, oracle_close = dofile(HERE .. "/npy_oracle.lua")(PY, ORACLE, DIR, host)
+teardown(oracle_close)
 
 -- max |got - want| / max(1, max |want|) over the entries of 'got' (host,
 -- rank 2 or 3) that keep(i, j) accepts, want(k0 + flat index)

@@ -75,20 +75,8 @@ end
 local function crand(s) return {(rnd() - 0.5) * s, (rnd() - 0.5) * s} end
 
 -- the oracle: job, input views; the result (host, rank 1)
-local njob = 0
-local function oracle(job, ...)
-  njob = njob + 1
-  local ins = {}
-  for k, v in ipairs{...} do
-    local p = DIR .. "/in" .. njob .. "_" .. k .. ".npy"
-    speck.io.save_npy(p, host(v))
-    ins[k] = p
-  end
-  local out = DIR .. "/out" .. njob .. ".npy"
-  local msg, ok = sh(PY .. " " .. ORACLE .. " '" .. job .. "' " .. out .. " " .. table.concat(ins, " "))
-  assert(ok, msg)
-  return speck.io.load_npy(out, {space = "host"})
-end
+local oracle, oracle_close = dofile(HERE .. "/npy_oracle.lua")(PY, ORACLE, DIR, host)
+teardown(oracle_close)
 
 -- max |got - want| over the entries of rank-2 'got' (host) that 'keep'
 -- (i, j) accepts, against want(k0 + i * cols + j); relative to max(1, |want|)
