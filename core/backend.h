@@ -188,6 +188,9 @@ typedef struct sk_symmetric {
 
 typedef struct sk_backend {
   const char *name;  /* "serial", "openmp", ... */
+  /* the environment variables it reads, for --help ("SPECK_X, SPECK_Y");
+   * NULL: none of its own */
+  const char *env;
   int space;         /* its memory space (new views) */
   int code;          /* SK_CODE_*: what its kernels are made of */
   unsigned features; /* SK_FEAT_* */

@@ -32,19 +32,6 @@ M.allow = {
    "the registry line: the one place that lists the built-in back ends"},
   {"backends/registry.c", "extern const sk_backend sk_backend_cuda;",
    "the registry line's declaration of the CUDA table"},
-  {"vm/main.c", "SPECK_SPACE (serial|openmp|cuda)", "--help text"},
-  {"vm/main.c", "SPECK_CUDA_DEVICE", "--help text: the CUDA back end's variables"},
-  {"vm/main.c", "SPECK_CUDA_MEMORY_MAX", "--help text: the CUDA back end's variables"},
-  {"stdlib/speck/help.lua", "(serial|openmp|cuda)", "help text"},
-  {"stdlib/speck/help.lua", "the CUDA context", "help text"},
-  {"stdlib/speck/help.lua", "openmp=..., cuda=...}", "help text (speck.info's fields)"},
-  {"stdlib/speck/help.lua", "space = \\\"host\\\"|\\\"cuda\\\"", "help text: the space names a user chooses"},
-  {"stdlib/speck/help.lua", "\\\"host\\\", \\\"cuda\\\"", "help text: the space names a user chooses"},
-  -- speck.info().compilers and speck.jit.stats() name the JIT's tiers; the
-  -- JIT's named code targets (jit/) will list them
-  {"vm/lcore.c", "\"cc\", \"nvrtc\"", "user-visible tier name (speck.jit.stats)"},
-  {"vm/lcore.c", "sk_nvrtc_status(nv, sizeof nv)", "the JIT's device tier status (jit/ owns it)"},
-  {"vm/lcore.c", "lua_setfield(L, -2, \"nvrtc\")", "user-visible compiler name (speck.info)"},
 }
 
 local words_ci = {"cuda", "nvrtc", "cubin", "ptx"}

@@ -27,6 +27,7 @@
 #include "api/speck.h"
 #include "vm.h"
 #include "../backends/remote/remote.h"
+#include "core/backend.h"
 #include "core/tools.h"
 
 static const char *progname = "speck";
@@ -34,6 +35,16 @@ static const char *progname = "speck";
 /* -- messages ---------------------------------------------------------- */
 
 static void print_usage(FILE *f) {
+  /* the back ends' names and variables come from the registry */
+  char names[256] = "", envs[512] = "";
+  size_t nn = 0, ne = 0;
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++) {
+    nn += (size_t)snprintf(names + nn, nn < sizeof names ? sizeof names - nn : 0, "%s%s",
+                           nn ? "|" : "", (*b)->name);
+    if ((*b)->env)
+      ne += (size_t)snprintf(envs + ne, ne < sizeof envs ? sizeof envs - ne : 0,
+                             "  %s (the %s back end),\n", (*b)->env, (*b)->name);
+  }
   fprintf(f,
           "usage: %s [options] [script [args]]\n"
           "Available options are:\n"
@@ -47,14 +58,13 @@ static void print_usage(FILE *f) {
           "With no script and no -e, %s starts a REPL ('= expr' prints expr,\n"
           "  views with their elements; Tab completes names; help(f) shows a\n"
           "  function's signature).\n"
-          "Environment: SPECK_SPACE (serial|openmp|cuda), SPECK_THREADS,\n"
+          "Environment: SPECK_SPACE (%s), SPECK_THREADS,\n"
           "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
           "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
-          "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_CUDA_DEVICE,\n"
-          "  SPECK_CUDA_MEMORY_MAX, SPECK_REMOTE_DIRECT, SPECK_NVSHMEM_LIB (see\n"
-          "  docs/guide.md);\n"
-          "  a malformed value exits with 1.\n",
-          progname, progname);
+          "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_REMOTE_DIRECT,\n"
+          "%s"
+          "  (see docs/guide.md); a malformed value exits with 1.\n",
+          progname, progname, names, envs);
 }
 
 static void l_message(const char *pname, const char *msg) {

@@ -276,7 +276,7 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_batched_mode(args, nargs, C->extent[1], C->extent[2], &mode, 1, err, errlen) < 0 ||
       sk_dense_impl(args, nargs, &impl, err, errlen) < 0)
     return -1;
-  /* impl "vendor": cuBLAS' strided batched gemm for GPU views (the native
+  /* impl "vendor": the GPU vendor BLAS's strided batched gemm (the native
    * kernels elsewhere, and for "auto": they are the point here), where a
    * back end with a vendor BLAS reaches C's space (not a device-like back
    * end's memory) */

@@ -96,12 +96,12 @@ int sk_vendor_getrs(int dtype, int64_t n, int64_t nrhs, const void *A, int64_t r
 int sk_vendor_trtri(int dtype, char uplo, char diag, int64_t n, void *A, int64_t rs,
                     int64_t cs, int64_t *info);
 
-/* -- the GPU: cuBLAS -------------------------------------------------------
- * the device back end's vendor BLAS (its table's 'blas' hook: cuBLAS on
- * its space's stream), so it is ordered with speck's kernels and copies. The
+/* -- the GPU: its vendor BLAS ----------------------------------------------
+ * the device back end's vendor BLAS (its table's 'blas' hook, queued in
+ * its space's order), so it is ordered with speck's kernels and copies. The
  * pointers are device (or managed) memory; the same matrix conventions
- * and statuses as above. potrf / getrf / trtri have no cuBLAS entry (they
- * are cuSOLVER's): the native kernels run there. */
+ * and statuses as above. potrf / getrf / trtri have no entry there (the
+ * vendor keeps them in its solver library): the native kernels run. */
 int sk_vendor_gpu_available(void);
 const char *sk_vendor_gpu_status(void);
 int sk_vendor_gpu_gemm(int dtype, char ta, char tb, int64_t m, int64_t n, int64_t k,

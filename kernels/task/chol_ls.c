@@ -12,8 +12,8 @@
  *     small updates (a product of two of a descendant's rows, subtracted
  *     atomically from the ancestor's entry);
  *   big updates (at least gemm_min multiply-adds, BIG_UPD_* by default):
- *     a gemm of the descendant's rows (the vendor layer: cuBLAS on the
- *     device, OpenBLAS on the host; else speck's dense gemm) into a work
+ *     a gemm of the descendant's rows (the vendor layer: the device back
+ *     end's vendor BLAS, OpenBLAS on the host; else speck's dense gemm) into a work
  *     block and a scatter launch;
  *   factor: the supernodes of at most NB columns in one team launch (one
  *     team a panel: potrf of the diagonal block and the rows below,

@@ -228,8 +228,8 @@ local function check_rt(self, fname)
   return self._p
 end
 
--- open([space [, threads]]): space "serial" | "openmp" | "cuda" (nil:
--- SPECK_SPACE or the default), threads (nil or 0: the default)
+-- open([space [, threads]]): space a back end's name (nil: SPECK_SPACE or
+-- the default), threads (nil or 0: the default)
 function M.open(space, threads)
   if space ~= nil and type(space) ~= "string" then
     argfail("open: space must be a string or nil (got %s)", describe(space))
