@@ -446,9 +446,11 @@ int sk_vendor_potrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64_
   return SK_VENDOR_OK;
 }
 
-int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
-                    int64_t *ipiv, int64_t *info) {
-  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+/* getrf through 'f' (any of the four types' routines): A's LU in place,
+ * 0-based pivots, LAPACK's info */
+static int getrf_with(getrf_fn f, int dtype, int64_t m, int64_t n, void *A, int64_t rs,
+                      int64_t cs, int64_t *ipiv, int64_t *info) {
+  if (!f) return SK_VENDOR_MISSING;
   *info = 0;
   int64_t kn = m < n ? m : n;
   if (kn == 0) return SK_VENDOR_OK;
@@ -459,12 +461,19 @@ int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_
     return SK_VENDOR_UNSUPPORTED;
   }
   int mm = (int)m, nn = (int)n, in = 0;
-  (dtype == SK_F64 ? lib.dgetrf : lib.sgetrf)(&mm, &nn, c.a, &c.ld, p, &in);
+  f(&mm, &nn, c.a, &c.ld, p, &in);
   cm_close(&c, dtype, m, n, A, rs, cs, 1);
   for (int64_t k = 0; k < kn; k++) ipiv[k] = p[k] - 1;
   free(p);
   *info = in;
   return SK_VENDOR_OK;
+}
+
+int sk_vendor_getrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
+                    int64_t *ipiv, int64_t *info) {
+  if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
+  return getrf_with(dtype == SK_F64 ? lib.dgetrf : lib.sgetrf, dtype, m, n, A, rs, cs, ipiv,
+                    info);
 }
 
 /* getrs through 'f' (any of the four types' routines): A's LU and pivots
@@ -638,24 +647,8 @@ int sk_vendor_zpotrf(int dtype, char uplo, int64_t n, void *A, int64_t rs, int64
 int sk_vendor_zgetrf(int dtype, int64_t m, int64_t n, void *A, int64_t rs, int64_t cs,
                      int64_t *ipiv, int64_t *info) {
   if (!sk_vendor_host_available()) return SK_VENDOR_MISSING;
-  getrf_fn f = dtype == SK_C128 ? lib.zgetrf : lib.cgetrf;
-  if (!f) return SK_VENDOR_MISSING;
-  *info = 0;
-  int64_t kn = m < n ? m : n;
-  if (kn == 0) return SK_VENDOR_OK;
-  cmbuf c;
-  int *p = malloc((size_t)kn * sizeof *p);
-  if (!p || cm_open(&c, dtype, m, n, A, rs, cs) < 0) {
-    free(p);
-    return SK_VENDOR_UNSUPPORTED;
-  }
-  int mm = (int)m, nn = (int)n, in = 0;
-  f(&mm, &nn, c.a, &c.ld, p, &in);
-  cm_close(&c, dtype, m, n, A, rs, cs, 1);
-  for (int64_t k = 0; k < kn; k++) ipiv[k] = p[k] - 1;
-  free(p);
-  *info = in;
-  return SK_VENDOR_OK;
+  return getrf_with(dtype == SK_C128 ? lib.zgetrf : lib.cgetrf, dtype, m, n, A, rs, cs, ipiv,
+                    info);
 }
 
 /* -- complex: zgetrs, ztrtri, zsyrk / zherk ------------------------------------ */
