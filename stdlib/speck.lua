@@ -48,19 +48,27 @@ local function expand(caps, body)
   -- the captures' order is pairs' order: sorted keys make one memo key
   local keyed = true
   for _, key in ipairs(keys) do keyed = keyed and key end
-  local mk
+  -- by the body text (its hash kept with the string) and then the short
+  -- key of the settings: no long string is built on a hit
+  local mk, byb
   if keyed and #keys > 0 then
     table.sort(keys)
     table.sort(pre)
-    mk = table.concat(keys, "\0") .. "\1" .. table.concat(pre) .. "\1" .. body
-    local hit = memo[mk]
+    mk = table.concat(keys, "\0") .. "\1" .. table.concat(pre)
+    byb = memo[body]
+    local hit = byb and byb[mk]
     if hit then return out, hit end
   end
+  local text = body
   for _, f in ipairs(rw) do body = f(body) end
   body = table.concat(pre) .. body
   if mk then
-    if memo_n >= 256 then memo, memo_n = {}, 0 end
-    memo[mk], memo_n = body, memo_n + 1
+    if memo_n >= 256 then memo, memo_n, byb = {}, 0, nil end
+    if not byb then
+      byb = {}
+      memo[text] = byb
+    end
+    byb[mk], memo_n = body, memo_n + 1
   end
   return out, body
 end
