@@ -492,13 +492,12 @@ static struct sk_task *ops_spawn(void *p, int f, const void *fields, int prio, i
 }
 static void ops_retain(void *g, struct sk_task *t) { gs_retain(g, t); }
 static void ops_release(void *g, struct sk_task *t) { gs_release(g, t); }
-static int ops_result(void *p, const struct sk_task *t, uint64_t *result, int *f,
-                      const char **label, char *err, size_t errlen) {
+static int ops_result(void *p, const struct sk_task *t, uint64_t *result, int *f, char *err,
+                      size_t errlen) {
   sk_gsched *g = p;
   sk_gtask r;
   if (gs_result(g, t, &r, err, errlen) < 0) return -1;
   *f = r.functor;
-  *label = r.functor >= 0 && r.functor < g->reg->nf ? g->reg->fx[r.functor].label : "?";
   if (r.waiters != (struct sk_gtask *)1) return 0;
   memcpy(result, &r.result, sizeof r.result);
   return 1;

@@ -1120,12 +1120,12 @@ static sk_task *hs_spawn(void *impl, int f, const void *fields, int prio, int te
   return t;
 }
 
-static int hs_result(void *impl, const sk_task *t, uint64_t *result, int *f,
-                     const char **label, char *err, size_t errlen) {
+static int hs_result(void *impl, const sk_task *t, uint64_t *result, int *f, char *err,
+                     size_t errlen) {
+  (void)impl;
   (void)err;
   (void)errlen;
   *f = t->functor;
-  *label = label_of(impl, t);
   if (atomic_load(&((sk_task *)t)->waiters) != COMPLETE) return 0;
   *result = t->result;
   return 1;

@@ -92,13 +92,12 @@ int sk_sched_result(const sk_sched *s, const struct sk_task *t, sk_slot *v, int 
                     char *err, size_t errlen) {
   uint64_t result = 0;
   int f = -1;
-  const char *label = "?";
-  int rc = s->ops->result(s->impl, t, &result, &f, &label, err, errlen);
+  int rc = s->ops->result(s->impl, t, &result, &f, err, errlen);
   if (rc < 0) return -1;
-  /* the scheduler's own table names the functor (a back end's copy of it
-   * may not hold every functor before the first wait) */
-  if (f >= 0 && f < s->fn.nf && s->fn.fx[f].label[0]) label = s->fn.fx[f].label;
   if (rc == 0) {
+    /* the scheduler's own table names the functor (a back end's copy of
+     * it may not hold every functor before the first wait) */
+    const char *label = f < 0 ? "when_all" : f < s->fn.nf ? s->fn.fx[f].label : "?";
     sk_err(err, errlen, SK_E_TASK_NOT_COMPLETED_CALL, label);
     return -1;
   }

@@ -159,10 +159,10 @@ typedef struct sk_task_ops {
   void (*retain)(void *sch, struct sk_task *t);
   void (*release)(void *sch, struct sk_task *t);
   /* 1 when 't' completed (its result's bits in *result), 0 when not yet,
-   * -1 with a message; its functor (-1: when_all) and its label for a
-   * message in *f and *label */
-  int (*result)(void *sch, const struct sk_task *t, uint64_t *result, int *f,
-                const char **label, char *err, size_t errlen);
+   * -1 with a message; its functor (-1: when_all) in *f (the scheduler's
+   * table names it) */
+  int (*result)(void *sch, const struct sk_task *t, uint64_t *result, int *f, char *err,
+                size_t errlen);
   /* run every spawned task to completion; -1 discards every task */
   int (*wait)(void *sch, char *err, size_t errlen);
   void (*stats)(void *sch, sk_sched_stats *st);
