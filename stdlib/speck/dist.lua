@@ -561,19 +561,37 @@ local function jacobi(fname, A)
 end
 
 -- block Jacobi: each rank's diagonal block (its interior: rows and
--- columns it owns) solved exactly by sparse Cholesky (kernels/task/chol.c);
--- no communication. A block that is not SPD fails the call on every rank.
-local function block_jacobi(fname, A)
+-- columns it owns) solved by the local solver 'block' names; no
+-- communication. "cholesky" (the default): exactly, by sparse Cholesky
+-- (kernels/task/chol.c); "ic0", "ilu0": by the block's incomplete
+-- factorization (speck.solve.ic0 / ilu, applied through SpTRSV); "gs": a
+-- symmetric multicolor Gauss-Seidel sweep (speck.solve.gauss_seidel). A
+-- block the local solver refuses (not SPD, a non-positive pivot) fails the
+-- call on every rank, naming the rank.
+local BLOCK_SOLVERS = {"cholesky", "ic0", "ilu0", "gs"}
+local function block_jacobi(fname, A, block)
   if A.nrows ~= A.ncols then fail(fname, "block Jacobi needs a square matrix, A is %dx%d", A.nrows, A.ncols) end
-  local F = together(function()
-    local ok, F = pcall(sparse.cholesky, A.interior)
-    if not ok then
-      lfail(fname, "block Jacobi: rank %d's diagonal block: %s", me, tostring(F):gsub("^.-speck%.sparse%.cholesky: ", ""))
-    end
-    return F
-  end)
-  A._block_jacobi = F
-  return function(r, z) speck.deep_copy(z.v, F:solve(r.v)) end
+  A._block_jacobi = A._block_jacobi or {}
+  local F = A._block_jacobi[block]
+  if not F then
+    F = together(function()
+      local solve = require "speck.solve"
+      local make = {cholesky = sparse.cholesky, ic0 = solve.ic0,
+                    ilu0 = function(B) return solve.ilu(B, {k = 0}) end,
+                    gs = function(B) return solve.gauss_seidel(B, {symmetric = true, multicolor = true}) end}
+      local ok, F = pcall(make[block], A.interior)
+      if not ok then
+        lfail(fname, "block Jacobi (%s): rank %d's diagonal block: %s", block, me,
+              tostring(F):gsub("^.-speck%.[%a_.]+: ", ""))
+      end
+      return F
+    end)
+    A._block_jacobi[block] = F
+  end
+  if block == "cholesky" then
+    return function(r, z) speck.deep_copy(z.v, F:solve(r.v)) end
+  end
+  return function(r, z) F:apply(r.v, z.v) end
 end
 
 -- Chebyshev: a degree-k polynomial in D^-1 A (Ifpack2's iteration, zero
@@ -616,10 +634,12 @@ local function chebyshev(fname, A, degree)
   end
 end
 
+local blockno = {}
+for k, v in ipairs(BLOCK_SOLVERS) do blockno[v] = k end
 local function solver_opts(f, A, b, opts, extra)
-  local keys = {"tol", "maxiter", "x0", "precond", "degree"}
+  local keys = {"tol", "maxiter", "x0", "precond", "degree", "block"}
   for _, k in ipairs(extra or {}) do keys[#keys + 1] = k end
-  local pc, deg, tol, maxiter
+  local pc, deg, tol, maxiter, block
   agree_checked(f, function()
     opts = check_opts(f, opts, keys)
     if not is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
@@ -631,6 +651,13 @@ local function solver_opts(f, A, b, opts, extra)
     end
     deg = opts.degree or 3
     if math.type(deg) ~= "integer" or deg < 1 then fail(f, "degree must be a positive integer, got %s", tostring(deg)) end
+    block = opts.block or "cholesky"
+    if not blockno[block] then
+      fail(f, "block must be \"cholesky\", \"ic0\", \"ilu0\" or \"gs\" (block Jacobi's local solver), got %s", tostring(block))
+    end
+    if opts.block ~= nil and pc ~= "block_jacobi" then
+      fail(f, "block names block Jacobi's local solver: give it with precond = \"block_jacobi\"")
+    end
     tol, maxiter = opts.tol or 1e-8, opts.maxiter or 1000
     if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
     if math.type(maxiter) ~= "integer" or maxiter < 0 then
@@ -639,8 +666,8 @@ local function solver_opts(f, A, b, opts, extra)
   end, function()
     return {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1,
             ({jacobi = 1, block_jacobi = 2, chebyshev = 3})[pc] or 0,
-            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg}
-  end, {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree"})
+            maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg, blockno[block]}
+  end, {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree", "block"})
   check_vec(f, "b", b, A.map)
   if A.nrows ~= A.ncols then fail(f, "A is %dx%d: the solver needs a square matrix", A.nrows, A.ncols) end
   if opts.x0 ~= nil then check_vec(f, "x0", opts.x0, A.map) end
@@ -648,7 +675,7 @@ local function solver_opts(f, A, b, opts, extra)
   -- CG's fused sweep; nil for the others
   local M, d
   if pc == "jacobi" then M, d = jacobi(f, A)
-  elseif pc == "block_jacobi" then M = block_jacobi(f, A)
+  elseif pc == "block_jacobi" then M = block_jacobi(f, A, block)
   elseif pc == "chebyshev" then M = chebyshev(f, A, deg)
   else
     M = function(r, z) speck.deep_copy(z.v, r.v) end

@@ -312,6 +312,63 @@ case("cg with block Jacobi (local sparse Cholesky): one iteration on one rank, c
   check(math.sqrt(rn / bn) <= 2e-10, "||b - A x|| / ||b|| = " .. math.sqrt(rn / bn))
 end)
 
+case("block Jacobi with local IC(0), ILU(0) and symmetric multicolor Gauss-Seidel: converged, fewer iterations than Jacobi", function()
+  local b = distvec(A, function(i) return 1.0 + (i % 3) end)
+  local bf = fullvec(function(i) return 1.0 + (i % 3) end)
+  local _, jinfo = dist.cg(A, b, {tol = 1e-10, precond = "jacobi"})
+  for _, blk in ipairs{"ic0", "ilu0", "gs"} do
+    local x, info = dist.cg(A, b, {tol = 1e-10, precond = "block_jacobi", block = blk})
+    eq(info.reason, "converged", blk .. " reason")
+    check(info.iters < jinfo.iters, ("%s: fewer iterations than Jacobi (%d, %d)"):format(blk, info.iters, jinfo.iters))
+    local xg = x:gather()
+    local r = speck.View("r", "float64", N)
+    speck.deep_copy(r, bf)
+    sparse.spmv("N", -1.0, full, xg, 1.0, r)
+    local rn, bn = 0, 0
+    for i = 0, N - 1 do rn, bn = rn + r(i) ^ 2, bn + bf(i) ^ 2 end
+    check(math.sqrt(rn / bn) <= 2e-10, blk .. ": ||b - A x|| / ||b|| = " .. math.sqrt(rn / bn))
+    -- a second solve reuses the factor kept on the matrix: the same iterates
+    local x2, info2 = dist.cg(A, b, {tol = 1e-10, precond = "block_jacobi", block = blk})
+    eq(info2.iters, info.iters, blk .. " iterations of a second solve")
+    local x2g = x2:gather()
+    for i = 0, N - 1 do eq(x2g(i), xg(i), blk .. " second solve, entry " .. i) end
+  end
+  -- on one rank IC(0) of the whole matrix: the same preconditioner as speck.solve.ic0
+  if np == 1 then
+    local solve = require "speck.solve"
+    local _, sinfo = solve.cg(full, bf, {tol = 1e-10, precond = solve.ic0(full)})
+    local _, dinfo = dist.cg(A, b, {tol = 1e-10, precond = "block_jacobi", block = "ic0"})
+    check(math.abs(dinfo.iters - sinfo.iters) <= 1,
+          ("one rank: dist IC(0) %d iterations, solve.cg with ic0 %d"):format(dinfo.iters, sinfo.iters))
+  end
+end)
+
+case("block Jacobi's local solver: a wrong name, a block without block Jacobi, a block IC(0) refuses", function()
+  local b = distvec(A, function(i) return 1.0 + (i % 3) end)
+  fails_with('speck.dist.cg: block must be "cholesky", "ic0", "ilu0" or "gs" (block Jacobi\'s local solver), got lu',
+             dist.cg, A, b, {precond = "block_jacobi", block = "lu"})
+  fails_with('speck.dist.cg: block names block Jacobi\'s local solver: give it with precond = "block_jacobi"',
+             dist.cg, A, b, {precond = "jacobi", block = "ic0"})
+  -- a matrix whose last row's diagonal is negative: the last rank's IC(0) fails, every rank says so
+  local m = dist.map(N)
+  local lo, hi = m:local_range()
+  local R, C, V = {}, {}, {}
+  for k = 1, #PR do
+    if PR[k] >= lo and PR[k] < hi then
+      local v = PV[k]
+      if PR[k] == N - 1 and PC[k] == N - 1 then v = -v end
+      R[#R + 1], C[#C + 1], V[#V + 1] = PR[k] - lo, PC[k], v
+    end
+  end
+  local Bad = dist.from_local(N, N, lo, sparse.from_coo(hi - lo, N, R, C, V, {sum_duplicates = true}))
+  local rb = distvec(Bad, function() return 1.0 end)
+  fails_with("speck.dist.cg: block Jacobi (ic0): rank " .. (np - 1) .. "'s diagonal block: ",
+             dist.cg, Bad, rb, {precond = "block_jacobi", block = "ic0"})
+  -- the VM goes on: the good matrix still solves
+  local _, info = dist.cg(A, b, {tol = 1e-10, precond = "block_jacobi", block = "ic0"})
+  eq(info.reason, "converged", "after the failure")
+end)
+
 case("gmres (restarted; Jacobi, Chebyshev) and bicgstab on a nonsymmetric matrix against the whole system and the 1-rank run", function()
   local m = dist.map(N)
   local b, e = m:local_range()

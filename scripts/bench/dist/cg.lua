@@ -8,13 +8,18 @@
 -- rank 0: ranks, n, rows, iterations, seconds per iteration, the plan's
 -- build time and halo size.
 --
---   mpirun -np 2 speck scripts/bench/dist/cg.lua [n = 128] [stencil = 7] [maxiter = 200]
+-- A fourth argument names another preconditioner (dist.cg's precond:
+-- "jacobi", the default, "chebyshev", "none", "block_jacobi"; then a
+-- fifth its local solver, dist.cg's block: "cholesky", "ic0", "ilu0", "gs").
+--
+--   mpirun -np 2 speck scripts/bench/dist/cg.lua [n = 128] [stencil = 7] [maxiter = 200] [precond [block]]
 local speck = require "speck"
 local dist = require "speck.dist"
 local sparse = require "speck.sparse"
 local n = tonumber(arg and arg[1]) or 128
 local stencil = tonumber(arg and arg[2]) or 7
 local maxiter = tonumber(arg and arg[3]) or 200
+local pcopts = {precond = arg and arg[4] or "jacobi", block = arg and arg[5]}
 local me, np = dist.rank(), dist.size()
 local nz = stencil == 7 and n or 1
 local N = n * n * nz
@@ -59,17 +64,19 @@ local rhs = dist.vector(A, 1.0)
 -- a warm-up solve of 2 iterations first (as petsc_cg.c's): the timed one
 -- then finds the process's memory and the kernels as a second solve
 -- on the same matrix does
-dist.cg(A, rhs, {tol = 1e-8, maxiter = 2, precond = "jacobi"})
+dist.cg(A, rhs, {tol = 1e-8, maxiter = 2, precond = pcopts.precond, block = pcopts.block})
 dist.barrier()
 local t = speck.Timer()
-local _, info = dist.cg(A, rhs, {tol = 1e-8, maxiter = maxiter, precond = "jacobi"})
+local _, info = dist.cg(A, rhs, {tol = 1e-8, maxiter = maxiter, precond = pcopts.precond,
+                                 block = pcopts.block})
 local s = t:seconds()
 local pi = A:plan_info()
 local halo = require("speck.remote").allreduce(pi.halo, "max")
 local total_nnz = A:nnz()   -- collective: every rank
 if me == 0 then
-  print(("dist_cg ranks=%d stencil=%d n=%d rows=%d nnz=%d iters=%d reason=%s resid=%.3e "
-         .. "ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s"):format(
-    np, stencil, n, N, total_nnz, info.iters, info.reason, info.resid,
+  print(("dist_cg ranks=%d stencil=%d n=%d rows=%d nnz=%d precond=%s%s iters=%d reason=%s resid=%.3e "
+         .. "solve_s=%.3f ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s"):format(
+    np, stencil, n, N, total_nnz, pcopts.precond, pcopts.block and "/" .. pcopts.block or "",
+    info.iters, info.reason, info.resid, s,
     1e3 * s / math.max(info.iters, 1), setup, pi.build_seconds, halo, os.getenv("SPECK_THREADS") or "default"))
 end
