@@ -14,7 +14,7 @@
 --   dist.assemble(m, n, rows, cols, vals)   dist.vector(A | map [, value])
 --   x:local_view() x:local_range() x:local_ids() x:gather()
 --   dist.spmv(alpha, A, x, beta, y)  dist.dot(x, y)  dist.norm2(x)  dist.axpy(a, x, y)
---   dist.cg(A, b [, opts])  dist.gmres(A, b [, opts])
+--   dist.cg(A, b [, opts])  dist.gmres(A, b [, opts])  dist.amg(A [, opts]) (speck/dist_amg.lua)
 --   dist.read_graph(path [, opts])  dist.from_edges(nv, src, dst)  dist.bfs(g, s)
 --   dist.connected_components(g)  dist.pagerank(g [, opts])  dist.triangles(g)
 local speck = require "speck"
@@ -295,10 +295,12 @@ local DMT = {__index = DM, __name = "speck.dist.CrsMatrix"}
 local function is_dm(A) return getmetatable(A) == DMT end
 
 -- a distributed matrix from this rank's rows (global column ids) over 'map'
-local function build(fname, map, ncols, A)
+-- over 'map'; the domain (x's map in spmv) is 'dom', else the row map
+-- when square, else contiguous blocks of the columns
+local function build(fname, map, ncols, A, dom)
   local t0 = c.wtime()
-  local dom = map
-  if ncols ~= map.n then dom = map_from_offsets(ncols, blocks(fname, ncols)) end
+  dom = dom or map
+  if ncols ~= dom.n then dom = map_from_offsets(ncols, blocks(fname, ncols)) end
   local ip, ic, iv, bp, bc, bv, halo = together(c.split, dom.c, ncols, A.rowptr, A.colidx, A.values)
   local M = setmetatable({map = map, domain = dom, nrows = map.n, ncols = ncols, id = new_id()}, DMT)
   local nloc = map.nloc
@@ -631,7 +633,7 @@ local function chebyshev(fname, A, degree)
       blas.axpy(1.0, d.v, z.v)
       rho = rho1
     end
-  end
+  end, lmax
 end
 
 local blockno = {}
@@ -646,8 +648,10 @@ local function solver_opts(f, A, b, opts, extra)
     check_vec(f, "b", b)
     if opts.x0 ~= nil then check_vec(f, "x0", opts.x0) end
     pc = opts.precond
-    if pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "chebyshev" and pc ~= "none" then
-      fail(f, "precond must be \"jacobi\", \"block_jacobi\", \"chebyshev\" or \"none\", got %s", tostring(pc))
+    if dist._is_precond(pc) then
+      pc:check_for(f, A)
+    elseif pc ~= nil and pc ~= "jacobi" and pc ~= "block_jacobi" and pc ~= "chebyshev" and pc ~= "none" then
+      fail(f, "precond must be \"jacobi\", \"block_jacobi\", \"chebyshev\", \"none\" or a dist.amg, got %s", tostring(pc))
     end
     deg = opts.degree or 3
     if math.type(deg) ~= "integer" or deg < 1 then fail(f, "degree must be a positive integer, got %s", tostring(deg)) end
@@ -665,7 +669,7 @@ local function solver_opts(f, A, b, opts, extra)
     end
   end, function()
     return {A.id, b.map.id, opts.x0 and opts.x0.map.id or -1,
-            ({jacobi = 1, block_jacobi = 2, chebyshev = 3})[pc] or 0,
+            dist._is_precond(pc) and 4 + pc.id or ({jacobi = 1, block_jacobi = 2, chebyshev = 3})[pc] or 0,
             maxiter, math.floor(-math.log(tol, 2) * 1024), opts.restart or 0, deg, blockno[block]}
   end, {"A", "b's map", "x0's map", "precond", "maxiter", "tol", "restart", "degree", "block"})
   check_vec(f, "b", b, A.map)
@@ -674,7 +678,8 @@ local function solver_opts(f, A, b, opts, extra)
   -- d: Jacobi's inverse diagonal (ones without a preconditioner) for
   -- CG's fused sweep; nil for the others
   local M, d
-  if pc == "jacobi" then M, d = jacobi(f, A)
+  if dist._is_precond(pc) then M = pc:applier()
+  elseif pc == "jacobi" then M, d = jacobi(f, A)
   elseif pc == "block_jacobi" then M = block_jacobi(f, A, block)
   elseif pc == "chebyshev" then M = chebyshev(f, A, deg)
   else
@@ -693,7 +698,7 @@ local function true_resid(A, b, x, r)
   return math.sqrt(gdot(r, r))
 end
 
--- x, info = cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = "jacobi" | "none"}]):
+-- x, info = cg(A, b [, {tol = 1e-8, maxiter = 1000, x0 = v, precond = "jacobi" | "none" | ...}]):
 -- preconditioned CG, stopping when ||r|| <= tol*||b|| (the recurrence's r);
 -- info = {iters, resid (the true relative residual at exit), reason, history}
 -- With Jacobi or no preconditioner: Chronopoulos and Gear's CG, one
@@ -1024,14 +1029,18 @@ function dist.spgemm(A, B)
      nd = nd, R = R, C = C, V = V}, text("dist_ext_a"))
   local Aext = sparse.from_coo(nloc, nd + nh, R, C, V, {sum_duplicates = true})
   local Cl = sparse.spgemm(Aext, Bext)
-  return build(f, A.map, B.ncols, Cl)
+  return build(f, A.map, B.ncols, Cl, B.domain)
 end
 
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
                   is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
                   check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,
-                  agree_checked = agree_checked}
+                  agree_checked = agree_checked, spmv = spmv, chebyshev = chebyshev,
+                  global_rows = global_rows, user_level = user_level}
+-- distributed smoothed-aggregation AMG: dist.amg (speck/dist_amg.lua)
+dist._is_precond = function() return false end
+require("speck.dist_amg")(dist)
 -- -- graphs ---------------------------------------------------------------------------
 -- 1D vertex partition in contiguous blocks. A graph is a distributed
 -- pattern matrix of out-arcs (its rows: this rank's vertices, split into

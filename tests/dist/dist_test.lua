@@ -369,6 +369,74 @@ case("block Jacobi's local solver: a wrong name, a block without block Jacobi, a
   eq(info.reason, "converged", "after the failure")
 end)
 
+case("amg (smoothed aggregation, aggregates within each rank) as cg's and gmres' precond: converged, fewer iterations than Jacobi", function()
+  local b = distvec(A, function(i) return 1.0 + (i % 3) end)
+  local bf = fullvec(function(i) return 1.0 + (i % 3) end)
+  local M = dist.amg(A, {coarse_size = 20})
+  local mi = M:info()
+  check(#mi.levels >= 2, "levels: " .. #mi.levels)
+  eq(mi.levels[1].rows, N, "the finest level's rows")
+  check(mi.levels[#mi.levels].rows <= 20, "the coarsest level has " .. mi.levels[#mi.levels].rows .. " rows")
+  eq(mi.coarse_solve, "cholesky", "coarse solve")
+  check(mi.operator_complexity > 1 and mi.operator_complexity < 2, "operator complexity " .. mi.operator_complexity)
+  local _, jinfo = dist.cg(A, b, {tol = 1e-10, precond = "jacobi"})
+  local x, info = dist.cg(A, b, {tol = 1e-10, precond = M})
+  eq(info.reason, "converged", "reason")
+  check(2 * info.iters < jinfo.iters, ("fewer than half Jacobi's iterations (%d, %d)"):format(info.iters, jinfo.iters))
+  local xg = x:gather()
+  local r = speck.View("r", "float64", N)
+  speck.deep_copy(r, bf)
+  sparse.spmv("N", -1.0, full, xg, 1.0, r)
+  local rn, bn = 0, 0
+  for i = 0, N - 1 do rn, bn = rn + r(i) ^ 2, bn + bf(i) ^ 2 end
+  check(math.sqrt(rn / bn) <= 2e-10, "||b - A x|| / ||b|| = " .. math.sqrt(rn / bn))
+  -- the same preconditioner again: the same iterates
+  local x2, info2 = dist.cg(A, b, {tol = 1e-10, precond = M})
+  eq(info2.iters, info.iters, "a second solve's iterations")
+  local x2g = x2:gather()
+  for i = 0, N - 1 do eq(x2g(i), xg(i), "a second solve, entry " .. i) end
+  local _, ginfo = dist.gmres(A, b, {tol = 1e-10, restart = 30, precond = M})
+  eq(ginfo.reason, "converged", "gmres with amg")
+  check(ginfo.iters < jinfo.iters, ("gmres with amg: %d iterations, cg with Jacobi %d"):format(ginfo.iters, jinfo.iters))
+  -- on one rank: within 3 iterations of speck.solve.amg with speck.solve.cg
+  if np == 1 then
+    local solve = require "speck.solve"
+    local _, sinfo = solve.cg(full, bf, {tol = 1e-10, precond = solve.amg(full, {coarse_size = 20})})
+    check(math.abs(info.iters - sinfo.iters) <= 3,
+          ("one rank: dist.amg %d iterations, solve.amg %d"):format(info.iters, sinfo.iters))
+  end
+end)
+
+case("amg: a wrong matrix, options, and its use with another matrix", function()
+  fails_with("speck.dist.amg: A must be a distributed matrix, got string", dist.amg, "A")
+  fails_with("speck.dist.amg: coarse_size must be an integer >= 1, got 0", dist.amg, A, {coarse_size = 0})
+  fails_with("speck.dist.amg: degree must be an integer >= 1, got 1.5", dist.amg, A, {degree = 1.5})
+  fails_with("speck.dist.amg: unknown option 'smoother'", dist.amg, A, {smoother = "gs"})
+  local m = dist.map(N)
+  local lo, hi = m:local_range()
+  local Rr, Rc, Rv = {}, {}, {}
+  for i = lo, hi - 1 do Rr[#Rr + 1], Rc[#Rc + 1], Rv[#Rv + 1] = i - lo, i + 1, 1.0 end
+  local W = dist.from_local(N, N + 1, lo, sparse.from_coo(hi - lo, N + 1, Rr, Rc, Rv))
+  fails_with("speck.dist.amg: A must be square, it is " .. N .. "x" .. (N + 1), dist.amg, W)
+  -- a preconditioner of A given for another matrix of another size
+  local M = dist.amg(A, {coarse_size = 20})
+  local B2 = dist.from_local(N, N, lo, sparse.from_coo(hi - lo, N, Rr, Rr, Rv))
+  local small = dist.map(N - 1)
+  local sl, sh = small:local_range()
+  local S = {}
+  for i = sl, sh - 1 do S[#S + 1] = i - sl end
+  local ones = {}
+  for k = 1, #S do ones[k] = 1.0 end
+  local Cm = dist.from_local(N - 1, N - 1, sl, sparse.from_coo(sh - sl, N - 1, S, (function()
+    local t = {} for k = 1, #S do t[k] = S[k] + sl end return t end)(), ones))
+  fails_with("speck.dist.cg: precond is a dist.amg of another matrix (" .. N .. " rows), A has " .. (N - 1) .. " rows",
+             dist.cg, Cm, dist.vector(Cm, 1.0), {precond = M})
+  fails_with("speck.dist.cg: precond is a dist.amg of another matrix", dist.cg, B2, dist.vector(B2, 1.0), {precond = M})
+  -- the VM goes on
+  local _, info = dist.cg(A, dist.vector(A, 1.0), {tol = 1e-8, precond = M})
+  eq(info.reason, "converged", "after the errors")
+end)
+
 case("gmres (restarted; Jacobi, Chebyshev) and bicgstab on a nonsymmetric matrix against the whole system and the 1-rank run", function()
   local m = dist.map(N)
   local b, e = m:local_range()

@@ -10,7 +10,8 @@
 --
 -- A fourth argument names another preconditioner (dist.cg's precond:
 -- "jacobi", the default, "chebyshev", "none", "block_jacobi"; then a
--- fifth its local solver, dist.cg's block: "cholesky", "ic0", "ilu0", "gs").
+-- fifth its local solver, dist.cg's block: "cholesky", "ic0", "ilu0", "gs";
+-- or "amg": dist.amg(A), its setup timed apart as pc_setup_s).
 --
 --   mpirun -np 2 speck scripts/bench/dist/cg.lua [n = 128] [stencil = 7] [maxiter = 200] [precond [block]]
 local speck = require "speck"
@@ -64,8 +65,15 @@ local rhs = dist.vector(A, 1.0)
 -- a warm-up solve of 2 iterations first (as petsc_cg.c's): the timed one
 -- then finds the process's memory and the kernels as a second solve
 -- on the same matrix does
-dist.cg(A, rhs, {tol = 1e-8, maxiter = 2, precond = pcopts.precond, block = pcopts.block})
+dist.cg(A, rhs, {tol = 1e-8, maxiter = 2, precond = pcopts.precond == "amg" and dist.amg(A) or pcopts.precond,
+                 block = pcopts.block})
 dist.barrier()
+local pc_setup = 0
+if pcopts.precond == "amg" then
+  local ts = speck.Timer()
+  pcopts.precond = dist.amg(A)
+  pc_setup = ts:seconds()
+end
 local t = speck.Timer()
 local _, info = dist.cg(A, rhs, {tol = 1e-8, maxiter = maxiter, precond = pcopts.precond,
                                  block = pcopts.block})
@@ -75,8 +83,8 @@ local halo = require("speck.remote").allreduce(pi.halo, "max")
 local total_nnz = A:nnz()   -- collective: every rank
 if me == 0 then
   print(("dist_cg ranks=%d stencil=%d n=%d rows=%d nnz=%d precond=%s%s iters=%d reason=%s resid=%.3e "
-         .. "solve_s=%.3f ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s"):format(
-    np, stencil, n, N, total_nnz, pcopts.precond, pcopts.block and "/" .. pcopts.block or "",
-    info.iters, info.reason, info.resid, s,
+         .. "pc_setup_s=%.3f solve_s=%.3f ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s"):format(
+    np, stencil, n, N, total_nnz, arg[4] or "jacobi", pcopts.block and "/" .. pcopts.block or "",
+    info.iters, info.reason, info.resid, pc_setup, s,
     1e3 * s / math.max(info.iters, 1), setup, pi.build_seconds, halo, os.getenv("SPECK_THREADS") or "default"))
 end
