@@ -1077,51 +1077,35 @@ do
   -- a local pattern CRS of the arcs (src -> dst) sent to the owners of
   -- their sources; self-loops dropped, duplicates merged. Undirected: each
   -- arc both ways.
+  -- the arcs (loops dropped; with 'both' each also reversed) sent to the
+  -- owners of their sources, as this rank's rows (local ids) of a pattern
+  -- matrix; counted and placed by kernels (an arc's order within its
+  -- owner's run is the atomics', and from_coo sorts each row)
   local function arcs_to_owners(map, nv, src, dst, both)
     local n = src:extent(0)
-    local cnt = {}
-    for r = 1, np do cnt[r] = 0 end
-    local kept = 0
-    for k = 0, n - 1 do
-      local u, v = src(k), dst(k)
-      if u ~= v then
-        local ou = map.c:owner(u) + 1
-        cnt[ou] = cnt[ou] + 1
-        kept = kept + 1
-        if both then
-          local ov = map.c:owner(v) + 1
-          cnt[ov] = cnt[ov] + 1
-          kept = kept + 1
-        end
-      end
+    local off = speck.View("offsets", "int64", np + 1)
+    for r = 0, np do off[r] = map.off[r + 1] end
+    local cnt = speck.View("counts", "int64", np)
+    speck.deep_copy(cnt, 0)
+    local caps = {s = src, d = dst, off = off, np = np, both = both and 1 or 0, cnt = cnt}
+    if n > 0 then speck.parallel_for("dist_graph_arc_count", n, caps, text("dist_graph_arc_count")) end
+    local tc, pos, at = {}, speck.View("cursors", "int64", np), 0
+    for r = 1, np do
+      tc[r] = cnt(r - 1)
+      pos[r - 1] = at
+      at = at + tc[r]
     end
-    local pos, at = {}, 0
-    for r = 1, np do pos[r] = at at = at + cnt[r] end
-    local ss, sd = speck.View("s", "int64", kept), speck.View("d", "int64", kept)
-    local function put(u, v)
-      local o = map.c:owner(u) + 1
-      local p = pos[o]
-      pos[o] = p + 1
-      ss[p], sd[p] = u, v
-    end
-    for k = 0, n - 1 do
-      local u, v = src(k), dst(k)
-      if u ~= v then
-        put(u, v)
-        if both then put(v, u) end
-      end
-    end
-    local rs = c.alltoallv(ss, cnt)
-    local rd = c.alltoallv(sd, cnt)
+    local ss, sd = speck.View("s", "int64", at), speck.View("d", "int64", at)
+    caps.cur, caps.ss, caps.sd, caps.cnt = pos, ss, sd, nil
+    if n > 0 then speck.parallel_for("dist_graph_arc_place", n, caps, text("dist_graph_arc_place")) end
+    local rs = c.alltoallv(ss, tc)
+    local rd = c.alltoallv(sd, tc)
     local m = rs:extent(0)
     local lr = speck.View("lr", "int64", m)
     speck.parallel_for("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, text("dist_graph_lid"))
     return sparse.from_coo(map.nloc, nv, lr, rd, speck.View("ones", "float64", m), {sum_duplicates = true})
   end
 
-  -- the graph from this rank's arcs (src, dst: int64 views, global ids).
-  -- A: the out-arcs of this rank's vertices (undirected: every edge both
-  -- ways), Ain: the in-arcs (undirected: A itself), each with its plan
   local function from_arcs(f, nv, src, dst, directed)
     local map = I.map_from_offsets(nv, I.blocks(f, nv))
     local A = arcs_to_owners(map, nv, src, dst, not directed)
@@ -1161,10 +1145,11 @@ do
     local s, d = id_view(f, "src", src), id_view(f, "dst", dst)
     together(function()
       if s:extent(0) ~= d:extent(0) then lfail(f, "src has %d ids and dst %d", s:extent(0), d:extent(0)) end
-      for k = 0, s:extent(0) - 1 do
-        if s(k) < 0 or s(k) >= nv or d(k) < 0 or d(k) >= nv then
-          lfail(f, "edge %d (from 0) on rank %d is %d -> %d: not a vertex (the graph has %d)", k, me, s(k), d(k), nv)
-        end
+      if s:extent(0) == 0 then return end
+      local k = speck.parallel_reduce("dist_graph_arc_check", s:extent(0), {s = s, d = d, nv = nv},
+        text("dist_graph_arc_check"), {op = "min", dtype = "int64"})
+      if k < s:extent(0) then
+        lfail(f, "edge %d (from 0) on rank %d is %d -> %d: not a vertex (the graph has %d)", k, me, s(k), d(k), nv)
       end
     end)
     return from_arcs(f, nv, s, d, opts.directed)

@@ -675,6 +675,10 @@ case("a vector of another map passed to spmv, and other wrong arguments", functi
   fails_with("speck.dist.spmv: A must be a distributed matrix, got table", dist.spmv, 1.0, {}, y, 0.0, y)
   fails_with("speck.dist.cg: unknown option 'tolerance'", dist.cg, A, y, {tolerance = 1})
   fails_with("speck.dist.bfs: source 300 is not a vertex (the graph has 300: 0..299)", dist.bfs, g, 300)
+  -- an edge out of range on the last rank only: every rank gets its message
+  local es, ed = {0, 1, 2}, {1, 2, me == np - 1 and 300 or 3}
+  fails_with("speck.dist.from_edges: edge 2 (from 0) on rank " .. (np - 1) .. " is 2 -> 300: not a vertex (the graph has 300)",
+             dist.from_edges, 300, es, ed)
   local x = dist.vector(A, 1.0)
   dist.spmv(1.0, A, x, 0.0, y) -- usable after
   eq(dist.dot(y, y) > 0, true, "usable")
