@@ -336,17 +336,17 @@ oom:
   return -1;
 }
 
-/* 'n' host values into part [off, off + n) of view v (any space) */
-static int put_at(const sk_view *v, int64_t off, const void *src, int64_t n, char *err,
+/* 'n' host float64 values into part [off, off + n) of view v (any space):
+ * a view of them there, copied in by a launch */
+static int put_at(const sk_view *v, int64_t off, const double *src, int64_t n, char *err,
                   size_t errlen) {
   if (n <= 0) return 0;
-  sk_view d, h;
+  sk_view d, t;
   part(v, off, n, &d);
-  if (sk_view_create(&h, v->label, v->dtype, 1, &d.extent[0], SK_RIGHT, SK_SPACE_HOST, 0,
-                     (void *)src, err, errlen) < 0)
-    return -1;
-  int rc = sk_view_deep_copy(&d, &h, err, errlen);
-  sk_view_release(&h);
+  if (sk_chol_ls_put(&t, v->label, SK_F64, src, n, v->space, err, errlen) < 0) return -1;
+  sk_arg a[] = {sk_arg_view("x", &t), sk_arg_view("y", &d)};
+  int rc = range(&sk_solve_k_copy, n, a, NELEM(a), err, errlen);
+  sk_view_release(&t);
   return rc;
 }
 
@@ -617,7 +617,7 @@ static int lu_levels(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     while (c->first[s + 1] <= col) s++;
     int64_t m = c->rp[s + 1] - c->rp[s], cc = col - c->first[s];
     double piv;
-    if (sk_sp_get_f64(&f.lx, c->lp[s] + cc * m + cc, &piv, err, errlen) < 0) goto done;
+    if (sk_sp_get_f64(&x, c->lp[s] + cc * m + cc, &piv, err, errlen) < 0) goto done;
     if (kind) sk_err(err, errlen, SK_E_LU_PIVOT_NONFINITE, (long long)ra[col], (long long)ca[col], piv);
     else sk_err(err, errlen, SK_E_LU_ZERO_PIVOT, (long long)ra[col], (long long)ca[col], piv, zero);
     goto done;
