@@ -69,7 +69,7 @@ local x, si = F:solve(b)
 speck.fence()
 local dt = speck.now() - t0
 local info = F:info()
-io.stderr:write(("%s %s%d: %s schedule in '%s', %s levels, %s supernodes, nnz(L) %d, nnz(U) %d; " ..
+io.stderr:write(("%s %s-%d: %s schedule in '%s', %s levels, %s supernodes, nnz(L) %d, nnz(U) %d; " ..
                  "factor %.3f s (symbolic %s, numeric %s), solve %.4f s (%d refinement steps), berr %.1e\n")
                 :format(label, kind, g, info.schedule, info.space, tostring(info.levels),
                         tostring(info.supernodes), info.nnz_L, info.nnz_U, tf,
