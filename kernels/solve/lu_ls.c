@@ -77,20 +77,22 @@
                                .pattern = SK_REDUCE, \
                                .sigs = var##_sig, \
                                .reds = r}
-#define SN_ARGS R1("first", "int64") R1("rp", "int64") R1("rows", "int32") R1("lp", "int64")
-#define LUX     R1("lx", "float64") R1("ux", "float64")
-#define AMAT    R1("rowptr", "int64") R1("colidx", "int32") R1("values", "float64")
+#define SN_ARGS \
+  R1("first", "int64") R1("rp", "int64") R1("rows", "int32") R1("lp", "int64")
+#define LUX  R1("lx", "float64") R1("ux", "float64")
+#define AMAT R1("rowptr", "int64") R1("colidx", "int32") R1("values", "float64")
 KB(k_assemble, lu_ls_assemble, SK_FOR,
-   "range" AMAT R1("pinv", "int64") R1("qinv", "int64") R1("snof", "int64") SN_ARGS LUX
-     R1("dr", "float64") R1("dc", "float64"));
+   "range" AMAT R1("pinv", "int64") R1("qinv", "int64") R1("snof", "int64")
+     SN_ARGS LUX R1("dr", "float64") R1("dc", "float64"));
 KB(k_small, lu_ls_small, SK_FOR,
-   "range" R1("sul", "int64") R1("pref", "int64") SN_ARGS LUX " q0=int64 q1=int64 p0=int64");
+   "range" R1("sul", "int64") R1("pref", "int64") SN_ARGS LUX
+   " q0=int64 q1=int64 p0=int64");
 KB(k_scatter, lu_ls_scatter, SK_FOR,
    "range" R1("W", "float64") SN_ARGS LUX
-     " s=int64 d=int64 j0=int64 nr=int64 wl=int64 wu=int64");
+   " s=int64 d=int64 j0=int64 nr=int64 wl=int64 wu=int64");
 KB(k_panel, lu_ls_panel, SK_FOR,
-   "team" R1("tk", "int64") LUX R1("bad", "int64") R1("npiv", "int64") R1("spiv", "int64")
-     " t0=int64 tau=float64 zero=float64");
+   "team" R1("tk", "int64") LUX R1("bad", "int64") R1("npiv", "int64")
+     R1("spiv", "int64") " t0=int64 tau=float64 zero=float64");
 KB(k_gather, lu_ls_gather, SK_FOR,
    "range" R1("y", "float64") R1("b", "float64") R1("ra", "int64") R1("dr", "float64"));
 KB(k_unperm, lu_ls_unperm, SK_FOR,
@@ -115,8 +117,8 @@ KR(k_moved, lu_ls_moved, "range" R1("d", "float64") R1("x", "float64"),
 KB(k_add, lu_ls_add, SK_FOR, "range" R1("x", "float64") R1("d", "float64"));
 
 const sk_kbody *const sk_lu_ls_bodies[] = {
-  &k_assemble, &k_small,  &k_scatter, &k_panel, &k_gather, &k_unperm, &k_fdiag,
-  &k_bdiag,    &k_fbelow, &k_bbelow,  &k_resid, &k_anorm,  &k_moved,  &k_add, NULL};
+  &k_assemble, &k_small,  &k_scatter, &k_panel, &k_gather, &k_unperm, &k_fdiag, &k_bdiag,
+  &k_fbelow,   &k_bbelow, &k_resid,   &k_anorm, &k_moved,  &k_add,    NULL};
 
 static double now_s(void) {
   struct timespec t;
@@ -156,9 +158,9 @@ static const sk_vendor_blas *dev_blas(int space) {
  * major, offsets and leading dimensions): the vendor layer where it is
  * there, else speck's dense gemm */
 static int gemm(int space, char ta, char tb, const sk_view *A, int64_t aoff, int64_t lda,
-                const sk_view *B, int64_t boff, int64_t ldb, const sk_view *C, int64_t coff,
-                int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha, double beta,
-                char *err, size_t errlen) {
+                const sk_view *B, int64_t boff, int64_t ldb, const sk_view *C,
+                int64_t coff, int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha,
+                double beta, char *err, size_t errlen) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   const double *a = (const double *)A->data + aoff, *b = (const double *)B->data + boff;
   double *c = (double *)C->data + coff;
@@ -189,8 +191,8 @@ static int trsm(int space, char side, char uplo, char trans, char diag, const sk
   double *b = (double *)B->data + boff;
   const sk_vendor_blas *dv;
   if (space == SK_SPACE_HOST) {
-    if (sk_vendor_trsm(SK_F64, side, uplo, trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
-        SK_VENDOR_OK)
+    if (sk_vendor_trsm(SK_F64, side, uplo, trans, diag, m, n, 1.0, a, 1, lda, b, 1,
+                       ldb) == SK_VENDOR_OK)
       return 0;
   } else if ((dv = dev_blas(space)) &&
              dv->trsm(SK_F64, side, uplo, trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
@@ -284,7 +286,8 @@ static int sym_pattern(const sk_lu_prep *P, int64_t **rp_out, int32_t **ci_out) 
   int64_t n = P->n;
   int64_t *rinv = malloc(((size_t)n + 1) * sizeof *rinv),
           *cinv = malloc(((size_t)n + 1) * sizeof *cinv),
-          *rp = calloc((size_t)n + 2, sizeof *rp), *mark = malloc(((size_t)n + 1) * sizeof *mark);
+          *rp = calloc((size_t)n + 2, sizeof *rp),
+          *mark = malloc(((size_t)n + 1) * sizeof *mark);
   int32_t *ci = NULL;
   if (!rinv || !cinv || !rp || !mark) goto oom;
   for (int64_t k = 0; k < n; k++) {
@@ -378,8 +381,8 @@ static int numeric(const sk_chol *c, const struct sk_chol_dev *D, int64_t ntask,
   if (sk_chol_ls_put(&tk, "lu tasks", SK_I64, D->htk, 5 * ntask, sp, err, errlen) < 0 ||
       sk_chol_ls_put(&sul, "lu small updates", SK_I64, D->hsl, 5 * nsm, sp, err, errlen) <
         0 ||
-      sk_chol_ls_put(&supref, "lu small prefix", SK_I64, D->hsp, nsm + 1, sp, err, errlen) <
-        0 ||
+      sk_chol_ls_put(&supref, "lu small prefix", SK_I64, D->hsp, nsm + 1, sp, err,
+                     errlen) < 0 ||
       sk_chol_ls_put(&W, "lu work", SK_F64, NULL, wsize, sp, err, errlen) < 0 ||
       sk_chol_ls_put(&bad, "lu bad", SK_I64, &big, 1, sp, err, errlen) < 0 ||
       sk_chol_ls_put(&npiv, "lu pivots", SK_I64, NULL, 1, sp, err, errlen) < 0 ||
@@ -400,13 +403,19 @@ static int numeric(const sk_chol *c, const struct sk_chol_dev *D, int64_t ntask,
   if (range(&k_assemble, n, aa, NELEM(aa), err, errlen) < 0) goto done;
   for (int64_t l = 0; l < D->nlev; l++) {
     const int64_t u0 = D->sulv[l], u1 = D->sulv[l + 1];
-    sk_arg ma[] = {sk_arg_view("sul", &sul),       sk_arg_view("pref", &supref),
-                   sk_arg_view("first", &f->first), sk_arg_view("rp", &f->rp),
-                   sk_arg_view("rows", &f->rows),   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),       sk_arg_view("ux", &f->ux),
-                   sk_arg_i64("q0", u0),            sk_arg_i64("q1", u1),
+    sk_arg ma[] = {sk_arg_view("sul", &sul),
+                   sk_arg_view("pref", &supref),
+                   sk_arg_view("first", &f->first),
+                   sk_arg_view("rp", &f->rp),
+                   sk_arg_view("rows", &f->rows),
+                   sk_arg_view("lp", &f->lp),
+                   sk_arg_view("lx", &f->lx),
+                   sk_arg_view("ux", &f->ux),
+                   sk_arg_i64("q0", u0),
+                   sk_arg_i64("q1", u1),
                    sk_arg_i64("p0", D->hsp[u0])};
-    if (u1 > u0 && range(&k_small, D->hsp[u1] - D->hsp[u0], ma, NELEM(ma), err, errlen) < 0)
+    if (u1 > u0 &&
+        range(&k_small, D->hsp[u1] - D->hsp[u0], ma, NELEM(ma), err, errlen) < 0)
       goto done;
     for (int64_t x = D->bulv[l]; x < D->bulv[l + 1]; x++) {
       const big_upd *u = &D->bu[x];
@@ -418,24 +427,25 @@ static int numeric(const sk_chol *c, const struct sk_chol_dev *D, int64_t ntask,
           gemm(sp, 'N', 'T', &f->ux, L0, md, &f->lx, L0, md, &W, wu, u->nr, u->nr, u->nc,
                u->kd, 1.0, 0.0, err, errlen) < 0)
         goto done;
-      sk_arg sc[] = {sk_arg_view("W", &W),          sk_arg_view("first", &f->first),
-                     sk_arg_view("rp", &f->rp),     sk_arg_view("rows", &f->rows),
-                     sk_arg_view("lp", &f->lp),     sk_arg_view("lx", &f->lx),
-                     sk_arg_view("ux", &f->ux),     sk_arg_i64("s", u->s),
-                     sk_arg_i64("d", u->d),         sk_arg_i64("j0", u->j0),
-                     sk_arg_i64("nr", u->nr),       sk_arg_i64("wl", 0),
+      sk_arg sc[] = {sk_arg_view("W", &W),      sk_arg_view("first", &f->first),
+                     sk_arg_view("rp", &f->rp), sk_arg_view("rows", &f->rows),
+                     sk_arg_view("lp", &f->lp), sk_arg_view("lx", &f->lx),
+                     sk_arg_view("ux", &f->ux), sk_arg_i64("s", u->s),
+                     sk_arg_i64("d", u->d),     sk_arg_i64("j0", u->j0),
+                     sk_arg_i64("nr", u->nr),   sk_arg_i64("wl", 0),
                      sk_arg_i64("wu", wu)};
       if (range(&k_scatter, u->nr * u->nc, sc, NELEM(sc), err, errlen) < 0) goto done;
     }
-    sk_arg pa[] = {sk_arg_view("tk", &tk),     sk_arg_view("lx", &f->lx),
-                   sk_arg_view("ux", &f->ux),  sk_arg_view("bad", &bad),
-                   sk_arg_view("npiv", &npiv), sk_arg_view("spiv", &spiv),
-                   sk_arg_i64("t0", D->tlv[l]), sk_arg_f64("tau", tau),
-                   sk_arg_f64("zero", zero)};
-    if (team(&k_panel, D->tlv[l + 1] - D->tlv[l], pa, NELEM(pa), err, errlen) < 0) goto done;
+    sk_arg pa[] = {
+      sk_arg_view("tk", &tk),      sk_arg_view("lx", &f->lx),  sk_arg_view("ux", &f->ux),
+      sk_arg_view("bad", &bad),    sk_arg_view("npiv", &npiv), sk_arg_view("spiv", &spiv),
+      sk_arg_i64("t0", D->tlv[l]), sk_arg_f64("tau", tau),     sk_arg_f64("zero", zero)};
+    if (team(&k_panel, D->tlv[l + 1] - D->tlv[l], pa, NELEM(pa), err, errlen) < 0)
+      goto done;
     for (int64_t x = D->blv[l]; x < D->blv[l + 1]; x++) {
       int s = (int)D->bsn[x];
-      int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s], L0 = c->lp[s];
+      int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s],
+              L0 = c->lp[s];
       for (int64_t k0 = 0, t = D->btask[x]; k0 < k; k0 += NB, t++) {
         int64_t nb = k - k0 < NB ? k - k0 : NB, kr = k - k0 - nb, mr = m - k0 - nb;
         sk_arg pb[] = {sk_arg_view("tk", &tk),     sk_arg_view("lx", &f->lx),
@@ -449,10 +459,10 @@ static int numeric(const sk_chol *c, const struct sk_chol_dev *D, int64_t ntask,
          * diagonal block, B L^-T in ux (its transpose) */
         if (trsm(sp, 'R', 'U', 'N', 'N', &f->lx, dg, m, &f->lx, dg + nb, m, mr, nb, err,
                  errlen) < 0 ||
-            trsm(sp, 'L', 'L', 'N', 'U', &f->lx, dg, m, &f->lx, dg + nb * m, m, nb, kr, err,
-                 errlen) < 0 ||
-            trsm(sp, 'R', 'L', 'T', 'U', &f->lx, dg, m, &f->ux, L0 + k0 * m + k, m, m - k, nb,
-                 err, errlen) < 0)
+            trsm(sp, 'L', 'L', 'N', 'U', &f->lx, dg, m, &f->lx, dg + nb * m, m, nb, kr,
+                 err, errlen) < 0 ||
+            trsm(sp, 'R', 'L', 'T', 'U', &f->lx, dg, m, &f->ux, L0 + k0 * m + k, m, m - k,
+                 nb, err, errlen) < 0)
           goto done;
         if (kr == 0) continue;
         /* the trailing columns: lx[k0+nb:, k0+nb:k] -= L(k0+nb:, blk) U(blk, k0+nb:k);
@@ -523,7 +533,8 @@ static int lu_levels(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_lu_analyse(args, nargs, order, &A, &P, err, errlen) < 0) return -1;
   int64_t n = P.n;
   int rc = -1;
-  int64_t *srp = NULL, *pinv = NULL, *qinv = NULL, *hord = NULL, *hip = NULL, *hplan = NULL;
+  int64_t *srp = NULL, *pinv = NULL, *qinv = NULL, *hord = NULL, *hip = NULL,
+          *hplan = NULL;
   int32_t *sci = NULL;
   int *ident = NULL;
   sk_chol *c = NULL;
@@ -542,7 +553,9 @@ static int lu_levels(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (!(D = calloc(1, sizeof *D))) goto oom;
   int sp = A.values->space; /* the factor's space: A's (the back end's memory) */
   D->space = sp;
-  D->big_upd = gemm_min > 0 ? gemm_min : sp == SK_SPACE_HOST ? BIG_UPD_HOST : BIG_UPD_DEVICE;
+  D->big_upd = gemm_min > 0          ? gemm_min
+               : sp == SK_SPACE_HOST ? BIG_UPD_HOST
+                                     : BIG_UPD_DEVICE;
   int ntask = sk_chol_ls_plan(c, D, &hord);
   if (ntask < 0) goto oom;
   int64_t nsn = c->nsn, nlev = D->nlev, nbig = D->blv[nlev], nnzp = c->lp[nsn];
@@ -598,8 +611,8 @@ static int lu_levels(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_chol_ls_put(&x, "G_x", SK_F64, NULL, 2 * nnzp + 2 * n, sp, err, errlen) < 0 ||
       put_at(&x, 2 * nnzp, P.dr, n, err, errlen) < 0 ||
       put_at(&x, 2 * nnzp + n, P.dc, n, err, errlen) < 0 ||
-      sk_sp_view(&gplan, "G_plan", SK_I64, plan_len(nsn, nlev, nbig), SK_SPACE_HOST, 0, err,
-                 errlen) < 0 ||
+      sk_sp_view(&gplan, "G_plan", SK_I64, plan_len(nsn, nlev, nbig), SK_SPACE_HOST, 0,
+                 err, errlen) < 0 ||
       sk_sp_view(&ginfo, "G_info", SK_F64, 11, SK_SPACE_HOST, 0, err, errlen) < 0)
     goto done;
   memcpy(gplan.data, hplan, (size_t)plan_len(nsn, nlev, nbig) * sizeof *hplan);
@@ -609,7 +622,8 @@ static int lu_levels(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   fac_set(&pv, &ip, &rows, &x, &f);
   num_out no = {0, -1, INT64_MAX, now_s() - t0, 0};
   double tau = pivtol * P.cmax, zero = (double)n * DBL_EPSILON * P.cmax;
-  if (numeric(c, D, ntask, &A, pinv, qinv, &f, tau, zero, &no, err, errlen) < 0) goto done;
+  if (numeric(c, D, ntask, &A, pinv, qinv, &f, tau, zero, &no, err, errlen) < 0)
+    goto done;
   const int64_t *ra = hip + 5 * (nsn + 1) + nsn, *ca = ra + n;
   if (no.bad != INT64_MAX) {
     int64_t col = no.bad >> 2, kind = no.bad & 3;
@@ -618,8 +632,12 @@ static int lu_levels(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     int64_t m = c->rp[s + 1] - c->rp[s], cc = col - c->first[s];
     double piv;
     if (sk_sp_get_f64(&x, c->lp[s] + cc * m + cc, &piv, err, errlen) < 0) goto done;
-    if (kind) sk_err(err, errlen, SK_E_LU_PIVOT_NONFINITE, (long long)ra[col], (long long)ca[col], piv);
-    else sk_err(err, errlen, SK_E_LU_ZERO_PIVOT, (long long)ra[col], (long long)ca[col], piv, zero);
+    if (kind)
+      sk_err(err, errlen, SK_E_LU_PIVOT_NONFINITE, (long long)ra[col], (long long)ca[col],
+             piv);
+    else
+      sk_err(err, errlen, SK_E_LU_ZERO_PIVOT, (long long)ra[col], (long long)ca[col], piv,
+             zero);
     goto done;
   }
   double *gi = ginfo.data;
@@ -679,42 +697,63 @@ static int apply(const plan_v *p, const fac_v *f, const sk_view *v, const sk_vie
   if (range(&k_gather, p->n, ga, NELEM(ga), err, errlen) < 0) return -1;
   for (int64_t l = 0; l < p->nlev; l++) { /* L z = P_r D_r b */
     const int64_t q0 = p->lvp[l], q1 = p->lvp[l + 1];
-    sk_arg da[] = {sk_arg_view("order", &f->order), sk_arg_view("first", &f->first),
-                   sk_arg_view("rp", &f->rp),       sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),       sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("kmax", NB)};
-    sk_arg ba[] = {sk_arg_view("order", &f->order), sk_arg_view("pref", &f->bpref),
-                   sk_arg_view("first", &f->first), sk_arg_view("rp", &f->rp),
-                   sk_arg_view("rows", &f->rows),   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),       sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("q1", q1),
+    sk_arg da[] = {sk_arg_view("order", &f->order),
+                   sk_arg_view("first", &f->first),
+                   sk_arg_view("rp", &f->rp),
+                   sk_arg_view("lp", &f->lp),
+                   sk_arg_view("lx", &f->lx),
+                   sk_arg_view("y", y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("kmax", NB)};
+    sk_arg ba[] = {sk_arg_view("order", &f->order),
+                   sk_arg_view("pref", &f->bpref),
+                   sk_arg_view("first", &f->first),
+                   sk_arg_view("rp", &f->rp),
+                   sk_arg_view("rows", &f->rows),
+                   sk_arg_view("lp", &f->lp),
+                   sk_arg_view("lx", &f->lx),
+                   sk_arg_view("y", y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("q1", q1),
                    sk_arg_i64("p0", p->hbp[q0])};
     if (team(&k_fdiag, q1 - q0, da, NELEM(da), err, errlen) < 0) return -1;
     for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
-      int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s], m = p->rp[s + 1] - p->rp[s];
+      int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s],
+              m = p->rp[s + 1] - p->rp[s];
       if (trsm(f->space, 'L', 'L', 'N', 'U', &f->lx, p->lp[s], m, y, p->first[s], k, k, 1,
                err, errlen) < 0)
         return -1;
     }
-    if (range(&k_fbelow, p->hbp[q1] - p->hbp[q0], ba, NELEM(ba), err, errlen) < 0) return -1;
+    if (range(&k_fbelow, p->hbp[q1] - p->hbp[q0], ba, NELEM(ba), err, errlen) < 0)
+      return -1;
   }
   for (int64_t l = p->nlev - 1; l >= 0; l--) { /* U w = z */
     const int64_t q0 = p->lvp[l], q1 = p->lvp[l + 1];
-    sk_arg ba[] = {sk_arg_view("order", &f->order), sk_arg_view("pref", &f->cpref),
-                   sk_arg_view("first", &f->first), sk_arg_view("rp", &f->rp),
-                   sk_arg_view("rows", &f->rows),   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("ux", &f->ux),       sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("q1", q1),
+    sk_arg ba[] = {sk_arg_view("order", &f->order),
+                   sk_arg_view("pref", &f->cpref),
+                   sk_arg_view("first", &f->first),
+                   sk_arg_view("rp", &f->rp),
+                   sk_arg_view("rows", &f->rows),
+                   sk_arg_view("lp", &f->lp),
+                   sk_arg_view("ux", &f->ux),
+                   sk_arg_view("y", y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("q1", q1),
                    sk_arg_i64("p0", p->hcp[q0])};
-    sk_arg da[] = {sk_arg_view("order", &f->order), sk_arg_view("first", &f->first),
-                   sk_arg_view("rp", &f->rp),       sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),       sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),            sk_arg_i64("kmax", NB)};
+    sk_arg da[] = {sk_arg_view("order", &f->order),
+                   sk_arg_view("first", &f->first),
+                   sk_arg_view("rp", &f->rp),
+                   sk_arg_view("lp", &f->lp),
+                   sk_arg_view("lx", &f->lx),
+                   sk_arg_view("y", y),
+                   sk_arg_i64("q0", q0),
+                   sk_arg_i64("kmax", NB)};
     if (range(&k_bbelow, p->hcp[q1] - p->hcp[q0], ba, NELEM(ba), err, errlen) < 0 ||
         team(&k_bdiag, q1 - q0, da, NELEM(da), err, errlen) < 0)
       return -1;
     for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
-      int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s], m = p->rp[s + 1] - p->rp[s];
+      int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s],
+              m = p->rp[s + 1] - p->rp[s];
       if (trsm(f->space, 'L', 'U', 'N', 'N', &f->lx, p->lp[s], m, y, p->first[s], k, k, 1,
                err, errlen) < 0)
         return -1;
@@ -730,9 +769,12 @@ static int apply(const plan_v *p, const fac_v *f, const sk_view *v, const sk_vie
 static int backward_error(const sk_csr *A, int64_t n, double anorm, const sk_view *b,
                           const sk_view *x, const sk_view *r, double *e, char *err,
                           size_t errlen) {
-  sk_arg a[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
-                sk_arg_view("values", A->values), sk_arg_view("b", b),
-                sk_arg_view("x", x),              sk_arg_view("r", r)};
+  sk_arg a[] = {sk_arg_view("rowptr", A->rowptr),
+                sk_arg_view("colidx", A->colidx),
+                sk_arg_view("values", A->values),
+                sk_arg_view("b", b),
+                sk_arg_view("x", x),
+                sk_arg_view("r", r)};
   sk_result res;
   if (sk_sp_range(&k_resid, n, a, NELEM(a), &res, err, errlen) < 0) return -1;
   double rn = sk_result_f64(&res, 0), xn = sk_result_f64(&res, 1),
@@ -751,8 +793,8 @@ static int worst_row(const sk_view *r, int64_t n, int64_t *w, char *err, size_t 
     sk_err(err, errlen, SK_E_OUT_MEMORY_SOLVE);
     return -1;
   }
-  if (sk_view_create(&hv, "r", SK_F64, 1, &ext, SK_RIGHT, SK_SPACE_HOST, 0, h, err, errlen) <
-        0 ||
+  if (sk_view_create(&hv, "r", SK_F64, 1, &ext, SK_RIGHT, SK_SPACE_HOST, 0, h, err,
+                     errlen) < 0 ||
       sk_view_deep_copy(&hv, r, err, errlen) < 0) {
     free(h);
     return -1;
@@ -769,13 +811,12 @@ static int worst_row(const sk_view *r, int64_t n, int64_t *w, char *err, size_t 
   return 0;
 }
 
-
 /* solve.lu_levels_solve */
 static int lu_levels_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                            size_t errlen) {
-  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", "G_ip",
-                                      "G_rows",   "G_x",      "G_plan",   "G_info",  "b",
-                                      "refine",   "tol",      NULL};
+  static const char *const known[] = {
+    "A_rowptr", "A_colidx", "A_values", "A_ncols", "G_ip", "G_rows", "G_x",
+    "G_plan",   "G_info",   "b",        "refine",  "tol",  NULL};
   int64_t refine = 10;
   double tol = 1e-10;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
@@ -874,9 +915,9 @@ static int lu_levels_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *
     if (sk_sp_range(&k_moved, n, ma, NELEM(ma), &res, err, errlen) < 0) goto done;
     double dn = sk_result_f64(&res, 0), xn = sk_result_f64(&res, 1);
     double moved = sk_result_f64(&res, 2) > 0 ? INFINITY
-                   : xn > 0                    ? dn / xn
-                   : dn > 0                    ? INFINITY
-                                               : 0;
+                   : xn > 0                   ? dn / xn
+                   : dn > 0                   ? INFINITY
+                                              : 0;
     if (!(moved <= 1e-6)) {
       sk_err(err, errlen, SK_E_LU_STATIC_MOVES, moved, berr, (long long)st[0],
              (long long)st[1], (long long)st[2]);
@@ -909,9 +950,8 @@ done:
   return rc;
 }
 
-static const sk_kentry e_lu_levels = {"solve.lu_levels", "A_* [, pivtol, ordering, gemm_min]",
-                                      SK_KRES_NONE, lu_levels};
-static const sk_kentry e_lu_levels_solve = {"solve.lu_levels_solve",
-                                            "A_*, G_*, b [, refine, tol]", SK_KRES_NONE,
-                                            lu_levels_solve};
+static const sk_kentry e_lu_levels = {
+  "solve.lu_levels", "A_* [, pivtol, ordering, gemm_min]", SK_KRES_NONE, lu_levels};
+static const sk_kentry e_lu_levels_solve = {
+  "solve.lu_levels_solve", "A_*, G_*, b [, refine, tol]", SK_KRES_NONE, lu_levels_solve};
 const sk_kentry *const sk_lu_ls_entries[] = {&e_lu_levels, &e_lu_levels_solve, NULL};

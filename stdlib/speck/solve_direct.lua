@@ -174,7 +174,8 @@ end
 -- in A's space (the matching, the ordering and the symbolic phase on the
 -- host); gemm_min (levels): updates of at least that many multiply-adds by
 -- the vendor's gemm. F:info() adds, for "levels": levels, supernodes,
--- gemm_updates, symbolic_seconds (host: matching, ordering, supernodes),
+-- gemm_updates, symbolic_seconds (host: matching, ordering, supernodes,
+-- the plan moved to A's space),
 -- numeric_seconds (the back end's numeric phase); F:solve's info
 -- solve_seconds.
 function M.lu(A, opts)
