@@ -943,5 +943,11 @@ SK_ERRDEF(CAPTURE_OTHER_BACKEND, "recorded on back end '%s', the active one is '
 /* -- complex getrs gesv trtri trmm syrk herk, batched lu gesv trmm trtri
  *    (kernels/blas/zlapack.c, kernels/batched/zbatched.c; issue 32) -- */
 SK_ERRDEF(ZHERK_REAL, "%s must be real for herk (C = alpha A A^H + beta C stays Hermitian only so), got %g%+gi")
+/* -- solve: the sparse LU by level sets of supernodes (kernels/solve/lu_ls.c) -- */
+SK_ERRDEF(LU_LEVELS_SPACE, "the level-set schedule runs on the active back end: A must be in its space '%s', got '%s'")
+SK_ERRDEF(LU_LEVELS_DTYPE, "the level-set schedule takes float64 values: %s (view '%s') is %s")
+SK_ERRDEF(LU_LEVELS_B, "b (view '%s') must be a contiguous rank-1 float64 view of %lld entries in space '%s'")
+SK_ERRDEF(LU_GEMM_MIN, "gemm_min %lld must be positive")
+
 #include "backends/errmsg.h"
 // clang-format on

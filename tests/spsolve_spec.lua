@@ -11,8 +11,10 @@ local solve = require "speck.solve"
 -- the factor reused for several right-hand sides; the
 -- backward error after refinement; errors naming the structurally singular
 -- row and the failed static pivot, bad inputs with their exact messages,
--- the VM usable after each. The factorization runs on the host for every
--- space; x comes back in A's space. tests/run.sh runs it once per back end.
+-- the VM usable after each. The factorization runs on the host for a host
+-- matrix; a float64 one in device memory takes the level-set schedule on
+-- the device (tests/lu_levels_spec.lua); x comes back in A's space.
+-- tests/run.sh runs it once per back end.
 
 local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
@@ -267,7 +269,13 @@ describe("speck.solve.spsolve", function()
       assert.is_true(rel_error(xj, REF.random, s) < 1e-10)
     end
     local X2 = solve.spsolve(A, B)
-    assert.are.equal(Xh(7, 1), host(X2)(7, 1))
+    if MEM == "host" then
+      assert.are.equal(Xh(7, 1), host(X2)(7, 1))
+    else
+      -- a device factor's atomic updates round in any order: two
+      -- factorizations agree to rounding, not bit for bit
+      assert.is_true(math.abs(Xh(7, 1) - host(X2)(7, 1)) <= 1e-12 * math.abs(Xh(7, 1)))
+    end
     local x0 = F:solve(rhs(A:nrows()), {refine = 0})
     assert.is_true(rel_error(x0, REF.random) < 1e-8)
   end)

@@ -349,29 +349,26 @@ out:
   return rc;
 }
 
-/* the whole factorization of the host matrix m ('order' 0: AMD where
- * libamd loads, else RCM; 1: AMD; 2: RCM) */
-static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st, char *err,
-                  size_t errlen) {
+/* steps 1 and 2 on the host matrix m ('order' 0: AMD where libamd loads,
+ * else RCM; 1: AMD; 2: RCM): P's arrays allocated and set */
+static int prepare(const hmat *m, int order, sk_lu_prep *P, char *err, size_t errlen) {
   int64_t n = m->n, nnz = m->nnz;
   int rc = -1;
-  memset(f, 0, sizeof *f);
-  f->n = n;
-  int64_t *cp = calloc((size_t)n + 2, sizeof *cp), *cp2 = NULL;
-  int32_t *ci = malloc(((size_t)nnz + 1) * sizeof *ci), *ci2 = NULL, *cm = NULL;
-  double *cx = malloc(((size_t)nnz + 1) * sizeof *cx), *cx2 = NULL;
+  memset(P, 0, sizeof *P);
+  P->n = n;
+  int64_t *cp = calloc((size_t)n + 2, sizeof *cp);
+  int32_t *ci = malloc(((size_t)nnz + 1) * sizeof *ci), *cm = NULL;
+  double *cx = malloc(((size_t)nnz + 1) * sizeof *cx);
   int *ap = NULL, *ai = NULL, *perm = NULL;
   int64_t *rinv = NULL;
-  f->Lp = malloc(((size_t)n + 1) * sizeof *f->Lp);
-  f->Up = malloc(((size_t)n + 1) * sizeof *f->Up);
-  f->rperm = malloc(((size_t)n + 1) * sizeof *f->rperm);
-  f->cperm = malloc(((size_t)n + 1) * sizeof *f->cperm);
-  f->Ud = malloc(((size_t)n + 1) * sizeof *f->Ud);
-  f->dr = malloc(((size_t)n + 1) * sizeof *f->dr);
-  f->dc = malloc(((size_t)n + 1) * sizeof *f->dc);
-  if (!cp || !ci || !cx || !f->Lp || !f->Up || !f->rperm || !f->cperm || !f->Ud || !f->dr ||
-      !f->dc)
-    goto oom;
+  P->cp = cp;
+  P->ci = ci;
+  P->cx = cx;
+  P->rperm = malloc(((size_t)n + 1) * sizeof *P->rperm);
+  P->cperm = malloc(((size_t)n + 1) * sizeof *P->cperm);
+  P->dr = malloc(((size_t)n + 1) * sizeof *P->dr);
+  P->dc = malloc(((size_t)n + 1) * sizeof *P->dc);
+  if (!cp || !ci || !cx || !P->rperm || !P->cperm || !P->dr || !P->dc) goto oom;
   /* A by columns */
   for (int64_t p = 0; p < nnz; p++) cp[m->colidx[p] + 1]++;
   for (int64_t j = 0; j < n; j++) cp[j + 1] += cp[j];
@@ -399,10 +396,11 @@ static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st
   }
   cp[n] = q;
   nnz = q;
+  P->nnz = nnz;
   /* 1. matching and scaling */
   if (!(cm = malloc(((size_t)n + 1) * sizeof *cm))) goto oom;
   int64_t brow, bcol;
-  int mr = sk_lu_match(n, cp, ci, cx, cm, f->dr, f->dc, &brow, &bcol);
+  int mr = sk_lu_match(n, cp, ci, cx, cm, P->dr, P->dc, &brow, &bcol);
   if (mr < 0) goto oom;
   if (mr > 0) {
     sk_err(err, errlen, SK_E_LU_STRUCT_SINGULAR, (long long)brow, (long long)bcol);
@@ -418,20 +416,98 @@ static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st
   for (int64_t j = 0; j <= n; j++) ap[j] = (int)cp[j];
   for (int64_t p = 0; p < nnz; p++) ai[p] = (int)rinv[ci[p]];
   char why[512];
-  st->amd = order != 2 && sk_cb_available(why, sizeof why) == 0;
-  if (order == 1 && !st->amd) {
+  P->amd = order != 2 && sk_cb_available(why, sizeof why) == 0;
+  if (order == 1 && !P->amd) {
     sk_err(err, errlen, SK_E_MSG, why);
     goto out;
   }
-  if (n > 0 && st->amd && sk_cb_amd((int)n, ap, ai, perm) < 0) {
+  if (n > 0 && P->amd && sk_cb_amd((int)n, ap, ai, perm) < 0) {
     sk_err(err, errlen, SK_E_AMD_ORDERING_FAILED);
     goto out;
   }
-  if (n > 0 && !st->amd && rcm_order(n, ap, ai, perm) < 0) goto oom;
+  if (n > 0 && !P->amd && rcm_order(n, ap, ai, perm) < 0) goto oom;
   for (int64_t k = 0; k < n; k++) {
-    f->cperm[k] = perm[k];
-    f->rperm[k] = cm[perm[k]];
+    P->cperm[k] = perm[k];
+    P->rperm[k] = cm[perm[k]];
   }
+  P->cmax = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = cp[j]; p < cp[j + 1]; p++) {
+      double v = fabs(P->dr[ci[p]] * cx[p] * P->dc[j]);
+      if (v > P->cmax) P->cmax = v;
+    }
+  rc = 0;
+  goto out;
+oom:
+  sk_err(err, errlen, SK_E_OUT_MEMORY_SOLVE);
+out:
+  free(cm);
+  free(rinv);
+  free(ap);
+  free(ai);
+  free(perm);
+  if (rc < 0) sk_lu_prep_free(P);
+  return rc;
+}
+
+void sk_lu_prep_free(sk_lu_prep *P) {
+  free(P->cp);
+  free(P->ci);
+  free(P->cx);
+  free(P->rperm);
+  free(P->cperm);
+  free(P->dr);
+  free(P->dc);
+  memset(P, 0, sizeof *P);
+}
+
+int sk_lu_order_arg(const sk_arg *args, int nargs, int *order, char *err, size_t errlen) {
+  const char *os = sk_karg_str(args, nargs, "ordering", "auto", err, errlen);
+  if (!os) return -1;
+  *order = strcmp(os, "auto") == 0 ? 0 : strcmp(os, "amd") == 0 ? 1
+         : strcmp(os, "rcm") == 0  ? 2 : -1;
+  if (*order < 0) {
+    sk_err(err, errlen, SK_E_LU_ORDERING, os);
+    return -1;
+  }
+  return 0;
+}
+
+int sk_lu_analyse(const sk_arg *args, int nargs, int order, sk_csr *A, sk_lu_prep *P,
+                  char *err, size_t errlen) {
+  hmat m;
+  if (host_matrix(args, nargs, A, &m, err, errlen) < 0) return -1;
+  int rc = prepare(&m, order, P, err, errlen);
+  hmat_free(&m);
+  return rc;
+}
+
+/* the whole factorization of the host matrix m (see prepare for 'order') */
+static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st, char *err,
+                  size_t errlen) {
+  int64_t n = m->n;
+  int rc = -1;
+  memset(f, 0, sizeof *f);
+  f->n = n;
+  sk_lu_prep P;
+  if (prepare(m, order, &P, err, errlen) < 0) return -1;
+  st->amd = P.amd;
+  int64_t nnz = P.nnz, *cp = P.cp, *cp2 = NULL, *rinv = NULL;
+  const int32_t *ci = P.ci;
+  const double *cx = P.cx;
+  int32_t *ci2 = NULL;
+  double *cx2 = NULL;
+  f->rperm = P.rperm;
+  f->cperm = P.cperm;
+  f->dr = P.dr;
+  f->dc = P.dc;
+  P.rperm = P.cperm = NULL;
+  P.dr = P.dc = NULL;
+  f->Lp = malloc(((size_t)n + 1) * sizeof *f->Lp);
+  f->Up = malloc(((size_t)n + 1) * sizeof *f->Up);
+  f->Ud = malloc(((size_t)n + 1) * sizeof *f->Ud);
+  rinv = malloc(((size_t)n + 1) * sizeof *rinv);
+  if (!f->Lp || !f->Up || !f->Ud || !rinv) goto oom;
   /* 3. C = scaled A(rperm, cperm) by columns */
   for (int64_t k = 0; k < n; k++) rinv[f->rperm[k]] = k;
   cp2 = malloc(((size_t)n + 1) * sizeof *cp2);
@@ -461,17 +537,11 @@ static int factor(const hmat *m, double pivtol, int order, lu_f *f, lu_stats *st
 oom:
   sk_err(err, errlen, SK_E_OUT_MEMORY_SOLVE);
 out:
-  free(cp);
-  free(ci);
-  free(cx);
+  sk_lu_prep_free(&P);
   free(cp2);
   free(ci2);
   free(cx2);
-  free(cm);
   free(rinv);
-  free(ap);
-  free(ai);
-  free(perm);
   if (rc < 0) luf_free(f);
   return rc;
 }
@@ -491,14 +561,8 @@ static int lu(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t e
     sk_err(err, errlen, SK_E_LU_PIVTOL, pivtol);
     return -1;
   }
-  const char *os = sk_karg_str(args, nargs, "ordering", "auto", err, errlen);
-  if (!os) return -1;
-  int order = strcmp(os, "auto") == 0 ? 0 : strcmp(os, "amd") == 0 ? 1
-            : strcmp(os, "rcm") == 0  ? 2 : -1;
-  if (order < 0) {
-    sk_err(err, errlen, SK_E_LU_ORDERING, os);
-    return -1;
-  }
+  int order;
+  if (sk_lu_order_arg(args, nargs, &order, err, errlen) < 0) return -1;
   if (host_matrix(args, nargs, &A, &m, err, errlen) < 0) return -1;
   lu_f f;
   lu_stats st = {0, -1, -1, 0, 0};

@@ -254,7 +254,7 @@ static int permute(sk_chol *c, const int64_t *rowptr, const int32_t *colidx,
       int a = pinv[i], b = pinv[j];
       int64_t q = next[a > b ? b : a]++;
       c->ci[q] = a > b ? a : b;
-      c->cx[q] = val[p];
+      c->cx[q] = val ? val[p] : 0;
     }
   free(next);
   return 0;
@@ -588,9 +588,27 @@ sk_chol *sk_chol_factor(int64_t n64, const int64_t *rowptr, const int32_t *colid
   return sk_chol_factor_ex(n64, rowptr, colidx, val, &o, err, errlen);
 }
 
+static sk_chol *factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
+                          const double *val, const sk_chol_opts *opt, const int *given,
+                          int symbolic, char *err, size_t errlen);
+
 sk_chol *sk_chol_factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
                            const double *val, const sk_chol_opts *opt, char *err,
                            size_t errlen) {
+  return factor_ex(n64, rowptr, colidx, val, opt, NULL, 0, err, errlen);
+}
+
+sk_chol *sk_chol_symbolic(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                          const int *perm, char *err, size_t errlen) {
+  sk_chol_opts o = {1, 0, 0};
+  return factor_ex(n, rowptr, colidx, NULL, &o, perm, 1, err, errlen);
+}
+
+/* the factorization; 'given' (NULL: AMD's) the fill-reducing order;
+ * 'symbolic': stop after the symbolic phase (the update lists kept) */
+static sk_chol *factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *colidx,
+                          const double *val, const sk_chol_opts *opt, const int *given,
+                          int symbolic, char *err, size_t errlen) {
   if (n64 <= 0 || n64 >= ((int64_t)1 << 30)) {
     sk_err(err, errlen, SK_E_MATRIX_ROWS, (long long)n64);
     return NULL;
@@ -599,8 +617,8 @@ sk_chol *sk_chol_factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *co
     sk_err(err, errlen, SK_E_MATRIX_ENTRIES_MOST, (long long)rowptr[n64]);
     return NULL;
   }
-  if (sk_cb_available(err, errlen) < 0) return NULL;
-  sk_cb_threads(1); /* a block a thread: the parallelism is the task DAG's */
+  if (!given && sk_cb_available(err, errlen) < 0) return NULL;
+  if (!given) sk_cb_threads(1); /* a block a thread: the parallelism is the task DAG's */
   double t0 = now_s();
   int n = (int)n64;
   sk_chol *c = calloc(1, sizeof *c);
@@ -618,7 +636,9 @@ sk_chol *sk_chol_factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *co
   c->perm = malloc((size_t)n * sizeof *c->perm);
   if (!c->perm) goto oom;
   for (int i = 0; i <= n; i++) ap[i] = (int)rowptr[i];
-  if (sk_cb_amd(n, ap, colidx, c->perm) < 0) {
+  if (given) {
+    memcpy(c->perm, given, (size_t)n * sizeof *c->perm);
+  } else if (sk_cb_amd(n, ap, colidx, c->perm) < 0) {
     sk_err(err, errlen, SK_E_AMD_ORDERING_FAILED);
     goto fail;
   }
@@ -794,6 +814,16 @@ sk_chol *sk_chol_factor_ex(int64_t n64, const int64_t *rowptr, const int32_t *co
   free_all((void *[]){ap, anc, par, cc, post, head, nxt, stack, rowp, rowc}, 10);
   ap = anc = par = cc = post = head = nxt = stack = rowc = NULL;
   rowp = NULL;
+  if (symbolic) { /* sk_chol_symbolic: the update lists stay */
+    c->info.symbolic_s = now_s() - t0;
+    free(c->cp);
+    free(c->ci);
+    free(c->cx);
+    c->cp = NULL;
+    c->ci = NULL;
+    c->cx = NULL;
+    return c;
+  }
   if (opt->levels || opt->ldl) { /* the level-set schedule (chol_ls.c) */
     double t1 = now_s();
     c->info.symbolic_s = t1 - t0;

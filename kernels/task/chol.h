@@ -77,6 +77,14 @@ typedef struct sk_chol_opts {
 sk_chol *sk_chol_factor_ex(int64_t n, const int64_t *rowptr, const int32_t *colidx,
                            const double *val, const sk_chol_opts *o, char *err,
                            size_t errlen);
+/* The symbolic phase alone of the n x n pattern (rowptr, colidx: CSR, both
+ * triangles, the lower one read) under the fill-reducing order 'perm'
+ * (perm[k]: the row that goes k-th; the elimination tree's postorder is
+ * folded in, as for a factorization): the supernodes, their rows and the
+ * update lists, for a numeric phase of the caller's (speck.solve's LU on
+ * the level-set schedule). NULL with a message. */
+sk_chol *sk_chol_symbolic(int64_t n, const int64_t *rowptr, const int32_t *colidx,
+                          const int *perm, char *err, size_t errlen);
 /* 1 when 'c' is the level-set schedule's (solve with sk_chol_solve_view) */
 int sk_chol_levels(const sk_chol *c);
 struct sk_view;

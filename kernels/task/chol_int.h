@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "chol.h"
+#include "core/view.h"
 
 #define UB_CLASSES 40
 
@@ -50,6 +51,39 @@ struct sk_chol {
   pthread_mutex_t ub_mu;
   void *ub_free[UB_CLASSES];
 };
+
+/* chol_ls.c's schedule of the level-set numeric phase (host arrays; the
+ * views in the back end's space are chol_ls.c's own) */
+typedef struct big_upd {
+  int64_t s, d, j0, nr, nc, kd;
+} big_upd;
+
+struct sk_chol_dev {
+  int space;
+  sk_view first, rp, rows, lp, lx, cp, ci, cx, up, ud, order, ppref, bpref, cpref, tk, dd,
+    perm, W, bad, npiv;
+  int64_t nlev, *lvp;         /* level l: order[lvp[l] .. lvp[l+1]) */
+  int64_t *hpp, *hbp, *hcp;   /* the prefixes over 'order' (host) */
+  int64_t *htk, *tlv;         /* panel tasks; level l's batched ones [tlv[l], tlv[l+1]) */
+  int64_t *bsn, *blv, *btask; /* level l's blocked supernodes bsn[blv[l] .. blv[l+1]),
+                                  each's first task */
+  big_upd *bu; /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
+  int64_t *bulv;
+  int64_t *hsl, *hsp, *sulv; /* level l's small updates [sulv[l], sulv[l+1]): s, d,
+                                j0, nr, nc each (hsl), prefix of nr * nc (hsp) */
+  int64_t wsize, big_upd;
+};
+
+/* the schedule of c's supernodes (D->big_upd set: updates of at least that
+ * many multiply-adds are big ones): levels, prefixes, panel tasks (5 each:
+ * offset, leading dimension, rows, columns, first column), big and small
+ * updates; *order_out (malloc'd) the supernodes level by level. The number
+ * of panel tasks, or -1 (no memory) */
+int sk_chol_ls_plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out);
+/* a view of 'n' (at least 1) elements of 'dtype' in 'space' holding 'src'
+ * (NULL: zeros); 0, or -1 with a message */
+int sk_chol_ls_put(struct sk_view *v, const char *label, int dtype, const void *src,
+                   int64_t n, int space, char *err, size_t errlen);
 
 /* chol_ls.c: the numeric phase by level sets of the supernodal tree on the
  * active back end (c's symbolic arrays set, c->lx not used); 0, or -1 with

@@ -101,26 +101,6 @@ const sk_kbody *const sk_chol_bodies[] = {
   &k_dscale,   &k_fdiag,   &k_bdiag, &k_fbelow, &k_bbelow, NULL};
 
 /* -- the factor in the back end's space ---------------------------------------- */
-typedef struct big_upd {
-  int64_t s, d, j0, nr, nc, kd;
-} big_upd;
-
-struct sk_chol_dev {
-  int space;
-  sk_view first, rp, rows, lp, lx, cp, ci, cx, up, ud, order, ppref, bpref, cpref, tk, dd,
-    perm, W, bad, npiv;
-  int64_t nlev, *lvp;         /* level l: order[lvp[l] .. lvp[l+1]) */
-  int64_t *hpp, *hbp, *hcp;   /* the prefixes over 'order' (host) */
-  int64_t *htk, *tlv;         /* panel tasks; level l's batched ones [tlv[l], tlv[l+1]) */
-  int64_t *bsn, *blv, *btask; /* level l's blocked supernodes bsn[blv[l] .. blv[l+1]),
-                                  each's first task */
-  big_upd *bu; /* level l's big updates bu[bulv[l] .. bulv[l+1]) */
-  int64_t *bulv;
-  int64_t *hsl, *hsp, *sulv; /* level l's small updates [sulv[l], sulv[l+1]): s, d,
-                                j0, nr, nc each (hsl), prefix of nr * nc (hsp) */
-  int64_t wsize, big_upd;
-};
-
 static void dev_views(struct sk_chol_dev *d, sk_view **v) {
   sk_view *all[] = {&d->first, &d->rp,    &d->rows,  &d->lp,    &d->lx,
                     &d->cp,    &d->ci,    &d->cx,    &d->up,    &d->ud,
@@ -160,8 +140,7 @@ void sk_chol_ls_free(struct sk_chol_dev *d) {
 
 int sk_chol_levels(const sk_chol *c) { return c->dev != NULL; }
 
-/* a view of 'n' (at least 1) elements in 'space' holding 'src' (NULL: zeros) */
-static int put(sk_view *v, const char *label, int dtype, const void *src, int64_t n,
+int sk_chol_ls_put(sk_view *v, const char *label, int dtype, const void *src, int64_t n,
                int space, char *err, size_t errlen) {
   int64_t ext = n > 0 ? n : 1;
   if (sk_view_create(v, label, dtype, 1, &ext, SK_RIGHT, space, 1, NULL, err, errlen) < 0)
@@ -264,8 +243,7 @@ static int team(const sk_kbody *kb, int64_t league, const sk_arg *a, int na, cha
   return sk_dense_team(kb, league, 0, 0, a, na, err, errlen);
 }
 
-/* the schedule: levels, prefixes, panel tasks, big updates (host) */
-static int plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
+int sk_chol_ls_plan(sk_chol *c, struct sk_chol_dev *D, int64_t **order_out) {
   int nsn = c->nsn;
   int64_t *lev = calloc((size_t)nsn, sizeof *lev);
   int64_t *order = malloc((size_t)nsn * sizeof *order + 8);
@@ -411,18 +389,18 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
   D->big_upd = c->gemm_min > 0                 ? c->gemm_min
                : D->space == SK_SPACE_HOST ? BIG_UPD_HOST
                                            : BIG_UPD_DEVICE;
-  int ntask = plan(c, D, &order);
+  int ntask = sk_chol_ls_plan(c, D, &order);
   if (ntask < 0) goto oom;
   int n = c->n, nsn = c->nsn;
   /* the arrays into the back end's space */
   int sp = D->space;
   if (!(w = wide(c->first, nsn + 1)) ||
-      put(&D->first, "chol first", SK_I64, w, nsn + 1, sp, err, errlen) < 0)
+      sk_chol_ls_put(&D->first, "chol first", SK_I64, w, nsn + 1, sp, err, errlen) < 0)
     goto fail;
   free(w);
   w = NULL;
   if (!(w = wide(c->perm, n)) ||
-      put(&D->perm, "chol perm", SK_I64, w, n, sp, err, errlen) < 0)
+      sk_chol_ls_put(&D->perm, "chol perm", SK_I64, w, n, sp, err, errlen) < 0)
     goto fail;
   free(w);
   w = NULL;
@@ -432,30 +410,30 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
     if (fabs(c->cx[p]) > amax) amax = fabs(c->cx[p]);
   const double tol = sqrt(DBL_EPSILON) * amax;
   int64_t nsm = D->sulv[D->nlev];
-  if (put(&D->ud, "chol small updates", SK_I64, D->hsl, 5 * nsm, sp, err, errlen) < 0 ||
-      put(&D->up, "chol small prefix", SK_I64, D->hsp, nsm + 1, sp, err, errlen) < 0 ||
-      put(&D->rp, "chol rp", SK_I64, c->rp, nsn + 1, sp, err, errlen) < 0 ||
-      put(&D->rows, "chol rows", SK_I32, c->rows, c->rp[nsn], sp, err, errlen) < 0 ||
-      put(&D->lp, "chol lp", SK_I64, c->lp, nsn + 1, sp, err, errlen) < 0 ||
-      put(&D->cp, "chol cp", SK_I64, c->cp, n + 1, sp, err, errlen) < 0 ||
-      put(&D->ci, "chol ci", SK_I32, c->ci, c->cp[n], sp, err, errlen) < 0 ||
-      put(&D->cx, "chol cx", SK_F64, c->cx, c->cp[n], sp, err, errlen) < 0 ||
-      put(&D->order, "chol order", SK_I64, order, nsn, sp, err, errlen) < 0 ||
-      put(&D->ppref, "chol panel prefix", SK_I64, D->hpp, nsn + 1, sp, err, errlen) < 0 ||
-      put(&D->bpref, "chol below prefix", SK_I64, D->hbp, nsn + 1, sp, err, errlen) < 0 ||
-      put(&D->cpref, "chol column prefix", SK_I64, D->hcp, nsn + 1, sp, err, errlen) <
+  if (sk_chol_ls_put(&D->ud, "chol small updates", SK_I64, D->hsl, 5 * nsm, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->up, "chol small prefix", SK_I64, D->hsp, nsm + 1, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->rp, "chol rp", SK_I64, c->rp, nsn + 1, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->rows, "chol rows", SK_I32, c->rows, c->rp[nsn], sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->lp, "chol lp", SK_I64, c->lp, nsn + 1, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->cp, "chol cp", SK_I64, c->cp, n + 1, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->ci, "chol ci", SK_I32, c->ci, c->cp[n], sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->cx, "chol cx", SK_F64, c->cx, c->cp[n], sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->order, "chol order", SK_I64, order, nsn, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->ppref, "chol panel prefix", SK_I64, D->hpp, nsn + 1, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->bpref, "chol below prefix", SK_I64, D->hbp, nsn + 1, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->cpref, "chol column prefix", SK_I64, D->hcp, nsn + 1, sp, err, errlen) <
         0 ||
-      put(&D->tk, "chol tasks", SK_I64, D->htk, 5 * (int64_t)ntask, sp, err, errlen) <
+      sk_chol_ls_put(&D->tk, "chol tasks", SK_I64, D->htk, 5 * (int64_t)ntask, sp, err, errlen) <
         0 ||
-      put(&D->dd, "chol D", SK_F64, NULL, n, sp, err, errlen) < 0 ||
-      put(&D->W, "chol work", SK_F64, NULL, D->wsize, sp, err, errlen) < 0 ||
-      put(&D->npiv, "chol pivots", SK_I64, NULL, 1, sp, err, errlen) < 0)
+      sk_chol_ls_put(&D->dd, "chol D", SK_F64, NULL, n, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->W, "chol work", SK_F64, NULL, D->wsize, sp, err, errlen) < 0 ||
+      sk_chol_ls_put(&D->npiv, "chol pivots", SK_I64, NULL, 1, sp, err, errlen) < 0)
     goto fail;
   free(w);
   w = NULL;
   int64_t big = INT64_MAX;
-  if (put(&D->bad, "chol bad", SK_I64, &big, 1, sp, err, errlen) < 0) goto fail;
-  if (put(&D->lx, "chol L", SK_F64, NULL, c->lp[nsn], sp, err, errlen) < 0) goto fail;
+  if (sk_chol_ls_put(&D->bad, "chol bad", SK_I64, &big, 1, sp, err, errlen) < 0) goto fail;
+  if (sk_chol_ls_put(&D->lx, "chol L", SK_F64, NULL, c->lp[nsn], sp, err, errlen) < 0) goto fail;
   if (sp == SK_SPACE_HOST) sk_vendor_host_threads(sk_rt_threads());
   const int64_t ldl = c->ldl;
   for (int64_t l = 0; l < D->nlev; l++) {
@@ -631,7 +609,7 @@ int sk_chol_ls_solve(const sk_chol *c, const sk_view *b, sk_view *x, char *err,
                      size_t errlen) {
   const struct sk_chol_dev *D = c->dev;
   sk_view y;
-  if (put(&y, "chol y", SK_F64, NULL, c->n, D->space, err, errlen) < 0) return -1;
+  if (sk_chol_ls_put(&y, "chol y", SK_F64, NULL, c->n, D->space, err, errlen) < 0) return -1;
   const int64_t unit = c->ldl;
   int rc = -1;
   sk_arg ga[] = {sk_arg_view("y", &y), sk_arg_view("b", b),

@@ -54,6 +54,29 @@ LU.__index = LU
 local LUMT = {__index = LU, __name = "speck.solve.LU"}
 
 local FVIEWS = {"F_ip", "F_ii", "F_x", "F_info"}
+local GVIEWS = {"G_ip", "G_rows", "G_x", "G_plan", "G_info"}
+
+-- the schedule of lu(A, opts): "columns" (the host's left-looking LU,
+-- lu.c) or "levels" (level sets of supernodes on the active back end,
+-- lu_ls.c: the factor in A's space); a float64 A in a device space takes
+-- "levels" by default
+local function lu_schedule(f, A, opts)
+  local sch = opts.schedule
+  if sch ~= nil and sch ~= "columns" and sch ~= "levels" then
+    fail(f, "schedule must be \"columns\" or \"levels\", got %s", tostring(sch))
+  end
+  local gm = opts.gemm_min
+  if gm ~= nil and (math.type(gm) ~= "integer" or gm < 1) then
+    fail(f, "gemm_min must be a positive integer, got %s", tostring(gm))
+  end
+  if sch == nil then
+    sch = (A:space() ~= "host" and A.values:dtype() == "float64") and "levels" or "columns"
+  end
+  if gm ~= nil and sch ~= "levels" then
+    fail(f, "gemm_min is an option of the level-set schedule: schedule must be \"levels\"")
+  end
+  return sch
+end
 
 local function check_num(f, what, x)
   if type(x) ~= "number" then fail(f, "%s must be a number, got %s", what, type(x)) end
@@ -72,6 +95,22 @@ local function lu_factor(f, A, opts)
   if ord ~= nil and ord ~= "auto" and ord ~= "amd" and ord ~= "rcm" then
     fail(f, "ordering must be \"auto\", \"amd\" or \"rcm\", got %s", tostring(ord))
   end
+  local sch = lu_schedule(f, A, opts)
+  if sch == "levels" then
+    local _, outs = call(f, "solve.lu_levels",
+                         sparse._margs({pivtol = pivtol, ordering = ord, gemm_min = opts.gemm_min}, "A", A))
+    local F = {n = A:nrows(), space = A:space(), _A = A, _f = {}, _levels = true}
+    for _, k in ipairs(GVIEWS) do F._f[k] = outs[k] end
+    local gi = outs.G_info
+    F._info = {rows = A:nrows(), nnz_L = math.tointeger(gi(4)), nnz_U = math.tointeger(gi(5)),
+               static_pivots = math.tointeger(gi(0)), static_row = math.tointeger(gi(1)),
+               static_col = math.tointeger(gi(2)), tau = gi(3),
+               ordering = gi(6) == 1 and "amd" or "rcm", schedule = "levels",
+               levels = math.tointeger(gi(7)), supernodes = math.tointeger(gi(8)),
+               symbolic_seconds = gi(9), numeric_seconds = gi(10),
+               gemm_updates = math.tointeger(outs.gemm_updates), space = A:space()}
+    return setmetatable(F, LUMT)
+  end
   local _, outs = call(f, "solve.lu", sparse._margs({pivtol = pivtol, ordering = ord}, "A", A))
   local F = {n = A:nrows(), space = A:space(), _A = A, _f = {}}
   for _, k in ipairs(FVIEWS) do F._f[k] = outs[k] end
@@ -79,7 +118,7 @@ local function lu_factor(f, A, opts)
   F._info = {rows = A:nrows(), nnz_L = math.tointeger(fi(4)), nnz_U = math.tointeger(fi(5)),
              static_pivots = math.tointeger(fi(0)), static_row = math.tointeger(fi(1)),
              static_col = math.tointeger(fi(2)), tau = fi(3),
-             ordering = fi(6) == 1 and "amd" or "rcm"}
+             ordering = fi(6) == 1 and "amd" or "rcm", schedule = "columns", space = "host"}
   return setmetatable(F, LUMT)
 end
 
@@ -96,10 +135,16 @@ local function solve_opts(f, opts)
 end
 
 local function lu_solve1(f, F, b, refine, tol)
+  if F._levels and (b:dtype() ~= "float64" or not b:is_contiguous()) then
+    -- the level-set solve reads a contiguous float64 b
+    local c = speck.View(b:label(), "float64", b:extent(0), {space = b:space()})
+    speck.deep_copy(c, b)
+    b = c
+  end
   local args = sparse._margs({b = b, refine = refine, tol = tol}, "A", F._A)
   for k, v in pairs(F._f) do args[k] = v end
-  local _, outs = call(f, "solve.lu_solve", args)
-  return outs.x, {berr = outs.berr, steps = math.tointeger(outs.steps)}
+  local _, outs = call(f, F._levels and "solve.lu_levels_solve" or "solve.lu_solve", args)
+  return outs.x, {berr = outs.berr, steps = math.tointeger(outs.steps), solve_seconds = outs.seconds}
 end
 
 -- x for a rank-1 b; X (b's shape, layout and space) column by column for a
@@ -114,17 +159,29 @@ local function lu_solve(f, F, b, refine, tol)
     local x, i = lu_solve1(f, F, speck.subview(b, speck.ALL, j), refine, tol)
     speck.deep_copy(speck.subview(X, speck.ALL, j), x)
     info.berr, info.steps = math.max(info.berr, i.berr), math.max(info.steps, i.steps)
+    if i.solve_seconds then info.solve_seconds = (info.solve_seconds or 0) + i.solve_seconds end
   end
   return X, info
 end
 
--- F = lu(A [, {pivtol = sqrt(eps), ordering = "auto"}]): the factor of a
--- square sparse A (host memory; A kept for the refinement); ordering "auto":
--- AMD where SuiteSparse's libamd loads, else reverse Cuthill-McKee
+-- F = lu(A [, {pivtol = sqrt(eps), ordering = "auto", schedule =, gemm_min =}]):
+-- the factor of a square sparse A (A kept for the refinement); ordering
+-- "auto": AMD where SuiteSparse's libamd loads, else reverse Cuthill-McKee.
+-- schedule "columns" (a host A's default, and a float32 A's): the host's
+-- left-looking LU, the factor in host memory; "levels" (a float64 A in a
+-- device space: the default there): level sets of supernodes on the active
+-- back end, the numeric phase, the factor, the solves and the refinement
+-- in A's space (the matching, the ordering and the symbolic phase on the
+-- host); gemm_min (levels): updates of at least that many multiply-adds by
+-- the vendor's gemm. F:info() adds, for "levels": levels, supernodes,
+-- gemm_updates, symbolic_seconds (host: matching, ordering, supernodes,
+-- the plan moved to A's space),
+-- numeric_seconds (the back end's numeric phase); F:solve's info
+-- solve_seconds.
 function M.lu(A, opts)
   local f = "lu"
   check_square(f, A)
-  opts = check_opts(f, opts, {"pivtol", "ordering"})
+  opts = check_opts(f, opts, {"pivtol", "ordering", "schedule", "gemm_min"})
   return lu_factor(f, A, opts)
 end
 
@@ -149,12 +206,13 @@ function LUMT.__tostring(self)
                                                                    self._info.nnz_U)
 end
 
--- x, info = spsolve(A, b [, {pivtol =, ordering =, refine = 10, tol = 1e-10}])
+-- x, info = spsolve(A, b [, {pivtol =, ordering =, refine = 10, tol = 1e-10,
+-- schedule =, gemm_min =}])
 function M.spsolve(A, b, opts)
   local f = "spsolve"
   check_square(f, A)
   check_rhs(f, A, b)
-  opts = check_opts(f, opts, {"pivtol", "ordering", "refine", "tol"})
+  opts = check_opts(f, opts, {"pivtol", "ordering", "refine", "tol", "schedule", "gemm_min"})
   local refine, tol = solve_opts(f, opts)
   local F = lu_factor(f, A, opts)
   local x, info = lu_solve(f, F, b, refine, tol)
