@@ -23,6 +23,7 @@
  * run for a fixed thread count, whichever thread ran which block.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <pthread.h>
@@ -37,6 +38,7 @@
 
 #include "core/backend.h"
 #include "core/err.h"
+#include "bcache.h"
 #include "guard.h"
 #include "host.h"
 #include "pool.h"
@@ -132,10 +134,16 @@ void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
   if (rounded < bytes) rounded = bytes; /* overflow: let aligned_alloc fail */
   void *p;
   if (rounded >= HUGE_ADVISE_MIN) {
-    /* 2 MB-aligned, so every huge page of the block can be used */
+    /* 2 MB-aligned, so every huge page of the block can be used; a freed
+     * block of about this size first (bcache.c) */
     size_t r2 = (rounded + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
-    p = r2 >= rounded ? aligned_alloc((size_t)2 << 20, r2) : NULL;
-    if (p) advise_huge(p, r2);
+    if (r2 < rounded) {
+      p = NULL;
+    } else if (!(p = sk_bcache_take(r2))) {
+      p = aligned_alloc((size_t)2 << 20, r2);
+      if (!p && sk_bcache_flush() > 0) p = aligned_alloc((size_t)2 << 20, r2);
+      if (p) advise_huge(p, r2);
+    }
   } else {
     p = rounded ? aligned_alloc(64, rounded) : aligned_alloc(64, 64);
   }
@@ -145,6 +153,11 @@ void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
 
 void sk_serial_free(void *p, int space) {
   (void)space;
+  if (!p) return;
+  if (malloc_usable_size(p) >= HUGE_ADVISE_MIN) {
+    char desc[128];
+    if (sk_bcache_put(p, sk_host_memory(desc, sizeof desc))) return;
+  }
   free(p);
 }
 
@@ -537,7 +550,10 @@ int sk_serial_init(int threads, int device, char *err, size_t errlen) {
   return 0;
 }
 
-void sk_serial_finalize(void) { sk_guard_async_stop(); }
+void sk_serial_finalize(void) {
+  sk_guard_async_stop();
+  (void)sk_bcache_flush();
+}
 
 /* host kernels reach every space the CPU can load (a device's page-locked
  * or managed memory too) and remote views whose parts are in host memory
@@ -589,6 +605,7 @@ int sk_openmp_init(int threads, int device, char *err, size_t errlen) {
 void sk_openmp_finalize(void) {
   sk_pool_stop();
   sk_guard_async_stop();
+  (void)sk_bcache_flush();
 }
 
 int sk_openmp_concurrency(void) {
