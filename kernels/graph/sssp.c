@@ -128,18 +128,36 @@ static const sk_kbody k_relax[3] = {RELAX_K(sssp_relax_host_i, sig_relax_ih),
   R1("q", "int32") R1("nq", "int32") R1("pv", "int32") R1("pb", "int64")            \
     R1("pv2", "int32") R1("pb2", "int64") R1("pvf", "int32") R1("pbf", "int64")     \
       R1("pvf2", "int32") R1("pbf2", "int64") R1("ctl", "int64")
+#define DL_HEAVY R1("heavy", "int32")
 static const char *const sig_dl_relax_i[] = {
-  "team" G3 R1("w", "int32") R1("dp", "int64") R1("nmark", "int32") DL_PILES
-  " delta=int64 cap=int64",
-  "team" G3 R1("w", "int64") R1("dp", "int64") R1("nmark", "int32") DL_PILES
-  " delta=int64 cap=int64",
+  "team" G3 R1("w", "int32") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
+  " delta=int64 cap=int64 hd=int64",
+  "team" G3 R1("w", "int64") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
+  " delta=int64 cap=int64 hd=int64",
   NULL};
-static const char *const sig_dl_relax_u[] = {
-  "team" G3 R1("dp", "int64") R1("nmark", "int32") DL_PILES " delta=int64 cap=int64", NULL};
+static const char *const sig_dl_relax_u[] = {"team" G3 R1("dp", "int64") R1(
+                                               "nmark", "int32") DL_PILES DL_HEAVY
+                                             " delta=int64 cap=int64 hd=int64",
+                                             NULL};
 static const char *const sig_dl_relax_f[] = {
   "team" G3 R1("w", "float64") R1("dist", "float64") R1("nmark", "int32") R1("pbk", "int64")
-    DL_PILES " delta=float64 cap=int64",
+    DL_PILES DL_HEAVY " delta=float64 cap=int64 hd=int64",
   NULL};
+static const char *const sig_dl_heavy_i[] = {
+  "range" G3 R1("w", "int32") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
+  " delta=int64 cap=int64 m=int64",
+  "range" G3 R1("w", "int64") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
+  " delta=int64 cap=int64 m=int64",
+  NULL};
+static const char *const sig_dl_heavy_u[] = {"range" G3 R1("dp", "int64") R1(
+                                               "nmark", "int32") DL_PILES DL_HEAVY
+                                             " delta=int64 cap=int64 m=int64",
+                                             NULL};
+static const char *const sig_dl_heavy_f[] = {
+  "range" G3 R1("w", "float64") R1("dist", "float64") R1("nmark", "int32") R1("pbk", "int64")
+    DL_PILES DL_HEAVY " delta=float64 cap=int64 m=int64",
+  NULL};
+#undef DL_HEAVY
 #define DL_K(name, sig)                                                                 \
   {.label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_FOR, .sigs = sig}
 static const sk_kbody k_dl_relax[3] = {DL_K(sssp_dl_relax_i, sig_dl_relax_i),
@@ -149,6 +167,9 @@ static const char *const sig_dl_split_i[] = {
   "range" R1("dp", "int64") DL_PILES " delta=int64 m=int64", NULL};
 static const char *const sig_dl_split_f[] = {
   "range" R1("dist", "float64") DL_PILES " delta=float64 m=int64", NULL};
+static const sk_kbody k_dl_heavy[3] = {DL_K(sssp_dl_heavy_i, sig_dl_heavy_i),
+                                       DL_K(sssp_dl_heavy_u, sig_dl_heavy_u),
+                                       DL_K(sssp_dl_heavy_f, sig_dl_heavy_f)};
 static const sk_kbody k_dl_split[2] = {DL_K(sssp_dl_split_i, sig_dl_split_i),
                                        DL_K(sssp_dl_split_f, sig_dl_split_f)};
 static const char *const sig_dl_rend[] = {
@@ -339,6 +360,7 @@ typedef struct sssp_state {
   int64_t cap;      /* each pile's entries */
   int64_t win;      /* the near piles' buckets */
   int pair;         /* integer kinds: the distances and pushed buckets in dp */
+  int64_t heavy;    /* the device's loop: a vertex of more arcs is relaxed by all */
   sk_view *dist, *nmark, *pbk, *q, *nq, *cnt, *dp;
   sk_view *pv, *pb, *pv2, *pb2, *pvf, *pbf, *pvf2, *pbf2; /* near, far (and their next) */
   /* where the search is: bucket b; near pile below lim, far from it;
@@ -567,8 +589,9 @@ typedef struct dl_run {
   sssp_state *st;
   int bf;
   int64_t league; /* the round's teams */
-  int64_t m;      /* the split's work items */
-  sk_view ctl;
+  int64_t m;      /* the split's and the heavy vertices' work items */
+  int64_t hd;     /* a vertex of more arcs is heavy */
+  sk_view ctl, heavy;
 } dl_run;
 
 static int dl_set(dl_run *d, const int64_t c[DL_CTL], char *err, size_t errlen) {
@@ -582,7 +605,7 @@ static int dl_set(dl_run *d, const int64_t c[DL_CTL], char *err, size_t errlen) 
   return sk_sp_range(&k_dl_set, 1, a, NELEM(a), NULL, err, errlen);
 }
 
-/* one step's four launches */
+/* one step's five launches */
 static int dl_step(dl_run *d, char *err, size_t errlen) {
   sssp_state *st = d->st;
   const sk_graph *g = st->g;
@@ -611,8 +634,10 @@ static int dl_step(dl_run *d, char *err, size_t errlen) {
   a[na++] = sk_arg_view("pvf2", st->pvf2);
   a[na++] = sk_arg_view("pbf2", st->pbf2);
   a[na++] = sk_arg_view("ctl", &d->ctl);
+  a[na++] = sk_arg_view("heavy", &d->heavy);
   a[na++] = delta_arg(st);
   a[na++] = sk_arg_i64("cap", st->cap);
+  a[na++] = sk_arg_i64("hd", d->hd);
   /* a warp a frontier vertex, teams of 8 */
   sk_policy p;
   sk_policy_init(&p, SK_POL_TEAM);
@@ -620,6 +645,8 @@ static int dl_step(dl_run *d, char *err, size_t errlen) {
   p.vector_length = st->warp;
   p.league_size = d->league;
   if (sk_kbody_launch(&k_dl_relax[st->kind], &p, a, na, NULL, err, errlen) < 0) return -1;
+  a[na - 1] = sk_arg_i64("m", d->m); /* the heavy vertices: hd -> m */
+  if (sk_sp_range(&k_dl_heavy[st->kind], d->m, a, na, NULL, err, errlen) < 0) return -1;
   sk_arg e[] = {sk_arg_view("ctl", &d->ctl), sk_arg_i64("cap", st->cap),
                 sk_arg_i64("bf", d->bf), sk_arg_i64("nv", g->nv), sk_arg_i64("win", st->win)};
   if (sk_sp_range(&k_dl_rend, 1, e, NELEM(e), NULL, err, errlen) < 0) return -1;
@@ -678,9 +705,14 @@ static int dev_loop(sssp_state *st, int bf, int64_t source, char *err, size_t er
     if (d.league < 1) d.league = 1;
     if (d.m < 1) d.m = 1;
   }
+  d.hd = st->heavy;
   if (sk_sp_view(&d.ctl, "search control", SK_I64, DL_CTL, st->g->rowptr->space, 1, err,
-                 errlen) < 0)
+                 errlen) < 0 ||
+      sk_sp_view(&d.heavy, "heavy vertices", SK_I32, nv > 0 ? nv : 1, st->g->rowptr->space, 0,
+                 err, errlen) < 0) {
+    sk_view_release(&d.ctl);
     return -1;
+  }
   int rc = -1;
   sk_launch_graph *rec = NULL;
   int64_t c[DL_CTL];
@@ -725,6 +757,7 @@ static int dev_loop(sssp_state *st, int bf, int64_t source, char *err, size_t er
 done:
   sk_capture_free(rec);
   sk_view_release(&d.ctl);
+  sk_view_release(&d.heavy);
   return rc;
 }
 
@@ -949,12 +982,13 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
  * (int64 for integer or no weights, float64 for float weights), pred
  * (int64) with predecessors */
 static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  /* pile_capacity, device_bodies: for the specs (a pile that overflows;
-   * the device's bodies run on the host) */
+  /* pile_capacity, device_bodies, heavy_degree: for the specs (a pile
+   * that overflows; the device's bodies run on the host; the degree past
+   * which the device's loop relaxes a vertex with every work item) */
   static const char *const known[] = {"G_rowptr",     "G_colidx",      "G_weights",
                                       "directed",     "source",        "delta",
                                       "predecessors", "algorithm",     "pile_capacity",
-                                      "device_bodies", NULL};
+                                      "device_bodies", "heavy_degree", NULL};
   if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
   /* the graph without its weights (any of three dtypes here) */
   sk_arg ga[16];
@@ -995,6 +1029,8 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.w = w;
   st.kind = !w ? KIND_U : w->dtype == SK_F64 ? KIND_F : KIND_I;
   st.win = 8; /* the near window with a given delta (no pass over the weights) */
+  /* a warp's 64 passes of 32 arcs */
+  if (sk_karg_i64(args, nargs, "heavy_degree", 1, 2048, &st.heavy, err, errlen) < 0) return -1;
   const sk_arg *darg = sk_karg_find(args, nargs, "delta");
   if (bf) {
     st.idelta = INT64_MAX;
@@ -1158,7 +1194,7 @@ const sk_kentry sk_galgo_sssp = {
 const sk_kbody *const sk_gsssp_bodies[] = {
   &k_init_p,     &k_seed_p,     &k_dout,       &k_init,       &k_seed,
   &k_setc,       &k_relax[0],   &k_relax[1],   &k_relax[2],   &k_split[0],
-  &k_split[1],   &k_dl_relax[0], &k_dl_relax[1], &k_dl_relax[2], &k_dl_split[0],
+  &k_split[1],   &k_dl_relax[0], &k_dl_relax[1], &k_dl_relax[2], &k_dl_heavy[0], &k_dl_heavy[1], &k_dl_heavy[2], &k_dl_split[0],
   &k_dl_split[1], &k_dl_rend,   &k_dl_send,    &k_dl_set,     &k_rebuild[0],
   &k_rebuild[1], &k_pred[0],    &k_pred[1],    &k_pred[2],    &k_pred_init,
   &k_wrange[0],  &k_wrange[1],  &k_fneg,       &k_bround[0],  &k_bround[1],
