@@ -143,20 +143,6 @@ static const char *const sig_dl_relax_f[] = {
   "team" G3 R1("w", "float64") R1("dist", "float64") R1("nmark", "int32") R1("pbk", "int64")
     DL_PILES DL_HEAVY " delta=float64 cap=int64 hd=int64",
   NULL};
-static const char *const sig_dl_heavy_i[] = {
-  "range" G3 R1("w", "int32") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
-  " delta=int64 cap=int64 m=int64",
-  "range" G3 R1("w", "int64") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
-  " delta=int64 cap=int64 m=int64",
-  NULL};
-static const char *const sig_dl_heavy_u[] = {"range" G3 R1("dp", "int64") R1(
-                                               "nmark", "int32") DL_PILES DL_HEAVY
-                                             " delta=int64 cap=int64 m=int64",
-                                             NULL};
-static const char *const sig_dl_heavy_f[] = {
-  "range" G3 R1("w", "float64") R1("dist", "float64") R1("nmark", "int32") R1("pbk", "int64")
-    DL_PILES DL_HEAVY " delta=float64 cap=int64 m=int64",
-  NULL};
 #undef DL_HEAVY
 #define DL_K(name, sig)                                                                 \
   {.label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_FOR, .sigs = sig}
@@ -167,9 +153,10 @@ static const char *const sig_dl_split_i[] = {
   "range" R1("dp", "int64") DL_PILES " delta=int64 m=int64", NULL};
 static const char *const sig_dl_split_f[] = {
   "range" R1("dist", "float64") DL_PILES " delta=float64 m=int64", NULL};
-static const sk_kbody k_dl_heavy[3] = {DL_K(sssp_dl_heavy_i, sig_dl_heavy_i),
-                                       DL_K(sssp_dl_heavy_u, sig_dl_heavy_u),
-                                       DL_K(sssp_dl_heavy_f, sig_dl_heavy_f)};
+/* (the heavy vertices' pieces: the round's signatures) */
+static const sk_kbody k_dl_heavy[3] = {DL_K(sssp_dl_heavy_i, sig_dl_relax_i),
+                                       DL_K(sssp_dl_heavy_u, sig_dl_relax_u),
+                                       DL_K(sssp_dl_heavy_f, sig_dl_relax_f)};
 static const sk_kbody k_dl_split[2] = {DL_K(sssp_dl_split_i, sig_dl_split_i),
                                        DL_K(sssp_dl_split_f, sig_dl_split_f)};
 static const char *const sig_dl_rend[] = {
@@ -589,8 +576,8 @@ typedef struct dl_run {
   sssp_state *st;
   int bf;
   int64_t league; /* the round's teams */
-  int64_t m;      /* the split's and the heavy vertices' work items */
-  int64_t hd;     /* a vertex of more arcs is heavy */
+  int64_t m;      /* the split's work items */
+  int64_t hd;     /* a vertex of more arcs is heavy, cut in pieces of hd */
   sk_view ctl, heavy;
 } dl_run;
 
@@ -605,7 +592,7 @@ static int dl_set(dl_run *d, const int64_t c[DL_CTL], char *err, size_t errlen) 
   return sk_sp_range(&k_dl_set, 1, a, NELEM(a), NULL, err, errlen);
 }
 
-/* one step's five launches */
+/* one step's five launches (the round's teams for the heavy pieces) */
 static int dl_step(dl_run *d, char *err, size_t errlen) {
   sssp_state *st = d->st;
   const sk_graph *g = st->g;
@@ -644,9 +631,9 @@ static int dl_step(dl_run *d, char *err, size_t errlen) {
   p.team_size = st->warp > 1 ? 8 : 1;
   p.vector_length = st->warp;
   p.league_size = d->league;
-  if (sk_kbody_launch(&k_dl_relax[st->kind], &p, a, na, NULL, err, errlen) < 0) return -1;
-  a[na - 1] = sk_arg_i64("m", d->m); /* the heavy vertices: hd -> m */
-  if (sk_sp_range(&k_dl_heavy[st->kind], d->m, a, na, NULL, err, errlen) < 0) return -1;
+  if (sk_kbody_launch(&k_dl_relax[st->kind], &p, a, na, NULL, err, errlen) < 0 ||
+      sk_kbody_launch(&k_dl_heavy[st->kind], &p, a, na, NULL, err, errlen) < 0)
+    return -1;
   sk_arg e[] = {sk_arg_view("ctl", &d->ctl), sk_arg_i64("cap", st->cap),
                 sk_arg_i64("bf", d->bf), sk_arg_i64("nv", g->nv), sk_arg_i64("win", st->win)};
   if (sk_sp_range(&k_dl_rend, 1, e, NELEM(e), NULL, err, errlen) < 0) return -1;
@@ -708,7 +695,8 @@ static int dev_loop(sssp_state *st, int bf, int64_t source, char *err, size_t er
   d.hd = st->heavy;
   if (sk_sp_view(&d.ctl, "search control", SK_I64, DL_CTL, st->g->rowptr->space, 1, err,
                  errlen) < 0 ||
-      sk_sp_view(&d.heavy, "heavy vertices", SK_I32, nv > 0 ? nv : 1, st->g->rowptr->space, 0,
+      sk_sp_view(&d.heavy, "heavy vertices' pieces", SK_I32,
+                 2 * (nv + st->g->narcs / (d.hd > 0 ? d.hd : 1) + 1), st->g->rowptr->space, 0,
                  err, errlen) < 0) {
     sk_view_release(&d.ctl);
     return -1;
@@ -1029,8 +1017,9 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.w = w;
   st.kind = !w ? KIND_U : w->dtype == SK_F64 ? KIND_F : KIND_I;
   st.win = 8; /* the near window with a given delta (no pass over the weights) */
-  /* a warp's 64 passes of 32 arcs */
+  /* a warp's 64 passes of 32 arcs; a team's 8 passes of 256 a piece */
   if (sk_karg_i64(args, nargs, "heavy_degree", 1, 2048, &st.heavy, err, errlen) < 0) return -1;
+  if (st.heavy < 1) st.heavy = 1;
   const sk_arg *darg = sk_karg_find(args, nargs, "delta");
   if (bf) {
     st.idelta = INT64_MAX;
