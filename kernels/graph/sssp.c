@@ -710,8 +710,9 @@ static int dev_loop(sssp_state *st, int bf, int64_t source, char *err, size_t er
   c[8] = st->win;
   c[9] = 1;
   if (dl_set(&d, c, err, errlen) < 0) goto done;
+  int norec = 0; /* a recorded batch that did nothing: queue the steps */
   for (int64_t batch = DL_FIRST, first = 1;; first = 0) {
-    if (!first && !rec && sk_capture_records()) {
+    if (!first && !rec && !norec && sk_capture_records()) {
       /* record DL_REC steps once; a back end that cannot: queue them */
       int ok = sk_capture_begin(1, err, errlen) == 0;
       for (int k = 0; ok && k < DL_REC; k++) ok = dl_step(&d, err, errlen) == 0;
@@ -730,9 +731,16 @@ static int dev_loop(sssp_state *st, int bf, int64_t source, char *err, size_t er
     }
     sk_view h;
     memset(&h, 0, sizeof h);
+    const int64_t r0 = c[9], b0 = c[7];
     if (sk_sp_host_copy(&d.ctl, &h, err, errlen) < 0) goto done;
     memcpy(c, h.data, sizeof c);
     sk_view_release(&h);
+    if (rec && c[13] == 0 && c[9] == r0 && c[7] == b0) {
+      /* every step runs a round or moves b: the replays ran nothing */
+      sk_capture_free(rec);
+      rec = NULL;
+      norec = 1;
+    }
     if (c[13] == 1) break;
     if (c[13] == 3) {
       sk_err(err, errlen, SK_E_SSSP_NEGATIVE_CYCLE, (long long)source);
