@@ -436,7 +436,7 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
       if k.tier == "nvrtc" and k.launches > 0 then seen[k.label] = true end
     end
-    for _, l in ipairs{"graph.sssp_relax_dev_i", "graph.sssp_split_dev_i", "graph.bc_forward_dev",
+    for _, l in ipairs{"graph.sssp_dl_relax_i", "graph.sssp_dl_split_i", "graph.bc_forward_dev",
                        "graph.bc_backward_dev"} do
       assert.is_true(seen[l] == true, l .. " did not run as a device kernel")
     end

@@ -58,11 +58,20 @@ static const sk_kbody k_fwd_pull = {.label = "graph.bc_forward_pull",
                                     .pattern = SK_REDUCE,
                                     .sigs = sig_fwd_pull,
                                     .reds = "sum:int64"};
-/* the device's: a warp a vertex (teams of 8), its arcs over the lanes */
+/* the device's: a warp a vertex (teams of 8), its arcs over the lanes;
+ * a heavy vertex's pieces (hd arcs) a team each */
 static const char *const sig_fwd_dev[] = {
   "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("order", "int32")
-    R1("cnt", "int64") " lb=int64 l=int64 n=int64",
+    R1("cnt", "int64") R1("heavy", "int32") " lb=int64 l=int64 n=int64 hd=int64 hc=int64",
   NULL};
+static const char *const sig_fwd_heavy[] = {
+  "team" G3 R1("depth", "int32") R1("sigma", "float64") R1("order", "int32")
+    R1("cnt", "int64") R1("heavy", "int32") " l=int64 hd=int64 hc=int64",
+  NULL};
+static const sk_kbody k_fwd_heavy = {.label = "graph.bc_forward_heavy",
+                                     .body = sk_body_graph_bc_forward_heavy,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_fwd_heavy};
 static const sk_kbody k_fwd_dev = {.label = "graph.bc_forward_dev",
                                    .body = sk_body_graph_bc_forward_dev,
                                    .pattern = SK_FOR,
@@ -77,8 +86,26 @@ static const sk_kbody k_bwd = {.label = "graph.bc_backward",
                                .sigs = sig_bwd};
 static const char *const sig_bwd_dev[] = {
   "team" G3 R1("sigma", "float64") R1("delta", "float64") R1("order", "int32")
-    R1("bc", "float64") " lb=int64 s=int64 ro=int64 wo=int64 n=int64",
+    R1("bc", "float64") R1("cnt", "int64") R1("heavy", "int32")
+      " lb=int64 s=int64 ro=int64 wo=int64 n=int64 hd=int64 hc=int64",
   NULL};
+static const char *const sig_bwd_heavy[] = {
+  "team" G3 R1("delta", "float64") R1("cnt", "int64") R1("heavy", "int32")
+    R1("hsum", "float64") " ro=int64 hd=int64 hc=int64",
+  NULL};
+static const sk_kbody k_bwd_heavy = {.label = "graph.bc_backward_heavy",
+                                     .body = sk_body_graph_bc_backward_heavy,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_bwd_heavy};
+static const char *const sig_bwd_hend[] = {
+  "range" R1("sigma", "float64") R1("delta", "float64") R1("bc", "float64")
+    R1("cnt", "int64") R1("heavy", "int32") R1("hsum", "float64")
+      " s=int64 wo=int64 hc=int64 m=int64",
+  NULL};
+static const sk_kbody k_bwd_hend = {.label = "graph.bc_backward_heavy_end",
+                                    .body = sk_body_graph_bc_backward_heavy_end,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_bwd_hend};
 static const sk_kbody k_bwd_dev = {.label = "graph.bc_backward_dev",
                                    .body = sk_body_graph_bc_backward_dev,
                                    .pattern = SK_FOR,
@@ -189,24 +216,52 @@ done:
 typedef struct bc_state {
   const sk_graph *g;
   sk_view *depth, *sigma, *delta, *order, *cnt, *bc;
+  sk_view *heavy, *hsum; /* the device's heavy pieces and their sums */
+  int64_t hd;            /* a vertex of more arcs is heavy, cut in pieces of hd */
   int64_t *lstart; /* level l: order(lstart[l] .. lstart[l + 1]) */
   int host;        /* the host's bodies (1) or the device's (0) */
   int warp;
   int pull; /* the host on an undirected graph: levels may be pulled */
 } bc_state;
 
-/* level body 'kh' (host: a vertex a work item, following the degrees) or
- * 'kd' (device: a warp a vertex) over n vertices; a[na] is free */
-static int bc_level(const bc_state *st, const sk_kbody *kh, const sk_kbody *kd, int64_t n,
-                    sk_arg *a, int na, char *err, size_t errlen) {
+/* level l's body 'kh' (host: a vertex a work item, following the
+ * degrees) or 'kd' (device: a warp a vertex, then the heavy vertices'
+ * pieces a team each: forward 'kf', or backward 'kb' and 'ke') over n
+ * vertices; a[na..na + 3] are free */
+static int bc_level(const bc_state *st, const sk_kbody *kh, const sk_kbody *kd, int fwd,
+                    int64_t l, int64_t n, sk_arg *a, int na, char *err, size_t errlen) {
   if (st->host) return sk_galgo_degree_range(kh, n, a, na, NULL, err, errlen);
   sk_policy p;
   sk_policy_init(&p, SK_POL_TEAM);
   p.team_size = st->warp > 1 ? 8 : 1;
   p.vector_length = st->warp;
   p.league_size = (n + p.team_size - 1) / p.team_size;
+  const int64_t hc = 1 + (l & 1);
   a[na] = sk_arg_i64("n", n);
-  return sk_kbody_launch(kd, &p, a, na + 1, NULL, err, errlen);
+  a[na + 1] = sk_arg_view("heavy", st->heavy);
+  a[na + 2] = sk_arg_i64("hd", st->hd);
+  a[na + 3] = sk_arg_i64("hc", hc);
+  if (sk_kbody_launch(kd, &p, a, na + 4, NULL, err, errlen) < 0) return -1;
+  /* the pieces: about a resident grid of teams */
+  const int64_t lg = (st->g->nv + 7) / 8;
+  p.league_size = lg < 1 ? 1 : lg > 1024 ? 1024 : lg;
+  if (fwd) {
+    sk_arg h[] = {a[0], a[1], a[2], a[3], a[4], a[5], sk_arg_view("heavy", st->heavy),
+                  sk_arg_i64("l", l), sk_arg_i64("hd", st->hd), sk_arg_i64("hc", hc)};
+    return sk_kbody_launch(&k_fwd_heavy, &p, h, NELEM(h), NULL, err, errlen);
+  }
+  /* backward: a = rowptr, colidx, sigma, delta, order, bc, lb, s, ro, wo */
+  sk_arg h[] = {a[0], a[1], a[3], sk_arg_view("cnt", st->cnt), sk_arg_view("heavy", st->heavy),
+                sk_arg_view("hsum", st->hsum), a[8], sk_arg_i64("hd", st->hd),
+                sk_arg_i64("hc", hc)};
+  const int64_t m = 65536;
+  sk_arg e[] = {a[2], a[3], a[5], sk_arg_view("cnt", st->cnt), sk_arg_view("heavy", st->heavy),
+                sk_arg_view("hsum", st->hsum), a[7], a[9], sk_arg_i64("hc", hc),
+                sk_arg_i64("m", m)};
+  return sk_kbody_launch(&k_bwd_heavy, &p, h, NELEM(h), NULL, err, errlen) < 0 ||
+             sk_sp_range(&k_bwd_hend, m, e, NELEM(e), NULL, err, errlen) < 0
+           ? -1
+           : 0;
 }
 
 /* one source's dependencies added to bc */
@@ -244,6 +299,9 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
                   sk_arg_view("cnt", st->cnt),
                   sk_arg_i64("lb", lb),
                   sk_arg_i64("l", nl),
+                  {0},
+                  {0},
+                  {0},
                   {0}};
     if (st->host) {
       sk_result r;
@@ -253,12 +311,12 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
         rcl = sk_galgo_degree_range_chunk(&k_fwd_pull, (g->nv + 63) / 64, 4, b, NELEM(b),
                                           &r, err, errlen);
       } else {
-        rcl = sk_galgo_degree_range(&k_fwd, n, a, NELEM(a) - 1, &r, err, errlen);
+        rcl = sk_galgo_degree_range(&k_fwd, n, a, NELEM(a) - 4, &r, err, errlen);
       }
       if (rcl < 0) return -1;
       mf = sk_result_i64(&r, 0);
       mu -= mf;
-    } else if (bc_level(st, &k_fwd, &k_fwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0) {
+    } else if (bc_level(st, &k_fwd, &k_fwd_dev, 1, nl, n, a, NELEM(a) - 4, err, errlen) < 0) {
       return -1;
     }
     if (sk_sp_get_i64(st->cnt, 0, &end, err, errlen) < 0) return -1;
@@ -287,8 +345,15 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
                   sk_arg_i64("s", s),
                   sk_arg_i64("ro", ((l + 1) & 1) * g->nv),
                   sk_arg_i64("wo", (l & 1) * g->nv),
+                  {0},
+                  {0},
+                  {0},
+                  {0},
                   {0}};
-    if (bc_level(st, &k_bwd, &k_bwd_dev, n, a, NELEM(a) - 1, err, errlen) < 0) return -1;
+    /* (the device's body takes cnt too: a[10]; the host's stops at wo) */
+    int na = 10;
+    if (!st->host) a[na++] = sk_arg_view("cnt", st->cnt);
+    if (bc_level(st, &k_bwd, &k_bwd_dev, 0, l, n, a, na, err, errlen) < 0) return -1;
   }
   sk_arg ra[] = {sk_arg_view("order", st->order), sk_arg_view("depth", st->depth),
                  sk_arg_view("sigma", st->sigma), sk_arg_view("delta", st->delta),
@@ -300,14 +365,17 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
  * -> bc (float64 per vertex) */
 static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  /* device_bodies, by_source: for the specs (the device's bodies run on
-   * the host; the searches one source a slot (1) or level by level (0)) */
+  /* device_bodies, by_source, heavy_degree: for the specs (the device's
+   * bodies run on the host; the searches one source a slot (1) or level
+   * by level (0); the degree past which the device cuts a vertex's arcs
+   * into pieces, a team a piece: 2048, a team's 8 passes) */
   static const char *const known[] = {"G_rowptr",      "G_colidx",  "G_weights",
                                       "directed",      "sources",   "normalized",
-                                      "device_bodies", "by_source", NULL};
+                                      "device_bodies", "by_source", "heavy_degree",
+                                      NULL};
   sk_graph g;
   int directed, normalized, devb;
-  int64_t bysrc;
+  int64_t bysrc, hdeg;
   const sk_view *src = NULL;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
@@ -315,6 +383,7 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "normalized", 1, &normalized, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "by_source", 1, -1, &bysrc, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "heavy_degree", 1, 2048, &hdeg, err, errlen) < 0 ||
       (sk_karg_find(args, nargs, "sources") &&
        !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))))
     return -1;
@@ -359,10 +428,23 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   const int space = g.rowptr->space;
   int rc = -1;
-  sk_view depth, sigma, delta, order, cnt, bc;
-  sk_view *all[] = {&depth, &sigma, &delta, &order, &cnt, &bc};
+  sk_view depth, sigma, delta, order, cnt, bc, heavy, hsum;
+  sk_view *all[] = {&depth, &sigma, &delta, &order, &cnt, &bc, &heavy, &hsum};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  bc_state st = {&g, &depth, &sigma, &delta, &order, &cnt, &bc, NULL, 1, 1, 0};
+  bc_state st = {.g = &g,
+                 .depth = &depth,
+                 .sigma = &sigma,
+                 .delta = &delta,
+                 .order = &order,
+                 .cnt = &cnt,
+                 .bc = &bc,
+                 .heavy = &heavy,
+                 .hsum = &hsum,
+                 .hd = hdeg < 1 ? 1 : hdeg,
+                 .lstart = NULL,
+                 .host = 1,
+                 .warp = 1,
+                 .pull = 0};
   {
     const sk_backend *be = sk_sp_backend(err, errlen);
     if (!be || (st.warp = sk_galgo_warp(err, errlen)) < 0) goto done;
@@ -378,7 +460,12 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_sp_view(&delta, "dependencies", SK_F64, 2 * nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&order, "search order", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) <
         0 ||
-      sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&cnt, "counts", SK_I64, 3, space, 1, err, errlen) < 0 ||
+      (!st.host &&
+       (sk_sp_view(&heavy, "heavy vertices' pieces", SK_I32,
+                   2 * (nv + g.narcs / st.hd + 1), space, 0, err, errlen) < 0 ||
+        sk_sp_view(&hsum, "heavy vertices' sums", SK_F64, nv > 0 ? nv : 1, space, 1, err,
+                   errlen) < 0)) ||
       sk_sp_view(&bc, "bc", SK_F64, nv, space, 1, err, errlen) < 0)
     goto done;
   {
@@ -425,4 +512,4 @@ const sk_kentry sk_galgo_bc = {"graph.betweenness",
 const sk_kbody *const sk_gbc_bodies[] = {
   &k_init,    &k_seed,    &k_fwd,   &k_bwd,       &k_reset,      &k_scale,
   &k_fwd_dev, &k_bwd_dev, &k_bysrc, &k_sum_parts, &k_init_slots, &k_leaves,
-  &k_fwd_pull, NULL};
+  &k_fwd_pull, &k_fwd_heavy, &k_bwd_heavy, &k_bwd_hend, NULL};

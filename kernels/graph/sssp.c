@@ -90,8 +90,8 @@ static const sk_kbody k_setc = {.label = "graph.sssp_set_counts",
                                 .pattern = SK_FOR,
                                 .sigs = sig_setc};
 
-/* a round's relaxation: [0] the device's (a warp a frontier vertex),
- * [1] the host's (ch vertices a work item, pushes buffered); by kind */
+/* a round's relaxation on the host (ch vertices a work item, pushes
+ * buffered); by kind */
 #define RELAX_TAIL                                                                  \
   R1("nmark", "int32") R1("pbk", "int64") R1("q", "int32") R1("nq", "int32")        \
     R1("pv", "int32") R1("pb", "int64") R1("pvf", "int32") R1("pbf", "int64")       \
@@ -117,34 +117,66 @@ static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
     .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
   }
-static const char *const sig_relax_id[] = {
-  "team" G3 R1("w", "int32") R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64",
-  "team" G3 R1("w", "int64") R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64", NULL};
-static const char *const sig_relax_ud[] = {
-  "team" G3 R1("dp", "int64") RELAX_TAIL_P RELAX_SC_I " qn=int64", NULL};
-static const char *const sig_relax_fd[] = {
-  "team" G3 R1("w", "float64") R1("dist", "float64") RELAX_TAIL RELAX_SC_F " qn=int64", NULL};
-#define RELAX_DEV(name, sig)                                                            \
-  {.label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_FOR, .sigs = sig}
-static const sk_kbody k_relax[2][3] = {
-  {RELAX_DEV(sssp_relax_dev_i, sig_relax_id), RELAX_DEV(sssp_relax_dev_u, sig_relax_ud),
-   RELAX_DEV(sssp_relax_dev_f, sig_relax_fd)},
-  {RELAX_K(sssp_relax_host_i, sig_relax_ih), RELAX_K(sssp_relax_host_u, sig_relax_uh),
-   RELAX_K(sssp_relax_host_f, sig_relax_fh)}};
+static const sk_kbody k_relax[3] = {RELAX_K(sssp_relax_host_i, sig_relax_ih),
+                                    RELAX_K(sssp_relax_host_u, sig_relax_uh),
+                                    RELAX_K(sssp_relax_host_f, sig_relax_fh)};
 
-/* the next bucket's frontier from the pile: [0] the device's (an entry a
- * work item), [1] the host's (512 entries a work item); int or float */
+/* the device's loop (sssp.sk's sssp_dl_*): a round, its end, a split,
+ * its end, the control set from the host; the piles and frontiers all
+ * given, ctl choosing */
+#define DL_PILES                                                                    \
+  R1("q", "int32") R1("nq", "int32") R1("pv", "int32") R1("pb", "int64")            \
+    R1("pv2", "int32") R1("pb2", "int64") R1("pvf", "int32") R1("pbf", "int64")     \
+      R1("pvf2", "int32") R1("pbf2", "int64") R1("ctl", "int64")
+#define DL_HEAVY R1("heavy", "int32")
+static const char *const sig_dl_relax_i[] = {
+  "team" G3 R1("w", "int32") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
+  " delta=int64 cap=int64 hd=int64",
+  "team" G3 R1("w", "int64") R1("dp", "int64") R1("nmark", "int32") DL_PILES DL_HEAVY
+  " delta=int64 cap=int64 hd=int64",
+  NULL};
+static const char *const sig_dl_relax_u[] = {"team" G3 R1("dp", "int64") R1(
+                                               "nmark", "int32") DL_PILES DL_HEAVY
+                                             " delta=int64 cap=int64 hd=int64",
+                                             NULL};
+static const char *const sig_dl_relax_f[] = {
+  "team" G3 R1("w", "float64") R1("dist", "float64") R1("nmark", "int32") R1("pbk", "int64")
+    DL_PILES DL_HEAVY " delta=float64 cap=int64 hd=int64",
+  NULL};
+#undef DL_HEAVY
+#define DL_K(name, sig)                                                                 \
+  {.label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_FOR, .sigs = sig}
+static const sk_kbody k_dl_relax[3] = {DL_K(sssp_dl_relax_i, sig_dl_relax_i),
+                                       DL_K(sssp_dl_relax_u, sig_dl_relax_u),
+                                       DL_K(sssp_dl_relax_f, sig_dl_relax_f)};
+static const char *const sig_dl_split_i[] = {
+  "range" R1("dp", "int64") DL_PILES " delta=int64 m=int64", NULL};
+static const char *const sig_dl_split_f[] = {
+  "range" R1("dist", "float64") DL_PILES " delta=float64 m=int64", NULL};
+/* (the heavy vertices' pieces: the round's signatures) */
+static const sk_kbody k_dl_heavy[3] = {DL_K(sssp_dl_heavy_i, sig_dl_relax_i),
+                                       DL_K(sssp_dl_heavy_u, sig_dl_relax_u),
+                                       DL_K(sssp_dl_heavy_f, sig_dl_relax_f)};
+static const sk_kbody k_dl_split[2] = {DL_K(sssp_dl_split_i, sig_dl_split_i),
+                                       DL_K(sssp_dl_split_f, sig_dl_split_f)};
+static const char *const sig_dl_rend[] = {
+  "range" R1("ctl", "int64") " cap=int64 bf=int64 nv=int64 win=int64", NULL};
+static const char *const sig_dl_send[] = {"range" R1("ctl", "int64"), NULL};
+static const char *const sig_dl_set[] = {
+  "range" R1("ctl", "int64") " nn=int64 minn=int64 fn=int64 minf=int64 qn=int64 b=int64"
+  " lim=int64 r=int64 qs=int64 ns=int64 fs=int64 rounds=int64",
+  NULL};
+static const sk_kbody k_dl_rend = DL_K(sssp_dl_round_end, sig_dl_rend);
+static const sk_kbody k_dl_send = DL_K(sssp_dl_split_end, sig_dl_send);
+static const sk_kbody k_dl_set = DL_K(sssp_dl_set, sig_dl_set);
+#undef DL_K
+#undef DL_PILES
+
+/* the next bucket's frontier from the pile on the host (512 entries a
+ * work item); int or float */
 #define SPLIT_TAIL                                                                  \
   R1("q", "int32") R1("iv", "int32") R1("ib", "int64") R1("ov", "int32")           \
     R1("ob", "int64") R1("xv", "int32") R1("xb", "int64") R1("cnt", "int64")
-static const char *const sig_split_i[] = {"range" R1("rowptr", "int64") R1(
-                                            "dp", "int64") SPLIT_TAIL
-                                          " delta=int64 bsel=int64 lim=int64",
-                                          NULL};
-static const char *const sig_split_f[] = {"range" R1("rowptr", "int64") R1(
-                                            "dist", "float64") SPLIT_TAIL
-                                          " delta=float64 bsel=int64 lim=int64",
-                                          NULL};
 static const char *const sig_split_ih[] = {"range" R1("rowptr", "int64") R1(
                                              "dp", "int64") SPLIT_TAIL
                                            " delta=int64 bsel=int64 lim=int64 n=int64",
@@ -158,9 +190,8 @@ static const char *const sig_split_fh[] = {"range" R1("rowptr", "int64") R1(
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
     .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
   }
-static const sk_kbody k_split[2][2] = {
-  {SPLIT_K(sssp_split_dev_i, sig_split_i), SPLIT_K(sssp_split_dev_f, sig_split_f)},
-  {SPLIT_K(sssp_split_host_i, sig_split_ih), SPLIT_K(sssp_split_host_f, sig_split_fh)}};
+static const sk_kbody k_split[2] = {SPLIT_K(sssp_split_host_i, sig_split_ih),
+                                    SPLIT_K(sssp_split_host_f, sig_split_fh)};
 
 #define REBUILD_SIG(dt)                                                                  \
   "range" R1("dist", dt) R1("pbk", "int64") R1("pv", "int32") R1("pb", "int64")        \
@@ -316,6 +347,7 @@ typedef struct sssp_state {
   int64_t cap;      /* each pile's entries */
   int64_t win;      /* the near piles' buckets */
   int pair;         /* integer kinds: the distances and pushed buckets in dp */
+  int64_t heavy;    /* the device's loop: a vertex of more arcs is relaxed by all */
   sk_view *dist, *nmark, *pbk, *q, *nq, *cnt, *dp;
   sk_view *pv, *pb, *pv2, *pb2, *pvf, *pbf, *pvf2, *pbf2; /* near, far (and their next) */
   /* where the search is: bucket b; near pile below lim, far from it;
@@ -387,8 +419,8 @@ static int rebuild(sssp_state *st, char *err, size_t errlen) {
   return 0;
 }
 
-/* a round: the frontier relaxed in bucket b (stamp r): the next frontier,
- * the piles grown */
+/* a round on the host: the frontier relaxed in bucket b (stamp r): the
+ * next frontier, the piles grown */
 static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
   const sk_graph *g = st->g;
   int na = 0;
@@ -419,41 +451,22 @@ static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
   a[na++] = sk_arg_i64("qn", st->qn);
   int64_t mn, mf;
   if (set_counts(st, 0, st->nn, st->fn, err, errlen) < 0) return -1;
-  if (st->host) {
-    /* ch vertices a work item: about 64 items a thread, at most 64 each */
-    int64_t ch = st->qn / (64 * (int64_t)st->threads);
-    ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
-    a[na++] = sk_arg_i64("ch", ch);
-    sk_result res;
-    int64_t c[6];
-    if (sk_galgo_degree_range_chunk(&k_relax[1][st->kind], (st->qn + ch - 1) / ch, 2, a, na,
-                                    &res, err, errlen) < 0 ||
-        get_counts(st, c, err, errlen) < 0)
-      return -1;
-    st->qn = c[0];
-    st->nn = c[1];
-    st->fn = c[4];
-    st->farcs = sk_result_i64(&res, 0);
-    mn = sk_result_i64(&res, 1);
-    mf = sk_result_i64(&res, 2);
-  } else {
-    /* a warp a vertex, teams of 8 */
-    sk_policy p;
-    sk_policy_init(&p, SK_POL_TEAM);
-    p.team_size = st->warp > 1 ? 8 : 1;
-    p.vector_length = st->warp;
-    p.league_size = (st->qn + p.team_size - 1) / p.team_size;
-    int64_t c[6];
-    if (sk_kbody_launch(&k_relax[0][st->kind], &p, a, na, NULL, err, errlen) < 0 ||
-        get_counts(st, c, err, errlen) < 0)
-      return -1;
-    st->qn = c[0];
-    st->nn = c[1];
-    st->farcs = c[2];
-    mn = c[3];
-    st->fn = c[4];
-    mf = c[5];
-  }
+  /* ch vertices a work item: about 64 items a thread, at most 64 each */
+  int64_t ch = st->qn / (64 * (int64_t)st->threads);
+  ch = ch < 1 ? 1 : ch > 64 ? 64 : ch;
+  a[na++] = sk_arg_i64("ch", ch);
+  sk_result res;
+  int64_t c[6];
+  if (sk_galgo_degree_range_chunk(&k_relax[st->kind], (st->qn + ch - 1) / ch, 2, a, na, &res,
+                                  err, errlen) < 0 ||
+      get_counts(st, c, err, errlen) < 0)
+    return -1;
+  st->qn = c[0];
+  st->nn = c[1];
+  st->fn = c[4];
+  st->farcs = sk_result_i64(&res, 0);
+  mn = sk_result_i64(&res, 1);
+  mf = sk_result_i64(&res, 2);
   if (mn < st->minn) st->minn = mn;
   if (mf < st->minf) st->minf = mf;
   swap_views(st->q, st->nq);
@@ -490,8 +503,7 @@ static int split(sssp_state *st, char *err, size_t errlen) {
   sk_result res;
   int64_t c[6];
   if (set_counts(st, 0, 0, near ? st->fn : 0, err, errlen) < 0 ||
-      sk_sp_range(&k_split[st->host][fl], st->host ? (n + 511) / 512 : n, a,
-                  NELEM(a) - !st->host, &res, err, errlen) < 0 ||
+      sk_sp_range(&k_split[fl], (n + 511) / 512, a, NELEM(a), &res, err, errlen) < 0 ||
       get_counts(st, c, err, errlen) < 0)
     return -1;
   st->qn = c[0];
@@ -513,8 +525,8 @@ static int split(sssp_state *st, char *err, size_t errlen) {
   return 0;
 }
 
-/* the search from the seeded frontier; 'bf': Bellman-Ford (one bucket,
- * negative cycles detected) from 'source' */
+/* the search from the seeded frontier on the host; 'bf': Bellman-Ford
+ * (one bucket, negative cycles detected) from 'source' */
 static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t errlen) {
   const sk_graph *g = st->g;
   const int64_t nv = g->nv;
@@ -544,6 +556,205 @@ static int sssp_loop(sssp_state *st, int bf, int64_t source, char *err, size_t e
     if (split(st, err, errlen) < 0) return -1;
   }
   return 0;
+}
+
+/* -- the device's loop -------------------------------------------------------
+ * The same search with its control on the device (sssp.sk's sssp_dl_*):
+ * the host queues steps (a round, its end, a split, its end), each
+ * kernel reading from ctl whether it is its turn, and reads ctl back
+ * only after a batch of steps, the batches growing (DL_FIRST, doubling
+ * to DL_MOST): a round no longer waits for a copy to the host. The
+ * steps' launches are the same every time (every choice is ctl's), so
+ * where the back end records launch sequences a batch of DL_REC steps
+ * is recorded once, after a first batch has compiled the kernels, and
+ * replayed (a failed recording: the steps queued one by one). A pile
+ * that overflowed stops the device; the host makes the piles again
+ * from the distances (rebuild) and sets ctl again. */
+enum { DL_FIRST = 4, DL_MOST = 64, DL_REC = 4, DL_CTL = 24 };
+
+typedef struct dl_run {
+  sssp_state *st;
+  int bf;
+  int64_t league; /* the round's teams */
+  int64_t m;      /* the split's work items */
+  int64_t hd;     /* a vertex of more arcs is heavy, cut in pieces of hd */
+  sk_view ctl, heavy;
+} dl_run;
+
+static int dl_set(dl_run *d, const int64_t c[DL_CTL], char *err, size_t errlen) {
+  sk_arg a[] = {sk_arg_view("ctl", &d->ctl), sk_arg_i64("nn", c[1]),
+                sk_arg_i64("minn", c[3]),    sk_arg_i64("fn", c[4]),
+                sk_arg_i64("minf", c[5]),    sk_arg_i64("qn", c[6]),
+                sk_arg_i64("b", c[7]),       sk_arg_i64("lim", c[8]),
+                sk_arg_i64("r", c[9]),       sk_arg_i64("qs", c[10]),
+                sk_arg_i64("ns", c[11]),     sk_arg_i64("fs", c[12]),
+                sk_arg_i64("rounds", c[18])};
+  return sk_sp_range(&k_dl_set, 1, a, NELEM(a), NULL, err, errlen);
+}
+
+/* one step's five launches (the round's teams for the heavy pieces) */
+static int dl_step(dl_run *d, char *err, size_t errlen) {
+  sssp_state *st = d->st;
+  const sk_graph *g = st->g;
+  sk_arg a[24];
+  int na = 0;
+  a[na++] = sk_arg_view("rowptr", g->rowptr);
+  a[na++] = sk_arg_view("colidx", g->colidx);
+  if (st->w) a[na++] = sk_arg_view("w", st->w);
+  if (st->pair) {
+    a[na++] = sk_arg_view("dp", st->dp);
+    a[na++] = sk_arg_view("nmark", st->nmark);
+  } else {
+    a[na++] = sk_arg_view("dist", st->dist);
+    a[na++] = sk_arg_view("nmark", st->nmark);
+    a[na++] = sk_arg_view("pbk", st->pbk);
+  }
+  const int np = na; /* the piles from here */
+  a[na++] = sk_arg_view("q", st->q);
+  a[na++] = sk_arg_view("nq", st->nq);
+  a[na++] = sk_arg_view("pv", st->pv);
+  a[na++] = sk_arg_view("pb", st->pb);
+  a[na++] = sk_arg_view("pv2", st->pv2);
+  a[na++] = sk_arg_view("pb2", st->pb2);
+  a[na++] = sk_arg_view("pvf", st->pvf);
+  a[na++] = sk_arg_view("pbf", st->pbf);
+  a[na++] = sk_arg_view("pvf2", st->pvf2);
+  a[na++] = sk_arg_view("pbf2", st->pbf2);
+  a[na++] = sk_arg_view("ctl", &d->ctl);
+  a[na++] = sk_arg_view("heavy", &d->heavy);
+  a[na++] = delta_arg(st);
+  a[na++] = sk_arg_i64("cap", st->cap);
+  a[na++] = sk_arg_i64("hd", d->hd);
+  /* a warp a frontier vertex, teams of 8 */
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.team_size = st->warp > 1 ? 8 : 1;
+  p.vector_length = st->warp;
+  p.league_size = d->league;
+  if (sk_kbody_launch(&k_dl_relax[st->kind], &p, a, na, NULL, err, errlen) < 0 ||
+      sk_kbody_launch(&k_dl_heavy[st->kind], &p, a, na, NULL, err, errlen) < 0)
+    return -1;
+  sk_arg e[] = {sk_arg_view("ctl", &d->ctl), sk_arg_i64("cap", st->cap),
+                sk_arg_i64("bf", d->bf), sk_arg_i64("nv", g->nv), sk_arg_i64("win", st->win)};
+  if (sk_sp_range(&k_dl_rend, 1, e, NELEM(e), NULL, err, errlen) < 0) return -1;
+  /* the split: the distances, the piles, delta and m */
+  sk_arg s[16];
+  int ns = 0;
+  s[ns++] = st->pair ? sk_arg_view("dp", st->dp) : sk_arg_view("dist", st->dist);
+  for (int k = np; k < np + 11; k++) s[ns++] = a[k];
+  s[ns++] = delta_arg(st);
+  s[ns++] = sk_arg_i64("m", d->m);
+  if (sk_sp_range(&k_dl_split[st->kind == KIND_F], d->m, s, ns, NULL, err, errlen) < 0)
+    return -1;
+  return sk_sp_range(&k_dl_send, 1, e, 1, NULL, err, errlen);
+}
+
+/* the piles made again after an overflow: the host's rebuild on the
+ * piles ctl names, its counts into ctl */
+static int dl_rebuild(dl_run *d, int64_t c[DL_CTL], char *err, size_t errlen) {
+  sssp_state *st = d->st;
+  sk_view *pv = st->pv, *pb = st->pb, *pvf = st->pvf, *pbf = st->pbf;
+  if (c[11]) {
+    st->pv = st->pv2;
+    st->pb = st->pb2;
+  }
+  if (c[12]) {
+    st->pvf = st->pvf2;
+    st->pbf = st->pbf2;
+  }
+  st->b = c[7];
+  st->lim = c[8];
+  const int rc = rebuild(st, err, errlen);
+  st->pv = pv;
+  st->pb = pb;
+  st->pvf = pvf;
+  st->pbf = pbf;
+  if (rc < 0) return -1;
+  c[1] = st->nn;
+  c[3] = st->minn;
+  c[4] = st->fn;
+  c[5] = st->minf;
+  return dl_set(d, c, err, errlen);
+}
+
+static int dev_loop(sssp_state *st, int bf, int64_t source, char *err, size_t errlen) {
+  const int64_t nv = st->g->nv;
+  dl_run d;
+  memset(&d, 0, sizeof d);
+  d.st = st;
+  d.bf = bf;
+  {
+    /* about a resident grid: 1024 teams of 8 warps, 4 x 2^16 entries a
+     * split pass (fewer for small graphs) */
+    const int64_t tsz = st->warp > 1 ? 8 : 1;
+    d.league = (nv + tsz - 1) / tsz < 1024 ? (nv + tsz - 1) / tsz : 1024;
+    d.m = 2 * nv < 262144 ? 2 * nv : 262144;
+    if (d.league < 1) d.league = 1;
+    if (d.m < 1) d.m = 1;
+  }
+  d.hd = st->heavy;
+  if (sk_sp_view(&d.ctl, "search control", SK_I64, DL_CTL, st->g->rowptr->space, 1, err,
+                 errlen) < 0 ||
+      sk_sp_view(&d.heavy, "heavy vertices' pieces", SK_I32,
+                 2 * (nv + st->g->narcs / (d.hd > 0 ? d.hd : 1) + 1), st->g->rowptr->space, 0,
+                 err, errlen) < 0) {
+    sk_view_release(&d.ctl);
+    return -1;
+  }
+  int rc = -1;
+  sk_launch_graph *rec = NULL;
+  int64_t c[DL_CTL];
+  memset(c, 0, sizeof c);
+  c[3] = c[5] = INT64_MAX;
+  c[6] = 1; /* the source, in q */
+  c[8] = st->win;
+  c[9] = 1;
+  if (dl_set(&d, c, err, errlen) < 0) goto done;
+  int norec = 0; /* a recorded batch that did nothing: queue the steps */
+  for (int64_t batch = DL_FIRST, first = 1;; first = 0) {
+    if (!first && !rec && !norec && sk_capture_records()) {
+      /* record DL_REC steps once; a back end that cannot: queue them */
+      int ok = sk_capture_begin(1, err, errlen) == 0;
+      for (int k = 0; ok && k < DL_REC; k++) ok = dl_step(&d, err, errlen) == 0;
+      if (!ok || sk_capture_end(!ok, &rec, err, errlen) < 0 || (rec && !rec->seq)) {
+        if (!ok) sk_capture_end(1, NULL, NULL, 0);
+        sk_capture_free(rec);
+        rec = NULL;
+        err[0] = 0;
+      }
+    }
+    if (rec) {
+      if (sk_capture_replay(rec, (batch + DL_REC - 1) / DL_REC, err, errlen) < 0) goto done;
+    } else {
+      for (int64_t k = 0; k < batch; k++)
+        if (dl_step(&d, err, errlen) < 0) goto done;
+    }
+    sk_view h;
+    memset(&h, 0, sizeof h);
+    const int64_t r0 = c[9], b0 = c[7];
+    if (sk_sp_host_copy(&d.ctl, &h, err, errlen) < 0) goto done;
+    memcpy(c, h.data, sizeof c);
+    sk_view_release(&h);
+    if (rec && c[13] == 0 && c[9] == r0 && c[7] == b0) {
+      /* every step runs a round or moves b: the replays ran nothing */
+      sk_capture_free(rec);
+      rec = NULL;
+      norec = 1;
+    }
+    if (c[13] == 1) break;
+    if (c[13] == 3) {
+      sk_err(err, errlen, SK_E_SSSP_NEGATIVE_CYCLE, (long long)source);
+      goto done;
+    }
+    if (c[13] == 2 && dl_rebuild(&d, c, err, errlen) < 0) goto done;
+    batch = batch * 2 < DL_MOST ? batch * 2 : DL_MOST;
+  }
+  rc = 0;
+done:
+  sk_capture_free(rec);
+  sk_view_release(&d.ctl);
+  sk_view_release(&d.heavy);
+  return rc;
 }
 
 /* -- the host's bucket lists ---------------------------------------------------
@@ -767,12 +978,13 @@ static int choose_delta(sssp_state *st, const sk_arg *darg, char *err, size_t er
  * (int64 for integer or no weights, float64 for float weights), pred
  * (int64) with predecessors */
 static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  /* pile_capacity, device_bodies: for the specs (a pile that overflows;
-   * the device's bodies run on the host) */
+  /* pile_capacity, device_bodies, heavy_degree: for the specs (a pile
+   * that overflows; the device's bodies run on the host; the degree past
+   * which the device's loop relaxes a vertex with every work item) */
   static const char *const known[] = {"G_rowptr",     "G_colidx",      "G_weights",
                                       "directed",     "source",        "delta",
                                       "predecessors", "algorithm",     "pile_capacity",
-                                      "device_bodies", NULL};
+                                      "device_bodies", "heavy_degree", NULL};
   if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
   /* the graph without its weights (any of three dtypes here) */
   sk_arg ga[16];
@@ -813,6 +1025,9 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   st.w = w;
   st.kind = !w ? KIND_U : w->dtype == SK_F64 ? KIND_F : KIND_I;
   st.win = 8; /* the near window with a given delta (no pass over the weights) */
+  /* a warp's 64 passes of 32 arcs; a team's 8 passes of 256 a piece */
+  if (sk_karg_i64(args, nargs, "heavy_degree", 1, 2048, &st.heavy, err, errlen) < 0) return -1;
+  if (st.heavy < 1) st.heavy = 1;
   const sk_arg *darg = sk_karg_find(args, nargs, "delta");
   if (bf) {
     st.idelta = INT64_MAX;
@@ -933,7 +1148,9 @@ static int sssp(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
                  sk_sp_range(&k_seed, 1, s, NELEM(s), NULL, err, errlen) < 0)
       goto done;
   }
-  if (sssp_loop(&st, bf, source, err, errlen) < 0) goto done;
+  if ((st.host ? sssp_loop(&st, bf, source, err, errlen)
+               : dev_loop(&st, bf, source, err, errlen)) < 0)
+    goto done;
 found_pair:
   if (pair) {
     sk_arg a[] = {sk_arg_view("dist", &dist), sk_arg_view("dp", &pbk)};
@@ -972,11 +1189,11 @@ const sk_kentry sk_galgo_sssp = {
   "graph.sssp", "G_*, source [, delta, predecessors, algorithm]", SK_KRES_NONE, sssp};
 
 const sk_kbody *const sk_gsssp_bodies[] = {
-  &k_init_p,       &k_seed_p,       &k_dout,
-  &k_init,         &k_seed,         &k_setc,         &k_relax[0][0],  &k_relax[0][1],
-  &k_relax[0][2],  &k_relax[1][0],  &k_relax[1][1],  &k_relax[1][2],  &k_split[0][0],
-  &k_split[0][1],  &k_split[1][0],  &k_split[1][1],  &k_rebuild[0],   &k_rebuild[1],
-  &k_pred[0],      &k_pred[1],      &k_pred[2],      &k_pred_init,    &k_wrange[0],
-  &k_wrange[1],    &k_fneg,         &k_bround[0],    &k_bround[1],    &k_bround[2],
-  &k_bfill[0],     &k_bfill[1],     &k_breset,       &k_binit[0],     &k_binit[1],
-  &k_bseed[0],     &k_bseed[1],     &k_bdout_j,      NULL};
+  &k_init_p,     &k_seed_p,     &k_dout,       &k_init,       &k_seed,
+  &k_setc,       &k_relax[0],   &k_relax[1],   &k_relax[2],   &k_split[0],
+  &k_split[1],   &k_dl_relax[0], &k_dl_relax[1], &k_dl_relax[2], &k_dl_heavy[0], &k_dl_heavy[1], &k_dl_heavy[2], &k_dl_split[0],
+  &k_dl_split[1], &k_dl_rend,   &k_dl_send,    &k_dl_set,     &k_rebuild[0],
+  &k_rebuild[1], &k_pred[0],    &k_pred[1],    &k_pred[2],    &k_pred_init,
+  &k_wrange[0],  &k_wrange[1],  &k_fneg,       &k_bround[0],  &k_bround[1],
+  &k_bround[2],  &k_bfill[0],   &k_bfill[1],   &k_breset,     &k_binit[0],
+  &k_binit[1],   &k_bseed[0],   &k_bseed[1],   &k_bdout_j,    NULL};
