@@ -943,5 +943,7 @@ SK_ERRDEF(CAPTURE_OTHER_BACKEND, "recorded on back end '%s', the active one is '
 /* -- complex getrs gesv trtri trmm syrk herk, batched lu gesv trmm trtri
  *    (kernels/blas/zlapack.c, kernels/batched/zbatched.c; issue 32) -- */
 SK_ERRDEF(ZHERK_REAL, "%s must be real for herk (C = alpha A A^H + beta C stays Hermitian only so), got %g%+gi")
+/* -- speck.dist on GPU ranks (issue 28: vm/ldist.c, stdlib/speck/dist.lua) -- */
+SK_ERRDEF(DIST_PACKED_SHORT, "speck.dist: the packed buffer (%lld) or the halo (%lld) is shorter than the plan's %lld and %lld")
 #include "backends/errmsg.h"
 // clang-format on

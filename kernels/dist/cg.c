@@ -125,7 +125,7 @@ static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, i
 #define SK_DIST_CG_MINBLOCK 8192
 
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7],
-                    char *err, size_t errlen) {
+                    int stage, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->plan = plan;
   c->ip = v[0], c->ic = v[1], c->iv = v[2], c->bp = v[3], c->bc = v[4], c->bv = v[5];
@@ -166,6 +166,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   }
   c->nbr = sk_result_i64(&res, 0);
   int64_t one = 1, nbr = c->nbr > 0 ? c->nbr : 1, ns = plan->nsend > 0 ? plan->nsend : 1;
+  c->stage = stage || !sk_space_host_accessible(c->iv->space);
   if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->iv->space, 0,
                      NULL, err, errlen) < 0 ||
       sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->iv->space, 0, NULL,
@@ -174,6 +175,26 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
                      SK_RIGHT, SK_SPACE_HOST, 0, plan->slid, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
+  }
+  if (c->stage) {
+    /* the send list beside the matrix, host buffers for the exchange */
+    sk_view hs = c->slid;
+    memset(&c->slid, 0, sizeof c->slid);
+    int64_t nh = c->hu->extent[0];
+    int rc = sk_view_create(&c->slid, "halo_send_ids", SK_I64, 1, &hs.extent[0], SK_RIGHT,
+                            c->iv->space, 0, NULL, err, errlen);
+    if (rc == 0) rc = sk_view_deep_copy(&c->slid, &hs, err, errlen);
+    sk_view_release(&hs);
+    if (rc == 0)
+      rc = sk_view_create(&c->hsbuf, "halo_send_host", SK_F64, 1, &ns, SK_RIGHT,
+                          SK_SPACE_HOST, 0, NULL, err, errlen);
+    if (rc == 0)
+      rc = sk_view_create(&c->hhu, "halo_host", SK_F64, 1, &nh, SK_RIGHT, SK_SPACE_HOST, 0,
+                          NULL, err, errlen);
+    if (rc < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
   }
   sk_arg bra[] = {sk_arg_view("bp", c->bp), sk_arg_view("br", &c->br)};
   if (c->nbr > 0 && range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
@@ -193,7 +214,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
 }
 
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io};
+  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io, &c->hsbuf, &c->hhu};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -206,6 +227,8 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->slid);
   sk_view_release(&c->ip32);
   sk_view_release(&c->io);
+  sk_view_release(&c->hsbuf);
+  sk_view_release(&c->hhu);
   memset(c, 0, sizeof *c);
 }
 
@@ -251,7 +274,12 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
     if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
   }
-  if (sk_dist_plan_start_packed(pl, c->sbuf.data, c->hu->data, err, errlen) < 0) return -1;
+  /* staged: the packed values to the host, the halo arrives there */
+  if (c->stage && pl->nsend > 0 && sk_view_deep_copy(&c->hsbuf, &c->sbuf, err, errlen) < 0)
+    return -1;
+  if (sk_dist_plan_start_packed(pl, c->stage ? c->hsbuf.data : c->sbuf.data,
+                                c->stage ? c->hhu.data : c->hu->data, err, errlen) < 0)
+    return -1;
   double g = 0, rr = 0, dl = 0;
   int rc = sweep(c, v, alpha, beta, &g, &rr, &dl, err, errlen);
   /* the exchange completes whatever happened: the other ranks wait on it */
@@ -261,6 +289,9 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
     return -1;
   }
   if (rc < 0) return -1;
+  if (c->stage && pl->nhalo > 0 &&
+      sk_view_deep_copy((sk_view *)c->hu, &c->hhu, err, errlen) < 0)
+    return -1;
   if (c->nbr > 0) {
     sk_arg ha[] = {sk_arg_view("br", &c->br), sk_arg_view("bp", c->bp),
                    sk_arg_view("bc", c->bc),  sk_arg_view("bv", c->bv),

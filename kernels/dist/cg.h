@@ -25,15 +25,22 @@ typedef struct sk_dist_cg {
    * with an int32 row pointer (ip32), where they fit */
   sk_view ip32, io;
   int lean;
+  /* stage: the halo travels through host buffers -- the packed values
+   * (hsbuf) and the received halo (hhu); the send list and buffer then
+   * live beside the matrix (a device's memory on GPU ranks) */
+  int stage;
+  sk_view hsbuf, hhu;
   int64_t n, nbr, reach, block;
 } sk_dist_cg;
 
 /* Set up 'c' for a matrix (views: ip, ic, iv, bp, bc, bv, hu; see the
  * struct), once for all its solves: the boundary rows, how far right of
  * its diagonal the interior block reaches (the update's lead over the
- * SpMV), the lean index arrays, the send buffer. Not collective. */
+ * SpMV), the lean index arrays, the send buffer. 'stage' (forced where
+ * the views are not host memory): the halo through host buffers. Not
+ * collective. */
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const views[7],
-                    char *err, size_t errlen);
+                    int stage, char *err, size_t errlen);
 /* The bytes 'c' holds besides the matrix's views. */
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c);
 /* One sweep (collective) over the vectors v = {d, x, r, p, s, w} (d the
