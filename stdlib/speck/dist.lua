@@ -38,31 +38,47 @@ end
 -- matrices' blocks and the halos are device views and every step is a
 -- device kernel; what a rank builds once (maps, the split into interior
 -- and boundary blocks, the halo plans) is made in host memory by host
--- kernels (hpol) and moved over. 'stage': halo values travel through host
+-- kernels (hfor: on a device, over copies) and moved over. 'stage': halo values travel through host
 -- buffers (packed on the device, exchanged by MPI, copied back) --
 -- always on a device without the one-sided transport; SPECK_DIST_STAGE=1
 -- takes that path on host ranks too (the tests check it there).
+-- (any memory but the host's: a device's, or its managed memory, which the
+-- host reads only after the device's work -- so it is treated alike)
 local DEV = speck.View("dist_probe", "float64", 0):space()
-local dev = not speck.host_accessible(DEV)
+local dev = DEV ~= "host"
 local stage = dev or os.getenv("SPECK_DIST_STAGE") == "1"
 local HOST = {space = "host"}
 local function hview(label, dt, n) return speck.View(label, dt, n, HOST) end
--- a range policy over host views (the host's kernels whatever the back end)
-local function hpol(n)
-  if dev then return speck.RangePolicy(0, n, HOST) end
-  return n
-end
--- v itself where the host reads it, else a host copy
+-- v itself in host memory, else a host copy (after the device's work)
 local function tohost(v)
-  if speck.host_accessible(v:space()) then return v end
-  return speck.create_mirror_view_and_copy("host", v)
+  if v:space() == "host" then return v end
+  local h = speck.create_mirror("host", v)
+  speck.deep_copy(h, v)
+  return h
 end
 -- v itself in the back end's memory, else a copy there
 local function todev(v)
   if v:space() == DEV then return v end
   return speck.create_mirror_view_and_copy(DEV, v)
 end
-local function crs_host(A) return speck.host_accessible(A:space()) and A or A:to("host") end
+local function crs_host(A) return A:space() == "host" and A or A:to("host") end
+-- a kernel over host views (the set-up's): on a host back end as it is; on
+-- a device the host views it captures go over, it runs there, and (a
+-- parallel_for's) come back
+local function hlaunch(launch, back, label, n, caps, body, ...)
+  if not dev then return launch(label, n, caps, body, ...) end
+  local dc = {}
+  for k, v in pairs(caps) do
+    dc[k] = (type(v) == "userdata" and v:space() == "host") and todev(v) or v
+  end
+  local r = table.pack(launch(label, n, dc, body, ...))
+  if back then
+    for k, v in pairs(caps) do if dc[k] ~= v then speck.deep_copy(v, dc[k]) end end
+  end
+  return table.unpack(r, 1, r.n)
+end
+local function hfor(...) return hlaunch(speck.parallel_for, true, ...) end
+local function hreduce(...) return hlaunch(speck.parallel_reduce, false, ...) end
 -- a CrsMatrix over views in the back end's memory (host views copied over
 -- first: the library's check runs where the back end runs)
 local function crs_of(m, n, rp, ci, va)
@@ -162,7 +178,7 @@ function dist.map(n, opts)
     else
       p = tohost(p)
     end
-    return p:extent(0), speck.parallel_reduce("dist_part_sum", hpol(p:extent(0)), {p = p},
+    return p:extent(0), hreduce("dist_part_sum", p:extent(0), {p = p},
       text("dist_part_sum"), {op = "sum", dtype = "int64"})
   end)
   agree(f, {len, sum}, {"the partition's length", "the partition's checksum"})
@@ -170,13 +186,13 @@ function dist.map(n, opts)
     fail(f, "partition has %d entries, the map has %d indices", len, n)
   end
   -- every owner in [0, np), every rank owning at least one index
-  local i = speck.parallel_reduce("dist_part_check", hpol(n), {p = p, np = np},
+  local i = hreduce("dist_part_check", n, {p = p, np = np},
     text("dist_part_check"), {op = "min", dtype = "int64"})
   if i < n then
     fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
   end
   local counts = hview("counts", "int64", np)
-  speck.parallel_for("dist_part_count", hpol(n), {p = p, cnt = counts},
+  hfor("dist_part_count", n, {p = p, cnt = counts},
     text("dist_part_count"))
   for r = 0, np - 1 do
     if counts(r) == 0 then
@@ -212,7 +228,7 @@ end
 function Map:local_ids()
   if not self.ids then
     local ids = hview("local_ids", "int64", self.nloc)
-    speck.parallel_for("dist_iota", hpol(self.nloc), {v = ids, b = self.b}, text("dist_iota"))
+    hfor("dist_iota", self.nloc, {v = ids, b = self.b}, text("dist_iota"))
     self.ids = ids
   end
   return self.ids
@@ -259,7 +275,7 @@ function Vec:gather(root)
   collect(src, tmp)
   collect(m.ids, ids)
   if not here then return nil end
-  speck.parallel_for("dist_scatter", hpol(m.n), {o = out, t = tmp, ids = ids}, text("dist_scatter"))
+  hfor("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, text("dist_scatter"))
   return out
 end
 
@@ -1108,7 +1124,7 @@ local function global_rows(A)
   local I, B, nloc = crs_host(A.interior), crs_host(A.boundary), A.map.nloc
   local nnz = A.nnz_local
   local R, C, V = hview("r", "int64", nnz), hview("c", "int64", nnz), hview("v", "float64", nnz)
-  speck.parallel_for("dist_global_rows", hpol(nloc),
+  hfor("dist_global_rows", nloc,
     {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = B.rowptr, bc = B.colidx, bv = B.values,
      gid = A.domain:local_ids(), hid = A.halo_ids, R = R, C = C, V = V}, text("dist_global_rows"))
   A._glob = crs_host(coo(nloc, A.ncols, R, C, V))
@@ -1133,18 +1149,18 @@ function dist.spgemm(A, B)
   local erp = hview("erp", "int64", nd + nh + 1)
   local ecol = hview("ecol", "int32", nb + hc:extent(0))
   local eval = hview("eval", "float64", nb + hc:extent(0))
-  speck.parallel_for("dist_ext_rows", hpol(nd + 1), {erp = erp, rp = Bg.rowptr}, text("dist_copy_rowptr"))
+  hfor("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, text("dist_copy_rowptr"))
   for k = 0, nh - 1 do erp[nd + k + 1] = erp(nd + k) + hl(k) end
-  speck.parallel_for("dist_ext_cols", hpol(nb), {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
+  hfor("dist_ext_cols", nb, {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
     text("dist_ext_cols"))
-  speck.parallel_for("dist_ext_hcols", hpol(hc:extent(0)), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
+  hfor("dist_ext_hcols", hc:extent(0), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
     text("dist_ext_hcols"))
   local Bext = crs_of(nd + nh, B.ncols, erp, ecol, eval)
   -- A's rows with columns numbered as Bext's rows
   local I, Bd, nloc = crs_host(A.interior), crs_host(A.boundary), A.map.nloc
   local nnz = A.nnz_local
   local R, C, V = hview("r", "int64", nnz), hview("c", "int64", nnz), hview("v", "float64", nnz)
-  speck.parallel_for("dist_ext_a", hpol(nloc),
+  hfor("dist_ext_a", nloc,
     {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = Bd.rowptr, bc = Bd.colidx, bv = Bd.values,
      nd = nd, R = R, C = C, V = V}, text("dist_ext_a"))
   local Aext = coo(nloc, nd + nh, R, C, V)
@@ -1153,7 +1169,7 @@ function dist.spgemm(A, B)
 end
 
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
-                  hview = hview, hpol = hpol, tohost = tohost, todev = todev, coo = coo,
+                  hview = hview, hfor = hfor, hreduce = hreduce, tohost = tohost, todev = todev, coo = coo,
                   crs_host = crs_host, xstart = xstart, xwait = xwait, xexport_add = xexport_add,
                   HOST = HOST, dev = dev,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,

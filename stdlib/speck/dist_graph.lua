@@ -81,7 +81,7 @@ return function(dist)
     local rd = c.alltoallv(sd, cnt)
     local m = rs:extent(0)
     local lr = I.hview("lr", "int64", m)
-    speck.parallel_for("dist_graph_lid", I.hpol(m), {lr = lr, rs = rs, b = map.b}, text("dist_graph_lid"))
+    I.hfor("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, text("dist_graph_lid"))
     return I.coo(map.nloc, nv, lr, rd, I.hview("ones", "float64", m))
   end
 
@@ -110,7 +110,7 @@ return function(dist)
     t = I.tohost(t)
     if t:dtype() == "int32" then
       local v = I.hview(what, "int64", t:extent(0))
-      speck.parallel_for("dist_widen", I.hpol(t:extent(0)), {v = v, t = t}, text("dist_widen"))
+      I.hfor("dist_widen", t:extent(0), {v = v, t = t}, text("dist_widen"))
       return v
     end
     return t
@@ -384,13 +384,13 @@ return function(dist)
     local nl = adj.colidx:extent(0)
     local erp = I.hview("erp", "int64", nloc + nh + 1)
     local ecol = I.hview("ecol", "int64", nl + hcols:extent(0))
-    speck.parallel_for("dist_tri_rows", I.hpol(nloc + 1), {erp = erp, rp = adj.rowptr},
+    I.hfor("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr},
                        text("dist_copy_rowptr"))
     for k = 0, nh - 1 do erp[nloc + k + 1] = erp(nloc + k) + hlens(k) end
-    speck.parallel_for("dist_tri_cols", I.hpol(nl), {e = ecol, c = adj.colidx}, text("dist_tri_cols"))
-    speck.parallel_for("dist_tri_hcols", I.hpol(hcols:extent(0)), {e = ecol, h = hcols, o = nl},
+    I.hfor("dist_tri_cols", nl, {e = ecol, c = adj.colidx}, text("dist_tri_cols"))
+    I.hfor("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl},
                        text("dist_tri_hcols"))
-    local mine = speck.parallel_reduce("dist_triangles", I.hpol(nloc),
+    local mine = I.hreduce("dist_triangles", nloc,
       {rp = adj.rowptr, ci = adj.colidx, erp = erp, ecol = ecol, hid = A.halo_ids,
        b = map.b, e = map.e, nloc = nloc, nh = nh}, text("dist_triangles"),
       {op = "sum", dtype = "int64"})
