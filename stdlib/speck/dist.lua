@@ -353,24 +353,31 @@ local function is_dm(A) return getmetatable(A) == DMT end
 -- completes the exchange ("nvshmem"); otherwise -- ranks sharing a GPU,
 -- no NVSHMEM, or SPECK_DIST_TRANSPORT=mpi -- the values are packed on the
 -- device, copied to host buffers, exchanged by MPI and copied back
--- ("mpi, staged through host memory"). Picked once, at the first matrix
--- (collective), alike on every rank.
-local transport
+-- ("mpi, staged through host memory"). SPECK_DIST_TRANSPORT=onesided on
+-- host ranks takes the one-sided path over speck.remote's MPI windows
+-- ("mpi one-sided windows": the tests check that path there). Picked
+-- once, at the first matrix (collective), alike on every rank; the
+-- remote views' space in 'onesided_space'.
+local transport, onesided_space
 local function pick_transport()
   if transport then return transport end
   transport = stage and "mpi, staged through host memory" or "mpi"
-  if not dev or np == 1 or os.getenv("SPECK_DIST_TRANSPORT") == "mpi" then return transport end
+  local want = os.getenv("SPECK_DIST_TRANSPORT")
+  if np == 1 or want == "mpi" then return transport end
+  if not dev then
+    if want == "onesided" then transport, onesided_space = "mpi one-sided windows", "host" end
+    return transport
+  end
   local rinfo = speck.info().spaces.remote or {}
   local ok = tostring(rinfo.info or ""):find("GPU memory: NVSHMEM %d") ~= nil
-  -- one GPU to each rank: no node holds more ranks than GPUs, none pinned
+  -- one GPU to each rank: no node holds more ranks than GPUs
   ok = ok and c.node_ranks() <= #(speck.info().devices or {})
-  ok = ok and (os.getenv("SPECK_CUDA_DEVICE") or "") == ""
   if c.allreduce_int({ok and 1 or 0}, "min")[1] == 1 then
     -- remote.View fails alike on every rank (its own agreement) where
     -- NVSHMEM cannot start or a pair of GPUs cannot reach each other
     if pcall(remote.View, "dist_transport_probe", "float64", {np, 1},
              {layout = "partitioned", space = DEV}) then
-      transport = "nvshmem"
+      transport, onesided_space = "nvshmem", DEV
     end
   end
   return transport
@@ -383,7 +390,7 @@ local function xbufs(A, dt)
   if b then return b end
   b = {}
   local ns = A.plan:info().sent
-  if A.transport == "nvshmem" then
+  if A.onesided then
     if not A._put then
       local pe, off = A.plan:put_targets()
       A._put = {pe = todev(pe), off = todev(off)}
@@ -391,8 +398,8 @@ local function xbufs(A, dt)
     -- two receive buffers used in turn: a rank's stores into one cannot
     -- land before its receiver has read it (a fence between)
     local L = c.allreduce_int({math.max(A.nhalo, 1)}, "max")[1]
-    b.rb = {remote.View("dist_halo_recv", dt, {np, L}, {layout = "partitioned", space = DEV}),
-            remote.View("dist_halo_recv", dt, {np, L}, {layout = "partitioned", space = DEV})}
+    local o = {layout = "partitioned", space = onesided_space}
+    b.rb = {remote.View("dist_halo_recv", dt, {np, L}, o), remote.View("dist_halo_recv", dt, {np, L}, o)}
     b.turn = 0
   else
     b.sbuf = speck.View("halo_send", dt, ns)
@@ -406,10 +413,10 @@ end
 -- start the exchange of x's entries the other ranks read into 'halo'
 -- (this rank's, of A.nhalo); finish with xwait
 local function xstart(A, x, halo)
-  if not stage then return A.plan:start(x, halo) end
+  if not stage and not A.onesided then return A.plan:start(x, halo) end
   local b = xbufs(A, x:dtype())
   local ns = A.nsend
-  if A.transport == "nvshmem" then
+  if A.onesided then
     b.turn = 3 - (b.turn == 0 and 2 or b.turn)
     if ns > 0 then
       speck.parallel_for("dist_put", ns, {rb = b.rb[b.turn], pe = A._put.pe, off = A._put.off,
@@ -425,10 +432,10 @@ local function xstart(A, x, halo)
   A.plan:start_packed(b.hsbuf, b.hhalo)
 end
 local function xwait(A, x, halo)
-  if not stage then return A.plan:wait() end
+  if not stage and not A.onesided then return A.plan:wait() end
   local b = xbufs(A, x:dtype())
   if A.nhalo == 0 then return A.plan:wait() end
-  if A.transport == "nvshmem" then
+  if A.onesided then
     speck.deep_copy(halo, speck.subview(b.rb[b.turn]:local_view(), {0, A.nhalo}))
     return
   end
@@ -465,8 +472,9 @@ local function build(fname, map, ncols, A)
   M.nnz_local = ic:extent(0) + bc:extent(0)
   M.nsend = M.plan:info().sent
   M.transport = pick_transport()
-  -- the send list beside the vectors, for the device's pack
-  if stage then M.slid = todev(M.plan:send_ids()) end
+  M.onesided = onesided_space ~= nil
+  -- the send list beside the vectors, for the pack or the puts
+  if stage or M.onesided then M.slid = todev(M.plan:send_ids()) end
   M.build_seconds = c.wtime() - t0
   return M
 end
@@ -894,7 +902,7 @@ function dist.cg(A, b, opts)
   end
   -- the fused sweep exchanges by MPI (staged through host memory on GPU
   -- ranks); with the one-sided transport CG keeps the loop below
-  if d and A.transport ~= "nvshmem" then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
+  if d and not A.onesided then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
   local z, p, q = new_vec(map), new_vec(map), new_vec(map)
   local rn = true_resid(A, b, x, r) / bn
   info.history[1] = rn

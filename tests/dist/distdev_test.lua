@@ -27,6 +27,9 @@ local DEV = speck.View("probe", "float64", 0):space()
 local ONDEV = DEV ~= "host"
 local STAGED = ONDEV or os.getenv("SPECK_DIST_STAGE") == "1"
 local HOST = {space = "host"}
+-- the one-sided path (NVSHMEM on GPUs; on host ranks over MPI windows, SPECK_DIST_TRANSPORT=onesided)
+local function is_onesided(t) return t == "nvshmem" or t == "mpi one-sided windows" end
+local ONESIDED = os.getenv("SPECK_DIST_TRANSPORT") == "onesided" and np > 1
 
 local cases = {}
 local function case(name, f) cases[#cases + 1] = {name = name, f = f} end
@@ -120,8 +123,8 @@ case("vectors, matrix blocks and halo in the back end's memory; plan_info names 
   eq(A.halo:space(), DEV, "the halo")
   local want = os.getenv("SPECK_DIST_TRANSPORT_EXPECT")
   if want then eq(info.transport, want, "transport") end
-  if not STAGED then eq(info.transport, "mpi", "host ranks' transport") end
-  check(info.transport == "mpi" or info.transport == "nvshmem"
+  if not STAGED and not ONESIDED then eq(info.transport, "mpi", "host ranks' transport") end
+  check(info.transport == "mpi" or info.transport == "nvshmem" or info.transport == "mpi one-sided windows"
         or info.transport == "mpi, staged through host memory", "transport " .. tostring(info.transport))
   if np > 1 then check(info.halo > 0 and info.sent > 0, "a halo on " .. np .. " ranks") end
 end)
@@ -137,10 +140,12 @@ case("spmv against sparse.spmv on the whole matrix (twice: the plan reused)", fu
   dist.spmv(1.0, A, x, 0.0, y)
   sparse.spmv("N", 1.0, full, fullvec(XF), 0.0, yf)
   close(y:gather(), yf, N, 1e-12, "y again")
-  if STAGED and np > 1 and A:plan_info().transport ~= "nvshmem" then
+  if STAGED and np > 1 and not is_onesided(A:plan_info().transport) then
     eq(launches("dist_pack") - before, 2, "the halo packed by a kernel, once a product")
   end
-  if A:plan_info().transport == "nvshmem" then check(device_launches("dist_put") > 0, "puts on the device") end
+  if is_onesided(A:plan_info().transport) then
+    check((ONDEV and device_launches("dist_put") or launches("dist_put")) > 0, "the puts ran")
+  end
 end)
 
 case("dot, norm2, axpy against the whole vectors (blas on the whole)", function()
@@ -156,6 +161,32 @@ case("dot, norm2, axpy against the whole vectors (blas on the whole)", function(
   eq(y:local_view():space(), DEV, "the result stays in the back end's memory")
   local y0 = y:gather(0)
   if me == 0 then close(y0, yf, N, 1e-12, "gathered to rank 0") else eq(y0, nil, "not gathered here") end
+end)
+
+case("a partition map: from_local over it, spmv, gather; spgemm A*A (the set-up's kernels over copies on a device)", function()
+  local part = {}
+  for i = 0, N - 1 do part[i + 1] = ((i // 5) * 3 + i) % np end
+  local m = dist.map(N, {partition = part})
+  local ids = m:local_ids()
+  local R, C, V = {}, {}, {}
+  for k = 0, ids:extent(0) - 1 do
+    local r, c, v = rows(ids(k), ids(k) + 1, ids(k))
+    for q = 1, #r do R[#R + 1], C[#C + 1], V[#V + 1] = k, c[q], v[q] end
+  end
+  local B = dist.from_local(N, N, 0, sparse.from_coo(ids:extent(0), N, R, C, V), {map = m})
+  local x, y = distvec(B, XF), dist.vector(B)
+  dist.spmv(1.0, B, x, 0.0, y)
+  local yf = fullvec(function() return 0 end)
+  sparse.spmv("N", 1.0, full, fullvec(XF), 0.0, yf)
+  close(y:gather(), yf, N, 1e-12, "partitioned spmv")
+  local Cm = dist.spgemm(A, A)
+  local Cf = sparse.spgemm(full, full)
+  eq(Cm:nnz(), Cf:nnz(), "nnz of A*A")
+  eq(Cm:plan_info().space, DEV, "A*A in the back end's memory")
+  local xc, yc = distvec(Cm, XF), dist.vector(Cm)
+  dist.spmv(1.0, Cm, xc, 0.0, yc)
+  sparse.spmv("N", 1.0, Cf, fullvec(XF), 0.0, yf)
+  close(yc:gather(), yf, N, 1e-12, "(A*A) x")
 end)
 
 -- -- solvers ------------------------------------------------------------------------------------
@@ -201,7 +232,7 @@ case("cg (Jacobi: the fused sweep; none; Chebyshev) and gmres against the whole 
     local x, info = dist.cg(A, b, {tol = 1e-10, precond = pc})
     solved("cg_" .. pc, x, info, bf, 1e-10)
   end
-  if A:plan_info().transport ~= "nvshmem" then
+  if not is_onesided(A:plan_info().transport) then
     check(launches("dist.cg_update") > sweeps, "the fused sweep ran")
   end
   local x, info = dist.gmres(A, b, {tol = 1e-10, restart = 20, precond = "jacobi"})
@@ -269,7 +300,7 @@ case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   if not ONDEV then return end
   local tr = A:plan_info().transport
   local labels = {"dist_bfs_step", "dist_bfs_push", "dist_cc_step", "dist_pr_step", "dist_set"}
-  if tr ~= "nvshmem" then
+  if not is_onesided(tr) then
     for _, l in ipairs{"dist.cg_update", "dist.cg_halo"} do labels[#labels + 1] = l end
     if np > 1 then labels[#labels + 1] = "dist_pack" end
   else
@@ -278,7 +309,7 @@ case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   for _, l in ipairs(labels) do
     if l ~= "dist.cg_halo" or np > 1 then check(device_launches(l) > 0, l .. " ran on the device") end
   end
-  check(device_launches("dist.cg_spmv16") + device_launches("dist.cg_spmv") > 0 or tr == "nvshmem",
+  check(device_launches("dist.cg_spmv16") + device_launches("dist.cg_spmv") > 0 or is_onesided(tr),
         "the fused SpMV ran on the device")
 end)
 
