@@ -86,6 +86,15 @@ if speck.info().spaces.remote.available then
   dofile("tests/dist/dist_test.lua")
   local dist = require "speck.dist" -- int32 ids (widened)
   dist.from_edges(4, speck.View.from({0, 1, 2}, "int32"), speck.View.from({1, 2, 3}, "int32"))
+  -- the halo texts of GPU ranks that one rank never launches (it sends
+  -- nothing), with dist.lua's captures: the pack, the one-sided put into
+  -- a remote view, an export's sums added on the device
+  local text = require "speck.ktext"
+  local x, i64 = speck.View("x", "float64", 1), speck.View("i", "int64", 1)
+  speck.parallel_for("dist_pack", 0, {b = x, sl = i64, x = x}, text("dist_pack"))
+  speck.parallel_for("dist_add", 0, {x = i64, d = i64}, text("dist_add"))
+  local rb = require("speck.remote").View("rb", "float64", {1, 1}, {layout = "partitioned"})
+  speck.parallel_for("dist_put", 0, {rb = rb, pe = i64, off = i64, sl = i64, x = x}, text("dist_put"))
 else
   print("nodist")
 end
