@@ -9,7 +9,8 @@
 -- rank 0: ranks, n, rows, iterations, seconds per iteration, the plan's
 -- build time and halo size.
 --
---   mpirun -np 2 speck scripts/bench/dist/cg.lua [n = 128] [stencil = 7] [maxiter = 200]
+--   mpirun -np 2 speck scripts/bench/dist/cg.lua [n = 128] [stencil = 7] [maxiter = 200] [precond = jacobi | none]
+--   (one rank with BENCH_LIBRARY_CG=1: also speck.sparse.cg, unpreconditioned, on the same matrix)
 --   SPECK_SPACE=<a GPU back end> speck scripts/bench/dist/cg.lua 128 27   (GPU ranks: the
 --   matrix and vectors in device memory; the transport is printed)
 local speck = require "speck"
@@ -18,6 +19,7 @@ local sparse = require "speck.sparse"
 local n = tonumber(arg and arg[1]) or 128
 local stencil = tonumber(arg and arg[2]) or 7
 local maxiter = tonumber(arg and arg[3]) or 200
+local precond = arg and arg[4] or "jacobi"
 local me, np = dist.rank(), dist.size()
 local nz = stencil == 5 and 1 or n
 local N = n * n * nz
@@ -71,25 +73,34 @@ speck.parallel_for("dist_bench_fill", nloc, caps, [[
   }
 ]])
 local t0 = speck.Timer()
-local A = dist.from_local(N, N, b, sparse.CrsMatrix{nrows = nloc, ncols = N, rowptr = rowptr,
-                                                    colidx = colidx, values = values})
+local crs = sparse.CrsMatrix{nrows = nloc, ncols = N, rowptr = rowptr, colidx = colidx, values = values}
+local A = dist.from_local(N, N, b, crs)
 local setup = t0:seconds()
 local rhs = dist.vector(A, 1.0)
 -- a warm-up solve of 2 iterations first (as petsc_cg.c's): the timed one
 -- then finds the process's memory and the kernels as a second solve
 -- on the same matrix does
-dist.cg(A, rhs, {tol = 1e-8, maxiter = 2, precond = "jacobi"})
+dist.cg(A, rhs, {tol = 1e-8, maxiter = 2, precond = precond})
 dist.barrier()
 local t = speck.Timer()
-local _, info = dist.cg(A, rhs, {tol = 1e-8, maxiter = maxiter, precond = "jacobi"})
+local _, info = dist.cg(A, rhs, {tol = 1e-8, maxiter = maxiter, precond = precond})
 local s = t:seconds()
 local pi = A:plan_info()
 local halo = require("speck.remote").allreduce(pi.halo, "max")
 local total_nnz = A:nnz()   -- collective: every rank
 if me == 0 then
   print(("dist_cg ranks=%d stencil=%d n=%d rows=%d nnz=%d iters=%d reason=%s resid=%.3e "
-         .. "ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s space=%s transport=%s"):format(
+         .. "ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s space=%s transport=%s precond=%s"):format(
     np, stencil, n, N, total_nnz, info.iters, info.reason, info.resid,
     1e3 * s / math.max(info.iters, 1), setup, pi.build_seconds, halo, os.getenv("SPECK_THREADS") or "default",
-    pi.space, pi.transport))
+    pi.space, pi.transport, precond))
+end
+-- one rank: the library's one-node CG (unpreconditioned) on the same matrix, for scale
+if np == 1 and os.getenv("BENCH_LIBRARY_CG") == "1" then
+  sparse.cg(crs, rhs:local_view(), {tol = 1e-8, maxiter = 2})
+  local t2 = speck.Timer()
+  local _, iters, resid, reason = sparse.cg(crs, rhs:local_view(), {tol = 1e-8, maxiter = maxiter})
+  local s2 = t2:seconds()
+  print(("library_cg stencil=%d n=%d iters=%d reason=%s resid=%.3e ms_per_iter=%.3f"):format(
+    stencil, n, iters, reason, resid, 1e3 * s2 / math.max(iters, 1)))
 end
