@@ -59,6 +59,20 @@ static const sk_kbody k_spmv16 = {.label = "dist.cg_spmv16",
                                   .pattern = SK_REDUCE,
                                   .red_op = SK_RED_SUM,
                                   .sigs = sig_spmv16};
+static const char *const sig_spmv_team[] = {
+  "team" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
+static const sk_kbody k_spmv_team = {.label = "dist.cg_spmv_team",
+                                     .body = sk_body_dist_cg_spmv_team,
+                                     .pattern = SK_REDUCE,
+                                     .red_op = SK_RED_SUM,
+                                     .sigs = sig_spmv_team};
+static const char *const sig_spmv16_team[] = {
+  "team" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
+static const sk_kbody k_spmv16_team = {.label = "dist.cg_spmv16_team",
+                                       .body = sk_body_dist_cg_spmv16_team,
+                                       .pattern = SK_REDUCE,
+                                       .red_op = SK_RED_SUM,
+                                       .sigs = sig_spmv16_team};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -102,9 +116,9 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .sigs = sig_brows,
                                  .reds = "int64"};
 
-const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,   &k_spmv16, &k_pack,
-                                          &k_halo,   &k_reach,  &k_bcount, &k_brows,
-                                          &k_compress, NULL};
+const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,      &k_spmv16, &k_pack,
+                                          &k_halo,    &k_reach,     &k_bcount, &k_brows,
+                                          &k_compress, &k_spmv_team, &k_spmv16_team, NULL};
 
 static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
                  sk_result *res, char *err, size_t errlen) {
@@ -209,7 +223,22 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   int64_t nth = be->concurrency ? be->concurrency() : 1;
   c->block = SK_DIST_CG_MINBLOCK * (nth > 1 ? nth : 1);
   if (c->reach > c->block) c->block = c->reach;
-  if (!sk_sp_host(be)) c->block = c->n;
+  if (!sk_sp_host(be)) {
+    /* a device: one pass over all rows; the SpMV a row a team member,
+     * vector lanes for about a quarter of a row's entries (the library's
+     * GPU SpMV's shape, kernels/sparse/spmv.c), 16 rows a team */
+    c->block = c->n;
+    sk_team_limits lim;
+    be->team_limits(&lim);
+    double avg = c->n > 0 ? (double)nnz / (double)c->n : 1;
+    int v = 1;
+    while (v < 32 && 4 * v <= avg) v *= 2;
+    if (v > lim.vector_length_max) v = lim.vector_length_max;
+    int t = 16;
+    if (t > lim.team_size_max) t = lim.team_size_max;
+    c->team_size = t < 1 ? 1 : t;
+    c->vector_length = v < 1 ? 1 : v;
+  }
   return 0;
 }
 
@@ -258,7 +287,21 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       *rr += sk_result_f64(&res, 1);
       done = need;
     }
-    if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) return -1;
+    if (c->team_size > 0) { /* a device: the whole range at once */
+      sk_arg ta[NELEM(sa) + 1];
+      for (int q = 0; q < NELEM(sa); q++) ta[q] = sa[q];
+      ta[NELEM(sa)] = sk_arg_i64("n", n);
+      sk_policy p;
+      sk_policy_init(&p, SK_POL_TEAM);
+      p.team_size = c->team_size;
+      p.vector_length = c->vector_length;
+      p.league_size = (n + c->team_size - 1) / c->team_size;
+      if (sk_kbody_launch(c->lean ? &k_spmv16_team : &k_spmv_team, &p, ta, NELEM(ta), &res,
+                          err, errlen) < 0)
+        return -1;
+    } else if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) {
+      return -1;
+    }
     *dl += sk_result_f64(&res, 0);
   }
   return 0;

@@ -31,6 +31,8 @@ typedef struct sk_dist_cg {
   int stage;
   sk_view hsbuf, hhu;
   int64_t n, nbr, reach, block;
+  /* a device's SpMV: team shape (0: the range body) */
+  int team_size, vector_length;
 } sk_dist_cg;
 
 /* Set up 'c' for a matrix (views: ip, ic, iv, bp, bc, bv, hu; see the
