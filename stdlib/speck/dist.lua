@@ -37,13 +37,14 @@ end
 -- On a GPU back end (one rank per GPU, or ranks sharing one) vectors, the
 -- matrices' blocks and the halos are device views and every step is a
 -- device kernel; what a rank builds once (maps, the split into interior
--- and boundary blocks, the halo plans) is made in host memory by host
--- kernels (hfor: on a device, over copies) and moved over. 'stage': halo values travel through host
--- buffers (packed on the device, exchanged by MPI, copied back) --
--- always on a device without the one-sided transport; SPECK_DIST_STAGE=1
--- takes that path on host ranks too (the tests check it there).
--- (any memory but the host's: a device's, or its managed memory, which the
--- host reads only after the device's work -- so it is treated alike)
+-- and boundary blocks, the halo plans) is made in host memory (its
+-- kernels through hfor: on a device, over copies) and moved over. Any
+-- memory but the host's counts as a device's (managed memory too: the
+-- host reads it only after the device's work). 'stage': halo values
+-- travel through host buffers (packed on the device, exchanged by MPI,
+-- copied back) -- on a device without the one-sided transport;
+-- SPECK_DIST_STAGE=1 takes that path on host ranks too (the tests check
+-- it there).
 local DEV = speck.View("dist_probe", "float64", 0):space()
 local dev = DEV ~= "host"
 local stage = dev or os.getenv("SPECK_DIST_STAGE") == "1"
