@@ -280,6 +280,22 @@ static int l_cg_sweep(lua_State *L) {
   return 3;
 }
 
+/* cg_onesided(state, rb0, rb1, pe, off): the sweeps' halo one-sided
+ * (kernels/dist/cg.h); the views are kept with the state */
+static int l_cg_onesided(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  const sk_view *rb0 = sk_lview_check(L, 2), *rb1 = sk_lview_check(L, 3);
+  const sk_view *pe = anyview(L, 4), *off = anyview(L, 5);
+  lua_getiuservalue(L, 1, 1);
+  for (int i = 2; i <= 5; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  }
+  lua_pop(L, 1);
+  sk_dist_cg_onesided(c, rb0, rb1, pe, off);
+  return 0;
+}
+
 /* state:bytes() -> what the state holds besides the matrix */
 static int cg_bytes(lua_State *L) {
   sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
@@ -453,7 +469,8 @@ static const luaL_Reg dist_funcs[] = {
   {"agree", l_agree},       {"consensus", l_consensus}, {"allgather", l_allgather},
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
   {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
-  {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {NULL, NULL}};
+  {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {"cg_onesided", l_cg_onesided},
+  {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
 static const luaL_Reg plan_methods[] = {{"start", p_start},

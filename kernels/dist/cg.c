@@ -31,6 +31,7 @@
 #include "kbodies.h"
 #include "kernels/kernels.h"
 #include "../sparse/sparse.h"
+#include "../../backends/remote/remote.h"
 
 #define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -81,6 +82,8 @@ static const sk_kbody k_pack = {.label = "dist.cg_pack",
                                 .body = sk_body_dist_cg_pack,
                                 .pattern = SK_FOR,
                                 .sigs = sig_pack};
+static const sk_kbody k_put = {.label = "dist.cg_put", .body = sk_body_dist_cg_put,
+                               .pattern = SK_FOR};
 static const char *const sig_halo[] = {"range" R1("br", "int64") R1("bp", "int64")
                                          R1("bc", "int32") F1("bv") F1("hu") F1("d") F1("r")
                                            F1("w"),
@@ -242,6 +245,13 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   return 0;
 }
 
+void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
+                         const sk_view *pe, const sk_view *off) {
+  c->onesided = 1;
+  c->turn = 0;
+  c->rb[0] = rb0, c->rb[1] = rb1, c->pe = pe, c->off = off;
+}
+
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
   const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io, &c->hsbuf, &c->hhu};
   int64_t b = 0;
@@ -317,22 +327,43 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
     if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
   }
-  /* staged: the packed values to the host, the halo arrives there */
-  if (c->stage && pl->nsend > 0 && sk_view_deep_copy(&c->hsbuf, &c->sbuf, err, errlen) < 0)
-    return -1;
-  if (sk_dist_plan_start_packed(pl, c->stage ? c->hsbuf.data : c->sbuf.data,
-                                c->stage ? c->hhu.data : c->hu->data, err, errlen) < 0)
-    return -1;
+  if (c->onesided) {
+    /* one-sided: the packed values stored into the receivers' buffer */
+    if (pl->nsend > 0) {
+      sk_arg ua[] = {sk_arg_view("rb", c->rb[c->turn]), sk_arg_view("pe", c->pe),
+                     sk_arg_view("off", c->off), sk_arg_view("buf", &c->sbuf)};
+      if (range(&k_put, 0, pl->nsend, ua, NELEM(ua), NULL, err, errlen) < 0) return -1;
+    }
+  } else {
+    /* staged: the packed values to the host, the halo arrives there */
+    if (c->stage && pl->nsend > 0 && sk_view_deep_copy(&c->hsbuf, &c->sbuf, err, errlen) < 0)
+      return -1;
+    if (sk_dist_plan_start_packed(pl, c->stage ? c->hsbuf.data : c->sbuf.data,
+                                  c->stage ? c->hhu.data : c->hu->data, err, errlen) < 0)
+      return -1;
+  }
   double g = 0, rr = 0, dl = 0;
   int rc = sweep(c, v, alpha, beta, &g, &rr, &dl, err, errlen);
   /* the exchange completes whatever happened: the other ranks wait on it */
   char werr[512];
-  if (sk_dist_plan_wait(pl, werr, sizeof werr) < 0 && rc == 0) {
+  if ((c->onesided ? sk_remote_fence(werr, sizeof werr)
+                   : sk_dist_plan_wait(pl, werr, sizeof werr)) < 0 && rc == 0) {
     snprintf(err, errlen, "%s", werr);
     return -1;
   }
   if (rc < 0) return -1;
-  if (c->stage && pl->nhalo > 0 &&
+  if (c->onesided && pl->nhalo > 0) {
+    /* this rank's part of the buffer (its first nhalo values) into the halo */
+    sk_view lv, part;
+    if (sk_remote_local_view(&lv, c->rb[c->turn], err, errlen) < 0) return -1;
+    part = lv;
+    part.extent[0] = pl->nhalo;
+    int cr = sk_view_deep_copy((sk_view *)c->hu, &part, err, errlen);
+    sk_view_release(&lv);
+    if (cr < 0) return -1;
+  }
+  if (c->onesided) c->turn ^= 1;
+  if (!c->onesided && c->stage && pl->nhalo > 0 &&
       sk_view_deep_copy((sk_view *)c->hu, &c->hhu, err, errlen) < 0)
     return -1;
   if (c->nbr > 0) {

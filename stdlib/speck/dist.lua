@@ -512,6 +512,7 @@ function DM:memory()
     for _, v in ipairs{b.sbuf, b.hsbuf, b.hhalo} do s = s + c.bytes(v) end
     for _, r in ipairs(b.rb or {}) do s = s + c.bytes(r) end
   end
+  for _, r in ipairs(self._cgrb or {}) do s = s + c.bytes(r) end
   if self._jacobi then s = s + c.bytes(self._jacobi.v) end
   if self._cg then s = s + self._cg:bytes() end
   return s
@@ -860,6 +861,16 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
     A._cg = A._cg or c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx,
                                  A.interior.values, A.boundary.rowptr, A.boundary.colidx,
                                  A.boundary.values, A.halo, stage)
+    if A.onesided and not A._cgrb then
+      -- the sweeps' halo one-sided, through receive buffers of their own
+      -- (used in turn by the sweeps alone)
+      xbufs(A, "float64") -- the put targets
+      local L = c.allreduce_int({math.max(A.nhalo, 1)}, "max")[1]
+      local o = {layout = "partitioned", space = onesided_space}
+      A._cgrb = {remote.View("dist_cg_recv", "float64", {np, L}, o),
+                 remote.View("dist_cg_recv", "float64", {np, L}, o)}
+      c.cg_onesided(A._cg, A._cgrb[1], A._cgrb[2], A._put.pe, A._put.off)
+    end
     local st, dv, xv, rv, pv, sv, wv = A._cg, d.v, x.v, r.v, p.v, s.v, w.v
     local gamma, delta = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, 0.0, 0.0) -- w = A u; r'u, w'u
     local alpha, gamma_old
@@ -901,9 +912,7 @@ function dist.cg(A, b, opts)
     info.resid, info.reason = 0.0, "converged"
     return x, info
   end
-  -- the fused sweep exchanges by MPI (staged through host memory on GPU
-  -- ranks); with the one-sided transport CG keeps the loop below
-  if d and not A.onesided then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
+  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
   local z, p, q = new_vec(map), new_vec(map), new_vec(map)
   local rn = true_resid(A, b, x, r) / bn
   info.history[1] = rn
