@@ -45,6 +45,12 @@ end
 -- copied back) -- on a device without the one-sided transport;
 -- SPECK_DIST_STAGE=1 takes that path on host ranks too (the tests check
 -- it there).
+do
+  local t = os.getenv("SPECK_DIST_TRANSPORT")
+  if t and t ~= "" and t ~= "mpi" and t ~= "onesided" then
+    error(("speck.dist: SPECK_DIST_TRANSPORT is '%s': 'mpi' or 'onesided' (or unset)"):format(t), 2)
+  end
+end
 local DEV = speck.View("dist_probe", "float64", 0):space()
 local dev = DEV ~= "host"
 local stage = dev or os.getenv("SPECK_DIST_STAGE") == "1"
