@@ -949,5 +949,7 @@ SK_ERRDEF(LU_LEVELS_DTYPE, "the level-set schedule takes float64 values: %s (vie
 SK_ERRDEF(LU_LEVELS_B, "b (view '%s') must be a contiguous rank-1 float64 view of %lld entries in space '%s'")
 SK_ERRDEF(LU_GEMM_MIN, "gemm_min %lld must be positive")
 
+/* -- speck.dist on GPU ranks (issue 28: vm/ldist.c, stdlib/speck/dist.lua) -- */
+SK_ERRDEF(DIST_PACKED_SHORT, "speck.dist: the packed buffer (%lld) or the halo (%lld) is shorter than the plan's %lld and %lld")
 #include "backends/errmsg.h"
 // clang-format on

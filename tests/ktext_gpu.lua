@@ -1,7 +1,7 @@
 -- ktext_gpu.lua: run by tests/ktext_spec.lua in a child process. Runs the
 -- Lua drivers of stdlib/ (speck.dist through tests/dist/dist_test.lua as
 -- one rank, speck.random, ScatterView, UnorderedMap, speck.graph's own
--- launches) with every launch of a driver text (kernels/dist/dist.sk,
+-- launches) with every launch of a driver text (kernels/dist/dist.sk, amg.sk,
 -- random/random.sk, scatter/scatter.sk, umap/umap.sk, graph/graph_lua.sk)
 -- also compiled for the GPU target: speck.kernel(..., {target = "cuda"}),
 -- NVRTC, no device needed, with the launch's own captures and reducers.
@@ -16,7 +16,7 @@ require "speck.umap"
 require "speck.scatter"
 local graph = require "speck.graph"
 
-local FILES = {"kernels/dist/dist.sk", "kernels/random/random.sk", "kernels/scatter/scatter.sk",
+local FILES = {"kernels/dist/dist.sk", "kernels/dist/amg.sk", "kernels/random/random.sk", "kernels/scatter/scatter.sk",
                "kernels/umap/umap.sk", "kernels/graph/graph_lua.sk"}
 
 -- the driver texts: name -> a matcher of launched bodies
@@ -86,6 +86,15 @@ if speck.info().spaces.remote.available then
   dofile("tests/dist/dist_test.lua")
   local dist = require "speck.dist" -- int32 ids (widened)
   dist.from_edges(4, speck.View.from({0, 1, 2}, "int32"), speck.View.from({1, 2, 3}, "int32"))
+  -- the halo texts of GPU ranks that one rank never launches (it sends
+  -- nothing), with dist.lua's captures: the pack, the one-sided put into
+  -- a remote view, an export's sums added on the device
+  local text = require "speck.ktext"
+  local x, i64 = speck.View("x", "float64", 1), speck.View("i", "int64", 1)
+  speck.parallel_for("dist_pack", 0, {b = x, sl = i64, x = x}, text("dist_pack"))
+  speck.parallel_for("dist_add", 0, {x = i64, d = i64}, text("dist_add"))
+  local rb = require("speck.remote").View("rb", "float64", {1, 1}, {layout = "partitioned"})
+  speck.parallel_for("dist_put", 0, {rb = rb, pe = i64, off = i64, sl = i64, x = x}, text("dist_put"))
 else
   print("nodist")
 end

@@ -32,6 +32,14 @@ static sk_view *hostview(lua_State *L, int idx, int opt) {
   return v;
 }
 
+/* a contiguous view in any space at 'idx' (the fused CG's views: device
+ * memory on GPU ranks) */
+static sk_view *anyview(lua_State *L, int idx) {
+  sk_view *v = sk_lview_check(L, idx);
+  if (!sk_view_contiguous(v)) sk_lerror(L, "speck.dist", v->label, SK_E_DIST_HOST_VIEW);
+  return v;
+}
+
 static int64_t vlen(const sk_view *v) {
   int64_t n = 1;
   for (int i = 0; i < v->rank; i++) n *= v->extent[i];
@@ -152,6 +160,40 @@ static int p_start(lua_State *L) {
   return 0;
 }
 
+/* start_packed(sbuf, halo): the exchange from a send buffer packed by
+ * the caller (host views: a device's values staged through them) */
+static int p_start_packed(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  sk_view *s = hostview(L, 2, 0), *h = hostview(L, 3, 0);
+  char err[ERRLEN];
+  if (vlen(s) < p->nsend || vlen(h) < p->nhalo) {
+    sk_err(err, sizeof err, SK_E_DIST_PACKED_SHORT, (long long)vlen(s), (long long)vlen(h),
+           (long long)p->nsend, (long long)p->nhalo);
+    return raise(L, err);
+  }
+  if (sk_dist_plan_start_packed(p, s->data, h->data, err, sizeof err) < 0) return raise(L, err);
+  return 0;
+}
+
+/* send_ids() -> the local indices this rank sends (int64, a new host view) */
+static int p_send_ids(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  int64_t *d = newview(L, "halo_send_ids", SK_I64, p->nsend);
+  if (p->nsend) memcpy(d, p->slid, (size_t)p->nsend * sizeof *d);
+  return 1;
+}
+
+/* put_targets() -> pe, off (int64 host views of nsend): where each sent
+ * element lands (collective) */
+static int p_put_targets(lua_State *L) {
+  sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
+  int64_t *pe = newview(L, "halo_put_ranks", SK_I64, p->nsend);
+  int64_t *off = newview(L, "halo_put_offsets", SK_I64, p->nsend);
+  char err[ERRLEN];
+  if (sk_dist_plan_put_targets(p, pe, off, err, sizeof err) < 0) return raise(L, err);
+  return 2;
+}
+
 static int p_wait(lua_State *L) {
   sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
   char err[ERRLEN];
@@ -199,12 +241,16 @@ static int cg_gc(lua_State *L) {
   return 0;
 }
 
-/* cg_matrix(plan, ip, ic, iv, bp, bc, bv, halo) -> a matrix's state for
- * the sweeps of all its solves (it keeps its arguments alive) */
+/* cg_matrix(plan, ip, ic, iv, bp, bc, bv, halo [, stage]) -> a matrix's
+ * state for the sweeps of all its solves (it keeps its arguments alive);
+ * the views in one space (a device's on GPU ranks); 'stage': the halo
+ * travels through host buffers (always where the views are not host
+ * memory) */
 static int l_cg_matrix(lua_State *L) {
   sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
   const sk_view *v[7];
-  for (int i = 0; i < 7; i++) v[i] = hostview(L, i + 2, 0);
+  for (int i = 0; i < 7; i++) v[i] = anyview(L, i + 2);
+  int stage = lua_toboolean(L, 9);
   sk_dist_cg *c = lua_newuserdatauv(L, sizeof *c, 1);
   memset(c, 0, sizeof *c);
   lua_createtable(L, 8, 0);
@@ -214,7 +260,7 @@ static int l_cg_matrix(lua_State *L) {
   }
   lua_setiuservalue(L, -2, 1);
   char err[ERRLEN];
-  if (sk_dist_cg_init(c, p, v, err, sizeof err) < 0) return raise(L, err);
+  if (sk_dist_cg_init(c, p, v, stage, err, sizeof err) < 0) return raise(L, err);
   luaL_setmetatable(L, CG_MT);
   return 1;
 }
@@ -224,7 +270,7 @@ static int l_cg_matrix(lua_State *L) {
 static int l_cg_sweep(lua_State *L) {
   sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
   const sk_view *v[6];
-  for (int i = 0; i < 6; i++) v[i] = hostview(L, i + 2, 0);
+  for (int i = 0; i < 6; i++) v[i] = anyview(L, i + 2);
   double out[3];
   char err[ERRLEN];
   if (sk_dist_cg_sweep(c, v, luaL_checknumber(L, 8), luaL_checknumber(L, 9), out, err,
@@ -232,6 +278,22 @@ static int l_cg_sweep(lua_State *L) {
     return raise(L, err);
   for (int i = 0; i < 3; i++) lua_pushnumber(L, out[i]);
   return 3;
+}
+
+/* cg_onesided(state, rb0, rb1, pe, off): the sweeps' halo one-sided
+ * (kernels/dist/cg.h); the views are kept with the state */
+static int l_cg_onesided(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  const sk_view *rb0 = sk_lview_check(L, 2), *rb1 = sk_lview_check(L, 3);
+  const sk_view *pe = anyview(L, 4), *off = anyview(L, 5);
+  lua_getiuservalue(L, 1, 1);
+  for (int i = 2; i <= 5; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  }
+  lua_pop(L, 1);
+  sk_dist_cg_onesided(c, rb0, rb1, pe, off);
+  return 0;
 }
 
 /* state:bytes() -> what the state holds besides the matrix */
@@ -242,6 +304,15 @@ static int cg_bytes(lua_State *L) {
 }
 
 /* -- collectives -------------------------------------------------------- */
+/* node_ranks() -> the most ranks one node holds (collective) */
+static int l_node_ranks(lua_State *L) {
+  int n = 0;
+  char err[ERRLEN];
+  if (sk_dist_node_ranks(&n, err, sizeof err) < 0) return raise(L, err);
+  lua_pushinteger(L, n);
+  return 1;
+}
+
 /* agree(call, {ints}, {names}) -> nil | the message every rank gets */
 static int l_agree(lua_State *L) {
   const char *call = luaL_checkstring(L, 1);
@@ -398,10 +469,14 @@ static const luaL_Reg dist_funcs[] = {
   {"agree", l_agree},       {"consensus", l_consensus}, {"allgather", l_allgather},
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
   {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
-  {"cg_sweep", l_cg_sweep}, {NULL, NULL}};
+  {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {"cg_onesided", l_cg_onesided},
+  {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
 static const luaL_Reg plan_methods[] = {{"start", p_start},
+                                        {"start_packed", p_start_packed},
+                                        {"send_ids", p_send_ids},
+                                        {"put_targets", p_put_targets},
                                         {"wait", p_wait},
                                         {"export_add", p_export_add},
                                         {"info", p_info},

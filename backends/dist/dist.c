@@ -440,6 +440,40 @@ int sk_dist_plan_wait(sk_dist_plan *p, char *err, size_t errlen) {
   return 0;
 }
 
+/* the receivers tell each sender where its entries start in their halo
+ * (over the reverse graph: one int64 to each original source) */
+int sk_dist_plan_put_targets(sk_dist_plan *p, int64_t *pe, int64_t *off, char *err,
+                             size_t errlen) {
+  int np = p->nsrc > p->ndst ? p->nsrc : p->ndst;
+  int64_t *mine = malloc(2 * (size_t)(np ? np : 1) * sizeof *mine), *theirs = mine + np;
+  if (!mine) return nomem(err, errlen, np);
+  for (int i = 0; i < p->nsrc; i++) mine[i] = p->rdispl[i];
+  int mr = MPI_Neighbor_alltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T,
+                                 *(MPI_Comm *)p->rcomm);
+  if (mr != MPI_SUCCESS) {
+    free(mine);
+    return mpi_fail(err, errlen, "MPI_Neighbor_alltoall", mr);
+  }
+  for (int j = 0; j < p->ndst; j++)
+    for (int k = 0; k < p->scount[j]; k++) {
+      pe[p->sdispl[j] + k] = p->dst[j];
+      off[p->sdispl[j] + k] = theirs[j] + k;
+    }
+  free(mine);
+  return 0;
+}
+
+int sk_dist_node_ranks(int *most, char *err, size_t errlen) {
+  MPI_Comm node;
+  MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+  int n = 0;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  MPI_TRY(MPI_Allreduce(&n, most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return 0;
+}
+
 int sk_dist_plan_export_add(sk_dist_plan *p, const void *halo, void *xloc, int isf64,
                             char *err, size_t errlen) {
   /* over the reverse graph: halo entries go back to their owners */
@@ -486,6 +520,15 @@ static int no_mpi(char *err, size_t errlen) {
 }
 int sk_dist_allreduce_i64(int64_t *x, int n, int op, char *err, size_t errlen) {
   (void)x, (void)n, (void)op;
+  return no_mpi(err, errlen);
+}
+int sk_dist_plan_put_targets(sk_dist_plan *p, int64_t *pe, int64_t *off, char *err,
+                             size_t errlen) {
+  (void)p, (void)pe, (void)off;
+  return no_mpi(err, errlen);
+}
+int sk_dist_node_ranks(int *most, char *err, size_t errlen) {
+  (void)most;
   return no_mpi(err, errlen);
 }
 int sk_dist_allgather_i64(int64_t x, int64_t *out, char *err, size_t errlen) {

@@ -65,6 +65,11 @@ int sk_dist_plan_start_packed(sk_dist_plan *p, const void *sbuf, void *halo, cha
  * int64) into their owners' 'xloc' -- an export with ADD */
 int sk_dist_plan_export_add(sk_dist_plan *p, const void *halo, void *xloc, int isf64,
                             char *err, size_t errlen);
+/* Collective: for each element this rank sends (nsend), the rank it goes
+ * to (pe) and its place in that rank's halo (off) -- where a one-sided put
+ * of the packed value lands in the receiver's halo buffer */
+int sk_dist_plan_put_targets(sk_dist_plan *p, int64_t *pe, int64_t *off, char *err,
+                             size_t errlen);
 void sk_dist_plan_free(sk_dist_plan *p);
 
 /* Split a local CRS (nloc rows, global column ids 'col' int32 or int64)
@@ -109,5 +114,7 @@ int sk_dist_alltoallv(const void *sbuf, const int64_t *scount, int esize, void *
 int sk_dist_allreduce_i64(int64_t *x, int n, int op, char *err, size_t errlen);
 /* Collective: x[0..n) of float64 summed in place (one MPI_Allreduce) */
 int sk_dist_allreduce_sum_f64(double *x, int n, char *err, size_t errlen);
+/* Collective: the most ranks any one node holds (MPI_COMM_TYPE_SHARED) */
+int sk_dist_node_ranks(int *most, char *err, size_t errlen);
 double sk_dist_wtime(void);
 #endif

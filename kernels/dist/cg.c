@@ -31,6 +31,7 @@
 #include "kbodies.h"
 #include "kernels/kernels.h"
 #include "../sparse/sparse.h"
+#include "../../backends/remote/remote.h"
 
 #define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
@@ -59,6 +60,20 @@ static const sk_kbody k_spmv16 = {.label = "dist.cg_spmv16",
                                   .pattern = SK_REDUCE,
                                   .red_op = SK_RED_SUM,
                                   .sigs = sig_spmv16};
+static const char *const sig_spmv_team[] = {
+  "team" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
+static const sk_kbody k_spmv_team = {.label = "dist.cg_spmv_team",
+                                     .body = sk_body_dist_cg_spmv_team,
+                                     .pattern = SK_REDUCE,
+                                     .red_op = SK_RED_SUM,
+                                     .sigs = sig_spmv_team};
+static const char *const sig_spmv16_team[] = {
+  "team" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
+static const sk_kbody k_spmv16_team = {.label = "dist.cg_spmv16_team",
+                                       .body = sk_body_dist_cg_spmv16_team,
+                                       .pattern = SK_REDUCE,
+                                       .red_op = SK_RED_SUM,
+                                       .sigs = sig_spmv16_team};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -67,6 +82,8 @@ static const sk_kbody k_pack = {.label = "dist.cg_pack",
                                 .body = sk_body_dist_cg_pack,
                                 .pattern = SK_FOR,
                                 .sigs = sig_pack};
+static const sk_kbody k_put = {.label = "dist.cg_put", .body = sk_body_dist_cg_put,
+                               .pattern = SK_FOR};
 static const char *const sig_halo[] = {"range" R1("br", "int64") R1("bp", "int64")
                                          R1("bc", "int32") F1("bv") F1("hu") F1("d") F1("r")
                                            F1("w"),
@@ -102,9 +119,9 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .sigs = sig_brows,
                                  .reds = "int64"};
 
-const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,   &k_spmv16, &k_pack,
-                                          &k_halo,   &k_reach,  &k_bcount, &k_brows,
-                                          &k_compress, NULL};
+const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,      &k_spmv16, &k_pack,
+                                          &k_halo,    &k_reach,     &k_bcount, &k_brows,
+                                          &k_compress, &k_spmv_team, &k_spmv16_team, NULL};
 
 static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
                  sk_result *res, char *err, size_t errlen) {
@@ -125,7 +142,7 @@ static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, i
 #define SK_DIST_CG_MINBLOCK 8192
 
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7],
-                    char *err, size_t errlen) {
+                    int stage, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->plan = plan;
   c->ip = v[0], c->ic = v[1], c->iv = v[2], c->bp = v[3], c->bc = v[4], c->bv = v[5];
@@ -166,6 +183,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   }
   c->nbr = sk_result_i64(&res, 0);
   int64_t one = 1, nbr = c->nbr > 0 ? c->nbr : 1, ns = plan->nsend > 0 ? plan->nsend : 1;
+  c->stage = stage || !sk_space_host_accessible(c->iv->space);
   if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->iv->space, 0,
                      NULL, err, errlen) < 0 ||
       sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->iv->space, 0, NULL,
@@ -174,6 +192,26 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
                      SK_RIGHT, SK_SPACE_HOST, 0, plan->slid, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
+  }
+  if (c->stage) {
+    /* the send list beside the matrix, host buffers for the exchange */
+    sk_view hs = c->slid;
+    memset(&c->slid, 0, sizeof c->slid);
+    int64_t nh = c->hu->extent[0];
+    int rc = sk_view_create(&c->slid, "halo_send_ids", SK_I64, 1, &hs.extent[0], SK_RIGHT,
+                            c->iv->space, 0, NULL, err, errlen);
+    if (rc == 0) rc = sk_view_deep_copy(&c->slid, &hs, err, errlen);
+    sk_view_release(&hs);
+    if (rc == 0)
+      rc = sk_view_create(&c->hsbuf, "halo_send_host", SK_F64, 1, &ns, SK_RIGHT,
+                          SK_SPACE_HOST, 0, NULL, err, errlen);
+    if (rc == 0)
+      rc = sk_view_create(&c->hhu, "halo_host", SK_F64, 1, &nh, SK_RIGHT, SK_SPACE_HOST, 0,
+                          NULL, err, errlen);
+    if (rc < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
   }
   sk_arg bra[] = {sk_arg_view("bp", c->bp), sk_arg_view("br", &c->br)};
   if (c->nbr > 0 && range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
@@ -188,12 +226,34 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   int64_t nth = be->concurrency ? be->concurrency() : 1;
   c->block = SK_DIST_CG_MINBLOCK * (nth > 1 ? nth : 1);
   if (c->reach > c->block) c->block = c->reach;
-  if (!sk_sp_host(be)) c->block = c->n;
+  if (!sk_sp_host(be)) {
+    /* a device: one pass over all rows; the SpMV a row a team member,
+     * vector lanes for about a quarter of a row's entries (the library's
+     * GPU SpMV's shape, kernels/sparse/spmv.c), 16 rows a team */
+    c->block = c->n;
+    sk_team_limits lim;
+    be->team_limits(&lim);
+    double avg = c->n > 0 ? (double)nnz / (double)c->n : 1;
+    int v = 1;
+    while (v < 32 && 4 * v <= avg) v *= 2;
+    if (v > lim.vector_length_max) v = lim.vector_length_max;
+    int t = 16;
+    if (t > lim.team_size_max) t = lim.team_size_max;
+    c->team_size = t < 1 ? 1 : t;
+    c->vector_length = v < 1 ? 1 : v;
+  }
   return 0;
 }
 
+void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
+                         const sk_view *pe, const sk_view *off) {
+  c->onesided = 1;
+  c->turn = 0;
+  c->rb[0] = rb0, c->rb[1] = rb1, c->pe = pe, c->off = off;
+}
+
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io};
+  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io, &c->hsbuf, &c->hhu};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -206,6 +266,8 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->slid);
   sk_view_release(&c->ip32);
   sk_view_release(&c->io);
+  sk_view_release(&c->hsbuf);
+  sk_view_release(&c->hhu);
   memset(c, 0, sizeof *c);
 }
 
@@ -235,7 +297,21 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       *rr += sk_result_f64(&res, 1);
       done = need;
     }
-    if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) return -1;
+    if (c->team_size > 0) { /* a device: the whole range at once */
+      sk_arg ta[NELEM(sa) + 1];
+      for (int q = 0; q < NELEM(sa); q++) ta[q] = sa[q];
+      ta[NELEM(sa)] = sk_arg_i64("n", n);
+      sk_policy p;
+      sk_policy_init(&p, SK_POL_TEAM);
+      p.team_size = c->team_size;
+      p.vector_length = c->vector_length;
+      p.league_size = (n + c->team_size - 1) / c->team_size;
+      if (sk_kbody_launch(c->lean ? &k_spmv16_team : &k_spmv_team, &p, ta, NELEM(ta), &res,
+                          err, errlen) < 0)
+        return -1;
+    } else if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) {
+      return -1;
+    }
     *dl += sk_result_f64(&res, 0);
   }
   return 0;
@@ -251,16 +327,45 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
     if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
   }
-  if (sk_dist_plan_start_packed(pl, c->sbuf.data, c->hu->data, err, errlen) < 0) return -1;
+  if (c->onesided) {
+    /* one-sided: the packed values stored into the receivers' buffer */
+    if (pl->nsend > 0) {
+      sk_arg ua[] = {sk_arg_view("rb", c->rb[c->turn]), sk_arg_view("pe", c->pe),
+                     sk_arg_view("off", c->off), sk_arg_view("buf", &c->sbuf)};
+      if (range(&k_put, 0, pl->nsend, ua, NELEM(ua), NULL, err, errlen) < 0) return -1;
+    }
+  } else {
+    /* staged: the packed values to the host, the halo arrives there */
+    if (c->stage && pl->nsend > 0 && sk_view_deep_copy(&c->hsbuf, &c->sbuf, err, errlen) < 0)
+      return -1;
+    if (sk_dist_plan_start_packed(pl, c->stage ? c->hsbuf.data : c->sbuf.data,
+                                  c->stage ? c->hhu.data : c->hu->data, err, errlen) < 0)
+      return -1;
+  }
   double g = 0, rr = 0, dl = 0;
   int rc = sweep(c, v, alpha, beta, &g, &rr, &dl, err, errlen);
   /* the exchange completes whatever happened: the other ranks wait on it */
   char werr[512];
-  if (sk_dist_plan_wait(pl, werr, sizeof werr) < 0 && rc == 0) {
+  if ((c->onesided ? sk_remote_fence(werr, sizeof werr)
+                   : sk_dist_plan_wait(pl, werr, sizeof werr)) < 0 && rc == 0) {
     snprintf(err, errlen, "%s", werr);
     return -1;
   }
   if (rc < 0) return -1;
+  if (c->onesided && pl->nhalo > 0) {
+    /* this rank's part of the buffer (its first nhalo values) into the halo */
+    sk_view lv, part;
+    if (sk_remote_local_view(&lv, c->rb[c->turn], err, errlen) < 0) return -1;
+    part = lv;
+    part.extent[0] = pl->nhalo;
+    int cr = sk_view_deep_copy((sk_view *)c->hu, &part, err, errlen);
+    sk_view_release(&lv);
+    if (cr < 0) return -1;
+  }
+  if (c->onesided) c->turn ^= 1;
+  if (!c->onesided && c->stage && pl->nhalo > 0 &&
+      sk_view_deep_copy((sk_view *)c->hu, &c->hhu, err, errlen) < 0)
+    return -1;
   if (c->nbr > 0) {
     sk_arg ha[] = {sk_arg_view("br", &c->br), sk_arg_view("bp", c->bp),
                    sk_arg_view("bc", c->bc),  sk_arg_view("bv", c->bv),

@@ -25,15 +25,36 @@ typedef struct sk_dist_cg {
    * with an int32 row pointer (ip32), where they fit */
   sk_view ip32, io;
   int lean;
+  /* stage: the halo travels through host buffers -- the packed values
+   * (hsbuf) and the received halo (hhu); the send list and buffer then
+   * live beside the matrix (a device's memory on GPU ranks) */
+  int stage;
+  sk_view hsbuf, hhu;
   int64_t n, nbr, reach, block;
+  /* a device's SpMV: team shape (0: the range body) */
+  int team_size, vector_length;
+  /* the one-sided exchange (sk_dist_cg_onesided): the receivers' remote
+   * views used in turn, and where each packed value lands */
+  int onesided, turn;
+  const sk_view *rb[2], *pe, *off;
 } sk_dist_cg;
 
 /* Set up 'c' for a matrix (views: ip, ic, iv, bp, bc, bv, hu; see the
  * struct), once for all its solves: the boundary rows, how far right of
  * its diagonal the interior block reaches (the update's lead over the
- * SpMV), the lean index arrays, the send buffer. Not collective. */
+ * SpMV), the lean index arrays, the send buffer. 'stage' (forced where
+ * the views are not host memory): the halo through host buffers. Not
+ * collective. */
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const views[7],
-                    char *err, size_t errlen);
+                    int stage, char *err, size_t errlen);
+/* The halo one-sided (NVSHMEM on GPU ranks, MPI windows on host ranks):
+ * the sweep's packed values are stored by a kernel into their receivers'
+ * parts of the remote views rb0 / rb1 (partitioned, in turn) at ranks
+ * 'pe' and places 'off' (the plan's put targets, nsend each, in the
+ * matrix's space), and a remote fence behind the interior rows completes
+ * the exchange. The views stay alive while 'c' is. Not collective. */
+void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
+                         const sk_view *pe, const sk_view *off);
 /* The bytes 'c' holds besides the matrix's views. */
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c);
 /* One sweep (collective) over the vectors v = {d, x, r, p, s, w} (d the

@@ -33,15 +33,68 @@ local function check_opts(fname, opts, keys)
   return o
 end
 
--- the distributed objects are host views: a back end whose views the host
--- cannot read (a GPU's) is refused here, once, rather than at each call
+-- where the distributed objects live: the running back end's memory (DEV).
+-- On a GPU back end (one rank per GPU, or ranks sharing one) vectors, the
+-- matrices' blocks and the halos are device views and every step is a
+-- device kernel; what a rank builds once (maps, the split into interior
+-- and boundary blocks, the halo plans) is made in host memory (its
+-- kernels through hfor: on a device, over copies) and moved over. Any
+-- memory but the host's counts as a device's (managed memory too: the
+-- host reads it only after the device's work). 'stage': halo values
+-- travel through host buffers (packed on the device, exchanged by MPI,
+-- copied back) -- on a device without the one-sided transport;
+-- SPECK_DIST_STAGE=1 takes that path on host ranks too (the tests check
+-- it there).
 do
-  local probe = speck.View("dist_probe", "float64", 1)
-  if not pcall(function() return probe(0) end) then
-    error(("speck.dist: the distributed objects live in host memory, and the running back end's "
-           .. "views (space %s) do not; GPU ranks are not done: run on the serial or openmp back end")
-          :format(tostring(probe:space())), 2)
+  local t = os.getenv("SPECK_DIST_TRANSPORT")
+  if t and t ~= "" and t ~= "mpi" and t ~= "onesided" then
+    error(("speck.dist: SPECK_DIST_TRANSPORT is '%s': 'mpi' or 'onesided' (or unset)"):format(t), 2)
   end
+end
+local DEV = speck.View("dist_probe", "float64", 0):space()
+local dev = DEV ~= "host"
+local stage = dev or os.getenv("SPECK_DIST_STAGE") == "1"
+local HOST = {space = "host"}
+local function hview(label, dt, n) return speck.View(label, dt, n, HOST) end
+-- v itself in host memory, else a host copy (after the device's work)
+local function tohost(v)
+  if v:space() == "host" then return v end
+  local h = speck.create_mirror("host", v)
+  speck.deep_copy(h, v)
+  return h
+end
+-- v itself in the back end's memory, else a copy there
+local function todev(v)
+  if v:space() == DEV then return v end
+  return speck.create_mirror_view_and_copy(DEV, v)
+end
+local function crs_host(A) return A:space() == "host" and A or A:to("host") end
+-- a kernel over host views (the set-up's): on a host back end as it is; on
+-- a device the host views it captures go over, it runs there, and (a
+-- parallel_for's) come back
+local function hlaunch(launch, back, label, n, caps, body, ...)
+  if not dev then return launch(label, n, caps, body, ...) end
+  local dc = {}
+  for k, v in pairs(caps) do
+    dc[k] = (type(v) == "userdata" and v:space() == "host") and todev(v) or v
+  end
+  local r = table.pack(launch(label, n, dc, body, ...))
+  if back then
+    for k, v in pairs(caps) do if dc[k] ~= v then speck.deep_copy(v, dc[k]) end end
+  end
+  return table.unpack(r, 1, r.n)
+end
+local function hfor(...) return hlaunch(speck.parallel_for, true, ...) end
+local function hreduce(...) return hlaunch(speck.parallel_reduce, false, ...) end
+-- a CrsMatrix over views in the back end's memory (host views copied over
+-- first: the library's check runs where the back end runs)
+local function crs_of(m, n, rp, ci, va)
+  return sparse.CrsMatrix{nrows = m, ncols = n, rowptr = todev(rp), colidx = todev(ci),
+                          values = todev(va)}
+end
+-- from_coo into the back end's memory, duplicates summed
+local function coo(m, n, R, C, V)
+  return sparse.from_coo(m, n, R, C, V, {sum_duplicates = true, space = dev and DEV or nil})
 end
 
 local me, np = remote.rank(), remote.size()
@@ -120,17 +173,19 @@ function dist.map(n, opts)
   if math.type(n) ~= "integer" or n < 0 then fail(f, "n must be a non-negative integer, got %s", tostring(n)) end
   agree(f, {n, opts.partition and 1 or 0}, {"n", "partition"})
   if not opts.partition then return map_from_offsets(n, blocks(f, n)) end
-  local p = opts.partition
+  local p, p_given = opts.partition, opts.partition
   -- every rank must pass the same partition: agree on its length and a
   -- checksum first, so the checks below fail alike on every rank
   local len, sum = together(function()
     if type(p) == "table" then
-      p = #p > 0 and speck.View.from(p, "int64") or speck.View("partition", "int64", 0)
+      p = #p > 0 and speck.View.from(p, "int64", HOST) or hview("partition", "int64", 0)
     elseif type(p) ~= "userdata" or (p:dtype() ~= "int64" and p:dtype() ~= "int32") then
       lfail(f, "partition must be an int32/int64 view or a Lua array of ranks, got %s",
             type(p) == "userdata" and "a " .. p:dtype() .. " view" or type(p))
+    else
+      p = tohost(p)
     end
-    return p:extent(0), speck.parallel_reduce("dist_part_sum", p:extent(0), {p = p},
+    return p:extent(0), hreduce("dist_part_sum", p:extent(0), {p = p},
       text("dist_part_sum"), {op = "sum", dtype = "int64"})
   end)
   agree(f, {len, sum}, {"the partition's length", "the partition's checksum"})
@@ -138,13 +193,13 @@ function dist.map(n, opts)
     fail(f, "partition has %d entries, the map has %d indices", len, n)
   end
   -- every owner in [0, np), every rank owning at least one index
-  local i = speck.parallel_reduce("dist_part_check", n, {p = p, np = np},
+  local i = hreduce("dist_part_check", n, {p = p, np = np},
     text("dist_part_check"), {op = "min", dtype = "int64"})
   if i < n then
     fail(f, "partition[%d] (from 0) is %d: an owner must be a rank in [0, %d)", i, p(i), np)
   end
-  local counts = speck.View("counts", "int64", np)
-  speck.parallel_for("dist_part_count", n, {p = p, cnt = counts},
+  local counts = hview("counts", "int64", np)
+  hfor("dist_part_count", n, {p = p, cnt = counts},
     text("dist_part_count"))
   for r = 0, np - 1 do
     if counts(r) == 0 then
@@ -153,13 +208,14 @@ function dist.map(n, opts)
     end
   end
   local nloc = counts(me)
-  local ids = speck.View("local_ids", "int64", nloc)
+  local ids = hview("local_ids", "int64", nloc)
   local k = 0
   for i = 0, n - 1 do
     if p(i) == me then ids[k] = i k = k + 1 end
   end
-  local m = setmetatable({n = n, kind = "partition", part = p, ids = ids, nloc = nloc,
-                          id = new_id()}, Map)
+  -- part: the caller's vector (two maps of one vector are the same map)
+  local m = setmetatable({n = n, kind = "partition", part = p_given, hpart = p, ids = ids,
+                          nloc = nloc, id = new_id()}, Map)
   m.c = c.map(n, p, ids)
   return m
 end
@@ -178,8 +234,8 @@ function Map:local_range()
 end
 function Map:local_ids()
   if not self.ids then
-    local ids = speck.View("local_ids", "int64", self.nloc)
-    speck.parallel_for("dist_iota", self.nloc, {v = ids, b = self.b}, text("dist_iota"))
+    local ids = hview("local_ids", "int64", self.nloc)
+    hfor("dist_iota", self.nloc, {v = ids, b = self.b}, text("dist_iota"))
     self.ids = ids
   end
   return self.ids
@@ -211,20 +267,22 @@ function Vec:gather(root)
   agree("gather", {m.id, m.n, root or -1}, {"the vector's map", "its length", "root"})
   local counts = c.allgather(m.nloc)
   local here = root == nil or root == me
-  local out = here and speck.View("gathered", self.v:dtype(), m.n) or nil
+  -- a host view: on GPU ranks the local part comes over first
+  local src = tohost(self.v)
+  local out = here and hview("gathered", self.v:dtype(), m.n) or nil
   local function collect(src, dst)
     if root == nil then c.allgatherv(src, counts, dst) else c.gatherv(src, counts, dst, root) end
   end
   if m.kind == "blocks" then
-    collect(self.v, out)
+    collect(src, out)
     return out
   end
-  local tmp = here and speck.View("gathered_local", self.v:dtype(), m.n) or nil
-  local ids = here and speck.View("gathered_ids", "int64", m.n) or nil
-  collect(self.v, tmp)
+  local tmp = here and hview("gathered_local", self.v:dtype(), m.n) or nil
+  local ids = here and hview("gathered_ids", "int64", m.n) or nil
+  collect(src, tmp)
   collect(m.ids, ids)
   if not here then return nil end
-  speck.parallel_for("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, text("dist_scatter"))
+  hfor("dist_scatter", m.n, {o = out, t = tmp, ids = ids}, text("dist_scatter"))
   return out
 end
 
@@ -294,23 +352,138 @@ DM.__index = DM
 local DMT = {__index = DM, __name = "speck.dist.CrsMatrix"}
 local function is_dm(A) return getmetatable(A) == DMT end
 
--- a distributed matrix from this rank's rows (global column ids) over 'map'
+-- -- the halo transport -------------------------------------------------------------
+-- Host ranks: MPI straight from the vectors ("mpi"). GPU ranks: with
+-- NVSHMEM (speck.remote's remote views in GPU memory) and one GPU to each
+-- rank, the sender's kernel stores each value into its receiver's part of
+-- a remote receive buffer (over NVLink / peer access) and a remote.fence
+-- completes the exchange ("nvshmem"); otherwise -- ranks sharing a GPU,
+-- no NVSHMEM, or SPECK_DIST_TRANSPORT=mpi -- the values are packed on the
+-- device, copied to host buffers, exchanged by MPI and copied back
+-- ("mpi, staged through host memory"). SPECK_DIST_TRANSPORT=onesided on
+-- host ranks takes the one-sided path over speck.remote's MPI windows
+-- ("mpi one-sided windows": the tests check that path there). Picked
+-- once, at the first matrix (collective), alike on every rank; the
+-- remote views' space in 'onesided_space'.
+local transport, onesided_space
+local function pick_transport()
+  if transport then return transport end
+  transport = stage and "mpi, staged through host memory" or "mpi"
+  local want = os.getenv("SPECK_DIST_TRANSPORT")
+  if np == 1 or want == "mpi" then return transport end
+  if not dev then
+    if want == "onesided" then transport, onesided_space = "mpi one-sided windows", "host" end
+    return transport
+  end
+  local rinfo = speck.info().spaces.remote or {}
+  local ok = tostring(rinfo.info or ""):find("GPU memory: NVSHMEM %d") ~= nil
+  -- one GPU to each rank: no node holds more ranks than GPUs
+  ok = ok and c.node_ranks() <= #(speck.info().devices or {})
+  if c.allreduce_int({ok and 1 or 0}, "min")[1] == 1 then
+    -- remote.View fails alike on every rank (its own agreement) where
+    -- NVSHMEM cannot start or a pair of GPUs cannot reach each other
+    if pcall(remote.View, "dist_transport_probe", "float64", {np, 1},
+             {layout = "partitioned", space = DEV}) then
+      transport, onesided_space = "nvshmem", DEV
+    end
+  end
+  return transport
+end
+
+-- per matrix and element type: the buffers of its exchanges
+local function xbufs(A, dt)
+  A._xb = A._xb or {}
+  local b = A._xb[dt]
+  if b then return b end
+  b = {}
+  local ns = A.plan:info().sent
+  if A.onesided then
+    if not A._put then
+      local pe, off = A.plan:put_targets()
+      A._put = {pe = todev(pe), off = todev(off)}
+    end
+    -- two receive buffers used in turn: a rank's stores into one cannot
+    -- land before its receiver has read it (a fence between)
+    local L = c.allreduce_int({math.max(A.nhalo, 1)}, "max")[1]
+    local o = {layout = "partitioned", space = onesided_space}
+    b.rb = {remote.View("dist_halo_recv", dt, {np, L}, o), remote.View("dist_halo_recv", dt, {np, L}, o)}
+    b.turn = 0
+  else
+    b.sbuf = speck.View("halo_send", dt, ns)
+    b.hsbuf = hview("halo_send_host", dt, ns)
+    b.hhalo = hview("halo_host", dt, A.nhalo)
+  end
+  A._xb[dt] = b
+  return b
+end
+
+-- start the exchange of x's entries the other ranks read into 'halo'
+-- (this rank's, of A.nhalo); finish with xwait
+local function xstart(A, x, halo)
+  if not stage and not A.onesided then return A.plan:start(x, halo) end
+  local b = xbufs(A, x:dtype())
+  local ns = A.nsend
+  if A.onesided then
+    b.turn = 3 - (b.turn == 0 and 2 or b.turn)
+    if ns > 0 then
+      speck.parallel_for("dist_put", ns, {rb = b.rb[b.turn], pe = A._put.pe, off = A._put.off,
+                                          sl = A.slid, x = x}, text("dist_put"))
+    end
+    remote.fence()
+    return
+  end
+  if ns > 0 then
+    speck.parallel_for("dist_pack", ns, {b = b.sbuf, sl = A.slid, x = x}, text("dist_pack"))
+    speck.deep_copy(b.hsbuf, b.sbuf)
+  end
+  A.plan:start_packed(b.hsbuf, b.hhalo)
+end
+local function xwait(A, x, halo)
+  if not stage and not A.onesided then return A.plan:wait() end
+  local b = xbufs(A, x:dtype())
+  if A.nhalo == 0 then return A.plan:wait() end
+  if A.onesided then
+    speck.deep_copy(halo, speck.subview(b.rb[b.turn]:local_view(), {0, A.nhalo}))
+    return
+  end
+  A.plan:wait()
+  speck.deep_copy(halo, b.hhalo)
+end
+
+-- an export with ADD (the halo's values summed into their owners' x):
+-- through host memory on GPU ranks
+local function xexport_add(A, halo, x)
+  if not dev then return A.plan:export_add(halo, x) end
+  local hx = hview("export_sum", x:dtype(), x:extent(0))
+  A.plan:export_add(tohost(halo), hx)
+  local d = speck.View("export_sum", x:dtype(), x:extent(0))
+  speck.deep_copy(d, hx)
+  speck.parallel_for("dist_export_add", x:extent(0), {x = x, d = d}, text("dist_add"))
+end
+
+-- a distributed matrix from this rank's rows (global column ids)
 -- over 'map'; the domain (x's map in spmv) is 'dom', else the row map
 -- when square, else contiguous blocks of the columns
 local function build(fname, map, ncols, A, dom)
   local t0 = c.wtime()
   dom = dom or map
   if ncols ~= dom.n then dom = map_from_offsets(ncols, blocks(fname, ncols)) end
+  A = crs_host(A) -- the split runs on the host
   local ip, ic, iv, bp, bc, bv, halo = together(c.split, dom.c, ncols, A.rowptr, A.colidx, A.values)
   local M = setmetatable({map = map, domain = dom, nrows = map.n, ncols = ncols, id = new_id()}, DMT)
   local nloc = map.nloc
-  M.interior = sparse.CrsMatrix{nrows = nloc, ncols = dom.nloc, rowptr = ip, colidx = ic, values = iv}
+  M.interior = crs_of(nloc, dom.nloc, ip, ic, iv)
   M.nhalo = halo:extent(0)
   M.halo_ids = halo
-  M.boundary = sparse.CrsMatrix{nrows = nloc, ncols = math.max(M.nhalo, 1), rowptr = bp, colidx = bc, values = bv}
+  M.boundary = crs_of(nloc, math.max(M.nhalo, 1), bp, bc, bv)
   M.halo = speck.View("halo", "float64", M.nhalo)
   M.plan = c.plan(dom.c, halo)
   M.nnz_local = ic:extent(0) + bc:extent(0)
+  M.nsend = M.plan:info().sent
+  M.transport = pick_transport()
+  M.onesided = onesided_space ~= nil
+  -- the send list beside the vectors, for the pack or the puts
+  if stage or M.onesided then M.slid = todev(M.plan:send_ids()) end
   M.build_seconds = c.wtime() - t0
   return M
 end
@@ -325,10 +498,13 @@ function DM:nnz()
   agree("nnz", {self.id}, {"A"})
   return c.allreduce_int({self.nnz_local}, "sum")[1]
 end
--- the halo plan's numbers: {build_seconds, halo, sent, sources, destinations}
+-- the halo plan's numbers: {build_seconds, halo, sent, sources,
+-- destinations, transport, space}
 function DM:plan_info()
   local t = self.plan:info()
   t.matrix_build_seconds = self.build_seconds
+  t.transport = self.transport
+  t.space = self.interior:space()
   return t
 end
 -- the bytes this rank's part holds (its rows, the halo ids and values;
@@ -337,9 +513,14 @@ function DM:memory()
   local s = 0
   for _, v in ipairs{self.interior.rowptr, self.interior.colidx, self.interior.values,
                      self.boundary.rowptr, self.boundary.colidx, self.boundary.values,
-                     self.halo, self.halo_ids} do
+                     self.halo, self.halo_ids, self.slid} do
     s = s + c.bytes(v)
   end
+  for _, b in pairs(self._xb or {}) do
+    for _, v in ipairs{b.sbuf, b.hsbuf, b.hhalo} do s = s + c.bytes(v) end
+    for _, r in ipairs(b.rb or {}) do s = s + c.bytes(r) end
+  end
+  for _, r in ipairs(self._cgrb or {}) do s = s + c.bytes(r) end
   if self._jacobi then s = s + c.bytes(self._jacobi.v) end
   if self._cg then s = s + self._cg:bytes() end
   return s
@@ -402,7 +583,7 @@ function dist.assemble(nrows, ncols, rows, cols, vals, opts)
   opts = check_opts(f, opts, {"map"})
   agree(f, {nrows, ncols, opts.map and opts.map.id or -1}, {"nrows_global", "ncols_global", "the map"})
   local map = opts.map or map_from_offsets(nrows, blocks(f, nrows))
-  local function asview(t, dt) return type(t) == "table" and speck.View.from(t, dt) or t end
+  local function asview(t, dt) return type(t) == "table" and speck.View.from(t, dt, HOST) or tohost(t) end
   rows, cols, vals = asview(rows, "int64"), asview(cols, "int64"), asview(vals, "float64")
   local n = rows:extent(0)
   together(function()
@@ -427,7 +608,7 @@ function dist.assemble(nrows, ncols, rows, cols, vals, opts)
   end
   local pos, at = {}, 0
   for r = 1, np do pos[r] = at at = at + cnt[r] end
-  local sr, sc, sv = speck.View("r", "int64", n), speck.View("c", "int64", n), speck.View("v", "float64", n)
+  local sr, sc, sv = hview("r", "int64", n), hview("c", "int64", n), hview("v", "float64", n)
   for k = 0, n - 1 do
     local o = own[k] + 1
     local p = pos[o]
@@ -438,9 +619,9 @@ function dist.assemble(nrows, ncols, rows, cols, vals, opts)
   local rc = c.alltoallv(sc, cnt)
   local rv = c.alltoallv(sv, cnt)
   local m = rr:extent(0)
-  local lr = speck.View("lr", "int64", m)
+  local lr = hview("lr", "int64", m)
   for k = 0, m - 1 do lr[k] = map.c:lid(rr(k)) end
-  local A = sparse.from_coo(map.nloc, ncols, lr, rc, rv, {sum_duplicates = true})
+  local A = coo(map.nloc, ncols, lr, rc, rv)
   return build(f, map, ncols, A)
 end
 
@@ -518,9 +699,9 @@ end
 -- y = beta*y + alpha*A*x: the halo exchange starts, the interior block
 -- runs, the exchange completes, the boundary block adds its part
 local function spmv(alpha, A, x, beta, y)
-  A.plan:start(x.v, A.halo)
+  xstart(A, x.v, A.halo)
   sparse.spmv("N", alpha, A.interior, x.v, beta, y.v)
-  A.plan:wait()
+  xwait(A, x.v, A.halo)
   if A.nhalo > 0 then sparse.spmv("N", alpha, A.boundary, A.halo, 1.0, y.v) end
 end
 
@@ -603,7 +784,7 @@ local function chebyshev(fname, A, degree)
   local dinv = jacobi(fname, A)
   local map = A.map
   local v, w, t = new_vec(map), new_vec(map), new_vec(map)
-  speck.parallel_for("dist_cheb_start", map.nloc, {v = v.v, gid = map:local_ids()},
+  speck.parallel_for("dist_cheb_start", map.nloc, {v = v.v, gid = todev(map:local_ids())},
     text("dist_cheb_start"))
   local lmax = 1.0
   for _ = 1, 15 do
@@ -717,7 +898,17 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
     -- the matrix's part of the sweeps, once for all its solves
     A._cg = A._cg or c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx,
                                  A.interior.values, A.boundary.rowptr, A.boundary.colidx,
-                                 A.boundary.values, A.halo)
+                                 A.boundary.values, A.halo, stage)
+    if A.onesided and not A._cgrb then
+      -- the sweeps' halo one-sided, through receive buffers of their own
+      -- (used in turn by the sweeps alone)
+      xbufs(A, "float64") -- the put targets
+      local L = c.allreduce_int({math.max(A.nhalo, 1)}, "max")[1]
+      local o = {layout = "partitioned", space = onesided_space}
+      A._cgrb = {remote.View("dist_cg_recv", "float64", {np, L}, o),
+                 remote.View("dist_cg_recv", "float64", {np, L}, o)}
+      c.cg_onesided(A._cg, A._cgrb[1], A._cgrb[2], A._put.pe, A._put.off)
+    end
     local st, dv, xv, rv, pv, sv, wv = A._cg, d.v, x.v, r.v, p.v, s.v, w.v
     local gamma, delta = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, 0.0, 0.0) -- w = A u; r'u, w'u
     local alpha, gamma_old
@@ -954,7 +1145,7 @@ local function fetch_rows(map, ids, rowptr, colidx, values)
   end
   local req, rcnt = c.alltoallv(ids, cnt)
   local nreq = req:extent(0)
-  local lens, total = speck.View("lens", "int64", nreq), 0
+  local lens, total = hview("lens", "int64", nreq), 0
   local lid = {}
   for k = 0, nreq - 1 do
     local l = map.c:lid(req(k))
@@ -962,8 +1153,8 @@ local function fetch_rows(map, ids, rowptr, colidx, values)
     lens[k] = rowptr(l + 1) - rowptr(l)
     total = total + lens(k)
   end
-  local cols = speck.View("cols", "int64", total)
-  local vals = values and speck.View("vals", "float64", total)
+  local cols = hview("cols", "int64", total)
+  local vals = values and hview("vals", "float64", total)
   local at, colcnt, q = 0, {}, 0
   for r = 1, np do
     local s = 0
@@ -982,16 +1173,17 @@ local function fetch_rows(map, ids, rowptr, colidx, values)
   return c.alltoallv(lens, rcnt), c.alltoallv(cols, colcnt), vals and c.alltoallv(vals, colcnt)
 end
 
--- this rank's rows of A with global column ids (sorted), kept on A
+-- this rank's rows of A with global column ids (sorted), kept on A, in
+-- host memory (fetch_rows reads them from Lua)
 local function global_rows(A)
   if A._glob then return A._glob end
-  local I, B, nloc = A.interior, A.boundary, A.map.nloc
+  local I, B, nloc = crs_host(A.interior), crs_host(A.boundary), A.map.nloc
   local nnz = A.nnz_local
-  local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
-  speck.parallel_for("dist_global_rows", nloc,
+  local R, C, V = hview("r", "int64", nnz), hview("c", "int64", nnz), hview("v", "float64", nnz)
+  hfor("dist_global_rows", nloc,
     {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = B.rowptr, bc = B.colidx, bv = B.values,
      gid = A.domain:local_ids(), hid = A.halo_ids, R = R, C = C, V = V}, text("dist_global_rows"))
-  A._glob = sparse.from_coo(nloc, A.ncols, R, C, V, {sum_duplicates = true})
+  A._glob = crs_host(coo(nloc, A.ncols, R, C, V))
   return A._glob
 end
 
@@ -1010,404 +1202,40 @@ function dist.spgemm(A, B)
   local nd, nh = A.domain.nloc, A.nhalo
   -- B's rows as A's local columns see them: this rank's, then the halo's
   local nb = Bg.colidx:extent(0)
-  local erp = speck.View("erp", "int64", nd + nh + 1)
-  local ecol = speck.View("ecol", "int32", nb + hc:extent(0))
-  local eval = speck.View("eval", "float64", nb + hc:extent(0))
-  speck.parallel_for("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, text("dist_copy_rowptr"))
+  local erp = hview("erp", "int64", nd + nh + 1)
+  local ecol = hview("ecol", "int32", nb + hc:extent(0))
+  local eval = hview("eval", "float64", nb + hc:extent(0))
+  hfor("dist_ext_rows", nd + 1, {erp = erp, rp = Bg.rowptr}, text("dist_copy_rowptr"))
   for k = 0, nh - 1 do erp[nd + k + 1] = erp(nd + k) + hl(k) end
-  speck.parallel_for("dist_ext_cols", nb, {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
+  hfor("dist_ext_cols", nb, {e = ecol, c = Bg.colidx, ev = eval, v = Bg.values},
     text("dist_ext_cols"))
-  speck.parallel_for("dist_ext_hcols", hc:extent(0), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
+  hfor("dist_ext_hcols", hc:extent(0), {e = ecol, h = hc, ev = eval, hv = hv, o = nb},
     text("dist_ext_hcols"))
-  local Bext = sparse.CrsMatrix{nrows = nd + nh, ncols = B.ncols, rowptr = erp, colidx = ecol, values = eval}
+  local Bext = crs_of(nd + nh, B.ncols, erp, ecol, eval)
   -- A's rows with columns numbered as Bext's rows
-  local I, Bd, nloc = A.interior, A.boundary, A.map.nloc
+  local I, Bd, nloc = crs_host(A.interior), crs_host(A.boundary), A.map.nloc
   local nnz = A.nnz_local
-  local R, C, V = speck.View("r", "int64", nnz), speck.View("c", "int64", nnz), speck.View("v", "float64", nnz)
-  speck.parallel_for("dist_ext_a", nloc,
+  local R, C, V = hview("r", "int64", nnz), hview("c", "int64", nnz), hview("v", "float64", nnz)
+  hfor("dist_ext_a", nloc,
     {ip = I.rowptr, ic = I.colidx, iv = I.values, bp = Bd.rowptr, bc = Bd.colidx, bv = Bd.values,
      nd = nd, R = R, C = C, V = V}, text("dist_ext_a"))
-  local Aext = sparse.from_coo(nloc, nd + nh, R, C, V, {sum_duplicates = true})
+  local Aext = coo(nloc, nd + nh, R, C, V)
   local Cl = sparse.spgemm(Aext, Bext)
   return build(f, A.map, B.ncols, Cl, B.domain)
 end
 
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
+                  hview = hview, hfor = hfor, hreduce = hreduce, tohost = tohost, todev = todev, coo = coo,
+                  crs_host = crs_host, xstart = xstart, xwait = xwait, xexport_add = xexport_add,
+                  HOST = HOST, dev = dev,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
                   is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
                   check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,
                   agree_checked = agree_checked, spmv = spmv, chebyshev = chebyshev,
-                  global_rows = global_rows, user_level = user_level}
+                  global_rows = global_rows}
 -- distributed smoothed-aggregation AMG: dist.amg (speck/dist_amg.lua)
 dist._is_precond = function() return false end
 require("speck.dist_amg")(dist)
--- -- graphs ---------------------------------------------------------------------------
--- 1D vertex partition in contiguous blocks. A graph is a distributed
--- pattern matrix of out-arcs (its rows: this rank's vertices, split into
--- interior and boundary columns with a halo plan; undirected: each edge
--- both ways), for a directed graph a second one of in-arcs, plus this
--- rank's adjacency rows with global ids (for triangles). Each step is a
--- kernel over the local vertices and one halo exchange; levels, labels and
--- ranks come back as distributed vectors (gather() for the whole).
-do
-  local I = dist._internal
-  local c, agree, together, fail, lfail = I.c, I.agree, I.together, I.fail, I.lfail
-  local me, np = remote.rank(), remote.size()
-
-  local G = {}
-  G.__index = G
-  local GMT = {__index = G, __name = "speck.dist.Graph"}
-  local function check_graph(f, g)
-    if getmetatable(g) ~= GMT then fail(f, "g must be a distributed graph, got %s", type(g)) end
-  end
-
-  function G:num_vertices() return self.nv end
-  function G:num_edges()
-    agree("num_edges", {self.id}, {"g"})
-    local m = c.allreduce_int({self.A.nnz_local}, "sum")[1]
-    return self.directed and m or m // 2
-  end
-  function G:local_range() return self.map:local_range() end
-  function G:is_directed() return self.directed end
-  function G:memory()
-    local s = self.A:memory() + c.bytes(self.adj.rowptr) + c.bytes(self.adj.colidx)
-    return self.directed and s + self.Ain:memory() or s
-  end
-
-  -- a local pattern CRS of the arcs (src -> dst) sent to the owners of
-  -- their sources; self-loops dropped, duplicates merged. Undirected: each
-  -- arc both ways.
-  -- the arcs (loops dropped; with 'both' each also reversed) sent to the
-  -- owners of their sources, as this rank's rows (local ids) of a pattern
-  -- matrix; counted and placed by kernels (an arc's order within its
-  -- owner's run is the atomics', and from_coo sorts each row)
-  local function arcs_to_owners(map, nv, src, dst, both)
-    local n = src:extent(0)
-    local off = speck.View("offsets", "int64", np + 1)
-    for r = 0, np do off[r] = map.off[r + 1] end
-    local cnt = speck.View("counts", "int64", np)
-    speck.deep_copy(cnt, 0)
-    local caps = {s = src, d = dst, off = off, np = np, both = both and 1 or 0, cnt = cnt}
-    if n > 0 then speck.parallel_for("dist_graph_arc_count", n, caps, text("dist_graph_arc_count")) end
-    local tc, pos, at = {}, speck.View("cursors", "int64", np), 0
-    for r = 1, np do
-      tc[r] = cnt(r - 1)
-      pos[r - 1] = at
-      at = at + tc[r]
-    end
-    local ss, sd = speck.View("s", "int64", at), speck.View("d", "int64", at)
-    caps.cur, caps.ss, caps.sd, caps.cnt = pos, ss, sd, nil
-    if n > 0 then speck.parallel_for("dist_graph_arc_place", n, caps, text("dist_graph_arc_place")) end
-    local rs = c.alltoallv(ss, tc)
-    local rd = c.alltoallv(sd, tc)
-    local m = rs:extent(0)
-    local lr = speck.View("lr", "int64", m)
-    speck.parallel_for("dist_graph_lid", m, {lr = lr, rs = rs, b = map.b}, text("dist_graph_lid"))
-    return sparse.from_coo(map.nloc, nv, lr, rd, speck.View("ones", "float64", m), {sum_duplicates = true})
-  end
-
-  local function from_arcs(f, nv, src, dst, directed)
-    local map = I.map_from_offsets(nv, I.blocks(f, nv))
-    local A = arcs_to_owners(map, nv, src, dst, not directed)
-    local M = I.build(f, map, nv, A)
-    local g = setmetatable({map = map, nv = nv, A = M, Ain = M, adj = A, id = M.id,
-                            directed = directed and true or false}, GMT)
-    if directed then g.Ain = I.build(f, map, nv, arcs_to_owners(map, nv, dst, src, false)) end
-    local deg = speck.View("degree", "int64", map.nloc)
-    speck.parallel_for("dist_graph_degree", map.nloc, {d = deg, rp = A.rowptr},
-                       text("dist_graph_degree"))
-    g.degree = deg
-    return g
-  end
-
-  local function id_view(f, what, t)
-    if type(t) == "table" then return speck.View.from(#t > 0 and t or {}, "int64") end
-    if type(t) ~= "userdata" or (t:dtype() ~= "int64" and t:dtype() ~= "int32") then
-      fail(f, "%s must be an int64/int32 view or a Lua array, got %s", what, type(t))
-    end
-    if t:dtype() == "int32" then
-      local v = speck.View(what, "int64", t:extent(0))
-      speck.parallel_for("dist_widen", t:extent(0), {v = v, t = t}, text("dist_widen"))
-      return v
-    end
-    return t
-  end
-
-  -- from_edges(nv, src, dst): this rank's share of the edges (any split)
-  function dist.from_edges(nv, src, dst, opts)
-    local f = "from_edges"
-    opts = I.check_opts(f, opts, {"directed"})
-    if math.type(nv) ~= "integer" or nv < 0 then fail(f, "nv must be a non-negative integer, got %s", tostring(nv)) end
-    agree(f, {nv, opts.directed and 1 or 0}, {"nv", "directed"})
-    if np > nv then
-      fail(f, "%d ranks but only %d vertices: every rank needs at least one vertex (run with at most %d ranks)", np, nv, nv)
-    end
-    local s, d = id_view(f, "src", src), id_view(f, "dst", dst)
-    together(function()
-      if s:extent(0) ~= d:extent(0) then lfail(f, "src has %d ids and dst %d", s:extent(0), d:extent(0)) end
-      if s:extent(0) == 0 then return end
-      local k = speck.parallel_reduce("dist_graph_arc_check", s:extent(0), {s = s, d = d, nv = nv},
-        text("dist_graph_arc_check"), {op = "min", dtype = "int64"})
-      if k < s:extent(0) then
-        lfail(f, "edge %d (from 0) on rank %d is %d -> %d: not a vertex (the graph has %d)", k, me, s(k), d(k), nv)
-      end
-    end)
-    return from_arcs(f, nv, s, d, opts.directed)
-  end
-
-  -- read_graph(path [, {nv = n}]): an edge list ("u v" a line, 0-based;
-  -- '#' and '%' lines are comments, "# Nodes: N" gives the vertex count);
-  -- each rank reads its byte range of the file (lines belong to the rank
-  -- whose range holds their first byte). A .gz file is read by rank 0 alone
-  -- (gzip -dc) and its edges sent to their owners.
-  function dist.read_graph(path, opts)
-    local f = "read_graph"
-    opts = I.check_opts(f, opts, {"directed", "nv"})
-    if type(path) ~= "string" then fail(f, "path must be a string, got %s", type(path)) end
-    agree(f, {#path, opts.nv or -1, opts.directed and 1 or 0}, {"the path's length", "nv", "directed"})
-    local gz = path:sub(-3) == ".gz"
-    local S, D, maxid, nodes = together(function()
-      local S, D, k, maxid, nodes = {}, {}, 0, -1, -1
-      local function line_of(l, where)
-        if l:find("^%s*[#%%]") then
-          local n = l:match("[Nn]odes:%s*(%d+)")
-          if n then nodes = math.max(nodes, math.tointeger(tonumber(n))) end
-          return
-        end
-        if not l:find("%S") then return end
-        local u, v = l:match("^%s*(%d+)[%s,;]+(%d+)")
-        if not u then lfail(f, "'%s' %s: bad edge line '%s' (expected two vertex ids)", path, where, l) end
-        u, v = math.tointeger(tonumber(u)), math.tointeger(tonumber(v))
-        k = k + 1
-        S[k], D[k] = u, v
-        if u > maxid then maxid = u end
-        if v > maxid then maxid = v end
-      end
-      if gz then
-        if me == 0 then
-          local fh = io.open(path, "rb")
-          if not fh then lfail(f, "rank 0 cannot read '%s'", path) end
-          fh:close()
-          local p = io.popen("gzip -dc '" .. path:gsub("'", "'\\''") .. "' 2>/dev/null", "r")
-          local n = 0
-          for l in p:lines() do n = n + 1 line_of(l, "line " .. n) end
-          if not p:close() then lfail(f, "'%s': gzip -dc failed (not a gzip file?)", path) end
-        end
-        return S, D, maxid, nodes
-      end
-      local fh, why = io.open(path, "rb")
-      if not fh then lfail(f, "rank %d cannot read '%s': %s", me, path, why) end
-      local size = fh:seek("end")
-      local b, e = (size * me) // np, (size * (me + 1)) // np
-      if b > 0 then fh:seek("set", b - 1) fh:read("l") else fh:seek("set", 0) end
-      while true do
-        local pos = fh:seek()
-        if pos >= e then break end
-        local l = fh:read("l")
-        if not l then break end
-        line_of(l, "byte " .. pos)
-      end
-      fh:close()
-      return S, D, maxid, nodes
-    end)
-    local t = c.allreduce_int({maxid, nodes, opts.nv or -1}, "max")
-    local nv = math.max(t[1] + 1, t[2], t[3])
-    if opts.nv and t[1] >= opts.nv then fail(f, "'%s' has vertex %d, but nv is %d", path, t[1], opts.nv) end
-    if np > nv then
-      fail(f, "%d ranks but only %d vertices: every rank needs at least one vertex (run with at most %d ranks)", np, nv, nv)
-    end
-    local s = #S > 0 and speck.View.from(S, "int64") or speck.View("s", "int64", 0)
-    local d = #D > 0 and speck.View.from(D, "int64") or speck.View("d", "int64", 0)
-    return from_arcs(f, nv, s, d, opts.directed)
-  end
-
-  -- the interior and boundary blocks of A (g.A: out-arcs by default) as
-  -- captures ip, ic, bp, bc
-  local function gcaps(g, t, A)
-    A = A or g.A
-    t.ip, t.ic, t.bp, t.bc = A.interior.rowptr, A.interior.colidx, A.boundary.rowptr, A.boundary.colidx
-    return t
-  end
-
-  -- level = bfs(g, source [, {direction = "auto" | "top_down" | "bottom_up"}]):
-  -- hops from 'source' (-1: unreached) as an int64 distributed vector.
-  -- Level-synchronous and direction-optimizing (Beamer's switch: top-down
-  -- while the frontier's edges are fewer than 1/14 of the unvisited
-  -- vertices' edges, bottom-up while the frontier holds more than n/24
-  -- vertices). Bottom-up: each unvisited vertex looks for a neighbour on
-  -- the frontier, the halo's levels arriving by the graph's plan. Top-down:
-  -- each frontier vertex marks its unvisited local neighbours and its halo
-  -- neighbours; the halo marks go back to their owners by the plan's
-  -- reverse exchange (an export with ADD).
-  local BFS_DIR = {auto = 0, top_down = 1, bottom_up = 2}
-  function dist.bfs(g, source, opts)
-    local f = "bfs"
-    local dir
-    I.agree_checked(f, function()
-      check_graph(f, g)
-      opts = I.check_opts(f, opts, {"direction"})
-      dir = BFS_DIR[opts.direction or "auto"]
-      if not dir then
-        fail(f, "direction must be \"auto\", \"top_down\" or \"bottom_up\", got %s", tostring(opts.direction))
-      end
-      if math.type(source) ~= "integer" then fail(f, "source must be a vertex (an integer), got %s", type(source)) end
-    end, function() return {g.id, source, dir} end, {"g", "source", "direction"})
-    if source < 0 or source >= g.nv then
-      fail(f, "source %d is not a vertex (the graph has %d: 0..%d)", source, g.nv, g.nv - 1)
-    end
-    local map, A = g.map, g.A
-    local nloc = map.nloc
-    local cur, nxt = speck.View("level", "int64", nloc), speck.View("level", "int64", nloc)
-    speck.deep_copy(cur, -1)
-    if source >= map.b and source < map.e then cur[source - map.b] = 0 end
-    local hl = speck.View("halo_level", "int64", A.nhalo)
-    local hli = g.directed and speck.View("halo_level_in", "int64", g.Ain.nhalo) or hl
-    local got = speck.View("marks", "int64", nloc)
-    local m_total = c.allreduce_int({A.nnz_local}, "sum")[1]
-    local L, topdown, frontier, m_front, m_unvis = 0, dir ~= 2, 1, 0, m_total
-    local steps = {}
-    while true do
-      if dir == 0 then -- Beamer's switch on the last level's numbers
-        if topdown and m_front > m_unvis / 14 then topdown = false
-        elseif not topdown and frontier < g.nv / 24 then topdown = true end
-      end
-      steps[#steps + 1] = topdown and "T" or "B"
-      local found
-      if topdown then
-        speck.deep_copy(hl, 0)
-        speck.deep_copy(got, 0)
-        speck.deep_copy(nxt, cur)
-        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}),
-                           text("dist_bfs_push"))
-        A.plan:export_add(hl, got)
-        found = speck.parallel_reduce("dist_bfs_marks", nloc,
-                                      {cur = cur, nxt = nxt, got = got, L = L},
-                                      text("dist_bfs_marks"), {op = "sum", dtype = "int64"})
-      else
-        g.Ain.plan:start(cur, hli)
-        g.Ain.plan:wait()
-        found = speck.parallel_reduce("dist_bfs_step", nloc,
-                                      gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain),
-                                      text("dist_bfs_step"), {op = "sum", dtype = "int64"})
-      end
-      cur, nxt = nxt, cur
-      -- the new frontier's size and edges, and the unvisited vertices' edges
-      local fe, ue = 0, 0
-      if dir == 0 then
-        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L},
-                                       text("dist_bfs_edges"),
-                                       {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
-      end
-      local t = c.allreduce_int({found, fe, ue}, "sum")
-      if t[1] == 0 then break end
-      frontier, m_front, m_unvis = t[1], t[2], t[3]
-      L = L + 1
-    end
-    local lev = I.new_vec(map, cur)
-    lev.directions = table.concat(steps)
-    return lev
-  end
-
-  -- labels, n = connected_components(g): each vertex's label is the
-  -- smallest vertex id of its component (min-label propagation over the
-  -- halo); n the number of components
-  function dist.connected_components(g)
-    local f = "connected_components"
-    check_graph(f, g)
-    agree(f, {g.id}, {"g"})
-    local map, A = g.map, g.A
-    local cur, nxt = speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)
-    speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, text("dist_iota"))
-    local hl = speck.View("halo_labels", "int64", A.nhalo)
-    local hli = g.directed and speck.View("halo_labels_in", "int64", g.Ain.nhalo)
-    local B = g.Ain
-    while true do
-      A.plan:start(cur, hl)
-      if hli then B.plan:start(cur, hli) end
-      A.plan:wait()
-      if hli then B.plan:wait() end
-      local changed = speck.parallel_reduce("dist_cc_step", map.nloc,
-                                            gcaps(g, {cur = cur, nxt = nxt, hl = hl}),
-                                            text("dist_cc_step"), {op = "sum", dtype = "int64"})
-      if hli then -- a directed graph's components are weak: the in-arcs too
-        changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
-          gcaps(g, {cur = nxt, hl = hli}, B), text("dist_cc_step_in"),
-          {op = "sum", dtype = "int64"})
-      end
-      cur, nxt = nxt, cur
-      if c.allreduce_int({changed}, "sum")[1] == 0 then break end
-    end
-    local roots = speck.parallel_reduce("dist_cc_roots", map.nloc, {v = cur, b = map.b},
-      text("dist_cc_roots"), {op = "sum", dtype = "int64"})
-    return I.new_vec(map, cur), c.allreduce_int({roots}, "sum")[1]
-  end
-
-  -- rank, iters = pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}]):
-  -- NetworkX's (as graph.pagerank): a vertex without edges spreads its
-  -- rank over all; stops when sum |x' - x| < N * tol
-  function dist.pagerank(g, opts)
-    local f = "pagerank"
-    local d, tol, maxiter
-    I.agree_checked(f, function()
-      check_graph(f, g)
-      opts = I.check_opts(f, opts, {"damping", "tol", "maxiter"})
-      d, tol, maxiter = opts.damping or 0.85, opts.tol or 1e-6, opts.maxiter or 100
-      if type(d) ~= "number" or d < 0 or d > 1 then fail(f, "damping must be a number in [0, 1], got %s", tostring(d)) end
-      if type(tol) ~= "number" or not (tol > 0) then fail(f, "tol must be a positive number, got %s", tostring(tol)) end
-      if math.type(maxiter) ~= "integer" or maxiter < 0 then fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter)) end
-    end, function() return {g.id, maxiter, math.floor(d * 2 ^ 40), math.floor(-math.log(tol, 2) * 1024)} end,
-    {"g", "maxiter", "damping", "tol"})
-    local map, A, N = g.map, g.A, g.nv
-    local x, xn = speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)
-    local y = speck.View("contrib", "float64", map.nloc)
-    speck.deep_copy(x, 1.0 / N)
-    local B = g.Ain
-    local hy = speck.View("halo_contrib", "float64", B.nhalo)
-    local it = 0
-    while it < maxiter do
-      it = it + 1
-      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc,
-                                         {x = x, y = y, deg = g.degree}, text("dist_pr_contrib"))
-      B.plan:start(y, hy)
-      dang = remote.allreduce(dang, "sum")
-      B.plan:wait()
-      local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
-        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B),
-        text("dist_pr_step"))
-      x, xn = xn, x
-      if remote.allreduce(delta, "sum") < N * tol then break end
-    end
-    return I.new_vec(map, x), it
-  end
-
-  -- total = triangles(g): triangles u < v < w, each counted by the owner
-  -- of u; the adjacency rows of the halo vertices are fetched once from
-  -- their owners (as a distributed SpGEMM fetches the remote rows of B)
-  function dist.triangles(g)
-    local f = "triangles"
-    check_graph(f, g)
-    agree(f, {g.id}, {"g"})
-    if g.directed then fail(f, "g is directed: triangles are counted on undirected graphs") end
-    local map, A, adj = g.map, g.A, g.adj
-    local nh = A.nhalo
-    -- the halo rows from their owners
-    local hlens, hcols = I.fetch_rows(map, A.halo_ids, adj.rowptr, adj.colidx)
-    -- the extended rows: this rank's, then the halo's
-    local nloc = map.nloc
-    local nl = adj.colidx:extent(0)
-    local erp = speck.View("erp", "int64", nloc + nh + 1)
-    local ecol = speck.View("ecol", "int64", nl + hcols:extent(0))
-    speck.parallel_for("dist_tri_rows", nloc + 1, {erp = erp, rp = adj.rowptr},
-                       text("dist_copy_rowptr"))
-    for k = 0, nh - 1 do erp[nloc + k + 1] = erp(nloc + k) + hlens(k) end
-    speck.parallel_for("dist_tri_cols", nl, {e = ecol, c = adj.colidx}, text("dist_tri_cols"))
-    speck.parallel_for("dist_tri_hcols", hcols:extent(0), {e = ecol, h = hcols, o = nl},
-                       text("dist_tri_hcols"))
-    local mine = speck.parallel_reduce("dist_triangles", nloc,
-      {rp = adj.rowptr, ci = adj.colidx, erp = erp, ecol = ecol, hid = A.halo_ids,
-       b = map.b, e = map.e, nloc = nloc, nh = nh}, text("dist_triangles"),
-      {op = "sum", dtype = "int64"})
-    return c.allreduce_int({mine}, "sum")[1]
-  end
-end
+-- the graphs: stdlib/speck/dist_graph.lua
+require("speck.dist_graph")(dist)
 return dist

@@ -14,7 +14,8 @@
 -- rank and solved by sparse Cholesky there (a few hundred rows: the one
 -- object of a global size a rank holds, as MueLu's coarse solve on one
 -- rank). Loaded by speck/dist.lua, which accepts the result as a solver's
--- precond.
+-- precond. Host ranks only: on GPU ranks it refuses (its setup's
+-- exchanges and local transposes run on host rows).
 local speck = require "speck"
 local sparse = require "speck.sparse"
 local blas = require "speck.blas"
@@ -133,6 +134,9 @@ return function(dist)
     I.agree_checked(f, function()
       o = I.check_opts(f, opts, KEYS)
       if not I.is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
+      if I.dev then
+        fail(f, "GPU ranks are not done for dist.amg (its setup exchanges host rows): run on host ranks (SPECK_SPACE=serial or openmp)")
+      end
       if A.nrows ~= A.ncols then fail(f, "A must be square, it is %dx%d", A.nrows, A.ncols) end
       check_int(f, "coarse_size", o.coarse_size or 500, 1)
       check_int(f, "max_levels", o.max_levels or 10, 1)

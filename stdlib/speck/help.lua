@@ -272,7 +272,7 @@ return {
   ["speck.dist.assemble"] = {"local A = dist.assemble(nrows, ncols, rows, cols, vals [, {map = m}])",
     "FE-style assembly: global COO contributions from any rank go to the owners of their rows and are summed there (Tpetra's export with ADD)."},
   ["speck.dist.vector"] = {"local x = dist.vector(A | g | map [, value | local_view])",
-    "A float64 distributed vector over A's rows: x:local_view(), x:local_range(), x:local_ids(), x:gather() (the whole vector on every rank), x:gather(root) (on rank root only; nil elsewhere)."},
+    "A float64 distributed vector over A's rows: x:local_view() (in the back end's memory: a GPU's on GPU ranks), x:local_range(), x:local_ids() (a host view), x:gather() (the whole vector on every rank, a host view), x:gather(root) (on rank root only; nil elsewhere)."},
   ["speck.dist.spmv"] = {"dist.spmv(alpha, A, x, beta, y)",
     "y = beta*y + alpha*A*x: the halo exchange (MPI_Ineighbor_alltoallv over the plan) overlaps the interior block's product; then the boundary block. x of another map is an error."},
   ["speck.dist.dot"] = {"dist.dot(x, y)   dist.norm2(x)   dist.axpy(a, x, y)",
@@ -299,6 +299,9 @@ return {
     "NetworkX's PageRank (as graph.pagerank), distributed."},
   ["speck.dist.triangles"] = {"local total = dist.triangles(g)",
     "The number of triangles (the halo's adjacency rows fetched once)."},
+  -- speck.dist on GPU ranks (issue 28: one rank per GPU, or ranks sharing one)
+  ["speck.dist.plan_info"] = {"A:plan_info() --> {build_seconds, matrix_build_seconds, halo, sent, sources, destinations, transport, space}",
+    "The halo plan's numbers; space: where A's blocks, the vectors and the halo live (the back end's memory: a GPU's under SPECK_SPACE=<its back end>); transport: \"mpi\" (host ranks), \"nvshmem\" (GPU ranks, one GPU each, NVSHMEM found: each value stored by a device kernel into its receiver's remote view, then remote.fence), \"mpi, staged through host memory\" (GPU ranks otherwise: packed by a device kernel, exchanged by MPI, copied back), \"mpi one-sided windows\" (host ranks, SPECK_DIST_TRANSPORT=onesided). SPECK_DIST_TRANSPORT=mpi keeps GPU ranks on MPI."},
   -- speck.plot (stdlib/speck/plot.lua): pictures as SVG, PNG through rsvg-convert
   ["speck.plot.line"] = {"plot.line([x,] y [, {title =, xlabel =, ylabel =, logx =, logy =, label =, width =, height =}]) --> p",
     "A line plot of views or arrays of numbers (x: 0, 1, ... when left out); past 4 points a pixel, min/max per half-pixel bucket (the same picture)."},
