@@ -62,6 +62,7 @@ static void print_usage(FILE *f) {
           "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
           "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
           "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_REMOTE_DIRECT,\n"
+          "  SPECK_DIST_TRANSPORT (mpi|onesided), SPECK_DIST_STAGE (speck.dist),\n"
           "%s"
           "  (see docs/guide.md); a malformed value exits with 1.\n",
           progname, progname, names, envs);
