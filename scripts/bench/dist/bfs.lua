@@ -1,7 +1,7 @@
 -- bfs.lua: distributed BFS on the host ranks of an MPI job (speck.dist),
 -- the speck side of issue 28's comparison with the Graph500 reference MPI
 -- BFS (graph500/graph500's src/graph500_reference_bfs, built by hand, never
--- committed; docs/bench-library.md, "dist", says how it was run). The
+-- committed; docs/bench-solvers.md, "dist", says how it was run). The
 -- graph: graph.kronecker(SCALE, 16, {seed = 1}) (Graph500's R-MAT
 -- parameters), built on every rank and handed to dist.from_edges as each
 -- rank's share of its edges (the arcs u < v of its vertex block: each edge
