@@ -25,12 +25,12 @@ describe("scripts/bench/plot", function()
   end)
   after_each(function() os.execute("rm -rf " .. quote(dir)) end)
 
-  it("draws the library half's tables too (docs/bench-library.md)", function()
+  it("draws the library's and the solvers' tables too (bench-library.md, bench-solvers.md)", function()
     if select(2, sh("command -v gnuplot")) ~= 0 then return pending("no gnuplot") end
     if not slurp("docs/bench-library.md") then return pending("no docs/ here (a bundle)") end
-    local out, code = sh("scripts/bench/plot docs/bench-library.md " .. quote(dir))
-    assert.are.equal(0, code, out)
-    for _, name in ipairs {"graph", "solve"} do
+    for file, name in pairs {["docs/bench-library.md"] = "graph", ["docs/bench-solvers.md"] = "solve"} do
+      local out, code = sh("scripts/bench/plot " .. file .. " " .. quote(dir))
+      assert.are.equal(0, code, out)
       assert.truthy(out:find(dir .. "/bench-" .. name .. ".svg\n", 1, true), out)
     end
   end)
