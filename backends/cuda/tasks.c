@@ -42,6 +42,8 @@ typedef struct sk_gsched {
   int64_t host_lo, host_hi, pool_lo, pool_hi, cls_at, vdef_at;
   int64_t host_bump;    /* next free byte of the host region */
   int64_t dirty_hi;     /* stage bytes [host_lo, dirty_hi) to upload */
+  int64_t staged_lo;    /* records from here to host_bump: spawned since the
+                         * last wait, in the stage only (not yet uploaded) */
   unsigned char *stage; /* the host region's host copy */
   int64_t hlive;        /* host futures alive */
   int64_t host_spawned; /* spawned from the host, all waits */
@@ -81,6 +83,7 @@ static void gs_reset(sk_gsched *g) {
   st->in_use = 0;
   g->host_bump = g->host_lo;
   g->dirty_hi = g->host_lo;
+  g->staged_lo = g->host_lo;
   memset(g->nready, 0, sizeof g->nready);
   g->pending = 0;
 }
@@ -220,7 +223,7 @@ static struct sk_task *gs_spawn(sk_gsched *g, const sk_tfunctor *fx, int f,
                                 size_t errlen) {
   const sk_gstate *st = &g->st;
   if (g->hlive == 0 && g->pending == 0 && g->nready[0] + g->nready[1] + g->nready[2] == 0)
-    g->host_bump = g->dirty_hi = g->host_lo; /* no host record is named any more */
+    g->host_bump = g->dirty_hi = g->staged_lo = g->host_lo; /* no host record is named any more */
   int64_t bytes = ALIGN((int64_t)st->tbytes[f], 16);
   if (g->host_bump + bytes > g->host_hi) {
     sk_err(err, errlen, SK_E_SPAWNING_MEMORY_POOL, fx[f].label,
@@ -278,6 +281,11 @@ static int gs_result(sk_gsched *g, const struct sk_task *t, sk_gtask *out, char 
   if (off < g->host_lo || off >= g->host_hi) {
     sk_err(err, errlen, SK_E_NOT_TASK_SCHEDULER);
     return -1;
+  }
+  /* spawned since the last wait: the device has no copy of it yet */
+  if (off >= g->staged_lo && off < g->host_bump) {
+    memcpy(out, g->stage + (off - g->host_lo), sizeof *out);
+    return 0;
   }
   return down(g, out, off, (int64_t)sizeof *out, err, errlen);
 }
@@ -355,6 +363,7 @@ static int gs_wait(sk_gsched *g, const sk_tfunctor *fx, int nf, char *err,
     return -1;
   memset(g->nready, 0, sizeof g->nready);
   memset(g->first, 0, sizeof g->first);
+  g->staged_lo = g->host_bump; /* uploaded: the device's copies are the records */
   int rc = workers(g, g->arena, g->lanes, err, errlen);
   if (rc == 0 && g->b->fence) rc = g->b->fence(err, errlen);
   if (rc == 0) rc = down(g, &d, 0, (int64_t)sizeof d, err, errlen);
