@@ -81,6 +81,22 @@ int sk_dense_gemm(char ta, char tb, double alpha, const sk_view *A, const sk_vie
                   double beta, const sk_view *C, char tri, char *err, size_t errlen);
 int sk_dense_trsm(char side, char uplo, char trans, char diag, double alpha,
                   const sk_view *A, const sk_view *B, char *err, size_t errlen);
+/* Column-major float64 blocks inside rank-1 views (blocks.c): the m x n
+ * block at element 'off' with leading dimension 'ld' as a rank-2 view; and
+ * gemm (C = alpha op(A) op(B) + beta C) / trsm (B = op(T)^-1 B, side 'L',
+ * or B op(T)^-1, side 'R'; T the triangle 'uplo' of A's block) on such
+ * blocks in memory space 'space', by the vendor layer that reaches it,
+ * else the native kernels above */
+void sk_dense_colblock(const sk_view *base, int64_t off, int64_t m, int64_t n, int64_t ld,
+                       sk_view *o);
+int sk_dense_blk_gemm(int space, char ta, char tb, const sk_view *A, int64_t aoff,
+                      int64_t lda, const sk_view *B, int64_t boff, int64_t ldb,
+                      const sk_view *C, int64_t coff, int64_t ldc, int64_t m, int64_t n,
+                      int64_t k, double alpha, double beta, char *err, size_t errlen);
+int sk_dense_blk_trsm(int space, char side, char uplo, char trans, char diag,
+                      const sk_view *A, int64_t aoff, int64_t lda, const sk_view *B,
+                      int64_t boff, int64_t ldb, int64_t m, int64_t n, char *err,
+                      size_t errlen);
 /* the rows [r0, r0+m) and columns [c0, c0+n) of rank-2 'v' */
 void sk_dense_block(const sk_view *v, int64_t r0, int64_t c0, int64_t m, int64_t n,
                     sk_view *out);

@@ -135,77 +135,6 @@ static void part(const sk_view *base, int64_t off, int64_t n, sk_view *o) {
   o->extent[0] = n > 0 ? n : 1;
 }
 
-/* rank-2 column-major block of float64 'base' at 'off' */
-static void blk(const sk_view *base, int64_t off, int64_t m, int64_t n, int64_t ld,
-                sk_view *o) {
-  *o = *base;
-  o->data = (double *)base->data + off;
-  o->rank = 2;
-  o->extent[0] = m;
-  o->extent[1] = n;
-  o->stride[0] = 1;
-  o->stride[1] = ld;
-  o->layout = SK_STRIDE;
-}
-
-/* the vendor BLAS of the back end whose kernels reach device 'space' */
-static const sk_vendor_blas *dev_blas(int space) {
-  const sk_backend *b = sk_backend_blas_for(space);
-  return b && b->blas->available() ? b->blas : NULL;
-}
-
-/* C (m x n) = alpha op(A) op(B) + beta C, blocks of float64 views (column
- * major, offsets and leading dimensions): the vendor layer where it is
- * there, else speck's dense gemm */
-static int gemm(int space, char ta, char tb, const sk_view *A, int64_t aoff, int64_t lda,
-                const sk_view *B, int64_t boff, int64_t ldb, const sk_view *C,
-                int64_t coff, int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha,
-                double beta, char *err, size_t errlen) {
-  if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const double *a = (const double *)A->data + aoff, *b = (const double *)B->data + boff;
-  double *c = (double *)C->data + coff;
-  const sk_vendor_blas *dv;
-  if (space == SK_SPACE_HOST) {
-    if (sk_vendor_gemm(SK_F64, ta, tb, m, n, k, alpha, a, 1, lda, b, 1, ldb, beta, c, 1,
-                       ldc) == SK_VENDOR_OK)
-      return 0;
-  } else if ((dv = dev_blas(space)) &&
-             dv->gemm_batched(SK_F64, ta, tb, m, n, k, alpha, a, 1, lda, 0, b, 1, ldb, 0,
-                              beta, c, 1, ldc, 0, 1) == SK_VENDOR_OK) {
-    return 0;
-  }
-  sk_view va, vb, vc;
-  blk(A, aoff, ta == 'N' ? m : k, ta == 'N' ? k : m, lda, &va);
-  blk(B, boff, tb == 'N' ? k : n, tb == 'N' ? n : k, ldb, &vb);
-  blk(C, coff, m, n, ldc, &vc);
-  return sk_dense_gemm(ta, tb, alpha, &va, &vb, beta, &vc, 0, err, errlen);
-}
-
-/* B (m x n) = op(T)^-1 B (side 'L') or B op(T)^-1 (side 'R'), T the
- * triangle 'uplo' of the block at aoff */
-static int trsm(int space, char side, char uplo, char trans, char diag, const sk_view *A,
-                int64_t aoff, int64_t lda, const sk_view *B, int64_t boff, int64_t ldb,
-                int64_t m, int64_t n, char *err, size_t errlen) {
-  if (m <= 0 || n <= 0) return 0;
-  const double *a = (const double *)A->data + aoff;
-  double *b = (double *)B->data + boff;
-  const sk_vendor_blas *dv;
-  if (space == SK_SPACE_HOST) {
-    if (sk_vendor_trsm(SK_F64, side, uplo, trans, diag, m, n, 1.0, a, 1, lda, b, 1,
-                       ldb) == SK_VENDOR_OK)
-      return 0;
-  } else if ((dv = dev_blas(space)) &&
-             dv->trsm(SK_F64, side, uplo, trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
-               SK_VENDOR_OK) {
-    return 0;
-  }
-  int64_t ka = side == 'R' ? n : m;
-  sk_view va, vb;
-  blk(A, aoff, ka, ka, lda, &va);
-  blk(B, boff, m, n, ldb, &vb);
-  return sk_dense_trsm(side, uplo, trans, diag, 1.0, &va, &vb, err, errlen);
-}
-
 static int team(const sk_kbody *kb, int64_t league, const sk_arg *a, int na, char *err,
                 size_t errlen) {
   if (league <= 0) return 0;
@@ -422,10 +351,10 @@ static int numeric(const sk_chol *c, const struct sk_chol_dev *D, int64_t ntask,
       int64_t L0 = c->lp[u->d] + u->j0, md = c->rp[u->d + 1] - c->rp[u->d];
       int64_t wu = u->nr * u->nc;
       /* W_L = L(rows j0.., :) U(:, rows j0..j0+nc); W_U = U^T(rows j0..) L^T */
-      if (gemm(sp, 'N', 'T', &f->lx, L0, md, &f->ux, L0, md, &W, 0, u->nr, u->nr, u->nc,
-               u->kd, 1.0, 0.0, err, errlen) < 0 ||
-          gemm(sp, 'N', 'T', &f->ux, L0, md, &f->lx, L0, md, &W, wu, u->nr, u->nr, u->nc,
-               u->kd, 1.0, 0.0, err, errlen) < 0)
+      if (sk_dense_blk_gemm(sp, 'N', 'T', &f->lx, L0, md, &f->ux, L0, md, &W, 0, u->nr,
+                            u->nr, u->nc, u->kd, 1.0, 0.0, err, errlen) < 0 ||
+          sk_dense_blk_gemm(sp, 'N', 'T', &f->ux, L0, md, &f->lx, L0, md, &W, wu, u->nr,
+                            u->nr, u->nc, u->kd, 1.0, 0.0, err, errlen) < 0)
         goto done;
       sk_arg sc[] = {sk_arg_view("W", &W),      sk_arg_view("first", &f->first),
                      sk_arg_view("rp", &f->rp), sk_arg_view("rows", &f->rows),
@@ -457,20 +386,22 @@ static int numeric(const sk_chol *c, const struct sk_chol_dev *D, int64_t ntask,
         int64_t dg = L0 + k0 * m + k0;
         /* L's rows below: B U^-1; U's columns right: L^-1 B in the
          * diagonal block, B L^-T in ux (its transpose) */
-        if (trsm(sp, 'R', 'U', 'N', 'N', &f->lx, dg, m, &f->lx, dg + nb, m, mr, nb, err,
-                 errlen) < 0 ||
-            trsm(sp, 'L', 'L', 'N', 'U', &f->lx, dg, m, &f->lx, dg + nb * m, m, nb, kr,
-                 err, errlen) < 0 ||
-            trsm(sp, 'R', 'L', 'T', 'U', &f->lx, dg, m, &f->ux, L0 + k0 * m + k, m, m - k,
-                 nb, err, errlen) < 0)
+        if (sk_dense_blk_trsm(sp, 'R', 'U', 'N', 'N', &f->lx, dg, m, &f->lx, dg + nb, m,
+                              mr, nb, err, errlen) < 0 ||
+            sk_dense_blk_trsm(sp, 'L', 'L', 'N', 'U', &f->lx, dg, m, &f->lx, dg + nb * m,
+                              m, nb, kr, err, errlen) < 0 ||
+            sk_dense_blk_trsm(sp, 'R', 'L', 'T', 'U', &f->lx, dg, m, &f->ux,
+                              L0 + k0 * m + k, m, m - k, nb, err, errlen) < 0)
           goto done;
         if (kr == 0) continue;
         /* the trailing columns: lx[k0+nb:, k0+nb:k] -= L(k0+nb:, blk) U(blk, k0+nb:k);
          * ux[k:, k0+nb:k] -= U^T(k:, blk) L(k0+nb:k, blk)^T */
-        if (gemm(sp, 'N', 'N', &f->lx, dg + nb, m, &f->lx, dg + nb * m, m, &f->lx,
-                 dg + nb * m + nb, m, mr, kr, nb, -1.0, 1.0, err, errlen) < 0 ||
-            gemm(sp, 'N', 'T', &f->ux, L0 + k0 * m + k, m, &f->lx, dg + nb, m, &f->ux,
-                 L0 + (k0 + nb) * m + k, m, m - k, kr, nb, -1.0, 1.0, err, errlen) < 0)
+        if (sk_dense_blk_gemm(sp, 'N', 'N', &f->lx, dg + nb, m, &f->lx, dg + nb * m, m,
+                              &f->lx, dg + nb * m + nb, m, mr, kr, nb, -1.0, 1.0, err,
+                              errlen) < 0 ||
+            sk_dense_blk_gemm(sp, 'N', 'T', &f->ux, L0 + k0 * m + k, m, &f->lx, dg + nb,
+                              m, &f->ux, L0 + (k0 + nb) * m + k, m, m - k, kr, nb, -1.0,
+                              1.0, err, errlen) < 0)
           goto done;
       }
     }
@@ -720,8 +651,8 @@ static int apply(const plan_v *p, const fac_v *f, const sk_view *v, const sk_vie
     for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
       int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s],
               m = p->rp[s + 1] - p->rp[s];
-      if (trsm(f->space, 'L', 'L', 'N', 'U', &f->lx, p->lp[s], m, y, p->first[s], k, k, 1,
-               err, errlen) < 0)
+      if (sk_dense_blk_trsm(f->space, 'L', 'L', 'N', 'U', &f->lx, p->lp[s], m, y,
+                            p->first[s], k, k, 1, err, errlen) < 0)
         return -1;
     }
     if (range(&k_fbelow, p->hbp[q1] - p->hbp[q0], ba, NELEM(ba), err, errlen) < 0)
@@ -754,8 +685,8 @@ static int apply(const plan_v *p, const fac_v *f, const sk_view *v, const sk_vie
     for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
       int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s],
               m = p->rp[s + 1] - p->rp[s];
-      if (trsm(f->space, 'L', 'U', 'N', 'N', &f->lx, p->lp[s], m, y, p->first[s], k, k, 1,
-               err, errlen) < 0)
+      if (sk_dense_blk_trsm(f->space, 'L', 'U', 'N', 'N', &f->lx, p->lp[s], m, y,
+                            p->first[s], k, k, 1, err, errlen) < 0)
         return -1;
     }
   }

@@ -163,81 +163,6 @@ static int64_t *wide(const int *a, int64_t n) {
   return w;
 }
 
-/* rank-2 column-major block of 'base' (float64) at 'off' */
-static void blk(const sk_view *base, int64_t off, int64_t m, int64_t n, int64_t ld,
-                sk_view *o) {
-  *o = *base;
-  o->data = (double *)base->data + off;
-  o->rank = 2;
-  o->extent[0] = m;
-  o->extent[1] = n;
-  o->stride[0] = 1;
-  o->stride[1] = ld;
-  o->layout = SK_STRIDE;
-}
-
-/* the vendor BLAS of the back end whose kernels reach 'space' (a GPU
- * back end's, on its stream), loaded, or NULL: a device space that no
- * vendor library reaches (a device-like back end's) takes speck's dense
- * kernels -- another back end's library must not get its pointers */
-static const sk_vendor_blas *ls_dev_blas(int space) {
-  const sk_backend *b = sk_backend_blas_for(space);
-  return b && b->blas->available() ? b->blas : NULL;
-}
-
-/* C (m x n at coff, ld ldc) = alpha A B^T + beta C, A m x k, B n x k
- * (column major blocks of float64 views): the vendor layer where it is
- * there, else speck's dense gemm */
-static int ls_gemm(const struct sk_chol_dev *D, const sk_view *A, int64_t aoff,
-                   int64_t lda, const sk_view *B, int64_t boff, int64_t ldb,
-                   const sk_view *C, int64_t coff, int64_t ldc, int64_t m, int64_t n,
-                   int64_t k, double alpha, double beta, char *err, size_t errlen) {
-  if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const double *a = (const double *)A->data + aoff, *b = (const double *)B->data + boff;
-  double *c = (double *)C->data + coff;
-  const sk_vendor_blas *dv;
-  if (D->space == SK_SPACE_HOST) {
-    if (sk_vendor_gemm(SK_F64, 'N', 'T', m, n, k, alpha, a, 1, lda, b, 1, ldb, beta, c, 1,
-                       ldc) == SK_VENDOR_OK)
-      return 0;
-  } else if ((dv = ls_dev_blas(D->space)) &&
-             dv->gemm_batched(SK_F64, 'N', 'T', m, n, k, alpha, a, 1, lda, 0, b, 1, ldb, 0,
-                              beta, c, 1, ldc, 0, 1) == SK_VENDOR_OK) {
-    return 0;
-  }
-  sk_view va, vb, vc;
-  blk(A, aoff, m, k, lda, &va);
-  blk(B, boff, n, k, ldb, &vb);
-  blk(C, coff, m, n, ldc, &vc);
-  return sk_dense_gemm('N', 'T', alpha, &va, &vb, beta, &vc, 0, err, errlen);
-}
-
-/* B (m x n at boff, ld ldb) = B op(L)^-1 (side 'R', L n x n) or op(L)^-1 B
- * (side 'L', L m x m), L the lower triangle at aoff (diag 'U': unit) */
-static int ls_trsm(const struct sk_chol_dev *D, char side, char trans, char diag,
-                   const sk_view *A, int64_t aoff, int64_t lda, const sk_view *B,
-                   int64_t boff, int64_t ldb, int64_t m, int64_t n, char *err,
-                   size_t errlen) {
-  if (m <= 0 || n <= 0) return 0;
-  const double *a = (const double *)A->data + aoff;
-  double *b = (double *)B->data + boff;
-  const sk_vendor_blas *dv;
-  if (D->space == SK_SPACE_HOST) {
-    if (sk_vendor_trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
-        SK_VENDOR_OK)
-      return 0;
-  } else if ((dv = ls_dev_blas(D->space)) &&
-             dv->trsm(SK_F64, side, 'L', trans, diag, m, n, 1.0, a, 1, lda, b, 1, ldb) ==
-                 SK_VENDOR_OK) {
-    return 0;
-  }
-  int64_t ka = side == 'R' ? n : m;
-  sk_view va, vb;
-  blk(A, aoff, ka, ka, lda, &va);
-  blk(B, boff, m, n, ldb, &vb);
-  return sk_dense_trsm(side, 'L', trans, diag, 1.0, &va, &vb, err, errlen);
-}
-
 static int team(const sk_kbody *kb, int64_t league, const sk_arg *a, int na, char *err,
                 size_t errlen) {
   return sk_dense_team(kb, league, 0, 0, a, na, err, errlen);
@@ -485,8 +410,8 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
         lda = u->nr;
         wo = u->nr * u->kd;
       }
-      if (ls_gemm(D, A, aoff, lda, &D->lx, L0 + u->j0, md, &D->W, wo, u->nr, u->nr, u->nc,
-                  u->kd, 1.0, 0.0, err, errlen) < 0)
+      if (sk_dense_blk_gemm(D->space, 'N', 'T', A, aoff, lda, &D->lx, L0 + u->j0, md, &D->W,
+                            wo, u->nr, u->nr, u->nc, u->kd, 1.0, 0.0, err, errlen) < 0)
         goto fail;
       sk_view wv = D->W;
       wv.data = (double *)D->W.data + wo;
@@ -518,8 +443,8 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
         if (team(&k_panel, 1, pb, NELEM(pb), err, errlen) < 0) goto fail;
         /* the rows below the diagonal block: B L^-T (L D L^T: B L^-T D^-1) */
         int64_t dg = L0 + k0 * m + k0;
-        if (ls_trsm(D, 'R', 'T', ldl ? 'U' : 'N', &D->lx, dg, m, &D->lx, dg + nb, m, mr,
-                    nb, err, errlen) < 0)
+        if (sk_dense_blk_trsm(D->space, 'R', 'L', 'T', ldl ? 'U' : 'N', &D->lx, dg, m, &D->lx,
+                              dg + nb, m, mr, nb, err, errlen) < 0)
           goto fail;
         if (ldl) {
           sk_arg ca[] = {sk_arg_view("lx", &D->lx),  sk_arg_view("dd", &D->dd),
@@ -546,9 +471,9 @@ int sk_chol_ls_numeric(sk_chol *c, char *err, size_t errlen) {
           aoff = 0;
           lda = mr;
         }
-        if (ls_gemm(D, A, aoff, lda, &D->lx, L0 + k0 * m + k0 + nb, m, &D->lx,
-                    L0 + (k0 + nb) * m + k0 + nb, m, mr, kr, nb, -1.0, 1.0, err,
-                    errlen) < 0)
+        if (sk_dense_blk_gemm(D->space, 'N', 'T', A, aoff, lda, &D->lx, L0 + k0 * m + k0 + nb,
+                              m, &D->lx, L0 + (k0 + nb) * m + k0 + nb, m, mr, kr, nb, -1.0,
+                              1.0, err, errlen) < 0)
           goto fail;
       }
     }
@@ -598,8 +523,8 @@ static int big_diag(const sk_chol *c, int64_t l, char trans, sk_view *y, char *e
   for (int64_t x = D->blv[l]; x < D->blv[l + 1]; x++) {
     int s = (int)D->bsn[x];
     int64_t k = c->first[s + 1] - c->first[s], m = c->rp[s + 1] - c->rp[s];
-    if (ls_trsm(D, 'L', trans, c->ldl ? 'U' : 'N', &D->lx, c->lp[s], m, y, c->first[s], k,
-                k, 1, err, errlen) < 0)
+    if (sk_dense_blk_trsm(D->space, 'L', 'L', trans, c->ldl ? 'U' : 'N', &D->lx, c->lp[s], m,
+                          y, c->first[s], k, k, 1, err, errlen) < 0)
       return -1;
   }
   return 0;
