@@ -16,9 +16,7 @@ local solve = require "speck.solve"
 -- the device (tests/lu_levels_spec.lua); x comes back in A's space.
 -- tests/run.sh runs it once per back end.
 
-local PY = os.getenv("SPECK_PYTHON") or "/usr/bin/python3"
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
-local ORACLE = HERE .. "/direct_oracle.py"
 local DIR = os.tmpname()
 os.remove(DIR)
 os.execute("mkdir -p " .. DIR)
@@ -26,86 +24,10 @@ teardown(function() os.execute("rm -rf '" .. DIR .. "'") end)
 
 local MEM = speck.View("probe", "float64", 1):space()
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1", "r"))
-  local out = p:read("a")
-  local ok = p:close()
-  return out, ok
-end
-
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok)
-  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
-
-local function host(v)
-  if v:space() == "host" then return v end
-  return speck.create_mirror_view_and_copy("host", v)
-end
-
-local function coo()
-  local t = {r = {}, c = {}, v = {}}
-  function t.add(i, j, x)
-    local k = #t.r + 1
-    t.r[k], t.c[k], t.v[k] = i, j, x
-  end
-  function t.matrix(n, m) return sparse.from_coo(n, m or n, t.r, t.c, t.v, {space = MEM}) end
-  return t
-end
-
--- upwind convection-diffusion on an m x m grid; 'shift' moves row i to i - 2
--- (cyclically: no entry stays on the diagonal)
-local function convdiff(m, shift)
-  local t, n = coo(), m * m
-  for y = 0, m - 1 do
-    for x = 0, m - 1 do
-      local i = y * m + x
-      local r = shift and (i + n - 2) % n or i
-      t.add(r, i, 4 + 0.9)
-      if x > 0 then t.add(r, i - 1, -1 - 0.6) end
-      if x < m - 1 then t.add(r, i + 1, -1 + 0.3) end
-      if y > 0 then t.add(r, i - m, -1 - 0.2) end
-      if y < m - 1 then t.add(r, i + m, -1 + 0.1) end
-    end
-  end
-  return t.matrix(n)
-end
-
--- a random sparse nonsymmetric matrix (an LCG: the same on every run)
-local function randmat(n, per_row)
-  local t, s = coo(), 12345
-  local function rnd()
-    s = (s * 1103515245 + 12345) % 2147483648
-    return s / 2147483648
-  end
-  for i = 0, n - 1 do
-    local seen = {[i] = true}
-    t.add(i, i, 0.5 + rnd())
-    for _ = 1, per_row do
-      local j = math.floor(rnd() * n)
-      if not seen[j] then
-        seen[j] = true
-        t.add(i, j, 2 * rnd() - 1)
-      end
-    end
-  end
-  return t.matrix(n)
-end
-
-local function mm_matrix()
-  local path = DIR .. "/general.mtx"
-  local f = assert(io.open(path, "w"))
-  f:write("%%MatrixMarket matrix coordinate real general\n% zeros on the diagonal\n6 6 12\n",
-          "1 2 3.5\n2 1 -2\n2 3 1\n3 4 4\n4 3 -1.5\n4 5 2\n5 6 7\n6 5 1\n6 1 0.25\n",
-          "1 6 -3\n3 2 0.5\n5 4 1\n")
-  f:close()
-  local A = sparse.read_mm(path)
-  if MEM == "host" then return A end
-  return sparse.CrsMatrix{nrows = 6, ncols = 6, rowptr = speck.create_mirror_view_and_copy(MEM, A.rowptr),
-                          colidx = speck.create_mirror_view_and_copy(MEM, A.colidx),
-                          values = speck.create_mirror_view_and_copy(MEM, A.values)}
-end
+local FX = dofile(HERE .. "/direct_fixtures.lua")(DIR)
+local sh, err_of, host, rhs, berr, rel_error = FX.sh, FX.err_of, FX.host, FX.rhs, FX.berr, FX.rel_error
+local convdiff, randmat, mm_matrix = FX.convdiff, FX.randmat, FX.mm_matrix
+local coo = FX.coo
 
 local MATS = {
   {name = "convdiff", make = function() return convdiff(15) end},
@@ -114,60 +36,7 @@ local MATS = {
   {name = "general", make = mm_matrix},
 }
 
-local function rhs(n, scale)
-  local h = speck.View("b", "float64", n, {space = "host"})
-  for i = 0, n - 1 do h:set(i, (scale or 1) * (1 + (i % 7) / 7)) end
-  if MEM == "host" then return h end
-  local d = speck.View("b", "float64", n, {space = MEM})
-  speck.deep_copy(d, h)
-  return d
-end
-
-local A_OF, REF = {}, {}
-for _, m in ipairs(MATS) do
-  A_OF[m.name] = m.make()
-  sparse.write_mm(DIR .. "/" .. m.name .. ".mtx", A_OF[m.name])
-end
--- SciPy may be missing on a GPU host: then x is checked by its residual alone
-local HAVE_SCIPY = select(2, sh(PY .. " -c 'import scipy.sparse.linalg, networkx'"))
-if HAVE_SCIPY then
-  local names = {}
-  for _, m in ipairs(MATS) do names[#names + 1] = m.name end
-  local out, ok = sh(PY .. " " .. ORACLE .. " spsolve " .. DIR .. " " .. table.concat(names, " "))
-  assert(ok, out)
-  for _, nm in ipairs(names) do
-    local x = {}
-    for line in io.lines(DIR .. "/" .. nm .. ".x") do x[#x + 1] = tonumber(line) end
-    REF[nm] = x
-  end
-end
-
--- ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), on the host
-local function berr(A, x, b)
-  local rp, ci, va, xh, bh = host(A.rowptr), host(A.colidx), host(A.values), host(x), host(b)
-  local rn, an, xn, bn = 0, 0, 0, 0
-  for i = 0, A:nrows() - 1 do
-    local s, a = bh(i), 0
-    for p = rp(i), rp(i + 1) - 1 do
-      s = s - va(p) * xh(ci(p))
-      a = a + math.abs(va(p))
-    end
-    rn, an = math.max(rn, math.abs(s)), math.max(an, a)
-    xn, bn = math.max(xn, math.abs(xh(i))), math.max(bn, math.abs(bh(i)))
-  end
-  return rn / (an * xn + bn)
-end
-
--- max |x - ref| / max |ref| (0 without SciPy: berr checks x then)
-local function rel_error(x, ref, scale)
-  if not ref then return 0 end
-  local xh, e, s = host(x), 0, 0
-  for i = 1, #ref do
-    e = math.max(e, math.abs(xh(i - 1) - (scale or 1) * ref[i]))
-    s = math.max(s, math.abs((scale or 1) * ref[i]))
-  end
-  return e / s
-end
+local A_OF, REF = FX.load(MATS)
 
 describe("speck.solve.spsolve", function()
   for _, m in ipairs(MATS) do
