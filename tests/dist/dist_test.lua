@@ -15,30 +15,13 @@ local sparse = require "speck.sparse"
 local graph = require "speck.graph"
 local remote = require "speck.remote"
 local me, np = dist.rank(), dist.size()
-local REF = os.getenv("SPECK_DIST_REF")
 local TMP = os.getenv("SPECK_DIST_TMP") or ("/tmp/speck_dist_test_" .. (os.getenv("USER") or "u"))
 
-local cases = {}
-local function case(name, f) cases[#cases + 1] = {name = name, f = f} end
-local function check(c, msg) if not c then error(msg or "check failed", 2) end end
-local function eq(a, b, what)
-  if a ~= b then error(("%s: expected %s, got %s"):format(what or "value", tostring(b), tostring(a)), 2) end
-end
-local function fails_with(want, f, ...)
-  local ok, e = pcall(f, ...)
-  if ok then error("no error (expected '" .. want .. "')", 2) end
-  if not tostring(e):find(want, 1, true) then error(("error '%s' lacks '%s'"):format(tostring(e), want), 2) end
-end
--- a and b (views of n) within rtol relative to max |b|
-local function close(a, b, n, rtol, what)
-  local m = 0
-  for i = 0, n - 1 do m = math.max(m, math.abs(b(i))) end
-  for i = 0, n - 1 do
-    if math.abs(a(i) - b(i)) > rtol * math.max(m, 1e-300) then
-      error(("%s: entry %d is %.17g, expected %.17g"):format(what, i, a(i), b(i)), 2)
-    end
-  end
-end
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests/dist"
+local H = dofile(HERE .. "/harness.lua")
+local case, check, eq, fails_with, close = H.case, H.check, H.eq, H.fails_with, H.close
+local cases = H.cases
+local record, compare = H.record, H.compare
 
 if me == 0 then os.execute("mkdir -p '" .. TMP .. "'") end
 remote.barrier()
@@ -247,29 +230,6 @@ case("dot, norm2, axpy against the whole vectors", function()
 end)
 
 -- -- solvers ------------------------------------------------------------------------------------
--- the 1-rank run's numbers (written by np = 1, read by the others)
-local ref = {}
-local function record(key, iters, x)
-  ref[key] = {iters = iters, x = x}
-end
-local function compare(key, iters, xg)
-  if np == 1 or not REF then return end
-  local fh = assert(io.open(REF, "r"))
-  local want
-  for l in fh:lines() do
-    local k, it, rest = l:match("^(%S+) (%d+) (.*)$")
-    if k == key then
-      want = {iters = math.tointeger(tonumber(it)), x = {}}
-      for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
-    end
-  end
-  fh:close()
-  check(want, "no 1-rank reference for " .. key)
-  eq(iters, want.iters, key .. " iterations against 1 rank")
-  local xr = speck.View.from(want.x, "float64")
-  eq(xg:extent(0), xr:extent(0), key .. " solution's length")
-  close(xg, xr, xr:extent(0), 1e-12, key .. " solution against 1 rank")
-end
 
 local function solved(key, B, bfull, x, info, Afull, tol)
   eq(info.reason, "converged", key .. " reason")
@@ -750,25 +710,7 @@ case("cg (Jacobi) with columns far from the diagonal against the whole system an
 end)
 
 -- -- run ---------------------------------------------------------------------------------------
-local passed, failed = 0, 0
-for _, c in ipairs(cases) do
-  if os.getenv("SPECK_TEST_VERBOSE") then io.stderr:write(("rank %d: %s\n"):format(me, c.name)) end
-  local ok, e = pcall(c.f)
-  if not ok then io.stderr:write(("rank %d: %s: %s\n"):format(me, c.name, tostring(e))) end
-  collectgarbage()
-  local all = remote.allreduce(ok and 1 or 0, "min")
-  if all == 1 then passed = passed + 1 else failed = failed + 1 end
-  remote.barrier()
-end
-if np == 1 and REF then
-  local fh = assert(io.open(REF, "w"))
-  for k, r in pairs(ref) do
-    local t = {}
-    for i = 0, r.x:extent(0) - 1 do t[#t + 1] = ("%.17g"):format(r.x(i)) end
-    fh:write(k, " ", r.iters, " ", table.concat(t, " "), "\n")
-  end
-  fh:close()
-end
+local passed, failed = H.run()
 if me == 0 then
   print(("dist (%d rank%s, %s): %d cases"):format(np, np == 1 and "" or "s", speck.info().default_space, #cases))
   print(("%d passed, %d failed"):format(passed, failed))

@@ -22,7 +22,6 @@ local graph = require "speck.graph"
 local blas = require "speck.blas"
 local remote = require "speck.remote"
 local me, np = dist.rank(), dist.size()
-local REF = os.getenv("SPECK_DIST_REF")
 local DEV = speck.View("probe", "float64", 0):space()
 local ONDEV = DEV ~= "host"
 local STAGED = ONDEV or os.getenv("SPECK_DIST_STAGE") == "1"
@@ -31,29 +30,12 @@ local HOST = {space = "host"}
 local function is_onesided(t) return t == "nvshmem" or t == "mpi one-sided windows" end
 local ONESIDED = os.getenv("SPECK_DIST_TRANSPORT") == "onesided" and np > 1
 
-local cases = {}
-local function case(name, f) cases[#cases + 1] = {name = name, f = f} end
-local function check(c, msg) if not c then error(msg or "check failed", 2) end end
-local function eq(a, b, what)
-  if a ~= b then error(("%s: expected %s, got %s"):format(what or "value", tostring(b), tostring(a)), 2) end
-end
-local function fails_with(want, f, ...)
-  local ok, e = pcall(f, ...)
-  if ok then error("no error (expected '" .. want .. "')", 2) end
-  if not tostring(e):find(want, 1, true) then error(("error '%s' lacks '%s'"):format(tostring(e), want), 2) end
-end
-local function host(v) return speck.create_mirror_view_and_copy("host", v) end
--- a and b (views of n, any space) within rtol relative to max |b|
-local function close(a, b, n, rtol, what)
-  a, b = host(a), host(b)
-  local m = 0
-  for i = 0, n - 1 do m = math.max(m, math.abs(b(i))) end
-  for i = 0, n - 1 do
-    if math.abs(a(i) - b(i)) > rtol * math.max(m, 1e-300) then
-      error(("%s: entry %d is %.17g, expected %.17g"):format(what, i, a(i), b(i)), 2)
-    end
-  end
-end
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests/dist"
+local H = dofile(HERE .. "/harness.lua")
+local case, check, eq, fails_with, close = H.case, H.check, H.eq, H.fails_with, H.close
+local cases = H.cases
+local record, compare = H.record, H.compare
+local host = H.host
 
 -- -- the test matrix: the 7-point Poisson on an NX x NY x NZ grid (each
 -- rank builds its rows; the whole matrix on every rank for reference)
@@ -190,25 +172,6 @@ case("a partition map: from_local over it, spmv, gather; spgemm A*A (the set-up'
 end)
 
 -- -- solvers ------------------------------------------------------------------------------------
-local ref = {}
-local function record(key, iters, x) ref[key] = {iters = iters, x = host(x)} end
-local function compare(key, iters, xg)
-  if np == 1 or not REF then return end
-  local fh = assert(io.open(REF, "r"))
-  local want
-  for l in fh:lines() do
-    local k, it, rest = l:match("^(%S+) (%d+) (.*)$")
-    if k == key then
-      want = {iters = math.tointeger(tonumber(it)), x = {}}
-      for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
-    end
-  end
-  fh:close()
-  check(want, "no 1-rank reference for " .. key)
-  eq(iters, want.iters, key .. " iterations against 1 rank")
-  local xr = speck.View.from(want.x, "float64", HOST)
-  close(xg, xr, xr:extent(0), 1e-12, key .. " solution against 1 rank")
-end
 -- converged, ||b - A x|| / ||b|| on the whole matrix, the 1-rank run's iterations and x
 local function solved(key, x, info, bf, tol)
   eq(info.reason, "converged", key .. " reason")
@@ -349,25 +312,7 @@ case("a vector of another map; ranks that disagree; the VM usable after", functi
 end)
 
 -- -- run ---------------------------------------------------------------------------------------
-local passed, failed = 0, 0
-for _, c in ipairs(cases) do
-  if os.getenv("SPECK_TEST_VERBOSE") then io.stderr:write(("rank %d: %s\n"):format(me, c.name)) end
-  local ok, e = pcall(c.f)
-  if not ok then io.stderr:write(("rank %d: %s: %s\n"):format(me, c.name, tostring(e))) end
-  collectgarbage()
-  local all = remote.allreduce(ok and 1 or 0, "min")
-  if all == 1 then passed = passed + 1 else failed = failed + 1 end
-  remote.barrier()
-end
-if np == 1 and REF then
-  local fh = assert(io.open(REF, "w"))
-  for k, r in pairs(ref) do
-    local t = {}
-    for i = 0, r.x:extent(0) - 1 do t[#t + 1] = ("%.17g"):format(r.x(i)) end
-    fh:write(k, " ", r.iters, " ", table.concat(t, " "), "\n")
-  end
-  fh:close()
-end
+local passed, failed = H.run()
 if me == 0 then
   print(("distdev (%d rank%s, %s, %s): %d cases"):format(np, np == 1 and "" or "s",
         speck.info().default_space, A:plan_info().transport, #cases))

@@ -1,0 +1,90 @@
+-- harness.lua: what the MPI test scripts of tests/dist share (loaded with
+-- dofile by dist_test.lua and distdev_test.lua): cases that pass when they
+-- pass on every rank, checks that raise at the caller's line, a closeness
+-- check on views of any space, and the 1-rank reference of solver runs
+-- (SPECK_DIST_REF=file: the 1-rank run writes each key's iterations and
+-- solution there, the runs on more ranks compare).
+--   local H = dofile(HERE .. "/harness.lua")
+--   H.case(name, f) ... local passed, failed = H.run()
+local speck = require "speck"
+local remote = require "speck.remote"
+
+local H = {}
+local me, np = remote.rank(), remote.size()
+local REF = os.getenv("SPECK_DIST_REF")
+local HOST = {space = "host"}
+local cases = {}
+H.cases = cases
+
+function H.case(name, f) cases[#cases + 1] = {name = name, f = f} end
+function H.check(c, msg) if not c then error(msg or "check failed", 2) end end
+function H.eq(a, b, what)
+  if a ~= b then error(("%s: expected %s, got %s"):format(what or "value", tostring(b), tostring(a)), 2) end
+end
+function H.fails_with(want, f, ...)
+  local ok, e = pcall(f, ...)
+  if ok then error("no error (expected '" .. want .. "')", 2) end
+  if not tostring(e):find(want, 1, true) then error(("error '%s' lacks '%s'"):format(tostring(e), want), 2) end
+end
+local function host(v) return v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v) end
+H.host = host
+-- a and b (views of n, any space) within rtol relative to max |b|
+function H.close(a, b, n, rtol, what)
+  a, b = host(a), host(b)
+  local m = 0
+  for i = 0, n - 1 do m = math.max(m, math.abs(b(i))) end
+  for i = 0, n - 1 do
+    if math.abs(a(i) - b(i)) > rtol * math.max(m, 1e-300) then
+      error(("%s: entry %d is %.17g, expected %.17g"):format(what, i, a(i), b(i)), 2)
+    end
+  end
+end
+
+-- the 1-rank run's numbers (written by np = 1, read by the others)
+local ref = {}
+function H.record(key, iters, x) ref[key] = {iters = iters, x = host(x)} end
+function H.compare(key, iters, xg)
+  if np == 1 or not REF then return end
+  local fh = assert(io.open(REF, "r"))
+  local want
+  for l in fh:lines() do
+    local k, it, rest = l:match("^(%S+) (%d+) (.*)$")
+    if k == key then
+      want = {iters = math.tointeger(tonumber(it)), x = {}}
+      for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
+    end
+  end
+  fh:close()
+  H.check(want, "no 1-rank reference for " .. key)
+  H.eq(iters, want.iters, key .. " iterations against 1 rank")
+  local xr = speck.View.from(want.x, "float64", HOST)
+  H.eq(xg:extent(0), xr:extent(0), key .. " solution's length")
+  H.close(xg, xr, xr:extent(0), 1e-12, key .. " solution against 1 rank")
+end
+
+-- run every case (a failure printed by its rank; a case passes when it
+-- passes on all), write the 1-rank reference; returns passed, failed
+function H.run()
+  local passed, failed = 0, 0
+  for _, c in ipairs(cases) do
+    if os.getenv("SPECK_TEST_VERBOSE") then io.stderr:write(("rank %d: %s\n"):format(me, c.name)) end
+    local ok, e = pcall(c.f)
+    if not ok then io.stderr:write(("rank %d: %s: %s\n"):format(me, c.name, tostring(e))) end
+    collectgarbage()
+    local all = remote.allreduce(ok and 1 or 0, "min")
+    if all == 1 then passed = passed + 1 else failed = failed + 1 end
+    remote.barrier()
+  end
+  if np == 1 and REF then
+    local fh = assert(io.open(REF, "w"))
+    for k, r in pairs(ref) do
+      local t = {}
+      for i = 0, r.x:extent(0) - 1 do t[#t + 1] = ("%.17g"):format(r.x(i)) end
+      fh:write(k, " ", r.iters, " ", table.concat(t, " "), "\n")
+    end
+    fh:close()
+  end
+  return passed, failed
+end
+
+return H
