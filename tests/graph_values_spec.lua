@@ -583,3 +583,36 @@ describe("speck.graph files on " .. SPACE, function()
     same_arcs(arcs(k), arcs(graph.read(mm)))
   end)
 end)
+
+-- -- device launches ---------------------------------------------------------------------
+-- a result computed on the host does not count on a GPU: each operation
+-- must have launched its own kernels there (speck.jit.stats(); the
+-- precompiled variants are host code)
+describe("speck.graph's values and subgraphs run their kernels on " .. SPACE, function()
+  local ON_HOST = SPACE ~= "cuda"
+  it("each operation launched its kernels" .. (ON_HOST and "" or " on the device"), function()
+    local g = graph.kronecker(8, 8, {seed = 4})
+    local d = graph.from_edges(6, {0, 1, 2, 3, 4}, {1, 2, 0, 4, 5}, {directed = true})
+    local function launches(label)
+      local s = 0
+      for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+        if k.label == label and (ON_HOST or k.tier ~= "precompiled") then s = s + k.launches end
+      end
+      return s
+    end
+    local calls = {
+      {"graph.sub_fill", function() g:subgraph({0, 1, 2, 3, 5, 8}) end},
+      {"graph.filter_fill", function() g:filter_edges("u < v") end},
+      {"graph.lc_best", function() graph.largest_component(g) end},
+      {"graph.comb_expand", function() d:reverse() end},
+      {"graph.dedupe_fill", function() d:to_undirected() end},
+      {"graph.dedupe_count", function() d:symmetrize() end},
+      {"graph.comb_expand", function() graph.union(d, d) end},
+    }
+    for _, c in ipairs(calls) do
+      local before = launches(c[1])
+      c[2]()
+      assert.is_true(launches(c[1]) > before, c[1] .. " launched no kernel" .. (ON_HOST and "" or " on the device"))
+    end
+  end)
+end)
