@@ -15,7 +15,6 @@
  * (first touch), as it does for fresh memory: a view made without
  * initialisation holds what the block held.
  */
-#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,8 +50,7 @@ void *sk_bcache_take(size_t bytes) {
   return p;
 }
 
-int sk_bcache_put(void *p, uint64_t memory) {
-  size_t bytes = malloc_usable_size(p);
+int sk_bcache_put(void *p, size_t bytes, uint64_t memory) {
   size_t cap = memory ? (size_t)(memory / 16) : CACHE_MOST;
   if (cap > CACHE_MOST) cap = CACHE_MOST;
   int kept = 0;

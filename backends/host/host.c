@@ -112,6 +112,12 @@ static void mem_probe(void) {
   }
 }
 
+/* the most memory the process may have (0: unknown), without its description */
+static uint64_t memory_most(void) {
+  pthread_once(&mem_once, mem_probe);
+  return mem_bytes;
+}
+
 uint64_t sk_host_memory(char *desc, size_t n) {
   pthread_once(&mem_once, mem_probe);
   double gib = (double)mem_bytes / (1 << 30);
@@ -124,9 +130,10 @@ uint64_t sk_host_memory(char *desc, size_t n) {
 
 void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
   (void)space;
-  char desc[128];
-  uint64_t most = sk_host_memory(desc, sizeof desc);
+  uint64_t most = memory_most();
   if (most && bytes > most) {
+    char desc[128];
+    sk_host_memory(desc, sizeof desc);
     sk_err(err, errlen, SK_E_MORE_THAN, desc);
     return NULL;
   }
@@ -154,10 +161,8 @@ void *sk_serial_alloc(size_t bytes, int space, char *err, size_t errlen) {
 void sk_serial_free(void *p, int space) {
   (void)space;
   if (!p) return;
-  if (malloc_usable_size(p) >= HUGE_ADVISE_MIN) {
-    char desc[128];
-    if (sk_bcache_put(p, sk_host_memory(desc, sizeof desc))) return;
-  }
+  size_t usable = malloc_usable_size(p);
+  if (usable >= HUGE_ADVISE_MIN && sk_bcache_put(p, usable, memory_most())) return;
   free(p);
 }
 
