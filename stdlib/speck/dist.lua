@@ -1233,8 +1233,8 @@ dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, 
                   check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,
                   agree_checked = agree_checked, spmv = spmv, chebyshev = chebyshev,
                   global_rows = global_rows}
--- distributed smoothed-aggregation AMG: dist.amg (speck/dist_amg.lua)
-dist._is_precond = function() return false end
+-- distributed smoothed-aggregation AMG: dist.amg and dist._is_precond
+-- (speck/dist_amg.lua)
 require("speck.dist_amg")(dist)
 -- the graphs: stdlib/speck/dist_graph.lua
 require("speck.dist_graph")(dist)

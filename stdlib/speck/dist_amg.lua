@@ -153,7 +153,6 @@ return function(dist)
       local L = {A = Al, n = Al.nrows}
       levels[#levels + 1] = L
       if L.n <= coarse_size or #levels == max_levels then break end
-      local smooth, lmax = I.chebyshev(f, Al, degree)
       -- this rank's aggregates, on its diagonal block's graph
       local G = {G_rowptr = Al.interior.rowptr, G_colidx = Al.interior.colidx}
       local _, mo = call(f, "graph.mis2", G)
@@ -172,6 +171,7 @@ return function(dist)
       end
       -- no coarsening, or a rank without an aggregate: this level is the coarsest
       if fewest == 0 or total >= L.n then break end
+      local smooth, lmax = I.chebyshev(f, Al, degree)
       L.smooth = smooth
       local _, t = call(f, "solve.amg_tentative", {labels = labels, nagg = nagg, b = B, k = 1})
       local gc = view("P colidx", "int32", t.P_colidx:extent(0))
