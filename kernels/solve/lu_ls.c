@@ -620,76 +620,55 @@ done:
 }
 
 /* -- solves --------------------------------------------------------------------- */
+/* one level of a triangular solve on y: 'fwd' L z = y (the diagonal
+ * blocks first, then the rows below them), else U w = y (the rows below
+ * first, then the diagonal blocks); the wide supernodes' diagonal blocks
+ * by trsm */
+static int solve_level(const plan_v *p, const fac_v *f, const sk_view *y, int64_t l, int fwd,
+                       char *err, size_t errlen) {
+  const int64_t q0 = p->lvp[l], q1 = p->lvp[l + 1];
+  const int64_t *hp = fwd ? p->hbp : p->hcp;
+  sk_arg da[] = {sk_arg_view("order", &f->order),
+                 sk_arg_view("first", &f->first),
+                 sk_arg_view("rp", &f->rp),
+                 sk_arg_view("lp", &f->lp),
+                 sk_arg_view("lx", &f->lx),
+                 sk_arg_view("y", y),
+                 sk_arg_i64("q0", q0),
+                 sk_arg_i64("kmax", NB)};
+  sk_arg ba[] = {sk_arg_view("order", &f->order),
+                 sk_arg_view("pref", fwd ? &f->bpref : &f->cpref),
+                 sk_arg_view("first", &f->first),
+                 sk_arg_view("rp", &f->rp),
+                 sk_arg_view("rows", &f->rows),
+                 sk_arg_view("lp", &f->lp),
+                 fwd ? sk_arg_view("lx", &f->lx) : sk_arg_view("ux", &f->ux),
+                 sk_arg_view("y", y),
+                 sk_arg_i64("q0", q0),
+                 sk_arg_i64("q1", q1),
+                 sk_arg_i64("p0", hp[q0])};
+  if (!fwd && range(&k_bbelow, hp[q1] - hp[q0], ba, NELEM(ba), err, errlen) < 0) return -1;
+  if (team(fwd ? &k_fdiag : &k_bdiag, q1 - q0, da, NELEM(da), err, errlen) < 0) return -1;
+  for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
+    int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s], m = p->rp[s + 1] - p->rp[s];
+    if (sk_dense_blk_trsm(f->space, 'L', fwd ? 'L' : 'U', 'N', fwd ? 'U' : 'N', &f->lx,
+                          p->lp[s], m, y, p->first[s], k, k, 1, err, errlen) < 0)
+      return -1;
+  }
+  if (fwd && range(&k_fbelow, hp[q1] - hp[q0], ba, NELEM(ba), err, errlen) < 0) return -1;
+  return 0;
+}
+
 /* out = A^-1 v through the factor (v, out float64 of n in its space, y work) */
 static int apply(const plan_v *p, const fac_v *f, const sk_view *v, const sk_view *y,
                  const sk_view *o, char *err, size_t errlen) {
   sk_arg ga[] = {sk_arg_view("y", y), sk_arg_view("b", v), sk_arg_view("ra", &f->ra),
                  sk_arg_view("dr", &f->dr)};
   if (range(&k_gather, p->n, ga, NELEM(ga), err, errlen) < 0) return -1;
-  for (int64_t l = 0; l < p->nlev; l++) { /* L z = P_r D_r b */
-    const int64_t q0 = p->lvp[l], q1 = p->lvp[l + 1];
-    sk_arg da[] = {sk_arg_view("order", &f->order),
-                   sk_arg_view("first", &f->first),
-                   sk_arg_view("rp", &f->rp),
-                   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),
-                   sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),
-                   sk_arg_i64("kmax", NB)};
-    sk_arg ba[] = {sk_arg_view("order", &f->order),
-                   sk_arg_view("pref", &f->bpref),
-                   sk_arg_view("first", &f->first),
-                   sk_arg_view("rp", &f->rp),
-                   sk_arg_view("rows", &f->rows),
-                   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),
-                   sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),
-                   sk_arg_i64("q1", q1),
-                   sk_arg_i64("p0", p->hbp[q0])};
-    if (team(&k_fdiag, q1 - q0, da, NELEM(da), err, errlen) < 0) return -1;
-    for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
-      int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s],
-              m = p->rp[s + 1] - p->rp[s];
-      if (sk_dense_blk_trsm(f->space, 'L', 'L', 'N', 'U', &f->lx, p->lp[s], m, y,
-                            p->first[s], k, k, 1, err, errlen) < 0)
-        return -1;
-    }
-    if (range(&k_fbelow, p->hbp[q1] - p->hbp[q0], ba, NELEM(ba), err, errlen) < 0)
-      return -1;
-  }
-  for (int64_t l = p->nlev - 1; l >= 0; l--) { /* U w = z */
-    const int64_t q0 = p->lvp[l], q1 = p->lvp[l + 1];
-    sk_arg ba[] = {sk_arg_view("order", &f->order),
-                   sk_arg_view("pref", &f->cpref),
-                   sk_arg_view("first", &f->first),
-                   sk_arg_view("rp", &f->rp),
-                   sk_arg_view("rows", &f->rows),
-                   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("ux", &f->ux),
-                   sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),
-                   sk_arg_i64("q1", q1),
-                   sk_arg_i64("p0", p->hcp[q0])};
-    sk_arg da[] = {sk_arg_view("order", &f->order),
-                   sk_arg_view("first", &f->first),
-                   sk_arg_view("rp", &f->rp),
-                   sk_arg_view("lp", &f->lp),
-                   sk_arg_view("lx", &f->lx),
-                   sk_arg_view("y", y),
-                   sk_arg_i64("q0", q0),
-                   sk_arg_i64("kmax", NB)};
-    if (range(&k_bbelow, p->hcp[q1] - p->hcp[q0], ba, NELEM(ba), err, errlen) < 0 ||
-        team(&k_bdiag, q1 - q0, da, NELEM(da), err, errlen) < 0)
-      return -1;
-    for (int64_t b = p->blv[l]; b < p->blv[l + 1]; b++) {
-      int64_t s = p->bsn[b], k = p->first[s + 1] - p->first[s],
-              m = p->rp[s + 1] - p->rp[s];
-      if (sk_dense_blk_trsm(f->space, 'L', 'U', 'N', 'N', &f->lx, p->lp[s], m, y,
-                            p->first[s], k, k, 1, err, errlen) < 0)
-        return -1;
-    }
-  }
+  for (int64_t l = 0; l < p->nlev; l++) /* L z = P_r D_r b */
+    if (solve_level(p, f, y, l, 1, err, errlen) < 0) return -1;
+  for (int64_t l = p->nlev - 1; l >= 0; l--) /* U w = z */
+    if (solve_level(p, f, y, l, 0, err, errlen) < 0) return -1;
   sk_arg ua[] = {sk_arg_view("x", o), sk_arg_view("y", y), sk_arg_view("ca", &f->ca),
                  sk_arg_view("dc", &f->dc)};
   return range(&k_unperm, p->n, ua, NELEM(ua), err, errlen);
