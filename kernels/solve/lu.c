@@ -715,6 +715,18 @@ static double backward_error(const hmat *m, double anorm, const double *b, const
   return d > 0 ? rn / d : 0;
 }
 
+int sk_lu_refine_args(const sk_arg *args, int nargs, int64_t *refine, double *tol, char *err,
+                      size_t errlen) {
+  *refine = 10;
+  *tol = 1e-10;
+  if (sk_karg_i64(args, nargs, "refine", 1, 10, refine, err, errlen) < 0 ||
+      (sk_karg_find(args, nargs, "tol") && sk_karg_f64(args, nargs, "tol", tol, err, errlen) < 0))
+    return -1;
+  if (*refine < 0) return sk_err(err, errlen, SK_E_LU_REFINE_STEPS, (long long)*refine);
+  if (!(*tol >= 0)) return sk_err(err, errlen, SK_E_SOLVE_TOL, *tol);
+  return 0;
+}
+
 /* solve.lu_solve */
 static int lu_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
@@ -723,21 +735,11 @@ static int lu_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                                       "b",        "refine",   "tol",      NULL};
   sk_csr A;
   hmat m;
-  int64_t refine = 10, st[3];
-  double tol = 1e-10;
+  int64_t refine, st[3];
+  double tol;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_karg_i64(args, nargs, "refine", 1, 10, &refine, err, errlen) < 0 ||
-      (sk_karg_find(args, nargs, "tol") &&
-       sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0))
+      sk_lu_refine_args(args, nargs, &refine, &tol, err, errlen) < 0)
     return -1;
-  if (refine < 0) {
-    sk_err(err, errlen, SK_E_LU_REFINE_STEPS, (long long)refine);
-    return -1;
-  }
-  if (!(tol >= 0)) {
-    sk_err(err, errlen, SK_E_SOLVE_TOL, tol);
-    return -1;
-  }
   const sk_view *b = sk_karg_view(args, nargs, "b", 1, err, errlen);
   if (!b) return -1;
   if (host_matrix(args, nargs, &A, &m, err, errlen) < 0) return -1;

@@ -34,6 +34,10 @@ typedef struct sk_lu_prep {
 } sk_lu_prep;
 /* 'ordering' of args ("auto" 0, "amd" 1, "rcm" 2) */
 int sk_lu_order_arg(const sk_arg *args, int nargs, int *order, char *err, size_t errlen);
+/* a solve's refinement options: 'refine' steps (>= 0, default 10) and
+ * 'tol' (>= 0, default 1e-10) */
+int sk_lu_refine_args(const sk_arg *args, int nargs, int64_t *refine, double *tol, char *err,
+                      size_t errlen);
 /* the matrix A_* of args (square, float, host copy) and its analysis;
  * 0, or -1 with a message (a structurally singular A names the row) */
 int sk_lu_analyse(const sk_arg *args, int nargs, int order, sk_csr *A, sk_lu_prep *P,

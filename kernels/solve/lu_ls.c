@@ -727,21 +727,11 @@ static int lu_levels_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *
   static const char *const known[] = {
     "A_rowptr", "A_colidx", "A_values", "A_ncols", "G_ip", "G_rows", "G_x",
     "G_plan",   "G_info",   "b",        "refine",  "tol",  NULL};
-  int64_t refine = 10;
-  double tol = 1e-10;
+  int64_t refine;
+  double tol;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
-      sk_karg_i64(args, nargs, "refine", 1, 10, &refine, err, errlen) < 0 ||
-      (sk_karg_find(args, nargs, "tol") &&
-       sk_karg_f64(args, nargs, "tol", &tol, err, errlen) < 0))
+      sk_lu_refine_args(args, nargs, &refine, &tol, err, errlen) < 0)
     return -1;
-  if (refine < 0) {
-    sk_err(err, errlen, SK_E_LU_REFINE_STEPS, (long long)refine);
-    return -1;
-  }
-  if (!(tol >= 0)) {
-    sk_err(err, errlen, SK_E_SOLVE_TOL, tol);
-    return -1;
-  }
   sk_csr A;
   if (sk_csr_arg(args, nargs, "A", 1, &A, err, errlen) < 0) return -1;
   const sk_view *b = sk_karg_view(args, nargs, "b", 1, err, errlen);
