@@ -419,12 +419,12 @@ static int rebuild(sssp_state *st, char *err, size_t errlen) {
   return 0;
 }
 
-/* a round on the host: the frontier relaxed in bucket b (stamp r): the
- * next frontier, the piles grown */
-static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
+/* the graph and the distances a relaxation reads (the weights when there
+ * are any; the distance-bucket pairs or the distances and pushed buckets),
+ * into a; returns how many */
+static int graph_dist_args(const sssp_state *st, sk_arg *a) {
   const sk_graph *g = st->g;
   int na = 0;
-  sk_arg a[24];
   a[na++] = sk_arg_view("rowptr", g->rowptr);
   a[na++] = sk_arg_view("colidx", g->colidx);
   if (st->w) a[na++] = sk_arg_view("w", st->w);
@@ -436,6 +436,14 @@ static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
     a[na++] = sk_arg_view("nmark", st->nmark);
     a[na++] = sk_arg_view("pbk", st->pbk);
   }
+  return na;
+}
+
+/* a round on the host: the frontier relaxed in bucket b (stamp r): the
+ * next frontier, the piles grown */
+static int relax(sssp_state *st, int64_t r, char *err, size_t errlen) {
+  sk_arg a[24];
+  int na = graph_dist_args(st, a);
   a[na++] = sk_arg_view("q", st->q);
   a[na++] = sk_arg_view("nq", st->nq);
   a[na++] = sk_arg_view("pv", st->pv);
@@ -597,18 +605,7 @@ static int dl_step(dl_run *d, char *err, size_t errlen) {
   sssp_state *st = d->st;
   const sk_graph *g = st->g;
   sk_arg a[24];
-  int na = 0;
-  a[na++] = sk_arg_view("rowptr", g->rowptr);
-  a[na++] = sk_arg_view("colidx", g->colidx);
-  if (st->w) a[na++] = sk_arg_view("w", st->w);
-  if (st->pair) {
-    a[na++] = sk_arg_view("dp", st->dp);
-    a[na++] = sk_arg_view("nmark", st->nmark);
-  } else {
-    a[na++] = sk_arg_view("dist", st->dist);
-    a[na++] = sk_arg_view("nmark", st->nmark);
-    a[na++] = sk_arg_view("pbk", st->pbk);
-  }
+  int na = graph_dist_args(st, a);
   const int np = na; /* the piles from here */
   a[na++] = sk_arg_view("q", st->q);
   a[na++] = sk_arg_view("nq", st->nq);
