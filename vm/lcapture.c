@@ -201,17 +201,7 @@ static int l_tostring(lua_State *L) {
 void sk_lcapture_open(lua_State *L) {
   static const luaL_Reg methods[] = {
     {"replay", l_replay}, {"info", l_info}, {"free", l_free}, {NULL, NULL}};
-  if (luaL_newmetatable(L, SK_LGRAPH_MT)) {
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-  }
-  lua_pop(L, 1);
+  sk_lclass(L, SK_LGRAPH_MT, methods, l_gc, 1, l_tostring);
   lua_pushcfunction(L, l_graph_capture);
   lua_setfield(L, -2, "graph_capture");
 }

@@ -91,6 +91,25 @@ static const char *opts_unknown(lua_State *L, int idx, const char *const *keys, 
   return bad;
 }
 
+void sk_lclass(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFunction gc,
+               int closes, lua_CFunction ts) {
+  luaL_newmetatable(L, mt);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  if (closes) {
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__close");
+  }
+  if (ts) {
+    lua_pushcfunction(L, ts);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+}
+
 void sk_lopts_check(lua_State *L, int idx, const char *fname, const char *label,
                     const char *const *keys) {
   char kb[128], vb[1024];

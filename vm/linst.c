@@ -90,17 +90,7 @@ const sk_instance *sk_linst_option(lua_State *L, int idx, const char *fname,
 
 void sk_linst_open(lua_State *L) {
   static const luaL_Reg methods[] = {{"fence", l_fence}, {"space", l_space}, {NULL, NULL}};
-  if (luaL_newmetatable(L, SK_INSTANCE_MT)) {
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-  }
-  lua_pop(L, 1);
+  sk_lclass(L, SK_INSTANCE_MT, methods, l_gc, 1, l_tostring);
   lua_pushcfunction(L, l_instance);
   lua_setfield(L, -2, "Instance");
 }

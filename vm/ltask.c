@@ -602,39 +602,17 @@ void sk_ltask_open(lua_State *L) {
   static const luaL_Reg sched_m[] = {
     {"functor", l_functor}, {"spawn", l_spawn},     {"wait", l_wait}, {"stats", l_stats},
     {"close", l_close},     {"compile", l_compile}, {NULL, NULL}};
-  luaL_newmetatable(L, SCHED_MT);
-  luaL_newlib(L, sched_m);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_sched_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, l_sched_gc);
-  lua_setfield(L, -2, "__close");
-  lua_pop(L, 1);
+  sk_lclass(L, SCHED_MT, sched_m, l_sched_gc, 1, NULL);
   static const luaL_Reg future_m[] = {
     {"get", l_future_get}, {"is_ready", l_future_ready}, {NULL, NULL}};
-  luaL_newmetatable(L, FUTURE_MT);
-  luaL_newlib(L, future_m);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_future_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  sk_lclass(L, FUTURE_MT, future_m, l_future_gc, 0, NULL);
   static const luaL_Reg pool_m[] = {{"stats", l_pool_stats}, {NULL, NULL}};
-  luaL_newmetatable(L, POOL_MT);
-  luaL_newlib(L, pool_m);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_pool_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  sk_lclass(L, POOL_MT, pool_m, l_pool_gc, 0, NULL);
   static const luaL_Reg chol_m[] = {{"solve", l_chol_solve},
                                     {"info", l_chol_info},
                                     {"lower", l_chol_lower},
                                     {NULL, NULL}};
-  luaL_newmetatable(L, CHOL_MT);
-  luaL_newlib(L, chol_m);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_chol_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  sk_lclass(L, CHOL_MT, chol_m, l_chol_gc, 0, NULL);
   static const luaL_Reg task_f[] = {
     {"scheduler", l_scheduler}, {"pool", l_pool}, {"cholesky", l_cholesky}, {NULL, NULL}};
   luaL_newlib(L, task_f);

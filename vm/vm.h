@@ -39,6 +39,11 @@ int luaopen_speck_core(lua_State *L);
  * the arguments (checked against its text by the macro). */
 /* the one option checker: raise if the options table at 'idx' has a key
  * not in 'keys' (NULL-terminated); nil or none is no options (lcore.c) */
+/* the metatable 'mt' of a userdata class: __index its methods, __gc 'gc'
+ * (also __close when 'closes'), __tostring 'ts' unless NULL; the stack is
+ * left as it was */
+void sk_lclass(lua_State *L, const char *mt, const luaL_Reg *methods, lua_CFunction gc,
+               int closes, lua_CFunction ts);
 void sk_lopts_check(lua_State *L, int idx, const char *fname, const char *label,
                     const char *const *keys);
 int sk_lerror_(lua_State *L, const char *fname, const char *label, int id, ...);
