@@ -167,6 +167,24 @@ static int trsv_cols(int lower, int unit, int cj, const double *alpha, const sk_
 
 #define ZTRSM_NB 128
 
+/* a triangular operation on side 'side' as one on side L: 'a' is op(A)
+ * or op(A)^T as a view of A (its triangle 'lower' after the transpose),
+ * 'b' is B or B^T, 'cj' whether A's entries are conjugated (side R: X op(A)
+ * = B is op(A)^T X^T = B^T, and (A^H)^T = conj(A)) */
+static void side_left(char side, char uplo, char trans, const sk_view *A, const sk_view *B,
+                      sk_view *a, sk_view *b, int *lower, int *cj) {
+  int tr = trans != 'N';
+  *lower = uplo == 'L';
+  *cj = trans == 'C';
+  if (side == 'R') tr = !tr;
+  if (tr) {
+    transposed(A, a);
+    *lower = !*lower;
+  } else sk_dense_strided(A, a);
+  if (side == 'R') transposed(B, b);
+  else sk_dense_strided(B, b);
+}
+
 /* B = alpha op(A)^-1 B (side L) or alpha B op(A)^-1 (R), natively: reduced
  * to side L with M = op(A) or op(A)^T as a view of A and a conjugate flag
  * (side R: X op(A) = B is op(A)^T X^T = B^T, and (A^H)^T = conj(A)), then
@@ -174,14 +192,8 @@ static int trsv_cols(int lower, int unit, int cj, const double *alpha, const sk_
 static int ztrsm_native(char side, char uplo, char trans, char diag, const double *alpha,
                         const sk_view *A, const sk_view *B, char *err, size_t errlen) {
   sk_view a, b;
-  int lower = uplo == 'L', cj = trans == 'C', tr = trans != 'N';
-  if (side == 'R') tr = !tr;
-  if (tr) {
-    transposed(A, &a);
-    lower = !lower;
-  } else sk_dense_strided(A, &a);
-  if (side == 'R') transposed(B, &b);
-  else sk_dense_strided(B, &b);
+  int lower, cj;
+  side_left(side, uplo, trans, A, B, &a, &b, &lower, &cj);
   int unit = diag == 'U';
   int64_t m = b.extent[0], n = b.extent[1];
   if (m == 0 || n == 0) return 0;
@@ -568,14 +580,8 @@ static int ztrtri(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 static int ztrmm_native(char side, char uplo, char trans, char diag, const double *alpha,
                         const sk_view *A, const sk_view *B, char *err, size_t errlen) {
   sk_view a, b;
-  int lower = uplo == 'L', cj = trans == 'C', tr = trans != 'N';
-  if (side == 'R') tr = !tr;
-  if (tr) {
-    transposed(A, &a);
-    lower = !lower;
-  } else sk_dense_strided(A, &a);
-  if (side == 'R') transposed(B, &b);
-  else sk_dense_strided(B, &b);
+  int lower, cj;
+  side_left(side, uplo, trans, A, B, &a, &b, &lower, &cj);
   if (b.extent[0] == 0 || b.extent[1] == 0) return 0;
   sk_arg ka[] = {sk_arg_view("A", &a),        sk_arg_view("B", &b),
                  sk_arg_i64("lower", lower),  sk_arg_i64("unit", diag == 'U'),
