@@ -727,6 +727,15 @@ int sk_lu_refine_args(const sk_arg *args, int nargs, int64_t *refine, double *to
   return 0;
 }
 
+int sk_lu_refine_failed(double berr, double tol, int64_t steps, int64_t wbest,
+                        const int64_t st[3], char *err, size_t errlen) {
+  if (st[0] > 0)
+    return sk_err(err, errlen, SK_E_LU_STATIC_FAILED, berr, tol, (long long)steps,
+                  (long long)wbest, (long long)st[0], (long long)st[1], (long long)st[2]);
+  return sk_err(err, errlen, SK_E_LU_REFINE_FAILED, berr, tol, (long long)steps,
+                (long long)wbest);
+}
+
 /* solve.lu_solve */
 static int lu_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                     size_t errlen) {
@@ -824,12 +833,7 @@ static int lu_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     }
   }
   if (!(berr <= tol)) {
-    if (st[0] > 0)
-      sk_err(err, errlen, SK_E_LU_STATIC_FAILED, berr, tol, (long long)steps,
-             (long long)wbest, (long long)st[0], (long long)st[1], (long long)st[2]);
-    else
-      sk_err(err, errlen, SK_E_LU_REFINE_FAILED, berr, tol, (long long)steps,
-             (long long)wbest);
+    sk_lu_refine_failed(berr, tol, steps, wbest, st, err, errlen);
     goto done;
   }
   if (sk_sp_view(&hx, "x", A.values->dtype, n, SK_SPACE_HOST, 0, err, errlen) < 0) goto done;

@@ -38,6 +38,12 @@ int sk_lu_order_arg(const sk_arg *args, int nargs, int *order, char *err, size_t
  * 'tol' (>= 0, default 1e-10) */
 int sk_lu_refine_args(const sk_arg *args, int nargs, int64_t *refine, double *tol, char *err,
                       size_t errlen);
+/* the error of a refinement that stopped above 'tol' after 'steps' steps
+ * (backward error 'berr', worst row 'wbest'): with the static pivots
+ * st[0] replaced (the first at row st[1], column st[2]) it names them;
+ * returns -1 */
+int sk_lu_refine_failed(double berr, double tol, int64_t steps, int64_t wbest,
+                        const int64_t st[3], char *err, size_t errlen);
 /* the matrix A_* of args (square, float, host copy) and its analysis;
  * 0, or -1 with a message (a structurally singular A names the row) */
 int sk_lu_analyse(const sk_arg *args, int nargs, int order, sk_csr *A, sk_lu_prep *P,

@@ -828,12 +828,7 @@ static int lu_levels_solve(const sk_arg *args, int nargs, sk_kvalue *out, char *
     if (backward_error(&A, n, anorm, b, &best, &r, &e, err, errlen) < 0 ||
         worst_row(&r, n, &wbest, err, errlen) < 0)
       goto done;
-    if (st[0] > 0)
-      sk_err(err, errlen, SK_E_LU_STATIC_FAILED, berr, tol, (long long)steps,
-             (long long)wbest, (long long)st[0], (long long)st[1], (long long)st[2]);
-    else
-      sk_err(err, errlen, SK_E_LU_REFINE_FAILED, berr, tol, (long long)steps,
-             (long long)wbest);
+    sk_lu_refine_failed(berr, tol, steps, wbest, st, err, errlen);
     goto done;
   }
   double secs = now_s() - t0;
