@@ -57,6 +57,7 @@ typedef struct sk_task {
   _Atomic uint8_t active; /* when_all: started waiting on its deps */
   _Atomic uint8_t owns;   /* when_all: holds references to its deps
                                    (until then its maker's body or fields do) */
+  int8_t ret;             /* the functor's result dtype (-1: none, when_all) */
   _Atomic(struct sk_task *) waiters;
   struct sk_task *next; /* in a waiter list or a locked queue */
   struct sk_task *dep;  /* the dependence waited on (a reference) */
@@ -115,6 +116,7 @@ struct sk_hsched {
   int futoff[SK_TASK_MAXFUNCTORS][SK_TASK_MAXFIELDS];
   int nfut[SK_TASK_MAXFUNCTORS], nview[SK_TASK_MAXFUNCTORS];
   int64_t tbytes[SK_TASK_MAXFUNCTORS];
+  int tcls[SK_TASK_MAXFUNCTORS]; /* tbytes' size class */
   /* execution */
   sk_tworker *w;
   lockq inbox, global;
@@ -304,10 +306,8 @@ static inline int class_of(int64_t bytes) {
   return 64 - __builtin_clzll((unsigned long long)(bytes - 1));
 }
 
-static void *block_get(sk_tworker *w, sk_hsched *s, int64_t bytes) {
-  int c = class_of(bytes) - 4;
-  if (c < 0) c = 0;
-  if (w && c < MAG_CLASSES && w->nmag[c] > 0) return w->mag[c][--w->nmag[c]];
+/* the pool's path of block_get: no cached block of class c */
+static void *block_slow(sk_tworker *w, sk_hsched *s, int64_t bytes) {
   void *p = sk_mpool_alloc(s->pool, bytes);
   if (!p && w) { /* hand this worker's cached blocks back, then retry */
     for (int k = 0; k < MAG_CLASSES; k++) {
@@ -316,6 +316,14 @@ static void *block_get(sk_tworker *w, sk_hsched *s, int64_t bytes) {
     p = sk_mpool_alloc(s->pool, bytes);
   }
   return p;
+}
+
+/* a block of 'bytes' (of size class cls): the worker's magazine first */
+static inline void *block_get(sk_tworker *w, sk_hsched *s, int64_t bytes, int cls) {
+  int c = cls - 4;
+  if (c < 0) c = 0;
+  if (w && c < MAG_CLASSES && w->nmag[c] > 0) return w->mag[c][--w->nmag[c]];
+  return block_slow(w, s, bytes);
 }
 
 static void block_put(sk_tworker *w, sk_hsched *s, void *p, int cls) {
@@ -574,7 +582,7 @@ static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
                          int team) {
   const sk_tfunctor *fx = &s->reg->fx[f];
   int64_t bytes = s->tbytes[f];
-  sk_task *t = block_get(w, s, bytes);
+  sk_task *t = block_get(w, s, bytes, s->tcls[f]);
   if (!t) {
     char d[256];
     sk_mpool_describe(s->pool, bytes, d, sizeof d);
@@ -582,8 +590,9 @@ static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
     return NULL;
   }
   atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
-  t->cls = class_of(bytes);
+  t->cls = s->tcls[f];
   t->functor = (int16_t)f;
+  t->ret = (int8_t)fx->ret;
   t->prio = (uint8_t)(prio < 0 || prio > 2 ? SK_PRIO_REGULAR : prio);
   t->team = (uint8_t)(team != 0);
   t->via = 0;
@@ -663,7 +672,8 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
   sk_hsched *s = w->s;
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return NULL;
   int64_t bytes = (int64_t)sizeof(sk_task) + (int64_t)n * (int64_t)sizeof(sk_task *);
-  sk_task *a = block_get(w, s, bytes);
+  const int cls = class_of(bytes);
+  sk_task *a = block_get(w, s, bytes, cls);
   if (!a) {
     char d[256];
     sk_mpool_describe(s->pool, bytes, d, sizeof d);
@@ -671,8 +681,9 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
     return NULL;
   }
   atomic_store_explicit(&a->refs, 2, memory_order_relaxed);
-  a->cls = class_of(bytes);
+  a->cls = cls;
   a->functor = -1;
+  a->ret = -1;
   a->prio = SK_PRIO_REGULAR;
   a->team = 0;
   a->via = 0;
@@ -719,7 +730,7 @@ static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) 
 }
 
 static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
-  if (f && f->functor >= 0 && w->s->reg->fx[f->functor].ret == SK_I64 &&
+  if (f && f->ret == SK_I64 &&
       atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE)
     return (sk_i64)f->result;
   const sk_task *t = ready_result(w, f, "future_get");
@@ -733,7 +744,7 @@ static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
 }
 
 static double api_get_f64(sk_tworker *w, sk_task *f) {
-  if (f && f->functor >= 0 && w->s->reg->fx[f->functor].ret == SK_F64 &&
+  if (f && f->ret == SK_F64 &&
       atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE) {
     double x;
     memcpy(&x, &f->result, sizeof x);
@@ -1239,6 +1250,7 @@ static int hs_compiled(void *impl, char *err, size_t errlen) {
     s->nview[f] = 0;
     for (int k = 0; k < fx->nfields; k++) s->nview[f] += fx->fields[k].kind == SK_TF_VIEW;
     s->tbytes[f] = (int64_t)sizeof(sk_task) + s->reg->tab.size[f];
+    s->tcls[f] = class_of(s->tbytes[f]);
   }
   return 0;
 }
