@@ -96,6 +96,11 @@ timed_out() {
 # name order either way
 jobs=${SPECK_TEST_JOBS:-1}
 case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
+# Side by side, the oracles' NumPy / SciPy run their BLAS on one thread:
+# OpenBLAS's threads wait spinning, and a process each on every core made
+# a GPU host's complex-algebra shards 35x slower (179 s against 5 s). speck
+# sets its own vendor library's threads (SPECK_THREADS), not from this.
+[ "$jobs" -gt 1 ] && export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 ctests=
 for c in ${SPECK_CTESTS:-}; do ctests="$ctests $BUILD/tests/c/$c"; done
 : >"$tmp/ctests"
@@ -180,6 +185,8 @@ for space in $SPECK_SPACES; do
   [ -n "$specs" ] || break
   envs="SPECK_SPACE=$space"
   [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+  # a GPU space's host threads: two a process when files run side by side
+  [ "$space" = cuda ] && [ "$jobs" -gt 1 ] && [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
   if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
        >"$tmp/out" 2>&1; then
     fail "space $space cannot be initialised: $(head -n 1 "$tmp/out")"
