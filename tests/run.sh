@@ -72,7 +72,7 @@ passed=0
 failed=0
 pending=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/speck-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'kill "${ctests_pid:-}" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 
 fail() {
   echo "FAIL: $*"
@@ -107,36 +107,50 @@ for c in ${SPECK_CTESTS:-}; do ctests="$ctests $BUILD/tests/c/$c"; done
 for t in ${ctests:-"$BUILD"/tests/c/test_*}; do
   [ -f "$t" ] && [ -x "$t" ] && echo "$t" >>"$tmp/ctests"
 done
-# shellcheck disable=SC2016
-SPECK_TEST_TMP="$tmp" xargs -P "$jobs" -n 1 sh -c '
-  n=${1##*/}
-  t0=$(date +%s)
-  timeout -k 10 "$job_timeout" "$1" >"$SPECK_TEST_TMP/c.$n" 2>&1
-  echo $? >"$SPECK_TEST_TMP/c.$n.rc"
-  echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/c.$n.t"' sh <"$tmp/ctests"
-while read -r t; do
-  name=${t##*/}
-  out="$tmp/c.$name"
-  rc=$(cat "$out.rc" 2>/dev/null || echo 1)
-  timed_out "$rc" "$name" && { tail -n 20 "$out"; continue; }
-  counts=$(tail -n 1 "$out" |
-    sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p')
-  bad=0
-  if [ -n "$counts" ]; then
-    set -- $counts
-    passed=$((passed + $1))
-    failed=$((failed + $2))
-    bad=$2
-  elif [ "$rc" -eq 0 ]; then
-    passed=$((passed + 1))
-  fi
-  if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
-    fail "$name exited with status $rc"
-    bad=1
-  fi
-  [ "$bad" -ne 0 ] && cat "$out"
-  echo "c: $name: $(tail -n 1 "$out") ($(cat "$out.t" 2>/dev/null || echo '?') s)"
-done <"$tmp/ctests"
+# side by side (SPECK_TEST_JOBS > 1) the C programs run while the specs
+# do (a GPU host's longest C program took as long as the specs' longest
+# file), and their results are read after the specs'
+ctests_run() {
+  # shellcheck disable=SC2016
+  SPECK_TEST_TMP="$tmp" xargs -P "$jobs" -n 1 sh -c '
+    n=${1##*/}
+    t0=$(date +%s)
+    timeout -k 10 "$job_timeout" "$1" >"$SPECK_TEST_TMP/c.$n" 2>&1
+    echo $? >"$SPECK_TEST_TMP/c.$n.rc"
+    echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/c.$n.t"' sh <"$tmp/ctests"
+}
+ctests_report() {
+  while read -r t; do
+    name=${t##*/}
+    out="$tmp/c.$name"
+    rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+    timed_out "$rc" "$name" && { tail -n 20 "$out"; continue; }
+    counts=$(tail -n 1 "$out" |
+      sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p')
+    bad=0
+    if [ -n "$counts" ]; then
+      set -- $counts
+      passed=$((passed + $1))
+      failed=$((failed + $2))
+      bad=$2
+    elif [ "$rc" -eq 0 ]; then
+      passed=$((passed + 1))
+    fi
+    if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+      fail "$name exited with status $rc"
+      bad=1
+    fi
+    [ "$bad" -ne 0 ] && cat "$out"
+    echo "c: $name: $(tail -n 1 "$out") ($(cat "$out.t" 2>/dev/null || echo '?') s)"
+  done <"$tmp/ctests"
+}
+if [ "$jobs" -gt 1 ]; then
+  ctests_run &
+  ctests_pid=$!
+else
+  ctests_run
+  ctests_report
+fi
 
 # -- 2. busted specs, once per space ---------------------------------------
 n='\([0-9][0-9]*\)'
@@ -238,6 +252,12 @@ for space in $SPECK_SPACES; do
     count "$tmp/job.$id" "$space, $s shard $k/$ns" "$jrc"
   done <"$tmp/jobs"
 done
+
+# the C programs' results (side by side they ran with the specs)
+if [ -n "${ctests_pid:-}" ]; then
+  wait "$ctests_pid"
+  ctests_report
+fi
 
 # -- 3. the embedding example ----------------------------------------------
 if [ -x "$BUILD/bin/embed-example" ]; then
