@@ -48,6 +48,30 @@ static const sk_kbody k_cg_spmv_dots = {.label = "solve.cg_spmv_dots",
                                         .pattern = SK_REDUCE,
                                         .sigs = sig_cg_sd,
                                         .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_cg16_sd[] = {
+  "range rowptr=int32[1] off=int16[1] values=float64[1]" VEC3("u", "w", "rv") " nchunk=int64",
+  NULL};
+static const sk_kbody k_cg16_spmv_dots = {.label = "solve.cg_spmv16_dots",
+                                          .body = sk_body_solve_cg_spmv16_dots,
+                                          .prelude = sk_body_sparse_row_split,
+                                          .pattern = SK_REDUCE,
+                                          .sigs = sig_cg16_sd,
+                                          .reds = "sum:float64 sum:float64 sum:float64"};
+/* a device's: the SpMV and the dots in one team launch */
+static const char *const sig_cg_sdt[] = {
+  "team rowptr=int64[1] colidx=int32[1] values=float64[1]" VEC3("u", "w", "rv"), NULL};
+static const sk_kbody k_cg_spmv_dots_team = {.label = "solve.cg_spmv_dots_team",
+                                             .body = sk_body_solve_cg_spmv_dots_team,
+                                             .pattern = SK_REDUCE,
+                                             .sigs = sig_cg_sdt,
+                                             .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_cg16_sdt[] = {
+  "team rowptr=int32[1] off=int16[1] values=float64[1]" VEC3("u", "w", "rv"), NULL};
+static const sk_kbody k_cg16_spmv_dots_team = {.label = "solve.cg_spmv16_dots_team",
+                                               .body = sk_body_solve_cg_spmv16_dots_team,
+                                               .pattern = SK_REDUCE,
+                                               .sigs = sig_cg16_sdt,
+                                               .reds = "sum:float64 sum:float64 sum:float64"};
 static const char *const sig_cg_dots[] = {"range" VEC3("rv", "u", "w"), NULL};
 static const sk_kbody k_cg_dots = {.label = "solve.cg_dots",
                                    .body = sk_body_solve_cg_dots,
@@ -181,6 +205,7 @@ typedef struct kry {
   sk_view x;
   double *hist;
   int64_t nhist, caphist;
+  sk_csr16 c16; /* CG's: the matrix's compact index (kernels/sparse/csr16.c) */
 } kry;
 
 static int push(kry *k, double rel, char *err, size_t errlen) {
@@ -346,23 +371,48 @@ static int finish(kry *k, double rr, sk_kvalue *out, char *err, size_t errlen) {
   return 0;
 }
 
-/* w = A u with r'u, w'u, r'r into d[3] */
+/* w = A u with r'u, w'u, r'r into d[3]: one launch for a matrix (the
+ * compact index where the matrix has one), the SpMV then the dots for a
+ * user body */
 static int spmv_dots(kry *k, const sk_view *u, const sk_view *w, const sk_view *rv,
                      double d[3], char *err, size_t errlen) {
   sk_result res;
-  if (!k->op.is_body && sk_sp_host(k->be) && k->n > 0) {
-    int64_t nchunk = k->be->concurrency ? k->be->concurrency() : 1;
-    if (nchunk < 1) nchunk = 1;
-    if (nchunk > k->n) nchunk = k->n;
-    sk_arg a[] = {sk_arg_view("rowptr", k->op.A.rowptr),
-                  sk_arg_view("colidx", k->op.A.colidx),
-                  sk_arg_view("values", k->op.A.values),
+  const sk_csr *A = &k->op.A;
+  const int lean = k->c16.ok;
+  if (!k->op.is_body && k->n > 0) {
+    sk_arg a[] = {sk_arg_view_ro("rowptr", lean ? &k->c16.rowptr : A->rowptr),
+                  lean ? sk_arg_view_ro("off", &k->c16.off) : sk_arg_view_ro("colidx", A->colidx),
+                  sk_arg_view("values", A->values),
                   sk_arg_view("u", u),
                   sk_arg_view("w", w),
                   sk_arg_view("rv", rv),
-                  sk_arg_i64("nchunk", nchunk)};
-    if (sk_solve_range(&k_cg_spmv_dots, 0, nchunk, a, NELEM(a), &res, err, errlen) < 0)
-      return -1;
+                  sk_arg_i64("nchunk", 0)};
+    if (sk_sp_host(k->be)) {
+      int64_t nchunk = k->be->concurrency ? k->be->concurrency() : 1;
+      if (nchunk < 1) nchunk = 1;
+      if (nchunk > k->n) nchunk = k->n;
+      a[NELEM(a) - 1] = sk_arg_i64("nchunk", nchunk);
+      if (sk_solve_range(lean ? &k_cg16_spmv_dots : &k_cg_spmv_dots, 0, nchunk, a, NELEM(a),
+                         &res, err, errlen) < 0)
+        return -1;
+    } else {
+      /* sparse.spmv's GPU shape: 16 rows a team, lanes for a quarter of a row */
+      sk_team_limits lim;
+      k->be->team_limits(&lim);
+      double avg = (double)A->nnz / (double)k->n;
+      int v = 1;
+      while (v < 32 && 4 * v <= avg) v *= 2;
+      if (v > lim.vector_length_max) v = lim.vector_length_max;
+      int t = 16 < lim.team_size_max ? 16 : lim.team_size_max;
+      sk_policy p;
+      sk_policy_init(&p, SK_POL_TEAM);
+      p.team_size = t < 1 ? 1 : t;
+      p.vector_length = v < 1 ? 1 : v;
+      p.league_size = (k->n + p.team_size - 1) / p.team_size;
+      if (sk_kbody_launch(lean ? &k_cg16_spmv_dots_team : &k_cg_spmv_dots_team, &p, a,
+                          NELEM(a) - 1, &res, err, errlen) < 0)
+        return -1;
+    }
   } else {
     if (sk_solve_op_apply(&k->op, u, w, err, errlen) < 0) return -1;
     sk_arg a[] = {sk_arg_view("rv", rv), sk_arg_view("u", u), sk_arg_view("w", w)};
@@ -409,6 +459,10 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
       (!none && vec(k, &u, "u", err, errlen) < 0))
     goto done;
   const sk_view *uu = none ? &rv : &u;
+  /* the compact index for all the iterations' SpMVs, kept with the matrix */
+  if (!k->op.is_body &&
+      sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0)
+    goto done;
   if (true_resid(k, &w, &rv, &rr, err, errlen) < 0 || push(k, sqrt(rr) / k->bn, err, errlen) < 0)
     goto done;
   int fresh = 1;
@@ -478,6 +532,7 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
   rc = 0;
 done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  sk_csr16_release(&k->c16);
   return rc;
 }
 
@@ -870,7 +925,8 @@ static const sk_kentry e_bicgstab = {"solve.bicgstab", USAGE, SK_KRES_NONE, bicg
 static const sk_kentry e_gmres = {"solve.gmres", USAGE " [, restart]", SK_KRES_NONE, gmres};
 const sk_kentry *const sk_krylov_entries[] = {&e_cg, &e_bicgstab, &e_gmres, NULL};
 const sk_kbody *const sk_krylov_bodies[] = {
-  &k_cg_spmv_dots, &k_cg_dots, &k_cg_step, &k_dot,       &k_resid,    &sk_solve_k_copy,
+  &k_cg_spmv_dots, &k_cg16_spmv_dots, &k_cg_spmv_dots_team, &k_cg16_spmv_dots_team,
+  &k_cg_dots, &k_cg_step, &k_dot,       &k_resid,    &sk_solve_k_copy,
   &sk_solve_k_zero, &k_axpy,   &k_bi_p,    &k_bi_s,      &k_bi_dots,  &k_bi_update,
   &k_gm_mdot,      &k_gm_orth, &k_gm_scale, &k_gm_comb,  &k_pdot,     &k_fold,
   NULL};
