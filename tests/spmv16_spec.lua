@@ -257,3 +257,50 @@ describe("CG through the compact index on " .. SPACE, function()
     if HOST then same_bits(x, xr) else close(x, xr, 1e-10) end
   end)
 end)
+
+describe("the compact index's device bodies", function()
+  it("compile with NVRTC (as the GPU back end compiles them)", function()
+    local nv = speck.info().compilers.nvrtc
+    if not (nv and nv.available) then
+      pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
+      return
+    end
+    local core = require "speck.core"
+    local V = function(dt, n) return speck.View("v", dt, n or 8) end
+    local I = function(x) return {"int64", x} end
+    local sums = function(k)
+      local r = {}
+      for q = 1, k do r[q] = {op = "sum", dtype = "float64"} end
+      return {pattern = "reduce", reducer = r}
+    end
+    local jobs = {
+      {"sparse_spmv16_team", "team", {rowptr = V("int32", 5), off = V("int16"),
+        values = V("float64"), x = V("float64"), y = V("float64"), alpha = 1.0, beta = 0.0,
+        rpt = I(2)}, {}},
+      {"sparse_spmv16_t", "range", {rowptr = V("int32", 5), off = V("int16"),
+        values = V("float64"), x = V("float64"), y = V("float64"), alpha = 1.0}, {}},
+      {"sparse_csr16_make", "range", {rowptr = V("int64", 5), colidx = V("int32"),
+        rp32 = V("int32", 5), off = V("int16"), n = I(4)},
+       {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}, {op = "max", dtype = "int64"}}}},
+      {"solve_cg_spmv16_dots_team", "team", {rowptr = V("int32", 5), off = V("int16"),
+        values = V("float64"), u = V("float64"), w = V("float64"), rv = V("float64")}, sums(3)},
+      {"solve_cg_spmv_dots_team", "team", {rowptr = V("int64", 5), colidx = V("int32"),
+        values = V("float64"), u = V("float64"), w = V("float64"), rv = V("float64")}, sums(3)},
+      {"dist_cg_spmv16_team", "team", {ip = V("int32", 5), io = V("int16"), iv = V("float64"),
+        d = V("float64"), r = V("float64"), w = V("float64"), n = I(4)}, sums(1)},
+    }
+    for _, j in ipairs(jobs) do
+      local o = j[4]
+      o.target = "cuda"
+      speck.kernel("spmv16_gpu_" .. j[1], j[2], j[3], core.kernel_text(j[1]), o)
+    end
+    local seen = 0
+    for _, k in ipairs(speck.jit.stats().per_kernel) do
+      if k.label:match("^spmv16_gpu_") then
+        assert.are.equal("nvrtc", k.tier, k.label)
+        seen = seen + 1
+      end
+    end
+    assert.is_true(seen >= #jobs)
+  end)
+end)
