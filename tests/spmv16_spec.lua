@@ -237,7 +237,8 @@ describe("CG through the compact index on " .. SPACE, function()
   it("sparse.cg: the plain iteration's result bit for bit, the compact SpMV launched", function()
     local A = band(2500, 2500, {-50, -1, 0, 1, 50}, "float64", 0)
     local b = vec(2500)
-    local label = HOST and "solve.cg_spmv16_dots" or "solve.cg_spmv16_dots_team"
+    -- the host's fused SpMV and dots; a GPU's SpMV then the dots
+    local label = HOST and "solve.cg_spmv16_dots" or SPMV16
     local before = launches(label)
     local x, it1 = sparse.cg(A, b, {tol = 1e-12, maxiter = 200})
     local xr, it2 = sparse.cg(plain_copy(A), b, {tol = 1e-12, maxiter = 200})
@@ -260,6 +261,12 @@ end)
 
 describe("the compact index's device bodies", function()
   it("compile with NVRTC (as the GPU back end compiles them)", function()
+    if not HOST then
+      -- the library launched them already: kernels are shared by content,
+      -- the labels are the library's (the launch counts above check them)
+      pending("a GPU back end: the bodies ran on the device above")
+      return
+    end
     local nv = speck.info().compilers.nvrtc
     if not (nv and nv.available) then
       pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
@@ -282,10 +289,6 @@ describe("the compact index's device bodies", function()
       {"sparse_csr16_make", "range", {rowptr = V("int64", 5), colidx = V("int32"),
         rp32 = V("int32", 5), off = V("int16"), n = I(4)},
        {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}, {op = "max", dtype = "int64"}}}},
-      {"solve_cg_spmv16_dots_team", "team", {rowptr = V("int32", 5), off = V("int16"),
-        values = V("float64"), u = V("float64"), w = V("float64"), rv = V("float64")}, sums(3)},
-      {"solve_cg_spmv_dots_team", "team", {rowptr = V("int64", 5), colidx = V("int32"),
-        values = V("float64"), u = V("float64"), w = V("float64"), rv = V("float64")}, sums(3)},
       {"dist_cg_spmv16_team", "team", {ip = V("int32", 5), io = V("int16"), iv = V("float64"),
         d = V("float64"), r = V("float64"), w = V("float64"), n = I(4)}, sums(1)},
     }
