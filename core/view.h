@@ -190,7 +190,9 @@ int64_t sk_view_ntiles(const sk_view *v, int d);
  * the allocation's any more. A raw pointer handed out (view:data(),
  * speck_view_data) makes later writes unseen: the allocation is
  * 'exposed' from then on (sk_alloc_expose), and memos are not kept for
- * it. A replayed capture (a GPU graph) writes without passing here:
+ * it. C code that stores into an existing view's memory directly (not
+ * through a launch, deep_copy or fill) calls sk_alloc_written itself.
+ * A replayed capture (a GPU graph) writes without passing here:
  * sk_alloc_replayed moves the clock's replay mark, and a memo made before
  * it is stale too. */
 void sk_alloc_written(sk_alloc *a);
