@@ -291,6 +291,12 @@ describe("the compact index's device bodies", function()
        {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}, {op = "max", dtype = "int64"}}}},
       {"dist_cg_spmv16_team", "team", {ip = V("int32", 5), io = V("int16"), iv = V("float64"),
         d = V("float64"), r = V("float64"), w = V("float64"), n = I(4)}, sums(1)},
+      -- the plain forms written from the same templates
+      {"sparse_spmv_team", "team", {rowptr = V("int64", 5), colidx = V("int32"),
+        values = V("float64"), x = V("float64"), y = V("float64"), alpha = 1.0, beta = 0.0,
+        rpt = I(2)}, {}},
+      {"dist_cg_spmv_team", "team", {ip = V("int64", 5), ic = V("int32"), iv = V("float64"),
+        d = V("float64"), r = V("float64"), w = V("float64"), n = I(4)}, sums(1)},
     }
     for _, j in ipairs(jobs) do
       local o = j[4]
