@@ -164,7 +164,11 @@ speck_view *speck_view_wrap(speck_runtime *rt, const char *label, const char *dt
                    err, errlen);
 }
 
-void *speck_view_data(speck_view *v) { return v ? v->v.data : NULL; }
+void *speck_view_data(speck_view *v) {
+  if (!v) return NULL;
+  sk_alloc_expose(v->v.alloc); /* writes through the pointer are not seen */
+  return v->v.data;
+}
 
 int64_t speck_view_extent(const speck_view *v, int dim) {
   return v && dim >= 0 && dim < v->v.rank ? v->v.extent[dim] : 0;

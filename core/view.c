@@ -233,6 +233,10 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
   sk_alloc *a = malloc(sizeof *a);
   if (!a) return sk_err(err, errlen, SK_E_OUT_MEMORY_ALLOCATION);
   a->refs = 1;
+  a->wgen = sk_alloc_clock();
+  a->exposed = 0;
+  a->memo = NULL;
+  a->memo_free = NULL;
   a->handle = NULL;
   a->bytes = bytes;
   a->space = space;
@@ -343,6 +347,29 @@ int sk_view_create_strided(sk_view *v, const char *label, int dtype, int rank,
   return 0;
 }
 
+/* -- write stamps ------------------------------------------------------ */
+static _Atomic uint64_t wclock = 1, wreplay = 0;
+
+void sk_alloc_written(sk_alloc *a) {
+  if (a)
+    __atomic_store_n(&a->wgen, atomic_fetch_add_explicit(&wclock, 1, memory_order_relaxed) + 1,
+                     __ATOMIC_RELEASE);
+}
+
+void sk_alloc_expose(sk_alloc *a) {
+  if (!a) return;
+  __atomic_store_n(&a->exposed, 1, __ATOMIC_RELEASE);
+  sk_alloc_written(a);
+}
+
+void sk_alloc_replayed(void) {
+  atomic_store(&wreplay, atomic_fetch_add(&wclock, 1) + 1);
+}
+
+uint64_t sk_alloc_clock(void) { return atomic_load_explicit(&wclock, memory_order_acquire); }
+
+uint64_t sk_alloc_replay_mark(void) { return atomic_load(&wreplay); }
+
 void sk_view_retain(sk_view *v) {
   if (v->alloc)
     atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1, memory_order_relaxed);
@@ -364,6 +391,7 @@ void sk_view_release(sk_view *v) {
     _Atomic int64_t *h = sk_space_held(a->space);
     if (h) atomic_fetch_sub(h, (int64_t)a->bytes);
   }
+  if (a->memo && a->memo_free) a->memo_free(a->memo);
   free(a);
 }
 
@@ -709,6 +737,7 @@ out:
 }
 /* deep_copy between the tools' begin and end events */
 int sk_view_deep_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
+  sk_alloc_written(dst->alloc);
   if (!sk_tools_active()) return sk_view_copy(dst, src, err, errlen);
   int64_t n = sk_view_size(src);
   sk_tools_begin_copy(dst, src, (uint64_t)(n > 0 ? n : 0) * sk_dtypes[src->dtype].size);
@@ -824,6 +853,7 @@ int sk_view_copy(sk_view *dst, const sk_view *src, char *err, size_t errlen) {
 static int fill_cell(sk_view *v, const void *cell, char *err, size_t errlen);
 
 int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
+  sk_alloc_written(v->alloc);
   int64_t n = sk_view_size(v);
   if (n == 0) return 0;
   if (v->agg == SK_AGG_FAD) { /* the value d, derivatives 0 */
@@ -850,6 +880,7 @@ int sk_view_fill(sk_view *v, double d, int64_t i, char *err, size_t errlen) {
 }
 
 int sk_view_fill_c(sk_view *v, double re, double im, char *err, size_t errlen) {
+  sk_alloc_written(v->alloc);
   if (!sk_dtypes[v->dtype].is_complex || v->agg) return sk_view_fill(v, re, 0, err, errlen);
   if (sk_view_size(v) == 0) return 0;
   if (sk_view_check_memory(v, err, errlen) < 0) return -1;

@@ -91,6 +91,14 @@ typedef struct sk_alloc {
   int space;
   int owned;    /* 0: wrapped external memory, never freed */
   void *handle; /* the space's handle (remote: the sk_rwin), or NULL */
+  /* writes and memos (sk_alloc_written below): the stamp of the last
+   * write the library saw, 1 once a raw pointer to the memory was handed
+   * out, and data derived from the contents kept with them (freed by
+   * memo_free with the allocation) */
+  uint64_t wgen;
+  int exposed;
+  void *memo;
+  void (*memo_free)(void *memo);
 } sk_alloc;
 
 typedef struct sk_view {
@@ -174,6 +182,25 @@ int sk_view_tile_subview(sk_view *dst, const sk_view *src, const int64_t *ti, in
                          char *err, size_t errlen);
 /* Number of tiles along dimension d of a tiled view. */
 int64_t sk_view_ntiles(const sk_view *v, int d);
+/* Writes the library sees: every launch that captures a view (unless
+ * the capture is marked read-only, exec.h's sk_arg_view_ro), deep_copy
+ * and fill into it, a store from Lua. Each gives the allocation a new
+ * stamp from one clock (sk_alloc_written), so data derived from the
+ * contents (a memo) is known stale when the stamp it was made at is not
+ * the allocation's any more. A raw pointer handed out (view:data(),
+ * speck_view_data) makes later writes unseen: the allocation is
+ * 'exposed' from then on (sk_alloc_expose), and memos are not kept for
+ * it. C code that stores into an existing view's memory directly (not
+ * through a launch, deep_copy or fill) calls sk_alloc_written itself.
+ * A replayed capture (a GPU graph) writes without passing here:
+ * sk_alloc_replayed moves the clock's replay mark, and a memo made before
+ * it is stale too. */
+void sk_alloc_written(sk_alloc *a);
+void sk_alloc_expose(sk_alloc *a);
+void sk_alloc_replayed(void);
+/* the clock now (a stamp no write has yet) and at the last replay */
+uint64_t sk_alloc_clock(void);
+uint64_t sk_alloc_replay_mark(void);
 void sk_view_retain(sk_view *v);
 void sk_view_release(sk_view *v); /* drops the allocation reference */
 

@@ -78,6 +78,8 @@ int sk_capture_replay(sk_launch_graph *c, int64_t n, char *err, size_t errlen) {
   if (b != c->backend)
     return sk_err(err, errlen, SK_E_CAPTURE_OTHER_BACKEND, c->backend->name, b->name);
   if (n <= 0 || !c->seq) return 0;
+  /* a replay's writes pass no launch: memos made before it are stale */
+  sk_alloc_replayed();
   if (b->replay(c->seq, n, err, errlen) < 0) return -1;
   c->replays += n;
   return 0;

@@ -29,6 +29,12 @@ sk_arg sk_arg_view(const char *name, const sk_view *v) {
   return a;
 }
 
+sk_arg sk_arg_view_ro(const char *name, const sk_view *v) {
+  sk_arg a = sk_arg_view(name, v);
+  a.ro = 1;
+  return a;
+}
+
 sk_arg sk_arg_f64(const char *name, double x) {
   sk_arg a;
   memset(&a, 0, sizeof a);
@@ -141,6 +147,8 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, c
              sk_space_name(v->space), b->name);
       return -1;
     }
+    /* a launch (b set) writes what it does not promise to only read */
+    if (b && !a->ro) sk_alloc_written(v->alloc);
     c->kind = SK_CAP_VIEW;
     c->dtype = v->dtype;
     c->rank = v->rank;

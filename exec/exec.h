@@ -29,9 +29,16 @@ typedef struct sk_arg {
   int dtype;           /* scalar only */
   sk_slot value;       /* scalar only */
   const char *str;     /* string only */
+  int ro;              /* a view the kernel only reads (sk_arg_view_ro) */
 } sk_arg;
 
 sk_arg sk_arg_view(const char *name, const sk_view *v);
+/* A view the kernel only reads: the launch leaves its allocation's write
+ * stamp as it is (core/view.h's sk_alloc_written; every other view
+ * capture counts as a write). A library kernel's promise, for the index
+ * arrays of a matrix whose memo (kernels/sparse/csr16.c) must outlive
+ * the calls that read it. */
+sk_arg sk_arg_view_ro(const char *name, const sk_view *v);
 sk_arg sk_arg_f64(const char *name, double x);
 sk_arg sk_arg_i64(const char *name, int64_t x);
 sk_arg sk_arg_str(const char *name, const char *s);

@@ -208,6 +208,7 @@ static int to_value(lua_State *L, int idx, int dtype, conv *c) {
 }
 
 static void store(sk_view *v, int64_t off, const conv *c) {
+  sk_alloc_written(v->alloc);
   if (sk_dtypes[v->dtype].is_complex) sk_view_set_c(v, off, c->d, c->im);
   else if (sk_dtypes[v->dtype].is_float) sk_view_set_f(v, off, c->d);
   else sk_view_set_i(v, off, c->i);
@@ -366,6 +367,7 @@ static void store_agg(lua_State *L, sk_view *v, int64_t off, int idx, const char
       lv_raise(L, fname, v->label, SK_E_CANNOT_STORE_NUMBER, show(L, idx, b, sizeof b),
                sk_view_dtype_name(v, dn, sizeof dn), w);
   }
+  sk_alloc_written(v->alloc);
   for (int c = 0; c < w; c++) sk_view_set_f(v, off + c, x[c]);
 }
 
@@ -956,7 +958,9 @@ static int f_is_contiguous(lua_State *L) {
 }
 
 static int f_data(lua_State *L) {
-  lua_pushlightuserdata(L, sk_lview_check(L, 1)->data);
+  sk_view *v = sk_lview_check(L, 1);
+  sk_alloc_expose(v->alloc); /* writes through the pointer are not seen */
+  lua_pushlightuserdata(L, v->data);
   return 1;
 }
 

@@ -93,19 +93,6 @@ static const sk_kbody k_halo = {.label = "dist.cg_halo",
                                 .pattern = SK_REDUCE,
                                 .red_op = SK_RED_SUM,
                                 .sigs = sig_halo};
-static const char *const sig_reach[] = {"range" R1("ip", "int64") R1("ic", "int32"), NULL};
-static const sk_kbody k_reach = {.label = "dist.cg_reach",
-                                 .body = sk_body_dist_cg_reach,
-                                 .pattern = SK_REDUCE,
-                                 .sigs = sig_reach,
-                                 .reds = "max:int64 max:int64"};
-static const char *const sig_compress[] = {
-  "range" R1("ip", "int64") R1("ic", "int32") R1("ip32", "int32") R1("io", "int16") " n=int64",
-  NULL};
-static const sk_kbody k_compress = {.label = "dist.cg_compress",
-                                    .body = sk_body_dist_cg_compress,
-                                    .pattern = SK_FOR,
-                                    .sigs = sig_compress};
 static const char *const sig_bcount[] = {"range" R1("bp", "int64"), NULL};
 static const sk_kbody k_bcount = {.label = "dist.cg_bcount",
                                   .body = sk_body_dist_cg_bcount,
@@ -119,9 +106,9 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .sigs = sig_brows,
                                  .reds = "int64"};
 
-const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,      &k_spmv16, &k_pack,
-                                          &k_halo,    &k_reach,     &k_bcount, &k_brows,
-                                          &k_compress, &k_spmv_team, &k_spmv16_team, NULL};
+const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,      &k_spmv16,
+                                          &k_pack,   &k_halo,      &k_bcount,
+                                          &k_brows,  &k_spmv_team, &k_spmv16_team, NULL};
 
 static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
                  sk_result *res, char *err, size_t errlen) {
@@ -149,32 +136,14 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   c->hu = v[6];
   c->n = c->ip->extent[0] - 1;
   sk_result res;
-  sk_arg ra[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic)};
-  if (range(&k_reach, 0, c->n, ra, NELEM(ra), &res, err, errlen) < 0) return -1;
-  c->reach = sk_result_i64(&res, 0);
-  if (c->reach < 0) c->reach = 0;
-  int64_t left = sk_result_i64(&res, 1), nnz = 0;
-  if (sk_sp_get_i64(c->ip, c->n, &nnz, err, errlen) < 0) return -1;
-  /* the leaner index arrays where they fit (every column within 32767 of
-   * its row, the entries within int32) */
-  if (c->reach <= 32767 && left <= 32767 && nnz <= 2147483647) {
-    int64_t n1 = c->n + 1, nz = nnz > 0 ? nnz : 1;
-    if (sk_view_create(&c->ip32, "interior_rowptr32", SK_I32, 1, &n1, SK_RIGHT, c->iv->space,
-                       0, NULL, err, errlen) < 0)
-      return -1;
-    if (sk_view_create(&c->io, "interior_offsets", SK_I16, 1, &nz, SK_RIGHT, c->iv->space, 0,
-                       NULL, err, errlen) < 0) {
-      sk_dist_cg_free(c);
-      return -1;
-    }
-    sk_arg ca[] = {sk_arg_view("ip", c->ip), sk_arg_view("ic", c->ic),
-                   sk_arg_view("ip32", &c->ip32), sk_arg_view("io", &c->io),
-                   sk_arg_i64("n", c->n)};
-    if (range(&k_compress, 0, c->n + 1, ca, NELEM(ca), NULL, err, errlen) < 0) {
-      sk_dist_cg_free(c);
-      return -1;
-    }
-    c->lean = 1;
+  /* the compact index where it fits (kernels/sparse/csr16.c), and how far
+   * right of its diagonal the interior block reaches */
+  if (sk_csr16_build(c->ip, c->ic, &c->c16, err, errlen) < 0) return -1;
+  c->reach = c->c16.right;
+  int64_t nnz = 0;
+  if (sk_sp_get_i64(c->ip, c->n, &nnz, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
   }
   sk_arg ba[] = {sk_arg_view("bp", c->bp)};
   if (range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) {
@@ -253,7 +222,8 @@ void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
 }
 
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br, &c->sbuf, &c->ip32, &c->io, &c->hsbuf, &c->hhu};
+  const sk_view *v[] = {&c->br,        &c->sbuf,  &c->c16.rowptr,
+                        &c->c16.off,   &c->hsbuf, &c->hhu};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -264,8 +234,7 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->br);
   sk_view_release(&c->sbuf);
   sk_view_release(&c->slid);
-  sk_view_release(&c->ip32);
-  sk_view_release(&c->io);
+  sk_csr16_release(&c->c16);
   sk_view_release(&c->hsbuf);
   sk_view_release(&c->hhu);
   memset(c, 0, sizeof *c);
@@ -279,13 +248,14 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
   sk_arg ua[] = {sk_arg_view("d", v[0]), sk_arg_view("x", v[1]),  sk_arg_view("r", v[2]),
                  sk_arg_view("p", v[3]), sk_arg_view("s", v[4]),  sk_arg_view("w", v[5]),
                  sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
-  sk_arg sa[] = {c->lean ? sk_arg_view("ip", &c->ip32) : sk_arg_view("ip", c->ip),
-                 c->lean ? sk_arg_view("io", &c->io) : sk_arg_view("ic", c->ic),
+  const int lean = c->c16.ok;
+  sk_arg sa[] = {lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip),
+                 lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic),
                  sk_arg_view("iv", c->iv),
                  sk_arg_view("d", v[0]),
                  sk_arg_view("r", v[2]),
                  sk_arg_view("w", v[5])};
-  const sk_kbody *spmv = c->lean ? &k_spmv16 : &k_spmv;
+  const sk_kbody *spmv = lean ? &k_spmv16 : &k_spmv;
   sk_result res;
   int64_t done = 0, n = c->n, B = c->block;
   for (int64_t b0 = 0; b0 < n; b0 += B) {
@@ -306,7 +276,7 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       p.team_size = c->team_size;
       p.vector_length = c->vector_length;
       p.league_size = (n + c->team_size - 1) / c->team_size;
-      if (sk_kbody_launch(c->lean ? &k_spmv16_team : &k_spmv_team, &p, ta, NELEM(ta), &res,
+      if (sk_kbody_launch(lean ? &k_spmv16_team : &k_spmv_team, &p, ta, NELEM(ta), &res,
                           err, errlen) < 0)
         return -1;
     } else if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) {

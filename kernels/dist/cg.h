@@ -11,6 +11,7 @@
 
 #include "core/view.h"
 #include "../../backends/dist/dist.h"
+#include "../sparse/sparse.h"
 
 typedef struct sk_dist_cg {
   sk_dist_plan *plan;
@@ -21,10 +22,9 @@ typedef struct sk_dist_cg {
   sk_view br;   /* the boundary block's rows that hold entries (nbr) */
   sk_view slid; /* the plan's send list (wraps plan->slid) */
   sk_view sbuf; /* the packed values sent (plan->nsend) */
-  /* lean: the interior's columns as int16 offsets from their row (io)
-   * with an int32 row pointer (ip32), where they fit */
-  sk_view ip32, io;
-  int lean;
+  /* the interior's compact index (kernels/sparse/csr16.c: int16 column
+   * offsets from the row, an int32 row pointer) where it fits (c16.ok) */
+  sk_csr16 c16;
   /* stage: the halo travels through host buffers -- the packed values
    * (hsbuf) and the received halo (hhu); the send list and buffer then
    * live beside the matrix (a device's memory on GPU ranks) */

@@ -48,6 +48,15 @@ static const sk_kbody k_cg_spmv_dots = {.label = "solve.cg_spmv_dots",
                                         .pattern = SK_REDUCE,
                                         .sigs = sig_cg_sd,
                                         .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_cg16_sd[] = {
+  "range rowptr=int32[1] off=int16[1] values=float64[1]" VEC3("u", "w", "rv") " nchunk=int64",
+  NULL};
+static const sk_kbody k_cg16_spmv_dots = {.label = "solve.cg_spmv16_dots",
+                                          .body = sk_body_solve_cg_spmv16_dots,
+                                          .prelude = sk_body_sparse_row_split,
+                                          .pattern = SK_REDUCE,
+                                          .sigs = sig_cg16_sd,
+                                          .reds = "sum:float64 sum:float64 sum:float64"};
 static const char *const sig_cg_dots[] = {"range" VEC3("rv", "u", "w"), NULL};
 static const sk_kbody k_cg_dots = {.label = "solve.cg_dots",
                                    .body = sk_body_solve_cg_dots,
@@ -181,6 +190,7 @@ typedef struct kry {
   sk_view x;
   double *hist;
   int64_t nhist, caphist;
+  sk_csr16 c16; /* CG's: the matrix's compact index (kernels/sparse/csr16.c) */
 } kry;
 
 static int push(kry *k, double rel, char *err, size_t errlen) {
@@ -346,22 +356,30 @@ static int finish(kry *k, double rr, sk_kvalue *out, char *err, size_t errlen) {
   return 0;
 }
 
-/* w = A u with r'u, w'u, r'r into d[3] */
+/* w = A u with r'u, w'u, r'r into d[3]: on the host one launch over a
+ * matrix (the compact index where the matrix has one); on a device, and
+ * for a user body, the SpMV (sparse.spmv's, the compact index there too)
+ * then the dots -- a team launch doing both measured slower on an H200
+ * (385 against 354 us an iteration on the 27-point 128^3 matrix: its
+ * three sums a row cost more than the second pass over r, u and w) */
 static int spmv_dots(kry *k, const sk_view *u, const sk_view *w, const sk_view *rv,
                      double d[3], char *err, size_t errlen) {
   sk_result res;
   if (!k->op.is_body && sk_sp_host(k->be) && k->n > 0) {
+    const sk_csr *A = &k->op.A;
+    const int lean = k->c16.ok;
     int64_t nchunk = k->be->concurrency ? k->be->concurrency() : 1;
     if (nchunk < 1) nchunk = 1;
     if (nchunk > k->n) nchunk = k->n;
-    sk_arg a[] = {sk_arg_view("rowptr", k->op.A.rowptr),
-                  sk_arg_view("colidx", k->op.A.colidx),
-                  sk_arg_view("values", k->op.A.values),
+    sk_arg a[] = {sk_arg_view_ro("rowptr", lean ? &k->c16.rowptr : A->rowptr),
+                  lean ? sk_arg_view_ro("off", &k->c16.off) : sk_arg_view_ro("colidx", A->colidx),
+                  sk_arg_view("values", A->values),
                   sk_arg_view("u", u),
                   sk_arg_view("w", w),
                   sk_arg_view("rv", rv),
                   sk_arg_i64("nchunk", nchunk)};
-    if (sk_solve_range(&k_cg_spmv_dots, 0, nchunk, a, NELEM(a), &res, err, errlen) < 0)
+    if (sk_solve_range(lean ? &k_cg16_spmv_dots : &k_cg_spmv_dots, 0, nchunk, a, NELEM(a),
+                       &res, err, errlen) < 0)
       return -1;
   } else {
     if (sk_solve_op_apply(&k->op, u, w, err, errlen) < 0) return -1;
@@ -409,6 +427,10 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
       (!none && vec(k, &u, "u", err, errlen) < 0))
     goto done;
   const sk_view *uu = none ? &rv : &u;
+  /* the compact index for all the iterations' SpMVs, kept with the matrix */
+  if (!k->op.is_body &&
+      sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0)
+    goto done;
   if (true_resid(k, &w, &rv, &rr, err, errlen) < 0 || push(k, sqrt(rr) / k->bn, err, errlen) < 0)
     goto done;
   int fresh = 1;
@@ -478,6 +500,7 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
   rc = 0;
 done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  sk_csr16_release(&k->c16);
   return rc;
 }
 
@@ -870,7 +893,7 @@ static const sk_kentry e_bicgstab = {"solve.bicgstab", USAGE, SK_KRES_NONE, bicg
 static const sk_kentry e_gmres = {"solve.gmres", USAGE " [, restart]", SK_KRES_NONE, gmres};
 const sk_kentry *const sk_krylov_entries[] = {&e_cg, &e_bicgstab, &e_gmres, NULL};
 const sk_kbody *const sk_krylov_bodies[] = {
-  &k_cg_spmv_dots, &k_cg_dots, &k_cg_step, &k_dot,       &k_resid,    &sk_solve_k_copy,
+  &k_cg_spmv_dots, &k_cg16_spmv_dots, &k_cg_dots, &k_cg_step, &k_dot,       &k_resid,    &sk_solve_k_copy,
   &sk_solve_k_zero, &k_axpy,   &k_bi_p,    &k_bi_s,      &k_bi_dots,  &k_bi_update,
   &k_gm_mdot,      &k_gm_orth, &k_gm_scale, &k_gm_comb,  &k_pdot,     &k_fold,
   NULL};

@@ -286,7 +286,8 @@ const char *sk_precond_name(const sk_precond *P) {
 /* one Gauss-Seidel sweep of z for r, forward or backward */
 static int gs_sweep(const sk_precond *P, const sk_view *r, const sk_view *z, int back,
                     char *err, size_t errlen) {
-  sk_arg a[9] = {sk_arg_view("rowptr", P->M.rowptr), sk_arg_view("colidx", P->M.colidx),
+  /* A's index arrays only read: its compact index (sparse.spmv's, CG's) stays */
+  sk_arg a[9] = {sk_arg_view_ro("rowptr", P->M.rowptr), sk_arg_view_ro("colidx", P->M.colidx),
                  sk_arg_view("values", P->M.values), sk_arg_view("dinv", P->dinv),
                  sk_arg_view("rv", r),                sk_arg_view("z", z),
                  sk_arg_f64("omega", P->omega)};

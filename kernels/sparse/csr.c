@@ -474,7 +474,7 @@ static int validate(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
            (long long)A.nnz);
     return -1;
   }
-  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
+  sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                 sk_arg_i64("ncols", A.ncols), sk_arg_i64("nnz", A.nnz)};
   sk_result r;
   if (sk_sp_range(&k_validate, A.nrows, a, NELEM(a), &r, err, errlen) < 0) return -1;

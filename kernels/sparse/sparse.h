@@ -98,6 +98,31 @@ int sk_solve_cg_plain(const sk_csr *A, const sk_view *b, const sk_view *x0, doub
                       int64_t maxiter, sk_view *x, int64_t *iters, double *rnorm,
                       int *reason, char *err, size_t errlen);
 
+/* -- the compact index (csr16.c) ------------------------------------------------
+ * A matrix's row pointers as int32 and its columns as int16 offsets from
+ * their row, where every offset and the entries fit: the one builder,
+ * kept with the matrix (a memo of its column-index array, made anew when
+ * the row map or the columns were written). */
+typedef struct sk_csr16 {
+  sk_view rowptr;      /* int32, nrows + 1 */
+  sk_view off;         /* int16, nnz: colidx(k) - row */
+  int64_t right, left; /* how far right / left of its row a column lies (>= 0) */
+  int ok;              /* 1: rowptr and off hold the index */
+} sk_csr16;
+/* The index of the matrix (rowptr int64, colidx int32; rowptr->extent[0] - 1
+ * rows), built now and not kept; ok 0 where it does not fit (right and
+ * left set either way). */
+int sk_csr16_build(const sk_view *rowptr, const sk_view *colidx, sk_csr16 *c, char *err,
+                   size_t errlen);
+/* The kept index for a caller about to run 'uses' SpMVs of the matrix:
+ * built once the pattern has served enough of them unchanged (csr16.c's
+ * policy); c->ok 0 (use plain CSR) before that, where it does not fit or
+ * cannot be kept. The views are references: sk_csr16_release. */
+int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_csr16 *c,
+                 char *err, size_t errlen);
+void sk_csr16_release(sk_csr16 *c);
+extern const sk_kbody *const sk_csr16_bodies[];
+
 /* -- families ----------------------------------------------------------------- */
 extern const sk_kentry *const sk_csr_entries[],
   *const sk_mmio_entries[], *const sk_spmv_entries[], *const sk_spgemm_entries[],

@@ -24,6 +24,8 @@
 #define R1(name, dt) " " name "=" dt "[1]"
 #define R2(name, dt) " " name "=" dt "[2]"
 #define MAT(VT)      R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
+/* the compact index's (csr16.c) */
+#define MAT16(VT)    R1("rowptr", "int32") R1("off", "int16") R1("values", VT)
 
 /* -- bodies ------------------------------------------------------------------ */
 /* host, plain, one vector: chunk i of 'nchunk' runs of rows */
@@ -36,6 +38,15 @@ static const sk_kbody k_spmv_host = {.label = "sparse.spmv",
                                      .pattern = SK_FOR,
                                      .sigs = sig_hn};
 
+#define HN16_SIG(VT) \
+  "range" MAT16(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 nchunk=int64"
+static const char *const sig_hn16[] = {HN16_SIG("float64"), HN16_SIG("float32"), NULL};
+static const sk_kbody k_spmv16_host = {.label = "sparse.spmv16",
+                                       .body = sk_body_sparse_spmv16,
+                                       .prelude = sk_body_sparse_row_split,
+                                       .pattern = SK_FOR,
+                                       .sigs = sig_hn16};
+
 /* GPU form (also runs on the host): a team per 'rpt' rows */
 #define TN_SIG(VT) \
   "team" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 rpt=int64"
@@ -44,6 +55,14 @@ static const sk_kbody k_spmv_team = {.label = "sparse.spmv_team",
                                      .body = sk_body_sparse_spmv_team,
                                      .pattern = SK_FOR,
                                      .sigs = sig_tn};
+static const char *const sig_tn16[] = {
+  "team" MAT16("float64") R1("x", "float64") R1("y", "float64") " alpha=float64 beta=float64"
+  " rpt=int64",
+  NULL};
+static const sk_kbody k_spmv16_team = {.label = "sparse.spmv16_team",
+                                       .body = sk_body_sparse_spmv16_team,
+                                       .pattern = SK_FOR,
+                                       .sigs = sig_tn16};
 
 /* plain, multivector: a row per index */
 #define MN_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64 beta=float64"
@@ -60,6 +79,12 @@ static const sk_kbody k_spmv_t = {.label = "sparse.spmv_t",
                                   .body = sk_body_sparse_spmv_t,
                                   .pattern = SK_FOR,
                                   .sigs = sig_ht};
+#define HT16_SIG(VT) "range" MAT16(VT) R1("x", VT) R1("y", VT) " alpha=float64"
+static const char *const sig_ht16[] = {HT16_SIG("float64"), HT16_SIG("float32"), NULL};
+static const sk_kbody k_spmv16_t = {.label = "sparse.spmv16_t",
+                                    .body = sk_body_sparse_spmv16_t,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_ht16};
 
 #define MT_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64"
 static const char *const sig_mt[] = {MT_SIG("float64"), MT_SIG("float32"), NULL};
@@ -121,18 +146,32 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
     /* y = beta*y; A and x are not read */
     if (alpha == 0 || !trans || A->nrows == 0) return scale(y, beta, err, errlen);
   }
+  /* one vector: the compact index where the matrix has one (csr16.c),
+   * the same sums in the same order */
+  sk_csr16 c16;
+  memset(&c16, 0, sizeof c16);
+  if (y->rank == 1 && sk_csr16_get(A->rowptr, A->colidx, 1, &c16, err, errlen) < 0) return -1;
   sk_arg a[12];
   int n = 0;
-  a[n++] = sk_arg_view("rowptr", A->rowptr);
-  a[n++] = sk_arg_view("colidx", A->colidx);
+  if (c16.ok) {
+    a[n++] = sk_arg_view_ro("rowptr", &c16.rowptr);
+    a[n++] = sk_arg_view_ro("off", &c16.off);
+  } else {
+    a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
+    a[n++] = sk_arg_view_ro("colidx", A->colidx);
+  }
   a[n++] = sk_arg_view("values", A->values);
   a[n++] = sk_arg_view("x", x);
   a[n++] = sk_arg_view("y", y);
   a[n++] = sk_arg_f64("alpha", alpha);
+  int rc;
   if (trans) {
-    if (scale(y, beta, err, errlen) < 0) return -1;
-    return sk_sp_range(y->rank == 1 ? &k_spmv_t : &k_spmv_mv_t, A->nrows, a, n, NULL, err,
-                       errlen);
+    rc = scale(y, beta, err, errlen);
+    if (rc == 0)
+      rc = sk_sp_range(y->rank == 2 ? &k_spmv_mv_t : c16.ok ? &k_spmv16_t : &k_spmv_t,
+                       A->nrows, a, n, NULL, err, errlen);
+    sk_csr16_release(&c16);
+    return rc;
   }
   a[n++] = sk_arg_f64("beta", beta);
   if (y->rank == 2) return sk_sp_range(&k_spmv_mv, A->nrows, a, n, NULL, err, errlen);
@@ -142,7 +181,10 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
     if (nchunk < 1) nchunk = 1;
     if (nchunk > A->nrows) nchunk = A->nrows;
     a[n++] = sk_arg_i64("nchunk", nchunk);
-    return sk_sp_range(&k_spmv_host, nchunk, a, n, NULL, err, errlen);
+    rc = sk_sp_range(c16.ok ? &k_spmv16_host : &k_spmv_host, nchunk, a, n, NULL, err,
+                     errlen);
+    sk_csr16_release(&c16);
+    return rc;
   }
   int T, V;
   int64_t rpt;
@@ -153,7 +195,9 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
   p.league_size = (A->nrows + rpt - 1) / rpt;
   p.team_size = T;
   p.vector_length = V;
-  return sk_kbody_launch(&k_spmv_team, &p, a, n, NULL, err, errlen);
+  rc = sk_kbody_launch(c16.ok ? &k_spmv16_team : &k_spmv_team, &p, a, n, NULL, err, errlen);
+  sk_csr16_release(&c16);
+  return rc;
 }
 
 /* the vector argument 'name' as a float view of rank 1 or 2 */
@@ -347,8 +391,8 @@ static int spmv_struct(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   }
   sk_arg a[16];
   int n = 0;
-  a[n++] = sk_arg_view("rowptr", A.rowptr);
-  a[n++] = sk_arg_view("colidx", A.colidx);
+  a[n++] = sk_arg_view_ro("rowptr", A.rowptr);
+  a[n++] = sk_arg_view_ro("colidx", A.colidx);
   a[n++] = sk_arg_i64("nx", nx);
   a[n++] = sk_arg_i64("ny", ny);
   a[n++] = sk_arg_i64("nz", nz);
@@ -389,6 +433,7 @@ static const sk_kentry e_spmv_struct = {"sparse.spmv_struct",
                                         SK_KRES_NONE, spmv_struct};
 const sk_kentry *const sk_spmv_entries[] = {&e_spmv, &e_spmv_struct, NULL};
 const sk_kbody *const sk_spmv_bodies[] = {
-  &k_spmv_host,       &k_spmv_team,    &k_spmv_mv, &k_spmv_t,
-  &k_spmv_mv_t,       &k_scale,        &k_scale2,  &k_spmv_struct,
-  &k_spmv_struct_row, &k_struct_check, NULL};
+  &k_spmv_host,       &k_spmv_team,    &k_spmv_mv,     &k_spmv_t,
+  &k_spmv_mv_t,       &k_scale,        &k_scale2,      &k_spmv_struct,
+  &k_spmv_struct_row, &k_struct_check, &k_spmv16_host, &k_spmv16_team,
+  &k_spmv16_t,        NULL};

@@ -33,9 +33,10 @@ int main(void) {
     }
     n++;
   }
-  if (n < 11) {
+  /* (the compact index's reach and build are kernels/sparse/csr16.c's) */
+  if (n < 9) {
     failed++;
-    printf("FAIL: %d dist bodies found, expected the 11 of kernels/dist/cg.c\n", n);
+    printf("FAIL: %d dist bodies found, expected the 9 of kernels/dist/cg.c\n", n);
   }
   printf("nvrtc: %d dist bodies compiled for the GPU back end\n", n);
   printf("%d passed, %d failed\n", passed, failed);
