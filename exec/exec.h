@@ -66,6 +66,36 @@ typedef struct sk_result {
 int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
            sk_result *res, char *err, size_t errlen);
 
+/* -- launches kept by their caller ---------------------------------------
+ * A caller that launches one body again and again with the same capture
+ * names in the same order (a library driver: sk_kbody_run) keeps an
+ * 'sk_lprep' per body and thread. sk_run_keep is sk_run that also fills
+ * 'f' (for 'owner', the body's address: its descriptor's strings and the
+ * argument names must stay alive as long as 'f'); sk_run_again launches
+ * from 'f' when it still holds: the same owner, names (by address),
+ * signature, back end, bounds mode, policy kind and cache epoch (a
+ * cleared cache frees kernels) -- no sorting, spec, key or look-up; the
+ * policy is checked and the launch counted as a cache hit. It returns 1
+ * when 'f' does not hold (nothing done: the caller calls sk_run_keep),
+ * else sk_run's status. A descriptor with its own back end or bounds mode,
+ * more than SK_LPREP_MAXCAP captures or a running capture
+ * (speck.graph_capture) always takes the general path. */
+#define SK_LPREP_MAXCAP 8
+typedef struct sk_lprep {
+  const void *owner; /* NULL: empty */
+  unsigned epoch;
+  const sk_backend *b;
+  sk_kernel *k;
+  const char *label;
+  int pattern, pol_kind, md_rank, bounds, tier, cplx, n;
+  signed char pos[SK_LPREP_MAXCAP];  /* args[i] is capture pos[i] */
+  sk_capture caps[SK_LPREP_MAXCAP]; /* the signature, sorted by name */
+} sk_lprep;
+int sk_run_keep(sk_lprep *f, const void *owner, const sk_kdesc *d, const sk_policy *p,
+                const sk_arg *args, int nargs, sk_result *res, char *err, size_t errlen);
+int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_arg *args,
+                 int nargs, sk_result *res, char *err, size_t errlen);
+
 /* Reducer 'r' of a result as a double / as an int64 (minloc and maxloc:
  * the value; their location with sk_result_loc). */
 double sk_result_f64(const sk_result *res, int r);

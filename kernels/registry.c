@@ -98,7 +98,11 @@ const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name) {
 
 const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int rank,
                             char *err, size_t errlen) {
-  const sk_arg *a = sk_karg_find(args, nargs, name);
+  return sk_kpos_view(sk_karg_find(args, nargs, name), name, rank, err, errlen);
+}
+
+const sk_view *sk_kpos_view(const sk_arg *a, const char *name, int rank, char *err,
+                            size_t errlen) {
   if (!a || !a->view) {
     sk_err(err, errlen, SK_E_MUST_VIEW, name);
     return NULL;
@@ -113,7 +117,10 @@ const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int
 
 int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x, char *err,
                 size_t errlen) {
-  const sk_arg *a = sk_karg_find(args, nargs, name);
+  return sk_kpos_f64(sk_karg_find(args, nargs, name), name, x, err, errlen);
+}
+
+int sk_kpos_f64(const sk_arg *a, const char *name, double *x, char *err, size_t errlen) {
   if (!a || a->view || a->str ||
       !(a->dtype == SK_F64 || a->dtype == SK_F32 || a->dtype == SK_I64 ||
         a->dtype == SK_I32)) {
@@ -241,6 +248,12 @@ static int body_args(const sk_kbody *kb, const sk_view *const *v, const double *
   return n;
 }
 
+/* Each thread keeps its latest launches of bodies (sk_lprep, one a set,
+ * picked by the body's address): a driver's repeated call launches its
+ * kernel without the general path's sort, spec and look-up. */
+#define KPREP_SETS 32
+static _Thread_local sk_lprep kprep[KPREP_SETS];
+
 int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const double *s,
                  sk_result *res, char *err, size_t errlen) {
   sk_arg args[2 * SK_KBODY_MAXCAP];
@@ -248,7 +261,12 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
   sk_policy p;
   sk_policy_init(&p, SK_POL_RANGE);
   p.end = n;
-  return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
+  sk_lprep *f = &kprep[((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 59];
+  int rc = sk_run_again(f, kb, &p, args, na, res, err, errlen);
+  if (rc <= 0) return rc;
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
+  return sk_run_keep(f, kb, &d, &p, args, na, res, err, errlen);
 }
 
 int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
@@ -535,6 +553,28 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
   snprintf(err + l, errlen > l ? errlen - l : 0, ")");
 }
 
+const sk_kentry_pos *sk_kentry_positional(const sk_kentry *e) {
+  return e && !e->call ? (const sk_kentry_pos *)e : NULL; /* 'e' is its first member */
+}
+
+/* the driver of 'e' with 'args' by name, or by position ('pos' non-NULL:
+ * pos[i] the argument params[i], NULL when absent) */
+static int drive(const sk_kentry *e, const sk_arg *args, int nargs,
+                 const sk_arg *const *pos, sk_kvalue *v, char *msg, size_t ml) {
+  const sk_kentry_pos *ep = sk_kentry_positional(e);
+  if (!ep) return e->call(args, nargs, v, msg, ml);
+  if (pos) return ep->callp(pos, v, msg, ml);
+  if (sk_karg_known(args, nargs, ep->params, msg, ml) < 0) return -1;
+  const sk_arg *p[SK_KPOS_MAX];
+  for (int i = 0; i < SK_KPOS_MAX && ep->params[i]; i++)
+    p[i] = sk_karg_find(args, nargs, ep->params[i]);
+  return ep->callp(p, v, msg, ml);
+}
+
+static int call_with(const sk_kentry *e, const sk_arg *args, int nargs,
+                     const sk_arg *const *pos, sk_kvalue *out, int *result_kind, char *err,
+                     size_t errlen, int named);
+
 static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
                       int *result_kind, char *err, size_t errlen, int named) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
@@ -542,6 +582,17 @@ static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue
     unknown_kernel(name, err, errlen);
     return -1;
   }
+  return call_with(e, args, nargs, NULL, out, result_kind, err, errlen, named);
+}
+
+int sk_kernel_call_pos(const sk_kentry_pos *e, const sk_arg *const *pos, sk_kvalue *out,
+                       int *result_kind, char *err, size_t errlen) {
+  return call_with(&e->e, NULL, 0, pos, out, result_kind, err, errlen, 0);
+}
+
+static int call_with(const sk_kentry *e, const sk_arg *args, int nargs,
+                     const sk_arg *const *pos, sk_kvalue *out, int *result_kind, char *err,
+                     size_t errlen, int named) {
   sk_kernels_seed();
   /* no outputs: the counts and each slot's flag (the slots themselves,
    * a few kilobytes, are written by sk_kout_view / sk_kout_num) */
@@ -552,7 +603,7 @@ static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue
     v.out[k].is_view = 0;
   }
   char msg[2048];
-  if (e->call(args, nargs, &v, msg, sizeof msg) < 0) {
+  if (drive(e, args, nargs, pos, &v, msg, sizeof msg) < 0) {
     sk_kout_release(&v);
     if (named) sk_err(err, errlen, SK_E_PREFIX, e->name, msg);
     else sk_err(err, errlen, SK_E_MSG, msg);

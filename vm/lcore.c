@@ -894,53 +894,109 @@ static int l_callv(lua_State *L) {
   return call_args(L, name, NULL, fname, args, n, 2);
 }
 
-/* A library kernel bound to its argument names (core.bind): upvalues 1 the
- * kernel's name, 2 the fallback (nil or a function), 3 the count of
- * names, 4.. the names. Called as the public function itself, so errors
- * are at level 1 (the caller's line). */
+/* A library kernel bound to its argument names (core.bind): upvalues 1 a
+ * 'lbound' (what the call needs, resolved at bind time), 2 the fallback
+ * (nil or a function), 3 the view metatable, 4.. the names (kept alive
+ * for lbound's pointers). Called as the public function itself, so
+ * errors are at level 1 (the caller's line). */
+typedef struct lbound {
+  const sk_kentry_pos *ep; /* the entry when it takes these names by position */
+  int na;
+  const char *names[SK_MAXCAP];
+  char fname[128]; /* "speck.<name>" */
+  char name[128];
+} lbound;
+
+static int call_done(lua_State *L, int rc, const char *name, const char *pub,
+                     const char *fname, sk_kvalue *v, int kind, const char *err, int level);
+
 static int l_bound(lua_State *L) {
-  const char *name = lua_tostring(L, lua_upvalueindex(1));
-  int na = (int)lua_tointeger(L, lua_upvalueindex(3));
-  if (na > SK_MAXCAP) na = SK_MAXCAP;
-  if (!lua_isnil(L, lua_upvalueindex(2)))
-    for (int i = 1; i <= na; i++) {
-      const sk_view *v = lua_type(L, i) == LUA_TUSERDATA ? sk_lview_test(L, i) : NULL;
-      if (v && sk_dtypes[v->dtype].is_complex) { /* the complex BLAS, in Lua */
-        lua_settop(L, na);
-        lua_pushvalue(L, lua_upvalueindex(2));
-        lua_insert(L, 1);
-        lua_call(L, na, LUA_MULTRET);
-        return lua_gettop(L);
-      }
-    }
+  const lbound *bd = lua_touserdata(L, lua_upvalueindex(1));
+  int na = bd->na, cplx = 0, nslow = 0, n = 0;
   sk_arg args[SK_MAXCAP];
-  char fname[128];
-  call_fname(fname, name, NULL);
-  int n = 0;
+  const sk_arg *pos[SK_MAXCAP];
+  unsigned char slow[SK_MAXCAP];
+  /* numbers and views here (a view told by its metatable, kept as an
+   * upvalue: no look-up by name); anything else through one_arg below,
+   * after the complex check, in order (only one_arg raises) */
   for (int i = 1; i <= na; i++) {
-    if (lua_isnoneornil(L, i)) continue; /* absent, as in a table */
+    int t = lua_type(L, i);
+    slow[i - 1] = 0;
+    pos[i - 1] = NULL;
+    if (t == LUA_TNONE || t == LUA_TNIL) continue; /* absent, as in a table */
     sk_arg *a = &args[n++];
     memset(a, 0, sizeof *a);
-    a->name = lua_tostring(L, lua_upvalueindex(3 + i));
-    one_arg(L, i, a, fname, NULL, 1);
+    a->name = bd->names[i - 1];
+    pos[i - 1] = a;
+    if (t == LUA_TNUMBER) {
+      if (lua_isinteger(L, i)) {
+        a->dtype = SK_I64;
+        a->value.i64 = lua_tointeger(L, i);
+      } else {
+        a->dtype = SK_F64;
+        a->value.f64 = lua_tonumber(L, i);
+      }
+      continue;
+    }
+    if (t == LUA_TUSERDATA && lua_getmetatable(L, i)) {
+      int is_view = lua_rawequal(L, -1, lua_upvalueindex(3));
+      lua_pop(L, 1);
+      if (is_view) {
+        a->view = lua_touserdata(L, i);
+        cplx |= sk_dtypes[a->view->dtype].is_complex;
+        continue;
+      }
+    }
+    slow[i - 1] = 1;
+    nslow++;
   }
-  return call_args(L, name, NULL, fname, args, n, 1);
+  if (cplx && !lua_isnil(L, lua_upvalueindex(2))) { /* the complex BLAS, in Lua */
+    lua_settop(L, na);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, na, LUA_MULTRET);
+    return lua_gettop(L);
+  }
+  for (int i = 0; nslow && i < na; i++)
+    if (slow[i]) one_arg(L, i + 1, (sk_arg *)pos[i], bd->fname, NULL, 1);
+  sk_kvalue v;
+  int kind = SK_KRES_NONE;
+  char err[4096];
+  int rc = bd->ep ? sk_kernel_call_pos(bd->ep, pos, &v, &kind, err, sizeof err)
+                  : sk_kernel_call_raw(bd->name, args, n, &v, &kind, err, sizeof err);
+  return call_done(L, rc, bd->name, NULL, bd->fname, &v, kind, err, 1);
 }
 
 /* core.bind(name, fallback, argname1, argname2, ...): a function f(v1,
  * v2, ...) that calls library kernel 'name' with v1 as argname1 and so on
  * (core.callv's pairs, without the names on every call); when any
  * argument is a view of a complex dtype and 'fallback' is a function, f
- * returns fallback(v1, v2, ...) instead. The stdlib's BLAS-1 functions. */
+ * returns fallback(v1, v2, ...) instead. The stdlib's BLAS-1 functions.
+ * An entry that takes exactly these names by position (sk_kentry_pos) is
+ * called so: no look-up of the entry or of its arguments on a call. */
 static int l_bind(lua_State *L) {
-  luaL_checkstring(L, 1);
+  const char *name = luaL_checkstring(L, 1);
   if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
   int top = lua_gettop(L), na = top - 2;
   if (na > SK_MAXCAP) return sk_lerror(L, "core.bind", NULL, SK_E_CAPTURES_MOST, na, SK_MAXCAP);
   for (int i = 3; i <= top; i++) luaL_checkstring(L, i);
-  lua_pushinteger(L, na);
-  lua_insert(L, 3); /* name, fallback, count, names... */
-  lua_pushcclosure(L, l_bound, top + 1);
+  lbound *bd = lua_newuserdatauv(L, sizeof *bd, 0);
+  memset(bd, 0, sizeof *bd);
+  bd->na = na;
+  call_fname(bd->fname, name, NULL);
+  snprintf(bd->name, sizeof bd->name, "%s", name);
+  for (int i = 0; i < na; i++) bd->names[i] = lua_tostring(L, 3 + i);
+  const sk_kentry_pos *ep = sk_kentry_positional(sk_kernel_find(name));
+  int same = ep != NULL && na <= SK_KPOS_MAX;
+  for (int i = 0; same && i < na; i++)
+    same = ep->params[i] && strcmp(ep->params[i], bd->names[i]) == 0;
+  if (same && ep->params[na]) same = 0;
+  bd->ep = same ? ep : NULL;
+  /* upvalues: lbound, fallback, view metatable, names... */
+  lua_pushvalue(L, 2);
+  luaL_getmetatable(L, SK_VIEW_MT);
+  for (int i = 3; i <= top; i++) lua_pushvalue(L, i);
+  lua_pushcclosure(L, l_bound, 3 + na);
   return 1;
 }
 
@@ -957,7 +1013,15 @@ static int call_args(lua_State *L, const char *name, const char *pub, const char
   sk_kvalue v;
   int kind = SK_KRES_NONE;
   char err[4096];
-  if (sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err) < 0) {
+  int rc = sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err);
+  return call_done(L, rc, name, pub, fname, &v, kind, err, level);
+}
+
+/* the Lua results of a library call that returned 'rc' (< 0: raise 'err') */
+static int call_done(lua_State *L, int rc, const char *name, const char *pub,
+                     const char *fname, sk_kvalue *vp, int kind, const char *err,
+                     int level) {
+  if (rc < 0) {
     if (pub) lua_pushliteral(L, "");
     else luaL_where(L, level);
     /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
@@ -969,11 +1033,11 @@ static int call_args(lua_State *L, const char *name, const char *pub, const char
   /* outputs first move into userdata (nothing below raises while C holds
    * them, but a failed allocation would: the views are released by __gc) */
   int nres = 1;
-  if (v.nout > 0) {
-    lua_createtable(L, 0, v.nout);
+  if (vp->nout > 0) {
+    lua_createtable(L, 0, vp->nout);
     int t = lua_gettop(L);
-    for (int i = 0; i < v.nout; i++) {
-      sk_kout *o = &v.out[i];
+    for (int i = 0; i < vp->nout; i++) {
+      sk_kout *o = &vp->out[i];
       if (o->is_view) {
         sk_view *u = sk_lview_new(L);
         *u = o->view;
@@ -986,8 +1050,8 @@ static int call_args(lua_State *L, const char *name, const char *pub, const char
     }
     nres = 2;
   }
-  if (kind == SK_KRES_F64) lua_pushnumber(L, v.f64);
-  else if (kind == SK_KRES_I64) lua_pushinteger(L, v.i64);
+  if (kind == SK_KRES_F64) lua_pushnumber(L, vp->f64);
+  else if (kind == SK_KRES_I64) lua_pushinteger(L, vp->i64);
   else if (nres == 2) lua_pushnil(L);
   else return 0;
   if (nres == 2) lua_insert(L, -2);
