@@ -482,7 +482,9 @@ static int run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int na
   if (rc < 0) return -1;
   if (f) {
     f->owner = NULL; /* kept only when every condition of sk_run_again holds */
-    if (!d->backend && d->bounds < 0 && nargs <= SK_LPREP_MAXCAP) {
+    int keep = !d->backend && d->bounds < 0 && nargs <= SK_LPREP_MAXCAP;
+    for (int c = 0; keep && c < nargs; c++) keep = strlen(args[c].name) < SK_LPREP_NAMELEN;
+    if (keep) {
       f->owner = owner;
       f->epoch = epoch;
       f->b = b;
@@ -495,9 +497,12 @@ static int run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int na
       f->tier = d->tier;
       f->cplx = cplx;
       f->n = nargs;
+      snprintf(f->arch, sizeof f->arch, "%s", ks.arch ? ks.arch : "");
       for (int c = 0; c < nargs; c++) {
         f->pos[ord[c]] = (signed char)c;
         f->caps[c] = s.c[c];
+        strcpy(f->names[c], s.c[c].name);
+        f->caps[c].name = f->names[c];
       }
     }
   }
@@ -539,17 +544,22 @@ int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_ar
   if (sk_rt_backend(e2, sizeof e2) != f->b || sk_exec_bounds() != f->bounds ||
       sk_capture_mode())
     return 1;
+  if (f->b->arch) { /* make_spec's: a part of the kernel's key */
+    char arch[24];
+    if (strcmp(f->b->arch(arch, sizeof arch) ? arch : "", f->arch) != 0) return 1;
+  }
   sig s;
   s.n = nargs;
   for (int i = 0; i < nargs; i++) {
     const sk_arg *a = &args[i];
     int k = f->pos[i];
     const sk_capture *e = &f->caps[k];
-    if (a->name != e->name) return 1; /* the owner's own strings */
+    if (strcmp(a->name, e->name) != 0) return 1;
     const sk_view *v = a->view;
     if (!v) {
       if (a->str || e->kind != SK_CAP_SCALAR || a->dtype != e->dtype) return 1;
-      s.slot[k] = a->value;
+      /* the scalar members (the slot's first 16 bytes): kernels read no more */
+      memcpy(s.slot[k].c128, a->value.c128, sizeof a->value.c128);
       s.view[k] = NULL;
       continue;
     }
@@ -564,10 +574,17 @@ int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_ar
       al = b2 != a && s.view[b2] && s.view[b2]->alloc && s.view[b2]->alloc == v->alloc;
     if (v ? al != f->caps[a].alias : f->caps[a].alias != 0) return 1;
   }
-  sk_policy pol = *p;
-  if (sk_policy_check(&pol, f->pattern, f->b, err, errlen) < 0) return -1;
+  sk_policy pol;
+  const sk_policy *pp = p; /* a range's or MDRange's is checked in place */
+  if (p->kind == SK_POL_TEAM) {
+    pol = *p;
+    if (sk_policy_check(&pol, f->pattern, f->b, err, errlen) < 0) return -1;
+    pp = &pol;
+  } else if (sk_policy_check_const(p, f->pattern, f->b, err, errlen) < 0) {
+    return -1;
+  }
   if (sk_jit_again(f->k, f->label, f->tier, f->cplx, err, errlen) < 0) return -1;
-  return launch(f->b, f->k, f->pattern, &pol, &s, f->caps, res, f->label, err, errlen);
+  return launch(f->b, f->k, f->pattern, pp, &s, f->caps, res, f->label, err, errlen);
 }
 
 int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,

@@ -239,20 +239,28 @@ int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d, char *er
   return 0;
 }
 
-/* the arguments of 'kb' from views 'v' and scalars 's' */
+/* the arguments of 'kb' from views 'v' and scalars 's' (field by field:
+ * every library launch makes them, and a whole sk_arg is 184 bytes; a
+ * scalar's slot past its dtype's member is never read) */
 static int body_args(const sk_kbody *kb, const sk_view *const *v, const double *s,
                      sk_arg *args) {
   int n = 0;
-  for (int k = 0; kb->views[k]; k++) args[n++] = sk_arg_view(kb->views[k], v[k]);
-  for (int k = 0; kb->scalars[k]; k++) args[n++] = sk_arg_f64(kb->scalars[k], s[k]);
+  for (int k = 0; kb->views[k]; k++, n++) {
+    args[n].name = kb->views[k];
+    args[n].view = v[k];
+    args[n].dtype = 0;
+    args[n].str = NULL;
+  }
+  for (int k = 0; kb->scalars[k]; k++, n++) {
+    args[n].name = kb->scalars[k];
+    args[n].view = NULL;
+    args[n].dtype = SK_F64;
+    args[n].str = NULL;
+    args[n].value.c128[1] = 0;
+    args[n].value.f64 = s[k];
+  }
   return n;
 }
-
-/* Each thread keeps its latest launches of bodies (sk_lprep, one a set,
- * picked by the body's address): a driver's repeated call launches its
- * kernel without the general path's sort, spec and look-up. */
-#define KPREP_SETS 32
-static _Thread_local sk_lprep kprep[KPREP_SETS];
 
 int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const double *s,
                  sk_result *res, char *err, size_t errlen) {
@@ -261,19 +269,24 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
   sk_policy p;
   sk_policy_init(&p, SK_POL_RANGE);
   p.end = n;
-  sk_lprep *f = &kprep[((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 59];
-  int rc = sk_run_again(f, kb, &p, args, na, res, err, errlen);
-  if (rc <= 0) return rc;
-  sk_kdesc d;
-  if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
-  return sk_run_keep(f, kb, &d, &p, args, na, res, err, errlen);
+  return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
+
+/* Each thread keeps its latest launches of bodies (sk_lprep, one a set,
+ * picked by the body's address): a driver's repeated launch of a body
+ * with the same captures runs its kernel without the general path's
+ * sort, spec and look-up. */
+#define KPREP_SETS 32
+static _Thread_local sk_lprep kprep[KPREP_SETS];
 
 int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
                     sk_result *res, char *err, size_t errlen) {
+  sk_lprep *f = &kprep[((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 59];
+  int rc = sk_run_again(f, kb, p, args, nargs, res, err, errlen);
+  if (rc <= 0) return rc;
   sk_kdesc d;
   if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
-  return sk_run(&d, p, args, nargs, res, err, errlen);
+  return sk_run_keep(f, kb, &d, p, args, nargs, res, err, errlen);
 }
 
 /* -- precompiled variants ---------------------------------------------------
@@ -595,30 +608,22 @@ static int call_with(const sk_kentry *e, const sk_arg *args, int nargs,
                      size_t errlen, int named) {
   sk_kernels_seed();
   /* no outputs: the counts and each slot's flag (the slots themselves,
-   * a few kilobytes, are written by sk_kout_view / sk_kout_num) */
-  sk_kvalue v;
-  memset(&v, 0, offsetof(sk_kvalue, out));
+   * a few kilobytes, are written by sk_kout_view / sk_kout_num); the
+   * driver fills the caller's value in place */
+  sk_kvalue local, *v = out ? out : &local;
+  memset(v, 0, offsetof(sk_kvalue, out));
   for (int k = 0; k < SK_KOUT_MAX; k++) {
-    v.out[k].name = NULL;
-    v.out[k].is_view = 0;
+    v->out[k].name = NULL;
+    v->out[k].is_view = 0;
   }
   char msg[2048];
-  if (drive(e, args, nargs, pos, &v, msg, sizeof msg) < 0) {
-    sk_kout_release(&v);
+  if (drive(e, args, nargs, pos, v, msg, sizeof msg) < 0) {
+    sk_kout_release(v); /* no output is left */
     if (named) sk_err(err, errlen, SK_E_PREFIX, e->name, msg);
     else sk_err(err, errlen, SK_E_MSG, msg);
     return -1;
   }
-  if (out) { /* the filled slots only (the whole value is kilobytes) */
-    memcpy(out, &v, offsetof(sk_kvalue, out));
-    memcpy(out->out, v.out, (size_t)v.nout * sizeof v.out[0]);
-    for (int k = v.nout; k < SK_KOUT_MAX; k++) {
-      out->out[k].name = NULL;
-      out->out[k].is_view = 0;
-    }
-  } else {
-    sk_kout_release(&v);
-  }
+  if (!out) sk_kout_release(v);
   if (result_kind) *result_kind = e->result;
   return 0;
 }

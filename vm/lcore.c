@@ -901,6 +901,7 @@ static int l_callv(lua_State *L) {
  * errors are at level 1 (the caller's line). */
 typedef struct lbound {
   const sk_kentry_pos *ep; /* the entry when it takes these names by position */
+  const void *view_mt;     /* the view metatable (upvalue 3) */
   int na;
   const char *names[SK_MAXCAP];
   char fname[128]; /* "speck.<name>" */
@@ -924,11 +925,13 @@ static int l_bound(lua_State *L) {
     slow[i - 1] = 0;
     pos[i - 1] = NULL;
     if (t == LUA_TNONE || t == LUA_TNIL) continue; /* absent, as in a table */
-    sk_arg *a = &args[n++];
-    memset(a, 0, sizeof *a);
+    sk_arg *a = &args[n++]; /* field by field: a whole sk_arg is 184 bytes */
     a->name = bd->names[i - 1];
+    a->view = NULL;
+    a->str = NULL;
     pos[i - 1] = a;
     if (t == LUA_TNUMBER) {
+      a->value.c128[1] = 0;
       if (lua_isinteger(L, i)) {
         a->dtype = SK_I64;
         a->value.i64 = lua_tointeger(L, i);
@@ -939,14 +942,17 @@ static int l_bound(lua_State *L) {
       continue;
     }
     if (t == LUA_TUSERDATA && lua_getmetatable(L, i)) {
-      int is_view = lua_rawequal(L, -1, lua_upvalueindex(3));
+      int is_view = bd->view_mt && lua_topointer(L, -1) == bd->view_mt;
       lua_pop(L, 1);
       if (is_view) {
         a->view = lua_touserdata(L, i);
+        a->dtype = 0;
         cplx |= sk_dtypes[a->view->dtype].is_complex;
         continue;
       }
     }
+    memset(a, 0, sizeof *a); /* one_arg fills it */
+    a->name = bd->names[i - 1];
     slow[i - 1] = 1;
     nslow++;
   }
@@ -995,6 +1001,7 @@ static int l_bind(lua_State *L) {
   /* upvalues: lbound, fallback, view metatable, names... */
   lua_pushvalue(L, 2);
   luaL_getmetatable(L, SK_VIEW_MT);
+  bd->view_mt = lua_istable(L, -1) ? lua_topointer(L, -1) : NULL;
   for (int i = 3; i <= top; i++) lua_pushvalue(L, i);
   lua_pushcclosure(L, l_bound, 3 + na);
   return 1;
