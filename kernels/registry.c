@@ -272,12 +272,47 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
   return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
 
-/* Each thread keeps its latest launches of bodies (sk_lprep, one a set,
- * picked by the body's address): a driver's repeated launch of a body
- * with the same captures runs its kernel without the general path's
- * sort, spec and look-up. */
+/* Each thread keeps its latest launches of the library's own bodies
+ * (sk_lprep, one a set, picked by the body's address): a driver's
+ * repeated launch of a body with the same captures runs its kernel
+ * without the general path's sort, spec and look-up. Only the bodies of
+ * body_families are kept: constants, so the address names the text; a
+ * driver's copy made at run time (a sort's comparator compiled into its
+ * bodies, on the stack) takes the general path, whose key compares the
+ * text itself. */
 #define KPREP_SETS 32
 static _Thread_local sk_lprep kprep[KPREP_SETS];
+
+static const sk_kbody *body_at(int i);
+
+#define KNOWN_SLOTS 2048 /* a power of two, over twice the bodies */
+static const sk_kbody *known_bodies[KNOWN_SLOTS];
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+
+static unsigned known_slot(const sk_kbody *kb) {
+  return (unsigned)(((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 40) & (KNOWN_SLOTS - 1);
+}
+
+static void build_known(void) {
+  const sk_kbody *kb;
+  for (int i = 0; (kb = body_at(i)) != NULL; i++) {
+    unsigned h = known_slot(kb), n = 0;
+    while (known_bodies[h] && known_bodies[h] != kb && ++n < KNOWN_SLOTS)
+      h = (h + 1) & (KNOWN_SLOTS - 1);
+    if (n < KNOWN_SLOTS) known_bodies[h] = kb; /* a full table keeps no more */
+  }
+}
+
+/* 1 when 'kb' is one of the library's constant bodies */
+static int known_body(const sk_kbody *kb) {
+  pthread_once(&known_once, build_known);
+  unsigned h = known_slot(kb);
+  for (unsigned n = 0; n < KNOWN_SLOTS; h = (h + 1) & (KNOWN_SLOTS - 1), n++) {
+    if (known_bodies[h] == kb) return 1;
+    if (!known_bodies[h]) return 0;
+  }
+  return 0;
+}
 
 int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
                     sk_result *res, char *err, size_t errlen) {
@@ -286,6 +321,7 @@ int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, 
   if (rc <= 0) return rc;
   sk_kdesc d;
   if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
+  if (!known_body(kb)) return sk_run(&d, p, args, nargs, res, err, errlen);
   return sk_run_keep(f, kb, &d, p, args, nargs, res, err, errlen);
 }
 
