@@ -96,7 +96,7 @@ static void name_order(const sk_arg *args, int n, int *ord) {
 }
 
 /* the launch's slot of view 'v' (data, extents, strides, the handle) */
-static void fill_varg(const sk_view *v, sk_varg *sv) {
+static inline void fill_varg(const sk_view *v, sk_varg *sv) {
   sv->data = v->data;
   sv->rank = v->rank;
   sv->handle = v->alloc ? v->alloc->handle : NULL;
@@ -106,9 +106,14 @@ static void fill_varg(const sk_view *v, sk_varg *sv) {
       !sk_space_host_accessible(sk_space_local(v->space)) &&
       ((const sk_rwin *)sv->handle)->dev)
     sv->handle = ((const sk_rwin *)sv->handle)->dev;
-  for (int d = 0; d < SK_MAXRANK; d++) {
-    sv->extent[d] = d < v->rank ? v->extent[d] : 1;
-    sv->stride[d] = d < v->rank ? v->stride[d] : 0;
+  int d = 0;
+  for (; d < v->rank && d < SK_MAXRANK; d++) {
+    sv->extent[d] = v->extent[d];
+    sv->stride[d] = v->stride[d];
+  }
+  for (; d < SK_MAXRANK; d++) {
+    sv->extent[d] = 1;
+    sv->stride[d] = 0;
   }
 }
 
@@ -519,6 +524,12 @@ int sk_run_keep(sk_lprep *f, const void *owner, const sk_kdesc *d, const sk_poli
   return run(d, p, args, nargs, res, f, owner, err, errlen);
 }
 
+/* strcmp(a, b) == 0 for the short names of captures, inline */
+static inline int same_name(const char *a, const char *b) {
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+
 /* 1 when view 'v' has the signature 'e' (collect's capture of it, but
  * for aliasing) and is alive */
 static int same_view(const sk_view *v, const sk_capture *e) {
@@ -554,7 +565,7 @@ int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_ar
     const sk_arg *a = &args[i];
     int k = f->pos[i];
     const sk_capture *e = &f->caps[k];
-    if (strcmp(a->name, e->name) != 0) return 1;
+    if (!same_name(a->name, e->name)) return 1;
     const sk_view *v = a->view;
     if (!v) {
       if (a->str || e->kind != SK_CAP_SCALAR || a->dtype != e->dtype) return 1;
