@@ -282,8 +282,23 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
  * driver's copy made at run time (a sort's comparator compiled into its
  * bodies, on the stack) takes the general path, whose key compares the
  * text itself. */
-#define KPREP_SETS 32
-static _Thread_local sk_lprep kprep[KPREP_SETS];
+#define KPREP_SETS 32 /* the set: the top 5 bits of the address hash */
+static _Thread_local sk_lprep *kprep; /* on the heap: 26 KB of static TLS
+                                        * would weigh on every thread */
+static pthread_key_t kprep_key;
+static pthread_once_t kprep_once = PTHREAD_ONCE_INIT;
+
+static void kprep_key_make(void) { (void)pthread_key_create(&kprep_key, free); }
+
+/* the calling thread's kept launches, made on its first library launch
+ * (freed when the thread ends); NULL when memory is short */
+static sk_lprep *kprep_sets(void) {
+  if (__builtin_expect(kprep != NULL, 1)) return kprep;
+  pthread_once(&kprep_once, kprep_key_make);
+  kprep = calloc(KPREP_SETS, sizeof *kprep);
+  if (kprep) (void)pthread_setspecific(kprep_key, kprep);
+  return kprep;
+}
 
 static const sk_kbody *body_at(int i);
 
@@ -318,12 +333,13 @@ static int known_body(const sk_kbody *kb) {
 
 int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
                     sk_result *res, char *err, size_t errlen) {
-  sk_lprep *f = &kprep[((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 59];
-  int rc = sk_run_again(f, kb, p, args, nargs, res, err, errlen);
+  sk_lprep *sets = kprep_sets();
+  sk_lprep *f = sets ? &sets[((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 59] : NULL;
+  int rc = f ? sk_run_again(f, kb, p, args, nargs, res, err, errlen) : 1;
   if (rc <= 0) return rc;
   sk_kdesc d;
   if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
-  if (!known_body(kb)) return sk_run(&d, p, args, nargs, res, err, errlen);
+  if (!f || !known_body(kb)) return sk_run(&d, p, args, nargs, res, err, errlen);
   return sk_run_keep(f, kb, &d, p, args, nargs, res, err, errlen);
 }
 
