@@ -101,9 +101,32 @@ static void name_order(const sk_arg *args, int n, int *ord) {
   }
 }
 
-/* Captures of 'args' into 's'. 'b' NULL: no space check (compile only). */
-static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, char *err,
-                   size_t errlen) {
+/* the launch's slot of view 'v' (data, extents, strides, the handle) */
+static inline void fill_varg(const sk_view *v, sk_varg *sv) {
+  sv->data = v->data;
+  sv->rank = v->rank;
+  sv->handle = v->alloc ? v->alloc->handle : NULL;
+  /* a remote window in device memory: device code (the only code that
+   * reaches it) reads its device copy */
+  if (sv->handle && sk_space_remote(v->space) &&
+      !sk_space_host_accessible(sk_space_local(v->space)) &&
+      ((const sk_rwin *)sv->handle)->dev)
+    sv->handle = ((const sk_rwin *)sv->handle)->dev;
+  int d = 0;
+  for (; d < v->rank && d < SK_MAXRANK; d++) {
+    sv->extent[d] = v->extent[d];
+    sv->stride[d] = v->stride[d];
+  }
+  for (; d < SK_MAXRANK; d++) {
+    sv->extent[d] = 1;
+    sv->stride[d] = 0;
+  }
+}
+
+/* Captures of 'args' into 's'. 'b' NULL: no space check (compile only).
+ * 'ord' (or NULL) receives the order: s->c[k] is args[ord[k]]. */
+static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, int *ord,
+                   char *err, size_t errlen) {
   if (nargs < 0 || nargs > SK_MAXCAP) {
     sk_err(err, errlen, SK_E_CAPTURES_MOST, nargs, SK_MAXCAP);
     return -1;
@@ -114,7 +137,8 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, c
       sk_err(err, errlen, SK_E_CAPTURE_NO_NAME, k + 1);
       return -1;
     }
-  int ord[SK_MAXCAP];
+  int ord_own[SK_MAXCAP];
+  if (!ord) ord = ord_own;
   name_order(args, nargs, ord);
   for (int k = 0; k < nargs; k++) {
     const sk_arg *a = &args[ord[k]];
@@ -174,20 +198,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, c
     c->space = v->space;
     c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
     s->view[k] = v;
-    sk_varg *sv = &s->slot[k].v;
-    sv->data = v->data;
-    sv->rank = v->rank;
-    sv->handle = v->alloc ? v->alloc->handle : NULL;
-    /* a remote window in device memory: device code (the only code that
-     * reaches it) reads its device copy */
-    if (sv->handle && sk_space_remote(v->space) &&
-        !sk_space_host_accessible(sk_space_local(v->space)) &&
-        ((const sk_rwin *)sv->handle)->dev)
-      sv->handle = ((const sk_rwin *)sv->handle)->dev;
-    for (int d = 0; d < SK_MAXRANK; d++) {
-      sv->extent[d] = d < v->rank ? v->extent[d] : 1;
-      sv->stride[d] = d < v->rank ? v->stride[d] : 0;
-    }
+    fill_varg(v, &s->slot[k].v);
   }
   for (int a = 0; a + 1 < s->n; a++)
     if (strcmp(s->c[a].name, s->c[a + 1].name) == 0) {
@@ -330,10 +341,11 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d, int pol_
 
 /* Look up or compile; a compiler message is returned as "... does not
  * compile:" naming the part (body, prelude, custom reducer) by its id. */
-static int get_kernel(const sk_kspec *ks, sk_kernel **k, char *err, size_t errlen) {
+static int get_kernel(const sk_kspec *ks, sk_kernel **k, int *cplx, char *err,
+                      size_t errlen) {
   char msg[4096];
   sk_err_clear(); /* an id of an earlier error does not name this one */
-  if (sk_jit_get(ks, k, msg, sizeof msg) == 0) return 0;
+  if (sk_jit_get_cplx(ks, k, cplx, msg, sizeof msg) == 0) return 0;
   switch (sk_err_last()) {
   case SK_E_DIAG_BODY: return sk_err(err, errlen, SK_E_BODY_NOT_COMPILE, msg);
   case SK_E_DIAG_PRELUDE: return sk_err(err, errlen, SK_E_PRELUDE_NOT_COMPILE, msg);
@@ -381,8 +393,8 @@ static void *load_image(const sk_backend *b, sk_kernel *k, const char *label, ch
 
 /* run compiled kernel 'k' on 'b' and finish its result */
 static int launch(const sk_backend *b, sk_kernel *k, int pattern, const sk_policy *p,
-                  const sig *s, sk_result *res, const char *label, char *err,
-                  size_t errlen) {
+                  const sig *s, const sk_capture *caps, sk_result *res, const char *label,
+                  char *err, size_t errlen) {
   sk_result local;
   if (!res) res = &local;
   res->k = k;
@@ -416,14 +428,14 @@ static int launch(const sk_backend *b, sk_kernel *k, int pattern, const sk_polic
     const sk_rwin *w = v && v->alloc ? v->alloc->handle : NULL;
     long long g = (long long)oob.index, c = w ? (long long)w->chunk : 1;
     sk_err(err, errlen, SK_E_VIEW_CAPTURE_GLOBAL, v ? v->label : "?",
-           s->c[oob.capture].name, g, (long long)oob.extent, c,
+           caps[oob.capture].name, g, (long long)oob.extent, c,
            c > 0 ? (g < 0 ? -1 : g / c) : -1LL, w ? w->nranks : 0);
     return -1;
   }
   if (oob.hit && oob.capture >= 0 && oob.capture < s->n) {
     const sk_view *v = s->view[oob.capture];
     sk_err(err, errlen, SK_E_VIEW_CAPTURE_INDEX, v ? v->label : "?",
-           s->c[oob.capture].name, oob.dim, (long long)oob.index, (long long)oob.extent);
+           caps[oob.capture].name, oob.dim, (long long)oob.index, (long long)oob.extent);
     return -1;
   }
   sk_jit_after_launch(k, t1 - t0);
@@ -456,8 +468,9 @@ static int capture_check(int pattern, const sk_policy *p, const char *label, cha
   return 0;
 }
 
-int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
-           sk_result *res, char *err, size_t errlen) {
+/* sk_run; with 'f' it is kept for sk_run_again (see sk_run_keep) */
+static int run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
+               sk_result *res, sk_lprep *f, const void *owner, char *err, size_t errlen) {
   const sk_backend *b = pick_backend(d, err, errlen);
   if (!b) return -1;
   sk_policy pol = *p;
@@ -465,7 +478,8 @@ int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
   if (capture_check(d->pattern, &pol, d->label ? d->label : "", err, errlen) < 0)
     return -1;
   sig s;
-  if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
+  int ord[SK_MAXCAP];
+  if (collect(args, nargs, b, &s, ord, err, errlen) < 0) return -1;
   sk_kspec ks;
   sk_reducer reds[SK_MAXRED];
   if (make_spec(&ks, reds, d, pol.kind, pol.md_rank, &s, b, err, errlen) < 0) return -1;
@@ -473,18 +487,130 @@ int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
    * body compiles ends this launch with "interrupted" (the back end sees
    * the request at its start), as it would a running kernel */
   sk_kernel *k;
+  int cplx = 0;
+  unsigned epoch = sk_cache_epoch(); /* before the look-up: a clear after it shows */
   sk_interruptible_enter();
-  int rc = get_kernel(&ks, &k, err, errlen);
+  int rc = get_kernel(&ks, &k, &cplx, err, errlen);
   sk_interruptible_leave();
   if (rc < 0) return -1;
-  return launch(b, k, d->pattern, &pol, &s, res, ks.label, err, errlen);
+  if (f) {
+    f->owner = NULL; /* kept only when every condition of sk_run_again holds */
+    int keep = !d->backend && d->bounds < 0 && nargs <= SK_LPREP_MAXCAP;
+    for (int c = 0; keep && c < nargs; c++) keep = strlen(args[c].name) < SK_LPREP_NAMELEN;
+    if (keep) {
+      f->owner = owner;
+      f->epoch = epoch;
+      f->b = b;
+      f->k = k;
+      f->label = ks.label;
+      f->pattern = d->pattern;
+      f->pol_kind = pol.kind;
+      f->md_rank = pol.md_rank;
+      f->bounds = ks.bounds;
+      f->tier = d->tier;
+      f->cplx = cplx;
+      f->n = nargs;
+      snprintf(f->arch, sizeof f->arch, "%s", ks.arch ? ks.arch : "");
+      for (int c = 0; c < nargs; c++) {
+        f->pos[ord[c]] = (signed char)c;
+        f->caps[c] = s.c[c];
+        strcpy(f->names[c], s.c[c].name);
+        f->caps[c].name = f->names[c];
+      }
+    }
+  }
+  return launch(b, k, d->pattern, &pol, &s, s.c, res, ks.label, err, errlen);
+}
+
+int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
+           sk_result *res, char *err, size_t errlen) {
+  return run(d, p, args, nargs, res, NULL, NULL, err, errlen);
+}
+
+int sk_run_keep(sk_lprep *f, const void *owner, const sk_kdesc *d, const sk_policy *p,
+                const sk_arg *args, int nargs, sk_result *res, char *err, size_t errlen) {
+  return run(d, p, args, nargs, res, f, owner, err, errlen);
+}
+
+/* strcmp(a, b) == 0 for the short names of captures, inline */
+static inline int same_name(const char *a, const char *b) {
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+
+/* 1 when view 'v' has the signature 'e' (collect's capture of it, but
+ * for aliasing) and is alive */
+static int same_view(const sk_view *v, const sk_capture *e) {
+  int rank = v->agg ? v->rank - 1 : v->rank;
+  unsigned traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
+  if (e->kind != SK_CAP_VIEW || v->dtype != e->dtype || rank != e->rank ||
+      v->layout != e->layout || v->space != e->space || traits != e->traits ||
+      v->tile_log2[0] != e->tile_log2[0] || v->tile_log2[1] != e->tile_log2[1] ||
+      v->tile_log2[2] != e->tile_log2[2])
+    return 0;
+  if (v->agg ? (v->agg != e->agg || v->agg_n != e->agg_n) : e->agg != 0) return 0;
+  /* a released view: the general path says so */
+  return v->alloc || v->data || sk_view_size(v) == 0;
+}
+
+int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_arg *args,
+                 int nargs, sk_result *res, char *err, size_t errlen) {
+  if (f->owner != owner || !owner || f->n != nargs ||
+      f->epoch != sk_cache_epoch() || p->kind != f->pol_kind ||
+      (p->kind == SK_POL_MDRANGE && p->md_rank != f->md_rank))
+    return 1;
+  char e2[8];
+  if (sk_rt_backend(e2, sizeof e2) != f->b || sk_exec_bounds() != f->bounds ||
+      sk_capture_mode())
+    return 1;
+  if (f->b->arch) { /* make_spec's: a part of the kernel's key */
+    char arch[24];
+    if (strcmp(f->b->arch(arch, sizeof arch) ? arch : "", f->arch) != 0) return 1;
+  }
+  sig s;
+  s.n = nargs;
+  for (int i = 0; i < nargs; i++) {
+    const sk_arg *a = &args[i];
+    int k = f->pos[i];
+    const sk_capture *e = &f->caps[k];
+    if (!same_name(a->name, e->name)) return 1;
+    const sk_view *v = a->view;
+    if (!v) {
+      if (a->str || e->kind != SK_CAP_SCALAR || a->dtype != e->dtype) return 1;
+      /* the scalar members (the slot's first 16 bytes): kernels read no more */
+      memcpy(s.slot[k].c128, a->value.c128, sizeof a->value.c128);
+      s.view[k] = NULL;
+      continue;
+    }
+    if (!same_view(v, e)) return 1;
+    s.view[k] = v;
+    fill_varg(v, &s.slot[k].v);
+  }
+  for (int a = 0; a < nargs; a++) { /* aliasing, as collect marks it */
+    int al = 0;
+    const sk_view *v = s.view[a];
+    for (int b2 = 0; v && b2 < nargs && !al; b2++)
+      al = b2 != a && s.view[b2] && s.view[b2]->alloc && s.view[b2]->alloc == v->alloc;
+    if (v ? al != f->caps[a].alias : f->caps[a].alias != 0) return 1;
+  }
+  sk_policy pol;
+  const sk_policy *pp = p; /* a range's or MDRange's is checked in place */
+  if (p->kind == SK_POL_TEAM) {
+    pol = *p;
+    if (sk_policy_check(&pol, f->pattern, f->b, err, errlen) < 0) return -1;
+    pp = &pol;
+  } else if (sk_policy_check_const(p, f->pattern, f->b, err, errlen) < 0) {
+    return -1;
+  }
+  if (sk_jit_again(f->k, f->label, f->tier, f->cplx, err, errlen) < 0) return -1;
+  return launch(f->b, f->k, f->pattern, pp, &s, f->caps, res, f->label, err, errlen);
 }
 
 int sk_exec_spec(const sk_kdesc *d, int pol_kind, int md_rank, const sk_arg *args,
                  int nargs, const sk_backend *b, sk_spec_store *st, char *err,
                  size_t errlen) {
   sig s;
-  if (collect(args, nargs, NULL, &s, err, errlen) < 0) return -1;
+  if (collect(args, nargs, NULL, &s, NULL, err, errlen) < 0) return -1;
   memcpy(st->caps, s.c, (size_t)s.n * sizeof s.c[0]);
   if (make_spec(&st->spec, st->reds, d, pol_kind, md_rank, &s, b, err, errlen) < 0)
     return -1;
@@ -573,12 +699,13 @@ sk_prepared *sk_prepare(const sk_kdesc *d, int pol_kind, int md_rank, const sk_a
   for (int r = 0; r < md_rank && r < SK_MAXMD; r++) pol.md_hi[r] = 0;
   if (sk_policy_check(&pol, d->pattern, b, err, errlen) < 0) return NULL;
   sig s;
-  if (collect(args, nargs, compile_only ? NULL : b, &s, err, errlen) < 0) return NULL;
+  if (collect(args, nargs, compile_only ? NULL : b, &s, NULL, err, errlen) < 0)
+    return NULL;
   sk_kspec ks;
   sk_reducer reds[SK_MAXRED];
   if (make_spec(&ks, reds, d, pol_kind, md_rank, &s, b, err, errlen) < 0) return NULL;
   sk_kernel *k;
-  if (get_kernel(&ks, &k, err, errlen) < 0) return NULL;
+  if (get_kernel(&ks, &k, NULL, err, errlen) < 0) return NULL;
   size_t total = 0;
   for (int c = 0; c < s.n; c++) total += strlen(s.c[c].name) + 1;
   sk_prepared *h = calloc(1, sizeof *h);
@@ -647,7 +774,7 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args, int 
   if (sk_policy_check(&pol, h->pattern, b, err, errlen) < 0) return -1;
   if (capture_check(h->pattern, &pol, h->label, err, errlen) < 0) return -1;
   sig s;
-  if (collect(args, nargs, b, &s, err, errlen) < 0) return -1;
+  if (collect(args, nargs, b, &s, NULL, err, errlen) < 0) return -1;
   if (s.n != h->ncap) {
     sk_err(err, errlen, SK_E_CAPTURE_GIVEN_KERNEL, s.n, s.n == 1 ? "" : "s", h->ncap);
     return -1;
@@ -666,5 +793,5 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args, int 
     }
   }
   __atomic_add_fetch(&h->k->launches, 1, __ATOMIC_RELAXED);
-  return launch(b, h->k, h->pattern, &pol, &s, res, h->label, err, errlen);
+  return launch(b, h->k, h->pattern, &pol, &s, s.c, res, h->label, err, errlen);
 }

@@ -73,6 +73,41 @@ typedef struct sk_result {
 int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
            sk_result *res, char *err, size_t errlen);
 
+/* -- launches kept by their caller ---------------------------------------
+ * A caller that launches one body again and again with the same capture
+ * names in the same order (a library driver: sk_kbody_run) keeps an
+ * 'sk_lprep' per body and thread. sk_run_keep is sk_run that also fills
+ * 'f' (for 'owner', the body's address: its descriptor's strings must
+ * stay alive as long as 'f'; the capture names are copied); sk_run_again
+ * launches from 'f' when it still holds: the same owner, capture names in
+ * the same order,
+ * signature, back end, bounds mode, policy kind and cache epoch (a
+ * cleared cache frees kernels) -- no sorting, spec, key or look-up; the
+ * policy is checked and the launch counted as a cache hit. It returns 1
+ * when 'f' does not hold (nothing done: the caller calls sk_run_keep),
+ * else sk_run's status. A descriptor with its own back end or bounds mode,
+ * more than SK_LPREP_MAXCAP captures, a name of SK_LPREP_NAMELEN bytes or
+ * more, or a running capture
+ * (speck.graph_capture) always takes the general path. */
+#define SK_LPREP_MAXCAP 8
+#define SK_LPREP_NAMELEN 24
+typedef struct sk_lprep {
+  const void *owner; /* NULL: empty */
+  unsigned epoch;
+  const sk_backend *b;
+  sk_kernel *k;
+  const char *label;
+  int pattern, pol_kind, md_rank, bounds, tier, cplx, n;
+  char arch[24]; /* an image target's architecture ("": none) */
+  signed char pos[SK_LPREP_MAXCAP];  /* args[i] is capture pos[i] */
+  sk_capture caps[SK_LPREP_MAXCAP]; /* the signature, sorted by name */
+  char names[SK_LPREP_MAXCAP][SK_LPREP_NAMELEN]; /* caps' names, owned */
+} sk_lprep;
+int sk_run_keep(sk_lprep *f, const void *owner, const sk_kdesc *d, const sk_policy *p,
+                const sk_arg *args, int nargs, sk_result *res, char *err, size_t errlen);
+int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_arg *args,
+                 int nargs, sk_result *res, char *err, size_t errlen);
+
 /* Reducer 'r' of a result as a double / as an int64 (minloc and maxloc:
  * the value; their location with sk_result_loc). */
 double sk_result_f64(const sk_result *res, int r);
@@ -112,6 +147,11 @@ int sk_reducer_check(const sk_reducer *r, char *err, size_t errlen);
  * Messages name the policy's field ("range end -1 is negative"). */
 int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
                     size_t errlen);
+/* sk_policy_check of a range or MDRange policy, which has nothing to
+ * resolve, in place (a TeamPolicy's sizes are not resolved: use
+ * sk_policy_check on a copy) */
+int sk_policy_check_const(const sk_policy *p, int pattern, const sk_backend *b,
+                          char *err, size_t errlen);
 /* an empty policy of 'kind' (team sizes "auto") */
 void sk_policy_init(sk_policy *p, int kind);
 /* dispatch a checked launch to the entry of 'b' for its pattern/policy */

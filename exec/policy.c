@@ -107,8 +107,9 @@ static int resolve_team(sk_policy *p, const sk_backend *b, char *err, size_t err
   return 0;
 }
 
-int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
-                    size_t errlen) {
+/* sk_policy_check's checks, before a TeamPolicy's sizes are resolved */
+static int check_fixed(const sk_policy *p, int pattern, const sk_backend *b, char *err,
+                       size_t errlen) {
   if (p->chunk < 0) return sk_err(err, errlen, SK_E_CHUNK_NEGATIVE, (long long)p->chunk);
   /* an instance runs work of its own back end only */
   if (b && p->instance && p->instance->backend != b &&
@@ -129,10 +130,20 @@ int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
       sk_err(err, errlen, SK_E_PARALLEL_SCAN_DOES);
       return -1;
     }
-    if (check_team_shape(p, err, errlen) < 0) return -1;
-    return b ? resolve_team(p, b, err, errlen) : 0;
+    return check_team_shape(p, err, errlen);
   default: return sk_err(err, errlen, SK_E_UNKNOWN_POLICY_KIND_NUM, (long long)p->kind);
   }
+}
+
+int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
+                    size_t errlen) {
+  if (check_fixed(p, pattern, b, err, errlen) < 0) return -1;
+  return p->kind == SK_POL_TEAM && b ? resolve_team(p, b, err, errlen) : 0;
+}
+
+int sk_policy_check_const(const sk_policy *p, int pattern, const sk_backend *b,
+                          char *err, size_t errlen) {
+  return check_fixed(p, pattern, b, err, errlen);
 }
 
 int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err, size_t errlen) {

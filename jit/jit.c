@@ -767,7 +767,34 @@ static void memo_put(memo_ent *set, const sk_kspec *s, sk_kernel *k, unsigned ep
   set[0] = (memo_ent){s->body, s->prelude, s->body_len, k, epoch, cplx};
 }
 
+/* a look-up that found 'k' (the cache, the memo or a caller that kept
+ * it): counted as a hit, labelled, and asked for the tier it should reach
+ * ('cplx': the cc tier, libtcc has no _Complex) */
+static void found(sk_kernel *k, const char *label, int tier, int cplx) {
+  if (cplx) tier = SK_TIER_CC;
+  count(&k->hits, 1);
+  count(&k->launches, 1);
+  sk_cache_label(label, k);
+  set_want(k, tier);
+  if (tier == SK_TIER_CC && !k->image &&
+      __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) == SK_TIER_TCC)
+    want_cc_now(k);
+}
+
+int sk_jit_again(sk_kernel *k, const char *label, int tier, int cplx, char *err,
+                 size_t errlen) {
+  tier = sk_jit_tier(tier, err, errlen);
+  if (tier < 0) return -1;
+  found(k, label, tier, cplx);
+  return 0;
+}
+
 int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
+  return sk_jit_get_cplx(s, out, NULL, err, errlen);
+}
+
+int sk_jit_get_cplx(const sk_kspec *s, sk_kernel **out, int *cplx_out, char *err,
+                    size_t errlen) {
   int tier = sk_jit_tier(s->tier, err, errlen);
   if (tier < 0) return -1;
   unsigned epoch = sk_cache_epoch();
@@ -789,18 +816,13 @@ int sk_jit_get(const sk_kspec *s, sk_kernel **out, char *err, size_t errlen) {
     k = sk_cache_find(h, keybuf.s, keybuf.n);
     if (k) memo_put(set, s, k, epoch, cplx);
   }
-  if (cplx) tier = SK_TIER_CC;
+  if (cplx_out) *cplx_out = cplx;
   if (k) {
-    count(&k->hits, 1);
-    count(&k->launches, 1);
-    sk_cache_label(s->label, k);
-    set_want(k, tier);
-    if (tier == SK_TIER_CC && !k->image &&
-        __atomic_load_n(&k->tier, __ATOMIC_ACQUIRE) == SK_TIER_TCC)
-      want_cc_now(k);
+    found(k, s->label, tier, cplx);
     *out = k;
     return 0;
   }
+  if (cplx) tier = SK_TIER_CC;
   /* a malformed cache setting is refused before anything is compiled */
   if (sk_disk_config(err, errlen) < 0) return -1;
   if (sk_jit_check(s, err, errlen) < 0) return -1;

@@ -111,6 +111,17 @@ int sk_jit_diag(char *err, size_t errlen, const char *log);
  * with the compiler's message (lines of the body) in 'err' and its id
  * (sk_jit_diag's) as the thread's last error. */
 int sk_jit_get(const sk_kspec *spec, sk_kernel **out, char *err, size_t errlen);
+/* sk_jit_get that also says whether the kernel is complex ('*cplx': it
+ * runs at the cc tier only), for a caller that keeps the kernel */
+int sk_jit_get_cplx(const sk_kspec *spec, sk_kernel **out, int *cplx, char *err,
+                    size_t errlen);
+/* Kernel 'k', found by sk_jit_get_cplx for a spec of tier 'tier' and kept
+ * by its caller (exec's prepared library launches), launched again: what a
+ * cache hit does (counts, label, the tier it should reach); -1 with a
+ * message when the tier setting is malformed. The caller checks that 'k'
+ * is still alive (sk_cache_epoch unchanged). */
+int sk_jit_again(sk_kernel *k, const char *label, int tier, int cplx, char *err,
+                 size_t errlen);
 /* Seed the cache with precompiled code for 'spec' (tier SK_TIER_PRE):
  * 'fn', 'init', 'join', 'layout' as a generated source defines them. A
  * spec already cached is left alone. Returns < 0 with a message. */

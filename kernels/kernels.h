@@ -108,9 +108,25 @@ typedef struct sk_kentry {
   const char *usage; /* "x, y (rank-1 views)" for messages */
   int result;        /* SK_KRES_* */
   /* args by name (any order); messages without the entry's name; 'out'
-   * is zeroed by the caller (no outputs) */
+   * is zeroed by the caller (no outputs). NULL: the entry is the 'e' of
+   * an sk_kentry_pos. */
   int (*call)(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen);
 } sk_kentry;
+
+/* An entry whose driver takes its arguments by position: 'params' its
+ * argument names (NULL-terminated, at most SK_KPOS_MAX), pos[i] the
+ * argument params[i] or NULL when absent. A call by name is mapped to it
+ * (an unknown name refused as sk_karg_known does); a front end that binds
+ * the names once calls it directly (sk_kernel_call_pos): no look-up by
+ * name. Listed by the address of its 'e' (whose 'call' is NULL). */
+#define SK_KPOS_MAX 8
+typedef struct sk_kentry_pos {
+  sk_kentry e;
+  const char *const *params;
+  int (*callp)(const sk_arg *const *pos, sk_kvalue *out, char *err, size_t errlen);
+} sk_kentry_pos;
+/* 'e' as a positional entry, NULL when it is not one */
+const sk_kentry_pos *sk_kentry_positional(const sk_kentry *e);
 
 /* the entry named 'name', NULL if none */
 const sk_kentry *sk_kernel_find(const char *name);
@@ -124,6 +140,10 @@ int sk_kernel_call(const char *name, const sk_arg *args, int nargs, sk_kvalue *o
  * thread's last, sk_err_last()): the caller names the function */
 int sk_kernel_call_raw(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
                        int *result_kind, char *err, size_t errlen);
+/* sk_kernel_call_raw of positional entry 'e' with its arguments by
+ * position (see sk_kentry_pos) */
+int sk_kernel_call_pos(const sk_kentry_pos *e, const sk_arg *const *pos, sk_kvalue *out,
+                       int *result_kind, char *err, size_t errlen);
 /* every entry, NULL-terminated */
 const sk_kentry *const *sk_kernel_entries(void);
 
@@ -132,6 +152,10 @@ const sk_kentry *const *sk_kernel_entries(void);
  * missing or of the wrong kind) */
 const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int rank,
                             char *err, size_t errlen);
+/* sk_karg_view / sk_karg_f64 of argument 'a' (NULL: absent) named 'name' */
+const sk_view *sk_kpos_view(const sk_arg *a, const char *name, int rank, char *err,
+                            size_t errlen);
+int sk_kpos_f64(const sk_arg *a, const char *name, double *x, char *err, size_t errlen);
 /* the argument named 'name', NULL when absent */
 const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name);
 /* the string argument 'name' (NULL with a message when missing or not a

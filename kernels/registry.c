@@ -98,7 +98,11 @@ const sk_arg *sk_karg_find(const sk_arg *args, int nargs, const char *name) {
 
 const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int rank,
                             char *err, size_t errlen) {
-  const sk_arg *a = sk_karg_find(args, nargs, name);
+  return sk_kpos_view(sk_karg_find(args, nargs, name), name, rank, err, errlen);
+}
+
+const sk_view *sk_kpos_view(const sk_arg *a, const char *name, int rank, char *err,
+                            size_t errlen) {
   if (!a || !a->view) {
     sk_err(err, errlen, SK_E_MUST_VIEW, name);
     return NULL;
@@ -113,7 +117,10 @@ const sk_view *sk_karg_view(const sk_arg *args, int nargs, const char *name, int
 
 int sk_karg_f64(const sk_arg *args, int nargs, const char *name, double *x, char *err,
                 size_t errlen) {
-  const sk_arg *a = sk_karg_find(args, nargs, name);
+  return sk_kpos_f64(sk_karg_find(args, nargs, name), name, x, err, errlen);
+}
+
+int sk_kpos_f64(const sk_arg *a, const char *name, double *x, char *err, size_t errlen) {
   if (!a || a->view || a->str ||
       !(a->dtype == SK_F64 || a->dtype == SK_F32 || a->dtype == SK_I64 ||
         a->dtype == SK_I32)) {
@@ -232,12 +239,26 @@ int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d, char *er
   return 0;
 }
 
-/* the arguments of 'kb' from views 'v' and scalars 's' */
+/* the arguments of 'kb' from views 'v' and scalars 's' (field by field:
+ * every library launch makes them, and a whole sk_arg is 184 bytes; a
+ * scalar's slot past its dtype's member is never read) */
 static int body_args(const sk_kbody *kb, const sk_view *const *v, const double *s,
                      sk_arg *args) {
   int n = 0;
-  for (int k = 0; kb->views[k]; k++) args[n++] = sk_arg_view(kb->views[k], v[k]);
-  for (int k = 0; kb->scalars[k]; k++) args[n++] = sk_arg_f64(kb->scalars[k], s[k]);
+  for (int k = 0; kb->views[k]; k++, n++) {
+    args[n].name = kb->views[k];
+    args[n].view = v[k];
+    args[n].dtype = 0;
+    args[n].str = NULL;
+  }
+  for (int k = 0; kb->scalars[k]; k++, n++) {
+    args[n].name = kb->scalars[k];
+    args[n].view = NULL;
+    args[n].dtype = SK_F64;
+    args[n].str = NULL;
+    args[n].value.c128[1] = 0;
+    args[n].value.f64 = s[k];
+  }
   return n;
 }
 
@@ -245,17 +266,81 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
                  sk_result *res, char *err, size_t errlen) {
   sk_arg args[2 * SK_KBODY_MAXCAP];
   int na = body_args(kb, v, s, args);
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
+  /* sk_policy_init's range policy, copied (every library launch) */
+  static const sk_policy range0 = {
+    .kind = SK_POL_RANGE, .team_size = SK_AUTO, .vector_length = SK_AUTO};
+  sk_policy p = range0;
   p.end = n;
   return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
 
+/* Each thread keeps its latest launches of the library's own bodies
+ * (sk_lprep, one a set, picked by the body's address): a driver's
+ * repeated launch of a body with the same captures runs its kernel
+ * without the general path's sort, spec and look-up. Only the bodies of
+ * body_families are kept: constants, so the address names the text; a
+ * driver's copy made at run time (a sort's comparator compiled into its
+ * bodies, on the stack) takes the general path, whose key compares the
+ * text itself. */
+#define KPREP_SETS 32 /* the set: the top 5 bits of the address hash */
+static _Thread_local sk_lprep *kprep; /* on the heap: 26 KB of static TLS
+                                        * would weigh on every thread */
+static pthread_key_t kprep_key;
+static pthread_once_t kprep_once = PTHREAD_ONCE_INIT;
+
+static void kprep_key_make(void) { (void)pthread_key_create(&kprep_key, free); }
+
+/* the calling thread's kept launches, made on its first library launch
+ * (freed when the thread ends); NULL when memory is short */
+static sk_lprep *kprep_sets(void) {
+  if (__builtin_expect(kprep != NULL, 1)) return kprep;
+  pthread_once(&kprep_once, kprep_key_make);
+  kprep = calloc(KPREP_SETS, sizeof *kprep);
+  if (kprep) (void)pthread_setspecific(kprep_key, kprep);
+  return kprep;
+}
+
+static const sk_kbody *body_at(int i);
+
+#define KNOWN_SLOTS 2048 /* a power of two, over twice the bodies */
+static const sk_kbody *known_bodies[KNOWN_SLOTS];
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+
+static unsigned known_slot(const sk_kbody *kb) {
+  return (unsigned)(((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 40) & (KNOWN_SLOTS - 1);
+}
+
+static void build_known(void) {
+  const sk_kbody *kb;
+  for (int i = 0; (kb = body_at(i)) != NULL; i++) {
+    unsigned h = known_slot(kb), n = 0;
+    while (known_bodies[h] && known_bodies[h] != kb && ++n < KNOWN_SLOTS)
+      h = (h + 1) & (KNOWN_SLOTS - 1);
+    if (n < KNOWN_SLOTS) known_bodies[h] = kb; /* a full table keeps no more */
+  }
+}
+
+/* 1 when 'kb' is one of the library's constant bodies */
+static int known_body(const sk_kbody *kb) {
+  pthread_once(&known_once, build_known);
+  unsigned h = known_slot(kb);
+  for (unsigned n = 0; n < KNOWN_SLOTS; h = (h + 1) & (KNOWN_SLOTS - 1), n++) {
+    if (known_bodies[h] == kb) return 1;
+    if (!known_bodies[h]) return 0;
+  }
+  return 0;
+}
+
 int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, int nargs,
                     sk_result *res, char *err, size_t errlen) {
+  sk_lprep *sets = kprep_sets();
+  sk_lprep *f = sets ? &sets[((uintptr_t)kb * 0x9E3779B97F4A7C15ull) >> 59] : NULL;
+  int rc = f ? sk_run_again(f, kb, p, args, nargs, res, err, errlen) : 1;
+  if (rc <= 0) return rc;
   sk_kdesc d;
   if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
-  return sk_run(&d, p, args, nargs, res, err, errlen);
+  if (!f || !known_body(kb)) return sk_run(&d, p, args, nargs, res, err, errlen);
+  return sk_run_keep(f, kb, &d, p, args, nargs, res, err, errlen);
 }
 
 /* -- precompiled variants ---------------------------------------------------
@@ -535,6 +620,28 @@ static void unknown_kernel(const char *name, char *err, size_t errlen) {
   snprintf(err + l, errlen > l ? errlen - l : 0, ")");
 }
 
+const sk_kentry_pos *sk_kentry_positional(const sk_kentry *e) {
+  return e && !e->call ? (const sk_kentry_pos *)e : NULL; /* 'e' is its first member */
+}
+
+/* the driver of 'e' with 'args' by name, or by position ('pos' non-NULL:
+ * pos[i] the argument params[i], NULL when absent) */
+static int drive(const sk_kentry *e, const sk_arg *args, int nargs,
+                 const sk_arg *const *pos, sk_kvalue *v, char *msg, size_t ml) {
+  const sk_kentry_pos *ep = sk_kentry_positional(e);
+  if (!ep) return e->call(args, nargs, v, msg, ml);
+  if (pos) return ep->callp(pos, v, msg, ml);
+  if (sk_karg_known(args, nargs, ep->params, msg, ml) < 0) return -1;
+  const sk_arg *p[SK_KPOS_MAX];
+  for (int i = 0; i < SK_KPOS_MAX && ep->params[i]; i++)
+    p[i] = sk_karg_find(args, nargs, ep->params[i]);
+  return ep->callp(p, v, msg, ml);
+}
+
+static int call_with(const sk_kentry *e, const sk_arg *args, int nargs,
+                     const sk_arg *const *pos, sk_kvalue *out, int *result_kind, char *err,
+                     size_t errlen, int named);
+
 static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue *out,
                       int *result_kind, char *err, size_t errlen, int named) {
   const sk_kentry *e = name ? sk_kernel_find(name) : NULL;
@@ -542,32 +649,35 @@ static int call_entry(const char *name, const sk_arg *args, int nargs, sk_kvalue
     unknown_kernel(name, err, errlen);
     return -1;
   }
+  return call_with(e, args, nargs, NULL, out, result_kind, err, errlen, named);
+}
+
+int sk_kernel_call_pos(const sk_kentry_pos *e, const sk_arg *const *pos, sk_kvalue *out,
+                       int *result_kind, char *err, size_t errlen) {
+  return call_with(&e->e, NULL, 0, pos, out, result_kind, err, errlen, 0);
+}
+
+static int call_with(const sk_kentry *e, const sk_arg *args, int nargs,
+                     const sk_arg *const *pos, sk_kvalue *out, int *result_kind, char *err,
+                     size_t errlen, int named) {
   sk_kernels_seed();
   /* no outputs: the counts and each slot's flag (the slots themselves,
-   * a few kilobytes, are written by sk_kout_view / sk_kout_num) */
-  sk_kvalue v;
-  memset(&v, 0, offsetof(sk_kvalue, out));
+   * a few kilobytes, are written by sk_kout_view / sk_kout_num); the
+   * driver fills the caller's value in place */
+  sk_kvalue local, *v = out ? out : &local;
+  memset(v, 0, offsetof(sk_kvalue, out));
   for (int k = 0; k < SK_KOUT_MAX; k++) {
-    v.out[k].name = NULL;
-    v.out[k].is_view = 0;
+    v->out[k].name = NULL;
+    v->out[k].is_view = 0;
   }
   char msg[2048];
-  if (e->call(args, nargs, &v, msg, sizeof msg) < 0) {
-    sk_kout_release(&v);
+  if (drive(e, args, nargs, pos, v, msg, sizeof msg) < 0) {
+    sk_kout_release(v); /* no output is left */
     if (named) sk_err(err, errlen, SK_E_PREFIX, e->name, msg);
     else sk_err(err, errlen, SK_E_MSG, msg);
     return -1;
   }
-  if (out) { /* the filled slots only (the whole value is kilobytes) */
-    memcpy(out, &v, offsetof(sk_kvalue, out));
-    memcpy(out->out, v.out, (size_t)v.nout * sizeof v.out[0]);
-    for (int k = v.nout; k < SK_KOUT_MAX; k++) {
-      out->out[k].name = NULL;
-      out->out[k].is_view = 0;
-    }
-  } else {
-    sk_kout_release(&v);
-  }
+  if (!out) sk_kout_release(v);
   if (result_kind) *result_kind = e->result;
   return 0;
 }

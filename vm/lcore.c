@@ -835,163 +835,15 @@ static int l_profile_pop(lua_State *L) {
   return 0;
 }
 
-/* -- library kernels ------------------------------------------------------ */
-/* core.call(name, args [, fname]): library kernel 'name' ("blas.dot")
- * with its arguments by name (views, numbers, strings); returns its result
- * (nil for none) and, when the driver made outputs, a table of them by
- * name (new views, numbers). Called by the stdlib wrappers, so errors
- * carry their caller's position and are named "speck.<name>: ". With
- * 'fname' ("speck.graph.read": the public function a wrapper implements)
- * errors are named after it and carry no position: a wrapper that calls
- * through pcall raises them at its user's level as they are. */
-/* "speck.<name>" (or 'pub') into fname[128], without printf: every
- * library call from Lua makes it */
-static void call_fname(char *fname, const char *name, const char *pub) {
-  size_t o = 0;
-  if (!pub) {
-    memcpy(fname, "speck.", 6);
-    o = 6;
-  }
-  const char *src = pub ? pub : name;
-  size_t l = strlen(src);
-  if (l > 127 - o) l = 127 - o;
-  memcpy(fname + o, src, l);
-  fname[o + l] = '\0';
+/* -- library kernels: lcall.c (core.call, callv, bind, complex) ---------- */
+void sk_larg(lua_State *L, int vi, sk_arg *a, const char *fname, const char *label,
+             int strings) {
+  one_arg(L, vi, a, fname, label, strings);
 }
 
-static int call_args(lua_State *L, const char *name, const char *pub, const char *fname,
-                     sk_arg *args, int n, int level);
-
-static int l_call(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
-  const char *pub = luaL_optstring(L, 3, NULL);
-  sk_arg args[SK_MAXCAP];
-  char fname[128];
-  call_fname(fname, name, pub);
-  int n = collect_args_str(L, 2, args, fname, NULL, 1);
-  return call_args(L, name, pub, fname, args, n, 2);
-}
-
-/* core.callv(name, key1, value1, key2, value2, ...): core.call with the
- * arguments as pairs on the stack, no table made (the stdlib's BLAS-1
- * wrappers, called in loops); errors as core.call's without 'fname' */
-static int l_callv(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
-  sk_arg args[SK_MAXCAP];
-  char fname[128];
-  call_fname(fname, name, NULL);
-  int top = lua_gettop(L), n = 0;
-  for (int i = 2; i <= top; i += 2) {
-    if (lua_isnoneornil(L, i + 1)) continue; /* absent, as in a table */
-    if (lua_type(L, i) != LUA_TSTRING)
-      sk_lerror(L, fname, NULL, SK_E_CAPTURE_NAMES_MUST, luaL_typename(L, i));
-    if (n >= SK_MAXCAP) sk_lerror(L, fname, NULL, SK_E_MORE_THAN_CAPTURES, SK_MAXCAP);
-    sk_arg *a = &args[n++];
-    memset(a, 0, sizeof *a);
-    a->name = lua_tostring(L, i);
-    one_arg(L, i + 1, a, fname, NULL, 1);
-  }
-  return call_args(L, name, NULL, fname, args, n, 2);
-}
-
-/* A library kernel bound to its argument names (core.bind): upvalues 1 the
- * kernel's name, 2 the fallback (nil or a function), 3 the count of
- * names, 4.. the names. Called as the public function itself, so errors
- * are at level 1 (the caller's line). */
-static int l_bound(lua_State *L) {
-  const char *name = lua_tostring(L, lua_upvalueindex(1));
-  int na = (int)lua_tointeger(L, lua_upvalueindex(3));
-  if (na > SK_MAXCAP) na = SK_MAXCAP;
-  if (!lua_isnil(L, lua_upvalueindex(2)))
-    for (int i = 1; i <= na; i++) {
-      const sk_view *v = lua_type(L, i) == LUA_TUSERDATA ? sk_lview_test(L, i) : NULL;
-      if (v && sk_dtypes[v->dtype].is_complex) { /* the complex BLAS, in Lua */
-        lua_settop(L, na);
-        lua_pushvalue(L, lua_upvalueindex(2));
-        lua_insert(L, 1);
-        lua_call(L, na, LUA_MULTRET);
-        return lua_gettop(L);
-      }
-    }
-  sk_arg args[SK_MAXCAP];
-  char fname[128];
-  call_fname(fname, name, NULL);
-  int n = 0;
-  for (int i = 1; i <= na; i++) {
-    if (lua_isnoneornil(L, i)) continue; /* absent, as in a table */
-    sk_arg *a = &args[n++];
-    memset(a, 0, sizeof *a);
-    a->name = lua_tostring(L, lua_upvalueindex(3 + i));
-    one_arg(L, i, a, fname, NULL, 1);
-  }
-  return call_args(L, name, NULL, fname, args, n, 1);
-}
-
-/* core.bind(name, fallback, argname1, argname2, ...): a function f(v1,
- * v2, ...) that calls library kernel 'name' with v1 as argname1 and so on
- * (core.callv's pairs, without the names on every call); when any
- * argument is a view of a complex dtype and 'fallback' is a function, f
- * returns fallback(v1, v2, ...) instead. The stdlib's BLAS-1 functions. */
-static int l_bind(lua_State *L) {
-  luaL_checkstring(L, 1);
-  if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
-  int top = lua_gettop(L), na = top - 2;
-  if (na > SK_MAXCAP) return sk_lerror(L, "core.bind", NULL, SK_E_CAPTURES_MOST, na, SK_MAXCAP);
-  for (int i = 3; i <= top; i++) luaL_checkstring(L, i);
-  lua_pushinteger(L, na);
-  lua_insert(L, 3); /* name, fallback, count, names... */
-  lua_pushcclosure(L, l_bound, top + 1);
-  return 1;
-}
-
-/* core.complex(v): true when v is a view of a complex dtype (anything
- * else, a non-view included, is false: no error) */
-static int l_complex(lua_State *L) {
-  const sk_view *v = sk_lview_test(L, 1);
-  lua_pushboolean(L, v && sk_dtypes[v->dtype].is_complex);
-  return 1;
-}
-
-static int call_args(lua_State *L, const char *name, const char *pub, const char *fname,
-                     sk_arg *args, int n, int level) {
-  sk_kvalue v;
-  int kind = SK_KRES_NONE;
-  char err[4096];
-  if (sk_kernel_call_raw(name, args, n, &v, &kind, err, sizeof err) < 0) {
-    if (pub) lua_pushliteral(L, "");
-    else luaL_where(L, level);
-    /* "speck.blas.dot: ..." from a kernel; the call's own for no kernel */
-    if (sk_kernel_find(name)) lua_pushfstring(L, "%s: %s", fname, err);
-    else lua_pushfstring(L, "speck.call: %s", err);
-    lua_concat(L, 2);
-    return lua_error(L);
-  }
-  /* outputs first move into userdata (nothing below raises while C holds
-   * them, but a failed allocation would: the views are released by __gc) */
-  int nres = 1;
-  if (v.nout > 0) {
-    lua_createtable(L, 0, v.nout);
-    int t = lua_gettop(L);
-    for (int i = 0; i < v.nout; i++) {
-      sk_kout *o = &v.out[i];
-      if (o->is_view) {
-        sk_view *u = sk_lview_new(L);
-        *u = o->view;
-        o->is_view = 0;
-        sk_lview_gcstep(L, (size_t)sk_view_span(u) * sk_dtypes[u->dtype].size);
-      } else {
-        lua_pushnumber(L, o->num);
-      }
-      lua_setfield(L, t, o->name);
-    }
-    nres = 2;
-  }
-  if (kind == SK_KRES_F64) lua_pushnumber(L, v.f64);
-  else if (kind == SK_KRES_I64) lua_pushinteger(L, v.i64);
-  else if (nres == 2) lua_pushnil(L);
-  else return 0;
-  if (nres == 2) lua_insert(L, -2);
-  return nres;
+int sk_largs(lua_State *L, int idx, sk_arg *args, const char *fname, const char *label,
+             int strings) {
+  return collect_args_str(L, idx, args, fname, label, strings);
 }
 
 /* core.kernel_text(name [, values]): text 'name' of a kernels/<area>/ .sk file
@@ -1331,11 +1183,7 @@ static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
                                       {"now", l_now},
                                       {"team_limits", l_team_limits},
                                       {"check_policy", l_check_policy},
-                                      {"call", l_call},
                                       {"kernel_text", l_kernel_text},
-                                      {"callv", l_callv},
-                                      {"bind", l_bind},
-                                      {"complex", l_complex},
                                       {"err_last", l_err_last},
                                       {"err_text", l_err_text},
                                       {"profile_push", l_profile_push},
@@ -1395,6 +1243,7 @@ int luaopen_speck_core(lua_State *L) {
   luaL_newlib(L, jit_funcs);
   lua_setfield(L, -2, "jit");
   sk_lset_str(L, "version", speck_version());
+  sk_lcall_open(L); /* before sk_lsolve_open, which keeps core.call */
   sk_lview_open(L);
   sk_lio_open(L);
   sk_ltask_open(L);

@@ -33,6 +33,16 @@ void sk_lview_gcstep(lua_State *L, size_t bytes);
 
 /* -- lcore.c: policies, patterns, jit, runtime -------------------------- */
 int luaopen_speck_core(lua_State *L);
+/* one argument of a launch or library call (the value at 'vi') into 'a'
+ * ('a->name' set; strings kept when 'strings'), and a table of them at
+ * 'idx' into 'args' (returns the count); raise on a value no capture takes */
+struct sk_arg;
+void sk_larg(lua_State *L, int vi, struct sk_arg *a, const char *fname, const char *label,
+             int strings);
+int sk_largs(lua_State *L, int idx, struct sk_arg *args, const char *fname,
+             const char *label, int strings);
+/* -- lcall.c: core.call, core.callv, core.bind, core.complex ------------- */
+void sk_lcall_open(lua_State *L);
 
 /* Raise "fname 'label': message" at the caller's file:line, after the
  * caller has freed what it owns; the message is core/errmsg.h's 'id' with

@@ -81,17 +81,17 @@ static int same_length(const sk_view *x, const sk_view *y, char *err, size_t err
   return -1;
 }
 
-/* x, and y when 'want_y', as rank-1 views of one length; no other names */
-static int views_xy(const sk_arg *args, int nargs, const char *const *known,
-                    const sk_view **x, const sk_view **y, char *err, size_t errlen) {
-  if (sk_karg_known(args, nargs, known, err, errlen) < 0) return -1;
-  *x = sk_karg_view(args, nargs, "x", 1, err, errlen);
+/* x, and y when 'y' is given, as real rank-1 views of one length (the
+ * arguments by position: NULL when absent) */
+static int views_xy(const sk_arg *xa, const sk_arg *ya, const sk_view **x,
+                    const sk_view **y, char *err, size_t errlen) {
+  *x = sk_kpos_view(xa, "x", 1, err, errlen);
   if (!*x) return -1;
   if (sk_dtypes[(*x)->dtype].is_complex) /* zblas.c's */
     return sk_err(err, errlen, SK_E_COMPLEX_NOT_REAL, "x", (*x)->label,
                   sk_dtypes[(*x)->dtype].name);
   if (!y) return 0;
-  *y = sk_karg_view(args, nargs, "y", 1, err, errlen);
+  *y = sk_kpos_view(ya, "y", 1, err, errlen);
   if (!*y) return -1;
   if (sk_dtypes[(*y)->dtype].is_complex)
     return sk_err(err, errlen, SK_E_COMPLEX_NOT_REAL, "y", (*y)->label,
@@ -99,11 +99,12 @@ static int views_xy(const sk_arg *args, int nargs, const char *const *known,
   return same_length(*x, *y, err, errlen);
 }
 
-/* -- drivers ---------------------------------------------------------------- */
-static int dot(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"x", "y", NULL};
+/* -- drivers ------------------------------------------------------------------
+ * By position (sk_kentry's 'callp'): the arguments in the order of each
+ * entry's 'params'; unknown names were refused before. */
+static int dot(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   const sk_view *v[2];
-  if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0) return -1;
+  if (views_xy(p[0], p[1], &v[0], &v[1], err, errlen) < 0) return -1;
   sk_result r;
   if (sk_kbody_run(&k_dot, v[0]->extent[0], v, NULL, &r, err, errlen) < 0) return -1;
   out->f64 = sk_result_f64(&r, 0);
@@ -118,10 +119,9 @@ static int reduce1(const sk_kbody *kb, const sk_view *x, const double *s, double
   return 0;
 }
 
-static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"x", NULL};
+static int nrm2(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   const sk_view *x;
-  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
+  if (views_xy(p[0], NULL, &x, NULL, err, errlen) < 0) return -1;
   out->f64 = 0;
   if (x->extent[0] == 0) return 0;
   double ss;
@@ -146,56 +146,49 @@ static int nrm2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   return 0;
 }
 
-static int asum(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"x", NULL};
+static int asum(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   const sk_view *x;
-  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
+  if (views_xy(p[0], NULL, &x, NULL, err, errlen) < 0) return -1;
   return reduce1(&k_asum, x, NULL, &out->f64, err, errlen);
 }
 
-static int iamax(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                 size_t errlen) {
-  static const char *const known[] = {"x", NULL};
+static int iamax(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   const sk_view *x;
-  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0) return -1;
+  if (views_xy(p[0], NULL, &x, NULL, err, errlen) < 0) return -1;
   sk_result r;
   if (sk_kbody_run(&k_iamax, x->extent[0], &x, NULL, &r, err, errlen) < 0) return -1;
   out->i64 = sk_result_loc(&r, 0);
   return 0;
 }
 
-static int scal(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"a", "x", NULL};
+static int scal(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   (void)out;
   const sk_view *x;
   double a;
-  if (views_xy(args, nargs, known, &x, NULL, err, errlen) < 0 ||
-      sk_karg_f64(args, nargs, "a", &a, err, errlen) < 0)
+  if (views_xy(p[1], NULL, &x, NULL, err, errlen) < 0 ||
+      sk_kpos_f64(p[0], "a", &a, err, errlen) < 0)
     return -1;
   return sk_kbody_run(&k_scal, x->extent[0], &x, &a, NULL, err, errlen);
 }
 
-static int axpy(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
-  static const char *const known[] = {"a", "x", "y", NULL};
+static int axpy(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   (void)out;
   const sk_view *v[2];
   double a;
-  if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0 ||
-      sk_karg_f64(args, nargs, "a", &a, err, errlen) < 0)
+  if (views_xy(p[1], p[2], &v[0], &v[1], err, errlen) < 0 ||
+      sk_kpos_f64(p[0], "a", &a, err, errlen) < 0)
     return -1;
   if (a == 0) return 0; /* y unchanged, x not read (BLAS) */
   return sk_kbody_run(&k_axpy, v[0]->extent[0], v, &a, NULL, err, errlen);
 }
 
-static int axpby(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
-                 size_t errlen) {
-  static const char *const known[] = {"a", "x", "b", "y", NULL};
+static int axpby(const sk_arg *const *p, sk_kvalue *out, char *err, size_t errlen) {
   (void)out;
   const sk_view *v[2];
   double s[2];
-  if (views_xy(args, nargs, known, &v[0], &v[1], err, errlen) < 0 ||
-      sk_karg_f64(args, nargs, "a", &s[0], err, errlen) < 0 ||
-      sk_karg_f64(args, nargs, "b", &s[1], err, errlen) < 0)
+  if (views_xy(p[1], p[3], &v[0], &v[1], err, errlen) < 0 ||
+      sk_kpos_f64(p[0], "a", &s[0], err, errlen) < 0 ||
+      sk_kpos_f64(p[2], "b", &s[1], err, errlen) < 0)
     return -1;
   /* a = 0: x is not read (NaN or Inf in it stay out of y): y = b*y */
   if (s[0] == 0)
@@ -204,13 +197,19 @@ static int axpby(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
 }
 
 /* -- entries ------------------------------------------------------------------ */
-static const sk_kentry e_dot = {"blas.dot", "x, y", SK_KRES_F64, dot};
-static const sk_kentry e_nrm2 = {"blas.nrm2", "x", SK_KRES_F64, nrm2};
-static const sk_kentry e_asum = {"blas.asum", "x", SK_KRES_F64, asum};
-static const sk_kentry e_iamax = {"blas.iamax", "x", SK_KRES_I64, iamax};
-static const sk_kentry e_scal = {"blas.scal", "a, x", SK_KRES_NONE, scal};
-static const sk_kentry e_axpy = {"blas.axpy", "a, x, y", SK_KRES_NONE, axpy};
-static const sk_kentry e_axpby = {"blas.axpby", "a, x, b, y", SK_KRES_NONE, axpby};
+static const char *const p_x[] = {"x", NULL}, *const p_xy[] = {"x", "y", NULL},
+                         *const p_ax[] = {"a", "x", NULL},
+                         *const p_axy[] = {"a", "x", "y", NULL},
+                         *const p_axby[] = {"a", "x", "b", "y", NULL};
+#define ENTRY(name, usage, result, params, fn) {{name, usage, result, NULL}, params, fn}
+static const sk_kentry_pos e_dot = ENTRY("blas.dot", "x, y", SK_KRES_F64, p_xy, dot);
+static const sk_kentry_pos e_nrm2 = ENTRY("blas.nrm2", "x", SK_KRES_F64, p_x, nrm2);
+static const sk_kentry_pos e_asum = ENTRY("blas.asum", "x", SK_KRES_F64, p_x, asum);
+static const sk_kentry_pos e_iamax = ENTRY("blas.iamax", "x", SK_KRES_I64, p_x, iamax);
+static const sk_kentry_pos e_scal = ENTRY("blas.scal", "a, x", SK_KRES_NONE, p_ax, scal);
+static const sk_kentry_pos e_axpy = ENTRY("blas.axpy", "a, x, y", SK_KRES_NONE, p_axy, axpy);
+static const sk_kentry_pos e_axpby =
+    ENTRY("blas.axpby", "a, x, b, y", SK_KRES_NONE, p_axby, axpby);
 
-const sk_kentry *const sk_blas_entries[] = {&e_dot,  &e_nrm2, &e_asum,  &e_iamax,
-                                            &e_scal, &e_axpy, &e_axpby, NULL};
+const sk_kentry *const sk_blas_entries[] = {&e_dot.e,  &e_nrm2.e, &e_asum.e,  &e_iamax.e,
+                                            &e_scal.e, &e_axpy.e, &e_axpby.e, NULL};
