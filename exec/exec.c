@@ -583,6 +583,7 @@ int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_ar
       continue;
     }
     if (!same_view(v, e)) return 1;
+    if (!a->ro) sk_alloc_written(v->alloc); /* as collect marks a launch's writes */
     s.view[k] = v;
     fill_varg(v, &s.slot[k].v);
   }

@@ -207,6 +207,16 @@ describe("the compact index after the pattern changes in place on " .. SPACE, fu
     assert.is_true(launches(SPMV16) > before)
   end)
 
+  it("column indices rewritten by a library kernel (random.fill)", function()
+    local A, x = ready()
+    check(A, x)
+    local pool = speck.random.Pool(7)
+    local w = speck.View("w", "int32", A:nnz())
+    speck.random.fill(w, pool, 0, 599)
+    speck.random.fill(A.colidx, pool, 0, 599)
+    check(A, x)
+  end)
+
   it("column indices replaced by deep_copy and by fill", function()
     local A, x = ready()
     check(A, x)

@@ -7,7 +7,8 @@
  * launches, as a caller's stack would), a scalar's dtype, the cache
  * (cleared: its kernels freed), the bounds-check mode. Each case checks the
  * values the kernel wrote, on serial and on openmp (two threads), and
- * the jit's launch counts of the kept path stay those of a cache hit. */
+ * the jit's launch counts of the kept path stay those of a cache hit, and
+ * the kept path marks the views it writes. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,7 +181,12 @@ static void test_counts(speck_runtime *rt) {
   for (int i = 0; i < 3; i++) {
     int64_t l0, h0, l1, h1;
     counts("blas.axpy", &l0, &h0);
+    const sk_alloc *ya = ((sk_view *)yv)->alloc;
+    const uint64_t w0 = ya ? ya->wgen : 0;
     CHECK(axpy_body((sk_view *)xv, (sk_view *)yv, 1, i % 2, 0) == 0);
+    /* the kept launch marks what it writes, as the general path does (a
+     * compact index of the view, kernels/sparse/csr16.c, is then stale) */
+    CHECK(ya && ya->wgen > w0);
     counts("blas.axpy", &l1, &h1);
     CHECK(l1 == l0 + 1);
     CHECK(h1 == h0 + 1);
