@@ -32,6 +32,12 @@ static const sk_kbody k_mis_max = {.label = "graph.mis2_max",
                                    .pattern = SK_FOR,
                                    .sigs = sig_mis_max};
 
+static const char *const sig_mis_max2[] = {
+  "range" G3 R1("state", "int32") R1("t", "int64") R1("m", "int64"), NULL};
+static const sk_kbody k_mis_max2 = {.label = "graph.mis2_max2",
+                                    .body = sk_body_graph_mis2_max2,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_mis_max2};
 static const char *const sig_mis_decide[] = {
   "range" R1("state", "int32") R1("m", "int64"), NULL};
 static const sk_kbody k_mis_decide = {.label = "graph.mis2_decide",
@@ -84,12 +90,12 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
                    sk_arg_view("t", &t), sk_arg_view("m", &m)};
     sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                   sk_arg_view("t", &m), sk_arg_view("m", &t)};
+                   sk_arg_view("state", &st), sk_arg_view("t", &m), sk_arg_view("m", &t)};
     sk_arg c[] = {sk_arg_view("state", &st), sk_arg_view("m", &t)};
     sk_result r;
     if (sk_sp_range(&k_mis_tuple, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_mis_max, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_max2, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_mis_decide, g.nv, c, NELEM(c), &r, err, errlen) < 0)
       goto done;
     left = sk_result_i64(&r, 0);
@@ -200,6 +206,6 @@ const sk_kentry sk_galgo_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 const sk_kentry sk_galgo_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
                                     coarsen_mis2};
 
-const sk_kbody *const sk_gmis_bodies[] = {&k_mis_tuple, &k_mis_max,  &k_mis_decide,
+const sk_kbody *const sk_gmis_bodies[] = {&k_mis_tuple, &k_mis_max,  &k_mis_max2, &k_mis_decide,
                                           &k_mis_out,   &k_mis_init, &k_cm_count,
                                           &k_cm_root,   &k_cm_join,  NULL};
