@@ -16,7 +16,9 @@
  * 1 undecided, 0 out; the priority a hash of (round, id), so re-drawn each
  * round), two max-passes over closed neighbourhoods give each vertex the
  * largest tuple within distance 2, and an undecided vertex joins when that
- * tuple is its own and leaves when it belongs to a set member. */
+ * tuple is its own and leaves when it belongs to a set member. Work shrinks
+ * with the rounds: the second pass runs for the undecided vertices only,
+ * the first skips the vertices with no undecided one in reach (mis2.sk). */
 static const char *const sig_mis_tuple[] = {
   "range" R1("state", "int32") R1("t", "int64") " pass=int64", NULL};
 static const sk_kbody k_mis_tuple = {.label = "graph.mis2_tuple",
@@ -25,13 +27,19 @@ static const sk_kbody k_mis_tuple = {.label = "graph.mis2_tuple",
                                      .sigs = sig_mis_tuple,
                                      .prelude = sk_body_graph_prelude};
 
-static const char *const sig_mis_max[] = {"range" G3 R1("t", "int64") R1("m", "int64"),
-                                          NULL};
+static const char *const sig_mis_max[] = {
+  "range" G3 R1("t", "int64") R1("m", "int64") R1("dead", "int32"), NULL};
 static const sk_kbody k_mis_max = {.label = "graph.mis2_max",
                                    .body = sk_body_graph_mis2_max,
                                    .pattern = SK_FOR,
                                    .sigs = sig_mis_max};
 
+static const char *const sig_mis_max2[] = {
+  "range" G3 R1("state", "int32") R1("t", "int64") R1("m", "int64"), NULL};
+static const sk_kbody k_mis_max2 = {.label = "graph.mis2_max2",
+                                    .body = sk_body_graph_mis2_max2,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_mis_max2};
 static const char *const sig_mis_decide[] = {
   "range" R1("state", "int32") R1("m", "int64"), NULL};
 static const sk_kbody k_mis_decide = {.label = "graph.mis2_decide",
@@ -66,12 +74,13 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     return -1;
   }
   int space = g.rowptr->space, rc = -1;
-  sk_view st, t, m;
-  sk_view *all[] = {&st, &t, &m};
+  sk_view st, t, m, dead;
+  sk_view *all[] = {&st, &t, &m, &dead};
   for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
   if (sk_sp_view(&st, "members", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&t, "tuples", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&m, "maxima", SK_I64, g.nv, space, 0, err, errlen) < 0)
+      sk_sp_view(&m, "maxima", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&dead, "dead", SK_I32, g.nv, space, 1, err, errlen) < 0)
     goto done;
   {
     sk_arg a[] = {sk_arg_view("state", &st)};
@@ -82,14 +91,14 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
     sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t),
                   sk_arg_i64("pass", round)};
     sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                   sk_arg_view("t", &t), sk_arg_view("m", &m)};
+                   sk_arg_view("t", &t), sk_arg_view("m", &m), sk_arg_view("dead", &dead)};
     sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
-                   sk_arg_view("t", &m), sk_arg_view("m", &t)};
+                   sk_arg_view("state", &st), sk_arg_view("t", &m), sk_arg_view("m", &t)};
     sk_arg c[] = {sk_arg_view("state", &st), sk_arg_view("m", &t)};
     sk_result r;
     if (sk_sp_range(&k_mis_tuple, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_mis_max, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mis_max2, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_mis_decide, g.nv, c, NELEM(c), &r, err, errlen) < 0)
       goto done;
     left = sk_result_i64(&r, 0);
@@ -200,6 +209,6 @@ const sk_kentry sk_galgo_mis2 = {"graph.mis2", "G_*", SK_KRES_NONE, mis2};
 const sk_kentry sk_galgo_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRES_NONE,
                                     coarsen_mis2};
 
-const sk_kbody *const sk_gmis_bodies[] = {&k_mis_tuple, &k_mis_max,  &k_mis_decide,
+const sk_kbody *const sk_gmis_bodies[] = {&k_mis_tuple, &k_mis_max,  &k_mis_max2, &k_mis_decide,
                                           &k_mis_out,   &k_mis_init, &k_cm_count,
                                           &k_cm_root,   &k_cm_join,  NULL};
