@@ -199,10 +199,13 @@ int sk_batched_mode(const sk_arg *args, int nargs, int64_t rows, int64_t cols, i
   else if (strcmp(s, "auto") == 0) {
     const sk_backend *b = sk_dense_backend(err, errlen);
     if (!b) return -1;
-    /* (the GPU's choices from an H200 sweep, docs/bench-library.md: a thread per
-     * matrix up to 9x9, gemm a thread per rows of C up to 16x16) */
+    /* (the GPU's choices from H200 sweeps, docs/bench-library.md: a thread per
+     * matrix up to 9x9, gemm a thread per rows of C up to 16x16, and past
+     * it a thread per matrix again up to 32x32: 700-900 GFLOP/s where a
+     * team per matrix made 400-435, scripts/bench/scaling's cliff) */
     *mode = b->code == SK_CODE_HOST || rows * cols <= 81 ? SK_BMODE_SERIAL
             : gemm && rows <= 16 && cols <= 16           ? SK_BMODE_ROWS
+            : gemm && rows <= 32 && cols <= 32           ? SK_BMODE_SERIAL
                                                          : SK_BMODE_TEAMVECTOR;
   } else {
     sk_err(err, errlen, SK_E_MODE_MUST_SERIAL, s, gemm ? "; or \"rows\"" : "");

@@ -4,8 +4,10 @@
 -- occupancy drop) shows as a bend in the curve. Prints one line a point:
 --   POINT <kernel> <size> <unit size> <seconds> <rate> <rate unit>
 -- seconds: the median of the repetitions after a warm-up; the rate is the
--- kernel's throughput at that size (GB/s for SpMV and CG, GTEPS for BFS
--- and PageRank -- arcs a second --, GFLOP/s for batched gemm).
+-- kernel's throughput at that size (GB/s for SpMV and CG; for BFS and
+-- PageRank Garcs/s, the graph's arcs -- both directions of every edge --
+-- a second, twice the GTEPS of Graph500 and GAP, which count edges;
+-- GFLOP/s for batched gemm).
 --
 --   speck scripts/bench/scaling/scaling.lua [quick]
 local speck = require "speck"
@@ -77,13 +79,13 @@ for _, sc in ipairs(scales) do
     k = k % #srcs + 1
     graph.bfs(g, srcs[k])
   end)
-  point("bfs", nv, "vertices", s, arcs / s / 1e9, "GTEPS")
+  point("bfs", nv, "vertices", s, arcs / s / 1e9, "Garcs/s")
   -- 20 iterations (a tolerance nothing reaches), a second an iteration
   local iters
   local sp = median(3, function()
     iters = select(2, graph.pagerank(g, {tol = 1e-300, maxiter = 20}))
   end) / iters
-  point("pagerank", nv, "vertices", sp, arcs / sp / 1e9, "GTEPS")
+  point("pagerank", nv, "vertices", sp, arcs / sp / 1e9, "Garcs/s")
 end
 
 -- batched gemm, 2^16 matrices of n x n (float64), n from 2 to 32
