@@ -16,35 +16,9 @@ local blas = require "speck.blas"
 local solve = require "speck.solve"
 
 local SPACE = speck.info().default_space
-
-local function coo(n, entries, m)
-  local r, c, v = {}, {}, {}
-  for _, e in ipairs(entries) do r[#r + 1], c[#c + 1], v[#v + 1] = e[1], e[2], e[3] end
-  return sparse.from_coo(n, m or n, r, c, v)
-end
-
--- the 7-point Laplacian's entries on an m^3 grid, unknown (x, y, z) at
--- base + x + m (y + m z)
-local function poisson_entries(m, base, e)
-  base, e = base or 0, e or {}
-  local function id(x, y, z) return base + x + m * (y + m * z) end
-  for z = 0, m - 1 do for y = 0, m - 1 do for x = 0, m - 1 do
-    local i = id(x, y, z)
-    e[#e + 1] = {i, i, 6.0}
-    for _, s in ipairs{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}} do
-      local a, b, c = x + s[1], y + s[2], z + s[3]
-      if a >= 0 and a < m and b >= 0 and b < m and c >= 0 and c < m then
-        e[#e + 1] = {i, id(a, b, c), -1.0}
-      end
-    end
-  end end end
-  return e
-end
-
-local function host_table(v)
-  local h = v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v)
-  return h:totable()
-end
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local F = dofile(HERE .. "/amg_fixtures.lua")
+local coo, poisson_entries, host_table = F.coo, F.poisson_entries, F.host_table
 
 -- preconditioned CG from x = 0 to ||b - A x|| <= tol ||b|| (b = 1): the
 -- iterations and x

@@ -12,17 +12,14 @@ local core = require "speck.core"
 local solve = require "speck.solve"
 
 local SPACE = speck.info().default_space
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local F = dofile(HERE .. "/amg_fixtures.lua")
+local coo, poisson_entries, host_table = F.coo, F.poisson_entries, F.host_table
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
   assert.is_false(ok)
   return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
-
-local function coo(n, entries)
-  local r, c, v = {}, {}, {}
-  for _, e in ipairs(entries) do r[#r + 1], c[#c + 1], v[#v + 1] = e[1], e[2], e[3] end
-  return sparse.from_coo(n, n, r, c, v)
 end
 
 -- sum over the stored entries of |a_ij - a_ji| (a_ji = 0 when not stored)
@@ -41,28 +38,6 @@ end
 local function nonsym_message(entries)
   local d, t = sums(entries)
   return ("speck.solve.amg: A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix"):format(d / t)
-end
-
--- the 7-point Laplacian's entries on an m^3 grid
-local function poisson_entries(m)
-  local e = {}
-  local function id(x, y, z) return x + m * (y + m * z) end
-  for z = 0, m - 1 do for y = 0, m - 1 do for x = 0, m - 1 do
-    local i = id(x, y, z)
-    e[#e + 1] = {i, i, 6.0}
-    for _, s in ipairs{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}} do
-      local a, b, c = x + s[1], y + s[2], z + s[3]
-      if a >= 0 and a < m and b >= 0 and b < m and c >= 0 and c < m then
-        e[#e + 1] = {i, id(a, b, c), -1.0}
-      end
-    end
-  end end end
-  return e
-end
-
-local function host_table(v)
-  local h = v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v)
-  return h:totable()
 end
 
 local function device_launches(label)

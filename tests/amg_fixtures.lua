@@ -1,0 +1,42 @@
+-- amg_fixtures.lua: what amgperf_spec.lua and amgsetup_spec.lua share
+-- (loaded with dofile by both): a CrsMatrix from a Lua table of {i, j, v}
+-- entries, the 7-point Laplacian's entries on an m^3 grid, and a Lua
+-- table of any view's entries.
+--   local F = dofile(HERE .. "/amg_fixtures.lua")
+local speck = require "speck"
+local sparse = require "speck.sparse"
+
+local F = {}
+
+-- an n x m (default n x n) CrsMatrix in the default space from {i, j, v}
+function F.coo(n, entries, m)
+  local r, c, v = {}, {}, {}
+  for _, e in ipairs(entries) do r[#r + 1], c[#c + 1], v[#v + 1] = e[1], e[2], e[3] end
+  return sparse.from_coo(n, m or n, r, c, v)
+end
+
+-- the 7-point Laplacian's entries on an m^3 grid, unknown (x, y, z) at
+-- base + x + m (y + m z) (base 0), appended to e (a new table)
+function F.poisson_entries(m, base, e)
+  base, e = base or 0, e or {}
+  local function id(x, y, z) return base + x + m * (y + m * z) end
+  for z = 0, m - 1 do for y = 0, m - 1 do for x = 0, m - 1 do
+    local i = id(x, y, z)
+    e[#e + 1] = {i, i, 6.0}
+    for _, s in ipairs{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}} do
+      local a, b, c = x + s[1], y + s[2], z + s[3]
+      if a >= 0 and a < m and b >= 0 and b < m and c >= 0 and c < m then
+        e[#e + 1] = {i, id(a, b, c), -1.0}
+      end
+    end
+  end end end
+  return e
+end
+
+-- a view's entries as a Lua table (copied to the host when it lives elsewhere)
+function F.host_table(v)
+  local h = v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v)
+  return h:totable()
+end
+
+return F
