@@ -233,7 +233,7 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
   sk_alloc *a = malloc(sizeof *a);
   if (!a) return sk_err(err, errlen, SK_E_OUT_MEMORY_ALLOCATION);
   a->refs = 1;
-  a->wgen = sk_alloc_clock();
+  a->wgen = 0;
   a->exposed = 0;
   a->memo = NULL;
   a->memo_free = NULL;
@@ -348,12 +348,14 @@ int sk_view_create_strided(sk_view *v, const char *label, int dtype, int rank,
 }
 
 /* -- write stamps ------------------------------------------------------ */
+/* A block's stamp counts its writes (a memo compares the one it was made
+ * at: the block's own counter is enough, and a launch's mark touches no
+ * line shared between threads); the clock orders replays against the
+ * memos' making */
 static _Atomic uint64_t wclock = 1, wreplay = 0;
 
 void sk_alloc_written(sk_alloc *a) {
-  if (a)
-    __atomic_store_n(&a->wgen, atomic_fetch_add_explicit(&wclock, 1, memory_order_relaxed) + 1,
-                     __ATOMIC_RELEASE);
+  if (a) __atomic_fetch_add(&a->wgen, 1, __ATOMIC_RELEASE);
 }
 
 void sk_alloc_expose(sk_alloc *a) {

@@ -91,8 +91,8 @@ typedef struct sk_alloc {
   int space;
   int owned;    /* 0: wrapped external memory, never freed */
   void *handle; /* the space's handle (remote: the sk_rwin), or NULL */
-  /* writes and memos (sk_alloc_written below): the stamp of the last
-   * write the library saw, 1 once a raw pointer to the memory was handed
+  /* writes and memos (sk_alloc_written below): the writes the library
+   * saw (a count), 1 once a raw pointer to the memory was handed
    * out, and data derived from the contents kept with them (freed by
    * memo_free with the allocation) */
   uint64_t wgen;

@@ -1,7 +1,8 @@
--- amg_fixtures.lua: what amgperf_spec.lua and amgsetup_spec.lua share
--- (loaded with dofile by both): a CrsMatrix from a Lua table of {i, j, v}
--- entries, the 7-point Laplacian's entries on an m^3 grid, and a Lua
--- table of any view's entries.
+-- amg_fixtures.lua: what amgperf_spec.lua, amgsetup_spec.lua and
+-- precond_spec.lua share (loaded with dofile): a CrsMatrix from a Lua
+-- table of {i, j, v} entries, the 7-point Laplacian's entries on an m^3
+-- grid, a Lua table of any view's entries, and the launches of a label
+-- that ran as device code.
 --   local F = dofile(HERE .. "/amg_fixtures.lua")
 local speck = require "speck"
 local sparse = require "speck.sparse"
@@ -37,6 +38,17 @@ end
 function F.host_table(v)
   local h = v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v)
   return h:totable()
+end
+
+-- launches of kernels labelled 'label' that ran as device code
+function F.device_launches(label)
+  local s = 0
+  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+    if k.label == label and k.tier ~= "precompiled" and k.tier ~= "tcc" and k.tier ~= "cc" then
+      s = s + k.launches
+    end
+  end
+  return s
 end
 
 return F

@@ -19,6 +19,7 @@ local SPACE = speck.info().default_space
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/amg_fixtures.lua")
 local coo, poisson_entries, host_table = F.coo, F.poisson_entries, F.host_table
+local device_launches = F.device_launches
 
 -- preconditioned CG from x = 0 to ||b - A x|| <= tol ||b|| (b = 1): the
 -- iterations and x
@@ -32,16 +33,6 @@ local function pcg(A, P, tol)
   sparse.spmv("N", -1.0, A, x, 1.0, r)
   assert.is_true(blas.nrm2(r) <= 1.01 * tol * blas.nrm2(b))
   return info.iters, x
-end
-
-local function device_launches(label)
-  local s = 0
-  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label and k.tier ~= "precompiled" and k.tier ~= "tcc" and k.tier ~= "cc" then
-      s = s + k.launches
-    end
-  end
-  return s
 end
 
 describe("the AMG setup's fast paths on " .. SPACE, function()

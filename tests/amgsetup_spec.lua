@@ -15,6 +15,7 @@ local SPACE = speck.info().default_space
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/amg_fixtures.lua")
 local coo, poisson_entries, host_table = F.coo, F.poisson_entries, F.host_table
+local device_launches = F.device_launches
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
@@ -38,16 +39,6 @@ end
 local function nonsym_message(entries)
   local d, t = sums(entries)
   return ("speck.solve.amg: A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix"):format(d / t)
-end
-
-local function device_launches(label)
-  local s = 0
-  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label and k.tier ~= "precompiled" and k.tier ~= "tcc" and k.tier ~= "cc" then
-      s = s + k.launches
-    end
-  end
-  return s
 end
 
 describe("the AMG setup's passes", function()

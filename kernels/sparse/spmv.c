@@ -29,18 +29,18 @@
 
 /* -- bodies ------------------------------------------------------------------ */
 /* host, plain, one vector: chunk i of 'nchunk' runs of rows */
-#define HN_SIG(VT) \
-  "range" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 nchunk=int64"
-static const char *const sig_hn[] = {HN_SIG("float64"), HN_SIG("float32"), NULL};
+/* the signatures take the matrix's form: MAT (plain) or MAT16 (compact) */
+#define HN_SIG(M, VT) \
+  "range" M(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 nchunk=int64"
+static const char *const sig_hn[] = {HN_SIG(MAT, "float64"), HN_SIG(MAT, "float32"), NULL};
 static const sk_kbody k_spmv_host = {.label = "sparse.spmv",
                                      .body = sk_body_sparse_spmv,
                                      .prelude = sk_body_sparse_row_split,
                                      .pattern = SK_FOR,
                                      .sigs = sig_hn};
 
-#define HN16_SIG(VT) \
-  "range" MAT16(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 nchunk=int64"
-static const char *const sig_hn16[] = {HN16_SIG("float64"), HN16_SIG("float32"), NULL};
+static const char *const sig_hn16[] = {HN_SIG(MAT16, "float64"), HN_SIG(MAT16, "float32"),
+                                       NULL};
 static const sk_kbody k_spmv16_host = {.label = "sparse.spmv16",
                                        .body = sk_body_sparse_spmv16,
                                        .prelude = sk_body_sparse_row_split,
@@ -48,17 +48,14 @@ static const sk_kbody k_spmv16_host = {.label = "sparse.spmv16",
                                        .sigs = sig_hn16};
 
 /* GPU form (also runs on the host): a team per 'rpt' rows */
-#define TN_SIG(VT) \
-  "team" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 rpt=int64"
-static const char *const sig_tn[] = {TN_SIG("float64"), NULL};
+#define TN_SIG(M, VT) \
+  "team" M(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 rpt=int64"
+static const char *const sig_tn[] = {TN_SIG(MAT, "float64"), NULL};
 static const sk_kbody k_spmv_team = {.label = "sparse.spmv_team",
                                      .body = sk_body_sparse_spmv_team,
                                      .pattern = SK_FOR,
                                      .sigs = sig_tn};
-static const char *const sig_tn16[] = {
-  "team" MAT16("float64") R1("x", "float64") R1("y", "float64") " alpha=float64 beta=float64"
-  " rpt=int64",
-  NULL};
+static const char *const sig_tn16[] = {TN_SIG(MAT16, "float64"), NULL};
 static const sk_kbody k_spmv16_team = {.label = "sparse.spmv16_team",
                                        .body = sk_body_sparse_spmv16_team,
                                        .pattern = SK_FOR,
@@ -73,14 +70,14 @@ static const sk_kbody k_spmv_mv = {.label = "sparse.spmv_mv",
                                    .sigs = sig_mn};
 
 /* transpose, one vector: row i scatters alpha*x(i)*A(i,:) into y */
-#define HT_SIG(VT) "range" MAT(VT) R1("x", VT) R1("y", VT) " alpha=float64"
-static const char *const sig_ht[] = {HT_SIG("float64"), HT_SIG("float32"), NULL};
+#define HT_SIG(M, VT) "range" M(VT) R1("x", VT) R1("y", VT) " alpha=float64"
+static const char *const sig_ht[] = {HT_SIG(MAT, "float64"), HT_SIG(MAT, "float32"), NULL};
 static const sk_kbody k_spmv_t = {.label = "sparse.spmv_t",
                                   .body = sk_body_sparse_spmv_t,
                                   .pattern = SK_FOR,
                                   .sigs = sig_ht};
-#define HT16_SIG(VT) "range" MAT16(VT) R1("x", VT) R1("y", VT) " alpha=float64"
-static const char *const sig_ht16[] = {HT16_SIG("float64"), HT16_SIG("float32"), NULL};
+static const char *const sig_ht16[] = {HT_SIG(MAT16, "float64"), HT_SIG(MAT16, "float32"),
+                                       NULL};
 static const sk_kbody k_spmv16_t = {.label = "sparse.spmv16_t",
                                     .body = sk_body_sparse_spmv16_t,
                                     .pattern = SK_FOR,
