@@ -128,6 +128,52 @@ return function(DIR)
     return d
   end
 
+  -- a rank-1 view of the values of Lua array t (dtype dt, default
+  -- float64) in A's space
+  function F.vec(t, dt)
+    local h = speck.View.from(t, dt or "float64")
+    if MEM == "host" then return h end
+    local d = speck.View(h:label(), dt or "float64", #t, {space = MEM})
+    speck.deep_copy(d, h)
+    return d
+  end
+
+  -- three right-hand sides as the columns of an n x 3 view in A's space
+  -- (layout right), the scales 1, -3 and 0.5 of rhs(n)'s
+  F.SCALES = {1, -3, 0.5}
+  function F.rhs3(n)
+    local Bh = speck.View("B", "float64", {n, 3}, {space = "host"})
+    for i = 0, n - 1 do
+      for j, s in ipairs(F.SCALES) do Bh:set(i, j - 1, s * (1 + (i % 7) / 7)) end
+    end
+    if MEM == "host" then return Bh end
+    local B = speck.View("B", "float64", {n, 3}, {space = MEM, layout = "right"})
+    speck.deep_copy(B, Bh)
+    return B
+  end
+
+  -- the largest rel_error of X's columns (the solutions of rhs3) against
+  -- ref scaled as rhs3 scales b
+  function F.rel_error3(X, ref)
+    local Xh, n, e = F.host(X), X:extent(0), 0
+    for j, s in ipairs(F.SCALES) do
+      local xj = speck.View("xj", "float64", n, {space = "host"})
+      for i = 0, n - 1 do xj:set(i, Xh(i, j - 1)) end
+      e = math.max(e, F.rel_error(xj, ref, s))
+    end
+    return e
+  end
+
+  -- a 3 x 3 matrix with zeros on its diagonal and b = (1, 2, 3) (x = (1.4,
+  -- 0.5, 0.2)), in A's space
+  function F.zero_diag3()
+    local t = F.coo()
+    t.add(0, 1, 2) t.add(1, 0, 1) t.add(1, 2, 3) t.add(2, 1, 4) t.add(2, 2, 5)
+    local b = speck.View.from({1, 2, 3}, "float64")
+    if MEM ~= "host" then b = speck.create_mirror_view_and_copy(MEM, b) end
+    return t.matrix(3), b
+  end
+
   -- the matrices of 'mats' ({name, make} each) made, written to DIR and
   -- solved by SciPy's spsolve when SciPy is there: A_OF[name], REF[name]
   -- (x as a Lua array; nil without SciPy: then x is checked by its residual
