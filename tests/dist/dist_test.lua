@@ -417,19 +417,8 @@ case("gmres (restarted; Jacobi, Chebyshev) and bicgstab on a nonsymmetric matrix
 end)
 
 -- -- graphs ----------------------------------------------------------------------------------
-local NV_G = 300
+local NV_G, GS, GD = H.two_part_graph() -- two parts (so components count)
 local GEDGES = TMP .. "/graph.txt"
-local GS, GD = {}, {}
-do -- a random graph of two parts (so components count), deterministic
-  local s = 12345
-  local function rnd(n) s = (s * 1103515245 + 12345) % 2147483648 return s % n end
-  for _ = 1, 700 do
-    local u = rnd(200)
-    GS[#GS + 1], GD[#GD + 1] = u, rnd(200)
-  end
-  for _ = 1, 60 do GS[#GS + 1], GD[#GD + 1] = 200 + rnd(90), 200 + rnd(90) end
-  -- vertices 290..299 stay isolated
-end
 if me == 0 then
   local fh = assert(io.open(GEDGES, "w"))
   fh:write("# a test graph\n# Nodes: " .. NV_G .. " Edges: " .. #GS .. "\n")

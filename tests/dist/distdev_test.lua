@@ -204,17 +204,7 @@ case("cg (Jacobi: the fused sweep; none; Chebyshev) and gmres against the whole 
 end)
 
 -- -- graphs -------------------------------------------------------------------------------------
-local NV_G = 300
-local GS, GD = {}, {}
-do -- a random graph of two parts (so components count), deterministic
-  local s = 12345
-  local function rnd(n) s = (s * 1103515245 + 12345) % 2147483648 return s % n end
-  for _ = 1, 700 do
-    local u = rnd(200)
-    GS[#GS + 1], GD[#GD + 1] = u, rnd(200)
-  end
-  for _ = 1, 60 do GS[#GS + 1], GD[#GD + 1] = 200 + rnd(90), 200 + rnd(90) end
-end
+local NV_G, GS, GD = H.two_part_graph() -- two parts (so components count)
 local whole = graph.from_edges(NV_G, GS, GD)
 local g
 do -- this rank's share of the edges

@@ -63,6 +63,22 @@ function H.compare(key, iters, xg)
 end
 
 -- run every case (a failure printed by its rank; a case passes when it
+-- the test graph of both scripts: 300 vertices, a random part on 0..199
+-- (700 edges) and one on 200..289 (60 edges), deterministic, so that the
+-- components count; vertices 290..299 stay isolated. Returns nv, the
+-- sources and the destinations (Lua arrays)
+function H.two_part_graph()
+  local GS, GD = {}, {}
+  local s = 12345
+  local function rnd(n) s = (s * 1103515245 + 12345) % 2147483648 return s % n end
+  for _ = 1, 700 do
+    local u = rnd(200)
+    GS[#GS + 1], GD[#GD + 1] = u, rnd(200)
+  end
+  for _ = 1, 60 do GS[#GS + 1], GD[#GD + 1] = 200 + rnd(90), 200 + rnd(90) end
+  return 300, GS, GD
+end
+
 -- passes on all), write the 1-rank reference; returns passed, failed
 function H.run()
   local passed, failed = 0, 0
