@@ -11,15 +11,14 @@
 -- phases (symbolic on the host: matching, ordering, supernodes; numeric;
 -- solve), the factor's size and the backward error.
 local speck = require "speck"
-local sparse = require "speck.sparse"
 local solve = require "speck.solve"
+local csr = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/csr.lua")
 local kind, g, label, sched = arg[1], tonumber(arg[2]), arg[3] or "speck", arg[4]
 
 local function build(kind, g)
   local three = kind == "cd3"
   local nn = three and g * g * g or g * g
-  local prelude = ("SPECK_FN int64_t row(int64_t i, int64_t g, int32_t *ci, double *vx) {\n" ..
-    "  int64_t cnt = 0;\n" .. (three and [[
+  return csr.from_row(nn, g, three and [[
     int64_t a = i / (g * g), b = (i / g) % g, c = i % g;
     const int64_t d[7][3] = {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}, {0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}};
     const double w[7] = {-1.3, -1.2, -1.6, 6.5, -0.7, -0.9, -0.8};
@@ -36,20 +35,7 @@ local function build(kind, g)
     if (ci) { ci[cnt] = (int32_t)i; vx[cnt] = 4.9; } cnt++;
     if (b + 1 < g) { if (ci) { ci[cnt] = (int32_t)(i + 1); vx[cnt] = -0.7; } cnt++; }
     if (a + 1 < g) { if (ci) { ci[cnt] = (int32_t)(i + g); vx[cnt] = -0.9; } cnt++; }
-  ]]) .. "  return cnt;\n}\n")
-  local rowptr = speck.View("rowptr", "int64", nn + 1)
-  speck.parallel_scan("rows", nn + 1, {rowptr = rowptr, g = g, nn = nn}, [[
-    int64_t c = i < nn ? row(i, g, 0, 0) : 0;
-    if (final) rowptr(i) = acc;
-    acc += c;
-  ]], {dtype = "int64", prelude = prelude})
-  local nnz = speck.create_mirror_view_and_copy("host", rowptr)(nn)
-  local colidx = speck.View("colidx", "int32", nnz)
-  local values = speck.View("values", "float64", nnz)
-  speck.parallel_for("fill", nn, {rowptr = rowptr, colidx = colidx, values = values, g = g}, [[
-    row(i, g, &colidx(rowptr(i)), &values(rowptr(i)));
-  ]], {prelude = prelude})
-  return sparse.CrsMatrix{nrows = nn, ncols = nn, rowptr = rowptr, colidx = colidx, values = values}
+  ]])
 end
 
 local opts = sched and {schedule = sched} or nil

@@ -54,41 +54,9 @@ elseif what == "chol" then
   -- Laplacian (CSR, both triangles, built by kernels), factored by
   -- speck.sparse.cholesky; prints "chol<name> speck 1 <seconds>"
   local sparse = require "speck.sparse"
+  local csr = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lib/csr.lua")
   local kind, g = arg[2], tonumber(arg[3])
-  local three = kind == "lap3d"
-  local nn = three and g * g * g or g * g
-  local rowptr = speck.View("rowptr", "int64", nn + 1)
-  -- row i of the stencil: its entries written through ci/vx (when given),
-  -- their number returned
-  local prelude = ("SPECK_FN int64_t row(int64_t i, int64_t g, int32_t *ci, double *vx) {\n" ..
-    "  int64_t cnt = 0;\n" .. (three and [[
-  int64_t a = i / (g * g), b = (i / g) % g, c = i % g;
-  for (int da = -1; da <= 1; da++) for (int db = -1; db <= 1; db++) for (int dc = -1; dc <= 1; dc++) {
-    int64_t x = a + da, y = b + db, z = c + dc;
-    if (x < 0 || x >= g || y < 0 || y >= g || z < 0 || z >= g) continue;
-    if (ci) { ci[cnt] = (int32_t)((x * g + y) * g + z); vx[cnt] = (da == 0 && db == 0 && dc == 0) ? 26.0 : -1.0; }
-    cnt++;
-  }
-]] or [[
-  int64_t a = i / g, b = i % g;
-  if (a > 0) { if (ci) { ci[cnt] = (int32_t)(i - g); vx[cnt] = -1.0; } cnt++; }
-  if (b > 0) { if (ci) { ci[cnt] = (int32_t)(i - 1); vx[cnt] = -1.0; } cnt++; }
-  if (ci) { ci[cnt] = (int32_t)i; vx[cnt] = 4.0; } cnt++;
-  if (b + 1 < g) { if (ci) { ci[cnt] = (int32_t)(i + 1); vx[cnt] = -1.0; } cnt++; }
-  if (a + 1 < g) { if (ci) { ci[cnt] = (int32_t)(i + g); vx[cnt] = -1.0; } cnt++; }
-]]) .. "  return cnt;\n}\n")
-  speck.parallel_scan("rows", nn + 1, {rowptr = rowptr, g = g, nn = nn}, [[
-    int64_t c = i < nn ? row(i, g, 0, 0) : 0;
-    if (final) rowptr(i) = acc;
-    acc += c;
-  ]], {dtype = "int64", prelude = prelude})
-  local nnz = rowptr(nn)
-  local colidx = speck.View("colidx", "int32", nnz)
-  local values = speck.View("values", "float64", nnz)
-  speck.parallel_for("fill", nn, {rowptr = rowptr, colidx = colidx, values = values, g = g}, [[
-    row(i, g, &colidx(rowptr(i)), &values(rowptr(i)));
-  ]], {prelude = prelude})
-  local A = sparse.CrsMatrix{nrows = nn, ncols = nn, rowptr = rowptr, colidx = colidx, values = values}
+  local A = csr.laplacian(kind, g)
   local t0 = speck.now()
   local F = sparse.cholesky(A)
   local dt = speck.now() - t0
