@@ -152,7 +152,10 @@ int sk_policy_check(sk_policy *p, int pattern, const sk_backend *b, char *err,
  * sk_policy_check on a copy) */
 int sk_policy_check_const(const sk_policy *p, int pattern, const sk_backend *b,
                           char *err, size_t errlen);
-/* an empty policy of 'kind' (team sizes "auto") */
+/* a policy of 'kind' with every field at its default (automatic team
+ * size and vector length, the rest 0): an initializer, and the same as a
+ * call */
+#define SK_POLICY_INIT(k) {.kind = (k), .team_size = SK_AUTO, .vector_length = SK_AUTO}
 void sk_policy_init(sk_policy *p, int kind);
 /* dispatch a checked launch to the entry of 'b' for its pattern/policy */
 int sk_policy_launch(const sk_backend *b, const sk_launch *l, char *err, size_t errlen);

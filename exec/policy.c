@@ -14,10 +14,8 @@
 #include "exec.h"
 
 void sk_policy_init(sk_policy *p, int kind) {
-  memset(p, 0, sizeof *p);
-  p->kind = kind;
-  p->team_size = SK_AUTO;
-  p->vector_length = SK_AUTO;
+  const sk_policy init = SK_POLICY_INIT(kind);
+  *p = init;
 }
 
 static int check_range(const sk_policy *p, char *err, size_t errlen) {

@@ -266,10 +266,7 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
                  sk_result *res, char *err, size_t errlen) {
   sk_arg args[2 * SK_KBODY_MAXCAP];
   int na = body_args(kb, v, s, args);
-  /* sk_policy_init's range policy, copied (every library launch) */
-  static const sk_policy range0 = {
-    .kind = SK_POL_RANGE, .team_size = SK_AUTO, .vector_length = SK_AUTO};
-  sk_policy p = range0;
+  sk_policy p = SK_POLICY_INIT(SK_POL_RANGE); /* no call: every library launch */
   p.end = n;
   return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
