@@ -123,6 +123,29 @@ static inline void fill_varg(const sk_view *v, sk_varg *sv) {
   }
 }
 
+/* the signature of view 'v' as a capture (kind, dtype, rank, layout,
+ * tiles, aggregate, space, traits): what a kernel is compiled for */
+static void view_capture(const sk_view *v, sk_capture *c) {
+  c->kind = SK_CAP_VIEW;
+  c->dtype = v->dtype;
+  c->rank = v->agg ? v->rank - 1 : v->rank; /* an aggregate's components are the element */
+  c->layout = v->layout;
+  for (int d = 0; d < 3; d++) c->tile_log2[d] = v->tile_log2[d];
+  c->agg = v->agg;
+  c->agg_n = v->agg ? v->agg_n : 0;
+  c->space = v->space;
+  c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
+}
+
+/* 1 when view a of 'view' (n of them, NULL for scalars) shares its memory
+ * with another */
+static int aliased(const sk_view *const *view, int n, int a) {
+  const sk_view *v = view[a];
+  for (int b = 0; v && b < n; b++)
+    if (b != a && view[b] && view[b]->alloc && view[b]->alloc == v->alloc) return 1;
+  return 0;
+}
+
 /* Captures of 'args' into 's'. 'b' NULL: no space check (compile only).
  * 'ord' (or NULL) receives the order: s->c[k] is args[ord[k]]. */
 static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, int *ord,
@@ -173,19 +196,10 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, i
     }
     /* a launch (b set) writes what it does not promise to only read */
     if (b && !a->ro) sk_alloc_written(v->alloc);
-    c->kind = SK_CAP_VIEW;
-    c->dtype = v->dtype;
-    c->rank = v->rank;
-    c->layout = v->layout;
-    for (int d = 0; d < 3; d++) c->tile_log2[d] = v->tile_log2[d];
-    if (v->agg) {
-      c->agg = v->agg;
-      c->agg_n = v->agg_n;
-      c->rank = v->rank - 1; /* the components are the element */
-      if (v->traits & SK_TRAIT_ATOMIC) {
-        sk_err(err, errlen, SK_E_VIEW_CAPTURE_ATOMIC, v->label, a->name);
-        return -1;
-      }
+    view_capture(v, c);
+    if (v->agg && (v->traits & SK_TRAIT_ATOMIC)) {
+      sk_err(err, errlen, SK_E_VIEW_CAPTURE_ATOMIC, v->label, a->name);
+      return -1;
     }
     if (sk_dtypes[v->dtype].is_complex && (v->traits & SK_TRAIT_ATOMIC)) {
       sk_err(err, errlen, SK_E_COMPLEX_TRAIT, a->name, sk_dtypes[v->dtype].name);
@@ -195,8 +209,6 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, i
       sk_err(err, errlen, SK_E_COMPLEX_REMOTE, a->name, sk_dtypes[v->dtype].name);
       return -1;
     }
-    c->space = v->space;
-    c->traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
     s->view[k] = v;
     fill_varg(v, &s->slot[k].v);
   }
@@ -205,12 +217,7 @@ static int collect(const sk_arg *args, int nargs, const sk_backend *b, sig *s, i
       sk_err(err, errlen, SK_E_CAPTURE_GIVEN_TWICE, s->c[a].name);
       return -1;
     }
-  for (int a = 0; a < s->n; a++) {
-    if (!s->view[a]) continue;
-    for (int b2 = a + 1; b2 < s->n; b2++)
-      if (s->view[b2] && s->view[b2]->alloc && s->view[b2]->alloc == s->view[a]->alloc)
-        s->c[a].alias = s->c[b2].alias = 1;
-  }
+  for (int a = 0; a < s->n; a++) s->c[a].alias = aliased(s->view, s->n, a);
   return 0;
 }
 
@@ -541,14 +548,13 @@ static inline int same_name(const char *a, const char *b) {
 /* 1 when view 'v' has the signature 'e' (collect's capture of it, but
  * for aliasing) and is alive */
 static int same_view(const sk_view *v, const sk_capture *e) {
-  int rank = v->agg ? v->rank - 1 : v->rank;
-  unsigned traits = v->traits & (SK_TRAIT_ATOMIC | SK_TRAIT_RANDOM | SK_TRAIT_RESTRICT);
-  if (e->kind != SK_CAP_VIEW || v->dtype != e->dtype || rank != e->rank ||
-      v->layout != e->layout || v->space != e->space || traits != e->traits ||
-      v->tile_log2[0] != e->tile_log2[0] || v->tile_log2[1] != e->tile_log2[1] ||
-      v->tile_log2[2] != e->tile_log2[2])
+  sk_capture c;
+  view_capture(v, &c);
+  if (e->kind != c.kind || c.dtype != e->dtype || c.rank != e->rank ||
+      c.layout != e->layout || c.space != e->space || c.traits != e->traits ||
+      c.tile_log2[0] != e->tile_log2[0] || c.tile_log2[1] != e->tile_log2[1] ||
+      c.tile_log2[2] != e->tile_log2[2] || c.agg != e->agg || c.agg_n != e->agg_n)
     return 0;
-  if (v->agg ? (v->agg != e->agg || v->agg_n != e->agg_n) : e->agg != 0) return 0;
   /* a released view: the general path says so */
   return v->alloc || v->data || sk_view_size(v) == 0;
 }
@@ -587,13 +593,8 @@ int sk_run_again(sk_lprep *f, const void *owner, const sk_policy *p, const sk_ar
     s.view[k] = v;
     fill_varg(v, &s.slot[k].v);
   }
-  for (int a = 0; a < nargs; a++) { /* aliasing, as collect marks it */
-    int al = 0;
-    const sk_view *v = s.view[a];
-    for (int b2 = 0; v && b2 < nargs && !al; b2++)
-      al = b2 != a && s.view[b2] && s.view[b2]->alloc && s.view[b2]->alloc == v->alloc;
-    if (v ? al != f->caps[a].alias : f->caps[a].alias != 0) return 1;
-  }
+  for (int a = 0; a < nargs; a++) /* aliasing, as collect marks it */
+    if (aliased(s.view, nargs, a) != f->caps[a].alias) return 1;
   sk_policy pol;
   const sk_policy *pp = p; /* a range's or MDRange's is checked in place */
   if (p->kind == SK_POL_TEAM) {
