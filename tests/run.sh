@@ -90,6 +90,11 @@ timed_out() {
   esac
 }
 
+# the environment a space's runs get: openmp on two threads
+space_env() {
+  if [ "$1" = openmp ]; then echo "SPECK_SPACE=$1 SPECK_THREADS=2"; else echo "SPECK_SPACE=$1"; fi
+}
+
 # -- 1. C unit tests ------------------------------------------------------
 # SPECK_TEST_JOBS > 1 runs them side by side (xargs -P, each writing its
 # output and exit status under $tmp/c.<name>); the results are read in
@@ -197,8 +202,7 @@ fi
 [ "$jobs" -gt 1 ] && specs=$(ls -S $specs)
 for space in $SPECK_SPACES; do
   [ -n "$specs" ] || break
-  envs="SPECK_SPACE=$space"
-  [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+  envs=$(space_env "$space")
   # a GPU space's host threads: two a process when files run side by side
   [ "$space" = cuda ] && [ "$jobs" -gt 1 ] && [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
   if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
@@ -275,8 +279,7 @@ fi
 # -- 4. the C kernel API example (the contract of SPEC.md), per space ---------
 if [ -x "$BUILD/bin/kernel-api-example" ]; then
   for space in $SPECK_SPACES; do
-    envs="SPECK_SPACE=$space"
-    [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+    envs=$(space_env "$space")
     if env $envs "$BUILD/bin/kernel-api-example" >"$tmp/out" 2>&1 &&
        grep -q '^PASS' "$tmp/out"; then
       passed=$((passed + 1))
@@ -322,8 +325,7 @@ elif [ -z "$LUAJIT" ]; then
   fail "luajit not found (make deps)"
 else
   for space in $SPECK_SPACES; do
-    envs="SPECK_SPACE=$space"
-    [ "$space" = openmp ] && envs="$envs SPECK_THREADS=2"
+    envs=$(space_env "$space")
     # shellcheck disable=SC2086
     env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
       tests/luajit/ffi_test.lua "$BUILD/include/speck.h" "$SPECK_BIN" \
@@ -351,8 +353,7 @@ elif ! /usr/bin/python3 -c 'import ipykernel, jupyter_client, nbclient, nbformat
   fail "notebooks: /usr/bin/python3 lacks ipykernel, jupyter_client, nbclient or nbformat (make deps)"
 else
   nb_space=$(echo "$SPECK_SPACES" | awk '{print $1}')
-  envs="SPECK_SPACE=$nb_space"
-  [ "$nb_space" = openmp ] && envs="$envs SPECK_THREADS=2"
+  envs=$(space_env "$nb_space")
   # shellcheck disable=SC2086
   env $envs BUILD="$BUILD" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off \
     tests/notebook_test.py >"$tmp/out" 2>&1
