@@ -23,11 +23,16 @@
  * codegen_host.c's host text, so both sides share one struct layout.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/err.h"
 #include "backends/cuda/codegen.h"
@@ -125,6 +130,8 @@ static void map_log(const char *log, char *err, size_t errlen) {
   sk_buf_free(&b);
 }
 
+static const char *pch_dir(void);
+
 /* Compile 'source' to an image (malloc'd), with the in-memory headers
  * 'hdrs' (named 'names') and automatic PCH when 'pch'. *pch_failed is
  * set when NVRTC's log blames its PCH (its folder gone: see below). */
@@ -148,6 +155,7 @@ static int compile(const sk_nvrtc_api *nv, const char *source, int nhdr,
     opts[no++] = "-pch";
     opts[no++] = "-pch-messages=false";
     opts[no++] = "-pch-verbose=false";
+    if (*pch_dir()) opts[no++] = pch_dir();
   }
   for (char *save = NULL, *t = strtok_r(fl, " \t", &save); t && no < 63;
        t = strtok_r(NULL, " \t", &save))
@@ -223,6 +231,103 @@ static const char *const hdr_names[3] = {"speck_dialect.h", "speck_blocks.h",
                                          "speck_linalg.h"};
 enum { FORM_LEAN, FORM_FULL, FORM_LINALG };
 static int pch_dead; /* a compile blamed the PCH: off for the process */
+
+/* Where NVRTC keeps the PCH state: reading it back is a compile's largest
+ * share after the kernel itself, and from a disk-backed temporary folder
+ * it cost an H200 host 14 ms a kernel more than from memory (44 against
+ * 30 ms, docs/bench.md). So the state goes to a folder of this process's
+ * own under a folder of this user's in /dev/shm (mode 0700, created on
+ * first use) when that is writable, under SPECK_NVRTC_PCH_DIR when set,
+ * else to NVRTC's default ($TMPDIR). Given a folder, NVRTC names its file
+ * after the program, not the process, so each process (a forked child
+ * too) has its own: the folder's name is the process id. It is removed
+ * at exit; what a process that died without exiting left is removed by
+ * the next process that picks a folder there. */
+static char pch_dir_opt[320]; /* "-pch-dir=..." or "" */
+static pid_t pch_dir_pid;    /* the process that picked it */
+static pthread_mutex_t pch_dir_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* remove the folder 'path' and its files */
+static void remove_folder(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) return;
+  char sub[600];
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
+      (void)unlink(sub);
+  }
+  closedir(d);
+  (void)rmdir(path);
+}
+
+/* the folders in 'base' of processes that no longer run */
+static void sweep_dead(const char *base) {
+  DIR *d = opendir(base);
+  if (!d) return;
+  char path[600], *end;
+  for (struct dirent *e; (e = readdir(d));) {
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
+        errno != ESRCH)
+      continue;
+    if (snprintf(path, sizeof path, "%s/%s", base, e->d_name) < (int)sizeof path)
+      remove_folder(path);
+  }
+  closedir(d);
+}
+
+/* a private folder 'path' (made if missing): 0 when usable */
+static int private_folder(const char *path) {
+  struct stat st;
+  if (mkdir(path, 0700) != 0 && errno != EEXIST) return -1;
+  return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+             !(st.st_mode & 077)
+           ? 0
+           : -1;
+}
+
+static void pch_dir_pick(void) {
+  const char *e = getenv("SPECK_NVRTC_PCH_DIR");
+  char base[256], dir[300];
+  struct stat st;
+  pch_dir_opt[0] = '\0';
+  if (e && *e) { /* the user's: a folder (made if missing) */
+    snprintf(base, sizeof base, "%s", e);
+    if ((mkdir(base, 0700) != 0 && errno != EEXIST) || stat(base, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+      return;
+  } else { /* in a folder anyone may write to: ours and private */
+    if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode) ||
+        access("/dev/shm", W_OK | X_OK) != 0)
+      return;
+    snprintf(base, sizeof base, "/dev/shm/speck-nvrtc-%u", (unsigned)getuid());
+    if (private_folder(base) < 0) return;
+  }
+  sweep_dead(base);
+  snprintf(dir, sizeof dir, "%s/%ld", base, (long)getpid());
+  if (private_folder(dir) < 0) return;
+  snprintf(pch_dir_opt, sizeof pch_dir_opt, "-pch-dir=%s", dir);
+}
+
+/* at exit: the process's folder and its state (NVRTC's own removal runs
+ * later and finds nothing; a compile still at work keeps a file it has
+ * open) */
+static void pch_dir_exit(void) {
+  if (pch_dir_opt[0] && pch_dir_pid == getpid())
+    remove_folder(pch_dir_opt + sizeof "-pch-dir=" - 1);
+}
+
+static const char *pch_dir(void) {
+  pthread_mutex_lock(&pch_dir_lock);
+  if (pch_dir_pid != getpid()) {
+    if (!pch_dir_pid) (void)atexit(pch_dir_exit);
+    pch_dir_pick();
+    pch_dir_pid = getpid();
+  }
+  pthread_mutex_unlock(&pch_dir_lock);
+  return pch_dir_opt;
+}
 
 static int pch_wanted(void) {
   if (__atomic_load_n(&pch_dead, __ATOMIC_ACQUIRE) || sk_nvrtc_version() < PCH_FROM)

@@ -4,8 +4,9 @@
  * generated text with the same options, for every kind of kernel and
  * every form (lean: range and MDRange for; full: reduce, team, an atomic
  * word in a for; linalg), after the warm-up made the PCH, with PCH off
- * (SPECK_NVRTC_PCH=0) and after NVRTC's PCH folder was removed under the
- * process; a body's errors read as before. The PTX is compared byte for
+ * (SPECK_NVRTC_PCH=0) and after the process's PCH folder was removed
+ * under it; the state goes to a folder of the process's own, and what a
+ * dead process left is swept; a body's errors read as before. The PTX is compared byte for
  * byte, less the declarations of NVRTC's own atomic helpers' dummy
  * globals (__nv_atomic_triv_cp_helper<T>::__val, one byte each, never
  * used), which a lean kernel has fewer of: the dialect's atomics, left
@@ -142,13 +143,12 @@ static int same_as_whole(const sk_nvrtc_api *nv, int kind, const char *label) {
   return ok;
 }
 
-static void remove_pch_folders(void) {
-  const char *t = getenv("TMPDIR");
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf /tmp/__nvrtc_auto_pch_%d_* '%s'/__nvrtc_auto_pch_%d_*",
-           (int)getpid(), t && *t && !strchr(t, '\'') ? t : "/tmp", (int)getpid());
-  if (system(cmd) != 0) printf("could not run: %s\n", cmd);
+/* the process's PCH folder under 'base' (SPECK_NVRTC_PCH_DIR) */
+static void pch_folder(const char *base, char *out, size_t n) {
+  snprintf(out, n, "%s/%d", base, (int)getpid());
 }
+
+static int exists(const char *path) { return access(path, F_OK) == 0; }
 
 int main(void) {
   char why[512];
@@ -160,6 +160,16 @@ int main(void) {
   char dir[] = "/tmp/speck-nvrtc-pch-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   setenv("SPECK_CACHE_DIR", dir, 1);
+  /* the PCH state in a folder of the test's: a folder a dead process
+   * left there (no process has id 2^30) is swept at the first compile */
+  char base[128], mine[160], dead[160], cmd[512];
+  snprintf(base, sizeof base, "%s/pch", dir);
+  snprintf(dead, sizeof dead, "%s/1073741824", base);
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && touch %s/speck_kernel_0.pch", dead, dead);
+  if (system(cmd) != 0) printf("could not run: %s\n", cmd);
+  CHECK(exists(dead));
+  setenv("SPECK_NVRTC_PCH_DIR", base, 1);
+  pch_folder(base, mine, sizeof mine);
   unsetenv("SPECK_NVRTC_ARCH");
   unsetenv("SPECK_NVRTC_FLAGS");
   unsetenv("SPECK_NVRTC_PCH");
@@ -186,9 +196,16 @@ int main(void) {
         strstr(err, "body line 1: error: 'nope' undeclared") != NULL);
   free(src);
 
-  /* NVRTC's PCH folder removed under the process (a forked child's exit
-   * does it): kernels still compile, to the same images */
-  remove_pch_folders();
+  /* the state is in the process's own folder; the dead one's is gone */
+  char state[200];
+  snprintf(state, sizeof state, "%s/speck_kernel_0.pch", mine);
+  CHECK(exists(state));
+  CHECK(!exists(dead));
+
+  /* the PCH folder removed under the process: kernels still compile, to
+   * the same images */
+  snprintf(cmd, sizeof cmd, "rm -rf %s", mine);
+  if (system(cmd) != 0) printf("could not run: %s\n", cmd);
   for (int q = 0; q < 6; q++) {
     snprintf(label, sizeof label, "pch_%s_gone", kinds[nk[q]]);
     CHECK(same_as_whole(nv, nk[q], label));
@@ -201,7 +218,6 @@ int main(void) {
     CHECK(same_as_whole(nv, nk[q], label));
   }
 
-  char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0) printf("could not remove %s\n", dir);
   printf("%d passed, %d failed\n", passed, failed);

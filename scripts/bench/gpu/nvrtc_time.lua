@@ -4,8 +4,9 @@
 --   speck nvrtc_time.lua [N]        driver: N new kernels of each kind
 --   speck nvrtc_time.lua probe SEED N   (internal: one process's work)
 --
--- Each kind (range for, range reduce, team for) gets N kernels no cache
--- has seen (their bodies carry a seed), compiled in one process; a second
+-- The process's first kernel is timed apart (NVRTC's one-time set-up,
+-- beside the warm-up thread's PCH). Each kind (range for, range reduce,
+-- team for) then gets N kernels no cache has seen (their bodies carry a seed), compiled in one process; a second
 -- process with the same seed then finds them all in the disk cache. The
 -- numbers are each kernel's 'compile_seconds' (speck.jit.stats): the
 -- whole JIT path from the spec to an image, NVRTC plus, for a reduction,
@@ -40,6 +41,12 @@ local function probe(seed, n)
   local cpu = {["for"] = {}, reduce = {}, team = {}}
   local hits = 0
   local x = speck.View("x", "float64", 1024)
+  -- the process's first kernel (NVRTC's one-time set-up, beside the
+  -- warm-up thread's): timed apart, as nvrtc_peer.py times CuPy's
+  local t00 = speck.Timer()
+  speck.kernel("nvrtc_first", "range", {x = x}, ("x(i) = %d.25;"):format(seed),
+               gpu and {} or {target = "cuda"})
+  print(("PROBEFIRST %.4f"):format(t00:seconds() * 1e3))
   for r = 1, n do
     local tag = ("%d.0 + %d"):format(seed, r)
     local work = {
@@ -112,7 +119,10 @@ local function run()
   local out = {}
   for line in p:lines() do
     local kind, _, med, mn, fc, cpu = line:match("^PROBE (%a+) (%d+) (%S+) (%S+) (%S+) (%S+)")
-    if kind then
+    local pf = line:match("^PROBEFIRST (%S+)")
+    if pf then
+      out.first_in_process = tonumber(pf)
+    elseif kind then
       out[kind] = {tonumber(med), tonumber(mn), tonumber(fc), tonumber(cpu)}
     else
       print(line)
@@ -129,6 +139,7 @@ print(("%s, NVRTC %s, arch %s, %d kernels per kind"):format(
   info.compilers.nvrtc.version or "-", os.getenv("SPECK_NVRTC_ARCH") or "device/default", n))
 print("| kernel | first compile, median (min) ms | its CPU time, ms | first call - second call, ms | disk-cache load, median ms |")
 print("| --- | ---: | ---: | ---: | ---: |")
+print(("RESULT nvrtc_first_in_process_ms %.4f"):format(first.first_in_process))
 for _, kind in ipairs(KINDS) do
   print(("| %s | %.1f (%.1f) | %.1f | %s | %.3f |"):format(kind, first[kind][1], first[kind][2],
         first[kind][4], first[kind][3] > 0 and ("%.1f"):format(first[kind][3]) or "-",
