@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -237,13 +238,16 @@ static int pch_dead; /* a compile blamed the PCH: off for the process */
  * it cost an H200 host 14 ms a kernel more than from memory (44 against
  * 30 ms, docs/bench.md). So the state goes to a folder of this process's
  * own under a folder of this user's in /dev/shm (mode 0700, created on
- * first use) when that is writable, under SPECK_NVRTC_PCH_DIR when set,
+ * first use) when that is writable with room to spare, under SPECK_NVRTC_PCH_DIR when set,
  * else to NVRTC's default ($TMPDIR). Given a folder, NVRTC names its file
  * after the program, not the process, so each process (a forked child
  * too) has its own: the folder's name is the process id. It is removed
  * at exit; what a process that died without exiting left is removed by
  * the next process that picks a folder there. */
 static char pch_dir_opt[320]; /* "-pch-dir=..." or "" */
+/* /dev/shm is memory and may be small (64 MB in a default container); a
+ * process's states take 5-20 MB: used only with this much free */
+#define SHM_ROOM ((uint64_t)512 << 20)
 static pid_t pch_dir_pid;    /* the process that picked it */
 static pthread_mutex_t pch_dir_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -298,8 +302,10 @@ static void pch_dir_pick(void) {
         !S_ISDIR(st.st_mode))
       return;
   } else { /* in a folder anyone may write to: ours and private */
+    struct statvfs fs;
     if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode) ||
-        access("/dev/shm", W_OK | X_OK) != 0)
+        access("/dev/shm", W_OK | X_OK) != 0 || statvfs("/dev/shm", &fs) != 0 ||
+        (uint64_t)fs.f_bavail * fs.f_frsize < SHM_ROOM)
       return;
     snprintf(base, sizeof base, "/dev/shm/speck-nvrtc-%u", (unsigned)getuid());
     if (private_folder(base) < 0) return;
