@@ -402,6 +402,8 @@ void sk_jit_drain(void) {
 void sk_jit_shutdown(void) {
   static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&one_at_a_time);
+  for (const sk_jit_target *const *t = sk_jit_targets(); *t; t++)
+    if ((*t)->quiesce) (*t)->quiesce();
   pthread_mutex_lock(&bg_lock);
   if (bg_started) {
     bg_stop = 1;

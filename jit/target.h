@@ -33,6 +33,9 @@ typedef struct sk_jit_target {
    * target is starting; 'arch' is the architecture its kernels will be
    * compiled for, as spec->arch, NULL if unknown) */
   void (*warm)(const char *arch);
+  /* optional: wait for that set-up's compile at work and start no other
+   * (sk_jit_shutdown: no thread of the JIT's may run after it) */
+  void (*quiesce)(void);
   /* image targets: the compiler's name among speck.info's compilers and
    * its status: 1 usable (its version in 'buf'), else 0 (why in 'buf') */
   const char *compiler;

@@ -543,6 +543,7 @@ const sk_jit_target sk_jit_target_cuda = {
   .codegen = sk_codegen_cuda,
   .build = sk_nvrtc_build,
   .warm = sk_nvrtc_warm,
+  .quiesce = sk_nvrtc_quiesce,
   .compiler = "nvrtc",
   .status = sk_nvrtc_status,
   .dialect = cuda_dialect,

@@ -560,14 +560,26 @@ static int split(const char *source, size_t *title_len, const char **rest) {
  * the architecture the back end's kernels will use, while the caller
  * goes on (exec/ calls it when a back end with a CUDA code target
  * starts). A kernel compiled for that architecture while the thread is
- * at work does without PCH rather than wait for it. At exit the process
- * waits for the compile at work (NVRTC is never torn down under it) but
- * starts no other. */
+ * at work does without PCH rather than wait for it. The JIT's shutdown
+ * and the process's exit wait for the compile at work (NVRTC is never
+ * torn down under it) but start no other. NVRTC registers its own exit
+ * handlers during the process's first compile, after the one that waits:
+ * exit runs them first, and a process ending while the thread's first
+ * compile ran crashed in it. So the thread registers the wait again
+ * after that compile, sk_jit_shutdown (the last Lua state closing, the C
+ * API's last runtime closing) waits before exit is reached, and where
+ * the C library runs a thread's exit destructors before the exit
+ * handlers (glibc's __cxa_thread_atexit_impl, which C++'s thread_local
+ * uses), the thread that started the warm-up waits there too: a program
+ * that calls exit() without closing its runtime. */
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 static pthread_t warm_thread;
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warm_want[24], warm_arch[24]; /* asked for; compiled for */
 static int warm_busy, warm_cubin, warm_stop; /* stop: the process exits */
+static int warm_started, warm_joined;
+static pthread_mutex_t warm_join_lock = PTHREAD_MUTEX_INITIALIZER;
+static void warm_join(void);
 
 static int warm_busy_for(const char *arch) {
   pthread_mutex_lock(&warm_lock);
@@ -603,6 +615,7 @@ static void *warm_main(void *arg) {
                 &data, &len, err, sizeof err) == 0)
       free(data);
     data = NULL;
+    if (form == FORM_LEAN) (void)atexit(warm_join); /* after NVRTC's own: see above */
     if (failed) __atomic_store_n(&pch_dead, 1, __ATOMIC_RELEASE);
   }
   pthread_mutex_lock(&warm_lock);
@@ -611,12 +624,29 @@ static void *warm_main(void *arg) {
   return NULL;
 }
 
-/* at exit: no further form is started; the one at work finishes */
+/* no further form is started; the one at work finishes (once; any
+ * thread, any number of times) */
 static void warm_join(void) {
   pthread_mutex_lock(&warm_lock);
   warm_stop = 1;
   pthread_mutex_unlock(&warm_lock);
-  pthread_join(warm_thread, NULL);
+  pthread_mutex_lock(&warm_join_lock);
+  if (warm_started && !warm_joined) {
+    pthread_join(warm_thread, NULL);
+    warm_joined = 1;
+  }
+  pthread_mutex_unlock(&warm_join_lock);
+}
+
+void sk_nvrtc_quiesce(void) { warm_join(); }
+
+/* the C library's thread-exit destructors, where it has them */
+extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso)
+  __attribute__((weak));
+extern void *__dso_handle __attribute__((weak));
+static void warm_join_tls(void *obj) {
+  (void)obj;
+  warm_join();
 }
 
 static void warm_start(void) {
@@ -625,13 +655,22 @@ static void warm_start(void) {
   pick_arch(warm_want[0] ? warm_want : NULL, warm_arch, sizeof warm_arch, &warm_cubin);
   warm_busy = 1;
   pthread_mutex_unlock(&warm_lock);
-  if (pthread_create(&warm_thread, NULL, warm_main, NULL) != 0) {
+  /* the PCH folder's removal at exit is registered before warm_join, so
+   * it runs after the thread's compile at work is over (a folder removed
+   * under NVRTC's compile crashes it) */
+  if (pch_wanted()) (void)pch_dir();
+  pthread_mutex_lock(&warm_join_lock);
+  warm_started = pthread_create(&warm_thread, NULL, warm_main, NULL) == 0;
+  pthread_mutex_unlock(&warm_join_lock);
+  if (!warm_started) {
     pthread_mutex_lock(&warm_lock);
     warm_busy = 0;
     pthread_mutex_unlock(&warm_lock);
     return;
   }
-  if (atexit(warm_join) != 0) pthread_detach(warm_thread);
+  (void)atexit(warm_join);
+  if (__cxa_thread_atexit_impl && &__dso_handle)
+    (void)__cxa_thread_atexit_impl(warm_join_tls, NULL, &__dso_handle);
 }
 
 void sk_nvrtc_warm(const char *arch) {

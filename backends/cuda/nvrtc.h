@@ -19,6 +19,8 @@ int sk_nvrtc_build(const sk_kspec *spec, const char *source, sk_image **out,
  * kernel compiles at the warm speed: the CUDA target's warm-up hook,
  * called by exec/ when a back end of that target starts. */
 void sk_nvrtc_warm(const char *arch);
+/* wait for the warm-up's compile at work; no other starts after it */
+void sk_nvrtc_quiesce(void);
 /* NVRTC status for speck.info(): 1 usable, with "NVRTC 13.0 (path)" in
  * buf, else 0 and the reason */
 int sk_nvrtc_status(char *buf, size_t n);

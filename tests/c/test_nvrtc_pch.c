@@ -6,7 +6,8 @@
  * word in a for; linalg), after the warm-up made the PCH, with PCH off
  * (SPECK_NVRTC_PCH=0) and after the process's PCH folder was removed
  * under it; the state goes to a folder of the process's own, and what a
- * dead process left is swept; a body's errors read as before. The PTX is compared byte for
+ * dead process left is swept; a body's errors read as before; a process
+ * that exits while the warm-up compiles ends cleanly. The PTX is compared byte for
  * byte, less the declarations of NVRTC's own atomic helpers' dummy
  * globals (__nv_atomic_triv_cp_helper<T>::__val, one byte each, never
  * used), which a lean kernel has fewer of: the dialect's atomics, left
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/view.h"
@@ -157,6 +159,22 @@ int main(void) {
     printf("nvrtc not available here: %s\n0 passed, 0 failed\n", why);
     return 0;
   }
+  /* a process that exits while the warm-up compiles (never closing a
+   * runtime: plain exit) ends cleanly, whenever it exits: NVRTC's own exit
+   * handlers, registered during its first compile, once tore it down
+   * under the thread */
+  for (int ms = 0; ms <= 150; ms += 15) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      sk_nvrtc_warm("compute_90");
+      usleep((useconds_t)ms * 1000);
+      exit(0);
+    }
+    int st = -1;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+
   char dir[] = "/tmp/speck-nvrtc-pch-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   setenv("SPECK_CACHE_DIR", dir, 1);
