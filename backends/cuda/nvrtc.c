@@ -559,8 +559,9 @@ static int split(const char *source, size_t *title_len, const char **rest) {
  * set-up and the lean and full forms' PCH on a thread of its own, for
  * the architecture the back end's kernels will use, while the caller
  * goes on (exec/ calls it when a back end with a CUDA code target
- * starts). A kernel compiled for that architecture while the thread is
- * at work does without PCH rather than wait for it. The JIT's shutdown
+ * starts). A kernel compiled for that architecture whose form the thread
+ * has not made yet does without PCH rather than wait for it (one made is
+ * used while the thread makes the next). The JIT's shutdown
  * and the process's exit wait for the compile at work (NVRTC is never
  * torn down under it) but start no other. NVRTC registers its own exit
  * handlers during the process's first compile, after the one that waits:
@@ -581,9 +582,14 @@ static int warm_started, warm_joined;
 static pthread_mutex_t warm_join_lock = PTHREAD_MUTEX_INITIALIZER;
 static void warm_join(void);
 
-static int warm_busy_for(const char *arch) {
+static int warm_making = -1; /* the form the thread is making now */
+
+/* is the warm-up yet to make the PCH of 'form' for 'arch'? (NVRTC keeps
+ * one PCH per header sequence: a form already made is used while the
+ * thread makes the next) */
+static int warm_busy_for(const char *arch, int form) {
   pthread_mutex_lock(&warm_lock);
-  int busy = warm_busy && strcmp(warm_arch, arch) == 0;
+  int busy = warm_busy && strcmp(warm_arch, arch) == 0 && form >= warm_making;
   pthread_mutex_unlock(&warm_lock);
   return busy;
 }
@@ -606,6 +612,7 @@ static void *warm_main(void *arg) {
   for (int form = FORM_LEAN; nv && form <= (pch ? FORM_FULL : FORM_LEAN); form++) {
     pthread_mutex_lock(&warm_lock);
     int stop = warm_stop;
+    if (!stop) warm_making = form;
     pthread_mutex_unlock(&warm_lock);
     if (stop) break;
     snprintf(src, sizeof src, "%sextern \"C\" __global__ void sk__warm() {}\n",
@@ -690,7 +697,7 @@ static int build_image(const sk_nvrtc_api *nv, const sk_kspec *s, const char *so
   if (split(source, &tl, &rest)) {
     const char *hdrs[3];
     for (int i = 0; i < 3; i++) hdrs[i] = sk_codegen_cuda_dialect(i);
-    int form = form_of(s, rest), pch = pch_wanted() && !warm_busy_for(arch);
+    int form = form_of(s, rest), pch = pch_wanted() && !warm_busy_for(arch, form);
     size_t rl = strlen(rest);
     char *src = malloc(tl + rl + 128);
     while (src) {
