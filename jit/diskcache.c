@@ -15,6 +15,16 @@
  * '<16 hex digits>.<suffix>'). It runs when the cache is first used and
  * after each write. A malformed SPECK_CACHE_MAX disables the cache and
  * is reported by sk_disk_config (the JIT refuses to compile with it).
+ *
+ * Compiles in flight: processes that share the cache and need the same
+ * new device image at once (a test suite's files side by side, the ranks
+ * of an MPI job, each compiling the library's kernels at start-up) would
+ * each compile it. The first claims it ('.claim-<key><suffix>', made
+ * exclusively, holding its process id); the others wait for its entry
+ * (sk_disk_await) instead. The claimant gives the claim up after writing
+ * the entry or failing to compile (a waiter then claims it and compiles,
+ * and so meets the same error); a claim whose process is gone, or older
+ * than CLAIM_MAX seconds, is taken over, and eviction removes it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -60,6 +70,8 @@ static char config_err[512]; /* a malformed setting, or "" */
 static int64_t max_bytes = 256LL << 20;
 static pthread_mutex_t evict_lock = PTHREAD_MUTEX_INITIALIZER;
 static void evict(void);
+static int stale_claim(int dfd, const char *name, time_t age);
+#define CLAIM_MAX 120 /* seconds: a compile longer than this is not waited for */
 
 static int mkdir_p(const char *path, mode_t last_mode) {
   char tmp[4096];
@@ -315,6 +327,12 @@ static void evict(void) {
         unlinkat(dirfd(d), e->d_name, 0);
       continue;
     }
+    if (strncmp(e->d_name, ".claim-", 7) == 0) {
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          stale_claim(dirfd(d), e->d_name, now - st.st_mtime))
+        unlinkat(dirfd(d), e->d_name, 0);
+      continue;
+    }
     if (!is_entry(e->d_name) || strlen(e->d_name) >= sizeof es->name) continue;
     if (fstatat(dirfd(d), e->d_name, &st, 0) < 0) continue;
     if (n == cap) {
@@ -369,6 +387,68 @@ out:
   if (rc < 0) unlink(tmp);
   else sk_disk_evict();
   return rc;
+}
+
+/* -- compiles in flight across processes ---------------------------------- */
+
+static void claim_path(uint64_t key, const char *suffix, char *out, size_t n) {
+  snprintf(out, n, "%s/.claim-%016llx%s", dir, (unsigned long long)key, suffix);
+}
+
+/* is the claim file 'name' (in the cache directory, 'age' seconds old)
+ * stale: its process gone, or too old? */
+static int stale_claim(int dfd, const char *name, time_t age) {
+  if (age > CLAIM_MAX) return 1;
+  int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return 0;
+  char b[32] = {0};
+  ssize_t r = read(fd, b, sizeof b - 1);
+  close(fd);
+  long pid = r > 0 ? strtol(b, NULL, 10) : 0; /* empty: being written */
+  return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* 1: claimed; 0: another process holds it; -1: cannot claim (compile unclaimed) */
+static int try_claim(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) {
+    char b[32];
+    int n = snprintf(b, sizeof b, "%ld\n", (long)getpid());
+    ssize_t w = write(fd, b, (size_t)n);
+    close(fd);
+    return w == n ? 1 : -1;
+  }
+  if (errno != EEXIST) return -1;
+  struct stat st;
+  if (lstat(path, &st) == 0 && stale_claim(AT_FDCWD, path, time(NULL) - st.st_mtime))
+    unlink(path); /* taken over at the next look */
+  return 0;
+}
+
+void *sk_disk_await(uint64_t key, const char *suffix, size_t *len, int *claimed) {
+  *claimed = 0;
+  if (!sk_disk_enabled()) return NULL;
+  char path[4200];
+  claim_path(key, suffix, path, sizeof path);
+  struct timespec pause = {0, 1000000}; /* 1 ms, doubling to 16 */
+  for (time_t end = time(NULL) + CLAIM_MAX; time(NULL) <= end;) {
+    void *p = sk_disk_read(key, suffix, len);
+    if (p) return p;
+    int c = try_claim(path);
+    if (c != 0) {
+      *claimed = c == 1;
+      return NULL;
+    }
+    nanosleep(&pause, NULL);
+    if (pause.tv_nsec < 16000000) pause.tv_nsec *= 2;
+  }
+  return NULL; /* waited long enough: compile it too */
+}
+
+void sk_disk_unclaim(uint64_t key, const char *suffix) {
+  char path[4200];
+  claim_path(key, suffix, path, sizeof path);
+  unlink(path);
 }
 
 /* Store a payload held in memory (device images). */

@@ -70,5 +70,11 @@ int sk_disk_commit(const char *tmp, uint64_t key, const char *suffix, char *fina
                    size_t n);
 int sk_disk_write(uint64_t key, const char *suffix, const void *data, size_t len);
 void sk_disk_evict(void);
+/* A new entry other processes may be compiling at the same time (device
+ * images): its payload once another process has written it (malloc'd),
+ * else NULL with *claimed set when this process now holds the claim to
+ * compile it -- then sk_disk_unclaim after writing it or failing. */
+void *sk_disk_await(uint64_t key, const char *suffix, size_t *len, int *claimed);
+void sk_disk_unclaim(uint64_t key, const char *suffix);
 
 #endif

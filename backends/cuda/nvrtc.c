@@ -748,6 +748,8 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   const char *suffix = cubin ? ".cubin" : ".ptx";
   size_t len = 0;
   char *data = sk_disk_read(key, suffix, &len);
+  int claimed = 0;
+  if (!data) data = sk_disk_await(key, suffix, &len, &claimed); /* another process's? */
   int from_disk = data != NULL;
   if (data && !cubin) { /* PTX must end in NUL for the driver */
     char *g = realloc(data, len + 1);
@@ -760,9 +762,10 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
     data[len] = '\0';
   }
   if (!data) {
-    if (build_image(nv, s, source, arch, cubin, flags, &data, &len, err, errlen) < 0)
-      return -1;
-    sk_disk_write(key, suffix, data, len);
+    int rc = build_image(nv, s, source, arch, cubin, flags, &data, &len, err, errlen);
+    if (rc == 0) sk_disk_write(key, suffix, data, len);
+    if (claimed) sk_disk_unclaim(key, suffix);
+    if (rc < 0) return -1;
   }
   sk_image *img = calloc(1, sizeof *img);
   if (!img) {

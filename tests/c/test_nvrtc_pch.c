@@ -7,7 +7,8 @@
  * (SPECK_NVRTC_PCH=0) and after the process's PCH folder was removed
  * under it; the state goes to a folder of the process's own, and what a
  * dead process left is swept; a body's errors read as before; a process
- * that exits while the warm-up compiles ends cleanly. The PTX is compared byte for
+ * that exits while the warm-up compiles ends cleanly; processes that need
+ * the same new kernel at once compile it once. The PTX is compared byte for
  * byte, less the declarations of NVRTC's own atomic helpers' dummy
  * globals (__nv_atomic_triv_cp_helper<T>::__val, one byte each, never
  * used), which a lean kernel has fewer of: the dialect's atomics, left
@@ -174,6 +175,37 @@ int main(void) {
     int st = -1;
     CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
   }
+
+  /* four processes that need the same new kernel at once compile it once
+   * (the others wait for its entry: diskcache.c, compiles in flight) */
+  char race[] = "/tmp/speck-nvrtc-race-XXXXXX";
+  if (!mkdtemp(race)) return 1;
+  setenv("SPECK_CACHE_DIR", race, 1);
+  pid_t kids[4];
+  for (int k = 0; k < 4; k++) {
+    fflush(stdout);
+    if ((kids[k] = fork()) == 0) {
+      char err[2048];
+      sk_kspec s = make_spec(0, "pch_race");
+      char *src = sk_codegen_cuda(&s, err, sizeof err);
+      sk_image *img = NULL;
+      int from_disk = -1;
+      int rc = src && sk_nvrtc_build(&s, src, &img, &from_disk, err, sizeof err) == 0;
+      _exit(!rc ? 2 : from_disk ? 1 : 0);
+    }
+  }
+  int compiled = 0, loaded = 0;
+  for (int k = 0; k < 4; k++) {
+    int st = -1;
+    if (kids[k] > 0 && waitpid(kids[k], &st, 0) == kids[k] && WIFEXITED(st)) {
+      compiled += WEXITSTATUS(st) == 0;
+      loaded += WEXITSTATUS(st) == 1;
+    }
+  }
+  CHECK(compiled == 1 && loaded == 3);
+  char rm[128];
+  snprintf(rm, sizeof rm, "rm -rf %s", race);
+  if (system(rm) != 0) printf("could not remove %s\n", race);
 
   char dir[] = "/tmp/speck-nvrtc-pch-XXXXXX";
   if (!mkdtemp(dir)) return 1;
