@@ -247,9 +247,8 @@ describe("CG through the compact index on " .. SPACE, function()
   it("sparse.cg: the plain iteration's result bit for bit, the compact SpMV launched", function()
     local A = band(2500, 2500, {-50, -1, 0, 1, 50}, "float64", 0)
     local b = vec(2500)
-    -- the host's fused SpMV and dots; a GPU's SpMV with the dots' team
-    -- partials (kernels/solve/cgdev.c)
-    local label = HOST and "solve.cg_spmv16_dots" or "solve.cgd_spmv"
+    -- the host's fused SpMV and dots; a GPU's SpMV then the dots
+    local label = HOST and "solve.cg_spmv16_dots" or SPMV16
     local before = launches(label)
     local x, it1 = sparse.cg(A, b, {tol = 1e-12, maxiter = 200})
     local xr, it2 = sparse.cg(plain_copy(A), b, {tol = 1e-12, maxiter = 200})

@@ -12,4 +12,4 @@ const sk_kentry *const *const sk_solve_entries[] = {
   sk_pc_ilu_entries, sk_pc_amg_entries,  sk_lu_entries, sk_lu_ls_entries, NULL};
 const sk_kbody *const *const sk_solve_bodies[] = {
   sk_krylov_bodies, sk_precond_bodies, sk_pc_cheby_bodies,
-  sk_pc_ilu_bodies, sk_pc_amg_bodies,  sk_lu_bodies, sk_lu_ls_bodies, sk_cgd_bodies, NULL};
+  sk_pc_ilu_bodies, sk_pc_amg_bodies,  sk_lu_bodies, sk_lu_ls_bodies, NULL};

@@ -415,93 +415,6 @@ static int dev_dot(const kry *k, const sk_view *u, const sk_view *v, const sk_vi
   return sk_solve_range(&k_fold, 0, 1, f, NELEM(f), NULL, err, errlen);
 }
 
-/* -- CG on a device: the scalars stay there (cgdev.c) --------------------------
- * run_cg's loop for a float64 matrix with a compact index and no
- * preconditioner on a device (on the host only where the environment
- * sets SPECK_CG_DEVICE_FORM, to test it there): a fresh start as there
- * (one read), then batches of iterations with one read each; the stop
- * codes end the loop as run_cg's checks do, at the same iteration. */
-static int cg_on_device(const kry *k) {
-  return k->P.kind == SK_PC_NONE && !k->op.is_body && k->c16.ok && k->dt == SK_F64 &&
-         (!sk_sp_host(k->be) || getenv("SPECK_CG_DEVICE_FORM"));
-}
-
-static int run_cg_dev(kry *k, const sk_view *rv, const sk_view *w, const sk_view *p,
-                      const sk_view *s, double *rr_io, char *err, size_t errlen) {
-  const sk_csr *A = &k->op.A;
-  sk_cgd g;
-  if (sk_cgd_open(&g, k->be, k->n, k->n ? (double)A->nnz / (double)k->n : 1, k->space, err,
-                  errlen) < 0)
-    return -1;
-  int rc = -1, fresh = 1;
-  double rr = *rr_io;
-  while (sqrt(rr) > k->stop) {
-    if (fresh) {
-      double d[3];
-      if (spmv_dots(k, rv, w, rv, d, err, errlen) < 0) goto out;
-      const double gamma = d[0], delta = d[1];
-      if (k->it >= k->maxiter) {
-        k->reason = R_MAXITER;
-        break;
-      }
-      if (!isfinite(gamma)) {
-        nonfinite(k, "r'z", gamma, err, errlen);
-        goto out;
-      }
-      if (!isfinite(delta)) {
-        nonfinite(k, "z'Az", delta, err, errlen);
-        goto out;
-      }
-      if (gamma == 0 || delta == 0) {
-        k->reason = R_BREAKDOWN;
-        break;
-      }
-      if (delta < 0) {
-        sk_err(err, errlen, SK_E_P_AP_ITERATION, delta, (long long)k->it + 1);
-        goto out;
-      }
-      if (sk_cgd_start(&g, gamma / delta, gamma, k->it, err, errlen) < 0) goto out;
-      fresh = 0;
-    }
-    int64_t nb = k->maxiter - k->it, it0 = k->it;
-    if (nb > SK_CGD_BATCH) nb = SK_CGD_BATCH;
-    sk_cgd_out o;
-    if (sk_cgd_batch(&g, nb, &k->c16, A->values, rv, w, p, s, &k->x, k->stop, k->maxiter, &o,
-                     err, errlen) < 0)
-      goto out;
-    k->it = o.it;
-    if (o.code == SK_CGD_RR_NONFINITE) {
-      nonfinite(k, "r'r", o.bad, err, errlen);
-      goto out;
-    }
-    for (int64_t q = it0 + 1; q <= o.it; q++)
-      if (push(k, sqrt(o.rr[(q - 1) % SK_CGD_BATCH]) / k->bn, err, errlen) < 0) goto out;
-    if (o.it > it0) rr = o.rr[(o.it - 1) % SK_CGD_BATCH];
-    if (o.code == SK_CGD_CONVERGED) {
-      /* the true residual decides; short of it, CG starts again from it */
-      if (true_resid(k, w, rv, &rr, err, errlen) < 0) goto out;
-      fresh = 1;
-    } else if (o.code == SK_CGD_MAXITER) {
-      k->reason = R_MAXITER;
-      break;
-    } else if (o.code == SK_CGD_BREAKDOWN) {
-      k->reason = R_BREAKDOWN;
-      break;
-    } else if (o.code == SK_CGD_WR_NONFINITE) {
-      nonfinite(k, "z'Az", o.bad, err, errlen);
-      goto out;
-    } else if (o.code == SK_CGD_NEGATIVE) {
-      sk_err(err, errlen, SK_E_P_AP_ITERATION, o.bad, (long long)k->it + 1);
-      goto out;
-    }
-  }
-  *rr_io = rr;
-  rc = 0;
-out:
-  sk_cgd_close(&g);
-  return rc;
-}
-
 /* -- CG ---------------------------------------------------------------------------- */
 static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
   sk_view rv, u, w, p, s;
@@ -520,12 +433,6 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
     goto done;
   if (true_resid(k, &w, &rv, &rr, err, errlen) < 0 || push(k, sqrt(rr) / k->bn, err, errlen) < 0)
     goto done;
-  if (cg_on_device(k)) {
-    if (run_cg_dev(k, &rv, &w, &p, &s, &rr, err, errlen) < 0) goto done;
-    *rr_out = rr;
-    rc = 0;
-    goto done;
-  }
   int fresh = 1;
   double gamma = 0, delta = 0, gamma_old = 0, alpha = 0;
   while (sqrt(rr) > k->stop) {

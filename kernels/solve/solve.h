@@ -106,43 +106,4 @@ extern const sk_kbody *const sk_lu_bodies[];
 extern const sk_kentry *const *const sk_solve_entries[];
 extern const sk_kbody *const *const sk_solve_bodies[];
 
-/* -- CG with its scalars on the device (cgdev.c) ---------------------------
- * Batches of up to SK_CGD_BATCH iterations of Chronopoulos and Gear's CG
- * without a preconditioner (float64, the compact index), one host read a
- * batch. A batch ends early on a stop code: */
-#define SK_CGD_BATCH 16
-enum {
-  SK_CGD_RUN,           /* still iterating */
-  SK_CGD_CONVERGED,     /* the recurrence residual is at 'stop' */
-  SK_CGD_BREAKDOWN,     /* r'r = 0 or p'Ap = 0 */
-  SK_CGD_NEGATIVE,      /* p'Ap < 0 (bad) */
-  SK_CGD_WR_NONFINITE,  /* w'r (bad) */
-  SK_CGD_RR_NONFINITE,  /* r'r (bad) */
-  SK_CGD_MAXITER        /* maxiter iterations done */
-};
-typedef struct sk_cgd {
-  const sk_backend *be;
-  sk_view sc, part; /* the state (cgdev.sk), the SpMV teams' partial sums */
-  int64_t np, rpt;  /* teams (partials) and rows a team */
-  int T, V;         /* the SpMV's team size and vector length */
-} sk_cgd;
-typedef struct sk_cgd_out {
-  int code;                  /* SK_CGD_* */
-  double bad;                /* the value a stop code names */
-  int64_t it;                /* iterations done in all */
-  double rr[SK_CGD_BATCH];   /* r'r after iteration q at rr[(q - 1) % SK_CGD_BATCH] */
-} sk_cgd_out;
-int sk_cgd_open(sk_cgd *g, const sk_backend *be, int64_t n, double avg, int space, char *err,
-                size_t errlen);
-void sk_cgd_close(sk_cgd *g);
-/* the state at iteration 'it' with the first alpha (beta 0) and gamma = r'r */
-int sk_cgd_start(sk_cgd *g, double alpha, double gamma, int64_t it, char *err,
-                 size_t errlen);
-/* up to nb iterations (at most SK_CGD_BATCH), then the one read into *o */
-int sk_cgd_batch(sk_cgd *g, int64_t nb, const sk_csr16 *c, const sk_view *values,
-                 const sk_view *rv, const sk_view *w, const sk_view *p, const sk_view *s,
-                 const sk_view *x, double stop, int64_t maxiter, sk_cgd_out *o, char *err,
-                 size_t errlen);
-extern const sk_kbody *const sk_cgd_bodies[];
-
 #endif
