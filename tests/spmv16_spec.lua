@@ -17,11 +17,13 @@ local sparse = require "speck.sparse"
 local SPACE = speck.info().default_space
 local HOST = SPACE == "serial" or SPACE == "openmp" or SPACE == "host"
 
--- launches of kernels labelled 'label'
+-- launches of kernels labelled 'label', or its form with value codes
+-- (kernels/sparse/vdict.c: "spmv16" -> "spmv16v"; the compact index either way)
 local function launches(label)
+  local coded = label:gsub("16", "16v", 1)
   local s = 0
   for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label then s = s + (k.launches or 0) end
+    if k.label == label or k.label == coded then s = s + (k.launches or 0) end
   end
   return s
 end

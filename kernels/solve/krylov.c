@@ -57,6 +57,16 @@ static const sk_kbody k_cg16_spmv_dots = {.label = "solve.cg_spmv16_dots",
                                           .pattern = SK_REDUCE,
                                           .sigs = sig_cg16_sd,
                                           .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_cg16v_sd[] = {
+  "range rowptr=int32[1] off=int16[1] vcode=uint8[1] vtab=float64[1]" VEC3("u", "w", "rv")
+  " nchunk=int64",
+  NULL};
+static const sk_kbody k_cg16v_spmv_dots = {.label = "solve.cg_spmv16v_dots",
+                                           .body = sk_body_solve_cg_spmv16v_dots,
+                                           .prelude = sk_body_sparse_row_split,
+                                           .pattern = SK_REDUCE,
+                                           .sigs = sig_cg16v_sd,
+                                           .reds = "sum:float64 sum:float64 sum:float64"};
 static const char *const sig_cg_dots[] = {"range" VEC3("rv", "u", "w"), NULL};
 static const sk_kbody k_cg_dots = {.label = "solve.cg_dots",
                                    .body = sk_body_solve_cg_dots,
@@ -191,6 +201,7 @@ typedef struct kry {
   double *hist;
   int64_t nhist, caphist;
   sk_csr16 c16; /* CG's: the matrix's compact index (kernels/sparse/csr16.c) */
+  sk_vdict vd;  /* and its value codes (kernels/sparse/vdict.c) */
 } kry;
 
 static int push(kry *k, double rel, char *err, size_t errlen) {
@@ -371,16 +382,23 @@ static int spmv_dots(kry *k, const sk_view *u, const sk_view *w, const sk_view *
     int64_t nchunk = k->be->concurrency ? k->be->concurrency() : 1;
     if (nchunk < 1) nchunk = 1;
     if (nchunk > k->n) nchunk = k->n;
-    sk_arg a[] = {sk_arg_view_ro("rowptr", lean ? &k->c16.rowptr : A->rowptr),
-                  lean ? sk_arg_view_ro("off", &k->c16.off) : sk_arg_view_ro("colidx", A->colidx),
-                  sk_arg_view("values", A->values),
-                  sk_arg_view("u", u),
-                  sk_arg_view("w", w),
-                  sk_arg_view("rv", rv),
-                  sk_arg_i64("nchunk", nchunk)};
-    if (sk_solve_range(lean ? &k_cg16_spmv_dots : &k_cg_spmv_dots, 0, nchunk, a, NELEM(a),
-                       &res, err, errlen) < 0)
-      return -1;
+    const int coded = lean && k->vd.ok;
+    sk_arg a[8];
+    int na = 0;
+    a[na++] = sk_arg_view_ro("rowptr", lean ? &k->c16.rowptr : A->rowptr);
+    a[na++] = lean ? sk_arg_view_ro("off", &k->c16.off) : sk_arg_view_ro("colidx", A->colidx);
+    if (coded) {
+      a[na++] = sk_arg_view_ro("vcode", &k->vd.code);
+      a[na++] = sk_arg_view_ro("vtab", &k->vd.tab);
+    } else {
+      a[na++] = sk_arg_view_ro("values", A->values);
+    }
+    a[na++] = sk_arg_view("u", u);
+    a[na++] = sk_arg_view("w", w);
+    a[na++] = sk_arg_view("rv", rv);
+    a[na++] = sk_arg_i64("nchunk", nchunk);
+    const sk_kbody *kb = coded ? &k_cg16v_spmv_dots : lean ? &k_cg16_spmv_dots : &k_cg_spmv_dots;
+    if (sk_solve_range(kb, 0, nchunk, a, na, &res, err, errlen) < 0) return -1;
   } else {
     if (sk_solve_op_apply(&k->op, u, w, err, errlen) < 0) return -1;
     sk_arg a[] = {sk_arg_view("rv", rv), sk_arg_view("u", u), sk_arg_view("w", w)};
@@ -429,7 +447,8 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
   const sk_view *uu = none ? &rv : &u;
   /* the compact index for all the iterations' SpMVs, kept with the matrix */
   if (!k->op.is_body &&
-      sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0)
+      (sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0 ||
+       (k->c16.ok && sk_vdict_get(k->op.A.values, k->maxiter, &k->vd, err, errlen) < 0)))
     goto done;
   if (true_resid(k, &w, &rv, &rr, err, errlen) < 0 || push(k, sqrt(rr) / k->bn, err, errlen) < 0)
     goto done;
@@ -501,6 +520,7 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
 done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   sk_csr16_release(&k->c16);
+  sk_vdict_release(&k->vd);
   return rc;
 }
 
@@ -893,7 +913,8 @@ static const sk_kentry e_bicgstab = {"solve.bicgstab", USAGE, SK_KRES_NONE, bicg
 static const sk_kentry e_gmres = {"solve.gmres", USAGE " [, restart]", SK_KRES_NONE, gmres};
 const sk_kentry *const sk_krylov_entries[] = {&e_cg, &e_bicgstab, &e_gmres, NULL};
 const sk_kbody *const sk_krylov_bodies[] = {
-  &k_cg_spmv_dots, &k_cg16_spmv_dots, &k_cg_dots, &k_cg_step, &k_dot,       &k_resid,    &sk_solve_k_copy,
+  &k_cg_spmv_dots, &k_cg16_spmv_dots, &k_cg16v_spmv_dots, &k_cg_dots, &k_cg_step,
+  &k_dot,          &k_resid,          &sk_solve_k_copy,
   &sk_solve_k_zero, &k_axpy,   &k_bi_p,    &k_bi_s,      &k_bi_dots,  &k_bi_update,
   &k_gm_mdot,      &k_gm_orth, &k_gm_scale, &k_gm_comb,  &k_pdot,     &k_fold,
   NULL};

@@ -31,10 +31,6 @@
 #define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
 #define R1(name, dt) " " name "=" dt "[1]"
 
-/* SpMVs of one pattern before its index is built (the build costs about
- * half an SpMV and saves about an eighth of one a call on the 5-point
- * matrix: a pattern used three times is likely used many more) */
-#define SK_CSR16_USES 3
 
 static const char *const sig_make[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("rp32", "int32") R1("off", "int16")

@@ -122,6 +122,30 @@ int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_
                  char *err, size_t errlen);
 void sk_csr16_release(sk_csr16 *c);
 extern const sk_kbody *const sk_csr16_bodies[];
+/* SpMVs of one pattern (or one values array) before its compact index
+ * (or value codes) is built: the build costs about half an SpMV and saves
+ * about an eighth of one a call on the 5-point matrix; a pattern used
+ * three times is likely used many more */
+#define SK_CSR16_USES 3
+
+/* -- value codes (vdict.c) -----------------------------------------------------
+ * A matrix's values as uint8 codes into a table, where it has at most
+ * SK_VDICT_MAX distinct values: the one builder, kept with the values (a
+ * memo of their allocation, made anew when they were written). */
+#define SK_VDICT_MAX 32
+typedef struct sk_vdict {
+  sk_view code; /* uint8, nnz: the place of each entry's value in tab */
+  sk_view tab;  /* the values' dtype: the distinct values */
+  int ok;       /* 1: code and tab hold them */
+} sk_vdict;
+/* the codes of 'values' built now and not kept; ok 0 where they have too
+ * many distinct values */
+int sk_vdict_build(const sk_view *values, sk_vdict *d, char *err, size_t errlen);
+/* the kept codes for a caller about to run 'uses' SpMVs (as sk_csr16_get) */
+int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
+                 size_t errlen);
+void sk_vdict_release(sk_vdict *d);
+extern const sk_kbody *const sk_vdict_bodies[];
 
 /* -- families ----------------------------------------------------------------- */
 extern const sk_kentry *const sk_csr_entries[],

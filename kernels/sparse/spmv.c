@@ -26,6 +26,8 @@
 #define MAT(VT)      R1("rowptr", "int64") R1("colidx", "int32") R1("values", VT)
 /* the compact index's (csr16.c) */
 #define MAT16(VT)    R1("rowptr", "int32") R1("off", "int16") R1("values", VT)
+/* and the value codes' (vdict.c) */
+#define MAT16V(VT)   R1("rowptr", "int32") R1("off", "int16") R1("vcode", "uint8") R1("vtab", VT)
 
 /* -- bodies ------------------------------------------------------------------ */
 /* host, plain, one vector: chunk i of 'nchunk' runs of rows */
@@ -47,6 +49,14 @@ static const sk_kbody k_spmv16_host = {.label = "sparse.spmv16",
                                        .pattern = SK_FOR,
                                        .sigs = sig_hn16};
 
+static const char *const sig_hn16v[] = {HN_SIG(MAT16V, "float64"), HN_SIG(MAT16V, "float32"),
+                                        NULL};
+static const sk_kbody k_spmv16v_host = {.label = "sparse.spmv16v",
+                                        .body = sk_body_sparse_spmv16v,
+                                        .prelude = sk_body_sparse_row_split,
+                                        .pattern = SK_FOR,
+                                        .sigs = sig_hn16v};
+
 /* GPU form (also runs on the host): a team per 'rpt' rows */
 #define TN_SIG(M, VT) \
   "team" M(VT) R1("x", VT) R1("y", VT) " alpha=float64 beta=float64 rpt=int64"
@@ -60,6 +70,12 @@ static const sk_kbody k_spmv16_team = {.label = "sparse.spmv16_team",
                                        .body = sk_body_sparse_spmv16_team,
                                        .pattern = SK_FOR,
                                        .sigs = sig_tn16};
+
+static const char *const sig_tn16v[] = {TN_SIG(MAT16V, "float64"), NULL};
+static const sk_kbody k_spmv16v_team = {.label = "sparse.spmv16v_team",
+                                        .body = sk_body_sparse_spmv16v_team,
+                                        .pattern = SK_FOR,
+                                        .sigs = sig_tn16v};
 
 /* plain, multivector: a row per index */
 #define MN_SIG(VT) "range" MAT(VT) R2("x", VT) R2("y", VT) " alpha=float64 beta=float64"
@@ -148,6 +164,13 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
   sk_csr16 c16;
   memset(&c16, 0, sizeof c16);
   if (y->rank == 1 && sk_csr16_get(A->rowptr, A->colidx, 1, &c16, err, errlen) < 0) return -1;
+  /* and the value codes where the matrix has them (vdict.c): N only */
+  sk_vdict vd;
+  memset(&vd, 0, sizeof vd);
+  if (c16.ok && !trans && sk_vdict_get(A->values, 1, &vd, err, errlen) < 0) {
+    sk_csr16_release(&c16);
+    return -1;
+  }
   sk_arg a[12];
   int n = 0;
   if (c16.ok) {
@@ -157,7 +180,12 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
     a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
     a[n++] = sk_arg_view_ro("colidx", A->colidx);
   }
-  a[n++] = sk_arg_view("values", A->values);
+  if (vd.ok) {
+    a[n++] = sk_arg_view_ro("vcode", &vd.code);
+    a[n++] = sk_arg_view_ro("vtab", &vd.tab);
+  } else {
+    a[n++] = sk_arg_view_ro("values", A->values);
+  }
   a[n++] = sk_arg_view("x", x);
   a[n++] = sk_arg_view("y", y);
   a[n++] = sk_arg_f64("alpha", alpha);
@@ -172,15 +200,17 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
   }
   a[n++] = sk_arg_f64("beta", beta);
   if (y->rank == 2) return sk_sp_range(&k_spmv_mv, A->nrows, a, n, NULL, err, errlen);
+  const sk_kbody *hk = vd.ok ? &k_spmv16v_host : c16.ok ? &k_spmv16_host : &k_spmv_host,
+                 *tk = vd.ok ? &k_spmv16v_team : c16.ok ? &k_spmv16_team : &k_spmv_team;
   int team = !sk_sp_host(b) || (algo && strcmp(algo, "team") == 0);
   if (!team) {
     int64_t nchunk = b->concurrency ? b->concurrency() : 1;
     if (nchunk < 1) nchunk = 1;
     if (nchunk > A->nrows) nchunk = A->nrows;
     a[n++] = sk_arg_i64("nchunk", nchunk);
-    rc = sk_sp_range(c16.ok ? &k_spmv16_host : &k_spmv_host, nchunk, a, n, NULL, err,
-                     errlen);
+    rc = sk_sp_range(hk, nchunk, a, n, NULL, err, errlen);
     sk_csr16_release(&c16);
+    sk_vdict_release(&vd);
     return rc;
   }
   int T, V;
@@ -192,8 +222,9 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
   p.league_size = (A->nrows + rpt - 1) / rpt;
   p.team_size = T;
   p.vector_length = V;
-  rc = sk_kbody_launch(c16.ok ? &k_spmv16_team : &k_spmv_team, &p, a, n, NULL, err, errlen);
+  rc = sk_kbody_launch(tk, &p, a, n, NULL, err, errlen);
   sk_csr16_release(&c16);
+  sk_vdict_release(&vd);
   return rc;
 }
 
@@ -433,4 +464,4 @@ const sk_kbody *const sk_spmv_bodies[] = {
   &k_spmv_host,       &k_spmv_team,    &k_spmv_mv,     &k_spmv_t,
   &k_spmv_mv_t,       &k_scale,        &k_scale2,      &k_spmv_struct,
   &k_spmv_struct_row, &k_struct_check, &k_spmv16_host, &k_spmv16_team,
-  &k_spmv16_t,        NULL};
+  &k_spmv16_t,        &k_spmv16v_host, &k_spmv16v_team, NULL};
