@@ -225,13 +225,14 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
 /* the seed: the same arguments as the spliced format, the first three unused */
 
 /* -- BFS on a GPU: the levels driven from the device ------------------------
- * The host queues a round of levels without waiting; every level is two
- * launches, 'level' and 'top_down_big' (bfs.sk says what they do), with
- * the level's number as their one changing argument, and what a level
- * tells the next -- its count and arcs, the direction, done -- stays in
- * device memory ('st', by the parity of the level): each warp of the
- * level launch closes the level before from its counters itself, so no
- * launch of one thread decides between the steps. Both directions keep
+ * The host queues a round of levels without waiting; every level is three
+ * launches, 'level' (bottom-up), 'top_down' and 'top_down_big' (bfs.sk
+ * says what they do), with the level's number as their one changing
+ * argument, and what a level tells the next -- its count and arcs, the
+ * direction, done -- stays in device memory ('st', by the parity of the
+ * level): each warp of the level launch closes the level before from its
+ * counters itself, so no launch of one thread decides between the
+ * steps. Both directions keep
  * the frontier's bitmap and the visited one (a top-down step marks what
  * it claims; a bottom-up step writes the next bitmap), and a top-down
  * step after bottom-up ones reads its frontier from the bitmap: a change
@@ -252,13 +253,16 @@ static const sk_kbody k_dbfs_seed = {.label = "graph.bfs_device_seed",
 static const sk_kbody k_dbfs_level = {.label = "graph.bfs_device_level",
                                       .body = sk_body_graph_bfs_device_level,
                                       .pattern = SK_FOR};
+static const sk_kbody k_dbfs_td = {.label = "graph.bfs_device_top_down",
+                                   .body = sk_body_graph_bfs_device_top_down,
+                                   .pattern = SK_FOR};
 static const sk_kbody k_dbfs_td_big = {.label = "graph.bfs_device_top_down_big",
                                        .body = sk_body_graph_bfs_device_top_down_big,
                                        .pattern = SK_FOR};
 
-/* the level's two launches kept by this thread (sk_run_again: no spec or
+/* the level's three launches kept by this thread (sk_run_again: no spec or
  * look-up a launch; the general path when the kept one does not hold) */
-static _Thread_local sk_lprep dbfs_kept[2];
+static _Thread_local sk_lprep dbfs_kept[3];
 
 static int dbfs_launch(int i, const sk_kbody *kb, const sk_policy *p, const sk_arg *a,
                        int na, char *err, size_t errlen) {
@@ -282,12 +286,13 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
    * bottom-up once the frontier's arcs pass 1/30 of those not reached,
    * back to top-down below nv / 200 vertices */
   const int64_t alpha = dopt && !directed ? 30 : 0, beta = 200;
-  /* teams of 16 warps (the level) and 8 (the chunks) over a fixed
-   * league: a level whose kernel has no work costs its launch and a block
-   * per slot, not a block per 32 vertices (a sweep on an H200: 1 and 4
-   * warps a team over 8192 teams were 4-6 % slower) */
+  /* teams of 16 warps (the level: bottom-up) and 8 (top-down, the
+   * chunks) over a fixed league: a level whose kernel has no work costs
+   * its launch and a block per slot, not a block per 32 vertices (a
+   * sweep on an H200: 1 and 4 warps a team over 8192 teams were 4-6 %
+   * slower) */
   const int64_t league = 1056;
-  const int tl = warp > 1 ? 16 : 1, tb = warp > 1 ? 8 : 1;
+  const int tl = warp > 1 ? 16 : 1, tt = warp > 1 ? 8 : 1;
   /* a chunk per DBFS_CHUNK arcs of each vertex of DBFS_BIG or more */
   const int64_t nbq = g->narcs / DBFS_CHUNK + g->narcs / DBFS_BIG + 1;
   int space = g->rowptr->space, rc = -1;
@@ -316,13 +321,13 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
                   sk_arg_view("fb", &fb), sk_arg_view("st", &st)};
     if (sk_sp_range(&k_dbfs_seed, ns, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  sk_policy plv, pbg;
+  sk_policy plv, ptd;
   sk_policy_init(&plv, SK_POL_TEAM);
   plv.league_size = league;
   plv.team_size = tl;
   plv.vector_length = warp;
-  pbg = plv;
-  pbg.team_size = tb;
+  ptd = plv;
+  ptd.team_size = tt;
   sk_arg a[] = {sk_arg_view("st", &st),         sk_arg_view("rowptr", g->rowptr),
                 sk_arg_view("colidx", g->colidx), sk_arg_view("level", level),
                 sk_arg_view("parent", parent),  sk_arg_view("q", &q),
@@ -335,7 +340,8 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
     for (int r = 0; r < round; r++, k++) {
       a[NELEM(a) - 1].value.i64 = k;
       if (dbfs_launch(0, &k_dbfs_level, &plv, a, NELEM(a), err, errlen) < 0 ||
-          dbfs_launch(1, &k_dbfs_td_big, &pbg, a, NELEM(a), err, errlen) < 0)
+          dbfs_launch(1, &k_dbfs_td, &ptd, a, NELEM(a), err, errlen) < 0 ||
+          dbfs_launch(2, &k_dbfs_td_big, &ptd, a, NELEM(a), err, errlen) < 0)
         goto done;
     }
     if (sk_sp_get_i64(&st, 8 * ((k - 1) & 1) + 4, &done, err, errlen) < 0) goto done;
