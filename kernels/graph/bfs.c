@@ -240,7 +240,9 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
  * a decision, a conversion and three steps, most of them without work).
  * The host reads 'done' once a round. */
 #define DBFS_ST    1120 /* the state and counters; the chunks from there */
-#define DBFS_BIG   512  /* 256 / 512 / 1024: level within noise on an H200 */
+/* a vertex of DBFS_BIG arcs or more goes top-down as chunks of
+ * DBFS_CHUNK arcs (bfs.sk's bfs_device_init writes the two to 'st') */
+#define DBFS_BIG   512
 #define DBFS_CHUNK 256
 /* the vertices of a bitmap word (a uint32_t) */
 #define DBFS_WORD 32
@@ -260,9 +262,9 @@ static const sk_kbody k_dbfs_td_big = {.label = "graph.bfs_device_top_down_big",
                                        .body = sk_body_graph_bfs_device_top_down_big,
                                        .pattern = SK_FOR};
 
-/* the level's three launches kept by this thread (sk_run_again: no spec or
+/* the search's launches kept by this thread (sk_run_again: no spec or
  * look-up a launch; the general path when the kept one does not hold) */
-static _Thread_local sk_lprep dbfs_kept[3];
+static _Thread_local sk_lprep dbfs_kept[5];
 
 static int dbfs_launch(int i, const sk_kbody *kb, const sk_policy *p, const sk_arg *a,
                        int na, char *err, size_t errlen) {
@@ -282,10 +284,10 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
   const int64_t nv = g->nv, nw = (nv + DBFS_WORD - 1) / DBFS_WORD, ns = src->extent[0];
   const int warp = sk_galgo_warp(err, errlen);
   if (warp < 0) return -1;
-  /* Beamer's switch for this kernel pair (an H200, Kronecker scale 22):
+  /* Beamer's switch for these kernels (an H200, Kronecker scale 22):
    * bottom-up once the frontier's arcs pass 1/30 of those not reached,
-   * back to top-down below nv / 200 vertices */
-  const int64_t alpha = dopt && !directed ? 30 : 0, beta = 200;
+   * back to top-down below nv / 200 vertices (beta: bfs_device_init) */
+  const int64_t alpha = dopt && !directed ? 30 : 0;
   /* teams of 16 warps (the level: bottom-up) and 8 (top-down, the
    * chunks) over a fixed league: a level whose kernel has no work costs
    * its launch and a block per slot, not a block per 32 vertices (a
@@ -307,19 +309,21 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
     sk_arg a[] = {sk_arg_view("level", level), sk_arg_view("parent", parent),
                   sk_arg_view("fb", &fb),      sk_arg_view("st", &st),
                   sk_arg_i64("nv", nv),        sk_arg_i64("nw", nw),
-                  sk_arg_i64("mu", g->narcs),  sk_arg_i64("alpha", alpha),
-                  sk_arg_i64("beta", beta),    sk_arg_i64("big", DBFS_BIG),
-                  sk_arg_i64("chunk", DBFS_CHUNK)};
-    int64_t n = nv > 4 * nw ? nv : 4 * nw;
-    if (sk_sp_range(&k_dbfs_init, n > DBFS_ST ? n : DBFS_ST, a, NELEM(a), NULL, err,
-                    errlen) < 0)
-      goto done;
+                  sk_arg_i64("mu", g->narcs),  sk_arg_i64("alpha", alpha)};
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_RANGE);
+    p.end = nv > 4 * nw ? nv : 4 * nw;
+    if (p.end < DBFS_ST) p.end = DBFS_ST;
+    if (dbfs_launch(3, &k_dbfs_init, &p, a, NELEM(a), err, errlen) < 0) goto done;
   }
   {
     sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("level", level),
                   sk_arg_view("parent", parent), sk_arg_view("q", &q),
                   sk_arg_view("fb", &fb), sk_arg_view("st", &st)};
-    if (sk_sp_range(&k_dbfs_seed, ns, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_RANGE);
+    p.end = ns;
+    if (dbfs_launch(4, &k_dbfs_seed, &p, a, NELEM(a), err, errlen) < 0) goto done;
   }
   sk_policy plv, ptd;
   sk_policy_init(&plv, SK_POL_TEAM);
@@ -344,13 +348,14 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
           dbfs_launch(2, &k_dbfs_td_big, &ptd, a, NELEM(a), err, errlen) < 0)
         goto done;
     }
+    /* done: 0, else the levels + 1 */
     if (sk_sp_get_i64(&st, 8 * ((k - 1) & 1) + 4, &done, err, errlen) < 0) goto done;
     if (!done && k > nv + 1) { /* cannot happen: a level reaches a vertex */
       sk_err(err, errlen, SK_E_GRAPH_BFS_NO, (long long)k);
       goto done;
     }
   }
-  if (sk_sp_get_i64(&st, 8 * ((k - 1) & 1) + 5, nlevels, err, errlen) < 0) goto done;
+  *nlevels = done - 1;
   rc = 0;
 done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
@@ -414,10 +419,17 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
   }
   int64_t ns = src->extent[0], nv = g.nv;
   if (ns > 0) {
-    sk_arg a[] = {sk_arg_view("v", src), sk_arg_i64("n", nv)};
-    sk_result r;
-    if (sk_sp_range(&k_firstbad, ns, a, NELEM(a), &r, err, errlen) < 0) return -1;
-    int64_t bad = sk_result_i64(&r, 0), s = 0;
+    /* one source: read it (a launch and its result cost twice a read) */
+    int64_t bad = INT64_MAX, s = 0;
+    if (ns == 1) {
+      if (sk_sp_get_i64(src, 0, &s, err, errlen) < 0) return -1;
+      if (s < 0 || s >= nv) bad = 0;
+    } else {
+      sk_arg a[] = {sk_arg_view("v", src), sk_arg_i64("n", nv)};
+      sk_result r;
+      if (sk_sp_range(&k_firstbad, ns, a, NELEM(a), &r, err, errlen) < 0) return -1;
+      bad = sk_result_i64(&r, 0);
+    }
     if (bad != INT64_MAX) {
       if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0) return -1;
       sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv,
