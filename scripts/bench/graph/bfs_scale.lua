@@ -5,8 +5,8 @@
 -- Usage: speck bfs_scale.lua [SCALE ...]   (default 20 22 24), on
 -- SPECK_SPACE (a GPU: SPECK_SPACE=cuda). For each scale, after a warm-up
 -- search: the median of 3 rounds over 8 sources of the largest component
--- (each search timed to a fence, the last search's views collected first,
--- as scripts/bench/graph/bench.lua does) and a search from a vertex
+-- (the walk of scripts/bench/graph/bench.lua; each search timed to a
+-- fence, the last search's views collected first) and a search from a vertex
 -- without arcs (one level: what a search costs whatever its size -- the
 -- allocations, the initialisation, the launches of the first round and
 -- its wait). Records "R<TAB>op<TAB>scale<TAB>seconds<TAB>extra": bfs (with
@@ -20,15 +20,16 @@ for k = 1, #arg do scales[#scales + 1] = tonumber(arg[k]) end
 if #scales == 0 then scales = {20, 22, 24} end
 local timer = speck.Timer()
 
-local function host_table(v)
-  local m = speck.create_mirror_view(v)
-  speck.deep_copy(m, v)
-  return m:totable()
-end
-
 local function median(t)
   table.sort(t)
   return t[(#t + 1) // 2]
+end
+
+-- the graph's facts by reductions where it lives (no host copies of its
+-- arrays: at scale 25 they took longer than the searches)
+local I64 = {op = "sum", dtype = "int64"}
+local function at(v, k)
+  return speck.parallel_reduce("at", 1, {v = v, at = k}, "acc += v(at);", I64)
 end
 
 local function search(g, s)
@@ -43,24 +44,22 @@ end
 for _, sc in ipairs(scales) do
   local g = graph.kronecker(sc, 16, {seed = 1})
   local nv, arcs = g:num_vertices(), g.colidx:extent(0)
-  local labels = host_table(graph.connected_components(g))
-  local rp = host_table(g.rowptr)
-  local size = {}
-  for _, l in ipairs(labels) do size[l] = (size[l] or 0) + 1 end
-  local giant, best = 0, 0
-  for l, s in pairs(size) do if s > best then giant, best = l, s end end
-  local sources, lonely, v = {}, nil, 12345
+  local labels = graph.connected_components(g)
+  local rp = g.rowptr
+  -- the largest component: the one of the vertex of most arcs
+  local _, hub = speck.parallel_reduce("hub", nv, {rp = rp},
+    "if (rp(i + 1) - rp(i) > acc.val) { acc.val = rp(i + 1) - rp(i); acc.loc = i; }", "maxloc")
+  local giant = at(labels, hub)
+  local sources, v = {}, 12345
   while #sources < 8 do
     v = (v * 1103515245 + 12345) % nv
-    if labels[v + 1] == giant and rp[v + 2] > rp[v + 1] then sources[#sources + 1] = v end
+    if at(labels, v) == giant and at(rp, v + 1) > at(rp, v) then sources[#sources + 1] = v end
   end
-  for u = 0, nv - 1 do
-    if rp[u + 2] == rp[u + 1] then lonely = u break end
-  end
-  local carcs = 0
-  for u = 0, nv - 1 do
-    if labels[u + 1] == giant then carcs = carcs + rp[u + 2] - rp[u + 1] end
-  end
+  local lonely = speck.parallel_reduce("lonely", nv, {rp = rp},
+    "if (rp(i + 1) == rp(i) && i < acc) acc = i;", {op = "min", dtype = "int64"})
+  if lonely >= nv then lonely = nil end
+  local carcs = speck.parallel_reduce("carcs", nv, {rp = rp, l = labels, c = giant},
+    "if (l(i) == c) acc += rp(i + 1) - rp(i);", I64)
   search(g, sources[1])
   local rounds, nls = {}, {}
   for _ = 1, 3 do
@@ -86,6 +85,6 @@ for _, sc in ipairs(scales) do
       median(fx), lonely))
   end
   io.stdout:flush()
-  g = nil
+  g, labels = nil, nil
   collectgarbage()
 end
