@@ -225,183 +225,139 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
 /* the seed: the same arguments as the spliced format, the first three unused */
 
 /* -- BFS on a GPU: the levels driven from the device ------------------------
- * The host queues a round of levels without waiting; every level is the
- * same five launches, and the state 'st' in device memory says which of
- * them have work: 'decide' (one thread) closes the last level (its count
- * and arcs from the counters), stops the search when nothing was found
- * and picks the direction by Beamer's rule (one team of 64); 'convert' rebuilds the
- * frontier for a new direction (levels -> bitmap and the visited bitmap,
- * bitmap -> queue); the top-down step runs a warp per queued vertex, four
- * arcs a lane a step, and queues the vertices of DBFS_BIG arcs or more as
- * chunks of DBFS_CHUNK arcs for 'top_down_big', a warp per chunk (a hub's
- * arcs spread over the whole device; one grid walking the big vertices
- * one after another took 0.84 ms on a level with hundreds of them); the
- * bottom-up step has a warp per 32 vertices (a lane each) look for a
- * parent in the frontier's bitmap and writes the next bitmap a word per
- * warp, skipping the words whose vertices the visited bitmap 'vis' says
- * are all reached or without arcs (after the largest level, most words).
- * The host reads 'done' once a round.
- * st: 0 level, 1 frontier size, 2 direction (1 bottom-up), 3 arcs not yet
- * reached, 4 done, 5 levels, 8 top-down count (the queue's tail), 10
- * conversion (1 to bitmap, 2 to queue), 12 conversion tail, 13 chunks
- * queued (bq: vertex << 32 | chunk); 16 + 8 k (k < 64): counters spread over cache lines (count,
- * arcs), so the warps' adds do not queue on one word. */
-#define DBFS_ST    (16 + 64 * 8)
-#define DBFS_BIG   512 /* 256 / 512 / 1024: level within noise on an H200 */
+ * The host queues a round of levels without waiting; every level is three
+ * launches, 'level' (bottom-up), 'top_down' and 'top_down_big' (bfs.sk
+ * says what they do), with the level's number as their one changing
+ * argument, and what a level tells the next -- its count and arcs, the
+ * direction, done -- stays in device memory ('st', by the parity of the
+ * level): each warp of the level launch closes the level before from its
+ * counters itself, so no launch of one thread decides between the
+ * steps. Both directions keep
+ * the frontier's bitmap and the visited one (a top-down step marks what
+ * it claims; a bottom-up step writes the next bitmap), and a top-down
+ * step after bottom-up ones reads its frontier from the bitmap: a change
+ * of direction needs no conversion launch (five launches a level before:
+ * a decision, a conversion and three steps, most of them without work).
+ * The host reads 'done' once a round. */
+#define DBFS_ST    1120 /* the state and counters; the chunks from there */
+/* a vertex of DBFS_BIG arcs or more goes top-down as chunks of
+ * DBFS_CHUNK arcs (bfs.sk's bfs_device_init writes the two to 'st') */
+#define DBFS_BIG   512
 #define DBFS_CHUNK 256
-/* the vertices of a bitmap word (a uint32_t: fb0, fb1, vis) */
+/* the vertices of a bitmap word (a uint32_t) */
 #define DBFS_WORD 32
-static const sk_kbody k_dbfs_st = {.label = "graph.bfs_device_state",
-                                   .body = sk_body_graph_bfs_device_state,
-                                   .pattern = SK_FOR};
+static const sk_kbody k_dbfs_init = {.label = "graph.bfs_device_init",
+                                     .body = sk_body_graph_bfs_device_init,
+                                     .pattern = SK_FOR};
 static const sk_kbody k_dbfs_seed = {.label = "graph.bfs_device_seed",
                                      .body = sk_body_graph_bfs_device_seed,
                                      .pattern = SK_FOR};
-static const sk_kbody k_dbfs_decide = {.label = "graph.bfs_device_decide",
-                                       .body = sk_body_graph_bfs_device_decide,
-                                       .pattern = SK_FOR};
-static const sk_kbody k_dbfs_convert = {.label = "graph.bfs_device_convert",
-                                        .body = sk_body_graph_bfs_device_convert,
-                                        .pattern = SK_FOR};
+static const sk_kbody k_dbfs_level = {.label = "graph.bfs_device_level",
+                                      .body = sk_body_graph_bfs_device_level,
+                                      .pattern = SK_FOR};
 static const sk_kbody k_dbfs_td = {.label = "graph.bfs_device_top_down",
                                    .body = sk_body_graph_bfs_device_top_down,
                                    .pattern = SK_FOR};
 static const sk_kbody k_dbfs_td_big = {.label = "graph.bfs_device_top_down_big",
                                        .body = sk_body_graph_bfs_device_top_down_big,
                                        .pattern = SK_FOR};
-static const sk_kbody k_dbfs_bu = {.label = "graph.bfs_device_bottom_up",
-                                   .body = sk_body_graph_bfs_device_bottom_up,
-                                   .pattern = SK_FOR};
 
-/* the captures of 'a' that 'names' (space-separated) lists, into 'out':
- * each launch passes only what its body reads (a launch's cost grows with
- * its captures) */
-static int dbfs_pick(const sk_arg *a, int na, const char *names, sk_arg *out) {
-  int n = 0;
-  for (int k = 0; k < na; k++) {
-    const char *p = strstr(names, a[k].name);
-    size_t len = strlen(a[k].name);
-    while (p && ((p > names && p[-1] != ' ') || (p[len] != ' ' && p[len] != '\0')))
-      p = strstr(p + 1, a[k].name);
-    if (p) out[n++] = a[k];
-  }
-  return n;
+/* the search's launches kept by this thread (sk_run_again: no spec or
+ * look-up a launch; the general path when the kept one does not hold) */
+static _Thread_local sk_lprep dbfs_kept[5];
+
+static int dbfs_launch(int i, const sk_kbody *kb, const sk_policy *p, const sk_arg *a,
+                       int na, char *err, size_t errlen) {
+  int rc = sk_run_again(&dbfs_kept[i], kb, p, a, na, NULL, err, errlen);
+  if (rc <= 0) return rc;
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
+  return sk_run_keep(&dbfs_kept[i], kb, &d, p, a, na, NULL, err, errlen);
 }
 
-/* graph.bfs without a visitor on a GPU back end; 'q' and 'nq' (int32, nv)
- * are the two queues. Top-down only for a directed graph or without
- * direction optimisation. */
+/* graph.bfs without a visitor on a GPU back end, into 'level' and
+ * 'parent' (int64, nv, not yet set). Top-down only for a directed graph or
+ * without direction optimisation. */
 static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int dopt,
-                      sk_view *level, sk_view *parent, sk_view *q, sk_view *nq,
-                      int64_t *nlevels, char *err, size_t errlen) {
+                      sk_view *level, sk_view *parent, int64_t *nlevels, char *err,
+                      size_t errlen) {
   const int64_t nv = g->nv, nw = (nv + DBFS_WORD - 1) / DBFS_WORD, ns = src->extent[0];
   const int warp = sk_galgo_warp(err, errlen);
   if (warp < 0) return -1;
-  /* Beamer's switch for this kernel pair (an H200, Kronecker scale 22):
+  /* Beamer's switch for these kernels (an H200, Kronecker scale 22):
    * bottom-up once the frontier's arcs pass 1/30 of those not reached,
-   * back to top-down below nv / 200 vertices */
-  const int64_t alpha = dopt && !directed ? 30 : 0, beta = 200;
-  /* teams of 8 warps (top-down) and 16 (bottom-up, convert) over a
-   * fixed league: a level whose kernel has no work costs its launch and
-   * a block per slot, not a block per 32 vertices (a sweep on an H200:
-   * 1 and 4 warps a team over 8192 teams were 4-6 % slower) */
-  const int64_t lt = 1056, lb = 1056;
-  const int tt = 8, tb = 16;
+   * back to top-down below nv / 200 vertices (beta: bfs_device_init) */
+  const int64_t alpha = dopt && !directed ? 30 : 0;
+  /* teams of 16 warps (the level: bottom-up) and 8 (top-down, the
+   * chunks) over a fixed league: a level whose kernel has no work costs
+   * its launch and a block per slot, not a block per 32 vertices (a
+   * sweep on an H200: 1 and 4 warps a team over 8192 teams were 4-6 %
+   * slower) */
+  const int64_t league = 1056;
+  const int tl = warp > 1 ? 16 : 1, tt = warp > 1 ? 8 : 1;
   /* a chunk per DBFS_CHUNK arcs of each vertex of DBFS_BIG or more */
   const int64_t nbq = g->narcs / DBFS_CHUNK + g->narcs / DBFS_BIG + 1;
   int space = g->rowptr->space, rc = -1;
-  sk_view fb0, fb1, vis, bq, st;
-  sk_view *all[] = {&fb0, &fb1, &vis, &bq, &st};
-  sk_prepared *ph[5] = {NULL, NULL, NULL, NULL, NULL};
+  sk_view q, fb, st;
+  sk_view *all[] = {&q, &fb, &st};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
-  if (sk_sp_view(&fb0, "frontier bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err,
-                 errlen) < 0 ||
-      sk_sp_view(&fb1, "next bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) <
-        0 ||
-      sk_sp_view(&vis, "visited bitmap", SK_U32, nw > 0 ? nw : 1, space, 0, err, errlen) <
-        0 ||
-      sk_sp_view(&bq, "big vertices' chunks", SK_I64, nbq, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&st, "BFS state", SK_I64, DBFS_ST, space, 0, err, errlen) < 0)
+  if (sk_sp_view(&q, "queues", SK_I32, nv > 0 ? 2 * nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&fb, "bitmaps", SK_U32, nw > 0 ? 4 * nw : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&st, "BFS state", SK_I64, DBFS_ST + nbq, space, 0, err, errlen) < 0)
     goto done;
-  sk_arg a[] = {sk_arg_view("rowptr", g->rowptr),
-                sk_arg_view("colidx", g->colidx),
-                sk_arg_view("level", level),
-                sk_arg_view("parent", parent),
-                sk_arg_view("q0", q),
-                sk_arg_view("q1", nq),
-                sk_arg_view("fb0", &fb0),
-                sk_arg_view("fb1", &fb1),
-                sk_arg_view("vis", &vis),
-                sk_arg_view("bq", &bq),
-                sk_arg_view("st", &st),
-                sk_arg_view("src", src),
-                sk_arg_i64("nv", nv),
-                sk_arg_i64("nw", nw),
-                sk_arg_i64("alpha", alpha),
-                sk_arg_i64("beta", beta),
-                sk_arg_i64("big", DBFS_BIG),
-                sk_arg_i64("chunk", DBFS_CHUNK),
-                sk_arg_i64("mu", g->narcs)};
-  const int na = NELEM(a);
-  sk_arg ast[2], asd[5], adc[4], acv[10], atd[10], abu[10];
-  const int nst = dbfs_pick(a, na, "st mu", ast),
-            nsd = dbfs_pick(a, na, "src level parent q0 st", asd),
-            ndc = dbfs_pick(a, na, "st nv alpha beta", adc),
-            ncv = dbfs_pick(a, na, "st rowptr level fb0 fb1 vis q0 q1 nv nw", acv),
-            ntd =
-              dbfs_pick(a, na, "st rowptr colidx level parent q0 q1 bq big chunk", atd),
-            nbu =
-              dbfs_pick(a, na, "st rowptr colidx level parent fb0 fb1 vis nv nw", abu);
-  if (sk_sp_range(&k_dbfs_st, DBFS_ST, ast, nst, NULL, err, errlen) < 0 ||
-      sk_sp_range(&k_dbfs_seed, ns, asd, nsd, NULL, err, errlen) < 0)
-    goto done;
-  sk_policy pdc, ptd, pbu;
-  sk_policy_init(&pdc, SK_POL_TEAM);
-  pdc.league_size = 1;
-  pdc.team_size = warp < 64 ? 64 / warp : 1; /* a team of 64 threads (decide) */
-  pdc.vector_length = warp;
-  sk_policy_init(&ptd, SK_POL_TEAM);
-  ptd.league_size = lt;
-  ptd.team_size = tt;
-  ptd.vector_length = warp;
-  sk_policy_init(&pbu, SK_POL_TEAM);
-  pbu.league_size = lb;
-  pbu.team_size = tb;
-  pbu.vector_length = warp;
-  /* the level's kernels found once per search and launched by handle (a
-   * launch by description encodes and looks up its kernel every time) */
-  const sk_kbody *const kbs[5] = {&k_dbfs_decide, &k_dbfs_convert, &k_dbfs_td,
-                                  &k_dbfs_td_big, &k_dbfs_bu};
-  const sk_policy *const pols[5] = {&pdc, &pbu, &ptd, &ptd, &pbu};
-  const sk_arg *const kas[5] = {adc, acv, atd, atd, abu};
-  const int kns[5] = {ndc, ncv, ntd, ntd, nbu}, nk = alpha > 0 ? 5 : 4;
-  for (int i = 0; i < nk; i++) {
-    sk_kdesc d;
-    if (sk_kbody_desc(kbs[i], NULL, &d, err, errlen) < 0 ||
-        !(ph[i] = sk_prepare(&d, pols[i]->kind, 0, kas[i], kns[i], 0, err, errlen)))
-      goto done;
+  {
+    sk_arg a[] = {sk_arg_view("level", level), sk_arg_view("parent", parent),
+                  sk_arg_view("fb", &fb),      sk_arg_view("st", &st),
+                  sk_arg_i64("nv", nv),        sk_arg_i64("nw", nw),
+                  sk_arg_i64("mu", g->narcs),  sk_arg_i64("alpha", alpha)};
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_RANGE);
+    p.end = nv > 4 * nw ? nv : 4 * nw;
+    if (p.end < DBFS_ST) p.end = DBFS_ST;
+    if (dbfs_launch(3, &k_dbfs_init, &p, a, NELEM(a), err, errlen) < 0) goto done;
   }
+  {
+    sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("level", level),
+                  sk_arg_view("parent", parent), sk_arg_view("q", &q),
+                  sk_arg_view("fb", &fb), sk_arg_view("st", &st)};
+    sk_policy p;
+    sk_policy_init(&p, SK_POL_RANGE);
+    p.end = ns;
+    if (dbfs_launch(4, &k_dbfs_seed, &p, a, NELEM(a), err, errlen) < 0) goto done;
+  }
+  sk_policy plv, ptd;
+  sk_policy_init(&plv, SK_POL_TEAM);
+  plv.league_size = league;
+  plv.team_size = tl;
+  plv.vector_length = warp;
+  ptd = plv;
+  ptd.team_size = tt;
+  sk_arg a[] = {sk_arg_view("st", &st),         sk_arg_view("rowptr", g->rowptr),
+                sk_arg_view("colidx", g->colidx), sk_arg_view("level", level),
+                sk_arg_view("parent", parent),  sk_arg_view("q", &q),
+                sk_arg_view("fb", &fb),         sk_arg_i64("kl", 0)};
   /* a Kronecker graph's search from its giant component takes 6 to 9
-   * levels: a first round of 8, then 2 at a time (a level queued past the
-   * end costs its five launches; a round, one wait) */
-  int64_t done = 0, queued = 0;
+   * levels: a first round of 8 slots, then 2 at a time (a slot past the
+   * end costs its two launches; a round, one wait) */
+  int64_t done = 0, k = 0;
   for (int round = 8; !done; round = 2) {
-    for (int k = 0; k < round; k++)
-      for (int i = 0; i < nk; i++)
-        if (sk_run_prepared(ph[i], pols[i], kas[i], kns[i], NULL, err, errlen) < 0)
-          goto done;
-    queued += round;
-    if (sk_sp_get_i64(&st, 4, &done, err, errlen) < 0) goto done;
-    if (!done && queued > nv + 1) { /* cannot happen: a level reaches a vertex */
-      sk_err(err, errlen, SK_E_GRAPH_BFS_NO, (long long)queued);
+    for (int r = 0; r < round; r++, k++) {
+      a[NELEM(a) - 1].value.i64 = k;
+      if (dbfs_launch(0, &k_dbfs_level, &plv, a, NELEM(a), err, errlen) < 0 ||
+          dbfs_launch(1, &k_dbfs_td, &ptd, a, NELEM(a), err, errlen) < 0 ||
+          dbfs_launch(2, &k_dbfs_td_big, &ptd, a, NELEM(a), err, errlen) < 0)
+        goto done;
+    }
+    /* done: 0, else the levels + 1 */
+    if (sk_sp_get_i64(&st, 8 * ((k - 1) & 1) + 4, &done, err, errlen) < 0) goto done;
+    if (!done && k > nv + 1) { /* cannot happen: a level reaches a vertex */
+      sk_err(err, errlen, SK_E_GRAPH_BFS_NO, (long long)k);
       goto done;
     }
   }
-  if (sk_sp_get_i64(&st, 5, nlevels, err, errlen) < 0) goto done;
+  *nlevels = done - 1;
   rc = 0;
 done:
-  for (int i = 0; i < 5; i++)
-    if (ph[i]) sk_prepared_free(ph[i]);
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   return rc;
 }
@@ -463,10 +419,17 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
   }
   int64_t ns = src->extent[0], nv = g.nv;
   if (ns > 0) {
-    sk_arg a[] = {sk_arg_view("v", src), sk_arg_i64("n", nv)};
-    sk_result r;
-    if (sk_sp_range(&k_firstbad, ns, a, NELEM(a), &r, err, errlen) < 0) return -1;
-    int64_t bad = sk_result_i64(&r, 0), s = 0;
+    /* one source: read it (a launch and its result cost twice a read) */
+    int64_t bad = INT64_MAX, s = 0;
+    if (ns == 1) {
+      if (sk_sp_get_i64(src, 0, &s, err, errlen) < 0) return -1;
+      if (s < 0 || s >= nv) bad = 0;
+    } else {
+      sk_arg a[] = {sk_arg_view("v", src), sk_arg_i64("n", nv)};
+      sk_result r;
+      if (sk_sp_range(&k_firstbad, ns, a, NELEM(a), &r, err, errlen) < 0) return -1;
+      bad = sk_result_i64(&r, 0);
+    }
     if (bad != INT64_MAX) {
       if (sk_sp_get_i64(src, bad, &s, err, errlen) < 0) return -1;
       sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)s, (long long)nv,
@@ -481,8 +444,17 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
   sk_view *all[] = {&level, &parent, &q, &nq, &cnt};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&level, "level", SK_I64, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0)
+    goto done;
+  int64_t l = 0;
+  const sk_backend *bk = sk_sp_backend(err, errlen);
+  if (!bk) goto done;
+  if (!vis.on && !sk_sp_host(bk)) {
+    if (bfs_device(&g, src, directed, dopt, &level, &parent, &l, err, errlen) < 0)
+      goto done;
+    goto out;
+  }
+  if (sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0)
     goto done;
   {
@@ -501,15 +473,6 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
     kseed.label = "graph.bfs_seed_visitor";
     ktd.label = "graph.bfs_top_down_visitor";
     kseed.sigs = ktd.sigs = NULL;
-  }
-  int64_t l = 0;
-  const sk_backend *bk = sk_sp_backend(err, errlen);
-  if (!bk) goto done;
-  if (!vis.on && !sk_sp_host(bk)) {
-    if (bfs_device(&g, src, directed, dopt, &level, &parent, &q, &nq, &l, err, errlen) <
-        0)
-      goto done;
-    goto out;
   }
   /* the queue's tail (zeroed: a wait; bfs_device keeps its own) */
   if (sk_sp_view(&cnt, "count", SK_I64, 1, space, 1, err, errlen) < 0) goto done;
