@@ -2,9 +2,9 @@
 (run by gpu-run on the GPU machine, beside bench.lua under SPECK_SPACE=cuda).
 
 Usage: python3 cupy_peer.py OP MATRIX
-  spmv m5|m27     y = A @ x (cuSPARSE SpMV, CSR)
+  spmv m5|m27|m27v  y = A @ x (cuSPARSE SpMV, CSR; m27v is m27)
   spgemm m5       C = A @ A (cuSPARSE SpGEMM)
-  cg m5|m27       cupyx.scipy.sparse.linalg.cg, time per iteration (50)
+  cg m5|m27|m27v    cupyx.scipy.sparse.linalg.cg, time per iteration (50)
 The matrices and x are bench.lua's (same entries, same order); records
 'R kernel peer seconds bytes checksum' as bench.lua does; the median of 9
 timed calls after 2 untimed ones, each closed by a device synchronise.
@@ -68,7 +68,7 @@ def record(kernel, t, nbytes, check):
 
 def main():
     op, m = sys.argv[1], sys.argv[2]
-    A = stencil(2048, 2) if m == "m5" else stencil(128, 3)
+    A = stencil(2048, 2) if m == "m5" else stencil(128, 3)  # m27 and m27v alike
     n = A.shape[0]
     i = cp.arange(n, dtype=cp.int64)
     x = 1.0 + (i % 1000003).astype(cp.float64) * 1e-6
