@@ -60,6 +60,15 @@ static const sk_kbody k_spmv16 = {.label = "dist.cg_spmv16",
                                   .pattern = SK_REDUCE,
                                   .red_op = SK_RED_SUM,
                                   .sigs = sig_spmv16};
+static const char *const sig_spmv16v[] = {"range" R1("ip", "int32") R1("io", "int16")
+                                            R1("vcode", "uint8") F1("vtab") F1("d") F1("r")
+                                              F1("w"),
+                                          NULL};
+static const sk_kbody k_spmv16v = {.label = "dist.cg_spmv16v",
+                                   .body = sk_body_dist_cg_spmv16v,
+                                   .pattern = SK_REDUCE,
+                                   .red_op = SK_RED_SUM,
+                                   .sigs = sig_spmv16v};
 static const char *const sig_spmv_team[] = {
   "team" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
 static const sk_kbody k_spmv_team = {.label = "dist.cg_spmv_team",
@@ -74,6 +83,15 @@ static const sk_kbody k_spmv16_team = {.label = "dist.cg_spmv16_team",
                                        .pattern = SK_REDUCE,
                                        .red_op = SK_RED_SUM,
                                        .sigs = sig_spmv16_team};
+static const char *const sig_spmv16v_team[] = {
+  "team" R1("ip", "int32") R1("io", "int16") R1("vcode", "uint8") F1("vtab") F1("d") F1("r")
+    F1("w") " n=int64",
+  NULL};
+static const sk_kbody k_spmv16v_team = {.label = "dist.cg_spmv16v_team",
+                                        .body = sk_body_dist_cg_spmv16v_team,
+                                        .pattern = SK_REDUCE,
+                                        .red_op = SK_RED_SUM,
+                                        .sigs = sig_spmv16v_team};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -106,9 +124,10 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .sigs = sig_brows,
                                  .reds = "int64"};
 
-const sk_kbody *const sk_dist_bodies[] = {&k_update, &k_spmv,      &k_spmv16,
-                                          &k_pack,   &k_halo,      &k_bcount,
-                                          &k_brows,  &k_spmv_team, &k_spmv16_team, NULL};
+const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
+                                          &k_spmv16v, &k_pack,        &k_halo,
+                                          &k_bcount,  &k_brows,       &k_spmv_team,
+                                          &k_spmv16_team, &k_spmv16v_team, NULL};
 
 static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
                  sk_result *res, char *err, size_t errlen) {
@@ -140,6 +159,11 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
    * right of its diagonal the interior block reaches */
   if (sk_csr16_build(c->ip, c->ic, &c->c16, err, errlen) < 0) return -1;
   c->reach = c->c16.right;
+  /* and the interior values' codes where they have few distinct ones */
+  if (c->c16.ok && sk_vdict_build(c->iv, &c->vd, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
+  }
   int64_t nnz = 0;
   if (sk_sp_get_i64(c->ip, c->n, &nnz, err, errlen) < 0) {
     sk_dist_cg_free(c);
@@ -222,8 +246,8 @@ void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
 }
 
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br,        &c->sbuf,  &c->c16.rowptr,
-                        &c->c16.off,   &c->hsbuf, &c->hhu};
+  const sk_view *v[] = {&c->br,       &c->sbuf,   &c->c16.rowptr, &c->c16.off,
+                        &c->vd.code, &c->vd.tab, &c->hsbuf,     &c->hhu};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -235,6 +259,7 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->sbuf);
   sk_view_release(&c->slid);
   sk_csr16_release(&c->c16);
+  sk_vdict_release(&c->vd);
   sk_view_release(&c->hsbuf);
   sk_view_release(&c->hhu);
   memset(c, 0, sizeof *c);
@@ -248,14 +273,21 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
   sk_arg ua[] = {sk_arg_view("d", v[0]), sk_arg_view("x", v[1]),  sk_arg_view("r", v[2]),
                  sk_arg_view("p", v[3]), sk_arg_view("s", v[4]),  sk_arg_view("w", v[5]),
                  sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
-  const int lean = c->c16.ok;
-  sk_arg sa[] = {lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip),
-                 lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic),
-                 sk_arg_view("iv", c->iv),
-                 sk_arg_view("d", v[0]),
-                 sk_arg_view("r", v[2]),
-                 sk_arg_view("w", v[5])};
-  const sk_kbody *spmv = lean ? &k_spmv16 : &k_spmv;
+  const int lean = c->c16.ok, coded = lean && c->vd.ok;
+  sk_arg sa[8];
+  int ns = 0;
+  sa[ns++] = lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip);
+  sa[ns++] = lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic);
+  if (coded) {
+    sa[ns++] = sk_arg_view_ro("vcode", &c->vd.code);
+    sa[ns++] = sk_arg_view_ro("vtab", &c->vd.tab);
+  } else {
+    sa[ns++] = sk_arg_view_ro("iv", c->iv);
+  }
+  sa[ns++] = sk_arg_view("d", v[0]);
+  sa[ns++] = sk_arg_view("r", v[2]);
+  sa[ns++] = sk_arg_view("w", v[5]);
+  const sk_kbody *spmv = coded ? &k_spmv16v : lean ? &k_spmv16 : &k_spmv;
   sk_result res;
   int64_t done = 0, n = c->n, B = c->block;
   for (int64_t b0 = 0; b0 < n; b0 += B) {
@@ -269,17 +301,16 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
     }
     if (c->team_size > 0) { /* a device: the whole range at once */
       sk_arg ta[NELEM(sa) + 1];
-      for (int q = 0; q < NELEM(sa); q++) ta[q] = sa[q];
-      ta[NELEM(sa)] = sk_arg_i64("n", n);
+      for (int q = 0; q < ns; q++) ta[q] = sa[q];
+      ta[ns] = sk_arg_i64("n", n);
       sk_policy p;
       sk_policy_init(&p, SK_POL_TEAM);
       p.team_size = c->team_size;
       p.vector_length = c->vector_length;
       p.league_size = (n + c->team_size - 1) / c->team_size;
-      if (sk_kbody_launch(lean ? &k_spmv16_team : &k_spmv_team, &p, ta, NELEM(ta), &res,
-                          err, errlen) < 0)
-        return -1;
-    } else if (range(spmv, b0, b1, sa, NELEM(sa), &res, err, errlen) < 0) {
+      const sk_kbody *tk = coded ? &k_spmv16v_team : lean ? &k_spmv16_team : &k_spmv_team;
+      if (sk_kbody_launch(tk, &p, ta, ns + 1, &res, err, errlen) < 0) return -1;
+    } else if (range(spmv, b0, b1, sa, ns, &res, err, errlen) < 0) {
       return -1;
     }
     *dl += sk_result_f64(&res, 0);

@@ -25,6 +25,7 @@ typedef struct sk_dist_cg {
   /* the interior's compact index (kernels/sparse/csr16.c: int16 column
    * offsets from the row, an int32 row pointer) where it fits (c16.ok) */
   sk_csr16 c16;
+  sk_vdict vd; /* the interior values' codes (kernels/sparse/vdict.c), where they fit */
   /* stage: the halo travels through host buffers -- the packed values
    * (hsbuf) and the received halo (hhu); the send list and buffer then
    * live beside the matrix (a device's memory on GPU ranks) */

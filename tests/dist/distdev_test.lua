@@ -266,7 +266,8 @@ case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   end
   for _, l in ipairs(labels) do check(device_launches(l) > 0, l .. " ran on the device") end
   local sp = 0
-  for _, l in ipairs{"dist.cg_spmv16_team", "dist.cg_spmv_team", "dist.cg_spmv16", "dist.cg_spmv"} do
+  for _, l in ipairs{"dist.cg_spmv16v_team", "dist.cg_spmv16_team", "dist.cg_spmv_team",
+                     "dist.cg_spmv16v", "dist.cg_spmv16", "dist.cg_spmv"} do
     sp = sp + device_launches(l)
   end
   check(sp > 0, "the fused SpMV ran on the device")
