@@ -42,6 +42,11 @@ typedef struct sk_policy {
   int team_size, vector_length;
   int64_t scratch_team[2], scratch_thread[2];
   int md_tiled; /* 1: md_tile was given */
+  /* range: the fewest indices worth a thread of their own -- a launch of
+   * fewer than two grains runs on the calling thread, where waking another
+   * costs more than the work (the library's cheap bodies, BLAS-1); 0: the
+   * back end splits as it likes. Host back ends only. */
+  int64_t grain;
   /* where the launch runs, as Kokkos' policy carries its instance (NULL:
    * the back end's default instance); sk_policy_check refuses an
    * instance of another back end */

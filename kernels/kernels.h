@@ -49,6 +49,9 @@ typedef struct sk_kbody {
   /* reducers "sum:int64 max:float64" (NULL: one 'red_op' in float64);
    * a scan: its accumulator's dtype "int64" (NULL: float64) */
   const char *reds;
+  /* sk_kbody_run's range: the policy's grain (fewest indices worth a
+   * thread; 0: none) */
+  int64_t grain;
 } sk_kbody;
 
 /* Run 'kb' over [0, n) with views 'v' and scalars 's' (in the order of

@@ -268,6 +268,7 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
   int na = body_args(kb, v, s, args);
   sk_policy p = SK_POLICY_INIT(SK_POL_RANGE); /* no call: every library launch */
   p.end = n;
+  p.grain = kb->grain;
   return sk_kbody_launch(kb, &p, args, na, res, err, errlen);
 }
 

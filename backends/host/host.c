@@ -474,6 +474,9 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
   job j;
   if (setup(&j, l, err, errlen) < 0) return -1;
   int nt = pooled && sk_pool_size() > 0 ? sk_pool_size() : 1;
+  /* too little work to wake another thread for (the policy's grain) */
+  if (l->pattern != SK_SCAN && l->policy->kind == SK_POL_RANGE && j.n < 2 * l->policy->grain)
+    nt = 1;
   if (l->pattern == SK_FOR) {
     if (j.n == 0) return 0;
     if (nt == 1 || j.n == 1) {

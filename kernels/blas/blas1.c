@@ -20,16 +20,23 @@
 #include "kbodies.h"
 
 /* -- bodies ------------------------------------------------------------------ */
+/* an element of BLAS-1 costs about a nanosecond, waking a thread a few
+ * microseconds: under two grains of elements a call runs on the calling
+ * thread (host back ends; the policy's grain) */
+#define SK_BLAS1_GRAIN 4096
+
 static const sk_kbody k_dot = {.label = "blas.dot",
                                .body = sk_body_blas_dot,
                                .pattern = SK_REDUCE,
                                .red_op = SK_RED_SUM,
-                               .views = {"x", "y", NULL}};
+                               .views = {"x", "y", NULL},
+                               .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_sumsq = {.label = "blas.nrm2",
                                  .body = sk_body_blas_nrm2_sumsq,
                                  .pattern = SK_REDUCE,
                                  .red_op = SK_RED_SUM,
-                                 .views = {"x", NULL}};
+                                 .views = {"x", NULL},
+                                 .grain = SK_BLAS1_GRAIN};
 /* scaled by 2^-e in two exact steps (s * s2), so the largest magnitude
  * lands in [0.5, 1) with no rounding and no overflow of the scale */
 static const sk_kbody k_sumsq_scaled = {.label = "blas.nrm2",
@@ -37,37 +44,44 @@ static const sk_kbody k_sumsq_scaled = {.label = "blas.nrm2",
                                         .pattern = SK_REDUCE,
                                         .red_op = SK_RED_SUM,
                                         .views = {"x", NULL},
-                                        .scalars = {"s", "s2", NULL}};
+                                        .scalars = {"s", "s2", NULL},
+                                        .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_amax = {.label = "blas.nrm2",
                                 .body = sk_body_blas_nrm2_amax,
                                 .pattern = SK_REDUCE,
                                 .red_op = SK_RED_MAX,
-                                .views = {"x", NULL}};
+                                .views = {"x", NULL},
+                                .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_asum = {.label = "blas.asum",
                                 .body = sk_body_blas_asum,
                                 .pattern = SK_REDUCE,
                                 .red_op = SK_RED_SUM,
-                                .views = {"x", NULL}};
+                                .views = {"x", NULL},
+                                .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_iamax = {.label = "blas.iamax",
                                  .body = sk_body_blas_iamax,
                                  .pattern = SK_REDUCE,
                                  .red_op = SK_RED_MAXLOC,
-                                 .views = {"x", NULL}};
+                                 .views = {"x", NULL},
+                                 .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_scal = {.label = "blas.scal",
                                 .body = sk_body_blas_scal,
                                 .pattern = SK_FOR,
                                 .views = {"x", NULL},
-                                .scalars = {"a", NULL}};
+                                .scalars = {"a", NULL},
+                                .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_axpy = {.label = "blas.axpy",
                                 .body = sk_body_blas_axpy,
                                 .pattern = SK_FOR,
                                 .views = {"x", "y", NULL},
-                                .scalars = {"a", NULL}};
+                                .scalars = {"a", NULL},
+                                .grain = SK_BLAS1_GRAIN};
 static const sk_kbody k_axpby = {.label = "blas.axpby",
                                  .body = sk_body_blas_axpby,
                                  .pattern = SK_FOR,
                                  .views = {"x", "y", NULL},
-                                 .scalars = {"a", "b", NULL}};
+                                 .scalars = {"a", "b", NULL},
+                                 .grain = SK_BLAS1_GRAIN};
 
 const sk_kbody *const sk_blas_bodies[] = {&k_dot,   &k_sumsq, &k_sumsq_scaled, &k_amax,
                                           &k_asum,  &k_iamax, &k_scal,         &k_axpy,
