@@ -530,11 +530,12 @@ describe("speck.solve on " .. SPACE, function()
     it("CG: one fused SpMV-and-dots reduction per iteration", function()
       local A = A_OF.minife
       local b = rhs(A:nrows())
-      -- the plain or the compact-index form (kernels/sparse/csr16.c); a GPU
-      -- reads the dots after the SpMV
+      -- the plain or the compact-index form (kernels/sparse/csr16.c), with
+      -- value codes or not (vdict.c); a GPU reads the dots after the SpMV
       local function fused()
         if not ON_HOST then return launches("solve.cg_dots") end
-        return launches("solve.cg_spmv_dots") + launches("solve.cg_spmv16_dots")
+        return launches("solve.cg_spmv_dots") + launches("solve.cg_spmv16_dots") +
+               launches("solve.cg_spmv16v_dots")
       end
       local before = fused()
       local _, info = solve.cg(A, b, {tol = 1e-8, precond = solve.jacobi(A)})
@@ -545,7 +546,7 @@ describe("speck.solve on " .. SPACE, function()
       local A = A_OF.convdiff
       local b = rhs(A:nrows())
       local reads = {"solve.dot", "solve.resid", "solve.bicg_dots", "solve.cg_dots",
-                     "solve.cg_spmv_dots", "solve.cg_spmv16_dots"}
+                     "solve.cg_spmv_dots", "solve.cg_spmv16_dots", "solve.cg_spmv16v_dots"}
       local function count()
         local s = 0
         for _, l in ipairs(reads) do s = s + launches(l) end
