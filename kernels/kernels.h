@@ -221,5 +221,7 @@ extern const sk_kbody *const sk_sort_bodies[];
 extern const sk_kbody *const sk_chol_bodies[];
 /* kernels/dist/cg.c: speck.dist's fused CG sweep */
 extern const sk_kbody *const sk_dist_bodies[];
+/* kernels/dist/bfs.c: speck.dist's BFS driver's bodies */
+extern const sk_kbody *const sk_dist_bfs_bodies[];
 
 #endif

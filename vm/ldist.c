@@ -9,12 +9,14 @@
 #include "vm.h"
 #include "../backends/dist/dist.h"
 #include "../backends/remote/remote.h"
+#include "../kernels/dist/bfs.h"
 #include "../kernels/dist/cg.h"
 
 #define ERRLEN 1024
 #define MAP_MT "speck.dist.map"
 #define PLAN_MT "speck.dist.plan"
 #define CG_MT "speck.dist.cg"
+#define BFS_MT "speck.dist.bfs"
 
 static int raise(lua_State *L, const char *msg) {
   luaL_where(L, 1);
@@ -303,6 +305,57 @@ static int cg_bytes(lua_State *L) {
   return 1;
 }
 
+/* -- BFS driven from C (kernels/dist/bfs.c) ------------------------------ */
+static int bfs_gc(lua_State *L) {
+  sk_dist_bfs *b = luaL_checkudata(L, 1, BFS_MT);
+  sk_dist_bfs_free(b);
+  return 0;
+}
+
+/* bfs_graph(map, ap, ac, ip, ic, bp, bc, deg, halo_ids, m_total [, stage])
+ * -> a graph's state for all its searches (it keeps its arguments alive):
+ * the views in the graph's space but halo_ids (host); kernels/dist/bfs.h */
+static int l_bfs_graph(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  const sk_view *v[7];
+  for (int i = 0; i < 7; i++) v[i] = anyview(L, i + 2);
+  const sk_view *hid = hostview(L, 9, 0);
+  int64_t m_total = luaL_checkinteger(L, 10);
+  int stage = lua_toboolean(L, 11);
+  sk_dist_bfs *b = lua_newuserdatauv(L, sizeof *b, 1);
+  memset(b, 0, sizeof *b);
+  lua_createtable(L, 9, 0);
+  for (int i = 1; i <= 9; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setiuservalue(L, -2, 1);
+  char err[ERRLEN];
+  if (sk_dist_bfs_init(b, m, v, hid, m_total, stage, err, sizeof err) < 0) return raise(L, err);
+  luaL_setmetatable(L, BFS_MT);
+  return 1;
+}
+
+/* bfs_run(state, lev, source, dir) -> the directions, a letter a level
+ * (collective; dir 0 auto, 1 top-down, 2 bottom-up) */
+static int l_bfs_run(lua_State *L) {
+  sk_dist_bfs *b = luaL_checkudata(L, 1, BFS_MT);
+  const sk_view *lev = anyview(L, 2);
+  int64_t src = luaL_checkinteger(L, 3);
+  int dir = (int)luaL_checkinteger(L, 4);
+  char err[ERRLEN];
+  if (sk_dist_bfs_run(b, lev, src, dir, err, sizeof err) < 0) return raise(L, err);
+  lua_pushlstring(L, b->dirs ? b->dirs : "", b->ndirs);
+  return 1;
+}
+
+/* state:bytes() -> what the state holds besides the graph */
+static int bfs_bytes(lua_State *L) {
+  sk_dist_bfs *b = luaL_checkudata(L, 1, BFS_MT);
+  lua_pushinteger(L, sk_dist_bfs_bytes(b));
+  return 1;
+}
+
 /* -- collectives -------------------------------------------------------- */
 /* node_ranks() -> the most ranks one node holds (collective) */
 static int l_node_ranks(lua_State *L) {
@@ -470,6 +523,7 @@ static const luaL_Reg dist_funcs[] = {
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
   {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
   {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {"cg_onesided", l_cg_onesided},
+  {"bfs_graph", l_bfs_graph}, {"bfs_run", l_bfs_run},
   {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
@@ -483,6 +537,7 @@ static const luaL_Reg plan_methods[] = {{"start", p_start},
                                         {NULL, NULL}};
 
 static const luaL_Reg cg_methods[] = {{"bytes", cg_bytes}, {NULL, NULL}};
+static const luaL_Reg bfs_methods[] = {{"bytes", bfs_bytes}, {NULL, NULL}};
 
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
   luaL_newmetatable(L, name);
@@ -498,6 +553,7 @@ void sk_ldist_open(lua_State *L) {
   new_mt(L, MAP_MT, map_methods, map_gc);
   new_mt(L, PLAN_MT, plan_methods, plan_gc);
   new_mt(L, CG_MT, cg_methods, cg_gc);
+  new_mt(L, BFS_MT, bfs_methods, bfs_gc);
   luaL_newlib(L, dist_funcs);
   lua_setfield(L, -2, "dist");
 }

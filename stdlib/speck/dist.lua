@@ -1227,7 +1227,7 @@ end
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
                   hview = hview, hfor = hfor, hreduce = hreduce, tohost = tohost, todev = todev, coo = coo,
                   crs_host = crs_host, xstart = xstart, xwait = xwait, xexport_add = xexport_add,
-                  HOST = HOST, dev = dev,
+                  HOST = HOST, dev = dev, stage = stage,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
                   is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
                   check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,

@@ -37,6 +37,7 @@ return function(dist)
   function G:is_directed() return self.directed end
   function G:memory()
     local s = self.A:memory() + c.bytes(self.adj.rowptr) + c.bytes(self.adj.colidx)
+    if self._bfs then s = s + self._bfs:bytes() end
     return self.directed and s + self.Ain:memory() or s
   end
 
@@ -202,11 +203,14 @@ return function(dist)
   -- Level-synchronous and direction-optimizing (Beamer's switch: top-down
   -- while the frontier's edges are fewer than 1/14 of the unvisited
   -- vertices' edges, bottom-up while the frontier holds more than n/24
-  -- vertices). Bottom-up: each unvisited vertex looks for a neighbour on
-  -- the frontier, the halo's levels arriving by the graph's plan. Top-down:
-  -- each frontier vertex marks its unvisited local neighbours and its halo
-  -- neighbours; the halo marks go back to their owners by the plan's
-  -- reverse exchange (an export with ADD).
+  -- vertices). The levels run in C (kernels/dist/bfs.c): the frontier a
+  -- bitmap every rank holds whole, gathered once a level with the level's
+  -- counts (Graph500's replicated-bitmap BFS). Bottom-up: each unvisited
+  -- vertex looks for an in-neighbour's bit; top-down: each frontier
+  -- vertex (this rank's, or a halo vertex with arcs into this rank) gives
+  -- the next level to its unvisited out-neighbours here. The graph's part
+  -- of it (the halo's in-arcs transposed, the halo's bits, the bitmaps)
+  -- is made at the first search and kept (g:memory() counts it).
   local BFS_DIR = {auto = 0, top_down = 1, bottom_up = 2}
   function dist.bfs(g, source, opts)
     local f = "bfs"
@@ -223,60 +227,17 @@ return function(dist)
     if source < 0 or source >= g.nv then
       fail(f, "source %d is not a vertex (the graph has %d: 0..%d)", source, g.nv, g.nv - 1)
     end
-    local map, A = g.map, g.A
-    local nloc = map.nloc
-    local cur, nxt = speck.View("level", "int64", nloc), speck.View("level", "int64", nloc)
-    speck.deep_copy(cur, -1)
-    if source >= map.b and source < map.e then
-      local k = source - map.b
-      speck.parallel_for("dist_set", speck.RangePolicy(k, k + 1), {v = cur, val = 0}, text("dist_set"))
+    if not g._bfs then
+      local B = g.Ain -- in-arcs (A itself when undirected)
+      local m_total = c.allreduce_int({g.A.nnz_local}, "sum")[1]
+      g._bfs = c.bfs_graph(g.map.c, g.A.interior.rowptr, g.A.interior.colidx,
+                           B.interior.rowptr, B.interior.colidx, B.boundary.rowptr,
+                           B.boundary.colidx, g.degree, B.halo_ids, m_total, I.stage)
     end
-    local hl = speck.View("halo_level", "int64", A.nhalo)
-    local hli = g.directed and speck.View("halo_level_in", "int64", g.Ain.nhalo) or hl
-    local got = speck.View("marks", "int64", nloc)
-    local m_total = c.allreduce_int({A.nnz_local}, "sum")[1]
-    local L, topdown, frontier, m_front, m_unvis = 0, dir ~= 2, 1, 0, m_total
-    local steps = {}
-    while true do
-      if dir == 0 then -- Beamer's switch on the last level's numbers
-        if topdown and m_front > m_unvis / 14 then topdown = false
-        elseif not topdown and frontier < g.nv / 24 then topdown = true end
-      end
-      steps[#steps + 1] = topdown and "T" or "B"
-      local found
-      if topdown then
-        speck.deep_copy(hl, 0)
-        speck.deep_copy(got, 0)
-        speck.deep_copy(nxt, cur)
-        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}),
-                           text("dist_bfs_push"))
-        I.xexport_add(A, hl, got)
-        found = speck.parallel_reduce("dist_bfs_marks", nloc,
-                                      {cur = cur, nxt = nxt, got = got, L = L},
-                                      text("dist_bfs_marks"), {op = "sum", dtype = "int64"})
-      else
-        I.xstart(g.Ain, cur, hli)
-        I.xwait(g.Ain, cur, hli)
-        found = speck.parallel_reduce("dist_bfs_step", nloc,
-                                      gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain),
-                                      text("dist_bfs_step"), {op = "sum", dtype = "int64"})
-      end
-      cur, nxt = nxt, cur
-      -- the new frontier's size and edges, and the unvisited vertices' edges
-      local fe, ue = 0, 0
-      if dir == 0 then
-        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L},
-                                       text("dist_bfs_edges"),
-                                       {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
-      end
-      local t = c.allreduce_int({found, fe, ue}, "sum")
-      if t[1] == 0 then break end
-      frontier, m_front, m_unvis = t[1], t[2], t[3]
-      L = L + 1
-    end
-    local lev = I.new_vec(map, cur)
-    lev.directions = table.concat(steps)
-    return lev
+    local lev = speck.View("level", "int64", g.map.nloc)
+    local vec = I.new_vec(g.map, lev)
+    vec.directions = c.bfs_run(g._bfs, lev, source, dir)
+    return vec
   end
 
   -- labels, n = connected_components(g): each vertex's label is the
