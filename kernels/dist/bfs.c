@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/env.h"
 #include "core/err.h"
 #include "kbodies.h"
 #include "kernels/kernels.h"
@@ -69,7 +70,35 @@ static const sk_kbody k_bu = {.label = "dist.bfs_bottom_up",
                               .sigs = sig_bu,
                               .reds = "sum:int64 sum:int64"};
 
-const sk_kbody *const sk_dist_bfs_bodies[] = {&k_init, &k_collect, &k_td, &k_bu, NULL};
+/* a device's: a team member a word (or an item), the lanes over its
+ * vertices (or arcs) */
+static const char *const sig_collect_t[] = {
+  "team" I1("lev") I1("done") I1("nxt") I1("deg") S64("l1") S64("nloc") S64("nw"), NULL};
+static const sk_kbody k_collect_t = {.label = "dist.bfs_collect_team",
+                                     .body = sk_body_dist_bfs_collect_team,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_collect_t,
+                                     .reds = "sum:int64 sum:int64"};
+static const char *const sig_td_t[] = {"team" I1("fr") I1("hp") I1("lev") I1("ap") I32("ac")
+                                         I1("tp") I32("tc") S64("base") S64("nloc") S64("l1")
+                                           S64("nh"),
+                                       NULL};
+static const sk_kbody k_td_t = {.label = "dist.bfs_top_down_team",
+                                .body = sk_body_dist_bfs_top_down_team,
+                                .pattern = SK_FOR,
+                                .sigs = sig_td_t};
+static const char *const sig_bu_t[] = {"team" I1("fr") I1("hp") I1("lev") I1("done") I1("nxt")
+                                         I1("deg") I1("ip") I32("ic") I1("bp") I32("bc")
+                                           S64("base") S64("nloc") S64("l1") S64("nw"),
+                                       NULL};
+static const sk_kbody k_bu_t = {.label = "dist.bfs_bottom_up_team",
+                                .body = sk_body_dist_bfs_bottom_up_team,
+                                .pattern = SK_REDUCE,
+                                .sigs = sig_bu_t,
+                                .reds = "sum:int64 sum:int64"};
+
+const sk_kbody *const sk_dist_bfs_bodies[] = {&k_init, &k_collect,   &k_td,   &k_bu,
+                                              &k_collect_t, &k_td_t, &k_bu_t, NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* a new rank-1 view of n (at least 1) elements */
@@ -160,6 +189,21 @@ int sk_dist_bfs_init(sk_dist_bfs *b, const sk_dist_map *m, const sk_view *const 
     b->at[r] = b->nall;
     b->nall += b->blk[r];
   }
+  /* a device: the team bodies, a team member a word or an item, the lanes
+   * a warp (teams of 8 warps); SPECK_DIST_BFS_TEAM=1 takes them on the
+   * host too (the tests check them there) */
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) goto fail;
+  const char *team = sk_env_get("SPECK_DIST_BFS_TEAM");
+  if (!sk_sp_host(be) || (team && strcmp(team, "1") == 0)) {
+    sk_team_limits lim;
+    memset(&lim, 0, sizeof lim);
+    be->team_limits(&lim);
+    b->lanes = lim.warp > 0 ? lim.warp : 1;
+    if (lim.vector_length_max > 0 && b->lanes > lim.vector_length_max) b->lanes = lim.vector_length_max;
+    b->team_size = 8;
+    if (lim.team_size_max > 0 && b->team_size > lim.team_size_max) b->team_size = lim.team_size_max;
+  }
   /* the halo vertices' bits: owner r's block, its local index */
   sk_view hhp;
   if (newv(&hhp, "bfs_halo_bits", SK_I64, b->nhalo, SK_SPACE_HOST, err, errlen) < 0) goto fail;
@@ -216,6 +260,23 @@ static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs, s
   sk_policy_init(&p, SK_POL_RANGE);
   p.end = n;
   return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
+}
+
+/* over n items: the range body on the host, else the team body with a
+ * team member an item and b->lanes lanes (its 'nargs' captures and one
+ * more, 'extra', the bound the team body checks) */
+static int launch(const sk_dist_bfs *b, const sk_kbody *host, const sk_kbody *dev, int64_t n,
+                  sk_arg *args, int nargs, sk_arg extra, sk_result *res, char *err,
+                  size_t errlen) {
+  if (n <= 0) return 0;
+  if (b->lanes == 0) return range(host, n, args, nargs, res, err, errlen);
+  args[nargs] = extra;
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.team_size = b->team_size;
+  p.vector_length = b->lanes;
+  p.league_size = (n + b->team_size - 1) / b->team_size;
+  return sk_kbody_launch(dev, &p, args, nargs + 1, res, err, errlen);
 }
 
 /* the first n elements of 'v' as a view of its own (no reference taken) */
@@ -286,14 +347,20 @@ static int step(sk_dist_bfs *b, const sk_view *lev, int mode, int64_t l1, int64_
                    sk_arg_view("lev", lev),      sk_arg_view_ro("ap", b->ap),
                    sk_arg_view_ro("ac", b->ac),  sk_arg_view_ro("tp", &b->tp),
                    sk_arg_view_ro("tc", &b->tc), sk_arg_i64("base", base),
-                   sk_arg_i64("nloc", b->nloc),  sk_arg_i64("l1", l1)};
-    if (range(&k_td, b->nloc + b->nhalo, ta, NELEM(ta), NULL, err, errlen) < 0) return -1;
+                   sk_arg_i64("nloc", b->nloc),  sk_arg_i64("l1", l1),
+                   {0}};
+    if (launch(b, &k_td, &k_td_t, b->nloc + b->nhalo, ta, NELEM(ta) - 1,
+               sk_arg_i64("nh", b->nhalo), NULL, err, errlen) < 0)
+      return -1;
   }
   if (mode != 2) {
     sk_arg ca[] = {sk_arg_view_ro("lev", lev), sk_arg_view("done", &b->done),
                    sk_arg_view("nxt", &b->nxt), sk_arg_view_ro("deg", b->deg),
-                   sk_arg_i64("l1", l1),        sk_arg_i64("nloc", b->nloc)};
-    if (range(&k_collect, b->nw, ca, NELEM(ca), &res, err, errlen) < 0) return -1;
+                   sk_arg_i64("l1", l1),        sk_arg_i64("nloc", b->nloc),
+                   {0}};
+    if (launch(b, &k_collect, &k_collect_t, b->nw, ca, NELEM(ca) - 1, sk_arg_i64("nw", b->nw),
+               &res, err, errlen) < 0)
+      return -1;
   } else {
     sk_arg ba[] = {sk_arg_view_ro("fr", &b->fr),  sk_arg_view_ro("hp", &b->hp),
                    sk_arg_view("lev", lev),       sk_arg_view("done", &b->done),
@@ -301,8 +368,10 @@ static int step(sk_dist_bfs *b, const sk_view *lev, int mode, int64_t l1, int64_
                    sk_arg_view_ro("ip", b->ip),   sk_arg_view_ro("ic", b->ic),
                    sk_arg_view_ro("bp", b->bp),   sk_arg_view_ro("bc", b->bc),
                    sk_arg_i64("base", base),      sk_arg_i64("nloc", b->nloc),
-                   sk_arg_i64("l1", l1)};
-    if (range(&k_bu, b->nw, ba, NELEM(ba), &res, err, errlen) < 0) return -1;
+                   sk_arg_i64("l1", l1),          {0}};
+    if (launch(b, &k_bu, &k_bu_t, b->nw, ba, NELEM(ba) - 1, sk_arg_i64("nw", b->nw), &res, err,
+               errlen) < 0)
+      return -1;
   }
   *found = sk_result_i64(&res, 0);
   *fe = sk_result_i64(&res, 1);

@@ -29,6 +29,7 @@ typedef struct sk_dist_bfs {
    * (columns: halo positions); deg the out-degrees */
   const sk_view *ap, *ac, *ip, *ic, *bp, *bc, *deg;
   int space, stage;
+  int team_size, lanes; /* a device's team bodies (lanes 0: the range bodies) */
   sk_view tp, tc;  /* bp, bc transposed: by halo vertex, this rank's vertices */
   sk_view hp;      /* the halo vertices' bits in the gathered bitmap */
   sk_view done;    /* this rank's vertices visited (or never reachable), nw words */

@@ -253,7 +253,7 @@ end)
 case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   if not ONDEV then return end
   local tr = A:plan_info().transport
-  local labels = {"dist.bfs_init", "dist.bfs_bottom_up", "dist.bfs_top_down", "dist.bfs_collect",
+  local labels = {"dist.bfs_init", "dist.bfs_bottom_up_team", "dist.bfs_top_down_team", "dist.bfs_collect_team",
                   "dist_cc_step", "dist_pr_step",
                   "dist.cg_update"}
   if np > 1 then
