@@ -292,7 +292,7 @@ return {
   ["speck.dist.from_edges"] = {"local g = dist.from_edges(nv, src, dst [, {directed = false}])",
     "A graph from this rank's share of the edges (any split over the ranks); self-loops dropped, duplicates merged."},
   ["speck.dist.bfs"] = {"local level = dist.bfs(g, source [, {direction = \"auto\" | \"top_down\" | \"bottom_up\"}])",
-    "Level-synchronous, direction-optimizing BFS over the halo plan: int64 distributed levels, -1 unreached; level:gather(); level.directions (T/B per level)."},
+    "Level-synchronous, direction-optimizing BFS, its levels run in C (the frontier a bitmap every rank holds, gathered once a level with the level's counts): int64 distributed levels, -1 unreached; level:gather(); level.directions (T/B per level)."},
   ["speck.dist.connected_components"] = {"local labels, n = dist.connected_components(g)",
     "Min-label propagation: each vertex's label is its component's smallest vertex id (directed: weak components); n components."},
   ["speck.dist.pagerank"] = {"local rank, iters = dist.pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}])",
