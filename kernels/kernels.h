@@ -223,5 +223,7 @@ extern const sk_kbody *const sk_chol_bodies[];
 extern const sk_kbody *const sk_dist_bodies[];
 /* kernels/dist/bfs.c: speck.dist's BFS driver's bodies */
 extern const sk_kbody *const sk_dist_bfs_bodies[];
+/* kernels/dist/cc.c: speck.dist's components driver's and halo exchange's bodies */
+extern const sk_kbody *const sk_dist_cc_bodies[];
 
 #endif

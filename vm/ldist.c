@@ -10,6 +10,7 @@
 #include "../backends/dist/dist.h"
 #include "../backends/remote/remote.h"
 #include "../kernels/dist/bfs.h"
+#include "../kernels/dist/cc.h"
 #include "../kernels/dist/cg.h"
 
 #define ERRLEN 1024
@@ -356,6 +357,69 @@ static int bfs_bytes(lua_State *L) {
   return 1;
 }
 
+/* -- components driven from C (kernels/dist/cc.c) ------------------------ */
+/* a view field of table 'idx' (NULL when absent) */
+static const sk_view *fview(lua_State *L, int idx, const char *k) {
+  lua_getfield(L, idx, k);
+  const sk_view *v = lua_isnil(L, -1) ? NULL : sk_lview_check(L, -1);
+  lua_pop(L, 1); /* the table keeps it alive */
+  return v;
+}
+
+/* an exchange from table 'idx': {plan, mode (0 mpi, 1 staged, 2
+ * one-sided), turn, slid, sbuf, hsbuf, hhalo, rb1, rb2, pe, off} */
+static void xchg_of(lua_State *L, int idx, sk_dist_xchg *x) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  memset(x, 0, sizeof *x);
+  lua_getfield(L, idx, "plan");
+  x->plan = luaL_checkudata(L, -1, PLAN_MT);
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "mode");
+  x->mode = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "turn");
+  x->turn = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  x->nsend = x->plan->nsend, x->nhalo = x->plan->nhalo;
+  x->slid = fview(L, idx, "slid"), x->sbuf = fview(L, idx, "sbuf");
+  x->hsbuf = fview(L, idx, "hsbuf"), x->hhalo = fview(L, idx, "hhalo");
+  x->rb[0] = fview(L, idx, "rb1"), x->rb[1] = fview(L, idx, "rb2");
+  x->pe = fview(L, idx, "pe"), x->off = fview(L, idx, "off");
+  int ok = x->mode == SK_XCHG_MPI ||
+           (x->mode == SK_XCHG_STAGED && x->slid && x->sbuf && x->hsbuf && x->hhalo) ||
+           (x->mode == SK_XCHG_ONESIDED && x->slid && x->rb[0] && x->rb[1] && x->pe && x->off);
+  if (!ok) luaL_argerror(L, idx, "an exchange's buffers are missing");
+}
+
+/* cc_run(xa, xb | nil, lab0, lab1, hl, hli | nil, ip, ic, bp, bc,
+ * [bip, bic, bbp, bbc], base) -> which (0: lab0, 1: lab1), components;
+ * the exchanges' turns written back into xa / xb (collective) */
+static int l_cc_run(lua_State *L) {
+  sk_dist_xchg xa, xb;
+  xchg_of(L, 1, &xa);
+  int directed = !lua_isnil(L, 2);
+  if (directed) xchg_of(L, 2, &xb);
+  const sk_view *lab[2] = {anyview(L, 3), anyview(L, 4)};
+  const sk_view *hl = anyview(L, 5), *hli = directed ? anyview(L, 6) : NULL;
+  sk_dist_ccg A = {anyview(L, 7), anyview(L, 8), anyview(L, 9), anyview(L, 10)}, B;
+  if (directed) B = (sk_dist_ccg){anyview(L, 11), anyview(L, 12), anyview(L, 13), anyview(L, 14)};
+  int64_t base = luaL_checkinteger(L, 15), ncomp = 0;
+  int which = 0;
+  char err[ERRLEN];
+  int rc = sk_dist_cc_run(&xa, directed ? &xb : NULL, &A, directed ? &B : NULL, lab, hl, hli,
+                          base, &which, &ncomp, err, sizeof err);
+  lua_pushinteger(L, xa.turn);
+  lua_setfield(L, 1, "turn");
+  if (directed) {
+    lua_pushinteger(L, xb.turn);
+    lua_setfield(L, 2, "turn");
+  }
+  if (rc < 0) return raise(L, err);
+  lua_pushinteger(L, which);
+  lua_pushinteger(L, ncomp);
+  return 2;
+}
+
 /* -- collectives -------------------------------------------------------- */
 /* node_ranks() -> the most ranks one node holds (collective) */
 static int l_node_ranks(lua_State *L) {
@@ -523,7 +587,7 @@ static const luaL_Reg dist_funcs[] = {
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
   {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
   {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {"cg_onesided", l_cg_onesided},
-  {"bfs_graph", l_bfs_graph}, {"bfs_run", l_bfs_run},
+  {"bfs_graph", l_bfs_graph}, {"bfs_run", l_bfs_run}, {"cc_run", l_cc_run},
   {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};

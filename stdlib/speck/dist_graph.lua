@@ -242,36 +242,28 @@ return function(dist)
 
   -- labels, n = connected_components(g): each vertex's label is the
   -- smallest vertex id of its component (min-label propagation over the
-  -- halo); n the number of components
+  -- halo); n the number of components. The iterations run in C
+  -- (kernels/dist/cc.c: an iteration the halo exchange, the step's
+  -- kernels and one allreduce)
   function dist.connected_components(g)
     local f = "connected_components"
     check_graph(f, g)
     agree(f, {g.id}, {"g"})
-    local map, A = g.map, g.A
-    local cur, nxt = speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)
-    speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, text("dist_iota"))
+    local map, A, B = g.map, g.A, g.directed and g.Ain or nil
+    local lab = {speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)}
     local hl = speck.View("halo_labels", "int64", A.nhalo)
-    local hli = g.directed and speck.View("halo_labels_in", "int64", g.Ain.nhalo)
-    local B = g.Ain
-    while true do
-      I.xstart(A, cur, hl)
-      if hli then I.xstart(B, cur, hli) end
-      I.xwait(A, cur, hl)
-      if hli then I.xwait(B, cur, hli) end
-      local changed = speck.parallel_reduce("dist_cc_step", map.nloc,
-                                            gcaps(g, {cur = cur, nxt = nxt, hl = hl}),
-                                            text("dist_cc_step"), {op = "sum", dtype = "int64"})
-      if hli then -- a directed graph's components are weak: the in-arcs too
-        changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
-          gcaps(g, {cur = nxt, hl = hli}, B), text("dist_cc_step_in"),
-          {op = "sum", dtype = "int64"})
-      end
-      cur, nxt = nxt, cur
-      if c.allreduce_int({changed}, "sum")[1] == 0 then break end
-    end
-    local roots = speck.parallel_reduce("dist_cc_roots", map.nloc, {v = cur, b = map.b},
-      text("dist_cc_roots"), {op = "sum", dtype = "int64"})
-    return I.new_vec(map, cur), c.allreduce_int({roots}, "sum")[1]
+    local hli = B and speck.View("halo_labels_in", "int64", B.nhalo)
+    local xa, ba = I.xchg(A, "int64")
+    local xb, bb
+    if B then xb, bb = I.xchg(B, "int64") end
+    local ok, which, n = pcall(c.cc_run, xa, xb, lab[1], lab[2], hl, hli,
+      A.interior.rowptr, A.interior.colidx, A.boundary.rowptr, A.boundary.colidx,
+      B and B.interior.rowptr, B and B.interior.colidx, B and B.boundary.rowptr,
+      B and B.boundary.colidx, map.b)
+    if ba then ba.turn = xa.turn end
+    if bb then bb.turn = xb.turn end
+    if not ok then error(which, 0) end
+    return I.new_vec(map, lab[which + 1]), n
   end
 
   -- rank, iters = pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}]):

@@ -50,12 +50,14 @@ local build = t0:seconds()
 src, dst = nil, nil
 collectgarbage()
 
--- the roots: vertices of nonzero degree, a fixed pseudo-random pick
+-- the roots: vertices of nonzero degree, a fixed pseudo-random pick (the
+-- degrees read on the host: a device's views are not)
+local hdeg = speck.create_mirror_view_and_copy("host", deg)
 local roots, seed = {}, 12345
 while #roots < nroots do
   seed = (seed * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
   local v = (seed >> 20) % nv
-  if deg(v) > 0 then roots[#roots + 1] = v end
+  if hdeg(v) > 0 then roots[#roots + 1] = v end
 end
 dist.bfs(g, roots[1])  -- warm-up: compiles
 local times, cpus, teps, dirs = {}, {}, {}, {}
