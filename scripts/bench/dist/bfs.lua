@@ -11,7 +11,9 @@
 -- TEPS as Graph500 counts them: the input edges of the reached component
 -- over the search's time. Prints on rank 0: the median time (wall, and
 -- the CPU time of the slowest rank's median search), the harmonic
--- mean of the TEPS (Graph500's figure), and the directions taken.
+-- mean of the TEPS (Graph500's figure), and the directions taken; then
+-- dist.connected_components on the same graph (CC_RUNS timed runs, 3;
+-- 0: none), its median wall and CPU time.
 --
 --   mpirun -np 2 speck scripts/bench/dist/bfs.lua [scale = 20] [roots = 16]
 local speck = require "speck"
@@ -87,4 +89,27 @@ hm = #teps / hm
 if me == 0 then
   print(("dist_bfs ranks=%d scale=%d roots=%d build_s=%.3f median_s=%.4f median_cpu_s=%.4f harmonic_mean_TEPS=%.4g directions=%s threads=%s"):format(
     np, scale, nroots, build, times[(#times + 1) // 2], cpu, hm, dirs[1], os.getenv("SPECK_THREADS") or "default"))
+end
+
+-- then connected components (speck.dist's min-label propagation), a
+-- warm-up and CC_RUNS timed runs: the median wall and CPU time
+local cc_runs = math.tointeger(tonumber(os.getenv("CC_RUNS") or "3"))
+if cc_runs > 0 then
+  dist.connected_components(g)
+  local ct, cc, ncomp = {}, {}, 0
+  for k = 1, cc_runs do
+    dist.barrier()
+    local t, c0 = speck.Timer(), os.clock()
+    local _, n = dist.connected_components(g)
+    cc[k] = os.clock() - c0
+    dist.barrier()
+    ct[k], ncomp = t:seconds(), n
+  end
+  table.sort(ct)
+  table.sort(cc)
+  local ccpu = remote.allreduce(cc[(#cc + 1) // 2], "max")
+  if me == 0 then
+    print(("dist_cc ranks=%d scale=%d runs=%d median_s=%.4f median_cpu_s=%.4f components=%d"):format(
+      np, scale, cc_runs, ct[(#ct + 1) // 2], ccpu, ncomp))
+  end
 end
