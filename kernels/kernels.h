@@ -225,5 +225,7 @@ extern const sk_kbody *const sk_dist_bodies[];
 extern const sk_kbody *const sk_dist_bfs_bodies[];
 /* kernels/dist/cc.c: speck.dist's components driver's and halo exchange's bodies */
 extern const sk_kbody *const sk_dist_cc_bodies[];
+/* kernels/dist/pr.c: speck.dist's PageRank driver's bodies */
+extern const sk_kbody *const sk_dist_pr_bodies[];
 
 #endif

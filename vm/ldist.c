@@ -12,6 +12,7 @@
 #include "../kernels/dist/bfs.h"
 #include "../kernels/dist/cc.h"
 #include "../kernels/dist/cg.h"
+#include "../kernels/dist/pr.h"
 
 #define ERRLEN 1024
 #define MAP_MT "speck.dist.map"
@@ -420,6 +421,29 @@ static int l_cc_run(lua_State *L) {
   return 2;
 }
 
+/* pr_run(xb, x0, x1, y, hy, deg, ip, ic, bp, bc, N, d, tol, maxiter)
+ * -> which (0: x0, 1: x1), iterations; the exchange's turn written back
+ * into xb (collective; kernels/dist/pr.h) */
+static int l_pr_run(lua_State *L) {
+  sk_dist_xchg xb;
+  xchg_of(L, 1, &xb);
+  const sk_view *x[2] = {anyview(L, 2), anyview(L, 3)};
+  const sk_view *y = anyview(L, 4), *hy = anyview(L, 5), *deg = anyview(L, 6);
+  sk_dist_ccg B = {anyview(L, 7), anyview(L, 8), anyview(L, 9), anyview(L, 10)};
+  int64_t N = luaL_checkinteger(L, 11), maxiter = luaL_checkinteger(L, 14), iters = 0;
+  double d = luaL_checknumber(L, 12), tol = luaL_checknumber(L, 13);
+  int which = 0;
+  char err[ERRLEN];
+  int rc = sk_dist_pr_run(&xb, &B, x, y, hy, deg, N, d, tol, maxiter, &which, &iters, err,
+                          sizeof err);
+  lua_pushinteger(L, xb.turn);
+  lua_setfield(L, 1, "turn");
+  if (rc < 0) return raise(L, err);
+  lua_pushinteger(L, which);
+  lua_pushinteger(L, iters);
+  return 2;
+}
+
 /* -- collectives -------------------------------------------------------- */
 /* node_ranks() -> the most ranks one node holds (collective) */
 static int l_node_ranks(lua_State *L) {
@@ -588,6 +612,7 @@ static const luaL_Reg dist_funcs[] = {
   {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
   {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {"cg_onesided", l_cg_onesided},
   {"bfs_graph", l_bfs_graph}, {"bfs_run", l_bfs_run}, {"cc_run", l_cc_run},
+  {"pr_run", l_pr_run},
   {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};

@@ -3,7 +3,8 @@
  * the smallest label among itself and its neighbours (the halo's labels by
  * the graph's plan; a directed graph's in-arcs too, for the weak
  * components) until no label changes. An iteration: the exchange, the
- * step's kernels (kernels/dist/dist.sk's cc_step, cc_step_in), one
+ * step's kernels (kernels/dist/dist.sk's cc_step, cc_step_in; the
+ * exchange's and the start's: xchg.sk), one
  * MPI_Allreduce of {labels changed, failed}; no Lua between iterations.
  * The halo exchange (sk_dist_xchg) is dist.lua's xstart / xwait in C: a
  * rank whose kernel or copy fails still takes part in the exchange's
@@ -24,23 +25,26 @@
 #define I1(name)  " " name "=int64[1]"
 #define I32(name) " " name "=int32[1]"
 
-/* -- bodies (kernels/dist/dist.sk) -------------------------------------------- */
-static const char *const sig_pack[] = {"range" I1("b") I1("sl") I1("x"), NULL};
+/* -- bodies (kernels/dist/xchg.sk, dist.sk) ------------------------------------ */
+static const char *const sig_pack[] = {"range" I1("buf") I1("sl") I1("v"),
+                                       "range buf=float64[1]" I1("sl") " v=float64[1]", NULL};
 static const sk_kbody k_pack = {.label = "dist.xchg_pack",
-                                .body = sk_body_dist_pack,
+                                .body = sk_body_dist_xchg_pack,
                                 .pattern = SK_FOR,
                                 .sigs = sig_pack};
 /* (rb is a remote view at run time, compiled then; the signature keeps the
  * build's precompiler from guessing one) */
-static const char *const sig_put[] = {"range rb=int64[2]" I1("pe") I1("off") I1("sl") I1("x"),
+static const char *const sig_put[] = {"range rb=int64[2]" I1("pe") I1("off") I1("sl") I1("v"),
+                                      "range rb=float64[2]" I1("pe") I1("off") I1("sl")
+                                        " v=float64[1]",
                                       NULL};
 static const sk_kbody k_put = {.label = "dist.xchg_put",
-                               .body = sk_body_dist_put,
+                               .body = sk_body_dist_xchg_put,
                                .pattern = SK_FOR,
                                .sigs = sig_put};
-static const char *const sig_iota[] = {"range" I1("v") " b=int64", NULL};
-static const sk_kbody k_iota = {.label = "dist.cc_iota",
-                                .body = sk_body_dist_iota,
+static const char *const sig_iota[] = {"range" I1("lab") " base=int64", NULL};
+static const sk_kbody k_iota = {.label = "dist.cc_init",
+                                .body = sk_body_dist_cc_init,
                                 .pattern = SK_FOR,
                                 .sigs = sig_iota};
 static const char *const sig_step[] = {
@@ -90,7 +94,7 @@ static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *
     if (x->nsend > 0) {
       sk_arg a[] = {sk_arg_view("rb", x->rb[x->turn - 1]), sk_arg_view_ro("pe", x->pe),
                     sk_arg_view_ro("off", x->off), sk_arg_view_ro("sl", x->slid),
-                    sk_arg_view_ro("x", v)};
+                    sk_arg_view_ro("v", v)};
       rc = range(&k_put, x->nsend, a, NELEM(a), NULL, err, errlen);
     }
     /* the fence whatever happened: the other ranks wait on it */
@@ -101,8 +105,8 @@ static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *
     return rc;
   }
   if (x->nsend > 0) {
-    sk_arg a[] = {sk_arg_view("b", x->sbuf), sk_arg_view_ro("sl", x->slid),
-                  sk_arg_view_ro("x", v)};
+    sk_arg a[] = {sk_arg_view("buf", x->sbuf), sk_arg_view_ro("sl", x->slid),
+                  sk_arg_view_ro("v", v)};
     rc = range(&k_pack, x->nsend, a, NELEM(a), NULL, err, errlen);
     if (rc == 0) rc = sk_view_deep_copy((sk_view *)x->hsbuf, x->sbuf, err, errlen);
   }
@@ -147,7 +151,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
   const int64_t n = lab[0]->extent[0];
   int cur = 0, failed = 0;
   sk_result res;
-  sk_arg ia[] = {sk_arg_view("v", lab[0]), sk_arg_i64("b", base)};
+  sk_arg ia[] = {sk_arg_view("lab", lab[0]), sk_arg_i64("base", base)};
   failed = range(&k_iota, n, ia, NELEM(ia), NULL, err, errlen) < 0;
   for (;;) {
     const sk_view *c = lab[cur], *nx = lab[cur ^ 1];

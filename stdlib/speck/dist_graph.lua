@@ -268,7 +268,9 @@ return function(dist)
 
   -- rank, iters = pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}]):
   -- NetworkX's (as graph.pagerank): a vertex without edges spreads its
-  -- rank over all; stops when sum |x' - x| < N * tol
+  -- rank over all; stops when sum |x' - x| < N * tol. The iterations run
+  -- in C (kernels/dist/pr.c: an iteration the shares' halo exchange, the
+  -- step's and the next shares' kernels, one allreduce)
   function dist.pagerank(g, opts)
     local f = "pagerank"
     local d, tol, maxiter
@@ -281,27 +283,18 @@ return function(dist)
       if math.type(maxiter) ~= "integer" or maxiter < 0 then fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter)) end
     end, function() return {g.id, maxiter, math.floor(d * 2 ^ 40), math.floor(-math.log(tol, 2) * 1024)} end,
     {"g", "maxiter", "damping", "tol"})
-    local map, A, N = g.map, g.A, g.nv
-    local x, xn = speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)
+    local map, N = g.map, g.nv
+    local x = {speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)}
     local y = speck.View("contrib", "float64", map.nloc)
-    speck.deep_copy(x, 1.0 / N)
+    speck.deep_copy(x[1], 1.0 / N)
     local B = g.Ain
     local hy = speck.View("halo_contrib", "float64", B.nhalo)
-    local it = 0
-    while it < maxiter do
-      it = it + 1
-      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc,
-                                         {x = x, y = y, deg = g.degree}, text("dist_pr_contrib"))
-      I.xstart(B, y, hy)
-      dang = remote.allreduce(dang, "sum")
-      I.xwait(B, y, hy)
-      local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
-        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B),
-        text("dist_pr_step"))
-      x, xn = xn, x
-      if remote.allreduce(delta, "sum") < N * tol then break end
-    end
-    return I.new_vec(map, x), it
+    local xb, bb = I.xchg(B, "float64")
+    local ok, which, it = pcall(c.pr_run, xb, x[1], x[2], y, hy, g.degree, B.interior.rowptr,
+      B.interior.colidx, B.boundary.rowptr, B.boundary.colidx, N, d, tol, maxiter)
+    if bb then bb.turn = xb.turn end
+    if not ok then error(which, 0) end
+    return I.new_vec(map, x[which + 1]), it
   end
 
   -- total = triangles(g): triangles u < v < w, each counted by the owner

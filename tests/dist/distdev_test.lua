@@ -254,7 +254,7 @@ case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   if not ONDEV then return end
   local tr = A:plan_info().transport
   local labels = {"dist.bfs_init", "dist.bfs_bottom_up_team", "dist.bfs_top_down_team", "dist.bfs_collect_team",
-                  "dist.cc_step", "dist_pr_step",
+                  "dist.cc_step", "dist.pr_step",
                   "dist.cg_update"}
   if np > 1 then
     labels[#labels + 1] = "dist.cg_halo"
