@@ -3,8 +3,7 @@
  * the smallest label among itself and its neighbours (the halo's labels by
  * the graph's plan; a directed graph's in-arcs too, for the weak
  * components) until no label changes. An iteration: the exchange, the
- * step's kernels (kernels/dist/dist.sk's cc_step, cc_step_in; the
- * exchange's and the start's: xchg.sk), one
+ * step's kernels (kernels/dist/graph.sk's cc_step, cc_step_in), one
  * MPI_Allreduce of {labels changed, failed}; no Lua between iterations.
  * The halo exchange (sk_dist_xchg) is dist.lua's xstart / xwait in C: a
  * rank whose kernel or copy fails still takes part in the exchange's
@@ -25,7 +24,7 @@
 #define I1(name)  " " name "=int64[1]"
 #define I32(name) " " name "=int32[1]"
 
-/* -- bodies (kernels/dist/xchg.sk, dist.sk) ------------------------------------ */
+/* -- bodies (kernels/dist/graph.sk) -------------------------------------------- */
 static const char *const sig_pack[] = {"range" I1("buf") I1("sl") I1("v"),
                                        "range buf=float64[1]" I1("sl") " v=float64[1]", NULL};
 static const sk_kbody k_pack = {.label = "dist.xchg_pack",

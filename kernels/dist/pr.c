@@ -11,7 +11,7 @@
  *   flag: a rank whose kernel fails still joins it, and every rank stops
  *   with the lowest failing rank's message).
  *
- * The bodies are kernels/dist/dist.sk's pr_contrib and pr_step; the sums
+ * The bodies are kernels/dist/graph.sk's pr_contrib and pr_step; the sums
  * are the ones the Lua driver formed, so the ranks are the same.
  */
 #include "pr.h"
