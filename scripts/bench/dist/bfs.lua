@@ -13,7 +13,8 @@
 -- the CPU time of the slowest rank's median search), the harmonic
 -- mean of the TEPS (Graph500's figure), and the directions taken; then
 -- dist.connected_components on the same graph (CC_RUNS timed runs, 3;
--- 0: none), its median wall and CPU time.
+-- 0: none) and dist.pagerank (PR_RUNS, 3; tol 1e-10, at most 50
+-- iterations), their median wall and CPU times.
 --
 --   mpirun -np 2 speck scripts/bench/dist/bfs.lua [scale = 20] [roots = 16]
 local speck = require "speck"
@@ -111,5 +112,28 @@ if cc_runs > 0 then
   if me == 0 then
     print(("dist_cc ranks=%d scale=%d runs=%d median_s=%.4f median_cpu_s=%.4f components=%d"):format(
       np, scale, cc_runs, ct[(#ct + 1) // 2], ccpu, ncomp))
+  end
+end
+
+-- and PageRank (tol 1e-10, at most 50 iterations), PR_RUNS timed runs (3)
+local pr_runs = math.tointeger(tonumber(os.getenv("PR_RUNS") or "3"))
+if pr_runs > 0 then
+  local o = {tol = 1e-10, maxiter = 50}
+  dist.pagerank(g, o)
+  local pt, pc, iters = {}, {}, 0
+  for k = 1, pr_runs do
+    dist.barrier()
+    local t, c0 = speck.Timer(), os.clock()
+    local _, it = dist.pagerank(g, o)
+    pc[k] = os.clock() - c0
+    dist.barrier()
+    pt[k], iters = t:seconds(), it
+  end
+  table.sort(pt)
+  table.sort(pc)
+  local pcpu = remote.allreduce(pc[(#pc + 1) // 2], "max")
+  if me == 0 then
+    print(("dist_pagerank ranks=%d scale=%d runs=%d iters=%d median_s=%.4f median_cpu_s=%.4f"):format(
+      np, scale, pr_runs, iters, pt[(#pt + 1) // 2], pcpu))
   end
 end
