@@ -294,9 +294,9 @@ return {
   ["speck.dist.bfs"] = {"local level = dist.bfs(g, source [, {direction = \"auto\" | \"top_down\" | \"bottom_up\"}])",
     "Level-synchronous, direction-optimizing BFS, its levels run in C (the frontier a bitmap every rank holds, gathered once a level with the level's counts): int64 distributed levels, -1 unreached; level:gather(); level.directions (T/B per level)."},
   ["speck.dist.connected_components"] = {"local labels, n = dist.connected_components(g)",
-    "Min-label propagation: each vertex's label is its component's smallest vertex id (directed: weak components); n components."},
+    "Min-label propagation, its iterations run in C (a halo exchange, a kernel, one allreduce each): each vertex's label is its component's smallest vertex id (directed: weak components); n components."},
   ["speck.dist.pagerank"] = {"local rank, iters = dist.pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}])",
-    "NetworkX's PageRank (as graph.pagerank), distributed."},
+    "NetworkX's PageRank (as graph.pagerank), distributed; its iterations run in C (a halo exchange, two kernels, one allreduce each)."},
   ["speck.dist.triangles"] = {"local total = dist.triangles(g)",
     "The number of triangles (the halo's adjacency rows fetched once)."},
   -- speck.dist on GPU ranks (issue 28: one rank per GPU, or ranks sharing one)
