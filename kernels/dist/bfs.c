@@ -34,14 +34,14 @@
 #include "kernels/kernels.h"
 #include "../sparse/sparse.h"
 
-#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
-#define I1(name)     " " name "=int64[1]"
-#define I32(name)    " " name "=int32[1]"
-#define S64(name)    " " name "=int64"
+#define NELEM(a)  ((int)(sizeof(a) / sizeof((a)[0])))
+#define I1(name)  " " name "=int64[1]"
+#define I32(name) " " name "=int32[1]"
+#define S64(name) " " name "=int64"
 
 /* -- bodies ------------------------------------------------------------------ */
-static const char *const sig_init[] = {"range" I1("lev") I1("done") S64("s") S64("nloc") S64("nw"),
-                                       NULL};
+static const char *const sig_init[] = {
+  "range" I1("lev") I1("done") S64("s") S64("nloc") S64("nw"), NULL};
 static const sk_kbody k_init = {.label = "dist.bfs_init",
                                 .body = sk_body_dist_bfs_init,
                                 .pattern = SK_FOR,
@@ -53,16 +53,17 @@ static const sk_kbody k_collect = {.label = "dist.bfs_collect",
                                    .pattern = SK_REDUCE,
                                    .sigs = sig_collect,
                                    .reds = "sum:int64 sum:int64"};
-static const char *const sig_td[] = {"range" I1("fr") I1("hp") I1("lev") I1("ap") I32("ac")
-                                       I1("tp") I32("tc") S64("base") S64("nloc") S64("l1"),
+static const char *const sig_td[] = {"range" I1("fr") I1("hp") I1("lev") I1("ap")
+                                       I32("ac") I1("tp") I32("tc") S64("base")
+                                         S64("nloc") S64("l1"),
                                      NULL};
 static const sk_kbody k_td = {.label = "dist.bfs_top_down",
                               .body = sk_body_dist_bfs_top_down,
                               .pattern = SK_FOR,
                               .sigs = sig_td};
-static const char *const sig_bu[] = {"range" I1("fr") I1("hp") I1("lev") I1("done") I1("nxt")
-                                       I1("deg") I1("ip") I32("ic") I1("bp") I32("bc")
-                                         S64("base") S64("nloc") S64("l1"),
+static const char *const sig_bu[] = {"range" I1("fr") I1("hp") I1("lev") I1("done")
+                                       I1("nxt") I1("deg") I1("ip") I32("ic") I1("bp")
+                                         I32("bc") S64("base") S64("nloc") S64("l1"),
                                      NULL};
 static const sk_kbody k_bu = {.label = "dist.bfs_bottom_up",
                               .body = sk_body_dist_bfs_bottom_up,
@@ -79,26 +80,26 @@ static const sk_kbody k_collect_t = {.label = "dist.bfs_collect_team",
                                      .pattern = SK_REDUCE,
                                      .sigs = sig_collect_t,
                                      .reds = "sum:int64 sum:int64"};
-static const char *const sig_td_t[] = {"team" I1("fr") I1("hp") I1("lev") I1("ap") I32("ac")
-                                         I1("tp") I32("tc") S64("base") S64("nloc") S64("l1")
-                                           S64("nh"),
+static const char *const sig_td_t[] = {"team" I1("fr") I1("hp") I1("lev") I1("ap")
+                                         I32("ac") I1("tp") I32("tc") S64("base")
+                                           S64("nloc") S64("l1") S64("nh"),
                                        NULL};
 static const sk_kbody k_td_t = {.label = "dist.bfs_top_down_team",
                                 .body = sk_body_dist_bfs_top_down_team,
                                 .pattern = SK_FOR,
                                 .sigs = sig_td_t};
-static const char *const sig_bu_t[] = {"team" I1("fr") I1("hp") I1("lev") I1("done") I1("nxt")
-                                         I1("deg") I1("ip") I32("ic") I1("bp") I32("bc")
-                                           S64("base") S64("nloc") S64("l1") S64("nw"),
-                                       NULL};
+static const char *const sig_bu_t[] = {
+  "team" I1("fr") I1("hp") I1("lev") I1("done") I1("nxt") I1("deg") I1("ip") I32("ic")
+    I1("bp") I32("bc") S64("base") S64("nloc") S64("l1") S64("nw"),
+  NULL};
 static const sk_kbody k_bu_t = {.label = "dist.bfs_bottom_up_team",
                                 .body = sk_body_dist_bfs_bottom_up_team,
                                 .pattern = SK_REDUCE,
                                 .sigs = sig_bu_t,
                                 .reds = "sum:int64 sum:int64"};
 
-const sk_kbody *const sk_dist_bfs_bodies[] = {&k_init, &k_collect,   &k_td,   &k_bu,
-                                              &k_collect_t, &k_td_t, &k_bu_t, NULL};
+const sk_kbody *const sk_dist_bfs_bodies[] = {&k_init,      &k_collect, &k_td,   &k_bu,
+                                              &k_collect_t, &k_td_t,    &k_bu_t, NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* a new rank-1 view of n (at least 1) elements */
@@ -131,7 +132,8 @@ static int transpose(sk_dist_bfs *b, char *err, size_t errlen) {
   int rc = sk_sp_host_copy(b->bc, &hbc, err, errlen);
   const int64_t *bp = hbp.data;
   const int64_t nb = bp[b->nloc];
-  if (rc == 0) rc = newv(&htp, "bfs_halo_rowptr", SK_I64, b->nhalo + 1, SK_SPACE_HOST, err, errlen);
+  if (rc == 0)
+    rc = newv(&htp, "bfs_halo_rowptr", SK_I64, b->nhalo + 1, SK_SPACE_HOST, err, errlen);
   if (rc == 0) rc = newv(&htc, "bfs_halo_colidx", SK_I32, nb, SK_SPACE_HOST, err, errlen);
   if (rc == 0) {
     const int32_t *bc = hbc.data;
@@ -170,7 +172,8 @@ int sk_dist_bfs_init(sk_dist_bfs *b, const sk_dist_map *m, const sk_view *const 
     const int want = (i == 1 || i == 3 || i == 5) ? SK_I32 : SK_I64;
     if (v[i]->rank != 1 || v[i]->dtype != want || v[i]->space != b->space ||
         !sk_view_contiguous(v[i])) {
-      sk_err(err, errlen, SK_E_DIST_BFS_VIEW, v[i]->label, want == SK_I32 ? "int32" : "int64");
+      sk_err(err, errlen, SK_E_DIST_BFS_VIEW, v[i]->label,
+             want == SK_I32 ? "int32" : "int64");
       return -1;
     }
   }
@@ -200,20 +203,24 @@ int sk_dist_bfs_init(sk_dist_bfs *b, const sk_dist_map *m, const sk_view *const 
     memset(&lim, 0, sizeof lim);
     be->team_limits(&lim);
     b->lanes = lim.warp > 0 ? lim.warp : 1;
-    if (lim.vector_length_max > 0 && b->lanes > lim.vector_length_max) b->lanes = lim.vector_length_max;
+    if (lim.vector_length_max > 0 && b->lanes > lim.vector_length_max)
+      b->lanes = lim.vector_length_max;
     b->team_size = 8;
-    if (lim.team_size_max > 0 && b->team_size > lim.team_size_max) b->team_size = lim.team_size_max;
+    if (lim.team_size_max > 0 && b->team_size > lim.team_size_max)
+      b->team_size = lim.team_size_max;
   }
   /* the halo vertices' bits: owner r's block, its local index */
   sk_view hhp;
-  if (newv(&hhp, "bfs_halo_bits", SK_I64, b->nhalo, SK_SPACE_HOST, err, errlen) < 0) goto fail;
+  if (newv(&hhp, "bfs_halo_bits", SK_I64, b->nhalo, SK_SPACE_HOST, err, errlen) < 0)
+    goto fail;
   const int64_t *hid = halo_ids->data;
   int64_t *hp = hhp.data;
   for (int64_t h = 0; h < b->nhalo; h++) {
     int lo = 0, hi = b->np - 1; /* the last r with off[r] <= id */
     while (lo < hi) {
       int mid = (lo + hi + 1) / 2;
-      if (m->off[mid] <= hid[h]) lo = mid; else hi = mid - 1;
+      if (m->off[mid] <= hid[h]) lo = mid;
+      else hi = mid - 1;
     }
     hp[h] = 64 * b->at[lo] + (hid[h] - m->off[lo]);
   }
@@ -221,14 +228,13 @@ int sk_dist_bfs_init(sk_dist_bfs *b, const sk_dist_map *m, const sk_view *const 
   if (transpose(b, err, errlen) < 0) goto fail;
   const int64_t nw3 = b->nw + 3;
   if (newv(&b->done, "bfs_done", SK_I64, b->nw, b->space, err, errlen) < 0 ||
-      newv(&b->nxt, "bfs_next", SK_I64, b->stage ? b->nw : nw3, b->stage ? b->space : SK_SPACE_HOST,
-           err, errlen) < 0 ||
-      newv(&b->fr, "bfs_frontier", SK_I64, b->nall, b->stage ? b->space : SK_SPACE_HOST, err,
-           errlen) < 0)
+      newv(&b->nxt, "bfs_next", SK_I64, b->stage ? b->nw : nw3, b->space, err, errlen) < 0 ||
+      newv(&b->fr, "bfs_frontier", SK_I64, b->nall, b->space, err, errlen) < 0)
     goto fail;
-  if (b->stage && (newv(&b->hs, "bfs_next_host", SK_I64, nw3, SK_SPACE_HOST, err, errlen) < 0 ||
-                   newv(&b->hfr, "bfs_frontier_host", SK_I64, b->nall, SK_SPACE_HOST, err,
-                        errlen) < 0))
+  if (b->stage &&
+      (newv(&b->hs, "bfs_next_host", SK_I64, nw3, SK_SPACE_HOST, err, errlen) < 0 ||
+       newv(&b->hfr, "bfs_frontier_host", SK_I64, b->nall, SK_SPACE_HOST, err, errlen) <
+         0))
     goto fail;
   return 0;
 fail:
@@ -237,7 +243,8 @@ fail:
 }
 
 int64_t sk_dist_bfs_bytes(const sk_dist_bfs *b) {
-  const sk_view *v[] = {&b->tp, &b->tc, &b->hp, &b->done, &b->nxt, &b->fr, &b->hs, &b->hfr};
+  const sk_view *v[] = {&b->tp,  &b->tc, &b->hp, &b->done,
+                        &b->nxt, &b->fr, &b->hs, &b->hfr};
   int64_t s = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) s += (int64_t)v[i]->alloc->bytes;
@@ -253,8 +260,8 @@ void sk_dist_bfs_free(sk_dist_bfs *b) {
 }
 
 /* -- a search ---------------------------------------------------------------- */
-static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs, sk_result *res,
-                 char *err, size_t errlen) {
+static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                 sk_result *res, char *err, size_t errlen) {
   if (n <= 0) return 0;
   sk_policy p;
   sk_policy_init(&p, SK_POL_RANGE);
@@ -265,9 +272,9 @@ static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs, s
 /* over n items: the range body on the host, else the team body with a
  * team member an item and b->lanes lanes (its 'nargs' captures and one
  * more, 'extra', the bound the team body checks) */
-static int launch(const sk_dist_bfs *b, const sk_kbody *host, const sk_kbody *dev, int64_t n,
-                  sk_arg *args, int nargs, sk_arg extra, sk_result *res, char *err,
-                  size_t errlen) {
+static int launch(const sk_dist_bfs *b, const sk_kbody *host, const sk_kbody *dev,
+                  int64_t n, sk_arg *args, int nargs, sk_arg extra, sk_result *res,
+                  char *err, size_t errlen) {
   if (n <= 0) return 0;
   if (b->lanes == 0) return range(host, n, args, nargs, res, err, errlen);
   args[nargs] = extra;
@@ -341,36 +348,45 @@ static int step(sk_dist_bfs *b, const sk_view *lev, int mode, int64_t l1, int64_
   const int64_t base = 64 * b->at[b->me];
   sk_result res;
   /* the gathered frontier into the graph's space */
-  if (mode != 0 && b->stage && sk_view_deep_copy(&b->fr, &b->hfr, err, errlen) < 0) return -1;
+  if (mode != 0 && b->stage && sk_view_deep_copy(&b->fr, &b->hfr, err, errlen) < 0)
+    return -1;
   if (mode == 1) {
-    sk_arg ta[] = {sk_arg_view_ro("fr", &b->fr), sk_arg_view_ro("hp", &b->hp),
-                   sk_arg_view("lev", lev),      sk_arg_view_ro("ap", b->ap),
-                   sk_arg_view_ro("ac", b->ac),  sk_arg_view_ro("tp", &b->tp),
-                   sk_arg_view_ro("tc", &b->tc), sk_arg_i64("base", base),
-                   sk_arg_i64("nloc", b->nloc),  sk_arg_i64("l1", l1),
+    sk_arg ta[] = {sk_arg_view_ro("fr", &b->fr),
+                   sk_arg_view_ro("hp", &b->hp),
+                   sk_arg_view("lev", lev),
+                   sk_arg_view_ro("ap", b->ap),
+                   sk_arg_view_ro("ac", b->ac),
+                   sk_arg_view_ro("tp", &b->tp),
+                   sk_arg_view_ro("tc", &b->tc),
+                   sk_arg_i64("base", base),
+                   sk_arg_i64("nloc", b->nloc),
+                   sk_arg_i64("l1", l1),
                    {0}};
     if (launch(b, &k_td, &k_td_t, b->nloc + b->nhalo, ta, NELEM(ta) - 1,
                sk_arg_i64("nh", b->nhalo), NULL, err, errlen) < 0)
       return -1;
   }
   if (mode != 2) {
-    sk_arg ca[] = {sk_arg_view_ro("lev", lev), sk_arg_view("done", &b->done),
-                   sk_arg_view("nxt", &b->nxt), sk_arg_view_ro("deg", b->deg),
-                   sk_arg_i64("l1", l1),        sk_arg_i64("nloc", b->nloc),
+    sk_arg ca[] = {sk_arg_view_ro("lev", lev),
+                   sk_arg_view("done", &b->done),
+                   sk_arg_view("nxt", &b->nxt),
+                   sk_arg_view_ro("deg", b->deg),
+                   sk_arg_i64("l1", l1),
+                   sk_arg_i64("nloc", b->nloc),
                    {0}};
-    if (launch(b, &k_collect, &k_collect_t, b->nw, ca, NELEM(ca) - 1, sk_arg_i64("nw", b->nw),
-               &res, err, errlen) < 0)
+    if (launch(b, &k_collect, &k_collect_t, b->nw, ca, NELEM(ca) - 1,
+               sk_arg_i64("nw", b->nw), &res, err, errlen) < 0)
       return -1;
   } else {
-    sk_arg ba[] = {sk_arg_view_ro("fr", &b->fr),  sk_arg_view_ro("hp", &b->hp),
-                   sk_arg_view("lev", lev),       sk_arg_view("done", &b->done),
-                   sk_arg_view("nxt", &b->nxt),   sk_arg_view_ro("deg", b->deg),
-                   sk_arg_view_ro("ip", b->ip),   sk_arg_view_ro("ic", b->ic),
-                   sk_arg_view_ro("bp", b->bp),   sk_arg_view_ro("bc", b->bc),
-                   sk_arg_i64("base", base),      sk_arg_i64("nloc", b->nloc),
-                   sk_arg_i64("l1", l1),          {0}};
-    if (launch(b, &k_bu, &k_bu_t, b->nw, ba, NELEM(ba) - 1, sk_arg_i64("nw", b->nw), &res, err,
-               errlen) < 0)
+    sk_arg ba[] = {sk_arg_view_ro("fr", &b->fr), sk_arg_view_ro("hp", &b->hp),
+                   sk_arg_view("lev", lev),      sk_arg_view("done", &b->done),
+                   sk_arg_view("nxt", &b->nxt),  sk_arg_view_ro("deg", b->deg),
+                   sk_arg_view_ro("ip", b->ip),  sk_arg_view_ro("ic", b->ic),
+                   sk_arg_view_ro("bp", b->bp),  sk_arg_view_ro("bc", b->bc),
+                   sk_arg_i64("base", base),     sk_arg_i64("nloc", b->nloc),
+                   sk_arg_i64("l1", l1),         {0}};
+    if (launch(b, &k_bu, &k_bu_t, b->nw, ba, NELEM(ba) - 1, sk_arg_i64("nw", b->nw), &res,
+               err, errlen) < 0)
       return -1;
   }
   *found = sk_result_i64(&res, 0);
@@ -378,8 +394,8 @@ static int step(sk_dist_bfs *b, const sk_view *lev, int mode, int64_t l1, int64_
   return 0;
 }
 
-int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir, char *err,
-                    size_t errlen) {
+int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir,
+                    char *err, size_t errlen) {
   if (lev->rank != 1 || lev->dtype != SK_I64 || lev->extent[0] != b->nloc ||
       lev->space != b->space || !sk_view_contiguous(lev)) {
     sk_err(err, errlen, SK_E_DIST_BFS_VIEW, lev->label, "int64 (this rank's vertices)");
@@ -391,8 +407,9 @@ int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir,
    * out-degree (the first visited arcs) */
   const int64_t s = source >= b->lo && source < b->lo + b->nloc ? source - b->lo : -1;
   int64_t found = 0, fe = 0, tot[2];
-  sk_arg ia[] = {sk_arg_view("lev", lev), sk_arg_view("done", &b->done), sk_arg_i64("s", s),
-                 sk_arg_i64("nloc", b->nloc), sk_arg_i64("nw", b->nw)};
+  sk_arg ia[] = {sk_arg_view("lev", lev), sk_arg_view("done", &b->done),
+                 sk_arg_i64("s", s), sk_arg_i64("nloc", b->nloc),
+                 sk_arg_i64("nw", b->nw)};
   int failed = range(&k_init, b->nloc, ia, NELEM(ia), NULL, err, errlen) < 0;
   if (!failed) failed = step(b, lev, 0, 0, &found, &fe, err, errlen) < 0;
   if (exchange(b, found, fe, failed, tot, err, errlen) < 0) return -1;
@@ -406,7 +423,8 @@ int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir,
     }
     failed = add_dir(b, topdown ? 'T' : 'B') < 0;
     if (failed) sk_err(err, errlen, SK_E_DIST_NOMEM, (long long)b->ndirs + 2);
-    if (!failed) failed = step(b, lev, topdown ? 1 : 2, L + 1, &found, &fe, err, errlen) < 0;
+    if (!failed)
+      failed = step(b, lev, topdown ? 1 : 2, L + 1, &found, &fe, err, errlen) < 0;
     if (exchange(b, found, fe, failed, tot, err, errlen) < 0) return -1;
     if (tot[0] == 0) break;
     frontier = tot[0], m_front = tot[1];

@@ -30,11 +30,11 @@ typedef struct sk_dist_bfs {
   const sk_view *ap, *ac, *ip, *ic, *bp, *bc, *deg;
   int space, stage;
   int team_size, lanes; /* a device's team bodies (lanes 0: the range bodies) */
-  sk_view tp, tc;  /* bp, bc transposed: by halo vertex, this rank's vertices */
-  sk_view hp;      /* the halo vertices' bits in the gathered bitmap */
-  sk_view done;    /* this rank's vertices visited (or never reachable), nw words */
-  sk_view nxt;     /* this rank's new frontier words (host ranks: nw + 3, the send buffer) */
-  sk_view fr;      /* the gathered frontier, nall words */
+  sk_view tp, tc;       /* bp, bc transposed: by halo vertex, this rank's vertices */
+  sk_view hp;           /* the halo vertices' bits in the gathered bitmap */
+  sk_view done;         /* this rank's vertices visited (or never reachable), nw words */
+  sk_view nxt; /* this rank's new frontier words (unstaged: nw + 3, the send buffer) */
+  sk_view fr;  /* the gathered frontier, nall words */
   sk_view hs, hfr; /* stage: the host copies of nxt (nw + 3) and fr */
   char *dirs;      /* the last search's directions, "T"/"B" a level */
   size_t ndirs, capdirs;
@@ -58,7 +58,7 @@ int64_t sk_dist_bfs_bytes(const sk_dist_bfs *b);
  * nv / 24 vertices), 1 top-down, 2 bottom-up. b->dirs holds a letter a
  * level. A failure on any rank fails every rank with the lowest failing
  * rank's message. */
-int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir, char *err,
-                    size_t errlen);
+int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir,
+                    char *err, size_t errlen);
 void sk_dist_bfs_free(sk_dist_bfs *b);
 #endif

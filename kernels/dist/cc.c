@@ -26,17 +26,17 @@
 
 /* -- bodies (kernels/dist/graph.sk) -------------------------------------------- */
 static const char *const sig_pack[] = {"range" I1("buf") I1("sl") I1("v"),
-                                       "range buf=float64[1]" I1("sl") " v=float64[1]", NULL};
+                                       "range buf=float64[1]" I1("sl") " v=float64[1]",
+                                       NULL};
 static const sk_kbody k_pack = {.label = "dist.xchg_pack",
                                 .body = sk_body_dist_xchg_pack,
                                 .pattern = SK_FOR,
                                 .sigs = sig_pack};
 /* (rb is a remote view at run time, compiled then; the signature keeps the
  * build's precompiler from guessing one) */
-static const char *const sig_put[] = {"range rb=int64[2]" I1("pe") I1("off") I1("sl") I1("v"),
-                                      "range rb=float64[2]" I1("pe") I1("off") I1("sl")
-                                        " v=float64[1]",
-                                      NULL};
+static const char *const sig_put[] = {
+  "range rb=int64[2]" I1("pe") I1("off") I1("sl") I1("v"),
+  "range rb=float64[2]" I1("pe") I1("off") I1("sl") " v=float64[1]", NULL};
 static const sk_kbody k_put = {.label = "dist.xchg_put",
                                .body = sk_body_dist_xchg_put,
                                .pattern = SK_FOR,
@@ -67,11 +67,11 @@ static const sk_kbody k_roots = {.label = "dist.cc_roots",
                                  .sigs = sig_roots,
                                  .reds = "sum:int64"};
 
-const sk_kbody *const sk_dist_cc_bodies[] = {&k_pack, &k_put,   &k_iota,
-                                             &k_step, &k_step_in, &k_roots, NULL};
+const sk_kbody *const sk_dist_cc_bodies[] = {&k_pack,    &k_put,   &k_iota, &k_step,
+                                             &k_step_in, &k_roots, NULL};
 
-static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs, sk_result *res,
-                 char *err, size_t errlen) {
+static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                 sk_result *res, char *err, size_t errlen) {
   if (n <= 0) {
     if (res) memset(res, 0, sizeof *res);
     return 0;
@@ -87,7 +87,8 @@ static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *
                   size_t errlen) {
   int rc = 0;
   char e2[512];
-  if (x->mode == SK_XCHG_MPI) return sk_dist_plan_start(x->plan, v->data, halo->data, err, errlen);
+  if (x->mode == SK_XCHG_MPI)
+    return sk_dist_plan_start(x->plan, v->data, halo->data, err, errlen);
   if (x->mode == SK_XCHG_ONESIDED) {
     x->turn = x->turn == 1 ? 2 : 1;
     if (x->nsend > 0) {
@@ -109,7 +110,8 @@ static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *
     rc = range(&k_pack, x->nsend, a, NELEM(a), NULL, err, errlen);
     if (rc == 0) rc = sk_view_deep_copy((sk_view *)x->hsbuf, x->sbuf, err, errlen);
   }
-  if (sk_dist_plan_start_packed(x->plan, x->hsbuf->data, x->hhalo->data, e2, sizeof e2) < 0 &&
+  if (sk_dist_plan_start_packed(x->plan, x->hsbuf->data, x->hhalo->data, e2, sizeof e2) <
+        0 &&
       rc == 0) {
     snprintf(err, errlen, "%s", e2);
     rc = -1;
@@ -135,18 +137,19 @@ static int xwait(sk_dist_xchg *x, const sk_view *halo, char *err, size_t errlen)
 }
 
 int sk_dist_xchg_run(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *err,
-                 size_t errlen) {
+                     size_t errlen) {
   int rc = xstart(x, v, halo, err, errlen);
   char e2[512];
-  if (xwait(x, halo, rc < 0 ? e2 : err, rc < 0 ? sizeof e2 : errlen) < 0 && rc == 0) rc = -1;
+  if (xwait(x, halo, rc < 0 ? e2 : err, rc < 0 ? sizeof e2 : errlen) < 0 && rc == 0)
+    rc = -1;
   return rc;
 }
 
 /* -- the components ---------------------------------------------------------- */
 int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
                    const sk_dist_ccg *B, const sk_view *const lab[2], const sk_view *hl,
-                   const sk_view *hli, int64_t base, int *which, int64_t *ncomp, char *err,
-                   size_t errlen) {
+                   const sk_view *hli, int64_t base, int *which, int64_t *ncomp,
+                   char *err, size_t errlen) {
   const int64_t n = lab[0]->extent[0];
   int cur = 0, failed = 0;
   sk_result res;
@@ -157,27 +160,30 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
     int64_t t[2] = {0, 0};
     char e2[512];
     /* the exchanges run whatever failed here: the other ranks wait on them */
-    if (sk_dist_xchg_run(xa, c, hl, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0) failed = 1;
-    if (xb && sk_dist_xchg_run(xb, c, hli, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
+    if (sk_dist_xchg_run(xa, c, hl, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
+      failed = 1;
+    if (xb &&
+        sk_dist_xchg_run(xb, c, hli, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
       failed = 1;
     if (!failed) {
-      sk_arg sa[] = {sk_arg_view_ro("cur", c),     sk_arg_view("nxt", nx),
-                     sk_arg_view_ro("hl", hl),     sk_arg_view_ro("ip", A->ip),
-                     sk_arg_view_ro("ic", A->ic),  sk_arg_view_ro("bp", A->bp),
+      sk_arg sa[] = {sk_arg_view_ro("cur", c),    sk_arg_view("nxt", nx),
+                     sk_arg_view_ro("hl", hl),    sk_arg_view_ro("ip", A->ip),
+                     sk_arg_view_ro("ic", A->ic), sk_arg_view_ro("bp", A->bp),
                      sk_arg_view_ro("bc", A->bc)};
       failed = range(&k_step, n, sa, NELEM(sa), &res, err, errlen) < 0;
       if (!failed) t[0] = sk_result_i64(&res, 0);
     }
     if (!failed && xb) {
       /* a directed graph's components are weak: the in-arcs too, in place */
-      sk_arg sb[] = {sk_arg_view("cur", nx),       sk_arg_view_ro("hl", hli),
-                     sk_arg_view_ro("ip", B->ip),  sk_arg_view_ro("ic", B->ic),
-                     sk_arg_view_ro("bp", B->bp),  sk_arg_view_ro("bc", B->bc)};
+      sk_arg sb[] = {sk_arg_view("cur", nx),      sk_arg_view_ro("hl", hli),
+                     sk_arg_view_ro("ip", B->ip), sk_arg_view_ro("ic", B->ic),
+                     sk_arg_view_ro("bp", B->bp), sk_arg_view_ro("bc", B->bc)};
       failed = range(&k_step_in, n, sb, NELEM(sb), &res, err, errlen) < 0;
       if (!failed) t[0] += sk_result_i64(&res, 0);
     }
     t[1] = failed;
-    if (sk_dist_allreduce_i64(t, 2, 0, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
+    if (sk_dist_allreduce_i64(t, 2, 0, failed ? e2 : err, failed ? sizeof e2 : errlen) <
+        0)
       return -1;
     if (t[1] > 0) {
       char msg[1024];

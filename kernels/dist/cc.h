@@ -35,7 +35,7 @@ typedef struct sk_dist_xchg {
  * Collective; a failing kernel or copy still leaves the collective steps
  * done (returns -1 after them). */
 int sk_dist_xchg_run(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *err,
-                 size_t errlen);
+                     size_t errlen);
 
 /* The graph's blocks for the components: ip, ic, bp, bc (int64 row
  * pointers, int32 columns; bc: halo positions) of the out-arcs (A) and,
@@ -52,6 +52,6 @@ typedef struct sk_dist_ccg {
  * failing rank's message. */
 int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
                    const sk_dist_ccg *B, const sk_view *const lab[2], const sk_view *hl,
-                   const sk_view *hli, int64_t base, int *which, int64_t *ncomp, char *err,
-                   size_t errlen);
+                   const sk_view *hli, int64_t base, int *which, int64_t *ncomp,
+                   char *err, size_t errlen);
 #endif

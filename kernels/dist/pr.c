@@ -35,7 +35,8 @@ static const sk_kbody k_contrib = {.label = "dist.pr_contrib",
                                    .red_op = SK_RED_SUM,
                                    .sigs = sig_contrib};
 static const char *const sig_step[] = {"range" F1("x") F1("xn") F1("y") F1("hy") I1("ip")
-                                         I32("ic") I1("bp") I32("bc") " dn=float64 dd=float64",
+                                         I32("ic") I1("bp")
+                                           I32("bc") " dn=float64 dd=float64",
                                        NULL};
 static const sk_kbody k_step = {.label = "dist.pr_step",
                                 .body = sk_body_dist_pr_step,
@@ -45,8 +46,8 @@ static const sk_kbody k_step = {.label = "dist.pr_step",
 
 const sk_kbody *const sk_dist_pr_bodies[] = {&k_contrib, &k_step, NULL};
 
-static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs, double *out,
-                 char *err, size_t errlen) {
+static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
+                 double *out, char *err, size_t errlen) {
   *out = 0.0;
   if (n <= 0) return 0;
   sk_policy p;
@@ -70,7 +71,8 @@ static int contrib(const sk_view *x, const sk_view *y, const sk_view *deg, doubl
 static int allsum(double *t, int n, int failed, char *err, size_t errlen) {
   char e2[512];
   t[n] = failed;
-  if (sk_dist_allreduce_sum_f64(t, n + 1, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
+  if (sk_dist_allreduce_sum_f64(t, n + 1, failed ? e2 : err,
+                                failed ? sizeof e2 : errlen) < 0)
     return -1;
   if (t[n] == 0) return 0;
   char msg[1024];
@@ -94,10 +96,14 @@ int sk_dist_pr_run(sk_dist_xchg *xb, const sk_dist_ccg *B, const sk_view *const 
     failed = sk_dist_xchg_run(xb, y, hy, err, errlen) < 0;
     double delta = 0.0, next = 0.0;
     if (!failed) {
-      sk_arg a[] = {sk_arg_view_ro("x", x[cur]),  sk_arg_view("xn", x[cur ^ 1]),
-                    sk_arg_view_ro("y", y),       sk_arg_view_ro("hy", hy),
-                    sk_arg_view_ro("ip", B->ip),  sk_arg_view_ro("ic", B->ic),
-                    sk_arg_view_ro("bp", B->bp),  sk_arg_view_ro("bc", B->bc),
+      sk_arg a[] = {sk_arg_view_ro("x", x[cur]),
+                    sk_arg_view("xn", x[cur ^ 1]),
+                    sk_arg_view_ro("y", y),
+                    sk_arg_view_ro("hy", hy),
+                    sk_arg_view_ro("ip", B->ip),
+                    sk_arg_view_ro("ic", B->ic),
+                    sk_arg_view_ro("bp", B->bp),
+                    sk_arg_view_ro("bc", B->bc),
                     sk_arg_f64("dn", d * dang / (double)N + (1.0 - d) / (double)N),
                     sk_arg_f64("dd", d)};
       failed = range(&k_step, x[0]->extent[0], a, NELEM(a), &delta, err, errlen) < 0;
