@@ -230,9 +230,10 @@ return function(dist)
     if not g._bfs then
       local B = g.Ain -- in-arcs (A itself when undirected)
       local m_total = c.allreduce_int({g.A.nnz_local}, "sum")[1]
-      g._bfs = c.bfs_graph(g.map.c, g.A.interior.rowptr, g.A.interior.colidx,
-                           B.interior.rowptr, B.interior.colidx, B.boundary.rowptr,
-                           B.boundary.colidx, g.degree, B.halo_ids, m_total, I.stage)
+      -- (a rank that cannot make it fails every rank, never a hang)
+      g._bfs = together(c.bfs_graph, g.map.c, g.A.interior.rowptr, g.A.interior.colidx,
+                        B.interior.rowptr, B.interior.colidx, B.boundary.rowptr,
+                        B.boundary.colidx, g.degree, B.halo_ids, m_total, I.stage)
     end
     local lev = speck.View("level", "int64", g.map.nloc)
     local vec = I.new_vec(g.map, lev)
