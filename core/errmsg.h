@@ -951,5 +951,8 @@ SK_ERRDEF(LU_GEMM_MIN, "gemm_min %lld must be positive")
 
 /* -- speck.dist on GPU ranks (issue 28: vm/ldist.c, stdlib/speck/dist.lua) -- */
 SK_ERRDEF(DIST_PACKED_SHORT, "speck.dist: the packed buffer (%lld) or the halo (%lld) is shorter than the plan's %lld and %lld")
+
+/* -- speck.dist's BFS driven from C (issue 28: kernels/dist/bfs.c) -- */
+SK_ERRDEF(DIST_BFS_VIEW, "speck.dist.bfs: view '%s' must be a contiguous rank-1 %s view in the graph's space")
 #include "backends/errmsg.h"
 // clang-format on

@@ -224,5 +224,11 @@ extern const sk_kbody *const sk_sort_bodies[];
 extern const sk_kbody *const sk_chol_bodies[];
 /* kernels/dist/cg.c: speck.dist's fused CG sweep */
 extern const sk_kbody *const sk_dist_bodies[];
+/* kernels/dist/bfs.c: speck.dist's BFS driver's bodies */
+extern const sk_kbody *const sk_dist_bfs_bodies[];
+/* kernels/dist/cc.c: speck.dist's components driver's and halo exchange's bodies */
+extern const sk_kbody *const sk_dist_cc_bodies[];
+/* kernels/dist/pr.c: speck.dist's PageRank driver's bodies */
+extern const sk_kbody *const sk_dist_pr_bodies[];
 
 #endif

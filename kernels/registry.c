@@ -27,7 +27,9 @@ static const sk_kentry *const *const *const families[] = {
   blas_entry_lists, sk_batched_entries, sk_sparse_entries,
   sk_graph_entries, sort_entry_lists,   sk_solve_entries, NULL};
 static const sk_kbody *const *const task_body_lists[] = {sk_chol_bodies, NULL};
-static const sk_kbody *const *const dist_body_lists[] = {sk_dist_bodies, NULL};
+static const sk_kbody *const *const dist_body_lists[] = {sk_dist_bodies, sk_dist_bfs_bodies,
+                                                          sk_dist_cc_bodies, sk_dist_pr_bodies,
+                                                          NULL};
 static const sk_kbody *const *const *const body_families[] = {
   blas_body_lists, sk_batched_bodies, sk_sparse_bodies, sk_graph_bodies,
   sort_body_lists, sk_solve_bodies,   task_body_lists,  dist_body_lists, NULL};

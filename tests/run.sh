@@ -540,9 +540,10 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   # suite on 1 and 2 ranks of the GPU(s) in
   # device memory (two ranks share a GPU where there is one: MPI staged;
   # one GPU each with NVSHMEM: one-sided puts), and 2 in managed memory
+  # (the staged runs take dist.bfs's device bodies too: SPECK_DIST_BFS_TEAM=1)
   rm -f "$tmp/distdev_ref"
   for np in 1 2 3; do
-    SPECK_DIST_STAGE=1 SPECK_DIST_REF="$tmp/distdev_ref" SPECK_THREADS=1 \
+    SPECK_DIST_STAGE=1 SPECK_DIST_BFS_TEAM=1 SPECK_DIST_REF="$tmp/distdev_ref" SPECK_THREADS=1 \
       remote_run "dist staged, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
       "$SPECK_BIN" tests/dist/distdev_test.lua
   done

@@ -9,12 +9,16 @@
 #include "vm.h"
 #include "../backends/dist/dist.h"
 #include "../backends/remote/remote.h"
+#include "../kernels/dist/bfs.h"
+#include "../kernels/dist/cc.h"
 #include "../kernels/dist/cg.h"
+#include "../kernels/dist/pr.h"
 
 #define ERRLEN 1024
 #define MAP_MT "speck.dist.map"
 #define PLAN_MT "speck.dist.plan"
 #define CG_MT "speck.dist.cg"
+#define BFS_MT "speck.dist.bfs"
 
 static int raise(lua_State *L, const char *msg) {
   luaL_where(L, 1);
@@ -303,6 +307,143 @@ static int cg_bytes(lua_State *L) {
   return 1;
 }
 
+/* -- BFS driven from C (kernels/dist/bfs.c) ------------------------------ */
+static int bfs_gc(lua_State *L) {
+  sk_dist_bfs *b = luaL_checkudata(L, 1, BFS_MT);
+  sk_dist_bfs_free(b);
+  return 0;
+}
+
+/* bfs_graph(map, ap, ac, ip, ic, bp, bc, deg, halo_ids, m_total [, stage])
+ * -> a graph's state for all its searches (it keeps its arguments alive):
+ * the views in the graph's space but halo_ids (host); kernels/dist/bfs.h */
+static int l_bfs_graph(lua_State *L) {
+  sk_dist_map *m = luaL_checkudata(L, 1, MAP_MT);
+  const sk_view *v[7];
+  for (int i = 0; i < 7; i++) v[i] = anyview(L, i + 2);
+  const sk_view *hid = hostview(L, 9, 0);
+  int64_t m_total = luaL_checkinteger(L, 10);
+  int stage = lua_toboolean(L, 11);
+  sk_dist_bfs *b = lua_newuserdatauv(L, sizeof *b, 1);
+  memset(b, 0, sizeof *b);
+  lua_createtable(L, 9, 0);
+  for (int i = 1; i <= 9; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setiuservalue(L, -2, 1);
+  char err[ERRLEN];
+  if (sk_dist_bfs_init(b, m, v, hid, m_total, stage, err, sizeof err) < 0) return raise(L, err);
+  luaL_setmetatable(L, BFS_MT);
+  return 1;
+}
+
+/* bfs_run(state, lev, source, dir) -> the directions, a letter a level
+ * (collective; dir 0 auto, 1 top-down, 2 bottom-up) */
+static int l_bfs_run(lua_State *L) {
+  sk_dist_bfs *b = luaL_checkudata(L, 1, BFS_MT);
+  const sk_view *lev = anyview(L, 2);
+  int64_t src = luaL_checkinteger(L, 3);
+  int dir = (int)luaL_checkinteger(L, 4);
+  char err[ERRLEN];
+  if (sk_dist_bfs_run(b, lev, src, dir, err, sizeof err) < 0) return raise(L, err);
+  lua_pushlstring(L, b->dirs ? b->dirs : "", b->ndirs);
+  return 1;
+}
+
+/* state:bytes() -> what the state holds besides the graph */
+static int bfs_bytes(lua_State *L) {
+  sk_dist_bfs *b = luaL_checkudata(L, 1, BFS_MT);
+  lua_pushinteger(L, sk_dist_bfs_bytes(b));
+  return 1;
+}
+
+/* -- components driven from C (kernels/dist/cc.c) ------------------------ */
+/* a view field of table 'idx' (NULL when absent) */
+static const sk_view *fview(lua_State *L, int idx, const char *k) {
+  lua_getfield(L, idx, k);
+  const sk_view *v = lua_isnil(L, -1) ? NULL : sk_lview_check(L, -1);
+  lua_pop(L, 1); /* the table keeps it alive */
+  return v;
+}
+
+/* an exchange from table 'idx': {plan, mode (0 mpi, 1 staged, 2
+ * one-sided), turn, slid, sbuf, hsbuf, hhalo, rb1, rb2, pe, off} */
+static void xchg_of(lua_State *L, int idx, sk_dist_xchg *x) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  memset(x, 0, sizeof *x);
+  lua_getfield(L, idx, "plan");
+  x->plan = luaL_checkudata(L, -1, PLAN_MT);
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "mode");
+  x->mode = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "turn");
+  x->turn = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  x->nsend = x->plan->nsend, x->nhalo = x->plan->nhalo;
+  x->slid = fview(L, idx, "slid"), x->sbuf = fview(L, idx, "sbuf");
+  x->hsbuf = fview(L, idx, "hsbuf"), x->hhalo = fview(L, idx, "hhalo");
+  x->rb[0] = fview(L, idx, "rb1"), x->rb[1] = fview(L, idx, "rb2");
+  x->pe = fview(L, idx, "pe"), x->off = fview(L, idx, "off");
+  int ok = x->mode == SK_XCHG_MPI ||
+           (x->mode == SK_XCHG_STAGED && x->slid && x->sbuf && x->hsbuf && x->hhalo) ||
+           (x->mode == SK_XCHG_ONESIDED && x->slid && x->rb[0] && x->rb[1] && x->pe && x->off);
+  if (!ok) luaL_argerror(L, idx, "an exchange's buffers are missing");
+}
+
+/* cc_run(xa, xb | nil, lab0, lab1, hl, hli | nil, ip, ic, bp, bc,
+ * [bip, bic, bbp, bbc], base) -> which (0: lab0, 1: lab1), components;
+ * the exchanges' turns written back into xa / xb (collective) */
+static int l_cc_run(lua_State *L) {
+  sk_dist_xchg xa, xb;
+  xchg_of(L, 1, &xa);
+  int directed = !lua_isnil(L, 2);
+  if (directed) xchg_of(L, 2, &xb);
+  const sk_view *lab[2] = {anyview(L, 3), anyview(L, 4)};
+  const sk_view *hl = anyview(L, 5), *hli = directed ? anyview(L, 6) : NULL;
+  sk_dist_ccg A = {anyview(L, 7), anyview(L, 8), anyview(L, 9), anyview(L, 10)}, B;
+  if (directed) B = (sk_dist_ccg){anyview(L, 11), anyview(L, 12), anyview(L, 13), anyview(L, 14)};
+  int64_t base = luaL_checkinteger(L, 15), ncomp = 0;
+  int which = 0;
+  char err[ERRLEN];
+  int rc = sk_dist_cc_run(&xa, directed ? &xb : NULL, &A, directed ? &B : NULL, lab, hl, hli,
+                          base, &which, &ncomp, err, sizeof err);
+  lua_pushinteger(L, xa.turn);
+  lua_setfield(L, 1, "turn");
+  if (directed) {
+    lua_pushinteger(L, xb.turn);
+    lua_setfield(L, 2, "turn");
+  }
+  if (rc < 0) return raise(L, err);
+  lua_pushinteger(L, which);
+  lua_pushinteger(L, ncomp);
+  return 2;
+}
+
+/* pr_run(xb, x0, x1, y, hy, deg, ip, ic, bp, bc, N, d, tol, maxiter)
+ * -> which (0: x0, 1: x1), iterations; the exchange's turn written back
+ * into xb (collective; kernels/dist/pr.h) */
+static int l_pr_run(lua_State *L) {
+  sk_dist_xchg xb;
+  xchg_of(L, 1, &xb);
+  const sk_view *x[2] = {anyview(L, 2), anyview(L, 3)};
+  const sk_view *y = anyview(L, 4), *hy = anyview(L, 5), *deg = anyview(L, 6);
+  sk_dist_ccg B = {anyview(L, 7), anyview(L, 8), anyview(L, 9), anyview(L, 10)};
+  int64_t N = luaL_checkinteger(L, 11), maxiter = luaL_checkinteger(L, 14), iters = 0;
+  double d = luaL_checknumber(L, 12), tol = luaL_checknumber(L, 13);
+  int which = 0;
+  char err[ERRLEN];
+  int rc = sk_dist_pr_run(&xb, &B, x, y, hy, deg, N, d, tol, maxiter, &which, &iters, err,
+                          sizeof err);
+  lua_pushinteger(L, xb.turn);
+  lua_setfield(L, 1, "turn");
+  if (rc < 0) return raise(L, err);
+  lua_pushinteger(L, which);
+  lua_pushinteger(L, iters);
+  return 2;
+}
+
 /* -- collectives -------------------------------------------------------- */
 /* node_ranks() -> the most ranks one node holds (collective) */
 static int l_node_ranks(lua_State *L) {
@@ -470,6 +611,8 @@ static const luaL_Reg dist_funcs[] = {
   {"allgatherv", l_allgatherv}, {"gatherv", l_gatherv},     {"alltoallv", l_alltoallv}, {"allreduce_int", l_allreduce_int},
   {"wtime", l_wtime},       {"bytes", l_bytes},         {"cg_matrix", l_cg_matrix},
   {"cg_sweep", l_cg_sweep}, {"node_ranks", l_node_ranks}, {"cg_onesided", l_cg_onesided},
+  {"bfs_graph", l_bfs_graph}, {"bfs_run", l_bfs_run}, {"cc_run", l_cc_run},
+  {"pr_run", l_pr_run},
   {NULL, NULL}};
 
 static const luaL_Reg map_methods[] = {{"owner", m_owner}, {"lid", m_lid}, {NULL, NULL}};
@@ -483,6 +626,7 @@ static const luaL_Reg plan_methods[] = {{"start", p_start},
                                         {NULL, NULL}};
 
 static const luaL_Reg cg_methods[] = {{"bytes", cg_bytes}, {NULL, NULL}};
+static const luaL_Reg bfs_methods[] = {{"bytes", bfs_bytes}, {NULL, NULL}};
 
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
   luaL_newmetatable(L, name);
@@ -498,6 +642,7 @@ void sk_ldist_open(lua_State *L) {
   new_mt(L, MAP_MT, map_methods, map_gc);
   new_mt(L, PLAN_MT, plan_methods, plan_gc);
   new_mt(L, CG_MT, cg_methods, cg_gc);
+  new_mt(L, BFS_MT, bfs_methods, bfs_gc);
   luaL_newlib(L, dist_funcs);
   lua_setfield(L, -2, "dist");
 }

@@ -450,6 +450,21 @@ local function xwait(A, x, halo)
   speck.deep_copy(halo, b.hhalo)
 end
 
+-- A's exchange of 8-byte values (dtype dt) as the C drivers take it
+-- (kernels/dist/cc.h): {plan, mode (0 mpi, 1 staged, 2 one-sided), its
+-- buffers, turn}; with the buffers' table b, whose turn the caller sets
+-- back (b.turn = t.turn) after the call
+local function xchg(A, dt)
+  if not stage and not A.onesided then return {plan = A.plan, mode = 0} end
+  local b = xbufs(A, dt)
+  if A.onesided then
+    return {plan = A.plan, mode = 2, turn = b.turn, slid = A.slid, rb1 = b.rb[1], rb2 = b.rb[2],
+            pe = A._put.pe, off = A._put.off}, b
+  end
+  return {plan = A.plan, mode = 1, slid = A.slid, sbuf = b.sbuf, hsbuf = b.hsbuf,
+          hhalo = b.hhalo}, b
+end
+
 -- an export with ADD (the halo's values summed into their owners' x):
 -- through host memory on GPU ranks
 local function xexport_add(A, halo, x)
@@ -1226,8 +1241,8 @@ end
 
 dist._internal = {c = c, agree = agree, together = together, new_vec = new_vec, build = build,
                   hview = hview, hfor = hfor, hreduce = hreduce, tohost = tohost, todev = todev, coo = coo,
-                  crs_host = crs_host, xstart = xstart, xwait = xwait, xexport_add = xexport_add,
-                  HOST = HOST, dev = dev,
+                  crs_host = crs_host, xstart = xstart, xwait = xwait, xexport_add = xexport_add, xchg = xchg,
+                  HOST = HOST, dev = dev, stage = stage,
                   map_from_offsets = map_from_offsets, blocks = blocks, is_dm = is_dm,
                   is_vec = is_vec, check_vec = check_vec, gdot = gdot, fail = fail,
                   check_opts = check_opts, lfail = lfail, DMT = DMT, fetch_rows = fetch_rows,

@@ -37,6 +37,7 @@ return function(dist)
   function G:is_directed() return self.directed end
   function G:memory()
     local s = self.A:memory() + c.bytes(self.adj.rowptr) + c.bytes(self.adj.colidx)
+    if self._bfs then s = s + self._bfs:bytes() end
     return self.directed and s + self.Ain:memory() or s
   end
 
@@ -202,11 +203,14 @@ return function(dist)
   -- Level-synchronous and direction-optimizing (Beamer's switch: top-down
   -- while the frontier's edges are fewer than 1/14 of the unvisited
   -- vertices' edges, bottom-up while the frontier holds more than n/24
-  -- vertices). Bottom-up: each unvisited vertex looks for a neighbour on
-  -- the frontier, the halo's levels arriving by the graph's plan. Top-down:
-  -- each frontier vertex marks its unvisited local neighbours and its halo
-  -- neighbours; the halo marks go back to their owners by the plan's
-  -- reverse exchange (an export with ADD).
+  -- vertices). The levels run in C (kernels/dist/bfs.c): the frontier a
+  -- bitmap every rank holds whole, gathered once a level with the level's
+  -- counts (Graph500's replicated-bitmap BFS). Bottom-up: each unvisited
+  -- vertex looks for an in-neighbour's bit; top-down: each frontier
+  -- vertex (this rank's, or a halo vertex with arcs into this rank) gives
+  -- the next level to its unvisited out-neighbours here. The graph's part
+  -- of it (the halo's in-arcs transposed, the halo's bits, the bitmaps)
+  -- is made at the first search and kept (g:memory() counts it).
   local BFS_DIR = {auto = 0, top_down = 1, bottom_up = 2}
   function dist.bfs(g, source, opts)
     local f = "bfs"
@@ -223,99 +227,51 @@ return function(dist)
     if source < 0 or source >= g.nv then
       fail(f, "source %d is not a vertex (the graph has %d: 0..%d)", source, g.nv, g.nv - 1)
     end
-    local map, A = g.map, g.A
-    local nloc = map.nloc
-    local cur, nxt = speck.View("level", "int64", nloc), speck.View("level", "int64", nloc)
-    speck.deep_copy(cur, -1)
-    if source >= map.b and source < map.e then
-      local k = source - map.b
-      speck.parallel_for("dist_set", speck.RangePolicy(k, k + 1), {v = cur, val = 0}, text("dist_set"))
+    if not g._bfs then
+      local B = g.Ain -- in-arcs (A itself when undirected)
+      local m_total = c.allreduce_int({g.A.nnz_local}, "sum")[1]
+      -- (a rank that cannot make it fails every rank, never a hang)
+      g._bfs = together(c.bfs_graph, g.map.c, g.A.interior.rowptr, g.A.interior.colidx,
+                        B.interior.rowptr, B.interior.colidx, B.boundary.rowptr,
+                        B.boundary.colidx, g.degree, B.halo_ids, m_total, I.stage)
     end
-    local hl = speck.View("halo_level", "int64", A.nhalo)
-    local hli = g.directed and speck.View("halo_level_in", "int64", g.Ain.nhalo) or hl
-    local got = speck.View("marks", "int64", nloc)
-    local m_total = c.allreduce_int({A.nnz_local}, "sum")[1]
-    local L, topdown, frontier, m_front, m_unvis = 0, dir ~= 2, 1, 0, m_total
-    local steps = {}
-    while true do
-      if dir == 0 then -- Beamer's switch on the last level's numbers
-        if topdown and m_front > m_unvis / 14 then topdown = false
-        elseif not topdown and frontier < g.nv / 24 then topdown = true end
-      end
-      steps[#steps + 1] = topdown and "T" or "B"
-      local found
-      if topdown then
-        speck.deep_copy(hl, 0)
-        speck.deep_copy(got, 0)
-        speck.deep_copy(nxt, cur)
-        speck.parallel_for("dist_bfs_push", nloc, gcaps(g, {cur = cur, nxt = nxt, hl = hl, L = L}),
-                           text("dist_bfs_push"))
-        I.xexport_add(A, hl, got)
-        found = speck.parallel_reduce("dist_bfs_marks", nloc,
-                                      {cur = cur, nxt = nxt, got = got, L = L},
-                                      text("dist_bfs_marks"), {op = "sum", dtype = "int64"})
-      else
-        I.xstart(g.Ain, cur, hli)
-        I.xwait(g.Ain, cur, hli)
-        found = speck.parallel_reduce("dist_bfs_step", nloc,
-                                      gcaps(g, {cur = cur, nxt = nxt, hl = hli, L = L}, g.Ain),
-                                      text("dist_bfs_step"), {op = "sum", dtype = "int64"})
-      end
-      cur, nxt = nxt, cur
-      -- the new frontier's size and edges, and the unvisited vertices' edges
-      local fe, ue = 0, 0
-      if dir == 0 then
-        fe, ue = speck.parallel_reduce("dist_bfs_edges", nloc, {cur = cur, d = g.degree, L = L},
-                                       text("dist_bfs_edges"),
-                                       {{op = "sum", dtype = "int64"}, {op = "sum", dtype = "int64"}})
-      end
-      local t = c.allreduce_int({found, fe, ue}, "sum")
-      if t[1] == 0 then break end
-      frontier, m_front, m_unvis = t[1], t[2], t[3]
-      L = L + 1
-    end
-    local lev = I.new_vec(map, cur)
-    lev.directions = table.concat(steps)
-    return lev
+    local lev = speck.View("level", "int64", g.map.nloc)
+    local vec = I.new_vec(g.map, lev)
+    vec.directions = c.bfs_run(g._bfs, lev, source, dir)
+    return vec
   end
 
   -- labels, n = connected_components(g): each vertex's label is the
   -- smallest vertex id of its component (min-label propagation over the
-  -- halo); n the number of components
+  -- halo); n the number of components. The iterations run in C
+  -- (kernels/dist/cc.c: an iteration the halo exchange, the step's
+  -- kernels and one allreduce)
   function dist.connected_components(g)
     local f = "connected_components"
     check_graph(f, g)
     agree(f, {g.id}, {"g"})
-    local map, A = g.map, g.A
-    local cur, nxt = speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)
-    speck.parallel_for("dist_iota", map.nloc, {v = cur, b = map.b}, text("dist_iota"))
+    local map, A, B = g.map, g.A, g.directed and g.Ain or nil
+    local lab = {speck.View("labels", "int64", map.nloc), speck.View("labels", "int64", map.nloc)}
     local hl = speck.View("halo_labels", "int64", A.nhalo)
-    local hli = g.directed and speck.View("halo_labels_in", "int64", g.Ain.nhalo)
-    local B = g.Ain
-    while true do
-      I.xstart(A, cur, hl)
-      if hli then I.xstart(B, cur, hli) end
-      I.xwait(A, cur, hl)
-      if hli then I.xwait(B, cur, hli) end
-      local changed = speck.parallel_reduce("dist_cc_step", map.nloc,
-                                            gcaps(g, {cur = cur, nxt = nxt, hl = hl}),
-                                            text("dist_cc_step"), {op = "sum", dtype = "int64"})
-      if hli then -- a directed graph's components are weak: the in-arcs too
-        changed = changed + speck.parallel_reduce("dist_cc_step_in", map.nloc,
-          gcaps(g, {cur = nxt, hl = hli}, B), text("dist_cc_step_in"),
-          {op = "sum", dtype = "int64"})
-      end
-      cur, nxt = nxt, cur
-      if c.allreduce_int({changed}, "sum")[1] == 0 then break end
-    end
-    local roots = speck.parallel_reduce("dist_cc_roots", map.nloc, {v = cur, b = map.b},
-      text("dist_cc_roots"), {op = "sum", dtype = "int64"})
-    return I.new_vec(map, cur), c.allreduce_int({roots}, "sum")[1]
+    local hli = B and speck.View("halo_labels_in", "int64", B.nhalo)
+    local xa, ba = I.xchg(A, "int64")
+    local xb, bb
+    if B then xb, bb = I.xchg(B, "int64") end
+    local ok, which, n = pcall(c.cc_run, xa, xb, lab[1], lab[2], hl, hli,
+      A.interior.rowptr, A.interior.colidx, A.boundary.rowptr, A.boundary.colidx,
+      B and B.interior.rowptr, B and B.interior.colidx, B and B.boundary.rowptr,
+      B and B.boundary.colidx, map.b)
+    if ba then ba.turn = xa.turn end
+    if bb then bb.turn = xb.turn end
+    if not ok then error(which, 0) end
+    return I.new_vec(map, lab[which + 1]), n
   end
 
   -- rank, iters = pagerank(g [, {damping = 0.85, tol = 1e-6, maxiter = 100}]):
   -- NetworkX's (as graph.pagerank): a vertex without edges spreads its
-  -- rank over all; stops when sum |x' - x| < N * tol
+  -- rank over all; stops when sum |x' - x| < N * tol. The iterations run
+  -- in C (kernels/dist/pr.c: an iteration the shares' halo exchange, the
+  -- step's and the next shares' kernels, one allreduce)
   function dist.pagerank(g, opts)
     local f = "pagerank"
     local d, tol, maxiter
@@ -328,27 +284,18 @@ return function(dist)
       if math.type(maxiter) ~= "integer" or maxiter < 0 then fail(f, "maxiter must be a non-negative integer, got %s", tostring(maxiter)) end
     end, function() return {g.id, maxiter, math.floor(d * 2 ^ 40), math.floor(-math.log(tol, 2) * 1024)} end,
     {"g", "maxiter", "damping", "tol"})
-    local map, A, N = g.map, g.A, g.nv
-    local x, xn = speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)
+    local map, N = g.map, g.nv
+    local x = {speck.View("rank", "float64", map.nloc), speck.View("rank", "float64", map.nloc)}
     local y = speck.View("contrib", "float64", map.nloc)
-    speck.deep_copy(x, 1.0 / N)
+    speck.deep_copy(x[1], 1.0 / N)
     local B = g.Ain
     local hy = speck.View("halo_contrib", "float64", B.nhalo)
-    local it = 0
-    while it < maxiter do
-      it = it + 1
-      local dang = speck.parallel_reduce("dist_pr_contrib", map.nloc,
-                                         {x = x, y = y, deg = g.degree}, text("dist_pr_contrib"))
-      I.xstart(B, y, hy)
-      dang = remote.allreduce(dang, "sum")
-      I.xwait(B, y, hy)
-      local delta = speck.parallel_reduce("dist_pr_step", map.nloc,
-        gcaps(g, {x = x, xn = xn, y = y, hy = hy, dn = d * dang / N + (1.0 - d) / N, dd = d}, B),
-        text("dist_pr_step"))
-      x, xn = xn, x
-      if remote.allreduce(delta, "sum") < N * tol then break end
-    end
-    return I.new_vec(map, x), it
+    local xb, bb = I.xchg(B, "float64")
+    local ok, which, it = pcall(c.pr_run, xb, x[1], x[2], y, hy, g.degree, B.interior.rowptr,
+      B.interior.colidx, B.boundary.rowptr, B.boundary.colidx, N, d, tol, maxiter)
+    if bb then bb.turn = xb.turn end
+    if not ok then error(which, 0) end
+    return I.new_vec(map, x[which + 1]), it
   end
 
   -- total = triangles(g): triangles u < v < w, each counted by the owner

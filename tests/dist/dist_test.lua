@@ -546,7 +546,20 @@ case("each rank holds its rows and the halo only (matrix, vectors, solver output
   local gs = g.A:plan_info()
   local gextra = (staged and 2 * (3 * round(8 * gs.sent) + round(8 * gs.halo) + 4 * 64) or 0)
                  + onesided_bytes(g.A) + (g.Ain ~= g.A and onesided_bytes(g.Ain) or 0)
-  check(g:memory() < 3 * c.bytes(whole.colidx) * 2 // np + 4096 + gextra, "graph part")
+  -- the BFS driver's state (kernels/dist/bfs.c, made at the first search
+  -- and counted by g:memory()): the halo's in-arcs transposed (a row
+  -- pointer by halo vertex, an int32 per arc), the halo vertices' bits,
+  -- the visited and new-frontier words of this rank's vertices and the
+  -- replicated frontier (nv bits and three counters a rank); staged: host
+  -- copies of the last two
+  local bs = g._bfs and g._bfs:bytes() or 0
+  local B, nw = g.Ain, (g.map.nloc + 63) // 64
+  local bnnz = B.nnz_local - B.interior.colidx:extent(0)
+  local nall = g.nv // 64 + 4 * np
+  local ballowed = round(8 * (B.nhalo + 1)) + round(4 * math.max(bnnz, 1)) + round(8 * math.max(B.nhalo, 1))
+                   + round(8 * nw) + 2 * round(8 * (nw + 3)) + 2 * round(8 * nall)
+  check(bs <= ballowed, ("bfs state %d bytes > %d"):format(bs, ballowed))
+  check(g:memory() - bs < 3 * c.bytes(whole.colidx) * 2 // np + 4096 + gextra, "graph part")
   local lev = dist.bfs(g, 0)
   check(c.bytes(lev:local_view()) <= round(8 * g.map.nloc), "levels: own rows only")
 end)

@@ -253,7 +253,8 @@ end)
 case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   if not ONDEV then return end
   local tr = A:plan_info().transport
-  local labels = {"dist_bfs_step", "dist_bfs_push", "dist_cc_step", "dist_pr_step", "dist_set",
+  local labels = {"dist.bfs_init", "dist.bfs_bottom_up_team", "dist.bfs_top_down_team", "dist.bfs_collect_team",
+                  "dist.cc_step", "dist.pr_step",
                   "dist.cg_update"}
   if np > 1 then
     labels[#labels + 1] = "dist.cg_halo"

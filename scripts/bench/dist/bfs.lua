@@ -9,8 +9,12 @@
 -- only. Then ROOTS searches from vertices of nonzero degree (a fixed
 -- pseudo-random pick, the same on every rank), each timed after a barrier.
 -- TEPS as Graph500 counts them: the input edges of the reached component
--- over the search's time. Prints on rank 0: the median time, the harmonic
--- mean of the TEPS (Graph500's figure), and the directions taken.
+-- over the search's time. Prints on rank 0: the median time (wall, and
+-- the CPU time of the slowest rank's median search), the harmonic
+-- mean of the TEPS (Graph500's figure), and the directions taken; then
+-- dist.connected_components on the same graph (CC_RUNS timed runs, 3;
+-- 0: none) and dist.pagerank (PR_RUNS, 3; tol 1e-10, at most 50
+-- iterations), their median wall and CPU times.
 --
 --   mpirun -np 2 speck scripts/bench/dist/bfs.lua [scale = 20] [roots = 16]
 local speck = require "speck"
@@ -49,19 +53,22 @@ local build = t0:seconds()
 src, dst = nil, nil
 collectgarbage()
 
--- the roots: vertices of nonzero degree, a fixed pseudo-random pick
+-- the roots: vertices of nonzero degree, a fixed pseudo-random pick (the
+-- degrees read on the host: a device's views are not)
+local hdeg = speck.create_mirror_view_and_copy("host", deg)
 local roots, seed = {}, 12345
 while #roots < nroots do
   seed = (seed * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
   local v = (seed >> 20) % nv
-  if deg(v) > 0 then roots[#roots + 1] = v end
+  if hdeg(v) > 0 then roots[#roots + 1] = v end
 end
 dist.bfs(g, roots[1])  -- warm-up: compiles
-local times, teps, dirs = {}, {}, {}
+local times, cpus, teps, dirs = {}, {}, {}, {}
 for k, r in ipairs(roots) do
   dist.barrier()
-  local t = speck.Timer()
+  local t, c0 = speck.Timer(), os.clock()
   local lev = dist.bfs(g, r)
+  cpus[k] = os.clock() - c0
   dist.barrier()
   times[k] = t:seconds()
   dirs[k] = lev.directions
@@ -73,10 +80,60 @@ for k, r in ipairs(roots) do
   teps[k] = edges / times[k]
 end
 table.sort(times)
+table.sort(cpus)
+-- this rank's CPU time a search (the machine may be loaded: the wall time
+-- then counts the other work too); the largest over the ranks
+local cpu = remote.allreduce(cpus[(#cpus + 1) // 2], "max")
 local hm = 0
 for _, x in ipairs(teps) do hm = hm + 1 / x end
 hm = #teps / hm
 if me == 0 then
-  print(("dist_bfs ranks=%d scale=%d roots=%d build_s=%.3f median_s=%.4f harmonic_mean_TEPS=%.4g directions=%s threads=%s"):format(
-    np, scale, nroots, build, times[(#times + 1) // 2], hm, dirs[1], os.getenv("SPECK_THREADS") or "default"))
+  print(("dist_bfs ranks=%d scale=%d roots=%d build_s=%.3f median_s=%.4f median_cpu_s=%.4f harmonic_mean_TEPS=%.4g directions=%s threads=%s"):format(
+    np, scale, nroots, build, times[(#times + 1) // 2], cpu, hm, dirs[1], os.getenv("SPECK_THREADS") or "default"))
+end
+
+-- then connected components (speck.dist's min-label propagation), a
+-- warm-up and CC_RUNS timed runs: the median wall and CPU time
+local cc_runs = math.tointeger(tonumber(os.getenv("CC_RUNS") or "3"))
+if cc_runs > 0 then
+  dist.connected_components(g)
+  local ct, cc, ncomp = {}, {}, 0
+  for k = 1, cc_runs do
+    dist.barrier()
+    local t, c0 = speck.Timer(), os.clock()
+    local _, n = dist.connected_components(g)
+    cc[k] = os.clock() - c0
+    dist.barrier()
+    ct[k], ncomp = t:seconds(), n
+  end
+  table.sort(ct)
+  table.sort(cc)
+  local ccpu = remote.allreduce(cc[(#cc + 1) // 2], "max")
+  if me == 0 then
+    print(("dist_cc ranks=%d scale=%d runs=%d median_s=%.4f median_cpu_s=%.4f components=%d"):format(
+      np, scale, cc_runs, ct[(#ct + 1) // 2], ccpu, ncomp))
+  end
+end
+
+-- and PageRank (tol 1e-10, at most 50 iterations), PR_RUNS timed runs (3)
+local pr_runs = math.tointeger(tonumber(os.getenv("PR_RUNS") or "3"))
+if pr_runs > 0 then
+  local o = {tol = 1e-10, maxiter = 50}
+  dist.pagerank(g, o)
+  local pt, pc, iters = {}, {}, 0
+  for k = 1, pr_runs do
+    dist.barrier()
+    local t, c0 = speck.Timer(), os.clock()
+    local _, it = dist.pagerank(g, o)
+    pc[k] = os.clock() - c0
+    dist.barrier()
+    pt[k], iters = t:seconds(), it
+  end
+  table.sort(pt)
+  table.sort(pc)
+  local pcpu = remote.allreduce(pc[(#pc + 1) // 2], "max")
+  if me == 0 then
+    print(("dist_pagerank ranks=%d scale=%d runs=%d iters=%d median_s=%.4f median_cpu_s=%.4f"):format(
+      np, scale, pr_runs, iters, pt[(#pt + 1) // 2], pcpu))
+  end
 end
