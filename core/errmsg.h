@@ -951,5 +951,7 @@ SK_ERRDEF(LU_GEMM_MIN, "gemm_min %lld must be positive")
 
 /* -- speck.dist on GPU ranks (issue 28: vm/ldist.c, stdlib/speck/dist.lua) -- */
 SK_ERRDEF(DIST_PACKED_SHORT, "speck.dist: the packed buffer (%lld) or the halo (%lld) is shorter than the plan's %lld and %lld")
+/* -- host small-page scopes (core.host_small_pages: vm/lcore.c; issue 27) -- */
+SK_ERRDEF(SMALL_PAGES_DELTA, "delta must be -1 (close), 0 (the depth) or 1 (open), got %lld")
 #include "backends/errmsg.h"
 // clang-format on

@@ -1044,7 +1044,8 @@ static int l_team_limits(lua_State *L) {
  * precond_ml.lua runs the AMG setup inside one */
 static int l_host_small_pages(lua_State *L) {
   lua_Integer d = luaL_checkinteger(L, 1);
-  luaL_argcheck(L, d >= -1 && d <= 1, 1, "-1, 0 or 1");
+  if (d < -1 || d > 1)
+    sk_lerror(L, "speck.core.host_small_pages", NULL, SK_E_SMALL_PAGES_DELTA, (long long)d);
   lua_pushinteger(L, sk_host_small_pages((int)d));
   return 1;
 }
