@@ -954,5 +954,8 @@ SK_ERRDEF(DIST_PACKED_SHORT, "speck.dist: the packed buffer (%lld) or the halo (
 
 /* -- speck.dist's BFS driven from C (issue 28: kernels/dist/bfs.c) -- */
 SK_ERRDEF(DIST_BFS_VIEW, "speck.dist.bfs: view '%s' must be a contiguous rank-1 %s view in the graph's space")
+
+/* -- host small-page scopes (core.host_small_pages: vm/lcore.c; issue 27) -- */
+SK_ERRDEF(SMALL_PAGES_DELTA, "delta must be -1 (close), 0 (the depth) or 1 (open), got %lld")
 #include "backends/errmsg.h"
 // clang-format on

@@ -135,6 +135,13 @@ int sk_capture_refuse(const char *what, const char *why, char *err, size_t errle
  * lower cgroup or ulimit -v limit; 0 when unknown -- described in 'desc'
  * ("this machine's 23.5 GiB of RAM and swap"). (backends/host) */
 uint64_t sk_host_memory(char *desc, size_t n);
+/* Open (delta 1) or close (-1) a small-page scope on the calling thread;
+ * gives the depth (0: none open). While one is open, the host blocks
+ * allocated on this thread get 4 KiB pages, no huge-page advice: for
+ * products written once and read a few times, such as an AMG setup's,
+ * whose first touch of huge pages costs more than it saves.
+ * (backends/host) */
+int sk_host_small_pages(int delta);
 /* bytes of host memory held by live views speck allocated, in host
  * memory and a device's page-locked memory (space.c) */
 int64_t sk_view_host_bytes(void);

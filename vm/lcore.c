@@ -1039,6 +1039,17 @@ static int l_team_limits(lua_State *L) {
   return 5;
 }
 
+/* core.host_small_pages(delta): open (1) or close (-1) a small-page scope
+ * on this thread (sk_host_small_pages), the depth back; speck/
+ * precond_ml.lua runs the AMG setup inside one */
+static int l_host_small_pages(lua_State *L) {
+  lua_Integer d = luaL_checkinteger(L, 1);
+  if (d < -1 || d > 1)
+    sk_lerror(L, "speck.core.host_small_pages", NULL, SK_E_SMALL_PAGES_DELTA, (long long)d);
+  lua_pushinteger(L, sk_host_small_pages((int)d));
+  return 1;
+}
+
 static int l_now(lua_State *L) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -1181,6 +1192,7 @@ static const luaL_Reg core_funcs[] = {{"host_accessible", l_host_accessible},
                                       {"fence", l_fence},
                                       {"info", l_info},
                                       {"now", l_now},
+                                      {"host_small_pages", l_host_small_pages},
                                       {"team_limits", l_team_limits},
                                       {"check_policy", l_check_policy},
                                       {"kernel_text", l_kernel_text},

@@ -53,7 +53,25 @@
  * labels, float32 PageRank) is such a block; at most a partial huge page
  * (under half the block) is touched beyond the data. */
 #define HUGE_ADVISE_MIN ((size_t)4 << 20)
+
+/* Small-page scopes (sk_host_small_pages, core/runtime.h): while one is
+ * open on a thread, the blocks it allocates get no huge-page advice. For
+ * a setup whose products are written once and read a few times (an AMG
+ * hierarchy): on a VM the first touch of a huge page can cost more than
+ * all the TLB misses it saves (AMG-PCG 128^3: the setup 42-44 % faster on
+ * 4 KiB pages, the solve no slower; docs/bench-solvers.md). A block the
+ * cache (bcache.c) hands back keeps the pages it has: it is touched
+ * already, which is what costs. */
+static _Thread_local int small_pages;
+
+int sk_host_small_pages(int delta) {
+  small_pages += delta;
+  if (small_pages < 0) small_pages = 0;
+  return small_pages;
+}
+
 static void advise_huge(void *p, size_t bytes) {
+  if (small_pages > 0) return;
 #ifdef MADV_HUGEPAGE
   const uintptr_t pg = 4096;
   uintptr_t b = ((uintptr_t)p + pg - 1) & ~(pg - 1),

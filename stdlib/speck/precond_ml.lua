@@ -12,6 +12,7 @@
 local speck = require "speck"
 local sparse = require "speck.sparse"
 local blas = require "speck.blas"
+local core = require "speck.core"
 
 local M = {}
 
@@ -263,6 +264,16 @@ end
 local AMG_KEYS = {"block_size", "coarse_size", "cycle", "degree", "drop_tol", "eig_iters",
                   "eig_ratio", "max_levels", "nullspace", "smoother"}
 
+-- The AMG setup's blocks on 4 KiB pages (core.host_small_pages, until the
+-- value returned goes out of scope, error or not): its products are
+-- written once and read by a few cycles, and on a VM the first touch of a
+-- huge page costs more than it saves them (docs/bench-solvers.md)
+local SMALL = {__close = function() core.host_small_pages(-1) end}
+local function small_pages()
+  core.host_small_pages(1)
+  return setmetatable({}, SMALL)
+end
+
 -- amg(A [, {nullspace = V, smoother = "chebyshev" | "gs", cycle = "V" | "W",
 --          coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20,
 --          drop_tol = 0, block_size = 1}]): drop_tol > 0 aggregates on the
@@ -272,6 +283,7 @@ local AMG_KEYS = {"block_size", "coarse_size", "cycle", "degree", "drop_tol", "e
 -- constant vectors, one a component
 function M.amg(A, opts)
   local f = "amg"
+  local pages <close> = small_pages()
   check_A(f, A)
   local user_opts = opts
   opts = check_opts(f, opts, AMG_KEYS)
@@ -460,6 +472,7 @@ function M.amg(A, opts)
   local P = new(f, A)
   P._apply = function(r, z) cycle(1, r, z) end
   P._update = function(A2)
+    local pages2 <close> = small_pages()
     local Al2 = A2
     if compacted then
       -- A2 without its zeros; a nonzero where A had a zero (or a new

@@ -24,8 +24,11 @@ local function case_order(c)
 end
 table.sort(cases, function(a, b) return case_order(a) < case_order(b) end)
 
-local NAMES = {speck = "speck (AMG-PCG, 2 threads)",
-               ["speck-base"] = "speck before (SPECK_BASE, 2 threads)"}
+-- speck's threads (BENCH_THREADS, as amgpcg ran it; 2 by default)
+local THR = tonumber(os.getenv("BENCH_THREADS") or "") or 2
+local TS = ("%d thread%s"):format(THR, THR == 1 and "" or "s")
+local NAMES = {speck = ("speck (AMG-PCG, %s)"):format(TS),
+               ["speck-base"] = ("speck before (SPECK_BASE, %s)"):format(TS)}
 local OURS = {speck = true, ["speck-base"] = true}
 local function name(impl)
   local peer, np = impl:match("^(%a+)%-np(%d+)$")
