@@ -17,15 +17,13 @@ local sparse = require "speck.sparse"
 local SPACE = speck.info().default_space
 local HOST = SPACE == "serial" or SPACE == "openmp" or SPACE == "host"
 
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local F = dofile(HERE .. "/csr_fixtures.lua")
+
 -- launches of kernels labelled 'label', or its form with value codes
 -- (kernels/sparse/vdict.c: "spmv16" -> "spmv16v"; the compact index either way)
 local function launches(label)
-  local coded = label:gsub("16", "16v", 1)
-  local s = 0
-  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label or k.label == coded then s = s + (k.launches or 0) end
-  end
-  return s
+  return F.launches(label, (label:gsub("16", "16v", 1)))
 end
 local SPMV16 = HOST and "sparse.spmv16" or "sparse.spmv16_team"
 
@@ -48,29 +46,7 @@ local function band(m, n, offs, dtype, gap)
   return sparse.from_coo(m, n, rows, cols, vals, {dtype = dtype or "float64"})
 end
 
--- a copy of A whose arrays are exposed (plain CSR from then on)
-local function plain_copy(A)
-  local B = A:to(A:space())
-  B.rowptr:data()
-  B.colidx:data()
-  return B
-end
-
-local function vec(n, dtype, seed)
-  local v = speck.View("v", dtype or "float64", n, {init = false})
-  speck.parallel_for("spmv16.vec", n, {v = v, s = seed or 1},
-                     "v(i) = 0.5 + (double)((i * 37 + s * 11) % 101) / 64.0;")
-  return v
-end
-
-local function same_bits(a, b)
-  assert.equal(a:extent(0), b:extent(0))
-  for i = 0, a:extent(0) - 1 do
-    if a[i] ~= b[i] then
-      error(("element %d: %.17g against %.17g"):format(i, a[i], b[i]), 2)
-    end
-  end
-end
+local plain_copy, vec, same_bits = F.plain_copy, F.vec, F.same_bits
 
 local function close(a, b, tol)
   for i = 0, a:extent(0) - 1 do

@@ -16,13 +16,9 @@ local SPACE = speck.info().default_space
 local HOST = SPACE == "serial" or SPACE == "openmp" or SPACE == "host"
 local CODED = HOST and "sparse.spmv16v" or "sparse.spmv16v_team"
 
-local function launches(label)
-  local s = 0
-  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label then s = s + (k.launches or 0) end
-  end
-  return s
-end
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local F = dofile(HERE .. "/csr_fixtures.lua")
+local launches, plain_copy, vec, same_bits = F.launches, F.plain_copy, F.vec, F.same_bits
 
 -- an n x n band matrix with entries at 'offs' from the diagonal; entry
 -- number e (0-based, in row order) gets value(e, i, j)
@@ -43,30 +39,6 @@ local function band(n, offs, value, dtype)
 end
 
 local function stencil(e, i, j) return i == j and 4.0 or -1.0 end
-
-local function plain_copy(A)
-  local B = A:to(A:space())
-  B.rowptr:data()
-  B.colidx:data()
-  return B
-end
-
-local function vec(n, dtype, seed)
-  local v = speck.View("v", dtype or "float64", n, {init = false})
-  speck.parallel_for("vdict.vec", n, {v = v, s = seed or 1},
-                     "v(i) = 0.5 + (double)((i * 37 + s * 11) % 101) / 64.0;")
-  return v
-end
-
-local function same_bits(a, b)
-  assert.equal(a:extent(0), b:extent(0))
-  for i = 0, a:extent(0) - 1 do
-    local x, y = a[i], b[i]
-    if x ~= y and not (x ~= x and y ~= y) then
-      error(("element %d: %.17g against %.17g"):format(i, x, y), 2)
-    end
-  end
-end
 
 -- y = beta*y0 + alpha*A*x 'reps' times on A (the last result) and once on
 -- its plain copy

@@ -1,0 +1,49 @@
+-- csr_fixtures.lua: what spmv16_spec.lua and vdict_spec.lua share (loaded
+-- with dofile): the launches of a kernel label, a matrix's plain copy
+-- (its arrays exposed, so the library keeps no compact index or value
+-- codes for them: plain CSR), a deterministic vector, and a bit-for-bit
+-- comparison of two views (NaN equal to NaN).
+--   local F = dofile(HERE .. "/csr_fixtures.lua")
+local speck = require "speck"
+
+local F = {}
+
+-- launches of kernels labelled with any of the given labels
+function F.launches(...)
+  local want, s = {}, 0
+  for _, l in ipairs({...}) do want[l] = true end
+  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+    if want[k.label] then s = s + (k.launches or 0) end
+  end
+  return s
+end
+
+-- a copy of A whose arrays are exposed (plain CSR from then on)
+function F.plain_copy(A)
+  local B = A:to(A:space())
+  B.rowptr:data()
+  B.colidx:data()
+  B.values:data()
+  return B
+end
+
+function F.vec(n, dtype, seed)
+  local v = speck.View("v", dtype or "float64", n, {init = false})
+  speck.parallel_for("csr.vec", n, {v = v, s = seed or 1},
+                     "v(i) = 0.5 + (double)((i * 37 + s * 11) % 101) / 64.0;")
+  return v
+end
+
+function F.same_bits(a, b)
+  if a:extent(0) ~= b:extent(0) then
+    error(("extents %d and %d"):format(a:extent(0), b:extent(0)), 2)
+  end
+  for i = 0, a:extent(0) - 1 do
+    local x, y = a[i], b[i]
+    if x ~= y and not (x ~= x and y ~= y) then
+      error(("element %d: %.17g against %.17g"):format(i, x, y), 2)
+    end
+  end
+end
+
+return F
