@@ -12,6 +12,7 @@ return {
   ["speck.host_accessible"] = {"speck.host_accessible(space)",
     "true when the CPU loads and stores the memory of 'space' (a space's name) directly, as the back end that brings it says; false for device memory and unknown names."},
   ["speck.fence"] = {"speck.fence([space])", "Wait for every kernel and copy launched (in 'space')."},
+  ["speck.host_small_pages"] = {"speck.host_small_pages(delta)", "Open (1) or close (-1) this thread's small-page scope, or read its depth (0); returns the depth. While it is open, host blocks of 4 MiB or more get no huge-page advice: short-lived products written once (speck.solve.amg's setup opens it; docs/solve.md)."},
   ["speck.interrupt"] = {"speck.interrupt()", "Ask running host kernels to stop, as Ctrl-C does: at their next chunk boundary, inside a body too (a signal leaves libtcc's code, a loop's back edge polls at the cc tier; true if one was running); the launch fails with 'interrupted' (with none running, the next one does) and the request is answered."},
   ["speck.interrupt_clear"] = {"speck.interrupt_clear()", "Let launches run again after speck.interrupt() (the REPL clears it before each line)."},
   ["speck.err_last"] = {"speck.err_last() --> \"UNKNOWN_DTYPE_SHOWN\" | nil",
