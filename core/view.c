@@ -372,6 +372,20 @@ uint64_t sk_alloc_clock(void) { return atomic_load_explicit(&wclock, memory_orde
 
 uint64_t sk_alloc_replay_mark(void) { return atomic_load(&wreplay); }
 
+uint64_t sk_alloc_stamp(const sk_alloc *a) { return __atomic_load_n(&a->wgen, __ATOMIC_ACQUIRE); }
+
+int sk_alloc_memo_ok(const sk_alloc *a) {
+  return a && a->owned && !__atomic_load_n(&a->exposed, __ATOMIC_ACQUIRE) &&
+         !sk_space_remote(a->space);
+}
+
+void *sk_alloc_memo(sk_alloc *a, size_t size, void (*memo_free)(void *memo)) {
+  if (a->memo) return a->memo_free == memo_free ? a->memo : NULL;
+  if (!(a->memo = calloc(1, size))) return NULL;
+  a->memo_free = memo_free;
+  return a->memo;
+}
+
 void sk_view_retain(sk_view *v) {
   if (v->alloc)
     atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1, memory_order_relaxed);

@@ -201,6 +201,16 @@ void sk_alloc_replayed(void);
 /* the clock now (a stamp no write has yet) and at the last replay */
 uint64_t sk_alloc_clock(void);
 uint64_t sk_alloc_replay_mark(void);
+/* Memos of an allocation (one a block, one kind: kernels/sparse's compact
+ * index of a column array, value codes of a values array). The stamp a
+ * memo is keyed at; whether one may be kept at all (owned memory whose
+ * pointer was never handed out, not remote); and the block's memo of the
+ * kind 'memo_free' frees -- made zeroed, 'size' bytes, if it has none;
+ * NULL when it holds another kind's or memory is short. The caller keeps
+ * its kind's memos under its own lock. */
+uint64_t sk_alloc_stamp(const sk_alloc *a);
+int sk_alloc_memo_ok(const sk_alloc *a);
+void *sk_alloc_memo(sk_alloc *a, size_t size, void (*memo_free)(void *memo));
 void sk_view_retain(sk_view *v);
 void sk_view_release(sk_view *v); /* drops the allocation reference */
 

@@ -110,19 +110,12 @@ static void memo_free(void *p) {
   free(p);
 }
 
-static uint64_t stamp(const sk_alloc *a) { return __atomic_load_n(&a->wgen, __ATOMIC_ACQUIRE); }
-
-/* 1 when a memo may be kept for the allocation */
-static int memo_ok(const sk_alloc *a) {
-  return a && a->owned && !__atomic_load_n(&a->exposed, __ATOMIC_ACQUIRE) &&
-         !sk_space_remote(a->space);
-}
 
 static int same_key(const memo *m, const sk_view *rowptr, const sk_view *colidx) {
   return m->rp.alloc == rowptr->alloc && m->rp.data == rowptr->data &&
          m->rp.extent[0] == rowptr->extent[0] && m->ci_data == colidx->data &&
-         m->ci_n == colidx->extent[0] && m->ci_gen == stamp(colidx->alloc) &&
-         m->rp_gen == stamp(rowptr->alloc) && m->made > sk_alloc_replay_mark();
+         m->ci_n == colidx->extent[0] && m->ci_gen == sk_alloc_stamp(colidx->alloc) &&
+         m->rp_gen == sk_alloc_stamp(rowptr->alloc) && m->made > sk_alloc_replay_mark();
 }
 
 int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_csr16 *c,
@@ -131,17 +124,12 @@ int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_
   sk_alloc *ca = colidx->alloc, *ra = rowptr->alloc;
   if (uses < 1 || sk_capture_mode() || rowptr->rank != 1 || colidx->rank != 1 ||
       rowptr->dtype != SK_I64 || colidx->dtype != SK_I32 || !sk_view_contiguous(rowptr) ||
-      !sk_view_contiguous(colidx) || !memo_ok(ca) || !memo_ok(ra) || rowptr->extent[0] < 1)
+      !sk_view_contiguous(colidx) || !sk_alloc_memo_ok(ca) || !sk_alloc_memo_ok(ra) || rowptr->extent[0] < 1)
     return 0;
   pthread_mutex_lock(&memo_lock);
   int rc = 0;
-  memo *m = ca->memo;
-  if (m && ca->memo_free != memo_free) goto out; /* another facility's memo */
-  if (!m) {
-    if (!(m = calloc(1, sizeof *m))) goto out;
-    ca->memo = m;
-    ca->memo_free = memo_free;
-  }
+  memo *m = sk_alloc_memo(ca, sizeof *m, memo_free);
+  if (!m) goto out; /* another facility's memo, or no memory */
   if (!same_key(m, rowptr, colidx)) {
     memo_clear(m);
     m->rp = *rowptr;
@@ -151,8 +139,8 @@ int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_
     }
     m->ci_data = colidx->data;
     m->ci_n = colidx->extent[0];
-    m->ci_gen = stamp(ca);
-    m->rp_gen = stamp(ra);
+    m->ci_gen = sk_alloc_stamp(ca);
+    m->rp_gen = sk_alloc_stamp(ra);
     m->made = sk_alloc_clock();
   }
   if (!m->built) {

@@ -128,19 +128,13 @@ int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
   memset(d, 0, sizeof *d);
   sk_alloc *a = values->alloc;
   if (uses < 1 || sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
-      (values->dtype != SK_F64 && values->dtype != SK_F32) || !a || !a->owned ||
-      __atomic_load_n(&a->exposed, __ATOMIC_ACQUIRE) || sk_space_remote(a->space))
+      (values->dtype != SK_F64 && values->dtype != SK_F32) || !sk_alloc_memo_ok(a))
     return 0;
   pthread_mutex_lock(&vmemo_lock);
   int rc = 0;
-  vmemo *m = a->memo;
-  if (m && a->memo_free != vmemo_free) goto out; /* another facility's memo */
-  if (!m) {
-    if (!(m = calloc(1, sizeof *m))) goto out;
-    a->memo = m;
-    a->memo_free = vmemo_free;
-  }
-  const uint64_t gen = __atomic_load_n(&a->wgen, __ATOMIC_ACQUIRE);
+  vmemo *m = sk_alloc_memo(a, sizeof *m, vmemo_free);
+  if (!m) goto out; /* another facility's memo, or no memory */
+  const uint64_t gen = sk_alloc_stamp(a);
   if (m->data != values->data || m->n != values->extent[0] || m->dtype != values->dtype ||
       m->gen != gen || m->made <= sk_alloc_replay_mark()) {
     sk_vdict_release(&m->d);
