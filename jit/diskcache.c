@@ -293,7 +293,12 @@ static int stale_tmp(const char *name, time_t age) {
   const char *p = name + 5;
   long pid = 0;
   while (*p >= '0' && *p <= '9' && pid < 1L << 30) pid = 10 * pid + (*p++ - '0');
-  if (*p != '-' || pid <= 0 || pid == (long)getpid()) return 0;
+  if (*p != '-') return 0;
+  return sk_pid_gone(pid);
+}
+
+int sk_pid_gone(long pid) {
+  if (pid <= 0 || pid == (long)getpid()) return 0;
   if (kill((pid_t)pid, 0) < 0) return errno == ESRCH;
   /* a zombie (killed, not yet reaped by its parent) is gone too */
   char stat[64], buf[256];
@@ -404,8 +409,7 @@ static int stale_claim(int dfd, const char *name, time_t age) {
   char b[32] = {0};
   ssize_t r = read(fd, b, sizeof b - 1);
   close(fd);
-  long pid = r > 0 ? strtol(b, NULL, 10) : 0; /* empty: being written */
-  return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+  return r > 0 && sk_pid_gone(strtol(b, NULL, 10)); /* empty: being written */
 }
 
 /* 1: claimed; 0: another process holds it; -1: cannot claim (compile unclaimed) */

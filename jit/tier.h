@@ -76,5 +76,8 @@ void sk_disk_evict(void);
  * compile it -- then sk_disk_unclaim after writing it or failing. */
 void *sk_disk_await(uint64_t key, const char *suffix, size_t *len, int *claimed);
 void sk_disk_unclaim(uint64_t key, const char *suffix);
+/* 1 when process 'pid' no longer runs (gone, or a zombie); never this one:
+ * what it left in a shared folder may be removed */
+int sk_pid_gone(long pid);
 
 #endif

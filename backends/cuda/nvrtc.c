@@ -26,7 +26,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,9 +271,7 @@ static void sweep_dead(const char *base) {
   char path[600], *end;
   for (struct dirent *e; (e = readdir(d));) {
     long pid = strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
-        errno != ESRCH)
-      continue;
+    if (*end || !sk_pid_gone(pid)) continue;
     if (snprintf(path, sizeof path, "%s/%s", base, e->d_name) < (int)sizeof path)
       remove_folder(path);
   }
