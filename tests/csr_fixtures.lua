@@ -1,8 +1,9 @@
 -- csr_fixtures.lua: what spmv16_spec.lua and vdict_spec.lua share (loaded
 -- with dofile): the launches of a kernel label, a matrix's plain copy
 -- (its arrays exposed, so the library keeps no compact index or value
--- codes for them: plain CSR), a deterministic vector, and a bit-for-bit
--- comparison of two views (NaN equal to NaN).
+-- codes for them: plain CSR), a deterministic vector, a bit-for-bit
+-- comparison of two views (NaN equal to NaN), and library bodies compiled
+-- by NVRTC for the GPU target.
 --   local F = dofile(HERE .. "/csr_fixtures.lua")
 local speck = require "speck"
 
@@ -44,6 +45,38 @@ function F.same_bits(a, b)
       error(("element %d: %.17g against %.17g"):format(i, x, y), 2)
     end
   end
+end
+
+-- a view for a compile-only capture
+function F.V(dt, n) return speck.View("v", dt, n or 8) end
+
+-- Library bodies compiled for the GPU target by NVRTC, as a GPU back end
+-- compiles them, where speck runs on a host back end with NVRTC: 'jobs'
+-- are {text name, policy kind, captures, options}, each made as kernel
+-- prefix .. name. Returns the kernels so labelled ({label, tier} each,
+-- as speck.jit.stats lists them) and their number; or nil and why not (a GPU back end launched them
+-- already: kernels are shared by content, the labels are the library's).
+function F.nvrtc_compile(prefix, jobs)
+  local info = speck.info()
+  local sp = info.default_space
+  if not (sp == "serial" or sp == "openmp" or sp == "host") then
+    return nil, "a GPU back end: the bodies ran on the device above"
+  end
+  local nv = info.compilers.nvrtc
+  if not (nv and nv.available) then
+    return nil, "NVRTC unavailable: " .. tostring(nv and nv.reason)
+  end
+  local core = require "speck.core"
+  for _, j in ipairs(jobs) do
+    local o = j[4]
+    o.target = "cuda"
+    speck.kernel(prefix .. j[1], j[2], j[3], core.kernel_text(j[1]), o)
+  end
+  local made = {}
+  for _, k in ipairs(speck.jit.stats().per_kernel) do
+    if k.label:sub(1, #prefix) == prefix then made[#made + 1] = {k.label, k.tier} end
+  end
+  return made, #made
 end
 
 return F

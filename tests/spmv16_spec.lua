@@ -249,19 +249,7 @@ end)
 
 describe("the compact index's device bodies", function()
   it("compile with NVRTC (as the GPU back end compiles them)", function()
-    if not HOST then
-      -- the library launched them already: kernels are shared by content,
-      -- the labels are the library's (the launch counts above check them)
-      pending("a GPU back end: the bodies ran on the device above")
-      return
-    end
-    local nv = speck.info().compilers.nvrtc
-    if not (nv and nv.available) then
-      pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
-      return
-    end
-    local core = require "speck.core"
-    local V = function(dt, n) return speck.View("v", dt, n or 8) end
+    local V = F.V
     local I = function(x) return {"int64", x} end
     local sums = function(k)
       local r = {}
@@ -286,18 +274,12 @@ describe("the compact index's device bodies", function()
       {"dist_cg_spmv_team", "team", {ip = V("int64", 5), ic = V("int32"), iv = V("float64"),
         d = V("float64"), r = V("float64"), w = V("float64"), n = I(4)}, sums(1)},
     }
-    for _, j in ipairs(jobs) do
-      local o = j[4]
-      o.target = "cuda"
-      speck.kernel("spmv16_gpu_" .. j[1], j[2], j[3], core.kernel_text(j[1]), o)
+    local made, seen = F.nvrtc_compile("spmv16_gpu_", jobs)
+    if not made then
+      pending(seen)
+      return
     end
-    local seen = 0
-    for _, k in ipairs(speck.jit.stats().per_kernel) do
-      if k.label:match("^spmv16_gpu_") then
-        assert.are.equal("nvrtc", k.tier, k.label)
-        seen = seen + 1
-      end
-    end
+    for _, k in ipairs(made) do assert.are.equal("nvrtc", k[2], k[1]) end
     assert.is_true(seen >= #jobs)
   end)
 end)

@@ -155,17 +155,7 @@ end)
 
 describe("the value codes' device bodies", function()
   it("compile with NVRTC (as the GPU back end compiles them)", function()
-    if not HOST then
-      pending("a GPU back end: the bodies ran on the device above")
-      return
-    end
-    local nv = speck.info().compilers.nvrtc
-    if not (nv and nv.available) then
-      pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
-      return
-    end
-    local core = require "speck.core"
-    local V = function(dt, n) return speck.View("v", dt, n or 8) end
+    local V = F.V
     local jobs = {
       {"sparse_spmv16v_team", "team", {rowptr = V("int32", 5), off = V("int16"),
         vcode = V("uint8"), vtab = V("float64", 2), x = V("float64"), y = V("float64"),
@@ -174,18 +164,12 @@ describe("the value codes' device bodies", function()
         code = V("uint8"), nt = {"int64", 2}},
        {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}}}},
     }
-    for _, j in ipairs(jobs) do
-      local o = j[4]
-      o.target = "cuda"
-      speck.kernel("vdict_gpu_" .. j[1], j[2], j[3], core.kernel_text(j[1]), o)
+    local made, seen = F.nvrtc_compile("vdict_gpu_", jobs)
+    if not made then
+      pending(seen)
+      return
     end
-    local seen = 0
-    for _, k in ipairs(speck.jit.stats().per_kernel) do
-      if k.label:match("^vdict_gpu_") then
-        assert.are.equal("nvrtc", k.tier, k.label)
-        seen = seen + 1
-      end
-    end
+    for _, k in ipairs(made) do assert.are.equal("nvrtc", k[2], k[1]) end
     assert.equal(#jobs, seen)
   end)
 end)
