@@ -56,6 +56,10 @@ typedef struct sk_kbody {
 
 /* Run 'kb' over [0, n) with views 'v' and scalars 's' (in the order of
  * its name lists) on the active back end; 'res' may be NULL. */
+/* Run 'kb' over the range [b, e) with captures 'args' by name; an empty
+ * range launches nothing ('res', if given, zeroed). */
+int sk_kbody_range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
+                   sk_result *res, char *err, size_t errlen);
 int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const double *s,
                  sk_result *res, char *err, size_t errlen);
 /* Run 'kb' with policy 'p' and captures 'args' by name (any signature);

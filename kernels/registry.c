@@ -264,6 +264,18 @@ static int body_args(const sk_kbody *kb, const sk_view *const *v, const double *
   return n;
 }
 
+int sk_kbody_range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
+                   sk_result *res, char *err, size_t errlen) {
+  if (e <= b) {
+    if (res) memset(res, 0, sizeof *res);
+    return 0;
+  }
+  sk_policy p = SK_POLICY_INIT(SK_POL_RANGE);
+  p.begin = b;
+  p.end = e;
+  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
+}
+
 int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const double *s,
                  sk_result *res, char *err, size_t errlen) {
   sk_arg args[2 * SK_KBODY_MAXCAP];

@@ -260,15 +260,6 @@ void sk_dist_bfs_free(sk_dist_bfs *b) {
 }
 
 /* -- a search ---------------------------------------------------------------- */
-static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
-                 sk_result *res, char *err, size_t errlen) {
-  if (n <= 0) return 0;
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
-  p.end = n;
-  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
-}
-
 /* over n items: the range body on the host, else the team body with a
  * team member an item and b->lanes lanes (its 'nargs' captures and one
  * more, 'extra', the bound the team body checks) */
@@ -276,7 +267,7 @@ static int launch(const sk_dist_bfs *b, const sk_kbody *host, const sk_kbody *de
                   int64_t n, sk_arg *args, int nargs, sk_arg extra, sk_result *res,
                   char *err, size_t errlen) {
   if (n <= 0) return 0;
-  if (b->lanes == 0) return range(host, n, args, nargs, res, err, errlen);
+  if (b->lanes == 0) return sk_kbody_range(host, 0, n, args, nargs, res, err, errlen);
   args[nargs] = extra;
   sk_policy p;
   sk_policy_init(&p, SK_POL_TEAM);
@@ -410,7 +401,7 @@ int sk_dist_bfs_run(sk_dist_bfs *b, const sk_view *lev, int64_t source, int dir,
   sk_arg ia[] = {sk_arg_view("lev", lev), sk_arg_view("done", &b->done),
                  sk_arg_i64("s", s), sk_arg_i64("nloc", b->nloc),
                  sk_arg_i64("nw", b->nw)};
-  int failed = range(&k_init, b->nloc, ia, NELEM(ia), NULL, err, errlen) < 0;
+  int failed = sk_kbody_range(&k_init, 0, b->nloc, ia, NELEM(ia), NULL, err, errlen) < 0;
   if (!failed) failed = step(b, lev, 0, 0, &found, &fe, err, errlen) < 0;
   if (exchange(b, found, fe, failed, tot, err, errlen) < 0) return -1;
   /* Beamer's numbers, the last level's: as the Lua driver had them */

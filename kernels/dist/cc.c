@@ -70,18 +70,6 @@ static const sk_kbody k_roots = {.label = "dist.cc_roots",
 const sk_kbody *const sk_dist_cc_bodies[] = {&k_pack,    &k_put,   &k_iota, &k_step,
                                              &k_step_in, &k_roots, NULL};
 
-static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
-                 sk_result *res, char *err, size_t errlen) {
-  if (n <= 0) {
-    if (res) memset(res, 0, sizeof *res);
-    return 0;
-  }
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
-  p.end = n;
-  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
-}
-
 /* -- the exchange ------------------------------------------------------------ */
 static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *err,
                   size_t errlen) {
@@ -95,7 +83,7 @@ static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *
       sk_arg a[] = {sk_arg_view("rb", x->rb[x->turn - 1]), sk_arg_view_ro("pe", x->pe),
                     sk_arg_view_ro("off", x->off), sk_arg_view_ro("sl", x->slid),
                     sk_arg_view_ro("v", v)};
-      rc = range(&k_put, x->nsend, a, NELEM(a), NULL, err, errlen);
+      rc = sk_kbody_range(&k_put, 0, x->nsend, a, NELEM(a), NULL, err, errlen);
     }
     /* the fence whatever happened: the other ranks wait on it */
     if (sk_remote_fence(e2, sizeof e2) < 0 && rc == 0) {
@@ -107,7 +95,7 @@ static int xstart(sk_dist_xchg *x, const sk_view *v, const sk_view *halo, char *
   if (x->nsend > 0) {
     sk_arg a[] = {sk_arg_view("buf", x->sbuf), sk_arg_view_ro("sl", x->slid),
                   sk_arg_view_ro("v", v)};
-    rc = range(&k_pack, x->nsend, a, NELEM(a), NULL, err, errlen);
+    rc = sk_kbody_range(&k_pack, 0, x->nsend, a, NELEM(a), NULL, err, errlen);
     if (rc == 0) rc = sk_view_deep_copy((sk_view *)x->hsbuf, x->sbuf, err, errlen);
   }
   if (sk_dist_plan_start_packed(x->plan, x->hsbuf->data, x->hhalo->data, e2, sizeof e2) <
@@ -154,7 +142,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
   int cur = 0, failed = 0;
   sk_result res;
   sk_arg ia[] = {sk_arg_view("lab", lab[0]), sk_arg_i64("base", base)};
-  failed = range(&k_iota, n, ia, NELEM(ia), NULL, err, errlen) < 0;
+  failed = sk_kbody_range(&k_iota, 0, n, ia, NELEM(ia), NULL, err, errlen) < 0;
   for (;;) {
     const sk_view *c = lab[cur], *nx = lab[cur ^ 1];
     int64_t t[2] = {0, 0};
@@ -170,7 +158,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
                      sk_arg_view_ro("hl", hl),    sk_arg_view_ro("ip", A->ip),
                      sk_arg_view_ro("ic", A->ic), sk_arg_view_ro("bp", A->bp),
                      sk_arg_view_ro("bc", A->bc)};
-      failed = range(&k_step, n, sa, NELEM(sa), &res, err, errlen) < 0;
+      failed = sk_kbody_range(&k_step, 0, n, sa, NELEM(sa), &res, err, errlen) < 0;
       if (!failed) t[0] = sk_result_i64(&res, 0);
     }
     if (!failed && xb) {
@@ -178,7 +166,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
       sk_arg sb[] = {sk_arg_view("cur", nx),      sk_arg_view_ro("hl", hli),
                      sk_arg_view_ro("ip", B->ip), sk_arg_view_ro("ic", B->ic),
                      sk_arg_view_ro("bp", B->bp), sk_arg_view_ro("bc", B->bc)};
-      failed = range(&k_step_in, n, sb, NELEM(sb), &res, err, errlen) < 0;
+      failed = sk_kbody_range(&k_step_in, 0, n, sb, NELEM(sb), &res, err, errlen) < 0;
       if (!failed) t[0] += sk_result_i64(&res, 0);
     }
     t[1] = failed;
@@ -197,7 +185,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
   /* the vertices that are their component's label */
   sk_arg ra[] = {sk_arg_view_ro("v", lab[cur]), sk_arg_i64("b", base)};
   int64_t t[2] = {0, 0};
-  failed = range(&k_roots, n, ra, NELEM(ra), &res, err, errlen) < 0;
+  failed = sk_kbody_range(&k_roots, 0, n, ra, NELEM(ra), &res, err, errlen) < 0;
   if (!failed) t[0] = sk_result_i64(&res, 0);
   t[1] = failed;
   char e2[512];

@@ -129,15 +129,6 @@ const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
                                           &k_bcount,  &k_brows,       &k_spmv_team,
                                           &k_spmv16_team, &k_spmv16v_team, NULL};
 
-static int range(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *args, int nargs,
-                 sk_result *res, char *err, size_t errlen) {
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
-  p.begin = b;
-  p.end = e;
-  return sk_kbody_launch(kb, &p, args, nargs, res, err, errlen);
-}
-
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
  * the update of at most two blocks ahead), a few thousand rows a thread
@@ -170,7 +161,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
     return -1;
   }
   sk_arg ba[] = {sk_arg_view("bp", c->bp)};
-  if (range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) {
+  if (sk_kbody_range(&k_bcount, 0, c->n, ba, NELEM(ba), &res, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
   }
@@ -207,7 +198,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
     }
   }
   sk_arg bra[] = {sk_arg_view("bp", c->bp), sk_arg_view("br", &c->br)};
-  if (c->nbr > 0 && range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
+  if (c->nbr > 0 && sk_kbody_range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
   }
@@ -294,7 +285,7 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
     int64_t b1 = b0 + B < n ? b0 + B : n;
     int64_t need = b1 + c->reach < n ? b1 + c->reach : n;
     if (need > done) {
-      if (range(&k_update, done, need, ua, NELEM(ua), &res, err, errlen) < 0) return -1;
+      if (sk_kbody_range(&k_update, done, need, ua, NELEM(ua), &res, err, errlen) < 0) return -1;
       *g += sk_result_f64(&res, 0);
       *rr += sk_result_f64(&res, 1);
       done = need;
@@ -310,7 +301,7 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       p.league_size = (n + c->team_size - 1) / c->team_size;
       const sk_kbody *tk = coded ? &k_spmv16v_team : lean ? &k_spmv16_team : &k_spmv_team;
       if (sk_kbody_launch(tk, &p, ta, ns + 1, &res, err, errlen) < 0) return -1;
-    } else if (range(spmv, b0, b1, sa, ns, &res, err, errlen) < 0) {
+    } else if (sk_kbody_range(spmv, b0, b1, sa, ns, &res, err, errlen) < 0) {
       return -1;
     }
     *dl += sk_result_f64(&res, 0);
@@ -326,14 +317,14 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_view("r", v[2]),      sk_arg_view("w", v[5]),
                    sk_arg_view("s", v[4]),      sk_arg_view("buf", &c->sbuf),
                    sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
-    if (range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
+    if (sk_kbody_range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
   }
   if (c->onesided) {
     /* one-sided: the packed values stored into the receivers' buffer */
     if (pl->nsend > 0) {
       sk_arg ua[] = {sk_arg_view("rb", c->rb[c->turn]), sk_arg_view("pe", c->pe),
                      sk_arg_view("off", c->off), sk_arg_view("buf", &c->sbuf)};
-      if (range(&k_put, 0, pl->nsend, ua, NELEM(ua), NULL, err, errlen) < 0) return -1;
+      if (sk_kbody_range(&k_put, 0, pl->nsend, ua, NELEM(ua), NULL, err, errlen) < 0) return -1;
     }
   } else {
     /* staged: the packed values to the host, the halo arrives there */
@@ -373,7 +364,7 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_view("hu", c->hu),  sk_arg_view("d", v[0]),
                    sk_arg_view("r", v[2]),    sk_arg_view("w", v[5])};
     sk_result res;
-    if (range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
+    if (sk_kbody_range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
     dl += sk_result_f64(&res, 0);
   }
   out[0] = g, out[1] = dl, out[2] = rr;

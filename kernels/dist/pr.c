@@ -49,13 +49,9 @@ const sk_kbody *const sk_dist_pr_bodies[] = {&k_contrib, &k_step, NULL};
 static int range(const sk_kbody *kb, int64_t n, const sk_arg *args, int nargs,
                  double *out, char *err, size_t errlen) {
   *out = 0.0;
-  if (n <= 0) return 0;
-  sk_policy p;
-  sk_policy_init(&p, SK_POL_RANGE);
-  p.end = n;
   sk_result res;
-  if (sk_kbody_launch(kb, &p, args, nargs, &res, err, errlen) < 0) return -1;
-  *out = sk_result_f64(&res, 0);
+  if (sk_kbody_range(kb, 0, n, args, nargs, &res, err, errlen) < 0) return -1;
+  if (n > 0) *out = sk_result_f64(&res, 0);
   return 0;
 }
 
