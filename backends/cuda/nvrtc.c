@@ -744,9 +744,8 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   key = sk_hash(SK_JIT_VERSION, strlen(SK_JIT_VERSION), key);
   const char *suffix = cubin ? ".cubin" : ".ptx";
   size_t len = 0;
-  char *data = sk_disk_read(key, suffix, &len);
-  int claimed = 0;
-  if (!data) data = sk_disk_await(key, suffix, &len, &claimed); /* another process's? */
+  int claimed = 0; /* the cache's entry, or another process's as it finishes */
+  char *data = sk_disk_await(key, suffix, &len, &claimed);
   int from_disk = data != NULL;
   if (data && !cubin) { /* PTX must end in NUL for the driver */
     char *g = realloc(data, len + 1);
