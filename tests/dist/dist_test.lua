@@ -451,6 +451,14 @@ case("bfs levels bit-identical to graph.bfs, top-down, bottom-up and switching",
   check(switched, "the auto direction switched at least once")
   fails_with("speck.dist.bfs: direction must be \"auto\", \"top_down\" or \"bottom_up\", got sideways",
              dist.bfs, g, 0, {direction = "sideways"})
+  -- the C driver's own check of the views it is given (core.dist.bfs_graph,
+  -- which dist.bfs calls): refused on every rank alike, before any exchange
+  local B = g.Ain
+  fails_with("speck.dist.bfs: view 'wrong' must be a contiguous rank-1 int64 view in the graph's space",
+             require("speck.core").dist.bfs_graph, g.map.c, speck.View("wrong", "float64", 4),
+             g.A.interior.colidx, B.interior.rowptr, B.interior.colidx, B.boundary.rowptr,
+             B.boundary.colidx, g.degree, B.halo_ids, 1, false)
+  eq(dist.bfs(g, 0):gather()(0), 0, "dist.bfs after the refusal")
 end)
 
 case("connected components: the same partition as graph.connected_components", function()
