@@ -325,7 +325,7 @@ static inline int class_of(int64_t bytes) {
 }
 
 /* the pool's path of block_get: no cached block of class c */
-static void *block_slow(sk_tworker *w, sk_hsched *s, int64_t bytes) {
+__attribute__((noinline)) static void *block_slow(sk_tworker *w, sk_hsched *s, int64_t bytes) {
   void *p = sk_mpool_alloc(s->pool, bytes);
   if (!p && w) { /* hand this worker's cached blocks back, then retry */
     for (int k = 0; k < MAG_CLASSES; k++) {
@@ -623,13 +623,17 @@ static void wait_on(sk_tworker *w, sk_hsched *s, sk_task *x, sk_task *dep) {
 }
 
 /* -- tasks ------------------------------------------------------------------- */
-static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields, int prio,
-                         int team) {
+__attribute__((noinline, cold)) static void spawn_failed(sk_hsched *s, int f) {
+  char d[256];
+  sk_mpool_describe(s->pool, s->tbytes[f], d, sizeof d);
+  fail(s, SK_E_SPAWNING, s->reg->fx[f].label, d);
+}
+
+static inline sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
+                                int prio, int team) {
   sk_task *t = block_get(w, s, s->tbytes[f], s->tcls[f]);
   if (!t) {
-    char d[256];
-    sk_mpool_describe(s->pool, s->tbytes[f], d, sizeof d);
-    fail(s, SK_E_SPAWNING, s->reg->fx[f].label, d);
+    spawn_failed(s, f);
     return NULL;
   }
   /* the header from the functor's template (two references, regular
