@@ -185,6 +185,32 @@ describe("speck.task respawn on a when_all in the call", function()
     no_leak(s)
   end)
 
+  it_host("keeps the dependences of a when_all in a field that only it names", function()
+    -- 'loose' is held by the when_all kept in 'all' alone once the body
+    -- ends: that when_all takes its own references before the body's go
+    local s = task.Scheduler{}
+    s:functor("kid", {v = "int64"}, "int64", [[ task_return(self.v); ]])
+    local top = s:functor("top", {a = "future", all = "future", w = "int32"}, "int64", [[
+      if (!self.w) {
+        self.w = 1;
+        self.a = task_spawn(kid, {.v = 3});
+        future loose = task_spawn(kid, {.v = 4});
+        self.all = when_all(self.a, loose);
+        task_respawn(when_all(self.a, self.all));
+        return;
+      }
+      future_get(self.all);
+      task_return(future_get(self.a));
+    ]])
+    for _ = 1, 50 do
+      local f = s:spawn(top, {})
+      s:wait()
+      assert.are.equal(3, f:get())
+    end
+    assert.are.equal(150, s:stats().tasks)
+    no_leak(s)
+  end)
+
   it_host("refuses a bad priority as task_respawn does", function()
     local s = task.Scheduler{}
     s:functor("kid", {}, "int64", [[ task_return(1); ]])

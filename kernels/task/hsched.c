@@ -647,7 +647,17 @@ static inline sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *
   if (nw >= 0) { /* small fields: words, no memcpy call */
     uint64_t *d = (uint64_t *)(void *)t->fields;
     const unsigned char *src = fields;
-    for (int q = 0; q < nw; q++) memcpy(&d[q], src + 8 * q, 8);
+    switch (nw) {
+    case 8: memcpy(&d[7], src + 56, 8); /* fall through */
+    case 7: memcpy(&d[6], src + 48, 8); /* fall through */
+    case 6: memcpy(&d[5], src + 40, 8); /* fall through */
+    case 5: memcpy(&d[4], src + 32, 8); /* fall through */
+    case 4: memcpy(&d[3], src + 24, 8); /* fall through */
+    case 3: memcpy(&d[2], src + 16, 8); /* fall through */
+    case 2: memcpy(&d[1], src + 8, 8);  /* fall through */
+    case 1: memcpy(&d[0], src, 8);      /* fall through */
+    default: break;
+    }
   } else {
     memcpy(t->fields, fields, (size_t)s->reg->tab.size[f]);
   }
@@ -944,53 +954,54 @@ static int team_lead(sk_tworker *w, sk_hsched *s, sk_task *t) {
 }
 
 /* -- running a task ----------------------------------------------------------- */
-static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
-  int f = t->functor;
-  int nfut = s->nfut[f];
-  sk_task *old[SK_TASK_MAXFIELDS];
-  for (int k = 0; k < nfut; k++) old[k] = *(sk_task **)(t->fields + s->futoff[f][k]);
-  w->cur = t;
-  w->resp = 0;
-  w->ntemps = 0;
-  if (t->team && s->nthreads > 1) {
-    if (team_lead(w, s, t) < 0) return; /* cancelled: the wait failed */
-  } else {
-    s->reg->tab.fn[f](&w->env, t->fields, &t->result);
-  }
-  w->ran++;
-  if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
-  if (!w->resp && w->ntemps == 0) {
-    /* it completes and made no future: of its fields' futures only the
-     * ones it started with are its references (a field it set names a
-     * future someone else holds: retaining and dropping it cancel) */
-    for (int k = 0; k < nfut; k++) {
-      *(sk_task **)(t->fields + s->futoff[f][k]) = NULL;
-      if (old[k]) release(w, s, old[k]);
-    }
-    w->completed++;
-    finish(w, s, t);
-    return;
-  }
+/* after a body that made futures or respawns: the fields' futures, the
+ * body's temporaries and the respawn ('old': the fields' futures before
+ * the body) */
+__attribute__((noinline)) static void run_made(sk_tworker *w, sk_hsched *s, sk_task *t,
+                                               sk_task *const *old) {
+  const int f = t->functor;
+  const int nfut = s->nfut[f];
   if (w->resp == 2) {
     /* respawn on all of rd: on the fields that hold them (the fields'
      * references keep them), else on a when_all made now */
+    sk_task *cur[SK_TASK_MAXFIELDS];
+    for (int k = 0; k < nfut; k++) cur[k] = *(sk_task **)(t->fields + s->futoff[f][k]);
     int nw = 0, held = 1;
     for (int q = 0; q < w->nrd && held; q++) {
       sk_task *d = w->rd[q];
       if (!d) continue;
       int k = 0;
-      while (k < nfut && *(sk_task **)(t->fields + s->futoff[f][k]) != d) k++;
+      while (k < nfut && cur[k] != d) k++;
       held = k < nfut;
       t->wf[nw++] = (uint8_t)k;
     }
     if (held) {
       t->nwait = (uint8_t)nw;
-    } else {
-      sk_task *a = api_when_all(w, w->rd, w->nrd);
-      if (!a) return; /* the wait failed */
-      w->resp = 1;
-      w->resp_dep = a;
+      /* as below: the when_alls the body made own their deps, the
+       * fields' futures are references, the body's other temporaries go */
+      for (int k = 0; k < w->ntemps; k++)
+        if (w->temps[k]->functor < 0) own_deps(w->temps[k]);
+      int nrel = 0;
+      sk_task *rel[SK_TASK_MAXFIELDS];
+      for (int k = 0; k < nfut; k++) {
+        sk_task *n = cur[k], *o = old[k];
+        if (n == o) continue;
+        if (n && !temp_take(w, n)) retain(n);
+        if (o) rel[nrel++] = o;
+      }
+      for (int k = 0; k < w->ntemps; k++) release(w, s, w->temps[k]);
+      w->ntemps = 0;
+      for (int k = 0; k < nrel; k++) release(w, s, rel[k]);
+      w->respawns++;
+      if (w->resp_prio >= 0) t->prio = (uint8_t)w->resp_prio;
+      t->via = 2;
+      walk_fields(w, s, t);
+      return;
     }
+    sk_task *a = api_when_all(w, w->rd, w->nrd);
+    if (!a) return; /* the wait failed */
+    w->resp = 1;
+    w->resp_dep = a;
   }
   /* the fields' futures: a new one is a reference (taken over from the
    * body's temporaries when it made it), a replaced one is dropped */
@@ -1038,10 +1049,7 @@ static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
   if (w->resp) {
     w->respawns++;
     if (w->resp_prio >= 0) t->prio = (uint8_t)w->resp_prio;
-    if (w->resp == 2) {
-      t->via = 2;
-      walk_fields(w, s, t);
-    } else if (walk_it) {
+    if (walk_it) {
       t->dep = w->resp_dep;
       t->via = 1;
       walk(w, s, t);
@@ -1054,6 +1062,37 @@ static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
     sk_task **g = (sk_task **)(t->fields + s->futoff[f][k]);
     if (*g) release(w, s, *g);
     *g = NULL;
+  }
+  w->completed++;
+  finish(w, s, t);
+}
+
+static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
+  const int f = t->functor;
+  const int nfut = s->nfut[f];
+  const int *off = s->futoff[f];
+  sk_task *old[SK_TASK_MAXFIELDS];
+  for (int k = 0; k < nfut; k++) old[k] = *(sk_task **)(t->fields + off[k]);
+  w->cur = t;
+  w->resp = 0;
+  w->ntemps = 0;
+  if (__builtin_expect(t->team, 0) && s->nthreads > 1) {
+    if (team_lead(w, s, t) < 0) return; /* cancelled: the wait failed */
+  } else {
+    s->reg->tab.fn[f](&w->env, t->fields, &t->result);
+  }
+  w->ran++;
+  if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
+  if (__builtin_expect(w->resp || w->ntemps, 0)) {
+    run_made(w, s, t, old);
+    return;
+  }
+  /* it completes and made no future: of its fields' futures only the
+   * ones it started with are its references (a field it set names a
+   * future someone else holds: retaining and dropping it cancel) */
+  for (int k = 0; k < nfut; k++) {
+    *(sk_task **)(t->fields + off[k]) = NULL;
+    if (old[k]) release(w, s, old[k]);
   }
   w->completed++;
   finish(w, s, t);
