@@ -805,10 +805,8 @@ static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) 
   return f;
 }
 
-static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
-  if (f && f->ret == SK_I64 &&
-      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE)
-    return (sk_i64)f->result;
+/* future_get's paths other than a completed task of the type asked */
+__attribute__((noinline)) static sk_i64 get_i64_slow(sk_tworker *w, sk_task *f) {
   const sk_task *t = ready_result(w, f, "future_get");
   if (!t || t->functor < 0) return 0;
   int dt = w->s->reg->fx[t->functor].ret;
@@ -819,13 +817,7 @@ static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
   return sk_dtypes[dt].is_float ? (sk_i64)sk_view_get_f(&v, 0) : sk_view_get_i(&v, 0);
 }
 
-static double api_get_f64(sk_tworker *w, sk_task *f) {
-  if (f && f->ret == SK_F64 &&
-      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE) {
-    double x;
-    memcpy(&x, &f->result, sizeof x);
-    return x;
-  }
+__attribute__((noinline)) static double get_f64_slow(sk_tworker *w, sk_task *f) {
   const sk_task *t = ready_result(w, f, "future_get");
   if (!t || t->functor < 0) return 0;
   int dt = w->s->reg->fx[t->functor].ret;
@@ -834,6 +826,23 @@ static double api_get_f64(sk_tworker *w, sk_task *f) {
   v.dtype = dt;
   v.data = (void *)&t->result;
   return sk_dtypes[dt].is_float ? sk_view_get_f(&v, 0) : (double)sk_view_get_i(&v, 0);
+}
+
+static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
+  if (f && f->ret == SK_I64 &&
+      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE)
+    return (sk_i64)f->result;
+  return get_i64_slow(w, f);
+}
+
+static double api_get_f64(sk_tworker *w, sk_task *f) {
+  if (f && f->ret == SK_F64 &&
+      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE) {
+    double x;
+    memcpy(&x, &f->result, sizeof x);
+    return x;
+  }
+  return get_f64_slow(w, f);
 }
 
 static void *api_alloc(sk_tworker *w, sk_i64 bytes) {
