@@ -219,7 +219,19 @@ static int dq_nonempty(deque *d) {
 }
 
 /* owner: push at the bottom; -1 when the deque cannot grow */
-static int dq_push(deque *d, sk_task *x) {
+__attribute__((noinline)) static int dq_push_grow(deque *d, sk_task *x);
+static inline int dq_push(deque *d, sk_task *x) {
+  int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+  int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+  dq_array *a = atomic_load_explicit(&d->arr, memory_order_relaxed);
+  if (b - t > a->cap - 1) return dq_push_grow(d, x);
+  atomic_store_explicit(&a->a[b & (a->cap - 1)], x, memory_order_relaxed);
+  atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+  return 0;
+}
+
+/* dq_push when the array is full */
+static int dq_push_grow(deque *d, sk_task *x) {
   int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
   int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
   dq_array *a = atomic_load_explicit(&d->arr, memory_order_relaxed);
@@ -276,7 +288,7 @@ static sk_task *dq_steal(deque *d) {
 }
 
 /* -- locked queues ------------------------------------------------------ */
-static void lq_push(lockq *q, sk_task *x, int fifo) {
+__attribute__((noinline)) static void lq_push(lockq *q, sk_task *x, int fifo) {
   lock(q);
   int p = x->prio;
   x->next = NULL;
@@ -381,7 +393,7 @@ static inline void release(sk_tworker *w, sk_hsched *s, sk_task *t) {
 }
 
 /* -- ready tasks ---------------------------------------------------------- */
-static void push_ready(sk_tworker *w, sk_hsched *s, sk_task *t) {
+static inline void push_ready(sk_tworker *w, sk_hsched *s, sk_task *t) {
   if (t->prio == SK_PRIO_HIGH)
     atomic_fetch_add_explicit(&s->nhigh, 1, memory_order_relaxed);
   if (!w) {
