@@ -573,7 +573,8 @@ static void walk(sk_tworker *w, sk_hsched *s, sk_task *x) {
 /* task 'x' waits on the futures of its fields x->wf[0 .. nwait), the
  * last first (the last spawned child is likely to complete last: the
  * first runs next on the spawning worker, the others wait in its deque) */
-static void walk_fields(sk_tworker *w, sk_hsched *s, sk_task *x) {
+static inline __attribute__((always_inline)) void walk_fields(sk_tworker *w, sk_hsched *s,
+                                                           sk_task *x) {
   const int *off = s->futoff[x->functor];
   while (x->nwait > 0) {
     sk_task *y = *(sk_task **)(x->fields + off[x->wf[x->nwait - 1]]);
