@@ -175,6 +175,9 @@ $(OBJ_DIR)/%.o: %.c | $(TCC_INC)
 
 $(OBJ_DIR)/backends/remote/%.o: CPPFLAGS += $(MPI_CPPFLAGS)
 $(OBJ_DIR)/backends/dist/%.o: CPPFLAGS += $(MPI_CPPFLAGS)
+# the task scheduler's loops run over a task's few futures: vector code
+# only adds set-up to every task (issue 31, docs/bench-library.md)
+$(OBJ_DIR)/kernels/task/hsched.o: KERNEL_OPT += -fno-tree-vectorize
 
 $(OBJ_DIR)/kernels/%.o: kernels/%.c | $(TCC_INC) $(KBODY_H)
 	@mkdir -p $(@D)

@@ -13,6 +13,8 @@
  *   task_spawn(F, {.n = 3} [, TASK_HIGH])      a child task, its future
  *   task_spawn_team(F, {...} [, prio])          a child run by a team
  *   task_respawn(dep [, prio])   run this body again once 'dep' completes
+ *                                (host code makes no future for a
+ *                                when_all(...) written in the call)
  *   when_all(f1, f2, ...)        a future completing after all of them
  *   future_get(f)  future_is_null(f)  task_return(value)
  *   pool_alloc(bytes)  pool_free(p)           the scheduler's memory pool
@@ -53,6 +55,10 @@ typedef struct sk_task_api {
   double (*get_f64)(struct sk_tworker *w, struct sk_task *f);
   void *(*alloc)(struct sk_tworker *w, sk_i64 bytes);
   void (*free)(struct sk_tworker *w, void *p);
+  /* task_respawn(when_all(deps...) [, prio]) in one call: no when_all
+   * future is made (its result is seen by no one else) */
+  void (*respawn_all)(struct sk_tworker *w, struct sk_task *const *deps, int n,
+                      int prio);
 } sk_task_api;
 
 /* A body's environment: the table, the worker, the team. */
@@ -144,6 +150,18 @@ static inline void sk__respawn1(const sk_task_env *e, sk__respawn_args a) {
   e->api->respawn(e->w, a.dep, a.prio);
 }
 #define task_respawn(...) sk__respawn1(sk__env, (sk__respawn_args){__VA_ARGS__})
+/* task_respawn(when_all(a, b, ...) [, prio]) as the generator writes it
+ * for host code (kernels/task/functor.c): sk__respawn_all(((future[]){a,
+ * b, ...}) [, prio]) -- one call, and the when_all no one else sees is
+ * not made */
+static inline void sk__respawn_all1(const sk_task_env *e, future *deps, int n, int prio) {
+  e->api->respawn_all(e->w, deps, n, prio);
+}
+#define SK__RA_PICK(a, b, f, ...) f
+#define sk__respawn_all(...) SK__RA_PICK(__VA_ARGS__, SK__RA2, SK__RA1, 0)(__VA_ARGS__)
+#define SK__RA1(d) sk__respawn_all1(sk__env, d, (int)(sizeof(d) / sizeof(future)), 0)
+#define SK__RA2(d, prio)                                                     \
+  sk__respawn_all1(sk__env, d, (int)(sizeof(d) / sizeof(future)), (prio))
 #define when_all(...)                                                        \
   sk__env->api->when_all(sk__env->w, (future[]){__VA_ARGS__},                \
                          (int)(sizeof((future[]){__VA_ARGS__}) / sizeof(future)))

@@ -176,8 +176,10 @@ static int find_functor(const sk_tfunctor *fx, int n, const char *id, size_t len
   return -1;
 }
 
+/* rewrite's modes: a C++ target; host code (respawn on a when_all) */
+enum { RW_CXX = 1, RW_JOIN = 2 };
 static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
-                    const char *p, const char *end, int cxx);
+                    const char *p, const char *end, int mode);
 
 /* A C++ target: C++ has no C99 designated initializers in any order, so the
  * fields of 'task_spawn(F, {.a = x, .b = y} ...' become assignments in a
@@ -227,13 +229,13 @@ static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
         sk_buf_puts(b, " sk__t.");
         sk_buf_add(b, nm, (size_t)(ne - nm));
         sk_buf_puts(b, " = (");
-        rewrite(b, fx, n, f, eq + 1, z, 1);
+        rewrite(b, fx, n, f, eq + 1, z, RW_CXX);
         sk_buf_puts(b, ");");
       } else { /* not a designator: the compiler says so */
-        rewrite(b, fx, n, f, a, z, 1);
+        rewrite(b, fx, n, f, a, z, RW_CXX);
       }
     } else {
-      rewrite(b, fx, n, f, a, z, 1);
+      rewrite(b, fx, n, f, a, z, RW_CXX);
     }
     it = z < e ? z + 1 : z;
   }
@@ -241,12 +243,80 @@ static const char *spawn_fields(sk_buf *b, const sk_tfunctor *fx, int n,
   return e + 1;
 }
 
+/* the number of arguments between 'p' and 'end' (commas outside brackets,
+ * strings and comments, plus one); 0 when there is only white space */
+static int count_args(const char *p, const char *end) {
+  int args = 0, depth = 0, text = 0;
+  for (; p < end; p++) {
+    if (*p == '"' || *p == '\'') {
+      char q = *p++;
+      while (p < end && *p != q) p += (*p == '\\' && p + 1 < end) ? 2 : 1;
+      text = 1;
+    } else if (p[0] == '/' && p + 1 < end && p[1] == '/') {
+      while (p + 1 < end && p[1] != '\n') p++;
+    } else if (p[0] == '/' && p + 1 < end && p[1] == '*') {
+      const char *e = strstr(p + 2, "*/");
+      if (!e || e + 2 > end) return -1;
+      p = e + 1;
+    } else if (*p == '(' || *p == '{' || *p == '[') {
+      depth++;
+      text = 1;
+    } else if (*p == ')' || *p == '}' || *p == ']') {
+      depth--;
+    } else if (*p == ',' && depth == 0) {
+      args++;
+    } else if (!isspace((unsigned char)*p)) {
+      text = 1;
+    }
+  }
+  return text ? args + 1 : 0;
+}
+
+/* Host code: 'task_respawn(when_all(a, b) [, prio])' becomes
+ * 'sk__respawn_all(((future[]){a, b}) [, prio])' (dialect/task.h), the
+ * white space kept so lines stay. Returns where the text goes on after
+ * the when_all's ')', or NULL when the call is not of that shape. */
+static const char *respawn_all(sk_buf *b, const sk_tfunctor *fx, int n,
+                               const sk_tfunctor *f, const char *p, const char *end,
+                               int mode) {
+  const char *o1 = p;
+  while (o1 < end && isspace((unsigned char)*o1)) o1++;
+  if (o1 >= end || *o1 != '(') return NULL;
+  const char *c1 = close_of(o1);
+  if (!c1 || c1 >= end) return NULL;
+  const char *w = o1 + 1;
+  while (w < c1 && isspace((unsigned char)*w)) w++;
+  if (c1 - w < 8 || memcmp(w, "when_all", 8) != 0) return NULL;
+  const char *o2 = w + 8;
+  if (isalnum((unsigned char)*o2) || *o2 == '_') return NULL;
+  while (o2 < c1 && isspace((unsigned char)*o2)) o2++;
+  if (o2 >= c1 || *o2 != '(') return NULL;
+  const char *c2 = close_of(o2);
+  if (!c2 || c2 >= c1) return NULL;
+  /* then nothing, or one more argument: the priority */
+  const char *r = c2 + 1;
+  while (r < c1 && isspace((unsigned char)*r)) r++;
+  if (r < c1 && (*r != ',' || count_args(r + 1, c1) != 1)) return NULL;
+  sk_buf_puts(b, "sk__respawn_all");
+  sk_buf_add(b, p, (size_t)(o1 - p));
+  sk_buf_puts(b, "(");
+  sk_buf_add(b, o1 + 1, (size_t)(w - o1 - 1));
+  sk_buf_puts(b, "((future[])");
+  sk_buf_add(b, w + 8, (size_t)(o2 - w - 8));
+  sk_buf_puts(b, "{");
+  rewrite(b, fx, n, f, o2 + 1, c2, mode);
+  sk_buf_puts(b, "})");
+  return c2 + 1;
+}
+
 /* The body with 'self.v(' of each view field 'v' made 'sk__self_v(' (a
- * macro of the element access) and, for a C++ target ('cxx'), the
- * spawns' fields as above; comments, strings and character literals are
+ * macro of the element access), for a C++ target (RW_CXX) the spawns'
+ * fields as above, for host code (RW_JOIN) a respawn on a when_all in one
+ * call (respawn_all); comments, strings and character literals are
  * copied as they are. */
 static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
-                    const char *p, const char *end, int cxx) {
+                    const char *p, const char *end, int mode) {
+  const int cxx = mode & RW_CXX;
   while (p < end) {
     if (p[0] == '/' && p[1] == '/') {
       const char *e = strchr(p, '\n');
@@ -286,6 +356,13 @@ static void rewrite(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *
           }
         }
       }
+      if ((mode & RW_JOIN) && e - p == 12 && memcmp(p, "task_respawn", 12) == 0) {
+        const char *after = respawn_all(b, fx, n, f, e, end, mode);
+        if (after) {
+          p = after;
+          continue;
+        }
+      }
       sk_buf_add(b, p, (size_t)(e - p));
       int spawn = (e - p == 10 && memcmp(p, "task_spawn", 10) == 0) ||
                   (e - p == 15 && memcmp(p, "task_spawn_team", 15) == 0);
@@ -318,7 +395,7 @@ static int common_ret(const sk_tfunctor *fx, int n) {
 }
 
 static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor *f,
-                     int cxx) {
+                     int mode) {
   const char *l = f->label;
   sk_buf_printf(b,
                 "SK__TBODY void sk__tb_%s(const sk_task_env *sk__env, void *sk__selfv, "
@@ -346,7 +423,7 @@ static void gen_body(sk_buf *b, const sk_tfunctor *fx, int n, const sk_tfunctor 
     sk_buf_puts(b, "])\n");
   }
   sk_buf_printf(b, "#line 1 \"%s\"\n", l);
-  rewrite(b, fx, n, f, f->body, f->body + strlen(f->body), cxx);
+  rewrite(b, fx, n, f, f->body, f->body + strlen(f->body), mode);
   int lines = 1;
   for (const char *p = f->body; *p && p[1]; p++) lines += *p == '\n';
   sk_buf_printf(b,
@@ -407,7 +484,8 @@ char *sk_task_codegen(const sk_tfunctor *fx, int n, const char *target, char *er
   int ct = common_ret(fx, n);
   sk_buf_printf(&b, "#define future_get(f) ((%s)SK__T_GET_%s(sk__env, (f)))\n",
                 sk_dtypes[ct].ctype, sk_dtypes[ct].is_float ? "F64" : "I64");
-  for (int f = 0; f < n; f++) gen_body(&b, fx, n, &fx[f], t->cxx);
+  int mode = t->cxx ? RW_CXX : t->image ? 0 : RW_JOIN;
+  for (int f = 0; f < n; f++) gen_body(&b, fx, n, &fx[f], mode);
   if (t->image) { /* the dispatch and the results the device runtime reads */
     sk_buf_puts(&b, "SK_DEV void sk__task_call(int f, const sk_task_env *e, void *self, "
                     "void *res) {\n  switch (f) {\n");

@@ -46,25 +46,37 @@ void sk_team_barrier(sk_team_ctx *t); /* the dialect's (backends/host) */
 typedef struct sk_tworker sk_tworker;
 static int team_member(sk_tworker *w, struct sk_hsched *s);
 #define MAG_CLASSES 13 /* blocks of 2^4 .. 2^16 bytes */
+#define RESPAWN_ALL 8  /* task_respawn(when_all(...)) of at most this many
+                          futures of the task's fields waits on them without
+                          a when_all */
 #define MAG_CAP     64
 
 typedef struct sk_task {
   _Atomic int32_t refs;
   int16_t functor; /* -1: a when_all aggregate */
   uint8_t prio, team;
-  int32_t cls;            /* its block's size class (log2) */
-  uint8_t via;            /* 1: 'dep' is a when_all it walks itself */
+  int8_t cls;             /* its block's size class (log2) */
+  uint8_t via;            /* 1: 'dep' is a when_all it walks itself;
+                             2: it waits on its fields' futures 'wf' */
   _Atomic uint8_t active; /* when_all: started waiting on its deps */
   _Atomic uint8_t owns;   /* when_all: holds references to its deps
                                    (until then its maker's body or fields do) */
   int8_t ret;             /* the functor's result dtype (-1: none, when_all) */
+  uint8_t nwait;          /* via 2: the entries of 'wf' still to wait on */
   _Atomic(struct sk_task *) waiters;
   struct sk_task *next; /* in a waiter list or a locked queue */
   struct sk_task *dep;  /* the dependence waited on (a reference) */
-  int32_t ndeps, idep;  /* aggregate */
+  union {
+    struct {
+      int32_t ndeps, idep; /* aggregate */
+    };
+    uint8_t wf[8]; /* via 2: the future fields waited on (their indices),
+                      the last first */
+  };
   uint64_t result;
   _Alignas(16) unsigned char fields[];
 } sk_task;
+_Static_assert(sizeof(sk_task) == 64, "the task header is 8 words (sk_hsched.thead)");
 
 /* -- Chase-Lev deque (Le, Pop, Cohen, Zappa Nardelli 2013) -------------- */
 typedef struct dq_array {
@@ -86,8 +98,10 @@ struct sk_tworker {
   int64_t ran, completed, spawned, respawns, steals;
   sk_task *cur;
   sk_task *next; /* run next, bypassing the deque */
-  int resp, resp_prio;
+  int resp, resp_prio; /* resp 1: on resp_dep; 2: on all of rd */
   sk_task *resp_dep;
+  sk_task *rd[RESPAWN_ALL];
+  int nrd;
   sk_task **temps;
   int ntemps, captemps;
   void *mag[MAG_CLASSES][MAG_CAP];
@@ -117,6 +131,10 @@ struct sk_hsched {
   int nfut[SK_TASK_MAXFUNCTORS], nview[SK_TASK_MAXFUNCTORS];
   int64_t tbytes[SK_TASK_MAXFUNCTORS];
   int tcls[SK_TASK_MAXFUNCTORS]; /* tbytes' size class */
+  /* the fields struct in 8-byte words (-1: larger than 64 bytes or not
+   * whole words) and a new task's header (task_new copies it) */
+  int fwords[SK_TASK_MAXFUNCTORS];
+  uint64_t thead[SK_TASK_MAXFUNCTORS][8];
   /* execution */
   sk_tworker *w;
   lockq inbox, global;
@@ -201,7 +219,19 @@ static int dq_nonempty(deque *d) {
 }
 
 /* owner: push at the bottom; -1 when the deque cannot grow */
-static int dq_push(deque *d, sk_task *x) {
+__attribute__((noinline)) static int dq_push_grow(deque *d, sk_task *x);
+static inline int dq_push(deque *d, sk_task *x) {
+  int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+  int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+  dq_array *a = atomic_load_explicit(&d->arr, memory_order_relaxed);
+  if (b - t > a->cap - 1) return dq_push_grow(d, x);
+  atomic_store_explicit(&a->a[b & (a->cap - 1)], x, memory_order_relaxed);
+  atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+  return 0;
+}
+
+/* dq_push when the array is full */
+static int dq_push_grow(deque *d, sk_task *x) {
   int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
   int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
   dq_array *a = atomic_load_explicit(&d->arr, memory_order_relaxed);
@@ -258,7 +288,7 @@ static sk_task *dq_steal(deque *d) {
 }
 
 /* -- locked queues ------------------------------------------------------ */
-static void lq_push(lockq *q, sk_task *x, int fifo) {
+__attribute__((noinline)) static void lq_push(lockq *q, sk_task *x, int fifo) {
   lock(q);
   int p = x->prio;
   x->next = NULL;
@@ -307,7 +337,7 @@ static inline int class_of(int64_t bytes) {
 }
 
 /* the pool's path of block_get: no cached block of class c */
-static void *block_slow(sk_tworker *w, sk_hsched *s, int64_t bytes) {
+__attribute__((noinline)) static void *block_slow(sk_tworker *w, sk_hsched *s, int64_t bytes) {
   void *p = sk_mpool_alloc(s->pool, bytes);
   if (!p && w) { /* hand this worker's cached blocks back, then retry */
     for (int k = 0; k < MAG_CLASSES; k++) {
@@ -363,7 +393,7 @@ static inline void release(sk_tworker *w, sk_hsched *s, sk_task *t) {
 }
 
 /* -- ready tasks ---------------------------------------------------------- */
-static void push_ready(sk_tworker *w, sk_hsched *s, sk_task *t) {
+static inline void push_ready(sk_tworker *w, sk_hsched *s, sk_task *t) {
   if (t->prio == SK_PRIO_HIGH)
     atomic_fetch_add_explicit(&s->nhigh, 1, memory_order_relaxed);
   if (!w) {
@@ -540,7 +570,35 @@ static void walk(sk_tworker *w, sk_hsched *s, sk_task *x) {
   ready(w, s, x);
 }
 
+/* task 'x' waits on the futures of its fields x->wf[0 .. nwait), the
+ * last first (the last spawned child is likely to complete last: the
+ * first runs next on the spawning worker, the others wait in its deque) */
+static inline __attribute__((always_inline)) void walk_fields(sk_tworker *w, sk_hsched *s,
+                                                           sk_task *x) {
+  const int *off = s->futoff[x->functor];
+  while (x->nwait > 0) {
+    sk_task *y = *(sk_task **)(x->fields + off[x->wf[x->nwait - 1]]);
+    if (y->functor < 0) {
+      activate(w, s, y);
+    } else if (w && y == w->next && atomic_load_explicit(&y->refs, memory_order_acquire) == 2) {
+      /* private to this worker (private_dep): x's field is its one holder */
+      x->next = atomic_load_explicit(&y->waiters, memory_order_relaxed);
+      atomic_store_explicit(&y->waiters, x, memory_order_relaxed);
+      return;
+    }
+    if (enqueue_waiter(y, x)) return;
+    x->nwait--;
+  }
+  x->via = 0;
+  ready(w, s, x);
+}
+
 static void wake(sk_tworker *w, sk_hsched *s, sk_task *x) {
+  if (x->via == 2) {
+    x->nwait--;
+    walk_fields(w, s, x);
+    return;
+  }
   if (x->functor < 0) {
     x->idep++;
     advance(w, s, x);
@@ -578,47 +636,57 @@ static void wait_on(sk_tworker *w, sk_hsched *s, sk_task *x, sk_task *dep) {
 }
 
 /* -- tasks ------------------------------------------------------------------- */
-static sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields, int prio,
-                         int team) {
-  const sk_tfunctor *fx = &s->reg->fx[f];
-  int64_t bytes = s->tbytes[f];
-  sk_task *t = block_get(w, s, bytes, s->tcls[f]);
+__attribute__((noinline, cold)) static void spawn_failed(sk_hsched *s, int f) {
+  char d[256];
+  sk_mpool_describe(s->pool, s->tbytes[f], d, sizeof d);
+  fail(s, SK_E_SPAWNING, s->reg->fx[f].label, d);
+}
+
+static inline sk_task *task_new(sk_tworker *w, sk_hsched *s, int f, const void *fields,
+                                int prio, int team) {
+  sk_task *t = block_get(w, s, s->tbytes[f], s->tcls[f]);
   if (!t) {
-    char d[256];
-    sk_mpool_describe(s->pool, bytes, d, sizeof d);
-    fail(s, SK_E_SPAWNING, fx->label, d);
+    spawn_failed(s, f);
     return NULL;
   }
-  atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
-  t->cls = s->tcls[f];
-  t->functor = (int16_t)f;
-  t->ret = (int8_t)fx->ret;
-  t->prio = (uint8_t)(prio < 0 || prio > 2 ? SK_PRIO_REGULAR : prio);
-  t->team = (uint8_t)(team != 0);
-  t->via = 0;
-  atomic_store_explicit(&t->active, 1, memory_order_relaxed);
-  atomic_store_explicit(&t->waiters, NULL, memory_order_relaxed);
-  t->next = NULL;
-  t->dep = NULL;
-  t->ndeps = t->idep = 0;
-  t->result = 0;
-  int64_t fsz = s->reg->tab.size[f];
-  if (fsz <= 64 && !(fsz & 7)) { /* small fields: words, no memcpy call */
+  /* the header from the functor's template (two references, regular
+   * priority, active, no waiters) */
+  memcpy((void *)t, s->thead[f], sizeof(sk_task));
+  if (prio != SK_PRIO_REGULAR || team) {
+    t->prio = (uint8_t)(prio < 0 || prio > 2 ? SK_PRIO_REGULAR : prio);
+    t->team = (uint8_t)(team != 0);
+  }
+  int nw = s->fwords[f];
+  if (nw >= 0) { /* small fields: words, no memcpy call */
     uint64_t *d = (uint64_t *)(void *)t->fields;
     const unsigned char *src = fields;
-    for (int64_t q = 0; q < fsz / 8; q++) memcpy(&d[q], src + 8 * q, 8);
+    switch (nw) {
+    case 8: memcpy(&d[7], src + 56, 8); /* fall through */
+    case 7: memcpy(&d[6], src + 48, 8); /* fall through */
+    case 6: memcpy(&d[5], src + 40, 8); /* fall through */
+    case 5: memcpy(&d[4], src + 32, 8); /* fall through */
+    case 4: memcpy(&d[3], src + 24, 8); /* fall through */
+    case 3: memcpy(&d[2], src + 16, 8); /* fall through */
+    case 2: memcpy(&d[1], src + 8, 8);  /* fall through */
+    case 1: memcpy(&d[0], src, 8);      /* fall through */
+    default: break;
+    }
   } else {
-    memcpy(t->fields, fields, (size_t)fsz);
+    memcpy(t->fields, fields, (size_t)s->reg->tab.size[f]);
   }
   /* view fields left empty take the declared view */
-  for (int k = 0; s->nview[f] && k < fx->nfields; k++) {
-    const sk_tfield *fd = &fx->fields[k];
-    if (fd->kind != SK_TF_VIEW) continue;
-    sk_varg *v = (sk_varg *)(t->fields + s->reg->tab.off[f][k]);
-    if (!v->data) *v = fd->view;
+  if (s->nview[f]) {
+    const sk_tfunctor *fx = &s->reg->fx[f];
+    for (int k = 0; k < fx->nfields; k++) {
+      const sk_tfield *fd = &fx->fields[k];
+      if (fd->kind != SK_TF_VIEW) continue;
+      sk_varg *v = (sk_varg *)(t->fields + s->reg->tab.off[f][k]);
+      if (!v->data) *v = fd->view;
+    }
   }
   /* futures given to the task are its own references */
-  for (int k = 0; k < s->nfut[f]; k++) {
+  const int nfut = s->nfut[f];
+  for (int k = 0; k < nfut; k++) {
     sk_task *g = *(sk_task **)(t->fields + s->futoff[f][k]);
     if (g) retain(g);
   }
@@ -681,7 +749,7 @@ static sk_task *api_when_all(sk_tworker *w, sk_task *const *deps, int n) {
     return NULL;
   }
   atomic_store_explicit(&a->refs, 2, memory_order_relaxed);
-  a->cls = cls;
+  a->cls = (int8_t)cls;
   a->functor = -1;
   a->ret = -1;
   a->prio = SK_PRIO_REGULAR;
@@ -715,6 +783,27 @@ static void api_respawn(sk_tworker *w, sk_task *dep, int prio) {
   w->resp_prio = prio - 1; /* -1: keep the task's */
 }
 
+/* task_respawn(when_all(deps...) [, prio]) (dialect/task.h): the deps
+ * are kept in the worker; after the body, when every one is in the
+ * task's fields, the task waits on those (walk_fields), else on a
+ * when_all made then (as if the body had made it) */
+static void api_respawn_all(sk_tworker *w, sk_task *const *deps, int n, int prio) {
+  if (n > RESPAWN_ALL) {
+    api_respawn(w, api_when_all(w, deps, n), prio);
+    return;
+  }
+  sk_hsched *s = w->s;
+  if (prio < 0 || prio > 3) {
+    fail(s, SK_E_PRIORITY_NOT_TASK, "task_respawn", label_of(s, w->cur), (long long)prio);
+    return;
+  }
+  for (int k = 0; k < n; k++) w->rd[k] = deps[k];
+  w->nrd = n;
+  w->resp = 2;
+  w->resp_dep = NULL;
+  w->resp_prio = prio - 1; /* -1: keep the task's */
+}
+
 static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) {
   sk_hsched *s = w->s;
   if (!f) {
@@ -729,10 +818,8 @@ static const sk_task *ready_result(sk_tworker *w, sk_task *f, const char *what) 
   return f;
 }
 
-static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
-  if (f && f->ret == SK_I64 &&
-      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE)
-    return (sk_i64)f->result;
+/* future_get's paths other than a completed task of the type asked */
+__attribute__((noinline)) static sk_i64 get_i64_slow(sk_tworker *w, sk_task *f) {
   const sk_task *t = ready_result(w, f, "future_get");
   if (!t || t->functor < 0) return 0;
   int dt = w->s->reg->fx[t->functor].ret;
@@ -743,13 +830,7 @@ static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
   return sk_dtypes[dt].is_float ? (sk_i64)sk_view_get_f(&v, 0) : sk_view_get_i(&v, 0);
 }
 
-static double api_get_f64(sk_tworker *w, sk_task *f) {
-  if (f && f->ret == SK_F64 &&
-      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE) {
-    double x;
-    memcpy(&x, &f->result, sizeof x);
-    return x;
-  }
+__attribute__((noinline)) static double get_f64_slow(sk_tworker *w, sk_task *f) {
   const sk_task *t = ready_result(w, f, "future_get");
   if (!t || t->functor < 0) return 0;
   int dt = w->s->reg->fx[t->functor].ret;
@@ -758,6 +839,23 @@ static double api_get_f64(sk_tworker *w, sk_task *f) {
   v.dtype = dt;
   v.data = (void *)&t->result;
   return sk_dtypes[dt].is_float ? sk_view_get_f(&v, 0) : (double)sk_view_get_i(&v, 0);
+}
+
+static sk_i64 api_get_i64(sk_tworker *w, sk_task *f) {
+  if (f && f->ret == SK_I64 &&
+      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE)
+    return (sk_i64)f->result;
+  return get_i64_slow(w, f);
+}
+
+static double api_get_f64(sk_tworker *w, sk_task *f) {
+  if (f && f->ret == SK_F64 &&
+      atomic_load_explicit(&f->waiters, memory_order_acquire) == COMPLETE) {
+    double x;
+    memcpy(&x, &f->result, sizeof x);
+    return x;
+  }
+  return get_f64_slow(w, f);
 }
 
 static void *api_alloc(sk_tworker *w, sk_i64 bytes) {
@@ -781,8 +879,8 @@ static void api_free(sk_tworker *w, void *p) {
     fail(s, SK_E_POOL_FREE_NOT, label_of(s, w->cur), p);
 }
 
-static const sk_task_api api = {api_spawn,   api_when_all, api_respawn, api_get_i64,
-                                api_get_f64, api_alloc,    api_free};
+static const sk_task_api api = {api_spawn,   api_when_all, api_respawn,    api_get_i64,
+                                api_get_f64, api_alloc,    api_free,       api_respawn_all};
 
 /* -- team tasks -------------------------------------------------------------
  * A team task runs on every worker of the scheduler (at most TEAM_MAX): the worker
@@ -878,21 +976,55 @@ static int team_lead(sk_tworker *w, sk_hsched *s, sk_task *t) {
 }
 
 /* -- running a task ----------------------------------------------------------- */
-static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
-  int f = t->functor;
-  int nfut = s->nfut[f];
-  sk_task *old[SK_TASK_MAXFIELDS];
-  for (int k = 0; k < nfut; k++) old[k] = *(sk_task **)(t->fields + s->futoff[f][k]);
-  w->cur = t;
-  w->resp = 0;
-  w->ntemps = 0;
-  if (t->team && s->nthreads > 1) {
-    if (team_lead(w, s, t) < 0) return; /* cancelled: the wait failed */
-  } else {
-    s->reg->tab.fn[f](&w->env, t->fields, &t->result);
+/* after a body that made futures or respawns: the fields' futures, the
+ * body's temporaries and the respawn ('old': the fields' futures before
+ * the body) */
+__attribute__((noinline)) static void run_made(sk_tworker *w, sk_hsched *s, sk_task *t,
+                                               sk_task *const *old) {
+  const int f = t->functor;
+  const int nfut = s->nfut[f];
+  if (w->resp == 2) {
+    /* respawn on all of rd: on the fields that hold them (the fields'
+     * references keep them), else on a when_all made now */
+    sk_task *cur[SK_TASK_MAXFIELDS];
+    for (int k = 0; k < nfut; k++) cur[k] = *(sk_task **)(t->fields + s->futoff[f][k]);
+    int nw = 0, held = 1;
+    for (int q = 0; q < w->nrd && held; q++) {
+      sk_task *d = w->rd[q];
+      if (!d) continue;
+      int k = 0;
+      while (k < nfut && cur[k] != d) k++;
+      held = k < nfut;
+      t->wf[nw++] = (uint8_t)k;
+    }
+    if (held) {
+      t->nwait = (uint8_t)nw;
+      /* as below: the when_alls the body made own their deps, the
+       * fields' futures are references, the body's other temporaries go */
+      for (int k = 0; k < w->ntemps; k++)
+        if (w->temps[k]->functor < 0) own_deps(w->temps[k]);
+      int nrel = 0;
+      sk_task *rel[SK_TASK_MAXFIELDS];
+      for (int k = 0; k < nfut; k++) {
+        sk_task *n = cur[k], *o = old[k];
+        if (n == o) continue;
+        if (n && !temp_take(w, n)) retain(n);
+        if (o) rel[nrel++] = o;
+      }
+      for (int k = 0; k < w->ntemps; k++) release(w, s, w->temps[k]);
+      w->ntemps = 0;
+      for (int k = 0; k < nrel; k++) release(w, s, rel[k]);
+      w->respawns++;
+      if (w->resp_prio >= 0) t->prio = (uint8_t)w->resp_prio;
+      t->via = 2;
+      walk_fields(w, s, t);
+      return;
+    }
+    sk_task *a = api_when_all(w, w->rd, w->nrd);
+    if (!a) return; /* the wait failed */
+    w->resp = 1;
+    w->resp_dep = a;
   }
-  w->ran++;
-  if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
   /* the fields' futures: a new one is a reference (taken over from the
    * body's temporaries when it made it), a replaced one is dropped */
   int nrel = 0, walk_it = 0;
@@ -952,6 +1084,37 @@ static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
     sk_task **g = (sk_task **)(t->fields + s->futoff[f][k]);
     if (*g) release(w, s, *g);
     *g = NULL;
+  }
+  w->completed++;
+  finish(w, s, t);
+}
+
+static void run(sk_tworker *w, sk_hsched *s, sk_task *t) {
+  const int f = t->functor;
+  const int nfut = s->nfut[f];
+  const int *off = s->futoff[f];
+  sk_task *old[SK_TASK_MAXFIELDS];
+  for (int k = 0; k < nfut; k++) old[k] = *(sk_task **)(t->fields + off[k]);
+  w->cur = t;
+  w->resp = 0;
+  w->ntemps = 0;
+  if (__builtin_expect(t->team, 0) && s->nthreads > 1) {
+    if (team_lead(w, s, t) < 0) return; /* cancelled: the wait failed */
+  } else {
+    s->reg->tab.fn[f](&w->env, t->fields, &t->result);
+  }
+  w->ran++;
+  if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
+  if (__builtin_expect(w->resp || w->ntemps, 0)) {
+    run_made(w, s, t, old);
+    return;
+  }
+  /* it completes and made no future: of its fields' futures only the
+   * ones it started with are its references (a field it set names a
+   * future someone else holds: retaining and dropping it cancel) */
+  for (int k = 0; k < nfut; k++) {
+    *(sk_task **)(t->fields + off[k]) = NULL;
+    if (old[k]) release(w, s, old[k]);
   }
   w->completed++;
   finish(w, s, t);
@@ -1251,6 +1414,17 @@ static int hs_compiled(void *impl, char *err, size_t errlen) {
     for (int k = 0; k < fx->nfields; k++) s->nview[f] += fx->fields[k].kind == SK_TF_VIEW;
     s->tbytes[f] = (int64_t)sizeof(sk_task) + s->reg->tab.size[f];
     s->tcls[f] = class_of(s->tbytes[f]);
+    int64_t fsz = s->reg->tab.size[f];
+    s->fwords[f] = fsz <= 64 && !(fsz & 7) ? (int)(fsz / 8) : -1;
+    sk_task h;
+    memset((void *)&h, 0, sizeof h);
+    atomic_store_explicit(&h.refs, 2, memory_order_relaxed);
+    h.cls = (int8_t)s->tcls[f];
+    h.functor = (int16_t)f;
+    h.ret = (int8_t)fx->ret;
+    h.prio = SK_PRIO_REGULAR;
+    atomic_store_explicit(&h.active, 1, memory_order_relaxed);
+    memcpy(s->thead[f], (const void *)&h, sizeof h);
   }
   return 0;
 }
