@@ -109,6 +109,20 @@ if me == 0 then
     1e3 * s / math.max(info.iters, 1), setup, pi.build_seconds, halo, os.getenv("SPECK_THREADS") or "default",
     pi.space, pi.transport))
 end
+-- with BENCH_PHASES=1: each rank's ms an iteration in each phase of the
+-- fused sweeps (dist.cg's info.phases; Jacobi or no preconditioner)
+if os.getenv("BENCH_PHASES") == "1" and info.phases then
+  local ph, line = info.phases, {}
+  for _, k in ipairs{"pack", "interior", "wait", "boundary", "allreduce"} do
+    line[#line + 1] = ("%s=%.3f"):format(k, 1e3 * ph[k] / math.max(ph.sweeps, 1))
+  end
+  for q = 0, np - 1 do
+    if q == me then
+      print(("phases rank=%d dia=%d ms_per_sweep: %s"):format(me, ph.dia, table.concat(line, " ")))
+    end
+    dist.barrier()
+  end
+end
 -- one rank: the library's one-node CG (unpreconditioned) on the same matrix, for scale
 if np == 1 and os.getenv("BENCH_LIBRARY_CG") == "1" then
   sparse.cg(crs, rhs:local_view(), {tol = 1e-8, maxiter = 2})
