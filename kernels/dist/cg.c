@@ -243,11 +243,16 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   c->n = c->ip->extent[0] - 1;
   sk_result res;
   /* the compact index where it fits (kernels/sparse/csr16.c), and how far
-   * right of its diagonal the interior block reaches */
-  if (sk_csr16_build(c->ip, c->ic, &c->c16, err, errlen) < 0) return -1;
+   * right of its diagonal the interior block reaches: the index kept with
+   * the matrix (sparse.spmv's, which dist.spmv and the solvers' residuals
+   * then find made, not built inside a solve), else one of its own */
+  if (sk_csr16_get(c->ip, c->ic, SK_CSR16_USES, &c->c16, err, errlen) < 0) return -1;
+  if (!c->c16.ok && sk_csr16_build(c->ip, c->ic, &c->c16, err, errlen) < 0) return -1;
   c->reach = c->c16.right;
-  /* and the interior values' codes where they have few distinct ones */
-  if (c->c16.ok && sk_vdict_build(c->iv, &c->vd, err, errlen) < 0) {
+  /* and the interior values' codes where they have few distinct ones (kept
+   * alike) */
+  if (c->c16.ok && (sk_vdict_get(c->iv, SK_CSR16_USES, &c->vd, err, errlen) < 0 ||
+                    (!c->vd.ok && sk_vdict_build(c->iv, &c->vd, err, errlen) < 0))) {
     sk_dist_cg_free(c);
     return -1;
   }

@@ -904,11 +904,17 @@ end
 -- sweep a call (kernels/dist/cg.c: the update and the SpMV in one pass,
 -- the halo exchange behind the interior rows, r'u, w'u and r'r in one
 -- MPI_Allreduce); the others: the textbook form below.
-local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
+local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info, x0)
   local f = "cg"
   local map = A.map
   local p, s, w = new_vec(map), new_vec(map), new_vec(map)
-  local rn = true_resid(A, b, x, r) / bn
+  -- from x = 0 the residual is b itself (no product, no exchange)
+  local rn
+  if x0 then rn = true_resid(A, b, x, r) / bn
+  else
+    speck.deep_copy(r.v, b.v)
+    rn = bn / bn
+  end
   info.history[1] = rn
   info.reason = rn <= tol and "converged" or "maxiter"
   local it = 0
@@ -972,7 +978,7 @@ function dist.cg(A, b, opts)
     info.resid, info.reason = 0.0, "converged"
     return x, info
   end
-  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
+  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info, o.x0 ~= nil) end
   local z, p, q = new_vec(map), new_vec(map), new_vec(map)
   local rn = true_resid(A, b, x, r) / bn
   info.history[1] = rn
