@@ -12,10 +12,10 @@
  *      cache: one pass over the vectors and the matrix instead of two
  *      (where the vectors do not stay in the last-level cache anyway:
  *      on this project's host, 260 MiB of it, the blocks timed as two
- *      passes do);
- *      (an MPI_Test behind each block moves the exchange on: MPI
- *      progresses a nonblocking collective only inside its calls); the
- *      interior by diagonals where it is a stencil's (cg.h's dia);
+ *      passes do). On the host a stencil's interior rows run by
+ *      diagonals (cg.h's dia), and an MPI_Test behind each block moves
+ *      the exchange on (MPI progresses a nonblocking collective only
+ *      inside its calls);
  *   3. the exchange completes and the boundary rows add the halo's part
  *      of w and w'u;
  *   4. r'u, w'u and r'r in one MPI_Allreduce.
@@ -208,19 +208,17 @@ static int dia_build(sk_dist_cg *c, char *err, size_t errlen) {
   if (c->lo >= c->hi) return 0;
   const int w = len <= 5 ? 5 : 7;
   for (int q = (int)len; q < 7; q++) c->doff[q] = 0;
-  sk_view doff;
-  if (sk_sp_view(&doff, "dia offsets", SK_I64, len, SK_SPACE_HOST, 0, err, errlen) < 0 ||
-      sk_sp_view(&c->dc, "dia codes", SK_U8, (int64_t)w * n, c->iv->space, 1, err, errlen) < 0 ||
+  /* (dc and dtab go with c on an error: sk_dist_cg_free) */
+  if (sk_sp_view(&c->dc, "dia codes", SK_U8, (int64_t)w * n, c->iv->space, 1, err, errlen) < 0 ||
       sk_sp_view(&c->dtab, "dia values", SK_F64, nt + 1, c->iv->space, 0, err, errlen) < 0)
     return -1;
-  memcpy(doff.data, c->doff, (size_t)len * sizeof c->doff[0]);
   double *tab = c->dtab.data;
   tab[0] = 0.0;
   for (int64_t j = 0; j < nt; j++)
-    if (sk_sp_get_f64(&c->vd.tab, j, &tab[j + 1], err, errlen) < 0) {
-      sk_view_release(&doff);
-      return -1;
-    }
+    if (sk_sp_get_f64(&c->vd.tab, j, &tab[j + 1], err, errlen) < 0) return -1;
+  sk_view doff;
+  if (sk_sp_view(&doff, "dia offsets", SK_I64, len, SK_SPACE_HOST, 0, err, errlen) < 0) return -1;
+  memcpy(doff.data, c->doff, (size_t)len * sizeof c->doff[0]);
   sk_arg ca[] = {sk_arg_view_ro("ip", c->ip),      sk_arg_view_ro("ic", c->ic),
                  sk_arg_view_ro("vcode", &c->vd.code), sk_arg_view_ro("doff", &doff),
                  sk_arg_view("dc", &c->dc),         sk_arg_i64("n", n),
