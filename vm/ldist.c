@@ -245,16 +245,16 @@ static int cg_gc(lua_State *L) {
   return 0;
 }
 
-/* cg_matrix(plan, ip, ic, iv, bp, bc, bv, halo [, stage]) -> a matrix's
+/* cg_matrix(plan, ip, ic, iv, bp, bc, bv, halo [, stage [, nodia]]) -> a matrix's
  * state for the sweeps of all its solves (it keeps its arguments alive);
  * the views in one space (a device's on GPU ranks); 'stage': the halo
  * travels through host buffers (always where the views are not host
- * memory) */
+ * memory); 'nodia': the interior by its index only (kernels/dist/cg.h) */
 static int l_cg_matrix(lua_State *L) {
   sk_dist_plan *p = luaL_checkudata(L, 1, PLAN_MT);
   const sk_view *v[7];
   for (int i = 0; i < 7; i++) v[i] = anyview(L, i + 2);
-  int stage = lua_toboolean(L, 9);
+  int stage = lua_toboolean(L, 9), nodia = lua_toboolean(L, 10);
   sk_dist_cg *c = lua_newuserdatauv(L, sizeof *c, 1);
   memset(c, 0, sizeof *c);
   lua_createtable(L, 8, 0);
@@ -264,7 +264,7 @@ static int l_cg_matrix(lua_State *L) {
   }
   lua_setiuservalue(L, -2, 1);
   char err[ERRLEN];
-  if (sk_dist_cg_init(c, p, v, stage, err, sizeof err) < 0) return raise(L, err);
+  if (sk_dist_cg_init(c, p, v, stage, nodia, err, sizeof err) < 0) return raise(L, err);
   luaL_setmetatable(L, CG_MT);
   return 1;
 }
@@ -304,6 +304,25 @@ static int l_cg_onesided(lua_State *L) {
 static int cg_bytes(lua_State *L) {
   sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
   lua_pushinteger(L, sk_dist_cg_bytes(c));
+  return 1;
+}
+
+/* state:phases() -> {pack, interior, wait, boundary, allreduce, sweeps,
+ * dia}: this rank's seconds in each phase of the sweeps so far, their
+ * count, and the width of the interior's diagonal body (0: none) */
+static int cg_phases(lua_State *L) {
+  sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
+  static const char *const names[SK_DIST_CG_PHASES] = {"pack", "interior", "wait", "boundary",
+                                                       "allreduce"};
+  lua_createtable(L, 0, SK_DIST_CG_PHASES + 1);
+  for (int i = 0; i < SK_DIST_CG_PHASES; i++) {
+    lua_pushnumber(L, c->phase[i]);
+    lua_setfield(L, -2, names[i]);
+  }
+  lua_pushinteger(L, c->sweeps);
+  lua_setfield(L, -2, "sweeps");
+  lua_pushinteger(L, c->dia);
+  lua_setfield(L, -2, "dia");
   return 1;
 }
 
@@ -625,7 +644,8 @@ static const luaL_Reg plan_methods[] = {{"start", p_start},
                                         {"info", p_info},
                                         {NULL, NULL}};
 
-static const luaL_Reg cg_methods[] = {{"bytes", cg_bytes}, {NULL, NULL}};
+static const luaL_Reg cg_methods[] = {
+  {"bytes", cg_bytes}, {"phases", cg_phases}, {NULL, NULL}};
 static const luaL_Reg bfs_methods[] = {{"bytes", bfs_bytes}, {NULL, NULL}};
 
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {

@@ -440,6 +440,14 @@ int sk_dist_plan_wait(sk_dist_plan *p, char *err, size_t errlen) {
   return 0;
 }
 
+int sk_dist_plan_progress(sk_dist_plan *p, char *err, size_t errlen) {
+  if (!p->busy) return 0;
+  int done = 0;
+  MPI_TRY(MPI_Test((MPI_Request *)p->req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  if (done) p->busy = 0;
+  return 0;
+}
+
 /* the receivers tell each sender where its entries start in their halo
  * (over the reverse graph: one int64 to each original source) */
 int sk_dist_plan_put_targets(sk_dist_plan *p, int64_t *pe, int64_t *off, char *err,
@@ -579,6 +587,10 @@ int sk_dist_plan_start_packed(sk_dist_plan *p, const void *sbuf, void *halo, cha
                               size_t errlen) {
   (void)p, (void)sbuf, (void)halo;
   return no_mpi(err, errlen);
+}
+int sk_dist_plan_progress(sk_dist_plan *p, char *err, size_t errlen) {
+  (void)p, (void)err, (void)errlen; /* never started without MPI */
+  return 0;
 }
 int sk_dist_allreduce_sum_f64(double *x, int n, char *err, size_t errlen) {
   (void)x, (void)n;

@@ -56,6 +56,10 @@ int sk_dist_plan_build(sk_dist_plan *p, const sk_dist_map *m, const int64_t *hal
 int sk_dist_plan_start(sk_dist_plan *p, const void *xloc, void *halo, char *err,
                        size_t errlen);
 int sk_dist_plan_wait(sk_dist_plan *p, char *err, size_t errlen);
+/* Moves a started exchange on (MPI_Test: MPI progresses a nonblocking
+ * collective only inside its calls), between pieces of the work it
+ * overlaps; completed, the wait returns at once. */
+int sk_dist_plan_progress(sk_dist_plan *p, char *err, size_t errlen);
 /* the same exchange from a send buffer the caller packed ('sbuf': nsend
  * elements, the values of local entries slid[k], kept untouched until
  * sk_dist_plan_wait) */

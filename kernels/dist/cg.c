@@ -12,7 +12,10 @@
  *      cache: one pass over the vectors and the matrix instead of two
  *      (where the vectors do not stay in the last-level cache anyway:
  *      on this project's host, 260 MiB of it, the blocks timed as two
- *      passes do);
+ *      passes do). On the host a stencil's interior rows run by
+ *      diagonals (cg.h's dia), and an MPI_Test behind each block moves
+ *      the exchange on (MPI progresses a nonblocking collective only
+ *      inside its calls);
  *   3. the exchange completes and the boundary rows add the halo's part
  *      of w and w'u;
  *   4. r'u, w'u and r'r in one MPI_Allreduce.
@@ -92,6 +95,42 @@ static const sk_kbody k_spmv16v_team = {.label = "dist.cg_spmv16v_team",
                                         .pattern = SK_REDUCE,
                                         .red_op = SK_RED_SUM,
                                         .sigs = sig_spmv16v_team};
+#define DIA_SIG(k) "range" R1("dc", "uint8") F1("dtab") F1("d") F1("r") F1("w") " n=int64" k
+static const char *const sig_dia5[] = {
+  DIA_SIG(" o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"), NULL};
+static const sk_kbody k_dia5 = {.label = "dist.cg_spmvdia5",
+                                .body = sk_body_dist_cg_spmvdia5,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .sigs = sig_dia5};
+static const char *const sig_dia7[] = {
+  DIA_SIG(" o0=int64 o1=int64 o2=int64 o3=int64 o4=int64 o5=int64 o6=int64"), NULL};
+static const sk_kbody k_dia7 = {.label = "dist.cg_spmvdia7",
+                                .body = sk_body_dist_cg_spmvdia7,
+                                .pattern = SK_REDUCE,
+                                .red_op = SK_RED_SUM,
+                                .sigs = sig_dia7};
+static const char *const sig_rowmax[] = {"range" R1("ip", "int64"), NULL};
+static const sk_kbody k_rowmax = {.label = "dist.cg_rowmax",
+                                  .body = sk_body_dist_cg_rowmax,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_rowmax,
+                                  .reds = "max:int64"};
+static const char *const sig_rowfind[] = {"range" R1("ip", "int64") " len=int64", NULL};
+static const sk_kbody k_rowfind = {.label = "dist.cg_rowfind",
+                                   .body = sk_body_dist_cg_rowfind,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_rowfind,
+                                   .reds = "min:int64"};
+static const char *const sig_diacode[] = {"range" R1("ip", "int64") R1("ic", "int32")
+                                            R1("vcode", "uint8") R1("doff", "int64")
+                                              R1("dc", "uint8") " n=int64 nd=int64",
+                                          NULL};
+static const sk_kbody k_diacode = {.label = "dist.cg_diacode",
+                                   .body = sk_body_dist_cg_diacode,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_diacode,
+                                   .reds = "sum:int64"};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -127,7 +166,9 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
 const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
                                           &k_spmv16v, &k_pack,        &k_halo,
                                           &k_bcount,  &k_brows,       &k_spmv_team,
-                                          &k_spmv16_team, &k_spmv16v_team, NULL};
+                                          &k_spmv16_team, &k_spmv16v_team, &k_dia5,
+                                          &k_dia7, &k_rowmax, &k_rowfind, &k_diacode,
+                                          NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
@@ -138,8 +179,64 @@ const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
  * working set); a device runs each pass over all rows at once */
 #define SK_DIST_CG_MINBLOCK 8192
 
+/* the interior by diagonals (cg.h's dia; host views, the value codes
+ * built): the offsets of the longest row (at most 7) are the set, and
+ * every row is coded against it; no diagonals (c->dia 0) where a row has
+ * a column off the set or out of its order, or no row lies whole in the
+ * rank. Costs about a third of an SpMV, once a matrix. */
+static int dia_build(sk_dist_cg *c, char *err, size_t errlen) {
+  const int64_t n = c->n;
+  sk_result res;
+  sk_arg ma[] = {sk_arg_view_ro("ip", c->ip)};
+  if (n < 1 || sk_kbody_range(&k_rowmax, 0, n, ma, NELEM(ma), &res, err, errlen) < 0)
+    return n < 1 ? 0 : -1;
+  const int64_t len = sk_result_i64(&res, 0);
+  const int64_t nt = c->vd.tab.extent[0];
+  if (len < 1 || len > 7 || nt + 1 > 255) return 0;
+  sk_arg fa[] = {sk_arg_view_ro("ip", c->ip), sk_arg_i64("len", len)};
+  if (sk_kbody_range(&k_rowfind, 0, n, fa, NELEM(fa), &res, err, errlen) < 0) return -1;
+  const int64_t row = sk_result_i64(&res, 0);
+  int64_t k0;
+  if (row < 0 || row >= n || sk_sp_get_i64(c->ip, row, &k0, err, errlen) < 0)
+    return row < 0 || row >= n ? 0 : -1;
+  for (int64_t q = 0; q < len; q++) {
+    int64_t col;
+    if (sk_sp_get_i64(c->ic, k0 + q, &col, err, errlen) < 0) return -1;
+    c->doff[q] = col - row;
+    if (q > 0 && c->doff[q] <= c->doff[q - 1]) return 0; /* not ascending */
+  }
+  if (c->lo >= c->hi) return 0;
+  const int w = len <= 5 ? 5 : 7;
+  for (int q = (int)len; q < 7; q++) c->doff[q] = 0;
+  /* (dc and dtab go with c on an error: sk_dist_cg_free) */
+  if (sk_sp_view(&c->dc, "dia codes", SK_U8, (int64_t)w * n, c->iv->space, 1, err, errlen) < 0 ||
+      sk_sp_view(&c->dtab, "dia values", SK_F64, nt + 1, c->iv->space, 0, err, errlen) < 0)
+    return -1;
+  double *tab = c->dtab.data;
+  tab[0] = 0.0;
+  for (int64_t j = 0; j < nt; j++)
+    if (sk_sp_get_f64(&c->vd.tab, j, &tab[j + 1], err, errlen) < 0) return -1;
+  sk_view doff;
+  if (sk_sp_view(&doff, "dia offsets", SK_I64, len, SK_SPACE_HOST, 0, err, errlen) < 0) return -1;
+  memcpy(doff.data, c->doff, (size_t)len * sizeof c->doff[0]);
+  sk_arg ca[] = {sk_arg_view_ro("ip", c->ip),      sk_arg_view_ro("ic", c->ic),
+                 sk_arg_view_ro("vcode", &c->vd.code), sk_arg_view_ro("doff", &doff),
+                 sk_arg_view("dc", &c->dc),         sk_arg_i64("n", n),
+                 sk_arg_i64("nd", len)};
+  int rc = sk_kbody_range(&k_diacode, 0, n, ca, NELEM(ca), &res, err, errlen);
+  sk_view_release(&doff);
+  if (rc < 0) return -1;
+  if (sk_result_i64(&res, 0) > 0) { /* a row off the set: none */
+    sk_view_release(&c->dc);
+    sk_view_release(&c->dtab);
+    return 0;
+  }
+  c->dia = w;
+  return 0;
+}
+
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7],
-                    int stage, char *err, size_t errlen) {
+                    int stage, int nodia, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->plan = plan;
   c->ip = v[0], c->ic = v[1], c->iv = v[2], c->bp = v[3], c->bc = v[4], c->bv = v[5];
@@ -147,11 +244,16 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   c->n = c->ip->extent[0] - 1;
   sk_result res;
   /* the compact index where it fits (kernels/sparse/csr16.c), and how far
-   * right of its diagonal the interior block reaches */
-  if (sk_csr16_build(c->ip, c->ic, &c->c16, err, errlen) < 0) return -1;
+   * right of its diagonal the interior block reaches: the index kept with
+   * the matrix (sparse.spmv's, which dist.spmv and the solvers' residuals
+   * then find made, not built inside a solve), else one of its own */
+  if (sk_csr16_get(c->ip, c->ic, SK_CSR16_USES, &c->c16, err, errlen) < 0) return -1;
+  if (!c->c16.ok && sk_csr16_build(c->ip, c->ic, &c->c16, err, errlen) < 0) return -1;
   c->reach = c->c16.right;
-  /* and the interior values' codes where they have few distinct ones */
-  if (c->c16.ok && sk_vdict_build(c->iv, &c->vd, err, errlen) < 0) {
+  /* and the interior values' codes where they have few distinct ones (kept
+   * alike) */
+  if (c->c16.ok && (sk_vdict_get(c->iv, SK_CSR16_USES, &c->vd, err, errlen) < 0 ||
+                    (!c->vd.ok && sk_vdict_build(c->iv, &c->vd, err, errlen) < 0))) {
     sk_dist_cg_free(c);
     return -1;
   }
@@ -225,6 +327,16 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
     if (t > lim.team_size_max) t = lim.team_size_max;
     c->team_size = t < 1 ? 1 : t;
     c->vector_length = v < 1 ? 1 : v;
+  } else {
+    /* the host: the rows whose columns all lie in the rank (lo <= i < hi)
+     * apart in each block; by diagonals where they fit */
+    c->lo = c->c16.left < c->n ? c->c16.left : c->n;
+    c->hi = c->n - c->c16.right > c->lo ? c->n - c->c16.right : c->lo;
+  }
+  if (c->team_size == 0 && c->c16.ok && c->vd.ok && c->iv->dtype == SK_F64 && !nodia &&
+             dia_build(c, err, errlen) < 0) {
+    sk_dist_cg_free(c);
+    return -1;
   }
   return 0;
 }
@@ -237,8 +349,8 @@ void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
 }
 
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br,       &c->sbuf,   &c->c16.rowptr, &c->c16.off,
-                        &c->vd.code, &c->vd.tab, &c->hsbuf,     &c->hhu};
+  const sk_view *v[] = {&c->br,     &c->sbuf,  &c->c16.rowptr, &c->c16.off, &c->vd.code,
+                        &c->vd.tab, &c->hsbuf, &c->hhu,        &c->dc,      &c->dtab};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -253,10 +365,22 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_vdict_release(&c->vd);
   sk_view_release(&c->hsbuf);
   sk_view_release(&c->hhu);
+  sk_view_release(&c->dc);
+  sk_view_release(&c->dtab);
   memset(c, 0, sizeof *c);
 }
 
 /* -- the sweep --------------------------------------------------------------- */
+/* rows b..e of an SpMV body, its w'u added to *dl (none where e <= b) */
+static int part(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *a, int na, double *dl,
+                char *err, size_t errlen) {
+  if (e <= b) return 0;
+  sk_result res;
+  if (sk_kbody_range(kb, b, e, a, na, &res, err, errlen) < 0) return -1;
+  *dl += sk_result_f64(&res, 0);
+  return 0;
+}
+
 /* the interior sweep: the update 'reach' rows ahead of the SpMV; g, rr, dl
  * its sums */
 static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
@@ -301,10 +425,32 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       p.league_size = (n + c->team_size - 1) / c->team_size;
       const sk_kbody *tk = coded ? &k_spmv16v_team : lean ? &k_spmv16_team : &k_spmv_team;
       if (sk_kbody_launch(tk, &p, ta, ns + 1, &res, err, errlen) < 0) return -1;
-    } else if (sk_kbody_range(spmv, b0, b1, sa, ns, &res, err, errlen) < 0) {
-      return -1;
+      *dl += sk_result_f64(&res, 0);
+    } else {
+      /* the rows below lo and from hi on by the index, between them by
+       * diagonals where the matrix has them (else the index too: the same
+       * three launches, so the sums are the same either way) */
+      const int64_t m0 = b0 > c->lo ? b0 : c->lo < b1 ? c->lo : b1;
+      const int64_t m1 = b1 < c->hi ? b1 : c->hi > m0 ? c->hi : m0;
+      const int64_t *o = c->doff;
+      sk_arg da[] = {sk_arg_view_ro("dc", &c->dc), sk_arg_view_ro("dtab", &c->dtab),
+                     sk_arg_view("d", v[0]),       sk_arg_view("r", v[2]),
+                     sk_arg_view("w", v[5]),       sk_arg_i64("n", n),
+                     sk_arg_i64("o0", o[0]),       sk_arg_i64("o1", o[1]),
+                     sk_arg_i64("o2", o[2]),       sk_arg_i64("o3", o[3]),
+                     sk_arg_i64("o4", o[4]),       sk_arg_i64("o5", o[5]),
+                     sk_arg_i64("o6", o[6])};
+      if (part(spmv, b0, m0, sa, ns, dl, err, errlen) < 0 ||
+          (c->dia ? part(c->dia == 5 ? &k_dia5 : &k_dia7, m0, m1, da,
+                         c->dia == 5 ? NELEM(da) - 2 : NELEM(da), dl, err, errlen)
+                  : part(spmv, m0, m1, sa, ns, dl, err, errlen)) < 0 ||
+          part(spmv, m1, b1, sa, ns, dl, err, errlen) < 0)
+        return -1;
     }
-    *dl += sk_result_f64(&res, 0);
+    /* the halo exchange moved on behind each block (MPI progresses it
+     * only inside its calls): done by the end, the wait is the other
+     * rank's lateness alone */
+    if (!c->onesided && sk_dist_plan_progress(c->plan, err, errlen) < 0) return -1;
   }
   return 0;
 }
@@ -312,6 +458,7 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
 int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
                      double out[3], char *err, size_t errlen) {
   sk_dist_plan *pl = c->plan;
+  double t0 = sk_dist_wtime(), t1;
   if (pl->nsend > 0) {
     sk_arg pa[] = {sk_arg_view("sl", &c->slid), sk_arg_view("d", v[0]),
                    sk_arg_view("r", v[2]),      sk_arg_view("w", v[5]),
@@ -334,8 +481,12 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                                   c->stage ? c->hhu.data : c->hu->data, err, errlen) < 0)
       return -1;
   }
+  t1 = sk_dist_wtime();
+  c->phase[0] += t1 - t0, t0 = t1;
   double g = 0, rr = 0, dl = 0;
   int rc = sweep(c, v, alpha, beta, &g, &rr, &dl, err, errlen);
+  t1 = sk_dist_wtime();
+  c->phase[1] += t1 - t0, t0 = t1;
   /* the exchange completes whatever happened: the other ranks wait on it */
   char werr[512];
   if ((c->onesided ? sk_remote_fence(werr, sizeof werr)
@@ -344,6 +495,8 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
     return -1;
   }
   if (rc < 0) return -1;
+  t1 = sk_dist_wtime();
+  c->phase[2] += t1 - t0, t0 = t1;
   if (c->onesided && pl->nhalo > 0) {
     /* this rank's part of the buffer (its first nhalo values) into the halo */
     sk_view lv, part;
@@ -367,6 +520,11 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
     if (sk_kbody_range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
     dl += sk_result_f64(&res, 0);
   }
+  t1 = sk_dist_wtime();
+  c->phase[3] += t1 - t0, t0 = t1;
   out[0] = g, out[1] = dl, out[2] = rr;
-  return sk_dist_allreduce_sum_f64(out, 3, err, errlen);
+  int ar = sk_dist_allreduce_sum_f64(out, 3, err, errlen);
+  c->phase[4] += sk_dist_wtime() - t0;
+  c->sweeps++;
+  return ar;
 }

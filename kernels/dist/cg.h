@@ -26,6 +26,16 @@ typedef struct sk_dist_cg {
    * offsets from the row, an int32 row pointer) where it fits (c16.ok) */
   sk_csr16 c16;
   sk_vdict vd; /* the interior values' codes (kernels/sparse/vdict.c), where they fit */
+  /* the interior by diagonals (host; cg.c's "dia"): where every row's
+   * columns are its index plus offsets from one set of at most 7, the
+   * rows lo <= i < hi (whose columns all lie in the rank) run the
+   * straight-line body of width dia (5 or 7; 0: none) over the offsets
+   * doff (ascending, padded with 0), the values' codes dc (uint8, dia
+   * n: diagonal q's of row i at q n + i) into dtab (float64, dtab(0) =
+   * 0.0 for a column the row lacks) */
+  int dia;
+  int64_t doff[7], lo, hi;
+  sk_view dc, dtab;
   /* stage: the halo travels through host buffers -- the packed values
    * (hsbuf) and the received halo (hhu); the send list and buffer then
    * live beside the matrix (a device's memory on GPU ranks) */
@@ -38,16 +48,26 @@ typedef struct sk_dist_cg {
    * views used in turn, and where each packed value lands */
   int onesided, turn;
   const sk_view *rb[2], *pe, *off;
+  /* seconds spent in each phase of the sweeps so far (this rank's; see
+   * SK_DIST_CG_PHASES) and the sweeps counted */
+  double phase[5];
+  int64_t sweeps;
 } sk_dist_cg;
+
+/* the phases a sweep's time is split into (sk_dist_cg.phase): the pack
+ * and the exchange's start, the interior (update and SpMV), the wait for
+ * the halo, the boundary rows, the allreduce */
+#define SK_DIST_CG_PHASES 5
 
 /* Set up 'c' for a matrix (views: ip, ic, iv, bp, bc, bv, hu; see the
  * struct), once for all its solves: the boundary rows, how far right of
  * its diagonal the interior block reaches (the update's lead over the
  * SpMV), the lean index arrays, the send buffer. 'stage' (forced where
- * the views are not host memory): the halo through host buffers. Not
- * collective. */
+ * the views are not host memory): the halo through host buffers.
+ * 'nodia': the interior by its index only, never by diagonals (to
+ * compare the two). Not collective. */
 int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const views[7],
-                    int stage, char *err, size_t errlen);
+                    int stage, int nodia, char *err, size_t errlen);
 /* The halo one-sided (NVSHMEM on GPU ranks, MPI windows on host ranks):
  * the sweep's packed values are stored by a kernel into their receivers'
  * parts of the remote views rb0 / rb1 (partitioned, in turn) at ranks

@@ -54,6 +54,9 @@ end
 local DEV = speck.View("dist_probe", "float64", 0):space()
 local dev = DEV ~= "host"
 local stage = dev or os.getenv("SPECK_DIST_STAGE") == "1"
+-- SPECK_DIST_NODIA=1: dist.cg's interior SpMV by the matrix's index only,
+-- never by diagonals (kernels/dist/cg.h), to compare the two
+local nodia = os.getenv("SPECK_DIST_NODIA") == "1"
 local HOST = {space = "host"}
 local function hview(label, dt, n) return speck.View(label, dt, n, HOST) end
 -- v itself in host memory, else a host copy (after the device's work)
@@ -901,11 +904,17 @@ end
 -- sweep a call (kernels/dist/cg.c: the update and the SpMV in one pass,
 -- the halo exchange behind the interior rows, r'u, w'u and r'r in one
 -- MPI_Allreduce); the others: the textbook form below.
-local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
+local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info, x0)
   local f = "cg"
   local map = A.map
   local p, s, w = new_vec(map), new_vec(map), new_vec(map)
-  local rn = true_resid(A, b, x, r) / bn
+  -- from x = 0 the residual is b itself (no product, no exchange)
+  local rn
+  if x0 then rn = true_resid(A, b, x, r) / bn
+  else
+    speck.deep_copy(r.v, b.v)
+    rn = bn / bn
+  end
   info.history[1] = rn
   info.reason = rn <= tol and "converged" or "maxiter"
   local it = 0
@@ -913,7 +922,7 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
     -- the matrix's part of the sweeps, once for all its solves
     A._cg = A._cg or c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx,
                                  A.interior.values, A.boundary.rowptr, A.boundary.colidx,
-                                 A.boundary.values, A.halo, stage)
+                                 A.boundary.values, A.halo, stage, nodia)
     if A.onesided and not A._cgrb then
       -- the sweeps' halo one-sided, through receive buffers of their own
       -- (used in turn by the sweeps alone)
@@ -925,6 +934,7 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
       c.cg_onesided(A._cg, A._cgrb[1], A._cgrb[2], A._put.pe, A._put.off)
     end
     local st, dv, xv, rv, pv, sv, wv = A._cg, d.v, x.v, r.v, p.v, s.v, w.v
+    local ph0 = st:phases()
     local gamma, delta = c.cg_sweep(st, dv, xv, rv, pv, sv, wv, 0.0, 0.0) -- w = A u; r'u, w'u
     local alpha, gamma_old
     while it < maxiter do
@@ -946,6 +956,9 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info)
       end
       if rn <= tol then info.reason = "converged" break end
     end
+    -- this rank's seconds in each phase of this solve's sweeps
+    info.phases = st:phases()
+    for k, v in pairs(ph0) do if k ~= "dia" then info.phases[k] = info.phases[k] - v end end
   end
   info.iters = it
   info.resid = true_resid(A, b, x, r) / bn
@@ -965,7 +978,7 @@ function dist.cg(A, b, opts)
     info.resid, info.reason = 0.0, "converged"
     return x, info
   end
-  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info) end
+  if d then return cg_fused(A, b, x, r, bn, tol, maxiter, d, info, o.x0 ~= nil) end
   local z, p, q = new_vec(map), new_vec(map), new_vec(map)
   local rn = true_resid(A, b, x, r) / bn
   info.history[1] = rn

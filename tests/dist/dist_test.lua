@@ -255,6 +255,66 @@ case("cg (Jacobi and none) against the whole system and the 1-rank run", functio
   end
 end)
 
+case("cg's interior SpMV by diagonals: the index's sums bit for bit, its phases timed", function()
+  -- two sweep states of A (kernels/dist/cg.c): by diagonals where the
+  -- host runs it (the 5-point matrix: the body of width 5), and by the
+  -- index only; one sweep each over the same vectors leaves them and the
+  -- three sums the same bit for bit
+  local c = dist._internal.c
+  local host = A.interior.values:space() == "host"
+  local stage = not host or os.getenv("SPECK_DIST_STAGE") == "1"
+  local function state(nodia)
+    return c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx, A.interior.values,
+                       A.boundary.rowptr, A.boundary.colidx, A.boundary.values, A.halo,
+                       stage, nodia)
+  end
+  local sd, si = state(false), state(true)
+  local b, e = A:local_range()
+  local nloc = e - b
+  -- the rows whose columns all lie in the rank (13 either side): some on every rank here
+  eq(sd:phases().dia, host and nloc > 26 and 5 or 0, "the diagonal body's width")
+  eq(si:phases().dia, 0, "nodia: the index only")
+  local function vecs()
+    local t = {}
+    for q, f in ipairs{function(g) return 1 / (4.0 + 0.01 * (g % 7)) end,
+                       function(g) return 0.1 * (g % 5) end, function(g) return 1.0 + (g % 3) * 0.25 end,
+                       function(g) return -0.5 + (g % 11) * 0.1 end, function(g) return (g % 4) * 0.3 end,
+                       function(g) return 2.0 - (g % 9) * 0.2 end} do
+      local v = speck.View("v" .. q, "float64", nloc, {space = A.interior.values:space()})
+      local h = speck.View("h" .. q, "float64", nloc, {space = "host"})
+      for k = 0, nloc - 1 do h[k] = f(b + k) end
+      speck.deep_copy(v, h)
+      t[q] = v
+    end
+    return t
+  end
+  local v1, v2 = vecs(), vecs()
+  local a1, b1, c1 = c.cg_sweep(sd, v1[1], v1[2], v1[3], v1[4], v1[5], v1[6], 0.3, 0.7)
+  local a2, b2, c2 = c.cg_sweep(si, v2[1], v2[2], v2[3], v2[4], v2[5], v2[6], 0.3, 0.7)
+  eq(a1, a2, "r'u")
+  eq(b1, b2, "w'u")
+  eq(c1, c2, "r'r")
+  for q = 1, 6 do
+    local h1 = speck.View("c1", "float64", nloc, {space = "host"})
+    local h2 = speck.View("c2", "float64", nloc, {space = "host"})
+    speck.deep_copy(h1, v1[q])
+    speck.deep_copy(h2, v2[q])
+    for k = 0, nloc - 1 do
+      if h1[k] ~= h2[k] then check(false, ("vector %d row %d: %.17g against %.17g"):format(q, k, h1[k], h2[k])) break end
+    end
+  end
+  -- the phases: one sweep counted, times not negative
+  local ph = sd:phases()
+  eq(ph.sweeps, 1, "sweeps")
+  for _, k in ipairs{"pack", "interior", "wait", "boundary", "allreduce"} do
+    check(ph[k] >= 0, k .. " time " .. tostring(ph[k]))
+  end
+  -- dist.cg hands them back
+  local _, info = dist.cg(A, dist.vector(A, 1.0), {tol = 1e-8, precond = "jacobi"})
+  eq(info.phases.sweeps, info.iters + 1, "dist.cg's sweeps: one an iteration and the first")
+  check(info.phases.interior > 0, "dist.cg's interior time")
+end)
+
 case("cg with block Jacobi (local sparse Cholesky): one iteration on one rank, converged on all", function()
   local b = distvec(A, function(i) return 1.0 + (i % 3) end)
   local bf = fullvec(function(i) return 1.0 + (i % 3) end)

@@ -6,8 +6,9 @@
 -- here). Each rank builds its rows in a kernel (no rank holds the whole
 -- matrix), then CG with Jacobi runs to tol = 1e-8 (or maxiter), after a
 -- warm-up solve of 2 iterations. Prints on
--- rank 0: ranks, n, rows, iterations, seconds per iteration, the plan's
--- build time and halo size.
+-- rank 0: ranks, n, rows, iterations, seconds per iteration (wall, and
+-- rank 0's CPU time: what waiting for a core on a loaded machine does not
+-- stretch), the plan's build time and halo size.
 --
 -- A fourth argument names another preconditioner (dist.cg's precond:
 -- "jacobi", the default, "chebyshev", "none", "block_jacobi"; then a
@@ -94,20 +95,34 @@ if pcopts.precond == "amg" then
   pcopts.precond = dist.amg(A)
   pc_setup = ts:seconds()
 end
-local t = speck.Timer()
+local t, c0 = speck.Timer(), os.clock()
 local _, info = dist.cg(A, rhs, {tol = 1e-8, maxiter = maxiter, precond = pcopts.precond,
                                  block = pcopts.block})
-local s = t:seconds()
+local s, cpu = t:seconds(), os.clock() - c0
 local pi = A:plan_info()
 local halo = require("speck.remote").allreduce(pi.halo, "max")
 local total_nnz = A:nnz()   -- collective: every rank
 if me == 0 then
   print(("dist_cg ranks=%d stencil=%d n=%d rows=%d nnz=%d precond=%s%s iters=%d reason=%s resid=%.3e "
-         .. "pc_setup_s=%.3f solve_s=%.3f ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s space=%s transport=%s"):format(
+         .. "pc_setup_s=%.3f solve_s=%.3f ms_per_iter=%.3f cpu_ms_per_iter=%.3f setup_s=%.3f plan_build_s=%.4f max_halo=%d threads=%s space=%s transport=%s"):format(
     np, stencil, n, N, total_nnz, arg[4] or "jacobi", pcopts.block and "/" .. pcopts.block or "",
     info.iters, info.reason, info.resid, pc_setup, s,
-    1e3 * s / math.max(info.iters, 1), setup, pi.build_seconds, halo, os.getenv("SPECK_THREADS") or "default",
+    1e3 * s / math.max(info.iters, 1), 1e3 * cpu / math.max(info.iters, 1), setup, pi.build_seconds, halo, os.getenv("SPECK_THREADS") or "default",
     pi.space, pi.transport))
+end
+-- with BENCH_PHASES=1: each rank's ms an iteration in each phase of the
+-- fused sweeps (dist.cg's info.phases; Jacobi or no preconditioner)
+if os.getenv("BENCH_PHASES") == "1" and info.phases then
+  local ph, line = info.phases, {}
+  for _, k in ipairs{"pack", "interior", "wait", "boundary", "allreduce"} do
+    line[#line + 1] = ("%s=%.3f"):format(k, 1e3 * ph[k] / math.max(ph.sweeps, 1))
+  end
+  for q = 0, np - 1 do
+    if q == me then
+      print(("phases rank=%d dia=%d ms_per_sweep: %s"):format(me, ph.dia, table.concat(line, " ")))
+    end
+    dist.barrier()
+  end
 end
 -- one rank: the library's one-node CG (unpreconditioned) on the same matrix, for scale
 if np == 1 and os.getenv("BENCH_LIBRARY_CG") == "1" then
