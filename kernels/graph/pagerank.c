@@ -320,7 +320,7 @@ static const sk_kbody k_prg_out = {.label = "graph.pr_order_out",
  * each arc as its source's low 16 bits (int16, half colidx's bytes):
  * segment 0 (the hubs: 81 % of the arcs at scale 20) a pair a row,
  * rowptr-like; segments 1.. a list of pairs (a row with arcs there, its
- * arcs). An iteration pulls segments ns-1 .. 1 into 'acc' (a launch
+ * arcs). An iteration pulls segments ns-1 .. 1 into partial sums (a launch
  * each: the segment's 512 KiB of contributions stay in each core's L2,
  * a pair's rows are its own), then segment 0 with the update of every
  * row. Pairs are few (1.6 M for 0.65 M rows at scale 20). A C copy of
@@ -374,18 +374,18 @@ static const sk_kbody k_prs_place = {.label = "graph.pr_seg_place",
                                      .sigs = sig_prs_place};
 static const char *const sig_prs_pull[] = {
   "range" R1("off", "int64") R1("rows", "int32") R1("c16", "int16") R1("c", "float64")
-    R1("acc", "float64") " p0=int64 cb=int64 nz=int64",
+    R1("ps", "float64") " p0=int64 cb=int64 nz=int64",
   "range" R1("off", "int64") R1("rows", "int32") R1("c16", "int16") R1("c", "float32")
-    R1("acc", "float64") " p0=int64 cb=int64 nz=int64",
+    R1("ps", "float64") " p0=int64 cb=int64 nz=int64",
   NULL};
 static const sk_kbody k_prs_pull = {.label = "graph.pr_seg_pull",
                                     .body = sk_body_graph_pr_seg_pull,
                                     .pattern = SK_FOR,
                                     .sigs = sig_prs_pull};
 static const char *const sig_prs_last[] = {
-  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float64") R1("acc", "float64")
+  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float64") R1("ps", "float64")
     R1("x", "float64") R1("cn", "float64") R1("rp2", "int64") " d=float64 base=float64",
-  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float32") R1("acc", "float64")
+  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float32") R1("ps", "float64")
     R1("x", "float32") R1("cn", "float32") R1("rp2", "int64") " d=float64 base=float64",
   NULL};
 static const sk_kbody k_prs_last = {.label = "graph.pr_seg_last",
@@ -635,13 +635,13 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
         if (np == 0) continue;
         sk_arg a[] = {sk_arg_view("off", &s.off), sk_arg_view("rows", &s.rows),
                       sk_arg_view("c16", &s.c16), sk_arg_view("c", &c),
-                      sk_arg_view("acc", &acc),   sk_arg_i64("p0", p0),
+                      sk_arg_view("ps", &acc),   sk_arg_i64("p0", p0),
                       sk_arg_i64("cb", q << PRS_SHIFT), sk_arg_i64("nz", nz)};
         if (sk_galgo_degree_range(&k_prs_pull, np, a, NELEM(a), NULL, err, errlen) < 0)
           goto done;
       }
       sk_arg a[] = {sk_arg_view("off", &s.off), sk_arg_view("c16", &s.c16),
-                    sk_arg_view("c", &c),       sk_arg_view("acc", &acc),
+                    sk_arg_view("c", &c),       sk_arg_view("ps", &acc),
                     sk_arg_view("x", &x),       sk_arg_view("cn", &cn),
                     sk_arg_view("rp2", &s.rp2), sk_arg_f64("d", d),
                     sk_arg_f64("base", base)};
