@@ -332,9 +332,11 @@ static const sk_kbody k_prg_out = {.label = "graph.pr_order_out",
  *
  * Kept with the graph: a memo of the column-index array's allocation,
  * keyed like kernels/sparse/csr16.c's (the row-pointer view, both
- * allocations' write stamps, replays), so the copy (the ordering, two
- * passes over the arcs: about four iterations' time) is made once per
- * graph; where no memo can be kept (memory from outside, a capture,
+ * allocations' write stamps, replays), so the copy (the ordering and
+ * three passes over the arcs: at scale 20 a first call with one
+ * iteration took 0.41-0.67 s against 0.04-0.05 s for the next ones,
+ * loaded, about seven iterations' time; main's copy made by every call
+ * 0.13-0.21 s) is made once per graph; where no memo can be kept (memory from outside, a capture,
  * another facility's memo) it is made for the call. It holds n * 4 +
  * nz * 8 + pairs * 12 + arcs * 2 bytes (at scale 20: 84 MB beside the
  * graph's 134 MB). */
@@ -402,8 +404,8 @@ static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
   const int64_t cs = n / 1024 + 1 > 4096 ? n / 1024 + 1 : 4096, nch = (n + cs - 1) / cs;
   const int space = g->rowptr->space;
   int rc = -1;
-  sk_view hist, off, deg, ci2, acnt, pcnt, last;
-  sk_view *tmp[] = {&hist, &off, &deg, &ci2, &acnt, &pcnt, &last};
+  sk_view hist, off, deg, ci2, acnt, pcnt, aoff, poff, last;
+  sk_view *tmp[] = {&hist, &off, &deg, &ci2, &acnt, &pcnt, &aoff, &poff, &last};
   for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
   int64_t nz = 0, m2 = 0;
   if (sk_sp_view(&hist, "group counts", SK_I64, PRG_GROUPS * nch, space, 1, err, errlen) <
@@ -456,6 +458,10 @@ static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
   int64_t np = 0, na = 0;
   if (sk_sp_view(&acnt, "segment arcs", SK_I64, nslot + 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&pcnt, "segment pairs", SK_I64, nslot + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&aoff, "segment arcs' offsets", SK_I64, nslot + 1, space, 0, err,
+                 errlen) < 0 ||
+      sk_sp_view(&poff, "segment pairs' offsets", SK_I64, nslot + 1, space, 0, err,
+                 errlen) < 0 ||
       sk_sp_view(&last, "last rows", SK_I64, nslot, space, 1, err, errlen) < 0)
     goto done;
   {
@@ -465,8 +471,8 @@ static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
                   sk_arg_i64("cs", rcs),       sk_arg_i64("nch", rch)};
     if (sk_galgo_degree_range_chunk(&k_prs_count, rch, 1, a, NELEM(a), NULL, err, errlen) <
           0 ||
-        sk_sp_scan(&acnt, &acnt, nslot, &na, err, errlen) < 0 ||
-        sk_sp_scan(&pcnt, &pcnt, nslot, &np, err, errlen) < 0)
+        sk_sp_scan(&acnt, &aoff, nslot, &na, err, errlen) < 0 ||
+        sk_sp_scan(&pcnt, &poff, nslot, &np, err, errlen) < 0)
       goto done;
   }
   if (!(s->segp = malloc((size_t)(ns + 1) * sizeof *s->segp))) {
@@ -474,7 +480,7 @@ static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
     goto done;
   }
   for (int64_t q = 0; q < ns; q++)
-    if (sk_sp_get_i64(&pcnt, q * rch, &s->segp[q], err, errlen) < 0) goto done;
+    if (sk_sp_get_i64(&poff, q * rch, &s->segp[q], err, errlen) < 0) goto done;
   s->segp[ns] = np;
   if (sk_sp_view(&s->off, "pair offsets", SK_I64, np + 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&s->rows, "pair rows", SK_I32, np - nz > 0 ? np - nz : 1, space, 0, err,
@@ -483,7 +489,7 @@ static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
     goto done;
   {
     sk_arg a[] = {sk_arg_view("rp2", &s->rp2),   sk_arg_view("ci2", &ci2),
-                  sk_arg_view("aoff", &acnt),    sk_arg_view("poff", &pcnt),
+                  sk_arg_view("aoff", &aoff),    sk_arg_view("poff", &poff),
                   sk_arg_view("last", &last),    sk_arg_view("rows", &s->rows),
                   sk_arg_view("off", &s->off),   sk_arg_view("c16", &s->c16),
                   sk_arg_i64("nz", nz),          sk_arg_i64("cs", rcs),
