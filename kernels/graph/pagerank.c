@@ -3,6 +3,7 @@
  * pagerank.sk.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,36 +312,116 @@ static const sk_kbody k_prg_out = {.label = "graph.pr_order_out",
                                    .pattern = SK_FOR,
                                    .sigs = sig_prg_out};
 
-/* PageRank of an undirected unweighted graph (n = g->nv > 0) on the host
- * over the reordered copy: the ranks into 'rank' (dtype rdt, n), the
- * iterations' count into '*iters'. The iteration is NetworkX's (Jacobi),
- * as graph.pr_pull_undirected's. */
-static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
-                            int64_t maxiter, sk_view *rank, int64_t *iters, char *err,
-                            size_t errlen) {
+/* -- the segmented copy ---------------------------------------------------------
+ * The pulls over the ordered copy gather the contributions at random;
+ * those of the sources past the first 65536 (8 MiB of float64 at
+ * Kronecker scale 20: more than a core's 2 MiB L2) then come from L3.
+ * The copy's arcs are therefore stored by segments of 65536 sources,
+ * each arc as its source's low 16 bits (int16, half colidx's bytes):
+ * segment 0 (the hubs: 81 % of the arcs at scale 20) a pair a row,
+ * rowptr-like; segments 1.. a list of pairs (a row with arcs there, its
+ * arcs). An iteration pulls segments ns-1 .. 1 into partial sums (a launch
+ * each: the segment's 512 KiB of contributions stay in each core's L2,
+ * a pair's rows are its own), then segment 0 with the update of every
+ * row. Pairs are few (1.6 M for 0.65 M rows at scale 20). A C copy of
+ * the loops (one thread, the sum over chunks of each chunk's best time
+ * in 40 iterations): 26.1 ms an iteration against 32.9 ms over the
+ * ordered copy with int32 ids (float32 contributions there: 27 ms);
+ * segments of 16384 / 32768 sources or int32 ids: 40 / 34 / 35 ms;
+ * wider segments for the sources past 65536: within 1 ms.
+ *
+ * Kept with the graph: a memo of the column-index array's allocation,
+ * keyed like kernels/sparse/csr16.c's (the row-pointer view, both
+ * allocations' write stamps, replays), so the copy (the ordering and
+ * three passes over the arcs: at scale 20 a first call with one
+ * iteration took 0.41-0.67 s against 0.04-0.05 s for the next ones,
+ * loaded, about seven iterations' time; main's copy made by every call
+ * 0.13-0.21 s) is made once per graph; where no memo can be kept (memory from outside, a capture,
+ * another facility's memo) it is made for the call. It holds n * 4 +
+ * nz * 8 + pairs * 12 + arcs * 2 bytes (at scale 20: 84 MB beside the
+ * graph's 134 MB). */
+#define PRS_SHIFT 16
+typedef struct prs {
+  sk_view perm, rp2, off, rows, c16;
+  int64_t nz, ns, np, *segp; /* segp: segment s's pairs [segp[s], segp[s + 1]) */
+} prs;
+
+static void prs_release(prs *s) {
+  sk_view_release(&s->perm);
+  sk_view_release(&s->rp2);
+  sk_view_release(&s->off);
+  sk_view_release(&s->rows);
+  sk_view_release(&s->c16);
+  free(s->segp);
+  memset(s, 0, sizeof *s);
+}
+
+/* per chunk of rows, per segment: the arcs and the pairs */
+static const char *const sig_prs_count[] = {
+  "range" R1("rp2", "int64") R1("ci2", "int32") R1("acnt", "int64") R1("pcnt", "int64")
+    R1("last", "int64") " nz=int64 cs=int64 nch=int64",
+  NULL};
+static const sk_kbody k_prs_count = {.label = "graph.pr_seg_count",
+                                     .body = sk_body_graph_pr_seg_count,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_prs_count};
+static const char *const sig_prs_place[] = {
+  "range" R1("rp2", "int64") R1("ci2", "int32") R1("aoff", "int64") R1("poff", "int64")
+    R1("last", "int64") R1("rows", "int32") R1("off", "int64") R1("c16", "int16")
+      " nz=int64 cs=int64 nch=int64 np=int64 na=int64",
+  NULL};
+static const sk_kbody k_prs_place = {.label = "graph.pr_seg_place",
+                                     .body = sk_body_graph_pr_seg_place,
+                                     .pattern = SK_FOR,
+                                     .sigs = sig_prs_place};
+static const char *const sig_prs_pull[] = {
+  "range" R1("off", "int64") R1("rows", "int32") R1("c16", "int16") R1("c", "float64")
+    R1("ps", "float64") " p0=int64 cb=int64 nz=int64",
+  "range" R1("off", "int64") R1("rows", "int32") R1("c16", "int16") R1("c", "float32")
+    R1("ps", "float64") " p0=int64 cb=int64 nz=int64",
+  NULL};
+static const sk_kbody k_prs_pull = {.label = "graph.pr_seg_pull",
+                                    .body = sk_body_graph_pr_seg_pull,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_prs_pull};
+static const char *const sig_prs_last[] = {
+  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float64") R1("ps", "float64")
+    R1("x", "float64") R1("cn", "float64") R1("rp2", "int64") " d=float64 base=float64",
+  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float32") R1("ps", "float64")
+    R1("x", "float32") R1("cn", "float32") R1("rp2", "int64") " d=float64 base=float64",
+  NULL};
+static const sk_kbody k_prs_last = {.label = "graph.pr_seg_last",
+                                    .body = sk_body_graph_pr_seg_last,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_prs_last,
+                                    .reds = "sum:float64 sum:float64"};
+
+/* the segmented copy of g (undirected, unweighted, n = g->nv > 0) */
+static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
   const int64_t n = g->nv;
   /* chunks of at least 4096 vertices, at most 1024 of them */
   const int64_t cs = n / 1024 + 1 > 4096 ? n / 1024 + 1 : 4096, nch = (n + cs - 1) / cs;
   const int space = g->rowptr->space;
   int rc = -1;
-  sk_view hist, off, perm, deg, rp2, ci2, x, c, cn;
-  sk_view *all[] = {&hist, &off, &perm, &deg, &rp2, &ci2, &x, &c, &cn};
-  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  sk_view hist, off, deg, ci2, acnt, pcnt, aoff, poff, last;
+  sk_view *tmp[] = {&hist, &off, &deg, &ci2, &acnt, &pcnt, &aoff, &poff, &last};
+  for (int t = 0; t < NELEM(tmp); t++) memset(tmp[t], 0, sizeof *tmp[t]);
   int64_t nz = 0, m2 = 0;
   if (sk_sp_view(&hist, "group counts", SK_I64, PRG_GROUPS * nch, space, 1, err, errlen) <
         0 ||
       sk_sp_view(&off, "group offsets", SK_I64, PRG_GROUPS * nch + 1, space, 0, err,
                  errlen) < 0 ||
-      sk_sp_view(&perm, "new ids", SK_I32, n, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&s->perm, "new ids", SK_I32, n, space, 0, err, errlen) < 0 ||
       sk_sp_view(&deg, "degrees", SK_I64, n, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&rp2, "rowptr", SK_I64, n + 1, space, 0, err, errlen) < 0)
+      sk_sp_view(&s->rp2, "rowptr", SK_I64, n + 1, space, 0, err, errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("hist", &hist),
+    sk_arg a[] = {sk_arg_view_ro("rowptr", g->rowptr), sk_arg_view("hist", &hist),
                   sk_arg_i64("n", n), sk_arg_i64("cs", cs), sk_arg_i64("nch", nch)};
-    sk_arg b[] = {sk_arg_view("rowptr", g->rowptr),
+    sk_arg b[] = {sk_arg_view_ro("rowptr", g->rowptr),
                   sk_arg_view("off", &off),
-                  sk_arg_view("perm", &perm),
+                  sk_arg_view("perm", &s->perm),
                   sk_arg_view("deg", &deg),
                   sk_arg_i64("n", n),
                   sk_arg_i64("cs", cs),
@@ -350,26 +431,198 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
         sk_sp_scan(&hist, &off, PRG_GROUPS * nch, NULL, err, errlen) < 0 ||
         sk_sp_get_i64(&off, (PRG_GROUPS - 1) * nch, &nz, err, errlen) < 0 ||
         sk_sp_range(&k_prg_perm, nch, b, NELEM(b), NULL, err, errlen) < 0 ||
-        sk_sp_scan(&deg, &rp2, nz, &m2, err, errlen) < 0)
+        sk_sp_scan(&deg, &s->rp2, nz, &m2, err, errlen) < 0)
       goto done;
   }
   sk_view_release(&deg);
   sk_view_release(&hist);
   sk_view_release(&off);
-  if (sk_sp_view(&ci2, "colidx", SK_I32, m2, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&x, "rank", rdt, nz, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&c, "contributions", rdt, nz, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cn, "contributions", rdt, nz, space, 0, err, errlen) < 0)
+  if (sk_sp_view(&ci2, "colidx", SK_I32, m2, space, 0, err, errlen) < 0) goto done;
+  {
+    sk_arg a[] = {sk_arg_view_ro("rowptr", g->rowptr), sk_arg_view_ro("colidx", g->colidx),
+                  sk_arg_view("perm", &s->perm), sk_arg_view("rp2", &s->rp2),
+                  sk_arg_view("ci2", &ci2)};
+    if (sk_galgo_degree_range(&k_prg_fill, n, a, NELEM(a), NULL, err, errlen) < 0)
+      goto done;
+  }
+  s->nz = nz;
+  if (nz == 0) {
+    rc = 0;
+    goto done;
+  }
+  /* the segments: chunks of at least 256 rows, at most 4096 of them (the
+   * hubs' rows come first: small chunks spread them) */
+  const int64_t ns = ((nz - 1) >> PRS_SHIFT) + 1;
+  const int64_t rcs = nz / 4096 + 1 > 256 ? nz / 4096 + 1 : 256, rch = (nz + rcs - 1) / rcs;
+  const int64_t nslot = ns * rch;
+  int64_t np = 0, na = 0;
+  if (sk_sp_view(&acnt, "segment arcs", SK_I64, nslot + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&pcnt, "segment pairs", SK_I64, nslot + 1, space, 1, err, errlen) < 0 ||
+      sk_sp_view(&aoff, "segment arcs' offsets", SK_I64, nslot + 1, space, 0, err,
+                 errlen) < 0 ||
+      sk_sp_view(&poff, "segment pairs' offsets", SK_I64, nslot + 1, space, 0, err,
+                 errlen) < 0 ||
+      sk_sp_view(&last, "last rows", SK_I64, nslot, space, 1, err, errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("perm", &perm), sk_arg_view("rp2", &rp2),
-                  sk_arg_view("ci2", &ci2)};
-    sk_arg b[] = {sk_arg_view("rp2", &rp2), sk_arg_view("x", &x), sk_arg_view("c", &c),
-                  sk_arg_f64("x0", 1.0 / (double)n)};
-    if (sk_galgo_degree_range(&k_prg_fill, n, a, NELEM(a), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_prg_init, nz, b, NELEM(b), NULL, err, errlen) < 0)
+    sk_arg a[] = {sk_arg_view("rp2", &s->rp2), sk_arg_view("ci2", &ci2),
+                  sk_arg_view("acnt", &acnt),  sk_arg_view("pcnt", &pcnt),
+                  sk_arg_view("last", &last),  sk_arg_i64("nz", nz),
+                  sk_arg_i64("cs", rcs),       sk_arg_i64("nch", rch)};
+    if (sk_galgo_degree_range_chunk(&k_prs_count, rch, 1, a, NELEM(a), NULL, err, errlen) <
+          0 ||
+        sk_sp_scan(&acnt, &aoff, nslot, &na, err, errlen) < 0 ||
+        sk_sp_scan(&pcnt, &poff, nslot, &np, err, errlen) < 0)
       goto done;
+  }
+  if (!(s->segp = malloc((size_t)(ns + 1) * sizeof *s->segp))) {
+    sk_err(err, errlen, SK_E_NOMEM);
+    goto done;
+  }
+  for (int64_t q = 0; q < ns; q++)
+    if (sk_sp_get_i64(&poff, q * rch, &s->segp[q], err, errlen) < 0) goto done;
+  s->segp[ns] = np;
+  if (sk_sp_view(&s->off, "pair offsets", SK_I64, np + 1, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&s->rows, "pair rows", SK_I32, np - nz > 0 ? np - nz : 1, space, 0, err,
+                 errlen) < 0 ||
+      sk_sp_view(&s->c16, "arcs", SK_I16, na > 0 ? na : 1, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg a[] = {sk_arg_view("rp2", &s->rp2),   sk_arg_view("ci2", &ci2),
+                  sk_arg_view("aoff", &aoff),    sk_arg_view("poff", &poff),
+                  sk_arg_view("last", &last),    sk_arg_view("rows", &s->rows),
+                  sk_arg_view("off", &s->off),   sk_arg_view("c16", &s->c16),
+                  sk_arg_i64("nz", nz),          sk_arg_i64("cs", rcs),
+                  sk_arg_i64("nch", rch),        sk_arg_i64("np", np),
+                  sk_arg_i64("na", na)};
+    if (sk_galgo_degree_range_chunk(&k_prs_place, rch, 1, a, NELEM(a), NULL, err, errlen) <
+        0)
+      goto done;
+  }
+  s->ns = ns;
+  s->np = np;
+  rc = 0;
+done:
+  for (int t = 0; t < NELEM(tmp); t++) sk_view_release(tmp[t]);
+  if (rc < 0) prs_release(s);
+  return rc;
+}
+
+/* -- the memo (as csr16.c's) */
+typedef struct prs_memo {
+  sk_view rp;          /* the row pointers' view (retained unless colidx's allocation) */
+  int rp_own;          /* rp holds a reference */
+  const void *ci_data; /* the column indices' place and length */
+  int64_t ci_n;
+  uint64_t ci_gen, rp_gen; /* the write stamps it was keyed at */
+  uint64_t made;           /* the clock then (a later replay makes it stale) */
+  int built;
+  prs s;
+} prs_memo;
+
+static pthread_mutex_t prs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void prs_memo_clear(prs_memo *m) {
+  if (m->rp_own) sk_view_release(&m->rp);
+  prs_release(&m->s);
+  memset(m, 0, sizeof *m);
+}
+
+static void prs_memo_free(void *p) {
+  prs_memo_clear(p);
+  free(p);
+}
+
+static int prs_same_key(const prs_memo *m, const sk_view *rowptr, const sk_view *colidx) {
+  return m->rp.alloc == rowptr->alloc && m->rp.data == rowptr->data &&
+         m->rp.extent[0] == rowptr->extent[0] && m->ci_data == colidx->data &&
+         m->ci_n == colidx->extent[0] && m->ci_gen == sk_alloc_stamp(colidx->alloc) &&
+         m->rp_gen == sk_alloc_stamp(rowptr->alloc) && m->made > sk_alloc_replay_mark();
+}
+
+/* a copy of the memo's prs (views retained, segp its own) */
+static int prs_copy(const prs *from, prs *to, char *err, size_t errlen) {
+  *to = *from;
+  to->segp = NULL;
+  sk_view *v[] = {&to->perm, &to->rp2, &to->off, &to->rows, &to->c16};
+  for (int t = 0; t < NELEM(v); t++) sk_view_retain(v[t]);
+  if (from->segp) {
+    if (!(to->segp = malloc((size_t)(from->ns + 1) * sizeof *to->segp))) {
+      prs_release(to);
+      sk_err(err, errlen, SK_E_NOMEM);
+      return -1;
+    }
+    memcpy(to->segp, from->segp, (size_t)(from->ns + 1) * sizeof *to->segp);
+  }
+  return 0;
+}
+
+/* g's segmented copy into 's' (released by the caller): the memo's, made
+ * when missing or stale, or made for this call */
+static int prs_get(const sk_graph *g, prs *s, char *err, size_t errlen) {
+  const sk_view *rowptr = g->rowptr, *colidx = g->colidx;
+  sk_alloc *ca = colidx->alloc, *ra = rowptr->alloc;
+  if (sk_capture_mode() || rowptr->rank != 1 || colidx->rank != 1 ||
+      !sk_view_contiguous(rowptr) || !sk_view_contiguous(colidx) || !sk_alloc_memo_ok(ca) ||
+      !sk_alloc_memo_ok(ra))
+    return prs_build(g, s, err, errlen);
+  pthread_mutex_lock(&prs_lock);
+  int rc = -1;
+  prs_memo *m = sk_alloc_memo(ca, sizeof *m, prs_memo_free);
+  if (!m) { /* another facility's memo, or no memory */
+    pthread_mutex_unlock(&prs_lock);
+    return prs_build(g, s, err, errlen);
+  }
+  if (!prs_same_key(m, rowptr, colidx)) {
+    prs_memo_clear(m);
+    m->rp = *rowptr;
+    if (ra != ca) {
+      sk_view_retain(&m->rp);
+      m->rp_own = 1;
+    }
+    m->ci_data = colidx->data;
+    m->ci_n = colidx->extent[0];
+    m->ci_gen = sk_alloc_stamp(ca);
+    m->rp_gen = sk_alloc_stamp(ra);
+    m->made = sk_alloc_clock();
+  }
+  /* the build only reads rowptr and colidx: their stamps stay */
+  if (!m->built) {
+    if (prs_build(g, &m->s, err, errlen) < 0) goto out;
+    m->built = 1;
+  }
+  rc = prs_copy(&m->s, s, err, errlen);
+out:
+  pthread_mutex_unlock(&prs_lock);
+  return rc;
+}
+
+/* PageRank of an undirected unweighted graph (n = g->nv > 0) on the host
+ * over the segmented copy: the ranks into 'rank' (dtype rdt, n), the
+ * iterations' count into '*iters'. The iteration is NetworkX's (Jacobi),
+ * as graph.pr_pull_undirected's. */
+static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
+                            int64_t maxiter, sk_view *rank, int64_t *iters, char *err,
+                            size_t errlen) {
+  const int64_t n = g->nv;
+  const int space = g->rowptr->space;
+  int rc = -1;
+  prs s;
+  memset(&s, 0, sizeof s);
+  sk_view x, c, cn, acc;
+  sk_view *all[] = {&x, &c, &cn, &acc};
+  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  if (prs_get(g, &s, err, errlen) < 0) goto done;
+  const int64_t nz = s.nz;
+  if (sk_sp_view(&x, "rank", rdt, nz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&c, "contributions", rdt, nz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cn, "contributions", rdt, nz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&acc, "partial sums", SK_F64, nz, space, 1, err, errlen) < 0)
+    goto done;
+  if (nz > 0) {
+    sk_arg b[] = {sk_arg_view("rp2", &s.rp2), sk_arg_view("x", &x), sk_arg_view("c", &c),
+                  sk_arg_f64("x0", 1.0 / (double)n)};
+    if (sk_sp_range(&k_prg_init, nz, b, NELEM(b), NULL, err, errlen) < 0) goto done;
   }
   /* the vertices without arcs all have one rank: 'prev' as stored (in
    * the views' type), 'base' as computed; all are dangling */
@@ -383,11 +636,22 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
     base = (d * dangling + 1 - d) / (double)n;
     double delta = 0;
     if (nz > 0) {
-      sk_arg pu[] = {sk_arg_view("rowptr", &rp2), sk_arg_view("colidx", &ci2),
-                     sk_arg_view("c", &c),        sk_arg_view("x", &x),
-                     sk_arg_view("cn", &cn),      sk_arg_f64("d", d),
-                     sk_arg_f64("base", base),    sk_arg_i64("big", INT64_MAX)};
-      if (sk_galgo_degree_range(&k_pr_pull_u, nz, pu, NELEM(pu), &r, err, errlen) < 0)
+      for (int64_t q = s.ns - 1; q >= 1; q--) {
+        const int64_t p0 = s.segp[q], np = s.segp[q + 1] - p0;
+        if (np == 0) continue;
+        sk_arg a[] = {sk_arg_view("off", &s.off), sk_arg_view("rows", &s.rows),
+                      sk_arg_view("c16", &s.c16), sk_arg_view("c", &c),
+                      sk_arg_view("ps", &acc),   sk_arg_i64("p0", p0),
+                      sk_arg_i64("cb", q << PRS_SHIFT), sk_arg_i64("nz", nz)};
+        if (sk_galgo_degree_range(&k_prs_pull, np, a, NELEM(a), NULL, err, errlen) < 0)
+          goto done;
+      }
+      sk_arg a[] = {sk_arg_view("off", &s.off), sk_arg_view("c16", &s.c16),
+                    sk_arg_view("c", &c),       sk_arg_view("ps", &acc),
+                    sk_arg_view("x", &x),       sk_arg_view("cn", &cn),
+                    sk_arg_view("rp2", &s.rp2), sk_arg_f64("d", d),
+                    sk_arg_f64("base", base)};
+      if (sk_galgo_degree_range(&k_prs_last, nz, a, NELEM(a), &r, err, errlen) < 0)
         goto done;
       delta = sk_result_f64(&r, 0);
     }
@@ -401,17 +665,17 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
   }
   *iters = it > maxiter ? maxiter : it;
   {
-    sk_arg a[] = {sk_arg_view("perm", &perm), sk_arg_view("x", &x),
+    sk_arg a[] = {sk_arg_view("perm", &s.perm), sk_arg_view("x", &x),
                   sk_arg_view("rank", rank), sk_arg_i64("nz", nz),
                   sk_arg_f64("tail", base)};
     if (sk_sp_range(&k_prg_out, n, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   rc = 0;
 done:
+  prs_release(&s);
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   return rc;
 }
-
 /* graph.pagerank: G_* [, directed, damping, tol, maxiter, dtype "float64"
  * | "float32"] -> rank (of that dtype), iters */
 static int pagerank(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
@@ -605,4 +869,5 @@ const sk_kentry sk_galgo_pr = {
 const sk_kbody *const sk_gpr_bodies[] = {
   &k_pr_deg,    &k_pr_outw,   &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
   &k_prg_hist,  &k_prg_perm,  &k_prg_fill,   &k_prg_init, &k_prg_out,  &k_ppr_pull,
-  &k_ppr_pullw, &k_ppr_check, &k_ppr_scale,  NULL};
+  &k_ppr_pullw, &k_ppr_check, &k_ppr_scale,  &k_prs_count, &k_prs_place,
+  &k_prs_pull,  &k_prs_last,  NULL};
