@@ -95,17 +95,25 @@ describe("PageRank over the segmented copy", function()
     end)
   end
 
+  -- the host's copy sums in a fixed order: the same bits whether kept or
+  -- made for the call; a GPU's pulls (no copy) agree to rounding
   it("gives the same bits from the memo and from a copy made for the call", function()
     local g = graph.kronecker(17, 8, {seed = 5})
     local h = exposed(g)
     local a1 = host(graph.pagerank(g, {maxiter = 30, tol = 1e-300}))
     local a2 = host(graph.pagerank(g, {maxiter = 30, tol = 1e-300}))
     local b = host(graph.pagerank(h, {maxiter = 30, tol = 1e-300}))
-    same(a1, a2)
-    same(a1, b)
     local f1 = host(graph.pagerank(g, {maxiter = 30, tol = 1e-300, dtype = "float32"}))
     local f2 = host(graph.pagerank(h, {maxiter = 30, tol = 1e-300, dtype = "float32"}))
-    same(f1, f2)
+    if HOST then
+      same(a1, a2)
+      same(a1, b)
+      same(f1, f2)
+    else
+      assert.is_true(max_rel(a1, a2) < 1e-12)
+      assert.is_true(max_rel(a1, b) < 1e-12)
+      assert.is_true(max_rel(f1, f2) < 1e-5)
+    end
   end)
 
   it("sees column indices rewritten in place (the memo made again)", function()
