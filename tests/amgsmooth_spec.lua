@@ -3,7 +3,10 @@
 -- degree 3 on [lambda_max/20, lambda_max] below (info().levels names
 -- them); a given degree or eig_ratio holds on every level; AMG-PCG's
 -- iterations on the 7-point Laplacian stay flat in the size with the
--- defaults and P:update(A) keeps the levels' smoothers. Every view lives in
+-- defaults and P:update(A) keeps the levels' smoothers; the host's
+-- Chebyshev step fused with its SpMV (kernels/solve/cheby.sk, in CSR,
+-- with the compact index and with the value codes) against a Lua
+-- recurrence, its bodies compiled for the GPU target. Every view lives in
 -- the default space: under cuda the spec checks that the Chebyshev kernels
 -- ran as device code.
 local speck = require "speck"
@@ -67,6 +70,92 @@ describe("speck.solve.amg's smoothers per level on " .. SPACE, function()
     P:update(A)
     assert.are.equal(2, P:info().levels[1].degree)
     assert.is_true(math.abs(pcg(A, P) - k0) <= 1)
+  end)
+
+  it("the host's fused Chebyshev step: the same iterations as the unfused steps", function()
+    -- degree 4 on every level: three fused steps a call on the host (the
+    -- iterate alternates between the work vector and z); the device runs
+    -- the unfused steps. Against a Lua Chebyshev of the same bounds.
+    local A = poisson(10)
+    local n = A:nrows()
+    local C = solve.chebyshev(A, {degree = 4, lambda_max = 2.2, eig_ratio = 20})
+    local r = speck.View("r", "float64", n)
+    speck.parallel_for("amgsmooth_r", n, {r = r}, "r(i) = 1.0 + (double)(i % 7) / 8.0;")
+    local z = C(r)
+    -- the reference: Saad's recurrence with D = 6 I, on the host
+    local rt, zt = F.host_table(r), F.host_table(z)
+    local rows = {}
+    for _, e in ipairs(poisson_entries(10)) do
+      local i = e[1] + 1
+      rows[i] = rows[i] or {}
+      table.insert(rows[i], {e[2] + 1, e[3]})
+    end
+    local lmax, lmin = 2.2, 2.2 / 20
+    local theta, delta = (lmax + lmin) / 2, (lmax - lmin) / 2
+    local sigma = theta / delta
+    local rho = 1 / sigma
+    local d, x = {}, {}
+    for i = 1, n do d[i] = rt[i] / 6 / theta; x[i] = d[i] end
+    for _ = 2, 4 do
+      local rn = 1 / (2 * sigma - rho)
+      local w = {}
+      for i = 1, n do
+        local s = 0
+        for _, e in ipairs(rows[i]) do s = s + e[2] * x[e[1]] end
+        w[i] = s
+      end
+      for i = 1, n do
+        d[i] = rn * rho * d[i] + 2 * rn / delta * (rt[i] - w[i]) / 6
+        x[i] = x[i] + d[i]
+      end
+      rho = rn
+    end
+    for i = 1, n do
+      assert.is_true(math.abs(zt[i] - x[i]) <= 1e-12 * (1 + math.abs(x[i])),
+                     ("row %d: %.17g, reference %.17g"):format(i - 1, zt[i], x[i]))
+    end
+  end)
+
+  it("the fused bodies compile for the GPU target (NVRTC, compile only)", function()
+    local nv = speck.info().compilers.nvrtc
+    if not (nv and nv.available) then
+      pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
+      return
+    end
+    local core = require "speck.core"
+    local CH = {cheby_fused = core.kernel_text("solve_cheby_fused"),
+                cheby_fused16 = core.kernel_text("solve_cheby_fused16"),
+                cheby_fused16v = core.kernel_text("solve_cheby_fused16v")}
+    local V = function(dt, n) return speck.View("v", dt, n or 8) end
+    local I = function(x) return {"int64", x} end
+    local F64 = function(x) return {"float64", x} end
+    local vecs = function(t)
+      for _, k in ipairs{"z", "zn", "d", "rv", "dinv"} do t[k] = V("float64") end
+      t.nchunk, t.c1, t.c2 = I(1), F64(0.5), F64(0.5)
+      return t
+    end
+    local jobs = {
+      {"cheby_fused", vecs{rowptr = V("int64", 9), colidx = V("int32"), values = V("float64")}},
+      {"cheby_fused16", vecs{rowptr = V("int32", 9), off = V("int16"), values = V("float64")}},
+      {"cheby_fused16v", vecs{rowptr = V("int32", 9), off = V("int16"), vcode = V("uint8"),
+                              vtab = V("float64", 4)}},
+    }
+    for _, j in ipairs(jobs) do
+      assert.is_string(CH[j[1]], j[1])
+      -- (a user kernel holds no directives: the merge-path split's macro,
+      -- the prelude the library gives the body, is replaced by a row a run)
+      local text = CH[j[1]]:gsub("SK_ROW_SPLIT%b();", "rb = i; re = i + 1 < nr ? i + 1 : nr;")
+      assert.is_nil(text:find("#", 1, true))
+      speck.kernel("amgsmooth_gpu_" .. j[1], "range", j[2], text, {target = "cuda"})
+    end
+    local seen = {}
+    for _, k in ipairs(speck.jit.stats().per_kernel) do
+      if k.label:match("^amgsmooth_gpu_") then
+        assert.are.equal("nvrtc", k.tier, k.label)
+        seen[k.label] = true
+      end
+    end
+    for _, j in ipairs(jobs) do assert.is_true(seen["amgsmooth_gpu_" .. j[1]], j[1]) end
   end)
 
   if SPACE == "cuda" then
