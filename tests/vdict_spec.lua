@@ -81,7 +81,7 @@ describe("sparse.spmv with value codes on " .. SPACE, function()
     assert.equal(before, launches(CODED))
   end)
 
-  it("a value the table's sample lacked (past entry 4096): plain values, right results", function()
+  it("a value the table's sample lacked (entry 10000, between its windows): plain values, right results", function()
     local A = band(4000, {-1, 0, 1}, function(e, i, j)
       return e == 10000 and 2.5 or stencil(e, i, j)
     end)

@@ -472,20 +472,34 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view bp, v[2];
   memset(v, 0, sizeof v);
   if (sk_sp_view(&bp, "B rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
-  sk_arg c[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                sk_arg_view("values", A.values), sk_arg_view("cnt", &bp)};
+  sk_arg c[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                sk_arg_view_ro("values", A.values), sk_arg_view("cnt", &bp)};
   if (A.nrows > 0) {
     if (sk_sp_range(&k_nzcount, A.nrows, c, PC_NELEM(c), &r, err, errlen) < 0) goto fail;
     zeros = sk_result_i64(&r, 0);
   }
   if (sk_kout_num(out, "zeros", (double)zeros, err, errlen) < 0) goto fail;
+  /* A's compact index and value codes, the memos that the Krylov method's
+   * SpMVs with A read (csr16.c, vdict.c), made here: inside the setup's
+   * small-page scope their first touch costs a fraction of what it costs
+   * on huge pages in CG's first iteration (docs/bench-solvers.md) */
+  {
+    sk_csr16 c16;
+    sk_vdict vd;
+    memset(&vd, 0, sizeof vd);
+    if (sk_csr16_get(A.rowptr, A.colidx, SK_CSR16_USES, &c16, err, errlen) < 0) goto fail;
+    int rc = c16.ok ? sk_vdict_get(A.values, SK_CSR16_USES, &vd, err, errlen) : 0;
+    sk_csr16_release(&c16);
+    sk_vdict_release(&vd);
+    if (rc < 0) goto fail;
+  }
   if (zeros == 0) {
     sk_view_release(&bp);
     return 0;
   }
   {
-    sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                  sk_arg_view("values", A.values), sk_arg_view("bp", &bp),
+    sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("values", A.values), sk_arg_view("bp", &bp),
                   sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1])};
     if (sk_sp_scan(&bp, &bp, A.nrows, &nnz, err, errlen) < 0 ||
         sk_sp_view(&v[0], "B colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||

@@ -11,7 +11,9 @@
  * factor (speck/precond_ml.lua: 1.1, Ifpack2's boost). The apply runs
  * 'degree' steps of the three-term recurrence from z = 0 (Saad, Iterative
  * Methods, alg. 12.1, as Ifpack2's Chebyshev): a first step z = D^-1 r /
- * theta, then per step one SpMV and one fused update.
+ * theta, then per step one SpMV and one fused update; on the host each
+ * later step is one pass, the SpMV fused with the update (with the compact
+ * index and the value codes that sparse.spmv keeps with the matrix).
  */
 #include <math.h>
 #include <stdint.h>
@@ -56,6 +58,34 @@ static const sk_kbody k_step = {.label = "solve.cheby_step",
                                 .body = sk_body_solve_cheby_step,
                                 .pattern = SK_FOR,
                                 .sigs = sig_step};
+/* the host's step fused with its SpMV: A in CSR, with the compact index,
+ * with the value codes too */
+#define FUSED_VECS                                                                 \
+  PC_R1("z", "float64") PC_R1("zn", "float64") PC_R1("d", "float64")               \
+  PC_R1("rv", "float64") PC_R1("dinv", "float64") " nchunk=int64 c1=float64 c2=float64"
+static const char *const sig_fused[] = {"range" PC_MAT FUSED_VECS, NULL};
+static const sk_kbody k_fused = {.label = "solve.cheby_fused",
+                                 .body = sk_body_solve_cheby_fused,
+                                 .prelude = sk_body_sparse_row_split,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_fused};
+static const char *const sig_fused16[] = {
+  "range" PC_R1("rowptr", "int32") PC_R1("off", "int16") PC_R1("values", "float64") FUSED_VECS,
+  NULL};
+static const sk_kbody k_fused16 = {.label = "solve.cheby_fused16",
+                                   .body = sk_body_solve_cheby_fused16,
+                                   .prelude = sk_body_sparse_row_split,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_fused16};
+static const char *const sig_fused16v[] = {"range" PC_R1("rowptr", "int32") PC_R1("off", "int16")
+                                             PC_R1("vcode", "uint8") PC_R1("vtab", "float64")
+                                               FUSED_VECS,
+                                           NULL};
+static const sk_kbody k_fused16v = {.label = "solve.cheby_fused16v",
+                                    .body = sk_body_solve_cheby_fused16v,
+                                    .prelude = sk_body_sparse_row_split,
+                                    .pattern = SK_FOR,
+                                    .sigs = sig_fused16v};
 static const char *const sig_set64[] = {"range" PC_R1("v", "int64") " x=int64", NULL};
 static const sk_kbody k_set64 = {.label = "solve.cheby_set64",
                                  .body = sk_body_solve_cheby_set64,
@@ -213,6 +243,71 @@ static int cheby_setup(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   return sk_kout_view(out, "dinv", &dinv, err, errlen);
 }
 
+/* the host's apply of degree > 1: the first step, then degree - 1 steps
+ * each fused with its SpMV (one pass over A and the vectors instead of an
+ * SpMV and an update), the iterate alternating between w and z so that
+ * the last lands in z; A read with its compact index and value codes where
+ * it has them (csr16.c, vdict.c: the memos sparse.spmv keeps) */
+static int fused_steps(const sk_csr *A, const sk_view *dinv, const sk_view *r, const sk_view *z,
+                       const sk_view *d, const sk_view *w, int64_t degree, double sigma,
+                       double delta, char *err, size_t errlen) {
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  int64_t nchunk = be->concurrency ? be->concurrency() : 1;
+  if (nchunk < 1) nchunk = 1;
+  if (nchunk > A->nrows) nchunk = A->nrows;
+  const int64_t m = degree - 1;
+  /* z1 where the m alternations end in z */
+  const sk_view *cur = m % 2 == 0 ? z : w, *nxt = m % 2 == 0 ? w : z;
+  double rho = 1.0 / sigma;
+  const double theta = sigma * delta;
+  {
+    sk_arg a[] = {sk_arg_view("dinv", dinv), sk_arg_view("r", r), sk_arg_view("d", d),
+                  sk_arg_view("z", cur), sk_arg_f64("c2", 1.0 / theta)};
+    if (sk_sp_range(&k_first, A->nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) return -1;
+  }
+  int rc = 0;
+  for (int64_t k = 1; k < degree && rc == 0; k++) {
+    const double rn = 1.0 / (2.0 * sigma - rho);
+    sk_csr16 c16;
+    sk_vdict vd;
+    memset(&c16, 0, sizeof c16);
+    memset(&vd, 0, sizeof vd);
+    if (sk_csr16_get(A->rowptr, A->colidx, 1, &c16, err, errlen) < 0) return -1;
+    if (c16.ok && sk_vdict_get(A->values, 1, &vd, err, errlen) < 0) {
+      sk_csr16_release(&c16);
+      return -1;
+    }
+    sk_arg a[13];
+    int na = 0;
+    a[na++] = sk_arg_view_ro("rowptr", c16.ok ? &c16.rowptr : A->rowptr);
+    a[na++] = c16.ok ? sk_arg_view_ro("off", &c16.off) : sk_arg_view_ro("colidx", A->colidx);
+    if (vd.ok) {
+      a[na++] = sk_arg_view_ro("vcode", &vd.code);
+      a[na++] = sk_arg_view_ro("vtab", &vd.tab);
+    } else {
+      a[na++] = sk_arg_view_ro("values", A->values);
+    }
+    a[na++] = sk_arg_view("z", cur);
+    a[na++] = sk_arg_view("zn", nxt);
+    a[na++] = sk_arg_view("d", d);
+    a[na++] = sk_arg_view("rv", r);
+    a[na++] = sk_arg_view("dinv", dinv);
+    a[na++] = sk_arg_i64("nchunk", nchunk);
+    a[na++] = sk_arg_f64("c1", rn * rho);
+    a[na++] = sk_arg_f64("c2", 2.0 * rn / delta);
+    const sk_kbody *kb = vd.ok ? &k_fused16v : c16.ok ? &k_fused16 : &k_fused;
+    rc = sk_sp_range(kb, nchunk, a, na, NULL, err, errlen);
+    sk_csr16_release(&c16);
+    sk_vdict_release(&vd);
+    const sk_view *t = cur;
+    cur = nxt;
+    nxt = t;
+    rho = rn;
+  }
+  return rc;
+}
+
 /* solve.cheby_apply: A_*, dinv, r, z, d, w (work), lmax, lmin, degree:
  * z = p(D^-1 A) D^-1 r, the Chebyshev polynomial of 'degree' on
  * [lmin, lmax] applied from z = 0 */
@@ -249,6 +344,10 @@ static int cheby_apply(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin);
   const double sigma = theta / delta;
   double rho = 1.0 / sigma;
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (degree > 1 && sk_sp_host(be)) return fused_steps(&A, dinv, r, z, d, w, degree, sigma,
+                                                       delta, err, errlen);
   {
     sk_arg a[] = {sk_arg_view("dinv", dinv), sk_arg_view("r", r), sk_arg_view("d", d),
                   sk_arg_view("z", z), sk_arg_f64("c2", 1.0 / theta)};
@@ -274,5 +373,7 @@ static const sk_kentry e_apply = {"solve.cheby_apply",
                                   "A_*, dinv, r, z, d, w, lmax, lmin [, degree]",
                                   SK_KRES_NONE, cheby_apply};
 const sk_kentry *const sk_pc_cheby_entries[] = {&e_setup, &e_apply, NULL};
-const sk_kbody *const sk_pc_cheby_bodies[] = {&k_dinv,  &k_rand, &k_power, &k_first,
-                                              &k_step, &k_set64, NULL};
+const sk_kbody *const sk_pc_cheby_bodies[] = {&k_dinv,    &k_rand,  &k_power,
+                                              &k_first,   &k_step,  &k_fused,
+                                              &k_fused16, &k_fused16v, &k_set64,
+                                              NULL};

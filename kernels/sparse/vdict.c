@@ -11,8 +11,9 @@
  * view.h), keyed by its place, length and write stamp, as csr16.c keys
  * the index (a launch that may write the values, a deep_copy, fill or
  * store from Lua, or a replayed capture makes it stale). Built once the
- * values have served SK_CSR16_USES SpMVs unchanged: the table from the
- * first SK_VDICT_SAMPLE values (read to the host), then one pass that
+ * values have served SK_CSR16_USES SpMVs unchanged: the table from
+ * SK_VDICT_SAMPLE values in SK_VDICT_WINDOWS windows spread over the
+ * array (read to the host), then one pass that
  * codes every entry and tells whether the table lacked one -- then the
  * matrix has no codes (remembered until the values change: the pass is
  * not repeated). The pass reads the values once and writes a byte an
@@ -30,6 +31,7 @@
 #define R1(name, dt) " " name "=" dt "[1]"
 
 #define SK_VDICT_SAMPLE 4096
+#define SK_VDICT_WINDOWS 16
 
 #define CODE_SIG(VT) "range" R1("values", VT) R1("tab", VT) R1("code", "uint8") " nt=int64"
 static const char *const sig_code[] = {CODE_SIG("float64"), CODE_SIG("float32"), NULL};
@@ -47,9 +49,9 @@ void sk_vdict_release(sk_vdict *d) {
 }
 
 /* the distinct values (bit patterns) of 'h' (host, n of them, dtype dt)
- * into t (at most SK_VDICT_MAX): their number, or -1 when more */
-static int distinct(const sk_view *h, int64_t n, int dt, uint64_t *t) {
-  int nt = 0;
+ * added to the nt already in t (at most SK_VDICT_MAX): their number, or -1
+ * when more */
+static int distinct(const sk_view *h, int64_t n, int dt, uint64_t *t, int nt) {
   for (int64_t i = 0; i < n; i++) {
     uint64_t b = 0;
     if (dt == SK_F64) memcpy(&b, (const double *)h->data + i * h->stride[0], 8);
@@ -68,13 +70,24 @@ int sk_vdict_build(const sk_view *values, sk_vdict *d, char *err, size_t errlen)
   const int64_t nnz = values->extent[0];
   const int dt = values->dtype;
   if (nnz < 1 || (dt != SK_F64 && dt != SK_F32)) return 0;
-  /* the table: the sample's distinct values */
-  sk_view sample = *values, h;
-  sample.extent[0] = nnz < SK_VDICT_SAMPLE ? nnz : SK_VDICT_SAMPLE;
-  if (sk_sp_host_copy(&sample, &h, err, errlen) < 0) return -1;
+  /* the table: the sample's distinct values, the sample SK_VDICT_WINDOWS
+   * windows spread evenly over the values, the first at entry 0 and the
+   * last at the end (a matrix whose first rows are not like the rest, a
+   * boundary's identity rows numbered first, still gets the rest's values) */
+  const int64_t wlen = SK_VDICT_SAMPLE / SK_VDICT_WINDOWS;
+  const int nw = nnz <= SK_VDICT_SAMPLE ? 1 : SK_VDICT_WINDOWS;
+  const size_t esize = dt == SK_F64 ? 8 : 4;
   uint64_t bits[SK_VDICT_MAX];
-  int nt = distinct(&h, sample.extent[0], dt, bits);
-  sk_view_release(&h);
+  int nt = 0;
+  for (int w = 0; w < nw && nt >= 0; w++) {
+    sk_view sample = *values, h;
+    const int64_t start = nw == 1 ? 0 : (nnz - wlen) * w / (nw - 1);
+    sample.data = (char *)values->data + (size_t)start * esize;
+    sample.extent[0] = nw == 1 ? nnz : wlen;
+    if (sk_sp_host_copy(&sample, &h, err, errlen) < 0) return -1;
+    nt = distinct(&h, sample.extent[0], dt, bits, nt);
+    sk_view_release(&h);
+  }
   if (nt < 0) return 0; /* too many in the sample alone */
   sk_view tab;
   if (sk_sp_view(&tab, "value table", dt, nt, SK_SPACE_HOST, 0, err, errlen) < 0) return -1;

@@ -275,8 +275,11 @@ local function small_pages()
 end
 
 -- amg(A [, {nullspace = V, smoother = "chebyshev" | "gs", cycle = "V" | "W",
---          coarse_size = 500, max_levels = 10, degree = 3, eig_ratio = 20,
---          drop_tol = 0, block_size = 1}]): drop_tol > 0 aggregates on the
+--          coarse_size = 500, max_levels = 10, degree = 2 | 3,
+--          eig_ratio = 12 | 20, drop_tol = 0, block_size = 1}]): the
+-- Chebyshev smoother's degree and eig_ratio default to 2 and 12 on the
+-- finest level, 3 and 20 below (given, they hold on every level);
+-- drop_tol > 0 aggregates on the
 -- graph of the entries with |a_ij| > drop_tol sqrt(|a_ii a_jj|);
 -- block_size b > 1 (b unknowns a node, numbered node by node) aggregates
 -- the nodes (the graph amalgamated) and defaults the near-null space to b
@@ -295,6 +298,13 @@ function M.amg(A, opts)
   if cyc ~= "V" and cyc ~= "W" then fail(f, "cycle must be \"V\" or \"W\", got %s", tostring(cyc)) end
   local co = cheby_opts(f, {degree = opts.degree or 3, eig_ratio = opts.eig_ratio or 20,
                             eig_iters = opts.eig_iters})
+  -- the finest level's Chebyshev, unless degree / eig_ratio are given:
+  -- degree 2 on [lambda_max/12, lambda_max] (its SpMVs are the cycle's
+  -- dearest; the same iterations as degree 3 on the benchmark's matrices,
+  -- docs/bench-solvers.md); the levels below: degree 3, eig_ratio 20
+  local co1 = cheby_opts(f, {degree = opts.degree or 2, eig_ratio = opts.eig_ratio or 12,
+                             eig_iters = opts.eig_iters})
+  local function level_co(l) return l == 1 and co1 or co end
   local coarse_size, max_levels = opts.coarse_size or 500, opts.max_levels or 10
   check_int(f, "coarse_size", coarse_size, 1)
   check_int(f, "max_levels", max_levels, 1)
@@ -365,7 +375,7 @@ function M.amg(A, opts)
   while true do
     local L = {A = Al, n = Al:nrows()}
     levels[#levels + 1] = L
-    L.cheby = cheby_state(f, Al, co)
+    L.cheby = cheby_state(f, Al, level_co(#levels))
     if L.n <= coarse_size or #levels == max_levels then break end
     local G = {G_rowptr = Al.rowptr, G_colidx = Al.colidx}
     if drop_tol > 0 then
@@ -494,7 +504,7 @@ function M.amg(A, opts)
         coarse_setup(L)
         break
       end
-      L.cheby = cheby_state(f, Al2, co)
+      L.cheby = cheby_state(f, Al2, level_co(i))
       L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
       L.P = sparse.spgemm_jacobi(L.omega, Al2, L.Pt)
       L.R = L.P:transpose()
@@ -507,6 +517,9 @@ function M.amg(A, opts)
     local lv, tot = {}, 0
     for i, L in ipairs(levels) do
       lv[i] = {rows = L.n, nnz = L.A:nnz()}
+      if not L.coarse and not gs then
+        lv[i].degree, lv[i].eig_ratio = L.cheby.degree, level_co(i).eig_ratio
+      end
       tot = tot + L.A:nnz()
     end
     local nnz1 = levels[1].A:nnz()

@@ -1,6 +1,7 @@
 -- amgpcg.lua: the speck side of scripts/bench/solve/amgpcg: AMG-PCG
 -- (speck.solve.amg, its defaults: smoothed aggregation from MIS-2,
--- Chebyshev degree 3, V-cycle, dense coarsest inverse; speck.solve.cg with
+-- Chebyshev degree 2 on the finest level and 3 below, V-cycle, dense
+-- coarsest inverse; speck.solve.cg with
 -- it as precond) to ||b - A x|| <= 1e-8 ||b|| on a matrix of mats.lua.
 -- An untimed setup + short solve first on the same kind of matrix of size
 -- min(SIZE, 16) (compiles every kernel the cycle and the setup use and
