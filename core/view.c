@@ -386,6 +386,32 @@ void *sk_alloc_memo(sk_alloc *a, size_t size, void (*memo_free)(void *memo)) {
   return a->memo;
 }
 
+int sk_pattern_key_same(const sk_pattern_key *k, const sk_view *rowptr, const sk_view *colidx) {
+  return k->rp.alloc == rowptr->alloc && k->rp.data == rowptr->data &&
+         k->rp.extent[0] == rowptr->extent[0] && k->ci_data == colidx->data &&
+         k->ci_n == colidx->extent[0] && k->ci_gen == sk_alloc_stamp(colidx->alloc) &&
+         k->rp_gen == sk_alloc_stamp(rowptr->alloc) && k->made > sk_alloc_replay_mark();
+}
+
+void sk_pattern_key_clear(sk_pattern_key *k) {
+  if (k->rp_own) sk_view_release(&k->rp);
+  memset(k, 0, sizeof *k);
+}
+
+void sk_pattern_key_set(sk_pattern_key *k, const sk_view *rowptr, const sk_view *colidx) {
+  sk_pattern_key_clear(k);
+  k->rp = *rowptr;
+  if (rowptr->alloc != colidx->alloc) {
+    sk_view_retain(&k->rp);
+    k->rp_own = 1;
+  }
+  k->ci_data = colidx->data;
+  k->ci_n = colidx->extent[0];
+  k->ci_gen = sk_alloc_stamp(colidx->alloc);
+  k->rp_gen = sk_alloc_stamp(rowptr->alloc);
+  k->made = sk_alloc_clock();
+}
+
 void sk_view_retain(sk_view *v) {
   if (v->alloc)
     atomic_fetch_add_explicit((_Atomic long *)&v->alloc->refs, 1, memory_order_relaxed);

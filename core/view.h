@@ -213,6 +213,23 @@ int sk_alloc_memo_ok(const sk_alloc *a);
 void *sk_alloc_memo(sk_alloc *a, size_t size, void (*memo_free)(void *memo));
 void sk_view_retain(sk_view *v);
 void sk_view_release(sk_view *v); /* drops the allocation reference */
+/* A memo's key on a CRS pattern, kept in the column indices' memo
+ * (kernels/sparse/csr16.c's compact index, kernels/graph/pagerank.c's
+ * segmented copy): the row pointers' view (held unless it shares the
+ * column indices' allocation), the column indices' place and length,
+ * both allocations' write stamps and the clock when it was set (a later
+ * replay makes it stale). 'same': set on rowptr and colidx as they are
+ * now; 'set' clears it first. */
+typedef struct sk_pattern_key {
+  sk_view rp;
+  int rp_own;
+  const void *ci_data;
+  int64_t ci_n;
+  uint64_t ci_gen, rp_gen, made;
+} sk_pattern_key;
+int sk_pattern_key_same(const sk_pattern_key *k, const sk_view *rowptr, const sk_view *colidx);
+void sk_pattern_key_set(sk_pattern_key *k, const sk_view *rowptr, const sk_view *colidx);
+void sk_pattern_key_clear(sk_pattern_key *k);
 
 /* deep_copy between any spaces and layouts of equal extents and equal
  * dtype (it never converts: a dtype mismatch is an error). Dense views

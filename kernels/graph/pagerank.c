@@ -510,12 +510,7 @@ done:
 
 /* -- the memo (as csr16.c's) */
 typedef struct prs_memo {
-  sk_view rp;          /* the row pointers' view (retained unless colidx's allocation) */
-  int rp_own;          /* rp holds a reference */
-  const void *ci_data; /* the column indices' place and length */
-  int64_t ci_n;
-  uint64_t ci_gen, rp_gen; /* the write stamps it was keyed at */
-  uint64_t made;           /* the clock then (a later replay makes it stale) */
+  sk_pattern_key key; /* the pattern it was made of (core/view.h) */
   int built;
   prs s;
 } prs_memo;
@@ -523,7 +518,7 @@ typedef struct prs_memo {
 static pthread_mutex_t prs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void prs_memo_clear(prs_memo *m) {
-  if (m->rp_own) sk_view_release(&m->rp);
+  sk_pattern_key_clear(&m->key);
   prs_release(&m->s);
   memset(m, 0, sizeof *m);
 }
@@ -533,12 +528,6 @@ static void prs_memo_free(void *p) {
   free(p);
 }
 
-static int prs_same_key(const prs_memo *m, const sk_view *rowptr, const sk_view *colidx) {
-  return m->rp.alloc == rowptr->alloc && m->rp.data == rowptr->data &&
-         m->rp.extent[0] == rowptr->extent[0] && m->ci_data == colidx->data &&
-         m->ci_n == colidx->extent[0] && m->ci_gen == sk_alloc_stamp(colidx->alloc) &&
-         m->rp_gen == sk_alloc_stamp(rowptr->alloc) && m->made > sk_alloc_replay_mark();
-}
 
 /* a copy of the memo's prs (views retained, segp its own) */
 static int prs_copy(const prs *from, prs *to, char *err, size_t errlen) {
@@ -573,18 +562,9 @@ static int prs_get(const sk_graph *g, prs *s, char *err, size_t errlen) {
     pthread_mutex_unlock(&prs_lock);
     return prs_build(g, s, err, errlen);
   }
-  if (!prs_same_key(m, rowptr, colidx)) {
+  if (!sk_pattern_key_same(&m->key, rowptr, colidx)) {
     prs_memo_clear(m);
-    m->rp = *rowptr;
-    if (ra != ca) {
-      sk_view_retain(&m->rp);
-      m->rp_own = 1;
-    }
-    m->ci_data = colidx->data;
-    m->ci_n = colidx->extent[0];
-    m->ci_gen = sk_alloc_stamp(ca);
-    m->rp_gen = sk_alloc_stamp(ra);
-    m->made = sk_alloc_clock();
+    sk_pattern_key_set(&m->key, rowptr, colidx);
   }
   /* the build only reads rowptr and colidx: their stamps stay */
   if (!m->built) {

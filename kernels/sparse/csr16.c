@@ -86,13 +86,8 @@ int sk_csr16_build(const sk_view *rowptr, const sk_view *colidx, sk_csr16 *c, ch
 
 /* -- the memo ------------------------------------------------------------------- */
 typedef struct memo {
-  sk_view rp;         /* the row pointers' view (retained unless colidx's allocation) */
-  int rp_own;         /* rp holds a reference */
-  const void *ci_data; /* the column indices' place and length */
-  int64_t ci_n;
-  uint64_t ci_gen, rp_gen; /* the write stamps it was keyed at */
-  uint64_t made;            /* the clock then (a later replay makes it stale) */
-  int64_t uses;             /* SpMVs seen of this pattern */
+  sk_pattern_key key; /* the pattern it was made of (core/view.h) */
+  int64_t uses;       /* SpMVs seen of this pattern */
   int built;
   sk_csr16 c;
 } memo;
@@ -100,7 +95,7 @@ typedef struct memo {
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void memo_clear(memo *m) {
-  if (m->rp_own) sk_view_release(&m->rp);
+  sk_pattern_key_clear(&m->key);
   sk_csr16_release(&m->c);
   memset(m, 0, sizeof *m);
 }
@@ -111,12 +106,6 @@ static void memo_free(void *p) {
 }
 
 
-static int same_key(const memo *m, const sk_view *rowptr, const sk_view *colidx) {
-  return m->rp.alloc == rowptr->alloc && m->rp.data == rowptr->data &&
-         m->rp.extent[0] == rowptr->extent[0] && m->ci_data == colidx->data &&
-         m->ci_n == colidx->extent[0] && m->ci_gen == sk_alloc_stamp(colidx->alloc) &&
-         m->rp_gen == sk_alloc_stamp(rowptr->alloc) && m->made > sk_alloc_replay_mark();
-}
 
 int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_csr16 *c,
                  char *err, size_t errlen) {
@@ -130,18 +119,9 @@ int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_
   int rc = 0;
   memo *m = sk_alloc_memo(ca, sizeof *m, memo_free);
   if (!m) goto out; /* another facility's memo, or no memory */
-  if (!same_key(m, rowptr, colidx)) {
+  if (!sk_pattern_key_same(&m->key, rowptr, colidx)) {
     memo_clear(m);
-    m->rp = *rowptr;
-    if (ra != ca) {
-      sk_view_retain(&m->rp);
-      m->rp_own = 1;
-    }
-    m->ci_data = colidx->data;
-    m->ci_n = colidx->extent[0];
-    m->ci_gen = sk_alloc_stamp(ca);
-    m->rp_gen = sk_alloc_stamp(ra);
-    m->made = sk_alloc_clock();
+    sk_pattern_key_set(&m->key, rowptr, colidx);
   }
   if (!m->built) {
     m->uses += uses;
