@@ -419,7 +419,7 @@ asan:
 TSAN_CTESTS = test_cache_threads test_two_vms test_backend test_tiers \
               test_kernel_api test_cache_procs test_bad_input test_task test_pool
 TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
-              tests/interrupt_spec.lua tests/jit_tiers_spec.lua tests/task_spec.lua \
+              tests/interrupt_spec.lua tests/jit_tiers_spec.lua tests/task_spec.lua tests/task_join_spec.lua \
               tests/cholesky_spec.lua tests/scatter_spec.lua
 
 tsan:
