@@ -549,6 +549,96 @@ static int amg_pattern_diff(const sk_arg *args, int nargs, sk_kvalue *out, char 
   return sk_kout_num(out, "rows", (double)d, err, errlen);
 }
 
+static const char *const sig_scount[] = {"range" PC_MAT PC_R1("prp", "int64") PC_R1("pci", "int32")
+                                           PC_R1("cnt", "int64") PC_R1("bad", "int64"),
+                                         NULL};
+static const sk_kbody k_scount = {.label = "solve.amg_smooth_count",
+                                  .body = sk_body_solve_amg_smooth_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_scount};
+static const char *const sig_sfill[] = {"range" PC_MAT PC_R1("prp", "int64") PC_R1("pci", "int32")
+                                          PC_R1("pv", "float64") PC_R1("crp", "int64")
+                                            PC_R1("cci", "int32") PC_R1("cv", "float64")
+                                              " omega=float64",
+                                        NULL};
+static const sk_kbody k_sfill = {.label = "solve.amg_smooth_fill",
+                                 .body = sk_body_solve_amg_smooth_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_sfill};
+
+/* solve.amg_smooth: omega, A_*, P_* (the tentative prolongator, at most
+ * one entry a row) -> C_rowptr, C_colidx, C_values: (I - omega D^-1 A) P
+ * in two passes over A (count, fill), with no SpGEMM plan, table or
+ * bounds; the same values as sparse.spgemm_jacobi's host product, bit for
+ * bit (amg.sk). Gives back only general = 1 where a row of A is longer
+ * than 63 entries, a row of P has more than one, or a diagonal is zero:
+ * the caller takes sparse.spgemm_jacobi then (which names a zero
+ * diagonal) */
+static int amg_smooth(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", "P_rowptr",
+                                      "P_colidx", "P_values", "P_ncols",  "omega",   NULL};
+  sk_csr A, P;
+  double omega;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "P", 1, &P, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "omega", &omega, err, errlen) < 0)
+    return -1;
+  if (P.nrows != A.ncols || P.values->dtype != SK_F64 || P.rowptr->space != A.rowptr->space) {
+    char sa[48], sp[48];
+    sk_err(err, errlen, SK_E_AMG_SMOOTH_ARGS, sk_csr_shape(&P, sp, sizeof sp),
+           sk_csr_shape(&A, sa, sizeof sa));
+    return -1;
+  }
+  const int space = A.rowptr->space;
+  int rc = -1;
+  int64_t row = INT64_MAX, nnz = 0;
+  sk_view crp, bad, ci, cv;
+  memset(&bad, 0, sizeof bad);
+  memset(&ci, 0, sizeof ci);
+  memset(&cv, 0, sizeof cv);
+  if (sk_sp_view(&crp, "C rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
+  if (sk_pc_flag(&bad, space, err, errlen) < 0) goto done;
+  {
+    sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("values", A.values), sk_arg_view_ro("prp", P.rowptr),
+                  sk_arg_view_ro("pci", P.colidx),    sk_arg_view("cnt", &crp),
+                  sk_arg_view("bad", &bad)};
+    if ((A.nrows > 0 && sk_sp_range(&k_scount, A.nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+        sk_pc_flag_read(&bad, &row, err, errlen) < 0)
+      goto done;
+  }
+  if (row != INT64_MAX) {
+    rc = sk_kout_num(out, "general", 1, err, errlen);
+    goto done;
+  }
+  if (sk_sp_scan(&crp, &crp, A.nrows, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&ci, "C_colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cv, "C_values", SK_F64, nnz, space, 0, err, errlen) < 0)
+    goto done;
+  {
+    sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("values", A.values), sk_arg_view_ro("prp", P.rowptr),
+                  sk_arg_view_ro("pci", P.colidx),    sk_arg_view_ro("pv", P.values),
+                  sk_arg_view("crp", &crp),           sk_arg_view("cci", &ci),
+                  sk_arg_view("cv", &cv),             sk_arg_f64("omega", omega)};
+    if (A.nrows > 0 && sk_sp_range(&k_sfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0)
+      goto done;
+  }
+  /* (sk_kout_view moves the reference: the views below are empty then) */
+  if (sk_kout_view(out, "C_rowptr", &crp, err, errlen) < 0 ||
+      sk_kout_view(out, "C_colidx", &ci, err, errlen) < 0)
+    goto done;
+  rc = sk_kout_view(out, "C_values", &cv, err, errlen);
+done:
+  sk_view_release(&bad);
+  sk_view_release(&crp);
+  sk_view_release(&ci);
+  sk_view_release(&cv);
+  return rc;
+}
+
 static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
                                       amg_nullspace};
 static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
@@ -565,6 +655,8 @@ static const sk_kentry e_block_ns = {"solve.amg_block_nullspace", "b, nb", SK_KR
 static const sk_kentry e_drop_isolated = {"solve.amg_drop_isolated",
                                           "G_rowptr, G_colidx, labels, nagg", SK_KRES_NONE,
                                           amg_drop_isolated};
+static const sk_kentry e_smooth = {"solve.amg_smooth", "omega, A_*, P_*", SK_KRES_NONE,
+                                   amg_smooth};
 static const sk_kentry e_compact = {"solve.amg_compact", "A_*", SK_KRES_NONE, amg_compact};
 static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
                                          "A_rowptr, A_colidx, B_rowptr, B_colidx", SK_KRES_NONE,
@@ -572,9 +664,9 @@ static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
 const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
                                               &e_symmetry,  &e_amalgamate, &e_expand,
                                               &e_block_ns,  &e_drop_isolated, &e_compact,
-                                              &e_pattern_diff, NULL};
+                                              &e_pattern_diff, &e_smooth, NULL};
 const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    &k_qr,
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
                                             &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
-                                            NULL};
+                                            &k_scount,  &k_sfill,   NULL};
