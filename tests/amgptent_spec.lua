@@ -183,9 +183,10 @@ describe("speck.solve.amg's prolongator smoothing of a one-entry-a-row P on " ..
       return t
     end
     local jobs = {
-      {"amg_smooth_count", mat{cnt = V("int64", 9), bad = V("int64", 1)}},
+      {"amg_smooth_count", {rowptr = V("int64", 9), colidx = V("int32"), prp = V("int64", 9),
+                            pci = V("int32"), cnt = V("int64", 9), bad = V("int64", 1)}},
       {"amg_smooth_fill", mat{pv = V("float64"), crp = V("int64", 9), cci = V("int32"),
-                              cv = V("float64"), omega = {"float64", 0.5}}},
+                              cv = V("float64"), bad = V("int64", 1), omega = {"float64", 0.5}}},
     }
     for _, j in ipairs(jobs) do
       local text = core.kernel_text("solve_" .. j[1])

@@ -549,8 +549,9 @@ static int amg_pattern_diff(const sk_arg *args, int nargs, sk_kvalue *out, char 
   return sk_kout_num(out, "rows", (double)d, err, errlen);
 }
 
-static const char *const sig_scount[] = {"range" PC_MAT PC_R1("prp", "int64") PC_R1("pci", "int32")
-                                           PC_R1("cnt", "int64") PC_R1("bad", "int64"),
+static const char *const sig_scount[] = {"range" PC_R1("rowptr", "int64") PC_R1("colidx", "int32")
+                                           PC_R1("prp", "int64") PC_R1("pci", "int32")
+                                             PC_R1("cnt", "int64") PC_R1("bad", "int64"),
                                          NULL};
 static const sk_kbody k_scount = {.label = "solve.amg_smooth_count",
                                   .body = sk_body_solve_amg_smooth_count,
@@ -559,7 +560,7 @@ static const sk_kbody k_scount = {.label = "solve.amg_smooth_count",
 static const char *const sig_sfill[] = {"range" PC_MAT PC_R1("prp", "int64") PC_R1("pci", "int32")
                                           PC_R1("pv", "float64") PC_R1("crp", "int64")
                                             PC_R1("cci", "int32") PC_R1("cv", "float64")
-                                              " omega=float64",
+                                              PC_R1("bad", "int64") " omega=float64",
                                         NULL};
 static const sk_kbody k_sfill = {.label = "solve.amg_smooth_fill",
                                  .body = sk_body_solve_amg_smooth_fill,
@@ -602,9 +603,8 @@ static int amg_smooth(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   if (sk_pc_flag(&bad, space, err, errlen) < 0) goto done;
   {
     sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
-                  sk_arg_view_ro("values", A.values), sk_arg_view_ro("prp", P.rowptr),
-                  sk_arg_view_ro("pci", P.colidx),    sk_arg_view("cnt", &crp),
-                  sk_arg_view("bad", &bad)};
+                  sk_arg_view_ro("prp", P.rowptr),    sk_arg_view_ro("pci", P.colidx),
+                  sk_arg_view("cnt", &crp),           sk_arg_view("bad", &bad)};
     if ((A.nrows > 0 && sk_sp_range(&k_scount, A.nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
         sk_pc_flag_read(&bad, &row, err, errlen) < 0)
       goto done;
@@ -622,9 +622,15 @@ static int amg_smooth(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                   sk_arg_view_ro("values", A.values), sk_arg_view_ro("prp", P.rowptr),
                   sk_arg_view_ro("pci", P.colidx),    sk_arg_view_ro("pv", P.values),
                   sk_arg_view("crp", &crp),           sk_arg_view("cci", &ci),
-                  sk_arg_view("cv", &cv),             sk_arg_f64("omega", omega)};
-    if (A.nrows > 0 && sk_sp_range(&k_sfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0)
+                  sk_arg_view("cv", &cv),             sk_arg_view("bad", &bad),
+                  sk_arg_f64("omega", omega)};
+    if ((A.nrows > 0 && sk_sp_range(&k_sfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+        sk_pc_flag_read(&bad, &row, err, errlen) < 0)
       goto done;
+  }
+  if (row != INT64_MAX) {
+    rc = sk_kout_num(out, "general", 1, err, errlen);
+    goto done;
   }
   /* (sk_kout_view moves the reference: the views below are empty then) */
   if (sk_kout_view(out, "C_rowptr", &crp, err, errlen) < 0 ||
