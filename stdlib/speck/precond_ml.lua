@@ -52,10 +52,11 @@ end
 -- sum of |a_ij - a_ji| <= 1e-10 sum of |a_ij|, over A's entries (one pass)
 -- P = (I - omega D^-1 A) P_t. On the host with one near-null vector (P_t
 -- one entry a row: row i -> its aggregate) by solve.amg_smooth's two
--- passes over A, the same values bit for bit; else, or where it declines
--- (a row of A over 63 entries, a zero diagonal), sparse.spgemm_jacobi.
--- (The kernel is dialect text and compiles for a GPU; a device keeps the
--- general product until it is measured there.)
+-- passes over A (a dense marker a thread), the same values bit for bit;
+-- else, or where it declines (a zero diagonal; off the host),
+-- sparse.spgemm_jacobi. (The bodies are dialect text and compile for a
+-- GPU; a device keeps the general product: its marker would not fit a
+-- team's scratch.)
 local function smooth(f, omega, A, Pt, k)
   if k == 1 and A:space() == "host" then
     local _, o = call(f, "solve.amg_smooth", margs(margs({omega = omega}, "A", A), "P", Pt))
