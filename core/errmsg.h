@@ -957,5 +957,7 @@ SK_ERRDEF(DIST_BFS_VIEW, "speck.dist.bfs: view '%s' must be a contiguous rank-1 
 
 /* -- host small-page scopes (core.host_small_pages: vm/lcore.c; issue 27) -- */
 SK_ERRDEF(SMALL_PAGES_DELTA, "delta must be -1 (close), 0 (the depth) or 1 (open), got %lld")
+/* -- AMG's prolongator smoothing for a one-entry-a-row P (issue 27, amg4: kernels/solve/amg.c) -- */
+SK_ERRDEF(AMG_SMOOTH_ARGS, "P (%s, float64) must have as many rows as A (%s) has columns and live in its space")
 #include "backends/errmsg.h"
 // clang-format on

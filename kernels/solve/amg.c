@@ -549,6 +549,138 @@ static int amg_pattern_diff(const sk_arg *args, int nargs, sk_kvalue *out, char 
   return sk_kout_num(out, "rows", (double)d, err, errlen);
 }
 
+static const char *const sig_scount[] = {"team" PC_R1("rowptr", "int64") PC_R1("colidx", "int32")
+                                           PC_R1("prp", "int64") PC_R1("pci", "int32")
+                                             PC_R1("cnt", "int64") PC_R1("bad", "int64")
+                                               " nb=int64 rpt=int64",
+                                         NULL};
+static const sk_kbody k_scount = {.label = "solve.amg_smooth_count",
+                                  .body = sk_body_solve_amg_smooth_count,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_scount};
+static const char *const sig_sfill[] = {"team" PC_MAT PC_R1("prp", "int64") PC_R1("pci", "int32")
+                                          PC_R1("pv", "float64") PC_R1("crp", "int64")
+                                            PC_R1("cci", "int32") PC_R1("cv", "float64")
+                                              PC_R1("bad", "int64")
+                                                " nb=int64 rpt=int64 omega=float64",
+                                        NULL};
+static const sk_kbody k_sfill = {.label = "solve.amg_smooth_fill",
+                                 .body = sk_body_solve_amg_smooth_fill,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_sfill};
+
+/* aggregates up to which the host's dense accumulator is used (12 bytes
+ * an aggregate a thread, as sparse.spgemm's) */
+#define SMOOTH_DENSE_MAX ((int64_t)1 << 22)
+
+/* the dense marker's teams (sparse.spgemm's dense_policy): blocks of
+ * rows whose work pays the marker's reset eight times over, a multiple of
+ * the threads, at most 16 a thread; 'bytes' of scratch an aggregate */
+static void smooth_policy(const sk_backend *b, const sk_csr *A, int64_t nagg, int64_t bytes,
+                          sk_policy *p, int64_t *rpt) {
+  sk_policy_init(p, SK_POL_TEAM);
+  p->team_size = 1;
+  p->vector_length = 1;
+  p->schedule = SK_DYNAMIC;
+  p->scratch_thread[1] = bytes * nagg + 64;
+  int64_t conc = b->concurrency ? b->concurrency() : 1;
+  if (conc < 1) conc = 1;
+  int64_t nnz = A->colidx->extent[0];
+  int64_t L = nnz / (8 * (nagg + 1));
+  if (L < conc) L = conc;
+  if (L > 16 * conc) L = 16 * conc;
+  L = (L + conc - 1) / conc * conc;
+  *rpt = (A->nrows + L - 1) / L;
+  if (*rpt < 1) *rpt = 1;
+  p->league_size = (A->nrows + *rpt - 1) / *rpt;
+}
+
+/* solve.amg_smooth: omega, A_*, P_* (the tentative prolongator, at most
+ * one entry a row) -> C_rowptr, C_colidx, C_values: (I - omega D^-1 A) P
+ * in two passes over A (count with the columns only, fill), with no
+ * bounds pass, no diagonal pass and no loop over P's rows; the same values
+ * as sparse.spgemm_jacobi's host product, bit for bit (amg.sk). Gives back
+ * only general = 1 off the host, past SMOOTH_DENSE_MAX aggregates, where
+ * a row of P has more than one entry, or where a diagonal is zero: the
+ * caller takes sparse.spgemm_jacobi then (which names a zero diagonal) */
+static int amg_smooth(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
+                      size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols", "P_rowptr",
+                                      "P_colidx", "P_values", "P_ncols",  "omega",   NULL};
+  sk_csr A, P;
+  double omega;
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be || sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      sk_csr_arg(args, nargs, "P", 1, &P, err, errlen) < 0 ||
+      sk_karg_f64(args, nargs, "omega", &omega, err, errlen) < 0)
+    return -1;
+  if (P.nrows != A.ncols || P.values->dtype != SK_F64 || P.rowptr->space != A.rowptr->space) {
+    char sa[48], sp[48];
+    sk_err(err, errlen, SK_E_AMG_SMOOTH_ARGS, sk_csr_shape(&P, sp, sizeof sp),
+           sk_csr_shape(&A, sa, sizeof sa));
+    return -1;
+  }
+  if (!sk_sp_host(be) || P.ncols > SMOOTH_DENSE_MAX)
+    return sk_kout_num(out, "general", 1, err, errlen);
+  const int space = A.rowptr->space;
+  int rc = -1;
+  int64_t row = INT64_MAX, nnz = 0, rpt;
+  sk_view crp, bad, ci, cv;
+  sk_policy pol;
+  memset(&bad, 0, sizeof bad);
+  memset(&ci, 0, sizeof ci);
+  memset(&cv, 0, sizeof cv);
+  if (sk_sp_view(&crp, "C rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
+  if (sk_pc_flag(&bad, space, err, errlen) < 0) goto done;
+  smooth_policy(be, &A, P.ncols, 4, &pol, &rpt);
+  {
+    sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("prp", P.rowptr),    sk_arg_view_ro("pci", P.colidx),
+                  sk_arg_view("cnt", &crp),           sk_arg_view("bad", &bad),
+                  sk_arg_i64("nb", P.ncols),          sk_arg_i64("rpt", rpt)};
+    if ((A.nrows > 0 && sk_kbody_launch(&k_scount, &pol, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
+        sk_pc_flag_read(&bad, &row, err, errlen) < 0)
+      goto done;
+  }
+  if (row != INT64_MAX) {
+    rc = sk_kout_num(out, "general", 1, err, errlen);
+    goto done;
+  }
+  if (sk_sp_scan(&crp, &crp, A.nrows, &nnz, err, errlen) < 0 ||
+      sk_sp_view(&ci, "C_colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+      sk_sp_view(&cv, "C_values", SK_F64, nnz, space, 0, err, errlen) < 0)
+    goto done;
+  smooth_policy(be, &A, P.ncols, 12, &pol, &rpt);
+  {
+    sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("values", A.values), sk_arg_view_ro("prp", P.rowptr),
+                  sk_arg_view_ro("pci", P.colidx),    sk_arg_view_ro("pv", P.values),
+                  sk_arg_view("crp", &crp),           sk_arg_view("cci", &ci),
+                  sk_arg_view("cv", &cv),             sk_arg_view("bad", &bad),
+                  sk_arg_i64("nb", P.ncols),          sk_arg_i64("rpt", rpt),
+                  sk_arg_f64("omega", omega)};
+    if ((A.nrows > 0 && sk_kbody_launch(&k_sfill, &pol, f, PC_NELEM(f), NULL, err, errlen) < 0) ||
+        sk_pc_flag_read(&bad, &row, err, errlen) < 0)
+      goto done;
+  }
+  if (row != INT64_MAX) {
+    rc = sk_kout_num(out, "general", 1, err, errlen);
+    goto done;
+  }
+  /* (sk_kout_view moves the reference: the views below are empty then) */
+  if (sk_kout_view(out, "C_rowptr", &crp, err, errlen) < 0 ||
+      sk_kout_view(out, "C_colidx", &ci, err, errlen) < 0)
+    goto done;
+  rc = sk_kout_view(out, "C_values", &cv, err, errlen);
+done:
+  sk_view_release(&bad);
+  sk_view_release(&crp);
+  sk_view_release(&ci);
+  sk_view_release(&cv);
+  return rc;
+}
+
 static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
                                       amg_nullspace};
 static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
@@ -565,6 +697,8 @@ static const sk_kentry e_block_ns = {"solve.amg_block_nullspace", "b, nb", SK_KR
 static const sk_kentry e_drop_isolated = {"solve.amg_drop_isolated",
                                           "G_rowptr, G_colidx, labels, nagg", SK_KRES_NONE,
                                           amg_drop_isolated};
+static const sk_kentry e_smooth = {"solve.amg_smooth", "omega, A_*, P_*", SK_KRES_NONE,
+                                   amg_smooth};
 static const sk_kentry e_compact = {"solve.amg_compact", "A_*", SK_KRES_NONE, amg_compact};
 static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
                                          "A_rowptr, A_colidx, B_rowptr, B_colidx", SK_KRES_NONE,
@@ -572,9 +706,9 @@ static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
 const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
                                               &e_symmetry,  &e_amalgamate, &e_expand,
                                               &e_block_ns,  &e_drop_isolated, &e_compact,
-                                              &e_pattern_diff, NULL};
+                                              &e_pattern_diff, &e_smooth, NULL};
 const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    &k_qr,
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
                                             &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
-                                            NULL};
+                                            &k_scount,  &k_sfill,   NULL};

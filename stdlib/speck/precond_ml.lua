@@ -50,6 +50,23 @@ local function check_num(f, what, x)
 end
 
 -- sum of |a_ij - a_ji| <= 1e-10 sum of |a_ij|, over A's entries (one pass)
+-- P = (I - omega D^-1 A) P_t. On the host with one near-null vector (P_t
+-- one entry a row: row i -> its aggregate) by solve.amg_smooth's two
+-- passes over A (a dense marker a thread), the same values bit for bit;
+-- else, or where it declines (a zero diagonal; off the host),
+-- sparse.spgemm_jacobi. (The bodies are dialect text and compile for a
+-- GPU; a device keeps the general product: its marker would not fit a
+-- team's scratch.)
+local function smooth(f, omega, A, Pt, k)
+  if k == 1 and A:space() == "host" then
+    local _, o = call(f, "solve.amg_smooth", margs(margs({omega = omega}, "A", A), "P", Pt))
+    if not o.general then
+      return make(A:nrows(), Pt:ncols(), o.C_rowptr, o.C_colidx, o.C_values, true)
+    end
+  end
+  return sparse.spgemm_jacobi(omega, A, Pt)
+end
+
 local function symmetric(f, A)
   local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0}, "A", A))
   return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
@@ -410,7 +427,7 @@ function M.amg(A, opts)
     local _, t = call(f, "solve.amg_tentative", {labels = co2.labels, nagg = nagg, b = B, k = k})
     L.Pt = make(L.n, nagg * k, t.P_rowptr, t.P_colidx, t.P_values, true)
     L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
-    L.P = sparse.spgemm_jacobi(L.omega, Al, L.Pt)
+    L.P = smooth(f, L.omega, Al, L.Pt, k)
     L.R = L.P:transpose()
     L.hAP = sparse.spgemm_symbolic(Al, L.P)
     L.AP = sparse.spgemm_numeric(L.hAP, Al, L.P)
@@ -506,7 +523,7 @@ function M.amg(A, opts)
       end
       L.cheby = cheby_state(f, Al2, level_co(i))
       L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
-      L.P = sparse.spgemm_jacobi(L.omega, Al2, L.Pt)
+      L.P = smooth(f, L.omega, Al2, L.Pt, k)
       L.R = L.P:transpose()
       sparse.spgemm_numeric(L.hAP, Al2, L.P, L.AP)
       Al2 = sparse.spgemm_numeric(L.hRAP, L.R, L.AP, levels[i + 1].A)
