@@ -603,3 +603,32 @@ int sk_dist_plan_export_add(sk_dist_plan *p, const void *halo, void *xloc, int i
 }
 void sk_dist_plan_free(sk_dist_plan *p) { memset(p, 0, sizeof *p); }
 #endif
+
+/* -- a sum that carries the ranks' failures (both builds) ----------------- */
+/* the failing ranks' consensus after a reduction whose last slot summed
+ * the failure flags (err: the lowest failing rank's message) */
+static int or_fail(int any, int failed, char *err, size_t errlen) {
+  if (!any) return 0;
+  char msg[1024];
+  if (sk_dist_consensus(failed, failed ? err : NULL, msg, sizeof msg) != 0)
+    snprintf(err, errlen, "%s", msg);
+  return -1;
+}
+
+/* t has n + 1 slots: the flag goes into t[n] (a failed rank's own message
+ * stays in err while the reduction's error, if any, goes aside) */
+int sk_dist_allsum_or_fail_i64(int64_t *t, int n, int failed, char *err, size_t errlen) {
+  char e2[512];
+  t[n] = failed;
+  if (sk_dist_allreduce_i64(t, n + 1, 0, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
+    return -1;
+  return or_fail(t[n] > 0, failed, err, errlen);
+}
+
+int sk_dist_allsum_or_fail_f64(double *t, int n, int failed, char *err, size_t errlen) {
+  char e2[512];
+  t[n] = failed;
+  if (sk_dist_allreduce_sum_f64(t, n + 1, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
+    return -1;
+  return or_fail(t[n] != 0, failed, err, errlen);
+}

@@ -118,6 +118,11 @@ int sk_dist_alltoallv(const void *sbuf, const int64_t *scount, int esize, void *
 int sk_dist_allreduce_i64(int64_t *x, int n, int op, char *err, size_t errlen);
 /* Collective: x[0..n) of float64 summed in place (one MPI_Allreduce) */
 int sk_dist_allreduce_sum_f64(double *x, int n, char *err, size_t errlen);
+/* Collective: t[0..n) summed over the ranks with each rank's 'failed'
+ * flag beside them in t[n] (t holds n + 1); 0, or -1 on every rank when one failed (err: the
+ * lowest failing rank's message, as sk_dist_consensus gives it) */
+int sk_dist_allsum_or_fail_i64(int64_t *t, int n, int failed, char *err, size_t errlen);
+int sk_dist_allsum_or_fail_f64(double *t, int n, int failed, char *err, size_t errlen);
 /* Collective: the most ranks any one node holds (MPI_COMM_TYPE_SHARED) */
 int sk_dist_node_ranks(int *most, char *err, size_t errlen);
 double sk_dist_wtime(void);

@@ -169,16 +169,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
       failed = sk_kbody_range(&k_step_in, 0, n, sb, NELEM(sb), &res, err, errlen) < 0;
       if (!failed) t[0] += sk_result_i64(&res, 0);
     }
-    t[1] = failed;
-    if (sk_dist_allreduce_i64(t, 2, 0, failed ? e2 : err, failed ? sizeof e2 : errlen) <
-        0)
-      return -1;
-    if (t[1] > 0) {
-      char msg[1024];
-      if (sk_dist_consensus(failed, failed ? err : NULL, msg, sizeof msg) != 0)
-        snprintf(err, errlen, "%s", msg);
-      return -1;
-    }
+    if (sk_dist_allsum_or_fail_i64(t, 1, failed, err, errlen) < 0) return -1;
     cur ^= 1;
     if (t[0] == 0) break;
   }
@@ -187,16 +178,7 @@ int sk_dist_cc_run(sk_dist_xchg *xa, sk_dist_xchg *xb, const sk_dist_ccg *A,
   int64_t t[2] = {0, 0};
   failed = sk_kbody_range(&k_roots, 0, n, ra, NELEM(ra), &res, err, errlen) < 0;
   if (!failed) t[0] = sk_result_i64(&res, 0);
-  t[1] = failed;
-  char e2[512];
-  if (sk_dist_allreduce_i64(t, 2, 0, failed ? e2 : err, failed ? sizeof e2 : errlen) < 0)
-    return -1;
-  if (t[1] > 0) {
-    char msg[1024];
-    if (sk_dist_consensus(failed, failed ? err : NULL, msg, sizeof msg) != 0)
-      snprintf(err, errlen, "%s", msg);
-    return -1;
-  }
+  if (sk_dist_allsum_or_fail_i64(t, 1, failed, err, errlen) < 0) return -1;
   *which = cur;
   *ncomp = t[0];
   return 0;

@@ -62,21 +62,6 @@ static int contrib(const sk_view *x, const sk_view *y, const sk_view *deg, doubl
   return range(&k_contrib, x->extent[0], a, NELEM(a), dang, err, errlen);
 }
 
-/* t[0..n-1] summed over the ranks with the failure flag t[n]; -1 (err:
- * the lowest failing rank's message) when a rank failed */
-static int allsum(double *t, int n, int failed, char *err, size_t errlen) {
-  char e2[512];
-  t[n] = failed;
-  if (sk_dist_allreduce_sum_f64(t, n + 1, failed ? e2 : err,
-                                failed ? sizeof e2 : errlen) < 0)
-    return -1;
-  if (t[n] == 0) return 0;
-  char msg[1024];
-  if (sk_dist_consensus(failed, failed ? err : NULL, msg, sizeof msg) != 0)
-    snprintf(err, errlen, "%s", msg);
-  return -1;
-}
-
 int sk_dist_pr_run(sk_dist_xchg *xb, const sk_dist_ccg *B, const sk_view *const x[2],
                    const sk_view *y, const sk_view *hy, const sk_view *deg, int64_t N,
                    double d, double tol, int64_t maxiter, int *which, int64_t *iters,
@@ -84,7 +69,7 @@ int sk_dist_pr_run(sk_dist_xchg *xb, const sk_dist_ccg *B, const sk_view *const 
   int cur = 0;
   double t[3] = {0, 0, 0};
   int failed = contrib(x[0], y, deg, &t[0], err, errlen) < 0;
-  if (allsum(t, 1, failed, err, errlen) < 0) return -1;
+  if (sk_dist_allsum_or_fail_f64(t, 1, failed, err, errlen) < 0) return -1;
   double dang = t[0];
   int64_t it = 0;
   while (it < maxiter) {
@@ -108,7 +93,7 @@ int sk_dist_pr_run(sk_dist_xchg *xb, const sk_dist_ccg *B, const sk_view *const 
     /* the next iteration's shares and dangling sum, summed with this one's delta */
     if (!failed) failed = contrib(x[cur], y, deg, &next, err, errlen) < 0;
     t[0] = delta, t[1] = next;
-    if (allsum(t, 2, failed, err, errlen) < 0) return -1;
+    if (sk_dist_allsum_or_fail_f64(t, 2, failed, err, errlen) < 0) return -1;
     dang = t[1];
     if (t[0] < (double)N * tol) break;
   }
