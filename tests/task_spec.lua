@@ -20,17 +20,9 @@ local function it_host(name, fn)
 end
 local task = require "speck.task"
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return tostring(e)
-end
-
-local function fibn(n)
-  local a, b = 0, 1
-  for _ = 1, n do a, b = b, a + b end
-  return a
-end
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+local T = dofile(HERE .. "/task_fixtures.lua")
+local err_of, fibn = T.err_of, T.fibn
 
 local FIB = [[
   if (self.n < 2) task_return(self.n);
