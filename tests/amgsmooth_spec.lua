@@ -79,13 +79,7 @@ describe("speck.solve.amg's smoothers per level on " .. SPACE, function()
     local e = poisson_entries(12)
     for i = 0, 12 * 12 * 12 - 3, 2 do e[#e + 1] = {i, i + 2, 0.0}; e[#e + 1] = {i + 2, i, 0.0} end
     local A = coo(12 * 12 * 12, e)
-    local function made(l)
-      local s = 0
-      for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-        if k.label == l then s = s + (k.launches or 0) end
-      end
-      return s
-    end
+    local made = dofile(HERE .. "/csr_fixtures.lua").launches
     local P = solve.amg(A)
     assert.is_true(P:info().zeros_dropped > 0)
     -- the first SpMV with A reads them (a matrix new to sparse.spmv gets its
