@@ -166,42 +166,62 @@ static const sk_kbody k_init_slots = {.label = "graph.bc_init_slots",
                                       .pattern = SK_FOR,
                                       .sigs = sig_init_slots};
 
+/* the slots' rows: 'rows' rows of nv each (queues only with 'que'), and
+ * an empty source list 'none' where no sources view is given */
+typedef struct bc_slots {
+  sk_view dep, sig, del, que, part, none;
+} bc_slots;
+
+static void bc_slots_release(bc_slots *s) {
+  sk_view *all[] = {&s->dep, &s->sig, &s->del, &s->que, &s->part, &s->none};
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+}
+
+static int bc_slots_make(bc_slots *s, const sk_graph *g, int64_t rows, int que, int none,
+                         char *err, size_t errlen) {
+  const int64_t ext[2] = {rows, g->nv > 0 ? g->nv : 1};
+  const int space = g->rowptr->space;
+  memset(s, 0, sizeof *s);
+  if (sk_view_create(&s->dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&s->sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&s->del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      (que && sk_view_create(&s->que, "queues", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                             errlen) < 0) ||
+      sk_view_create(&s->part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      (none && sk_sp_view(&s->none, "sources", SK_I64, 1, space, 1, err, errlen) < 0)) {
+    bc_slots_release(s);
+    return -1;
+  }
+  return 0;
+}
+
 /* bc (nv, zeroed) = f x the sum over sources hs[0..ns) (NULL: 0..ns-1)
  * of their dependencies, 'nsl' slots */
 static int bc_by_source(const sk_graph *g, const sk_view *hsrc, int64_t ns, int64_t nsl,
                         double f, sk_view *bc, char *err, size_t errlen) {
-  const int64_t nv = g->nv, ext[2] = {nsl, nv > 0 ? nv : 1};
-  const int space = g->rowptr->space;
-  sk_view dep, sig, del, que, part, none;
-  sk_view *all[] = {&dep, &sig, &del, &que, &part, &none};
-  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  const int64_t nv = g->nv;
+  bc_slots sl;
+  if (bc_slots_make(&sl, g, nsl, 1, !hsrc, err, errlen) < 0) return -1;
+  sk_view *dep = &sl.dep, *sig = &sl.sig, *del = &sl.del, *que = &sl.que, *part = &sl.part;
   int rc = -1;
-  if (sk_view_create(&dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      sk_view_create(&sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
-                     errlen) < 0 ||
-      sk_view_create(&del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
-                     errlen) < 0 ||
-      sk_view_create(&que, "queues", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      sk_view_create(&part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      (!hsrc && sk_sp_view(&none, "sources", SK_I64, 1, space, 1, err, errlen) < 0))
-    goto done;
   {
-    sk_arg a[] = {sk_arg_view("dep", &dep), sk_arg_view("sig", &sig),
-                  sk_arg_view("del", &del), sk_arg_view("part", &part)};
+    sk_arg a[] = {sk_arg_view("dep", dep), sk_arg_view("sig", sig),
+                  sk_arg_view("del", del), sk_arg_view("part", part)};
     sk_arg b[] = {sk_arg_view("rowptr", g->rowptr),
                   sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("dep", &dep),
-                  sk_arg_view("sig", &sig),
-                  sk_arg_view("del", &del),
-                  sk_arg_view("que", &que),
-                  sk_arg_view("part", &part),
-                  sk_arg_view("srcs", hsrc ? hsrc : &none),
+                  sk_arg_view("dep", dep),
+                  sk_arg_view("sig", sig),
+                  sk_arg_view("del", del),
+                  sk_arg_view("que", que),
+                  sk_arg_view("part", part),
+                  sk_arg_view("srcs", hsrc ? hsrc : &sl.none),
                   sk_arg_i64("ns", ns),
                   sk_arg_i64("all", !hsrc)};
-    sk_arg c[] = {sk_arg_view("part", &part), sk_arg_view("bc", bc), sk_arg_f64("f", f)};
+    sk_arg c[] = {sk_arg_view("part", part), sk_arg_view("bc", bc), sk_arg_f64("f", f)};
     if (sk_sp_range(&k_init_slots, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_galgo_degree_range_chunk(&k_bysrc, nsl, 1, b, NELEM(b), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_sum_parts, nv, c, NELEM(c), NULL, err, errlen) < 0)
@@ -209,7 +229,7 @@ static int bc_by_source(const sk_graph *g, const sk_view *hsrc, int64_t ns, int6
   }
   rc = 0;
 done:
-  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  bc_slots_release(&sl);
   return rc;
 }
 
@@ -264,27 +284,15 @@ static int bc_multi(const sk_graph *g, const sk_view *src, int64_t ns, int64_t b
   int64_t nb = batch > 0 ? batch : BC_MULTI_ENTRIES / (nv > 0 ? nv : 1);
   if (nb > ns) nb = ns;
   if (nb < 1) nb = 1;
-  const int64_t ext[2] = {nb, nv > 0 ? nv : 1};
-  const int space = g->rowptr->space;
-  sk_view dep, sig, del, part, none;
-  sk_view *all[] = {&dep, &sig, &del, &part, &none};
-  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  bc_slots sl;
+  if (bc_slots_make(&sl, g, nb, 0, !src, err, errlen) < 0) return -1;
+  sk_view *dep = &sl.dep, *sig = &sl.sig, *del = &sl.del, *part = &sl.part;
   int rc = -1;
-  if (sk_view_create(&dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      sk_view_create(&sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
-                     errlen) < 0 ||
-      sk_view_create(&del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
-                     errlen) < 0 ||
-      sk_view_create(&part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      (!src && sk_sp_view(&none, "sources", SK_I64, 1, space, 1, err, errlen) < 0))
-    goto done;
   for (int64_t base = 0; base < ns; base += nb) {
-    sk_arg a[] = {sk_arg_view("dep", &dep), sk_arg_view("sig", &sig),
-                  sk_arg_view("del", &del), sk_arg_view("part", &part)};
-    sk_arg sd[] = {sk_arg_view("dep", &dep),           sk_arg_view("sig", &sig),
-                   sk_arg_view("srcs", src ? src : &none), sk_arg_i64("base", base),
+    sk_arg a[] = {sk_arg_view("dep", dep), sk_arg_view("sig", sig),
+                  sk_arg_view("del", del), sk_arg_view("part", part)};
+    sk_arg sd[] = {sk_arg_view("dep", dep),           sk_arg_view("sig", sig),
+                   sk_arg_view("srcs", src ? src : &sl.none), sk_arg_i64("base", base),
                    sk_arg_i64("ns", ns),               sk_arg_i64("all", !src)};
     if (sk_sp_range(&k_init_slots, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_mseed, nb, sd, NELEM(sd), NULL, err, errlen) < 0)
@@ -293,7 +301,7 @@ static int bc_multi(const sk_graph *g, const sk_view *src, int64_t ns, int64_t b
     int64_t l = 0;
     for (;; l++) {
       sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                    sk_arg_view("dep", &dep),         sk_arg_view("sig", &sig),
+                    sk_arg_view("dep", dep),         sk_arg_view("sig", sig),
                     sk_arg_i64("nv", nv),             sk_arg_i64("l", l)};
       sk_result r;
       if (sk_sp_range(&k_mfwd, nb * nv, f, NELEM(f), &r, err, errlen) < 0) goto done;
@@ -302,17 +310,17 @@ static int bc_multi(const sk_graph *g, const sk_view *src, int64_t ns, int64_t b
     /* l is the deepest level; backward from it down to 1 */
     for (; l >= 1; l--) {
       sk_arg w[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
-                    sk_arg_view("dep", &dep),         sk_arg_view("sig", &sig),
-                    sk_arg_view("del", &del),         sk_arg_view("part", &part),
+                    sk_arg_view("dep", dep),         sk_arg_view("sig", sig),
+                    sk_arg_view("del", del),         sk_arg_view("part", part),
                     sk_arg_i64("nv", nv),             sk_arg_i64("l", l)};
       if (sk_sp_range(&k_mbwd, nb * nv, w, NELEM(w), NULL, err, errlen) < 0) goto done;
     }
-    sk_arg s[] = {sk_arg_view("part", &part), sk_arg_view("bc", bc)};
+    sk_arg s[] = {sk_arg_view("part", part), sk_arg_view("bc", bc)};
     if (sk_sp_range(&k_madd, nv, s, NELEM(s), NULL, err, errlen) < 0) goto done;
   }
   rc = 0;
 done:
-  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  bc_slots_release(&sl);
   return rc;
 }
 
