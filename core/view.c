@@ -7,6 +7,7 @@
  * return 0 or a negative status and write a message into 'err'. The Lua
  * bindings (vm/lview.c) prefix the messages with the operation and label.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -235,8 +236,10 @@ int sk_view_create(sk_view *v, const char *label, int dtype, int rank, const int
   a->refs = 1;
   a->wgen = 0;
   a->exposed = 0;
-  a->memo = NULL;
-  a->memo_free = NULL;
+  for (int m = 0; m < SK_ALLOC_MEMOS; m++) {
+    a->memo[m] = NULL;
+    a->memo_free[m] = NULL;
+  }
   a->handle = NULL;
   a->bytes = bytes;
   a->space = space;
@@ -379,11 +382,20 @@ int sk_alloc_memo_ok(const sk_alloc *a) {
          !sk_space_remote(a->space);
 }
 
+/* the slots are taken under one lock (each kind's memo under its own) */
+static pthread_mutex_t memo_slots = PTHREAD_MUTEX_INITIALIZER;
+
 void *sk_alloc_memo(sk_alloc *a, size_t size, void (*memo_free)(void *memo)) {
-  if (a->memo) return a->memo_free == memo_free ? a->memo : NULL;
-  if (!(a->memo = calloc(1, size))) return NULL;
-  a->memo_free = memo_free;
-  return a->memo;
+  pthread_mutex_lock(&memo_slots);
+  void *m = NULL;
+  int s = 0;
+  while (s < SK_ALLOC_MEMOS && a->memo[s] && a->memo_free[s] != memo_free) s++;
+  if (s < SK_ALLOC_MEMOS) {
+    if (!a->memo[s] && (a->memo[s] = calloc(1, size)) != NULL) a->memo_free[s] = memo_free;
+    m = a->memo[s];
+  }
+  pthread_mutex_unlock(&memo_slots);
+  return m;
 }
 
 int sk_pattern_key_same(const sk_pattern_key *k, const sk_view *rowptr, const sk_view *colidx) {
@@ -433,7 +445,8 @@ void sk_view_release(sk_view *v) {
     _Atomic int64_t *h = sk_space_held(a->space);
     if (h) atomic_fetch_sub(h, (int64_t)a->bytes);
   }
-  if (a->memo && a->memo_free) a->memo_free(a->memo);
+  for (int m = 0; m < SK_ALLOC_MEMOS; m++)
+    if (a->memo[m] && a->memo_free[m]) a->memo_free[m](a->memo[m]);
   free(a);
 }
 

@@ -83,6 +83,9 @@ extern const sk_dtype_info sk_dtypes[SK_NDTYPE];
 
 #define SK_LABEL_MAX 128
 
+/* memos an allocation keeps, of different kinds (sk_alloc_memo) */
+#define SK_ALLOC_MEMOS 3
+
 typedef struct sk_alloc {
   long refs;                /* atomic */
   char label[SK_LABEL_MAX]; /* the first view's, for tools' events */
@@ -94,11 +97,11 @@ typedef struct sk_alloc {
   /* writes and memos (sk_alloc_written below): the writes the library
    * saw (a count), 1 once a raw pointer to the memory was handed
    * out, and data derived from the contents kept with them (freed by
-   * memo_free with the allocation) */
+   * memo_free with the allocation; a kind a slot) */
   uint64_t wgen;
   int exposed;
-  void *memo;
-  void (*memo_free)(void *memo);
+  void *memo[SK_ALLOC_MEMOS];
+  void (*memo_free[SK_ALLOC_MEMOS])(void *memo);
 } sk_alloc;
 
 typedef struct sk_view {
@@ -201,12 +204,13 @@ void sk_alloc_replayed(void);
 /* the clock now (a stamp no write has yet) and at the last replay */
 uint64_t sk_alloc_clock(void);
 uint64_t sk_alloc_replay_mark(void);
-/* Memos of an allocation (one a block, one kind: kernels/sparse's compact
- * index of a column array, value codes of a values array). The stamp a
- * memo is keyed at; whether one may be kept at all (owned memory whose
- * pointer was never handed out, not remote); and the block's memo of the
- * kind 'memo_free' frees -- made zeroed, 'size' bytes, if it has none;
- * NULL when it holds another kind's or memory is short. The caller keeps
+/* Memos of an allocation (at most SK_ALLOC_MEMOS kinds a block, one memo
+ * a kind: kernels/sparse's compact index of a column array, value codes
+ * and the diagonal form of a values array). The stamp a memo is keyed
+ * at; whether one may be kept at all (owned memory whose pointer was
+ * never handed out, not remote); and the block's memo of the kind
+ * 'memo_free' frees -- made zeroed, 'size' bytes, if it has none; NULL
+ * when its slots hold other kinds' or memory is short. The caller keeps
  * its kind's memos under its own lock. */
 uint64_t sk_alloc_stamp(const sk_alloc *a);
 int sk_alloc_memo_ok(const sk_alloc *a);

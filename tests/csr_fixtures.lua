@@ -1,5 +1,6 @@
 -- csr_fixtures.lua: what spmv16_spec.lua and vdict_spec.lua share (loaded
--- with dofile): the launches of a kernel label, a matrix's plain copy
+-- with dofile): the launches of a kernel label (the diagonal form's,
+-- F.DIA), a matrix's plain copy
 -- (its arrays exposed, so the library keeps no compact index or value
 -- codes for them: plain CSR), a deterministic vector, a bit-for-bit
 -- comparison of two views (NaN equal to NaN), and library bodies compiled
@@ -10,6 +11,12 @@ local speck = require "speck"
 local F = {}
 
 -- launches of kernels labelled with any of the given labels
+-- the diagonal form's kernels (kernels/sparse/dia.c: a stencil's matrix
+-- with value codes takes them in place of the coded CSR kernels): SpMV
+-- on the host and on a device, CG's SpMV with its dots likewise
+F.DIA = {"sparse.spmv_dia", "sparse.spmv_dia_row", "sparse.cg_dia_dots",
+         "sparse.cg_dia_dots_row"}
+
 function F.launches(...)
   local want, s = {}, 0
   for _, l in ipairs({...}) do want[l] = true end

@@ -18,7 +18,10 @@ local CODED = HOST and "sparse.spmv16v" or "sparse.spmv16v_team"
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/csr_fixtures.lua")
-local launches, plain_copy, vec, same_bits = F.launches, F.plain_copy, F.vec, F.same_bits
+local plain_copy, vec, same_bits = F.plain_copy, F.vec, F.same_bits
+-- launches of 'label' or of the diagonal form (dia.c), which a matrix
+-- with value codes takes where it is a stencil's (a band here)
+local function launches(label) return F.launches(label, table.unpack(F.DIA)) end
 
 -- an n x n band matrix with entries at 'offs' from the diagonal; entry
 -- number e (0-based, in row order) gets value(e, i, j)

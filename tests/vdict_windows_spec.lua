@@ -15,7 +15,10 @@ local CODED = HOST and "sparse.spmv16v" or "sparse.spmv16v_team"
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/csr_fixtures.lua")
-local launches, plain_copy, vec, same_bits = F.launches, F.plain_copy, F.vec, F.same_bits
+local plain_copy, vec, same_bits = F.plain_copy, F.vec, F.same_bits
+-- launches of 'label' or of the diagonal form (dia.c), which a matrix
+-- with value codes takes where it is a stencil's (a band here)
+local function launches(label) return F.launches(label, table.unpack(F.DIA)) end
 
 -- n rows: the first 'nb' identity rows (value 1), then rows of a 5-entry
 -- stencil (4 on the diagonal, -1 at +-1 and +-w), in COO

@@ -202,6 +202,7 @@ typedef struct kry {
   int64_t nhist, caphist;
   sk_csr16 c16; /* CG's: the matrix's compact index (kernels/sparse/csr16.c) */
   sk_vdict vd;  /* and its value codes (kernels/sparse/vdict.c) */
+  sk_dia dia;   /* and its diagonal form, a stencil's (kernels/sparse/dia.c) */
 } kry;
 
 static int push(kry *k, double rel, char *err, size_t errlen) {
@@ -372,10 +373,14 @@ static int finish(kry *k, double rr, sk_kvalue *out, char *err, size_t errlen) {
  * for a user body, the SpMV (sparse.spmv's, the compact index there too)
  * then the dots -- a team launch doing both measured slower on an H200
  * (385 against 354 us an iteration on the 27-point 128^3 matrix: its
- * three sums a row cost more than the second pass over r, u and w) */
+ * three sums a row cost more than the second pass over r, u and w); by
+ * diagonals where the matrix has them (kernels/sparse/dia.c), one launch
+ * on both, a thread a row on a device */
 static int spmv_dots(kry *k, const sk_view *u, const sk_view *w, const sk_view *rv,
                      double d[3], char *err, size_t errlen) {
   sk_result res;
+  if (k->dia.ok) /* by diagonals, host and device: one launch */
+    return sk_dia_cg_dots(&k->dia, &k->op.A, u, w, rv, d, err, errlen);
   if (!k->op.is_body && sk_sp_host(k->be) && k->n > 0) {
     const sk_csr *A = &k->op.A;
     const int lean = k->c16.ok;
@@ -448,7 +453,8 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
   /* the compact index for all the iterations' SpMVs, kept with the matrix */
   if (!k->op.is_body &&
       (sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0 ||
-       (k->c16.ok && sk_vdict_get(k->op.A.values, k->maxiter, &k->vd, err, errlen) < 0)))
+       (k->c16.ok && sk_vdict_get(k->op.A.values, k->maxiter, &k->vd, err, errlen) < 0) ||
+       (k->vd.ok && k->n > 0 && sk_dia_get(&k->op.A, &k->vd, &k->dia, err, errlen) < 0)))
     goto done;
   if (true_resid(k, &w, &rv, &rr, err, errlen) < 0 || push(k, sqrt(rr) / k->bn, err, errlen) < 0)
     goto done;
@@ -521,6 +527,7 @@ done:
   for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
   sk_csr16_release(&k->c16);
   sk_vdict_release(&k->vd);
+  sk_dia_release(&k->dia);
   return rc;
 }
 

@@ -9,4 +9,5 @@ const sk_kentry *const *const sk_sparse_entries[] = {
   sk_spgemm_entries, sk_spadd_entries, sk_sptrsv_entries, sk_zcg_entries, NULL};
 const sk_kbody *const *const sk_sparse_bodies[] = {
   sk_csr_bodies,   sk_spmv_bodies,   sk_spgemm_bodies,
-  sk_spadd_bodies, sk_sptrsv_bodies, sk_zspmv_bodies, sk_zcg_bodies, sk_csr16_bodies, sk_vdict_bodies, NULL};
+  sk_spadd_bodies, sk_sptrsv_bodies, sk_zspmv_bodies, sk_zcg_bodies, sk_csr16_bodies, sk_vdict_bodies, sk_dia_bodies,
+  NULL};

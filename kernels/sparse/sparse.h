@@ -147,6 +147,42 @@ int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
 void sk_vdict_release(sk_vdict *d);
 extern const sk_kbody *const sk_vdict_bodies[];
 
+/* -- the diagonal form (dia.c) ------------------------------------------------
+ * A stencil matrix (every row's columns its index plus offsets from one
+ * set of at most SK_DIA_MAX) as one byte a row and diagonal: the value
+ * code plus one, 0 where the row lacks the column. Only for a matrix with
+ * value codes whose fill nd * n is at most SK_DIA_FILL times its entries;
+ * the one builder, kept with the values (a memo of their allocation, made
+ * anew when the values or the pattern were written). */
+#define SK_DIA_MAX  32
+#define SK_DIA_FILL 2
+typedef struct sk_dia {
+  int nd;                  /* diagonals */
+  int64_t off[SK_DIA_MAX]; /* their offsets, ascending */
+  sk_view code;            /* uint8, nd * nrows: code(q nrows + i) */
+  sk_view tab;             /* the values' dtype, slot 0 unused: tab(c) code c's value */
+  int ok;                  /* 1: the form is there */
+} sk_dia;
+/* built now and not kept (vd: A's value codes); ok 0 where A does not fit */
+int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen);
+/* the kept form of A for a caller that has A's value codes 'vd' (ok 0:
+ * none, use the CSR paths; SPECK_SPARSE_NODIA=1 gives none). The views
+ * are references: sk_dia_release. */
+int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen);
+void sk_dia_release(sk_dia *d);
+/* 1 when SPECK_SPARSE_NODIA is set (and not 0) */
+int sk_dia_disabled(void);
+/* y = beta*y + alpha*A*x (one vector, A square) by d, alpha != 0: the CSR
+ * sums bit for bit */
+int sk_dia_spmv(const sk_dia *d, const sk_csr *A, double alpha, const sk_view *x, double beta,
+                const sk_view *y, char *err, size_t errlen);
+/* CG's w = A u with out = {r'u, w'u, r'r} (rv the residual): the sums of
+ * krylov.c's fused host body on the host, of its SpMV and dots on a
+ * device (one launch there too) */
+int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_view *w,
+                   const sk_view *rv, double out[3], char *err, size_t errlen);
+extern const sk_kbody *const sk_dia_bodies[];
+
 /* -- families ----------------------------------------------------------------- */
 extern const sk_kentry *const sk_csr_entries[],
   *const sk_mmio_entries[], *const sk_spmv_entries[], *const sk_spgemm_entries[],

@@ -11,7 +11,8 @@
  * vector lanes over the row's entries). Values are real, so C is N and H
  * is T. The transpose kernels scatter with atomic adds (after y = beta*y).
  * BLAS rules: beta = 0 overwrites y (NaN included); alpha = 0 does not
- * read A or x.
+ * read A or x. A stencil's matrix with value codes takes its diagonal
+ * form instead (dia.c: no index read, the same sums).
  */
 #include <stdio.h>
 #include <string.h>
@@ -170,6 +171,20 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
   if (c16.ok && !trans && sk_vdict_get(A->values, 1, &vd, err, errlen) < 0) {
     sk_csr16_release(&c16);
     return -1;
+  }
+  /* and the diagonal form where the matrix is a stencil's (dia.c): one
+   * vector, N, the rows form (a device's only form; on the host 'team'
+   * asks for the team kernel) */
+  if (vd.ok && y->rank == 1 && (!sk_sp_host(b) || !algo || strcmp(algo, "team") != 0)) {
+    sk_dia dg;
+    int rc = sk_dia_get(A, &vd, &dg, err, errlen);
+    if (rc == 0 && dg.ok) rc = sk_dia_spmv(&dg, A, alpha, x, beta, y, err, errlen) < 0 ? -1 : 1;
+    sk_dia_release(&dg);
+    if (rc != 0) {
+      sk_csr16_release(&c16);
+      sk_vdict_release(&vd);
+      return rc < 0 ? -1 : 0;
+    }
   }
   sk_arg a[12];
   int n = 0;

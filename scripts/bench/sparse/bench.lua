@@ -11,12 +11,19 @@
 -- The matrices are built with speck kernels, the same as ref.c's (the
 -- Kronecker graph through sparse.from_coo), so checksums compare. WARM
 -- untimed calls, then the median of REPS timed ones. Records as ref.c.
+-- SPECK_SPARSE_NODIA=1: the kernels' names end in '-nodia' (see record).
 local sparse = require "speck.sparse"
 
 local OP, M = arg[1] or "", arg[2] or "m5"
 local LIB = (arg[0]:match("^(.*)/") or ".") .. "/../lib/"
 local records, csr = dofile(LIB .. "records.lua"), dofile(LIB .. "csr.lua")
-local function record(kernel, t, bytes, check) records.record(kernel, "speck", t, bytes, check) end
+-- under SPECK_SPARSE_NODIA=1 (stencils on their coded CSR kernels, not
+-- by diagonals: kernels/sparse/dia.c) the kernels are recorded as
+-- '<kernel>-nodia', a row of their own beside the same peers
+local NODIA = (os.getenv("SPECK_SPARSE_NODIA") or "0") ~= "0"
+local function record(kernel, t, bytes, check)
+  records.record(kernel .. (NODIA and "-nodia" or ""), "speck", t, bytes, check)
+end
 
 -- WARM untimed calls of f, the median of REPS timed ones; the last result
 -- goes before each timed call, as a peer's destructor would free it

@@ -2,7 +2,10 @@
 -- 128^3 matrix (issue 31): sparse.spmv and a sparse.cg iteration beside
 -- the pieces an iteration is made of -- SpMV forms over the compact index
 -- (int32 row pointers, int16 column offsets, built here as csr16.c does)
--- and the vector passes -- each the median of REPS timed calls.
+-- and the vector passes -- each the median of REPS timed calls. The
+-- library's SpMV and CG take the matrix's diagonal form (kernels/sparse/
+-- dia.c; the line says which ran); SPECK_SPARSE_NODIA=1 keeps them on the
+-- coded CSR kernels (run both, beside cupy_peer.py parts m27).
 -- Usage: SPECK_SPACE=cuda speck cg_parts.lua [REPS]
 local sparse = require "speck.sparse"
 local LIB = (arg[0]:match("^(.*)/") or ".") .. "/../lib/"
@@ -42,11 +45,28 @@ speck.parallel_for("p.off", n, {rowptr = A.rowptr, colidx = A.colidx, off = off}
 local x, y, yref, p, r, w, s, xx = vec("x"), vec("y"), vec("yref"), vec("p"), vec("r"), vec("w"),
                                   vec("s"), vec("xx")
 local mbytes = 10.0 * nnz + 4.0 * (n + 1) + 16.0 * n
-show("sparse.spmv (library)", time(function() sparse.spmv("N", 1.0, A, x, 0.0, yref) end), mbytes)
+-- launches of the diagonal form's kernels so far
+local function dia_launches()
+  local s = 0
+  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+    if k.label:match("^sparse%.spmv_dia") or k.label:match("^sparse%.cg_dia_dots") then
+      s = s + (k.launches or 0)
+    end
+  end
+  return s
+end
+local d0 = dia_launches()
+local tsp = time(function() sparse.spmv("N", 1.0, A, x, 0.0, yref) end)
+local form = dia_launches() > d0 and "by diagonals" or "coded CSR"
+-- by diagonals: 1 byte a slot (nd = 27 a row) instead of 3 an entry
+show(("sparse.spmv (library, %s)"):format(form), tsp,
+     form == "by diagonals" and 27.0 * n + 16.0 * n or mbytes)
 local its = 50
 sparse.cg(A, x, {tol = 0.0, maxiter = 5})
-show("sparse.cg per iteration (library)",
-     time(function() sparse.cg(A, x, {tol = 0.0, maxiter = its}) end) / its)
+d0 = dia_launches()
+local tcg = time(function() sparse.cg(A, x, {tol = 0.0, maxiter = its}) end) / its
+show(("sparse.cg per iteration (library, %s)"):format(dia_launches() > d0 and "by diagonals"
+                                                      or "coded CSR"), tcg)
 
 local function maxdiff(a, b)
   return speck.parallel_reduce("p.diff", n, {a = a, b = b},

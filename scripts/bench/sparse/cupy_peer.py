@@ -5,6 +5,8 @@ Usage: python3 cupy_peer.py OP MATRIX
   spmv m5|m27|m27v  y = A @ x (cuSPARSE SpMV, CSR; m27v is m27)
   spgemm m5       C = A @ A (cuSPARSE SpGEMM)
   cg m5|m27|m27v    cupyx.scipy.sparse.linalg.cg, time per iteration (50)
+  parts m27       SpMV and CG per iteration as cg_parts.lua prints them
+                  (its lines to set beside speck's, by diagonals or not)
 The matrices and x are bench.lua's (same entries, same order); records
 'R kernel peer seconds bytes checksum' as bench.lua does; the median of 9
 timed calls after 2 untimed ones, each closed by a device synchronise.
@@ -95,8 +97,21 @@ def main():
             kw = {"tol": 0.0, "atol": 0.0}
         t = timed(lambda: cspl.cg(A, x, maxiter=its, **kw), reps=3, warm=0)
         record("cg-" + m, t / its, 0, 0)
+    elif op == "parts":
+        out = {}
+        t = timed(lambda: out.__setitem__("y", A @ x), reps=15)
+        nbytes = 12.0 * A.nnz + 8.0 * (n + 1) + 16.0 * n
+        print("%-44s %9.1f us  %6.0f GB/s" % ("cuSPARSE SpMV (CuPy)", t * 1e6, nbytes / t / 1e9))
+        its = 50
+        try:
+            cspl.cg(A, x, rtol=0.0, atol=0.0, maxiter=5)
+            kw = {"rtol": 0.0, "atol": 0.0}
+        except TypeError:
+            kw = {"tol": 0.0, "atol": 0.0}
+        t = timed(lambda: cspl.cg(A, x, maxiter=its, **kw), reps=15, warm=1)
+        print("%-44s %9.1f us" % ("cuSPARSE CG per iteration (CuPy)", t / its * 1e6))
     else:
-        sys.exit("usage: cupy_peer.py spmv|spgemm|cg MATRIX")
+        sys.exit("usage: cupy_peer.py spmv|spgemm|cg|parts MATRIX")
 
 
 main()

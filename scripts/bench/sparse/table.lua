@@ -77,9 +77,12 @@ local function block(op, mat, speck_rows, peer_kernel, peers)
   end
 end
 
+-- '-nodia': the run under SPECK_SPARSE_NODIA=1 (a stencil's coded CSR
+-- kernels instead of its diagonal form), where one was made
+local NODIA = "sparse.spmv, SPECK_SPARSE_NODIA=1"
 for _, m in ipairs{"m5", "m27", "kron"} do
-  local rows = {{"spmv-" .. m, "sparse.spmv"}}
-  if m ~= "kron" then rows[2] = {"struct-" .. m, "sparse.spmv_struct"} end
+  local rows = {{"spmv-" .. m, "sparse.spmv"}, {"spmv-" .. m .. "-nodia", NODIA}}
+  if m ~= "kron" then rows[3] = {"struct-" .. m, "sparse.spmv_struct"} end
   block("SpMV", m, rows, "spmv-" .. m, {"ref", "kk", "scipy", "cusparse"})
 end
 block("SpGEMM A*A", "m5", {{"spgemm-m5", "sparse.spgemm"},
@@ -87,7 +90,9 @@ block("SpGEMM A*A", "m5", {{"spgemm-m5", "sparse.spgemm"},
       "spgemm-m5", {"kk", "scipy", "cusparse"})
 block("SpTRSV lower", "5-pt 1024^2", {{"sptrsv-m5", "sptrsv_solve"}}, "sptrsv-m5", {"scipy"})
 for _, m in ipairs{"m5", "m27"} do
-  block("CG per iteration", m, {{"cg-" .. m, "sparse.cg"}}, "cg-" .. m, {"scipy", "cusparse"})
+  block("CG per iteration", m, {{"cg-" .. m, "sparse.cg"},
+                                 {"cg-" .. m .. "-nodia", "sparse.cg, SPECK_SPARSE_NODIA=1"}},
+        "cg-" .. m, {"scipy", "cusparse"})
 end
 local lv = facts["speck.levels-sptrsv"]
 if lv then print(("\nSpTRSV: %s levels."):format(lv)) end

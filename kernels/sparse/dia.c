@@ -1,0 +1,433 @@
+/* dia.c: a stencil matrix by diagonals -- where every row's columns are
+ * the row's index plus offsets from one set of at most SK_DIA_MAX (a
+ * stencil's: 5, 7, 9, 27 points), the matrix as one byte a row and
+ * diagonal: code(q n + i) = the value code (vdict.c) of row i's entry at
+ * column i + off[q] plus one, 0 where the row lacks that column. An SpMV
+ * then reads no index at all (1 byte an entry against the coded CSR's 3,
+ * plus the row pointers): a thread a row runs a straight line over the
+ * offsets (constants in the text, dia.sk's templates filled here and
+ * compiled once per offset set), its code and x loads coalesced on a
+ * device. The terms come in the row's column order and a lacking entry
+ * adds nothing (not 0.0 * x): the CSR sums bit for bit, for any x. The
+ * one place that builds the form; sparse.spmv (spmv.c) and the CG of
+ * speck.solve and sparse.cg (kernels/solve/krylov.c) read it.
+ *
+ * When: only a matrix that has value codes (vdict.c: the compact index
+ * too), square, int64 row pointers and int32 columns, whose offsets (a
+ * sample of SK_DIA_WINDOWS windows of SK_DIA_WROWS rows spread over the
+ * matrix, read to the host) number at most SK_DIA_MAX and whose fill
+ * nd * n is at most SK_DIA_FILL times its entries (the boundary rows of
+ * a 27-point box of 8^3 lack about a quarter of their diagonals; a
+ * banded matrix with a few far entries does not qualify). One pass codes
+ * every row and tells whether a row had a column off the set or out of
+ * ascending order: then the matrix keeps its CSR paths, remembered until
+ * its pattern or values change. SPECK_SPARSE_NODIA=1 keeps every matrix
+ * on its CSR paths (to compare).
+ *
+ * Kept with the matrix: a memo of the values' allocation (core/view.h,
+ * beside vdict.c's codes) keyed by the values' place, length and write
+ * stamp and by the row pointers and columns (retained, their places,
+ * lengths and stamps), as vdict.c and csr16.c key theirs: a launch that
+ * may write them, a deep_copy, fill or store from Lua, a replayed
+ * capture make it stale.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "sparse.h"
+#include "kbodies.h"
+
+#define NELEM(a)     ((int)(sizeof(a) / sizeof((a)[0])))
+#define R1(name, dt) " " name "=" dt "[1]"
+
+/* the offsets' sample: windows of rows spread over the matrix (all rows
+ * of a matrix of at most SK_DIA_WINDOWS * SK_DIA_WROWS) */
+#define SK_DIA_WINDOWS 16
+#define SK_DIA_WROWS   64
+
+static const char *const sig_code[] = {
+  "range" R1("rowptr", "int64") R1("colidx", "int32") R1("vcode", "uint8") R1("doff", "int64")
+    R1("dc", "uint8") " n=int64 nd=int64",
+  NULL};
+static const sk_kbody k_code = {.label = "sparse.dia_code",
+                                .body = sk_body_sparse_dia_code,
+                                .pattern = SK_REDUCE,
+                                .sigs = sig_code,
+                                .reds = "max:int64"};
+const sk_kbody *const sk_dia_bodies[] = {&k_code, NULL};
+
+int sk_dia_disabled(void) {
+  const char *e = getenv("SPECK_SPARSE_NODIA");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+void sk_dia_release(sk_dia *d) {
+  sk_view_release(&d->code);
+  sk_view_release(&d->tab);
+  memset(d, 0, sizeof *d);
+}
+
+/* the offsets of rows [r0, r1) (host copies of their slices) added to the
+ * nd in off (unsorted, at most SK_DIA_MAX): their number, -1 when more */
+static int sample(const sk_csr *A, int64_t r0, int64_t r1, int64_t *off, int nd, char *err,
+                  size_t errlen, int *rc) {
+  sk_view rp = *A->rowptr, hrp, ci, hci;
+  rp.data = (char *)A->rowptr->data + (size_t)r0 * sizeof(int64_t);
+  rp.extent[0] = r1 - r0 + 1;
+  *rc = 0;
+  if (sk_sp_host_copy(&rp, &hrp, err, errlen) < 0) {
+    *rc = -1;
+    return nd;
+  }
+  const int64_t *p = hrp.data;
+  const int64_t k0 = p[0], k1 = p[r1 - r0];
+  if (k1 <= k0) {
+    sk_view_release(&hrp);
+    return nd;
+  }
+  ci = *A->colidx;
+  ci.data = (char *)A->colidx->data + (size_t)k0 * sizeof(int32_t);
+  ci.extent[0] = k1 - k0;
+  if (sk_sp_host_copy(&ci, &hci, err, errlen) < 0) {
+    sk_view_release(&hrp);
+    *rc = -1;
+    return nd;
+  }
+  const int32_t *c = hci.data;
+  for (int64_t r = r0; r < r1 && nd >= 0; r++)
+    for (int64_t k = p[r - r0]; k < p[r - r0 + 1]; k++) {
+      const int64_t o = (int64_t)c[k - k0] - r;
+      int j = 0;
+      while (j < nd && off[j] != o) j++;
+      if (j < nd) continue;
+      if (nd == SK_DIA_MAX) {
+        nd = -1;
+        break;
+      }
+      off[nd++] = o;
+    }
+  sk_view_release(&hci);
+  sk_view_release(&hrp);
+  return nd;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen) {
+  memset(d, 0, sizeof *d);
+  const int64_t n = A->nrows, nnz = A->nnz;
+  if (!vd->ok || n < 1 || nnz < 1 || A->ncols != n || A->rowptr->dtype != SK_I64 ||
+      A->colidx->dtype != SK_I32 || !sk_view_contiguous(A->rowptr) ||
+      !sk_view_contiguous(A->colidx))
+    return 0;
+  /* the offsets: a sample of the rows */
+  int64_t off[SK_DIA_MAX];
+  int nd = 0, rc = 0;
+  const int nw = n <= (int64_t)SK_DIA_WINDOWS * SK_DIA_WROWS ? 1 : SK_DIA_WINDOWS;
+  for (int w = 0; w < nw && nd >= 0; w++) {
+    const int64_t r0 = nw == 1 ? 0 : (n - SK_DIA_WROWS) * w / (nw - 1);
+    const int64_t r1 = nw == 1 ? n : r0 + SK_DIA_WROWS;
+    nd = sample(A, r0, r1, off, nd, err, errlen, &rc);
+    if (rc < 0) return -1;
+  }
+  if (nd < 1 || (double)nd * (double)n > SK_DIA_FILL * (double)nnz) return 0;
+  qsort(off, (size_t)nd, sizeof off[0], cmp_i64);
+  /* the value table with a slot 0 before it (code 0: no entry) */
+  const int dt = vd->tab.dtype;
+  const size_t es = dt == SK_F64 ? 8 : 4;
+  const int64_t nt = vd->tab.extent[0];
+  sk_view ht, hd, hoff, doff;
+  memset(&doff, 0, sizeof doff);
+  if (sk_sp_host_copy(&vd->tab, &ht, err, errlen) < 0) return -1;
+  if (sk_sp_view(&hd, "dia values", dt, nt + 1, SK_SPACE_HOST, 1, err, errlen) < 0) {
+    sk_view_release(&ht);
+    return -1;
+  }
+  memcpy((char *)hd.data + es, ht.data, (size_t)nt * es);
+  sk_view_release(&ht);
+  if (sk_sp_view(&hoff, "dia offsets", SK_I64, nd, SK_SPACE_HOST, 0, err, errlen) < 0) {
+    sk_view_release(&hd);
+    return -1;
+  }
+  memcpy(hoff.data, off, (size_t)nd * sizeof off[0]);
+  if (sk_sp_view(&doff, "dia offsets", SK_I64, nd, A->values->space, 0, err, errlen) < 0 ||
+      sk_view_deep_copy(&doff, &hoff, err, errlen) < 0 ||
+      sk_sp_view(&d->tab, "dia values", dt, nt + 1, A->values->space, 0, err, errlen) < 0 ||
+      sk_view_deep_copy(&d->tab, &hd, err, errlen) < 0 ||
+      sk_sp_view(&d->code, "dia codes", SK_U8, (int64_t)nd * n, A->values->space, 0, err,
+                 errlen) < 0) {
+    sk_view_release(&hd);
+    sk_view_release(&hoff);
+    sk_view_release(&doff);
+    sk_dia_release(d);
+    return -1;
+  }
+  sk_view_release(&hd);
+  sk_view_release(&hoff);
+  sk_arg a[] = {sk_arg_view_ro("rowptr", A->rowptr), sk_arg_view_ro("colidx", A->colidx),
+                sk_arg_view_ro("vcode", &vd->code), sk_arg_view_ro("doff", &doff),
+                sk_arg_view("dc", &d->code),        sk_arg_i64("n", n),
+                sk_arg_i64("nd", nd)};
+  sk_result res;
+  rc = sk_sp_range(&k_code, n, a, NELEM(a), &res, err, errlen);
+  sk_view_release(&doff);
+  if (rc < 0 || sk_result_i64(&res, 0) > 0) { /* a row off the set: no form */
+    sk_dia_release(d);
+    return rc;
+  }
+  d->nd = nd;
+  memcpy(d->off, off, (size_t)nd * sizeof off[0]);
+  d->ok = 1;
+  return 0;
+}
+
+/* -- the memo ------------------------------------------------------------------- */
+typedef struct dmemo {
+  const void *data; /* the values' place, length and dtype */
+  int64_t n;
+  int dtype;
+  uint64_t gen;    /* the values' write stamp it was keyed at */
+  sk_view rp, ci;  /* the pattern (retained) and its stamps */
+  uint64_t rp_gen, ci_gen;
+  uint64_t made;   /* the clock then (a later replay makes it stale) */
+  int built;
+  sk_dia d;
+} dmemo;
+
+static pthread_mutex_t dmemo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void dmemo_clear(dmemo *m) {
+  sk_view_release(&m->rp);
+  sk_view_release(&m->ci);
+  sk_dia_release(&m->d);
+  memset(m, 0, sizeof *m);
+}
+
+static void dmemo_free(void *p) {
+  dmemo_clear(p);
+  free(p);
+}
+
+static int same_view(const sk_view *k, const sk_view *v, uint64_t gen) {
+  return k->alloc == v->alloc && k->data == v->data && k->extent[0] == v->extent[0] &&
+         gen == sk_alloc_stamp(v->alloc);
+}
+
+int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen) {
+  memset(d, 0, sizeof *d);
+  const sk_view *v = A->values;
+  sk_alloc *a = v ? v->alloc : NULL;
+  if (!vd->ok || !v || sk_dia_disabled() || sk_capture_mode() || v->rank != 1 ||
+      !sk_view_contiguous(v) || (v->dtype != SK_F64 && v->dtype != SK_F32) ||
+      !sk_alloc_memo_ok(a) || !A->rowptr->alloc || !A->colidx->alloc ||
+      A->rowptr->alloc == a || A->colidx->alloc == a) /* the memo would hold its own block */
+    return 0;
+  pthread_mutex_lock(&dmemo_lock);
+  int rc = 0;
+  dmemo *m = sk_alloc_memo(a, sizeof *m, dmemo_free);
+  if (!m) goto out; /* the block's slots are full, or no memory */
+  const uint64_t gen = sk_alloc_stamp(a);
+  if (m->data != v->data || m->n != v->extent[0] || m->dtype != v->dtype || m->gen != gen ||
+      !same_view(&m->rp, A->rowptr, m->rp_gen) || !same_view(&m->ci, A->colidx, m->ci_gen) ||
+      m->made <= sk_alloc_replay_mark()) {
+    dmemo_clear(m);
+    m->data = v->data;
+    m->n = v->extent[0];
+    m->dtype = v->dtype;
+    m->gen = gen;
+    m->rp = *A->rowptr;
+    m->ci = *A->colidx;
+    sk_view_retain(&m->rp);
+    sk_view_retain(&m->ci);
+    m->rp_gen = sk_alloc_stamp(A->rowptr->alloc);
+    m->ci_gen = sk_alloc_stamp(A->colidx->alloc);
+    m->made = sk_alloc_clock();
+  }
+  if (!m->built) {
+    /* the pass only reads the matrix: its stamps stay */
+    if (sk_dia_build(A, vd, &m->d, err, errlen) < 0) {
+      rc = -1;
+      goto out;
+    }
+    m->built = 1;
+  }
+  *d = m->d;
+  if (d->ok) {
+    sk_view_retain(&d->code);
+    sk_view_retain(&d->tab);
+  }
+out:
+  pthread_mutex_unlock(&dmemo_lock);
+  return rc;
+}
+
+/* -- the bodies for an offset set ------------------------------------------------
+ * dia.sk's templates with one dia_term a diagonal, made once per form and
+ * offset set and kept for the process (a program meets few stencils) */
+enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_NFORMS };
+static const char *const form_label[F_NFORMS] = {"sparse.spmv_dia", "sparse.spmv_dia_row",
+                                                  "sparse.cg_dia_dots",
+                                                  "sparse.cg_dia_dots_row"};
+
+typedef struct gen_body {
+  struct gen_body *next;
+  int form, nd;
+  int64_t off[SK_DIA_MAX];
+  sk_kbody kb;
+} gen_body;
+
+static gen_body *gens;
+static pthread_mutex_t gen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 'text' with every '@key@' replaced by 'val' appended to 'out' (at *len,
+ * capacity *cap); -1 when memory is short */
+static int put(char **out, size_t *len, size_t *cap, const char *s, size_t n) {
+  if (*len + n + 1 > *cap) {
+    size_t c = (*cap ? *cap : 1024);
+    while (*len + n + 1 > c) c *= 2;
+    char *p = realloc(*out, c);
+    if (!p) return -1;
+    *out = p, *cap = c;
+  }
+  memcpy(*out + *len, s, n);
+  *len += n;
+  (*out)[*len] = '\0';
+  return 0;
+}
+
+/* 'text' with its placeholders @K@ (keys[j]) replaced by vals[j] */
+static int fill(char **out, size_t *len, size_t *cap, const char *text, int nk,
+                const char *const *keys, const char *const *vals) {
+  for (const char *p = text; *p;) {
+    const char *at = strchr(p, '@');
+    if (!at) return put(out, len, cap, p, strlen(p));
+    if (put(out, len, cap, p, (size_t)(at - p)) < 0) return -1;
+    int j = 0;
+    size_t kl = 0;
+    for (; j < nk; j++) {
+      kl = strlen(keys[j]);
+      if (strncmp(at + 1, keys[j], kl) == 0 && at[1 + kl] == '@') break;
+    }
+    if (j == nk) { /* not a placeholder: the character itself */
+      if (put(out, len, cap, at, 1) < 0) return -1;
+      p = at + 1;
+      continue;
+    }
+    if (put(out, len, cap, vals[j], strlen(vals[j])) < 0) return -1;
+    p = at + kl + 2;
+  }
+  return 0;
+}
+
+/* the body of 'form' for d's offsets (kept; NULL with a message) */
+static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t errlen) {
+  pthread_mutex_lock(&gen_lock);
+  gen_body *g = gens;
+  while (g && !(g->form == form && g->nd == d->nd &&
+                memcmp(g->off, d->off, (size_t)d->nd * sizeof d->off[0]) == 0))
+    g = g->next;
+  if (g) {
+    pthread_mutex_unlock(&gen_lock);
+    return &g->kb;
+  }
+  static const char *const texts[F_NFORMS] = {sk_body_sparse_dia_spmv,
+                                              sk_body_sparse_dia_spmv_row,
+                                              sk_body_sparse_dia_cg_dots,
+                                              sk_body_sparse_dia_cg_dots_row};
+  const int cg = form == F_CG || form == F_CG_ROW;
+  char *terms = NULL, *body = NULL;
+  size_t tl = 0, tc = 0, bl = 0, bc = 0;
+  int bad = 0;
+  for (int q = 0; q < d->nd && !bad; q++) {
+    char qs[24], os[24];
+    snprintf(qs, sizeof qs, "%d", q);
+    snprintf(os, sizeof os, "%lld", (long long)d->off[q]);
+    const char *keys[] = {"Q", "O", "X"}, *vals[] = {qs, os, cg ? "u" : "x"};
+    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 3, keys, vals) < 0 ||
+          put(&terms, &tl, &tc, "\n", 1) < 0;
+  }
+  const char *keys[] = {"TERMS"}, *vals[] = {terms ? terms : ""};
+  g = bad ? NULL : calloc(1, sizeof *g);
+  if (!g || fill(&body, &bl, &bc, texts[form], 1, keys, vals) < 0) {
+    free(terms);
+    free(body);
+    free(g);
+    pthread_mutex_unlock(&gen_lock);
+    sk_err(err, errlen, SK_E_NOMEM);
+    return NULL;
+  }
+  free(terms);
+  g->form = form;
+  g->nd = d->nd;
+  memcpy(g->off, d->off, (size_t)d->nd * sizeof d->off[0]);
+  g->kb.label = form_label[form];
+  g->kb.body = body;
+  g->kb.prelude = form == F_SPMV || form == F_CG ? sk_body_sparse_row_split : NULL;
+  g->kb.pattern = cg ? SK_REDUCE : SK_FOR;
+  g->kb.reds = cg ? "sum:float64 sum:float64 sum:float64" : NULL;
+  g->next = gens;
+  gens = g;
+  pthread_mutex_unlock(&gen_lock);
+  return &g->kb;
+}
+
+/* runs of rows for the host forms: one a thread (sparse.spmv's) */
+static int64_t host_chunks(const sk_backend *b, int64_t n) {
+  int64_t c = b->concurrency ? b->concurrency() : 1;
+  if (c < 1) c = 1;
+  return c > n ? n : c;
+}
+
+int sk_dia_spmv(const sk_dia *d, const sk_csr *A, double alpha, const sk_view *x, double beta,
+                const sk_view *y, char *err, size_t errlen) {
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b) return -1;
+  const int host = sk_sp_host(b);
+  const sk_kbody *kb = body_for(host ? F_SPMV : F_SPMV_ROW, d, err, errlen);
+  if (!kb) return -1;
+  sk_arg a[9];
+  int n = 0;
+  a[n++] = sk_arg_view_ro("dc", &d->code);
+  a[n++] = sk_arg_view_ro("dtab", &d->tab);
+  a[n++] = sk_arg_view("x", x);
+  a[n++] = sk_arg_view("y", y);
+  a[n++] = sk_arg_f64("alpha", alpha);
+  a[n++] = sk_arg_f64("beta", beta);
+  if (!host) return sk_sp_range(kb, A->nrows, a, n, NULL, err, errlen);
+  const int64_t nchunk = host_chunks(b, A->nrows);
+  a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
+  a[n++] = sk_arg_i64("nchunk", nchunk);
+  return sk_sp_range(kb, nchunk, a, n, NULL, err, errlen);
+}
+
+int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_view *w,
+                   const sk_view *rv, double out[3], char *err, size_t errlen) {
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b) return -1;
+  const int host = sk_sp_host(b);
+  const sk_kbody *kb = body_for(host ? F_CG : F_CG_ROW, d, err, errlen);
+  if (!kb) return -1;
+  sk_arg a[8];
+  int n = 0;
+  a[n++] = sk_arg_view_ro("dc", &d->code);
+  a[n++] = sk_arg_view_ro("dtab", &d->tab);
+  a[n++] = sk_arg_view("u", u);
+  a[n++] = sk_arg_view("w", w);
+  a[n++] = sk_arg_view("rv", rv);
+  int64_t len = A->nrows;
+  if (host) {
+    len = host_chunks(b, A->nrows);
+    a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
+    a[n++] = sk_arg_i64("nchunk", len);
+  }
+  sk_result res;
+  if (sk_sp_range(kb, len, a, n, &res, err, errlen) < 0) return -1;
+  for (int t = 0; t < 3; t++) out[t] = sk_result_f64(&res, t);
+  return 0;
+}
