@@ -63,9 +63,16 @@ if profile then
     end
   end
   wrap(core, "call", function(name) return name end)
-  for _, name in ipairs({"spgemm_jacobi", "spgemm_symbolic", "spgemm_numeric", "spmv"}) do
+  for _, name in ipairs({"spgemm_jacobi", "spmv"}) do
     wrap(sparse, name, "sparse." .. name)
   end
+  -- the products by their shapes (A P and R (A P) of each level apart)
+  wrap(sparse, "spgemm_symbolic", function(A, B)
+    return ("sparse.spgemm_symbolic %dx%d * %dx%d"):format(A:nrows(), A:ncols(), B:nrows(), B:ncols())
+  end)
+  wrap(sparse, "spgemm_numeric", function(_, A, B)
+    return ("sparse.spgemm_numeric %dx%d * %dx%d"):format(A:nrows(), A:ncols(), B:nrows(), B:ncols())
+  end)
   for _, name in ipairs({"potrf", "trsm", "gemv", "axpy", "nrm2", "dot"}) do
     wrap(blas, name, "blas." .. name)
   end
