@@ -77,12 +77,12 @@ static int arena_product(const sk_backend *be, int space, int64_t nx, int64_t nn
                          const sk_view *yp, int64_t ys, const sk_view *yci, const sk_view *yv,
                          int64_t nb, int sorted, arena *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  /* blocks of rows whose work pays the accumulator's reset eight times
-   * over, a multiple of the threads, at most 16 a thread (amg.c's
-   * smooth_policy) */
+  /* 16 blocks a thread (a thread held up by another process leaves the
+   * rest to the others), fewer where X's entries would not pay the
+   * accumulator's reset (nb) a block, a multiple of the threads */
   int64_t conc = be->concurrency ? be->concurrency() : 1;
   if (conc < 1) conc = 1;
-  int64_t L = nnzx / (8 * (nb + 1));
+  int64_t L = nnzx / (nb + 1);
   if (L < conc) L = conc;
   if (L > 16 * conc) L = 16 * conc;
   L = (L + conc - 1) / conc * conc;
