@@ -6,7 +6,8 @@
  * (modified Gram-Schmidt): the block of P_tent is Q, the coarse level's
  * near-null space is R. Everything runs where the views live; speck/
  * precond_ml.lua strings the levels together (prolongator smoothing by
- * sparse.spgemm_jacobi, R A P by sparse.spgemm's two phases).
+ * sparse.spgemm_jacobi, R A P by sparse.spgemm's two phases; on the host
+ * amg_smooth below and amg_rap.c).
  */
 #include <stdint.h>
 #include <string.h>

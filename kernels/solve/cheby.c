@@ -7,7 +7,8 @@
  * pseudo-random start, the same on every back end), each one SpMV and one
  * fused reduction that forms the Rayleigh quotient x'Ax / x'Dx (D^-1 A is
  * self-adjoint in the D inner product when A is symmetric, so the quotient
- * approaches lambda_max from below); the caller multiplies it by a safety
+ * approaches lambda_max from below; on the host each step is one pass, the
+ * SpMV fused with the reduction, the same sums bit for bit); the caller multiplies it by a safety
  * factor (speck/precond_ml.lua: 1.1, Ifpack2's boost). The apply runs
  * 'degree' steps of the three-term recurrence from z = 0 (Saad, Iterative
  * Methods, alg. 12.1, as Ifpack2's Chebyshev): a first step z = D^-1 r /
@@ -86,6 +87,32 @@ static const sk_kbody k_fused16v = {.label = "solve.cheby_fused16v",
                                     .prelude = sk_body_sparse_row_split,
                                     .pattern = SK_FOR,
                                     .sigs = sig_fused16v};
+/* the host's power step fused with its SpMV: A in CSR, with the compact
+ * index, with the value codes too */
+#define POWER_VECS PC_R1("x", "float64") PC_R1("xo", "float64") PC_R1("dinv", "float64") " s=float64"
+static const char *const sig_pfused[] = {"range" PC_MAT POWER_VECS, NULL};
+static const char *const sig_pfused16[] = {
+  "range" PC_R1("rowptr", "int32") PC_R1("off", "int16") PC_R1("values", "float64") POWER_VECS,
+  NULL};
+static const char *const sig_pfused16v[] = {"range" PC_R1("rowptr", "int32") PC_R1("off", "int16")
+                                              PC_R1("vcode", "uint8") PC_R1("vtab", "float64")
+                                                POWER_VECS,
+                                            NULL};
+static const sk_kbody k_pfused = {.label = "solve.cheby_power_fused",
+                                  .body = sk_body_solve_cheby_power_fused,
+                                  .pattern = SK_REDUCE,
+                                  .sigs = sig_pfused,
+                                  .reds = "sum:float64 sum:float64 sum:float64"};
+static const sk_kbody k_pfused16 = {.label = "solve.cheby_power_fused16",
+                                    .body = sk_body_solve_cheby_power_fused16,
+                                    .pattern = SK_REDUCE,
+                                    .sigs = sig_pfused16,
+                                    .reds = "sum:float64 sum:float64 sum:float64"};
+static const sk_kbody k_pfused16v = {.label = "solve.cheby_power_fused16v",
+                                     .body = sk_body_solve_cheby_power_fused16v,
+                                     .pattern = SK_REDUCE,
+                                     .sigs = sig_pfused16v,
+                                     .reds = "sum:float64 sum:float64 sum:float64"};
 static const char *const sig_set64[] = {"range" PC_R1("v", "int64") " x=int64", NULL};
 static const sk_kbody k_set64 = {.label = "solve.cheby_set64",
                                  .body = sk_body_solve_cheby_set64,
@@ -191,6 +218,56 @@ int sk_pc_lambda_max(const sk_csr *A, const sk_view *dinv, int64_t iters, double
   {
     sk_arg a[] = {sk_arg_view("x", &x)};
     if (sk_sp_range(&k_rand, A->nrows, a, 1, NULL, err, errlen) < 0) goto done;
+  }
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) goto done;
+  if (sk_sp_host(be)) {
+    /* one pass a step (the SpMV fused with the step; x and y alternate) */
+    sk_csr16 c16;
+    sk_vdict vd;
+    memset(&c16, 0, sizeof c16);
+    memset(&vd, 0, sizeof vd);
+    if (sk_csr16_get(A->rowptr, A->colidx, iters, &c16, err, errlen) < 0) goto done;
+    if (c16.ok && sk_vdict_get(A->values, iters, &vd, err, errlen) < 0) {
+      sk_csr16_release(&c16);
+      goto done;
+    }
+    const sk_kbody *kb = vd.ok ? &k_pfused16v : c16.ok ? &k_pfused16 : &k_pfused;
+    sk_view *cur = &x, *nxt = &y;
+    int prc = 0;
+    for (int64_t it = 0; it < iters && prc == 0; it++) {
+      sk_arg a[9];
+      int na = 0;
+      a[na++] = sk_arg_view_ro("rowptr", c16.ok ? &c16.rowptr : A->rowptr);
+      a[na++] = c16.ok ? sk_arg_view_ro("off", &c16.off) : sk_arg_view_ro("colidx", A->colidx);
+      if (vd.ok) {
+        a[na++] = sk_arg_view_ro("vcode", &vd.code);
+        a[na++] = sk_arg_view_ro("vtab", &vd.tab);
+      } else {
+        a[na++] = sk_arg_view_ro("values", A->values);
+      }
+      a[na++] = sk_arg_view_ro("x", cur);
+      a[na++] = sk_arg_view("xo", nxt);
+      a[na++] = sk_arg_view_ro("dinv", dinv);
+      a[na++] = sk_arg_f64("s", s);
+      sk_result r;
+      prc = sk_sp_range(kb, A->nrows, a, na, &r, err, errlen);
+      if (prc < 0) break;
+      double xy = sk_result_f64(&r, 0), xdx = sk_result_f64(&r, 1),
+             nn = sk_result_f64(&r, 2);
+      if (xdx > 0 && isfinite(xy)) lam = xy / xdx;
+      if (!(nn > 0) || !isfinite(nn)) break;
+      s = 1.0 / sqrt(nn);
+      sk_view *t = cur;
+      cur = nxt;
+      nxt = t;
+    }
+    sk_csr16_release(&c16);
+    sk_vdict_release(&vd);
+    if (prc < 0) goto done;
+    *lmax = lam;
+    rc = 0;
+    goto done;
   }
   for (int64_t it = 0; it < iters; it++) {
     sk_arg a[] = {sk_arg_view("x", &x), sk_arg_view("y", &y), sk_arg_view("dinv", dinv),
@@ -376,4 +453,5 @@ const sk_kentry *const sk_pc_cheby_entries[] = {&e_setup, &e_apply, NULL};
 const sk_kbody *const sk_pc_cheby_bodies[] = {&k_dinv,    &k_rand,  &k_power,
                                               &k_first,   &k_step,  &k_fused,
                                               &k_fused16, &k_fused16v, &k_set64,
+                                              &k_pfused,  &k_pfused16, &k_pfused16v,
                                               NULL};

@@ -67,6 +67,29 @@ local function smooth(f, omega, A, Pt, k)
   return sparse.spgemm_jacobi(omega, A, Pt)
 end
 
+-- A_c = R (A P) (R = P^T). On the host by solve.amg_rap: each product in
+-- one pass into an arena reserved by a bound (no symbolic phases; A P
+-- never compacted nor sorted), the same values bit for bit; else, or
+-- where it declines, sparse.spgemm's symbolic and numeric phases (their
+-- handles kept in L for P:update, which reuses them)
+local function galerkin(f, L, A)
+  if A:space() == "host" then
+    local _, o = call(f, "solve.amg_rap", margs(margs(margs({}, "A", A), "P", L.P), "R", L.R))
+    if not o.general then
+      return make(L.R:nrows(), L.P:ncols(), o.C_rowptr, o.C_colidx, o.C_values, true)
+    end
+  end
+  if not L.hAP then
+    L.hAP = sparse.spgemm_symbolic(A, L.P)
+    L.AP = sparse.spgemm_numeric(L.hAP, A, L.P)
+    L.hRAP = sparse.spgemm_symbolic(L.R, L.AP)
+    L.Ac = sparse.spgemm_numeric(L.hRAP, L.R, L.AP)
+    return L.Ac
+  end
+  sparse.spgemm_numeric(L.hAP, A, L.P, L.AP)
+  return sparse.spgemm_numeric(L.hRAP, L.R, L.AP, L.Ac)
+end
+
 local function symmetric(f, A)
   local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0}, "A", A))
   return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
@@ -429,10 +452,7 @@ function M.amg(A, opts)
     L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
     L.P = smooth(f, L.omega, Al, L.Pt, k)
     L.R = L.P:transpose()
-    L.hAP = sparse.spgemm_symbolic(Al, L.P)
-    L.AP = sparse.spgemm_numeric(L.hAP, Al, L.P)
-    L.hRAP = sparse.spgemm_symbolic(L.R, L.AP)
-    Al = sparse.spgemm_numeric(L.hRAP, L.R, L.AP)
+    Al = galerkin(f, L, Al)
     B = t.bc
   end
   local last = levels[#levels]
@@ -525,8 +545,7 @@ function M.amg(A, opts)
       L.omega = L.cheby.estimate > 0 and DAMPING / L.cheby.estimate or 0
       L.P = smooth(f, L.omega, Al2, L.Pt, k)
       L.R = L.P:transpose()
-      sparse.spgemm_numeric(L.hAP, Al2, L.P, L.AP)
-      Al2 = sparse.spgemm_numeric(L.hRAP, L.R, L.AP, levels[i + 1].A)
+      Al2 = galerkin(f, L, Al2)
     end
     make_smoothers()
   end

@@ -62,10 +62,24 @@ if profile then
       return r1, r2, r3
     end
   end
-  wrap(core, "call", function(name) return name end)
-  for _, name in ipairs({"spgemm_jacobi", "spgemm_symbolic", "spgemm_numeric", "spmv"}) do
-    wrap(sparse, name, "sparse." .. name)
-  end
+  -- the cycle's steps by level (the rows of their matrix)
+  wrap(core, "call", function(name, t)
+    if phase == "solve" and type(t) == "table" and t.A_rowptr then
+      return ("%s %d rows"):format(name, t.A_rowptr:extent(0) - 1)
+    end
+    return name
+  end)
+  wrap(sparse, "spgemm_jacobi", "sparse.spgemm_jacobi")
+  wrap(sparse, "spmv", function(_, _, M)
+    return ("sparse.spmv %dx%d"):format(M:nrows(), M:ncols())
+  end)
+  -- the products by their shapes (A P and R (A P) of each level apart)
+  wrap(sparse, "spgemm_symbolic", function(A, B)
+    return ("sparse.spgemm_symbolic %dx%d * %dx%d"):format(A:nrows(), A:ncols(), B:nrows(), B:ncols())
+  end)
+  wrap(sparse, "spgemm_numeric", function(_, A, B)
+    return ("sparse.spgemm_numeric %dx%d * %dx%d"):format(A:nrows(), A:ncols(), B:nrows(), B:ncols())
+  end)
   for _, name in ipairs({"potrf", "trsm", "gemv", "axpy", "nrm2", "dot"}) do
     wrap(blas, name, "blas." .. name)
   end
