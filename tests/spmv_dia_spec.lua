@@ -338,10 +338,10 @@ describe("the diagonal form's device bodies", function()
         made = made + 1
         speck.kernel("dia_gpu_spmv_" .. made, "range",
           {dc = V("uint8"), dtab = V(dt, 3), x = V(dt), y = V(dt), alpha = 1.0, beta = 0.0},
-          core.kernel_text("sparse_dia_spmv_row", {TERMS = terms.x}), {target = "cuda"})
+          core.kernel_text("sparse_dia_spmv_row", {TERMS = terms.x, ND = tostring(#offs)}), {target = "cuda"})
         speck.kernel("dia_gpu_cg_" .. made, "range",
           {dc = V("uint8"), dtab = V(dt, 3), u = V(dt), w = V(dt), rv = V(dt)},
-          core.kernel_text("sparse_dia_cg_dots_row", {TERMS = terms.u}),
+          core.kernel_text("sparse_dia_cg_dots_row", {TERMS = terms.u, ND = tostring(#offs)}),
           {target = "cuda", pattern = "reduce",
            reducer = {{op = "sum", dtype = "float64"}, {op = "sum", dtype = "float64"},
                       {op = "sum", dtype = "float64"}}})
@@ -358,8 +358,8 @@ describe("the diagonal form's device bodies", function()
     -- the coding pass, a library body
     local ok, seen2 = F.nvrtc_compile("dia_gpu_code_", {
       {"sparse_dia_code", "range", {rowptr = V("int64", 5), colidx = V("int32"),
-        vcode = V("uint8"), doff = V("int64"), dc = V("uint8"), n = {"int64", 4},
-        nd = {"int64", 2}}, {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}}}}})
+        vcode = V("uint8"), doff = V("int64"), dc = V("uint8"), nd = {"int64", 2},
+        w = {"int64", 2}}, {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}}}}})
     assert(ok, seen2)
     assert.are.equal(1, seen2)
   end)

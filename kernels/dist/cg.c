@@ -95,7 +95,7 @@ static const sk_kbody k_spmv16v_team = {.label = "dist.cg_spmv16v_team",
                                         .pattern = SK_REDUCE,
                                         .red_op = SK_RED_SUM,
                                         .sigs = sig_spmv16v_team};
-#define DIA_SIG(k) "range" R1("dc", "uint8") F1("dtab") F1("d") F1("r") F1("w") " n=int64" k
+#define DIA_SIG(k) "range" R1("dc", "uint8") F1("dtab") F1("d") F1("r") F1("w") k
 static const char *const sig_dia5[] = {
   DIA_SIG(" o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"), NULL};
 static const sk_kbody k_dia5 = {.label = "dist.cg_spmvdia5",
@@ -159,7 +159,7 @@ const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
 
 /* the interior by diagonals (cg.h's dia; host views, the value codes
  * built): kernels/sparse/dia.c's form of the interior block (its offsets,
- * at most 7 here, and its codes, padded with empty diagonals to the
+ * at most 7 here, its codes with empty diagonals after them up to the
  * body's width); none (c->dia 0) where the block has no such form or no
  * row lies whole in the rank. Costs about a third of an SpMV, once a
  * matrix. */
@@ -169,33 +169,19 @@ static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   const sk_csr A = {.rowptr = c->ip, .colidx = c->ic, .values = c->iv, .nrows = n,
                     .ncols = n, .nnz = nnz};
   sk_dia d;
-  if (sk_dia_build(&A, &c->vd, &d, err, errlen) < 0) return -1;
-  if (!d.ok || d.nd > 7) {
+  if (sk_dia_build(&A, &c->vd, 5, &d, err, errlen) < 0) return -1;
+  if (d.ok && d.width == 6) { /* the body of width 7 */
+    sk_dia_release(&d);
+    if (sk_dia_build(&A, &c->vd, 7, &d, err, errlen) < 0) return -1;
+  }
+  if (!d.ok || d.width > 7) {
     sk_dia_release(&d);
     return 0;
   }
-  const int w = d.nd <= 5 ? 5 : 7;
-  if (d.nd == w) {
-    c->dc = d.code;
-  } else { /* the empty diagonals after the form's (zeroed) */
-    sk_view head;
-    if (sk_sp_view(&c->dc, "dia codes", SK_U8, (int64_t)w * n, c->iv->space, 1, err, errlen) <
-        0) {
-      sk_dia_release(&d);
-      return -1;
-    }
-    head = c->dc;
-    head.extent[0] = (int64_t)d.nd * n;
-    int rc = sk_view_deep_copy(&head, &d.code, err, errlen);
-    sk_view_release(&d.code);
-    if (rc < 0) {
-      sk_view_release(&d.tab);
-      return -1;
-    }
-  }
+  c->dc = d.code;
   c->dtab = d.tab;
   for (int q = 0; q < 7; q++) c->doff[q] = q < d.nd ? d.off[q] : 0;
-  c->dia = w;
+  c->dia = d.width;
   return 0;
 }
 
@@ -399,11 +385,10 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       const int64_t *o = c->doff;
       sk_arg da[] = {sk_arg_view_ro("dc", &c->dc), sk_arg_view_ro("dtab", &c->dtab),
                      sk_arg_view("d", v[0]),       sk_arg_view("r", v[2]),
-                     sk_arg_view("w", v[5]),       sk_arg_i64("n", n),
-                     sk_arg_i64("o0", o[0]),       sk_arg_i64("o1", o[1]),
-                     sk_arg_i64("o2", o[2]),       sk_arg_i64("o3", o[3]),
-                     sk_arg_i64("o4", o[4]),       sk_arg_i64("o5", o[5]),
-                     sk_arg_i64("o6", o[6])};
+                     sk_arg_view("w", v[5]),       sk_arg_i64("o0", o[0]),
+                     sk_arg_i64("o1", o[1]),       sk_arg_i64("o2", o[2]),
+                     sk_arg_i64("o3", o[3]),       sk_arg_i64("o4", o[4]),
+                     sk_arg_i64("o5", o[5]),       sk_arg_i64("o6", o[6])};
       if (part(spmv, b0, m0, sa, ns, dl, err, errlen) < 0 ||
           (c->dia ? part(c->dia == 5 ? &k_dia5 : &k_dia7, m0, m1, da,
                          c->dia == 5 ? NELEM(da) - 2 : NELEM(da), dl, err, errlen)

@@ -31,8 +31,9 @@ typedef struct sk_dist_cg {
    * offsets from one set of at most 7, the rows lo <= i < hi (whose
    * columns all lie in the rank) run the straight-line body of width dia
    * (5 or 7; 0: none) over the offsets doff (ascending, padded with 0),
-   * the values' codes dc (uint8, dia n: diagonal q's of row i at q n + i;
-   * 0 for a column the row lacks) into dtab (float64, slot 0 unused) */
+   * the values' codes dc (uint8, dia.c's blocks of 64 rows: diagonal q's
+   * of row i at (i / 64) 64 dia + 64 q + i % 64; 0 for a column the row
+   * lacks) into dtab (float64, slot 0 unused) */
   int dia;
   int64_t doff[7], lo, hi;
   sk_view dc, dtab;

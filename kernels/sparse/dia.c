@@ -1,8 +1,10 @@
 /* dia.c: a stencil matrix by diagonals -- where every row's columns are
  * the row's index plus offsets from one set of at most SK_DIA_MAX (a
  * stencil's: 5, 7, 9, 27 points), the matrix as one byte a row and
- * diagonal: code(q n + i) = the value code (vdict.c) of row i's entry at
- * column i + off[q] plus one, 0 where the row lacks that column. An SpMV
+ * diagonal: the value code (vdict.c) of row i's entry at column
+ * i + off[q] plus one, 0 where the row lacks that column, in blocks of
+ * SK_DIA_BLOCK rows (a diagonal's codes of a block contiguous: one
+ * stream on the host, a warp's rows' codes together on a device). An SpMV
  * then reads no index at all (1 byte an entry against the coded CSR's 3,
  * plus the row pointers): a thread a row runs a straight line over the
  * offsets (constants in the text, dia.sk's templates filled here and
@@ -50,7 +52,7 @@
 
 static const char *const sig_code[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("vcode", "uint8") R1("doff", "int64")
-    R1("dc", "uint8") " n=int64 nd=int64",
+    R1("dc", "uint8") " nd=int64 w=int64",
   NULL};
 static const sk_kbody k_code = {.label = "sparse.dia_code",
                                 .body = sk_body_sparse_dia_code,
@@ -119,7 +121,8 @@ static int cmp_i64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen) {
+int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char *err,
+                 size_t errlen) {
   memset(d, 0, sizeof *d);
   const int64_t n = A->nrows, nnz = A->nnz;
   if (!vd->ok || n < 1 || nnz < 1 || A->ncols != n || A->rowptr->dtype != SK_I64 ||
@@ -138,6 +141,8 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size
   }
   if (nd < 1 || (double)nd * (double)n > SK_DIA_FILL * (double)nnz) return 0;
   qsort(off, (size_t)nd, sizeof off[0], cmp_i64);
+  const int w = width > nd ? width : nd;
+  const int64_t nb = (n + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK;
   /* the value table with a slot 0 before it (code 0: no entry) */
   const int dt = vd->tab.dtype;
   const size_t es = dt == SK_F64 ? 8 : 4;
@@ -160,8 +165,8 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size
       sk_view_deep_copy(&doff, &hoff, err, errlen) < 0 ||
       sk_sp_view(&d->tab, "dia values", dt, nt + 1, A->values->space, 0, err, errlen) < 0 ||
       sk_view_deep_copy(&d->tab, &hd, err, errlen) < 0 ||
-      sk_sp_view(&d->code, "dia codes", SK_U8, (int64_t)nd * n, A->values->space, 0, err,
-                 errlen) < 0) {
+      sk_sp_view(&d->code, "dia codes", SK_U8, nb * SK_DIA_BLOCK * w, A->values->space, 1,
+                 err, errlen) < 0) {
     sk_view_release(&hd);
     sk_view_release(&hoff);
     sk_view_release(&doff);
@@ -172,8 +177,8 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size
   sk_view_release(&hoff);
   sk_arg a[] = {sk_arg_view_ro("rowptr", A->rowptr), sk_arg_view_ro("colidx", A->colidx),
                 sk_arg_view_ro("vcode", &vd->code), sk_arg_view_ro("doff", &doff),
-                sk_arg_view("dc", &d->code),        sk_arg_i64("n", n),
-                sk_arg_i64("nd", nd)};
+                sk_arg_view("dc", &d->code),        sk_arg_i64("nd", nd),
+                sk_arg_i64("w", w)};
   sk_result res;
   rc = sk_sp_range(&k_code, n, a, NELEM(a), &res, err, errlen);
   sk_view_release(&doff);
@@ -182,6 +187,7 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size
     return rc;
   }
   d->nd = nd;
+  d->width = w;
   memcpy(d->off, off, (size_t)nd * sizeof off[0]);
   d->ok = 1;
   return 0;
@@ -251,7 +257,7 @@ int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t
   }
   if (!m->built) {
     /* the pass only reads the matrix: its stamps stay */
-    if (sk_dia_build(A, vd, &m->d, err, errlen) < 0) {
+    if (sk_dia_build(A, vd, 0, &m->d, err, errlen) < 0) {
       rc = -1;
       goto out;
     }
@@ -277,7 +283,7 @@ static const char *const form_label[F_NFORMS] = {"sparse.spmv_dia", "sparse.spmv
 
 typedef struct gen_body {
   struct gen_body *next;
-  int form, nd;
+  int form, nd, width;
   int64_t off[SK_DIA_MAX];
   sk_kbody kb;
 } gen_body;
@@ -329,7 +335,7 @@ static int fill(char **out, size_t *len, size_t *cap, const char *text, int nk,
 static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t errlen) {
   pthread_mutex_lock(&gen_lock);
   gen_body *g = gens;
-  while (g && !(g->form == form && g->nd == d->nd &&
+  while (g && !(g->form == form && g->nd == d->nd && g->width == d->width &&
                 memcmp(g->off, d->off, (size_t)d->nd * sizeof d->off[0]) == 0))
     g = g->next;
   if (g) {
@@ -352,9 +358,11 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
     bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 3, keys, vals) < 0 ||
           put(&terms, &tl, &tc, "\n", 1) < 0;
   }
-  const char *keys[] = {"TERMS"}, *vals[] = {terms ? terms : ""};
+  char nds[24];
+  snprintf(nds, sizeof nds, "%d", d->width);
+  const char *keys[] = {"TERMS", "ND"}, *vals[] = {terms ? terms : "", nds};
   g = bad ? NULL : calloc(1, sizeof *g);
-  if (!g || fill(&body, &bl, &bc, texts[form], 1, keys, vals) < 0) {
+  if (!g || fill(&body, &bl, &bc, texts[form], 2, keys, vals) < 0) {
     free(terms);
     free(body);
     free(g);
@@ -365,6 +373,7 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
   free(terms);
   g->form = form;
   g->nd = d->nd;
+  g->width = d->width;
   memcpy(g->off, d->off, (size_t)d->nd * sizeof d->off[0]);
   g->kb.label = form_label[form];
   g->kb.body = body;
