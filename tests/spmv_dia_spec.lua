@@ -309,6 +309,76 @@ print(F.launches("sparse.spmv_dia", "sparse.spmv_dia_row", "sparse.cg_dia_dots",
   end)
 end)
 
+-- the device texts run on this back end: the form built here as dia.c
+-- builds it (offsets ascending, blocks of 64 rows, code 0 where a row
+-- lacks the column), the texts filled as dia.c fills them
+local function device_form(A, X)
+  local core = require "speck.core"
+  local n, rp, ci, va = A:nrows(), A.rowptr, A.colidx, A.values
+  local seen, offs, vals, code = {}, {}, {}, {}
+  for i = 0, n - 1 do
+    for k = rp[i], rp[i + 1] - 1 do
+      local o = ci[k] - i
+      if not seen[o] then seen[o] = true; offs[#offs + 1] = o end
+    end
+  end
+  table.sort(offs)
+  local q_of = {}
+  for q, o in ipairs(offs) do q_of[o] = q - 1 end
+  local nd = #offs
+  local dc = speck.View("dc", "uint8", ((n + 63) // 64) * 64 * nd)
+  local dtab = speck.View("dtab", A:dtype(), 33)
+  for i = 0, n - 1 do
+    for k = rp[i], rp[i + 1] - 1 do
+      local v = va[k]
+      if not code[v] then vals[#vals + 1] = v; code[v] = #vals; dtab[#vals] = v end
+      dc[(i // 64) * 64 * nd + q_of[ci[k] - i] * 64 + i % 64] = code[v]
+    end
+  end
+  local terms = {}
+  for q, o in ipairs(offs) do
+    terms[#terms + 1] = core.kernel_text("sparse_dia_term",
+                                         {Q = tostring(q - 1), O = tostring(o), X = X})
+  end
+  return dc, dtab, table.concat(terms, "\n") .. "\n", tostring(nd)
+end
+
+describe("the diagonal form's device texts on " .. SPACE, function()
+  it("give the CSR sums: SpMV, and CG's SpMV with its dots", function()
+    local core = require "speck.core"
+    for _, c in ipairs{CASES[1], CASES[3], CASES[7]} do
+      local A = box(c[2], c[3], c[4], c[5], c[6])
+      local n = A:nrows()
+      local x = vec(n, "float64", 3)
+      x[0], x[n - 1], x[n // 3] = math.huge, 0 / 0, -math.huge
+      local dc, dtab, terms, nd = device_form(A, "x")
+      local y, yr = vec(n, "float64", 5), vec(n, "float64", 5)
+      speck.parallel_for("dia_spec.spmv_row", n,
+        {dc = dc, dtab = dtab, x = x, y = y, alpha = -0.5, beta = 0.25},
+        core.kernel_text("sparse_dia_spmv_row", {TERMS = terms, ND = nd}))
+      sparse.spmv("N", -0.5, plain_copy(A), x, 0.25, yr)
+      same_bits(y, yr) -- a thread a row: the row's sum in order, on every back end
+      local u, rv = vec(n, "float64", 3), vec(n, "float64", 7)
+      local w, wr = vec(n), vec(n)
+      local _, _, tu = device_form(A, "u")
+      local r3 = {speck.parallel_reduce("dia_spec.cg_row", n,
+        {dc = dc, dtab = dtab, u = u, w = w, rv = rv},
+        core.kernel_text("sparse_dia_cg_dots_row", {TERMS = tu, ND = nd}),
+        {{op = "sum", dtype = "float64"}, {op = "sum", dtype = "float64"},
+         {op = "sum", dtype = "float64"}})}
+      sparse.spmv("N", 1.0, plain_copy(A), u, 0.0, wr)
+      same_bits(w, wr)
+      local g, d, q = 0, 0, 0
+      for i = 0, n - 1 do
+        g, d, q = g + rv[i] * u[i], d + wr[i] * u[i], q + rv[i] * rv[i]
+      end
+      for k, e in ipairs{g, d, q} do
+        assert(math.abs(r3[k] - e) <= 1e-12 * math.abs(e), ("sum %d: %.17g against %.17g"):format(k, r3[k], e))
+      end
+    end
+  end)
+end)
+
 describe("the diagonal form's device bodies", function()
   it("compile with NVRTC for a 27-point and a 5-point offset set", function()
     local info = speck.info()
