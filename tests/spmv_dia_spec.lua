@@ -309,6 +309,15 @@ print(F.launches("sparse.spmv_dia", "sparse.spmv_dia_row", "sparse.cg_dia_dots",
   end)
 end)
 
+-- dia.c's term for diagonal q (0-based) at offset o of vector X: the
+-- column clamped into [0, nrow) by the one bound o's sign needs
+local function term(q, o, X)
+  local idx = o < 0 and ("r + (%d) < 0 ? 0 : r + (%d)"):format(o, o)
+              or o > 0 and ("r + %d < nrow ? r + %d : nrow - 1"):format(o, o) or "r"
+  return require("speck.core").kernel_text("sparse_dia_term",
+    {Q = tostring(q), X = X, IDX = idx})
+end
+
 -- the device texts run on this back end: the form built here as dia.c
 -- builds it (offsets ascending, blocks of 64 rows, code 0 where a row
 -- lacks the column), the texts filled as dia.c fills them
@@ -337,8 +346,7 @@ local function device_form(A, X)
   end
   local terms = {}
   for q, o in ipairs(offs) do
-    terms[#terms + 1] = core.kernel_text("sparse_dia_term",
-                                         {Q = tostring(q - 1), O = tostring(o), X = X})
+    terms[#terms + 1] = term(q - 1, o, X)
   end
   return dc, dtab, table.concat(terms, "\n") .. "\n", tostring(nd)
 end
@@ -400,8 +408,7 @@ describe("the diagonal form's device bodies", function()
       local terms = {}
       for q, o in ipairs(offs) do
         for _, X in ipairs{"x", "u"} do
-          terms[X] = (terms[X] or "") .. core.kernel_text("sparse_dia_term",
-                       {Q = tostring(q - 1), O = tostring(o), X = X}) .. "\n"
+          terms[X] = (terms[X] or "") .. term(q - 1, o, X) .. "\n"
         end
       end
       for _, dt in ipairs{"float64", "float32"} do

@@ -346,30 +346,45 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
                                               sk_body_sparse_dia_spmv_row,
                                               sk_body_sparse_dia_cg_dots,
                                               sk_body_sparse_dia_cg_dots_row};
-  const int cg = form == F_CG || form == F_CG_ROW;
-  char *terms = NULL, *body = NULL;
-  size_t tl = 0, tc = 0, bl = 0, bc = 0;
+  const int cg = form == F_CG || form == F_CG_ROW, host = form == F_SPMV || form == F_CG;
+  char *terms = NULL, *tin = NULL, *body = NULL;
+  size_t tl = 0, tc = 0, il = 0, ic = 0, bl = 0, bc = 0;
   int bad = 0;
+  const char *X = cg ? "u" : "x";
   for (int q = 0; q < d->nd && !bad; q++) {
-    char qs[24], os[24];
+    char qs[24], os[24], idx[160];
+    const long long o = (long long)d->off[q];
     snprintf(qs, sizeof qs, "%d", q);
-    snprintf(os, sizeof os, "%lld", (long long)d->off[q]);
-    const char *keys[] = {"Q", "O", "X"}, *vals[] = {qs, os, cg ? "u" : "x"};
-    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 3, keys, vals) < 0 ||
-          put(&terms, &tl, &tc, "\n", 1) < 0;
+    snprintf(os, sizeof os, "%lld", o);
+    /* the column clamped into [0, nrow): the one bound the sign needs */
+    if (o < 0) snprintf(idx, sizeof idx, "r + (%lld) < 0 ? 0 : r + (%lld)", o, o);
+    else if (o > 0) snprintf(idx, sizeof idx, "r + %lld < nrow ? r + %lld : nrow - 1", o, o);
+    else snprintf(idx, sizeof idx, "r");
+    const char *keys[] = {"Q", "O", "X", "IDX"}, *vals[] = {qs, os, X, idx};
+    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 4, keys, vals) < 0 ||
+          put(&terms, &tl, &tc, "\n", 1) < 0 ||
+          (host && (fill(&tin, &il, &ic, sk_body_sparse_dia_term_in, 4, keys, vals) < 0 ||
+                    put(&tin, &il, &ic, "\n", 1) < 0));
   }
-  char nds[24];
+  /* the rows whose columns all lie in [0, nrow): [lo, nrow - hi) */
+  char nds[24], los[24], his[24];
   snprintf(nds, sizeof nds, "%d", d->width);
-  const char *keys[] = {"TERMS", "ND"}, *vals[] = {terms ? terms : "", nds};
+  snprintf(los, sizeof los, "%lld", (long long)(d->off[0] < 0 ? -d->off[0] : 0));
+  snprintf(his, sizeof his, "%lld",
+           (long long)(d->off[d->nd - 1] > 0 ? d->off[d->nd - 1] : 0));
+  const char *keys[] = {"TERMS", "TERMS_IN", "ND", "LO", "HI"},
+             *vals[] = {terms ? terms : "", tin ? tin : "", nds, los, his};
   g = bad ? NULL : calloc(1, sizeof *g);
-  if (!g || fill(&body, &bl, &bc, texts[form], 2, keys, vals) < 0) {
+  if (!g || fill(&body, &bl, &bc, texts[form], 5, keys, vals) < 0) {
     free(terms);
+    free(tin);
     free(body);
     free(g);
     pthread_mutex_unlock(&gen_lock);
     sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
+  free(tin);
   free(terms);
   g->form = form;
   g->nd = d->nd;
