@@ -310,12 +310,13 @@ print(F.launches("sparse.spmv_dia", "sparse.spmv_dia_row", "sparse.cg_dia_dots",
 end)
 
 -- dia.c's term for diagonal q (0-based) at offset o of vector X: the
--- column clamped into [0, nrow) by the one bound o's sign needs
-local function term(q, o, X)
+-- column clamped into [0, nrow) by the one bound o's sign needs; the
+-- value from the table, or with 'uni' the diagonal's own dv(q)
+local function term(q, o, X, uni)
   local idx = o < 0 and ("r + (%d) < 0 ? 0 : r + (%d)"):format(o, o)
               or o > 0 and ("r + %d < nrow ? r + %d : nrow - 1"):format(o, o) or "r"
   return require("speck.core").kernel_text("sparse_dia_term",
-    {Q = tostring(q), X = X, IDX = idx})
+    {Q = tostring(q), X = X, IDX = idx, VAL = uni and ("dv(%d)"):format(q) or "dtab(c_)"})
 end
 
 -- the device texts run on this back end: the form built here as dia.c
@@ -337,18 +338,21 @@ local function device_form(A, X)
   local nd = #offs
   local dc = speck.View("dc", "uint8", ((n + 63) // 64) * 64 * nd)
   local dtab = speck.View("dtab", A:dtype(), 33)
+  local dv = speck.View("dv", A:dtype(), nd) -- a diagonal's one value (box's: each has one)
   for i = 0, n - 1 do
     for k = rp[i], rp[i + 1] - 1 do
       local v = va[k]
       if not code[v] then vals[#vals + 1] = v; code[v] = #vals; dtab[#vals] = v end
       dc[(i // 64) * 64 * nd + q_of[ci[k] - i] * 64 + i % 64] = code[v]
+      dv[q_of[ci[k] - i]] = v
     end
   end
+  -- odd diagonals by their own value, even ones from the table
   local terms = {}
   for q, o in ipairs(offs) do
-    terms[#terms + 1] = term(q - 1, o, X)
+    terms[#terms + 1] = term(q - 1, o, X, q % 2 == 0)
   end
-  return dc, dtab, table.concat(terms, "\n") .. "\n", tostring(nd)
+  return dc, dtab, dv, table.concat(terms, "\n") .. "\n", tostring(nd)
 end
 
 describe("the diagonal form's device texts on " .. SPACE, function()
@@ -359,18 +363,18 @@ describe("the diagonal form's device texts on " .. SPACE, function()
       local n = A:nrows()
       local x = vec(n, "float64", 3)
       x[0], x[n - 1], x[n // 3] = math.huge, 0 / 0, -math.huge
-      local dc, dtab, terms, nd = device_form(A, "x")
+      local dc, dtab, dv, terms, nd = device_form(A, "x")
       local y, yr = vec(n, "float64", 5), vec(n, "float64", 5)
       speck.parallel_for("dia_spec.spmv_row", n,
-        {dc = dc, dtab = dtab, x = x, y = y, alpha = -0.5, beta = 0.25},
+        {dc = dc, dtab = dtab, dv = dv, x = x, y = y, alpha = -0.5, beta = 0.25},
         core.kernel_text("sparse_dia_spmv_row", {TERMS = terms, ND = nd}))
       sparse.spmv("N", -0.5, plain_copy(A), x, 0.25, yr)
       same_bits(y, yr) -- a thread a row: the row's sum in order, on every back end
       local u, rv = vec(n, "float64", 3), vec(n, "float64", 7)
       local w, wr = vec(n), vec(n)
-      local _, _, tu = device_form(A, "u")
+      local _, _, _, tu = device_form(A, "u")
       local r3 = {speck.parallel_reduce("dia_spec.cg_row", n,
-        {dc = dc, dtab = dtab, u = u, w = w, rv = rv},
+        {dc = dc, dtab = dtab, dv = dv, u = u, w = w, rv = rv},
         core.kernel_text("sparse_dia_cg_dots_row", {TERMS = tu, ND = nd}),
         {{op = "sum", dtype = "float64"}, {op = "sum", dtype = "float64"},
          {op = "sum", dtype = "float64"}})}
@@ -408,16 +412,17 @@ describe("the diagonal form's device bodies", function()
       local terms = {}
       for q, o in ipairs(offs) do
         for _, X in ipairs{"x", "u"} do
-          terms[X] = (terms[X] or "") .. term(q - 1, o, X) .. "\n"
+          terms[X] = (terms[X] or "") .. term(q - 1, o, X, q % 2 == 0) .. "\n"
         end
       end
       for _, dt in ipairs{"float64", "float32"} do
         made = made + 1
         speck.kernel("dia_gpu_spmv_" .. made, "range",
-          {dc = V("uint8"), dtab = V(dt, 3), x = V(dt), y = V(dt), alpha = 1.0, beta = 0.0},
+          {dc = V("uint8"), dtab = V(dt, 3), dv = V(dt), x = V(dt), y = V(dt), alpha = 1.0,
+           beta = 0.0},
           core.kernel_text("sparse_dia_spmv_row", {TERMS = terms.x, ND = tostring(#offs)}), {target = "cuda"})
         speck.kernel("dia_gpu_cg_" .. made, "range",
-          {dc = V("uint8"), dtab = V(dt, 3), u = V(dt), w = V(dt), rv = V(dt)},
+          {dc = V("uint8"), dtab = V(dt, 3), dv = V(dt), u = V(dt), w = V(dt), rv = V(dt)},
           core.kernel_text("sparse_dia_cg_dots_row", {TERMS = terms.u, ND = tostring(#offs)}),
           {target = "cuda", pattern = "reduce",
            reducer = {{op = "sum", dtype = "float64"}, {op = "sum", dtype = "float64"},
@@ -436,7 +441,8 @@ describe("the diagonal form's device bodies", function()
     local ok, seen2 = F.nvrtc_compile("dia_gpu_code_", {
       {"sparse_dia_code", "range", {rowptr = V("int64", 5), colidx = V("int32"),
         vcode = V("uint8"), doff = V("int64"), dc = V("uint8"), nd = {"int64", 2},
-        w = {"int64", 2}}, {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}}}}})
+        w = {"int64", 2}}, {pattern = "reduce", reducer = {{op = "max", dtype = "int64"},
+                                                           {op = "bor", dtype = "int64"}}}}})
     assert(ok, seen2)
     assert.are.equal(1, seen2)
   end)

@@ -180,6 +180,7 @@ static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   }
   c->dc = d.code;
   c->dtab = d.tab;
+  sk_view_release(&d.dv); /* the bodies here read every value from dtab */
   for (int q = 0; q < 7; q++) c->doff[q] = q < d.nd ? d.off[q] : 0;
   c->dia = d.width;
   return 0;

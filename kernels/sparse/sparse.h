@@ -166,7 +166,11 @@ typedef struct sk_dia {
    * i's code of diagonal q at (i / 64) 64 width + 64 q + i % 64 */
   sk_view code;
   sk_view tab; /* the values' dtype, slot 0 unused: tab(c) code c's value */
-  int ok;      /* 1: the form is there */
+  /* the diagonals whose entries all have one value (bit q; a stencil of
+   * constant coefficients: all), their values dv(q) (nd; 0 for others) */
+  uint32_t uni;
+  sk_view dv;
+  int ok; /* 1: the form is there */
 } sk_dia;
 /* built now and not kept (vd: A's value codes; at least 'width' diagonals
  * a block, empty ones after the form's: a caller's fixed-width body); ok
