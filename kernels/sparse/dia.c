@@ -450,6 +450,7 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
   g->kb.prelude = form == F_SPMV || form == F_CG ? sk_body_sparse_row_split : NULL;
   g->kb.pattern = cg ? SK_REDUCE : SK_FOR;
   g->kb.reds = cg ? "sum:float64 sum:float64 sum:float64" : NULL;
+  g->kb.lasting = 1; /* never freed nor changed: its launches kept */
   g->next = gens;
   gens = g;
   pthread_mutex_unlock(&gen_lock);
