@@ -9,10 +9,14 @@
  * plus the row pointers): a thread a row runs a straight line over the
  * offsets (constants in the text, dia.sk's templates filled here and
  * compiled once per offset set), its code and x loads coalesced on a
- * device. The terms come in the row's column order and a lacking entry
- * adds nothing (not 0.0 * x): the CSR sums bit for bit, for any x. The
- * one place that builds the form; sparse.spmv (spmv.c) and the CG of
- * speck.solve and sparse.cg (kernels/solve/krylov.c) read it.
+ * device. A diagonal whose entries all have one value (a stencil of
+ * constant coefficients: every one) reads it from dv, not the table: no
+ * gather, so a host compiler vectorises a block's interior rows. The
+ * terms come in the row's column order and a lacking entry adds nothing
+ * (not 0.0 * x): the CSR sums bit for bit, for any x. The one place that
+ * builds the form; sparse.spmv (spmv.c) and the CG of speck.solve and
+ * sparse.cg (kernels/solve/krylov.c) read it, and speck.dist's CG
+ * (kernels/dist/cg.c) builds its interior's with it.
  *
  * When: only a matrix that has value codes (vdict.c: the compact index
  * too), square, int64 row pointers and int32 columns, whose offsets (a
