@@ -54,6 +54,32 @@ function F.same_bits(a, b)
   end
 end
 
+-- a and b the same to rounding: max |a - b| <= rel * max |b| (a device's
+-- diagonal form sums a row in column order, as the host does; its CSR
+-- kernels over vector lanes: the same sums to rounding, not bit for bit)
+function F.close(a, b, rel)
+  if a:extent(0) ~= b:extent(0) then
+    error(("extents %d and %d"):format(a:extent(0), b:extent(0)), 2)
+  end
+  local d, m = 0, 0
+  for i = 0, a:extent(0) - 1 do
+    local x, y = a[i], b[i]
+    if x ~= y and not (x ~= x and y ~= y) then d = math.max(d, math.abs(x - y)) end
+    m = math.max(m, math.abs(y))
+  end
+  if not (d <= rel * m) then
+    error(("max difference %.17g over max %.17g (relative %g allowed)"):format(d, m, rel), 2)
+  end
+end
+
+-- bit for bit, or on a device where the diagonal form ran since 'dia0'
+-- (F.launches(table.unpack(F.DIA)) before) the same to rounding
+function F.same_or_dia(host, dia0, dtype)
+  if host or F.launches(table.unpack(F.DIA)) == dia0 then return F.same_bits end
+  local rel = dtype == "float32" and 1e-6 or 1e-14
+  return function(a, b) F.close(a, b, rel) end
+end
+
 -- a view for a compile-only capture
 function F.V(dt, n) return speck.View("v", dt, n or 8) end
 

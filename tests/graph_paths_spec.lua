@@ -360,15 +360,31 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
   end)
 
   it("betweenness level by level, a source a slot, and with the device's bodies", function()
-    -- (many sources on the host run one search a slot; by_source = 0 forces
-    -- the level-synchronous searches, device_bodies the device's bodies)
+    -- (many sources on the host run one search a slot, on a device (or
+    -- with device_bodies) many searches level by level together; by_source
+    -- = 0 forces one level-synchronous search a source, device_bodies the
+    -- device's bodies)
     if not HAVE_NX then pending("python3-networkx is not installed") return end
     local core = require "speck.core"
     for _, c in ipairs(CASES) do
       local g, r = c.g, ORACLE_OUT[c]
       for _, norm in ipairs{true, false} do
-        for _, extra in ipairs{{by_source = 0}, {by_source = 1}, {device_bodies = true},
-                               {by_source = 1, sources = c.subset}} do
+        local extras = {{by_source = 1}, {device_bodies = true},
+                        {by_source = 1, sources = c.subset}}
+        if SPACE ~= "cuda" then
+          extras[#extras + 1] = {by_source = 0}
+          extras[#extras + 1] = {device_bodies = true, by_source = 0}
+          extras[#extras + 1] = {device_bodies = true, sources = c.subset}
+        else
+          -- a device's search a source at a time: a subset of the sources
+          -- (every source, one after another, is what the many-source form
+          -- replaces; the host spaces run it over all of them above)
+          extras[#extras + 1] = {by_source = 0, sources = c.subset}
+        end
+        -- many searches together, a few at a time (the last batch short)
+        extras[#extras + 1] = {device_bodies = true, by_source = 1, batch = 24}
+        extras[#extras + 1] = {device_bodies = true, batch = 2, sources = c.subset}
+        for _, extra in ipairs(extras) do
           local args = {G_rowptr = g.rowptr, G_colidx = g.colidx, directed = g:is_directed(),
                         normalized = norm}
           for k, x in pairs(extra) do args[k] = x end
@@ -432,12 +448,16 @@ describe("graph.sssp and graph.betweenness against NetworkX on " .. SPACE, funct
     graph.sssp(g, 0)
     graph.sssp(g, 0, {algorithm = "bellman_ford"})
     graph.betweenness(g, {sources = {0, 1}})
+    require("speck.core").call("graph.betweenness", {G_rowptr = g.rowptr, G_colidx = g.colidx,
+                                                     sources = speck.View.from({0, 1}, "int64"),
+                                                     by_source = 0})
     local seen = {}
     for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
       if k.tier == "nvrtc" and k.launches > 0 then seen[k.label] = true end
     end
     for _, l in ipairs{"graph.sssp_dl_relax_i", "graph.sssp_dl_split_i", "graph.bc_forward_dev",
-                       "graph.bc_backward_dev"} do
+                       "graph.bc_backward_dev", "graph.bc_multi_forward",
+                       "graph.bc_multi_backward", "graph.bc_multi_add"} do
       assert.is_true(seen[l] == true, l .. " did not run as a device kernel")
     end
   end)

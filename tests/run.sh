@@ -48,6 +48,8 @@
 # SPECK_JOB_TIMEOUT (seconds, default 900): one C test program or one
 # busted process (a shard) that runs longer is killed and counted as a
 # failure naming it, so a hang cannot stall the whole suite.
+# SPECK_TEST_TIMES=FILE: every test appends its time to FILE
+# (tests/shard.lua), and the 15 slowest are listed before the last line.
 # SPECK_PYTHON: the Python the specs' oracles run with (default Debian's
 # /usr/bin/python3; the GPU bundle's run-tests.sh picks one that has NumPy,
 # SciPy and NetworkX).
@@ -586,6 +588,10 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   fi
 fi
 
+if [ -n "${SPECK_TEST_TIMES:-}" ] && [ -s "$SPECK_TEST_TIMES" ]; then
+  echo "slowest tests (s since the process began, s, shard, file, name):"
+  sort -t "$(printf '\t')" -k2,2 -g -r "$SPECK_TEST_TIMES" | head -n 15
+fi
 [ "$pending" -gt 0 ] && echo "($pending pending)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

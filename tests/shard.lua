@@ -19,3 +19,25 @@ if k and n and n > 1 and k < n then
   busted.subscribe({"register", "it"}, mine, {priority = 1})
   busted.subscribe({"register", "pending"}, mine, {priority = 1})
 end
+
+-- With SPECK_TEST_TIMES=FILE, every test appends a line to FILE: seconds
+-- since this process loaded the helper when the test ended, the test's
+-- own seconds, the shard, and the test's full name (tests/run.sh's
+-- SPECK_TEST_TIMES prints the slowest of them after the suite).
+local times = os.getenv("SPECK_TEST_TIMES")
+if times and times ~= "" then
+  local t0 = busted.monotime()
+  local shard = os.getenv("SPECK_TEST_SHARD") or "0/1"
+  busted.subscribe({"test", "end"}, function(element, parent)
+    local f = io.open(times, "a")
+    if f then
+      f:write(string.format("%.3f\t%.3f\t%s\t%s\t%s\n", busted.monotime() - t0,
+                            element.duration or 0, shard,
+                            (element.trace and element.trace.short_src) or "?",
+                            ((parent and parent.name and parent.name .. " ") or "") ..
+                              (element.name or "?")))
+      f:close()
+    end
+    return nil, true
+  end)
+end

@@ -166,42 +166,62 @@ static const sk_kbody k_init_slots = {.label = "graph.bc_init_slots",
                                       .pattern = SK_FOR,
                                       .sigs = sig_init_slots};
 
+/* the slots' rows: 'rows' rows of nv each (queues only with 'que'), and
+ * an empty source list 'none' where no sources view is given */
+typedef struct bc_slots {
+  sk_view dep, sig, del, que, part, none;
+} bc_slots;
+
+static void bc_slots_release(bc_slots *s) {
+  sk_view *all[] = {&s->dep, &s->sig, &s->del, &s->que, &s->part, &s->none};
+  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+}
+
+static int bc_slots_make(bc_slots *s, const sk_graph *g, int64_t rows, int que, int none,
+                         char *err, size_t errlen) {
+  const int64_t ext[2] = {rows, g->nv > 0 ? g->nv : 1};
+  const int space = g->rowptr->space;
+  memset(s, 0, sizeof *s);
+  if (sk_view_create(&s->dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&s->sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      sk_view_create(&s->del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      (que && sk_view_create(&s->que, "queues", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                             errlen) < 0) ||
+      sk_view_create(&s->part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
+                     errlen) < 0 ||
+      (none && sk_sp_view(&s->none, "sources", SK_I64, 1, space, 1, err, errlen) < 0)) {
+    bc_slots_release(s);
+    return -1;
+  }
+  return 0;
+}
+
 /* bc (nv, zeroed) = f x the sum over sources hs[0..ns) (NULL: 0..ns-1)
  * of their dependencies, 'nsl' slots */
 static int bc_by_source(const sk_graph *g, const sk_view *hsrc, int64_t ns, int64_t nsl,
                         double f, sk_view *bc, char *err, size_t errlen) {
-  const int64_t nv = g->nv, ext[2] = {nsl, nv > 0 ? nv : 1};
-  const int space = g->rowptr->space;
-  sk_view dep, sig, del, que, part, none;
-  sk_view *all[] = {&dep, &sig, &del, &que, &part, &none};
-  for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
+  const int64_t nv = g->nv;
+  bc_slots sl;
+  if (bc_slots_make(&sl, g, nsl, 1, !hsrc, err, errlen) < 0) return -1;
+  sk_view *dep = &sl.dep, *sig = &sl.sig, *del = &sl.del, *que = &sl.que, *part = &sl.part;
   int rc = -1;
-  if (sk_view_create(&dep, "depths", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      sk_view_create(&sig, "path counts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
-                     errlen) < 0 ||
-      sk_view_create(&del, "dependencies", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err,
-                     errlen) < 0 ||
-      sk_view_create(&que, "queues", SK_I32, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      sk_view_create(&part, "parts", SK_F64, 2, ext, SK_RIGHT, space, 0, NULL, err, errlen) <
-        0 ||
-      (!hsrc && sk_sp_view(&none, "sources", SK_I64, 1, space, 1, err, errlen) < 0))
-    goto done;
   {
-    sk_arg a[] = {sk_arg_view("dep", &dep), sk_arg_view("sig", &sig),
-                  sk_arg_view("del", &del), sk_arg_view("part", &part)};
+    sk_arg a[] = {sk_arg_view("dep", dep), sk_arg_view("sig", sig),
+                  sk_arg_view("del", del), sk_arg_view("part", part)};
     sk_arg b[] = {sk_arg_view("rowptr", g->rowptr),
                   sk_arg_view("colidx", g->colidx),
-                  sk_arg_view("dep", &dep),
-                  sk_arg_view("sig", &sig),
-                  sk_arg_view("del", &del),
-                  sk_arg_view("que", &que),
-                  sk_arg_view("part", &part),
-                  sk_arg_view("srcs", hsrc ? hsrc : &none),
+                  sk_arg_view("dep", dep),
+                  sk_arg_view("sig", sig),
+                  sk_arg_view("del", del),
+                  sk_arg_view("que", que),
+                  sk_arg_view("part", part),
+                  sk_arg_view("srcs", hsrc ? hsrc : &sl.none),
                   sk_arg_i64("ns", ns),
                   sk_arg_i64("all", !hsrc)};
-    sk_arg c[] = {sk_arg_view("part", &part), sk_arg_view("bc", bc), sk_arg_f64("f", f)};
+    sk_arg c[] = {sk_arg_view("part", part), sk_arg_view("bc", bc), sk_arg_f64("f", f)};
     if (sk_sp_range(&k_init_slots, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
         sk_galgo_degree_range_chunk(&k_bysrc, nsl, 1, b, NELEM(b), NULL, err, errlen) < 0 ||
         sk_sp_range(&k_sum_parts, nv, c, NELEM(c), NULL, err, errlen) < 0)
@@ -209,7 +229,98 @@ static int bc_by_source(const sk_graph *g, const sk_view *hsrc, int64_t ns, int6
   }
   rc = 0;
 done:
-  for (int t = 0; t < NELEM(all); t++) sk_view_release(all[t]);
+  bc_slots_release(&sl);
+  return rc;
+}
+
+/* -- many sources on the device --------------------------------------------------
+ * A device's searches of one source launch a few kernels and read one
+ * count a level: on a small graph, launches and reads are all there is.
+ * With many sources, B of them (B rows of nv, at most 2^24 entries) run
+ * level by level together: a level is one launch over B x nv work items
+ * and one count, then the levels backwards, one launch each; bc(v) adds
+ * the slots' dependencies in slot order (the same sums for any thread
+ * count). Taken on a device (or with device_bodies) for at least two
+ * sources on a graph of at most 65,536 vertices, or with by_source = 1;
+ * by_source = 0 keeps one search a source. */
+static const char *const sig_mfwd[] = {
+  "range" G3 R2("dep", "int32") R2("sig", "float64") " nv=int64 l=int64", NULL};
+static const sk_kbody k_mfwd = {.label = "graph.bc_multi_forward",
+                                .body = sk_body_graph_bc_multi_forward,
+                                .pattern = SK_REDUCE,
+                                .sigs = sig_mfwd,
+                                .reds = "sum:int64"};
+static const char *const sig_mbwd[] = {"range" G3 R2("dep", "int32") R2("sig", "float64")
+                                         R2("del", "float64") R2("part", "float64")
+                                           " nv=int64 l=int64",
+                                       NULL};
+static const sk_kbody k_mbwd = {.label = "graph.bc_multi_backward",
+                                .body = sk_body_graph_bc_multi_backward,
+                                .pattern = SK_FOR,
+                                .sigs = sig_mbwd};
+static const char *const sig_mseed[] = {"range" R2("dep", "int32") R2("sig", "float64")
+                                          R1("srcs", "int64") " base=int64 ns=int64 all=int64",
+                                        NULL};
+static const sk_kbody k_mseed = {.label = "graph.bc_multi_seed",
+                                 .body = sk_body_graph_bc_multi_seed,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_mseed};
+static const char *const sig_madd[] = {"range" R2("part", "float64") R1("bc", "float64"),
+                                       NULL};
+static const sk_kbody k_madd = {.label = "graph.bc_multi_add",
+                                .body = sk_body_graph_bc_multi_add,
+                                .pattern = SK_FOR,
+                                .sigs = sig_madd};
+
+#define BC_MULTI_NV 65536
+#define BC_MULTI_ENTRIES ((int64_t)1 << 24)
+
+/* bc (nv, zeroed) += the dependencies of sources src[0..ns) (NULL:
+ * 0..ns-1, else a view in the graph's space), B at a time (batch, or
+ * as many as 2^24 entries hold); unscaled */
+static int bc_multi(const sk_graph *g, const sk_view *src, int64_t ns, int64_t batch,
+                    sk_view *bc, char *err, size_t errlen) {
+  const int64_t nv = g->nv;
+  int64_t nb = batch > 0 ? batch : BC_MULTI_ENTRIES / (nv > 0 ? nv : 1);
+  if (nb > ns) nb = ns;
+  if (nb < 1) nb = 1;
+  bc_slots sl;
+  if (bc_slots_make(&sl, g, nb, 0, !src, err, errlen) < 0) return -1;
+  sk_view *dep = &sl.dep, *sig = &sl.sig, *del = &sl.del, *part = &sl.part;
+  int rc = -1;
+  for (int64_t base = 0; base < ns; base += nb) {
+    sk_arg a[] = {sk_arg_view("dep", dep), sk_arg_view("sig", sig),
+                  sk_arg_view("del", del), sk_arg_view("part", part)};
+    sk_arg sd[] = {sk_arg_view("dep", dep),           sk_arg_view("sig", sig),
+                   sk_arg_view("srcs", src ? src : &sl.none), sk_arg_i64("base", base),
+                   sk_arg_i64("ns", ns),               sk_arg_i64("all", !src)};
+    if (sk_sp_range(&k_init_slots, nv, a, NELEM(a), NULL, err, errlen) < 0 ||
+        sk_sp_range(&k_mseed, nb, sd, NELEM(sd), NULL, err, errlen) < 0)
+      goto done;
+    /* forward: level l's vertices claim level l + 1's, until none */
+    int64_t l = 0;
+    for (;; l++) {
+      sk_arg f[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                    sk_arg_view("dep", dep),         sk_arg_view("sig", sig),
+                    sk_arg_i64("nv", nv),             sk_arg_i64("l", l)};
+      sk_result r;
+      if (sk_sp_range(&k_mfwd, nb * nv, f, NELEM(f), &r, err, errlen) < 0) goto done;
+      if (sk_result_i64(&r, 0) == 0) break;
+    }
+    /* l is the deepest level; backward from it down to 1 */
+    for (; l >= 1; l--) {
+      sk_arg w[] = {sk_arg_view("rowptr", g->rowptr), sk_arg_view("colidx", g->colidx),
+                    sk_arg_view("dep", dep),         sk_arg_view("sig", sig),
+                    sk_arg_view("del", del),         sk_arg_view("part", part),
+                    sk_arg_i64("nv", nv),             sk_arg_i64("l", l)};
+      if (sk_sp_range(&k_mbwd, nb * nv, w, NELEM(w), NULL, err, errlen) < 0) goto done;
+    }
+    sk_arg s[] = {sk_arg_view("part", part), sk_arg_view("bc", bc)};
+    if (sk_sp_range(&k_madd, nv, s, NELEM(s), NULL, err, errlen) < 0) goto done;
+  }
+  rc = 0;
+done:
+  bc_slots_release(&sl);
   return rc;
 }
 
@@ -365,17 +476,19 @@ static int bc_source(bc_state *st, int64_t s, char *err, size_t errlen) {
  * -> bc (float64 per vertex) */
 static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                        size_t errlen) {
-  /* device_bodies, by_source, heavy_degree: for the specs (the device's
-   * bodies run on the host; the searches one source a slot (1) or level
-   * by level (0); the degree past which the device cuts a vertex's arcs
-   * into pieces, a team a piece: 2048, a team's 8 passes) */
+  /* device_bodies, by_source, heavy_degree, batch: for the specs (the
+   * device's bodies run on the host; the searches one source a slot, or
+   * on a device many level by level together (1), or one source at a
+   * time level by level (0); the degree past which the device cuts a
+   * vertex's arcs into pieces, a team a piece: 2048, a team's 8 passes;
+   * the sources a device runs together) */
   static const char *const known[] = {"G_rowptr",      "G_colidx",  "G_weights",
                                       "directed",      "sources",   "normalized",
                                       "device_bodies", "by_source", "heavy_degree",
-                                      NULL};
+                                      "batch",         NULL};
   sk_graph g;
   int directed, normalized, devb;
-  int64_t bysrc, hdeg;
+  int64_t bysrc, hdeg, batch;
   const sk_view *src = NULL;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
@@ -384,6 +497,7 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       sk_g_flag(args, nargs, "device_bodies", 0, &devb, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "by_source", 1, -1, &bysrc, err, errlen) < 0 ||
       sk_karg_i64(args, nargs, "heavy_degree", 1, 2048, &hdeg, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "batch", 1, 0, &batch, err, errlen) < 0 ||
       (sk_karg_find(args, nargs, "sources") &&
        !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))))
     return -1;
@@ -481,8 +595,29 @@ static int betweenness(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
     const int64_t nsl = 4 * (int64_t)(be->concurrency ? be->concurrency() : 1);
     const int slots = st.host && (bysrc == 1 || (bysrc < 0 && ns >= 2 * nsl &&
                                                    (double)nsl * (double)nv * 32 <= 1 << 30));
+    const int multi = !st.host && ns >= 2 &&
+                      (bysrc == 1 || (bysrc < 0 && nv <= BC_MULTI_NV));
     if (slots) {
       if (bc_by_source(&g, src ? &hsrc : NULL, ns, nsl, f, &bc, err, errlen) < 0) goto done;
+    } else if (multi) {
+      /* the sources where the graph lives */
+      sk_view dsrc;
+      memset(&dsrc, 0, sizeof dsrc);
+      const sk_view *ms = src;
+      if (src && src->space != space) {
+        ms = &dsrc;
+        if (sk_sp_view(&dsrc, "sources", SK_I64, ns, space, 0, err, errlen) < 0 ||
+            sk_view_deep_copy(&dsrc, &hsrc, err, errlen) < 0) {
+          sk_view_release(&dsrc);
+          goto done;
+        }
+      }
+      sk_arg a[] = {sk_arg_view("bc", &bc), sk_arg_f64("f", f)};
+      const int mrc = bc_multi(&g, ms, ns, batch, &bc, err, errlen);
+      sk_view_release(&dsrc);
+      if (mrc < 0 ||
+          (f != 1.0 && sk_sp_range(&k_scale, nv, a, NELEM(a), NULL, err, errlen) < 0))
+        goto done;
     } else {
       for (int64_t k = 0; k < ns; k++)
         if (bc_source(&st, hs ? hs[k] : k, err, errlen) < 0) goto done;
@@ -512,4 +647,5 @@ const sk_kentry sk_galgo_bc = {"graph.betweenness",
 const sk_kbody *const sk_gbc_bodies[] = {
   &k_init,    &k_seed,    &k_fwd,   &k_bwd,       &k_reset,      &k_scale,
   &k_fwd_dev, &k_bwd_dev, &k_bysrc, &k_sum_parts, &k_init_slots, &k_leaves,
-  &k_fwd_pull, &k_fwd_heavy, &k_bwd_heavy, &k_bwd_hend, NULL};
+  &k_fwd_pull, &k_fwd_heavy, &k_bwd_heavy, &k_bwd_hend, &k_mfwd,     &k_mbwd,
+  &k_mseed,    &k_madd,     NULL};

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,29 +220,67 @@ static void vendor_tests(void) {
         sk_vendor_host_status());
 }
 
-/* -- NVRTC compile checks --------------------------------------------------------- */
+/* -- NVRTC compile checks ---------------------------------------------------------
+ * Every signature of every blas.* and batched.* body, compiled by four
+ * threads at once (each compile is independent; the JIT's caches are
+ * shared and locked), the results checked here in the list's order. */
+typedef struct compile_job {
+  const sk_kbody *kb;
+  int sig, rc;
+  char err[1024];
+} compile_job;
+
+static compile_job *jobs;
+static int njobs;
+static int next_job;
+static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *compile_worker(void *arg) {
+  const sk_backend *cu = arg;
+  for (;;) {
+    pthread_mutex_lock(&job_lock);
+    const int j = next_job++;
+    pthread_mutex_unlock(&job_lock);
+    if (j >= njobs) return NULL;
+    jobs[j].rc = sk_kbody_compile(jobs[j].kb, jobs[j].sig, cu, jobs[j].err, sizeof jobs[j].err);
+  }
+}
+
 static void nvrtc_tests(void) {
-  char why[256], err[8192];
+  char why[256];
   const sk_backend *cu = sk_backend_find("cuda");
   if (!cu || !sk_nvrtc_status(why, sizeof why)) {
     printf("nvrtc compile checks skipped: %s\n", cu ? why : "no cuda back end");
     return;
   }
-  int n = 0;
-  for (int i = 0;; i++) {
-    const sk_kbody *kb = sk_kbody_at(i);
-    if (!kb) break;
-    if (!kb->sigs ||
-        (strncmp(kb->label, "batched.", 8) != 0 && (strncmp(kb->label, "blas.", 5) != 0)))
-      continue;
-    for (int s = 0; kb->sigs[s]; s++) {
-      int rc = sk_kbody_compile(kb, s, cu, err, sizeof err);
-      CHECK(rc == 0, "NVRTC: %s signature %d: %s", kb->label, s, err);
-      n++;
+  for (int pass = 0; pass < 2; pass++) {
+    njobs = 0;
+    for (int i = 0;; i++) {
+      const sk_kbody *kb = sk_kbody_at(i);
+      if (!kb) break;
+      if (!kb->sigs ||
+          (strncmp(kb->label, "batched.", 8) != 0 && (strncmp(kb->label, "blas.", 5) != 0)))
+        continue;
+      for (int s = 0; kb->sigs[s]; s++, njobs++)
+        if (pass) jobs[njobs] = (compile_job){.kb = kb, .sig = s, .rc = -1};
+    }
+    if (!pass && !(jobs = calloc((size_t)njobs + 1, sizeof *jobs))) {
+      CHECK(0, "out of memory for %d jobs", njobs);
+      return;
     }
   }
-  CHECK(n >= 30, "only %d dense signatures", n);
-  printf("nvrtc: %d dense signatures compiled for cuda\n", n);
+  pthread_t t[4];
+  int nt = 0;
+  for (; nt < 4; nt++)
+    if (pthread_create(&t[nt], NULL, compile_worker, (void *)cu) != 0) break;
+  CHECK(nt > 0, "no compile thread started");
+  for (int k = 0; k < nt; k++) pthread_join(t[k], NULL);
+  for (int j = 0; j < njobs; j++)
+    CHECK(jobs[j].rc == 0, "NVRTC: %s signature %d: %s", jobs[j].kb->label, jobs[j].sig,
+          jobs[j].err);
+  CHECK(njobs >= 30, "only %d dense signatures", njobs);
+  printf("nvrtc: %d dense signatures compiled for cuda\n", njobs);
+  free(jobs);
 }
 
 int main(void) {
