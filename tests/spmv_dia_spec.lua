@@ -241,6 +241,17 @@ describe("CG by diagonals on " .. SPACE, function()
     end
   end)
 
+  it("sparse.cg on float32 values: the iterations and the solution of the CSR CG", function()
+    local A = box(12, 11, 10, P27, 33.0, "float32")
+    local b = vec(A:nrows(), "float32")
+    local before = launches(DIA_CG)
+    local x, it1 = sparse.cg(A, b, {tol = 1e-5, maxiter = 300})
+    local xr, it2 = sparse.cg(plain_copy(A), b, {tol = 1e-5, maxiter = 300})
+    if HOST then assert.are.equal(it1, it2) end
+    agree(x, xr, 1e-4)
+    assert.is_true(launches(DIA_CG) >= before + it1)
+  end)
+
   it("speck.solve.cg, plain and with Jacobi: the same iterations and history", function()
     local A = box(16, 15, 14, P27, 33.0)
     local b = vec(A:nrows())
