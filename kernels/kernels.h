@@ -52,6 +52,10 @@ typedef struct sk_kbody {
   /* sk_kbody_run's range: the policy's grain (fewest indices worth a
    * thread; 0: none) */
   int64_t grain;
+  /* 1: a body made at run time that lives, unchanged, as long as the
+   * process (kernels/sparse/dia.c's texts per offset set): its launches
+   * are kept for sk_run_again as the library's constant bodies' are */
+  int lasting;
 } sk_kbody;
 
 /* Run 'kb' over [0, n) with views 'v' and scalars 's' (in the order of

@@ -290,10 +290,10 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
  * (sk_lprep, one a set, picked by the body's address): a driver's
  * repeated launch of a body with the same captures runs its kernel
  * without the general path's sort, spec and look-up. Only the bodies of
- * body_families are kept: constants, so the address names the text; a
- * driver's copy made at run time (a sort's comparator compiled into its
- * bodies, on the stack) takes the general path, whose key compares the
- * text itself. */
+ * body_families are kept, and those marked 'lasting': constants, so the
+ * address names the text; a driver's copy made at run time (a sort's
+ * comparator compiled into its bodies, on the stack) takes the general
+ * path, whose key compares the text itself. */
 #define KPREP_SETS 32 /* the set: the top 5 bits of the address hash */
 static _Thread_local sk_lprep *kprep; /* on the heap: 26 KB of static TLS
                                         * would weigh on every thread */
@@ -351,7 +351,7 @@ int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, 
   if (rc <= 0) return rc;
   sk_kdesc d;
   if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
-  if (!f || !known_body(kb)) return sk_run(&d, p, args, nargs, res, err, errlen);
+  if (!f || !(kb->lasting || known_body(kb))) return sk_run(&d, p, args, nargs, res, err, errlen);
   return sk_run_keep(f, kb, &d, p, args, nargs, res, err, errlen);
 }
 

@@ -241,6 +241,17 @@ describe("CG by diagonals on " .. SPACE, function()
     end
   end)
 
+  it("sparse.cg on float32 values: the iterations and the solution of the CSR CG", function()
+    local A = box(12, 11, 10, P27, 33.0, "float32")
+    local b = vec(A:nrows(), "float32")
+    local before = launches(DIA_CG)
+    local x, it1 = sparse.cg(A, b, {tol = 1e-5, maxiter = 300})
+    local xr, it2 = sparse.cg(plain_copy(A), b, {tol = 1e-5, maxiter = 300})
+    if HOST then assert.are.equal(it1, it2) end
+    agree(x, xr, 1e-4)
+    assert.is_true(launches(DIA_CG) >= before + it1)
+  end)
+
   it("speck.solve.cg, plain and with Jacobi: the same iterations and history", function()
     local A = box(16, 15, 14, P27, 33.0)
     local b = vec(A:nrows())
@@ -309,6 +320,88 @@ print(F.launches("sparse.spmv_dia", "sparse.spmv_dia_row", "sparse.cg_dia_dots",
   end)
 end)
 
+-- dia.c's term for diagonal q (0-based) at offset o of vector X: the
+-- column clamped into [0, nrow) by the one bound o's sign needs; the
+-- value from the table, or with 'uni' the diagonal's own dv(q)
+local function term(q, o, X, uni)
+  local idx = o < 0 and ("r + (%d) < 0 ? 0 : r + (%d)"):format(o, o)
+              or o > 0 and ("r + %d < nrow ? r + %d : nrow - 1"):format(o, o) or "r"
+  return require("speck.core").kernel_text("sparse_dia_term",
+    {Q = tostring(q), X = X, IDX = idx, VAL = uni and ("dv(%d)"):format(q) or "dtab(c_)"})
+end
+
+-- the device texts run on this back end: the form built here as dia.c
+-- builds it (offsets ascending, blocks of 64 rows, code 0 where a row
+-- lacks the column), the texts filled as dia.c fills them
+local function device_form(A, X)
+  local core = require "speck.core"
+  local n, rp, ci, va = A:nrows(), A.rowptr, A.colidx, A.values
+  local seen, offs, vals, code = {}, {}, {}, {}
+  for i = 0, n - 1 do
+    for k = rp[i], rp[i + 1] - 1 do
+      local o = ci[k] - i
+      if not seen[o] then seen[o] = true; offs[#offs + 1] = o end
+    end
+  end
+  table.sort(offs)
+  local q_of = {}
+  for q, o in ipairs(offs) do q_of[o] = q - 1 end
+  local nd = #offs
+  local dc = speck.View("dc", "uint8", ((n + 63) // 64) * 64 * nd)
+  local dtab = speck.View("dtab", A:dtype(), 33)
+  local dv = speck.View("dv", A:dtype(), nd) -- a diagonal's one value (box's: each has one)
+  for i = 0, n - 1 do
+    for k = rp[i], rp[i + 1] - 1 do
+      local v = va[k]
+      if not code[v] then vals[#vals + 1] = v; code[v] = #vals; dtab[#vals] = v end
+      dc[(i // 64) * 64 * nd + q_of[ci[k] - i] * 64 + i % 64] = code[v]
+      dv[q_of[ci[k] - i]] = v
+    end
+  end
+  -- odd diagonals by their own value, even ones from the table
+  local terms = {}
+  for q, o in ipairs(offs) do
+    terms[#terms + 1] = term(q - 1, o, X, q % 2 == 0)
+  end
+  return dc, dtab, dv, table.concat(terms, "\n") .. "\n", tostring(nd)
+end
+
+describe("the diagonal form's device texts on " .. SPACE, function()
+  it("give the CSR sums: SpMV, and CG's SpMV with its dots", function()
+    local core = require "speck.core"
+    for _, c in ipairs{CASES[1], CASES[3], CASES[7]} do
+      local A = box(c[2], c[3], c[4], c[5], c[6])
+      local n = A:nrows()
+      local x = vec(n, "float64", 3)
+      x[0], x[n - 1], x[n // 3] = math.huge, 0 / 0, -math.huge
+      local dc, dtab, dv, terms, nd = device_form(A, "x")
+      local y, yr = vec(n, "float64", 5), vec(n, "float64", 5)
+      speck.parallel_for("dia_spec.spmv_row", n,
+        {dc = dc, dtab = dtab, dv = dv, x = x, y = y, alpha = -0.5, beta = 0.25},
+        core.kernel_text("sparse_dia_spmv_row", {TERMS = terms, ND = nd}))
+      sparse.spmv("N", -0.5, plain_copy(A), x, 0.25, yr)
+      same_bits(y, yr) -- a thread a row: the row's sum in order, on every back end
+      local u, rv = vec(n, "float64", 3), vec(n, "float64", 7)
+      local w, wr = vec(n), vec(n)
+      local _, _, _, tu = device_form(A, "u")
+      local r3 = {speck.parallel_reduce("dia_spec.cg_row", n,
+        {dc = dc, dtab = dtab, dv = dv, u = u, w = w, rv = rv},
+        core.kernel_text("sparse_dia_cg_dots_row", {TERMS = tu, ND = nd}),
+        {{op = "sum", dtype = "float64"}, {op = "sum", dtype = "float64"},
+         {op = "sum", dtype = "float64"}})}
+      sparse.spmv("N", 1.0, plain_copy(A), u, 0.0, wr)
+      same_bits(w, wr)
+      local g, d, q = 0, 0, 0
+      for i = 0, n - 1 do
+        g, d, q = g + rv[i] * u[i], d + wr[i] * u[i], q + rv[i] * rv[i]
+      end
+      for k, e in ipairs{g, d, q} do
+        assert(math.abs(r3[k] - e) <= 1e-12 * math.abs(e), ("sum %d: %.17g against %.17g"):format(k, r3[k], e))
+      end
+    end
+  end)
+end)
+
 describe("the diagonal form's device bodies", function()
   it("compile with NVRTC for a 27-point and a 5-point offset set", function()
     local info = speck.info()
@@ -330,18 +423,18 @@ describe("the diagonal form's device bodies", function()
       local terms = {}
       for q, o in ipairs(offs) do
         for _, X in ipairs{"x", "u"} do
-          terms[X] = (terms[X] or "") .. core.kernel_text("sparse_dia_term",
-                       {Q = tostring(q - 1), O = tostring(o), X = X}) .. "\n"
+          terms[X] = (terms[X] or "") .. term(q - 1, o, X, q % 2 == 0) .. "\n"
         end
       end
       for _, dt in ipairs{"float64", "float32"} do
         made = made + 1
         speck.kernel("dia_gpu_spmv_" .. made, "range",
-          {dc = V("uint8"), dtab = V(dt, 3), x = V(dt), y = V(dt), alpha = 1.0, beta = 0.0},
-          core.kernel_text("sparse_dia_spmv_row", {TERMS = terms.x}), {target = "cuda"})
+          {dc = V("uint8"), dtab = V(dt, 3), dv = V(dt), x = V(dt), y = V(dt), alpha = 1.0,
+           beta = 0.0},
+          core.kernel_text("sparse_dia_spmv_row", {TERMS = terms.x, ND = tostring(#offs)}), {target = "cuda"})
         speck.kernel("dia_gpu_cg_" .. made, "range",
-          {dc = V("uint8"), dtab = V(dt, 3), u = V(dt), w = V(dt), rv = V(dt)},
-          core.kernel_text("sparse_dia_cg_dots_row", {TERMS = terms.u}),
+          {dc = V("uint8"), dtab = V(dt, 3), dv = V(dt), u = V(dt), w = V(dt), rv = V(dt)},
+          core.kernel_text("sparse_dia_cg_dots_row", {TERMS = terms.u, ND = tostring(#offs)}),
           {target = "cuda", pattern = "reduce",
            reducer = {{op = "sum", dtype = "float64"}, {op = "sum", dtype = "float64"},
                       {op = "sum", dtype = "float64"}}})
@@ -358,8 +451,9 @@ describe("the diagonal form's device bodies", function()
     -- the coding pass, a library body
     local ok, seen2 = F.nvrtc_compile("dia_gpu_code_", {
       {"sparse_dia_code", "range", {rowptr = V("int64", 5), colidx = V("int32"),
-        vcode = V("uint8"), doff = V("int64"), dc = V("uint8"), n = {"int64", 4},
-        nd = {"int64", 2}}, {pattern = "reduce", reducer = {{op = "max", dtype = "int64"}}}}})
+        vcode = V("uint8"), doff = V("int64"), dc = V("uint8"), nd = {"int64", 2},
+        w = {"int64", 2}}, {pattern = "reduce", reducer = {{op = "max", dtype = "int64"},
+                                                           {op = "bor", dtype = "int64"}}}}})
     assert(ok, seen2)
     assert.are.equal(1, seen2)
   end)

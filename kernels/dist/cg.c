@@ -95,7 +95,7 @@ static const sk_kbody k_spmv16v_team = {.label = "dist.cg_spmv16v_team",
                                         .pattern = SK_REDUCE,
                                         .red_op = SK_RED_SUM,
                                         .sigs = sig_spmv16v_team};
-#define DIA_SIG(k) "range" R1("dc", "uint8") F1("dtab") F1("d") F1("r") F1("w") " n=int64" k
+#define DIA_SIG(k) "range" R1("dc", "uint8") F1("dtab") F1("d") F1("r") F1("w") k
 static const char *const sig_dia5[] = {
   DIA_SIG(" o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"), NULL};
 static const sk_kbody k_dia5 = {.label = "dist.cg_spmvdia5",
@@ -110,27 +110,6 @@ static const sk_kbody k_dia7 = {.label = "dist.cg_spmvdia7",
                                 .pattern = SK_REDUCE,
                                 .red_op = SK_RED_SUM,
                                 .sigs = sig_dia7};
-static const char *const sig_rowmax[] = {"range" R1("ip", "int64"), NULL};
-static const sk_kbody k_rowmax = {.label = "dist.cg_rowmax",
-                                  .body = sk_body_dist_cg_rowmax,
-                                  .pattern = SK_REDUCE,
-                                  .sigs = sig_rowmax,
-                                  .reds = "max:int64"};
-static const char *const sig_rowfind[] = {"range" R1("ip", "int64") " len=int64", NULL};
-static const sk_kbody k_rowfind = {.label = "dist.cg_rowfind",
-                                   .body = sk_body_dist_cg_rowfind,
-                                   .pattern = SK_REDUCE,
-                                   .sigs = sig_rowfind,
-                                   .reds = "min:int64"};
-static const char *const sig_diacode[] = {"range" R1("ip", "int64") R1("ic", "int32")
-                                            R1("vcode", "uint8") R1("doff", "int64")
-                                              R1("dc", "uint8") " n=int64 nd=int64",
-                                          NULL};
-static const sk_kbody k_diacode = {.label = "dist.cg_diacode",
-                                   .body = sk_body_dist_cg_diacode,
-                                   .pattern = SK_REDUCE,
-                                   .sigs = sig_diacode,
-                                   .reds = "sum:int64"};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -167,8 +146,7 @@ const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
                                           &k_spmv16v, &k_pack,        &k_halo,
                                           &k_bcount,  &k_brows,       &k_spmv_team,
                                           &k_spmv16_team, &k_spmv16v_team, &k_dia5,
-                                          &k_dia7, &k_rowmax, &k_rowfind, &k_diacode,
-                                          NULL};
+                                          &k_dia7, NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
@@ -180,58 +158,31 @@ const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
 #define SK_DIST_CG_MINBLOCK 8192
 
 /* the interior by diagonals (cg.h's dia; host views, the value codes
- * built): the offsets of the longest row (at most 7) are the set, and
- * every row is coded against it; no diagonals (c->dia 0) where a row has
- * a column off the set or out of its order, or no row lies whole in the
- * rank. Costs about a third of an SpMV, once a matrix. */
-static int dia_build(sk_dist_cg *c, char *err, size_t errlen) {
+ * built): kernels/sparse/dia.c's form of the interior block (its offsets,
+ * at most 7 here, its codes with empty diagonals after them up to the
+ * body's width); none (c->dia 0) where the block has no such form or no
+ * row lies whole in the rank. Costs about a third of an SpMV, once a
+ * matrix. */
+static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   const int64_t n = c->n;
-  sk_result res;
-  sk_arg ma[] = {sk_arg_view_ro("ip", c->ip)};
-  if (n < 1 || sk_kbody_range(&k_rowmax, 0, n, ma, NELEM(ma), &res, err, errlen) < 0)
-    return n < 1 ? 0 : -1;
-  const int64_t len = sk_result_i64(&res, 0);
-  const int64_t nt = c->vd.tab.extent[0];
-  if (len < 1 || len > 7 || nt + 1 > 255) return 0;
-  sk_arg fa[] = {sk_arg_view_ro("ip", c->ip), sk_arg_i64("len", len)};
-  if (sk_kbody_range(&k_rowfind, 0, n, fa, NELEM(fa), &res, err, errlen) < 0) return -1;
-  const int64_t row = sk_result_i64(&res, 0);
-  int64_t k0;
-  if (row < 0 || row >= n || sk_sp_get_i64(c->ip, row, &k0, err, errlen) < 0)
-    return row < 0 || row >= n ? 0 : -1;
-  for (int64_t q = 0; q < len; q++) {
-    int64_t col;
-    if (sk_sp_get_i64(c->ic, k0 + q, &col, err, errlen) < 0) return -1;
-    c->doff[q] = col - row;
-    if (q > 0 && c->doff[q] <= c->doff[q - 1]) return 0; /* not ascending */
+  if (n < 1 || c->lo >= c->hi) return 0;
+  const sk_csr A = {.rowptr = c->ip, .colidx = c->ic, .values = c->iv, .nrows = n,
+                    .ncols = n, .nnz = nnz};
+  sk_dia d;
+  if (sk_dia_build(&A, &c->vd, 5, &d, err, errlen) < 0) return -1;
+  if (d.ok && d.width == 6) { /* the body of width 7 */
+    sk_dia_release(&d);
+    if (sk_dia_build(&A, &c->vd, 7, &d, err, errlen) < 0) return -1;
   }
-  if (c->lo >= c->hi) return 0;
-  const int w = len <= 5 ? 5 : 7;
-  for (int q = (int)len; q < 7; q++) c->doff[q] = 0;
-  /* (dc and dtab go with c on an error: sk_dist_cg_free) */
-  if (sk_sp_view(&c->dc, "dia codes", SK_U8, (int64_t)w * n, c->iv->space, 1, err, errlen) < 0 ||
-      sk_sp_view(&c->dtab, "dia values", SK_F64, nt + 1, c->iv->space, 0, err, errlen) < 0)
-    return -1;
-  double *tab = c->dtab.data;
-  tab[0] = 0.0;
-  for (int64_t j = 0; j < nt; j++)
-    if (sk_sp_get_f64(&c->vd.tab, j, &tab[j + 1], err, errlen) < 0) return -1;
-  sk_view doff;
-  if (sk_sp_view(&doff, "dia offsets", SK_I64, len, SK_SPACE_HOST, 0, err, errlen) < 0) return -1;
-  memcpy(doff.data, c->doff, (size_t)len * sizeof c->doff[0]);
-  sk_arg ca[] = {sk_arg_view_ro("ip", c->ip),      sk_arg_view_ro("ic", c->ic),
-                 sk_arg_view_ro("vcode", &c->vd.code), sk_arg_view_ro("doff", &doff),
-                 sk_arg_view("dc", &c->dc),         sk_arg_i64("n", n),
-                 sk_arg_i64("nd", len)};
-  int rc = sk_kbody_range(&k_diacode, 0, n, ca, NELEM(ca), &res, err, errlen);
-  sk_view_release(&doff);
-  if (rc < 0) return -1;
-  if (sk_result_i64(&res, 0) > 0) { /* a row off the set: none */
-    sk_view_release(&c->dc);
-    sk_view_release(&c->dtab);
+  if (!d.ok || d.width > 7) {
+    sk_dia_release(&d);
     return 0;
   }
-  c->dia = w;
+  c->dc = d.code;
+  c->dtab = d.tab;
+  sk_view_release(&d.dv); /* the bodies here read every value from dtab */
+  for (int q = 0; q < 7; q++) c->doff[q] = q < d.nd ? d.off[q] : 0;
+  c->dia = d.width;
   return 0;
 }
 
@@ -334,7 +285,7 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
     c->hi = c->n - c->c16.right > c->lo ? c->n - c->c16.right : c->lo;
   }
   if (c->team_size == 0 && c->c16.ok && c->vd.ok && c->iv->dtype == SK_F64 && !nodia &&
-             dia_build(c, err, errlen) < 0) {
+             dia_build(c, nnz, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
   }
@@ -435,11 +386,10 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
       const int64_t *o = c->doff;
       sk_arg da[] = {sk_arg_view_ro("dc", &c->dc), sk_arg_view_ro("dtab", &c->dtab),
                      sk_arg_view("d", v[0]),       sk_arg_view("r", v[2]),
-                     sk_arg_view("w", v[5]),       sk_arg_i64("n", n),
-                     sk_arg_i64("o0", o[0]),       sk_arg_i64("o1", o[1]),
-                     sk_arg_i64("o2", o[2]),       sk_arg_i64("o3", o[3]),
-                     sk_arg_i64("o4", o[4]),       sk_arg_i64("o5", o[5]),
-                     sk_arg_i64("o6", o[6])};
+                     sk_arg_view("w", v[5]),       sk_arg_i64("o0", o[0]),
+                     sk_arg_i64("o1", o[1]),       sk_arg_i64("o2", o[2]),
+                     sk_arg_i64("o3", o[3]),       sk_arg_i64("o4", o[4]),
+                     sk_arg_i64("o5", o[5]),       sk_arg_i64("o6", o[6])};
       if (part(spmv, b0, m0, sa, ns, dl, err, errlen) < 0 ||
           (c->dia ? part(c->dia == 5 ? &k_dia5 : &k_dia7, m0, m1, da,
                          c->dia == 5 ? NELEM(da) - 2 : NELEM(da), dl, err, errlen)

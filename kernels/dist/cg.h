@@ -26,13 +26,14 @@ typedef struct sk_dist_cg {
    * offsets from the row, an int32 row pointer) where it fits (c16.ok) */
   sk_csr16 c16;
   sk_vdict vd; /* the interior values' codes (kernels/sparse/vdict.c), where they fit */
-  /* the interior by diagonals (host; cg.c's "dia"): where every row's
-   * columns are its index plus offsets from one set of at most 7, the
-   * rows lo <= i < hi (whose columns all lie in the rank) run the
-   * straight-line body of width dia (5 or 7; 0: none) over the offsets
-   * doff (ascending, padded with 0), the values' codes dc (uint8, dia
-   * n: diagonal q's of row i at q n + i) into dtab (float64, dtab(0) =
-   * 0.0 for a column the row lacks) */
+  /* the interior by diagonals (host; cg.c's "dia", the form of
+   * kernels/sparse/dia.c): where every row's columns are its index plus
+   * offsets from one set of at most 7, the rows lo <= i < hi (whose
+   * columns all lie in the rank) run the straight-line body of width dia
+   * (5 or 7; 0: none) over the offsets doff (ascending, padded with 0),
+   * the values' codes dc (uint8, dia.c's blocks of 64 rows: diagonal q's
+   * of row i at (i / 64) 64 dia + 64 q + i % 64; 0 for a column the row
+   * lacks) into dtab (float64, slot 0 unused) */
   int dia;
   int64_t doff[7], lo, hi;
   sk_view dc, dtab;

@@ -1,16 +1,22 @@
 /* dia.c: a stencil matrix by diagonals -- where every row's columns are
  * the row's index plus offsets from one set of at most SK_DIA_MAX (a
  * stencil's: 5, 7, 9, 27 points), the matrix as one byte a row and
- * diagonal: code(q n + i) = the value code (vdict.c) of row i's entry at
- * column i + off[q] plus one, 0 where the row lacks that column. An SpMV
+ * diagonal: the value code (vdict.c) of row i's entry at column
+ * i + off[q] plus one, 0 where the row lacks that column, in blocks of
+ * SK_DIA_BLOCK rows (a diagonal's codes of a block contiguous: one
+ * stream on the host, a warp's rows' codes together on a device). An SpMV
  * then reads no index at all (1 byte an entry against the coded CSR's 3,
  * plus the row pointers): a thread a row runs a straight line over the
  * offsets (constants in the text, dia.sk's templates filled here and
  * compiled once per offset set), its code and x loads coalesced on a
- * device. The terms come in the row's column order and a lacking entry
- * adds nothing (not 0.0 * x): the CSR sums bit for bit, for any x. The
- * one place that builds the form; sparse.spmv (spmv.c) and the CG of
- * speck.solve and sparse.cg (kernels/solve/krylov.c) read it.
+ * device. A diagonal whose entries all have one value (a stencil of
+ * constant coefficients: every one) reads it from dv, not the table: no
+ * gather, so a host compiler vectorises a block's interior rows. The
+ * terms come in the row's column order and a lacking entry adds nothing
+ * (not 0.0 * x): the CSR sums bit for bit, for any x. The one place that
+ * builds the form; sparse.spmv (spmv.c) and the CG of speck.solve and
+ * sparse.cg (kernels/solve/krylov.c) read it, and speck.dist's CG
+ * (kernels/dist/cg.c) builds its interior's with it.
  *
  * When: only a matrix that has value codes (vdict.c: the compact index
  * too), square, int64 row pointers and int32 columns, whose offsets (a
@@ -50,13 +56,13 @@
 
 static const char *const sig_code[] = {
   "range" R1("rowptr", "int64") R1("colidx", "int32") R1("vcode", "uint8") R1("doff", "int64")
-    R1("dc", "uint8") " n=int64 nd=int64",
+    R1("dc", "uint8") " nd=int64 w=int64",
   NULL};
 static const sk_kbody k_code = {.label = "sparse.dia_code",
                                 .body = sk_body_sparse_dia_code,
                                 .pattern = SK_REDUCE,
                                 .sigs = sig_code,
-                                .reds = "max:int64"};
+                                .reds = "max:int64 bor:int64"};
 const sk_kbody *const sk_dia_bodies[] = {&k_code, NULL};
 
 int sk_dia_disabled(void) {
@@ -67,14 +73,17 @@ int sk_dia_disabled(void) {
 void sk_dia_release(sk_dia *d) {
   sk_view_release(&d->code);
   sk_view_release(&d->tab);
+  sk_view_release(&d->dv);
   memset(d, 0, sizeof *d);
 }
 
 /* the offsets of rows [r0, r1) (host copies of their slices) added to the
- * nd in off (unsorted, at most SK_DIA_MAX): their number, -1 when more */
-static int sample(const sk_csr *A, int64_t r0, int64_t r1, int64_t *off, int nd, char *err,
-                  size_t errlen, int *rc) {
-  sk_view rp = *A->rowptr, hrp, ci, hci;
+ * nd in off (unsorted, at most SK_DIA_MAX), with cand[j] the code plus
+ * one that every sampled entry of offset off[j] has (-1: two differ):
+ * their number, -1 when more */
+static int sample(const sk_csr *A, const sk_vdict *vd, int64_t r0, int64_t r1, int64_t *off,
+                  int64_t *cand, int nd, char *err, size_t errlen, int *rc) {
+  sk_view rp = *A->rowptr, hrp, ci, hci, vc, hvc;
   rp.data = (char *)A->rowptr->data + (size_t)r0 * sizeof(int64_t);
   rp.extent[0] = r1 - r0 + 1;
   *rc = 0;
@@ -91,35 +100,55 @@ static int sample(const sk_csr *A, int64_t r0, int64_t r1, int64_t *off, int nd,
   ci = *A->colidx;
   ci.data = (char *)A->colidx->data + (size_t)k0 * sizeof(int32_t);
   ci.extent[0] = k1 - k0;
+  vc = vd->code;
+  vc.data = (char *)vd->code.data + (size_t)k0;
+  vc.extent[0] = k1 - k0;
   if (sk_sp_host_copy(&ci, &hci, err, errlen) < 0) {
     sk_view_release(&hrp);
     *rc = -1;
     return nd;
   }
+  if (sk_sp_host_copy(&vc, &hvc, err, errlen) < 0) {
+    sk_view_release(&hci);
+    sk_view_release(&hrp);
+    *rc = -1;
+    return nd;
+  }
   const int32_t *c = hci.data;
+  const uint8_t *v = hvc.data;
   for (int64_t r = r0; r < r1 && nd >= 0; r++)
     for (int64_t k = p[r - r0]; k < p[r - r0 + 1]; k++) {
-      const int64_t o = (int64_t)c[k - k0] - r;
+      const int64_t o = (int64_t)c[k - k0] - r, code = (int64_t)v[k - k0] + 1;
       int j = 0;
       while (j < nd && off[j] != o) j++;
-      if (j < nd) continue;
+      if (j < nd) {
+        if (cand[j] != code) cand[j] = -1;
+        continue;
+      }
       if (nd == SK_DIA_MAX) {
         nd = -1;
         break;
       }
+      cand[nd] = code;
       off[nd++] = o;
     }
+  sk_view_release(&hvc);
   sk_view_release(&hci);
   sk_view_release(&hrp);
   return nd;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+/* offsets with their candidate codes, sorted by offset */
+typedef struct ocand {
+  int64_t off, cand;
+} ocand;
+static int cmp_off(const void *a, const void *b) {
+  const int64_t x = ((const ocand *)a)->off, y = ((const ocand *)b)->off;
   return x < y ? -1 : x > y;
 }
 
-int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen) {
+int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char *err,
+                 size_t errlen) {
   memset(d, 0, sizeof *d);
   const int64_t n = A->nrows, nnz = A->nnz;
   if (!vd->ok || n < 1 || nnz < 1 || A->ncols != n || A->rowptr->dtype != SK_I64 ||
@@ -127,17 +156,22 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size
       !sk_view_contiguous(A->colidx))
     return 0;
   /* the offsets: a sample of the rows */
-  int64_t off[SK_DIA_MAX];
+  int64_t off[SK_DIA_MAX], cand[SK_DIA_MAX];
   int nd = 0, rc = 0;
   const int nw = n <= (int64_t)SK_DIA_WINDOWS * SK_DIA_WROWS ? 1 : SK_DIA_WINDOWS;
   for (int w = 0; w < nw && nd >= 0; w++) {
     const int64_t r0 = nw == 1 ? 0 : (n - SK_DIA_WROWS) * w / (nw - 1);
     const int64_t r1 = nw == 1 ? n : r0 + SK_DIA_WROWS;
-    nd = sample(A, r0, r1, off, nd, err, errlen, &rc);
+    nd = sample(A, vd, r0, r1, off, cand, nd, err, errlen, &rc);
     if (rc < 0) return -1;
   }
   if (nd < 1 || (double)nd * (double)n > SK_DIA_FILL * (double)nnz) return 0;
-  qsort(off, (size_t)nd, sizeof off[0], cmp_i64);
+  ocand oc[SK_DIA_MAX];
+  for (int q = 0; q < nd; q++) oc[q].off = off[q], oc[q].cand = cand[q];
+  qsort(oc, (size_t)nd, sizeof oc[0], cmp_off);
+  for (int q = 0; q < nd; q++) off[q] = oc[q].off, cand[q] = oc[q].cand;
+  const int w = width > nd ? width : nd;
+  const int64_t nb = (n + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK;
   /* the value table with a slot 0 before it (code 0: no entry) */
   const int dt = vd->tab.dtype;
   const size_t es = dt == SK_F64 ? 8 : 4;
@@ -151,37 +185,61 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size
   }
   memcpy((char *)hd.data + es, ht.data, (size_t)nt * es);
   sk_view_release(&ht);
-  if (sk_sp_view(&hoff, "dia offsets", SK_I64, nd, SK_SPACE_HOST, 0, err, errlen) < 0) {
+  /* the offsets, then the sample's code of each diagonal */
+  if (sk_sp_view(&hoff, "dia offsets", SK_I64, 2 * nd, SK_SPACE_HOST, 0, err, errlen) < 0) {
     sk_view_release(&hd);
     return -1;
   }
   memcpy(hoff.data, off, (size_t)nd * sizeof off[0]);
-  if (sk_sp_view(&doff, "dia offsets", SK_I64, nd, A->values->space, 0, err, errlen) < 0 ||
+  memcpy((int64_t *)hoff.data + nd, cand, (size_t)nd * sizeof cand[0]);
+  if (sk_sp_view(&doff, "dia offsets", SK_I64, 2 * nd, A->values->space, 0, err, errlen) < 0 ||
       sk_view_deep_copy(&doff, &hoff, err, errlen) < 0 ||
       sk_sp_view(&d->tab, "dia values", dt, nt + 1, A->values->space, 0, err, errlen) < 0 ||
       sk_view_deep_copy(&d->tab, &hd, err, errlen) < 0 ||
-      sk_sp_view(&d->code, "dia codes", SK_U8, (int64_t)nd * n, A->values->space, 0, err,
-                 errlen) < 0) {
+      sk_sp_view(&d->code, "dia codes", SK_U8, nb * SK_DIA_BLOCK * w, A->values->space, 1,
+                 err, errlen) < 0) {
     sk_view_release(&hd);
     sk_view_release(&hoff);
     sk_view_release(&doff);
     sk_dia_release(d);
     return -1;
   }
-  sk_view_release(&hd);
   sk_view_release(&hoff);
   sk_arg a[] = {sk_arg_view_ro("rowptr", A->rowptr), sk_arg_view_ro("colidx", A->colidx),
                 sk_arg_view_ro("vcode", &vd->code), sk_arg_view_ro("doff", &doff),
-                sk_arg_view("dc", &d->code),        sk_arg_i64("n", n),
-                sk_arg_i64("nd", nd)};
+                sk_arg_view("dc", &d->code),        sk_arg_i64("nd", nd),
+                sk_arg_i64("w", w)};
   sk_result res;
   rc = sk_sp_range(&k_code, n, a, NELEM(a), &res, err, errlen);
   sk_view_release(&doff);
   if (rc < 0 || sk_result_i64(&res, 0) > 0) { /* a row off the set: no form */
+    sk_view_release(&hd);
     sk_dia_release(d);
     return rc;
   }
+  /* the diagonals whose entries share one code: their value (dv) */
+  const int64_t mix = sk_result_i64(&res, 1);
+  sk_view hv;
+  if (sk_sp_view(&hv, "dia diagonal values", dt, nd, SK_SPACE_HOST, 1, err, errlen) < 0) {
+    sk_view_release(&hd);
+    sk_dia_release(d);
+    return -1;
+  }
+  for (int q = 0; q < nd; q++)
+    if (cand[q] > 0 && !((mix >> q) & 1)) {
+      d->uni |= (uint32_t)1 << q;
+      memcpy((char *)hv.data + (size_t)q * es, (char *)hd.data + (size_t)cand[q] * es, es);
+    }
+  sk_view_release(&hd);
+  rc = sk_sp_view(&d->dv, "dia diagonal values", dt, nd, A->values->space, 0, err, errlen);
+  if (rc == 0) rc = sk_view_deep_copy(&d->dv, &hv, err, errlen);
+  sk_view_release(&hv);
+  if (rc < 0) {
+    sk_dia_release(d);
+    return -1;
+  }
   d->nd = nd;
+  d->width = w;
   memcpy(d->off, off, (size_t)nd * sizeof off[0]);
   d->ok = 1;
   return 0;
@@ -251,7 +309,7 @@ int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t
   }
   if (!m->built) {
     /* the pass only reads the matrix: its stamps stay */
-    if (sk_dia_build(A, vd, &m->d, err, errlen) < 0) {
+    if (sk_dia_build(A, vd, 0, &m->d, err, errlen) < 0) {
       rc = -1;
       goto out;
     }
@@ -261,6 +319,7 @@ int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t
   if (d->ok) {
     sk_view_retain(&d->code);
     sk_view_retain(&d->tab);
+    sk_view_retain(&d->dv);
   }
 out:
   pthread_mutex_unlock(&dmemo_lock);
@@ -277,7 +336,8 @@ static const char *const form_label[F_NFORMS] = {"sparse.spmv_dia", "sparse.spmv
 
 typedef struct gen_body {
   struct gen_body *next;
-  int form, nd;
+  int form, nd, width;
+  uint32_t uni;
   int64_t off[SK_DIA_MAX];
   sk_kbody kb;
 } gen_body;
@@ -329,7 +389,7 @@ static int fill(char **out, size_t *len, size_t *cap, const char *text, int nk,
 static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t errlen) {
   pthread_mutex_lock(&gen_lock);
   gen_body *g = gens;
-  while (g && !(g->form == form && g->nd == d->nd &&
+  while (g && !(g->form == form && g->nd == d->nd && g->width == d->width && g->uni == d->uni &&
                 memcmp(g->off, d->off, (size_t)d->nd * sizeof d->off[0]) == 0))
     g = g->next;
   if (g) {
@@ -340,41 +400,85 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
                                               sk_body_sparse_dia_spmv_row,
                                               sk_body_sparse_dia_cg_dots,
                                               sk_body_sparse_dia_cg_dots_row};
-  const int cg = form == F_CG || form == F_CG_ROW;
-  char *terms = NULL, *body = NULL;
-  size_t tl = 0, tc = 0, bl = 0, bc = 0;
+  const int cg = form == F_CG || form == F_CG_ROW, host = form == F_SPMV || form == F_CG;
+  char *terms = NULL, *tin = NULL, *body = NULL;
+  size_t tl = 0, tc = 0, il = 0, ic = 0, bl = 0, bc = 0;
   int bad = 0;
+  const char *X = cg ? "u" : "x";
   for (int q = 0; q < d->nd && !bad; q++) {
-    char qs[24], os[24];
+    char qs[24], os[24], idx[160];
+    const long long o = (long long)d->off[q];
     snprintf(qs, sizeof qs, "%d", q);
-    snprintf(os, sizeof os, "%lld", (long long)d->off[q]);
-    const char *keys[] = {"Q", "O", "X"}, *vals[] = {qs, os, cg ? "u" : "x"};
-    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 3, keys, vals) < 0 ||
-          put(&terms, &tl, &tc, "\n", 1) < 0;
+    snprintf(os, sizeof os, "%lld", o);
+    /* the column clamped into [0, nrow): the one bound the sign needs */
+    if (o < 0) snprintf(idx, sizeof idx, "r + (%lld) < 0 ? 0 : r + (%lld)", o, o);
+    else if (o > 0) snprintf(idx, sizeof idx, "r + %lld < nrow ? r + %lld : nrow - 1", o, o);
+    else snprintf(idx, sizeof idx, "r");
+    /* the value: the diagonal's own where its entries share one code */
+    char val[40];
+    if ((d->uni >> q) & 1) snprintf(val, sizeof val, "dv(%d)", q);
+    else snprintf(val, sizeof val, "dtab(c_)");
+    const char *keys[] = {"Q", "O", "X", "IDX", "VAL"}, *vals[] = {qs, os, X, idx, val};
+    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 5, keys, vals) < 0 ||
+          put(&terms, &tl, &tc, "\n", 1) < 0 ||
+          (host && (fill(&tin, &il, &ic, sk_body_sparse_dia_term_in, 5, keys, vals) < 0 ||
+                    put(&tin, &il, &ic, "\n", 1) < 0));
   }
-  const char *keys[] = {"TERMS"}, *vals[] = {terms ? terms : ""};
+  /* the rows whose columns all lie in [0, nrow): [lo, nrow - hi) */
+  char nds[24], los[24], his[24];
+  snprintf(nds, sizeof nds, "%d", d->width);
+  snprintf(los, sizeof los, "%lld", (long long)(d->off[0] < 0 ? -d->off[0] : 0));
+  snprintf(his, sizeof his, "%lld",
+           (long long)(d->off[d->nd - 1] > 0 ? d->off[d->nd - 1] : 0));
+  const char *keys[] = {"TERMS", "TERMS_IN", "ND", "LO", "HI"},
+             *vals[] = {terms ? terms : "", tin ? tin : "", nds, los, his};
   g = bad ? NULL : calloc(1, sizeof *g);
-  if (!g || fill(&body, &bl, &bc, texts[form], 1, keys, vals) < 0) {
+  if (!g || fill(&body, &bl, &bc, texts[form], 5, keys, vals) < 0) {
     free(terms);
+    free(tin);
     free(body);
     free(g);
     pthread_mutex_unlock(&gen_lock);
     sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
+  free(tin);
   free(terms);
   g->form = form;
   g->nd = d->nd;
+  g->width = d->width;
+  g->uni = d->uni;
   memcpy(g->off, d->off, (size_t)d->nd * sizeof d->off[0]);
   g->kb.label = form_label[form];
   g->kb.body = body;
   g->kb.prelude = form == F_SPMV || form == F_CG ? sk_body_sparse_row_split : NULL;
   g->kb.pattern = cg ? SK_REDUCE : SK_FOR;
   g->kb.reds = cg ? "sum:float64 sum:float64 sum:float64" : NULL;
+  g->kb.lasting = 1; /* never freed nor changed: its launches kept */
   g->next = gens;
   gens = g;
   pthread_mutex_unlock(&gen_lock);
   return &g->kb;
+}
+
+/* Host forms of a large matrix ask for the cc tier at once (where the
+ * default tier is auto): libtcc's code of a 27-term body runs at about a
+ * fifth of its speed, and its cc compile (seconds on a loaded host) would
+ * often finish only after the calls that wanted it; then disk-cached.
+ * Device forms and small matrices take the JIT's usual path. */
+#define SK_DIA_CC_NNZ (1 << 20)
+
+static int launch(const sk_kbody *kb, int64_t n, const sk_arg *a, int na, int cc,
+                  sk_result *res, char *err, size_t errlen) {
+  if (!cc || sk_jit_default_tier() != SK_TIER_AUTO)
+    return sk_sp_range(kb, n, a, na, res, err, errlen);
+  sk_kdesc d;
+  if (sk_kbody_desc(kb, NULL, &d, err, errlen) < 0) return -1;
+  d.tier = SK_TIER_CC;
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_RANGE);
+  p.end = n;
+  return sk_run(&d, &p, a, na, res, err, errlen);
 }
 
 /* runs of rows for the host forms: one a thread (sparse.spmv's) */
@@ -391,10 +495,11 @@ int sk_dia_spmv(const sk_dia *d, const sk_csr *A, double alpha, const sk_view *x
   const int host = sk_sp_host(b);
   const sk_kbody *kb = body_for(host ? F_SPMV : F_SPMV_ROW, d, err, errlen);
   if (!kb) return -1;
-  sk_arg a[9];
+  sk_arg a[10];
   int n = 0;
   a[n++] = sk_arg_view_ro("dc", &d->code);
   a[n++] = sk_arg_view_ro("dtab", &d->tab);
+  a[n++] = sk_arg_view_ro("dv", &d->dv);
   a[n++] = sk_arg_view("x", x);
   a[n++] = sk_arg_view("y", y);
   a[n++] = sk_arg_f64("alpha", alpha);
@@ -403,7 +508,7 @@ int sk_dia_spmv(const sk_dia *d, const sk_csr *A, double alpha, const sk_view *x
   const int64_t nchunk = host_chunks(b, A->nrows);
   a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
   a[n++] = sk_arg_i64("nchunk", nchunk);
-  return sk_sp_range(kb, nchunk, a, n, NULL, err, errlen);
+  return launch(kb, nchunk, a, n, A->nnz >= SK_DIA_CC_NNZ, NULL, err, errlen);
 }
 
 int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_view *w,
@@ -413,10 +518,11 @@ int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_
   const int host = sk_sp_host(b);
   const sk_kbody *kb = body_for(host ? F_CG : F_CG_ROW, d, err, errlen);
   if (!kb) return -1;
-  sk_arg a[8];
+  sk_arg a[9];
   int n = 0;
   a[n++] = sk_arg_view_ro("dc", &d->code);
   a[n++] = sk_arg_view_ro("dtab", &d->tab);
+  a[n++] = sk_arg_view_ro("dv", &d->dv);
   a[n++] = sk_arg_view("u", u);
   a[n++] = sk_arg_view("w", w);
   a[n++] = sk_arg_view("rv", rv);
@@ -427,7 +533,7 @@ int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_
     a[n++] = sk_arg_i64("nchunk", len);
   }
   sk_result res;
-  if (sk_sp_range(kb, len, a, n, &res, err, errlen) < 0) return -1;
+  if (launch(kb, len, a, n, host && A->nnz >= SK_DIA_CC_NNZ, &res, err, errlen) < 0) return -1;
   for (int t = 0; t < 3; t++) out[t] = sk_result_f64(&res, t);
   return 0;
 }

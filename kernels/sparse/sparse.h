@@ -156,15 +156,27 @@ extern const sk_kbody *const sk_vdict_bodies[];
  * anew when the values or the pattern were written). */
 #define SK_DIA_MAX  32
 #define SK_DIA_FILL 2
+/* rows a block of the codes (dia.sk's texts write it out) */
+#define SK_DIA_BLOCK 64
 typedef struct sk_dia {
   int nd;                  /* diagonals */
+  int width;               /* diagonals a block of the codes (>= nd; the rest 0) */
   int64_t off[SK_DIA_MAX]; /* their offsets, ascending */
-  sk_view code;            /* uint8, nd * nrows: code(q nrows + i) */
-  sk_view tab;             /* the values' dtype, slot 0 unused: tab(c) code c's value */
-  int ok;                  /* 1: the form is there */
+  /* uint8, width * nrows rounded up to blocks of SK_DIA_BLOCK rows: row
+   * i's code of diagonal q at (i / 64) 64 width + 64 q + i % 64 */
+  sk_view code;
+  sk_view tab; /* the values' dtype, slot 0 unused: tab(c) code c's value */
+  /* the diagonals whose entries all have one value (bit q; a stencil of
+   * constant coefficients: all), their values dv(q) (nd; 0 for others) */
+  uint32_t uni;
+  sk_view dv;
+  int ok; /* 1: the form is there */
 } sk_dia;
-/* built now and not kept (vd: A's value codes); ok 0 where A does not fit */
-int sk_dia_build(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen);
+/* built now and not kept (vd: A's value codes; at least 'width' diagonals
+ * a block, empty ones after the form's: a caller's fixed-width body); ok
+ * 0 where A does not fit */
+int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char *err,
+                 size_t errlen);
 /* the kept form of A for a caller that has A's value codes 'vd' (ok 0:
  * none, use the CSR paths; SPECK_SPARSE_NODIA=1 gives none). The views
  * are references: sk_dia_release. */

@@ -377,7 +377,7 @@ return {
   ["speck.sparse.write_mm"] = {"sparse.write_mm(path, A [, opts])",
     "Write A as a Matrix Market coordinate file."},
   ["speck.sparse.spmv"] = {"sparse.spmv(mode, alpha, A, x, beta, y [, {algorithm =}])",
-    "y = beta*y + alpha*op(A)*x, mode \"N\"|\"T\"|\"C\"|\"H\"; x, y rank 1 or rank 2 (a multivector). beta = 0 overwrites y. From the third call on an unchanged pattern (one vector), a compact index (int32 row pointers, int16 column offsets, where every column lies within 32767 of its row) is kept with A and read instead: the same results, fewer bytes; writing A.rowptr or A.colidx makes it anew. Values of at most 32 distinct numbers are then read as one-byte codes (mode N; writing A.values makes them anew)."},
+    "y = beta*y + alpha*op(A)*x, mode \"N\"|\"T\"|\"C\"|\"H\"; x, y rank 1 or rank 2 (a multivector). beta = 0 overwrites y. From the third call on an unchanged pattern (one vector), a compact index (int32 row pointers, int16 column offsets, where every column lies within 32767 of its row) is kept with A and read instead: the same results, fewer bytes; writing A.rowptr or A.colidx makes it anew. Values of at most 32 distinct numbers are then read as one-byte codes (mode N; writing A.values makes them anew), and a stencil's matrix (rows' columns at one set of at most 32 offsets) by diagonals, one byte a row and offset, no index: bit for bit the same on the host (SPECK_SPARSE_NODIA=1: not by diagonals)."},
   ["speck.sparse.spmv_struct"] = {"sparse.spmv_struct(stencil, dims, alpha, A, x, beta, y)",
     "SpMV of a stencil matrix (3|5|7|9|27 points) on the box dims {nx[, ny[, nz]]}, rows numbered x fastest."},
   ["speck.sparse.cg"] = {"sparse.cg(A, b [, {tol = 1e-10, maxiter = 1000, x0 = v}]) --> x, iters, resid, reason",

@@ -93,7 +93,10 @@ if OP == "spmv" or OP == "struct" then
   local x, y = vectors(A:nrows())
   local t
   if OP == "spmv" then
-    t = timed(function() sparse.spmv("N", 1.0, A, x, 0.0, y) end)
+    -- 8 untimed calls: the compact index (third call), the value codes and
+    -- the diagonal form (fifth) made, and the diagonal kernel's cc code in
+    -- (its first calls run libtcc code while the cc tier compiles)
+    t = timed(function() sparse.spmv("N", 1.0, A, x, 0.0, y) end, nil, 8)
   else
     local st, dims = M == "m5" and 5 or 27, M == "m5" and {g, g} or {g, g, g}
     t = timed(function() sparse.spmv_struct(st, dims, 1.0, A, x, 0.0, y) end)
