@@ -23,7 +23,8 @@
  * exclusively, holding its process id); the others wait for its entry
  * (sk_disk_await) instead. The claimant gives the claim up after writing
  * the entry or failing to compile (a waiter then claims it and compiles,
- * and so meets the same error); a claim whose process is gone, or older
+ * and so meets the same error; a claim made just after the entry landed
+ * reads it and gives the claim up); a claim whose process is gone, or older
  * than CLAIM_MAX seconds, is taken over, and eviction removes it.
  */
 #define _GNU_SOURCE
@@ -439,10 +440,17 @@ void *sk_disk_await(uint64_t key, const char *suffix, size_t *len, int *claimed)
     void *p = sk_disk_read(key, suffix, len);
     if (p) return p;
     int c = try_claim(path);
-    if (c != 0) {
-      *claimed = c == 1;
+    if (c == 1) {
+      /* the claimant before may have written the entry and given its
+       * claim up between the read above and this claim: read again */
+      if ((p = sk_disk_read(key, suffix, len))) {
+        unlink(path);
+        return p;
+      }
+      *claimed = 1;
       return NULL;
     }
+    if (c != 0) return NULL;
     nanosleep(&pause, NULL);
     if (pause.tv_nsec < 16000000) pause.tv_nsec *= 2;
   }
