@@ -122,12 +122,12 @@ static int amg_filter(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view gp, gc;
   memset(&gc, 0, sizeof gc);
   if (sk_sp_view(&gp, "G rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
-  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+  sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                sk_arg_view_ro("values", A.values), sk_arg_view("dinv", dinv),
                 sk_arg_view("cnt", &gp),         sk_arg_f64("theta", theta),
                 sk_arg_i64("n", A.nrows)};
-  sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+  sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                sk_arg_view_ro("values", A.values), sk_arg_view("dinv", dinv),
                 sk_arg_view("gp", &gp),          sk_arg_view("gc", &gc),
                 sk_arg_f64("theta", theta)};
   if ((A.nrows > 0 && sk_sp_range(&k_fcount, A.nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
@@ -165,8 +165,8 @@ static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     return -1;
   double d = 0, t = 0;
   if (A.nrows > 0) {
-    sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                  sk_arg_view("values", A.values), sk_arg_i64("sorted", sorted != 0)};
+    sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("values", A.values), sk_arg_i64("sorted", sorted != 0)};
     sk_result r;
     if (sk_sp_range(&k_sym, A.nrows, a, PC_NELEM(a), &r, err, errlen) < 0) return -1;
     d = sk_result_f64(&r, 0), t = sk_result_f64(&r, 1);
@@ -228,9 +228,9 @@ static int amg_amalgamate(const sk_arg *args, int nargs, sk_kvalue *out, char *e
   sk_view gp, gc;
   memset(&gc, 0, sizeof gc);
   if (sk_sp_view(&gp, "N rowptr", SK_I64, nn + 1, space, 1, err, errlen) < 0) return -1;
-  sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("cnt", &gp),
+  sk_arg a[] = {sk_arg_view_ro("rowptr", rp), sk_arg_view_ro("colidx", ci), sk_arg_view("cnt", &gp),
                 sk_arg_i64("nb", nb), sk_arg_i64("n", nn)};
-  sk_arg f[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("gp", &gp),
+  sk_arg f[] = {sk_arg_view_ro("rowptr", rp), sk_arg_view_ro("colidx", ci), sk_arg_view("gp", &gp),
                 sk_arg_view("gc", &gc), sk_arg_i64("nb", nb)};
   if ((nn > 0 && sk_sp_range(&k_acount, nn, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
       sk_sp_scan(&gp, &gp, nn, &nnz, err, errlen) < 0 ||
@@ -436,7 +436,7 @@ static int amg_drop_isolated(const sk_arg *args, int nargs, sk_kvalue *out, char
   if (sk_sp_view(&nid, "new aggregate numbers", SK_I64, nagg + 1, space, 0, err, errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci),
+    sk_arg a[] = {sk_arg_view_ro("rowptr", rp), sk_arg_view_ro("colidx", ci),
                   sk_arg_view("lab", lab), sk_arg_view("keep", &keep)};
     if ((n > 0 && sk_sp_range(&k_isokeep, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
         sk_sp_scan(&keep, &nid, nagg, &kept, err, errlen) < 0)

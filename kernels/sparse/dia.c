@@ -327,12 +327,30 @@ out:
 }
 
 /* -- the bodies for an offset set ------------------------------------------------
- * dia.sk's templates with one dia_term a diagonal, made once per form and
- * offset set and kept for the process (a program meets few stencils) */
-enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_NFORMS };
-static const char *const form_label[F_NFORMS] = {"sparse.spmv_dia", "sparse.spmv_dia_row",
-                                                  "sparse.cg_dia_dots",
-                                                  "sparse.cg_dia_dots_row"};
+ * dia.sk's templates with one term a diagonal, made once per form and
+ * offset set and kept for the process (a program meets few stencils). A
+ * form's text may hold @TERMS@ (dia_term a diagonal), @TERMS_IN@
+ * (dia_term_in), @TERMS_FULL@ (dia_term_full) and @TERMS_ANY@
+ * (dia_term_any); @ND@ the codes' width, @NDIAG@ the diagonals, @LO@ and
+ * @HI@ the rows at either end whose columns may leave the matrix. In the
+ * terms @X@ is the form's vector, @XV@ its value at the term's column
+ * (the form's xv with @I@ the index), @S@ the partial sum of a full
+ * row's entry (Chebyshev's four, dia_term_full) */
+enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_CHEBY, F_CHEBY1, F_NFORMS };
+typedef struct dform {
+  const char *label, *text, *x, *xv, *reds;
+  int runs; /* 1: host runs of rows (SK_ROW_SPLIT's prelude) */
+} dform;
+#define SUM3 "sum:float64 sum:float64 sum:float64"
+static const dform forms[F_NFORMS] = {
+  {"sparse.spmv_dia", sk_body_sparse_dia_spmv, "x", "x(@I@)", NULL, 1},
+  {"sparse.spmv_dia_row", sk_body_sparse_dia_spmv_row, "x", "x(@I@)", NULL, 0},
+  {"sparse.cg_dia_dots", sk_body_sparse_dia_cg_dots, "u", "u(@I@)", SUM3, 1},
+  {"sparse.cg_dia_dots_row", sk_body_sparse_dia_cg_dots_row, "u", "u(@I@)", SUM3, 0},
+  {"solve.cheby_dia", sk_body_sparse_dia_cheby, "z", "z(@I@)", NULL, 1},
+  {"solve.cheby_dia_first", sk_body_sparse_dia_cheby_first, "rv",
+   "dinv(@I@) * rv(@I@) * c0", NULL, 1},
+};
 
 typedef struct gen_body {
   struct gen_body *next;
@@ -345,8 +363,8 @@ typedef struct gen_body {
 static gen_body *gens;
 static pthread_mutex_t gen_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 'text' with every '@key@' replaced by 'val' appended to 'out' (at *len,
- * capacity *cap); -1 when memory is short */
+/* n bytes of s appended to 'out' (at *len, capacity *cap); -1 when memory
+ * is short */
 static int put(char **out, size_t *len, size_t *cap, const char *s, size_t n) {
   if (*len + n + 1 > *cap) {
     size_t c = (*cap ? *cap : 1024);
@@ -385,6 +403,49 @@ static int fill(char **out, size_t *len, size_t *cap, const char *text, int nk,
   return 0;
 }
 
+/* the terms of kind t (0 dia_term, 1 dia_term_in, 2 dia_term_full, 3
+ * dia_term_any) of form f for d's diagonals, one a line, appended to *out */
+static int terms_of(const dform *f, const sk_dia *d, int t, char **out, size_t *len,
+                    size_t *cap) {
+  const char *tt = t == 0   ? sk_body_sparse_dia_term
+                   : t == 1 ? sk_body_sparse_dia_term_in
+                   : t == 2 ? sk_body_sparse_dia_term_full
+                            : sk_body_sparse_dia_term_any;
+  const int full = d->nd - d->nd % 4; /* a full row's entries in turn into s0..s3 */
+  for (int q = 0; q < d->nd; q++) {
+    char qs[24], os[24], ss[8], idx[160], val[80], valf[80];
+    const long long o = (long long)d->off[q];
+    snprintf(qs, sizeof qs, "%d", q);
+    snprintf(os, sizeof os, "%lld", o);
+    snprintf(ss, sizeof ss, "%d", q < full ? q % 4 : 0);
+    /* the column: in range (the rows of a block inside), or clamped into
+     * [0, nrow) (the one bound the sign needs) */
+    if (t == 1 || t == 2) snprintf(idx, sizeof idx, "r + (%lld)", o);
+    else if (o < 0) snprintf(idx, sizeof idx, "r + (%lld) < 0 ? 0 : r + (%lld)", o, o);
+    else if (o > 0) snprintf(idx, sizeof idx, "r + %lld < nrow ? r + %lld : nrow - 1", o, o);
+    else snprintf(idx, sizeof idx, "r");
+    /* the value: the diagonal's own where its entries share one code */
+    if ((d->uni >> q) & 1) {
+      snprintf(val, sizeof val, "dv(%d)", q);
+      snprintf(valf, sizeof valf, "dv(%d)", q);
+    } else {
+      snprintf(val, sizeof val, "dtab(c_)");
+      snprintf(valf, sizeof valf, "dtab((int)dc(bb_ + %d * 64 + l_))", q);
+    }
+    /* x's value at the column */
+    char *xv = NULL;
+    size_t xl = 0, xc = 0;
+    const char *ik[] = {"I"}, *iv[] = {idx};
+    if (fill(&xv, &xl, &xc, f->xv, 1, ik, iv) < 0) return -1;
+    const char *keys[] = {"Q", "O", "X", "IDX", "VAL", "VALF", "S", "XV"},
+               *vals[] = {qs, os, f->x, idx, val, valf, ss, xv};
+    const int bad = fill(out, len, cap, tt, 8, keys, vals) < 0 || put(out, len, cap, "\n", 1) < 0;
+    free(xv);
+    if (bad) return -1;
+  }
+  return 0;
+}
+
 /* the body of 'form' for d's offsets (kept; NULL with a message) */
 static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t errlen) {
   pthread_mutex_lock(&gen_lock);
@@ -396,64 +457,46 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
     pthread_mutex_unlock(&gen_lock);
     return &g->kb;
   }
-  static const char *const texts[F_NFORMS] = {sk_body_sparse_dia_spmv,
-                                              sk_body_sparse_dia_spmv_row,
-                                              sk_body_sparse_dia_cg_dots,
-                                              sk_body_sparse_dia_cg_dots_row};
-  const int cg = form == F_CG || form == F_CG_ROW, host = form == F_SPMV || form == F_CG;
-  char *terms = NULL, *tin = NULL, *body = NULL;
-  size_t tl = 0, tc = 0, il = 0, ic = 0, bl = 0, bc = 0;
+  const dform *f = &forms[form];
+  static const char *const tkeys[4] = {"@TERMS@", "@TERMS_IN@", "@TERMS_FULL@", "@TERMS_ANY@"};
+  char *terms[4] = {NULL, NULL, NULL, NULL}, *body = NULL;
   int bad = 0;
-  const char *X = cg ? "u" : "x";
-  for (int q = 0; q < d->nd && !bad; q++) {
-    char qs[24], os[24], idx[160];
-    const long long o = (long long)d->off[q];
-    snprintf(qs, sizeof qs, "%d", q);
-    snprintf(os, sizeof os, "%lld", o);
-    /* the column clamped into [0, nrow): the one bound the sign needs */
-    if (o < 0) snprintf(idx, sizeof idx, "r + (%lld) < 0 ? 0 : r + (%lld)", o, o);
-    else if (o > 0) snprintf(idx, sizeof idx, "r + %lld < nrow ? r + %lld : nrow - 1", o, o);
-    else snprintf(idx, sizeof idx, "r");
-    /* the value: the diagonal's own where its entries share one code */
-    char val[40];
-    if ((d->uni >> q) & 1) snprintf(val, sizeof val, "dv(%d)", q);
-    else snprintf(val, sizeof val, "dtab(c_)");
-    const char *keys[] = {"Q", "O", "X", "IDX", "VAL"}, *vals[] = {qs, os, X, idx, val};
-    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 5, keys, vals) < 0 ||
-          put(&terms, &tl, &tc, "\n", 1) < 0 ||
-          (host && (fill(&tin, &il, &ic, sk_body_sparse_dia_term_in, 5, keys, vals) < 0 ||
-                    put(&tin, &il, &ic, "\n", 1) < 0));
+  for (int t = 0; t < 4 && !bad; t++) {
+    size_t tl = 0, tc = 0;
+    if (strstr(f->text, tkeys[t])) bad = terms_of(f, d, t, &terms[t], &tl, &tc) < 0;
   }
   /* the rows whose columns all lie in [0, nrow): [lo, nrow - hi) */
-  char nds[24], los[24], his[24];
+  char nds[24], ndg[24], los[24], his[24];
   snprintf(nds, sizeof nds, "%d", d->width);
+  snprintf(ndg, sizeof ndg, "%d", d->nd);
   snprintf(los, sizeof los, "%lld", (long long)(d->off[0] < 0 ? -d->off[0] : 0));
   snprintf(his, sizeof his, "%lld",
            (long long)(d->off[d->nd - 1] > 0 ? d->off[d->nd - 1] : 0));
-  const char *keys[] = {"TERMS", "TERMS_IN", "ND", "LO", "HI"},
-             *vals[] = {terms ? terms : "", tin ? tin : "", nds, los, his};
+  const char *keys[] = {"TERMS", "TERMS_IN", "TERMS_FULL", "TERMS_ANY", "ND", "NDIAG", "LO", "HI"},
+             *vals[] = {terms[0] ? terms[0] : "", terms[1] ? terms[1] : "",
+                        terms[2] ? terms[2] : "", terms[3] ? terms[3] : "",
+                        nds, ndg, los, his};
+  size_t bl = 0, bc = 0;
   g = bad ? NULL : calloc(1, sizeof *g);
-  if (!g || fill(&body, &bl, &bc, texts[form], 5, keys, vals) < 0) {
-    free(terms);
-    free(tin);
+  if (!g || fill(&body, &bl, &bc, f->text, 8, keys, vals) < 0) {
+    for (int t = 0; t < 4; t++) free(terms[t]);
     free(body);
     free(g);
     pthread_mutex_unlock(&gen_lock);
     sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
-  free(tin);
-  free(terms);
+  for (int t = 0; t < 4; t++) free(terms[t]);
   g->form = form;
   g->nd = d->nd;
   g->width = d->width;
   g->uni = d->uni;
   memcpy(g->off, d->off, (size_t)d->nd * sizeof d->off[0]);
-  g->kb.label = form_label[form];
+  g->kb.label = f->label;
   g->kb.body = body;
-  g->kb.prelude = form == F_SPMV || form == F_CG ? sk_body_sparse_row_split : NULL;
-  g->kb.pattern = cg ? SK_REDUCE : SK_FOR;
-  g->kb.reds = cg ? "sum:float64 sum:float64 sum:float64" : NULL;
+  g->kb.prelude = f->runs ? sk_body_sparse_row_split : NULL;
+  g->kb.pattern = f->reds ? SK_REDUCE : SK_FOR;
+  g->kb.reds = f->reds;
   g->kb.lasting = 1; /* never freed nor changed: its launches kept */
   g->next = gens;
   gens = g;
@@ -536,4 +579,33 @@ int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_
   if (launch(kb, len, a, n, host && A->nnz >= SK_DIA_CC_NNZ, &res, err, errlen) < 0) return -1;
   for (int t = 0; t < 3; t++) out[t] = sk_result_f64(&res, t);
   return 0;
+}
+
+int sk_dia_cheby(const sk_dia *d, const sk_csr *A, const sk_view *z, const sk_view *zn,
+                 const sk_view *dd, const sk_view *rv, const sk_view *dinv, double c0,
+                 double c1, double c2, int keep_d, char *err, size_t errlen) {
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b) return -1;
+  const sk_kbody *kb = body_for(z ? F_CHEBY : F_CHEBY1, d, err, errlen);
+  if (!kb) return -1;
+  const int64_t nchunk = host_chunks(b, A->nrows);
+  sk_arg a[14];
+  int n = 0;
+  a[n++] = sk_arg_view_ro("dc", &d->code);
+  a[n++] = sk_arg_view_ro("dtab", &d->tab);
+  a[n++] = sk_arg_view_ro("dv", &d->dv);
+  a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
+  if (z) a[n++] = sk_arg_view_ro("z", z);
+  a[n++] = sk_arg_view("zn", zn);
+  a[n++] = sk_arg_view("d", dd);
+  a[n++] = sk_arg_view_ro("rv", rv);
+  a[n++] = sk_arg_view_ro("dinv", dinv);
+  a[n++] = sk_arg_i64("nchunk", nchunk);
+  if (!z) {
+    a[n++] = sk_arg_f64("c0", c0);
+    a[n++] = sk_arg_i64("wd", keep_d != 0);
+  }
+  a[n++] = sk_arg_f64("c1", c1);
+  a[n++] = sk_arg_f64("c2", c2);
+  return launch(kb, nchunk, a, n, A->nnz >= SK_DIA_CC_NNZ, NULL, err, errlen);
 }

@@ -193,6 +193,14 @@ int sk_dia_spmv(const sk_dia *d, const sk_csr *A, double alpha, const sk_view *x
  * device (one launch there too) */
 int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_view *w,
                    const sk_view *rv, double out[3], char *err, size_t errlen);
+/* Chebyshev's host step by d (kernels/solve/cheby.c's fused step, its
+ * values bit for bit): w = A z, d = c1 d + c2 D^-1 (rv - w), zn = z + d
+ * (dd: d); with z NULL the first two steps in one pass: z = c0 D^-1 rv
+ * formed where it is read (not written), then that step into zn, d
+ * written only where keep_d (a later step reads it). Host only. */
+int sk_dia_cheby(const sk_dia *d, const sk_csr *A, const sk_view *z, const sk_view *zn,
+                 const sk_view *dd, const sk_view *rv, const sk_view *dinv, double c0,
+                 double c1, double c2, int keep_d, char *err, size_t errlen);
 extern const sk_kbody *const sk_dia_bodies[];
 
 /* -- families ----------------------------------------------------------------- */
