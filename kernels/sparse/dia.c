@@ -147,6 +147,49 @@ static int cmp_off(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The diagonals (not of one code) whose entries have exactly two codes (a
+ * stencil's value and the zeros a Dirichlet boundary keeps as entries:
+ * miniFE's matrix): d->two's bits, k1 < k2 their codes plus one. Read
+ * where the codes are in host memory (a device's form keeps its table
+ * loads): one pass marking each diagonal's codes. */
+static int two_codes(sk_dia *d, int nd, int w, int64_t nb, const int64_t *cand, int64_t mix,
+                     int64_t *k1, int64_t *k2, char *err, size_t errlen) {
+  uint32_t want = 0;
+  for (int q = 0; q < nd; q++)
+    if (!(cand[q] > 0 && !((mix >> q) & 1))) want |= (uint32_t)1 << q;
+  if (!want || !sk_space_host_accessible(d->code.space)) return 0;
+  sk_view hc;
+  if (sk_sp_host_copy(&d->code, &hc, err, errlen) < 0) return -1;
+  unsigned char *seen = calloc((size_t)nd * 256, 1);
+  if (!seen) {
+    sk_view_release(&hc);
+    sk_err(err, errlen, SK_E_NOMEM);
+    return -1;
+  }
+  const uint8_t *c = hc.data;
+  for (int64_t b = 0; b < nb; b++)
+    for (int q = 0; q < nd; q++) {
+      if (!((want >> q) & 1)) continue;
+      const uint8_t *p = c + (size_t)b * SK_DIA_BLOCK * (size_t)w + (size_t)q * SK_DIA_BLOCK;
+      unsigned char *sq = seen + (size_t)q * 256;
+      for (int l = 0; l < SK_DIA_BLOCK; l++) sq[p[l]] = 1;
+    }
+  for (int q = 0; q < nd; q++) {
+    if (!((want >> q) & 1)) continue;
+    int k = 0;
+    for (int v = 1; v < 256; v++)
+      if (seen[(size_t)q * 256 + v]) {
+        if (k == 0) k1[q] = v;
+        else if (k == 1) k2[q] = v;
+        k++;
+      }
+    if (k == 2) d->two |= (uint32_t)1 << q;
+  }
+  free(seen);
+  sk_view_release(&hc);
+  return 0;
+}
+
 int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char *err,
                  size_t errlen) {
   memset(d, 0, sizeof *d);
@@ -219,19 +262,31 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char
   }
   /* the diagonals whose entries share one code: their value (dv) */
   const int64_t mix = sk_result_i64(&res, 1);
-  sk_view hv;
-  if (sk_sp_view(&hv, "dia diagonal values", dt, nd, SK_SPACE_HOST, 1, err, errlen) < 0) {
+  int64_t k1[SK_DIA_MAX], k2[SK_DIA_MAX];
+  if (two_codes(d, nd, w, nb, cand, mix, k1, k2, err, errlen) < 0) {
     sk_view_release(&hd);
     sk_dia_release(d);
     return -1;
   }
+  sk_view hv;
+  if (sk_sp_view(&hv, "dia diagonal values", dt, 3 * nd, SK_SPACE_HOST, 1, err, errlen) < 0) {
+    sk_view_release(&hd);
+    sk_dia_release(d);
+    return -1;
+  }
+  char *hvp = hv.data;
   for (int q = 0; q < nd; q++)
     if (cand[q] > 0 && !((mix >> q) & 1)) {
       d->uni |= (uint32_t)1 << q;
-      memcpy((char *)hv.data + (size_t)q * es, (char *)hd.data + (size_t)cand[q] * es, es);
+      memcpy(hvp + (size_t)q * es, (char *)hd.data + (size_t)cand[q] * es, es);
+    } else if ((d->two >> q) & 1) { /* the values of codes k1 and k2, then k1 */
+      memcpy(hvp + (size_t)q * es, (char *)hd.data + (size_t)k1[q] * es, es);
+      memcpy(hvp + (size_t)(nd + q) * es, (char *)hd.data + (size_t)k2[q] * es, es);
+      if (dt == SK_F64) ((double *)hvp)[2 * nd + q] = (double)k1[q];
+      else ((float *)hvp)[2 * nd + q] = (float)k1[q];
     }
   sk_view_release(&hd);
-  rc = sk_sp_view(&d->dv, "dia diagonal values", dt, nd, A->values->space, 0, err, errlen);
+  rc = sk_sp_view(&d->dv, "dia diagonal values", dt, 3 * nd, A->values->space, 0, err, errlen);
   if (rc == 0) rc = sk_view_deep_copy(&d->dv, &hv, err, errlen);
   sk_view_release(&hv);
   if (rc < 0) {
@@ -355,7 +410,7 @@ static const dform forms[F_NFORMS] = {
 typedef struct gen_body {
   struct gen_body *next;
   int form, nd, width;
-  uint32_t uni;
+  uint32_t uni, two;
   int64_t off[SK_DIA_MAX];
   sk_kbody kb;
 } gen_body;
@@ -413,7 +468,7 @@ static int terms_of(const dform *f, const sk_dia *d, int t, char **out, size_t *
                             : sk_body_sparse_dia_term_any;
   const int full = d->nd - d->nd % 4; /* a full row's entries in turn into s0..s3 */
   for (int q = 0; q < d->nd; q++) {
-    char qs[24], os[24], ss[8], idx[160], val[80], valf[80];
+    char qs[24], os[24], ss[8], idx[160], val[128], valf[160];
     const long long o = (long long)d->off[q];
     snprintf(qs, sizeof qs, "%d", q);
     snprintf(os, sizeof os, "%lld", o);
@@ -428,6 +483,17 @@ static int terms_of(const dform *f, const sk_dia *d, int t, char **out, size_t *
     if ((d->uni >> q) & 1) {
       snprintf(val, sizeof val, "dv(%d)", q);
       snprintf(valf, sizeof valf, "dv(%d)", q);
+    } else if (((f->runs ? d->two : 0) >> q) & 1) { /* host forms only */
+      /* of two codes: a compare, no table load (both values loaded on
+       * every row, so that a host compiler hoists them and vectorises) */
+      snprintf(val, sizeof val,
+               "({ const __typeof__(dv(0)) a_ = dv(%d), b_ = dv(%d); "
+               "c_ == (int)dv(%d) ? a_ : b_; })",
+               q, d->nd + q, 2 * d->nd + q);
+      snprintf(valf, sizeof valf,
+               "({ const __typeof__(dv(0)) a_ = dv(%d), b_ = dv(%d); "
+               "(int)dc(bb_ + %d * 64 + l_) == (int)dv(%d) ? a_ : b_; })",
+               q, d->nd + q, q, 2 * d->nd + q);
     } else {
       snprintf(val, sizeof val, "dtab(c_)");
       snprintf(valf, sizeof valf, "dtab((int)dc(bb_ + %d * 64 + l_))", q);
@@ -451,6 +517,7 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
   pthread_mutex_lock(&gen_lock);
   gen_body *g = gens;
   while (g && !(g->form == form && g->nd == d->nd && g->width == d->width && g->uni == d->uni &&
+                g->two == d->two &&
                 memcmp(g->off, d->off, (size_t)d->nd * sizeof d->off[0]) == 0))
     g = g->next;
   if (g) {
@@ -491,6 +558,7 @@ static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t err
   g->nd = d->nd;
   g->width = d->width;
   g->uni = d->uni;
+  g->two = d->two;
   memcpy(g->off, d->off, (size_t)d->nd * sizeof d->off[0]);
   g->kb.label = f->label;
   g->kb.body = body;

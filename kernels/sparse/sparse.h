@@ -167,8 +167,11 @@ typedef struct sk_dia {
   sk_view code;
   sk_view tab; /* the values' dtype, slot 0 unused: tab(c) code c's value */
   /* the diagonals whose entries all have one value (bit q; a stencil of
-   * constant coefficients: all), their values dv(q) (nd; 0 for others) */
-  uint32_t uni;
+   * constant coefficients: all), their values dv(q) (3 nd; 0 for others);
+   * on the host those of two codes (bit q of 'two'; a stencil's value and
+   * a boundary's stored zeros): code dv(2 nd + q) has value dv(q), the
+   * other code dv(nd + q) */
+  uint32_t uni, two;
   sk_view dv;
   int ok; /* 1: the form is there */
 } sk_dia;
