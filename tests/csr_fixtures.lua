@@ -72,10 +72,11 @@ function F.close(a, b, rel)
   end
 end
 
--- bit for bit, or on a device where the diagonal form ran since 'dia0'
--- (F.launches(table.unpack(F.DIA)) before) the same to rounding
-function F.same_or_dia(host, dia0, dtype)
-  if host or F.launches(table.unpack(F.DIA)) == dia0 then return F.same_bits end
+-- bit for bit where 'exact' (the host, or a device's CSR kernels against
+-- each other), else the same to rounding (a device's diagonal form
+-- against its CSR kernels)
+function F.compare(exact, dtype)
+  if exact then return F.same_bits end
   local rel = dtype == "float32" and 1e-6 or 1e-14
   return function(a, b) F.close(a, b, rel) end
 end

@@ -91,9 +91,12 @@ describe("sparse.spmv with the compact index on " .. SPACE, function()
     for _, dt in ipairs{"float64", "float32"} do
       it(c.name .. ", " .. dt .. ": mode N, bit for bit, the compact kernel launched", function()
         local A = band(c.m, c.n, c.offs, dt, c.gap)
-        local before, dia0 = launches(SPMV16), F.launches(table.unpack(F.DIA))
+        -- (the compact kernels alone: a device's diagonal form sums in
+        -- column order, its CSR kernels over vector lanes)
+        local csr = {SPMV16, (SPMV16:gsub("16", "16v", 1))}
+        local before, c0 = launches(SPMV16), F.launches(table.unpack(csr))
         local y, yr = both("N", 1.0, A, 0.0, 4, dt)
-        local same = F.same_or_dia(HOST, dia0, dt)
+        local same = F.compare(HOST or F.launches(table.unpack(csr)) >= c0 + 4, dt)
         same(y, yr)
         local y2, yr2 = both("N", -0.75, A, 0.5, 4, dt)
         same(y2, yr2)
