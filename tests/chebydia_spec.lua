@@ -216,6 +216,40 @@ describe("diagonals of two values on " .. SPACE, function()
   end
 end)
 
+describe("solve.amg_resid on " .. SPACE, function()
+  local core = require "speck.core"
+  local function resid(A, b, x)
+    local t = vec(A:nrows(), "float64", 9)
+    core.call("solve.amg_resid", sparse._margs({b = b, x = x, t = t}, "A", A))
+    return t
+  end
+  it("t = b - A x: a copy of b and sparse.spmv's values, by diagonals or not", function()
+    for _, A in ipairs{box(21, 20, 19, P7, 7.0), box(12, 11, 10, P27, 33.0, true)} do
+      local n = A:nrows()
+      local b, x = vec(n, "float64", 2), vec(n, "float64", 3)
+      x[7], b[n - 3] = math.huge, -0.0
+      -- a few calls first (the memos: compact index, value codes, the form)
+      for _ = 1, 3 do resid(A, b, x) end
+      local before = launches("solve.amg_resid_dia")
+      local t = resid(A, b, x)
+      local tr = vec(n, "float64", 1)
+      speck.deep_copy(tr, b)
+      sparse.spmv("N", -1.0, plain_copy(A), x, 1.0, tr)
+      agree(t, tr)
+      agree(resid(plain_copy(A), b, x), tr)
+      if HOST then assert.is_true(launches("solve.amg_resid_dia") > before) end
+    end
+  end)
+  it("a vector of another length: an error naming it", function()
+    local A = box(5, 5, 5, P7, 7.0)
+    local ok, e = pcall(core.call, "solve.amg_resid",
+                        sparse._margs({b = vec(125), x = vec(124), t = vec(125)}, "A", A))
+    assert.is_false(ok)
+    assert.matches("x", tostring(e))
+    assert.matches("124", tostring(e))
+  end)
+end)
+
 describe("AMG-PCG with SPECK_SPARSE_NODIA=1 on " .. SPACE, function()
   it("the same iterations, residuals and solution bits as by diagonals", function()
     local script = os.tmpname()

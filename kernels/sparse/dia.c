@@ -391,7 +391,7 @@ out:
  * terms @X@ is the form's vector, @XV@ its value at the term's column
  * (the form's xv with @I@ the index), @S@ the partial sum of a full
  * row's entry (Chebyshev's four, dia_term_full) */
-enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_CHEBY, F_CHEBY1, F_NFORMS };
+enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_CHEBY, F_CHEBY1, F_RESID, F_NFORMS };
 typedef struct dform {
   const char *label, *text, *x, *xv, *reds;
   int runs; /* 1: host runs of rows (SK_ROW_SPLIT's prelude) */
@@ -405,6 +405,7 @@ static const dform forms[F_NFORMS] = {
   {"solve.cheby_dia", sk_body_sparse_dia_cheby, "z", "z(@I@)", NULL, 1},
   {"solve.cheby_dia_first", sk_body_sparse_dia_cheby_first, "rv",
    "dinv(@I@) * rv(@I@) * c0", NULL, 1},
+  {"solve.amg_resid_dia", sk_body_sparse_dia_resid, "x", "x(@I@)", NULL, 1},
 };
 
 typedef struct gen_body {
@@ -685,4 +686,18 @@ int sk_dia_cheby(const sk_dia *d, const sk_csr *A, const sk_view *z, const sk_vi
   a[n++] = sk_arg_f64("c1", c1);
   a[n++] = sk_arg_f64("c2", c2);
   return launch(kb, nchunk, a, n, A->nnz >= SK_DIA_CC_NNZ, NULL, err, errlen);
+}
+
+int sk_dia_resid(const sk_dia *d, const sk_csr *A, const sk_view *b, const sk_view *x,
+                 const sk_view *t, char *err, size_t errlen) {
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  const sk_kbody *kb = body_for(F_RESID, d, err, errlen);
+  if (!kb) return -1;
+  const int64_t nchunk = host_chunks(be, A->nrows);
+  sk_arg a[] = {sk_arg_view_ro("dc", &d->code),     sk_arg_view_ro("dtab", &d->tab),
+                sk_arg_view_ro("dv", &d->dv),       sk_arg_view_ro("rowptr", A->rowptr),
+                sk_arg_view_ro("x", x),             sk_arg_view_ro("bv", b),
+                sk_arg_view("y", t),                sk_arg_i64("nchunk", nchunk)};
+  return launch(kb, nchunk, a, NELEM(a), A->nnz >= SK_DIA_CC_NNZ, NULL, err, errlen);
 }

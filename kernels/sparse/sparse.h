@@ -204,6 +204,10 @@ int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_
 int sk_dia_cheby(const sk_dia *d, const sk_csr *A, const sk_view *z, const sk_view *zn,
                  const sk_view *dd, const sk_view *rv, const sk_view *dinv, double c0,
                  double c1, double c2, int keep_d, char *err, size_t errlen);
+/* an AMG cycle's residual t = b - A x by d (host): the values of a copy
+ * of b and sk_dia_spmv with alpha -1, beta 1, bit for bit */
+int sk_dia_resid(const sk_dia *d, const sk_csr *A, const sk_view *b, const sk_view *x,
+                 const sk_view *t, char *err, size_t errlen);
 extern const sk_kbody *const sk_dia_bodies[];
 
 /* -- families ----------------------------------------------------------------- */
