@@ -71,20 +71,27 @@ end
 
 -- a symmetric matrix: a 1D chain with a few longer links, 'vals' distinct
 -- off-diagonal values (few: value codes; many: none), 'far' a link of
--- row 0 to row n - 1 (past the compact index's int16 offsets)
-local function chain(n, vals, far)
+-- row 0 to row n - 1 (past the compact index's int16 offsets), 'spread'
+-- links of 37 more offsets (not a stencil's: no diagonal form)
+local function chain(n, vals, far, spread)
   local e = {}
   local function link(i, j, v) e[#e + 1] = {i, j, v}; e[#e + 1] = {j, i, v} end
   for i = 0, n - 1 do e[#e + 1] = {i, i, 4.0 + (i % 3)} end
   for i = 0, n - 2 do link(i, i + 1, -0.5 - (i % vals) / vals) end
   for i = 0, n - 8, 7 do link(i, i + 7, -0.25 - ((i // 7) % vals) / (2 * vals)) end
   if far then link(0, n - 1, -0.125) end
+  if spread then
+    for i = 0, n - 50, 5 do link(i, i + 9 + (i // 5) % 37, -0.0625) end
+  end
   return n, e
 end
 
 describe("the Chebyshev bound's power steps on " .. SPACE, function()
   local cases = {
-    {"value codes", "solve.cheby_power_fused16v", chain(3000, 4, false)},
+    {"value codes", "solve.cheby_power_fused16v", chain(3000, 4, false, true)},
+    -- a stencil's offsets with value codes: by diagonals (sparse.spmv's,
+    -- then the step: the same sums, kernels/sparse/dia.c)
+    {"by diagonals", "sparse.spmv_dia", chain(3000, 4, false)},
     {"the compact index", "solve.cheby_power_fused16", chain(3000, 1000, false)},
     {"plain CSR", "solve.cheby_power_fused", chain(40000, 4, true)},
   }

@@ -90,9 +90,9 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   while (left > 0) {
     sk_arg a[] = {sk_arg_view("state", &st), sk_arg_view("t", &t),
                   sk_arg_i64("pass", round)};
-    sk_arg b1[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+    sk_arg b1[] = {sk_arg_view_ro("rowptr", g.rowptr), sk_arg_view_ro("colidx", g.colidx),
                    sk_arg_view("t", &t), sk_arg_view("m", &m), sk_arg_view("dead", &dead)};
-    sk_arg b2[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+    sk_arg b2[] = {sk_arg_view_ro("rowptr", g.rowptr), sk_arg_view_ro("colidx", g.colidx),
                    sk_arg_view("state", &st), sk_arg_view("t", &m), sk_arg_view("m", &t)};
     sk_arg c[] = {sk_arg_view("state", &st), sk_arg_view("m", &t)};
     sk_result r;
@@ -188,7 +188,7 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     if (sk_sp_range(&k_cm_root, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
   }
   for (int pass = 0; pass < 2; pass++) {
-    sk_arg a[] = {sk_arg_view("rowptr", g.rowptr), sk_arg_view("colidx", g.colidx),
+    sk_arg a[] = {sk_arg_view_ro("rowptr", g.rowptr), sk_arg_view_ro("colidx", g.colidx),
                   sk_arg_view("lab", &lab), sk_arg_view("nlab", &nlab)};
     if (sk_sp_range(&k_cm_join, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
     sk_view t = lab;

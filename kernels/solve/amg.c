@@ -122,12 +122,12 @@ static int amg_filter(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   sk_view gp, gc;
   memset(&gc, 0, sizeof gc);
   if (sk_sp_view(&gp, "G rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
-  sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+  sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                sk_arg_view_ro("values", A.values), sk_arg_view("dinv", dinv),
                 sk_arg_view("cnt", &gp),         sk_arg_f64("theta", theta),
                 sk_arg_i64("n", A.nrows)};
-  sk_arg f[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                sk_arg_view("values", A.values), sk_arg_view("dinv", dinv),
+  sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                sk_arg_view_ro("values", A.values), sk_arg_view("dinv", dinv),
                 sk_arg_view("gp", &gp),          sk_arg_view("gc", &gc),
                 sk_arg_f64("theta", theta)};
   if ((A.nrows > 0 && sk_sp_range(&k_fcount, A.nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
@@ -165,8 +165,8 @@ static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     return -1;
   double d = 0, t = 0;
   if (A.nrows > 0) {
-    sk_arg a[] = {sk_arg_view("rowptr", A.rowptr), sk_arg_view("colidx", A.colidx),
-                  sk_arg_view("values", A.values), sk_arg_i64("sorted", sorted != 0)};
+    sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
+                  sk_arg_view_ro("values", A.values), sk_arg_i64("sorted", sorted != 0)};
     sk_result r;
     if (sk_sp_range(&k_sym, A.nrows, a, PC_NELEM(a), &r, err, errlen) < 0) return -1;
     d = sk_result_f64(&r, 0), t = sk_result_f64(&r, 1);
@@ -228,9 +228,9 @@ static int amg_amalgamate(const sk_arg *args, int nargs, sk_kvalue *out, char *e
   sk_view gp, gc;
   memset(&gc, 0, sizeof gc);
   if (sk_sp_view(&gp, "N rowptr", SK_I64, nn + 1, space, 1, err, errlen) < 0) return -1;
-  sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("cnt", &gp),
+  sk_arg a[] = {sk_arg_view_ro("rowptr", rp), sk_arg_view_ro("colidx", ci), sk_arg_view("cnt", &gp),
                 sk_arg_i64("nb", nb), sk_arg_i64("n", nn)};
-  sk_arg f[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci), sk_arg_view("gp", &gp),
+  sk_arg f[] = {sk_arg_view_ro("rowptr", rp), sk_arg_view_ro("colidx", ci), sk_arg_view("gp", &gp),
                 sk_arg_view("gc", &gc), sk_arg_i64("nb", nb)};
   if ((nn > 0 && sk_sp_range(&k_acount, nn, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
       sk_sp_scan(&gp, &gp, nn, &nnz, err, errlen) < 0 ||
@@ -436,7 +436,7 @@ static int amg_drop_isolated(const sk_arg *args, int nargs, sk_kvalue *out, char
   if (sk_sp_view(&nid, "new aggregate numbers", SK_I64, nagg + 1, space, 0, err, errlen) < 0)
     goto done;
   {
-    sk_arg a[] = {sk_arg_view("rowptr", rp), sk_arg_view("colidx", ci),
+    sk_arg a[] = {sk_arg_view_ro("rowptr", rp), sk_arg_view_ro("colidx", ci),
                   sk_arg_view("lab", lab), sk_arg_view("keep", &keep)};
     if ((n > 0 && sk_sp_range(&k_isokeep, n, a, PC_NELEM(a), NULL, err, errlen) < 0) ||
         sk_sp_scan(&keep, &nid, nagg, &kept, err, errlen) < 0)
@@ -682,6 +682,44 @@ done:
   return rc;
 }
 
+/* solve.amg_resid: A_*, b, x, t: t = b - A x (a cycle's residual). On the
+ * host by diagonals where A has the form (dia.c: one pass, no copy of b);
+ * else a copy of b and sparse.spmv (alpha -1, beta 1): the same values */
+static int amg_resid(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t errlen) {
+  static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
+                                      "b",        "x",        "t",        NULL};
+  (void)out;
+  sk_csr A;
+  const sk_view *b, *x, *t;
+  if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
+      sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
+      !(b = sk_pc_vec(args, nargs, "b", A.nrows, &A, err, errlen)) ||
+      !(x = sk_pc_vec(args, nargs, "x", A.nrows, &A, err, errlen)) ||
+      !(t = sk_pc_vec(args, nargs, "t", A.nrows, &A, err, errlen)))
+    return -1;
+  if (A.nrows == 0) return 0;
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (sk_sp_host(be) && t != b && t != x && t->data != b->data && t->data != x->data) {
+    sk_csr16 c16;
+    sk_vdict vd;
+    sk_dia dg;
+    memset(&vd, 0, sizeof vd);
+    memset(&dg, 0, sizeof dg);
+    int rc = sk_csr16_get(A.rowptr, A.colidx, 1, &c16, err, errlen);
+    if (rc == 0 && c16.ok) rc = sk_vdict_get(A.values, 1, &vd, err, errlen);
+    if (rc == 0 && vd.ok) rc = sk_dia_get(&A, &vd, &dg, err, errlen);
+    if (rc == 0 && dg.ok) rc = sk_dia_resid(&dg, &A, b, x, t, err, errlen) < 0 ? -1 : 1;
+    sk_dia_release(&dg);
+    sk_vdict_release(&vd);
+    sk_csr16_release(&c16);
+    if (rc != 0) return rc < 0 ? -1 : 0;
+  }
+  sk_view tc = *t; /* the caller's view (deep_copy takes a mutable one) */
+  if (sk_view_deep_copy(&tc, b, err, errlen) < 0) return -1;
+  return sk_sp_spmv('N', -1.0, &A, x, 1.0, t, NULL, err, errlen);
+}
+
 static const sk_kentry e_nullspace = {"solve.amg_nullspace", "V (rank 2)", SK_KRES_NONE,
                                       amg_nullspace};
 static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k",
@@ -701,13 +739,14 @@ static const sk_kentry e_drop_isolated = {"solve.amg_drop_isolated",
 static const sk_kentry e_smooth = {"solve.amg_smooth", "omega, A_*, P_*", SK_KRES_NONE,
                                    amg_smooth};
 static const sk_kentry e_compact = {"solve.amg_compact", "A_*", SK_KRES_NONE, amg_compact};
+static const sk_kentry e_resid = {"solve.amg_resid", "A_*, b, x, t", SK_KRES_NONE, amg_resid};
 static const sk_kentry e_pattern_diff = {"solve.amg_pattern_diff",
                                          "A_rowptr, A_colidx, B_rowptr, B_colidx", SK_KRES_NONE,
                                          amg_pattern_diff};
 const sk_kentry *const sk_pc_amg_entries[] = {&e_nullspace, &e_tentative,  &e_filter,
                                               &e_symmetry,  &e_amalgamate, &e_expand,
                                               &e_block_ns,  &e_drop_isolated, &e_compact,
-                                              &e_pattern_diff, &e_smooth, NULL};
+                                              &e_pattern_diff, &e_smooth, &e_resid, NULL};
 const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    &k_qr,
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,

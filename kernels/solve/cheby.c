@@ -186,8 +186,8 @@ int sk_pc_dinv(const sk_csr *A, const sk_view *dinv, char *err, size_t errlen) {
   int64_t row = INT64_MAX;
   if (sk_pc_flag(&bad, A->rowptr->space, err, errlen) < 0) goto done;
   {
-    sk_arg a[] = {sk_arg_view("rowptr", A->rowptr), sk_arg_view("colidx", A->colidx),
-                  sk_arg_view("values", A->values), sk_arg_view("dinv", dinv),
+    sk_arg a[] = {sk_arg_view_ro("rowptr", A->rowptr), sk_arg_view_ro("colidx", A->colidx),
+                  sk_arg_view_ro("values", A->values), sk_arg_view("dinv", dinv),
                   sk_arg_view("bad", &bad)};
     if (A->nrows > 0 && sk_sp_range(&k_dinv, A->nrows, a, PC_NELEM(a), NULL, err, errlen) < 0)
       goto done;
@@ -201,6 +201,31 @@ int sk_pc_dinv(const sk_csr *A, const sk_view *dinv, char *err, size_t errlen) {
 done:
   sk_view_release(&bad);
   return rc;
+}
+
+/* one fused power step over A's CSR (the compact index and value codes
+ * where c16 and vd have them): sums = {x'y, x'Dx, |xo|^2} */
+static int power_csr(const sk_kbody *kb, const sk_csr *A, const sk_csr16 *c16,
+                     const sk_vdict *vd, const sk_view *x, const sk_view *xo,
+                     const sk_view *dinv, double s, double sums[3], char *err, size_t errlen) {
+  sk_arg a[9];
+  int na = 0;
+  a[na++] = sk_arg_view_ro("rowptr", c16->ok ? &c16->rowptr : A->rowptr);
+  a[na++] = c16->ok ? sk_arg_view_ro("off", &c16->off) : sk_arg_view_ro("colidx", A->colidx);
+  if (vd->ok) {
+    a[na++] = sk_arg_view_ro("vcode", &vd->code);
+    a[na++] = sk_arg_view_ro("vtab", &vd->tab);
+  } else {
+    a[na++] = sk_arg_view_ro("values", A->values);
+  }
+  a[na++] = sk_arg_view_ro("x", x);
+  a[na++] = sk_arg_view("xo", xo);
+  a[na++] = sk_arg_view_ro("dinv", dinv);
+  a[na++] = sk_arg_f64("s", s);
+  sk_result r;
+  if (sk_sp_range(kb, A->nrows, a, na, &r, err, errlen) < 0) return -1;
+  for (int t = 0; t < 3; t++) sums[t] = sk_result_f64(&r, t);
+  return 0;
 }
 
 int sk_pc_lambda_max(const sk_csr *A, const sk_view *dinv, int64_t iters, double *lmax,
@@ -232,36 +257,41 @@ int sk_pc_lambda_max(const sk_csr *A, const sk_view *dinv, int64_t iters, double
       sk_csr16_release(&c16);
       goto done;
     }
+    /* and by diagonals where A is a stencil's (dia.c) */
+    sk_dia dg;
+    memset(&dg, 0, sizeof dg);
+    if (vd.ok && sk_dia_get(A, &vd, &dg, err, errlen) < 0) {
+      sk_vdict_release(&vd);
+      sk_csr16_release(&c16);
+      goto done;
+    }
     const sk_kbody *kb = vd.ok ? &k_pfused16v : c16.ok ? &k_pfused16 : &k_pfused;
     sk_view *cur = &x, *nxt = &y;
     int prc = 0;
     for (int64_t it = 0; it < iters && prc == 0; it++) {
-      sk_arg a[9];
-      int na = 0;
-      a[na++] = sk_arg_view_ro("rowptr", c16.ok ? &c16.rowptr : A->rowptr);
-      a[na++] = c16.ok ? sk_arg_view_ro("off", &c16.off) : sk_arg_view_ro("colidx", A->colidx);
-      if (vd.ok) {
-        a[na++] = sk_arg_view_ro("vcode", &vd.code);
-        a[na++] = sk_arg_view_ro("vtab", &vd.tab);
+      double sums[3];
+      if (dg.ok) { /* y = A x by diagonals, then the step in place: the same sums */
+        sk_arg a[] = {sk_arg_view("x", cur), sk_arg_view("y", nxt), sk_arg_view("dinv", dinv),
+                      sk_arg_f64("s", s)};
+        sk_result r;
+        prc = sk_dia_spmv(&dg, A, 1.0, cur, 0.0, nxt, err, errlen);
+        if (prc == 0) prc = sk_sp_range(&k_power, A->nrows, a, PC_NELEM(a), &r, err, errlen);
+        for (int t = 0; prc == 0 && t < 3; t++) sums[t] = sk_result_f64(&r, t);
       } else {
-        a[na++] = sk_arg_view_ro("values", A->values);
+        prc = power_csr(kb, A, &c16, &vd, cur, nxt, dinv, s, sums, err, errlen);
       }
-      a[na++] = sk_arg_view_ro("x", cur);
-      a[na++] = sk_arg_view("xo", nxt);
-      a[na++] = sk_arg_view_ro("dinv", dinv);
-      a[na++] = sk_arg_f64("s", s);
-      sk_result r;
-      prc = sk_sp_range(kb, A->nrows, a, na, &r, err, errlen);
       if (prc < 0) break;
-      double xy = sk_result_f64(&r, 0), xdx = sk_result_f64(&r, 1),
-             nn = sk_result_f64(&r, 2);
+      const double xy = sums[0], xdx = sums[1], nn = sums[2];
       if (xdx > 0 && isfinite(xy)) lam = xy / xdx;
       if (!(nn > 0) || !isfinite(nn)) break;
       s = 1.0 / sqrt(nn);
-      sk_view *t = cur;
-      cur = nxt;
-      nxt = t;
+      if (!dg.ok) { /* the fused step's x and y alternate */
+        sk_view *t = cur;
+        cur = nxt;
+        nxt = t;
+      }
     }
+    sk_dia_release(&dg);
     sk_csr16_release(&c16);
     sk_vdict_release(&vd);
     if (prc < 0) goto done;
@@ -324,7 +354,9 @@ static int cheby_setup(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
  * each fused with its SpMV (one pass over A and the vectors instead of an
  * SpMV and an update), the iterate alternating between w and z so that
  * the last lands in z; A read with its compact index and value codes where
- * it has them (csr16.c, vdict.c: the memos sparse.spmv keeps) */
+ * it has them (csr16.c, vdict.c: the memos sparse.spmv keeps), by
+ * diagonals where it is a stencil's (dia.c: the first step then formed in
+ * the second's pass; the same values) */
 static int fused_steps(const sk_csr *A, const sk_view *dinv, const sk_view *r, const sk_view *z,
                        const sk_view *d, const sk_view *w, int64_t degree, double sigma,
                        double delta, char *err, size_t errlen) {
@@ -338,50 +370,60 @@ static int fused_steps(const sk_csr *A, const sk_view *dinv, const sk_view *r, c
   const sk_view *cur = m % 2 == 0 ? z : w, *nxt = m % 2 == 0 ? w : z;
   double rho = 1.0 / sigma;
   const double theta = sigma * delta;
-  {
+  sk_csr16 c16;
+  sk_vdict vd;
+  sk_dia dg;
+  memset(&c16, 0, sizeof c16);
+  memset(&vd, 0, sizeof vd);
+  memset(&dg, 0, sizeof dg);
+  int rc = -1;
+  if (sk_csr16_get(A->rowptr, A->colidx, 1, &c16, err, errlen) < 0 ||
+      (c16.ok && sk_vdict_get(A->values, 1, &vd, err, errlen) < 0) ||
+      (vd.ok && sk_dia_get(A, &vd, &dg, err, errlen) < 0))
+    goto done;
+  if (!dg.ok) {
     sk_arg a[] = {sk_arg_view("dinv", dinv), sk_arg_view("r", r), sk_arg_view("d", d),
                   sk_arg_view("z", cur), sk_arg_f64("c2", 1.0 / theta)};
-    if (sk_sp_range(&k_first, A->nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) return -1;
+    if (sk_sp_range(&k_first, A->nrows, a, PC_NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  int rc = 0;
+  rc = 0;
   for (int64_t k = 1; k < degree && rc == 0; k++) {
-    const double rn = 1.0 / (2.0 * sigma - rho);
-    sk_csr16 c16;
-    sk_vdict vd;
-    memset(&c16, 0, sizeof c16);
-    memset(&vd, 0, sizeof vd);
-    if (sk_csr16_get(A->rowptr, A->colidx, 1, &c16, err, errlen) < 0) return -1;
-    if (c16.ok && sk_vdict_get(A->values, 1, &vd, err, errlen) < 0) {
-      sk_csr16_release(&c16);
-      return -1;
-    }
-    sk_arg a[13];
-    int na = 0;
-    a[na++] = sk_arg_view_ro("rowptr", c16.ok ? &c16.rowptr : A->rowptr);
-    a[na++] = c16.ok ? sk_arg_view_ro("off", &c16.off) : sk_arg_view_ro("colidx", A->colidx);
-    if (vd.ok) {
-      a[na++] = sk_arg_view_ro("vcode", &vd.code);
-      a[na++] = sk_arg_view_ro("vtab", &vd.tab);
+    const double rn = 1.0 / (2.0 * sigma - rho), c1 = rn * rho, c2 = 2.0 * rn / delta;
+    if (dg.ok) {
+      /* the first step's z formed in this pass where it is the first */
+      rc = sk_dia_cheby(&dg, A, k == 1 ? NULL : cur, nxt, d, r, dinv, 1.0 / theta, c1, c2,
+                        k + 1 < degree, err, errlen);
     } else {
-      a[na++] = sk_arg_view_ro("values", A->values);
+      sk_arg a[13];
+      int na = 0;
+      a[na++] = sk_arg_view_ro("rowptr", c16.ok ? &c16.rowptr : A->rowptr);
+      a[na++] = c16.ok ? sk_arg_view_ro("off", &c16.off) : sk_arg_view_ro("colidx", A->colidx);
+      if (vd.ok) {
+        a[na++] = sk_arg_view_ro("vcode", &vd.code);
+        a[na++] = sk_arg_view_ro("vtab", &vd.tab);
+      } else {
+        a[na++] = sk_arg_view_ro("values", A->values);
+      }
+      a[na++] = sk_arg_view("z", cur);
+      a[na++] = sk_arg_view("zn", nxt);
+      a[na++] = sk_arg_view("d", d);
+      a[na++] = sk_arg_view("rv", r);
+      a[na++] = sk_arg_view("dinv", dinv);
+      a[na++] = sk_arg_i64("nchunk", nchunk);
+      a[na++] = sk_arg_f64("c1", c1);
+      a[na++] = sk_arg_f64("c2", c2);
+      const sk_kbody *kb = vd.ok ? &k_fused16v : c16.ok ? &k_fused16 : &k_fused;
+      rc = sk_sp_range(kb, nchunk, a, na, NULL, err, errlen);
     }
-    a[na++] = sk_arg_view("z", cur);
-    a[na++] = sk_arg_view("zn", nxt);
-    a[na++] = sk_arg_view("d", d);
-    a[na++] = sk_arg_view("rv", r);
-    a[na++] = sk_arg_view("dinv", dinv);
-    a[na++] = sk_arg_i64("nchunk", nchunk);
-    a[na++] = sk_arg_f64("c1", rn * rho);
-    a[na++] = sk_arg_f64("c2", 2.0 * rn / delta);
-    const sk_kbody *kb = vd.ok ? &k_fused16v : c16.ok ? &k_fused16 : &k_fused;
-    rc = sk_sp_range(kb, nchunk, a, na, NULL, err, errlen);
-    sk_csr16_release(&c16);
-    sk_vdict_release(&vd);
     const sk_view *t = cur;
     cur = nxt;
     nxt = t;
     rho = rn;
   }
+done:
+  sk_dia_release(&dg);
+  sk_csr16_release(&c16);
+  sk_vdict_release(&vd);
   return rc;
 }
 

@@ -147,6 +147,49 @@ static int cmp_off(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The diagonals (not of one code) whose entries have exactly two codes (a
+ * stencil's value and the zeros a Dirichlet boundary keeps as entries:
+ * miniFE's matrix): d->two's bits, k1 < k2 their codes plus one. Read
+ * where the codes are in host memory (a device's form keeps its table
+ * loads): one pass marking each diagonal's codes. */
+static int two_codes(sk_dia *d, int nd, int w, int64_t nb, const int64_t *cand, int64_t mix,
+                     int64_t *k1, int64_t *k2, char *err, size_t errlen) {
+  uint32_t want = 0;
+  for (int q = 0; q < nd; q++)
+    if (!(cand[q] > 0 && !((mix >> q) & 1))) want |= (uint32_t)1 << q;
+  if (!want || !sk_space_host_accessible(d->code.space)) return 0;
+  sk_view hc;
+  if (sk_sp_host_copy(&d->code, &hc, err, errlen) < 0) return -1;
+  unsigned char *seen = calloc((size_t)nd * 256, 1);
+  if (!seen) {
+    sk_view_release(&hc);
+    sk_err(err, errlen, SK_E_NOMEM);
+    return -1;
+  }
+  const uint8_t *c = hc.data;
+  for (int64_t b = 0; b < nb; b++)
+    for (int q = 0; q < nd; q++) {
+      if (!((want >> q) & 1)) continue;
+      const uint8_t *p = c + (size_t)b * SK_DIA_BLOCK * (size_t)w + (size_t)q * SK_DIA_BLOCK;
+      unsigned char *sq = seen + (size_t)q * 256;
+      for (int l = 0; l < SK_DIA_BLOCK; l++) sq[p[l]] = 1;
+    }
+  for (int q = 0; q < nd; q++) {
+    if (!((want >> q) & 1)) continue;
+    int k = 0;
+    for (int v = 1; v < 256; v++)
+      if (seen[(size_t)q * 256 + v]) {
+        if (k == 0) k1[q] = v;
+        else if (k == 1) k2[q] = v;
+        k++;
+      }
+    if (k == 2) d->two |= (uint32_t)1 << q;
+  }
+  free(seen);
+  sk_view_release(&hc);
+  return 0;
+}
+
 int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char *err,
                  size_t errlen) {
   memset(d, 0, sizeof *d);
@@ -219,19 +262,31 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char
   }
   /* the diagonals whose entries share one code: their value (dv) */
   const int64_t mix = sk_result_i64(&res, 1);
-  sk_view hv;
-  if (sk_sp_view(&hv, "dia diagonal values", dt, nd, SK_SPACE_HOST, 1, err, errlen) < 0) {
+  int64_t k1[SK_DIA_MAX], k2[SK_DIA_MAX];
+  if (two_codes(d, nd, w, nb, cand, mix, k1, k2, err, errlen) < 0) {
     sk_view_release(&hd);
     sk_dia_release(d);
     return -1;
   }
+  sk_view hv;
+  if (sk_sp_view(&hv, "dia diagonal values", dt, 3 * nd, SK_SPACE_HOST, 1, err, errlen) < 0) {
+    sk_view_release(&hd);
+    sk_dia_release(d);
+    return -1;
+  }
+  char *hvp = hv.data;
   for (int q = 0; q < nd; q++)
     if (cand[q] > 0 && !((mix >> q) & 1)) {
       d->uni |= (uint32_t)1 << q;
-      memcpy((char *)hv.data + (size_t)q * es, (char *)hd.data + (size_t)cand[q] * es, es);
+      memcpy(hvp + (size_t)q * es, (char *)hd.data + (size_t)cand[q] * es, es);
+    } else if ((d->two >> q) & 1) { /* the values of codes k1 and k2, then k1 */
+      memcpy(hvp + (size_t)q * es, (char *)hd.data + (size_t)k1[q] * es, es);
+      memcpy(hvp + (size_t)(nd + q) * es, (char *)hd.data + (size_t)k2[q] * es, es);
+      if (dt == SK_F64) ((double *)hvp)[2 * nd + q] = (double)k1[q];
+      else ((float *)hvp)[2 * nd + q] = (float)k1[q];
     }
   sk_view_release(&hd);
-  rc = sk_sp_view(&d->dv, "dia diagonal values", dt, nd, A->values->space, 0, err, errlen);
+  rc = sk_sp_view(&d->dv, "dia diagonal values", dt, 3 * nd, A->values->space, 0, err, errlen);
   if (rc == 0) rc = sk_view_deep_copy(&d->dv, &hv, err, errlen);
   sk_view_release(&hv);
   if (rc < 0) {
@@ -327,17 +382,36 @@ out:
 }
 
 /* -- the bodies for an offset set ------------------------------------------------
- * dia.sk's templates with one dia_term a diagonal, made once per form and
- * offset set and kept for the process (a program meets few stencils) */
-enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_NFORMS };
-static const char *const form_label[F_NFORMS] = {"sparse.spmv_dia", "sparse.spmv_dia_row",
-                                                  "sparse.cg_dia_dots",
-                                                  "sparse.cg_dia_dots_row"};
+ * dia.sk's templates with one term a diagonal, made once per form and
+ * offset set and kept for the process (a program meets few stencils). A
+ * form's text may hold @TERMS@ (dia_term a diagonal), @TERMS_IN@
+ * (dia_term_in), @TERMS_FULL@ (dia_term_full) and @TERMS_ANY@
+ * (dia_term_any); @ND@ the codes' width, @NDIAG@ the diagonals, @LO@ and
+ * @HI@ the rows at either end whose columns may leave the matrix. In the
+ * terms @X@ is the form's vector, @XV@ its value at the term's column
+ * (the form's xv with @I@ the index), @S@ the partial sum of a full
+ * row's entry (Chebyshev's four, dia_term_full) */
+enum { F_SPMV, F_SPMV_ROW, F_CG, F_CG_ROW, F_CHEBY, F_CHEBY1, F_RESID, F_NFORMS };
+typedef struct dform {
+  const char *label, *text, *x, *xv, *reds;
+  int runs; /* 1: host runs of rows (SK_ROW_SPLIT's prelude) */
+} dform;
+#define SUM3 "sum:float64 sum:float64 sum:float64"
+static const dform forms[F_NFORMS] = {
+  {"sparse.spmv_dia", sk_body_sparse_dia_spmv, "x", "x(@I@)", NULL, 1},
+  {"sparse.spmv_dia_row", sk_body_sparse_dia_spmv_row, "x", "x(@I@)", NULL, 0},
+  {"sparse.cg_dia_dots", sk_body_sparse_dia_cg_dots, "u", "u(@I@)", SUM3, 1},
+  {"sparse.cg_dia_dots_row", sk_body_sparse_dia_cg_dots_row, "u", "u(@I@)", SUM3, 0},
+  {"solve.cheby_dia", sk_body_sparse_dia_cheby, "z", "z(@I@)", NULL, 1},
+  {"solve.cheby_dia_first", sk_body_sparse_dia_cheby_first, "rv",
+   "dinv(@I@) * rv(@I@) * c0", NULL, 1},
+  {"solve.amg_resid_dia", sk_body_sparse_dia_resid, "x", "x(@I@)", NULL, 1},
+};
 
 typedef struct gen_body {
   struct gen_body *next;
   int form, nd, width;
-  uint32_t uni;
+  uint32_t uni, two;
   int64_t off[SK_DIA_MAX];
   sk_kbody kb;
 } gen_body;
@@ -345,8 +419,8 @@ typedef struct gen_body {
 static gen_body *gens;
 static pthread_mutex_t gen_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 'text' with every '@key@' replaced by 'val' appended to 'out' (at *len,
- * capacity *cap); -1 when memory is short */
+/* n bytes of s appended to 'out' (at *len, capacity *cap); -1 when memory
+ * is short */
 static int put(char **out, size_t *len, size_t *cap, const char *s, size_t n) {
   if (*len + n + 1 > *cap) {
     size_t c = (*cap ? *cap : 1024);
@@ -385,83 +459,122 @@ static int fill(char **out, size_t *len, size_t *cap, const char *text, int nk,
   return 0;
 }
 
+/* the terms of kind t (0 dia_term, 1 dia_term_in, 2 dia_term_full, 3
+ * dia_term_any) of form f for d's diagonals, one a line, appended to *out */
+static int terms_of(const dform *f, const sk_dia *d, int t, char **out, size_t *len,
+                    size_t *cap) {
+  const char *tt = t == 0   ? sk_body_sparse_dia_term
+                   : t == 1 ? sk_body_sparse_dia_term_in
+                   : t == 2 ? sk_body_sparse_dia_term_full
+                            : sk_body_sparse_dia_term_any;
+  const int full = d->nd - d->nd % 4; /* a full row's entries in turn into s0..s3 */
+  for (int q = 0; q < d->nd; q++) {
+    char qs[24], os[24], ss[8], idx[160], val[128], valf[160];
+    const long long o = (long long)d->off[q];
+    snprintf(qs, sizeof qs, "%d", q);
+    snprintf(os, sizeof os, "%lld", o);
+    snprintf(ss, sizeof ss, "%d", q < full ? q % 4 : 0);
+    /* the column: in range (the rows of a block inside), or clamped into
+     * [0, nrow) (the one bound the sign needs). On a device, the row's own
+     * x where it lacks the column and the value from the table: a load
+     * chain a term, 32 registers a thread. With the loads independent of
+     * the code (clamped) and the diagonals' values (dv), the compiler
+     * issues a row's 27 loads at once and keeps them: 95 registers, 31 %
+     * of the warps active, the 27-point SpMV 144-155 us against 80 and CG
+     * 264 us against 144 (an H200, 2026-11-29) */
+    const int host = f->runs;
+    if (t == 1 || t == 2) snprintf(idx, sizeof idx, "r + (%lld)", o);
+    else if (!host) snprintf(idx, sizeof idx, "c_ ? r + (%lld) : r", o);
+    else if (o < 0) snprintf(idx, sizeof idx, "r + (%lld) < 0 ? 0 : r + (%lld)", o, o);
+    else if (o > 0) snprintf(idx, sizeof idx, "r + %lld < nrow ? r + %lld : nrow - 1", o, o);
+    else snprintf(idx, sizeof idx, "r");
+    /* the value: on the host the diagonal's own where its entries share
+     * one code */
+    if (host && (d->uni >> q) & 1) {
+      snprintf(val, sizeof val, "dv(%d)", q);
+      snprintf(valf, sizeof valf, "dv(%d)", q);
+    } else if (host && (d->two >> q) & 1) {
+      /* of two codes: a compare, no table load (both values loaded on
+       * every row, so that a host compiler hoists them and vectorises) */
+      snprintf(val, sizeof val,
+               "({ const __typeof__(dv(0)) a_ = dv(%d), b_ = dv(%d); "
+               "c_ == (int)dv(%d) ? a_ : b_; })",
+               q, d->nd + q, 2 * d->nd + q);
+      snprintf(valf, sizeof valf,
+               "({ const __typeof__(dv(0)) a_ = dv(%d), b_ = dv(%d); "
+               "(int)dc(bb_ + %d * 64 + l_) == (int)dv(%d) ? a_ : b_; })",
+               q, d->nd + q, q, 2 * d->nd + q);
+    } else {
+      snprintf(val, sizeof val, "dtab(c_)");
+      snprintf(valf, sizeof valf, "dtab((int)dc(bb_ + %d * 64 + l_))", q);
+    }
+    /* x's value at the column */
+    char *xv = NULL;
+    size_t xl = 0, xc = 0;
+    const char *ik[] = {"I"}, *iv[] = {idx};
+    if (fill(&xv, &xl, &xc, f->xv, 1, ik, iv) < 0) return -1;
+    const char *keys[] = {"Q", "O", "X", "IDX", "VAL", "VALF", "S", "XV"},
+               *vals[] = {qs, os, f->x, idx, val, valf, ss, xv};
+    const int bad = fill(out, len, cap, tt, 8, keys, vals) < 0 || put(out, len, cap, "\n", 1) < 0;
+    free(xv);
+    if (bad) return -1;
+  }
+  return 0;
+}
+
 /* the body of 'form' for d's offsets (kept; NULL with a message) */
 static const sk_kbody *body_for(int form, const sk_dia *d, char *err, size_t errlen) {
   pthread_mutex_lock(&gen_lock);
   gen_body *g = gens;
   while (g && !(g->form == form && g->nd == d->nd && g->width == d->width && g->uni == d->uni &&
+                g->two == d->two &&
                 memcmp(g->off, d->off, (size_t)d->nd * sizeof d->off[0]) == 0))
     g = g->next;
   if (g) {
     pthread_mutex_unlock(&gen_lock);
     return &g->kb;
   }
-  static const char *const texts[F_NFORMS] = {sk_body_sparse_dia_spmv,
-                                              sk_body_sparse_dia_spmv_row,
-                                              sk_body_sparse_dia_cg_dots,
-                                              sk_body_sparse_dia_cg_dots_row};
-  const int cg = form == F_CG || form == F_CG_ROW, host = form == F_SPMV || form == F_CG;
-  char *terms = NULL, *tin = NULL, *body = NULL;
-  size_t tl = 0, tc = 0, il = 0, ic = 0, bl = 0, bc = 0;
+  const dform *f = &forms[form];
+  static const char *const tkeys[4] = {"@TERMS@", "@TERMS_IN@", "@TERMS_FULL@", "@TERMS_ANY@"};
+  char *terms[4] = {NULL, NULL, NULL, NULL}, *body = NULL;
   int bad = 0;
-  const char *X = cg ? "u" : "x";
-  for (int q = 0; q < d->nd && !bad; q++) {
-    char qs[24], os[24], idx[160];
-    const long long o = (long long)d->off[q];
-    snprintf(qs, sizeof qs, "%d", q);
-    snprintf(os, sizeof os, "%lld", o);
-    /* the column clamped into [0, nrow): the one bound the sign needs */
-    /* On a device, the row's own x where it lacks the column and the value
-     * from the table: a load chain a term, 32 registers a thread. With the
-     * loads independent of the code (clamped) and the diagonals' values
-     * (dv), the compiler issues a row's 27 loads at once and keeps them:
-     * 95 registers, 31 % of the warps active, the 27-point SpMV 144-155
-     * us against 80 and CG 264 us against 144 (an H200, 2026-11-29) */
-    if (!host) snprintf(idx, sizeof idx, "c_ ? r + (%lld) : r", o);
-    else if (o < 0) snprintf(idx, sizeof idx, "r + (%lld) < 0 ? 0 : r + (%lld)", o, o);
-    else if (o > 0) snprintf(idx, sizeof idx, "r + %lld < nrow ? r + %lld : nrow - 1", o, o);
-    else snprintf(idx, sizeof idx, "r");
-    /* the value: on the host the diagonal's own where its entries share
-     * one code */
-    char val[40];
-    if (host && (d->uni >> q) & 1) snprintf(val, sizeof val, "dv(%d)", q);
-    else snprintf(val, sizeof val, "dtab(c_)");
-    const char *keys[] = {"Q", "O", "X", "IDX", "VAL"}, *vals[] = {qs, os, X, idx, val};
-    bad = fill(&terms, &tl, &tc, sk_body_sparse_dia_term, 5, keys, vals) < 0 ||
-          put(&terms, &tl, &tc, "\n", 1) < 0 ||
-          (host && (fill(&tin, &il, &ic, sk_body_sparse_dia_term_in, 5, keys, vals) < 0 ||
-                    put(&tin, &il, &ic, "\n", 1) < 0));
+  for (int t = 0; t < 4 && !bad; t++) {
+    size_t tl = 0, tc = 0;
+    if (strstr(f->text, tkeys[t])) bad = terms_of(f, d, t, &terms[t], &tl, &tc) < 0;
   }
   /* the rows whose columns all lie in [0, nrow): [lo, nrow - hi) */
-  char nds[24], los[24], his[24];
+  char nds[24], ndg[24], los[24], his[24];
   snprintf(nds, sizeof nds, "%d", d->width);
+  snprintf(ndg, sizeof ndg, "%d", d->nd);
   snprintf(los, sizeof los, "%lld", (long long)(d->off[0] < 0 ? -d->off[0] : 0));
   snprintf(his, sizeof his, "%lld",
            (long long)(d->off[d->nd - 1] > 0 ? d->off[d->nd - 1] : 0));
-  const char *keys[] = {"TERMS", "TERMS_IN", "ND", "LO", "HI"},
-             *vals[] = {terms ? terms : "", tin ? tin : "", nds, los, his};
+  const char *keys[] = {"TERMS", "TERMS_IN", "TERMS_FULL", "TERMS_ANY", "ND", "NDIAG", "LO", "HI"},
+             *vals[] = {terms[0] ? terms[0] : "", terms[1] ? terms[1] : "",
+                        terms[2] ? terms[2] : "", terms[3] ? terms[3] : "",
+                        nds, ndg, los, his};
+  size_t bl = 0, bc = 0;
   g = bad ? NULL : calloc(1, sizeof *g);
-  if (!g || fill(&body, &bl, &bc, texts[form], 5, keys, vals) < 0) {
-    free(terms);
-    free(tin);
+  if (!g || fill(&body, &bl, &bc, f->text, 8, keys, vals) < 0) {
+    for (int t = 0; t < 4; t++) free(terms[t]);
     free(body);
     free(g);
     pthread_mutex_unlock(&gen_lock);
     sk_err(err, errlen, SK_E_NOMEM);
     return NULL;
   }
-  free(tin);
-  free(terms);
+  for (int t = 0; t < 4; t++) free(terms[t]);
   g->form = form;
   g->nd = d->nd;
   g->width = d->width;
   g->uni = d->uni;
+  g->two = d->two;
   memcpy(g->off, d->off, (size_t)d->nd * sizeof d->off[0]);
-  g->kb.label = form_label[form];
+  g->kb.label = f->label;
   g->kb.body = body;
-  g->kb.prelude = form == F_SPMV || form == F_CG ? sk_body_sparse_row_split : NULL;
-  g->kb.pattern = cg ? SK_REDUCE : SK_FOR;
-  g->kb.reds = cg ? "sum:float64 sum:float64 sum:float64" : NULL;
+  g->kb.prelude = f->runs ? sk_body_sparse_row_split : NULL;
+  g->kb.pattern = f->reds ? SK_REDUCE : SK_FOR;
+  g->kb.reds = f->reds;
   g->kb.lasting = 1; /* never freed nor changed: its launches kept */
   g->next = gens;
   gens = g;
@@ -544,4 +657,47 @@ int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_
   if (launch(kb, len, a, n, host && A->nnz >= SK_DIA_CC_NNZ, &res, err, errlen) < 0) return -1;
   for (int t = 0; t < 3; t++) out[t] = sk_result_f64(&res, t);
   return 0;
+}
+
+int sk_dia_cheby(const sk_dia *d, const sk_csr *A, const sk_view *z, const sk_view *zn,
+                 const sk_view *dd, const sk_view *rv, const sk_view *dinv, double c0,
+                 double c1, double c2, int keep_d, char *err, size_t errlen) {
+  const sk_backend *b = sk_sp_backend(err, errlen);
+  if (!b) return -1;
+  const sk_kbody *kb = body_for(z ? F_CHEBY : F_CHEBY1, d, err, errlen);
+  if (!kb) return -1;
+  const int64_t nchunk = host_chunks(b, A->nrows);
+  sk_arg a[14];
+  int n = 0;
+  a[n++] = sk_arg_view_ro("dc", &d->code);
+  a[n++] = sk_arg_view_ro("dtab", &d->tab);
+  a[n++] = sk_arg_view_ro("dv", &d->dv);
+  a[n++] = sk_arg_view_ro("rowptr", A->rowptr);
+  if (z) a[n++] = sk_arg_view_ro("z", z);
+  a[n++] = sk_arg_view("zn", zn);
+  a[n++] = sk_arg_view("d", dd);
+  a[n++] = sk_arg_view_ro("rv", rv);
+  a[n++] = sk_arg_view_ro("dinv", dinv);
+  a[n++] = sk_arg_i64("nchunk", nchunk);
+  if (!z) {
+    a[n++] = sk_arg_f64("c0", c0);
+    a[n++] = sk_arg_i64("wd", keep_d != 0);
+  }
+  a[n++] = sk_arg_f64("c1", c1);
+  a[n++] = sk_arg_f64("c2", c2);
+  return launch(kb, nchunk, a, n, A->nnz >= SK_DIA_CC_NNZ, NULL, err, errlen);
+}
+
+int sk_dia_resid(const sk_dia *d, const sk_csr *A, const sk_view *b, const sk_view *x,
+                 const sk_view *t, char *err, size_t errlen) {
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  const sk_kbody *kb = body_for(F_RESID, d, err, errlen);
+  if (!kb) return -1;
+  const int64_t nchunk = host_chunks(be, A->nrows);
+  sk_arg a[] = {sk_arg_view_ro("dc", &d->code),     sk_arg_view_ro("dtab", &d->tab),
+                sk_arg_view_ro("dv", &d->dv),       sk_arg_view_ro("rowptr", A->rowptr),
+                sk_arg_view_ro("x", x),             sk_arg_view_ro("bv", b),
+                sk_arg_view("y", t),                sk_arg_i64("nchunk", nchunk)};
+  return launch(kb, nchunk, a, NELEM(a), A->nnz >= SK_DIA_CC_NNZ, NULL, err, errlen);
 }

@@ -167,8 +167,11 @@ typedef struct sk_dia {
   sk_view code;
   sk_view tab; /* the values' dtype, slot 0 unused: tab(c) code c's value */
   /* the diagonals whose entries all have one value (bit q; a stencil of
-   * constant coefficients: all), their values dv(q) (nd; 0 for others) */
-  uint32_t uni;
+   * constant coefficients: all), their values dv(q) (3 nd; 0 for others);
+   * on the host those of two codes (bit q of 'two'; a stencil's value and
+   * a boundary's stored zeros): code dv(2 nd + q) has value dv(q), the
+   * other code dv(nd + q) */
+  uint32_t uni, two;
   sk_view dv;
   int ok; /* 1: the form is there */
 } sk_dia;
@@ -193,6 +196,18 @@ int sk_dia_spmv(const sk_dia *d, const sk_csr *A, double alpha, const sk_view *x
  * device (one launch there too) */
 int sk_dia_cg_dots(const sk_dia *d, const sk_csr *A, const sk_view *u, const sk_view *w,
                    const sk_view *rv, double out[3], char *err, size_t errlen);
+/* Chebyshev's host step by d (kernels/solve/cheby.c's fused step, its
+ * values bit for bit): w = A z, d = c1 d + c2 D^-1 (rv - w), zn = z + d
+ * (dd: d); with z NULL the first two steps in one pass: z = c0 D^-1 rv
+ * formed where it is read (not written), then that step into zn, d
+ * written only where keep_d (a later step reads it). Host only. */
+int sk_dia_cheby(const sk_dia *d, const sk_csr *A, const sk_view *z, const sk_view *zn,
+                 const sk_view *dd, const sk_view *rv, const sk_view *dinv, double c0,
+                 double c1, double c2, int keep_d, char *err, size_t errlen);
+/* an AMG cycle's residual t = b - A x by d (host): the values of a copy
+ * of b and sk_dia_spmv with alpha -1, beta 1, bit for bit */
+int sk_dia_resid(const sk_dia *d, const sk_csr *A, const sk_view *b, const sk_view *x,
+                 const sk_view *t, char *err, size_t errlen);
 extern const sk_kbody *const sk_dia_bodies[];
 
 /* -- families ----------------------------------------------------------------- */

@@ -276,9 +276,10 @@ end
 local DAMPING = 4 / 3   -- MueLu's prolongator damping, over lambda_max(D^-1 A)
 local DENSE_MAX = 3000  -- the largest coarsest level solved by its dense inverse
 
+-- t = b - A x: solve.amg_resid (by diagonals in one pass where A has the
+-- form; else a copy of b and sparse.spmv's -1 A x + t: the same values)
 local function resid(A, b, x, t)
-  speck.deep_copy(t, b)
-  sparse.spmv("N", -1.0, A, x, 1.0, t)
+  call("amg", "solve.amg_resid", margs({b = b, x = x, t = t}, "A", A))
 end
 
 
