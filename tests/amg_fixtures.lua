@@ -1,8 +1,10 @@
--- amg_fixtures.lua: what amgperf_spec.lua, amgsetup_spec.lua and
--- precond_spec.lua share (loaded with dofile): a CrsMatrix from a Lua
--- table of {i, j, v} entries, the 7-point Laplacian's entries on an m^3
--- grid, a Lua table of any view's entries, and the launches of a label
--- that ran as device code.
+-- amg_fixtures.lua: what the AMG specs (amgperf, amgsetup, amgptent,
+-- amgrap, amgsmooth, chebypower) and precond_spec.lua share (loaded with
+-- dofile): a CrsMatrix from a Lua table of {i, j, v} entries, the 7-point
+-- Laplacian's entries on an m^3 grid, a deterministic generator and a
+-- 27-point matrix of values of several scales, a Lua table of any view's
+-- entries, the launches of a label that ran as device code, and the check
+-- that library bodies compiled for the GPU target.
 --   local F = dofile(HERE .. "/amg_fixtures.lua")
 local speck = require "speck"
 local sparse = require "speck.sparse"
@@ -32,6 +34,50 @@ function F.poisson_entries(m, base, e)
     end
   end end end
   return e
+end
+
+-- a deterministic generator (a linear congruence): floats in [0, 1)
+function F.rng(seed)
+  local s = seed
+  return function()
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s / 2147483648
+  end
+end
+
+-- the 27-point stencil's pattern on an m^3 grid, values of several scales
+-- from r (the sums round differently in another order), symmetric, the
+-- diagonal dominant
+function F.stencil27(m, r)
+  local e, off = {}, {}
+  local function id(x, y, z) return x + m * (y + m * z) end
+  for z = 0, m - 1 do for y = 0, m - 1 do for x = 0, m - 1 do
+    local i = id(x, y, z)
+    for dz = -1, 1 do for dy = -1, 1 do for dx = -1, 1 do
+      local a, b, c = x + dx, y + dy, z + dz
+      if a >= 0 and a < m and b >= 0 and b < m and c >= 0 and c < m then
+        local j = id(a, b, c)
+        local key = math.min(i, j) * m * m * m + math.max(i, j)
+        off[key] = off[key] or -(r() * 10 ^ (math.floor(r() * 4) - 3))
+        e[#e + 1] = {i, j, i == j and 30 + r() or off[key]}
+      end
+    end end end
+  end end end
+  return F.coo(m * m * m, e)
+end
+
+-- every job's kernel (labelled prefix .. job[1]) compiled by NVRTC
+-- (busted's assert: luassert)
+function F.assert_nvrtc(prefix, jobs)
+  local assert = require "luassert"
+  local seen = {}
+  for _, k in ipairs(speck.jit.stats().per_kernel) do
+    if k.label:sub(1, #prefix) == prefix then
+      assert.are.equal("nvrtc", k.tier, k.label)
+      seen[k.label] = true
+    end
+  end
+  for _, j in ipairs(jobs) do assert.is_true(seen[prefix .. j[1]], j[1]) end
 end
 
 -- a view's entries as a Lua table (copied to the host when it lives elsewhere)

@@ -15,37 +15,7 @@ local core = require "speck.core"
 local SPACE = speck.info().default_space
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/amg_fixtures.lua")
-local coo, host_table = F.coo, F.host_table
-
--- a deterministic generator (a linear congruence): floats in [0, 1)
-local function rng(seed)
-  local s = seed
-  return function()
-    s = (s * 1103515245 + 12345) % 2147483648
-    return s / 2147483648
-  end
-end
-
--- the 27-point stencil's pattern on an m^3 grid, values of several scales
--- (the sums round differently in another order), symmetric, the diagonal
--- dominant
-local function stencil27(m, r)
-  local e, off = {}, {}
-  local function id(x, y, z) return x + m * (y + m * z) end
-  for z = 0, m - 1 do for y = 0, m - 1 do for x = 0, m - 1 do
-    local i = id(x, y, z)
-    for dz = -1, 1 do for dy = -1, 1 do for dx = -1, 1 do
-      local a, b, c = x + dx, y + dy, z + dz
-      if a >= 0 and a < m and b >= 0 and b < m and c >= 0 and c < m then
-        local j = id(a, b, c)
-        local key = math.min(i, j) * m * m * m + math.max(i, j)
-        off[key] = off[key] or -(r() * 10 ^ (math.floor(r() * 4) - 3))
-        e[#e + 1] = {i, j, i == j and 30 + r() or off[key]}
-      end
-    end end end
-  end end end
-  return coo(m * m * m, e)
-end
+local coo, host_table, rng, stencil27 = F.coo, F.host_table, F.rng, F.stencil27
 
 -- P_t: row i -> aggregate lab[i] (0-based; -1: no entry) with value c_i
 local function tentative(n, lab, nagg, r)
@@ -196,13 +166,6 @@ describe("speck.solve.amg's prolongator smoothing of a one-entry-a-row P on " ..
       assert.is_nil(text:find("#", 1, true))
       speck.kernel("amgptent_gpu_" .. j[1], "team", j[2], text, {target = "cuda"})
     end
-    local seen = {}
-    for _, k in ipairs(speck.jit.stats().per_kernel) do
-      if k.label:match("^amgptent_gpu_") then
-        assert.are.equal("nvrtc", k.tier, k.label)
-        seen[k.label] = true
-      end
-    end
-    for _, j in ipairs(jobs) do assert.is_true(seen["amgptent_gpu_" .. j[1]], j[1]) end
+    F.assert_nvrtc("amgptent_gpu_", jobs)
   end)
 end)

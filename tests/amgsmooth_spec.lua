@@ -172,14 +172,7 @@ describe("speck.solve.amg's smoothers per level on " .. SPACE, function()
       assert.is_nil(text:find("#", 1, true))
       speck.kernel("amgsmooth_gpu_" .. j[1], "range", j[2], text, {target = "cuda"})
     end
-    local seen = {}
-    for _, k in ipairs(speck.jit.stats().per_kernel) do
-      if k.label:match("^amgsmooth_gpu_") then
-        assert.are.equal("nvrtc", k.tier, k.label)
-        seen[k.label] = true
-      end
-    end
-    for _, j in ipairs(jobs) do assert.is_true(seen["amgsmooth_gpu_" .. j[1]], j[1]) end
+    F.assert_nvrtc("amgsmooth_gpu_", jobs)
   end)
 
   if SPACE == "cuda" then

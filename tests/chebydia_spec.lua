@@ -20,45 +20,13 @@ local F = dofile(HERE .. "/csr_fixtures.lua")
 local launches, plain_copy, vec = F.launches, F.plain_copy, F.vec
 local CHEBY_DIA = {"solve.cheby_dia_first", "solve.cheby_dia"}
 
--- the matrix of stencil 'pts' on a gx x gy x gz box (rows x fastest),
--- entries only inside the box: the centre 'diag', the others -1 - (|dx|
--- + |dy| + |dz|) / 8; with 'vary' the rows z = 0 scaled by 1.5 (some
--- diagonals of two values: read from the table, not as a constant)
+-- the stencil matrices (csr_fixtures' F.box and F.points; with 'vary'
+-- the rows z = 0 scaled by 1.5: some diagonals of two values, read from
+-- the table, not as a constant)
 local function box(gx, gy, gz, pts, diag, vary)
-  local rows, cols, vals = {}, {}, {}
-  local function id(x, y, z) return (z * gy + y) * gx + x end
-  for z = 0, gz - 1 do
-    for y = 0, gy - 1 do
-      for x = 0, gx - 1 do
-        for _, o in ipairs(pts) do
-          local a, b, c = x + o[1], y + o[2], z + o[3]
-          if a >= 0 and a < gx and b >= 0 and b < gy and c >= 0 and c < gz then
-            rows[#rows + 1], cols[#cols + 1] = id(x, y, z), id(a, b, c)
-            local d = math.abs(o[1]) + math.abs(o[2]) + math.abs(o[3])
-            local v = d == 0 and diag or -1 - d / 8
-            vals[#vals + 1] = (vary and z == 0) and 1.5 * v or v
-          end
-        end
-      end
-    end
-  end
-  local n = gx * gy * gz
-  return sparse.from_coo(n, n, rows, cols, vals)
+  return F.box(gx, gy, gz, pts, diag, {vary = vary})
 end
-
-local function points(dim, full)
-  local p = {}
-  for dz = (dim == 3 and -1 or 0), (dim == 3 and 1 or 0) do
-    for dy = -1, 1 do
-      for dx = -1, 1 do
-        if full or math.abs(dx) + math.abs(dy) + math.abs(dz) <= 1 then
-          p[#p + 1] = {dx, dy, dz}
-        end
-      end
-    end
-  end
-  return p
-end
+local points = F.points
 local P5, P7, P27 = points(2, false), points(3, false), points(3, true)
 
 local function agree(a, b)

@@ -141,13 +141,6 @@ describe("the Chebyshev bound's power steps on " .. SPACE, function()
       speck.kernel("chebypower_gpu_" .. j[1], "range", j[2], text,
                    {target = "cuda", pattern = "reduce", reducer = {sum, sum, sum}})
     end
-    local seen = {}
-    for _, k in ipairs(speck.jit.stats().per_kernel) do
-      if k.label:match("^chebypower_gpu_") then
-        assert.are.equal("nvrtc", k.tier, k.label)
-        seen[k.label] = true
-      end
-    end
-    for _, j in ipairs(jobs) do assert.is_true(seen["chebypower_gpu_" .. j[1]], j[1]) end
+    F.assert_nvrtc("chebypower_gpu_", jobs)
   end)
 end)

@@ -81,6 +81,52 @@ function F.compare(exact, dtype)
   return function(a, b) F.close(a, b, rel) end
 end
 
+-- the matrix of stencil 'pts' (offsets {dx, dy, dz}: F.points) on a
+-- gx x gy x gz box (rows x fastest), entries only inside the box: the
+-- centre 'diag', the others -1 - (|dx| + |dy| + |dz|) / 8 (a few distinct
+-- values; symmetric, positive definite for diagonals past the row sums);
+-- o.dtype (default float64), o.vary: the rows z = 0 scaled by 1.5 (some
+-- diagonals of two values)
+function F.box(gx, gy, gz, pts, diag, o)
+  o = o or {}
+  local rows, cols, vals = {}, {}, {}
+  local function id(x, y, z) return (z * gy + y) * gx + x end
+  for z = 0, gz - 1 do
+    for y = 0, gy - 1 do
+      for x = 0, gx - 1 do
+        for _, d3 in ipairs(pts) do
+          local a, b, c = x + d3[1], y + d3[2], z + d3[3]
+          if a >= 0 and a < gx and b >= 0 and b < gy and c >= 0 and c < gz then
+            rows[#rows + 1], cols[#cols + 1] = id(x, y, z), id(a, b, c)
+            local d = math.abs(d3[1]) + math.abs(d3[2]) + math.abs(d3[3])
+            local v = d == 0 and diag or -1 - d / 8
+            vals[#vals + 1] = (o.vary and z == 0) and 1.5 * v or v
+          end
+        end
+      end
+    end
+  end
+  local n = gx * gy * gz
+  return require("speck.sparse").from_coo(n, n, rows, cols, vals,
+                                          {dtype = o.dtype or "float64"})
+end
+
+-- a stencil's offsets: the 5- (dim 2) or 7-point (dim 3) one, with
+-- 'full' the 9- or 27-point one
+function F.points(dim, full)
+  local p = {}
+  for dz = (dim == 3 and -1 or 0), (dim == 3 and 1 or 0) do
+    for dy = -1, 1 do
+      for dx = -1, 1 do
+        if full or math.abs(dx) + math.abs(dy) + math.abs(dz) <= 1 then
+          p[#p + 1] = {dx, dy, dz}
+        end
+      end
+    end
+  end
+  return p
+end
+
 -- a view for a compile-only capture
 function F.V(dt, n) return speck.View("v", dt, n or 8) end
 

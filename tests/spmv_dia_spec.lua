@@ -24,44 +24,11 @@ local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/csr_fixtures.lua")
 local launches, plain_copy, vec = F.launches, F.plain_copy, F.vec
 
--- the matrix of stencil 'pts' (offsets {dx, dy, dz}) on a gx x gy x gz
--- box (rows x fastest), entries only inside the box: the centre 'diag',
--- the others -1 - (|dx| + |dy| + |dz|) / 8 (a few distinct values;
--- symmetric, and positive definite for the diagonals below)
+-- the stencil matrices (csr_fixtures' F.box and F.points)
 local function box(gx, gy, gz, pts, diag, dtype)
-  local rows, cols, vals = {}, {}, {}
-  local function id(x, y, z) return (z * gy + y) * gx + x end
-  for z = 0, gz - 1 do
-    for y = 0, gy - 1 do
-      for x = 0, gx - 1 do
-        for _, o in ipairs(pts) do
-          local a, b, c = x + o[1], y + o[2], z + o[3]
-          if a >= 0 and a < gx and b >= 0 and b < gy and c >= 0 and c < gz then
-            rows[#rows + 1], cols[#cols + 1] = id(x, y, z), id(a, b, c)
-            local d = math.abs(o[1]) + math.abs(o[2]) + math.abs(o[3])
-            vals[#vals + 1] = d == 0 and diag or -1 - d / 8
-          end
-        end
-      end
-    end
-  end
-  local n = gx * gy * gz
-  return sparse.from_coo(n, n, rows, cols, vals, {dtype = dtype or "float64"})
+  return F.box(gx, gy, gz, pts, diag, {dtype = dtype})
 end
-
-local function points(dim, full)
-  local p = {}
-  for dz = (dim == 3 and -1 or 0), (dim == 3 and 1 or 0) do
-    for dy = -1, 1 do
-      for dx = -1, 1 do
-        if full or math.abs(dx) + math.abs(dy) + math.abs(dz) <= 1 then
-          p[#p + 1] = {dx, dy, dz}
-        end
-      end
-    end
-  end
-  return p
-end
+local points = F.points
 local P5, P9, P7, P27 = points(2, false), points(2, true), points(3, false), points(3, true)
 
 -- the bits of a float: equal values, a NaN equal to a NaN, and a zero's sign
