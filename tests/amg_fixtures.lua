@@ -80,10 +80,41 @@ function F.assert_nvrtc(prefix, jobs)
   for _, j in ipairs(jobs) do assert.is_true(seen[prefix .. j[1]], j[1]) end
 end
 
+-- the library text solve_<name> of each job {name, captures} (or {name,
+-- kind, captures}) compiled for the GPU target as prefix .. name by NVRTC
+-- (compile only: where a host back end runs, as a GPU back end would
+-- compile it), as 'kind' with the options 'opts', each checked: true, or
+-- false and why not (NVRTC unavailable: the test pends)
+function F.nvrtc_solve(prefix, kind, jobs, opts)
+  local assert = require "luassert"
+  local nv = speck.info().compilers.nvrtc
+  if not (nv and nv.available) then
+    return false, "NVRTC unavailable: " .. tostring(nv and nv.reason)
+  end
+  local core = require "speck.core"
+  for _, j in ipairs(jobs) do
+    local text = core.kernel_text("solve_" .. j[1])
+    assert.is_string(text, j[1])
+    assert.is_nil(text:find("#", 1, true))
+    local o = {target = "cuda"}
+    for k, v in pairs(opts or {}) do o[k] = v end
+    speck.kernel(prefix .. j[1], j[3] and j[2] or kind, j[3] or j[2], text, o)
+  end
+  F.assert_nvrtc(prefix, jobs)
+  return true
+end
+
 -- a view's entries as a Lua table (copied to the host when it lives elsewhere)
 function F.host_table(v)
   local h = v:space() == "host" and v or speck.create_mirror_view_and_copy("host", v)
   return h:totable()
+end
+
+-- launches of kernels labelled with any of the given labels, on any tier
+-- (csr_fixtures.lua's)
+do
+  local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+  F.launches = dofile(here .. "/csr_fixtures.lua").launches
 end
 
 -- launches of kernels labelled 'label' that ran as device code

@@ -117,13 +117,7 @@ describe("speck.solve.amg's prolongator smoothing of a one-entry-a-row P on " ..
   end)
 
   it("the AMG setup takes it on the host with one near-null vector, the general product with more", function()
-    local function launches(label)
-      local s = 0
-      for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-        if k.label == label then s = s + k.launches end
-      end
-      return s
-    end
+    local launches = F.launches
     local A = stencil27(8, rng(11))
     local b0 = launches("solve.amg_smooth_fill")
     local P = solve.amg(A, {coarse_size = 20})
@@ -143,11 +137,6 @@ describe("speck.solve.amg's prolongator smoothing of a one-entry-a-row P on " ..
   end)
 
   it("the bodies compile for the GPU target (NVRTC, compile only)", function()
-    local nv = speck.info().compilers.nvrtc
-    if not (nv and nv.available) then
-      pending("NVRTC unavailable: " .. tostring(nv and nv.reason))
-      return
-    end
     local V = function(dt, n) return speck.View("v", dt, n or 8) end
     local I = function(x) return {"int64", x} end
     local jobs = {
@@ -160,12 +149,7 @@ describe("speck.solve.amg's prolongator smoothing of a one-entry-a-row P on " ..
                            bad = V("int64", 1), nb = I(8), rpt = I(2),
                            omega = {"float64", 0.5}}},
     }
-    for _, j in ipairs(jobs) do
-      local text = core.kernel_text("solve_" .. j[1])
-      assert.is_string(text, j[1])
-      assert.is_nil(text:find("#", 1, true))
-      speck.kernel("amgptent_gpu_" .. j[1], "team", j[2], text, {target = "cuda"})
-    end
-    F.assert_nvrtc("amgptent_gpu_", jobs)
+    local ok, why = F.nvrtc_solve("amgptent_gpu_", "team", jobs)
+    if not ok then pending(why) end
   end)
 end)
