@@ -127,6 +127,33 @@ function F.points(dim, full)
   return p
 end
 
+-- a script's text (printing "<launches>\t<results>") run in two child
+-- processes, by diagonals (SPECK_SPARSE_NODIA=0) and on the CSR kernels
+-- (SPECK_SPARSE_NODIA=1; a Lua process cannot set its own environment):
+-- the launches and results of each, k1, on, k0, off
+function F.dia_on_off(text)
+  local bin = os.getenv("SPECK_BIN") or "build/bin/speck"
+  local script = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(text)
+  f:close()
+  local function run(env)
+    local p = assert(io.popen(env .. " " .. bin .. " " .. script .. " 2>&1"))
+    local out = p:read("a")
+    p:close()
+    local k, bits = out:match("^(%d+)\t(.*)$")
+    if not k then
+      os.remove(script)
+      error(out, 3)
+    end
+    return tonumber(k), bits
+  end
+  local k1, on = run("SPECK_SPARSE_NODIA=0")
+  local k0, off = run("SPECK_SPARSE_NODIA=1")
+  os.remove(script)
+  return k1, on, k0, off
+end
+
 -- a view for a compile-only capture
 function F.V(dt, n) return speck.View("v", dt, n or 8) end
 
