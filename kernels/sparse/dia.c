@@ -65,9 +65,16 @@ static const sk_kbody k_code = {.label = "sparse.dia_code",
                                 .reds = "max:int64 bor:int64"};
 const sk_kbody *const sk_dia_bodies[] = {&k_code, NULL};
 
+/* SPECK_SPARSE_NODIA, read once (every SpMV with value codes asks) */
 int sk_dia_disabled(void) {
-  const char *e = getenv("SPECK_SPARSE_NODIA");
-  return e && *e && strcmp(e, "0") != 0;
+  static int off = -1;
+  int v = __atomic_load_n(&off, __ATOMIC_RELAXED);
+  if (v < 0) {
+    const char *e = getenv("SPECK_SPARSE_NODIA");
+    v = e && *e && strcmp(e, "0") != 0;
+    __atomic_store_n(&off, v, __ATOMIC_RELAXED);
+  }
+  return v;
 }
 
 void sk_dia_release(sk_dia *d) {
