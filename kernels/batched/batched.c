@@ -99,11 +99,12 @@ static const sk_kbody k_gemm_p = {.label = "batched.gemm_packed",
  * rows from (i % (m / R)) * R, so the rows of one matrix are neighbouring
  * threads on a GPU and share B's loads), C's R rows kept in registers for
  * square non-transposed n <= 16 (n and R constants after inlining), each
- * load of B used for R rows. R is ROWS_PER(n) -- 4 when 4 divides n, else
- * 3 when 3 does, else 1 -- the rule the cases of the body below spell out
- * (SK_BR(n, R)); R = 1 otherwise. For matrices too large for a thread each
+ * load of B used for R rows. R is ROWS_PER(n) -- 2 at n = 14 and 16 (in
+ * the kernel k_gemm_rw), else 4 when 4 divides n, 3 when 3 does, else 1 --
+ * the rule the cases of the bodies spell out (SK_BR(n, R)); R = 1
+ * otherwise. For matrices too large for a thread each
  * (a GPU's registers at n >= 10) and too small for a team. */
-#define ROWS_PER(n) ((n) % 4 == 0 ? 4 : (n) % 3 == 0 ? 3 : 1)
+#define ROWS_PER(n) ((n) == 14 || (n) == 16 ? 2 : (n) % 4 == 0 ? 4 : (n) % 3 == 0 ? 3 : 1)
 #define GEMM_R(VT) \
   "range" M3(VT, "A") M3(VT, "B") \
     M3(VT, "C") " ta=int64 tb=int64 alpha=float64 beta=float64 fixed=int64 rb=int64"
@@ -112,7 +113,11 @@ static const sk_kbody k_gemm_r = {.label = "batched.gemm_rows",
                                   .body = sk_body_batched_gemm_rows,
                                   .pattern = SK_FOR,
                                   .sigs = sig_gemm_r};
-
+/* n = 14 and 16: the table with R = 2 for them (batched.sk says why) */
+static const sk_kbody k_gemm_rw = {.label = "batched.gemm_rows",
+                                   .body = sk_body_batched_gemm_rows_wide,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_gemm_r};
 static const sk_kbody k_gemm_t = {.label = "batched.gemm",
                                   .body = sk_body_batched_gemm_t,
                                   .pattern = SK_FOR,
@@ -360,7 +365,8 @@ static int bgemm(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                    sk_arg_i64("fixed", fixed),
                    sk_arg_i64("rb", rb)};
     int64_t items = nbatch(C) * (C->extent[1] / rb);
-    return items ? sk_dense_range(&k_gemm_r, items, kr, NELEM(kr), err, errlen) : 0;
+    const sk_kbody *kb = fixed == 14 || fixed == 16 ? &k_gemm_rw : &k_gemm_r;
+    return items ? sk_dense_range(kb, items, kr, NELEM(kr), err, errlen) : 0;
   }
   return launch(&k_gemm_s, &k_gemm_t, mode, nbatch(C), ka, NELEM(ka), err, errlen);
 }
@@ -692,8 +698,8 @@ static const sk_kentry e_gesv = {"batched.gesv", "A, B [, ipiv, info, check, mod
 static const sk_kentry *const entries[] = {&e_gemm, &e_trsm, &e_trmm,   &e_trtri, &e_lu,
                                            &e_gesv, &e_pack, &e_unpack, NULL};
 static const sk_kbody *const bodies[] = {
-  &k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r, &k_gemm_t, &k_gemm_p, &k_tri_s,
-  &k_tri_t,  &k_fac_s,      &k_fac_t,        &k_count,  &k_pack,   &k_unpack, NULL};
+  &k_gemm_s, &k_gemm_small, &k_gemm_small_f, &k_gemm_r, &k_gemm_rw, &k_gemm_t,  &k_gemm_p,
+  &k_tri_s,  &k_tri_t,      &k_fac_s,        &k_fac_t,  &k_count,   &k_pack,   &k_unpack, NULL};
 /* the complex batched gemm (zbatched.c) */
 extern const sk_kentry *const sk_zbatched_entries[];
 extern const sk_kbody *const sk_zbatched_bodies[];
