@@ -542,8 +542,11 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   # suite on 1 and 2 ranks of the GPU(s) in
   # device memory (two ranks share a GPU where there is one: MPI staged;
   # one GPU each with NVSHMEM: one-sided puts), and 2 in managed memory
-  # (the staged runs take dist.bfs's device bodies too: SPECK_DIST_BFS_TEAM=1)
-  rm -f "$tmp/distdev_ref"
+  # (the staged runs take dist.bfs's device bodies too: SPECK_DIST_BFS_TEAM=1).
+  # dist.amg's iterations depend on the number of ranks (aggregates within
+  # each): the staged runs write them per count to distdev_ref.np, the
+  # one-sided and the GPU ranks' runs compare with them
+  rm -f "$tmp/distdev_ref" "$tmp/distdev_ref.np"
   for np in 1 2 3; do
     SPECK_DIST_STAGE=1 SPECK_DIST_BFS_TEAM=1 SPECK_DIST_REF="$tmp/distdev_ref" SPECK_THREADS=1 \
       remote_run "dist staged, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
@@ -558,6 +561,7 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   case " $SPECK_SPACES " in *" cuda "*)
     if "$SPECK_BIN" -e 'assert(speck.info().spaces.cuda.available)' >/dev/null 2>&1; then
       rm -f "$tmp/distdev_cuda_ref"
+      [ -f "$tmp/distdev_ref.np" ] && cp "$tmp/distdev_ref.np" "$tmp/distdev_cuda_ref.np"
       for np in 1 2; do
         SPECK_SPACE=cuda SPECK_CUDA_UVM=0 NVSHMEM_DISABLE_NVLS=1 SPECK_DIST_REF="$tmp/distdev_cuda_ref" \
           remote_run "dist on GPU ranks, $np rank(s)" mpirun $root_flag --oversubscribe --bind-to none \

@@ -14,8 +14,18 @@
 -- rank and solved by sparse Cholesky there (a few hundred rows: the one
 -- object of a global size a rank holds, as MueLu's coarse solve on one
 -- rank). Loaded by speck/dist.lua, which accepts the result as a solver's
--- precond. Host ranks only: on GPU ranks it refuses (its setup's
--- exchanges and local transposes run on host rows).
+-- precond. On GPU ranks (dist's I.dev) the set-up runs as dist's matrix
+-- construction does: the aggregation and the tentative prolongator on the
+-- level's interior block where it lives, the rows' products, transposes
+-- and exchanges over host copies (global_rows, hview/hfor: on a device
+-- the kernels run there over copies), every level's A, P and R made a
+-- distributed matrix in the back end's memory; the cycle's SpMVs,
+-- Chebyshev steps and level vectors are the device's. The coarsest level:
+-- its right-hand side gathered through host memory (gather()) and copied
+-- over, the Cholesky factor in the back end's memory (sparse.cholesky's
+-- level-set schedule on a device, as block Jacobi's local factor). On
+-- host ranks todev/tohost/hfor are the identity and plain launches, so
+-- the same code runs (SPECK_DIST_STAGE=1: tests/dist/distdev_test.lua).
 local speck = require "speck"
 local sparse = require "speck.sparse"
 local blas = require "speck.blas"
@@ -39,8 +49,10 @@ return function(dist)
   dist._is_precond = function(p) return getmetatable(p) == AMGT end
 
   local function view(name, dt, n) return speck.View(name, dt, n) end
+  -- the set-up's kernels over host views (dist's hfor: on a device, over copies)
+  local hview, hfor = I.hview, I.hfor
   local function reduce(name, n, caps, op)
-    return speck.parallel_reduce(name, n, caps, text(name), {op = op, dtype = "int64"})
+    return I.hreduce(name, n, caps, text(name), {op = op, dtype = "int64"})
   end
 
   -- this rank's rows of the smoothed prolongator, global columns:
@@ -49,13 +61,13 @@ return function(dist)
     local Tg, Ag = I.global_rows(Pt), I.global_rows(APt)
     local nloc = Pt.map.nloc
     local n1, n2 = Tg.colidx:extent(0), Ag.colidx:extent(0)
-    local R, C, V = view("r", "int64", n1 + n2), view("c", "int64", n1 + n2), view("v", "float64", n1 + n2)
-    speck.parallel_for("dist_amg_coo", nloc,
+    local R, C, V = hview("r", "int64", n1 + n2), hview("c", "int64", n1 + n2), hview("v", "float64", n1 + n2)
+    hfor("dist_amg_coo", nloc,
       {rp = Tg.rowptr, ci = Tg.colidx, va = Tg.values, R = R, C = C, V = V, o = 0}, text("dist_amg_coo"))
-    speck.parallel_for("dist_amg_coo_scaled", nloc,
-      {rp = Ag.rowptr, ci = Ag.colidx, va = Ag.values, d = dinv, w = -w, R = R, C = C, V = V, o = n1},
-      text("dist_amg_coo_scaled"))
-    return sparse.from_coo(nloc, ncoarse, R, C, V, {sum_duplicates = true})
+    hfor("dist_amg_coo_scaled", nloc,
+      {rp = Ag.rowptr, ci = Ag.colidx, va = Ag.values, d = I.tohost(dinv), w = -w, R = R, C = C, V = V,
+       o = n1}, text("dist_amg_coo_scaled"))
+    return I.coo(nloc, ncoarse, R, C, V)
   end
 
   -- R = P^T: this rank's rows of P transposed (their coarse columns lie
@@ -70,15 +82,17 @@ return function(dist)
       hi = reduce("dist_amg_colmax", m, {ci = Pg.colidx}, "max")
     end
     local span = hi - lo + 1
-    local sc = view("shifted columns", "int32", m)
+    local sc = hview("shifted columns", "int32", m)
     if m > 0 then
-      speck.parallel_for("dist_amg_shift", m, {sc = sc, ci = Pg.colidx, lo = lo}, text("dist_amg_shift"))
+      hfor("dist_amg_shift", m, {sc = sc, ci = Pg.colidx, lo = lo}, text("dist_amg_shift"))
     end
-    local T = sparse.CrsMatrix{nrows = nloc, ncols = math.max(span, 1), rowptr = Pg.rowptr, colidx = sc,
-                               values = Pg.values}:transpose()
-    local R, C, V = view("r", "int64", m), view("c", "int64", m), view("v", "float64", m)
+    -- the local transpose where the back end runs (the library's), read back on the host
+    local T = I.crs_host(sparse.CrsMatrix{nrows = nloc, ncols = math.max(span, 1),
+                                          rowptr = I.todev(Pg.rowptr), colidx = I.todev(sc),
+                                          values = I.todev(Pg.values)}:transpose())
+    local R, C, V = hview("r", "int64", m), hview("c", "int64", m), hview("v", "float64", m)
     if span > 0 then
-      speck.parallel_for("dist_amg_tcoo", span,
+      hfor("dist_amg_tcoo", span,
         {rp = T.rowptr, ci = T.colidx, va = T.values, gid = P.map:local_ids(), lo = lo, R = R, C = C, V = V},
         text("dist_amg_tcoo"))
     end
@@ -91,11 +105,11 @@ return function(dist)
     end
     local rr, rc, rv = c.alltoallv(R, cnt), c.alltoallv(C, cnt), c.alltoallv(V, cnt)
     local k = rr:extent(0)
-    local lr = view("local rows", "int64", k)
+    local lr = hview("local rows", "int64", k)
     if k > 0 then
-      speck.parallel_for("dist_amg_local_rows", k, {lr = lr, rr = rr, b = cmap.b}, text("dist_amg_local_rows"))
+      hfor("dist_amg_local_rows", k, {lr = lr, rr = rr, b = cmap.b}, text("dist_amg_local_rows"))
     end
-    local Rl = sparse.from_coo(cmap.nloc, P.nrows, lr, rc, rv, {sum_duplicates = true})
+    local Rl = I.coo(cmap.nloc, P.nrows, lr, rc, rv)
     return I.build(f, cmap, P.nrows, Rl, P.map)
   end
 
@@ -103,20 +117,21 @@ return function(dist)
   local function coarse_factor(f, A)
     local Ag = I.global_rows(A)
     local m = Ag.colidx:extent(0)
-    local R, C, V = view("r", "int64", m), view("c", "int64", m), view("v", "float64", m)
-    speck.parallel_for("dist_amg_coo_gid", A.map.nloc,
+    local R, C, V = hview("r", "int64", m), hview("c", "int64", m), hview("v", "float64", m)
+    hfor("dist_amg_coo_gid", A.map.nloc,
       {rp = Ag.rowptr, ci = Ag.colidx, va = Ag.values, gid = A.map:local_ids(), R = R, C = C, V = V},
       text("dist_amg_coo_gid"))
     local cnt, rep = {}, {}
     for r = 1, np do cnt[r] = m end
     for _, p in ipairs{{R, "int64"}, {C, "int64"}, {V, "float64"}} do
-      local out = view("repeated", p[2], m * np)
+      local out = hview("repeated", p[2], m * np)
       if m > 0 then
-        speck.parallel_for("dist_amg_repeat", m * np, {out = out, v = p[1], m = m}, text("dist_amg_repeat"))
+        hfor("dist_amg_repeat", m * np, {out = out, v = p[1], m = m}, text("dist_amg_repeat"))
       end
       rep[#rep + 1] = c.alltoallv(out, cnt)
     end
-    local full = sparse.from_coo(A.nrows, A.nrows, rep[1], rep[2], rep[3], {sum_duplicates = true})
+    -- in the back end's memory: on a device the factor and its solves run there
+    local full = I.coo(A.nrows, A.nrows, rep[1], rep[2], rep[3])
     local ok, F = pcall(sparse.cholesky, full)
     return ok and F or nil, not ok and tostring(F):gsub("^.-speck%.sparse%.cholesky: ", "") or nil
   end
@@ -134,9 +149,6 @@ return function(dist)
     I.agree_checked(f, function()
       o = I.check_opts(f, opts, KEYS)
       if not I.is_dm(A) then fail(f, "A must be a distributed matrix, got %s", type(A)) end
-      if I.dev then
-        fail(f, "GPU ranks are not done for dist.amg (its setup exchanges host rows): run on host ranks (SPECK_SPACE=serial or openmp)")
-      end
       if A.nrows ~= A.ncols then fail(f, "A must be square, it is %dx%d", A.nrows, A.ncols) end
       check_int(f, "coarse_size", o.coarse_size or 500, 1)
       check_int(f, "max_levels", o.max_levels or 10, 1)
@@ -197,6 +209,7 @@ return function(dist)
         fail(f, "the coarsest matrix (%d rows) has no Cholesky factor: %s", last.n, why)
       end
       last.F = F
+      last.gid = I.todev(last.A.map:local_ids())
     else
       -- a coarsening that stalled: a Chebyshev polynomial of twice the degree
       last.smooth = I.chebyshev(f, last.A, 2 * degree)
@@ -214,9 +227,8 @@ return function(dist)
   local function cycle(levels, l, b, x)
     local L = levels[l]
     if L.F then
-      local full = b:gather()
-      local y = L.F:solve(full)
-      speck.parallel_for("dist_amg_slice", L.A.map.nloc, {x = x.v, full = y, gid = L.A.map:local_ids()},
+      local y = L.F:solve(I.todev(b:gather()))   -- gather(): a host view
+      speck.parallel_for("dist_amg_slice", L.A.map.nloc, {x = x.v, full = y, gid = L.gid},
                          text("dist_amg_slice"))
       return
     end

@@ -9,7 +9,11 @@
 -- GMRES also against the 1-rank run of this script (SPECK_DIST_REF=file:
 -- the 1-rank run writes its iterations and solutions, the others compare);
 -- on a device, that the steps ran as device kernels (speck.jit.stats()),
--- and that the vectors, blocks and halos live in device memory.
+-- and that the vectors, blocks and halos live in device memory. dist.amg
+-- as CG's precond: its solution against the 1-rank run's, its iterations
+-- and solution against the first run on as many ranks (H.same_np: its
+-- aggregates change with the rank count), its levels in the back end's
+-- memory and, on a device, its cycle's kernels on the device.
 -- SPECK_DIST_TRANSPORT_EXPECT=name: the transport the plans must report.
 -- A case passes when it passes on every rank; rank 0 prints 'N passed, M
 -- failed'.
@@ -274,14 +278,114 @@ case("on a device the steps ran as device kernels (speck.jit.stats)", function()
   check(sp > 0, "the fused SpMV ran on the device")
 end)
 
-case("dist.amg: built on host ranks, refused on GPU ranks (every rank the same message)", function()
-  if ONDEV then
-    fails_with("speck.dist.amg: GPU ranks are not done for dist.amg", dist.amg, A)
-  else
-    local M = dist.amg(A, {coarse_size = 20})
-    local _, info = dist.cg(A, dist.vector(A, 1.0), {tol = 1e-8, precond = M})
-    eq(info.reason, "converged", "cg with dist.amg")
+-- -- dist.amg: the set-up over host copies, the levels and the cycle in the back end's memory ----
+-- the cycle's kernels: dist.amg's slice of the coarse solution, the
+-- Chebyshev smoother's Jacobi step, the level SpMVs (any of
+-- sparse.spmv's forms), the coarse Cholesky solve (the level-set
+-- schedule's kernels where the factor is a device's)
+local function amg_cycle_launches(count)
+  local t = {slice = count("dist_amg_slice"), jacobi = count("dist_jacobi_apply"), spmv = 0, chol = 0}
+  local seen = {}
+  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+    if not seen[k.label] then
+      seen[k.label] = true
+      if k.label:find("^sparse%.spmv") then t.spmv = t.spmv + count(k.label) end
+      if k.label:find("^task%.chol_ls_") then t.chol = t.chol + count(k.label) end
+    end
   end
+  return t
+end
+-- launches of host code (the host's compilers or its precompiled kernels)
+local function host_launches()
+  local s = 0
+  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
+    if k.tier == "tcc" or k.tier == "cc" or k.tier == "precompiled" then s = s + k.launches end
+  end
+  return s
+end
+
+case("dist.amg as cg's precond: levels, vectors and coarse factor in the back end's memory; "
+     .. "against the whole system, the 1-rank run and the first run on as many ranks", function()
+  local bfun = function(i) return 1.0 + (i % 3) end
+  local b, bf = distvec(A, bfun), fullvec(bfun)
+  local M = dist.amg(A, {coarse_size = 20})
+  local mi = M:info()
+  check(#mi.levels >= 2, "levels: " .. #mi.levels)
+  eq(mi.levels[1].rows, N, "the finest level's rows")
+  check(mi.levels[#mi.levels].rows <= 20, "the coarsest: " .. mi.levels[#mi.levels].rows .. " rows")
+  eq(mi.coarse_solve, "cholesky", "coarse solve")
+  check(mi.operator_complexity > 1 and mi.operator_complexity < 2,
+        "operator complexity " .. mi.operator_complexity)
+  for l, L in ipairs(M.levels) do
+    for _, k in ipairs{"x", "b", "r", "t"} do
+      eq(L[k]:local_view():space(), DEV, ("level %d's vector %s"):format(l, k))
+    end
+    eq(L.A:plan_info().space, DEV, ("level %d's matrix"):format(l))
+    eq(L.A.halo:space(), DEV, ("level %d's halo"):format(l))
+    if L.P then
+      eq(L.P:plan_info().space, DEV, ("level %d's prolongator"):format(l))
+      eq(L.R:plan_info().space, DEV, ("level %d's restriction"):format(l))
+    end
+  end
+  eq(M.levels[#M.levels].F:info().space, DEV, "the coarse factor")
+  local _, jinfo = dist.cg(A, b, {tol = 1e-10, precond = "jacobi"})
+  local count = ONDEV and device_launches or launches
+  local c0, h0 = amg_cycle_launches(count), host_launches()
+  -- tol 1e-13: the solution within 1e-12 of the 1-rank run's, whose
+  -- aggregates (and so iterations) differ from those on more ranks
+  local x, info = dist.cg(A, b, {tol = 1e-13, precond = M})
+  local c1, h1 = amg_cycle_launches(count), host_launches()
+  eq(info.reason, "converged", "reason")
+  check(2 * info.iters < jinfo.iters,
+        ("fewer than half Jacobi's iterations (%d, %d)"):format(info.iters, jinfo.iters))
+  -- the true residual: the recurrence's within rounding
+  check(info.resid <= 2e-13, "cg_amg resid " .. info.resid)
+  eq(#info.history, info.iters + 1, "history length")
+  eq(x:local_view():space(), DEV, "x in the back end's memory")
+  local xg = x:gather()
+  local r = speck.View("r", "float64", N)
+  speck.deep_copy(r, bf)
+  sparse.spmv("N", -1.0, full, speck.create_mirror_view_and_copy(DEV, xg), 1.0, r)
+  local rel = blas.nrm2(r) / blas.nrm2(bf)
+  check(rel <= 2e-13, ("cg_amg: ||b - A x|| / ||b|| = %g on the whole matrix"):format(rel))
+  if np == 1 then record("cg_amg", info.iters, xg) else compare("cg_amg", nil, xg) end
+  -- the same iterations as the first run on as many ranks (host ranks
+  -- staged, before the one-sided runs and the GPU ranks' in tests/run.sh)
+  H.same_np("cg_amg", info.iters, xg)
+  -- the cycle's steps, once a cycle at least (on a device: as device
+  -- kernels, and no host code launched while solving)
+  local cycles = info.iters -- M once before the first iteration and after each but the last
+  check(c1.slice - c0.slice >= cycles,
+        ("the coarse slice ran %d times in %d cycles"):format(c1.slice - c0.slice, cycles))
+  check(c1.jacobi - c0.jacobi >= cycles, "the Chebyshev smoother ran: " .. (c1.jacobi - c0.jacobi))
+  check(c1.spmv - c0.spmv >= 3 * cycles, "the level SpMVs ran: " .. (c1.spmv - c0.spmv))
+  if ONDEV then
+    check(c1.chol - c0.chol >= cycles,
+          "the coarse Cholesky solve ran on the device: " .. (c1.chol - c0.chol))
+    eq(h1 - h0, 0, "host kernels launched while solving with dist.amg")
+  end
+  -- the same preconditioner again: the same iterations and solution
+  local x2, info2 = dist.cg(A, b, {tol = 1e-13, precond = M})
+  eq(info2.iters, info.iters, "a second solve's iterations")
+  close(x2:gather(), xg, N, 1e-12, "a second solve")
+  local _, ginfo = dist.gmres(A, b, {tol = 1e-10, restart = 30, precond = M})
+  eq(ginfo.reason, "converged", "gmres with amg")
+  check(ginfo.iters < jinfo.iters,
+        ("gmres with amg: %d iterations, cg with Jacobi %d"):format(ginfo.iters, jinfo.iters))
+end)
+
+case("dist.amg: bad input fails alike on every rank; the VM usable after", function()
+  fails_with("speck.dist.amg: coarse_size must be an integer >= 1, got 0", dist.amg, A, {coarse_size = 0})
+  local small = dist.map(N - np)
+  local sl, sh = small:local_range()
+  local S, G, O = {}, {}, {}
+  for i = sl, sh - 1 do S[#S + 1], G[#G + 1], O[#O + 1] = i - sl, i, 1.0 end
+  local Cm = dist.from_local(N - np, N - np, sl, sparse.from_coo(sh - sl, N - np, S, G, O))
+  local M = dist.amg(A, {coarse_size = 20})
+  fails_with("speck.dist.cg: precond is a dist.amg of another matrix (" .. N .. " rows), A has "
+             .. (N - np) .. " rows", dist.cg, Cm, dist.vector(Cm, 1.0), {precond = M})
+  local _, info = dist.cg(A, dist.vector(A, 1.0), {tol = 1e-8, precond = M})
+  eq(info.reason, "converged", "after the errors")
 end)
 
 -- -- bad input: the same error on every rank, no hang, the VM usable ----------------------------

@@ -3,7 +3,8 @@
 -- pass on every rank, checks that raise at the caller's line, a closeness
 -- check on views of any space, and the 1-rank reference of solver runs
 -- (SPECK_DIST_REF=file: the 1-rank run writes each key's iterations and
--- solution there, the runs on more ranks compare).
+-- solution there, the runs on more ranks compare; REF.np: results that
+-- depend on the number of ranks, compared between runs on as many).
 --   local H = dofile(HERE .. "/harness.lua")
 --   H.case(name, f) ... local passed, failed = H.run()
 local speck = require "speck"
@@ -56,10 +57,53 @@ function H.compare(key, iters, xg)
   end
   fh:close()
   H.check(want, "no 1-rank reference for " .. key)
-  H.eq(iters, want.iters, key .. " iterations against 1 rank")
+  if iters then H.eq(iters, want.iters, key .. " iterations against 1 rank") end
   local xr = speck.View.from(want.x, "float64", HOST)
   H.eq(xg:extent(0), xr:extent(0), key .. " solution's length")
   H.close(xg, xr, xr:extent(0), 1e-12, key .. " solution against 1 rank")
+end
+
+-- a result that depends on the number of ranks (dist.amg's aggregates lie
+-- within each rank): the first run on np ranks with this SPECK_DIST_REF
+-- writes its iterations and solution to REF.np as key@np, the later runs
+-- on np ranks (another transport, another space) compare: the same
+-- iterations, the solution within 1e-12 relative. The file outlives the
+-- 1-rank run's rewrite of REF; a fresh series removes it.
+function H.same_np(key, iters, xg)
+  if not REF then return end
+  local k = key .. "@" .. np
+  local fh = io.open(REF .. ".np", "r")
+  local want, lines = nil, {}
+  if fh then
+    for l in fh:lines() do
+      lines[#lines + 1] = l
+      local kk, it, rest = l:match("^(%S+) (%d+) (.*)$")
+      if kk == k then
+        want = {iters = math.tointeger(tonumber(it)), x = {}}
+        for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
+      end
+    end
+    fh:close()
+  end
+  if not want then
+    -- rank 0 writes the file anew and renames it over: a rank reading
+    -- meanwhile sees the old file or the new one, whole
+    if me == 0 then
+      local t = {}
+      local xh = host(xg)
+      for i = 0, xh:extent(0) - 1 do t[#t + 1] = ("%.17g"):format(xh(i)) end
+      lines[#lines + 1] = k .. " " .. iters .. " " .. table.concat(t, " ")
+      local out = assert(io.open(REF .. ".np.tmp", "w"))
+      out:write(table.concat(lines, "\n"), "\n")
+      out:close()
+      assert(os.rename(REF .. ".np.tmp", REF .. ".np"))
+    end
+    return
+  end
+  H.eq(iters, want.iters, k .. " iterations against the first run on " .. np .. " rank(s)")
+  local xr = speck.View.from(want.x, "float64", HOST)
+  H.eq(xg:extent(0), xr:extent(0), k .. " solution's length")
+  H.close(xg, xr, xr:extent(0), 1e-12, k .. " solution against the first run on " .. np .. " rank(s)")
 end
 
 -- run every case (a failure printed by its rank; a case passes when it
