@@ -962,9 +962,5 @@ SK_ERRDEF(AMG_SMOOTH_ARGS, "P (%s, float64) must have as many rows as A (%s) has
 /* -- AMG's Galerkin product without symbolic phases (issue 27, amg5: kernels/solve/amg_rap.c) -- */
 SK_ERRDEF(AMG_RAP_ARGS, "A (%s), P (%s) and R (%s) must be float64 matrices of one space with P's rows = A's columns and R = P's transpose in shape")
 SK_ERRDEF(AMG_RAP_PHASES, "phases must be 0 (by the size) or 1 to %d, got %lld")
-/* -- AMG's coded prolongator and restriction (issue 27, amg7: kernels/solve/amg_xfer.c) -- */
-SK_ERRDEF(AMG_XFER_TAB, "tab (view '%s') must be a contiguous float64 host view of 1 to %d values")
-SK_ERRDEF(AMG_XFER_FORM, "%s (view '%s') does not fit the form: rp int32, base int32 (the rows), gap int16, code uint8 (the entries), tab float64, x float64 (ncols), y float64 (the rows)")
-SK_ERRDEF(AMG_XFER_BETA, "beta must be 0 or 1, got %g")
 #include "backends/errmsg.h"
 // clang-format on

@@ -1,5 +1,5 @@
 /* amg.h: what the preconditioners' files of kernels/solve/ (cheby.c,
- * ilu.c, amg.c, amg_rap.c, amg_xfer.c, amg_reg.c) share; internal.
+ * ilu.c, amg.c, amg_rap.c, amg_reg.c) share; internal.
  */
 #ifndef SK_SOLVE_AMG_H
 #define SK_SOLVE_AMG_H
@@ -32,8 +32,8 @@ int sk_pc_lambda_max(const sk_csr *A, const sk_view *dinv, int64_t iters, double
                      char *err, size_t errlen);
 
 extern const sk_kentry *const sk_pc_cheby_entries[], *const sk_pc_ilu_entries[],
-  *const sk_pc_amg_entries[], *const sk_pc_rap_entries[], *const sk_pc_xfer_entries[];
+  *const sk_pc_amg_entries[], *const sk_pc_rap_entries[];
 extern const sk_kbody *const sk_pc_cheby_bodies[], *const sk_pc_ilu_bodies[],
-  *const sk_pc_amg_bodies[], *const sk_pc_rap_bodies[], *const sk_pc_xfer_bodies[];
+  *const sk_pc_amg_bodies[], *const sk_pc_rap_bodies[];
 
 #endif

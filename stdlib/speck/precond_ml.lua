@@ -90,30 +90,6 @@ local function galerkin(f, L, A)
   return sparse.spgemm_numeric(L.hRAP, L.R, L.AP, L.Ac)
 end
 
--- P and R = P^T coded for the cycle (solve.amg_xfer_make: 3 bytes an
--- entry instead of 12; R with P's value table), where they qualify (the
--- host, at most 256 distinct values, gaps between a row's columns within
--- 65535): L.Px, L.Rx, else nil (the cycle takes sparse.spmv)
-local function xfer_forms(f, L)
-  L.Px, L.Rx = nil, nil
-  if L.P:space() ~= "host" then return end
-  local _, p = call(f, "solve.amg_xfer_make", margs({}, "M", L.P))
-  if not p.ok or p.ok == 0 then return end
-  local _, r = call(f, "solve.amg_xfer_make", margs({tab = p.tab}, "M", L.R))
-  if not r.ok or r.ok == 0 then return end
-  L.Px, L.Rx = p, r
-end
-
--- y = beta y + M x by M's coded form c, or sparse.spmv (M the CSR)
-local function xfer(c, M, x, beta, y)
-  if c then
-    call("amg", "solve.amg_xfer", {rp = c.rp, base = c.base, gap = c.gap, code = c.code,
-                                   tab = c.tab, ncols = c.ncols, x = x, y = y, beta = beta})
-  else
-    sparse.spmv("N", 1.0, M, x, beta, y)
-  end
-end
-
 local function symmetric(f, A)
   local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0}, "A", A))
   return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
@@ -478,7 +454,6 @@ function M.amg(A, opts)
     L.P = smooth(f, L.omega, Al, L.Pt, k)
     L.R = L.P:transpose()
     Al = galerkin(f, L, Al)
-    xfer_forms(f, L)
     B = t.bc
   end
   local last = levels[#levels]
@@ -530,14 +505,14 @@ function M.amg(A, opts)
     local C = levels[l + 1]
     L.smooth(b, x)
     resid(L.A, b, x, L.t)
-    xfer(L.Rx, L.R, L.t, 0.0, C.b)
+    sparse.spmv("N", 1.0, L.R, L.t, 0.0, C.b)
     cycle(l + 1, C.b, C.x)
     if W and not C.coarse then
       resid(C.A, C.b, C.x, C.r2)
       cycle(l + 1, C.r2, C.e2)
       blas.axpy(1.0, C.e2, C.x)
     end
-    xfer(L.Px, L.P, C.x, 1.0, x)
+    sparse.spmv("N", 1.0, L.P, C.x, 1.0, x)
     resid(L.A, b, x, L.t)
     L.smooth(L.t, L.e)
     blas.axpy(1.0, L.e, x)
@@ -572,7 +547,6 @@ function M.amg(A, opts)
       L.P = smooth(f, L.omega, Al2, L.Pt, k)
       L.R = L.P:transpose()
       Al2 = galerkin(f, L, Al2)
-      xfer_forms(f, L)
     end
     make_smoothers()
   end

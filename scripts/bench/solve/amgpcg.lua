@@ -67,9 +67,6 @@ if profile then
     if phase == "solve" and type(t) == "table" and t.A_rowptr then
       return ("%s %d rows"):format(name, t.A_rowptr:extent(0) - 1)
     end
-    if phase == "solve" and type(t) == "table" and t.rp then -- P or R, coded
-      return ("%s %dx%d"):format(name, t.rp:extent(0) - 1, t.ncols)
-    end
     return name
   end)
   wrap(sparse, "spgemm_jacobi", "sparse.spgemm_jacobi")
