@@ -11,11 +11,13 @@
  * offset with a dense accumulator, recording each row's begin and end.
  * A P stays in that arena, unsorted (R (A P) does not need its columns in
  * order), and is read by R (A P) through the begin / end pairs; A_c's
- * rows, sorted, are then copied into a compact CSR. The operations and
+ * rows, sorted, are then copied into a compact CSR (into A P's arena,
+ * whose pages are touched already, where it holds them). The operations and
  * their order are sparse.spgemm's host numeric phase's (a column's sum
  * over a row's products in the order met): A_c is the same bit for bit.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -298,8 +300,8 @@ static int amg_rap(const sk_arg *args, int nargs, sk_kvalue *out, char *err, siz
     sk_view_release(&pc.off);
     sk_view_release(&pa[j].off);
   }
-  arena_release(&ap);
-  /* A_c's compact CSR from the phases' arenas */
+  /* A_c's compact CSR from the phases' arenas: into A P's arena where it
+   * holds it (its pages written already: no first touch), else new arrays */
   int64_t nnz = 0;
   if (sk_sp_view(&crp, "C_rowptr", SK_I64, nc + 1, space, 1, err, errlen) < 0) goto done;
   for (int j = 0; j < ph.k; j++) {
@@ -308,10 +310,19 @@ static int amg_rap(const sk_arg *args, int nargs, sk_kvalue *out, char *err, siz
     const int64_t mc = ph.c0[j + 1] - ph.c0[j];
     if (mc > 0 && sk_sp_range(&k_count, mc, a, PC_NELEM(a), NULL, err, errlen) < 0) goto done;
   }
-  if (sk_sp_scan(&crp, &crp, nc, &nnz, err, errlen) < 0 ||
-      sk_sp_view(&ci, "C_colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
-      sk_sp_view(&cv, "C_values", SK_F64, nnz, space, 0, err, errlen) < 0)
+  if (sk_sp_scan(&crp, &crp, nc, &nnz, err, errlen) < 0) goto done;
+  if (ap.ci.extent[0] >= nnz) {
+    ci = ap.ci, cv = ap.cv; /* (moved: the arena's release leaves them) */
+    memset(&ap.ci, 0, sizeof ap.ci);
+    memset(&ap.cv, 0, sizeof ap.cv);
+    ci.extent[0] = cv.extent[0] = nnz;
+    snprintf(ci.label, sizeof ci.label, "C_colidx");
+    snprintf(cv.label, sizeof cv.label, "C_values");
+  } else if (sk_sp_view(&ci, "C_colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
+             sk_sp_view(&cv, "C_values", SK_F64, nnz, space, 0, err, errlen) < 0) {
     goto done;
+  }
+  arena_release(&ap);
   for (int j = 0; j < ph.k; j++) {
     sk_arg a[] = {sk_arg_view_ro("cbe", &c[j].cbe), sk_arg_view_ro("aci", &c[j].ci),
                   sk_arg_view_ro("av", &c[j].cv),   sk_arg_view_ro("crp", &crp),
