@@ -961,5 +961,6 @@ SK_ERRDEF(SMALL_PAGES_DELTA, "delta must be -1 (close), 0 (the depth) or 1 (open
 SK_ERRDEF(AMG_SMOOTH_ARGS, "P (%s, float64) must have as many rows as A (%s) has columns and live in its space")
 /* -- AMG's Galerkin product without symbolic phases (issue 27, amg5: kernels/solve/amg_rap.c) -- */
 SK_ERRDEF(AMG_RAP_ARGS, "A (%s), P (%s) and R (%s) must be float64 matrices of one space with P's rows = A's columns and R = P's transpose in shape")
+SK_ERRDEF(AMG_RAP_PHASES, "phases must be 0 (by the size) or 1 to %d, got %lld")
 #include "backends/errmsg.h"
 // clang-format on

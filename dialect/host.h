@@ -468,6 +468,12 @@ SK__ATF void *sk_team_alloc(sk_team_ctx *c, int thread, sk_i64 level,
 #define sk_thread_index() (sk__ctx->thread)
 #define vector_barrier(tm) ((void)(tm))
 #define vector_atomic_add(p, v) ((void)(*(p) += (v)))
+/* a hint: the line at p will be read soon (gcc, clang; nothing under tcc) */
+#if defined(__TINYC__)
+#define prefetch_read(p) ((void)(p))
+#else
+#define prefetch_read(p) __builtin_prefetch((const void *)(p), 0, 3)
+#endif
 
 #include "blocks.h"
 #endif

@@ -4,8 +4,9 @@
 -- phases (bit for bit on the host: the same operations in the same
 -- order) on a 27-point matrix with values of several scales and a
 -- smoothed prolongator, a long row, empty rows of P and an empty coarse
--- row; off the host it hands back to the general product; shapes that do
--- not fit are refused with the message; the AMG setup and P:update take it
+-- row, and so in phases (A P made for a phase's fine rows at a time); off
+-- the host it hands back to the general product; shapes that do not fit
+-- and a bad number of phases are refused with the message; the AMG setup and P:update take it
 -- on the host (an update to the same values: the same levels and
 -- iterations; to new values: the solution of a setup from them, bit for
 -- bit), and its bodies compile for the GPU target.
@@ -19,8 +20,8 @@ local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/amg_fixtures.lua")
 local coo, host_table, rng, stencil27 = F.coo, F.host_table, F.rng, F.stencil27
 
-local function rap(A, P, R)
-  local _, o = core.call("solve.amg_rap", sparse._margs(sparse._margs(sparse._margs({}, "A", A),
+local function rap(A, P, R, phases)
+  local _, o = core.call("solve.amg_rap", sparse._margs(sparse._margs(sparse._margs({phases = phases}, "A", A),
                                                                         "P", P), "R", R))
   return o
 end
@@ -70,6 +71,9 @@ describe("speck.solve.amg's Galerkin product R (A P) on " .. SPACE, function()
     same(o, general(A, P, R))
     local rp = host_table(o.C_rowptr)
     assert.are.equal(rp[nagg + 1], rp[nagg + 2])
+    -- in phases (A P made for a phase's fine rows at a time, its arena
+    -- reused; the last phase's coarse row empty): the same bits
+    for _, k in ipairs({2, 3, 4}) do same(rap(A, P, R, k), general(A, P, R)) end
   end)
 
   it("takes a long row, a P with many entries a row and rows of P without one", function()
@@ -97,6 +101,8 @@ describe("speck.solve.amg's Galerkin product R (A P) on " .. SPACE, function()
       return
     end
     same(o, general(A, P, R))
+    -- phases whose fine rows overlap (every coarse row reads most of them)
+    same(rap(A, P, R, 4), general(A, P, R))
   end)
 
   it("refuses shapes that do not fit", function()
@@ -110,6 +116,10 @@ describe("speck.solve.amg's Galerkin product R (A P) on " .. SPACE, function()
     ok, msg = pcall(rap, A, P3, P3:transpose())
     assert.is_false(ok)
     assert.are.equal("solve.amg_rap: A (4x4), P (3x2) and R (2x3) must be float64 matrices of one space with P's rows = A's columns and R = P's transpose in shape",
+                     tostring(msg):match("(solve%.amg_rap: .*)$"))
+    ok, msg = pcall(rap, A, P, P:transpose(), 5)
+    assert.is_false(ok)
+    assert.are.equal("solve.amg_rap: phases must be 0 (by the size) or 1 to 4, got 5",
                      tostring(msg):match("(solve%.amg_rap: .*)$"))
     -- the VM stays usable
     local o = rap(A, P, P:transpose())
@@ -175,17 +185,22 @@ describe("speck.solve.amg's Galerkin product R (A P) on " .. SPACE, function()
     local I = function(x) return {"int64", x} end
     local jobs = {
       {"amg_arena_bound", "range", {xrp = V("int64", 9), xci = V("int32"), yp = V("int64", 9),
-                                    bnd = V("int64", 4), ys = I(1), nb = I(8), rpt = I(2)}},
+                                    bnd = V("int64", 4), ys = I(1), ylo = I(0), nb = I(8), rpt = I(2)}},
       {"amg_arena_product", "team", {xrp = V("int64", 9), xci = V("int32"), xv = V("float64"),
                                      yp = V("int64", 9), yci = V("int32"), yv = V("float64"),
                                      off = V("int64", 5), cci = V("int32", 64),
                                      cv = V("float64", 64), cbe = V("int64", 16), ys = I(1),
-                                     nb = I(8), rpt = I(2), sorted = I(1)}},
-      {"amg_arena_count", "range", {cbe = V("int64", 16), cnt = V("int64", 9)}},
+                                     ylo = I(0), nb = I(8), rpt = I(2), sorted = I(1)}},
+      {"amg_arena_count", "range", {cbe = V("int64", 16), cnt = V("int64", 9), o = I(0)}},
       {"amg_arena_copy", "range", {cbe = V("int64", 16), aci = V("int32", 64), av = V("float64", 64),
-                                   crp = V("int64", 9), cci = V("int32"), cv = V("float64")}},
+                                   crp = V("int64", 9), cci = V("int32"), cv = V("float64"), o = I(0)}},
     }
     local ok, why = F.nvrtc_solve("amgrap_gpu_", nil, jobs)
+    if not ok then pending(why) end
+    ok, why = F.nvrtc_solve("amgrap_gpu_red_", "range",
+                            {{"amg_arena_span", {rp = V("int64", 9), ci = V("int32"), r0 = I(0)}}},
+                            {pattern = "reduce", reducer = {{op = "min", dtype = "int64"},
+                                                            {op = "max", dtype = "int64"}}})
     if not ok then pending(why) end
   end)
 end)

@@ -912,6 +912,7 @@ SK_DEV void sk__vbarrier(const sk__team_t &t) {
 }
 #define vector_barrier(tm) sk__vbarrier(tm)
 #define vector_atomic_add(p, v) atomic_add((p), (v))
+#define prefetch_read(p) ((void)(p))
 
 #endif /* SK__LEAN */
 #include "../../dialect/blocks.h"
