@@ -49,29 +49,50 @@ static const sk_kbody k_update = {.label = "dist.cg_update",
                                   .pattern = SK_REDUCE,
                                   .sigs = sig_update,
                                   .reds = "sum:float64 sum:float64"};
-static const char *const sig_spmv[] = {
-  "range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w"), NULL};
-static const sk_kbody k_spmv = {.label = "dist.cg_spmv",
-                                .body = sk_body_dist_cg_spmv,
-                                .pattern = SK_REDUCE,
-                                .red_op = SK_RED_SUM,
-                                .sigs = sig_spmv};
-static const char *const sig_spmv16[] = {
-  "range" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w"), NULL};
-static const sk_kbody k_spmv16 = {.label = "dist.cg_spmv16",
-                                  .body = sk_body_dist_cg_spmv16,
+static const char *const sig_upddot[] = {
+  "range" F1("d") F1("x") F1("r") F1("p") F1("s") F1("w") F1("u") " alpha=float64 beta=float64"
+  " db=int64 nd=int64 ub=int64 nu=int64",
+  NULL};
+static const sk_kbody k_upddot = {.label = "dist.cg_upddot",
+                                  .body = sk_body_dist_cg_upddot,
                                   .pattern = SK_REDUCE,
-                                  .red_op = SK_RED_SUM,
-                                  .sigs = sig_spmv16};
-static const char *const sig_spmv16v[] = {"range" R1("ip", "int32") R1("io", "int16")
-                                            R1("vcode", "uint8") F1("vtab") F1("d") F1("r")
-                                              F1("w"),
-                                          NULL};
-static const sk_kbody k_spmv16v = {.label = "dist.cg_spmv16v",
-                                   .body = sk_body_dist_cg_spmv16v,
-                                   .pattern = SK_REDUCE,
-                                   .red_op = SK_RED_SUM,
-                                   .sigs = sig_spmv16v};
+                                  .sigs = sig_upddot,
+                                  .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_w[] = {"range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("u")
+                                      F1("w"),
+                                    NULL};
+static const sk_kbody k_w = {.label = "dist.cg_w", .body = sk_body_dist_cg_w,
+                             .pattern = SK_FOR, .sigs = sig_w};
+static const char *const sig_w16[] = {"range" R1("ip", "int32") R1("io", "int16") F1("iv")
+                                        F1("u") F1("w"),
+                                      NULL};
+static const sk_kbody k_w16 = {.label = "dist.cg_w16", .body = sk_body_dist_cg_w16,
+                               .pattern = SK_FOR, .sigs = sig_w16};
+static const char *const sig_w16v[] = {"range" R1("ip", "int32") R1("io", "int16")
+                                         R1("vcode", "uint8") F1("vtab") F1("u") F1("w"),
+                                       NULL};
+static const sk_kbody k_w16v = {.label = "dist.cg_w16v", .body = sk_body_dist_cg_w16v,
+                                .pattern = SK_FOR, .sigs = sig_w16v};
+#define O5 " o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"
+#define O7 O5 " o5=int64 o6=int64"
+#define V5 " v0=float64 v1=float64 v2=float64 v3=float64 v4=float64"
+#define V7 V5 " v5=float64 v6=float64"
+static const char *const sig_wdia5[] = {
+  "range" R1("dc", "uint8") F1("u") F1("w") O5 V5 " rb=int64 re=int64", NULL};
+static const sk_kbody k_wdia5 = {.label = "dist.cg_wdia5", .body = sk_body_dist_cg_wdia5,
+                                 .pattern = SK_FOR, .sigs = sig_wdia5};
+static const char *const sig_wdia7[] = {
+  "range" R1("dc", "uint8") F1("u") F1("w") O7 V7 " rb=int64 re=int64", NULL};
+static const sk_kbody k_wdia7 = {.label = "dist.cg_wdia7", .body = sk_body_dist_cg_wdia7,
+                                 .pattern = SK_FOR, .sigs = sig_wdia7};
+static const char *const sig_wdia5t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") O5,
+                                         NULL};
+static const sk_kbody k_wdia5t = {.label = "dist.cg_wdia5t", .body = sk_body_dist_cg_wdia5t,
+                                  .pattern = SK_FOR, .sigs = sig_wdia5t};
+static const char *const sig_wdia7t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") O7,
+                                         NULL};
+static const sk_kbody k_wdia7t = {.label = "dist.cg_wdia7t", .body = sk_body_dist_cg_wdia7t,
+                                  .pattern = SK_FOR, .sigs = sig_wdia7t};
 static const char *const sig_spmv_team[] = {
   "team" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
 static const sk_kbody k_spmv_team = {.label = "dist.cg_spmv_team",
@@ -95,21 +116,6 @@ static const sk_kbody k_spmv16v_team = {.label = "dist.cg_spmv16v_team",
                                         .pattern = SK_REDUCE,
                                         .red_op = SK_RED_SUM,
                                         .sigs = sig_spmv16v_team};
-#define DIA_SIG(k) "range" R1("dc", "uint8") F1("dtab") F1("d") F1("r") F1("w") k
-static const char *const sig_dia5[] = {
-  DIA_SIG(" o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"), NULL};
-static const sk_kbody k_dia5 = {.label = "dist.cg_spmvdia5",
-                                .body = sk_body_dist_cg_spmvdia5,
-                                .pattern = SK_REDUCE,
-                                .red_op = SK_RED_SUM,
-                                .sigs = sig_dia5};
-static const char *const sig_dia7[] = {
-  DIA_SIG(" o0=int64 o1=int64 o2=int64 o3=int64 o4=int64 o5=int64 o6=int64"), NULL};
-static const sk_kbody k_dia7 = {.label = "dist.cg_spmvdia7",
-                                .body = sk_body_dist_cg_spmvdia7,
-                                .pattern = SK_REDUCE,
-                                .red_op = SK_RED_SUM,
-                                .sigs = sig_dia7};
 static const char *const sig_pack[] = {
   "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
   " alpha=float64 beta=float64",
@@ -142,11 +148,10 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .sigs = sig_brows,
                                  .reds = "int64"};
 
-const sk_kbody *const sk_dist_bodies[] = {&k_update,  &k_spmv,        &k_spmv16,
-                                          &k_spmv16v, &k_pack,        &k_halo,
-                                          &k_bcount,  &k_brows,       &k_spmv_team,
-                                          &k_spmv16_team, &k_spmv16v_team, &k_dia5,
-                                          &k_dia7, NULL};
+const sk_kbody *const sk_dist_bodies[] = {
+  &k_update, &k_upddot, &k_w,      &k_w16,     &k_w16v,        &k_wdia5,        &k_wdia7,
+  &k_wdia5t, &k_wdia7t, &k_pack,   &k_halo,    &k_bcount,      &k_brows,        &k_spmv_team,
+  &k_spmv16_team, &k_spmv16v_team, NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
@@ -180,8 +185,15 @@ static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   }
   c->dc = d.code;
   c->dtab = d.tab;
-  sk_view_release(&d.dv); /* the bodies here read every value from dtab */
-  for (int q = 0; q < 7; q++) c->doff[q] = q < d.nd ? d.off[q] : 0;
+  /* one value a diagonal (a stencil of constant coefficients): the group
+   * bodies take them as scalars; else every value from dtab */
+  const uint32_t all = ((uint32_t)1 << d.nd) - 1;
+  c->duni = (d.uni & all) == all;
+  for (int q = 0; q < 7; q++) {
+    c->doff[q] = q < d.nd ? d.off[q] : 0;
+    c->dval[q] = c->duni && q < d.nd ? ((const double *)d.dv.data)[q] : 0.0;
+  }
+  sk_view_release(&d.dv);
   c->dia = d.width;
   return 0;
 }
@@ -283,6 +295,13 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
      * apart in each block; by diagonals where they fit */
     c->lo = c->c16.left < c->n ? c->c16.left : c->n;
     c->hi = c->n - c->c16.right > c->lo ? c->n - c->c16.right : c->lo;
+    /* and u = d r stored by the update for the SpMV */
+    int64_t nu = c->n > 0 ? c->n : 1;
+    if (sk_view_create(&c->u, "cg_u", SK_F64, 1, &nu, SK_RIGHT, c->iv->space, 0, NULL, err,
+                       errlen) < 0) {
+      sk_dist_cg_free(c);
+      return -1;
+    }
   }
   if (c->team_size == 0 && c->c16.ok && c->vd.ok && c->iv->dtype == SK_F64 && !nodia &&
              dia_build(c, nnz, err, errlen) < 0) {
@@ -300,8 +319,9 @@ void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
 }
 
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br,     &c->sbuf,  &c->c16.rowptr, &c->c16.off, &c->vd.code,
-                        &c->vd.tab, &c->hsbuf, &c->hhu,        &c->dc,      &c->dtab};
+  const sk_view *v[] = {&c->br,    &c->sbuf, &c->c16.rowptr, &c->c16.off,
+                        &c->vd.code, &c->vd.tab, &c->hsbuf,     &c->hhu,
+                        &c->dc,    &c->dtab, &c->u};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -318,85 +338,156 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->hhu);
   sk_view_release(&c->dc);
   sk_view_release(&c->dtab);
+  sk_view_release(&c->u);
   memset(c, 0, sizeof *c);
 }
 
 /* -- the sweep --------------------------------------------------------------- */
-/* rows b..e of an SpMV body, its w'u added to *dl (none where e <= b) */
-static int part(const sk_kbody *kb, int64_t b, int64_t e, const sk_arg *a, int na, double *dl,
-                char *err, size_t errlen) {
-  if (e <= b) return 0;
-  sk_result res;
-  if (sk_kbody_range(kb, b, e, a, na, &res, err, errlen) < 0) return -1;
-  *dl += sk_result_f64(&res, 0);
-  return 0;
-}
-
-/* the interior sweep: the update 'reach' rows ahead of the SpMV; g, rr, dl
- * its sums */
-static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
-                 double *g, double *rr, double *dl, char *err, size_t errlen) {
+/* a device's sweep: the update over all rows, then the SpMV (a row a team
+ * member) with w'u; g, rr, dl its sums */
+static int sweep_device(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                        double *g, double *rr, double *dl, char *err, size_t errlen) {
   sk_arg ua[] = {sk_arg_view("d", v[0]), sk_arg_view("x", v[1]),  sk_arg_view("r", v[2]),
                  sk_arg_view("p", v[3]), sk_arg_view("s", v[4]),  sk_arg_view("w", v[5]),
                  sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
   const int lean = c->c16.ok, coded = lean && c->vd.ok;
-  sk_arg sa[8];
+  sk_arg ta[9];
   int ns = 0;
-  sa[ns++] = lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip);
-  sa[ns++] = lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic);
+  ta[ns++] = lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip);
+  ta[ns++] = lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic);
   if (coded) {
-    sa[ns++] = sk_arg_view_ro("vcode", &c->vd.code);
-    sa[ns++] = sk_arg_view_ro("vtab", &c->vd.tab);
+    ta[ns++] = sk_arg_view_ro("vcode", &c->vd.code);
+    ta[ns++] = sk_arg_view_ro("vtab", &c->vd.tab);
   } else {
-    sa[ns++] = sk_arg_view_ro("iv", c->iv);
+    ta[ns++] = sk_arg_view_ro("iv", c->iv);
   }
-  sa[ns++] = sk_arg_view("d", v[0]);
-  sa[ns++] = sk_arg_view("r", v[2]);
-  sa[ns++] = sk_arg_view("w", v[5]);
-  const sk_kbody *spmv = coded ? &k_spmv16v : lean ? &k_spmv16 : &k_spmv;
+  ta[ns++] = sk_arg_view("d", v[0]);
+  ta[ns++] = sk_arg_view("r", v[2]);
+  ta[ns++] = sk_arg_view("w", v[5]);
+  ta[ns++] = sk_arg_i64("n", c->n);
   sk_result res;
-  int64_t done = 0, n = c->n, B = c->block;
+  if (c->n <= 0) return 0;
+  if (sk_kbody_range(&k_update, 0, c->n, ua, NELEM(ua), &res, err, errlen) < 0) return -1;
+  *g += sk_result_f64(&res, 0);
+  *rr += sk_result_f64(&res, 1);
+  sk_policy p;
+  sk_policy_init(&p, SK_POL_TEAM);
+  p.team_size = c->team_size;
+  p.vector_length = c->vector_length;
+  p.league_size = (c->n + c->team_size - 1) / c->team_size;
+  const sk_kbody *tk = coded ? &k_spmv16v_team : lean ? &k_spmv16_team : &k_spmv_team;
+  if (sk_kbody_launch(tk, &p, ta, ns, &res, err, errlen) < 0) return -1;
+  *dl += sk_result_f64(&res, 0);
+  return 0;
+}
+
+/* the host's w = A u of interior rows [b, e) by the index (none where
+ * e <= b) */
+static int wpart(const sk_dist_cg *c, int64_t b, int64_t e, const sk_view *w, char *err,
+                 size_t errlen) {
+  if (e <= b) return 0;
+  const int lean = c->c16.ok, coded = lean && c->vd.ok;
+  sk_arg a[6];
+  int na = 0;
+  a[na++] = lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip);
+  a[na++] = lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic);
+  if (coded) {
+    a[na++] = sk_arg_view_ro("vcode", &c->vd.code);
+    a[na++] = sk_arg_view_ro("vtab", &c->vd.tab);
+  } else {
+    a[na++] = sk_arg_view_ro("iv", c->iv);
+  }
+  a[na++] = sk_arg_view_ro("u", &c->u);
+  a[na++] = sk_arg_view("w", w);
+  return sk_kbody_range(coded ? &k_w16v : lean ? &k_w16 : &k_w, b, e, a, na, NULL, err, errlen);
+}
+
+/* the same by diagonals (rows lo <= i < hi): groups of 64 rows with one
+ * value a diagonal, else a row a launch index by the table */
+static int wdia(const sk_dist_cg *c, int64_t b, int64_t e, const sk_view *w, char *err,
+                size_t errlen) {
+  if (e <= b) return 0;
+  const int64_t *o = c->doff;
+  const double *dv = c->dval;
+  const int w7 = c->dia == 7;
+  sk_arg a[21];
+  int na = 0;
+  a[na++] = sk_arg_view_ro("dc", &c->dc);
+  a[na++] = sk_arg_view_ro("u", &c->u);
+  a[na++] = sk_arg_view("w", w);
+  static const char *const on[7] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6"};
+  static const char *const vn[7] = {"v0", "v1", "v2", "v3", "v4", "v5", "v6"};
+  for (int q = 0; q < c->dia; q++) a[na++] = sk_arg_i64(on[q], o[q]);
+  if (!c->duni) {
+    a[na++] = sk_arg_view_ro("dtab", &c->dtab);
+    return sk_kbody_range(w7 ? &k_wdia7t : &k_wdia5t, b, e, a, na, NULL, err, errlen);
+  }
+  for (int q = 0; q < c->dia; q++) a[na++] = sk_arg_f64(vn[q], dv[q]);
+  a[na++] = sk_arg_i64("rb", b);
+  a[na++] = sk_arg_i64("re", e);
+  return sk_kbody_range(w7 ? &k_wdia7 : &k_wdia5, b >> 6, ((e - 1) >> 6) + 1, a, na, NULL, err,
+                        errlen);
+}
+
+/* the host's update of rows [ub, ub + nu) and w'u of rows [db, db + nd)
+ * (cg_upddot); g, dl, rr its sums */
+static int upddot(const sk_arg *ua, int64_t db, int64_t nd, int64_t ub,
+                  int64_t nu, double *g, double *dl, double *rr, char *err, size_t errlen) {
+  const int64_t m = nd > nu ? nd : nu;
+  if (m <= 0) return 0;
+  sk_arg a[13];
+  for (int q = 0; q < 9; q++) a[q] = ua[q];
+  a[9] = sk_arg_i64("db", db);
+  a[10] = sk_arg_i64("nd", nd);
+  a[11] = sk_arg_i64("ub", ub);
+  a[12] = sk_arg_i64("nu", nu);
+  sk_result res;
+  if (sk_kbody_range(&k_upddot, 0, (m + 63) >> 6, a, NELEM(a), &res, err, errlen) < 0) return -1;
+  *g += sk_result_f64(&res, 0);
+  *dl += sk_result_f64(&res, 1);
+  *rr += sk_result_f64(&res, 2);
+  return 0;
+}
+
+/* the host's interior sweep, block by block: the update runs 'reach'
+ * rows ahead of the SpMV (w only), and each block's w'u goes with the
+ * update of the rows the next block needs (one reduction, the same for
+ * the index and the diagonals); g, rr, dl its sums */
+static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
+                 double *g, double *rr, double *dl, char *err, size_t errlen) {
+  if (c->team_size > 0)
+    return sweep_device(c, v, alpha, beta, g, rr, dl, err, errlen) < 0 ||
+                   (!c->onesided && sk_dist_plan_progress(c->plan, err, errlen) < 0)
+             ? -1
+             : 0;
+  const sk_arg ua[] = {sk_arg_view("d", v[0]),     sk_arg_view("x", v[1]),
+                       sk_arg_view("r", v[2]),     sk_arg_view("p", v[3]),
+                       sk_arg_view("s", v[4]),     sk_arg_view("w", v[5]),
+                       sk_arg_view("u", &c->u),    sk_arg_f64("alpha", alpha),
+                       sk_arg_f64("beta", beta)};
+  const int64_t n = c->n, B = c->block, R = c->reach;
+  if (n <= 0) return 0;
+  int64_t done = (B < n ? B : n) + R < n ? (B < n ? B : n) + R : n;
+  if (upddot(ua, 0, 0, 0, done, g, dl, rr, err, errlen) < 0) return -1;
   for (int64_t b0 = 0; b0 < n; b0 += B) {
-    int64_t b1 = b0 + B < n ? b0 + B : n;
-    int64_t need = b1 + c->reach < n ? b1 + c->reach : n;
-    if (need > done) {
-      if (sk_kbody_range(&k_update, done, need, ua, NELEM(ua), &res, err, errlen) < 0) return -1;
-      *g += sk_result_f64(&res, 0);
-      *rr += sk_result_f64(&res, 1);
-      done = need;
-    }
-    if (c->team_size > 0) { /* a device: the whole range at once */
-      sk_arg ta[NELEM(sa) + 1];
-      for (int q = 0; q < ns; q++) ta[q] = sa[q];
-      ta[ns] = sk_arg_i64("n", n);
-      sk_policy p;
-      sk_policy_init(&p, SK_POL_TEAM);
-      p.team_size = c->team_size;
-      p.vector_length = c->vector_length;
-      p.league_size = (n + c->team_size - 1) / c->team_size;
-      const sk_kbody *tk = coded ? &k_spmv16v_team : lean ? &k_spmv16_team : &k_spmv_team;
-      if (sk_kbody_launch(tk, &p, ta, ns + 1, &res, err, errlen) < 0) return -1;
-      *dl += sk_result_f64(&res, 0);
-    } else {
+    const int64_t b1 = b0 + B < n ? b0 + B : n;
+    if (c->dia) {
       /* the rows below lo and from hi on by the index, between them by
-       * diagonals where the matrix has them (else the index too: the same
-       * three launches, so the sums are the same either way) */
+       * diagonals */
       const int64_t m0 = b0 > c->lo ? b0 : c->lo < b1 ? c->lo : b1;
       const int64_t m1 = b1 < c->hi ? b1 : c->hi > m0 ? c->hi : m0;
-      const int64_t *o = c->doff;
-      sk_arg da[] = {sk_arg_view_ro("dc", &c->dc), sk_arg_view_ro("dtab", &c->dtab),
-                     sk_arg_view("d", v[0]),       sk_arg_view("r", v[2]),
-                     sk_arg_view("w", v[5]),       sk_arg_i64("o0", o[0]),
-                     sk_arg_i64("o1", o[1]),       sk_arg_i64("o2", o[2]),
-                     sk_arg_i64("o3", o[3]),       sk_arg_i64("o4", o[4]),
-                     sk_arg_i64("o5", o[5]),       sk_arg_i64("o6", o[6])};
-      if (part(spmv, b0, m0, sa, ns, dl, err, errlen) < 0 ||
-          (c->dia ? part(c->dia == 5 ? &k_dia5 : &k_dia7, m0, m1, da,
-                         c->dia == 5 ? NELEM(da) - 2 : NELEM(da), dl, err, errlen)
-                  : part(spmv, m0, m1, sa, ns, dl, err, errlen)) < 0 ||
-          part(spmv, m1, b1, sa, ns, dl, err, errlen) < 0)
+      if (wpart(c, b0, m0, v[5], err, errlen) < 0 || wdia(c, m0, m1, v[5], err, errlen) < 0 ||
+          wpart(c, m1, b1, v[5], err, errlen) < 0)
         return -1;
+    } else if (wpart(c, b0, b1, v[5], err, errlen) < 0) {
+      return -1;
     }
+    /* this block's w'u, and the update of the rows the next one reads */
+    const int64_t nb1 = b1 + B < n ? b1 + B : n;
+    const int64_t need = nb1 + R < n ? nb1 + R : n;
+    const int64_t nu = need > done ? need - done : 0;
+    if (upddot(ua, b0, b1 - b0, done, nu, g, dl, rr, err, errlen) < 0) return -1;
+    done += nu;
     /* the halo exchange moved on behind each block (MPI progresses it
      * only inside its calls): done by the end, the wait is the other
      * rank's lateness alone */

@@ -33,10 +33,14 @@ typedef struct sk_dist_cg {
    * (5 or 7; 0: none) over the offsets doff (ascending, padded with 0),
    * the values' codes dc (uint8, dia.c's blocks of 64 rows: diagonal q's
    * of row i at (i / 64) 64 dia + 64 q + i % 64; 0 for a column the row
-   * lacks) into dtab (float64, slot 0 unused) */
-  int dia;
+   * lacks) into dtab (float64, slot 0 unused); duni: every diagonal's
+   * entries have one value, dval (padded with 0), and the body runs 64
+   * rows a launch index (vectorised) */
+  int dia, duni;
   int64_t doff[7], lo, hi;
+  double dval[7];
   sk_view dc, dtab;
+  sk_view u; /* the host's u = d r, stored by the update for the SpMV */
   /* stage: the halo travels through host buffers -- the packed values
    * (hsbuf) and the received halo (hhu); the send list and buffer then
    * live beside the matrix (a device's memory on GPU ranks) */
