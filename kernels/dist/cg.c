@@ -58,6 +58,21 @@ static const sk_kbody k_upddot = {.label = "dist.cg_upddot",
                                   .pattern = SK_REDUCE,
                                   .sigs = sig_upddot,
                                   .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_upddot1[] = {
+  "range" F1("x") F1("r") F1("p") F1("s") F1("w") " dd=float64 alpha=float64 beta=float64"
+  " db=int64 nd=int64 ub=int64 nu=int64",
+  NULL};
+static const sk_kbody k_upddot1 = {.label = "dist.cg_upddot1",
+                                   .body = sk_body_dist_cg_upddot1,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_upddot1,
+                                   .reds = "sum:float64 sum:float64 sum:float64"};
+static const char *const sig_dsame[] = {"range" F1("d") " d0=float64", NULL};
+static const sk_kbody k_dsame = {.label = "dist.cg_dsame",
+                                 .body = sk_body_dist_cg_dsame,
+                                 .pattern = SK_REDUCE,
+                                 .sigs = sig_dsame,
+                                 .reds = "sum:int64"};
 static const char *const sig_w[] = {"range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("u")
                                       F1("w"),
                                     NULL};
@@ -73,6 +88,12 @@ static const char *const sig_w16v[] = {"range" R1("ip", "int32") R1("io", "int16
                                        NULL};
 static const sk_kbody k_w16v = {.label = "dist.cg_w16v", .body = sk_body_dist_cg_w16v,
                                 .pattern = SK_FOR, .sigs = sig_w16v};
+static const char *const sig_w16v1[] = {"range" R1("ip", "int32") R1("io", "int16")
+                                          R1("vcode", "uint8") F1("vtab") F1("r") F1("w")
+                                            " dd=float64",
+                                        NULL};
+static const sk_kbody k_w16v1 = {.label = "dist.cg_w16v1", .body = sk_body_dist_cg_w16v1,
+                                 .pattern = SK_FOR, .sigs = sig_w16v1};
 #define O5 " o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"
 #define O7 O5 " o5=int64 o6=int64"
 #define V5 " v0=float64 v1=float64 v2=float64 v3=float64 v4=float64"
@@ -85,6 +106,14 @@ static const char *const sig_wdia7[] = {
   "range" R1("dc", "uint8") F1("u") F1("w") O7 V7 " rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia7 = {.label = "dist.cg_wdia7", .body = sk_body_dist_cg_wdia7,
                                  .pattern = SK_FOR, .sigs = sig_wdia7};
+static const char *const sig_wdia5_1[] = {
+  "range" R1("dc", "uint8") F1("r") F1("w") O5 V5 " dd=float64 rb=int64 re=int64", NULL};
+static const sk_kbody k_wdia5_1 = {.label = "dist.cg_wdia5_1", .body = sk_body_dist_cg_wdia5_1,
+                                   .pattern = SK_FOR, .sigs = sig_wdia5_1};
+static const char *const sig_wdia7_1[] = {
+  "range" R1("dc", "uint8") F1("r") F1("w") O7 V7 " dd=float64 rb=int64 re=int64", NULL};
+static const sk_kbody k_wdia7_1 = {.label = "dist.cg_wdia7_1", .body = sk_body_dist_cg_wdia7_1,
+                                   .pattern = SK_FOR, .sigs = sig_wdia7_1};
 static const char *const sig_wdia5t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") O5,
                                          NULL};
 static const sk_kbody k_wdia5t = {.label = "dist.cg_wdia5t", .body = sk_body_dist_cg_wdia5t,
@@ -149,9 +178,10 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .reds = "int64"};
 
 const sk_kbody *const sk_dist_bodies[] = {
-  &k_update, &k_upddot, &k_w,      &k_w16,     &k_w16v,        &k_wdia5,        &k_wdia7,
-  &k_wdia5t, &k_wdia7t, &k_pack,   &k_halo,    &k_bcount,      &k_brows,        &k_spmv_team,
-  &k_spmv16_team, &k_spmv16v_team, NULL};
+  &k_update,  &k_upddot,  &k_upddot1, &k_dsame, &k_w,      &k_w16,   &k_w16v,
+  &k_w16v1,   &k_wdia5,   &k_wdia7,   &k_wdia5_1, &k_wdia7_1, &k_wdia5t, &k_wdia7t,
+  &k_pack,    &k_halo,    &k_bcount,  &k_brows, &k_spmv_team, &k_spmv16_team,
+  &k_spmv16v_team, NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
@@ -381,13 +411,22 @@ static int sweep_device(sk_dist_cg *c, const sk_view *const v[6], double alpha, 
   return 0;
 }
 
+/* the host's sweep: its vectors, and u = d r stored (d1 0) or formed as
+ * dd * r (d1 1: every entry of d the number dd) */
+typedef struct hsweep {
+  const sk_dist_cg *c;
+  const sk_view *const *v;
+  int d1;
+  double dd;
+} hsweep;
+
 /* the host's w = A u of interior rows [b, e) by the index (none where
  * e <= b) */
-static int wpart(const sk_dist_cg *c, int64_t b, int64_t e, const sk_view *w, char *err,
-                 size_t errlen) {
+static int wpart(const hsweep *h, int64_t b, int64_t e, char *err, size_t errlen) {
   if (e <= b) return 0;
+  const sk_dist_cg *c = h->c;
   const int lean = c->c16.ok, coded = lean && c->vd.ok;
-  sk_arg a[6];
+  sk_arg a[7];
   int na = 0;
   a[na++] = lean ? sk_arg_view_ro("ip", &c->c16.rowptr) : sk_arg_view_ro("ip", c->ip);
   a[na++] = lean ? sk_arg_view_ro("io", &c->c16.off) : sk_arg_view_ro("ic", c->ic);
@@ -397,24 +436,29 @@ static int wpart(const sk_dist_cg *c, int64_t b, int64_t e, const sk_view *w, ch
   } else {
     a[na++] = sk_arg_view_ro("iv", c->iv);
   }
+  a[na++] = sk_arg_view("w", h->v[5]);
+  if (h->d1) { /* (only with the codes: sk_dist_cg_sweep) */
+    a[na++] = sk_arg_view_ro("r", h->v[2]);
+    a[na++] = sk_arg_f64("dd", h->dd);
+    return sk_kbody_range(&k_w16v1, b, e, a, na, NULL, err, errlen);
+  }
   a[na++] = sk_arg_view_ro("u", &c->u);
-  a[na++] = sk_arg_view("w", w);
   return sk_kbody_range(coded ? &k_w16v : lean ? &k_w16 : &k_w, b, e, a, na, NULL, err, errlen);
 }
 
 /* the same by diagonals (rows lo <= i < hi): groups of 64 rows with one
  * value a diagonal, else a row a launch index by the table */
-static int wdia(const sk_dist_cg *c, int64_t b, int64_t e, const sk_view *w, char *err,
-                size_t errlen) {
+static int wdia(const hsweep *h, int64_t b, int64_t e, char *err, size_t errlen) {
   if (e <= b) return 0;
+  const sk_dist_cg *c = h->c;
   const int64_t *o = c->doff;
   const double *dv = c->dval;
   const int w7 = c->dia == 7;
-  sk_arg a[21];
+  sk_arg a[22];
   int na = 0;
   a[na++] = sk_arg_view_ro("dc", &c->dc);
-  a[na++] = sk_arg_view_ro("u", &c->u);
-  a[na++] = sk_arg_view("w", w);
+  a[na++] = h->d1 ? sk_arg_view_ro("r", h->v[2]) : sk_arg_view_ro("u", &c->u);
+  a[na++] = sk_arg_view("w", h->v[5]);
   static const char *const on[7] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6"};
   static const char *const vn[7] = {"v0", "v1", "v2", "v3", "v4", "v5", "v6"};
   for (int q = 0; q < c->dia; q++) a[na++] = sk_arg_i64(on[q], o[q]);
@@ -425,27 +469,65 @@ static int wdia(const sk_dist_cg *c, int64_t b, int64_t e, const sk_view *w, cha
   for (int q = 0; q < c->dia; q++) a[na++] = sk_arg_f64(vn[q], dv[q]);
   a[na++] = sk_arg_i64("rb", b);
   a[na++] = sk_arg_i64("re", e);
-  return sk_kbody_range(w7 ? &k_wdia7 : &k_wdia5, b >> 6, ((e - 1) >> 6) + 1, a, na, NULL, err,
-                        errlen);
+  if (h->d1) a[na++] = sk_arg_f64("dd", h->dd);
+  const sk_kbody *kb = h->d1 ? (w7 ? &k_wdia7_1 : &k_wdia5_1) : w7 ? &k_wdia7 : &k_wdia5;
+  return sk_kbody_range(kb, b >> 6, ((e - 1) >> 6) + 1, a, na, NULL, err, errlen);
 }
 
 /* the host's update of rows [ub, ub + nu) and w'u of rows [db, db + nd)
  * (cg_upddot); g, dl, rr its sums */
-static int upddot(const sk_arg *ua, int64_t db, int64_t nd, int64_t ub,
-                  int64_t nu, double *g, double *dl, double *rr, char *err, size_t errlen) {
+static int upddot(const hsweep *h, double alpha, double beta, int64_t db, int64_t nd,
+                  int64_t ub, int64_t nu, double *g, double *dl, double *rr, char *err,
+                  size_t errlen) {
   const int64_t m = nd > nu ? nd : nu;
   if (m <= 0) return 0;
-  sk_arg a[13];
-  for (int q = 0; q < 9; q++) a[q] = ua[q];
-  a[9] = sk_arg_i64("db", db);
-  a[10] = sk_arg_i64("nd", nd);
-  a[11] = sk_arg_i64("ub", ub);
-  a[12] = sk_arg_i64("nu", nu);
+  const sk_view *const *v = h->v;
+  sk_arg a[14];
+  int na = 0;
+  a[na++] = sk_arg_view("x", v[1]);
+  a[na++] = sk_arg_view("r", v[2]);
+  a[na++] = sk_arg_view("p", v[3]);
+  a[na++] = sk_arg_view("s", v[4]);
+  a[na++] = sk_arg_view("w", v[5]);
+  a[na++] = sk_arg_f64("alpha", alpha);
+  a[na++] = sk_arg_f64("beta", beta);
+  a[na++] = sk_arg_i64("db", db);
+  a[na++] = sk_arg_i64("nd", nd);
+  a[na++] = sk_arg_i64("ub", ub);
+  a[na++] = sk_arg_i64("nu", nu);
+  if (h->d1) {
+    a[na++] = sk_arg_f64("dd", h->dd);
+  } else {
+    a[na++] = sk_arg_view("d", v[0]);
+    a[na++] = sk_arg_view("u", (sk_view *)&h->c->u);
+  }
   sk_result res;
-  if (sk_kbody_range(&k_upddot, 0, (m + 63) >> 6, a, NELEM(a), &res, err, errlen) < 0) return -1;
+  if (sk_kbody_range(h->d1 ? &k_upddot1 : &k_upddot, 0, (m + 63) >> 6, a, na, &res, err,
+                     errlen) < 0)
+    return -1;
   *g += sk_result_f64(&res, 0);
   *dl += sk_result_f64(&res, 1);
   *rr += sk_result_f64(&res, 2);
+  return 0;
+}
+
+/* whether every entry of d is the number d(0) (c->d1, c->dd), looked at
+ * again for a solve's first sweep (alpha = beta = 0) and for another d:
+ * then u = dd r is formed where it is read, not stored and loaded (the
+ * diagonals by one value a diagonal, the index with its codes only) */
+static int d_once(sk_dist_cg *c, const sk_view *d, double alpha, double beta, char *err,
+                  size_t errlen) {
+  if (!c->dia || !c->duni || !c->c16.ok || !c->vd.ok) {
+    c->d1 = 0;
+    return 0;
+  }
+  if (!(alpha == 0 && beta == 0) && d->data == c->dseen) return 0;
+  c->dseen = d->data;
+  c->dd = ((const double *)d->data)[0];
+  sk_arg a[] = {sk_arg_view_ro("d", d), sk_arg_f64("d0", c->dd)};
+  sk_result res;
+  if (sk_kbody_range(&k_dsame, 0, c->n, a, NELEM(a), &res, err, errlen) < 0) return -1;
+  c->d1 = sk_result_i64(&res, 0) == 0;
   return 0;
 }
 
@@ -460,15 +542,12 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
                    (!c->onesided && sk_dist_plan_progress(c->plan, err, errlen) < 0)
              ? -1
              : 0;
-  const sk_arg ua[] = {sk_arg_view("d", v[0]),     sk_arg_view("x", v[1]),
-                       sk_arg_view("r", v[2]),     sk_arg_view("p", v[3]),
-                       sk_arg_view("s", v[4]),     sk_arg_view("w", v[5]),
-                       sk_arg_view("u", &c->u),    sk_arg_f64("alpha", alpha),
-                       sk_arg_f64("beta", beta)};
   const int64_t n = c->n, B = c->block, R = c->reach;
   if (n <= 0) return 0;
+  if (d_once(c, v[0], alpha, beta, err, errlen) < 0) return -1;
+  const hsweep h = {.c = c, .v = v, .d1 = c->d1, .dd = c->dd};
   int64_t done = (B < n ? B : n) + R < n ? (B < n ? B : n) + R : n;
-  if (upddot(ua, 0, 0, 0, done, g, dl, rr, err, errlen) < 0) return -1;
+  if (upddot(&h, alpha, beta, 0, 0, 0, done, g, dl, rr, err, errlen) < 0) return -1;
   for (int64_t b0 = 0; b0 < n; b0 += B) {
     const int64_t b1 = b0 + B < n ? b0 + B : n;
     if (c->dia) {
@@ -476,17 +555,17 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
        * diagonals */
       const int64_t m0 = b0 > c->lo ? b0 : c->lo < b1 ? c->lo : b1;
       const int64_t m1 = b1 < c->hi ? b1 : c->hi > m0 ? c->hi : m0;
-      if (wpart(c, b0, m0, v[5], err, errlen) < 0 || wdia(c, m0, m1, v[5], err, errlen) < 0 ||
-          wpart(c, m1, b1, v[5], err, errlen) < 0)
+      if (wpart(&h, b0, m0, err, errlen) < 0 || wdia(&h, m0, m1, err, errlen) < 0 ||
+          wpart(&h, m1, b1, err, errlen) < 0)
         return -1;
-    } else if (wpart(c, b0, b1, v[5], err, errlen) < 0) {
+    } else if (wpart(&h, b0, b1, err, errlen) < 0) {
       return -1;
     }
     /* this block's w'u, and the update of the rows the next one reads */
     const int64_t nb1 = b1 + B < n ? b1 + B : n;
     const int64_t need = nb1 + R < n ? nb1 + R : n;
     const int64_t nu = need > done ? need - done : 0;
-    if (upddot(ua, b0, b1 - b0, done, nu, g, dl, rr, err, errlen) < 0) return -1;
+    if (upddot(&h, alpha, beta, b0, b1 - b0, done, nu, g, dl, rr, err, errlen) < 0) return -1;
     done += nu;
     /* the halo exchange moved on behind each block (MPI progresses it
      * only inside its calls): done by the end, the wait is the other

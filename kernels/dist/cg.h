@@ -41,6 +41,11 @@ typedef struct sk_dist_cg {
   double dval[7];
   sk_view dc, dtab;
   sk_view u; /* the host's u = d r, stored by the update for the SpMV */
+  /* d1: every entry of the sweeps' d is the number dd (cg.c's d_once, for
+   * the d at dseen): u = dd r formed where it is read, not stored */
+  int d1;
+  double dd;
+  const void *dseen;
   /* stage: the halo travels through host buffers -- the packed values
    * (hsbuf) and the received halo (hhu); the send list and buffer then
    * live beside the matrix (a device's memory on GPU ranks) */

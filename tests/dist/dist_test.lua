@@ -277,9 +277,9 @@ case("cg's interior SpMV by diagonals: the index's sums bit for bit, its phases 
     end
   end
   local U = dist.from_local(N, N, b, sparse.from_coo(nloc, N, R, C, V))
-  local function vecs()
+  local function vecs(dconst)
     local t = {}
-    for q, f in ipairs{function(g) return 1 / (4.0 + 0.01 * (g % 7)) end,
+    for q, f in ipairs{function(g) return dconst or 1 / (4.0 + 0.01 * (g % 7)) end,
                        function(g) return 0.1 * (g % 5) end, function(g) return 1.0 + (g % 3) * 0.25 end,
                        function(g) return -0.5 + (g % 11) * 0.1 end, function(g) return (g % 4) * 0.3 end,
                        function(g) return 2.0 - (g % 9) * 0.2 end} do
@@ -305,9 +305,14 @@ case("cg's interior SpMV by diagonals: the index's sums bit for bit, its phases 
     eq(sd:phases().dia, host and nloc > 26 and 5 or 0, what .. "the diagonal body's width")
     eq(sd:phases().dia_one_value, host and nloc > 26 and M == U, what .. "one value a diagonal")
     eq(si:phases().dia, 0, what .. "nodia: the index only")
-    local v1, v2 = vecs(), vecs()
+    -- U with d all 0.25 (Jacobi's of a constant diagonal): u = 0.25 r
+    -- formed where it is read, not stored
+    local dconst = M == U and 0.25 or nil
+    local v1, v2 = vecs(dconst), vecs(dconst)
     local a1, b1, c1 = c.cg_sweep(sd, v1[1], v1[2], v1[3], v1[4], v1[5], v1[6], 0.3, 0.7)
     local a2, b2, c2 = c.cg_sweep(si, v2[1], v2[2], v2[3], v2[4], v2[5], v2[6], 0.3, 0.7)
+    eq(sd:phases().d_one_value, host and nloc > 26 and M == U, what .. "d one number")
+    eq(si:phases().d_one_value, false, what .. "nodia: u stored")
     eq(a1, a2, what .. "r'u")
     eq(b1, b2, what .. "w'u")
     eq(c1, c2, what .. "r'r")
