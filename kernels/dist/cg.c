@@ -94,31 +94,28 @@ static const char *const sig_w16v1[] = {"range" R1("ip", "int32") R1("io", "int1
                                         NULL};
 static const sk_kbody k_w16v1 = {.label = "dist.cg_w16v1", .body = sk_body_dist_cg_w16v1,
                                  .pattern = SK_FOR, .sigs = sig_w16v1};
-#define O5 " o0=int64 o1=int64 o2=int64 o3=int64 o4=int64"
-#define O7 O5 " o5=int64 o6=int64"
-#define V5 " v0=float64 v1=float64 v2=float64 v3=float64 v4=float64"
-#define V7 V5 " v5=float64 v6=float64"
+#define DOV R1("doff", "int64") F1("dval")
 static const char *const sig_wdia5[] = {
-  "range" R1("dc", "uint8") F1("u") F1("w") O5 V5 " rb=int64 re=int64", NULL};
+  "range" R1("dc", "uint8") F1("u") F1("w") DOV " rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia5 = {.label = "dist.cg_wdia5", .body = sk_body_dist_cg_wdia5,
                                  .pattern = SK_FOR, .sigs = sig_wdia5};
 static const char *const sig_wdia7[] = {
-  "range" R1("dc", "uint8") F1("u") F1("w") O7 V7 " rb=int64 re=int64", NULL};
+  "range" R1("dc", "uint8") F1("u") F1("w") DOV " rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia7 = {.label = "dist.cg_wdia7", .body = sk_body_dist_cg_wdia7,
                                  .pattern = SK_FOR, .sigs = sig_wdia7};
 static const char *const sig_wdia5_1[] = {
-  "range" R1("dc", "uint8") F1("r") F1("w") O5 V5 " dd=float64 rb=int64 re=int64", NULL};
+  "range" R1("dc", "uint8") F1("r") F1("w") DOV " dd=float64 rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia5_1 = {.label = "dist.cg_wdia5_1", .body = sk_body_dist_cg_wdia5_1,
                                    .pattern = SK_FOR, .sigs = sig_wdia5_1};
 static const char *const sig_wdia7_1[] = {
-  "range" R1("dc", "uint8") F1("r") F1("w") O7 V7 " dd=float64 rb=int64 re=int64", NULL};
+  "range" R1("dc", "uint8") F1("r") F1("w") DOV " dd=float64 rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia7_1 = {.label = "dist.cg_wdia7_1", .body = sk_body_dist_cg_wdia7_1,
                                    .pattern = SK_FOR, .sigs = sig_wdia7_1};
-static const char *const sig_wdia5t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") O5,
+static const char *const sig_wdia5t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"),
                                          NULL};
 static const sk_kbody k_wdia5t = {.label = "dist.cg_wdia5t", .body = sk_body_dist_cg_wdia5t,
                                   .pattern = SK_FOR, .sigs = sig_wdia5t};
-static const char *const sig_wdia7t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") O7,
+static const char *const sig_wdia7t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"),
                                          NULL};
 static const sk_kbody k_wdia7t = {.label = "dist.cg_wdia7t", .body = sk_body_dist_cg_wdia7t,
                                   .pattern = SK_FOR, .sigs = sig_wdia7t};
@@ -185,12 +182,13 @@ const sk_kbody *const sk_dist_bodies[] = {
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
- * the update of at most two blocks ahead), a few thousand rows a thread
- * so the launches stay cheap beside the work (on this project's 2-core
- * host, 8192 to 131072 rows a block timed alike on both Poisson
- * matrices; the whole range in one block too: its L3 holds much of the
- * working set); a device runs each pass over all rows at once */
-#define SK_DIST_CG_MINBLOCK 8192
+ * the update of at most two blocks ahead), tens of thousands of rows a
+ * thread: on this project's 2-core host, one thread a rank, 32768 rows
+ * a block took 0.85-0.95 of 16384's time and 0.8 of 8192's on both
+ * Poisson matrices (longer streams for the prefetchers, fewer launches);
+ * 131072 timed as 32768 or slower; a device runs each pass over all rows
+ * at once */
+#define SK_DIST_CG_MINBLOCK 32768
 
 /* the interior by diagonals (cg.h's dia; host views, the value codes
  * built): kernels/sparse/dia.c's form of the interior block (its offsets,
@@ -215,13 +213,21 @@ static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   }
   c->dc = d.code;
   c->dtab = d.tab;
-  /* one value a diagonal (a stencil of constant coefficients): the group
-   * bodies take them as scalars; else every value from dtab */
+  /* the offsets, and one value a diagonal (a stencil of constant
+   * coefficients: the group bodies; else every value from dtab) */
   const uint32_t all = ((uint32_t)1 << d.nd) - 1;
   c->duni = (d.uni & all) == all;
+  int64_t seven = 7;
+  if (sk_view_create(&c->doffv, "cg_dia_offsets", SK_I64, 1, &seven, SK_RIGHT, SK_SPACE_HOST,
+                     0, NULL, err, errlen) < 0 ||
+      sk_view_create(&c->dvalv, "cg_dia_values", SK_F64, 1, &seven, SK_RIGHT, SK_SPACE_HOST, 0,
+                     NULL, err, errlen) < 0) {
+    sk_view_release(&d.dv);
+    return -1;
+  }
   for (int q = 0; q < 7; q++) {
-    c->doff[q] = q < d.nd ? d.off[q] : 0;
-    c->dval[q] = c->duni && q < d.nd ? ((const double *)d.dv.data)[q] : 0.0;
+    ((int64_t *)c->doffv.data)[q] = q < d.nd ? d.off[q] : 0;
+    ((double *)c->dvalv.data)[q] = c->duni && q < d.nd ? ((const double *)d.dv.data)[q] : 0.0;
   }
   sk_view_release(&d.dv);
   c->dia = d.width;
@@ -351,7 +357,8 @@ void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
   const sk_view *v[] = {&c->br,    &c->sbuf, &c->c16.rowptr, &c->c16.off,
                         &c->vd.code, &c->vd.tab, &c->hsbuf,     &c->hhu,
-                        &c->dc,    &c->dtab, &c->u};
+                        &c->dc,    &c->dtab, &c->u,          &c->doffv,
+                        &c->dvalv};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -369,6 +376,8 @@ void sk_dist_cg_free(sk_dist_cg *c) {
   sk_view_release(&c->dc);
   sk_view_release(&c->dtab);
   sk_view_release(&c->u);
+  sk_view_release(&c->doffv);
+  sk_view_release(&c->dvalv);
   memset(c, 0, sizeof *c);
 }
 
@@ -451,22 +460,18 @@ static int wpart(const hsweep *h, int64_t b, int64_t e, char *err, size_t errlen
 static int wdia(const hsweep *h, int64_t b, int64_t e, char *err, size_t errlen) {
   if (e <= b) return 0;
   const sk_dist_cg *c = h->c;
-  const int64_t *o = c->doff;
-  const double *dv = c->dval;
   const int w7 = c->dia == 7;
-  sk_arg a[22];
+  sk_arg a[8];
   int na = 0;
   a[na++] = sk_arg_view_ro("dc", &c->dc);
   a[na++] = h->d1 ? sk_arg_view_ro("r", h->v[2]) : sk_arg_view_ro("u", &c->u);
   a[na++] = sk_arg_view("w", h->v[5]);
-  static const char *const on[7] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6"};
-  static const char *const vn[7] = {"v0", "v1", "v2", "v3", "v4", "v5", "v6"};
-  for (int q = 0; q < c->dia; q++) a[na++] = sk_arg_i64(on[q], o[q]);
+  a[na++] = sk_arg_view_ro("doff", &c->doffv);
   if (!c->duni) {
     a[na++] = sk_arg_view_ro("dtab", &c->dtab);
     return sk_kbody_range(w7 ? &k_wdia7t : &k_wdia5t, b, e, a, na, NULL, err, errlen);
   }
-  for (int q = 0; q < c->dia; q++) a[na++] = sk_arg_f64(vn[q], dv[q]);
+  a[na++] = sk_arg_view_ro("dval", &c->dvalv);
   a[na++] = sk_arg_i64("rb", b);
   a[na++] = sk_arg_i64("re", e);
   if (h->d1) a[na++] = sk_arg_f64("dd", h->dd);
