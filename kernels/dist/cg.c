@@ -6,16 +6,19 @@
  *      will leave it, and the halo exchange starts (the plan's
  *      MPI_Ineighbor_alltoallv);
  *   2. the update (p, s, x, r; r'u, r'r) and the interior block's SpMV
- *      (w = A u with w'u) run in blocks of rows, the update 'reach' rows
+ *      (w = A u, w'u) run in blocks of rows, the update 'reach' rows
  *      ahead of the SpMV (the farthest interior column right of a row),
  *      so the SpMV reads u = d r of rows the update just wrote, from
- *      cache: one pass over the vectors and the matrix instead of two
- *      (where the vectors do not stay in the last-level cache anyway:
- *      on this project's host, 260 MiB of it, the blocks timed as two
- *      passes do). On the host a stencil's interior rows run by
- *      diagonals (cg.h's dia), and an MPI_Test behind each block moves
- *      the exchange on (MPI progresses a nonblocking collective only
- *      inside its calls);
+ *      cache: one pass over the vectors and the matrix instead of two.
+ *      On the host a block's SpMV writes w only (by diagonals where the
+ *      interior is a stencil's: cg.h's dia), then one launch (cg_upddot)
+ *      sums its w'u and updates the rows the next block reads, 64 rows a
+ *      launch index in vectorised loops; the update stores u for the
+ *      SpMV, or where d is one number (Jacobi of a constant diagonal, no
+ *      preconditioner) the bodies form u = dd r where they read it. An
+ *      MPI_Test behind each block moves the exchange on (MPI progresses
+ *      a nonblocking collective only inside its calls). On a device the
+ *      update, then the SpMV with w'u, each over all rows;
  *   3. the exchange completes and the boundary rows add the halo's part
  *      of w and w'u;
  *   4. r'u, w'u and r'r in one MPI_Allreduce.
@@ -41,17 +44,18 @@
 #define F1(name)     R1(name, "float64")
 
 /* -- bodies ------------------------------------------------------------------ */
-static const char *const sig_update[] = {
-  "range" F1("d") F1("x") F1("r") F1("p") F1("s") F1("w") " alpha=float64 beta=float64",
-  NULL};
+static const char *const sig_update[] = {"range" F1("d") F1("x") F1("r") F1("p") F1("s")
+                                           F1("w") " alpha=float64 beta=float64",
+                                         NULL};
 static const sk_kbody k_update = {.label = "dist.cg_update",
                                   .body = sk_body_dist_cg_update,
                                   .pattern = SK_REDUCE,
                                   .sigs = sig_update,
                                   .reds = "sum:float64 sum:float64"};
 static const char *const sig_upddot[] = {
-  "range" F1("d") F1("x") F1("r") F1("p") F1("s") F1("w") F1("u") " alpha=float64 beta=float64"
-  " db=int64 nd=int64 ub=int64 nu=int64",
+  "range" F1("d") F1("x") F1("r") F1("p") F1("s") F1("w")
+    F1("u") " alpha=float64 beta=float64"
+            " db=int64 nd=int64 ub=int64 nu=int64",
   NULL};
 static const sk_kbody k_upddot = {.label = "dist.cg_upddot",
                                   .body = sk_body_dist_cg_upddot,
@@ -60,7 +64,7 @@ static const sk_kbody k_upddot = {.label = "dist.cg_upddot",
                                   .reds = "sum:float64 sum:float64 sum:float64"};
 static const char *const sig_upddot1[] = {
   "range" F1("x") F1("r") F1("p") F1("s") F1("w") " dd=float64 alpha=float64 beta=float64"
-  " db=int64 nd=int64 ub=int64 nu=int64",
+                                                  " db=int64 nd=int64 ub=int64 nu=int64",
   NULL};
 static const sk_kbody k_upddot1 = {.label = "dist.cg_upddot1",
                                    .body = sk_body_dist_cg_upddot1,
@@ -73,88 +77,105 @@ static const sk_kbody k_dsame = {.label = "dist.cg_dsame",
                                  .pattern = SK_REDUCE,
                                  .sigs = sig_dsame,
                                  .reds = "sum:int64"};
-static const char *const sig_w[] = {"range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("u")
-                                      F1("w"),
-                                    NULL};
-static const sk_kbody k_w = {.label = "dist.cg_w", .body = sk_body_dist_cg_w,
-                             .pattern = SK_FOR, .sigs = sig_w};
-static const char *const sig_w16[] = {"range" R1("ip", "int32") R1("io", "int16") F1("iv")
-                                        F1("u") F1("w"),
-                                      NULL};
-static const sk_kbody k_w16 = {.label = "dist.cg_w16", .body = sk_body_dist_cg_w16,
-                               .pattern = SK_FOR, .sigs = sig_w16};
+static const char *const sig_w[] = {
+  "range" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("u") F1("w"), NULL};
+static const sk_kbody k_w = {
+  .label = "dist.cg_w", .body = sk_body_dist_cg_w, .pattern = SK_FOR, .sigs = sig_w};
+static const char *const sig_w16[] = {
+  "range" R1("ip", "int32") R1("io", "int16") F1("iv") F1("u") F1("w"), NULL};
+static const sk_kbody k_w16 = {.label = "dist.cg_w16",
+                               .body = sk_body_dist_cg_w16,
+                               .pattern = SK_FOR,
+                               .sigs = sig_w16};
 static const char *const sig_w16v[] = {"range" R1("ip", "int32") R1("io", "int16")
                                          R1("vcode", "uint8") F1("vtab") F1("u") F1("w"),
                                        NULL};
-static const sk_kbody k_w16v = {.label = "dist.cg_w16v", .body = sk_body_dist_cg_w16v,
-                                .pattern = SK_FOR, .sigs = sig_w16v};
+static const sk_kbody k_w16v = {.label = "dist.cg_w16v",
+                                .body = sk_body_dist_cg_w16v,
+                                .pattern = SK_FOR,
+                                .sigs = sig_w16v};
 static const char *const sig_w16v1[] = {"range" R1("ip", "int32") R1("io", "int16")
-                                          R1("vcode", "uint8") F1("vtab") F1("r") F1("w")
-                                            " dd=float64",
+                                          R1("vcode", "uint8") F1("vtab") F1("r")
+                                            F1("w") " dd=float64",
                                         NULL};
-static const sk_kbody k_w16v1 = {.label = "dist.cg_w16v1", .body = sk_body_dist_cg_w16v1,
-                                 .pattern = SK_FOR, .sigs = sig_w16v1};
+static const sk_kbody k_w16v1 = {.label = "dist.cg_w16v1",
+                                 .body = sk_body_dist_cg_w16v1,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_w16v1};
 #define DOV R1("doff", "int64") F1("dval")
 static const char *const sig_wdia5[] = {
   "range" R1("dc", "uint8") F1("u") F1("w") DOV " rb=int64 re=int64", NULL};
-static const sk_kbody k_wdia5 = {.label = "dist.cg_wdia5", .body = sk_body_dist_cg_wdia5,
-                                 .pattern = SK_FOR, .sigs = sig_wdia5};
+static const sk_kbody k_wdia5 = {.label = "dist.cg_wdia5",
+                                 .body = sk_body_dist_cg_wdia5,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_wdia5};
 static const char *const sig_wdia7[] = {
   "range" R1("dc", "uint8") F1("u") F1("w") DOV " rb=int64 re=int64", NULL};
-static const sk_kbody k_wdia7 = {.label = "dist.cg_wdia7", .body = sk_body_dist_cg_wdia7,
-                                 .pattern = SK_FOR, .sigs = sig_wdia7};
+static const sk_kbody k_wdia7 = {.label = "dist.cg_wdia7",
+                                 .body = sk_body_dist_cg_wdia7,
+                                 .pattern = SK_FOR,
+                                 .sigs = sig_wdia7};
 static const char *const sig_wdia5_1[] = {
   "range" R1("dc", "uint8") F1("r") F1("w") DOV " dd=float64 rb=int64 re=int64", NULL};
-static const sk_kbody k_wdia5_1 = {.label = "dist.cg_wdia5_1", .body = sk_body_dist_cg_wdia5_1,
-                                   .pattern = SK_FOR, .sigs = sig_wdia5_1};
+static const sk_kbody k_wdia5_1 = {.label = "dist.cg_wdia5_1",
+                                   .body = sk_body_dist_cg_wdia5_1,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_wdia5_1};
 static const char *const sig_wdia7_1[] = {
   "range" R1("dc", "uint8") F1("r") F1("w") DOV " dd=float64 rb=int64 re=int64", NULL};
-static const sk_kbody k_wdia7_1 = {.label = "dist.cg_wdia7_1", .body = sk_body_dist_cg_wdia7_1,
-                                   .pattern = SK_FOR, .sigs = sig_wdia7_1};
-static const char *const sig_wdia5t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"),
-                                         NULL};
-static const sk_kbody k_wdia5t = {.label = "dist.cg_wdia5t", .body = sk_body_dist_cg_wdia5t,
-                                  .pattern = SK_FOR, .sigs = sig_wdia5t};
-static const char *const sig_wdia7t[] = {"range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"),
-                                         NULL};
-static const sk_kbody k_wdia7t = {.label = "dist.cg_wdia7t", .body = sk_body_dist_cg_wdia7t,
-                                  .pattern = SK_FOR, .sigs = sig_wdia7t};
-static const char *const sig_spmv_team[] = {
-  "team" R1("ip", "int64") R1("ic", "int32") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
+static const sk_kbody k_wdia7_1 = {.label = "dist.cg_wdia7_1",
+                                   .body = sk_body_dist_cg_wdia7_1,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_wdia7_1};
+static const char *const sig_wdia5t[] = {
+  "range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"), NULL};
+static const sk_kbody k_wdia5t = {.label = "dist.cg_wdia5t",
+                                  .body = sk_body_dist_cg_wdia5t,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_wdia5t};
+static const char *const sig_wdia7t[] = {
+  "range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"), NULL};
+static const sk_kbody k_wdia7t = {.label = "dist.cg_wdia7t",
+                                  .body = sk_body_dist_cg_wdia7t,
+                                  .pattern = SK_FOR,
+                                  .sigs = sig_wdia7t};
+static const char *const sig_spmv_team[] = {"team" R1("ip", "int64") R1("ic", "int32")
+                                              F1("iv") F1("d") F1("r") F1("w") " n=int64",
+                                            NULL};
 static const sk_kbody k_spmv_team = {.label = "dist.cg_spmv_team",
                                      .body = sk_body_dist_cg_spmv_team,
                                      .pattern = SK_REDUCE,
                                      .red_op = SK_RED_SUM,
                                      .sigs = sig_spmv_team};
 static const char *const sig_spmv16_team[] = {
-  "team" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w") " n=int64", NULL};
+  "team" R1("ip", "int32") R1("io", "int16") F1("iv") F1("d") F1("r") F1("w") " n=int64",
+  NULL};
 static const sk_kbody k_spmv16_team = {.label = "dist.cg_spmv16_team",
                                        .body = sk_body_dist_cg_spmv16_team,
                                        .pattern = SK_REDUCE,
                                        .red_op = SK_RED_SUM,
                                        .sigs = sig_spmv16_team};
-static const char *const sig_spmv16v_team[] = {
-  "team" R1("ip", "int32") R1("io", "int16") R1("vcode", "uint8") F1("vtab") F1("d") F1("r")
-    F1("w") " n=int64",
-  NULL};
+static const char *const sig_spmv16v_team[] = {"team" R1("ip", "int32") R1("io", "int16")
+                                                 R1("vcode", "uint8") F1("vtab") F1("d")
+                                                   F1("r") F1("w") " n=int64",
+                                               NULL};
 static const sk_kbody k_spmv16v_team = {.label = "dist.cg_spmv16v_team",
                                         .body = sk_body_dist_cg_spmv16v_team,
                                         .pattern = SK_REDUCE,
                                         .red_op = SK_RED_SUM,
                                         .sigs = sig_spmv16v_team};
-static const char *const sig_pack[] = {
-  "range" R1("sl", "int64") F1("d") F1("r") F1("w") F1("s") F1("buf")
-  " alpha=float64 beta=float64",
-  NULL};
+static const char *const sig_pack[] = {"range" R1("sl", "int64") F1("d") F1("r") F1("w")
+                                         F1("s") F1("buf") " alpha=float64 beta=float64",
+                                       NULL};
 static const sk_kbody k_pack = {.label = "dist.cg_pack",
                                 .body = sk_body_dist_cg_pack,
                                 .pattern = SK_FOR,
                                 .sigs = sig_pack};
-static const sk_kbody k_put = {.label = "dist.cg_put", .body = sk_body_dist_cg_put,
-                               .pattern = SK_FOR};
+static const sk_kbody k_put = {
+  .label = "dist.cg_put", .body = sk_body_dist_cg_put, .pattern = SK_FOR};
 static const char *const sig_halo[] = {"range" R1("br", "int64") R1("bp", "int64")
-                                         R1("bc", "int32") F1("bv") F1("hu") F1("d") F1("r")
-                                           F1("w"),
+                                         R1("bc", "int32") F1("bv") F1("hu") F1("d")
+                                           F1("r") F1("w"),
                                        NULL};
 static const sk_kbody k_halo = {.label = "dist.cg_halo",
                                 .body = sk_body_dist_cg_halo,
@@ -167,7 +188,8 @@ static const sk_kbody k_bcount = {.label = "dist.cg_bcount",
                                   .pattern = SK_REDUCE,
                                   .sigs = sig_bcount,
                                   .reds = "sum:int64"};
-static const char *const sig_brows[] = {"range" R1("bp", "int64") R1("br", "int64"), NULL};
+static const char *const sig_brows[] = {"range" R1("bp", "int64") R1("br", "int64"),
+                                        NULL};
 static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .body = sk_body_dist_cg_brows,
                                  .pattern = SK_SCAN,
@@ -175,10 +197,10 @@ static const sk_kbody k_brows = {.label = "dist.cg_brows",
                                  .reds = "int64"};
 
 const sk_kbody *const sk_dist_bodies[] = {
-  &k_update,  &k_upddot,  &k_upddot1, &k_dsame, &k_w,      &k_w16,   &k_w16v,
-  &k_w16v1,   &k_wdia5,   &k_wdia7,   &k_wdia5_1, &k_wdia7_1, &k_wdia5t, &k_wdia7t,
-  &k_pack,    &k_halo,    &k_bcount,  &k_brows, &k_spmv_team, &k_spmv16_team,
-  &k_spmv16v_team, NULL};
+  &k_update,    &k_upddot,      &k_upddot1,      &k_dsame, &k_w,       &k_w16,
+  &k_w16v,      &k_w16v1,       &k_wdia5,        &k_wdia7, &k_wdia5_1, &k_wdia7_1,
+  &k_wdia5t,    &k_wdia7t,      &k_pack,         &k_halo,  &k_bcount,  &k_brows,
+  &k_spmv_team, &k_spmv16_team, &k_spmv16v_team, NULL};
 
 /* -- set-up ------------------------------------------------------------------ */
 /* rows a block of the sweep: at least the reach (a block's SpMV then needs
@@ -199,8 +221,12 @@ const sk_kbody *const sk_dist_bodies[] = {
 static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   const int64_t n = c->n;
   if (n < 1 || c->lo >= c->hi) return 0;
-  const sk_csr A = {.rowptr = c->ip, .colidx = c->ic, .values = c->iv, .nrows = n,
-                    .ncols = n, .nnz = nnz};
+  const sk_csr A = {.rowptr = c->ip,
+                    .colidx = c->ic,
+                    .values = c->iv,
+                    .nrows = n,
+                    .ncols = n,
+                    .nnz = nnz};
   sk_dia d;
   if (sk_dia_build(&A, &c->vd, 5, &d, err, errlen) < 0) return -1;
   if (d.ok && d.width == 6) { /* the body of width 7 */
@@ -218,16 +244,17 @@ static int dia_build(sk_dist_cg *c, int64_t nnz, char *err, size_t errlen) {
   const uint32_t all = ((uint32_t)1 << d.nd) - 1;
   c->duni = (d.uni & all) == all;
   int64_t seven = 7;
-  if (sk_view_create(&c->doffv, "cg_dia_offsets", SK_I64, 1, &seven, SK_RIGHT, SK_SPACE_HOST,
-                     0, NULL, err, errlen) < 0 ||
-      sk_view_create(&c->dvalv, "cg_dia_values", SK_F64, 1, &seven, SK_RIGHT, SK_SPACE_HOST, 0,
-                     NULL, err, errlen) < 0) {
+  if (sk_view_create(&c->doffv, "cg_dia_offsets", SK_I64, 1, &seven, SK_RIGHT,
+                     SK_SPACE_HOST, 0, NULL, err, errlen) < 0 ||
+      sk_view_create(&c->dvalv, "cg_dia_values", SK_F64, 1, &seven, SK_RIGHT,
+                     SK_SPACE_HOST, 0, NULL, err, errlen) < 0) {
     sk_view_release(&d.dv);
     return -1;
   }
   for (int q = 0; q < 7; q++) {
     ((int64_t *)c->doffv.data)[q] = q < d.nd ? d.off[q] : 0;
-    ((double *)c->dvalv.data)[q] = c->duni && q < d.nd ? ((const double *)d.dv.data)[q] : 0.0;
+    ((double *)c->dvalv.data)[q] =
+      c->duni && q < d.nd ? ((const double *)d.dv.data)[q] : 0.0;
   }
   sk_view_release(&d.dv);
   c->dia = d.width;
@@ -271,8 +298,8 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
   c->stage = stage || !sk_space_host_accessible(c->iv->space);
   if (sk_view_create(&c->br, "boundary_rows", SK_I64, 1, &nbr, SK_RIGHT, c->iv->space, 0,
                      NULL, err, errlen) < 0 ||
-      sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->iv->space, 0, NULL,
-                     err, errlen) < 0 ||
+      sk_view_create(&c->sbuf, "halo_send", SK_F64, 1, &ns, SK_RIGHT, c->iv->space, 0,
+                     NULL, err, errlen) < 0 ||
       sk_view_create(&c->slid, "halo_send_ids", SK_I64, 1, plan->nsend > 0 ? &ns : &one,
                      SK_RIGHT, SK_SPACE_HOST, 0, plan->slid, err, errlen) < 0) {
     sk_dist_cg_free(c);
@@ -291,15 +318,16 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
       rc = sk_view_create(&c->hsbuf, "halo_send_host", SK_F64, 1, &ns, SK_RIGHT,
                           SK_SPACE_HOST, 0, NULL, err, errlen);
     if (rc == 0)
-      rc = sk_view_create(&c->hhu, "halo_host", SK_F64, 1, &nh, SK_RIGHT, SK_SPACE_HOST, 0,
-                          NULL, err, errlen);
+      rc = sk_view_create(&c->hhu, "halo_host", SK_F64, 1, &nh, SK_RIGHT, SK_SPACE_HOST,
+                          0, NULL, err, errlen);
     if (rc < 0) {
       sk_dist_cg_free(c);
       return -1;
     }
   }
   sk_arg bra[] = {sk_arg_view("bp", c->bp), sk_arg_view("br", &c->br)};
-  if (c->nbr > 0 && sk_kbody_range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
+  if (c->nbr > 0 &&
+      sk_kbody_range(&k_brows, 0, c->n, bra, NELEM(bra), &res, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
   }
@@ -333,14 +361,14 @@ int sk_dist_cg_init(sk_dist_cg *c, sk_dist_plan *plan, const sk_view *const v[7]
     c->hi = c->n - c->c16.right > c->lo ? c->n - c->c16.right : c->lo;
     /* and u = d r stored by the update for the SpMV */
     int64_t nu = c->n > 0 ? c->n : 1;
-    if (sk_view_create(&c->u, "cg_u", SK_F64, 1, &nu, SK_RIGHT, c->iv->space, 0, NULL, err,
-                       errlen) < 0) {
+    if (sk_view_create(&c->u, "cg_u", SK_F64, 1, &nu, SK_RIGHT, c->iv->space, 0, NULL,
+                       err, errlen) < 0) {
       sk_dist_cg_free(c);
       return -1;
     }
   }
   if (c->team_size == 0 && c->c16.ok && c->vd.ok && c->iv->dtype == SK_F64 && !nodia &&
-             dia_build(c, nnz, err, errlen) < 0) {
+      dia_build(c, nnz, err, errlen) < 0) {
     sk_dist_cg_free(c);
     return -1;
   }
@@ -355,10 +383,9 @@ void sk_dist_cg_onesided(sk_dist_cg *c, const sk_view *rb0, const sk_view *rb1,
 }
 
 int64_t sk_dist_cg_bytes(const sk_dist_cg *c) {
-  const sk_view *v[] = {&c->br,    &c->sbuf, &c->c16.rowptr, &c->c16.off,
-                        &c->vd.code, &c->vd.tab, &c->hsbuf,     &c->hhu,
-                        &c->dc,    &c->dtab, &c->u,          &c->doffv,
-                        &c->dvalv};
+  const sk_view *v[] = {&c->br,     &c->sbuf,  &c->c16.rowptr, &c->c16.off, &c->vd.code,
+                        &c->vd.tab, &c->hsbuf, &c->hhu,        &c->dc,      &c->dtab,
+                        &c->u,      &c->doffv, &c->dvalv};
   int64_t b = 0;
   for (int i = 0; i < NELEM(v); i++)
     if (v[i]->alloc) b += (int64_t)v[i]->alloc->bytes;
@@ -384,10 +411,12 @@ void sk_dist_cg_free(sk_dist_cg *c) {
 /* -- the sweep --------------------------------------------------------------- */
 /* a device's sweep: the update over all rows, then the SpMV (a row a team
  * member) with w'u; g, rr, dl its sums */
-static int sweep_device(sk_dist_cg *c, const sk_view *const v[6], double alpha, double beta,
-                        double *g, double *rr, double *dl, char *err, size_t errlen) {
-  sk_arg ua[] = {sk_arg_view("d", v[0]), sk_arg_view("x", v[1]),  sk_arg_view("r", v[2]),
-                 sk_arg_view("p", v[3]), sk_arg_view("s", v[4]),  sk_arg_view("w", v[5]),
+static int sweep_device(sk_dist_cg *c, const sk_view *const v[6], double alpha,
+                        double beta, double *g, double *rr, double *dl, char *err,
+                        size_t errlen) {
+  sk_arg ua[] = {sk_arg_view("d", v[0]),     sk_arg_view("x", v[1]),
+                 sk_arg_view("r", v[2]),     sk_arg_view("p", v[3]),
+                 sk_arg_view("s", v[4]),     sk_arg_view("w", v[5]),
                  sk_arg_f64("alpha", alpha), sk_arg_f64("beta", beta)};
   const int lean = c->c16.ok, coded = lean && c->vd.ok;
   sk_arg ta[9];
@@ -452,7 +481,10 @@ static int wpart(const hsweep *h, int64_t b, int64_t e, char *err, size_t errlen
     return sk_kbody_range(&k_w16v1, b, e, a, na, NULL, err, errlen);
   }
   a[na++] = sk_arg_view_ro("u", &c->u);
-  return sk_kbody_range(coded ? &k_w16v : lean ? &k_w16 : &k_w, b, e, a, na, NULL, err, errlen);
+  return sk_kbody_range(coded  ? &k_w16v
+                        : lean ? &k_w16
+                               : &k_w,
+                        b, e, a, na, NULL, err, errlen);
 }
 
 /* the same by diagonals (rows lo <= i < hi): groups of 64 rows with one
@@ -544,7 +576,7 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
                  double *g, double *rr, double *dl, char *err, size_t errlen) {
   if (c->team_size > 0)
     return sweep_device(c, v, alpha, beta, g, rr, dl, err, errlen) < 0 ||
-                   (!c->onesided && sk_dist_plan_progress(c->plan, err, errlen) < 0)
+               (!c->onesided && sk_dist_plan_progress(c->plan, err, errlen) < 0)
              ? -1
              : 0;
   const int64_t n = c->n, B = c->block, R = c->reach;
@@ -570,7 +602,8 @@ static int sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, double 
     const int64_t nb1 = b1 + B < n ? b1 + B : n;
     const int64_t need = nb1 + R < n ? nb1 + R : n;
     const int64_t nu = need > done ? need - done : 0;
-    if (upddot(&h, alpha, beta, b0, b1 - b0, done, nu, g, dl, rr, err, errlen) < 0) return -1;
+    if (upddot(&h, alpha, beta, b0, b1 - b0, done, nu, g, dl, rr, err, errlen) < 0)
+      return -1;
     done += nu;
     /* the halo exchange moved on behind each block (MPI progresses it
      * only inside its calls): done by the end, the wait is the other
@@ -589,18 +622,21 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_view("r", v[2]),      sk_arg_view("w", v[5]),
                    sk_arg_view("s", v[4]),      sk_arg_view("buf", &c->sbuf),
                    sk_arg_f64("alpha", alpha),  sk_arg_f64("beta", beta)};
-    if (sk_kbody_range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0) return -1;
+    if (sk_kbody_range(&k_pack, 0, pl->nsend, pa, NELEM(pa), NULL, err, errlen) < 0)
+      return -1;
   }
   if (c->onesided) {
     /* one-sided: the packed values stored into the receivers' buffer */
     if (pl->nsend > 0) {
       sk_arg ua[] = {sk_arg_view("rb", c->rb[c->turn]), sk_arg_view("pe", c->pe),
                      sk_arg_view("off", c->off), sk_arg_view("buf", &c->sbuf)};
-      if (sk_kbody_range(&k_put, 0, pl->nsend, ua, NELEM(ua), NULL, err, errlen) < 0) return -1;
+      if (sk_kbody_range(&k_put, 0, pl->nsend, ua, NELEM(ua), NULL, err, errlen) < 0)
+        return -1;
     }
   } else {
     /* staged: the packed values to the host, the halo arrives there */
-    if (c->stage && pl->nsend > 0 && sk_view_deep_copy(&c->hsbuf, &c->sbuf, err, errlen) < 0)
+    if (c->stage && pl->nsend > 0 &&
+        sk_view_deep_copy(&c->hsbuf, &c->sbuf, err, errlen) < 0)
       return -1;
     if (sk_dist_plan_start_packed(pl, c->stage ? c->hsbuf.data : c->sbuf.data,
                                   c->stage ? c->hhu.data : c->hu->data, err, errlen) < 0)
@@ -615,7 +651,8 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
   /* the exchange completes whatever happened: the other ranks wait on it */
   char werr[512];
   if ((c->onesided ? sk_remote_fence(werr, sizeof werr)
-                   : sk_dist_plan_wait(pl, werr, sizeof werr)) < 0 && rc == 0) {
+                   : sk_dist_plan_wait(pl, werr, sizeof werr)) < 0 &&
+      rc == 0) {
     snprintf(err, errlen, "%s", werr);
     return -1;
   }
@@ -642,7 +679,8 @@ int sk_dist_cg_sweep(sk_dist_cg *c, const sk_view *const v[6], double alpha, dou
                    sk_arg_view("hu", c->hu),  sk_arg_view("d", v[0]),
                    sk_arg_view("r", v[2]),    sk_arg_view("w", v[5])};
     sk_result res;
-    if (sk_kbody_range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0) return -1;
+    if (sk_kbody_range(&k_halo, 0, c->nbr, ha, NELEM(ha), &res, err, errlen) < 0)
+      return -1;
     dl += sk_result_f64(&res, 0);
   }
   t1 = sk_dist_wtime();
