@@ -89,7 +89,7 @@ int sk_run(const sk_kdesc *d, const sk_policy *p, const sk_arg *args, int nargs,
  * more than SK_LPREP_MAXCAP captures, a name of SK_LPREP_NAMELEN bytes or
  * more, or a running capture
  * (speck.graph_capture) always takes the general path. */
-#define SK_LPREP_MAXCAP 8
+#define SK_LPREP_MAXCAP 16
 #define SK_LPREP_NAMELEN 24
 typedef struct sk_lprep {
   const void *owner; /* NULL: empty */

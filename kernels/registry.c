@@ -295,7 +295,7 @@ int sk_kbody_run(const sk_kbody *kb, int64_t n, const sk_view *const *v, const d
  * comparator compiled into its bodies, on the stack) takes the general
  * path, whose key compares the text itself. */
 #define KPREP_SETS 32 /* the set: the top 5 bits of the address hash */
-static _Thread_local sk_lprep *kprep; /* on the heap: 26 KB of static TLS
+static _Thread_local sk_lprep *kprep; /* on the heap: 50 KB of static TLS
                                         * would weigh on every thread */
 static pthread_key_t kprep_key;
 static pthread_once_t kprep_once = PTHREAD_ONCE_INIT;

@@ -308,8 +308,10 @@ static int cg_bytes(lua_State *L) {
 }
 
 /* state:phases() -> {pack, interior, wait, boundary, allreduce, sweeps,
- * dia}: this rank's seconds in each phase of the sweeps so far, their
- * count, and the width of the interior's diagonal body (0: none) */
+ * dia, dia_one_value, d_one_value}: this rank's seconds in each phase of
+ * the sweeps so far, their count, the width of the interior's diagonal
+ * body (0: none), whether it takes one value a diagonal and whether the
+ * last sweep's d was one number (kernels/dist/cg.h's duni, d1) */
 static int cg_phases(lua_State *L) {
   sk_dist_cg *c = luaL_checkudata(L, 1, CG_MT);
   static const char *const names[SK_DIST_CG_PHASES] = {"pack", "interior", "wait", "boundary",
@@ -323,6 +325,10 @@ static int cg_phases(lua_State *L) {
   lua_setfield(L, -2, "sweeps");
   lua_pushinteger(L, c->dia);
   lua_setfield(L, -2, "dia");
+  lua_pushboolean(L, c->dia && c->duni);
+  lua_setfield(L, -2, "dia_one_value");
+  lua_pushboolean(L, c->d1);
+  lua_setfield(L, -2, "d_one_value");
   return 1;
 }
 

@@ -30,13 +30,22 @@ typedef struct sk_dist_cg {
    * kernels/sparse/dia.c): where every row's columns are its index plus
    * offsets from one set of at most 7, the rows lo <= i < hi (whose
    * columns all lie in the rank) run the straight-line body of width dia
-   * (5 or 7; 0: none) over the offsets doff (ascending, padded with 0),
+   * (5 or 7; 0: none) over the offsets (ascending, padded with 0),
    * the values' codes dc (uint8, dia.c's blocks of 64 rows: diagonal q's
    * of row i at (i / 64) 64 dia + 64 q + i % 64; 0 for a column the row
-   * lacks) into dtab (float64, slot 0 unused) */
-  int dia;
-  int64_t doff[7], lo, hi;
-  sk_view dc, dtab;
+   * lacks) into dtab (float64, slot 0 unused); duni: every diagonal's
+   * entries have one value, dvalv (float64, 7, padded with 0), and the
+   * body runs 64 rows a launch index (vectorised); the offsets in doffv
+   * (int64, 7) */
+  int dia, duni;
+  int64_t lo, hi;
+  sk_view dc, dtab, doffv, dvalv;
+  sk_view u; /* the host's u = d r, stored by the update for the SpMV */
+  /* d1: every entry of the sweeps' d is the number dd (cg.c's d_once, for
+   * the d at dseen): u = dd r formed where it is read, not stored */
+  int d1;
+  double dd;
+  const void *dseen;
   /* stage: the halo travels through host buffers -- the packed values
    * (hsbuf) and the received halo (hhu); the send list and buffer then
    * live beside the matrix (a device's memory on GPU ranks) */

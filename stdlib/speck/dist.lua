@@ -958,7 +958,7 @@ local function cg_fused(A, b, x, r, bn, tol, maxiter, d, info, x0)
     end
     -- this rank's seconds in each phase of this solve's sweeps
     info.phases = st:phases()
-    for k, v in pairs(ph0) do if k ~= "dia" then info.phases[k] = info.phases[k] - v end end
+    for k, v in pairs(ph0) do if type(v) == "number" and k ~= "dia" then info.phases[k] = info.phases[k] - v end end
   end
   info.iters = it
   info.resid = true_resid(A, b, x, r) / bn

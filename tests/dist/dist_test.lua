@@ -256,27 +256,30 @@ case("cg (Jacobi and none) against the whole system and the 1-rank run", functio
 end)
 
 case("cg's interior SpMV by diagonals: the index's sums bit for bit, its phases timed", function()
-  -- two sweep states of A (kernels/dist/cg.c): by diagonals where the
-  -- host runs it (the 5-point matrix: the body of width 5), and by the
-  -- index only; one sweep each over the same vectors leaves them and the
-  -- three sums the same bit for bit
+  -- two sweep states of a matrix (kernels/dist/cg.c): by diagonals where
+  -- the host runs it (the 5-point matrix: the body of width 5; A's values
+  -- by the table, a constant-coefficient one's by one value a diagonal,
+  -- 64 rows a launch index), and by the index only; one sweep each over
+  -- the same vectors leaves them and the three sums the same bit for bit
   local c = dist._internal.c
   local host = A.interior.values:space() == "host"
   local stage = not host or os.getenv("SPECK_DIST_STAGE") == "1"
-  local function state(nodia)
-    return c.cg_matrix(A.plan, A.interior.rowptr, A.interior.colidx, A.interior.values,
-                       A.boundary.rowptr, A.boundary.colidx, A.boundary.values, A.halo,
-                       stage, nodia)
-  end
-  local sd, si = state(false), state(true)
   local b, e = A:local_range()
   local nloc = e - b
-  -- the rows whose columns all lie in the rank (13 either side): some on every rank here
-  eq(sd:phases().dia, host and nloc > 26 and 5 or 0, "the diagonal body's width")
-  eq(si:phases().dia, 0, "nodia: the index only")
-  local function vecs()
+  -- the constant-coefficient 5-point matrix, this rank's rows
+  local R, C, V = {}, {}, {}
+  for i = b, e - 1 do
+    for _, o in ipairs{-NX, -1, 0, 1, NX} do
+      local j = i + o
+      if j >= 0 and j < N and (o ~= -1 or i % NX > 0) and (o ~= 1 or i % NX < NX - 1) then
+        R[#R + 1], C[#C + 1], V[#V + 1] = i - b, j, o == 0 and 4.0 or -1.0
+      end
+    end
+  end
+  local U = dist.from_local(N, N, b, sparse.from_coo(nloc, N, R, C, V))
+  local function vecs(dconst)
     local t = {}
-    for q, f in ipairs{function(g) return 1 / (4.0 + 0.01 * (g % 7)) end,
+    for q, f in ipairs{function(g) return dconst or 1 / (4.0 + 0.01 * (g % 7)) end,
                        function(g) return 0.1 * (g % 5) end, function(g) return 1.0 + (g % 3) * 0.25 end,
                        function(g) return -0.5 + (g % 11) * 0.1 end, function(g) return (g % 4) * 0.3 end,
                        function(g) return 2.0 - (g % 9) * 0.2 end} do
@@ -288,19 +291,42 @@ case("cg's interior SpMV by diagonals: the index's sums bit for bit, its phases 
     end
     return t
   end
-  local v1, v2 = vecs(), vecs()
-  local a1, b1, c1 = c.cg_sweep(sd, v1[1], v1[2], v1[3], v1[4], v1[5], v1[6], 0.3, 0.7)
-  local a2, b2, c2 = c.cg_sweep(si, v2[1], v2[2], v2[3], v2[4], v2[5], v2[6], 0.3, 0.7)
-  eq(a1, a2, "r'u")
-  eq(b1, b2, "w'u")
-  eq(c1, c2, "r'r")
-  for q = 1, 6 do
-    local h1 = speck.View("c1", "float64", nloc, {space = "host"})
-    local h2 = speck.View("c2", "float64", nloc, {space = "host"})
-    speck.deep_copy(h1, v1[q])
-    speck.deep_copy(h2, v2[q])
-    for k = 0, nloc - 1 do
-      if h1[k] ~= h2[k] then check(false, ("vector %d row %d: %.17g against %.17g"):format(q, k, h1[k], h2[k])) break end
+  local sd
+  for _, M in ipairs{A, U} do
+    local function state(nodia)
+      return c.cg_matrix(M.plan, M.interior.rowptr, M.interior.colidx, M.interior.values,
+                         M.boundary.rowptr, M.boundary.colidx, M.boundary.values, M.halo,
+                         stage, nodia)
+    end
+    local si
+    sd, si = state(false), state(true)
+    local what = M == A and "A: " or "constant coefficients: "
+    -- the rows whose columns all lie in the rank (13 either side): some on every rank here
+    eq(sd:phases().dia, host and nloc > 26 and 5 or 0, what .. "the diagonal body's width")
+    eq(sd:phases().dia_one_value, host and nloc > 26 and M == U, what .. "one value a diagonal")
+    eq(si:phases().dia, 0, what .. "nodia: the index only")
+    -- U with d all 0.25 (Jacobi's of a constant diagonal): u = 0.25 r
+    -- formed where it is read, not stored
+    local dconst = M == U and 0.25 or nil
+    local v1, v2 = vecs(dconst), vecs(dconst)
+    local a1, b1, c1 = c.cg_sweep(sd, v1[1], v1[2], v1[3], v1[4], v1[5], v1[6], 0.3, 0.7)
+    local a2, b2, c2 = c.cg_sweep(si, v2[1], v2[2], v2[3], v2[4], v2[5], v2[6], 0.3, 0.7)
+    eq(sd:phases().d_one_value, host and nloc > 26 and M == U, what .. "d one number")
+    eq(si:phases().d_one_value, false, what .. "nodia: u stored")
+    eq(a1, a2, what .. "r'u")
+    eq(b1, b2, what .. "w'u")
+    eq(c1, c2, what .. "r'r")
+    for q = 1, 6 do
+      local h1 = speck.View("c1", "float64", nloc, {space = "host"})
+      local h2 = speck.View("c2", "float64", nloc, {space = "host"})
+      speck.deep_copy(h1, v1[q])
+      speck.deep_copy(h2, v2[q])
+      for k = 0, nloc - 1 do
+        if h1[k] ~= h2[k] then
+          check(false, ("%svector %d row %d: %.17g against %.17g"):format(what, q, k, h1[k], h2[k]))
+          break
+        end
+      end
     end
   end
   -- the phases: one sweep counted, times not negative
