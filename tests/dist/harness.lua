@@ -44,16 +44,21 @@ end
 -- the 1-rank run's numbers (written by np = 1, read by the others)
 local ref = {}
 function H.record(key, iters, x) ref[key] = {iters = iters, x = host(x)} end
+-- a reference line 'key iters x1 x2 ...': key and {iters, x}
+local function ref_line(l)
+  local k, it, rest = l:match("^(%S+) (%d+) (.*)$")
+  if not k then return nil end
+  local want = {iters = math.tointeger(tonumber(it)), x = {}}
+  for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
+  return k, want
+end
 function H.compare(key, iters, xg)
   if np == 1 or not REF then return end
   local fh = assert(io.open(REF, "r"))
   local want
   for l in fh:lines() do
-    local k, it, rest = l:match("^(%S+) (%d+) (.*)$")
-    if k == key then
-      want = {iters = math.tointeger(tonumber(it)), x = {}}
-      for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
-    end
+    local k, w = ref_line(l)
+    if k == key then want = w end
   end
   fh:close()
   H.check(want, "no 1-rank reference for " .. key)
@@ -61,6 +66,20 @@ function H.compare(key, iters, xg)
   local xr = speck.View.from(want.x, "float64", HOST)
   H.eq(xg:extent(0), xr:extent(0), key .. " solution's length")
   H.close(xg, xr, xr:extent(0), 1e-12, key .. " solution against 1 rank")
+end
+
+-- dist.amg's M:info() on an n-row matrix made with coarse_size 20: two
+-- levels or more, n rows on the finest, at most 20 on the coarsest, solved
+-- by Cholesky, an operator complexity between 1 and 2
+function H.amg_info(M, n)
+  local mi = M:info()
+  H.check(#mi.levels >= 2, "levels: " .. #mi.levels)
+  H.eq(mi.levels[1].rows, n, "the finest level's rows")
+  H.check(mi.levels[#mi.levels].rows <= 20, "the coarsest: " .. mi.levels[#mi.levels].rows .. " rows")
+  H.eq(mi.coarse_solve, "cholesky", "coarse solve")
+  H.check(mi.operator_complexity > 1 and mi.operator_complexity < 2,
+          "operator complexity " .. mi.operator_complexity)
+  return mi
 end
 
 -- a result that depends on the number of ranks (dist.amg's aggregates lie
@@ -77,11 +96,8 @@ function H.same_np(key, iters, xg)
   if fh then
     for l in fh:lines() do
       lines[#lines + 1] = l
-      local kk, it, rest = l:match("^(%S+) (%d+) (.*)$")
-      if kk == k then
-        want = {iters = math.tointeger(tonumber(it)), x = {}}
-        for v in rest:gmatch("%S+") do want.x[#want.x + 1] = tonumber(v) end
-      end
+      local kk, w = ref_line(l)
+      if kk == k then want = w end
     end
     fh:close()
   end
