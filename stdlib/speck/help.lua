@@ -283,7 +283,7 @@ return {
   ["speck.dist.bicgstab"] = {"local x, info = dist.bicgstab(A, b [, {tol, maxiter, x0, precond, degree}])",
     "Right-preconditioned BiCGStab over a distributed matrix; info as dist.cg."},
   ["speck.dist.amg"] = {"local M = dist.amg(A [, {coarse_size = 500, max_levels = 10, degree = 3}])   dist.cg(A, b, {precond = M})",
-    "Smoothed-aggregation AMG over a distributed matrix (aggregates within each rank, MueLu's uncoupled aggregation; P smoothed by damped Jacobi, R = P^T, Galerkin R A P by distributed SpGEMM; Chebyshev smoothing; the coarsest level gathered and solved by sparse Cholesky on every rank). A precond for dist.cg/gmres/bicgstab. M:info() = {levels, operator_complexity, setup_seconds, coarse_solve}."},
+    "Smoothed-aggregation AMG over a distributed matrix (aggregates within each rank, MueLu's uncoupled aggregation; P smoothed by damped Jacobi, R = P^T, Galerkin R A P by distributed SpGEMM; Chebyshev smoothing; the coarsest level gathered and solved by sparse Cholesky on every rank). On GPU ranks the levels, the cycle and the coarse factor live in the device's memory (the setup's exchanges run over host copies). A precond for dist.cg/gmres/bicgstab. M:info() = {levels, operator_complexity, setup_seconds, coarse_solve}."},
   ["speck.dist.gmres"] = {"local x, info = dist.gmres(A, b [, {restart = 30, tol, maxiter, x0, precond}])",
     "Restarted GMRES, right-preconditioned (jacobi, chebyshev, block_jacobi with its 'block' local solver, a dist.amg, or none); info as dist.cg, iters = inner iterations."},
   ["speck.dist.spgemm"] = {"local C = dist.spgemm(A, B)",
