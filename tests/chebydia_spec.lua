@@ -122,32 +122,14 @@ describe("diagonals of two values on " .. SPACE, function()
   -- host picked by a compare, not a table load): rows z = 0 scaled, and a
   -- boundary's couplings stored as zeros (miniFE's matrix)
   local function zeros_box(g)
-    local rows, cols, vals = {}, {}, {}
-    local function id(x, y, z) return (z * g + y) * g + x end
     local function bnd(x, y, z)
       return x == 0 or y == 0 or z == 0 or x == g - 1 or y == g - 1 or z == g - 1
     end
-    for z = 0, g - 1 do
-      for y = 0, g - 1 do
-        for x = 0, g - 1 do
-          for _, o in ipairs(P27) do
-            local a, b, c = x + o[1], y + o[2], z + o[3]
-            if a >= 0 and a < g and b >= 0 and b < g and c >= 0 and c < g then
-              local centre = o[1] == 0 and o[2] == 0 and o[3] == 0
-              if bnd(x, y, z) then
-                if centre then
-                  rows[#rows + 1], cols[#cols + 1], vals[#vals + 1] = id(x, y, z), id(a, b, c), 1.0
-                end
-              else
-                rows[#rows + 1], cols[#cols + 1] = id(x, y, z), id(a, b, c)
-                vals[#vals + 1] = centre and 26.0 or (bnd(a, b, c) and 0.0 or -1.0)
-              end
-            end
-          end
-        end
-      end
-    end
-    return sparse.from_coo(g * g * g, g * g * g, rows, cols, vals)
+    return F.box(g, g, g, P27, 26.0, {value = function(x, y, z, a, b, c)
+      local centre = a == x and b == y and c == z
+      if bnd(x, y, z) then return centre and 1.0 or nil end
+      return centre and 26.0 or (bnd(a, b, c) and 0.0 or -1.0)
+    end})
   end
   local two = {
     {"27-point 18^3, rows z = 0 scaled", function() return box(18, 18, 18, P27, 33.0, true) end},

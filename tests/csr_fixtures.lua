@@ -86,7 +86,8 @@ end
 -- centre 'diag', the others -1 - (|dx| + |dy| + |dz|) / 8 (a few distinct
 -- values; symmetric, positive definite for diagonals past the row sums);
 -- o.dtype (default float64), o.vary: the rows z = 0 scaled by 1.5 (some
--- diagonals of two values)
+-- diagonals of two values); o.value(x, y, z, a, b, c, v): the entry of row
+-- (x, y, z), column (a, b, c) in place of v, nil to leave it out
 function F.box(gx, gy, gz, pts, diag, o)
   o = o or {}
   local rows, cols, vals = {}, {}, {}
@@ -97,10 +98,13 @@ function F.box(gx, gy, gz, pts, diag, o)
         for _, d3 in ipairs(pts) do
           local a, b, c = x + d3[1], y + d3[2], z + d3[3]
           if a >= 0 and a < gx and b >= 0 and b < gy and c >= 0 and c < gz then
-            rows[#rows + 1], cols[#cols + 1] = id(x, y, z), id(a, b, c)
             local d = math.abs(d3[1]) + math.abs(d3[2]) + math.abs(d3[3])
             local v = d == 0 and diag or -1 - d / 8
-            vals[#vals + 1] = (o.vary and z == 0) and 1.5 * v or v
+            v = (o.vary and z == 0) and 1.5 * v or v
+            if o.value then v = o.value(x, y, z, a, b, c, v) end
+            if v then
+              rows[#rows + 1], cols[#cols + 1], vals[#vals + 1] = id(x, y, z), id(a, b, c), v
+            end
           end
         end
       end
