@@ -241,13 +241,12 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
  * a decision, a conversion and three steps, most of them without work).
  * The host reads 'done' once a round. */
 #define DBFS_ST    1120 /* the state and counters; the chunks from there */
-/* a vertex of DBFS_BIG arcs or more goes top-down as chunks of
- * DBFS_CHUNK arcs (bfs.sk's bfs_device_init writes the two to 'st') */
-#define DBFS_BIG   512
-#define DBFS_CHUNK 256
-/* a small frontier's vertices of DBFS_SMALL arcs or more go as chunks of
- * DBFS_SMALL arcs */
-#define DBFS_SMALL 128
+/* the chunks' sizes, which bfs.sk's bfs_device_init writes to 'st': a
+ * vertex of 512 arcs or more goes top-down as chunks of 256 arcs, and in a
+ * frontier of fewer than DBFS_SMALL_VERTICES vertices (and 2^20 arcs) one
+ * of DBFS_SMALL arcs or more as chunks of DBFS_SMALL */
+#define DBFS_SMALL          128
+#define DBFS_SMALL_VERTICES 1024
 /* the vertices of a bitmap word (a uint32_t) */
 #define DBFS_WORD 32
 static const sk_kbody k_dbfs_init = {.label = "graph.bfs_device_init",
@@ -299,11 +298,10 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
    * slower) */
   const int64_t league = 1056;
   const int tl = warp > 1 ? 16 : 1, tt = warp > 1 ? 8 : 1;
-  /* a chunk per DBFS_CHUNK arcs of each vertex of DBFS_BIG or more (at
-   * most narcs / DBFS_CHUNK + narcs / DBFS_BIG), or in a frontier of fewer
-   * than 1024 vertices (bfs.sk's 'small') a chunk per DBFS_SMALL arcs of
-   * each of DBFS_SMALL or more: at most narcs / DBFS_SMALL + 1024 */
-  const int64_t nbq = g->narcs / DBFS_SMALL + 1024;
+  /* the chunks a level queues: at most narcs / 256 + narcs / 512, or in a
+   * small frontier narcs / DBFS_SMALL + DBFS_SMALL_VERTICES (a chunk per
+   * DBFS_SMALL arcs of each vertex, one of them partial) */
+  const int64_t nbq = g->narcs / DBFS_SMALL + DBFS_SMALL_VERTICES;
   int space = g->rowptr->space, rc = -1;
   sk_view q, fb, st;
   sk_view *all[] = {&q, &fb, &st};
