@@ -103,42 +103,36 @@ static const sk_kbody k_w16v1 = {.label = "dist.cg_w16v1",
                                  .pattern = SK_FOR,
                                  .sigs = sig_w16v1};
 #define DOV R1("doff", "int64") F1("dval")
-static const char *const sig_wdia5[] = {
+static const char *const sig_wdia[] = {
   "range" R1("dc", "uint8") F1("u") F1("w") DOV " rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia5 = {.label = "dist.cg_wdia5",
                                  .body = sk_body_dist_cg_wdia5,
                                  .pattern = SK_FOR,
-                                 .sigs = sig_wdia5};
-static const char *const sig_wdia7[] = {
-  "range" R1("dc", "uint8") F1("u") F1("w") DOV " rb=int64 re=int64", NULL};
+                                 .sigs = sig_wdia};
 static const sk_kbody k_wdia7 = {.label = "dist.cg_wdia7",
                                  .body = sk_body_dist_cg_wdia7,
                                  .pattern = SK_FOR,
-                                 .sigs = sig_wdia7};
-static const char *const sig_wdia5_1[] = {
+                                 .sigs = sig_wdia};
+static const char *const sig_wdia_1[] = {
   "range" R1("dc", "uint8") F1("r") F1("w") DOV " dd=float64 rb=int64 re=int64", NULL};
 static const sk_kbody k_wdia5_1 = {.label = "dist.cg_wdia5_1",
                                    .body = sk_body_dist_cg_wdia5_1,
                                    .pattern = SK_FOR,
-                                   .sigs = sig_wdia5_1};
-static const char *const sig_wdia7_1[] = {
-  "range" R1("dc", "uint8") F1("r") F1("w") DOV " dd=float64 rb=int64 re=int64", NULL};
+                                   .sigs = sig_wdia_1};
 static const sk_kbody k_wdia7_1 = {.label = "dist.cg_wdia7_1",
                                    .body = sk_body_dist_cg_wdia7_1,
                                    .pattern = SK_FOR,
-                                   .sigs = sig_wdia7_1};
-static const char *const sig_wdia5t[] = {
+                                   .sigs = sig_wdia_1};
+static const char *const sig_wdiat[] = {
   "range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"), NULL};
 static const sk_kbody k_wdia5t = {.label = "dist.cg_wdia5t",
                                   .body = sk_body_dist_cg_wdia5t,
                                   .pattern = SK_FOR,
-                                  .sigs = sig_wdia5t};
-static const char *const sig_wdia7t[] = {
-  "range" R1("dc", "uint8") F1("dtab") F1("u") F1("w") R1("doff", "int64"), NULL};
+                                  .sigs = sig_wdiat};
 static const sk_kbody k_wdia7t = {.label = "dist.cg_wdia7t",
                                   .body = sk_body_dist_cg_wdia7t,
                                   .pattern = SK_FOR,
-                                  .sigs = sig_wdia7t};
+                                  .sigs = sig_wdiat};
 static const char *const sig_spmv_team[] = {"team" R1("ip", "int64") R1("ic", "int32")
                                               F1("iv") F1("d") F1("r") F1("w") " n=int64",
                                             NULL};
