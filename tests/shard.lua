@@ -40,4 +40,19 @@ if times and times ~= "" then
     end
     return nil, true
   end)
+  -- and, when the file's tests are over, the process's JIT totals to
+  -- FILE.jit: seconds since the helper loaded, compiles, their seconds,
+  -- kernels, the shard and the spec file (where a GPU suite's time goes)
+  busted.subscribe({"file", "end"}, function(element)
+    local speck = package.loaded.speck
+    local f = speck and io.open(times .. ".jit", "a")
+    if f then
+      local st = speck.jit.stats()
+      f:write(string.format("%.3f\t%d\t%.3f\t%d\t%s\t%s\n", busted.monotime() - t0,
+                            st.compiles, st.compile_seconds, st.kernels, shard,
+                            (element and element.name) or "?"))
+      f:close()
+    end
+    return nil, true
+  end)
 end
