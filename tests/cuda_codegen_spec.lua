@@ -493,6 +493,25 @@ describe("cuda on the GPU", function()
     end)
   end)
 
+  it("waits for the device as SPECK_CUDA_SYNC says, and refuses another word", function()
+    for _, mode in ipairs({"spin", "yield", "block"}) do
+      local out, code = sh("SPECK_CUDA_SYNC=" .. mode .. " " .. SPECK_BIN ..
+        [[ -e "speck.initialize{space='cuda'}
+        print('sum', speck.parallel_reduce('s', 1000, {}, 'acc += i;'))" 2>&1]])
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("sum\t499500", 1, true), out)
+    end
+    -- refused when the device is opened, before any context; the VM
+    -- then starts on a host space
+    local out, code = sh("SPECK_SPACE= SPECK_CUDA_SYNC=busy " .. SPECK_BIN ..
+      [[ -e "print(pcall(speck.initialize, {space='cuda'}))
+      speck.initialize{space='serial'}
+      print('usable', speck.parallel_reduce('s', 10, {}, 'acc += i;'))" 2>&1]])
+    assert.truthy(out:find("SPECK_CUDA_SYNC=busy: expected spin, yield or block", 1, true), out)
+    assert.truthy(out:find("usable\t45", 1, true), out)
+    assert.are.equal(0, code, out)
+  end)
+
   it("reports a device index out of range and a faulting kernel", function()
     local out, code = sh(SPECK_BIN .. " -e \"speck.initialize{space='cuda', device=99}\" 2>&1")
     assert.are_not.equal(0, code)

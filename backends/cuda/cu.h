@@ -74,6 +74,8 @@ enum {
 enum { CU_MEMHOSTALLOC_PORTABLE = 1, CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 enum { CU_MEM_ATTACH_GLOBAL = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
+/* how a thread waits for the device (the primary context's flags) */
+enum { CU_CTX_SCHED_SPIN = 1, CU_CTX_SCHED_YIELD = 2, CU_CTX_SCHED_BLOCKING_SYNC = 4 };
 enum { CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_LIMIT_STACK_SIZE = 0 };
 /* stream capture (graph.c): RELAXED lets this thread load modules and ask
@@ -92,6 +94,7 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
   X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice)) \
   X(cuDeviceTotalMem_v2, CUresult, (size_t *, CUdevice)) \
   X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice)) \
+  X(cuDevicePrimaryCtxSetFlags_v2, CUresult, (CUdevice, unsigned)) \
   X(cuCtxSetCurrent, CUresult, (CUcontext)) \
   X(cuCtxSynchronize, CUresult, (void)) \
   X(cuCtxGetLimit, CUresult, (size_t *, int)) \

@@ -181,7 +181,7 @@ SK_FROM_SERIAL_BEGIN
 const sk_backend sk_backend_cuda = {
   SK_FROM_SERIAL,
   .name = "cuda",
-  .env = "SPECK_CUDA_DEVICE, SPECK_CUDA_MEMORY_MAX, SPECK_CUDA_UVM, SPECK_NVSHMEM_LIB",
+  .env = "SPECK_CUDA_DEVICE, SPECK_CUDA_MEMORY_MAX, SPECK_CUDA_SYNC, SPECK_CUDA_UVM, SPECK_NVSHMEM_LIB",
   .space = SK_SPACE_CUDA,
   .code = SK_CODE_IMAGE,
   .target = "cuda",

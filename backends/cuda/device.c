@@ -81,6 +81,26 @@ static int attr(int a) {
   return v;
 }
 
+/* SPECK_CUDA_SYNC: how a thread waiting for the device (a fence, a
+ * result read back) waits -- "spin" on its core (the least latency),
+ * "yield" its core to other threads between polls, "block" asleep until
+ * the device signals; unset, the driver's choice (spin while a process
+ * has fewer contexts than the machine has cores). Many processes sharing
+ * one GPU (a test suite's jobs) spin a core each while their kernels
+ * wait their turn: "yield" hands those cores to the compiles. 0 (unset),
+ * a CU_CTX_SCHED_* flag, or -1 with the message. */
+static int sync_flags(char *err, size_t errlen) {
+  static const struct { const char *name; int flag; } modes[] = {
+    {"spin", CU_CTX_SCHED_SPIN}, {"yield", CU_CTX_SCHED_YIELD},
+    {"block", CU_CTX_SCHED_BLOCKING_SYNC}};
+  const char *e = getenv("SPECK_CUDA_SYNC");
+  if (!e || !*e) return 0;
+  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+    if (!strcmp(e, modes[i].name)) return modes[i].flag;
+  sk_err(err, errlen, SK_E_CUDA_SYNC_VALUE, e);
+  return -1;
+}
+
 static int open_device(char *err, size_t errlen) {
   char why[1024];
   sk_cu = sk_cu_load(why, sizeof why);
@@ -111,8 +131,14 @@ static int open_device(char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_DEVICE_OUT_RANGE, idx, count, count == 1 ? "" : "s");
     return -1;
   }
+  int sched = sync_flags(err, errlen);
+  if (sched < 0) return -1;
   CUresult rc = sk_cu->cuDeviceGet(&sk_cuda.dev, idx);
   if (rc) return sk_cuda_fail(rc, "cuDeviceGet", NULL, err, errlen);
+  if (sched) {
+    rc = sk_cu->cuDevicePrimaryCtxSetFlags_v2(sk_cuda.dev, (unsigned)sched);
+    if (rc) return sk_cuda_fail(rc, "cuDevicePrimaryCtxSetFlags", NULL, err, errlen);
+  }
   rc = sk_cu->cuDevicePrimaryCtxRetain(&sk_cuda.ctx, sk_cuda.dev);
   if (rc) return sk_cuda_fail(rc, "cuDevicePrimaryCtxRetain", NULL, err, errlen);
   rc = sk_cu->cuCtxSetCurrent(sk_cuda.ctx);

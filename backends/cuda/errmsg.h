@@ -8,6 +8,7 @@ SK_ERRDEF(KERNEL_FAULTED_DEVICE, "kernel '%s': the body faulted on device %d (%s
 SK_ERRDEF(DEVICE_WAS_ASKED, "device %d was asked for, but this process already uses device %d (one device per process)")
 SK_ERRDEF(CUDA_NOT_AVAILABLE, "cuda is not available: %s")
 SK_ERRDEF(DEVICE_OUT_RANGE, "device %d is out of range (%d CUDA device%s found)")
+SK_ERRDEF(CUDA_SYNC_VALUE, "SPECK_CUDA_SYNC=%.200s: expected spin, yield or block (unset: the driver's choice)")
 SK_ERRDEF(DEVICE_WARPS_THREADS, "device %d has warps of %d threads; speck needs 32")
 SK_ERRDEF(KERNEL_NO_CUDA, "kernel '%s': no CUDA image to load")
 SK_ERRDEF(OUT_MEMORY_LOADING, "out of memory loading kernel '%s'")
