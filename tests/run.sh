@@ -39,8 +39,9 @@
 #      make' of the rockspec into a fresh tree, whose version must be
 #      core/version.h's.
 #   7, 8. speck.remote and speck.dist under mpirun (below).
-# With SPECK_TEST_JOBS >= 4, 3 to 8 run while the specs do, their output
-# shown after the C programs' results as when they run after the specs.
+# With SPECK_TEST_JOBS >= 4, 3 to 8 run while the specs do (3-6, 7 and 8
+# side by side), their output shown after the C programs' results as when
+# they run after the specs.
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
 # interpreter to run busted with, e.g. a sanitized bin/speck; default:
@@ -79,7 +80,7 @@ passed=0
 failed=0
 pending=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/speck-test.XXXXXX") || exit 1
-trap 'kill ${ctests_pid:-} ${after_pid:-} 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap 'kill ${ctests_pid:-} ${after_pids:-} 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 
 fail() {
   echo "FAIL: $*"
@@ -261,18 +262,19 @@ specs_phase() {
   done
 }
 
-# -- the phases after the specs: 3 to 8, one function (its body not
-# indented) that main (at the end) runs after the specs, or, side by side
+# -- the phases after the specs, in three functions (their bodies not
+# indented): 3 to 6 (after_local), 7 (after_remote) and 8 (after_dist),
+# which main (at the end) runs after the specs, or, side by side
 # (SPECK_TEST_JOBS >= 4), while they run
-after_specs() {
+after_local() {
 
 # -- 3. the embedding example ----------------------------------------------
 if [ -x "$BUILD/bin/embed-example" ]; then
-  if "$BUILD/bin/embed-example" >"$tmp/after.out" 2>&1 && grep -q '^OK' "$tmp/after.out"; then
+  if "$BUILD/bin/embed-example" >"$tmp/$part.out" 2>&1 && grep -q '^OK' "$tmp/$part.out"; then
     passed=$((passed + 1))
-    echo "embed-example: $(tail -n 1 "$tmp/after.out")"
+    echo "embed-example: $(tail -n 1 "$tmp/$part.out")"
   else
-    cat "$tmp/after.out"
+    cat "$tmp/$part.out"
     fail "embed-example"
   fi
 else
@@ -283,12 +285,12 @@ fi
 if [ -x "$BUILD/bin/kernel-api-example" ]; then
   for space in $SPECK_SPACES; do
     envs=$(space_env "$space")
-    if env $envs "$BUILD/bin/kernel-api-example" >"$tmp/after.out" 2>&1 &&
-       grep -q '^PASS' "$tmp/after.out"; then
+    if env $envs "$BUILD/bin/kernel-api-example" >"$tmp/$part.out" 2>&1 &&
+       grep -q '^PASS' "$tmp/$part.out"; then
       passed=$((passed + 1))
       echo "kernel-api-example ($space): PASS"
     else
-      cat "$tmp/after.out"
+      cat "$tmp/$part.out"
       fail "kernel-api-example ($space)"
     fi
   done
@@ -332,15 +334,15 @@ else
     # shellcheck disable=SC2086
     env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
       tests/luajit/ffi_test.lua "$BUILD/include/speck.h" "$SPECK_BIN" \
-      >"$tmp/after.out" 2>&1
-    count_prog "$tmp/after.out" "luajit ffi_test ($space)" $?
+      >"$tmp/$part.out" 2>&1
+    count_prog "$tmp/$part.out" "luajit ffi_test ($space)" $?
     # shellcheck disable=SC2086
     if env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
-         examples/luajit.lua >"$tmp/after.out" 2>&1 && grep -q '^OK' "$tmp/after.out"; then
+         examples/luajit.lua >"$tmp/$part.out" 2>&1 && grep -q '^OK' "$tmp/$part.out"; then
       passed=$((passed + 1))
       echo "luajit examples/luajit.lua ($space): OK"
     else
-      cat "$tmp/after.out"
+      cat "$tmp/$part.out"
       fail "luajit examples/luajit.lua ($space)"
     fi
   done
@@ -359,8 +361,8 @@ else
   envs=$(space_env "$nb_space")
   # shellcheck disable=SC2086
   env $envs BUILD="$BUILD" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off \
-    tests/notebook_test.py >"$tmp/after.out" 2>&1
-  count_prog "$tmp/after.out" "notebooks ($nb_space)" $?
+    tests/notebook_test.py >"$tmp/$part.out" 2>&1
+  count_prog "$tmp/$part.out" "notebooks ($nb_space)" $?
 fi
 
 # -- 6. the installed tree ------------------------------------------------------
@@ -369,11 +371,11 @@ fi
 check() {
   name=$1
   shift
-  if "$@" >"$tmp/after.out" 2>&1 && tail -n 1 "$tmp/after.out" | grep -q '^OK'; then
+  if "$@" >"$tmp/$part.out" 2>&1 && tail -n 1 "$tmp/$part.out" | grep -q '^OK'; then
     passed=$((passed + 1))
-    echo "installed: $name: $(tail -n 1 "$tmp/after.out")"
+    echo "installed: $name: $(tail -n 1 "$tmp/$part.out")"
   else
-    cat "$tmp/after.out"
+    cat "$tmp/$part.out"
     fail "installed: $name"
   fi
 }
@@ -402,15 +404,15 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
     print('OK ' .. package.searchpath('speck.core', package.cpath))"
   # busted on Debian's lua5.4 (luarocks makes plain 'lua' Lua 5.1)
   if with_prefix "$P" lua5.4 "$BUSTED" -o plainTerminal tests/install/installed_spec.lua \
-       >"$tmp/after.out" 2>&1; then
-    count "$tmp/after.out" "installed busted" 0
+       >"$tmp/$part.out" 2>&1; then
+    count "$tmp/$part.out" "installed busted" 0
   else
-    count "$tmp/after.out" "installed busted" 1
+    count "$tmp/$part.out" "installed busted" 1
   fi
   if [ -n "$LUAJIT" ]; then
     with_prefix "$P" env LUA_PATH="$P/share/lua/5.1/?.lua;;" "$LUAJIT" \
-      tests/luajit/ffi_test.lua "$P/include/speck.h" "$P/bin/speck" >"$tmp/after.out" 2>&1
-    count_prog "$tmp/after.out" "installed luajit ffi_test" $?
+      tests/luajit/ffi_test.lua "$P/include/speck.h" "$P/bin/speck" >"$tmp/$part.out" 2>&1
+    count_prog "$tmp/$part.out" "installed luajit ffi_test" $?
     check "luajit finds $P/lib/libspeck.so" with_prefix "$P" \
       env LUA_PATH="$P/share/lua/5.1/?.lua;;" "$LUAJIT" -e "
       local sf = require 'speck.ffi'
@@ -455,6 +457,8 @@ print('OK the installed kernel ran a cell'); sys.stdout.flush(); os._exit(0)"
   fi
 fi
 
+}
+
 # -- 7. speck.remote: tests/remote/remote_test.lua on 2 ranks under mpirun
 #      (--oversubscribe, and --allow-run-as-root as root), again with
 #      SPECK_REMOTE_DIRECT=0 (every other rank's element through MPI calls)
@@ -470,22 +474,23 @@ remote_run() {   # $1: what, then the command
   # at MPI_Finalize, leaving what they allocated unattributable; the leak
   # reports of 'make asan' here named no speck frame)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    timeout -k 10 120 "$@" >"$tmp/after.out" 2>&1
+    timeout -k 10 120 "$@" >"$tmp/$part.out" 2>&1
   rc=$?
-  counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/after.out" | tail -n 1 |
+  counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/$part.out" | tail -n 1 |
     sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
   if [ -z "$counts" ]; then
-    cat "$tmp/after.out"
+    cat "$tmp/$part.out"
     fail "remote ($what) gave no summary (status $rc)"
     return
   fi
   set -- $counts
   passed=$((passed + $1))
   failed=$((failed + $2))
-  [ "$2" -ne 0 ] && cat "$tmp/after.out"
+  [ "$2" -ne 0 ] && cat "$tmp/$part.out"
   [ "$rc" -ne 0 ] && [ "$2" -eq 0 ] && fail "remote ($what) exited with status $rc"
   echo "remote ($what): $1 passed, $2 failed"
 }
+after_remote() {
 if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
   if ! "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
     fail "remote: speck was built without MPI (install libopenmpi-dev, openmpi-bin; or SPECK_SKIP_MPI=1)"
@@ -520,11 +525,14 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
   fi
 fi
 
+}
+
 # -- 8. speck.dist: tests/dist/dist_test.lua on 1, 2 and 3 ranks under
 #      mpirun (3 ranks catch off-by-one splits), each operation against
 #      the library on one rank; the 1-rank run writes the CG/GMRES
 #      reference (SPECK_DIST_REF) the 2- and 3-rank runs compare with.
 #      Counted and cut off as the remote runs are (remote_run).
+after_dist() {
 if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
    "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
   root_flag=
@@ -581,32 +589,39 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   # (no leak check in sanitized runs: Open MPI keeps its allocations)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     SPECK_THREADS=1 timeout -k 10 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
-    tests/dist/dist_fail.lua >"$tmp/after.out" 2>&1
+    tests/dist/dist_fail.lua >"$tmp/$part.out" 2>&1
   rc=$?
-  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/after.out" &&
-     ! grep -q survived "$tmp/after.out"; then
+  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/$part.out" &&
+     ! grep -q survived "$tmp/$part.out"; then
     passed=$((passed + 1))
     echo "dist (a rank dies mid-solve): the job ended (status $rc), no hang"
   else
-    cat "$tmp/after.out"
+    cat "$tmp/$part.out"
     fail "dist (a rank dies mid-solve): status $rc"
   fi
 fi
 }
 
 # -- main ------------------------------------------------------------------
-# Side by side on four or more cores (SPECK_TEST_JOBS >= 4) the phases
-# after the specs run while the specs do, their output and counts written
-# to files and shown and added after the C programs' results, as when they
-# run after the specs: the same lines in the same order, the same totals.
-# On fewer cores their mpirun ranks beside the specs would only slow both.
+# Side by side on four or more cores (SPECK_TEST_JOBS >= 4) the three parts
+# after the specs run while the specs do, each a process, their output and
+# counts written to files, shown and added after the C programs' results as
+# when they run after the specs: the same lines in the same order, the same
+# totals. On fewer cores their mpirun ranks beside the specs would only
+# slow both. (A part's commands write to $tmp/$part.out.)
+after_parts="after_local after_remote after_dist"
 if [ "$jobs" -ge 4 ]; then
-  (
-    passed=0 failed=0 pending=0
-    after_specs
-    echo "$passed $failed $pending" >"$tmp/after.counts"
-  ) >"$tmp/after.log" 2>&1 &
-  after_pid=$!
+  for part in $after_parts; do
+    (
+      passed=0 failed=0 pending=0
+      # MPI ranks that wait yield their core to the specs
+      OMPI_MCA_mpi_yield_when_idle=1
+      export OMPI_MCA_mpi_yield_when_idle
+      $part
+      echo "$passed $failed $pending" >"$tmp/$part.counts"
+    ) >"$tmp/$part.log" 2>&1 &
+    after_pids="${after_pids:-} $!"
+  done
 fi
 specs_phase
 # the C programs' results (side by side they ran with the specs)
@@ -614,20 +629,23 @@ if [ -n "${ctests_pid:-}" ]; then
   wait "$ctests_pid"
   ctests_report
 fi
-if [ -n "${after_pid:-}" ]; then
-  wait "$after_pid"
-  cat "$tmp/after.log"
-  if [ -s "$tmp/after.counts" ]; then
-    read -r p f q <"$tmp/after.counts"
+# shellcheck disable=SC2086
+[ -n "${after_pids:-}" ] && wait $after_pids
+for part in $after_parts; do
+  if [ -z "${after_pids:-}" ]; then
+    $part
+    continue
+  fi
+  cat "$tmp/$part.log"
+  if [ -s "$tmp/$part.counts" ]; then
+    read -r p f q <"$tmp/$part.counts"
     passed=$((passed + p))
     failed=$((failed + f))
     pending=$((pending + q))
   else
-    fail "the phases after the specs (embed-example to dist) gave no counts"
+    fail "$part (tests/run.sh's phases after the specs) gave no counts"
   fi
-else
-  after_specs
-fi
+done
 
 if [ -n "${SPECK_TEST_TIMES:-}" ] && [ -s "$SPECK_TEST_TIMES" ]; then
   echo "slowest tests (s since the process began, s, shard, file, name):"
