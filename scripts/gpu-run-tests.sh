@@ -23,7 +23,7 @@ LD_LIBRARY_PATH="$here/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # shards per file from the cuda suite's times on an H200 (16 jobs,
-# 2026-11-29, scripts/suite_schedule.py over its log and SPECK_TEST_TIMES):
+# 2026-11-29, scripts/suite_schedule.py --cap 45 over its log and times):
 # each process pays 1-7 s of start-up (CUDA, the file's top level, its
 # oracle), 280 s of the 1,244 s the jobs took in 125 processes; whole files
 # but the eight longest (50-86 s whole: two or three shards) fill the 16

@@ -2,7 +2,7 @@
 """suite_schedule.py: the spec jobs' schedule of tests/run.sh, from a suite.
 
   scripts/suite_schedule.py LOG TIMES [--jobs J] [--shards 'N name=N ...']
-                            [--host HOSTLOG] [--weights]
+                            [--cap S] [--host HOSTLOG] [--weights]
 
 LOG is a side-by-side run's output (its '-- FILE, shard k/n (N s)' lines),
 TIMES its SPECK_TEST_TIMES file (tests/shard.lua: a line a test, in each
@@ -11,6 +11,8 @@ A job is modelled as its tests' seconds plus the file's start-up (its jobs'
 seconds less their tests', averaged over its shards). Prints the jobs'
 sum, the makespan of the log's own shards in LPT order, and that of
 --shards (default: the log's) on J slots (default 16), its longest jobs;
+--cap S picks the shards instead: each file the fewest that keep its jobs
+under S seconds (printed as SPECK_TEST_SHARDS);
 --weights prints tests/suite-weights' lines instead (the cuda column from
 LOG/TIMES, the host column from HOSTLOG: a host suite's log, a space's
 job seconds averaged over its spaces).
@@ -85,6 +87,7 @@ def main():
     ap.add_argument('times')
     ap.add_argument('--jobs', type=int, default=16)
     ap.add_argument('--shards')
+    ap.add_argument('--cap', type=float)
     ap.add_argument('--host')
     ap.add_argument('--weights', action='store_true')
     a = ap.parse_args()
@@ -110,6 +113,16 @@ def main():
     jobs = model(files, own)
     print("its shards, modelled: %d jobs, %.0f s, LPT on %d slots %.1f s"
           % (len(jobs), sum(j[0] for j in jobs), a.jobs, makespan(jobs, a.jobs)))
+    if a.cap is not None:
+        picked = {}
+        for f in files:
+            picked[f] = 1
+            while picked[f] < 16 and max(j[0] for j in model({f: files[f]}, picked)) > a.cap:
+                picked[f] += 1
+        a.shards = ' '.join(['1'] + ['%s=%d' % (f.split('/')[-1][:-4], n)
+                                    for f, n in sorted(picked.items(), key=lambda x: -x[1])
+                                    if n > 1])
+        print('SPECK_TEST_SHARDS="%s"' % a.shards)
     if a.shards is not None:
         jobs = model(files, shards(a.shards, files))
         print("--shards: %d jobs, %.0f s (/%d: %.1f s), LPT on %d slots %.1f s"
