@@ -520,7 +520,7 @@ gpu-bundle: all
 	cp -RL $(LUA_CMOD_SYS)/. $(BUNDLE)/lua/lib/
 	cp $(BUSTED) $(BUNDLE)/busted
 	mkdir -p $(BUNDLE)/tests $(BUNDLE)/examples
-	cp tests/run.sh $(BUNDLE)/tests/
+	cp tests/run.sh tests/suite-weights $(BUNDLE)/tests/
 	cp tests/*.lua tests/*.py $(BUNDLE)/tests/ 2>/dev/null || true
 	cp -R tests/luajit tests/remote tests/dist $(BUNDLE)/tests/
 	mkdir -p $(BUNDLE)/tests/fuzz

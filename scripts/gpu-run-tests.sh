@@ -23,15 +23,13 @@ LD_LIBRARY_PATH="$here/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # shards per file from the cuda suite's times on an H200 (16 jobs,
-# 2026-11-29: graph_paths 87 s, solve 72, precond 62, graph_comm 59,
-# graph 57, lobpcg 55, dense 4 x 28-42, sparse_algos 34; earlier on an
-# H100: teams 95 s, reducers 32, patterns 17 + 10 child processes): every
-# process pays a second or two of CUDA start-up when many start together,
-# so light files stay whole; 2026-11-29 again: graph_paths' four shards
-# took 123, 66, 51 and 48 s, and in eight its first still took 135 s
-# (the suite 177 s against 160): the first shard's time is its first
-# tests' compiles, which more shards do not spread
-SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 teams_spec=10 reducers_spec=4 patterns_spec=4 cuda_codegen_spec=2 zlinalg_spec=4 zlinalg2_spec=4 dense_spec=6 graph_paths_spec=4 solve_spec=4 precond_spec=4 graph_comm_spec=3 graph_spec=3 lobpcg_spec=3 sparse_algos_spec=2}
+# 2026-11-29, scripts/suite_schedule.py --cap 45 over its log and times):
+# each process pays 1-7 s of start-up (CUDA, the file's top level, its
+# oracle), 280 s of the 1,244 s the jobs took in 125 processes; whole files
+# but the eight longest (50-86 s whole: two or three shards) fill the 16
+# cores as evenly (the jobs longest first, tests/suite-weights) in 91
+# processes, the longest job about 40 s
+SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 solve_spec=3 graph_paths_spec=2 dense_spec=2 graph_comm_spec=2 precond_spec=2 graph_spec=2 zlinalg2_spec=2 lobpcg_spec=2}
 # NVSHMEM (remote views in GPU memory): pip's wheel, where one is
 # installed, unless the loader finds it already or SPECK_NVSHMEM_LIB names it
 if [ -z "${SPECK_NVSHMEM_LIB:-}" ]; then

@@ -30,6 +30,13 @@ end
 local TMP = os.tmpname()
 os.remove(TMP)
 assert(os.execute("mkdir -p " .. TMP))
+-- the oracle's commands: one Python process for the file (tests/py_serve.lua)
+local py
+if HAVE_NUMPY then
+  local close
+  py, close = dofile(HERE .. "/py_serve.lua")(PY, TMP, HERE)
+  teardown(close)
+end
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
@@ -130,7 +137,8 @@ local function check_solve(name, A, F, n)
   local mtx, bt, xt = TMP .. "/" .. name .. ".mtx", TMP .. "/b.txt", TMP .. "/x.txt"
   sparse.write_mm(mtx, A)
   write_vec(bt, b)
-  assert(os.execute(("%s %s solve %s %s %s"):format(PY, ORACLE, mtx, bt, xt)))
+  local out, ok = py(("%s solve %s %s %s"):format(ORACLE, mtx, bt, xt))
+  assert(ok, out)
   local xh, i, worst, xmax = host(x), 0, 0, 0
   for line in io.lines(xt) do
     local want = tonumber(line)
@@ -155,9 +163,8 @@ local function check_dense(name, A, F)
   sparse.write_mm(mtx, A)
   sparse.write_mm(lt, L)
   write_vec(pt, perm)
-  local p = assert(io.popen(("%s %s factor %s %s %s"):format(PY, ORACLE, mtx, pt, lt)))
-  local rel = tonumber(p:read("a"))
-  p:close()
+  local out = py(("%s factor %s %s %s"):format(ORACLE, mtx, pt, lt))
+  local rel = tonumber(out:match("(%S+)%s*$"))
   assert(rel and rel <= 1e-12, ("%s: L differs from the dense factor by %s"):format(name, tostring(rel)))
 end
 

@@ -1,6 +1,8 @@
 # complex_oracle.py: NumPy's / SciPy's answers for tests/complex_spec.lua.
 # usage: complex_oracle.py JOB OUT IN... ; every file is a .npy, written by
-# speck (IN) or for it (OUT). Jobs:
+# speck (IN) or for it (OUT), but a .mtx; or complex_oracle.py --serve IN
+# OUT, every job a line of the FIFO IN (tests/oracle_serve.py,
+# tests/npy_oracle.lua). Jobs:
 #   words x w: rows of x+w, x-w, x*w, x/w, conj(x), cabs(x), cexp(x),
 #              csqrt(x), real(x), imag(x), cmplx(imag(x), real(x)), -x,
 #              2.5*x + 1, x*w/(w+x) - conj(w)  (the body's order)
@@ -12,12 +14,10 @@
 #   mmread A.mtx: the dense matrix of a Matrix Market file
 #   solve A.mtx b: [x] with A x = b (numpy.linalg.solve)
 #   save_be x: x saved big-endian (OUT), for speck's reader
-import sys
 import numpy as np
 
 
-def main():
-    job, out, ins = sys.argv[1], sys.argv[2], sys.argv[3:]
+def run(job, out, ins):
     if job == "mmread" or job == "spmv" or job == "solve":
         import scipy.io
         A = scipy.io.mmread(ins[0])
@@ -67,4 +67,7 @@ def main():
         raise SystemExit("complex_oracle.py: unknown job " + job)
 
 
-main()
+from oracle_serve import main  # noqa: E402
+
+
+main(run)

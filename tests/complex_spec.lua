@@ -55,20 +55,12 @@ local function from(t, dt, opts)
   return speck.View.from(t, dt, opts)
 end
 
--- run the oracle: job, then input views (saved as .npy); the result view
-local njob = 0
-local function oracle(job, ...)
-  njob = njob + 1
-  local ins = {}
-  for k, v in ipairs{...} do
-    local p = DIR .. "/in" .. njob .. "_" .. k .. ".npy"
-    speck.io.save_npy(p, host(v))
-    ins[k] = p
-  end
-  local out = DIR .. "/out" .. njob .. ".npy"
-  local msg, ok = sh(PY .. " " .. ORACLE .. " " .. job .. " " .. out .. " " .. table.concat(ins, " "))
-  assert(ok, msg)
-  return speck.io.load_npy(out, {space = "host"})
+-- run the oracle: job, then input views (saved as .npy) or .mtx paths;
+-- the result view (one oracle process for the file: tests/npy_oracle.lua)
+local oracle, oracle_close
+if HAVE_NP then
+  oracle, oracle_close = dofile(HERE .. "/npy_oracle.lua")(PY, ORACLE, DIR, host)
+  teardown(oracle_close)
 end
 
 local function close(a, b, tol, what)
@@ -531,9 +523,7 @@ describe("complex speck.sparse", function()
       local A = sparse.read_mm(p)
       assert.are.equal("complex128", A:dtype())
       local D = dense_of(A)
-      local msg, ok = sh(PY .. " " .. ORACLE .. " mmread " .. DIR .. "/want.npy " .. p)
-      assert(ok, msg)
-      local W = speck.io.load_npy(DIR .. "/want.npy", {space = "host"})
+      local W = oracle("mmread", p)
       for i = 0, 8 do
         for j = 0, 8 do close(D(i, j), W(i, j), 1e-15, "entry " .. i .. "," .. j) end
       end
@@ -624,11 +614,7 @@ describe("complex speck.sparse", function()
       local xt = {}
       for k = 1, n do xt[k] = {(rnd() - 0.5) * 2, (rnd() - 0.5) * 2} end
       local x = from(xt, dt)
-      local hx = DIR .. "/spmv_x_" .. dt .. ".npy"
-      speck.io.save_npy(hx, host(speck.View.from(xt, "complex128")))
-      local msg, ok = sh(PY .. " " .. ORACLE .. " spmv " .. DIR .. "/spmv_w.npy " .. p .. " " .. hx)
-      assert(ok, msg)
-      local W = speck.io.load_npy(DIR .. "/spmv_w.npy", {space = "host"})
+      local W = oracle("spmv", p, speck.View.from(xt, "complex128"))
       local y = speck.View("y", dt, n)
       for r, mode in ipairs{"N", "C", "T", "H"} do
         y:fill({1, -1})
@@ -682,11 +668,7 @@ describe("complex CG", function()
       assert.is_true(iters > 0 and iters <= n)
       assert.is_true(resid >= 0)
       assert.are.equal(dt, x:dtype())
-      local hb = DIR .. "/hpd_b.npy"
-      speck.io.save_npy(hb, host(speck.View.from(bt, "complex128")))
-      local msg, ok = sh(PY .. " " .. ORACLE .. " solve " .. DIR .. "/hpd_x.npy " .. p .. " " .. hb)
-      assert(ok, msg)
-      local W = speck.io.load_npy(DIR .. "/hpd_x.npy", {space = "host"})
+      local W = oracle("solve", p, speck.View.from(bt, "complex128"))
       local h = host(x)
       for i = 0, n - 1 do close(h(i), W(0, i), dt == "complex128" and 1e-10 or 1e-4, "x " .. i) end
       -- x0 = the solution: no iteration

@@ -30,6 +30,13 @@ local function sh(cmd)
   return out, ok
 end
 local HAVE_NX = select(2, sh(PY .. " -c 'import networkx'"))
+-- the oracle's commands: one Python process for the file (tests/py_serve.lua)
+local py
+if HAVE_NX then
+  local close
+  py, close = dofile(HERE .. "/py_serve.lua")(PY, DIR, HERE)
+  teardown(close)
+end
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
@@ -175,7 +182,7 @@ if HAVE_NX then
   local f = assert(io.open(jp, "w"))
   f:write(table.concat(jobs, "\n"), "\n")
   f:close()
-  local out, ok = sh(PY .. " " .. ORACLE .. " struct " .. jp)
+  local out, ok = py(ORACLE .. " struct " .. jp)
   assert(ok, "the NetworkX oracle failed: " .. out)
   for _, c in ipairs(CASES) do
     local r = {}
@@ -257,13 +264,13 @@ local function labels_file(view, name)
   return path
 end
 local function nx_modularity(gpath, view, res)
-  local out, ok = sh(("%s %s modularity %s %s %s"):format(PY, ORACLE, gpath,
-                                                         labels_file(view, "mod"), res))
+  local out, ok = py(("%s modularity %s %s %s"):format(ORACLE, gpath,
+                                                    labels_file(view, "mod"), res))
   assert(ok, "the oracle refused the partition: " .. out)
   return tonumber(out)
 end
 local function nx_louvain(gpath, res)
-  local out, ok = sh(("%s %s louvain %s 7 %s"):format(PY, ORACLE, gpath, res))
+  local out, ok = py(("%s louvain %s 7 %s"):format(ORACLE, gpath, res))
   assert(ok, "the oracle failed: " .. out)
   return tonumber(out:match("^q (%S+)")), tonumber(out:match("igraph (%S+)"))
 end
@@ -280,8 +287,8 @@ describe("graph.louvain", function()
     it("planted partition " .. p[1] .. ": q within 2 % of networkx, = modularity", function()
       if not HAVE_NX then pending("python3-networkx is not installed") return end
       local path = DIR .. "/planted" .. i .. ".txt"
-      local out, ok = sh(("%s %s planted %s %d %d %g %g %d %d"):format(PY, ORACLE, path,
-                                                              p[2], p[3], p[4], p[5], p[6], p[7]))
+      local out, ok = py(("%s planted %s %d %d %g %g %d %d"):format(ORACLE, path,
+                                                         p[2], p[3], p[4], p[5], p[6], p[7]))
       assert(ok, out)
       local nv, s, d, w = read_edges(path)
       local g = graph.from_edges(nv, s, d, p[7] == 1 and {weights = w} or nil)
@@ -395,7 +402,7 @@ describe("graph.label_propagation", function()
   it("finds planted communities", function()
     if not HAVE_NX then pending("python3-networkx is not installed") return end
     local path = DIR .. "/lpa_planted.txt"
-    local out, ok = sh(("%s %s planted %s 5 40 0.5 0.002 21 0"):format(PY, ORACLE, path))
+    local out, ok = py(("%s planted %s 5 40 0.5 0.002 21 0"):format(ORACLE, path))
     assert(ok, out)
     local nv, s, d = read_edges(path)
     local g = graph.from_edges(nv, s, d)

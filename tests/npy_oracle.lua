@@ -1,6 +1,7 @@
 -- npy_oracle.lua: the oracle of the specs that check complex linear
--- algebra against NumPy / SciPy (zlinalg_spec, zlinalg2_spec): a job's
--- views saved as .npy files, the oracle script run on them, its answer
+-- algebra against NumPy / SciPy (complex_spec, zlinalg_spec,
+-- zlinalg2_spec): a job's views saved as .npy files (a string: a file's
+-- path, given as it is), the oracle script run on them, its answer
 -- loaded back (a host view). One oracle process serves every job of a
 -- spec file through two FIFOs (tests/oracle_serve.py): a Python start with
 -- NumPy and SciPy costs a tenth of a second and a file asks hundreds of
@@ -23,9 +24,12 @@ return function(py, script, dir, host)
     njob = njob + 1
     local ins = {}
     for k, v in ipairs{...} do
-      local p = dir .. "/in" .. njob .. "_" .. k .. ".npy"
-      speck.io.save_npy(p, host(v))
-      ins[k] = p
+      if type(v) == "string" then
+        ins[k] = v
+      else
+        ins[k] = dir .. "/in" .. njob .. "_" .. k .. ".npy"
+        speck.io.save_npy(ins[k], host(v))
+      end
     end
     local out = dir .. "/out" .. njob .. ".npy"
     if r then

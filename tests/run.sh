@@ -16,9 +16,11 @@
 #      processes at a time, each spec file cut into shards
 #      (tests/shard.lua picks a shard's tests): SPECK_TEST_SHARDS is a
 #      list of 'name=N' (e.g. teams_spec=10) and a bare N for the other
-#      files (default J). Shard k of every file starts before shard k + 1
-#      of any, longest files first; the outputs are shown in order once
-#      all are done.
+#      files (default J). The jobs (a file's shard each) start longest
+#      first, a shard expected to take its file's seconds in
+#      tests/suite-weights (the space's column, cuda's or the host's) over
+#      the file's shards; the outputs are shown in that order once all
+#      are done.
 #   3. the embedding example $BUILD/bin/embed-example (one test).
 #   4. the C kernel API example $BUILD/bin/kernel-api-example (built with
 #      pkg-config, as SPEC.md's contract says), once per space.
@@ -36,6 +38,10 @@
 #      built with its pkg-config file; and, when luarocks is there, 'luarocks
 #      make' of the rockspec into a fresh tree, whose version must be
 #      core/version.h's.
+#   7, 8. speck.remote and speck.dist under mpirun (below).
+# With SPECK_TEST_JOBS >= 4, 3 to 8 run while the specs do (3-6, 7 and 8
+# side by side), their output shown after the C programs' results as when
+# they run after the specs.
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
 # interpreter to run busted with, e.g. a sanitized bin/speck; default:
@@ -74,7 +80,7 @@ passed=0
 failed=0
 pending=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/speck-test.XXXXXX") || exit 1
-trap 'kill "${ctests_pid:-}" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap 'kill ${ctests_pid:-} ${after_pids:-} 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 
 fail() {
   echo "FAIL: $*"
@@ -200,78 +206,75 @@ if [ -n "$specs" ] && [ -z "$BUSTED" ]; then
   fail "busted not found (install lua-busted: make deps)"
   specs=
 fi
-# longest files first, so the slow ones start early
+# side by side, the larger files first among those of equal weight (below)
 [ "$jobs" -gt 1 ] && specs=$(ls -S $specs)
-for space in $SPECK_SPACES; do
-  [ -n "$specs" ] || break
-  envs=$(space_env "$space")
-  # a GPU space's host threads: two a process when files run side by side
-  [ "$space" = cuda ] && [ "$jobs" -gt 1 ] && [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
-  if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
-       >"$tmp/out" 2>&1; then
-    fail "space $space cannot be initialised: $(head -n 1 "$tmp/out")"
-    continue
-  fi
-  echo "== busted, $envs"
-  if [ "$jobs" -le 1 ]; then
-    # shellcheck disable=SC2086
-    env $envs timeout -k 10 $((job_timeout * 4)) ${SPECK_LUA:+"$SPECK_LUA"} \
-      "$BUSTED" -o plainTerminal $specs >"$tmp/out" 2>&1
-    rc=$?
-    cat "$tmp/out"
-    timed_out "$rc" "busted ($space)" && continue
-    count "$tmp/out" "$space" "$rc"
-    continue
-  fi
-  # one job per (file, shard): 'id spec k n', run by xargs -P, each
-  # writing its output and exit status under $tmp/job.<id>
-  : >"$tmp/jobs"
-  id=0
-  most=0
-  for s in $specs; do
-    ns=$(shards_of "$s")
-    [ "$ns" -gt "$most" ] && most=$ns
+specs_phase() {
+  for space in $SPECK_SPACES; do
+    [ -n "$specs" ] || break
+    envs=$(space_env "$space")
+    # a GPU space's host threads: two a process when files run side by side
+    [ "$space" = cuda ] && [ "$jobs" -gt 1 ] && [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
+    if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
+         >"$tmp/out" 2>&1; then
+      fail "space $space cannot be initialised: $(head -n 1 "$tmp/out")"
+      continue
+    fi
+    echo "== busted, $envs"
+    if [ "$jobs" -le 1 ]; then
+      # shellcheck disable=SC2086
+      env $envs timeout -k 10 $((job_timeout * 4)) ${SPECK_LUA:+"$SPECK_LUA"} \
+        "$BUSTED" -o plainTerminal $specs >"$tmp/out" 2>&1
+      rc=$?
+      cat "$tmp/out"
+      timed_out "$rc" "busted ($space)" && continue
+      count "$tmp/out" "$space" "$rc"
+      continue
+    fi
+    # one job per (file, shard): 'id spec k n', numbered longest first by
+    # tests/suite-weights (this space's column: cuda, or the host's) for
+    # xargs -P to start in that order; files it does not list count 1 s
+    # (ties: the larger file first, as 'ls -S' gave them)
+    wcol=3
+    [ "$space" = cuda ] && wcol=2
+    for s in $specs; do echo "$s $(shards_of "$s")"; done |
+      awk -v col="$wcol" -v tab=tests/suite-weights '
+        BEGIN { while ((getline l < tab) > 0) if (l !~ /^#/ && split(l, a) > 2) w[a[1]] = a[col] }
+        { b = $1; sub(/.*\//, "", b); sub(/\.lua$/, "", b); c = (b in w) ? w[b] : 1
+          for (k = 0; k < $2; k++) printf "%.3f %s %d %d\n", c / $2, $1, k, $2 }' |
+      sort -s -k1,1gr | awk '{ print NR, $2, $3, $4 }' >"$tmp/jobs"
+    # shellcheck disable=SC2016
+    env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_LUA="${SPECK_LUA:-}" \
+      BUSTED="$BUSTED" xargs -P "$jobs" -n 4 sh -c '
+        t0=$(date +%s)
+        SPECK_TEST_SHARD="$3/$4" timeout -k 10 "$job_timeout" \
+          ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
+          "$BUSTED" -o plainTerminal --helper=tests/shard.lua "$2" \
+          >"$SPECK_TEST_TMP/job.$1" 2>&1
+        echo $? >"$SPECK_TEST_TMP/job.$1.rc"
+        echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/job.$1.t"' sh <"$tmp/jobs"
+    while read -r id s k ns; do
+      echo "-- $s, shard $k/$ns ($(cat "$tmp/job.$id.t" 2>/dev/null || echo '?') s)"
+      cat "$tmp/job.$id"
+      jrc=$(cat "$tmp/job.$id.rc" 2>/dev/null || echo 1)
+      timed_out "$jrc" "busted ($space, $s shard $k/$ns)" && continue
+      count "$tmp/job.$id" "$space, $s shard $k/$ns" "$jrc"
+    done <"$tmp/jobs"
   done
-  for k in $(seq 0 $((most - 1))); do
-    for s in $specs; do
-      ns=$(shards_of "$s")
-      [ "$k" -lt "$ns" ] || continue
-      id=$((id + 1))
-      echo "$id $s $k $ns" >>"$tmp/jobs"
-    done
-  done
-  # shellcheck disable=SC2016
-  env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_LUA="${SPECK_LUA:-}" \
-    BUSTED="$BUSTED" xargs -P "$jobs" -n 4 sh -c '
-      t0=$(date +%s)
-      SPECK_TEST_SHARD="$3/$4" timeout -k 10 "$job_timeout" \
-        ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
-        "$BUSTED" -o plainTerminal --helper=tests/shard.lua "$2" \
-        >"$SPECK_TEST_TMP/job.$1" 2>&1
-      echo $? >"$SPECK_TEST_TMP/job.$1.rc"
-      echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/job.$1.t"' sh <"$tmp/jobs"
-  while read -r id s k ns; do
-    echo "-- $s, shard $k/$ns ($(cat "$tmp/job.$id.t" 2>/dev/null || echo '?') s)"
-    cat "$tmp/job.$id"
-    jrc=$(cat "$tmp/job.$id.rc" 2>/dev/null || echo 1)
-    timed_out "$jrc" "busted ($space, $s shard $k/$ns)" && continue
-    count "$tmp/job.$id" "$space, $s shard $k/$ns" "$jrc"
-  done <"$tmp/jobs"
-done
+}
 
-# the C programs' results (side by side they ran with the specs)
-if [ -n "${ctests_pid:-}" ]; then
-  wait "$ctests_pid"
-  ctests_report
-fi
+# -- the phases after the specs, in three functions (their bodies not
+# indented): 3 to 6 (after_local), 7 (after_remote) and 8 (after_dist),
+# which main (at the end) runs after the specs, or, side by side
+# (SPECK_TEST_JOBS >= 4), while they run
+after_local() {
 
 # -- 3. the embedding example ----------------------------------------------
 if [ -x "$BUILD/bin/embed-example" ]; then
-  if "$BUILD/bin/embed-example" >"$tmp/out" 2>&1 && grep -q '^OK' "$tmp/out"; then
+  if "$BUILD/bin/embed-example" >"$tmp/$part.out" 2>&1 && grep -q '^OK' "$tmp/$part.out"; then
     passed=$((passed + 1))
-    echo "embed-example: $(tail -n 1 "$tmp/out")"
+    echo "embed-example: $(tail -n 1 "$tmp/$part.out")"
   else
-    cat "$tmp/out"
+    cat "$tmp/$part.out"
     fail "embed-example"
   fi
 else
@@ -282,12 +285,12 @@ fi
 if [ -x "$BUILD/bin/kernel-api-example" ]; then
   for space in $SPECK_SPACES; do
     envs=$(space_env "$space")
-    if env $envs "$BUILD/bin/kernel-api-example" >"$tmp/out" 2>&1 &&
-       grep -q '^PASS' "$tmp/out"; then
+    if env $envs "$BUILD/bin/kernel-api-example" >"$tmp/$part.out" 2>&1 &&
+       grep -q '^PASS' "$tmp/$part.out"; then
       passed=$((passed + 1))
       echo "kernel-api-example ($space): PASS"
     else
-      cat "$tmp/out"
+      cat "$tmp/$part.out"
       fail "kernel-api-example ($space)"
     fi
   done
@@ -331,15 +334,15 @@ else
     # shellcheck disable=SC2086
     env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
       tests/luajit/ffi_test.lua "$BUILD/include/speck.h" "$SPECK_BIN" \
-      >"$tmp/out" 2>&1
-    count_prog "$tmp/out" "luajit ffi_test ($space)" $?
+      >"$tmp/$part.out" 2>&1
+    count_prog "$tmp/$part.out" "luajit ffi_test ($space)" $?
     # shellcheck disable=SC2086
     if env $envs $lj_env LUA_PATH="$BUILD/share/lua/5.4/?.lua;;" "$LUAJIT" \
-         examples/luajit.lua >"$tmp/out" 2>&1 && grep -q '^OK' "$tmp/out"; then
+         examples/luajit.lua >"$tmp/$part.out" 2>&1 && grep -q '^OK' "$tmp/$part.out"; then
       passed=$((passed + 1))
       echo "luajit examples/luajit.lua ($space): OK"
     else
-      cat "$tmp/out"
+      cat "$tmp/$part.out"
       fail "luajit examples/luajit.lua ($space)"
     fi
   done
@@ -358,8 +361,8 @@ else
   envs=$(space_env "$nb_space")
   # shellcheck disable=SC2086
   env $envs BUILD="$BUILD" PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off \
-    tests/notebook_test.py >"$tmp/out" 2>&1
-  count_prog "$tmp/out" "notebooks ($nb_space)" $?
+    tests/notebook_test.py >"$tmp/$part.out" 2>&1
+  count_prog "$tmp/$part.out" "notebooks ($nb_space)" $?
 fi
 
 # -- 6. the installed tree ------------------------------------------------------
@@ -368,11 +371,11 @@ fi
 check() {
   name=$1
   shift
-  if "$@" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^OK'; then
+  if "$@" >"$tmp/$part.out" 2>&1 && tail -n 1 "$tmp/$part.out" | grep -q '^OK'; then
     passed=$((passed + 1))
-    echo "installed: $name: $(tail -n 1 "$tmp/out")"
+    echo "installed: $name: $(tail -n 1 "$tmp/$part.out")"
   else
-    cat "$tmp/out"
+    cat "$tmp/$part.out"
     fail "installed: $name"
   fi
 }
@@ -401,15 +404,15 @@ if [ -n "${SPECK_INSTALLED:-}" ]; then
     print('OK ' .. package.searchpath('speck.core', package.cpath))"
   # busted on Debian's lua5.4 (luarocks makes plain 'lua' Lua 5.1)
   if with_prefix "$P" lua5.4 "$BUSTED" -o plainTerminal tests/install/installed_spec.lua \
-       >"$tmp/out" 2>&1; then
-    count "$tmp/out" "installed busted" 0
+       >"$tmp/$part.out" 2>&1; then
+    count "$tmp/$part.out" "installed busted" 0
   else
-    count "$tmp/out" "installed busted" 1
+    count "$tmp/$part.out" "installed busted" 1
   fi
   if [ -n "$LUAJIT" ]; then
     with_prefix "$P" env LUA_PATH="$P/share/lua/5.1/?.lua;;" "$LUAJIT" \
-      tests/luajit/ffi_test.lua "$P/include/speck.h" "$P/bin/speck" >"$tmp/out" 2>&1
-    count_prog "$tmp/out" "installed luajit ffi_test" $?
+      tests/luajit/ffi_test.lua "$P/include/speck.h" "$P/bin/speck" >"$tmp/$part.out" 2>&1
+    count_prog "$tmp/$part.out" "installed luajit ffi_test" $?
     check "luajit finds $P/lib/libspeck.so" with_prefix "$P" \
       env LUA_PATH="$P/share/lua/5.1/?.lua;;" "$LUAJIT" -e "
       local sf = require 'speck.ffi'
@@ -454,6 +457,8 @@ print('OK the installed kernel ran a cell'); sys.stdout.flush(); os._exit(0)"
   fi
 fi
 
+}
+
 # -- 7. speck.remote: tests/remote/remote_test.lua on 2 ranks under mpirun
 #      (--oversubscribe, and --allow-run-as-root as root), again with
 #      SPECK_REMOTE_DIRECT=0 (every other rank's element through MPI calls)
@@ -469,22 +474,23 @@ remote_run() {   # $1: what, then the command
   # at MPI_Finalize, leaving what they allocated unattributable; the leak
   # reports of 'make asan' here named no speck frame)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    timeout -k 10 120 "$@" >"$tmp/out" 2>&1
+    timeout -k 10 120 "$@" >"$tmp/$part.out" 2>&1
   rc=$?
-  counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/out" | tail -n 1 |
+  counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/$part.out" | tail -n 1 |
     sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
   if [ -z "$counts" ]; then
-    cat "$tmp/out"
+    cat "$tmp/$part.out"
     fail "remote ($what) gave no summary (status $rc)"
     return
   fi
   set -- $counts
   passed=$((passed + $1))
   failed=$((failed + $2))
-  [ "$2" -ne 0 ] && cat "$tmp/out"
+  [ "$2" -ne 0 ] && cat "$tmp/$part.out"
   [ "$rc" -ne 0 ] && [ "$2" -eq 0 ] && fail "remote ($what) exited with status $rc"
   echo "remote ($what): $1 passed, $2 failed"
 }
+after_remote() {
 if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
   if ! "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
     fail "remote: speck was built without MPI (install libopenmpi-dev, openmpi-bin; or SPECK_SKIP_MPI=1)"
@@ -519,11 +525,14 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
   fi
 fi
 
+}
+
 # -- 8. speck.dist: tests/dist/dist_test.lua on 1, 2 and 3 ranks under
 #      mpirun (3 ranks catch off-by-one splits), each operation against
 #      the library on one rank; the 1-rank run writes the CG/GMRES
 #      reference (SPECK_DIST_REF) the 2- and 3-rank runs compare with.
 #      Counted and cut off as the remote runs are (remote_run).
+after_dist() {
 if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
    "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
   root_flag=
@@ -580,17 +589,63 @@ if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
   # (no leak check in sanitized runs: Open MPI keeps its allocations)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     SPECK_THREADS=1 timeout -k 10 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
-    tests/dist/dist_fail.lua >"$tmp/out" 2>&1
+    tests/dist/dist_fail.lua >"$tmp/$part.out" 2>&1
   rc=$?
-  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/out" &&
-     ! grep -q survived "$tmp/out"; then
+  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/$part.out" &&
+     ! grep -q survived "$tmp/$part.out"; then
     passed=$((passed + 1))
     echo "dist (a rank dies mid-solve): the job ended (status $rc), no hang"
   else
-    cat "$tmp/out"
+    cat "$tmp/$part.out"
     fail "dist (a rank dies mid-solve): status $rc"
   fi
 fi
+}
+
+# -- main ------------------------------------------------------------------
+# Side by side on four or more cores (SPECK_TEST_JOBS >= 4) the three parts
+# after the specs run while the specs do, each a process, their output and
+# counts written to files, shown and added after the C programs' results as
+# when they run after the specs: the same lines in the same order, the same
+# totals. On fewer cores their mpirun ranks beside the specs would only
+# slow both. (A part's commands write to $tmp/$part.out.)
+after_parts="after_local after_remote after_dist"
+if [ "$jobs" -ge 4 ]; then
+  for part in $after_parts; do
+    (
+      passed=0 failed=0 pending=0
+      # MPI ranks that wait yield their core to the specs
+      OMPI_MCA_mpi_yield_when_idle=1
+      export OMPI_MCA_mpi_yield_when_idle
+      $part
+      echo "$passed $failed $pending" >"$tmp/$part.counts"
+    ) >"$tmp/$part.log" 2>&1 &
+    after_pids="${after_pids:-} $!"
+  done
+fi
+specs_phase
+# the C programs' results (side by side they ran with the specs)
+if [ -n "${ctests_pid:-}" ]; then
+  wait "$ctests_pid"
+  ctests_report
+fi
+# shellcheck disable=SC2086
+[ -n "${after_pids:-}" ] && wait $after_pids
+for part in $after_parts; do
+  if [ -z "${after_pids:-}" ]; then
+    $part
+    continue
+  fi
+  cat "$tmp/$part.log"
+  if [ -s "$tmp/$part.counts" ]; then
+    read -r p f q <"$tmp/$part.counts"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    pending=$((pending + q))
+  else
+    fail "$part (tests/run.sh's phases after the specs) gave no counts"
+  fi
+done
 
 if [ -n "${SPECK_TEST_TIMES:-}" ] && [ -s "$SPECK_TEST_TIMES" ]; then
   echo "slowest tests (s since the process began, s, shard, file, name):"

@@ -66,6 +66,14 @@ end
 
 local ORACLE_ERR = U.run_oracle(jobs)
 local function need_oracle() return U.need_oracle(ORACLE_ERR) end
+-- the cases' own SciPy commands: one Python process for the file
+-- (tests/py_serve.lua)
+local py
+if U.HAVE_SCIPY then
+  local close
+  py, close = dofile(HERE .. "/py_serve.lua")(U.PY, DIR, HERE)
+  teardown(close)
+end
 
 -- -- specs ------------------------------------------------------------------------
 describe("speck.sparse CrsMatrix", function()
@@ -236,8 +244,8 @@ describe("speck.sparse Matrix Market", function()
     local got = dense_of(A)
     assert.are.same({{2 + 4 + 8 + 10, 6}, {1 + 5 + 7, 3 + 9}}, got)
     if U.HAVE_SCIPY then
-      local out = U.sh(U.PY .. " -c \"import scipy.io, sys; a = scipy.io.mmread(sys.argv[1]).toarray(); " ..
-                       "print(' '.join(repr(float(v)) for v in a.ravel()))\" " .. path)
+      local out = py("-c \"import scipy.io, sys; a = scipy.io.mmread(sys.argv[1]).toarray(); " ..
+                     "print(' '.join(repr(float(v)) for v in a.ravel()))\" " .. path)
       local flat = {}
       for w in out:gmatch("%S+") do flat[#flat + 1] = tonumber(w) end
       assert.are.same({got[1][1], got[1][2], got[2][1], got[2][2]}, flat)
@@ -316,9 +324,9 @@ describe("speck.sparse Matrix Market", function()
       if c[4] then assert.are.equal(c[4], select(2, body:gsub("\n", "")) - 2) end
       local want = c[5] or dense_of(A)
       assert.are.same(want, dense_of(sparse.read_mm(path)))
-      local out = U.sh(U.PY .. " -c \"import scipy.io, sys; a = scipy.io.mmread(sys.argv[1]); " ..
-                       "a = a.toarray() if hasattr(a, 'toarray') else a; " ..
-                       "print(' '.join(repr(float(v)) for v in a.ravel()))\" " .. path)
+      local out = py("-c \"import scipy.io, sys; a = scipy.io.mmread(sys.argv[1]); " ..
+                     "a = a.toarray() if hasattr(a, 'toarray') else a; " ..
+                     "print(' '.join(repr(float(v)) for v in a.ravel()))\" " .. path)
       local flat = {}
       for _, row in ipairs(want) do for _, v in ipairs(row) do flat[#flat + 1] = v end end
       local got = {}
