@@ -212,8 +212,15 @@ specs_phase() {
   for space in $SPECK_SPACES; do
     [ -n "$specs" ] || break
     envs=$(space_env "$space")
-    # a GPU space's host threads: two a process when files run side by side
-    [ "$space" = cuda ] && [ "$jobs" -gt 1 ] && [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
+    # a GPU space's host threads: two a process when files run side by side;
+    # and their waits for the device asleep (SPECK_CUDA_SYNC=block): the
+    # processes' kernels take turns on the one GPU, and each waiting
+    # process spun a core meanwhile (16 jobs on an H200 host's 16 cores:
+    # every core busy, 102 s; asleep a third of them idle, 96 s)
+    if [ "$space" = cuda ] && [ "$jobs" -gt 1 ]; then
+      [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
+      [ -z "${SPECK_CUDA_SYNC:-}" ] && envs="$envs SPECK_CUDA_SYNC=block"
+    fi
     if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
          >"$tmp/out" 2>&1; then
       fail "space $space cannot be initialised: $(head -n 1 "$tmp/out")"
