@@ -12,14 +12,12 @@
 --   local want = oracle("trsm:1:0", A, B)
 local speck = require "speck"
 
+local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
+
 return function(py, script, dir, host)
   local njob = 0
-  local w, r
-  if os.execute("mkfifo '" .. dir .. "/jobs' '" .. dir .. "/done' 2>/dev/null") then
-    os.execute(py .. " " .. script .. " --serve '" .. dir .. "/jobs' '" .. dir .. "/done' &")
-    w = io.open(dir .. "/jobs", "w")
-    r = w and io.open(dir .. "/done", "r")
-  end
+  local w, r, close = dofile(HERE .. "/fifo_channel.lua")(dir, "jobs", "done",
+    function(a, b) return py .. " " .. script .. " --serve '" .. a .. "' '" .. b .. "'" end)
   local function oracle(job, ...)
     njob = njob + 1
     local ins = {}
@@ -44,11 +42,6 @@ return function(py, script, dir, host)
       assert(p:close(), msg)
     end
     return speck.io.load_npy(out, {space = "host"})
-  end
-  local function close()
-    if w then w:close() end
-    if r then r:close() end
-    w, r = nil, nil
   end
   return oracle, close
 end

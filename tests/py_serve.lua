@@ -10,12 +10,9 @@
 --   local out, ok = py(ORACLE .. " louvain " .. path)  -- as the output and
 --                                                     -- status of sh(PY .. " " .. ...)
 return function(python, dir, here)
-  local n, w, r = 0, nil, nil
-  if os.execute("mkfifo '" .. dir .. "/pyjobs' '" .. dir .. "/pydone' 2>/dev/null") then
-    os.execute(python .. " " .. here .. "/py_serve.py '" .. dir .. "/pyjobs' '" .. dir .. "/pydone' &")
-    w = io.open(dir .. "/pyjobs", "w")
-    r = w and io.open(dir .. "/pydone", "r")
-  end
+  local n = 0
+  local w, r, close = dofile(here .. "/fifo_channel.lua")(dir, "pyjobs", "pydone",
+    function(a, b) return python .. " " .. here .. "/py_serve.py '" .. a .. "' '" .. b .. "'" end)
   local function py(cmd)
     if not r then
       local p = assert(io.popen(python .. " " .. cmd .. " 2>&1", "r"))
@@ -35,11 +32,6 @@ return function(python, dir, here)
     local out = f:read("a")
     f:close()
     return out, status == "0"
-  end
-  local function close()
-    if w then w:close() end
-    if r then r:close() end
-    w, r = nil, nil
   end
   return py, close
 end
