@@ -30,6 +30,7 @@ end
 local TMP = os.tmpname()
 os.remove(TMP)
 assert(os.execute("mkdir -p " .. TMP))
+teardown(function() os.execute("rm -rf '" .. TMP .. "'") end)
 -- the oracle's commands: one Python process for the file (tests/py_serve.lua)
 local py
 if HAVE_NUMPY then

@@ -92,6 +92,7 @@ def louvain(path, seed, res):
     if igraph is not None and res == 1.0:
         ig = igraph.Graph(n=n, edges=[(u, v) for u, v in g.edges()])
         ig.es["weight"] = [d["weight"] for _, _, d in g.edges(data=True)]
+        random.seed(seed)  # python-igraph draws from Python's random: the same answer every run
         print("igraph %.17g" % ig.community_multilevel(weights="weight").modularity)
 
 

@@ -13,6 +13,7 @@ local sparse = require "speck.sparse"
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local U = dofile(HERE .. "/sparse_util.lua")
+teardown(U.cleanup)
 U.bind(assert, pending)
 local DIR, rnd, rval, random_coo, write_coo = U.DIR, U.rnd, U.rval, U.random_coo,
   U.write_coo

@@ -15,6 +15,7 @@ local sparse = require "speck.sparse"
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local U = dofile(HERE .. "/sparse_util.lua")
+teardown(U.cleanup)
 U.bind(assert, pending)
 local DIR, rval, random_coo, write_coo, write_dense = U.DIR, U.rval, U.random_coo,
   U.write_coo, U.write_dense

@@ -221,7 +221,10 @@ local function err_of(f, ...)
 end
 
 
-return {bind = function(a, p) assert, pending = a, p end, PY = PY, DIR = DIR, HAVE_SCIPY = HAVE_SCIPY, sh = sh, rnd = rnd, rint = rint,
+-- the scratch folder's removal (a spec file's teardown: teardown(U.cleanup))
+local function cleanup() os.execute("rm -rf '" .. DIR .. "'") end
+
+return {bind = function(a, p) assert, pending = a, p end, PY = PY, DIR = DIR, cleanup = cleanup, HAVE_SCIPY = HAVE_SCIPY, sh = sh, rnd = rnd, rint = rint,
         rval = rval, random_coo = random_coo, write_coo = write_coo,
         write_dense = write_dense, read_dense = read_dense, rand_vec = rand_vec,
         run_oracle = run_oracle, TOL = TOL, view_of = view_of,

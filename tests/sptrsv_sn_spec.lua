@@ -20,6 +20,7 @@ end
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local U = dofile(HERE .. "/sparse_util.lua")
+teardown(U.cleanup)
 U.bind(assert, pending)
 local DIR, rnd, rval, random_coo, write_coo = U.DIR, U.rnd, U.rval, U.random_coo,
   U.write_coo
