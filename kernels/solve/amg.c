@@ -149,22 +149,78 @@ static const sk_kbody k_sym = {.label = "solve.amg_symmetry",
                                .sigs = sig_sym,
                                .reds = "sum:float64 sum:float64 sum:float64 sum:float64"};
 
-/* solve.amg_symmetry: A_* [, sorted = 0] -> diff = sum |a_ij - a_ji|,
- * total = sum |a_ij| (one pass, no transpose; sorted rows: one bisection a
- * pair of entries, amg.sk says how the lower entries without a mirror are
- * counted) */
+static const char *const sig_sym_dia[] = {"range" PC_R1("dc", "uint8") PC_R1("dtab", "float64")
+                                            PC_R1("doff", "int64") " nd=int64 w=int64",
+                                          NULL};
+static const sk_kbody k_sym_dia = {.label = "solve.amg_symmetry_dia",
+                                   .body = sk_body_solve_amg_symmetry_dia,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_sym_dia,
+                                   .reds = "sum:float64 sum:float64"};
+
+/* the symmetry sums over A's diagonal form (on the host, where sparse has
+ * one for A or makes it now: 'uses', the SpMVs the caller will make with
+ * A, counted toward sparse's memos, csr16.c): 1 done, 0 where A has none
+ * (a device, no form, or values not float64) */
+static int symmetry_dia(const sk_csr *A, int64_t uses, double *d, double *t, char *err,
+                        size_t errlen) {
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (!sk_sp_host(be) || A->values->dtype != SK_F64 || A->nrows != A->ncols) return 0;
+  sk_csr16 c16;
+  sk_vdict vd;
+  sk_dia dg;
+  sk_view off;
+  memset(&vd, 0, sizeof vd);
+  memset(&dg, 0, sizeof dg);
+  memset(&off, 0, sizeof off);
+  int rc = sk_csr16_get(A->rowptr, A->colidx, uses, &c16, err, errlen);
+  if (rc == 0 && c16.ok) rc = sk_vdict_get(A->values, uses, &vd, err, errlen);
+  if (rc == 0 && vd.ok) rc = sk_dia_get(A, &vd, &dg, err, errlen);
+  if (rc == 0 && dg.ok && dg.tab.dtype == SK_F64 &&
+      (rc = sk_sp_view(&off, "dia offsets", SK_I64, 2 * dg.nd, SK_SPACE_HOST, 0, err, errlen)) ==
+        0) {
+    int64_t *o = off.data;
+    for (int q = 0; q < dg.nd; q++) {
+      o[q] = dg.off[q];
+      o[dg.nd + q] = -1;
+      for (int p = 0; p < dg.nd; p++)
+        if (dg.off[p] == -dg.off[q]) o[dg.nd + q] = p;
+    }
+    sk_arg a[] = {sk_arg_view_ro("dc", &dg.code), sk_arg_view_ro("dtab", &dg.tab),
+                  sk_arg_view_ro("doff", &off),  sk_arg_i64("nd", dg.nd),
+                  sk_arg_i64("w", dg.width)};
+    sk_result r;
+    rc = sk_sp_range(&k_sym_dia, A->nrows, a, PC_NELEM(a), &r, err, errlen) < 0 ? -1 : 1;
+    if (rc > 0) *d = sk_result_f64(&r, 0), *t = sk_result_f64(&r, 1);
+  }
+  sk_view_release(&off);
+  sk_dia_release(&dg);
+  sk_vdict_release(&vd);
+  sk_csr16_release(&c16);
+  return rc;
+}
+
+/* solve.amg_symmetry: A_* [, sorted = 0, uses = 1] -> diff = sum |a_ij -
+ * a_ji|, total = sum |a_ij| (one pass, no transpose; over A's diagonal
+ * form where it has one (symmetry_dia: 'uses' as there), else over the
+ * rows: sorted, one bisection a pair of entries, amg.sk says how the lower
+ * entries without a mirror are counted) */
 static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                         size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "sorted",   NULL};
+                                      "sorted",   "uses",     NULL};
   sk_csr A;
-  int64_t sorted;
+  int64_t sorted, uses;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
-      sk_karg_i64(args, nargs, "sorted", 1, 0, &sorted, err, errlen) < 0)
+      sk_karg_i64(args, nargs, "sorted", 1, 0, &sorted, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "uses", 1, 1, &uses, err, errlen) < 0)
     return -1;
   double d = 0, t = 0;
-  if (A.nrows > 0) {
+  int dia = A.nrows > 0 ? symmetry_dia(&A, uses < 1 ? 1 : uses, &d, &t, err, errlen) : 0;
+  if (dia < 0) return -1;
+  if (A.nrows > 0 && !dia) {
     sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                   sk_arg_view_ro("values", A.values), sk_arg_i64("sorted", sorted != 0)};
     sk_result r;
@@ -726,7 +782,7 @@ static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k
                                       SK_KRES_NONE, amg_tentative};
 static const sk_kentry e_filter = {"solve.amg_filter", "A_*, dinv, theta", SK_KRES_NONE,
                                    amg_filter};
-static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted]", SK_KRES_NONE,
+static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted, uses]", SK_KRES_NONE,
                                      amg_symmetry};
 static const sk_kentry e_amalgamate = {"solve.amg_amalgamate", "G_rowptr, G_colidx, nb",
                                        SK_KRES_NONE, amg_amalgamate};
@@ -751,4 +807,4 @@ const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
                                             &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
-                                            &k_scount,  &k_sfill,   NULL};
+                                            &k_scount,  &k_sfill,   &k_sym_dia, NULL};
