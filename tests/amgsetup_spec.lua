@@ -6,7 +6,8 @@
 -- still gives a distance-2 independent, maximal set over many rounds and
 -- the same one on every back end. On the host a stencil's diagonal form
 -- (sparse's dia memo) carries the symmetry sums and MIS-2's and the
--- coarsening's neighbour scans: the same sums, set and aggregates. Every
+-- coarsening's neighbour scans: the same sums, set and aggregates; the
+-- solvers make that form without the compact index (sk_dia_memos). Every
 -- view lives in the default space: under cuda the spec checks that the
 -- kernels ran on the device.
 local speck = require "speck"
@@ -154,6 +155,29 @@ describe("the AMG setup's passes", function()
       assert.are.equal(p1.rounds, p2.rounds)
       assert.are.same(host_table(c1.labels), host_table(c2.labels))
       assert.are.equal(c1.ncoarse, c2.ncoarse)
+    end)
+
+    it("makes a stencil's form for the solvers without its compact index", function()
+      local A = coo(12 * 12 * 12, poisson_entries(12))
+      local n = A:nrows()
+      local b = speck.View("b", "float64", n)
+      speck.deep_copy(b, 1.0)
+      local i0, d0 = launches("sparse.csr16_make"), launches("sparse.dia_code")
+      local _, info = solve.cg(A, b, {tol = 1e-8, maxiter = 200})
+      assert.are.equal("converged", info.reason)
+      if host then
+        -- by diagonals (A's codes and form made), no index made
+        assert.are.equal(i0, launches("sparse.csr16_make"))
+        assert.is_true(launches("sparse.dia_code") > d0)
+        -- and sparse.spmv with A by that form at once (a matrix new to it
+        -- would run three SpMVs on plain rows first)
+        local dia = dofile(HERE .. "/csr_fixtures.lua").DIA
+        local f0 = launches(dia[1]) + launches(dia[2])
+        local y = speck.View("y", "float64", n)
+        sparse.spmv("N", 1.0, A, b, 0.0, y)
+        assert.are.equal(f0 + 1, launches(dia[1]) + launches(dia[2]))
+        assert.are.equal(i0, launches("sparse.csr16_make"))
+      end
     end)
 
     it("has bodies that compile for the GPU target (NVRTC, compile only)", function()

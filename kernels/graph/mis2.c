@@ -79,10 +79,7 @@ static int stencil_get(const sk_graph *g, stencil *s, char *err, size_t errlen) 
               .nrows = g->nv, .ncols = g->nv, .nnz = g->narcs};
   sk_csr16 c16;
   sk_vdict vd;
-  memset(&vd, 0, sizeof vd);
-  int rc = sk_csr16_get(g->rowptr, g->colidx, 1, &c16, err, errlen);
-  if (rc == 0 && c16.ok) rc = sk_vdict_get(g->weights, 1, &vd, err, errlen);
-  if (rc == 0 && vd.ok) rc = sk_dia_get(&A, &vd, &s->d, err, errlen);
+  int rc = sk_dia_memos(&A, 1, &c16, &vd, &s->d, err, errlen);
   sk_vdict_release(&vd);
   sk_csr16_release(&c16);
   if (rc == 0 && s->d.ok) {

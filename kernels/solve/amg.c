@@ -171,12 +171,8 @@ static int symmetry_dia(const sk_csr *A, int64_t uses, double *d, double *t, cha
   sk_vdict vd;
   sk_dia dg;
   sk_view off;
-  memset(&vd, 0, sizeof vd);
-  memset(&dg, 0, sizeof dg);
   memset(&off, 0, sizeof off);
-  int rc = sk_csr16_get(A->rowptr, A->colidx, uses, &c16, err, errlen);
-  if (rc == 0 && c16.ok) rc = sk_vdict_get(A->values, uses, &vd, err, errlen);
-  if (rc == 0 && vd.ok) rc = sk_dia_get(A, &vd, &dg, err, errlen);
+  int rc = sk_dia_memos(A, uses, &c16, &vd, &dg, err, errlen);
   if (rc == 0 && dg.ok && dg.tab.dtype == SK_F64 &&
       (rc = sk_sp_view(&off, "dia offsets", SK_I64, 2 * dg.nd, SK_SPACE_HOST, 0, err, errlen)) ==
         0) {
@@ -543,9 +539,18 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   {
     sk_csr16 c16;
     sk_vdict vd;
+    sk_dia dg;
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto fail;
     memset(&vd, 0, sizeof vd);
-    if (sk_csr16_get(A.rowptr, A.colidx, SK_CSR16_USES, &c16, err, errlen) < 0) goto fail;
-    int rc = c16.ok ? sk_vdict_get(A.values, SK_CSR16_USES, &vd, err, errlen) : 0;
+    int rc;
+    if (sk_sp_host(be)) { /* (the diagonal form, then no index: dia.c) */
+      rc = sk_dia_memos(&A, SK_CSR16_USES, &c16, &vd, &dg, err, errlen);
+      sk_dia_release(&dg);
+    } else {
+      rc = sk_csr16_get(A.rowptr, A.colidx, SK_CSR16_USES, &c16, err, errlen);
+      if (rc == 0 && c16.ok) rc = sk_vdict_get(A.values, SK_CSR16_USES, &vd, err, errlen);
+    }
     sk_csr16_release(&c16);
     sk_vdict_release(&vd);
     if (rc < 0) goto fail;
@@ -760,11 +765,7 @@ static int amg_resid(const sk_arg *args, int nargs, sk_kvalue *out, char *err, s
     sk_csr16 c16;
     sk_vdict vd;
     sk_dia dg;
-    memset(&vd, 0, sizeof vd);
-    memset(&dg, 0, sizeof dg);
-    int rc = sk_csr16_get(A.rowptr, A.colidx, 1, &c16, err, errlen);
-    if (rc == 0 && c16.ok) rc = sk_vdict_get(A.values, 1, &vd, err, errlen);
-    if (rc == 0 && vd.ok) rc = sk_dia_get(&A, &vd, &dg, err, errlen);
+    int rc = sk_dia_memos(&A, 1, &c16, &vd, &dg, err, errlen);
     if (rc == 0 && dg.ok) rc = sk_dia_resid(&dg, &A, b, x, t, err, errlen) < 0 ? -1 : 1;
     sk_dia_release(&dg);
     sk_vdict_release(&vd);
