@@ -180,6 +180,26 @@ describe("the AMG setup's passes", function()
       end
     end)
 
+    it("gives the finest level (A without its zeros) A's codes of the entries kept", function()
+      local e = poisson_entries(12)
+      for i = 0, 12 * 12 * 12 - 3, 2 do e[#e + 1] = {i, i + 2, 0.0}; e[#e + 1] = {i + 2, i, 0.0} end
+      local A = coo(12 * 12 * 12, e)
+      local f0, c0 = launches("solve.amg_nz_fill_coded"), launches("sparse.vdict_code")
+      local P = solve.amg(A)
+      assert.is_true(P:info().zeros_dropped > 0)
+      if host then
+        assert.are.equal(f0 + 1, launches("solve.amg_nz_fill_coded"))
+        -- A's values coded, the finest level's taken (the levels below
+        -- have too many values for a table)
+        assert.are.equal(c0 + 1, launches("sparse.vdict_code"))
+      end
+      local b = speck.View("b", "float64", A:nrows())
+      speck.deep_copy(b, 1.0)
+      local _, info = solve.cg(A, b, {tol = 1e-8, precond = P})
+      assert.are.equal("converged", info.reason)
+      assert.is_true(info.iters <= 12)
+    end)
+
     it("has bodies that compile for the GPU target (NVRTC, compile only)", function()
       local V = function(dt, n) return speck.View("v", dt, n or 8) end
       local I = function(x) return {"int64", x} end
@@ -188,6 +208,11 @@ describe("the AMG setup's passes", function()
                                nd = I(2), w = I(2)}}},
         {pattern = "reduce", reducer = {{op = "sum", dtype = "float64"},
                                         {op = "sum", dtype = "float64"}}})
+      if not ok then pending(why) end
+      ok, why = F.nvrtc_solve("amgsetup_gpu_f_", "range",
+        {{"amg_nz_fill_coded", {rowptr = V("int64", 9), colidx = V("int32"), values = V("float64"),
+                                bp = V("int64", 9), bc = V("int32"), bv = V("float64"),
+                                vc = V("uint8"), bcode = V("uint8")}}})
       if not ok then pending(why) end
       local jobs = {
         {"mis2_max_dia", {dc = V("uint8", 128), doff = V("int64", 2), state = V("int32"),

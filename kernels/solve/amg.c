@@ -73,6 +73,14 @@ static const sk_kbody k_nzfill = {.label = "solve.amg_nz_fill",
                                   .body = sk_body_solve_amg_nz_fill,
                                   .pattern = SK_FOR,
                                   .sigs = sig_nzfill};
+static const char *const sig_nzfillc[] = {"range" PC_MAT PC_R1("bp", "int64") PC_R1("bc", "int32")
+                                            PC_R1("bv", "float64") PC_R1("vc", "uint8")
+                                              PC_R1("bcode", "uint8"),
+                                          NULL};
+static const sk_kbody k_nzfillc = {.label = "solve.amg_nz_fill_coded",
+                                   .body = sk_body_solve_amg_nz_fill_coded,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_nzfillc};
 static const char *const sig_pdiff[] = {"range" PC_R1("ap", "int64") PC_R1("ac", "int32")
                                           PC_R1("bp", "int64") PC_R1("bc", "int32"),
                                         NULL};
@@ -522,8 +530,10 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const int space = A.rowptr->space;
   sk_result r;
   int64_t zeros = 0, nnz = 0;
-  sk_view bp, v[2];
+  sk_view bp, v[3];
+  sk_vdict vd; /* A's codes, which B's take (B's values are some of A's) */
   memset(v, 0, sizeof v);
+  memset(&vd, 0, sizeof vd);
   if (sk_sp_view(&bp, "B rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
   sk_arg c[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                 sk_arg_view_ro("values", A.values), sk_arg_view("cnt", &bp)};
@@ -538,11 +548,9 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
    * on huge pages in CG's first iteration (docs/bench-solvers.md) */
   {
     sk_csr16 c16;
-    sk_vdict vd;
     sk_dia dg;
     const sk_backend *be = sk_sp_backend(err, errlen);
     if (!be) goto fail;
-    memset(&vd, 0, sizeof vd);
     int rc;
     if (sk_sp_host(be)) { /* (the diagonal form, then no index: dia.c) */
       rc = sk_dia_memos(&A, SK_CSR16_USES, &c16, &vd, &dg, err, errlen);
@@ -552,31 +560,44 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
       if (rc == 0 && c16.ok) rc = sk_vdict_get(A.values, SK_CSR16_USES, &vd, err, errlen);
     }
     sk_csr16_release(&c16);
-    sk_vdict_release(&vd);
     if (rc < 0) goto fail;
   }
   if (zeros == 0) {
     sk_view_release(&bp);
+    sk_vdict_release(&vd);
     return 0;
   }
   {
+    /* where A has codes, B's are A's of the entries kept (no coding pass
+     * over B: its values are A's, the same table serves), kept as B's */
     sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                   sk_arg_view_ro("values", A.values), sk_arg_view("bp", &bp),
-                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1])};
+                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1]),
+                  sk_arg_view_ro("vc", &vd.code),  sk_arg_view("bcode", &v[2])};
     if (sk_sp_scan(&bp, &bp, A.nrows, &nnz, err, errlen) < 0 ||
         sk_sp_view(&v[0], "B colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
         sk_sp_view(&v[1], "B values", SK_F64, nnz, space, 0, err, errlen) < 0 ||
-        (A.nrows > 0 && sk_sp_range(&k_nzfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0))
+        (vd.ok && sk_sp_view(&v[2], "value codes", SK_U8, nnz, space, 0, err, errlen) < 0))
       goto fail;
+    if (A.nrows > 0 && (vd.ok ? sk_sp_range(&k_nzfillc, A.nrows, f, PC_NELEM(f), NULL, err, errlen)
+                              : sk_sp_range(&k_nzfill, A.nrows, f, 6, NULL, err, errlen)) < 0)
+      goto fail;
+    if (vd.ok) {
+      sk_vdict bd = {.code = v[2], .tab = vd.tab, .ok = 1};
+      (void)sk_vdict_adopt(&v[1], &bd);
+    }
   }
   if (sk_kout_view(out, "B_rowptr", &bp, err, errlen) < 0 ||
       sk_kout_view(out, "B_colidx", &v[0], err, errlen) < 0 ||
       sk_kout_view(out, "B_values", &v[1], err, errlen) < 0)
     goto fail;
+  sk_view_release(&v[2]);
+  sk_vdict_release(&vd);
   return 0;
 fail:
   sk_view_release(&bp);
-  for (int q = 0; q < 2; q++) sk_view_release(&v[q]);
+  for (int q = 0; q < 3; q++) sk_view_release(&v[q]);
+  sk_vdict_release(&vd);
   return -1;
 }
 
@@ -808,4 +829,4 @@ const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
                                             &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
-                                            &k_scount,  &k_sfill,   &k_sym_dia, NULL};
+                                            &k_scount,  &k_sfill,   &k_sym_dia, &k_nzfillc, NULL};

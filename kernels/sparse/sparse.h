@@ -147,6 +147,11 @@ int sk_vdict_build(const sk_view *values, sk_vdict *d, char *err, size_t errlen)
 /* the kept codes where they are built already (no use counted, nothing
  * built): 1 and d filled (references), else 0 */
 int sk_vdict_peek(const sk_view *values, sk_vdict *d);
+/* 'd' (codes of every entry of 'values' into d's table, made by the
+ * caller as the build would: each value bit for bit) kept as the values'
+ * codes, as if built (a derived matrix's: amg.c's copy of A without its
+ * zeros takes A's codes); 1 kept, 0 not (the views are retained) */
+int sk_vdict_adopt(const sk_view *values, const sk_vdict *d);
 /* the kept codes for a caller about to run 'uses' SpMVs (as sk_csr16_get) */
 int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
                  size_t errlen);
