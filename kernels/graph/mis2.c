@@ -8,6 +8,7 @@
 
 #include "core/err.h"
 #include "algo.h"
+#include "../sparse/sparse.h"
 
 /* -- MIS-2 --------------------------------------------------------------------
  * Bell, Dalton and Olson's distance-2 maximal independent set, as Kokkos
@@ -40,6 +41,58 @@ static const sk_kbody k_mis_max2 = {.label = "graph.mis2_max2",
                                     .body = sk_body_graph_mis2_max2,
                                     .pattern = SK_FOR,
                                     .sigs = sig_mis_max2};
+static const char *const sig_mis_dia[] = {
+  "range" R1("dc", "uint8") R1("doff", "int64") R1("state", "int32") R1("dead", "int32")
+    R1("t", "int64") R1("m", "int64") " nd=int64 w=int64 two=int64",
+  NULL};
+static const sk_kbody k_mis_dia = {.label = "graph.mis2_max_dia",
+                                   .body = sk_body_graph_mis2_max_dia,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_mis_dia};
+
+/* A weighted graph's stencil form, where it has one: on the host, the
+ * diagonal form that sparse keeps for the matrix (G_rowptr, G_colidx,
+ * G_weights) -- built already where the matrix has served as many SpMVs
+ * as sparse asks (speck.solve.amg's Chebyshev bounds have run on it), else
+ * this use counted (csr16.c, vdict.c, dia.c) -- and its offsets as a view:
+ * the neighbour scans of MIS-2 and of the coarsening then read a byte a
+ * neighbour and no index, and visit the same neighbours. ok 0: none (the
+ * CSR bodies) */
+typedef struct stencil {
+  sk_dia d;
+  sk_view off;
+  int ok;
+} stencil;
+
+static void stencil_release(stencil *s) {
+  sk_dia_release(&s->d);
+  sk_view_release(&s->off);
+  memset(s, 0, sizeof *s);
+}
+
+static int stencil_get(const sk_graph *g, stencil *s, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (!g->weights || g->nv < 1 || !sk_sp_host(be)) return 0;
+  sk_csr A = {.rowptr = g->rowptr, .colidx = g->colidx, .values = g->weights,
+              .nrows = g->nv, .ncols = g->nv, .nnz = g->narcs};
+  sk_csr16 c16;
+  sk_vdict vd;
+  int rc = sk_dia_memos(&A, 1, &c16, &vd, &s->d, err, errlen);
+  sk_vdict_release(&vd);
+  sk_csr16_release(&c16);
+  if (rc == 0 && s->d.ok) {
+    rc = sk_sp_view(&s->off, "stencil offsets", SK_I64, s->d.nd, SK_SPACE_HOST, 0, err, errlen);
+    if (rc == 0) {
+      memcpy(s->off.data, s->d.off, (size_t)s->d.nd * sizeof s->d.off[0]);
+      s->ok = 1;
+    }
+  }
+  if (!s->ok) sk_dia_release(&s->d);
+  return rc < 0 ? -1 : 0;
+}
+
 static const char *const sig_mis_decide[] = {
   "range" R1("state", "int32") R1("m", "int64"), NULL};
 static const sk_kbody k_mis_decide = {.label = "graph.mis2_decide",
@@ -77,6 +130,9 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   sk_view st, t, m, dead;
   sk_view *all[] = {&st, &t, &m, &dead};
   for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
+  stencil sc;
+  if (stencil_get(&g, &sc, err, errlen) < 0) return -1;
+  const int64_t nblk = (g.nv + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK;
   if (sk_sp_view(&st, "members", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&t, "tuples", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&m, "maxima", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
@@ -96,11 +152,21 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
                    sk_arg_view("state", &st), sk_arg_view("t", &m), sk_arg_view("m", &t)};
     sk_arg c[] = {sk_arg_view("state", &st), sk_arg_view("m", &t)};
     sk_result r;
-    if (sk_sp_range(&k_mis_tuple, g.nv, a, NELEM(a), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_mis_max2, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0 ||
-        sk_sp_range(&k_mis_decide, g.nv, c, NELEM(c), &r, err, errlen) < 0)
+    if (sk_sp_range(&k_mis_tuple, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    if (sc.ok) {
+      for (int two = 0; two < 2; two++) {
+        sk_arg d[] = {sk_arg_view_ro("dc", &sc.d.code), sk_arg_view_ro("doff", &sc.off),
+                      sk_arg_view("state", &st),        sk_arg_view("dead", &dead),
+                      sk_arg_view("t", two ? &m : &t),  sk_arg_view("m", two ? &t : &m),
+                      sk_arg_i64("nd", sc.d.nd),        sk_arg_i64("w", sc.d.width),
+                      sk_arg_i64("two", two)};
+        if (sk_sp_range(&k_mis_dia, nblk, d, NELEM(d), NULL, err, errlen) < 0) goto done;
+      }
+    } else if (sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
+               sk_sp_range(&k_mis_max2, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0) {
       goto done;
+    }
+    if (sk_sp_range(&k_mis_decide, g.nv, c, NELEM(c), &r, err, errlen) < 0) goto done;
     left = sk_result_i64(&r, 0);
     round++;
   }
@@ -117,6 +183,7 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   rc = 0;
 done:
   for (int k = 0; k < NELEM(all); k++) sk_view_release(all[k]);
+  stencil_release(&sc);
   return rc;
 }
 
@@ -147,6 +214,15 @@ static const sk_kbody k_cm_join = {.label = "graph.coarsen_join",
                                    .body = sk_body_graph_coarsen_join,
                                    .pattern = SK_FOR,
                                    .sigs = sig_cm_join};
+/* the same over a stencil's form (a block of 64 rows a thread) */
+static const char *const sig_cm_join_dia[] = {
+  "range" R1("dc", "uint8") R1("doff", "int64") R1("lab", "int64") R1("nlab", "int64")
+    " nd=int64 w=int64",
+  NULL};
+static const sk_kbody k_cm_join_dia = {.label = "graph.coarsen_join_dia",
+                                       .body = sk_body_graph_coarsen_join_dia,
+                                       .pattern = SK_FOR,
+                                       .sigs = sig_cm_join_dia};
 
 /* graph.coarsen_mis2: G_*, members (int32, from graph.mis2) -> labels
  * (int64, 0..ncoarse-1), ncoarse */
@@ -170,6 +246,8 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   sk_view cnt, ptr, lab, nlab;
   sk_view *all[] = {&cnt, &ptr, &lab, &nlab};
   for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
+  stencil sc;
+  if (stencil_get(&g, &sc, err, errlen) < 0) return -1;
   if (sk_sp_view(&cnt, "roots", SK_I64, g.nv + 1, space, 1, err, errlen) < 0 ||
       sk_sp_view(&ptr, "root numbers", SK_I64, g.nv + 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&lab, "labels", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
@@ -190,7 +268,13 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   for (int pass = 0; pass < 2; pass++) {
     sk_arg a[] = {sk_arg_view_ro("rowptr", g.rowptr), sk_arg_view_ro("colidx", g.colidx),
                   sk_arg_view("lab", &lab), sk_arg_view("nlab", &nlab)};
-    if (sk_sp_range(&k_cm_join, g.nv, a, NELEM(a), NULL, err, errlen) < 0) goto done;
+    sk_arg d[] = {sk_arg_view_ro("dc", &sc.d.code), sk_arg_view_ro("doff", &sc.off),
+                  sk_arg_view("lab", &lab),         sk_arg_view("nlab", &nlab),
+                  sk_arg_i64("nd", sc.d.nd),        sk_arg_i64("w", sc.d.width)};
+    if (sc.ok ? sk_sp_range(&k_cm_join_dia, (g.nv + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK, d,
+                            NELEM(d), NULL, err, errlen) < 0
+              : sk_sp_range(&k_cm_join, g.nv, a, NELEM(a), NULL, err, errlen) < 0)
+      goto done;
     sk_view t = lab;
     lab = nlab;
     nlab = t;
@@ -201,6 +285,7 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
   rc = 0;
 done:
   for (int k = 0; k < NELEM(all); k++) sk_view_release(all[k]);
+  stencil_release(&sc);
   return rc;
 }
 
@@ -211,4 +296,5 @@ const sk_kentry sk_galgo_coarsen = {"graph.coarsen_mis2", "G_*, members", SK_KRE
 
 const sk_kbody *const sk_gmis_bodies[] = {&k_mis_tuple, &k_mis_max,  &k_mis_max2, &k_mis_decide,
                                           &k_mis_out,   &k_mis_init, &k_cm_count,
-                                          &k_cm_root,   &k_cm_join,  NULL};
+                                          &k_cm_root,   &k_cm_join,  &k_mis_dia,
+                                          &k_cm_join_dia, NULL};

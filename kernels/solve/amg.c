@@ -73,6 +73,14 @@ static const sk_kbody k_nzfill = {.label = "solve.amg_nz_fill",
                                   .body = sk_body_solve_amg_nz_fill,
                                   .pattern = SK_FOR,
                                   .sigs = sig_nzfill};
+static const char *const sig_nzfillc[] = {"range" PC_MAT PC_R1("bp", "int64") PC_R1("bc", "int32")
+                                            PC_R1("bv", "float64") PC_R1("vc", "uint8")
+                                              PC_R1("bcode", "uint8"),
+                                          NULL};
+static const sk_kbody k_nzfillc = {.label = "solve.amg_nz_fill_coded",
+                                   .body = sk_body_solve_amg_nz_fill_coded,
+                                   .pattern = SK_FOR,
+                                   .sigs = sig_nzfillc};
 static const char *const sig_pdiff[] = {"range" PC_R1("ap", "int64") PC_R1("ac", "int32")
                                           PC_R1("bp", "int64") PC_R1("bc", "int32"),
                                         NULL};
@@ -149,22 +157,74 @@ static const sk_kbody k_sym = {.label = "solve.amg_symmetry",
                                .sigs = sig_sym,
                                .reds = "sum:float64 sum:float64 sum:float64 sum:float64"};
 
-/* solve.amg_symmetry: A_* [, sorted = 0] -> diff = sum |a_ij - a_ji|,
- * total = sum |a_ij| (one pass, no transpose; sorted rows: one bisection a
- * pair of entries, amg.sk says how the lower entries without a mirror are
- * counted) */
+static const char *const sig_sym_dia[] = {"range" PC_R1("dc", "uint8") PC_R1("dtab", "float64")
+                                            PC_R1("doff", "int64") " nd=int64 w=int64",
+                                          NULL};
+static const sk_kbody k_sym_dia = {.label = "solve.amg_symmetry_dia",
+                                   .body = sk_body_solve_amg_symmetry_dia,
+                                   .pattern = SK_REDUCE,
+                                   .sigs = sig_sym_dia,
+                                   .reds = "sum:float64 sum:float64"};
+
+/* the symmetry sums over A's diagonal form (on the host, where sparse has
+ * one for A or makes it now: 'uses', the SpMVs the caller will make with
+ * A, counted toward sparse's memos, csr16.c): 1 done, 0 where A has none
+ * (a device, no form, or values not float64) */
+static int symmetry_dia(const sk_csr *A, int64_t uses, double *d, double *t, char *err,
+                        size_t errlen) {
+  const sk_backend *be = sk_sp_backend(err, errlen);
+  if (!be) return -1;
+  if (!sk_sp_host(be) || A->values->dtype != SK_F64 || A->nrows != A->ncols) return 0;
+  sk_csr16 c16;
+  sk_vdict vd;
+  sk_dia dg;
+  sk_view off;
+  memset(&off, 0, sizeof off);
+  int rc = sk_dia_memos(A, uses, &c16, &vd, &dg, err, errlen);
+  if (rc == 0 && dg.ok && dg.tab.dtype == SK_F64 &&
+      (rc = sk_sp_view(&off, "dia offsets", SK_I64, 2 * dg.nd, SK_SPACE_HOST, 0, err, errlen)) ==
+        0) {
+    int64_t *o = off.data;
+    for (int q = 0; q < dg.nd; q++) {
+      o[q] = dg.off[q];
+      o[dg.nd + q] = -1;
+      for (int p = 0; p < dg.nd; p++)
+        if (dg.off[p] == -dg.off[q]) o[dg.nd + q] = p;
+    }
+    sk_arg a[] = {sk_arg_view_ro("dc", &dg.code), sk_arg_view_ro("dtab", &dg.tab),
+                  sk_arg_view_ro("doff", &off),  sk_arg_i64("nd", dg.nd),
+                  sk_arg_i64("w", dg.width)};
+    sk_result r;
+    rc = sk_sp_range(&k_sym_dia, A->nrows, a, PC_NELEM(a), &r, err, errlen) < 0 ? -1 : 1;
+    if (rc > 0) *d = sk_result_f64(&r, 0), *t = sk_result_f64(&r, 1);
+  }
+  sk_view_release(&off);
+  sk_dia_release(&dg);
+  sk_vdict_release(&vd);
+  sk_csr16_release(&c16);
+  return rc;
+}
+
+/* solve.amg_symmetry: A_* [, sorted = 0, uses = 1] -> diff = sum |a_ij -
+ * a_ji|, total = sum |a_ij| (one pass, no transpose; over A's diagonal
+ * form where it has one (symmetry_dia: 'uses' as there), else over the
+ * rows: sorted, one bisection a pair of entries, amg.sk says how the lower
+ * entries without a mirror are counted) */
 static int amg_symmetry(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
                         size_t errlen) {
   static const char *const known[] = {"A_rowptr", "A_colidx", "A_values", "A_ncols",
-                                      "sorted",   NULL};
+                                      "sorted",   "uses",     NULL};
   sk_csr A;
-  int64_t sorted;
+  int64_t sorted, uses;
   if (sk_karg_known(args, nargs, known, err, errlen) < 0 ||
       sk_pc_matrix(args, nargs, "A", &A, err, errlen) < 0 ||
-      sk_karg_i64(args, nargs, "sorted", 1, 0, &sorted, err, errlen) < 0)
+      sk_karg_i64(args, nargs, "sorted", 1, 0, &sorted, err, errlen) < 0 ||
+      sk_karg_i64(args, nargs, "uses", 1, 1, &uses, err, errlen) < 0)
     return -1;
   double d = 0, t = 0;
-  if (A.nrows > 0) {
+  int dia = A.nrows > 0 ? symmetry_dia(&A, uses < 1 ? 1 : uses, &d, &t, err, errlen) : 0;
+  if (dia < 0) return -1;
+  if (A.nrows > 0 && !dia) {
     sk_arg a[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                   sk_arg_view_ro("values", A.values), sk_arg_i64("sorted", sorted != 0)};
     sk_result r;
@@ -470,8 +530,10 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
   const int space = A.rowptr->space;
   sk_result r;
   int64_t zeros = 0, nnz = 0;
-  sk_view bp, v[2];
+  sk_view bp, v[3];
+  sk_vdict vd; /* A's codes, which B's take (B's values are some of A's) */
   memset(v, 0, sizeof v);
+  memset(&vd, 0, sizeof vd);
   if (sk_sp_view(&bp, "B rowptr", SK_I64, A.nrows + 1, space, 1, err, errlen) < 0) return -1;
   sk_arg c[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                 sk_arg_view_ro("values", A.values), sk_arg_view("cnt", &bp)};
@@ -486,36 +548,56 @@ static int amg_compact(const sk_arg *args, int nargs, sk_kvalue *out, char *err,
    * on huge pages in CG's first iteration (docs/bench-solvers.md) */
   {
     sk_csr16 c16;
-    sk_vdict vd;
-    memset(&vd, 0, sizeof vd);
-    if (sk_csr16_get(A.rowptr, A.colidx, SK_CSR16_USES, &c16, err, errlen) < 0) goto fail;
-    int rc = c16.ok ? sk_vdict_get(A.values, SK_CSR16_USES, &vd, err, errlen) : 0;
+    sk_dia dg;
+    const sk_backend *be = sk_sp_backend(err, errlen);
+    if (!be) goto fail;
+    int rc;
+    if (sk_sp_host(be)) { /* (the diagonal form, then no index: dia.c) */
+      rc = sk_dia_memos(&A, SK_CSR16_USES, &c16, &vd, &dg, err, errlen);
+      sk_dia_release(&dg);
+    } else {
+      rc = sk_csr16_get(A.rowptr, A.colidx, SK_CSR16_USES, &c16, err, errlen);
+      if (rc == 0 && c16.ok) rc = sk_vdict_get(A.values, SK_CSR16_USES, &vd, err, errlen);
+    }
     sk_csr16_release(&c16);
-    sk_vdict_release(&vd);
     if (rc < 0) goto fail;
   }
   if (zeros == 0) {
     sk_view_release(&bp);
+    sk_vdict_release(&vd);
     return 0;
   }
   {
+    /* where A has codes, B's are A's of the entries kept (no coding pass
+     * over B: its values are A's, the same table serves), kept as B's */
     sk_arg f[] = {sk_arg_view_ro("rowptr", A.rowptr), sk_arg_view_ro("colidx", A.colidx),
                   sk_arg_view_ro("values", A.values), sk_arg_view("bp", &bp),
-                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1])};
+                  sk_arg_view("bc", &v[0]),        sk_arg_view("bv", &v[1]),
+                  sk_arg_view_ro("vc", &vd.code),  sk_arg_view("bcode", &v[2])};
     if (sk_sp_scan(&bp, &bp, A.nrows, &nnz, err, errlen) < 0 ||
         sk_sp_view(&v[0], "B colidx", SK_I32, nnz, space, 0, err, errlen) < 0 ||
         sk_sp_view(&v[1], "B values", SK_F64, nnz, space, 0, err, errlen) < 0 ||
-        (A.nrows > 0 && sk_sp_range(&k_nzfill, A.nrows, f, PC_NELEM(f), NULL, err, errlen) < 0))
+        (vd.ok && sk_sp_view(&v[2], "value codes", SK_U8, nnz, space, 0, err, errlen) < 0))
       goto fail;
+    if (A.nrows > 0 && (vd.ok ? sk_sp_range(&k_nzfillc, A.nrows, f, PC_NELEM(f), NULL, err, errlen)
+                              : sk_sp_range(&k_nzfill, A.nrows, f, 6, NULL, err, errlen)) < 0)
+      goto fail;
+    if (vd.ok) {
+      sk_vdict bd = {.code = v[2], .tab = vd.tab, .ok = 1};
+      (void)sk_vdict_adopt(&v[1], &bd);
+    }
   }
   if (sk_kout_view(out, "B_rowptr", &bp, err, errlen) < 0 ||
       sk_kout_view(out, "B_colidx", &v[0], err, errlen) < 0 ||
       sk_kout_view(out, "B_values", &v[1], err, errlen) < 0)
     goto fail;
+  sk_view_release(&v[2]);
+  sk_vdict_release(&vd);
   return 0;
 fail:
   sk_view_release(&bp);
-  for (int q = 0; q < 2; q++) sk_view_release(&v[q]);
+  for (int q = 0; q < 3; q++) sk_view_release(&v[q]);
+  sk_vdict_release(&vd);
   return -1;
 }
 
@@ -704,11 +786,7 @@ static int amg_resid(const sk_arg *args, int nargs, sk_kvalue *out, char *err, s
     sk_csr16 c16;
     sk_vdict vd;
     sk_dia dg;
-    memset(&vd, 0, sizeof vd);
-    memset(&dg, 0, sizeof dg);
-    int rc = sk_csr16_get(A.rowptr, A.colidx, 1, &c16, err, errlen);
-    if (rc == 0 && c16.ok) rc = sk_vdict_get(A.values, 1, &vd, err, errlen);
-    if (rc == 0 && vd.ok) rc = sk_dia_get(&A, &vd, &dg, err, errlen);
+    int rc = sk_dia_memos(&A, 1, &c16, &vd, &dg, err, errlen);
     if (rc == 0 && dg.ok) rc = sk_dia_resid(&dg, &A, b, x, t, err, errlen) < 0 ? -1 : 1;
     sk_dia_release(&dg);
     sk_vdict_release(&vd);
@@ -726,7 +804,7 @@ static const sk_kentry e_tentative = {"solve.amg_tentative", "labels, nagg, b, k
                                       SK_KRES_NONE, amg_tentative};
 static const sk_kentry e_filter = {"solve.amg_filter", "A_*, dinv, theta", SK_KRES_NONE,
                                    amg_filter};
-static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted]", SK_KRES_NONE,
+static const sk_kentry e_symmetry = {"solve.amg_symmetry", "A_* [, sorted, uses]", SK_KRES_NONE,
                                      amg_symmetry};
 static const sk_kentry e_amalgamate = {"solve.amg_amalgamate", "G_rowptr, G_colidx, nb",
                                        SK_KRES_NONE, amg_amalgamate};
@@ -751,4 +829,4 @@ const sk_kbody *const sk_pc_amg_bodies[] = {&k_count,   &k_fill,    &k_flat,    
                                             &k_fcount,  &k_ffill,   &k_sym,     &k_acount,
                                             &k_afill,   &k_expand,  &k_bns,     &k_isokeep,
                                             &k_relabel, &k_nzcount, &k_nzfill,  &k_pdiff,
-                                            &k_scount,  &k_sfill,   NULL};
+                                            &k_scount,  &k_sfill,   &k_sym_dia, &k_nzfillc, NULL};

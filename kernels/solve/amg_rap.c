@@ -18,6 +18,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
@@ -169,6 +170,38 @@ static int arena_fill(int space, int64_t nx, const sk_view *xrp, const sk_view *
   return sk_kbody_launch(&k_product, &p, a, PC_NELEM(a), NULL, err, errlen);
 }
 
+/* The phases' plans of A P (k > 1, the same number of blocks) given one
+ * set of offsets, each block's greatest bound over the phases: block b of
+ * every phase then writes from the same place in the arena, onto the pages
+ * that the first phase touched (a block's rows of A P are about as many in
+ * every phase); with each phase's own offsets the blocks started elsewhere
+ * (the bounds run about 8 times the entries written) and each phase faulted
+ * in pages of its own. The arena's size becomes the offsets' total (*most).
+ * Host memory (amg_rap runs on the host). -1: no memory */
+static int share_offsets(plan *pa, int k, int64_t *most) {
+  const int64_t nb = pa[0].nblk;
+  for (int j = 1; j < k; j++)
+    if (pa[j].nblk != nb) return 0;
+  int64_t *o = malloc((size_t)(nb + 1) * sizeof *o);
+  if (!o) return -1;
+  o[0] = 0;
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t w = 0;
+    for (int j = 0; j < k; j++) {
+      const int64_t *q = pa[j].off.data;
+      if (q[b + 1] - q[b] > w) w = q[b + 1] - q[b];
+    }
+    o[b + 1] = o[b] + w;
+  }
+  for (int j = 0; j < k; j++) {
+    memcpy(pa[j].off.data, o, (size_t)(nb + 1) * sizeof *o);
+    pa[j].total = o[nb];
+  }
+  *most = o[nb];
+  free(o);
+  return 0;
+}
+
 /* rows [r0, r0 + m) of a CSR row pointer (a view of its entries r0 ..
  * r0 + m: the offsets stay the whole matrix's) */
 static sk_view rows_of(const sk_view *rp, int64_t r0, int64_t m) {
@@ -283,6 +316,10 @@ static int amg_rap(const sk_arg *args, int nargs, sk_kvalue *out, char *err, siz
       goto done;
     if (pa[j].total > most) most = pa[j].total;
     if (m > mrows) mrows = m;
+  }
+  if (ph.k > 1 && share_offsets(pa, ph.k, &most) < 0) {
+    general = 1;
+    goto done;
   }
   if ((general = arena_alloc(space, most, mrows, &ap, err, errlen)) != 0) goto done;
   for (int j = 0; j < ph.k; j++) {

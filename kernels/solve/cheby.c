@@ -250,21 +250,9 @@ int sk_pc_lambda_max(const sk_csr *A, const sk_view *dinv, int64_t iters, double
     /* one pass a step (the SpMV fused with the step; x and y alternate) */
     sk_csr16 c16;
     sk_vdict vd;
-    memset(&c16, 0, sizeof c16);
-    memset(&vd, 0, sizeof vd);
-    if (sk_csr16_get(A->rowptr, A->colidx, iters, &c16, err, errlen) < 0) goto done;
-    if (c16.ok && sk_vdict_get(A->values, iters, &vd, err, errlen) < 0) {
-      sk_csr16_release(&c16);
-      goto done;
-    }
-    /* and by diagonals where A is a stencil's (dia.c) */
+    /* and by diagonals where A is a stencil's (dia.c: then no index) */
     sk_dia dg;
-    memset(&dg, 0, sizeof dg);
-    if (vd.ok && sk_dia_get(A, &vd, &dg, err, errlen) < 0) {
-      sk_vdict_release(&vd);
-      sk_csr16_release(&c16);
-      goto done;
-    }
+    if (sk_dia_memos(A, iters, &c16, &vd, &dg, err, errlen) < 0) goto done;
     const sk_kbody *kb = vd.ok ? &k_pfused16v : c16.ok ? &k_pfused16 : &k_pfused;
     sk_view *cur = &x, *nxt = &y;
     int prc = 0;
@@ -373,14 +361,8 @@ static int fused_steps(const sk_csr *A, const sk_view *dinv, const sk_view *r, c
   sk_csr16 c16;
   sk_vdict vd;
   sk_dia dg;
-  memset(&c16, 0, sizeof c16);
-  memset(&vd, 0, sizeof vd);
-  memset(&dg, 0, sizeof dg);
   int rc = -1;
-  if (sk_csr16_get(A->rowptr, A->colidx, 1, &c16, err, errlen) < 0 ||
-      (c16.ok && sk_vdict_get(A->values, 1, &vd, err, errlen) < 0) ||
-      (vd.ok && sk_dia_get(A, &vd, &dg, err, errlen) < 0))
-    goto done;
+  if (sk_dia_memos(A, 1, &c16, &vd, &dg, err, errlen) < 0) goto done;
   if (!dg.ok) {
     sk_arg a[] = {sk_arg_view("dinv", dinv), sk_arg_view("r", r), sk_arg_view("d", d),
                   sk_arg_view("z", cur), sk_arg_f64("c2", 1.0 / theta)};

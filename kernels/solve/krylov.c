@@ -450,11 +450,14 @@ static int run_cg(kry *k, double *rr_out, char *err, size_t errlen) {
       (!none && vec(k, &u, "u", err, errlen) < 0))
     goto done;
   const sk_view *uu = none ? &rv : &u;
-  /* the compact index for all the iterations' SpMVs, kept with the matrix */
-  if (!k->op.is_body &&
-      (sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0 ||
-       (k->c16.ok && sk_vdict_get(k->op.A.values, k->maxiter, &k->vd, err, errlen) < 0) ||
-       (k->vd.ok && k->n > 0 && sk_dia_get(&k->op.A, &k->vd, &k->dia, err, errlen) < 0)))
+  /* the compact index for all the iterations' SpMVs, kept with the matrix
+   * (on the host the diagonal form instead where A has one: dia.c) */
+  if (!k->op.is_body && sk_sp_host(k->be) && k->n > 0) {
+    if (sk_dia_memos(&k->op.A, k->maxiter, &k->c16, &k->vd, &k->dia, err, errlen) < 0) goto done;
+  } else if (!k->op.is_body &&
+             (sk_csr16_get(k->op.A.rowptr, k->op.A.colidx, k->maxiter, &k->c16, err, errlen) < 0 ||
+              (k->c16.ok && sk_vdict_get(k->op.A.values, k->maxiter, &k->vd, err, errlen) < 0) ||
+              (k->vd.ok && k->n > 0 && sk_dia_get(&k->op.A, &k->vd, &k->dia, err, errlen) < 0)))
     goto done;
   if (true_resid(k, &w, &rv, &rr, err, errlen) < 0 || push(k, sqrt(rr) / k->bn, err, errlen) < 0)
     goto done;

@@ -107,14 +107,18 @@ static void memo_free(void *p) {
 
 
 
+int sk_csr16_could(const sk_view *rowptr, const sk_view *colidx) {
+  return !(sk_capture_mode() || rowptr->rank != 1 || colidx->rank != 1 ||
+           rowptr->dtype != SK_I64 || colidx->dtype != SK_I32 || !sk_view_contiguous(rowptr) ||
+           !sk_view_contiguous(colidx) || !sk_alloc_memo_ok(colidx->alloc) ||
+           !sk_alloc_memo_ok(rowptr->alloc) || rowptr->extent[0] < 1);
+}
+
 int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_csr16 *c,
                  char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
-  sk_alloc *ca = colidx->alloc, *ra = rowptr->alloc;
-  if (uses < 1 || sk_capture_mode() || rowptr->rank != 1 || colidx->rank != 1 ||
-      rowptr->dtype != SK_I64 || colidx->dtype != SK_I32 || !sk_view_contiguous(rowptr) ||
-      !sk_view_contiguous(colidx) || !sk_alloc_memo_ok(ca) || !sk_alloc_memo_ok(ra) || rowptr->extent[0] < 1)
-    return 0;
+  sk_alloc *ca = colidx->alloc;
+  if (uses < 1 || !sk_csr16_could(rowptr, colidx)) return 0;
   pthread_mutex_lock(&memo_lock);
   int rc = 0;
   memo *m = sk_alloc_memo(ca, sizeof *m, memo_free);

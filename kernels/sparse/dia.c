@@ -18,8 +18,9 @@
  * sparse.cg (kernels/solve/krylov.c) read it, and speck.dist's CG
  * (kernels/dist/cg.c) builds its interior's with it.
  *
- * When: only a matrix that has value codes (vdict.c: the compact index
- * too), square, int64 row pointers and int32 columns, whose offsets (a
+ * When: only a matrix that has value codes (vdict.c: through sparse.spmv
+ * the compact index too; a host solver's sk_dia_memos makes the codes and
+ * the form without the index, which the form's passes do not read), square, int64 row pointers and int32 columns, whose offsets (a
  * sample of SK_DIA_WINDOWS windows of SK_DIA_WROWS rows spread over the
  * matrix, read to the host) number at most SK_DIA_MAX and whose fill
  * nd * n is at most SK_DIA_FILL times its entries (the boundary rows of
@@ -385,6 +386,47 @@ int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t
   }
 out:
   pthread_mutex_unlock(&dmemo_lock);
+  return rc;
+}
+
+/* the form serves only where the compact index would fit as well (every
+ * offset within int16, the entries within int32): where the chain of
+ * sk_csr16_get, sk_vdict_get, sk_dia_get gives it */
+static int index_fits(const sk_csr *A, const sk_dia *d) {
+  if (A->nnz > 2147483647) return 0;
+  for (int q = 0; q < d->nd; q++)
+    if (d->off[q] > 32767 || d->off[q] < -32767) return 0;
+  return 1;
+}
+
+int sk_dia_memos(const sk_csr *A, int64_t uses, sk_csr16 *c16, sk_vdict *vd, sk_dia *dg,
+                 char *err, size_t errlen) {
+  memset(c16, 0, sizeof *c16);
+  memset(vd, 0, sizeof *vd);
+  memset(dg, 0, sizeof *dg);
+  if (uses < 1 || !A->values || !sk_csr16_could(A->rowptr, A->colidx)) return 0;
+  if (sk_vdict_get(A->values, uses, vd, err, errlen) < 0 ||
+      (vd->ok && sk_dia_get(A, vd, dg, err, errlen) < 0))
+    goto fail;
+  if (dg->ok && index_fits(A, dg)) return 0;
+  sk_dia_release(dg);
+  if (sk_csr16_get(A->rowptr, A->colidx, uses, c16, err, errlen) < 0) goto fail;
+  if (!c16->ok) sk_vdict_release(vd); /* the coded rows read the index */
+  return 0;
+fail:
+  sk_dia_release(dg);
+  sk_vdict_release(vd);
+  sk_csr16_release(c16);
+  return -1;
+}
+
+int sk_dia_kept(const sk_csr *A, sk_dia *dg, char *err, size_t errlen) {
+  memset(dg, 0, sizeof *dg);
+  sk_vdict vd;
+  if (!A->values || !sk_vdict_peek(A->values, &vd)) return 0;
+  int rc = sk_dia_get(A, &vd, dg, err, errlen);
+  sk_vdict_release(&vd);
+  if (rc == 0 && dg->ok && !index_fits(A, dg)) sk_dia_release(dg);
   return rc;
 }
 

@@ -120,6 +120,9 @@ int sk_csr16_build(const sk_view *rowptr, const sk_view *colidx, sk_csr16 *c, ch
  * cannot be kept. The views are references: sk_csr16_release. */
 int sk_csr16_get(const sk_view *rowptr, const sk_view *colidx, int64_t uses, sk_csr16 *c,
                  char *err, size_t errlen);
+/* 1 where the matrix's index could be kept (its views' kinds and memory;
+ * whether its columns fit int16 offsets is known only once built) */
+int sk_csr16_could(const sk_view *rowptr, const sk_view *colidx);
 void sk_csr16_release(sk_csr16 *c);
 extern const sk_kbody *const sk_csr16_bodies[];
 /* SpMVs of one pattern (or one values array) before its compact index
@@ -141,6 +144,14 @@ typedef struct sk_vdict {
 /* the codes of 'values' built now and not kept; ok 0 where they have too
  * many distinct values */
 int sk_vdict_build(const sk_view *values, sk_vdict *d, char *err, size_t errlen);
+/* the kept codes where they are built already (no use counted, nothing
+ * built): 1 and d filled (references), else 0 */
+int sk_vdict_peek(const sk_view *values, sk_vdict *d);
+/* 'd' (codes of every entry of 'values' into d's table, made by the
+ * caller as the build would: each value bit for bit) kept as the values'
+ * codes, as if built (a derived matrix's: amg.c's copy of A without its
+ * zeros takes A's codes); 1 kept, 0 not (the views are retained) */
+int sk_vdict_adopt(const sk_view *values, const sk_vdict *d);
 /* the kept codes for a caller about to run 'uses' SpMVs (as sk_csr16_get) */
 int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
                  size_t errlen);
@@ -185,6 +196,20 @@ int sk_dia_build(const sk_csr *A, const sk_vdict *vd, int width, sk_dia *d, char
  * are references: sk_dia_release. */
 int sk_dia_get(const sk_csr *A, const sk_vdict *vd, sk_dia *d, char *err, size_t errlen);
 void sk_dia_release(sk_dia *d);
+/* A's memos for a host solver's 'uses' passes with it: its diagonal form
+ * where it has one -- with its value codes and without the compact index,
+ * which the form's passes do not read (2 bytes an entry to make and fault
+ * in for nothing) -- else the compact index and, with it, the codes (the
+ * chain sk_csr16_get, sk_vdict_get, sk_dia_get of the other callers). The
+ * form is taken only where the index would fit too (every offset within
+ * int16): the same matrices run by diagonals as through that chain. Each
+ * out-param ok 0 where not made; references (release each). */
+int sk_dia_memos(const sk_csr *A, int64_t uses, sk_csr16 *c16, sk_vdict *vd, sk_dia *dg,
+                 char *err, size_t errlen);
+/* A's diagonal form where its codes are kept already (sk_dia_memos made
+ * them, or the chain) and the form qualifies as there: sparse.spmv's first
+ * look (no use counted); ok 0: none */
+int sk_dia_kept(const sk_csr *A, sk_dia *dg, char *err, size_t errlen);
 /* 1 when SPECK_SPARSE_NODIA is set (and not 0) */
 int sk_dia_disabled(void);
 /* y = beta*y + alpha*A*x (one vector, A square) by d, alpha != 0: the CSR

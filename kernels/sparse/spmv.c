@@ -160,6 +160,15 @@ int sk_sp_spmv(char mode, double alpha, const sk_csr *A, const sk_view *x, doubl
     /* y = beta*y; A and x are not read */
     if (alpha == 0 || !trans || A->nrows == 0) return scale(y, beta, err, errlen);
   }
+  /* a matrix whose diagonal form a solver has made (sk_dia_memos: perhaps
+   * no compact index then): by diagonals at once, as below */
+  if (y->rank == 1 && !trans && (!sk_sp_host(b) || !algo || strcmp(algo, "team") != 0)) {
+    sk_dia dk;
+    int rc = sk_dia_kept(A, &dk, err, errlen);
+    if (rc == 0 && dk.ok) rc = sk_dia_spmv(&dk, A, alpha, x, beta, y, err, errlen) < 0 ? -1 : 1;
+    sk_dia_release(&dk);
+    if (rc != 0) return rc < 0 ? -1 : 0;
+  }
   /* one vector: the compact index where the matrix has one (csr16.c),
    * the same sums in the same order */
   sk_csr16 c16;

@@ -136,6 +136,50 @@ static void vmemo_free(void *p) {
   free(m);
 }
 
+int sk_vdict_peek(const sk_view *values, sk_vdict *d) {
+  memset(d, 0, sizeof *d);
+  sk_alloc *a = values->alloc;
+  if (sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
+      (values->dtype != SK_F64 && values->dtype != SK_F32) || !sk_alloc_memo_ok(a))
+    return 0;
+  pthread_mutex_lock(&vmemo_lock);
+  vmemo *m = sk_alloc_memo(a, sizeof *m, vmemo_free);
+  if (m && m->built && m->d.ok && m->data == values->data && m->n == values->extent[0] &&
+      m->dtype == values->dtype && m->gen == sk_alloc_stamp(a) &&
+      m->made > sk_alloc_replay_mark()) {
+    *d = m->d;
+    sk_view_retain(&d->code);
+    sk_view_retain(&d->tab);
+  }
+  pthread_mutex_unlock(&vmemo_lock);
+  return d->ok;
+}
+
+int sk_vdict_adopt(const sk_view *values, const sk_vdict *d) {
+  sk_alloc *a = values->alloc;
+  if (!d->ok || sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
+      (values->dtype != SK_F64 && values->dtype != SK_F32) || !sk_alloc_memo_ok(a) ||
+      d->code.extent[0] != values->extent[0] || d->tab.dtype != values->dtype)
+    return 0;
+  pthread_mutex_lock(&vmemo_lock);
+  vmemo *m = sk_alloc_memo(a, sizeof *m, vmemo_free);
+  if (m) {
+    sk_vdict_release(&m->d);
+    memset(m, 0, sizeof *m);
+    m->data = values->data;
+    m->n = values->extent[0];
+    m->dtype = values->dtype;
+    m->gen = sk_alloc_stamp(a);
+    m->made = sk_alloc_clock();
+    m->built = 1;
+    m->d = *d;
+    sk_view_retain(&m->d.code);
+    sk_view_retain(&m->d.tab);
+  }
+  pthread_mutex_unlock(&vmemo_lock);
+  return m != NULL;
+}
+
 int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
                  size_t errlen) {
   memset(d, 0, sizeof *d);

@@ -90,8 +90,11 @@ local function galerkin(f, L, A)
   return sparse.spgemm_numeric(L.hRAP, L.R, L.AP, L.Ac)
 end
 
-local function symmetric(f, A)
-  local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0}, "A", A))
+-- (uses: the SpMVs the caller will make with A: sparse's memos of A, by
+-- whose diagonal form the check runs, are made now where they pay)
+local function symmetric(f, A, uses)
+  local _, o = call(f, "solve.amg_symmetry", margs({sorted = A:is_sorted() and 1 or 0,
+                                                   uses = uses or 1}, "A", A))
   return o.diff <= 1e-10 * o.total, o.total > 0 and o.diff / o.total or 0
 end
 
@@ -379,7 +382,7 @@ function M.amg(A, opts)
   end
   local A1, compacted = compact(A)
   -- (the stored zeros add nothing to either sum)
-  local sym, rel = symmetric(f, A1)
+  local sym, rel = symmetric(f, A1, co1.eig_iters)
   if not sym then
     fail(f, "A is not symmetric (sum of |a_ij - a_ji| / sum of |a_ij| = %.3g): smoothed aggregation needs a symmetric matrix", rel)
   end
@@ -418,7 +421,10 @@ function M.amg(A, opts)
     levels[#levels + 1] = L
     L.cheby = cheby_state(f, Al, level_co(#levels))
     if L.n <= coarse_size or #levels == max_levels then break end
-    local G = {G_rowptr = Al.rowptr, G_colidx = Al.colidx}
+    -- (A's pattern weighted by its values: on the host MIS-2 and the
+    -- coarsening then scan a stencil's neighbours by its diagonal form,
+    -- kept since the Chebyshev bounds: the same neighbours, the same set)
+    local G = {G_rowptr = Al.rowptr, G_colidx = Al.colidx, G_weights = Al.values}
     if drop_tol > 0 then
       local _, g = call(f, "solve.amg_filter", margs({dinv = L.cheby.dinv, theta = drop_tol}, "A", Al))
       G = {G_rowptr = g.G_rowptr, G_colidx = g.G_colidx}
@@ -433,7 +439,7 @@ function M.amg(A, opts)
     end
     local _, mo = call(f, "graph.mis2", G)
     local _, co2 = call(f, "graph.coarsen_mis2", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,
-                                                  members = mo.members})
+                                                  G_weights = G.G_weights, members = mo.members})
     -- aggregates of isolated nodes only (Dirichlet rows) left out: their
     -- rows of P are zero, the smoother alone treats them (MueLu's rule)
     local _, di = call(f, "solve.amg_drop_isolated", {G_rowptr = G.G_rowptr, G_colidx = G.G_colidx,

@@ -4,9 +4,11 @@
 -- coarsest inverse; speck.solve.cg with
 -- it as precond) to ||b - A x|| <= 1e-8 ||b|| on a matrix of mats.lua.
 -- An untimed setup + short solve first on the same kind of matrix of size
--- min(SIZE, 16) (compiles every kernel the cycle and the setup use and
--- waits for the cc tier; the memory of the timed run is fresh, as the
--- peers' is), then the timed setup and solve. Prints the records of
+-- min(SIZE, 16), and on a slab of 8 planes of SIZE x SIZE (the stencil's
+-- offsets are SIZE's: the bodies by diagonals are made per offset set,
+-- dia.c), compiling every kernel the cycle and the setup use and waiting
+-- for the cc tier (the memory of the timed run is fresh, as the peers'
+-- is), then the timed setup and solve. Prints the records of
 -- scripts/bench/lib, as hypre_pcg.c and petsc_gamg.c do:
 --   R <case>.setup|.solve|.total speck <seconds> 0 <relative residual>
 --   I speck <case>.iters|.oc|.levels|.resid <value>
@@ -31,10 +33,16 @@ local key = ("amgpcg-%s%d"):format(kind, g)
 
 -- the warm-up (compiles)
 do
-  local Aw, bw = A, b
-  if g > 16 then Aw, bw = mats.build(kind, 16) end
-  local P = solve.amg(Aw)
-  solve.cg(Aw, bw, {tol = 0.0, maxiter = 5, precond = P})
+  local function warm(Aw, bw)
+    local P = solve.amg(Aw)
+    solve.cg(Aw, bw, {tol = 0.0, maxiter = 5, precond = P})
+  end
+  if g > 16 then
+    warm(mats.build(kind, 16))
+    warm(mats.build(kind, g, 8))
+  else
+    warm(A, b)
+  end
   speck.fence()
   speck.jit.wait()
 end
