@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/runtime.h"
 #include "core/tools.h"
 #include "kernels/kernels.h"
 #include "api/speck.h"
@@ -244,7 +245,67 @@ static int convert(const speck_arg *in, int nargs, sk_arg *out, char *msg, size_
   return 0;
 }
 
-/* -- kernels ----------------------------------------------------------------- */
+/* -- kernels -----------------------------------------------------------------
+ * Kept launches: speck_run_for / _reduce / _scan called again and again
+ * from one thread with the same runtime, label, body text, reducer and
+ * argument names and kinds run their kernel without the general path's
+ * sort, spec, key and look-up (exec's sk_lprep: sk_run_keep, then
+ * sk_run_again). The label and the body are copied into the kept record
+ * and compared on every call (a caller may reuse its buffer for another
+ * body); a longer one, or a runtime on another back end than the
+ * process's, takes the general path. One record a pattern a thread, on
+ * the heap, freed when the thread ends. */
+#define KEPT_LABEL 64
+#define KEPT_BODY 1024
+typedef struct {
+  sk_lprep f;
+  const speck_runtime *rt;
+  int red; /* the reducer (SK_RED_*), -1: none */
+  char label[KEPT_LABEL];
+  char body[KEPT_BODY];
+} kept_run;
+static _Thread_local kept_run *kept;
+static pthread_key_t kept_key;
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void kept_key_make(void) { (void)pthread_key_create(&kept_key, free); }
+
+/* the calling thread's record for 'pattern'; NULL when memory is short */
+static kept_run *kept_for(int pattern) {
+  if (__builtin_expect(kept == NULL, 0)) {
+    pthread_once(&kept_once, kept_key_make);
+    kept = calloc(3, sizeof *kept);
+    if (!kept) return NULL;
+    (void)pthread_setspecific(kept_key, kept);
+  }
+  return &kept[pattern == SK_FOR ? 0 : pattern == SK_REDUCE ? 1 : 2];
+}
+
+/* sk_run of 'd' over 'p', kept in the thread's record where it can be */
+static int run_kept(speck_runtime *rt, sk_kdesc *d, const sk_policy *p, const sk_arg *a,
+                    int nargs, sk_result *res, char *msg, size_t n) {
+  char e[8];
+  kept_run *kr = sk_rt_backend(e, sizeof e) == rt->b ? kept_for(d->pattern) : NULL;
+  if (!kr) return sk_run(d, p, a, nargs, res, msg, n);
+  int red = d->nred ? d->reds[0].op : -1;
+  if (kr->f.owner == kr && kr->rt == rt && kr->red == red && strcmp(kr->label, d->label) == 0 &&
+      strcmp(kr->body, d->body) == 0) {
+    int rc = sk_run_again(&kr->f, kr, p, a, nargs, res, msg, n);
+    if (rc <= 0) return rc;
+  }
+  size_t ll = strlen(d->label), bl = strlen(d->body);
+  if (ll >= KEPT_LABEL || bl >= KEPT_BODY) return sk_run(d, p, a, nargs, res, msg, n);
+  kr->f.owner = NULL; /* the record is rewritten: nothing kept until sk_run_keep keeps it */
+  memcpy(kr->label, d->label, ll + 1);
+  memcpy(kr->body, d->body, bl + 1);
+  kr->rt = rt;
+  kr->red = red;
+  d->label = kr->label;
+  d->body = kr->body;
+  d->backend = NULL; /* the process's back end, rt's */
+  return sk_run_keep(&kr->f, kr, d, p, a, nargs, res, msg, n);
+}
+
 static int run(speck_runtime *rt, const char *fname, const char *label, int pattern,
                const char *reducer, int64_t begin, int64_t end, const speck_arg *args,
                int nargs, const char *body, double *result, char *err, size_t errlen) {
@@ -275,7 +336,7 @@ static int run(speck_runtime *rt, const char *fname, const char *label, int patt
   p.begin = begin;
   p.end = end;
   sk_result res;
-  if (sk_run(&d, &p, a, nargs, &res, msg, sizeof msg) < 0)
+  if (run_kept(rt, &d, &p, a, nargs, &res, msg, sizeof msg) < 0)
     return fail(err, errlen, SPECK_ERUN, SK_E_PREFIX_LABEL, fname, lb, msg);
   if (result && pattern != SK_FOR) *result = sk_result_f64(&res, 0);
   return SPECK_OK;

@@ -73,8 +73,35 @@ int main(void) {
   if (rc) printf("  %s\n", err);
   CHECK(rc == 0 && ((uint64_t *)speck_view_data(u))[3] == 7);
 
-  /* library kernels */
+  /* kept launches: the same label and body again run the kept kernel; a
+   * buffer reused for another body, other arguments, another reducer or
+   * a view of another dtype each run what they say */
   double r = 0;
+  char body[64];
+  speck_arg ai[] = {speck_arg_view("x", x), speck_arg_f64("s", 1.0)};
+  for (int rep = 0; rep < 3; rep++) {
+    snprintf(body, sizeof body, "x(i) = s * %d;", rep % 2 ? 3 : 2);
+    ai[1] = speck_arg_f64("s", rep + 1.0);
+    CHECK(speck_run_for(rt, "kept", 0, n, ai, 2, body, err, sizeof err) == 0 &&
+          xd[5] == (rep + 1.0) * (rep % 2 ? 3 : 2));
+  }
+  CHECK(speck_run_reduce(rt, "kept", 0, n, ai, 2, "acc = x(i) > acc ? x(i) : acc;", "max",
+                         &r, err, sizeof err) == 0 &&
+        r == 6);
+  /* the same body under "min" starts from +inf and keeps it */
+  CHECK(speck_run_reduce(rt, "kept", 0, n, ai, 2, "acc = x(i) > acc ? x(i) : acc;", "min",
+                         &r, err, sizeof err) == 0 &&
+        isinf(r) && r > 0);
+  CHECK(speck_run_reduce(rt, "kept", 0, n, ai, 1, "acc = x(i) > acc ? x(i) : acc;", "max",
+                         &r, err, sizeof err) == 0 &&
+        r == 6);
+  speck_arg au2[] = {speck_arg_view("x", u), speck_arg_f64("s", 1.0)};
+  CHECK(speck_run_for(rt, "kept", 0, n, au2, 2, "x(i) = s * 2;", err, sizeof err) == 0 &&
+        ((uint64_t *)speck_view_data(u))[5] == 2);
+  CHECK(speck_run_for(rt, "kept", 0, n, ai, 2, "x(i) = i;", err, sizeof err) == 0 &&
+        xd[5] == 5);
+
+  /* library kernels */
   CHECK(speck_call(rt, "blas.asum", ax, 1, &r, err, sizeof err) == 0 && r > 0);
   speck_arg scal[] = {speck_arg_f64("a", 0.0), speck_arg_view("x", x)};
   CHECK(speck_call(rt, "blas.scal", scal, 2, NULL, err, sizeof err) == 0);
