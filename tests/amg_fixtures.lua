@@ -118,14 +118,19 @@ do
 end
 
 -- launches of kernels labelled 'label' that ran as device code
-function F.device_launches(label)
+-- launches of the kernel 'label' so far, summed over its cache entries
+-- (those of a tier 'keep' accepts, else every tier)
+function F.launches(label, keep)
   local s = 0
   for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label and k.tier ~= "precompiled" and k.tier ~= "tcc" and k.tier ~= "cc" then
-      s = s + k.launches
-    end
+    if k.label == label and (not keep or keep(k.tier)) then s = s + k.launches end
   end
   return s
+end
+
+local HOST_TIERS = {precompiled = true, tcc = true, cc = true}
+function F.device_launches(label)
+  return F.launches(label, function(tier) return not HOST_TIERS[tier] end)
 end
 
 return F

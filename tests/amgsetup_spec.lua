@@ -19,16 +19,7 @@ local SPACE = speck.info().default_space
 local HERE = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
 local F = dofile(HERE .. "/amg_fixtures.lua")
 local coo, poisson_entries, host_table = F.coo, F.poisson_entries, F.host_table
-local device_launches = F.device_launches
-
--- launches of the kernel 'label' so far, every tier
-local function launches(label)
-  local s = 0
-  for _, k in ipairs(speck.jit.stats().per_kernel or {}) do
-    if k.label == label then s = s + k.launches end
-  end
-  return s
-end
+local device_launches, launches = F.device_launches, F.launches
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
