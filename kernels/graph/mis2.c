@@ -60,7 +60,8 @@ static const sk_kbody k_mis_dia = {.label = "graph.mis2_max_dia",
  * CSR bodies) */
 typedef struct stencil {
   sk_dia d;
-  sk_view off;
+  sk_view off;  /* sk_dia_offsets' (the bodies read the first nd) */
+  int64_t nblk; /* blocks of SK_DIA_BLOCK rows: the bodies' range */
   int ok;
 } stencil;
 
@@ -82,12 +83,9 @@ static int stencil_get(const sk_graph *g, stencil *s, char *err, size_t errlen) 
   int rc = sk_dia_memos(&A, 1, &c16, &vd, &s->d, err, errlen);
   sk_vdict_release(&vd);
   sk_csr16_release(&c16);
-  if (rc == 0 && s->d.ok) {
-    rc = sk_sp_view(&s->off, "stencil offsets", SK_I64, s->d.nd, SK_SPACE_HOST, 0, err, errlen);
-    if (rc == 0) {
-      memcpy(s->off.data, s->d.off, (size_t)s->d.nd * sizeof s->d.off[0]);
-      s->ok = 1;
-    }
+  if (rc == 0 && s->d.ok && (rc = sk_dia_offsets(&s->d, &s->off, err, errlen)) == 0) {
+    s->nblk = (g->nv + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK;
+    s->ok = 1;
   }
   if (!s->ok) sk_dia_release(&s->d);
   return rc < 0 ? -1 : 0;
@@ -132,7 +130,6 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
   for (int k = 0; k < NELEM(all); k++) memset(all[k], 0, sizeof *all[k]);
   stencil sc;
   if (stencil_get(&g, &sc, err, errlen) < 0) return -1;
-  const int64_t nblk = (g.nv + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK;
   if (sk_sp_view(&st, "members", SK_I32, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&t, "tuples", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&m, "maxima", SK_I64, g.nv, space, 0, err, errlen) < 0 ||
@@ -160,7 +157,7 @@ static int mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t
                       sk_arg_view("t", two ? &m : &t),  sk_arg_view("m", two ? &t : &m),
                       sk_arg_i64("nd", sc.d.nd),        sk_arg_i64("w", sc.d.width),
                       sk_arg_i64("two", two)};
-        if (sk_sp_range(&k_mis_dia, nblk, d, NELEM(d), NULL, err, errlen) < 0) goto done;
+        if (sk_sp_range(&k_mis_dia, sc.nblk, d, NELEM(d), NULL, err, errlen) < 0) goto done;
       }
     } else if (sk_sp_range(&k_mis_max, g.nv, b1, NELEM(b1), NULL, err, errlen) < 0 ||
                sk_sp_range(&k_mis_max2, g.nv, b2, NELEM(b2), NULL, err, errlen) < 0) {
@@ -271,7 +268,7 @@ static int coarsen_mis2(const sk_arg *args, int nargs, sk_kvalue *out, char *err
     sk_arg d[] = {sk_arg_view_ro("dc", &sc.d.code), sk_arg_view_ro("doff", &sc.off),
                   sk_arg_view("lab", &lab),         sk_arg_view("nlab", &nlab),
                   sk_arg_i64("nd", sc.d.nd),        sk_arg_i64("w", sc.d.width)};
-    if (sc.ok ? sk_sp_range(&k_cm_join_dia, (g.nv + SK_DIA_BLOCK - 1) / SK_DIA_BLOCK, d,
+    if (sc.ok ? sk_sp_range(&k_cm_join_dia, sc.nblk, d,
                             NELEM(d), NULL, err, errlen) < 0
               : sk_sp_range(&k_cm_join, g.nv, a, NELEM(a), NULL, err, errlen) < 0)
       goto done;

@@ -182,15 +182,7 @@ static int symmetry_dia(const sk_csr *A, int64_t uses, double *d, double *t, cha
   memset(&off, 0, sizeof off);
   int rc = sk_dia_memos(A, uses, &c16, &vd, &dg, err, errlen);
   if (rc == 0 && dg.ok && dg.tab.dtype == SK_F64 &&
-      (rc = sk_sp_view(&off, "dia offsets", SK_I64, 2 * dg.nd, SK_SPACE_HOST, 0, err, errlen)) ==
-        0) {
-    int64_t *o = off.data;
-    for (int q = 0; q < dg.nd; q++) {
-      o[q] = dg.off[q];
-      o[dg.nd + q] = -1;
-      for (int p = 0; p < dg.nd; p++)
-        if (dg.off[p] == -dg.off[q]) o[dg.nd + q] = p;
-    }
+      (rc = sk_dia_offsets(&dg, &off, err, errlen)) == 0) {
     sk_arg a[] = {sk_arg_view_ro("dc", &dg.code), sk_arg_view_ro("dtab", &dg.tab),
                   sk_arg_view_ro("doff", &off),  sk_arg_i64("nd", dg.nd),
                   sk_arg_i64("w", dg.width)};

@@ -420,6 +420,19 @@ fail:
   return -1;
 }
 
+int sk_dia_offsets(const sk_dia *d, sk_view *v, char *err, size_t errlen) {
+  if (sk_sp_view(v, "dia offsets", SK_I64, 2 * d->nd, SK_SPACE_HOST, 0, err, errlen) < 0)
+    return -1;
+  int64_t *o = v->data;
+  for (int q = 0; q < d->nd; q++) {
+    o[q] = d->off[q];
+    o[d->nd + q] = -1;
+    for (int p = 0; p < d->nd; p++)
+      if (d->off[p] == -d->off[q]) o[d->nd + q] = p;
+  }
+  return 0;
+}
+
 int sk_dia_kept(const sk_csr *A, sk_dia *dg, char *err, size_t errlen) {
   memset(dg, 0, sizeof *dg);
   sk_vdict vd;

@@ -210,6 +210,10 @@ int sk_dia_memos(const sk_csr *A, int64_t uses, sk_csr16 *c16, sk_vdict *vd, sk_
  * them, or the chain) and the form qualifies as there: sparse.spmv's first
  * look (no use counted); ok 0: none */
 int sk_dia_kept(const sk_csr *A, sk_dia *dg, char *err, size_t errlen);
+/* d's offsets as a host int64 view of 2 nd entries (the host passes over
+ * the form: MIS-2, the coarsening, AMG's symmetry check): the nd offsets,
+ * then for each the diagonal of the opposite offset (its mirror), -1 none */
+int sk_dia_offsets(const sk_dia *d, sk_view *v, char *err, size_t errlen);
 /* 1 when SPECK_SPARSE_NODIA is set (and not 0) */
 int sk_dia_disabled(void);
 /* y = beta*y + alpha*A*x (one vector, A square) by d, alpha != 0: the CSR

@@ -130,6 +130,31 @@ typedef struct vmemo {
 
 static pthread_mutex_t vmemo_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* 1 where 'values' can have kept codes (a contiguous float vector in
+ * memory that keeps memos, outside a graph capture) */
+static int could(const sk_view *values) {
+  return !(sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
+           (values->dtype != SK_F64 && values->dtype != SK_F32) ||
+           !sk_alloc_memo_ok(values->alloc));
+}
+
+/* 1 when memo 'm' is keyed at 'values' as they are now (write stamp 'gen') */
+static int keyed(const vmemo *m, const sk_view *values, uint64_t gen) {
+  return m->data == values->data && m->n == values->extent[0] &&
+         m->dtype == values->dtype && m->gen == gen && m->made > sk_alloc_replay_mark();
+}
+
+/* 'm' emptied and keyed at 'values' now */
+static void rekey(vmemo *m, const sk_view *values, uint64_t gen) {
+  sk_vdict_release(&m->d);
+  memset(m, 0, sizeof *m);
+  m->data = values->data;
+  m->n = values->extent[0];
+  m->dtype = values->dtype;
+  m->gen = gen;
+  m->made = sk_alloc_clock();
+}
+
 static void vmemo_free(void *p) {
   vmemo *m = p;
   sk_vdict_release(&m->d);
@@ -139,14 +164,10 @@ static void vmemo_free(void *p) {
 int sk_vdict_peek(const sk_view *values, sk_vdict *d) {
   memset(d, 0, sizeof *d);
   sk_alloc *a = values->alloc;
-  if (sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
-      (values->dtype != SK_F64 && values->dtype != SK_F32) || !sk_alloc_memo_ok(a))
-    return 0;
+  if (!could(values)) return 0;
   pthread_mutex_lock(&vmemo_lock);
   vmemo *m = sk_alloc_memo(a, sizeof *m, vmemo_free);
-  if (m && m->built && m->d.ok && m->data == values->data && m->n == values->extent[0] &&
-      m->dtype == values->dtype && m->gen == sk_alloc_stamp(a) &&
-      m->made > sk_alloc_replay_mark()) {
+  if (m && m->built && m->d.ok && keyed(m, values, sk_alloc_stamp(a))) {
     *d = m->d;
     sk_view_retain(&d->code);
     sk_view_retain(&d->tab);
@@ -157,20 +178,13 @@ int sk_vdict_peek(const sk_view *values, sk_vdict *d) {
 
 int sk_vdict_adopt(const sk_view *values, const sk_vdict *d) {
   sk_alloc *a = values->alloc;
-  if (!d->ok || sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
-      (values->dtype != SK_F64 && values->dtype != SK_F32) || !sk_alloc_memo_ok(a) ||
-      d->code.extent[0] != values->extent[0] || d->tab.dtype != values->dtype)
+  if (!d->ok || !could(values) || d->code.extent[0] != values->extent[0] ||
+      d->tab.dtype != values->dtype)
     return 0;
   pthread_mutex_lock(&vmemo_lock);
   vmemo *m = sk_alloc_memo(a, sizeof *m, vmemo_free);
   if (m) {
-    sk_vdict_release(&m->d);
-    memset(m, 0, sizeof *m);
-    m->data = values->data;
-    m->n = values->extent[0];
-    m->dtype = values->dtype;
-    m->gen = sk_alloc_stamp(a);
-    m->made = sk_alloc_clock();
+    rekey(m, values, sk_alloc_stamp(a));
     m->built = 1;
     m->d = *d;
     sk_view_retain(&m->d.code);
@@ -184,24 +198,13 @@ int sk_vdict_get(const sk_view *values, int64_t uses, sk_vdict *d, char *err,
                  size_t errlen) {
   memset(d, 0, sizeof *d);
   sk_alloc *a = values->alloc;
-  if (uses < 1 || sk_capture_mode() || values->rank != 1 || !sk_view_contiguous(values) ||
-      (values->dtype != SK_F64 && values->dtype != SK_F32) || !sk_alloc_memo_ok(a))
-    return 0;
+  if (uses < 1 || !could(values)) return 0;
   pthread_mutex_lock(&vmemo_lock);
   int rc = 0;
   vmemo *m = sk_alloc_memo(a, sizeof *m, vmemo_free);
   if (!m) goto out; /* another facility's memo, or no memory */
   const uint64_t gen = sk_alloc_stamp(a);
-  if (m->data != values->data || m->n != values->extent[0] || m->dtype != values->dtype ||
-      m->gen != gen || m->made <= sk_alloc_replay_mark()) {
-    sk_vdict_release(&m->d);
-    memset(m, 0, sizeof *m);
-    m->data = values->data;
-    m->n = values->extent[0];
-    m->dtype = values->dtype;
-    m->gen = gen;
-    m->made = sk_alloc_clock();
-  }
+  if (!keyed(m, values, gen)) rekey(m, values, gen);
   if (!m->built) {
     m->uses += uses;
     if (m->uses < SK_CSR16_USES) goto out;
