@@ -1,5 +1,6 @@
 local speck = require "speck"
 -- cuda_codegen_spec.lua: the CUDA back end.
+-- suite: faults the GPU on purpose (a context of its own: tests/run.sh)
 --
 -- 1. Everywhere libnvrtc loads: every pattern's generated CUDA source
 --    (range / MDRange / team; for, every reducer, several at once, custom,

@@ -1,5 +1,6 @@
 -- gpu_faults_spec.lua: faults on the GPU (issue 16, item 5), in the cuda
 -- suite (SPECK_SPACE=cuda on a machine with a GPU); pending elsewhere.
+-- suite: faults the GPU on purpose (a context of its own: tests/run.sh)
 --
 -- The decision, as backends/cuda/device.c documents it: a kernel that
 -- faults (illegal address, ...) leaves the CUDA context unusable. The

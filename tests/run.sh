@@ -20,7 +20,13 @@
 #      first, a shard expected to take its file's seconds in
 #      tests/suite-weights (the space's column, cuda's or the host's) over
 #      the file's shards; the outputs are shown in that order once all
-#      are done.
+#      are done. A GPU space's side-by-side jobs share one GPU context:
+#      the run starts its own MPS server (nvidia-cuda-mps-control, where
+#      the machine has it, in a folder of the run; SPECK_TEST_MPS=0: not),
+#      so their kernels run together instead of taking turns (the cuda
+#      suite on an H200: 89 s -> 56 s). A fault on the device ends every
+#      client of the server, so a file whose header has the line
+#      '-- suite: faults the GPU on purpose' keeps a context of its own.
 #   3. the embedding example $BUILD/bin/embed-example (one test).
 #   4. the C kernel API example $BUILD/bin/kernel-api-example (built with
 #      pkg-config, as SPEC.md's contract says), once per space.
@@ -55,7 +61,9 @@
 # busted process (a shard) that runs longer is killed and counted as a
 # failure naming it, so a hang cannot stall the whole suite.
 # SPECK_TEST_TIMES=FILE: every test appends its time to FILE
-# (tests/shard.lua), and the 15 slowest are listed before the last line.
+# (tests/shard.lua), and the 15 slowest are listed before the last line;
+# side by side, every job (a shard, a C program, a phase after the specs)
+# its start and end (epoch seconds) to FILE.spans.
 # SPECK_PYTHON: the Python the specs' oracles run with (default Debian's
 # /usr/bin/python3; the GPU bundle's run-tests.sh picks one that has NumPy,
 # SciPy and NetworkX).
@@ -80,7 +88,22 @@ passed=0
 failed=0
 pending=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/speck-test.XXXXXX") || exit 1
-trap 'kill ${ctests_pid:-} ${after_pids:-} 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap 'kill ${ctests_pid:-} ${after_pids:-} 2>/dev/null; mps_stop; rm -rf "$tmp"' EXIT INT TERM
+# a GPU space's side-by-side jobs under one MPS server of this run (above)
+mps_dir=
+mps_start() {
+  [ "${SPECK_TEST_MPS:-1}" = 0 ] && return 1
+  command -v nvidia-cuda-mps-control >/dev/null 2>&1 || return 1
+  mkdir -p "$tmp/mps/pipe" "$tmp/mps/log" || return 1
+  CUDA_MPS_PIPE_DIRECTORY="$tmp/mps/pipe" CUDA_MPS_LOG_DIRECTORY="$tmp/mps/log" \
+    nvidia-cuda-mps-control -d >/dev/null 2>&1 || return 1
+  mps_dir=$tmp/mps/pipe
+}
+mps_stop() {
+  [ -n "$mps_dir" ] || return 0
+  echo quit | CUDA_MPS_PIPE_DIRECTORY="$mps_dir" nvidia-cuda-mps-control >/dev/null 2>&1
+  mps_dir=
+}
 
 fail() {
   echo "FAIL: $*"
@@ -130,7 +153,9 @@ ctests_run() {
     t0=$(date +%s)
     timeout -k 10 "$job_timeout" "$1" >"$SPECK_TEST_TMP/c.$n" 2>&1
     echo $? >"$SPECK_TEST_TMP/c.$n.rc"
-    echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/c.$n.t"' sh <"$tmp/ctests"
+    echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/c.$n.t"
+    [ -n "${SPECK_TEST_TIMES:-}" ] && echo "$t0 $(date +%s) c $n" >>"$SPECK_TEST_TIMES.spans"
+    exit 0' sh <"$tmp/ctests"
 }
 ctests_report() {
   while read -r t; do
@@ -220,6 +245,7 @@ specs_phase() {
     if [ "$space" = cuda ] && [ "$jobs" -gt 1 ]; then
       [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
       [ -z "${SPECK_CUDA_SYNC:-}" ] && envs="$envs SPECK_CUDA_SYNC=block"
+      mps_start && envs="$envs CUDA_MPS_PIPE_DIRECTORY=$mps_dir"
     fi
     if ! env $envs "$SPECK_BIN" -e "speck.initialize{space = '$space'}" \
          >"$tmp/out" 2>&1; then
@@ -253,12 +279,15 @@ specs_phase() {
     env $envs SPECK_TEST_TMP="$tmp" SPECK_TEST_LUA="${SPECK_LUA:-}" \
       BUSTED="$BUSTED" xargs -P "$jobs" -n 4 sh -c '
         t0=$(date +%s)
+        grep -q "^-- suite: faults the GPU on purpose" "$2" && unset CUDA_MPS_PIPE_DIRECTORY
         SPECK_TEST_SHARD="$3/$4" timeout -k 10 "$job_timeout" \
           ${SPECK_TEST_LUA:+"$SPECK_TEST_LUA"} \
           "$BUSTED" -o plainTerminal --helper=tests/shard.lua "$2" \
           >"$SPECK_TEST_TMP/job.$1" 2>&1
         echo $? >"$SPECK_TEST_TMP/job.$1.rc"
-        echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/job.$1.t"' sh <"$tmp/jobs"
+        echo $(($(date +%s) - t0)) >"$SPECK_TEST_TMP/job.$1.t"
+        [ -n "${SPECK_TEST_TIMES:-}" ] && echo "$t0 $(date +%s) spec $2 $3/$4" >>"$SPECK_TEST_TIMES.spans"
+        exit 0' sh <"$tmp/jobs"
     while read -r id s k ns; do
       echo "-- $s, shard $k/$ns ($(cat "$tmp/job.$id.t" 2>/dev/null || echo '?') s)"
       cat "$tmp/job.$id"
@@ -266,6 +295,8 @@ specs_phase() {
       timed_out "$jrc" "busted ($space, $s shard $k/$ns)" && continue
       count "$tmp/job.$id" "$space, $s shard $k/$ns" "$jrc"
     done <"$tmp/jobs"
+    [ -n "$mps_dir" ] && echo "(the jobs shared one GPU context: an MPS server of this run)"
+    mps_stop
   done
 }
 
@@ -620,12 +651,13 @@ after_parts="after_local after_remote after_dist"
 if [ "$jobs" -ge 4 ]; then
   for part in $after_parts; do
     (
-      passed=0 failed=0 pending=0
+      passed=0 failed=0 pending=0 t0=$(date +%s)
       # MPI ranks that wait yield their core to the specs
       OMPI_MCA_mpi_yield_when_idle=1
       export OMPI_MCA_mpi_yield_when_idle
       $part
       echo "$passed $failed $pending" >"$tmp/$part.counts"
+      [ -n "${SPECK_TEST_TIMES:-}" ] && echo "$t0 $(date +%s) part $part" >>"$SPECK_TEST_TIMES.spans"
     ) >"$tmp/$part.log" 2>&1 &
     after_pids="${after_pids:-} $!"
   done
