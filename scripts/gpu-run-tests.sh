@@ -22,14 +22,14 @@ BUILD="$here/build"
 LD_LIBRARY_PATH="$here/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 SPECK_TEST_JOBS=${SPECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-# shards per file from the cuda suite's times on an H200 (16 jobs,
-# 2026-11-29, scripts/suite_schedule.py --cap 45 over its log and times):
-# each process pays 1-7 s of start-up (CUDA, the file's top level, its
-# oracle), 280 s of the 1,244 s the jobs took in 125 processes; whole files
-# but the eight longest (50-86 s whole: two or three shards) fill the 16
-# cores as evenly (the jobs longest first, tests/suite-weights) in 91
-# processes, the longest job about 40 s
-SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 solve_spec=3 graph_paths_spec=2 dense_spec=2 graph_comm_spec=2 precond_spec=2 graph_spec=2 zlinalg2_spec=2 lobpcg_spec=2}
+# shards per file from the cuda suite's times on an H200 (16 jobs sharing
+# one MPS server, 2026-11-29, scripts/suite_schedule.py --cap 25 over its
+# log and times): each process pays 1-8 s of start-up (CUDA, the file's
+# top level, its oracle), 213 s of the 750 s the jobs took in 91
+# processes; whole files but the five longest (two or three shards) fill
+# the 16 cores as evenly (the jobs longest first, tests/suite-weights) in
+# 88 processes, the longest job about 24 s
+SPECK_TEST_SHARDS=${SPECK_TEST_SHARDS:-1 dense_spec=3 teams_spec=2 graph_paths_spec=2 graph_spec=2 zlinalg2_spec=2}
 # NVSHMEM (remote views in GPU memory): pip's wheel, where one is
 # installed, unless the loader finds it already or SPECK_NVSHMEM_LIB names it
 if [ -z "${SPECK_NVSHMEM_LIB:-}" ]; then

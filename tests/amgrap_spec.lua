@@ -159,7 +159,7 @@ describe("speck.solve.amg's Galerkin product R (A P) on " .. SPACE, function()
     local _, info2 = solve.cg(A, b, {tol = 1e-8, precond = M})
     assert.are.equal(info.iters, info2.iters)
     -- new values (the same pattern): the update equals a setup from them,
-    -- bit for bit (the aggregates depend on the pattern only)
+    -- bit for bit on the host (the aggregates depend on the pattern only)
     local e = {}
     local rp, ci, cv = host_table(A.rowptr), host_table(A.colidx), host_table(A.values)
     for i = 0, A:nrows() - 1 do
@@ -175,7 +175,18 @@ describe("speck.solve.amg's Galerkin product R (A P) on " .. SPACE, function()
     local x2, i2 = solve.cg(A2, b, {tol = 1e-8, precond = M2})
     assert.are.equal("converged", i1.reason)
     assert.are.equal(i2.iters, i1.iters)
-    assert.are.same(host_table(x2), host_table(x1))
+    if A:space() == "host" then
+      assert.are.same(host_table(x2), host_table(x1))
+    else
+      -- a GPU's SpGEMM sums a row's products in the order its team's
+      -- atomics land in the row's hash table (spgemm.sk): the products
+      -- agree to rounding, not bit for bit, where kernels share the GPU
+      local h1, h2 = host_table(x1), host_table(x2)
+      for k = 1, #h2 do
+        assert.is_true(math.abs(h1[k] - h2[k]) <= 1e-10 * math.abs(h2[k]) + 1e-300,
+                       ("x[%d]: %.17g against %.17g"):format(k - 1, h1[k], h2[k]))
+      end
+    end
   end)
 
   it("the bodies compile for the GPU target (NVRTC, compile only)", function()

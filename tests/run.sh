@@ -45,8 +45,8 @@
 #      make' of the rockspec into a fresh tree, whose version must be
 #      core/version.h's.
 #   7, 8. speck.remote and speck.dist under mpirun (below).
-# With SPECK_TEST_JOBS >= 4, 3 to 8 run while the specs do (3-6, 7 and 8
-# side by side), their output shown after the C programs' results as when
+# With SPECK_TEST_JOBS >= 4, 3 to 8 run while the specs do (3-6, 7, and
+# 8 in three parts side by side), their output shown after the C programs' results as when
 # they run after the specs.
 #
 # Environment: BUILD (default <root>/build), SPECK_SPACES, SPECK_LUA (an
@@ -300,8 +300,10 @@ specs_phase() {
   done
 }
 
-# -- the phases after the specs, in three functions (their bodies not
-# indented): 3 to 6 (after_local), 7 (after_remote) and 8 (after_dist),
+# -- the phases after the specs, in five functions (their bodies not
+# indented): 3 to 6 (after_local), 7 (after_remote) and 8 (after_dist:
+# speck.dist's host objects; after_distdev and after_distgpu: its objects
+# in a back end's memory, distdev_test.lua, on host ranks and GPU ranks),
 # which main (at the end) runs after the specs, or, side by side
 # (SPECK_TEST_JOBS >= 4), while they run
 after_local() {
@@ -511,9 +513,11 @@ remote_run() {   # $1: what, then the command
   # (a sanitized speck: no leak check -- Open MPI unloads its components
   # at MPI_Finalize, leaving what they allocated unattributable; the leak
   # reports of 'make asan' here named no speck frame)
+  rt=$(date +%s)
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     timeout -k 10 120 "$@" >"$tmp/$part.out" 2>&1
   rc=$?
+  rt=$(($(date +%s) - rt))
   counts=$(grep '^[0-9][0-9]* passed, [0-9][0-9]* failed$' "$tmp/$part.out" | tail -n 1 |
     sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
   if [ -z "$counts" ]; then
@@ -526,7 +530,7 @@ remote_run() {   # $1: what, then the command
   failed=$((failed + $2))
   [ "$2" -ne 0 ] && cat "$tmp/$part.out"
   [ "$rc" -ne 0 ] && [ "$2" -eq 0 ] && fail "remote ($what) exited with status $rc"
-  echo "remote ($what): $1 passed, $2 failed"
+  echo "remote ($what): $1 passed, $2 failed ($rt s)"
 }
 after_remote() {
 if [ "${SPECK_SKIP_MPI:-0}" != 1 ]; then
@@ -571,83 +575,101 @@ fi
 #      reference (SPECK_DIST_REF) the 2- and 3-rank runs compare with.
 #      Counted and cut off as the remote runs are (remote_run).
 after_dist() {
-if [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
-   "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1; then
+mpi_ready || return 0
+rm -f "$tmp/dist_ref"
+for np in 1 2 3; do
+  SPECK_DIST_REF="$tmp/dist_ref" SPECK_DIST_TMP="$tmp/dist" SPECK_THREADS=1 \
+    remote_run "dist, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
+    "$SPECK_BIN" tests/dist/dist_test.lua
+done
+# a rank that dies mid-solve (tests/dist/dist_fail.lua): mpirun ends the
+# job and names the rank; the survivor neither hangs nor goes on
+# (no leak check in sanitized runs: Open MPI keeps its allocations)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  SPECK_THREADS=1 timeout -k 10 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
+  tests/dist/dist_fail.lua >"$tmp/$part.out" 2>&1
+rc=$?
+if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/$part.out" &&
+   ! grep -q survived "$tmp/$part.out"; then
+  passed=$((passed + 1))
+  echo "dist (a rank dies mid-solve): the job ended (status $rc), no hang"
+else
+  cat "$tmp/$part.out"
+  fail "dist (a rank dies mid-solve): status $rc"
+fi
+}
+# distdev_test.lua's staged path on host ranks (SPECK_DIST_STAGE=1: the
+# halo packed by a kernel and staged through host buffers; dist.bfs's
+# device bodies too: SPECK_DIST_BFS_TEAM=1) on each count of ranks given,
+# writing the reference REF and REF.np (below); $1: REF, $2: what to add
+# to the lines' names, then the counts
+distdev_staged() {
+  ref=$1 also=$2
+  shift 2
+  rm -f "$ref" "$ref.np"
+  for np in "$@"; do
+    SPECK_DIST_STAGE=1 SPECK_DIST_BFS_TEAM=1 SPECK_DIST_REF="$ref" SPECK_THREADS=1 \
+      remote_run "dist staged, $np rank(s)$also" mpirun $root_flag --oversubscribe -np $np \
+      "$SPECK_BIN" tests/dist/distdev_test.lua
+  done
+}
+# GPU ranks (issue 28): tests/dist/distdev_test.lua, the objects in the
+# back end's memory; on host ranks its staged path on 1, 2 and 3 ranks,
+# its one-sided path (SPECK_DIST_TRANSPORT=onesided: puts into the
+# receivers' remote views, here MPI windows) on 2 and 3 (after_distdev);
+# in the cuda suite on 1 and 2 ranks of the GPU(s) in device memory (two
+# ranks share a GPU where there is one: MPI staged; one GPU each with
+# NVSHMEM: one-sided puts), and 2 in managed memory (after_distgpu, its
+# own staged runs on 1 and 2 ranks first: the two parts run side by
+# side). dist.amg's iterations depend on the number of ranks (aggregates
+# within each): the staged runs write them per count to REF.np, the
+# one-sided and the GPU ranks' runs compare with them
+mpi_ready() {
+  [ "${SPECK_SKIP_MPI:-0}" != 1 ] && command -v mpirun >/dev/null 2>&1 &&
+    "$SPECK_BIN" -e 'assert(speck.info().spaces.remote.available)' >/dev/null 2>&1 || return 1
   root_flag=
   [ "$(id -u)" -eq 0 ] && root_flag=--allow-run-as-root
-  rm -f "$tmp/dist_ref"
-  for np in 1 2 3; do
-    SPECK_DIST_REF="$tmp/dist_ref" SPECK_DIST_TMP="$tmp/dist" SPECK_THREADS=1 \
-      remote_run "dist, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
-      "$SPECK_BIN" tests/dist/dist_test.lua
-  done
-  # GPU ranks (issue 28): tests/dist/distdev_test.lua, the objects in the
-  # back end's memory; on host ranks its staged path (SPECK_DIST_STAGE=1:
-  # the halo packed by a kernel and staged through host buffers) on 1, 2
-  # and 3 ranks, its one-sided path (SPECK_DIST_TRANSPORT=onesided: puts into
-  # the receivers' remote views, here MPI windows) on 2 and 3; in the cuda
-  # suite on 1 and 2 ranks of the GPU(s) in
-  # device memory (two ranks share a GPU where there is one: MPI staged;
-  # one GPU each with NVSHMEM: one-sided puts), and 2 in managed memory
-  # (the staged runs take dist.bfs's device bodies too: SPECK_DIST_BFS_TEAM=1).
-  # dist.amg's iterations depend on the number of ranks (aggregates within
-  # each): the staged runs write them per count to distdev_ref.np, the
-  # one-sided and the GPU ranks' runs compare with them
-  rm -f "$tmp/distdev_ref" "$tmp/distdev_ref.np"
-  for np in 1 2 3; do
-    SPECK_DIST_STAGE=1 SPECK_DIST_BFS_TEAM=1 SPECK_DIST_REF="$tmp/distdev_ref" SPECK_THREADS=1 \
-      remote_run "dist staged, $np rank(s)" mpirun $root_flag --oversubscribe -np $np \
-      "$SPECK_BIN" tests/dist/distdev_test.lua
-  done
-  # the one-sided path (NVSHMEM puts on GPUs) over MPI windows on host ranks
-  for np in 2 3; do
-    SPECK_DIST_TRANSPORT=onesided SPECK_DIST_REF="$tmp/distdev_ref" SPECK_THREADS=1 \
-      remote_run "dist one-sided, $np ranks" mpirun $root_flag --oversubscribe -np $np \
-      "$SPECK_BIN" tests/dist/distdev_test.lua
-  done
-  case " $SPECK_SPACES " in *" cuda "*)
-    if "$SPECK_BIN" -e 'assert(speck.info().spaces.cuda.available)' >/dev/null 2>&1; then
-      rm -f "$tmp/distdev_cuda_ref"
-      [ -f "$tmp/distdev_ref.np" ] && cp "$tmp/distdev_ref.np" "$tmp/distdev_cuda_ref.np"
-      for np in 1 2; do
-        SPECK_SPACE=cuda SPECK_CUDA_UVM=0 NVSHMEM_DISABLE_NVLS=1 SPECK_DIST_REF="$tmp/distdev_cuda_ref" \
-          remote_run "dist on GPU ranks, $np rank(s)" mpirun $root_flag --oversubscribe --bind-to none \
-          -np $np "$SPECK_BIN" tests/dist/distdev_test.lua
-      done
-      SPECK_SPACE=cuda SPECK_CUDA_UVM=1 NVSHMEM_DISABLE_NVLS=1 SPECK_DIST_REF="$tmp/distdev_cuda_ref" \
-        remote_run "dist on GPU ranks, managed memory, 2 ranks" mpirun $root_flag --oversubscribe \
-        --bind-to none -np 2 "$SPECK_BIN" tests/dist/distdev_test.lua
-    else
-      echo "dist on GPU ranks: pending (no GPU)"
-      pending=$((pending + 1))
-    fi ;;
-  esac
-  # a rank that dies mid-solve (tests/dist/dist_fail.lua): mpirun ends the
-  # job and names the rank; the survivor neither hangs nor goes on
-  # (no leak check in sanitized runs: Open MPI keeps its allocations)
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    SPECK_THREADS=1 timeout -k 10 60 mpirun $root_flag --oversubscribe -np 2 "$SPECK_BIN" \
-    tests/dist/dist_fail.lua >"$tmp/$part.out" 2>&1
-  rc=$?
-  if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && grep -q 'Exit code: *3' "$tmp/$part.out" &&
-     ! grep -q survived "$tmp/$part.out"; then
-    passed=$((passed + 1))
-    echo "dist (a rank dies mid-solve): the job ended (status $rc), no hang"
-  else
-    cat "$tmp/$part.out"
-    fail "dist (a rank dies mid-solve): status $rc"
-  fi
+  return 0
+}
+after_distdev() {
+mpi_ready || return 0
+distdev_staged "$tmp/distdev_ref" "" 1 2 3
+# the one-sided path (NVSHMEM puts on GPUs) over MPI windows on host ranks
+for np in 2 3; do
+  SPECK_DIST_TRANSPORT=onesided SPECK_DIST_REF="$tmp/distdev_ref" SPECK_THREADS=1 \
+    remote_run "dist one-sided, $np ranks" mpirun $root_flag --oversubscribe -np $np \
+    "$SPECK_BIN" tests/dist/distdev_test.lua
+done
+}
+after_distgpu() {
+case " $SPECK_SPACES " in *" cuda "*) ;; *) return 0 ;; esac
+mpi_ready || return 0
+if ! "$SPECK_BIN" -e 'assert(speck.info().spaces.cuda.available)' >/dev/null 2>&1; then
+  echo "dist on GPU ranks: pending (no GPU)"
+  pending=$((pending + 1))
+  return 0
 fi
+distdev_staged "$tmp/distgpu_host" ", the GPU ranks' reference" 1 2
+rm -f "$tmp/distgpu_ref"
+[ -f "$tmp/distgpu_host.np" ] && cp "$tmp/distgpu_host.np" "$tmp/distgpu_ref.np"
+for np in 1 2; do
+  SPECK_SPACE=cuda SPECK_CUDA_UVM=0 NVSHMEM_DISABLE_NVLS=1 SPECK_DIST_REF="$tmp/distgpu_ref" \
+    remote_run "dist on GPU ranks, $np rank(s)" mpirun $root_flag --oversubscribe --bind-to none \
+    -np $np "$SPECK_BIN" tests/dist/distdev_test.lua
+done
+SPECK_SPACE=cuda SPECK_CUDA_UVM=1 NVSHMEM_DISABLE_NVLS=1 SPECK_DIST_REF="$tmp/distgpu_ref" \
+  remote_run "dist on GPU ranks, managed memory, 2 ranks" mpirun $root_flag --oversubscribe \
+  --bind-to none -np 2 "$SPECK_BIN" tests/dist/distdev_test.lua
 }
 
 # -- main ------------------------------------------------------------------
-# Side by side on four or more cores (SPECK_TEST_JOBS >= 4) the three parts
+# Side by side on four or more cores (SPECK_TEST_JOBS >= 4) the five parts
 # after the specs run while the specs do, each a process, their output and
 # counts written to files, shown and added after the C programs' results as
 # when they run after the specs: the same lines in the same order, the same
 # totals. On fewer cores their mpirun ranks beside the specs would only
 # slow both. (A part's commands write to $tmp/$part.out.)
-after_parts="after_local after_remote after_dist"
+after_parts="after_local after_remote after_dist after_distdev after_distgpu"
 if [ "$jobs" -ge 4 ]; then
   for part in $after_parts; do
     (
