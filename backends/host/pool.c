@@ -6,23 +6,36 @@
  * loop gets a virtual CPU descheduled by the hypervisor, and a spinning
  * thread that shares a CPU with the one it waits for must let it run
  * (both seen on these machines as launches of 1-2 ms instead of 1 us). A
- * launch publishes the job, bumps 'gen' (release), wakes sleepers if there
- * are any, runs its own share as tid 0 and spins until 'pending' reaches
- * zero. 'sleepers' and 'gen' are accessed seq_cst on both sides, so
- * either the worker sees the new generation or the launcher sees the
- * sleeper and wakes it (no lost wake-up).
+ * launch publishes the job, moves 'gen' (release), wakes sleepers if there
+ * are any, runs its own share as tid 0 and waits for each part's 'done'
+ * word to reach the generation. 'sleepers' and 'gen' are ordered seq_cst
+ * on both sides (the launcher's fence between its store of 'gen' and its
+ * look at 'sleepers'), so either the worker sees the new generation or
+ * the launcher sees the sleeper and wakes it (no lost wake-up). For
+ * independent parts (sk_pool_run_parts) the fence comes after the
+ * launcher's own share, off the path to the workers, and an unordered
+ * look before it wakes a sleeper at once in all but a racing case.
  *
  * Parts are claimed: part t of generation g is run by whoever moves
  * claim[t] to g first (a CAS), its worker or -- in sk_pool_run_parts,
  * whose parts are independent -- the launching thread once its own part
- * is done. A loaded machine then costs a launch nothing when a worker is
- * late (descheduled, asleep, or sharing the launcher's CPU: the scheduler
- * keeps two spinning threads on one CPU for seconds when the other is
- * busy, and each launch then waited for the worker's turn, 24 us
- * instead of 1). A worker reads the job only after its claim succeeded:
- * generation g cannot end before a claimed part is done, so the job it
- * reads is g's. A worker that finds itself on the CPU of the last launch
- * yields at once instead of spinning on it.
+ * is done and the worker has neither finished nor claimed it. A loaded
+ * machine then costs a launch nothing when a worker is late (descheduled,
+ * asleep, or sharing the launcher's CPU: the scheduler keeps two spinning
+ * threads on one CPU for seconds when the other is busy, and each launch
+ * then waited for the worker's turn, 24 us instead of 1). A worker reads
+ * the job only after its claim succeeded: generation g cannot end before
+ * a claimed part is done, so the job it reads is g's. A worker that
+ * finds itself on the CPU of the last launch yields at once instead of
+ * spinning on it.
+ *
+ * Each part's claim word and done word sit on cache lines of their own,
+ * and the launcher looks at a claim only when the part is not done after
+ * a short spin: in the common case a launch moves two lines between the
+ * cores ('gen' to the worker, its 'done' back), where a shared counter of
+ * parts left and the claim read back by the launcher moved four. (An
+ * empty range launch on 2 threads of an EPYC VM: docs/bench.md, "The
+ * launch floor".)
  */
 #define _GNU_SOURCE
 #include "core/err.h"
@@ -43,10 +56,14 @@
 #define SPIN_NS  2e6 /* idle workers stay awake 2 ms, */
 #define PAUSE_NS 2e4 /* pausing for the first 20 us, then yielding */
 
-/* a part's claim word, alone on its cache line */
+/* a part's claim word and done word, each alone on its cache line */
 typedef struct claim {
   _Alignas(64) atomic_uint gen; /* the generation that claimed it last */
+  _Alignas(64) atomic_uint done; /* the last generation whose part ran */
 } claim;
+
+/* spins of the launcher on a part's 'done' before it looks at the claim */
+#define DONE_SPINS 8
 
 static struct {
   int n;
@@ -55,10 +72,9 @@ static struct {
   _Alignas(64) atomic_uint gen;
   sk_pool_fn fn; /* the job: written before 'gen' moves */
   void *arg;
-  atomic_int cpu; /* the launching thread's CPU at the last launch */
-  _Alignas(64) atomic_int pending; /* parts 1..n-1 not yet done */
   _Alignas(64) atomic_int sleepers;
   atomic_int stop;
+  _Alignas(64) atomic_int cpu; /* the launching thread's CPU at the last launch */
 } P;
 
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -121,7 +137,7 @@ static void *worker(void *p) {
     if (atomic_load_explicit(&P.stop, memory_order_acquire)) return NULL;
     if (!claim_part(tid, g)) continue; /* the launcher ran it */
     P.fn(P.arg, tid, P.n);
-    atomic_fetch_sub_explicit(&P.pending, 1, memory_order_release);
+    atomic_store_explicit(&P.claims[tid].done, g, memory_order_release);
   }
 }
 
@@ -138,10 +154,12 @@ int sk_pool_start(int nthreads, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_CANNOT_ALLOCATE_THREAD);
     return -1;
   }
-  for (int t = 0; t < nthreads; t++) atomic_init(&P.claims[t].gen, 0);
+  for (int t = 0; t < nthreads; t++) {
+    atomic_init(&P.claims[t].gen, 0);
+    atomic_init(&P.claims[t].done, 0);
+  }
   atomic_store(&P.cpu, -1);
   atomic_store(&P.gen, 0);
-  atomic_store(&P.pending, 0);
   atomic_store(&P.sleepers, 0);
   atomic_store(&P.stop, 0);
   P.n = nthreads;
@@ -174,6 +192,24 @@ void sk_pool_stop(void) {
 
 int sk_pool_size(void) { return P.n; }
 
+/* wait until part t of generation g is done: a claimed part by its
+ * worker; one not claimed after a short spin, with 'steal', by us */
+static void wait_part(int t, unsigned g, int steal, sk_pool_fn fn, void *arg, int n) {
+  atomic_uint *done = &P.claims[t].done;
+  for (int k = 0; k < DONE_SPINS; k++) {
+    if (atomic_load_explicit(done, memory_order_acquire) == g) return;
+    cpu_relax();
+  }
+  if (steal && claim_part(t, g)) { /* no worker has started it: ours */
+    fn(arg, t, n);
+    return;
+  }
+  for (unsigned k = 0; atomic_load_explicit(done, memory_order_acquire) != g; k++) {
+    if (k < 64) cpu_relax();
+    else sched_yield();
+  }
+}
+
 static void run(sk_pool_fn fn, void *arg, int steal) {
   pthread_mutex_lock(&run_lock);
   int n = P.n;
@@ -184,25 +220,22 @@ static void run(sk_pool_fn fn, void *arg, int steal) {
   }
   P.fn = fn;
   P.arg = arg;
-  atomic_store_explicit(&P.cpu, sched_getcpu(), memory_order_relaxed);
-  atomic_store_explicit(&P.pending, n - 1, memory_order_relaxed);
   /* the launcher is the only writer of 'gen' (under run_lock) */
-  unsigned g = atomic_fetch_add(&P.gen, 1) + 1;
-  if (atomic_load(&P.sleepers) > 0) futex_wake(&P.gen);
+  unsigned g = atomic_load_explicit(&P.gen, memory_order_relaxed) + 1;
+  atomic_store_explicit(&P.gen, g, memory_order_release);
+  /* parts that wait for each other need every worker awake before ours
+   * starts: the ordered look first; independent ones look again after */
+  if (!steal) atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&P.sleepers, memory_order_relaxed) > 0) futex_wake(&P.gen);
   fn(arg, 0, n);
-  if (steal) { /* the parts no worker has started: ours */
-    int done = 0;
-    for (int t = 1; t < n; t++)
-      if (claim_part(t, g)) {
-        fn(arg, t, n);
-        done++;
-      }
-    if (done) atomic_fetch_sub_explicit(&P.pending, done, memory_order_relaxed);
+  if (steal) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&P.sleepers, memory_order_relaxed) > 0) futex_wake(&P.gen);
   }
-  for (unsigned k = 0; atomic_load_explicit(&P.pending, memory_order_acquire) > 0; k++) {
-    if (k < 64) cpu_relax();
-    else sched_yield();
-  }
+  int cpu = sched_getcpu();
+  if (atomic_load_explicit(&P.cpu, memory_order_relaxed) != cpu)
+    atomic_store_explicit(&P.cpu, cpu, memory_order_relaxed);
+  for (int t = 1; t < n; t++) wait_part(t, g, steal, fn, arg, n);
   pthread_mutex_unlock(&run_lock);
 }
 
