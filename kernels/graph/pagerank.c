@@ -338,13 +338,30 @@ static const sk_kbody k_prg_out = {.label = "graph.pr_order_out",
  * loaded, about seven iterations' time; main's copy made by every call
  * 0.13-0.21 s) is made once per graph; where no memo can be kept (memory from outside, a capture,
  * another facility's memo) it is made for the call. It holds n * 4 +
- * nz * 8 + pairs * 12 + arcs * 2 bytes (at scale 20: 84 MB beside the
- * graph's 134 MB). */
+ * nz * 8 + pairs * 12 + arcs * 2 bytes and 8 KiB a segment (the pieces
+ * below; at scale 20: 84 MB beside the graph's 134 MB). */
 #define PRS_SHIFT 16
+/* Each segment's launch runs over pieces of its pairs (segment 0: its
+ * rows) of about one cost each: the arcs, and PRS_PAIR (segment 0:
+ * PRS_ROW, the update's) arcs' worth a pair; at most PRS_PIECES pieces a
+ * segment, their bounds at bnd(q * (PRS_PIECES + 1)). Over the pairs
+ * themselves the hubs' rows, first, made the first chunks the heaviest
+ * (a reduction's blocks are runs of equal counts of items: segment 0's
+ * first block of 16 held most of its arcs), and 2 threads took 0.23 s of
+ * a call's 0.34 s in segment 0 where one thread took 0.36 s. */
+#define PRS_PIECES 1024
+#define PRS_ROW    4
+#define PRS_PAIR   8
 typedef struct prs {
-  sk_view perm, rp2, off, rows, c16;
+  sk_view perm, rp2, off, rows, c16, bnd;
   int64_t nz, ns, np, *segp; /* segp: segment s's pairs [segp[s], segp[s + 1]) */
 } prs;
+
+/* segment q's pieces */
+static int64_t prs_pieces(const prs *s, int64_t q) {
+  const int64_t np = s->segp[q + 1] - s->segp[q];
+  return np < PRS_PIECES ? np : PRS_PIECES;
+}
 
 static void prs_release(prs *s) {
   sk_view_release(&s->perm);
@@ -352,6 +369,7 @@ static void prs_release(prs *s) {
   sk_view_release(&s->off);
   sk_view_release(&s->rows);
   sk_view_release(&s->c16);
+  sk_view_release(&s->bnd);
   free(s->segp);
   memset(s, 0, sizeof *s);
 }
@@ -375,20 +393,29 @@ static const sk_kbody k_prs_place = {.label = "graph.pr_seg_place",
                                      .pattern = SK_FOR,
                                      .sigs = sig_prs_place};
 static const char *const sig_prs_pull[] = {
-  "range" R1("off", "int64") R1("rows", "int32") R1("c16", "int16") R1("c", "float64")
-    R1("ps", "float64") " p0=int64 cb=int64 nz=int64",
-  "range" R1("off", "int64") R1("rows", "int32") R1("c16", "int16") R1("c", "float32")
-    R1("ps", "float64") " p0=int64 cb=int64 nz=int64",
+  "range" R1("bnd", "int64") R1("off", "int64") R1("rows", "int32") R1("c16", "int16")
+    R1("c", "float64") R1("ps", "float64") " o=int64 cb=int64 nz=int64",
+  "range" R1("bnd", "int64") R1("off", "int64") R1("rows", "int32") R1("c16", "int16")
+    R1("c", "float32") R1("ps", "float64") " o=int64 cb=int64 nz=int64",
   NULL};
 static const sk_kbody k_prs_pull = {.label = "graph.pr_seg_pull",
                                     .body = sk_body_graph_pr_seg_pull,
                                     .pattern = SK_FOR,
                                     .sigs = sig_prs_pull};
+static const char *const sig_prs_bounds[] = {
+  "range" R1("off", "int64") R1("bnd", "int64") " p0=int64 p1=int64 nb=int64 o=int64 w=int64",
+  NULL};
+static const sk_kbody k_prs_bounds = {.label = "graph.pr_seg_bounds",
+                                      .body = sk_body_graph_pr_seg_bounds,
+                                      .pattern = SK_FOR,
+                                      .sigs = sig_prs_bounds};
 static const char *const sig_prs_last[] = {
-  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float64") R1("ps", "float64")
-    R1("x", "float64") R1("cn", "float64") R1("rp2", "int64") " d=float64 base=float64",
-  "range" R1("off", "int64") R1("c16", "int16") R1("c", "float32") R1("ps", "float64")
-    R1("x", "float32") R1("cn", "float32") R1("rp2", "int64") " d=float64 base=float64",
+  "range" R1("bnd", "int64") R1("off", "int64") R1("c16", "int16") R1("c", "float64")
+    R1("ps", "float64") R1("x", "float64") R1("cn", "float64")
+      R1("rp2", "int64") " d=float64 base=float64",
+  "range" R1("bnd", "int64") R1("off", "int64") R1("c16", "int16") R1("c", "float32")
+    R1("ps", "float64") R1("x", "float32") R1("cn", "float32")
+      R1("rp2", "int64") " d=float64 base=float64",
   NULL};
 static const sk_kbody k_prs_last = {.label = "graph.pr_seg_last",
                                     .body = sk_body_graph_pr_seg_last,
@@ -499,6 +526,18 @@ static int prs_build(const sk_graph *g, prs *s, char *err, size_t errlen) {
         0)
       goto done;
   }
+  if (sk_sp_view(&s->bnd, "pieces", SK_I64, ns * (PRS_PIECES + 1), space, 0, err,
+                 errlen) < 0)
+    goto done;
+  for (int64_t q = 0; q < ns; q++) {
+    const int64_t nb = prs_pieces(s, q);
+    sk_arg a[] = {sk_arg_view("off", &s->off),      sk_arg_view("bnd", &s->bnd),
+                  sk_arg_i64("p0", s->segp[q]),     sk_arg_i64("p1", s->segp[q + 1]),
+                  sk_arg_i64("nb", nb),             sk_arg_i64("o", q * (PRS_PIECES + 1)),
+                  sk_arg_i64("w", q ? PRS_PAIR : PRS_ROW)};
+    if (nb > 0 && sk_sp_range(&k_prs_bounds, nb + 1, a, NELEM(a), NULL, err, errlen) < 0)
+      goto done;
+  }
   s->ns = ns;
   s->np = np;
   rc = 0;
@@ -533,7 +572,7 @@ static void prs_memo_free(void *p) {
 static int prs_copy(const prs *from, prs *to, char *err, size_t errlen) {
   *to = *from;
   to->segp = NULL;
-  sk_view *v[] = {&to->perm, &to->rp2, &to->off, &to->rows, &to->c16};
+  sk_view *v[] = {&to->perm, &to->rp2, &to->off, &to->rows, &to->c16, &to->bnd};
   for (int t = 0; t < NELEM(v); t++) sk_view_retain(v[t]);
   if (from->segp) {
     if (!(to->segp = malloc((size_t)(from->ns + 1) * sizeof *to->segp))) {
@@ -617,21 +656,28 @@ static int pagerank_ordered(const sk_graph *g, int rdt, double d, double tol,
     double delta = 0;
     if (nz > 0) {
       for (int64_t q = s.ns - 1; q >= 1; q--) {
-        const int64_t p0 = s.segp[q], np = s.segp[q + 1] - p0;
-        if (np == 0) continue;
-        sk_arg a[] = {sk_arg_view("off", &s.off), sk_arg_view("rows", &s.rows),
-                      sk_arg_view("c16", &s.c16), sk_arg_view("c", &c),
-                      sk_arg_view("ps", &acc),   sk_arg_i64("p0", p0),
-                      sk_arg_i64("cb", q << PRS_SHIFT), sk_arg_i64("nz", nz)};
-        if (sk_galgo_degree_range(&k_prs_pull, np, a, NELEM(a), NULL, err, errlen) < 0)
+        const int64_t nb = prs_pieces(&s, q);
+        if (nb == 0) continue;
+        sk_arg a[] = {sk_arg_view("bnd", &s.bnd),
+                      sk_arg_view("off", &s.off),
+                      sk_arg_view("rows", &s.rows),
+                      sk_arg_view("c16", &s.c16),
+                      sk_arg_view("c", &c),
+                      sk_arg_view("ps", &acc),
+                      sk_arg_i64("o", q * (PRS_PIECES + 1)),
+                      sk_arg_i64("cb", q << PRS_SHIFT),
+                      sk_arg_i64("nz", nz)};
+        if (sk_galgo_degree_range_chunk(&k_prs_pull, nb, 1, a, NELEM(a), NULL, err,
+                                        errlen) < 0)
           goto done;
       }
-      sk_arg a[] = {sk_arg_view("off", &s.off), sk_arg_view("c16", &s.c16),
-                    sk_arg_view("c", &c),       sk_arg_view("ps", &acc),
-                    sk_arg_view("x", &x),       sk_arg_view("cn", &cn),
-                    sk_arg_view("rp2", &s.rp2), sk_arg_f64("d", d),
-                    sk_arg_f64("base", base)};
-      if (sk_galgo_degree_range(&k_prs_last, nz, a, NELEM(a), &r, err, errlen) < 0)
+      sk_arg a[] = {sk_arg_view("bnd", &s.bnd), sk_arg_view("off", &s.off),
+                    sk_arg_view("c16", &s.c16), sk_arg_view("c", &c),
+                    sk_arg_view("ps", &acc),    sk_arg_view("x", &x),
+                    sk_arg_view("cn", &cn),     sk_arg_view("rp2", &s.rp2),
+                    sk_arg_f64("d", d),         sk_arg_f64("base", base)};
+      if (sk_galgo_degree_range_chunk(&k_prs_last, prs_pieces(&s, 0), 1, a, NELEM(a), &r,
+                                      err, errlen) < 0)
         goto done;
       delta = sk_result_f64(&r, 0);
     }
@@ -850,4 +896,4 @@ const sk_kbody *const sk_gpr_bodies[] = {
   &k_pr_deg,    &k_pr_outw,   &k_pr_contrib, &k_pr_pull,  &k_pr_pullw, &k_pr_pull_u,
   &k_prg_hist,  &k_prg_perm,  &k_prg_fill,   &k_prg_init, &k_prg_out,  &k_ppr_pull,
   &k_ppr_pullw, &k_ppr_check, &k_ppr_scale,  &k_prs_count, &k_prs_place,
-  &k_prs_pull,  &k_prs_last,  NULL};
+  &k_prs_pull,  &k_prs_bounds, &k_prs_last, NULL};
