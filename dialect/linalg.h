@@ -624,15 +624,6 @@ typedef float sk__vtf1u __attribute__((aligned(4), may_alias));
 #define SK__SG_ST1(W, p, al, acc, be, t) \
   for (int l_ = 0; l_ < SK__SG_L##W; l_++) (p)[l_] = (al) * acc[l_] + (be) * t[l_];
 #endif
-/* a hint to load the 'bytes' from p into the cache (gcc, clang; nothing
- * elsewhere): the fast path asks for the operands a few matrices ahead */
-#if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_DEV)
-#define SK__SG_PF(p, bytes)                                                     \
-  for (sk_i64 sk__k = 0; sk__k < (sk_i64)(bytes); sk__k += 64)                \
-    __builtin_prefetch((const char *)(p) + sk__k, 0, 3);
-#else
-#define SK__SG_PF(p, bytes) (void)(p);
-#endif
 /* SK__SG_NT(dst, src, from, to): bytes [from, to) of src to dst (64-byte
  * lines: from, to multiples of 64, dst and src 64-aligned), with
  * non-temporal stores where the build has them (gcc, AVX-512), then
@@ -692,13 +683,15 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
 /* SK__SGB(T, S, N, W, NC, RB): defines sk__sgb_<S><N>(a, sa, b, sb, c, sc,
  * m0, m1, nb, al, be), SK__SGT over the matrices m0 .. m1 - 1 of a batch
  * of nb (matrix m at a + m * sa, b + m * sb, c + m * sc, each row major
- * and contiguous), the operands SK__SG_AHEAD matrices ahead prefetched
- * from 6x6 up; beta 0, and then alpha 1, in loops of their own (no read of
- * C, no multiply: al * s is s when al is 1). A function of its own (gcc:
- * not inlined), so that the loop keeps its pointers and counter in
+ * and contiguous); beta 0, and then alpha 1, in loops of their own (no
+ * read of C, no multiply: al * s is s when al is 1). A function of its own
+ * (gcc: not inlined), so that the loop keeps its pointers and counter in
  * registers: inlined into batched.gemm_small's switch of every size, gcc
- * kept them on the stack (3x3 in cache 20 % slower). */
-#define SK__SG_AHEAD 4
+ * kept them on the stack (3x3 in cache 20 % slower). No software
+ * prefetch: the operands 4 matrices ahead, a prefetcht0 a line, made 15x15
+ * beyond the caches 1.7x slower on an AMD EPYC (Zen 4: 44 against 75
+ * GFLOP/s, 2 threads) and 9x9 8 % slower; the hardware's stream
+ * prefetchers follow the batch (docs/bench-library.md, "dense"). */
 #if defined(__GNUC__) && !defined(__TINYC__) && !defined(SK__LA_DEV)
 #define SK__SG_FN static __attribute__((noinline, unused))
 #else
@@ -706,10 +699,6 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
 #endif
 #define SK__SGB_L(T, N, W, NC, RB, al, be)                                     \
   for (sk_i64 m_ = m0; m_ < m1; m_++) {                                         \
-    if (N >= 6 && m_ + SK__SG_AHEAD < nb) {                                     \
-      SK__SG_PF(a + (m_ + SK__SG_AHEAD) * sa, N * N * sizeof(T))                \
-      SK__SG_PF(b + (m_ + SK__SG_AHEAD) * sb, N * N * sizeof(T))                \
-    }                                                                           \
     SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, c + m_ * sc, al, be);    \
   }
 /* sk__sgbn_<S><N>: the same with beta 0 and C streamed (stream = true):
@@ -719,10 +708,6 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
  * last bytes stored plainly, then one fence */
 #define SK__SGBN_L(T, N, W, NC, RB, al)                                        \
   for (sk_i64 m_ = m0; m_ < m1; m_++) {                                         \
-    if (N >= 6 && m_ + SK__SG_AHEAD < nb) {                                     \
-      SK__SG_PF(a + (m_ + SK__SG_AHEAD) * sa, N * N * sizeof(T))                \
-      SK__SG_PF(b + (m_ + SK__SG_AHEAD) * sb, N * N * sizeof(T))                \
-    }                                                                           \
     SK__SGT(T, N, W, NC, RB, a + m_ * sa, b + m_ * sb, (T *)(lb_ + carry_), al, (T)0); \
     const sk_i64 tot_ = carry_ + N * N * (sk_i64)sizeof(T), full_ = tot_ / 64 * 64; \
     SK__SG_NT(cw_, ln_, 0, full_)                                               \
@@ -763,8 +748,8 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
                       sk__mat_of(c + m_ * sc, n, n, n, 1));                     \
   }                                                                             \
   SK__SG_FN void sk__sgbn_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb, \
-                                 T *c, sk_i64 m0, sk_i64 m1, sk_i64 nb, T al) { \
-    sk__sgb_##S##N(a, sa, b, sb, c, N * N, m0, m1, nb, al, (T)0);               \
+                                 T *c, sk_i64 m0, sk_i64 m1, T al) {            \
+    sk__sgb_##S##N(a, sa, b, sb, c, N * N, m0, m1, m1, al, (T)0);               \
   }
 #else
 #define SK__SGB(T, S, N, W, NC, RB)                                            \
@@ -778,7 +763,7 @@ typedef long long sk__nt8 __attribute__((vector_size(64)));
     else SK__SGB_L(T, N, W, NC, RB, al, (T)0)                                   \
   }                                                                             \
   SK__SG_FN void sk__sgbn_##S##N(const T *a, sk_i64 sa, const T *b, sk_i64 sb, \
-                                 T *c, sk_i64 m0, sk_i64 m1, sk_i64 nb, T al) { \
+                                 T *c, sk_i64 m0, sk_i64 m1, T al) {            \
     T ln_[N * N + 64 / sizeof(T)] __attribute__((aligned(64)));                 \
     char *const lb_ = (char *)ln_, *cw_ = (char *)(c + m0 * N * N);             \
     sk_i64 carry_ = 0;                                                          \

@@ -55,10 +55,9 @@ static const sk_kbody k_gemm_s = {.label = "batched.gemm",
  * is one call of sk__sgb_<type><n> (SK__SGB: a loop of its own, beta 0
  * and alpha 1 specialised; the prelude defines one per case). Otherwise
  * the loop below checks per matrix whether an operand must be copied
- * into the work item's buffers. From 6x6 up, row-major operands of the
- * matrix SK__SG_AHEAD ahead are prefetched (12-38 % at 9x9 and 15x15,
- * beyond the caches, in a prototype). Each element is the fma chain of
- * serial_gemm, so every path agrees bit for bit. */
+ * into the work item's buffers (no software prefetch: linalg.h, SK__SGB,
+ * says why). Each element is the fma chain of serial_gemm, so every path
+ * agrees bit for bit. */
 #define SMALL_GROUP 16
 /* larger batches take larger work items, up to SMALL_GROUP_MAX matrices,
  * while at least SMALL_ITEMS items remain: an item's set-up (the
