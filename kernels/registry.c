@@ -252,12 +252,14 @@ static int body_args(const sk_kbody *kb, const sk_view *const *v, const double *
     args[n].view = v[k];
     args[n].dtype = 0;
     args[n].str = NULL;
+    args[n].ro = 0; /* written, as far as the launch knows (its write stamp) */
   }
   for (int k = 0; kb->scalars[k]; k++, n++) {
     args[n].name = kb->scalars[k];
     args[n].view = NULL;
     args[n].dtype = SK_F64;
     args[n].str = NULL;
+    args[n].ro = 0;
     args[n].value.c128[1] = 0;
     args[n].value.f64 = s[k];
   }

@@ -1,7 +1,8 @@
 -- mpi_end_spec.lua: MPI jobs end. 2-rank jobs of bin/speck under mpirun
 -- (--oversubscribe, as make test runs tests/remote/): an uncaught error on
 -- one rank ends the whole job with a non-zero status within 10 s
--- (MPI_Abort, as mpi4py does), the message printed; a collective call of
+-- (MPI_Abort, as mpi4py does), the message printed, and so does a rank
+-- that aborts inside malloc; a collective call of
 -- speck.remote refused by one rank's own checks is refused on every rank
 -- with the same message, and the job goes on. (docs/hardening.md, "MPI
 -- jobs end".) The job runs on the space under test; the cuda suite
@@ -87,6 +88,33 @@ print("rank " .. r .. " past the barrier")
                            true), out)
     assert.truthy(out:find("speck: rank 0: an uncaught error ends the MPI job (MPI_Abort)", 1, true),
                   out)
+    assert.falsy(out:find("past the barrier", 1, true), out)
+  end)
+
+  it("a rank that aborts inside malloc (a corrupted heap) ends the job within 10 s", function()
+    if not ready then pending(why) return end
+    -- rank 1's body writes past the end of x's block (no bounds checks),
+    -- over the heap's header of the next one: glibc's checks in free()
+    -- abort there, with the heap's lock held, and Open MPI's handler of
+    -- SIGABRT prints a backtrace (backends/remote/remote.c's
+    -- backtrace_ready: it waited for that lock for ever, and so did the
+    -- job). A sanitizer's heap may let the free pass: then the error ends it.
+    local out, status, dt = job([[
+speck.remote.start()
+local r = speck.remote.rank()
+if r == 1 then
+  local x = speck.View("x", "int64", 300)
+  speck.parallel_for("smash", 16, {x = x}, "x(300 + i) = 0;")
+  x = nil
+  collectgarbage()
+  collectgarbage()
+  error("rank 1 survived the free")
+end
+speck.remote.barrier()
+print("rank " .. r .. " past the barrier")
+]])
+    assert.are_not.equal(0, status, out)
+    assert.truthy(dt <= 10, ("the job took %d s\n%s"):format(dt, out))
     assert.falsy(out:find("past the barrier", 1, true), out)
   end)
 

@@ -60,6 +60,9 @@ static const sk_space_desc remote_spaces[] = {
 #include <mpi.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <execinfo.h>
+#endif
 
 #ifndef SK_MPI_THREAD_LEVEL
 #define SK_MPI_THREAD_LEVEL MPI_THREAD_SERIALIZED
@@ -826,6 +829,22 @@ int sk_remote_available(char *why, size_t n) {
   return 1;
 }
 
+/* A rank that dies by a signal must end the job. Open MPI's handler of
+ * SIGABRT, SIGBUS, SIGFPE and SIGSEGV (MCA opal_signal) prints a
+ * backtrace with glibc's backtrace(), whose first call loads libgcc_s by
+ * dlopen, which allocates. A rank that aborts inside malloc (its heap
+ * checks: "realloc(): invalid next size") still holds the heap's lock
+ * there: the handler waited for it for ever, the rank never died and
+ * mpirun never ended the job (the others waiting in a collective). The
+ * first call made here, before MPI_Init, leaves the handler nothing to
+ * allocate. */
+static void backtrace_ready(void) {
+#ifdef __GLIBC__
+  void *f[2];
+  (void)backtrace(f, 2);
+#endif
+}
+
 int sk_remote_started(void) { return started; }
 int sk_remote_rank(void) { return me; }
 int sk_remote_size(void) { return started ? nranks : 1; }
@@ -843,6 +862,7 @@ int sk_remote_start(char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_SPECK_REMOTE_MPI);
     return -1;
   }
+  backtrace_ready();
   MPI_Initialized(&flag);
   int provided = MPI_THREAD_SINGLE;
   if (!flag) {
