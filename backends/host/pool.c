@@ -8,34 +8,27 @@
  * (both seen on these machines as launches of 1-2 ms instead of 1 us). A
  * launch publishes the job, moves 'gen' (release), wakes sleepers if there
  * are any, runs its own share as tid 0 and waits for each part's 'done'
- * word to reach the generation. 'sleepers' and 'gen' are ordered seq_cst
- * on both sides (the launcher's fence between its store of 'gen' and its
- * look at 'sleepers'), so either the worker sees the new generation or
- * the launcher sees the sleeper and wakes it (no lost wake-up). For
- * independent parts (sk_pool_run_parts) the fence comes after the
- * launcher's own share, off the path to the workers, and an unordered
- * look before it wakes a sleeper at once in all but a racing case.
+ * word to reach the generation. For parts that wait for each other
+ * (sk_pool_run) 'sleepers' and 'gen' are ordered seq_cst on both sides
+ * (the launcher's fence between its store of 'gen' and its look at
+ * 'sleepers'), so either the worker sees the new generation or the
+ * launcher sees the sleeper and wakes it (no lost wake-up). Independent
+ * parts (sk_pool_run_parts) need no fence: a part whose worker did not
+ * wake is the launcher's (below), and the next launch wakes it.
  *
  * Parts are claimed: part t of generation g is run by whoever moves
- * claim[t] to g first (a CAS), its worker or -- in sk_pool_run_parts,
- * whose parts are independent -- the launching thread once its own part
- * is done and the worker has neither finished nor claimed it. A loaded
- * machine then costs a launch nothing when a worker is late (descheduled,
- * asleep, or sharing the launcher's CPU: the scheduler keeps two spinning
- * threads on one CPU for seconds when the other is busy, and each launch
- * then waited for the worker's turn, 24 us instead of 1). A worker reads
- * the job only after its claim succeeded: generation g cannot end before
- * a claimed part is done, so the job it reads is g's. A worker that
- * finds itself on the CPU of the last launch yields at once instead of
- * spinning on it.
- *
- * Each part's claim word and done word sit on cache lines of their own,
- * and the launcher looks at a claim only when the part is not done after
- * a short spin: in the common case a launch moves two lines between the
- * cores ('gen' to the worker, its 'done' back), where a shared counter of
- * parts left and the claim read back by the launcher moved four. (An
- * empty range launch on 2 threads of an EPYC VM: docs/bench.md, "The
- * launch floor".)
+ * claim[t] to g first (a CAS), its worker or -- in sk_pool_run_parts --
+ * the launching thread once its own part is done. A loaded machine then
+ * costs a launch nothing when a worker is late (descheduled, asleep, or
+ * sharing the launcher's CPU: the scheduler keeps two spinning threads on
+ * one CPU for seconds when the other is busy, and each launch then
+ * waited for the worker's turn, 24 us instead of 1). A worker reads the
+ * job only after its claim succeeded: generation g cannot end before a
+ * claimed part is done, so the job it reads is g's. A worker that finds
+ * itself on the CPU of the last launch yields at once instead of
+ * spinning on it. Each part's claim and done words sit on lines of their
+ * own: no counter of parts left is shared, and 'gen' moves by a plain
+ * store (the launcher's only wait on another core is a claim).
  */
 #define _GNU_SOURCE
 #include "core/err.h"
@@ -61,9 +54,6 @@ typedef struct claim {
   _Alignas(64) atomic_uint gen; /* the generation that claimed it last */
   _Alignas(64) atomic_uint done; /* the last generation whose part ran */
 } claim;
-
-/* spins of the launcher on a part's 'done' before it looks at the claim */
-#define DONE_SPINS 8
 
 static struct {
   int n;
@@ -192,18 +182,14 @@ void sk_pool_stop(void) {
 
 int sk_pool_size(void) { return P.n; }
 
-/* wait until part t of generation g is done: a claimed part by its
- * worker; one not claimed after a short spin, with 'steal', by us */
+/* wait until part t of generation g is done: with 'steal', a part no
+ * worker has claimed yet is run here instead */
 static void wait_part(int t, unsigned g, int steal, sk_pool_fn fn, void *arg, int n) {
-  atomic_uint *done = &P.claims[t].done;
-  for (int k = 0; k < DONE_SPINS; k++) {
-    if (atomic_load_explicit(done, memory_order_acquire) == g) return;
-    cpu_relax();
-  }
   if (steal && claim_part(t, g)) { /* no worker has started it: ours */
     fn(arg, t, n);
     return;
   }
+  atomic_uint *done = &P.claims[t].done;
   for (unsigned k = 0; atomic_load_explicit(done, memory_order_acquire) != g; k++) {
     if (k < 64) cpu_relax();
     else sched_yield();
@@ -223,19 +209,17 @@ static void run(sk_pool_fn fn, void *arg, int steal) {
   /* the launcher is the only writer of 'gen' (under run_lock) */
   unsigned g = atomic_load_explicit(&P.gen, memory_order_relaxed) + 1;
   atomic_store_explicit(&P.gen, g, memory_order_release);
-  /* parts that wait for each other need every worker awake before ours
-   * starts: the ordered look first; independent ones look again after */
+  /* parts that wait for each other need every worker awake: the ordered
+   * look at the sleepers; independent ones need none (a part whose
+   * worker sleeps on is ours below), and the unordered look wakes a
+   * sleeper in all but a racing case */
   if (!steal) atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&P.sleepers, memory_order_relaxed) > 0) futex_wake(&P.gen);
   fn(arg, 0, n);
-  if (steal) {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&P.sleepers, memory_order_relaxed) > 0) futex_wake(&P.gen);
-  }
+  for (int t = 1; t < n; t++) wait_part(t, g, steal, fn, arg, n);
   int cpu = sched_getcpu();
   if (atomic_load_explicit(&P.cpu, memory_order_relaxed) != cpu)
     atomic_store_explicit(&P.cpu, cpu, memory_order_relaxed);
-  for (int t = 1; t < n; t++) wait_part(t, g, steal, fn, arg, n);
   pthread_mutex_unlock(&run_lock);
 }
 
