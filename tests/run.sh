@@ -227,12 +227,14 @@ shards_of() {
   echo "$d"
 }
 specs=${SPECK_SPECS:-$(ls tests/*_spec.lua 2>/dev/null)}
+# (a blank SPECK_SPECS: no spec file, not busted over the whole tree)
+specs=$(echo $specs)
 if [ -n "$specs" ] && [ -z "$BUSTED" ]; then
   fail "busted not found (install lua-busted: make deps)"
   specs=
 fi
 # side by side, the larger files first among those of equal weight (below)
-[ "$jobs" -gt 1 ] && specs=$(ls -S $specs)
+[ "$jobs" -gt 1 ] && [ -n "$specs" ] && specs=$(ls -S $specs)
 specs_phase() {
   for space in $SPECK_SPACES; do
     [ -n "$specs" ] || break
