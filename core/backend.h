@@ -79,6 +79,9 @@ typedef struct sk_team_limits {
   /* the threads that run in lockstep (a GPU's warp; 1 on the host):
    * library kernels size their vector loops and bitmap words by it */
   int warp;
+  /* the processors teams run on at once (a GPU's multiprocessors; 0:
+   * unknown): a library kernel sizes a league of one wave by it */
+  int processors;
 } sk_team_limits;
 
 /* The code a back end runs, as the JIT makes it: host code (a function

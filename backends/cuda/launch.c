@@ -381,8 +381,9 @@ static int launch_mdrange(const sk_launch *l, sk_cuda_kernel *c, char *err,
 /* -- teams -------------------------------------------------------------------- */
 void sk_cuda_team_limits(sk_team_limits *lim) {
   char err[256];
-  int optin = 48 << 10;
-  if (sk_cuda_ensure(err, sizeof err) == 0) optin = sk_cuda.smem_optin;
+  int optin = 48 << 10, sms = 0;
+  if (sk_cuda_ensure(err, sizeof err) == 0) optin = sk_cuda.smem_optin, sms = sk_cuda.sms;
+  lim->processors = sms;
   lim->team_size_max = 32;
   lim->team_size_recommended = 32;
   lim->vector_length_max = 32;

@@ -49,6 +49,7 @@ void sk_host_team_limits(int pooled, sk_team_limits *lim) {
   lim->team_size_recommended = 1;
   lim->vector_length_max = SK_HOST_VECTOR_MAX;
   lim->warp = 1;
+  lim->processors = 0; /* (a league of one wave is a GPU's notion) */
   lim->scratch_max[0] = SK_HOST_SCRATCH0_MAX;
   lim->scratch_max[1] = SK_HOST_SCRATCH1_MAX;
 }

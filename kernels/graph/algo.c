@@ -36,6 +36,16 @@ int sk_galgo_warp(char *err, size_t errlen) {
   return lim.warp > 0 ? lim.warp : 1;
 }
 
+int sk_galgo_processors(void) {
+  char err[64];
+  const sk_backend *be = sk_rt_backend(err, sizeof err);
+  if (!be) return 0;
+  sk_team_limits lim;
+  memset(&lim, 0, sizeof lim);
+  be->team_limits(&lim);
+  return lim.processors;
+}
+
 /* -- graph.count_loops ----------------------------------------------------- */
 static const char *const sig_loops[] = {"range" G3, NULL};
 static const sk_kbody k_loops = {.label = "graph.count_loops",

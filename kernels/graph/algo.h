@@ -24,6 +24,9 @@ int sk_galgo_degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int
  * is no back end: a kernel that gives a warp a row or a word sizes its
  * vector loops by it */
 int sk_galgo_warp(char *err, size_t errlen);
+/* the active back end's processors that run teams at once (a GPU's
+ * multiprocessors), 0 when unknown or on the host */
+int sk_galgo_processors(void);
 
 /* the entries, each in its file, listed by algo.c in one order (the
  * order of the family in messages), and one list of bodies per file

@@ -295,8 +295,12 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
    * chunks) over a fixed league: a level whose kernel has no work costs
    * its launch and a block per slot, not a block per 32 vertices (a
    * sweep on an H200: 1 and 4 warps a team over 8192 teams were 4-6 %
-   * slower) */
-  const int64_t league = 1056;
+   * slower). The league is one wave of the level kernel's teams, three
+   * resident a multiprocessor (40 registers a thread, ptxas for sm_90):
+   * on an H200, 396 against the 1,056 of before, scale 22 138-147 GTEPS
+   * against 124-128, scale 24 193-200 against 184-186 (528 and 792, part
+   * of a second wave, between; docs/bench.md) */
+  const int64_t league = sk_galgo_processors() > 0 ? 3 * (int64_t)sk_galgo_processors() : 1056;
   const int tl = warp > 1 ? 16 : 1, tt = warp > 1 ? 8 : 1;
   /* the chunks a level queues: at most narcs / 256 + narcs / 512, or in a
    * small frontier narcs / DBFS_SMALL + DBFS_SMALL_VERTICES (a chunk per
