@@ -115,14 +115,6 @@ function F.host_table(v)
   return h:totable()
 end
 
--- launches of kernels labelled with any of the given labels, on any tier
--- (csr_fixtures.lua's)
-do
-  local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "tests"
-  F.launches = dofile(here .. "/csr_fixtures.lua").launches
-end
-
--- launches of kernels labelled 'label' that ran as device code
 -- launches of the kernel 'label' so far, summed over its cache entries
 -- (those of a tier 'keep' accepts, else every tier)
 function F.launches(label, keep)
@@ -133,6 +125,7 @@ function F.launches(label, keep)
   return s
 end
 
+-- launches of kernels labelled 'label' that ran as device code
 local HOST_TIERS = {precompiled = true, tcc = true, cc = true}
 function F.device_launches(label)
   return F.launches(label, function(tier) return not HOST_TIERS[tier] end)

@@ -27,23 +27,26 @@ int sk_galgo_degree_range(const sk_kbody *kb, int64_t n, const sk_arg *args, int
   return sk_galgo_degree_range_chunk(kb, n, 256, args, nargs, res, err, errlen);
 }
 
-int sk_galgo_warp(char *err, size_t errlen) {
+/* the active back end's team limits, zeroed where it leaves one unset;
+ * -1 with a message when there is no back end */
+static int galgo_limits(sk_team_limits *lim, char *err, size_t errlen) {
   const sk_backend *be = sk_rt_backend(err, errlen);
   if (!be) return -1;
+  memset(lim, 0, sizeof *lim);
+  be->team_limits(lim);
+  return 0;
+}
+
+int sk_galgo_warp(char *err, size_t errlen) {
   sk_team_limits lim;
-  memset(&lim, 0, sizeof lim);
-  be->team_limits(&lim);
+  if (galgo_limits(&lim, err, errlen) < 0) return -1;
   return lim.warp > 0 ? lim.warp : 1;
 }
 
 int sk_galgo_processors(void) {
   char err[64];
-  const sk_backend *be = sk_rt_backend(err, sizeof err);
-  if (!be) return 0;
   sk_team_limits lim;
-  memset(&lim, 0, sizeof lim);
-  be->team_limits(&lim);
-  return lim.processors;
+  return galgo_limits(&lim, err, sizeof err) < 0 ? 0 : lim.processors;
 }
 
 /* -- graph.count_loops ----------------------------------------------------- */

@@ -300,7 +300,8 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
    * on an H200, 396 against the 1,056 of before, scale 22 138-147 GTEPS
    * against 124-128, scale 24 193-200 against 184-186 (528 and 792, part
    * of a second wave, between; docs/bench.md) */
-  const int64_t league = sk_galgo_processors() > 0 ? 3 * (int64_t)sk_galgo_processors() : 1056;
+  const int sms = sk_galgo_processors();
+  const int64_t league = sms > 0 ? 3 * (int64_t)sms : 1056;
   const int tl = warp > 1 ? 16 : 1, tt = warp > 1 ? 8 : 1;
   /* the chunks a level queues: at most narcs / 256 + narcs / 512, or in a
    * small frontier narcs / DBFS_SMALL + DBFS_SMALL_VERTICES (a chunk per
