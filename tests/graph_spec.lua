@@ -1122,6 +1122,8 @@ describe("speck.graph algorithms refuse bad input", function()
                  err_of(graph.bfs, g, 0, {visitor = {discover = ""}}))
     assert.equal("speck.graph.bfs: visitor.filter must be a string of the kernel dialect, got boolean",
                  err_of(graph.bfs, g, 0, {visitor = {filter = true}}))
+    assert.equal("speck.graph.bfs: visitor capture 'source' is a name graph.bfs uses",
+                 err_of(graph.bfs, g, 0, {visitor = {discover_vertex = "(void)v;", captures = {source = 1}}}))
     assert.equal("speck.graph.bfs: the visitor's capture 'level' is a name the BFS kernel uses (rowptr, colidx, level, parent, q, nq, cnt, l1, src)",
                  err_of(graph.bfs, g, 0, {visitor = {discover_vertex = "(void)v;", captures = {level = 1}}}))
     assert.equal("speck.graph.pagerank: damping is 1.5, must be in [0, 1]",

@@ -239,7 +239,7 @@ static char *visit_body(const char *fmt, const bfs_visitor *v) {
  * step after bottom-up ones reads its frontier from the bitmap: a change
  * of direction needs no conversion launch (five launches a level before:
  * a decision, a conversion and three steps, most of them without work).
- * The host reads 'done' once a round. */
+ * The host reads the last slot's state and counters once a round. */
 #define DBFS_ST    1120 /* the state and counters; the chunks from there */
 /* the chunks' sizes, which bfs.sk's bfs_device_init writes to 'st': a
  * vertex of 512 arcs or more goes top-down as chunks of 256 arcs, and in a
@@ -255,6 +255,9 @@ static const sk_kbody k_dbfs_init = {.label = "graph.bfs_device_init",
 static const sk_kbody k_dbfs_seed = {.label = "graph.bfs_device_seed",
                                      .body = sk_body_graph_bfs_device_seed,
                                      .pattern = SK_FOR};
+static const sk_kbody k_dbfs_seed1 = {.label = "graph.bfs_device_seed_one",
+                                      .body = sk_body_graph_bfs_device_seed_one,
+                                      .pattern = SK_FOR};
 static const sk_kbody k_dbfs_level = {.label = "graph.bfs_device_level",
                                       .body = sk_body_graph_bfs_device_level,
                                       .pattern = SK_FOR};
@@ -267,7 +270,7 @@ static const sk_kbody k_dbfs_td_big = {.label = "graph.bfs_device_top_down_big",
 
 /* the search's launches kept by this thread (sk_run_again: no spec or
  * look-up a launch; the general path when the kept one does not hold) */
-static _Thread_local sk_lprep dbfs_kept[5];
+static _Thread_local sk_lprep dbfs_kept[6];
 
 static int dbfs_launch(int i, const sk_kbody *kb, const sk_policy *p, const sk_arg *a,
                        int na, char *err, size_t errlen) {
@@ -281,10 +284,11 @@ static int dbfs_launch(int i, const sk_kbody *kb, const sk_policy *p, const sk_a
 /* graph.bfs without a visitor on a GPU back end, into 'level' and
  * 'parent' (int64, nv, not yet set). Top-down only for a directed graph or
  * without direction optimisation. */
-static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int dopt,
-                      sk_view *level, sk_view *parent, int64_t *nlevels, char *err,
-                      size_t errlen) {
-  const int64_t nv = g->nv, nw = (nv + DBFS_WORD - 1) / DBFS_WORD, ns = src->extent[0];
+static int bfs_device(const sk_graph *g, const sk_view *src, int64_t one, int directed,
+                      int dopt, sk_view *level, sk_view *parent, int64_t *nlevels,
+                      char *err, size_t errlen) {
+  const int64_t nv = g->nv, nw = (nv + DBFS_WORD - 1) / DBFS_WORD;
+  const int64_t ns = src ? src->extent[0] : 1;
   const int warp = sk_galgo_warp(err, errlen);
   if (warp < 0) return -1;
   /* Beamer's switch for these kernels (an H200, Kronecker scale 22):
@@ -327,13 +331,15 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
     if (dbfs_launch(3, &k_dbfs_init, &p, a, NELEM(a), err, errlen) < 0) goto done;
   }
   {
-    sk_arg a[] = {sk_arg_view("src", src), sk_arg_view("level", level),
-                  sk_arg_view("parent", parent), sk_arg_view("q", &q),
-                  sk_arg_view("fb", &fb), sk_arg_view("st", &st)};
+    sk_arg a[] = {src ? sk_arg_view("src", src) : sk_arg_i64("s0", one),
+                  sk_arg_view("level", level), sk_arg_view("parent", parent),
+                  sk_arg_view("q", &q), sk_arg_view("fb", &fb), sk_arg_view("st", &st)};
     sk_policy p;
     sk_policy_init(&p, SK_POL_RANGE);
     p.end = ns;
-    if (dbfs_launch(4, &k_dbfs_seed, &p, a, NELEM(a), err, errlen) < 0) goto done;
+    if (dbfs_launch(src ? 4 : 5, src ? &k_dbfs_seed : &k_dbfs_seed1, &p, a, NELEM(a), err,
+                    errlen) < 0)
+      goto done;
   }
   sk_policy plv, ptd;
   sk_policy_init(&plv, SK_POL_TEAM);
@@ -347,10 +353,15 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
                 sk_arg_view("parent", parent),  sk_arg_view("q", &q),
                 sk_arg_view("fb", &fb),         sk_arg_i64("kl", 0)};
   /* a Kronecker graph's search from its giant component takes 6 to 9
-   * levels: a first round of 8 slots, then 2 at a time (a slot past the
-   * end costs its two launches; a round, one wait) */
-  int64_t done = 0, k = 0;
-  for (int round = 8; !done; round = 2) {
+   * levels: a first round of 7 slots, then 2 at a time (a slot past the
+   * end costs its three launches; a round, one wait). After a round the
+   * host reads the last slot's state and counters in one copy: the search
+   * is done when a slot's level launch found it so, or when the last slot
+   * claimed nothing (the level launch of the slot after it would say so:
+   * reading the counters saves that slot, three launches) */
+  enum { CT = 64, CS = 528, CW = 16 + 8 * 63 + 2, RD = CT + CS + CW };
+  int64_t done = 0, k = 0, rd[RD]; /* a slot's counters: st(CT + CS p), CW words */
+  for (int round = 7; !done; round = 2) {
     for (int r = 0; r < round; r++, k++) {
       a[NELEM(a) - 1].value.i64 = k;
       if (dbfs_launch(0, &k_dbfs_level, &plv, a, NELEM(a), err, errlen) < 0 ||
@@ -358,8 +369,16 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int directed, int d
           dbfs_launch(2, &k_dbfs_td_big, &ptd, a, NELEM(a), err, errlen) < 0)
         goto done;
     }
-    /* done: 0, else the levels + 1 */
-    if (sk_sp_get_i64(&st, 8 * ((k - 1) & 1) + 4, &done, err, errlen) < 0) goto done;
+    /* the state (done: 0, else the levels + 1) and the counters of the
+     * last slot, from st(8 p) to its counters' end */
+    const int64_t p = (k - 1) & 1, c = CT + CS * p - 8 * p;
+    if (sk_sp_get_i64s(&st, 8 * p, c + CW, rd, err, errlen) < 0) goto done;
+    done = rd[4];
+    if (!done) {
+      int64_t cnt = rd[c];
+      for (int j = 0; j < 64; j++) cnt += rd[c + 16 + 8 * j];
+      if (cnt == 0) done = k + 1;
+    }
     if (!done && k > nv + 1) { /* cannot happen: a level reaches a vertex */
       sk_err(err, errlen, SK_E_GRAPH_BFS_NO, (long long)k);
       goto done;
@@ -381,6 +400,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
                                       "G_colidx",
                                       "G_weights",
                                       "sources",
+                                      "source",
                                       "directed",
                                       "direction_optimizing",
                                       "visit_examine_edge",
@@ -392,7 +412,7 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
                                       "nq",     "cnt",    "l1",    "src",    NULL};
   sk_graph g;
   int directed, dopt;
-  const sk_view *src;
+  const sk_view *src = NULL;
   bfs_visitor vis;
   if (visitor_arg(args, nargs, &vis, err, errlen) < 0) return -1;
   /* with a visitor, the arguments not named above are its captures */
@@ -420,15 +440,30 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
   if ((!vis.on && sk_karg_known(args, nargs, known, err, errlen) < 0) ||
       sk_g_arg(args, nargs, &g, err, errlen) < 0 ||
       sk_g_flag(args, nargs, "directed", 0, &directed, err, errlen) < 0 ||
-      sk_g_flag(args, nargs, "direction_optimizing", 1, &dopt, err, errlen) < 0 ||
-      !(src = sk_karg_view(args, nargs, "sources", 1, err, errlen)))
+      sk_g_flag(args, nargs, "direction_optimizing", 1, &dopt, err, errlen) < 0)
     return -1;
-  if (src->dtype != SK_I64) {
+  /* one source as a number ('source'): checked here, no view to read back */
+  int64_t one = -1, nv = g.nv;
+  if (sk_karg_find(args, nargs, "source")) {
+    if (sk_karg_find(args, nargs, "sources")) {
+      sk_err(err, errlen, SK_E_SOURCE_AND_SOURCES);
+      return -1;
+    }
+    if (sk_karg_i64(args, nargs, "source", 0, 0, &one, err, errlen) < 0) return -1;
+    if (one < 0 || one >= nv) {
+      sk_err(err, errlen, SK_E_SOURCE_NOT_VERTEX, (long long)one, (long long)nv,
+             (long long)nv - 1);
+      return -1;
+    }
+  } else if (!(src = sk_karg_view(args, nargs, "sources", 1, err, errlen))) {
+    return -1;
+  }
+  if (src && src->dtype != SK_I64) {
     sk_err(err, errlen, SK_E_SOURCES_MUST_INT64, sk_dtypes[src->dtype].name);
     return -1;
   }
-  int64_t ns = src->extent[0], nv = g.nv;
-  if (ns > 0) {
+  int64_t ns = src ? src->extent[0] : 1;
+  if (src && ns > 0) {
     /* one source: read it (a launch and its result cost twice a read) */
     int64_t bad = INT64_MAX, s = 0;
     if (ns == 1) {
@@ -450,8 +485,8 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
   int space = g.rowptr->space, rc = -1;
   sk_kbody kseed = k_bfs_seed, ktd = k_bfs_td;
   char *seed_body = NULL, *td_body = NULL;
-  sk_view level, parent, q, nq, cnt;
-  sk_view *all[] = {&level, &parent, &q, &nq, &cnt};
+  sk_view level, parent, q, nq, cnt, srcv;
+  sk_view *all[] = {&level, &parent, &q, &nq, &cnt, &srcv};
   for (int t = 0; t < NELEM(all); t++) memset(all[t], 0, sizeof *all[t]);
   if (sk_sp_view(&level, "level", SK_I64, nv, space, 0, err, errlen) < 0 ||
       sk_sp_view(&parent, "parent", SK_I64, nv, space, 0, err, errlen) < 0)
@@ -460,9 +495,16 @@ static int bfs(const sk_arg *args, int nargs, sk_kvalue *out, char *err, size_t 
   const sk_backend *bk = sk_sp_backend(err, errlen);
   if (!bk) goto done;
   if (!vis.on && !sk_sp_host(bk)) {
-    if (bfs_device(&g, src, directed, dopt, &level, &parent, &l, err, errlen) < 0)
+    if (bfs_device(&g, src, one, directed, dopt, &level, &parent, &l, err, errlen) < 0)
       goto done;
     goto out;
+  }
+  /* the host's drivers and the visitor's seed take the source as a view */
+  if (!src) {
+    if (sk_sp_view(&srcv, "sources", SK_I64, 1, space, 0, err, errlen) < 0 ||
+        sk_view_fill(&srcv, 0, one, err, errlen) < 0)
+      goto done;
+    src = &srcv;
   }
   if (sk_sp_view(&q, "queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0 ||
       sk_sp_view(&nq, "next queue", SK_I32, nv > 0 ? nv : 1, space, 0, err, errlen) < 0)
@@ -537,7 +579,8 @@ done:
 
 /* -- registration --------------------------------------------------------- */
 const sk_kentry sk_galgo_bfs = {
-  "graph.bfs", "G_*, sources [, directed, direction_optimizing]", SK_KRES_NONE, bfs};
+  "graph.bfs", "G_*, sources (or source) [, directed, direction_optimizing]", SK_KRES_NONE,
+  bfs};
 
 const sk_kbody *const sk_gbfs_bodies[] = {&k_bfs_bu_bits, &k_bfs_q2b,  &k_bfs_clr,
                                           &k_bfs_b2q,     &k_bfs_init, &k_bfs_seed,

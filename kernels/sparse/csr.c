@@ -98,21 +98,23 @@ int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space, i
                         init, NULL, err, errlen);
 }
 
-/* one element of 'v' into host memory 'cell' */
-static int get_cell(const sk_view *v, int64_t i, void *cell, char *err, size_t errlen) {
-  if (i < 0 || i >= v->extent[0]) {
-    sk_err(err, errlen, SK_E_INDEX_OUTSIDE_VIEW, (long long)i, v->label,
+/* elements [i, i + n) of 'v' (contiguous: stride 1 when n > 1) into host
+ * memory 'cell' */
+static int get_cells(const sk_view *v, int64_t i, int64_t n, void *cell, char *err,
+                     size_t errlen) {
+  if (i < 0 || n < 1 || i + n > v->extent[0]) {
+    sk_err(err, errlen, SK_E_INDEX_OUTSIDE_VIEW, (long long)(i < 0 ? i : i + n - 1), v->label,
            (long long)v->extent[0]);
     return -1;
   }
-  size_t es = sk_dtypes[v->dtype].size;
+  size_t es = sk_dtypes[v->dtype].size, bytes = (size_t)n * es;
   const char *src = (const char *)v->data + (size_t)(i * v->stride[0]) * es;
   if (sk_space_host_accessible(v->space)) {
     const sk_backend *b = sk_backend_for_space(v->space);
     /* managed memory: the device may still be writing it */
     if (v->space != SK_SPACE_HOST && b && b->fence && b->fence(err, errlen) < 0)
       return -1;
-    memcpy(cell, src, es);
+    memcpy(cell, src, bytes);
     return 0;
   }
   const sk_backend *b = sk_backend_for_space(v->space);
@@ -120,8 +122,9 @@ static int get_cell(const sk_view *v, int64_t i, void *cell, char *err, size_t e
     sk_err(err, errlen, SK_E_CANNOT_READ_VIEW, v->label, sk_space_name(v->space));
     return -1;
   }
-  return b->copy(cell, SK_SPACE_HOST, src, v->space, es, err, errlen);
+  return b->copy(cell, SK_SPACE_HOST, src, v->space, bytes, err, errlen);
 }
+#define get_cell(v, i, cell, err, errlen) get_cells(v, i, 1, cell, err, errlen)
 
 int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen) {
   unsigned char cell[16];
@@ -131,6 +134,11 @@ int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t err
   one.stride[0] = 1;
   *x = sk_view_get_i(&one, 0);
   return 0;
+}
+
+int sk_sp_get_i64s(const sk_view *v, int64_t i, int64_t n, int64_t *x, char *err,
+                   size_t errlen) {
+  return get_cells(v, i, n, x, err, errlen);
 }
 
 int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err, size_t errlen) {

@@ -294,9 +294,9 @@ function graph.bfs(g, source, opts)
   check_graph(f, g)
   opts = check_opts(f, opts, {"direction_optimizing", "visitor"})
   check_bool(f, "direction_optimizing", opts.direction_optimizing)
-  local src
+  local src, one
   if math.type(source) == "integer" then
-    src = speck.View.from({source}, "int64")
+    one = source  -- a number: checked by the driver, no view to copy to the device
   elseif type(source) == "table" then
     if #source == 0 then fail(f, "sources must not be empty") end
     src = id_view(f, "sources", source)
@@ -324,7 +324,7 @@ function graph.bfs(g, source, opts)
     end
     for k, x in pairs(vis.captures or {}) do
       if type(k) ~= "string" or k:match("^G_") or k:match("^visit_") or k == "sources"
-         or k == "directed" or k == "direction_optimizing" then
+         or k == "source" or k == "directed" or k == "direction_optimizing" then
         fail(f, "visitor capture '%s' is a name graph.bfs uses", tostring(k))
       end
       args[k] = x
@@ -333,7 +333,7 @@ function graph.bfs(g, source, opts)
       if k ~= "captures" then args["visit_" .. k] = x end
     end
   end
-  args.sources = src
+  args.sources, args.source = src, one
   args.direction_optimizing = opts.direction_optimizing ~= false
   local _, outs = call(f, "graph.bfs", gargs(args, g))
   return outs.level, outs.parent, math.tointeger(outs.nlevels)

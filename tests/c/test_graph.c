@@ -85,6 +85,36 @@ static void api_tests(void) {
           find_out(b, nb, "nlevels")->value);
     for (int i = 0; i < nb; i++) speck_view_release(b[i].view);
   }
+  /* one source as a number: the same levels; a number and a view together refused */
+  speck_arg b1[] = {speck_arg_view("G_rowptr", rp), speck_arg_view("G_colidx", ci),
+                    speck_arg_i64("source", NX - 1)};
+  rc = speck_call_out(rt, "graph.bfs", b1, 3, NULL, b, 8, &nb, err, sizeof err);
+  CHECK(rc == 0 && nb == 3, "graph.bfs, source %d: %s", NX - 1, err);
+  if (rc == 0) {
+    int64_t lev[NV], par[NV];
+    host_copy(rt, find_out(b, nb, "level")->view, "int64", NV, lev);
+    host_copy(rt, find_out(b, nb, "parent")->view, "int64", NV, par);
+    int ok = par[NX - 1] == NX - 1;
+    for (int v = 0; v < NV; v++) ok &= lev[v] == (NX - 1 - v % NX) + v / NX;
+    CHECK(ok, "BFS levels from source %d are not the Manhattan distances", NX - 1);
+    CHECK(find_out(b, nb, "nlevels")->value == NX + NY - 1, "nlevels %g",
+          find_out(b, nb, "nlevels")->value);
+    for (int i = 0; i < nb; i++) speck_view_release(b[i].view);
+  }
+  speck_arg b2[] = {speck_arg_view("G_rowptr", rp), speck_arg_view("G_colidx", ci),
+                    speck_arg_i64("source", 0), speck_arg_view("sources", src)};
+  rc = speck_call_out(rt, "graph.bfs", b2, 4, NULL, b, 8, &nb, err, sizeof err);
+  CHECK(rc != 0 && strcmp(err, "speck_call graph.bfs: give 'source' (a vertex) or 'sources' "
+                               "(a view), not both") == 0,
+        "source and sources: %s", err);
+  speck_arg b3[] = {speck_arg_view("G_rowptr", rp), speck_arg_view("G_colidx", ci),
+                    speck_arg_i64("source", -1)};
+  rc = speck_call_out(rt, "graph.bfs", b3, 3, NULL, b, 8, &nb, err, sizeof err);
+  CHECK(rc != 0 &&
+          strcmp(err,
+                 "speck_call graph.bfs: source -1 is not a vertex (the graph has 30: "
+                 "0..29)") == 0,
+        "bad source number: %s", err);
   speck_arg ca[] = {speck_arg_view("G_rowptr", rp), speck_arg_view("G_colidx", ci)};
   rc = speck_call_out(rt, "graph.connected_components", ca, 2, NULL, b, 8, &nb, err,
                       sizeof err);
