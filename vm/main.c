@@ -58,7 +58,7 @@ static void print_usage(FILE *f) {
           "With no script and no -e, %s starts a REPL ('= expr' prints expr,\n"
           "  views with their elements; Tab completes names; help(f) shows a\n"
           "  function's signature).\n"
-          "Environment: SPECK_SPACE (%s), SPECK_THREADS,\n"
+          "Environment: SPECK_SPACE (%s), SPECK_THREADS, SPECK_POOL_TINY (0|1),\n"
           "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
           "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
           "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_REMOTE_DIRECT,\n"

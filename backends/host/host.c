@@ -242,6 +242,8 @@ typedef struct job {
   atomic_int faulted; /* the first fault is recorded in 'fault' */
   atomic_int marked;  /* a thread left early: the body word is marked */
   sk_fault fault;
+  int timed;  /* the calling thread times its own share (tid 0) into 'own' */
+  double own; /* seconds */
 } job;
 
 /* -- interrupts ------------------------------------------------------------ */
@@ -382,7 +384,9 @@ static void reduce_part(void *arg, int tid, int nt) {
 /* Each thread's share inside its guard. */
 static void guarded(job *j, sk_pool_fn part, int tid, int nt) {
   sk_guard g;
+  double t0 = tid == 0 && j->timed ? sk_host_now() : 0;
   SK_GUARDED(g, &j->stopped, part(j, tid, nt));
+  if (t0 > 0) j->own = sk_host_now() - t0;
   if (g.why) job_left(j, &g);
 }
 
@@ -500,8 +504,17 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     if (nt == 1 || j.n == 1) {
       j.dynamic = 0;
       for_guarded(&j, 0, 1);
+    } else if (!j.dynamic && sk_host_tiny(l->fn, j.n, nt)) {
+      /* too little work to wake a worker for, as its last launches
+       * measured (tiny.c): here, measured again */
+      double t0 = sk_host_now();
+      for_guarded(&j, 0, 1);
+      if (!atomic_load(&j.stopped)) sk_host_tiny_note(l->fn, j.n, j.n, nt, sk_host_now() - t0);
     } else {
+      j.timed = !j.dynamic;
       sk_pool_run_parts(for_guarded, &j);
+      if (j.timed && !atomic_load(&j.stopped)) /* part 0: the first of nt blocks */
+        sk_host_tiny_note(l->fn, j.n, j.n / nt > 0 ? j.n / nt : 1, nt, j.own);
     }
     return finished(&j, err, errlen);
   }
@@ -533,9 +546,17 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     memcpy(l->result, total, acc);
     return 0;
   }
-  if (use_pool) sk_pool_run_parts(reduce_guarded, &j);
+  /* a reduction too small to wake a worker for (tiny.c): every block
+   * here, in order -- the same blocks, so the same bits */
+  int tiny = use_pool && !j.dynamic && l->pattern == SK_REDUCE && sk_host_tiny(l->fn, j.n, nt);
+  double t0 = tiny ? sk_host_now() : 0;
+  j.timed = use_pool && !tiny && !j.dynamic && l->pattern == SK_REDUCE;
+  if (use_pool && !tiny) sk_pool_run_parts(reduce_guarded, &j);
   else reduce_guarded(&j, 0, 1);
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
+  if (tiny) sk_host_tiny_note(l->fn, j.n, j.n, nt, sk_host_now() - t0);
+  else if (j.timed) /* part 0: blocks 0, nt, ... of nblocks */
+    sk_host_tiny_note(l->fn, j.n, j.n * ((j.nblocks + nt - 1) / nt) / j.nblocks, nt, j.own);
   l->init(total);
   if (l->pattern == SK_REDUCE) {
     for (int blk = 0; blk < j.nblocks; blk++)
@@ -624,6 +645,7 @@ int sk_openmp_init(int threads, int device, char *err, size_t errlen) {
     sk_err(err, errlen, SK_E_THREADS_REQUESTED_MOST, threads, SK_THREADS_MAX);
     return -1;
   }
+  if (sk_host_tiny_setup(err, errlen) < 0) return -1;
   sk_guard_async_setup();
   return sk_pool_start(threads, err, errlen);
 }

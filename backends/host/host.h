@@ -17,6 +17,14 @@ int sk_host_launch_team(const sk_launch *l, int pooled, char *err, size_t errlen
 double sk_host_now(void);
 int64_t sk_host_next_piece(int64_t piece, int64_t min, double *t0);
 
+/* Launches too small to wake a worker for (tiny.c): SPECK_POOL_TINY read
+ * at the pool's start; whether a launch of 'n' items of compiled body 'fn'
+ * on 'nt' threads is to run on the calling thread; what a launch
+ * measured: 'share' of its 'n' items took 'seconds' */
+int sk_host_tiny_setup(char *err, size_t errlen);
+int sk_host_tiny(const void *fn, int64_t n, int nt);
+void sk_host_tiny_note(const void *fn, int64_t n, int64_t share, int nt, double seconds);
+
 /* host TeamPolicy limits: vector lanes run as a loop in one thread */
 #define SK_HOST_VECTOR_MAX   64
 #define SK_HOST_SCRATCH0_MAX (1LL << 20)

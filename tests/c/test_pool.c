@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/speck.h"
+#include "backends/host/host.h"
 #include "backends/host/pool.h"
 #include "jit/jit.h"
 
@@ -108,9 +109,62 @@ static void test_memo(void) {
   speck_runtime_close(rt);
 }
 
+/* -- tiny launches ------------------------------------------------------------ */
+static void test_tiny_rule(void) {
+  static const char a = 0, b = 0; /* two bodies' addresses */
+  const void *fa = &a, *fb = &b;
+  CHECK(!sk_host_tiny(fa, 1024, 2)); /* never measured */
+  sk_host_tiny_note(fa, 1024, 512, 2, 20e-9); /* 512 items in 20 ns: tiny */
+  CHECK(!sk_host_tiny(fa, 1024, 2)); /* once is not enough */
+  sk_host_tiny_note(fa, 1024, 512, 2, 20e-9);
+  CHECK(sk_host_tiny(fa, 1024, 2));
+  CHECK(!sk_host_tiny(fa, 1024, 1));         /* one thread: nothing to wake */
+  CHECK(!sk_host_tiny(fa, 1 << 20, 2));      /* the same body over more items */
+  CHECK(!sk_host_tiny(fb, 1024, 2));         /* another body */
+  sk_host_tiny_note(fa, 1024, 1024, 2, 5e-6); /* heavier: back to the pool */
+  CHECK(!sk_host_tiny(fa, 1024, 2));
+  sk_host_tiny_note(fa, 1024, 512, 2, 20e-9); /* light, heavy, light: stays */
+  CHECK(!sk_host_tiny(fa, 1024, 2));
+  sk_host_tiny_note(fa, 1024, 1024, 2, 5e-6);
+  sk_host_tiny_note(fa, 1024, 512, 2, 20e-9);
+  CHECK(!sk_host_tiny(fa, 1024, 2));
+}
+
+static void test_tiny_launches(void) {
+  char err[4096];
+  setenv("SPECK_POOL_TINY", "2", 1);
+  speck_runtime *rt = speck_runtime_open("openmp", 2, err, sizeof err);
+  CHECK(rt == NULL);
+  CHECK(strstr(err, "SPECK_POOL_TINY=2: expected 0 (every launch of two or more parts on "
+                    "the pool) or 1") != NULL);
+  /* (the back end reads it once a process: on from here) */
+  setenv("SPECK_POOL_TINY", "1", 1);
+  rt = speck_runtime_open("openmp", 2, err, sizeof err);
+  CHECK(rt != NULL);
+  if (rt) {
+    /* a sum whose bits depend on how it is split: the same in every
+     * launch, the first two on the pool, the others (measured tiny) on
+     * the calling thread or, on a slow or loaded machine, the pool */
+    double want = 0, r;
+    int same = 1;
+    for (int k = 0; k < 8; k++) {
+      r = 0;
+      CHECK(speck_run_reduce(rt, "tiny_sum", 0, 64, NULL, 0, "acc += 1.0 / (i + 3.0);", "sum",
+                             &r, err, sizeof err) == 0);
+      if (k == 0) want = r;
+      same &= r == want;
+    }
+    CHECK(same);
+    speck_runtime_close(rt);
+  }
+  unsetenv("SPECK_POOL_TINY");
+}
+
 int main(void) {
   test_pool();
   test_memo();
+  test_tiny_rule();
+  test_tiny_launches();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
