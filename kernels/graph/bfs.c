@@ -359,8 +359,9 @@ static int bfs_device(const sk_graph *g, const sk_view *src, int64_t one, int di
    * is done when a slot's level launch found it so, or when the last slot
    * claimed nothing (the level launch of the slot after it would say so:
    * reading the counters saves that slot, three launches) */
+  /* bfs.sk's layout of st: slot p's counters at CT + CS p, CW words */
   enum { CT = 64, CS = 528, CW = 16 + 8 * 63 + 2, RD = CT + CS + CW };
-  int64_t done = 0, k = 0, rd[RD]; /* a slot's counters: st(CT + CS p), CW words */
+  int64_t done = 0, k = 0, rd[RD];
   for (int round = 7; !done; round = 2) {
     for (int r = 0; r < round; r++, k++) {
       a[NELEM(a) - 1].value.i64 = k;
