@@ -242,7 +242,7 @@ typedef struct job {
   atomic_int faulted; /* the first fault is recorded in 'fault' */
   atomic_int marked;  /* a thread left early: the body word is marked */
   sk_fault fault;
-  int timed;  /* the calling thread times its own share (tid 0) into 'own' */
+  int timed;  /* its pool launch times the calling thread's share (tid 0) */
   double own; /* seconds */
 } job;
 
@@ -384,9 +384,7 @@ static void reduce_part(void *arg, int tid, int nt) {
 /* Each thread's share inside its guard. */
 static void guarded(job *j, sk_pool_fn part, int tid, int nt) {
   sk_guard g;
-  double t0 = tid == 0 && j->timed ? sk_host_now() : 0;
   SK_GUARDED(g, &j->stopped, part(j, tid, nt));
-  if (t0 > 0) j->own = sk_host_now() - t0;
   if (g.why) job_left(j, &g);
 }
 
@@ -394,6 +392,20 @@ static void for_guarded(void *arg, int tid, int nt) { guarded(arg, for_part, tid
 static void reduce_guarded(void *arg, int tid, int nt) {
   guarded(arg, reduce_part, tid, nt);
 }
+
+/* the same, the calling thread's own share (tid 0) timed into j->own
+ * (tiny.c's measure of a launch on the pool) */
+static void timed(job *j, sk_pool_fn part, int tid, int nt) {
+  if (tid != 0) {
+    guarded(j, part, tid, nt);
+    return;
+  }
+  double t0 = sk_host_now();
+  guarded(j, part, tid, nt);
+  j->own = sk_host_now() - t0;
+}
+static void for_timed(void *arg, int tid, int nt) { timed(arg, for_part, tid, nt); }
+static void reduce_timed(void *arg, int tid, int nt) { timed(arg, reduce_part, tid, nt); }
 
 /* Reduction partials: a buffer per launching thread, grown and reused;
  * a key destructor frees it when the thread ends (LeakSanitizer found one
@@ -512,7 +524,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
       if (!atomic_load(&j.stopped)) sk_host_tiny_note(l->fn, j.n, j.n, nt, sk_host_now() - t0);
     } else {
       j.timed = !j.dynamic;
-      sk_pool_run_parts(for_guarded, &j);
+      sk_pool_run_parts(j.timed ? for_timed : for_guarded, &j);
       if (j.timed && !atomic_load(&j.stopped)) /* part 0: the first of nt blocks */
         sk_host_tiny_note(l->fn, j.n, j.n / nt > 0 ? j.n / nt : 1, nt, j.own);
     }
@@ -551,7 +563,7 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
   int tiny = use_pool && !j.dynamic && l->pattern == SK_REDUCE && sk_host_tiny(l->fn, j.n, nt);
   double t0 = tiny ? sk_host_now() : 0;
   j.timed = use_pool && !tiny && !j.dynamic && l->pattern == SK_REDUCE;
-  if (use_pool && !tiny) sk_pool_run_parts(reduce_guarded, &j);
+  if (use_pool && !tiny) sk_pool_run_parts(j.timed ? reduce_timed : reduce_guarded, &j);
   else reduce_guarded(&j, 0, 1);
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
   if (tiny) sk_host_tiny_note(l->fn, j.n, j.n, nt, sk_host_now() - t0);
