@@ -242,8 +242,7 @@ typedef struct job {
   atomic_int faulted; /* the first fault is recorded in 'fault' */
   atomic_int marked;  /* a thread left early: the body word is marked */
   sk_fault fault;
-  int timed;  /* its pool launch times the calling thread's share (tid 0) */
-  double own; /* seconds */
+  double own; /* a measured pool launch: the calling thread's share, seconds */
 } job;
 
 /* -- interrupts ------------------------------------------------------------ */
@@ -503,6 +502,25 @@ static int host_launch(const sk_launch *l, int pooled, char *err, size_t errlen)
   return rc;
 }
 
+/* A launch's parts on the pool -- or, when 'measure' (a static schedule,
+ * no scan) and tiny.c measured its body too small to wake a worker for,
+ * on the calling thread one after another (fn(j, 0, 1): the same blocks
+ * in the same order, so the same bits). A measured launch reports its
+ * time to tiny.c: the whole here, or on the pool the calling thread's own
+ * share of 'share' items ('timed_fn' times it). */
+static void run_parts(job *j, int nt, int measure, int64_t share, sk_pool_fn fn,
+                      sk_pool_fn timed_fn) {
+  const void *body = j->l->fn;
+  if (measure && sk_host_tiny(body, j->n, nt)) {
+    double t0 = sk_host_now();
+    fn(j, 0, 1);
+    if (!atomic_load(&j->stopped)) sk_host_tiny_note(body, j->n, j->n, nt, sk_host_now() - t0);
+    return;
+  }
+  sk_pool_run_parts(measure ? timed_fn : fn, j);
+  if (measure && !atomic_load(&j->stopped)) sk_host_tiny_note(body, j->n, share, nt, j->own);
+}
+
 static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errlen) {
   if (l->policy->kind == SK_POL_TEAM) return sk_host_launch_team(l, pooled, err, errlen);
   job j;
@@ -516,17 +534,10 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     if (nt == 1 || j.n == 1) {
       j.dynamic = 0;
       for_guarded(&j, 0, 1);
-    } else if (!j.dynamic && sk_host_tiny(l->fn, j.n, nt)) {
-      /* too little work to wake a worker for, as its last launches
-       * measured (tiny.c): here, measured again */
-      double t0 = sk_host_now();
-      for_guarded(&j, 0, 1);
-      if (!atomic_load(&j.stopped)) sk_host_tiny_note(l->fn, j.n, j.n, nt, sk_host_now() - t0);
     } else {
-      j.timed = !j.dynamic;
-      sk_pool_run_parts(j.timed ? for_timed : for_guarded, &j);
-      if (j.timed && !atomic_load(&j.stopped)) /* part 0: the first of nt blocks */
-        sk_host_tiny_note(l->fn, j.n, j.n / nt > 0 ? j.n / nt : 1, nt, j.own);
+      int64_t b, e; /* the calling thread's share on the pool: block 0 of nt */
+      block_bounds(&j, 0, nt, &b, &e);
+      run_parts(&j, nt, !j.dynamic && e > b, e - b, for_guarded, for_timed);
     }
     return finished(&j, err, errlen);
   }
@@ -558,17 +569,16 @@ static int launch_pieces(const sk_launch *l, int pooled, char *err, size_t errle
     memcpy(l->result, total, acc);
     return 0;
   }
-  /* a reduction too small to wake a worker for (tiny.c): every block
-   * here, in order -- the same blocks, so the same bits */
-  int tiny = use_pool && !j.dynamic && l->pattern == SK_REDUCE && sk_host_tiny(l->fn, j.n, nt);
-  double t0 = tiny ? sk_host_now() : 0;
-  j.timed = use_pool && !tiny && !j.dynamic && l->pattern == SK_REDUCE;
-  if (use_pool && !tiny) sk_pool_run_parts(j.timed ? reduce_timed : reduce_guarded, &j);
-  else reduce_guarded(&j, 0, 1);
+  if (use_pool) {
+    /* static: nblocks <= nt, so the calling thread's share is block 0 */
+    int64_t b, e;
+    block_bounds(&j, 0, j.nblocks, &b, &e);
+    run_parts(&j, nt, !j.dynamic && l->pattern == SK_REDUCE, e - b, reduce_guarded,
+              reduce_timed);
+  } else {
+    reduce_guarded(&j, 0, 1);
+  }
   if (atomic_load(&j.stopped)) return finished(&j, err, errlen);
-  if (tiny) sk_host_tiny_note(l->fn, j.n, j.n, nt, sk_host_now() - t0);
-  else if (j.timed) /* part 0: blocks 0, nt, ... of nblocks */
-    sk_host_tiny_note(l->fn, j.n, j.n * ((j.nblocks + nt - 1) / nt) / j.nblocks, nt, j.own);
   l->init(total);
   if (l->pattern == SK_REDUCE) {
     for (int blk = 0; blk < j.nblocks; blk++)

@@ -124,11 +124,10 @@ static int get_cells(const sk_view *v, int64_t i, int64_t n, void *cell, char *e
   }
   return b->copy(cell, SK_SPACE_HOST, src, v->space, bytes, err, errlen);
 }
-#define get_cell(v, i, cell, err, errlen) get_cells(v, i, 1, cell, err, errlen)
 
 int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen) {
   unsigned char cell[16];
-  if (get_cell(v, i, cell, err, errlen) < 0) return -1;
+  if (get_cells(v, i, 1, cell, err, errlen) < 0) return -1;
   sk_view one = *v;
   one.data = cell;
   one.stride[0] = 1;
@@ -143,7 +142,7 @@ int sk_sp_get_i64s(const sk_view *v, int64_t i, int64_t n, int64_t *x, char *err
 
 int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err, size_t errlen) {
   unsigned char cell[16];
-  if (get_cell(v, i, cell, err, errlen) < 0) return -1;
+  if (get_cells(v, i, 1, cell, err, errlen) < 0) return -1;
   sk_view one = *v;
   one.data = cell;
   one.stride[0] = 1;
