@@ -56,6 +56,10 @@ typedef struct sk_kbody {
    * process (kernels/sparse/dia.c's texts per offset set): its launches
    * are kept for sk_run_again as the library's constant bodies' are */
   int lasting;
+  /* 1: a host back end's fast path (its driver runs it only where the
+   * back end's code is the host's): sk_kbody_compile refuses it for a
+   * device, so the compile checks of every body leave it out */
+  int host_only;
 } sk_kbody;
 
 /* Run 'kb' over [0, n) with views 'v' and scalars 's' (in the order of

@@ -513,6 +513,10 @@ int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err
     sk_err(err, errlen, SK_E_NO_SIGNATURE, kb->label, sig);
     return -1;
   }
+  if (kb->host_only && b->code != SK_CODE_HOST) {
+    sk_err(err, errlen, SK_E_KBODY_HOST_ONLY, kb->label, b->name);
+    return -1;
+  }
   sk_kdesc d;
   if (sk_kbody_desc(kb, b, &d, err, errlen) < 0) return -1;
   sk_spec_store *st = malloc(sizeof *st);

@@ -579,7 +579,10 @@ template <class T> SK_DEV void sk__vload(T *dst, const T *src) {
 }
 
 /* Reduce 'v' over the grid: each block writes its partial, the last
- * block to finish joins the partials in block order into C.result. */
+ * block to finish joins the partials in block order into C.result. The
+ * block's reduction is written once for both rounds (the block's partial,
+ * then the last block's join of them): two inlined copies cost NVRTC
+ * about 5 ms more a reduction kernel (docs/bench.md). */
 template <class R> SK_DEV void sk__reduce_finish(typename R::T v, const sk_cuctx &C) {
   typedef typename R::T T;
   __shared__ T wsum[32];
@@ -587,26 +590,28 @@ template <class R> SK_DEV void sk__reduce_finish(typename R::T v, const sk_cuctx
   int tid = sk__tid(), nthr = sk__nthreads();
   unsigned nblk = gridDim.x * gridDim.y * gridDim.z;
   unsigned bid = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-  sk__block_reduce<R>(v, wsum);
   T *part = (T *)C.partial;
-  if (tid == 0) {
-    part[bid] = v;
+  SK__ROLLED for (int round = 0;; round++) {
+    sk__block_reduce<R>(v, wsum);
+    if (round) break;
+    if (tid == 0) {
+      part[bid] = v;
+      __threadfence();
+      last = atomicAdd(C.counter, 1u) == nblk - 1;
+    }
+    __syncthreads();
+    if (!last) return;
     __threadfence();
-    last = atomicAdd(C.counter, 1u) == nblk - 1;
+    T q;
+    R::init(&v);
+    for (unsigned p = tid; p < nblk; p += nthr) {
+      sk__vload(&q, &part[p]);
+      R::join(&v, &q);
+    }
+    __syncthreads();
   }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  T a, q;
-  R::init(&a);
-  for (unsigned p = tid; p < nblk; p += nthr) {
-    sk__vload(&q, &part[p]);
-    R::join(&a, &q);
-  }
-  __syncthreads();
-  sk__block_reduce<R>(a, wsum);
   if (tid == 0) {
-    *(T *)C.result = a;
+    *(T *)C.result = v;
     *C.counter = 0;
   }
 }

@@ -78,12 +78,14 @@ static const sk_kbody k_gemm_small = {.label = "batched.gemm_small",
                                       .body = sk_body_batched_gemm_small,
                                       .pattern = SK_FOR,
                                       .sigs = sig_gemm_small,
-                                      .prelude = sk_body_batched_gemm_small_prelude};
+                                      .prelude = sk_body_batched_gemm_small_prelude,
+                                      .host_only = 1};
 static const sk_kbody k_gemm_small_f = {.label = "batched.gemm_small_f",
                                         .body = sk_body_batched_gemm_small_f,
                                         .pattern = SK_FOR,
                                         .sigs = sig_gemm_small_f,
-                                        .prelude = sk_body_batched_gemm_small_f_prelude};
+                                        .prelude = sk_body_batched_gemm_small_f_prelude,
+                                        .host_only = 1};
 
 #define GEMM_P(VT) "range A=" VT "[4] B=" VT "[4] C=" VT "[4] alpha=float64 beta=float64"
 static const char *const sig_gemm_p[] = {GEMM_P("float64"), GEMM_P("float32"), NULL};

@@ -115,7 +115,7 @@ static const char *const sig_relax_fh[] = {"range" G3 R1("w", "float64") R1(
 #define RELAX_K(name, sig)                                                              \
   {                                                                                     \
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
-    .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
+    .sigs = sig, .reds = "sum:int64 min:int64 min:int64", .host_only = 1                \
   }
 static const sk_kbody k_relax[3] = {RELAX_K(sssp_relax_host_i, sig_relax_ih),
                                     RELAX_K(sssp_relax_host_u, sig_relax_uh),
@@ -188,7 +188,7 @@ static const char *const sig_split_fh[] = {"range" R1("rowptr", "int64") R1(
 #define SPLIT_K(name, sig)                                                              \
   {                                                                                     \
     .label = "graph." #name, .body = sk_body_graph_##name, .pattern = SK_REDUCE,        \
-    .sigs = sig, .reds = "sum:int64 min:int64 min:int64"                                \
+    .sigs = sig, .reds = "sum:int64 min:int64 min:int64", .host_only = 1                \
   }
 static const sk_kbody k_split[2] = {SPLIT_K(sssp_split_host_i, sig_split_ih),
                                     SPLIT_K(sssp_split_host_f, sig_split_fh)};

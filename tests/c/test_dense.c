@@ -8,7 +8,8 @@
  *    strides -- row-major, column-major, a transposed problem -- against
  *    the same loops (when OpenBLAS loads; otherwise its 'missing' status).
  * 3. Where libnvrtc loads: every signature of every blas.* and batched.*
- *    body compiles for the CUDA back end.
+ *    body compiles for the CUDA back end, but the host's fast paths
+ *    (host_only: refused, with a message).
  * Last line: 'N passed, M failed'.
  */
 #define _GNU_SOURCE
@@ -253,6 +254,7 @@ static void nvrtc_tests(void) {
     printf("nvrtc compile checks skipped: %s\n", cu ? why : "no cuda back end");
     return;
   }
+  int nhost = 0;
   for (int pass = 0; pass < 2; pass++) {
     njobs = 0;
     for (int i = 0;; i++) {
@@ -261,6 +263,16 @@ static void nvrtc_tests(void) {
       if (!kb->sigs ||
           (strncmp(kb->label, "batched.", 8) != 0 && (strncmp(kb->label, "blas.", 5) != 0)))
         continue;
+      if (kb->host_only) { /* 10-25 s of NVRTC a body, for code no GPU runs */
+        if (pass) {
+          char err[256];
+          CHECK(sk_kbody_compile(kb, 0, cu, err, sizeof err) < 0 &&
+                  strstr(err, "is a host fast path: not compiled for the 'cuda' back end"),
+                "%s for cuda: %s", kb->label, err);
+          nhost++;
+        }
+        continue;
+      }
       for (int s = 0; kb->sigs[s]; s++, njobs++)
         if (pass) jobs[njobs] = (compile_job){.kb = kb, .sig = s, .rc = -1};
     }
@@ -279,6 +291,7 @@ static void nvrtc_tests(void) {
     CHECK(jobs[j].rc == 0, "NVRTC: %s signature %d: %s", jobs[j].kb->label, jobs[j].sig,
           jobs[j].err);
   CHECK(njobs >= 30, "only %d dense signatures", njobs);
+  CHECK(nhost == 2, "%d host fast paths (batched.gemm_small, _f)", nhost);
   printf("nvrtc: %d dense signatures compiled for cuda\n", njobs);
   free(jobs);
 }

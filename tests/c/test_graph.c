@@ -154,7 +154,7 @@ static void nvrtc_tests(void) {
     printf("nvrtc compile checks skipped: %s\n", cu ? why : "no cuda back end");
     return;
   }
-  int n = 0;
+  int n = 0, nhost = 0;
   for (int i = 0;; i++) {
     const sk_kbody *kb = sk_kbody_at(i);
     if (!kb) break;
@@ -162,9 +162,16 @@ static void nvrtc_tests(void) {
         !kb->sigs)
       continue;
     int rc = sk_kbody_compile(kb, 0, cu, err, sizeof err);
+    if (kb->host_only) { /* the host SSSP's rounds: refused for a device */
+      CHECK(rc < 0 && strstr(err, "is a host fast path: not compiled for the 'cuda' back end"),
+            "%s for cuda: %s", kb->label, rc < 0 ? err : "compiled");
+      nhost++;
+      continue;
+    }
     CHECK(rc == 0, "NVRTC: %s: %s", kb->label, err);
     n++;
   }
+  CHECK(nhost == 5, "%d host fast paths (graph.sssp_relax_host_*, _split_host_*)", nhost);
   printf("nvrtc: %d graph and sort bodies compiled for cuda\n", n);
 }
 
