@@ -640,15 +640,19 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   int64_t chunk = rows * rowsize;
   rwin *r = calloc(1, sizeof *r);
   sk_alloc *a = calloc(1, sizeof *a);
-  rwin **nw =
-    nwins < capwins ? wins : realloc(wins, (size_t)(capwins * 2 + 8) * sizeof *wins);
+  /* room for one more window: the capacity grows with every realloc,
+   * whether or not the block moved (one grown in place once kept the old
+   * capacity, and a later window was written past the array's end: the
+   * cuda suite's rare "realloc(): invalid next size") */
+  const int grow = nwins >= capwins;
+  rwin **nw = grow ? realloc(wins, (size_t)(capwins * 2 + 8) * sizeof *wins) : wins;
   if (!r || !a || !nw) {
     free(r);
     free(a);
     sk_err(err, errlen, SK_E_REMOTE_VIEW_OUT, v->label);
     return -1;
   }
-  if (nw != wins) {
+  if (grow) {
     wins = nw;
     capwins = capwins * 2 + 8;
   }

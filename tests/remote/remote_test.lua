@@ -114,6 +114,24 @@ case("partitioned: each rank writes its part, reads the next rank's", function()
   for i = 0, m - 1 do eq(hl(i), -1000 * (prev + 1) - i, "written by the previous rank") end
 end)
 
+-- the windows' table grows by realloc: one grown in place once kept its old
+-- capacity, and a later window was written past its end (the cuda suite's
+-- rare "realloc(): invalid next size" in a 3-rank run of speck.dist)
+case("many remote views live at once, each with its own data", function()
+  local vs = {}
+  for k = 1, 300 do
+    local v = remote.View("many" .. k, "int64", {np, 3}, {layout = "partitioned"})
+    speck.parallel_for("many_fill", 3, {l = v:local_view(), kv = k, me = me},
+                       [[ l(i) = 1000 * kv + 10 * me + i; ]])
+    vs[k] = v
+  end
+  remote.fence()
+  for k = 1, 300, 7 do
+    local hl = hostof(vs[k]:local_view())
+    for i = 0, 2 do eq(hl(i), 1000 * k + 10 * me + i, ("view %d, element %d"):format(k, i)) end
+  end
+end)
+
 -- -- a kernel reading the other rank's part ---------------------------------------------
 case("a reduction over a remote view reads every rank's part", function()
   local n = 1001
