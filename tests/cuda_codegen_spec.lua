@@ -485,6 +485,36 @@ describe("cuda on the GPU", function()
     assert.truthy(tostring(e):find("refused", 1, true), e)
   end)
 
+  -- backends/cuda/memory.c keeps freed managed blocks of up to 1 MiB for
+  -- the next view of their size class
+  it("managed views made after others were dropped start at zero, each its own block", function()
+    local sizes = {1, 100, 511, 512, 513, 4096, 131072}  -- float64s: 8 B .. 1 MiB
+    for _ = 1, 3 do
+      local vs = {}
+      for k, n in ipairs(sizes) do
+        vs[k] = speck.View("kept", "float64", n, {space = "cuda_uvm"})
+        speck.parallel_for("kept_fill", n, {v = vs[k], c = k}, "v(i) = c;")
+      end
+      speck.fence()
+      vs = nil -- luacheck: ignore
+      collectgarbage()
+      collectgarbage()
+      local again = {}
+      for k, n in ipairs(sizes) do
+        again[k] = speck.View("again", "float64", n, {space = "cuda_uvm"})
+        local sum = speck.parallel_reduce("kept_sum", n, {v = again[k]}, "acc += v(i) != 0;")
+        assert.are.equal(0, sum, "size " .. n)
+      end
+      for k, n in ipairs(sizes) do
+        speck.parallel_for("kept_mark", n, {v = again[k], c = k}, "v(i) = c;")
+      end
+      for k, n in ipairs(sizes) do
+        local sum = speck.parallel_reduce("kept_check", n, {v = again[k], c = k}, "acc += v(i) == c;")
+        assert.are.equal(n, sum, "size " .. n .. " kept its own values")
+      end
+    end
+  end)
+
   it("refuses host views in cuda kernels", function()
     on("cuda", function()
       local h = speck.View("h", "float64", 4, {space = "host"})

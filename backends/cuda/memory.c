@@ -6,7 +6,9 @@
  *   cuda_uvm     managed memory (cuMemAllocManaged). A request larger
  *                than the device's free memory is refused before asking
  *                the driver: oversubscribed managed memory can stall the
- *                GPU for everyone on it.
+ *                GPU for everyone on it. Blocks of up to 1 MiB are kept
+ *                when freed, for the next request of their size class
+ *                (below: "kept managed blocks").
  *
  * Device memory ('cuda') comes from the device's default memory pool in
  * the order of the space's stream (cuMemAllocAsync / cuMemFreeAsync), the
@@ -55,9 +57,164 @@ static void pool_start(void) {
   pool_on = 1;
 }
 
-/* the pool's kept blocks back to the driver (after the stream's frees) */
+/* -- kept managed blocks ------------------------------------------------
+ * A managed view's cuMemAllocManaged and cuMemFree, with the free-memory
+ * check before the allocation (the stream waited for, the pool trimmed,
+ * cuMemGetInfo), cost a view of a few KB about 0.3 ms more than device
+ * memory in one process and 0.9 ms with 16 processes on one GPU under MPS
+ * (docs/bench.md); a test suite makes and drops tens of thousands. So a
+ * request of up to 1 MiB gets a block of its size class (a power of two
+ * from 4 KiB), and a freed one is kept, at most UVM_KEEP_MOST bytes in
+ * all, for the next request of its class: no driver call, no check (the
+ * driver itself still refuses what it cannot give). A free waits for the
+ * stream and the instances as before, so a kept block is idle; the view
+ * layer zeroes what it must (first touch), as for fresh memory. The
+ * pool's trim (before a larger request's check, sk_cuda_room, out of
+ * memory) gives them back to the driver. The class of every such block
+ * the driver gave is in 'uvm_live' (pointer -> class, open addressing). */
+#define UVM_MIN_SHIFT 12 /* 4 KiB */
+#define UVM_CLASSES   9  /* .. 1 MiB */
+#define UVM_KEEP_MOST ((size_t)64 << 20)
+static pthread_mutex_t uvm_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  void **p;
+  int n, cap;
+} uvm_kept[UVM_CLASSES];
+static size_t uvm_kept_bytes;
+typedef struct {
+  uintptr_t p; /* 0: empty */
+  int cls;
+} uvm_ent;
+static uvm_ent *uvm_live;
+static size_t uvm_live_cap, uvm_live_n; /* cap: 0 or a power of two */
+
+/* the class of a request of 'bytes' (-1: larger than the largest) */
+static int uvm_class(size_t bytes) {
+  for (int c = 0; c < UVM_CLASSES; c++)
+    if (bytes <= (size_t)1 << (UVM_MIN_SHIFT + c)) return c;
+  return -1;
+}
+
+static size_t uvm_home(uintptr_t p) {
+  return (size_t)(((uint64_t)p >> UVM_MIN_SHIFT) * 0x9E3779B97F4A7C15ull >> 16) &
+         (uvm_live_cap - 1);
+}
+
+/* record block 'p' of class 'cls' (uvm_lock held); -1 out of memory */
+static int uvm_live_put(uintptr_t p, int cls) {
+  if ((uvm_live_n + 1) * 2 > uvm_live_cap) {
+    size_t ocap = uvm_live_cap, ncap = ocap ? 2 * ocap : 256;
+    uvm_ent *old = uvm_live, *nv = calloc(ncap, sizeof *nv);
+    if (!nv) return -1;
+    uvm_live = nv;
+    uvm_live_cap = ncap;
+    uvm_live_n = 0;
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i].p) (void)uvm_live_put(old[i].p, old[i].cls);
+    free(old);
+  }
+  size_t i = uvm_home(p);
+  while (uvm_live[i].p) i = (i + 1) & (uvm_live_cap - 1);
+  uvm_live[i] = (uvm_ent){p, cls};
+  uvm_live_n++;
+  return 0;
+}
+
+/* the slot of block 'p' (uvm_lock held); -1 when not recorded */
+static long uvm_live_find(uintptr_t p) {
+  if (!uvm_live_cap) return -1;
+  for (size_t i = uvm_home(p);; i = (i + 1) & (uvm_live_cap - 1)) {
+    if (uvm_live[i].p == p) return (long)i;
+    if (!uvm_live[i].p) return -1;
+  }
+}
+
+/* forget slot 'i' (uvm_lock held): the entries after it move up where
+ * their probe passes it */
+static void uvm_live_drop(size_t i) {
+  const size_t mask = uvm_live_cap - 1;
+  for (size_t j = (i + 1) & mask; uvm_live[j].p; j = (j + 1) & mask) {
+    size_t k = uvm_home(uvm_live[j].p);
+    if (((i - k) & mask) < ((j - k) & mask)) {
+      uvm_live[i] = uvm_live[j];
+      i = j;
+    }
+  }
+  uvm_live[i].p = 0;
+  uvm_live_n--;
+}
+
+/* a kept block of class 'cls', or NULL */
+static void *uvm_take(int cls) {
+  void *p = NULL;
+  pthread_mutex_lock(&uvm_lock);
+  if (uvm_kept[cls].n > 0) {
+    p = uvm_kept[cls].p[--uvm_kept[cls].n];
+    uvm_kept_bytes -= (size_t)1 << (UVM_MIN_SHIFT + cls);
+  }
+  pthread_mutex_unlock(&uvm_lock);
+  return p;
+}
+
+/* a new block of class 'cls' from the driver, recorded */
+static CUresult uvm_new(int cls, CUdeviceptr *p) {
+  CUresult rc = sk_cu->cuMemAllocManaged(p, (size_t)1 << (UVM_MIN_SHIFT + cls),
+                                         CU_MEM_ATTACH_GLOBAL);
+  if (rc != CUDA_SUCCESS) return rc;
+  /* one left unrecorded (no memory for the table) is freed as any */
+  pthread_mutex_lock(&uvm_lock);
+  (void)uvm_live_put((uintptr_t)*p, cls);
+  pthread_mutex_unlock(&uvm_lock);
+  return CUDA_SUCCESS;
+}
+
+/* keep freed managed block 'p' (1), or leave it to the caller (0) */
+static int uvm_keep(void *p) {
+  int kept = 0;
+  pthread_mutex_lock(&uvm_lock);
+  long i = uvm_live_find((uintptr_t)p);
+  if (i >= 0) {
+    int c = uvm_live[i].cls;
+    size_t sz = (size_t)1 << (UVM_MIN_SHIFT + c);
+    if (uvm_kept_bytes + sz <= UVM_KEEP_MOST) {
+      if (uvm_kept[c].n == uvm_kept[c].cap) {
+        int ncap = uvm_kept[c].cap ? 2 * uvm_kept[c].cap : 16;
+        void **nv = realloc(uvm_kept[c].p, (size_t)ncap * sizeof *nv);
+        if (nv) uvm_kept[c].p = nv, uvm_kept[c].cap = ncap;
+      }
+      if (uvm_kept[c].n < uvm_kept[c].cap) {
+        uvm_kept[c].p[uvm_kept[c].n++] = p;
+        uvm_kept_bytes += sz;
+        kept = 1;
+      }
+    }
+    if (!kept) uvm_live_drop((size_t)i);
+  }
+  pthread_mutex_unlock(&uvm_lock);
+  return kept;
+}
+
+/* the kept blocks back to the driver (they are idle: see sk_cuda_free) */
+static void uvm_release(void) {
+  pthread_mutex_lock(&uvm_lock);
+  for (int c = 0; c < UVM_CLASSES; c++) {
+    for (int k = 0; k < uvm_kept[c].n; k++) {
+      long i = uvm_live_find((uintptr_t)uvm_kept[c].p[k]);
+      if (i >= 0) uvm_live_drop((size_t)i);
+      sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)uvm_kept[c].p[k]);
+    }
+    uvm_kept[c].n = 0;
+  }
+  uvm_kept_bytes = 0;
+  pthread_mutex_unlock(&uvm_lock);
+}
+
+/* the pool's kept blocks back to the driver (after the stream's frees),
+ * and the kept managed blocks */
 void sk_cuda_pool_trim(void) {
-  if (!pool_on || sk_cuda_recording()) return;
+  if (sk_cuda_recording()) return;
+  uvm_release();
+  if (!pool_on) return;
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
   sk_cu->cuMemPoolTrimTo(pool, 0);
 }
@@ -96,20 +253,32 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
       return NULL;
     }
   } else if (space == SK_SPACE_CUDA_UVM) {
-    size_t fr = 0, tot = 0;
-    sk_cuda_pool_trim();
-    rc = sk_cu->cuMemGetInfo_v2(&fr, &tot);
-    if (rc) {
-      sk_cuda_fail(rc, "cuMemGetInfo", NULL, err, errlen);
-      return NULL;
-    }
-    if (bytes > fr) {
-      sk_err(err, errlen, SK_E_REFUSED_BYTES_MANAGED, bytes, fr, tot, sk_cuda.index);
-      return NULL;
-    }
     CUdeviceptr p = 0;
-    rc = sk_cu->cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL);
-    if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
+    const int cls = uvm_class(bytes);
+    if (cls >= 0) { /* a small block: a kept one, else a new one of its class */
+      void *kept = sk_cuda_recording() ? NULL : uvm_take(cls);
+      if (kept) return kept;
+      rc = uvm_new(cls, &p);
+      if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+        sk_cuda_pool_trim();
+        rc = uvm_new(cls, &p);
+      }
+      if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
+    } else {
+      size_t fr = 0, tot = 0;
+      sk_cuda_pool_trim();
+      rc = sk_cu->cuMemGetInfo_v2(&fr, &tot);
+      if (rc) {
+        sk_cuda_fail(rc, "cuMemGetInfo", NULL, err, errlen);
+        return NULL;
+      }
+      if (bytes > fr) {
+        sk_err(err, errlen, SK_E_REFUSED_BYTES_MANAGED, bytes, fr, tot, sk_cuda.index);
+        return NULL;
+      }
+      rc = sk_cu->cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL);
+      if (rc == CUDA_SUCCESS) return (void *)(uintptr_t)p;
+    }
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
       free_info(info, sizeof info);
       sk_err(err, errlen, SK_E_OUT_MANAGED_MEMORY, bytes, info);
@@ -185,7 +354,8 @@ void sk_cuda_free(void *p, int space) {
   sk_cu->cuStreamSynchronize(sk_cuda.stream);
   sk_cuda_inst_sync_all("free", NULL, 0);
   if (space == SK_SPACE_CUDA_PINNED) sk_cu->cuMemFreeHost(p);
-  else sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
+  else if (space != SK_SPACE_CUDA_UVM || !uvm_keep(p))
+    sk_cu->cuMemFree_v2((CUdeviceptr)(uintptr_t)p);
 }
 
 /* memory the device reaches: device, page-locked, managed */
