@@ -256,7 +256,7 @@ void *sk_cuda_alloc(size_t bytes, int space, char *err, size_t errlen) {
     CUdeviceptr p = 0;
     const int cls = uvm_class(bytes);
     if (cls >= 0) { /* a small block: a kept one, else a new one of its class */
-      void *kept = sk_cuda_recording() ? NULL : uvm_take(cls);
+      void *kept = uvm_take(cls);
       if (kept) return kept;
       rc = uvm_new(cls, &p);
       if (rc == CUDA_ERROR_OUT_OF_MEMORY) {

@@ -643,7 +643,7 @@ int sk_remote_view_create(sk_view *v, const char *label, int dtype, int rank,
   /* room for one more window: the capacity grows with every realloc,
    * whether or not the block moved (one grown in place once kept the old
    * capacity, and a later window was written past the array's end: the
-   * cuda suite's rare "realloc(): invalid next size") */
+   * GPU suite's rare "realloc(): invalid next size") */
   const int grow = nwins >= capwins;
   rwin **nw = grow ? realloc(wins, (size_t)(capwins * 2 + 8) * sizeof *wins) : wins;
   if (!r || !a || !nw) {

@@ -115,7 +115,7 @@ case("partitioned: each rank writes its part, reads the next rank's", function()
 end)
 
 -- the windows' table grows by realloc: one grown in place once kept its old
--- capacity, and a later window was written past its end (the cuda suite's
+-- capacity, and a later window was written past its end (the GPU suite's
 -- rare "realloc(): invalid next size" in a 3-rank run of speck.dist)
 case("many remote views live at once, each with its own data", function()
   local vs = {}
