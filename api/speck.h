@@ -55,7 +55,7 @@ const char *speck_version(void);
  * <= 0 and 'device' 0 leave the choice to the environment (SPECK_SPACE,
  * SPECK_THREADS / OMP_NUM_THREADS) or to speck's defaults. */
 typedef struct speck_options {
-  const char *space; /* "serial" | "openmp" | "cuda" */
+  const char *space; /* a back end's name: "serial", "openmp", ... (speck --info) */
   int threads;
   int device;
   void *reserved_[8]; /* room to grow; keep zero */
@@ -124,13 +124,13 @@ void speck_vm_free(speck_vm *vm);
  * dialect") and library kernels by name. Every call returns 0 or a
  * negative SPECK_E* code and fills 'err' (NUL-terminated, may be NULL);
  * messages name the call and the object ("speck_run_for 'axpy': view 'x'
- * (capture 'x') lives in space cuda; ..."). A bad input never crashes
+ * (capture 'x') ..."). A bad input never crashes
  * the program nor loses a view's data. */
 typedef struct speck_runtime speck_runtime;
 typedef struct speck_view speck_view;
 
-/* The process' runtime: 'space' "serial" | "openmp" | "cuda" (NULL:
- * SPECK_SPACE or the default), 'threads' (0: SPECK_THREADS or the core
+/* The process' runtime: 'space' a back end's name, "serial", "openmp", ...
+ * as speck --info lists them (NULL: SPECK_SPACE or the default), 'threads' (0: SPECK_THREADS or the core
  * count). Several opens share the one runtime when they agree; the last
  * close finalises what the first open initialised. */
 speck_runtime *speck_runtime_open(const char *space, int threads, char *err,
@@ -142,9 +142,9 @@ const char *speck_runtime_space(const speck_runtime *rt);
 int speck_fence(speck_runtime *rt, char *err, size_t errlen);
 
 /* A new zero-filled view: 'dtype' "float64" | "float32" | "int64" | ...,
- * 'rank' 0..8 extents, in memory space 'space' ("host" | "cuda" |
- * "cuda_pinned" | "cuda_uvm"; NULL: the runtime's default) with that
- * space's default layout. */
+ * 'rank' 0..8 extents, in memory space 'space' ("host", or one a back
+ * end brings: its own name and those of SPEC.md's memory spaces; NULL:
+ * the runtime's default) with that space's default layout. */
 speck_view *speck_view_new(speck_runtime *rt, const char *label, const char *dtype,
                            int rank, const int64_t *extents, const char *space, char *err,
                            size_t errlen);
