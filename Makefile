@@ -527,10 +527,11 @@ gpu-bundle: all
 	for d in tests/fuzz/*/; do cp -R $$d $(BUNDLE)/tests/fuzz/; done
 	cp examples/*.lua $(BUNDLE)/examples/ 2>/dev/null || true
 	# what the specs read from the tree: the dialect files, the stdlib's
-	# sources (ktext_spec, amgperf_spec) and the embedding script
+	# sources (ktext_spec, amgperf_spec), the embedding script and the
+	# kernelspec writer (notebook_test.py registers a kernel with it)
 	for f in kernels/*/*.sk; do mkdir -p $(BUNDLE)/$$(dirname $$f); cp $$f $(BUNDLE)/$$f; done
 	cp -R stdlib $(BUNDLE)/
-	mkdir -p $(BUNDLE)/scripts && cp scripts/embed.lua $(BUNDLE)/scripts/
+	mkdir -p $(BUNDLE)/scripts && cp scripts/embed.lua scripts/kernelspec.sh $(BUNDLE)/scripts/
 	cp -R jupyter examples/notebooks $(BUNDLE)/ && mv $(BUNDLE)/notebooks $(BUNDLE)/examples/
 	cp scripts/gpu-run-tests.sh $(BUNDLE)/run-tests.sh
 	chmod +x $(BUNDLE)/run-tests.sh
