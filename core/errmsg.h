@@ -458,6 +458,7 @@ SK_ERRDEF(COLUMNS_COLUMN_INDICES, "%s has %lld columns: column indices are int32
 SK_ERRDEF(VALUES_VIEW_ENTRIES, "%s.values (view '%s') has %lld entries, %s.colidx %lld")
 SK_ERRDEF(INDEX_OUTSIDE_VIEW, "index %lld outside view '%s' [0, %lld)")
 SK_ERRDEF(CANNOT_READ_VIEW, "cannot read view '%s' in space %s")
+SK_ERRDEF(CELLS_INT64_STRIDE1, "%s: view '%s' is %s of stride %lld: it reads int64 views of stride 1")
 SK_ERRDEF(X_MATRIX_ENTRIES, "a %lldx%lld matrix with %lld entries: %s")
 SK_ERRDEF(DTYPE_VALUES_MUST, "dtype '%s': values must be float64, float32, complex128 or complex64")
 SK_ERRDEF(X_MATRIX_ROWS, "a %lldx%lld matrix: rows and columns must be in 0..%d (int32 column indices)")

@@ -137,6 +137,11 @@ int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t err
 
 int sk_sp_get_i64s(const sk_view *v, int64_t i, int64_t n, int64_t *x, char *err,
                    size_t errlen) {
+  if (v->dtype != SK_I64 || (n > 1 && v->stride[0] != 1)) {
+    sk_err(err, errlen, SK_E_CELLS_INT64_STRIDE1, "sk_sp_get_i64s", v->label,
+           sk_dtypes[v->dtype].name, (long long)v->stride[0]);
+    return -1;
+  }
   return get_cells(v, i, n, x, err, errlen);
 }
 

@@ -45,7 +45,7 @@ int sk_sp_view(sk_view *v, const char *label, int dtype, int64_t n, int space, i
 int sk_sp_get_i64(const sk_view *v, int64_t i, int64_t *x, char *err, size_t errlen);
 int sk_sp_get_f64(const sk_view *v, int64_t i, double *x, char *err, size_t errlen);
 /* elements [i, i + n) of an int64 view of stride 1 (the library's own
- * scratch), in one copy */
+ * scratch), in one copy; another dtype or stride is refused */
 int sk_sp_get_i64s(const sk_view *v, int64_t i, int64_t n, int64_t *x, char *err,
                    size_t errlen);
 /* 1 if 'dt' is float64 or float32 */

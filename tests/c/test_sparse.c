@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
+#include "kernels/sparse/sparse.h"
 #include "api/speck.h"
 #include "backends/cuda/nvrtc.h"
 
@@ -397,8 +398,36 @@ static void table_tests(void) {
   CHECK(n > 50, "only %d sparse variants precompiled", n);
 }
 
+/* sk_sp_get_i64s: cells of an int64 view of stride 1, in one copy; any
+ * other view is refused with a message naming it */
+static void cells_tests(void) {
+  char err[256];
+  sk_view v, f;
+  CHECK(sk_sp_view(&v, "cells", SK_I64, 8, SK_SPACE_HOST, 1, err, sizeof err) == 0, "%s", err);
+  CHECK(sk_sp_view(&f, "floats", SK_F64, 8, SK_SPACE_HOST, 1, err, sizeof err) == 0, "%s", err);
+  for (int k = 0; k < 8; k++) ((int64_t *)v.data)[k] = 10 * k;
+  int64_t x[3] = {0, 0, 0};
+  CHECK(sk_sp_get_i64s(&v, 2, 3, x, err, sizeof err) == 0 && x[0] == 20 && x[2] == 40, "%s", err);
+  CHECK(sk_sp_get_i64s(&f, 0, 2, x, err, sizeof err) < 0 &&
+          strcmp(err, "sk_sp_get_i64s: view 'floats' is float64 of stride 1: it reads int64 views "
+                      "of stride 1") == 0,
+        "float64 view: %s", err);
+  sk_view every2 = v; /* every other cell of 'cells' */
+  every2.extent[0] = 4;
+  every2.stride[0] = 2;
+  CHECK(sk_sp_get_i64s(&every2, 0, 2, x, err, sizeof err) < 0 &&
+          strstr(err, "view 'cells' is int64 of stride 2") != NULL,
+        "strided view: %s", err);
+  CHECK(sk_sp_get_i64s(&every2, 1, 1, x, err, sizeof err) == 0 && x[0] == 20, "one cell: %s", err);
+  CHECK(sk_sp_get_i64s(&v, 6, 3, x, err, sizeof err) < 0 && strstr(err, "index 8 outside view 'cells'"),
+        "past the end: %s", err);
+  sk_view_release(&v);
+  sk_view_release(&f);
+}
+
 int main(void) {
   table_tests();
+  cells_tests();
   api_tests();
   sptrsv_sn_tests();
   nvrtc_tests();
