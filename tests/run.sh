@@ -687,20 +687,22 @@ after_parts="after_local after_remote after_dist after_distdev after_distgpu"
 # 'speck --info' took 0.4 s and 2.3 s of CPU; the parts asked six times):
 # 'fact remote' (built with MPI), 'cuda' (a GPU there), 'devices' (how
 # many), 'nvshmem' (remote views in GPU memory through NVSHMEM), each 1 or
-# 0 (devices: the count)
+# 0 (devices: the count); beside the spaces' start-up checks
 "$SPECK_BIN" -e 'local i = speck.info()
   local r, c = i.spaces.remote, i.spaces.cuda
   print("remote=" .. (r and r.available and 1 or 0))
   print("cuda=" .. (c and c.available and 1 or 0))
   print("devices=" .. #(i.devices or {}))
   print("nvshmem=" .. ((r and r.info or ""):find("GPU memory: NVSHMEM %d") and 1 or 0))' \
-  >"$tmp/facts" 2>/dev/null || : >"$tmp/facts"
+  >"$tmp/facts" 2>/dev/null &
+facts_pid=$!
 fact() { v=$(sed -n "s/^$1=//p" "$tmp/facts"); echo "${v:-0}"; }
 if [ "$jobs" -gt 1 ]; then
   specs_probe
   ctests_run &
   ctests_pid=$!
 fi
+wait "$facts_pid"
 if [ "$jobs" -ge 4 ]; then
   for part in $after_parts; do
     (
