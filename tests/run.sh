@@ -251,6 +251,10 @@ specs_probe() {
 specs_phase() {
   for space in $SPECK_SPACES; do
     [ -n "$specs" ] || break
+    if [ ! -f "$tmp/probe.$space.ok" ]; then
+      fail "space $space cannot be initialised: $(head -n 1 "$tmp/probe.$space")"
+      continue
+    fi
     envs=$(space_env "$space")
     # a GPU space's host threads: two a process when files run side by side;
     # and their waits for the device asleep (SPECK_CUDA_SYNC=block): the
@@ -261,12 +265,6 @@ specs_phase() {
       [ -z "${SPECK_THREADS:-}" ] && envs="$envs SPECK_THREADS=2"
       [ -z "${SPECK_CUDA_SYNC:-}" ] && envs="$envs SPECK_CUDA_SYNC=block"
       mps_start && envs="$envs CUDA_MPS_PIPE_DIRECTORY=$mps_dir"
-    fi
-    [ -f "$tmp/probe.$space" ] || specs_probe
-    if [ ! -f "$tmp/probe.$space.ok" ]; then
-      fail "space $space cannot be initialised: $(head -n 1 "$tmp/probe.$space")"
-      mps_stop
-      continue
     fi
     echo "== busted, $envs"
     if [ "$jobs" -le 1 ]; then
@@ -697,8 +695,8 @@ after_parts="after_local after_remote after_dist after_distdev after_distgpu"
   >"$tmp/facts" 2>/dev/null &
 facts_pid=$!
 fact() { v=$(sed -n "s/^$1=//p" "$tmp/facts"); echo "${v:-0}"; }
+specs_probe
 if [ "$jobs" -gt 1 ]; then
-  specs_probe
   ctests_run &
   ctests_pid=$!
 fi
