@@ -1,7 +1,8 @@
 # Makefile: the one entry point of speck.
 #
 #   make deps      install missing Debian packages, build the PIC libtcc
-#   make           build everything under build/ (the default)
+#   make           build everything under build/ (the default; DEVICE_ARCHS=sm_90
+#                  the GPU architectures of the shelf of device images, empty: none)
 #   make test      C unit tests + busted specs on every host back end
 #   make demo      run examples/quickstart.lua
 #   make bench     run every scripts/bench/*/run
@@ -89,6 +90,12 @@ KBODY_H  := $(BUILD)/gen/kbodies.h
 KGEN_BIN := $(BUILD)/bin/speck-kgen
 KGEN_DIR := $(BUILD)/gen/kernels
 KPRE_OBJ := $(OBJ_DIR)/gen/kernels.o
+# the shelf: the library's device images for these architectures (comma
+# separated; empty: none), made by speck-kgen --images where a device
+# compiler loads (jit/diskcache.c); the sanitizer builds make none
+DEVICE_ARCHS ?= sm_90
+SHELF_DIR := $(BUILD)/share/speck/images
+SHELF     := $(BUILD)/gen/shelf.stamp
 LIB_OBJ  := $(BASE_OBJ) $(KPRE_OBJ)
 MAIN_OBJ := $(OBJ_DIR)/vm/main.o
 EMBED_OBJ := $(OBJ_DIR)/examples/embed/embed.o
@@ -140,7 +147,7 @@ KERNELSPEC  := $(BUILD)/share/jupyter/kernels/speck/kernel.json
 
 OUTPUTS := $(KERNELSPEC) $(LIBSPECK_A) $(LIBSPECK_SO) $(CORE_SO) $(SPECK_BIN) $(EMBED_BIN) \
            $(TCC1_A) $(SPECK_H) $(SPECK_PC) $(LUA_OUT) $(CTEST_BIN) $(KAPI_BIN) \
-           $(TOOL_SO)
+           $(TOOL_SO) $(if $(DEVICE_ARCHS),$(SHELF))
 # a second copy with its own ids and log (several tools at once)
 TOOL2_SO    := $(BUILD)/tests/tools/libspeck_testtool2.so
 OUTPUTS     += $(TOOL2_SO)
@@ -216,6 +223,18 @@ $(KPRE_OBJ): $(KGEN_BIN)
 	done
 	@rm -f $$(for o in $(KGEN_DIR)/*.o; do [ -f "$${o%.o}.c" ] || echo "$$o"; done)
 	ld -r -o $@ $(KGEN_DIR)/*.o
+
+# the shelf, remade when the generator (the library, its bodies and
+# dialects) or the architectures change
+$(SHELF): $(KGEN_BIN) $(TCC1_A) $(BUILD)/gen/shelf.archs
+	@mkdir -p $(SHELF_DIR)
+	$(KGEN_BIN) --images $(DEVICE_ARCHS) $(SHELF_DIR)
+	@touch $@
+$(BUILD)/gen/shelf.archs: FORCE
+	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(DEVICE_ARCHS)" ] || echo "$(DEVICE_ARCHS)" > $@
+.PHONY: FORCE
+FORCE:
 
 $(OBJ_DIR)/gen/dialect.o: $(BUILD)/gen/dialect.c
 	@mkdir -p $(@D)
@@ -377,6 +396,9 @@ install: all
 	echo "$$speck_pc_install" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/speck.pc
 	install -m 755 $(CORE_SO) $(DESTDIR)$(LUA_CDIR)/speck/
 	install -m 644 $(TCC1_A) $(DESTDIR)$(TCC_LIBDIR)/
+	install -d -m 755 $(DESTDIR)$(PREFIX)/share/speck/images
+	! ls $(SHELF_DIR)/* >/dev/null 2>&1 || \
+	  install -m 644 $(SHELF_DIR)/* $(DESTDIR)$(PREFIX)/share/speck/images/
 	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(LUA_LDIR)/
 	install -m 644 stdlib/speck/ffi.lua $(DESTDIR)$(LUAJIT_LDIR)/speck/
 	install -d $(DESTDIR)$(PREFIX)/share/speck/jupyter
@@ -400,7 +422,7 @@ TSAN_FLAGS = -fsanitize=thread
 # into bin/speck (two copies of the library on purpose); SPECK_PRELOAD:
 # the runtimes for the uninstrumented luajit
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" DEVICE_ARCHS= \
 	  SAN="$(ASAN_FLAGS)" \
 	  TEST_ENV="SPECK_LUA=build-asan/bin/speck SPECK_SKIP_NOTEBOOKS=1 \
 	    SPECK_PRELOAD=$(shell $(CC) -print-file-name=libasan.so):$(shell $(CC) -print-file-name=libubsan.so) \
@@ -423,7 +445,7 @@ TSAN_SPECS  = tests/teams_spec.lua tests/patterns_spec.lua \
               tests/cholesky_spec.lua tests/scatter_spec.lua
 
 tsan:
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT="-O1 -g" DEVICE_ARCHS= \
 	  SAN="$(TSAN_FLAGS)" \
 	  TEST_ENV="SPECK_LUA=build-tsan/bin/speck SPECK_SPACES=openmp SPECK_SKIP_LUAJIT=1 SPECK_SKIP_MPI=1 \
 	    SPECK_SKIP_NOTEBOOKS=1 \

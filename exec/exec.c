@@ -9,12 +9,14 @@
  * accumulators. Everything lives on the C stack.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/env.h"
 #include "core/err.h"
 #include "core/runtime.h"
 #include "core/tools.h"
@@ -306,8 +308,8 @@ static int make_spec(sk_kspec *ks, sk_reducer *reds, const sk_kdesc *d, int pol_
     sk_err(err, errlen, SK_E_BACK_END_JIT, b->name, b->target);
     return -1;
   }
-  ks->arch = NULL;
-  if (b->arch) {
+  ks->arch = d->arch;
+  if (!ks->arch && b->arch) {
     static _Thread_local char arch[24];
     if (b->arch(arch, sizeof arch)) ks->arch = arch;
   }
@@ -796,4 +798,17 @@ int sk_run_prepared(sk_prepared *h, const sk_policy *p, const sk_arg *args, int 
   }
   __atomic_add_fetch(&h->k->launches, 1, __ATOMIC_RELAXED);
   return launch(b, h->k, h->pattern, &pol, &s, s.c, res, h->label, err, errlen);
+}
+
+/* -- installation ----------------------------------------------------- */
+/* tcc's libtcc1.a: SPECK_TCC_LIBDIR wins over the installation's folder */
+void sk_exec_setup_tcc(void) {
+  const char *env = sk_env_get("SPECK_TCC_LIBDIR");
+  if (env) {
+    if (strcmp(env, sk_tcc_libdir()) != 0) sk_tcc_set_libdir(env);
+    return;
+  }
+  char dir[PATH_MAX + 32];
+  snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_prefix());
+  if (strcmp(dir, sk_tcc_libdir()) != 0) sk_tcc_set_libdir(dir);
 }

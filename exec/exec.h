@@ -58,6 +58,9 @@ typedef struct sk_kdesc {
   int bounds;                  /* -1: the default (SPECK_BOUNDS_CHECK) */
   const sk_backend *backend;   /* NULL: the active back end */
   int library;                 /* 1: kernels/' own text (trusted) */
+  /* an image back end's architecture to compile for ("sm_90"; NULL: the
+   * back end's device's): compile only (speck-kgen --images) */
+  const char *arch;
 } sk_kdesc;
 
 /* A finished launch: the joined accumulators ('acc', laid out as the
@@ -207,11 +210,7 @@ int sk_capture_records(void);
 int sk_capture_replay(sk_launch_graph *c, int64_t n, char *err, size_t errlen);
 void sk_capture_free(sk_launch_graph *c);
 
-/* -- installation (prefix.c) ---------------------------------------------- */
-/* The installation prefix (<prefix>/lib/libspeck.so, <prefix>/share/lua...):
- * the nearest folder at or above the object holding this code with
- * share/lua/5.4/speck.lua in it, else the standard layout's. Static. */
-const char *sk_prefix(void);
+/* -- installation (exec.c; the prefix itself: core/env.h's sk_prefix) ---- */
 /* point the tcc tier at libtcc1.a: SPECK_TCC_LIBDIR, else the prefix's */
 void sk_exec_setup_tcc(void);
 

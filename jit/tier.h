@@ -76,6 +76,14 @@ void sk_disk_evict(void);
  * compile it -- then sk_disk_unclaim after writing it or failing. */
 void *sk_disk_await(uint64_t key, const char *suffix, size_t *len, int *claimed);
 void sk_disk_unclaim(uint64_t key, const char *suffix);
+/* The shelf: entries made at build time in the cache's format and keys
+ * (speck-kgen --images: the library's device images), read-only, in
+ * SPECK_PREBUILT (a folder, or "off"), else <prefix>/share/speck/images.
+ * The payload (malloc'd) or NULL; a bad entry is passed over, never
+ * removed. Looked at before the cache, whether the cache is on or not. */
+void *sk_disk_shelf_read(uint64_t key, const char *suffix, size_t *len);
+const char *sk_disk_shelf_dir(void); /* NULL when off */
+int64_t sk_disk_shelf_hits(void);    /* entries this process read from it */
 /* 1 when process 'pid' no longer runs (gone, or a zombie); never this one:
  * what it left in a shared folder may be removed */
 int sk_pid_gone(long pid);

@@ -79,13 +79,21 @@ int sk_kbody_launch(const sk_kbody *kb, const sk_policy *p, const sk_arg *args, 
 int sk_kbody_desc(const sk_kbody *kb, const sk_backend *b, sk_kdesc *d, char *err,
                   size_t errlen);
 
-/* Compile signature 'sig' (an index into kb->sigs) of 'kb' for back end
- * 'b' without launching (views in b's space; device compile checks on a
- * machine without a GPU). */
+/* Compile variant 'sig' (sk_kbody_nvariants: its signatures, else the
+ * defaults) of 'kb' for back end 'b' without launching (views in b's
+ * space; device compile checks on a machine without a GPU). */
 int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
                      size_t errlen);
+/* The same for an image back end's architecture 'arch' ("sm_90"; NULL:
+ * its device's): speck-kgen --images makes the shelf of device images so. */
+int sk_kbody_compile_arch(const sk_kbody *kb, int sig, const sk_backend *b, const char *arch,
+                          char *err, size_t errlen);
 /* the library's body number 'i' (0..), NULL past the last */
 const sk_kbody *sk_kbody_at(int i);
+/* how many precompiled variants 'kb' has: its signatures, else the
+ * defaults' (rank-1 views, float64 and float32, layouts right and left),
+ * the 'sig' numbers sk_kbody_compile takes */
+int sk_kbody_nvariants(const sk_kbody *kb);
 
 /* -- entries ------------------------------------------------------------- */
 enum { SK_KRES_NONE, SK_KRES_F64, SK_KRES_I64 };

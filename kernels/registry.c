@@ -471,6 +471,25 @@ static int parse_sig(const char *sig, sk_spec_store *st, sk_view *views, sk_arg 
   return n < 0 ? 0 : n;
 }
 
+/* The arguments of variant 'idx' of 'kb' (a signature of its list, else
+ * the defaults' rank-1 views of pre_dtypes x pre_layouts): names in st,
+ * views in 'views'. The count, -1 with a message. */
+static int variant_args(const sk_kbody *kb, int idx, sk_spec_store *st, sk_view *views,
+                        sk_arg *args, int *pol_kind, int *md_rank, char *err, size_t errlen) {
+  *pol_kind = SK_POL_RANGE;
+  *md_rank = 0;
+  if (kb->sigs) return parse_sig(kb->sigs[idx], st, views, args, pol_kind, md_rank, err, errlen);
+  int dtype = pre_dtypes[idx / 2];
+  int layout = pre_layouts[idx % 2];
+  const sk_view *vp[SK_KBODY_MAXCAP];
+  for (int k = 0; k < SK_KBODY_MAXCAP; k++) {
+    sig_view(&views[k], dtype, 1, layout);
+    vp[k] = &views[k];
+  }
+  double sc[SK_KBODY_MAXCAP] = {0};
+  return body_args(kb, vp, sc, args);
+}
+
 int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
   const sk_backend *hb = host_code_backend();
   const sk_kbody *kb = NULL;
@@ -485,21 +504,9 @@ int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
   static sk_view views[SK_MAXCAP]; /* signatures only: no data behind them */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   sk_arg args[SK_MAXCAP];
-  int na, pol_kind = SK_POL_RANGE, md_rank = 0, rc = 1;
+  int pol_kind, md_rank, rc = 1;
   pthread_mutex_lock(&lock);
-  if (kb->sigs) {
-    na = parse_sig(kb->sigs[idx], st, views, args, &pol_kind, &md_rank, err, errlen);
-  } else {
-    int dtype = pre_dtypes[idx / 2];
-    int layout = pre_layouts[idx % 2];
-    const sk_view *vp[SK_KBODY_MAXCAP];
-    for (int k = 0; k < SK_KBODY_MAXCAP; k++) {
-      sig_view(&views[k], dtype, 1, layout);
-      vp[k] = &views[k];
-    }
-    double s[SK_KBODY_MAXCAP] = {0};
-    na = body_args(kb, vp, s, args);
-  }
+  int na = variant_args(kb, idx, st, views, args, &pol_kind, &md_rank, err, errlen);
   if (na < 0 || sk_exec_spec(&d, pol_kind, md_rank, args, na, hb, st, err, errlen) < 0)
     rc = -1;
   pthread_mutex_unlock(&lock);
@@ -509,7 +516,12 @@ int sk_kpre_variant(int idx, sk_spec_store *st, char *err, size_t errlen) {
 
 int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err,
                      size_t errlen) {
-  if (!kb->sigs || sig < 0 || sig >= nvariants(kb)) {
+  return sk_kbody_compile_arch(kb, sig, b, NULL, err, errlen);
+}
+
+int sk_kbody_compile_arch(const sk_kbody *kb, int sig, const sk_backend *b, const char *arch,
+                          char *err, size_t errlen) {
+  if (sig < 0 || sig >= nvariants(kb)) {
     sk_err(err, errlen, SK_E_NO_SIGNATURE, kb->label, sig);
     return -1;
   }
@@ -519,12 +531,13 @@ int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err
   }
   sk_kdesc d;
   if (sk_kbody_desc(kb, b, &d, err, errlen) < 0) return -1;
+  d.arch = arch;
   sk_spec_store *st = malloc(sizeof *st);
   sk_view *views = malloc(SK_MAXCAP * sizeof *views);
   sk_arg args[SK_MAXCAP];
-  int pol_kind = SK_POL_RANGE, md_rank = 0, rc = -1;
+  int pol_kind, md_rank, rc = -1;
   if (st && views) {
-    int na = parse_sig(kb->sigs[sig], st, views, args, &pol_kind, &md_rank, err, errlen);
+    int na = variant_args(kb, sig, st, views, args, &pol_kind, &md_rank, err, errlen);
     if (na >= 0) {
       for (int k = 0; k < na; k++)
         if (args[k].view) views[k].space = b->space;
@@ -543,6 +556,8 @@ int sk_kbody_compile(const sk_kbody *kb, int sig, const sk_backend *b, char *err
 }
 
 const sk_kbody *sk_kbody_at(int i) { return body_at(i); }
+
+int sk_kbody_nvariants(const sk_kbody *kb) { return nvariants(kb); }
 
 static void seed(void) {
   if (sk_kpre_count <= 0 || !sk_kpre_cpu_ok()) return;

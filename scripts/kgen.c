@@ -1,6 +1,7 @@
 /* kgen.c: the library's build-time generator (run by make).
  *
  *   speck-kgen OUTDIR
+ *   speck-kgen --images ARCHS OUTDIR
  *
  * For every precompiled variant of every library body (kernels/, see
  * sk_kpre_variant) writes OUTDIR/k<N>.c: the host source the JIT would
@@ -10,12 +11,32 @@
  * table is compiled for. A file is only rewritten when its text changes,
  * so make recompiles what changed.
  *
+ * With --images: the shelf (jit/diskcache.c). Every variant (a signature,
+ * or the defaults' rank-1 views) of every library body a device runs, compiled by each image back end for each
+ * architecture of ARCHS (comma separated, "sm_90,sm_100"), lands in OUTDIR
+ * as a disk-cache entry (OUTDIR is the cache while it runs: what is there
+ * and still current is kept, so a rebuild compiles only what changed; an
+ * entry no signature asked for is removed). A back end that cannot compile
+ * here (no compiler library) is passed over with a line saying why, and a
+ * signature its compiler refuses with a count: the library's compile
+ * checks (tests/c) say which. The entries are made readable by all (an
+ * installation's users share them).
+ *
  * This program links the library without a table; it defines an empty one.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "../core/backend.h"
+#include "../exec/exec.h"
 #include "../kernels/kernels.h"
 
 const sk_kpre sk_kpre_table[1];
@@ -44,9 +65,114 @@ static int put(const char *path, const char *text) {
 
 static const char *const entries[4] = {"kernel", "init", "join", "layout"};
 
+/* -- --images ------------------------------------------------------------ */
+typedef struct img_job {
+  const sk_kbody *kb;
+  int sig;
+} img_job;
+
+static struct {
+  const sk_backend *b;
+  const char *arch;
+  img_job *jobs;
+  int njobs, next, made, refused;
+  char first_err[1024];
+  pthread_mutex_t lock;
+} ig = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *img_worker(void *arg) {
+  (void)arg;
+  char err[1024];
+  for (;;) {
+    pthread_mutex_lock(&ig.lock);
+    int j = ig.next++;
+    pthread_mutex_unlock(&ig.lock);
+    if (j >= ig.njobs) return NULL;
+    int rc = sk_kbody_compile_arch(ig.jobs[j].kb, ig.jobs[j].sig, ig.b, ig.arch, err, sizeof err);
+    pthread_mutex_lock(&ig.lock);
+    if (rc == 0) ig.made++;
+    else if (ig.refused++ == 0) snprintf(ig.first_err, sizeof ig.first_err, "%s", err);
+    pthread_mutex_unlock(&ig.lock);
+  }
+}
+
+/* one back end, one architecture: 0, or -1 when its compiler is missing */
+static int images_for(const sk_backend *b, const char *arch) {
+  ig.b = b;
+  ig.arch = arch;
+  ig.njobs = ig.next = ig.made = ig.refused = 0;
+  ig.first_err[0] = '\0';
+  for (int i = 0; sk_kbody_at(i); i++) {
+    const sk_kbody *kb = sk_kbody_at(i);
+    if (kb->host_only) continue;
+    for (int s = 0; s < sk_kbody_nvariants(kb); s++) {
+      img_job *g = realloc(ig.jobs, (size_t)(ig.njobs + 1) * sizeof *g);
+      if (!g) return -1;
+      ig.jobs = g;
+      ig.jobs[ig.njobs++] = (img_job){kb, s};
+    }
+  }
+  /* the first alone: a back end whose compiler does not load stops here */
+  char err[1024];
+  if (ig.njobs && sk_kbody_compile_arch(ig.jobs[0].kb, ig.jobs[0].sig, b, arch, err,
+                                        sizeof err) < 0) {
+    printf("speck-kgen: no %s images for %s: %s\n", b->name, arch, err);
+    return -1;
+  }
+  ig.next = 1;
+  ig.made = ig.njobs > 0;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int nt = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores, started = 0;
+  pthread_t t[8];
+  for (; started < nt; started++)
+    if (pthread_create(&t[started], NULL, img_worker, NULL) != 0) break;
+  if (!started) img_worker(NULL);
+  for (int k = 0; k < started; k++) pthread_join(t[k], NULL);
+  printf("speck-kgen: %d %s images for %s", ig.made, b->name, arch);
+  if (ig.refused) printf(" (%d signatures refused, the first: %s)", ig.refused, ig.first_err);
+  printf("\n");
+  return 0;
+}
+
+static int images(const char *archs, const char *dir) {
+  /* the folder is this run's cache: kept entries are read (their time
+   * refreshed), new ones written; the shelf itself is not looked at */
+  if (setenv("SPECK_CACHE_DIR", dir, 1) || setenv("SPECK_PREBUILT", "off", 1) ||
+      unsetenv("SPECK_CACHE") || unsetenv("SPECK_CACHE_MAX"))
+    return 1;
+  time_t start = time(NULL);
+  sk_exec_setup_tcc();
+  for (const sk_backend *const *b = sk_backend_list(); *b; b++) {
+    if ((*b)->code != SK_CODE_IMAGE) continue;
+    char list[256];
+    snprintf(list, sizeof list, "%s", archs);
+    for (char *save = NULL, *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
+      images_for(*b, a);
+  }
+  free(ig.jobs);
+  /* what this run did not touch is stale; the rest readable by all */
+  DIR *d = opendir(dir);
+  if (!d) return 0; /* nothing was written */
+  struct dirent *e;
+  struct stat st;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+      continue;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue;
+    if (!S_ISREG(st.st_mode) || st.st_mtime < start || e->d_name[0] == '.')
+      unlinkat(dirfd(d), e->d_name, 0);
+    else
+      fchmodat(dirfd(d), e->d_name, 0644, 0);
+  }
+  closedir(d);
+  chmod(dir, 0755);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--images") == 0) return images(argv[2], argv[3]);
   if (argc != 2) {
-    fprintf(stderr, "usage: speck-kgen OUTDIR\n");
+    fprintf(stderr, "usage: speck-kgen OUTDIR | speck-kgen --images ARCHS OUTDIR\n");
     return 2;
   }
   const char *dir = argv[1];

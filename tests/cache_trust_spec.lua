@@ -4,7 +4,8 @@
 -- bytes do not carry the trailer of its key (none, another entry's, one
 -- for another key, a symbolic link, a mode others can write) is never
 -- dlopen'ed: its constructor would leave a mark, and the kernel is rebuilt
--- and right; planted NVRTC images (.ptx/.cubin) are refused the same way;
+-- and right; planted NVRTC images (.ptx/.cubin) are refused the same way,
+-- in the cache and on the shelf of prebuilt images (passed over there);
 -- labels cannot steer a file outside the cache or SPECK_JIT_DUMP's folder.
 -- (Corrupt, truncated and foreign entries in general: jit_tiers_spec.lua;
 -- the loader under libFuzzer: tests/fuzz/fuzz_diskcache.c.)
@@ -86,7 +87,7 @@ local function valid_entry(bytes, key)
 end
 
 local CLEAR = "-u SPECK_JIT -u SPECK_CC -u SPECK_CFLAGS -u SPECK_CACHE -u SPECK_CACHE_MAX " ..
-              "-u SPECK_CACHE_DIR -u XDG_CACHE_HOME -u SPECK_JIT_DUMP"
+              "-u SPECK_CACHE_DIR -u XDG_CACHE_HOME -u SPECK_JIT_DUMP -u SPECK_PREBUILT"
 
 -- run 'code' in a fresh speck with 'envs' ("A=1 B=2"): stdout, stderr, status
 local function run(envs, code)
@@ -325,6 +326,30 @@ end
       end
       out = run("SPECK_CACHE_DIR=" .. quote(dir), CUDA)
       assert.truthy(out:find("hits\t1\nnvrtc\t0", 1, true), out)
+    end)
+
+    -- the shelf (SPECK_PREBUILT; the build's is <prefix>/share/speck/images):
+    -- read-only, looked at first, with the cache off too
+    it("is read from the shelf, and a bad one there is passed over, not removed", function()
+      if not NVRTC then pending("no NVRTC here") return end
+      local shelf = top .. "/shelf"
+      local SHOW = CUDA .. "local c = speck.info().cache print('shelf', c.prebuilt, c.prebuilt_hits)\n"
+      local out, err, code = run("SPECK_PREBUILT=off SPECK_CACHE_DIR=" .. quote(shelf), SHOW)
+      assert.are.equal(0, code, err)
+      assert.truthy(out:find("hits\t0\nnvrtc\t1\nshelf\toff\t0", 1, true), out)
+      local names = listing(shelf)
+      assert.are.equal(1, #names)
+      local path = shelf .. "/" .. names[1]
+      local good = slurp(path)
+      out = run("SPECK_CACHE=off SPECK_PREBUILT=" .. quote(shelf), SHOW)
+      assert.truthy(out:find("hits\t1\nnvrtc\t0\nshelf\t" .. shelf .. "\t1", 1, true), out)
+      spit(path, "junk")
+      out = run("SPECK_CACHE=off SPECK_PREBUILT=" .. quote(shelf), SHOW)
+      assert.truthy(out:find("hits\t0\nnvrtc\t1\nshelf\t" .. shelf .. "\t0", 1, true), out)
+      assert.are.equal("junk", slurp(path))
+      spit(path, good)
+      out = run("SPECK_CACHE=off SPECK_PREBUILT=off", SHOW)
+      assert.truthy(out:find("hits\t0\nnvrtc\t1\nshelf\toff\t0", 1, true), out)
     end)
   end)
 

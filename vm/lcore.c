@@ -1110,11 +1110,14 @@ static int l_info(lua_State *L) {
     lua_setfield(L, -2, (*t)->compiler);
   }
   lua_setfield(L, -2, "compilers");
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 6);
   sk_lset_bool(L, "enabled", sk_disk_enabled());
   sk_lset_str(L, sk_disk_enabled() ? "dir" : "reason", sk_disk_status());
   sk_lset_int(L, "size", sk_disk_size());
   sk_lset_int(L, "max", sk_disk_max());
+  /* the installation's shelf of device images made at build time */
+  sk_lset_str(L, "prebuilt", sk_disk_shelf_dir() ? sk_disk_shelf_dir() : "off");
+  sk_lset_int(L, "prebuilt_hits", sk_disk_shelf_hits());
   lua_setfield(L, -2, "cache");
   {
     static const char *const names[] = {"auto", "tcc", "cc"};

@@ -1,5 +1,5 @@
 /* lpath.c: the Lua paths (and tcc's folder) below the installation prefix
- * (exec/prefix.c finds it).
+ * (core/prefix.c finds it).
 
  */
 #include <limits.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/env.h"
 #include "vm.h"
 #include "../exec/exec.h"
 

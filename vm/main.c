@@ -60,9 +60,11 @@ static void print_usage(FILE *f) {
           "  function's signature).\n"
           "Environment: SPECK_SPACE (%s), SPECK_THREADS, SPECK_POOL_TINY (0|1),\n"
           "  SPECK_JIT (auto|tcc|cc), SPECK_CC, SPECK_CFLAGS, SPECK_CC_TIMEOUT,\n"
-          "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_MEMORY_MAX,\n"
-          "  SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR, SPECK_REMOTE_DIRECT,\n"
-          "  SPECK_DIST_TRANSPORT (mpi|onesided), SPECK_DIST_STAGE (speck.dist),\n"
+          "  SPECK_CACHE_DIR, SPECK_CACHE=off, SPECK_CACHE_MAX, SPECK_PREBUILT,\n"
+          "  SPECK_MEMORY_MAX,"
+          " SPECK_JIT_DUMP, SPECK_BOUNDS_CHECK, SPECK_TCC_LIBDIR,\n"
+          "  SPECK_REMOTE_DIRECT,"
+          " SPECK_DIST_TRANSPORT (mpi|onesided), SPECK_DIST_STAGE (speck.dist),\n"
           "%s"
           "  (see docs/guide.md); a malformed value exits with 1.\n",
           progname, progname, names, envs);

@@ -124,7 +124,7 @@ void sk_ldist_open(lua_State *L);
 /* -- lplot.c: the numbers of speck.plot (the 'plot' table of speck.core) */
 void sk_lplot_open(lua_State *L);
 
-/* -- paths (lpath.c): below the installation prefix (exec/prefix.c) ---- */
+/* -- paths (lpath.c): below the installation prefix (core/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);
 /* point tcc at libtcc1.a: the installation's folder, or a luarocks tree's */

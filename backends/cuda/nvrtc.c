@@ -8,7 +8,9 @@
  *
  * Images go through the disk cache (diskcache.c) with the cc tier's
  * rules, keyed by the source, NVRTC's version, the target architecture,
- * the options and speck's JIT version; suffix ".cubin" or ".ptx".
+ * the options and speck's JIT version; suffix ".cubin" or ".ptx". The
+ * installation's shelf (the library's images made at build time) is
+ * looked at first.
  * Settable at run time: SPECK_NVRTC_ARCH (sm_XX cubin or compute_XX
  * PTX, over the spec's), SPECK_NVRTC_FLAGS (extra options, space
  * separated). The default options keep floating point as on the host
@@ -744,8 +746,11 @@ int sk_nvrtc_build(const sk_kspec *s, const char *source, sk_image **out,
   key = sk_hash(SK_JIT_VERSION, strlen(SK_JIT_VERSION), key);
   const char *suffix = cubin ? ".cubin" : ".ptx";
   size_t len = 0;
-  int claimed = 0; /* the cache's entry, or another process's as it finishes */
-  char *data = sk_disk_await(key, suffix, &len, &claimed);
+  int claimed = 0; /* the shelf's entry (the library's, made at build
+                     * time), the cache's, or another process's as it
+                     * finishes */
+  char *data = sk_disk_shelf_read(key, suffix, &len);
+  if (!data) data = sk_disk_await(key, suffix, &len, &claimed);
   int from_disk = data != NULL;
   if (data && !cubin) { /* PTX must end in NUL for the driver */
     char *g = realloc(data, len + 1);

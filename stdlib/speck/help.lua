@@ -8,7 +8,7 @@ return {
     "Optional; the first use initialises. Defaults come from SPECK_SPACE (a back end's name; speck.info().spaces lists them), SPECK_THREADS / OMP_NUM_THREADS."},
   ["speck.finalize"] = {"speck.finalize()", "Stop the back end (the thread pool, the GPU's context)."},
   ["speck.info"] = {"speck.info() --> table",
-    "version, default_space, spaces = {<back end> = ...} (every back end built in), threads, compilers = {tcc=..., cc=..., and the device's tier}, devices = {...}."},
+    "version, default_space, spaces = {<back end> = ...} (every back end built in), threads, compilers = {tcc=..., cc=..., and the device's tier}, cache = {enabled, dir, size, max, prebuilt (the folder of the library's device images made at build time, or \"off\"), prebuilt_hits}, devices = {...}."},
   ["speck.host_accessible"] = {"speck.host_accessible(space)",
     "true when the CPU loads and stores the memory of 'space' (a space's name) directly, as the back end that brings it says; false for device memory and unknown names."},
   ["speck.fence"] = {"speck.fence([space])", "Wait for every kernel and copy launched (in 'space')."},

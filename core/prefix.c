@@ -11,8 +11,10 @@
  *
  * The prefix is found from the object that holds this code (dladdr), so
  * the build tree (build/) and any 'make install PREFIX=...' work alike,
- * with nothing baked in at build time. Used by vm/ (Lua paths) and by the
- * C kernel API (no Lua state), both through sk_exec_setup_tcc.
+ * with nothing baked in at build time. Used by vm/ (Lua paths), by exec/
+ * (sk_exec_setup_tcc: the tcc tier's run-time library, for the C kernel
+ * API too) and by the disk cache (jit/diskcache.c: the shelf of device
+ * images made at build time, <prefix>/share/speck/images).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,8 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/backend.h"
-#include "exec.h"
+#include "core/env.h"
 
 /* -- prefix ------------------------------------------------------------ */
 
@@ -101,16 +102,4 @@ static void find_prefix(void) {
 const char *sk_prefix(void) {
   pthread_once(&prefix_once, find_prefix);
   return prefix;
-}
-
-/* tcc's libtcc1.a: SPECK_TCC_LIBDIR wins over the installation's folder */
-void sk_exec_setup_tcc(void) {
-  const char *env = sk_env_get("SPECK_TCC_LIBDIR");
-  if (env) {
-    if (strcmp(env, sk_tcc_libdir()) != 0) sk_tcc_set_libdir(env);
-    return;
-  }
-  char dir[PATH_MAX + 32];
-  snprintf(dir, sizeof dir, "%s/lib/speck/tcc", sk_prefix());
-  if (strcmp(dir, sk_tcc_libdir()) != 0) sk_tcc_set_libdir(dir);
 }
