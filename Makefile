@@ -378,12 +378,13 @@ bench: all
 #   share/lua/5.1/speck/ffi.lua (LuaJIT's tree)  lib/speck/tcc/libtcc1.a
 # so Debian's lua5.4 and luajit find the modules under /usr/local. The
 # rockspec points the Lua folders into a luarocks tree (LUA_LDIR, LUA_CDIR,
-# BINDIR, TCC_LIBDIR).
+# BINDIR, TCC_LIBDIR, IMAGES_DIR: the shelf of the library's device images).
 BINDIR      ?= $(PREFIX)/bin
 LUA_LDIR    ?= $(PREFIX)/share/lua/5.4
 LUA_CDIR    ?= $(PREFIX)/lib/lua/5.4
 LUAJIT_LDIR ?= $(PREFIX)/share/lua/5.1
 TCC_LIBDIR  ?= $(PREFIX)/lib/speck/tcc
+IMAGES_DIR  ?= $(PREFIX)/share/speck/images
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/include \
@@ -396,9 +397,8 @@ install: all
 	echo "$$speck_pc_install" > $(DESTDIR)$(PREFIX)/lib/pkgconfig/speck.pc
 	install -m 755 $(CORE_SO) $(DESTDIR)$(LUA_CDIR)/speck/
 	install -m 644 $(TCC1_A) $(DESTDIR)$(TCC_LIBDIR)/
-	install -d -m 755 $(DESTDIR)$(PREFIX)/share/speck/images
-	! ls $(SHELF_DIR)/* >/dev/null 2>&1 || \
-	  install -m 644 $(SHELF_DIR)/* $(DESTDIR)$(PREFIX)/share/speck/images/
+	install -d -m 755 $(DESTDIR)$(IMAGES_DIR)
+	! ls $(SHELF_DIR)/* >/dev/null 2>&1 || install -m 644 $(SHELF_DIR)/* $(DESTDIR)$(IMAGES_DIR)/
 	cp -R $(BUILD)/share/lua/5.4/. $(DESTDIR)$(LUA_LDIR)/
 	install -m 644 stdlib/speck/ffi.lua $(DESTDIR)$(LUAJIT_LDIR)/speck/
 	install -d $(DESTDIR)$(PREFIX)/share/speck/jupyter

@@ -37,5 +37,6 @@ build = {
     LUA_LDIR = "$(LUADIR)",
     LUA_CDIR = "$(LIBDIR)",
     TCC_LIBDIR = "$(LIBDIR)/speck/tcc",
+    IMAGES_DIR = "$(LIBDIR)/speck/images",
   },
 }

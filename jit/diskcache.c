@@ -498,19 +498,29 @@ int sk_disk_write(uint64_t key, const char *suffix, const void *data, size_t len
 
 /* -- the shelf ---------------------------------------------------------- */
 static pthread_once_t shelf_once = PTHREAD_ONCE_INIT;
-static char shelf[4096]; /* "" when off */
+static char shelf_default[4096]; /* "" when off */
+static const char *shelf;        /* NULL: off; sk_disk_shelf_set may move it */
 static int64_t shelf_hits;
 
 static void shelf_init(void) {
   const char *e = sk_env_get("SPECK_PREBUILT");
   if (e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0)) return;
-  if (e) snprintf(shelf, sizeof shelf, "%s", e);
-  else snprintf(shelf, sizeof shelf, "%s/share/speck/images", sk_prefix());
+  if (e) snprintf(shelf_default, sizeof shelf_default, "%s", e);
+  else snprintf(shelf_default, sizeof shelf_default, "%s/share/speck/images", sk_prefix());
+  __atomic_store_n(&shelf, shelf_default, __ATOMIC_RELEASE);
 }
 
 const char *sk_disk_shelf_dir(void) {
   pthread_once(&shelf_once, shelf_init);
-  return shelf[0] ? shelf : NULL;
+  return __atomic_load_n(&shelf, __ATOMIC_ACQUIRE);
+}
+
+void sk_disk_shelf_set(const char *dir) {
+  pthread_once(&shelf_once, shelf_init);
+  const char *old = __atomic_load_n(&shelf, __ATOMIC_ACQUIRE);
+  if (!old || strcmp(old, dir) == 0) return; /* off, or already there */
+  char *d = strdup(dir); /* kept for the process: readers may hold the old one */
+  if (d) __atomic_store_n(&shelf, d, __ATOMIC_RELEASE);
 }
 
 void *sk_disk_shelf_read(uint64_t key, const char *suffix, size_t *len) {

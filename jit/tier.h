@@ -83,6 +83,8 @@ void sk_disk_unclaim(uint64_t key, const char *suffix);
  * removed. Looked at before the cache, whether the cache is on or not. */
 void *sk_disk_shelf_read(uint64_t key, const char *suffix, size_t *len);
 const char *sk_disk_shelf_dir(void); /* NULL when off */
+/* another folder for it (a luarocks tree's: vm/lpath.c); not when off */
+void sk_disk_shelf_set(const char *dir);
 int64_t sk_disk_shelf_hits(void);    /* entries this process read from it */
 /* 1 when process 'pid' no longer runs (gone, or a zombie); never this one:
  * what it left in a shared folder may be removed */

@@ -438,7 +438,7 @@ check() {
 with_prefix() {
   p=$1
   shift
-  env -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u SPECK_TCC_LIBDIR -u SPECK_LIB \
+  env -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u SPECK_TCC_LIBDIR -u SPECK_LIB -u SPECK_PREBUILT \
     LUA_PATH="$p/share/lua/5.4/?.lua;$p/share/lua/5.4/?/init.lua;;" \
     LUA_CPATH="$p/lib/lua/5.4/?.so;;" SPECK_PREFIX="$p" "$@"
 }
@@ -507,7 +507,9 @@ print('OK the installed kernel ran a cell'); sys.stdout.flush(); os._exit(0)"
         assert(speck.version == '$version')
         assert(speck.parallel_reduce('r', 10, {}, 'acc += (double)(uint64_t)(i * 1.5);',
                                      nil, {jit = 'tcc'}) == 65)
-        print('OK luarocks tree ' .. speck.info().compilers.tcc.libdir)\""
+        local shelf = speck.info().cache.prebuilt
+        assert(shelf:find('$tmp/rocks', 1, true) == 1, shelf)
+        print('OK luarocks tree ' .. speck.info().compilers.tcc.libdir .. ', ' .. shelf)\""
   fi
 fi
 

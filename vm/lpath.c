@@ -1,5 +1,6 @@
-/* lpath.c: the Lua paths (and tcc's folder) below the installation prefix
- * (core/prefix.c finds it).
+/* lpath.c: the Lua paths (and the folders of tcc's library and of the
+ * shelf of device images) below the installation prefix (core/prefix.c
+ * finds it).
 
  */
 #include <limits.h>
@@ -11,14 +12,27 @@
 #include "vm.h"
 #include "../exec/exec.h"
 
-/* -- Lua and tcc paths ------------------------------------------------- */
+/* -- Lua, tcc and shelf paths ------------------------------------------ */
+
+/* the shelf of the library's device images (jit/diskcache.c): where
+ * <prefix>/share/speck/images is not there and no setting names one,
+ * <prefix>/lib/lua/5.4/speck/images, where a luarocks tree has it */
+static void setup_shelf(void) {
+  const char *d = sk_disk_shelf_dir();
+  char dir[PATH_MAX + 32];
+  if (!d || sk_env_get("SPECK_PREBUILT") || access(d, X_OK) == 0) return;
+  snprintf(dir, sizeof dir, "%s/lib/lua/5.4/speck/images", sk_prefix());
+  if (access(dir, X_OK) == 0) sk_disk_shelf_set(dir);
+}
 
 /* tcc's libtcc1.a: exec's choice (SPECK_TCC_LIBDIR, else
  * <prefix>/lib/speck/tcc); when that folder lacks it and no setting named
  * it, <prefix>/lib/lua/5.4/speck/tcc, where a luarocks tree has it (a
- * rock's files below its lib/ folder all land below lib/lua/5.4). */
+ * rock's files below its lib/ folder all land below lib/lua/5.4); and
+ * the shelf's folder the same way */
 void sk_vm_setup_tcc(void) {
   char probe[PATH_MAX + 64], dir[PATH_MAX + 32];
+  setup_shelf();
   sk_exec_setup_tcc();
   if (sk_env_get("SPECK_TCC_LIBDIR")) return;
   snprintf(probe, sizeof probe, "%s/libtcc1.a", sk_tcc_libdir());

@@ -127,7 +127,8 @@ void sk_lplot_open(lua_State *L);
 /* -- paths (lpath.c): below the installation prefix (core/prefix.c) ---- */
 /* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
 void sk_vm_setup_paths(lua_State *L);
-/* point tcc at libtcc1.a: the installation's folder, or a luarocks tree's */
+/* point tcc at libtcc1.a and the JIT at the shelf of device images: the
+ * installation's folders, or a luarocks tree's */
 void sk_vm_setup_tcc(void);
 
 #endif

@@ -13,6 +13,9 @@ describe("installed speck", function()
     assert.are.equal(PREFIX, lua:sub(1, #PREFIX))
     assert.are.equal(PREFIX, core:sub(1, #PREFIX))
     assert.truthy(speck.info().compilers.tcc.libdir:find(PREFIX, 1, true))
+    -- the shelf of the library's device images ('make install' copies
+    -- what the build made; a build without NVRTC leaves it empty)
+    assert.are.equal(PREFIX .. "/share/speck/images", speck.info().cache.prebuilt)
   end)
 
   it("runs kernels (tcc finds its run-time library) and the library", function()
