@@ -12,15 +12,16 @@
  * so make recompiles what changed.
  *
  * With --images: the shelf (jit/diskcache.c). Every variant (a signature,
- * or the defaults' rank-1 views) of every library body a device runs, compiled by each image back end for each
- * architecture of ARCHS (comma separated, "sm_90,sm_100"), lands in OUTDIR
- * as a disk-cache entry (OUTDIR is the cache while it runs: what is there
- * and still current is kept, so a rebuild compiles only what changed; an
- * entry no signature asked for is removed). A back end that cannot compile
- * here (no compiler library) is passed over with a line saying why, and a
- * signature its compiler refuses with a count: the library's compile
- * checks (tests/c) say which. The entries are made readable by all (an
- * installation's users share them).
+ * or the defaults' rank-1 views) of every library body a device runs,
+ * compiled by each image back end for each architecture of ARCHS (comma
+ * separated, "sm_90,sm_100"), lands in OUTDIR as a disk-cache entry
+ * (OUTDIR is the cache while it runs: what is there and still current is
+ * kept, so a rebuild compiles only what changed; an entry no variant
+ * asked for is removed). A back end that cannot compile here (no compiler
+ * library) is passed over with a line saying why, and a variant its
+ * compiler refuses with a count: the library's compile checks (tests/c)
+ * say which. The entries are made readable by all (an installation's
+ * users share them).
  *
  * This program links the library without a table; it defines an empty one.
  */
@@ -129,7 +130,7 @@ static int images_for(const sk_backend *b, const char *arch) {
   if (!started) img_worker(NULL);
   for (int k = 0; k < started; k++) pthread_join(t[k], NULL);
   printf("speck-kgen: %d %s images for %s", ig.made, b->name, arch);
-  if (ig.refused) printf(" (%d signatures refused, the first: %s)", ig.refused, ig.first_err);
+  if (ig.refused) printf(" (%d variants refused, the first: %s)", ig.refused, ig.first_err);
   printf("\n");
   return 0;
 }

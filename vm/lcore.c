@@ -1241,8 +1241,9 @@ int luaopen_speck_core(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "speck.sentinel");
-  /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) */
-  sk_vm_setup_tcc();
+  /* tcc's libtcc1.a (SPECK_TCC_LIBDIR or the installation's folder) and
+   * the shelf of device images (SPECK_PREBUILT or the installation's) */
+  sk_vm_setup_dirs();
   /* Kokkos Tools see everything from the first view on */
   sk_tools_start();
   if (luaL_newmetatable(L, SK_KERNEL_MT)) {

@@ -30,7 +30,7 @@ static void setup_shelf(void) {
  * it, <prefix>/lib/lua/5.4/speck/tcc, where a luarocks tree has it (a
  * rock's files below its lib/ folder all land below lib/lua/5.4); and
  * the shelf's folder the same way */
-void sk_vm_setup_tcc(void) {
+void sk_vm_setup_dirs(void) {
   char probe[PATH_MAX + 64], dir[PATH_MAX + 32];
   setup_shelf();
   sk_exec_setup_tcc();
@@ -69,5 +69,5 @@ void sk_vm_setup_paths(lua_State *L) {
     prepend_path(L, "cpath", entries);
   }
   lua_pop(L, 1);
-  sk_vm_setup_tcc();
+  sk_vm_setup_dirs();
 }

@@ -125,10 +125,10 @@ void sk_ldist_open(lua_State *L);
 void sk_lplot_open(lua_State *L);
 
 /* -- paths (lpath.c): below the installation prefix (core/prefix.c) ---- */
-/* prepend <prefix>'s share/ and lib/ Lua paths; point tcc at its runtime */
+/* prepend <prefix>'s share/ and lib/ Lua paths; then sk_vm_setup_dirs */
 void sk_vm_setup_paths(lua_State *L);
 /* point tcc at libtcc1.a and the JIT at the shelf of device images: the
  * installation's folders, or a luarocks tree's */
-void sk_vm_setup_tcc(void);
+void sk_vm_setup_dirs(void);
 
 #endif
