@@ -31,12 +31,13 @@ int sk_env_seconds(const char *name, double max, double *out, char *err, size_t 
  * killed (the kernel stays on libtcc code with a warning) */
 #define SK_CC_TIMEOUT_DEFAULT 60.0
 int sk_env_cc_timeout(double *seconds, char *err, size_t errlen);
+/* every setting above: 0 or -1 with the first message (runtime start-up,
+ * the CLI) */
+int sk_env_check(char *err, size_t errlen);
+
 /* -- installation (core/prefix.c) ---------------------------------------- */
 /* The installation prefix (<prefix>/lib/libspeck.so, <prefix>/share/lua...):
  * the nearest folder at or above the object holding this code with
  * share/lua/5.4/speck.lua in it, else the standard layout's. Static. */
 const char *sk_prefix(void);
-/* every setting above: 0 or -1 with the first message (runtime start-up,
- * the CLI) */
-int sk_env_check(char *err, size_t errlen);
 #endif

@@ -1,13 +1,15 @@
 /* prefix.c: where speck is installed, found at run time.
  *
  * Everything speck loads at run time (the stdlib Lua files, the speck.core
- * module, tcc's libtcc1.a) sits at fixed places below one installation prefix:
+ * module, tcc's libtcc1.a, the library's device images) sits at fixed
+ * places below one installation prefix:
  *
  *   <prefix>/bin/speck                      the CLI
  *   <prefix>/lib/libspeck.so                the library (C kernel API, embedding)
  *   <prefix>/lib/lua/5.4/speck/core.so      the Lua C module
  *   <prefix>/share/lua/5.4/speck.lua ...    the Lua modules
  *   <prefix>/lib/speck/tcc/libtcc1.a        tcc's run-time library
+ *   <prefix>/share/speck/images/            the shelf of device images
  *
  * The prefix is found from the object that holds this code (dladdr), so
  * the build tree (build/) and any 'make install PREFIX=...' work alike,

@@ -21,7 +21,8 @@
  * library) is passed over with a line saying why, and a variant its
  * compiler refuses with a count: the library's compile checks (tests/c)
  * say which. The entries are made readable by all (an installation's
- * users share them).
+ * users share them); OUTDIR/archs lists the back ends and architectures
+ * they were made for, a line each.
  *
  * This program links the library without a table; it defines an empty one.
  */
@@ -143,12 +144,15 @@ static int images(const char *archs, const char *dir) {
     return 1;
   time_t start = time(NULL);
   sk_exec_setup_tcc();
+  char made[1024] = ""; /* "back end architecture" lines: the manifest */
+  size_t nm = 0;
   for (const sk_backend *const *b = sk_backend_list(); *b; b++) {
     if ((*b)->code != SK_CODE_IMAGE) continue;
     char list[256];
     snprintf(list, sizeof list, "%s", archs);
     for (char *save = NULL, *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
-      images_for(*b, a);
+      if (images_for(*b, a) == 0 && nm < sizeof made)
+        nm += (size_t)snprintf(made + nm, sizeof made - nm, "%s %s\n", (*b)->name, a);
   }
   free(ig.jobs);
   /* what this run did not touch is stale; the rest readable by all */
@@ -167,6 +171,11 @@ static int images(const char *archs, const char *dir) {
   }
   closedir(d);
   chmod(dir, 0755);
+  /* what the shelf holds (tests/c/test_shelf.c checks it is all there) */
+  char path[4200];
+  snprintf(path, sizeof path, "%s/archs", dir);
+  if (!made[0]) remove(path);
+  else if (put(path, made) < 0) return 1;
   return 0;
 }
 

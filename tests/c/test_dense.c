@@ -24,6 +24,7 @@
 #include "kernels/kernels.h"
 #include "api/speck.h"
 #include "backends/cuda/nvrtc.h"
+#include "host_only.h"
 
 static int passed, failed;
 
@@ -219,14 +220,6 @@ static void vendor_tests(void) {
         "getrf of a singular matrix: info %lld", (long long)info);
   CHECK(strstr(sk_vendor_host_status(), "OpenBLAS") != NULL, "%s",
         sk_vendor_host_status());
-}
-
-/* 1 if a host fast path's compile for device back end 'b' was refused
- * with registry.c's message (core/errmsg.h, KBODY_HOST_ONLY) */
-static int refused_host_only(int rc, const char *err, const sk_backend *b) {
-  char want[128];
-  snprintf(want, sizeof want, "is a host fast path: not compiled for the '%s' back end", b->name);
-  return rc < 0 && strstr(err, want) != NULL;
 }
 
 /* -- NVRTC compile checks ---------------------------------------------------------
